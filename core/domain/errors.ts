@@ -1,0 +1,75 @@
+/**
+ * The one error vocabulary of the platform. Domain code throws `DomainError` with a
+ * code from this closed union and never a transport status; the core maps codes to
+ * gRPC statuses in `core/rpc/errors.ts` and the gateway maps them to HTTP in one table.
+ */
+export type ErrorCode =
+  /** A request field breaks a rule of the spec; carries field violations. */
+  | 'INVALID_PARAMETER'
+  /** The wallet does not cover the charge; nothing was debited. */
+  | 'INSUFFICIENT_BALANCE'
+  /** The provider failed definitively; the charge was refunded in full. */
+  | 'PROVIDER_FAILED'
+  /** The key pair is missing, unknown, revoked, or its account has no API access. */
+  | 'INVALID_API_KEY'
+  /** The key pair is valid but locked to other client IPs. */
+  | 'IP_NOT_ALLOWED'
+  /** The caller's bearer token is missing or wrong (gRPC callers). */
+  | 'UNAUTHENTICATED'
+  /** The caller's token does not grant this service. */
+  | 'PERMISSION_DENIED'
+  /** An account, transaction, key, tier or plan that the request names does not exist. */
+  | 'NOT_FOUND'
+  /** The idempotency key was used before with a different request. */
+  | 'IDEMPOTENCY_KEY_REUSED'
+  /** A request with the same idempotency key is still being processed. */
+  | 'REQUEST_IN_PROGRESS'
+  /** The operation conflicts with the current state (for example a tier still in use). */
+  | 'FAILED_PRECONDITION'
+  /** Something unexpected; details are logged, never sent. */
+  | 'INTERNAL';
+
+/** One rule broken by one field, for BadRequest field violations and 422 bodies. */
+export interface FieldViolation {
+  /** Path of the field as the public API names it, for example "phone" or "recipients[2]". */
+  field: string;
+  /** Why the value is wrong, a full sentence. */
+  description: string;
+}
+
+export class DomainError extends Error {
+  readonly code: ErrorCode;
+  readonly violations: readonly FieldViolation[];
+  /** Extra machine-readable facts, sent as ErrorInfo metadata (for example the reference). */
+  readonly metadata: Readonly<Record<string, string>>;
+
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options: { violations?: readonly FieldViolation[]; metadata?: Record<string, string> } = {},
+  ) {
+    super(message);
+    this.name = 'DomainError';
+    this.code = code;
+    this.violations = options.violations ?? [];
+    this.metadata = options.metadata ?? {};
+  }
+}
+
+/** Throws one INVALID_PARAMETER error that lists every violation found, if any. */
+export function throwIfViolations(violations: readonly FieldViolation[]): void {
+  if (violations.length === 0) return;
+  const message =
+    violations.length === 1
+      ? violations[0]!.description
+      : `${violations.length} parameters are invalid: ${violations.map((v) => v.field).join(', ')}.`;
+  throw new DomainError('INVALID_PARAMETER', message, { violations });
+}
+
+export function invalid(field: string, description: string): DomainError {
+  return new DomainError('INVALID_PARAMETER', description, { violations: [{ field, description }] });
+}
+
+export function notFound(what: string): DomainError {
+  return new DomainError('NOT_FOUND', `${what} was not found.`);
+}

@@ -1,0 +1,81 @@
+/**
+ * The closed sets of the spec (sections 4 and 8) and the internal shapes of a purchase.
+ * Anything that names a network, disco, meter type or cable provider checks it here.
+ */
+import type { Kobo } from './money.js';
+
+export const NETWORKS = ['mtn', 'glo', 'airtel', '9mobile'] as const;
+export type Network = (typeof NETWORKS)[number];
+
+export const DISCOS = ['ekedc', 'ikedc', 'aedc', 'phed', 'eedc', 'kedco', 'ibedc', 'bedc', 'yedc'] as const;
+export type Disco = (typeof DISCOS)[number];
+
+export const METER_TYPES = ['prepaid', 'postpaid'] as const;
+export type MeterType = (typeof METER_TYPES)[number];
+
+export const CABLE_PROVIDERS = ['dstv', 'gotv', 'startimes'] as const;
+export type CableProvider = (typeof CABLE_PROVIDERS)[number];
+
+export const PRODUCTS = ['airtime', 'data', 'electricity', 'cable', 'bulksms'] as const;
+export type ProductName = (typeof PRODUCTS)[number];
+
+/** The services a product is sold on; a discount names one of these or none. */
+export const SERVICES_BY_PRODUCT: Readonly<Record<ProductName, readonly string[]>> = {
+  airtime: NETWORKS,
+  data: NETWORKS,
+  electricity: DISCOS,
+  cable: CABLE_PROVIDERS,
+  bulksms: [],
+};
+
+export function isOneOf<T extends string>(set: readonly T[], value: unknown): value is T {
+  return typeof value === 'string' && (set as readonly string[]).includes(value);
+}
+
+export type TransactionStatus = 'pending' | 'success' | 'failed';
+
+/**
+ * Product-specific facts of a purchase, kept with the transaction so that the provider can
+ * be re-queried and the response rebuilt long after the request.
+ */
+export interface PurchaseDetails {
+  planId?: number;
+  /** Data plan label or cable package name. */
+  planLabel?: string;
+  packageCode?: string;
+  meterType?: MeterType;
+  /** Optional phone of an electricity or cable purchase (receipt SMS for electricity). */
+  customerPhone?: string;
+  sender?: string;
+  message?: string;
+  /** Unique recipients of a bulk SMS, in the order first given. */
+  recipients?: string[];
+  pages?: number;
+}
+
+/** What the provider delivered. */
+export interface DeliveryResult {
+  /** Electricity token shown 4-4-4-4-4 (prepaid only). */
+  token?: string;
+  /** Energy units with suffix, for example "31.5 kWh". */
+  units?: string;
+  /** Number of SMS recipients accepted. */
+  sent?: number;
+  /** The provider's own reference, for support. */
+  providerReference?: string;
+}
+
+/**
+ * A validated, priced purchase that has not touched the wallet yet: everything the
+ * two-phase flow needs to reserve, call the provider and answer.
+ */
+export interface PurchaseOrder {
+  product: ProductName;
+  /** Network, disco or cable provider; "sms" for bulk SMS. */
+  service: string;
+  /** Phone, meter or smart card number; empty for bulk SMS. */
+  recipient: string;
+  faceValueKobo: Kobo;
+  chargedKobo: Kobo;
+  details: PurchaseDetails;
+}

@@ -126,6 +126,14 @@ export interface PageRequest {
   after?: string;
 }
 
+/** Thrown by an adapter for a page cursor it did not issue or cannot decode. */
+export class InvalidCursorError extends Error {
+  constructor() {
+    super('invalid page cursor');
+    this.name = 'InvalidCursorError';
+  }
+}
+
 export interface Page<T> {
   items: T[];
   /** Cursor for the next page, absent on the last page. */

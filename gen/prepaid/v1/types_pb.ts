@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file prepaid/v1/types.proto.
  */
 export const file_prepaid_v1_types: GenFile = /*@__PURE__*/
-  fileDesc("ChZwcmVwYWlkL3YxL3R5cGVzLnByb3RvEgpwcmVwYWlkLnYxItcECgtUcmFuc2FjdGlvbhIRCglyZWZlcmVuY2UYASABKAkSEgoKYWNjb3VudF9pZBgCIAEoCRIkCgdwcm9kdWN0GAMgASgOMhMucHJlcGFpZC52MS5Qcm9kdWN0Ei0KBnN0YXR1cxgEIAEoDjIdLnByZXBhaWQudjEuVHJhbnNhY3Rpb25TdGF0dXMSDwoHc2VydmljZRgFIAEoCRIRCglyZWNpcGllbnQYBiABKAkSGwoPZmFjZV92YWx1ZV9rb2JvGAcgASgDQgIwAhIYCgxjaGFyZ2VkX2tvYm8YCCABKANCAjACEh4KEmJhbGFuY2VfYWZ0ZXJfa29ibxgJIAEoA0ICMAISEwoHcGxhbl9pZBgKIAEoA0ICMAISEgoKcGxhbl9sYWJlbBgLIAEoCRIUCgxwYWNrYWdlX2NvZGUYDCABKAkSEgoKbWV0ZXJfdHlwZRgNIAEoCRINCgV0b2tlbhgOIAEoCRINCgV1bml0cxgPIAEoCRIQCghzbXNfc2VudBgQIAEoBRIRCglzbXNfcGFnZXMYESABKAUSFgoOZmFpbHVyZV9yZWFzb24YEiABKAkSEgoKcmVxdWVzdF9pZBgTIAEoCRIXCg9uZWVkc19hdHRlbnRpb24YFCABKAgSLgoKY3JlYXRlZF9hdBgVIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKdXBkYXRlZF9hdBgWIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFgoOY3VzdG9tZXJfcGhvbmUYFyABKAkiggEKBFBsYW4SEwoHcGxhbl9pZBgBIAEoA0ICMAISDwoHbmV0d29yaxgCIAEoCRINCgVsYWJlbBgDIAEoCRIQCgh2YWxpZGl0eRgEIAEoCRIbCg9mYWNlX3ZhbHVlX2tvYm8YBSABKANCAjACEhYKCnByaWNlX2tvYm8YBiABKANCAjACKosBCgdQcm9kdWN0EhcKE1BST0RVQ1RfVU5TUEVDSUZJRUQQABITCg9QUk9EVUNUX0FJUlRJTUUQARIQCgxQUk9EVUNUX0RBVEEQAhIXChNQUk9EVUNUX0VMRUNUUklDSVRZEAMSEQoNUFJPRFVDVF9DQUJMRRAEEhQKEFBST0RVQ1RfQlVMS19TTVMQBSqWAQoRVHJhbnNhY3Rpb25TdGF0dXMSIgoeVFJBTlNBQ1RJT05fU1RBVFVTX1VOU1BFQ0lGSUVEEAASHgoaVFJBTlNBQ1RJT05fU1RBVFVTX1BFTkRJTkcQARIeChpUUkFOU0FDVElPTl9TVEFUVVNfU1VDQ0VTUxACEh0KGVRSQU5TQUNUSU9OX1NUQVRVU19GQUlMRUQQA2IGcHJvdG8z", [file_google_protobuf_timestamp]);
+  fileDesc("ChZwcmVwYWlkL3YxL3R5cGVzLnByb3RvEgpwcmVwYWlkLnYxIscECgtUcmFuc2FjdGlvbhIRCglyZWZlcmVuY2UYASABKAkSEgoKYWNjb3VudF9pZBgCIAEoCRIkCgdwcm9kdWN0GAMgASgOMhMucHJlcGFpZC52MS5Qcm9kdWN0Ei0KBnN0YXR1cxgEIAEoDjIdLnByZXBhaWQudjEuVHJhbnNhY3Rpb25TdGF0dXMSDwoHc2VydmljZRgFIAEoCRIRCglyZWNpcGllbnQYBiABKAkSFwoPZmFjZV92YWx1ZV9rb2JvGAcgASgDEhQKDGNoYXJnZWRfa29ibxgIIAEoAxIaChJiYWxhbmNlX2FmdGVyX2tvYm8YCSABKAMSDwoHcGxhbl9pZBgKIAEoAxISCgpwbGFuX2xhYmVsGAsgASgJEhQKDHBhY2thZ2VfY29kZRgMIAEoCRISCgptZXRlcl90eXBlGA0gASgJEg0KBXRva2VuGA4gASgJEg0KBXVuaXRzGA8gASgJEhAKCHNtc19zZW50GBAgASgFEhEKCXNtc19wYWdlcxgRIAEoBRIWCg5mYWlsdXJlX3JlYXNvbhgSIAEoCRISCgpyZXF1ZXN0X2lkGBMgASgJEhcKD25lZWRzX2F0dGVudGlvbhgUIAEoCBIuCgpjcmVhdGVkX2F0GBUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgp1cGRhdGVkX2F0GBYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIWCg5jdXN0b21lcl9waG9uZRgXIAEoCSJ2CgRQbGFuEg8KB3BsYW5faWQYASABKAMSDwoHbmV0d29yaxgCIAEoCRINCgVsYWJlbBgDIAEoCRIQCgh2YWxpZGl0eRgEIAEoCRIXCg9mYWNlX3ZhbHVlX2tvYm8YBSABKAMSEgoKcHJpY2Vfa29ibxgGIAEoAyqLAQoHUHJvZHVjdBIXChNQUk9EVUNUX1VOU1BFQ0lGSUVEEAASEwoPUFJPRFVDVF9BSVJUSU1FEAESEAoMUFJPRFVDVF9EQVRBEAISFwoTUFJPRFVDVF9FTEVDVFJJQ0lUWRADEhEKDVBST0RVQ1RfQ0FCTEUQBBIUChBQUk9EVUNUX0JVTEtfU01TEAUqlgEKEVRyYW5zYWN0aW9uU3RhdHVzEiIKHlRSQU5TQUNUSU9OX1NUQVRVU19VTlNQRUNJRklFRBAAEh4KGlRSQU5TQUNUSU9OX1NUQVRVU19QRU5ESU5HEAESHgoaVFJBTlNBQ1RJT05fU1RBVFVTX1NVQ0NFU1MQAhIdChlUUkFOU0FDVElPTl9TVEFUVVNfRkFJTEVEEANiBnByb3RvMw", [file_google_protobuf_timestamp]);
 
 /**
  * One purchase, with what was asked, what was charged and what came back.
@@ -65,28 +65,28 @@ export type Transaction = Message<"prepaid.v1.Transaction"> & {
   /**
    * Face value in kobo (airtime amount, plan or package price, electricity amount, SMS list price).
    *
-   * @generated from field: int64 face_value_kobo = 7 [jstype = JS_NUMBER];
+   * @generated from field: int64 face_value_kobo = 7;
    */
   faceValueKobo: bigint;
 
   /**
    * Amount debited from the wallet in kobo after tier pricing.
    *
-   * @generated from field: int64 charged_kobo = 8 [jstype = JS_NUMBER];
+   * @generated from field: int64 charged_kobo = 8;
    */
   chargedKobo: bigint;
 
   /**
    * Wallet balance in kobo right after this purchase's debit.
    *
-   * @generated from field: int64 balance_after_kobo = 9 [jstype = JS_NUMBER];
+   * @generated from field: int64 balance_after_kobo = 9;
    */
   balanceAfterKobo: bigint;
 
   /**
    * Data plan identifier (data only).
    *
-   * @generated from field: int64 plan_id = 10 [jstype = JS_NUMBER];
+   * @generated from field: int64 plan_id = 10;
    */
   planId: bigint;
 
@@ -198,7 +198,7 @@ export type Plan = Message<"prepaid.v1.Plan"> & {
   /**
    * Stable integer identifier, the public plan_id.
    *
-   * @generated from field: int64 plan_id = 1 [jstype = JS_NUMBER];
+   * @generated from field: int64 plan_id = 1;
    */
   planId: bigint;
 
@@ -226,14 +226,14 @@ export type Plan = Message<"prepaid.v1.Plan"> & {
   /**
    * Retail (face) price in kobo.
    *
-   * @generated from field: int64 face_value_kobo = 5 [jstype = JS_NUMBER];
+   * @generated from field: int64 face_value_kobo = 5;
    */
   faceValueKobo: bigint;
 
   /**
    * What the viewing account's tier pays, in kobo.
    *
-   * @generated from field: int64 price_kobo = 6 [jstype = JS_NUMBER];
+   * @generated from field: int64 price_kobo = 6;
    */
   priceKobo: bigint;
 };

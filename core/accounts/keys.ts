@@ -1,0 +1,53 @@
+/**
+ * API key pairs (spec section 5, DESIGN.md section 2). The public key names the pair; the
+ * secret is 32 random bytes shown once and stored only as its SHA-256. Comparisons run in
+ * constant time so that response timing reveals nothing about a secret.
+ */
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+
+export const PUBLIC_KEY_PREFIX = 'pk_';
+export const SECRET_KEY_PREFIX = 'sk_';
+/** pk_ + 24 hex characters (12 random bytes): unique, short enough to read over the phone. */
+const PUBLIC_RANDOM_BYTES = 12;
+/** sk_ + 32 random bytes in base64url (43 characters): 256 bits, beyond guessing. */
+const SECRET_RANDOM_BYTES = 32;
+/** Longest key accepted before any lookup, so a huge header costs nothing. */
+export const MAX_KEY_LENGTH = 128;
+
+export interface GeneratedKeyPair {
+  publicKey: string;
+  secretKey: string;
+  secretHash: string;
+}
+
+export function hashSecret(secret: string): string {
+  return createHash('sha256').update(secret, 'utf8').digest('hex');
+}
+
+export function generateKeyPair(): GeneratedKeyPair {
+  const publicKey = PUBLIC_KEY_PREFIX + randomBytes(PUBLIC_RANDOM_BYTES).toString('hex');
+  const secretKey = SECRET_KEY_PREFIX + randomBytes(SECRET_RANDOM_BYTES).toString('base64url');
+  return { publicKey, secretKey, secretHash: hashSecret(secretKey) };
+}
+
+/** Constant-time comparison of two hex SHA-256 digests. */
+export function sameHash(aHex: string, bHex: string): boolean {
+  const a = Buffer.from(aHex, 'hex');
+  const b = Buffer.from(bHex, 'hex');
+  return a.length === b.length && a.length > 0 && timingSafeEqual(a, b);
+}
+
+/** Constant-time comparison of two secrets of any length, through their digests. */
+export function sameSecret(presented: string, expected: string): boolean {
+  return sameHash(hashSecret(presented), hashSecret(expected));
+}
+
+/** A hash no secret has, compared against when the public key is unknown so timing stays the same. */
+export const DUMMY_SECRET_HASH = hashSecret('no key has this secret');
+
+/** IPv4-mapped IPv6 (::ffff:1.2.3.4) is the same client as 1.2.3.4. */
+export function normalizeIp(ip: string): string {
+  const trimmed = ip.trim();
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(trimmed);
+  return (mapped ? mapped[1]! : trimmed).toLowerCase();
+}

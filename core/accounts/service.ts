@@ -1,0 +1,207 @@
+/**
+ * Accounts, tiers membership, key pairs and wallet credits (the admin side), and the
+ * key-pair check the gateway relies on (the auth side).
+ */
+import { isIP } from 'node:net';
+import { DomainError, invalid, notFound, throwIfViolations, type FieldViolation } from '../domain/errors.js';
+import { MAX_AMOUNT_KOBO, isKobo, type Kobo } from '../domain/money.js';
+import { newReference } from '../domain/reference.js';
+import type { AccountRecord, ApiKeyRecord, LedgerEntryRecord, Page, Store } from '../store/port.js';
+import { InvalidCursorError } from '../store/port.js';
+import { DEFAULT_TIER_ID } from '../catalog/defaults.js';
+import {
+  DUMMY_SECRET_HASH,
+  MAX_KEY_LENGTH,
+  PUBLIC_KEY_PREFIX,
+  SECRET_KEY_PREFIX,
+  generateKeyPair,
+  hashSecret,
+  normalizeIp,
+  sameHash,
+} from './keys.js';
+import { randomBytes } from 'node:crypto';
+
+/** A key locked to more addresses than this is not really locked. */
+export const MAX_ALLOWED_IPS = 20;
+export const MAX_ACCOUNT_NAME_LENGTH = 100;
+export const MAX_MEMO_LENGTH = 200;
+export const MAX_LEDGER_PAGE_SIZE = 500;
+export const DEFAULT_LEDGER_PAGE_SIZE = 100;
+
+// eslint-disable-next-line no-control-regex
+const CONTROL_CHARACTERS = /[\u0000-\u001F\u007F]/;
+
+export interface IssuedKeyPair {
+  publicKey: string;
+  secretKey: string;
+}
+
+export interface VerifiedKey {
+  accountId: string;
+  tierId: string;
+}
+
+export function createAccountService(deps: { store: Store; clock: () => Date }) {
+  const { store, clock } = deps;
+
+  async function requireAccount(accountId: string): Promise<AccountRecord> {
+    const account = accountId ? await store.accounts.get(accountId) : null;
+    if (!account) throw notFound(`Account ${accountId || '(empty id)'}`);
+    return account;
+  }
+
+  async function requireTier(tierId: string) {
+    const tier = tierId ? await store.catalog.getTier(tierId) : null;
+    if (!tier) {
+      const known = (await store.catalog.listTiers()).map((t) => t.tierId).join(', ');
+      throw invalid('tier_id', `tier_id ${JSON.stringify(tierId)} is not a tier; one of ${known}.`);
+    }
+    return tier;
+  }
+
+  async function issueKey(accountId: string): Promise<IssuedKeyPair> {
+    const pair = generateKeyPair();
+    await store.keys.insert({
+      publicKey: pair.publicKey,
+      accountId,
+      secretHash: pair.secretHash,
+      allowedIps: [],
+      revoked: false,
+      createdAt: clock(),
+    });
+    return { publicKey: pair.publicKey, secretKey: pair.secretKey };
+  }
+
+  async function requireKey(publicKey: string): Promise<ApiKeyRecord> {
+    const key = publicKey && publicKey.length <= MAX_KEY_LENGTH ? await store.keys.find(publicKey) : null;
+    if (!key) throw notFound(`Key ${publicKey || '(empty key)'}`);
+    return key;
+  }
+
+  return {
+    async createAccount(name: string, tierId: string): Promise<{ account: AccountRecord; issuedKey: IssuedKeyPair | null }> {
+      const trimmed = name.trim();
+      if (trimmed === '' || trimmed.length > MAX_ACCOUNT_NAME_LENGTH || CONTROL_CHARACTERS.test(trimmed)) {
+        throw invalid('name', `name must be 1 to ${MAX_ACCOUNT_NAME_LENGTH} printable characters.`);
+      }
+      const tier = await requireTier(tierId || DEFAULT_TIER_ID);
+      const account = await store.accounts.create({
+        accountId: 'acc_' + randomBytes(8).toString('hex'),
+        name: trimmed,
+        tierId: tier.tierId,
+        createdAt: clock(),
+      });
+      const issuedKey = tier.apiAccess ? await issueKey(account.accountId) : null;
+      return { account, issuedKey };
+    },
+
+    getAccount: requireAccount,
+
+    /** Moving to a tier with API access issues the first key pair if the account has none yet. */
+    async setTier(accountId: string, tierId: string): Promise<{ account: AccountRecord; issuedKey: IssuedKeyPair | null }> {
+      await requireAccount(accountId);
+      const tier = await requireTier(tierId);
+      const account = await store.accounts.setTier(accountId, tier.tierId);
+      if (!account) throw notFound(`Account ${accountId}`);
+      const hasKey = (await store.keys.listByAccount(accountId)).some((k) => !k.revoked);
+      const issuedKey = tier.apiAccess && !hasKey ? await issueKey(accountId) : null;
+      return { account, issuedKey };
+    },
+
+    async createKey(accountId: string): Promise<IssuedKeyPair> {
+      const account = await requireAccount(accountId);
+      const tier = await requireTier(account.tierId);
+      if (!tier.apiAccess) {
+        throw new DomainError('FAILED_PRECONDITION', `Account ${accountId} is on tier ${tier.tierId}, which has no API access; move it to an API tier first.`);
+      }
+      return issueKey(accountId);
+    },
+
+    async listKeys(accountId: string): Promise<ApiKeyRecord[]> {
+      await requireAccount(accountId);
+      return store.keys.listByAccount(accountId);
+    },
+
+    async revokeKey(publicKey: string): Promise<ApiKeyRecord> {
+      await requireKey(publicKey);
+      const key = await store.keys.revoke(publicKey);
+      if (!key) throw notFound(`Key ${publicKey}`);
+      return key;
+    },
+
+    async setKeyIpLock(publicKey: string, ips: readonly string[]): Promise<ApiKeyRecord> {
+      await requireKey(publicKey);
+      const violations: FieldViolation[] = [];
+      if (ips.length > MAX_ALLOWED_IPS) violations.push({ field: 'allowed_ips', description: `allowed_ips may list at most ${MAX_ALLOWED_IPS} addresses.` });
+      ips.forEach((ip, i) => {
+        if (isIP(normalizeIp(ip)) === 0) violations.push({ field: `allowed_ips[${i}]`, description: `${JSON.stringify(ip.slice(0, 60))} is not an IPv4 or IPv6 address.` });
+      });
+      throwIfViolations(violations);
+      const key = await store.keys.setAllowedIps(publicKey, [...new Set(ips.map(normalizeIp))]);
+      if (!key) throw notFound(`Key ${publicKey}`);
+      return key;
+    },
+
+    async credit(accountId: string, amountKobo: Kobo, memo: string): Promise<{ balanceKobo: Kobo; entry: LedgerEntryRecord }> {
+      const violations: FieldViolation[] = [];
+      if (!isKobo(amountKobo) || amountKobo <= 0 || amountKobo > MAX_AMOUNT_KOBO) {
+        violations.push({ field: 'amount', description: `amount must be a positive number of kobo up to ${MAX_AMOUNT_KOBO}.` });
+      }
+      if (memo.length > MAX_MEMO_LENGTH || CONTROL_CHARACTERS.test(memo)) {
+        violations.push({ field: 'memo', description: `memo must be at most ${MAX_MEMO_LENGTH} printable characters.` });
+      }
+      throwIfViolations(violations);
+      await requireAccount(accountId);
+      const at = clock();
+      const credited = await store.wallet.credit({ accountId, amountKobo, reference: 'CR' + newReference(at), memo, at });
+      if (!credited) throw notFound(`Account ${accountId}`);
+      return credited;
+    },
+
+    async ledger(accountId: string, pageSize: number, pageToken: string): Promise<Page<LedgerEntryRecord>> {
+      await requireAccount(accountId);
+      if (!Number.isInteger(pageSize) || pageSize < 0 || pageSize > MAX_LEDGER_PAGE_SIZE) {
+        throw invalid('page_size', `page_size must be between 1 and ${MAX_LEDGER_PAGE_SIZE}.`);
+      }
+      try {
+        return await store.wallet.listLedger(accountId, { limit: pageSize || DEFAULT_LEDGER_PAGE_SIZE, ...(pageToken ? { after: pageToken } : {}) });
+      } catch (error) {
+        if (error instanceof InvalidCursorError) throw invalid('page_token', 'page_token is not one this service issued.');
+        throw error;
+      }
+    },
+
+    /**
+     * Checks a key pair as a partner presented it. Every failure is the same
+     * INVALID_API_KEY except a wrong client IP, which says why (the partner needs to know
+     * which server to call from). The secret's hash is compared in constant time, and an
+     * unknown public key still costs one comparison, so timing does not tell keys apart.
+     */
+    async verifyKeyPair(publicKey: string, secretKey: string, clientIp: string): Promise<VerifiedKey> {
+      const invalidKeys = () => new DomainError('INVALID_API_KEY', 'The API keys are missing or invalid.');
+      const shaped =
+        publicKey.startsWith(PUBLIC_KEY_PREFIX) &&
+        secretKey.startsWith(SECRET_KEY_PREFIX) &&
+        publicKey.length <= MAX_KEY_LENGTH &&
+        secretKey.length <= MAX_KEY_LENGTH;
+      const key = shaped ? await store.keys.find(publicKey) : null;
+      const matches = sameHash(hashSecret(secretKey), key?.secretHash ?? DUMMY_SECRET_HASH);
+      if (!key || !matches || key.revoked) throw invalidKeys();
+      const account = await store.accounts.get(key.accountId);
+      const tier = account ? await store.catalog.getTier(account.tierId) : null;
+      if (!account || !tier) throw invalidKeys();
+      if (!tier.apiAccess) {
+        throw new DomainError('INVALID_API_KEY', 'The API keys are invalid: the account is not on the API tier.');
+      }
+      if (key.allowedIps.length > 0 && !key.allowedIps.includes(normalizeIp(clientIp))) {
+        throw new DomainError(
+          'IP_NOT_ALLOWED',
+          `This API key is locked to other IP addresses; the request came from ${clientIp || 'an unknown address'}.`,
+        );
+      }
+      return { accountId: account.accountId, tierId: tier.tierId };
+    },
+  };
+}
+
+export type AccountService = ReturnType<typeof createAccountService>;

@@ -1,0 +1,201 @@
+/**
+ * Turns a request into a validated, priced `PurchaseOrder`, one pure function per product.
+ * The use cases fetch what these need from the catalog (tier, plan, packages, SMS rate) and
+ * hand it in, so every rule here is testable without I/O and is the only place it lives:
+ * the gateway and internal gRPC callers get exactly the same answers.
+ */
+import { throwIfViolations, type FieldViolation } from './errors.js';
+import type { Kobo } from './money.js';
+import { CABLE_PROVIDERS, DISCOS, METER_TYPES, NETWORKS, type MeterType, type PurchaseOrder } from './products.js';
+import { planPriceFor, priceFor } from './pricing.js';
+import { SMS_MAX_CHARACTERS, SMS_MAX_RECIPIENTS, smsChargeKobo, smsPages, uniqueRecipients } from './sms.js';
+import {
+  checkAmount,
+  checkMeterNumber,
+  checkOneOf,
+  checkOptionalPhone,
+  checkPhone,
+  checkSender,
+  checkSmartCard,
+  checkSmsText,
+  describeValue,
+} from './validation.js';
+import type { CablePackageRecord, PlanRecord, TierRecord } from '../store/port.js';
+
+/** Spec section 8: airtime from 50 Naira. */
+export const AIRTIME_MIN_KOBO: Kobo = 50_00;
+/** Our bound: networks refuse single recharges above 50,000 Naira. */
+export const AIRTIME_MAX_KOBO: Kobo = 50_000_00;
+/** Spec section 8: electricity from 1,000 Naira. */
+export const ELECTRICITY_MIN_KOBO: Kobo = 1_000_00;
+/** Our bound: the largest single vend discos accept through aggregators is around 500,000 Naira. */
+export const ELECTRICITY_MAX_KOBO: Kobo = 500_000_00;
+
+type PricingTier = Pick<TierRecord, 'tierId' | 'discounts'>;
+
+export interface AirtimeInput {
+  network: string;
+  phone: string;
+  amountKobo: Kobo;
+}
+
+export function airtimeOrder(input: AirtimeInput, tier: PricingTier): PurchaseOrder {
+  const violations: FieldViolation[] = [];
+  checkOneOf('network', input.network, NETWORKS, violations);
+  checkPhone('phone', input.phone, violations);
+  checkAmount('amount', input.amountKobo, { minKobo: AIRTIME_MIN_KOBO, maxKobo: AIRTIME_MAX_KOBO }, violations);
+  throwIfViolations(violations);
+  return {
+    product: 'airtime',
+    service: input.network,
+    recipient: input.phone,
+    faceValueKobo: input.amountKobo,
+    chargedKobo: priceFor(tier, 'airtime', input.network, input.amountKobo),
+    details: {},
+  };
+}
+
+export interface DataInput {
+  planId: number;
+  phone: string;
+}
+
+/** `plan` is the catalog's plan with that id, or null when there is none. */
+export function dataOrder(input: DataInput, plan: PlanRecord | null, tier: PricingTier): PurchaseOrder {
+  const violations: FieldViolation[] = [];
+  if (!Number.isSafeInteger(input.planId) || input.planId <= 0) {
+    violations.push({ field: 'plan_id', description: 'plan_id is required and must be a positive integer from the plans catalog.' });
+  } else if (plan === null || !plan.active) {
+    violations.push({ field: 'plan_id', description: `plan_id ${input.planId} is not an active plan; see action=plans.` });
+  }
+  checkPhone('phone', input.phone, violations);
+  throwIfViolations(violations);
+  const active = plan!;
+  return {
+    product: 'data',
+    service: active.network,
+    recipient: input.phone,
+    faceValueKobo: active.faceValueKobo,
+    chargedKobo: planPriceFor(tier, active),
+    details: { planId: active.planId, planLabel: `${active.label} (${active.validity})` },
+  };
+}
+
+export interface ElectricityInput {
+  disco: string;
+  meterNumber: string;
+  meterType: string;
+  amountKobo: Kobo;
+  /** Optional; receives the receipt SMS. Empty when absent. */
+  phone: string;
+}
+
+export function electricityOrder(input: ElectricityInput, tier: PricingTier): PurchaseOrder {
+  const violations: FieldViolation[] = [];
+  checkOneOf('disco', input.disco, DISCOS, violations);
+  checkMeterNumber('meter_number', input.meterNumber, violations);
+  checkOneOf('meter_type', input.meterType, METER_TYPES, violations);
+  checkAmount('amount', input.amountKobo, { minKobo: ELECTRICITY_MIN_KOBO, maxKobo: ELECTRICITY_MAX_KOBO }, violations);
+  checkOptionalPhone('phone', input.phone, violations);
+  throwIfViolations(violations);
+  return {
+    product: 'electricity',
+    service: input.disco,
+    recipient: input.meterNumber,
+    faceValueKobo: input.amountKobo,
+    chargedKobo: priceFor(tier, 'electricity', input.disco, input.amountKobo),
+    details: {
+      meterType: input.meterType as MeterType,
+      ...(input.phone ? { customerPhone: input.phone } : {}),
+    },
+  };
+}
+
+export interface CableInput {
+  provider: string;
+  smartCard: string;
+  packageCode: string;
+  /** Optional customer phone. Empty when absent. */
+  phone: string;
+}
+
+/**
+ * Matches the package code without regard to case or surrounding spaces, since partners
+ * type "GOtv Max" as often as "GOTV MAX"; the stored code is what the provider receives.
+ */
+export function findCablePackage(packages: readonly CablePackageRecord[], provider: string, packageCode: string): CablePackageRecord | null {
+  const wanted = packageCode.trim().toLowerCase();
+  return packages.find((p) => p.provider === provider && p.active && p.packageCode.toLowerCase() === wanted) ?? null;
+}
+
+/** `packages` are the catalog's packages of the requested provider. */
+export function cableOrder(input: CableInput, packages: readonly CablePackageRecord[], tier: PricingTier): PurchaseOrder {
+  const violations: FieldViolation[] = [];
+  checkOneOf('provider', input.provider, CABLE_PROVIDERS, violations);
+  checkSmartCard('smart_card', input.smartCard, violations);
+  checkOptionalPhone('phone', input.phone, violations);
+  const known = (CABLE_PROVIDERS as readonly string[]).includes(input.provider);
+  const pkg = known ? findCablePackage(packages, input.provider, input.packageCode) : null;
+  if (input.packageCode.trim() === '') {
+    violations.push({ field: 'package_code', description: 'package_code is required.' });
+  } else if (known && pkg === null) {
+    const codes = packages.filter((p) => p.active).map((p) => p.packageCode);
+    violations.push({
+      field: 'package_code',
+      description: `package_code ${describeValue(input.packageCode)} is not a ${input.provider} package; one of ${codes.join(', ')}.`,
+    });
+  }
+  throwIfViolations(violations);
+  const chosen = pkg!;
+  return {
+    product: 'cable',
+    service: input.provider,
+    recipient: input.smartCard,
+    faceValueKobo: chosen.priceKobo,
+    chargedKobo: priceFor(tier, 'cable', input.provider, chosen.priceKobo),
+    details: {
+      packageCode: chosen.packageCode,
+      planLabel: chosen.name,
+      ...(input.phone ? { customerPhone: input.phone } : {}),
+    },
+  };
+}
+
+export interface BulkSmsInput {
+  sender: string;
+  recipients: readonly string[];
+  message: string;
+}
+
+export function bulkSmsOrder(input: BulkSmsInput, ratePerPageKobo: Kobo, tier: PricingTier): PurchaseOrder {
+  const violations: FieldViolation[] = [];
+  checkSender('sender', input.sender, violations);
+  checkSmsText('message', input.message, SMS_MAX_CHARACTERS, violations);
+  if (input.recipients.length === 0) {
+    violations.push({ field: 'recipients', description: 'recipients is required: a list of 11-digit numbers.' });
+  } else if (input.recipients.length > SMS_MAX_RECIPIENTS) {
+    violations.push({ field: 'recipients', description: `recipients must list at most ${SMS_MAX_RECIPIENTS} numbers; got ${input.recipients.length}.` });
+  } else {
+    // Report at most a handful of bad numbers: a list of 10,000 bad entries is one mistake, not 10,000.
+    const MAX_REPORTED = 10;
+    let reported = 0;
+    input.recipients.forEach((phone, index) => {
+      if (reported >= MAX_REPORTED) return;
+      const before = violations.length;
+      checkPhone(`recipients[${index}]`, phone, violations);
+      if (violations.length > before) reported += 1;
+    });
+  }
+  throwIfViolations(violations);
+  const recipients = uniqueRecipients(input.recipients);
+  const pages = smsPages(input.message);
+  const faceValueKobo = smsChargeKobo(ratePerPageKobo, pages, recipients.length);
+  return {
+    product: 'bulksms',
+    service: 'sms',
+    recipient: '',
+    faceValueKobo,
+    chargedKobo: priceFor(tier, 'bulksms', '', faceValueKobo),
+    details: { sender: input.sender, message: input.message, recipients, pages },
+  };
+}

@@ -1,0 +1,90 @@
+/**
+ * Field rules of spec sections 4 and 8, plus our bounds where the spec is silent
+ * (DESIGN.md section 2). Each check returns violations instead of throwing, so a request
+ * with several bad fields is told about all of them at once.
+ */
+import type { FieldViolation } from './errors.js';
+import { isKobo, formatNaira, type Kobo } from './money.js';
+
+/** Exactly 11 digits starting with 0. The network is never inferred from the prefix: numbers are portable. */
+const PHONE = /^0\d{10}$/;
+
+/** Meter numbers are 11 or 13 digits for most discos; postpaid account numbers can be shorter. */
+const METER_NUMBER = /^\d{6,20}$/;
+
+/** DStv and GOtv smart cards / IUCs are 10 digits, StarTimes 11; we accept a margin either side. */
+const SMART_CARD = /^\d{8,20}$/;
+
+/** Letters and digits only, as networks register alphanumeric sender IDs. */
+const SENDER = /^[A-Za-z0-9]{1,11}$/;
+
+/** Control characters other than tab, line feed and carriage return have no place in an SMS. */
+// eslint-disable-next-line no-control-regex
+const FORBIDDEN_SMS_CHARACTERS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
+
+export function describeValue(value: string, max = 24): string {
+  const shown = value.length > max ? `${value.slice(0, max)}…` : value;
+  return JSON.stringify(shown);
+}
+
+export function checkPhone(field: string, value: string, violations: FieldViolation[]): void {
+  if (value === '') violations.push({ field, description: `${field} is required.` });
+  else if (!PHONE.test(value))
+    violations.push({ field, description: `${field} must be an 11-digit Nigerian number starting with 0, such as 08031234567; got ${describeValue(value)}.` });
+}
+
+export function checkOptionalPhone(field: string, value: string, violations: FieldViolation[]): void {
+  if (value !== '') checkPhone(field, value, violations);
+}
+
+export function checkOneOf(field: string, value: string, allowed: readonly string[], violations: FieldViolation[]): void {
+  if (value === '') violations.push({ field, description: `${field} is required; one of ${allowed.join(', ')}.` });
+  else if (!allowed.includes(value))
+    violations.push({ field, description: `${field} must be one of ${allowed.join(', ')}; got ${describeValue(value)}.` });
+}
+
+export function checkMeterNumber(field: string, value: string, violations: FieldViolation[]): void {
+  if (value === '') violations.push({ field, description: `${field} is required.` });
+  else if (!METER_NUMBER.test(value))
+    violations.push({ field, description: `${field} must be 6 to 20 digits; got ${describeValue(value)}.` });
+}
+
+export function checkSmartCard(field: string, value: string, violations: FieldViolation[]): void {
+  if (value === '') violations.push({ field, description: `${field} is required.` });
+  else if (!SMART_CARD.test(value))
+    violations.push({ field, description: `${field} must be 8 to 20 digits; got ${describeValue(value)}.` });
+}
+
+/** Amount in whole kobo between the product's minimum and maximum, both inclusive. */
+export function checkAmount(
+  field: string,
+  amountKobo: Kobo,
+  bounds: { minKobo: Kobo; maxKobo: Kobo },
+  violations: FieldViolation[],
+): void {
+  if (!isKobo(amountKobo) || amountKobo <= 0) violations.push({ field, description: `${field} is required and must be a positive amount.` });
+  else if (amountKobo < bounds.minKobo)
+    violations.push({ field, description: `${field} must be at least ${formatNaira(bounds.minKobo)} Naira.` });
+  else if (amountKobo > bounds.maxKobo)
+    violations.push({ field, description: `${field} must be at most ${formatNaira(bounds.maxKobo)} Naira.` });
+}
+
+export function checkSender(field: string, value: string, violations: FieldViolation[]): void {
+  if (value === '') violations.push({ field, description: `${field} is required.` });
+  else if (!SENDER.test(value))
+    violations.push({ field, description: `${field} must be 1 to 11 letters or digits; got ${describeValue(value)}.` });
+}
+
+export function checkSmsText(field: string, value: string, maxCharacters: number, violations: FieldViolation[]): void {
+  const length = smsLength(value);
+  if (length === 0) violations.push({ field, description: `${field} is required.` });
+  else if (length > maxCharacters) violations.push({ field, description: `${field} must be at most ${maxCharacters} characters; got ${length}.` });
+  else if (FORBIDDEN_SMS_CHARACTERS.test(value)) violations.push({ field, description: `${field} contains control characters.` });
+}
+
+/** Characters as a person counts them: Unicode code points, so an emoji is one character. */
+export function smsLength(text: string): number {
+  let count = 0;
+  for (const _ of text) count += 1;
+  return count;
+}

@@ -1,0 +1,126 @@
+/**
+ * The default upstream: a deterministic sandbox for all five product families. The
+ * recipient's last four digits choose the outcome (see rules.ts), so every path of the
+ * purchase flow (delivered, failed and refunded, pending then settled either way) can be
+ * driven from a test or a demo without a real aggregator. It records every call so tests
+ * can count them, and it can be made slow to exercise timeouts.
+ */
+import type { ProductName } from '../../domain/products.js';
+import type {
+  NotificationSms,
+  ProductProvider,
+  ProviderOutcome,
+  ProviderRequest,
+  Providers,
+  SmsProvider,
+} from '../port.js';
+import { purchaseOutcome, queryOutcome } from './rules.js';
+
+export { SANDBOX_TARIFF_KOBO_PER_KWH, sandboxToken, sandboxUnits } from './electricity.js';
+export { sandboxProviderReference, scenarioOf, type Scenario } from './rules.js';
+
+/** The provider name every sandbox provider reports, for logs and metrics. */
+export const SANDBOX_NAME = 'sandbox';
+
+/**
+ * The longest artificial delay accepted. It is far beyond any provider timeout the platform
+ * sets, so a larger value is a typo; it also keeps clear of setTimeout's 2^31-1 ms limit,
+ * past which Node fires the timer at once.
+ */
+export const MAX_SANDBOX_DELAY_MS = 10 * 60 * 1000;
+
+/** A receipt whose phone ends in this is refused, to prove a failed receipt never fails a purchase. */
+const REFUSED_RECEIPT_ENDING = '9999';
+
+export interface SandboxOptions {
+  /** Artificial latency of every purchase/query/notify call in ms (default 0); honours the AbortSignal. */
+  delayMs?: number;
+}
+
+export interface Sandbox extends Providers {
+  /** Every platform SMS (receipts) the sandbox would have sent, in order. Tests read it. */
+  readonly outbox: readonly NotificationSms[];
+  /** Every purchase call received, in order (product + request), so tests can count provider calls. */
+  readonly purchases: readonly ProviderRequest[];
+  /** Every query call received, in order. */
+  readonly queries: readonly ProviderRequest[];
+}
+
+/**
+ * Builds the sandbox providers. Each call is recorded as it arrives (an aborted call was
+ * still received, as it would be upstream), then waits `delayMs`, then answers by the rules.
+ */
+export function createSandbox(options: SandboxOptions = {}): Sandbox {
+  const delayMs = options.delayMs ?? 0;
+  if (!Number.isSafeInteger(delayMs) || delayMs < 0 || delayMs > MAX_SANDBOX_DELAY_MS) {
+    throw new RangeError(`Sandbox delayMs must be a whole number from 0 to ${MAX_SANDBOX_DELAY_MS}, got ${delayMs}.`);
+  }
+  const outbox: NotificationSms[] = [];
+  const purchases: ProviderRequest[] = [];
+  const queries: ProviderRequest[] = [];
+
+  function provider(family: ProductName): ProductProvider {
+    const answer = async (
+      calls: ProviderRequest[],
+      outcome: (request: ProviderRequest) => ProviderOutcome,
+      request: ProviderRequest,
+      signal: AbortSignal,
+    ): Promise<ProviderOutcome> => {
+      // A request routed to the wrong family is a wiring bug, not an upstream answer.
+      if (request.product !== family) {
+        throw new Error(`The sandbox ${family} provider was called with a ${request.product} request.`);
+      }
+      // A copy, so that a caller changing its request later cannot rewrite the record.
+      calls.push(structuredClone(request));
+      await pause(delayMs, signal);
+      return outcome(request);
+    };
+    return {
+      name: SANDBOX_NAME,
+      purchase: (request, signal) => answer(purchases, purchaseOutcome, request, signal),
+      query: (request, signal) => answer(queries, queryOutcome, request, signal),
+    };
+  }
+
+  const bulksms: SmsProvider = {
+    ...provider('bulksms'),
+    async notify(message, signal) {
+      await pause(delayMs, signal);
+      if (message.to.endsWith(REFUSED_RECEIPT_ENDING)) return false;
+      outbox.push({ ...message });
+      return true;
+    },
+  };
+
+  return {
+    airtime: provider('airtime'),
+    data: provider('data'),
+    electricity: provider('electricity'),
+    cable: provider('cable'),
+    bulksms,
+    outbox,
+    purchases,
+    queries,
+  };
+}
+
+/**
+ * Waits `ms`, or rejects with the signal's reason as soon as it aborts. Like fetch, a call
+ * with an already aborted signal rejects at once, even without a delay. The timer and the
+ * listener are both removed whichever comes first, so nothing outlives the call.
+ */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  if (ms === 0) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}

@@ -1,0 +1,217 @@
+/**
+ * The two-phase purchase (DESIGN.md section 3), like a pending transfer in a ledger:
+ *   1. the order is already validated and priced (core/domain/orders.ts);
+ *   2. reserve: debit, ledger entry and pending transaction in one store transaction;
+ *   3. call the provider outside any store transaction, with our reference as its request id;
+ *   4. settle (success), refund exactly once (definitive failure), or leave pending for the
+ *      recovery worker when the outcome is unknown. An unknown outcome is never refunded.
+ */
+import { createHash } from 'node:crypto';
+import { DomainError } from '../domain/errors.js';
+import { formatNaira } from '../domain/money.js';
+import type { PurchaseOrder } from '../domain/products.js';
+import { newReference } from '../domain/reference.js';
+import type { ProviderOutcome, ProviderRequest, Providers } from '../providers/port.js';
+import type { Store, TransactionRecord } from '../store/port.js';
+import { sendReceipt, type Background } from './receipts.js';
+
+export interface PurchaseDeps {
+  store: Store;
+  providers: Providers;
+  clock: () => Date;
+  /** How long one provider call may take before its outcome counts as unknown. */
+  providerTimeoutMs: number;
+  /** References whose first provider call is still running in this process. */
+  inFlight: Set<string>;
+  /** Fire-and-forget work (receipts) that shutdown waits for. */
+  background: Background;
+  log: (event: string, fields: Record<string, unknown>) => void;
+}
+
+export interface PurchaseResult {
+  transaction: TransactionRecord;
+  /** True when an idempotency key matched an earlier request and nothing new happened. */
+  replayed: boolean;
+}
+
+/** Idempotency keys: what partners can reasonably generate, bounded for the unique index. */
+export const REQUEST_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+
+/**
+ * The request fingerprint kept with an idempotency key: what was asked, not what it cost,
+ * so a price change between a request and its retry is still the same request.
+ */
+export function orderHash(order: PurchaseOrder): string {
+  const canonical = JSON.stringify([order.product, order.service, order.recipient, order.faceValueKobo, order.details]);
+  return createHash('sha256').update(canonical).digest('hex');
+}
+
+export function providerRequestOf(tx: TransactionRecord): ProviderRequest {
+  return {
+    reference: tx.reference,
+    product: tx.product,
+    service: tx.service,
+    recipient: tx.recipient,
+    faceValueKobo: tx.faceValueKobo,
+    details: tx.details,
+  };
+}
+
+/**
+ * Runs a provider call with a deadline. A timeout, a thrown error or anything else that is
+ * not a classified answer becomes `unknown`: the provider may have delivered.
+ */
+export async function callProvider(
+  call: (signal: AbortSignal) => Promise<ProviderOutcome>,
+  timeoutMs: number,
+): Promise<ProviderOutcome> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+  try {
+    return await call(controller.signal);
+  } catch (error) {
+    return { kind: 'unknown', reason: error instanceof Error ? error.message : String(error) };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export async function executePurchase(
+  deps: PurchaseDeps,
+  accountId: string,
+  order: PurchaseOrder,
+  requestId: string,
+): Promise<PurchaseResult> {
+  if (requestId !== '' && !REQUEST_ID_PATTERN.test(requestId)) {
+    throw new DomainError('INVALID_PARAMETER', 'request_id must be 1 to 64 letters, digits, "_" or "-".', {
+      violations: [{ field: 'request_id', description: 'request_id must be 1 to 64 letters, digits, "_" or "-".' }],
+    });
+  }
+  const now = deps.clock();
+  const requestHash = requestId ? orderHash(order) : null;
+  const reserved = await deps.store.wallet.reserve({
+    reference: newReference(now),
+    accountId,
+    product: order.product,
+    service: order.service,
+    recipient: order.recipient,
+    faceValueKobo: order.faceValueKobo,
+    chargedKobo: order.chargedKobo,
+    details: order.details,
+    requestId: requestId || null,
+    requestHash,
+    // The recovery worker leaves the transaction alone while this request may still be
+    // waiting for the provider; after that it is a crash survivor and gets re-queried.
+    nextAttemptAt: new Date(now.getTime() + deps.providerTimeoutMs * 2),
+    createdAt: now,
+  });
+
+  switch (reserved.outcome) {
+    case 'no_account':
+      throw new DomainError('NOT_FOUND', `Account ${accountId} was not found.`);
+    case 'insufficient':
+      throw new DomainError(
+        'INSUFFICIENT_BALANCE',
+        `The wallet balance of ${formatNaira(reserved.balanceKobo)} Naira does not cover the charge of ${formatNaira(order.chargedKobo)} Naira.`,
+        { metadata: { balance_kobo: String(reserved.balanceKobo), charge_kobo: String(order.chargedKobo) } },
+      );
+    case 'duplicate':
+      return replay(deps, reserved.transaction, requestHash);
+    case 'reserved':
+      break;
+  }
+
+  const tx = reserved.transaction;
+  deps.inFlight.add(tx.reference);
+  try {
+    const provider = deps.providers[tx.product];
+    const started = Date.now();
+    const outcome = await callProvider((signal) => provider.purchase(providerRequestOf(tx), signal), deps.providerTimeoutMs);
+    deps.log('provider.purchase', { reference: tx.reference, product: tx.product, provider: provider.name, outcome: outcome.kind, ms: Date.now() - started });
+    const final = await applyOutcome(deps, tx, outcome, 0);
+    return { transaction: final, replayed: false };
+  } finally {
+    deps.inFlight.delete(tx.reference);
+  }
+}
+
+/**
+ * Records a provider outcome on a pending transaction: settle, refund, or schedule a
+ * re-query. Shared by the purchase and the recovery worker so both follow one rule.
+ * Throws PROVIDER_FAILED after a refund, so callers answer the refunded failure.
+ */
+export async function applyOutcome(
+  deps: Pick<PurchaseDeps, 'store' | 'providers' | 'clock' | 'background' | 'log'>,
+  tx: TransactionRecord,
+  outcome: ProviderOutcome,
+  attemptsSoFar: number,
+  schedule: RetrySchedule = DEFAULT_RETRY_SCHEDULE,
+): Promise<TransactionRecord> {
+  const at = deps.clock();
+  if (outcome.kind === 'delivered') {
+    const settled = await deps.store.wallet.settle(tx.reference, outcome.result, at);
+    if (!settled) throw new DomainError('INTERNAL', `Transaction ${tx.reference} vanished while settling.`);
+    if (settled.changed) sendReceipt(deps, settled.transaction);
+    return settled.transaction;
+  }
+  if (outcome.kind === 'failed') {
+    const refunded = await deps.store.wallet.refund(tx.reference, outcome.reason, at);
+    if (!refunded) throw new DomainError('INTERNAL', `Transaction ${tx.reference} vanished while refunding.`);
+    if (refunded.transaction.status === 'failed') throw providerFailed(refunded.transaction);
+    // Somebody settled it first (a late success beats a failure we learned second).
+    return refunded.transaction;
+  }
+  const attempts = attemptsSoFar + 1;
+  const ageMs = at.getTime() - tx.createdAt.getTime();
+  await deps.store.wallet.recordAttempt(tx.reference, {
+    attempts,
+    nextAttemptAt: new Date(at.getTime() + schedule.delayMs(attempts)),
+    needsAttention: ageMs >= schedule.attentionAfterMs,
+    at,
+  });
+  return (await deps.store.transactions.get(tx.reference)) ?? tx;
+}
+
+/** When the recovery worker re-queries a pending transaction, and when it asks for a person. */
+export interface RetrySchedule {
+  delayMs(attempts: number): number;
+  /** A transaction still pending this long after it was made is flagged for a person. */
+  attentionAfterMs: number;
+}
+
+/** Doubling from 15 s, capped at 15 min; a person is asked after a day. */
+export const DEFAULT_RETRY_SCHEDULE: RetrySchedule = {
+  delayMs: (attempts) => Math.min(15_000 * 2 ** Math.min(attempts - 1, 10), 15 * 60_000),
+  attentionAfterMs: 24 * 60 * 60_000,
+};
+
+export function providerFailed(tx: TransactionRecord): DomainError {
+  return new DomainError(
+    'PROVIDER_FAILED',
+    `The provider could not complete the purchase: ${sentence(tx.failureReason ?? 'it failed')} The wallet was refunded ${formatNaira(tx.chargedKobo)} Naira in full.`,
+    { metadata: { reference: tx.reference, charged_kobo: String(tx.chargedKobo), refunded: 'true' } },
+  );
+}
+
+function sentence(text: string): string {
+  const trimmed = text.trim();
+  return /[.!?]$/.test(trimmed) ? trimmed : `${trimmed}.`;
+}
+
+/** Answers a repeated idempotency key with the first request's outcome, never a second debit. */
+function replay(deps: PurchaseDeps, tx: TransactionRecord, requestHash: string | null): PurchaseResult {
+  if (tx.requestHash !== requestHash) {
+    throw new DomainError(
+      'IDEMPOTENCY_KEY_REUSED',
+      `request_id ${tx.requestId} was already used for a different request (reference ${tx.reference}); use a new request_id for a new purchase.`,
+      { metadata: { reference: tx.reference } },
+    );
+  }
+  if (tx.status === 'pending' && deps.inFlight.has(tx.reference)) {
+    throw new DomainError('REQUEST_IN_PROGRESS', `The request with request_id ${tx.requestId} is still being processed; retry shortly.`, {
+      metadata: { reference: tx.reference },
+    });
+  }
+  if (tx.status === 'failed') throw providerFailed(tx);
+  return { transaction: tx, replayed: true };
+}

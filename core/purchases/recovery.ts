@@ -1,0 +1,89 @@
+/**
+ * The recovery worker: re-queries pending transactions (unknown outcomes, and purchases a
+ * crash left between reserve and settle) until the provider gives a final answer, then
+ * settles or refunds exactly once. It never refunds on its own judgement: a transaction
+ * that stays unknown past the deadline is flagged for a person and keeps being re-queried.
+ */
+import { DomainError } from '../domain/errors.js';
+import {
+  applyOutcome,
+  callProvider,
+  DEFAULT_RETRY_SCHEDULE,
+  providerRequestOf,
+  type PurchaseDeps,
+  type RetrySchedule,
+} from './flow.js';
+
+/** Transactions looked at per pass, so one pass stays short however large the backlog. */
+export const RECOVERY_BATCH_SIZE = 100;
+
+export interface RecoveryWorker {
+  /** One pass over transactions due by `dueBy` (default now). Returns how many became final. */
+  runOnce(dueBy?: Date): Promise<number>;
+  start(): void;
+  /** Stops scheduling and waits for a running pass to end. */
+  stop(): Promise<void>;
+}
+
+export function createRecoveryWorker(
+  deps: PurchaseDeps,
+  options: { intervalMs: number; schedule?: RetrySchedule },
+): RecoveryWorker {
+  const schedule = options.schedule ?? DEFAULT_RETRY_SCHEDULE;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<number> | undefined;
+  let stopped = true;
+
+  async function pass(dueBy: Date): Promise<number> {
+    const due = await deps.store.transactions.listDuePending(dueBy, RECOVERY_BATCH_SIZE);
+    let finalized = 0;
+    for (const tx of due) {
+      if (deps.inFlight.has(tx.reference)) continue;
+      const provider = deps.providers[tx.product];
+      const outcome = await callProvider((signal) => provider.query(providerRequestOf(tx), signal), deps.providerTimeoutMs);
+      deps.log('provider.query', { reference: tx.reference, product: tx.product, provider: provider.name, outcome: outcome.kind, attempt: tx.attempts + 1 });
+      try {
+        const after = await applyOutcome(deps, tx, outcome, tx.attempts, schedule);
+        if (after.status !== 'pending') finalized += 1;
+      } catch (error) {
+        if (error instanceof DomainError && error.code === 'PROVIDER_FAILED') finalized += 1;
+        else throw error;
+      }
+    }
+    return finalized;
+  }
+
+  function runOnce(dueBy: Date = deps.clock()): Promise<number> {
+    // One pass at a time: a second caller waits for the running pass, then runs its own.
+    const previous = running ?? Promise.resolve(0);
+    const next = previous.catch(() => 0).then(() => pass(dueBy));
+    running = next;
+    void next.finally(() => {
+      if (running === next) running = undefined;
+    }).catch(() => undefined);
+    return next;
+  }
+
+  function tick(): void {
+    if (stopped) return;
+    runOnce()
+      .catch((error: unknown) => deps.log('recovery.error', { error: error instanceof Error ? error.message : String(error) }))
+      .finally(() => {
+        if (!stopped) timer = setTimeout(tick, options.intervalMs);
+      });
+  }
+
+  return {
+    runOnce,
+    start() {
+      if (!stopped) return;
+      stopped = false;
+      timer = setTimeout(tick, 0);
+    },
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await running?.catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,120 @@
+/**
+ * Purchase use cases: load what the pure rules need from the store, build the order,
+ * run the two-phase flow. One function per public operation.
+ */
+import { DomainError, notFound } from '../domain/errors.js';
+import {
+  airtimeOrder,
+  bulkSmsOrder,
+  cableOrder,
+  dataOrder,
+  electricityOrder,
+  type AirtimeInput,
+  type BulkSmsInput,
+  type CableInput,
+  type DataInput,
+  type ElectricityInput,
+} from '../domain/orders.js';
+import type { Kobo } from '../domain/money.js';
+import { planPriceFor } from '../domain/pricing.js';
+import { NETWORKS } from '../domain/products.js';
+import { checkOneOf } from '../domain/validation.js';
+import { throwIfViolations, type FieldViolation } from '../domain/errors.js';
+import { InvalidCursorError, type AccountRecord, type Page, type PlanRecord, type TierRecord, type TransactionRecord } from '../store/port.js';
+import { executePurchase, type PurchaseDeps, type PurchaseResult } from './flow.js';
+
+/** History pages: 20 by default, never more than 100 rows per call. */
+export const DEFAULT_PAGE_SIZE = 20;
+export const MAX_PAGE_SIZE = 100;
+
+export interface PricedPlan {
+  plan: PlanRecord;
+  priceKobo: Kobo;
+}
+
+export function createPurchaseService(deps: PurchaseDeps) {
+  const { store } = deps;
+
+  async function accountAndTier(accountId: string): Promise<{ account: AccountRecord; tier: TierRecord }> {
+    if (accountId === '') throw new DomainError('INVALID_PARAMETER', 'account_id is required.', { violations: [{ field: 'account_id', description: 'account_id is required.' }] });
+    const account = await store.accounts.get(accountId);
+    if (!account) throw notFound(`Account ${accountId}`);
+    const tier = await store.catalog.getTier(account.tierId);
+    if (!tier) throw new DomainError('INTERNAL', `Account ${accountId} is on tier ${account.tierId}, which does not exist.`);
+    return { account, tier };
+  }
+
+  return {
+    async balance(accountId: string): Promise<{ account: AccountRecord; tier: TierRecord }> {
+      return accountAndTier(accountId);
+    },
+
+    async airtime(accountId: string, input: AirtimeInput, requestId: string): Promise<PurchaseResult> {
+      const { tier } = await accountAndTier(accountId);
+      return executePurchase(deps, accountId, airtimeOrder(input, tier), requestId);
+    },
+
+    async data(accountId: string, input: DataInput, requestId: string): Promise<PurchaseResult> {
+      const { tier } = await accountAndTier(accountId);
+      const plan = Number.isSafeInteger(input.planId) && input.planId > 0 ? await store.catalog.getPlan(input.planId) : null;
+      return executePurchase(deps, accountId, dataOrder(input, plan, tier), requestId);
+    },
+
+    async electricity(accountId: string, input: ElectricityInput, requestId: string): Promise<PurchaseResult> {
+      const { tier } = await accountAndTier(accountId);
+      return executePurchase(deps, accountId, electricityOrder(input, tier), requestId);
+    },
+
+    async cable(accountId: string, input: CableInput, requestId: string): Promise<PurchaseResult> {
+      const { tier } = await accountAndTier(accountId);
+      const packages = input.provider ? await store.catalog.listCablePackages({ provider: input.provider }) : [];
+      return executePurchase(deps, accountId, cableOrder(input, packages, tier), requestId);
+    },
+
+    async bulkSms(accountId: string, input: BulkSmsInput, requestId: string): Promise<PurchaseResult> {
+      const { tier } = await accountAndTier(accountId);
+      const rateKobo = await store.catalog.getSmsRateKobo();
+      return executePurchase(deps, accountId, bulkSmsOrder(input, rateKobo, tier), requestId);
+    },
+
+    /** Active plans with the account's price, optionally for one network. */
+    async plans(accountId: string, network: string): Promise<PricedPlan[]> {
+      const { tier } = await accountAndTier(accountId);
+      if (network !== '') {
+        const violations: FieldViolation[] = [];
+        checkOneOf('network', network, NETWORKS, violations);
+        throwIfViolations(violations);
+      }
+      const plans = await store.catalog.listPlans({ activeOnly: true, ...(network ? { network } : {}) });
+      return plans.map((plan) => ({ plan, priceKobo: planPriceFor(tier, plan) }));
+    },
+
+    /** One of the account's transactions; another account's reference is not found, never shown. */
+    async transaction(accountId: string, reference: string): Promise<TransactionRecord> {
+      const tx = reference ? await store.transactions.get(reference) : null;
+      if (!tx || tx.accountId !== accountId) throw notFound(`Transaction ${reference || '(empty reference)'}`);
+      return tx;
+    },
+
+    async history(accountId: string, pageSize: number, pageToken: string): Promise<Page<TransactionRecord>> {
+      await accountAndTier(accountId);
+      if (!Number.isInteger(pageSize) || pageSize < 0 || pageSize > MAX_PAGE_SIZE) {
+        const description = `page size must be between 1 and ${MAX_PAGE_SIZE}.`;
+        throw new DomainError('INVALID_PARAMETER', description, { violations: [{ field: 'limit', description }] });
+      }
+      try {
+        return await store.transactions.listByAccount(accountId, {
+          limit: pageSize || DEFAULT_PAGE_SIZE,
+          ...(pageToken ? { after: pageToken } : {}),
+        });
+      } catch (error) {
+        if (error instanceof InvalidCursorError) {
+          throw new DomainError('INVALID_PARAMETER', 'cursor is not one this service issued.', { violations: [{ field: 'cursor', description: 'cursor is not one this service issued.' }] });
+        }
+        throw error;
+      }
+    },
+  };
+}
+
+export type PurchaseService = ReturnType<typeof createPurchaseService>;

@@ -1,0 +1,107 @@
+/** prepaid.v1.AdminService: requests in, use cases, messages out. No rule lives here. */
+import type { AdminService as AdminServiceDesc } from '../../gen/prepaid/v1/admin_pb.js';
+import type { AccountService, IssuedKeyPair } from '../accounts/service.js';
+import type { CatalogService } from '../catalog/service.js';
+import { invalid } from '../domain/errors.js';
+import {
+  accountMessage,
+  apiKeyMessage,
+  cablePackageMessage,
+  catalogPlanMessage,
+  int64In,
+  ledgerEntryMessage,
+  productFromProto,
+  tierMessage,
+} from './convert.js';
+import type { Handlers } from './grpc.js';
+
+function issued(key: IssuedKeyPair | null) {
+  return key ? { publicKey: key.publicKey, secretKey: key.secretKey } : undefined;
+}
+
+export function adminHandlers(accounts: AccountService, catalog: CatalogService): Handlers<(typeof AdminServiceDesc)['method']> {
+  return {
+    async createAccount(req) {
+      const { account, issuedKey } = await accounts.createAccount(req.name, req.tierId);
+      return { account: accountMessage(account), issuedKey: issued(issuedKey) };
+    },
+    async getAccount(req) {
+      return { account: accountMessage(await accounts.getAccount(req.accountId)) };
+    },
+    async setAccountTier(req) {
+      const { account, issuedKey } = await accounts.setTier(req.accountId, req.tierId);
+      return { account: accountMessage(account), issuedKey: issued(issuedKey) };
+    },
+    async createApiKey(req) {
+      return { issuedKey: issued(await accounts.createKey(req.accountId)) };
+    },
+    async listApiKeys(req) {
+      return { keys: (await accounts.listKeys(req.accountId)).map(apiKeyMessage) };
+    },
+    async revokeApiKey(req) {
+      return { key: apiKeyMessage(await accounts.revokeKey(req.publicKey)) };
+    },
+    async setApiKeyIpLock(req) {
+      return { key: apiKeyMessage(await accounts.setKeyIpLock(req.publicKey, req.allowedIps)) };
+    },
+    async creditWallet(req) {
+      const { balanceKobo, entry } = await accounts.credit(req.accountId, int64In(req.amountKobo, 'amount'), req.memo);
+      return { balanceKobo: BigInt(balanceKobo), entry: ledgerEntryMessage(entry) };
+    },
+    async listLedgerEntries(req) {
+      const page = await accounts.ledger(req.accountId, req.pageSize, req.pageToken);
+      return { entries: page.items.map(ledgerEntryMessage), nextPageToken: page.next ?? '' };
+    },
+    async listTiers() {
+      return { tiers: (await catalog.listTiers()).map(tierMessage) };
+    },
+    async upsertTier(req) {
+      if (!req.tier) throw invalid('tier', 'tier is required.');
+      const discounts = req.tier.discounts.map((d, i) => {
+        const product = productFromProto(d.product);
+        if (!product) throw invalid(`tier.discounts[${i}].product`, 'product must be set.');
+        return { product, service: d.service, basisPoints: d.basisPoints };
+      });
+      const tier = await catalog.upsertTier({ tierId: req.tier.tierId, name: req.tier.name, apiAccess: req.tier.apiAccess, discounts });
+      return { tier: tierMessage(tier) };
+    },
+    async listCatalogPlans(req) {
+      return { plans: (await catalog.listPlans(req.network)).map(catalogPlanMessage) };
+    },
+    async upsertPlan(req) {
+      if (!req.plan) throw invalid('plan', 'plan is required.');
+      const p = req.plan;
+      const plan = await catalog.upsertPlan({
+        planId: int64In(p.planId, 'plan.plan_id'),
+        network: p.network,
+        label: p.label,
+        validity: p.validity,
+        faceValueKobo: int64In(p.faceValueKobo, 'plan.face_value_kobo'),
+        tierPricesKobo: Object.fromEntries(p.tierPrices.map((tp) => [tp.tierId, int64In(tp.priceKobo, 'plan.tier_prices')])),
+        active: p.active,
+      });
+      return { plan: catalogPlanMessage(plan) };
+    },
+    async listCablePackages(req) {
+      return { packages: (await catalog.listCablePackages(req.provider)).map(cablePackageMessage) };
+    },
+    async upsertCablePackage(req) {
+      if (!req.package) throw invalid('package', 'package is required.');
+      const p = req.package;
+      const pkg = await catalog.upsertCablePackage({
+        provider: p.provider,
+        packageCode: p.packageCode,
+        name: p.name,
+        priceKobo: int64In(p.priceKobo, 'package.price_kobo'),
+        active: p.active,
+      });
+      return { package: cablePackageMessage(pkg) };
+    },
+    async getSmsRate() {
+      return { koboPerPage: BigInt(await catalog.getSmsRate()) };
+    },
+    async setSmsRate(req) {
+      return { koboPerPage: BigInt(await catalog.setSmsRate(int64In(req.koboPerPage, 'kobo_per_page'))) };
+    },
+  };
+}

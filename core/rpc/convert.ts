@@ -1,0 +1,140 @@
+/** Store records to prepaid.v1 messages (init shapes). The only place that knows both. */
+import type { MessageInitShape } from '@bufbuild/protobuf';
+import { timestampFromDate } from '@bufbuild/protobuf/wkt';
+import {
+  type AccountSchema,
+  type ApiKeySchema,
+  type CablePackageSchema,
+  type CatalogPlanSchema,
+  type LedgerEntrySchema,
+  type TierSchema,
+} from '../../gen/prepaid/v1/admin_pb.js';
+import { Product, TransactionStatus, type TransactionSchema } from '../../gen/prepaid/v1/types_pb.js';
+import { invalid } from '../domain/errors.js';
+import type { ProductName, TransactionStatus as Status } from '../domain/products.js';
+import type {
+  AccountRecord,
+  ApiKeyRecord,
+  CablePackageRecord,
+  DiscountRule,
+  LedgerEntryRecord,
+  PlanRecord,
+  TierRecord,
+  TransactionRecord,
+} from '../store/port.js';
+
+export const PRODUCT_TO_PROTO: Readonly<Record<ProductName, Product>> = {
+  airtime: Product.AIRTIME,
+  data: Product.DATA,
+  electricity: Product.ELECTRICITY,
+  cable: Product.CABLE,
+  bulksms: Product.BULK_SMS,
+};
+
+const STATUS_TO_PROTO: Readonly<Record<Status, TransactionStatus>> = {
+  pending: TransactionStatus.PENDING,
+  success: TransactionStatus.SUCCESS,
+  failed: TransactionStatus.FAILED,
+};
+
+/**
+ * int64 from the wire into the safe-integer kobo and ids used inside. A value beyond the
+ * safe range cannot be a real amount or id; it is reported against the field it came in.
+ */
+export function int64In(value: bigint, field: string): number {
+  if (value > BigInt(Number.MAX_SAFE_INTEGER) || value < BigInt(Number.MIN_SAFE_INTEGER)) {
+    throw invalid(field, `${field} is out of range.`);
+  }
+  return Number(value);
+}
+
+export function productFromProto(product: Product): ProductName | null {
+  const entry = Object.entries(PRODUCT_TO_PROTO).find(([, value]) => value === product);
+  return entry ? (entry[0] as ProductName) : null;
+}
+
+export function transactionMessage(tx: TransactionRecord): MessageInitShape<typeof TransactionSchema> {
+  return {
+    reference: tx.reference,
+    accountId: tx.accountId,
+    product: PRODUCT_TO_PROTO[tx.product],
+    status: STATUS_TO_PROTO[tx.status],
+    service: tx.service,
+    recipient: tx.recipient,
+    faceValueKobo: BigInt(tx.faceValueKobo),
+    chargedKobo: BigInt(tx.chargedKobo),
+    balanceAfterKobo: BigInt(tx.balanceAfterKobo),
+    planId: BigInt(tx.details.planId ?? 0),
+    planLabel: tx.details.planLabel ?? '',
+    packageCode: tx.details.packageCode ?? '',
+    meterType: tx.details.meterType ?? '',
+    token: tx.result?.token ?? '',
+    units: tx.result?.units ?? '',
+    smsSent: tx.product === 'bulksms' ? (tx.result?.sent ?? tx.details.recipients?.length ?? 0) : 0,
+    smsPages: tx.details.pages ?? 0,
+    failureReason: tx.failureReason ?? '',
+    requestId: tx.requestId ?? '',
+    needsAttention: tx.needsAttention,
+    createdAt: timestampFromDate(tx.createdAt),
+    updatedAt: timestampFromDate(tx.updatedAt),
+    customerPhone: tx.details.customerPhone ?? '',
+  };
+}
+
+export function accountMessage(account: AccountRecord): MessageInitShape<typeof AccountSchema> {
+  return {
+    accountId: account.accountId,
+    name: account.name,
+    tierId: account.tierId,
+    balanceKobo: BigInt(account.balanceKobo),
+    createdAt: timestampFromDate(account.createdAt),
+  };
+}
+
+export function apiKeyMessage(key: ApiKeyRecord): MessageInitShape<typeof ApiKeySchema> {
+  return {
+    publicKey: key.publicKey,
+    accountId: key.accountId,
+    allowedIps: key.allowedIps,
+    revoked: key.revoked,
+    createdAt: timestampFromDate(key.createdAt),
+  };
+}
+
+export function ledgerEntryMessage(entry: LedgerEntryRecord): MessageInitShape<typeof LedgerEntrySchema> {
+  return {
+    entryId: BigInt(entry.entryId),
+    accountId: entry.accountId,
+    amountKobo: BigInt(entry.amountKobo),
+    balanceAfterKobo: BigInt(entry.balanceAfterKobo),
+    kind: entry.kind,
+    reference: entry.reference,
+    memo: entry.memo,
+    createdAt: timestampFromDate(entry.createdAt),
+  };
+}
+
+export function tierMessage(tier: TierRecord): MessageInitShape<typeof TierSchema> {
+  return {
+    tierId: tier.tierId,
+    name: tier.name,
+    apiAccess: tier.apiAccess,
+    discounts: tier.discounts.map((d: DiscountRule) => ({ product: PRODUCT_TO_PROTO[d.product], service: d.service, basisPoints: d.basisPoints })),
+  };
+}
+
+export function catalogPlanMessage(plan: PlanRecord): MessageInitShape<typeof CatalogPlanSchema> {
+  return {
+    planId: BigInt(plan.planId),
+    network: plan.network,
+    label: plan.label,
+    validity: plan.validity,
+    faceValueKobo: BigInt(plan.faceValueKobo),
+    tierPrices: Object.entries(plan.tierPricesKobo).map(([tierId, priceKobo]) => ({ tierId, priceKobo: BigInt(priceKobo) })),
+    active: plan.active,
+  };
+}
+
+export function cablePackageMessage(pkg: CablePackageRecord): MessageInitShape<typeof CablePackageSchema> {
+  return { provider: pkg.provider, packageCode: pkg.packageCode, name: pkg.name, priceKobo: BigInt(pkg.priceKobo), active: pkg.active };
+}

@@ -1,0 +1,76 @@
+/**
+ * grpc-js serving protobuf-es messages: service definitions built from the generated
+ * descriptors, bearer-token checks, and the unary handler wrapper that always answers
+ * through the callback (a thrown error would become UNKNOWN and a rejected async handler
+ * would leave the client waiting for its deadline).
+ */
+import { create, fromBinary, toBinary, type DescMessage, type DescService, type MessageInitShape, type MessageShape } from '@bufbuild/protobuf';
+import type { GenService, GenServiceMethods } from '@bufbuild/protobuf/codegenv2';
+import type { Metadata, ServerUnaryCall, sendUnaryData, ServiceDefinition, UntypedServiceImplementation } from '@grpc/grpc-js';
+import { DomainError } from '../domain/errors.js';
+import { sameSecret } from '../accounts/keys.js';
+import { toServiceError, type ErrorLogger } from './errors.js';
+
+export function serviceDefinition(service: DescService): ServiceDefinition {
+  const definition: Record<string, ServiceDefinition[string]> = {};
+  for (const method of service.methods) {
+    if (method.methodKind !== 'unary') throw new Error(`${service.typeName}.${method.name}: only unary methods are served`);
+    definition[method.localName] = {
+      path: `/${service.typeName}/${method.name}`,
+      requestStream: false,
+      responseStream: false,
+      requestSerialize: (message: MessageShape<DescMessage>) => Buffer.from(toBinary(method.input, message)),
+      requestDeserialize: (bytes: Buffer) => fromBinary(method.input, bytes),
+      responseSerialize: (message: MessageShape<DescMessage>) => Buffer.from(toBinary(method.output, message)),
+      responseDeserialize: (bytes: Buffer) => fromBinary(method.output, bytes),
+      originalName: method.name,
+    };
+  }
+  return definition as ServiceDefinition;
+}
+
+/** The handlers of a service: one async function per method, returning the response's init shape. */
+export type Handlers<S extends GenServiceMethods> = {
+  [K in keyof S]: (request: MessageShape<S[K]['input']>, call: ServerUnaryCall<unknown, unknown>) => Promise<MessageInitShape<S[K]['output']>>;
+};
+
+/** Which tokens may call a service; compared in constant time. */
+export type TokenCheck = (presented: string) => boolean;
+
+export function tokenCheck(...tokens: string[]): TokenCheck {
+  return (presented) => tokens.some((token) => token !== '' && sameSecret(presented, token));
+}
+
+function bearer(metadata: Metadata): string {
+  const value = metadata.get('authorization')[0];
+  if (typeof value !== 'string') return '';
+  const match = /^Bearer\s+(\S+)$/i.exec(value);
+  return match ? match[1]! : '';
+}
+
+export function implement<S extends GenServiceMethods>(
+  service: GenService<S>,
+  handlers: Handlers<S>,
+  allowed: TokenCheck,
+  log: ErrorLogger,
+): UntypedServiceImplementation {
+  const implementation: UntypedServiceImplementation = {};
+  for (const method of service.methods) {
+    const handler = handlers[method.localName as keyof S];
+    const rpc = `${service.typeName}/${method.name}`;
+    implementation[method.localName] = (call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) => {
+      Promise.resolve()
+        .then(() => {
+          const token = bearer(call.metadata);
+          if (token === '') throw new DomainError('UNAUTHENTICATED', 'A bearer token is required in the authorization metadata.');
+          if (!allowed(token)) throw new DomainError('PERMISSION_DENIED', `This token may not call ${service.typeName}.`);
+          return handler(call.request as never, call);
+        })
+        .then(
+          (response) => callback(null, create(method.output, response as MessageInitShape<DescMessage>)),
+          (error: unknown) => callback(toServiceError(error, log, rpc)),
+        );
+    };
+  }
+  return implementation;
+}

@@ -1,0 +1,65 @@
+/** prepaid.v1.PurchaseService: requests in, use cases, messages out. No rule lives here. */
+import type { PurchaseService as PurchaseServiceDesc } from '../../gen/prepaid/v1/purchase_pb.js';
+import type { PurchaseService } from '../purchases/service.js';
+import type { PurchaseResult } from '../purchases/flow.js';
+import { int64In, transactionMessage } from './convert.js';
+import type { Handlers } from './grpc.js';
+
+function outcome({ transaction, replayed }: PurchaseResult) {
+  return { transaction: transactionMessage(transaction), replayed };
+}
+
+export function purchaseHandlers(purchases: PurchaseService): Handlers<(typeof PurchaseServiceDesc)['method']> {
+  return {
+    async getBalance(req) {
+      const { account, tier } = await purchases.balance(req.accountId);
+      return { balanceKobo: BigInt(account.balanceKobo), tierId: tier.tierId, tierName: tier.name };
+    },
+    async buyAirtime(req) {
+      const input = { network: req.network, phone: req.phone, amountKobo: int64In(req.amountKobo, 'amount') };
+      return outcome(await purchases.airtime(req.accountId, input, req.requestId));
+    },
+    async buyData(req) {
+      const input = { planId: int64In(req.planId, 'plan_id'), phone: req.phone };
+      return outcome(await purchases.data(req.accountId, input, req.requestId));
+    },
+    async listPlans(req) {
+      const plans = await purchases.plans(req.accountId, req.network);
+      return {
+        plans: plans.map(({ plan, priceKobo }) => ({
+          planId: BigInt(plan.planId),
+          network: plan.network,
+          label: plan.label,
+          validity: plan.validity,
+          faceValueKobo: BigInt(plan.faceValueKobo),
+          priceKobo: BigInt(priceKobo),
+        })),
+      };
+    },
+    async payElectricity(req) {
+      const input = {
+        disco: req.disco,
+        meterNumber: req.meterNumber,
+        meterType: req.meterType,
+        amountKobo: int64In(req.amountKobo, 'amount'),
+        phone: req.phone,
+      };
+      return outcome(await purchases.electricity(req.accountId, input, req.requestId));
+    },
+    async payCable(req) {
+      const input = { provider: req.provider, smartCard: req.smartCard, packageCode: req.packageCode, phone: req.phone };
+      return outcome(await purchases.cable(req.accountId, input, req.requestId));
+    },
+    async sendBulkSms(req) {
+      const input = { sender: req.sender, recipients: req.recipients, message: req.message };
+      return outcome(await purchases.bulkSms(req.accountId, input, req.requestId));
+    },
+    async getTransaction(req) {
+      return { transaction: transactionMessage(await purchases.transaction(req.accountId, req.reference)) };
+    },
+    async listTransactions(req) {
+      const page = await purchases.history(req.accountId, req.pageSize, req.pageToken);
+      return { transactions: page.items.map(transactionMessage), nextPageToken: page.next ?? '' };
+    },
+  };
+}

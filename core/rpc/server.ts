@@ -1,0 +1,73 @@
+/**
+ * The core's gRPC server: the purchase, auth and admin services, grpc.health.v1 and
+ * reflection. A factory: it returns the server unbound; only core/main.ts listens.
+ */
+import { Server, ServerCredentials } from '@grpc/grpc-js';
+import { HealthImplementation } from 'grpc-health-check';
+import { AdminService, file_prepaid_v1_admin } from '../../gen/prepaid/v1/admin_pb.js';
+import { AuthService, file_prepaid_v1_auth } from '../../gen/prepaid/v1/auth_pb.js';
+import { PurchaseService, file_prepaid_v1_purchase } from '../../gen/prepaid/v1/purchase_pb.js';
+import { file_grpc_health_v1_health } from '../../gen/grpc/health/v1/health_pb.js';
+import type { AccountService } from '../accounts/service.js';
+import type { CatalogService } from '../catalog/service.js';
+import type { PurchaseService as Purchases } from '../purchases/service.js';
+import { adminHandlers } from './admin.js';
+import { authHandlers } from './auth.js';
+import type { ErrorLogger } from './errors.js';
+import { implement, serviceDefinition, tokenCheck } from './grpc.js';
+import { purchaseHandlers } from './purchase.js';
+import { addReflection } from './reflection.js';
+
+/** Largest request the core accepts: a 10,000-recipient SMS is about 150 KiB. */
+export const MAX_RECEIVE_MESSAGE_BYTES = 1024 * 1024;
+
+export interface CoreServerDeps {
+  purchases: Purchases;
+  accounts: AccountService;
+  catalog: CatalogService;
+  /** Grants the admin service (and, for operators' convenience, the other two). */
+  adminToken: string;
+  /** Grants the purchase and auth services: the gateway and internal services. */
+  serviceToken: string;
+  log: ErrorLogger;
+}
+
+export interface CoreServer {
+  server: Server;
+  health: HealthImplementation;
+  /** Binds and starts serving; resolves to the bound port (pass 0 for any free port). */
+  listen(host: string, port: number): Promise<number>;
+}
+
+export const SERVICE_NAMES = [PurchaseService.typeName, AuthService.typeName, AdminService.typeName] as const;
+
+export function createCoreServer(deps: CoreServerDeps): CoreServer {
+  const server = new Server({ 'grpc.max_receive_message_length': MAX_RECEIVE_MESSAGE_BYTES });
+  const serviceCallers = tokenCheck(deps.serviceToken, deps.adminToken);
+  const adminCallers = tokenCheck(deps.adminToken);
+  server.addService(serviceDefinition(PurchaseService), implement(PurchaseService, purchaseHandlers(deps.purchases), serviceCallers, deps.log));
+  server.addService(serviceDefinition(AuthService), implement(AuthService, authHandlers(deps.accounts), serviceCallers, deps.log));
+  server.addService(serviceDefinition(AdminService), implement(AdminService, adminHandlers(deps.accounts, deps.catalog), adminCallers, deps.log));
+
+  const health = new HealthImplementation({ '': 'NOT_SERVING', ...Object.fromEntries(SERVICE_NAMES.map((name) => [name, 'NOT_SERVING'])) });
+  health.addToServer(server);
+  addReflection(
+    server,
+    [file_prepaid_v1_purchase, file_prepaid_v1_auth, file_prepaid_v1_admin, file_grpc_health_v1_health],
+    [...SERVICE_NAMES, 'grpc.health.v1.Health'],
+  );
+
+  return {
+    server,
+    health,
+    listen(host, port) {
+      return new Promise((resolve, reject) => {
+        server.bindAsync(`${host.includes(':') ? `[${host}]` : host}:${port}`, ServerCredentials.createInsecure(), (error, bound) => {
+          if (error) return reject(error);
+          for (const name of ['', ...SERVICE_NAMES]) health.setStatus(name, 'SERVING');
+          resolve(bound);
+        });
+      });
+    },
+  };
+}

@@ -1,0 +1,588 @@
+/**
+ * The embedded store: the store port on one SQLite file through better-sqlite3.
+ *
+ * better-sqlite3 is synchronous, so every port operation runs to completion inside one
+ * SQLite transaction before its promise settles; within a process, operations never
+ * interleave. Writing transactions start IMMEDIATE (they take the write lock up front)
+ * so that another process on the same file makes them wait out the busy timeout instead
+ * of failing half-way with a stale snapshot.
+ */
+import Database from 'better-sqlite3';
+import type { Kobo } from '../../domain/money.js';
+import type { DeliveryResult } from '../../domain/products.js';
+import type {
+  AccountStore,
+  ApiKeyRecord,
+  CablePackageRecord,
+  CatalogSeed,
+  CatalogStore,
+  KeyStore,
+  NewTransaction,
+  Page,
+  PlanRecord,
+  ReserveResult,
+  Store,
+  TierRecord,
+  TransactionStore,
+  WalletStore,
+} from '../port.js';
+import { migrate } from './schema.js';
+import {
+  type AccountRow,
+  type ApiKeyRow,
+  type CablePackageRow,
+  type LedgerRow,
+  type PlanRow,
+  type TierRow,
+  type TransactionRow,
+  accountFromRow,
+  apiKeyFromRow,
+  cablePackageFromRow,
+  cablePackageToParams,
+  ledgerCursor,
+  ledgerFromRow,
+  parseLedgerCursor,
+  parseTransactionCursor,
+  planFromRow,
+  planToParams,
+  tierFromRow,
+  tierToParams,
+  toFlag,
+  toMs,
+  transactionCursor,
+  transactionFromRow,
+} from './rows.js';
+
+/**
+ * How long a statement waits for another process's write lock before failing. Writes
+ * here are a few row changes and finish in well under a millisecond, so five seconds is
+ * only ever reached when something is badly wrong.
+ */
+const BUSY_TIMEOUT_MS = 5_000;
+
+/**
+ * The largest page any caller may ask for. The use cases choose smaller pages; this only
+ * stops a bug from loading a whole history into memory.
+ */
+export const MAX_PAGE_LIMIT = 1_000;
+
+/** The settings row that holds the price of one SMS page. */
+const SMS_RATE_KEY = 'sms_rate_kobo';
+
+/** Where the SQLite file lives. */
+export interface SqliteStoreOptions {
+  /** Path of the database file; it is created with its schema when missing. */
+  filename: string;
+}
+
+/**
+ * Opens (creating or migrating as needed) the SQLite store at `options.filename`. The
+ * open is synchronous; a file that cannot be opened or migrated throws here.
+ */
+export function openSqliteStore(options: SqliteStoreOptions): Store {
+  const db = new Database(options.filename, { timeout: BUSY_TIMEOUT_MS });
+  try {
+    configure(db);
+    migrate(db);
+    return buildStore(db);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+function configure(db: Database.Database): void {
+  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  // WAL lets readers (history, balance) proceed while a purchase commits.
+  db.pragma('journal_mode = WAL');
+  // FULL syncs the WAL on every commit. With NORMAL, a purchase we already answered 2xx
+  // could vanish on power loss while the provider delivered it; that is money we cannot
+  // reconcile, so we pay the fsync.
+  db.pragma('synchronous = FULL');
+  db.pragma('foreign_keys = ON');
+}
+
+function buildStore(db: Database.Database): Store {
+  const sql = prepareStatements(db);
+
+  const accounts: AccountStore = {
+    async create(account) {
+      const row = sql.insertAccount.get({
+        account_id: account.accountId,
+        name: account.name,
+        tier_id: account.tierId,
+        created_at: toMs(account.createdAt),
+      });
+      return accountFromRow(row!);
+    },
+    async get(accountId) {
+      const row = sql.getAccount.get(accountId);
+      return row ? accountFromRow(row) : null;
+    },
+    async setTier(accountId, tierId) {
+      const row = sql.setAccountTier.get({ account_id: accountId, tier_id: tierId });
+      return row ? accountFromRow(row) : null;
+    },
+  };
+
+  const keys: KeyStore = {
+    async insert(key: ApiKeyRecord) {
+      sql.insertKey.run({
+        public_key: key.publicKey,
+        account_id: key.accountId,
+        secret_hash: key.secretHash,
+        allowed_ips: JSON.stringify(key.allowedIps),
+        revoked: toFlag(key.revoked),
+        created_at: toMs(key.createdAt),
+      });
+    },
+    async find(publicKey) {
+      const row = sql.getKey.get(publicKey);
+      return row ? apiKeyFromRow(row) : null;
+    },
+    async listByAccount(accountId) {
+      return sql.listKeys.all(accountId).map(apiKeyFromRow);
+    },
+    async revoke(publicKey) {
+      const row = sql.revokeKey.get(publicKey);
+      return row ? apiKeyFromRow(row) : null;
+    },
+    async setAllowedIps(publicKey, ips) {
+      const row = sql.setKeyIps.get({ public_key: publicKey, allowed_ips: JSON.stringify(ips) });
+      return row ? apiKeyFromRow(row) : null;
+    },
+  };
+
+  function writeTier(tier: TierRecord): TierRecord {
+    return tierFromRow(sql.upsertTier.get(tierToParams(tier))!);
+  }
+
+  function writePlan(plan: PlanRecord): PlanRecord {
+    requireAmount('planId', plan.planId, 0);
+    requireAmount('faceValueKobo', plan.faceValueKobo, 0);
+    for (const [tierId, priceKobo] of Object.entries(plan.tierPricesKobo)) {
+      requireAmount(`tierPricesKobo.${tierId}`, priceKobo, 0);
+    }
+    return planFromRow(sql.upsertPlan.get(planToParams(plan))!);
+  }
+
+  function writeCablePackage(pkg: CablePackageRecord): CablePackageRecord {
+    requireAmount('priceKobo', pkg.priceKobo, 0);
+    return cablePackageFromRow(sql.upsertCablePackage.get(cablePackageToParams(pkg))!);
+  }
+
+  function writeSmsRate(kobo: Kobo): void {
+    requireAmount('smsRateKobo', kobo, 0);
+    sql.setSetting.run({ key: SMS_RATE_KEY, value: kobo });
+  }
+
+  const seedTx = db.transaction((seed: CatalogSeed): boolean => {
+    // The tiers table is the marker: a catalog without tiers has never been set up,
+    // while an operator's later edits (even removing every plan) must survive restarts.
+    if (sql.countTiers.get()!.n > 0) return false;
+    seed.tiers.forEach(writeTier);
+    seed.plans.forEach(writePlan);
+    seed.cablePackages.forEach(writeCablePackage);
+    writeSmsRate(seed.smsRateKobo);
+    return true;
+  });
+
+  const catalog: CatalogStore = {
+    async listTiers() {
+      return sql.listTiers.all().map(tierFromRow);
+    },
+    async getTier(tierId) {
+      const row = sql.getTier.get(tierId);
+      return row ? tierFromRow(row) : null;
+    },
+    async upsertTier(tier) {
+      return writeTier(tier);
+    },
+    async listPlans(filter = {}) {
+      return sql.listPlans
+        .all({ network: filter.network ?? null, active_only: toFlag(filter.activeOnly ?? false) })
+        .map(planFromRow);
+    },
+    async getPlan(planId) {
+      const row = sql.getPlan.get(planId);
+      return row ? planFromRow(row) : null;
+    },
+    async upsertPlan(plan) {
+      return writePlan(plan);
+    },
+    async listCablePackages(filter = {}) {
+      return sql.listCablePackages.all({ provider: filter.provider ?? null }).map(cablePackageFromRow);
+    },
+    async getCablePackage(provider, packageCode) {
+      const row = sql.getCablePackage.get({ provider, package_code: packageCode });
+      return row ? cablePackageFromRow(row) : null;
+    },
+    async upsertCablePackage(pkg) {
+      return writeCablePackage(pkg);
+    },
+    async getSmsRateKobo() {
+      const row = sql.getSetting.get(SMS_RATE_KEY);
+      // Selling SMS at a made-up price is worse than failing the request: the catalog is
+      // seeded on first start, so a missing rate means a broken setup.
+      if (row === undefined) throw new Error('store: the SMS rate is not set; seed the catalog first');
+      return row.value as Kobo;
+    },
+    async setSmsRateKobo(kobo) {
+      writeSmsRate(kobo);
+    },
+    async seedIfEmpty(seed) {
+      return seedTx.immediate(seed);
+    },
+  };
+
+  const creditTx = db.transaction(
+    (input: { accountId: string; amountKobo: Kobo; reference: string; memo: string; at: Date }) => {
+      const balance = sql.addToBalance.get({ account_id: input.accountId, amount_kobo: input.amountKobo });
+      if (balance === undefined) return null;
+      if (!Number.isSafeInteger(balance.balance_kobo)) {
+        // Throwing rolls the credit back; such a balance could not be read back exactly.
+        throw new RangeError('store: the credit would take the balance beyond the safe integer range');
+      }
+      const entry = sql.insertLedger.get({
+        account_id: input.accountId,
+        amount_kobo: input.amountKobo,
+        balance_after_kobo: balance.balance_kobo,
+        kind: 'credit',
+        reference: input.reference,
+        memo: input.memo,
+        created_at: toMs(input.at),
+      })!;
+      return { balanceKobo: balance.balance_kobo, entry: ledgerFromRow(entry) };
+    },
+  );
+
+  const reserveTx = db.transaction((tx: NewTransaction): ReserveResult => {
+    if (tx.requestId !== null) {
+      const existing = sql.getTransactionByRequestId.get({ account_id: tx.accountId, request_id: tx.requestId });
+      if (existing) return { outcome: 'duplicate', transaction: transactionFromRow(existing) };
+    }
+    const account = sql.getAccount.get(tx.accountId);
+    if (!account) return { outcome: 'no_account' };
+    // The conditional debit is the guard; the read above only tells the two refusals apart.
+    const debited = sql.debitBalance.get({ account_id: tx.accountId, amount_kobo: tx.chargedKobo });
+    if (debited === undefined) return { outcome: 'insufficient', balanceKobo: account.balance_kobo };
+    const createdAt = toMs(tx.createdAt);
+    sql.insertLedger.run({
+      account_id: tx.accountId,
+      amount_kobo: -tx.chargedKobo,
+      balance_after_kobo: debited.balance_kobo,
+      kind: 'debit',
+      reference: tx.reference,
+      memo: purchaseMemo(tx),
+      created_at: createdAt,
+    });
+    const row = sql.insertTransaction.get({
+      reference: tx.reference,
+      account_id: tx.accountId,
+      product: tx.product,
+      service: tx.service,
+      recipient: tx.recipient,
+      face_value_kobo: tx.faceValueKobo,
+      charged_kobo: tx.chargedKobo,
+      balance_after_kobo: debited.balance_kobo,
+      details: JSON.stringify(tx.details),
+      request_id: tx.requestId,
+      request_hash: tx.requestHash,
+      next_attempt_at: toMs(tx.nextAttemptAt),
+      created_at: createdAt,
+    })!;
+    return { outcome: 'reserved', transaction: transactionFromRow(row) };
+  });
+
+  const settleTx = db.transaction((reference: string, result: DeliveryResult, at: Date) => {
+    const row = sql.getTransaction.get(reference);
+    if (!row) return null;
+    if (row.status !== 'pending') return { transaction: transactionFromRow(row), changed: false };
+    const settled = sql.markSuccess.get({ reference, result: JSON.stringify(result), updated_at: toMs(at) })!;
+    return { transaction: transactionFromRow(settled), changed: true };
+  });
+
+  const refundTx = db.transaction((reference: string, reason: string, at: Date) => {
+    const row = sql.getTransaction.get(reference);
+    if (!row) return null;
+    if (row.status !== 'pending') return { transaction: transactionFromRow(row), changed: false };
+    const atMs = toMs(at);
+    // The status change is conditional and the ledger's unique (reference, kind) index
+    // refuses a second refund entry, so the money goes back at most once even if the
+    // check above were ever bypassed.
+    const failed = sql.markFailed.get({ reference, failure_reason: reason, updated_at: atMs })!;
+    const balance = sql.addToBalance.get({ account_id: row.account_id, amount_kobo: row.charged_kobo })!;
+    sql.insertLedger.run({
+      account_id: row.account_id,
+      amount_kobo: row.charged_kobo,
+      balance_after_kobo: balance.balance_kobo,
+      kind: 'refund',
+      reference,
+      memo: `refund: ${reason}`,
+      created_at: atMs,
+    });
+    return { transaction: transactionFromRow(failed), changed: true };
+  });
+
+  const wallet: WalletStore = {
+    async credit(input) {
+      requireAmount('amountKobo', input.amountKobo, 1);
+      return creditTx.immediate(input);
+    },
+    async reserve(tx) {
+      requireAmount('chargedKobo', tx.chargedKobo, 1);
+      requireAmount('faceValueKobo', tx.faceValueKobo, 0);
+      try {
+        return reserveTx.immediate(tx);
+      } catch (error) {
+        // The unique index on (account_id, request_id) is the real idempotency guard; the
+        // read inside the transaction only makes the common case cheap.
+        if (tx.requestId !== null && isUniqueViolation(error)) {
+          const existing = sql.getTransactionByRequestId.get({ account_id: tx.accountId, request_id: tx.requestId });
+          if (existing) return { outcome: 'duplicate', transaction: transactionFromRow(existing) };
+        }
+        throw error;
+      }
+    },
+    async settle(reference, result, at) {
+      return settleTx.immediate(reference, result, at);
+    },
+    async refund(reference, reason, at) {
+      return refundTx.immediate(reference, reason, at);
+    },
+    async recordAttempt(reference, next) {
+      if (!Number.isSafeInteger(next.attempts) || next.attempts < 0) {
+        throw new RangeError('store: attempts must be a non-negative integer');
+      }
+      sql.recordAttempt.run({
+        reference,
+        attempts: next.attempts,
+        next_attempt_at: toMs(next.nextAttemptAt),
+        needs_attention: toFlag(next.needsAttention),
+        updated_at: toMs(next.at),
+      });
+    },
+    async listLedger(accountId, page) {
+      const limit = requireLimit(page.limit);
+      const before = page.after === undefined ? Number.MAX_SAFE_INTEGER : parseLedgerCursor(page.after);
+      const rows = sql.listLedger.all({ account_id: accountId, before, limit: limit + 1 });
+      return toPage(rows, limit, ledgerFromRow, ledgerCursor);
+    },
+  };
+
+  const transactions: TransactionStore = {
+    async get(reference) {
+      const row = sql.getTransaction.get(reference);
+      return row ? transactionFromRow(row) : null;
+    },
+    async listByAccount(accountId, page) {
+      const limit = requireLimit(page.limit);
+      const rows =
+        page.after === undefined
+          ? sql.listTransactionsFirst.all({ account_id: accountId, limit: limit + 1 })
+          : sql.listTransactionsAfter.all({
+              account_id: accountId,
+              ...cursorParams(parseTransactionCursor(page.after)),
+              limit: limit + 1,
+            });
+      return toPage(rows, limit, transactionFromRow, transactionCursor);
+    },
+    async listDuePending(now, limit) {
+      requireLimit(limit);
+      return sql.listDuePending.all({ now: toMs(now), limit }).map(transactionFromRow);
+    },
+  };
+
+  return {
+    accounts,
+    keys,
+    catalog,
+    wallet,
+    transactions,
+    async close() {
+      if (db.open) db.close();
+    },
+  };
+}
+
+/** Every statement, prepared once when the store opens: they are the hot path. */
+function prepareStatements(db: Database.Database) {
+  return {
+    insertAccount: db.prepare<{ account_id: string; name: string; tier_id: string; created_at: number }, AccountRow>(
+      `INSERT INTO accounts (account_id, name, tier_id, balance_kobo, created_at)
+       VALUES (@account_id, @name, @tier_id, 0, @created_at) RETURNING *`,
+    ),
+    getAccount: db.prepare<[string], AccountRow>('SELECT * FROM accounts WHERE account_id = ?'),
+    setAccountTier: db.prepare<{ account_id: string; tier_id: string }, AccountRow>(
+      'UPDATE accounts SET tier_id = @tier_id WHERE account_id = @account_id RETURNING *',
+    ),
+    debitBalance: db.prepare<{ account_id: string; amount_kobo: number }, { balance_kobo: number }>(
+      `UPDATE accounts SET balance_kobo = balance_kobo - @amount_kobo
+       WHERE account_id = @account_id AND balance_kobo >= @amount_kobo RETURNING balance_kobo`,
+    ),
+    addToBalance: db.prepare<{ account_id: string; amount_kobo: number }, { balance_kobo: number }>(
+      `UPDATE accounts SET balance_kobo = balance_kobo + @amount_kobo
+       WHERE account_id = @account_id RETURNING balance_kobo`,
+    ),
+
+    insertKey: db.prepare<ApiKeyRow>(
+      `INSERT INTO api_keys (public_key, account_id, secret_hash, allowed_ips, revoked, created_at)
+       VALUES (@public_key, @account_id, @secret_hash, @allowed_ips, @revoked, @created_at)`,
+    ),
+    getKey: db.prepare<[string], ApiKeyRow>('SELECT * FROM api_keys WHERE public_key = ?'),
+    listKeys: db.prepare<[string], ApiKeyRow>(
+      'SELECT * FROM api_keys WHERE account_id = ? ORDER BY created_at DESC, public_key DESC',
+    ),
+    revokeKey: db.prepare<[string], ApiKeyRow>('UPDATE api_keys SET revoked = 1 WHERE public_key = ? RETURNING *'),
+    setKeyIps: db.prepare<{ public_key: string; allowed_ips: string }, ApiKeyRow>(
+      'UPDATE api_keys SET allowed_ips = @allowed_ips WHERE public_key = @public_key RETURNING *',
+    ),
+
+    countTiers: db.prepare<[], { n: number }>('SELECT count(*) AS n FROM tiers'),
+    listTiers: db.prepare<[], TierRow>('SELECT * FROM tiers ORDER BY tier_id'),
+    getTier: db.prepare<[string], TierRow>('SELECT * FROM tiers WHERE tier_id = ?'),
+    upsertTier: db.prepare<TierRow, TierRow>(
+      `INSERT INTO tiers (tier_id, name, api_access, discounts) VALUES (@tier_id, @name, @api_access, @discounts)
+       ON CONFLICT (tier_id) DO UPDATE SET
+         name = excluded.name, api_access = excluded.api_access, discounts = excluded.discounts
+       RETURNING *`,
+    ),
+    listPlans: db.prepare<{ network: string | null; active_only: number }, PlanRow>(
+      `SELECT * FROM plans
+       WHERE (@network IS NULL OR network = @network) AND (@active_only = 0 OR active = 1)
+       ORDER BY network, plan_id`,
+    ),
+    getPlan: db.prepare<[number], PlanRow>('SELECT * FROM plans WHERE plan_id = ?'),
+    // A null plan_id makes SQLite allocate one past the largest id ever used.
+    upsertPlan: db.prepare<Omit<PlanRow, 'plan_id'> & { plan_id: number | null }, PlanRow>(
+      `INSERT INTO plans (plan_id, network, label, validity, face_value_kobo, tier_prices, active)
+       VALUES (@plan_id, @network, @label, @validity, @face_value_kobo, @tier_prices, @active)
+       ON CONFLICT (plan_id) DO UPDATE SET
+         network = excluded.network, label = excluded.label, validity = excluded.validity,
+         face_value_kobo = excluded.face_value_kobo, tier_prices = excluded.tier_prices,
+         active = excluded.active
+       RETURNING *`,
+    ),
+    listCablePackages: db.prepare<{ provider: string | null }, CablePackageRow>(
+      `SELECT * FROM cable_packages WHERE (@provider IS NULL OR provider = @provider)
+       ORDER BY provider, package_code`,
+    ),
+    getCablePackage: db.prepare<{ provider: string; package_code: string }, CablePackageRow>(
+      'SELECT * FROM cable_packages WHERE provider = @provider AND package_code = @package_code',
+    ),
+    upsertCablePackage: db.prepare<CablePackageRow, CablePackageRow>(
+      `INSERT INTO cable_packages (provider, package_code, name, price_kobo, active)
+       VALUES (@provider, @package_code, @name, @price_kobo, @active)
+       ON CONFLICT (provider, package_code) DO UPDATE SET
+         name = excluded.name, price_kobo = excluded.price_kobo, active = excluded.active
+       RETURNING *`,
+    ),
+    getSetting: db.prepare<[string], { value: unknown }>('SELECT value FROM settings WHERE key = ?'),
+    setSetting: db.prepare<{ key: string; value: number }>(
+      'INSERT INTO settings (key, value) VALUES (@key, @value) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+    ),
+
+    insertLedger: db.prepare<Omit<LedgerRow, 'entry_id'>, LedgerRow>(
+      `INSERT INTO ledger_entries (account_id, amount_kobo, balance_after_kobo, kind, reference, memo, created_at)
+       VALUES (@account_id, @amount_kobo, @balance_after_kobo, @kind, @reference, @memo, @created_at)
+       RETURNING *`,
+    ),
+    listLedger: db.prepare<{ account_id: string; before: number; limit: number }, LedgerRow>(
+      `SELECT * FROM ledger_entries WHERE account_id = @account_id AND entry_id < @before
+       ORDER BY entry_id DESC LIMIT @limit`,
+    ),
+
+    insertTransaction: db.prepare<
+      Omit<
+        TransactionRow,
+        'status' | 'result' | 'failure_reason' | 'attempts' | 'needs_attention' | 'updated_at'
+      >,
+      TransactionRow
+    >(
+      `INSERT INTO transactions (reference, account_id, product, status, service, recipient, face_value_kobo,
+         charged_kobo, balance_after_kobo, details, result, failure_reason, request_id, request_hash, attempts,
+         next_attempt_at, needs_attention, created_at, updated_at)
+       VALUES (@reference, @account_id, @product, 'pending', @service, @recipient, @face_value_kobo,
+         @charged_kobo, @balance_after_kobo, @details, NULL, NULL, @request_id, @request_hash, 0,
+         @next_attempt_at, 0, @created_at, @created_at)
+       RETURNING *`,
+    ),
+    getTransaction: db.prepare<[string], TransactionRow>('SELECT * FROM transactions WHERE reference = ?'),
+    getTransactionByRequestId: db.prepare<{ account_id: string; request_id: string }, TransactionRow>(
+      'SELECT * FROM transactions WHERE account_id = @account_id AND request_id = @request_id',
+    ),
+    markSuccess: db.prepare<{ reference: string; result: string; updated_at: number }, TransactionRow>(
+      `UPDATE transactions SET status = 'success', result = @result, updated_at = @updated_at
+       WHERE reference = @reference AND status = 'pending' RETURNING *`,
+    ),
+    markFailed: db.prepare<{ reference: string; failure_reason: string; updated_at: number }, TransactionRow>(
+      `UPDATE transactions SET status = 'failed', failure_reason = @failure_reason, updated_at = @updated_at
+       WHERE reference = @reference AND status = 'pending' RETURNING *`,
+    ),
+    recordAttempt: db.prepare<{
+      reference: string;
+      attempts: number;
+      next_attempt_at: number;
+      needs_attention: number;
+      updated_at: number;
+    }>(
+      `UPDATE transactions SET attempts = @attempts, next_attempt_at = @next_attempt_at,
+         needs_attention = @needs_attention, updated_at = @updated_at
+       WHERE reference = @reference AND status = 'pending'`,
+    ),
+    listTransactionsFirst: db.prepare<{ account_id: string; limit: number }, TransactionRow>(
+      `SELECT * FROM transactions WHERE account_id = @account_id
+       ORDER BY created_at DESC, reference DESC LIMIT @limit`,
+    ),
+    listTransactionsAfter: db.prepare<
+      { account_id: string; created_at: number; reference: string; limit: number },
+      TransactionRow
+    >(
+      `SELECT * FROM transactions
+       WHERE account_id = @account_id
+         AND (created_at < @created_at OR (created_at = @created_at AND reference < @reference))
+       ORDER BY created_at DESC, reference DESC LIMIT @limit`,
+    ),
+    // The literal status matches the partial index transactions_due.
+    listDuePending: db.prepare<{ now: number; limit: number }, TransactionRow>(
+      `SELECT * FROM transactions WHERE status = 'pending' AND next_attempt_at <= @now
+       ORDER BY next_attempt_at, created_at, reference LIMIT @limit`,
+    ),
+  };
+}
+
+function cursorParams(cursor: { createdAt: number; reference: string }) {
+  return { created_at: cursor.createdAt, reference: cursor.reference };
+}
+
+/** Rows were fetched with limit + 1: the extra row only proves there is a next page. */
+function toPage<R, T>(rows: R[], limit: number, map: (row: R) => T, cursor: (row: R) => string): Page<T> {
+  const more = rows.length > limit;
+  const kept = more ? rows.slice(0, limit) : rows;
+  const page: Page<T> = { items: kept.map(map) };
+  if (more) page.next = cursor(kept[kept.length - 1]!);
+  return page;
+}
+
+/** The use cases validate amounts; reaching here with a bad one is a bug, so it throws. */
+function requireAmount(name: string, value: number, min: number): void {
+  if (!Number.isSafeInteger(value) || value < min) {
+    throw new RangeError(`store: ${name} must be a safe integer >= ${min}, got ${String(value)}`);
+  }
+}
+
+function requireLimit(limit: number): number {
+  if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_PAGE_LIMIT) {
+    throw new RangeError(`store: page limit must be an integer from 1 to ${MAX_PAGE_LIMIT}, got ${String(limit)}`);
+  }
+  return limit;
+}
+
+/** The ledger memo of a purchase's debit, for people reading a statement. */
+function purchaseMemo(tx: NewTransaction): string {
+  return [tx.product, tx.service, tx.recipient].filter((part) => part !== '').join(' ');
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  return error instanceof Database.SqliteError && error.code === 'SQLITE_CONSTRAINT_UNIQUE';
+}

@@ -1,0 +1,276 @@
+/**
+ * Row <-> record mapping for the SQLite adapter. Rows are what better-sqlite3 returns
+ * (times as integer milliseconds, booleans as 0/1, nested values as JSON text); records
+ * are the port's types. Nothing else in the adapter converts between the two.
+ */
+import {
+  InvalidCursorError,
+  type AccountRecord,
+  type ApiKeyRecord,
+  type CablePackageRecord,
+  type DiscountRule,
+  type LedgerEntryRecord,
+  type LedgerKind,
+  type PlanRecord,
+  type TierRecord,
+  type TransactionRecord,
+} from '../port.js';
+import type { DeliveryResult, ProductName, PurchaseDetails, TransactionStatus } from '../../domain/products.js';
+
+/** A Date as stored: integer milliseconds since the epoch. An invalid Date is a bug. */
+export function toMs(date: Date): number {
+  const ms = date.getTime();
+  if (!Number.isSafeInteger(ms)) throw new TypeError('store: invalid Date');
+  return ms;
+}
+
+export function fromMs(ms: number): Date {
+  return new Date(ms);
+}
+
+export function toFlag(value: boolean): 0 | 1 {
+  return value ? 1 : 0;
+}
+
+export interface AccountRow {
+  account_id: string;
+  name: string;
+  tier_id: string;
+  balance_kobo: number;
+  created_at: number;
+}
+
+export function accountFromRow(row: AccountRow): AccountRecord {
+  return {
+    accountId: row.account_id,
+    name: row.name,
+    tierId: row.tier_id,
+    balanceKobo: row.balance_kobo,
+    createdAt: fromMs(row.created_at),
+  };
+}
+
+export interface ApiKeyRow {
+  public_key: string;
+  account_id: string;
+  secret_hash: string;
+  allowed_ips: string;
+  revoked: number;
+  created_at: number;
+}
+
+export function apiKeyFromRow(row: ApiKeyRow): ApiKeyRecord {
+  return {
+    publicKey: row.public_key,
+    accountId: row.account_id,
+    secretHash: row.secret_hash,
+    allowedIps: JSON.parse(row.allowed_ips) as string[],
+    revoked: row.revoked === 1,
+    createdAt: fromMs(row.created_at),
+  };
+}
+
+export interface TierRow {
+  tier_id: string;
+  name: string;
+  api_access: number;
+  discounts: string;
+}
+
+export function tierFromRow(row: TierRow): TierRecord {
+  return {
+    tierId: row.tier_id,
+    name: row.name,
+    apiAccess: row.api_access === 1,
+    discounts: JSON.parse(row.discounts) as DiscountRule[],
+  };
+}
+
+export function tierToParams(tier: TierRecord) {
+  return {
+    tier_id: tier.tierId,
+    name: tier.name,
+    api_access: toFlag(tier.apiAccess),
+    discounts: JSON.stringify(tier.discounts),
+  };
+}
+
+export interface PlanRow {
+  plan_id: number;
+  network: string;
+  label: string;
+  validity: string;
+  face_value_kobo: number;
+  tier_prices: string;
+  active: number;
+}
+
+export function planFromRow(row: PlanRow): PlanRecord {
+  return {
+    planId: row.plan_id,
+    network: row.network,
+    label: row.label,
+    validity: row.validity,
+    faceValueKobo: row.face_value_kobo,
+    tierPricesKobo: JSON.parse(row.tier_prices) as Record<string, number>,
+    active: row.active === 1,
+  };
+}
+
+/** Parameters for the plan statements; plan_id null lets SQLite allocate the next id. */
+export function planToParams(plan: PlanRecord) {
+  return {
+    plan_id: plan.planId === 0 ? null : plan.planId,
+    network: plan.network,
+    label: plan.label,
+    validity: plan.validity,
+    face_value_kobo: plan.faceValueKobo,
+    tier_prices: JSON.stringify(plan.tierPricesKobo),
+    active: toFlag(plan.active),
+  };
+}
+
+export interface CablePackageRow {
+  provider: string;
+  package_code: string;
+  name: string;
+  price_kobo: number;
+  active: number;
+}
+
+export function cablePackageFromRow(row: CablePackageRow): CablePackageRecord {
+  return {
+    provider: row.provider,
+    packageCode: row.package_code,
+    name: row.name,
+    priceKobo: row.price_kobo,
+    active: row.active === 1,
+  };
+}
+
+export function cablePackageToParams(pkg: CablePackageRecord) {
+  return {
+    provider: pkg.provider,
+    package_code: pkg.packageCode,
+    name: pkg.name,
+    price_kobo: pkg.priceKobo,
+    active: toFlag(pkg.active),
+  };
+}
+
+export interface LedgerRow {
+  entry_id: number;
+  account_id: string;
+  amount_kobo: number;
+  balance_after_kobo: number;
+  kind: string;
+  reference: string;
+  memo: string;
+  created_at: number;
+}
+
+export function ledgerFromRow(row: LedgerRow): LedgerEntryRecord {
+  return {
+    entryId: row.entry_id,
+    accountId: row.account_id,
+    amountKobo: row.amount_kobo,
+    balanceAfterKobo: row.balance_after_kobo,
+    kind: row.kind as LedgerKind,
+    reference: row.reference,
+    memo: row.memo,
+    createdAt: fromMs(row.created_at),
+  };
+}
+
+export interface TransactionRow {
+  reference: string;
+  account_id: string;
+  product: string;
+  status: string;
+  service: string;
+  recipient: string;
+  face_value_kobo: number;
+  charged_kobo: number;
+  balance_after_kobo: number;
+  details: string;
+  result: string | null;
+  failure_reason: string | null;
+  request_id: string | null;
+  request_hash: string | null;
+  attempts: number;
+  next_attempt_at: number;
+  needs_attention: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export function transactionFromRow(row: TransactionRow): TransactionRecord {
+  return {
+    reference: row.reference,
+    accountId: row.account_id,
+    product: row.product as ProductName,
+    status: row.status as TransactionStatus,
+    service: row.service,
+    recipient: row.recipient,
+    faceValueKobo: row.face_value_kobo,
+    chargedKobo: row.charged_kobo,
+    balanceAfterKobo: row.balance_after_kobo,
+    details: JSON.parse(row.details) as PurchaseDetails,
+    result: row.result === null ? null : (JSON.parse(row.result) as DeliveryResult),
+    failureReason: row.failure_reason,
+    requestId: row.request_id,
+    requestHash: row.request_hash,
+    attempts: row.attempts,
+    nextAttemptAt: fromMs(row.next_attempt_at),
+    needsAttention: row.needs_attention === 1,
+    createdAt: fromMs(row.created_at),
+    updatedAt: fromMs(row.updated_at),
+  };
+}
+
+/*
+ * Page cursors. A cursor is the sort key of the last item of a page, as base64url JSON, so
+ * a caller can only hand it back and never build one from a record's fields. A cursor that
+ * does not decode came from outside (a client): InvalidCursorError lets the use case answer
+ * with an invalid parameter instead of a fault.
+ */
+
+function encodeCursor(key: unknown[]): string {
+  return Buffer.from(JSON.stringify(key), 'utf8').toString('base64url');
+}
+
+function decodeCursor(cursor: string): unknown[] {
+  try {
+    const key: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (Array.isArray(key)) return key;
+  } catch {
+    // Not JSON: falls through to the error below.
+  }
+  throw new InvalidCursorError();
+}
+
+/** Transactions sort newest first by (created_at, reference). */
+export function transactionCursor(row: TransactionRow): string {
+  return encodeCursor([row.created_at, row.reference]);
+}
+
+export function parseTransactionCursor(cursor: string): { createdAt: number; reference: string } {
+  const [createdAt, reference, ...rest] = decodeCursor(cursor);
+  if (typeof createdAt !== 'number' || !Number.isSafeInteger(createdAt) || typeof reference !== 'string' || rest.length > 0) {
+    throw new InvalidCursorError();
+  }
+  return { createdAt, reference };
+}
+
+/** Ledger entries sort newest first by entry_id, which only ever grows. */
+export function ledgerCursor(row: LedgerRow): string {
+  return encodeCursor([row.entry_id]);
+}
+
+export function parseLedgerCursor(cursor: string): number {
+  const [entryId, ...rest] = decodeCursor(cursor);
+  if (typeof entryId !== 'number' || !Number.isSafeInteger(entryId) || rest.length > 0) {
+    throw new InvalidCursorError();
+  }
+  return entryId;
+}

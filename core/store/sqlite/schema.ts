@@ -1,0 +1,173 @@
+/**
+ * The SQLite schema as an ordered list of migrations. `PRAGMA user_version` records how
+ * many have run; opening a store runs the missing ones, each in its own transaction. A
+ * later change to the schema appends a migration here and never edits a shipped one,
+ * because files written by older versions must still open.
+ */
+import type Database from 'better-sqlite3';
+
+/** One schema step; `version` is the user_version the file has once it ran. */
+export interface Migration {
+  version: number;
+  description: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: 'accounts, keys, catalog, ledger and transactions',
+    sql: `
+      -- Every time column holds integer milliseconds since the Unix epoch, UTC.
+      -- Every money column holds integer kobo.
+
+      CREATE TABLE tiers (
+        tier_id     TEXT PRIMARY KEY,
+        name        TEXT NOT NULL,
+        api_access  INTEGER NOT NULL CHECK (api_access IN (0, 1)),
+        discounts   TEXT NOT NULL CHECK (json_valid(discounts))
+      ) STRICT;
+
+      -- tier_id is not a foreign key: the store port lets an account name a tier the
+      -- catalog use case checks, and the MongoDB adapter could not enforce it anyway.
+      CREATE TABLE accounts (
+        account_id    TEXT PRIMARY KEY,
+        name          TEXT NOT NULL,
+        tier_id       TEXT NOT NULL,
+        balance_kobo  INTEGER NOT NULL CHECK (balance_kobo >= 0),
+        created_at    INTEGER NOT NULL
+      ) STRICT;
+
+      CREATE TABLE api_keys (
+        public_key   TEXT PRIMARY KEY,
+        account_id   TEXT NOT NULL REFERENCES accounts (account_id),
+        secret_hash  TEXT NOT NULL,
+        allowed_ips  TEXT NOT NULL CHECK (json_valid(allowed_ips)),
+        revoked      INTEGER NOT NULL CHECK (revoked IN (0, 1)),
+        created_at   INTEGER NOT NULL
+      ) STRICT;
+      CREATE INDEX api_keys_by_account ON api_keys (account_id, created_at DESC, public_key);
+
+      -- AUTOINCREMENT so that an allocated plan id is never handed out again, even if a
+      -- row were ever removed by hand: partners keep plan ids in their own code.
+      CREATE TABLE plans (
+        plan_id          INTEGER PRIMARY KEY AUTOINCREMENT CHECK (plan_id > 0),
+        network          TEXT NOT NULL,
+        label            TEXT NOT NULL,
+        validity         TEXT NOT NULL,
+        face_value_kobo  INTEGER NOT NULL CHECK (face_value_kobo >= 0),
+        tier_prices      TEXT NOT NULL CHECK (json_valid(tier_prices)),
+        active           INTEGER NOT NULL CHECK (active IN (0, 1))
+      ) STRICT;
+      CREATE INDEX plans_by_network ON plans (network, plan_id);
+
+      CREATE TABLE cable_packages (
+        provider      TEXT NOT NULL,
+        package_code  TEXT NOT NULL,
+        name          TEXT NOT NULL,
+        price_kobo    INTEGER NOT NULL CHECK (price_kobo >= 0),
+        active        INTEGER NOT NULL CHECK (active IN (0, 1)),
+        PRIMARY KEY (provider, package_code)
+      ) STRICT;
+
+      CREATE TABLE settings (
+        key    TEXT PRIMARY KEY,
+        value  ANY NOT NULL
+      ) STRICT;
+
+      -- The ledger is append-only: the triggers below refuse every UPDATE and DELETE.
+      -- The sign of an amount follows its kind, and no entry may leave a negative balance.
+      CREATE TABLE ledger_entries (
+        entry_id            INTEGER PRIMARY KEY AUTOINCREMENT,
+        account_id          TEXT NOT NULL REFERENCES accounts (account_id),
+        amount_kobo         INTEGER NOT NULL,
+        balance_after_kobo  INTEGER NOT NULL CHECK (balance_after_kobo >= 0),
+        kind                TEXT NOT NULL CHECK (kind IN ('credit', 'debit', 'refund')),
+        reference           TEXT NOT NULL,
+        memo                TEXT NOT NULL,
+        created_at          INTEGER NOT NULL,
+        CHECK ((kind = 'debit' AND amount_kobo < 0) OR (kind <> 'debit' AND amount_kobo > 0))
+      ) STRICT;
+      CREATE INDEX ledger_by_account ON ledger_entries (account_id, entry_id DESC);
+      -- A purchase has at most one debit and at most one refund, whatever the code above
+      -- does: this is the last line of defence against refunding twice. Credits are left
+      -- out so that the admin's credit references need not be unique.
+      CREATE UNIQUE INDEX ledger_once_per_purchase ON ledger_entries (reference, kind)
+        WHERE kind IN ('debit', 'refund');
+
+      CREATE TRIGGER ledger_entries_no_update BEFORE UPDATE ON ledger_entries
+      BEGIN
+        SELECT RAISE(ABORT, 'ledger entries are immutable');
+      END;
+      CREATE TRIGGER ledger_entries_no_delete BEFORE DELETE ON ledger_entries
+      BEGIN
+        SELECT RAISE(ABORT, 'ledger entries are immutable');
+      END;
+
+      CREATE TABLE transactions (
+        reference           TEXT PRIMARY KEY,
+        account_id          TEXT NOT NULL REFERENCES accounts (account_id),
+        product             TEXT NOT NULL,
+        status              TEXT NOT NULL CHECK (status IN ('pending', 'success', 'failed')),
+        service             TEXT NOT NULL,
+        recipient           TEXT NOT NULL,
+        face_value_kobo     INTEGER NOT NULL CHECK (face_value_kobo >= 0),
+        charged_kobo        INTEGER NOT NULL CHECK (charged_kobo > 0),
+        balance_after_kobo  INTEGER NOT NULL CHECK (balance_after_kobo >= 0),
+        details             TEXT NOT NULL CHECK (json_valid(details)),
+        result              TEXT CHECK (result IS NULL OR json_valid(result)),
+        failure_reason      TEXT,
+        request_id          TEXT,
+        request_hash        TEXT,
+        attempts            INTEGER NOT NULL CHECK (attempts >= 0),
+        next_attempt_at     INTEGER NOT NULL,
+        needs_attention     INTEGER NOT NULL CHECK (needs_attention IN (0, 1)),
+        created_at          INTEGER NOT NULL,
+        updated_at          INTEGER NOT NULL
+      ) STRICT;
+      -- The idempotency record: one request_id per account.
+      CREATE UNIQUE INDEX transactions_request_id ON transactions (account_id, request_id)
+        WHERE request_id IS NOT NULL;
+      CREATE INDEX transactions_history ON transactions (account_id, created_at DESC, reference DESC);
+      -- Partial, so the recovery worker's scan only ever touches pending rows.
+      CREATE INDEX transactions_due ON transactions (next_attempt_at, created_at, reference)
+        WHERE status = 'pending';
+
+      -- success and failed are final: a bug that tries to move a settled purchase to
+      -- refunded (or back) fails loudly instead of moving money twice.
+      CREATE TRIGGER transactions_final_states BEFORE UPDATE OF status ON transactions
+      WHEN OLD.status <> 'pending' AND NEW.status <> OLD.status
+      BEGIN
+        SELECT RAISE(ABORT, 'a settled transaction cannot change status');
+      END;
+    `,
+  },
+];
+
+/** The schema version this code writes. */
+export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
+
+/**
+ * Brings the file up to SCHEMA_VERSION. Each migration runs in an IMMEDIATE transaction
+ * that re-reads user_version first, so two processes opening a new file at once cannot
+ * both run the same step.
+ */
+export function migrate(db: Database.Database): void {
+  const found = db.pragma('user_version', { simple: true }) as number;
+  if (found > SCHEMA_VERSION) {
+    // A newer build wrote this file; running old code against it could corrupt money rows.
+    throw new Error(`store schema version ${found} is newer than this build understands (${SCHEMA_VERSION})`);
+  }
+  for (const migration of MIGRATIONS) {
+    const step = db.transaction(() => {
+      const current = db.pragma('user_version', { simple: true }) as number;
+      if (current >= migration.version) return;
+      if (current !== migration.version - 1) {
+        throw new Error(`schema version ${current} cannot be migrated by step ${migration.version}`);
+      }
+      db.exec(migration.sql);
+      db.pragma(`user_version = ${migration.version}`);
+    });
+    step.immediate();
+  }
+}

@@ -1,0 +1,747 @@
+/**
+ * The store conformance suite: what every adapter of core/store/port.ts must do, pinned
+ * through the port alone so the SQLite and MongoDB adapters run the very same checks.
+ * An adapter's test file calls `storeConformance(label, open)`; `open` must hand out a
+ * fresh, empty store for every test.
+ *
+ * After every test, each account the test created is audited through the port: its
+ * balance equals the sum of its ledger entries (read through listLedger paging), every
+ * entry's balance_after is the running sum, and no balance was ever negative.
+ */
+import { randomUUID } from 'node:crypto';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import {
+  InvalidCursorError,
+  type CatalogSeed,
+  type LedgerEntryRecord,
+  type NewTransaction,
+  type Page,
+  type PageRequest,
+  type PlanRecord,
+  type Store,
+  type TransactionRecord,
+} from '../../../core/store/port.js';
+
+/** A fresh store and how to throw it away. */
+export interface OpenedStore {
+  store: Store;
+  cleanup(): Promise<void>;
+}
+
+/** Page size the audit reads the ledger with; small, so that paging itself is exercised. */
+const AUDIT_PAGE_LIMIT = 7;
+
+/** A fixed clock origin keeps every time in the suite exact and readable. */
+const T0 = Date.UTC(2025, 0, 1, 8, 0, 0);
+
+function at(seconds: number): Date {
+  return new Date(T0 + seconds * 1000);
+}
+
+/** One test's view of a fresh store, remembering the accounts it must audit afterwards. */
+class Harness {
+  readonly accountIds = new Set<string>();
+  /** Keeps references unique even if an adapter's "fresh" stores share a database. */
+  private readonly prefix = randomUUID().slice(0, 8);
+  private sequence = 0;
+
+  constructor(readonly store: Store) {}
+
+  /** Creates an account, funded with one credit when balanceKobo > 0. */
+  async account(balanceKobo = 0, tierId = 'standard'): Promise<string> {
+    const accountId = this.unique('acct');
+    await this.store.accounts.create({ accountId, name: `Account ${accountId}`, tierId, createdAt: at(0) });
+    this.accountIds.add(accountId);
+    if (balanceKobo > 0) {
+      const credited = await this.store.wallet.credit({
+        accountId,
+        amountKobo: balanceKobo,
+        reference: this.unique('fund'),
+        memo: 'opening balance',
+        at: at(1),
+      });
+      assert.ok(credited, 'the opening credit found the account');
+    }
+    return accountId;
+  }
+
+  unique(kind: string): string {
+    this.sequence += 1;
+    return `${kind}-${this.prefix}-${String(this.sequence).padStart(4, '0')}`;
+  }
+
+  /** An airtime purchase of ₦100 charged ₦98 unless overridden. */
+  purchase(accountId: string, overrides: Partial<NewTransaction> = {}): NewTransaction {
+    return {
+      reference: this.unique('TX'),
+      accountId,
+      product: 'airtime',
+      service: 'mtn',
+      recipient: '08031234567',
+      faceValueKobo: 10_000,
+      chargedKobo: 9_800,
+      details: {},
+      requestId: null,
+      requestHash: null,
+      nextAttemptAt: at(60),
+      createdAt: at(10),
+      ...overrides,
+    };
+  }
+
+  async reserved(tx: NewTransaction): Promise<TransactionRecord> {
+    const result = await this.store.wallet.reserve(tx);
+    if (result.outcome !== 'reserved') throw new Error(`expected the purchase to be reserved, got ${result.outcome}`);
+    return result.transaction;
+  }
+
+  async balance(accountId: string): Promise<number> {
+    const account = await this.store.accounts.get(accountId);
+    assert.ok(account, `account ${accountId} exists`);
+    return account.balanceKobo;
+  }
+
+  /** Every ledger entry of the account, newest first, read page by page. */
+  async ledger(accountId: string, limit = AUDIT_PAGE_LIMIT): Promise<LedgerEntryRecord[]> {
+    return readAll((page) => this.store.wallet.listLedger(accountId, page), limit);
+  }
+}
+
+/** Follows `next` cursors to the end, checking that every page but the last is full. */
+async function readAll<T>(list: (page: PageRequest) => Promise<Page<T>>, limit: number): Promise<T[]> {
+  const items: T[] = [];
+  let after: string | undefined;
+  for (let pages = 0; ; pages++) {
+    assert.ok(pages < 10_000, 'paging terminates');
+    const page: Page<T> = await list(after === undefined ? { limit } : { limit, after });
+    assert.ok(page.items.length <= limit, 'a page never exceeds its limit');
+    items.push(...page.items);
+    if (page.next === undefined) return items;
+    assert.is(page.items.length, limit, 'only the last page may be short');
+    after = page.next;
+  }
+}
+
+async function auditLedger(h: Harness): Promise<void> {
+  for (const accountId of h.accountIds) {
+    const account = await h.store.accounts.get(accountId);
+    assert.ok(account, `audited account ${accountId} exists`);
+    const newestFirst = await h.ledger(accountId);
+    const ids = newestFirst.map((e) => e.entryId);
+    assert.is(new Set(ids).size, ids.length, 'ledger entries are listed once each');
+    for (let i = 1; i < ids.length; i++) assert.ok(ids[i - 1]! > ids[i]!, 'ledger is newest first');
+    let running = 0;
+    for (const entry of [...newestFirst].reverse()) {
+      assert.is(entry.accountId, accountId);
+      assert.ok(Number.isSafeInteger(entry.amountKobo) && entry.amountKobo !== 0, 'entry amount is a non-zero integer');
+      assert.ok(entry.kind === 'debit' ? entry.amountKobo < 0 : entry.amountKobo > 0, `sign of a ${entry.kind} entry`);
+      running += entry.amountKobo;
+      assert.is(entry.balanceAfterKobo, running, `balance after entry ${entry.entryId} is the running sum`);
+      assert.ok(running >= 0, 'the balance never went negative');
+    }
+    assert.is(account.balanceKobo, running, `balance of ${accountId} equals the sum of its ledger entries`);
+  }
+}
+
+/**
+ * Builds and runs the conformance suites for one adapter. Every test gets a fresh store
+ * from `open` and gives it back through `cleanup`.
+ */
+export function storeConformance(label: string, open: () => Promise<OpenedStore>): void {
+  /** One uvu suite whose tests each get a fresh store and end with the ledger audit. */
+  function define(name: string, body: (it: (title: string, fn: (h: Harness) => Promise<void>) => void) => void): void {
+    const test = suite(`${label} store: ${name}`);
+    let current: { harness: Harness; cleanup(): Promise<void> } | undefined;
+    test.before.each(async () => {
+      const opened = await open();
+      current = { harness: new Harness(opened.store), cleanup: opened.cleanup };
+    });
+    // uvu runs after.each again when a test failed, so this must be safe to call twice.
+    test.after.each(async () => {
+      const done = current;
+      current = undefined;
+      if (done) await done.cleanup();
+    });
+    body((title, fn) =>
+      test(title, async () => {
+        const h = current!.harness;
+        await fn(h);
+        await auditLedger(h);
+      }),
+    );
+    test.run();
+  }
+
+  define('accounts', (it) => {
+    it('a new account starts at zero and reads back as created', async (h) => {
+      const created = await h.store.accounts.create({ accountId: 'acct-1', name: 'Ada Stores', tierId: 'standard', createdAt: at(5) });
+      h.accountIds.add('acct-1');
+      assert.equal(created, { accountId: 'acct-1', name: 'Ada Stores', tierId: 'standard', balanceKobo: 0, createdAt: at(5) });
+      assert.equal(await h.store.accounts.get('acct-1'), created);
+    });
+
+    it('an unknown account is null', async (h) => {
+      assert.is(await h.store.accounts.get('nobody'), null);
+      assert.is(await h.store.accounts.setTier('nobody', 'api'), null);
+    });
+
+    it('setTier moves the account and keeps its balance', async (h) => {
+      const accountId = await h.account(5_000);
+      const moved = await h.store.accounts.setTier(accountId, 'api');
+      assert.is(moved?.tierId, 'api');
+      assert.is(moved?.balanceKobo, 5_000);
+      assert.is((await h.store.accounts.get(accountId))?.tierId, 'api');
+    });
+  });
+
+  define('keys', (it) => {
+    it('a key reads back exactly as inserted', async (h) => {
+      const accountId = await h.account();
+      const key = { publicKey: 'pk_one', accountId, secretHash: 'a'.repeat(64), allowedIps: ['203.0.113.7'], revoked: false, createdAt: at(3) };
+      await h.store.keys.insert(key);
+      assert.equal(await h.store.keys.find('pk_one'), key);
+      assert.is(await h.store.keys.find('pk_missing'), null);
+    });
+
+    it("an account's keys list newest first, revoked ones included, other accounts' excluded", async (h) => {
+      const accountId = await h.account();
+      const other = await h.account();
+      await h.store.keys.insert({ publicKey: 'pk_old', accountId, secretHash: 'h1', allowedIps: [], revoked: true, createdAt: at(1) });
+      await h.store.keys.insert({ publicKey: 'pk_new', accountId, secretHash: 'h2', allowedIps: [], revoked: false, createdAt: at(9) });
+      await h.store.keys.insert({ publicKey: 'pk_mid', accountId, secretHash: 'h3', allowedIps: [], revoked: false, createdAt: at(5) });
+      await h.store.keys.insert({ publicKey: 'pk_theirs', accountId: other, secretHash: 'h4', allowedIps: [], revoked: false, createdAt: at(7) });
+      const listed = await h.store.keys.listByAccount(accountId);
+      assert.equal(listed.map((k) => k.publicKey), ['pk_new', 'pk_mid', 'pk_old']);
+      assert.equal(await h.store.keys.listByAccount('nobody'), []);
+    });
+
+    it('revoke marks the key revoked and returns it; an unknown key is null', async (h) => {
+      const accountId = await h.account();
+      await h.store.keys.insert({ publicKey: 'pk_r', accountId, secretHash: 'h', allowedIps: [], revoked: false, createdAt: at(1) });
+      const revoked = await h.store.keys.revoke('pk_r');
+      assert.is(revoked?.revoked, true);
+      assert.is((await h.store.keys.find('pk_r'))?.revoked, true);
+      assert.is(await h.store.keys.revoke('pk_missing'), null);
+    });
+
+    it('setAllowedIps replaces the list, and an empty list removes the lock', async (h) => {
+      const accountId = await h.account();
+      await h.store.keys.insert({ publicKey: 'pk_ip', accountId, secretHash: 'h', allowedIps: ['198.51.100.1'], revoked: false, createdAt: at(1) });
+      const locked = await h.store.keys.setAllowedIps('pk_ip', ['203.0.113.7', '2001:db8::1']);
+      assert.equal(locked?.allowedIps, ['203.0.113.7', '2001:db8::1']);
+      assert.equal((await h.store.keys.find('pk_ip'))?.allowedIps, ['203.0.113.7', '2001:db8::1']);
+      assert.equal((await h.store.keys.setAllowedIps('pk_ip', []))?.allowedIps, []);
+      assert.is(await h.store.keys.setAllowedIps('pk_missing', ['203.0.113.7']), null);
+    });
+  });
+
+  define('catalog', (it) => {
+    const standard = {
+      tierId: 'standard',
+      name: 'Standard',
+      apiAccess: false,
+      discounts: [{ product: 'airtime' as const, service: 'mtn', basisPoints: 200 }],
+    };
+
+    it('tiers upsert, read back and update in place', async (h) => {
+      assert.equal(await h.store.catalog.upsertTier(standard), standard);
+      const api = { tierId: 'api', name: 'API', apiAccess: true, discounts: [{ product: 'data' as const, service: '', basisPoints: 150 }] };
+      await h.store.catalog.upsertTier(api);
+      assert.equal(await h.store.catalog.getTier('api'), api);
+      const renamed = { ...standard, name: 'Standard plus', discounts: [] };
+      assert.equal(await h.store.catalog.upsertTier(renamed), renamed);
+      const tiers = await h.store.catalog.listTiers();
+      assert.is(tiers.length, 2);
+      assert.equal(tiers.find((t) => t.tierId === 'standard'), renamed);
+      assert.is(await h.store.catalog.getTier('gold'), null);
+    });
+
+    it('planId 0 allocates the next id; ids stay stable across updates and are never reused', async (h) => {
+      const plan = (network: string, label: string): PlanRecord => ({
+        planId: 0,
+        network,
+        label,
+        validity: '30 days',
+        faceValueKobo: 100_000,
+        tierPricesKobo: { standard: 98_000, api: 95_000 },
+        active: true,
+      });
+      const first = await h.store.catalog.upsertPlan(plan('mtn', '1GB'));
+      const second = await h.store.catalog.upsertPlan(plan('mtn', '2GB'));
+      assert.ok(first.planId > 0, 'an allocated id is positive');
+      assert.is(second.planId, first.planId + 1);
+      assert.equal(first, { ...plan('mtn', '1GB'), planId: first.planId });
+
+      const explicit = await h.store.catalog.upsertPlan({ ...plan('glo', '5GB'), planId: 40 });
+      assert.is(explicit.planId, 40);
+      const after = await h.store.catalog.upsertPlan(plan('airtel', '500MB'));
+      assert.is(after.planId, 41, 'allocation continues past the largest id');
+
+      const updated = await h.store.catalog.upsertPlan({ ...first, label: '1.5GB', active: false, tierPricesKobo: { standard: 97_000 } });
+      assert.is(updated.planId, first.planId);
+      assert.equal(await h.store.catalog.getPlan(first.planId), updated);
+      assert.is((await h.store.catalog.listPlans()).length, 4, 'an update does not add a plan');
+      assert.is(await h.store.catalog.getPlan(999), null);
+    });
+
+    it('listPlans orders by network then id, and filters by network and activity', async (h) => {
+      const base = { validity: '30 days', faceValueKobo: 50_000, tierPricesKobo: { standard: 49_000 } };
+      const mtnA = await h.store.catalog.upsertPlan({ ...base, planId: 0, network: 'mtn', label: 'a', active: true });
+      const airtel = await h.store.catalog.upsertPlan({ ...base, planId: 0, network: 'airtel', label: 'b', active: true });
+      const mtnB = await h.store.catalog.upsertPlan({ ...base, planId: 0, network: 'mtn', label: 'c', active: false });
+      const glo = await h.store.catalog.upsertPlan({ ...base, planId: 0, network: 'glo', label: 'd', active: true });
+      const ids = (plans: PlanRecord[]) => plans.map((p) => p.planId);
+      assert.equal(ids(await h.store.catalog.listPlans()), [airtel.planId, glo.planId, mtnA.planId, mtnB.planId]);
+      assert.equal(ids(await h.store.catalog.listPlans({ network: 'mtn' })), [mtnA.planId, mtnB.planId]);
+      assert.equal(ids(await h.store.catalog.listPlans({ activeOnly: true })), [airtel.planId, glo.planId, mtnA.planId]);
+      assert.equal(ids(await h.store.catalog.listPlans({ network: 'mtn', activeOnly: true })), [mtnA.planId]);
+      assert.equal(await h.store.catalog.listPlans({ network: '9mobile' }), []);
+    });
+
+    it('cable packages upsert by provider and code, and list by provider', async (h) => {
+      const compact = { provider: 'dstv', packageCode: 'compact', name: 'DStv Compact', priceKobo: 1_250_000, active: true };
+      assert.equal(await h.store.catalog.upsertCablePackage(compact), compact);
+      await h.store.catalog.upsertCablePackage({ provider: 'gotv', packageCode: 'compact', name: 'GOtv Compact?', priceKobo: 500_000, active: true });
+      await h.store.catalog.upsertCablePackage({ provider: 'dstv', packageCode: 'padi', name: 'DStv Padi', priceKobo: 360_000, active: true });
+      const repriced = { ...compact, priceKobo: 1_350_000, active: false };
+      assert.equal(await h.store.catalog.upsertCablePackage(repriced), repriced);
+      assert.equal(await h.store.catalog.getCablePackage('dstv', 'compact'), repriced);
+      assert.is((await h.store.catalog.getCablePackage('gotv', 'compact'))?.priceKobo, 500_000, 'same code, other provider');
+      assert.is(await h.store.catalog.getCablePackage('startimes', 'compact'), null);
+      assert.equal((await h.store.catalog.listCablePackages({ provider: 'dstv' })).map((p) => p.packageCode).sort(), ['compact', 'padi']);
+      assert.is((await h.store.catalog.listCablePackages()).length, 3);
+    });
+
+    it('the SMS rate reads back what was set last', async (h) => {
+      await h.store.catalog.setSmsRateKobo(400);
+      assert.is(await h.store.catalog.getSmsRateKobo(), 400);
+      await h.store.catalog.setSmsRateKobo(450);
+      assert.is(await h.store.catalog.getSmsRateKobo(), 450);
+    });
+
+    it('seedIfEmpty writes the seed once and never overwrites later edits', async (h) => {
+      const seed: CatalogSeed = {
+        tiers: [standard, { tierId: 'api', name: 'API', apiAccess: true, discounts: [] }],
+        plans: [
+          {
+            planId: 1,
+            network: 'mtn',
+            label: '1GB',
+            validity: '30 days',
+            faceValueKobo: 100_000,
+            tierPricesKobo: { standard: 98_000, api: 95_000 },
+            active: true,
+          },
+          {
+            planId: 2,
+            network: 'glo',
+            label: '2GB',
+            validity: '30 days',
+            faceValueKobo: 150_000,
+            tierPricesKobo: { standard: 147_000, api: 140_000 },
+            active: true,
+          },
+        ],
+        cablePackages: [{ provider: 'gotv', packageCode: 'max', name: 'GOtv Max', priceKobo: 720_000, active: true }],
+        smsRateKobo: 400,
+      };
+      assert.is(await h.store.catalog.seedIfEmpty(seed), true);
+      assert.is((await h.store.catalog.listTiers()).length, 2);
+      assert.equal(await h.store.catalog.getPlan(2), seed.plans[1]);
+      assert.equal(await h.store.catalog.getCablePackage('gotv', 'max'), seed.cablePackages[0]);
+      assert.is(await h.store.catalog.getSmsRateKobo(), 400);
+
+      await h.store.catalog.setSmsRateKobo(425);
+      const changed: CatalogSeed = { ...seed, tiers: [{ tierId: 'gold', name: 'Gold', apiAccess: true, discounts: [] }], smsRateKobo: 999 };
+      assert.is(await h.store.catalog.seedIfEmpty(changed), false);
+      assert.is(await h.store.catalog.getTier('gold'), null);
+      assert.is(await h.store.catalog.getSmsRateKobo(), 425);
+      assert.is((await h.store.catalog.upsertPlan({ ...seed.plans[0]!, planId: 0 })).planId, 3, 'allocation continues after seeded ids');
+    });
+
+    it('seedIfEmpty does nothing when tiers exist already', async (h) => {
+      await h.store.catalog.upsertTier(standard);
+      const seeded = await h.store.catalog.seedIfEmpty({ tiers: [{ ...standard, name: 'Seeded' }], plans: [], cablePackages: [], smsRateKobo: 400 });
+      assert.is(seeded, false);
+      assert.is((await h.store.catalog.getTier('standard'))?.name, 'Standard');
+    });
+  });
+
+  define('wallet credit', (it) => {
+    it('a credit adds to the balance and writes a credit entry', async (h) => {
+      const accountId = await h.account();
+      const first = await h.store.wallet.credit({ accountId, amountKobo: 250_000, reference: 'CR-1', memo: 'bank transfer', at: at(20) });
+      assert.equal(first, {
+        balanceKobo: 250_000,
+        entry: {
+          entryId: first!.entry.entryId,
+          accountId,
+          amountKobo: 250_000,
+          balanceAfterKobo: 250_000,
+          kind: 'credit',
+          reference: 'CR-1',
+          memo: 'bank transfer',
+          createdAt: at(20),
+        },
+      });
+      const second = await h.store.wallet.credit({ accountId, amountKobo: 50, reference: 'CR-2', memo: 'top up', at: at(21) });
+      assert.is(second?.balanceKobo, 250_050);
+      assert.is(await h.balance(accountId), 250_050);
+      assert.equal((await h.ledger(accountId)).map((e) => e.reference), ['CR-2', 'CR-1']);
+    });
+
+    it('a credit to an unknown account is null and writes nothing', async (h) => {
+      assert.is(await h.store.wallet.credit({ accountId: 'nobody', amountKobo: 100, reference: 'CR-x', memo: '', at: at(1) }), null);
+      assert.equal(await h.ledger('nobody'), []);
+    });
+
+    it('a zero, negative or fractional credit is refused and writes nothing', async (h) => {
+      const accountId = await h.account(1_000);
+      for (const amountKobo of [0, -500, 12.5, Number.NaN]) {
+        let refused = false;
+        try {
+          await h.store.wallet.credit({ accountId, amountKobo, reference: h.unique('bad'), memo: '', at: at(2) });
+        } catch {
+          refused = true;
+        }
+        assert.ok(refused, `a credit of ${amountKobo} is refused`);
+      }
+      assert.is(await h.balance(accountId), 1_000);
+      assert.is((await h.ledger(accountId)).length, 1);
+    });
+  });
+
+  define('wallet reserve', (it) => {
+    it('a covered purchase debits, writes the debit entry and a pending transaction', async (h) => {
+      const accountId = await h.account(20_000);
+      const tx = h.purchase(accountId, {
+        product: 'data',
+        details: { planId: 3, planLabel: '1GB' },
+        requestId: 'order-77',
+        requestHash: 'b'.repeat(64),
+      });
+      const reserved = await h.reserved(tx);
+      assert.equal(reserved, {
+        ...tx,
+        status: 'pending',
+        balanceAfterKobo: 10_200,
+        result: null,
+        failureReason: null,
+        attempts: 0,
+        needsAttention: false,
+        updatedAt: tx.createdAt,
+      });
+      assert.equal(await h.store.transactions.get(tx.reference), reserved);
+      assert.is(await h.balance(accountId), 10_200);
+      const [debit] = await h.ledger(accountId);
+      assert.is(debit?.kind, 'debit');
+      assert.is(debit?.amountKobo, -9_800);
+      assert.is(debit?.balanceAfterKobo, 10_200);
+      assert.is(debit?.reference, tx.reference);
+      assert.equal(debit?.createdAt, tx.createdAt);
+    });
+
+    it('a short balance is "insufficient" and writes nothing', async (h) => {
+      const accountId = await h.account(5_000);
+      const tx = h.purchase(accountId, { requestId: 'short-1' });
+      assert.equal(await h.store.wallet.reserve(tx), { outcome: 'insufficient', balanceKobo: 5_000 });
+      assert.is(await h.balance(accountId), 5_000);
+      assert.is((await h.ledger(accountId)).length, 1, 'only the opening credit');
+      assert.is(await h.store.transactions.get(tx.reference), null);
+      assert.equal((await h.store.transactions.listByAccount(accountId, { limit: 10 })).items, []);
+      // Nothing was written, so the idempotency key is still free once the wallet is funded.
+      await h.store.wallet.credit({ accountId, amountKobo: 5_000, reference: 'CR-more', memo: '', at: at(30) });
+      assert.is((await h.store.wallet.reserve(tx)).outcome, 'reserved');
+    });
+
+    it('a charge equal to the balance leaves exactly zero, and the next kobo is refused', async (h) => {
+      const accountId = await h.account(9_800);
+      const reserved = await h.reserved(h.purchase(accountId));
+      assert.is(reserved.balanceAfterKobo, 0);
+      assert.is(await h.balance(accountId), 0);
+      assert.equal(await h.store.wallet.reserve(h.purchase(accountId, { chargedKobo: 1 })), { outcome: 'insufficient', balanceKobo: 0 });
+    });
+
+    it('an unknown account is "no_account" and writes nothing', async (h) => {
+      const tx = h.purchase('nobody');
+      assert.equal(await h.store.wallet.reserve(tx), { outcome: 'no_account' });
+      assert.is(await h.store.transactions.get(tx.reference), null);
+    });
+
+    it('a repeated request_id is "duplicate", returns the original and never debits twice', async (h) => {
+      const accountId = await h.account(50_000);
+      const original = await h.reserved(h.purchase(accountId, { requestId: 'same', requestHash: 'hash-1' }));
+      const replay = h.purchase(accountId, { requestId: 'same', requestHash: 'hash-2', chargedKobo: 100 });
+      const again = await h.store.wallet.reserve(replay);
+      assert.equal(again, { outcome: 'duplicate', transaction: original });
+      assert.is(await h.store.transactions.get(replay.reference), null);
+      assert.is(await h.balance(accountId), 40_200);
+      assert.is((await h.ledger(accountId)).filter((e) => e.kind === 'debit').length, 1);
+    });
+
+    it('a duplicate returns the transaction as it is now, settled included', async (h) => {
+      const accountId = await h.account(50_000);
+      const original = await h.reserved(h.purchase(accountId, { requestId: 'then-settled' }));
+      await h.store.wallet.settle(original.reference, { providerReference: 'P-1' }, at(40));
+      const again = await h.store.wallet.reserve(h.purchase(accountId, { requestId: 'then-settled' }));
+      assert.is(again.outcome, 'duplicate');
+      if (again.outcome === 'duplicate') {
+        assert.is(again.transaction.status, 'success');
+        assert.equal(again.transaction.result, { providerReference: 'P-1' });
+      }
+    });
+
+    it('concurrent reserves with one request_id debit exactly once', async (h) => {
+      const accountId = await h.account(100_000);
+      const results = await Promise.all(
+        Array.from({ length: 10 }, () => h.store.wallet.reserve(h.purchase(accountId, { requestId: 'racing' }))),
+      );
+      assert.is(results.filter((r) => r.outcome === 'reserved').length, 1);
+      assert.is(results.filter((r) => r.outcome === 'duplicate').length, 9);
+      assert.is(await h.balance(accountId), 90_200);
+    });
+
+    it('the same request_id on two accounts is two purchases', async (h) => {
+      const a = await h.account(10_000);
+      const b = await h.account(10_000);
+      await h.reserved(h.purchase(a, { requestId: 'shared' }));
+      await h.reserved(h.purchase(b, { requestId: 'shared' }));
+      assert.is(await h.balance(a), 200);
+      assert.is(await h.balance(b), 200);
+    });
+
+    it('purchases without a request_id never collide', async (h) => {
+      const accountId = await h.account(30_000);
+      await h.reserved(h.purchase(accountId));
+      await h.reserved(h.purchase(accountId));
+      assert.is(await h.balance(accountId), 10_400);
+    });
+
+    it('100 concurrent reserves on a wallet that covers 37 reserve exactly 37', async (h) => {
+      const chargeKobo = 500;
+      const accountId = await h.account(37 * chargeKobo);
+      const results = await Promise.all(
+        Array.from({ length: 100 }, (_, i) =>
+          h.store.wallet.reserve(h.purchase(accountId, { chargedKobo: chargeKobo, faceValueKobo: chargeKobo, createdAt: at(100 + i) })),
+        ),
+      );
+      const reserved = results.flatMap((r) => (r.outcome === 'reserved' ? [r.transaction] : []));
+      assert.is(reserved.length, 37);
+      assert.is(results.filter((r) => r.outcome === 'insufficient').length, 63);
+      assert.is(await h.balance(accountId), 0);
+      const balancesAfter = reserved.map((t) => t.balanceAfterKobo).sort((x, y) => x - y);
+      assert.equal(balancesAfter, Array.from({ length: 37 }, (_, i) => i * chargeKobo), 'each debit saw the previous one');
+    });
+  });
+
+  define('wallet settle and refund', (it) => {
+    async function pending(h: Harness): Promise<{ accountId: string; tx: TransactionRecord }> {
+      const accountId = await h.account(20_000);
+      const tx = await h.reserved(h.purchase(accountId));
+      return { accountId, tx };
+    }
+
+    it('settle moves pending to success once; a second settle changes nothing', async (h) => {
+      const { accountId, tx } = await pending(h);
+      const first = await h.store.wallet.settle(tx.reference, { providerReference: 'P-9', units: '31.5 kWh' }, at(30));
+      assert.is(first?.changed, true);
+      assert.equal(first?.transaction, { ...tx, status: 'success', result: { providerReference: 'P-9', units: '31.5 kWh' }, updatedAt: at(30) });
+      const second = await h.store.wallet.settle(tx.reference, { providerReference: 'P-other' }, at(31));
+      assert.is(second?.changed, false);
+      assert.equal(second?.transaction, first?.transaction);
+      assert.equal(await h.store.transactions.get(tx.reference), first?.transaction);
+      assert.is(await h.balance(accountId), 10_200);
+      assert.is((await h.ledger(accountId)).length, 2, 'settling writes no ledger entry');
+    });
+
+    it('settle and refund of an unknown reference are null', async (h) => {
+      assert.is(await h.store.wallet.settle('TX-none', {}, at(1)), null);
+      assert.is(await h.store.wallet.refund('TX-none', 'provider failed', at(1)), null);
+    });
+
+    it('refund fails the purchase and returns the full charge exactly once', async (h) => {
+      const { accountId, tx } = await pending(h);
+      const first = await h.store.wallet.refund(tx.reference, 'provider rejected the number', at(30));
+      assert.is(first?.changed, true);
+      assert.equal(first?.transaction, { ...tx, status: 'failed', failureReason: 'provider rejected the number', updatedAt: at(30) });
+      assert.is(await h.balance(accountId), 20_000);
+      const [refundEntry] = await h.ledger(accountId);
+      assert.is(refundEntry?.kind, 'refund');
+      assert.is(refundEntry?.amountKobo, 9_800);
+      assert.is(refundEntry?.balanceAfterKobo, 20_000);
+      assert.is(refundEntry?.reference, tx.reference);
+
+      const second = await h.store.wallet.refund(tx.reference, 'again', at(31));
+      assert.is(second?.changed, false);
+      assert.is(second?.transaction.failureReason, 'provider rejected the number');
+      assert.is(await h.balance(accountId), 20_000);
+      assert.is((await h.ledger(accountId)).filter((e) => e.kind === 'refund').length, 1);
+    });
+
+    it('concurrent refunds of one purchase refund once', async (h) => {
+      const { accountId, tx } = await pending(h);
+      const results = await Promise.all(Array.from({ length: 8 }, () => h.store.wallet.refund(tx.reference, 'failed', at(30))));
+      assert.is(results.filter((r) => r?.changed).length, 1);
+      assert.is(await h.balance(accountId), 20_000);
+      assert.is((await h.ledger(accountId)).filter((e) => e.kind === 'refund').length, 1);
+    });
+
+    it('a refund restores the charge even after the wallet moved on', async (h) => {
+      const { accountId, tx } = await pending(h);
+      await h.reserved(h.purchase(accountId, { chargedKobo: 10_000 }));
+      assert.is(await h.balance(accountId), 200);
+      await h.store.wallet.refund(tx.reference, 'failed', at(30));
+      assert.is(await h.balance(accountId), 10_000);
+    });
+
+    it('refund after settle changes nothing', async (h) => {
+      const { accountId, tx } = await pending(h);
+      await h.store.wallet.settle(tx.reference, { providerReference: 'P-1' }, at(30));
+      const refund = await h.store.wallet.refund(tx.reference, 'too late', at(31));
+      assert.is(refund?.changed, false);
+      assert.is(refund?.transaction.status, 'success');
+      assert.is(refund?.transaction.failureReason, null);
+      assert.is(await h.balance(accountId), 10_200);
+      assert.is((await h.ledger(accountId)).filter((e) => e.kind === 'refund').length, 0);
+    });
+
+    it('settle after refund changes nothing', async (h) => {
+      const { accountId, tx } = await pending(h);
+      await h.store.wallet.refund(tx.reference, 'failed', at(30));
+      const settle = await h.store.wallet.settle(tx.reference, { providerReference: 'P-late' }, at(31));
+      assert.is(settle?.changed, false);
+      assert.is(settle?.transaction.status, 'failed');
+      assert.is(settle?.transaction.result, null);
+      assert.is(await h.balance(accountId), 20_000);
+    });
+
+    it('a settle racing a refund: exactly one wins and the money matches the winner', async (h) => {
+      const { accountId, tx } = await pending(h);
+      const [settled, refunded] = await Promise.all([
+        h.store.wallet.settle(tx.reference, { providerReference: 'P-1' }, at(30)),
+        h.store.wallet.refund(tx.reference, 'failed', at(30)),
+      ]);
+      assert.is(Number(settled?.changed) + Number(refunded?.changed), 1);
+      const final = await h.store.transactions.get(tx.reference);
+      const refunds = (await h.ledger(accountId)).filter((e) => e.kind === 'refund').length;
+      assert.is(final?.status, settled?.changed ? 'success' : 'failed');
+      assert.is(refunds, settled?.changed ? 0 : 1);
+      assert.is(await h.balance(accountId), settled?.changed ? 10_200 : 20_000);
+    });
+  });
+
+  define('recovery scans', (it) => {
+    it('recordAttempt updates a pending purchase only', async (h) => {
+      const accountId = await h.account(50_000);
+      const open = await h.reserved(h.purchase(accountId));
+      const done = await h.reserved(h.purchase(accountId));
+      await h.store.wallet.settle(done.reference, {}, at(20));
+      const next = { attempts: 3, nextAttemptAt: at(600), needsAttention: true, at: at(120) };
+      await h.store.wallet.recordAttempt(open.reference, next);
+      await h.store.wallet.recordAttempt(done.reference, next);
+      await h.store.wallet.recordAttempt('TX-none', next);
+      assert.equal(await h.store.transactions.get(open.reference), {
+        ...open,
+        attempts: 3,
+        nextAttemptAt: at(600),
+        needsAttention: true,
+        updatedAt: at(120),
+      });
+      const settled = await h.store.transactions.get(done.reference);
+      assert.is(settled?.attempts, 0);
+      assert.is(settled?.needsAttention, false);
+      assert.equal(settled?.updatedAt, at(20));
+    });
+
+    it('listDuePending returns due pending purchases, oldest due first, at most limit', async (h) => {
+      const accountId = await h.account(100_000);
+      const later = await h.reserved(h.purchase(accountId, { nextAttemptAt: at(100) }));
+      const sooner = await h.reserved(h.purchase(accountId, { nextAttemptAt: at(50) }));
+      const notYet = await h.reserved(h.purchase(accountId, { nextAttemptAt: at(200) }));
+      const settled = await h.reserved(h.purchase(accountId, { nextAttemptAt: at(10) }));
+      const refunded = await h.reserved(h.purchase(accountId, { nextAttemptAt: at(20) }));
+      await h.store.wallet.settle(settled.reference, {}, at(11));
+      await h.store.wallet.refund(refunded.reference, 'failed', at(21));
+      const refs = (txs: TransactionRecord[]) => txs.map((t) => t.reference);
+
+      assert.equal(refs(await h.store.transactions.listDuePending(at(150), 10)), [sooner.reference, later.reference]);
+      assert.equal(refs(await h.store.transactions.listDuePending(at(100), 10)), [sooner.reference, later.reference], 'due at exactly now');
+      assert.equal(refs(await h.store.transactions.listDuePending(at(150), 1)), [sooner.reference]);
+      assert.equal(await h.store.transactions.listDuePending(at(5), 10), []);
+      assert.equal(refs(await h.store.transactions.listDuePending(at(1_000), 10)), [sooner.reference, later.reference, notYet.reference]);
+
+      await h.store.wallet.recordAttempt(sooner.reference, { attempts: 1, nextAttemptAt: at(500), needsAttention: false, at: at(150) });
+      assert.equal(refs(await h.store.transactions.listDuePending(at(150), 10)), [later.reference], 'a recorded attempt postpones it');
+    });
+  });
+
+  define('history paging', (it) => {
+    it('transactions page newest first with no duplicates or gaps, and the last page has no next', async (h) => {
+      const accountId = await h.account(1_000_000);
+      const other = await h.account(1_000_000);
+      const created: TransactionRecord[] = [];
+      for (let i = 0; i < 23; i++) {
+        // Three purchases share each second, so ties on created_at must page correctly.
+        created.push(await h.reserved(h.purchase(accountId, { chargedKobo: 100, createdAt: at(Math.floor(i / 3)) })));
+        await h.reserved(h.purchase(other, { chargedKobo: 100, createdAt: at(i) }));
+      }
+      for (const limit of [1, 5, 7, 23, 50]) {
+        const listed = await readAll((page) => h.store.transactions.listByAccount(accountId, page), limit);
+        const refs = listed.map((t) => t.reference);
+        assert.is(new Set(refs).size, refs.length, `no duplicates at limit ${limit}`);
+        assert.equal([...refs].sort(), created.map((t) => t.reference).sort(), `no gaps at limit ${limit}`);
+        for (let i = 1; i < listed.length; i++) {
+          assert.ok(listed[i - 1]!.createdAt.getTime() >= listed[i]!.createdAt.getTime(), 'newest first');
+        }
+        assert.equal(listed.find((t) => t.reference === created[4]!.reference), created[4]);
+      }
+    });
+
+    it('a history that fills its pages exactly ends without a next cursor', async (h) => {
+      const accountId = await h.account(1_000_000);
+      for (let i = 0; i < 21; i++) await h.reserved(h.purchase(accountId, { chargedKobo: 100, createdAt: at(i) }));
+      const first = await h.store.transactions.listByAccount(accountId, { limit: 7 });
+      const second = await h.store.transactions.listByAccount(accountId, { limit: 7, after: first.next! });
+      const third = await h.store.transactions.listByAccount(accountId, { limit: 7, after: second.next! });
+      assert.equal([first.items.length, second.items.length, third.items.length], [7, 7, 7]);
+      assert.ok(first.next && second.next);
+      assert.is(third.next, undefined);
+      assert.equal(first.items[0]?.createdAt, at(20));
+      assert.equal(third.items[6]?.createdAt, at(0));
+    });
+
+    it('an empty history is one empty page', async (h) => {
+      const accountId = await h.account();
+      assert.equal(await h.store.transactions.listByAccount(accountId, { limit: 10 }), { items: [] });
+      assert.equal(await h.store.wallet.listLedger(accountId, { limit: 10 }), { items: [] });
+    });
+
+    it('the ledger pages newest first in the order entries were written', async (h) => {
+      const accountId = await h.account();
+      for (let amount = 1; amount <= 23; amount++) {
+        await h.store.wallet.credit({ accountId, amountKobo: amount, reference: `CR-${amount}`, memo: '', at: at(5) });
+      }
+      for (const limit of [1, 4, 23, 100]) {
+        const amounts = (await h.ledger(accountId, limit)).map((e) => e.amountKobo);
+        assert.equal(amounts, Array.from({ length: 23 }, (_, i) => 23 - i), `ledger order at limit ${limit}`);
+      }
+    });
+
+    it('a forged cursor is refused with InvalidCursorError', async (h) => {
+      const accountId = await h.account();
+      for (const list of [
+        () => h.store.transactions.listByAccount(accountId, { limit: 5, after: 'not a cursor!' }),
+        () => h.store.wallet.listLedger(accountId, { limit: 5, after: 'bm9wZQ' }),
+      ]) {
+        let caught: unknown;
+        try {
+          await list();
+        } catch (error) {
+          caught = error;
+        }
+        assert.instance(caught, InvalidCursorError, 'a forged cursor is refused');
+      }
+    });
+  });
+}

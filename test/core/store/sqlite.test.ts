@@ -1,0 +1,202 @@
+/**
+ * The SQLite adapter: the shared conformance suite on a fresh file per test, then what
+ * only SQLite can show (the file on disk, its pragmas and its guards against edits made
+ * behind the adapter's back).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { openSqliteStore } from '../../../core/store/sqlite/index.js';
+import { SCHEMA_VERSION } from '../../../core/store/sqlite/schema.js';
+import type { Store } from '../../../core/store/port.js';
+import { storeConformance } from './conformance.js';
+
+function freshFile(): { filename: string; remove(): void } {
+  const dir = mkdtempSync(join(tmpdir(), 'prepaid-store-'));
+  return { filename: join(dir, 'prepaid.db'), remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+storeConformance('sqlite', async () => {
+  const file = freshFile();
+  const store = openSqliteStore({ filename: file.filename });
+  return {
+    store,
+    async cleanup() {
+      await store.close();
+      file.remove();
+    },
+  };
+});
+
+const sqlite = suite('sqlite store: the file');
+let file: ReturnType<typeof freshFile>;
+const opened: Store[] = [];
+const raws: Database.Database[] = [];
+
+function open(): Store {
+  const store = openSqliteStore({ filename: file.filename });
+  opened.push(store);
+  return store;
+}
+
+function raw(): Database.Database {
+  const db = new Database(file.filename);
+  raws.push(db);
+  return db;
+}
+
+sqlite.before.each(() => {
+  file = freshFile();
+});
+
+sqlite.after.each(async () => {
+  for (const store of opened.splice(0)) await store.close();
+  for (const db of raws.splice(0)) if (db.open) db.close();
+  file.remove();
+});
+
+/** An account with ₦500, one settled and one pending purchase. */
+async function populate(store: Store): Promise<void> {
+  await store.accounts.create({ accountId: 'acct-1', name: 'Ada', tierId: 'standard', createdAt: new Date(1_000) });
+  await store.wallet.credit({ accountId: 'acct-1', amountKobo: 50_000, reference: 'CR-1', memo: 'opening', at: new Date(2_000) });
+  const purchase = {
+    accountId: 'acct-1',
+    product: 'airtime' as const,
+    service: 'mtn',
+    recipient: '08031234567',
+    faceValueKobo: 10_000,
+    chargedKobo: 9_800,
+    details: {},
+    requestId: null,
+    requestHash: null,
+    nextAttemptAt: new Date(60_000),
+  };
+  await store.wallet.reserve({ ...purchase, reference: 'TX-1', createdAt: new Date(3_000) });
+  await store.wallet.settle('TX-1', { providerReference: 'P-1' }, new Date(4_000));
+  await store.wallet.reserve({ ...purchase, reference: 'TX-2', requestId: 'r-2', createdAt: new Date(5_000) });
+  await store.catalog.upsertPlan({
+    planId: 0,
+    network: 'mtn',
+    label: '1GB',
+    validity: '30 days',
+    faceValueKobo: 100_000,
+    tierPricesKobo: { standard: 98_000 },
+    active: true,
+  });
+}
+
+sqlite('what was committed is still there after close and reopen', async () => {
+  const first = open();
+  await populate(first);
+  const before = {
+    account: await first.accounts.get('acct-1'),
+    ledger: await first.wallet.listLedger('acct-1', { limit: 100 }),
+    history: await first.transactions.listByAccount('acct-1', { limit: 100 }),
+  };
+  await first.close();
+
+  const second = open();
+  assert.equal(await second.accounts.get('acct-1'), before.account);
+  assert.is(before.account?.balanceKobo, 30_400);
+  assert.equal(await second.wallet.listLedger('acct-1', { limit: 100 }), before.ledger);
+  assert.equal(await second.transactions.listByAccount('acct-1', { limit: 100 }), before.history);
+  const replay = await second.wallet.reserve({ ...(await second.transactions.get('TX-2'))!, reference: 'TX-3' });
+  assert.is(replay.outcome, 'duplicate', 'the idempotency record survived too');
+  const next = await second.catalog.upsertPlan({
+    planId: 0,
+    network: 'glo',
+    label: '2GB',
+    validity: '30 days',
+    faceValueKobo: 1,
+    tierPricesKobo: {},
+    active: true,
+  });
+  assert.is(next.planId, 2, 'plan ids continue where they stopped');
+});
+
+sqlite('the file is in WAL mode at the current schema version', () => {
+  open();
+  const db = raw();
+  assert.is(db.pragma('journal_mode', { simple: true }), 'wal');
+  assert.is(db.pragma('user_version', { simple: true }), SCHEMA_VERSION);
+});
+
+sqlite('reopening an up-to-date file changes nothing', async () => {
+  await populate(open());
+  const again = open();
+  assert.is((await again.accounts.get('acct-1'))?.balanceKobo, 30_400);
+});
+
+sqlite('a file written by a newer schema is refused', () => {
+  open();
+  raw().pragma(`user_version = ${SCHEMA_VERSION + 1}`);
+  assert.throws(() => openSqliteStore({ filename: file.filename }), /newer than this build/);
+});
+
+sqlite('ledger rows cannot be updated or deleted, even behind the adapter', async () => {
+  await populate(open());
+  const db = raw();
+  assert.throws(() => db.prepare('UPDATE ledger_entries SET amount_kobo = 1000000').run(), /ledger entries are immutable/);
+  assert.throws(() => db.prepare('DELETE FROM ledger_entries').run(), /ledger entries are immutable/);
+  assert.is((db.prepare('SELECT count(*) AS n FROM ledger_entries').get() as { n: number }).n, 3);
+});
+
+sqlite('the schema refuses a second refund, a negative balance and reopening a settled purchase', async () => {
+  const store = open();
+  await populate(store);
+  await store.wallet.refund('TX-2', 'failed', new Date(6_000));
+  const db = raw();
+  assert.throws(
+    () =>
+      db.prepare(`INSERT INTO ledger_entries (account_id, amount_kobo, balance_after_kobo, kind, reference, memo, created_at)
+                  VALUES ('acct-1', 9800, 50000, 'refund', 'TX-2', 'again', 7000)`).run(),
+    /UNIQUE/,
+  );
+  assert.throws(() => db.prepare("UPDATE accounts SET balance_kobo = -1 WHERE account_id = 'acct-1'").run(), /CHECK/);
+  assert.throws(() => db.prepare("UPDATE transactions SET status = 'pending' WHERE reference = 'TX-1'").run(), /cannot change status/);
+  assert.throws(() => db.prepare("UPDATE transactions SET status = 'failed' WHERE reference = 'TX-1'").run(), /cannot change status/);
+});
+
+sqlite('two stores on one file see each other and never overdraw', async () => {
+  const a = open();
+  const b = open();
+  await a.accounts.create({ accountId: 'shared', name: 'Shared', tierId: 'standard', createdAt: new Date(0) });
+  await b.wallet.credit({ accountId: 'shared', amountKobo: 5 * 1_000, reference: 'CR', memo: '', at: new Date(1) });
+  const results = await Promise.all(
+    Array.from({ length: 12 }, (_, i) =>
+      (i % 2 === 0 ? a : b).wallet.reserve({
+        reference: `TX-${i}`,
+        accountId: 'shared',
+        product: 'airtime',
+        service: 'glo',
+        recipient: '08051234567',
+        faceValueKobo: 1_000,
+        chargedKobo: 1_000,
+        details: {},
+        requestId: null,
+        requestHash: null,
+        nextAttemptAt: new Date(10),
+        createdAt: new Date(2 + i),
+      }),
+    ),
+  );
+  assert.is(results.filter((r) => r.outcome === 'reserved').length, 5);
+  assert.is((await a.accounts.get('shared'))?.balanceKobo, 0);
+  assert.is((await b.accounts.get('shared'))?.balanceKobo, 0);
+});
+
+sqlite('close is safe to call twice, and a closed store refuses work', async () => {
+  const store = open();
+  await store.close();
+  await store.close();
+  let refused = false;
+  await store.accounts.get('x').catch(() => {
+    refused = true;
+  });
+  assert.ok(refused);
+});
+
+sqlite.run();

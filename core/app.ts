@@ -11,6 +11,7 @@ import type { Providers } from './providers/port.js';
 import { DEFAULT_RETRY_SCHEDULE, type PurchaseDeps } from './purchases/flow.js';
 import { Background } from './purchases/receipts.js';
 import { createRecoveryWorker, type RecoveryWorker } from './purchases/recovery.js';
+import { createOversightService } from './purchases/oversight.js';
 import { createPurchaseService } from './purchases/service.js';
 import { createCoreServer, type CoreServer } from './rpc/server.js';
 import type { Store } from './store/port.js';
@@ -51,7 +52,8 @@ export function createCore(deps: CoreDeps): Core {
   const accounts = createAccountService({ store: deps.store, clock });
   const catalog = createCatalogService({ store: deps.store });
   const purchases = createPurchaseService(purchaseDeps);
-  const rpc = createCoreServer({ purchases, accounts, catalog, adminToken: deps.adminToken, serviceToken: deps.serviceToken, log: deps.log });
+  const oversight = createOversightService({ store: deps.store });
+  const rpc = createCoreServer({ purchases, accounts, catalog, oversight, adminToken: deps.adminToken, serviceToken: deps.serviceToken, log: deps.log });
   const worker = createRecoveryWorker(purchaseDeps, {
     intervalMs: deps.recoveryIntervalMs,
     schedule: { ...DEFAULT_RETRY_SCHEDULE, attentionAfterMs: deps.recoveryAttentionAfterMs },

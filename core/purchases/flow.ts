@@ -212,6 +212,19 @@ function replay(deps: PurchaseDeps, tx: TransactionRecord, requestHash: string |
       metadata: { reference: tx.reference },
     });
   }
-  if (tx.status === 'failed') throw providerFailed(tx);
-  return { transaction: tx, replayed: true };
+  const first = firstAnswer(tx);
+  if (first.status === 'failed') throw providerFailed(first);
+  return { transaction: first, replayed: true };
+}
+
+/**
+ * The transaction as its first request was answered, so that a replay repeats that answer
+ * (Stripe's rule) even if the purchase has moved on since. The first answer was `pending`
+ * exactly when its provider call had no certain outcome, which the flow records as
+ * attempt 1 (applyOutcome with attemptsSoFar = 0); a purchase finished in its first call
+ * keeps attempts = 0. Callers who want the current state ask for the transaction.
+ */
+export function firstAnswer(tx: TransactionRecord): TransactionRecord {
+  if (tx.attempts === 0 || tx.status === 'pending') return tx;
+  return { ...tx, status: 'pending', result: null, failureReason: null };
 }

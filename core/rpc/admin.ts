@@ -2,6 +2,7 @@
 import type { AdminService as AdminServiceDesc } from '../../gen/prepaid/v1/admin_pb.js';
 import type { AccountService, IssuedKeyPair } from '../accounts/service.js';
 import type { CatalogService } from '../catalog/service.js';
+import type { OversightService } from '../purchases/oversight.js';
 import { invalid } from '../domain/errors.js';
 import {
   accountMessage,
@@ -12,6 +13,7 @@ import {
   ledgerEntryMessage,
   productFromProto,
   tierMessage,
+  transactionMessage,
 } from './convert.js';
 import type { Handlers } from './grpc.js';
 
@@ -19,7 +21,7 @@ function issued(key: IssuedKeyPair | null) {
   return key ? { publicKey: key.publicKey, secretKey: key.secretKey } : undefined;
 }
 
-export function adminHandlers(accounts: AccountService, catalog: CatalogService): Handlers<(typeof AdminServiceDesc)['method']> {
+export function adminHandlers(accounts: AccountService, catalog: CatalogService, oversight: OversightService): Handlers<(typeof AdminServiceDesc)['method']> {
   return {
     async createAccount(req) {
       const { account, issuedKey } = await accounts.createAccount(req.name, req.tierId);
@@ -102,6 +104,22 @@ export function adminHandlers(accounts: AccountService, catalog: CatalogService)
     },
     async setSmsRate(req) {
       return { koboPerPage: BigInt(await catalog.setSmsRate(int64In(req.koboPerPage, 'kobo_per_page'))) };
+    },
+    async listPendingTransactions(req) {
+      const page = await oversight.listPending(req.needsAttentionOnly, req.pageSize, req.pageToken);
+      return { transactions: page.items.map(transactionMessage), nextPageToken: page.next ?? '' };
+    },
+    async checkLedger() {
+      const audit = await oversight.checkLedger();
+      return {
+        accountsChecked: BigInt(audit.accountsChecked),
+        transactionsChecked: BigInt(audit.transactionsChecked),
+        entriesChecked: BigInt(audit.entriesChecked),
+        violationCount: BigInt(audit.violationCount),
+        violations: audit.violations,
+        pendingCount: BigInt(audit.pendingCount),
+        needsAttentionCount: BigInt(audit.needsAttentionCount),
+      };
     },
   };
 }

@@ -10,6 +10,7 @@ import { PurchaseService, file_prepaid_v1_purchase } from '../../gen/prepaid/v1/
 import { file_grpc_health_v1_health } from '../../gen/grpc/health/v1/health_pb.js';
 import type { AccountService } from '../accounts/service.js';
 import type { CatalogService } from '../catalog/service.js';
+import type { OversightService } from '../purchases/oversight.js';
 import type { PurchaseService as Purchases } from '../purchases/service.js';
 import { adminHandlers } from './admin.js';
 import { authHandlers } from './auth.js';
@@ -25,6 +26,7 @@ export interface CoreServerDeps {
   purchases: Purchases;
   accounts: AccountService;
   catalog: CatalogService;
+  oversight: OversightService;
   /** Grants the admin service (and, for operators' convenience, the other two). */
   adminToken: string;
   /** Grants the purchase and auth services: the gateway and internal services. */
@@ -47,7 +49,7 @@ export function createCoreServer(deps: CoreServerDeps): CoreServer {
   const adminCallers = tokenCheck(deps.adminToken);
   server.addService(serviceDefinition(PurchaseService), implement(PurchaseService, purchaseHandlers(deps.purchases), serviceCallers, deps.log));
   server.addService(serviceDefinition(AuthService), implement(AuthService, authHandlers(deps.accounts), serviceCallers, deps.log));
-  server.addService(serviceDefinition(AdminService), implement(AdminService, adminHandlers(deps.accounts, deps.catalog), adminCallers, deps.log));
+  server.addService(serviceDefinition(AdminService), implement(AdminService, adminHandlers(deps.accounts, deps.catalog, deps.oversight), adminCallers, deps.log));
 
   const health = new HealthImplementation({ '': 'NOT_SERVING', ...Object.fromEntries(SERVICE_NAMES.map((name) => [name, 'NOT_SERVING'])) });
   health.addToServer(server);

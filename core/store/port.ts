@@ -208,7 +208,45 @@ export interface WalletStore {
   recordAttempt(reference: string, next: { attempts: number; nextAttemptAt: Date; needsAttention: boolean; at: Date }): Promise<void>;
   /** Newest first. */
   listLedger(accountId: string, page: PageRequest): Promise<Page<LedgerEntryRecord>>;
+  /**
+   * Checks every wallet against its ledger: balance = sum of entries, running balances,
+   * nothing negative, one debit of the charge per purchase, exactly one refund of the charge
+   * for every failed purchase and none for any other. Reads only.
+   */
+  audit(): Promise<LedgerAudit>;
 }
+
+/** One way the money does not add up, as found by `WalletStore.audit`. */
+export interface AuditViolation {
+  kind:
+    | 'balance_mismatch'
+    | 'negative_balance'
+    | 'running_balance_mismatch'
+    | 'debit_missing_or_wrong'
+    | 'failed_not_refunded_once'
+    | 'refund_without_failure'
+    | 'orphan_entry';
+  accountId: string;
+  /** The transaction or ledger reference concerned, when there is one. */
+  reference: string;
+  /** What was found, a human sentence. */
+  detail: string;
+}
+
+export interface LedgerAudit {
+  accountsChecked: number;
+  transactionsChecked: number;
+  entriesChecked: number;
+  /** Transactions not final yet, and those among them flagged for a person. */
+  pendingCount: number;
+  needsAttentionCount: number;
+  /** At most MAX_AUDIT_VIOLATIONS; `violationCount` tells how many there were in all. */
+  violations: AuditViolation[];
+  violationCount: number;
+}
+
+/** A checker that finds a million broken rows should still answer in one message. */
+export const MAX_AUDIT_VIOLATIONS = 1_000;
 
 export interface TransactionStore {
   get(reference: string): Promise<TransactionRecord | null>;
@@ -216,6 +254,8 @@ export interface TransactionStore {
   listByAccount(accountId: string, page: PageRequest): Promise<Page<TransactionRecord>>;
   /** Pending transactions whose nextAttemptAt <= now, oldest first, at most `limit`. */
   listDuePending(now: Date, limit: number): Promise<TransactionRecord[]>;
+  /** Every pending transaction (or only those flagged for a person), oldest first. */
+  listPending(filter: { needsAttentionOnly: boolean }, page: PageRequest): Promise<Page<TransactionRecord>>;
 }
 
 export interface Store {

@@ -17,6 +17,8 @@ import type {
   CatalogSeed,
   CatalogStore,
   KeyStore,
+  LedgerAudit,
+  AuditViolation,
   NewTransaction,
   Page,
   PlanRecord,
@@ -26,6 +28,7 @@ import type {
   TransactionStore,
   WalletStore,
 } from '../port.js';
+import { MAX_AUDIT_VIOLATIONS } from '../port.js';
 import { migrate } from './schema.js';
 import {
   type AccountRow,
@@ -362,6 +365,10 @@ function buildStore(db: Database.Database): Store {
         updated_at: toMs(next.at),
       });
     },
+    async audit() {
+      // One read transaction, so every check sees the same snapshot of the money.
+      return db.transaction(() => auditLedger(sql))();
+    },
     async listLedger(accountId, page) {
       const limit = requireLimit(page.limit);
       const before = page.after === undefined ? Number.MAX_SAFE_INTEGER : parseLedgerCursor(page.after);
@@ -390,6 +397,12 @@ function buildStore(db: Database.Database): Store {
     async listDuePending(now, limit) {
       requireLimit(limit);
       return sql.listDuePending.all({ now: toMs(now), limit }).map(transactionFromRow);
+    },
+    async listPending(filter, page) {
+      const limit = requireLimit(page.limit);
+      const after = page.after === undefined ? { created_at: -1, reference: '' } : cursorParams(parseTransactionCursor(page.after));
+      const rows = sql.listPending.all({ ...after, attention_only: toFlag(filter.needsAttentionOnly), limit: limit + 1 });
+      return toPage(rows, limit, transactionFromRow, transactionCursor);
     },
   };
 
@@ -544,10 +557,104 @@ function prepareStatements(db: Database.Database) {
        ORDER BY created_at DESC, reference DESC LIMIT @limit`,
     ),
     // The literal status matches the partial index transactions_due.
+    listPending: db.prepare<{ created_at: number; reference: string; attention_only: number; limit: number }, TransactionRow>(
+      `SELECT * FROM transactions
+       WHERE status = 'pending' AND (@attention_only = 0 OR needs_attention = 1)
+         AND (created_at, reference) > (@created_at, @reference)
+       ORDER BY created_at, reference LIMIT @limit`,
+    ),
+    auditCounts: db.prepare<[], { accounts: number; transactions: number; entries: number; pending: number; attention: number }>(
+      `SELECT (SELECT COUNT(*) FROM accounts) AS accounts, (SELECT COUNT(*) FROM transactions) AS transactions,
+              (SELECT COUNT(*) FROM ledger_entries) AS entries,
+              (SELECT COUNT(*) FROM transactions WHERE status = 'pending') AS pending,
+              (SELECT COUNT(*) FROM transactions WHERE status = 'pending' AND needs_attention = 1) AS attention`,
+    ),
+    auditBalances: db.prepare<[], { account_id: string; balance_kobo: number; entries_kobo: number }>(
+      `SELECT a.account_id, a.balance_kobo, COALESCE(SUM(l.amount_kobo), 0) AS entries_kobo
+       FROM accounts a LEFT JOIN ledger_entries l ON l.account_id = a.account_id
+       GROUP BY a.account_id
+       HAVING a.balance_kobo <> entries_kobo OR a.balance_kobo < 0`,
+    ),
+    auditRunning: db.prepare<[], { account_id: string; entry_id: number; reference: string; balance_after_kobo: number; running_kobo: number }>(
+      `SELECT account_id, entry_id, reference, balance_after_kobo, running_kobo FROM (
+         SELECT account_id, entry_id, reference, balance_after_kobo,
+                SUM(amount_kobo) OVER (PARTITION BY account_id ORDER BY entry_id) AS running_kobo
+         FROM ledger_entries)
+       WHERE balance_after_kobo <> running_kobo OR running_kobo < 0`,
+    ),
+    auditPurchases: db.prepare<[], { reference: string; account_id: string; status: string; charged_kobo: number; debits: number; debit_kobo: number; refunds: number; refund_kobo: number }>(
+      `SELECT t.reference, t.account_id, t.status, t.charged_kobo,
+              COUNT(CASE WHEN l.kind = 'debit' THEN 1 END) AS debits,
+              COALESCE(-SUM(CASE WHEN l.kind = 'debit' THEN l.amount_kobo END), 0) AS debit_kobo,
+              COUNT(CASE WHEN l.kind = 'refund' THEN 1 END) AS refunds,
+              COALESCE(SUM(CASE WHEN l.kind = 'refund' THEN l.amount_kobo END), 0) AS refund_kobo
+       FROM transactions t
+       LEFT JOIN ledger_entries l ON l.reference = t.reference AND l.kind IN ('debit', 'refund')
+       GROUP BY t.reference
+       HAVING debits <> 1 OR debit_kobo <> t.charged_kobo
+           OR (t.status = 'failed' AND (refunds <> 1 OR refund_kobo <> t.charged_kobo))
+           OR (t.status <> 'failed' AND refunds <> 0)`,
+    ),
+    auditOrphans: db.prepare<[], { account_id: string; reference: string; kind: string }>(
+      `SELECT l.account_id, l.reference, l.kind FROM ledger_entries l
+       LEFT JOIN transactions t ON t.reference = l.reference
+       WHERE l.kind IN ('debit', 'refund') AND (t.reference IS NULL OR t.account_id <> l.account_id)`,
+    ),
     listDuePending: db.prepare<{ now: number; limit: number }, TransactionRow>(
       `SELECT * FROM transactions WHERE status = 'pending' AND next_attempt_at <= @now
        ORDER BY next_attempt_at, created_at, reference LIMIT @limit`,
     ),
+  };
+}
+
+/** The ledger checker's queries, turned into violations; the first MAX_AUDIT_VIOLATIONS are kept. */
+function auditLedger(sql: ReturnType<typeof prepareStatements>): LedgerAudit {
+  const counts = sql.auditCounts.get()!;
+  const violations: AuditViolation[] = [];
+  let violationCount = 0;
+  const found = (violation: AuditViolation) => {
+    violationCount += 1;
+    if (violations.length < MAX_AUDIT_VIOLATIONS) violations.push(violation);
+  };
+  for (const row of sql.auditBalances.iterate()) {
+    found({
+      kind: row.balance_kobo < 0 ? 'negative_balance' : 'balance_mismatch',
+      accountId: row.account_id,
+      reference: '',
+      detail: `balance is ${row.balance_kobo} kobo but the ledger entries add up to ${row.entries_kobo} kobo`,
+    });
+  }
+  for (const row of sql.auditRunning.iterate()) {
+    found({
+      kind: row.running_kobo < 0 ? 'negative_balance' : 'running_balance_mismatch',
+      accountId: row.account_id,
+      reference: row.reference,
+      detail: `entry ${row.entry_id} records a balance of ${row.balance_after_kobo} kobo; the entries up to it add up to ${row.running_kobo} kobo`,
+    });
+  }
+  for (const row of sql.auditPurchases.iterate()) {
+    let kind: AuditViolation['kind'];
+    if (row.debits !== 1 || row.debit_kobo !== row.charged_kobo) kind = 'debit_missing_or_wrong';
+    else if (row.status === 'failed') kind = 'failed_not_refunded_once';
+    else kind = 'refund_without_failure';
+    found({
+      kind,
+      accountId: row.account_id,
+      reference: row.reference,
+      detail: `${row.status} purchase charged ${row.charged_kobo} kobo has ${row.debits} debit(s) of ${row.debit_kobo} kobo and ${row.refunds} refund(s) of ${row.refund_kobo} kobo`,
+    });
+  }
+  for (const row of sql.auditOrphans.iterate()) {
+    found({ kind: 'orphan_entry', accountId: row.account_id, reference: row.reference, detail: `${row.kind} entry with no purchase of this account` });
+  }
+  return {
+    accountsChecked: counts.accounts,
+    transactionsChecked: counts.transactions,
+    entriesChecked: counts.entries,
+    pendingCount: counts.pending,
+    needsAttentionCount: counts.attention,
+    violations,
+    violationCount,
   };
 }
 

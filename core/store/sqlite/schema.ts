@@ -142,6 +142,14 @@ export const MIGRATIONS: readonly Migration[] = [
       END;
     `,
   },
+  {
+    version: 2,
+    description: 'pending transactions by age, for the attention list',
+    sql: `
+      CREATE INDEX transactions_pending_by_age ON transactions (created_at, reference)
+        WHERE status = 'pending';
+    `,
+  },
 ];
 
 /** The schema version this code writes. */

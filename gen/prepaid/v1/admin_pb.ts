@@ -6,7 +6,7 @@ import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegen
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
-import type { Product } from "./types_pb.js";
+import type { Product, Transaction } from "./types_pb.js";
 import { file_prepaid_v1_types } from "./types_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file prepaid/v1/admin.proto.
  */
 export const file_prepaid_v1_admin: GenFile = /*@__PURE__*/
-  fileDesc("ChZwcmVwYWlkL3YxL2FkbWluLnByb3RvEgpwcmVwYWlkLnYxIoIBCgdBY2NvdW50EhIKCmFjY291bnRfaWQYASABKAkSDAoEbmFtZRgCIAEoCRIPCgd0aWVyX2lkGAMgASgJEhQKDGJhbGFuY2Vfa29ibxgEIAEoAxIuCgpjcmVhdGVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCIzCglJc3N1ZWRLZXkSEgoKcHVibGljX2tleRgBIAEoCRISCgpzZWNyZXRfa2V5GAIgASgJIoYBCgZBcGlLZXkSEgoKcHVibGljX2tleRgBIAEoCRISCgphY2NvdW50X2lkGAIgASgJEhMKC2FsbG93ZWRfaXBzGAMgAygJEg8KB3Jldm9rZWQYBCABKAgSLgoKY3JlYXRlZF9hdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiVwoIRGlzY291bnQSJAoHcHJvZHVjdBgBIAEoDjITLnByZXBhaWQudjEuUHJvZHVjdBIPCgdzZXJ2aWNlGAIgASgJEhQKDGJhc2lzX3BvaW50cxgDIAEoBSJiCgRUaWVyEg8KB3RpZXJfaWQYASABKAkSDAoEbmFtZRgCIAEoCRISCgphcGlfYWNjZXNzGAMgASgIEicKCWRpc2NvdW50cxgEIAMoCzIULnByZXBhaWQudjEuRGlzY291bnQipQEKC0NhdGFsb2dQbGFuEg8KB3BsYW5faWQYASABKAMSDwoHbmV0d29yaxgCIAEoCRINCgVsYWJlbBgDIAEoCRIQCgh2YWxpZGl0eRgEIAEoCRIXCg9mYWNlX3ZhbHVlX2tvYm8YBSABKAMSKgoLdGllcl9wcmljZXMYBiADKAsyFS5wcmVwYWlkLnYxLlRpZXJQcmljZRIOCgZhY3RpdmUYByABKAgiMAoJVGllclByaWNlEg8KB3RpZXJfaWQYASABKAkSEgoKcHJpY2Vfa29ibxgCIAEoAyJoCgxDYWJsZVBhY2thZ2USEAoIcHJvdmlkZXIYASABKAkSFAoMcGFja2FnZV9jb2RlGAIgASgJEgwKBG5hbWUYAyABKAkSEgoKcHJpY2Vfa29ibxgEIAEoAxIOCgZhY3RpdmUYBSABKAgiwwEKC0xlZGdlckVudHJ5EhAKCGVudHJ5X2lkGAEgASgDEhIKCmFjY291bnRfaWQYAiABKAkSEwoLYW1vdW50X2tvYm8YAyABKAMSGgoSYmFsYW5jZV9hZnRlcl9rb2JvGAQgASgDEgwKBGtpbmQYBSABKAkSEQoJcmVmZXJlbmNlGAYgASgJEgwKBG1lbW8YByABKAkSLgoKY3JlYXRlZF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiNQoUQ3JlYXRlQWNjb3VudFJlcXVlc3QSDAoEbmFtZRgBIAEoCRIPCgd0aWVyX2lkGAIgASgJImgKFUNyZWF0ZUFjY291bnRSZXNwb25zZRIkCgdhY2NvdW50GAEgASgLMhMucHJlcGFpZC52MS5BY2NvdW50EikKCmlzc3VlZF9rZXkYAiABKAsyFS5wcmVwYWlkLnYxLklzc3VlZEtleSInChFHZXRBY2NvdW50UmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJIjoKEkdldEFjY291bnRSZXNwb25zZRIkCgdhY2NvdW50GAEgASgLMhMucHJlcGFpZC52MS5BY2NvdW50IjwKFVNldEFjY291bnRUaWVyUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEg8KB3RpZXJfaWQYAiABKAkiaQoWU2V0QWNjb3VudFRpZXJSZXNwb25zZRIkCgdhY2NvdW50GAEgASgLMhMucHJlcGFpZC52MS5BY2NvdW50EikKCmlzc3VlZF9rZXkYAiABKAsyFS5wcmVwYWlkLnYxLklzc3VlZEtleSIpChNDcmVhdGVBcGlLZXlSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkiQQoUQ3JlYXRlQXBpS2V5UmVzcG9uc2USKQoKaXNzdWVkX2tleRgBIAEoCzIVLnByZXBhaWQudjEuSXNzdWVkS2V5IigKEkxpc3RBcGlLZXlzUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJIjcKE0xpc3RBcGlLZXlzUmVzcG9uc2USIAoEa2V5cxgBIAMoCzISLnByZXBhaWQudjEuQXBpS2V5IikKE1Jldm9rZUFwaUtleVJlcXVlc3QSEgoKcHVibGljX2tleRgBIAEoCSI3ChRSZXZva2VBcGlLZXlSZXNwb25zZRIfCgNrZXkYASABKAsyEi5wcmVwYWlkLnYxLkFwaUtleSJBChZTZXRBcGlLZXlJcExvY2tSZXF1ZXN0EhIKCnB1YmxpY19rZXkYASABKAkSEwoLYWxsb3dlZF9pcHMYAiADKAkiOgoXU2V0QXBpS2V5SXBMb2NrUmVzcG9uc2USHwoDa2V5GAEgASgLMhIucHJlcGFpZC52MS5BcGlLZXkiTAoTQ3JlZGl0V2FsbGV0UmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEhMKC2Ftb3VudF9rb2JvGAIgASgDEgwKBG1lbW8YAyABKAkiVAoUQ3JlZGl0V2FsbGV0UmVzcG9uc2USFAoMYmFsYW5jZV9rb2JvGAEgASgDEiYKBWVudHJ5GAIgASgLMhcucHJlcGFpZC52MS5MZWRnZXJFbnRyeSJVChhMaXN0TGVkZ2VyRW50cmllc1JlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRIRCglwYWdlX3NpemUYAiABKAUSEgoKcGFnZV90b2tlbhgDIAEoCSJeChlMaXN0TGVkZ2VyRW50cmllc1Jlc3BvbnNlEigKB2VudHJpZXMYASADKAsyFy5wcmVwYWlkLnYxLkxlZGdlckVudHJ5EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSISChBMaXN0VGllcnNSZXF1ZXN0IjQKEUxpc3RUaWVyc1Jlc3BvbnNlEh8KBXRpZXJzGAEgAygLMhAucHJlcGFpZC52MS5UaWVyIjMKEVVwc2VydFRpZXJSZXF1ZXN0Eh4KBHRpZXIYASABKAsyEC5wcmVwYWlkLnYxLlRpZXIiNAoSVXBzZXJ0VGllclJlc3BvbnNlEh4KBHRpZXIYASABKAsyEC5wcmVwYWlkLnYxLlRpZXIiKgoXTGlzdENhdGFsb2dQbGFuc1JlcXVlc3QSDwoHbmV0d29yaxgBIAEoCSJCChhMaXN0Q2F0YWxvZ1BsYW5zUmVzcG9uc2USJgoFcGxhbnMYASADKAsyFy5wcmVwYWlkLnYxLkNhdGFsb2dQbGFuIjoKEVVwc2VydFBsYW5SZXF1ZXN0EiUKBHBsYW4YASABKAsyFy5wcmVwYWlkLnYxLkNhdGFsb2dQbGFuIjsKElVwc2VydFBsYW5SZXNwb25zZRIlCgRwbGFuGAEgASgLMhcucHJlcGFpZC52MS5DYXRhbG9nUGxhbiIsChhMaXN0Q2FibGVQYWNrYWdlc1JlcXVlc3QSEAoIcHJvdmlkZXIYASABKAkiRwoZTGlzdENhYmxlUGFja2FnZXNSZXNwb25zZRIqCghwYWNrYWdlcxgBIAMoCzIYLnByZXBhaWQudjEuQ2FibGVQYWNrYWdlIkYKGVVwc2VydENhYmxlUGFja2FnZVJlcXVlc3QSKQoHcGFja2FnZRgBIAEoCzIYLnByZXBhaWQudjEuQ2FibGVQYWNrYWdlIkcKGlVwc2VydENhYmxlUGFja2FnZVJlc3BvbnNlEikKB3BhY2thZ2UYASABKAsyGC5wcmVwYWlkLnYxLkNhYmxlUGFja2FnZSITChFHZXRTbXNSYXRlUmVxdWVzdCIrChJHZXRTbXNSYXRlUmVzcG9uc2USFQoNa29ib19wZXJfcGFnZRgBIAEoAyIqChFTZXRTbXNSYXRlUmVxdWVzdBIVCg1rb2JvX3Blcl9wYWdlGAEgASgDIisKElNldFNtc1JhdGVSZXNwb25zZRIVCg1rb2JvX3Blcl9wYWdlGAEgASgDMrULCgxBZG1pblNlcnZpY2USVAoNQ3JlYXRlQWNjb3VudBIgLnByZXBhaWQudjEuQ3JlYXRlQWNjb3VudFJlcXVlc3QaIS5wcmVwYWlkLnYxLkNyZWF0ZUFjY291bnRSZXNwb25zZRJLCgpHZXRBY2NvdW50Eh0ucHJlcGFpZC52MS5HZXRBY2NvdW50UmVxdWVzdBoeLnByZXBhaWQudjEuR2V0QWNjb3VudFJlc3BvbnNlElcKDlNldEFjY291bnRUaWVyEiEucHJlcGFpZC52MS5TZXRBY2NvdW50VGllclJlcXVlc3QaIi5wcmVwYWlkLnYxLlNldEFjY291bnRUaWVyUmVzcG9uc2USUQoMQ3JlYXRlQXBpS2V5Eh8ucHJlcGFpZC52MS5DcmVhdGVBcGlLZXlSZXF1ZXN0GiAucHJlcGFpZC52MS5DcmVhdGVBcGlLZXlSZXNwb25zZRJOCgtMaXN0QXBpS2V5cxIeLnByZXBhaWQudjEuTGlzdEFwaUtleXNSZXF1ZXN0Gh8ucHJlcGFpZC52MS5MaXN0QXBpS2V5c1Jlc3BvbnNlElEKDFJldm9rZUFwaUtleRIfLnByZXBhaWQudjEuUmV2b2tlQXBpS2V5UmVxdWVzdBogLnByZXBhaWQudjEuUmV2b2tlQXBpS2V5UmVzcG9uc2USWgoPU2V0QXBpS2V5SXBMb2NrEiIucHJlcGFpZC52MS5TZXRBcGlLZXlJcExvY2tSZXF1ZXN0GiMucHJlcGFpZC52MS5TZXRBcGlLZXlJcExvY2tSZXNwb25zZRJRCgxDcmVkaXRXYWxsZXQSHy5wcmVwYWlkLnYxLkNyZWRpdFdhbGxldFJlcXVlc3QaIC5wcmVwYWlkLnYxLkNyZWRpdFdhbGxldFJlc3BvbnNlEmAKEUxpc3RMZWRnZXJFbnRyaWVzEiQucHJlcGFpZC52MS5MaXN0TGVkZ2VyRW50cmllc1JlcXVlc3QaJS5wcmVwYWlkLnYxLkxpc3RMZWRnZXJFbnRyaWVzUmVzcG9uc2USSAoJTGlzdFRpZXJzEhwucHJlcGFpZC52MS5MaXN0VGllcnNSZXF1ZXN0Gh0ucHJlcGFpZC52MS5MaXN0VGllcnNSZXNwb25zZRJLCgpVcHNlcnRUaWVyEh0ucHJlcGFpZC52MS5VcHNlcnRUaWVyUmVxdWVzdBoeLnByZXBhaWQudjEuVXBzZXJ0VGllclJlc3BvbnNlEl0KEExpc3RDYXRhbG9nUGxhbnMSIy5wcmVwYWlkLnYxLkxpc3RDYXRhbG9nUGxhbnNSZXF1ZXN0GiQucHJlcGFpZC52MS5MaXN0Q2F0YWxvZ1BsYW5zUmVzcG9uc2USSwoKVXBzZXJ0UGxhbhIdLnByZXBhaWQudjEuVXBzZXJ0UGxhblJlcXVlc3QaHi5wcmVwYWlkLnYxLlVwc2VydFBsYW5SZXNwb25zZRJgChFMaXN0Q2FibGVQYWNrYWdlcxIkLnByZXBhaWQudjEuTGlzdENhYmxlUGFja2FnZXNSZXF1ZXN0GiUucHJlcGFpZC52MS5MaXN0Q2FibGVQYWNrYWdlc1Jlc3BvbnNlEmMKElVwc2VydENhYmxlUGFja2FnZRIlLnByZXBhaWQudjEuVXBzZXJ0Q2FibGVQYWNrYWdlUmVxdWVzdBomLnByZXBhaWQudjEuVXBzZXJ0Q2FibGVQYWNrYWdlUmVzcG9uc2USSwoKR2V0U21zUmF0ZRIdLnByZXBhaWQudjEuR2V0U21zUmF0ZVJlcXVlc3QaHi5wcmVwYWlkLnYxLkdldFNtc1JhdGVSZXNwb25zZRJLCgpTZXRTbXNSYXRlEh0ucHJlcGFpZC52MS5TZXRTbXNSYXRlUmVxdWVzdBoeLnByZXBhaWQudjEuU2V0U21zUmF0ZVJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp, file_prepaid_v1_types]);
+  fileDesc("ChZwcmVwYWlkL3YxL2FkbWluLnByb3RvEgpwcmVwYWlkLnYxIoIBCgdBY2NvdW50EhIKCmFjY291bnRfaWQYASABKAkSDAoEbmFtZRgCIAEoCRIPCgd0aWVyX2lkGAMgASgJEhQKDGJhbGFuY2Vfa29ibxgEIAEoAxIuCgpjcmVhdGVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCIzCglJc3N1ZWRLZXkSEgoKcHVibGljX2tleRgBIAEoCRISCgpzZWNyZXRfa2V5GAIgASgJIoYBCgZBcGlLZXkSEgoKcHVibGljX2tleRgBIAEoCRISCgphY2NvdW50X2lkGAIgASgJEhMKC2FsbG93ZWRfaXBzGAMgAygJEg8KB3Jldm9rZWQYBCABKAgSLgoKY3JlYXRlZF9hdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiVwoIRGlzY291bnQSJAoHcHJvZHVjdBgBIAEoDjITLnByZXBhaWQudjEuUHJvZHVjdBIPCgdzZXJ2aWNlGAIgASgJEhQKDGJhc2lzX3BvaW50cxgDIAEoBSJiCgRUaWVyEg8KB3RpZXJfaWQYASABKAkSDAoEbmFtZRgCIAEoCRISCgphcGlfYWNjZXNzGAMgASgIEicKCWRpc2NvdW50cxgEIAMoCzIULnByZXBhaWQudjEuRGlzY291bnQipQEKC0NhdGFsb2dQbGFuEg8KB3BsYW5faWQYASABKAMSDwoHbmV0d29yaxgCIAEoCRINCgVsYWJlbBgDIAEoCRIQCgh2YWxpZGl0eRgEIAEoCRIXCg9mYWNlX3ZhbHVlX2tvYm8YBSABKAMSKgoLdGllcl9wcmljZXMYBiADKAsyFS5wcmVwYWlkLnYxLlRpZXJQcmljZRIOCgZhY3RpdmUYByABKAgiMAoJVGllclByaWNlEg8KB3RpZXJfaWQYASABKAkSEgoKcHJpY2Vfa29ibxgCIAEoAyJoCgxDYWJsZVBhY2thZ2USEAoIcHJvdmlkZXIYASABKAkSFAoMcGFja2FnZV9jb2RlGAIgASgJEgwKBG5hbWUYAyABKAkSEgoKcHJpY2Vfa29ibxgEIAEoAxIOCgZhY3RpdmUYBSABKAgiwwEKC0xlZGdlckVudHJ5EhAKCGVudHJ5X2lkGAEgASgDEhIKCmFjY291bnRfaWQYAiABKAkSEwoLYW1vdW50X2tvYm8YAyABKAMSGgoSYmFsYW5jZV9hZnRlcl9rb2JvGAQgASgDEgwKBGtpbmQYBSABKAkSEQoJcmVmZXJlbmNlGAYgASgJEgwKBG1lbW8YByABKAkSLgoKY3JlYXRlZF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiNQoUQ3JlYXRlQWNjb3VudFJlcXVlc3QSDAoEbmFtZRgBIAEoCRIPCgd0aWVyX2lkGAIgASgJImgKFUNyZWF0ZUFjY291bnRSZXNwb25zZRIkCgdhY2NvdW50GAEgASgLMhMucHJlcGFpZC52MS5BY2NvdW50EikKCmlzc3VlZF9rZXkYAiABKAsyFS5wcmVwYWlkLnYxLklzc3VlZEtleSInChFHZXRBY2NvdW50UmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJIjoKEkdldEFjY291bnRSZXNwb25zZRIkCgdhY2NvdW50GAEgASgLMhMucHJlcGFpZC52MS5BY2NvdW50IjwKFVNldEFjY291bnRUaWVyUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEg8KB3RpZXJfaWQYAiABKAkiaQoWU2V0QWNjb3VudFRpZXJSZXNwb25zZRIkCgdhY2NvdW50GAEgASgLMhMucHJlcGFpZC52MS5BY2NvdW50EikKCmlzc3VlZF9rZXkYAiABKAsyFS5wcmVwYWlkLnYxLklzc3VlZEtleSIpChNDcmVhdGVBcGlLZXlSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkiQQoUQ3JlYXRlQXBpS2V5UmVzcG9uc2USKQoKaXNzdWVkX2tleRgBIAEoCzIVLnByZXBhaWQudjEuSXNzdWVkS2V5IigKEkxpc3RBcGlLZXlzUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJIjcKE0xpc3RBcGlLZXlzUmVzcG9uc2USIAoEa2V5cxgBIAMoCzISLnByZXBhaWQudjEuQXBpS2V5IikKE1Jldm9rZUFwaUtleVJlcXVlc3QSEgoKcHVibGljX2tleRgBIAEoCSI3ChRSZXZva2VBcGlLZXlSZXNwb25zZRIfCgNrZXkYASABKAsyEi5wcmVwYWlkLnYxLkFwaUtleSJBChZTZXRBcGlLZXlJcExvY2tSZXF1ZXN0EhIKCnB1YmxpY19rZXkYASABKAkSEwoLYWxsb3dlZF9pcHMYAiADKAkiOgoXU2V0QXBpS2V5SXBMb2NrUmVzcG9uc2USHwoDa2V5GAEgASgLMhIucHJlcGFpZC52MS5BcGlLZXkiTAoTQ3JlZGl0V2FsbGV0UmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEhMKC2Ftb3VudF9rb2JvGAIgASgDEgwKBG1lbW8YAyABKAkiVAoUQ3JlZGl0V2FsbGV0UmVzcG9uc2USFAoMYmFsYW5jZV9rb2JvGAEgASgDEiYKBWVudHJ5GAIgASgLMhcucHJlcGFpZC52MS5MZWRnZXJFbnRyeSJVChhMaXN0TGVkZ2VyRW50cmllc1JlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRIRCglwYWdlX3NpemUYAiABKAUSEgoKcGFnZV90b2tlbhgDIAEoCSJeChlMaXN0TGVkZ2VyRW50cmllc1Jlc3BvbnNlEigKB2VudHJpZXMYASADKAsyFy5wcmVwYWlkLnYxLkxlZGdlckVudHJ5EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSISChBMaXN0VGllcnNSZXF1ZXN0IjQKEUxpc3RUaWVyc1Jlc3BvbnNlEh8KBXRpZXJzGAEgAygLMhAucHJlcGFpZC52MS5UaWVyIjMKEVVwc2VydFRpZXJSZXF1ZXN0Eh4KBHRpZXIYASABKAsyEC5wcmVwYWlkLnYxLlRpZXIiNAoSVXBzZXJ0VGllclJlc3BvbnNlEh4KBHRpZXIYASABKAsyEC5wcmVwYWlkLnYxLlRpZXIiKgoXTGlzdENhdGFsb2dQbGFuc1JlcXVlc3QSDwoHbmV0d29yaxgBIAEoCSJCChhMaXN0Q2F0YWxvZ1BsYW5zUmVzcG9uc2USJgoFcGxhbnMYASADKAsyFy5wcmVwYWlkLnYxLkNhdGFsb2dQbGFuIjoKEVVwc2VydFBsYW5SZXF1ZXN0EiUKBHBsYW4YASABKAsyFy5wcmVwYWlkLnYxLkNhdGFsb2dQbGFuIjsKElVwc2VydFBsYW5SZXNwb25zZRIlCgRwbGFuGAEgASgLMhcucHJlcGFpZC52MS5DYXRhbG9nUGxhbiIsChhMaXN0Q2FibGVQYWNrYWdlc1JlcXVlc3QSEAoIcHJvdmlkZXIYASABKAkiRwoZTGlzdENhYmxlUGFja2FnZXNSZXNwb25zZRIqCghwYWNrYWdlcxgBIAMoCzIYLnByZXBhaWQudjEuQ2FibGVQYWNrYWdlIkYKGVVwc2VydENhYmxlUGFja2FnZVJlcXVlc3QSKQoHcGFja2FnZRgBIAEoCzIYLnByZXBhaWQudjEuQ2FibGVQYWNrYWdlIkcKGlVwc2VydENhYmxlUGFja2FnZVJlc3BvbnNlEikKB3BhY2thZ2UYASABKAsyGC5wcmVwYWlkLnYxLkNhYmxlUGFja2FnZSITChFHZXRTbXNSYXRlUmVxdWVzdCIrChJHZXRTbXNSYXRlUmVzcG9uc2USFQoNa29ib19wZXJfcGFnZRgBIAEoAyIqChFTZXRTbXNSYXRlUmVxdWVzdBIVCg1rb2JvX3Blcl9wYWdlGAEgASgDIisKElNldFNtc1JhdGVSZXNwb25zZRIVCg1rb2JvX3Blcl9wYWdlGAEgASgDImUKHkxpc3RQZW5kaW5nVHJhbnNhY3Rpb25zUmVxdWVzdBIcChRuZWVkc19hdHRlbnRpb25fb25seRgBIAEoCBIRCglwYWdlX3NpemUYAiABKAUSEgoKcGFnZV90b2tlbhgDIAEoCSJpCh9MaXN0UGVuZGluZ1RyYW5zYWN0aW9uc1Jlc3BvbnNlEi0KDHRyYW5zYWN0aW9ucxgBIAMoCzIXLnByZXBhaWQudjEuVHJhbnNhY3Rpb24SFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIhQKEkNoZWNrTGVkZ2VyUmVxdWVzdCJWCg9MZWRnZXJWaW9sYXRpb24SDAoEa2luZBgBIAEoCRISCgphY2NvdW50X2lkGAIgASgJEhEKCXJlZmVyZW5jZRgDIAEoCRIOCgZkZXRhaWwYBCABKAki5gEKE0NoZWNrTGVkZ2VyUmVzcG9uc2USGAoQYWNjb3VudHNfY2hlY2tlZBgBIAEoAxIcChR0cmFuc2FjdGlvbnNfY2hlY2tlZBgCIAEoAxIXCg9lbnRyaWVzX2NoZWNrZWQYAyABKAMSFwoPdmlvbGF0aW9uX2NvdW50GAQgASgDEi8KCnZpb2xhdGlvbnMYBSADKAsyGy5wcmVwYWlkLnYxLkxlZGdlclZpb2xhdGlvbhIVCg1wZW5kaW5nX2NvdW50GAYgASgDEh0KFW5lZWRzX2F0dGVudGlvbl9jb3VudBgHIAEoAzL5DAoMQWRtaW5TZXJ2aWNlElQKDUNyZWF0ZUFjY291bnQSIC5wcmVwYWlkLnYxLkNyZWF0ZUFjY291bnRSZXF1ZXN0GiEucHJlcGFpZC52MS5DcmVhdGVBY2NvdW50UmVzcG9uc2USSwoKR2V0QWNjb3VudBIdLnByZXBhaWQudjEuR2V0QWNjb3VudFJlcXVlc3QaHi5wcmVwYWlkLnYxLkdldEFjY291bnRSZXNwb25zZRJXCg5TZXRBY2NvdW50VGllchIhLnByZXBhaWQudjEuU2V0QWNjb3VudFRpZXJSZXF1ZXN0GiIucHJlcGFpZC52MS5TZXRBY2NvdW50VGllclJlc3BvbnNlElEKDENyZWF0ZUFwaUtleRIfLnByZXBhaWQudjEuQ3JlYXRlQXBpS2V5UmVxdWVzdBogLnByZXBhaWQudjEuQ3JlYXRlQXBpS2V5UmVzcG9uc2USTgoLTGlzdEFwaUtleXMSHi5wcmVwYWlkLnYxLkxpc3RBcGlLZXlzUmVxdWVzdBofLnByZXBhaWQudjEuTGlzdEFwaUtleXNSZXNwb25zZRJRCgxSZXZva2VBcGlLZXkSHy5wcmVwYWlkLnYxLlJldm9rZUFwaUtleVJlcXVlc3QaIC5wcmVwYWlkLnYxLlJldm9rZUFwaUtleVJlc3BvbnNlEloKD1NldEFwaUtleUlwTG9jaxIiLnByZXBhaWQudjEuU2V0QXBpS2V5SXBMb2NrUmVxdWVzdBojLnByZXBhaWQudjEuU2V0QXBpS2V5SXBMb2NrUmVzcG9uc2USUQoMQ3JlZGl0V2FsbGV0Eh8ucHJlcGFpZC52MS5DcmVkaXRXYWxsZXRSZXF1ZXN0GiAucHJlcGFpZC52MS5DcmVkaXRXYWxsZXRSZXNwb25zZRJgChFMaXN0TGVkZ2VyRW50cmllcxIkLnByZXBhaWQudjEuTGlzdExlZGdlckVudHJpZXNSZXF1ZXN0GiUucHJlcGFpZC52MS5MaXN0TGVkZ2VyRW50cmllc1Jlc3BvbnNlEkgKCUxpc3RUaWVycxIcLnByZXBhaWQudjEuTGlzdFRpZXJzUmVxdWVzdBodLnByZXBhaWQudjEuTGlzdFRpZXJzUmVzcG9uc2USSwoKVXBzZXJ0VGllchIdLnByZXBhaWQudjEuVXBzZXJ0VGllclJlcXVlc3QaHi5wcmVwYWlkLnYxLlVwc2VydFRpZXJSZXNwb25zZRJdChBMaXN0Q2F0YWxvZ1BsYW5zEiMucHJlcGFpZC52MS5MaXN0Q2F0YWxvZ1BsYW5zUmVxdWVzdBokLnByZXBhaWQudjEuTGlzdENhdGFsb2dQbGFuc1Jlc3BvbnNlEksKClVwc2VydFBsYW4SHS5wcmVwYWlkLnYxLlVwc2VydFBsYW5SZXF1ZXN0Gh4ucHJlcGFpZC52MS5VcHNlcnRQbGFuUmVzcG9uc2USYAoRTGlzdENhYmxlUGFja2FnZXMSJC5wcmVwYWlkLnYxLkxpc3RDYWJsZVBhY2thZ2VzUmVxdWVzdBolLnByZXBhaWQudjEuTGlzdENhYmxlUGFja2FnZXNSZXNwb25zZRJjChJVcHNlcnRDYWJsZVBhY2thZ2USJS5wcmVwYWlkLnYxLlVwc2VydENhYmxlUGFja2FnZVJlcXVlc3QaJi5wcmVwYWlkLnYxLlVwc2VydENhYmxlUGFja2FnZVJlc3BvbnNlEksKCkdldFNtc1JhdGUSHS5wcmVwYWlkLnYxLkdldFNtc1JhdGVSZXF1ZXN0Gh4ucHJlcGFpZC52MS5HZXRTbXNSYXRlUmVzcG9uc2USSwoKU2V0U21zUmF0ZRIdLnByZXBhaWQudjEuU2V0U21zUmF0ZVJlcXVlc3QaHi5wcmVwYWlkLnYxLlNldFNtc1JhdGVSZXNwb25zZRJyChdMaXN0UGVuZGluZ1RyYW5zYWN0aW9ucxIqLnByZXBhaWQudjEuTGlzdFBlbmRpbmdUcmFuc2FjdGlvbnNSZXF1ZXN0GisucHJlcGFpZC52MS5MaXN0UGVuZGluZ1RyYW5zYWN0aW9uc1Jlc3BvbnNlEk4KC0NoZWNrTGVkZ2VyEh4ucHJlcGFpZC52MS5DaGVja0xlZGdlclJlcXVlc3QaHy5wcmVwYWlkLnYxLkNoZWNrTGVkZ2VyUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp, file_prepaid_v1_types]);
 
 /**
  * An account holder.
@@ -1209,6 +1209,190 @@ export const SetSmsRateResponseSchema: GenMessage<SetSmsRateResponse> = /*@__PUR
   messageDesc(file_prepaid_v1_admin, 42);
 
 /**
+ * Asks for pending transactions.
+ *
+ * @generated from message prepaid.v1.ListPendingTransactionsRequest
+ */
+export type ListPendingTransactionsRequest = Message<"prepaid.v1.ListPendingTransactionsRequest"> & {
+  /**
+   * Only those pending past the recovery deadline, which need a person.
+   *
+   * @generated from field: bool needs_attention_only = 1;
+   */
+  needsAttentionOnly: boolean;
+
+  /**
+   * Page size, 1 to 500; 0 means 100.
+   *
+   * @generated from field: int32 page_size = 2;
+   */
+  pageSize: number;
+
+  /**
+   * Cursor from a previous response; empty for the first page.
+   *
+   * @generated from field: string page_token = 3;
+   */
+  pageToken: string;
+};
+
+/**
+ * Describes the message prepaid.v1.ListPendingTransactionsRequest.
+ * Use `create(ListPendingTransactionsRequestSchema)` to create a new message.
+ */
+export const ListPendingTransactionsRequestSchema: GenMessage<ListPendingTransactionsRequest> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_admin, 43);
+
+/**
+ * A page of pending transactions, oldest first.
+ *
+ * @generated from message prepaid.v1.ListPendingTransactionsResponse
+ */
+export type ListPendingTransactionsResponse = Message<"prepaid.v1.ListPendingTransactionsResponse"> & {
+  /**
+   * The page.
+   *
+   * @generated from field: repeated prepaid.v1.Transaction transactions = 1;
+   */
+  transactions: Transaction[];
+
+  /**
+   * Cursor for the next page; empty on the last page.
+   *
+   * @generated from field: string next_page_token = 2;
+   */
+  nextPageToken: string;
+};
+
+/**
+ * Describes the message prepaid.v1.ListPendingTransactionsResponse.
+ * Use `create(ListPendingTransactionsResponseSchema)` to create a new message.
+ */
+export const ListPendingTransactionsResponseSchema: GenMessage<ListPendingTransactionsResponse> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_admin, 44);
+
+/**
+ * Asks for a full ledger check.
+ *
+ * @generated from message prepaid.v1.CheckLedgerRequest
+ */
+export type CheckLedgerRequest = Message<"prepaid.v1.CheckLedgerRequest"> & {
+};
+
+/**
+ * Describes the message prepaid.v1.CheckLedgerRequest.
+ * Use `create(CheckLedgerRequestSchema)` to create a new message.
+ */
+export const CheckLedgerRequestSchema: GenMessage<CheckLedgerRequest> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_admin, 45);
+
+/**
+ * One way the money does not add up.
+ *
+ * @generated from message prepaid.v1.LedgerViolation
+ */
+export type LedgerViolation = Message<"prepaid.v1.LedgerViolation"> & {
+  /**
+   * balance_mismatch, negative_balance, running_balance_mismatch, debit_missing_or_wrong,
+   * failed_not_refunded_once, refund_without_failure or orphan_entry.
+   *
+   * @generated from field: string kind = 1;
+   */
+  kind: string;
+
+  /**
+   * The account concerned.
+   *
+   * @generated from field: string account_id = 2;
+   */
+  accountId: string;
+
+  /**
+   * The transaction or ledger reference concerned, if any.
+   *
+   * @generated from field: string reference = 3;
+   */
+  reference: string;
+
+  /**
+   * What was found.
+   *
+   * @generated from field: string detail = 4;
+   */
+  detail: string;
+};
+
+/**
+ * Describes the message prepaid.v1.LedgerViolation.
+ * Use `create(LedgerViolationSchema)` to create a new message.
+ */
+export const LedgerViolationSchema: GenMessage<LedgerViolation> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_admin, 46);
+
+/**
+ * The result of a ledger check.
+ *
+ * @generated from message prepaid.v1.CheckLedgerResponse
+ */
+export type CheckLedgerResponse = Message<"prepaid.v1.CheckLedgerResponse"> & {
+  /**
+   * Accounts whose wallets were checked.
+   *
+   * @generated from field: int64 accounts_checked = 1;
+   */
+  accountsChecked: bigint;
+
+  /**
+   * Transactions checked.
+   *
+   * @generated from field: int64 transactions_checked = 2;
+   */
+  transactionsChecked: bigint;
+
+  /**
+   * Ledger entries read.
+   *
+   * @generated from field: int64 entries_checked = 3;
+   */
+  entriesChecked: bigint;
+
+  /**
+   * All violations found, in all.
+   *
+   * @generated from field: int64 violation_count = 4;
+   */
+  violationCount: bigint;
+
+  /**
+   * The first violations (at most 1000).
+   *
+   * @generated from field: repeated prepaid.v1.LedgerViolation violations = 5;
+   */
+  violations: LedgerViolation[];
+
+  /**
+   * Pending transactions (not yet final).
+   *
+   * @generated from field: int64 pending_count = 6;
+   */
+  pendingCount: bigint;
+
+  /**
+   * Pending transactions flagged for a person.
+   *
+   * @generated from field: int64 needs_attention_count = 7;
+   */
+  needsAttentionCount: bigint;
+};
+
+/**
+ * Describes the message prepaid.v1.CheckLedgerResponse.
+ * Use `create(CheckLedgerResponseSchema)` to create a new message.
+ */
+export const CheckLedgerResponseSchema: GenMessage<CheckLedgerResponse> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_admin, 47);
+
+/**
  * Operates the platform: accounts, tiers, keys, wallets and the catalog.
  * Callers authenticate with the admin token.
  *
@@ -1384,6 +1568,26 @@ export const AdminService: GenService<{
     methodKind: "unary";
     input: typeof SetSmsRateRequestSchema;
     output: typeof SetSmsRateResponseSchema;
+  },
+  /**
+   * Lists pending transactions, oldest first; optionally only those flagged for a person.
+   *
+   * @generated from rpc prepaid.v1.AdminService.ListPendingTransactions
+   */
+  listPendingTransactions: {
+    methodKind: "unary";
+    input: typeof ListPendingTransactionsRequestSchema;
+    output: typeof ListPendingTransactionsResponseSchema;
+  },
+  /**
+   * Checks every wallet against its ledger and every purchase against its ledger entries.
+   *
+   * @generated from rpc prepaid.v1.AdminService.CheckLedger
+   */
+  checkLedger: {
+    methodKind: "unary";
+    input: typeof CheckLedgerRequestSchema;
+    output: typeof CheckLedgerResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_prepaid_v1_admin, 0);

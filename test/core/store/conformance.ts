@@ -142,6 +142,10 @@ async function auditLedger(h: Harness): Promise<void> {
     }
     assert.is(account.balanceKobo, running, `balance of ${accountId} equals the sum of its ledger entries`);
   }
+  // The store's own checker must agree: after any sequence of port operations it finds nothing.
+  const audit = await h.store.wallet.audit();
+  assert.equal(audit.violations, [], 'the ledger audit finds no violation');
+  assert.is(audit.violationCount, 0);
 }
 
 /**
@@ -673,6 +677,44 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
 
       await h.store.wallet.recordAttempt(sooner.reference, { attempts: 1, nextAttemptAt: at(500), needsAttention: false, at: at(150) });
       assert.equal(refs(await h.store.transactions.listDuePending(at(150), 10)), [later.reference], 'a recorded attempt postpones it');
+    });
+  });
+
+  define('pending list and audit', (it) => {
+    it('listPending pages every pending purchase oldest first, or only those flagged for a person', async (h) => {
+      const accountId = await h.account(200_000);
+      const made: TransactionRecord[] = [];
+      for (let i = 0; i < 7; i++) made.push(await h.reserved(h.purchase(accountId, { createdAt: at(100 + i) })));
+      await h.store.wallet.settle(made[1]!.reference, {}, at(200));
+      await h.store.wallet.refund(made[2]!.reference, 'declined', at(200));
+      for (const tx of [made[3]!, made[5]!]) {
+        await h.store.wallet.recordAttempt(tx.reference, { attempts: 9, nextAttemptAt: at(900), needsAttention: true, at: at(300) });
+      }
+      const refs = (txs: TransactionRecord[]) => txs.map((t) => t.reference);
+      const pending = await readAll((page) => h.store.transactions.listPending({ needsAttentionOnly: false }, page), 2);
+      assert.equal(refs(pending), [0, 3, 4, 5, 6].map((i) => made[i]!.reference));
+      const flagged = await readAll((page) => h.store.transactions.listPending({ needsAttentionOnly: true }, page), 1);
+      assert.equal(refs(flagged), [made[3]!.reference, made[5]!.reference]);
+      assert.ok(flagged.every((t) => t.needsAttention && t.attempts === 9));
+      const audit = await h.store.wallet.audit();
+      assert.ok(audit.pendingCount >= 5, 'the audit counts the pending purchases');
+      assert.ok(audit.needsAttentionCount >= 2, 'and those flagged for a person');
+    });
+
+    it('the audit counts what it read and finds nothing after purchases, settlements and refunds', async (h) => {
+      const first = await h.account(100_000);
+      const second = await h.account(30_000);
+      const a = await h.reserved(h.purchase(first));
+      const b = await h.reserved(h.purchase(first));
+      await h.reserved(h.purchase(second));
+      await h.store.wallet.settle(a.reference, { providerReference: 'x' }, at(20));
+      await h.store.wallet.refund(b.reference, 'declined', at(20));
+      const audit = await h.store.wallet.audit();
+      assert.ok(audit.accountsChecked >= 2, 'both accounts were checked');
+      assert.ok(audit.transactionsChecked >= 3, 'the three purchases were checked');
+      // 2 credits + 3 debits + 1 refund, at least (an adapter may share its database between tests).
+      assert.ok(audit.entriesChecked >= 6);
+      assert.equal(audit.violations, []);
     });
   });
 

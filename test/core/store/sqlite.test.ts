@@ -199,4 +199,22 @@ sqlite('close is safe to call twice, and a closed store refuses work', async () 
   assert.ok(refused);
 });
 
+
+sqlite('the audit finds money changed behind the adapter', async () => {
+  const store = open();
+  await populate(store);
+  assert.equal((await store.wallet.audit()).violations, [], 'clean before tampering');
+  const db = raw();
+  // A balance edited by hand, a purchase failed without its refund, a refund for a delivered purchase.
+  db.prepare("UPDATE accounts SET balance_kobo = balance_kobo + 500 WHERE account_id = 'acct-1'").run();
+  db.prepare("UPDATE transactions SET status = 'failed' WHERE reference = 'TX-2'").run();
+  db.prepare(`INSERT INTO ledger_entries (account_id, amount_kobo, balance_after_kobo, kind, reference, memo, created_at)
+              VALUES ('acct-1', 9800, 99999, 'refund', 'TX-1', 'wrong', 7000)`).run();
+  const audit = await store.wallet.audit();
+  const kinds = audit.violations.map((v) => `${v.kind}:${v.reference}`).sort();
+  assert.equal(kinds, ['balance_mismatch:', 'failed_not_refunded_once:TX-2', 'refund_without_failure:TX-1', 'running_balance_mismatch:TX-1']);
+  assert.is(audit.violationCount, 4);
+  assert.ok(audit.violations.every((v) => v.accountId === 'acct-1' && v.detail.length > 0));
+});
+
 sqlite.run();

@@ -1,0 +1,81 @@
+/** `prepaid accounts ...`: create an account, show one, move one to another tier. */
+import type { Account, IssuedKey } from '../../gen/prepaid/v1/admin_pb.js';
+import type { CommandGroup, CommandResult } from './command.js';
+import { SECRET_SHOWN_ONCE_WARNING, isoTime, kobo, moneyFields, nairaText, present } from './format.js';
+
+/** The account fields every accounts command prints. */
+function accountJson(account: Account): Record<string, unknown> {
+  return {
+    account_id: account.accountId,
+    name: account.name,
+    tier: account.tierId,
+    ...moneyFields('balance', account.balanceKobo),
+    created_at: isoTime(account.createdAt),
+  };
+}
+
+/** Adds a newly issued key pair to a result, with the shown-once warning. */
+function withIssuedKey(result: CommandResult, key: IssuedKey | undefined): CommandResult {
+  if (!key) return result;
+  return {
+    json: { ...result.json, public_key: key.publicKey, secret_key: key.secretKey },
+    text: [...result.text, `Public key: ${key.publicKey}`, `Secret key: ${key.secretKey}`],
+    warnings: [SECRET_SHOWN_ONCE_WARNING],
+  };
+}
+
+/** The accounts command group. */
+export const accountsGroup: CommandGroup = {
+  name: 'accounts',
+  summary: 'Account holders and their tiers.',
+  commands: [
+    {
+      name: 'create',
+      summary: 'Create an account; on a tier with API access its first key pair is issued and shown once.',
+      args: [],
+      options: {
+        name: { placeholder: 'NAME', summary: 'Display name, 1 to 100 characters.', required: true },
+        tier: { placeholder: 'TIER', summary: 'Tier id (see `prepaid tiers list`); default: the default tier.' },
+      },
+      async run({ options }, core) {
+        const response = await core().createAccount({ name: options['name'] ?? '', tierId: options['tier'] ?? '' });
+        const account = present(response.account, 'account');
+        return withIssuedKey(
+          { json: accountJson(account), text: [`Created account ${account.accountId} (${account.name}) on tier ${account.tierId}.`] },
+          response.issuedKey,
+        );
+      },
+    },
+    {
+      name: 'get',
+      summary: 'Show an account: name, tier and wallet balance.',
+      args: ['ACCOUNT_ID'],
+      async run({ args }, core) {
+        const account = present((await core().getAccount({ accountId: args[0] })).account, 'account');
+        return {
+          json: accountJson(account),
+          text: [
+            `Account:  ${account.accountId}`,
+            `Name:     ${account.name}`,
+            `Tier:     ${account.tierId}`,
+            `Balance:  ${nairaText(kobo(account.balanceKobo))}`,
+            `Created:  ${isoTime(account.createdAt) ?? '-'}`,
+          ],
+        };
+      },
+    },
+    {
+      name: 'set-tier',
+      summary: 'Move an account to another tier; moving to the API tier issues its first key pair, shown once.',
+      args: ['ACCOUNT_ID', 'TIER'],
+      async run({ args }, core) {
+        const response = await core().setAccountTier({ accountId: args[0], tierId: args[1] });
+        const account = present(response.account, 'account');
+        return withIssuedKey(
+          { json: accountJson(account), text: [`Account ${account.accountId} is now on tier ${account.tierId}.`] },
+          response.issuedKey,
+        );
+      },
+    },
+  ],
+};

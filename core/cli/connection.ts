@@ -1,0 +1,174 @@
+/**
+ * Where the core is, which admin token to present, the connection itself, and what a failed
+ * call means to an operator. The token is read from ADMIN_TOKEN or from the file the core
+ * writes on first start, and it is never printed: messages name where it came from instead.
+ */
+import path from 'node:path';
+import { Code, ConnectError, createClient, type Interceptor } from '@connectrpc/connect';
+import { createGrpcTransport, Http2SessionManager } from '@connectrpc/connect-node';
+import { BadRequestSchema, ErrorInfoSchema } from '../../gen/google/rpc/error_details_pb.js';
+import { AdminService } from '../../gen/prepaid/v1/admin_pb.js';
+import type { FieldViolation } from '../domain/errors.js';
+import { ADMIN_TOKEN_FILE, readTokenFile } from '../tokens.js';
+import { CliError, UsageError, type AdminClient } from './command.js';
+
+type Env = Record<string, string | undefined>;
+
+/**
+ * Deadline of every call. Admin calls are single store operations that answer in
+ * milliseconds; ten seconds only rules out hanging on a core that accepted the connection
+ * and stopped answering.
+ */
+export const CALL_TIMEOUT_MS = 10_000;
+
+/** The core's port when neither CORE_URL nor CORE_PORT says otherwise (core/config.ts). */
+export const DEFAULT_CORE_PORT = 50051;
+
+/** The core's data directory when DATA_DIR is unset (core/config.ts). */
+export const DEFAULT_DATA_DIR = './data';
+
+/** Addresses a server binds to that mean "every interface" and cannot be dialled. */
+const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]']);
+
+function nonEmpty(value: string | undefined): string | undefined {
+  const trimmed = value?.trim();
+  return trimmed ? trimmed : undefined;
+}
+
+function checkedUrl(text: string, origin: string): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new UsageError(`${origin} must be a URL such as http://127.0.0.1:50051; got ${JSON.stringify(text)}.`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new UsageError(`${origin} must start with http:// or https://; got ${JSON.stringify(text)}.`);
+  }
+  return url.href.replace(/\/+$/, '');
+}
+
+/**
+ * The core's base URL: the --core flag, else CORE_URL, else http://CORE_HOST:CORE_PORT with
+ * 127.0.0.1 and 50051 as defaults. A wildcard CORE_HOST (the core listening everywhere) is
+ * dialled as 127.0.0.1, since this CLI runs beside the core.
+ */
+export function resolveCoreUrl(env: Env, flag: string | undefined): string {
+  if (flag !== undefined) return checkedUrl(flag, '--core');
+  const fromEnv = nonEmpty(env['CORE_URL']);
+  if (fromEnv) return checkedUrl(fromEnv, 'CORE_URL');
+  const portText = nonEmpty(env['CORE_PORT']) ?? String(DEFAULT_CORE_PORT);
+  const port = Number(portText);
+  if (!/^\d+$/.test(portText) || port < 1 || port > 65_535) {
+    throw new CliError('CONFIG_ERROR', `CORE_PORT must be a port number from 1 to 65535; got ${JSON.stringify(portText)}.`);
+  }
+  let host = nonEmpty(env['CORE_HOST']) ?? '127.0.0.1';
+  if (WILDCARD_HOSTS.has(host)) host = '127.0.0.1';
+  if (host.includes(':') && !host.startsWith('[')) host = `[${host}]`;
+  return `http://${host}:${port}`;
+}
+
+/** The admin token and, for messages, where it came from (never the token itself). */
+export interface AdminToken {
+  token: string;
+  source: string;
+}
+
+/** ADMIN_TOKEN, else DATA_DIR/admin.token as the core created it, else a CliError saying what to do. */
+export function resolveAdminToken(env: Env): AdminToken {
+  const fromEnv = nonEmpty(env['ADMIN_TOKEN']);
+  if (fromEnv) return { token: fromEnv, source: 'ADMIN_TOKEN' };
+  const dataDir = path.resolve(nonEmpty(env['DATA_DIR']) ?? DEFAULT_DATA_DIR);
+  const token = readTokenFile(dataDir, ADMIN_TOKEN_FILE);
+  const file = path.join(dataDir, ADMIN_TOKEN_FILE);
+  if (token) return { token, source: file };
+  throw new CliError(
+    'NO_ADMIN_TOKEN',
+    `no admin token: ADMIN_TOKEN is unset and ${file} does not exist or is empty. ` +
+      'Start the core once (npm start) so that it creates the token there, point DATA_DIR at the ' +
+      "core's data directory, or set ADMIN_TOKEN to the core's admin token.",
+  );
+}
+
+/** An open connection to the core's AdminService. */
+export interface CoreConnection {
+  url: string;
+  tokenSource: string;
+  admin: AdminClient;
+  /** Ends the HTTP/2 session so that the process can exit at once. */
+  close(): void;
+}
+
+/** Connects lazily (the first call dials); every call carries the bearer token and the deadline. */
+export function openCoreConnection(url: string, token: AdminToken): CoreConnection {
+  const authorization = `Bearer ${token.token}`;
+  const addToken: Interceptor = (next) => (req) => {
+    req.header.set('authorization', authorization);
+    return next(req);
+  };
+  // Our own session manager so that close() can end the connection; an idle HTTP/2
+  // session would otherwise keep the process alive after the command is done.
+  const sessionManager = new Http2SessionManager(url);
+  const transport = createGrpcTransport({ baseUrl: url, sessionManager, interceptors: [addToken], defaultTimeoutMs: CALL_TIMEOUT_MS });
+  return {
+    url,
+    tokenSource: token.source,
+    admin: createClient(AdminService, transport),
+    close: () => sessionManager.abort(),
+  };
+}
+
+/** A failed call as the CLI reports it. */
+export interface CallFailure {
+  /** The core's ErrorInfo reason (NOT_FOUND, INVALID_PARAMETER, ...) or the CLI's own code. */
+  code: string;
+  /** The gRPC status, UPPER_SNAKE (NOT_FOUND, UNAVAILABLE, ...). */
+  grpcCode: string;
+  message: string;
+  /** True when the core answered (the message is the core's); false when the call never got an answer. */
+  fromCore: boolean;
+  violations: FieldViolation[];
+  /** Extra lines for a person, for example where the token came from. */
+  hints: string[];
+}
+
+/** Connect's code names are camelCase ("NotFound"); gRPC and our JSON say NOT_FOUND. */
+function grpcCodeName(code: Code): string {
+  return (Code[code] ?? 'Unknown').replace(/([a-z])([A-Z])/g, '$1_$2').toUpperCase();
+}
+
+/**
+ * Explains an error thrown by a call. Connection failures and missed deadlines get the
+ * CLI's own wording (the operator's next step is to start the core, not to read a transport
+ * error); anything the core answered keeps its message and ErrorInfo reason. Returns null
+ * for an error that is not a call failure, which main.ts treats as a bug.
+ */
+export function describeCallError(error: unknown, connection: CoreConnection): CallFailure | null {
+  if (!(error instanceof ConnectError)) return null;
+  const grpcCode = grpcCodeName(error.code);
+  const info = error.findDetails(ErrorInfoSchema)[0];
+  if (!info && error.code === Code.Unavailable) {
+    return { code: 'CORE_UNREACHABLE', grpcCode, message: `cannot reach the core at ${connection.url}: is it running? (npm start)`, fromCore: false, violations: [], hints: [] };
+  }
+  if (!info && error.code === Code.DeadlineExceeded) {
+    return {
+      code: 'CORE_TIMEOUT',
+      grpcCode,
+      message: `the core at ${connection.url} did not answer within ${CALL_TIMEOUT_MS / 1000} s.`,
+      fromCore: false,
+      violations: [],
+      hints: [],
+    };
+  }
+  const violations = error
+    .findDetails(BadRequestSchema)
+    .flatMap((bad) => bad.fieldViolations.map((v) => ({ field: v.field, description: v.description })));
+  const hints =
+    error.code === Code.Unauthenticated || error.code === Code.PermissionDenied
+      ? [
+          `The core at ${connection.url} refused the admin token from ${connection.tokenSource}. ` +
+            "Set ADMIN_TOKEN to the core's admin token, or DATA_DIR to the core's data directory.",
+        ]
+      : [];
+  return { code: info?.reason || grpcCode, grpcCode, message: error.rawMessage, fromCore: true, violations, hints };
+}

@@ -1,0 +1,82 @@
+/** `prepaid keys ...`: issue, list and revoke key pairs, and lock them to client IPs. */
+import type { ApiKey } from '../../gen/prepaid/v1/admin_pb.js';
+import type { CommandGroup } from './command.js';
+import { SECRET_SHOWN_ONCE_WARNING, columns, isoTime, present } from './format.js';
+
+/** A stored key as JSON; the core never sends secrets here. */
+function keyJson(key: ApiKey): Record<string, unknown> {
+  return {
+    public_key: key.publicKey,
+    account_id: key.accountId,
+    allowed_ips: [...key.allowedIps],
+    revoked: key.revoked,
+    created_at: isoTime(key.createdAt),
+  };
+}
+
+function lockText(key: ApiKey): string {
+  return key.allowedIps.length === 0 ? 'any IP' : key.allowedIps.join(', ');
+}
+
+/** The keys command group. */
+export const keysGroup: CommandGroup = {
+  name: 'keys',
+  summary: 'API key pairs of accounts on a tier with API access.',
+  commands: [
+    {
+      name: 'create',
+      summary: 'Issue a new key pair for an account on a tier with API access; the secret is shown once.',
+      args: ['ACCOUNT_ID'],
+      async run({ args }, core) {
+        const key = present((await core().createApiKey({ accountId: args[0] })).issuedKey, 'issued_key');
+        return {
+          json: { account_id: args[0], public_key: key.publicKey, secret_key: key.secretKey },
+          text: [`Issued a key pair for ${args[0]}.`, `Public key: ${key.publicKey}`, `Secret key: ${key.secretKey}`],
+          warnings: [SECRET_SHOWN_ONCE_WARNING],
+        };
+      },
+    },
+    {
+      name: 'list',
+      summary: "List an account's key pairs (newest first), without secrets.",
+      args: ['ACCOUNT_ID'],
+      async run({ args }, core) {
+        const { keys } = await core().listApiKeys({ accountId: args[0] });
+        const rows = keys.map((k) => [k.publicKey, k.revoked ? 'revoked' : 'active', lockText(k), isoTime(k.createdAt) ?? '-']);
+        return {
+          json: { account_id: args[0], keys: keys.map(keyJson) },
+          text: keys.length === 0 ? [`Account ${args[0]} has no keys.`] : columns([['PUBLIC KEY', 'STATE', 'ALLOWED IPS', 'CREATED'], ...rows]),
+        };
+      },
+    },
+    {
+      name: 'revoke',
+      summary: 'Revoke a key pair for good.',
+      args: ['PUBLIC_KEY'],
+      async run({ args }, core) {
+        const key = present((await core().revokeApiKey({ publicKey: args[0] })).key, 'key');
+        return { json: keyJson(key), text: [`Revoked ${key.publicKey} (account ${key.accountId}).`] };
+      },
+    },
+    {
+      name: 'lock-ip',
+      summary: 'Lock a key to one or more client IPs (IPv4 or IPv6); replaces any earlier list.',
+      args: ['PUBLIC_KEY', 'IP'],
+      variadic: true,
+      async run({ args }, core) {
+        const [publicKey, ...ips] = args;
+        const key = present((await core().setApiKeyIpLock({ publicKey, allowedIps: ips })).key, 'key');
+        return { json: keyJson(key), text: [`${key.publicKey} now only works from ${lockText(key)}.`] };
+      },
+    },
+    {
+      name: 'unlock-ip',
+      summary: 'Remove the IP lock of a key, so that it works from any IP.',
+      args: ['PUBLIC_KEY'],
+      async run({ args }, core) {
+        const key = present((await core().setApiKeyIpLock({ publicKey: args[0], allowedIps: [] })).key, 'key');
+        return { json: keyJson(key), text: [`${key.publicKey} works from any IP again.`] };
+      },
+    },
+  ],
+};

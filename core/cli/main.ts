@@ -1,0 +1,291 @@
+/**
+ * `prepaid`, the admin CLI: a gRPC client of the core's AdminService. This file holds the
+ * command table, parses the command line (node:util parseArgs), prints results and maps
+ * every failure to an exit status. The commands themselves live one group per module.
+ *
+ * Exit status: 0 done; 1 the core refused the request or could not be reached; 2 the
+ * command line was wrong (nothing was sent to the core).
+ */
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { accountsGroup } from './accounts.js';
+import { CliError, UsageError, usageLine, type AdminClient, type CommandGroup, type CommandSpec } from './command.js';
+import { describeCallError, openCoreConnection, resolveAdminToken, resolveCoreUrl, type CoreConnection } from './connection.js';
+import { columns } from './format.js';
+import { keysGroup } from './keys.js';
+import { plansGroup } from './plans.js';
+import { pricingGroup } from './pricing.js';
+import { tiersGroup } from './tiers.js';
+import { walletGroup } from './wallet.js';
+
+/** Where the CLI writes and what environment it reads; the bin passes the process's own. */
+export interface CliIo {
+  stdout(s: string): void;
+  stderr(s: string): void;
+  env: Record<string, string | undefined>;
+}
+
+export const EXIT_OK = 0;
+/** The core answered with an error, or could not be reached, or no admin token was found. */
+export const EXIT_FAILURE = 1;
+/** The command line does not fit any command; nothing was sent. */
+export const EXIT_USAGE = 2;
+
+/** Every command, by group, in the order help lists them. */
+export const COMMAND_GROUPS: readonly CommandGroup[] = [accountsGroup, keysGroup, walletGroup, pricingGroup, tiersGroup, plansGroup];
+
+/** Flags every command accepts, before or after the command words. */
+const GLOBAL_OPTIONS = {
+  json: { type: 'boolean' },
+  core: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies NonNullable<ParseArgsConfig['options']>;
+
+const GLOBAL_HELP: ReadonlyArray<readonly [string, string]> = [
+  ['--json', 'Print one JSON object with snake_case fields instead of text.'],
+  ['--core URL', 'The core to talk to; overrides CORE_URL, CORE_HOST and CORE_PORT.'],
+  ['-h, --help', 'Show help: `prepaid help`, `prepaid GROUP --help`, `prepaid GROUP COMMAND --help`.'],
+];
+
+const ENVIRONMENT_HELP: ReadonlyArray<readonly [string, string]> = [
+  ['CORE_URL', 'The core, for example http://127.0.0.1:50051.'],
+  ['CORE_HOST, CORE_PORT', 'Used when CORE_URL is unset; default 127.0.0.1 and 50051.'],
+  ['ADMIN_TOKEN', "The core's admin token; when unset it is read from DATA_DIR/admin.token."],
+  ['DATA_DIR', "The core's data directory, where it writes admin.token on first start; default ./data."],
+];
+
+const HELP_HINT = "Run 'prepaid --help' to list every command.";
+
+/**
+ * Every option of every command, for one strict parse of the whole line. Options share one
+ * namespace (a `--name` is always a string), and main checks afterwards that each option
+ * given belongs to the command that was named.
+ */
+function parseConfigOptions(): NonNullable<ParseArgsConfig['options']> {
+  const options: NonNullable<ParseArgsConfig['options']> = { ...GLOBAL_OPTIONS };
+  for (const group of COMMAND_GROUPS) {
+    for (const command of group.commands) {
+      for (const name of Object.keys(command.options ?? {})) {
+        if (name in GLOBAL_OPTIONS) throw new Error(`${group.name} ${command.name} redefines the global option --${name}`);
+        options[name] = { type: 'string' };
+      }
+    }
+  }
+  return options;
+}
+
+function fullHelp(): string[] {
+  const rows = COMMAND_GROUPS.flatMap((group) => group.commands.map((c) => ['  ' + usageLine(group, c).replace(/^prepaid /, ''), c.summary]));
+  return [
+    "prepaid: the admin CLI of the prepaid services core (talks to the core's AdminService over gRPC).",
+    '',
+    'Usage: prepaid [--json] [--core URL] GROUP COMMAND [ARGUMENTS]',
+    '',
+    'Commands:',
+    ...columns(rows),
+    '',
+    'Flags:',
+    ...columns(GLOBAL_HELP.map(([flag, what]) => ['  ' + flag, what])),
+    '',
+    'Environment:',
+    ...columns(ENVIRONMENT_HELP.map(([name, what]) => ['  ' + name, what])),
+    '',
+    'Amounts are in Naira with at most two decimals (100 or 100.50).',
+    'Exit status: 0 done, 1 the core refused or could not be reached, 2 bad command line.',
+  ];
+}
+
+function groupHelp(group: CommandGroup): string[] {
+  return [
+    `prepaid ${group.name}: ${group.summary}`,
+    '',
+    'Commands:',
+    ...columns(group.commands.map((c) => ['  ' + usageLine(group, c), c.summary])),
+    '',
+    'Add --json to print one JSON object.',
+  ];
+}
+
+function commandHelp(group: CommandGroup, command: CommandSpec): string[] {
+  const options = Object.entries(command.options ?? {}).map(([name, spec]) => [
+    `  --${name} ${spec.placeholder}`,
+    spec.summary + (spec.required ? ' Required.' : ''),
+  ]);
+  return [
+    `Usage: ${usageLine(group, command)} [--json] [--core URL]`,
+    '',
+    command.summary,
+    ...(options.length > 0 ? ['', 'Options:', ...columns(options)] : []),
+  ];
+}
+
+function lines(text: readonly string[]): string {
+  return text.map((line) => line + '\n').join('');
+}
+
+/**
+ * Parses the whole line strictly. Unknown options are found first with a lenient pass, so
+ * that the message can name the option plainly (and explain a negative amount, which
+ * parseArgs sees as an option); the strict pass then catches missing option values.
+ */
+function parseCommandLine(argv: string[]) {
+  const options = parseConfigOptions();
+  const lenient = parseArgs({ args: argv, options, allowPositionals: true, strict: false, tokens: true });
+  for (const token of lenient.tokens) {
+    if (token.kind !== 'option' || token.name in options) continue;
+    if (/^-\d/.test(token.rawName)) throw new UsageError(`${token.rawName} is not an option; amounts cannot be negative.`);
+    throw new UsageError(`unknown option ${token.rawName}.`);
+  }
+  try {
+    return parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+}
+
+type Parsed =
+  | { kind: 'help'; text: string[] }
+  | { kind: 'run'; group: CommandGroup; command: CommandSpec; args: string[]; options: Record<string, string | undefined> };
+
+/** Turns the command line into a command to run or help to print; throws UsageError. */
+function resolveCommand(positionals: string[], values: Record<string, unknown>): Parsed {
+  const helpWanted = values['help'] === true;
+  let words = positionals;
+  if (words[0] === 'help') words = words.slice(1);
+  const asHelp = helpWanted || positionals[0] === 'help';
+
+  const [groupName, commandName, ...rest] = words;
+  if (groupName === undefined) {
+    if (asHelp) return { kind: 'help', text: fullHelp() };
+    throw new UsageError('missing command.');
+  }
+  const group = COMMAND_GROUPS.find((g) => g.name === groupName);
+  if (!group) throw new UsageError(`unknown command ${JSON.stringify(groupName)}; the groups are ${COMMAND_GROUPS.map((g) => g.name).join(', ')}.`);
+  if (commandName === undefined) {
+    if (asHelp) return { kind: 'help', text: groupHelp(group) };
+    throw new UsageError(`missing the ${group.name} command.`, groupHelp(group));
+  }
+  const command = group.commands.find((c) => c.name === commandName);
+  if (!command) {
+    throw new UsageError(`unknown command "${group.name} ${commandName}".`, groupHelp(group));
+  }
+  if (asHelp) return { kind: 'help', text: commandHelp(group, command) };
+
+  const usage = [`usage: ${usageLine(group, command)}`];
+  const allowed = command.options ?? {};
+  const options: Record<string, string | undefined> = {};
+  for (const [name, value] of Object.entries(values)) {
+    if (name in GLOBAL_OPTIONS) continue;
+    if (!(name in allowed)) throw new UsageError(`${group.name} ${command.name} does not take --${name}.`, usage);
+    options[name] = value as string;
+  }
+  for (const [name, spec] of Object.entries(allowed)) {
+    if (spec.required && options[name] === undefined) throw new UsageError(`missing --${name} ${spec.placeholder}.`, usage);
+  }
+  const missing = command.args.slice(rest.length);
+  if (missing.length > 0) throw new UsageError(`missing ${missing.join(' and ')}.`, usage);
+  if (rest.length > command.args.length && !command.variadic) {
+    throw new UsageError(`unexpected argument ${JSON.stringify(rest[command.args.length])}.`, usage);
+  }
+  return { kind: 'run', group, command, args: rest, options };
+}
+
+/** What a failure prints, whatever raised it. */
+interface Failure {
+  exitCode: number;
+  code: string;
+  grpcCode: string | null;
+  message: string;
+  /**
+   * Whether the core answered: its reason is then shown in brackets after its message. The
+   * CLI's own codes (USAGE, CORE_UNREACHABLE, ...) would only repeat the sentence.
+   */
+  fromCore: boolean;
+  violations: ReadonlyArray<{ field: string; description: string }>;
+  /** Lines printed after the message: hints, usage. */
+  after: readonly string[];
+}
+
+function toFailure(error: unknown, connection: CoreConnection | undefined): Failure | null {
+  if (error instanceof UsageError) {
+    const after = error.usage.length > 0 ? [...error.usage, '', HELP_HINT] : [HELP_HINT];
+    return { exitCode: EXIT_USAGE, code: 'USAGE', grpcCode: null, message: error.message, fromCore: false, violations: [], after };
+  }
+  if (error instanceof CliError) {
+    return { exitCode: EXIT_FAILURE, code: error.code, grpcCode: null, message: error.message, fromCore: false, violations: [], after: [] };
+  }
+  const call = connection ? describeCallError(error, connection) : null;
+  if (!call) return null;
+  return {
+    exitCode: EXIT_FAILURE,
+    code: call.code,
+    grpcCode: call.grpcCode,
+    message: call.message,
+    fromCore: call.fromCore,
+    violations: call.violations,
+    after: call.hints,
+  };
+}
+
+function printFailure(failure: Failure, io: CliIo, json: boolean): void {
+  const text = [
+    `error: ${failure.message}${failure.fromCore ? ` [${failure.code}]` : ''}`,
+    ...failure.violations.map((v) => `  - ${v.field}: ${v.description}`),
+    ...failure.after,
+  ];
+  io.stderr(lines(text));
+  if (json) {
+    const body = {
+      error: {
+        code: failure.code,
+        grpc_code: failure.grpcCode,
+        message: failure.message,
+        field_violations: failure.violations.map((v) => ({ field: v.field, description: v.description })),
+      },
+    };
+    io.stdout(JSON.stringify(body, null, 2) + '\n');
+  }
+}
+
+/**
+ * Runs one command line. `argv` is the arguments after the program name
+ * (process.argv.slice(2)). Returns the exit status and never exits the process itself, so
+ * tests can run it in-process; failures the operator can act on are printed without a stack
+ * trace, while a bug (an error nobody expected) is rethrown.
+ */
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  // Known before parsing, so that even a command line that does not parse answers in JSON.
+  let json = argv.includes('--json');
+  let connection: CoreConnection | undefined;
+  try {
+    const parsed = parseCommandLine(argv);
+    json = parsed.values['json'] === true;
+    const resolved = resolveCommand(parsed.positionals, parsed.values);
+    if (resolved.kind === 'help') {
+      io.stdout(lines(resolved.text));
+      return EXIT_OK;
+    }
+    const coreFlag = parsed.values['core'];
+    const core = (): AdminClient => {
+      connection ??= openCoreConnection(resolveCoreUrl(io.env, typeof coreFlag === 'string' ? coreFlag : undefined), resolveAdminToken(io.env));
+      return connection.admin;
+    };
+    let result;
+    try {
+      result = await resolved.command.run({ args: resolved.args, options: resolved.options }, core);
+    } catch (error) {
+      // A command's own argument checks know the message; the usage line is known here.
+      if (error instanceof UsageError && error.usage.length === 0) throw new UsageError(error.message, [`usage: ${usageLine(resolved.group, resolved.command)}`]);
+      throw error;
+    }
+    for (const warning of result.warnings ?? []) io.stderr(warning + '\n');
+    io.stdout(json ? JSON.stringify(result.json, null, 2) + '\n' : lines(result.text));
+    return EXIT_OK;
+  } catch (error) {
+    const failure = toFailure(error, connection);
+    if (!failure) throw error;
+    printFailure(failure, io, json);
+    return failure.exitCode;
+  } finally {
+    connection?.close();
+  }
+}

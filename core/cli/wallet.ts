@@ -1,0 +1,88 @@
+/** `prepaid wallet ...`: credit a wallet and read its ledger. */
+import type { LedgerEntry } from '../../gen/prepaid/v1/admin_pb.js';
+import { MAX_LEDGER_PAGE_SIZE } from '../accounts/service.js';
+import { UsageError, type CommandGroup } from './command.js';
+import { columns, isoTime, kobo, moneyFields, nairaArgument, nairaText, present } from './format.js';
+
+/** Entries `wallet ledger` shows without --limit: one screenful. */
+export const DEFAULT_LEDGER_LIMIT = 20;
+
+function entryJson(entry: LedgerEntry): Record<string, unknown> {
+  return {
+    entry_id: Number(entry.entryId),
+    kind: entry.kind,
+    ...moneyFields('amount', entry.amountKobo),
+    ...moneyFields('balance_after', entry.balanceAfterKobo),
+    reference: entry.reference,
+    memo: entry.memo,
+    created_at: isoTime(entry.createdAt),
+  };
+}
+
+/** --limit as a whole number within the admin service's page size. */
+function limitOption(text: string | undefined): number {
+  if (text === undefined) return DEFAULT_LEDGER_LIMIT;
+  const limit = Number(text);
+  if (!/^\d+$/.test(text) || limit < 1 || limit > MAX_LEDGER_PAGE_SIZE) {
+    throw new UsageError(`--limit must be a whole number from 1 to ${MAX_LEDGER_PAGE_SIZE}; got ${JSON.stringify(text)}.`);
+  }
+  return limit;
+}
+
+/** The wallet command group. */
+export const walletGroup: CommandGroup = {
+  name: 'wallet',
+  summary: 'Wallet credits and the ledger.',
+  commands: [
+    {
+      name: 'credit',
+      summary: 'Credit a wallet with an amount in Naira (at most two decimals), for example after a bank transfer.',
+      args: ['ACCOUNT_ID', 'AMOUNT_NAIRA'],
+      options: { memo: { placeholder: 'TEXT', summary: "Kept on the ledger entry, for example the bank transfer's reference." } },
+      async run({ args, options }, core) {
+        const amountKobo = nairaArgument('AMOUNT_NAIRA', args[1] ?? '');
+        const response = await core().creditWallet({ accountId: args[0], amountKobo: BigInt(amountKobo), memo: options['memo'] ?? '' });
+        const entry = present(response.entry, 'entry');
+        return {
+          json: {
+            account_id: args[0],
+            ...moneyFields('amount', BigInt(amountKobo)),
+            ...moneyFields('balance', response.balanceKobo),
+            entry_id: Number(entry.entryId),
+            reference: entry.reference,
+          },
+          text: [`Credited ${nairaText(amountKobo)} to ${args[0]} (ledger reference ${entry.reference}).`, `Balance: ${nairaText(kobo(response.balanceKobo))}`],
+        };
+      },
+    },
+    {
+      name: 'ledger',
+      summary: `Show a wallet's newest ledger entries (default ${DEFAULT_LEDGER_LIMIT}).`,
+      args: ['ACCOUNT_ID'],
+      options: { limit: { placeholder: 'N', summary: `How many entries, 1 to ${MAX_LEDGER_PAGE_SIZE}.` } },
+      async run({ args, options }, core) {
+        const limit = limitOption(options['limit']);
+        const page = await core().listLedgerEntries({ accountId: args[0], pageSize: limit });
+        const rows = page.entries.map((e) => [
+          String(e.entryId),
+          isoTime(e.createdAt) ?? '-',
+          e.kind,
+          nairaText(kobo(e.amountKobo)),
+          nairaText(kobo(e.balanceAfterKobo)),
+          e.reference,
+          e.memo,
+        ]);
+        return {
+          json: { account_id: args[0], entries: page.entries.map(entryJson), has_more: page.nextPageToken !== '' },
+          text:
+            rows.length === 0
+              ? [`Account ${args[0]} has no ledger entries.`]
+              : [
+                  ...columns([['ID', 'WHEN', 'KIND', 'AMOUNT', 'BALANCE AFTER', 'REFERENCE', 'MEMO'], ...rows]),
+                  ...(page.nextPageToken ? [`(older entries not shown; use --limit up to ${MAX_LEDGER_PAGE_SIZE})`] : []),
+                ],
+        };
+      },
+    },
+  ],
+};

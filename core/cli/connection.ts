@@ -148,7 +148,14 @@ export function describeCallError(error: unknown, connection: CoreConnection): C
   const grpcCode = grpcCodeName(error.code);
   const info = error.findDetails(ErrorInfoSchema)[0];
   if (!info && error.code === Code.Unavailable) {
-    return { code: 'CORE_UNREACHABLE', grpcCode, message: `cannot reach the core at ${connection.url}: is it running? (npm start)`, fromCore: false, violations: [], hints: [] };
+    return {
+      code: 'CORE_UNREACHABLE',
+      grpcCode,
+      message: `cannot reach the core at ${connection.url}: is it running? (npm start)`,
+      fromCore: false,
+      violations: [],
+      hints: [],
+    };
   }
   if (!info && error.code === Code.DeadlineExceeded) {
     return {

@@ -45,7 +45,8 @@ export const keysGroup: CommandGroup = {
         const rows = keys.map((k) => [k.publicKey, k.revoked ? 'revoked' : 'active', lockText(k), isoTime(k.createdAt) ?? '-']);
         return {
           json: { account_id: args[0], keys: keys.map(keyJson) },
-          text: keys.length === 0 ? [`Account ${args[0]} has no keys.`] : columns([['PUBLIC KEY', 'STATE', 'ALLOWED IPS', 'CREATED'], ...rows]),
+          text:
+            keys.length === 0 ? [`Account ${args[0]} has no keys.`] : columns([['PUBLIC KEY', 'STATE', 'ALLOWED IPS', 'CREATED'], ...rows]),
         };
       },
     },

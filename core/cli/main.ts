@@ -74,7 +74,9 @@ function parseConfigOptions(): NonNullable<ParseArgsConfig['options']> {
 }
 
 function fullHelp(): string[] {
-  const rows = COMMAND_GROUPS.flatMap((group) => group.commands.map((c) => ['  ' + usageLine(group, c).replace(/^prepaid /, ''), c.summary]));
+  const rows = COMMAND_GROUPS.flatMap((group) =>
+    group.commands.map((c) => ['  ' + usageLine(group, c).replace(/^prepaid /, ''), c.summary]),
+  );
   return [
     "prepaid: the admin CLI of the prepaid services core (talks to the core's AdminService over gRPC).",
     '',
@@ -130,16 +132,26 @@ function lines(text: readonly string[]): string {
 function parseCommandLine(argv: string[]) {
   const options = parseConfigOptions();
   const lenient = parseArgs({ args: argv, options, allowPositionals: true, strict: false, tokens: true });
+  // The command, if the words name one, so that the message can show its usage line.
+  const usage = usageOf(lenient.positionals);
   for (const token of lenient.tokens) {
     if (token.kind !== 'option' || token.name in options) continue;
-    if (/^-\d/.test(token.rawName)) throw new UsageError(`${token.rawName} is not an option; amounts cannot be negative.`);
-    throw new UsageError(`unknown option ${token.rawName}.`);
+    if (/^-\d/.test(token.rawName)) throw new UsageError(`${token.rawName} is not an option; amounts cannot be negative.`, usage);
+    throw new UsageError(`unknown option ${token.rawName}.`, usage);
   }
   try {
     return parseArgs({ args: argv, options, allowPositionals: true, strict: true });
   } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
+    throw new UsageError(error instanceof Error ? error.message : String(error), usage);
   }
+}
+
+/** The usage line of the command that positional words name, if they name one. */
+function usageOf(positionals: readonly string[]): string[] {
+  const words = positionals[0] === 'help' ? positionals.slice(1) : positionals;
+  const group = COMMAND_GROUPS.find((g) => g.name === words[0]);
+  const command = group?.commands.find((c) => c.name === words[1]);
+  return group && command ? [`usage: ${usageLine(group, command)}`] : [];
 }
 
 type Parsed =
@@ -159,7 +171,10 @@ function resolveCommand(positionals: string[], values: Record<string, unknown>):
     throw new UsageError('missing command.');
   }
   const group = COMMAND_GROUPS.find((g) => g.name === groupName);
-  if (!group) throw new UsageError(`unknown command ${JSON.stringify(groupName)}; the groups are ${COMMAND_GROUPS.map((g) => g.name).join(', ')}.`);
+  if (!group) {
+    const groups = COMMAND_GROUPS.map((g) => g.name).join(', ');
+    throw new UsageError(`unknown command ${JSON.stringify(groupName)}; the groups are ${groups}.`);
+  }
   if (commandName === undefined) {
     if (asHelp) return { kind: 'help', text: groupHelp(group) };
     throw new UsageError(`missing the ${group.name} command.`, groupHelp(group));
@@ -170,7 +185,7 @@ function resolveCommand(positionals: string[], values: Record<string, unknown>):
   }
   if (asHelp) return { kind: 'help', text: commandHelp(group, command) };
 
-  const usage = [`usage: ${usageLine(group, command)}`];
+  const usage = usageOf(positionals);
   const allowed = command.options ?? {};
   const options: Record<string, string | undefined> = {};
   for (const [name, value] of Object.entries(values)) {
@@ -266,7 +281,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     }
     const coreFlag = parsed.values['core'];
     const core = (): AdminClient => {
-      connection ??= openCoreConnection(resolveCoreUrl(io.env, typeof coreFlag === 'string' ? coreFlag : undefined), resolveAdminToken(io.env));
+      if (!connection) {
+        const url = resolveCoreUrl(io.env, typeof coreFlag === 'string' ? coreFlag : undefined);
+        connection = openCoreConnection(url, resolveAdminToken(io.env));
+      }
       return connection.admin;
     };
     let result;
@@ -274,7 +292,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       result = await resolved.command.run({ args: resolved.args, options: resolved.options }, core);
     } catch (error) {
       // A command's own argument checks know the message; the usage line is known here.
-      if (error instanceof UsageError && error.usage.length === 0) throw new UsageError(error.message, [`usage: ${usageLine(resolved.group, resolved.command)}`]);
+      if (error instanceof UsageError && error.usage.length === 0) {
+        throw new UsageError(error.message, usageOf([resolved.group.name, resolved.command.name]));
+      }
       throw error;
     }
     for (const warning of result.warnings ?? []) io.stderr(warning + '\n');

@@ -51,7 +51,10 @@ export const walletGroup: CommandGroup = {
             entry_id: Number(entry.entryId),
             reference: entry.reference,
           },
-          text: [`Credited ${nairaText(amountKobo)} to ${args[0]} (ledger reference ${entry.reference}).`, `Balance: ${nairaText(kobo(response.balanceKobo))}`],
+          text: [
+            `Credited ${nairaText(amountKobo)} to ${args[0]} (ledger reference ${entry.reference}).`,
+            `Balance: ${nairaText(kobo(response.balanceKobo))}`,
+          ],
         };
       },
     },

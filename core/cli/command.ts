@@ -37,6 +37,8 @@ export interface CommandResult {
   /** Lines for a person. */
   text: string[];
   warnings?: string[];
+  /** A command that ran but found a problem (the ledger check) exits 1 after printing. */
+  failed?: boolean;
 }
 
 /** One command of a group, for example `accounts create`. */

@@ -16,6 +16,8 @@ import { plansGroup } from './plans.js';
 import { pricingGroup } from './pricing.js';
 import { tiersGroup } from './tiers.js';
 import { walletGroup } from './wallet.js';
+import { ledgerGroup } from './ledger.js';
+import { pendingGroup } from './pending.js';
 
 /** Where the CLI writes and what environment it reads; the bin passes the process's own. */
 export interface CliIo {
@@ -31,7 +33,7 @@ export const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;
 
 /** Every command, by group, in the order help lists them. */
-export const COMMAND_GROUPS: readonly CommandGroup[] = [accountsGroup, keysGroup, walletGroup, pricingGroup, tiersGroup, plansGroup];
+export const COMMAND_GROUPS: readonly CommandGroup[] = [accountsGroup, keysGroup, walletGroup, ledgerGroup, pendingGroup, pricingGroup, tiersGroup, plansGroup];
 
 /** Flags every command accepts, before or after the command words. */
 const GLOBAL_OPTIONS = {
@@ -299,7 +301,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     }
     for (const warning of result.warnings ?? []) io.stderr(warning + '\n');
     io.stdout(json ? JSON.stringify(result.json, null, 2) + '\n' : lines(result.text));
-    return EXIT_OK;
+    return result.failed ? EXIT_FAILURE : EXIT_OK;
   } catch (error) {
     const failure = toFailure(error, connection);
     if (!failure) throw error;

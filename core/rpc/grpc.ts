@@ -34,8 +34,14 @@ export type Handlers<S extends GenServiceMethods> = {
   [K in keyof S]: (request: MessageShape<S[K]['input']>, call: ServerUnaryCall<unknown, unknown>) => Promise<MessageInitShape<S[K]['output']>>;
 };
 
-/** Which tokens may call a service; compared in constant time. */
+/** Whether a presented token is one of a set; compared in constant time. */
 export type TokenCheck = (presented: string) => boolean;
+
+/** Who may call a service: `allowed` tokens; `known` tells a wrong token from a right one on the wrong service. */
+export interface Access {
+  allowed: TokenCheck;
+  known: TokenCheck;
+}
 
 export function tokenCheck(...tokens: string[]): TokenCheck {
   return (presented) => tokens.some((token) => token !== '' && sameSecret(presented, token));
@@ -51,7 +57,7 @@ function bearer(metadata: Metadata): string {
 export function implement<S extends GenServiceMethods>(
   service: GenService<S>,
   handlers: Handlers<S>,
-  allowed: TokenCheck,
+  access: Access,
   log: ErrorLogger,
 ): UntypedServiceImplementation {
   const implementation: UntypedServiceImplementation = {};
@@ -63,7 +69,8 @@ export function implement<S extends GenServiceMethods>(
         .then(() => {
           const token = bearer(call.metadata);
           if (token === '') throw new DomainError('UNAUTHENTICATED', 'A bearer token is required in the authorization metadata.');
-          if (!allowed(token)) throw new DomainError('PERMISSION_DENIED', `This token may not call ${service.typeName}.`);
+          if (!access.known(token)) throw new DomainError('UNAUTHENTICATED', 'The bearer token is not valid.');
+          if (!access.allowed(token)) throw new DomainError('PERMISSION_DENIED', `This token may not call ${service.typeName}.`);
           return handler(call.request as never, call);
         })
         .then(

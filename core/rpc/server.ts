@@ -45,8 +45,9 @@ export const SERVICE_NAMES = [PurchaseService.typeName, AuthService.typeName, Ad
 
 export function createCoreServer(deps: CoreServerDeps): CoreServer {
   const server = new Server({ 'grpc.max_receive_message_length': MAX_RECEIVE_MESSAGE_BYTES });
-  const serviceCallers = tokenCheck(deps.serviceToken, deps.adminToken);
-  const adminCallers = tokenCheck(deps.adminToken);
+  const known = tokenCheck(deps.serviceToken, deps.adminToken);
+  const serviceCallers = { allowed: known, known };
+  const adminCallers = { allowed: tokenCheck(deps.adminToken), known };
   server.addService(serviceDefinition(PurchaseService), implement(PurchaseService, purchaseHandlers(deps.purchases), serviceCallers, deps.log));
   server.addService(serviceDefinition(AuthService), implement(AuthService, authHandlers(deps.accounts), serviceCallers, deps.log));
   server.addService(serviceDefinition(AdminService), implement(AdminService, adminHandlers(deps.accounts, deps.catalog, deps.oversight), adminCallers, deps.log));

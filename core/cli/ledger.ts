@@ -1,0 +1,42 @@
+/** `prepaid ledger check`: proves every kobo adds up, and exits 1 when it does not. */
+import type { CommandGroup } from './command.js';
+
+/** The ledger command group. */
+export const ledgerGroup: CommandGroup = {
+  name: 'ledger',
+  summary: 'Check the books.',
+  commands: [
+    {
+      name: 'check',
+      summary: 'Check every wallet against its ledger and every purchase against its entries; exit 1 on any violation.',
+      args: [],
+      async run(_input, core) {
+        const report = await core().checkLedger({});
+        const violations = report.violations.map((v) => ({ kind: v.kind, account_id: v.accountId, reference: v.reference, detail: v.detail }));
+        const clean = report.violationCount === 0n;
+        const summary =
+          `Checked ${report.accountsChecked} accounts, ${report.transactionsChecked} transactions, ${report.entriesChecked} ledger entries: ` +
+          (clean ? 'no violation.' : `${report.violationCount} violation(s).`);
+        return {
+          failed: !clean,
+          json: {
+            ok: clean,
+            accounts_checked: Number(report.accountsChecked),
+            transactions_checked: Number(report.transactionsChecked),
+            entries_checked: Number(report.entriesChecked),
+            pending: Number(report.pendingCount),
+            needs_attention: Number(report.needsAttentionCount),
+            violation_count: Number(report.violationCount),
+            violations,
+          },
+          text: [
+            summary,
+            `Pending: ${report.pendingCount} (needing a person: ${report.needsAttentionCount}).`,
+            ...violations.map((v) => `  ${v.kind}  ${v.account_id}  ${v.reference || '-'}  ${v.detail}`),
+            ...(report.violationCount > BigInt(violations.length) ? [`  ... and ${report.violationCount - BigInt(violations.length)} more`] : []),
+          ],
+        };
+      },
+    },
+  ],
+};

@@ -1,0 +1,62 @@
+/** `prepaid pending list`: purchases whose outcome is not final yet, oldest first. */
+import { MAX_PENDING_PAGE_SIZE } from '../purchases/oversight.js';
+import { UsageError, type CommandGroup } from './command.js';
+import { columns, isoTime, kobo, moneyFields, nairaText, productName } from './format.js';
+
+/** Rows `pending list` shows without --limit. */
+const DEFAULT_PENDING_LIMIT = 50;
+
+export const pendingGroup: CommandGroup = {
+  name: 'pending',
+  summary: 'Purchases waiting for the provider (unknown outcomes).',
+  commands: [
+    {
+      name: 'list',
+      summary: 'List pending purchases, oldest first; --attention shows only those past the recovery deadline.',
+      args: [],
+      options: {
+        attention: { placeholder: 'yes|no', summary: 'yes: only purchases flagged for a person.' },
+        limit: { placeholder: 'N', summary: `How many, 1 to ${MAX_PENDING_PAGE_SIZE}.` },
+      },
+      async run({ options }, core) {
+        const attention = options['attention'] ?? 'no';
+        if (attention !== 'yes' && attention !== 'no') throw new UsageError(`--attention must be yes or no; got ${JSON.stringify(attention)}.`);
+        const limitText = options['limit'] ?? String(DEFAULT_PENDING_LIMIT);
+        const limit = Number(limitText);
+        if (!/^\d+$/.test(limitText) || limit < 1 || limit > MAX_PENDING_PAGE_SIZE) {
+          throw new UsageError(`--limit must be a whole number from 1 to ${MAX_PENDING_PAGE_SIZE}; got ${JSON.stringify(limitText)}.`);
+        }
+        const page = await core().listPendingTransactions({ needsAttentionOnly: attention === 'yes', pageSize: limit });
+        const rows = page.transactions.map((t) => [
+          t.reference,
+          isoTime(t.createdAt) ?? '-',
+          t.accountId,
+          productName(t.product),
+          t.service,
+          t.recipient || '-',
+          nairaText(kobo(t.chargedKobo)),
+          t.needsAttention ? 'yes' : 'no',
+        ]);
+        return {
+          json: {
+            transactions: page.transactions.map((t) => ({
+              reference: t.reference,
+              account_id: t.accountId,
+              product: productName(t.product),
+              service: t.service,
+              recipient: t.recipient,
+              ...moneyFields('charged', t.chargedKobo),
+              needs_attention: t.needsAttention,
+              created_at: isoTime(t.createdAt),
+            })),
+            has_more: page.nextPageToken !== '',
+          },
+          text:
+            rows.length === 0
+              ? ['No pending purchases.']
+              : columns([['REFERENCE', 'CREATED', 'ACCOUNT', 'PRODUCT', 'SERVICE', 'RECIPIENT', 'CHARGED', 'NEEDS A PERSON'], ...rows]),
+        };
+      },
+    },
+  ],
+};

@@ -1,0 +1,81 @@
+/**
+ * `prepaid ledger check` and `prepaid pending list` against a real core: the checker passes
+ * on honest books, exits 1 with the violation when the books were changed behind the
+ * core's back, and the pending list shows unknown outcomes until recovery settles them.
+ */
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { startCore, type TestCore } from '../../helpers/core.js';
+import { runAgainst, runJson } from './run.js';
+
+const test = suite('cli: ledger check and pending list');
+let core: TestCore;
+
+test.before.each(async () => {
+  core = await startCore();
+});
+test.after.each(async () => {
+  await core.close();
+});
+
+test('honest books pass the check with exit 0, after purchases, failures and refunds', async () => {
+  const { accountId } = await core.createApiAccount({ balanceKobo: 500_000 });
+  await core.purchase.buyAirtime({ accountId, network: 'mtn', phone: '08031234567', amountKobo: 10_000n });
+  await core.purchase.buyAirtime({ accountId, network: 'mtn', phone: '08031239999', amountKobo: 10_000n }).catch(() => undefined);
+  const run = await runJson(core, ['ledger', 'check']);
+  assert.is(run.code, 0, run.stderr);
+  assert.is(run.json['ok'], true);
+  assert.is(run.json['violation_count'], 0);
+  assert.is(run.json['transactions_checked'], 2);
+  assert.ok((run.json['entries_checked'] as number) >= 4, 'credit, two debits and a refund were read');
+  const text = await runAgainst(core, ['ledger', 'check']);
+  assert.match(text.stdout, /no violation/);
+});
+
+test('a balance changed behind the core fails the check with exit 1 and names the account', async () => {
+  const { accountId } = await core.createApiAccount({ balanceKobo: 500_000 });
+  const db = new Database(path.join(core.dataDir, 'prepaid.sqlite'));
+  try {
+    db.prepare('UPDATE accounts SET balance_kobo = balance_kobo + 100 WHERE account_id = ?').run(accountId);
+  } finally {
+    db.close();
+  }
+  const run = await runJson(core, ['ledger', 'check']);
+  assert.is(run.code, 1);
+  assert.is(run.json['ok'], false);
+  assert.is(run.json['violation_count'], 1);
+  const [violation] = run.json['violations'] as Array<Record<string, string>>;
+  assert.is(violation!['kind'], 'balance_mismatch');
+  assert.is(violation!['account_id'], accountId);
+  const text = await runAgainst(core, ['ledger', 'check']);
+  assert.is(text.code, 1);
+  assert.match(text.stdout, /balance_mismatch/);
+});
+
+test('pending list shows an unknown outcome until recovery settles it', async () => {
+  const { accountId } = await core.createApiAccount({ balanceKobo: 500_000 });
+  const { transaction } = await core.purchase.buyAirtime({ accountId, network: 'glo', phone: '08031238888', amountKobo: 10_000n });
+  const before = await runJson(core, ['pending', 'list']);
+  assert.is(before.code, 0);
+  const listed = before.json['transactions'] as Array<Record<string, unknown>>;
+  assert.equal(listed.map((t) => t['reference']), [transaction!.reference]);
+  assert.is(listed[0]!['needs_attention'], false);
+  const attention = await runJson(core, ['pending', 'list', '--attention', 'yes']);
+  assert.equal(attention.json['transactions'], [], 'nothing is past the deadline yet');
+  const check = await runJson(core, ['ledger', 'check']);
+  assert.is(check.json['pending'], 1);
+
+  await core.recoverNow();
+  const after = await runJson(core, ['pending', 'list']);
+  assert.equal(after.json['transactions'], []);
+  assert.match((await runAgainst(core, ['pending', 'list'])).stdout, /No pending purchases/);
+});
+
+test('pending list refuses a bad --limit or --attention before calling the core', async () => {
+  assert.is((await runAgainst(core, ['pending', 'list', '--limit', '0'])).code, 2);
+  assert.is((await runAgainst(core, ['pending', 'list', '--attention', 'maybe'])).code, 2);
+});
+
+test.run();

@@ -1,0 +1,33 @@
+/**
+ * What an action module is: the HTTP method it answers and a handler that type-checks the
+ * request, calls the core and shapes the public response. Rules about values (phone shape,
+ * minimums, networks) are the core's; an action checks only what it needs to build the RPC.
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Caller } from '../auth.js';
+import type { JsonObject } from '../body.js';
+import type { CoreClients } from '../core-client.js';
+
+/** Everything a handler may use: who is calling, what they sent, and the core. */
+export interface ActionContext {
+  caller: Caller;
+  /** The query string, `action` included. */
+  query: URLSearchParams;
+  /** The JSON body of a POST; an empty object for GET. */
+  body: JsonObject;
+  headers: IncomingHttpHeaders;
+  core: CoreClients;
+}
+
+/** A successful answer: 200, or 202 for a purchase whose outcome is still pending. */
+export interface ActionResult {
+  httpStatus: 200 | 202;
+  body: Record<string, unknown>;
+  headers?: Record<string, string>;
+}
+
+/** One `?action=` of the public API. */
+export interface Action {
+  method: 'GET' | 'POST';
+  handle(ctx: ActionContext): Promise<ActionResult>;
+}

@@ -1,0 +1,34 @@
+/**
+ * POST ?action=electricity: pays `amount` Naira to a meter. A delivered prepaid payment
+ * answers the token and units; a postpaid one has neither, and answers them as null.
+ */
+import type { Action } from './action.js';
+import { FieldReader, idempotencyKey } from './params.js';
+import { purchaseAnswer } from './views.js';
+
+export const electricity: Action = {
+  method: 'POST',
+  async handle({ caller, body, headers, core }) {
+    const fields = new FieldReader(body);
+    const disco = fields.string('disco');
+    const meterNumber = fields.string('meter_number');
+    const meterType = fields.string('meter_type');
+    const amountKobo = fields.amount('amount');
+    const phone = fields.optionalString('phone');
+    const requestId = idempotencyKey(fields, body, headers);
+    fields.done();
+
+    const outcome = await core.purchase.payElectricity({
+      accountId: caller.accountId,
+      disco,
+      meterNumber,
+      meterType,
+      amountKobo: BigInt(amountKobo),
+      phone,
+      requestId,
+    });
+    return purchaseAnswer(outcome, {
+      delivered: (tx) => ({ token: tx.token === '' ? null : tx.token, units: tx.units === '' ? null : tx.units }),
+    });
+  },
+};

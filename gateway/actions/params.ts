@@ -1,0 +1,134 @@
+/**
+ * Type and presence checks on request fields, collected so that one 422 lists every
+ * problem at once. These are JSON-shape checks only (is it a string, an integer, an array
+ * of strings); whether a value is allowed is the core's to say, so that gRPC callers get
+ * the same answers.
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import { parseNaira, type Kobo } from '../../core/domain/money.js';
+import { invalidParameters, type PublicViolation } from '../errors.js';
+
+/** Reads typed fields from a body or a query string and remembers what was wrong. */
+export class FieldReader {
+  private readonly violations: PublicViolation[] = [];
+
+  /** `source` is a JSON body or the query string. */
+  constructor(private readonly source: Readonly<Record<string, unknown>> | URLSearchParams) {}
+
+  /** A required string; "" when missing or of the wrong type (a violation is recorded). */
+  string(field: string): string {
+    const value = this.get(field);
+    if (value === undefined) return this.fail(field, `${field} is required.`, '');
+    if (typeof value !== 'string') return this.fail(field, `${field} must be a string.`, '');
+    return value;
+  }
+
+  /** An optional string; "" when absent. */
+  optionalString(field: string): string {
+    const value = this.get(field);
+    if (value === undefined) return '';
+    if (typeof value !== 'string') return this.fail(field, `${field} must be a string.`, '');
+    return value;
+  }
+
+  /** A required Naira amount (number or numeric string) in kobo; 0 after a violation. */
+  amount(field: string): Kobo {
+    const value = this.get(field);
+    if (value === undefined) return this.fail(field, `${field} is required.`, 0);
+    const parsed = parseNaira(value);
+    if (!parsed.ok) return this.fail(field, `${field} ${parsed.reason}.`, 0);
+    return parsed.kobo;
+  }
+
+  /** A required integer (number or integer string) within the safe range; 0 after a violation. */
+  integer(field: string): number {
+    const value = this.get(field);
+    if (value === undefined) return this.fail(field, `${field} is required.`, 0);
+    const parsed = toInteger(value);
+    if (parsed === undefined) return this.fail(field, `${field} must be an integer.`, 0);
+    return parsed;
+  }
+
+  /** An optional integer; `fallback` when absent. */
+  optionalInteger(field: string, fallback: number): number {
+    const value = this.get(field);
+    if (value === undefined) return fallback;
+    const parsed = toInteger(value);
+    if (parsed === undefined) return this.fail(field, `${field} must be an integer.`, fallback);
+    return parsed;
+  }
+
+  /** A required array of strings; each wrong element is its own violation ("recipients[2]"). */
+  stringArray(field: string): string[] {
+    const value = this.get(field);
+    if (value === undefined) return this.fail(field, `${field} is required.`, []);
+    if (!Array.isArray(value)) return this.fail(field, `${field} must be an array of strings.`, []);
+    const strings: string[] = [];
+    value.forEach((item: unknown, index) => {
+      if (typeof item === 'string') strings.push(item);
+      else this.fail(`${field}[${index}]`, `${field}[${index}] must be a string.`, undefined);
+    });
+    return strings;
+  }
+
+  /** Records a violation found by the caller of this reader. */
+  reject(field: string, message: string): void {
+    this.violations.push({ field, message });
+  }
+
+  /** Throws one 422 listing every violation, if there is any. */
+  done(): void {
+    if (this.violations.length > 0) throw invalidParameters(this.violations);
+  }
+
+  private get(field: string): unknown {
+    if (this.source instanceof URLSearchParams) {
+      const value = this.source.get(field);
+      // An empty query value (`?network=`) means the same as leaving it out.
+      return value === null || value === '' ? undefined : value;
+    }
+    const value = Object.hasOwn(this.source, field) ? this.source[field] : undefined;
+    return value === null ? undefined : value;
+  }
+
+  private fail<T>(field: string, message: string, fallback: T): T {
+    this.violations.push({ field, message });
+    return fallback;
+  }
+}
+
+/**
+ * The optional idempotency key: `request_id` in the body or the Idempotency-Key header.
+ * Both may be given only if they agree, since a client sending two different keys has a
+ * bug that should not be resolved by guessing.
+ */
+export function idempotencyKey(reader: FieldReader, body: Readonly<Record<string, unknown>>, headers: IncomingHttpHeaders): string {
+  const fromBody = Object.hasOwn(body, 'request_id') ? body['request_id'] : undefined;
+  const rawHeader = headers['idempotency-key'];
+  if (Array.isArray(rawHeader)) {
+    reader.reject('Idempotency-Key', 'The Idempotency-Key header must be sent once.');
+    return '';
+  }
+  const fromHeader = rawHeader;
+  if (fromBody !== undefined && fromBody !== null && (typeof fromBody !== 'string' || fromBody === '')) {
+    reader.reject('request_id', 'request_id must be a non-empty string.');
+    return '';
+  }
+  if (fromHeader !== undefined && fromHeader.trim() === '') {
+    reader.reject('Idempotency-Key', 'The Idempotency-Key header must not be empty.');
+    return '';
+  }
+  const bodyKey = typeof fromBody === 'string' ? fromBody : undefined;
+  const headerKey = fromHeader?.trim();
+  if (bodyKey !== undefined && headerKey !== undefined && bodyKey !== headerKey) {
+    reader.reject('request_id', 'request_id and the Idempotency-Key header differ; send one key, or the same key in both.');
+    return '';
+  }
+  return bodyKey ?? headerKey ?? '';
+}
+
+function toInteger(value: unknown): number | undefined {
+  if (typeof value === 'number') return Number.isSafeInteger(value) ? value : undefined;
+  if (typeof value === 'string' && /^-?\d{1,15}$/.test(value.trim())) return Number(value.trim());
+  return undefined;
+}

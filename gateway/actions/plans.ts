@@ -1,0 +1,31 @@
+/**
+ * GET ?action=plans[&network=mtn]: the active data plans at the price this account pays.
+ * An unknown network is the core's 422.
+ */
+import type { Action } from './action.js';
+import { FieldReader } from './params.js';
+import { int64, naira } from './views.js';
+
+export const plans: Action = {
+  method: 'GET',
+  async handle({ caller, query, core }) {
+    const fields = new FieldReader(query);
+    const network = fields.optionalString('network');
+    fields.done();
+
+    const res = await core.purchase.listPlans({ accountId: caller.accountId, network });
+    return {
+      httpStatus: 200,
+      body: {
+        status: 'success',
+        plans: res.plans.map((plan) => ({
+          plan_id: int64(plan.planId),
+          network: plan.network,
+          plan: plan.label,
+          validity: plan.validity,
+          price: naira(plan.priceKobo),
+        })),
+      },
+    };
+  },
+};

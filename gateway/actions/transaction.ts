@@ -1,0 +1,20 @@
+/**
+ * GET ?action=transaction&reference=...: one of the caller's transactions in its current
+ * state, for following up a pending purchase. Another account's reference is 404, exactly
+ * like one that does not exist.
+ */
+import type { Action } from './action.js';
+import { FieldReader } from './params.js';
+import { requireTransaction, transactionView } from './views.js';
+
+export const transaction: Action = {
+  method: 'GET',
+  async handle({ caller, query, core }) {
+    const fields = new FieldReader(query);
+    const reference = fields.string('reference');
+    fields.done();
+
+    const res = await core.purchase.getTransaction({ accountId: caller.accountId, reference });
+    return { httpStatus: 200, body: { status: 'success', transaction: transactionView(requireTransaction(res.transaction)) } };
+  },
+};

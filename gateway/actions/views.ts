@@ -1,0 +1,171 @@
+/**
+ * The public JSON shapes built from the core's messages: purchase answers and the
+ * transaction record shown by `transaction` and `transactions`. Money leaves as Naira
+ * numbers with at most two decimals; everything inside stays integer kobo.
+ */
+import { timestampDate, type Timestamp } from '@bufbuild/protobuf/wkt';
+import { koboToNaira } from '../../core/domain/money.js';
+import { Product, TransactionStatus, type Transaction } from '../../gen/prepaid/v1/types_pb.js';
+import { providerFailed } from '../errors.js';
+import type { ActionResult } from './action.js';
+
+/**
+ * A JS number from an int64 field (kobo, plan ids). The core keeps every amount and id far
+ * inside the safe integer range; one outside it is a fault, not something to round.
+ */
+export function int64(value: bigint): number {
+  const number = Number(value);
+  if (!Number.isSafeInteger(number)) throw new Error(`the core sent an int64 outside the safe range: ${value}`);
+  return number;
+}
+
+/** Naira for a JSON body, from an int64 kobo field. */
+export function naira(valueKobo: bigint): number {
+  return koboToNaira(int64(valueKobo));
+}
+
+/** A purchase RPC's answer: the transaction and whether it replays an idempotency key. */
+export interface PurchaseOutcome {
+  transaction?: Transaction | undefined;
+  replayed: boolean;
+}
+
+/**
+ * The answer to a purchase. A delivered purchase is 200 with `status`, `reference`,
+ * `charged`, `balance` and the product's fields from `delivered`; a pending one is 202 with
+ * the same money fields, the product fields that are known before delivery (`known`), and a
+ * message saying how to follow it up. A failed purchase arrives from the core as the
+ * PROVIDER_FAILED error, never here; should one arrive anyway it is answered the same way.
+ */
+export function purchaseAnswer(
+  outcome: PurchaseOutcome,
+  fields: {
+    delivered?: (tx: Transaction) => Record<string, unknown>;
+    known?: (tx: Transaction) => Record<string, unknown>;
+  } = {},
+): ActionResult {
+  const tx = outcome.transaction;
+  if (tx === undefined) throw new Error('the core answered a purchase without its transaction');
+  const headers: Record<string, string> = outcome.replayed ? { 'Idempotent-Replayed': 'true' } : {};
+  const money = { reference: tx.reference, charged: naira(tx.chargedKobo), balance: naira(tx.balanceAfterKobo) };
+  switch (tx.status) {
+    case TransactionStatus.SUCCESS:
+      return {
+        httpStatus: 200,
+        headers,
+        body: { status: 'success', ...money, ...fields.known?.(tx), ...fields.delivered?.(tx) },
+      };
+    case TransactionStatus.PENDING:
+      return {
+        httpStatus: 202,
+        headers,
+        body: {
+          status: 'pending',
+          ...money,
+          ...fields.known?.(tx),
+          message:
+            'The provider has not confirmed this purchase yet; the charge is held until it does. ' +
+            `Check it with ?action=transaction&reference=${tx.reference}.`,
+        },
+      };
+    case TransactionStatus.FAILED:
+      throw providerFailed(tx.reference, int64(tx.chargedKobo));
+    default:
+      throw new Error(`the core answered a purchase with status ${tx.status}`);
+  }
+}
+
+/** The public names of products, the same words as the purchase actions. */
+const PRODUCT_NAMES: Readonly<Record<Product, string | null>> = {
+  [Product.UNSPECIFIED]: null,
+  [Product.AIRTIME]: 'airtime',
+  [Product.DATA]: 'data',
+  [Product.ELECTRICITY]: 'electricity',
+  [Product.CABLE]: 'cable',
+  [Product.BULK_SMS]: 'bulksms',
+};
+
+const STATUS_NAMES: Readonly<Record<TransactionStatus, string | null>> = {
+  [TransactionStatus.UNSPECIFIED]: null,
+  [TransactionStatus.PENDING]: 'pending',
+  [TransactionStatus.SUCCESS]: 'success',
+  [TransactionStatus.FAILED]: 'failed',
+};
+
+/** A transaction as `transaction` and `transactions` show it. */
+export interface TransactionView {
+  reference: string;
+  /** airtime, data, electricity, cable or bulksms. */
+  product: string | null;
+  /** pending, success or failed. */
+  status: string | null;
+  /** Network, disco or cable provider. */
+  service: string;
+  /** Phone, meter or smart card number; null for bulk SMS. */
+  recipient: string | null;
+  /** Face value in Naira (airtime amount, plan or package price, electricity amount, SMS list price). */
+  amount: number;
+  /** What the wallet was debited, in Naira. */
+  charged: number;
+  plan_id: number | null;
+  /** Data plan label. */
+  plan: string | null;
+  /** Cable package name. */
+  package: string | null;
+  package_code: string | null;
+  meter_type: string | null;
+  token: string | null;
+  units: string | null;
+  sent: number | null;
+  pages: number | null;
+  /** Why it failed; the charge was refunded in full. */
+  failure_reason: string | null;
+  request_id: string | null;
+  created_at: string | null;
+  updated_at: string | null;
+}
+
+/**
+ * Every transaction has the same keys, null where a field does not apply to its product or
+ * is not known yet, so that clients can read any of them without checking the product.
+ */
+export function transactionView(tx: Transaction): TransactionView {
+  const product = PRODUCT_NAMES[tx.product] ?? null;
+  return {
+    reference: tx.reference,
+    product,
+    status: STATUS_NAMES[tx.status] ?? null,
+    service: tx.service,
+    recipient: orNull(tx.recipient),
+    amount: naira(tx.faceValueKobo),
+    charged: naira(tx.chargedKobo),
+    plan_id: product === 'data' && tx.planId > 0n ? int64(tx.planId) : null,
+    plan: product === 'data' ? orNull(tx.planLabel) : null,
+    package: product === 'cable' ? orNull(tx.planLabel) : null,
+    package_code: product === 'cable' ? orNull(tx.packageCode) : null,
+    meter_type: orNull(tx.meterType),
+    token: orNull(tx.token),
+    units: orNull(tx.units),
+    sent: product === 'bulksms' ? tx.smsSent : null,
+    pages: product === 'bulksms' ? tx.smsPages : null,
+    failure_reason: orNull(tx.failureReason),
+    request_id: orNull(tx.requestId),
+    created_at: isoTime(tx.createdAt),
+    updated_at: isoTime(tx.updatedAt),
+  };
+}
+
+/** The transaction inside a GetTransaction answer, or an internal fault when it is missing. */
+export function requireTransaction(tx: Transaction | undefined): Transaction {
+  if (tx === undefined) throw new Error('the core answered without a transaction');
+  return tx;
+}
+
+function orNull(text: string): string | null {
+  return text === '' ? null : text;
+}
+
+function isoTime(timestamp: Timestamp | undefined): string | null {
+  return timestamp === undefined ? null : timestampDate(timestamp).toISOString();
+}
+

@@ -1,0 +1,119 @@
+/**
+ * Reading a POST body: JSON content type, a hard size bound, strict UTF-8, and a parse that
+ * cannot be used to reach an object's prototype.
+ */
+import type { IncomingMessage } from 'node:http';
+import { gatewayError } from './errors.js';
+
+/** The client went away before its body arrived; there is nobody left to answer. */
+export class ClientGoneError extends Error {
+  constructor() {
+    super('the client closed the connection before sending its whole body');
+    this.name = 'ClientGoneError';
+  }
+}
+
+/** A parsed JSON object body; no prototype, so no inherited keys can be mistaken for fields. */
+export type JsonObject = Record<string, unknown>;
+
+/** True for `application/json`, with or without parameters; a charset must be UTF-8. */
+export function isJsonContentType(header: string | undefined): boolean {
+  if (header === undefined) return false;
+  const [mediaType = '', ...parameters] = header.split(';').map((part) => part.trim().toLowerCase());
+  if (mediaType !== 'application/json') return false;
+  for (const parameter of parameters) {
+    const [name, value] = parameter.split('=').map((s) => s.trim().replace(/^"|"$/g, ''));
+    if (name === 'charset' && value !== 'utf-8' && value !== 'utf8') return false;
+  }
+  return true;
+}
+
+/**
+ * Reads the body as one JSON object of at most `maxBytes` bytes. Past the bound it stops
+ * keeping what arrives and throws PAYLOAD_TOO_LARGE at once (asking to close the
+ * connection), rather than buffering whatever a client chooses to send.
+ */
+export async function readJsonObject(req: IncomingMessage, maxBytes: number): Promise<JsonObject> {
+  const tooLarge = () =>
+    gatewayError('PAYLOAD_TOO_LARGE', {
+      message: `The request body is larger than ${maxBytes} bytes.`,
+      headers: { Connection: 'close' },
+    });
+
+  const declared = req.headers['content-length'];
+  if (declared !== undefined && Number(declared) > maxBytes) {
+    req.resume();
+    throw tooLarge();
+  }
+
+  const raw = await new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let received = 0;
+    const onData = (chunk: Buffer) => {
+      received += chunk.length;
+      if (received > maxBytes) {
+        cleanup();
+        // Whatever else arrives is read and dropped so that the answer can still be sent.
+        req.resume();
+        reject(tooLarge());
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      cleanup();
+      resolve(Buffer.concat(chunks, received));
+    };
+    const onGone = () => {
+      cleanup();
+      reject(new ClientGoneError());
+    };
+    const cleanup = () => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onGone);
+      req.off('close', onGone);
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onGone);
+    // 'close' without 'end' is a client that hung up mid-body; without this the read would wait forever.
+    req.on('close', onGone);
+  });
+
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(raw);
+  } catch {
+    throw gatewayError('INVALID_JSON', { message: 'The request body is not valid UTF-8 text.' });
+  }
+  if (text.trim() === '') throw gatewayError('INVALID_JSON', { message: 'The request body is empty; send a JSON object.' });
+
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text, safeReviver);
+  } catch {
+    throw gatewayError('INVALID_JSON', { message: 'The request body is not valid JSON.' });
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw gatewayError('INVALID_JSON', { message: 'The request body must be a JSON object.' });
+  }
+  return parsed as JsonObject;
+}
+
+/** Keys that reach or replace an object's prototype when code later copies or merges them. */
+const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+
+/**
+ * Drops prototype-reaching keys and rebuilds every object without a prototype, so that a
+ * body like {"__proto__":{"isAdmin":true}} is just an object missing that key.
+ */
+function safeReviver(this: unknown, key: string, value: unknown): unknown {
+  if (FORBIDDEN_KEYS.has(key)) return undefined;
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    const clean: JsonObject = Object.create(null) as JsonObject;
+    for (const [k, v] of Object.entries(value)) if (!FORBIDDEN_KEYS.has(k)) clean[k] = v;
+    return clean;
+  }
+  return value;
+}

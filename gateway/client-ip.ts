@@ -1,0 +1,59 @@
+/**
+ * Which address a request came from. The socket's peer is the truth unless that peer is a
+ * proxy we were told to trust; only then is X-Forwarded-For read, from the right, because
+ * everything left of the last hop a trusted proxy appended was written by the client and
+ * can be forged.
+ */
+import type { IncomingMessage } from 'node:http';
+import { isIP, type BlockList } from 'node:net';
+
+/** Returns the client IP of a request. */
+export type ClientIpResolver = (req: IncomingMessage) => string;
+
+/** Builds a resolver that believes X-Forwarded-For only from the trusted proxies. */
+export function createClientIpResolver(trustedProxies: BlockList): ClientIpResolver {
+  const isTrusted = (address: string): boolean => trustedProxies.check(address, isIP(address) === 6 ? 'ipv6' : 'ipv4');
+
+  return (req) => {
+    // A socket always has a peer address while the request is being handled; "" only
+    // after it was destroyed, and then nothing we answer reaches anyone anyway.
+    const peer = normalizeAddress(req.socket.remoteAddress ?? '') ?? '';
+    if (peer === '' || !isTrusted(peer)) return peer;
+
+    const hops = forwardedHops(req);
+    let client = peer;
+    for (let i = hops.length - 1; i >= 0; i--) {
+      const hop = normalizeAddress(hops[i]!);
+      // A malformed hop means a proxy passed on something it should not have; the last
+      // address a trusted proxy vouched for is the best we know.
+      if (hop === undefined) break;
+      client = hop;
+      if (!isTrusted(hop)) break;
+    }
+    return client;
+  };
+}
+
+/** Every X-Forwarded-For entry, in order, across repeated headers. */
+function forwardedHops(req: IncomingMessage): string[] {
+  const raw = req.headers['x-forwarded-for'];
+  if (raw === undefined) return [];
+  const text = Array.isArray(raw) ? raw.join(',') : raw;
+  return text.split(',').map((hop) => hop.trim()).filter((hop) => hop !== '');
+}
+
+/**
+ * An address in the form the core's IP locks use: IPv4-mapped IPv6 ("::ffff:1.2.3.4", what
+ * a dual-stack socket reports) becomes plain IPv4, and a port or brackets some proxies add
+ * are dropped. Undefined when it is not an IP address at all.
+ */
+export function normalizeAddress(raw: string): string | undefined {
+  let address = raw.trim();
+  const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(address);
+  if (bracketed) address = bracketed[1]!;
+  else if (/^\d{1,3}(?:\.\d{1,3}){3}:\d+$/.test(address)) address = address.slice(0, address.lastIndexOf(':'));
+  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(address);
+  if (mapped) address = mapped[1]!;
+  if (isIP(address) === 0) return undefined;
+  return address.toLowerCase();
+}

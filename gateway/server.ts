@@ -1,0 +1,225 @@
+/**
+ * The public HTTP face: `{base_url}?action=...` on node:http. One pipeline, in the order
+ * DESIGN.md fixes: path, client IP, key authentication (401, with failed attempts limited
+ * per IP), the per-key rate limit (429), the action and its method (422, 405), content type,
+ * body and parameters (422), then whatever the core answers. The factory builds the server
+ * without listening; only gateway/main.ts (and tests, on port 0) call listen.
+ */
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import { HealthCheckResponse_ServingStatus } from '../gen/grpc/health/v1/health_pb.js';
+import { findAction, ACTIONS } from './actions/index.js';
+import { createKeyAuthenticator, type Caller, type KeyAuthenticator } from './auth.js';
+import { ClientGoneError, isJsonContentType, readJsonObject, type JsonObject } from './body.js';
+import { createClientIpResolver } from './client-ip.js';
+import { trustedProxyList, type GatewayConfig } from './config.js';
+import type { CoreClients } from './core-client.js';
+import { errorBody, gatewayError, toApiError } from './errors.js';
+import { consoleLogger, type GatewayLogger } from './log.js';
+import { createMemoryLimiter, rateLimitHeaders, type Limiter } from './rate-limit.js';
+
+/** What the gateway is built from. */
+export interface GatewayDeps {
+  config: GatewayConfig;
+  core: CoreClients;
+  log?: GatewayLogger;
+  /** Limiters to use instead of in-memory ones, for example backed by a shared store. */
+  limiters?: { perKey?: Limiter; authFailures?: Limiter };
+}
+
+/** A built gateway: its server (not listening yet) and how to stop it. */
+export interface Gateway {
+  server: http.Server;
+  /** Stops accepting connections and waits for open requests to finish. */
+  close(): Promise<void>;
+}
+
+/** Both rate limits count per minute, as the spec states its limit. */
+const WINDOW_SECONDS = 60;
+/** The health check must answer quickly or the gateway reports itself unhealthy. */
+const HEALTH_TIMEOUT_MS = 2_000;
+/** A client gets this long to send its headers, and its whole request, before it is dropped. */
+const HEADERS_TIMEOUT_MS = 10_000;
+const REQUEST_TIMEOUT_MS = 30_000;
+
+const EMPTY_BODY: JsonObject = Object.freeze(Object.create(null) as JsonObject);
+
+/** Builds the gateway's HTTP server around clients of the core. */
+export function createGateway(deps: GatewayDeps): Gateway {
+  const { config, core } = deps;
+  const log = deps.log ?? consoleLogger;
+  const basePaths = new Set(config.basePaths);
+  const clientIpOf = createClientIpResolver(trustedProxyList(config.trustedProxies));
+  const authenticator: KeyAuthenticator = createKeyAuthenticator({ auth: core.auth, ttlMs: config.authCacheTtlMs });
+  const perKey =
+    deps.limiters?.perKey ??
+    createMemoryLimiter({ name: 'per-key', quota: config.rateLimitPerMinute, windowSeconds: WINDOW_SECONDS }, log);
+  const authFailures =
+    deps.limiters?.authFailures ??
+    createMemoryLimiter({ name: 'auth-failures', quota: config.authFailuresPerMinute, windowSeconds: WINDOW_SECONDS }, log);
+
+  /** Answers an API request; every outcome, expected or not, ends in a JSON answer. */
+  async function handleApi(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    const clientIp = clientIpOf(req);
+
+    // Keys first. An address that has failed too often is refused before the core is
+    // asked anything, so a flood of guesses costs the core nothing.
+    const failures = await authFailures.peek(clientIp);
+    if (failures.kind === 'limited') {
+      throw gatewayError('AUTH_RATE_LIMITED', { headers: rateLimitHeaders(authFailures.policy, failures) });
+    }
+    const caller = await authenticate(req, clientIp);
+
+    // Counted only after authentication, so nobody can spend another account's quota
+    // with its public key alone.
+    const decision = await perKey.consume(caller.publicKey);
+    const limitHeaders = rateLimitHeaders(perKey.policy, decision);
+    try {
+      if (decision.kind === 'limited') throw gatewayError('RATE_LIMITED');
+
+      const name = url.searchParams.get('action');
+      const action = findAction(name);
+      if (action === undefined) {
+        const known = Object.keys(ACTIONS).join(', ');
+        const message =
+          name === null || name === ''
+            ? `The action query parameter is required; it is one of ${known}.`
+            : `There is no action "${name.slice(0, 40)}"; it is one of ${known}.`;
+        throw gatewayError('UNKNOWN_ACTION', { message });
+      }
+      if (req.method !== action.method) {
+        throw gatewayError('METHOD_NOT_ALLOWED', {
+          message: `This action takes ${action.method} only.`,
+          headers: { Allow: action.method },
+        });
+      }
+
+      let body = EMPTY_BODY;
+      if (action.method === 'POST') {
+        if (!isJsonContentType(req.headers['content-type'])) throw gatewayError('INVALID_CONTENT_TYPE');
+        body = await readJsonObject(req, config.maxBodyBytes);
+      }
+
+      const result = await action.handle({ caller, query: url.searchParams, body, headers: req.headers, core });
+      sendJson(res, result.httpStatus, result.body, { ...limitHeaders, ...result.headers });
+    } catch (error) {
+      if (error instanceof ClientGoneError) return;
+      const apiError = toApiError(error, log, { clientIp });
+      sendJson(res, apiError.status, errorBody(apiError), { ...limitHeaders, ...apiError.headers });
+    }
+  }
+
+  /** The caller behind the key pair headers, or a 401 that also counts against the address. */
+  async function authenticate(req: IncomingMessage, clientIp: string): Promise<Caller> {
+    const publicKey = singleHeader(req, 'x-public-key');
+    const secretKey = singleHeader(req, 'x-secret-key');
+    try {
+      if (publicKey === undefined || secretKey === undefined) throw gatewayError('MISSING_API_KEY');
+      return await authenticator.authenticate(publicKey, secretKey, clientIp);
+    } catch (error) {
+      const apiError = toApiError(error, log, { clientIp });
+      if (apiError.status !== 401) throw apiError;
+      // The failure that uses up the address's allowance is still a 401, so the caller
+      // learns its keys are wrong; the next attempt from there is the 429.
+      const failures = await authFailures.consume(clientIp);
+      throw apiError.withHeaders(rateLimitHeaders(authFailures.policy, failures));
+    }
+  }
+
+  /** 200 {"status":"ok"} once the core answers its health check as serving, else 503. */
+  async function handleHealth(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      const error = gatewayError('METHOD_NOT_ALLOWED', { message: 'The health check takes GET only.' });
+      sendJson(res, error.status, errorBody(error), { Allow: 'GET, HEAD' });
+      return;
+    }
+    try {
+      const answer = await core.health.check({ service: '' }, { timeoutMs: HEALTH_TIMEOUT_MS });
+      if (answer.status === HealthCheckResponse_ServingStatus.SERVING) {
+        sendJson(res, 200, { status: 'ok' });
+        return;
+      }
+    } catch {
+      // Any failure to reach the core is the same answer; the health check is polled, and
+      // logging each miss would flood the log during an outage.
+    }
+    const error = gatewayError('CORE_UNAVAILABLE', { message: 'The gateway cannot reach the core.' });
+    sendJson(res, error.status, errorBody(error));
+  }
+
+  const server = http.createServer(
+    { headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS },
+    (req, res) => {
+      void route(req, res).catch((error: unknown) => {
+        // route() answers every error itself; reaching here means answering failed too.
+        log.error('request.unanswered', { error: error instanceof Error ? error.stack : String(error) });
+        res.destroy();
+      });
+    },
+  );
+
+  async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = requestUrl(req.url);
+    // "/api/v1/" is "/api/v1"; "/" stays "/".
+    const pathname = url?.pathname.replace(/(.)\/+$/, '$1');
+    if (pathname === '/healthz') return handleHealth(req, res);
+    if (url === undefined || pathname === undefined || !basePaths.has(pathname)) {
+      const error = gatewayError('ROUTE_NOT_FOUND', {
+        message: `Nothing is served at this path; the API answers at ${[...basePaths].join(' and ')} with ?action=<action>.`,
+      });
+      sendJson(res, error.status, errorBody(error));
+      return;
+    }
+    try {
+      await handleApi(req, res, url);
+    } catch (error) {
+      if (error instanceof ClientGoneError) return;
+      const apiError = toApiError(error, log);
+      sendJson(res, apiError.status, errorBody(apiError), { ...apiError.headers });
+    }
+  }
+
+  return {
+    server,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeIdleConnections();
+      }),
+  };
+}
+
+/**
+ * The request target as a URL. It is appended to a fixed origin rather than resolved
+ * against one, so that a target like "//other.host/api/v1" stays a path (and matches no base
+ * path) instead of becoming another host. Undefined when it cannot be parsed at all.
+ */
+function requestUrl(target: string | undefined): URL | undefined {
+  if (target === undefined || !target.startsWith('/')) return undefined;
+  try {
+    return new URL(`http://gateway.invalid${target}`);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A header given exactly once and not empty; anything else counts as missing. */
+function singleHeader(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  if (typeof value !== 'string') return undefined;
+  const trimmed = value.trim();
+  return trimmed === '' ? undefined : trimmed;
+}
+
+/** Sends a JSON answer, unless the connection is already gone or answered. */
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  if (res.headersSent || res.destroyed) return;
+  const payload = JSON.stringify(body);
+  res.writeHead(status, {
+    ...headers,
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(payload),
+    'Cache-Control': 'no-store',
+    'X-Content-Type-Options': 'nosniff',
+  });
+  res.end(payload);
+}

@@ -112,8 +112,10 @@ export function createGateway(deps: GatewayDeps): Gateway {
   async function authenticate(req: IncomingMessage, clientIp: string): Promise<Caller> {
     const publicKey = singleHeader(req, 'x-public-key');
     const secretKey = singleHeader(req, 'x-secret-key');
+    // Missing headers cost the core nothing, so they do not spend the address's allowance:
+    // a partner still wiring up its client should not lock itself out.
+    if (publicKey === undefined || secretKey === undefined) throw gatewayError('MISSING_API_KEY');
     try {
-      if (publicKey === undefined || secretKey === undefined) throw gatewayError('MISSING_API_KEY');
       return await authenticator.authenticate(publicKey, secretKey, clientIp);
     } catch (error) {
       const apiError = toApiError(error, log, { clientIp });

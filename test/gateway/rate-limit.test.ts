@@ -90,11 +90,13 @@ test("a failed-auth flood from one IP is limited per IP and spends none of the v
   assert.is(victimReply.headers['ratelimit'], '"per-key";r=59;t=60');
 });
 
-test('missing keys count as failed authentications of the address', async () => {
-  for (let i = 0; i < 5; i++) {
+test('requests without keys never reach the core and do not spend the address\'s allowance', async () => {
+  for (let i = 0; i < 12; i++) {
     assertError(await gateway.request({ query: { action: 'balance' }, localAddress: '127.0.0.4' }), 401, 'MISSING_API_KEY');
   }
-  assertError(await gateway.request({ query: { action: 'balance' }, localAddress: '127.0.0.4' }), 429, 'RATE_LIMITED');
+  // The allowance is whole: a wrong key pair from the same address is still told it is wrong.
+  const wrong = { publicKey: 'pk_000000000000000000000000', secretKey: 'sk_wrong' };
+  assertError(await gateway.request({ query: { action: 'balance' }, keys: wrong, localAddress: '127.0.0.4' }), 401, 'INVALID_API_KEY');
 });
 
 test('a small configured limit is honoured with the same headers', async () => {

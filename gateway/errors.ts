@@ -28,6 +28,9 @@ export type GatewayErrorKey =
   | 'INVALID_JSON'
   | 'PAYLOAD_TOO_LARGE'
   | 'ROUTE_NOT_FOUND'
+  | 'MALFORMED_REQUEST'
+  | 'REQUEST_TIMEOUT'
+  | 'HEADERS_TOO_LARGE'
   | 'CORE_UNAVAILABLE';
 
 /** A row key: a core ErrorInfo reason or a gateway error. */
@@ -61,6 +64,11 @@ const CORE_UNAVAILABLE_MESSAGE =
 
 /** Every error the API answers, by core reason or gateway key. */
 const ERROR_TABLE: Readonly<Record<ErrorKey, ErrorRow>> = {
+  MALFORMED_REQUEST: {
+    status: 400,
+    code: 'MALFORMED_REQUEST',
+    message: () => 'The request is not valid HTTP (for example a body without Content-Length or chunked framing).',
+  },
   MISSING_API_KEY: {
     status: 401,
     code: 'MISSING_API_KEY',
@@ -119,6 +127,16 @@ const ERROR_TABLE: Readonly<Record<ErrorKey, ErrorRow>> = {
     code: 'FAILED_PRECONDITION',
     message: () => 'This request cannot be carried out in the current state.',
     coreMessage: true,
+  },
+  REQUEST_TIMEOUT: {
+    status: 408,
+    code: 'REQUEST_TIMEOUT',
+    message: () => 'The request was not received in time.',
+  },
+  HEADERS_TOO_LARGE: {
+    status: 431,
+    code: 'HEADERS_TOO_LARGE',
+    message: () => 'The request headers are too large.',
   },
   UNKNOWN_ACTION: {
     status: 422,

@@ -5,7 +5,8 @@
  * body and parameters (422), then whatever the core answers. The factory builds the server
  * without listening; only gateway/main.ts (and tests, on port 0) call listen.
  */
-import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import http, { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { HealthCheckResponse_ServingStatus } from '../gen/grpc/health/v1/health_pb.js';
 import { findAction, ACTIONS } from './actions/index.js';
 import { createKeyAuthenticator, type Caller, type KeyAuthenticator } from './auth.js';
@@ -158,6 +159,24 @@ export function createGateway(deps: GatewayDeps): Gateway {
       });
     },
   );
+
+  // A request Node's HTTP parser cannot read at all (bad framing, oversized headers, too
+  // slow) never reaches route(); it still gets a JSON error instead of Node's bare 400.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    if (!socket.writable || error.code === 'ECONNRESET') {
+      socket.destroy();
+      return;
+    }
+    const key =
+      error.code === 'HPE_HEADER_OVERFLOW' ? 'HEADERS_TOO_LARGE' : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'REQUEST_TIMEOUT' : 'MALFORMED_REQUEST';
+    const apiError = gatewayError(key);
+    const payload = JSON.stringify(errorBody(apiError));
+    socket.end(
+      `HTTP/1.1 ${apiError.status} ${STATUS_CODES[apiError.status]}\r\n` +
+        'Content-Type: application/json; charset=utf-8\r\n' +
+        `Content-Length: ${Buffer.byteLength(payload)}\r\nConnection: close\r\n\r\n${payload}`,
+    );
+  });
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = requestUrl(req.url);

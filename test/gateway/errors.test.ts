@@ -4,6 +4,7 @@
  * that nothing was charged when the answer says so.
  */
 import http from 'node:http';
+import net from 'node:net';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startCore, ledgerOf, type TestCore } from '../helpers/core.js';
@@ -269,6 +270,21 @@ for (const { action, body } of PROVIDER_FAILURES) {
 }
 
 // --- headers on errors ----------------------------------------------------------------
+
+test('a message that is not HTTP at all still gets a JSON error, not a bare 400', async () => {
+  const answer = await new Promise<string>((resolve, reject) => {
+    const socket = net.connect(gateway.port, '127.0.0.1', () => socket.end('GET /api/v1?action=balance HTTP/1.1\r\nHost: x\r\nContent-Length: nope\r\n\r\n'));
+    let text = '';
+    socket.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+    socket.on('end', () => resolve(text));
+    socket.on('error', reject);
+  });
+  assert.match(answer, /^HTTP\/1\.1 400 Bad Request\r\n/);
+  assert.match(answer, /Content-Type: application\/json/);
+  const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4));
+  assert.equal(body.status, 'error');
+  assert.is(body.code, 'MALFORMED_REQUEST');
+});
 
 test('authenticated errors carry the rate limit headers, and bodies are never cached', async () => {
   const { keys } = await fundedAccount();

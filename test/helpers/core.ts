@@ -49,7 +49,9 @@ export function bearer(token: string): Interceptor {
   };
 }
 
-export async function startCore(options: { providerDelayMs?: number; providerTimeoutMs?: number } = {}): Promise<TestCore> {
+export async function startCore(
+  options: { providerDelayMs?: number; providerTimeoutMs?: number; recoveryAttentionAfterMs?: number } = {},
+): Promise<TestCore> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'prepaid-core-'));
   const store = openSqliteStore({ filename: path.join(dataDir, 'prepaid.sqlite') });
   const sandbox = createSandbox({ delayMs: options.providerDelayMs ?? 0 });
@@ -62,7 +64,7 @@ export async function startCore(options: { providerDelayMs?: number; providerTim
     serviceToken,
     providerTimeoutMs: options.providerTimeoutMs ?? 5_000,
     recoveryIntervalMs: 60_000,
-    recoveryAttentionAfterMs: 86_400_000,
+    recoveryAttentionAfterMs: options.recoveryAttentionAfterMs ?? 86_400_000,
     log: () => {},
   });
   await core.seed();

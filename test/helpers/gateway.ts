@@ -110,6 +110,8 @@ export function send(port: number, basePath: string, options: RequestOptions): P
       headers['Content-Type'] = 'application/json';
     }
   }
+  // Framed explicitly: Node's client sends a GET or DELETE body unframed, which is not HTTP.
+  if (payload) headers['Content-Length'] = String(payload.length);
   Object.assign(headers, options.headers ?? {});
 
   return new Promise<Reply>((resolve, reject) => {

@@ -89,6 +89,13 @@ export async function readJsonObject(req: IncomingMessage, maxBytes: number): Pr
   }
   if (text.trim() === '') throw gatewayError('INVALID_JSON', { message: 'The request body is empty; send a JSON object.' });
 
+  const inexact = firstInexactNumber(text);
+  if (inexact !== undefined) {
+    throw gatewayError('INVALID_JSON', {
+      message: `The number ${inexact.slice(0, 40)} has more digits than can be read exactly; send amounts with at most two decimals.`,
+    });
+  }
+
   let parsed: unknown;
   try {
     parsed = JSON.parse(text, safeReviver);
@@ -116,4 +123,37 @@ function safeReviver(this: unknown, key: string, value: unknown): unknown {
     return clean;
   }
   return value;
+}
+
+/**
+ * A double holds 15 significant decimal digits exactly. A number literal with more would be
+ * read as a different number than the one sent (100.10000000000000001 becomes 100.1, and
+ * would slip past the two-decimals rule), so such a body is refused instead of rounded.
+ */
+export const MAX_EXACT_DIGITS = 15;
+
+/**
+ * The first number literal of a JSON text (outside strings) with more significant digits
+ * than MAX_EXACT_DIGITS, or undefined. A scan rather than a reviver because Node 20's
+ * JSON.parse does not show revivers the source text of a number.
+ */
+export function firstInexactNumber(text: string): string | undefined {
+  const number = /-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22 /* " */) {
+      // Skip the string, escapes included.
+      for (i++; i < text.length && text.charCodeAt(i) !== 0x22; i++) if (text.charCodeAt(i) === 0x5c /* \\ */) i++;
+      continue;
+    }
+    if (c === 0x2d /* - */ || (c >= 0x30 && c <= 0x39)) {
+      number.lastIndex = i;
+      const match = number.exec(text);
+      if (!match) continue;
+      const mantissa = match[0].replace(/^-/, '').replace(/[eE].*$/, '').replace('.', '').replace(/^0+/, '').replace(/0+$/, '');
+      if (mantissa.length > MAX_EXACT_DIGITS) return match[0];
+      i += match[0].length - 1;
+    }
+  }
+  return undefined;
 }

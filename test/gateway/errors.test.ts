@@ -190,6 +190,20 @@ test('a body that is not a JSON object is 422 INVALID_JSON', async () => {
   }
 });
 
+test('a number with more digits than a double holds is refused, not rounded into a valid amount', async () => {
+  const { keys, accountId } = await fundedAccount();
+  const before = await balanceKobo(core, accountId);
+  // Read as a double this is 100.1, which would pass the two-decimals rule; it must not.
+  const body = '{"network":"mtn","phone":"08031234567","amount":100.10000000000000001}';
+  const reply = await gateway.request({ query: { action: 'airtime' }, keys, body, headers: { 'Content-Type': 'application/json' } });
+  assertError(reply, 422, 'INVALID_JSON');
+  assert.match(reply.json.message, /100\.10000000000000001/);
+  assert.is(await balanceKobo(core, accountId), before);
+  // Long digit runs inside strings are text, not numbers.
+  const text = await gateway.request({ query: { action: 'airtime' }, keys, body: { network: 'mtn', phone: '08031234567', amount: 100, request_id: '1234567890123456789012345' } });
+  assert.is(text.status, 200, text.text);
+});
+
 test('a body larger than the limit is 422 PAYLOAD_TOO_LARGE, declared or streamed', async () => {
   const { keys } = await fundedAccount();
   const big = JSON.stringify({ ...AIRTIME, padding: 'x'.repeat(300 * 1024) });

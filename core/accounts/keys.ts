@@ -4,6 +4,7 @@
  * constant time so that response timing reveals nothing about a secret.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { isIP } from 'node:net';
 
 export const PUBLIC_KEY_PREFIX = 'pk_';
 export const SECRET_KEY_PREFIX = 'sk_';
@@ -45,9 +46,25 @@ export function sameSecret(presented: string, expected: string): boolean {
 /** A hash no secret has, compared against when the public key is unknown so timing stays the same. */
 export const DUMMY_SECRET_HASH = hashSecret('no key has this secret');
 
-/** IPv4-mapped IPv6 (::ffff:1.2.3.4) is the same client as 1.2.3.4. */
+/**
+ * One spelling per address, so that a lock and a socket address compare equal however they
+ * were written: IPv6 in its canonical compressed lower-case form (2001:0db8::0001 is
+ * 2001:db8::1), and IPv4-mapped IPv6 (::ffff:1.2.3.4, which the URL parser spells
+ * ::ffff:102:304) as the plain IPv4 address it is. Anything that is not an IP is returned
+ * trimmed, for the caller's validation to refuse.
+ */
 export function normalizeIp(ip: string): string {
   const trimmed = ip.trim();
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(trimmed);
-  return (mapped ? mapped[1]! : trimmed).toLowerCase();
+  if (isIP(trimmed) !== 6) return trimmed;
+  let canonical: string;
+  try {
+    canonical = new URL(`http://[${trimmed}]`).hostname.slice(1, -1);
+  } catch {
+    return trimmed.toLowerCase();
+  }
+  const mapped = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(canonical);
+  if (!mapped) return canonical;
+  const high = parseInt(mapped[1]!, 16);
+  const low = parseInt(mapped[2]!, 16);
+  return `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
 }

@@ -52,6 +52,7 @@ export function airtimeOrder(input: AirtimeInput, tier: PricingTier): PurchaseOr
     faceValueKobo: input.amountKobo,
     chargedKobo: priceFor(tier, 'airtime', input.network, input.amountKobo),
     details: {},
+    asked: { network: input.network, phone: input.phone, amountKobo: input.amountKobo },
   };
 }
 
@@ -78,6 +79,7 @@ export function dataOrder(input: DataInput, plan: PlanRecord | null, tier: Prici
     faceValueKobo: active.faceValueKobo,
     chargedKobo: planPriceFor(tier, active),
     details: { planId: active.planId, planLabel: `${active.label} (${active.validity})` },
+    asked: { planId: input.planId, phone: input.phone },
   };
 }
 
@@ -108,6 +110,7 @@ export function electricityOrder(input: ElectricityInput, tier: PricingTier): Pu
       meterType: input.meterType as MeterType,
       ...(input.phone ? { customerPhone: input.phone } : {}),
     },
+    asked: { disco: input.disco, meterNumber: input.meterNumber, meterType: input.meterType, amountKobo: input.amountKobo, phone: input.phone },
   };
 }
 
@@ -158,6 +161,8 @@ export function cableOrder(input: CableInput, packages: readonly CablePackageRec
       planLabel: chosen.name,
       ...(input.phone ? { customerPhone: input.phone } : {}),
     },
+    // The code as matched (case and spaces do not make a different request).
+    asked: { provider: input.provider, smartCard: input.smartCard, packageCode: input.packageCode.trim().toLowerCase(), phone: input.phone },
   };
 }
 
@@ -197,5 +202,6 @@ export function bulkSmsOrder(input: BulkSmsInput, ratePerPageKobo: Kobo, tier: P
     faceValueKobo,
     chargedKobo: priceFor(tier, 'bulksms', '', faceValueKobo),
     details: { sender: input.sender, message: input.message, recipients, pages },
+    asked: { sender: input.sender, recipients, message: input.message },
   };
 }

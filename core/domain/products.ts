@@ -78,4 +78,10 @@ export interface PurchaseOrder {
   faceValueKobo: Kobo;
   chargedKobo: Kobo;
   details: PurchaseDetails;
+  /**
+   * What the caller asked for, as sent (after the rules accepted it), and nothing the
+   * catalog supplied: the fingerprint an idempotency key is bound to, so a retry is still
+   * the same request after a price, label or SMS rate changed in between.
+   */
+  asked: Readonly<Record<string, string | number | readonly string[]>>;
 }

@@ -38,12 +38,16 @@ export interface PurchaseResult {
 export const REQUEST_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 
 /**
- * The request fingerprint kept with an idempotency key: what was asked, not what it cost,
- * so a price change between a request and its retry is still the same request.
+ * The request fingerprint kept with an idempotency key: the product and what the caller
+ * asked for, never what the catalog made of it, so a retry after a price, label or rate
+ * change is still the same request. Keys are sorted so the hash does not depend on the
+ * order in which a rule listed them.
  */
-export function orderHash(order: PurchaseOrder): string {
-  const canonical = JSON.stringify([order.product, order.service, order.recipient, order.faceValueKobo, order.details]);
-  return createHash('sha256').update(canonical).digest('hex');
+export function orderHash(order: Pick<PurchaseOrder, 'product' | 'asked'>): string {
+  const asked = Object.keys(order.asked)
+    .sort()
+    .map((key) => [key, order.asked[key]]);
+  return createHash('sha256').update(JSON.stringify([order.product, asked])).digest('hex');
 }
 
 export function providerRequestOf(tx: TransactionRecord): ProviderRequest {

@@ -3,7 +3,7 @@
  * contract (spec section 4 plus DESIGN.md section 2), and `charged`/`balance` agreeing with
  * the ledger the core wrote.
  */
-import { suite } from 'uvu';
+import { suite } from '../helpers/suite.js';
 import * as assert from 'uvu/assert';
 import { startCore, assertLedgerInvariant, type TestCore } from '../helpers/core.js';
 import { startTestGateway, type ApiKeys, type TestGateway } from '../helpers/gateway.js';

@@ -4,7 +4,7 @@
  * the short positive cache (a wrong secret is never served from it; a revoked key stops
  * working once the TTL runs out).
  */
-import { suite } from 'uvu';
+import { suite } from '../helpers/suite.js';
 import * as assert from 'uvu/assert';
 import { normalizeAddress } from '../../gateway/client-ip.js';
 import { startCore, type TestCore } from '../helpers/core.js';

@@ -2,7 +2,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { suite } from 'uvu';
+import { suite } from '../helpers/suite.js';
 import * as assert from 'uvu/assert';
 import { ConfigError, loadGatewayConfig, resolveServiceToken, trustedProxyList } from '../../gateway/config.js';
 

@@ -4,7 +4,7 @@
  * CORE_UNAVAILABLE with an error id that the log carries too, never the internal message.
  */
 import net from 'node:net';
-import { suite } from 'uvu';
+import { suite } from '../helpers/suite.js';
 import * as assert from 'uvu/assert';
 import { startCore, type TestCore } from '../helpers/core.js';
 import { startTestGateway, type ApiKeys, type TestGateway } from '../helpers/gateway.js';

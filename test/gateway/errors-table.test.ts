@@ -3,7 +3,7 @@
  * status and public code, and faults that are not the caller's are logged under an error id
  * that the answer quotes instead of any internal detail.
  */
-import { suite } from 'uvu';
+import { suite } from '../helpers/suite.js';
 import * as assert from 'uvu/assert';
 import { Code, ConnectError } from '@connectrpc/connect';
 import { create } from '@bufbuild/protobuf';

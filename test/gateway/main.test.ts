@@ -4,7 +4,7 @@
  */
 import { spawn } from 'node:child_process';
 import http from 'node:http';
-import { suite } from 'uvu';
+import { suite } from '../helpers/suite.js';
 import * as assert from 'uvu/assert';
 import { startGateway } from '../../gateway/main.js';
 import { startCore, type TestCore } from '../helpers/core.js';

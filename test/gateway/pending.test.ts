@@ -4,7 +4,7 @@
  * (delivered, or failed and refunded in full). Also the 409 for a request_id whose first
  * request is still in flight.
  */
-import { suite } from 'uvu';
+import { suite } from '../helpers/suite.js';
 import * as assert from 'uvu/assert';
 import { startCore, assertLedgerInvariant, type TestCore } from '../helpers/core.js';
 import { startTestGateway, type ApiKeys, type TestGateway } from '../helpers/gateway.js';

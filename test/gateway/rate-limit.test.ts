@@ -4,7 +4,7 @@
  * client IP without touching anyone's key quota; and a failing counter store that lets
  * requests through instead of refusing them.
  */
-import { suite } from 'uvu';
+import { suite } from '../helpers/suite.js';
 import * as assert from 'uvu/assert';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
 import { createLimiter, createMemoryLimiter, rateLimitHeaders } from '../../gateway/rate-limit.js';

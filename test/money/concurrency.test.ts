@@ -5,7 +5,7 @@
  * is sent; unknown outcomes stay debited until the provider answers, then settle or refund
  * exactly once; one still unknown past the deadline is flagged for a person, not refunded.
  */
-import { suite } from 'uvu';
+import { suite } from '../helpers/suite.js';
 import * as assert from 'uvu/assert';
 import { TransactionStatus } from '../../gen/prepaid/v1/types_pb.js';
 import { ledgerOf, startCore, assertLedgerInvariant, type TestCore } from '../helpers/core.js';

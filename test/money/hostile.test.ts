@@ -5,7 +5,7 @@
  * over real HTTP. Whatever arrives: no 5xx, every 4xx is a JSON error with a message and a
  * code, and no answer other than a 2xx ever changes the balance.
  */
-import { suite } from 'uvu';
+import { suite } from '../helpers/suite.js';
 import * as assert from 'uvu/assert';
 import fc from 'fast-check';
 import { startCore, assertLedgerInvariant, type TestCore } from '../helpers/core.js';

@@ -1,4 +1,4 @@
-import { suite } from 'uvu';
+import { suite } from '../../helpers/suite.js';
 import * as assert from 'uvu/assert';
 import { ConnectError } from '@connectrpc/connect';
 import { ErrorInfoSchema } from '../../../gen/google/rpc/error_details_pb.js';

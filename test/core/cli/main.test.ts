@@ -1,4 +1,4 @@
-import { suite } from 'uvu';
+import { suite } from '../../helpers/suite.js';
 import * as assert from 'uvu/assert';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';

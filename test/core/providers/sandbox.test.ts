@@ -1,4 +1,4 @@
-import { suite } from 'uvu';
+import { suite } from '../../helpers/suite.js';
 import * as assert from 'uvu/assert';
 import type { ProductName, PurchaseDetails } from '../../../core/domain/products.js';
 import type { ProviderOutcome, ProviderRequest } from '../../../core/providers/port.js';

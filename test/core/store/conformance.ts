@@ -9,7 +9,7 @@
  * entry's balance_after is the running sum, and no balance was ever negative.
  */
 import { randomUUID } from 'node:crypto';
-import { suite } from 'uvu';
+import { suite } from '../../helpers/suite.js';
 import * as assert from 'uvu/assert';
 import {
   InvalidCursorError,

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { suite } from 'uvu';
+import { suite } from '../../helpers/suite.js';
 import * as assert from 'uvu/assert';
 import { openSqliteStore } from '../../../core/store/sqlite/index.js';
 import { SCHEMA_VERSION } from '../../../core/store/sqlite/schema.js';

@@ -1,0 +1,160 @@
+import { suite } from '../../helpers/suite.js';
+import * as assert from 'uvu/assert';
+import { API_TIER_ID, defaultCatalog } from '../../../core/catalog/defaults.js';
+import type { Kobo } from '../../../core/domain/money.js';
+import { airtimeOrder, bulkSmsOrder, cableOrder, dataOrder, electricityOrder } from '../../../core/domain/orders.js';
+import { applyDiscount, discountBasisPoints, planPriceFor, priceFor } from '../../../core/domain/pricing.js';
+import type { DiscountRule, PlanRecord, TierRecord } from '../../../core/store/port.js';
+
+function tier(discounts: DiscountRule[], tierId = 'test'): Pick<TierRecord, 'tierId' | 'discounts'> {
+  return { tierId, discounts };
+}
+
+const specific = suite('tier discounts: the most specific rule wins');
+
+const PRODUCT_WIDE_AND_MTN: DiscountRule[] = [
+  { product: 'airtime', service: '', basisPoints: 100 },
+  { product: 'airtime', service: 'mtn', basisPoints: 300 },
+];
+
+specific('a rule for the network beats the product-wide rule, whichever is listed first', () => {
+  assert.is(discountBasisPoints(tier(PRODUCT_WIDE_AND_MTN), 'airtime', 'mtn'), 300);
+  assert.is(discountBasisPoints(tier([...PRODUCT_WIDE_AND_MTN].reverse()), 'airtime', 'mtn'), 300);
+});
+
+specific('a network without its own rule gets the product-wide rule', () => {
+  assert.is(discountBasisPoints(tier(PRODUCT_WIDE_AND_MTN), 'airtime', 'glo'), 100);
+  assert.is(discountBasisPoints(tier([...PRODUCT_WIDE_AND_MTN].reverse()), 'airtime', 'glo'), 100);
+});
+
+specific('a rule of another product never applies', () => {
+  assert.is(discountBasisPoints(tier(PRODUCT_WIDE_AND_MTN), 'data', 'mtn'), 0);
+  assert.is(priceFor(tier(PRODUCT_WIDE_AND_MTN), 'cable', 'dstv', 250_000), 250_000);
+});
+
+specific('a rule for one network never applies to another', () => {
+  const onlyGlo = tier([{ product: 'airtime', service: 'glo', basisPoints: 500 }]);
+  assert.is(discountBasisPoints(onlyGlo, 'airtime', 'mtn'), 0);
+  assert.is(priceFor(onlyGlo, 'airtime', 'mtn', 10_000), 10_000);
+  assert.is(priceFor(onlyGlo, 'airtime', 'glo', 10_000), 9_500);
+});
+
+specific('a tier without discounts charges the face value', () => {
+  assert.is(priceFor(tier([]), 'airtime', 'mtn', 12_345), 12_345);
+});
+
+specific.run();
+
+const rounding = suite('discount rounding never gives away more than the rate');
+
+rounding('3% of 9.99 Naira is 29.97 kobo, so 29 kobo come off, never 30', () => {
+  assert.is(applyDiscount(999, 300), 970);
+});
+
+rounding('for every face value up to 100 Naira and common rates, the discount is the rate rounded down', () => {
+  for (const basisPoints of [0, 1, 50, 100, 125, 250, 300, 333, 400, 500, 1_000, 5_000]) {
+    for (let faceValueKobo = 1; faceValueKobo <= 10_000; faceValueKobo += 1) {
+      const charged = applyDiscount(faceValueKobo, basisPoints);
+      const discount = faceValueKobo - charged;
+      // discount <= face * bp / 10000 < discount + 1, in integers.
+      if (!(discount * 10_000 <= faceValueKobo * basisPoints && faceValueKobo * basisPoints < (discount + 1) * 10_000)) {
+        assert.unreachable(`${basisPoints} bp of ${faceValueKobo} kobo gave a discount of ${discount}`);
+      }
+      if (!Number.isSafeInteger(charged)) assert.unreachable(`charged ${charged} is not whole kobo`);
+    }
+  }
+});
+
+rounding('a large face value keeps exact integer arithmetic', () => {
+  assert.is(applyDiscount(50_000_000_00, 50), 50_000_000_00 - 25_000_000);
+});
+
+rounding.run();
+
+const plans = suite('data plan pricing: a tier price beats the discount');
+
+const PLAN: PlanRecord = {
+  planId: 9,
+  network: 'mtn',
+  label: '1GB',
+  validity: '30 days',
+  faceValueKobo: 1_000_00,
+  tierPricesKobo: { gold: 900_00 },
+  active: true,
+};
+
+plans('a tier with its own plan price pays that price, not the discounted face value', () => {
+  const gold = tier([{ product: 'data', service: '', basisPoints: 500 }], 'gold');
+  assert.is(planPriceFor(gold, PLAN), 900_00);
+});
+
+plans('a tier without a plan price pays the face value less its data discount for the network', () => {
+  const silver = tier([{ product: 'data', service: 'mtn', basisPoints: 250 }], 'silver');
+  assert.is(planPriceFor(silver, PLAN), 975_00);
+});
+
+plans('a tier with neither pays the face value', () => {
+  assert.is(planPriceFor(tier([], 'basic'), PLAN), 1_000_00);
+});
+
+plans.run();
+
+const defaults = suite('the API tier of the default catalog prices every product');
+
+const CATALOG = defaultCatalog();
+const API_TIER = CATALOG.tiers.find((t) => t.tierId === API_TIER_ID)!;
+
+/** [network, charged kobo for 100 Naira of airtime]: 3%, 5%, 3% and 4% off. */
+const AIRTIME: ReadonlyArray<readonly [string, Kobo]> = [
+  ['mtn', 97_00],
+  ['glo', 95_00],
+  ['airtel', 97_00],
+  ['9mobile', 96_00],
+];
+
+for (const [network, charged] of AIRTIME) {
+  defaults(`100 Naira of ${network} airtime costs ${charged / 100} Naira`, () => {
+    const order = airtimeOrder({ network, phone: '08031234567', amountKobo: 100_00 }, API_TIER);
+    assert.is(order.faceValueKobo, 100_00);
+    assert.is(order.chargedKobo, charged);
+  });
+}
+
+defaults('every default plan has an API price below its face value, and that price is charged', () => {
+  for (const plan of CATALOG.plans) {
+    const apiPrice = plan.tierPricesKobo[API_TIER_ID];
+    assert.ok(apiPrice !== undefined && apiPrice < plan.faceValueKobo, `plan ${plan.planId}`);
+    assert.is(dataOrder({ planId: plan.planId, phone: '08031234567' }, plan, API_TIER).chargedKobo, apiPrice);
+  }
+});
+
+defaults('the default plans cover all four networks with integer plan ids', () => {
+  const networks = new Set(CATALOG.plans.map((p) => p.network));
+  assert.equal([...networks].sort(), ['9mobile', 'airtel', 'glo', 'mtn']);
+  assert.ok(CATALOG.plans.every((p) => Number.isSafeInteger(p.planId) && p.planId > 0));
+  assert.is(new Set(CATALOG.plans.map((p) => p.planId)).size, CATALOG.plans.length);
+});
+
+defaults('1,000 Naira of electricity costs 995 Naira (0.5% off)', () => {
+  const order = electricityOrder({ disco: 'ikedc', meterNumber: '45012345678', meterType: 'prepaid', amountKobo: 1_000_00, phone: '' }, API_TIER);
+  assert.is(order.chargedKobo, 995_00);
+});
+
+defaults('DStv Padi (2,500 Naira) costs 2,475 Naira (1% off)', () => {
+  const order = cableOrder({ provider: 'dstv', smartCard: '7041234567', packageCode: 'DSTV PADI', phone: '' }, CATALOG.cablePackages, API_TIER);
+  assert.is(order.chargedKobo, 2_475_00);
+});
+
+defaults('bulk SMS has no discount: 3.50 Naira a page', () => {
+  const order = bulkSmsOrder({ sender: 'Shop', recipients: ['08031234567'], message: 'Hi' }, CATALOG.smsRateKobo, API_TIER);
+  assert.is(CATALOG.smsRateKobo, 350);
+  assert.is(order.chargedKobo, 350);
+});
+
+defaults('a tier without API access and the API tier are both seeded', () => {
+  assert.ok(CATALOG.tiers.some((t) => !t.apiAccess));
+  assert.is(API_TIER.apiAccess, true);
+  assert.is(API_TIER.tierId, 'api');
+});
+
+defaults.run();

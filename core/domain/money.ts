@@ -50,6 +50,8 @@ export function parseNaira(value: unknown): NairaParse {
     // Shortest round-trip text of the double, which is what the client wrote for any
     // amount with at most 15 significant digits.
     text = String(value);
+    // Doubles print in exponent form only below 1e-6 or from 1e21 up.
+    if (/e-/i.test(text)) return { ok: false, reason: 'must have at most two decimals' };
     if (/e/i.test(text)) return { ok: false, reason: 'is out of range' };
   } else if (typeof value === 'string') {
     text = value.trim();

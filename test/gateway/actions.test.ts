@@ -7,7 +7,7 @@ import { suite } from '../helpers/suite.js';
 import * as assert from 'uvu/assert';
 import { startCore, assertLedgerInvariant, type TestCore } from '../helpers/core.js';
 import { startTestGateway, type ApiKeys, type TestGateway } from '../helpers/gateway.js';
-import { assertError, assertMatchesLedger, assertNaira, assertShape, balanceKobo, toKobo, type FieldType } from './fields.js';
+import { assertError, fundedAccount, assertMatchesLedger, assertNaira, assertShape, balanceKobo, toKobo, type FieldType } from './fields.js';
 
 const test = suite('gateway actions');
 
@@ -24,10 +24,6 @@ test.after(async () => {
   await core?.close();
 });
 
-async function fundedAccount(balanceKobo = 5_000_000): Promise<{ accountId: string; keys: ApiKeys }> {
-  const { accountId, publicKey, secretKey } = await core.createApiAccount({ balanceKobo });
-  return { accountId, keys: { publicKey, secretKey } };
-}
 
 const PURCHASE_FIELDS = { status: 'string', reference: 'string', charged: 'number', balance: 'number' } as const;
 
@@ -50,7 +46,7 @@ const PURCHASES: { action: string; body: Record<string, unknown>; extra: Record<
 
 for (const { action, body, extra } of PURCHASES) {
   test(`POST ${action} answers 200 with exactly status, reference, charged, balance${Object.keys(extra).map((f) => `, ${f}`).join('')}, matching the ledger`, async () => {
-    const { accountId, keys } = await fundedAccount();
+    const { accountId, keys } = await fundedAccount(core);
     const reply = await gateway.request({ query: { action }, keys, body });
 
     assert.is(reply.status, 200, reply.text);
@@ -66,7 +62,7 @@ for (const { action, body, extra } of PURCHASES) {
 }
 
 test('electricity answers a 4-4-4-4-4 token and units with a kWh suffix', async () => {
-  const { keys } = await fundedAccount();
+  const { keys } = await fundedAccount(core);
   const reply = await gateway.request({ query: { action: 'electricity' }, keys, body: PURCHASES[2]!.body });
   assert.is(reply.status, 200, reply.text);
   assert.match(reply.json.token, /^\d{4}-\d{4}-\d{4}-\d{4}-\d{4}$/);
@@ -74,7 +70,7 @@ test('electricity answers a 4-4-4-4-4 token and units with a kWh suffix', async 
 });
 
 test('bulksms counts unique recipients and 161 characters as two pages', async () => {
-  const { keys } = await fundedAccount();
+  const { keys } = await fundedAccount(core);
   const reply = await gateway.request({
     query: { action: 'bulksms' },
     keys,
@@ -86,7 +82,7 @@ test('bulksms counts unique recipients and 161 characters as two pages', async (
 });
 
 test('data answers the plan label and charges the price that plans shows this account', async () => {
-  const { accountId, keys } = await fundedAccount();
+  const { accountId, keys } = await fundedAccount(core);
   const plans = await gateway.request({ query: { action: 'plans', network: 'glo' }, keys });
   const plan = plans.json.plans[0];
   const reply = await gateway.request({ query: { action: 'data' }, keys, body: { plan_id: String(plan.plan_id), phone: '08051234567' } });
@@ -97,7 +93,7 @@ test('data answers the plan label and charges the price that plans shows this ac
 });
 
 test('cable answers the package name', async () => {
-  const { keys } = await fundedAccount();
+  const { keys } = await fundedAccount(core);
   const reply = await gateway.request({
     query: { action: 'cable' },
     keys,
@@ -108,7 +104,7 @@ test('cable answers the package name', async () => {
 });
 
 test('amounts are accepted as numeric strings and with two decimals, and charged keeps the kobo', async () => {
-  const { accountId, keys } = await fundedAccount();
+  const { accountId, keys } = await fundedAccount(core);
   const reply = await gateway.request({
     query: { action: 'electricity' },
     keys,
@@ -121,7 +117,7 @@ test('amounts are accepted as numeric strings and with two decimals, and charged
 });
 
 test('a postpaid electricity payment answers token and units as null', async () => {
-  const { keys } = await fundedAccount();
+  const { keys } = await fundedAccount(core);
   const reply = await gateway.request({
     query: { action: 'electricity' },
     keys,
@@ -132,7 +128,7 @@ test('a postpaid electricity payment answers token and units as null', async () 
 });
 
 test('GET balance answers exactly status, balance and tier, equal to the wallet', async () => {
-  const { accountId, keys } = await fundedAccount(1_234_567);
+  const { accountId, keys } = await fundedAccount(core, 1_234_567);
   const reply = await gateway.request({ query: { action: 'balance' }, keys });
   assert.is(reply.status, 200, reply.text);
   assertShape(reply.json, { status: 'string', balance: 'number', tier: 'string' });
@@ -142,7 +138,7 @@ test('GET balance answers exactly status, balance and tier, equal to the wallet'
 });
 
 test('GET plans answers {status, plans} with plan_id, network, plan, validity and price; network filters', async () => {
-  const { keys } = await fundedAccount();
+  const { keys } = await fundedAccount(core);
   const all = await gateway.request({ query: { action: 'plans' }, keys });
   assert.is(all.status, 200, all.text);
   assertShape(all.json, { status: 'string', plans: 'array' });
@@ -162,7 +158,7 @@ test('GET plans answers {status, plans} with plan_id, network, plan, validity an
 });
 
 test('GET plans with an unknown network is 422 naming network', async () => {
-  const { keys } = await fundedAccount();
+  const { keys } = await fundedAccount(core);
   const reply = await gateway.request({ query: { action: 'plans', network: 'etisalat' }, keys });
   assertError(reply, 422, 'INVALID_PARAMETER', { errors: 'array' });
   assert.is(reply.json.errors[0].field, 'network');
@@ -192,7 +188,7 @@ const TRANSACTION_FIELDS: Record<string, FieldType> = {
 };
 
 test('GET transaction shows one purchase of the caller with the full transaction view', async () => {
-  const { keys } = await fundedAccount();
+  const { keys } = await fundedAccount(core);
   const bought = await gateway.request({ query: { action: 'data' }, keys, body: { plan_id: 1, phone: '08031234567' } });
   const reply = await gateway.request({ query: { action: 'transaction', reference: bought.json.reference }, keys });
   assert.is(reply.status, 200, reply.text);
@@ -213,8 +209,8 @@ test('GET transaction shows one purchase of the caller with the full transaction
 });
 
 test("GET transaction of another account's reference is 404, like an unknown one", async () => {
-  const owner = await fundedAccount();
-  const other = await fundedAccount();
+  const owner = await fundedAccount(core);
+  const other = await fundedAccount(core);
   const bought = await gateway.request({ query: { action: 'airtime' }, keys: owner.keys, body: { network: 'glo', phone: '08051234567', amount: 50 } });
   assert.is(bought.status, 200);
   const foreign = await gateway.request({ query: { action: 'transaction', reference: bought.json.reference }, keys: other.keys });
@@ -224,14 +220,14 @@ test("GET transaction of another account's reference is 404, like an unknown one
 });
 
 test('GET transaction without reference is 422', async () => {
-  const { keys } = await fundedAccount();
+  const { keys } = await fundedAccount(core);
   const reply = await gateway.request({ query: { action: 'transaction' }, keys });
   assertError(reply, 422, 'INVALID_PARAMETER', { errors: 'array' });
   assert.equal(reply.json.errors, [{ field: 'reference', message: 'reference is required.' }]);
 });
 
 test('GET transactions pages newest first with limit and next_cursor until null', async () => {
-  const { keys } = await fundedAccount();
+  const { keys } = await fundedAccount(core);
   const references: string[] = [];
   for (const amount of [50, 60, 70]) {
     const reply = await gateway.request({ query: { action: 'airtime' }, keys, body: { network: 'airtel', phone: '08021234567', amount } });
@@ -254,7 +250,7 @@ test('GET transactions pages newest first with limit and next_cursor until null'
 });
 
 test('GET transactions refuses a limit outside 1..100 and a cursor it did not issue', async () => {
-  const { keys } = await fundedAccount();
+  const { keys } = await fundedAccount(core);
   for (const limit of ['0', '101', 'ten', '-1']) {
     const reply = await gateway.request({ query: { action: 'transactions', limit }, keys });
     assertError(reply, 422, 'INVALID_PARAMETER', { errors: 'array' });
@@ -266,7 +262,7 @@ test('GET transactions refuses a limit outside 1..100 and a cursor it did not is
 });
 
 test('a request_id replay answers the first purchase again, debits once, and says it was replayed', async () => {
-  const { accountId, keys } = await fundedAccount();
+  const { accountId, keys } = await fundedAccount(core);
   const body = { network: 'mtn', phone: '08031234567', amount: 200, request_id: 'order-1001' };
   const first = await gateway.request({ query: { action: 'airtime' }, keys, body });
   const again = await gateway.request({ query: { action: 'airtime' }, keys, body });
@@ -290,7 +286,7 @@ test('a request_id replay answers the first purchase again, debits once, and say
 });
 
 test('the same request_id with a different body is 422 IDEMPOTENCY_KEY_REUSED naming the first reference', async () => {
-  const { keys } = await fundedAccount();
+  const { keys } = await fundedAccount(core);
   const first = await gateway.request({ query: { action: 'airtime' }, keys, body: { network: 'mtn', phone: '08031234567', amount: 200, request_id: 'k-1' } });
   const reused = await gateway.request({ query: { action: 'airtime' }, keys, body: { network: 'mtn', phone: '08031234567', amount: 300, request_id: 'k-1' } });
   assertError(reused, 422, 'IDEMPOTENCY_KEY_REUSED', { reference: 'string' });
@@ -298,7 +294,7 @@ test('the same request_id with a different body is 422 IDEMPOTENCY_KEY_REUSED na
 });
 
 test('request_id and Idempotency-Key that differ are 422 before anything is bought', async () => {
-  const { accountId, keys } = await fundedAccount();
+  const { accountId, keys } = await fundedAccount(core);
   const before = await balanceKobo(core, accountId);
   const reply = await gateway.request({
     query: { action: 'airtime' },

@@ -9,7 +9,7 @@ import { suite } from '../helpers/suite.js';
 import * as assert from 'uvu/assert';
 import { startCore, ledgerOf, type TestCore } from '../helpers/core.js';
 import { startTestGateway, type ApiKeys, type TestGateway } from '../helpers/gateway.js';
-import { assertError, balanceKobo } from './fields.js';
+import { assertError, fundedAccount, balanceKobo } from './fields.js';
 
 const test = suite('gateway errors');
 
@@ -26,10 +26,6 @@ test.after(async () => {
   await core?.close();
 });
 
-async function fundedAccount(balanceKobo = 5_000_000): Promise<{ accountId: string; keys: ApiKeys }> {
-  const { accountId, publicKey, secretKey } = await core.createApiAccount({ balanceKobo });
-  return { accountId, keys: { publicKey, secretKey } };
-}
 
 const AIRTIME = { network: 'mtn', phone: '08031234567', amount: 100 };
 
@@ -43,7 +39,7 @@ test('no key headers is 401 MISSING_API_KEY', async () => {
 });
 
 test('a wrong secret, an unknown public key, or a key of an account without API access is 401 INVALID_API_KEY', async () => {
-  const { accountId, keys } = await fundedAccount();
+  const { accountId, keys } = await fundedAccount(core);
   assertError(await gateway.request({ query: { action: 'balance' }, keys: { ...keys, secretKey: `${keys.secretKey}x` } }), 401, 'INVALID_API_KEY');
   assertError(await gateway.request({ query: { action: 'balance' }, keys: { ...keys, publicKey: 'pk_unknown' } }), 401, 'INVALID_API_KEY');
 
@@ -65,7 +61,7 @@ test('keys are checked before the action, the method and the body', async () => 
 // --- 402 -------------------------------------------------------------------------------
 
 test('a purchase the wallet cannot cover is 402 and debits nothing', async () => {
-  const { accountId, keys } = await fundedAccount(5_000);
+  const { accountId, keys } = await fundedAccount(core, 5_000);
   const purchasesBefore = core.sandbox.purchases.length;
   const reply = await gateway.request({ query: { action: 'airtime' }, keys, body: AIRTIME });
   assertError(reply, 402, 'INSUFFICIENT_BALANCE');
@@ -84,7 +80,7 @@ test('a path outside the base paths is a JSON 404, before any key check', async 
 });
 
 test('both base paths answer, with or without a trailing slash', async () => {
-  const { keys } = await fundedAccount();
+  const { keys } = await fundedAccount(core);
   for (const path of ['/api/v1', '/api', '/api/v1/', '/api/']) {
     const reply = await gateway.request({ path, query: { action: 'balance' }, keys });
     assert.is(reply.status, 200, `${path}: ${reply.text}`);
@@ -94,7 +90,7 @@ test('both base paths answer, with or without a trailing slash', async () => {
 // --- 405 -------------------------------------------------------------------------------
 
 test('the wrong method for an action is 405 with Allow', async () => {
-  const { keys } = await fundedAccount();
+  const { keys } = await fundedAccount(core);
   const cases: [string, string, string][] = [
     ['GET', 'airtime', 'POST'],
     ['PUT', 'data', 'POST'],
@@ -137,7 +133,7 @@ const INVALID_PARAMETERS: { name: string; action: string; body: unknown; field: 
 
 for (const { name, action, body, field } of INVALID_PARAMETERS) {
   test(`${action} with ${name} is 422 INVALID_PARAMETER naming ${field}, and charges nothing`, async () => {
-    const { accountId, keys } = await fundedAccount();
+    const { accountId, keys } = await fundedAccount(core);
     const reply = await gateway.request({ query: { action }, keys, body });
     assertError(reply, 422, 'INVALID_PARAMETER', { errors: 'array' });
     const fields = reply.json.errors.map((e: { field: string }) => e.field);
@@ -148,14 +144,14 @@ for (const { name, action, body, field } of INVALID_PARAMETERS) {
 }
 
 test('a 422 lists every broken field at once', async () => {
-  const { keys } = await fundedAccount();
+  const { keys } = await fundedAccount(core);
   const reply = await gateway.request({ query: { action: 'airtime' }, keys, body: { phone: 8031234567, amount: 1.001 } });
   assertError(reply, 422, 'INVALID_PARAMETER', { errors: 'array' });
   assert.equal(reply.json.errors.map((e: { field: string }) => e.field).sort(), ['amount', 'network', 'phone']);
 });
 
 test('a missing or unknown action is 422 UNKNOWN_ACTION', async () => {
-  const { keys } = await fundedAccount();
+  const { keys } = await fundedAccount(core);
   const queries: Record<string, string>[] = [{}, { action: '' }, { action: 'refund' }, { action: 'toString' }, { action: '__proto__' }, { action: 'BALANCE' }];
   for (const query of queries) {
     const reply = await gateway.request({ query, keys });
@@ -164,7 +160,7 @@ test('a missing or unknown action is 422 UNKNOWN_ACTION', async () => {
 });
 
 test('a POST without a JSON content type is 422 INVALID_CONTENT_TYPE', async () => {
-  const { accountId, keys } = await fundedAccount();
+  const { accountId, keys } = await fundedAccount(core);
   const json = JSON.stringify(AIRTIME);
   for (const contentType of [undefined, 'text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=latin1']) {
     const reply = await gateway.request({ query: { action: 'airtime' }, keys, body: json, headers: contentType ? { 'Content-Type': contentType } : {} });
@@ -182,7 +178,7 @@ test('a POST without a JSON content type is 422 INVALID_CONTENT_TYPE', async () 
 });
 
 test('a body that is not a JSON object is 422 INVALID_JSON', async () => {
-  const { keys } = await fundedAccount();
+  const { keys } = await fundedAccount(core);
   const bodies = ['{"network":"mtn",', 'null', '[1,2]', '"text"', '42', '', '   ', Buffer.from([0x7b, 0xff, 0xfe, 0x7d])];
   for (const body of bodies) {
     const reply = await gateway.request({ query: { action: 'airtime' }, keys, body, headers: { 'Content-Type': 'application/json' } });
@@ -191,7 +187,7 @@ test('a body that is not a JSON object is 422 INVALID_JSON', async () => {
 });
 
 test('a number with more digits than a double holds is refused, not rounded into a valid amount', async () => {
-  const { keys, accountId } = await fundedAccount();
+  const { keys, accountId } = await fundedAccount(core);
   const before = await balanceKobo(core, accountId);
   // Read as a double this is 100.1, which would pass the two-decimals rule; it must not.
   const body = '{"network":"mtn","phone":"08031234567","amount":100.10000000000000001}';
@@ -205,7 +201,7 @@ test('a number with more digits than a double holds is refused, not rounded into
 });
 
 test('a body larger than the limit is 422 PAYLOAD_TOO_LARGE, declared or streamed', async () => {
-  const { keys } = await fundedAccount();
+  const { keys } = await fundedAccount(core);
   const big = JSON.stringify({ ...AIRTIME, padding: 'x'.repeat(300 * 1024) });
   const declared = await gateway.request({ query: { action: 'airtime' }, keys, body: big, headers: { 'Content-Type': 'application/json' } });
   assertError(declared, 422, 'PAYLOAD_TOO_LARGE');
@@ -236,7 +232,7 @@ test('a body larger than the limit is 422 PAYLOAD_TOO_LARGE, declared or streame
 });
 
 test('a bulk SMS to 10,000 recipients fits within the body limit', async () => {
-  const { keys } = await fundedAccount(5_000_000);
+  const { keys } = await fundedAccount(core, 5_000_000);
   const recipients = Array.from({ length: 10_000 }, (_, i) => `0803${String(i).padStart(4, '0')}123`);
   const reply = await gateway.request({ query: { action: 'bulksms' }, keys, body: { sender: 'Shop', recipients, message: 'Sale today' } });
   assert.is(reply.status, 200, reply.text.slice(0, 300));
@@ -244,7 +240,7 @@ test('a bulk SMS to 10,000 recipients fits within the body limit', async () => {
 });
 
 test('__proto__ and constructor keys in a body are dropped and pollute nothing', async () => {
-  const { keys } = await fundedAccount();
+  const { keys } = await fundedAccount(core);
   const body = `{"network":"mtn","phone":"08031234567","amount":100,"__proto__":{"polluted":"yes"},"constructor":{"prototype":{"polluted":"yes"}}}`;
   const reply = await gateway.request({ query: { action: 'airtime' }, keys, body, headers: { 'Content-Type': 'application/json' } });
   assert.is(reply.status, 200, reply.text);
@@ -267,7 +263,7 @@ const PROVIDER_FAILURES: { action: string; body: Record<string, unknown> }[] = [
 
 for (const { action, body } of PROVIDER_FAILURES) {
   test(`${action} the provider fails is 502 PROVIDER_FAILED with the reference, and the wallet is refunded in full`, async () => {
-    const { accountId, keys } = await fundedAccount();
+    const { accountId, keys } = await fundedAccount(core);
     const reply = await gateway.request({ query: { action }, keys, body });
     assertError(reply, 502, 'PROVIDER_FAILED', { reference: 'string' });
     assert.match(reply.json.message, /refunded in full/);
@@ -301,7 +297,7 @@ test('a message that is not HTTP at all still gets a JSON error, not a bare 400'
 });
 
 test('authenticated errors carry the rate limit headers, and bodies are never cached', async () => {
-  const { keys } = await fundedAccount();
+  const { keys } = await fundedAccount(core);
   const reply = await gateway.request({ query: { action: 'nope' }, keys });
   assertError(reply, 422, 'UNKNOWN_ACTION');
   assert.match(String(reply.headers['ratelimit']), /^"per-key";r=\d+;t=\d+$/);

@@ -4,7 +4,7 @@
  */
 import * as assert from 'uvu/assert';
 import { ledgerOf, type TestCore } from '../helpers/core.js';
-import type { Reply } from '../helpers/gateway.js';
+import type { ApiKeys, Reply } from '../helpers/gateway.js';
 
 /** A JSON type as the tests name it; "a|b" allows either. */
 export type FieldType = 'string' | 'number' | 'integer' | 'null' | 'array' | 'object' | `${string}|${string}`;
@@ -78,4 +78,10 @@ export async function assertMatchesLedger(core: TestCore, accountId: string, bod
 export async function balanceKobo(core: TestCore, accountId: string): Promise<bigint> {
   const { account } = await core.admin.getAccount({ accountId });
   return account!.balanceKobo;
+}
+
+/** An account on the API tier with a key pair, funded with `balanceKobo`. */
+export async function fundedAccount(core: TestCore, balanceKobo = 5_000_000): Promise<{ accountId: string; keys: ApiKeys }> {
+  const { accountId, publicKey, secretKey } = await core.createApiAccount({ balanceKobo });
+  return { accountId, keys: { publicKey, secretKey } };
 }

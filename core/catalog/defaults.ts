@@ -69,6 +69,8 @@ const PLANS: PlanRecord[] = PLAN_ROWS.map(([planId, network, label, validity, fa
   faceValueKobo: face * 100,
   tierPricesKobo: { reseller: reseller * 100, [API_TIER_ID]: api * 100 },
   active: true,
+  // Filled by `prepaid plans sync` from the upstream's catalog.
+  providerCode: '',
 }));
 
 /** Spec section 4.7: common package codes and monthly prices in Naira. */
@@ -94,6 +96,7 @@ const CABLE_PACKAGES: CablePackageRecord[] = CABLE_ROWS.map(([provider, packageC
   name,
   priceKobo: naira * 100,
   active: true,
+  providerCode: '',
 }));
 
 /** 3.50 Naira per page per recipient, a common bulk SMS rate in Nigeria. */

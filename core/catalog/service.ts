@@ -28,6 +28,13 @@ function checkPrice(field: string, value: Kobo, violations: FieldViolation[]): v
   }
 }
 
+/** Upstream codes are short machine identifiers such as "mtn-10mb-100"; empty means none. */
+function checkProviderCode(field: string, value: string, violations: FieldViolation[]): void {
+  if (value !== '' && !/^[A-Za-z0-9._ -]{1,60}$/.test(value)) {
+    violations.push({ field, description: `${field} must be up to 60 letters, digits, ".", "_", "-" or spaces.` });
+  }
+}
+
 export function createCatalogService(deps: { store: Store }) {
   const { catalog } = deps.store;
 
@@ -65,6 +72,7 @@ export function createCatalogService(deps: { store: Store }) {
       checkLabel('plan.label', plan.label, violations);
       checkLabel('plan.validity', plan.validity, violations);
       checkPrice('plan.face_value_kobo', plan.faceValueKobo, violations);
+      checkProviderCode('plan.provider_code', plan.providerCode, violations);
       const tierIds = new Set((await catalog.listTiers()).map((t) => t.tierId));
       for (const [tierId, price] of Object.entries(plan.tierPricesKobo)) {
         if (!tierIds.has(tierId)) violations.push({ field: 'plan.tier_prices', description: `tier ${JSON.stringify(tierId)} does not exist.` });
@@ -82,6 +90,7 @@ export function createCatalogService(deps: { store: Store }) {
       checkLabel('package.package_code', pkg.packageCode, violations);
       checkLabel('package.name', pkg.name, violations);
       checkPrice('package.price_kobo', pkg.priceKobo, violations);
+      checkProviderCode('package.provider_code', pkg.providerCode, violations);
       throwIfViolations(violations);
       return catalog.upsertCablePackage({ ...pkg, packageCode: pkg.packageCode.trim() });
     },

@@ -32,7 +32,12 @@ export function isOneOf<T extends string>(set: readonly T[], value: unknown): va
   return typeof value === 'string' && (set as readonly string[]).includes(value);
 }
 
-export type TransactionStatus = 'pending' | 'success' | 'failed';
+/**
+ * pending: debited, outcome unknown. success: delivered. failed: not delivered, refunded.
+ * reversed: delivered, then undone by the provider (a reversal), refunded. The last three
+ * are final; reversed can only follow success.
+ */
+export type TransactionStatus = 'pending' | 'success' | 'failed' | 'reversed';
 
 /**
  * Product-specific facts of a purchase, kept with the transaction so that the provider can

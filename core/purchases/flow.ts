@@ -226,9 +226,12 @@ function replay(deps: PurchaseDeps, tx: TransactionRecord, requestHash: string |
  * (Stripe's rule) even if the purchase has moved on since. The first answer was `pending`
  * exactly when its provider call had no certain outcome, which the flow records as
  * attempt 1 (applyOutcome with attemptsSoFar = 0); a purchase finished in its first call
- * keeps attempts = 0. Callers who want the current state ask for the transaction.
+ * keeps attempts = 0, and a reversal always follows a first answer of `success`. Callers
+ * who want the current state ask for the transaction.
  */
 export function firstAnswer(tx: TransactionRecord): TransactionRecord {
-  if (tx.attempts === 0 || tx.status === 'pending') return tx;
-  return { ...tx, status: 'pending', result: null, failureReason: null };
+  if (tx.status === 'pending') return tx;
+  if (tx.attempts > 0) return { ...tx, status: 'pending', result: null, failureReason: null };
+  if (tx.status === 'reversed') return { ...tx, status: 'success', failureReason: null };
+  return tx;
 }

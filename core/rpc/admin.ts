@@ -81,6 +81,7 @@ export function adminHandlers(accounts: AccountService, catalog: CatalogService,
         faceValueKobo: int64In(p.faceValueKobo, 'plan.face_value_kobo'),
         tierPricesKobo: Object.fromEntries(p.tierPrices.map((tp) => [tp.tierId, int64In(tp.priceKobo, 'plan.tier_prices')])),
         active: p.active,
+        providerCode: p.providerCode,
       });
       return { plan: catalogPlanMessage(plan) };
     },
@@ -96,6 +97,7 @@ export function adminHandlers(accounts: AccountService, catalog: CatalogService,
         name: p.name,
         priceKobo: int64In(p.priceKobo, 'package.price_kobo'),
         active: p.active,
+        providerCode: p.providerCode,
       });
       return { package: cablePackageMessage(pkg) };
     },

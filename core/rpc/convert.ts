@@ -35,6 +35,7 @@ const STATUS_TO_PROTO: Readonly<Record<Status, TransactionStatus>> = {
   pending: TransactionStatus.PENDING,
   success: TransactionStatus.SUCCESS,
   failed: TransactionStatus.FAILED,
+  reversed: TransactionStatus.REVERSED,
 };
 
 /**
@@ -132,9 +133,17 @@ export function catalogPlanMessage(plan: PlanRecord): MessageInitShape<typeof Ca
     faceValueKobo: BigInt(plan.faceValueKobo),
     tierPrices: Object.entries(plan.tierPricesKobo).map(([tierId, priceKobo]) => ({ tierId, priceKobo: BigInt(priceKobo) })),
     active: plan.active,
+    providerCode: plan.providerCode,
   };
 }
 
 export function cablePackageMessage(pkg: CablePackageRecord): MessageInitShape<typeof CablePackageSchema> {
-  return { provider: pkg.provider, packageCode: pkg.packageCode, name: pkg.name, priceKobo: BigInt(pkg.priceKobo), active: pkg.active };
+  return {
+    provider: pkg.provider,
+    packageCode: pkg.packageCode,
+    name: pkg.name,
+    priceKobo: BigInt(pkg.priceKobo),
+    active: pkg.active,
+    providerCode: pkg.providerCode,
+  };
 }

@@ -52,6 +52,8 @@ export interface PlanRecord {
   /** tierId -> price in kobo. */
   tierPricesKobo: Record<string, Kobo>;
   active: boolean;
+  /** The upstream's code for this plan (VTpass variation_code); "" when none is known yet. */
+  providerCode: string;
 }
 
 export interface CablePackageRecord {
@@ -60,6 +62,8 @@ export interface CablePackageRecord {
   name: string;
   priceKobo: Kobo;
   active: boolean;
+  /** The upstream's code for this package (VTpass variation_code); "" means the package code itself. */
+  providerCode: string;
 }
 
 export type LedgerKind = 'credit' | 'debit' | 'refund';
@@ -204,6 +208,11 @@ export interface WalletStore {
    * A transaction not pending is returned unchanged (changed = false).
    */
   refund(reference: string, reason: string, at: Date): Promise<{ transaction: TransactionRecord; changed: boolean } | null>;
+  /**
+   * success -> reversed and a refund entry of the full charge, exactly once, atomically: the
+   * provider undid a delivered purchase. Any other state is returned unchanged (changed = false).
+   */
+  reverse(reference: string, reason: string, at: Date): Promise<{ transaction: TransactionRecord; changed: boolean } | null>;
   /** Records a recovery attempt on a pending transaction; no effect on other states. */
   recordAttempt(reference: string, next: { attempts: number; nextAttemptAt: Date; needsAttention: boolean; at: Date }): Promise<void>;
   /** Newest first. */
@@ -211,7 +220,7 @@ export interface WalletStore {
   /**
    * Checks every wallet against its ledger: balance = sum of entries, running balances,
    * nothing negative, one debit of the charge per purchase, exactly one refund of the charge
-   * for every failed purchase and none for any other. Reads only.
+   * for every failed or reversed purchase and none for any other. Reads only.
    */
   audit(): Promise<LedgerAudit>;
 }
@@ -223,7 +232,7 @@ export interface AuditViolation {
     | 'negative_balance'
     | 'running_balance_mismatch'
     | 'debit_missing_or_wrong'
-    | 'failed_not_refunded_once'
+    | 'not_refunded_once'
     | 'refund_without_failure'
     | 'orphan_entry';
   accountId: string;

@@ -90,6 +90,7 @@ const STATUS_NAMES: Readonly<Record<TransactionStatus, string | null>> = {
   [TransactionStatus.PENDING]: 'pending',
   [TransactionStatus.SUCCESS]: 'success',
   [TransactionStatus.FAILED]: 'failed',
+  [TransactionStatus.REVERSED]: 'reversed',
 };
 
 /** A transaction as `transaction` and `transactions` show it. */

@@ -327,6 +327,27 @@ function buildStore(db: Database.Database): Store {
     return { transaction: transactionFromRow(failed), changed: true };
   });
 
+  const reverseTx = db.transaction((reference: string, reason: string, at: Date) => {
+    const row = sql.getTransaction.get(reference);
+    if (!row) return null;
+    if (row.status !== 'success') return { transaction: transactionFromRow(row), changed: false };
+    const atMs = toMs(at);
+    // As with a refund: a conditional status change, and the ledger's unique (reference,
+    // kind) index refuses a second refund entry for the same purchase.
+    const reversed = sql.markReversed.get({ reference, failure_reason: reason, updated_at: atMs })!;
+    const balance = sql.addToBalance.get({ account_id: row.account_id, amount_kobo: row.charged_kobo })!;
+    sql.insertLedger.run({
+      account_id: row.account_id,
+      amount_kobo: row.charged_kobo,
+      balance_after_kobo: balance.balance_kobo,
+      kind: 'refund',
+      reference,
+      memo: `reversal: ${reason}`,
+      created_at: atMs,
+    });
+    return { transaction: transactionFromRow(reversed), changed: true };
+  });
+
   const wallet: WalletStore = {
     async credit(input) {
       requireAmount('amountKobo', input.amountKobo, 1);
@@ -352,6 +373,9 @@ function buildStore(db: Database.Database): Store {
     },
     async refund(reference, reason, at) {
       return refundTx.immediate(reference, reason, at);
+    },
+    async reverse(reference, reason, at) {
+      return reverseTx.immediate(reference, reason, at);
     },
     async recordAttempt(reference, next) {
       if (!Number.isSafeInteger(next.attempts) || next.attempts < 0) {
@@ -468,12 +492,12 @@ function prepareStatements(db: Database.Database) {
     getPlan: db.prepare<[number], PlanRow>('SELECT * FROM plans WHERE plan_id = ?'),
     // A null plan_id makes SQLite allocate one past the largest id ever used.
     upsertPlan: db.prepare<Omit<PlanRow, 'plan_id'> & { plan_id: number | null }, PlanRow>(
-      `INSERT INTO plans (plan_id, network, label, validity, face_value_kobo, tier_prices, active)
-       VALUES (@plan_id, @network, @label, @validity, @face_value_kobo, @tier_prices, @active)
+      `INSERT INTO plans (plan_id, network, label, validity, face_value_kobo, tier_prices, active, provider_code)
+       VALUES (@plan_id, @network, @label, @validity, @face_value_kobo, @tier_prices, @active, @provider_code)
        ON CONFLICT (plan_id) DO UPDATE SET
          network = excluded.network, label = excluded.label, validity = excluded.validity,
          face_value_kobo = excluded.face_value_kobo, tier_prices = excluded.tier_prices,
-         active = excluded.active
+         active = excluded.active, provider_code = excluded.provider_code
        RETURNING *`,
     ),
     listCablePackages: db.prepare<{ provider: string | null }, CablePackageRow>(
@@ -484,10 +508,11 @@ function prepareStatements(db: Database.Database) {
       'SELECT * FROM cable_packages WHERE provider = @provider AND package_code = @package_code',
     ),
     upsertCablePackage: db.prepare<CablePackageRow, CablePackageRow>(
-      `INSERT INTO cable_packages (provider, package_code, name, price_kobo, active)
-       VALUES (@provider, @package_code, @name, @price_kobo, @active)
+      `INSERT INTO cable_packages (provider, package_code, name, price_kobo, active, provider_code)
+       VALUES (@provider, @package_code, @name, @price_kobo, @active, @provider_code)
        ON CONFLICT (provider, package_code) DO UPDATE SET
-         name = excluded.name, price_kobo = excluded.price_kobo, active = excluded.active
+         name = excluded.name, price_kobo = excluded.price_kobo, active = excluded.active,
+         provider_code = excluded.provider_code
        RETURNING *`,
     ),
     getSetting: db.prepare<[string], { value: unknown }>('SELECT value FROM settings WHERE key = ?'),
@@ -527,6 +552,10 @@ function prepareStatements(db: Database.Database) {
     markSuccess: db.prepare<{ reference: string; result: string; updated_at: number }, TransactionRow>(
       `UPDATE transactions SET status = 'success', result = @result, updated_at = @updated_at
        WHERE reference = @reference AND status = 'pending' RETURNING *`,
+    ),
+    markReversed: db.prepare<{ reference: string; failure_reason: string; updated_at: number }, TransactionRow>(
+      `UPDATE transactions SET status = 'reversed', failure_reason = @failure_reason, updated_at = @updated_at
+       WHERE reference = @reference AND status = 'success' RETURNING *`,
     ),
     markFailed: db.prepare<{ reference: string; failure_reason: string; updated_at: number }, TransactionRow>(
       `UPDATE transactions SET status = 'failed', failure_reason = @failure_reason, updated_at = @updated_at
@@ -592,8 +621,8 @@ function prepareStatements(db: Database.Database) {
        LEFT JOIN ledger_entries l ON l.reference = t.reference AND l.kind IN ('debit', 'refund')
        GROUP BY t.reference
        HAVING debits <> 1 OR debit_kobo <> t.charged_kobo
-           OR (t.status = 'failed' AND (refunds <> 1 OR refund_kobo <> t.charged_kobo))
-           OR (t.status <> 'failed' AND refunds <> 0)`,
+           OR (t.status IN ('failed', 'reversed') AND (refunds <> 1 OR refund_kobo <> t.charged_kobo))
+           OR (t.status NOT IN ('failed', 'reversed') AND refunds <> 0)`,
     ),
     auditOrphans: db.prepare<[], { account_id: string; reference: string; kind: string }>(
       `SELECT l.account_id, l.reference, l.kind FROM ledger_entries l
@@ -635,7 +664,7 @@ function auditLedger(sql: ReturnType<typeof prepareStatements>): LedgerAudit {
   for (const row of sql.auditPurchases.iterate()) {
     let kind: AuditViolation['kind'];
     if (row.debits !== 1 || row.debit_kobo !== row.charged_kobo) kind = 'debit_missing_or_wrong';
-    else if (row.status === 'failed') kind = 'failed_not_refunded_once';
+    else if (row.status === 'failed' || row.status === 'reversed') kind = 'not_refunded_once';
     else kind = 'refund_without_failure';
     found({
       kind,

@@ -103,6 +103,7 @@ export interface PlanRow {
   face_value_kobo: number;
   tier_prices: string;
   active: number;
+  provider_code: string;
 }
 
 export function planFromRow(row: PlanRow): PlanRecord {
@@ -114,6 +115,7 @@ export function planFromRow(row: PlanRow): PlanRecord {
     faceValueKobo: row.face_value_kobo,
     tierPricesKobo: JSON.parse(row.tier_prices) as Record<string, number>,
     active: row.active === 1,
+    providerCode: row.provider_code,
   };
 }
 
@@ -127,6 +129,7 @@ export function planToParams(plan: PlanRecord) {
     face_value_kobo: plan.faceValueKobo,
     tier_prices: JSON.stringify(plan.tierPricesKobo),
     active: toFlag(plan.active),
+    provider_code: plan.providerCode,
   };
 }
 
@@ -136,6 +139,7 @@ export interface CablePackageRow {
   name: string;
   price_kobo: number;
   active: number;
+  provider_code: string;
 }
 
 export function cablePackageFromRow(row: CablePackageRow): CablePackageRecord {
@@ -145,6 +149,7 @@ export function cablePackageFromRow(row: CablePackageRow): CablePackageRecord {
     name: row.name,
     priceKobo: row.price_kobo,
     active: row.active === 1,
+    providerCode: row.provider_code,
   };
 }
 
@@ -155,6 +160,7 @@ export function cablePackageToParams(pkg: CablePackageRecord) {
     name: pkg.name,
     price_kobo: pkg.priceKobo,
     active: toFlag(pkg.active),
+    provider_code: pkg.providerCode,
   };
 }
 

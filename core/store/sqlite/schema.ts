@@ -150,6 +150,56 @@ export const MIGRATIONS: readonly Migration[] = [
         WHERE status = 'pending';
     `,
   },
+  {
+    version: 3,
+    description: 'the reversed state; provider codes on plans and cable packages',
+    // SQLite cannot change a CHECK constraint in place, so the transactions table is
+    // rebuilt (the documented 12-step way: new table, copy, drop, rename, then indexes and
+    // triggers again). Ledger rows reference purchases by text, so nothing else moves.
+    sql: `
+      CREATE TABLE transactions_v3 (
+        reference           TEXT PRIMARY KEY,
+        account_id          TEXT NOT NULL REFERENCES accounts (account_id),
+        product             TEXT NOT NULL,
+        status              TEXT NOT NULL CHECK (status IN ('pending', 'success', 'failed', 'reversed')),
+        service             TEXT NOT NULL,
+        recipient           TEXT NOT NULL,
+        face_value_kobo     INTEGER NOT NULL CHECK (face_value_kobo >= 0),
+        charged_kobo        INTEGER NOT NULL CHECK (charged_kobo > 0),
+        balance_after_kobo  INTEGER NOT NULL CHECK (balance_after_kobo >= 0),
+        details             TEXT NOT NULL CHECK (json_valid(details)),
+        result              TEXT CHECK (result IS NULL OR json_valid(result)),
+        failure_reason      TEXT,
+        request_id          TEXT,
+        request_hash        TEXT,
+        attempts            INTEGER NOT NULL CHECK (attempts >= 0),
+        next_attempt_at     INTEGER NOT NULL,
+        needs_attention     INTEGER NOT NULL CHECK (needs_attention IN (0, 1)),
+        created_at          INTEGER NOT NULL,
+        updated_at          INTEGER NOT NULL
+      ) STRICT;
+      INSERT INTO transactions_v3 SELECT * FROM transactions;
+      DROP TABLE transactions;
+      ALTER TABLE transactions_v3 RENAME TO transactions;
+      CREATE UNIQUE INDEX transactions_request_id ON transactions (account_id, request_id)
+        WHERE request_id IS NOT NULL;
+      CREATE INDEX transactions_history ON transactions (account_id, created_at DESC, reference DESC);
+      CREATE INDEX transactions_due ON transactions (next_attempt_at, created_at, reference)
+        WHERE status = 'pending';
+      CREATE INDEX transactions_pending_by_age ON transactions (created_at, reference)
+        WHERE status = 'pending';
+      -- Final states stay final; the one move out of one is a reversal of a success.
+      CREATE TRIGGER transactions_final_states BEFORE UPDATE OF status ON transactions
+      WHEN OLD.status <> 'pending' AND NEW.status <> OLD.status
+        AND NOT (OLD.status = 'success' AND NEW.status = 'reversed')
+      BEGIN
+        SELECT RAISE(ABORT, 'a settled transaction cannot change status');
+      END;
+
+      ALTER TABLE plans ADD COLUMN provider_code TEXT NOT NULL DEFAULT '';
+      ALTER TABLE cable_packages ADD COLUMN provider_code TEXT NOT NULL DEFAULT '';
+    `,
+  },
 ];
 
 /** The schema version this code writes. */

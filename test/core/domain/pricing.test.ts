@@ -81,6 +81,7 @@ const PLAN: PlanRecord = {
   faceValueKobo: 1_000_00,
   tierPricesKobo: { gold: 900_00 },
   active: true,
+  providerCode: '',
 };
 
 plans('a tier with its own plan price pays that price, not the discounted face value', () => {

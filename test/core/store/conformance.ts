@@ -270,6 +270,7 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
         faceValueKobo: 100_000,
         tierPricesKobo: { standard: 98_000, api: 95_000 },
         active: true,
+        providerCode: '',
       });
       const first = await h.store.catalog.upsertPlan(plan('mtn', '1GB'));
       const second = await h.store.catalog.upsertPlan(plan('mtn', '2GB'));
@@ -290,11 +291,11 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
     });
 
     it('listPlans orders by network then id, and filters by network and activity', async (h) => {
-      const base = { validity: '30 days', faceValueKobo: 50_000, tierPricesKobo: { standard: 49_000 } };
-      const mtnA = await h.store.catalog.upsertPlan({ ...base, planId: 0, network: 'mtn', label: 'a', active: true });
-      const airtel = await h.store.catalog.upsertPlan({ ...base, planId: 0, network: 'airtel', label: 'b', active: true });
-      const mtnB = await h.store.catalog.upsertPlan({ ...base, planId: 0, network: 'mtn', label: 'c', active: false });
-      const glo = await h.store.catalog.upsertPlan({ ...base, planId: 0, network: 'glo', label: 'd', active: true });
+      const base = { validity: '30 days', faceValueKobo: 50_000, tierPricesKobo: { standard: 49_000 }, providerCode: '' };
+      const mtnA = await h.store.catalog.upsertPlan({ ...base, planId: 0, network: 'mtn', label: 'a', active: true, providerCode: '' });
+      const airtel = await h.store.catalog.upsertPlan({ ...base, planId: 0, network: 'airtel', label: 'b', active: true, providerCode: '' });
+      const mtnB = await h.store.catalog.upsertPlan({ ...base, planId: 0, network: 'mtn', label: 'c', active: false, providerCode: '' });
+      const glo = await h.store.catalog.upsertPlan({ ...base, planId: 0, network: 'glo', label: 'd', active: true, providerCode: '' });
       const ids = (plans: PlanRecord[]) => plans.map((p) => p.planId);
       assert.equal(ids(await h.store.catalog.listPlans()), [airtel.planId, glo.planId, mtnA.planId, mtnB.planId]);
       assert.equal(ids(await h.store.catalog.listPlans({ network: 'mtn' })), [mtnA.planId, mtnB.planId]);
@@ -304,11 +305,11 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
     });
 
     it('cable packages upsert by provider and code, and list by provider', async (h) => {
-      const compact = { provider: 'dstv', packageCode: 'compact', name: 'DStv Compact', priceKobo: 1_250_000, active: true };
+      const compact = { provider: 'dstv', packageCode: 'compact', name: 'DStv Compact', priceKobo: 1_250_000, active: true, providerCode: '' };
       assert.equal(await h.store.catalog.upsertCablePackage(compact), compact);
-      await h.store.catalog.upsertCablePackage({ provider: 'gotv', packageCode: 'compact', name: 'GOtv Compact?', priceKobo: 500_000, active: true });
-      await h.store.catalog.upsertCablePackage({ provider: 'dstv', packageCode: 'padi', name: 'DStv Padi', priceKobo: 360_000, active: true });
-      const repriced = { ...compact, priceKobo: 1_350_000, active: false };
+      await h.store.catalog.upsertCablePackage({ provider: 'gotv', packageCode: 'compact', name: 'GOtv Compact?', priceKobo: 500_000, active: true, providerCode: '' });
+      await h.store.catalog.upsertCablePackage({ provider: 'dstv', packageCode: 'padi', name: 'DStv Padi', priceKobo: 360_000, active: true, providerCode: '' });
+      const repriced = { ...compact, priceKobo: 1_350_000, active: false, providerCode: '' };
       assert.equal(await h.store.catalog.upsertCablePackage(repriced), repriced);
       assert.equal(await h.store.catalog.getCablePackage('dstv', 'compact'), repriced);
       assert.is((await h.store.catalog.getCablePackage('gotv', 'compact'))?.priceKobo, 500_000, 'same code, other provider');
@@ -336,6 +337,7 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
             faceValueKobo: 100_000,
             tierPricesKobo: { standard: 98_000, api: 95_000 },
             active: true,
+            providerCode: '',
           },
           {
             planId: 2,
@@ -345,9 +347,10 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
             faceValueKobo: 150_000,
             tierPricesKobo: { standard: 147_000, api: 140_000 },
             active: true,
+            providerCode: '',
           },
         ],
-        cablePackages: [{ provider: 'gotv', packageCode: 'max', name: 'GOtv Max', priceKobo: 720_000, active: true }],
+        cablePackages: [{ provider: 'gotv', packageCode: 'max', name: 'GOtv Max', priceKobo: 720_000, active: true, providerCode: '' }],
         smsRateKobo: 400,
       };
       assert.is(await h.store.catalog.seedIfEmpty(seed), true);
@@ -632,6 +635,48 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       assert.is(final?.status, settled?.changed ? 'success' : 'failed');
       assert.is(refunds, settled?.changed ? 0 : 1);
       assert.is(await h.balance(accountId), settled?.changed ? 10_200 : 20_000);
+    });
+  });
+
+  define('wallet reverse', (it) => {
+    it('a delivered purchase is reversed once: state reversed, one refund of the full charge', async (h) => {
+      const accountId = await h.account(50_000);
+      const tx = await h.reserved(h.purchase(accountId));
+      await h.store.wallet.settle(tx.reference, { token: 'T' }, at(20));
+      const first = await h.store.wallet.reverse(tx.reference, 'reversed by the provider', at(30));
+      assert.is(first?.changed, true);
+      assert.is(first?.transaction.status, 'reversed');
+      assert.is(first?.transaction.failureReason, 'reversed by the provider');
+      assert.equal(first?.transaction.updatedAt, at(30));
+      assert.is(await h.balance(accountId), 50_000, 'the charge came back');
+      const again = await Promise.all([
+        h.store.wallet.reverse(tx.reference, 'again', at(40)),
+        h.store.wallet.reverse(tx.reference, 'again', at(40)),
+      ]);
+      assert.ok(again.every((r) => r?.changed === false && r.transaction.status === 'reversed'));
+      const refunds = (await h.ledger(accountId)).filter((e) => e.kind === 'refund');
+      assert.equal(refunds.map((e) => [e.reference, e.amountKobo]), [[tx.reference, 9_800]]);
+    });
+
+    it('only a delivered purchase can be reversed; settle and refund cannot touch a reversed one', async (h) => {
+      const accountId = await h.account(50_000);
+      const pending = await h.reserved(h.purchase(accountId));
+      const failed = await h.reserved(h.purchase(accountId));
+      await h.store.wallet.refund(failed.reference, 'declined', at(20));
+      for (const reference of [pending.reference, failed.reference]) {
+        const result = await h.store.wallet.reverse(reference, 'no', at(30));
+        assert.is(result?.changed, false);
+      }
+      assert.is((await h.store.transactions.get(pending.reference))?.status, 'pending');
+      assert.is((await h.store.transactions.get(failed.reference))?.status, 'failed');
+      assert.is(await h.store.wallet.reverse('TX-none', 'no', at(30)), null);
+
+      const delivered = await h.reserved(h.purchase(accountId));
+      await h.store.wallet.settle(delivered.reference, {}, at(20));
+      await h.store.wallet.reverse(delivered.reference, 'reversal', at(30));
+      assert.is((await h.store.wallet.refund(delivered.reference, 'late failure', at(40)))?.changed, false);
+      assert.is((await h.store.wallet.settle(delivered.reference, {}, at(40)))?.changed, false);
+      assert.is((await h.store.transactions.get(delivered.reference))?.status, 'reversed');
     });
   });
 

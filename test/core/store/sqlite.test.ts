@@ -10,7 +10,7 @@ import Database from 'better-sqlite3';
 import { suite } from '../../helpers/suite.js';
 import * as assert from 'uvu/assert';
 import { openSqliteStore } from '../../../core/store/sqlite/index.js';
-import { SCHEMA_VERSION } from '../../../core/store/sqlite/schema.js';
+import { MIGRATIONS, SCHEMA_VERSION } from '../../../core/store/sqlite/schema.js';
 import type { Store } from '../../../core/store/port.js';
 import { storeConformance } from './conformance.js';
 
@@ -85,6 +85,7 @@ async function populate(store: Store): Promise<void> {
     faceValueKobo: 100_000,
     tierPricesKobo: { standard: 98_000 },
     active: true,
+    providerCode: '',
   });
 }
 
@@ -113,6 +114,7 @@ sqlite('what was committed is still there after close and reopen', async () => {
     faceValueKobo: 1,
     tierPricesKobo: {},
     active: true,
+    providerCode: '',
   });
   assert.is(next.planId, 2, 'plan ids continue where they stopped');
 });
@@ -212,9 +214,39 @@ sqlite('the audit finds money changed behind the adapter', async () => {
               VALUES ('acct-1', 9800, 99999, 'refund', 'TX-1', 'wrong', 7000)`).run();
   const audit = await store.wallet.audit();
   const kinds = audit.violations.map((v) => `${v.kind}:${v.reference}`).sort();
-  assert.equal(kinds, ['balance_mismatch:', 'failed_not_refunded_once:TX-2', 'refund_without_failure:TX-1', 'running_balance_mismatch:TX-1']);
+  assert.equal(kinds, ['balance_mismatch:', 'not_refunded_once:TX-2', 'refund_without_failure:TX-1', 'running_balance_mismatch:TX-1']);
   assert.is(audit.violationCount, 4);
   assert.ok(audit.violations.every((v) => v.accountId === 'acct-1' && v.detail.length > 0));
+});
+
+sqlite('a file at schema version 2 migrates to the current one with its money intact', async () => {
+  const db = raw();
+  for (const migration of MIGRATIONS.filter((m) => m.version <= 2)) db.exec(migration.sql);
+  db.pragma('user_version = 2');
+  db.prepare("INSERT INTO accounts VALUES ('acct-1', 'Ada', 'standard', 40200, 1000)").run();
+  db.prepare("INSERT INTO ledger_entries (account_id, amount_kobo, balance_after_kobo, kind, reference, memo, created_at) VALUES ('acct-1', 50000, 50000, 'credit', 'CR-1', '', 1000), ('acct-1', -9800, 40200, 'debit', 'TX-1', '', 2000)").run();
+  db.prepare(`INSERT INTO transactions VALUES ('TX-1', 'acct-1', 'airtime', 'success', 'mtn', '08031234567', 10000, 9800, 40200,
+              '{}', '{}', NULL, 'r-1', 'h', 0, 3000, 0, 2000, 2500)`).run();
+  db.prepare("INSERT INTO plans (plan_id, network, label, validity, face_value_kobo, tier_prices, active) VALUES (7, 'mtn', '1GB', '30 days', 100000, '{}', 1)").run();
+  db.close();
+
+  const store = open();
+  assert.is(raw().pragma('user_version', { simple: true }), SCHEMA_VERSION);
+  const tx = await store.transactions.get('TX-1');
+  assert.is(tx?.status, 'success');
+  assert.is(tx?.requestId, 'r-1');
+  assert.is((await store.catalog.getPlan(7))?.providerCode, '', 'new columns get their default');
+  const reversed = await store.wallet.reverse('TX-1', 'reversal', new Date(4_000));
+  assert.is(reversed?.transaction.status, 'reversed');
+  assert.is((await store.accounts.get('acct-1'))?.balanceKobo, 50_000);
+  assert.equal((await store.wallet.audit()).violations, []);
+  // The rebuilt table kept its idempotency index.
+  const duplicate = await store.wallet.reserve({
+    reference: 'TX-2', accountId: 'acct-1', product: 'airtime', service: 'mtn', recipient: '08031234567',
+    faceValueKobo: 10_000, chargedKobo: 9_800, details: {}, requestId: 'r-1', requestHash: 'h',
+    nextAttemptAt: new Date(5_000), createdAt: new Date(5_000),
+  });
+  assert.is(duplicate.outcome, 'duplicate');
 });
 
 sqlite.run();

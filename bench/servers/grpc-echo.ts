@@ -1,0 +1,20 @@
+/**
+ * Baseline: a bare grpc-js server with one unary method that answers a fixed message at
+ * once (AuthService.VerifyKeyPair, the gateway's hottest call), served the same way as the
+ * core: definitions from the protobuf-es descriptors, no auth, no store.
+ */
+import { create } from '@bufbuild/protobuf';
+import { Server, ServerCredentials, type sendUnaryData, type ServerUnaryCall } from '@grpc/grpc-js';
+import { AuthService, VerifyKeyPairResponseSchema } from '../../gen/prepaid/v1/auth_pb.js';
+import { serviceDefinition } from '../../core/rpc/grpc.js';
+import { announcePort } from './announce.js';
+
+const answer = create(VerifyKeyPairResponseSchema, { accountId: 'acc_bench', tierId: 'api' });
+const server = new Server();
+server.addService(serviceDefinition(AuthService), {
+  verifyKeyPair: (_call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) => callback(null, answer),
+});
+server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (error, port) => {
+  if (error) throw error;
+  announcePort(port);
+});

@@ -1,0 +1,50 @@
+/**
+ * Baseline: the store ceiling. The embedded store's raw reserve + settle rate, in-process,
+ * with no network and no gRPC, as many purchases in flight as the service would have
+ * (argv[2], default 50). Prints one JSON line with the rate and latencies.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { openSqliteStore } from '../../core/store/sqlite/index.js';
+import { newReference } from '../../core/domain/reference.js';
+import { summarize } from '../stats.js';
+
+const durationMs = Number(process.env['BENCH_DURATION_MS'] ?? 10_000);
+const concurrency = Number(process.argv[2] ?? 50);
+const dir = mkdtempSync(path.join(tmpdir(), 'prepaid-bench-store-'));
+const store = openSqliteStore({ filename: path.join(dir, 'prepaid.sqlite') });
+await store.accounts.create({ accountId: 'acc_bench', name: 'Bench', tierId: 'api', createdAt: new Date() });
+await store.wallet.credit({ accountId: 'acc_bench', amountKobo: 10_000_000_000, reference: 'CR-bench', memo: 'bench', at: new Date() });
+
+const latencies: number[] = [];
+const deadline = performance.now() + durationMs;
+async function worker(): Promise<void> {
+  while (performance.now() < deadline) {
+    const started = performance.now();
+    const now = new Date();
+    const reserved = await store.wallet.reserve({
+      reference: newReference(now),
+      accountId: 'acc_bench',
+      product: 'airtime',
+      service: 'mtn',
+      recipient: '08031234567',
+      faceValueKobo: 10_000,
+      chargedKobo: 9_700,
+      details: {},
+      requestId: null,
+      requestHash: null,
+      nextAttemptAt: new Date(now.getTime() + 30_000),
+      createdAt: now,
+    });
+    if (reserved.outcome !== 'reserved') throw new Error(`reserve: ${reserved.outcome}`);
+    await store.wallet.settle(reserved.transaction.reference, { providerReference: 'bench' }, new Date());
+    latencies.push(performance.now() - started);
+  }
+}
+const started = performance.now();
+await Promise.all(Array.from({ length: concurrency }, worker));
+const elapsedMs = performance.now() - started;
+process.stdout.write(JSON.stringify(summarize(latencies, elapsedMs, 0)) + '\n');
+await store.close();
+rmSync(dir, { recursive: true, force: true });

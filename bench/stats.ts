@@ -1,0 +1,25 @@
+/** What every measurement reports, from whichever load generator made it. */
+export interface Figures {
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** Failed calls and non-2xx answers. */
+  errors: number;
+  requests: number;
+}
+
+export function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+export function summarize(latenciesMs: number[], elapsedMs: number, errors: number): Figures {
+  const sorted = [...latenciesMs].sort((a, b) => a - b);
+  return {
+    requestsPerSecond: Math.round((latenciesMs.length / elapsedMs) * 1000),
+    p50Ms: Number(percentile(sorted, 50).toFixed(2)),
+    p99Ms: Number(percentile(sorted, 99).toFixed(2)),
+    errors,
+    requests: latenciesMs.length + errors,
+  };
+}

@@ -3,10 +3,10 @@
  * every request, with the service token added to every call by an interceptor.
  */
 import { createClient, type Client, type Interceptor } from '@connectrpc/connect';
-import { createGrpcTransport, Http2SessionManager } from '@connectrpc/connect-node';
 import { Health } from '../gen/grpc/health/v1/health_pb.js';
 import { AuthService } from '../gen/prepaid/v1/auth_pb.js';
 import { PurchaseService } from '../gen/prepaid/v1/purchase_pb.js';
+import { createUnaryGrpcTransport } from './grpc-transport.js';
 
 /** The core's services as the gateway uses them. */
 export interface CoreClients {
@@ -31,12 +31,10 @@ export function createCoreClients(options: { coreUrl: string; serviceToken: stri
     req.header.set('authorization', authorization);
     return next(req);
   };
-  // Our own session manager, so that close() can end the HTTP/2 connection: otherwise it
-  // idles open for minutes and keeps a stopping process alive.
-  const sessionManager = new Http2SessionManager(options.coreUrl);
-  const transport = createGrpcTransport({
+  // The lean unary transport (see grpc-transport.ts for why and what it measured); the
+  // clients, interceptors and errors are Connect's all the same.
+  const transport = createUnaryGrpcTransport({
     baseUrl: options.coreUrl,
-    sessionManager,
     interceptors: [addToken],
     defaultTimeoutMs: CALL_TIMEOUT_MS,
   });
@@ -44,6 +42,6 @@ export function createCoreClients(options: { coreUrl: string; serviceToken: stri
     purchase: createClient(PurchaseService, transport),
     auth: createClient(AuthService, transport),
     health: createClient(Health, transport),
-    close: () => sessionManager.abort(),
+    close: () => transport.close(),
   };
 }

@@ -1,0 +1,248 @@
+/**
+ * A lean gRPC transport for Connect clients, for unary calls over one HTTP/2 connection.
+ *
+ * Why: Connect's own gRPC transport runs every unary call through its streaming machinery
+ * (async-iterable pipelines for the body, header conversions both ways, a deadline signal
+ * and a linked AbortController that is aborted with a fresh ConnectError when each call
+ * completes). Measured with `npm run bench`, that halves what one HTTP->gRPC hop can do
+ * next to a plain grpc-js client on the same machine, while the process sits partly idle.
+ * This transport implements Connect's public `Transport` interface directly: one
+ * `session.request`, one envelope written with END_STREAM, the reply collected and parsed
+ * once, the status read with Connect's own `findTrailerError` (so error details such as
+ * google.rpc.ErrorInfo reach `ConnectError.findDetails` exactly as before). Clients,
+ * interceptors and errors stay Connect's; streaming calls go to the stock transport.
+ */
+import http2 from 'node:http2';
+import { create, fromBinary, toBinary, type DescMessage, type DescMethodUnary, type MessageInitShape, type MessageShape } from '@bufbuild/protobuf';
+import {
+  Code,
+  ConnectError,
+  createContextValues,
+  type ContextValues,
+  type Interceptor,
+  type Transport,
+  type UnaryRequest,
+  type UnaryResponse,
+} from '@connectrpc/connect';
+import { findTrailerError } from '@connectrpc/connect/protocol-grpc';
+import { createGrpcTransport } from '@connectrpc/connect-node';
+
+export interface UnaryGrpcTransportOptions {
+  /** The server, for example http://127.0.0.1:50051 (plaintext HTTP/2, prior knowledge). */
+  baseUrl: string;
+  interceptors?: Interceptor[];
+  /** Deadline of a call that names none; sent as grpc-timeout and enforced here. */
+  defaultTimeoutMs?: number;
+  /** Largest reply accepted, so a broken server cannot fill our memory. */
+  readMaxBytes?: number;
+}
+
+export interface UnaryGrpcTransport extends Transport {
+  /** Ends the HTTP/2 connection for good; calls after this fail with Unavailable. */
+  close(): void;
+}
+
+/** A reply above 4 MiB is refused, as grpc-js does by default. */
+const DEFAULT_READ_MAX_BYTES = 4 * 1024 * 1024;
+/** The 5-byte gRPC message prefix: a compression flag and a big-endian length. */
+const ENVELOPE_PREFIX_BYTES = 5;
+const NEVER_ABORTED = new AbortController().signal;
+
+type UnaryFn = (req: UnaryRequest) => Promise<UnaryResponse>;
+
+export function createUnaryGrpcTransport(options: UnaryGrpcTransportOptions): UnaryGrpcTransport {
+  const base = new URL(options.baseUrl);
+  const authority = `${base.protocol}//${base.host}`;
+  const readMaxBytes = options.readMaxBytes ?? DEFAULT_READ_MAX_BYTES;
+  const streaming = createGrpcTransport({ baseUrl: options.baseUrl, interceptors: options.interceptors ?? [] });
+  let session: http2.ClientHttp2Session | undefined;
+  let closed = false;
+
+  function connection(): http2.ClientHttp2Session {
+    if (closed) throw new Error('the transport was closed');
+    if (session && !session.closed && !session.destroyed) return session;
+    const opened = http2.connect(authority);
+    // A failed or closed connection is forgotten, so the next call dials again; the calls
+    // on it fail with their own stream errors.
+    const forget = () => {
+      if (session === opened) session = undefined;
+    };
+    opened.on('error', forget);
+    opened.on('close', forget);
+    opened.on('goaway', forget);
+    // An idle connection must not keep the process alive.
+    opened.unref();
+    session = opened;
+    return opened;
+  }
+
+  const send: UnaryFn = (req) =>
+    new Promise((resolve, reject) => {
+      const method = req.method;
+      // unary() put the deadline in grpc-timeout (always in milliseconds, "<n>m").
+      const deadline = req.header.get('grpc-timeout');
+      const timeoutMs = deadline ? Number.parseInt(deadline, 10) : undefined;
+      const payload = toBinary(method.input, req.message);
+      const envelope = Buffer.allocUnsafe(ENVELOPE_PREFIX_BYTES + payload.byteLength);
+      envelope[0] = 0;
+      envelope.writeUInt32BE(payload.byteLength, 1);
+      envelope.set(payload, ENVELOPE_PREFIX_BYTES);
+
+      const headers: http2.OutgoingHttpHeaders = {
+        ':method': 'POST',
+        ':path': `/${method.parent.typeName}/${method.name}`,
+        'content-type': 'application/grpc+proto',
+        te: 'trailers',
+      };
+      req.header.forEach((value, key) => {
+        headers[key] = value;
+      });
+
+      let stream: http2.ClientHttp2Stream;
+      try {
+        stream = connection().request(headers);
+      } catch (error) {
+        reject(new ConnectError(`cannot reach ${authority}: ${(error as Error).message}`, Code.Unavailable));
+        return;
+      }
+
+      let settled = false;
+      let timer: NodeJS.Timeout | undefined;
+      const finish = (error: ConnectError | undefined, response?: UnaryResponse) => {
+        if (settled) return;
+        settled = true;
+        if (timer) clearTimeout(timer);
+        if (cancellable) req.signal.removeEventListener('abort', onAbort);
+        if (error) {
+          if (!stream.closed) stream.close(http2.constants.NGHTTP2_CANCEL);
+          reject(error);
+        } else {
+          resolve(response!);
+        }
+      };
+      const onAbort = () => finish(new ConnectError('the call was cancelled', Code.Canceled));
+      // Most calls pass no signal; listening on the shared never-aborted one would only pile up listeners.
+      const cancellable = req.signal !== NEVER_ABORTED;
+      if (req.signal.aborted) return onAbort();
+      if (cancellable) req.signal.addEventListener('abort', onAbort);
+      if (timeoutMs !== undefined) {
+        timer = setTimeout(() => finish(new ConnectError('the operation timed out', Code.DeadlineExceeded)), timeoutMs);
+      }
+
+      let status = 0;
+      let responseHeader = new Headers();
+      let trailer = new Headers();
+      const chunks: Buffer[] = [];
+      let received = 0;
+      stream.on('response', (incoming) => {
+        status = Number(incoming[':status'] ?? 0);
+        responseHeader = toHeaders(incoming);
+      });
+      stream.on('data', (chunk: Buffer) => {
+        received += chunk.length;
+        if (received > readMaxBytes + ENVELOPE_PREFIX_BYTES) {
+          finish(new ConnectError(`the reply is larger than ${readMaxBytes} bytes`, Code.ResourceExhausted));
+          return;
+        }
+        chunks.push(chunk);
+      });
+      stream.on('trailers', (incoming) => {
+        trailer = toHeaders(incoming);
+      });
+      stream.on('error', (error: Error) => finish(new ConnectError(`the call to ${authority} failed: ${error.message}`, Code.Unavailable)));
+      stream.on('close', () => {
+        if (settled) return;
+        if (status !== 200) {
+          finish(new ConnectError(`HTTP ${status || 'no status'} from ${authority}`, status === 0 ? Code.Unavailable : httpStatusCode(status)));
+          return;
+        }
+        // A trailers-only reply carries its status in the headers.
+        const error = findTrailerError(trailer.has('grpc-status') ? trailer : responseHeader);
+        if (error) {
+          finish(error);
+          return;
+        }
+        const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received);
+        if (body.length < ENVELOPE_PREFIX_BYTES || body[0] !== 0 || body.readUInt32BE(1) !== body.length - ENVELOPE_PREFIX_BYTES) {
+          finish(new ConnectError('the reply is not one uncompressed gRPC message', Code.Internal));
+          return;
+        }
+        let message: MessageShape<DescMessage>;
+        try {
+          message = fromBinary(method.output, body.subarray(ENVELOPE_PREFIX_BYTES));
+        } catch (error) {
+          finish(new ConnectError(`the reply cannot be parsed: ${(error as Error).message}`, Code.Internal));
+          return;
+        }
+        finish(undefined, { stream: false, service: method.parent, method, header: responseHeader, message, trailer });
+      });
+      stream.end(envelope);
+    });
+
+  // Interceptors wrap `send` the way Connect applies them: the first one outermost.
+  const call = (options.interceptors ?? []).reduceRight<UnaryFn>((next, interceptor) => interceptor(next as never) as never, send);
+
+  return {
+    unary<I extends DescMessage, O extends DescMessage>(
+      method: DescMethodUnary<I, O>,
+      signal: AbortSignal | undefined,
+      timeoutMs: number | undefined,
+      header: HeadersInit | undefined,
+      input: MessageInitShape<I>,
+      contextValues?: ContextValues,
+    ): Promise<UnaryResponse<I, O>> {
+      const headers = new Headers(header);
+      const deadlineMs = timeoutMs ?? options.defaultTimeoutMs;
+      if (deadlineMs !== undefined) headers.set('grpc-timeout', `${Math.max(1, Math.ceil(deadlineMs))}m`);
+      const req: UnaryRequest<I, O> = {
+        stream: false,
+        service: method.parent,
+        method,
+        requestMethod: 'POST',
+        url: `${authority}/${method.parent.typeName}/${method.name}`,
+        signal: signal ?? NEVER_ABORTED,
+        header: headers,
+        contextValues: contextValues ?? createContextValues(),
+        message: create(method.input, input) as MessageShape<I>,
+      };
+      return call(req as never) as Promise<UnaryResponse<I, O>>;
+    },
+    stream: (...args) => streaming.stream(...args),
+    close() {
+      closed = true;
+      session?.close();
+      session = undefined;
+    },
+  };
+}
+
+function toHeaders(incoming: http2.IncomingHttpHeaders): Headers {
+  const headers = new Headers();
+  for (const [key, value] of Object.entries(incoming)) {
+    if (key.startsWith(':') || value === undefined) continue;
+    if (Array.isArray(value)) for (const v of value) headers.append(key, v);
+    else headers.set(key, String(value));
+  }
+  return headers;
+}
+
+/** The gRPC code for an HTTP status that is not 200 (the gRPC over HTTP/2 spec's table). */
+function httpStatusCode(status: number): Code {
+  switch (status) {
+    case 400:
+      return Code.Internal;
+    case 401:
+      return Code.Unauthenticated;
+    case 403:
+      return Code.PermissionDenied;
+    case 404:
+      return Code.Unimplemented;
+    case 429:
+    case 502:
+    case 503:
+    case 504:
+      return Code.Unavailable;
+    default:
+      return Code.Unknown;
+  }
+}

@@ -29,6 +29,7 @@ import type {
   WalletStore,
 } from '../port.js';
 import { MAX_AUDIT_VIOLATIONS } from '../port.js';
+import { createGroupCommit } from './group-commit.js';
 import { migrate } from './schema.js';
 import {
   type AccountRow,
@@ -107,6 +108,8 @@ function configure(db: Database.Database): void {
 
 function buildStore(db: Database.Database): Store {
   const sql = prepareStatements(db);
+  // Money operations share commits (see group-commit.ts); the rare admin writes commit alone.
+  const commit = createGroupCommit(db);
 
   const accounts: AccountStore = {
     async create(account) {
@@ -351,43 +354,47 @@ function buildStore(db: Database.Database): Store {
   const wallet: WalletStore = {
     async credit(input) {
       requireAmount('amountKobo', input.amountKobo, 1);
-      return creditTx.immediate(input);
+      return commit.run(() => creditTx(input));
     },
     async reserve(tx) {
       requireAmount('chargedKobo', tx.chargedKobo, 1);
       requireAmount('faceValueKobo', tx.faceValueKobo, 0);
-      try {
-        return reserveTx.immediate(tx);
-      } catch (error) {
-        // The unique index on (account_id, request_id) is the real idempotency guard; the
-        // read inside the transaction only makes the common case cheap.
-        if (tx.requestId !== null && isUniqueViolation(error)) {
-          const existing = sql.getTransactionByRequestId.get({ account_id: tx.accountId, request_id: tx.requestId });
-          if (existing) return { outcome: 'duplicate', transaction: transactionFromRow(existing) };
+      return commit.run((): ReserveResult => {
+        try {
+          return reserveTx(tx);
+        } catch (error) {
+          // The unique index on (account_id, request_id) is the real idempotency guard; the
+          // read inside the transaction only makes the common case cheap.
+          if (tx.requestId !== null && isUniqueViolation(error)) {
+            const existing = sql.getTransactionByRequestId.get({ account_id: tx.accountId, request_id: tx.requestId });
+            if (existing) return { outcome: 'duplicate', transaction: transactionFromRow(existing) };
+          }
+          throw error;
         }
-        throw error;
-      }
+      });
     },
     async settle(reference, result, at) {
-      return settleTx.immediate(reference, result, at);
+      return commit.run(() => settleTx(reference, result, at));
     },
     async refund(reference, reason, at) {
-      return refundTx.immediate(reference, reason, at);
+      return commit.run(() => refundTx(reference, reason, at));
     },
     async reverse(reference, reason, at) {
-      return reverseTx.immediate(reference, reason, at);
+      return commit.run(() => reverseTx(reference, reason, at));
     },
     async recordAttempt(reference, next) {
       if (!Number.isSafeInteger(next.attempts) || next.attempts < 0) {
         throw new RangeError('store: attempts must be a non-negative integer');
       }
-      sql.recordAttempt.run({
-        reference,
-        attempts: next.attempts,
-        next_attempt_at: toMs(next.nextAttemptAt),
-        needs_attention: toFlag(next.needsAttention),
-        updated_at: toMs(next.at),
-      });
+      await commit.run(() =>
+        sql.recordAttempt.run({
+          reference,
+          attempts: next.attempts,
+          next_attempt_at: toMs(next.nextAttemptAt),
+          needs_attention: toFlag(next.needsAttention),
+          updated_at: toMs(next.at),
+        }),
+      );
     },
     async audit() {
       // One read transaction, so every check sees the same snapshot of the money.

@@ -1,0 +1,93 @@
+/**
+ * Group commit (core/store/sqlite/group-commit.ts) on a real SQLite file: operations asked
+ * for together share one transaction yet stay atomic one by one, keep their order, are
+ * acknowledged only once committed, and all fail together when the commit cannot happen.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import * as assert from 'uvu/assert';
+import { createGroupCommit, MAX_BATCH_OPERATIONS } from '../../../core/store/sqlite/group-commit.js';
+import { suite } from '../../helpers/suite.js';
+
+const test = suite('sqlite group commit');
+let dir: string;
+let file: string;
+let db: Database.Database;
+const others: Database.Database[] = [];
+
+test.before.each(() => {
+  dir = mkdtempSync(path.join(tmpdir(), 'prepaid-group-'));
+  file = path.join(dir, 'g.sqlite');
+  db = new Database(file, { timeout: 100 });
+  db.pragma('journal_mode = WAL');
+  db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL UNIQUE)');
+});
+test.after.each(() => {
+  for (const other of others.splice(0)) other.close();
+  db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const insert = (v: string) => () => db.prepare('INSERT INTO t (v) VALUES (?)').run(v).lastInsertRowid;
+
+
+test('operations asked for together run in one transaction, in order, each atomic on its own', async () => {
+  const commit = createGroupCommit(db);
+  const insideTransaction: boolean[] = [];
+  const failing = () => {
+    insert('b1')();
+    insert('b2')();
+    throw new Error('this operation fails after two writes');
+  };
+  const results = await Promise.allSettled([
+    commit.run(() => {
+      insideTransaction.push(db.inTransaction);
+      return insert('a')();
+    }),
+    commit.run(failing),
+    commit.run(insert('a')), // violates UNIQUE: rejected alone
+    commit.run(() => {
+      insideTransaction.push(db.inTransaction);
+      return insert('c')();
+    }),
+  ]);
+  assert.equal(results.map((r) => r.status), ['fulfilled', 'rejected', 'rejected', 'fulfilled']);
+  assert.match(String((results[1] as PromiseRejectedResult).reason), /fails after two writes/);
+  assert.equal(insideTransaction, [true, true], 'both ran inside the shared transaction');
+  assert.equal(db.prepare('SELECT v FROM t ORDER BY id').pluck().all(), ['a', 'c'], 'the failed operations left nothing');
+  assert.not.ok(db.inTransaction, 'the batch was committed');
+});
+
+test('a resolved operation is already committed: another connection sees it', async () => {
+  const commit = createGroupCommit(db);
+  await commit.run(insert('seen'));
+  const other = new Database(file);
+  others.push(other);
+  assert.equal(other.prepare('SELECT v FROM t').pluck().all(), ['seen']);
+});
+
+test('more operations than one batch holds all complete, in order', async () => {
+  const commit = createGroupCommit(db);
+  const count = MAX_BATCH_OPERATIONS * 2 + 7;
+  const ids = await Promise.all(Array.from({ length: count }, (_, i) => commit.run(insert(`v${i}`))));
+  assert.is(ids.length, count);
+  assert.equal(ids.map(Number), Array.from({ length: count }, (_, i) => i + 1), 'committed in the order asked');
+});
+
+test('when the transaction cannot start, every operation of the batch fails and nothing is written', async () => {
+  const commit = createGroupCommit(db);
+  const locker = new Database(file);
+  others.push(locker);
+  locker.prepare('BEGIN IMMEDIATE').run();
+  const results = await Promise.allSettled([commit.run(insert('x')), commit.run(insert('y'))]);
+  assert.ok(results.every((r) => r.status === 'rejected' && /locked|busy/i.test(String(r.reason))));
+  locker.prepare('ROLLBACK').run();
+  assert.equal(db.prepare('SELECT v FROM t').pluck().all(), []);
+  // And the next batch works again.
+  await commit.run(insert('after'));
+  assert.equal(db.prepare('SELECT v FROM t').pluck().all(), ['after']);
+});
+
+test.run();

@@ -11,11 +11,13 @@ import { HealthCheckResponse_ServingStatus } from '../gen/grpc/health/v1/health_
 import { findAction, ACTIONS } from './actions/index.js';
 import { createKeyAuthenticator, type Caller, type KeyAuthenticator } from './auth.js';
 import { ClientGoneError, isJsonContentType, readJsonObject, type JsonObject } from './body.js';
+import { createCallbackHandler } from './callbacks.js';
 import { createClientIpResolver } from './client-ip.js';
 import { trustedProxyList, type GatewayConfig } from './config.js';
 import type { CoreClients } from './core-client.js';
 import { errorBody, gatewayError, toApiError } from './errors.js';
 import { consoleLogger, type GatewayLogger } from './log.js';
+import { OPENAPI_JSON } from './openapi.js';
 import { createMemoryLimiter, rateLimitHeaders, type Limiter } from './rate-limit.js';
 
 /** What the gateway is built from. */
@@ -48,6 +50,7 @@ const EMPTY_BODY: JsonObject = Object.freeze(Object.create(null) as JsonObject);
 export function createGateway(deps: GatewayDeps): Gateway {
   const { config, core } = deps;
   const log = deps.log ?? consoleLogger;
+  const callbacks = createCallbackHandler({ secret: config.vtpassCallbackSecret, core, log });
   const basePaths = new Set(config.basePaths);
   const clientIpOf = createClientIpResolver(trustedProxyList(config.trustedProxies));
   const authenticator: KeyAuthenticator = createKeyAuthenticator({ auth: core.auth, ttlMs: config.authCacheTtlMs });
@@ -128,6 +131,21 @@ export function createGateway(deps: GatewayDeps): Gateway {
     }
   }
 
+  /** The OpenAPI document of this API; public, like the API's documentation. */
+  function handleOpenApi(req: IncomingMessage, res: ServerResponse): void {
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      const error = gatewayError('METHOD_NOT_ALLOWED', { message: 'The OpenAPI document takes GET only.' });
+      sendJson(res, error.status, errorBody(error), { Allow: 'GET, HEAD' });
+      return;
+    }
+    res.writeHead(200, {
+      'Content-Type': 'application/json; charset=utf-8',
+      'Content-Length': Buffer.byteLength(OPENAPI_JSON),
+      'Cache-Control': 'public, max-age=300',
+    });
+    res.end(req.method === 'HEAD' ? undefined : OPENAPI_JSON);
+  }
+
   /** 200 {"status":"ok"} once the core answers its health check as serving, else 503. */
   async function handleHealth(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (req.method !== 'GET' && req.method !== 'HEAD') {
@@ -183,6 +201,9 @@ export function createGateway(deps: GatewayDeps): Gateway {
     // "/api/v1/" is "/api/v1"; "/" stays "/".
     const pathname = url?.pathname.replace(/(.)\/+$/, '$1');
     if (pathname === '/healthz') return handleHealth(req, res);
+    if (pathname === '/openapi.json') return handleOpenApi(req, res);
+    // Upstream callbacks (callbacks.ts) carry no API keys; anything else falls through to the 404.
+    if (pathname !== undefined && callbacks.handles(pathname)) return callbacks.handle(req, res);
     if (url === undefined || pathname === undefined || !basePaths.has(pathname)) {
       const error = gatewayError('ROUTE_NOT_FOUND', {
         message: `Nothing is served at this path; the API answers at ${[...basePaths].join(' and ')} with ?action=<action>.`,

@@ -1,0 +1,367 @@
+/**
+ * The OpenAPI 3.1 description of the public API, served at GET /openapi.json.
+ *
+ * The API chooses its operation with `?action=` on one address, which OpenAPI paths cannot
+ * tell apart, so the document has one path with a GET and a POST operation whose `action`
+ * parameter is an enum, and an `x-actions` map from each action to its method, request
+ * schema and response schemas. test/gateway/openapi.test.ts validates real answers of every
+ * action against these schemas, so the document cannot drift from the code unnoticed.
+ */
+import { DISCOS, METER_TYPES, NETWORKS, CABLE_PROVIDERS } from '../core/domain/products.js';
+import { SMS_MAX_CHARACTERS, SMS_MAX_RECIPIENTS } from '../core/domain/sms.js';
+
+type Schema = Record<string, unknown>;
+
+const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
+const nullable = (type: string, extra: Schema = {}): Schema => ({ type: [type, 'null'], ...extra });
+
+/** Naira as the API speaks it: a JSON number with at most two decimals. */
+const naira: Schema = { type: 'number', minimum: 0, description: 'Naira, at most two decimals.' };
+/** Amounts are accepted as numbers or numeric strings ("100.50"), as PHP-era clients send them. */
+const nairaIn: Schema = {
+  oneOf: [{ type: 'number', exclusiveMinimum: 0 }, { type: 'string', pattern: '^\\d{1,15}(\\.\\d{1,2})?$' }],
+  description: 'Naira, a number or numeric string with at most two decimals.',
+};
+const phone: Schema = { type: 'string', pattern: '^0\\d{10}$', examples: ['08031234567'] };
+const requestId: Schema = {
+  type: 'string',
+  pattern: '^[A-Za-z0-9_-]{1,64}$',
+  description: 'Optional idempotency key (or the Idempotency-Key header).',
+};
+const reference: Schema = { type: 'string', pattern: '^\\d{12}[A-Z0-9]{10}$', examples: ['202611210628PZ4K7M2QXA'] };
+
+/** A purchase answer: the common money fields plus the product's own. */
+function purchaseAnswer(status: 'success' | 'pending', extra: Record<string, Schema>, required: string[] = Object.keys(extra)): Schema {
+  const base: Record<string, Schema> = {
+    status: { const: status },
+    reference,
+    charged: { ...naira, description: 'What left the wallet after tier pricing.' },
+    balance: { ...naira, description: 'The wallet right after this purchase.' },
+  };
+  if (status === 'pending') base['message'] = { type: 'string' };
+  return {
+    type: 'object',
+    properties: { ...base, ...extra },
+    required: [...Object.keys(base), ...required],
+    additionalProperties: false,
+  };
+}
+
+const planLabel: Schema = { type: 'string', description: 'The plan, for example "1GB (30 days)".' };
+const packageName: Schema = { type: 'string', description: 'The package name, for example "GOtv Max".' };
+
+const schemas: Record<string, Schema> = {
+  Error: {
+    type: 'object',
+    properties: {
+      status: { const: 'error' },
+      message: { type: 'string', minLength: 1 },
+      code: { type: 'string', pattern: '^[A-Z][A-Z_]+$' },
+      errors: {
+        type: 'array',
+        items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' } }, required: ['field', 'message'], additionalProperties: false },
+      },
+      reference: { ...reference, description: 'The transaction concerned (502 refunded, 422 idempotency key reused).' },
+      error_id: { type: 'string', description: 'Quote it to support (500, 503).' },
+    },
+    required: ['status', 'message', 'code'],
+    additionalProperties: false,
+  },
+  BalanceResponse: {
+    type: 'object',
+    properties: { status: { const: 'success' }, balance: naira, tier: { type: 'string' } },
+    required: ['status', 'balance', 'tier'],
+    additionalProperties: false,
+  },
+  Plan: {
+    type: 'object',
+    properties: {
+      plan_id: { type: 'integer', minimum: 1 },
+      network: { enum: [...NETWORKS] },
+      plan: { type: 'string' },
+      validity: { type: 'string' },
+      price: { ...naira, description: 'What this account pays.' },
+    },
+    required: ['plan_id', 'network', 'plan', 'validity', 'price'],
+    additionalProperties: false,
+  },
+  PlansResponse: {
+    type: 'object',
+    properties: { status: { const: 'success' }, plans: { type: 'array', items: ref('Plan') } },
+    required: ['status', 'plans'],
+    additionalProperties: false,
+  },
+  AirtimeRequest: {
+    type: 'object',
+    properties: { network: { enum: [...NETWORKS] }, phone, amount: { ...nairaIn, description: 'Face value in Naira, at least 50.' }, request_id: requestId },
+    required: ['network', 'phone', 'amount'],
+  },
+  AirtimeResponse: purchaseAnswer('success', {}),
+  DataRequest: {
+    type: 'object',
+    properties: { plan_id: { oneOf: [{ type: 'integer', minimum: 1 }, { type: 'string', pattern: '^\\d+$' }] }, phone, request_id: requestId },
+    required: ['plan_id', 'phone'],
+  },
+  DataResponse: purchaseAnswer('success', { plan: planLabel }),
+  ElectricityRequest: {
+    type: 'object',
+    properties: {
+      disco: { enum: [...DISCOS] },
+      meter_number: { type: 'string', pattern: '^\\d{6,20}$' },
+      meter_type: { enum: [...METER_TYPES] },
+      amount: { ...nairaIn, description: 'Naira, at least 1000.' },
+      phone: { ...phone, description: 'Optional: receives the receipt SMS with the token.' },
+      request_id: requestId,
+    },
+    required: ['disco', 'meter_number', 'meter_type', 'amount'],
+  },
+  ElectricityResponse: purchaseAnswer('success', {
+    token: { ...nullable('string', { pattern: '^\\d{4}(-\\d{4}){4}$' }), description: 'The 20-digit token; null for postpaid.' },
+    units: { ...nullable('string'), description: 'Energy units, for example "31.5 kWh"; null for postpaid.' },
+  }),
+  CableRequest: {
+    type: 'object',
+    properties: {
+      provider: { enum: [...CABLE_PROVIDERS] },
+      smart_card: { type: 'string', pattern: '^\\d{8,20}$' },
+      package_code: { type: 'string', examples: ['GOTV MAX', 'DSTV PADI', 'basic'] },
+      phone,
+      request_id: requestId,
+    },
+    required: ['provider', 'smart_card', 'package_code'],
+  },
+  CableResponse: purchaseAnswer('success', { package: packageName }),
+  BulkSmsRequest: {
+    type: 'object',
+    properties: {
+      sender: { type: 'string', pattern: '^[A-Za-z0-9]{1,11}$' },
+      recipients: { type: 'array', items: phone, minItems: 1, maxItems: SMS_MAX_RECIPIENTS, description: 'Duplicates are sent and charged once.' },
+      message: { type: 'string', minLength: 1, maxLength: SMS_MAX_CHARACTERS, description: '160 characters a page.' },
+      request_id: requestId,
+    },
+    required: ['sender', 'recipients', 'message'],
+  },
+  BulkSmsResponse: purchaseAnswer('success', { sent: { type: 'integer', minimum: 1 }, pages: { type: 'integer', minimum: 1 } }),
+  PendingResponse: purchaseAnswer(
+    'pending',
+    { plan: planLabel, package: packageName, sent: { type: 'integer' }, pages: { type: 'integer' } },
+    [],
+  ),
+  VerifyRequest: {
+    type: 'object',
+    description: 'Either disco + meter_number + meter_type, or provider + smart_card.',
+    properties: {
+      disco: { enum: [...DISCOS] },
+      meter_number: { type: 'string' },
+      meter_type: { enum: [...METER_TYPES] },
+      provider: { enum: [...CABLE_PROVIDERS] },
+      smart_card: { type: 'string' },
+    },
+  },
+  VerifyResponse: {
+    type: 'object',
+    properties: {
+      status: { const: 'success' },
+      product: { enum: ['electricity', 'cable', null] },
+      service: { type: 'string' },
+      customer_number: { type: 'string' },
+      meter_type: nullable('string'),
+      customer_name: { type: 'string' },
+      address: nullable('string'),
+      minimum_amount: { type: ['number', 'null'] },
+      arrears: { type: ['number', 'null'] },
+      current_bouquet: nullable('string'),
+      due_date: nullable('string'),
+      renewal_amount: { type: ['number', 'null'] },
+    },
+    required: ['status', 'product', 'service', 'customer_number', 'meter_type', 'customer_name', 'address', 'minimum_amount', 'arrears', 'current_bouquet', 'due_date', 'renewal_amount'],
+    additionalProperties: false,
+  },
+  Transaction: {
+    type: 'object',
+    description: 'Every transaction has every key; null where a field does not apply or is not known yet.',
+    properties: {
+      reference,
+      product: { enum: ['airtime', 'data', 'electricity', 'cable', 'bulksms', null] },
+      status: { enum: ['pending', 'success', 'failed', 'reversed', null] },
+      service: { type: 'string' },
+      recipient: nullable('string'),
+      amount: { ...naira, description: 'Face value.' },
+      charged: naira,
+      plan_id: { type: ['integer', 'null'] },
+      plan: nullable('string'),
+      package: nullable('string'),
+      package_code: nullable('string'),
+      meter_type: nullable('string'),
+      token: nullable('string'),
+      units: nullable('string'),
+      sent: { type: ['integer', 'null'] },
+      pages: { type: ['integer', 'null'] },
+      failure_reason: nullable('string'),
+      request_id: nullable('string'),
+      created_at: nullable('string', { format: 'date-time' }),
+      updated_at: nullable('string', { format: 'date-time' }),
+    },
+    required: [
+      'reference', 'product', 'status', 'service', 'recipient', 'amount', 'charged', 'plan_id', 'plan', 'package',
+      'package_code', 'meter_type', 'token', 'units', 'sent', 'pages', 'failure_reason', 'request_id', 'created_at', 'updated_at',
+    ],
+    additionalProperties: false,
+  },
+  TransactionResponse: {
+    type: 'object',
+    properties: { status: { const: 'success' }, transaction: ref('Transaction') },
+    required: ['status', 'transaction'],
+    additionalProperties: false,
+  },
+  TransactionsResponse: {
+    type: 'object',
+    properties: {
+      status: { const: 'success' },
+      transactions: { type: 'array', items: ref('Transaction'), maxItems: 100 },
+      next_cursor: { ...nullable('string'), description: 'Pass back as `cursor`; null on the last page.' },
+    },
+    required: ['status', 'transactions', 'next_cursor'],
+    additionalProperties: false,
+  },
+  Health: { type: 'object', properties: { status: { const: 'ok' } }, required: ['status'], additionalProperties: false },
+};
+
+/** One action: its method, request schema (POST) and the schema of each success status. */
+export interface ActionDoc {
+  method: 'GET' | 'POST';
+  summary: string;
+  request?: string;
+  responses: Partial<Record<'200' | '202', string>>;
+}
+
+const PURCHASE_PENDING = { '202': 'PendingResponse' } as const;
+
+export const ACTION_DOCS: Readonly<Record<string, ActionDoc>> = {
+  balance: { method: 'GET', summary: 'Wallet balance and tier.', responses: { '200': 'BalanceResponse' } },
+  plans: { method: 'GET', summary: 'Active data plans at this account\'s price; optional `network`.', responses: { '200': 'PlansResponse' } },
+  transaction: { method: 'GET', summary: 'One of your transactions by `reference` (requery).', responses: { '200': 'TransactionResponse' } },
+  transactions: { method: 'GET', summary: 'Your transactions, newest first; `limit` 1-100, `cursor`.', responses: { '200': 'TransactionsResponse' } },
+  airtime: { method: 'POST', summary: 'Buy airtime.', request: 'AirtimeRequest', responses: { '200': 'AirtimeResponse', ...PURCHASE_PENDING } },
+  data: { method: 'POST', summary: 'Buy a data plan.', request: 'DataRequest', responses: { '200': 'DataResponse', ...PURCHASE_PENDING } },
+  electricity: { method: 'POST', summary: 'Pay for electricity.', request: 'ElectricityRequest', responses: { '200': 'ElectricityResponse', ...PURCHASE_PENDING } },
+  cable: { method: 'POST', summary: 'Pay a cable TV subscription.', request: 'CableRequest', responses: { '200': 'CableResponse', ...PURCHASE_PENDING } },
+  bulksms: { method: 'POST', summary: 'Send bulk SMS.', request: 'BulkSmsRequest', responses: { '200': 'BulkSmsResponse', ...PURCHASE_PENDING } },
+  verify: { method: 'POST', summary: 'Who owns a meter or smart card; nothing is charged.', request: 'VerifyRequest', responses: { '200': 'VerifyResponse' } },
+};
+
+const header = (description: string, schema: Schema = { type: 'string' }) => ({ description, schema });
+const rateLimitHeaders = {
+  'RateLimit-Policy': header('The limit: `"per-key";q=60;w=60` (IETF httpapi ratelimit headers draft).'),
+  RateLimit: header('What is left: `"per-key";r=<remaining>;t=<seconds to reset>`.'),
+};
+const errorResponse = (description: string, headers: Record<string, unknown> = rateLimitHeaders) => ({
+  description,
+  headers,
+  content: { 'application/json': { schema: ref('Error') } },
+});
+
+const ERROR_RESPONSES = {
+  '400': errorResponse('A message that is not HTTP at all (MALFORMED_REQUEST).', {}),
+  '401': errorResponse('MISSING_API_KEY, INVALID_API_KEY, or IP_NOT_ALLOWED (the key is locked to other IPs).'),
+  '402': errorResponse('INSUFFICIENT_BALANCE: the wallet does not cover the charge; nothing was debited.'),
+  '404': errorResponse('NOT_FOUND: a reference that is not yours, or an unknown customer number (verify).'),
+  '405': errorResponse('METHOD_NOT_ALLOWED; the Allow header names the method.', { ...rateLimitHeaders, Allow: header('The method the action takes.') }),
+  '409': errorResponse('REQUEST_IN_PROGRESS: the same idempotency key is still being processed.'),
+  '422': errorResponse(
+    'INVALID_PARAMETER (errors lists every field), IDEMPOTENCY_KEY_REUSED, UNKNOWN_ACTION, INVALID_CONTENT_TYPE, INVALID_JSON, PAYLOAD_TOO_LARGE, FAILED_PRECONDITION.',
+  ),
+  '429': errorResponse('RATE_LIMITED: more than 60 requests a minute for this key, or too many failed authentications from this IP.', {
+    ...rateLimitHeaders,
+    'Retry-After': header('Seconds to wait.', { type: 'integer', minimum: 1 }),
+  }),
+  '500': errorResponse('INTERNAL: a fault on our side, logged under error_id.', {}),
+  '502': errorResponse('PROVIDER_FAILED: the provider failed; the transaction is failed and the wallet was refunded in full.'),
+  '503': errorResponse('CORE_UNAVAILABLE: try again shortly; retry purchases with the same idempotency key.', {}),
+};
+
+const oneOfRefs = (names: string[]) => ({ oneOf: names.map(ref) });
+const actionsFor = (method: 'GET' | 'POST') => Object.entries(ACTION_DOCS).filter(([, doc]) => doc.method === method);
+
+function operation(method: 'GET' | 'POST'): Schema {
+  const actions = actionsFor(method);
+  const success = [...new Set(actions.map(([, doc]) => doc.responses['200']!))];
+  const op: Schema = {
+    operationId: method === 'GET' ? 'readAction' : 'purchaseAction',
+    summary: actions.map(([name, doc]) => `${name}: ${doc.summary}`).join(' '),
+    security: [{ publicKey: [], secretKey: [] }],
+    parameters: [
+      { name: 'action', in: 'query', required: true, schema: { enum: actions.map(([name]) => name) } },
+      ...(method === 'GET'
+        ? [
+            { name: 'network', in: 'query', description: 'plans: filter by network.', schema: { enum: [...NETWORKS] } },
+            { name: 'reference', in: 'query', description: 'transaction: the reference to requery.', schema: reference },
+            { name: 'limit', in: 'query', description: 'transactions: page size, 1 to 100 (default 20).', schema: { type: 'integer', minimum: 1, maximum: 100 } },
+            { name: 'cursor', in: 'query', description: 'transactions: next_cursor of the previous page.', schema: { type: 'string' } },
+          ]
+        : [{ name: 'Idempotency-Key', in: 'header', description: 'Optional idempotency key for purchases.', schema: requestId }]),
+    ],
+    responses: {
+      '200': {
+        description: 'Done.',
+        headers: { ...rateLimitHeaders, 'Idempotent-Replayed': header('"true" when the answer replays an earlier request with the same key.') },
+        content: { 'application/json': { schema: oneOfRefs(success) } },
+      },
+      ...(method === 'POST'
+        ? { '202': { description: 'Pending: the provider has not confirmed; the charge is held until it does.', headers: rateLimitHeaders, content: { 'application/json': { schema: ref('PendingResponse') } } } }
+        : {}),
+      ...ERROR_RESPONSES,
+    },
+  };
+  if (method === 'POST') {
+    op['requestBody'] = {
+      required: true,
+      content: { 'application/json': { schema: oneOfRefs(actions.map(([, doc]) => doc.request!)) } },
+    };
+  }
+  return op;
+}
+
+/** The document, built once. */
+export const OPENAPI_DOCUMENT = {
+  openapi: '3.1.0',
+  info: {
+    title: 'Prepaid services API',
+    version: '1.0.0',
+    description:
+      'Airtime, data, electricity, cable TV and bulk SMS paid from a prepaid wallet. One address; the operation is chosen ' +
+      'with the `action` query parameter (see `x-actions` for each action\'s method, request and responses). Money is Naira ' +
+      'with at most two decimals. Every request carries the key pair of an API-tier account.',
+  },
+  servers: [{ url: '/api/v1' }, { url: '/api' }],
+  'x-actions': ACTION_DOCS,
+  paths: {
+    '/': { get: operation('GET'), post: operation('POST') },
+    // These two live at the root, outside the API's base paths.
+    '/healthz': {
+      servers: [{ url: '/' }],
+      get: {
+        operationId: 'health',
+        summary: 'Whether the gateway can reach the core.',
+        responses: {
+          '200': { description: 'Serving.', content: { 'application/json': { schema: ref('Health') } } },
+          '503': errorResponse('CORE_UNAVAILABLE.', {}),
+        },
+      },
+    },
+    '/openapi.json': {
+      servers: [{ url: '/' }],
+      get: { operationId: 'openapi', summary: 'This document.', responses: { '200': { description: 'OpenAPI 3.1.', content: { 'application/json': {} } } } },
+    },
+  },
+  components: {
+    schemas,
+    securitySchemes: {
+      publicKey: { type: 'apiKey', in: 'header', name: 'X-Public-Key', description: 'pk_...' },
+      secretKey: { type: 'apiKey', in: 'header', name: 'X-Secret-Key', description: 'sk_..., shown once when the key is issued.' },
+    },
+  },
+} as const;
+
+/** The JSON text served at /openapi.json, serialised once. */
+export const OPENAPI_JSON = JSON.stringify(OPENAPI_DOCUMENT);

@@ -1,14 +1,16 @@
 /**
  * Fixed-window rate limits on rate-limiter-flexible, behind a small interface so that the
- * in-memory store used by one process can be swapped for a shared store (MongoDB) without
- * touching the pipeline.
+ * in-memory store used by one process and the MongoDB store shared by every gateway
+ * (below, when MONGODB_URI is set) are the same to the pipeline.
  *
  * rate-limiter-flexible rejects with a RateLimiterRes when a key is over its limit and with
  * an Error when its store fails. The two are kept apart: over the limit is a 429, a broken
  * store is logged and the request goes through, because refusing every partner while a
- * counter store is down would turn a small fault into an outage.
+ * counter store is down would turn a small fault into an outage. (The MongoDB limiters
+ * first fall back to counting in memory, so only a failure of both lets requests through.)
  */
-import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { MongoClient, ReadConcern, ReadPreference, WriteConcern, type MongoClientOptions } from 'mongodb';
+import { RateLimiterMemory, RateLimiterMongo, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { GatewayLogger } from './log.js';
 
 /** A named quota per window, as the RateLimit-Policy header announces it. */
@@ -19,6 +21,23 @@ export interface RateLimitPolicy {
   quota: number;
   /** Window length in seconds. */
   windowSeconds: number;
+}
+
+/** Both gateway limits count per minute, as the spec states its limit. */
+export const RATE_LIMIT_WINDOW_SECONDS = 60;
+
+/**
+ * The gateway's two policies: requests per key, and failed authentications per client IP.
+ * (server.ts builds the same two for its in-memory default.)
+ */
+export function gatewayPolicies(config: { rateLimitPerMinute: number; authFailuresPerMinute: number }): {
+  perKey: RateLimitPolicy;
+  authFailures: RateLimitPolicy;
+} {
+  return {
+    perKey: { name: 'per-key', quota: config.rateLimitPerMinute, windowSeconds: RATE_LIMIT_WINDOW_SECONDS },
+    authFailures: { name: 'auth-failures', quota: config.authFailuresPerMinute, windowSeconds: RATE_LIMIT_WINDOW_SECONDS },
+  };
 }
 
 /** What a limiter says about one key right now. */
@@ -83,6 +102,173 @@ export function createMemoryLimiter(policy: RateLimitPolicy, log: GatewayLogger)
     duration: policy.windowSeconds,
   });
   return createLimiter(policy, backend, log);
+}
+
+/*
+ * Shared counters on MongoDB. With several gateway processes, per-process counters would
+ * let a key make 60 requests a minute per process; RateLimiterMongo keeps one counter per
+ * key and window in a collection all gateways update (one atomic findOneAndUpdate per
+ * request), so the limit holds for the fleet.
+ *
+ * When MongoDB cannot be reached, rate-limiter-flexible hands the request to the
+ * "insurance" limiter: an in-memory one with the same policy, so the limit still holds per
+ * process instead of disappearing. Each fallback is reported (at most once a minute per
+ * policy), because a fleet quietly counting per process is a fault to look at.
+ *
+ * The counters need no transaction, so a standalone mongod serves as well as a replica
+ * set. A counter write is acknowledged by the primary alone (w: 1): it is on every
+ * request's path, and a failover that loses the last few increments only gives a key a
+ * few extra requests in one window.
+ */
+
+/** The collection of shared counters, in MONGODB_DB next to the core's collections. */
+export const SHARED_COUNTERS_COLLECTION = 'rate_limits';
+
+/**
+ * How long a counter update may wait for MongoDB (server selection, connect, reply)
+ * before the insurance limiter answers instead. It is added to a request only while
+ * MongoDB is unreachable, so it is short.
+ */
+export const SHARED_COUNTER_TIMEOUT_MS = 1_000;
+
+/** How often the counters' indexes are retried after MongoDB was unreachable at start. */
+const INDEX_RETRY_MS = 30_000;
+
+/** At most one "falling back to memory" report per policy per interval. */
+const FALLBACK_REPORT_INTERVAL_MS = 60_000;
+
+/** Limiters whose counters live in MongoDB, and the connection behind them. */
+export interface SharedLimiters {
+  perKey: Limiter;
+  authFailures: Limiter;
+  /**
+   * Settles once the counters' indexes exist (a unique index on the counter key, and a
+   * TTL index that removes expired windows). Never rejects: while MongoDB is unreachable
+   * the attempt is retried in the background and the insurance limiters count. It also
+   * settles on close.
+   */
+  ready: Promise<void>;
+  /** Stops the index retries and closes the connection. */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the shared counters for the two gateway policies. Nothing here waits for MongoDB:
+ * the driver connects on first use, and until it can, the insurance limiters answer.
+ */
+export function openSharedLimiters(
+  mongo: { uri: string; dbName: string },
+  policies: { perKey: RateLimitPolicy; authFailures: RateLimitPolicy },
+  log: GatewayLogger,
+  clientOptions: MongoClientOptions = {},
+): SharedLimiters {
+  const client = new MongoClient(mongo.uri, {
+    appName: 'prepaid-gateway',
+    serverSelectionTimeoutMS: SHARED_COUNTER_TIMEOUT_MS,
+    connectTimeoutMS: SHARED_COUNTER_TIMEOUT_MS,
+    socketTimeoutMS: SHARED_COUNTER_TIMEOUT_MS,
+    ...clientOptions,
+    readPreference: ReadPreference.primary,
+    readConcern: new ReadConcern('local'),
+    writeConcern: new WriteConcern(1),
+  });
+  let closed = false;
+  let retry: NodeJS.Timeout | undefined;
+  let settleReady = () => {};
+
+  const ready = new Promise<void>((resolve) => {
+    settleReady = resolve;
+    const attempt = () => {
+      if (closed) return resolve();
+      const counters = client.db(mongo.dbName).collection(SHARED_COUNTERS_COLLECTION);
+      // The same two indexes rate-limiter-flexible would create, made here so that a failure
+      // is logged through the gateway's log and retried instead of printed once and forgotten.
+      counters
+        .createIndexes([
+          { name: 'rate_limits_key', key: { key: 1 }, unique: true },
+          { name: 'rate_limits_expire', key: { expire: -1 }, expireAfterSeconds: 0 },
+        ])
+        .then(
+          () => resolve(),
+          (error: unknown) => {
+            if (closed) return resolve();
+            log.error('rate_limit.shared_store_setup_failed', { error: errorText(error), retry_in_ms: INDEX_RETRY_MS });
+            retry = setTimeout(attempt, INDEX_RETRY_MS);
+            retry.unref();
+          },
+        );
+    };
+    attempt();
+  });
+
+  const limiter = (policy: RateLimitPolicy): Limiter => {
+    const options = { keyPrefix: policy.name, points: policy.quota, duration: policy.windowSeconds };
+    const backend = new RateLimiterMongo({
+      ...options,
+      storeClient: client,
+      dbName: mongo.dbName,
+      tableName: SHARED_COUNTERS_COLLECTION,
+      disableIndexesCreation: true,
+      // Once a key is over its quota, this gateway answers 429 from memory until the
+      // window ends instead of asking MongoDB again: a flood from one key costs the
+      // shared store one write per gateway, not one per request.
+      inMemoryBlockOnConsumed: policy.quota + 1,
+      insuranceLimiter: new ReportingMemoryLimiter(options, fallbackReporter(policy, log)),
+    });
+    return createLimiter(policy, backend, log);
+  };
+
+  return {
+    perKey: limiter(policies.perKey),
+    authFailures: limiter(policies.authFailures),
+    ready,
+    async close() {
+      closed = true;
+      if (retry !== undefined) clearTimeout(retry);
+      settleReady();
+      await client.close();
+    },
+  };
+}
+
+/** An in-memory limiter that says each time it is used: it only is when MongoDB failed. */
+class ReportingMemoryLimiter extends RateLimiterMemory {
+  constructor(
+    options: ConstructorParameters<typeof RateLimiterMemory>[0],
+    private readonly report: () => void,
+  ) {
+    super(options);
+  }
+
+  override consume(key: string | number, points?: number, options?: { [key: string]: unknown }): Promise<RateLimiterRes> {
+    this.report();
+    return super.consume(key, points, options);
+  }
+
+  override get(key: string | number, options?: { [key: string]: unknown }): Promise<RateLimiterRes | null> {
+    this.report();
+    return super.get(key, options);
+  }
+}
+
+/** Logs the first fallback, then at most one line per interval with how many were not logged. */
+function fallbackReporter(policy: RateLimitPolicy, log: GatewayLogger): () => void {
+  let lastReportMs = Number.NEGATIVE_INFINITY;
+  let unreported = 0;
+  return () => {
+    const now = Date.now();
+    if (now - lastReportMs < FALLBACK_REPORT_INTERVAL_MS) {
+      unreported += 1;
+      return;
+    }
+    log.error('rate_limit.shared_store_failed', { policy: policy.name, fallback: 'memory', unreported_since_last: unreported });
+    lastReportMs = now;
+    unreported = 0;
+  };
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 /**

@@ -1,0 +1,205 @@
+/**
+ * The ledger checker on MongoDB: the SQLite adapter's five audit queries as aggregation
+ * pipelines, run in one snapshot session so that every check sees the same moment of the
+ * money (a purchase committed half-way through the audit cannot look like a violation).
+ *
+ * Each pipeline emits only violations, so the adapter streams them and keeps the first
+ * MAX_AUDIT_VIOLATIONS. Joins go through the indexes in schema.ts: ledger entries by
+ * (account_id, entry_id) and by (reference, kind), transactions by _id.
+ *
+ * A snapshot read must finish within the server's minSnapshotHistoryWindowInSeconds
+ * (300 s by default) or it fails with SnapshotTooOld; a ledger large enough to take
+ * longer needs that window raised on the servers, never a weaker read.
+ */
+import type { ClientSession, Db, Document } from 'mongodb';
+import { MAX_AUDIT_VIOLATIONS, type AuditViolation, type LedgerAudit } from '../port.js';
+import { readInteger, readKobo } from './documents.js';
+import { COLLECTIONS } from './schema.js';
+
+/** Accounts whose balance differs from the sum of their entries, or is negative. */
+export const BALANCE_PIPELINE: Document[] = [
+  {
+    $lookup: {
+      from: COLLECTIONS.ledger,
+      localField: '_id',
+      foreignField: 'account_id',
+      // Summed inside the join, so an account with a million entries still yields one number.
+      pipeline: [{ $group: { _id: null, sum: { $sum: '$amount_kobo' } } }],
+      as: 'entries',
+    },
+  },
+  { $project: { balance_kobo: 1, entries_kobo: { $ifNull: [{ $first: '$entries.sum' }, 0] } } },
+  { $match: { $expr: { $or: [{ $ne: ['$balance_kobo', '$entries_kobo'] }, { $lt: ['$balance_kobo', 0] }] } } },
+];
+
+/** Entries whose recorded balance is not the running sum of the account's entries up to them. */
+export const RUNNING_BALANCE_PIPELINE: Document[] = [
+  {
+    $setWindowFields: {
+      partitionBy: '$account_id',
+      sortBy: { entry_id: 1 },
+      output: { running_kobo: { $sum: '$amount_kobo', window: { documents: ['unbounded', 'current'] } } },
+    },
+  },
+  { $match: { $expr: { $or: [{ $ne: ['$balance_after_kobo', '$running_kobo'] }, { $lt: ['$running_kobo', 0] }] } } },
+  { $project: { account_id: 1, entry_id: 1, reference: 1, balance_after_kobo: 1, running_kobo: 1 } },
+];
+
+/**
+ * Purchases without exactly one debit of their charge; failed and reversed ones without
+ * exactly one refund of it; any other with a refund.
+ */
+export const PURCHASE_PIPELINE: Document[] = [
+  {
+    $lookup: {
+      from: COLLECTIONS.ledger,
+      localField: '_id',
+      foreignField: 'reference',
+      pipeline: [
+        { $match: { kind: { $in: ['debit', 'refund'] } } },
+        { $group: { _id: '$kind', n: { $sum: 1 }, kobo: { $sum: '$amount_kobo' } } },
+      ],
+      as: 'entries',
+    },
+  },
+  {
+    $project: {
+      account_id: 1,
+      status: 1,
+      charged_kobo: 1,
+      debit: { $first: { $filter: { input: '$entries', cond: { $eq: ['$$this._id', 'debit'] } } } },
+      refund: { $first: { $filter: { input: '$entries', cond: { $eq: ['$$this._id', 'refund'] } } } },
+    },
+  },
+  {
+    $project: {
+      account_id: 1,
+      status: 1,
+      charged_kobo: 1,
+      debits: { $ifNull: ['$debit.n', 0] },
+      debit_kobo: { $multiply: [{ $ifNull: ['$debit.kobo', 0] }, -1] },
+      refunds: { $ifNull: ['$refund.n', 0] },
+      refund_kobo: { $ifNull: ['$refund.kobo', 0] },
+      refundable: { $in: ['$status', ['failed', 'reversed']] },
+    },
+  },
+  {
+    $match: {
+      $expr: {
+        $or: [
+          { $ne: ['$debits', 1] },
+          { $ne: ['$debit_kobo', '$charged_kobo'] },
+          { $and: ['$refundable', { $or: [{ $ne: ['$refunds', 1] }, { $ne: ['$refund_kobo', '$charged_kobo'] }] }] },
+          { $and: [{ $not: ['$refundable'] }, { $ne: ['$refunds', 0] }] },
+        ],
+      },
+    },
+  },
+];
+
+/** Debit and refund entries with no purchase of the same account behind them. */
+export const ORPHAN_PIPELINE: Document[] = [
+  { $match: { kind: { $in: ['debit', 'refund'] } } },
+  {
+    $lookup: {
+      from: COLLECTIONS.transactions,
+      localField: 'reference',
+      foreignField: '_id',
+      pipeline: [{ $project: { account_id: 1 } }],
+      as: 'purchase',
+    },
+  },
+  { $match: { $expr: { $ne: [{ $first: '$purchase.account_id' }, '$account_id'] } } },
+  { $project: { account_id: 1, reference: 1, kind: 1 } },
+];
+
+interface BalanceRow {
+  _id: string;
+  balance_kobo: unknown;
+  entries_kobo: unknown;
+}
+
+interface RunningRow {
+  account_id: string;
+  entry_id: unknown;
+  reference: string;
+  balance_after_kobo: unknown;
+  running_kobo: unknown;
+}
+
+interface PurchaseRow {
+  _id: string;
+  account_id: string;
+  status: string;
+  charged_kobo: unknown;
+  debits: number;
+  debit_kobo: unknown;
+  refunds: number;
+  refund_kobo: unknown;
+}
+
+interface OrphanRow {
+  account_id: string;
+  reference: string;
+  kind: string;
+}
+
+/** Runs every check in `session` (a snapshot session) and gathers the violations. */
+export async function auditLedger(db: Db, session: ClientSession): Promise<LedgerAudit> {
+  // The store's database handle reads at majority; a snapshot session needs every read to
+  // say snapshot instead (the driver then pins them all to the first read's cluster time).
+  const readConcern = { level: 'snapshot' } as const;
+  // allowDiskUse: the window and the joins may need more than the 100 MB an in-memory stage gets.
+  const options = { session, readConcern, allowDiskUse: true };
+  const violations: AuditViolation[] = [];
+  let violationCount = 0;
+  const found = (violation: AuditViolation) => {
+    violationCount += 1;
+    if (violations.length < MAX_AUDIT_VIOLATIONS) violations.push(violation);
+  };
+
+  const count = (collection: string, filter: Document = {}) => db.collection(collection).countDocuments(filter, { session, readConcern });
+  const accountsChecked = await count(COLLECTIONS.accounts);
+  const transactionsChecked = await count(COLLECTIONS.transactions);
+  const entriesChecked = await count(COLLECTIONS.ledger);
+  const pendingCount = await count(COLLECTIONS.transactions, { status: 'pending' });
+  const needsAttentionCount = await count(COLLECTIONS.transactions, { status: 'pending', needs_attention: true });
+
+  for await (const row of db.collection(COLLECTIONS.accounts).aggregate<BalanceRow>(BALANCE_PIPELINE, options)) {
+    const balanceKobo = readKobo(row.balance_kobo, 'accounts.balance_kobo');
+    found({
+      kind: balanceKobo < 0 ? 'negative_balance' : 'balance_mismatch',
+      accountId: row._id,
+      reference: '',
+      detail: `balance is ${balanceKobo} kobo but the ledger entries add up to ${readKobo(row.entries_kobo, 'sum of entries')} kobo`,
+    });
+  }
+  for await (const row of db.collection(COLLECTIONS.ledger).aggregate<RunningRow>(RUNNING_BALANCE_PIPELINE, options)) {
+    const runningKobo = readKobo(row.running_kobo, 'running sum');
+    found({
+      kind: runningKobo < 0 ? 'negative_balance' : 'running_balance_mismatch',
+      accountId: row.account_id,
+      reference: row.reference,
+      detail: `entry ${readInteger(row.entry_id, 'entry_id')} records a balance of ${readKobo(row.balance_after_kobo, 'balance_after_kobo')} kobo; the entries up to it add up to ${runningKobo} kobo`,
+    });
+  }
+  for await (const row of db.collection(COLLECTIONS.transactions).aggregate<PurchaseRow>(PURCHASE_PIPELINE, options)) {
+    const chargedKobo = readKobo(row.charged_kobo, 'charged_kobo');
+    const debitKobo = readKobo(row.debit_kobo, 'debits');
+    let kind: AuditViolation['kind'];
+    if (row.debits !== 1 || debitKobo !== chargedKobo) kind = 'debit_missing_or_wrong';
+    else if (row.status === 'failed' || row.status === 'reversed') kind = 'not_refunded_once';
+    else kind = 'refund_without_failure';
+    found({
+      kind,
+      accountId: row.account_id,
+      reference: row._id,
+      detail: `${row.status} purchase charged ${chargedKobo} kobo has ${row.debits} debit(s) of ${debitKobo} kobo and ${row.refunds} refund(s) of ${readKobo(row.refund_kobo, 'refunds')} kobo`,
+    });
+  }
+  for await (const row of db.collection(COLLECTIONS.ledger).aggregate<OrphanRow>(ORPHAN_PIPELINE, options)) {
+    found({ kind: 'orphan_entry', accountId: row.account_id, reference: row.reference, detail: `${row.kind} entry with no purchase of this account` });
+  }
+
+  return { accountsChecked, transactionsChecked, entriesChecked, pendingCount, needsAttentionCount, violations, violationCount };
+}

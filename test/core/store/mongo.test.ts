@@ -1,0 +1,248 @@
+/**
+ * The MongoDB adapter against a real server: the shared conformance suite, unchanged, on
+ * a fresh database per test, then what only MongoDB can show (validators and unique
+ * indexes that hold behind the adapter, the audit finding tampering, two stores on one
+ * database, the schema version). It needs MONGODB_URI pointing at a replica set (a
+ * one-node set is enough, see README "Running on MongoDB"); without it the file says so
+ * and counts one skipped test, so a green run never hides that MongoDB was not tested.
+ */
+import { randomUUID } from 'node:crypto';
+import { Long, MongoClient, MongoServerError, type Db } from 'mongodb';
+import { suite } from '../../helpers/suite.js';
+import * as assert from 'uvu/assert';
+import { openMongoStore, type MongoStore } from '../../../core/store/mongo/index.js';
+import type { AccountDoc } from '../../../core/store/mongo/documents.js';
+import { COLLECTIONS, SCHEMA_VERSION } from '../../../core/store/mongo/schema.js';
+import type { NewTransaction, Store } from '../../../core/store/port.js';
+import { storeConformance } from './conformance.js';
+
+const uri = process.env['MONGODB_URI']?.trim() ?? '';
+
+/** MongoDB's code for a write refused by a collection validator. */
+const DOCUMENT_VALIDATION_FAILURE = 121;
+
+if (uri === '') {
+  console.log('mongo store conformance: SKIPPED (set MONGODB_URI to a replica set to run it)');
+  const skipped = suite('mongo store (MONGODB_URI not set)');
+  skipped.skip('the store conformance suite and the MongoDB-only checks', () => {});
+  skipped.run();
+} else {
+  runAgainst(uri);
+}
+
+function runAgainst(uri: string): void {
+  /** A database name no other test (or run) uses; dropped when the test ends. */
+  const freshName = () => `prepaid_test_${randomUUID().replaceAll('-', '').slice(0, 16)}`;
+
+  async function dropDatabase(dbName: string): Promise<void> {
+    const client = new MongoClient(uri);
+    try {
+      await client.db(dbName).dropDatabase();
+    } finally {
+      await client.close();
+    }
+  }
+
+  storeConformance('mongo', async () => {
+    const dbName = freshName();
+    const store = await openMongoStore({ uri, dbName });
+    return {
+      store,
+      async cleanup() {
+        await store.close();
+        await dropDatabase(dbName);
+      },
+    };
+  });
+
+  /** A collection seen from outside the adapter: any fields, string ids. */
+  interface Loose {
+    _id: string;
+    [field: string]: unknown;
+  }
+
+  const mongo = suite('mongo store: the database');
+  let dbName: string;
+  let raw: MongoClient;
+  let db: Db;
+  const opened: Store[] = [];
+
+  async function open(): Promise<MongoStore> {
+    const store = await openMongoStore({ uri, dbName });
+    opened.push(store);
+    return store;
+  }
+
+  mongo.before.each(async () => {
+    dbName = freshName();
+    raw = new MongoClient(uri);
+    db = raw.db(dbName);
+  });
+
+  mongo.after.each(async () => {
+    for (const store of opened.splice(0)) await store.close();
+    await db.dropDatabase().catch(() => undefined);
+    await raw.close();
+  });
+
+  const purchase = (reference: string, overrides: Partial<NewTransaction> = {}): NewTransaction => ({
+    reference,
+    accountId: 'acct-1',
+    product: 'airtime',
+    service: 'mtn',
+    recipient: '08031234567',
+    faceValueKobo: 10_000,
+    chargedKobo: 9_800,
+    details: {},
+    requestId: null,
+    requestHash: null,
+    nextAttemptAt: new Date(60_000),
+    createdAt: new Date(3_000),
+    ...overrides,
+  });
+
+  /** An account with ₦500, one settled and one pending purchase (as in the SQLite tests). */
+  async function populate(store: Store): Promise<void> {
+    await store.accounts.create({ accountId: 'acct-1', name: 'Ada', tierId: 'standard', createdAt: new Date(1_000) });
+    await store.wallet.credit({ accountId: 'acct-1', amountKobo: 50_000, reference: 'CR-1', memo: 'opening', at: new Date(2_000) });
+    await store.wallet.reserve(purchase('TX-1'));
+    await store.wallet.settle('TX-1', { providerReference: 'P-1' }, new Date(4_000));
+    await store.wallet.reserve(purchase('TX-2', { requestId: 'r-2', createdAt: new Date(5_000) }));
+  }
+
+  async function refusedWith(code: number, write: () => Promise<unknown>): Promise<void> {
+    let caught: unknown;
+    try {
+      await write();
+    } catch (error) {
+      caught = error;
+    }
+    assert.instance(caught, MongoServerError);
+    assert.is((caught as MongoServerError).code, code);
+  }
+
+  mongo('the deployment passed the guard as a replica set or sharded cluster', async () => {
+    const store = await open();
+    assert.ok(['replica_set', 'sharded'].includes(store.deployment.topology));
+    assert.is(store.deployment.dbName, dbName);
+    assert.is((await db.collection<Loose>(COLLECTIONS.meta).findOne({ _id: 'schema' }))?.['version'], SCHEMA_VERSION);
+  });
+
+  mongo('money is stored as int64, and the validators refuse a negative balance or a wrong sign behind the adapter', async () => {
+    await populate(await open());
+    const accounts = raw.db(dbName, { promoteLongs: false }).collection<Loose>(COLLECTIONS.accounts);
+    const account = await accounts.findOne({ _id: 'acct-1' });
+    assert.instance(account?.['balance_kobo'], Long);
+    await refusedWith(DOCUMENT_VALIDATION_FAILURE, () => accounts.updateOne({ _id: 'acct-1' }, { $set: { balance_kobo: Long.fromNumber(-1) } }));
+    await refusedWith(DOCUMENT_VALIDATION_FAILURE, () => accounts.updateOne({ _id: 'acct-1' }, { $set: { balance_kobo: 100.5 } }));
+    await refusedWith(DOCUMENT_VALIDATION_FAILURE, () =>
+      db.collection(COLLECTIONS.ledger).insertOne({
+        account_id: 'acct-1',
+        entry_id: Long.fromNumber(99),
+        amount_kobo: Long.fromNumber(500),
+        balance_after_kobo: Long.fromNumber(40_700),
+        kind: 'debit',
+        reference: 'TX-x',
+        memo: '',
+        created_at: new Date(),
+      }),
+    );
+    await refusedWith(DOCUMENT_VALIDATION_FAILURE, () => db.collection<Loose>(COLLECTIONS.transactions).updateOne({ _id: 'TX-1' }, { $set: { status: 'refunded' } }));
+  });
+
+  mongo('the unique indexes refuse a second refund entry and a reused idempotency key behind the adapter', async () => {
+    const store = await open();
+    await populate(store);
+    await store.wallet.refund('TX-2', 'failed', new Date(6_000));
+    const entry = {
+      account_id: 'acct-1',
+      entry_id: Long.fromNumber(50),
+      amount_kobo: Long.fromNumber(9_800),
+      balance_after_kobo: Long.fromNumber(50_000),
+      kind: 'refund',
+      reference: 'TX-2',
+      memo: 'again',
+      created_at: new Date(7_000),
+    };
+    await refusedWith(11_000, () => db.collection(COLLECTIONS.ledger).insertOne(entry));
+    const copy = await db.collection<Loose>(COLLECTIONS.transactions).findOne({ _id: 'TX-2' });
+    await refusedWith(11_000, () => db.collection<Loose>(COLLECTIONS.transactions).insertOne({ ...copy, _id: 'TX-3' }));
+  });
+
+  mongo('the audit finds money changed behind the adapter', async () => {
+    const store = await open();
+    await populate(store);
+    assert.equal((await store.wallet.audit()).violations, [], 'clean before tampering');
+    // A balance edited by hand, a purchase failed without its refund, a refund for a delivered purchase.
+    await db.collection<AccountDoc>(COLLECTIONS.accounts).updateOne({ _id: 'acct-1' }, { $inc: { balance_kobo: Long.fromNumber(500) } });
+    await db.collection<Loose>(COLLECTIONS.transactions).updateOne({ _id: 'TX-2' }, { $set: { status: 'failed' } });
+    await db.collection(COLLECTIONS.ledger).insertOne({
+      account_id: 'acct-1',
+      entry_id: Long.fromNumber(100),
+      amount_kobo: Long.fromNumber(9_800),
+      balance_after_kobo: Long.fromNumber(99_999),
+      kind: 'refund',
+      reference: 'TX-1',
+      memo: 'wrong',
+      created_at: new Date(7_000),
+    });
+    const audit = await store.wallet.audit();
+    const kinds = audit.violations.map((v) => `${v.kind}:${v.reference}`).sort();
+    assert.equal(kinds, ['balance_mismatch:', 'not_refunded_once:TX-2', 'refund_without_failure:TX-1', 'running_balance_mismatch:TX-1']);
+    assert.is(audit.violationCount, 4);
+    assert.ok(audit.violations.every((v) => v.accountId === 'acct-1' && v.detail.length > 0));
+    assert.is(audit.accountsChecked, 1);
+    assert.is(audit.transactionsChecked, 2);
+    assert.is(audit.entriesChecked, 4);
+  });
+
+  mongo('two stores (two cores) on one database see each other and never overdraw', async () => {
+    const a = await open();
+    const b = await open();
+    await a.accounts.create({ accountId: 'shared', name: 'Shared', tierId: 'standard', createdAt: new Date(0) });
+    await b.wallet.credit({ accountId: 'shared', amountKobo: 5_000, reference: 'CR', memo: '', at: new Date(1) });
+    const results = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        (i % 2 === 0 ? a : b).wallet.reserve(purchase(`TX-${i}`, { accountId: 'shared', chargedKobo: 1_000, createdAt: new Date(2 + i) })),
+      ),
+    );
+    assert.is(results.filter((r) => r.outcome === 'reserved').length, 5);
+    assert.is((await a.accounts.get('shared'))?.balanceKobo, 0);
+    assert.is((await b.accounts.get('shared'))?.balanceKobo, 0);
+    assert.equal((await a.wallet.audit()).violations, []);
+  });
+
+  mongo('reopening keeps the money and the plan id counter; a database from a newer schema is refused', async () => {
+    const first = await open();
+    await populate(first);
+    const plan = { planId: 0, network: 'mtn', label: '1GB', validity: '30 days', faceValueKobo: 100_000, tierPricesKobo: {}, active: true, providerCode: '' };
+    assert.is((await first.catalog.upsertPlan(plan)).planId, 1);
+    await first.close();
+    const second = await open();
+    assert.is((await second.accounts.get('acct-1'))?.balanceKobo, 30_400);
+    assert.is((await second.wallet.reserve(purchase('TX-9', { requestId: 'r-2' }))).outcome, 'duplicate');
+    assert.is((await second.catalog.upsertPlan(plan)).planId, 2, 'plan ids continue where they stopped');
+
+    await db.collection<Loose>(COLLECTIONS.meta).updateOne({ _id: 'schema' }, { $set: { version: SCHEMA_VERSION + 1 } });
+    let refused: unknown;
+    try {
+      await open();
+    } catch (error) {
+      refused = error;
+    }
+    assert.match(String(refused), /newer than this build understands/);
+  });
+
+  mongo('close is safe to call twice, and a closed store refuses work', async () => {
+    const store = await open();
+    await store.close();
+    await store.close();
+    let refused = false;
+    await store.accounts.get('x').catch(() => {
+      refused = true;
+    });
+    assert.ok(refused);
+  });
+
+  mongo.run();
+}

@@ -6,6 +6,7 @@
 import { createAccountService } from './accounts/service.js';
 import { defaultCatalog } from './catalog/defaults.js';
 import { createCatalogService } from './catalog/service.js';
+import { createPlanSync } from './catalog/sync.js';
 import type { Logger } from './log.js';
 import type { Providers } from './providers/port.js';
 import { DEFAULT_RETRY_SCHEDULE, type PurchaseDeps } from './purchases/flow.js';
@@ -13,6 +14,10 @@ import { Background } from './purchases/receipts.js';
 import { createRecoveryWorker, type RecoveryWorker } from './purchases/recovery.js';
 import { createOversightService } from './purchases/oversight.js';
 import { createPurchaseService } from './purchases/service.js';
+import { createUpdateService } from './purchases/updates.js';
+import { createVerificationService } from './purchases/verification.js';
+import { parseVtpassCallback } from './providers/vtpass/callback.js';
+import { VTPASS_NAME } from './providers/vtpass/index.js';
 import { createCoreServer, type CoreServer } from './rpc/server.js';
 import type { Store } from './store/port.js';
 
@@ -53,7 +58,11 @@ export function createCore(deps: CoreDeps): Core {
   const catalog = createCatalogService({ store: deps.store });
   const purchases = createPurchaseService(purchaseDeps);
   const oversight = createOversightService({ store: deps.store });
-  const rpc = createCoreServer({ purchases, accounts, catalog, oversight, adminToken: deps.adminToken, serviceToken: deps.serviceToken, log: deps.log });
+  const verification = createVerificationService(purchaseDeps);
+  // Callbacks are accepted from the upstreams that send them; each is confirmed by a requery.
+  const updates = createUpdateService(purchaseDeps, { [VTPASS_NAME]: parseVtpassCallback });
+  const planSync = createPlanSync({ store: deps.store, catalog, providers: deps.providers, log: deps.log });
+  const rpc = createCoreServer({ purchases, accounts, catalog, oversight, verification, updates, planSync, adminToken: deps.adminToken, serviceToken: deps.serviceToken, log: deps.log });
   const worker = createRecoveryWorker(purchaseDeps, {
     intervalMs: deps.recoveryIntervalMs,
     schedule: { ...DEFAULT_RETRY_SCHEDULE, attentionAfterMs: deps.recoveryAttentionAfterMs },

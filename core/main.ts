@@ -3,13 +3,12 @@
  * file of the core that listens. `node --import tsx core/main.ts` runs it alone.
  */
 import { mkdirSync } from 'node:fs';
-import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createCore } from './app.js';
 import { CORE_CONFIG_HELP, ConfigError, readCoreConfig } from './config.js';
 import { createLogger } from './log.js';
-import { createSandbox } from './providers/sandbox/index.js';
-import { openSqliteStore } from './store/sqlite/index.js';
+import { createProviders, describeRouting } from './providers/index.js';
+import { openStore } from './store/index.js';
 import { ADMIN_TOKEN_FILE, SERVICE_TOKEN_FILE, loadOrCreateToken } from './tokens.js';
 
 export interface RunningCore {
@@ -20,8 +19,8 @@ export interface RunningCore {
   close(): Promise<void>;
 }
 
-/** Database file of the embedded store inside DATA_DIR. */
-export const SQLITE_FILE = 'prepaid.sqlite';
+/** Database file of the embedded store inside DATA_DIR (chosen in store/index.ts). */
+export { SQLITE_FILE } from './store/index.js';
 
 export async function startCore(env: Record<string, string | undefined> = process.env): Promise<RunningCore> {
   const config = readCoreConfig(env);
@@ -29,10 +28,12 @@ export async function startCore(env: Record<string, string | undefined> = proces
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const adminToken = loadOrCreateToken(config.dataDir, ADMIN_TOKEN_FILE, config.adminToken);
   const serviceToken = loadOrCreateToken(config.dataDir, SERVICE_TOKEN_FILE, config.serviceToken);
-  const store = openSqliteStore({ filename: path.join(config.dataDir, SQLITE_FILE) });
+  // MongoDB when MONGODB_URI is set, else SQLite in DATA_DIR; a deployment that cannot hold
+  // the money safely (a standalone mongod, a server too old) is refused here, before listening.
+  const store = await openStore(config, log);
   const core = createCore({
     store,
-    providers: createSandbox({ delayMs: config.sandboxDelayMs }),
+    providers: createProviders(config.providers, { catalog: store.catalog, log }).providers,
     adminToken,
     serviceToken,
     providerTimeoutMs: config.providerTimeoutMs,
@@ -44,7 +45,7 @@ export async function startCore(env: Record<string, string | undefined> = proces
   const port = await core.rpc.listen(config.host, config.port);
   core.worker.start();
   const address = `${config.host}:${port}`;
-  log('core.listening', { address, data_dir: config.dataDir, store: 'sqlite', providers: 'sandbox' });
+  log('core.listening', { address, data_dir: config.dataDir, store: config.mongo === null ? 'sqlite' : 'mongo', providers: describeRouting(config.providers.routing) });
   return {
     address,
     port,

@@ -34,6 +34,16 @@ export interface GatewayConfig {
   authCacheTtlMs: number;
   /** Largest request body read, in bytes. */
   maxBodyBytes: number;
+  /**
+   * Where the rate-limit counters are shared with the other gateways (MONGODB_URI and
+   * MONGODB_DB); absent means each gateway counts in its own memory.
+   */
+  mongo?: { uri: string; dbName: string };
+  /**
+   * The secret path segment of VTpass's callback URL (`POST /callbacks/vtpass/<secret>`);
+   * absent turns the endpoint off.
+   */
+  vtpassCallbackSecret?: string;
 }
 
 /** A configuration value that cannot be used; the message names the variable. */
@@ -55,16 +65,26 @@ export const DEFAULT_AUTH_CACHE_TTL_MS = 5_000;
  * (`"08012345678",` is 14 bytes) plus a 1,600-character message; nothing else comes close.
  */
 export const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
+/** The database the counters live in when MONGODB_DB is not set: the core's default, so one setting serves both. */
+export const DEFAULT_MONGODB_DB = 'prepaid';
 /** The largest cache TTL accepted: longer would let a revoked key live on for minutes. */
 const MAX_AUTH_CACHE_TTL_MS = 60_000;
 /** Bodies beyond 10 MiB are never legitimate here and would only cost memory. */
 const MAX_MAX_BODY_BYTES = 10 * 1024 * 1024;
+
+/**
+ * A callback secret travels in the URL VTpass posts to: URL-safe characters only, and long
+ * enough (32+, e.g. `openssl rand -hex 32`) that guessing it is hopeless.
+ */
+const CALLBACK_SECRET = /^[A-Za-z0-9_-]{32,256}$/;
 
 /** Reads and validates the gateway configuration from an environment. */
 export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
   const corePort = readInteger(env, 'CORE_PORT', 50051, 1, 65535);
   const coreUrl = readUrl(env, 'CORE_URL', `http://127.0.0.1:${corePort}`);
   const serviceToken = readOptional(env, 'SERVICE_TOKEN');
+  const mongo = readMongo(env);
+  const vtpassCallbackSecret = readCallbackSecret(env, 'VTPASS_CALLBACK_SECRET');
   return {
     port: readInteger(env, 'PORT', 8080, 0, 65535),
     host: readOptional(env, 'HOST') ?? '0.0.0.0',
@@ -77,6 +97,9 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     authFailuresPerMinute: readInteger(env, 'AUTH_FAILURES_PER_MINUTE', DEFAULT_AUTH_FAILURES_PER_MINUTE, 1, 1_000_000),
     authCacheTtlMs: readInteger(env, 'AUTH_CACHE_TTL_MS', DEFAULT_AUTH_CACHE_TTL_MS, 0, MAX_AUTH_CACHE_TTL_MS),
     maxBodyBytes: readInteger(env, 'MAX_BODY_BYTES', DEFAULT_MAX_BODY_BYTES, 1024, MAX_MAX_BODY_BYTES),
+    // Only present when set, so that a gateway without MongoDB has exactly the old shape.
+    ...(mongo === undefined ? {} : { mongo }),
+    ...(vtpassCallbackSecret === undefined ? {} : { vtpassCallbackSecret }),
   };
 }
 
@@ -110,9 +133,35 @@ export function trustedProxyList(entries: readonly string[]): BlockList {
   return list;
 }
 
+function readCallbackSecret(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const text = readOptional(env, name);
+  if (text === undefined) return undefined;
+  // The value is never echoed: it is a secret.
+  if (!CALLBACK_SECRET.test(text)) throw new ConfigError(name, 'must be 32 to 256 letters, digits, "_" or "-" (it is part of a URL).');
+  return text;
+}
+
 function readOptional(env: NodeJS.ProcessEnv, name: string): string | undefined {
   const value = env[name]?.trim();
   return value === undefined || value === '' ? undefined : value;
+}
+
+/**
+ * MONGODB_URI (scheme and a host; the driver checks the rest when it connects) and
+ * MONGODB_DB (MongoDB's database name rules). The URI may hold credentials: no message
+ * repeats it.
+ */
+function readMongo(env: NodeJS.ProcessEnv): { uri: string; dbName: string } | undefined {
+  const uri = readOptional(env, 'MONGODB_URI');
+  if (uri === undefined) return undefined;
+  if (!/^mongodb(\+srv)?:\/\/[^/?#]+/.test(uri)) {
+    throw new ConfigError('MONGODB_URI', 'must be a mongodb:// or mongodb+srv:// connection string with at least one host.');
+  }
+  const dbName = readOptional(env, 'MONGODB_DB') ?? DEFAULT_MONGODB_DB;
+  if (!/^[^/\\. "$*<>:|?\0]+$/.test(dbName) || Buffer.byteLength(dbName, 'utf8') > 63) {
+    throw new ConfigError('MONGODB_DB', `"${dbName}" is not a MongoDB database name (at most 63 bytes, none of / \\ . space " $ * < > : | ?).`);
+  }
+  return { uri, dbName };
 }
 
 function readInteger(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {

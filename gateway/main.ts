@@ -9,6 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { ConfigError, loadGatewayConfig, resolveServiceToken } from './config.js';
 import { createCoreClients } from './core-client.js';
 import { consoleLogger, type GatewayLogger } from './log.js';
+import { gatewayPolicies, openSharedLimiters } from './rate-limit.js';
 import { createGateway } from './server.js';
 
 /** A running gateway. */
@@ -27,7 +28,15 @@ export async function startGateway(
 ): Promise<RunningGateway> {
   const config = loadGatewayConfig(env);
   const core = createCoreClients({ coreUrl: config.coreUrl, serviceToken: resolveServiceToken(config) });
-  const gateway = createGateway({ config, core, log });
+  // With MONGODB_URI the rate limits are counted for the whole fleet of gateways in MongoDB;
+  // without it, in this process's memory (server.ts's default).
+  const shared = config.mongo === undefined ? undefined : openSharedLimiters(config.mongo, gatewayPolicies(config), log);
+  const gateway = createGateway({
+    config,
+    core,
+    log,
+    limiters: shared === undefined ? undefined : { perKey: shared.perKey, authFailures: shared.authFailures },
+  });
 
   try {
     await new Promise<void>((resolve, reject) => {
@@ -39,13 +48,21 @@ export async function startGateway(
     });
   } catch (error) {
     core.close();
+    await shared?.close();
     throw error;
   }
 
   const { port } = gateway.server.address() as AddressInfo;
   const shownHost = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   const url = `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}${config.basePaths[0]}`;
-  log.info('gateway.listening', { host: config.host, port, url, base_paths: config.basePaths, core_url: config.coreUrl });
+  log.info('gateway.listening', {
+    host: config.host,
+    port,
+    url,
+    base_paths: config.basePaths,
+    core_url: config.coreUrl,
+    rate_limits: shared === undefined ? 'memory' : `mongo (database ${config.mongo?.dbName})`,
+  });
 
   return {
     url,
@@ -55,6 +72,7 @@ export async function startGateway(
         await gateway.close();
       } finally {
         core.close();
+        await shared?.close();
       }
     },
   };

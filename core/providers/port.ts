@@ -5,7 +5,10 @@
  * because an unknown outcome is never refunded.
  */
 import type { Kobo } from '../domain/money.js';
-import type { DeliveryResult, ProductName, PurchaseDetails } from '../domain/products.js';
+import type { DeliveryResult, Network, ProductName, PurchaseDetails } from '../domain/products.js';
+import type { CustomerQuery } from '../domain/verification.js';
+
+export type { CustomerQuery };
 
 export interface ProviderRequest {
   /** Our transaction reference; the upstream's request id, so a re-query can find it. */
@@ -23,7 +26,13 @@ export type ProviderOutcome =
   /** Definitive failure: nothing was delivered and the upstream did not charge. */
   | { kind: 'failed'; reason: string }
   /** No certain answer (timeout, network error, still processing, unexpected body). */
-  | { kind: 'unknown'; reason: string };
+  | { kind: 'unknown'; reason: string }
+  /**
+   * The upstream undid the purchase and returned the money to us (a reversal). For a
+   * pending transaction it is a failure like any other (refunded once); for one already
+   * settled it turns `success` into `reversed`, with one refund.
+   */
+  | { kind: 'reversed'; reason: string };
 
 export interface ProductProvider {
   /** Name for logs and metrics, for example "sandbox". */
@@ -46,10 +55,57 @@ export interface SmsProvider extends ProductProvider {
   notify(message: NotificationSms, signal: AbortSignal): Promise<boolean>;
 }
 
+/** What the upstream tells about a customer; every field but the name only when it told it. */
+export interface CustomerDetails {
+  customerName: string;
+  address?: string;
+  /** The meter type the disco has on record, as it wrote it. */
+  meterType?: string;
+  /** The smallest purchase the disco accepts for this meter. */
+  minimumAmountKobo?: Kobo;
+  /** Debt on the meter that a purchase may pay down first. */
+  arrearsKobo?: Kobo;
+  /** The cable bouquet the card is on now, as the upstream names it. */
+  currentBouquet?: string;
+  /** When the current cable subscription runs out, as the upstream wrote it. */
+  dueDate?: string;
+  /** What renewing the current cable bouquet costs. */
+  renewalAmountKobo?: Kobo;
+}
+
+export type VerifyOutcome =
+  | { kind: 'found'; customer: CustomerDetails }
+  /** The upstream says there is no such meter or card. */
+  | { kind: 'not_found'; reason: string }
+  /** No usable answer (timeout, outage, unexpected body); asking again later may work. */
+  | { kind: 'unavailable'; reason: string };
+
+/** A provider that can look a customer up before a purchase, without charging anything. */
+export interface CustomerVerifier {
+  verify(query: CustomerQuery, signal: AbortSignal): Promise<VerifyOutcome>;
+}
+
+/** One data plan as the upstream sells it. */
+export interface UpstreamPlan {
+  /** The upstream's code, our plan's providerCode. */
+  code: string;
+  /** The upstream's name for it, for example "MTN N1000 1.5GB - 30 days". */
+  name: string;
+  /** What the upstream charges for it. */
+  amountKobo: Kobo;
+}
+
+/** A data provider whose upstream publishes its plans, so the catalog can follow it. */
+export interface PlanSource {
+  /** Every plan the upstream sells for a network now; rejects when it cannot tell. */
+  listPlans(network: Network, signal: AbortSignal): Promise<UpstreamPlan[]>;
+}
+
 export interface Providers {
   airtime: ProductProvider;
-  data: ProductProvider;
-  electricity: ProductProvider;
-  cable: ProductProvider;
+  /** A data provider may publish its plans (`prepaid plans sync`); the sandbox does not. */
+  data: ProductProvider & Partial<PlanSource>;
+  electricity: ProductProvider & CustomerVerifier;
+  cable: ProductProvider & CustomerVerifier;
   bulksms: SmsProvider;
 }

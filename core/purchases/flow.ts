@@ -158,7 +158,9 @@ export async function applyOutcome(
     if (settled.changed) sendReceipt(deps, settled.transaction);
     return settled.transaction;
   }
-  if (outcome.kind === 'failed') {
+  // A reversal of a purchase that never settled is a failure like any other: nothing stays
+  // delivered and the upstream has the money back, so the wallet is refunded once.
+  if (outcome.kind === 'failed' || outcome.kind === 'reversed') {
     const refunded = await deps.store.wallet.refund(tx.reference, outcome.reason, at);
     if (!refunded) throw new DomainError('INTERNAL', `Transaction ${tx.reference} vanished while refunding.`);
     if (refunded.transaction.status === 'failed') throw providerFailed(refunded.transaction);

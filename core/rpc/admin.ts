@@ -3,6 +3,7 @@ import type { AdminService as AdminServiceDesc } from '../../gen/prepaid/v1/admi
 import type { AccountService, IssuedKeyPair } from '../accounts/service.js';
 import type { CatalogService } from '../catalog/service.js';
 import type { OversightService } from '../purchases/oversight.js';
+import type { PlanSync } from '../catalog/sync.js';
 import { invalid } from '../domain/errors.js';
 import {
   accountMessage,
@@ -16,12 +17,18 @@ import {
   transactionMessage,
 } from './convert.js';
 import type { Handlers } from './grpc.js';
+import { planSyncMessage } from './upstream.js';
 
 function issued(key: IssuedKeyPair | null) {
   return key ? { publicKey: key.publicKey, secretKey: key.secretKey } : undefined;
 }
 
-export function adminHandlers(accounts: AccountService, catalog: CatalogService, oversight: OversightService): Handlers<(typeof AdminServiceDesc)['method']> {
+export function adminHandlers(
+  accounts: AccountService,
+  catalog: CatalogService,
+  oversight: OversightService,
+  planSync: PlanSync,
+): Handlers<(typeof AdminServiceDesc)['method']> {
   return {
     async createAccount(req) {
       const { account, issuedKey } = await accounts.createAccount(req.name, req.tierId);
@@ -122,6 +129,9 @@ export function adminHandlers(accounts: AccountService, catalog: CatalogService,
         pendingCount: BigInt(audit.pendingCount),
         needsAttentionCount: BigInt(audit.needsAttentionCount),
       };
+    },
+    async syncPlans(req) {
+      return planSyncMessage(await planSync.sync(req.dryRun));
     },
   };
 }

@@ -31,7 +31,7 @@ export const PRODUCT_TO_PROTO: Readonly<Record<ProductName, Product>> = {
   bulksms: Product.BULK_SMS,
 };
 
-const STATUS_TO_PROTO: Readonly<Record<Status, TransactionStatus>> = {
+export const STATUS_TO_PROTO: Readonly<Record<Status, TransactionStatus>> = {
   pending: TransactionStatus.PENDING,
   success: TransactionStatus.SUCCESS,
   failed: TransactionStatus.FAILED,

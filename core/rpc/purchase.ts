@@ -2,14 +2,20 @@
 import type { PurchaseService as PurchaseServiceDesc } from '../../gen/prepaid/v1/purchase_pb.js';
 import type { PurchaseService } from '../purchases/service.js';
 import type { PurchaseResult } from '../purchases/flow.js';
+import type { UpdateService } from '../purchases/updates.js';
+import type { VerificationService } from '../purchases/verification.js';
 import { int64In, transactionMessage } from './convert.js';
 import type { Handlers } from './grpc.js';
+import { callbackMessage, verifiedCustomerMessage } from './upstream.js';
 
 function outcome({ transaction, replayed }: PurchaseResult) {
   return { transaction: transactionMessage(transaction), replayed };
 }
 
-export function purchaseHandlers(purchases: PurchaseService): Handlers<(typeof PurchaseServiceDesc)['method']> {
+export function purchaseHandlers(
+  purchases: PurchaseService,
+  upstream: { verification: VerificationService; updates: UpdateService },
+): Handlers<(typeof PurchaseServiceDesc)['method']> {
   return {
     async getBalance(req) {
       const { account, tier } = await purchases.balance(req.accountId);
@@ -60,6 +66,13 @@ export function purchaseHandlers(purchases: PurchaseService): Handlers<(typeof P
     async listTransactions(req) {
       const page = await purchases.history(req.accountId, req.pageSize, req.pageToken);
       return { transactions: page.items.map(transactionMessage), nextPageToken: page.next ?? '' };
+    },
+    async verifyCustomer(req) {
+      const input = { disco: req.disco, meterNumber: req.meterNumber, meterType: req.meterType, provider: req.provider, smartCard: req.smartCard };
+      return verifiedCustomerMessage(await upstream.verification.verify(req.accountId, input));
+    },
+    async applyProviderCallback(req) {
+      return callbackMessage(await upstream.updates.applyCallback(req.provider, req.body));
     },
   };
 }

@@ -12,6 +12,9 @@ import type { AccountService } from '../accounts/service.js';
 import type { CatalogService } from '../catalog/service.js';
 import type { OversightService } from '../purchases/oversight.js';
 import type { PurchaseService as Purchases } from '../purchases/service.js';
+import type { UpdateService } from '../purchases/updates.js';
+import type { VerificationService } from '../purchases/verification.js';
+import type { PlanSync } from '../catalog/sync.js';
 import { adminHandlers } from './admin.js';
 import { authHandlers } from './auth.js';
 import type { ErrorLogger } from './errors.js';
@@ -27,6 +30,10 @@ export interface CoreServerDeps {
   accounts: AccountService;
   catalog: CatalogService;
   oversight: OversightService;
+  /** Customer verification, provider callbacks and the plans sync: the upstream-facing use cases. */
+  verification: VerificationService;
+  updates: UpdateService;
+  planSync: PlanSync;
   /** Grants the admin service (and, for operators' convenience, the other two). */
   adminToken: string;
   /** Grants the purchase and auth services: the gateway and internal services. */
@@ -48,9 +55,9 @@ export function createCoreServer(deps: CoreServerDeps): CoreServer {
   const known = tokenCheck(deps.serviceToken, deps.adminToken);
   const serviceCallers = { allowed: known, known };
   const adminCallers = { allowed: tokenCheck(deps.adminToken), known };
-  server.addService(serviceDefinition(PurchaseService), implement(PurchaseService, purchaseHandlers(deps.purchases), serviceCallers, deps.log));
+  server.addService(serviceDefinition(PurchaseService), implement(PurchaseService, purchaseHandlers(deps.purchases, deps), serviceCallers, deps.log));
   server.addService(serviceDefinition(AuthService), implement(AuthService, authHandlers(deps.accounts), serviceCallers, deps.log));
-  server.addService(serviceDefinition(AdminService), implement(AdminService, adminHandlers(deps.accounts, deps.catalog, deps.oversight), adminCallers, deps.log));
+  server.addService(serviceDefinition(AdminService), implement(AdminService, adminHandlers(deps.accounts, deps.catalog, deps.oversight, deps.planSync), adminCallers, deps.log));
 
   const health = new HealthImplementation({ '': 'NOT_SERVING', ...Object.fromEntries(SERVICE_NAMES.map((name) => [name, 'NOT_SERVING'])) });
   health.addToServer(server);

@@ -9,6 +9,7 @@ import { electricity } from './electricity.js';
 import { plans } from './plans.js';
 import { transaction } from './transaction.js';
 import { transactions } from './transactions.js';
+import { verify } from './verify.js';
 
 /** Every action of the public API, by its `?action=` name. */
 export const ACTIONS: Readonly<Record<string, Action>> = Object.freeze(
@@ -22,6 +23,7 @@ export const ACTIONS: Readonly<Record<string, Action>> = Object.freeze(
     bulksms,
     transaction,
     transactions,
+    verify,
   }),
 );
 

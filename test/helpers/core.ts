@@ -17,6 +17,7 @@ import { API_TIER_ID } from '../../core/catalog/defaults.js';
 import { createSandbox, type Sandbox } from '../../core/providers/sandbox/index.js';
 import { openSqliteStore } from '../../core/store/sqlite/index.js';
 import type { Store } from '../../core/store/port.js';
+import type { Providers } from '../../core/providers/port.js';
 import { ADMIN_TOKEN_FILE, SERVICE_TOKEN_FILE, loadOrCreateToken } from '../../core/tokens.js';
 
 export interface TestCore {
@@ -50,7 +51,15 @@ export function bearer(token: string): Interceptor {
 }
 
 export async function startCore(
-  options: { providerDelayMs?: number; providerTimeoutMs?: number; recoveryAttentionAfterMs?: number } = {},
+  options: {
+    providerDelayMs?: number;
+    providerTimeoutMs?: number;
+    recoveryAttentionAfterMs?: number;
+    /** Providers to use instead of the sandbox, built over the test's store (e.g. VTpass pointed at a fake). */
+    providers?: (store: Store) => Providers;
+    /** Receives everything the core logs (silent by default). */
+    log?: (event: string, fields: Record<string, unknown>) => void;
+  } = {},
 ): Promise<TestCore> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'prepaid-core-'));
   const store = openSqliteStore({ filename: path.join(dataDir, 'prepaid.sqlite') });
@@ -59,13 +68,13 @@ export async function startCore(
   const serviceToken = loadOrCreateToken(dataDir, SERVICE_TOKEN_FILE, null);
   const core = createCore({
     store,
-    providers: sandbox,
+    providers: options.providers ? options.providers(store) : sandbox,
     adminToken,
     serviceToken,
     providerTimeoutMs: options.providerTimeoutMs ?? 5_000,
     recoveryIntervalMs: 60_000,
     recoveryAttentionAfterMs: options.recoveryAttentionAfterMs ?? 86_400_000,
-    log: () => {},
+    log: options.log ?? (() => {}),
   });
   await core.seed();
   const port = await core.rpc.listen('127.0.0.1', 0);

@@ -7,6 +7,8 @@
  */
 import type { ProductName } from '../../domain/products.js';
 import type {
+  CustomerQuery,
+  CustomerVerifier,
   NotificationSms,
   ProductProvider,
   ProviderOutcome,
@@ -15,9 +17,11 @@ import type {
   SmsProvider,
 } from '../port.js';
 import { purchaseOutcome, queryOutcome } from './rules.js';
+import { sandboxVerify } from './verify.js';
 
 export { SANDBOX_TARIFF_KOBO_PER_KWH, sandboxToken, sandboxUnits } from './electricity.js';
 export { sandboxProviderReference, scenarioOf, type Scenario } from './rules.js';
+export { NOT_FOUND_ENDING, sandboxVerify } from './verify.js';
 
 /** The provider name every sandbox provider reports, for logs and metrics. */
 export const SANDBOX_NAME = 'sandbox';
@@ -44,6 +48,8 @@ export interface Sandbox extends Providers {
   readonly purchases: readonly ProviderRequest[];
   /** Every query call received, in order. */
   readonly queries: readonly ProviderRequest[];
+  /** Every customer verification received, in order. */
+  readonly verifications: readonly CustomerQuery[];
 }
 
 /**
@@ -58,6 +64,16 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   const outbox: NotificationSms[] = [];
   const purchases: ProviderRequest[] = [];
   const queries: ProviderRequest[] = [];
+  const verifications: CustomerQuery[] = [];
+
+  /** Looks a customer up by the number alone (verify.ts); recorded and delayed like any call. */
+  const verifier: CustomerVerifier = {
+    async verify(query, signal) {
+      verifications.push(structuredClone(query));
+      await pause(delayMs, signal);
+      return sandboxVerify(query, new Date());
+    },
+  };
 
   function provider(family: ProductName): ProductProvider {
     const answer = async (
@@ -95,12 +111,13 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   return {
     airtime: provider('airtime'),
     data: provider('data'),
-    electricity: provider('electricity'),
-    cable: provider('cable'),
+    electricity: { ...provider('electricity'), ...verifier },
+    cable: { ...provider('cable'), ...verifier },
     bulksms,
     outbox,
     purchases,
     queries,
+    verifications,
   };
 }
 

@@ -2,9 +2,9 @@
 // @generated from file prepaid/v1/purchase.proto (package prepaid.v1, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
-import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
-import type { Plan, Transaction } from "./types_pb.js";
+import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
+import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { Plan, Product, Transaction, TransactionStatus } from "./types_pb.js";
 import { file_prepaid_v1_types } from "./types_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file prepaid/v1/purchase.proto.
  */
 export const file_prepaid_v1_purchase: GenFile = /*@__PURE__*/
-  fileDesc("ChlwcmVwYWlkL3YxL3B1cmNoYXNlLnByb3RvEgpwcmVwYWlkLnYxIicKEUdldEJhbGFuY2VSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkiTgoSR2V0QmFsYW5jZVJlc3BvbnNlEhQKDGJhbGFuY2Vfa29ibxgBIAEoAxIPCgd0aWVyX2lkGAIgASgJEhEKCXRpZXJfbmFtZRgDIAEoCSJwChFCdXlBaXJ0aW1lUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEg8KB25ldHdvcmsYAiABKAkSDQoFcGhvbmUYAyABKAkSEwoLYW1vdW50X2tvYm8YBCABKAMSEgoKcmVxdWVzdF9pZBgFIAEoCSJUChJCdXlBaXJ0aW1lUmVzcG9uc2USLAoLdHJhbnNhY3Rpb24YASABKAsyFy5wcmVwYWlkLnYxLlRyYW5zYWN0aW9uEhAKCHJlcGxheWVkGAIgASgIIlgKDkJ1eURhdGFSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSDwoHcGxhbl9pZBgCIAEoAxINCgVwaG9uZRgDIAEoCRISCgpyZXF1ZXN0X2lkGAQgASgJIlEKD0J1eURhdGFSZXNwb25zZRIsCgt0cmFuc2FjdGlvbhgBIAEoCzIXLnByZXBhaWQudjEuVHJhbnNhY3Rpb24SEAoIcmVwbGF5ZWQYAiABKAgiNwoQTGlzdFBsYW5zUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEg8KB25ldHdvcmsYAiABKAkiNAoRTGlzdFBsYW5zUmVzcG9uc2USHwoFcGxhbnMYASADKAsyEC5wcmVwYWlkLnYxLlBsYW4inAEKFVBheUVsZWN0cmljaXR5UmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEg0KBWRpc2NvGAIgASgJEhQKDG1ldGVyX251bWJlchgDIAEoCRISCgptZXRlcl90eXBlGAQgASgJEhMKC2Ftb3VudF9rb2JvGAUgASgDEg0KBXBob25lGAYgASgJEhIKCnJlcXVlc3RfaWQYByABKAkiWAoWUGF5RWxlY3RyaWNpdHlSZXNwb25zZRIsCgt0cmFuc2FjdGlvbhgBIAEoCzIXLnByZXBhaWQudjEuVHJhbnNhY3Rpb24SEAoIcmVwbGF5ZWQYAiABKAgihAEKD1BheUNhYmxlUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEhAKCHByb3ZpZGVyGAIgASgJEhIKCnNtYXJ0X2NhcmQYAyABKAkSFAoMcGFja2FnZV9jb2RlGAQgASgJEg0KBXBob25lGAUgASgJEhIKCnJlcXVlc3RfaWQYBiABKAkiUgoQUGF5Q2FibGVSZXNwb25zZRIsCgt0cmFuc2FjdGlvbhgBIAEoCzIXLnByZXBhaWQudjEuVHJhbnNhY3Rpb24SEAoIcmVwbGF5ZWQYAiABKAgicQoSU2VuZEJ1bGtTbXNSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSDgoGc2VuZGVyGAIgASgJEhIKCnJlY2lwaWVudHMYAyADKAkSDwoHbWVzc2FnZRgEIAEoCRISCgpyZXF1ZXN0X2lkGAUgASgJIlUKE1NlbmRCdWxrU21zUmVzcG9uc2USLAoLdHJhbnNhY3Rpb24YASABKAsyFy5wcmVwYWlkLnYxLlRyYW5zYWN0aW9uEhAKCHJlcGxheWVkGAIgASgIIj4KFUdldFRyYW5zYWN0aW9uUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEhEKCXJlZmVyZW5jZRgCIAEoCSJGChZHZXRUcmFuc2FjdGlvblJlc3BvbnNlEiwKC3RyYW5zYWN0aW9uGAEgASgLMhcucHJlcGFpZC52MS5UcmFuc2FjdGlvbiJUChdMaXN0VHJhbnNhY3Rpb25zUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEhEKCXBhZ2Vfc2l6ZRgCIAEoBRISCgpwYWdlX3Rva2VuGAMgASgJImIKGExpc3RUcmFuc2FjdGlvbnNSZXNwb25zZRItCgx0cmFuc2FjdGlvbnMYASADKAsyFy5wcmVwYWlkLnYxLlRyYW5zYWN0aW9uEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCTLhBQoPUHVyY2hhc2VTZXJ2aWNlEksKCkdldEJhbGFuY2USHS5wcmVwYWlkLnYxLkdldEJhbGFuY2VSZXF1ZXN0Gh4ucHJlcGFpZC52MS5HZXRCYWxhbmNlUmVzcG9uc2USSwoKQnV5QWlydGltZRIdLnByZXBhaWQudjEuQnV5QWlydGltZVJlcXVlc3QaHi5wcmVwYWlkLnYxLkJ1eUFpcnRpbWVSZXNwb25zZRJCCgdCdXlEYXRhEhoucHJlcGFpZC52MS5CdXlEYXRhUmVxdWVzdBobLnByZXBhaWQudjEuQnV5RGF0YVJlc3BvbnNlEkgKCUxpc3RQbGFucxIcLnByZXBhaWQudjEuTGlzdFBsYW5zUmVxdWVzdBodLnByZXBhaWQudjEuTGlzdFBsYW5zUmVzcG9uc2USVwoOUGF5RWxlY3RyaWNpdHkSIS5wcmVwYWlkLnYxLlBheUVsZWN0cmljaXR5UmVxdWVzdBoiLnByZXBhaWQudjEuUGF5RWxlY3RyaWNpdHlSZXNwb25zZRJFCghQYXlDYWJsZRIbLnByZXBhaWQudjEuUGF5Q2FibGVSZXF1ZXN0GhwucHJlcGFpZC52MS5QYXlDYWJsZVJlc3BvbnNlEk4KC1NlbmRCdWxrU21zEh4ucHJlcGFpZC52MS5TZW5kQnVsa1Ntc1JlcXVlc3QaHy5wcmVwYWlkLnYxLlNlbmRCdWxrU21zUmVzcG9uc2USVwoOR2V0VHJhbnNhY3Rpb24SIS5wcmVwYWlkLnYxLkdldFRyYW5zYWN0aW9uUmVxdWVzdBoiLnByZXBhaWQudjEuR2V0VHJhbnNhY3Rpb25SZXNwb25zZRJdChBMaXN0VHJhbnNhY3Rpb25zEiMucHJlcGFpZC52MS5MaXN0VHJhbnNhY3Rpb25zUmVxdWVzdBokLnByZXBhaWQudjEuTGlzdFRyYW5zYWN0aW9uc1Jlc3BvbnNlYgZwcm90bzM", [file_prepaid_v1_types]);
+  fileDesc("ChlwcmVwYWlkL3YxL3B1cmNoYXNlLnByb3RvEgpwcmVwYWlkLnYxIicKEUdldEJhbGFuY2VSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkiTgoSR2V0QmFsYW5jZVJlc3BvbnNlEhQKDGJhbGFuY2Vfa29ibxgBIAEoAxIPCgd0aWVyX2lkGAIgASgJEhEKCXRpZXJfbmFtZRgDIAEoCSJwChFCdXlBaXJ0aW1lUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEg8KB25ldHdvcmsYAiABKAkSDQoFcGhvbmUYAyABKAkSEwoLYW1vdW50X2tvYm8YBCABKAMSEgoKcmVxdWVzdF9pZBgFIAEoCSJUChJCdXlBaXJ0aW1lUmVzcG9uc2USLAoLdHJhbnNhY3Rpb24YASABKAsyFy5wcmVwYWlkLnYxLlRyYW5zYWN0aW9uEhAKCHJlcGxheWVkGAIgASgIIlgKDkJ1eURhdGFSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSDwoHcGxhbl9pZBgCIAEoAxINCgVwaG9uZRgDIAEoCRISCgpyZXF1ZXN0X2lkGAQgASgJIlEKD0J1eURhdGFSZXNwb25zZRIsCgt0cmFuc2FjdGlvbhgBIAEoCzIXLnByZXBhaWQudjEuVHJhbnNhY3Rpb24SEAoIcmVwbGF5ZWQYAiABKAgiNwoQTGlzdFBsYW5zUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEg8KB25ldHdvcmsYAiABKAkiNAoRTGlzdFBsYW5zUmVzcG9uc2USHwoFcGxhbnMYASADKAsyEC5wcmVwYWlkLnYxLlBsYW4inAEKFVBheUVsZWN0cmljaXR5UmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEg0KBWRpc2NvGAIgASgJEhQKDG1ldGVyX251bWJlchgDIAEoCRISCgptZXRlcl90eXBlGAQgASgJEhMKC2Ftb3VudF9rb2JvGAUgASgDEg0KBXBob25lGAYgASgJEhIKCnJlcXVlc3RfaWQYByABKAkiWAoWUGF5RWxlY3RyaWNpdHlSZXNwb25zZRIsCgt0cmFuc2FjdGlvbhgBIAEoCzIXLnByZXBhaWQudjEuVHJhbnNhY3Rpb24SEAoIcmVwbGF5ZWQYAiABKAgihAEKD1BheUNhYmxlUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEhAKCHByb3ZpZGVyGAIgASgJEhIKCnNtYXJ0X2NhcmQYAyABKAkSFAoMcGFja2FnZV9jb2RlGAQgASgJEg0KBXBob25lGAUgASgJEhIKCnJlcXVlc3RfaWQYBiABKAkiUgoQUGF5Q2FibGVSZXNwb25zZRIsCgt0cmFuc2FjdGlvbhgBIAEoCzIXLnByZXBhaWQudjEuVHJhbnNhY3Rpb24SEAoIcmVwbGF5ZWQYAiABKAgicQoSU2VuZEJ1bGtTbXNSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSDgoGc2VuZGVyGAIgASgJEhIKCnJlY2lwaWVudHMYAyADKAkSDwoHbWVzc2FnZRgEIAEoCRISCgpyZXF1ZXN0X2lkGAUgASgJIlUKE1NlbmRCdWxrU21zUmVzcG9uc2USLAoLdHJhbnNhY3Rpb24YASABKAsyFy5wcmVwYWlkLnYxLlRyYW5zYWN0aW9uEhAKCHJlcGxheWVkGAIgASgIIj4KFUdldFRyYW5zYWN0aW9uUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEhEKCXJlZmVyZW5jZRgCIAEoCSJGChZHZXRUcmFuc2FjdGlvblJlc3BvbnNlEiwKC3RyYW5zYWN0aW9uGAEgASgLMhcucHJlcGFpZC52MS5UcmFuc2FjdGlvbiJUChdMaXN0VHJhbnNhY3Rpb25zUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEhEKCXBhZ2Vfc2l6ZRgCIAEoBRISCgpwYWdlX3Rva2VuGAMgASgJImIKGExpc3RUcmFuc2FjdGlvbnNSZXNwb25zZRItCgx0cmFuc2FjdGlvbnMYASADKAsyFy5wcmVwYWlkLnYxLlRyYW5zYWN0aW9uEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSKKAQoVVmVyaWZ5Q3VzdG9tZXJSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSDQoFZGlzY28YAiABKAkSFAoMbWV0ZXJfbnVtYmVyGAMgASgJEhIKCm1ldGVyX3R5cGUYBCABKAkSEAoIcHJvdmlkZXIYBSABKAkSEgoKc21hcnRfY2FyZBgGIAEoCSLlAwoWVmVyaWZ5Q3VzdG9tZXJSZXNwb25zZRIkCgdwcm9kdWN0GAEgASgOMhMucHJlcGFpZC52MS5Qcm9kdWN0Eg8KB3NlcnZpY2UYAiABKAkSFwoPY3VzdG9tZXJfbnVtYmVyGAMgASgJEhIKCm1ldGVyX3R5cGUYBCABKAkSFQoNY3VzdG9tZXJfbmFtZRgFIAEoCRIUCgdhZGRyZXNzGAYgASgJSACIAQESIAoTcHJvdmlkZXJfbWV0ZXJfdHlwZRgHIAEoCUgBiAEBEiAKE21pbmltdW1fYW1vdW50X2tvYm8YCCABKANIAogBARIZCgxhcnJlYXJzX2tvYm8YCSABKANIA4gBARIcCg9jdXJyZW50X2JvdXF1ZXQYCiABKAlIBIgBARIVCghkdWVfZGF0ZRgLIAEoCUgFiAEBEiAKE3JlbmV3YWxfYW1vdW50X2tvYm8YDCABKANIBogBAUIKCghfYWRkcmVzc0IWChRfcHJvdmlkZXJfbWV0ZXJfdHlwZUIWChRfbWluaW11bV9hbW91bnRfa29ib0IPCg1fYXJyZWFyc19rb2JvQhIKEF9jdXJyZW50X2JvdXF1ZXRCCwoJX2R1ZV9kYXRlQhYKFF9yZW5ld2FsX2Ftb3VudF9rb2JvIj4KHEFwcGx5UHJvdmlkZXJDYWxsYmFja1JlcXVlc3QSEAoIcHJvdmlkZXIYASABKAkSDAoEYm9keRgCIAEoDCKXAQodQXBwbHlQcm92aWRlckNhbGxiYWNrUmVzcG9uc2USNAoLZGlzcG9zaXRpb24YASABKA4yHy5wcmVwYWlkLnYxLkNhbGxiYWNrRGlzcG9zaXRpb24SEQoJcmVmZXJlbmNlGAIgASgJEi0KBnN0YXR1cxgDIAEoDjIdLnByZXBhaWQudjEuVHJhbnNhY3Rpb25TdGF0dXMq9QEKE0NhbGxiYWNrRGlzcG9zaXRpb24SJAogQ0FMTEJBQ0tfRElTUE9TSVRJT05fVU5TUEVDSUZJRUQQABIgChxDQUxMQkFDS19ESVNQT1NJVElPTl9BUFBMSUVEEAESIgoeQ0FMTEJBQ0tfRElTUE9TSVRJT05fVU5DSEFOR0VEEAISKgomQ0FMTEJBQ0tfRElTUE9TSVRJT05fVU5LTk9XTl9SRUZFUkVOQ0UQAxIgChxDQUxMQkFDS19ESVNQT1NJVElPTl9JR05PUkVEEAQSJAogQ0FMTEJBQ0tfRElTUE9TSVRJT05fUkVUUllfTEFURVIQBTKoBwoPUHVyY2hhc2VTZXJ2aWNlEksKCkdldEJhbGFuY2USHS5wcmVwYWlkLnYxLkdldEJhbGFuY2VSZXF1ZXN0Gh4ucHJlcGFpZC52MS5HZXRCYWxhbmNlUmVzcG9uc2USSwoKQnV5QWlydGltZRIdLnByZXBhaWQudjEuQnV5QWlydGltZVJlcXVlc3QaHi5wcmVwYWlkLnYxLkJ1eUFpcnRpbWVSZXNwb25zZRJCCgdCdXlEYXRhEhoucHJlcGFpZC52MS5CdXlEYXRhUmVxdWVzdBobLnByZXBhaWQudjEuQnV5RGF0YVJlc3BvbnNlEkgKCUxpc3RQbGFucxIcLnByZXBhaWQudjEuTGlzdFBsYW5zUmVxdWVzdBodLnByZXBhaWQudjEuTGlzdFBsYW5zUmVzcG9uc2USVwoOUGF5RWxlY3RyaWNpdHkSIS5wcmVwYWlkLnYxLlBheUVsZWN0cmljaXR5UmVxdWVzdBoiLnByZXBhaWQudjEuUGF5RWxlY3RyaWNpdHlSZXNwb25zZRJFCghQYXlDYWJsZRIbLnByZXBhaWQudjEuUGF5Q2FibGVSZXF1ZXN0GhwucHJlcGFpZC52MS5QYXlDYWJsZVJlc3BvbnNlEk4KC1NlbmRCdWxrU21zEh4ucHJlcGFpZC52MS5TZW5kQnVsa1Ntc1JlcXVlc3QaHy5wcmVwYWlkLnYxLlNlbmRCdWxrU21zUmVzcG9uc2USVwoOR2V0VHJhbnNhY3Rpb24SIS5wcmVwYWlkLnYxLkdldFRyYW5zYWN0aW9uUmVxdWVzdBoiLnByZXBhaWQudjEuR2V0VHJhbnNhY3Rpb25SZXNwb25zZRJdChBMaXN0VHJhbnNhY3Rpb25zEiMucHJlcGFpZC52MS5MaXN0VHJhbnNhY3Rpb25zUmVxdWVzdBokLnByZXBhaWQudjEuTGlzdFRyYW5zYWN0aW9uc1Jlc3BvbnNlElcKDlZlcmlmeUN1c3RvbWVyEiEucHJlcGFpZC52MS5WZXJpZnlDdXN0b21lclJlcXVlc3QaIi5wcmVwYWlkLnYxLlZlcmlmeUN1c3RvbWVyUmVzcG9uc2USbAoVQXBwbHlQcm92aWRlckNhbGxiYWNrEigucHJlcGFpZC52MS5BcHBseVByb3ZpZGVyQ2FsbGJhY2tSZXF1ZXN0GikucHJlcGFpZC52MS5BcHBseVByb3ZpZGVyQ2FsbGJhY2tSZXNwb25zZWIGcHJvdG8z", [file_prepaid_v1_types]);
 
 /**
  * Asks for an account's balance.
@@ -631,6 +631,279 @@ export const ListTransactionsResponseSchema: GenMessage<ListTransactionsResponse
   messageDesc(file_prepaid_v1_purchase, 17);
 
 /**
+ * Asks who owns a meter (disco, meter_number, meter_type) or a smart card (provider,
+ * smart_card); exactly one of the two groups is set.
+ *
+ * @generated from message prepaid.v1.VerifyCustomerRequest
+ */
+export type VerifyCustomerRequest = Message<"prepaid.v1.VerifyCustomerRequest"> & {
+  /**
+   * The asking account.
+   *
+   * @generated from field: string account_id = 1;
+   */
+  accountId: string;
+
+  /**
+   * ekedc, ikedc, aedc, phed, eedc, kedco, ibedc, bedc or yedc (meters).
+   *
+   * @generated from field: string disco = 2;
+   */
+  disco: string;
+
+  /**
+   * Meter number (meters).
+   *
+   * @generated from field: string meter_number = 3;
+   */
+  meterNumber: string;
+
+  /**
+   * prepaid or postpaid (meters).
+   *
+   * @generated from field: string meter_type = 4;
+   */
+  meterType: string;
+
+  /**
+   * dstv, gotv or startimes (smart cards).
+   *
+   * @generated from field: string provider = 5;
+   */
+  provider: string;
+
+  /**
+   * Smart card or IUC number (smart cards).
+   *
+   * @generated from field: string smart_card = 6;
+   */
+  smartCard: string;
+};
+
+/**
+ * Describes the message prepaid.v1.VerifyCustomerRequest.
+ * Use `create(VerifyCustomerRequestSchema)` to create a new message.
+ */
+export const VerifyCustomerRequestSchema: GenMessage<VerifyCustomerRequest> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_purchase, 18);
+
+/**
+ * The customer the provider knows; optional fields are set only when the provider told them.
+ *
+ * @generated from message prepaid.v1.VerifyCustomerResponse
+ */
+export type VerifyCustomerResponse = Message<"prepaid.v1.VerifyCustomerResponse"> & {
+  /**
+   * PRODUCT_ELECTRICITY or PRODUCT_CABLE.
+   *
+   * @generated from field: prepaid.v1.Product product = 1;
+   */
+  product: Product;
+
+  /**
+   * The disco or cable provider asked about.
+   *
+   * @generated from field: string service = 2;
+   */
+  service: string;
+
+  /**
+   * The meter or smart card number asked about.
+   *
+   * @generated from field: string customer_number = 3;
+   */
+  customerNumber: string;
+
+  /**
+   * The meter type asked about (meters only).
+   *
+   * @generated from field: string meter_type = 4;
+   */
+  meterType: string;
+
+  /**
+   * The customer's name as the provider has it.
+   *
+   * @generated from field: string customer_name = 5;
+   */
+  customerName: string;
+
+  /**
+   * The customer's address (meters).
+   *
+   * @generated from field: optional string address = 6;
+   */
+  address?: string | undefined;
+
+  /**
+   * The meter type the disco has on record, as it wrote it.
+   *
+   * @generated from field: optional string provider_meter_type = 7;
+   */
+  providerMeterType?: string | undefined;
+
+  /**
+   * The smallest purchase the disco accepts for this meter, in kobo.
+   *
+   * @generated from field: optional int64 minimum_amount_kobo = 8;
+   */
+  minimumAmountKobo?: bigint | undefined;
+
+  /**
+   * Debt on the meter, in kobo.
+   *
+   * @generated from field: optional int64 arrears_kobo = 9;
+   */
+  arrearsKobo?: bigint | undefined;
+
+  /**
+   * The current cable bouquet, as the provider names it.
+   *
+   * @generated from field: optional string current_bouquet = 10;
+   */
+  currentBouquet?: string | undefined;
+
+  /**
+   * When the current cable subscription runs out, as the provider wrote it.
+   *
+   * @generated from field: optional string due_date = 11;
+   */
+  dueDate?: string | undefined;
+
+  /**
+   * What renewing the current bouquet costs, in kobo.
+   *
+   * @generated from field: optional int64 renewal_amount_kobo = 12;
+   */
+  renewalAmountKobo?: bigint | undefined;
+};
+
+/**
+ * Describes the message prepaid.v1.VerifyCustomerResponse.
+ * Use `create(VerifyCustomerResponseSchema)` to create a new message.
+ */
+export const VerifyCustomerResponseSchema: GenMessage<VerifyCustomerResponse> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_purchase, 19);
+
+/**
+ * An upstream provider's callback, passed on as it was received.
+ *
+ * @generated from message prepaid.v1.ApplyProviderCallbackRequest
+ */
+export type ApplyProviderCallbackRequest = Message<"prepaid.v1.ApplyProviderCallbackRequest"> & {
+  /**
+   * The provider that posted it, for example "vtpass".
+   *
+   * @generated from field: string provider = 1;
+   */
+  provider: string;
+
+  /**
+   * The body it posted, unchanged.
+   *
+   * @generated from field: bytes body = 2;
+   */
+  body: Uint8Array;
+};
+
+/**
+ * Describes the message prepaid.v1.ApplyProviderCallbackRequest.
+ * Use `create(ApplyProviderCallbackRequestSchema)` to create a new message.
+ */
+export const ApplyProviderCallbackRequestSchema: GenMessage<ApplyProviderCallbackRequest> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_purchase, 20);
+
+/**
+ * The core's answer to a provider callback.
+ *
+ * @generated from message prepaid.v1.ApplyProviderCallbackResponse
+ */
+export type ApplyProviderCallbackResponse = Message<"prepaid.v1.ApplyProviderCallbackResponse"> & {
+  /**
+   * What was done.
+   *
+   * @generated from field: prepaid.v1.CallbackDisposition disposition = 1;
+   */
+  disposition: CallbackDisposition;
+
+  /**
+   * The reference the callback named, if any.
+   *
+   * @generated from field: string reference = 2;
+   */
+  reference: string;
+
+  /**
+   * The transaction's state afterwards, if there is a transaction.
+   *
+   * @generated from field: prepaid.v1.TransactionStatus status = 3;
+   */
+  status: TransactionStatus;
+};
+
+/**
+ * Describes the message prepaid.v1.ApplyProviderCallbackResponse.
+ * Use `create(ApplyProviderCallbackResponseSchema)` to create a new message.
+ */
+export const ApplyProviderCallbackResponseSchema: GenMessage<ApplyProviderCallbackResponse> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_purchase, 21);
+
+/**
+ * What became of a provider callback.
+ *
+ * @generated from enum prepaid.v1.CallbackDisposition
+ */
+export enum CallbackDisposition {
+  /**
+   * Not set; never sent.
+   *
+   * @generated from enum value: CALLBACK_DISPOSITION_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The transaction changed state: settled, refunded or reversed.
+   *
+   * @generated from enum value: CALLBACK_DISPOSITION_APPLIED = 1;
+   */
+  APPLIED = 1,
+
+  /**
+   * Nothing to change: already in that state, or a replay.
+   *
+   * @generated from enum value: CALLBACK_DISPOSITION_UNCHANGED = 2;
+   */
+  UNCHANGED = 2,
+
+  /**
+   * No transaction has the reference it names; nothing was done.
+   *
+   * @generated from enum value: CALLBACK_DISPOSITION_UNKNOWN_REFERENCE = 3;
+   */
+  UNKNOWN_REFERENCE = 3,
+
+  /**
+   * Not a transaction update the core understands, or not about a purchase made with that provider.
+   *
+   * @generated from enum value: CALLBACK_DISPOSITION_IGNORED = 4;
+   */
+  IGNORED = 4,
+
+  /**
+   * The provider did not confirm a final state now; the sender should try again later.
+   *
+   * @generated from enum value: CALLBACK_DISPOSITION_RETRY_LATER = 5;
+   */
+  RETRY_LATER = 5,
+}
+
+/**
+ * Describes the enum prepaid.v1.CallbackDisposition.
+ */
+export const CallbackDispositionSchema: GenEnum<CallbackDisposition> = /*@__PURE__*/
+  enumDesc(file_prepaid_v1_purchase, 0);
+
+/**
  * Sells products from an account's wallet. Every request names the account it acts for;
  * callers authenticate with the service token. Failures carry google.rpc.ErrorInfo.
  *
@@ -726,6 +999,28 @@ export const PurchaseService: GenService<{
     methodKind: "unary";
     input: typeof ListTransactionsRequestSchema;
     output: typeof ListTransactionsResponseSchema;
+  },
+  /**
+   * Looks up the customer behind a meter or a cable smart card before a purchase; charges nothing.
+   *
+   * @generated from rpc prepaid.v1.PurchaseService.VerifyCustomer
+   */
+  verifyCustomer: {
+    methodKind: "unary";
+    input: typeof VerifyCustomerRequestSchema;
+    output: typeof VerifyCustomerResponseSchema;
+  },
+  /**
+   * Relays an upstream provider's callback about a transaction (not account-scoped: the
+   * gateway passes on what the provider posted). The core confirms it with a requery
+   * before changing anything.
+   *
+   * @generated from rpc prepaid.v1.PurchaseService.ApplyProviderCallback
+   */
+  applyProviderCallback: {
+    methodKind: "unary";
+    input: typeof ApplyProviderCallbackRequestSchema;
+    output: typeof ApplyProviderCallbackResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_prepaid_v1_purchase, 0);

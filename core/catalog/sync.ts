@@ -1,0 +1,184 @@
+/**
+ * `prepaid plans sync`: makes the data plans catalog follow what the data provider sells
+ * (VTpass's service-variations). Plans are matched by their providerCode, so a plan keeps
+ * its integer plan_id across syncs, which partners store:
+ *   - a code we know: the plan's label, validity and face value follow the upstream's, and
+ *     it is active (it is on sale upstream);
+ *   - a new code: a new plan with a new plan_id (tiers pay its face value less their data
+ *     discount until someone sets tier prices);
+ *   - a code that vanished: the plan is deactivated, never deleted (old transactions name it).
+ * Plans without a providerCode are left alone and listed, since they cannot be bought from
+ * the upstream. Nothing is written unless all four networks' lists were read; a network
+ * whose list comes back empty is skipped rather than emptied.
+ */
+import { DomainError } from '../domain/errors.js';
+import type { Kobo } from '../domain/money.js';
+import { NETWORKS, type Network } from '../domain/products.js';
+import type { Providers, UpstreamPlan } from '../providers/port.js';
+import type { PlanRecord, Store } from '../store/port.js';
+import type { CatalogService } from './service.js';
+
+/** Reading one network's plans may take this long; a list is a single, if large, answer. */
+export const SYNC_NETWORK_TIMEOUT_MS = 60_000;
+/** The catalog's bound on labels and validity texts (core/catalog/service.ts). */
+const MAX_TEXT = 60;
+/** What a plan's validity looks like inside an upstream name, e.g. "30 days", "24 hrs", "Monthly". */
+const VALIDITY = /(\d+(?:\.\d+)?\s*(?:-\s*\d+\s*)?(?:hrs?|hours?|days?|weeks?|wks?|months?|mnths?|years?|mins?|minutes?)|daily|weekly|monthly|yearly)/gi;
+
+/** What a sync did to one plan. */
+export type PlanChangeAction = 'created' | 'updated' | 'deactivated';
+
+/** One plan the sync created, changed or deactivated. */
+export interface PlanChange {
+  action: PlanChangeAction;
+  /** 0 in a dry run for a plan that would be created. */
+  planId: number;
+  network: string;
+  providerCode: string;
+  label: string;
+  validity: string;
+  faceValueKobo: Kobo;
+  active: boolean;
+  /** The plan before the change, for updated and deactivated plans. */
+  before?: Pick<PlanRecord, 'label' | 'validity' | 'faceValueKobo' | 'active'>;
+}
+
+/** What a sync did, or would do in a dry run. */
+export interface PlanSyncReport {
+  /** The data provider's name. */
+  provider: string;
+  /** False when the data provider publishes no plans (the sandbox): nothing was done. */
+  supported: boolean;
+  dryRun: boolean;
+  changes: PlanChange[];
+  /** Coded plans that already matched the upstream. */
+  unchanged: number;
+  /** Active plans without a providerCode: not sold through the upstream. */
+  uncodedPlanIds: number[];
+  warnings: string[];
+}
+
+/** The plans sync use case; one sync at a time per process. */
+export function createPlanSync(deps: { store: Store; catalog: CatalogService; providers: Providers; log: (event: string, fields: Record<string, unknown>) => void }) {
+  let running = false;
+
+  async function fetchAll(listPlans: NonNullable<Providers['data']['listPlans']>): Promise<Map<Network, UpstreamPlan[]>> {
+    const lists = new Map<Network, UpstreamPlan[]>();
+    for (const network of NETWORKS) {
+      try {
+        lists.set(network, await listPlans(network, AbortSignal.timeout(SYNC_NETWORK_TIMEOUT_MS)));
+      } catch (error) {
+        throw new DomainError('FAILED_PRECONDITION', `The data provider's plans could not be read, so nothing was changed: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+    return lists;
+  }
+
+  async function syncNetwork(network: Network, upstream: UpstreamPlan[], dryRun: boolean, report: PlanSyncReport): Promise<void> {
+    if (upstream.length === 0) {
+      report.warnings.push(`The provider listed no ${network} plans; ${network} was left as it is.`);
+      return;
+    }
+    const existing = await deps.store.catalog.listPlans({ network });
+    const byCode = new Map<string, PlanRecord>();
+    for (const plan of existing) {
+      if (plan.providerCode === '') continue;
+      if (byCode.has(plan.providerCode)) {
+        report.warnings.push(`Plans ${byCode.get(plan.providerCode)!.planId} and ${plan.planId} share the provider code ${plan.providerCode}; only ${byCode.get(plan.providerCode)!.planId} follows the provider.`);
+        continue;
+      }
+      byCode.set(plan.providerCode, plan);
+    }
+    const offered = new Set<string>();
+    for (const item of upstream) {
+      offered.add(item.code);
+      const { label, validity } = splitName(item.name);
+      const plan = byCode.get(item.code);
+      if (plan === undefined) {
+        const created = { planId: 0, network, label, validity, faceValueKobo: item.amountKobo, tierPricesKobo: {}, active: true, providerCode: item.code };
+        const stored = dryRun ? created : await deps.catalog.upsertPlan(created);
+        report.changes.push({ action: 'created', ...pickChange(stored) });
+        continue;
+      }
+      if (plan.label === label && plan.validity === validity && plan.faceValueKobo === item.amountKobo && plan.active) {
+        report.unchanged += 1;
+        continue;
+      }
+      const next = { ...plan, label, validity, faceValueKobo: item.amountKobo, active: true };
+      const stored = dryRun ? next : await deps.catalog.upsertPlan(next);
+      report.changes.push({ action: 'updated', ...pickChange(stored), before: pickBefore(plan) });
+      for (const [tierId, priceKobo] of Object.entries(plan.tierPricesKobo)) {
+        if (priceKobo > item.amountKobo) report.warnings.push(`Plan ${plan.planId}: tier ${tierId} pays more than the new face value; review its price.`);
+      }
+    }
+    for (const plan of byCode.values()) {
+      if (offered.has(plan.providerCode) || !plan.active) continue;
+      const next = { ...plan, active: false };
+      const stored = dryRun ? next : await deps.catalog.upsertPlan(next);
+      report.changes.push({ action: 'deactivated', ...pickChange(stored), before: pickBefore(plan) });
+    }
+  }
+
+  return {
+    /** Syncs the data plans from the data provider; `dryRun` reports without writing. */
+    async sync(dryRun: boolean): Promise<PlanSyncReport> {
+      const report: PlanSyncReport = { provider: deps.providers.data.name, supported: false, dryRun, changes: [], unchanged: 0, uncodedPlanIds: [], warnings: [] };
+      const listPlans = deps.providers.data.listPlans?.bind(deps.providers.data);
+      if (listPlans === undefined) return report;
+      // Two syncs at once would both create the same new plans.
+      if (running) throw new DomainError('FAILED_PRECONDITION', 'A plans sync is already running; try again when it has finished.');
+      running = true;
+      try {
+        report.supported = true;
+        const lists = await fetchAll(listPlans);
+        for (const network of NETWORKS) await syncNetwork(network, lists.get(network)!, dryRun, report);
+        report.uncodedPlanIds = (await deps.store.catalog.listPlans({ activeOnly: true })).filter((p) => p.providerCode === '').map((p) => p.planId).sort((a, b) => a - b);
+        deps.log('catalog.plans_synced', {
+          provider: report.provider,
+          dry_run: dryRun,
+          created: report.changes.filter((c) => c.action === 'created').length,
+          updated: report.changes.filter((c) => c.action === 'updated').length,
+          deactivated: report.changes.filter((c) => c.action === 'deactivated').length,
+          unchanged: report.unchanged,
+        });
+        return report;
+      } finally {
+        running = false;
+      }
+    },
+  };
+}
+
+/** The plans sync, as the RPC layer sees it. */
+export type PlanSync = ReturnType<typeof createPlanSync>;
+
+function pickChange(plan: PlanRecord): Omit<PlanChange, 'action' | 'before'> {
+  return { planId: plan.planId, network: plan.network, providerCode: plan.providerCode, label: plan.label, validity: plan.validity, faceValueKobo: plan.faceValueKobo, active: plan.active };
+}
+
+function pickBefore(plan: PlanRecord): NonNullable<PlanChange['before']> {
+  return { label: plan.label, validity: plan.validity, faceValueKobo: plan.faceValueKobo, active: plan.active };
+}
+
+/**
+ * An upstream name such as "MTN N1000 1.5GB - 30 days" as our label and validity
+ * ("MTN N1000 1.5GB", "30 days"). The last validity-looking phrase is the validity; a name
+ * without one keeps its whole text as the label and "unspecified" as validity.
+ */
+export function splitName(name: string): { label: string; validity: string } {
+  const clean = name.replace(/\s+/g, ' ').trim();
+  const matches = [...clean.matchAll(VALIDITY)];
+  const last = matches[matches.length - 1];
+  if (last === undefined || last.index === undefined) return { label: bound(clean), validity: 'unspecified' };
+  const validity = last[0].replace(/\s+/g, ' ').trim();
+  const rest = (clean.slice(0, last.index) + clean.slice(last.index + last[0].length))
+    .replace(/\(\s*\)/g, ' ')
+    .replace(/\s+/g, ' ')
+    .replace(/^[\s\-–,:(]+|[\s\-–,:(]+$/g, '')
+    .trim();
+  return { label: bound(rest === '' ? clean : rest), validity: bound(validity) };
+}
+
+function bound(text: string): string {
+  return text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT - 1)}…` : text;
+}

@@ -1,0 +1,48 @@
+/**
+ * Our names for networks, discos and cable providers, as VTpass's serviceIDs (see
+ * ../shared/upstreams/vtpass.md). Records over the closed sets, so a new network or disco
+ * does not compile until it has its serviceID here.
+ */
+import type { CableProvider, Disco, Network } from '../../domain/products.js';
+
+/** Airtime serviceIDs by network. */
+export const AIRTIME_SERVICE_IDS: Readonly<Record<Network, string>> = {
+  mtn: 'mtn',
+  glo: 'glo',
+  airtel: 'airtel',
+  // 9mobile was Etisalat Nigeria until 2017; VTpass kept the old name.
+  '9mobile': 'etisalat',
+};
+
+/** Data serviceIDs by network (also the service-variations the plans sync reads). */
+export const DATA_SERVICE_IDS: Readonly<Record<Network, string>> = {
+  mtn: 'mtn-data',
+  glo: 'glo-data',
+  airtel: 'airtel-data',
+  '9mobile': 'etisalat-data',
+};
+
+/** Electricity serviceIDs by disco; the meter type goes in variation_code. */
+export const ELECTRICITY_SERVICE_IDS: Readonly<Record<Disco, string>> = {
+  ekedc: 'eko-electric',
+  ikedc: 'ikeja-electric',
+  aedc: 'abuja-electric',
+  phed: 'portharcourt-electric',
+  eedc: 'enugu-electric',
+  kedco: 'kano-electric',
+  ibedc: 'ibadan-electric',
+  bedc: 'benin-electric',
+  yedc: 'yola-electric',
+};
+
+/** Cable serviceIDs by provider. */
+export const CABLE_SERVICE_IDS: Readonly<Record<CableProvider, string>> = {
+  dstv: 'dstv',
+  gotv: 'gotv',
+  startimes: 'startimes',
+};
+
+/** The serviceID of a key of one of the tables, or undefined for a name outside it. */
+export function serviceIdOf<K extends string>(table: Readonly<Record<K, string>>, name: string): string | undefined {
+  return Object.hasOwn(table, name) ? table[name as K] : undefined;
+}

@@ -1,0 +1,119 @@
+/**
+ * Upstream updates about a transaction after its purchase: VTpass's callbacks ("this
+ * transaction changed"). A callback is only a hint. Its body names the reference; what
+ * happened is asked of the provider with a requery, exactly as the recovery worker asks,
+ * so a forged or stale callback cannot refund or reverse anything the provider does not
+ * confirm. Then:
+ *   - pending: settled, refunded (failure or reversal) or left for the worker, as a requery;
+ *   - success: a confirmed reversal refunds the charge once and leaves it `reversed`;
+ *   - anything else: nothing changes, and a contradiction (a refunded purchase the provider
+ *     now calls delivered) is logged for a person.
+ * Every store operation it uses acts once at most, so a replayed callback changes nothing.
+ */
+import { DomainError } from '../domain/errors.js';
+import type { ProviderOutcome } from '../providers/port.js';
+import type { TransactionRecord } from '../store/port.js';
+import { applyOutcome, callProvider, providerRequestOf, type PurchaseDeps } from './flow.js';
+
+/** What became of one callback. */
+export type CallbackDisposition =
+  /** The transaction changed state: settled, refunded or reversed. */
+  | 'applied'
+  /** Nothing to change: already final in that state, a replay, or a contradiction logged for a person. */
+  | 'unchanged'
+  /** No transaction has this reference. */
+  | 'unknown_reference'
+  /** Not a transaction update this platform understands, or not about a purchase made there. */
+  | 'ignored'
+  /** The provider could not confirm a final state now; the sender should try again later. */
+  | 'retry_later';
+
+/** What a callback did, for the answer to the upstream and the log. */
+export interface CallbackResult {
+  disposition: CallbackDisposition;
+  /** The reference the callback named, when it named one. */
+  reference: string;
+  /** The transaction's state after the callback, when there is a transaction. */
+  status: TransactionRecord['status'] | null;
+}
+
+/** Reads the reference out of one upstream's callback body. */
+export type CallbackParser = (body: Uint8Array) => { ok: true; reference: string } | { ok: false; reason: string };
+
+/** The callback use case; `parsers` names the upstreams that may send callbacks. */
+export function createUpdateService(deps: PurchaseDeps, parsers: Readonly<Record<string, CallbackParser>>) {
+  const { store, log } = deps;
+
+  /** The requery's answer applied to the transaction as it stands. */
+  async function apply(tx: TransactionRecord, outcome: ProviderOutcome): Promise<CallbackResult> {
+    const done = (disposition: CallbackDisposition, after: TransactionRecord): CallbackResult => ({ disposition, reference: tx.reference, status: after.status });
+    if (outcome.kind === 'unknown') return done('retry_later', tx);
+
+    if (tx.status === 'pending') {
+      // The flow's own rule for a requery answer, so a callback and the worker agree.
+      let after: TransactionRecord;
+      try {
+        after = await applyOutcome(deps, tx, outcome, tx.attempts);
+      } catch (error) {
+        if (!(error instanceof DomainError && error.code === 'PROVIDER_FAILED')) throw error;
+        after = (await store.transactions.get(tx.reference)) ?? tx;
+      }
+      return done(after.status === 'pending' ? 'unchanged' : 'applied', after);
+    }
+
+    if (tx.status === 'success' && outcome.kind === 'reversed') {
+      const reversed = await store.wallet.reverse(tx.reference, outcome.reason, deps.clock());
+      if (!reversed) throw new DomainError('INTERNAL', `Transaction ${tx.reference} vanished while reversing.`);
+      log('purchase.reversed', { reference: tx.reference, product: tx.product, changed: reversed.changed });
+      return done(reversed.changed ? 'applied' : 'unchanged', reversed.transaction);
+    }
+
+    const agrees =
+      (tx.status === 'success' && outcome.kind === 'delivered') ||
+      (tx.status === 'failed' && (outcome.kind === 'failed' || outcome.kind === 'reversed')) ||
+      (tx.status === 'reversed' && outcome.kind === 'reversed');
+    if (!agrees) {
+      // A refunded purchase the provider calls delivered, or a delivered one it calls failed:
+      // no rule can settle that safely; a person compares the two records.
+      log('callback.conflict_error', { reference: tx.reference, product: tx.product, status: tx.status, provider_says: outcome.kind });
+    }
+    return done('unchanged', tx);
+  }
+
+  return {
+    /** Applies one upstream callback; never throws for anything the body says. */
+    async applyCallback(providerName: string, body: Uint8Array): Promise<CallbackResult> {
+      const parse = Object.hasOwn(parsers, providerName) ? parsers[providerName] : undefined;
+      if (parse === undefined) {
+        throw new DomainError('INVALID_PARAMETER', `There is no provider "${providerName.slice(0, 40)}" that sends callbacks.`, {
+          violations: [{ field: 'provider', description: `provider must be one of ${Object.keys(parsers).join(', ')}.` }],
+        });
+      }
+      const parsed = parse(body);
+      if (!parsed.ok) {
+        log('callback.ignored', { provider: providerName, reason: parsed.reason, bytes: body.byteLength });
+        return { disposition: 'ignored', reference: '', status: null };
+      }
+      const tx = await store.transactions.get(parsed.reference);
+      if (tx === null) {
+        log('callback.unknown_reference', { provider: providerName, reference: parsed.reference });
+        return { disposition: 'unknown_reference', reference: parsed.reference, status: null };
+      }
+      const provider = deps.providers[tx.product];
+      // A family served by another provider now (or always) cannot be confirmed by this one.
+      if (provider.name !== providerName) {
+        log('callback.ignored', { provider: providerName, reference: tx.reference, reason: `${tx.product} is served by ${provider.name}` });
+        return { disposition: 'ignored', reference: tx.reference, status: tx.status };
+      }
+      // The purchase is still waiting for its own answer; that answer settles it.
+      if (deps.inFlight.has(tx.reference)) return { disposition: 'retry_later', reference: tx.reference, status: tx.status };
+      const outcome = await callProvider((signal) => provider.query(providerRequestOf(tx), signal), deps.providerTimeoutMs);
+      const result = await apply(tx, outcome);
+      log('callback.applied', { provider: providerName, reference: tx.reference, outcome: outcome.kind, disposition: result.disposition, status: result.status });
+      return result;
+    },
+  };
+}
+
+/** The callback use case, as the RPC layer sees it. */
+export type UpdateService = ReturnType<typeof createUpdateService>;

@@ -69,7 +69,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   /** Looks a customer up by the number alone (verify.ts); recorded and delayed like any call. */
   const verifier: CustomerVerifier = {
     async verify(query, signal) {
-      verifications.push(structuredClone(query));
+      record(verifications, structuredClone(query));
       await pause(delayMs, signal);
       return sandboxVerify(query, new Date());
     },
@@ -87,7 +87,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
         throw new Error(`The sandbox ${family} provider was called with a ${request.product} request.`);
       }
       // A copy, so that a caller changing its request later cannot rewrite the record.
-      calls.push(structuredClone(request));
+      record(calls, structuredClone(request));
       await pause(delayMs, signal);
       return outcome(request);
     };
@@ -103,7 +103,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     async notify(message, signal) {
       await pause(delayMs, signal);
       if (message.to.endsWith(REFUSED_RECEIPT_ENDING)) return false;
-      outbox.push({ ...message });
+      record(outbox, { ...message });
       return true;
     },
   };
@@ -119,6 +119,18 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     queries,
     verifications,
   };
+}
+
+/**
+ * The sandbox is the default provider of a long-running service, so what it records for
+ * tests is bounded: past twice this many entries, the oldest are dropped in one go (cheap
+ * on average; tests that read the records make far fewer calls).
+ */
+export const MAX_RECORDED_CALLS = 10_000;
+
+function record<T>(list: T[], entry: T): void {
+  list.push(entry);
+  if (list.length > 2 * MAX_RECORDED_CALLS) list.splice(0, list.length - MAX_RECORDED_CALLS);
 }
 
 /**

@@ -2,7 +2,7 @@ import { suite } from '../../helpers/suite.js';
 import * as assert from 'uvu/assert';
 import type { ProductName, PurchaseDetails } from '../../../core/domain/products.js';
 import type { ProviderOutcome, ProviderRequest } from '../../../core/providers/port.js';
-import { SANDBOX_TARIFF_KOBO_PER_KWH, createSandbox } from '../../../core/providers/sandbox/index.js';
+import { MAX_RECORDED_CALLS, SANDBOX_TARIFF_KOBO_PER_KWH, createSandbox } from '../../../core/providers/sandbox/index.js';
 
 const TOKEN = /^\d{4}(-\d{4}){4}$/;
 const UNITS = /^(\d+\.\d) kWh$/;
@@ -273,3 +273,16 @@ delay('a short delay still answers by the rules', async () => {
 });
 
 delay.run();
+
+const memory = suite('sandbox memory');
+
+memory('what the sandbox records for tests stays bounded in a long-running service', async () => {
+  const sandbox = createSandbox();
+  const signal = new AbortController().signal;
+  const calls = 2 * MAX_RECORDED_CALLS + 5;
+  for (let i = 0; i < calls; i++) await sandbox.airtime.purchase(requestFor('airtime', '1234'), signal);
+  assert.ok(sandbox.purchases.length <= 2 * MAX_RECORDED_CALLS, `kept ${sandbox.purchases.length}`);
+  assert.ok(sandbox.purchases.length >= MAX_RECORDED_CALLS, 'the most recent calls are kept');
+});
+
+memory.run();

@@ -13,6 +13,7 @@
  * interceptors and errors stay Connect's; streaming calls go to the stock transport.
  */
 import http2 from 'node:http2';
+import net from 'node:net';
 import { create, fromBinary, toBinary, type DescMessage, type DescMethodUnary, type MessageInitShape, type MessageShape } from '@bufbuild/protobuf';
 import {
   Code,
@@ -61,7 +62,11 @@ export function createUnaryGrpcTransport(options: UnaryGrpcTransportOptions): Un
   function connection(): http2.ClientHttp2Session {
     if (closed) throw new Error('the transport was closed');
     if (session && !session.closed && !session.destroyed) return session;
-    const opened = http2.connect(authority);
+    // Nagle off: a unary call is a few small frames that must leave at once, not wait for
+    // the previous call's ACK (grpc-js does the same on its sockets).
+    const opened = http2.connect(authority, {
+      createConnection: () => net.connect({ host: base.hostname.replace(/^\[|\]$/g, ''), port: Number(base.port || 80), noDelay: true }),
+    });
     // A failed or closed connection is forgotten, so the next call dials again; the calls
     // on it fail with their own stream errors.
     const forget = () => {

@@ -3,19 +3,37 @@
  * defaults. The core runs on a worker thread and the gateway on the main thread, so each
  * has its own event loop; the gateway still talks to the core over gRPC on loopback,
  * exactly as when they run apart (`npm run start:core`, `npm run start:gateway`).
+ *
+ * Stopping (SIGTERM, SIGINT; core/lifecycle.ts bounds it by SHUTDOWN_TIMEOUT_MS): both
+ * healths turn first (the gateway's /healthz 503, the core's gRPC health NOT_SERVING), then
+ * the gateway stops accepting and finishes its requests, then the core finishes its calls,
+ * stops the recovery worker, closes the store and flushes its logs; then the process exits 0.
  */
 import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
-import { ConfigError } from '../core/config.js';
-import { printCoreHelp, runUntilSignal } from '../core/main.js';
-import type { CoreWorkerMessage } from '../core/worker.js';
+import { CORE_SCHEMA, ConfigError, coreConfigHelp, readCoreConfig } from '../core/config.js';
+import { markdownTable } from '../core/env-schema.js';
+import { runUntilSignal } from '../core/lifecycle.js';
+import type { CoreWorkerCommand, CoreWorkerMessage } from '../core/worker.js';
+import { GATEWAY_SCHEMA, gatewayConfigHelp, loadGatewayConfig } from '../gateway/config.js';
 import { startGateway } from '../gateway/main.js';
 
-/** How long a graceful shutdown of the core may take before the thread is ended. */
-const CORE_STOP_TIMEOUT_MS = 30_000;
+/** The core on its thread, as the main thread steers it. */
+interface CoreThread {
+  address: string;
+  port: number;
+  dataDir: string;
+  /** gRPC health turns NOT_SERVING; calls are still taken. */
+  drain(): void;
+  /** The core's graceful stop; rejects when the core reports that it failed. */
+  stop(): Promise<void>;
+  /** Ends the thread at once (past the shutdown deadline). */
+  terminate(): Promise<void>;
+}
 
-async function startCoreThread(): Promise<{ address: string; port: number; dataDir: string; stop(): Promise<void> }> {
+async function startCoreThread(): Promise<CoreThread> {
   const worker = new Worker(new URL('./core-thread.js', import.meta.url), { workerData: { env: { ...process.env } } });
+  const send = (command: CoreWorkerCommand) => worker.postMessage(command);
   const [first] = (await Promise.race([
     once(worker, 'message'),
     once(worker, 'error').then(([error]) => Promise.reject(error)),
@@ -29,36 +47,67 @@ async function startCoreThread(): Promise<{ address: string; port: number; dataD
     address: first.address,
     port: first.port,
     dataDir: first.dataDir,
+    drain: () => send({ type: 'drain' }),
     async stop() {
-      const stopped = once(worker, 'message');
-      worker.postMessage({ type: 'stop' });
-      const timer = setTimeout(() => void worker.terminate(), CORE_STOP_TIMEOUT_MS);
-      try {
-        await Promise.race([stopped, once(worker, 'exit')]);
-      } finally {
-        clearTimeout(timer);
-      }
+      const answer = once(worker, 'message') as Promise<[CoreWorkerMessage]>;
+      send({ type: 'stop' });
+      const [reply] = await Promise.race([answer, once(worker, 'exit').then((): [CoreWorkerMessage] => [{ type: 'stop_failed', message: 'the core thread exited before it stopped' }])]);
+      await worker.terminate();
+      if (reply.type === 'stop_failed') throw new Error(`the core did not stop cleanly: ${reply.message}`);
+    },
+    async terminate() {
       await worker.terminate();
     },
   };
 }
 
+/**
+ * The gateway's environment under npm start: the core's own address (CORE_PORT may be 0
+ * for the core, a free port, which the gateway could not dial) and data directory.
+ */
+function gatewayEnv(coreHost: string, corePort: number, dataDir: string): NodeJS.ProcessEnv {
+  const dialled = coreHost === '0.0.0.0' || coreHost === '::' ? '127.0.0.1' : coreHost;
+  const coreUrl = `http://${dialled.includes(':') ? `[${dialled}]` : dialled}:${corePort}`;
+  return { ...process.env, CORE_URL: coreUrl, CORE_PORT: String(corePort), DATA_DIR: dataDir };
+}
+
 if (process.argv.includes('--help')) {
-  printCoreHelp();
-  console.log('\nThe gateway\'s variables are listed in README.md ("Configuration").');
+  if (process.argv.includes('--markdown')) {
+    // The README's configuration tables, printed from the same schemas as the help.
+    console.log(`### The core\n\n${markdownTable(CORE_SCHEMA)}\n\n### The gateway\n\n${markdownTable(GATEWAY_SCHEMA)}`);
+  } else {
+    console.log(`${coreConfigHelp()}\n\n${gatewayConfigHelp()}\n\nUnder npm start the gateway's CORE_URL is the core's own address.`);
+  }
 } else {
   await runUntilSignal(async () => {
+    // Both configurations are checked before anything starts, so a bad value in either
+    // stops the start naming its variable, with nothing to undo.
+    readCoreConfig(process.env);
+    loadGatewayConfig(gatewayEnv('127.0.0.1', 1, process.env['DATA_DIR'] ?? ''));
     const core = await startCoreThread();
     const host = core.address.slice(0, core.address.lastIndexOf(':'));
-    const coreHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
     try {
-      const coreUrl = `http://${coreHost.includes(':') ? `[${coreHost}]` : coreHost}:${core.port}`;
-      const gateway = await startGateway({ ...process.env, CORE_URL: coreUrl, DATA_DIR: core.dataDir });
+      const gateway = await startGateway(gatewayEnv(host, core.port, core.dataDir));
       return {
+        shutdownTimeoutMs: gateway.shutdownTimeoutMs,
+        drainMs: gateway.drainMs,
+        log: gateway.log,
+        drain() {
+          // Both out of rotation first, while both still take work.
+          gateway.drain();
+          core.drain();
+        },
         async close() {
-          // The gateway first, so no new purchase reaches a core that is shutting down.
+          // The gateway first, so no new purchase reaches a core that is shutting down; then
+          // the core, which finishes what the gateway sent.
           await gateway.close();
           await core.stop();
+        },
+        forceClose() {
+          gateway.forceClose();
+          // The core's thread ends where it is: a purchase cut off stays pending in the store
+          // and the next start's recovery worker finishes it, as after a crash.
+          void core.terminate();
         },
       };
     } catch (error) {

@@ -8,6 +8,7 @@ import { defaultCatalog } from './catalog/defaults.js';
 import { createCatalogService } from './catalog/service.js';
 import { createPlanSync } from './catalog/sync.js';
 import type { Logger } from './log.js';
+import { createOutcomeRecorder, instrumentProviders, instrumentStore, type CoreMetrics } from './metrics.js';
 import type { Providers } from './providers/port.js';
 import { DEFAULT_RETRY_SCHEDULE, type PurchaseDeps } from './purchases/flow.js';
 import { Background } from './purchases/receipts.js';
@@ -18,7 +19,7 @@ import { createUpdateService } from './purchases/updates.js';
 import { createVerificationService } from './purchases/verification.js';
 import { parseVtpassCallback } from './providers/vtpass/callback.js';
 import { VTPASS_NAME } from './providers/vtpass/index.js';
-import { createCoreServer, type CoreServer } from './rpc/server.js';
+import { SERVICE_NAMES, createCoreServer, type CoreServer } from './rpc/server.js';
 import type { Store } from './store/port.js';
 
 export interface CoreDeps {
@@ -31,6 +32,8 @@ export interface CoreDeps {
   recoveryAttentionAfterMs: number;
   log: Logger;
   clock?: () => Date;
+  /** Where the core's series go (core/metrics.ts); without it only the outcome log lines are written. */
+  metrics?: CoreMetrics;
 }
 
 export interface Core {
@@ -38,46 +41,75 @@ export interface Core {
   worker: RecoveryWorker;
   /** Seeds the default catalog into an empty store. */
   seed(): Promise<boolean>;
-  /** Stops taking calls, lets in-flight purchases finish, stops the worker, sends pending receipts. */
+  /**
+   * The first step of a shutdown: gRPC health turns NOT_SERVING, so load balancers and the
+   * gateway's /healthz stop sending work here, while calls are still taken.
+   */
+  drain(): void;
+  /**
+   * drain(), then stops taking calls, lets in-flight calls finish (a purchase ends settled,
+   * refunded or pending), stops the recovery worker, and sends the receipts still queued.
+   * The caller closes the store afterwards.
+   */
   shutdown(): Promise<void>;
+  /** Past the shutdown deadline: cancels every call still open, at once. */
+  forceShutdown(): void;
 }
 
 export function createCore(deps: CoreDeps): Core {
   const clock = deps.clock ?? (() => new Date());
   const background = new Background();
+  // Every purchase outcome is logged (and counted) where it is decided: a settlement, refund
+  // or reversal where the store records it, a pending answer where the flow gives it.
+  const outcomes = createOutcomeRecorder({ log: deps.log, metrics: deps.metrics });
+  const store = instrumentStore(deps.store, { outcomes, metrics: deps.metrics });
+  const providers = deps.metrics === undefined ? deps.providers : instrumentProviders(deps.providers, deps.metrics);
+  deps.metrics?.watchPending(() => deps.store.transactions.pendingSummary(), clock);
   const purchaseDeps: PurchaseDeps = {
-    store: deps.store,
-    providers: deps.providers,
+    store,
+    providers,
     clock,
     providerTimeoutMs: deps.providerTimeoutMs,
     inFlight: new Set(),
     background,
     log: deps.log,
+    observer: outcomes,
   };
-  const accounts = createAccountService({ store: deps.store, clock });
-  const catalog = createCatalogService({ store: deps.store });
+  const accounts = createAccountService({ store, clock });
+  const catalog = createCatalogService({ store });
   const purchases = createPurchaseService(purchaseDeps);
-  const oversight = createOversightService({ store: deps.store });
+  const oversight = createOversightService({ store });
   const verification = createVerificationService(purchaseDeps);
   // Callbacks are accepted from the upstreams that send them; each is confirmed by a requery.
   const updates = createUpdateService(purchaseDeps, { [VTPASS_NAME]: parseVtpassCallback });
-  const planSync = createPlanSync({ store: deps.store, catalog, providers: deps.providers, log: deps.log });
+  const planSync = createPlanSync({ store, catalog, providers, log: deps.log });
   const rpc = createCoreServer({ purchases, accounts, catalog, oversight, verification, updates, planSync, adminToken: deps.adminToken, serviceToken: deps.serviceToken, log: deps.log });
   const worker = createRecoveryWorker(purchaseDeps, {
     intervalMs: deps.recoveryIntervalMs,
     schedule: { ...DEFAULT_RETRY_SCHEDULE, attentionAfterMs: deps.recoveryAttentionAfterMs },
   });
 
+  const drain = () => {
+    for (const name of ['', ...SERVICE_NAMES]) rpc.health.setStatus(name, 'NOT_SERVING');
+  };
+
   return {
     rpc,
     worker,
-    seed: () => deps.store.catalog.seedIfEmpty(defaultCatalog()),
+    seed: () => store.catalog.seedIfEmpty(defaultCatalog()),
+    drain,
     async shutdown() {
-      for (const name of ['', 'prepaid.v1.PurchaseService', 'prepaid.v1.AuthService', 'prepaid.v1.AdminService']) rpc.health.setStatus(name, 'NOT_SERVING');
-      // tryShutdown lets calls in progress (purchases waiting on a provider) finish.
+      drain();
+      // tryShutdown refuses new calls and lets calls in progress (purchases waiting on a
+      // provider, at most PROVIDER_TIMEOUT_MS) finish: each ends settled, refunded or pending.
       await new Promise<void>((resolve) => rpc.server.tryShutdown(() => resolve()));
       await worker.stop();
       await background.drain();
+    },
+    forceShutdown() {
+      // A purchase cut off here stays pending in the store; the recovery worker of the next
+      // start re-queries it, exactly as after a crash.
+      rpc.server.forceShutdown();
     },
   };
 }

@@ -1,11 +1,14 @@
 /**
- * The core's configuration: one typed schema read from the environment, validated at
- * start with an error that names the variable. Secrets have no default: when ADMIN_TOKEN
- * or SERVICE_TOKEN is unset, a random one is created once in DATA_DIR (mode 0600) and
- * reused, so a single machine works out of the box and nothing secret is in the repo.
+ * The core's configuration: one table of environment variables (CORE_SCHEMA) from which
+ * both the parser below and the `--help` output come, validated at start with an error
+ * that names the variable. Secrets have no default: when ADMIN_TOKEN or SERVICE_TOKEN is
+ * unset, a random one is created once in DATA_DIR (mode 0600) and reused, so a single
+ * machine works out of the box and nothing secret is in the repo.
  */
 import path from 'node:path';
-import { PRODUCTS } from './domain/products.js';
+import { PRODUCTS, type ProductName } from './domain/products.js';
+import { ConfigError, helpText, integer, oneOf, parseInteger, readSchema, schemaRows, text, variable, type Env, type Variable } from './env-schema.js';
+import { LOG_LEVELS, type LogLevel } from './log.js';
 import {
   PROVIDER_KINDS,
   ROUTING_VARIABLES,
@@ -14,17 +17,25 @@ import {
   type ProvidersConfig,
 } from './providers/index.js';
 
+export { ConfigError };
+
 export interface CoreConfig {
   dataDir: string;
   host: string;
   port: number;
+  /** Port of the Prometheus listener on `host`; 0 picks a free one; null turns it off. */
+  metricsPort: number | null;
   adminToken: string | null;
   serviceToken: string | null;
   providerTimeoutMs: number;
   recoveryIntervalMs: number;
   recoveryAttentionAfterMs: number;
   sandboxDelayMs: number;
-  logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  logLevel: LogLevel;
+  /** How long a graceful shutdown may take before the process is ended anyway (exit 1). */
+  shutdownTimeoutMs: number;
+  /** How long gRPC health says NOT_SERVING while calls are still taken, before the server stops accepting. */
+  shutdownDrainMs: number;
   /** Which upstream serves each product family, and VTpass's settings when it serves any. */
   providers: ProvidersConfig;
   /** The MongoDB store when MONGODB_URI is set; null means the embedded SQLite store in DATA_DIR. */
@@ -38,53 +49,136 @@ export interface MongoConfig {
   dbName: string;
 }
 
-export class ConfigError extends Error {
-  constructor(variable: string, problem: string) {
-    super(`Configuration error: ${variable} ${problem}`);
-    this.name = 'ConfigError';
-  }
-}
-
-type Env = Record<string, string | undefined>;
-
-export function readInteger(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw.trim() === '') return fallback;
-  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(name, `must be a whole number; got ${JSON.stringify(raw)}.`);
-  const value = Number(raw.trim());
-  if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}; got ${value}.`);
-  return value;
-}
-
-export function readString(env: Env, name: string, fallback: string): string {
-  const raw = env[name];
-  return raw === undefined || raw.trim() === '' ? fallback : raw.trim();
-}
-
-function readSecret(env: Env, name: string): string | null {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return null;
-  if (raw.length < 16) throw new ConfigError(name, 'must be at least 16 characters.');
-  return raw;
-}
-
-const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
-
 /** VTpass's sandbox: a deployment reaches the live API only when told to. */
 export const DEFAULT_VTPASS_BASE_URL = 'https://sandbox.vtpass.com/api/';
 export const DEFAULT_VTPASS_SMS_URL = 'https://messaging.vtpass.com/v2/api/sms/sendsms';
+/** The database the MongoDB store uses when MONGODB_DB is not set. */
+export const DEFAULT_MONGODB_DB = 'prepaid';
+/** The usual port of a Prometheus exporter that has no registered port of its own. */
+export const DEFAULT_CORE_METRICS_PORT = 9464;
+/**
+ * Twenty seconds: longer than the default provider timeout (15 s), so a purchase waiting
+ * on its provider when the signal comes still ends settled or pending, never cut off.
+ */
+export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 20_000;
+/** Ten minutes: no shutdown needs longer, and an orchestrator kills long before that. */
+export const MAX_SHUTDOWN_TIMEOUT_MS = 600_000;
 
-/** A required credential: present, one line, and not absurdly long. */
-function readCredential(env: Env, name: string, why: string): string {
-  const raw = env[name]?.trim() ?? '';
-  if (raw === '') throw new ConfigError(name, `is required ${why}.`);
-  if (raw.length > 200 || /\s/.test(raw)) throw new ConfigError(name, 'must be one word of at most 200 characters.');
-  return raw;
+/** A bearer token: at least 16 characters; unset means "generate one in DATA_DIR". Not trimmed. */
+function secret(name: string, fallback: string, help: string): Variable<string | null> {
+  return {
+    name,
+    fallback,
+    help,
+    read(env) {
+      const raw = env[name];
+      if (raw === undefined || raw === '') return null;
+      if (raw.length < 16) throw new ConfigError(name, 'must be at least 16 characters.');
+      return raw;
+    },
+  };
+}
+
+/** A value that is only checked where it is needed (a VTpass credential, which is never echoed). */
+function optional(name: string, fallback: string, help: string): Variable<string | undefined> {
+  return variable(name, fallback, help, (raw) => raw);
+}
+
+/** The routing variable of one product family (PROVIDER_AIRTIME, ...). */
+function route(family: ProductName, help: string): Variable<ProviderKind> {
+  return oneOf(ROUTING_VARIABLES[family], { words: PROVIDER_KINDS, fallback: 'sandbox', help });
+}
+
+/** MongoDB's database name rules: at most 63 bytes, none of / \ . space " $ * < > : | ? or NUL. */
+export function mongoDbNameProblem(dbName: string): string | undefined {
+  if (/^[^/\\. "$*<>:|?\0]+$/.test(dbName) && Buffer.byteLength(dbName, 'utf8') <= 63) return undefined;
+  return `must be at most 63 bytes without / \\ . space " $ * < > : | ?; got ${JSON.stringify(dbName)}.`;
+}
+
+/** Only the scheme and a host are checked here: the driver parses the rest at start and names what is wrong. */
+export function mongoUriProblem(uri: string): string | undefined {
+  // The URI may hold a password: the message never repeats it.
+  return /^mongodb(\+srv)?:\/\/[^/?#]+/.test(uri) ? undefined : 'must be a mongodb:// or mongodb+srv:// connection string with at least one host.';
+}
+
+/** The core's variables, in the order --help and README.md list them. */
+export const CORE_SCHEMA = {
+  dataDir: text('DATA_DIR', { fallback: './data', help: 'Where the embedded database and the generated tokens live.' }),
+  host: text('CORE_HOST', { fallback: '127.0.0.1', help: 'Address the gRPC core (and its metrics listener) binds to.' }),
+  port: integer('CORE_PORT', { fallback: 50051, min: 0, max: 65535, help: 'Port of the gRPC core (0 picks a free one).' }),
+  metricsPort: variable(
+    'CORE_METRICS_PORT',
+    String(DEFAULT_CORE_METRICS_PORT),
+    'Port of the core\'s Prometheus listener (`GET /metrics`) on `CORE_HOST`; `0` picks a free one, `off` turns it off.',
+    (raw): number | null => (raw?.toLowerCase() === 'off' ? null : parseInteger('CORE_METRICS_PORT', raw, DEFAULT_CORE_METRICS_PORT, 0, 65535)),
+  ),
+  adminToken: secret('ADMIN_TOKEN', 'generated in `DATA_DIR/admin.token`', 'Bearer token of the admin service (16+ characters).'),
+  serviceToken: secret('SERVICE_TOKEN', 'generated in `DATA_DIR/service.token`', 'Bearer token of the purchase and auth services (16+ characters); the gateway presents it too.'),
+  providerTimeoutMs: integer('PROVIDER_TIMEOUT_MS', { fallback: 15_000, min: 100, max: 120_000, help: 'How long a provider call may take before its outcome counts as unknown (pending).' }),
+  recoveryIntervalMs: integer('RECOVERY_INTERVAL_MS', { fallback: 10_000, min: 100, max: 3_600_000, help: 'How often the recovery worker looks for pending purchases due a re-query.' }),
+  recoveryAttentionAfterMs: integer('RECOVERY_ATTENTION_AFTER_MS', { fallback: 86_400_000, min: 60_000, max: 30 * 86_400_000, help: 'A purchase still pending this long is flagged for a person.' }),
+  sandboxDelayMs: integer('SANDBOX_DELAY_MS', { fallback: 0, min: 0, max: 600_000, help: 'Artificial latency of the sandbox provider, for trying timeouts and load.' }),
+  logLevel: oneOf('LOG_LEVEL', { words: LOG_LEVELS, fallback: 'info', help: 'Least severe log line written: `debug`, `info`, `warn`, `error` or `silent`.' }),
+  shutdownTimeoutMs: integer('SHUTDOWN_TIMEOUT_MS', {
+    fallback: DEFAULT_SHUTDOWN_TIMEOUT_MS,
+    min: 100,
+    max: MAX_SHUTDOWN_TIMEOUT_MS,
+    help: 'How long a graceful stop (SIGTERM, SIGINT) may take; past it the core is ended anyway and exits 1. Keep it above `PROVIDER_TIMEOUT_MS`.',
+  }),
+  shutdownDrainMs: integer('SHUTDOWN_DRAIN_MS', {
+    fallback: 0,
+    min: 0,
+    max: MAX_SHUTDOWN_TIMEOUT_MS,
+    help: 'On a stop, how long gRPC health says `NOT_SERVING` while calls are still taken, before the core stops accepting; what a load balancer needs to notice (counts within `SHUTDOWN_TIMEOUT_MS`).',
+  }),
+  mongoUri: variable(
+    'MONGODB_URI',
+    'none (embedded SQLite in `DATA_DIR`)',
+    'MongoDB connection string; when set the core stores everything there. A replica set or sharded cluster, MongoDB 6.0 or newer.',
+    (raw) => {
+      const problem = raw === undefined ? undefined : mongoUriProblem(raw);
+      if (problem !== undefined) throw new ConfigError('MONGODB_URI', problem);
+      return raw;
+    },
+  ),
+  mongoDb: text('MONGODB_DB', { fallback: DEFAULT_MONGODB_DB, help: 'Database of the MongoDB store.', check: mongoDbNameProblem }),
+  routeAirtime: route('airtime', 'Who sells airtime: `sandbox` or `vtpass`.'),
+  routeData: route('data', 'Who sells data: `sandbox` or `vtpass` (run `prepaid plans sync` first).'),
+  routeElectricity: route('electricity', 'Who sells electricity: `sandbox` or `vtpass`.'),
+  routeCable: route('cable', 'Who sells cable TV: `sandbox` or `vtpass`.'),
+  routeBulksms: route('bulksms', 'Who sends bulk SMS and receipts: `sandbox` or `vtpass` (messaging API).'),
+  vtpassBaseUrl: optional('VTPASS_BASE_URL', DEFAULT_VTPASS_BASE_URL, 'VTpass API base; live is `https://vtpass.com/api/`. https only (http only to localhost).'),
+  vtpassApiKey: optional('VTPASS_API_KEY', 'required when a product goes to vtpass', 'VTpass `api-key`.'),
+  vtpassPublicKey: optional('VTPASS_PUBLIC_KEY', 'required when a product goes to vtpass', 'VTpass `public-key` (sent on GET).'),
+  vtpassSecretKey: optional('VTPASS_SECRET_KEY', 'required when a product goes to vtpass', 'VTpass `secret-key` (sent on POST).'),
+  vtpassFallbackPhone: optional('VTPASS_FALLBACK_PHONE', 'required when electricity or cable goes to vtpass', 'Phone sent to VTpass with electricity and cable payments that have none (11 digits).'),
+  vtpassSmsUrl: optional('VTPASS_SMS_URL', DEFAULT_VTPASS_SMS_URL, 'VTpass messaging API send address.'),
+  vtpassSmsToken: optional('VTPASS_SMS_TOKEN', 'required when `PROVIDER_BULKSMS=vtpass`', 'VTpass messaging `X-Token`.'),
+  vtpassSmsSecret: optional('VTPASS_SMS_SECRET', 'required when `PROVIDER_BULKSMS=vtpass`', 'VTpass messaging `X-Secret`.'),
+  vtpassSmsSender: text('VTPASS_SMS_SENDER', {
+    fallback: 'Prepaid',
+    help: 'Sender ID of receipt SMS through VTpass (1 to 11 letters and digits, registered with the networks).',
+    check: (value) => (/^[A-Za-z0-9]{1,11}$/.test(value) ? undefined : 'must be 1 to 11 letters and digits.'),
+  }),
+} as const;
+
+/** The table printed by `--help` and kept identical in README.md: [name, default, meaning]. */
+export const CORE_CONFIG_HELP = schemaRows(CORE_SCHEMA);
+
+/** The `--help` text of the core. */
+export function coreConfigHelp(): string {
+  return helpText('Core configuration', CORE_SCHEMA);
+}
+
+/** A required credential: present, one line, and not absurdly long. The value is never echoed. */
+function credential(name: string, value: string | undefined, why: string): string {
+  if (value === undefined) throw new ConfigError(name, `is required ${why}.`);
+  if (value.length > 200 || /\s/.test(value)) throw new ConfigError(name, 'must be one word of at most 200 characters.');
+  return value;
 }
 
 /** An upstream address: https, or http to this machine only (a local fake); never credentials in it. */
-function readUpstreamUrl(env: Env, name: string, fallback: string): string {
-  const text = readString(env, name, fallback);
+function upstreamUrl(name: string, text: string): string {
   let url: URL;
   try {
     url = new URL(text);
@@ -99,118 +193,86 @@ function readUpstreamUrl(env: Env, name: string, fallback: string): string {
   return url.href;
 }
 
+/** The routing variable of each family, by family. */
+const ROUTES: Readonly<Record<ProductName, Variable<ProviderKind>>> = {
+  airtime: CORE_SCHEMA.routeAirtime,
+  data: CORE_SCHEMA.routeData,
+  electricity: CORE_SCHEMA.routeElectricity,
+  cable: CORE_SCHEMA.routeCable,
+  bulksms: CORE_SCHEMA.routeBulksms,
+};
+
 /**
  * PROVIDER_* and VTPASS_*: each family's upstream, and VTpass's settings, required only for
  * what is routed to it, so a sandbox deployment needs none of them.
  */
 export function readProvidersConfig(env: Env, sandboxDelayMs: number): ProvidersConfig {
-  const routing = Object.fromEntries(
-    PRODUCTS.map((family) => {
-      const name = ROUTING_VARIABLES[family];
-      const value = readString(env, name, 'sandbox').toLowerCase();
-      if (!(PROVIDER_KINDS as readonly string[]).includes(value)) throw new ConfigError(name, `must be one of ${PROVIDER_KINDS.join(', ')}; got ${JSON.stringify(value)}.`);
-      return [family, value as ProviderKind];
-    }),
-  ) as ProvidersConfig['routing'];
+  const routing = Object.fromEntries(PRODUCTS.map((family) => [family, ROUTES[family].read(env)])) as ProvidersConfig['routing'];
+  const s = CORE_SCHEMA;
   const billFamilies = VTPASS_BILL_FAMILIES.filter((family) => routing[family] === 'vtpass');
   let vtpass: ProvidersConfig['vtpass'] = null;
   if (billFamilies.length > 0) {
     const why = `because ${billFamilies.map((f) => ROUTING_VARIABLES[f]).join(', ')} ${billFamilies.length === 1 ? 'is' : 'are'} vtpass`;
     const needsPhone = routing.electricity === 'vtpass' || routing.cable === 'vtpass';
-    const phone = env['VTPASS_FALLBACK_PHONE']?.trim() ?? '';
+    const phone = s.vtpassFallbackPhone.read(env) ?? '';
     if (needsPhone && !/^0\d{10}$/.test(phone)) {
       throw new ConfigError('VTPASS_FALLBACK_PHONE', 'must be an 11-digit phone starting with 0 when electricity or cable goes to vtpass (VTpass wants a phone with every payment).');
     }
     vtpass = {
-      baseUrl: readUpstreamUrl(env, 'VTPASS_BASE_URL', DEFAULT_VTPASS_BASE_URL),
-      apiKey: readCredential(env, 'VTPASS_API_KEY', why),
-      publicKey: readCredential(env, 'VTPASS_PUBLIC_KEY', why),
-      secretKey: readCredential(env, 'VTPASS_SECRET_KEY', why),
+      baseUrl: upstreamUrl(s.vtpassBaseUrl.name, s.vtpassBaseUrl.read(env) ?? DEFAULT_VTPASS_BASE_URL),
+      apiKey: credential(s.vtpassApiKey.name, s.vtpassApiKey.read(env), why),
+      publicKey: credential(s.vtpassPublicKey.name, s.vtpassPublicKey.read(env), why),
+      secretKey: credential(s.vtpassSecretKey.name, s.vtpassSecretKey.read(env), why),
       fallbackPhone: phone,
     };
   }
   let vtpassSms: ProvidersConfig['vtpassSms'] = null;
   if (routing.bulksms === 'vtpass') {
     const why = 'because PROVIDER_BULKSMS is vtpass';
-    const sender = readString(env, 'VTPASS_SMS_SENDER', 'Prepaid');
-    if (!/^[A-Za-z0-9]{1,11}$/.test(sender)) throw new ConfigError('VTPASS_SMS_SENDER', 'must be 1 to 11 letters and digits.');
     vtpassSms = {
-      url: readUpstreamUrl(env, 'VTPASS_SMS_URL', DEFAULT_VTPASS_SMS_URL),
-      token: readCredential(env, 'VTPASS_SMS_TOKEN', why),
-      secret: readCredential(env, 'VTPASS_SMS_SECRET', why),
-      receiptSender: sender,
+      url: upstreamUrl(s.vtpassSmsUrl.name, s.vtpassSmsUrl.read(env) ?? DEFAULT_VTPASS_SMS_URL),
+      token: credential(s.vtpassSmsToken.name, s.vtpassSmsToken.read(env), why),
+      secret: credential(s.vtpassSmsSecret.name, s.vtpassSmsSecret.read(env), why),
+      receiptSender: s.vtpassSmsSender.read(env),
     };
   }
   return { routing, sandboxDelayMs, vtpass, vtpassSms };
 }
 
-/** The database the MongoDB store uses when MONGODB_DB is not set. */
-export const DEFAULT_MONGODB_DB = 'prepaid';
-
-/**
- * MONGODB_URI and MONGODB_DB. Only the scheme is checked here: the driver parses the rest
- * at start and names what is wrong. The database name follows MongoDB's rules (no
- * `/\. "$*<>:|?`, under 64 bytes) so that a typo fails here rather than at the first write.
- */
+/** MONGODB_URI and MONGODB_DB; null when MONGODB_URI is unset (the embedded store). */
 export function readMongoConfig(env: Env): MongoConfig | null {
-  const uri = env['MONGODB_URI']?.trim() ?? '';
-  if (uri === '') return null;
-  if (!/^mongodb(\+srv)?:\/\/[^/?#]+/.test(uri)) {
-    throw new ConfigError('MONGODB_URI', 'must be a mongodb:// or mongodb+srv:// connection string with at least one host.');
-  }
-  const dbName = readString(env, 'MONGODB_DB', DEFAULT_MONGODB_DB);
-  if (!/^[^/\\. "$*<>:|?\0]+$/.test(dbName) || Buffer.byteLength(dbName, 'utf8') > 63) {
-    throw new ConfigError('MONGODB_DB', `must be at most 63 bytes without / \\ . space " $ * < > : | ?; got ${JSON.stringify(dbName)}.`);
-  }
-  return { uri, dbName };
+  const uri = CORE_SCHEMA.mongoUri.read(env);
+  if (uri === undefined) return null;
+  return { uri, dbName: CORE_SCHEMA.mongoDb.read(env) };
 }
 
-/** The table printed by `--help` and kept identical in README.md. */
-export const CORE_CONFIG_HELP: ReadonlyArray<readonly [string, string, string]> = [
-  ['DATA_DIR', './data', 'Where the embedded database and generated tokens live.'],
-  ['CORE_HOST', '127.0.0.1', 'Address the gRPC core binds to.'],
-  ['CORE_PORT', '50051', 'Port of the gRPC core (0 picks a free one).'],
-  ['ADMIN_TOKEN', 'created in DATA_DIR/admin.token', 'Bearer token of the admin service (16+ characters).'],
-  ['SERVICE_TOKEN', 'created in DATA_DIR/service.token', 'Bearer token of the purchase and auth services (16+ characters).'],
-  ['PROVIDER_TIMEOUT_MS', '15000', 'How long a provider call may take before its outcome counts as unknown (pending).'],
-  ['RECOVERY_INTERVAL_MS', '10000', 'How often the recovery worker looks for pending transactions due a re-query.'],
-  ['RECOVERY_ATTENTION_AFTER_MS', '86400000', 'A transaction still pending this long is flagged for a person.'],
-  ['SANDBOX_DELAY_MS', '0', 'Artificial latency of the sandbox provider, for trying timeouts and load.'],
-  ['LOG_LEVEL', 'info', 'debug, info, warn, error or silent.'],
-  ['MONGODB_URI', 'none (embedded SQLite in DATA_DIR)', 'MongoDB connection string; when set the core stores everything there. A replica set or sharded cluster, MongoDB 6.0 or newer.'],
-  ['MONGODB_DB', DEFAULT_MONGODB_DB, 'Database of the MongoDB store.'],
-  ['PROVIDER_AIRTIME', 'sandbox', 'Who sells airtime: sandbox or vtpass.'],
-  ['PROVIDER_DATA', 'sandbox', 'Who sells data: sandbox or vtpass (run `prepaid plans sync` first).'],
-  ['PROVIDER_ELECTRICITY', 'sandbox', 'Who sells electricity: sandbox or vtpass.'],
-  ['PROVIDER_CABLE', 'sandbox', 'Who sells cable TV: sandbox or vtpass.'],
-  ['PROVIDER_BULKSMS', 'sandbox', 'Who sends bulk SMS and receipts: sandbox or vtpass (messaging API).'],
-  ['VTPASS_BASE_URL', DEFAULT_VTPASS_BASE_URL, 'VTpass API base; live is https://vtpass.com/api/. https only (http only to localhost).'],
-  ['VTPASS_API_KEY', 'none', 'VTpass api-key; required when a product goes to vtpass.'],
-  ['VTPASS_PUBLIC_KEY', 'none', 'VTpass public-key (sent on GET); required when a product goes to vtpass.'],
-  ['VTPASS_SECRET_KEY', 'none', 'VTpass secret-key (sent on POST); required when a product goes to vtpass.'],
-  ['VTPASS_FALLBACK_PHONE', 'none', 'Phone sent to VTpass with electricity and cable payments that have none (11 digits); required when either goes to vtpass.'],
-  ['VTPASS_SMS_URL', DEFAULT_VTPASS_SMS_URL, 'VTpass messaging API send address.'],
-  ['VTPASS_SMS_TOKEN', 'none', 'VTpass messaging X-Token; required when PROVIDER_BULKSMS=vtpass.'],
-  ['VTPASS_SMS_SECRET', 'none', 'VTpass messaging X-Secret; required when PROVIDER_BULKSMS=vtpass.'],
-  ['VTPASS_SMS_SENDER', 'Prepaid', 'Sender ID of receipt SMS through VTpass (1 to 11 letters and digits, registered with the networks).'],
-];
+/** The drain window is part of the shutdown bound, so it must leave time for the rest of the stop. */
+export function checkedDrain(drainMs: number, timeoutMs: number): number {
+  if (drainMs >= timeoutMs) throw new ConfigError('SHUTDOWN_DRAIN_MS', `must be below SHUTDOWN_TIMEOUT_MS (${timeoutMs}); got ${drainMs}.`);
+  return drainMs;
+}
 
+/** Reads and checks the whole core configuration; the first unusable variable throws ConfigError. */
 export function readCoreConfig(env: Env = process.env): CoreConfig {
-  const logLevel = readString(env, 'LOG_LEVEL', 'info');
-  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}.`);
-  const sandboxDelayMs = readInteger(env, 'SANDBOX_DELAY_MS', 0, 0, 600_000);
+  // Every variable of the table is read and checked, used or not, so a typo'd value
+  // stops the start even when today's routing would not look at it.
+  const v = readSchema(CORE_SCHEMA, env);
   return {
-    dataDir: path.resolve(readString(env, 'DATA_DIR', './data')),
-    host: readString(env, 'CORE_HOST', '127.0.0.1'),
-    port: readInteger(env, 'CORE_PORT', 50051, 0, 65535),
-    adminToken: readSecret(env, 'ADMIN_TOKEN'),
-    serviceToken: readSecret(env, 'SERVICE_TOKEN'),
-    providerTimeoutMs: readInteger(env, 'PROVIDER_TIMEOUT_MS', 15_000, 100, 120_000),
-    recoveryIntervalMs: readInteger(env, 'RECOVERY_INTERVAL_MS', 10_000, 100, 3_600_000),
-    recoveryAttentionAfterMs: readInteger(env, 'RECOVERY_ATTENTION_AFTER_MS', 86_400_000, 60_000, 30 * 86_400_000),
-    sandboxDelayMs,
-    logLevel: logLevel as CoreConfig['logLevel'],
-    providers: readProvidersConfig(env, sandboxDelayMs),
-    mongo: readMongoConfig(env),
+    dataDir: path.resolve(v.dataDir),
+    host: v.host,
+    port: v.port,
+    metricsPort: v.metricsPort,
+    adminToken: v.adminToken,
+    serviceToken: v.serviceToken,
+    providerTimeoutMs: v.providerTimeoutMs,
+    recoveryIntervalMs: v.recoveryIntervalMs,
+    recoveryAttentionAfterMs: v.recoveryAttentionAfterMs,
+    sandboxDelayMs: v.sandboxDelayMs,
+    logLevel: v.logLevel,
+    shutdownTimeoutMs: v.shutdownTimeoutMs,
+    shutdownDrainMs: checkedDrain(v.shutdownDrainMs, v.shutdownTimeoutMs),
+    providers: readProvidersConfig(env, v.sandboxDelayMs),
+    mongo: v.mongoUri === undefined ? null : { uri: v.mongoUri, dbName: v.mongoDb },
   };
 }
+

@@ -1,23 +1,168 @@
 /**
- * One JSON line per event on stdout. Callers pass facts, never secrets: no key pair,
- * no token and no secret ever goes into a field.
+ * Structured logs: one JSON line per event on stdout, through pino, in the same shape in
+ * both processes: `{"level","time","pid","hostname","service","event",...fields}`.
+ *
+ * Callers pass facts, never secrets: no secret key, no full key pair, no bearer token and
+ * no connection string goes into a field. As a second line of defence, pino blanks the
+ * field names under which one could appear (REDACTED_PATHS), wherever a careless caller
+ * put it.
+ *
+ * Lines go to stdout through pino's asynchronous destination (sonic-boom): a log call
+ * formats the line and returns, and the write happens off the request's path. A process
+ * that stops calls `flush()` before it exits, so nothing buffered is lost.
  */
-export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
-export type Logger = (event: string, fields: Record<string, unknown>) => void;
+import os from 'node:os';
+import pino, { type DestinationStream, type Logger as Pino } from 'pino';
 
-const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
+/** LOG_LEVEL's words, least to most severe; `silent` writes nothing. */
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
 
-/** Events that are faults rather than facts. */
-function levelOf(event: string): Exclude<LogLevel, 'silent'> {
+/** Facts about one event. */
+export type LogFields = Record<string, unknown>;
+
+/** The core's logging function: an event name and its facts; the level follows from the name. */
+export type Logger = (event: string, fields: LogFields) => void;
+
+/** A process's log: one method per level, and a flush for shutdown. */
+export interface ProcessLog {
+  debug(event: string, fields?: LogFields): void;
+  info(event: string, fields?: LogFields): void;
+  warn(event: string, fields?: LogFields): void;
+  error(event: string, fields?: LogFields): void;
+  /** Writes out whatever is buffered; resolves once it is handed to the operating system. */
+  flush(): Promise<void>;
+}
+
+/**
+ * Field names that would hold a secret, blanked wherever they stand at the top of a line.
+ * A public key is not a secret and is not listed; the electricity `token` is a voucher that
+ * buys power, so it is.
+ */
+const SECRET_FIELDS = [
+  'secret_key',
+  'secretKey',
+  'secret',
+  'key_pair',
+  'keyPair',
+  'issued_key',
+  'issuedKey',
+  'authorization',
+  'token',
+  'admin_token',
+  'adminToken',
+  'service_token',
+  'serviceToken',
+  'api_key',
+  'apiKey',
+  'password',
+  'uri',
+  'mongodb_uri',
+] as const;
+
+/**
+ * pino `redact` paths: the secret fields at the top of a line, and the key and bearer
+ * headers of request headers passed whole. Paths are explicit and shallow on purpose:
+ * pino's wildcard paths (`*.x`) cost some 20 microseconds a line, and every nested path a
+ * little more on each line that has its first key; a request's line must stay a couple of
+ * microseconds.
+ */
+export const REDACTED_PATHS: readonly string[] = [
+  ...SECRET_FIELDS,
+  '["x-secret-key"]',
+  'headers["x-secret-key"]',
+  'headers.authorization',
+  'req.headers["x-secret-key"]',
+  'req.headers.authorization',
+];
+
+/** What a redacted value is replaced with. */
+export const REDACTED = '[redacted]';
+
+/** Where lines go unless told otherwise: stdout, written asynchronously. */
+function stdoutDestination(): DestinationStream {
+  return pino.destination({ dest: 1, sync: false });
+}
+
+/**
+ * A process's log at `level`, tagged with `service` ("core", "gateway"). `destination`
+ * receives whole lines (tests capture them); stdout by default.
+ */
+export function createProcessLog(options: { level: LogLevel; service: string; destination?: DestinationStream }): ProcessLog {
+  const destination = options.destination ?? stdoutDestination();
+  const logger: Pino = pino(
+    {
+      level: options.level,
+      base: { pid: process.pid, hostname: os.hostname(), service: options.service },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+      redact: { paths: [...REDACTED_PATHS], censor: REDACTED },
+    },
+    destination,
+  );
+  // The event goes first so that a line reads (and greps) from its name.
+  const at = (level: Exclude<LogLevel, 'silent'>) => (event: string, fields?: LogFields) => {
+    if (logger.isLevelEnabled(level)) logger[level](fields === undefined ? { event } : { event, ...unclashed(fields) });
+  };
+  return {
+    debug: at('debug'),
+    info: at('info'),
+    warn: at('warn'),
+    error: at('error'),
+    flush: () =>
+      new Promise<void>((resolve) => {
+        logger.flush(() => resolve());
+      }),
+  };
+}
+
+/** Keys every line has already; a field of the same name would give a line two of them. */
+const LINE_KEYS = ['level', 'time', 'pid', 'hostname', 'service', 'event'] as const;
+
+/**
+ * The fields with any that would clash with a line's own keys renamed `field_<key>` (a
+ * transaction's `service`, such as "mtn", must not pass for the process's).
+ */
+function unclashed(fields: LogFields): LogFields {
+  let clash = false;
+  for (const key of LINE_KEYS) if (Object.hasOwn(fields, key)) clash = true;
+  if (!clash) return fields;
+  const renamed: LogFields = {};
+  for (const [key, value] of Object.entries(fields)) renamed[(LINE_KEYS as readonly string[]).includes(key) ? `field_${key}` : key] = value;
+  return renamed;
+}
+
+/**
+ * The level of an event, from its name: faults (`*error*`, `*failed*`) are errors,
+ * `*warning*` events are warnings, the chatter of every provider call and receipt is debug,
+ * and everything else is info. Names are a small closed set, so each is worked out once.
+ */
+export function levelOf(event: string): Exclude<LogLevel, 'silent'> {
   if (/error|failed/.test(event)) return 'error';
+  if (/warning/.test(event)) return 'warn';
   if (/^provider\.|^receipt\./.test(event)) return 'debug';
   return 'info';
 }
 
-export function createLogger(level: LogLevel, service: string, write: (line: string) => void = (line) => process.stdout.write(line + '\n')): Logger {
+/** The core's `Logger` over a process log: each event at the level its name gives. */
+export function eventLogger(log: ProcessLog): Logger {
+  const levels = new Map<string, Exclude<LogLevel, 'silent'>>();
   return (event, fields) => {
-    const eventLevel = levelOf(event);
-    if (RANK[eventLevel] < RANK[level]) return;
-    write(JSON.stringify({ time: new Date().toISOString(), level: eventLevel, service, event, ...fields }));
+    let level = levels.get(event);
+    if (level === undefined) {
+      level = levelOf(event);
+      levels.set(event, level);
+    }
+    log[level](event, fields);
   };
+}
+
+/**
+ * A `Logger` at `level` for `service`, with a flush. `write` receives each line without its
+ * newline (tests); stdout by default.
+ */
+export function createLogger(level: LogLevel, service: string, write?: (line: string) => void): Logger & { flush(): Promise<void> } {
+  const destination: DestinationStream | undefined = write === undefined ? undefined : { write: (line: string) => write(line.replace(/\n$/, '')) };
+  const log = createProcessLog({ level, service, ...(destination === undefined ? {} : { destination }) });
+  return Object.assign(eventLogger(log), { flush: log.flush });
 }

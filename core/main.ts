@@ -1,36 +1,52 @@
 /**
  * The core's composition root: configuration -> store -> providers -> server. The only
- * file of the core that listens. `node --import tsx core/main.ts` runs it alone.
+ * file of the core that listens (gRPC, and the Prometheus listener on CORE_METRICS_PORT).
+ * `node --import tsx core/main.ts` runs it alone; `--help` prints its configuration.
  */
 import { mkdirSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { createCore } from './app.js';
-import { CORE_CONFIG_HELP, ConfigError, readCoreConfig } from './config.js';
-import { createLogger } from './log.js';
+import { coreConfigHelp, readCoreConfig } from './config.js';
+import { runUntilSignal, type Stoppable } from './lifecycle.js';
+import { createProcessLog, eventLogger } from './log.js';
+import { createCoreMetrics, serveMetrics, type MetricsServer } from './metrics.js';
 import { createProviders, describeRouting } from './providers/index.js';
 import { openStore } from './store/index.js';
 import { ADMIN_TOKEN_FILE, SERVICE_TOKEN_FILE, loadOrCreateToken } from './tokens.js';
 
-export interface RunningCore {
+export interface RunningCore extends Stoppable {
   /** host:port the core listens on. */
   address: string;
   port: number;
   dataDir: string;
-  close(): Promise<void>;
+  /** host:port of the Prometheus listener; null when it is off (or could not bind). */
+  metricsAddress: string | null;
+  metricsPort: number | null;
 }
+
+export { runUntilSignal, type Stoppable } from './lifecycle.js';
 
 /** Database file of the embedded store inside DATA_DIR (chosen in store/index.ts). */
 export { SQLITE_FILE } from './store/index.js';
 
 export async function startCore(env: Record<string, string | undefined> = process.env): Promise<RunningCore> {
   const config = readCoreConfig(env);
-  const log = createLogger(config.logLevel, 'core');
+  const processLog = createProcessLog({ level: config.logLevel, service: 'core' });
+  const log = eventLogger(processLog);
+  if (config.shutdownTimeoutMs <= config.providerTimeoutMs) {
+    log('config.warning', {
+      variable: 'SHUTDOWN_TIMEOUT_MS',
+      message: `SHUTDOWN_TIMEOUT_MS (${config.shutdownTimeoutMs}) is not above PROVIDER_TIMEOUT_MS (${config.providerTimeoutMs}): a purchase waiting on its provider at shutdown may be cut off and left to the recovery worker of the next start.`,
+    });
+  }
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const adminToken = loadOrCreateToken(config.dataDir, ADMIN_TOKEN_FILE, config.adminToken);
   const serviceToken = loadOrCreateToken(config.dataDir, SERVICE_TOKEN_FILE, config.serviceToken);
   // MongoDB when MONGODB_URI is set, else SQLite in DATA_DIR; a deployment that cannot hold
   // the money safely (a standalone mongod, a server too old) is refused here, before listening.
   const store = await openStore(config, log);
+  const metrics = config.metricsPort === null ? undefined : createCoreMetrics({ defaultMetrics: true });
   const core = createCore({
     store,
     providers: createProviders(config.providers, { catalog: store.catalog, log }).providers,
@@ -40,55 +56,78 @@ export async function startCore(env: Record<string, string | undefined> = proces
     recoveryIntervalMs: config.recoveryIntervalMs,
     recoveryAttentionAfterMs: config.recoveryAttentionAfterMs,
     log,
+    ...(metrics === undefined ? {} : { metrics }),
   });
-  if (await core.seed()) log('catalog.seeded', { data_dir: config.dataDir });
-  const port = await core.rpc.listen(config.host, config.port);
+  let port: number;
+  try {
+    if (await core.seed()) log('catalog.seeded', { data_dir: config.dataDir });
+    port = await core.rpc.listen(config.host, config.port);
+  } catch (error) {
+    core.forceShutdown();
+    await store.close();
+    throw error;
+  }
+  // Metrics are worth a log line, not an outage: a metrics port that is taken is reported
+  // and the core serves without it.
+  let metricsServer: MetricsServer | null = null;
+  if (metrics !== undefined && config.metricsPort !== null) {
+    try {
+      metricsServer = await serveMetrics(metrics.registry, config.host, config.metricsPort);
+    } catch (error) {
+      log('metrics.listen_failed', { host: config.host, port: config.metricsPort, error: error instanceof Error ? error.message : String(error) });
+    }
+  }
   core.worker.start();
   const address = `${config.host}:${port}`;
-  log('core.listening', { address, data_dir: config.dataDir, store: config.mongo === null ? 'sqlite' : 'mongo', providers: describeRouting(config.providers.routing) });
+  log('core.listening', {
+    address,
+    metrics: metricsServer?.address ?? null,
+    data_dir: config.dataDir,
+    store: config.mongo === null ? 'sqlite' : 'mongo',
+    providers: describeRouting(config.providers.routing),
+    log_level: config.logLevel,
+  });
+  let drained = false;
+  const drain = () => {
+    if (drained) return;
+    drained = true;
+    core.drain();
+    log('core.draining', { health: 'NOT_SERVING' });
+  };
+  let closing: Promise<void> | undefined;
   return {
     address,
     port,
     dataDir: config.dataDir,
-    async close() {
-      await core.shutdown();
-      await store.close();
-      log('core.stopped', {});
+    metricsAddress: metricsServer?.address ?? null,
+    metricsPort: metricsServer?.port ?? null,
+    shutdownTimeoutMs: config.shutdownTimeoutMs,
+    drainMs: config.shutdownDrainMs,
+    log: processLog,
+    drain,
+    close() {
+      closing ??= (async () => {
+        const started = performance.now();
+        drain();
+        await core.shutdown();
+        await store.close();
+        // The metrics listener goes last, so a scrape during the stop still sees the core.
+        await metricsServer?.close();
+        log('core.stopped', { ms: Math.round(performance.now() - started) });
+        await processLog.flush();
+      })();
+      return closing;
+    },
+    forceClose() {
+      core.forceShutdown();
+      void metricsServer?.close();
     },
   };
 }
 
+/** Prints the core's configuration table. */
 export function printCoreHelp(): void {
-  const width = Math.max(...CORE_CONFIG_HELP.map(([name]) => name.length));
-  console.log('Core configuration (environment variables):\n');
-  for (const [name, fallback, what] of CORE_CONFIG_HELP) console.log(`  ${name.padEnd(width)}  ${what} Default: ${fallback}.`);
-}
-
-/** Runs a server until SIGTERM or SIGINT, then closes it; a start-up failure exits non-zero. */
-export async function runUntilSignal(start: () => Promise<{ close(): Promise<void> }>): Promise<void> {
-  let running: { close(): Promise<void> };
-  try {
-    running = await start();
-  } catch (error) {
-    if (error instanceof ConfigError) console.error(error.message);
-    else console.error('Start-up failed:', error instanceof Error ? error.message : error);
-    process.exit(1);
-  }
-  let closing = false;
-  const stop = (signal: string) => {
-    if (closing) return;
-    closing = true;
-    console.error(`${signal} received, shutting down`);
-    running.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        console.error('Shutdown failed:', error);
-        process.exit(1);
-      },
-    );
-  };
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  process.once('SIGINT', () => stop('SIGINT'));
+  console.log(coreConfigHelp());
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

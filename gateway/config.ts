@@ -1,11 +1,17 @@
 /**
- * The gateway's configuration: one typed, validated object read from the environment in
- * this file and handed to the rest through factories. An invalid value stops the process
- * with an error that names the variable, never a silent fallback.
+ * The gateway's configuration: one table of environment variables (GATEWAY_SCHEMA) from
+ * which both the parser below and the `--help` output come, read in this file and handed to
+ * the rest through factories. An invalid value stops the process with an error that names
+ * the variable, never a silent fallback.
  */
 import { readFileSync } from 'node:fs';
 import { BlockList, isIP } from 'node:net';
 import path from 'node:path';
+import { DEFAULT_SHUTDOWN_TIMEOUT_MS, MAX_SHUTDOWN_TIMEOUT_MS, checkedDrain, mongoDbNameProblem, mongoUriProblem } from '../core/config.js';
+import { ConfigError, helpText, integer, oneOf, readSchema, schemaRows, text, variable, type Env } from '../core/env-schema.js';
+import { LOG_LEVELS, type LogLevel } from '../core/log.js';
+
+export { ConfigError };
 
 /** Everything the gateway process needs to know at start. */
 export interface GatewayConfig {
@@ -44,14 +50,14 @@ export interface GatewayConfig {
    * absent turns the endpoint off.
    */
   vtpassCallbackSecret?: string;
-}
-
-/** A configuration value that cannot be used; the message names the variable. */
-export class ConfigError extends Error {
-  constructor(readonly variable: string, message: string) {
-    super(`${variable}: ${message}`);
-    this.name = 'ConfigError';
-  }
+  /** Least severe log line written. */
+  logLevel: LogLevel;
+  /** How long a graceful stop may take before open connections are dropped (exit 1). */
+  shutdownTimeoutMs: number;
+  /** How long /healthz answers 503 while requests are still taken, before the server stops accepting. */
+  shutdownDrainMs: number;
+  /** Client addresses (IPs or CIDRs) allowed to read GET /metrics; empty turns it off. */
+  metricsAllow: readonly string[];
 }
 
 /** The spec's limit (section 8): 60 requests per minute per key. */
@@ -78,28 +84,95 @@ const MAX_MAX_BODY_BYTES = 10 * 1024 * 1024;
  */
 const CALLBACK_SECRET = /^[A-Za-z0-9_-]{32,256}$/;
 
+/**
+ * Who may read GET /metrics by default: this machine and the private networks, where a
+ * Prometheus server lives; the public internet gets the same 404 as any unknown path.
+ */
+export const DEFAULT_METRICS_ALLOW = '127.0.0.0/8,::1,10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,fc00::/7';
+
+/** CORE_PORT on its own: CORE_URL's default is built from it. */
+const CORE_PORT = integer('CORE_PORT', { fallback: 50051, min: 1, max: 65535, help: 'Port of the core on this machine; only used to build the default `CORE_URL`.' });
+
+/** The gateway's variables, in the order --help and README.md list them. */
+export const GATEWAY_SCHEMA = {
+  port: integer('PORT', { fallback: 8080, min: 0, max: 65535, help: 'HTTP port of the public API (0 picks a free one).' }),
+  host: text('HOST', { fallback: '0.0.0.0', help: 'Interface the HTTP server binds.' }),
+  basePaths: variable('BASE_PATHS', '/api/v1,/api', 'Comma-separated paths the API answers at.', (raw) => parseBasePaths('BASE_PATHS', raw ?? '/api/v1,/api')),
+  corePort: CORE_PORT,
+  coreUrl: variable('CORE_URL', 'http://127.0.0.1:${CORE_PORT}', "The core's gRPC address, for a gateway running apart from the core.", (raw, env) =>
+    parseUrl('CORE_URL', raw ?? `http://127.0.0.1:${CORE_PORT.read(env)}`),
+  ),
+  serviceToken: variable('SERVICE_TOKEN', 'read from `DATA_DIR/service.token`', 'The token the gateway presents to the core; the core writes the file on its first start.', (raw) => raw),
+  dataDir: text('DATA_DIR', { fallback: './data', help: "The core's data directory (only read for `service.token`)." }),
+  trustedProxies: variable('TRUSTED_PROXIES', 'none', 'Comma-separated IPs or CIDRs of reverse proxies whose `X-Forwarded-For` is believed.', (raw) => parseAddressList('TRUSTED_PROXIES', raw ?? '')),
+  rateLimitPerMinute: integer('RATE_LIMIT_PER_MINUTE', { fallback: DEFAULT_RATE_LIMIT_PER_MINUTE, min: 1, max: 1_000_000, help: 'Requests per minute per key.' }),
+  authFailuresPerMinute: integer('AUTH_FAILURES_PER_MINUTE', { fallback: DEFAULT_AUTH_FAILURES_PER_MINUTE, min: 1, max: 1_000_000, help: 'Failed authentications per minute per client IP.' }),
+  authCacheTtlMs: integer('AUTH_CACHE_TTL_MS', {
+    fallback: DEFAULT_AUTH_CACHE_TTL_MS,
+    min: 0,
+    max: MAX_AUTH_CACHE_TTL_MS,
+    help: `How long a verified key pair is trusted without asking the core (0 to ${MAX_AUTH_CACHE_TTL_MS}).`,
+  }),
+  maxBodyBytes: integer('MAX_BODY_BYTES', { fallback: DEFAULT_MAX_BODY_BYTES, min: 1024, max: MAX_MAX_BODY_BYTES, help: 'Largest request body, in bytes.' }),
+  mongoUri: variable('MONGODB_URI', 'none (limits counted in memory)', 'MongoDB connection string; when set, the rate limits are counted there for every gateway together.', (raw) => {
+    const problem = raw === undefined ? undefined : mongoUriProblem(raw);
+    if (problem !== undefined) throw new ConfigError('MONGODB_URI', problem);
+    return raw;
+  }),
+  mongoDb: text('MONGODB_DB', { fallback: DEFAULT_MONGODB_DB, help: 'Database of the shared rate-limit counters (`rate_limits` collection).', check: mongoDbNameProblem }),
+  vtpassCallbackSecret: variable('VTPASS_CALLBACK_SECRET', 'none (callbacks off)', 'Secret path segment of the VTpass callback URL, `POST /callbacks/vtpass/<secret>` (32 to 256 letters, digits, `_` or `-`).', (raw) => {
+    // The value is never echoed: it is a secret.
+    if (raw !== undefined && !CALLBACK_SECRET.test(raw)) throw new ConfigError('VTPASS_CALLBACK_SECRET', 'must be 32 to 256 letters, digits, "_" or "-" (it is part of a URL).');
+    return raw;
+  }),
+  logLevel: oneOf('LOG_LEVEL', { words: LOG_LEVELS, fallback: 'info', help: 'Least severe log line written: `debug`, `info`, `warn`, `error` or `silent`.' }),
+  shutdownTimeoutMs: integer('SHUTDOWN_TIMEOUT_MS', {
+    fallback: DEFAULT_SHUTDOWN_TIMEOUT_MS,
+    min: 100,
+    max: MAX_SHUTDOWN_TIMEOUT_MS,
+    help: 'How long a graceful stop (SIGTERM, SIGINT) may take; past it open connections are dropped and the process exits 1.',
+  }),
+  shutdownDrainMs: integer('SHUTDOWN_DRAIN_MS', {
+    fallback: 0,
+    min: 0,
+    max: MAX_SHUTDOWN_TIMEOUT_MS,
+    help: 'On a stop, how long `/healthz` answers 503 while requests are still taken, before the gateway stops accepting; what a load balancer needs to notice (counts within `SHUTDOWN_TIMEOUT_MS`).',
+  }),
+  metricsAllow: variable('METRICS_ALLOW', DEFAULT_METRICS_ALLOW, 'Client IPs or CIDRs that may read `GET /metrics` (this machine and private networks by default); `none` turns it off.', (raw) =>
+    raw?.toLowerCase() === 'none' ? [] : parseAddressList('METRICS_ALLOW', raw ?? DEFAULT_METRICS_ALLOW),
+  ),
+} as const;
+
+/** The table printed by `--help` and kept identical in README.md: [name, default, meaning]. */
+export const GATEWAY_CONFIG_HELP = schemaRows(GATEWAY_SCHEMA);
+
+/** The `--help` text of the gateway. */
+export function gatewayConfigHelp(): string {
+  return helpText('Gateway configuration', GATEWAY_SCHEMA);
+}
+
 /** Reads and validates the gateway configuration from an environment. */
-export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
-  const corePort = readInteger(env, 'CORE_PORT', 50051, 1, 65535);
-  const coreUrl = readUrl(env, 'CORE_URL', `http://127.0.0.1:${corePort}`);
-  const serviceToken = readOptional(env, 'SERVICE_TOKEN');
-  const mongo = readMongo(env);
-  const vtpassCallbackSecret = readCallbackSecret(env, 'VTPASS_CALLBACK_SECRET');
+export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
+  const v = readSchema(GATEWAY_SCHEMA, env);
   return {
-    port: readInteger(env, 'PORT', 8080, 0, 65535),
-    host: readOptional(env, 'HOST') ?? '0.0.0.0',
-    basePaths: readBasePaths(env, 'BASE_PATHS', '/api/v1,/api'),
-    coreUrl,
-    serviceToken,
-    dataDir: readOptional(env, 'DATA_DIR') ?? './data',
-    trustedProxies: readTrustedProxies(env, 'TRUSTED_PROXIES'),
-    rateLimitPerMinute: readInteger(env, 'RATE_LIMIT_PER_MINUTE', DEFAULT_RATE_LIMIT_PER_MINUTE, 1, 1_000_000),
-    authFailuresPerMinute: readInteger(env, 'AUTH_FAILURES_PER_MINUTE', DEFAULT_AUTH_FAILURES_PER_MINUTE, 1, 1_000_000),
-    authCacheTtlMs: readInteger(env, 'AUTH_CACHE_TTL_MS', DEFAULT_AUTH_CACHE_TTL_MS, 0, MAX_AUTH_CACHE_TTL_MS),
-    maxBodyBytes: readInteger(env, 'MAX_BODY_BYTES', DEFAULT_MAX_BODY_BYTES, 1024, MAX_MAX_BODY_BYTES),
+    port: v.port,
+    host: v.host,
+    basePaths: v.basePaths,
+    coreUrl: v.coreUrl,
+    serviceToken: v.serviceToken,
+    dataDir: v.dataDir,
+    trustedProxies: v.trustedProxies,
+    rateLimitPerMinute: v.rateLimitPerMinute,
+    authFailuresPerMinute: v.authFailuresPerMinute,
+    authCacheTtlMs: v.authCacheTtlMs,
+    maxBodyBytes: v.maxBodyBytes,
     // Only present when set, so that a gateway without MongoDB has exactly the old shape.
-    ...(mongo === undefined ? {} : { mongo }),
-    ...(vtpassCallbackSecret === undefined ? {} : { vtpassCallbackSecret }),
+    ...(v.mongoUri === undefined ? {} : { mongo: { uri: v.mongoUri, dbName: v.mongoDb } }),
+    ...(v.vtpassCallbackSecret === undefined ? {} : { vtpassCallbackSecret: v.vtpassCallbackSecret }),
+    logLevel: v.logLevel,
+    shutdownTimeoutMs: v.shutdownTimeoutMs,
+    shutdownDrainMs: checkedDrain(v.shutdownDrainMs, v.shutdownTimeoutMs),
+    metricsAllow: v.metricsAllow,
   };
 }
 
@@ -123,58 +196,22 @@ export function resolveServiceToken(config: GatewayConfig): string {
 
 /** A BlockList of the trusted proxies, for fast address checks. */
 export function trustedProxyList(entries: readonly string[]): BlockList {
+  return addressList('TRUSTED_PROXIES', entries);
+}
+
+/** A BlockList of IPs and CIDRs as a configuration variable `name` wrote them. */
+export function addressList(name: string, entries: readonly string[]): BlockList {
   const list = new BlockList();
   for (const entry of entries) {
     const parsed = parseAddressOrCidr(entry);
-    if (parsed === undefined) throw new ConfigError('TRUSTED_PROXIES', `"${entry}" is not an IP address or CIDR.`);
+    if (parsed === undefined) throw new ConfigError(name, `"${entry}" is not an IP address or CIDR.`);
     if (parsed.prefix === undefined) list.addAddress(parsed.address, parsed.family);
     else list.addSubnet(parsed.address, parsed.prefix, parsed.family);
   }
   return list;
 }
 
-function readCallbackSecret(env: NodeJS.ProcessEnv, name: string): string | undefined {
-  const text = readOptional(env, name);
-  if (text === undefined) return undefined;
-  // The value is never echoed: it is a secret.
-  if (!CALLBACK_SECRET.test(text)) throw new ConfigError(name, 'must be 32 to 256 letters, digits, "_" or "-" (it is part of a URL).');
-  return text;
-}
-
-function readOptional(env: NodeJS.ProcessEnv, name: string): string | undefined {
-  const value = env[name]?.trim();
-  return value === undefined || value === '' ? undefined : value;
-}
-
-/**
- * MONGODB_URI (scheme and a host; the driver checks the rest when it connects) and
- * MONGODB_DB (MongoDB's database name rules). The URI may hold credentials: no message
- * repeats it.
- */
-function readMongo(env: NodeJS.ProcessEnv): { uri: string; dbName: string } | undefined {
-  const uri = readOptional(env, 'MONGODB_URI');
-  if (uri === undefined) return undefined;
-  if (!/^mongodb(\+srv)?:\/\/[^/?#]+/.test(uri)) {
-    throw new ConfigError('MONGODB_URI', 'must be a mongodb:// or mongodb+srv:// connection string with at least one host.');
-  }
-  const dbName = readOptional(env, 'MONGODB_DB') ?? DEFAULT_MONGODB_DB;
-  if (!/^[^/\\. "$*<>:|?\0]+$/.test(dbName) || Buffer.byteLength(dbName, 'utf8') > 63) {
-    throw new ConfigError('MONGODB_DB', `"${dbName}" is not a MongoDB database name (at most 63 bytes, none of / \\ . space " $ * < > : | ?).`);
-  }
-  return { uri, dbName };
-}
-
-function readInteger(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
-  const text = readOptional(env, name);
-  if (text === undefined) return fallback;
-  if (!/^\d+$/.test(text)) throw new ConfigError(name, `"${text}" is not a whole number.`);
-  const value = Number(text);
-  if (value < min || value > max) throw new ConfigError(name, `${value} is outside ${min}..${max}.`);
-  return value;
-}
-
-function readUrl(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
-  const text = readOptional(env, name) ?? fallback;
+function parseUrl(name: string, text: string): string {
   let url: URL;
   try {
     url = new URL(text);
@@ -187,8 +224,10 @@ function readUrl(env: NodeJS.ProcessEnv, name: string, fallback: string): string
   return text.replace(/\/+$/, '');
 }
 
-function readBasePaths(env: NodeJS.ProcessEnv, name: string, fallback: string): string[] {
-  const text = readOptional(env, name) ?? fallback;
+/** Paths the gateway itself answers; a base path there would hide them. */
+const RESERVED_PATHS = ['/healthz', '/metrics', '/openapi.json'];
+
+function parseBasePaths(name: string, text: string): string[] {
   const paths = text.split(',').map((p) => p.trim()).filter((p) => p !== '');
   if (paths.length === 0) throw new ConfigError(name, 'must name at least one path.');
   return paths.map((p) => {
@@ -196,14 +235,13 @@ function readBasePaths(env: NodeJS.ProcessEnv, name: string, fallback: string): 
     // "/" would swallow /healthz and every other path; a base path must be a real prefix.
     const trimmed = p.replace(/\/+$/, '');
     if (trimmed === '') throw new ConfigError(name, '"/" cannot be a base path.');
-    if (trimmed === '/healthz') throw new ConfigError(name, '"/healthz" is reserved for the health check.');
+    if (RESERVED_PATHS.includes(trimmed)) throw new ConfigError(name, `"${trimmed}" is reserved (${RESERVED_PATHS.join(', ')}).`);
     return trimmed;
   });
 }
 
-function readTrustedProxies(env: NodeJS.ProcessEnv, name: string): string[] {
-  const text = readOptional(env, name);
-  if (text === undefined) return [];
+/** A comma-separated list of IPs and CIDRs, as written; empty text is an empty list. */
+function parseAddressList(name: string, text: string): string[] {
   const entries = text.split(',').map((p) => p.trim()).filter((p) => p !== '');
   for (const entry of entries) {
     if (parseAddressOrCidr(entry) === undefined) throw new ConfigError(name, `"${entry}" is not an IP address or CIDR.`);

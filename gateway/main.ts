@@ -1,41 +1,51 @@
 /**
  * The gateway's composition root and the only file that listens: configuration, clients of
  * the core, the HTTP server. `node --import tsx gateway/main.ts` runs it alone (CORE_URL
- * points at the core); bin/start.ts calls startGateway() after starting the core in the
- * same process.
+ * points at the core; `--help` prints its configuration); bin/start.ts calls startGateway()
+ * after starting the core on a worker thread.
  */
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
-import { ConfigError, loadGatewayConfig, resolveServiceToken } from './config.js';
+import { runUntilSignal, type Stoppable } from '../core/lifecycle.js';
+import { gatewayConfigHelp, loadGatewayConfig, resolveServiceToken, type GatewayConfig } from './config.js';
 import { createCoreClients } from './core-client.js';
-import { consoleLogger, type GatewayLogger } from './log.js';
+import { createGatewayLogger, type GatewayLogger } from './log.js';
+import { createGatewayMetrics } from './metrics.js';
 import { gatewayPolicies, openSharedLimiters } from './rate-limit.js';
 import { createGateway } from './server.js';
 
 /** A running gateway. */
-export interface RunningGateway {
+export interface RunningGateway extends Stoppable {
   /** The base URL of the first base path, for example http://127.0.0.1:8080/api/v1. */
   url: string;
   port: number;
-  /** Stops the server and closes the connection to the core. */
+  log: GatewayLogger & Stoppable['log'];
+  /** The first step of close(), on its own: /healthz turns 503. */
+  drain(): void;
+  /** Drains, stops accepting, waits for open requests, then closes the connection to the core. */
   close(): Promise<void>;
+  /** Past the shutdown deadline: drops every connection still open. */
+  forceClose(): void;
 }
 
-/** Reads the configuration from `env`, connects to the core and listens. */
-export async function startGateway(
-  env: NodeJS.ProcessEnv = process.env,
-  log: GatewayLogger = consoleLogger,
-): Promise<RunningGateway> {
+/**
+ * Reads the configuration from `env`, connects to the core and listens. `log` replaces the
+ * log on stdout at LOG_LEVEL (tests pass a capture).
+ */
+export async function startGateway(env: NodeJS.ProcessEnv = process.env, log?: GatewayLogger): Promise<RunningGateway> {
   const config = loadGatewayConfig(env);
+  const gatewayLog = withFlush(log ?? createGatewayLogger(config.logLevel));
   const core = createCoreClients({ coreUrl: config.coreUrl, serviceToken: resolveServiceToken(config) });
   // With MONGODB_URI the rate limits are counted for the whole fleet of gateways in MongoDB;
   // without it, in this process's memory (server.ts's default).
-  const shared = config.mongo === undefined ? undefined : openSharedLimiters(config.mongo, gatewayPolicies(config), log);
+  const shared = config.mongo === undefined ? undefined : openSharedLimiters(config.mongo, gatewayPolicies(config), gatewayLog);
   const gateway = createGateway({
     config,
     core,
-    log,
+    log: gatewayLog,
     limiters: shared === undefined ? undefined : { perKey: shared.perKey, authFailures: shared.authFailures },
+    // Node's own series (CPU, memory, event-loop lag) only for a real process, not for tests.
+    metrics: createGatewayMetrics({ defaultMetrics: log === undefined }),
   });
 
   try {
@@ -53,56 +63,72 @@ export async function startGateway(
   }
 
   const { port } = gateway.server.address() as AddressInfo;
-  const shownHost = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
-  const url = `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}${config.basePaths[0]}`;
-  log.info('gateway.listening', {
+  const url = `${baseOrigin(config, port)}${config.basePaths[0]}`;
+  gatewayLog.info('gateway.listening', {
     host: config.host,
     port,
     url,
     base_paths: config.basePaths,
     core_url: config.coreUrl,
+    metrics: config.metricsAllow.length === 0 ? null : `${baseOrigin(config, port)}/metrics`,
     rate_limits: shared === undefined ? 'memory' : `mongo (database ${config.mongo?.dbName})`,
+    log_level: config.logLevel,
   });
 
+  let drained = false;
+  const drain = () => {
+    if (drained) return;
+    drained = true;
+    gateway.drain();
+    gatewayLog.info('gateway.draining', { healthz: 503 });
+  };
+  let closing: Promise<void> | undefined;
   return {
     url,
     port,
-    async close() {
-      try {
-        await gateway.close();
-      } finally {
-        core.close();
-        await shared?.close();
-      }
+    shutdownTimeoutMs: config.shutdownTimeoutMs,
+    drainMs: config.shutdownDrainMs,
+    log: gatewayLog,
+    drain,
+    close() {
+      closing ??= (async () => {
+        drain();
+        try {
+          await gateway.close();
+        } finally {
+          core.close();
+          await shared?.close();
+        }
+        gatewayLog.info('gateway.stopped', {});
+      })();
+      return closing;
+    },
+    forceClose() {
+      gateway.forceClose();
+      core.close();
     },
   };
+}
+
+/** http://host:port as a client on this machine would dial it (a wildcard host is dialled as loopback). */
+function baseOrigin(config: GatewayConfig, port: number): string {
+  const shownHost = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  return `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}`;
+}
+
+/** A log with a flush, whether or not the one given has one (a test's capture has none). */
+function withFlush(log: GatewayLogger): GatewayLogger & Stoppable['log'] {
+  return { ...log, flush: log.flush ?? (async () => {}) };
+}
+
+/** Prints the gateway's configuration table. */
+export function printGatewayHelp(): void {
+  console.log(gatewayConfigHelp());
 }
 
 const isEntryPoint = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
 
 if (isEntryPoint) {
-  try {
-    const running = await startGateway();
-    let stopping = false;
-    const stop = (signal: string) => {
-      if (stopping) return;
-      stopping = true;
-      consoleLogger.info('gateway.stopping', { signal });
-      running.close().then(
-        () => process.exit(0),
-        (error: unknown) => {
-          consoleLogger.error('gateway.stop_failed', { error: String(error) });
-          process.exit(1);
-        },
-      );
-    };
-    process.once('SIGTERM', () => stop('SIGTERM'));
-    process.once('SIGINT', () => stop('SIGINT'));
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      consoleLogger.error('gateway.config_invalid', { variable: error.variable, error: error.message });
-      process.exit(2);
-    }
-    throw error;
-  }
+  if (process.argv.includes('--help')) printGatewayHelp();
+  else await runUntilSignal(() => startGateway());
 }

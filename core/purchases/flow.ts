@@ -26,6 +26,18 @@ export interface PurchaseDeps {
   /** Fire-and-forget work (receipts) that shutdown waits for. */
   background: Background;
   log: (event: string, fields: Record<string, unknown>) => void;
+  /** Told when a purchase is left pending, for the outcome log and metrics (core/metrics.ts). */
+  observer?: PurchaseObserver;
+}
+
+/**
+ * Hears what the store cannot tell: that a purchase's first provider answer was not a
+ * certain one, so it stays pending (settlements, refunds and reversals are seen where the
+ * store records them, core/metrics.ts instrumentStore).
+ */
+export interface PurchaseObserver {
+  /** The first provider call of `tx` gave no certain outcome: it is answered (or stays) pending. */
+  leftPending(tx: TransactionRecord): void;
 }
 
 export interface PurchaseResult {
@@ -145,7 +157,7 @@ export async function executePurchase(
  * Throws PROVIDER_FAILED after a refund, so callers answer the refunded failure.
  */
 export async function applyOutcome(
-  deps: Pick<PurchaseDeps, 'store' | 'providers' | 'clock' | 'background' | 'log'>,
+  deps: Pick<PurchaseDeps, 'store' | 'providers' | 'clock' | 'background' | 'log' | 'observer'>,
   tx: TransactionRecord,
   outcome: ProviderOutcome,
   attemptsSoFar: number,
@@ -175,7 +187,10 @@ export async function applyOutcome(
     needsAttention: ageMs >= schedule.attentionAfterMs,
     at,
   });
-  return (await deps.store.transactions.get(tx.reference)) ?? tx;
+  const after = (await deps.store.transactions.get(tx.reference)) ?? tx;
+  // Attempt 1 is the purchase's own call (answered 202), or a crash survivor's first requery.
+  if (attempts === 1) deps.observer?.leftPending(after);
+  return after;
 }
 
 /** When the recovery worker re-queries a pending transaction, and when it asks for a person. */

@@ -265,6 +265,20 @@ export interface TransactionStore {
   listDuePending(now: Date, limit: number): Promise<TransactionRecord[]>;
   /** Every pending transaction (or only those flagged for a person), oldest first. */
   listPending(filter: { needsAttentionOnly: boolean }, page: PageRequest): Promise<Page<TransactionRecord>>;
+  /**
+   * How many transactions are pending and when the oldest was made, in one cheap read
+   * (served by the pending-by-age index), for the metrics a scrape collects.
+   */
+  pendingSummary(): Promise<PendingSummary>;
+}
+
+/** The pending transactions in brief. */
+export interface PendingSummary {
+  count: number;
+  /** Those among them flagged for a person (past the recovery deadline). */
+  needsAttentionCount: number;
+  /** createdAt of the oldest pending transaction; null when none is pending. */
+  oldestCreatedAt: Date | null;
 }
 
 export interface Store {

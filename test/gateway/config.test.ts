@@ -21,6 +21,10 @@ test('an empty environment gives the documented defaults', () => {
     authFailuresPerMinute: 10,
     authCacheTtlMs: 5_000,
     maxBodyBytes: 256 * 1024,
+    logLevel: 'info',
+    shutdownTimeoutMs: 20_000,
+    shutdownDrainMs: 0,
+    metricsAllow: ['127.0.0.0/8', '::1', '10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', 'fc00::/7'],
   });
 });
 

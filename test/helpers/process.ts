@@ -19,7 +19,7 @@ const START_TIMEOUT_MS = 20_000;
 
 export async function spawnCore(env: Record<string, string>): Promise<CoreProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'core/main.ts'], {
-    env: { ...process.env, CORE_PORT: '0', LOG_LEVEL: 'info', ...env },
+    env: { ...process.env, CORE_PORT: '0', CORE_METRICS_PORT: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = once(child, 'exit').then(([code, signal]) => ({ code: code as number | null, signal: signal as NodeJS.Signals | null }));

@@ -703,6 +703,32 @@ function buildStore(client: MongoClient, db: Db, deployment: MongoDeployment): M
       const docs = await live().transactions.find(query).sort({ created_at: 1, _id: 1 }).limit(limit + 1).toArray();
       return toPage(docs, limit, transactionFromDoc, (doc) => encodeTransactionCursor(doc.created_at, doc._id));
     },
+
+    async pendingSummary() {
+      // The literal status matches the partial index transactions_pending_by_age, so the
+      // $match reads pending documents only; $group folds them into one row (none when
+      // nothing is pending).
+      const rows = await live()
+        .transactions.aggregate<{ count: unknown; attention: unknown; oldest: unknown }>([
+          { $match: { status: 'pending' } },
+          {
+            $group: {
+              _id: null,
+              count: { $sum: 1 },
+              attention: { $sum: { $cond: [{ $eq: ['$needs_attention', true] }, 1, 0] } },
+              oldest: { $min: '$created_at' },
+            },
+          },
+        ])
+        .toArray();
+      const row = rows[0];
+      if (row === undefined) return { count: 0, needsAttentionCount: 0, oldestCreatedAt: null };
+      return {
+        count: readInteger(row.count, 'pending count'),
+        needsAttentionCount: readInteger(row.attention, 'pending needs_attention count'),
+        oldestCreatedAt: row.oldest instanceof Date ? row.oldest : null,
+      };
+    },
   };
 
   return {

@@ -53,6 +53,7 @@ import {
   tierToParams,
   toFlag,
   toMs,
+  fromMs,
   transactionCursor,
   transactionFromRow,
 } from './rows.js';
@@ -435,6 +436,10 @@ function buildStore(db: Database.Database): Store {
       const rows = sql.listPending.all({ ...after, attention_only: toFlag(filter.needsAttentionOnly), limit: limit + 1 });
       return toPage(rows, limit, transactionFromRow, transactionCursor);
     },
+    async pendingSummary() {
+      const row = sql.pendingSummary.get()!;
+      return { count: row.count, needsAttentionCount: row.attention, oldestCreatedAt: row.oldest === null ? null : fromMs(row.oldest) };
+    },
   };
 
   return {
@@ -598,6 +603,11 @@ function prepareStatements(db: Database.Database) {
        WHERE status = 'pending' AND (@attention_only = 0 OR needs_attention = 1)
          AND (created_at, reference) > (@created_at, @reference)
        ORDER BY created_at, reference LIMIT @limit`,
+    ),
+    // The literal status matches the partial index transactions_pending_by_age.
+    pendingSummary: db.prepare<[], { count: number; attention: number; oldest: number | null }>(
+      `SELECT COUNT(*) AS count, COALESCE(SUM(needs_attention), 0) AS attention, MIN(created_at) AS oldest
+       FROM transactions WHERE status = 'pending'`,
     ),
     auditCounts: db.prepare<[], { accounts: number; transactions: number; entries: number; pending: number; attention: number }>(
       `SELECT (SELECT COUNT(*) FROM accounts) AS accounts, (SELECT COUNT(*) FROM transactions) AS transactions,

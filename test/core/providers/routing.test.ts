@@ -100,6 +100,7 @@ test('core/main.ts routes purchases to VTpass when told to', async () => {
   const running = await startCore({
     DATA_DIR: dataDir,
     CORE_PORT: '0',
+    CORE_METRICS_PORT: '0',
     LOG_LEVEL: 'silent',
     PROVIDER_AIRTIME: 'vtpass',
     VTPASS_BASE_URL: fake.baseUrl,

@@ -746,6 +746,32 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       assert.ok(audit.needsAttentionCount >= 2, 'and those flagged for a person');
     });
 
+    it('pendingSummary counts the pending purchases, those flagged for a person, and the oldest one', async (h) => {
+      // An adapter may share its database between tests: compare with what was there before.
+      const before = await h.store.transactions.pendingSummary();
+      if (before.count === 0) assert.is(before.oldestCreatedAt, null, 'nothing pending has no oldest');
+      const accountId = await h.account(200_000);
+      const oldest = await h.reserved(h.purchase(accountId, { createdAt: at(-500) }));
+      const flagged = await h.reserved(h.purchase(accountId, { createdAt: at(-400) }));
+      const settled = await h.reserved(h.purchase(accountId, { createdAt: at(-900) }));
+      const refunded = await h.reserved(h.purchase(accountId, { createdAt: at(-800) }));
+      await h.store.wallet.settle(settled.reference, {}, at(20));
+      await h.store.wallet.refund(refunded.reference, 'declined', at(20));
+      await h.store.wallet.recordAttempt(flagged.reference, { attempts: 3, nextAttemptAt: at(900), needsAttention: true, at: at(30) });
+
+      const after = await h.store.transactions.pendingSummary();
+      assert.is(after.count - before.count, 2, 'the two still pending are counted, not the settled or refunded ones');
+      assert.is(after.needsAttentionCount - before.needsAttentionCount, 1, 'the flagged one is counted as needing a person');
+      assert.ok(after.oldestCreatedAt !== null && after.oldestCreatedAt.getTime() <= oldest.createdAt.getTime(), 'the oldest pending is at least as old as ours');
+      if (before.count === 0) assert.equal(after.oldestCreatedAt, oldest.createdAt, 'a final transaction is never the oldest pending one');
+
+      await h.store.wallet.settle(oldest.reference, {}, at(40));
+      await h.store.wallet.refund(flagged.reference, 'declined', at(40));
+      const done = await h.store.transactions.pendingSummary();
+      assert.is(done.count, before.count, 'settled and refunded ones leave the summary');
+      assert.is(done.needsAttentionCount, before.needsAttentionCount);
+    });
+
     it('the audit counts what it read and finds nothing after purchases, settlements and refunds', async (h) => {
       const first = await h.account(100_000);
       const second = await h.account(30_000);

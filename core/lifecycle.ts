@@ -1,0 +1,103 @@
+/**
+ * How a process of this service lives and stops, shared by `npm start`, `npm run start:core`
+ * and `npm run start:gateway`: a start that fails says why on stderr and exits non-zero
+ * (2 for a configuration error, naming the variable); SIGTERM or SIGINT runs the graceful
+ * stop within its bound, then the logs are flushed and the process exits 0, or 1 when the
+ * stop had to be forced.
+ */
+import { performance } from 'node:perf_hooks';
+import { ConfigError } from './env-schema.js';
+import type { ProcessLog } from './log.js';
+
+/** A process (or the core of one) that runUntilSignal can stop. */
+export interface Stoppable {
+  /** How long the whole stop (drain window included) may take before it is forced and the process exits 1. */
+  shutdownTimeoutMs: number;
+  /** How long health says "not serving" while work is still taken, before close() begins. */
+  drainMs: number;
+  /** Where the shutdown is logged; flushed before the process exits. */
+  log: Pick<ProcessLog, 'info' | 'error' | 'flush'>;
+  /** Health turns "not serving" (503, NOT_SERVING); requests are still served. */
+  drain(): void;
+  /** The graceful stop: drain, stop accepting, finish in-flight work, close the store. */
+  close(): Promise<void>;
+  /** Past the deadline: drop whatever is still open, at once. */
+  forceClose(): void;
+}
+
+/** Exit status of a start refused for its configuration (as the CLI's usage errors). */
+export const EXIT_CONFIG = 2;
+/** Exit status of any other failed start, and of a shutdown that had to be forced. */
+export const EXIT_FAILURE = 1;
+
+/** Says why a start failed, on stderr, as a person reads it: a ConfigError names its variable. */
+export function reportStartFailure(error: unknown): number {
+  if (error instanceof ConfigError || (error instanceof Error && error.name === 'ConfigError')) {
+    console.error(`Configuration error: ${error.message}`);
+    return EXIT_CONFIG;
+  }
+  console.error('Start-up failed:', error instanceof Error ? error.message : error);
+  return EXIT_FAILURE;
+}
+
+/** A flush that waits at most this long: a log pipe that is gone must not hold the exit. */
+const FINAL_FLUSH_TIMEOUT_MS = 2_000;
+
+/**
+ * Runs a server until SIGTERM or SIGINT, then stops it gracefully and exits 0: health turns
+ * first, work is still taken for drainMs (so load balancers see the health and stop
+ * sending), then close(). All of it within shutdownTimeoutMs: past that the stop is forced,
+ * logged, and the process exits 1. A repeated signal changes nothing (npm passes Ctrl-C on
+ * to a process that the terminal has already sent it to). A start-up failure exits 2 for a
+ * configuration error, 1 otherwise.
+ */
+export async function runUntilSignal(start: () => Promise<Stoppable>): Promise<void> {
+  let running: Stoppable;
+  try {
+    running = await start();
+  } catch (error) {
+    process.exit(reportStartFailure(error));
+  }
+  const { log } = running;
+  const exit = async (code: number) => {
+    await Promise.race([log.flush(), new Promise((resolve) => setTimeout(resolve, FINAL_FLUSH_TIMEOUT_MS).unref())]);
+    process.exit(code);
+  };
+  let started: number | undefined;
+  let forced = false;
+  const force = () => {
+    forced = true;
+    log.error('shutdown.timeout_error', {
+      message: `The graceful stop did not finish within SHUTDOWN_TIMEOUT_MS (${running.shutdownTimeoutMs} ms); what is still open is dropped.`,
+      after_ms: Math.round(performance.now() - (started ?? 0)),
+    });
+    running.forceClose();
+    void exit(EXIT_FAILURE);
+  };
+  const stop = (signal: NodeJS.Signals) => {
+    if (started !== undefined) return;
+    started = performance.now();
+    log.info('shutdown.started', { signal, drain_ms: running.drainMs, timeout_ms: running.shutdownTimeoutMs });
+    const timer = setTimeout(force, running.shutdownTimeoutMs);
+    running.drain();
+    const drained = new Promise<void>((resolve) => setTimeout(resolve, running.drainMs));
+    drained.then(() => running.close()).then(
+      () => {
+        clearTimeout(timer);
+        // A stop that finished after it was forced has already been reported and exits 1.
+        if (forced) return;
+        log.info('shutdown.completed', { signal, ms: Math.round(performance.now() - started!) });
+        void exit(0);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        if (forced) return;
+        log.error('shutdown.failed', { signal, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+        void exit(EXIT_FAILURE);
+      },
+    );
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}
+

@@ -1,0 +1,343 @@
+/**
+ * What the core measures, and the one log line per purchase outcome. Prometheus series
+ * (prom-client), served by a listener of their own (serveMetrics, CORE_METRICS_PORT):
+ *
+ *   prepaid_core_purchases_total{product,state}                      purchase outcomes (below)
+ *   prepaid_core_refunds_total{product,cause}                        refunds: cause failed or reversed
+ *   prepaid_core_refunded_kobo_total{product}                        money refunded, in kobo
+ *   prepaid_core_pending_transactions                                pending now (read at scrape time)
+ *   prepaid_core_pending_needs_attention                             pending past the recovery deadline
+ *   prepaid_core_pending_oldest_age_seconds                          age of the oldest pending (0 when none)
+ *   prepaid_core_provider_call_duration_seconds{provider,product,operation}   provider latency
+ *   prepaid_core_provider_calls_total{provider,product,operation,outcome}     provider answers
+ *   prepaid_core_wallet_operation_duration_seconds{operation}        store transactions: reserve, settle, refund, reverse, credit
+ *
+ * `state` counts each purchase when it is answered pending (202) and each time the store
+ * records a final state, whoever records it (the purchase itself, the recovery worker, a
+ * callback): success, failed (refunded), reversed (refunded after success). A purchase
+ * answered 202 and delivered later counts once as pending and once as success.
+ * Provider `outcome` is delivered, failed, reversed, unknown (pending), or error (the call
+ * threw or timed out); `operation` is purchase, query (requery), verify or notify.
+ *
+ * Nothing here is on the request path but counter increments and histogram observations:
+ * the series are made once, with the core, and the pending gauges are read from the store
+ * only when Prometheus scrapes.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { ProductName } from './domain/products.js';
+import type { Logger } from './log.js';
+import type { ProductProvider, Providers } from './providers/port.js';
+import type { PurchaseObserver } from './purchases/flow.js';
+import type { PendingSummary, Store, TransactionRecord, WalletStore } from './store/port.js';
+
+/** The states a purchase is counted in. */
+export type PurchaseState = 'success' | 'failed' | 'pending' | 'reversed';
+/** What a refund undid: a failed purchase, or a delivered one the provider reversed. */
+export type RefundCause = 'failed' | 'reversed';
+/** The calls made to a provider. */
+export type ProviderOperation = 'purchase' | 'query' | 'verify' | 'notify';
+/** The store operations whose latency is measured. */
+export type WalletOperation = 'reserve' | 'settle' | 'refund' | 'reverse' | 'credit';
+
+/** The core's series. */
+export interface CoreMetrics {
+  readonly registry: Registry;
+  purchase(product: ProductName, state: PurchaseState): void;
+  refund(product: ProductName, cause: RefundCause, chargedKobo: number): void;
+  providerCall(provider: string, product: ProductName, operation: ProviderOperation, outcome: string, seconds: number): void;
+  walletOperation(operation: WalletOperation, seconds: number): void;
+  /** Reads the pending gauges from `summary` at every scrape. */
+  watchPending(summary: () => Promise<PendingSummary>, clock?: () => Date): void;
+}
+
+/** Provider latency buckets in seconds: upstreams answer in 0.1 to 5 s; 15 s is the default timeout. */
+export const PROVIDER_DURATION_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 30, 60];
+/**
+ * Store transaction buckets in seconds: an embedded write is well under a millisecond
+ * (its group commit waits up to a few), a MongoDB transaction a few milliseconds.
+ */
+export const WALLET_DURATION_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
+
+/**
+ * A registry with the core's series. `defaultMetrics` adds Node's own (CPU, memory,
+ * event-loop lag, GC): core/main.ts asks for them, tests do not.
+ */
+export function createCoreMetrics(options: { defaultMetrics?: boolean } = {}): CoreMetrics {
+  const registry = new Registry();
+  if (options.defaultMetrics) collectDefaultMetrics({ register: registry });
+  const registers = [registry];
+  const purchases = new Counter({
+    name: 'prepaid_core_purchases_total',
+    help: 'Purchase outcomes by product and state: pending when answered 202; success, failed or reversed when the store records that final state.',
+    labelNames: ['product', 'state'] as const,
+    registers,
+  });
+  const refunds = new Counter({
+    name: 'prepaid_core_refunds_total',
+    help: 'Refunds to wallets by product and cause (failed: the purchase failed; reversed: the provider undid a delivered one).',
+    labelNames: ['product', 'cause'] as const,
+    registers,
+  });
+  const refundedKobo = new Counter({
+    name: 'prepaid_core_refunded_kobo_total',
+    help: 'Money refunded to wallets, in kobo, by product.',
+    labelNames: ['product'] as const,
+    registers,
+  });
+  const providerDuration = new Histogram({
+    name: 'prepaid_core_provider_call_duration_seconds',
+    help: 'Time a provider took to answer, by provider, product and operation (purchase, query, verify, notify).',
+    labelNames: ['provider', 'product', 'operation'] as const,
+    buckets: PROVIDER_DURATION_BUCKETS,
+    registers,
+  });
+  const providerCalls = new Counter({
+    name: 'prepaid_core_provider_calls_total',
+    help: 'Provider calls by provider, product, operation and outcome; failed, unknown and error are the failures.',
+    labelNames: ['provider', 'product', 'operation', 'outcome'] as const,
+    registers,
+  });
+  const walletDuration = new Histogram({
+    name: 'prepaid_core_wallet_operation_duration_seconds',
+    help: 'Time of one store transaction on the money, by operation (reserve, settle, refund, reverse, credit).',
+    labelNames: ['operation'] as const,
+    buckets: WALLET_DURATION_BUCKETS,
+    registers,
+  });
+  let pendingSource: { summary: () => Promise<PendingSummary>; clock: () => Date } | undefined;
+  let lastSummary: Promise<PendingSummary> | undefined;
+  /**
+   * One store read serves the three pending gauges of a scrape: the first gauge to collect
+   * starts it and the other two share it.
+   */
+  const summaryOnce = (): Promise<PendingSummary> | undefined => {
+    if (pendingSource === undefined) return undefined;
+    if (lastSummary === undefined) {
+      lastSummary = pendingSource.summary();
+      const clear = () => {
+        lastSummary = undefined;
+      };
+      void lastSummary.then(() => setImmediate(clear), () => setImmediate(clear));
+    }
+    return lastSummary;
+  };
+  /** A gauge whose value is read from the pending summary; NaN when the store cannot answer. */
+  const pendingGauge = (name: string, help: string, pick: (summary: PendingSummary, now: Date) => number) =>
+    new Gauge({
+      name,
+      help,
+      registers,
+      async collect() {
+        const summary = summaryOnce();
+        if (summary === undefined) return;
+        try {
+          this.set(pick(await summary, pendingSource!.clock()));
+        } catch {
+          // A store that is closing or unreachable must not fail the whole scrape.
+          this.set(Number.NaN);
+        }
+      },
+    });
+  pendingGauge('prepaid_core_pending_transactions', 'Purchases whose outcome is not known yet.', (s) => s.count);
+  pendingGauge('prepaid_core_pending_needs_attention', 'Pending purchases past RECOVERY_ATTENTION_AFTER_MS, waiting for a person.', (s) => s.needsAttentionCount);
+  pendingGauge(
+    'prepaid_core_pending_oldest_age_seconds',
+    'Age of the oldest pending purchase in seconds; 0 when none is pending.',
+    (s, now) => (s.oldestCreatedAt === null ? 0 : Math.max(0, (now.getTime() - s.oldestCreatedAt.getTime()) / 1000)),
+  );
+
+  return {
+    registry,
+    purchase: (product, state) => purchases.inc({ product, state }),
+    refund(product, cause, chargedKobo) {
+      refunds.inc({ product, cause });
+      refundedKobo.inc({ product }, chargedKobo);
+    },
+    providerCall(provider, product, operation, outcome, seconds) {
+      providerDuration.observe({ provider, product, operation }, seconds);
+      providerCalls.inc({ provider, product, operation, outcome });
+    },
+    walletOperation: (operation, seconds) => walletDuration.observe({ operation }, seconds),
+    watchPending(summary, clock = () => new Date()) {
+      pendingSource = { summary, clock };
+    },
+  };
+}
+
+/** Hears every purchase outcome: writes its log line and counts it. */
+export interface OutcomeRecorder extends PurchaseObserver {
+  /** The store recorded `tx` as success, failed or reversed. */
+  recorded(tx: TransactionRecord): void;
+}
+
+/**
+ * One `purchase.outcome` line per outcome (info), with the facts a person needs to find the
+ * purchase and none they must not see: no recipient (a customer's phone or meter), no
+ * token, no key.
+ */
+export function createOutcomeRecorder(deps: { log: Logger; metrics?: CoreMetrics | undefined }): OutcomeRecorder {
+  const record = (tx: TransactionRecord, state: PurchaseState) => {
+    deps.metrics?.purchase(tx.product, state);
+    if (state === 'failed' || state === 'reversed') deps.metrics?.refund(tx.product, state, tx.chargedKobo);
+    deps.log('purchase.outcome', {
+      reference: tx.reference,
+      account: tx.accountId,
+      product: tx.product,
+      product_service: tx.service,
+      state,
+      charged_kobo: tx.chargedKobo,
+      attempts: tx.attempts,
+      ...(tx.failureReason === null ? {} : { reason: tx.failureReason }),
+      age_ms: tx.updatedAt.getTime() - tx.createdAt.getTime(),
+    });
+  };
+  return {
+    leftPending(tx) {
+      if (tx.status === 'pending') record(tx, 'pending');
+    },
+    recorded(tx) {
+      if (tx.status !== 'pending') record(tx, tx.status);
+    },
+  };
+}
+
+/**
+ * The store with its money operations timed and their outcomes told to `outcomes`: a
+ * settle, refund or reverse that changed the transaction is an outcome, one that found it
+ * already final is not (so a replayed callback or a second recovery pass counts nothing).
+ * The other parts of the store are passed through untouched.
+ */
+export function instrumentStore(store: Store, deps: { outcomes: OutcomeRecorder; metrics?: CoreMetrics | undefined }): Store {
+  const { outcomes, metrics } = deps;
+  const inner = store.wallet;
+  /** Runs a store operation and observes how long it took, failed or not. */
+  async function timed<T>(operation: WalletOperation, run: () => Promise<T>): Promise<T> {
+    if (metrics === undefined) return run();
+    const started = performance.now();
+    try {
+      return await run();
+    } finally {
+      metrics.walletOperation(operation, (performance.now() - started) / 1000);
+    }
+  }
+  const told = <R extends { transaction: TransactionRecord; changed: boolean } | null>(result: R): R => {
+    if (result !== null && result.changed) outcomes.recorded(result.transaction);
+    return result;
+  };
+  const wallet: WalletStore = {
+    credit: (input) => timed('credit', () => inner.credit(input)),
+    reserve: (tx) => timed('reserve', () => inner.reserve(tx)),
+    settle: async (reference, result, at) => told(await timed('settle', () => inner.settle(reference, result, at))),
+    refund: async (reference, reason, at) => told(await timed('refund', () => inner.refund(reference, reason, at))),
+    reverse: async (reference, reason, at) => told(await timed('reverse', () => inner.reverse(reference, reason, at))),
+    recordAttempt: (reference, next) => inner.recordAttempt(reference, next),
+    listLedger: (accountId, page) => inner.listLedger(accountId, page),
+    audit: () => inner.audit(),
+  };
+  return {
+    accounts: store.accounts,
+    keys: store.keys,
+    catalog: store.catalog,
+    transactions: store.transactions,
+    wallet,
+    close: () => store.close(),
+  };
+}
+
+/**
+ * The providers with every call timed and its outcome counted, by provider and product.
+ * Whatever else a provider offers (plan lists) is passed through as it is.
+ */
+export function instrumentProviders(providers: Providers, metrics: CoreMetrics): Providers {
+  function observe<T>(provider: ProductProvider, product: ProductName, operation: ProviderOperation, call: () => Promise<T>, outcomeOf: (value: T) => string): Promise<T> {
+    const started = performance.now();
+    return call().then(
+      (value) => {
+        metrics.providerCall(provider.name, product, operation, outcomeOf(value), (performance.now() - started) / 1000);
+        return value;
+      },
+      (error: unknown) => {
+        metrics.providerCall(provider.name, product, operation, 'error', (performance.now() - started) / 1000);
+        throw error;
+      },
+    );
+  }
+  function wrap<P extends ProductProvider>(product: ProductName, provider: P): P {
+    const wrapped: P = {
+      ...provider,
+      purchase: (request, signal) => observe(provider, product, 'purchase', () => provider.purchase(request, signal), (o) => o.kind),
+      query: (request, signal) => observe(provider, product, 'query', () => provider.query(request, signal), (o) => o.kind),
+    };
+    return wrapped;
+  }
+  const { electricity, cable, bulksms } = providers;
+  return {
+    airtime: wrap('airtime', providers.airtime),
+    data: wrap('data', providers.data),
+    electricity: {
+      ...wrap('electricity', electricity),
+      verify: (query, signal) => observe(electricity, 'electricity', 'verify', () => electricity.verify(query, signal), (o) => o.kind),
+    },
+    cable: {
+      ...wrap('cable', cable),
+      verify: (query, signal) => observe(cable, 'cable', 'verify', () => cable.verify(query, signal), (o) => o.kind),
+    },
+    bulksms: {
+      ...wrap('bulksms', bulksms),
+      notify: (message, signal) => observe(bulksms, 'bulksms', 'notify', () => bulksms.notify(message, signal), (accepted) => (accepted ? 'accepted' : 'refused')),
+    },
+  };
+}
+
+/** A running metrics listener. */
+export interface MetricsServer {
+  /** host:port it listens on. */
+  address: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+/** A scrape that takes longer than this is dropped; Prometheus's own default timeout is 10 s. */
+const SCRAPE_TIMEOUT_MS = 10_000;
+
+/**
+ * Serves `registry` at `GET /metrics` on host:port (0 picks a free port). Anything else
+ * is 404. It carries no business data beyond counts, but it binds where the core's gRPC
+ * port does (CORE_HOST), which is this machine only by default.
+ */
+export async function serveMetrics(registry: Registry, host: string, port: number): Promise<MetricsServer> {
+  const server = http.createServer({ requestTimeout: SCRAPE_TIMEOUT_MS }, (req, res) => {
+    const path = req.url?.split('?')[0];
+    if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
+      res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' }).end('Not found; metrics are at GET /metrics.\n');
+      return;
+    }
+    registry.metrics().then(
+      (text) => {
+        res.writeHead(200, { 'Content-Type': registry.contentType, 'Cache-Control': 'no-store' });
+        res.end(req.method === 'HEAD' ? undefined : text);
+      },
+      () => res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8' }).end('Metrics could not be collected.\n'),
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const bound = (server.address() as AddressInfo).port;
+  return {
+    address: `${host.includes(':') ? `[${host}]` : host}:${bound}`,
+    port: bound,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

@@ -1,0 +1,61 @@
+/**
+ * The README's configuration tables are the same list as the schemas (issue 6, item 4):
+ * every variable either process reads has its row in README.md's "Configuration" section,
+ * and no row there names a variable that nothing reads. On failure the message lists what
+ * to add or remove; `npm start -- --help --markdown` prints the tables to paste.
+ */
+import { readFileSync } from 'node:fs';
+import { suite } from '../helpers/suite.js';
+import * as assert from 'uvu/assert';
+import { CORE_SCHEMA } from '../../core/config.js';
+import { schemaNames } from '../../core/env-schema.js';
+import { GATEWAY_SCHEMA } from '../../gateway/config.js';
+
+const test = suite('ops: README configuration tables');
+
+/** The text of README.md's "## Configuration" section, up to the next "## " heading. */
+function configurationSection(readme: string): string {
+  const start = readme.search(/^## Configuration\s*$/m);
+  if (start < 0) return '';
+  const rest = readme.slice(start + 1);
+  const end = rest.search(/^## /m);
+  return end < 0 ? rest : rest.slice(0, end);
+}
+
+/** Variables named in the first column of the section's tables, by table ("### The core", ...). */
+function tableRows(section: string): Map<string, Set<string>> {
+  const tables = new Map<string, Set<string>>();
+  let heading = '';
+  for (const line of section.split('\n')) {
+    const title = /^### (.+)$/.exec(line);
+    if (title) heading = title[1]!.trim().toLowerCase();
+    const row = /^\| `([A-Z][A-Z0-9_]*)` \|/.exec(line);
+    if (row) {
+      if (!tables.has(heading)) tables.set(heading, new Set());
+      tables.get(heading)!.add(row[1]!);
+    }
+  }
+  return tables;
+}
+
+test('README.md lists every variable of the core and the gateway, in their own tables, and no other', () => {
+  const section = configurationSection(readFileSync(new URL('../../README.md', import.meta.url), 'utf8'));
+  assert.ok(section !== '', 'README.md has a "## Configuration" section');
+  const tables = tableRows(section);
+  const table = (word: string) => [...tables.entries()].find(([heading]) => heading.includes(word))?.[1] ?? new Set<string>();
+  const problems: string[] = [];
+  for (const [label, schema] of [
+    ['core', CORE_SCHEMA],
+    ['gateway', GATEWAY_SCHEMA],
+  ] as const) {
+    const rows = table(label);
+    const names = schemaNames(schema);
+    const missing = names.filter((name) => !rows.has(name));
+    const unknown = [...rows].filter((name) => !names.includes(name));
+    if (missing.length > 0) problems.push(`the ${label} table lacks ${missing.join(', ')}`);
+    if (unknown.length > 0) problems.push(`the ${label} table lists ${unknown.join(', ')}, which the ${label} does not read`);
+  }
+  assert.equal(problems, [], `README.md "## Configuration": ${problems.join('; ')} (npm start -- --help --markdown prints the tables)`);
+});
+
+test.run();

@@ -38,11 +38,6 @@ export function sameHash(aHex: string, bHex: string): boolean {
   return a.length === b.length && a.length > 0 && timingSafeEqual(a, b);
 }
 
-/** Constant-time comparison of two secrets of any length, through their digests. */
-export function sameSecret(presented: string, expected: string): boolean {
-  return sameHash(hashSecret(presented), hashSecret(expected));
-}
-
 /** A hash no secret has, compared against when the public key is unknown so timing stays the same. */
 export const DUMMY_SECRET_HASH = hashSecret('no key has this secret');
 

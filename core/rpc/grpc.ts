@@ -8,7 +8,7 @@ import { create, fromBinary, toBinary, type DescMessage, type DescService, type 
 import type { GenService, GenServiceMethods } from '@bufbuild/protobuf/codegenv2';
 import type { Metadata, ServerUnaryCall, sendUnaryData, ServiceDefinition, UntypedServiceImplementation } from '@grpc/grpc-js';
 import { DomainError } from '../domain/errors.js';
-import { sameSecret } from '../accounts/keys.js';
+import { hashSecret, sameHash } from '../accounts/keys.js';
 import { toServiceError, type ErrorLogger } from './errors.js';
 
 export function serviceDefinition(service: DescService): ServiceDefinition {
@@ -34,8 +34,8 @@ export type Handlers<S extends GenServiceMethods> = {
   [K in keyof S]: (request: MessageShape<S[K]['input']>, call: ServerUnaryCall<unknown, unknown>) => Promise<MessageInitShape<S[K]['output']>>;
 };
 
-/** Whether a presented token is one of a set; compared in constant time. */
-export type TokenCheck = (presented: string) => boolean;
+/** Whether a presented token, given as its SHA-256 hex, is one of a set; compared in constant time. */
+export type TokenCheck = (presentedHash: string) => boolean;
 
 /** Who may call a service: `allowed` tokens; `known` tells a wrong token from a right one on the wrong service. */
 export interface Access {
@@ -43,8 +43,14 @@ export interface Access {
   known: TokenCheck;
 }
 
+/**
+ * The configured tokens are hashed once here and the presented one once per call (not once
+ * per configured token per check, which the hot path paid before). Every configured hash is
+ * compared, without stopping at a match, so timing does not tell which one matched.
+ */
 export function tokenCheck(...tokens: string[]): TokenCheck {
-  return (presented) => tokens.some((token) => token !== '' && sameSecret(presented, token));
+  const hashes = tokens.filter((token) => token !== '').map(hashSecret);
+  return (presentedHash) => hashes.reduce((matched, hash) => sameHash(presentedHash, hash) || matched, false);
 }
 
 function bearer(metadata: Metadata): string {
@@ -69,8 +75,9 @@ export function implement<S extends GenServiceMethods>(
         .then(() => {
           const token = bearer(call.metadata);
           if (token === '') throw new DomainError('UNAUTHENTICATED', 'A bearer token is required in the authorization metadata.');
-          if (!access.known(token)) throw new DomainError('UNAUTHENTICATED', 'The bearer token is not valid.');
-          if (!access.allowed(token)) throw new DomainError('PERMISSION_DENIED', `This token may not call ${service.typeName}.`);
+          const presented = hashSecret(token);
+          if (!access.known(presented)) throw new DomainError('UNAUTHENTICATED', 'The bearer token is not valid.');
+          if (!access.allowed(presented)) throw new DomainError('PERMISSION_DENIED', `This token may not call ${service.typeName}.`);
           return handler(call.request as never, call);
         })
         .then(

@@ -68,6 +68,7 @@ import type {
   TransactionStore,
   WalletStore,
 } from '../port.js';
+import { requireAmount, requireLimit } from '../bounds.js';
 import { auditLedger } from './audit.js';
 import { decodeLedgerCursor, decodeTransactionCursor, encodeLedgerCursor, encodeTransactionCursor } from './cursors.js';
 import {
@@ -105,11 +106,7 @@ import { isDuplicateKeyOn, isUnknownCommitResult } from './errors.js';
 import { checkDeployment, UnsuitableDeploymentError } from './guard.js';
 import { COLLECTIONS, REQUEST_ID_INDEX, ensureSchema } from './schema.js';
 
-/**
- * The largest page any caller may ask for. The use cases choose smaller pages; this only
- * stops a bug from loading a whole history into memory (the same bound as SQLite's).
- */
-export const MAX_PAGE_LIMIT = 1_000;
+export { MAX_PAGE_LIMIT } from '../bounds.js';
 
 /**
  * Lists the port returns whole (an account's keys, the catalog) are still bounded: far
@@ -761,16 +758,3 @@ function bounded<D>(docs: D[], what: string): D[] {
   return docs;
 }
 
-/** The use cases validate amounts; reaching here with a bad one is a bug, so it throws. */
-function requireAmount(name: string, value: number, min: number): void {
-  if (!Number.isSafeInteger(value) || value < min) {
-    throw new RangeError(`store: ${name} must be a safe integer >= ${min}, got ${String(value)}`);
-  }
-}
-
-function requireLimit(limit: number): number {
-  if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_PAGE_LIMIT) {
-    throw new RangeError(`store: page limit must be an integer from 1 to ${MAX_PAGE_LIMIT}, got ${String(limit)}`);
-  }
-  return limit;
-}

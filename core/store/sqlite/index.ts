@@ -28,6 +28,7 @@ import type {
   TransactionStore,
   WalletStore,
 } from '../port.js';
+import { requireAmount, requireLimit } from '../bounds.js';
 import { MAX_AUDIT_VIOLATIONS } from '../port.js';
 import { createGroupCommit } from './group-commit.js';
 import { migrate } from './schema.js';
@@ -65,11 +66,7 @@ import {
  */
 const BUSY_TIMEOUT_MS = 5_000;
 
-/**
- * The largest page any caller may ask for. The use cases choose smaller pages; this only
- * stops a bug from loading a whole history into memory.
- */
-export const MAX_PAGE_LIMIT = 1_000;
+export { MAX_PAGE_LIMIT } from '../bounds.js';
 
 /** The settings row that holds the price of one SMS page. */
 const SMS_RATE_KEY = 'sms_rate_kobo';
@@ -309,25 +306,32 @@ function buildStore(db: Database.Database): Store {
     return { transaction: transactionFromRow(settled), changed: true };
   });
 
-  const refundTx = db.transaction((reference: string, reason: string, at: Date) => {
-    const row = sql.getTransaction.get(reference);
-    if (!row) return null;
-    if (row.status !== 'pending') return { transaction: transactionFromRow(row), changed: false };
-    const atMs = toMs(at);
-    // The status change is conditional and the ledger's unique (reference, kind) index
-    // refuses a second refund entry, so the money goes back at most once even if the
-    // check above were ever bypassed.
-    const failed = sql.markFailed.get({ reference, failure_reason: reason, updated_at: atMs })!;
+  /**
+   * Puts a purchase's whole charge back in its wallet with a refund entry; the caller has
+   * just moved the purchase out of the state that allowed it, in the same transaction. The
+   * status change is conditional and the ledger's unique (reference, kind) index refuses a
+   * second refund entry, so the money goes back at most once even if a check were bypassed.
+   */
+  function giveBackCharge(row: TransactionRow, memo: string, atMs: number): void {
     const balance = sql.addToBalance.get({ account_id: row.account_id, amount_kobo: row.charged_kobo })!;
     sql.insertLedger.run({
       account_id: row.account_id,
       amount_kobo: row.charged_kobo,
       balance_after_kobo: balance.balance_kobo,
       kind: 'refund',
-      reference,
-      memo: `refund: ${reason}`,
+      reference: row.reference,
+      memo,
       created_at: atMs,
     });
+  }
+
+  const refundTx = db.transaction((reference: string, reason: string, at: Date) => {
+    const row = sql.getTransaction.get(reference);
+    if (!row) return null;
+    if (row.status !== 'pending') return { transaction: transactionFromRow(row), changed: false };
+    const atMs = toMs(at);
+    const failed = sql.markFailed.get({ reference, failure_reason: reason, updated_at: atMs })!;
+    giveBackCharge(row, `refund: ${reason}`, atMs);
     return { transaction: transactionFromRow(failed), changed: true };
   });
 
@@ -336,19 +340,8 @@ function buildStore(db: Database.Database): Store {
     if (!row) return null;
     if (row.status !== 'success') return { transaction: transactionFromRow(row), changed: false };
     const atMs = toMs(at);
-    // As with a refund: a conditional status change, and the ledger's unique (reference,
-    // kind) index refuses a second refund entry for the same purchase.
     const reversed = sql.markReversed.get({ reference, failure_reason: reason, updated_at: atMs })!;
-    const balance = sql.addToBalance.get({ account_id: row.account_id, amount_kobo: row.charged_kobo })!;
-    sql.insertLedger.run({
-      account_id: row.account_id,
-      amount_kobo: row.charged_kobo,
-      balance_after_kobo: balance.balance_kobo,
-      kind: 'refund',
-      reference,
-      memo: `reversal: ${reason}`,
-      created_at: atMs,
-    });
+    giveBackCharge(row, `reversal: ${reason}`, atMs);
     return { transaction: transactionFromRow(reversed), changed: true };
   });
 
@@ -717,19 +710,6 @@ function toPage<R, T>(rows: R[], limit: number, map: (row: R) => T, cursor: (row
   return page;
 }
 
-/** The use cases validate amounts; reaching here with a bad one is a bug, so it throws. */
-function requireAmount(name: string, value: number, min: number): void {
-  if (!Number.isSafeInteger(value) || value < min) {
-    throw new RangeError(`store: ${name} must be a safe integer >= ${min}, got ${String(value)}`);
-  }
-}
-
-function requireLimit(limit: number): number {
-  if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_PAGE_LIMIT) {
-    throw new RangeError(`store: page limit must be an integer from 1 to ${MAX_PAGE_LIMIT}, got ${String(limit)}`);
-  }
-  return limit;
-}
 
 /** The ledger memo of a purchase's debit, for people reading a statement. */
 function purchaseMemo(tx: NewTransaction): string {

@@ -34,52 +34,14 @@ export function isJsonContentType(header: string | undefined): boolean {
  * connection), rather than buffering whatever a client chooses to send.
  */
 export async function readJsonObject(req: IncomingMessage, maxBytes: number): Promise<JsonObject> {
-  const tooLarge = () =>
-    gatewayError('PAYLOAD_TOO_LARGE', {
+  const raw = await readBounded(req, maxBytes);
+  if (raw === 'gone') throw new ClientGoneError();
+  if (raw === 'too_large') {
+    throw gatewayError('PAYLOAD_TOO_LARGE', {
       message: `The request body is larger than ${maxBytes} bytes.`,
       headers: { Connection: 'close' },
     });
-
-  const declared = req.headers['content-length'];
-  if (declared !== undefined && Number(declared) > maxBytes) {
-    req.resume();
-    throw tooLarge();
   }
-
-  const raw = await new Promise<Buffer>((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let received = 0;
-    const onData = (chunk: Buffer) => {
-      received += chunk.length;
-      if (received > maxBytes) {
-        cleanup();
-        // Whatever else arrives is read and dropped so that the answer can still be sent.
-        req.resume();
-        reject(tooLarge());
-        return;
-      }
-      chunks.push(chunk);
-    };
-    const onEnd = () => {
-      cleanup();
-      resolve(Buffer.concat(chunks, received));
-    };
-    const onGone = () => {
-      cleanup();
-      reject(new ClientGoneError());
-    };
-    const cleanup = () => {
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('error', onGone);
-      req.off('close', onGone);
-    };
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('error', onGone);
-    // 'close' without 'end' is a client that hung up mid-body; without this the read would wait forever.
-    req.on('close', onGone);
-  });
 
   let text: string;
   try {
@@ -156,4 +118,39 @@ export function firstInexactNumber(text: string): string | undefined {
     }
   }
   return undefined;
+}
+
+/** The whole body, or 'too_large' past the bound (the rest is drained), or 'gone' if the client left. */
+export function readBounded(req: IncomingMessage, maxBytes: number): Promise<Uint8Array | 'too_large' | 'gone'> {
+  const declared = Number(req.headers['content-length'] ?? NaN);
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    req.resume();
+    return Promise.resolve('too_large');
+  }
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let received = 0;
+    const finish = (result: Uint8Array | 'too_large' | 'gone') => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onGone);
+      req.off('close', onGone);
+      resolve(result);
+    };
+    const onData = (chunk: Buffer) => {
+      received += chunk.length;
+      if (received > maxBytes) {
+        req.resume();
+        finish('too_large');
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => finish(Buffer.concat(chunks, received));
+    const onGone = () => finish('gone');
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onGone);
+    req.on('close', onGone);
+  });
 }

@@ -18,7 +18,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ConnectError, Code } from '@connectrpc/connect';
 import { CallbackDisposition } from '../gen/prepaid/v1/purchase_pb.js';
 import { TransactionStatus } from '../gen/prepaid/v1/types_pb.js';
+import { readBounded } from './body.js';
 import type { CoreClients } from './core-client.js';
+import { sendJson } from './reply.js';
 import type { GatewayLogger } from './log.js';
 
 /** Where VTpass posts; the secret follows. */
@@ -53,14 +55,14 @@ export function createCallbackHandler(deps: { secret: string | undefined; core: 
     async handle(req, res) {
       if (req.method !== 'POST') {
         req.resume();
-        reply(res, 405, { response: 'error', message: 'Callbacks are POST only.' }, { Allow: 'POST' });
+        sendJson(res, 405, { response: 'error', message: 'Callbacks are POST only.' }, { Allow: 'POST' });
         return;
       }
       const body = await readBounded(req, CALLBACK_MAX_BODY_BYTES);
       if (body === 'gone') return;
       if (body === 'too_large') {
         deps.log.error('callback.rejected', { provider: 'vtpass', reason: `body larger than ${CALLBACK_MAX_BODY_BYTES} bytes` });
-        reply(res, 413, { response: 'error', message: 'The callback body is too large.' }, { Connection: 'close' });
+        sendJson(res, 413, { response: 'error', message: 'The callback body is too large.' }, { Connection: 'close' });
         return;
       }
       try {
@@ -72,14 +74,14 @@ export function createCallbackHandler(deps: { secret: string | undefined; core: 
           status: answer.status === TransactionStatus.UNSPECIFIED ? null : TransactionStatus[answer.status],
         });
         if (answer.disposition === CallbackDisposition.RETRY_LATER) {
-          reply(res, 503, { response: 'retry', message: 'The transaction has no final state yet; send the update again later.' });
+          sendJson(res, 503, { response: 'retry', message: 'The transaction has no final state yet; send the update again later.' });
           return;
         }
-        reply(res, 200, { response: 'success' });
+        sendJson(res, 200, { response: 'success' });
       } catch (error) {
         const code = error instanceof ConnectError ? Code[error.code] : 'unexpected';
         deps.log.error('callback.failed', { provider: 'vtpass', code, error: error instanceof Error ? error.message : String(error) });
-        reply(res, 503, { response: 'retry', message: 'The update could not be processed now; send it again later.' });
+        sendJson(res, 503, { response: 'retry', message: 'The update could not be processed now; send it again later.' });
       }
     },
   };
@@ -87,51 +89,4 @@ export function createCallbackHandler(deps: { secret: string | undefined; core: 
 
 function digest(text: string): Buffer {
   return createHash('sha256').update(text).digest();
-}
-
-/** The whole body, or 'too_large' past the bound (the rest is drained), or 'gone' if the client left. */
-function readBounded(req: IncomingMessage, maxBytes: number): Promise<Uint8Array | 'too_large' | 'gone'> {
-  const declared = Number(req.headers['content-length'] ?? NaN);
-  if (Number.isFinite(declared) && declared > maxBytes) {
-    req.resume();
-    return Promise.resolve('too_large');
-  }
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let received = 0;
-    const finish = (result: Uint8Array | 'too_large' | 'gone') => {
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('error', onGone);
-      req.off('close', onGone);
-      resolve(result);
-    };
-    const onData = (chunk: Buffer) => {
-      received += chunk.length;
-      if (received > maxBytes) {
-        req.resume();
-        finish('too_large');
-        return;
-      }
-      chunks.push(chunk);
-    };
-    const onEnd = () => finish(Buffer.concat(chunks, received));
-    const onGone = () => finish('gone');
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('error', onGone);
-    req.on('close', onGone);
-  });
-}
-
-function reply(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  if (res.headersSent || res.destroyed) return;
-  const payload = JSON.stringify(body);
-  res.writeHead(status, {
-    ...headers,
-    'Content-Type': 'application/json; charset=utf-8',
-    'Content-Length': Buffer.byteLength(payload),
-    'Cache-Control': 'no-store',
-  });
-  res.end(payload);
 }

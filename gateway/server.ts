@@ -26,6 +26,7 @@ import { errorBody, gatewayError, toApiError } from './errors.js';
 import { consoleLogger, type GatewayLogger } from './log.js';
 import { createGatewayMetrics, type GatewayMetrics } from './metrics.js';
 import { OPENAPI_JSON } from './openapi.js';
+import { sendJson } from './reply.js';
 import { createMemoryLimiter, rateLimitHeaders, type Limiter } from './rate-limit.js';
 
 /** What the gateway is built from. */
@@ -416,18 +417,4 @@ function singleHeader(req: IncomingMessage, name: string): string | undefined {
   if (typeof value !== 'string') return undefined;
   const trimmed = value.trim();
   return trimmed === '' ? undefined : trimmed;
-}
-
-/** Sends a JSON answer, unless the connection is already gone or answered. */
-function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  if (res.headersSent || res.destroyed) return;
-  const payload = JSON.stringify(body);
-  res.writeHead(status, {
-    ...headers,
-    'Content-Type': 'application/json; charset=utf-8',
-    'Content-Length': Buffer.byteLength(payload),
-    'Cache-Control': 'no-store',
-    'X-Content-Type-Options': 'nosniff',
-  });
-  res.end(payload);
 }

@@ -5,6 +5,7 @@
  * unset, a random one is created once in DATA_DIR (mode 0600) and reused, so a single
  * machine works out of the box and nothing secret is in the repo.
  */
+import { PHONE_PATTERN } from './domain/validation.js';
 import path from 'node:path';
 import { PRODUCTS, type ProductName } from './domain/products.js';
 import { ConfigError, helpText, integer, oneOf, parseInteger, readSchema, schemaRows, text, variable, type Env, type Variable } from './env-schema.js';
@@ -215,7 +216,7 @@ export function readProvidersConfig(env: Env, sandboxDelayMs: number): Providers
     const why = `because ${billFamilies.map((f) => ROUTING_VARIABLES[f]).join(', ')} ${billFamilies.length === 1 ? 'is' : 'are'} vtpass`;
     const needsPhone = routing.electricity === 'vtpass' || routing.cable === 'vtpass';
     const phone = s.vtpassFallbackPhone.read(env) ?? '';
-    if (needsPhone && !/^0\d{10}$/.test(phone)) {
+    if (needsPhone && !PHONE_PATTERN.test(phone)) {
       throw new ConfigError('VTPASS_FALLBACK_PHONE', 'must be an 11-digit phone starting with 0 when electricity or cable goes to vtpass (VTpass wants a phone with every payment).');
     }
     vtpass = {

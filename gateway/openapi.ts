@@ -8,7 +8,9 @@
  * action against these schemas, so the document cannot drift from the code unnoticed.
  */
 import { DISCOS, METER_TYPES, NETWORKS, CABLE_PROVIDERS } from '../core/domain/products.js';
+import { REFERENCE_PATTERN } from '../core/domain/reference.js';
 import { SMS_MAX_CHARACTERS, SMS_MAX_RECIPIENTS } from '../core/domain/sms.js';
+import { METER_NUMBER_PATTERN, PHONE_PATTERN, REQUEST_ID_PATTERN, SENDER_PATTERN, SMART_CARD_PATTERN } from '../core/domain/validation.js';
 
 type Schema = Record<string, unknown>;
 
@@ -22,13 +24,13 @@ const nairaIn: Schema = {
   oneOf: [{ type: 'number', exclusiveMinimum: 0 }, { type: 'string', pattern: '^\\d{1,15}(\\.\\d{1,2})?$' }],
   description: 'Naira, a number or numeric string with at most two decimals.',
 };
-const phone: Schema = { type: 'string', pattern: '^0\\d{10}$', examples: ['08031234567'] };
+const phone: Schema = { type: 'string', pattern: PHONE_PATTERN.source, examples: ['08031234567'] };
 const requestId: Schema = {
   type: 'string',
-  pattern: '^[A-Za-z0-9_-]{1,64}$',
+  pattern: REQUEST_ID_PATTERN.source,
   description: 'Optional idempotency key (or the Idempotency-Key header).',
 };
-const reference: Schema = { type: 'string', pattern: '^\\d{12}[A-Z0-9]{10}$', examples: ['202611210628PZ4K7M2QXA'] };
+const reference: Schema = { type: 'string', pattern: REFERENCE_PATTERN.source, examples: ['202611210628PZ4K7M2QXA'] };
 
 /** A purchase answer: the common money fields plus the product's own. */
 function purchaseAnswer(status: 'success' | 'pending', extra: Record<string, Schema>, required: string[] = Object.keys(extra)): Schema {
@@ -107,7 +109,7 @@ const schemas: Record<string, Schema> = {
     type: 'object',
     properties: {
       disco: { enum: [...DISCOS] },
-      meter_number: { type: 'string', pattern: '^\\d{6,20}$' },
+      meter_number: { type: 'string', pattern: METER_NUMBER_PATTERN.source },
       meter_type: { enum: [...METER_TYPES] },
       amount: { ...nairaIn, description: 'Naira, at least 1000.' },
       phone: { ...phone, description: 'Optional: receives the receipt SMS with the token.' },
@@ -123,7 +125,7 @@ const schemas: Record<string, Schema> = {
     type: 'object',
     properties: {
       provider: { enum: [...CABLE_PROVIDERS] },
-      smart_card: { type: 'string', pattern: '^\\d{8,20}$' },
+      smart_card: { type: 'string', pattern: SMART_CARD_PATTERN.source },
       package_code: { type: 'string', examples: ['GOTV MAX', 'DSTV PADI', 'basic'] },
       phone,
       request_id: requestId,
@@ -134,7 +136,7 @@ const schemas: Record<string, Schema> = {
   BulkSmsRequest: {
     type: 'object',
     properties: {
-      sender: { type: 'string', pattern: '^[A-Za-z0-9]{1,11}$' },
+      sender: { type: 'string', pattern: SENDER_PATTERN.source },
       recipients: { type: 'array', items: phone, minItems: 1, maxItems: SMS_MAX_RECIPIENTS, description: 'Duplicates are sent and charged once.' },
       message: { type: 'string', minLength: 1, maxLength: SMS_MAX_CHARACTERS, description: '160 characters a page.' },
       request_id: requestId,

@@ -7,16 +7,19 @@ import type { FieldViolation } from './errors.js';
 import { isKobo, formatNaira, type Kobo } from './money.js';
 
 /** Exactly 11 digits starting with 0. The network is never inferred from the prefix: numbers are portable. */
-const PHONE = /^0\d{10}$/;
+export const PHONE_PATTERN = /^0\d{10}$/;
 
 /** Meter numbers are 11 or 13 digits for most discos; postpaid account numbers can be shorter. */
-const METER_NUMBER = /^\d{6,20}$/;
+export const METER_NUMBER_PATTERN = /^\d{6,20}$/;
 
 /** DStv and GOtv smart cards / IUCs are 10 digits, StarTimes 11; we accept a margin either side. */
-const SMART_CARD = /^\d{8,20}$/;
+export const SMART_CARD_PATTERN = /^\d{8,20}$/;
 
 /** Letters and digits only, as networks register alphanumeric sender IDs. */
-const SENDER = /^[A-Za-z0-9]{1,11}$/;
+export const SENDER_PATTERN = /^[A-Za-z0-9]{1,11}$/;
+
+/** Idempotency keys: what partners can reasonably generate, bounded for the unique index. */
+export const REQUEST_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** Control characters other than tab, line feed and carriage return have no place in an SMS. */
 // eslint-disable-next-line no-control-regex
@@ -29,7 +32,7 @@ export function describeValue(value: string, max = 24): string {
 
 export function checkPhone(field: string, value: string, violations: FieldViolation[]): void {
   if (value === '') violations.push({ field, description: `${field} is required.` });
-  else if (!PHONE.test(value))
+  else if (!PHONE_PATTERN.test(value))
     violations.push({ field, description: `${field} must be an 11-digit Nigerian number starting with 0, such as 08031234567; got ${describeValue(value)}.` });
 }
 
@@ -45,13 +48,13 @@ export function checkOneOf(field: string, value: string, allowed: readonly strin
 
 export function checkMeterNumber(field: string, value: string, violations: FieldViolation[]): void {
   if (value === '') violations.push({ field, description: `${field} is required.` });
-  else if (!METER_NUMBER.test(value))
+  else if (!METER_NUMBER_PATTERN.test(value))
     violations.push({ field, description: `${field} must be 6 to 20 digits; got ${describeValue(value)}.` });
 }
 
 export function checkSmartCard(field: string, value: string, violations: FieldViolation[]): void {
   if (value === '') violations.push({ field, description: `${field} is required.` });
-  else if (!SMART_CARD.test(value))
+  else if (!SMART_CARD_PATTERN.test(value))
     violations.push({ field, description: `${field} must be 8 to 20 digits; got ${describeValue(value)}.` });
 }
 
@@ -71,7 +74,7 @@ export function checkAmount(
 
 export function checkSender(field: string, value: string, violations: FieldViolation[]): void {
   if (value === '') violations.push({ field, description: `${field} is required.` });
-  else if (!SENDER.test(value))
+  else if (!SENDER_PATTERN.test(value))
     violations.push({ field, description: `${field} must be 1 to 11 letters or digits; got ${describeValue(value)}.` });
 }
 

@@ -11,6 +11,7 @@ import { DomainError } from '../domain/errors.js';
 import { formatNaira } from '../domain/money.js';
 import type { PurchaseOrder } from '../domain/products.js';
 import { newReference } from '../domain/reference.js';
+import { REQUEST_ID_PATTERN } from '../domain/validation.js';
 import type { ProviderOutcome, ProviderRequest, Providers } from '../providers/port.js';
 import type { Store, TransactionRecord } from '../store/port.js';
 import { sendReceipt, type Background } from './receipts.js';
@@ -46,8 +47,6 @@ export interface PurchaseResult {
   replayed: boolean;
 }
 
-/** Idempotency keys: what partners can reasonably generate, bounded for the unique index. */
-export const REQUEST_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 
 /**
  * The request fingerprint kept with an idempotency key: the product and what the caller

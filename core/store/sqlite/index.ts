@@ -239,37 +239,39 @@ function buildStore(db: Database.Database): Store {
     },
   };
 
-  const creditTx = db.transaction(
-    (input: { accountId: string; amountKobo: Kobo; reference: string; memo: string; at: Date }) => {
-      const balance = sql.addToBalance.get({ account_id: input.accountId, amount_kobo: input.amountKobo });
-      if (balance === undefined) return null;
-      if (!Number.isSafeInteger(balance.balance_kobo)) {
-        // Throwing rolls the credit back; such a balance could not be read back exactly.
-        throw new RangeError('store: the credit would take the balance beyond the safe integer range');
-      }
-      const entry = sql.insertLedger.get({
-        account_id: input.accountId,
-        amount_kobo: input.amountKobo,
-        balance_after_kobo: balance.balance_kobo,
-        kind: 'credit',
-        reference: input.reference,
-        memo: input.memo,
-        created_at: toMs(input.at),
-      })!;
-      return { balanceKobo: balance.balance_kobo, entry: ledgerFromRow(entry) };
-    },
-  );
+  // The money operations below are plain functions: they only ever run inside the group
+  // commit (group-commit.ts), which makes each one atomic.
+  const creditTx = (input: { accountId: string; amountKobo: Kobo; reference: string; memo: string; at: Date }) => {
+    const balance = sql.addToBalance.get({ account_id: input.accountId, amount_kobo: input.amountKobo });
+    if (balance === undefined) return null;
+    if (!Number.isSafeInteger(balance.balance_kobo)) {
+      // Throwing rolls the credit back; such a balance could not be read back exactly.
+      throw new RangeError('store: the credit would take the balance beyond the safe integer range');
+    }
+    const entry = sql.insertLedger.get({
+      account_id: input.accountId,
+      amount_kobo: input.amountKobo,
+      balance_after_kobo: balance.balance_kobo,
+      kind: 'credit',
+      reference: input.reference,
+      memo: input.memo,
+      created_at: toMs(input.at),
+    })!;
+    return { balanceKobo: balance.balance_kobo, entry: ledgerFromRow(entry) };
+  };
 
-  const reserveTx = db.transaction((tx: NewTransaction): ReserveResult => {
+  const reserveTx = (tx: NewTransaction): ReserveResult => {
     if (tx.requestId !== null) {
       const existing = sql.getTransactionByRequestId.get({ account_id: tx.accountId, request_id: tx.requestId });
       if (existing) return { outcome: 'duplicate', transaction: transactionFromRow(existing) };
     }
-    const account = sql.getAccount.get(tx.accountId);
-    if (!account) return { outcome: 'no_account' };
-    // The conditional debit is the guard; the read above only tells the two refusals apart.
+    // The conditional debit is the guard; only when it refuses is the account read, to
+    // tell a missing account from a short balance.
     const debited = sql.debitBalance.get({ account_id: tx.accountId, amount_kobo: tx.chargedKobo });
-    if (debited === undefined) return { outcome: 'insufficient', balanceKobo: account.balance_kobo };
+    if (debited === undefined) {
+      const account = sql.getAccount.get(tx.accountId);
+      return account ? { outcome: 'insufficient', balanceKobo: account.balance_kobo } : { outcome: 'no_account' };
+    }
     const createdAt = toMs(tx.createdAt);
     sql.insertLedger.run({
       account_id: tx.accountId,
@@ -280,31 +282,41 @@ function buildStore(db: Database.Database): Store {
       memo: purchaseMemo(tx),
       created_at: createdAt,
     });
-    const row = sql.insertTransaction.get({
+    const row: TransactionRow = {
       reference: tx.reference,
       account_id: tx.accountId,
       product: tx.product,
+      status: 'pending',
       service: tx.service,
       recipient: tx.recipient,
       face_value_kobo: tx.faceValueKobo,
       charged_kobo: tx.chargedKobo,
       balance_after_kobo: debited.balance_kobo,
       details: JSON.stringify(tx.details),
+      result: null,
+      failure_reason: null,
       request_id: tx.requestId,
       request_hash: tx.requestHash,
+      attempts: 0,
       next_attempt_at: toMs(tx.nextAttemptAt),
+      needs_attention: 0,
       created_at: createdAt,
-    })!;
+      updated_at: createdAt,
+    };
+    sql.insertTransaction.run(row);
     return { outcome: 'reserved', transaction: transactionFromRow(row) };
-  });
+  };
 
-  const settleTx = db.transaction((reference: string, result: DeliveryResult, at: Date) => {
+  /**
+   * One conditional UPDATE is the whole settlement; only when it matched nothing is the
+   * row read, to tell "already final" from "missing".
+   */
+  function settleOne(reference: string, result: DeliveryResult, at: Date) {
+    const settled = sql.markSuccess.get({ reference, result: JSON.stringify(result), updated_at: toMs(at) });
+    if (settled) return { transaction: transactionFromRow(settled), changed: true };
     const row = sql.getTransaction.get(reference);
-    if (!row) return null;
-    if (row.status !== 'pending') return { transaction: transactionFromRow(row), changed: false };
-    const settled = sql.markSuccess.get({ reference, result: JSON.stringify(result), updated_at: toMs(at) })!;
-    return { transaction: transactionFromRow(settled), changed: true };
-  });
+    return row ? { transaction: transactionFromRow(row), changed: false } : null;
+  }
 
   /**
    * Puts a purchase's whole charge back in its wallet with a refund entry; the caller has
@@ -325,7 +337,7 @@ function buildStore(db: Database.Database): Store {
     });
   }
 
-  const refundTx = db.transaction((reference: string, reason: string, at: Date) => {
+  const refundTx = (reference: string, reason: string, at: Date) => {
     const row = sql.getTransaction.get(reference);
     if (!row) return null;
     if (row.status !== 'pending') return { transaction: transactionFromRow(row), changed: false };
@@ -333,9 +345,9 @@ function buildStore(db: Database.Database): Store {
     const failed = sql.markFailed.get({ reference, failure_reason: reason, updated_at: atMs })!;
     giveBackCharge(row, `refund: ${reason}`, atMs);
     return { transaction: transactionFromRow(failed), changed: true };
-  });
+  };
 
-  const reverseTx = db.transaction((reference: string, reason: string, at: Date) => {
+  const reverseTx = (reference: string, reason: string, at: Date) => {
     const row = sql.getTransaction.get(reference);
     if (!row) return null;
     if (row.status !== 'success') return { transaction: transactionFromRow(row), changed: false };
@@ -343,7 +355,7 @@ function buildStore(db: Database.Database): Store {
     const reversed = sql.markReversed.get({ reference, failure_reason: reason, updated_at: atMs })!;
     giveBackCharge(row, `reversal: ${reason}`, atMs);
     return { transaction: transactionFromRow(reversed), changed: true };
-  });
+  };
 
   const wallet: WalletStore = {
     async credit(input) {
@@ -353,10 +365,9 @@ function buildStore(db: Database.Database): Store {
     async reserve(tx) {
       requireAmount('chargedKobo', tx.chargedKobo, 1);
       requireAmount('faceValueKobo', tx.faceValueKobo, 0);
-      return commit.run((): ReserveResult => {
-        try {
-          return reserveTx(tx);
-        } catch (error) {
+      return commit.run(
+        () => reserveTx(tx),
+        (error): ReserveResult => {
           // The unique index on (account_id, request_id) is the real idempotency guard; the
           // read inside the transaction only makes the common case cheap.
           if (tx.requestId !== null && isUniqueViolation(error)) {
@@ -364,11 +375,11 @@ function buildStore(db: Database.Database): Store {
             if (existing) return { outcome: 'duplicate', transaction: transactionFromRow(existing) };
           }
           throw error;
-        }
-      });
+        },
+      );
     },
     async settle(reference, result, at) {
-      return commit.run(() => settleTx(reference, result, at));
+      return commit.run(() => settleOne(reference, result, at));
     },
     async refund(reference, reason, at) {
       return commit.run(() => refundTx(reference, reason, at));
@@ -535,20 +546,14 @@ function prepareStatements(db: Database.Database) {
        ORDER BY entry_id DESC LIMIT @limit`,
     ),
 
-    insertTransaction: db.prepare<
-      Omit<
-        TransactionRow,
-        'status' | 'result' | 'failure_reason' | 'attempts' | 'needs_attention' | 'updated_at'
-      >,
-      TransactionRow
-    >(
+    // The whole row comes from the caller, so the record returned is exactly what was written.
+    insertTransaction: db.prepare<TransactionRow>(
       `INSERT INTO transactions (reference, account_id, product, status, service, recipient, face_value_kobo,
          charged_kobo, balance_after_kobo, details, result, failure_reason, request_id, request_hash, attempts,
          next_attempt_at, needs_attention, created_at, updated_at)
-       VALUES (@reference, @account_id, @product, 'pending', @service, @recipient, @face_value_kobo,
-         @charged_kobo, @balance_after_kobo, @details, NULL, NULL, @request_id, @request_hash, 0,
-         @next_attempt_at, 0, @created_at, @created_at)
-       RETURNING *`,
+       VALUES (@reference, @account_id, @product, @status, @service, @recipient, @face_value_kobo,
+         @charged_kobo, @balance_after_kobo, @details, @result, @failure_reason, @request_id, @request_hash, @attempts,
+         @next_attempt_at, @needs_attention, @created_at, @updated_at)`,
     ),
     getTransaction: db.prepare<[string], TransactionRow>('SELECT * FROM transactions WHERE reference = ?'),
     getTransactionByRequestId: db.prepare<{ account_id: string; request_id: string }, TransactionRow>(

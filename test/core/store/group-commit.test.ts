@@ -1,7 +1,8 @@
 /**
  * Group commit (core/store/sqlite/group-commit.ts) on a real SQLite file: operations asked
- * for together share one transaction yet stay atomic one by one, keep their order, are
- * acknowledged only once committed, and all fail together when the commit cannot happen.
+ * for together share one transaction yet stay atomic one by one (a failure is retried in
+ * the careful, savepoint-per-operation run), keep their order, are acknowledged only once
+ * committed, come in bounded batches, and all fail together when the commit cannot happen.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -36,18 +37,17 @@ const insert = (v: string) => () => db.prepare('INSERT INTO t (v) VALUES (?)').r
 test('operations asked for together run in one transaction, in order, each atomic on its own', async () => {
   const commit = createGroupCommit(db);
   const insideTransaction: boolean[] = [];
-  // A transaction function, as the contract asks: nested in the batch it is a savepoint.
-  const failing = db.transaction(() => {
-    insert('b1')();
-    insert('b2')();
-    throw new Error('this operation fails after two writes');
-  });
   const results = await Promise.allSettled([
     commit.run(() => {
       insideTransaction.push(db.inTransaction);
       return insert('a')();
     }),
-    commit.run(() => failing()),
+    // A plain function with two writes that then fails: neither write may stay.
+    commit.run(() => {
+      insert('b1')();
+      insert('b2')();
+      throw new Error('this operation fails after two writes');
+    }),
     commit.run(insert('a')), // violates UNIQUE: rejected alone
     commit.run(() => {
       insideTransaction.push(db.inTransaction);
@@ -56,9 +56,37 @@ test('operations asked for together run in one transaction, in order, each atomi
   ]);
   assert.equal(results.map((r) => r.status), ['fulfilled', 'rejected', 'rejected', 'fulfilled']);
   assert.match(String((results[1] as PromiseRejectedResult).reason), /fails after two writes/);
-  assert.equal(insideTransaction, [true, true], 'both ran inside the shared transaction');
+  assert.match(String((results[2] as PromiseRejectedResult).reason), /UNIQUE/);
+  assert.ok(insideTransaction.length >= 2 && insideTransaction.every(Boolean), 'they ran inside the shared transaction');
   assert.equal(db.prepare('SELECT v FROM t ORDER BY id').pluck().all(), ['a', 'c'], 'the failed operations left nothing');
   assert.not.ok(db.inTransaction, 'the batch was committed');
+});
+
+test('recover answers for a failed operation after its own writes are rolled back', async () => {
+  const commit = createGroupCommit(db);
+  await commit.run(insert('taken'));
+  const count = () => db.prepare('SELECT count(*) FROM t').pluck().get() as number;
+  const [recovered, rethrown, plain] = await Promise.allSettled([
+    commit.run<unknown>(
+      () => {
+        insert('half')();
+        return insert('taken')(); // fails after one write
+      },
+      (error) => {
+        assert.match(String(error), /UNIQUE/);
+        // Inside the same transaction, with the operation's first write already gone.
+        return { rows: count(), inTransaction: db.inTransaction };
+      },
+    ),
+    commit.run(insert('taken'), () => {
+      throw new Error('not a case I handle');
+    }),
+    commit.run(insert('ok')),
+  ]);
+  assert.equal((recovered as PromiseFulfilledResult<unknown>).value, { rows: 1, inTransaction: true });
+  assert.match(String((rethrown as PromiseRejectedResult).reason), /not a case I handle/);
+  assert.is(plain.status, 'fulfilled');
+  assert.equal(db.prepare('SELECT v FROM t ORDER BY id').pluck().all(), ['taken', 'ok']);
 });
 
 test('a resolved operation is already committed: another connection sees it', async () => {
@@ -69,12 +97,31 @@ test('a resolved operation is already committed: another connection sees it', as
   assert.equal(other.prepare('SELECT v FROM t').pluck().all(), ['seen']);
 });
 
-test('more operations than one batch holds all complete, in order', async () => {
+test('more operations than one batch holds all complete, in order, one batch per turn', async () => {
   const commit = createGroupCommit(db);
   const count = MAX_BATCH_OPERATIONS * 2 + 7;
-  const ids = await Promise.all(Array.from({ length: count }, (_, i) => commit.run(insert(`v${i}`))));
+  const batchOf: number[] = [];
+  let turn = 0;
+  // Counts event-loop turns: an immediate that re-arms itself until the work is done.
+  let counting = true;
+  const tick = () => {
+    turn += 1;
+    if (counting) setImmediate(tick);
+  };
+  setImmediate(tick);
+  const ids = await Promise.all(
+    Array.from({ length: count }, (_, i) =>
+      commit.run(() => {
+        batchOf.push(turn);
+        return insert(`v${i}`)();
+      }),
+    ),
+  );
+  counting = false;
   assert.is(ids.length, count);
   assert.equal(ids.map(Number), Array.from({ length: count }, (_, i) => i + 1), 'committed in the order asked');
+  const sizes = [...new Set(batchOf)].map((t) => batchOf.filter((b) => b === t).length);
+  assert.equal(sizes, [MAX_BATCH_OPERATIONS, MAX_BATCH_OPERATIONS, 7], 'bounded batches, each in its own turn of the event loop');
 });
 
 test('when the transaction cannot start, every operation of the batch fails and nothing is written', async () => {

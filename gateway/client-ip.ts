@@ -5,7 +5,7 @@
  * can be forged.
  */
 import type { IncomingMessage } from 'node:http';
-import { isIP, type BlockList } from 'node:net';
+import { isIP, type BlockList, type Socket } from 'node:net';
 
 /** Returns the client IP of a request. */
 export type ClientIpResolver = (req: IncomingMessage) => string;
@@ -13,12 +13,21 @@ export type ClientIpResolver = (req: IncomingMessage) => string;
 /** Builds a resolver that believes X-Forwarded-For only from the trusted proxies. */
 export function createClientIpResolver(trustedProxies: BlockList): ClientIpResolver {
   const isTrusted = (address: string): boolean => trustedProxies.check(address, isIP(address) === 6 ? 'ipv6' : 'ipv4');
+  // A connection's peer never changes, and keep-alive clients send many requests on one:
+  // its address and whether it is a trusted proxy are worked out once per connection.
+  const peers = new WeakMap<Socket, { peer: string; trusted: boolean }>();
 
   return (req) => {
-    // A socket always has a peer address while the request is being handled; "" only
-    // after it was destroyed, and then nothing we answer reaches anyone anyway.
-    const peer = normalizeAddress(req.socket.remoteAddress ?? '') ?? '';
-    if (peer === '' || !isTrusted(peer)) return peer;
+    let known = peers.get(req.socket);
+    if (known === undefined) {
+      // A socket always has a peer address while the request is being handled; "" only
+      // after it was destroyed, and then nothing we answer reaches anyone anyway.
+      const peer = normalizeAddress(req.socket.remoteAddress ?? '') ?? '';
+      known = { peer, trusted: peer !== '' && isTrusted(peer) };
+      if (peer !== '') peers.set(req.socket, known);
+    }
+    const { peer, trusted } = known;
+    if (!trusted) return peer;
 
     const hops = forwardedHops(req);
     let client = peer;

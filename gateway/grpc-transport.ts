@@ -48,6 +48,8 @@ const DEFAULT_READ_MAX_BYTES = 4 * 1024 * 1024;
 /** The 5-byte gRPC message prefix: a compression flag and a big-endian length. */
 const ENVELOPE_PREFIX_BYTES = 5;
 const NEVER_ABORTED = new AbortController().signal;
+/** grpc-status of a call that succeeded. */
+const GRPC_STATUS_OK = '0';
 
 type UnaryFn = (req: UnaryRequest) => Promise<UnaryResponse>;
 
@@ -135,13 +137,16 @@ export function createUnaryGrpcTransport(options: UnaryGrpcTransportOptions): Un
       }
 
       let status = 0;
-      let responseHeader = new Headers();
-      let trailer = new Headers();
+      // Kept as node's plain header objects; turned into Headers only if someone reads them
+      // (an interceptor or an onHeader/onTrailer callback), since the conversion is a
+      // measurable part of a call and the gateway's own calls never look.
+      let rawHeader: http2.IncomingHttpHeaders = {};
+      let rawTrailer: http2.IncomingHttpHeaders = {};
       const chunks: Buffer[] = [];
       let received = 0;
       stream.on('response', (incoming) => {
         status = Number(incoming[':status'] ?? 0);
-        responseHeader = toHeaders(incoming);
+        rawHeader = incoming;
       });
       stream.on('data', (chunk: Buffer) => {
         received += chunk.length;
@@ -152,7 +157,7 @@ export function createUnaryGrpcTransport(options: UnaryGrpcTransportOptions): Un
         chunks.push(chunk);
       });
       stream.on('trailers', (incoming) => {
-        trailer = toHeaders(incoming);
+        rawTrailer = incoming;
       });
       stream.on('error', (error: Error) => finish(new ConnectError(`the call to ${authority} failed: ${error.message}`, Code.Unavailable)));
       stream.on('close', () => {
@@ -161,11 +166,15 @@ export function createUnaryGrpcTransport(options: UnaryGrpcTransportOptions): Un
           finish(new ConnectError(`HTTP ${status || 'no status'} from ${authority}`, status === 0 ? Code.Unavailable : httpStatusCode(status)));
           return;
         }
-        // A trailers-only reply carries its status in the headers.
-        const error = findTrailerError(trailer.has('grpc-status') ? trailer : responseHeader);
-        if (error) {
-          finish(error);
-          return;
+        // A trailers-only reply carries its status in the headers. A plain OK is read as is;
+        // anything else goes through Connect's own parsing, error details and all.
+        const statusHeaders = rawTrailer['grpc-status'] !== undefined ? rawTrailer : rawHeader;
+        if (statusHeaders['grpc-status'] !== GRPC_STATUS_OK || statusHeaders['grpc-status-details-bin'] !== undefined) {
+          const error = findTrailerError(toHeaders(statusHeaders));
+          if (error) {
+            finish(error);
+            return;
+          }
         }
         const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received);
         if (body.length < ENVELOPE_PREFIX_BYTES || body[0] !== 0 || body.readUInt32BE(1) !== body.length - ENVELOPE_PREFIX_BYTES) {
@@ -179,7 +188,20 @@ export function createUnaryGrpcTransport(options: UnaryGrpcTransportOptions): Un
           finish(new ConnectError(`the reply cannot be parsed: ${(error as Error).message}`, Code.Internal));
           return;
         }
-        finish(undefined, { stream: false, service: method.parent, method, header: responseHeader, message, trailer });
+        let header: Headers | undefined;
+        let trailer: Headers | undefined;
+        finish(undefined, {
+          stream: false,
+          service: method.parent,
+          method,
+          message,
+          get header() {
+            return (header ??= toHeaders(rawHeader));
+          },
+          get trailer() {
+            return (trailer ??= toHeaders(rawTrailer));
+          },
+        });
       });
       stream.end(envelope);
     });

@@ -4,6 +4,7 @@
  * the short positive cache (a wrong secret is never served from it; a revoked key stops
  * working once the TTL runs out).
  */
+import http from 'node:http';
 import { suite } from '../helpers/suite.js';
 import * as assert from 'uvu/assert';
 import { normalizeAddress } from '../../gateway/client-ip.js';
@@ -52,6 +53,36 @@ test('an IP-locked key from another address is 401 IP_NOT_ALLOWED, with a messag
   const direct = await gateway.request({ query: { action: 'balance' }, keys, localAddress: UNTRUSTED_PEER });
   assertError(direct, 401, 'IP_NOT_ALLOWED');
   assert.match(direct.json.message, /127\.0\.0\.3/);
+});
+
+test('on one keep-alive connection from a trusted proxy, each request is judged by its own X-Forwarded-For', async () => {
+  const keys = await lockedKeys([PARTNER_IP]);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const ask = (forwardedFor: string) =>
+    new Promise<{ status: number; reused: boolean }>((resolve, reject) => {
+      const req = http.get(
+        {
+          host: '127.0.0.1',
+          port: gateway.port,
+          path: `${gateway.config.basePaths[0]}?action=balance`,
+          agent,
+          localAddress: PROXY,
+          headers: { 'X-Public-Key': keys.publicKey, 'X-Secret-Key': keys.secretKey, 'X-Forwarded-For': forwardedFor },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, reused: req.reusedSocket }));
+        },
+      );
+      req.on('error', reject);
+    });
+  try {
+    const answers = [await ask(PARTNER_IP), await ask('198.51.100.9'), await ask(PARTNER_IP)];
+    assert.equal(answers.map((a) => a.status), [200, 401, 200]);
+    assert.equal(answers.map((a) => a.reused), [false, true, true], 'all three went over one connection');
+  } finally {
+    agent.destroy();
+  }
 });
 
 test('a forged X-Forwarded-For from an untrusted peer is ignored', async () => {

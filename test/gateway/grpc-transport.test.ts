@@ -94,6 +94,30 @@ test('interceptors run in the order given, the first outermost, and can set head
   bare.transport.close();
 });
 
+test("a reply's headers and trailers are there for interceptors and callbacks that read them", async () => {
+  const seen: Record<string, string | null> = {};
+  const peek: Interceptor = (next) => async (req) => {
+    const res = await next(req);
+    seen['interceptor content-type'] = res.header.get('content-type');
+    return res;
+  };
+  const { transport, purchase } = client([bearer(core.serviceToken), peek]);
+  const { accountId } = await core.createApiAccount();
+  await purchase.getBalance(
+    { accountId },
+    {
+      onHeader: (header) => (seen['callback content-type'] = header.get('content-type')),
+      onTrailer: (trailer) => (seen['callback grpc-status'] = trailer.get('grpc-status')),
+    },
+  );
+  assert.equal(seen, {
+    'interceptor content-type': 'application/grpc+proto',
+    'callback content-type': 'application/grpc+proto',
+    'callback grpc-status': '0',
+  });
+  transport.close();
+});
+
 test('one connection carries many calls at once', async () => {
   const { transport, purchase } = client();
   const { accountId } = await core.createApiAccount({ balanceKobo: 5_000 });

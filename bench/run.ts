@@ -7,7 +7,9 @@
  * Any error or non-2xx answer is counted, reported, and fails the run.
  *
  * Environment: BENCH_DURATION_MS (per measurement, default 10000), BENCH_CONNECTIONS
- * (default 50), BENCH_OUTPUT (default bench/results.json).
+ * (default 50), BENCH_OUTPUT (default bench/results.json), BENCH_ONLY (comma-separated
+ * parts of measurement names, e.g. "airtime,balance": only those run, with the ceilings
+ * their ratios need).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -31,6 +33,28 @@ const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 50);
 const OUTPUT = process.env['BENCH_OUTPUT'] ?? 'bench/results.json';
 /** A short warm-up before each measurement lets the JIT and connections settle. */
 const WARMUP_MS = Math.min(2_000, DURATION_MS / 4);
+const ONLY = (process.env['BENCH_ONLY'] ?? '').split(',').map((part) => part.trim()).filter(Boolean);
+
+const HOP_CEILING = 'baseline: one hop, grpc-js client';
+const ECHO_CEILING = 'baseline: bare gRPC echo';
+/** Each measurement's ceiling, for its ratio. */
+const CEILINGS: Record<string, string> = {
+  'baseline: one hop, connect client': HOP_CEILING,
+  'baseline: one hop, connect-lean client': HOP_CEILING,
+  'scenario: balance': HOP_CEILING,
+  'scenario: airtime': HOP_CEILING,
+  'scenario: data': HOP_CEILING,
+  'scenario: bulksms': HOP_CEILING,
+  'scenario: mixed': HOP_CEILING,
+  'scenario: airtime over gRPC to the core': ECHO_CEILING,
+};
+
+/** Whether BENCH_ONLY asks for this measurement, or for one whose ceiling it is. */
+function selected(name: string): boolean {
+  if (ONLY.length === 0) return true;
+  const asked = (n: string) => ONLY.some((part) => n.includes(part));
+  return asked(name) || Object.entries(CEILINGS).some(([n, ceiling]) => ceiling === name && asked(n));
+}
 
 const children: ChildProcess[] = [];
 process.on('exit', () => children.forEach((c) => c.kill('SIGKILL')));
@@ -145,9 +169,10 @@ async function grpcLoad(call: () => Promise<unknown>): Promise<Figures> {
 }
 
 const results: Record<string, Figures & { ceiling?: string; ratio?: number }> = {};
-function record(name: string, figures: Figures, ceiling?: string): void {
+function record(name: string, figures: Figures): void {
   const entry: Figures & { ceiling?: string; ratio?: number } = { ...figures };
-  if (ceiling) {
+  const ceiling = CEILINGS[name];
+  if (ceiling && results[ceiling]) {
     entry.ceiling = ceiling;
     entry.ratio = Number((figures.requestsPerSecond / results[ceiling]!.requestsPerSecond).toFixed(3));
   }
@@ -157,32 +182,41 @@ function record(name: string, figures: Figures, ceiling?: string): void {
 
 async function baselines(): Promise<void> {
   console.error('baselines');
-  const bare = await startChild('bench/servers/http-bare.ts');
-  record('baseline: bare HTTP', await http(bare.port, [{ path: '/' }]));
-  await stop(bare.child);
-
-  const echo = await startChild('bench/servers/grpc-echo.ts');
-  const echoUrl = `http://127.0.0.1:${echo.port}`;
-  // grpc-js is the ceiling the issue names; Connect's stock gRPC transport is what the
-  // gateway would get out of the box; connect-lean is the gateway's own transport.
-  for (const kind of ['grpc-js', 'connect', 'connect-lean'] as const) {
-    const hop = await startChild('bench/servers/http-hop.ts', [kind], { ECHO_URL: echoUrl });
-    record(`baseline: one hop, ${kind} client`, await http(hop.port, [{ path: '/' }]), kind === 'grpc-js' ? undefined : 'baseline: one hop, grpc-js client');
-    await stop(hop.child);
+  if (selected('baseline: bare HTTP')) {
+    const bare = await startChild('bench/servers/http-bare.ts');
+    record('baseline: bare HTTP', await http(bare.port, [{ path: '/' }]));
+    await stop(bare.child);
   }
-  const verify = grpcJsCaller(echoUrl, AuthService, 'verifyKeyPair');
-  record('baseline: bare gRPC echo', await grpcLoad(() => verify({ publicKey: 'pk', secretKey: 'sk', clientIp: '127.0.0.1' })));
-  await stop(echo.child);
 
-  const store = spawn(process.execPath, ['--import', 'tsx', 'bench/servers/store-ceiling.ts', String(CONNECTIONS)], {
-    env: { ...process.env, BENCH_DURATION_MS: String(DURATION_MS) },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  children.push(store);
-  let out = '';
-  store.stdout!.on('data', (c: Buffer) => (out += c.toString()));
-  await new Promise((resolve) => store.once('exit', resolve));
-  record('baseline: store reserve+settle', JSON.parse(out.trim()) as Figures);
+  const hops = (['grpc-js', 'connect', 'connect-lean'] as const).filter((kind) => selected(`baseline: one hop, ${kind} client`));
+  if (hops.length > 0 || selected(ECHO_CEILING)) {
+    const echo = await startChild('bench/servers/grpc-echo.ts');
+    const echoUrl = `http://127.0.0.1:${echo.port}`;
+    // grpc-js is the ceiling the issue names; Connect's stock gRPC transport is what the
+    // gateway would get out of the box; connect-lean is the gateway's own transport.
+    for (const kind of hops) {
+      const hop = await startChild('bench/servers/http-hop.ts', [kind], { ECHO_URL: echoUrl });
+      record(`baseline: one hop, ${kind} client`, await http(hop.port, [{ path: '/' }]));
+      await stop(hop.child);
+    }
+    if (selected(ECHO_CEILING)) {
+      const verify = grpcJsCaller(echoUrl, AuthService, 'verifyKeyPair');
+      record(ECHO_CEILING, await grpcLoad(() => verify({ publicKey: 'pk', secretKey: 'sk', clientIp: '127.0.0.1' })));
+    }
+    await stop(echo.child);
+  }
+
+  if (selected('baseline: store reserve+settle')) {
+    const store = spawn(process.execPath, ['--import', 'tsx', 'bench/servers/store-ceiling.ts', String(CONNECTIONS)], {
+      env: { ...process.env, BENCH_DURATION_MS: String(DURATION_MS) },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    children.push(store);
+    let out = '';
+    store.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+    await new Promise((resolve) => store.once('exit', resolve));
+    record('baseline: store reserve+settle', JSON.parse(out.trim()) as Figures);
+  }
 }
 
 async function scenarios(): Promise<void> {
@@ -213,7 +247,6 @@ async function scenarios(): Promise<void> {
     await admin.creditWallet({ accountId, amountKobo: 10_000_000_000n, memo: 'bench funding' });
     const keys = { 'X-Public-Key': created.issuedKey!.publicKey, 'X-Secret-Key': created.issuedKey!.secretKey };
     const json = { ...keys, 'Content-Type': 'application/json' };
-    const ceiling = 'baseline: one hop, grpc-js client';
     const recipients = Array.from({ length: 100 }, (_, i) => `0803${String(1_000_000 + i).padStart(7, '0')}`);
     const loads: Record<string, HttpLoad> = {
       balance: { path: '/api/v1?action=balance', headers: keys },
@@ -221,16 +254,17 @@ async function scenarios(): Promise<void> {
       data: { method: 'POST', path: '/api/v1?action=data', headers: json, body: JSON.stringify({ plan_id: 1, phone: '08031234567' }) },
       bulksms: { method: 'POST', path: '/api/v1?action=bulksms', headers: json, body: JSON.stringify({ sender: 'Bench', recipients, message: 'Your order has shipped.' }) },
     };
-    for (const [name, load] of Object.entries(loads)) record(`scenario: ${name}`, await http(port, [load]), ceiling);
-    // Mixed: mostly reads and airtime, as a reseller's traffic looks.
-    record('scenario: mixed', await http(port, [loads.balance!, loads.airtime!, loads.airtime!, loads.data!, { path: '/api/v1?action=transactions&limit=20', headers: keys }]), ceiling);
-
-    const buy = grpcJsCaller(coreUrl, PurchaseService, 'buyAirtime', readTokenFile(dataDir, SERVICE_TOKEN_FILE)!);
-    record(
-      'scenario: airtime over gRPC to the core',
-      await grpcLoad(() => buy({ accountId, network: 'mtn', phone: '08031234567', amountKobo: 10_000n })),
-      'baseline: bare gRPC echo',
-    );
+    for (const [name, load] of Object.entries(loads)) {
+      if (selected(`scenario: ${name}`)) record(`scenario: ${name}`, await http(port, [load]));
+    }
+    if (selected('scenario: mixed')) {
+      // Mixed: mostly reads and airtime, as a reseller's traffic looks.
+      record('scenario: mixed', await http(port, [loads.balance!, loads.airtime!, loads.airtime!, loads.data!, { path: '/api/v1?action=transactions&limit=20', headers: keys }]));
+    }
+    if (selected('scenario: airtime over gRPC to the core')) {
+      const buy = grpcJsCaller(coreUrl, PurchaseService, 'buyAirtime', readTokenFile(dataDir, SERVICE_TOKEN_FILE)!);
+      record('scenario: airtime over gRPC to the core', await grpcLoad(() => buy({ accountId, network: 'mtn', phone: '08031234567', amountKobo: 10_000n })));
+    }
     const check = await admin.checkLedger({});
     if (check.violationCount !== 0n) throw new Error(`ledger check after the run: ${check.violationCount} violations`);
   } finally {

@@ -10,6 +10,7 @@ import * as assert from 'uvu/assert';
 import { startCore, ledgerOf, type TestCore } from '../helpers/core.js';
 import { startTestGateway, type ApiKeys, type TestGateway } from '../helpers/gateway.js';
 import { assertError, fundedAccount, balanceKobo } from './fields.js';
+import { MAX_DEPTH } from '../../gateway/body.js';
 
 const test = suite('gateway errors');
 
@@ -251,6 +252,22 @@ test('__proto__ and constructor keys in a body are dropped and pollute nothing',
   const missing = await gateway.request({ query: { action: 'airtime' }, keys, body: hidden, headers: { 'Content-Type': 'application/json' } });
   assertError(missing, 422, 'INVALID_PARAMETER', { errors: 'array' });
   assert.is(missing.json.errors[0].field, 'phone', 'a field hidden in __proto__ does not count');
+});
+
+test('a body nested deeper than any action needs is 422 INVALID_JSON, however deep, and nothing is debited', async () => {
+  const { keys, accountId } = await fundedAccount(core);
+  const before = await balanceKobo(core, accountId);
+  for (const depth of [MAX_DEPTH + 1, 50_000]) {
+    const body = `{"network":"mtn","phone":"08031234567","amount":100,"extra":${'['.repeat(depth)}${']'.repeat(depth)}}`;
+    const reply = await gateway.request({ query: { action: 'airtime' }, keys, body, headers: { 'Content-Type': 'application/json' } });
+    assertError(reply, 422, 'INVALID_JSON');
+    assert.match(reply.json.message, /nests more than 64 levels/);
+  }
+  assert.is(await balanceKobo(core, accountId), before);
+  // As deep as allowed is an ordinary body (a field no action reads is ignored).
+  const deepest = `{"network":"mtn","phone":"08031234567","amount":100,"extra":${'['.repeat(MAX_DEPTH - 1)}${']'.repeat(MAX_DEPTH - 1)}}`;
+  const allowed = await gateway.request({ query: { action: 'airtime' }, keys, body: deepest, headers: { 'Content-Type': 'application/json' } });
+  assert.is(allowed.status, 200, allowed.text);
 });
 
 // --- 502 -------------------------------------------------------------------------------

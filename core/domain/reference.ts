@@ -1,12 +1,30 @@
 /**
- * Transaction references: 12 digits of Lagos time (YYYYMMDDHHmm) and 10 random upper-case
- * letters and digits, for example 202611210615A7K2M9QX3B. The shape is what VTpass requires
- * of a request id, so the reference can be sent upstream unchanged and re-queried by it.
+ * Transaction references: 12 digits of Lagos time (YYYYMMDDHHmm), then 10 unambiguous
+ * upper-case letters and digits, for example 202611210615A7K2M9QX3B. The shape is what
+ * VTpass requires of a request id, so the reference can be sent upstream unchanged and
+ * re-queried by it.
+ *
+ * The 10 characters are 3 that count two-millisecond steps within the minute, then 7
+ * random ones. Time-ordered references keep the store's inserts at the end of its
+ * reference indexes: with all 10 random, every purchase wrote to a random page of two
+ * B-trees, and each commit carried dozens of such pages to disk (the store ceiling went
+ * from 10.9k to 15k purchases a second with ordered ones). The random part still makes
+ * references unguessable enough to be meaningless to anyone else, and unlikely to meet
+ * another process's: two references collide only if they fall in the same two
+ * milliseconds and draw the same 35 random bits, which one process never lets happen to
+ * itself (see `newReference`); the store's unique index catches the rest.
  */
-import { randomInt } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 
-const ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
-const RANDOM_LENGTH = 10;
+/**
+ * 32 characters: no I, O, 0 or 1, since support staff read references aloud. In ASCII
+ * order, so that a later time part also sorts later.
+ */
+const ALPHABET = '23456789ABCDEFGHJKLMNPQRSTUVWXYZ';
+/** The step of the time part: 30,000 steps a minute fit in three characters (32^3). */
+const STEP_MS = 2;
+const TIME_LENGTH = 3;
+const RANDOM_LENGTH = 7;
 /** Lagos is UTC+1 all year (no daylight saving). */
 const LAGOS_OFFSET_MS = 60 * 60 * 1000;
 
@@ -16,10 +34,44 @@ export function lagosStamp(at: Date): string {
   return `${t.getUTCFullYear()}${two(t.getUTCMonth() + 1)}${two(t.getUTCDate())}${two(t.getUTCHours())}${two(t.getUTCMinutes())}`;
 }
 
+/** The references this process gave out in the current step, so it never repeats one. */
+let currentStep = '';
+const givenThisStep = new Set<string>();
+/** The last minute's stamp, so most references do not rebuild it. */
+let stampMinute = Number.NaN;
+let stamp = '';
+/** Random bytes drawn a few thousand at a time: one draw per reference cost more than the rest of it. */
+const pool = Buffer.alloc(4096);
+let used = pool.length;
+
 export function newReference(at: Date): string {
-  let suffix = '';
-  for (let i = 0; i < RANDOM_LENGTH; i += 1) suffix += ALPHABET[randomInt(ALPHABET.length)];
-  return lagosStamp(at) + suffix;
+  const ms = at.getTime();
+  const minute = Math.floor(ms / 60_000);
+  if (minute !== stampMinute) {
+    stampMinute = minute;
+    stamp = lagosStamp(at);
+  }
+  const step = Math.floor((ms - minute * 60_000) / STEP_MS);
+  let prefix = stamp;
+  for (let i = TIME_LENGTH - 1; i >= 0; i -= 1) prefix += ALPHABET[(step >> (5 * i)) & 31];
+  if (prefix !== currentStep) {
+    currentStep = prefix;
+    givenThisStep.clear();
+  }
+  for (;;) {
+    if (used + RANDOM_LENGTH > pool.length) {
+      randomFillSync(pool);
+      used = 0;
+    }
+    let reference = prefix;
+    // 256 is a multiple of 32, so the low five bits of a random byte are uniform.
+    for (let i = 0; i < RANDOM_LENGTH; i += 1) reference += ALPHABET[pool[used + i]! & 31];
+    used += RANDOM_LENGTH;
+    if (!givenThisStep.has(reference)) {
+      givenThisStep.add(reference);
+      return reference;
+    }
+  }
 }
 
 export const REFERENCE_PATTERN = /^\d{12}[A-Z0-9]{10}$/;

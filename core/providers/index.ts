@@ -50,7 +50,7 @@ export interface ProvidersConfig {
 /** The routed providers, and the sandbox behind the families it serves. */
 export interface BuiltProviders {
   providers: Providers;
-  /** The sandbox, whichever families it serves (tests read its records). */
+  /** The sandbox, whichever families it serves (it keeps no records here). */
   sandbox: Sandbox;
 }
 
@@ -65,7 +65,7 @@ export function createProviders(
   config: ProvidersConfig,
   deps: { catalog: VtpassCatalog; log?: (event: string, fields: Record<string, unknown>) => void; clock?: () => Date },
 ): BuiltProviders {
-  const sandbox = createSandbox({ delayMs: config.sandboxDelayMs });
+  const sandbox = createSandbox({ delayMs: config.sandboxDelayMs, record: false });
   const wantsBills = VTPASS_BILL_FAMILIES.some((family) => config.routing[family] === 'vtpass');
   if (wantsBills && config.vtpass === null) throw new Error('VTpass is routed but not configured');
   if (config.routing.bulksms === 'vtpass' && config.vtpassSms === null) throw new Error('VTpass SMS is routed but not configured');

@@ -2,7 +2,7 @@
  * The default upstream: a deterministic sandbox for all five product families. The
  * recipient's last four digits choose the outcome (see rules.ts), so every path of the
  * purchase flow (delivered, failed and refunded, pending then settled either way) can be
- * driven from a test or a demo without a real aggregator. It records every call so tests
+ * driven from a test or a demo without a real aggregator. It can record every call so tests
  * can count them, and it can be made slow to exercise timeouts.
  */
 import type { ProductName } from '../../domain/products.js';
@@ -39,10 +39,17 @@ const REFUSED_RECEIPT_ENDING = '9999';
 export interface SandboxOptions {
   /** Artificial latency of every purchase/query/notify call in ms (default 0); honours the AbortSignal. */
   delayMs?: number;
+  /**
+   * Keep a copy of every call in `purchases`, `queries`, `verifications` and `outbox` (the
+   * default, for tests). The running service turns it off (core/providers/index.ts): nobody
+   * reads the records there, and copying each purchase into a list of thousands cost a
+   * clone per call and a steady churn of the old heap.
+   */
+  record?: boolean;
 }
 
 export interface Sandbox extends Providers {
-  /** Every platform SMS (receipts) the sandbox would have sent, in order. Tests read it. */
+  /** Every platform SMS (receipts) the sandbox would have sent, in order. Tests read it. The four lists stay empty unless `record`. */
   readonly outbox: readonly NotificationSms[];
   /** Every purchase call received, in order (product + request), so tests can count provider calls. */
   readonly purchases: readonly ProviderRequest[];
@@ -61,6 +68,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   if (!Number.isSafeInteger(delayMs) || delayMs < 0 || delayMs > MAX_SANDBOX_DELAY_MS) {
     throw new RangeError(`Sandbox delayMs must be a whole number from 0 to ${MAX_SANDBOX_DELAY_MS}, got ${delayMs}.`);
   }
+  const keep = options.record ?? true;
   const outbox: NotificationSms[] = [];
   const purchases: ProviderRequest[] = [];
   const queries: ProviderRequest[] = [];
@@ -69,7 +77,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   /** Looks a customer up by the number alone (verify.ts); recorded and delayed like any call. */
   const verifier: CustomerVerifier = {
     async verify(query, signal) {
-      record(verifications, structuredClone(query));
+      if (keep) record(verifications, structuredClone(query));
       await pause(delayMs, signal);
       return sandboxVerify(query, new Date());
     },
@@ -87,7 +95,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
         throw new Error(`The sandbox ${family} provider was called with a ${request.product} request.`);
       }
       // A copy, so that a caller changing its request later cannot rewrite the record.
-      record(calls, structuredClone(request));
+      if (keep) record(calls, structuredClone(request));
       await pause(delayMs, signal);
       return outcome(request);
     };
@@ -103,7 +111,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     async notify(message, signal) {
       await pause(delayMs, signal);
       if (message.to.endsWith(REFUSED_RECEIPT_ENDING)) return false;
-      record(outbox, { ...message });
+      if (keep) record(outbox, { ...message });
       return true;
     },
   };

@@ -211,6 +211,17 @@ bulk('notify refuses a phone ending in 9999 and records nothing', async () => {
   assert.is(sandbox.outbox.length, 0);
 });
 
+bulk('with record off (as the running service has it) every call is answered the same and nothing is kept', async () => {
+  const quiet = createSandbox({ record: false });
+  const loud = createSandbox();
+  const request = requestFor('airtime', '1234');
+  assert.equal(await quiet.airtime.purchase(request, signal()), await loud.airtime.purchase(request, signal()));
+  assert.equal(await quiet.airtime.query(request, signal()), await loud.airtime.query(request, signal()));
+  assert.is(await quiet.bulksms.notify({ to: '08031234567', text: 'Receipt', reference: 'TXN-R' }, signal()), true);
+  assert.is(quiet.purchases.length + quiet.queries.length + quiet.outbox.length, 0);
+  assert.is(loud.purchases.length + loud.queries.length, 2);
+});
+
 bulk.run();
 
 const delay = suite('sandbox delay');

@@ -2,7 +2,8 @@
  * `npm run bench`: how fast the service is, against the limits of this machine, in one run.
  *
  * Baselines (ceilings) and scenarios are measured one after the other on the same machine,
- * so the ratios survive a noisy neighbour. Every server runs in its own child process; the
+ * so the ratios survive a noisy neighbour. Every server runs in its own child process, built
+ * (bin/build.js) as `npm start` runs the service; the
  * load generator (autocannon over keep-alive HTTP/1.1, or a bounded gRPC loop) runs here.
  * Any error or non-2xx answer is counted, reported, and fails the run.
  *
@@ -11,7 +12,7 @@
  * parts of measurement names, e.g. "airtime,balance": only those run, with the ceilings
  * their ratios need).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -59,9 +60,17 @@ function selected(name: string): boolean {
 const children: ChildProcess[] = [];
 process.on('exit', () => children.forEach((c) => c.kill('SIGKILL')));
 
-/** Starts `node --import tsx script args` and waits for its {"port":N} line. */
+/**
+ * The command line that runs `script` (a .ts path) built, as `npm start` runs the service:
+ * ceilings and scenarios alike run from dist/ (bin/build.js, done at the start of the run).
+ */
+function built(script: string, args: string[] = []): string[] {
+  return ['--enable-source-maps', path.join('dist', script.replace(/\.ts$/, '.js')), ...args];
+}
+
+/** Starts `script` built and waits for its {"port":N} line. */
 async function startChild(script: string, args: string[] = [], env: Record<string, string> = {}): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+  const child = spawn(process.execPath, built(script, args), {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -207,7 +216,7 @@ async function baselines(): Promise<void> {
   }
 
   if (selected('baseline: store reserve+settle')) {
-    const store = spawn(process.execPath, ['--import', 'tsx', 'bench/servers/store-ceiling.ts', String(CONNECTIONS)], {
+    const store = spawn(process.execPath, built('bench/servers/store-ceiling.ts', [String(CONNECTIONS)]), {
       env: { ...process.env, BENCH_DURATION_MS: String(DURATION_MS) },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
@@ -223,7 +232,7 @@ async function scenarios(): Promise<void> {
   console.error('the service, as npm start runs it');
   const dataDir = mkdtempSync(path.join(tmpdir(), 'prepaid-bench-'));
   const [port, corePort] = [await freePort(), await freePort()];
-  const service = spawn(process.execPath, ['--import', 'tsx', 'bin/start.ts'], {
+  const service = spawn(process.execPath, built('bin/start.ts'), {
     env: {
       ...process.env,
       DATA_DIR: dataDir,
@@ -288,6 +297,7 @@ function table(): string {
   return [line(header), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.map(line)].join('\n');
 }
 
+execFileSync(process.execPath, ['bin/build.js'], { stdio: 'inherit' });
 await baselines();
 await scenarios();
 const output = table();

@@ -1,10 +1,10 @@
 /**
- * Runs the real service as an operator does, `node --import tsx bin/start.ts` (what
- * `npm start` runs) as a child process in a fresh data directory, and keeps everything it
- * writes: stdout (the JSON log lines of both threads) and stderr. Not a test file: the ops
- * tests share it.
+ * Runs the real service as an operator does: built (bin/build.js, once per test run) and
+ * started as `npm start` starts it, `node --enable-source-maps dist/bin/start.js`, as a
+ * child process in a fresh data directory; and keeps everything it writes: stdout (the
+ * JSON log lines of both threads) and stderr. Not a test file: the ops tests share it.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -18,7 +18,7 @@ import { API_TIER_ID } from '../../core/catalog/defaults.js';
 import { ADMIN_TOKEN_FILE, SERVICE_TOKEN_FILE, readTokenFile } from '../../core/tokens.js';
 import { bearer } from '../helpers/core.js';
 
-/** Starting node, tsx, the core thread and the gateway takes a few seconds here. */
+/** Starting node, the core thread and the gateway takes a few seconds here. */
 const START_TIMEOUT_MS = 20_000;
 
 /** One parsed log line. */
@@ -53,6 +53,15 @@ export interface Service {
   cleanup(): Promise<void>;
 }
 
+let builtAlready = false;
+
+/** Builds dist/ from the sources of this checkout, the first time a test asks for the service. */
+function buildOnce(): void {
+  if (builtAlready) return;
+  execFileSync(process.execPath, ['bin/build.js'], { stdio: ['ignore', 'ignore', 'inherit'] });
+  builtAlready = true;
+}
+
 /** Starts the service on free ports with `env` on top of quiet, test-friendly defaults. */
 export async function startService(env: Record<string, string> = {}): Promise<Service> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'prepaid-ops-'));
@@ -60,7 +69,8 @@ export async function startService(env: Record<string, string> = {}): Promise<Se
   const inherited = Object.fromEntries(
     Object.entries(process.env).filter(([name]) => !/^(ADMIN_TOKEN|SERVICE_TOKEN|CORE_|DATA_DIR|PORT|HOST|MONGODB_|LOG_LEVEL|SHUTDOWN_|METRICS_)/.test(name)),
   );
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/start.ts'], {
+  buildOnce();
+  const child = spawn(process.execPath, ['--enable-source-maps', 'dist/bin/start.js'], {
     env: { ...inherited, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', CORE_PORT: '0', CORE_METRICS_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

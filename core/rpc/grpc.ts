@@ -19,14 +19,19 @@ export function serviceDefinition(service: DescService): ServiceDefinition {
       path: `/${service.typeName}/${method.name}`,
       requestStream: false,
       responseStream: false,
-      requestSerialize: (message: MessageShape<DescMessage>) => Buffer.from(toBinary(method.input, message)),
+      requestSerialize: (message: MessageShape<DescMessage>) => asBuffer(toBinary(method.input, message)),
       requestDeserialize: (bytes: Buffer) => fromBinary(method.input, bytes),
-      responseSerialize: (message: MessageShape<DescMessage>) => Buffer.from(toBinary(method.output, message)),
+      responseSerialize: (message: MessageShape<DescMessage>) => asBuffer(toBinary(method.output, message)),
       responseDeserialize: (bytes: Buffer) => fromBinary(method.output, bytes),
       originalName: method.name,
     };
   }
   return definition as ServiceDefinition;
+}
+
+/** The encoded bytes as the Buffer grpc-js wants, without copying them. */
+function asBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
 /** The handlers of a service: one async function per method, returning the response's init shape. */

@@ -3,9 +3,9 @@
  *
  * Baselines (ceilings) and scenarios are measured one after the other on the same machine,
  * so the ratios survive a noisy neighbour. Every server runs in its own child process, built
- * (bin/build.js) as `npm start` runs the service; the
- * load generator (autocannon over keep-alive HTTP/1.1, or a bounded gRPC loop) runs here.
- * Any error or non-2xx answer is counted, reported, and fails the run.
+ * (bin/build.js) as `npm start` runs the service; the load generator (autocannon over
+ * keep-alive HTTP/1.1, or a bounded gRPC loop) runs here. Any error or non-2xx answer is
+ * counted, reported, and fails the run.
  *
  * Environment: BENCH_DURATION_MS (per measurement, default 10000), BENCH_CONNECTIONS
  * (default 50), BENCH_OUTPUT (default bench/results.json), BENCH_ONLY (comma-separated
@@ -229,6 +229,7 @@ async function baselines(): Promise<void> {
 }
 
 async function scenarios(): Promise<void> {
+  if (!Object.keys(CEILINGS).some((name) => name.startsWith('scenario: ') && selected(name))) return;
   console.error('the service, as npm start runs it');
   const dataDir = mkdtempSync(path.join(tmpdir(), 'prepaid-bench-'));
   const [port, corePort] = [await freePort(), await freePort()];
@@ -300,6 +301,10 @@ function table(): string {
 execFileSync(process.execPath, ['bin/build.js'], { stdio: 'inherit' });
 await baselines();
 await scenarios();
+if (Object.keys(results).length === 0) {
+  console.error(`FAILED: BENCH_ONLY=${process.env['BENCH_ONLY']} names no measurement`);
+  process.exit(1);
+}
 const output = table();
 console.log(`\n${output}\n`);
 writeFileSync(

@@ -12,7 +12,8 @@
  * references unguessable enough to be meaningless to anyone else, and unlikely to meet
  * another process's: two references collide only if they fall in the same two
  * milliseconds and draw the same 35 random bits, which one process never lets happen to
- * itself (see `newReference`); the store's unique index catches the rest.
+ * itself (see `newReference`). Should two processes ever meet, the store's unique index
+ * refuses the second purchase before any money moves.
  */
 import { randomFillSync } from 'node:crypto';
 

@@ -49,12 +49,12 @@ export interface GroupCommit {
   run<T>(operation: () => T, recover?: (error: unknown) => T): Promise<T>;
 }
 
-export function createGroupCommit(db: Database.Database): GroupCommit {
-  let queue: Pending[] = [];
-  let scheduled = false;
+/** Thrown out of a fast batch when one of its operations failed: run it carefully. */
+class OperationFailed extends Error {}
 
-  /** Thrown out of a fast batch when one of its operations failed: run it carefully. */
-  class OperationFailed extends Error {}
+export function createGroupCommit(db: Database.Database): GroupCommit {
+  const queue: Pending[] = [];
+  let scheduled = false;
 
   const fast = db.transaction((batch: Pending[]): Outcome[] =>
     batch.map((pending) => {
@@ -93,8 +93,7 @@ export function createGroupCommit(db: Database.Database): GroupCommit {
   }
 
   function flush(): void {
-    const batch = queue.slice(0, MAX_BATCH_OPERATIONS);
-    queue = queue.slice(batch.length);
+    const batch = queue.splice(0, MAX_BATCH_OPERATIONS);
     let outcomes: Outcome[];
     try {
       outcomes = commit(batch);

@@ -31,7 +31,8 @@ import type { ProductName } from './domain/products.js';
 import type { Logger } from './log.js';
 import type { ProductProvider, Providers } from './providers/port.js';
 import type { PurchaseObserver } from './purchases/flow.js';
-import type { PendingSummary, Store, TransactionRecord, WalletStore } from './store/port.js';
+import type { PendingSummary, TransactionRecord } from './domain/records.js';
+import type { Store, WalletStore } from './store/port.js';
 
 /** The states a purchase is counted in. */
 export type PurchaseState = 'success' | 'failed' | 'pending' | 'reversed';

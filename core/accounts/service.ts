@@ -6,8 +6,10 @@ import { isIP } from 'node:net';
 import { DomainError, invalid, notFound, throwIfViolations, type FieldViolation } from '../domain/errors.js';
 import { MAX_AMOUNT_KOBO, isKobo, type Kobo } from '../domain/money.js';
 import { newReference } from '../domain/reference.js';
-import type { AccountRecord, ApiKeyRecord, LedgerEntryRecord, Page, Store } from '../store/port.js';
-import { InvalidCursorError } from '../store/port.js';
+import type { AccountRecord, ApiKeyRecord, LedgerEntryRecord } from '../domain/records.js';
+import type { Page } from '../domain/paging.js';
+import type { Store } from '../store/port.js';
+import { InvalidCursorError } from '../domain/paging.js';
 import { DEFAULT_TIER_ID } from '../catalog/defaults.js';
 import {
   DUMMY_SECRET_HASH,

@@ -2,7 +2,7 @@
  * The catalog a fresh installation starts with, seeded once when the store is empty and
  * editable afterwards through the admin service. Prices are in kobo.
  */
-import type { CablePackageRecord, CatalogSeed, PlanRecord, TierRecord } from '../store/port.js';
+import type { CablePackageRecord, CatalogSeed, PlanRecord, TierRecord } from '../domain/records.js';
 
 /** The tier new accounts join unless told otherwise. */
 export const DEFAULT_TIER_ID = 'basic';

@@ -6,7 +6,8 @@ import { notFound, throwIfViolations, type FieldViolation } from '../domain/erro
 import { MAX_AMOUNT_KOBO, isKobo, type Kobo } from '../domain/money.js';
 import { MAX_DISCOUNT_BASIS_POINTS } from '../domain/pricing.js';
 import { CABLE_PROVIDERS, NETWORKS, PRODUCTS, SERVICES_BY_PRODUCT, isOneOf } from '../domain/products.js';
-import type { CablePackageRecord, PlanRecord, Store, TierRecord } from '../store/port.js';
+import type { CablePackageRecord, PlanRecord, TierRecord } from '../domain/records.js';
+import type { Store } from '../store/port.js';
 
 const TIER_ID = /^[a-z][a-z0-9_-]{0,31}$/;
 /** Labels are shown to partners and customers: short, printable. */

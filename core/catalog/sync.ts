@@ -15,7 +15,8 @@ import { DomainError } from '../domain/errors.js';
 import type { Kobo } from '../domain/money.js';
 import { NETWORKS, type Network } from '../domain/products.js';
 import type { Providers, UpstreamPlan } from '../providers/port.js';
-import type { PlanRecord, Store } from '../store/port.js';
+import type { PlanRecord } from '../domain/records.js';
+import type { Store } from '../store/port.js';
 import type { CatalogService } from './service.js';
 
 /** Reading one network's plans may take this long; a list is a single, if large, answer. */

@@ -20,7 +20,7 @@ import {
   checkSmsText,
   describeValue,
 } from './validation.js';
-import type { CablePackageRecord, PlanRecord, TierRecord } from '../store/port.js';
+import type { CablePackageRecord, PlanRecord, TierRecord } from './records.js';
 
 /** Spec section 8: airtime from 50 Naira. */
 export const AIRTIME_MIN_KOBO: Kobo = 50_00;

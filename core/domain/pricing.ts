@@ -6,7 +6,7 @@
  */
 import type { Kobo } from './money.js';
 import type { ProductName } from './products.js';
-import type { DiscountRule, PlanRecord, TierRecord } from '../store/port.js';
+import type { DiscountRule, PlanRecord, TierRecord } from './records.js';
 
 /** No tier may sell at more than half off: a typo in basis points must not give stock away. */
 export const MAX_DISCOUNT_BASIS_POINTS = 5_000;

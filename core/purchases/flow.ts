@@ -13,7 +13,8 @@ import type { PurchaseOrder } from '../domain/products.js';
 import { newReference } from '../domain/reference.js';
 import { REQUEST_ID_PATTERN } from '../domain/validation.js';
 import type { ProviderOutcome, ProviderRequest, Providers } from '../providers/port.js';
-import type { Store, TransactionRecord } from '../store/port.js';
+import type { TransactionRecord } from '../domain/records.js';
+import type { Store } from '../store/port.js';
 import { sendReceipt, type Background } from './receipts.js';
 
 export interface PurchaseDeps {

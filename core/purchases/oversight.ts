@@ -3,7 +3,10 @@
  * flagged for a person) and the ledger check that proves every kobo adds up.
  */
 import { invalid } from '../domain/errors.js';
-import { InvalidCursorError, type LedgerAudit, type Page, type Store, type TransactionRecord } from '../store/port.js';
+import type { TransactionRecord } from '../domain/records.js';
+import { InvalidCursorError, type Page } from '../domain/paging.js';
+import type { LedgerAudit } from '../domain/audit.js';
+import type { Store } from '../store/port.js';
 
 export const DEFAULT_PENDING_PAGE_SIZE = 100;
 export const MAX_PENDING_PAGE_SIZE = 500;

@@ -6,7 +6,7 @@
  */
 import { formatNaira } from '../domain/money.js';
 import type { Providers } from '../providers/port.js';
-import type { TransactionRecord } from '../store/port.js';
+import type { TransactionRecord } from '../domain/records.js';
 
 /** A receipt that cannot be handed to the SMS provider in this time is given up. */
 export const RECEIPT_TIMEOUT_MS = 10_000;

@@ -20,7 +20,8 @@ import { planPriceFor } from '../domain/pricing.js';
 import { NETWORKS } from '../domain/products.js';
 import { checkOneOf } from '../domain/validation.js';
 import { throwIfViolations, type FieldViolation } from '../domain/errors.js';
-import { InvalidCursorError, type AccountRecord, type Page, type PlanRecord, type TierRecord, type TransactionRecord } from '../store/port.js';
+import type { AccountRecord, PlanRecord, TierRecord, TransactionRecord } from '../domain/records.js';
+import { InvalidCursorError, type Page } from '../domain/paging.js';
 import { executePurchase, type PurchaseDeps, type PurchaseResult } from './flow.js';
 
 /** History pages: 20 by default, never more than 100 rows per call. */

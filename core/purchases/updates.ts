@@ -12,7 +12,7 @@
  */
 import { DomainError } from '../domain/errors.js';
 import type { ProviderOutcome } from '../providers/port.js';
-import type { TransactionRecord } from '../store/port.js';
+import type { TransactionRecord } from '../domain/records.js';
 import { applyOutcome, callProvider, providerRequestOf, type PurchaseDeps } from './flow.js';
 
 /** What became of one callback. */

@@ -12,16 +12,7 @@ import {
 import { Product, TransactionStatus, type TransactionSchema } from '../../gen/prepaid/v1/types_pb.js';
 import { invalid } from '../domain/errors.js';
 import type { ProductName, TransactionStatus as Status } from '../domain/products.js';
-import type {
-  AccountRecord,
-  ApiKeyRecord,
-  CablePackageRecord,
-  DiscountRule,
-  LedgerEntryRecord,
-  PlanRecord,
-  TierRecord,
-  TransactionRecord,
-} from '../store/port.js';
+import type { AccountRecord, ApiKeyRecord, CablePackageRecord, DiscountRule, LedgerEntryRecord, PlanRecord, TierRecord, TransactionRecord } from '../domain/records.js';
 
 export const PRODUCT_TO_PROTO: Readonly<Record<ProductName, Product>> = {
   airtime: Product.AIRTIME,

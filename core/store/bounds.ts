@@ -21,3 +21,10 @@ export function requireLimit(limit: number): number {
   }
   return limit;
 }
+
+/** A recovery attempt count is a non-negative integer; anything else is a bug in the worker. */
+export function requireAttempts(attempts: number): void {
+  if (!Number.isSafeInteger(attempts) || attempts < 0) {
+    throw new RangeError('store: attempts must be a non-negative integer');
+  }
+}

@@ -28,7 +28,7 @@ import type {
   UpstreamPlan,
   VerifyOutcome,
 } from '../port.js';
-import type { CablePackageRecord, PlanRecord } from '../../store/port.js';
+import type { CablePackageRecord, PlanRecord } from '../../domain/records.js';
 import { asObject, classify, codeMeaning, type VtpassCall } from './codes.js';
 import { electricityResult } from './electricity.js';
 import { exchange, pause, type Fetch, type HttpAnswer } from './http.js';

@@ -3,7 +3,8 @@
  * pipelines, run in one snapshot session so that every check sees the same moment of the
  * money (a purchase committed half-way through the audit cannot look like a violation).
  *
- * Each pipeline emits only violations, so the adapter streams them and keeps the first
+ * Each pipeline emits only violations, so the adapter streams them into the shared
+ * collector (core/store/audit.ts), which classifies them and keeps the first
  * MAX_AUDIT_VIOLATIONS. Joins go through the indexes in schema.ts: ledger entries by
  * (account_id, entry_id) and by (reference, kind), transactions by _id.
  *
@@ -12,7 +13,8 @@
  * longer needs that window raised on the servers, never a weaker read.
  */
 import type { ClientSession, Db, Document } from 'mongodb';
-import { MAX_AUDIT_VIOLATIONS, type AuditViolation, type LedgerAudit } from '../port.js';
+import type { LedgerAudit } from '../../domain/audit.js';
+import { AuditCollector } from '../audit.js';
 import { readInteger, readKobo } from './documents.js';
 import { COLLECTIONS } from './schema.js';
 
@@ -151,55 +153,45 @@ export async function auditLedger(db: Db, session: ClientSession): Promise<Ledge
   const readConcern = { level: 'snapshot' } as const;
   // allowDiskUse: the window and the joins may need more than the 100 MB an in-memory stage gets.
   const options = { session, readConcern, allowDiskUse: true };
-  const violations: AuditViolation[] = [];
-  let violationCount = 0;
-  const found = (violation: AuditViolation) => {
-    violationCount += 1;
-    if (violations.length < MAX_AUDIT_VIOLATIONS) violations.push(violation);
-  };
-
   const count = (collection: string, filter: Document = {}) => db.collection(collection).countDocuments(filter, { session, readConcern });
-  const accountsChecked = await count(COLLECTIONS.accounts);
-  const transactionsChecked = await count(COLLECTIONS.transactions);
-  const entriesChecked = await count(COLLECTIONS.ledger);
-  const pendingCount = await count(COLLECTIONS.transactions, { status: 'pending' });
-  const needsAttentionCount = await count(COLLECTIONS.transactions, { status: 'pending', needs_attention: true });
-
+  const counts = {
+    accountsChecked: await count(COLLECTIONS.accounts),
+    transactionsChecked: await count(COLLECTIONS.transactions),
+    entriesChecked: await count(COLLECTIONS.ledger),
+    pendingCount: await count(COLLECTIONS.transactions, { status: 'pending' }),
+    needsAttentionCount: await count(COLLECTIONS.transactions, { status: 'pending', needs_attention: true }),
+  };
+  const collector = new AuditCollector();
   for await (const row of db.collection(COLLECTIONS.accounts).aggregate<BalanceRow>(BALANCE_PIPELINE, options)) {
-    const balanceKobo = readKobo(row.balance_kobo, 'accounts.balance_kobo');
-    found({
-      kind: balanceKobo < 0 ? 'negative_balance' : 'balance_mismatch',
+    collector.balance({
       accountId: row._id,
-      reference: '',
-      detail: `balance is ${balanceKobo} kobo but the ledger entries add up to ${readKobo(row.entries_kobo, 'sum of entries')} kobo`,
+      balanceKobo: readKobo(row.balance_kobo, 'accounts.balance_kobo'),
+      entriesKobo: readKobo(row.entries_kobo, 'sum of entries'),
     });
   }
   for await (const row of db.collection(COLLECTIONS.ledger).aggregate<RunningRow>(RUNNING_BALANCE_PIPELINE, options)) {
-    const runningKobo = readKobo(row.running_kobo, 'running sum');
-    found({
-      kind: runningKobo < 0 ? 'negative_balance' : 'running_balance_mismatch',
+    collector.runningBalance({
       accountId: row.account_id,
+      entryId: readInteger(row.entry_id, 'entry_id'),
       reference: row.reference,
-      detail: `entry ${readInteger(row.entry_id, 'entry_id')} records a balance of ${readKobo(row.balance_after_kobo, 'balance_after_kobo')} kobo; the entries up to it add up to ${runningKobo} kobo`,
+      balanceAfterKobo: readKobo(row.balance_after_kobo, 'balance_after_kobo'),
+      runningKobo: readKobo(row.running_kobo, 'running sum'),
     });
   }
   for await (const row of db.collection(COLLECTIONS.transactions).aggregate<PurchaseRow>(PURCHASE_PIPELINE, options)) {
-    const chargedKobo = readKobo(row.charged_kobo, 'charged_kobo');
-    const debitKobo = readKobo(row.debit_kobo, 'debits');
-    let kind: AuditViolation['kind'];
-    if (row.debits !== 1 || debitKobo !== chargedKobo) kind = 'debit_missing_or_wrong';
-    else if (row.status === 'failed' || row.status === 'reversed') kind = 'not_refunded_once';
-    else kind = 'refund_without_failure';
-    found({
-      kind,
+    collector.purchase({
       accountId: row.account_id,
       reference: row._id,
-      detail: `${row.status} purchase charged ${chargedKobo} kobo has ${row.debits} debit(s) of ${debitKobo} kobo and ${row.refunds} refund(s) of ${readKobo(row.refund_kobo, 'refunds')} kobo`,
+      status: row.status,
+      chargedKobo: readKobo(row.charged_kobo, 'charged_kobo'),
+      debits: row.debits,
+      debitKobo: readKobo(row.debit_kobo, 'debits'),
+      refunds: row.refunds,
+      refundKobo: readKobo(row.refund_kobo, 'refunds'),
     });
   }
   for await (const row of db.collection(COLLECTIONS.ledger).aggregate<OrphanRow>(ORPHAN_PIPELINE, options)) {
-    found({ kind: 'orphan_entry', accountId: row.account_id, reference: row.reference, detail: `${row.kind} entry with no purchase of this account` });
+    collector.orphan({ accountId: row.account_id, reference: row.reference, kind: row.kind });
   }
-
-  return { accountsChecked, transactionsChecked, entriesChecked, pendingCount, needsAttentionCount, violations, violationCount };
+  return collector.result(counts);
 }

@@ -25,7 +25,7 @@ import type {
   PlanRecord,
   TierRecord,
   TransactionRecord,
-} from '../port.js';
+} from '../../domain/records.js';
 
 /** An int64 as written (`Long`) or as the driver reads it back (a number when it fits in 2^53). */
 export type StoredInteger = Long | number;
@@ -372,11 +372,6 @@ export function transactionFromDoc(doc: TransactionDoc): TransactionRecord {
     createdAt: doc.created_at,
     updatedAt: doc.updated_at,
   };
-}
-
-/** The ledger memo of a purchase's debit, for people reading a statement (as the SQLite adapter writes it). */
-export function purchaseMemo(tx: Pick<NewTransaction, 'product' | 'service' | 'recipient'>): string {
-  return [tx.product, tx.service, tx.recipient].filter((part) => part !== '').join(' ');
 }
 
 /**

@@ -3,18 +3,18 @@
  * (times as integer milliseconds, booleans as 0/1, nested values as JSON text); records
  * are the port's types. Nothing else in the adapter converts between the two.
  */
-import {
-  InvalidCursorError,
-  type AccountRecord,
-  type ApiKeyRecord,
-  type CablePackageRecord,
-  type DiscountRule,
-  type LedgerEntryRecord,
-  type LedgerKind,
-  type PlanRecord,
-  type TierRecord,
-  type TransactionRecord,
-} from '../port.js';
+import { encodeLedgerCursor, encodeTransactionCursor } from '../paging.js';
+import type {
+  AccountRecord,
+  ApiKeyRecord,
+  CablePackageRecord,
+  DiscountRule,
+  LedgerEntryRecord,
+  LedgerKind,
+  PlanRecord,
+  TierRecord,
+  TransactionRecord,
+} from '../../domain/records.js';
 import type { DeliveryResult, ProductName, PurchaseDetails, TransactionStatus } from '../../domain/products.js';
 
 /** A Date as stored: integer milliseconds since the epoch. An invalid Date is a bug. */
@@ -234,49 +234,12 @@ export function transactionFromRow(row: TransactionRow): TransactionRecord {
   };
 }
 
-/*
- * Page cursors. A cursor is the sort key of the last item of a page, as base64url JSON, so
- * a caller can only hand it back and never build one from a record's fields. A cursor that
- * does not decode came from outside (a client): InvalidCursorError lets the use case answer
- * with an invalid parameter instead of a fault.
- */
-
-function encodeCursor(key: unknown[]): string {
-  return Buffer.from(JSON.stringify(key), 'utf8').toString('base64url');
-}
-
-function decodeCursor(cursor: string): unknown[] {
-  try {
-    const key: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (Array.isArray(key)) return key;
-  } catch {
-    // Not JSON: falls through to the error below.
-  }
-  throw new InvalidCursorError();
-}
-
-/** Transactions sort newest first by (created_at, reference). */
+/** A transaction row's page cursor (see core/store/paging.ts). */
 export function transactionCursor(row: TransactionRow): string {
-  return encodeCursor([row.created_at, row.reference]);
+  return encodeTransactionCursor(fromMs(row.created_at), row.reference);
 }
 
-export function parseTransactionCursor(cursor: string): { createdAt: number; reference: string } {
-  const [createdAt, reference, ...rest] = decodeCursor(cursor);
-  if (typeof createdAt !== 'number' || !Number.isSafeInteger(createdAt) || typeof reference !== 'string' || rest.length > 0) {
-    throw new InvalidCursorError();
-  }
-  return { createdAt, reference };
-}
-
-/** Ledger entries sort newest first by entry_id, which only ever grows. */
+/** A ledger row's page cursor. */
 export function ledgerCursor(row: LedgerRow): string {
-  return encodeCursor([row.entry_id]);
-}
-
-export function parseLedgerCursor(cursor: string): number {
-  const [entryId, ...rest] = decodeCursor(cursor);
-  if (typeof entryId !== 'number' || !Number.isSafeInteger(entryId) || rest.length > 0) {
-    throw new InvalidCursorError();
-  }
-  return entryId;
+  return encodeLedgerCursor(row.entry_id);
 }

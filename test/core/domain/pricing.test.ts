@@ -4,7 +4,7 @@ import { API_TIER_ID, defaultCatalog } from '../../../core/catalog/defaults.js';
 import type { Kobo } from '../../../core/domain/money.js';
 import { airtimeOrder, bulkSmsOrder, cableOrder, dataOrder, electricityOrder } from '../../../core/domain/orders.js';
 import { applyDiscount, discountBasisPoints, planPriceFor, priceFor } from '../../../core/domain/pricing.js';
-import type { DiscountRule, PlanRecord, TierRecord } from '../../../core/store/port.js';
+import type { DiscountRule, PlanRecord, TierRecord } from '../../../core/domain/records.js';
 
 function tier(discounts: DiscountRule[], tierId = 'test'): Pick<TierRecord, 'tierId' | 'discounts'> {
   return { tierId, discounts };

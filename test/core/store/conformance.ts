@@ -11,17 +11,9 @@
 import { randomUUID } from 'node:crypto';
 import { suite } from '../../helpers/suite.js';
 import * as assert from 'uvu/assert';
-import {
-  InvalidCursorError,
-  type CatalogSeed,
-  type LedgerEntryRecord,
-  type NewTransaction,
-  type Page,
-  type PageRequest,
-  type PlanRecord,
-  type Store,
-  type TransactionRecord,
-} from '../../../core/store/port.js';
+import type { CatalogSeed, LedgerEntryRecord, NewTransaction, PlanRecord, TransactionRecord } from '../../../core/domain/records.js';
+import { InvalidCursorError, type Page, type PageRequest } from '../../../core/domain/paging.js';
+import type { Store } from '../../../core/store/port.js';
 
 /** A fresh store and how to throw it away. */
 export interface OpenedStore {

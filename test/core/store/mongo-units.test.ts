@@ -17,7 +17,7 @@ import {
   decodeTransactionCursor,
   encodeLedgerCursor,
   encodeTransactionCursor,
-} from '../../../core/store/mongo/cursors.js';
+} from '../../../core/store/paging.js';
 import {
   accountFromDoc,
   accountToDoc,
@@ -37,8 +37,9 @@ import {
 import { isDuplicateKeyOn, isTransientTransactionError, isUnknownCommitResult } from '../../../core/store/mongo/errors.js';
 import { checkDeployment, MIN_WIRE_VERSION, type HelloReply } from '../../../core/store/mongo/guard.js';
 import { INDEXES, ONCE_PER_PURCHASE_INDEX, REQUEST_ID_INDEX } from '../../../core/store/mongo/schema.js';
-import { parseLedgerCursor, parseTransactionCursor, ledgerCursor, transactionCursor, type LedgerRow, type TransactionRow } from '../../../core/store/sqlite/rows.js';
-import { InvalidCursorError, type LedgerEntryRecord, type NewTransaction, type PlanRecord } from '../../../core/store/port.js';
+import { ledgerCursor, transactionCursor, type LedgerRow, type TransactionRow } from '../../../core/store/sqlite/rows.js';
+import type { LedgerEntryRecord, NewTransaction, PlanRecord } from '../../../core/domain/records.js';
+import { InvalidCursorError } from '../../../core/domain/paging.js';
 
 /** Through the wire and back with the driver's default read options, as a stored document would travel. */
 function roundTrip<T extends BSON.Document>(doc: T): T {
@@ -175,11 +176,11 @@ cursors('transaction and ledger cursors round-trip', () => {
 cursors('cursors are the same as the SQLite adapter issues, so they mean the same on either store', () => {
   const at = new Date(1_735_718_400_000);
   const mongoCursor = encodeTransactionCursor(at, 'TX-1');
-  assert.equal(parseTransactionCursor(mongoCursor), { createdAt: at.getTime(), reference: 'TX-1' });
+  assert.equal(decodeTransactionCursor(mongoCursor), { createdAtMs: at.getTime(), reference: 'TX-1' });
   const sqliteRow = { created_at: at.getTime(), reference: 'TX-1' } as TransactionRow;
   assert.is(transactionCursor(sqliteRow), mongoCursor);
   assert.is(ledgerCursor({ entry_id: 77 } as LedgerRow), encodeLedgerCursor(77));
-  assert.is(parseLedgerCursor(encodeLedgerCursor(77)), 77);
+  assert.is(decodeLedgerCursor(ledgerCursor({ entry_id: 77 } as LedgerRow)), 77);
 });
 
 cursors('a forged or mangled cursor is InvalidCursorError', () => {

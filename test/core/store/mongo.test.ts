@@ -13,7 +13,8 @@ import * as assert from 'uvu/assert';
 import { openMongoStore, type MongoStore } from '../../../core/store/mongo/index.js';
 import type { AccountDoc } from '../../../core/store/mongo/documents.js';
 import { COLLECTIONS, SCHEMA_VERSION } from '../../../core/store/mongo/schema.js';
-import type { NewTransaction, Store } from '../../../core/store/port.js';
+import type { NewTransaction } from '../../../core/domain/records.js';
+import type { Store } from '../../../core/store/port.js';
 import { storeConformance } from './conformance.js';
 
 const uri = process.env['MONGODB_URI']?.trim() ?? '';

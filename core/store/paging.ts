@@ -1,11 +1,12 @@
 /**
- * Page cursors of the MongoDB adapter. A cursor is the sort key of the last item of a
- * page as base64url JSON, in exactly the format the SQLite adapter uses, so a cursor means
- * the same thing whichever store issued it (the port calls cursors adapter-independent).
- * A cursor that does not decode came from outside: InvalidCursorError lets the use case
- * answer with an invalid parameter instead of a fault.
+ * Paging, once for every adapter. A cursor is the sort key of the last item of a page as
+ * base64url JSON, so a caller can only hand it back and never build one from a record's
+ * fields, and a cursor means the same thing whichever store issued it (the port calls
+ * cursors adapter-independent). A cursor that does not decode came from outside (a
+ * client): InvalidCursorError lets the use case answer with an invalid parameter instead
+ * of a fault.
  */
-import { InvalidCursorError } from '../port.js';
+import { InvalidCursorError, type Page } from '../domain/paging.js';
 
 /** Where a page of transactions stops: its last item's creation time and reference. */
 export interface TransactionCursor {
@@ -40,7 +41,7 @@ export function decodeTransactionCursor(cursor: string): TransactionCursor {
   return { createdAtMs, reference };
 }
 
-/** Ledger entries page newest first by entry_id, which only ever grows within an account. */
+/** Ledger entries page newest first by entry id, which only ever grows within an account. */
 export function encodeLedgerCursor(entryId: number): string {
   return encode([entryId]);
 }
@@ -49,4 +50,16 @@ export function decodeLedgerCursor(cursor: string): number {
   const [entryId, ...rest] = decode(cursor);
   if (typeof entryId !== 'number' || !Number.isSafeInteger(entryId) || rest.length > 0) throw new InvalidCursorError();
   return entryId;
+}
+
+/**
+ * A page from `limit + 1` fetched items: the extra one only proves there is a next page,
+ * and the cursor is the last kept item's sort key.
+ */
+export function toPage<R, T>(rows: R[], limit: number, map: (row: R) => T, cursor: (row: R) => string): Page<T> {
+  const more = rows.length > limit;
+  const kept = more ? rows.slice(0, limit) : rows;
+  const page: Page<T> = { items: kept.map(map) };
+  if (more) page.next = cursor(kept[kept.length - 1]!);
+  return page;
 }

@@ -1,0 +1,34 @@
+/**
+ * What the ledger check reports: every way the money can fail to add up, named, with the
+ * account and reference concerned. The rules that find them are the store's
+ * (core/store/audit.ts), since they read every wallet in one snapshot.
+ */
+
+/** One way the money does not add up, as found by `WalletStore.audit`. */
+export interface AuditViolation {
+  kind:
+    | 'balance_mismatch'
+    | 'negative_balance'
+    | 'running_balance_mismatch'
+    | 'debit_missing_or_wrong'
+    | 'not_refunded_once'
+    | 'refund_without_failure'
+    | 'orphan_entry';
+  accountId: string;
+  /** The transaction or ledger reference concerned, when there is one. */
+  reference: string;
+  /** What was found, a human sentence. */
+  detail: string;
+}
+
+export interface LedgerAudit {
+  accountsChecked: number;
+  transactionsChecked: number;
+  entriesChecked: number;
+  /** Transactions not final yet, and those among them flagged for a person. */
+  pendingCount: number;
+  needsAttentionCount: number;
+  /** At most MAX_AUDIT_VIOLATIONS; `violationCount` tells how many there were in all. */
+  violations: AuditViolation[];
+  violationCount: number;
+}

@@ -1,0 +1,141 @@
+/** The catalog on MongoDB: tiers, data plans, cable packages, the SMS rate setting and the plan id counter. */
+import { Long, type ClientSession, type Filter } from 'mongodb';
+import type { Kobo } from '../../domain/money.js';
+import type { CablePackageRecord, PlanRecord } from '../../domain/records.js';
+import { requireAmount } from '../bounds.js';
+import type { CatalogStore } from '../port.js';
+import { SMS_RATE_SETTING, catalogNeedsSeed, requirePlanAmounts, requireSeed, smsRateMissing } from '../rules.js';
+import { MAX_LIST_ITEMS, bounded, type Collections, type MongoContext } from './context.js';
+import {
+  cablePackageFields,
+  cablePackageFromDoc,
+  planFields,
+  planFromDoc,
+  readInteger,
+  readKobo,
+  tierFromDoc,
+  tierToDoc,
+  toLong,
+  type CablePackageDoc,
+  type PlanDoc,
+  type TierDoc,
+} from './documents.js';
+
+/** The counter that holds the largest plan id ever allocated or written. */
+const PLAN_ID_COUNTER = 'plan_id';
+
+/** The catalog's writes, each optionally inside a transaction's session. */
+function catalogWriters(live: () => Collections) {
+  return {
+    async tier(tier: TierDoc, session?: ClientSession): Promise<TierDoc> {
+      const { _id, ...fields } = tier;
+      const doc = await live().tiers.findOneAndReplace({ _id }, fields, { upsert: true, returnDocument: 'after', session });
+      return doc!;
+    },
+    /**
+     * Writes a plan; planId 0 allocates one past the largest id ever allocated or written.
+     * The counter only ever grows ($inc, $max), so an id is never handed out twice even if a
+     * plan were removed by hand: partners keep plan ids in their own code.
+     */
+    async plan(plan: PlanRecord, session: ClientSession): Promise<PlanRecord> {
+      requirePlanAmounts(plan);
+      const fields = planFields(plan);
+      const c = live();
+      let planId = plan.planId;
+      if (planId === 0) {
+        const counter = await c.counters.findOneAndUpdate(
+          { _id: PLAN_ID_COUNTER },
+          { $inc: { value: Long.ONE } },
+          { upsert: true, returnDocument: 'after', session },
+        );
+        planId = readInteger(counter!.value, 'counters.plan_id');
+      } else {
+        await c.counters.updateOne({ _id: PLAN_ID_COUNTER }, { $max: { value: toLong(planId, 'planId') } }, { upsert: true, session });
+      }
+      const doc = await c.plans.findOneAndUpdate({ _id: planId }, { $set: fields }, { upsert: true, returnDocument: 'after', session });
+      return planFromDoc(doc!);
+    },
+    async cablePackage(pkg: CablePackageRecord, session?: ClientSession): Promise<CablePackageRecord> {
+      requireAmount('priceKobo', pkg.priceKobo, 0);
+      const doc = await live().cablePackages.findOneAndUpdate(
+        { provider: pkg.provider, package_code: pkg.packageCode },
+        { $set: cablePackageFields(pkg) },
+        { upsert: true, returnDocument: 'after', session },
+      );
+      return cablePackageFromDoc(doc!);
+    },
+    async smsRate(kobo: Kobo, session?: ClientSession): Promise<void> {
+      requireAmount('smsRateKobo', kobo, 0);
+      await live().settings.updateOne({ _id: SMS_RATE_SETTING }, { $set: { value: toLong(kobo, 'smsRateKobo') } }, { upsert: true, session });
+    },
+  };
+}
+
+export function createCatalogStore({ live, inTransaction }: MongoContext): CatalogStore {
+  const write = catalogWriters(live);
+  return {
+    async listTiers() {
+      const docs = await live().tiers.find({}).sort({ _id: 1 }).limit(MAX_LIST_ITEMS + 1).toArray();
+      return bounded(docs, 'tiers').map(tierFromDoc);
+    },
+    async getTier(tierId) {
+      const doc = await live().tiers.findOne({ _id: tierId });
+      return doc === null ? null : tierFromDoc(doc);
+    },
+    async upsertTier(tier) {
+      return tierFromDoc(await write.tier(tierToDoc(tier)));
+    },
+    async listPlans(filter = {}) {
+      const query: Filter<PlanDoc> = {};
+      if (filter.network !== undefined) query.network = filter.network;
+      if (filter.activeOnly === true) query.active = true;
+      const docs = await live().plans.find(query).sort({ network: 1, _id: 1 }).limit(MAX_LIST_ITEMS + 1).toArray();
+      return bounded(docs, 'plans').map(planFromDoc);
+    },
+    async getPlan(planId) {
+      const doc = await live().plans.findOne({ _id: planId });
+      return doc === null ? null : planFromDoc(doc);
+    },
+    async upsertPlan(plan) {
+      // A transaction, so that the id counter and the plan can never disagree.
+      return inTransaction((session) => write.plan(plan, session));
+    },
+    async listCablePackages(filter = {}) {
+      const query: Filter<CablePackageDoc> = filter.provider === undefined ? {} : { provider: filter.provider };
+      const docs = await live().cablePackages.find(query).sort({ provider: 1, package_code: 1 }).limit(MAX_LIST_ITEMS + 1).toArray();
+      return bounded(docs, 'cable packages').map(cablePackageFromDoc);
+    },
+    async getCablePackage(provider, packageCode) {
+      const doc = await live().cablePackages.findOne({ provider, package_code: packageCode });
+      return doc === null ? null : cablePackageFromDoc(doc);
+    },
+    async upsertCablePackage(pkg) {
+      return write.cablePackage(pkg);
+    },
+    async getSmsRateKobo() {
+      const doc = await live().settings.findOne({ _id: SMS_RATE_SETTING });
+      if (doc === null) throw smsRateMissing();
+      return readKobo(doc.value, 'settings.sms_rate_kobo');
+    },
+    async setSmsRateKobo(kobo) {
+      await write.smsRate(kobo);
+    },
+    async seedIfEmpty(seed) {
+      // Validated before the transaction, so that a bad seed fails without a round trip.
+      requireSeed(seed);
+      for (const plan of seed.plans) planFields(plan);
+      for (const pkg of seed.cablePackages) cablePackageFields(pkg);
+      const tiers = seed.tiers.map(tierToDoc);
+      // Two cores seeding at once both write the same tier documents; one transaction wins
+      // and the other is retried by the driver, finds the tiers and does nothing.
+      return inTransaction(async (session) => {
+        if (!catalogNeedsSeed(await live().tiers.countDocuments({}, { session, limit: 1 }))) return false;
+        for (const tier of tiers) await write.tier(tier, session);
+        for (const plan of seed.plans) await write.plan(plan, session);
+        for (const pkg of seed.cablePackages) await write.cablePackage(pkg, session);
+        await write.smsRate(seed.smsRateKobo, session);
+        return true;
+      });
+    },
+  };
+}

@@ -1,0 +1,168 @@
+/**
+ * What every part of the MongoDB adapter shares: the collections, the concerns, and the
+ * one way a money transaction runs (see index.ts for why it runs this way).
+ */
+import {
+  ReadConcern,
+  ReadPreference,
+  WriteConcern,
+  type ClientSession,
+  type Collection,
+  type Db,
+  type MongoClient,
+  type ObjectId,
+  type TransactionOptions,
+} from 'mongodb';
+import {
+  type AccountDoc,
+  type ApiKeyDoc,
+  type CablePackageDoc,
+  type CounterDoc,
+  type LedgerEntryDoc,
+  type PlanDoc,
+  type SettingDoc,
+  type TierDoc,
+  type TransactionDoc,
+} from './documents.js';
+import { isUnknownCommitResult } from './errors.js';
+import { COLLECTIONS } from './schema.js';
+
+/**
+ * Lists the port returns whole (an account's keys, the catalog) are still bounded: far
+ * above any real catalog or key count, and a list that reaches it is refused loudly
+ * rather than cut short, because a silently truncated price list is worse than an error.
+ */
+export const MAX_LIST_ITEMS = 10_000;
+
+/**
+ * How long a majority write, or a transaction's commit, may wait for the secondaries
+ * before it reports an error. Without a bound a purchase would hang for as long as a
+ * majority is unreachable. A write that times out stays applied on the primary and may
+ * still become durable, so the error means "unknown", never "not written" (see index.ts).
+ */
+export const MAJORITY_WRITE_TIMEOUT_MS = 10_000;
+
+export const MAJORITY_WRITES = new WriteConcern('majority', MAJORITY_WRITE_TIMEOUT_MS);
+export const MAJORITY_READS = new ReadConcern('majority');
+
+/**
+ * Every money transaction: read one snapshot, commit to a majority, on the primary. The
+ * commit is bounded by maxCommitTimeMS rather than by a wtimeout: the driver re-sends a
+ * commit that failed on its write concern for up to 120 s, but reports a commit that ran
+ * out of maxCommitTimeMS at once (with UnknownTransactionCommitResult).
+ */
+const TRANSACTION_OPTIONS: TransactionOptions = {
+  readConcern: new ReadConcern('snapshot'),
+  writeConcern: new WriteConcern('majority'),
+  readPreference: ReadPreference.primary,
+  maxCommitTimeMS: MAJORITY_WRITE_TIMEOUT_MS,
+};
+
+/**
+ * How long a follow-up read may wait for another writer's commit to reach a majority (a
+ * duplicate idempotency key, a status changed under a settle). That normally takes a
+ * replication round trip; the bound only keeps a degraded replica set from hanging a
+ * request, and the original answer (an error) stands when it is reached.
+ */
+export const FOLLOW_UP_READ_TIMEOUT_MS = 5_000;
+
+export interface Collections {
+  accounts: Collection<AccountDoc>;
+  apiKeys: Collection<ApiKeyDoc>;
+  tiers: Collection<TierDoc>;
+  plans: Collection<PlanDoc>;
+  cablePackages: Collection<CablePackageDoc>;
+  settings: Collection<SettingDoc>;
+  counters: Collection<CounterDoc>;
+  ledger: Collection<LedgerEntryDoc>;
+  transactions: Collection<TransactionDoc>;
+}
+
+/** Runs `work` as one transaction; `recover` may still find the answer when the driver gives up. */
+export type InTransaction = <T>(
+  work: (session: ClientSession) => Promise<T>,
+  recover?: (error: unknown, session: ClientSession) => Promise<T | undefined>,
+) => Promise<T>;
+
+/** The adapter's shared state, handed to each sub-port. */
+export interface MongoContext {
+  readonly client: MongoClient;
+  readonly db: Db;
+  /** The collections of a store that is still open. The driver would quietly reconnect after close. */
+  live(): Collections;
+  inTransaction: InTransaction;
+  /**
+   * After a transaction failed with an unknown commit result: the ledger entry it was
+   * writing, if a majority has it, which proves the transaction committed. Null means
+   * "not known", never "not committed".
+   */
+  committedEntry(error: unknown, entryId: ObjectId, session: ClientSession): Promise<LedgerEntryDoc | null>;
+  /** Marks the store closed; later calls throw instead of reconnecting. */
+  close(): Promise<void>;
+}
+
+function collectionsOf(db: Db): Collections {
+  return {
+    accounts: db.collection<AccountDoc>(COLLECTIONS.accounts),
+    apiKeys: db.collection<ApiKeyDoc>(COLLECTIONS.apiKeys),
+    tiers: db.collection<TierDoc>(COLLECTIONS.tiers),
+    plans: db.collection<PlanDoc>(COLLECTIONS.plans),
+    cablePackages: db.collection<CablePackageDoc>(COLLECTIONS.cablePackages),
+    settings: db.collection<SettingDoc>(COLLECTIONS.settings),
+    counters: db.collection<CounterDoc>(COLLECTIONS.counters),
+    ledger: db.collection<LedgerEntryDoc>(COLLECTIONS.ledger),
+    transactions: db.collection<TransactionDoc>(COLLECTIONS.transactions),
+  };
+}
+
+export function createMongoContext(client: MongoClient, db: Db): MongoContext {
+  const collections = collectionsOf(db);
+  let closed = false;
+  const live = (): Collections => {
+    if (closed) throw new Error('store: the MongoDB store is closed');
+    return collections;
+  };
+
+  /**
+   * Runs `work` as one transaction with the options above (see index.ts for what `work`
+   * may do). `recover` runs in the same causally consistent session, so its majority reads
+   * wait until they include everything the failed transaction saw (a conflicting commit,
+   * or its own commit). Its failure, or an undefined answer, leaves the original error to
+   * the caller.
+   */
+  const inTransaction: InTransaction = async (work, recover) => {
+    live();
+    const session = client.startSession({ causalConsistency: true });
+    try {
+      return await session.withTransaction(work, TRANSACTION_OPTIONS);
+    } catch (error) {
+      const recovered = recover === undefined ? undefined : await recover(error, session).catch(() => undefined);
+      if (recovered !== undefined) return recovered;
+      throw error;
+    } finally {
+      await session.endSession();
+    }
+  };
+
+  return {
+    client,
+    db,
+    live,
+    inTransaction,
+    async committedEntry(error, entryId, session) {
+      if (!isUnknownCommitResult(error)) return null;
+      return live().ledger.findOne({ _id: entryId }, { session, maxTimeMS: FOLLOW_UP_READ_TIMEOUT_MS });
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await client.close();
+    },
+  };
+}
+
+/** A whole-list read fetched MAX_LIST_ITEMS + 1 documents; reaching the bound is refused. */
+export function bounded<D>(docs: D[], what: string): D[] {
+  if (docs.length > MAX_LIST_ITEMS) throw new RangeError(`store: more than ${MAX_LIST_ITEMS} ${what}; refusing to load them all`);
+  return docs;
+}

@@ -1,0 +1,28 @@
+/** API keys on MongoDB: one document per key pair, keyed by the public key. */
+import type { KeyStore } from '../port.js';
+import { MAX_LIST_ITEMS, bounded, type MongoContext } from './context.js';
+import { apiKeyFromDoc, apiKeyToDoc } from './documents.js';
+
+export function createKeyStore({ live }: MongoContext): KeyStore {
+  return {
+    async insert(key) {
+      await live().apiKeys.insertOne(apiKeyToDoc(key));
+    },
+    async find(publicKey) {
+      const doc = await live().apiKeys.findOne({ _id: publicKey });
+      return doc === null ? null : apiKeyFromDoc(doc);
+    },
+    async listByAccount(accountId) {
+      const docs = await live().apiKeys.find({ account_id: accountId }).sort({ created_at: -1, _id: -1 }).limit(MAX_LIST_ITEMS + 1).toArray();
+      return bounded(docs, `keys of account ${accountId}`).map(apiKeyFromDoc);
+    },
+    async revoke(publicKey) {
+      const doc = await live().apiKeys.findOneAndUpdate({ _id: publicKey }, { $set: { revoked: true } }, { returnDocument: 'after' });
+      return doc === null ? null : apiKeyFromDoc(doc);
+    },
+    async setAllowedIps(publicKey, ips) {
+      const doc = await live().apiKeys.findOneAndUpdate({ _id: publicKey }, { $set: { allowed_ips: [...ips] } }, { returnDocument: 'after' });
+      return doc === null ? null : apiKeyFromDoc(doc);
+    },
+  };
+}

@@ -1,0 +1,278 @@
+/**
+ * The wallet on MongoDB: credits, the two phases of a purchase, refunds and reversals.
+ * Each money movement is one transaction that changes the account's balance and writes its
+ * ledger entry (see index.ts for how transactions run and what happens when one's outcome
+ * is unknown).
+ */
+import { Long, ObjectId, type ClientSession, type Filter } from 'mongodb';
+import type { Kobo } from '../../domain/money.js';
+import type { LedgerEntryRecord, NewTransaction, ReserveResult } from '../../domain/records.js';
+import { requireAmount, requireAttempts, requireLimit } from '../bounds.js';
+import { decodeLedgerCursor, encodeLedgerCursor, toPage } from '../paging.js';
+import type { Moved, WalletStore } from '../port.js';
+import { purchaseMemo, refundMemo, reversalMemo } from '../rules.js';
+import { auditLedger } from './audit.js';
+import { FOLLOW_UP_READ_TIMEOUT_MS, type MongoContext } from './context.js';
+import {
+  ledgerEntryFromDoc,
+  ledgerEntryToDoc,
+  newTransactionToDoc,
+  readInteger,
+  readKobo,
+  toDate,
+  toLong,
+  transactionFromDoc,
+  withoutUndefined,
+  type LedgerEntryDoc,
+  type TransactionDoc,
+} from './documents.js';
+import { isDuplicateKeyOn } from './errors.js';
+import { REQUEST_ID_INDEX } from './schema.js';
+
+/** A money movement into a wallet, everything fixed before the transaction's first attempt. */
+interface Addition {
+  accountId: string;
+  amountKobo: Kobo;
+  kind: 'credit' | 'refund';
+  reference: string;
+  memo: string;
+  at: Date;
+  /** The ledger entry's _id, chosen in advance so that a retried transaction writes the same entry. */
+  id: ObjectId;
+}
+
+/**
+ * Adds `amountKobo` to the account and writes its ledger entry, inside the caller's
+ * transaction. The balance and the entry id come from the same update of the account.
+ * Null when the account does not exist.
+ */
+async function addToWallet(ctx: MongoContext, session: ClientSession, entry: Addition): Promise<LedgerEntryRecord | null> {
+  const c = ctx.live();
+  const account = await c.accounts.findOneAndUpdate(
+    { _id: entry.accountId },
+    { $inc: { balance_kobo: toLong(entry.amountKobo, 'amountKobo'), ledger_seq: Long.ONE } },
+    { session, returnDocument: 'after' },
+  );
+  if (account === null) return null;
+  const record: LedgerEntryRecord = {
+    entryId: readInteger(account.ledger_seq, 'accounts.ledger_seq'),
+    accountId: entry.accountId,
+    amountKobo: entry.amountKobo,
+    // readKobo throws beyond 2^53, which aborts the transaction: such a balance could
+    // not be read back exactly.
+    balanceAfterKobo: readKobo(account.balance_kobo, 'accounts.balance_kobo'),
+    kind: entry.kind,
+    reference: entry.reference,
+    memo: entry.memo,
+    createdAt: entry.at,
+  };
+  await c.ledger.insertOne(ledgerEntryToDoc(record, entry.id), { session });
+  return record;
+}
+
+/** A move that gives a purchase's charge back: pending -> failed, or success -> reversed. */
+interface GiveBack {
+  from: 'pending' | 'success';
+  to: 'failed' | 'reversed';
+  memo: string;
+}
+
+/** Moves the purchase and refunds its full charge, in one transaction. */
+async function giveBack(ctx: MongoContext, reference: string, move: GiveBack, reason: string, at: Date): Promise<Moved | null> {
+  const updatedAt = toDate(at, 'at');
+  const entryId = new ObjectId();
+  return ctx.inTransaction(
+    async (session) => {
+      const c = ctx.live();
+      // The status change is conditional and the ledger's unique (reference, kind) index
+      // refuses a second refund entry, so the money goes back at most once however many
+      // cores try at the same moment.
+      const moved = await c.transactions.findOneAndUpdate(
+        { _id: reference, status: move.from },
+        { $set: { status: move.to, failure_reason: reason, updated_at: updatedAt } },
+        { session, returnDocument: 'after' },
+      );
+      if (moved === null) {
+        const current = await c.transactions.findOne({ _id: reference }, { session });
+        return current === null ? null : { transaction: transactionFromDoc(current), changed: false };
+      }
+      const refunded = await addToWallet(ctx, session, {
+        accountId: moved.account_id,
+        amountKobo: readKobo(moved.charged_kobo, 'transactions.charged_kobo'),
+        kind: 'refund',
+        reference,
+        memo: move.memo,
+        at: updatedAt,
+        id: entryId,
+      });
+      // Thrown, not returned: it aborts the transaction, so the status change is undone too.
+      if (refunded === null) throw new Error(`store: the account of transaction ${reference} does not exist`);
+      return { transaction: transactionFromDoc(moved), changed: true };
+    },
+    async (error, session) => {
+      if ((await ctx.committedEntry(error, entryId, session)) === null) return undefined;
+      const current = await ctx.live().transactions.findOne({ _id: reference }, { session, maxTimeMS: FOLLOW_UP_READ_TIMEOUT_MS });
+      return current === null ? undefined : { transaction: transactionFromDoc(current), changed: true };
+    },
+  );
+}
+
+/** The query that finds an earlier purchase made with the same idempotency key, if there is a key. */
+function sameRequestQuery(tx: NewTransaction): Filter<TransactionDoc> | null {
+  return tx.requestId === null ? null : { account_id: tx.accountId, request_id: tx.requestId };
+}
+
+/** Phase one of a purchase inside `session`: the duplicate check, the conditional debit, its entry and the pending transaction. */
+async function reserveIn(ctx: MongoContext, session: ClientSession, tx: NewTransaction, entryId: ObjectId): Promise<ReserveResult> {
+  const c = ctx.live();
+  const sameRequest = sameRequestQuery(tx);
+  if (sameRequest !== null) {
+    const existing = await c.transactions.findOne(sameRequest, { session });
+    if (existing !== null) return { outcome: 'duplicate', transaction: transactionFromDoc(existing) };
+  }
+  // The conditional debit is the guard. Two reserves on one wallet conflict on this
+  // document; the later one is aborted and re-run by the driver on a fresh snapshot,
+  // so no debit is ever computed from a stale balance.
+  const debited = await c.accounts.findOneAndUpdate(
+    { _id: tx.accountId, balance_kobo: { $gte: toLong(tx.chargedKobo, 'chargedKobo') } },
+    { $inc: { balance_kobo: toLong(-tx.chargedKobo, 'chargedKobo'), ledger_seq: Long.ONE } },
+    { session, returnDocument: 'after' },
+  );
+  if (debited === null) {
+    // Nothing was written; the read only tells the two refusals apart.
+    const account = await c.accounts.findOne({ _id: tx.accountId }, { session });
+    if (account === null) return { outcome: 'no_account' };
+    return { outcome: 'insufficient', balanceKobo: readKobo(account.balance_kobo, 'accounts.balance_kobo') };
+  }
+  const balanceAfterKobo = readKobo(debited.balance_kobo, 'accounts.balance_kobo');
+  const entry: LedgerEntryRecord = {
+    entryId: readInteger(debited.ledger_seq, 'accounts.ledger_seq'),
+    accountId: tx.accountId,
+    amountKobo: -tx.chargedKobo,
+    balanceAfterKobo,
+    kind: 'debit',
+    reference: tx.reference,
+    memo: purchaseMemo(tx),
+    createdAt: toDate(tx.createdAt, 'createdAt'),
+  };
+  await c.ledger.insertOne(ledgerEntryToDoc(entry, entryId), { session });
+  const doc = newTransactionToDoc(tx, balanceAfterKobo);
+  // A concurrent reserve with the same idempotency key that committed first makes this
+  // insert fail on the unique (account_id, request_id) index; the error aborts the
+  // transaction (debit included) and is classified by reserveRecovered.
+  await c.transactions.insertOne(doc, { session });
+  return { outcome: 'reserved', transaction: transactionFromDoc(doc) };
+}
+
+/** After a reserve's transaction failed: the answer, when a duplicate key or a committed entry tells it. */
+async function reserveRecovered(
+  ctx: MongoContext,
+  error: unknown,
+  session: ClientSession,
+  tx: NewTransaction,
+  entryId: ObjectId,
+): Promise<ReserveResult | undefined> {
+  const c = ctx.live();
+  const options = { session, maxTimeMS: FOLLOW_UP_READ_TIMEOUT_MS };
+  const sameRequest = sameRequestQuery(tx);
+  if (sameRequest !== null && isDuplicateKeyOn(error, REQUEST_ID_INDEX.name, REQUEST_ID_INDEX.fields)) {
+    // The other request's transaction has committed on the primary; this majority read
+    // waits (causal consistency) until it is majority-committed too, then returns it.
+    const existing = await c.transactions.findOne(sameRequest, options);
+    return existing === null ? undefined : { outcome: 'duplicate', transaction: transactionFromDoc(existing) };
+  }
+  if ((await ctx.committedEntry(error, entryId, session)) === null) return undefined;
+  const committed = await c.transactions.findOne({ _id: tx.reference }, options);
+  return committed === null ? undefined : { outcome: 'reserved', transaction: transactionFromDoc(committed) };
+}
+
+export function createWalletStore(ctx: MongoContext): WalletStore {
+  const { live, inTransaction } = ctx;
+  return {
+    async credit(input) {
+      requireAmount('amountKobo', input.amountKobo, 1);
+      const at = toDate(input.at, 'at');
+      const entryId = new ObjectId();
+      return inTransaction(
+        async (session) => {
+          const entry = await addToWallet(ctx, session, { ...input, kind: 'credit', at, id: entryId });
+          return entry === null ? null : { balanceKobo: entry.balanceAfterKobo, entry };
+        },
+        async (error, session) => {
+          const committed = await ctx.committedEntry(error, entryId, session);
+          if (committed === null) return undefined;
+          const entry = ledgerEntryFromDoc(committed);
+          return { balanceKobo: entry.balanceAfterKobo, entry };
+        },
+      );
+    },
+    async reserve(tx) {
+      requireAmount('chargedKobo', tx.chargedKobo, 1);
+      requireAmount('faceValueKobo', tx.faceValueKobo, 0);
+      // Everything the callback writes is fixed here, before the first attempt.
+      const entryId = new ObjectId();
+      return inTransaction(
+        (session) => reserveIn(ctx, session, tx, entryId),
+        (error, session) => reserveRecovered(ctx, error, session, tx, entryId),
+      );
+    },
+    async settle(reference, result, at) {
+      const c = live();
+      const updatedAt = toDate(at, 'at');
+      // One conditional update of one document needs no transaction: it either moves a
+      // pending transaction to success or matches nothing. When it matches nothing, the read
+      // that follows is in the same causally consistent session, so it includes whatever
+      // made the update miss (a refund committed a moment ago by another core).
+      const session = ctx.client.startSession({ causalConsistency: true });
+      try {
+        const settled = await c.transactions.findOneAndUpdate(
+          { _id: reference, status: 'pending' },
+          { $set: { status: 'success', result: withoutUndefined(result), updated_at: updatedAt } },
+          { session, returnDocument: 'after' },
+        );
+        if (settled !== null) return { transaction: transactionFromDoc(settled), changed: true };
+        const current = await c.transactions.findOne({ _id: reference }, { session, maxTimeMS: FOLLOW_UP_READ_TIMEOUT_MS });
+        return current === null ? null : { transaction: transactionFromDoc(current), changed: false };
+      } finally {
+        await session.endSession();
+      }
+    },
+    async refund(reference, reason, at) {
+      return giveBack(ctx, reference, { from: 'pending', to: 'failed', memo: refundMemo(reason) }, reason, at);
+    },
+    async reverse(reference, reason, at) {
+      return giveBack(ctx, reference, { from: 'success', to: 'reversed', memo: reversalMemo(reason) }, reason, at);
+    },
+    async recordAttempt(reference, next) {
+      requireAttempts(next.attempts);
+      await live().transactions.updateOne(
+        { _id: reference, status: 'pending' },
+        {
+          $set: {
+            attempts: next.attempts,
+            next_attempt_at: toDate(next.nextAttemptAt, 'nextAttemptAt'),
+            needs_attention: next.needsAttention,
+            updated_at: toDate(next.at, 'at'),
+          },
+        },
+      );
+    },
+    async listLedger(accountId, page) {
+      const limit = requireLimit(page.limit);
+      const query: Filter<LedgerEntryDoc> = { account_id: accountId };
+      if (page.after !== undefined) query.entry_id = { $lt: toLong(decodeLedgerCursor(page.after), 'cursor') };
+      const docs = await live().ledger.find(query).sort({ entry_id: -1 }).limit(limit + 1).toArray();
+      return toPage(docs, limit, ledgerEntryFromDoc, (doc) => encodeLedgerCursor(readInteger(doc.entry_id, 'ledger_entries.entry_id')));
+    },
+    async audit() {
+      live();
+      // A snapshot session: every check reads the same point in time (MongoDB 5.0+).
+      const session = ctx.client.startSession({ snapshot: true });
+      try {
+        return await auditLedger(ctx.db, session);
+      } finally {
+        await session.endSession();
+      }
+    },
+  };
+}

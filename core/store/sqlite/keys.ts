@@ -1,0 +1,52 @@
+/** API keys on SQLite: one row per key pair, the secret only as its hash. */
+import type Database from 'better-sqlite3';
+import type { KeyStore } from '../port.js';
+import { type ApiKeyRow, apiKeyFromRow, toFlag, toMs } from './rows.js';
+
+function prepareKeyStatements(db: Database.Database) {
+  return {
+    insert: db.prepare<ApiKeyRow>(
+      `INSERT INTO api_keys (public_key, account_id, secret_hash, allowed_ips, revoked, created_at)
+       VALUES (@public_key, @account_id, @secret_hash, @allowed_ips, @revoked, @created_at)`,
+    ),
+    get: db.prepare<[string], ApiKeyRow>('SELECT * FROM api_keys WHERE public_key = ?'),
+    list: db.prepare<[string], ApiKeyRow>(
+      'SELECT * FROM api_keys WHERE account_id = ? ORDER BY created_at DESC, public_key DESC',
+    ),
+    revoke: db.prepare<[string], ApiKeyRow>('UPDATE api_keys SET revoked = 1 WHERE public_key = ? RETURNING *'),
+    setIps: db.prepare<{ public_key: string; allowed_ips: string }, ApiKeyRow>(
+      'UPDATE api_keys SET allowed_ips = @allowed_ips WHERE public_key = @public_key RETURNING *',
+    ),
+  };
+}
+
+export function createKeyStore(db: Database.Database): KeyStore {
+  const sql = prepareKeyStatements(db);
+  return {
+    async insert(key) {
+      sql.insert.run({
+        public_key: key.publicKey,
+        account_id: key.accountId,
+        secret_hash: key.secretHash,
+        allowed_ips: JSON.stringify(key.allowedIps),
+        revoked: toFlag(key.revoked),
+        created_at: toMs(key.createdAt),
+      });
+    },
+    async find(publicKey) {
+      const row = sql.get.get(publicKey);
+      return row ? apiKeyFromRow(row) : null;
+    },
+    async listByAccount(accountId) {
+      return sql.list.all(accountId).map(apiKeyFromRow);
+    },
+    async revoke(publicKey) {
+      const row = sql.revoke.get(publicKey);
+      return row ? apiKeyFromRow(row) : null;
+    },
+    async setAllowedIps(publicKey, ips) {
+      const row = sql.setIps.get({ public_key: publicKey, allowed_ips: JSON.stringify(ips) });
+      return row ? apiKeyFromRow(row) : null;
+    },
+  };
+}

@@ -1,0 +1,124 @@
+/**
+ * Purchases on SQLite: the transactions table. The reads serve the transaction sub-port;
+ * the status changes are used by the wallet (wallet.ts), inside its transactions, because
+ * every change of a purchase's status moves money with it.
+ */
+import type Database from 'better-sqlite3';
+import type { TransactionStore } from '../port.js';
+import { requireLimit } from '../bounds.js';
+import { decodeTransactionCursor, toPage } from '../paging.js';
+import { type TransactionRow, fromMs, toFlag, toMs, transactionCursor, transactionFromRow } from './rows.js';
+
+type StatusChange = { reference: string; failure_reason: string; updated_at: number };
+
+export function prepareTransactionStatements(db: Database.Database) {
+  return {
+    // The whole row comes from the caller, so the record returned is exactly what was written.
+    insert: db.prepare<TransactionRow>(
+      `INSERT INTO transactions (reference, account_id, product, status, service, recipient, face_value_kobo,
+         charged_kobo, balance_after_kobo, details, result, failure_reason, request_id, request_hash, attempts,
+         next_attempt_at, needs_attention, created_at, updated_at)
+       VALUES (@reference, @account_id, @product, @status, @service, @recipient, @face_value_kobo,
+         @charged_kobo, @balance_after_kobo, @details, @result, @failure_reason, @request_id, @request_hash, @attempts,
+         @next_attempt_at, @needs_attention, @created_at, @updated_at)`,
+    ),
+    get: db.prepare<[string], TransactionRow>('SELECT * FROM transactions WHERE reference = ?'),
+    getByRequestId: db.prepare<{ account_id: string; request_id: string }, TransactionRow>(
+      'SELECT * FROM transactions WHERE account_id = @account_id AND request_id = @request_id',
+    ),
+    markSuccess: db.prepare<{ reference: string; result: string; updated_at: number }, TransactionRow>(
+      `UPDATE transactions SET status = 'success', result = @result, updated_at = @updated_at
+       WHERE reference = @reference AND status = 'pending' RETURNING *`,
+    ),
+    markReversed: db.prepare<StatusChange, TransactionRow>(
+      `UPDATE transactions SET status = 'reversed', failure_reason = @failure_reason, updated_at = @updated_at
+       WHERE reference = @reference AND status = 'success' RETURNING *`,
+    ),
+    markFailed: db.prepare<StatusChange, TransactionRow>(
+      `UPDATE transactions SET status = 'failed', failure_reason = @failure_reason, updated_at = @updated_at
+       WHERE reference = @reference AND status = 'pending' RETURNING *`,
+    ),
+    recordAttempt: db.prepare<{
+      reference: string;
+      attempts: number;
+      next_attempt_at: number;
+      needs_attention: number;
+      updated_at: number;
+    }>(
+      `UPDATE transactions SET attempts = @attempts, next_attempt_at = @next_attempt_at,
+         needs_attention = @needs_attention, updated_at = @updated_at
+       WHERE reference = @reference AND status = 'pending'`,
+    ),
+    ...prepareTransactionLists(db),
+  };
+}
+
+function prepareTransactionLists(db: Database.Database) {
+  return {
+    listFirst: db.prepare<{ account_id: string; limit: number }, TransactionRow>(
+      `SELECT * FROM transactions WHERE account_id = @account_id
+       ORDER BY created_at DESC, reference DESC LIMIT @limit`,
+    ),
+    listAfter: db.prepare<{ account_id: string; created_at: number; reference: string; limit: number }, TransactionRow>(
+      `SELECT * FROM transactions
+       WHERE account_id = @account_id
+         AND (created_at < @created_at OR (created_at = @created_at AND reference < @reference))
+       ORDER BY created_at DESC, reference DESC LIMIT @limit`,
+    ),
+    // The literal status matches the partial index transactions_due.
+    listPending: db.prepare<{ created_at: number; reference: string; attention_only: number; limit: number }, TransactionRow>(
+      `SELECT * FROM transactions
+       WHERE status = 'pending' AND (@attention_only = 0 OR needs_attention = 1)
+         AND (created_at, reference) > (@created_at, @reference)
+       ORDER BY created_at, reference LIMIT @limit`,
+    ),
+    // The literal status matches the partial index transactions_pending_by_age.
+    pendingSummary: db.prepare<[], { count: number; attention: number; oldest: number | null }>(
+      `SELECT COUNT(*) AS count, COALESCE(SUM(needs_attention), 0) AS attention, MIN(created_at) AS oldest
+       FROM transactions WHERE status = 'pending'`,
+    ),
+    listDuePending: db.prepare<{ now: number; limit: number }, TransactionRow>(
+      `SELECT * FROM transactions WHERE status = 'pending' AND next_attempt_at <= @now
+       ORDER BY next_attempt_at, created_at, reference LIMIT @limit`,
+    ),
+  };
+}
+
+export type TransactionStatements = ReturnType<typeof prepareTransactionStatements>;
+
+/** A decoded page cursor as the statements' parameters. */
+function afterCursor(cursor: string) {
+  const { createdAtMs, reference } = decodeTransactionCursor(cursor);
+  return { created_at: createdAtMs, reference };
+}
+
+export function createTransactionStore(sql: TransactionStatements): TransactionStore {
+  return {
+    async get(reference) {
+      const row = sql.get.get(reference);
+      return row ? transactionFromRow(row) : null;
+    },
+    async listByAccount(accountId, page) {
+      const limit = requireLimit(page.limit);
+      const rows =
+        page.after === undefined
+          ? sql.listFirst.all({ account_id: accountId, limit: limit + 1 })
+          : sql.listAfter.all({ account_id: accountId, ...afterCursor(page.after), limit: limit + 1 });
+      return toPage(rows, limit, transactionFromRow, transactionCursor);
+    },
+    async listDuePending(now, limit) {
+      requireLimit(limit);
+      return sql.listDuePending.all({ now: toMs(now), limit }).map(transactionFromRow);
+    },
+    async listPending(filter, page) {
+      const limit = requireLimit(page.limit);
+      const after = page.after === undefined ? { created_at: -1, reference: '' } : afterCursor(page.after);
+      const rows = sql.listPending.all({ ...after, attention_only: toFlag(filter.needsAttentionOnly), limit: limit + 1 });
+      return toPage(rows, limit, transactionFromRow, transactionCursor);
+    },
+    async pendingSummary() {
+      const row = sql.pendingSummary.get()!;
+      return { count: row.count, needsAttentionCount: row.attention, oldestCreatedAt: row.oldest === null ? null : fromMs(row.oldest) };
+    },
+  };
+}

@@ -1,0 +1,221 @@
+/**
+ * The wallet on SQLite: credits, the two phases of a purchase, refunds and reversals, each
+ * a balance change and its ledger entry in one transaction. The money operations are plain
+ * synchronous functions: they only ever run inside the group commit (group-commit.ts),
+ * which makes each one atomic.
+ */
+import Database from 'better-sqlite3';
+import type { DeliveryResult } from '../../domain/products.js';
+import type { NewTransaction, ReserveResult } from '../../domain/records.js';
+import { requireAmount, requireAttempts, requireLimit } from '../bounds.js';
+import { decodeLedgerCursor, toPage } from '../paging.js';
+import type { CreditInput, Moved, WalletStore } from '../port.js';
+import { purchaseMemo, refundMemo, reversalMemo } from '../rules.js';
+import type { AccountStatements } from './accounts.js';
+import { createLedgerAudit } from './audit.js';
+import type { GroupCommit } from './group-commit.js';
+import { type LedgerRow, type TransactionRow, ledgerCursor, ledgerFromRow, toFlag, toMs, transactionFromRow } from './rows.js';
+import type { TransactionStatements } from './transactions.js';
+
+function prepareLedgerStatements(db: Database.Database) {
+  return {
+    insert: db.prepare<Omit<LedgerRow, 'entry_id'>, LedgerRow>(
+      `INSERT INTO ledger_entries (account_id, amount_kobo, balance_after_kobo, kind, reference, memo, created_at)
+       VALUES (@account_id, @amount_kobo, @balance_after_kobo, @kind, @reference, @memo, @created_at)
+       RETURNING *`,
+    ),
+    list: db.prepare<{ account_id: string; before: number; limit: number }, LedgerRow>(
+      `SELECT * FROM ledger_entries WHERE account_id = @account_id AND entry_id < @before
+       ORDER BY entry_id DESC LIMIT @limit`,
+    ),
+  };
+}
+
+interface WalletStatements {
+  accounts: AccountStatements;
+  transactions: TransactionStatements;
+  ledger: ReturnType<typeof prepareLedgerStatements>;
+}
+
+/** The pending transaction row a reserve writes, once the debit gave its balance. */
+function pendingRow(tx: NewTransaction, balanceAfterKobo: number): TransactionRow {
+  const createdAt = toMs(tx.createdAt);
+  return {
+    reference: tx.reference,
+    account_id: tx.accountId,
+    product: tx.product,
+    status: 'pending',
+    service: tx.service,
+    recipient: tx.recipient,
+    face_value_kobo: tx.faceValueKobo,
+    charged_kobo: tx.chargedKobo,
+    balance_after_kobo: balanceAfterKobo,
+    details: JSON.stringify(tx.details),
+    result: null,
+    failure_reason: null,
+    request_id: tx.requestId,
+    request_hash: tx.requestHash,
+    attempts: 0,
+    next_attempt_at: toMs(tx.nextAttemptAt),
+    needs_attention: 0,
+    created_at: createdAt,
+    updated_at: createdAt,
+  };
+}
+
+/** The money operations, each to run inside one transaction. */
+function moneyOperations(sql: WalletStatements) {
+  const { accounts, transactions, ledger } = sql;
+
+  function credit(input: CreditInput) {
+    const balance = accounts.addToBalance.get({ account_id: input.accountId, amount_kobo: input.amountKobo });
+    if (balance === undefined) return null;
+    if (!Number.isSafeInteger(balance.balance_kobo)) {
+      // Throwing rolls the credit back; such a balance could not be read back exactly.
+      throw new RangeError('store: the credit would take the balance beyond the safe integer range');
+    }
+    const entry = ledger.insert.get({
+      account_id: input.accountId,
+      amount_kobo: input.amountKobo,
+      balance_after_kobo: balance.balance_kobo,
+      kind: 'credit',
+      reference: input.reference,
+      memo: input.memo,
+      created_at: toMs(input.at),
+    })!;
+    return { balanceKobo: balance.balance_kobo, entry: ledgerFromRow(entry) };
+  }
+
+  function duplicateOf(tx: NewTransaction): ReserveResult | null {
+    if (tx.requestId === null) return null;
+    const existing = transactions.getByRequestId.get({ account_id: tx.accountId, request_id: tx.requestId });
+    return existing ? { outcome: 'duplicate', transaction: transactionFromRow(existing) } : null;
+  }
+
+  function reserve(tx: NewTransaction): ReserveResult {
+    const duplicate = duplicateOf(tx);
+    if (duplicate !== null) return duplicate;
+    // The conditional debit is the guard; only when it refuses is the account read, to
+    // tell a missing account from a short balance.
+    const debited = accounts.debitBalance.get({ account_id: tx.accountId, amount_kobo: tx.chargedKobo });
+    if (debited === undefined) {
+      const account = accounts.get.get(tx.accountId);
+      return account ? { outcome: 'insufficient', balanceKobo: account.balance_kobo } : { outcome: 'no_account' };
+    }
+    const row = pendingRow(tx, debited.balance_kobo);
+    ledger.insert.run({
+      account_id: tx.accountId,
+      amount_kobo: -tx.chargedKobo,
+      balance_after_kobo: debited.balance_kobo,
+      kind: 'debit',
+      reference: tx.reference,
+      memo: purchaseMemo(tx),
+      created_at: row.created_at,
+    });
+    transactions.insert.run(row);
+    return { outcome: 'reserved', transaction: transactionFromRow(row) };
+  }
+
+  /**
+   * One conditional UPDATE is the whole settlement; only when it matched nothing is the
+   * row read, to tell "already final" from "missing".
+   */
+  function settle(reference: string, result: DeliveryResult, at: Date): Moved | null {
+    const settled = transactions.markSuccess.get({ reference, result: JSON.stringify(result), updated_at: toMs(at) });
+    if (settled) return { transaction: transactionFromRow(settled), changed: true };
+    const row = transactions.get.get(reference);
+    return row ? { transaction: transactionFromRow(row), changed: false } : null;
+  }
+
+  /**
+   * Moves a purchase out of `from` and puts its whole charge back in its wallet with a
+   * refund entry. The status change is conditional and the ledger's unique (reference,
+   * kind) index refuses a second refund entry, so the money goes back at most once even if
+   * a check were bypassed.
+   */
+  function giveBack(reference: string, from: 'pending' | 'success', memo: string, reason: string, at: Date): Moved | null {
+    const row = transactions.get.get(reference);
+    if (!row) return null;
+    if (row.status !== from) return { transaction: transactionFromRow(row), changed: false };
+    const atMs = toMs(at);
+    const mark = from === 'pending' ? transactions.markFailed : transactions.markReversed;
+    const moved = mark.get({ reference, failure_reason: reason, updated_at: atMs })!;
+    const balance = accounts.addToBalance.get({ account_id: row.account_id, amount_kobo: row.charged_kobo })!;
+    ledger.insert.run({
+      account_id: row.account_id,
+      amount_kobo: row.charged_kobo,
+      balance_after_kobo: balance.balance_kobo,
+      kind: 'refund',
+      reference: row.reference,
+      memo,
+      created_at: atMs,
+    });
+    return { transaction: transactionFromRow(moved), changed: true };
+  }
+
+  return { credit, reserve, duplicateOf, settle, giveBack };
+}
+
+export function createWalletStore(
+  db: Database.Database,
+  commit: GroupCommit,
+  statements: { accounts: AccountStatements; transactions: TransactionStatements },
+): WalletStore {
+  const sql: WalletStatements = { ...statements, ledger: prepareLedgerStatements(db) };
+  const money = moneyOperations(sql);
+  const audit = createLedgerAudit(db);
+  return {
+    async credit(input) {
+      requireAmount('amountKobo', input.amountKobo, 1);
+      return commit.run(() => money.credit(input));
+    },
+    async reserve(tx) {
+      requireAmount('chargedKobo', tx.chargedKobo, 1);
+      requireAmount('faceValueKobo', tx.faceValueKobo, 0);
+      return commit.run(
+        () => money.reserve(tx),
+        (error): ReserveResult => {
+          // The unique index on (account_id, request_id) is the real idempotency guard; the
+          // read inside the transaction only makes the common case cheap.
+          const duplicate = isUniqueViolation(error) ? money.duplicateOf(tx) : null;
+          if (duplicate !== null) return duplicate;
+          throw error;
+        },
+      );
+    },
+    async settle(reference, result, at) {
+      return commit.run(() => money.settle(reference, result, at));
+    },
+    async refund(reference, reason, at) {
+      return commit.run(() => money.giveBack(reference, 'pending', refundMemo(reason), reason, at));
+    },
+    async reverse(reference, reason, at) {
+      return commit.run(() => money.giveBack(reference, 'success', reversalMemo(reason), reason, at));
+    },
+    async recordAttempt(reference, next) {
+      requireAttempts(next.attempts);
+      await commit.run(() =>
+        sql.transactions.recordAttempt.run({
+          reference,
+          attempts: next.attempts,
+          next_attempt_at: toMs(next.nextAttemptAt),
+          needs_attention: toFlag(next.needsAttention),
+          updated_at: toMs(next.at),
+        }),
+      );
+    },
+    async listLedger(accountId, page) {
+      const limit = requireLimit(page.limit);
+      const before = page.after === undefined ? Number.MAX_SAFE_INTEGER : decodeLedgerCursor(page.after);
+      const rows = sql.ledger.list.all({ account_id: accountId, before, limit: limit + 1 });
+      return toPage(rows, limit, ledgerFromRow, ledgerCursor);
+    },
+    async audit() {
+      return audit();
+    },
+  };
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  return error instanceof Database.SqliteError && error.code === 'SQLITE_CONSTRAINT_UNIQUE';
+}

@@ -1,22 +1,26 @@
 /**
- * The MongoDB schema: collections, their validators and their indexes, created when the
- * store opens. Creating is idempotent (an index that exists with the same definition is
- * left alone), so every core process runs it at start. A later change appends to this
- * file and raises SCHEMA_VERSION; a database written by a newer build is refused, as the
- * SQLite adapter refuses a newer file.
+ * The MongoDB schema as an ordered list of steps, like the SQLite adapter's migrations: a
+ * schema document in the `meta` collection records the last step that ran, and opening
+ * the store runs the missing ones, in order, each once. A later change (a new collection,
+ * a new index, a changed validator) appends a step here and never edits a shipped one, so
+ * that an existing deployment is brought up to date instead of only a fresh one. A
+ * database written by a newer build is refused, as the SQLite adapter refuses a newer file.
+ *
+ * Several cores may start at once against the same database, so every step must be
+ * idempotent: creating a collection that another core has just created is accepted, an
+ * index that exists with the same definition is left alone by the server, collMod sets
+ * the same validator twice to the same effect, and dropping an index that is gone is
+ * accepted. The schema document only ever moves forward ($max).
  *
  * The validators are the counterpart of the SQLite CHECK constraints on money: a balance
  * is a non-negative int64, a ledger amount's sign follows its kind, a transaction's status
- * is one of four. They apply to every writer, mongosh included. They are set when a
- * collection is created and not changed afterwards, so that starting a core never needs
- * the collMod privilege.
+ * is one of four. They apply to every writer, mongosh included. Changing one on an
+ * existing collection takes a step that sends collMod (see `setValidator`), which needs
+ * the collMod privilege on the store's database only while that step runs.
  */
-import type { Db, Document, IndexDescription } from 'mongodb';
+import type { CreateCollectionOptions, Db, Document, IndexDescription } from 'mongodb';
 import { PRODUCTS } from '../../domain/products.js';
 import { NAMESPACE_EXISTS_CODE } from './errors.js';
-
-/** The schema version this build writes. */
-export const SCHEMA_VERSION = 1;
 
 /** Collection names. */
 export const COLLECTIONS = {
@@ -40,7 +44,7 @@ export const ONCE_PER_PURCHASE_INDEX = { name: 'ledger_once_per_purchase', field
 
 const int64 = (minimum: number) => ({ bsonType: 'long', minimum });
 
-const VALIDATORS: Partial<Record<string, Document>> = {
+export const VALIDATORS: Partial<Record<string, Document>> = {
   [COLLECTIONS.accounts]: {
     $jsonSchema: {
       bsonType: 'object',
@@ -93,7 +97,7 @@ const VALIDATORS: Partial<Record<string, Document>> = {
   },
 };
 
-/** Every index besides _id, by collection. Names are explicit so that errors can name them. */
+/** Every index besides _id, by collection, as step 1 created them. Names are explicit so that errors can name them. */
 export const INDEXES: Readonly<Record<string, readonly IndexDescription[]>> = {
   [COLLECTIONS.apiKeys]: [{ name: 'api_keys_by_account', key: { account_id: 1, created_at: -1, _id: -1 } }],
   [COLLECTIONS.plans]: [{ name: 'plans_by_network', key: { network: 1, _id: 1 } }],
@@ -128,6 +132,91 @@ export const INDEXES: Readonly<Record<string, readonly IndexDescription[]>> = {
   ],
 };
 
+/**
+ * The parts of the database a schema step uses, so that the steps and their runner can be
+ * tested without a server (test/core/store/mongo-schema.test.ts). `schemaTarget` is the
+ * real one.
+ */
+export interface SchemaTarget {
+  /** The version in the schema document; 0 for a database no step has run on. */
+  readVersion(): Promise<number>;
+  /** Records that the steps up to `version` have run; never moves the version back. */
+  recordVersion(version: number): Promise<void>;
+  collectionNames(): Promise<string[]>;
+  /** Creates a collection; one that exists already (another core got there first) is accepted. */
+  createCollection(name: string, options: CreateCollectionOptions): Promise<void>;
+  createIndexes(collection: string, indexes: IndexDescription[]): Promise<void>;
+  /** Drops an index by name; one that is gone already is accepted. */
+  dropIndex(collection: string, name: string): Promise<void>;
+  /** A database command, for what has no helper (collMod). */
+  command(command: Document): Promise<Document>;
+}
+
+/** One schema step; `version` is what the schema document says once it ran. */
+export interface SchemaStep {
+  version: number;
+  description: string;
+  apply(target: SchemaTarget): Promise<void>;
+}
+
+/** A strict validator that refuses bad writes, as every collection with a validator has. */
+function validatorOptions(validator: Document): CreateCollectionOptions {
+  return { validator, validationLevel: 'strict', validationAction: 'error' };
+}
+
+/** The collMod that replaces the validator of an existing collection (documents already there are not re-checked). */
+export function setValidator(collection: string, validator: Document): Document {
+  return { collMod: collection, ...validatorOptions(validator) };
+}
+
+/** Creates every collection in `names` that is missing, with its validator from `validators`. */
+async function createMissingCollections(target: SchemaTarget, names: readonly string[], validators: Partial<Record<string, Document>>): Promise<void> {
+  const existing = new Set(await target.collectionNames());
+  for (const name of names) {
+    if (existing.has(name)) continue;
+    const validator = validators[name];
+    await target.createCollection(name, validator === undefined ? {} : validatorOptions(validator));
+  }
+}
+
+export const SCHEMA_STEPS: readonly SchemaStep[] = [
+  {
+    version: 1,
+    description: 'accounts, keys, catalog, ledger and transactions, with their validators and indexes',
+    async apply(target) {
+      await createMissingCollections(target, Object.values(COLLECTIONS), VALIDATORS);
+      for (const [name, indexes] of Object.entries(INDEXES)) await target.createIndexes(name, [...indexes]);
+    },
+  },
+];
+
+/** The schema version this build writes. */
+export const SCHEMA_VERSION = SCHEMA_STEPS[SCHEMA_STEPS.length - 1]!.version;
+
+/**
+ * Runs the steps the database has not had yet, in order, recording each one as it
+ * finishes (so a core that stops half-way resumes at the step it was in). Returns the
+ * versions it ran.
+ */
+export async function runSchemaSteps(target: SchemaTarget, steps: readonly SchemaStep[] = SCHEMA_STEPS): Promise<number[]> {
+  steps.forEach((step, i) => {
+    if (step.version !== i + 1) throw new Error(`schema step ${i + 1} is numbered ${step.version}; steps run 1, 2, 3, ...`);
+  });
+  const latest = steps.length;
+  const found = await target.readVersion();
+  if (found > latest) {
+    // A newer build wrote this database; running old code against it could corrupt money.
+    throw new Error(`store schema version ${found} is newer than this build understands (${latest})`);
+  }
+  const ran: number[] = [];
+  for (const step of steps.slice(found)) {
+    await step.apply(target);
+    await target.recordVersion(step.version);
+    ran.push(step.version);
+  }
+  return ran;
+}
+
 /** The document that records which schema version wrote the database. */
 interface MetaDoc {
   _id: string;
@@ -136,33 +225,50 @@ interface MetaDoc {
 
 const SCHEMA_META_ID = 'schema';
 
-/**
- * Brings the database up to SCHEMA_VERSION: collections (with validators) and indexes.
- * Safe to run from several processes at once: a collection another process has just
- * created is accepted, and creating an existing index is a no-op on the server.
- */
-export async function ensureSchema(db: Db): Promise<void> {
-  const meta = db.collection<MetaDoc>(COLLECTIONS.meta);
-  const found = await meta.findOne({ _id: SCHEMA_META_ID });
-  if (found !== null && found.version > SCHEMA_VERSION) {
-    // A newer build wrote this database; running old code against it could corrupt money.
-    throw new Error(`store schema version ${found.version} is newer than this build understands (${SCHEMA_VERSION})`);
-  }
+/** The server's code for dropping an index that does not exist. */
+const INDEX_NOT_FOUND_CODE = 27;
 
-  const existing = new Set(
-    (await db.listCollections({}, { nameOnly: true }).toArray()).map((collection) => collection.name),
-  );
-  for (const name of Object.values(COLLECTIONS)) {
-    if (existing.has(name)) continue;
-    const validator = VALIDATORS[name];
-    try {
-      await db.createCollection(name, validator === undefined ? {} : { validator, validationLevel: 'strict', validationAction: 'error' });
-    } catch (error) {
-      if (!(typeof error === 'object' && error !== null && 'code' in error && error.code === NAMESPACE_EXISTS_CODE)) throw error;
-    }
-  }
-  for (const [name, indexes] of Object.entries(INDEXES)) {
-    await db.collection(name).createIndexes([...indexes]);
-  }
-  await meta.updateOne({ _id: SCHEMA_META_ID }, { $max: { version: SCHEMA_VERSION } }, { upsert: true });
+function hasCode(error: unknown, code: number): boolean {
+  return typeof error === 'object' && error !== null && 'code' in error && error.code === code;
+}
+
+/** The real database as a schema target. */
+export function schemaTarget(db: Db): SchemaTarget {
+  const meta = db.collection<MetaDoc>(COLLECTIONS.meta);
+  return {
+    async readVersion() {
+      return (await meta.findOne({ _id: SCHEMA_META_ID }))?.version ?? 0;
+    },
+    async recordVersion(version) {
+      await meta.updateOne({ _id: SCHEMA_META_ID }, { $max: { version } }, { upsert: true });
+    },
+    async collectionNames() {
+      return (await db.listCollections({}, { nameOnly: true }).toArray()).map((collection) => collection.name);
+    },
+    async createCollection(name, options) {
+      try {
+        await db.createCollection(name, options);
+      } catch (error) {
+        if (!hasCode(error, NAMESPACE_EXISTS_CODE)) throw error;
+      }
+    },
+    async createIndexes(collection, indexes) {
+      await db.collection(collection).createIndexes(indexes);
+    },
+    async dropIndex(collection, name) {
+      try {
+        await db.collection(collection).dropIndex(name);
+      } catch (error) {
+        if (!hasCode(error, INDEX_NOT_FOUND_CODE)) throw error;
+      }
+    },
+    async command(command) {
+      return db.command(command);
+    },
+  };
+}
+
+/** Brings the database up to SCHEMA_VERSION (see the header). */
+export async function ensureSchema(db: Db): Promise<void> {
+  await runSchemaSteps(schemaTarget(db));
 }

@@ -1,0 +1,143 @@
+/**
+ * The MongoDB schema steps and their runner, against a fake of the few database operations
+ * a step uses (no server here): a fresh database gets every collection, validator and
+ * index; an existing one gets only the steps it has not had, in order, once each; and a
+ * later step can change the validator of an existing collection with collMod.
+ */
+import * as assert from 'uvu/assert';
+import type { CreateCollectionOptions, Document, IndexDescription } from 'mongodb';
+import { suite } from '../../helpers/suite.js';
+import {
+  COLLECTIONS,
+  INDEXES,
+  SCHEMA_STEPS,
+  SCHEMA_VERSION,
+  VALIDATORS,
+  runSchemaSteps,
+  setValidator,
+  type SchemaStep,
+  type SchemaTarget,
+} from '../../../core/store/mongo/schema.js';
+
+/** A database as the steps see it: collections with validators and named indexes, and a log of what was done. */
+class FakeDatabase implements SchemaTarget {
+  version = 0;
+  readonly validators = new Map<string, Document | undefined>();
+  readonly indexes = new Map<string, Map<string, IndexDescription>>();
+  readonly log: string[] = [];
+
+  async readVersion() {
+    return this.version;
+  }
+  async recordVersion(version: number) {
+    this.log.push(`record ${version}`);
+    this.version = Math.max(this.version, version);
+  }
+  async collectionNames() {
+    return [...this.validators.keys()];
+  }
+  async createCollection(name: string, options: CreateCollectionOptions) {
+    this.log.push(`create ${name}`);
+    if (!this.validators.has(name)) this.validators.set(name, options.validator);
+  }
+  async createIndexes(collection: string, indexes: IndexDescription[]) {
+    const existing = this.indexes.get(collection) ?? new Map<string, IndexDescription>();
+    for (const index of indexes) existing.set(index.name!, index);
+    this.indexes.set(collection, existing);
+    this.log.push(`indexes ${collection}`);
+  }
+  async dropIndex(collection: string, name: string) {
+    this.indexes.get(collection)?.delete(name);
+    this.log.push(`drop ${collection}.${name}`);
+  }
+  /** Understands collMod, as the server does: the collection must exist, and its validator is replaced. */
+  async command(command: Document) {
+    const name = command['collMod'];
+    if (typeof name !== 'string' || !this.validators.has(name)) throw new Error(`fake: unexpected command ${JSON.stringify(command)}`);
+    assert.is(command['validationLevel'], 'strict');
+    assert.is(command['validationAction'], 'error');
+    this.validators.set(name, command['validator'] as Document);
+    this.log.push(`collMod ${name}`);
+    return { ok: 1 };
+  }
+}
+
+/** A database brought to the current schema by the real steps, with its log cleared. */
+async function current(): Promise<FakeDatabase> {
+  const db = new FakeDatabase();
+  await runSchemaSteps(db);
+  db.log.length = 0;
+  return db;
+}
+
+const steps = suite('mongo store: schema steps');
+
+steps('a fresh database gets every collection, its validator and its indexes, then records the version', async () => {
+  const db = new FakeDatabase();
+  assert.equal(await runSchemaSteps(db), SCHEMA_STEPS.map((step) => step.version));
+  assert.equal(new Set(await db.collectionNames()), new Set(Object.values(COLLECTIONS)));
+  for (const [name, validator] of Object.entries(VALIDATORS)) assert.equal(db.validators.get(name), validator, `validator of ${name}`);
+  for (const [name, indexes] of Object.entries(INDEXES)) {
+    for (const index of indexes) assert.ok(db.indexes.get(name)?.has(index.name!), `index ${index.name} on ${name}`);
+  }
+  assert.is(db.version, SCHEMA_VERSION);
+  assert.is(db.log[db.log.length - 1], `record ${SCHEMA_VERSION}`);
+});
+
+steps('a database at the current version runs nothing', async () => {
+  const db = await current();
+  assert.equal(await runSchemaSteps(db), []);
+  assert.equal(db.log, []);
+});
+
+steps('a later step changes the validator of an existing collection with collMod, and only that step runs', async () => {
+  const db = await current();
+  const stricter = { $jsonSchema: { bsonType: 'object', required: ['_id', 'account_id', 'status', 'claimed_by'] } };
+  const next: SchemaStep = {
+    version: SCHEMA_VERSION + 1,
+    description: 'transactions require claimed_by',
+    apply: async (target) => void (await target.command(setValidator(COLLECTIONS.transactions, stricter))),
+  };
+  assert.is.not(db.validators.get(COLLECTIONS.transactions), stricter);
+  assert.equal(await runSchemaSteps(db, [...SCHEMA_STEPS, next]), [next.version]);
+  assert.equal(db.validators.get(COLLECTIONS.transactions), stricter);
+  assert.equal(db.log, [`collMod ${COLLECTIONS.transactions}`, `record ${next.version}`]);
+  // A second start finds the step done.
+  assert.equal(await runSchemaSteps(db, [...SCHEMA_STEPS, next]), []);
+});
+
+steps('steps run once each, in order, each recorded as it finishes; a failed step is run again at the next start', async () => {
+  const db = new FakeDatabase();
+  let failThird = true;
+  const list: SchemaStep[] = [1, 2, 3].map((version) => ({
+    version,
+    description: `step ${version}`,
+    async apply() {
+      if (version === 3 && failThird) throw new Error('step 3 failed');
+      db.log.push(`apply ${version}`);
+    },
+  }));
+  let error: unknown;
+  await runSchemaSteps(db, list).catch((e: unknown) => (error = e));
+  assert.instance(error, Error);
+  assert.equal(db.log, ['apply 1', 'record 1', 'apply 2', 'record 2']);
+  assert.is(db.version, 2);
+  failThird = false;
+  db.log.length = 0;
+  assert.equal(await runSchemaSteps(db, list), [3]);
+  assert.equal(db.log, ['apply 3', 'record 3']);
+});
+
+steps('a database written by a newer build is refused, and a misnumbered step list is a bug', async () => {
+  const db = await current();
+  db.version = SCHEMA_VERSION + 1;
+  let error: unknown;
+  await runSchemaSteps(db).catch((e: unknown) => (error = e));
+  assert.match(String(error), /newer than this build understands/);
+  const skipped: SchemaStep[] = [SCHEMA_STEPS[0]!, { version: 3, description: 'skips 2', apply: async () => undefined }];
+  error = undefined;
+  await runSchemaSteps(new FakeDatabase(), skipped).catch((e: unknown) => (error = e));
+  assert.match(String(error), /numbered 3/);
+});
+
+steps.run();

@@ -65,7 +65,7 @@ export function createCore(deps: CoreDeps): Core {
   const store = instrumentStore(deps.store, { outcomes, metrics: deps.metrics });
   const providers = deps.metrics === undefined ? deps.providers : instrumentProviders(deps.providers, deps.metrics);
   deps.metrics?.watchPending(() => deps.store.transactions.pendingSummary(), clock);
-  const purchaseDeps: PurchaseDeps = {
+  const purchaseDeps = {
     store,
     providers,
     clock,
@@ -74,7 +74,7 @@ export function createCore(deps: CoreDeps): Core {
     background,
     log: deps.log,
     observer: outcomes,
-  };
+  } satisfies PurchaseDeps;
   const accounts = createAccountService({ store, clock });
   const catalog = createCatalogService({ store });
   const purchases = createPurchaseService(purchaseDeps);

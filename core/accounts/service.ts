@@ -43,7 +43,7 @@ export interface VerifiedKey {
   tierId: string;
 }
 
-export function createAccountService(deps: { store: Store; clock: () => Date }) {
+export function createAccountService(deps: { store: Pick<Store, 'accounts' | 'keys' | 'catalog' | 'wallet'>; clock: () => Date }) {
   const { store, clock } = deps;
 
   async function requireAccount(accountId: string): Promise<AccountRecord> {

@@ -36,7 +36,7 @@ function checkProviderCode(field: string, value: string, violations: FieldViolat
   }
 }
 
-export function createCatalogService(deps: { store: Store }) {
+export function createCatalogService(deps: { store: Pick<Store, 'catalog'> }) {
   const { catalog } = deps.store;
 
   return {

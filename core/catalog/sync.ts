@@ -60,7 +60,7 @@ export interface PlanSyncReport {
 }
 
 /** The plans sync use case; one sync at a time per process. */
-export function createPlanSync(deps: { store: Store; catalog: CatalogService; providers: Providers; log: (event: string, fields: Record<string, unknown>) => void }) {
+export function createPlanSync(deps: { store: Pick<Store, 'catalog'>; catalog: CatalogService; providers: Providers; log: (event: string, fields: Record<string, unknown>) => void }) {
   let running = false;
 
   async function fetchAll(listPlans: NonNullable<Providers['data']['listPlans']>): Promise<Map<Network, UpstreamPlan[]>> {

@@ -18,7 +18,8 @@ import type { Store } from '../store/port.js';
 import { sendReceipt, type Background } from './receipts.js';
 
 export interface PurchaseDeps {
-  store: Store;
+  /** The flow moves money and reads purchases back; nothing else. */
+  store: Pick<Store, 'wallet' | 'transactions'>;
   providers: Providers;
   clock: () => Date;
   /** How long one provider call may take before its outcome counts as unknown. */

@@ -11,7 +11,7 @@ import type { Store } from '../store/port.js';
 export const DEFAULT_PENDING_PAGE_SIZE = 100;
 export const MAX_PENDING_PAGE_SIZE = 500;
 
-export function createOversightService(deps: { store: Store }) {
+export function createOversightService(deps: { store: Pick<Store, 'wallet' | 'transactions'> }) {
   return {
     async listPending(needsAttentionOnly: boolean, pageSize: number, pageToken: string): Promise<Page<TransactionRecord>> {
       if (!Number.isInteger(pageSize) || pageSize < 0 || pageSize > MAX_PENDING_PAGE_SIZE) {

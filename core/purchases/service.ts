@@ -23,6 +23,7 @@ import { throwIfViolations, type FieldViolation } from '../domain/errors.js';
 import type { AccountRecord, PlanRecord, TierRecord, TransactionRecord } from '../domain/records.js';
 import { InvalidCursorError, type Page } from '../domain/paging.js';
 import { executePurchase, type PurchaseDeps, type PurchaseResult } from './flow.js';
+import type { Store } from '../store/port.js';
 
 /** History pages: 20 by default, never more than 100 rows per call. */
 export const DEFAULT_PAGE_SIZE = 20;
@@ -33,7 +34,8 @@ export interface PricedPlan {
   priceKobo: Kobo;
 }
 
-export function createPurchaseService(deps: PurchaseDeps) {
+/** Pricing needs the account's tier and the catalog besides what the flow touches. */
+export function createPurchaseService(deps: PurchaseDeps & { store: Pick<Store, 'accounts' | 'catalog'> }) {
   const { store } = deps;
 
   async function accountAndTier(accountId: string): Promise<{ account: AccountRecord; tier: TierRecord }> {

@@ -7,6 +7,7 @@ import { DomainError, notFound } from '../domain/errors.js';
 import { customerQuery, type CustomerQuery, type VerifyInput } from '../domain/verification.js';
 import type { CustomerDetails, VerifyOutcome } from '../providers/port.js';
 import type { PurchaseDeps } from './flow.js';
+import type { Store } from '../store/port.js';
 
 /** A customer the provider knows, and the query that found it. */
 export interface VerifiedCustomer {
@@ -15,7 +16,7 @@ export interface VerifiedCustomer {
 }
 
 /** The verification use case over the providers of electricity and cable. */
-export function createVerificationService(deps: Pick<PurchaseDeps, 'store' | 'providers' | 'providerTimeoutMs' | 'log'>) {
+export function createVerificationService(deps: Pick<PurchaseDeps, 'providers' | 'providerTimeoutMs' | 'log'> & { store: Pick<Store, 'accounts'> }) {
   return {
     /**
      * Looks the customer up. Unknown numbers are NOT_FOUND (404 at the gateway); a provider

@@ -4,8 +4,6 @@
  * (test/core/store/), so nothing above this file knows which one it got.
  */
 import path from 'node:path';
-import type { MongoConfig } from '../config.js';
-import type { Logger } from '../log.js';
 import { openMongoStore } from './mongo/index.js';
 import type { Store } from './port.js';
 import { openSqliteStore } from './sqlite/index.js';
@@ -13,17 +11,24 @@ import { openSqliteStore } from './sqlite/index.js';
 /** Database file of the embedded store inside DATA_DIR. */
 export const SQLITE_FILE = 'prepaid.sqlite';
 
-/** What the store is chosen from. */
+/**
+ * What the store is chosen from. The store sits below the configuration and the logging
+ * of the process, so it names the shapes it needs here and the core's config (whose
+ * MongoConfig has this shape) and logger are handed in.
+ */
 export interface StoreConfig {
   dataDir: string;
-  mongo: MongoConfig | null;
+  mongo: { uri: string; dbName: string } | null;
 }
+
+/** Where the store says which one it opened. */
+export type StoreLog = (event: string, fields: Record<string, unknown>) => void;
 
 /**
  * Opens the configured store and logs which one it is. A MongoDB deployment that cannot
  * hold the money safely (standalone, too old) is refused here, before the core listens.
  */
-export async function openStore(config: StoreConfig, log: Logger): Promise<Store> {
+export async function openStore(config: StoreConfig, log: StoreLog): Promise<Store> {
   if (config.mongo === null) {
     const filename = path.join(config.dataDir, SQLITE_FILE);
     const store = openSqliteStore({ filename });

@@ -13,7 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import { Code, ConnectError } from '@connectrpc/connect';
 import type { ErrorCode } from '../core/domain/errors.js';
-import { formatNaira } from '../core/domain/money.js';
+import { formatNaira, isKobo, type Kobo } from '../core/domain/money.js';
 import { BadRequestSchema, ErrorInfoSchema } from '../gen/google/rpc/error_details_pb.js';
 import type { GatewayLogger } from './log.js';
 
@@ -43,7 +43,7 @@ export type PublicErrorCode =
 /** Facts a message may mention. */
 interface MessageFacts {
   clientIp?: string | undefined;
-  chargedKobo?: number | undefined;
+  chargedKobo?: Kobo | undefined;
   errorId?: string | undefined;
 }
 
@@ -269,7 +269,7 @@ export function invalidParameters(violations: readonly PublicViolation[]): ApiEr
 }
 
 /** The answer for a purchase the provider failed: the charge was refunded in full. */
-export function providerFailed(reference: string, chargedKobo: number): ApiError {
+export function providerFailed(reference: string, chargedKobo: Kobo): ApiError {
   return new ApiError('PROVIDER_FAILED', ERROR_TABLE.PROVIDER_FAILED.message({ chargedKobo }), { reference });
 }
 
@@ -293,7 +293,9 @@ export function toApiError(error: unknown, log: GatewayLogger, facts: { clientIp
 
   const reference = info?.metadata['reference'] || undefined;
   const chargedText = info?.metadata['charged_kobo'];
-  const chargedKobo = chargedText !== undefined && /^\d+$/.test(chargedText) ? Number(chargedText) : undefined;
+  const charged = chargedText !== undefined && /^\d+$/.test(chargedText) ? Number(chargedText) : undefined;
+  // Digits beyond the safe range are a broken core; the message then leaves the amount out.
+  const chargedKobo = isKobo(charged) ? charged : undefined;
   const message =
     row.coreMessage && error.rawMessage.trim() !== ''
       ? error.rawMessage

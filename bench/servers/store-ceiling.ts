@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { openSqliteStore } from '../../core/store/sqlite/index.js';
+import { kobo } from '../../core/domain/money.js';
 import { newReference } from '../../core/domain/reference.js';
 import { summarize } from '../stats.js';
 
@@ -15,7 +16,7 @@ const concurrency = Number(process.argv[2] ?? 50);
 const dir = mkdtempSync(path.join(tmpdir(), 'prepaid-bench-store-'));
 const store = openSqliteStore({ filename: path.join(dir, 'prepaid.sqlite') });
 await store.accounts.create({ accountId: 'acc_bench', name: 'Bench', tierId: 'api', createdAt: new Date() });
-await store.wallet.credit({ accountId: 'acc_bench', amountKobo: 10_000_000_000, reference: 'CR-bench', memo: 'bench', at: new Date() });
+await store.wallet.credit({ accountId: 'acc_bench', amountKobo: kobo(10_000_000_000), reference: 'CR-bench', memo: 'bench', at: new Date() });
 
 const latencies: number[] = [];
 const deadline = performance.now() + durationMs;
@@ -29,8 +30,8 @@ async function worker(): Promise<void> {
       product: 'airtime',
       service: 'mtn',
       recipient: '08031234567',
-      faceValueKobo: 10_000,
-      chargedKobo: 9_700,
+      faceValueKobo: kobo(10_000),
+      chargedKobo: kobo(9_700),
       details: {},
       requestId: null,
       requestHash: null,

@@ -2,6 +2,7 @@
  * The catalog a fresh installation starts with, seeded once when the store is empty and
  * editable afterwards through the admin service. Prices are in kobo.
  */
+import { KOBO_PER_NAIRA, kobo } from '../domain/money.js';
 import type { CablePackageRecord, CatalogSeed, PlanRecord, TierRecord } from '../domain/records.js';
 
 /** The tier new accounts join unless told otherwise. */
@@ -66,8 +67,8 @@ const PLANS: PlanRecord[] = PLAN_ROWS.map(([planId, network, label, validity, fa
   network,
   label,
   validity,
-  faceValueKobo: face * 100,
-  tierPricesKobo: { reseller: reseller * 100, [API_TIER_ID]: api * 100 },
+  faceValueKobo: kobo(face * KOBO_PER_NAIRA),
+  tierPricesKobo: { reseller: kobo(reseller * KOBO_PER_NAIRA), [API_TIER_ID]: kobo(api * KOBO_PER_NAIRA) },
   active: true,
   // Filled by `prepaid plans sync` from the upstream's catalog.
   providerCode: '',
@@ -94,13 +95,13 @@ const CABLE_PACKAGES: CablePackageRecord[] = CABLE_ROWS.map(([provider, packageC
   provider,
   packageCode,
   name,
-  priceKobo: naira * 100,
+  priceKobo: kobo(naira * KOBO_PER_NAIRA),
   active: true,
   providerCode: '',
 }));
 
 /** 3.50 Naira per page per recipient, a common bulk SMS rate in Nigeria. */
-const SMS_RATE_KOBO = 350;
+const SMS_RATE_KOBO = kobo(350);
 
 export function defaultCatalog(): CatalogSeed {
   // Copies, so that nobody can change the defaults through a seeded record.

@@ -3,7 +3,7 @@
  * SMS page rate. Every change is validated here so a typo cannot put a wrong price on sale.
  */
 import { notFound, throwIfViolations, type FieldViolation } from '../domain/errors.js';
-import { MAX_AMOUNT_KOBO, isKobo, type Kobo } from '../domain/money.js';
+import { MAX_AMOUNT_KOBO, isKobo, kobo, type Kobo } from '../domain/money.js';
 import { MAX_DISCOUNT_BASIS_POINTS } from '../domain/pricing.js';
 import { CABLE_PROVIDERS, NETWORKS, PRODUCTS, SERVICES_BY_PRODUCT, isOneOf } from '../domain/products.js';
 import type { CablePackageRecord, PlanRecord, TierRecord } from '../domain/records.js';
@@ -13,7 +13,7 @@ const TIER_ID = /^[a-z][a-z0-9_-]{0,31}$/;
 /** Labels are shown to partners and customers: short, printable. */
 const MAX_LABEL_LENGTH = 60;
 /** An SMS page above 1,000 Naira is a typo, not a price. */
-export const MAX_SMS_RATE_KOBO: Kobo = 1_000_00;
+export const MAX_SMS_RATE_KOBO: Kobo = kobo(1_000_00);
 // eslint-disable-next-line no-control-regex
 const CONTROL_CHARACTERS = /[\u0000-\u001F\u007F]/;
 

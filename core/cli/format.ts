@@ -4,7 +4,7 @@
  * step; the Naira number in JSON is only ever derived from kobo, never computed with.
  */
 import { timestampDate, type Timestamp } from '@bufbuild/protobuf/wkt';
-import { formatNaira, koboToNaira, parseNaira, type Kobo } from '../domain/money.js';
+import { formatNaira, isKobo, koboToNaira, parseNaira, type Kobo } from '../domain/money.js';
 import { Product } from '../../gen/prepaid/v1/types_pb.js';
 import { UsageError } from './command.js';
 
@@ -20,7 +20,7 @@ export function nairaText(kobo: Kobo): string {
  */
 export function kobo(value: bigint): Kobo {
   const n = Number(value);
-  if (!Number.isSafeInteger(n)) throw new Error(`the core sent an amount out of range: ${value}`);
+  if (!isKobo(n)) throw new Error(`the core sent an amount out of range: ${value}`);
   return n;
 }
 

@@ -1,9 +1,35 @@
 /**
  * Money is integer kobo everywhere inside the platform (100 kobo = 1 Naira). `Kobo` is a
- * plain safe integer: every amount the platform handles is bounded far below 2^53, and the
- * bounds below are checked wherever an amount enters.
+ * safe integer branded by the type system, so that a count, a plan id or a Naira amount
+ * cannot be passed where kobo are expected without going through `kobo()` (which checks)
+ * or a parser that produces kobo. Every amount the platform handles is bounded far below
+ * 2^53, and the bounds below are checked wherever an amount enters. At run time a Kobo is
+ * a plain number: JSON, SQLite and the arithmetic operators see no difference.
  */
-export type Kobo = number;
+declare const KOBO: unique symbol;
+export type Kobo = number & { readonly [KOBO]: true };
+
+/**
+ * An integer number of kobo. Anything else (a fraction, NaN, beyond 2^53) is a bug where it
+ * was computed, so it throws rather than round.
+ */
+export function kobo(value: number): Kobo {
+  if (!Number.isSafeInteger(value)) throw new RangeError(`not a whole number of kobo: ${String(value)}`);
+  return value as Kobo;
+}
+
+/** The sum of amounts, checked to stay a safe integer. */
+export function sumKobo(...amounts: readonly Kobo[]): Kobo {
+  return kobo(amounts.reduce((total, amount) => total + amount, 0));
+}
+
+/** The same amount with the opposite sign (a debit entry's amount). */
+export function negateKobo(amount: Kobo): Kobo {
+  return kobo(-amount);
+}
+
+/** No money: the balance of a new wallet. */
+export const ZERO_KOBO = kobo(0);
 
 export const KOBO_PER_NAIRA = 100;
 
@@ -11,7 +37,7 @@ export const KOBO_PER_NAIRA = 100;
  * The largest single amount the platform accepts anywhere (a purchase, a credit):
  * 100 million Naira. It keeps every sum of amounts far inside the safe integer range.
  */
-export const MAX_AMOUNT_KOBO: Kobo = 100_000_000 * KOBO_PER_NAIRA;
+export const MAX_AMOUNT_KOBO: Kobo = kobo(100_000_000 * KOBO_PER_NAIRA);
 
 export function isKobo(value: unknown): value is Kobo {
   return typeof value === 'number' && Number.isSafeInteger(value);
@@ -67,7 +93,7 @@ export function parseNaira(value: unknown): NairaParse {
   }
   const whole = Number(match[1]);
   const fraction = Number((match[2] ?? '').padEnd(2, '0'));
-  const kobo = whole * KOBO_PER_NAIRA + fraction;
-  if (!Number.isSafeInteger(kobo) || kobo > MAX_AMOUNT_KOBO) return { ok: false, reason: 'is out of range' };
-  return { ok: true, kobo };
+  const amount = whole * KOBO_PER_NAIRA + fraction;
+  if (!Number.isSafeInteger(amount) || amount > MAX_AMOUNT_KOBO) return { ok: false, reason: 'is out of range' };
+  return { ok: true, kobo: kobo(amount) };
 }

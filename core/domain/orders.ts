@@ -5,7 +5,7 @@
  * the gateway and internal gRPC callers get exactly the same answers.
  */
 import { throwIfViolations, type FieldViolation } from './errors.js';
-import type { Kobo } from './money.js';
+import { kobo, type Kobo } from './money.js';
 import { CABLE_PROVIDERS, DISCOS, METER_TYPES, NETWORKS, type MeterType, type PurchaseOrder } from './products.js';
 import { planPriceFor, priceFor } from './pricing.js';
 import { SMS_MAX_CHARACTERS, SMS_MAX_RECIPIENTS, smsChargeKobo, smsPages, uniqueRecipients } from './sms.js';
@@ -23,13 +23,13 @@ import {
 import type { CablePackageRecord, PlanRecord, TierRecord } from './records.js';
 
 /** Spec section 8: airtime from 50 Naira. */
-export const AIRTIME_MIN_KOBO: Kobo = 50_00;
+export const AIRTIME_MIN_KOBO: Kobo = kobo(50_00);
 /** Our bound: networks refuse single recharges above 50,000 Naira. */
-export const AIRTIME_MAX_KOBO: Kobo = 50_000_00;
+export const AIRTIME_MAX_KOBO: Kobo = kobo(50_000_00);
 /** Spec section 8: electricity from 1,000 Naira. */
-export const ELECTRICITY_MIN_KOBO: Kobo = 1_000_00;
+export const ELECTRICITY_MIN_KOBO: Kobo = kobo(1_000_00);
 /** Our bound: the largest single vend discos accept through aggregators is around 500,000 Naira. */
-export const ELECTRICITY_MAX_KOBO: Kobo = 500_000_00;
+export const ELECTRICITY_MAX_KOBO: Kobo = kobo(500_000_00);
 
 type PricingTier = Pick<TierRecord, 'tierId' | 'discounts'>;
 

@@ -4,7 +4,7 @@
  * the most specific rule applies. The discount is rounded down to whole kobo, so rounding
  * never gives away more than the published rate.
  */
-import type { Kobo } from './money.js';
+import { kobo, type Kobo } from './money.js';
 import type { ProductName } from './products.js';
 import type { DiscountRule, PlanRecord, TierRecord } from './records.js';
 
@@ -23,7 +23,7 @@ export function discountBasisPoints(tier: Pick<TierRecord, 'discounts'>, product
 
 export function applyDiscount(faceValueKobo: Kobo, basisPoints: number): Kobo {
   const discountKobo = Math.floor((faceValueKobo * basisPoints) / 10_000);
-  return faceValueKobo - discountKobo;
+  return kobo(faceValueKobo - discountKobo);
 }
 
 export function priceFor(tier: Pick<TierRecord, 'discounts'>, product: ProductName, service: string, faceValueKobo: Kobo): Kobo {

@@ -1,5 +1,5 @@
 /** Bulk SMS rules: pages, recipients and the charge (spec section 4.8). */
-import type { Kobo } from './money.js';
+import { kobo, type Kobo } from './money.js';
 import { smsLength } from './validation.js';
 
 /** Spec: 160 characters are one page, 161 are two. */
@@ -22,5 +22,5 @@ export function uniqueRecipients(recipients: readonly string[]): string[] {
 
 /** Spec rule 1: page rate x pages x recipients. */
 export function smsChargeKobo(ratePerPageKobo: Kobo, pages: number, recipientCount: number): Kobo {
-  return ratePerPageKobo * pages * recipientCount;
+  return kobo(ratePerPageKobo * pages * recipientCount);
 }

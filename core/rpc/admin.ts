@@ -11,6 +11,7 @@ import {
   cablePackageMessage,
   catalogPlanMessage,
   int64In,
+  koboIn,
   ledgerEntryMessage,
   productFromProto,
   tierMessage,
@@ -54,7 +55,7 @@ export function adminHandlers(
       return { key: apiKeyMessage(await accounts.setKeyIpLock(req.publicKey, req.allowedIps)) };
     },
     async creditWallet(req) {
-      const { balanceKobo, entry } = await accounts.credit(req.accountId, int64In(req.amountKobo, 'amount'), req.memo);
+      const { balanceKobo, entry } = await accounts.credit(req.accountId, koboIn(req.amountKobo, 'amount'), req.memo);
       return { balanceKobo: BigInt(balanceKobo), entry: ledgerEntryMessage(entry) };
     },
     async listLedgerEntries(req) {
@@ -85,8 +86,8 @@ export function adminHandlers(
         network: p.network,
         label: p.label,
         validity: p.validity,
-        faceValueKobo: int64In(p.faceValueKobo, 'plan.face_value_kobo'),
-        tierPricesKobo: Object.fromEntries(p.tierPrices.map((tp) => [tp.tierId, int64In(tp.priceKobo, 'plan.tier_prices')])),
+        faceValueKobo: koboIn(p.faceValueKobo, 'plan.face_value_kobo'),
+        tierPricesKobo: Object.fromEntries(p.tierPrices.map((tp) => [tp.tierId, koboIn(tp.priceKobo, 'plan.tier_prices')])),
         active: p.active,
         providerCode: p.providerCode,
       });
@@ -102,7 +103,7 @@ export function adminHandlers(
         provider: p.provider,
         packageCode: p.packageCode,
         name: p.name,
-        priceKobo: int64In(p.priceKobo, 'package.price_kobo'),
+        priceKobo: koboIn(p.priceKobo, 'package.price_kobo'),
         active: p.active,
         providerCode: p.providerCode,
       });
@@ -112,7 +113,7 @@ export function adminHandlers(
       return { koboPerPage: BigInt(await catalog.getSmsRate()) };
     },
     async setSmsRate(req) {
-      return { koboPerPage: BigInt(await catalog.setSmsRate(int64In(req.koboPerPage, 'kobo_per_page'))) };
+      return { koboPerPage: BigInt(await catalog.setSmsRate(koboIn(req.koboPerPage, 'kobo_per_page'))) };
     },
     async listPendingTransactions(req) {
       const page = await oversight.listPending(req.needsAttentionOnly, req.pageSize, req.pageToken);

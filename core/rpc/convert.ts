@@ -11,6 +11,7 @@ import {
 } from '../../gen/prepaid/v1/admin_pb.js';
 import { Product, TransactionStatus, type TransactionSchema } from '../../gen/prepaid/v1/types_pb.js';
 import { invalid } from '../domain/errors.js';
+import { kobo, type Kobo } from '../domain/money.js';
 import type { ProductName, TransactionStatus as Status } from '../domain/products.js';
 import type { AccountRecord, ApiKeyRecord, CablePackageRecord, DiscountRule, LedgerEntryRecord, PlanRecord, TierRecord, TransactionRecord } from '../domain/records.js';
 
@@ -38,6 +39,11 @@ export function int64In(value: bigint, field: string): number {
     throw invalid(field, `${field} is out of range.`);
   }
   return Number(value);
+}
+
+/** An int64 kobo field from the wire, as Kobo; out of range is reported against the field. */
+export function koboIn(value: bigint, field: string): Kobo {
+  return kobo(int64In(value, field));
 }
 
 export function productFromProto(product: Product): ProductName | null {

@@ -4,7 +4,7 @@ import type { PurchaseService } from '../purchases/service.js';
 import type { PurchaseResult } from '../purchases/flow.js';
 import type { UpdateService } from '../purchases/updates.js';
 import type { VerificationService } from '../purchases/verification.js';
-import { int64In, transactionMessage } from './convert.js';
+import { int64In, koboIn, transactionMessage } from './convert.js';
 import type { Handlers } from './grpc.js';
 import { callbackMessage, verifiedCustomerMessage } from './upstream.js';
 
@@ -22,7 +22,7 @@ export function purchaseHandlers(
       return { balanceKobo: BigInt(account.balanceKobo), tierId: tier.tierId, tierName: tier.name };
     },
     async buyAirtime(req) {
-      const input = { network: req.network, phone: req.phone, amountKobo: int64In(req.amountKobo, 'amount') };
+      const input = { network: req.network, phone: req.phone, amountKobo: koboIn(req.amountKobo, 'amount') };
       return outcome(await purchases.airtime(req.accountId, input, req.requestId));
     },
     async buyData(req) {
@@ -47,7 +47,7 @@ export function purchaseHandlers(
         disco: req.disco,
         meterNumber: req.meterNumber,
         meterType: req.meterType,
-        amountKobo: int64In(req.amountKobo, 'amount'),
+        amountKobo: koboIn(req.amountKobo, 'amount'),
         phone: req.phone,
       };
       return outcome(await purchases.electricity(req.accountId, input, req.requestId));

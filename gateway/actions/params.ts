@@ -5,7 +5,7 @@
  * the same answers.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { parseNaira, type Kobo } from '../../core/domain/money.js';
+import { parseNaira, ZERO_KOBO, type Kobo } from '../../core/domain/money.js';
 import { invalidParameters, type PublicViolation } from '../errors.js';
 
 /** Reads typed fields from a body or a query string and remembers what was wrong. */
@@ -34,9 +34,9 @@ export class FieldReader {
   /** A required Naira amount (number or numeric string) in kobo; 0 after a violation. */
   amount(field: string): Kobo {
     const value = this.get(field);
-    if (value === undefined) return this.fail(field, `${field} is required.`, 0);
+    if (value === undefined) return this.fail(field, `${field} is required.`, ZERO_KOBO);
     const parsed = parseNaira(value);
-    if (!parsed.ok) return this.fail(field, `${field} ${parsed.reason}.`, 0);
+    if (!parsed.ok) return this.fail(field, `${field} ${parsed.reason}.`, ZERO_KOBO);
     return parsed.kobo;
   }
 

@@ -4,7 +4,7 @@
  * numbers with at most two decimals; everything inside stays integer kobo.
  */
 import { timestampDate, type Timestamp } from '@bufbuild/protobuf/wkt';
-import { koboToNaira } from '../../core/domain/money.js';
+import { kobo, koboToNaira, type Kobo } from '../../core/domain/money.js';
 import { Product, TransactionStatus, type Transaction } from '../../gen/prepaid/v1/types_pb.js';
 import { providerFailed } from '../errors.js';
 import type { ActionResult } from './action.js';
@@ -21,7 +21,12 @@ export function int64(value: bigint): number {
 
 /** Naira for a JSON body, from an int64 kobo field. */
 export function naira(valueKobo: bigint): number {
-  return koboToNaira(int64(valueKobo));
+  return koboToNaira(koboOf(valueKobo));
+}
+
+/** Kobo from an int64 kobo field of the core. */
+export function koboOf(valueKobo: bigint): Kobo {
+  return kobo(int64(valueKobo));
 }
 
 /** A purchase RPC's answer: the transaction and whether it replays an idempotency key. */
@@ -69,7 +74,7 @@ export function purchaseAnswer(
         },
       };
     case TransactionStatus.FAILED:
-      throw providerFailed(tx.reference, int64(tx.chargedKobo));
+      throw providerFailed(tx.reference, koboOf(tx.chargedKobo));
     default:
       throw new Error(`the core answered a purchase with status ${tx.status}`);
   }

@@ -4,7 +4,7 @@
  * restart shows the customer the same token as the first answer did.
  */
 import { createHash } from 'node:crypto';
-import type { Kobo } from '../../domain/money.js';
+import { kobo, type Kobo } from '../../domain/money.js';
 import { DISCOS, isOneOf, type DeliveryResult, type Disco } from '../../domain/products.js';
 
 /**
@@ -13,15 +13,15 @@ import { DISCOS, isOneOf, type DeliveryResult, type Disco } from '../../domain/p
  * tariff and must never be shown as one.
  */
 export const SANDBOX_TARIFF_KOBO_PER_KWH: Readonly<Record<Disco, Kobo>> = {
-  ekedc: 20_950,
-  ikedc: 20_950,
-  aedc: 20_980,
-  phed: 21_250,
-  eedc: 21_000,
-  kedco: 20_800,
-  ibedc: 20_950,
-  bedc: 21_500,
-  yedc: 22_400,
+  ekedc: kobo(20_950),
+  ikedc: kobo(20_950),
+  aedc: kobo(20_980),
+  phed: kobo(21_250),
+  eedc: kobo(21_000),
+  kedco: kobo(20_800),
+  ibedc: kobo(20_950),
+  bedc: kobo(21_500),
+  yedc: kobo(22_400),
 };
 
 /** An STS token has 20 digits; customers read it in groups of four. */

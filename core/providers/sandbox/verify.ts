@@ -5,6 +5,7 @@
  * is a real person or address.
  */
 import { createHash } from 'node:crypto';
+import { kobo } from '../../domain/money.js';
 import type { CustomerDetails, CustomerQuery, VerifyOutcome } from '../port.js';
 
 /** The sandbox's not-found ending, the same as its failing purchases. */
@@ -15,7 +16,7 @@ const LAST_NAMES = ['Okafor', 'Adeyemi', 'Bello', 'Eze', 'Ibrahim', 'Nwosu', 'Og
 const STREETS = ['Allen Avenue, Ikeja', 'Adeola Odeku Street, Victoria Island', 'Aminu Kano Crescent, Wuse II', 'Ogui Road, Enugu', 'Trans-Amadi Road, Port Harcourt', 'Zaria Road, Kano'];
 
 /** The smallest vend the sandbox's discos accept: the platform's own minimum, 1,000 Naira. */
-const SANDBOX_MINIMUM_KOBO = 1_000_00;
+const SANDBOX_MINIMUM_KOBO = kobo(1_000_00);
 
 /** [bouquet name, monthly price in kobo] per cable provider, from the default catalog. */
 const BOUQUETS: Readonly<Record<string, readonly (readonly [string, number])[]>> = {
@@ -51,6 +52,6 @@ export function sandboxVerify(query: CustomerQuery, now: Date): VerifyOutcome {
   const due = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1 + pick(query.number, 'due', 28)));
   return {
     kind: 'found',
-    customer: { customerName, currentBouquet: bouquet, dueDate: due.toISOString().slice(0, 10), renewalAmountKobo: priceKobo },
+    customer: { customerName, currentBouquet: bouquet, dueDate: due.toISOString().slice(0, 10), renewalAmountKobo: kobo(priceKobo) },
   };
 }

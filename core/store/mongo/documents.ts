@@ -12,7 +12,7 @@
  * anything else rather than round it.
  */
 import { Long, ObjectId } from 'mongodb';
-import type { Kobo } from '../../domain/money.js';
+import { kobo, type Kobo } from '../../domain/money.js';
 import type { DeliveryResult, ProductName, PurchaseDetails, TransactionStatus } from '../../domain/products.js';
 import type {
   AccountRecord,
@@ -54,7 +54,7 @@ export function readInteger(value: unknown, field: string): number {
 
 /** `readInteger` for money, named for what it holds. */
 export function readKobo(value: unknown, field: string): Kobo {
-  return readInteger(value, field);
+  return kobo(readInteger(value, field));
 }
 
 /** A Date as stored. An invalid Date is a bug: BSON would store it as NaN milliseconds. */

@@ -5,7 +5,7 @@
  * is unknown).
  */
 import { Long, ObjectId, type ClientSession, type Filter } from 'mongodb';
-import type { Kobo } from '../../domain/money.js';
+import { negateKobo, type Kobo } from '../../domain/money.js';
 import type { LedgerEntryRecord, NewTransaction, ReserveResult } from '../../domain/records.js';
 import { requireAmount, requireAttempts, requireLimit } from '../bounds.js';
 import { decodeLedgerCursor, encodeLedgerCursor, toPage } from '../paging.js';
@@ -148,7 +148,7 @@ async function reserveIn(ctx: MongoContext, session: ClientSession, tx: NewTrans
   const entry: LedgerEntryRecord = {
     entryId: readInteger(debited.ledger_seq, 'accounts.ledger_seq'),
     accountId: tx.accountId,
-    amountKobo: -tx.chargedKobo,
+    amountKobo: negateKobo(tx.chargedKobo),
     balanceAfterKobo,
     kind: 'debit',
     reference: tx.reference,

@@ -1,6 +1,6 @@
 /** The catalog on SQLite: tiers, data plans, cable packages and the SMS rate setting. */
 import type Database from 'better-sqlite3';
-import type { Kobo } from '../../domain/money.js';
+import { isKobo, type Kobo } from '../../domain/money.js';
 import type { CablePackageRecord, CatalogSeed, PlanRecord, TierRecord } from '../../domain/records.js';
 import { requireAmount } from '../bounds.js';
 import type { CatalogStore } from '../port.js';
@@ -138,7 +138,8 @@ export function createCatalogStore(db: Database.Database): CatalogStore {
     async getSmsRateKobo() {
       const row = sql.getSetting.get(SMS_RATE_SETTING);
       if (row === undefined) throw smsRateMissing();
-      return row.value as Kobo;
+      if (!isKobo(row.value)) throw new RangeError(`store: the SMS rate in the database is not whole kobo (${String(row.value)})`);
+      return row.value;
     },
     async setSmsRateKobo(kobo) {
       write.smsRate(kobo);

@@ -3,6 +3,7 @@
  * (times as integer milliseconds, booleans as 0/1, nested values as JSON text); records
  * are the port's types. Nothing else in the adapter converts between the two.
  */
+import { kobo, type Kobo } from '../../domain/money.js';
 import { encodeLedgerCursor, encodeTransactionCursor } from '../paging.js';
 import type {
   AccountRecord,
@@ -45,7 +46,7 @@ export function accountFromRow(row: AccountRow): AccountRecord {
     accountId: row.account_id,
     name: row.name,
     tierId: row.tier_id,
-    balanceKobo: row.balance_kobo,
+    balanceKobo: kobo(row.balance_kobo),
     createdAt: fromMs(row.created_at),
   };
 }
@@ -112,11 +113,18 @@ export function planFromRow(row: PlanRow): PlanRecord {
     network: row.network,
     label: row.label,
     validity: row.validity,
-    faceValueKobo: row.face_value_kobo,
-    tierPricesKobo: JSON.parse(row.tier_prices) as Record<string, number>,
+    faceValueKobo: kobo(row.face_value_kobo),
+    tierPricesKobo: tierPricesFromJson(row.tier_prices),
     active: row.active === 1,
     providerCode: row.provider_code,
   };
+}
+
+/** A plan's tier prices as stored (JSON text of tierId -> kobo), each checked to be whole kobo. */
+function tierPricesFromJson(text: string): Record<string, Kobo> {
+  const prices: Record<string, Kobo> = {};
+  for (const [tierId, price] of Object.entries(JSON.parse(text) as Record<string, number>)) prices[tierId] = kobo(price);
+  return prices;
 }
 
 /** Parameters for the plan statements; plan_id null lets SQLite allocate the next id. */
@@ -147,7 +155,7 @@ export function cablePackageFromRow(row: CablePackageRow): CablePackageRecord {
     provider: row.provider,
     packageCode: row.package_code,
     name: row.name,
-    priceKobo: row.price_kobo,
+    priceKobo: kobo(row.price_kobo),
     active: row.active === 1,
     providerCode: row.provider_code,
   };
@@ -179,8 +187,8 @@ export function ledgerFromRow(row: LedgerRow): LedgerEntryRecord {
   return {
     entryId: row.entry_id,
     accountId: row.account_id,
-    amountKobo: row.amount_kobo,
-    balanceAfterKobo: row.balance_after_kobo,
+    amountKobo: kobo(row.amount_kobo),
+    balanceAfterKobo: kobo(row.balance_after_kobo),
     kind: row.kind as LedgerKind,
     reference: row.reference,
     memo: row.memo,
@@ -218,9 +226,9 @@ export function transactionFromRow(row: TransactionRow): TransactionRecord {
     status: row.status as TransactionStatus,
     service: row.service,
     recipient: row.recipient,
-    faceValueKobo: row.face_value_kobo,
-    chargedKobo: row.charged_kobo,
-    balanceAfterKobo: row.balance_after_kobo,
+    faceValueKobo: kobo(row.face_value_kobo),
+    chargedKobo: kobo(row.charged_kobo),
+    balanceAfterKobo: kobo(row.balance_after_kobo),
     details: JSON.parse(row.details) as PurchaseDetails,
     result: row.result === null ? null : (JSON.parse(row.result) as DeliveryResult),
     failureReason: row.failure_reason,

@@ -5,6 +5,7 @@
  * which makes each one atomic.
  */
 import Database from 'better-sqlite3';
+import { isKobo, kobo } from '../../domain/money.js';
 import type { DeliveryResult } from '../../domain/products.js';
 import type { NewTransaction, ReserveResult } from '../../domain/records.js';
 import { requireAmount, requireAttempts, requireLimit } from '../bounds.js';
@@ -70,7 +71,7 @@ function moneyOperations(sql: WalletStatements) {
   function credit(input: CreditInput) {
     const balance = accounts.addToBalance.get({ account_id: input.accountId, amount_kobo: input.amountKobo });
     if (balance === undefined) return null;
-    if (!Number.isSafeInteger(balance.balance_kobo)) {
+    if (!isKobo(balance.balance_kobo)) {
       // Throwing rolls the credit back; such a balance could not be read back exactly.
       throw new RangeError('store: the credit would take the balance beyond the safe integer range');
     }
@@ -100,7 +101,7 @@ function moneyOperations(sql: WalletStatements) {
     const debited = accounts.debitBalance.get({ account_id: tx.accountId, amount_kobo: tx.chargedKobo });
     if (debited === undefined) {
       const account = accounts.get.get(tx.accountId);
-      return account ? { outcome: 'insufficient', balanceKobo: account.balance_kobo } : { outcome: 'no_account' };
+      return account ? { outcome: 'insufficient', balanceKobo: kobo(account.balance_kobo) } : { outcome: 'no_account' };
     }
     const row = pendingRow(tx, debited.balance_kobo);
     ledger.insert.run({

@@ -1,6 +1,6 @@
 import { suite } from '../../helpers/suite.js';
 import * as assert from 'uvu/assert';
-import { MAX_AMOUNT_KOBO, formatNaira, koboToNaira, parseNaira } from '../../../core/domain/money.js';
+import { MAX_AMOUNT_KOBO, formatNaira, kobo as toKobo, koboToNaira, parseNaira } from '../../../core/domain/money.js';
 
 const parsing = suite('parseNaira: amounts partners send become exact kobo');
 
@@ -95,13 +95,13 @@ const AS_NAIRA: ReadonlyArray<readonly [number, number]> = [
 
 for (const [kobo, naira] of AS_NAIRA) {
   showing(`koboToNaira(${kobo}) is ${naira}`, () => {
-    assert.is(koboToNaira(kobo), naira);
+    assert.is(koboToNaira(toKobo(kobo)), naira);
   });
 }
 
 showing('koboToNaira and parseNaira round-trip every amount up to 1,000 Naira', () => {
   for (let kobo = 0; kobo <= 100_000; kobo += 1) {
-    const back = parseNaira(koboToNaira(kobo));
+    const back = parseNaira(koboToNaira(toKobo(kobo)));
     if (!back.ok || back.kobo !== kobo) assert.unreachable(`${kobo} kobo came back as ${JSON.stringify(back)}`);
   }
 });
@@ -117,7 +117,7 @@ const FORMATTED: ReadonlyArray<readonly [number, string]> = [
 
 for (const [kobo, text] of FORMATTED) {
   showing(`formatNaira(${kobo}) is "${text}"`, () => {
-    assert.is(formatNaira(kobo), text);
+    assert.is(formatNaira(toKobo(kobo)), text);
   });
 }
 

@@ -1,7 +1,7 @@
 import { suite } from '../../helpers/suite.js';
 import * as assert from 'uvu/assert';
 import { API_TIER_ID, defaultCatalog } from '../../../core/catalog/defaults.js';
-import type { Kobo } from '../../../core/domain/money.js';
+import { kobo, type Kobo } from '../../../core/domain/money.js';
 import { airtimeOrder, bulkSmsOrder, cableOrder, dataOrder, electricityOrder } from '../../../core/domain/orders.js';
 import { applyDiscount, discountBasisPoints, planPriceFor, priceFor } from '../../../core/domain/pricing.js';
 import type { DiscountRule, PlanRecord, TierRecord } from '../../../core/domain/records.js';
@@ -29,18 +29,18 @@ specific('a network without its own rule gets the product-wide rule', () => {
 
 specific('a rule of another product never applies', () => {
   assert.is(discountBasisPoints(tier(PRODUCT_WIDE_AND_MTN), 'data', 'mtn'), 0);
-  assert.is(priceFor(tier(PRODUCT_WIDE_AND_MTN), 'cable', 'dstv', 250_000), 250_000);
+  assert.is(priceFor(tier(PRODUCT_WIDE_AND_MTN), 'cable', 'dstv', kobo(250_000)), 250_000);
 });
 
 specific('a rule for one network never applies to another', () => {
   const onlyGlo = tier([{ product: 'airtime', service: 'glo', basisPoints: 500 }]);
   assert.is(discountBasisPoints(onlyGlo, 'airtime', 'mtn'), 0);
-  assert.is(priceFor(onlyGlo, 'airtime', 'mtn', 10_000), 10_000);
-  assert.is(priceFor(onlyGlo, 'airtime', 'glo', 10_000), 9_500);
+  assert.is(priceFor(onlyGlo, 'airtime', 'mtn', kobo(10_000)), 10_000);
+  assert.is(priceFor(onlyGlo, 'airtime', 'glo', kobo(10_000)), 9_500);
 });
 
 specific('a tier without discounts charges the face value', () => {
-  assert.is(priceFor(tier([]), 'airtime', 'mtn', 12_345), 12_345);
+  assert.is(priceFor(tier([]), 'airtime', 'mtn', kobo(12_345)), 12_345);
 });
 
 specific.run();
@@ -48,13 +48,13 @@ specific.run();
 const rounding = suite('discount rounding never gives away more than the rate');
 
 rounding('3% of 9.99 Naira is 29.97 kobo, so 29 kobo come off, never 30', () => {
-  assert.is(applyDiscount(999, 300), 970);
+  assert.is(applyDiscount(kobo(999), 300), 970);
 });
 
 rounding('for every face value up to 100 Naira and common rates, the discount is the rate rounded down', () => {
   for (const basisPoints of [0, 1, 50, 100, 125, 250, 300, 333, 400, 500, 1_000, 5_000]) {
     for (let faceValueKobo = 1; faceValueKobo <= 10_000; faceValueKobo += 1) {
-      const charged = applyDiscount(faceValueKobo, basisPoints);
+      const charged = applyDiscount(kobo(faceValueKobo), basisPoints);
       const discount = faceValueKobo - charged;
       // discount <= face * bp / 10000 < discount + 1, in integers.
       if (!(discount * 10_000 <= faceValueKobo * basisPoints && faceValueKobo * basisPoints < (discount + 1) * 10_000)) {
@@ -66,7 +66,7 @@ rounding('for every face value up to 100 Naira and common rates, the discount is
 });
 
 rounding('a large face value keeps exact integer arithmetic', () => {
-  assert.is(applyDiscount(50_000_000_00, 50), 50_000_000_00 - 25_000_000);
+  assert.is(applyDiscount(kobo(50_000_000_00), 50), 50_000_000_00 - 25_000_000);
 });
 
 rounding.run();
@@ -78,8 +78,8 @@ const PLAN: PlanRecord = {
   network: 'mtn',
   label: '1GB',
   validity: '30 days',
-  faceValueKobo: 1_000_00,
-  tierPricesKobo: { gold: 900_00 },
+  faceValueKobo: kobo(1_000_00),
+  tierPricesKobo: { gold: kobo(900_00) },
   active: true,
   providerCode: '',
 };
@@ -107,15 +107,15 @@ const API_TIER = CATALOG.tiers.find((t) => t.tierId === API_TIER_ID)!;
 
 /** [network, charged kobo for 100 Naira of airtime]: 3%, 5%, 3% and 4% off. */
 const AIRTIME: ReadonlyArray<readonly [string, Kobo]> = [
-  ['mtn', 97_00],
-  ['glo', 95_00],
-  ['airtel', 97_00],
-  ['9mobile', 96_00],
+  ['mtn', kobo(97_00)],
+  ['glo', kobo(95_00)],
+  ['airtel', kobo(97_00)],
+  ['9mobile', kobo(96_00)],
 ];
 
 for (const [network, charged] of AIRTIME) {
   defaults(`100 Naira of ${network} airtime costs ${charged / 100} Naira`, () => {
-    const order = airtimeOrder({ network, phone: '08031234567', amountKobo: 100_00 }, API_TIER);
+    const order = airtimeOrder({ network, phone: '08031234567', amountKobo: kobo(100_00) }, API_TIER);
     assert.is(order.faceValueKobo, 100_00);
     assert.is(order.chargedKobo, charged);
   });
@@ -137,7 +137,7 @@ defaults('the default plans cover all four networks with integer plan ids', () =
 });
 
 defaults('1,000 Naira of electricity costs 995 Naira (0.5% off)', () => {
-  const order = electricityOrder({ disco: 'ikedc', meterNumber: '45012345678', meterType: 'prepaid', amountKobo: 1_000_00, phone: '' }, API_TIER);
+  const order = electricityOrder({ disco: 'ikedc', meterNumber: '45012345678', meterType: 'prepaid', amountKobo: kobo(1_000_00), phone: '' }, API_TIER);
   assert.is(order.chargedKobo, 995_00);
 });
 

@@ -2,6 +2,7 @@ import { suite } from '../../helpers/suite.js';
 import * as assert from 'uvu/assert';
 import { bulkSmsOrder } from '../../../core/domain/orders.js';
 import { smsChargeKobo, smsPages, uniqueRecipients } from '../../../core/domain/sms.js';
+import { kobo } from '../../../core/domain/money.js';
 
 const PLAIN_TIER = { tierId: 'basic', discounts: [] };
 
@@ -18,14 +19,14 @@ const CHARGES: ReadonlyArray<readonly [number, number, number, number]> = [
 
 for (const [rate, pages, recipients, expected] of CHARGES) {
   charge(`${rate} kobo x ${pages} pages x ${recipients} recipients = ${expected} kobo`, () => {
-    assert.is(smsChargeKobo(rate, pages, recipients), expected);
+    assert.is(smsChargeKobo(kobo(rate), pages, recipients), expected);
   });
 }
 
 charge('a number listed twice is charged once', () => {
   const order = bulkSmsOrder(
     { sender: 'Shop', recipients: ['08031234567', '08021234567', '08031234567'], message: 'a'.repeat(161) },
-    350,
+    kobo(350),
     PLAIN_TIER,
   );
   assert.equal(order.details.recipients, ['08031234567', '08021234567']);
@@ -35,8 +36,8 @@ charge('a number listed twice is charged once', () => {
 });
 
 charge('the same list in any order costs the same', () => {
-  const a = bulkSmsOrder({ sender: 'Shop', recipients: ['08031234567', '08021234567'], message: 'Hi' }, 350, PLAIN_TIER);
-  const b = bulkSmsOrder({ sender: 'Shop', recipients: ['08021234567', '08031234567', '08021234567'], message: 'Hi' }, 350, PLAIN_TIER);
+  const a = bulkSmsOrder({ sender: 'Shop', recipients: ['08031234567', '08021234567'], message: 'Hi' }, kobo(350), PLAIN_TIER);
+  const b = bulkSmsOrder({ sender: 'Shop', recipients: ['08021234567', '08031234567', '08021234567'], message: 'Hi' }, kobo(350), PLAIN_TIER);
   assert.is(a.chargedKobo, b.chargedKobo);
 });
 

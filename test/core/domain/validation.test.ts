@@ -7,7 +7,7 @@ import { suite } from '../../helpers/suite.js';
 import * as assert from 'uvu/assert';
 import { defaultCatalog } from '../../../core/catalog/defaults.js';
 import { DomainError, type FieldViolation } from '../../../core/domain/errors.js';
-import { parseNaira, type Kobo } from '../../../core/domain/money.js';
+import { kobo, parseNaira, type Kobo } from '../../../core/domain/money.js';
 import {
   airtimeOrder,
   bulkSmsOrder,
@@ -26,7 +26,7 @@ import { smsLength } from '../../../core/domain/validation.js';
 /** A tier with no discounts, so that charged equals face value and only the rules are tested. */
 const PLAIN_TIER = { tierId: 'basic', discounts: [] };
 const CATALOG = defaultCatalog();
-const SMS_RATE_KOBO = 350;
+const SMS_RATE_KOBO = kobo(350);
 
 function naira(text: string): Kobo {
   const parsed = parseNaira(text);
@@ -104,8 +104,8 @@ ruleSuite<AirtimeInput>(
     ...phoneCases<AirtimeInput>('11 digits starting with 0', true),
     { rule: 'minimum 50 Naira', field: 'amount', patch: { amountKobo: naira('49.99') }, passes: false },
     { rule: 'minimum 50 Naira', field: 'amount', patch: { amountKobo: naira('50') }, passes: true },
-    { rule: 'amount is required', field: 'amount', patch: { amountKobo: 0 }, passes: false },
-    { rule: 'amount is positive', field: 'amount', patch: { amountKobo: -100_00 }, passes: false },
+    { rule: 'amount is required', field: 'amount', patch: { amountKobo: kobo(0) }, passes: false },
+    { rule: 'amount is positive', field: 'amount', patch: { amountKobo: kobo(-100_00) }, passes: false },
     { rule: 'at most 50,000 Naira', field: 'amount', patch: { amountKobo: naira('50000') }, passes: true },
     { rule: 'at most 50,000 Naira', field: 'amount', patch: { amountKobo: naira('50000.01') }, passes: false },
   ],
@@ -162,7 +162,7 @@ ruleSuite<ElectricityInput>(
     { rule: 'meter_number is required', field: 'meter_number', patch: { meterNumber: '' }, passes: false },
     { rule: 'minimum 1,000 Naira', field: 'amount', patch: { amountKobo: naira('999.99') }, passes: false },
     { rule: 'minimum 1,000 Naira', field: 'amount', patch: { amountKobo: naira('1000') }, passes: true },
-    { rule: 'amount is required', field: 'amount', patch: { amountKobo: 0 }, passes: false },
+    { rule: 'amount is required', field: 'amount', patch: { amountKobo: kobo(0) }, passes: false },
     ...phoneCases<ElectricityInput>('optional receipt phone, 11 digits when given', false),
   ],
 );

@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import type { ProductName, PurchaseDetails } from '../../../core/domain/products.js';
 import type { ProviderOutcome, ProviderRequest } from '../../../core/providers/port.js';
 import { MAX_RECORDED_CALLS, SANDBOX_TARIFF_KOBO_PER_KWH, createSandbox } from '../../../core/providers/sandbox/index.js';
+import { kobo } from '../../../core/domain/money.js';
 
 const TOKEN = /^\d{4}(-\d{4}){4}$/;
 const UNITS = /^(\d+\.\d) kWh$/;
@@ -14,7 +15,7 @@ function signal(): AbortSignal {
 
 /** A valid request of each product whose recipient (or last bulk SMS recipient) ends in `ending`. */
 function requestFor(product: ProductName, ending: string, reference = `TXN-${product}-${ending}`): ProviderRequest {
-  const base = { reference, product, faceValueKobo: 500_000 };
+  const base = { reference, product, faceValueKobo: kobo(500_000) };
   const details: Record<ProductName, { service: string; recipient: string; details: PurchaseDetails }> = {
     airtime: { service: 'mtn', recipient: `0803123${ending}`, details: {} },
     data: { service: 'glo', recipient: `0805123${ending}`, details: { planId: 3, planLabel: '1GB - 30 days' } },
@@ -109,7 +110,7 @@ outcomes.run();
 const electricity = suite('sandbox electricity');
 
 async function electricityResult(reference: string, faceValueKobo = 500_000, service = 'ikedc', meterType: 'prepaid' | 'postpaid' = 'prepaid') {
-  const request = { ...requestFor('electricity', '1234', reference), faceValueKobo, service, details: { meterType } };
+  const request = { ...requestFor('electricity', '1234', reference), faceValueKobo: kobo(faceValueKobo), service, details: { meterType } };
   const outcome = await createSandbox().electricity.purchase(request, signal());
   if (outcome.kind !== 'delivered') throw new Error(`expected delivered, got ${outcome.kind}`);
   return outcome.result;

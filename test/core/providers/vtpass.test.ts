@@ -19,6 +19,7 @@ import { openSqliteStore } from '../../../core/store/sqlite/index.js';
 import type { Store } from '../../../core/store/port.js';
 import { startFakeVtpass, vtpassRouting, type FakeVtpass } from '../../helpers/fake-vtpass.js';
 import { suite } from '../../helpers/suite.js';
+import { kobo } from '../../../core/domain/money.js';
 
 interface Context {
   fake: FakeVtpass;
@@ -48,7 +49,7 @@ test.after(async (ctx) => {
 
 /** A request as the flow builds it, with a fresh reference. */
 function request(product: ProductName, service: string, recipient: string, faceValueKobo: number, details: PurchaseDetails = {}): ProviderRequest {
-  return { reference: newReference(new Date()), product, service, recipient, faceValueKobo, details };
+  return { reference: newReference(new Date()), product, service, recipient, faceValueKobo: kobo(faceValueKobo), details };
 }
 
 const signal = () => AbortSignal.timeout(5_000);
@@ -276,7 +277,7 @@ test('verify: a prepaid meter, a postpaid meter with arrears, a smart card, and 
   const prepaid = await providers.electricity.verify({ product: 'electricity', service: 'ikedc', number: '1111111111111', meterType: 'prepaid' }, signal());
   assert.equal(prepaid, {
     kind: 'found',
-    customer: { customerName: 'TESTMETER1', address: 'ABULE - EGBA BU ABULE', meterType: 'PREPAID', minimumAmountKobo: 500_00 },
+    customer: { customerName: 'TESTMETER1', address: 'ABULE - EGBA BU ABULE', meterType: 'PREPAID', minimumAmountKobo: kobo(500_00) },
   });
   const postpaid = await providers.electricity.verify({ product: 'electricity', service: 'ekedc', number: '1010101010101', meterType: 'postpaid' }, signal());
   assert.equal(postpaid.kind === 'found' && postpaid.customer.arrearsKobo, 1_250_50);
@@ -284,7 +285,7 @@ test('verify: a prepaid meter, a postpaid meter with arrears, a smart card, and 
   const card = await providers.cable.verify({ product: 'cable', service: 'dstv', number: '1212121212' }, signal());
   assert.equal(card, {
     kind: 'found',
-    customer: { customerName: 'TEST CUSTOMER', currentBouquet: 'DStv Compact N15700', dueDate: '2026-02-06T00:00:00', renewalAmountKobo: 15_700_00 },
+    customer: { customerName: 'TEST CUSTOMER', currentBouquet: 'DStv Compact N15700', dueDate: '2026-02-06T00:00:00', renewalAmountKobo: kobo(15_700_00) },
   });
   const wrong = await providers.cable.verify({ product: 'cable', service: 'gotv', number: '7012345678' }, signal());
   assert.is(wrong.kind, 'not_found');
@@ -305,7 +306,7 @@ test('service-variations: both spellings of the list are read, with the GET keys
   ]);
   const glo = await providers.data.listPlans!('glo', signal());
   assert.equal(glo.map((p) => p.code), ['glo100', 'glo1000']);
-  assert.equal(glo[1], { code: 'glo1000', name: 'Glo Data N1000 - 2.5GB - 30 days', amountKobo: 1_000_00 });
+  assert.equal(glo[1], { code: 'glo1000', name: 'Glo Data N1000 - 2.5GB - 30 days', amountKobo: kobo(1_000_00) });
   const airtel = await providers.data.listPlans!('airtel', signal());
   assert.equal(airtel.map((p) => p.code), ['airt-100', 'airt-1000']);
   const call = [...fake.calls].reverse().find((c) => c.path.startsWith('/api/service-variations'))!;

@@ -14,6 +14,8 @@ import * as assert from 'uvu/assert';
 import type { CatalogSeed, LedgerEntryRecord, NewTransaction, PlanRecord, TransactionRecord } from '../../../core/domain/records.js';
 import { InvalidCursorError, type Page, type PageRequest } from '../../../core/domain/paging.js';
 import type { Store } from '../../../core/store/port.js';
+import { kobo } from '../../../core/domain/money.js';
+import { unchecked } from '../../helpers/money.js';
 
 /** A fresh store and how to throw it away. */
 export interface OpenedStore {
@@ -48,7 +50,7 @@ class Harness {
     if (balanceKobo > 0) {
       const credited = await this.store.wallet.credit({
         accountId,
-        amountKobo: balanceKobo,
+        amountKobo: kobo(balanceKobo),
         reference: this.unique('fund'),
         memo: 'opening balance',
         at: at(1),
@@ -71,8 +73,8 @@ class Harness {
       product: 'airtime',
       service: 'mtn',
       recipient: '08031234567',
-      faceValueKobo: 10_000,
-      chargedKobo: 9_800,
+      faceValueKobo: kobo(10_000),
+      chargedKobo: kobo(9_800),
       details: {},
       requestId: null,
       requestHash: null,
@@ -173,7 +175,7 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
     it('a new account starts at zero and reads back as created', async (h) => {
       const created = await h.store.accounts.create({ accountId: 'acct-1', name: 'Ada Stores', tierId: 'standard', createdAt: at(5) });
       h.accountIds.add('acct-1');
-      assert.equal(created, { accountId: 'acct-1', name: 'Ada Stores', tierId: 'standard', balanceKobo: 0, createdAt: at(5) });
+      assert.equal(created, { accountId: 'acct-1', name: 'Ada Stores', tierId: 'standard', balanceKobo: kobo(0), createdAt: at(5) });
       assert.equal(await h.store.accounts.get('acct-1'), created);
     });
 
@@ -259,8 +261,8 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
         network,
         label,
         validity: '30 days',
-        faceValueKobo: 100_000,
-        tierPricesKobo: { standard: 98_000, api: 95_000 },
+        faceValueKobo: kobo(100_000),
+        tierPricesKobo: { standard: kobo(98_000), api: kobo(95_000) },
         active: true,
         providerCode: '',
       });
@@ -275,7 +277,7 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       const after = await h.store.catalog.upsertPlan(plan('airtel', '500MB'));
       assert.is(after.planId, 41, 'allocation continues past the largest id');
 
-      const updated = await h.store.catalog.upsertPlan({ ...first, label: '1.5GB', active: false, tierPricesKobo: { standard: 97_000 } });
+      const updated = await h.store.catalog.upsertPlan({ ...first, label: '1.5GB', active: false, tierPricesKobo: { standard: kobo(97_000) } });
       assert.is(updated.planId, first.planId);
       assert.equal(await h.store.catalog.getPlan(first.planId), updated);
       assert.is((await h.store.catalog.listPlans()).length, 4, 'an update does not add a plan');
@@ -283,7 +285,7 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
     });
 
     it('listPlans orders by network then id, and filters by network and activity', async (h) => {
-      const base = { validity: '30 days', faceValueKobo: 50_000, tierPricesKobo: { standard: 49_000 }, providerCode: '' };
+      const base = { validity: '30 days', faceValueKobo: kobo(50_000), tierPricesKobo: { standard: kobo(49_000) }, providerCode: '' };
       const mtnA = await h.store.catalog.upsertPlan({ ...base, planId: 0, network: 'mtn', label: 'a', active: true, providerCode: '' });
       const airtel = await h.store.catalog.upsertPlan({ ...base, planId: 0, network: 'airtel', label: 'b', active: true, providerCode: '' });
       const mtnB = await h.store.catalog.upsertPlan({ ...base, planId: 0, network: 'mtn', label: 'c', active: false, providerCode: '' });
@@ -297,11 +299,11 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
     });
 
     it('cable packages upsert by provider and code, and list by provider', async (h) => {
-      const compact = { provider: 'dstv', packageCode: 'compact', name: 'DStv Compact', priceKobo: 1_250_000, active: true, providerCode: '' };
+      const compact = { provider: 'dstv', packageCode: 'compact', name: 'DStv Compact', priceKobo: kobo(1_250_000), active: true, providerCode: '' };
       assert.equal(await h.store.catalog.upsertCablePackage(compact), compact);
-      await h.store.catalog.upsertCablePackage({ provider: 'gotv', packageCode: 'compact', name: 'GOtv Compact?', priceKobo: 500_000, active: true, providerCode: '' });
-      await h.store.catalog.upsertCablePackage({ provider: 'dstv', packageCode: 'padi', name: 'DStv Padi', priceKobo: 360_000, active: true, providerCode: '' });
-      const repriced = { ...compact, priceKobo: 1_350_000, active: false, providerCode: '' };
+      await h.store.catalog.upsertCablePackage({ provider: 'gotv', packageCode: 'compact', name: 'GOtv Compact?', priceKobo: kobo(500_000), active: true, providerCode: '' });
+      await h.store.catalog.upsertCablePackage({ provider: 'dstv', packageCode: 'padi', name: 'DStv Padi', priceKobo: kobo(360_000), active: true, providerCode: '' });
+      const repriced = { ...compact, priceKobo: kobo(1_350_000), active: false, providerCode: '' };
       assert.equal(await h.store.catalog.upsertCablePackage(repriced), repriced);
       assert.equal(await h.store.catalog.getCablePackage('dstv', 'compact'), repriced);
       assert.is((await h.store.catalog.getCablePackage('gotv', 'compact'))?.priceKobo, 500_000, 'same code, other provider');
@@ -311,9 +313,9 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
     });
 
     it('the SMS rate reads back what was set last', async (h) => {
-      await h.store.catalog.setSmsRateKobo(400);
+      await h.store.catalog.setSmsRateKobo(kobo(400));
       assert.is(await h.store.catalog.getSmsRateKobo(), 400);
-      await h.store.catalog.setSmsRateKobo(450);
+      await h.store.catalog.setSmsRateKobo(kobo(450));
       assert.is(await h.store.catalog.getSmsRateKobo(), 450);
     });
 
@@ -326,8 +328,8 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
             network: 'mtn',
             label: '1GB',
             validity: '30 days',
-            faceValueKobo: 100_000,
-            tierPricesKobo: { standard: 98_000, api: 95_000 },
+            faceValueKobo: kobo(100_000),
+            tierPricesKobo: { standard: kobo(98_000), api: kobo(95_000) },
             active: true,
             providerCode: '',
           },
@@ -336,14 +338,14 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
             network: 'glo',
             label: '2GB',
             validity: '30 days',
-            faceValueKobo: 150_000,
-            tierPricesKobo: { standard: 147_000, api: 140_000 },
+            faceValueKobo: kobo(150_000),
+            tierPricesKobo: { standard: kobo(147_000), api: kobo(140_000) },
             active: true,
             providerCode: '',
           },
         ],
-        cablePackages: [{ provider: 'gotv', packageCode: 'max', name: 'GOtv Max', priceKobo: 720_000, active: true, providerCode: '' }],
-        smsRateKobo: 400,
+        cablePackages: [{ provider: 'gotv', packageCode: 'max', name: 'GOtv Max', priceKobo: kobo(720_000), active: true, providerCode: '' }],
+        smsRateKobo: kobo(400),
       };
       assert.is(await h.store.catalog.seedIfEmpty(seed), true);
       assert.is((await h.store.catalog.listTiers()).length, 2);
@@ -351,8 +353,8 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       assert.equal(await h.store.catalog.getCablePackage('gotv', 'max'), seed.cablePackages[0]);
       assert.is(await h.store.catalog.getSmsRateKobo(), 400);
 
-      await h.store.catalog.setSmsRateKobo(425);
-      const changed: CatalogSeed = { ...seed, tiers: [{ tierId: 'gold', name: 'Gold', apiAccess: true, discounts: [] }], smsRateKobo: 999 };
+      await h.store.catalog.setSmsRateKobo(kobo(425));
+      const changed: CatalogSeed = { ...seed, tiers: [{ tierId: 'gold', name: 'Gold', apiAccess: true, discounts: [] }], smsRateKobo: kobo(999) };
       assert.is(await h.store.catalog.seedIfEmpty(changed), false);
       assert.is(await h.store.catalog.getTier('gold'), null);
       assert.is(await h.store.catalog.getSmsRateKobo(), 425);
@@ -361,7 +363,7 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
 
     it('seedIfEmpty does nothing when tiers exist already', async (h) => {
       await h.store.catalog.upsertTier(standard);
-      const seeded = await h.store.catalog.seedIfEmpty({ tiers: [{ ...standard, name: 'Seeded' }], plans: [], cablePackages: [], smsRateKobo: 400 });
+      const seeded = await h.store.catalog.seedIfEmpty({ tiers: [{ ...standard, name: 'Seeded' }], plans: [], cablePackages: [], smsRateKobo: kobo(400) });
       assert.is(seeded, false);
       assert.is((await h.store.catalog.getTier('standard'))?.name, 'Standard');
     });
@@ -370,28 +372,28 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
   define('wallet credit', (it) => {
     it('a credit adds to the balance and writes a credit entry', async (h) => {
       const accountId = await h.account();
-      const first = await h.store.wallet.credit({ accountId, amountKobo: 250_000, reference: 'CR-1', memo: 'bank transfer', at: at(20) });
+      const first = await h.store.wallet.credit({ accountId, amountKobo: kobo(250_000), reference: 'CR-1', memo: 'bank transfer', at: at(20) });
       assert.equal(first, {
-        balanceKobo: 250_000,
+        balanceKobo: kobo(250_000),
         entry: {
           entryId: first!.entry.entryId,
           accountId,
-          amountKobo: 250_000,
-          balanceAfterKobo: 250_000,
+          amountKobo: kobo(250_000),
+          balanceAfterKobo: kobo(250_000),
           kind: 'credit',
           reference: 'CR-1',
           memo: 'bank transfer',
           createdAt: at(20),
         },
       });
-      const second = await h.store.wallet.credit({ accountId, amountKobo: 50, reference: 'CR-2', memo: 'top up', at: at(21) });
+      const second = await h.store.wallet.credit({ accountId, amountKobo: kobo(50), reference: 'CR-2', memo: 'top up', at: at(21) });
       assert.is(second?.balanceKobo, 250_050);
       assert.is(await h.balance(accountId), 250_050);
       assert.equal((await h.ledger(accountId)).map((e) => e.reference), ['CR-2', 'CR-1']);
     });
 
     it('a credit to an unknown account is null and writes nothing', async (h) => {
-      assert.is(await h.store.wallet.credit({ accountId: 'nobody', amountKobo: 100, reference: 'CR-x', memo: '', at: at(1) }), null);
+      assert.is(await h.store.wallet.credit({ accountId: 'nobody', amountKobo: kobo(100), reference: 'CR-x', memo: '', at: at(1) }), null);
       assert.equal(await h.ledger('nobody'), []);
     });
 
@@ -400,7 +402,7 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       for (const amountKobo of [0, -500, 12.5, Number.NaN]) {
         let refused = false;
         try {
-          await h.store.wallet.credit({ accountId, amountKobo, reference: h.unique('bad'), memo: '', at: at(2) });
+          await h.store.wallet.credit({ accountId, amountKobo: unchecked(amountKobo), reference: h.unique('bad'), memo: '', at: at(2) });
         } catch {
           refused = true;
         }
@@ -424,7 +426,7 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       assert.equal(reserved, {
         ...tx,
         status: 'pending',
-        balanceAfterKobo: 10_200,
+        balanceAfterKobo: kobo(10_200),
         result: null,
         failureReason: null,
         attempts: 0,
@@ -444,13 +446,13 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
     it('a short balance is "insufficient" and writes nothing', async (h) => {
       const accountId = await h.account(5_000);
       const tx = h.purchase(accountId, { requestId: 'short-1' });
-      assert.equal(await h.store.wallet.reserve(tx), { outcome: 'insufficient', balanceKobo: 5_000 });
+      assert.equal(await h.store.wallet.reserve(tx), { outcome: 'insufficient', balanceKobo: kobo(5_000) });
       assert.is(await h.balance(accountId), 5_000);
       assert.is((await h.ledger(accountId)).length, 1, 'only the opening credit');
       assert.is(await h.store.transactions.get(tx.reference), null);
       assert.equal((await h.store.transactions.listByAccount(accountId, { limit: 10 })).items, []);
       // Nothing was written, so the idempotency key is still free once the wallet is funded.
-      await h.store.wallet.credit({ accountId, amountKobo: 5_000, reference: 'CR-more', memo: '', at: at(30) });
+      await h.store.wallet.credit({ accountId, amountKobo: kobo(5_000), reference: 'CR-more', memo: '', at: at(30) });
       assert.is((await h.store.wallet.reserve(tx)).outcome, 'reserved');
     });
 
@@ -459,7 +461,7 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       const reserved = await h.reserved(h.purchase(accountId));
       assert.is(reserved.balanceAfterKobo, 0);
       assert.is(await h.balance(accountId), 0);
-      assert.equal(await h.store.wallet.reserve(h.purchase(accountId, { chargedKobo: 1 })), { outcome: 'insufficient', balanceKobo: 0 });
+      assert.equal(await h.store.wallet.reserve(h.purchase(accountId, { chargedKobo: kobo(1) })), { outcome: 'insufficient', balanceKobo: kobo(0) });
     });
 
     it('an unknown account is "no_account" and writes nothing', async (h) => {
@@ -471,7 +473,7 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
     it('a repeated request_id is "duplicate", returns the original and never debits twice', async (h) => {
       const accountId = await h.account(50_000);
       const original = await h.reserved(h.purchase(accountId, { requestId: 'same', requestHash: 'hash-1' }));
-      const replay = h.purchase(accountId, { requestId: 'same', requestHash: 'hash-2', chargedKobo: 100 });
+      const replay = h.purchase(accountId, { requestId: 'same', requestHash: 'hash-2', chargedKobo: kobo(100) });
       const again = await h.store.wallet.reserve(replay);
       assert.equal(again, { outcome: 'duplicate', transaction: original });
       assert.is(await h.store.transactions.get(replay.reference), null);
@@ -518,7 +520,7 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
     });
 
     it('100 concurrent reserves on a wallet that covers 37 reserve exactly 37', async (h) => {
-      const chargeKobo = 500;
+      const chargeKobo = kobo(500);
       const accountId = await h.account(37 * chargeKobo);
       const results = await Promise.all(
         Array.from({ length: 100 }, (_, i) =>
@@ -588,7 +590,7 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
 
     it('a refund restores the charge even after the wallet moved on', async (h) => {
       const { accountId, tx } = await pending(h);
-      await h.reserved(h.purchase(accountId, { chargedKobo: 10_000 }));
+      await h.reserved(h.purchase(accountId, { chargedKobo: kobo(10_000) }));
       assert.is(await h.balance(accountId), 200);
       await h.store.wallet.refund(tx.reference, 'failed', at(30));
       assert.is(await h.balance(accountId), 10_000);
@@ -788,8 +790,8 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       const created: TransactionRecord[] = [];
       for (let i = 0; i < 23; i++) {
         // Three purchases share each second, so ties on created_at must page correctly.
-        created.push(await h.reserved(h.purchase(accountId, { chargedKobo: 100, createdAt: at(Math.floor(i / 3)) })));
-        await h.reserved(h.purchase(other, { chargedKobo: 100, createdAt: at(i) }));
+        created.push(await h.reserved(h.purchase(accountId, { chargedKobo: kobo(100), createdAt: at(Math.floor(i / 3)) })));
+        await h.reserved(h.purchase(other, { chargedKobo: kobo(100), createdAt: at(i) }));
       }
       for (const limit of [1, 5, 7, 23, 50]) {
         const listed = await readAll((page) => h.store.transactions.listByAccount(accountId, page), limit);
@@ -805,7 +807,7 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
 
     it('a history that fills its pages exactly ends without a next cursor', async (h) => {
       const accountId = await h.account(1_000_000);
-      for (let i = 0; i < 21; i++) await h.reserved(h.purchase(accountId, { chargedKobo: 100, createdAt: at(i) }));
+      for (let i = 0; i < 21; i++) await h.reserved(h.purchase(accountId, { chargedKobo: kobo(100), createdAt: at(i) }));
       const first = await h.store.transactions.listByAccount(accountId, { limit: 7 });
       const second = await h.store.transactions.listByAccount(accountId, { limit: 7, after: first.next! });
       const third = await h.store.transactions.listByAccount(accountId, { limit: 7, after: second.next! });
@@ -825,7 +827,7 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
     it('the ledger pages newest first in the order entries were written', async (h) => {
       const accountId = await h.account();
       for (let amount = 1; amount <= 23; amount++) {
-        await h.store.wallet.credit({ accountId, amountKobo: amount, reference: `CR-${amount}`, memo: '', at: at(5) });
+        await h.store.wallet.credit({ accountId, amountKobo: kobo(amount), reference: `CR-${amount}`, memo: '', at: at(5) });
       }
       for (const limit of [1, 4, 23, 100]) {
         const amounts = (await h.ledger(accountId, limit)).map((e) => e.amountKobo);

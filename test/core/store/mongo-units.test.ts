@@ -40,6 +40,7 @@ import { INDEXES, ONCE_PER_PURCHASE_INDEX, REQUEST_ID_INDEX } from '../../../cor
 import { ledgerCursor, transactionCursor, type LedgerRow, type TransactionRow } from '../../../core/store/sqlite/rows.js';
 import type { LedgerEntryRecord, NewTransaction, PlanRecord } from '../../../core/domain/records.js';
 import { InvalidCursorError } from '../../../core/domain/paging.js';
+import { kobo } from '../../../core/domain/money.js';
 
 /** Through the wire and back with the driver's default read options, as a stored document would travel. */
 function roundTrip<T extends BSON.Document>(doc: T): T {
@@ -81,7 +82,7 @@ money('a stored value that is not an exact integer is refused when read, never r
 money('a new account stores zero as int64 and reads back as created', () => {
   const account = { accountId: 'acct-1', name: 'Ada Stores', tierId: 'api', createdAt: new Date(Date.UTC(2025, 0, 1)) };
   const doc = roundTrip(accountToDoc(account));
-  assert.equal(accountFromDoc(doc), { ...account, balanceKobo: 0 });
+  assert.equal(accountFromDoc(doc), { ...account, balanceKobo: kobo(0) });
   const raw = rawTypes(accountToDoc(account));
   assert.instance(raw['balance_kobo'], Long);
   assert.instance(raw['ledger_seq'], Long);
@@ -94,21 +95,21 @@ money('a pending purchase survives BSON exactly; undefined detail keys are dropp
     product: 'bulksms',
     service: 'sms',
     recipient: '',
-    faceValueKobo: 9_007_199_254_740,
-    chargedKobo: 9_007_199_254_740,
+    faceValueKobo: kobo(9_007_199_254_740),
+    chargedKobo: kobo(9_007_199_254_740),
     details: { sender: 'MyShop', recipients: ['08031234567', '08051234567'], pages: 2, message: 'hi', planLabel: undefined },
     requestId: 'order-1',
     requestHash: 'h'.repeat(64),
     nextAttemptAt: new Date(60_000),
     createdAt: new Date(1_000),
   };
-  const stored = roundTrip(newTransactionToDoc(tx, 12_345));
+  const stored = roundTrip(newTransactionToDoc(tx, kobo(12_345)));
   const { planLabel: _dropped, ...details } = tx.details;
   assert.equal(transactionFromDoc(stored), {
     ...tx,
     details,
     status: 'pending',
-    balanceAfterKobo: 12_345,
+    balanceAfterKobo: kobo(12_345),
     result: null,
     failureReason: null,
     attempts: 0,
@@ -116,7 +117,7 @@ money('a pending purchase survives BSON exactly; undefined detail keys are dropp
     updatedAt: tx.createdAt,
   });
   assert.ok(!('planLabel' in stored.details), 'no null left behind for an undefined key');
-  const raw = rawTypes(newTransactionToDoc(tx, 12_345));
+  const raw = rawTypes(newTransactionToDoc(tx, kobo(12_345)));
   for (const field of ['face_value_kobo', 'charged_kobo', 'balance_after_kobo']) assert.instance(raw[field], Long, `${field} is int64`);
 });
 
@@ -124,8 +125,8 @@ money('a ledger entry survives BSON exactly', () => {
   const entry: LedgerEntryRecord = {
     entryId: 42,
     accountId: 'acct-1',
-    amountKobo: -9_800,
-    balanceAfterKobo: 10_200,
+    amountKobo: kobo(-9_800),
+    balanceAfterKobo: kobo(10_200),
     kind: 'debit',
     reference: 'TX-1',
     memo: 'airtime mtn 08031234567',
@@ -143,8 +144,8 @@ money('a plan keeps tier prices under any tier id, even one with "." or "$" in i
     network: 'mtn',
     label: '1GB',
     validity: '30 days',
-    faceValueKobo: 100_000,
-    tierPricesKobo: { standard: 98_000, 'gold.v2': 95_000, $vip: 90_000 },
+    faceValueKobo: kobo(100_000),
+    tierPricesKobo: { standard: kobo(98_000), 'gold.v2': kobo(95_000), $vip: kobo(90_000) },
     active: true,
     providerCode: 'mtn-1gb',
   };
@@ -156,8 +157,8 @@ money('a stored document with a damaged amount is refused when read', () => {
   const doc: AccountDoc = { ...accountToDoc({ accountId: 'a', name: 'n', tierId: 't', createdAt: new Date(0) }), balance_kobo: 10.5 };
   assert.throws(() => accountFromDoc(doc), /accounts\.balance_kobo/);
   const tx = newTransactionToDoc(
-    { reference: 'T', accountId: 'a', product: 'airtime', service: 'mtn', recipient: '0', faceValueKobo: 1, chargedKobo: 1, details: {}, requestId: null, requestHash: null, nextAttemptAt: new Date(0), createdAt: new Date(0) },
-    0,
+    { reference: 'T', accountId: 'a', product: 'airtime', service: 'mtn', recipient: '0', faceValueKobo: kobo(1), chargedKobo: kobo(1), details: {}, requestId: null, requestHash: null, nextAttemptAt: new Date(0), createdAt: new Date(0) },
+    kobo(0),
   );
   const damaged: TransactionDoc = { ...tx, charged_kobo: Long.fromString('99999999999999999') };
   assert.throws(() => transactionFromDoc(damaged), /transactions\.charged_kobo/);

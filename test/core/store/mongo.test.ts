@@ -16,6 +16,7 @@ import { COLLECTIONS, SCHEMA_VERSION } from '../../../core/store/mongo/schema.js
 import type { NewTransaction } from '../../../core/domain/records.js';
 import type { Store } from '../../../core/store/port.js';
 import { storeConformance } from './conformance.js';
+import { kobo } from '../../../core/domain/money.js';
 
 const uri = process.env['MONGODB_URI']?.trim() ?? '';
 
@@ -92,8 +93,8 @@ function runAgainst(uri: string): void {
     product: 'airtime',
     service: 'mtn',
     recipient: '08031234567',
-    faceValueKobo: 10_000,
-    chargedKobo: 9_800,
+    faceValueKobo: kobo(10_000),
+    chargedKobo: kobo(9_800),
     details: {},
     requestId: null,
     requestHash: null,
@@ -105,7 +106,7 @@ function runAgainst(uri: string): void {
   /** An account with ₦500, one settled and one pending purchase (as in the SQLite tests). */
   async function populate(store: Store): Promise<void> {
     await store.accounts.create({ accountId: 'acct-1', name: 'Ada', tierId: 'standard', createdAt: new Date(1_000) });
-    await store.wallet.credit({ accountId: 'acct-1', amountKobo: 50_000, reference: 'CR-1', memo: 'opening', at: new Date(2_000) });
+    await store.wallet.credit({ accountId: 'acct-1', amountKobo: kobo(50_000), reference: 'CR-1', memo: 'opening', at: new Date(2_000) });
     await store.wallet.reserve(purchase('TX-1'));
     await store.wallet.settle('TX-1', { providerReference: 'P-1' }, new Date(4_000));
     await store.wallet.reserve(purchase('TX-2', { requestId: 'r-2', createdAt: new Date(5_000) }));
@@ -201,10 +202,10 @@ function runAgainst(uri: string): void {
     const a = await open();
     const b = await open();
     await a.accounts.create({ accountId: 'shared', name: 'Shared', tierId: 'standard', createdAt: new Date(0) });
-    await b.wallet.credit({ accountId: 'shared', amountKobo: 5_000, reference: 'CR', memo: '', at: new Date(1) });
+    await b.wallet.credit({ accountId: 'shared', amountKobo: kobo(5_000), reference: 'CR', memo: '', at: new Date(1) });
     const results = await Promise.all(
       Array.from({ length: 12 }, (_, i) =>
-        (i % 2 === 0 ? a : b).wallet.reserve(purchase(`TX-${i}`, { accountId: 'shared', chargedKobo: 1_000, createdAt: new Date(2 + i) })),
+        (i % 2 === 0 ? a : b).wallet.reserve(purchase(`TX-${i}`, { accountId: 'shared', chargedKobo: kobo(1_000), createdAt: new Date(2 + i) })),
       ),
     );
     assert.is(results.filter((r) => r.outcome === 'reserved').length, 5);
@@ -216,7 +217,7 @@ function runAgainst(uri: string): void {
   mongo('reopening keeps the money and the plan id counter; a database from a newer schema is refused', async () => {
     const first = await open();
     await populate(first);
-    const plan = { planId: 0, network: 'mtn', label: '1GB', validity: '30 days', faceValueKobo: 100_000, tierPricesKobo: {}, active: true, providerCode: '' };
+    const plan = { planId: 0, network: 'mtn', label: '1GB', validity: '30 days', faceValueKobo: kobo(100_000), tierPricesKobo: {}, active: true, providerCode: '' };
     assert.is((await first.catalog.upsertPlan(plan)).planId, 1);
     await first.close();
     const second = await open();

@@ -13,6 +13,7 @@ import { openSqliteStore } from '../../../core/store/sqlite/index.js';
 import { MIGRATIONS, SCHEMA_VERSION } from '../../../core/store/sqlite/schema.js';
 import type { Store } from '../../../core/store/port.js';
 import { storeConformance } from './conformance.js';
+import { kobo } from '../../../core/domain/money.js';
 
 function freshFile(): { filename: string; remove(): void } {
   const dir = mkdtempSync(join(tmpdir(), 'prepaid-store-'));
@@ -61,14 +62,14 @@ sqlite.after.each(async () => {
 /** An account with ₦500, one settled and one pending purchase. */
 async function populate(store: Store): Promise<void> {
   await store.accounts.create({ accountId: 'acct-1', name: 'Ada', tierId: 'standard', createdAt: new Date(1_000) });
-  await store.wallet.credit({ accountId: 'acct-1', amountKobo: 50_000, reference: 'CR-1', memo: 'opening', at: new Date(2_000) });
+  await store.wallet.credit({ accountId: 'acct-1', amountKobo: kobo(50_000), reference: 'CR-1', memo: 'opening', at: new Date(2_000) });
   const purchase = {
     accountId: 'acct-1',
     product: 'airtime' as const,
     service: 'mtn',
     recipient: '08031234567',
-    faceValueKobo: 10_000,
-    chargedKobo: 9_800,
+    faceValueKobo: kobo(10_000),
+    chargedKobo: kobo(9_800),
     details: {},
     requestId: null,
     requestHash: null,
@@ -82,8 +83,8 @@ async function populate(store: Store): Promise<void> {
     network: 'mtn',
     label: '1GB',
     validity: '30 days',
-    faceValueKobo: 100_000,
-    tierPricesKobo: { standard: 98_000 },
+    faceValueKobo: kobo(100_000),
+    tierPricesKobo: { standard: kobo(98_000) },
     active: true,
     providerCode: '',
   });
@@ -111,7 +112,7 @@ sqlite('what was committed is still there after close and reopen', async () => {
     network: 'glo',
     label: '2GB',
     validity: '30 days',
-    faceValueKobo: 1,
+    faceValueKobo: kobo(1),
     tierPricesKobo: {},
     active: true,
     providerCode: '',
@@ -166,7 +167,7 @@ sqlite('two stores on one file see each other and never overdraw', async () => {
   const a = open();
   const b = open();
   await a.accounts.create({ accountId: 'shared', name: 'Shared', tierId: 'standard', createdAt: new Date(0) });
-  await b.wallet.credit({ accountId: 'shared', amountKobo: 5 * 1_000, reference: 'CR', memo: '', at: new Date(1) });
+  await b.wallet.credit({ accountId: 'shared', amountKobo: kobo(5 * 1_000), reference: 'CR', memo: '', at: new Date(1) });
   const results = await Promise.all(
     Array.from({ length: 12 }, (_, i) =>
       (i % 2 === 0 ? a : b).wallet.reserve({
@@ -175,8 +176,8 @@ sqlite('two stores on one file see each other and never overdraw', async () => {
         product: 'airtime',
         service: 'glo',
         recipient: '08051234567',
-        faceValueKobo: 1_000,
-        chargedKobo: 1_000,
+        faceValueKobo: kobo(1_000),
+        chargedKobo: kobo(1_000),
         details: {},
         requestId: null,
         requestHash: null,
@@ -243,7 +244,7 @@ sqlite('a file at schema version 2 migrates to the current one with its money in
   // The rebuilt table kept its idempotency index.
   const duplicate = await store.wallet.reserve({
     reference: 'TX-2', accountId: 'acct-1', product: 'airtime', service: 'mtn', recipient: '08031234567',
-    faceValueKobo: 10_000, chargedKobo: 9_800, details: {}, requestId: 'r-1', requestHash: 'h',
+    faceValueKobo: kobo(10_000), chargedKobo: kobo(9_800), details: {}, requestId: 'r-1', requestHash: 'h',
     nextAttemptAt: new Date(5_000), createdAt: new Date(5_000),
   });
   assert.is(duplicate.outcome, 'duplicate');

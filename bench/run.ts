@@ -24,7 +24,7 @@ import { createGrpcTransport } from '@connectrpc/connect-node';
 import { AdminService } from '../gen/prepaid/v1/admin_pb.js';
 import { AuthService } from '../gen/prepaid/v1/auth_pb.js';
 import { PurchaseService } from '../gen/prepaid/v1/purchase_pb.js';
-import { readTokenFile, ADMIN_TOKEN_FILE, SERVICE_TOKEN_FILE } from '../core/tokens.js';
+import { readTokenFile, ADMIN_TOKEN_FILE, SERVICE_TOKEN_FILE } from '../runtime/tokens.js';
 import { bearer } from '../test/helpers/core.js';
 import { grpcJsCaller } from './grpc-js-client.js';
 import { summarize, type Figures } from './stats.js';

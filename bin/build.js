@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const outdir = path.resolve(root, process.argv[2] ?? 'dist');
 /** What `npm start` runs, and the benchmark's own servers (so they run the same way). */
-const SOURCES = ['bin', 'core', 'gateway', 'gen', 'bench'];
+const SOURCES = ['bin', 'core', 'gateway', 'runtime', 'gen', 'bench'];
 
 function typescriptFiles(dir) {
   return readdirSync(path.join(root, dir), { withFileTypes: true }).flatMap((entry) => {

@@ -4,16 +4,16 @@
  * has its own event loop; the gateway still talks to the core over gRPC on loopback,
  * exactly as when they run apart (`npm run start:core`, `npm run start:gateway`).
  *
- * Stopping (SIGTERM, SIGINT; core/lifecycle.ts bounds it by SHUTDOWN_TIMEOUT_MS): both
+ * Stopping (SIGTERM, SIGINT; runtime/lifecycle.ts bounds it by SHUTDOWN_TIMEOUT_MS): both
  * healths turn first (the gateway's /healthz 503, the core's gRPC health NOT_SERVING), then
  * the gateway stops accepting and finishes its requests, then the core finishes its calls,
  * stops the recovery worker, closes the store and flushes its logs; then the process exits 0.
  */
 import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
-import { CORE_SCHEMA, ConfigError, coreConfigHelp, readCoreConfig } from '../core/config.js';
-import { markdownTable } from '../core/env-schema.js';
-import { runUntilSignal } from '../core/lifecycle.js';
+import { CORE_SCHEMA, coreConfigHelp, readCoreConfig } from '../core/config.js';
+import { ConfigError, markdownTable } from '../runtime/env-schema.js';
+import { runUntilSignal } from '../runtime/lifecycle.js';
 import type { CoreWorkerCommand, CoreWorkerMessage } from '../core/worker.js';
 import { GATEWAY_SCHEMA, gatewayConfigHelp, loadGatewayConfig } from '../gateway/config.js';
 import { startGateway } from '../gateway/main.js';

@@ -7,7 +7,7 @@ import { createAccountService } from './accounts/service.js';
 import { defaultCatalog } from './catalog/defaults.js';
 import { createCatalogService } from './catalog/service.js';
 import { createPlanSync } from './catalog/sync.js';
-import type { Logger } from './log.js';
+import type { Logger } from '../runtime/log.js';
 import { createOutcomeRecorder, instrumentProviders, instrumentStore, type CoreMetrics } from './metrics.js';
 import type { Providers } from './providers/port.js';
 import { DEFAULT_RETRY_SCHEDULE, type PurchaseDeps } from './purchases/flow.js';

@@ -8,8 +8,27 @@
 import { PHONE_PATTERN } from './domain/validation.js';
 import path from 'node:path';
 import { PRODUCTS, type ProductName } from './domain/products.js';
-import { ConfigError, helpText, integer, oneOf, parseInteger, readSchema, schemaRows, text, variable, type Env, type Variable } from './env-schema.js';
-import { LOG_LEVELS, type LogLevel } from './log.js';
+import {
+  ConfigError,
+  checkedDrain,
+  helpText,
+  integer,
+  logLevelVariable,
+  mongoDbVariable,
+  mongoUriVariable,
+  oneOf,
+  parseInteger,
+  readSchema,
+  schemaRows,
+  shutdownDrainVariable,
+  shutdownTimeoutVariable,
+  text,
+  variable,
+  type Env,
+  type Variable,
+} from '../runtime/env-schema.js';
+import type { LogLevel } from '../runtime/log.js';
+import { checkUrl } from '../runtime/url.js';
 import {
   PROVIDER_KINDS,
   ROUTING_VARIABLES,
@@ -17,8 +36,6 @@ import {
   type ProviderKind,
   type ProvidersConfig,
 } from './providers/index.js';
-
-export { ConfigError };
 
 export interface CoreConfig {
   dataDir: string;
@@ -53,17 +70,8 @@ export interface MongoConfig {
 /** VTpass's sandbox: a deployment reaches the live API only when told to. */
 export const DEFAULT_VTPASS_BASE_URL = 'https://sandbox.vtpass.com/api/';
 export const DEFAULT_VTPASS_SMS_URL = 'https://messaging.vtpass.com/v2/api/sms/sendsms';
-/** The database the MongoDB store uses when MONGODB_DB is not set. */
-export const DEFAULT_MONGODB_DB = 'prepaid';
 /** The usual port of a Prometheus exporter that has no registered port of its own. */
 export const DEFAULT_CORE_METRICS_PORT = 9464;
-/**
- * Twenty seconds: longer than the default provider timeout (15 s), so a purchase waiting
- * on its provider when the signal comes still ends settled or pending, never cut off.
- */
-export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 20_000;
-/** Ten minutes: no shutdown needs longer, and an orchestrator kills long before that. */
-export const MAX_SHUTDOWN_TIMEOUT_MS = 600_000;
 
 /** A bearer token: at least 16 characters; unset means "generate one in DATA_DIR". Not trimmed. */
 function secret(name: string, fallback: string, help: string): Variable<string | null> {
@@ -90,18 +98,6 @@ function route(family: ProductName, help: string): Variable<ProviderKind> {
   return oneOf(ROUTING_VARIABLES[family], { words: PROVIDER_KINDS, fallback: 'sandbox', help });
 }
 
-/** MongoDB's database name rules: at most 63 bytes, none of / \ . space " $ * < > : | ? or NUL. */
-export function mongoDbNameProblem(dbName: string): string | undefined {
-  if (/^[^/\\. "$*<>:|?\0]+$/.test(dbName) && Buffer.byteLength(dbName, 'utf8') <= 63) return undefined;
-  return `must be at most 63 bytes without / \\ . space " $ * < > : | ?; got ${JSON.stringify(dbName)}.`;
-}
-
-/** Only the scheme and a host are checked here: the driver parses the rest at start and names what is wrong. */
-export function mongoUriProblem(uri: string): string | undefined {
-  // The URI may hold a password: the message never repeats it.
-  return /^mongodb(\+srv)?:\/\/[^/?#]+/.test(uri) ? undefined : 'must be a mongodb:// or mongodb+srv:// connection string with at least one host.';
-}
-
 /** The core's variables, in the order --help and README.md list them. */
 export const CORE_SCHEMA = {
   dataDir: text('DATA_DIR', { fallback: './data', help: 'Where the embedded database and the generated tokens live.' }),
@@ -119,30 +115,18 @@ export const CORE_SCHEMA = {
   recoveryIntervalMs: integer('RECOVERY_INTERVAL_MS', { fallback: 10_000, min: 100, max: 3_600_000, help: 'How often the recovery worker looks for pending purchases due a re-query.' }),
   recoveryAttentionAfterMs: integer('RECOVERY_ATTENTION_AFTER_MS', { fallback: 86_400_000, min: 60_000, max: 30 * 86_400_000, help: 'A purchase still pending this long is flagged for a person.' }),
   sandboxDelayMs: integer('SANDBOX_DELAY_MS', { fallback: 0, min: 0, max: 600_000, help: 'Artificial latency of the sandbox provider, for trying timeouts and load.' }),
-  logLevel: oneOf('LOG_LEVEL', { words: LOG_LEVELS, fallback: 'info', help: 'Least severe log line written: `debug`, `info`, `warn`, `error` or `silent`.' }),
-  shutdownTimeoutMs: integer('SHUTDOWN_TIMEOUT_MS', {
-    fallback: DEFAULT_SHUTDOWN_TIMEOUT_MS,
-    min: 100,
-    max: MAX_SHUTDOWN_TIMEOUT_MS,
-    help: 'How long a graceful stop (SIGTERM, SIGINT) may take; past it the core is ended anyway and exits 1. Keep it above `PROVIDER_TIMEOUT_MS`.',
-  }),
-  shutdownDrainMs: integer('SHUTDOWN_DRAIN_MS', {
-    fallback: 0,
-    min: 0,
-    max: MAX_SHUTDOWN_TIMEOUT_MS,
-    help: 'On a stop, how long gRPC health says `NOT_SERVING` while calls are still taken, before the core stops accepting; what a load balancer needs to notice (counts within `SHUTDOWN_TIMEOUT_MS`).',
-  }),
-  mongoUri: variable(
-    'MONGODB_URI',
+  logLevel: logLevelVariable(),
+  shutdownTimeoutMs: shutdownTimeoutVariable(
+    'How long a graceful stop (SIGTERM, SIGINT) may take; past it the core is ended anyway and exits 1. Keep it above `PROVIDER_TIMEOUT_MS`.',
+  ),
+  shutdownDrainMs: shutdownDrainVariable(
+    'On a stop, how long gRPC health says `NOT_SERVING` while calls are still taken, before the core stops accepting; what a load balancer needs to notice (counts within `SHUTDOWN_TIMEOUT_MS`).',
+  ),
+  mongoUri: mongoUriVariable(
     'none (embedded SQLite in `DATA_DIR`)',
     'MongoDB connection string; when set the core stores everything there. A replica set or sharded cluster, MongoDB 6.0 or newer.',
-    (raw) => {
-      const problem = raw === undefined ? undefined : mongoUriProblem(raw);
-      if (problem !== undefined) throw new ConfigError('MONGODB_URI', problem);
-      return raw;
-    },
   ),
-  mongoDb: text('MONGODB_DB', { fallback: DEFAULT_MONGODB_DB, help: 'Database of the MongoDB store.', check: mongoDbNameProblem }),
+  mongoDb: mongoDbVariable('Database of the MongoDB store.'),
   routeAirtime: route('airtime', 'Who sells airtime: `sandbox` or `vtpass`.'),
   routeData: route('data', 'Who sells data: `sandbox` or `vtpass` (run `prepaid plans sync` first).'),
   routeElectricity: route('electricity', 'Who sells electricity: `sandbox` or `vtpass`.'),
@@ -180,18 +164,9 @@ function credential(name: string, value: string | undefined, why: string): strin
 
 /** An upstream address: https, or http to this machine only (a local fake); never credentials in it. */
 function upstreamUrl(name: string, text: string): string {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    throw new ConfigError(name, `must be a URL; got ${JSON.stringify(text)}.`);
-  }
-  const local = ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && local)) {
-    throw new ConfigError(name, 'must be an https:// URL (http:// only to localhost), since our keys travel with every call.');
-  }
-  if (url.username !== '' || url.password !== '') throw new ConfigError(name, 'must not carry a user name or password.');
-  return url.href;
+  const checked = checkUrl(text, { schemes: ['https:', 'http:'], plainHttpOnlyToLoopback: true, noCredentials: true });
+  if (checked.problem !== undefined) throw new ConfigError(name, checked.problem);
+  return checked.url.href;
 }
 
 /** The routing variable of each family, by family. */
@@ -245,12 +220,6 @@ export function readMongoConfig(env: Env): MongoConfig | null {
   const uri = CORE_SCHEMA.mongoUri.read(env);
   if (uri === undefined) return null;
   return { uri, dbName: CORE_SCHEMA.mongoDb.read(env) };
-}
-
-/** The drain window is part of the shutdown bound, so it must leave time for the rest of the stop. */
-export function checkedDrain(drainMs: number, timeoutMs: number): number {
-  if (drainMs >= timeoutMs) throw new ConfigError('SHUTDOWN_DRAIN_MS', `must be below SHUTDOWN_TIMEOUT_MS (${timeoutMs}); got ${drainMs}.`);
-  return drainMs;
 }
 
 /** Reads and checks the whole core configuration; the first unusable variable throws ConfigError. */

@@ -8,12 +8,12 @@ import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { createCore } from './app.js';
 import { coreConfigHelp, readCoreConfig } from './config.js';
-import { runUntilSignal, type Stoppable } from './lifecycle.js';
-import { createProcessLog, eventLogger } from './log.js';
+import { runUntilSignal, type Stoppable } from '../runtime/lifecycle.js';
+import { createProcessLog, eventLogger } from '../runtime/log.js';
 import { createCoreMetrics, serveMetrics, type MetricsServer } from './metrics.js';
 import { createProviders, describeRouting } from './providers/index.js';
 import { openStore } from './store/index.js';
-import { ADMIN_TOKEN_FILE, SERVICE_TOKEN_FILE, loadOrCreateToken } from './tokens.js';
+import { ADMIN_TOKEN_FILE, SERVICE_TOKEN_FILE, loadOrCreateToken } from '../runtime/tokens.js';
 
 export interface RunningCore extends Stoppable {
   /** host:port the core listens on. */
@@ -25,11 +25,7 @@ export interface RunningCore extends Stoppable {
   metricsPort: number | null;
 }
 
-export { runUntilSignal, type Stoppable } from './lifecycle.js';
-
-/** Database file of the embedded store inside DATA_DIR (chosen in store/index.ts). */
-export { SQLITE_FILE } from './store/index.js';
-
+/** Reads the configuration from `env`, opens the store, starts the providers and listens. */
 export async function startCore(env: Record<string, string | undefined> = process.env): Promise<RunningCore> {
   const config = readCoreConfig(env);
   const processLog = createProcessLog({ level: config.logLevel, service: 'core' });

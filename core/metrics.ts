@@ -28,7 +28,7 @@ import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { ProductName } from './domain/products.js';
-import type { Logger } from './log.js';
+import type { Logger } from '../runtime/log.js';
 import type { ProductProvider, Providers } from './providers/port.js';
 import type { PurchaseObserver } from './purchases/flow.js';
 import type { PendingSummary, TransactionRecord } from './domain/records.js';

@@ -4,14 +4,26 @@
  * the rest through factories. An invalid value stops the process with an error that names
  * the variable, never a silent fallback.
  */
-import { readFileSync } from 'node:fs';
 import { BlockList, isIP } from 'node:net';
 import path from 'node:path';
-import { DEFAULT_SHUTDOWN_TIMEOUT_MS, MAX_SHUTDOWN_TIMEOUT_MS, checkedDrain, mongoDbNameProblem, mongoUriProblem } from '../core/config.js';
-import { ConfigError, helpText, integer, oneOf, readSchema, schemaRows, text, variable, type Env } from '../core/env-schema.js';
-import { LOG_LEVELS, type LogLevel } from '../core/log.js';
-
-export { ConfigError };
+import {
+  ConfigError,
+  checkedDrain,
+  helpText,
+  integer,
+  logLevelVariable,
+  mongoDbVariable,
+  mongoUriVariable,
+  readSchema,
+  shutdownDrainVariable,
+  shutdownTimeoutVariable,
+  text,
+  variable,
+  type Env,
+} from '../runtime/env-schema.js';
+import type { LogLevel } from '../runtime/log.js';
+import { SERVICE_TOKEN_FILE, readTokenFile } from '../runtime/tokens.js';
+import { baseUrlText, checkUrl } from '../runtime/url.js';
 
 /** Everything the gateway process needs to know at start. */
 export interface GatewayConfig {
@@ -71,8 +83,6 @@ export const DEFAULT_AUTH_CACHE_TTL_MS = 5_000;
  * (`"08012345678",` is 14 bytes) plus a 1,600-character message; nothing else comes close.
  */
 export const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
-/** The database the counters live in when MONGODB_DB is not set: the core's default, so one setting serves both. */
-export const DEFAULT_MONGODB_DB = 'prepaid';
 /** The largest cache TTL accepted: longer would let a revoked key live on for minutes. */
 const MAX_AUTH_CACHE_TTL_MS = 60_000;
 /** Bodies beyond 10 MiB are never legitimate here and would only cost memory. */
@@ -114,37 +124,22 @@ export const GATEWAY_SCHEMA = {
     help: `How long a verified key pair is trusted without asking the core (0 to ${MAX_AUTH_CACHE_TTL_MS}).`,
   }),
   maxBodyBytes: integer('MAX_BODY_BYTES', { fallback: DEFAULT_MAX_BODY_BYTES, min: 1024, max: MAX_MAX_BODY_BYTES, help: 'Largest request body, in bytes.' }),
-  mongoUri: variable('MONGODB_URI', 'none (limits counted in memory)', 'MongoDB connection string; when set, the rate limits are counted there for every gateway together.', (raw) => {
-    const problem = raw === undefined ? undefined : mongoUriProblem(raw);
-    if (problem !== undefined) throw new ConfigError('MONGODB_URI', problem);
-    return raw;
-  }),
-  mongoDb: text('MONGODB_DB', { fallback: DEFAULT_MONGODB_DB, help: 'Database of the shared rate-limit counters (`rate_limits` collection).', check: mongoDbNameProblem }),
+  mongoUri: mongoUriVariable('none (limits counted in memory)', 'MongoDB connection string; when set, the rate limits are counted there for every gateway together.'),
+  mongoDb: mongoDbVariable('Database of the shared rate-limit counters (`rate_limits` collection).'),
   vtpassCallbackSecret: variable('VTPASS_CALLBACK_SECRET', 'none (callbacks off)', 'Secret path segment of the VTpass callback URL, `POST /callbacks/vtpass/<secret>` (32 to 256 letters, digits, `_` or `-`).', (raw) => {
     // The value is never echoed: it is a secret.
     if (raw !== undefined && !CALLBACK_SECRET.test(raw)) throw new ConfigError('VTPASS_CALLBACK_SECRET', 'must be 32 to 256 letters, digits, "_" or "-" (it is part of a URL).');
     return raw;
   }),
-  logLevel: oneOf('LOG_LEVEL', { words: LOG_LEVELS, fallback: 'info', help: 'Least severe log line written: `debug`, `info`, `warn`, `error` or `silent`.' }),
-  shutdownTimeoutMs: integer('SHUTDOWN_TIMEOUT_MS', {
-    fallback: DEFAULT_SHUTDOWN_TIMEOUT_MS,
-    min: 100,
-    max: MAX_SHUTDOWN_TIMEOUT_MS,
-    help: 'How long a graceful stop (SIGTERM, SIGINT) may take; past it open connections are dropped and the process exits 1.',
-  }),
-  shutdownDrainMs: integer('SHUTDOWN_DRAIN_MS', {
-    fallback: 0,
-    min: 0,
-    max: MAX_SHUTDOWN_TIMEOUT_MS,
-    help: 'On a stop, how long `/healthz` answers 503 while requests are still taken, before the gateway stops accepting; what a load balancer needs to notice (counts within `SHUTDOWN_TIMEOUT_MS`).',
-  }),
+  logLevel: logLevelVariable(),
+  shutdownTimeoutMs: shutdownTimeoutVariable('How long a graceful stop (SIGTERM, SIGINT) may take; past it open connections are dropped and the process exits 1.'),
+  shutdownDrainMs: shutdownDrainVariable(
+    'On a stop, how long `/healthz` answers 503 while requests are still taken, before the gateway stops accepting; what a load balancer needs to notice (counts within `SHUTDOWN_TIMEOUT_MS`).',
+  ),
   metricsAllow: variable('METRICS_ALLOW', DEFAULT_METRICS_ALLOW, 'Client IPs or CIDRs that may read `GET /metrics` (this machine and private networks by default); `none` turns it off.', (raw) =>
     raw?.toLowerCase() === 'none' ? [] : parseAddressList('METRICS_ALLOW', raw ?? DEFAULT_METRICS_ALLOW),
   ),
 } as const;
-
-/** The table printed by `--help` and kept identical in README.md: [name, default, meaning]. */
-export const GATEWAY_CONFIG_HELP = schemaRows(GATEWAY_SCHEMA);
 
 /** The `--help` text of the gateway. */
 export function gatewayConfigHelp(): string {
@@ -183,14 +178,9 @@ export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
  */
 export function resolveServiceToken(config: GatewayConfig): string {
   if (config.serviceToken !== undefined) return config.serviceToken;
-  const file = path.join(config.dataDir, 'service.token');
-  let token: string;
-  try {
-    token = readFileSync(file, 'utf8').trim();
-  } catch {
-    throw new ConfigError('SERVICE_TOKEN', `is not set and ${file} cannot be read; start the core first or set SERVICE_TOKEN.`);
-  }
-  if (token.length === 0) throw new ConfigError('SERVICE_TOKEN', `is not set and ${file} is empty.`);
+  const file = path.join(config.dataDir, SERVICE_TOKEN_FILE);
+  const token = readTokenFile(config.dataDir, SERVICE_TOKEN_FILE);
+  if (token === null) throw new ConfigError('SERVICE_TOKEN', `is not set and ${file} cannot be read or is empty; start the core first or set SERVICE_TOKEN.`);
   return token;
 }
 
@@ -212,16 +202,9 @@ export function addressList(name: string, entries: readonly string[]): BlockList
 }
 
 function parseUrl(name: string, text: string): string {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    throw new ConfigError(name, `"${text}" is not a URL.`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new ConfigError(name, `"${text}" must start with http:// or https://.`);
-  }
-  return text.replace(/\/+$/, '');
+  const checked = checkUrl(text, { schemes: ['http:', 'https:'], example: 'http://127.0.0.1:50051' });
+  if (checked.problem !== undefined) throw new ConfigError(name, checked.problem);
+  return baseUrlText(checked.url);
 }
 
 /** Paths the gateway itself answers; a base path there would hide them. */

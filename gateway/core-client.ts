@@ -1,12 +1,12 @@
 /**
- * The gateway's clients of the core: one gRPC (HTTP/2) connection per process, shared by
- * every request, with the service token added to every call by an interceptor.
+ * The gateway's clients of the core: the services it calls, over the one connection that
+ * runtime/core-transport.ts opens per process, with the service token on every call.
  */
-import { createClient, type Client, type Interceptor } from '@connectrpc/connect';
+import { createClient, type Client } from '@connectrpc/connect';
 import { Health } from '../gen/grpc/health/v1/health_pb.js';
 import { AuthService } from '../gen/prepaid/v1/auth_pb.js';
 import { PurchaseService } from '../gen/prepaid/v1/purchase_pb.js';
-import { createUnaryGrpcTransport } from './grpc-transport.js';
+import { createCoreTransport } from '../runtime/core-transport.js';
 
 /** The core's services as the gateway uses them. */
 export interface CoreClients {
@@ -26,18 +26,7 @@ const CALL_TIMEOUT_MS = 60_000;
 
 /** Builds the clients for a core at `coreUrl`, authenticated with `serviceToken`. */
 export function createCoreClients(options: { coreUrl: string; serviceToken: string }): CoreClients {
-  const authorization = `Bearer ${options.serviceToken}`;
-  const addToken: Interceptor = (next) => async (req) => {
-    req.header.set('authorization', authorization);
-    return next(req);
-  };
-  // The lean unary transport (see grpc-transport.ts for why and what it measured); the
-  // clients, interceptors and errors are Connect's all the same.
-  const transport = createUnaryGrpcTransport({
-    baseUrl: options.coreUrl,
-    interceptors: [addToken],
-    defaultTimeoutMs: CALL_TIMEOUT_MS,
-  });
+  const transport = createCoreTransport({ coreUrl: options.coreUrl, token: options.serviceToken, defaultTimeoutMs: CALL_TIMEOUT_MS });
   return {
     purchase: createClient(PurchaseService, transport),
     auth: createClient(AuthService, transport),

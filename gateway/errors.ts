@@ -3,7 +3,8 @@
  * (a gRPC status whose google.rpc.ErrorInfo reason is one of our ErrorCodes) and the
  * gateway's own pipeline (missing keys, rate limits, bad JSON). Both are rows of
  * ERROR_TABLE, so every status, public code and message the API can answer is in one
- * place, and the compiler insists every core ErrorCode has a row.
+ * place. The core's reasons are the contract's (prepaid.v1.ErrorReason), and the compiler
+ * insists every one of them has a row.
  *
  * Nothing here maps by message text, and nothing internal reaches a body: a core message is
  * passed on only for the reasons whose messages are written for callers (parameter and
@@ -12,9 +13,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Code, ConnectError } from '@connectrpc/connect';
-import type { ErrorCode } from '../core/domain/errors.js';
 import { formatNaira, isKobo, type Kobo } from '../core/domain/money.js';
-import { BadRequestSchema, ErrorInfoSchema } from '../gen/google/rpc/error_details_pb.js';
+import { BadRequestSchema } from '../gen/google/rpc/error_details_pb.js';
+import { coreFailure, type ErrorReasonName } from '../runtime/error-reason.js';
 import type { GatewayLogger } from './log.js';
 
 /** Errors only the gateway raises, before or around a call to the core. */
@@ -33,8 +34,8 @@ export type GatewayErrorKey =
   | 'HEADERS_TOO_LARGE'
   | 'CORE_UNAVAILABLE';
 
-/** A row key: a core ErrorInfo reason or a gateway error. */
-export type ErrorKey = ErrorCode | GatewayErrorKey;
+/** A row key: a reason of the contract (the core's ErrorInfo reason) or a gateway error. */
+export type ErrorKey = ErrorReasonName | GatewayErrorKey;
 
 /** The public `code` of an error body. */
 export type PublicErrorCode =
@@ -282,10 +283,9 @@ export function toApiError(error: unknown, log: GatewayLogger, facts: { clientIp
   if (error instanceof ApiError) return error;
   if (!(error instanceof ConnectError)) return logged('INTERNAL', error, log, {});
 
-  const info = error.findDetails(ErrorInfoSchema)[0];
-  const reason = info?.reason;
-  if (reason === undefined || !isErrorKeyFromCore(reason)) {
-    return logged(transportKey(error.code), error, log, { grpc_code: Code[error.code], reason });
+  const { reason, rawReason, info } = coreFailure(error);
+  if (reason === undefined) {
+    return logged(transportKey(error.code), error, log, { grpc_code: Code[error.code], reason: rawReason });
   }
 
   const row = ERROR_TABLE[reason];
@@ -314,29 +314,6 @@ export function errorBody(error: ApiError): ErrorBody {
   if (error.reference !== undefined) body.reference = error.reference;
   if (error.errorId !== undefined) body.error_id = error.errorId;
   return body;
-}
-
-/**
- * The row keys the core may send as a reason (it cannot claim a gateway-only row such as
- * RATE_LIMITED); a Record so that a new ErrorCode fails to compile until it is listed.
- */
-const CORE_REASONS: Readonly<Record<ErrorCode, true>> = {
-  INVALID_PARAMETER: true,
-  INSUFFICIENT_BALANCE: true,
-  PROVIDER_FAILED: true,
-  INVALID_API_KEY: true,
-  IP_NOT_ALLOWED: true,
-  UNAUTHENTICATED: true,
-  PERMISSION_DENIED: true,
-  NOT_FOUND: true,
-  IDEMPOTENCY_KEY_REUSED: true,
-  REQUEST_IN_PROGRESS: true,
-  FAILED_PRECONDITION: true,
-  INTERNAL: true,
-};
-
-function isErrorKeyFromCore(reason: string): reason is ErrorCode {
-  return Object.hasOwn(CORE_REASONS, reason);
 }
 
 /**

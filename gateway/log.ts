@@ -1,12 +1,12 @@
 /**
  * The gateway's log: one JSON line per event, in the same shape as the core's
- * (core/log.ts: `{"level","time","pid","hostname","service":"gateway","event",...}`), so
+ * (runtime/log.ts: `{"level","time","pid","hostname","service":"gateway","event",...}`), so
  * both processes share one log pipeline and one list of redacted fields. It is a small
  * interface so that tests can capture what was logged.
  * Callers pass facts, never secrets: no secret key, no full key pair and no token goes
  * into a field.
  */
-import { createProcessLog, type LogLevel, type ProcessLog } from '../core/log.js';
+import { createProcessLog, type LogLevel, type ProcessLog } from '../runtime/log.js';
 
 /** Where the gateway writes what an operator needs to see. */
 export interface GatewayLogger {

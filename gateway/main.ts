@@ -6,7 +6,7 @@
  */
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
-import { runUntilSignal, type Stoppable } from '../core/lifecycle.js';
+import { runUntilSignal, type Stoppable } from '../runtime/lifecycle.js';
 import { gatewayConfigHelp, loadGatewayConfig, resolveServiceToken, type GatewayConfig } from './config.js';
 import { createCoreClients } from './core-client.js';
 import { createGatewayLogger, type GatewayLogger } from './log.js';

@@ -7,6 +7,7 @@
  * schema and response schemas. test/gateway/openapi.test.ts validates real answers of every
  * action against these schemas, so the document cannot drift from the code unnoticed.
  */
+import { DEFAULT_HISTORY_PAGE_SIZE, MAX_HISTORY_PAGE_SIZE } from '../core/domain/paging.js';
 import { DISCOS, METER_TYPES, NETWORKS, CABLE_PROVIDERS } from '../core/domain/products.js';
 import { REFERENCE_PATTERN } from '../core/domain/reference.js';
 import { SMS_MAX_CHARACTERS, SMS_MAX_RECIPIENTS } from '../core/domain/sms.js';
@@ -220,7 +221,7 @@ const schemas: Record<string, Schema> = {
     type: 'object',
     properties: {
       status: { const: 'success' },
-      transactions: { type: 'array', items: ref('Transaction'), maxItems: 100 },
+      transactions: { type: 'array', items: ref('Transaction'), maxItems: MAX_HISTORY_PAGE_SIZE },
       next_cursor: { ...nullable('string'), description: 'Pass back as `cursor`; null on the last page.' },
     },
     required: ['status', 'transactions', 'next_cursor'],
@@ -243,7 +244,7 @@ export const ACTION_DOCS: Readonly<Record<string, ActionDoc>> = {
   balance: { method: 'GET', summary: 'Wallet balance and tier.', responses: { '200': 'BalanceResponse' } },
   plans: { method: 'GET', summary: 'Active data plans at this account\'s price; optional `network`.', responses: { '200': 'PlansResponse' } },
   transaction: { method: 'GET', summary: 'One of your transactions by `reference` (requery).', responses: { '200': 'TransactionResponse' } },
-  transactions: { method: 'GET', summary: 'Your transactions, newest first; `limit` 1-100, `cursor`.', responses: { '200': 'TransactionsResponse' } },
+  transactions: { method: 'GET', summary: `Your transactions, newest first; \`limit\` 1-${MAX_HISTORY_PAGE_SIZE}, \`cursor\`.`, responses: { '200': 'TransactionsResponse' } },
   airtime: { method: 'POST', summary: 'Buy airtime.', request: 'AirtimeRequest', responses: { '200': 'AirtimeResponse', ...PURCHASE_PENDING } },
   data: { method: 'POST', summary: 'Buy a data plan.', request: 'DataRequest', responses: { '200': 'DataResponse', ...PURCHASE_PENDING } },
   electricity: { method: 'POST', summary: 'Pay for electricity.', request: 'ElectricityRequest', responses: { '200': 'ElectricityResponse', ...PURCHASE_PENDING } },
@@ -298,7 +299,12 @@ function operation(method: 'GET' | 'POST'): Schema {
         ? [
             { name: 'network', in: 'query', description: 'plans: filter by network.', schema: { enum: [...NETWORKS] } },
             { name: 'reference', in: 'query', description: 'transaction: the reference to requery.', schema: reference },
-            { name: 'limit', in: 'query', description: 'transactions: page size, 1 to 100 (default 20).', schema: { type: 'integer', minimum: 1, maximum: 100 } },
+            {
+              name: 'limit',
+              in: 'query',
+              description: `transactions: page size, 1 to ${MAX_HISTORY_PAGE_SIZE} (default ${DEFAULT_HISTORY_PAGE_SIZE}).`,
+              schema: { type: 'integer', minimum: 1, maximum: MAX_HISTORY_PAGE_SIZE },
+            },
             { name: 'cursor', in: 'query', description: 'transactions: next_cursor of the previous page.', schema: { type: 'string' } },
           ]
         : [{ name: 'Idempotency-Key', in: 'header', description: 'Optional idempotency key for purchases.', schema: requestId }]),

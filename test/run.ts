@@ -15,7 +15,6 @@ child.stdout.on('data', (chunk: Buffer) => {
 });
 child.on('close', (code) => {
   // uvu colours its summary; strip the escapes before reading the numbers.
-  // eslint-disable-next-line no-control-regex
   const plain = output.replace(/\u001b\[[0-9;]*m/g, '');
   const count = (label: string) => Number(/\s*(\d+)/.exec(plain.slice(plain.lastIndexOf(`${label}:`) + label.length + 1))?.[1] ?? NaN);
   const total = count('Total');

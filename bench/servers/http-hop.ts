@@ -11,7 +11,7 @@ import { createGrpcTransport, Http2SessionManager } from '@connectrpc/connect-no
 import { AuthService } from '../../gen/prepaid/v1/auth_pb.js';
 import { announce } from './announce.js';
 import { grpcJsCaller } from '../grpc-js-client.js';
-import { createUnaryGrpcTransport } from '../../gateway/grpc-transport.js';
+import { createUnaryGrpcTransport } from '../../runtime/grpc-transport.js';
 
 const kind = process.argv[2];
 const target = process.env['ECHO_URL']!;

@@ -30,7 +30,6 @@ export const MAX_MEMO_LENGTH = 200;
 export const MAX_LEDGER_PAGE_SIZE = 500;
 export const DEFAULT_LEDGER_PAGE_SIZE = 100;
 
-// eslint-disable-next-line no-control-regex
 const CONTROL_CHARACTERS = /[\u0000-\u001F\u007F]/;
 
 export interface IssuedKeyPair {

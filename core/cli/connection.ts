@@ -9,7 +9,8 @@ import { createGrpcTransport, Http2SessionManager } from '@connectrpc/connect-no
 import { BadRequestSchema, ErrorInfoSchema } from '../../gen/google/rpc/error_details_pb.js';
 import { AdminService } from '../../gen/prepaid/v1/admin_pb.js';
 import type { FieldViolation } from '../domain/errors.js';
-import { ADMIN_TOKEN_FILE, readTokenFile } from '../tokens.js';
+import { ADMIN_TOKEN_FILE, readTokenFile } from '../../runtime/tokens.js';
+import { baseUrlText, checkUrl } from '../../runtime/url.js';
 import { CliError, UsageError, type AdminClient } from './command.js';
 
 type Env = Record<string, string | undefined>;
@@ -36,16 +37,9 @@ function nonEmpty(value: string | undefined): string | undefined {
 }
 
 function checkedUrl(text: string, origin: string): string {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    throw new UsageError(`${origin} must be a URL such as http://127.0.0.1:50051; got ${JSON.stringify(text)}.`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new UsageError(`${origin} must start with http:// or https://; got ${JSON.stringify(text)}.`);
-  }
-  return url.href.replace(/\/+$/, '');
+  const checked = checkUrl(text, { schemes: ['http:', 'https:'], example: 'http://127.0.0.1:50051' });
+  if (checked.problem !== undefined) throw new UsageError(`${origin} ${checked.problem}`);
+  return baseUrlText(checked.url);
 }
 
 /**

@@ -21,13 +21,9 @@ import { NETWORKS } from '../domain/products.js';
 import { checkOneOf } from '../domain/validation.js';
 import { throwIfViolations, type FieldViolation } from '../domain/errors.js';
 import type { AccountRecord, PlanRecord, TierRecord, TransactionRecord } from '../domain/records.js';
-import { InvalidCursorError, type Page } from '../domain/paging.js';
+import { InvalidCursorError, historyPageSize, type Page } from '../domain/paging.js';
 import { executePurchase, type PurchaseDeps, type PurchaseResult } from './flow.js';
 import type { Store } from '../store/port.js';
-
-/** History pages: 20 by default, never more than 100 rows per call. */
-export const DEFAULT_PAGE_SIZE = 20;
-export const MAX_PAGE_SIZE = 100;
 
 export interface PricedPlan {
   plan: PlanRecord;
@@ -99,15 +95,13 @@ export function createPurchaseService(deps: PurchaseDeps & { store: Pick<Store, 
       return tx;
     },
 
-    async history(accountId: string, pageSize: number, pageToken: string): Promise<Page<TransactionRecord>> {
+    /** A page of the account's history; `pageSize` undefined means the default size. */
+    async history(accountId: string, pageSize: number | undefined, pageToken: string): Promise<Page<TransactionRecord>> {
       await accountAndTier(accountId);
-      if (!Number.isInteger(pageSize) || pageSize < 0 || pageSize > MAX_PAGE_SIZE) {
-        const description = `page size must be between 1 and ${MAX_PAGE_SIZE}.`;
-        throw new DomainError('INVALID_PARAMETER', description, { violations: [{ field: 'limit', description }] });
-      }
+      const limit = historyPageSize(pageSize);
       try {
         return await store.transactions.listByAccount(accountId, {
-          limit: pageSize || DEFAULT_PAGE_SIZE,
+          limit,
           ...(pageToken ? { after: pageToken } : {}),
         });
       } catch (error) {

@@ -11,9 +11,20 @@ import { anyPack } from '@bufbuild/protobuf/wkt';
 import { Metadata, status, type ServiceError } from '@grpc/grpc-js';
 import { BadRequestSchema, ErrorInfoSchema } from '../../gen/google/rpc/error_details_pb.js';
 import { StatusSchema } from '../../gen/google/rpc/status_pb.js';
+import type { ErrorReason } from '../../gen/prepaid/v1/types_pb.js';
 import { DomainError, type ErrorCode } from '../domain/errors.js';
 
 export const ERROR_DOMAIN = 'prepaid.v1';
+
+/**
+ * The domain's codes are the contract's reasons (prepaid.v1.ErrorReason without its prefix),
+ * which is what ErrorInfo.reason carries: this fails to compile when a code is added to one
+ * and not the other.
+ */
+type ContractReason = Exclude<keyof typeof ErrorReason, 'UNSPECIFIED'>;
+type SameSet<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const CODES_ARE_CONTRACT_REASONS: SameSet<ErrorCode, ContractReason> = true;
+void CODES_ARE_CONTRACT_REASONS;
 
 export const GRPC_STATUS_BY_CODE: Readonly<Record<ErrorCode, status>> = {
   INVALID_PARAMETER: status.INVALID_ARGUMENT,

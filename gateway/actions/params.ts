@@ -49,12 +49,12 @@ export class FieldReader {
     return parsed;
   }
 
-  /** An optional integer; `fallback` when absent. */
-  optionalInteger(field: string, fallback: number): number {
+  /** An optional integer; undefined when absent (or after a violation). */
+  optionalInteger(field: string): number | undefined {
     const value = this.get(field);
-    if (value === undefined) return fallback;
+    if (value === undefined) return undefined;
     const parsed = toInteger(value);
-    if (parsed === undefined) return this.fail(field, `${field} must be an integer.`, fallback);
+    if (parsed === undefined) return this.fail(field, `${field} must be an integer.`, undefined);
     return parsed;
   }
 

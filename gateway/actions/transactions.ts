@@ -1,28 +1,31 @@
 /**
  * GET ?action=transactions[&limit=20][&cursor=...]: the caller's transactions, newest
- * first, one page at a time; `next_cursor` is null on the last page.
+ * first, one page at a time; `next_cursor` is null on the last page. The page-size bounds
+ * are the core's (core/domain/paging.ts): the gateway only checks that `limit` is an integer
+ * and passes it on, absent when the caller gave none.
  */
 import type { Action } from './action.js';
 import { FieldReader } from './params.js';
 import { transactionView } from './views.js';
 
-/** Page size when `limit` is not given. */
-const DEFAULT_LIMIT = 20;
-/** The core's bound on a page (ListTransactionsRequest.page_size), so one call stays cheap. */
-const MAX_LIMIT = 100;
+/**
+ * The range of the contract's int32 `page_size`. A limit beyond it is sent as the nearest
+ * int32, which the core refuses like any other size out of its bounds; it cannot be encoded
+ * as it is.
+ */
+const INT32_MIN = -(2 ** 31);
+const INT32_MAX = 2 ** 31 - 1;
 
 export const transactions: Action = {
   method: 'GET',
   async handle({ caller, query, core }) {
     const fields = new FieldReader(query);
-    const limit = fields.optionalInteger('limit', DEFAULT_LIMIT);
+    const limit = fields.optionalInteger('limit');
     const cursor = fields.optionalString('cursor');
-    // Checked here rather than left to the core because the RPC reads 0 as "the default"
-    // and the public API has no such meaning for it.
-    if (limit < 1 || limit > MAX_LIMIT) fields.reject('limit', `limit must be between 1 and ${MAX_LIMIT}.`);
     fields.done();
 
-    const res = await core.purchase.listTransactions({ accountId: caller.accountId, pageSize: limit, pageToken: cursor });
+    const pageSize = limit === undefined ? undefined : Math.min(INT32_MAX, Math.max(INT32_MIN, limit));
+    const res = await core.purchase.listTransactions({ accountId: caller.accountId, pageSize, pageToken: cursor });
     return {
       httpStatus: 200,
       body: {

@@ -5,7 +5,8 @@
  * does not confirm; and the endpoint answers nothing to a wrong secret.
  */
 import * as assert from 'uvu/assert';
-import { loadGatewayConfig, ConfigError } from '../../gateway/config.js';
+import { loadGatewayConfig } from '../../gateway/config.js';
+import { ConfigError } from '../../runtime/env-schema.js';
 import { ledgerOf } from '../helpers/core.js';
 import { startTestGateway, type ApiKeys, type Reply } from '../helpers/gateway.js';
 import { startVtpassStack, type VtpassStack } from '../helpers/fake-vtpass.js';

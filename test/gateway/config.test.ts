@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { suite } from '../helpers/suite.js';
 import * as assert from 'uvu/assert';
-import { ConfigError, loadGatewayConfig, resolveServiceToken, trustedProxyList } from '../../gateway/config.js';
+import { loadGatewayConfig, resolveServiceToken, trustedProxyList } from '../../gateway/config.js';
+import { ConfigError } from '../../runtime/env-schema.js';
 
 const test = suite('gateway config');
 

@@ -18,7 +18,7 @@ import { createSandbox, type Sandbox } from '../../core/providers/sandbox/index.
 import { openSqliteStore } from '../../core/store/sqlite/index.js';
 import type { Store } from '../../core/store/port.js';
 import type { Providers } from '../../core/providers/port.js';
-import { ADMIN_TOKEN_FILE, SERVICE_TOKEN_FILE, loadOrCreateToken } from '../../core/tokens.js';
+import { ADMIN_TOKEN_FILE, SERVICE_TOKEN_FILE, loadOrCreateToken } from '../../runtime/tokens.js';
 
 export interface TestCore {
   /** http://127.0.0.1:<port>, for createGrpcTransport. */

@@ -15,7 +15,7 @@ import { createGrpcTransport } from '@connectrpc/connect-node';
 import { AdminService } from '../../gen/prepaid/v1/admin_pb.js';
 import { PurchaseService } from '../../gen/prepaid/v1/purchase_pb.js';
 import { TransactionStatus } from '../../gen/prepaid/v1/types_pb.js';
-import { readTokenFile, ADMIN_TOKEN_FILE, SERVICE_TOKEN_FILE } from '../../core/tokens.js';
+import { readTokenFile, ADMIN_TOKEN_FILE, SERVICE_TOKEN_FILE } from '../../runtime/tokens.js';
 import { bearer } from '../helpers/core.js';
 import { spawnCore, type CoreProcess } from '../helpers/process.js';
 

@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { suite } from '../helpers/suite.js';
 import * as assert from 'uvu/assert';
 import { CORE_SCHEMA, readCoreConfig } from '../../core/config.js';
-import { schemaNames, type Env, type Schema } from '../../core/env-schema.js';
+import { schemaNames, type Env, type Schema } from '../../runtime/env-schema.js';
 import { GATEWAY_SCHEMA, loadGatewayConfig } from '../../gateway/config.js';
 
 const test = suite('ops: configuration');

@@ -7,7 +7,7 @@
 import { Writable } from 'node:stream';
 import { suite } from '../helpers/suite.js';
 import * as assert from 'uvu/assert';
-import { createProcessLog, REDACTED } from '../../core/log.js';
+import { createProcessLog, REDACTED } from '../../runtime/log.js';
 import { keyHeaders, request, startService, unique, type LogLine, type Service } from './service.js';
 
 const test = suite('ops: structured logs');

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { suite } from '../helpers/suite.js';
 import * as assert from 'uvu/assert';
 import { CORE_SCHEMA } from '../../core/config.js';
-import { schemaNames } from '../../core/env-schema.js';
+import { schemaNames } from '../../runtime/env-schema.js';
 import { GATEWAY_SCHEMA } from '../../gateway/config.js';
 
 const test = suite('ops: README configuration tables');

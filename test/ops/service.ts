@@ -15,7 +15,7 @@ import { createClient, type Client } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
 import { AdminService } from '../../gen/prepaid/v1/admin_pb.js';
 import { API_TIER_ID } from '../../core/catalog/defaults.js';
-import { ADMIN_TOKEN_FILE, SERVICE_TOKEN_FILE, readTokenFile } from '../../core/tokens.js';
+import { ADMIN_TOKEN_FILE, SERVICE_TOKEN_FILE, readTokenFile } from '../../runtime/tokens.js';
 import { bearer } from '../helpers/core.js';
 
 /** Starting node, the core thread and the gateway takes a few seconds here. */

@@ -18,7 +18,7 @@ import { PurchaseService } from '../../gen/prepaid/v1/purchase_pb.js';
 import { AdminService } from '../../gen/prepaid/v1/admin_pb.js';
 import { SQLITE_FILE } from '../../core/store/index.js';
 import { openSqliteStore } from '../../core/store/sqlite/index.js';
-import { ADMIN_TOKEN_FILE, SERVICE_TOKEN_FILE, readTokenFile } from '../../core/tokens.js';
+import { ADMIN_TOKEN_FILE, SERVICE_TOKEN_FILE, readTokenFile } from '../../runtime/tokens.js';
 import { bearer } from '../helpers/core.js';
 import { spawnCore } from '../helpers/process.js';
 import { keyHeaders, parseLines, request, startService, unique, type Answer, type Service } from './service.js';

@@ -19,9 +19,9 @@ import type {
 import { purchaseOutcome, queryOutcome } from './rules.js';
 import { sandboxVerify } from './verify.js';
 
-export { SANDBOX_TARIFF_KOBO_PER_KWH, sandboxToken, sandboxUnits } from './electricity.js';
-export { sandboxProviderReference, scenarioOf, type Scenario } from './rules.js';
-export { NOT_FOUND_ENDING, sandboxVerify } from './verify.js';
+// What tests read of the sandbox's rules; nothing else imports through this file.
+export { SANDBOX_TARIFF_KOBO_PER_KWH } from './electricity.js';
+export { sandboxVerify } from './verify.js';
 
 /** The provider name every sandbox provider reports, for logs and metrics. */
 export const SANDBOX_NAME = 'sandbox';

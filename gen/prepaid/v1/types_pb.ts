@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file prepaid/v1/types.proto.
  */
 export const file_prepaid_v1_types: GenFile = /*@__PURE__*/
-  fileDesc("ChZwcmVwYWlkL3YxL3R5cGVzLnByb3RvEgpwcmVwYWlkLnYxIscECgtUcmFuc2FjdGlvbhIRCglyZWZlcmVuY2UYASABKAkSEgoKYWNjb3VudF9pZBgCIAEoCRIkCgdwcm9kdWN0GAMgASgOMhMucHJlcGFpZC52MS5Qcm9kdWN0Ei0KBnN0YXR1cxgEIAEoDjIdLnByZXBhaWQudjEuVHJhbnNhY3Rpb25TdGF0dXMSDwoHc2VydmljZRgFIAEoCRIRCglyZWNpcGllbnQYBiABKAkSFwoPZmFjZV92YWx1ZV9rb2JvGAcgASgDEhQKDGNoYXJnZWRfa29ibxgIIAEoAxIaChJiYWxhbmNlX2FmdGVyX2tvYm8YCSABKAMSDwoHcGxhbl9pZBgKIAEoAxISCgpwbGFuX2xhYmVsGAsgASgJEhQKDHBhY2thZ2VfY29kZRgMIAEoCRISCgptZXRlcl90eXBlGA0gASgJEg0KBXRva2VuGA4gASgJEg0KBXVuaXRzGA8gASgJEhAKCHNtc19zZW50GBAgASgFEhEKCXNtc19wYWdlcxgRIAEoBRIWCg5mYWlsdXJlX3JlYXNvbhgSIAEoCRISCgpyZXF1ZXN0X2lkGBMgASgJEhcKD25lZWRzX2F0dGVudGlvbhgUIAEoCBIuCgpjcmVhdGVkX2F0GBUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgp1cGRhdGVkX2F0GBYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIWCg5jdXN0b21lcl9waG9uZRgXIAEoCSJ2CgRQbGFuEg8KB3BsYW5faWQYASABKAMSDwoHbmV0d29yaxgCIAEoCRINCgVsYWJlbBgDIAEoCRIQCgh2YWxpZGl0eRgEIAEoCRIXCg9mYWNlX3ZhbHVlX2tvYm8YBSABKAMSEgoKcHJpY2Vfa29ibxgGIAEoAyqLAQoHUHJvZHVjdBIXChNQUk9EVUNUX1VOU1BFQ0lGSUVEEAASEwoPUFJPRFVDVF9BSVJUSU1FEAESEAoMUFJPRFVDVF9EQVRBEAISFwoTUFJPRFVDVF9FTEVDVFJJQ0lUWRADEhEKDVBST0RVQ1RfQ0FCTEUQBBIUChBQUk9EVUNUX0JVTEtfU01TEAUqtwEKEVRyYW5zYWN0aW9uU3RhdHVzEiIKHlRSQU5TQUNUSU9OX1NUQVRVU19VTlNQRUNJRklFRBAAEh4KGlRSQU5TQUNUSU9OX1NUQVRVU19QRU5ESU5HEAESHgoaVFJBTlNBQ1RJT05fU1RBVFVTX1NVQ0NFU1MQAhIdChlUUkFOU0FDVElPTl9TVEFUVVNfRkFJTEVEEAMSHwobVFJBTlNBQ1RJT05fU1RBVFVTX1JFVkVSU0VEEARiBnByb3RvMw", [file_google_protobuf_timestamp]);
+  fileDesc("ChZwcmVwYWlkL3YxL3R5cGVzLnByb3RvEgpwcmVwYWlkLnYxIscECgtUcmFuc2FjdGlvbhIRCglyZWZlcmVuY2UYASABKAkSEgoKYWNjb3VudF9pZBgCIAEoCRIkCgdwcm9kdWN0GAMgASgOMhMucHJlcGFpZC52MS5Qcm9kdWN0Ei0KBnN0YXR1cxgEIAEoDjIdLnByZXBhaWQudjEuVHJhbnNhY3Rpb25TdGF0dXMSDwoHc2VydmljZRgFIAEoCRIRCglyZWNpcGllbnQYBiABKAkSFwoPZmFjZV92YWx1ZV9rb2JvGAcgASgDEhQKDGNoYXJnZWRfa29ibxgIIAEoAxIaChJiYWxhbmNlX2FmdGVyX2tvYm8YCSABKAMSDwoHcGxhbl9pZBgKIAEoAxISCgpwbGFuX2xhYmVsGAsgASgJEhQKDHBhY2thZ2VfY29kZRgMIAEoCRISCgptZXRlcl90eXBlGA0gASgJEg0KBXRva2VuGA4gASgJEg0KBXVuaXRzGA8gASgJEhAKCHNtc19zZW50GBAgASgFEhEKCXNtc19wYWdlcxgRIAEoBRIWCg5mYWlsdXJlX3JlYXNvbhgSIAEoCRISCgpyZXF1ZXN0X2lkGBMgASgJEhcKD25lZWRzX2F0dGVudGlvbhgUIAEoCBIuCgpjcmVhdGVkX2F0GBUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgp1cGRhdGVkX2F0GBYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIWCg5jdXN0b21lcl9waG9uZRgXIAEoCSJ2CgRQbGFuEg8KB3BsYW5faWQYASABKAMSDwoHbmV0d29yaxgCIAEoCRINCgVsYWJlbBgDIAEoCRIQCgh2YWxpZGl0eRgEIAEoCRIXCg9mYWNlX3ZhbHVlX2tvYm8YBSABKAMSEgoKcHJpY2Vfa29ibxgGIAEoAyqLAQoHUHJvZHVjdBIXChNQUk9EVUNUX1VOU1BFQ0lGSUVEEAASEwoPUFJPRFVDVF9BSVJUSU1FEAESEAoMUFJPRFVDVF9EQVRBEAISFwoTUFJPRFVDVF9FTEVDVFJJQ0lUWRADEhEKDVBST0RVQ1RfQ0FCTEUQBBIUChBQUk9EVUNUX0JVTEtfU01TEAUqtwEKEVRyYW5zYWN0aW9uU3RhdHVzEiIKHlRSQU5TQUNUSU9OX1NUQVRVU19VTlNQRUNJRklFRBAAEh4KGlRSQU5TQUNUSU9OX1NUQVRVU19QRU5ESU5HEAESHgoaVFJBTlNBQ1RJT05fU1RBVFVTX1NVQ0NFU1MQAhIdChlUUkFOU0FDVElPTl9TVEFUVVNfRkFJTEVEEAMSHwobVFJBTlNBQ1RJT05fU1RBVFVTX1JFVkVSU0VEEAQqzQMKC0Vycm9yUmVhc29uEhwKGEVSUk9SX1JFQVNPTl9VTlNQRUNJRklFRBAAEiIKHkVSUk9SX1JFQVNPTl9JTlZBTElEX1BBUkFNRVRFUhABEiUKIUVSUk9SX1JFQVNPTl9JTlNVRkZJQ0lFTlRfQkFMQU5DRRACEiAKHEVSUk9SX1JFQVNPTl9QUk9WSURFUl9GQUlMRUQQAxIgChxFUlJPUl9SRUFTT05fSU5WQUxJRF9BUElfS0VZEAQSHwobRVJST1JfUkVBU09OX0lQX05PVF9BTExPV0VEEAUSIAocRVJST1JfUkVBU09OX1VOQVVUSEVOVElDQVRFRBAGEiIKHkVSUk9SX1JFQVNPTl9QRVJNSVNTSU9OX0RFTklFRBAHEhoKFkVSUk9SX1JFQVNPTl9OT1RfRk9VTkQQCBInCiNFUlJPUl9SRUFTT05fSURFTVBPVEVOQ1lfS0VZX1JFVVNFRBAJEiQKIEVSUk9SX1JFQVNPTl9SRVFVRVNUX0lOX1BST0dSRVNTEAoSJAogRVJST1JfUkVBU09OX0ZBSUxFRF9QUkVDT05ESVRJT04QCxIZChVFUlJPUl9SRUFTT05fSU5URVJOQUwQDGIGcHJvdG8z", [file_google_protobuf_timestamp]);
 
 /**
  * One purchase, with what was asked, what was charged and what came back.
@@ -347,4 +347,113 @@ export enum TransactionStatus {
  */
 export const TransactionStatusSchema: GenEnum<TransactionStatus> = /*@__PURE__*/
   enumDesc(file_prepaid_v1_types, 1);
+
+/**
+ * Why a call failed: the closed set of reasons the core puts in the google.rpc.ErrorInfo
+ * (domain "prepaid.v1") of every error status it answers. ErrorInfo.reason carries the
+ * value's name without the ERROR_REASON_ prefix (ERROR_REASON_INSUFFICIENT_BALANCE travels
+ * as "INSUFFICIENT_BALANCE"), so a caller can match on the string or on this enum. A caller
+ * must treat a reason it does not know (a newer core) as a failure of the call's gRPC status.
+ *
+ * @generated from enum prepaid.v1.ErrorReason
+ */
+export enum ErrorReason {
+  /**
+   * Never sent; stands for "no reason given" (the core was not reached, or a proxy answered).
+   *
+   * @generated from enum value: ERROR_REASON_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * A request field breaks a rule; a google.rpc.BadRequest lists the fields (INVALID_ARGUMENT).
+   *
+   * @generated from enum value: ERROR_REASON_INVALID_PARAMETER = 1;
+   */
+  INVALID_PARAMETER = 1,
+
+  /**
+   * The wallet does not cover the charge; nothing was debited (FAILED_PRECONDITION).
+   *
+   * @generated from enum value: ERROR_REASON_INSUFFICIENT_BALANCE = 2;
+   */
+  INSUFFICIENT_BALANCE = 2,
+
+  /**
+   * The provider failed definitively; the charge was refunded in full. ErrorInfo metadata
+   * carries "reference" and "charged_kobo" (ABORTED).
+   *
+   * @generated from enum value: ERROR_REASON_PROVIDER_FAILED = 3;
+   */
+  PROVIDER_FAILED = 3,
+
+  /**
+   * The key pair is unknown, revoked, or its account has no API access (UNAUTHENTICATED).
+   *
+   * @generated from enum value: ERROR_REASON_INVALID_API_KEY = 4;
+   */
+  INVALID_API_KEY = 4,
+
+  /**
+   * The key pair is valid but locked to other client IPs (PERMISSION_DENIED).
+   *
+   * @generated from enum value: ERROR_REASON_IP_NOT_ALLOWED = 5;
+   */
+  IP_NOT_ALLOWED = 5,
+
+  /**
+   * The caller's bearer token is missing or wrong (UNAUTHENTICATED).
+   *
+   * @generated from enum value: ERROR_REASON_UNAUTHENTICATED = 6;
+   */
+  UNAUTHENTICATED = 6,
+
+  /**
+   * The caller's bearer token does not grant this service (PERMISSION_DENIED).
+   *
+   * @generated from enum value: ERROR_REASON_PERMISSION_DENIED = 7;
+   */
+  PERMISSION_DENIED = 7,
+
+  /**
+   * An account, transaction, key, tier or plan the request names does not exist (NOT_FOUND).
+   *
+   * @generated from enum value: ERROR_REASON_NOT_FOUND = 8;
+   */
+  NOT_FOUND = 8,
+
+  /**
+   * The idempotency key was used before with a different request (INVALID_ARGUMENT).
+   *
+   * @generated from enum value: ERROR_REASON_IDEMPOTENCY_KEY_REUSED = 9;
+   */
+  IDEMPOTENCY_KEY_REUSED = 9,
+
+  /**
+   * A request with the same idempotency key is still being processed; retry shortly (ABORTED).
+   *
+   * @generated from enum value: ERROR_REASON_REQUEST_IN_PROGRESS = 10;
+   */
+  REQUEST_IN_PROGRESS = 10,
+
+  /**
+   * The operation conflicts with the current state, for example a tier still in use (FAILED_PRECONDITION).
+   *
+   * @generated from enum value: ERROR_REASON_FAILED_PRECONDITION = 11;
+   */
+  FAILED_PRECONDITION = 11,
+
+  /**
+   * Something unexpected; ErrorInfo metadata carries "error_id" for the core's log (INTERNAL).
+   *
+   * @generated from enum value: ERROR_REASON_INTERNAL = 12;
+   */
+  INTERNAL = 12,
+}
+
+/**
+ * Describes the enum prepaid.v1.ErrorReason.
+ */
+export const ErrorReasonSchema: GenEnum<ErrorReason> = /*@__PURE__*/
+  enumDesc(file_prepaid_v1_types, 2);
 

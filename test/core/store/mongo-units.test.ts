@@ -10,7 +10,8 @@ import path from 'node:path';
 import { BSON, Long, MongoServerError } from 'mongodb';
 import { suite } from '../../helpers/suite.js';
 import * as assert from 'uvu/assert';
-import { ConfigError, CORE_CONFIG_HELP, readCoreConfig, readMongoConfig } from '../../../core/config.js';
+import { CORE_CONFIG_HELP, readCoreConfig, readMongoConfig } from '../../../core/config.js';
+import { ConfigError } from '../../../runtime/env-schema.js';
 import { mongoHosts, openStore, SQLITE_FILE } from '../../../core/store/index.js';
 import {
   decodeLedgerCursor,

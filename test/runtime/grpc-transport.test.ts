@@ -8,11 +8,11 @@ import * as assert from 'uvu/assert';
 import { Code, ConnectError, createClient, type Interceptor } from '@connectrpc/connect';
 import { BadRequestSchema, ErrorInfoSchema } from '../../gen/google/rpc/error_details_pb.js';
 import { PurchaseService } from '../../gen/prepaid/v1/purchase_pb.js';
-import { createUnaryGrpcTransport } from '../../gateway/grpc-transport.js';
+import { createUnaryGrpcTransport } from '../../runtime/grpc-transport.js';
 import { bearer, startCore, type TestCore } from '../helpers/core.js';
 import { suite } from '../helpers/suite.js';
 
-const test = suite('gateway gRPC transport');
+const test = suite('runtime: gRPC transport');
 let core: TestCore;
 
 test.before(async () => {

@@ -1,6 +1,6 @@
 /**
  * Structured logs: one JSON line per event on stdout, through pino, in the same shape in
- * both processes: `{"level","time","pid","hostname","service","event",...fields}`.
+ * every process: `{"level","time","pid","hostname","service","event",...fields}`.
  *
  * Callers pass facts, never secrets: no secret key, no full key pair, no bearer token and
  * no connection string goes into a field. As a second line of defence, pino blanks the
@@ -155,14 +155,4 @@ export function eventLogger(log: ProcessLog): Logger {
     }
     log[level](event, fields);
   };
-}
-
-/**
- * A `Logger` at `level` for `service`, with a flush. `write` receives each line without its
- * newline (tests); stdout by default.
- */
-export function createLogger(level: LogLevel, service: string, write?: (line: string) => void): Logger & { flush(): Promise<void> } {
-  const destination: DestinationStream | undefined = write === undefined ? undefined : { write: (line: string) => write(line.replace(/\n$/, '')) };
-  const log = createProcessLog({ level, service, ...(destination === undefined ? {} : { destination }) });
-  return Object.assign(eventLogger(log), { flush: log.flush });
 }

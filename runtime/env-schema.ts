@@ -1,10 +1,12 @@
 /**
- * Configuration schemas. Each process (core, gateway) has ONE table of the environment
- * variables it reads; the parser reads the environment only through that table, and the
- * `--help` output and the README tables are printed from it, so what is documented cannot
- * drift from what is read. Every variable has a default or says that (and when) it is
- * required; an unusable value stops the process at start with a ConfigError that names it.
+ * Configuration schemas. Each process (core, gateway, and any later client of the core) has
+ * ONE table of the environment variables it reads; the parser reads the environment only
+ * through that table, and the `--help` output and the README tables are printed from it, so
+ * what is documented cannot drift from what is read. Every variable has a default or says
+ * that (and when) it is required; an unusable value stops the process at start with a
+ * ConfigError that names it.
  */
+import { LOG_LEVELS, type LogLevel } from './log.js';
 
 /** The environment, or any stand-in for it (tests). */
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -133,4 +135,68 @@ export function markdownTable(schema: Schema): string {
     lines.push(`| \`${name}\` | ${cell(shown)} | ${cell(help)} |`);
   }
   return lines.join('\n');
+}
+
+/*
+ * Variables and checks more than one process reads. They live here, beside the schema
+ * helpers, so that a process's configuration never has to load another process's
+ * configuration (and with it that process's adapters) to check a shared value.
+ */
+
+/** The database the MongoDB store (and the gateway's shared counters) use when MONGODB_DB is not set. */
+export const DEFAULT_MONGODB_DB = 'prepaid';
+
+/**
+ * Twenty seconds: longer than the core's default provider timeout (15 s), so a purchase
+ * waiting on its provider when the signal comes still ends settled or pending, never cut off.
+ */
+export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 20_000;
+/** Ten minutes: no shutdown needs longer, and an orchestrator kills long before that. */
+export const MAX_SHUTDOWN_TIMEOUT_MS = 600_000;
+
+/** LOG_LEVEL, the same words and default in every process. */
+export function logLevelVariable(): Variable<LogLevel> {
+  return oneOf('LOG_LEVEL', { words: LOG_LEVELS, fallback: 'info', help: 'Least severe log line written: `debug`, `info`, `warn`, `error` or `silent`.' });
+}
+
+/** SHUTDOWN_TIMEOUT_MS, with the process's own sentence of what happens past it. */
+export function shutdownTimeoutVariable(help: string): Variable<number> {
+  return integer('SHUTDOWN_TIMEOUT_MS', { fallback: DEFAULT_SHUTDOWN_TIMEOUT_MS, min: 100, max: MAX_SHUTDOWN_TIMEOUT_MS, help });
+}
+
+/** SHUTDOWN_DRAIN_MS, with the process's own sentence of what drains; check it with checkedDrain(). */
+export function shutdownDrainVariable(help: string): Variable<number> {
+  return integer('SHUTDOWN_DRAIN_MS', { fallback: 0, min: 0, max: MAX_SHUTDOWN_TIMEOUT_MS, help });
+}
+
+/** The drain window is part of the shutdown bound, so it must leave time for the rest of the stop. */
+export function checkedDrain(drainMs: number, timeoutMs: number): number {
+  if (drainMs >= timeoutMs) throw new ConfigError('SHUTDOWN_DRAIN_MS', `must be below SHUTDOWN_TIMEOUT_MS (${timeoutMs}); got ${drainMs}.`);
+  return drainMs;
+}
+
+/** MongoDB's database name rules: at most 63 bytes, none of / \ . space " $ * < > : | ? or NUL. */
+export function mongoDbNameProblem(dbName: string): string | undefined {
+  if (/^[^/\\. "$*<>:|?\0]+$/.test(dbName) && Buffer.byteLength(dbName, 'utf8') <= 63) return undefined;
+  return `must be at most 63 bytes without / \\ . space " $ * < > : | ?; got ${JSON.stringify(dbName)}.`;
+}
+
+/** Only the scheme and a host are checked here: the driver parses the rest at start and names what is wrong. */
+export function mongoUriProblem(uri: string): string | undefined {
+  // The URI may hold a password: the message never repeats it.
+  return /^mongodb(\+srv)?:\/\/[^/?#]+/.test(uri) ? undefined : 'must be a mongodb:// or mongodb+srv:// connection string with at least one host.';
+}
+
+/** MONGODB_URI, checked but never echoed; `fallback` and `help` say what it means to this process. */
+export function mongoUriVariable(fallback: string, help: string): Variable<string | undefined> {
+  return variable('MONGODB_URI', fallback, help, (raw) => {
+    const problem = raw === undefined ? undefined : mongoUriProblem(raw);
+    if (problem !== undefined) throw new ConfigError('MONGODB_URI', problem);
+    return raw;
+  });
+}
+
+/** MONGODB_DB, with the same default in every process so that one setting serves all of them. */
+export function mongoDbVariable(help: string): Variable<string> {
+  return text('MONGODB_DB', { fallback: DEFAULT_MONGODB_DB, help, check: mongoDbNameProblem });
 }

@@ -1,0 +1,61 @@
+/**
+ * The walls between the parts (issue 12, point 1): the gateway reaches nothing under core/
+ * except the generated contract and pure domain rules; runtime/ (the plumbing every process
+ * shares) reaches neither core/ nor gateway/; and loading the gateway's configuration loads
+ * no provider adapter. Read from the import statements themselves, followed file to file.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as assert from 'uvu/assert';
+import { suite } from '../helpers/suite.js';
+
+const test = suite('ops: boundaries between the parts');
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+/** `import ... from '...'`, `export ... from '...'` and `import('...')` with a relative path. */
+const IMPORT = /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+'(\.[^']+)'|import\('(\.[^']+)'\)/g;
+
+/** Every project file reached from `entry` by relative imports, as paths from the root. */
+function reachable(entry: string): Set<string> {
+  const seen = new Set<string>();
+  const pending = [entry];
+  while (pending.length > 0) {
+    const file = pending.pop()!;
+    if (seen.has(file)) continue;
+    seen.add(file);
+    const source = readFileSync(path.join(ROOT, file), 'utf8');
+    for (const match of source.matchAll(IMPORT)) {
+      const target = path.join(path.dirname(file), match[1] ?? match[2]!).replace(/\.js$/, '.ts');
+      pending.push(target);
+    }
+  }
+  return seen;
+}
+
+/** Files under core/ that the gateway may reach: pure domain rules. */
+const PURE_DOMAIN = /^core\/domain\/[a-z-]+\.ts$/;
+
+test('the gateway reaches nothing under core/ but pure domain rules, and runtime/ nothing of either part', () => {
+  const fromGateway = [...reachable('gateway/main.ts')];
+  assert.ok(fromGateway.includes('gateway/server.ts') && fromGateway.includes('runtime/core-transport.ts'), 'the walk follows imports');
+  const intoCore = fromGateway.filter((file) => file.startsWith('core/'));
+  assert.equal(intoCore.filter((file) => !PURE_DOMAIN.test(file)), [], 'only core/domain');
+  for (const file of intoCore) {
+    // Pure: no module of node's but crypto (references are random, which is no I/O).
+    const nodeImports = [...readFileSync(path.join(ROOT, file), 'utf8').matchAll(/from '(node:[a-z_/]+)'/g)].map((m) => m[1]);
+    assert.equal(nodeImports.filter((name) => name !== 'node:crypto'), [], `${file} does no I/O`);
+  }
+  for (const entry of ['runtime/core-transport.ts', 'runtime/lifecycle.ts', 'runtime/tokens.ts', 'runtime/url.ts', 'runtime/error-reason.ts']) {
+    const outside = [...reachable(entry)].filter((file) => file.startsWith('core/') || file.startsWith('gateway/'));
+    assert.equal(outside, [], `${entry} stays in runtime/ and gen/`);
+  }
+});
+
+test("loading the gateway's configuration loads no provider adapter and nothing of the core", () => {
+  const files = [...reachable('gateway/config.ts')];
+  assert.ok(files.includes('runtime/env-schema.ts'), 'the walk follows imports');
+  assert.equal(files.filter((file) => file.startsWith('core/')), []);
+});
+
+test.run();

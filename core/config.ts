@@ -28,6 +28,7 @@ import {
   type Variable,
 } from '../runtime/env-schema.js';
 import type { LogLevel } from '../runtime/log.js';
+import { MIN_TOKEN_CHARS } from '../runtime/tokens.js';
 import { checkUrl } from '../runtime/url.js';
 import {
   PROVIDER_KINDS,
@@ -82,7 +83,7 @@ function secret(name: string, fallback: string, help: string): Variable<string |
     read(env) {
       const raw = env[name];
       if (raw === undefined || raw === '') return null;
-      if (raw.length < 16) throw new ConfigError(name, 'must be at least 16 characters.');
+      if (raw.length < MIN_TOKEN_CHARS) throw new ConfigError(name, `must be at least ${MIN_TOKEN_CHARS} characters.`);
       return raw;
     },
   };
@@ -100,7 +101,10 @@ function route(family: ProductName, help: string): Variable<ProviderKind> {
 
 /** The core's variables, in the order --help and README.md list them. */
 export const CORE_SCHEMA = {
-  dataDir: text('DATA_DIR', { fallback: './data', help: 'Where the embedded database and the generated tokens live.' }),
+  dataDir: text('DATA_DIR', {
+    fallback: './data',
+    help: 'Where the embedded database and the generated tokens live; made private at start (0700, its files 0600) and, with the embedded store, held by one core at a time (`core.lock`).',
+  }),
   host: text('CORE_HOST', { fallback: '127.0.0.1', help: 'Address the gRPC core (and its metrics listener) binds to.' }),
   port: integer('CORE_PORT', { fallback: 50051, min: 0, max: 65535, help: 'Port of the gRPC core (0 picks a free one).' }),
   metricsPort: variable(

@@ -3,7 +3,6 @@
  * file of the core that listens (gRPC, and the Prometheus listener on CORE_METRICS_PORT).
  * `node --import tsx core/main.ts` runs it alone; `--help` prints its configuration.
  */
-import { mkdirSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { createCore } from './app.js';
@@ -12,7 +11,8 @@ import { runUntilSignal, type Stoppable } from '../runtime/lifecycle.js';
 import { createProcessLog, eventLogger } from '../runtime/log.js';
 import { createCoreMetrics, serveMetrics, type MetricsServer } from './metrics.js';
 import { createProviders, describeRouting } from './providers/index.js';
-import { openStore } from './store/index.js';
+import { SQLITE_FILE, openStore } from './store/index.js';
+import { LOCK_FILE, createPrivateFile, lockDir, makePrivate, type DirLock } from '../runtime/data-dir.js';
 import { ADMIN_TOKEN_FILE, SERVICE_TOKEN_FILE, loadOrCreateToken } from '../runtime/tokens.js';
 
 export interface RunningCore extends Stoppable {
@@ -36,12 +36,20 @@ export async function startCore(env: Record<string, string | undefined> = proces
       message: `SHUTDOWN_TIMEOUT_MS (${config.shutdownTimeoutMs}) is not above PROVIDER_TIMEOUT_MS (${config.providerTimeoutMs}): a purchase waiting on its provider at shutdown may be cut off and left to the recovery worker of the next start.`,
     });
   }
-  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
-  const adminToken = loadOrCreateToken(config.dataDir, ADMIN_TOKEN_FILE, config.adminToken);
-  const serviceToken = loadOrCreateToken(config.dataDir, SERVICE_TOKEN_FILE, config.serviceToken);
-  // MongoDB when MONGODB_URI is set, else SQLite in DATA_DIR; a deployment that cannot hold
-  // the money safely (a standalone mongod, a server too old) is refused here, before listening.
-  const store = await openStore(config, log);
+  const dataDirLock = privateDataDir(config);
+  let store: Awaited<ReturnType<typeof openStore>>;
+  let adminToken: string;
+  let serviceToken: string;
+  try {
+    adminToken = loadOrCreateToken(config.dataDir, ADMIN_TOKEN_FILE, config.adminToken);
+    serviceToken = loadOrCreateToken(config.dataDir, SERVICE_TOKEN_FILE, config.serviceToken);
+    // MongoDB when MONGODB_URI is set, else SQLite in DATA_DIR; a deployment that cannot hold
+    // the money safely (a standalone mongod, a server too old) is refused here, before listening.
+    store = await openStore(config, log);
+  } catch (error) {
+    dataDirLock?.release();
+    throw error;
+  }
   const metrics = config.metricsPort === null ? undefined : createCoreMetrics({ defaultMetrics: true });
   const core = createCore({
     store,
@@ -61,6 +69,7 @@ export async function startCore(env: Record<string, string | undefined> = proces
   } catch (error) {
     core.forceShutdown();
     await store.close();
+    dataDirLock?.release();
     throw error;
   }
   // Metrics are worth a log line, not an outage: a metrics port that is taken is reported
@@ -107,6 +116,7 @@ export async function startCore(env: Record<string, string | undefined> = proces
         drain();
         await core.shutdown();
         await store.close();
+        dataDirLock?.release();
         // The metrics listener goes last, so a scrape during the stop still sees the core.
         await metricsServer?.close();
         log('core.stopped', { ms: Math.round(performance.now() - started) });
@@ -119,6 +129,22 @@ export async function startCore(env: Record<string, string | undefined> = proces
       void metricsServer?.close();
     },
   };
+}
+
+/** The files the core keeps in DATA_DIR: each is 0600 (SQLite creates its WAL with the database's mode). */
+const DATA_FILES = [ADMIN_TOKEN_FILE, SERVICE_TOKEN_FILE, LOCK_FILE, SQLITE_FILE, `${SQLITE_FILE}-wal`, `${SQLITE_FILE}-shm`, `${SQLITE_FILE}-journal`];
+
+/**
+ * DATA_DIR made private (0700, its files 0600) and, for the embedded store, locked to this
+ * core: two cores on one SQLite file would each believe it holds the only writer. With
+ * MongoDB the directory only holds the tokens, and several cores may share it.
+ */
+function privateDataDir(config: { dataDir: string; mongo: unknown }): DirLock | undefined {
+  makePrivate(config.dataDir, DATA_FILES);
+  if (config.mongo !== null) return undefined;
+  const lock = lockDir(config.dataDir);
+  createPrivateFile(config.dataDir, SQLITE_FILE);
+  return lock;
 }
 
 /** Prints the core's configuration table. */

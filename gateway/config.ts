@@ -22,7 +22,7 @@ import {
   type Env,
 } from '../runtime/env-schema.js';
 import type { LogLevel } from '../runtime/log.js';
-import { SERVICE_TOKEN_FILE, readTokenFile } from '../runtime/tokens.js';
+import { SERVICE_TOKEN_FILE, TokenFileError, readTokenFile } from '../runtime/tokens.js';
 import { baseUrlText, checkUrl } from '../runtime/url.js';
 
 /** Everything the gateway process needs to know at start. */
@@ -179,7 +179,13 @@ export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
 export function resolveServiceToken(config: GatewayConfig): string {
   if (config.serviceToken !== undefined) return config.serviceToken;
   const file = path.join(config.dataDir, SERVICE_TOKEN_FILE);
-  const token = readTokenFile(config.dataDir, SERVICE_TOKEN_FILE);
+  let token: string | null;
+  try {
+    token = readTokenFile(config.dataDir, SERVICE_TOKEN_FILE);
+  } catch (error) {
+    if (error instanceof TokenFileError) throw new ConfigError('SERVICE_TOKEN', `is not set and ${error.message}`);
+    throw error;
+  }
   if (token === null) throw new ConfigError('SERVICE_TOKEN', `is not set and ${file} cannot be read or is empty; start the core first or set SERVICE_TOKEN.`);
   return token;
 }

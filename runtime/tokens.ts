@@ -1,7 +1,9 @@
 /**
  * Bearer tokens for gRPC callers. A token from the environment wins; otherwise one is
  * created once in DATA_DIR with mode 0600 and reused, so the CLI and a gateway on the same
- * machine can read it and nobody has to invent a secret to try the service.
+ * machine can read it and nobody has to invent a secret to try the service. A token file
+ * that holds less than MIN_TOKEN_CHARS is refused rather than used: a short token is
+ * guessable, and silently replacing it would lock out every client that holds the old one.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -10,33 +12,54 @@ import path from 'node:path';
 export const ADMIN_TOKEN_FILE = 'admin.token';
 export const SERVICE_TOKEN_FILE = 'service.token';
 
-export function loadOrCreateToken(dataDir: string, file: string, fromEnv: string | null): string {
-  if (fromEnv) return fromEnv;
-  const tokenPath = path.join(dataDir, file);
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  try {
-    const existing = readFileSync(tokenPath, 'utf8').trim();
-    if (existing.length >= 16) return existing;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  }
-  const token = randomBytes(32).toString('base64url');
-  // 'wx' refuses to overwrite a token another process created a moment ago.
-  try {
-    writeFileSync(tokenPath, token + '\n', { mode: 0o600, flag: 'wx' });
-    return token;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return readFileSync(tokenPath, 'utf8').trim();
-    throw error;
+/** The shortest token accepted, from the environment or from a file: 16 characters is 96+ bits of a random base64url token. */
+export const MIN_TOKEN_CHARS = 16;
+
+/** A token file that cannot be used; the message names the file and what to do. */
+export class TokenFileError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'TokenFileError';
   }
 }
 
-/** Reads a token another process created; null when there is none. */
-export function readTokenFile(dataDir: string, file: string): string | null {
+/** The token from the environment, else the one in `dataDir/file`, else a new one written there. */
+export function loadOrCreateToken(dataDir: string, file: string, fromEnv: string | null): string {
+  if (fromEnv) return fromEnv;
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const existing = readTokenFile(dataDir, file);
+  if (existing !== null) return existing;
+  const token = randomBytes(32).toString('base64url');
+  // 'wx' refuses to overwrite a token another process created a moment ago.
   try {
-    const token = readFileSync(path.join(dataDir, file), 'utf8').trim();
-    return token.length > 0 ? token : null;
+    writeFileSync(path.join(dataDir, file), token + '\n', { mode: 0o600, flag: 'wx' });
+    return token;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    const raced = readTokenFile(dataDir, file);
+    if (raced === null) throw new TokenFileError(`${path.join(dataDir, file)} is empty; delete it to have a new token generated.`);
+    return raced;
+  }
+}
+
+/**
+ * Reads a token another process created; null when there is none (no file, or an empty
+ * one). Throws TokenFileError for a token shorter than MIN_TOKEN_CHARS.
+ */
+export function readTokenFile(dataDir: string, file: string): string | null {
+  const full = path.join(dataDir, file);
+  let token: string;
+  try {
+    token = readFileSync(full, 'utf8').trim();
   } catch {
     return null;
   }
+  if (token.length === 0) return null;
+  if (token.length < MIN_TOKEN_CHARS) {
+    throw new TokenFileError(
+      `${full} holds a token of ${token.length} characters; at least ${MIN_TOKEN_CHARS} are required. ` +
+        'Delete the file to have the core generate a new one (clients then read the new one), or write a longer token into it.',
+    );
+  }
+  return token;
 }

@@ -9,7 +9,7 @@ import { createGrpcTransport, Http2SessionManager } from '@connectrpc/connect-no
 import { BadRequestSchema, ErrorInfoSchema } from '../../gen/google/rpc/error_details_pb.js';
 import { AdminService } from '../../gen/prepaid/v1/admin_pb.js';
 import type { FieldViolation } from '../domain/errors.js';
-import { ADMIN_TOKEN_FILE, readTokenFile } from '../../runtime/tokens.js';
+import { ADMIN_TOKEN_FILE, TokenFileError, readTokenFile } from '../../runtime/tokens.js';
 import { baseUrlText, checkUrl } from '../../runtime/url.js';
 import { CliError, UsageError, type AdminClient } from './command.js';
 
@@ -73,7 +73,13 @@ export function resolveAdminToken(env: Env): AdminToken {
   const fromEnv = nonEmpty(env['ADMIN_TOKEN']);
   if (fromEnv) return { token: fromEnv, source: 'ADMIN_TOKEN' };
   const dataDir = path.resolve(nonEmpty(env['DATA_DIR']) ?? DEFAULT_DATA_DIR);
-  const token = readTokenFile(dataDir, ADMIN_TOKEN_FILE);
+  let token: string | null;
+  try {
+    token = readTokenFile(dataDir, ADMIN_TOKEN_FILE);
+  } catch (error) {
+    if (error instanceof TokenFileError) throw new CliError('NO_ADMIN_TOKEN', `ADMIN_TOKEN is unset and ${error.message}`);
+    throw error;
+  }
   const file = path.join(dataDir, ADMIN_TOKEN_FILE);
   if (token) return { token, source: file };
   throw new CliError(

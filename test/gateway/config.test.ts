@@ -88,8 +88,14 @@ test('without SERVICE_TOKEN the token is read from the data directory, or the st
   const dir = mkdtempSync(path.join(tmpdir(), 'gateway-config-'));
   try {
     assert.throws(() => resolveServiceToken(loadGatewayConfig({ DATA_DIR: dir })), (e: Error) => e instanceof ConfigError && e.message.startsWith('SERVICE_TOKEN:'));
+    // A token file shorter than 16 characters is refused (issue 18, point 6), naming the file.
     writeFileSync(path.join(dir, 'service.token'), 'from-file\n');
-    assert.is(resolveServiceToken(loadGatewayConfig({ DATA_DIR: dir })), 'from-file');
+    assert.throws(
+      () => resolveServiceToken(loadGatewayConfig({ DATA_DIR: dir })),
+      (e: Error) => e instanceof ConfigError && e.message.startsWith('SERVICE_TOKEN:') && e.message.includes('service.token holds a token of 9 characters'),
+    );
+    writeFileSync(path.join(dir, 'service.token'), 'from-file-0123456789\n');
+    assert.is(resolveServiceToken(loadGatewayConfig({ DATA_DIR: dir })), 'from-file-0123456789');
     assert.is(resolveServiceToken(loadGatewayConfig({ DATA_DIR: dir, SERVICE_TOKEN: 'from-env' })), 'from-env');
   } finally {
     rmSync(dir, { recursive: true, force: true });

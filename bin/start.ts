@@ -13,10 +13,12 @@ import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import { CORE_SCHEMA, coreConfigHelp, readCoreConfig } from '../core/config.js';
 import { ConfigError, markdownTable } from '../runtime/env-schema.js';
+import { processFlags } from '../runtime/flags.js';
 import { runUntilSignal } from '../runtime/lifecycle.js';
+import { checkPortFree } from '../runtime/ports.js';
 import type { CoreWorkerCommand, CoreWorkerMessage } from '../core/worker.js';
 import { GATEWAY_SCHEMA, gatewayConfigHelp, loadGatewayConfig } from '../gateway/config.js';
-import { startGateway } from '../gateway/main.js';
+import { GATEWAY_ADDRESS, startGateway } from '../gateway/main.js';
 
 /** The core on its thread, as the main thread steers it. */
 interface CoreThread {
@@ -71,8 +73,9 @@ function gatewayEnv(coreHost: string, corePort: number, dataDir: string): NodeJS
   return { ...process.env, CORE_URL: coreUrl, CORE_PORT: String(corePort), DATA_DIR: dataDir };
 }
 
-if (process.argv.includes('--help')) {
-  if (process.argv.includes('--markdown')) {
+const flags = processFlags(['--markdown']);
+if (flags.kind === 'help') {
+  if (flags.flags.has('--markdown')) {
     // The README's configuration tables, printed from the same schemas as the help.
     console.log(`### The core\n\n${markdownTable(CORE_SCHEMA)}\n\n### The gateway\n\n${markdownTable(GATEWAY_SCHEMA)}`);
   } else {
@@ -82,8 +85,12 @@ if (process.argv.includes('--help')) {
   await runUntilSignal(async () => {
     // Both configurations are checked before anything starts, so a bad value in either
     // stops the start naming its variable, with nothing to undo.
-    readCoreConfig(process.env);
-    loadGatewayConfig(gatewayEnv('127.0.0.1', 1, process.env['DATA_DIR'] ?? ''));
+    const coreConfig = readCoreConfig(process.env);
+    const gatewayConfig = loadGatewayConfig(gatewayEnv('127.0.0.1', 1, process.env['DATA_DIR'] ?? ''));
+    // Both ports are checked before the core opens its store, so a taken PORT is not found
+    // only after the core has started.
+    await checkPortFree({ host: 'CORE_HOST', port: 'CORE_PORT' }, coreConfig.host, coreConfig.port);
+    await checkPortFree(GATEWAY_ADDRESS, gatewayConfig.host, gatewayConfig.port);
     const core = await startCoreThread();
     const host = core.address.slice(0, core.address.lastIndexOf(':'));
     try {

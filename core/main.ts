@@ -7,7 +7,9 @@ import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { createCore } from './app.js';
 import { coreConfigHelp, readCoreConfig } from './config.js';
+import { processFlags } from '../runtime/flags.js';
 import { runUntilSignal, type Stoppable } from '../runtime/lifecycle.js';
+import { bindError, checkPortFree } from '../runtime/ports.js';
 import { createProcessLog, eventLogger } from '../runtime/log.js';
 import { createCoreMetrics, serveMetrics, type MetricsServer } from './metrics.js';
 import { createProviders, describeRouting } from './providers/index.js';
@@ -36,6 +38,8 @@ export async function startCore(env: Record<string, string | undefined> = proces
       message: `SHUTDOWN_TIMEOUT_MS (${config.shutdownTimeoutMs}) is not above PROVIDER_TIMEOUT_MS (${config.providerTimeoutMs}): a purchase waiting on its provider at shutdown may be cut off and left to the recovery worker of the next start.`,
     });
   }
+  // A port that is taken stops the start before the data directory or the store is touched.
+  await checkPortFree(CORE_ADDRESS, config.host, config.port);
   const dataDirLock = privateDataDir(config);
   let store: Awaited<ReturnType<typeof openStore>>;
   let adminToken: string;
@@ -70,7 +74,7 @@ export async function startCore(env: Record<string, string | undefined> = proces
     core.forceShutdown();
     await store.close();
     dataDirLock?.release();
-    throw error;
+    throw bindError(CORE_ADDRESS, config.host, config.port, error);
   }
   // Metrics are worth a log line, not an outage: a metrics port that is taken is reported
   // and the core serves without it.
@@ -131,6 +135,9 @@ export async function startCore(env: Record<string, string | undefined> = proces
   };
 }
 
+/** The variables of the core's gRPC address, for messages about it. */
+const CORE_ADDRESS = { host: 'CORE_HOST', port: 'CORE_PORT' };
+
 /** The files the core keeps in DATA_DIR: each is 0600 (SQLite creates its WAL with the database's mode). */
 const DATA_FILES = [ADMIN_TOKEN_FILE, SERVICE_TOKEN_FILE, LOCK_FILE, SQLITE_FILE, `${SQLITE_FILE}-wal`, `${SQLITE_FILE}-shm`, `${SQLITE_FILE}-journal`];
 
@@ -153,6 +160,6 @@ export function printCoreHelp(): void {
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  if (process.argv.includes('--help')) printCoreHelp();
+  if (processFlags().kind === 'help') printCoreHelp();
   else void runUntilSignal(() => startCore());
 }

@@ -6,7 +6,9 @@
  */
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
+import { processFlags } from '../runtime/flags.js';
 import { runUntilSignal, type Stoppable } from '../runtime/lifecycle.js';
+import { bindError, checkPortFree } from '../runtime/ports.js';
 import { gatewayConfigHelp, loadGatewayConfig, resolveServiceToken, type GatewayConfig } from './config.js';
 import { createCoreClients } from './core-client.js';
 import { createGatewayLogger, type GatewayLogger } from './log.js';
@@ -34,6 +36,8 @@ export interface RunningGateway extends Stoppable {
  */
 export async function startGateway(env: NodeJS.ProcessEnv = process.env, log?: GatewayLogger): Promise<RunningGateway> {
   const config = loadGatewayConfig(env);
+  // A port that is taken stops the start before the core or MongoDB is dialled.
+  await checkPortFree(GATEWAY_ADDRESS, config.host, config.port);
   const gatewayLog = withFlush(log ?? createGatewayLogger(config.logLevel));
   const core = createCoreClients({ coreUrl: config.coreUrl, serviceToken: resolveServiceToken(config) });
   // With MONGODB_URI the rate limits are counted for the whole fleet of gateways in MongoDB;
@@ -59,7 +63,7 @@ export async function startGateway(env: NodeJS.ProcessEnv = process.env, log?: G
   } catch (error) {
     core.close();
     await shared?.close();
-    throw error;
+    throw bindError(GATEWAY_ADDRESS, config.host, config.port, error);
   }
 
   const { port } = gateway.server.address() as AddressInfo;
@@ -110,6 +114,9 @@ export async function startGateway(env: NodeJS.ProcessEnv = process.env, log?: G
   };
 }
 
+/** The variables of the gateway's address, for messages about it. */
+export const GATEWAY_ADDRESS = { host: 'HOST', port: 'PORT' };
+
 /** http://host:port as a client on this machine would dial it (a wildcard host is dialled as loopback). */
 function baseOrigin(config: GatewayConfig, port: number): string {
   const shownHost = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
@@ -129,6 +136,6 @@ export function printGatewayHelp(): void {
 const isEntryPoint = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
 
 if (isEntryPoint) {
-  if (process.argv.includes('--help')) printGatewayHelp();
+  if (processFlags().kind === 'help') printGatewayHelp();
   else await runUntilSignal(() => startGateway());
 }

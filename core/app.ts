@@ -78,7 +78,7 @@ export function createCore(deps: CoreDeps): Core {
   const accounts = createAccountService({ store, clock });
   const catalog = createCatalogService({ store });
   const purchases = createPurchaseService(purchaseDeps);
-  const oversight = createOversightService({ store });
+  const oversight = createOversightService({ store, log: deps.log });
   const verification = createVerificationService(purchaseDeps);
   // Callbacks are accepted from the upstreams that send them; each is confirmed by a requery.
   const updates = createUpdateService(purchaseDeps, { [VTPASS_NAME]: parseVtpassCallback });

@@ -1,6 +1,13 @@
 /** `prepaid ledger check`: proves every kobo adds up, and exits 1 when it does not. */
 import type { CommandGroup } from './command.js';
 
+/**
+ * The check reads the whole ledger, about a second or two per million entries on a small
+ * machine (README, Performance), beside the running service; ten minutes leaves room for a
+ * very large ledger. The core stops the check when this command goes away (deadline, Ctrl-C).
+ */
+export const LEDGER_CHECK_TIMEOUT_MS = 10 * 60_000;
+
 /** The ledger command group. */
 export const ledgerGroup: CommandGroup = {
   name: 'ledger',
@@ -11,7 +18,7 @@ export const ledgerGroup: CommandGroup = {
       summary: 'Check every wallet against its ledger and every purchase against its entries; exit 1 on any violation.',
       args: [],
       async run(_input, core) {
-        const report = await core().checkLedger({});
+        const report = await core().checkLedger({}, { timeoutMs: LEDGER_CHECK_TIMEOUT_MS });
         const violations = report.violations.map((v) => ({ kind: v.kind, account_id: v.accountId, reference: v.reference, detail: v.detail }));
         const clean = report.violationCount === 0n;
         const summary =

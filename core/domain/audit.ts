@@ -32,3 +32,17 @@ export interface LedgerAudit {
   violations: AuditViolation[];
   violationCount: number;
 }
+
+/** How far a running ledger check has read, for operators watching a long one. */
+export interface AuditProgress {
+  rowsRead: number;
+  /** Rows the check will read in all (accounts, ledger entries, purchases and their entries). */
+  rowsTotal: number;
+}
+
+/** How a caller steers a ledger check: cancel it, hear how far it is. */
+export interface AuditOptions {
+  /** Aborting ends the check at once; its promise rejects with the signal's reason. */
+  signal?: AbortSignal;
+  onProgress?: (progress: AuditProgress) => void;
+}

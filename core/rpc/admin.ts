@@ -119,8 +119,12 @@ export function adminHandlers(
       const page = await oversight.listPending(req.needsAttentionOnly, req.pageSize, req.pageToken);
       return { transactions: page.items.map(transactionMessage), nextPageToken: page.next ?? '' };
     },
-    async checkLedger() {
-      const audit = await oversight.checkLedger();
+    async checkLedger(_req, call) {
+      // A caller that gave up (deadline, Ctrl-C) cancels the call; the check stops with it
+      // instead of reading on for nobody.
+      const abandoned = new AbortController();
+      call.once('cancelled', () => abandoned.abort(new Error('the caller cancelled the ledger check')));
+      const audit = await oversight.checkLedger(abandoned.signal);
       return {
         accountsChecked: BigInt(audit.accountsChecked),
         transactionsChecked: BigInt(audit.transactionsChecked),

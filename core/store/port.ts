@@ -5,7 +5,7 @@
  * (core/domain/records.ts). Every adapter must pass the shared conformance suite in
  * test/core/store/.
  */
-import type { LedgerAudit } from '../domain/audit.js';
+import type { AuditOptions, LedgerAudit } from '../domain/audit.js';
 import type { Kobo } from '../domain/money.js';
 import type { Page, PageRequest } from '../domain/paging.js';
 import type { DeliveryResult } from '../domain/products.js';
@@ -101,9 +101,10 @@ export interface WalletStore {
   /**
    * Checks every wallet against its ledger: balance = sum of entries, running balances,
    * nothing negative, one debit of the charge per purchase, exactly one refund of the charge
-   * for every failed or reversed purchase and none for any other. Reads only.
+   * for every failed or reversed purchase and none for any other. Reads only, from one
+   * snapshot, and never holds up the money operations while it reads.
    */
-  audit(): Promise<LedgerAudit>;
+  audit(options?: AuditOptions): Promise<LedgerAudit>;
 }
 
 /** What the recovery worker writes after a re-query that left a purchase pending. */

@@ -147,7 +147,8 @@ interface OrphanRow {
 }
 
 /** Runs every check in `session` (a snapshot session) and gathers the violations. */
-export async function auditLedger(db: Db, session: ClientSession): Promise<LedgerAudit> {
+/** `signal` ends the check between two rows (the cursors close as the loop is left). */
+export async function auditLedger(db: Db, session: ClientSession, signal?: AbortSignal): Promise<LedgerAudit> {
   // The store's database handle reads at majority; a snapshot session needs every read to
   // say snapshot instead (the driver then pins them all to the first read's cluster time).
   const readConcern = { level: 'snapshot' } as const;
@@ -163,6 +164,7 @@ export async function auditLedger(db: Db, session: ClientSession): Promise<Ledge
   };
   const collector = new AuditCollector();
   for await (const row of db.collection(COLLECTIONS.accounts).aggregate<BalanceRow>(BALANCE_PIPELINE, options)) {
+    signal?.throwIfAborted();
     collector.balance({
       accountId: row._id,
       balanceKobo: readKobo(row.balance_kobo, 'accounts.balance_kobo'),
@@ -170,6 +172,7 @@ export async function auditLedger(db: Db, session: ClientSession): Promise<Ledge
     });
   }
   for await (const row of db.collection(COLLECTIONS.ledger).aggregate<RunningRow>(RUNNING_BALANCE_PIPELINE, options)) {
+    signal?.throwIfAborted();
     collector.runningBalance({
       accountId: row.account_id,
       entryId: readInteger(row.entry_id, 'entry_id'),
@@ -179,6 +182,7 @@ export async function auditLedger(db: Db, session: ClientSession): Promise<Ledge
     });
   }
   for await (const row of db.collection(COLLECTIONS.transactions).aggregate<PurchaseRow>(PURCHASE_PIPELINE, options)) {
+    signal?.throwIfAborted();
     collector.purchase({
       accountId: row.account_id,
       reference: row._id,
@@ -191,6 +195,7 @@ export async function auditLedger(db: Db, session: ClientSession): Promise<Ledge
     });
   }
   for await (const row of db.collection(COLLECTIONS.ledger).aggregate<OrphanRow>(ORPHAN_PIPELINE, options)) {
+    signal?.throwIfAborted();
     collector.orphan({ accountId: row.account_id, reference: row.reference, kind: row.kind });
   }
   return collector.result(counts);

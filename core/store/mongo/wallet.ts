@@ -264,12 +264,12 @@ export function createWalletStore(ctx: MongoContext): WalletStore {
       const docs = await live().ledger.find(query).sort({ entry_id: -1 }).limit(limit + 1).toArray();
       return toPage(docs, limit, ledgerEntryFromDoc, (doc) => encodeLedgerCursor(readInteger(doc.entry_id, 'ledger_entries.entry_id')));
     },
-    async audit() {
+    async audit(options = {}) {
       live();
       // A snapshot session: every check reads the same point in time (MongoDB 5.0+).
       const session = ctx.client.startSession({ snapshot: true });
       try {
-        return await auditLedger(ctx.db, session);
+        return await auditLedger(ctx.db, session, options.signal);
       } finally {
         await session.endSession();
       }

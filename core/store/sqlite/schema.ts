@@ -200,6 +200,17 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE cable_packages ADD COLUMN provider_code TEXT NOT NULL DEFAULT '';
     `,
   },
+  {
+    version: 4,
+    description: 'the ledger index in entry order, with the amounts the ledger check reads',
+    // The ledger check walks every account's entries oldest first and needs each amount and
+    // recorded balance: with them in the index it reads the index alone, in order, instead of
+    // a table row per entry at a random place. History (newest first) scans it backwards.
+    sql: `
+      DROP INDEX ledger_by_account;
+      CREATE INDEX ledger_by_account ON ledger_entries (account_id, entry_id, amount_kobo, balance_after_kobo);
+    `,
+  },
 ];
 
 /** The schema version this code writes. */

@@ -13,7 +13,8 @@ import { decodeLedgerCursor, toPage } from '../paging.js';
 import type { CreditInput, Moved, WalletStore } from '../port.js';
 import { purchaseMemo, refundMemo, reversalMemo } from '../rules.js';
 import type { AccountStatements } from './accounts.js';
-import { createLedgerAudit } from './audit.js';
+import { runLedgerAudit } from './audit.js';
+import { auditOffThread } from './audit-runner.js';
 import type { GroupCommit } from './group-commit.js';
 import { type LedgerRow, type TransactionRow, ledgerCursor, ledgerFromRow, toFlag, toMs, transactionFromRow } from './rows.js';
 import type { TransactionStatements } from './transactions.js';
@@ -164,7 +165,6 @@ export function createWalletStore(
 ): WalletStore {
   const sql: WalletStatements = { ...statements, ledger: prepareLedgerStatements(db) };
   const money = moneyOperations(sql);
-  const audit = createLedgerAudit(db);
   return {
     async credit(input) {
       requireAmount('amountKobo', input.amountKobo, 1);
@@ -211,8 +211,12 @@ export function createWalletStore(
       const rows = sql.ledger.list.all({ account_id: accountId, before, limit: limit + 1 });
       return toPage(rows, limit, ledgerFromRow, ledgerCursor);
     },
-    async audit() {
-      return audit();
+    async audit(options = {}) {
+      // A file is checked on a thread of its own, beside the purchases; an in-memory database
+      // (tests only: no other connection can see it) is checked here.
+      if (!db.memory) return auditOffThread(db.name, options);
+      options.signal?.throwIfAborted();
+      return runLedgerAudit(db, { ...(options.onProgress ? { onProgress: options.onProgress } : {}) });
     },
   };
 }

@@ -10,15 +10,14 @@
  * Environment: BENCH_DURATION_MS (per measurement, default 10000), BENCH_CONNECTIONS
  * (default 50), BENCH_OUTPUT (default bench/results.json), BENCH_ONLY (comma-separated
  * parts of measurement names, e.g. "airtime,balance": only those run, with the ceilings
- * their ratios need).
+ * their ratios need), BENCH_SCALE (opt-in, comma-separated sizes such as "100k,1m": the
+ * scale benchmark of bench/scale.ts, after the rest; "BENCH_ONLY=none BENCH_SCALE=1m" runs it
+ * alone).
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
-import autocannon from 'autocannon';
 import { createClient } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
 import { AdminService } from '../gen/prepaid/v1/admin_pb.js';
@@ -27,13 +26,11 @@ import { PurchaseService } from '../gen/prepaid/v1/purchase_pb.js';
 import { readTokenFile, ADMIN_TOKEN_FILE, SERVICE_TOKEN_FILE } from '../runtime/tokens.js';
 import { bearer } from '../test/helpers/core.js';
 import { grpcJsCaller } from './grpc-js-client.js';
-import { summarize, type Figures } from './stats.js';
+import { built, children, CONNECTIONS, DURATION_MS, grpcLoad, http, startChild, startService, stop, type HttpLoad } from './harness.js';
+import { parseScaleSizes, scale, type ScaleFigures } from './scale.js';
+import type { Figures } from './stats.js';
 
-const DURATION_MS = Number(process.env['BENCH_DURATION_MS'] ?? 10_000);
-const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 50);
 const OUTPUT = process.env['BENCH_OUTPUT'] ?? 'bench/results.json';
-/** A short warm-up before each measurement lets the JIT and connections settle. */
-const WARMUP_MS = Math.min(2_000, DURATION_MS / 4);
 const ONLY = (process.env['BENCH_ONLY'] ?? '').split(',').map((part) => part.trim()).filter(Boolean);
 
 const HOP_CEILING = 'baseline: one hop, grpc-js client';
@@ -55,126 +52,6 @@ function selected(name: string): boolean {
   if (ONLY.length === 0) return true;
   const asked = (n: string) => ONLY.some((part) => n.includes(part));
   return asked(name) || Object.entries(CEILINGS).some(([n, ceiling]) => ceiling === name && asked(n));
-}
-
-const children: ChildProcess[] = [];
-process.on('exit', () => children.forEach((c) => c.kill('SIGKILL')));
-
-/**
- * The command line that runs `script` (a .ts path) built, as `npm start` runs the service:
- * ceilings and scenarios alike run from dist/ (bin/build.js, done at the start of the run).
- */
-function built(script: string, args: string[] = []): string[] {
-  return ['--enable-source-maps', path.join('dist', script.replace(/\.ts$/, '.js')), ...args];
-}
-
-/** Starts `script` built and waits for its {"port":N} line. */
-async function startChild(script: string, args: string[] = [], env: Record<string, string> = {}): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, built(script, args), {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let stderr = '';
-  child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
-  const lines = createInterface({ input: child.stdout! });
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${script} did not start: ${stderr}`)), 30_000);
-    lines.on('line', (line) => {
-      const match = /^\{"port":(\d+)\}$/.exec(line);
-      if (match) {
-        clearTimeout(timer);
-        resolve(Number(match[1]));
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`${script} exited (${code}): ${stderr}`)));
-  });
-  lines.on('line', () => {});
-  return { child, port };
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  await new Promise((resolve) => {
-    child.once('exit', resolve);
-    child.kill('SIGTERM');
-  });
-}
-
-/** Polls GET /healthz until the gateway says the core answers. */
-async function waitForHealth(port: number): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    try {
-      if ((await fetch(`http://127.0.0.1:${port}/healthz`)).ok) return;
-    } catch {
-      // Not listening yet.
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error('the service did not become healthy within 30 s');
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-interface HttpLoad {
-  method?: 'GET' | 'POST';
-  path: string;
-  headers?: Record<string, string>;
-  body?: string;
-}
-
-/** autocannon for DURATION_MS over CONNECTIONS keep-alive connections, after a warm-up. */
-async function http(port: number, requests: HttpLoad[]): Promise<Figures> {
-  const options = (durationMs: number): autocannon.Options => ({
-    url: `http://127.0.0.1:${port}`,
-    connections: CONNECTIONS,
-    duration: durationMs / 1000,
-    requests: requests.map((r) => ({ method: r.method ?? 'GET', path: r.path, headers: r.headers ?? {}, ...(r.body ? { body: r.body } : {}) })),
-  });
-  await autocannon(options(WARMUP_MS));
-  const result = await autocannon(options(DURATION_MS));
-  const errors = result.errors + result.timeouts + result.non2xx;
-  return {
-    requestsPerSecond: Math.round(result.requests.total / (DURATION_MS / 1000)),
-    p50Ms: result.latency.p50,
-    p99Ms: result.latency.p99,
-    errors,
-    requests: result.requests.total,
-  };
-}
-
-/** A bounded gRPC load: CONNECTIONS calls in flight for DURATION_MS, after a warm-up. */
-async function grpcLoad(call: () => Promise<unknown>): Promise<Figures> {
-  const run = async (durationMs: number) => {
-    const latencies: number[] = [];
-    let errors = 0;
-    const deadline = performance.now() + durationMs;
-    const worker = async () => {
-      while (performance.now() < deadline) {
-        const started = performance.now();
-        try {
-          await call();
-          latencies.push(performance.now() - started);
-        } catch {
-          errors += 1;
-        }
-      }
-    };
-    const started = performance.now();
-    await Promise.all(Array.from({ length: CONNECTIONS }, worker));
-    return summarize(latencies, performance.now() - started, errors);
-  };
-  await run(WARMUP_MS);
-  return run(DURATION_MS);
 }
 
 const results: Record<string, Figures & { ceiling?: string; ratio?: number }> = {};
@@ -232,22 +109,7 @@ async function scenarios(): Promise<void> {
   if (!Object.keys(CEILINGS).some((name) => name.startsWith('scenario: ') && selected(name))) return;
   console.error('the service, as npm start runs it');
   const dataDir = mkdtempSync(path.join(tmpdir(), 'prepaid-bench-'));
-  const [port, corePort] = [await freePort(), await freePort()];
-  const service = spawn(process.execPath, built('bin/start.ts'), {
-    env: {
-      ...process.env,
-      DATA_DIR: dataDir,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      CORE_PORT: String(corePort),
-      // Bench-only: the per-key limit is still counted on every request, but 60 a minute
-      // would make the limit, not the service, what is measured.
-      RATE_LIMIT_PER_MINUTE: '1000000',
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  children.push(service);
-  await waitForHealth(port);
+  const { service, port, corePort } = await startService(dataDir);
   try {
     const coreUrl = `http://127.0.0.1:${corePort}`;
     const admin = createClient(AdminService, createGrpcTransport({ baseUrl: coreUrl, interceptors: [bearer(readTokenFile(dataDir, ADMIN_TOKEN_FILE)!)] }));
@@ -298,10 +160,12 @@ function table(): string {
   return [line(header), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.map(line)].join('\n');
 }
 
+const SCALE_SIZES = parseScaleSizes(process.env['BENCH_SCALE'] ?? '');
 execFileSync(process.execPath, ['bin/build.js'], { stdio: 'inherit' });
 await baselines();
 await scenarios();
-if (Object.keys(results).length === 0) {
+const scaleResults: ScaleFigures[] = SCALE_SIZES.length > 0 ? await scale(SCALE_SIZES) : [];
+if (Object.keys(results).length === 0 && scaleResults.length === 0) {
   console.error(`FAILED: BENCH_ONLY=${process.env['BENCH_ONLY']} names no measurement`);
   process.exit(1);
 }
@@ -309,10 +173,16 @@ const output = table();
 console.log(`\n${output}\n`);
 writeFileSync(
   OUTPUT,
-  JSON.stringify({ at: new Date().toISOString(), node: process.version, durationMs: DURATION_MS, connections: CONNECTIONS, results }, null, 2) + '\n',
+  JSON.stringify(
+    { at: new Date().toISOString(), node: process.version, durationMs: DURATION_MS, connections: CONNECTIONS, results, scale: scaleResults },
+    null,
+    2,
+  ) + '\n',
 );
 console.log(`Figures written to ${OUTPUT}.`);
-const failed = Object.entries(results).filter(([, f]) => f.errors > 0);
+const failed = [...Object.entries(results), ...scaleResults.flatMap((s) => Object.entries(s.figures).map(([n, f]) => [`${s.size}: ${n}`, f] as const))].filter(
+  ([, f]) => f.errors > 0,
+);
 if (failed.length > 0) {
   console.error(`FAILED: errors during ${failed.map(([n]) => n).join(', ')}`);
   process.exit(1);

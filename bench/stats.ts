@@ -6,6 +6,8 @@ export interface Figures {
   /** Failed calls and non-2xx answers. */
   errors: number;
   requests: number;
+  /** The slowest answer, where the load generator reports it. */
+  maxMs?: number;
 }
 
 export function percentile(sorted: readonly number[], p: number): number {

@@ -1,0 +1,160 @@
+/**
+ * What the benchmark's parts share: the load generators, the built servers they measure,
+ * and starting the service as `npm start` runs it.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import autocannon from 'autocannon';
+import { summarize, type Figures } from './stats.js';
+
+export const DURATION_MS = Number(process.env['BENCH_DURATION_MS'] ?? 10_000);
+export const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 50);
+/** A short warm-up before each measurement lets the JIT and connections settle. */
+const WARMUP_MS = Math.min(2_000, DURATION_MS / 4);
+
+export const children: ChildProcess[] = [];
+process.on('exit', () => children.forEach((c) => c.kill('SIGKILL')));
+
+/**
+ * The command line that runs `script` (a .ts path) built, as `npm start` runs the service:
+ * ceilings and scenarios alike run from dist/ (bin/build.js, done at the start of the run).
+ */
+export function built(script: string, args: string[] = []): string[] {
+  return ['--enable-source-maps', path.join('dist', script.replace(/\.ts$/, '.js')), ...args];
+}
+
+/** Starts `script` built and waits for its {"port":N} line. */
+export async function startChild(script: string, args: string[] = [], env: Record<string, string> = {}): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawn(process.execPath, built(script, args), {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let stderr = '';
+  child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+  const lines = createInterface({ input: child.stdout! });
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${script} did not start: ${stderr}`)), 30_000);
+    lines.on('line', (line) => {
+      const match = /^\{"port":(\d+)\}$/.exec(line);
+      if (match) {
+        clearTimeout(timer);
+        resolve(Number(match[1]));
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`${script} exited (${code}): ${stderr}`)));
+  });
+  lines.on('line', () => {});
+  return { child, port };
+}
+
+export async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  await new Promise((resolve) => {
+    child.once('exit', resolve);
+    child.kill('SIGTERM');
+  });
+}
+
+/** Polls GET /healthz until the gateway says the core answers. */
+export async function waitForHealth(port: number): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/healthz`)).ok) return;
+    } catch {
+      // Not listening yet.
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error('the service did not become healthy within 30 s');
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface HttpLoad {
+  method?: 'GET' | 'POST';
+  path: string;
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+/** autocannon for DURATION_MS over CONNECTIONS keep-alive connections, after a warm-up. */
+export async function http(port: number, requests: HttpLoad[]): Promise<Figures> {
+  const options = (durationMs: number): autocannon.Options => ({
+    url: `http://127.0.0.1:${port}`,
+    connections: CONNECTIONS,
+    duration: durationMs / 1000,
+    requests: requests.map((r) => ({ method: r.method ?? 'GET', path: r.path, headers: r.headers ?? {}, ...(r.body ? { body: r.body } : {}) })),
+  });
+  await autocannon(options(WARMUP_MS));
+  const result = await autocannon(options(DURATION_MS));
+  const errors = result.errors + result.timeouts + result.non2xx;
+  return {
+    requestsPerSecond: Math.round(result.requests.total / (DURATION_MS / 1000)),
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    maxMs: result.latency.max,
+    errors,
+    requests: result.requests.total,
+  };
+}
+
+/** A bounded gRPC load: CONNECTIONS calls in flight for DURATION_MS, after a warm-up. */
+export async function grpcLoad(call: () => Promise<unknown>): Promise<Figures> {
+  const run = async (durationMs: number) => {
+    const latencies: number[] = [];
+    let errors = 0;
+    const deadline = performance.now() + durationMs;
+    const worker = async () => {
+      while (performance.now() < deadline) {
+        const started = performance.now();
+        try {
+          await call();
+          latencies.push(performance.now() - started);
+        } catch {
+          errors += 1;
+        }
+      }
+    };
+    const started = performance.now();
+    await Promise.all(Array.from({ length: CONNECTIONS }, worker));
+    return summarize(latencies, performance.now() - started, errors);
+  };
+  await run(WARMUP_MS);
+  return run(DURATION_MS);
+}
+
+
+/**
+ * The service as `npm start` runs it (built, core on its thread), on `dataDir`, with the
+ * per-key limit out of the way: it is still counted on every request, but 60 a minute would
+ * make the limit, not the service, what is measured.
+ */
+export async function startService(dataDir: string): Promise<{ service: ChildProcess; port: number; corePort: number }> {
+  const [port, corePort] = [await freePort(), await freePort()];
+  const service = spawn(process.execPath, built('bin/start.ts'), {
+    env: {
+      ...process.env,
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      CORE_PORT: String(corePort),
+      RATE_LIMIT_PER_MINUTE: '1000000',
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  children.push(service);
+  await waitForHealth(port);
+  return { service, port, corePort };
+}

@@ -16,6 +16,7 @@ import { ConfigError, markdownTable } from '../runtime/env-schema.js';
 import { processFlags } from '../runtime/flags.js';
 import { runUntilSignal } from '../runtime/lifecycle.js';
 import { checkPortFree } from '../runtime/ports.js';
+import { isLoopbackHost } from '../runtime/url.js';
 import type { CoreWorkerCommand, CoreWorkerMessage } from '../core/worker.js';
 import { GATEWAY_SCHEMA, gatewayConfigHelp, loadGatewayConfig } from '../gateway/config.js';
 import { GATEWAY_ADDRESS, startGateway } from '../gateway/main.js';
@@ -65,11 +66,15 @@ async function startCoreThread(): Promise<CoreThread> {
 
 /**
  * The gateway's environment under npm start: the core's own address (CORE_PORT may be 0
- * for the core, a free port, which the gateway could not dial) and data directory.
+ * for the core, a free port, which the gateway could not dial) and data directory. When the
+ * core serves TLS (CORE_TLS_CERT), the gateway dials https://, and a core on this machine as
+ * `localhost`, the name a local certificate carries (CORE_TLS_CA names its CA).
  */
 function gatewayEnv(coreHost: string, corePort: number, dataDir: string): NodeJS.ProcessEnv {
-  const dialled = coreHost === '0.0.0.0' || coreHost === '::' ? '127.0.0.1' : coreHost;
-  const coreUrl = `http://${dialled.includes(':') ? `[${dialled}]` : dialled}:${corePort}`;
+  const tls = (process.env['CORE_TLS_CERT'] ?? '').trim() !== '';
+  let dialled = coreHost === '0.0.0.0' || coreHost === '::' ? '127.0.0.1' : coreHost;
+  if (tls && isLoopbackHost(dialled)) dialled = 'localhost';
+  const coreUrl = `${tls ? 'https' : 'http'}://${dialled.includes(':') ? `[${dialled}]` : dialled}:${corePort}`;
   return { ...process.env, CORE_URL: coreUrl, CORE_PORT: String(corePort), DATA_DIR: dataDir };
 }
 

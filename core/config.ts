@@ -44,6 +44,8 @@ export interface CoreConfig {
   port: number;
   /** Port of the Prometheus listener on `host`; 0 picks a free one; null turns it off. */
   metricsPort: number | null;
+  /** The certificate and key (PEM files) the gRPC server serves TLS with; null means plaintext. */
+  tls: { certFile: string; keyFile: string } | null;
   adminToken: string | null;
   serviceToken: string | null;
   providerTimeoutMs: number;
@@ -113,6 +115,12 @@ export const CORE_SCHEMA = {
     'Port of the core\'s Prometheus listener (`GET /metrics`) on `CORE_HOST`; `0` picks a free one, `off` turns it off.',
     (raw): number | null => (raw?.toLowerCase() === 'off' ? null : parseInteger('CORE_METRICS_PORT', raw, DEFAULT_CORE_METRICS_PORT, 0, 65535)),
   ),
+  tlsCert: optional(
+    'CORE_TLS_CERT',
+    'none (plaintext gRPC)',
+    "PEM file of the core's TLS certificate (chain); with `CORE_TLS_KEY` the core serves TLS only, and clients dial `https://`.",
+  ),
+  tlsKey: optional('CORE_TLS_KEY', 'required with `CORE_TLS_CERT`', "PEM file of the private key of `CORE_TLS_CERT` (keep it 0600)."),
   adminToken: secret('ADMIN_TOKEN', 'generated in `DATA_DIR/admin.token`', 'Bearer token of the admin service (16+ characters).'),
   serviceToken: secret('SERVICE_TOKEN', 'generated in `DATA_DIR/service.token`', 'Bearer token of the purchase and auth services (16+ characters); the gateway presents it too.'),
   providerTimeoutMs: integer('PROVIDER_TIMEOUT_MS', { fallback: 15_000, min: 100, max: 120_000, help: 'How long a provider call may take before its outcome counts as unknown (pending).' }),
@@ -226,6 +234,14 @@ export function readMongoConfig(env: Env): MongoConfig | null {
   return { uri, dbName: CORE_SCHEMA.mongoDb.read(env) };
 }
 
+/** CORE_TLS_CERT and CORE_TLS_KEY come together: half a TLS setting is a mistake, not plaintext. */
+function tlsFiles(certFile: string | undefined, keyFile: string | undefined): CoreConfig['tls'] {
+  if (certFile === undefined && keyFile === undefined) return null;
+  if (certFile === undefined) throw new ConfigError('CORE_TLS_CERT', 'is required when CORE_TLS_KEY is set.');
+  if (keyFile === undefined) throw new ConfigError('CORE_TLS_KEY', 'is required when CORE_TLS_CERT is set.');
+  return { certFile, keyFile };
+}
+
 /** Reads and checks the whole core configuration; the first unusable variable throws ConfigError. */
 export function readCoreConfig(env: Env = process.env): CoreConfig {
   // Every variable of the table is read and checked, used or not, so a typo'd value
@@ -236,6 +252,7 @@ export function readCoreConfig(env: Env = process.env): CoreConfig {
     host: v.host,
     port: v.port,
     metricsPort: v.metricsPort,
+    tls: tlsFiles(v.tlsCert, v.tlsKey),
     adminToken: v.adminToken,
     serviceToken: v.serviceToken,
     providerTimeoutMs: v.providerTimeoutMs,

@@ -10,6 +10,7 @@ import { coreConfigHelp, readCoreConfig } from './config.js';
 import { processFlags } from '../runtime/flags.js';
 import { runUntilSignal, type Stoppable } from '../runtime/lifecycle.js';
 import { bindError, checkPortFree } from '../runtime/ports.js';
+import { readPem } from '../runtime/tls.js';
 import { createProcessLog, eventLogger } from '../runtime/log.js';
 import { createCoreMetrics, serveMetrics, type MetricsServer } from './metrics.js';
 import { createProviders, describeRouting } from './providers/index.js';
@@ -38,7 +39,9 @@ export async function startCore(env: Record<string, string | undefined> = proces
       message: `SHUTDOWN_TIMEOUT_MS (${config.shutdownTimeoutMs}) is not above PROVIDER_TIMEOUT_MS (${config.providerTimeoutMs}): a purchase waiting on its provider at shutdown may be cut off and left to the recovery worker of the next start.`,
     });
   }
-  // A port that is taken stops the start before the data directory or the store is touched.
+  // TLS files that cannot be read, and a port that is taken, stop the start before the data
+  // directory or the store is touched.
+  const tls = config.tls === null ? undefined : { cert: readPem('CORE_TLS_CERT', config.tls.certFile), key: readPem('CORE_TLS_KEY', config.tls.keyFile) };
   await checkPortFree(CORE_ADDRESS, config.host, config.port);
   const dataDirLock = privateDataDir(config);
   let store: Awaited<ReturnType<typeof openStore>>;
@@ -69,7 +72,7 @@ export async function startCore(env: Record<string, string | undefined> = proces
   let port: number;
   try {
     if (await core.seed()) log('catalog.seeded', { data_dir: config.dataDir });
-    port = await core.rpc.listen(config.host, config.port);
+    port = await core.rpc.listen(config.host, config.port, tls);
   } catch (error) {
     core.forceShutdown();
     await store.close();
@@ -93,6 +96,7 @@ export async function startCore(env: Record<string, string | undefined> = proces
     metrics: metricsServer?.address ?? null,
     data_dir: config.dataDir,
     store: config.mongo === null ? 'sqlite' : 'mongo',
+    tls: tls !== undefined,
     providers: describeRouting(config.providers.routing),
     log_level: config.logLevel,
   });

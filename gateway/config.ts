@@ -14,6 +14,7 @@ import {
   logLevelVariable,
   mongoDbVariable,
   mongoUriVariable,
+  oneOf,
   readSchema,
   shutdownDrainVariable,
   shutdownTimeoutVariable,
@@ -23,6 +24,7 @@ import {
 } from '../runtime/env-schema.js';
 import type { LogLevel } from '../runtime/log.js';
 import { SERVICE_TOKEN_FILE, TokenFileError, readTokenFile } from '../runtime/tokens.js';
+import { ALLOW_PLAINTEXT_VARIABLE, plaintextProblem } from '../runtime/tls.js';
 import { baseUrlText, checkUrl } from '../runtime/url.js';
 
 /** Everything the gateway process needs to know at start. */
@@ -33,8 +35,12 @@ export interface GatewayConfig {
   host: string;
   /** Paths the API answers at, for example ["/api/v1", "/api"]; no trailing slash. */
   basePaths: readonly string[];
-  /** Where the core's gRPC server listens, for example http://127.0.0.1:50051. */
+  /** Where the core's gRPC server listens, for example http://127.0.0.1:50051; https:// means TLS. */
   coreUrl: string;
+  /** PEM file of the CAs an https:// core's certificate must chain to; absent means the system's roots. */
+  coreTlsCa?: string;
+  /** CORE_ALLOW_PLAINTEXT=yes: http:// to a core on another machine is accepted. Absent means refused. */
+  coreAllowPlaintext?: true;
   /** The token the gateway presents to the core; undefined means read `${dataDir}/service.token`. */
   serviceToken: string | undefined;
   /** The core's data directory, where it writes service.token on first start. */
@@ -112,6 +118,17 @@ export const GATEWAY_SCHEMA = {
   coreUrl: variable('CORE_URL', 'http://127.0.0.1:${CORE_PORT}', "The core's gRPC address, for a gateway running apart from the core.", (raw, env) =>
     parseUrl('CORE_URL', raw ?? `http://127.0.0.1:${CORE_PORT.read(env)}`),
   ),
+  coreTlsCa: variable(
+    'CORE_TLS_CA',
+    "the system's roots",
+    "PEM file of the CA certificates that signed the core's certificate, for an `https://` `CORE_URL` (which always means TLS, verified).",
+    (raw) => raw,
+  ),
+  coreAllowPlaintext: oneOf(ALLOW_PLAINTEXT_VARIABLE, {
+    words: ['no', 'yes'],
+    fallback: 'no',
+    help: '`yes` lets an `http://` `CORE_URL` name another machine, so the service token travels unencrypted; only for a private, trusted network.',
+  }),
   serviceToken: variable('SERVICE_TOKEN', 'read from `DATA_DIR/service.token`', 'The token the gateway presents to the core; the core writes the file on its first start.', (raw) => raw),
   dataDir: text('DATA_DIR', { fallback: './data', help: "The core's data directory (only read for `service.token`)." }),
   trustedProxies: variable('TRUSTED_PROXIES', 'none', 'Comma-separated IPs or CIDRs of reverse proxies whose `X-Forwarded-For` is believed.', (raw) => parseAddressList('TRUSTED_PROXIES', raw ?? '')),
@@ -153,7 +170,9 @@ export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
     port: v.port,
     host: v.host,
     basePaths: v.basePaths,
-    coreUrl: v.coreUrl,
+    coreUrl: checkedCoreUrl(v.coreUrl, v.coreTlsCa, v.coreAllowPlaintext === 'yes'),
+    ...(v.coreTlsCa === undefined ? {} : { coreTlsCa: v.coreTlsCa }),
+    ...(v.coreAllowPlaintext === 'yes' ? { coreAllowPlaintext: true as const } : {}),
     serviceToken: v.serviceToken,
     dataDir: v.dataDir,
     trustedProxies: v.trustedProxies,
@@ -169,6 +188,18 @@ export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
     shutdownDrainMs: checkedDrain(v.shutdownDrainMs, v.shutdownTimeoutMs),
     metricsAllow: v.metricsAllow,
   };
+}
+
+/**
+ * CORE_URL against the TLS settings: a CA only means something for https://, and http:// to
+ * another machine needs the operator's explicit opt-in (the token would travel readable).
+ */
+function checkedCoreUrl(coreUrl: string, tlsCa: string | undefined, allowPlaintext: boolean): string {
+  const url = new URL(coreUrl);
+  if (tlsCa !== undefined && url.protocol !== 'https:') throw new ConfigError('CORE_TLS_CA', 'is set, but CORE_URL is not https://; TLS to the core needs an https:// CORE_URL.');
+  const problem = plaintextProblem(url, allowPlaintext);
+  if (problem !== undefined) throw new ConfigError('CORE_URL', problem);
+  return coreUrl;
 }
 
 /**

@@ -24,9 +24,28 @@ export interface CoreClients {
  */
 const CALL_TIMEOUT_MS = 60_000;
 
+/** How the gateway reaches the core. */
+export interface CoreClientOptions {
+  coreUrl: string;
+  serviceToken: string;
+  /** The CA certificates (PEM) of an https:// core; the system's roots when absent. */
+  ca?: Buffer;
+  /** The operator accepted http:// to another machine (CORE_ALLOW_PLAINTEXT=yes). */
+  allowPlaintext?: boolean;
+  /** What counts as this machine (tests stand a remote address in for it). */
+  isLoopback?: (hostname: string) => boolean;
+}
+
 /** Builds the clients for a core at `coreUrl`, authenticated with `serviceToken`. */
-export function createCoreClients(options: { coreUrl: string; serviceToken: string }): CoreClients {
-  const transport = createCoreTransport({ coreUrl: options.coreUrl, token: options.serviceToken, defaultTimeoutMs: CALL_TIMEOUT_MS });
+export function createCoreClients(options: CoreClientOptions): CoreClients {
+  const transport = createCoreTransport({
+    coreUrl: options.coreUrl,
+    token: options.serviceToken,
+    defaultTimeoutMs: CALL_TIMEOUT_MS,
+    ...(options.ca === undefined ? {} : { ca: options.ca }),
+    ...(options.allowPlaintext === undefined ? {} : { allowPlaintext: options.allowPlaintext }),
+    ...(options.isLoopback === undefined ? {} : { isLoopback: options.isLoopback }),
+  });
   return {
     purchase: createClient(PurchaseService, transport),
     auth: createClient(AuthService, transport),

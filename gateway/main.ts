@@ -9,6 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { processFlags } from '../runtime/flags.js';
 import { runUntilSignal, type Stoppable } from '../runtime/lifecycle.js';
 import { bindError, checkPortFree } from '../runtime/ports.js';
+import { readPem } from '../runtime/tls.js';
 import { gatewayConfigHelp, loadGatewayConfig, resolveServiceToken, type GatewayConfig } from './config.js';
 import { createCoreClients } from './core-client.js';
 import { createGatewayLogger, type GatewayLogger } from './log.js';
@@ -39,7 +40,12 @@ export async function startGateway(env: NodeJS.ProcessEnv = process.env, log?: G
   // A port that is taken stops the start before the core or MongoDB is dialled.
   await checkPortFree(GATEWAY_ADDRESS, config.host, config.port);
   const gatewayLog = withFlush(log ?? createGatewayLogger(config.logLevel));
-  const core = createCoreClients({ coreUrl: config.coreUrl, serviceToken: resolveServiceToken(config) });
+  const core = createCoreClients({
+    coreUrl: config.coreUrl,
+    serviceToken: resolveServiceToken(config),
+    ...(config.coreTlsCa === undefined ? {} : { ca: readPem('CORE_TLS_CA', config.coreTlsCa) }),
+    allowPlaintext: config.coreAllowPlaintext === true,
+  });
   // With MONGODB_URI the rate limits are counted for the whole fleet of gateways in MongoDB;
   // without it, in this process's memory (server.ts's default).
   const shared = config.mongo === undefined ? undefined : openSharedLimiters(config.mongo, gatewayPolicies(config), gatewayLog);

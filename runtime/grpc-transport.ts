@@ -14,6 +14,7 @@
  */
 import http2 from 'node:http2';
 import net from 'node:net';
+import tls from 'node:tls';
 import { create, fromBinary, toBinary, type DescMessage, type DescMethodUnary, type MessageInitShape, type MessageShape } from '@bufbuild/protobuf';
 import {
   Code,
@@ -29,8 +30,13 @@ import { findTrailerError } from '@connectrpc/connect/protocol-grpc';
 import { createGrpcTransport } from '@connectrpc/connect-node';
 
 export interface UnaryGrpcTransportOptions {
-  /** The server, for example http://127.0.0.1:50051 (plaintext HTTP/2, prior knowledge). */
+  /**
+   * The server: http://127.0.0.1:50051 is plaintext HTTP/2 (prior knowledge); an https://
+   * URL always means TLS, with the server's certificate verified.
+   */
   baseUrl: string;
+  /** The CA certificates (PEM) an https:// server's certificate must chain to; the system's roots when absent. */
+  ca?: Buffer | string;
   interceptors?: Interceptor[];
   /** Deadline of a call that names none; sent as grpc-timeout and enforced here. */
   defaultTimeoutMs?: number;
@@ -57,8 +63,12 @@ export function createUnaryGrpcTransport(options: UnaryGrpcTransportOptions): Un
   const base = new URL(options.baseUrl);
   const authority = `${base.protocol}//${base.host}`;
   const readMaxBytes = options.readMaxBytes ?? DEFAULT_READ_MAX_BYTES;
-  const streaming = createGrpcTransport({ baseUrl: options.baseUrl, interceptors: options.interceptors ?? [] });
-  const sessions = createSessionHolder(authority, base);
+  const streaming = createGrpcTransport({
+    baseUrl: options.baseUrl,
+    interceptors: options.interceptors ?? [],
+    ...(options.ca === undefined ? {} : { nodeOptions: { ca: options.ca } }),
+  });
+  const sessions = createSessionHolder(authority, base, options.ca);
   const send: UnaryFn = (req) => sendUnary(req, { session: sessions.get, authority, readMaxBytes });
 
   // Interceptors wrap `send` the way Connect applies them: the first one outermost.
@@ -95,7 +105,7 @@ export function createUnaryGrpcTransport(options: UnaryGrpcTransportOptions): Un
 }
 
 /** The one HTTP/2 connection of a transport, dialled on first use and again after it is lost. */
-function createSessionHolder(authority: string, base: URL): { get(): http2.ClientHttp2Session; close(): void } {
+function createSessionHolder(authority: string, base: URL, ca: Buffer | string | undefined): { get(): http2.ClientHttp2Session; close(): void } {
   let session: http2.ClientHttp2Session | undefined;
   let closed = false;
   return {
@@ -104,9 +114,7 @@ function createSessionHolder(authority: string, base: URL): { get(): http2.Clien
       if (session && !session.closed && !session.destroyed) return session;
       // Nagle off: a unary call is a few small frames that must leave at once, not wait for
       // the previous call's ACK (grpc-js does the same on its sockets).
-      const opened = http2.connect(authority, {
-        createConnection: () => net.connect({ host: base.hostname.replace(/^\[|\]$/g, ''), port: Number(base.port || 80), noDelay: true }),
-      });
+      const opened = http2.connect(authority, { createConnection: () => dial(base, ca) });
       // A failed or closed connection is forgotten, so the next call dials again; the calls
       // on it fail with their own stream errors.
       const forget = () => {
@@ -126,6 +134,27 @@ function createSessionHolder(authority: string, base: URL): { get(): http2.Clien
       session = undefined;
     },
   };
+}
+
+/**
+ * The socket under a session: plain TCP for http://, TLS for https:// (never a fallback to
+ * plain text), verifying the certificate against `ca` or the system's roots and the name in
+ * the URL. Nagle off either way: a unary call is a few small frames that must leave at
+ * once, not wait for the previous call's ACK (grpc-js does the same on its sockets).
+ */
+function dial(base: URL, ca: Buffer | string | undefined): net.Socket {
+  const host = base.hostname.replace(/^\[|\]$/g, '');
+  if (base.protocol !== 'https:') return net.connect({ host, port: Number(base.port || 80), noDelay: true });
+  const socket = tls.connect({
+    host,
+    port: Number(base.port || 443),
+    // SNI carries names only; an IP address is checked against the certificate's IP entries.
+    ...(net.isIP(host) === 0 ? { servername: host } : {}),
+    ALPNProtocols: ['h2'],
+    ...(ca === undefined ? {} : { ca }),
+  });
+  socket.setNoDelay(true);
+  return socket;
 }
 
 /** Where one call goes and how much of a reply it accepts. */

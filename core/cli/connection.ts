@@ -4,12 +4,14 @@
  * writes on first start, and it is never printed: messages name where it came from instead.
  */
 import path from 'node:path';
-import { Code, ConnectError, createClient, type Interceptor } from '@connectrpc/connect';
-import { createGrpcTransport, Http2SessionManager } from '@connectrpc/connect-node';
+import { Code, ConnectError, createClient } from '@connectrpc/connect';
 import { BadRequestSchema, ErrorInfoSchema } from '../../gen/google/rpc/error_details_pb.js';
 import { AdminService } from '../../gen/prepaid/v1/admin_pb.js';
 import type { FieldViolation } from '../domain/errors.js';
 import { ADMIN_TOKEN_FILE, TokenFileError, readTokenFile } from '../../runtime/tokens.js';
+import { createCoreTransport } from '../../runtime/core-transport.js';
+import { ConfigError } from '../../runtime/env-schema.js';
+import { ALLOW_PLAINTEXT_VARIABLE, readPem } from '../../runtime/tls.js';
 import { baseUrlText, checkUrl } from '../../runtime/url.js';
 import { CliError, UsageError, type AdminClient } from './command.js';
 
@@ -99,22 +101,47 @@ export interface CoreConnection {
   close(): void;
 }
 
-/** Connects lazily (the first call dials); every call carries the bearer token and the deadline. */
-export function openCoreConnection(url: string, token: AdminToken): CoreConnection {
-  const authorization = `Bearer ${token.token}`;
-  const addToken: Interceptor = (next) => (req) => {
-    req.header.set('authorization', authorization);
-    return next(req);
-  };
-  // Our own session manager so that close() can end the connection; an idle HTTP/2
-  // session would otherwise keep the process alive after the command is done.
-  const sessionManager = new Http2SessionManager(url);
-  const transport = createGrpcTransport({ baseUrl: url, sessionManager, interceptors: [addToken], defaultTimeoutMs: CALL_TIMEOUT_MS });
+/** How the CLI reaches the core over TLS, as the gateway does: CORE_TLS_CA, CORE_ALLOW_PLAINTEXT. */
+export interface CoreTls {
+  ca?: Buffer;
+  allowPlaintext: boolean;
+}
+
+/** CORE_TLS_CA (read now) and CORE_ALLOW_PLAINTEXT from the environment; a CliError when unusable. */
+export function resolveCoreTls(env: Env): CoreTls {
+  const allowText = nonEmpty(env[ALLOW_PLAINTEXT_VARIABLE])?.toLowerCase() ?? 'no';
+  if (allowText !== 'yes' && allowText !== 'no') {
+    throw new CliError('CONFIG_ERROR', `${ALLOW_PLAINTEXT_VARIABLE} must be yes or no; got ${JSON.stringify(allowText)}.`);
+  }
+  const caFile = nonEmpty(env['CORE_TLS_CA']);
+  try {
+    return { allowPlaintext: allowText === 'yes', ...(caFile === undefined ? {} : { ca: readPem('CORE_TLS_CA', caFile) }) };
+  } catch (error) {
+    if (error instanceof ConfigError) throw new CliError('CONFIG_ERROR', error.message);
+    throw error;
+  }
+}
+
+/**
+ * Connects lazily (the first call dials) through the same transport as the gateway; every
+ * call carries the bearer token and the deadline. An https:// URL means TLS; http:// to
+ * another machine is refused unless CORE_ALLOW_PLAINTEXT=yes, since the admin token would
+ * travel readable.
+ */
+export function openCoreConnection(url: string, token: AdminToken, tls: CoreTls = { allowPlaintext: false }): CoreConnection {
+  let transport;
+  try {
+    transport = createCoreTransport({ coreUrl: url, token: token.token, defaultTimeoutMs: CALL_TIMEOUT_MS, allowPlaintext: tls.allowPlaintext, ...(tls.ca === undefined ? {} : { ca: tls.ca }) });
+  } catch (error) {
+    if (error instanceof ConfigError) throw new CliError('CONFIG_ERROR', error.message);
+    throw error;
+  }
   return {
     url,
     tokenSource: token.source,
     admin: createClient(AdminService, transport),
-    close: () => sessionManager.abort(),
+    // Ends the HTTP/2 session; an idle one would otherwise keep the process alive after the command.
+    close: () => transport.close(),
   };
 }
 

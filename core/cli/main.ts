@@ -9,7 +9,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { accountsGroup } from './accounts.js';
 import { CliError, UsageError, usageLine, type AdminClient, type CommandGroup, type CommandSpec } from './command.js';
-import { describeCallError, openCoreConnection, resolveAdminToken, resolveCoreUrl, type CoreConnection } from './connection.js';
+import { describeCallError, openCoreConnection, resolveAdminToken, resolveCoreTls, resolveCoreUrl, type CoreConnection } from './connection.js';
 import { columns } from './format.js';
 import { keysGroup } from './keys.js';
 import { plansGroup } from './plans.js';
@@ -49,7 +49,9 @@ const GLOBAL_HELP: ReadonlyArray<readonly [string, string]> = [
 ];
 
 const ENVIRONMENT_HELP: ReadonlyArray<readonly [string, string]> = [
-  ['CORE_URL', 'The core, for example http://127.0.0.1:50051.'],
+  ['CORE_URL', 'The core, for example http://127.0.0.1:50051; https:// means TLS.'],
+  ['CORE_TLS_CA', "PEM file of the CA that signed the core's certificate (https://); default the system's roots."],
+  ['CORE_ALLOW_PLAINTEXT', 'yes lets http:// name another machine (the admin token then travels unencrypted); default no.'],
   ['CORE_HOST, CORE_PORT', 'Used when CORE_URL is unset; default 127.0.0.1 and 50051.'],
   ['ADMIN_TOKEN', "The core's admin token; when unset it is read from DATA_DIR/admin.token."],
   ['DATA_DIR', "The core's data directory, where it writes admin.token on first start; default ./data."],
@@ -285,7 +287,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     const core = (): AdminClient => {
       if (!connection) {
         const url = resolveCoreUrl(io.env, typeof coreFlag === 'string' ? coreFlag : undefined);
-        connection = openCoreConnection(url, resolveAdminToken(io.env));
+        connection = openCoreConnection(url, resolveAdminToken(io.env), resolveCoreTls(io.env));
       }
       return connection.admin;
     };

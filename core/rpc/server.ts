@@ -44,8 +44,11 @@ export interface CoreServerDeps {
 export interface CoreServer {
   server: Server;
   health: HealthImplementation;
-  /** Binds and starts serving; resolves to the bound port (pass 0 for any free port). */
-  listen(host: string, port: number): Promise<number>;
+  /**
+   * Binds and starts serving; resolves to the bound port (pass 0 for any free port). With
+   * `tls` (PEM certificate chain and key) the port speaks TLS only.
+   */
+  listen(host: string, port: number, tls?: { cert: Buffer; key: Buffer }): Promise<number>;
 }
 
 export const SERVICE_NAMES = [PurchaseService.typeName, AuthService.typeName, AdminService.typeName] as const;
@@ -75,9 +78,11 @@ export function createCoreServer(deps: CoreServerDeps): CoreServer {
   return {
     server,
     health,
-    listen(host, port) {
+    listen(host, port, tls) {
       return new Promise((resolve, reject) => {
-        server.bindAsync(`${host.includes(':') ? `[${host}]` : host}:${port}`, ServerCredentials.createInsecure(), (error, bound) => {
+        // No client certificates are asked for: callers authenticate with their bearer token.
+        const credentials = tls === undefined ? ServerCredentials.createInsecure() : ServerCredentials.createSsl(null, [{ cert_chain: tls.cert, private_key: tls.key }], false);
+        server.bindAsync(`${host.includes(':') ? `[${host}]` : host}:${port}`, credentials, (error, bound) => {
           if (error) return reject(error);
           for (const name of ['', ...SERVICE_NAMES]) health.setStatus(name, 'SERVING');
           resolve(bound);

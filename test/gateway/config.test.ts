@@ -50,7 +50,9 @@ test('values are read from the environment', () => {
   assert.equal(config.trustedProxies, ['10.0.0.0/8', '192.0.2.1', '2001:db8::/32']);
   assert.is(config.rateLimitPerMinute, 120);
   assert.is(config.authCacheTtlMs, 0);
-  assert.is(loadGatewayConfig({ CORE_URL: 'http://core.internal:50051/' }).coreUrl, 'http://core.internal:50051');
+  // Plain http:// to another machine needs the operator's opt-in (issue 18, point 1).
+  assert.is(loadGatewayConfig({ CORE_URL: 'http://core.internal:50051/', CORE_ALLOW_PLAINTEXT: 'yes' }).coreUrl, 'http://core.internal:50051');
+  assert.is(loadGatewayConfig({ CORE_URL: 'https://core.internal:50051/' }).coreUrl, 'https://core.internal:50051');
 });
 
 const INVALID: [string, string][] = [
@@ -59,6 +61,9 @@ const INVALID: [string, string][] = [
   ['CORE_PORT', '0'],
   ['CORE_URL', 'core:50051'],
   ['CORE_URL', 'ftp://core'],
+  ['CORE_URL', 'http://10.0.0.5:50051'],
+  ['CORE_TLS_CA', '/etc/prepaid/core-ca.pem'],
+  ['CORE_ALLOW_PLAINTEXT', 'maybe'],
   ['BASE_PATHS', 'api'],
   ['BASE_PATHS', '/'],
   ['BASE_PATHS', '/healthz'],

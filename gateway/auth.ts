@@ -8,6 +8,11 @@
  * memory in the clear. Only successes are cached, for `ttlMs`: a key that is revoked, locked
  * to other IPs or whose account loses API access keeps working from this gateway for at
  * most that long (5 seconds by default).
+ *
+ * It also remembers, for a day and hashed, which key pairs it has seen verified ("known
+ * good"): the pipeline lets those past the failed-authentication limit of their address, so
+ * that strangers guessing from behind the same NAT or proxy cannot lock a working partner out.
+ * Knowing a pair is good takes its secret, so nobody can borrow that pass.
  */
 import { createHash } from 'node:crypto';
 import type { Client } from '@connectrpc/connect';
@@ -23,8 +28,17 @@ export interface Caller {
 
 /** Verifies key pairs; failures are thrown as the core's errors (INVALID_API_KEY, IP_NOT_ALLOWED). */
 export interface KeyAuthenticator {
+  /** The caller of a pair verified from this address within the cache's time, without asking the core. */
+  cached(publicKey: string, secretKey: string, clientIp: string): Caller | undefined;
+  /** Whether this pair was verified (from any address) within KNOWN_GOOD_TTL_MS. */
+  knownGood(publicKey: string, secretKey: string): boolean;
+  /** Whether the core is being asked about this pair from this address right now (authenticate joins that call). */
+  inFlight(publicKey: string, secretKey: string, clientIp: string): boolean;
   authenticate(publicKey: string, secretKey: string, clientIp: string): Promise<Caller>;
 }
+
+/** How long a verified pair counts as known good; a revoked one is forgotten at its next 401. */
+export const KNOWN_GOOD_TTL_MS = 24 * 3_600_000;
 
 /**
  * At most this many verified key pairs are remembered. Each entry is about 200 bytes, so the
@@ -49,27 +63,73 @@ export function createKeyAuthenticator(options: {
   const now = options.now ?? Date.now;
   // A Map iterates in insertion order, so its first key is the oldest entry.
   const cache = new Map<string, CacheEntry>();
+  const good = new Map<string, number>();
+  const cacheKeyOf = (publicKey: string, secretKey: string, clientIp: string) =>
+    createHash('sha256').update(`${publicKey}\n${secretKey}\n${clientIp}`).digest('base64');
+  const pairKeyOf = (publicKey: string, secretKey: string) => createHash('sha256').update(`${publicKey}\n${secretKey}`).digest('base64');
+
+  // Concurrent requests of one pair from one address share one call to the core.
+  const inflight = new Map<string, Promise<Caller>>();
+
+  const cached = (cacheKey: string): Caller | undefined => {
+    const entry = cache.get(cacheKey);
+    if (entry === undefined) return undefined;
+    if (entry.expiresAtMs > now()) return entry.caller;
+    cache.delete(cacheKey);
+    return undefined;
+  };
+
+  const verify = async (publicKey: string, secretKey: string, clientIp: string, cacheKey: string): Promise<Caller> => {
+    const pairKey = pairKeyOf(publicKey, secretKey);
+    let verified;
+    try {
+      verified = await auth.verifyKeyPair({ publicKey, secretKey, clientIp });
+    } catch (error) {
+      // A pair that stopped working (revoked, locked elsewhere) is no longer known good.
+      good.delete(pairKey);
+      throw error;
+    }
+    const caller: Caller = { accountId: verified.accountId, tierId: verified.tierId, publicKey };
+    remember(good, pairKey, now() + KNOWN_GOOD_TTL_MS, maxEntries);
+    if (ttlMs > 0) remember(cache, cacheKey, { caller, expiresAtMs: now() + ttlMs }, maxEntries);
+    return caller;
+  };
 
   return {
-    async authenticate(publicKey, secretKey, clientIp) {
-      const cacheKey = createHash('sha256').update(`${publicKey}\n${secretKey}\n${clientIp}`).digest('base64');
-      const cached = cache.get(cacheKey);
-      if (cached !== undefined) {
-        if (cached.expiresAtMs > now()) return cached.caller;
-        cache.delete(cacheKey);
-      }
+    cached: (publicKey, secretKey, clientIp) => cached(cacheKeyOf(publicKey, secretKey, clientIp)),
 
-      const verified = await auth.verifyKeyPair({ publicKey, secretKey, clientIp });
-      const caller: Caller = { accountId: verified.accountId, tierId: verified.tierId, publicKey };
-      if (ttlMs > 0) {
-        while (cache.size >= maxEntries) {
-          const oldest = cache.keys().next();
-          if (oldest.done) break;
-          cache.delete(oldest.value);
-        }
-        cache.set(cacheKey, { caller, expiresAtMs: now() + ttlMs });
+    knownGood(publicKey, secretKey) {
+      const pairKey = pairKeyOf(publicKey, secretKey);
+      const until = good.get(pairKey);
+      if (until === undefined) return false;
+      if (until > now()) return true;
+      good.delete(pairKey);
+      return false;
+    },
+
+    inFlight: (publicKey, secretKey, clientIp) => inflight.has(cacheKeyOf(publicKey, secretKey, clientIp)),
+
+    authenticate(publicKey, secretKey, clientIp) {
+      const cacheKey = cacheKeyOf(publicKey, secretKey, clientIp);
+      const hit = cached(cacheKey);
+      if (hit !== undefined) return Promise.resolve(hit);
+      let call = inflight.get(cacheKey);
+      if (call === undefined) {
+        call = verify(publicKey, secretKey, clientIp, cacheKey).finally(() => inflight.delete(cacheKey));
+        inflight.set(cacheKey, call);
       }
-      return caller;
+      return call;
     },
   };
+}
+
+/** Sets `key` in a bounded map, dropping the oldest entries first. */
+function remember<V>(map: Map<string, V>, key: string, value: V, maxEntries: number): void {
+  map.delete(key);
+  while (map.size >= maxEntries) {
+    const oldest = map.keys().next();
+    if (oldest.done) break;
+    map.delete(oldest.value);
+  }
+  map.set(key, value);
 }

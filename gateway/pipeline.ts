@@ -5,6 +5,7 @@
  * answers. Every outcome, expected or not, ends in a JSON answer.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isIP } from 'node:net';
 import type { Action, ActionResult } from './actions/action.js';
 import { findAction, ACTIONS } from './actions/index.js';
 import type { Caller, KeyAuthenticator } from './auth.js';
@@ -33,9 +34,6 @@ export interface PipelineDeps {
 
 /** Answers one API request at `url` (a base path). */
 export type ApiHandler = (req: IncomingMessage, res: ServerResponse, url: URL, facts: RequestFacts) => Promise<void>;
-
-/** Public keys are 27 characters; a longer header is logged cut, since the client wrote it. */
-const MAX_LOGGED_KEY_CHARS = 64;
 
 const EMPTY_BODY: JsonObject = Object.freeze(Object.create(null) as JsonObject);
 
@@ -75,33 +73,59 @@ export function createApiHandler(deps: PipelineDeps): ApiHandler {
 }
 
 /**
- * The caller behind the key pair headers. An address that has failed too often is refused
- * before the core is asked anything, so a flood of guesses costs the core nothing; a 401
- * from the core counts against the address.
+ * The caller behind the key pair headers, with failed authentications limited per client
+ * address (an IPv6 client by its /64, which one subscriber usually holds whole):
+ *
+ * - A place in the address's failure budget is taken BEFORE the core is asked and given back
+ *   when the pair turns out right, so a burst of guesses sent at once reaches the core at
+ *   most as often as the budget allows, however many run concurrently.
+ * - A pair the gateway has seen verified (auth.ts, "known good"), a pair cached as verified
+ *   from this address, and a request that joins a verification already under way for the
+ *   same pair and address skip the budget: strangers guessing behind the same NAT or proxy
+ *   use the budget up for themselves, not for the partners working there.
+ * - Missing headers cost the core nothing and spend nothing.
+ *
+ * There is no failure limit per public key: it would let anyone lock any partner out by
+ * guessing against its public key, and a secret of 32 random bytes cannot be guessed anyway.
  */
 function createKeyCheck(deps: PipelineDeps): (req: IncomingMessage, clientIp: string, facts: RequestFacts) => Promise<Caller> {
   const { authFailures, authenticator, log, metrics } = deps;
   return async (req, clientIp, facts) => {
-    const failures = await authFailures.peek(clientIp);
-    if (failures.kind === 'limited') {
-      metrics.rateLimited('auth-failures');
-      throw gatewayError('AUTH_RATE_LIMITED', { headers: rateLimitHeaders(authFailures.policy, failures) });
-    }
     const publicKey = singleHeader(req, 'x-public-key');
     const secretKey = singleHeader(req, 'x-secret-key');
-    if (publicKey !== undefined) facts.publicKey = publicKey.slice(0, MAX_LOGGED_KEY_CHARS);
-    // Missing headers cost the core nothing, so they do not spend the address's allowance:
-    // a partner still wiring up its client should not lock itself out.
+    // The header is logged only in the shape of a public key, cut, since the client wrote it
+    // (a partner that swaps the two headers must not get its secret key logged).
+    if (typeof publicKey === 'string') facts.publicKey = loggablePublicKey(publicKey);
+    if (publicKey === REPEATED) throw repeatedHeader('X-Public-Key');
+    if (secretKey === REPEATED) throw repeatedHeader('X-Secret-Key');
     if (publicKey === undefined || secretKey === undefined) throw gatewayError('MISSING_API_KEY');
+    if (
+      authenticator.cached(publicKey, secretKey, clientIp) !== undefined ||
+      authenticator.knownGood(publicKey, secretKey) ||
+      authenticator.inFlight(publicKey, secretKey, clientIp)
+    ) {
+      return authenticator.authenticate(publicKey, secretKey, clientIp);
+    }
+    const budgetKey = failureBudgetKey(clientIp);
+    const reserved = await authFailures.consume(budgetKey);
+    if (reserved.kind === 'limited') {
+      metrics.rateLimited('auth-failures');
+      throw gatewayError('AUTH_RATE_LIMITED', { headers: rateLimitHeaders(authFailures.policy, reserved) });
+    }
     try {
-      return await authenticator.authenticate(publicKey, secretKey, clientIp);
+      const caller = await authenticator.authenticate(publicKey, secretKey, clientIp);
+      await authFailures.reward(budgetKey);
+      return caller;
     } catch (error) {
       const apiError = toApiError(error, log, { clientIp });
-      if (apiError.status !== 401) throw apiError;
+      // Only a refusal of the keys spends the place; a core that could not answer gives it back.
+      if (apiError.status !== 401) {
+        await authFailures.reward(budgetKey);
+        throw apiError;
+      }
       // The failure that uses up the address's allowance is still a 401, so the caller
       // learns its keys are wrong; the next attempt from there is the 429.
-      const failures = await authFailures.consume(clientIp);
-      throw apiError.withHeaders(rateLimitHeaders(authFailures.policy, failures));
+      throw apiError.withHeaders(rateLimitHeaders(authFailures.policy, reserved));
     }
   };
 }
@@ -137,10 +161,42 @@ async function dispatch(
   return action.handle({ caller, query: url.searchParams, body, headers: req.headers, core: deps.core });
 }
 
-/** A header given exactly once and not empty; anything else counts as missing. */
-function singleHeader(req: IncomingMessage, name: string): string | undefined {
-  const value = req.headers[name];
-  if (typeof value !== 'string') return undefined;
-  const trimmed = value.trim();
+function repeatedHeader(header: string): Error {
+  return gatewayError('MISSING_API_KEY', { message: `The ${header} header was sent more than once; send it exactly once.` });
+}
+
+/** A header sent more than once, which the gateway refuses to guess between. */
+const REPEATED = Symbol('repeated');
+
+/** A header given exactly once and not empty; missing or empty is undefined. */
+function singleHeader(req: IncomingMessage, name: string): string | undefined | typeof REPEATED {
+  const values = req.headersDistinct[name];
+  if (values === undefined) return undefined;
+  if (values.length > 1) return REPEATED;
+  const trimmed = values[0]!.trim();
   return trimmed === '' ? undefined : trimmed;
+}
+
+/** What a public key looks like; anything else in the header is logged only as its length. */
+const PUBLIC_KEY_SHAPE = /^pk_[A-Za-z0-9_-]{1,60}$/;
+
+function loggablePublicKey(value: string): string {
+  return PUBLIC_KEY_SHAPE.test(value) ? value : `(not a public key: ${value.length} characters)`;
+}
+
+/** The failure budget's key: an IPv4 address, or the /64 network of an IPv6 one. */
+export function failureBudgetKey(clientIp: string): string {
+  if (isIP(clientIp) !== 6) return clientIp;
+  return `${ipv6Groups(clientIp).slice(0, 4).join(':')}::/64`;
+}
+
+/** The eight 16-bit groups of an IPv6 address, in hex without leading zeros ("::" expanded). */
+function ipv6Groups(address: string): string[] {
+  const bare = address.split('%')[0]!.toLowerCase();
+  const [head, tail] = bare.includes('::') ? bare.split('::') : [bare, undefined];
+  const part = (text: string | undefined) => (text === undefined || text === '' ? [] : text.split(':'));
+  const left = part(head);
+  const right = part(tail);
+  const groups = tail === undefined ? left : [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
+  return groups.map((group) => (group.includes('.') ? group : Number.parseInt(group, 16).toString(16)));
 }

@@ -1,7 +1,10 @@
 /**
- * Fixed-window rate limits on rate-limiter-flexible, behind a small interface so that the
- * in-memory store used by one process and the MongoDB store shared by every gateway
- * (below, when MONGODB_URI is set) are the same to the pipeline.
+ * The gateway's two limits behind one small interface, so that the in-memory store used by
+ * one process and the MongoDB store shared by every gateway (below, when MONGODB_URI is set)
+ * are the same to the pipeline: requests per key, an exact sliding window (sliding-window.ts:
+ * 60 a minute means 60 in any 60 seconds), and failed authentications per client address, a
+ * fixed window on rate-limiter-flexible (a failure budget, where a burst at a window's edge
+ * costs nobody anything).
  *
  * rate-limiter-flexible rejects with a RateLimiterRes when a key is over its limit and with
  * an Error when its store fails. The two are kept apart: over the limit is a 429, a broken
@@ -10,6 +13,7 @@
  * first fall back to counting in memory, so only a failure of both lets requests through.)
  */
 import { MongoClient, ReadConcern, ReadPreference, WriteConcern, type MongoClientOptions } from 'mongodb';
+import { createSharedSlidingWindowLimiter, createSlidingWindowLimiter, type SlidingWindowDoc } from './sliding-window.js';
 import { RateLimiterMemory, RateLimiterMongo, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { GatewayLogger } from './log.js';
 
@@ -56,6 +60,8 @@ export interface Limiter {
   consume(key: string): Promise<LimitDecision>;
   /** Says whether the key has quota left, without counting anything. */
   peek(key: string): Promise<LimitDecision>;
+  /** Gives back one request counted for the key (one reserved but not spent). */
+  reward(key: string): Promise<void>;
 }
 
 /** Wraps any rate-limiter-flexible limiter whose points and duration match the policy. */
@@ -91,6 +97,13 @@ export function createLimiter(policy: RateLimitPolicy, backend: RateLimiterAbstr
         return storeFailed('peek', error);
       }
     },
+    async reward(key) {
+      try {
+        await backend.reward(key, 1);
+      } catch (error) {
+        storeFailed('reward', error);
+      }
+    },
   };
 }
 
@@ -123,6 +136,8 @@ export function createMemoryLimiter(policy: RateLimitPolicy, log: GatewayLogger)
 
 /** The collection of shared counters, in MONGODB_DB next to the core's collections. */
 export const SHARED_COUNTERS_COLLECTION = 'rate_limits';
+/** The per-key sliding windows (sliding-window.ts), one document per key. */
+export const SHARED_WINDOWS_COLLECTION = 'rate_limit_windows';
 
 /**
  * How long a counter update may wait for MongoDB (server selection, connect, reply)
@@ -183,12 +198,14 @@ export function openSharedLimiters(
       const counters = client.db(mongo.dbName).collection(SHARED_COUNTERS_COLLECTION);
       // The same two indexes rate-limiter-flexible would create, made here so that a failure
       // is logged through the gateway's log and retried instead of printed once and forgotten.
-      counters
-        .createIndexes([
+      const windows = client.db(mongo.dbName).collection(SHARED_WINDOWS_COLLECTION);
+      Promise.all([
+        counters.createIndexes([
           { name: 'rate_limits_key', key: { key: 1 }, unique: true },
           { name: 'rate_limits_expire', key: { expire: -1 }, expireAfterSeconds: 0 },
-        ])
-        .then(
+        ]),
+        windows.createIndexes([{ name: 'rate_limit_windows_expire', key: { expire: 1 }, expireAfterSeconds: 0 }]),
+      ]).then(
           () => resolve(),
           (error: unknown) => {
             if (closed) return resolve();
@@ -218,8 +235,16 @@ export function openSharedLimiters(
     return createLimiter(policy, backend, log);
   };
 
+  const perKeyReport = fallbackReporter(policies.perKey, log);
+  const perKey = createSharedSlidingWindowLimiter(
+    policies.perKey,
+    client.db(mongo.dbName).collection<SlidingWindowDoc>(SHARED_WINDOWS_COLLECTION),
+    createSlidingWindowLimiter(policies.perKey),
+    perKeyReport,
+  );
+
   return {
-    perKey: limiter(policies.perKey),
+    perKey,
     authFailures: limiter(policies.authFailures),
     ready,
     async close() {

@@ -23,6 +23,7 @@ import { consoleLogger, type GatewayLogger } from './log.js';
 import { createGatewayMetrics, type GatewayMetrics } from './metrics.js';
 import { createApiHandler, type ApiHandler } from './pipeline.js';
 import { createMemoryLimiter, type Limiter } from './rate-limit.js';
+import { createSlidingWindowLimiter } from './sliding-window.js';
 import { sendJson } from './reply.js';
 import { newRequestFacts, noteError, recordAnswer, type RequestFacts } from './request-facts.js';
 import { handleHealth, handleMetrics, handleOpenApi, notFoundAnswer, type MetricsRoute } from './routes.js';
@@ -140,7 +141,7 @@ function createRouter(
 /** The API's pipeline, with in-memory limiters unless the deps bring shared ones. */
 function createPipeline(deps: GatewayDeps, log: GatewayLogger, metrics: GatewayMetrics, clientIpOf: (req: IncomingMessage) => string): ApiHandler {
   const { config, core } = deps;
-  const perKey = deps.limiters?.perKey ?? createMemoryLimiter({ name: 'per-key', quota: config.rateLimitPerMinute, windowSeconds: WINDOW_SECONDS }, log);
+  const perKey = deps.limiters?.perKey ?? createSlidingWindowLimiter({ name: 'per-key', quota: config.rateLimitPerMinute, windowSeconds: WINDOW_SECONDS });
   const authFailures =
     deps.limiters?.authFailures ?? createMemoryLimiter({ name: 'auth-failures', quota: config.authFailuresPerMinute, windowSeconds: WINDOW_SECONDS }, log);
   const authenticator = createKeyAuthenticator({ auth: core.auth, ttlMs: config.authCacheTtlMs });

@@ -42,7 +42,8 @@ export interface RequestOptions {
   query?: Record<string, string>;
   /** Sends X-Public-Key and X-Secret-Key. */
   keys?: ApiKeys;
-  headers?: Record<string, string>;
+  /** An array sends the header once per value. */
+  headers?: Record<string, string | string[]>;
   /** An object is sent as JSON (with Content-Type: application/json unless headers set one); a string or Buffer as is. */
   body?: unknown;
   /** The local address to connect from, for example 127.0.0.2. */

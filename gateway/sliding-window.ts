@@ -1,0 +1,166 @@
+/**
+ * The per-key request limit, exact: "60 requests a minute" means at most 60 in ANY 60
+ * seconds. A fixed window (what rate-limiter-flexible counts) lets 60 through at the end of
+ * one minute and 60 more at the start of the next: 119 within a few seconds. Here each key
+ * keeps the times of the requests it was allowed within the last window (at most `quota` of
+ * them), and a request is allowed only while fewer than `quota` are younger than the window.
+ *
+ * The RateLimit headers stay truthful for this rule: `r` is how many more requests the window
+ * holds right now, and `t` (and Retry-After when limited) the seconds until the oldest counted
+ * request leaves the window and frees a place.
+ *
+ * Two stores: this process's memory, and (with MONGODB_URI) one document per key updated
+ * atomically by an aggregation-pipeline update, timed by the server's own clock ($$NOW) so
+ * that gateways with skewed clocks still count one window.
+ */
+import type { Collection, Document } from 'mongodb';
+import type { LimitDecision, Limiter, RateLimitPolicy } from './rate-limit.js';
+
+/** Whole seconds until `ms` from now, at least 1 so that nobody is told to retry at once. */
+function secondsFrom(ms: number): number {
+  return Math.max(1, Math.ceil(ms / 1000));
+}
+
+/** The decision for a key whose counted times (ascending) are `times`, at `nowMs`. */
+function decide(policy: RateLimitPolicy, times: readonly number[], nowMs: number, counted: boolean): LimitDecision {
+  const windowMs = policy.windowSeconds * 1000;
+  const resetSeconds = times.length === 0 ? policy.windowSeconds : secondsFrom(times[0]! + windowMs - nowMs);
+  if (!counted && times.length >= policy.quota) return { kind: 'limited', resetSeconds };
+  return { kind: 'allowed', remaining: Math.max(0, policy.quota - times.length), resetSeconds };
+}
+
+/** The exact limit in this process's memory. */
+export function createSlidingWindowLimiter(policy: RateLimitPolicy, now: () => number = Date.now): Limiter & { keys(): number } {
+  const windowMs = policy.windowSeconds * 1000;
+  /** Per key, the times of its allowed requests within the window, oldest first. */
+  const logs = new Map<string, number[]>();
+  let lastSweepMs = now();
+
+  const current = (key: string, nowMs: number): number[] => {
+    const times = logs.get(key) ?? [];
+    let expired = 0;
+    while (expired < times.length && times[expired]! <= nowMs - windowMs) expired += 1;
+    if (expired > 0) times.splice(0, expired);
+    return times;
+  };
+  // Keys that made no request for a whole window are forgotten, once a window, so memory
+  // holds only the keys active in the last minute.
+  const sweep = (nowMs: number) => {
+    if (nowMs - lastSweepMs < windowMs) return;
+    lastSweepMs = nowMs;
+    for (const [key, times] of logs) if (times.length === 0 || times[times.length - 1]! <= nowMs - windowMs) logs.delete(key);
+  };
+
+  return {
+    policy,
+    async consume(key) {
+      const nowMs = now();
+      sweep(nowMs);
+      const times = current(key, nowMs);
+      if (times.length >= policy.quota) return decide(policy, times, nowMs, false);
+      times.push(nowMs);
+      logs.set(key, times);
+      return decide(policy, times, nowMs, true);
+    },
+    async peek(key) {
+      const nowMs = now();
+      const times = current(key, nowMs);
+      return times.length >= policy.quota ? decide(policy, times, nowMs, false) : decide(policy, times, nowMs, true);
+    },
+    async reward(key) {
+      // Gives back the most recent place (a request counted but not served, for example).
+      logs.get(key)?.pop();
+    },
+    keys: () => logs.size,
+  };
+}
+
+/** One key's counter document in the shared collection. */
+export interface SlidingWindowDoc {
+  _id: string;
+  /** Times of the allowed requests within the window, oldest first. */
+  t: Date[];
+  /** Whether the last update counted its request. */
+  ok: boolean;
+  /** The server's time of the last update. */
+  now: Date;
+  /** When the document may be removed (a TTL index): one window after its last request. */
+  expire: Date;
+}
+
+/**
+ * The atomic update that counts one request for a key on MongoDB: drop the times older than
+ * the window, count the request if fewer than `quota` remain, and keep the document until a
+ * window after its newest time. Exported for its unit test (no MongoDB server runs here).
+ */
+export function slidingWindowUpdate(policy: RateLimitPolicy): Document[] {
+  const windowMs = policy.windowSeconds * 1000;
+  const since = { $subtract: ['$$NOW', windowMs] };
+  return [
+    { $set: { t: { $filter: { input: { $ifNull: ['$t', []] }, as: 'at', cond: { $gt: ['$$at', since] } } } } },
+    { $set: { ok: { $lt: [{ $size: '$t' }, policy.quota] }, now: '$$NOW' } },
+    {
+      $set: {
+        t: { $cond: ['$ok', { $concatArrays: ['$t', ['$$NOW']] }, '$t'] },
+        expire: { $add: ['$$NOW', windowMs] },
+      },
+    },
+  ];
+}
+
+/** The decision a counter document stands for, as the update above left it. */
+export function decisionOf(policy: RateLimitPolicy, doc: Pick<SlidingWindowDoc, 't' | 'ok' | 'now'>): LimitDecision {
+  return decide(
+    policy,
+    doc.t.map((at) => at.getTime()),
+    doc.now.getTime(),
+    doc.ok,
+  );
+}
+
+/**
+ * The exact limit shared by every gateway through one collection. A failing or slow MongoDB
+ * (bounded by the client's timeouts) hands the request to `insurance`, an in-memory limiter
+ * with the same policy, and `onFallback` is told; the limit then holds per process.
+ */
+export function createSharedSlidingWindowLimiter(
+  policy: RateLimitPolicy,
+  counters: Collection<SlidingWindowDoc>,
+  insurance: Limiter,
+  onFallback: (error: unknown) => void,
+): Limiter {
+  const update = slidingWindowUpdate(policy);
+  return {
+    policy,
+    async consume(key) {
+      try {
+        const doc = await counters.findOneAndUpdate({ _id: key }, update, { upsert: true, returnDocument: 'after' });
+        if (doc === null) throw new Error('the counter update returned no document');
+        return decisionOf(policy, doc);
+      } catch (error) {
+        onFallback(error);
+        return insurance.consume(key);
+      }
+    },
+    async peek(key) {
+      try {
+        const [doc] = await counters
+          .aggregate<Pick<SlidingWindowDoc, 't' | 'ok' | 'now'>>([{ $match: { _id: key } }, ...update.slice(0, 2)])
+          .toArray();
+        if (doc === undefined) return { kind: 'allowed', remaining: policy.quota, resetSeconds: policy.windowSeconds };
+        return decisionOf(policy, doc);
+      } catch (error) {
+        onFallback(error);
+        return insurance.peek(key);
+      }
+    },
+    async reward(key) {
+      try {
+        await counters.updateOne({ _id: key }, { $pop: { t: 1 } });
+      } catch (error) {
+        onFallback(error);
+        await insurance.reward(key);
+      }
+    },
+  };
+}

@@ -2,7 +2,7 @@
  * Reading a POST body: JSON content type, a hard size bound, strict UTF-8, and a parse that
  * cannot be used to reach an object's prototype.
  */
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { gatewayError } from './errors.js';
 
 /** The client went away before its body arrived; there is nobody left to answer. */
@@ -34,8 +34,8 @@ export function isJsonContentType(header: string | undefined): boolean {
  * keeping what arrives and throws PAYLOAD_TOO_LARGE at once (asking to close the
  * connection), rather than buffering whatever a client chooses to send.
  */
-export async function readJsonObject(req: IncomingMessage, maxBytes: number): Promise<JsonObject> {
-  const raw = await readBounded(req, maxBytes);
+export async function readJsonObject(req: IncomingMessage, maxBytes: number, res?: ServerResponse): Promise<JsonObject> {
+  const raw = await readBounded(req, maxBytes, res);
   if (raw === 'gone') throw new ClientGoneError();
   if (raw === 'too_large') {
     throw gatewayError('PAYLOAD_TOO_LARGE', {
@@ -117,9 +117,11 @@ export const MAX_DEPTH = 64;
 const TOO_DEEP = Symbol('too deep');
 
 /**
- * A double holds 15 significant decimal digits exactly. A number literal with more would be
+ * A double holds 15 significant decimal digits exactly. A number literal with more may be
  * read as a different number than the one sent (100.10000000000000001 becomes 100.1, and
- * would slip past the two-decimals rule), so such a body is refused instead of rounded.
+ * would slip past the two-decimals rule), so such a body is refused instead of rounded,
+ * unless the double reads back as exactly the literal: 99.30000000000001 (floating-point
+ * noise from a client's arithmetic) is then the field's own error, naming the field.
  */
 export const MAX_EXACT_DIGITS = 15;
 
@@ -145,19 +147,32 @@ export function firstInexactNumber(text: string): string | undefined {
       // The mantissa has fewer digits than the literal has characters.
       if (match[0].length <= MAX_EXACT_DIGITS) continue;
       const mantissa = match[0].replace(/^-/, '').replace(/[eE].*$/, '').replace('.', '').replace(/^0+/, '').replace(/0+$/, '');
-      if (mantissa.length > MAX_EXACT_DIGITS) return match[0];
+      if (mantissa.length > MAX_EXACT_DIGITS && !readsBackExactly(match[0])) return match[0];
     }
   }
   return undefined;
 }
 
-/** The whole body, or 'too_large' past the bound (the rest is drained), or 'gone' if the client left. */
-export function readBounded(req: IncomingMessage, maxBytes: number): Promise<Uint8Array | 'too_large' | 'gone'> {
+/** Whether a plain decimal literal is exactly what its double prints (trailing zeros aside). */
+function readsBackExactly(literal: string): boolean {
+  if (/[eE]/.test(literal)) return false;
+  const canonical = (text: string) => (text.includes('.') ? text.replace(/0+$/, '').replace(/\.$/, '') : text);
+  return String(Number(literal)) === canonical(literal);
+}
+
+/**
+ * The whole body, or 'too_large' past the bound (the rest is drained), or 'gone' if the client
+ * left. A client that asked to be told before it sends the body (`Expect: 100-continue`) is
+ * told here, through `res`, once everything before the body was accepted (keys, limit, method,
+ * content type: the caller reads the body last) and the declared length is within the bound.
+ */
+export function readBounded(req: IncomingMessage, maxBytes: number, res?: ServerResponse): Promise<Uint8Array | 'too_large' | 'gone'> {
   const declared = Number(req.headers['content-length'] ?? NaN);
   if (Number.isFinite(declared) && declared > maxBytes) {
     req.resume();
     return Promise.resolve('too_large');
   }
+  if (res !== undefined && req.headers.expect?.toLowerCase() === '100-continue') res.writeContinue();
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let received = 0;

@@ -58,7 +58,7 @@ export function createCallbackHandler(deps: { secret: string | undefined; core: 
         sendJson(res, 405, { response: 'error', message: 'Callbacks are POST only.' }, { Allow: 'POST' });
         return;
       }
-      const body = await readBounded(req, CALLBACK_MAX_BODY_BYTES);
+      const body = await readBounded(req, CALLBACK_MAX_BODY_BYTES, res);
       if (body === 'gone') return;
       if (body === 'too_large') {
         deps.log.error('callback.rejected', { provider: 'vtpass', reason: `body larger than ${CALLBACK_MAX_BODY_BYTES} bytes` });

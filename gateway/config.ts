@@ -112,7 +112,7 @@ const CORE_PORT = integer('CORE_PORT', { fallback: 50051, min: 1, max: 65535, he
 /** The gateway's variables, in the order --help and README.md list them. */
 export const GATEWAY_SCHEMA = {
   port: integer('PORT', { fallback: 8080, min: 0, max: 65535, help: 'HTTP port of the public API (0 picks a free one).' }),
-  host: text('HOST', { fallback: '0.0.0.0', help: 'Interface the HTTP server binds.' }),
+  host: text('HOST', { fallback: '::', help: 'Interface the HTTP server binds; the default :: takes IPv6 and IPv4 (0.0.0.0 where the machine has no IPv6).' }),
   basePaths: variable('BASE_PATHS', '/api/v1,/api', 'Comma-separated paths the API answers at.', (raw) => parseBasePaths('BASE_PATHS', raw ?? '/api/v1,/api')),
   corePort: CORE_PORT,
   coreUrl: variable('CORE_URL', 'http://127.0.0.1:${CORE_PORT}', "The core's gRPC address, for a gateway running apart from the core.", (raw, env) =>

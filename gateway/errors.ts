@@ -32,6 +32,7 @@ export type GatewayErrorKey =
   | 'MALFORMED_REQUEST'
   | 'REQUEST_TIMEOUT'
   | 'HEADERS_TOO_LARGE'
+  | 'EXPECTATION_FAILED'
   | 'CORE_UNAVAILABLE';
 
 /** A row key: a reason of the contract (the core's ErrorInfo reason) or a gateway error. */
@@ -133,6 +134,11 @@ const ERROR_TABLE: Readonly<Record<ErrorKey, ErrorRow>> = {
     status: 408,
     code: 'REQUEST_TIMEOUT',
     message: () => 'The request was not received in time.',
+  },
+  EXPECTATION_FAILED: {
+    status: 417,
+    code: 'EXPECTATION_FAILED',
+    message: () => 'The only Expect the API understands is 100-continue.',
   },
   HEADERS_TOO_LARGE: {
     status: 431,
@@ -304,7 +310,10 @@ export function toApiError(error: unknown, log: GatewayLogger, facts: { clientIp
     .findDetails(BadRequestSchema)
     .flatMap((detail) => detail.fieldViolations)
     .map((v) => ({ field: v.field, message: v.description }));
-  return new ApiError(reason, message, { violations, reference });
+  // A replayed failure (the first request with this idempotency key failed) says so, like a
+  // replayed success does.
+  const headers = info?.metadata['replayed'] === 'true' ? { 'Idempotent-Replayed': 'true' } : undefined;
+  return new ApiError(reason, message, { violations, reference, ...(headers ? { headers } : {}) });
 }
 
 /** The body of an error answer: status, message, code, and the extras that apply. */

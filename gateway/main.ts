@@ -4,7 +4,7 @@
  * points at the core; `--help` prints its configuration); bin/start.ts calls startGateway()
  * after starting the core on a worker thread.
  */
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { processFlags } from '../runtime/flags.js';
 import { runUntilSignal, type Stoppable } from '../runtime/lifecycle.js';
@@ -37,6 +37,8 @@ export interface RunningGateway extends Stoppable {
  */
 export async function startGateway(env: NodeJS.ProcessEnv = process.env, log?: GatewayLogger): Promise<RunningGateway> {
   const config = loadGatewayConfig(env);
+  // The default "every interface" is IPv6 and IPv4 together; a machine without IPv6 gets IPv4.
+  if (config.host === '::' && !(await ipv6Available())) config.host = '0.0.0.0';
   // A port that is taken stops the start before the core or MongoDB is dialled.
   await checkPortFree(GATEWAY_ADDRESS, config.host, config.port);
   const gatewayLog = withFlush(log ?? createGatewayLogger(config.logLevel));
@@ -144,4 +146,20 @@ const isEntryPoint = process.argv[1] !== undefined && import.meta.url === pathTo
 if (isEntryPoint) {
   if (processFlags().kind === 'help') printGatewayHelp();
   else await runUntilSignal(() => startGateway());
+}
+
+/** Whether this machine can listen on IPv6 at all (some containers have it switched off). */
+async function ipv6Available(): Promise<boolean> {
+  const probe = net.createServer();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      probe.once('error', reject);
+      probe.listen({ host: '::', port: 0 }, () => resolve());
+    });
+    return true;
+  } catch {
+    return false;
+  } finally {
+    probe.close();
+  }
 }

@@ -4,7 +4,7 @@
  * its method (422, 405), content type, body and parameters (422), then whatever the core
  * answers. Every outcome, expected or not, ends in a JSON answer.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { isIP } from 'node:net';
 import type { Action, ActionResult } from './actions/action.js';
 import { findAction, ACTIONS } from './actions/index.js';
@@ -60,7 +60,7 @@ export function createApiHandler(deps: PipelineDeps): ApiHandler {
         metrics.rateLimited('per-key');
         throw gatewayError('RATE_LIMITED');
       }
-      const result = await dispatch(req, url, name, action, caller, deps);
+      const result = await dispatch(req, res, url, name, action, caller, deps);
       if (typeof result.body['reference'] === 'string') facts.reference = result.body['reference'];
       sendJson(res, result.httpStatus, result.body, { ...limitHeaders, ...result.headers });
     } catch (error) {
@@ -133,6 +133,7 @@ function createKeyCheck(deps: PipelineDeps): (req: IncomingMessage, clientIp: st
 /** The action named, its method, its body, then the action itself. */
 async function dispatch(
   req: IncomingMessage,
+  res: ServerResponse,
   url: URL,
   name: string | null,
   action: Action | undefined,
@@ -147,18 +148,24 @@ async function dispatch(
         : `There is no action "${name.slice(0, 40)}"; it is one of ${known}.`;
     throw gatewayError('UNKNOWN_ACTION', { message });
   }
-  if (req.method !== action.method) {
+  // HEAD asks what GET would answer, without the body (node:http leaves it out).
+  const method = req.method === 'HEAD' && action.method === 'GET' ? 'GET' : req.method;
+  if (method !== action.method) {
     throw gatewayError('METHOD_NOT_ALLOWED', {
       message: `This action takes ${action.method} only.`,
-      headers: { Allow: action.method },
+      headers: { Allow: action.method === 'GET' ? 'GET, HEAD' : action.method },
     });
   }
   let body = EMPTY_BODY;
   if (action.method === 'POST') {
     if (!isJsonContentType(req.headers['content-type'])) throw gatewayError('INVALID_CONTENT_TYPE');
-    body = await readJsonObject(req, deps.maxBodyBytes);
+    body = await readJsonObject(req, deps.maxBodyBytes, res);
   }
-  return action.handle({ caller, query: url.searchParams, body, headers: req.headers, core: deps.core });
+  // node:http joins a repeated custom header with commas; the idempotency key's reader gets
+  // each value, so that a key sent twice is refused rather than read as "k1, k2".
+  const keys = req.headersDistinct['idempotency-key'];
+  const headers: IncomingHttpHeaders = { ...req.headers, 'idempotency-key': keys?.length === 1 ? keys[0] : keys };
+  return action.handle({ caller, query: url.searchParams, body, headers, core: deps.core });
 }
 
 function repeatedHeader(header: string): Error {

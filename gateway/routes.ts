@@ -34,25 +34,53 @@ export function handleOpenApi(req: IncomingMessage, res: ServerResponse): void {
 }
 
 /**
+ * How long the core's health answer is reused. A load balancer or a flood polling /healthz
+ * then costs the core one health call a second, not one per request, and a change of the
+ * core's health shows within a second.
+ */
+export const HEALTH_CACHE_MS = 1_000;
+
+/** Whether the core is serving, asked at most once per HEALTH_CACHE_MS (concurrent askers share one call). */
+export type CoreHealth = () => Promise<boolean>;
+
+export function createCoreHealth(core: CoreClients, now: () => number = Date.now): CoreHealth {
+  let known: { serving: boolean; atMs: number } | undefined;
+  let asking: Promise<boolean> | undefined;
+  const ask = async (): Promise<boolean> => {
+    try {
+      const answer = await core.health.check({ service: '' }, { timeoutMs: HEALTH_TIMEOUT_MS });
+      return answer.status === HealthCheckResponse_ServingStatus.SERVING;
+    } catch {
+      // Any failure to reach the core is the same answer; the health check is polled, and
+      // logging each miss would flood the log during an outage.
+      return false;
+    }
+  };
+  return () => {
+    if (known !== undefined && now() - known.atMs < HEALTH_CACHE_MS) return Promise.resolve(known.serving);
+    asking ??= ask().then((serving) => {
+      known = { serving, atMs: now() };
+      asking = undefined;
+      return serving;
+    });
+    return asking;
+  };
+}
+
+/**
  * 200 {"status":"ok"} once the core answers its health check as serving, else 503; 503
  * at once while this gateway is shutting down, so it is taken out of rotation first.
  */
-export async function handleHealth(req: IncomingMessage, res: ServerResponse, core: CoreClients, draining: boolean): Promise<void> {
+export async function handleHealth(req: IncomingMessage, res: ServerResponse, coreServing: CoreHealth, draining: boolean): Promise<void> {
   if (req.method !== 'GET' && req.method !== 'HEAD') return getOnly(res, 'The health check takes GET only.');
   if (draining) {
     const error = gatewayError('CORE_UNAVAILABLE', { message: 'The gateway is shutting down.' });
     sendJson(res, error.status, errorBody(error));
     return;
   }
-  try {
-    const answer = await core.health.check({ service: '' }, { timeoutMs: HEALTH_TIMEOUT_MS });
-    if (answer.status === HealthCheckResponse_ServingStatus.SERVING) {
-      sendJson(res, 200, { status: 'ok' });
-      return;
-    }
-  } catch {
-    // Any failure to reach the core is the same answer; the health check is polled, and
-    // logging each miss would flood the log during an outage.
+  if (await coreServing()) {
+    sendJson(res, 200, { status: 'ok' });
+    return;
   }
   const error = gatewayError('CORE_UNAVAILABLE', { message: 'The gateway cannot reach the core.' });
   sendJson(res, error.status, errorBody(error));

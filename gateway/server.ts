@@ -26,7 +26,7 @@ import { createMemoryLimiter, type Limiter } from './rate-limit.js';
 import { createSlidingWindowLimiter } from './sliding-window.js';
 import { sendJson } from './reply.js';
 import { newRequestFacts, noteError, recordAnswer, type RequestFacts } from './request-facts.js';
-import { handleHealth, handleMetrics, handleOpenApi, notFoundAnswer, type MetricsRoute } from './routes.js';
+import { createCoreHealth, handleHealth, handleMetrics, handleOpenApi, notFoundAnswer, type MetricsRoute } from './routes.js';
 
 /** What the gateway is built from. */
 export interface GatewayDeps {
@@ -82,7 +82,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
   const state = { draining: false };
   const route = createRouter(deps, log, metrics, state);
   const overPipelined = pipelineBound(MAX_PIPELINED_REQUESTS);
-  const server = http.createServer({ headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS }, (req, res) => {
+  const onRequest = (req: IncomingMessage, res: ServerResponse) => {
     if (overPipelined(req, res)) return;
     const started = performance.now();
     metrics.started();
@@ -103,6 +103,14 @@ export function createGateway(deps: GatewayDeps): Gateway {
         // behind; close it once the answer is out, so close() does not wait for its idle timeout.
         if (state.draining) closeWhenAnswered(server, res);
       });
+  };
+  const server = http.createServer({ headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS }, onRequest);
+  // Expect: 100-continue is answered by the pipeline once the keys, the limits and the declared
+  // length are accepted (body.ts), not by node:http at once; any other expectation is a JSON 417.
+  server.on('checkContinue', onRequest);
+  server.on('checkExpectation', (_req: IncomingMessage, res: ServerResponse) => {
+    const error = gatewayError('EXPECTATION_FAILED');
+    sendJson(res, error.status, errorBody(error), { Connection: 'close' });
   });
   server.on('clientError', answerUnreadableRequest);
   server.maxConnections = MAX_OPEN_CONNECTIONS;
@@ -143,13 +151,14 @@ function createRouter(
   const metricsRoute: MetricsRoute = { metrics, readers: addressList('METRICS_ALLOW', config.metricsAllow), clientIpOf, notFound };
   const callbacks: CallbackHandler = createCallbackHandler({ secret: config.vtpassCallbackSecret, core, log });
   const handleApi = createPipeline(deps, log, metrics, clientIpOf);
+  const coreServing = createCoreHealth(core);
   return async (req, res, facts) => {
     const url = requestUrl(req.url);
     // "/api/v1/" is "/api/v1"; "/" stays "/".
     const pathname = url?.pathname.replace(/(.)\/+$/, '$1');
     if (pathname === '/healthz') {
       facts.action = 'healthz';
-      return handleHealth(req, res, core, state.draining);
+      return handleHealth(req, res, coreServing, state.draining);
     }
     if (pathname === '/metrics') {
       facts.action = 'metrics';

@@ -86,6 +86,9 @@ export function parseNaira(value: unknown): NairaParse {
     return { ok: false, reason: 'must be a number in Naira' };
   }
   if (text.startsWith('-')) return { ok: false, reason: 'must not be negative' };
+  // One rule for numbers and strings: zeros after the second decimal change nothing, so
+  // "100.100" is 100.10 as the number 100.100 is (JSON reads it as 100.1).
+  if (/^\d+\.\d{3,}$/.test(text)) text = text.replace(/(\.\d\d\d*?)0+$/, '$1');
   const match = NAIRA_TEXT.exec(text);
   if (!match) {
     if (/^\d+\.\d{3,}$/.test(text)) return { ok: false, reason: 'must have at most two decimals' };

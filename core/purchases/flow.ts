@@ -235,7 +235,11 @@ function replay(deps: PurchaseDeps, tx: TransactionRecord, requestHash: string |
     });
   }
   const first = firstAnswer(tx);
-  if (first.status === 'failed') throw providerFailed(first);
+  if (first.status === 'failed') {
+    // The replayed failure says it is one, as a replayed success does (Idempotent-Replayed).
+    const failed = providerFailed(first);
+    throw new DomainError(failed.code, failed.message, { metadata: { ...failed.metadata, replayed: 'true' } });
+  }
   return { transaction: first, replayed: true };
 }
 

@@ -91,7 +91,7 @@ export function createPurchaseService(deps: PurchaseDeps & { store: Pick<Store, 
     /** One of the account's transactions; another account's reference is not found, never shown. */
     async transaction(accountId: string, reference: string): Promise<TransactionRecord> {
       const tx = reference ? await store.transactions.get(reference) : null;
-      if (!tx || tx.accountId !== accountId) throw notFound(`Transaction ${reference || '(empty reference)'}`);
+      if (!tx || tx.accountId !== accountId) throw notFound(`Transaction ${quotedReference(reference)}`);
       return tx;
     },
 
@@ -115,3 +115,12 @@ export function createPurchaseService(deps: PurchaseDeps & { store: Pick<Store, 
 }
 
 export type PurchaseService = ReturnType<typeof createPurchaseService>;
+
+/** The longest reference a message repeats whole; ours are 10 characters, a caller's may be anything. */
+const MAX_ECHOED_REFERENCE_CHARS = 64;
+
+/** A caller's reference as a message may repeat it: bounded, so an answer never grows with the request. */
+function quotedReference(reference: string): string {
+  if (reference === '') return '(empty reference)';
+  return reference.length <= MAX_ECHOED_REFERENCE_CHARS ? reference : `${reference.slice(0, MAX_ECHOED_REFERENCE_CHARS)}… (${reference.length} characters)`;
+}

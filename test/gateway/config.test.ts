@@ -12,7 +12,7 @@ const test = suite('gateway config');
 test('an empty environment gives the documented defaults', () => {
   assert.equal(loadGatewayConfig({}), {
     port: 8080,
-    host: '0.0.0.0',
+    host: '::',
     basePaths: ['/api/v1', '/api'],
     coreUrl: 'http://127.0.0.1:50051',
     serviceToken: undefined,

@@ -6,6 +6,9 @@
 import net from 'node:net';
 import { suite } from '../helpers/suite.js';
 import * as assert from 'uvu/assert';
+import { HealthCheckResponse_ServingStatus } from '../../gen/grpc/health/v1/health_pb.js';
+import type { CoreClients } from '../../gateway/core-client.js';
+import { createCoreHealth, HEALTH_CACHE_MS } from '../../gateway/routes.js';
 import { startCore, type TestCore } from '../helpers/core.js';
 import { startTestGateway, type ApiKeys, type TestGateway } from '../helpers/gateway.js';
 import { assertError } from './fields.js';
@@ -89,11 +92,39 @@ test('a core that stops makes /healthz 503 for the gateway in front of it', asyn
   try {
     assert.is((await front.request({ path: '/healthz' })).status, 200);
     await ownCore.close();
-    const reply = await front.request({ path: '/healthz' });
+    // The gateway reuses the core's health answer for HEALTH_CACHE_MS; poll past it.
+    let reply = await front.request({ path: '/healthz' });
+    for (let i = 0; i < 50 && reply.status === 200; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      reply = await front.request({ path: '/healthz' });
+    }
     assertError(reply, 503, 'CORE_UNAVAILABLE');
   } finally {
     await front.close();
   }
+});
+
+test('the core is asked for its health at most once a second, however often /healthz is polled', async () => {
+  let checks = 0;
+  let nowMs = 0;
+  const core = {
+    health: {
+      check: async () => {
+        checks += 1;
+        return { status: HealthCheckResponse_ServingStatus.SERVING };
+      },
+    },
+  } as unknown as CoreClients;
+  const serving = createCoreHealth(core, () => nowMs);
+  const answers = await Promise.all(Array.from({ length: 100 }, () => serving()));
+  assert.ok(answers.every(Boolean));
+  assert.is(checks, 1, 'a hundred polls at once share one call');
+  nowMs = HEALTH_CACHE_MS - 1;
+  await serving();
+  assert.is(checks, 1, 'within the second the answer is reused');
+  nowMs = HEALTH_CACHE_MS + 1;
+  await serving();
+  assert.is(checks, 2, 'after it the core is asked again');
 });
 
 test.run();

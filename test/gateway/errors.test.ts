@@ -95,9 +95,9 @@ test('the wrong method for an action is 405 with Allow', async () => {
   const cases: [string, string, string][] = [
     ['GET', 'airtime', 'POST'],
     ['PUT', 'data', 'POST'],
-    ['POST', 'balance', 'GET'],
-    ['DELETE', 'plans', 'GET'],
-    ['POST', 'transactions', 'GET'],
+    ['POST', 'balance', 'GET, HEAD'],
+    ['DELETE', 'plans', 'GET, HEAD'],
+    ['POST', 'transactions', 'GET, HEAD'],
   ];
   for (const [method, action, allow] of cases) {
     const reply = await gateway.request({ method, query: { action }, keys, ...(method === 'POST' ? { body: {} } : {}) });

@@ -48,6 +48,8 @@ export interface RequestOptions {
   body?: unknown;
   /** The local address to connect from, for example 127.0.0.2. */
   localAddress?: string;
+  /** The address to connect to; 127.0.0.1 by default. */
+  host?: string;
 }
 
 export interface TestGateway {
@@ -97,7 +99,7 @@ export async function startTestGateway(core: TestCore, overrides: Partial<Gatewa
 export function send(port: number, basePath: string, options: RequestOptions): Promise<Reply> {
   const query = new URLSearchParams(options.query ?? {}).toString();
   const path = (options.path ?? basePath) + (query ? `?${query}` : '');
-  const headers: Record<string, string> = {};
+  const headers: Record<string, string | string[]> = {};
   if (options.keys) {
     headers['X-Public-Key'] = options.keys.publicKey;
     headers['X-Secret-Key'] = options.keys.secretKey;
@@ -118,7 +120,7 @@ export function send(port: number, basePath: string, options: RequestOptions): P
   return new Promise<Reply>((resolve, reject) => {
     const req = http.request(
       {
-        host: '127.0.0.1',
+        host: options.host ?? '127.0.0.1',
         port,
         path,
         method: options.method ?? (payload ? 'POST' : 'GET'),

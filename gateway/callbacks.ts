@@ -22,6 +22,7 @@ import { readBounded } from './body.js';
 import type { CoreClients } from './core-client.js';
 import { sendJson } from './reply.js';
 import type { GatewayLogger } from './log.js';
+import { rateLimitHeaders, type Limiter } from './rate-limit.js';
 
 /** Where VTpass posts; the secret follows. */
 export const VTPASS_CALLBACK_PREFIX = '/callbacks/vtpass/';
@@ -42,7 +43,14 @@ export interface CallbackHandler {
 }
 
 /** The VTpass callback endpoint; off when `secret` is undefined. */
-export function createCallbackHandler(deps: { secret: string | undefined; core: CoreClients; log: GatewayLogger }): CallbackHandler {
+export function createCallbackHandler(deps: {
+  secret: string | undefined;
+  core: CoreClients;
+  log: GatewayLogger;
+  /** Callbacks per client address (CALLBACKS_PER_MINUTE). */
+  limiter: Limiter;
+  clientIpOf: (req: IncomingMessage) => string;
+}): CallbackHandler {
   const expected = deps.secret === undefined ? undefined : digest(`${VTPASS_CALLBACK_PREFIX}${deps.secret}`);
 
   return {
@@ -56,6 +64,13 @@ export function createCallbackHandler(deps: { secret: string | undefined; core: 
       if (req.method !== 'POST') {
         req.resume();
         sendJson(res, 405, { response: 'error', message: 'Callbacks are POST only.' }, { Allow: 'POST' });
+        return;
+      }
+      const decision = await deps.limiter.consume(deps.clientIpOf(req));
+      if (decision.kind === 'limited') {
+        req.resume();
+        deps.log.error('callback.rate_limited', { provider: 'vtpass' });
+        sendJson(res, 429, { response: 'retry', message: 'Too many callbacks; send this one again later.' }, rateLimitHeaders(deps.limiter.policy, decision));
         return;
       }
       const body = await readBounded(req, CALLBACK_MAX_BODY_BYTES, res);

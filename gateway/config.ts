@@ -51,6 +51,8 @@ export interface GatewayConfig {
   rateLimitPerMinute: number;
   /** Failed authentications per minute per client IP before it is answered 429. */
   authFailuresPerMinute: number;
+  /** Upstream callbacks per minute per client address (callbacks.ts). */
+  callbacksPerMinute: number;
   /**
    * How long a verified key pair is trusted without asking the core again, in ms. A revoked
    * key, a new IP lock or a tier without API access takes effect within this time.
@@ -82,6 +84,12 @@ export interface GatewayConfig {
 export const DEFAULT_RATE_LIMIT_PER_MINUTE = 60;
 /** Ten wrong key pairs a minute is far above any honest misconfiguration and far below guessing. */
 export const DEFAULT_AUTH_FAILURES_PER_MINUTE = 10;
+/**
+ * Callbacks an address may send per minute. An upstream sends one per transaction that
+ * changes state, retries included; a leaked callback URL must not become a way to make the
+ * core ask VTpass without end (the core also asks at most once per reference per 10 s).
+ */
+export const DEFAULT_CALLBACKS_PER_MINUTE = 600;
 /** Five seconds: one core call per key every few seconds, and a revocation bites quickly. */
 export const DEFAULT_AUTH_CACHE_TTL_MS = 5_000;
 /**
@@ -133,7 +141,8 @@ export const GATEWAY_SCHEMA = {
   dataDir: text('DATA_DIR', { fallback: './data', help: "The core's data directory (only read for `service.token`)." }),
   trustedProxies: variable('TRUSTED_PROXIES', 'none', 'Comma-separated IPs or CIDRs of reverse proxies whose `X-Forwarded-For` is believed.', (raw) => parseAddressList('TRUSTED_PROXIES', raw ?? '')),
   rateLimitPerMinute: integer('RATE_LIMIT_PER_MINUTE', { fallback: DEFAULT_RATE_LIMIT_PER_MINUTE, min: 1, max: 1_000_000, help: 'Requests per minute per key.' }),
-  authFailuresPerMinute: integer('AUTH_FAILURES_PER_MINUTE', { fallback: DEFAULT_AUTH_FAILURES_PER_MINUTE, min: 1, max: 1_000_000, help: 'Failed authentications per minute per client IP.' }),
+  authFailuresPerMinute: integer('AUTH_FAILURES_PER_MINUTE', { fallback: DEFAULT_AUTH_FAILURES_PER_MINUTE, min: 1, max: 1_000_000, help: 'Failed authentications per minute per client address (an IPv6 client by its /64).' }),
+  callbacksPerMinute: integer('CALLBACKS_PER_MINUTE', { fallback: DEFAULT_CALLBACKS_PER_MINUTE, min: 1, max: 1_000_000, help: 'Upstream callbacks (VTpass) per minute per client address.' }),
   authCacheTtlMs: integer('AUTH_CACHE_TTL_MS', {
     fallback: DEFAULT_AUTH_CACHE_TTL_MS,
     min: 0,
@@ -178,6 +187,7 @@ export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
     trustedProxies: v.trustedProxies,
     rateLimitPerMinute: v.rateLimitPerMinute,
     authFailuresPerMinute: v.authFailuresPerMinute,
+    callbacksPerMinute: v.callbacksPerMinute,
     authCacheTtlMs: v.authCacheTtlMs,
     maxBodyBytes: v.maxBodyBytes,
     // Only present when set, so that a gateway without MongoDB has exactly the old shape.

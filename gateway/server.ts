@@ -149,7 +149,13 @@ function createRouter(
   const basePaths = new Set(config.basePaths);
   const notFound = notFoundAnswer(basePaths);
   const metricsRoute: MetricsRoute = { metrics, readers: addressList('METRICS_ALLOW', config.metricsAllow), clientIpOf, notFound };
-  const callbacks: CallbackHandler = createCallbackHandler({ secret: config.vtpassCallbackSecret, core, log });
+  const callbacks: CallbackHandler = createCallbackHandler({
+    secret: config.vtpassCallbackSecret,
+    core,
+    log,
+    limiter: createMemoryLimiter({ name: 'callbacks', quota: config.callbacksPerMinute, windowSeconds: WINDOW_SECONDS }, log),
+    clientIpOf,
+  });
   const handleApi = createPipeline(deps, log, metrics, clientIpOf);
   const coreServing = createCoreHealth(core);
   return async (req, res, facts) => {

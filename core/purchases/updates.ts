@@ -40,9 +40,41 @@ export interface CallbackResult {
 /** Reads the reference out of one upstream's callback body. */
 export type CallbackParser = (body: Uint8Array) => { ok: true; reference: string } | { ok: false; reason: string };
 
+/**
+ * Callbacks about one reference ask the provider at most once per this interval: a callback
+ * replayed or flooded (the URL leaked, an upstream retrying hard) costs one requery, and
+ * callbacks arriving while that requery runs wait for its answer instead of asking again.
+ * A genuine later change still lands: the upstream retries, and the recovery worker polls.
+ */
+export const CALLBACK_REQUERY_SPACING_MS = 10_000;
+/** References remembered for the spacing above; beyond this the oldest are forgotten first. */
+const CALLBACK_REQUERY_MEMORY = 10_000;
+
 /** The callback use case; `parsers` names the upstreams that may send callbacks. */
 export function createUpdateService(deps: PurchaseDeps, parsers: Readonly<Record<string, CallbackParser>>) {
   const { store, log } = deps;
+  const recentRequeries = new Map<string, { atMs: number; result: Promise<CallbackResult> }>();
+
+  /** The requery for one callback, or the one made for the same reference moments ago. */
+  function requeryOnce(tx: TransactionRecord, requery: () => Promise<CallbackResult>): Promise<CallbackResult> {
+    const nowMs = deps.clock().getTime();
+    const last = recentRequeries.get(tx.reference);
+    if (last !== undefined && nowMs - last.atMs < CALLBACK_REQUERY_SPACING_MS) {
+      // The same answer, said as what it is now: a repeat changes nothing.
+      return last.result.then(
+        (first) => ({ disposition: first.disposition === 'retry_later' ? 'retry_later' : 'unchanged', reference: tx.reference, status: first.status }),
+        () => ({ disposition: 'retry_later', reference: tx.reference, status: tx.status }),
+      );
+    }
+    const result = requery();
+    recentRequeries.delete(tx.reference);
+    recentRequeries.set(tx.reference, { atMs: nowMs, result });
+    for (const [reference, entry] of recentRequeries) {
+      if (recentRequeries.size <= CALLBACK_REQUERY_MEMORY && nowMs - entry.atMs < CALLBACK_REQUERY_SPACING_MS) break;
+      recentRequeries.delete(reference);
+    }
+    return result;
+  }
 
   /** The requery's answer applied to the transaction as it stands. */
   async function apply(tx: TransactionRecord, outcome: ProviderOutcome): Promise<CallbackResult> {
@@ -107,10 +139,12 @@ export function createUpdateService(deps: PurchaseDeps, parsers: Readonly<Record
       }
       // The purchase is still waiting for its own answer; that answer settles it.
       if (deps.inFlight.has(tx.reference)) return { disposition: 'retry_later', reference: tx.reference, status: tx.status };
-      const outcome = await callProvider((signal) => provider.query(providerRequestOf(tx), signal), deps.providerTimeoutMs);
-      const result = await apply(tx, outcome);
-      log('callback.applied', { provider: providerName, reference: tx.reference, outcome: outcome.kind, disposition: result.disposition, status: result.status });
-      return result;
+      return requeryOnce(tx, async () => {
+        const outcome = await callProvider((signal) => provider.query(providerRequestOf(tx), signal), deps.providerTimeoutMs);
+        const result = await apply(tx, outcome);
+        log('callback.applied', { provider: providerName, reference: tx.reference, outcome: outcome.kind, disposition: result.disposition, status: result.status });
+        return result;
+      });
     },
   };
 }

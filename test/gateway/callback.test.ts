@@ -116,6 +116,36 @@ test('a callback that VTpass does not confirm changes nothing: a forged reversal
   assert.ok(stack.fake.calls.some((c) => c.path === '/api/requery' && c.body?.['request_id'] === reference), 'the core asked VTpass');
 });
 
+test('a flood of the same callback asks VTpass once: the rest share its answer', async ({ stack }) => {
+  const { accountId, keys } = await account(stack);
+  stack.fake.script('08012345552', { answer: 'processing', later: 'delivered' });
+  const reply = await buyAirtime(stack, keys, '08012345552');
+  assert.is(reply.status, 202, reply.text);
+  const reference = reply.json.reference as string;
+  const requeries = () => stack.fake.calls.filter((c) => c.path === '/api/requery' && c.body?.['request_id'] === reference).length;
+  const before = requeries();
+  const answers = await Promise.all(Array.from({ length: 20 }, () => postCallback(stack, stack.fake.callbackBody(reference))));
+  assert.ok(answers.every((answer) => answer.status === 200), answers.map((a) => a.status).join(', '));
+  assert.is(requeries() - before, 1, 'one requery for twenty callbacks');
+  assert.is((await statusOf(stack, keys, reference)).status, 'success');
+  assert.equal(await kinds(stack, accountId, reference), ['debit']);
+});
+
+test('callbacks past CALLBACKS_PER_MINUTE from one address are told to come back later', async ({ stack }) => {
+  const strict = await startTestGateway(stack.core, { vtpassCallbackSecret: stack.callbackSecret, callbacksPerMinute: 3 });
+  try {
+    const body = { code: '000', content: { transactions: { transactionId: 'nothing-of-ours' } } };
+    const path = `/callbacks/vtpass/${stack.callbackSecret}`;
+    for (let i = 0; i < 3; i += 1) assert.is((await strict.request({ path, method: 'POST', body })).status, 200);
+    const limited = await strict.request({ path, method: 'POST', body });
+    assert.is(limited.status, 429, limited.text);
+    assert.is(limited.json.response, 'retry');
+    assert.ok(Number(limited.headers['retry-after']) >= 1);
+  } finally {
+    await strict.close();
+  }
+});
+
 test('a callback VTpass cannot confirm yet is answered 503 so that VTpass sends it again', async ({ stack }) => {
   const { accountId, keys } = await account(stack);
   stack.fake.script('08012345551', { answer: 'pending', later: 'pending' });

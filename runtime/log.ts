@@ -4,8 +4,10 @@
  *
  * Callers pass facts, never secrets: no secret key, no full key pair, no bearer token and
  * no connection string goes into a field. As a second line of defence, pino blanks the
- * field names under which one could appear (REDACTED_PATHS), wherever a careless caller
- * put it.
+ * field names under which one could appear (REDACTED_PATHS), and every string value of a
+ * line is searched for anything shaped like a secret (redactSecrets), whatever field a
+ * careless caller or a hostile client put it in: a partner that swaps its two key headers
+ * must not get its secret key logged as its public key.
  *
  * Lines go to stdout through pino's asynchronous destination (sonic-boom): a log call
  * formats the line and returns, and the write happens off the request's path. A process
@@ -79,6 +81,32 @@ export const REDACTED_PATHS: readonly string[] = [
 /** What a redacted value is replaced with. */
 export const REDACTED = '[redacted]';
 
+/**
+ * Text shaped like a secret, wherever it stands in a value: our secret keys (`sk_`,
+ * `sk_test_`), webhook secrets (`whsec_`), session and invitation tokens of the developer area
+ * (`sess_`, `inv_`), a bearer credential, and any long run of base64url characters with
+ * upper- and lower-case letters and digits (the service and admin tokens are 43 of them; a
+ * hex hash or a reference never matches).
+ */
+const SECRET_SHAPES = /\b(?:sk|whsec|sess|inv)_[A-Za-z0-9_-]{6,}|\bBearer\s+\S+|(?=[A-Za-z0-9_-]*[A-Z])(?=[A-Za-z0-9_-]*[a-z])(?=[A-Za-z0-9_-]*\d)[A-Za-z0-9_-]{32,}/g;
+/** A quick test that lets the common string (short, no underscore, no long run) skip the search. */
+const MAYBE_SECRET = /_|Bearer|[A-Za-z0-9-]{32}/;
+/** Nested objects are searched this deep; a log line's fields are flat or nearly so. */
+const REDACT_MAX_DEPTH = 4;
+
+/** `value` with every secret-shaped piece of text replaced by REDACTED. */
+export function redactSecrets(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') {
+    return MAYBE_SECRET.test(value) ? value.replace(SECRET_SHAPES, REDACTED) : value;
+  }
+  if (value === null || typeof value !== 'object' || depth >= REDACT_MAX_DEPTH) return value;
+  if (Array.isArray(value)) return value.map((item) => redactSecrets(item, depth + 1));
+  if (value instanceof Error) return redactSecrets({ name: value.name, message: value.message, stack: value.stack }, depth);
+  const clean: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) clean[key] = redactSecrets(item, depth + 1);
+  return clean;
+}
+
 /** Where lines go unless told otherwise: stdout, written asynchronously. */
 function stdoutDestination(): DestinationStream {
   return pino.destination({ dest: 1, sync: false });
@@ -95,7 +123,7 @@ export function createProcessLog(options: { level: LogLevel; service: string; de
       level: options.level,
       base: { pid: process.pid, hostname: os.hostname(), service: options.service },
       timestamp: pino.stdTimeFunctions.isoTime,
-      formatters: { level: (label) => ({ level: label }) },
+      formatters: { level: (label) => ({ level: label }), log: (fields) => redactSecrets(fields) as Record<string, unknown> },
       redact: { paths: [...REDACTED_PATHS], censor: REDACTED },
     },
     destination,

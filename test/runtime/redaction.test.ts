@@ -1,0 +1,65 @@
+/**
+ * No secret reaches a log: hostile and careless requests (a secret key sent as the public
+ * key, in the action, the path, the idempotency key, an Authorization header) are made
+ * against a real gateway and core, and every line the gateway's real log wrote is searched
+ * for the secrets. The redaction itself is pinned on the shapes it must catch and the ones it
+ * must leave alone.
+ */
+import * as assert from 'uvu/assert';
+import { startGateway } from '../../gateway/main.js';
+import { createProcessLog, REDACTED, redactSecrets } from '../../runtime/log.js';
+import { startCore } from '../helpers/core.js';
+import { send, type RequestOptions } from '../helpers/gateway.js';
+import { suite } from '../helpers/suite.js';
+
+const test = suite('log redaction');
+
+test('secret shapes are redacted wherever they stand; facts are left alone', () => {
+  const secret = `sk_${'Q9x_'.repeat(10)}`;
+  const token = 'Zk3'.repeat(15);
+  const redacted = redactSecrets({
+    public_key: secret,
+    message: `failed for ${secret} from 10.0.0.1`,
+    nested: { headers: ['x', `Bearer ${token}`], deeper: { whsec: 'whsec_abcdef123456' } },
+    token_like: token,
+  }) as Record<string, unknown>;
+  const text = JSON.stringify(redacted);
+  assert.not.ok(text.includes(secret));
+  assert.not.ok(text.includes(token));
+  assert.not.ok(text.includes('whsec_abcdef123456'));
+  assert.ok(text.includes('from 10.0.0.1'), 'the rest of a sentence stays');
+  assert.is(redacted['public_key'], REDACTED);
+  const facts = { reference: 'T1A2B3C4D5', public_key: 'pk_0123456789abcdef01234567', sha256: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855', service: 'mtn' };
+  assert.equal(redactSecrets(facts), facts);
+});
+
+test('hostile requests leave no secret in the gateway log', async () => {
+  const core = await startCore();
+  const lines: string[] = [];
+  const log = createProcessLog({ level: 'debug', service: 'gateway', destination: { write: (line: string) => void lines.push(line) } });
+  const running = await startGateway({ PORT: '0', HOST: '127.0.0.1', CORE_URL: core.url, DATA_DIR: core.dataDir }, log);
+  try {
+    const { publicKey, secretKey } = await core.createApiAccount({ balanceKobo: 100_000 });
+    const requests: RequestOptions[] = [
+      // The two key headers swapped.
+      { query: { action: 'balance' }, keys: { publicKey: secretKey, secretKey: publicKey } },
+      // The secret as an action, in a path, as an idempotency key, as a bearer token.
+      { query: { action: secretKey }, keys: { publicKey, secretKey } },
+      { path: `/api/v1/${secretKey}` },
+      { query: { action: 'airtime' }, keys: { publicKey, secretKey }, headers: { 'Idempotency-Key': secretKey }, body: { network: 'mtn', phone: '0803', amount: 5 } },
+      { query: { action: 'balance' }, headers: { Authorization: `Bearer ${core.serviceToken}`, 'X-Public-Key': publicKey } },
+      { query: { action: 'transaction', reference: secretKey }, keys: { publicKey, secretKey } },
+    ];
+    for (const request of requests) await send(running.port, '/api/v1', request);
+    await log.flush();
+    const written = lines.join('');
+    assert.ok(lines.length >= requests.length, `the requests were logged (${lines.length} lines)`);
+    assert.not.ok(written.includes(secretKey), 'the secret key appears in no line');
+    assert.not.ok(written.includes(core.serviceToken), 'the service token appears in no line');
+  } finally {
+    await running.close();
+    await core.close();
+  }
+});
+
+test.run();

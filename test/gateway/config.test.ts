@@ -20,6 +20,7 @@ test('an empty environment gives the documented defaults', () => {
     trustedProxies: [],
     rateLimitPerMinute: 60,
     authFailuresPerMinute: 10,
+    callbacksPerMinute: 600,
     authCacheTtlMs: 5_000,
     maxBodyBytes: 256 * 1024,
     logLevel: 'info',

@@ -3,11 +3,11 @@
 // tests) it registers tsx first: worker threads do not inherit the main thread's loader.
 import { existsSync } from 'node:fs';
 
-const built = new URL('../core/worker.js', import.meta.url);
+const built = new URL('../core/thread.js', import.meta.url);
 if (existsSync(built)) {
   await import(built.href);
 } else {
   const { register } = await import('tsx/esm/api');
   register();
-  await import('../core/worker.ts');
+  await import('../core/thread.ts');
 }

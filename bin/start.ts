@@ -17,7 +17,7 @@ import { processFlags } from '../runtime/flags.js';
 import { runUntilSignal } from '../runtime/lifecycle.js';
 import { checkPortFree } from '../runtime/ports.js';
 import { isLoopbackHost } from '../runtime/url.js';
-import type { CoreWorkerCommand, CoreWorkerMessage } from '../core/worker.js';
+import type { CoreThreadCommand, CoreThreadMessage } from '../core/thread.js';
 import { GATEWAY_SCHEMA, gatewayConfigHelp, loadGatewayConfig } from '../gateway/config.js';
 import { GATEWAY_ADDRESS, startGateway } from '../gateway/main.js';
 
@@ -36,11 +36,11 @@ interface CoreThread {
 
 async function startCoreThread(): Promise<CoreThread> {
   const worker = new Worker(new URL('./core-thread.js', import.meta.url), { workerData: { env: { ...process.env } } });
-  const send = (command: CoreWorkerCommand) => worker.postMessage(command);
+  const send = (command: CoreThreadCommand) => worker.postMessage(command);
   const [first] = (await Promise.race([
     once(worker, 'message'),
     once(worker, 'error').then(([error]) => Promise.reject(error)),
-  ])) as [CoreWorkerMessage];
+  ])) as [CoreThreadMessage];
   if (first.type === 'failed') {
     await worker.terminate();
     throw first.configError ? Object.assign(new ConfigError('', ''), { message: first.message }) : new Error(first.message);
@@ -52,9 +52,9 @@ async function startCoreThread(): Promise<CoreThread> {
     dataDir: first.dataDir,
     drain: () => send({ type: 'drain' }),
     async stop() {
-      const answer = once(worker, 'message') as Promise<[CoreWorkerMessage]>;
+      const answer = once(worker, 'message') as Promise<[CoreThreadMessage]>;
       send({ type: 'stop' });
-      const [reply] = await Promise.race([answer, once(worker, 'exit').then((): [CoreWorkerMessage] => [{ type: 'stop_failed', message: 'the core thread exited before it stopped' }])]);
+      const [reply] = await Promise.race([answer, once(worker, 'exit').then((): [CoreThreadMessage] => [{ type: 'stop_failed', message: 'the core thread exited before it stopped' }])]);
       await worker.terminate();
       if (reply.type === 'stop_failed') throw new Error(`the core did not stop cleanly: ${reply.message}`);
     },

@@ -10,12 +10,14 @@ import { createPlanSync } from './catalog/sync.js';
 import type { Logger } from '../runtime/log.js';
 import { createOutcomeRecorder, instrumentProviders, instrumentStore, type CoreMetrics } from './metrics.js';
 import type { Providers } from './providers/port.js';
-import { DEFAULT_RETRY_SCHEDULE, type PurchaseDeps } from './purchases/flow.js';
+import type { PurchaseDeps } from './purchases/flow.js';
+import { DEFAULT_RETRY_SCHEDULE } from './domain/transactions.js';
 import { Background } from './purchases/receipts.js';
 import { createRecoveryWorker, type RecoveryWorker } from './purchases/recovery.js';
-import { createOversightService } from './purchases/oversight.js';
+import { createLedgerCheck } from './accounts/ledger-check.js';
+import { createPendingList } from './purchases/pending-list.js';
 import { createPurchaseService } from './purchases/service.js';
-import { createUpdateService } from './purchases/updates.js';
+import { createCallbackService } from './purchases/callbacks.js';
 import { createVerificationService } from './purchases/verification.js';
 import { parseVtpassCallback } from './providers/vtpass/callback.js';
 import { VTPASS_NAME } from './providers/vtpass/index.js';
@@ -78,12 +80,13 @@ export function createCore(deps: CoreDeps): Core {
   const accounts = createAccountService({ store, clock });
   const catalog = createCatalogService({ store });
   const purchases = createPurchaseService(purchaseDeps);
-  const oversight = createOversightService({ store, log: deps.log });
+  const pendingList = createPendingList({ transactions: store.transactions });
+  const ledgerCheck = createLedgerCheck({ wallet: store.wallet, log: deps.log });
   const verification = createVerificationService(purchaseDeps);
   // Callbacks are accepted from the upstreams that send them; each is confirmed by a requery.
-  const updates = createUpdateService(purchaseDeps, { [VTPASS_NAME]: parseVtpassCallback });
+  const callbacks = createCallbackService(purchaseDeps, { [VTPASS_NAME]: parseVtpassCallback });
   const planSync = createPlanSync({ store, catalog, providers, log: deps.log });
-  const rpc = createCoreServer({ purchases, accounts, catalog, oversight, verification, updates, planSync, adminToken: deps.adminToken, serviceToken: deps.serviceToken, log: deps.log });
+  const rpc = createCoreServer({ purchases, accounts, catalog, pendingList, ledgerCheck, verification, callbacks, planSync, adminToken: deps.adminToken, serviceToken: deps.serviceToken, log: deps.log });
   const worker = createRecoveryWorker(purchaseDeps, {
     intervalMs: deps.recoveryIntervalMs,
     schedule: { ...DEFAULT_RETRY_SCHEDULE, attentionAfterMs: deps.recoveryAttentionAfterMs },

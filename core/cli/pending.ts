@@ -1,5 +1,5 @@
 /** `prepaid pending list`: purchases whose outcome is not final yet, oldest first. */
-import { MAX_PENDING_PAGE_SIZE } from '../purchases/oversight.js';
+import { MAX_PENDING_PAGE_SIZE } from '../purchases/pending-list.js';
 import { UsageError, type CommandGroup } from './command.js';
 import { columns, isoTime, kobo, moneyFields, nairaText, productName } from './format.js';
 

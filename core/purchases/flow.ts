@@ -14,6 +14,7 @@ import { newReference } from '../domain/reference.js';
 import { REQUEST_ID_PATTERN } from '../domain/validation.js';
 import type { ProviderOutcome, ProviderRequest, Providers } from '../providers/port.js';
 import type { TransactionRecord } from '../domain/records.js';
+import { DEFAULT_RETRY_SCHEDULE, firstAnswer, nextAttempt, type RetrySchedule } from '../domain/transactions.js';
 import type { Store } from '../store/port.js';
 import { sendReceipt, type Background } from './receipts.js';
 
@@ -146,6 +147,8 @@ export async function executePurchase(
     const outcome = await callProvider((signal) => provider.purchase(providerRequestOf(tx), signal), deps.providerTimeoutMs);
     deps.log('provider.purchase', { reference: tx.reference, product: tx.product, provider: provider.name, outcome: outcome.kind, ms: Date.now() - started });
     const final = await applyOutcome(deps, tx, outcome, 0);
+    // The request's answer: a refunded failure is the caller's 502.
+    if (final.status === 'failed') throw providerFailed(final);
     return { transaction: final, replayed: false };
   } finally {
     deps.inFlight.delete(tx.reference);
@@ -154,8 +157,9 @@ export async function executePurchase(
 
 /**
  * Records a provider outcome on a pending transaction: settle, refund, or schedule a
- * re-query. Shared by the purchase and the recovery worker so both follow one rule.
- * Throws PROVIDER_FAILED after a refund, so callers answer the refunded failure.
+ * re-query, and returns the transaction as it stands after. Shared by the purchase, the
+ * recovery worker and provider callbacks so that all follow one rule; only a request path
+ * turns a refunded failure into its PROVIDER_FAILED answer.
  */
 export async function applyOutcome(
   deps: Pick<PurchaseDeps, 'store' | 'providers' | 'clock' | 'background' | 'log' | 'observer'>,
@@ -172,40 +176,21 @@ export async function applyOutcome(
     return settled.transaction;
   }
   // A reversal of a purchase that never settled is a failure like any other: nothing stays
-  // delivered and the upstream has the money back, so the wallet is refunded once.
+  // delivered and the upstream has the money back, so the wallet is refunded once. If
+  // somebody settled it first (a late success beats a failure learned second), the refund
+  // changes nothing and the success is returned.
   if (outcome.kind === 'failed' || outcome.kind === 'reversed') {
     const refunded = await deps.store.wallet.refund(tx.reference, outcome.reason, at);
     if (!refunded) throw new DomainError('INTERNAL', `Transaction ${tx.reference} vanished while refunding.`);
-    if (refunded.transaction.status === 'failed') throw providerFailed(refunded.transaction);
-    // Somebody settled it first (a late success beats a failure we learned second).
     return refunded.transaction;
   }
-  const attempts = attemptsSoFar + 1;
-  const ageMs = at.getTime() - tx.createdAt.getTime();
-  await deps.store.wallet.recordAttempt(tx.reference, {
-    attempts,
-    nextAttemptAt: new Date(at.getTime() + schedule.delayMs(attempts)),
-    needsAttention: ageMs >= schedule.attentionAfterMs,
-    at,
-  });
+  const attempt = nextAttempt(tx, attemptsSoFar, at, schedule);
+  await deps.store.wallet.recordAttempt(tx.reference, attempt);
   const after = (await deps.store.transactions.get(tx.reference)) ?? tx;
   // Attempt 1 is the purchase's own call (answered 202), or a crash survivor's first requery.
-  if (attempts === 1) deps.observer?.leftPending(after);
+  if (attempt.attempts === 1) deps.observer?.leftPending(after);
   return after;
 }
-
-/** When the recovery worker re-queries a pending transaction, and when it asks for a person. */
-export interface RetrySchedule {
-  delayMs(attempts: number): number;
-  /** A transaction still pending this long after it was made is flagged for a person. */
-  attentionAfterMs: number;
-}
-
-/** Doubling from 15 s, capped at 15 min; a person is asked after a day. */
-export const DEFAULT_RETRY_SCHEDULE: RetrySchedule = {
-  delayMs: (attempts) => Math.min(15_000 * 2 ** Math.min(attempts - 1, 10), 15 * 60_000),
-  attentionAfterMs: 24 * 60 * 60_000,
-};
 
 export function providerFailed(tx: TransactionRecord): DomainError {
   return new DomainError(
@@ -241,19 +226,4 @@ function replay(deps: PurchaseDeps, tx: TransactionRecord, requestHash: string |
     throw new DomainError(failed.code, failed.message, { metadata: { ...failed.metadata, replayed: 'true' } });
   }
   return { transaction: first, replayed: true };
-}
-
-/**
- * The transaction as its first request was answered, so that a replay repeats that answer
- * (Stripe's rule) even if the purchase has moved on since. The first answer was `pending`
- * exactly when its provider call had no certain outcome, which the flow records as
- * attempt 1 (applyOutcome with attemptsSoFar = 0); a purchase finished in its first call
- * keeps attempts = 0, and a reversal always follows a first answer of `success`. Callers
- * who want the current state ask for the transaction.
- */
-export function firstAnswer(tx: TransactionRecord): TransactionRecord {
-  if (tx.status === 'pending') return tx;
-  if (tx.attempts > 0) return { ...tx, status: 'pending', result: null, failureReason: null };
-  if (tx.status === 'reversed') return { ...tx, status: 'success', failureReason: null };
-  return tx;
 }

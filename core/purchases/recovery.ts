@@ -4,15 +4,9 @@
  * settles or refunds exactly once. It never refunds on its own judgement: a transaction
  * that stays unknown past the deadline is flagged for a person and keeps being re-queried.
  */
-import { DomainError } from '../domain/errors.js';
-import {
-  applyOutcome,
-  callProvider,
-  DEFAULT_RETRY_SCHEDULE,
-  providerRequestOf,
-  type PurchaseDeps,
-  type RetrySchedule,
-} from './flow.js';
+import { DEFAULT_RETRY_SCHEDULE, type RetrySchedule } from '../domain/transactions.js';
+import type { TransactionRecord } from '../domain/records.js';
+import { applyOutcome, callProvider, providerRequestOf, type PurchaseDeps } from './flow.js';
 
 /** Transactions looked at per pass, so one pass stays short however large the backlog. */
 export const RECOVERY_BATCH_SIZE = 100;
@@ -34,20 +28,26 @@ export function createRecoveryWorker(
   let running: Promise<number> | undefined;
   let stopped = true;
 
+  /** Re-queries one due transaction; true when it became final. */
+  async function recover(tx: TransactionRecord): Promise<boolean> {
+    const provider = deps.providers[tx.product];
+    const outcome = await callProvider((signal) => provider.query(providerRequestOf(tx), signal), deps.providerTimeoutMs);
+    deps.log('provider.query', { reference: tx.reference, product: tx.product, provider: provider.name, outcome: outcome.kind, attempt: tx.attempts + 1 });
+    const after = await applyOutcome(deps, tx, outcome, tx.attempts, schedule);
+    return after.status !== 'pending';
+  }
+
   async function pass(dueBy: Date): Promise<number> {
     const due = await deps.store.transactions.listDuePending(dueBy, RECOVERY_BATCH_SIZE);
     let finalized = 0;
     for (const tx of due) {
       if (deps.inFlight.has(tx.reference)) continue;
-      const provider = deps.providers[tx.product];
-      const outcome = await callProvider((signal) => provider.query(providerRequestOf(tx), signal), deps.providerTimeoutMs);
-      deps.log('provider.query', { reference: tx.reference, product: tx.product, provider: provider.name, outcome: outcome.kind, attempt: tx.attempts + 1 });
+      // One transaction whose write fails must not hold up the others: it is logged and
+      // stays due, and the pass goes on (a store that is down fails them all, each logged).
       try {
-        const after = await applyOutcome(deps, tx, outcome, tx.attempts, schedule);
-        if (after.status !== 'pending') finalized += 1;
+        if (await recover(tx)) finalized += 1;
       } catch (error) {
-        if (error instanceof DomainError && error.code === 'PROVIDER_FAILED') finalized += 1;
-        else throw error;
+        deps.log('recovery.transaction_failed', { reference: tx.reference, error: error instanceof Error ? error.message : String(error) });
       }
     }
     return finalized;

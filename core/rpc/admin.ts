@@ -2,7 +2,8 @@
 import type { AdminService as AdminServiceDesc } from '../../gen/prepaid/v1/admin_pb.js';
 import type { AccountService, IssuedKeyPair } from '../accounts/service.js';
 import type { CatalogService } from '../catalog/service.js';
-import type { OversightService } from '../purchases/oversight.js';
+import type { LedgerCheck } from '../accounts/ledger-check.js';
+import type { PendingList } from '../purchases/pending-list.js';
 import type { PlanSync } from '../catalog/sync.js';
 import { invalid } from '../domain/errors.js';
 import {
@@ -27,7 +28,7 @@ function issued(key: IssuedKeyPair | null) {
 export function adminHandlers(
   accounts: AccountService,
   catalog: CatalogService,
-  oversight: OversightService,
+  operations: { pendingList: PendingList; ledgerCheck: LedgerCheck },
   planSync: PlanSync,
 ): Handlers<(typeof AdminServiceDesc)['method']> {
   return {
@@ -116,7 +117,7 @@ export function adminHandlers(
       return { koboPerPage: BigInt(await catalog.setSmsRate(koboIn(req.koboPerPage, 'kobo_per_page'))) };
     },
     async listPendingTransactions(req) {
-      const page = await oversight.listPending(req.needsAttentionOnly, req.pageSize, req.pageToken);
+      const page = await operations.pendingList.list(req.needsAttentionOnly, req.pageSize, req.pageToken);
       return { transactions: page.items.map(transactionMessage), nextPageToken: page.next ?? '' };
     },
     async checkLedger(_req, call) {
@@ -124,7 +125,7 @@ export function adminHandlers(
       // instead of reading on for nobody.
       const abandoned = new AbortController();
       call.once('cancelled', () => abandoned.abort(new Error('the caller cancelled the ledger check')));
-      const audit = await oversight.checkLedger(abandoned.signal);
+      const audit = await operations.ledgerCheck.check(abandoned.signal);
       return {
         accountsChecked: BigInt(audit.accountsChecked),
         transactionsChecked: BigInt(audit.transactionsChecked),

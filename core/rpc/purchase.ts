@@ -2,7 +2,7 @@
 import type { PurchaseService as PurchaseServiceDesc } from '../../gen/prepaid/v1/purchase_pb.js';
 import type { PurchaseService } from '../purchases/service.js';
 import type { PurchaseResult } from '../purchases/flow.js';
-import type { UpdateService } from '../purchases/updates.js';
+import type { CallbackService } from '../purchases/callbacks.js';
 import type { VerificationService } from '../purchases/verification.js';
 import { int64In, koboIn, transactionMessage } from './convert.js';
 import type { Handlers } from './grpc.js';
@@ -14,7 +14,7 @@ function outcome({ transaction, replayed }: PurchaseResult) {
 
 export function purchaseHandlers(
   purchases: PurchaseService,
-  upstream: { verification: VerificationService; updates: UpdateService },
+  upstream: { verification: VerificationService; callbacks: CallbackService },
 ): Handlers<(typeof PurchaseServiceDesc)['method']> {
   return {
     async getBalance(req) {
@@ -72,7 +72,7 @@ export function purchaseHandlers(
       return verifiedCustomerMessage(await upstream.verification.verify(req.accountId, input));
     },
     async applyProviderCallback(req) {
-      return callbackMessage(await upstream.updates.applyCallback(req.provider, req.body));
+      return callbackMessage(await upstream.callbacks.applyCallback(req.provider, req.body));
     },
   };
 }

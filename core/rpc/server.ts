@@ -10,9 +10,10 @@ import { PurchaseService, file_prepaid_v1_purchase } from '../../gen/prepaid/v1/
 import { file_grpc_health_v1_health } from '../../gen/grpc/health/v1/health_pb.js';
 import type { AccountService } from '../accounts/service.js';
 import type { CatalogService } from '../catalog/service.js';
-import type { OversightService } from '../purchases/oversight.js';
+import type { LedgerCheck } from '../accounts/ledger-check.js';
+import type { PendingList } from '../purchases/pending-list.js';
 import type { PurchaseService as Purchases } from '../purchases/service.js';
-import type { UpdateService } from '../purchases/updates.js';
+import type { CallbackService } from '../purchases/callbacks.js';
 import type { VerificationService } from '../purchases/verification.js';
 import type { PlanSync } from '../catalog/sync.js';
 import { adminHandlers } from './admin.js';
@@ -29,10 +30,11 @@ export interface CoreServerDeps {
   purchases: Purchases;
   accounts: AccountService;
   catalog: CatalogService;
-  oversight: OversightService;
+  pendingList: PendingList;
+  ledgerCheck: LedgerCheck;
   /** Customer verification, provider callbacks and the plans sync: the upstream-facing use cases. */
   verification: VerificationService;
-  updates: UpdateService;
+  callbacks: CallbackService;
   planSync: PlanSync;
   /** Grants the admin service (and, for operators' convenience, the other two). */
   adminToken: string;
@@ -65,7 +67,7 @@ export function createCoreServer(deps: CoreServerDeps): CoreServer {
   const adminCallers = { allowed: tokenCheck(deps.adminToken), known };
   server.addService(serviceDefinition(PurchaseService), implement(PurchaseService, purchaseHandlers(deps.purchases, deps), serviceCallers, deps.log));
   server.addService(serviceDefinition(AuthService), implement(AuthService, authHandlers(deps.accounts), serviceCallers, deps.log));
-  server.addService(serviceDefinition(AdminService), implement(AdminService, adminHandlers(deps.accounts, deps.catalog, deps.oversight, deps.planSync), adminCallers, deps.log));
+  server.addService(serviceDefinition(AdminService), implement(AdminService, adminHandlers(deps.accounts, deps.catalog, { pendingList: deps.pendingList, ledgerCheck: deps.ledgerCheck }, deps.planSync), adminCallers, deps.log));
 
   const health = new HealthImplementation({ '': 'NOT_SERVING', ...Object.fromEntries(SERVICE_NAMES.map((name) => [name, 'NOT_SERVING'])) });
   health.addToServer(server);

@@ -7,7 +7,7 @@ import { PlanChangeAction, type SyncPlansResponseSchema } from '../../gen/prepai
 import { CallbackDisposition, type ApplyProviderCallbackResponseSchema, type VerifyCustomerResponseSchema } from '../../gen/prepaid/v1/purchase_pb.js';
 import { TransactionStatus } from '../../gen/prepaid/v1/types_pb.js';
 import type { PlanChange, PlanSyncReport } from '../catalog/sync.js';
-import type { CallbackDisposition as Disposition, CallbackResult } from '../purchases/updates.js';
+import type { CallbackDisposition as Disposition, CallbackResult } from '../purchases/callbacks.js';
 import type { VerifiedCustomer } from '../purchases/verification.js';
 import { PRODUCT_TO_PROTO, STATUS_TO_PROTO, catalogPlanMessage } from './convert.js';
 

@@ -2,7 +2,7 @@
  * VTpass's callbacks: `{"type":"transaction-update","data":{...requery shape...}}`, posted
  * to the URL set in its dashboard when a stuck transaction resolves or is reversed. Only
  * the reference is taken from a callback. What it means for the money comes from a requery
- * of that reference (core/purchases/updates.ts): a callback then cannot refund or reverse
+ * of that reference (core/purchases/callbacks.ts): a callback then cannot refund or reverse
  * anything VTpass would not confirm, even if its URL leaked.
  */
 import { asObject } from './codes.js';

@@ -57,7 +57,7 @@ const CODES: Readonly<Record<string, CodeRule>> = {
   // Explicitly "not processed and not charged".
   '091': { meaning: 'transaction not processed', pay: 'failed', requery: 'failed', reason: 'The provider did not process the transaction and did not charge for it (code 091).' },
   // A reversal gives the money back: for a pending purchase that is a refund, for a settled
-  // one a reversal (see core/purchases/updates.ts).
+  // one a reversal (see core/purchases/callbacks.ts).
   '040': { meaning: 'transaction reversal', pay: 'reversed', requery: 'reversed', reason: 'The provider reversed the transaction (code 040).' },
   // "Resolved" closes a dispute without saying which way; a person has to look.
   '044': { meaning: 'transaction resolved', pay: 'unknown', requery: 'unknown' },

@@ -1,6 +1,6 @@
 /**
  * AdminService over real gRPC: accounts and tiers, key pairs and IP locks, wallet credits and
- * the ledger, the catalog (tiers, plans, cable packages, SMS rate) and the oversight calls.
+ * the ledger, the catalog (tiers, plans, cable packages, SMS rate) and the operators' calls (pending list, ledger check).
  */
 import * as assert from 'uvu/assert';
 import { suite } from '../../helpers/suite.js';
@@ -339,9 +339,9 @@ catalog('SetSmsRate refuses zero and more than 1,000 Naira a page, keeping the r
 
 catalog.run();
 
-const oversight = withCore('AdminService: pending transactions and the ledger check');
+const operations = withCore('AdminService: pending transactions and the ledger check');
 
-oversight('ListPendingTransactions lists a purchase whose outcome is unknown, until recovery settles it', async () => {
+operations('ListPendingTransactions lists a purchase whose outcome is unknown, until recovery settles it', async () => {
   const api = await core.createApiAccount({ balanceKobo: 1_000_00 });
   const pending = (await core.purchase.buyAirtime({ accountId: api.accountId, network: 'mtn', phone: '08031238888', amountKobo: 100_00n })).transaction!;
   assert.is(pending.status, TransactionStatus.PENDING);
@@ -352,7 +352,7 @@ oversight('ListPendingTransactions lists a purchase whose outcome is unknown, un
   assert.equal((await core.admin.listPendingTransactions({})).transactions, []);
 });
 
-oversight('CheckLedger finds nothing wrong after credits, purchases, failures and refunds', async () => {
+operations('CheckLedger finds nothing wrong after credits, purchases, failures and refunds', async () => {
   const api = await core.createApiAccount({ balanceKobo: 5_000_00 });
   await core.purchase.buyAirtime({ accountId: api.accountId, network: 'mtn', phone: '08031234567', amountKobo: 100_00n });
   await rejection(core.purchase.buyAirtime({ accountId: api.accountId, network: 'mtn', phone: '08031239999', amountKobo: 100_00n }));
@@ -368,4 +368,4 @@ oversight('CheckLedger finds nothing wrong after credits, purchases, failures an
   await assertLedgerInvariant(core, api.accountId);
 });
 
-oversight.run();
+operations.run();

@@ -1,6 +1,6 @@
 /**
- * Upstream updates about a transaction after its purchase: VTpass's callbacks ("this
- * transaction changed"). A callback is only a hint. Its body names the reference; what
+ * Provider callbacks: what an upstream tells us about a transaction after its purchase
+ * (VTpass's "this transaction changed"). A callback is only a hint. Its body names the reference; what
  * happened is asked of the provider with a requery, exactly as the recovery worker asks,
  * so a forged or stale callback cannot refund or reverse anything the provider does not
  * confirm. Then:
@@ -51,7 +51,7 @@ export const CALLBACK_REQUERY_SPACING_MS = 10_000;
 const CALLBACK_REQUERY_MEMORY = 10_000;
 
 /** The callback use case; `parsers` names the upstreams that may send callbacks. */
-export function createUpdateService(deps: PurchaseDeps, parsers: Readonly<Record<string, CallbackParser>>) {
+export function createCallbackService(deps: PurchaseDeps, parsers: Readonly<Record<string, CallbackParser>>) {
   const { store, log } = deps;
   const recentRequeries = new Map<string, { atMs: number; result: Promise<CallbackResult> }>();
 
@@ -83,13 +83,7 @@ export function createUpdateService(deps: PurchaseDeps, parsers: Readonly<Record
 
     if (tx.status === 'pending') {
       // The flow's own rule for a requery answer, so a callback and the worker agree.
-      let after: TransactionRecord;
-      try {
-        after = await applyOutcome(deps, tx, outcome, tx.attempts);
-      } catch (error) {
-        if (!(error instanceof DomainError && error.code === 'PROVIDER_FAILED')) throw error;
-        after = (await store.transactions.get(tx.reference)) ?? tx;
-      }
+      const after = await applyOutcome(deps, tx, outcome, tx.attempts);
       return done(after.status === 'pending' ? 'unchanged' : 'applied', after);
     }
 
@@ -150,4 +144,4 @@ export function createUpdateService(deps: PurchaseDeps, parsers: Readonly<Record
 }
 
 /** The callback use case, as the RPC layer sees it. */
-export type UpdateService = ReturnType<typeof createUpdateService>;
+export type CallbackService = ReturnType<typeof createCallbackService>;

@@ -139,7 +139,7 @@ const schemas: Record<string, Schema> = {
     properties: {
       sender: { type: 'string', pattern: SENDER_PATTERN.source },
       recipients: { type: 'array', items: phone, minItems: 1, maxItems: SMS_MAX_RECIPIENTS, description: 'Duplicates are sent and charged once.' },
-      message: { type: 'string', minLength: 1, maxLength: SMS_MAX_CHARACTERS, description: '160 characters a page.' },
+      message: { type: 'string', minLength: 1, maxLength: SMS_MAX_CHARACTERS, description: '160 GSM-7 characters a page (GSM extended characters count two); a message with any other character is UCS-2, 70 UTF-16 units a page.' },
       request_id: requestId,
     },
     required: ['sender', 'recipients', 'message'],

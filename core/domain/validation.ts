@@ -82,7 +82,11 @@ export function checkSmsText(field: string, value: string, maxCharacters: number
   if (length === 0) violations.push({ field, description: `${field} is required.` });
   else if (length > maxCharacters) violations.push({ field, description: `${field} must be at most ${maxCharacters} characters; got ${length}.` });
   else if (FORBIDDEN_SMS_CHARACTERS.test(value)) violations.push({ field, description: `${field} contains control characters.` });
+  else if (LONE_SURROGATE.test(value)) violations.push({ field, description: `${field} contains a broken character (half of a UTF-16 pair); send valid Unicode text.` });
 }
+
+/** Half of a UTF-16 surrogate pair on its own: no character, and no network can send it. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** Characters as a person counts them: Unicode code points, so an emoji is one character. */
 export function smsLength(text: string): number {

@@ -49,11 +49,11 @@ helpers('uniqueRecipients keeps the order in which numbers first appear', () => 
   assert.equal(uniqueRecipients(['3', '1', '3', '2', '1']), ['3', '1', '2']);
 });
 
-helpers('smsPages is at least one page and ceil(length / 160)', () => {
+helpers('smsPages is at least one page: ceil(units / 160) for GSM-7, ceil(UTF-16 units / 70) otherwise', () => {
   assert.is(smsPages(''), 1);
   assert.is(smsPages('a'.repeat(160)), 1);
   assert.is(smsPages('a'.repeat(161)), 2);
-  assert.is(smsPages('😀'.repeat(160)), 1);
+  assert.is(smsPages('😀'.repeat(160)), 5, '320 UTF-16 units travel as five UCS-2 pages');
 });
 
 helpers.run();

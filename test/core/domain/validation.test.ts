@@ -292,7 +292,7 @@ together('a single violation is its own message', () => {
 
 together.run();
 
-const pages = suite('SMS pages: 160 characters a page (spec 4.8)');
+const pages = suite('SMS pages: 160 GSM-7 characters a page (spec 4.8), 70 UTF-16 units for anything else');
 
 const PAGE_CASES: ReadonlyArray<readonly [string, string, number]> = [
   ['1 character', 'a', 1],
@@ -301,9 +301,14 @@ const PAGE_CASES: ReadonlyArray<readonly [string, string, number]> = [
   ['320 characters', longText(320), 2],
   ['321 characters', longText(321), 3],
   ['1,600 characters', longText(1600), 10],
-  ['160 emoji (320 UTF-16 units)', '😀'.repeat(160), 1],
-  ['161 emoji', '😀'.repeat(161), 2],
-  ['159 letters and one emoji', longText(159) + '😀', 1],
+  ['160 emoji (320 UTF-16 units, UCS-2)', '😀'.repeat(160), 5],
+  ['161 emoji', '😀'.repeat(161), 5],
+  ['159 letters and one emoji (161 UTF-16 units)', longText(159) + '😀', 3],
+  ['70 characters with a Naira sign', '₦' + longText(69), 1],
+  ['71 characters with a Naira sign', '₦' + longText(70), 2],
+  ['80 GSM extended characters (two units each)', '{}[]~\\|^€'.repeat(10).slice(0, 80), 1],
+  ['81 GSM extended characters', '{'.repeat(81), 2],
+  ['GSM-7 accents and Greek stay GSM-7', 'é'.repeat(100) + 'Ω'.repeat(60), 1],
 ];
 
 for (const [what, message, expected] of PAGE_CASES) {
@@ -317,6 +322,10 @@ for (const [what, message, expected] of PAGE_CASES) {
 pages('an emoji counts as one character', () => {
   assert.is(smsLength('😀'), 1);
   assert.is(smsLength('Hi 😀!'), 5);
+});
+
+pages('a lone surrogate (half an emoji) is refused, naming the field', () => {
+  assert.equal(violationsOf(() => bulkSmsOrder({ sender: 'Shop', recipients: ['08031234567'], message: 'Hi \uD83D there' }, SMS_RATE_KOBO, PLAIN_TIER)).map((v) => v.field), ['message']);
 });
 
 pages('an empty message is refused rather than charged as a page', () => {

@@ -34,12 +34,12 @@ test('duplicates are charged once and sms_sent counts unique recipients', async 
   await assertLedgerInvariant(core, accountId);
 });
 
-/** [what, message, pages]: pages are ceil(characters / 160), an emoji being one character. */
+/** [what, message, pages]: GSM-7 text is ceil(units / 160); text with an emoji travels as UCS-2, 70 UTF-16 units a page. */
 const MESSAGES: ReadonlyArray<readonly [string, string, number]> = [
   ['160 characters', 'a'.repeat(160), 1],
   ['161 characters', 'a'.repeat(161), 2],
   ['480 characters', 'a'.repeat(480), 3],
-  ['161 emoji', '😀'.repeat(161), 2],
+  ['161 emoji (322 UTF-16 units as UCS-2)', '😀'.repeat(161), 5],
 ];
 
 for (const [what, message, pages] of MESSAGES) {

@@ -8,6 +8,8 @@ import { AdminService, file_prepaid_v1_admin } from '../../gen/prepaid/v1/admin_
 import { AuthService, file_prepaid_v1_auth } from '../../gen/prepaid/v1/auth_pb.js';
 import { PurchaseService, file_prepaid_v1_purchase } from '../../gen/prepaid/v1/purchase_pb.js';
 import { file_grpc_health_v1_health } from '../../gen/grpc/health/v1/health_pb.js';
+import { file_google_rpc_error_details } from '../../gen/google/rpc/error_details_pb.js';
+import { file_google_rpc_status } from '../../gen/google/rpc/status_pb.js';
 import type { AccountService } from '../accounts/service.js';
 import type { CatalogService } from '../catalog/service.js';
 import type { LedgerCheck } from '../accounts/ledger-check.js';
@@ -73,7 +75,9 @@ export function createCoreServer(deps: CoreServerDeps): CoreServer {
   health.addToServer(server);
   addReflection(
     server,
-    [file_prepaid_v1_purchase, file_prepaid_v1_auth, file_prepaid_v1_admin, file_grpc_health_v1_health],
+    // The error details too (google.rpc.Status, ErrorInfo, BadRequest): every error carries
+    // them in grpc-status-details-bin, and a client that knows only reflection can then decode them.
+    [file_prepaid_v1_purchase, file_prepaid_v1_auth, file_prepaid_v1_admin, file_grpc_health_v1_health, file_google_rpc_status, file_google_rpc_error_details],
     [...SERVICE_NAMES, 'grpc.health.v1.Health'],
   );
 

@@ -26,7 +26,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectProcessMetrics } from '../runtime/metrics.js';
 import type { ProductName } from './domain/products.js';
 import type { Logger } from '../runtime/log.js';
 import type { ProductProvider, Providers } from './providers/port.js';
@@ -68,7 +69,7 @@ export const WALLET_DURATION_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 
  */
 export function createCoreMetrics(options: { defaultMetrics?: boolean } = {}): CoreMetrics {
   const registry = new Registry();
-  if (options.defaultMetrics) collectDefaultMetrics({ register: registry });
+  if (options.defaultMetrics) collectProcessMetrics(registry);
   const registers = [registry];
   const purchases = new Counter({
     name: 'prepaid_core_purchases_total',

@@ -12,7 +12,8 @@
  * action, or the route of a request outside the API: `healthz`, `metrics`, `openapi`,
  * `callback`, `not_found`. Labels come from closed sets, never from what a client sent.
  */
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectProcessMetrics } from '../runtime/metrics.js';
 
 /** The two rate limits, as the RateLimit-Policy header names them. */
 export type LimitPolicyName = 'per-key' | 'auth-failures';
@@ -40,7 +41,7 @@ export const HTTP_DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0
  */
 export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {}): GatewayMetrics {
   const registry = new Registry();
-  if (options.defaultMetrics) collectDefaultMetrics({ register: registry });
+  if (options.defaultMetrics) collectProcessMetrics(registry);
   const requests = new Counter({
     name: 'prepaid_gateway_http_requests_total',
     help: 'HTTP requests answered, by action (or route) and status.',

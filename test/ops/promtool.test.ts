@@ -1,0 +1,57 @@
+/**
+ * The metrics pass Prometheus' own checker: every series the core and the gateway can
+ * expose (each label value that exists, Node's own series too) is produced, then checked by
+ * the naming rules promtool applies (always) and by `promtool check metrics` itself where
+ * promtool is installed (Debian's `prometheus` package); SKIPPED otherwise, with the command.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import * as assert from 'uvu/assert';
+import { createCoreMetrics } from '../../core/metrics.js';
+import { kobo } from '../../core/domain/money.js';
+import { createGatewayMetrics } from '../../gateway/metrics.js';
+import { suite } from '../helpers/suite.js';
+
+const test = suite('metrics and promtool');
+
+/** Every label value the code can produce, as the README lists them: the core's scrape and the gateway's. */
+async function everySeries(): Promise<[string, string]> {
+  const core = createCoreMetrics({ defaultMetrics: true });
+  for (const state of ['pending', 'success', 'failed', 'reversed'] as const) core.purchase('airtime', state);
+  core.refund('airtime', 'failed', kobo(100));
+  core.refund('airtime', 'reversed', kobo(100));
+  const outcomes = { purchase: ['delivered', 'failed', 'reversed', 'unknown', 'error'], query: ['delivered', 'failed', 'reversed', 'unknown', 'error'], verify: ['found', 'not_found', 'unavailable', 'error'], notify: ['accepted', 'refused', 'error'] } as const;
+  for (const [operation, list] of Object.entries(outcomes)) {
+    for (const outcome of list) core.providerCall('sandbox', 'electricity', operation as 'purchase', outcome, 0.01);
+  }
+  for (const operation of ['reserve', 'settle', 'refund', 'reverse', 'credit'] as const) core.walletOperation(operation, 0.001);
+  core.watchPending(async () => ({ count: 1, needsAttentionCount: 0, oldestCreatedAt: new Date(0) }));
+  const gateway = createGatewayMetrics({ defaultMetrics: true });
+  return [await core.registry.metrics(), await gateway.registry.metrics()];
+}
+
+test('counters end in _total and nothing else does; names are Prometheus names', async () => {
+  const text = (await everySeries()).join('');
+  const types = [...text.matchAll(/^# TYPE (\S+) (\S+)$/gm)].map((m) => [m[1]!, m[2]!] as const);
+  assert.ok(types.length > 30, `${types.length} series`);
+  for (const [name, type] of types) {
+    assert.match(name, /^[a-zA-Z_:][a-zA-Z0-9_:]*$/, name);
+    if (type === 'counter') assert.ok(name.endsWith('_total'), `counter ${name} ends in _total`);
+    else assert.not.match(name, /_(total|count|sum|bucket)$/, `${type} ${name} has no counter-style suffix`);
+  }
+});
+
+test('promtool check metrics finds nothing to say', async () => {
+  const promtool = ['/usr/bin/promtool', '/usr/local/bin/promtool'].find((path) => existsSync(path));
+  if (promtool === undefined) {
+    console.log('  promtool: SKIPPED (install it with: apt-get install -y --no-install-recommends prometheus)');
+    return;
+  }
+  for (const scrape of await everySeries()) {
+    const checked = spawnSync(promtool, ['check', 'metrics'], { input: scrape, encoding: 'utf8' });
+    assert.is(checked.status, 0, checked.stdout + checked.stderr);
+    assert.is((checked.stdout + checked.stderr).trim(), '');
+  }
+});
+
+test.run();

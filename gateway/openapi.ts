@@ -94,6 +94,23 @@ const schemas: Record<string, Schema> = {
     required: ['status', 'plans'],
     additionalProperties: false,
   },
+  CablePackage: {
+    type: 'object',
+    properties: {
+      provider: { enum: [...CABLE_PROVIDERS] },
+      package_code: { type: 'string', description: 'The package_code a cable purchase names (as listed; upper or lower case alike).' },
+      package: { type: 'string' },
+      price: { ...naira, description: 'What this account pays.' },
+    },
+    required: ['provider', 'package_code', 'package', 'price'],
+    additionalProperties: false,
+  },
+  PackagesResponse: {
+    type: 'object',
+    properties: { status: { const: 'success' }, packages: { type: 'array', items: ref('CablePackage') } },
+    required: ['status', 'packages'],
+    additionalProperties: false,
+  },
   AirtimeRequest: {
     type: 'object',
     properties: { network: { enum: [...NETWORKS] }, phone, amount: { ...nairaIn, description: 'Face value in Naira, at least 50.' }, request_id: requestId },
@@ -243,6 +260,7 @@ const PURCHASE_PENDING = { '202': 'PendingResponse' } as const;
 export const ACTION_DOCS: Readonly<Record<string, ActionDoc>> = {
   balance: { method: 'GET', summary: 'Wallet balance and tier.', responses: { '200': 'BalanceResponse' } },
   plans: { method: 'GET', summary: 'Active data plans at this account\'s price; optional `network`.', responses: { '200': 'PlansResponse' } },
+  packages: { method: 'GET', summary: 'Active cable TV packages at this account\'s price; optional `provider`.', responses: { '200': 'PackagesResponse' } },
   transaction: { method: 'GET', summary: 'One of your transactions by `reference` (requery).', responses: { '200': 'TransactionResponse' } },
   transactions: { method: 'GET', summary: `Your transactions, newest first; \`limit\` 1-${MAX_HISTORY_PAGE_SIZE}, \`cursor\`.`, responses: { '200': 'TransactionsResponse' } },
   airtime: { method: 'POST', summary: 'Buy airtime.', request: 'AirtimeRequest', responses: { '200': 'AirtimeResponse', ...PURCHASE_PENDING } },
@@ -298,6 +316,7 @@ function operation(method: 'GET' | 'POST'): Schema {
       ...(method === 'GET'
         ? [
             { name: 'network', in: 'query', description: 'plans: filter by network.', schema: { enum: [...NETWORKS] } },
+            { name: 'provider', in: 'query', description: 'packages: filter by cable provider.', schema: { enum: [...CABLE_PROVIDERS] } },
             { name: 'reference', in: 'query', description: 'transaction: the reference to requery.', schema: reference },
             {
               name: 'limit',

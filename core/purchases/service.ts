@@ -16,17 +16,22 @@ import {
   type ElectricityInput,
 } from '../domain/orders.js';
 import type { Kobo } from '../domain/money.js';
-import { planPriceFor } from '../domain/pricing.js';
-import { NETWORKS } from '../domain/products.js';
+import { planPriceFor, priceFor } from '../domain/pricing.js';
+import { CABLE_PROVIDERS, NETWORKS } from '../domain/products.js';
 import { checkOneOf } from '../domain/validation.js';
 import { throwIfViolations, type FieldViolation } from '../domain/errors.js';
-import type { AccountRecord, PlanRecord, TierRecord, TransactionRecord } from '../domain/records.js';
+import type { AccountRecord, CablePackageRecord, PlanRecord, TierRecord, TransactionRecord } from '../domain/records.js';
 import { InvalidCursorError, historyPageSize, type Page } from '../domain/paging.js';
 import { executePurchase, type PurchaseDeps, type PurchaseResult } from './flow.js';
 import type { Store } from '../store/port.js';
 
 export interface PricedPlan {
   plan: PlanRecord;
+  priceKobo: Kobo;
+}
+
+export interface PricedCablePackage {
+  pkg: CablePackageRecord;
   priceKobo: Kobo;
 }
 
@@ -86,6 +91,20 @@ export function createPurchaseService(deps: PurchaseDeps & { store: Pick<Store, 
       }
       const plans = await store.catalog.listPlans({ activeOnly: true, ...(network ? { network } : {}) });
       return plans.map((plan) => ({ plan, priceKobo: planPriceFor(tier, plan) }));
+    },
+
+    /** The active cable packages at this account's price: the very charge PayCable makes. */
+    async cablePackages(accountId: string, provider: string): Promise<PricedCablePackage[]> {
+      const { tier } = await accountAndTier(accountId);
+      if (provider !== '') {
+        const violations: FieldViolation[] = [];
+        checkOneOf('provider', provider, CABLE_PROVIDERS, violations);
+        throwIfViolations(violations);
+      }
+      const packages = await store.catalog.listCablePackages(provider ? { provider } : {});
+      return packages
+        .filter((pkg) => pkg.active)
+        .map((pkg) => ({ pkg, priceKobo: priceFor(tier, 'cable', pkg.provider, pkg.priceKobo) }));
     },
 
     /** One of the account's transactions; another account's reference is not found, never shown. */

@@ -29,6 +29,18 @@ export function purchaseHandlers(
       const input = { planId: int64In(req.planId, 'plan_id'), phone: req.phone };
       return outcome(await purchases.data(req.accountId, input, req.requestId));
     },
+    async listPackages(req) {
+      const packages = await purchases.cablePackages(req.accountId, req.provider);
+      return {
+        packages: packages.map(({ pkg, priceKobo }) => ({
+          provider: pkg.provider,
+          packageCode: pkg.packageCode,
+          name: pkg.name,
+          faceValueKobo: BigInt(pkg.priceKobo),
+          priceKobo: BigInt(priceKobo),
+        })),
+      };
+    },
     async listPlans(req) {
       const plans = await purchases.plans(req.accountId, req.network);
       return {

@@ -6,6 +6,7 @@ import { bulksms } from './bulksms.js';
 import { cable } from './cable.js';
 import { data } from './data.js';
 import { electricity } from './electricity.js';
+import { packages } from './packages.js';
 import { plans } from './plans.js';
 import { transaction } from './transaction.js';
 import { transactions } from './transactions.js';
@@ -18,6 +19,7 @@ export const ACTIONS: Readonly<Record<string, Action>> = Object.freeze(
     airtime,
     data,
     plans,
+    packages,
     electricity,
     cable,
     bulksms,

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file prepaid/v1/purchase.proto.
  */
 export const file_prepaid_v1_purchase: GenFile = /*@__PURE__*/
-  fileDesc("ChlwcmVwYWlkL3YxL3B1cmNoYXNlLnByb3RvEgpwcmVwYWlkLnYxIicKEUdldEJhbGFuY2VSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkiTgoSR2V0QmFsYW5jZVJlc3BvbnNlEhQKDGJhbGFuY2Vfa29ibxgBIAEoAxIPCgd0aWVyX2lkGAIgASgJEhEKCXRpZXJfbmFtZRgDIAEoCSJwChFCdXlBaXJ0aW1lUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEg8KB25ldHdvcmsYAiABKAkSDQoFcGhvbmUYAyABKAkSEwoLYW1vdW50X2tvYm8YBCABKAMSEgoKcmVxdWVzdF9pZBgFIAEoCSJUChJCdXlBaXJ0aW1lUmVzcG9uc2USLAoLdHJhbnNhY3Rpb24YASABKAsyFy5wcmVwYWlkLnYxLlRyYW5zYWN0aW9uEhAKCHJlcGxheWVkGAIgASgIIlgKDkJ1eURhdGFSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSDwoHcGxhbl9pZBgCIAEoAxINCgVwaG9uZRgDIAEoCRISCgpyZXF1ZXN0X2lkGAQgASgJIlEKD0J1eURhdGFSZXNwb25zZRIsCgt0cmFuc2FjdGlvbhgBIAEoCzIXLnByZXBhaWQudjEuVHJhbnNhY3Rpb24SEAoIcmVwbGF5ZWQYAiABKAgiNwoQTGlzdFBsYW5zUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEg8KB25ldHdvcmsYAiABKAkiNAoRTGlzdFBsYW5zUmVzcG9uc2USHwoFcGxhbnMYASADKAsyEC5wcmVwYWlkLnYxLlBsYW4inAEKFVBheUVsZWN0cmljaXR5UmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEg0KBWRpc2NvGAIgASgJEhQKDG1ldGVyX251bWJlchgDIAEoCRISCgptZXRlcl90eXBlGAQgASgJEhMKC2Ftb3VudF9rb2JvGAUgASgDEg0KBXBob25lGAYgASgJEhIKCnJlcXVlc3RfaWQYByABKAkiWAoWUGF5RWxlY3RyaWNpdHlSZXNwb25zZRIsCgt0cmFuc2FjdGlvbhgBIAEoCzIXLnByZXBhaWQudjEuVHJhbnNhY3Rpb24SEAoIcmVwbGF5ZWQYAiABKAgihAEKD1BheUNhYmxlUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEhAKCHByb3ZpZGVyGAIgASgJEhIKCnNtYXJ0X2NhcmQYAyABKAkSFAoMcGFja2FnZV9jb2RlGAQgASgJEg0KBXBob25lGAUgASgJEhIKCnJlcXVlc3RfaWQYBiABKAkiUgoQUGF5Q2FibGVSZXNwb25zZRIsCgt0cmFuc2FjdGlvbhgBIAEoCzIXLnByZXBhaWQudjEuVHJhbnNhY3Rpb24SEAoIcmVwbGF5ZWQYAiABKAgicQoSU2VuZEJ1bGtTbXNSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSDgoGc2VuZGVyGAIgASgJEhIKCnJlY2lwaWVudHMYAyADKAkSDwoHbWVzc2FnZRgEIAEoCRISCgpyZXF1ZXN0X2lkGAUgASgJIlUKE1NlbmRCdWxrU21zUmVzcG9uc2USLAoLdHJhbnNhY3Rpb24YASABKAsyFy5wcmVwYWlkLnYxLlRyYW5zYWN0aW9uEhAKCHJlcGxheWVkGAIgASgIIj4KFUdldFRyYW5zYWN0aW9uUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEhEKCXJlZmVyZW5jZRgCIAEoCSJGChZHZXRUcmFuc2FjdGlvblJlc3BvbnNlEiwKC3RyYW5zYWN0aW9uGAEgASgLMhcucHJlcGFpZC52MS5UcmFuc2FjdGlvbiJnChdMaXN0VHJhbnNhY3Rpb25zUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEhYKCXBhZ2Vfc2l6ZRgCIAEoBUgAiAEBEhIKCnBhZ2VfdG9rZW4YAyABKAlCDAoKX3BhZ2Vfc2l6ZSJiChhMaXN0VHJhbnNhY3Rpb25zUmVzcG9uc2USLQoMdHJhbnNhY3Rpb25zGAEgAygLMhcucHJlcGFpZC52MS5UcmFuc2FjdGlvbhIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiigEKFVZlcmlmeUN1c3RvbWVyUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEg0KBWRpc2NvGAIgASgJEhQKDG1ldGVyX251bWJlchgDIAEoCRISCgptZXRlcl90eXBlGAQgASgJEhAKCHByb3ZpZGVyGAUgASgJEhIKCnNtYXJ0X2NhcmQYBiABKAki5QMKFlZlcmlmeUN1c3RvbWVyUmVzcG9uc2USJAoHcHJvZHVjdBgBIAEoDjITLnByZXBhaWQudjEuUHJvZHVjdBIPCgdzZXJ2aWNlGAIgASgJEhcKD2N1c3RvbWVyX251bWJlchgDIAEoCRISCgptZXRlcl90eXBlGAQgASgJEhUKDWN1c3RvbWVyX25hbWUYBSABKAkSFAoHYWRkcmVzcxgGIAEoCUgAiAEBEiAKE3Byb3ZpZGVyX21ldGVyX3R5cGUYByABKAlIAYgBARIgChNtaW5pbXVtX2Ftb3VudF9rb2JvGAggASgDSAKIAQESGQoMYXJyZWFyc19rb2JvGAkgASgDSAOIAQESHAoPY3VycmVudF9ib3VxdWV0GAogASgJSASIAQESFQoIZHVlX2RhdGUYCyABKAlIBYgBARIgChNyZW5ld2FsX2Ftb3VudF9rb2JvGAwgASgDSAaIAQFCCgoIX2FkZHJlc3NCFgoUX3Byb3ZpZGVyX21ldGVyX3R5cGVCFgoUX21pbmltdW1fYW1vdW50X2tvYm9CDwoNX2FycmVhcnNfa29ib0ISChBfY3VycmVudF9ib3VxdWV0QgsKCV9kdWVfZGF0ZUIWChRfcmVuZXdhbF9hbW91bnRfa29ibyI+ChxBcHBseVByb3ZpZGVyQ2FsbGJhY2tSZXF1ZXN0EhAKCHByb3ZpZGVyGAEgASgJEgwKBGJvZHkYAiABKAwilwEKHUFwcGx5UHJvdmlkZXJDYWxsYmFja1Jlc3BvbnNlEjQKC2Rpc3Bvc2l0aW9uGAEgASgOMh8ucHJlcGFpZC52MS5DYWxsYmFja0Rpc3Bvc2l0aW9uEhEKCXJlZmVyZW5jZRgCIAEoCRItCgZzdGF0dXMYAyABKA4yHS5wcmVwYWlkLnYxLlRyYW5zYWN0aW9uU3RhdHVzKvUBChNDYWxsYmFja0Rpc3Bvc2l0aW9uEiQKIENBTExCQUNLX0RJU1BPU0lUSU9OX1VOU1BFQ0lGSUVEEAASIAocQ0FMTEJBQ0tfRElTUE9TSVRJT05fQVBQTElFRBABEiIKHkNBTExCQUNLX0RJU1BPU0lUSU9OX1VOQ0hBTkdFRBACEioKJkNBTExCQUNLX0RJU1BPU0lUSU9OX1VOS05PV05fUkVGRVJFTkNFEAMSIAocQ0FMTEJBQ0tfRElTUE9TSVRJT05fSUdOT1JFRBAEEiQKIENBTExCQUNLX0RJU1BPU0lUSU9OX1JFVFJZX0xBVEVSEAUyqAcKD1B1cmNoYXNlU2VydmljZRJLCgpHZXRCYWxhbmNlEh0ucHJlcGFpZC52MS5HZXRCYWxhbmNlUmVxdWVzdBoeLnByZXBhaWQudjEuR2V0QmFsYW5jZVJlc3BvbnNlEksKCkJ1eUFpcnRpbWUSHS5wcmVwYWlkLnYxLkJ1eUFpcnRpbWVSZXF1ZXN0Gh4ucHJlcGFpZC52MS5CdXlBaXJ0aW1lUmVzcG9uc2USQgoHQnV5RGF0YRIaLnByZXBhaWQudjEuQnV5RGF0YVJlcXVlc3QaGy5wcmVwYWlkLnYxLkJ1eURhdGFSZXNwb25zZRJICglMaXN0UGxhbnMSHC5wcmVwYWlkLnYxLkxpc3RQbGFuc1JlcXVlc3QaHS5wcmVwYWlkLnYxLkxpc3RQbGFuc1Jlc3BvbnNlElcKDlBheUVsZWN0cmljaXR5EiEucHJlcGFpZC52MS5QYXlFbGVjdHJpY2l0eVJlcXVlc3QaIi5wcmVwYWlkLnYxLlBheUVsZWN0cmljaXR5UmVzcG9uc2USRQoIUGF5Q2FibGUSGy5wcmVwYWlkLnYxLlBheUNhYmxlUmVxdWVzdBocLnByZXBhaWQudjEuUGF5Q2FibGVSZXNwb25zZRJOCgtTZW5kQnVsa1NtcxIeLnByZXBhaWQudjEuU2VuZEJ1bGtTbXNSZXF1ZXN0Gh8ucHJlcGFpZC52MS5TZW5kQnVsa1Ntc1Jlc3BvbnNlElcKDkdldFRyYW5zYWN0aW9uEiEucHJlcGFpZC52MS5HZXRUcmFuc2FjdGlvblJlcXVlc3QaIi5wcmVwYWlkLnYxLkdldFRyYW5zYWN0aW9uUmVzcG9uc2USXQoQTGlzdFRyYW5zYWN0aW9ucxIjLnByZXBhaWQudjEuTGlzdFRyYW5zYWN0aW9uc1JlcXVlc3QaJC5wcmVwYWlkLnYxLkxpc3RUcmFuc2FjdGlvbnNSZXNwb25zZRJXCg5WZXJpZnlDdXN0b21lchIhLnByZXBhaWQudjEuVmVyaWZ5Q3VzdG9tZXJSZXF1ZXN0GiIucHJlcGFpZC52MS5WZXJpZnlDdXN0b21lclJlc3BvbnNlEmwKFUFwcGx5UHJvdmlkZXJDYWxsYmFjaxIoLnByZXBhaWQudjEuQXBwbHlQcm92aWRlckNhbGxiYWNrUmVxdWVzdBopLnByZXBhaWQudjEuQXBwbHlQcm92aWRlckNhbGxiYWNrUmVzcG9uc2ViBnByb3RvMw", [file_prepaid_v1_types]);
+  fileDesc("ChlwcmVwYWlkL3YxL3B1cmNoYXNlLnByb3RvEgpwcmVwYWlkLnYxIicKEUdldEJhbGFuY2VSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkiTgoSR2V0QmFsYW5jZVJlc3BvbnNlEhQKDGJhbGFuY2Vfa29ibxgBIAEoAxIPCgd0aWVyX2lkGAIgASgJEhEKCXRpZXJfbmFtZRgDIAEoCSJwChFCdXlBaXJ0aW1lUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEg8KB25ldHdvcmsYAiABKAkSDQoFcGhvbmUYAyABKAkSEwoLYW1vdW50X2tvYm8YBCABKAMSEgoKcmVxdWVzdF9pZBgFIAEoCSJUChJCdXlBaXJ0aW1lUmVzcG9uc2USLAoLdHJhbnNhY3Rpb24YASABKAsyFy5wcmVwYWlkLnYxLlRyYW5zYWN0aW9uEhAKCHJlcGxheWVkGAIgASgIIlgKDkJ1eURhdGFSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSDwoHcGxhbl9pZBgCIAEoAxINCgVwaG9uZRgDIAEoCRISCgpyZXF1ZXN0X2lkGAQgASgJIlEKD0J1eURhdGFSZXNwb25zZRIsCgt0cmFuc2FjdGlvbhgBIAEoCzIXLnByZXBhaWQudjEuVHJhbnNhY3Rpb24SEAoIcmVwbGF5ZWQYAiABKAgiNwoQTGlzdFBsYW5zUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEg8KB25ldHdvcmsYAiABKAkiNAoRTGlzdFBsYW5zUmVzcG9uc2USHwoFcGxhbnMYASADKAsyEC5wcmVwYWlkLnYxLlBsYW4iOwoTTGlzdFBhY2thZ2VzUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEhAKCHByb3ZpZGVyGAIgASgJIkgKFExpc3RQYWNrYWdlc1Jlc3BvbnNlEjAKCHBhY2thZ2VzGAEgAygLMh4ucHJlcGFpZC52MS5QcmljZWRDYWJsZVBhY2thZ2UidwoSUHJpY2VkQ2FibGVQYWNrYWdlEhAKCHByb3ZpZGVyGAEgASgJEhQKDHBhY2thZ2VfY29kZRgCIAEoCRIMCgRuYW1lGAMgASgJEhcKD2ZhY2VfdmFsdWVfa29ibxgEIAEoAxISCgpwcmljZV9rb2JvGAUgASgDIpwBChVQYXlFbGVjdHJpY2l0eVJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRINCgVkaXNjbxgCIAEoCRIUCgxtZXRlcl9udW1iZXIYAyABKAkSEgoKbWV0ZXJfdHlwZRgEIAEoCRITCgthbW91bnRfa29ibxgFIAEoAxINCgVwaG9uZRgGIAEoCRISCgpyZXF1ZXN0X2lkGAcgASgJIlgKFlBheUVsZWN0cmljaXR5UmVzcG9uc2USLAoLdHJhbnNhY3Rpb24YASABKAsyFy5wcmVwYWlkLnYxLlRyYW5zYWN0aW9uEhAKCHJlcGxheWVkGAIgASgIIoQBCg9QYXlDYWJsZVJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRIQCghwcm92aWRlchgCIAEoCRISCgpzbWFydF9jYXJkGAMgASgJEhQKDHBhY2thZ2VfY29kZRgEIAEoCRINCgVwaG9uZRgFIAEoCRISCgpyZXF1ZXN0X2lkGAYgASgJIlIKEFBheUNhYmxlUmVzcG9uc2USLAoLdHJhbnNhY3Rpb24YASABKAsyFy5wcmVwYWlkLnYxLlRyYW5zYWN0aW9uEhAKCHJlcGxheWVkGAIgASgIInEKElNlbmRCdWxrU21zUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEg4KBnNlbmRlchgCIAEoCRISCgpyZWNpcGllbnRzGAMgAygJEg8KB21lc3NhZ2UYBCABKAkSEgoKcmVxdWVzdF9pZBgFIAEoCSJVChNTZW5kQnVsa1Ntc1Jlc3BvbnNlEiwKC3RyYW5zYWN0aW9uGAEgASgLMhcucHJlcGFpZC52MS5UcmFuc2FjdGlvbhIQCghyZXBsYXllZBgCIAEoCCI+ChVHZXRUcmFuc2FjdGlvblJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRIRCglyZWZlcmVuY2UYAiABKAkiRgoWR2V0VHJhbnNhY3Rpb25SZXNwb25zZRIsCgt0cmFuc2FjdGlvbhgBIAEoCzIXLnByZXBhaWQudjEuVHJhbnNhY3Rpb24iZwoXTGlzdFRyYW5zYWN0aW9uc1JlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRIWCglwYWdlX3NpemUYAiABKAVIAIgBARISCgpwYWdlX3Rva2VuGAMgASgJQgwKCl9wYWdlX3NpemUiYgoYTGlzdFRyYW5zYWN0aW9uc1Jlc3BvbnNlEi0KDHRyYW5zYWN0aW9ucxgBIAMoCzIXLnByZXBhaWQudjEuVHJhbnNhY3Rpb24SFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIooBChVWZXJpZnlDdXN0b21lclJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRINCgVkaXNjbxgCIAEoCRIUCgxtZXRlcl9udW1iZXIYAyABKAkSEgoKbWV0ZXJfdHlwZRgEIAEoCRIQCghwcm92aWRlchgFIAEoCRISCgpzbWFydF9jYXJkGAYgASgJIuUDChZWZXJpZnlDdXN0b21lclJlc3BvbnNlEiQKB3Byb2R1Y3QYASABKA4yEy5wcmVwYWlkLnYxLlByb2R1Y3QSDwoHc2VydmljZRgCIAEoCRIXCg9jdXN0b21lcl9udW1iZXIYAyABKAkSEgoKbWV0ZXJfdHlwZRgEIAEoCRIVCg1jdXN0b21lcl9uYW1lGAUgASgJEhQKB2FkZHJlc3MYBiABKAlIAIgBARIgChNwcm92aWRlcl9tZXRlcl90eXBlGAcgASgJSAGIAQESIAoTbWluaW11bV9hbW91bnRfa29ibxgIIAEoA0gCiAEBEhkKDGFycmVhcnNfa29ibxgJIAEoA0gDiAEBEhwKD2N1cnJlbnRfYm91cXVldBgKIAEoCUgEiAEBEhUKCGR1ZV9kYXRlGAsgASgJSAWIAQESIAoTcmVuZXdhbF9hbW91bnRfa29ibxgMIAEoA0gGiAEBQgoKCF9hZGRyZXNzQhYKFF9wcm92aWRlcl9tZXRlcl90eXBlQhYKFF9taW5pbXVtX2Ftb3VudF9rb2JvQg8KDV9hcnJlYXJzX2tvYm9CEgoQX2N1cnJlbnRfYm91cXVldEILCglfZHVlX2RhdGVCFgoUX3JlbmV3YWxfYW1vdW50X2tvYm8iPgocQXBwbHlQcm92aWRlckNhbGxiYWNrUmVxdWVzdBIQCghwcm92aWRlchgBIAEoCRIMCgRib2R5GAIgASgMIpcBCh1BcHBseVByb3ZpZGVyQ2FsbGJhY2tSZXNwb25zZRI0CgtkaXNwb3NpdGlvbhgBIAEoDjIfLnByZXBhaWQudjEuQ2FsbGJhY2tEaXNwb3NpdGlvbhIRCglyZWZlcmVuY2UYAiABKAkSLQoGc3RhdHVzGAMgASgOMh0ucHJlcGFpZC52MS5UcmFuc2FjdGlvblN0YXR1cyr1AQoTQ2FsbGJhY2tEaXNwb3NpdGlvbhIkCiBDQUxMQkFDS19ESVNQT1NJVElPTl9VTlNQRUNJRklFRBAAEiAKHENBTExCQUNLX0RJU1BPU0lUSU9OX0FQUExJRUQQARIiCh5DQUxMQkFDS19ESVNQT1NJVElPTl9VTkNIQU5HRUQQAhIqCiZDQUxMQkFDS19ESVNQT1NJVElPTl9VTktOT1dOX1JFRkVSRU5DRRADEiAKHENBTExCQUNLX0RJU1BPU0lUSU9OX0lHTk9SRUQQBBIkCiBDQUxMQkFDS19ESVNQT1NJVElPTl9SRVRSWV9MQVRFUhAFMvsHCg9QdXJjaGFzZVNlcnZpY2USSwoKR2V0QmFsYW5jZRIdLnByZXBhaWQudjEuR2V0QmFsYW5jZVJlcXVlc3QaHi5wcmVwYWlkLnYxLkdldEJhbGFuY2VSZXNwb25zZRJLCgpCdXlBaXJ0aW1lEh0ucHJlcGFpZC52MS5CdXlBaXJ0aW1lUmVxdWVzdBoeLnByZXBhaWQudjEuQnV5QWlydGltZVJlc3BvbnNlEkIKB0J1eURhdGESGi5wcmVwYWlkLnYxLkJ1eURhdGFSZXF1ZXN0GhsucHJlcGFpZC52MS5CdXlEYXRhUmVzcG9uc2USSAoJTGlzdFBsYW5zEhwucHJlcGFpZC52MS5MaXN0UGxhbnNSZXF1ZXN0Gh0ucHJlcGFpZC52MS5MaXN0UGxhbnNSZXNwb25zZRJRCgxMaXN0UGFja2FnZXMSHy5wcmVwYWlkLnYxLkxpc3RQYWNrYWdlc1JlcXVlc3QaIC5wcmVwYWlkLnYxLkxpc3RQYWNrYWdlc1Jlc3BvbnNlElcKDlBheUVsZWN0cmljaXR5EiEucHJlcGFpZC52MS5QYXlFbGVjdHJpY2l0eVJlcXVlc3QaIi5wcmVwYWlkLnYxLlBheUVsZWN0cmljaXR5UmVzcG9uc2USRQoIUGF5Q2FibGUSGy5wcmVwYWlkLnYxLlBheUNhYmxlUmVxdWVzdBocLnByZXBhaWQudjEuUGF5Q2FibGVSZXNwb25zZRJOCgtTZW5kQnVsa1NtcxIeLnByZXBhaWQudjEuU2VuZEJ1bGtTbXNSZXF1ZXN0Gh8ucHJlcGFpZC52MS5TZW5kQnVsa1Ntc1Jlc3BvbnNlElcKDkdldFRyYW5zYWN0aW9uEiEucHJlcGFpZC52MS5HZXRUcmFuc2FjdGlvblJlcXVlc3QaIi5wcmVwYWlkLnYxLkdldFRyYW5zYWN0aW9uUmVzcG9uc2USXQoQTGlzdFRyYW5zYWN0aW9ucxIjLnByZXBhaWQudjEuTGlzdFRyYW5zYWN0aW9uc1JlcXVlc3QaJC5wcmVwYWlkLnYxLkxpc3RUcmFuc2FjdGlvbnNSZXNwb25zZRJXCg5WZXJpZnlDdXN0b21lchIhLnByZXBhaWQudjEuVmVyaWZ5Q3VzdG9tZXJSZXF1ZXN0GiIucHJlcGFpZC52MS5WZXJpZnlDdXN0b21lclJlc3BvbnNlEmwKFUFwcGx5UHJvdmlkZXJDYWxsYmFjaxIoLnByZXBhaWQudjEuQXBwbHlQcm92aWRlckNhbGxiYWNrUmVxdWVzdBopLnByZXBhaWQudjEuQXBwbHlQcm92aWRlckNhbGxiYWNrUmVzcG9uc2ViBnByb3RvMw", [file_prepaid_v1_types]);
 
 /**
  * Asks for an account's balance.
@@ -267,6 +267,104 @@ export const ListPlansResponseSchema: GenMessage<ListPlansResponse> = /*@__PURE_
   messageDesc(file_prepaid_v1_purchase, 7);
 
 /**
+ * Asks for the cable TV packages an account can buy.
+ *
+ * @generated from message prepaid.v1.ListPackagesRequest
+ */
+export type ListPackagesRequest = Message<"prepaid.v1.ListPackagesRequest"> & {
+  /**
+   * The account whose tier prices are shown.
+   *
+   * @generated from field: string account_id = 1;
+   */
+  accountId: string;
+
+  /**
+   * Optional provider filter: dstv, gotv or startimes.
+   *
+   * @generated from field: string provider = 2;
+   */
+  provider: string;
+};
+
+/**
+ * Describes the message prepaid.v1.ListPackagesRequest.
+ * Use `create(ListPackagesRequestSchema)` to create a new message.
+ */
+export const ListPackagesRequestSchema: GenMessage<ListPackagesRequest> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_purchase, 8);
+
+/**
+ * The active cable TV packages.
+ *
+ * @generated from message prepaid.v1.ListPackagesResponse
+ */
+export type ListPackagesResponse = Message<"prepaid.v1.ListPackagesResponse"> & {
+  /**
+   * Packages ordered by provider then package code.
+   *
+   * @generated from field: repeated prepaid.v1.PricedCablePackage packages = 1;
+   */
+  packages: PricedCablePackage[];
+};
+
+/**
+ * Describes the message prepaid.v1.ListPackagesResponse.
+ * Use `create(ListPackagesResponseSchema)` to create a new message.
+ */
+export const ListPackagesResponseSchema: GenMessage<ListPackagesResponse> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_purchase, 9);
+
+/**
+ * A cable TV package as an account buys it.
+ *
+ * @generated from message prepaid.v1.PricedCablePackage
+ */
+export type PricedCablePackage = Message<"prepaid.v1.PricedCablePackage"> & {
+  /**
+   * dstv, gotv or startimes.
+   *
+   * @generated from field: string provider = 1;
+   */
+  provider: string;
+
+  /**
+   * The package_code a PayCable request names.
+   *
+   * @generated from field: string package_code = 2;
+   */
+  packageCode: string;
+
+  /**
+   * Human name, for example "DStv Compact".
+   *
+   * @generated from field: string name = 3;
+   */
+  name: string;
+
+  /**
+   * Retail (face) price in kobo.
+   *
+   * @generated from field: int64 face_value_kobo = 4;
+   */
+  faceValueKobo: bigint;
+
+  /**
+   * What the viewing account's tier pays, in kobo.
+   *
+   * @generated from field: int64 price_kobo = 5;
+   */
+  priceKobo: bigint;
+};
+
+/**
+ * Describes the message prepaid.v1.PricedCablePackage.
+ * Use `create(PricedCablePackageSchema)` to create a new message.
+ */
+export const PricedCablePackageSchema: GenMessage<PricedCablePackage> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_purchase, 10);
+
+/**
  * Asks to pay for electricity.
  *
  * @generated from message prepaid.v1.PayElectricityRequest
@@ -327,7 +425,7 @@ export type PayElectricityRequest = Message<"prepaid.v1.PayElectricityRequest"> 
  * Use `create(PayElectricityRequestSchema)` to create a new message.
  */
 export const PayElectricityRequestSchema: GenMessage<PayElectricityRequest> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_purchase, 8);
+  messageDesc(file_prepaid_v1_purchase, 11);
 
 /**
  * The outcome of an electricity payment; token and units once delivered.
@@ -355,7 +453,7 @@ export type PayElectricityResponse = Message<"prepaid.v1.PayElectricityResponse"
  * Use `create(PayElectricityResponseSchema)` to create a new message.
  */
 export const PayElectricityResponseSchema: GenMessage<PayElectricityResponse> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_purchase, 9);
+  messageDesc(file_prepaid_v1_purchase, 12);
 
 /**
  * Asks to pay a cable TV subscription.
@@ -411,7 +509,7 @@ export type PayCableRequest = Message<"prepaid.v1.PayCableRequest"> & {
  * Use `create(PayCableRequestSchema)` to create a new message.
  */
 export const PayCableRequestSchema: GenMessage<PayCableRequest> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_purchase, 10);
+  messageDesc(file_prepaid_v1_purchase, 13);
 
 /**
  * The outcome of a cable payment; plan_label is the package name.
@@ -439,7 +537,7 @@ export type PayCableResponse = Message<"prepaid.v1.PayCableResponse"> & {
  * Use `create(PayCableResponseSchema)` to create a new message.
  */
 export const PayCableResponseSchema: GenMessage<PayCableResponse> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_purchase, 11);
+  messageDesc(file_prepaid_v1_purchase, 14);
 
 /**
  * Asks to send one SMS to many recipients.
@@ -488,7 +586,7 @@ export type SendBulkSmsRequest = Message<"prepaid.v1.SendBulkSmsRequest"> & {
  * Use `create(SendBulkSmsRequestSchema)` to create a new message.
  */
 export const SendBulkSmsRequestSchema: GenMessage<SendBulkSmsRequest> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_purchase, 12);
+  messageDesc(file_prepaid_v1_purchase, 15);
 
 /**
  * The outcome of a bulk SMS; sms_sent and sms_pages are set.
@@ -516,7 +614,7 @@ export type SendBulkSmsResponse = Message<"prepaid.v1.SendBulkSmsResponse"> & {
  * Use `create(SendBulkSmsResponseSchema)` to create a new message.
  */
 export const SendBulkSmsResponseSchema: GenMessage<SendBulkSmsResponse> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_purchase, 13);
+  messageDesc(file_prepaid_v1_purchase, 16);
 
 /**
  * Asks for one transaction.
@@ -544,7 +642,7 @@ export type GetTransactionRequest = Message<"prepaid.v1.GetTransactionRequest"> 
  * Use `create(GetTransactionRequestSchema)` to create a new message.
  */
 export const GetTransactionRequestSchema: GenMessage<GetTransactionRequest> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_purchase, 14);
+  messageDesc(file_prepaid_v1_purchase, 17);
 
 /**
  * One transaction.
@@ -565,7 +663,7 @@ export type GetTransactionResponse = Message<"prepaid.v1.GetTransactionResponse"
  * Use `create(GetTransactionResponseSchema)` to create a new message.
  */
 export const GetTransactionResponseSchema: GenMessage<GetTransactionResponse> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_purchase, 15);
+  messageDesc(file_prepaid_v1_purchase, 18);
 
 /**
  * Asks for a page of transaction history.
@@ -601,7 +699,7 @@ export type ListTransactionsRequest = Message<"prepaid.v1.ListTransactionsReques
  * Use `create(ListTransactionsRequestSchema)` to create a new message.
  */
 export const ListTransactionsRequestSchema: GenMessage<ListTransactionsRequest> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_purchase, 16);
+  messageDesc(file_prepaid_v1_purchase, 19);
 
 /**
  * A page of transaction history, newest first.
@@ -629,7 +727,7 @@ export type ListTransactionsResponse = Message<"prepaid.v1.ListTransactionsRespo
  * Use `create(ListTransactionsResponseSchema)` to create a new message.
  */
 export const ListTransactionsResponseSchema: GenMessage<ListTransactionsResponse> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_purchase, 17);
+  messageDesc(file_prepaid_v1_purchase, 20);
 
 /**
  * Asks who owns a meter (disco, meter_number, meter_type) or a smart card (provider,
@@ -686,7 +784,7 @@ export type VerifyCustomerRequest = Message<"prepaid.v1.VerifyCustomerRequest"> 
  * Use `create(VerifyCustomerRequestSchema)` to create a new message.
  */
 export const VerifyCustomerRequestSchema: GenMessage<VerifyCustomerRequest> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_purchase, 18);
+  messageDesc(file_prepaid_v1_purchase, 21);
 
 /**
  * The customer the provider knows; optional fields are set only when the provider told them.
@@ -784,7 +882,7 @@ export type VerifyCustomerResponse = Message<"prepaid.v1.VerifyCustomerResponse"
  * Use `create(VerifyCustomerResponseSchema)` to create a new message.
  */
 export const VerifyCustomerResponseSchema: GenMessage<VerifyCustomerResponse> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_purchase, 19);
+  messageDesc(file_prepaid_v1_purchase, 22);
 
 /**
  * An upstream provider's callback, passed on as it was received.
@@ -812,7 +910,7 @@ export type ApplyProviderCallbackRequest = Message<"prepaid.v1.ApplyProviderCall
  * Use `create(ApplyProviderCallbackRequestSchema)` to create a new message.
  */
 export const ApplyProviderCallbackRequestSchema: GenMessage<ApplyProviderCallbackRequest> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_purchase, 20);
+  messageDesc(file_prepaid_v1_purchase, 23);
 
 /**
  * The core's answer to a provider callback.
@@ -847,7 +945,7 @@ export type ApplyProviderCallbackResponse = Message<"prepaid.v1.ApplyProviderCal
  * Use `create(ApplyProviderCallbackResponseSchema)` to create a new message.
  */
 export const ApplyProviderCallbackResponseSchema: GenMessage<ApplyProviderCallbackResponse> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_purchase, 21);
+  messageDesc(file_prepaid_v1_purchase, 24);
 
 /**
  * What became of a provider callback.
@@ -950,6 +1048,16 @@ export const PurchaseService: GenService<{
     methodKind: "unary";
     input: typeof ListPlansRequestSchema;
     output: typeof ListPlansResponseSchema;
+  },
+  /**
+   * Lists the active cable TV packages at the account's tier price.
+   *
+   * @generated from rpc prepaid.v1.PurchaseService.ListPackages
+   */
+  listPackages: {
+    methodKind: "unary";
+    input: typeof ListPackagesRequestSchema;
+    output: typeof ListPackagesResponseSchema;
   },
   /**
    * Pays for electricity on a meter.

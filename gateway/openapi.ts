@@ -115,12 +115,14 @@ const schemas: Record<string, Schema> = {
     type: 'object',
     properties: { network: { enum: [...NETWORKS] }, phone, amount: { ...nairaIn, description: 'Face value in Naira, at least 50.' }, request_id: requestId },
     required: ['network', 'phone', 'amount'],
+    additionalProperties: false,
   },
   AirtimeResponse: purchaseAnswer('success', {}),
   DataRequest: {
     type: 'object',
     properties: { plan_id: { oneOf: [{ type: 'integer', minimum: 1 }, { type: 'string', pattern: '^\\d+$' }] }, phone, request_id: requestId },
     required: ['plan_id', 'phone'],
+    additionalProperties: false,
   },
   DataResponse: purchaseAnswer('success', { plan: planLabel }),
   ElectricityRequest: {
@@ -134,6 +136,7 @@ const schemas: Record<string, Schema> = {
       request_id: requestId,
     },
     required: ['disco', 'meter_number', 'meter_type', 'amount'],
+    additionalProperties: false,
   },
   ElectricityResponse: purchaseAnswer('success', {
     token: { ...nullable('string', { pattern: '^\\d{4}(-\\d{4}){4}$' }), description: 'The 20-digit token; null for postpaid.' },
@@ -149,6 +152,7 @@ const schemas: Record<string, Schema> = {
       request_id: requestId,
     },
     required: ['provider', 'smart_card', 'package_code'],
+    additionalProperties: false,
   },
   CableResponse: purchaseAnswer('success', { package: packageName }),
   BulkSmsRequest: {
@@ -160,6 +164,7 @@ const schemas: Record<string, Schema> = {
       request_id: requestId,
     },
     required: ['sender', 'recipients', 'message'],
+    additionalProperties: false,
   },
   BulkSmsResponse: purchaseAnswer('success', { sent: { type: 'integer', minimum: 1 }, pages: { type: 'integer', minimum: 1 } }),
   PendingResponse: purchaseAnswer(
@@ -168,15 +173,27 @@ const schemas: Record<string, Schema> = {
     [],
   ),
   VerifyRequest: {
-    type: 'object',
-    description: 'Either disco + meter_number + meter_type, or provider + smart_card.',
-    properties: {
-      disco: { enum: [...DISCOS] },
-      meter_number: { type: 'string' },
-      meter_type: { enum: [...METER_TYPES] },
-      provider: { enum: [...CABLE_PROVIDERS] },
-      smart_card: { type: 'string' },
-    },
+    description: 'Either disco + meter_number + meter_type (a meter), or provider + smart_card (a decoder).',
+    oneOf: [
+      {
+        type: 'object',
+        title: 'Meter',
+        properties: {
+          disco: { enum: [...DISCOS] },
+          meter_number: { type: 'string', pattern: METER_NUMBER_PATTERN.source },
+          meter_type: { enum: [...METER_TYPES] },
+        },
+        required: ['disco', 'meter_number', 'meter_type'],
+        additionalProperties: false,
+      },
+      {
+        type: 'object',
+        title: 'Smart card',
+        properties: { provider: { enum: [...CABLE_PROVIDERS] }, smart_card: { type: 'string', pattern: SMART_CARD_PATTERN.source } },
+        required: ['provider', 'smart_card'],
+        additionalProperties: false,
+      },
+    ],
   },
   VerifyResponse: {
     type: 'object',
@@ -369,6 +386,7 @@ export const OPENAPI_DOCUMENT = {
       servers: [{ url: '/' }],
       get: {
         operationId: 'health',
+        security: [],
         summary: 'Whether the gateway can reach the core.',
         responses: {
           '200': { description: 'Serving.', content: { 'application/json': { schema: ref('Health') } } },
@@ -378,7 +396,7 @@ export const OPENAPI_DOCUMENT = {
     },
     '/openapi.json': {
       servers: [{ url: '/' }],
-      get: { operationId: 'openapi', summary: 'This document.', responses: { '200': { description: 'OpenAPI 3.1.', content: { 'application/json': {} } } } },
+      get: { operationId: 'openapi', security: [], summary: 'This document.', responses: { '200': { description: 'OpenAPI 3.1.', content: { 'application/json': {} } } } },
     },
   },
   components: {

@@ -1,0 +1,120 @@
+/**
+ * The README's own requests against the OpenAPI document: every `curl "$BASE?action=..."`
+ * in README.md is read out of the README (so the test follows the README as it changes),
+ * checked against the document served at /openapi.json with a standard JSON Schema
+ * validator (the operation's `action` enum and its request body schema, a `oneOf` a body
+ * must match exactly once), then sent to a real gateway, and the real answer is validated
+ * against the response the document gives for its status. The README's deliberate error
+ * example must be refused by the document and answered with the documented Error.
+ */
+import { readFileSync } from 'node:fs';
+import * as assert from 'uvu/assert';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { startCore, type TestCore } from '../helpers/core.js';
+import { startTestGateway, type ApiKeys, type TestGateway } from '../helpers/gateway.js';
+import { suite } from '../helpers/suite.js';
+
+interface ReadmeRequest {
+  line: number;
+  query: URLSearchParams;
+  headers: Record<string, string>;
+  body: unknown;
+  /** The README shows an error answer for it. */
+  expectsError: boolean;
+}
+
+/** Every `curl -s "$BASE?action=..."` of README.md, continuation lines joined. */
+function readmeRequests(): ReadmeRequest[] {
+  const lines = readFileSync(new URL('../../README.md', import.meta.url), 'utf8').split('\n');
+  const requests: ReadmeRequest[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    if (!/^curl -s "\$BASE\?/.test(lines[i]!)) continue;
+    let command = lines[i]!;
+    let j = i;
+    while (command.endsWith('\\')) command = command.slice(0, -1) + lines[++j]!;
+    const answer = lines[j + 1]?.startsWith('# {') ? lines[j + 1]! : '';
+    const url = /"\$BASE\?([^"]*)"/.exec(command)![1]!;
+    const headers = Object.fromEntries([...command.matchAll(/-H "([^:]+): ([^"]*)"/g)].map((m) => [m[1]!, m[2]!]));
+    const data = /-d '([^']*)'/.exec(command)?.[1];
+    requests.push({ line: i + 1, query: new URLSearchParams(url), headers, body: data === undefined ? undefined : JSON.parse(data), expectsError: answer.includes('"status":"error"') });
+  }
+  return requests;
+}
+
+const test = suite('the README\'s requests against the OpenAPI document');
+let core: TestCore;
+let gateway: TestGateway;
+let keys: ApiKeys;
+let document: any;
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+addFormats.default(ajv);
+
+test.before(async () => {
+  core = await startCore();
+  gateway = await startTestGateway(core, { rateLimitPerMinute: 10_000 });
+  keys = await core.createApiAccount({ balanceKobo: 100_000_000 });
+  document = (await gateway.request({ path: '/openapi.json' })).json;
+  ajv.addSchema({ $id: 'openapi', components: document.components });
+});
+
+test.after(async () => {
+  await gateway?.close();
+  await core?.close();
+});
+
+/** A schema of the document, validated in the context of its components. */
+function validator(schema: unknown) {
+  return ajv.compile({ ...(schema as object), components: document.components });
+}
+
+test('every README request matches the document, and every real answer matches its documented response', async () => {
+  const requests = readmeRequests();
+  assert.ok(requests.length >= 12, `${requests.length} requests in the README`);
+  // Placeholders of the README stand for the reader's own values: a reference and a cursor.
+  await gateway.request({ query: { action: 'airtime' }, keys, body: { network: 'mtn', phone: '08031234567', amount: 100 } });
+  const own = await gateway.request({ query: { action: 'airtime' }, keys, body: { network: 'mtn', phone: '08031234567', amount: 100 } });
+  const ownReference = (own.json as { reference: string }).reference;
+  const page = await gateway.request({ query: { action: 'transactions', limit: '1' }, keys });
+  const ownCursor = (page.json as { next_cursor: string }).next_cursor;
+  assert.type(ownCursor, 'string', 'two purchases make a second page');
+
+  for (const request of requests) {
+    const where = `README line ${request.line}`;
+    const action = request.query.get('action')!;
+    const method = request.body === undefined ? 'get' : 'post';
+    const operation = document.paths['/'][method];
+    assert.ok(operation.parameters[0].schema.enum.includes(action), `${where}: ${action} is a documented ${method.toUpperCase()} action`);
+    if (request.query.has('reference')) request.query.set('reference', ownReference);
+    if (request.query.get('cursor')?.endsWith('...')) request.query.set('cursor', ownCursor);
+
+    if (request.body !== undefined) {
+      const validate = validator(operation.requestBody.content['application/json'].schema);
+      const valid = validate(request.body);
+      if (request.expectsError) assert.not.ok(valid, `${where}: the README's bad request is refused by the document too`);
+      else assert.ok(valid, `${where}: the body matches exactly one request schema: ${ajv.errorsText(validate.errors)}`);
+    }
+
+    const reply = await gateway.request({
+      query: Object.fromEntries(request.query),
+      keys,
+      headers: Object.fromEntries(Object.entries(request.headers).filter(([name]) => !/^X-(Public|Secret)-Key$/.test(name))),
+      ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
+    });
+    const status = String(reply.status);
+    const responseName = status === '200' || status === '202' ? document['x-actions'][action].responses[status] : 'Error';
+    assert.type(responseName, 'string', `${where}: HTTP ${status} is documented for ${action}: ${reply.text}`);
+    assert.ok(operation.responses[status], `${where}: HTTP ${status} is a documented status`);
+    const validate = ajv.getSchema(`openapi#/components/schemas/${responseName}`)!;
+    assert.ok(validate(reply.json), `${where}: the answer matches ${responseName}: ${ajv.errorsText(validate.errors)}\n${reply.text.slice(0, 300)}`);
+    assert.is(request.expectsError, reply.status >= 400, `${where}: HTTP ${status} as the README shows: ${reply.text.slice(0, 200)}`);
+  }
+});
+
+test('public endpoints need no keys in the document', () => {
+  assert.equal(document.paths['/healthz'].get.security, []);
+  assert.equal(document.paths['/openapi.json'].get.security, []);
+  assert.ok(document.paths['/'].get.security.length > 0, 'the API itself needs the key pair');
+});
+
+test.run();

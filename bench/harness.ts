@@ -15,7 +15,9 @@ export const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 50);
 const WARMUP_MS = Math.min(2_000, DURATION_MS / 4);
 
 export const children: ChildProcess[] = [];
-process.on('exit', () => children.forEach((c) => c.kill('SIGKILL')));
+process.on('exit', () => {
+  for (const child of children) child.kill('SIGKILL');
+});
 
 /**
  * The command line that runs `script` (a .ts path) built, as `npm start` runs the service:

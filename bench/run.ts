@@ -173,11 +173,11 @@ const output = table();
 console.log(`\n${output}\n`);
 writeFileSync(
   OUTPUT,
-  JSON.stringify(
+  `${JSON.stringify(
     { at: new Date().toISOString(), node: process.version, durationMs: DURATION_MS, connections: CONNECTIONS, results, scale: scaleResults },
     null,
     2,
-  ) + '\n',
+  )}\n`,
 );
 console.log(`Figures written to ${OUTPUT}.`);
 const failed = [...Object.entries(results), ...scaleResults.flatMap((s) => Object.entries(s.figures).map(([n, f]) => [`${s.size}: ${n}`, f] as const))].filter(

@@ -226,7 +226,7 @@ export function instrumentStore(store: Store, deps: { outcomes: OutcomeRecorder;
     }
   }
   const told = <R extends { transaction: TransactionRecord; changed: boolean } | null>(result: R): R => {
-    if (result !== null && result.changed) outcomes.recorded(result.transaction);
+    if (result?.changed) outcomes.recorded(result.transaction);
     return result;
   };
   const wallet: WalletStore = {

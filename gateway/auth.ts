@@ -81,7 +81,7 @@ export function createKeyAuthenticator(options: {
 
   const verify = async (publicKey: string, secretKey: string, clientIp: string, cacheKey: string): Promise<Caller> => {
     const pairKey = pairKeyOf(publicKey, secretKey);
-    let verified;
+    let verified: Awaited<ReturnType<typeof auth.verifyKeyPair>>;
     try {
       verified = await auth.verifyKeyPair({ publicKey, secretKey, clientIp });
     } catch (error) {

@@ -123,6 +123,7 @@ export const GATEWAY_SCHEMA = {
   host: text('HOST', { fallback: '::', help: 'Interface the HTTP server binds; the default :: takes IPv6 and IPv4 (0.0.0.0 where the machine has no IPv6).' }),
   basePaths: variable('BASE_PATHS', '/api/v1,/api', 'Comma-separated paths the API answers at.', (raw) => parseBasePaths('BASE_PATHS', raw ?? '/api/v1,/api')),
   corePort: CORE_PORT,
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: the help text shows the variable the default is built from.
   coreUrl: variable('CORE_URL', 'http://127.0.0.1:${CORE_PORT}', "The core's gRPC address, for a gateway running apart from the core.", (raw, env) =>
     parseUrl('CORE_URL', raw ?? `http://127.0.0.1:${CORE_PORT.read(env)}`),
   ),

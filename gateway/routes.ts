@@ -4,7 +4,7 @@
  * and never reaches the API's pipeline.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { BlockList, isIP } from 'node:net';
+import { type BlockList, isIP } from 'node:net';
 import { HealthCheckResponse_ServingStatus } from '../gen/grpc/health/v1/health_pb.js';
 import type { CoreClients } from './core-client.js';
 import { errorBody, gatewayError } from './errors.js';
@@ -24,7 +24,10 @@ function getOnly(res: ServerResponse, message: string): void {
 
 /** The OpenAPI document of this API; public, like the API's documentation. */
 export function handleOpenApi(req: IncomingMessage, res: ServerResponse): void {
-  if (req.method !== 'GET' && req.method !== 'HEAD') return getOnly(res, 'The OpenAPI document takes GET only.');
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    getOnly(res, 'The OpenAPI document takes GET only.');
+    return;
+  }
   res.writeHead(200, {
     'Content-Type': 'application/json; charset=utf-8',
     'Content-Length': Buffer.byteLength(OPENAPI_JSON),

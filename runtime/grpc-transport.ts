@@ -301,10 +301,12 @@ function parseReply(req: UnaryRequest, reply: RawReply, authority: string): Unar
     method: req.method,
     message,
     get header() {
-      return (header ??= toHeaders(reply.header));
+      header ??= toHeaders(reply.header);
+      return header;
     },
     get trailer() {
-      return (trailer ??= toHeaders(reply.trailer));
+      trailer ??= toHeaders(reply.trailer);
+      return trailer;
     },
   };
 }

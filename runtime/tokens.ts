@@ -32,7 +32,7 @@ export function loadOrCreateToken(dataDir: string, file: string, fromEnv: string
   const token = randomBytes(32).toString('base64url');
   // 'wx' refuses to overwrite a token another process created a moment ago.
   try {
-    writeFileSync(path.join(dataDir, file), token + '\n', { mode: 0o600, flag: 'wx' });
+    writeFileSync(path.join(dataDir, file), `${token}\n`, { mode: 0o600, flag: 'wx' });
     return token;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;

@@ -15,6 +15,7 @@ child.stdout.on('data', (chunk: Buffer) => {
 });
 child.on('close', (code) => {
   // uvu colours its summary; strip the escapes before reading the numbers.
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is what this pattern is for.
   const plain = output.replace(/\u001b\[[0-9;]*m/g, '');
   const count = (label: string) => Number(/\s*(\d+)/.exec(plain.slice(plain.lastIndexOf(`${label}:`) + label.length + 1))?.[1] ?? NaN);
   const total = count('Total');

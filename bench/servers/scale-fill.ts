@@ -67,4 +67,4 @@ async function writer(): Promise<void> {
 }
 await Promise.all(Array.from({ length: FILL_CONCURRENCY }, writer));
 await store.close();
-process.stdout.write(JSON.stringify({ fillMs: Math.round(performance.now() - started), deepCursor }) + '\n');
+process.stdout.write(`${JSON.stringify({ fillMs: Math.round(performance.now() - started), deepCursor })}\n`);

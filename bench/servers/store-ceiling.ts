@@ -46,6 +46,6 @@ async function worker(): Promise<void> {
 const started = performance.now();
 await Promise.all(Array.from({ length: concurrency }, worker));
 const elapsedMs = performance.now() - started;
-process.stdout.write(JSON.stringify(summarize(latencies, elapsedMs, 0)) + '\n');
+process.stdout.write(`${JSON.stringify(summarize(latencies, elapsedMs, 0))}\n`);
 await store.close();
 rmSync(dir, { recursive: true, force: true });

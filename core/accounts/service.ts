@@ -30,6 +30,7 @@ export const MAX_MEMO_LENGTH = 200;
 export const MAX_LEDGER_PAGE_SIZE = 500;
 export const DEFAULT_LEDGER_PAGE_SIZE = 100;
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is what this pattern is for.
 const CONTROL_CHARACTERS = /[\u0000-\u001F\u007F]/;
 
 export interface IssuedKeyPair {
@@ -87,7 +88,7 @@ export function createAccountService(deps: { store: Pick<Store, 'accounts' | 'ke
       }
       const tier = await requireTier(tierId || DEFAULT_TIER_ID);
       const account = await store.accounts.create({
-        accountId: 'acc_' + randomBytes(8).toString('hex'),
+        accountId: `acc_${randomBytes(8).toString('hex')}`,
         name: trimmed,
         tierId: tier.tierId,
         createdAt: clock(),
@@ -132,29 +133,17 @@ export function createAccountService(deps: { store: Pick<Store, 'accounts' | 'ke
 
     async setKeyIpLock(publicKey: string, ips: readonly string[]): Promise<ApiKeyRecord> {
       await requireKey(publicKey);
-      const violations: FieldViolation[] = [];
-      if (ips.length > MAX_ALLOWED_IPS) violations.push({ field: 'allowed_ips', description: `allowed_ips may list at most ${MAX_ALLOWED_IPS} addresses.` });
-      ips.forEach((ip, i) => {
-        if (isIP(normalizeIp(ip)) === 0) violations.push({ field: `allowed_ips[${i}]`, description: `${JSON.stringify(ip.slice(0, 60))} is not an IPv4 or IPv6 address.` });
-      });
-      throwIfViolations(violations);
+      throwIfViolations(ipLockViolations(ips));
       const key = await store.keys.setAllowedIps(publicKey, [...new Set(ips.map(normalizeIp))]);
       if (!key) throw notFound(`Key ${publicKey}`);
       return key;
     },
 
     async credit(accountId: string, amountKobo: Kobo, memo: string): Promise<{ balanceKobo: Kobo; entry: LedgerEntryRecord }> {
-      const violations: FieldViolation[] = [];
-      if (!isKobo(amountKobo) || amountKobo <= 0 || amountKobo > MAX_AMOUNT_KOBO) {
-        violations.push({ field: 'amount', description: `amount must be a positive number of kobo up to ${MAX_AMOUNT_KOBO}.` });
-      }
-      if (memo.length > MAX_MEMO_LENGTH || CONTROL_CHARACTERS.test(memo)) {
-        violations.push({ field: 'memo', description: `memo must be at most ${MAX_MEMO_LENGTH} printable characters.` });
-      }
-      throwIfViolations(violations);
+      throwIfViolations(creditViolations(amountKobo, memo));
       await requireAccount(accountId);
       const at = clock();
-      const credited = await store.wallet.credit({ accountId, amountKobo, reference: 'CR' + newReference(at), memo, at });
+      const credited = await store.wallet.credit({ accountId, amountKobo, reference: `CR${newReference(at)}`, memo, at });
       if (!credited) throw notFound(`Account ${accountId}`);
       return credited;
     },
@@ -172,37 +161,66 @@ export function createAccountService(deps: { store: Pick<Store, 'accounts' | 'ke
       }
     },
 
-    /**
-     * Checks a key pair as a partner presented it. Every failure is the same
-     * INVALID_API_KEY except a wrong client IP, which says why (the partner needs to know
-     * which server to call from). The secret's hash is compared in constant time, and an
-     * unknown public key still costs one comparison, so timing does not tell keys apart.
-     */
-    async verifyKeyPair(publicKey: string, secretKey: string, clientIp: string): Promise<VerifiedKey> {
-      const invalidKeys = () => new DomainError('INVALID_API_KEY', 'The API keys are missing or invalid.');
-      const shaped =
-        publicKey.startsWith(PUBLIC_KEY_PREFIX) &&
-        secretKey.startsWith(SECRET_KEY_PREFIX) &&
-        publicKey.length <= MAX_KEY_LENGTH &&
-        secretKey.length <= MAX_KEY_LENGTH;
-      const key = shaped ? await store.keys.find(publicKey) : null;
-      const matches = sameHash(hashSecret(secretKey), key?.secretHash ?? DUMMY_SECRET_HASH);
-      if (!key || !matches || key.revoked) throw invalidKeys();
-      const account = await store.accounts.get(key.accountId);
-      const tier = account ? await store.catalog.getTier(account.tierId) : null;
-      if (!account || !tier) throw invalidKeys();
-      if (!tier.apiAccess) {
-        throw new DomainError('INVALID_API_KEY', 'The API keys are invalid: the account is not on the API tier.');
-      }
-      if (key.allowedIps.length > 0 && !key.allowedIps.includes(normalizeIp(clientIp))) {
-        throw new DomainError(
-          'IP_NOT_ALLOWED',
-          `This API key is locked to other IP addresses; the request came from ${clientIp || 'an unknown address'}.`,
-        );
-      }
-      return { accountId: account.accountId, tierId: tier.tierId };
-    },
+    verifyKeyPair: (publicKey: string, secretKey: string, clientIp: string): Promise<VerifiedKey> => verifyPresentedPair(store, publicKey, secretKey, clientIp),
   };
 }
 
 export type AccountService = ReturnType<typeof createAccountService>;
+
+/** Why an IP lock list is refused, if it is: too many addresses, or one that is not IPv4 or IPv6. */
+function ipLockViolations(ips: readonly string[]): FieldViolation[] {
+  const violations: FieldViolation[] = [];
+  if (ips.length > MAX_ALLOWED_IPS) violations.push({ field: 'allowed_ips', description: `allowed_ips may list at most ${MAX_ALLOWED_IPS} addresses.` });
+  ips.forEach((ip, i) => {
+    if (isIP(normalizeIp(ip)) === 0) violations.push({ field: `allowed_ips[${i}]`, description: `${JSON.stringify(ip.slice(0, 60))} is not an IPv4 or IPv6 address.` });
+  });
+  return violations;
+}
+
+/** Why an operator's credit is refused, if it is. */
+function creditViolations(amountKobo: Kobo, memo: string): FieldViolation[] {
+  const violations: FieldViolation[] = [];
+  if (!isKobo(amountKobo) || amountKobo <= 0 || amountKobo > MAX_AMOUNT_KOBO) {
+    violations.push({ field: 'amount', description: `amount must be a positive number of kobo up to ${MAX_AMOUNT_KOBO}.` });
+  }
+  if (memo.length > MAX_MEMO_LENGTH || CONTROL_CHARACTERS.test(memo)) {
+    violations.push({ field: 'memo', description: `memo must be at most ${MAX_MEMO_LENGTH} printable characters.` });
+  }
+  return violations;
+}
+
+/**
+ * Checks a key pair as a partner presented it. Every failure is the same INVALID_API_KEY
+ * except a wrong client IP, which says why (the partner needs to know which server to call
+ * from). The secret's hash is compared in constant time, and an unknown public key still
+ * costs one comparison, so timing does not tell keys apart.
+ */
+async function verifyPresentedPair(
+  store: Pick<Store, 'accounts' | 'keys' | 'catalog'>,
+  publicKey: string,
+  secretKey: string,
+  clientIp: string,
+): Promise<VerifiedKey> {
+  const invalidKeys = () => new DomainError('INVALID_API_KEY', 'The API keys are missing or invalid.');
+  const shaped =
+    publicKey.startsWith(PUBLIC_KEY_PREFIX) &&
+    secretKey.startsWith(SECRET_KEY_PREFIX) &&
+    publicKey.length <= MAX_KEY_LENGTH &&
+    secretKey.length <= MAX_KEY_LENGTH;
+  const key = shaped ? await store.keys.find(publicKey) : null;
+  const matches = sameHash(hashSecret(secretKey), key?.secretHash ?? DUMMY_SECRET_HASH);
+  if (!key || !matches || key.revoked) throw invalidKeys();
+  const account = await store.accounts.get(key.accountId);
+  const tier = account ? await store.catalog.getTier(account.tierId) : null;
+  if (!account || !tier) throw invalidKeys();
+  if (!tier.apiAccess) {
+    throw new DomainError('INVALID_API_KEY', 'The API keys are invalid: the account is not on the API tier.');
+  }
+  if (key.allowedIps.length > 0 && !key.allowedIps.includes(normalizeIp(clientIp))) {
+    throw new DomainError(
+      'IP_NOT_ALLOWED',
+      `This API key is locked to other IP addresses; the request came from ${clientIp || 'an unknown address'}.`,
+    );
+  }
+  return { accountId: account.accountId, tierId: tier.tierId };
+}

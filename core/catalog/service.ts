@@ -14,6 +14,7 @@ const TIER_ID = /^[a-z][a-z0-9_-]{0,31}$/;
 const MAX_LABEL_LENGTH = 60;
 /** An SMS page above 1,000 Naira is a typo, not a price. */
 export const MAX_SMS_RATE_KOBO: Kobo = kobo(1_000_00);
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is what this pattern is for.
 const CONTROL_CHARACTERS = /[\u0000-\u001F\u007F]/;
 
 function checkLabel(field: string, value: string, violations: FieldViolation[]): void {

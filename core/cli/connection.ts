@@ -129,7 +129,7 @@ export function resolveCoreTls(env: Env): CoreTls {
  * travel readable.
  */
 export function openCoreConnection(url: string, token: AdminToken, tls: CoreTls = { allowPlaintext: false }): CoreConnection {
-  let transport;
+  let transport: ReturnType<typeof createCoreTransport>;
   try {
     transport = createCoreTransport({ coreUrl: url, token: token.token, defaultTimeoutMs: CALL_TIMEOUT_MS, allowPlaintext: tls.allowPlaintext, ...(tls.ca === undefined ? {} : { ca: tls.ca }) });
   } catch (error) {

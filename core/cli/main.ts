@@ -8,7 +8,7 @@
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { accountsGroup } from './accounts.js';
-import { CliError, UsageError, usageLine, type AdminClient, type CommandGroup, type CommandSpec } from './command.js';
+import { CliError, UsageError, usageLine, type AdminClient, type CommandGroup, type CommandResult, type CommandSpec } from './command.js';
 import { describeCallError, openCoreConnection, resolveAdminToken, resolveCoreTls, resolveCoreUrl, type CoreConnection } from './connection.js';
 import { columns } from './format.js';
 import { keysGroup } from './keys.js';
@@ -79,7 +79,7 @@ function parseConfigOptions(): NonNullable<ParseArgsConfig['options']> {
 
 function fullHelp(): string[] {
   const rows = COMMAND_GROUPS.flatMap((group) =>
-    group.commands.map((c) => ['  ' + usageLine(group, c).replace(/^prepaid /, ''), c.summary]),
+    group.commands.map((c) => [`  ${usageLine(group, c).replace(/^prepaid /, '')}`, c.summary]),
   );
   return [
     "prepaid: the admin CLI of the prepaid services core (talks to the core's AdminService over gRPC).",
@@ -90,10 +90,10 @@ function fullHelp(): string[] {
     ...columns(rows),
     '',
     'Flags:',
-    ...columns(GLOBAL_HELP.map(([flag, what]) => ['  ' + flag, what])),
+    ...columns(GLOBAL_HELP.map(([flag, what]) => [`  ${flag}`, what])),
     '',
     'Environment:',
-    ...columns(ENVIRONMENT_HELP.map(([name, what]) => ['  ' + name, what])),
+    ...columns(ENVIRONMENT_HELP.map(([name, what]) => [`  ${name}`, what])),
     '',
     'Amounts are in Naira with at most two decimals (100 or 100.50).',
     'Exit status: 0 done, 1 the core refused or could not be reached, 2 bad command line.',
@@ -105,7 +105,7 @@ function groupHelp(group: CommandGroup): string[] {
     `prepaid ${group.name}: ${group.summary}`,
     '',
     'Commands:',
-    ...columns(group.commands.map((c) => ['  ' + usageLine(group, c), c.summary])),
+    ...columns(group.commands.map((c) => [`  ${usageLine(group, c)}`, c.summary])),
     '',
     'Add --json to print one JSON object.',
   ];
@@ -125,7 +125,7 @@ function commandHelp(group: CommandGroup, command: CommandSpec): string[] {
 }
 
 function lines(text: readonly string[]): string {
-  return text.map((line) => line + '\n').join('');
+  return text.map((line) => `${line}\n`).join('');
 }
 
 /**
@@ -261,7 +261,7 @@ function printFailure(failure: Failure, io: CliIo, json: boolean): void {
         field_violations: failure.violations.map((v) => ({ field: v.field, description: v.description })),
       },
     };
-    io.stdout(JSON.stringify(body, null, 2) + '\n');
+    io.stdout(`${JSON.stringify(body, null, 2)}\n`);
   }
 }
 
@@ -291,7 +291,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       }
       return connection.admin;
     };
-    let result;
+    let result: CommandResult;
     try {
       result = await resolved.command.run({ args: resolved.args, options: resolved.options }, core);
     } catch (error) {
@@ -301,8 +301,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       }
       throw error;
     }
-    for (const warning of result.warnings ?? []) io.stderr(warning + '\n');
-    io.stdout(json ? JSON.stringify(result.json, null, 2) + '\n' : lines(result.text));
+    for (const warning of result.warnings ?? []) io.stderr(`${warning}\n`);
+    io.stdout(json ? `${JSON.stringify(result.json, null, 2)}\n` : lines(result.text));
     return result.failed ? EXIT_FAILURE : EXIT_OK;
   } catch (error) {
     const failure = toFailure(error, connection);

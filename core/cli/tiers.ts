@@ -20,7 +20,7 @@ export const tiersGroup: CommandGroup = {
           t.discounts.length === 0
             ? 'no discounts'
             : t.discounts
-                .map((d) => `${productName(d.product)}${d.service ? '/' + d.service : ''} ${percentText(d.basisPoints)}`)
+                .map((d) => `${productName(d.product)}${d.service ? `/${d.service}` : ''} ${percentText(d.basisPoints)}`)
                 .join(', '),
         ]);
         return {

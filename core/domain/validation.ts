@@ -22,6 +22,7 @@ export const SENDER_PATTERN = /^[A-Za-z0-9]{1,11}$/;
 export const REQUEST_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** Control characters other than tab, line feed and carriage return have no place in an SMS. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is what this pattern is for.
 const FORBIDDEN_SMS_CHARACTERS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
 
 export function describeValue(value: string, max = 24): string {

@@ -1,13 +1,13 @@
 /** Store records to prepaid.v1 messages (init shapes). The only place that knows both. */
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
-import {
-  type AccountSchema,
-  type ApiKeySchema,
-  type CablePackageSchema,
-  type CatalogPlanSchema,
-  type LedgerEntrySchema,
-  type TierSchema,
+import type {
+  AccountSchema,
+  ApiKeySchema,
+  CablePackageSchema,
+  CatalogPlanSchema,
+  LedgerEntrySchema,
+  TierSchema,
 } from '../../gen/prepaid/v1/admin_pb.js';
 import { Product, TransactionStatus, type TransactionSchema } from '../../gen/prepaid/v1/types_pb.js';
 import { invalid } from '../domain/errors.js';

@@ -6,7 +6,7 @@
 import { suite } from '../helpers/suite.js';
 import * as assert from 'uvu/assert';
 import { startCore, assertLedgerInvariant, type TestCore } from '../helpers/core.js';
-import { startTestGateway, type ApiKeys, type TestGateway } from '../helpers/gateway.js';
+import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { assertError, fundedAccount, assertMatchesLedger, assertNaira, assertShape, balanceKobo, toKobo, type FieldType } from './fields.js';
 
 const test = suite('gateway actions');

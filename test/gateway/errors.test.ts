@@ -8,7 +8,7 @@ import net from 'node:net';
 import { suite } from '../helpers/suite.js';
 import * as assert from 'uvu/assert';
 import { startCore, ledgerOf, type TestCore } from '../helpers/core.js';
-import { startTestGateway, type ApiKeys, type TestGateway } from '../helpers/gateway.js';
+import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { assertError, fundedAccount, balanceKobo } from './fields.js';
 import { MAX_DEPTH } from '../../gateway/body.js';
 
@@ -246,7 +246,7 @@ test('__proto__ and constructor keys in a body are dropped and pollute nothing',
   const reply = await gateway.request({ query: { action: 'airtime' }, keys, body, headers: { 'Content-Type': 'application/json' } });
   assert.is(reply.status, 200, reply.text);
   assert.is(({} as Record<string, unknown>)['polluted'], undefined);
-  assert.is(Object.prototype.hasOwnProperty.call(Object.prototype, 'polluted'), false);
+  assert.is(Object.hasOwn(Object.prototype, 'polluted'), false);
 
   const hidden = `{"__proto__":{"phone":"08031234567"},"network":"mtn","amount":100}`;
   const missing = await gateway.request({ query: { action: 'airtime' }, keys, body: hidden, headers: { 'Content-Type': 'application/json' } });

@@ -70,7 +70,7 @@ test('SIGKILL at random moments never loses or doubles money', async () => {
             const response = await api.purchase.buyAirtime({
               accountId,
               network: 'mtn',
-              phone: '0803' + String(1_000_000 + Math.floor(Math.random() * 8_000_000)),
+              phone: `0803${String(1_000_000 + Math.floor(Math.random() * 8_000_000))}`,
               amountKobo: 10_000n,
               requestId: randomBytes(8).toString('hex'),
             });

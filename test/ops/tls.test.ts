@@ -7,7 +7,7 @@
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import http2 from 'node:http2';
-import net from 'node:net';
+import type net from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
 import path from 'node:path';
 import { Code, ConnectError } from '@connectrpc/connect';

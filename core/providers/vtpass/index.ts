@@ -117,31 +117,8 @@ export function createVtpassProviders(options: VtpassOptions, catalog: VtpassCat
 
   const readAgain = (answer: HttpAnswer) => answer.kind === 'no_answer' || answer.status >= 500;
 
-  /** Classifies and logs one pay or requery exchange. */
-  function outcomeOf(call: VtpassCall, request: ProviderRequest, answer: HttpAnswer, started: number): ProviderOutcome {
-    const { outcome, code, alert } = classify(call, answer, {
-      reference: request.reference,
-      now: clock(),
-      result: (body) => resultOf(request, body),
-    });
-    const fields = {
-      reference: request.reference,
-      product: request.product,
-      call,
-      http_status: answer.kind === 'answer' ? answer.status : null,
-      code,
-      meaning: code === null ? null : (codeMeaning(code) ?? null),
-      outcome: outcome.kind,
-      ms: Date.now() - started,
-    };
-    log(alert ? 'vtpass.account_error' : 'provider.vtpass', alert ? { ...fields, reason: outcome.kind === 'delivered' ? null : outcome.reason } : fields);
-    // Delivered is delivered (the money is spent upstream), but a prepaid customer without a
-    // token needs a person to fetch it from the VTpass dashboard.
-    if (outcome.kind === 'delivered' && request.product === 'electricity' && request.details.meterType !== 'postpaid' && outcome.result.token === undefined) {
-      log('vtpass.token_missing_error', { reference: request.reference, call });
-    }
-    return outcome;
-  }
+  const outcomeOf = (call: VtpassCall, request: ProviderRequest, answer: HttpAnswer, started: number) =>
+    classifyAndLog(call, request, answer, started, { clock, log });
 
   function provider(build: (request: ProviderRequest) => Promise<PayBody>): ProductProvider {
     return {
@@ -203,55 +180,90 @@ export function createVtpassProviders(options: VtpassOptions, catalog: VtpassCat
   };
 
   return {
-    airtime: provider(async (request) => {
-      const serviceID = serviceIdOf(AIRTIME_SERVICE_IDS, request.service);
-      if (serviceID === undefined) return { ok: false, reason: `The provider does not sell airtime on ${request.service}.` };
-      return { ok: true, body: { request_id: request.reference, serviceID, amount: koboToNaira(request.faceValueKobo), phone: request.recipient } };
-    }),
+    airtime: provider(airtimeBody),
     data,
-    electricity: {
-      ...provider(async (request) => {
-        const serviceID = serviceIdOf(ELECTRICITY_SERVICE_IDS, request.service);
-        if (serviceID === undefined) return { ok: false, reason: `The provider does not serve the disco ${request.service}.` };
-        return {
-          ok: true,
-          body: {
-            request_id: request.reference,
-            serviceID,
-            billersCode: request.recipient,
-            variation_code: request.details.meterType ?? 'prepaid',
-            amount: koboToNaira(request.faceValueKobo),
-            phone: request.details.customerPhone || options.fallbackPhone,
-          },
-        };
-      }),
-      verify,
-    },
-    cable: {
-      ...provider(async (request) => {
-        const serviceID = serviceIdOf(CABLE_SERVICE_IDS, request.service);
-        if (serviceID === undefined) return { ok: false, reason: `The provider does not serve ${request.service}.` };
-        const code = request.details.packageCode ?? '';
-        const pkg = code === '' ? null : await catalog.getCablePackage(request.service, code);
-        const variation = pkg === null ? code : pkg.providerCode || pkg.packageCode;
-        if (variation === '') return { ok: false, reason: 'The cable purchase names no package.' };
-        const body: Record<string, string | number> = {
-          request_id: request.reference,
-          serviceID,
-          billersCode: request.recipient,
-          variation_code: variation,
-          amount: koboToNaira(request.faceValueKobo),
-          phone: request.details.customerPhone || options.fallbackPhone,
-          quantity: 1,
-        };
-        // DStv and GOtv distinguish renewing the current bouquet from buying a named one; a
-        // purchase here always names its package, which is "change". StarTimes has no such field.
-        if (request.service !== 'startimes') body['subscription_type'] = 'change';
-        return { ok: true, body };
-      }),
-      verify,
+    electricity: { ...provider((request) => electricityBody(request, options.fallbackPhone)), verify },
+    cable: { ...provider((request) => cableBody(request, catalog, options.fallbackPhone)), verify },
+  };
+}
+
+/** Classifies and logs one pay or requery exchange. */
+function classifyAndLog(
+  call: VtpassCall,
+  request: ProviderRequest,
+  answer: HttpAnswer,
+  started: number,
+  { clock, log }: { clock: () => Date; log: (event: string, fields: Record<string, unknown>) => void },
+): ProviderOutcome {
+  const { outcome, code, alert } = classify(call, answer, {
+    reference: request.reference,
+    now: clock(),
+    result: (body) => resultOf(request, body),
+  });
+  const fields = {
+    reference: request.reference,
+    product: request.product,
+    call,
+    http_status: answer.kind === 'answer' ? answer.status : null,
+    code,
+    meaning: code === null ? null : (codeMeaning(code) ?? null),
+    outcome: outcome.kind,
+    ms: Date.now() - started,
+  };
+  log(alert ? 'vtpass.account_error' : 'provider.vtpass', alert ? { ...fields, reason: outcome.kind === 'delivered' ? null : outcome.reason } : fields);
+  // Delivered is delivered (the money is spent upstream), but a prepaid customer without a
+  // token needs a person to fetch it from the VTpass dashboard.
+  if (outcome.kind === 'delivered' && request.product === 'electricity' && request.details.meterType !== 'postpaid' && outcome.result.token === undefined) {
+    log('vtpass.token_missing_error', { reference: request.reference, call });
+  }
+  return outcome;
+}
+
+/** What `pay` is sent for airtime. */
+async function airtimeBody(request: ProviderRequest): Promise<PayBody> {
+  const serviceID = serviceIdOf(AIRTIME_SERVICE_IDS, request.service);
+  if (serviceID === undefined) return { ok: false, reason: `The provider does not sell airtime on ${request.service}.` };
+  return { ok: true, body: { request_id: request.reference, serviceID, amount: koboToNaira(request.faceValueKobo), phone: request.recipient } };
+}
+
+/** What `pay` is sent for electricity; the customer's phone, or the platform's when none was given. */
+async function electricityBody(request: ProviderRequest, fallbackPhone: string): Promise<PayBody> {
+  const serviceID = serviceIdOf(ELECTRICITY_SERVICE_IDS, request.service);
+  if (serviceID === undefined) return { ok: false, reason: `The provider does not serve the disco ${request.service}.` };
+  return {
+    ok: true,
+    body: {
+      request_id: request.reference,
+      serviceID,
+      billersCode: request.recipient,
+      variation_code: request.details.meterType ?? 'prepaid',
+      amount: koboToNaira(request.faceValueKobo),
+      phone: request.details.customerPhone || fallbackPhone,
     },
   };
+}
+
+/** What `pay` is sent for a cable package, named by its VTpass code when the catalogue has one. */
+async function cableBody(request: ProviderRequest, catalog: VtpassCatalog, fallbackPhone: string): Promise<PayBody> {
+  const serviceID = serviceIdOf(CABLE_SERVICE_IDS, request.service);
+  if (serviceID === undefined) return { ok: false, reason: `The provider does not serve ${request.service}.` };
+  const code = request.details.packageCode ?? '';
+  const pkg = code === '' ? null : await catalog.getCablePackage(request.service, code);
+  const variation = pkg === null ? code : pkg.providerCode || pkg.packageCode;
+  if (variation === '') return { ok: false, reason: 'The cable purchase names no package.' };
+  const body: Record<string, string | number> = {
+    request_id: request.reference,
+    serviceID,
+    billersCode: request.recipient,
+    variation_code: variation,
+    amount: koboToNaira(request.faceValueKobo),
+    phone: request.details.customerPhone || fallbackPhone,
+    quantity: 1,
+  };
+  // DStv and GOtv distinguish renewing the current bouquet from buying a named one; a
+  // purchase here always names its package, which is "change". StarTimes has no such field.
+  if (request.service !== 'startimes') body['subscription_type'] = 'change';
+  return { ok: true, body };
 }
 
 /** The result of a delivered purchase: VTpass's transaction id, and the electricity token and units. */

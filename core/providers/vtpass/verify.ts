@@ -61,6 +61,7 @@ function pick<T>(content: Record<string, unknown>, fields: readonly string[], re
 /** A non-empty single line of at most MAX_TEXT_LENGTH characters, or undefined. */
 function text(value: unknown): string | undefined {
   if (typeof value !== 'string') return undefined;
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is what this pattern is for.
   const clean = value.replace(/[\u0000-\u001F\u007F]+/g, ' ').replace(/\s+/g, ' ').trim();
   if (clean === '') return undefined;
   return clean.length > MAX_TEXT_LENGTH ? `${clean.slice(0, MAX_TEXT_LENGTH - 1)}…` : clean;

@@ -13,16 +13,16 @@ import {
   type ObjectId,
   type TransactionOptions,
 } from 'mongodb';
-import {
-  type AccountDoc,
-  type ApiKeyDoc,
-  type CablePackageDoc,
-  type CounterDoc,
-  type LedgerEntryDoc,
-  type PlanDoc,
-  type SettingDoc,
-  type TierDoc,
-  type TransactionDoc,
+import type {
+  AccountDoc,
+  ApiKeyDoc,
+  CablePackageDoc,
+  CounterDoc,
+  LedgerEntryDoc,
+  PlanDoc,
+  SettingDoc,
+  TierDoc,
+  TransactionDoc,
 } from './documents.js';
 import { isUnknownCommitResult } from './errors.js';
 import { COLLECTIONS } from './schema.js';

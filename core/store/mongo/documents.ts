@@ -11,7 +11,7 @@
  * every amount the platform allows does (core/domain/money.ts); `readKobo` refuses
  * anything else rather than round it.
  */
-import { Long, ObjectId } from 'mongodb';
+import { Long, type ObjectId } from 'mongodb';
 import { kobo, type Kobo } from '../../domain/money.js';
 import type { DeliveryResult, ProductName, PurchaseDetails, TransactionStatus } from '../../domain/products.js';
 import type {

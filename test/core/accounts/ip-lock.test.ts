@@ -83,7 +83,7 @@ test('unlocking a key lets it in from anywhere again', async () => {
 
 test('a wrong secret from a wrong address is INVALID_API_KEY: the lock is not revealed', async () => {
   const api = await lockedKey(['203.0.113.7']);
-  const refused = await rejection(verify(api, '192.0.2.1', api.secretKey + 'x'));
+  const refused = await rejection(verify(api, '192.0.2.1', `${api.secretKey}x`));
   assert.is(refused.code, Code.Unauthenticated);
   assert.is(refused.reason, 'INVALID_API_KEY');
   assert.not.ok(refused.message.includes('192.0.2.1'));

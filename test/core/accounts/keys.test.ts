@@ -37,7 +37,7 @@ test('a wrong secret, an unknown public key and another pair\'s secret all fail 
   const api = await core.createApiAccount();
   const other = await core.createApiAccount();
   const wrongSecret = await assertInvalidKey(api.publicKey, api.secretKey.slice(0, -1) + (api.secretKey.endsWith('A') ? 'B' : 'A'));
-  const unknownKey = await assertInvalidKey('pk_' + '0'.repeat(24), api.secretKey);
+  const unknownKey = await assertInvalidKey(`pk_${'0'.repeat(24)}`, api.secretKey);
   const crossed = await assertInvalidKey(api.publicKey, other.secretKey);
   assert.is(unknownKey, wrongSecret, 'an unknown key reads exactly like a wrong secret');
   assert.is(crossed, wrongSecret);
@@ -50,8 +50,8 @@ const MALFORMED: ReadonlyArray<readonly [string, string, string]> = [
   ['the keys swapped', 'sk_abc', 'pk_abc'],
   ['no prefixes', '0123456789abcdef01234567', 'abcdefghijklmnopqrstuvwxyz'],
   ['a bare prefix', 'pk_', 'sk_'],
-  ['a huge public key', 'pk_' + 'a'.repeat(10_000), 'sk_' + 'b'.repeat(43)],
-  ['a huge secret', 'pk_0123456789abcdef01234567', 'sk_' + 'b'.repeat(10_000)],
+  ['a huge public key', `pk_${'a'.repeat(10_000)}`, `sk_${'b'.repeat(43)}`],
+  ['a huge secret', 'pk_0123456789abcdef01234567', `sk_${'b'.repeat(10_000)}`],
   ['unicode', 'pk_ключ', 'sk_секрет'],
 ];
 

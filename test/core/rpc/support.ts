@@ -3,7 +3,7 @@
  * BadRequest), and what an account's wallet looks like (balance, ledger, provider calls), so
  * a test can compare the wallet before and after a call in one line.
  */
-import { Code, ConnectError } from '@connectrpc/connect';
+import { type Code, ConnectError } from '@connectrpc/connect';
 import { BadRequestSchema, ErrorInfoSchema } from '../../../gen/google/rpc/error_details_pb.js';
 import type { LedgerEntry } from '../../../gen/prepaid/v1/admin_pb.js';
 import { ledgerOf, type TestCore } from '../../helpers/core.js';

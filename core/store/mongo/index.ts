@@ -50,8 +50,6 @@ import { ensureSchema } from './schema.js';
 import { createTransactionStore } from './transactions.js';
 import { createWalletStore } from './wallet.js';
 
-export { MAX_PAGE_LIMIT } from '../bounds.js';
-export { MAJORITY_WRITE_TIMEOUT_MS, MAX_LIST_ITEMS } from './context.js';
 
 /** Where the store lives. */
 export interface MongoStoreOptions {

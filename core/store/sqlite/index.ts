@@ -24,7 +24,6 @@ import { createWalletStore } from './wallet.js';
  */
 const BUSY_TIMEOUT_MS = 5_000;
 
-export { MAX_PAGE_LIMIT } from '../bounds.js';
 
 /** Where the SQLite file lives. */
 export interface SqliteStoreOptions {

@@ -35,7 +35,7 @@ export async function openStore(config: StoreConfig, log: StoreLog): Promise<Sto
     log('store.opened', { store: 'sqlite', file: filename });
     return store;
   }
-  const store = await openMongoStore({ uri: config.mongo.uri, dbName: config.mongo.dbName });
+  const store = await openMongoStore({ uri: config.mongo.uri, dbName: config.mongo.dbName, warn: log });
   log('store.opened', {
     store: 'mongo',
     hosts: mongoHosts(config.mongo.uri),

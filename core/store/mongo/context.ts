@@ -3,9 +3,7 @@
  * one way a money transaction runs (see index.ts for why it runs this way).
  */
 import {
-  ReadConcern,
   ReadPreference,
-  WriteConcern,
   type ClientSession,
   type Collection,
   type Db,
@@ -42,21 +40,42 @@ export const MAX_LIST_ITEMS = 10_000;
  */
 export const MAJORITY_WRITE_TIMEOUT_MS = 10_000;
 
-export const MAJORITY_WRITES = new WriteConcern('majority', MAJORITY_WRITE_TIMEOUT_MS);
-export const MAJORITY_READS = new ReadConcern('majority');
+/**
+ * How much longer than maxCommitTimeMS a commit's write concern may wait. The driver
+ * re-sends a commit whose write concern timed out (for up to 120 s), but reports at once a
+ * commit that ran out of maxCommitTimeMS. Left implicit, the driver's wtimeout equals
+ * MAJORITY_WRITE_TIMEOUT_MS and the two race; with the wtimeout clearly longer,
+ * maxCommitTimeMS always ends a commit stuck on a majority first, after
+ * MAJORITY_WRITE_TIMEOUT_MS, and the error reaches the caller then.
+ */
+export const COMMIT_WTIMEOUT_MARGIN_MS = 5_000;
 
 /**
- * Every money transaction: read one snapshot, commit to a majority, on the primary. The
- * commit is bounded by maxCommitTimeMS rather than by a wtimeout: the driver re-sends a
- * commit that failed on its write concern for up to 120 s, but reports a commit that ran
- * out of maxCommitTimeMS at once (with UnknownTransactionCommitResult).
+ * The concerns of the client and database handles. The driver builds these once per
+ * handle; the per-operation and per-transaction ones below are built fresh each time.
  */
-const TRANSACTION_OPTIONS: TransactionOptions = {
-  readConcern: new ReadConcern('snapshot'),
-  writeConcern: new WriteConcern('majority'),
-  readPreference: ReadPreference.primary,
-  maxCommitTimeMS: MAJORITY_WRITE_TIMEOUT_MS,
-};
+export function majorityWrites(): { w: 'majority'; wtimeoutMS: number } {
+  return { w: 'majority', wtimeoutMS: MAJORITY_WRITE_TIMEOUT_MS };
+}
+export function majorityReads(): { level: 'majority' } {
+  return { level: 'majority' };
+}
+
+/**
+ * Every money transaction: read one snapshot, commit to a majority, on the primary, the
+ * commit bounded as COMMIT_WTIMEOUT_MARGIN_MS explains. Built fresh for each transaction,
+ * as plain objects: the driver keeps a ReadConcern instance it is given and writes the
+ * session's afterClusterTime onto it (sessions.js applySession), so one shared object would
+ * carry one session's cluster time into every other transaction.
+ */
+export function transactionOptions(): TransactionOptions {
+  return {
+    readConcern: { level: 'snapshot' },
+    writeConcern: { w: 'majority', wtimeoutMS: MAJORITY_WRITE_TIMEOUT_MS + COMMIT_WTIMEOUT_MARGIN_MS },
+    readPreference: ReadPreference.primary,
+    maxCommitTimeMS: MAJORITY_WRITE_TIMEOUT_MS,
+  };
+}
 
 /**
  * How long a follow-up read may wait for another writer's commit to reach a majority (a
@@ -65,6 +84,14 @@ const TRANSACTION_OPTIONS: TransactionOptions = {
  * request, and the original answer (an error) stands when it is reached.
  */
 export const FOLLOW_UP_READ_TIMEOUT_MS = 5_000;
+
+/**
+ * Options of a read that follows a write in a causally consistent session: bounded, and
+ * with its own fresh majority read concern (see transactionOptions for why fresh).
+ */
+export function followUpRead(session: ClientSession): { session: ClientSession; maxTimeMS: number; readConcern: { level: 'majority' } } {
+  return { session, maxTimeMS: FOLLOW_UP_READ_TIMEOUT_MS, readConcern: majorityReads() };
+}
 
 export interface Collections {
   accounts: Collection<AccountDoc>;
@@ -134,7 +161,7 @@ export function createMongoContext(client: MongoClient, db: Db): MongoContext {
     live();
     const session = client.startSession({ causalConsistency: true });
     try {
-      return await session.withTransaction(work, TRANSACTION_OPTIONS);
+      return await session.withTransaction(work, transactionOptions());
     } catch (error) {
       const recovered = recover === undefined ? undefined : await recover(error, session).catch(() => undefined);
       if (recovered !== undefined) return recovered;
@@ -151,7 +178,7 @@ export function createMongoContext(client: MongoClient, db: Db): MongoContext {
     inTransaction,
     async committedEntry(error, entryId, session) {
       if (!isUnknownCommitResult(error)) return null;
-      return live().ledger.findOne({ _id: entryId }, { session, maxTimeMS: FOLLOW_UP_READ_TIMEOUT_MS });
+      return live().ledger.findOne({ _id: entryId }, followUpRead(session));
     },
     async close() {
       if (closed) return;

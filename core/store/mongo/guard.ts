@@ -101,3 +101,56 @@ export class UnsuitableDeploymentError extends Error {
     this.name = 'UnsuitableDeploymentError';
   }
 }
+
+/** The oldest featureCompatibilityVersion the schema works with (partial indexes with `$in`). */
+export const MIN_FEATURE_COMPATIBILITY = '6.0';
+
+/** What to do about a featureCompatibilityVersion below MIN_FEATURE_COMPATIBILITY. */
+const FCV_ADVICE =
+  `set it to ${MIN_FEATURE_COMPATIBILITY} or newer once every member runs MongoDB ${MIN_FEATURE_COMPATIBILITY}+ ` +
+  `(as a cluster administrator: db.adminCommand({ setFeatureCompatibilityVersion: "${MIN_FEATURE_COMPATIBILITY}", confirm: true })), then start again.`;
+
+/**
+ * Decides from a `getParameter: { featureCompatibilityVersion: 1 }` reply whether the schema
+ * can be created. A server upgraded from 5.0 keeps FCV 5.0 until an administrator raises it,
+ * and then refuses the partial unique indexes with a raw error; this says what to do. A
+ * reply without the field (an older server, or a user not allowed to ask) is let through,
+ * and `explainSchemaFailure` words the index error instead.
+ */
+export function checkFeatureCompatibility(reply: unknown): { ok: true } | { ok: false; reason: string } {
+  const fcv = (reply as { featureCompatibilityVersion?: { version?: unknown } } | null)?.featureCompatibilityVersion?.version;
+  if (typeof fcv !== 'string') return { ok: true };
+  if (compareVersions(fcv, MIN_FEATURE_COMPATIBILITY) >= 0) return { ok: true };
+  return { ok: false, reason: `the replica set's featureCompatibilityVersion is ${fcv}; the store needs ${MIN_FEATURE_COMPATIBILITY} or newer: ${FCV_ADVICE}` };
+}
+
+/** Server codes an index that the featureCompatibilityVersion does not allow fails with. */
+const INDEX_REFUSED_CODES: ReadonlySet<number> = new Set([
+  67, // CannotCreateIndex
+  2, // BadValue: "unsupported expression in partial index"
+]);
+
+/**
+ * An error from creating the schema, reworded when it is the one a low
+ * featureCompatibilityVersion gives (an unsupported partial index expression), so the
+ * operator reads what to do instead of a raw server message.
+ */
+export function explainSchemaFailure(error: unknown): unknown {
+  const code = typeof error === 'object' && error !== null && 'code' in error ? (error as { code: unknown }).code : undefined;
+  const message = error instanceof Error ? error.message : '';
+  if (typeof code === 'number' && INDEX_REFUSED_CODES.has(code) && /partial|\$in|expression/i.test(message)) {
+    return new UnsuitableDeploymentError(`MongoDB refused the store's indexes (${message}); this is what a featureCompatibilityVersion below ${MIN_FEATURE_COMPATIBILITY} does: ${FCV_ADVICE}`);
+  }
+  return error;
+}
+
+/** Compares "6.0" style versions numerically, part by part. */
+function compareVersions(a: string, b: string): number {
+  const pa = a.split('.').map(Number);
+  const pb = b.split('.').map(Number);
+  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
+    const d = (pa[i] ?? 0) - (pb[i] ?? 0);
+    if (d !== 0) return d;
+  }
+  return 0;
+}

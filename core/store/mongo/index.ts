@@ -39,14 +39,14 @@
  * and they must be serialized anyway. Entry ids are therefore unique per account, not
  * per store.
  */
-import { MongoClient, ReadPreference, type MongoClientOptions } from 'mongodb';
+import { MongoClient, ReadConcern, ReadPreference, type MongoClientOptions } from 'mongodb';
 import type { Store } from '../port.js';
 import { createAccountStore } from './accounts.js';
 import { createCatalogStore } from './catalog.js';
-import { MAJORITY_READS, MAJORITY_WRITES, createMongoContext } from './context.js';
-import { checkDeployment, UnsuitableDeploymentError } from './guard.js';
+import { createMongoContext, majorityReads, majorityWrites } from './context.js';
+import { checkDeployment, checkFeatureCompatibility, explainSchemaFailure, UnsuitableDeploymentError } from './guard.js';
 import { createKeyStore } from './keys.js';
-import { ensureSchema } from './schema.js';
+import { ensureSchema, schemaTarget } from './schema.js';
 import { createTransactionStore } from './transactions.js';
 import { createWalletStore } from './wallet.js';
 
@@ -59,6 +59,8 @@ export interface MongoStoreOptions {
   dbName: string;
   /** Extra driver options (tests shorten serverSelectionTimeoutMS); the concerns above always win. */
   clientOptions?: MongoClientOptions;
+  /** Told what the start-up checks found wrong but not bad enough to refuse (a validator edited by hand). */
+  warn?: (event: string, fields: Record<string, unknown>) => void;
 }
 
 /** What the start-up guard found, for the start-up log line. */
@@ -83,8 +85,8 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<MongoS
     appName: 'prepaid-core',
     ...options.clientOptions,
     readPreference: ReadPreference.primary,
-    readConcern: MAJORITY_READS,
-    writeConcern: MAJORITY_WRITES,
+    readConcern: majorityReads(),
+    writeConcern: majorityWrites(),
     retryWrites: true,
     retryReads: true,
   });
@@ -94,10 +96,20 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<MongoS
     if (!check.ok) throw new UnsuitableDeploymentError(check.reason);
     const db = client.db(options.dbName, {
       readPreference: ReadPreference.primary,
-      readConcern: MAJORITY_READS,
-      writeConcern: MAJORITY_WRITES,
+      readConcern: new ReadConcern(majorityReads().level),
+      writeConcern: majorityWrites(),
     });
-    await ensureSchema(db);
+    const fcv = checkFeatureCompatibility(await readFeatureCompatibility(client));
+    if (!fcv.ok) throw new UnsuitableDeploymentError(fcv.reason);
+    const report = await ensureSchema(schemaTarget(db)).catch((error: unknown) => {
+      throw explainSchemaFailure(error);
+    });
+    if (report.different.length > 0) {
+      options.warn?.('store.validator_differs', {
+        collections: report.different,
+        detail: 'a collection validator differs from the one this build sets; the store runs, but check that the money guards are still there',
+      });
+    }
     const ctx = createMongoContext(client, db);
     return {
       deployment: { topology: check.topology, serverVersion: check.serverVersion, dbName: options.dbName },
@@ -111,5 +123,17 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<MongoS
   } catch (error) {
     await client.close().catch(() => undefined);
     throw error;
+  }
+}
+
+/**
+ * The replica set's featureCompatibilityVersion, or null when this user may not ask (the
+ * application's readWrite user usually may not; the index error is then explained instead).
+ */
+async function readFeatureCompatibility(client: MongoClient): Promise<unknown> {
+  try {
+    return await client.db('admin').command({ getParameter: 1, featureCompatibilityVersion: 1 });
+  } catch {
+    return null;
   }
 }

@@ -39,6 +39,23 @@ export const COLLECTIONS = {
 /** The unique index that makes an idempotency key single-use per account. */
 export const REQUEST_ID_INDEX = { name: 'transactions_request_id', fields: ['account_id', 'request_id'] } as const;
 
+/**
+ * The ledger by account in entry order, ascending: the order the audit's running balance
+ * reads (a descending index made it sort the whole ledger in memory, and the history pages
+ * read it backwards just as well). Unique, because entry ids are a sequence per account.
+ */
+export const LEDGER_BY_ACCOUNT_INDEX: IndexDescription = { name: 'ledger_by_account_asc', key: { account_id: 1, entry_id: 1 }, unique: true };
+
+/**
+ * The unique index that makes an operator's credit reference single-use per account, so a
+ * credit retried after an unknown outcome cannot be applied twice.
+ */
+export const CREDIT_REFERENCE_INDEX = {
+  name: 'ledger_credit_reference',
+  fields: ['account_id', 'reference'],
+  description: { name: 'ledger_credit_reference', key: { account_id: 1, reference: 1 }, unique: true, partialFilterExpression: { kind: 'credit' } },
+} as const;
+
 /** The unique index that allows one debit and one refund entry per purchase. */
 export const ONCE_PER_PURCHASE_INDEX = { name: 'ledger_once_per_purchase', fields: ['reference', 'kind'] } as const;
 
@@ -143,6 +160,8 @@ export interface SchemaTarget {
   /** Records that the steps up to `version` have run; never moves the version back. */
   recordVersion(version: number): Promise<void>;
   collectionNames(): Promise<string[]>;
+  /** Every collection with its options (validator, validation level and action). */
+  collections(): Promise<CollectionInfo[]>;
   /** Creates a collection; one that exists already (another core got there first) is accepted. */
   createCollection(name: string, options: CreateCollectionOptions): Promise<void>;
   createIndexes(collection: string, indexes: IndexDescription[]): Promise<void>;
@@ -188,7 +207,62 @@ export const SCHEMA_STEPS: readonly SchemaStep[] = [
       for (const [name, indexes] of Object.entries(INDEXES)) await target.createIndexes(name, [...indexes]);
     },
   },
+  {
+    version: 2,
+    description: 'the ledger by account in ascending entry order, for the audit',
+    async apply(target) {
+      // The new index first, so that (account_id, entry_id) stays unique throughout.
+      await target.createIndexes(COLLECTIONS.ledger, [LEDGER_BY_ACCOUNT_INDEX]);
+      await target.dropIndex(COLLECTIONS.ledger, 'ledger_by_account');
+    },
+  },
+  {
+    version: 3,
+    description: 'credit references unique per account',
+    async apply(target) {
+      await target.createIndexes(COLLECTIONS.ledger, [{ ...CREDIT_REFERENCE_INDEX.description }]);
+    },
+  },
 ];
+
+/**
+ * The validator every collection that has one must have now. A step that changes a
+ * validator (collMod) changes it here too, so the start-up check below compares against
+ * what the latest step set.
+ */
+export const CURRENT_VALIDATORS: Readonly<Partial<Record<string, Document>>> = VALIDATORS;
+
+/** A collection as listCollections describes it; only the validation options are read. */
+export interface CollectionInfo {
+  name: string;
+  options?: { validator?: Document; validationLevel?: string; validationAction?: string };
+}
+
+/** What the validator check found: collections that run without the money guards, and ones whose guards differ from ours. */
+export interface ValidatorReport {
+  missing: string[];
+  different: string[];
+}
+
+/**
+ * Compares the collections' validators with CURRENT_VALIDATORS. A collection restored from
+ * a dump without its options, or created by hand, has no validator (or one that only
+ * warns), and would take a negative balance silently: that is `missing`, and the store
+ * refuses to start. A validator that is there but not ours (edited by hand, or a newer
+ * build's) is `different`, and is reported loudly without stopping the core.
+ */
+export function checkValidators(found: readonly CollectionInfo[], expected: Readonly<Partial<Record<string, Document>>> = CURRENT_VALIDATORS): ValidatorReport {
+  const report: ValidatorReport = { missing: [], different: [] };
+  const byName = new Map(found.map((info) => [info.name, info.options ?? {}]));
+  for (const [name, validator] of Object.entries(expected)) {
+    const options = byName.get(name);
+    if (options === undefined || validator === undefined) continue;
+    const enforced = options.validator !== undefined && (options.validationAction ?? 'error') === 'error' && (options.validationLevel ?? 'strict') !== 'off';
+    if (!enforced) report.missing.push(name);
+    else if (JSON.stringify(options.validator) !== JSON.stringify(validator) || (options.validationLevel ?? 'strict') !== 'strict') report.different.push(name);
+  }
+  return report;
+}
 
 /** The schema version this build writes. */
 export const SCHEMA_VERSION = SCHEMA_STEPS[SCHEMA_STEPS.length - 1]!.version;
@@ -245,6 +319,9 @@ export function schemaTarget(db: Db): SchemaTarget {
     async collectionNames() {
       return (await db.listCollections({}, { nameOnly: true }).toArray()).map((collection) => collection.name);
     },
+    async collections() {
+      return (await db.listCollections({}).toArray()).map((info) => ({ name: info.name, options: 'options' in info ? (info.options as CollectionInfo['options']) : {} }));
+    },
     async createCollection(name, options) {
       try {
         await db.createCollection(name, options);
@@ -268,7 +345,29 @@ export function schemaTarget(db: Db): SchemaTarget {
   };
 }
 
-/** Brings the database up to SCHEMA_VERSION (see the header). */
-export async function ensureSchema(db: Db): Promise<void> {
-  await runSchemaSteps(schemaTarget(db));
+/**
+ * Brings the database up to SCHEMA_VERSION (see the header), then checks that every
+ * validator is in force: returns the report, and throws when a collection runs without
+ * its money guards.
+ */
+export async function ensureSchema(target: SchemaTarget): Promise<ValidatorReport> {
+  await runSchemaSteps(target);
+  const report = checkValidators(await target.collections());
+  if (report.missing.length > 0) {
+    throw new MissingValidatorError(report.missing);
+  }
+  return report;
+}
+
+/** Collections without their validator; the message says how to put it back. */
+export class MissingValidatorError extends Error {
+  constructor(readonly collections: string[]) {
+    super(
+      `the MongoDB collection(s) ${collections.join(', ')} have no validator in force (restored from a dump without ` +
+        'its options, or created by hand), so nothing in the database would refuse a negative balance. Restore them ' +
+        'with `mongorestore` keeping collection options, or set the validators with collMod (see core/store/mongo/schema.ts, ' +
+        'CURRENT_VALIDATORS), then start again.',
+    );
+    this.name = 'MissingValidatorError';
+  }
 }

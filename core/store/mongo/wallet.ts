@@ -12,7 +12,7 @@ import { decodeLedgerCursor, encodeLedgerCursor, toPage } from '../paging.js';
 import type { Moved, WalletStore } from '../port.js';
 import { purchaseMemo, refundMemo, reversalMemo } from '../rules.js';
 import { auditLedger } from './audit.js';
-import { FOLLOW_UP_READ_TIMEOUT_MS, type MongoContext } from './context.js';
+import { followUpRead, type MongoContext } from './context.js';
 import {
   ledgerEntryFromDoc,
   ledgerEntryToDoc,
@@ -111,15 +111,21 @@ async function giveBack(ctx: MongoContext, reference: string, move: GiveBack, re
     },
     async (error, session) => {
       if ((await ctx.committedEntry(error, entryId, session)) === null) return undefined;
-      const current = await ctx.live().transactions.findOne({ _id: reference }, { session, maxTimeMS: FOLLOW_UP_READ_TIMEOUT_MS });
+      const current = await ctx.live().transactions.findOne({ _id: reference }, followUpRead(session));
       return current === null ? undefined : { transaction: transactionFromDoc(current), changed: true };
     },
   );
 }
 
-/** The query that finds an earlier purchase made with the same idempotency key, if there is a key. */
-function sameRequestQuery(tx: NewTransaction): Filter<TransactionDoc> | null {
-  return tx.requestId === null ? null : { account_id: tx.accountId, request_id: tx.requestId };
+/**
+ * The query that finds an earlier purchase made with the same idempotency key, if there is
+ * a key. The unique index on (account_id, request_id) is partial on a string request_id,
+ * and the planner uses a partial index only for a query that implies its filter: a bare
+ * `request_id: 'k'` does not imply `$type: 'string'`, so it would scan the account's whole
+ * history inside every keyed purchase. Stating the type makes the index usable.
+ */
+export function sameRequestQuery(tx: Pick<NewTransaction, 'accountId' | 'requestId'>): Filter<TransactionDoc> | null {
+  return tx.requestId === null ? null : { account_id: tx.accountId, request_id: { $eq: tx.requestId, $type: 'string' } };
 }
 
 /** Phase one of a purchase inside `session`: the duplicate check, the conditional debit, its entry and the pending transaction. */
@@ -173,7 +179,7 @@ async function reserveRecovered(
   entryId: ObjectId,
 ): Promise<ReserveResult | undefined> {
   const c = ctx.live();
-  const options = { session, maxTimeMS: FOLLOW_UP_READ_TIMEOUT_MS };
+  const options = followUpRead(session);
   const sameRequest = sameRequestQuery(tx);
   if (sameRequest !== null && isDuplicateKeyOn(error, REQUEST_ID_INDEX.name, REQUEST_ID_INDEX.fields)) {
     // The other request's transaction has committed on the primary; this majority read
@@ -231,7 +237,7 @@ export function createWalletStore(ctx: MongoContext): WalletStore {
           { session, returnDocument: 'after' },
         );
         if (settled !== null) return { transaction: transactionFromDoc(settled), changed: true };
-        const current = await c.transactions.findOne({ _id: reference }, { session, maxTimeMS: FOLLOW_UP_READ_TIMEOUT_MS });
+        const current = await c.transactions.findOne({ _id: reference }, followUpRead(session));
         return current === null ? null : { transaction: transactionFromDoc(current), changed: false };
       } finally {
         await session.endSession();

@@ -13,11 +13,19 @@ import {
   SCHEMA_STEPS,
   SCHEMA_VERSION,
   VALIDATORS,
+  checkValidators,
+  CREDIT_REFERENCE_INDEX,
+  CURRENT_VALIDATORS,
+  ensureSchema,
+  LEDGER_BY_ACCOUNT_INDEX,
+  MissingValidatorError,
   runSchemaSteps,
   setValidator,
+  type CollectionInfo,
   type SchemaStep,
   type SchemaTarget,
 } from '../../../core/store/mongo/schema.js';
+import { checkFeatureCompatibility, explainSchemaFailure, UnsuitableDeploymentError } from '../../../core/store/mongo/guard.js';
 
 /** A database as the steps see it: collections with validators and named indexes, and a log of what was done. */
 class FakeDatabase implements SchemaTarget {
@@ -35,6 +43,12 @@ class FakeDatabase implements SchemaTarget {
   }
   async collectionNames() {
     return [...this.validators.keys()];
+  }
+  async collections(): Promise<CollectionInfo[]> {
+    return [...this.validators].map(([name, validator]) => ({
+      name,
+      options: validator === undefined ? {} : { validator, validationLevel: 'strict', validationAction: 'error' },
+    }));
   }
   async createCollection(name: string, options: CreateCollectionOptions) {
     this.log.push(`create ${name}`);
@@ -78,7 +92,10 @@ steps('a fresh database gets every collection, its validator and its indexes, th
   assert.equal(new Set(await db.collectionNames()), new Set(Object.values(COLLECTIONS)));
   for (const [name, validator] of Object.entries(VALIDATORS)) assert.equal(db.validators.get(name), validator, `validator of ${name}`);
   for (const [name, indexes] of Object.entries(INDEXES)) {
-    for (const index of indexes) assert.ok(db.indexes.get(name)?.has(index.name!), `index ${index.name} on ${name}`);
+    for (const index of indexes) {
+      if (index.name === 'ledger_by_account') continue; // replaced by step 2
+      assert.ok(db.indexes.get(name)?.has(index.name!), `index ${index.name} on ${name}`);
+    }
   }
   assert.is(db.version, SCHEMA_VERSION);
   assert.is(db.log[db.log.length - 1], `record ${SCHEMA_VERSION}`);
@@ -140,4 +157,77 @@ steps('a database written by a newer build is refused, and a misnumbered step li
   assert.match(String(error), /numbered 3/);
 });
 
+steps('step 2 replaces the descending ledger index with an ascending one, creating the new one before dropping the old', async () => {
+  const db = new FakeDatabase();
+  await runSchemaSteps(db, SCHEMA_STEPS.slice(0, 1));
+  assert.ok(db.indexes.get(COLLECTIONS.ledger)?.has('ledger_by_account'));
+  db.log.length = 0;
+  await runSchemaSteps(db, SCHEMA_STEPS.slice(0, 2));
+  assert.equal(db.log, [`indexes ${COLLECTIONS.ledger}`, `drop ${COLLECTIONS.ledger}.ledger_by_account`, 'record 2']);
+  const ledger = db.indexes.get(COLLECTIONS.ledger)!;
+  assert.not.ok(ledger.has('ledger_by_account'));
+  assert.equal(ledger.get(LEDGER_BY_ACCOUNT_INDEX.name!)?.key, { account_id: 1, entry_id: 1 });
+  assert.is(ledger.get(LEDGER_BY_ACCOUNT_INDEX.name!)?.unique, true);
+});
+
+steps('step 3 makes a credit reference unique per account, and only for credits', async () => {
+  const db = await current();
+  const index = db.indexes.get(COLLECTIONS.ledger)?.get(CREDIT_REFERENCE_INDEX.name);
+  assert.equal(index?.key, { account_id: 1, reference: 1 });
+  assert.is(index?.unique, true);
+  assert.equal(index?.partialFilterExpression, { kind: 'credit' });
+});
+
 steps.run();
+
+const validators = suite('mongo store: validators in force');
+
+validators('a database the steps created has every validator in force', async () => {
+  const db = await current();
+  assert.equal(checkValidators(await db.collections()), { missing: [], different: [] });
+  assert.equal(await ensureSchema(db), { missing: [], different: [] });
+});
+
+validators('a collection restored without its validator, or one that only warns, refuses the start', async () => {
+  const db = new FakeDatabase();
+  // Restored from a dump without collection options, before the first start of this build.
+  db.validators.set(COLLECTIONS.accounts, undefined);
+  let error: unknown;
+  await ensureSchema(db).catch((e: unknown) => (error = e));
+  assert.instance(error, MissingValidatorError);
+  assert.equal((error as MissingValidatorError).collections, [COLLECTIONS.accounts]);
+  assert.match(String(error), /collMod/);
+  const warnOnly: CollectionInfo[] = [
+    { name: COLLECTIONS.ledger, options: { validator: CURRENT_VALIDATORS[COLLECTIONS.ledger]!, validationAction: 'warn' } },
+    { name: COLLECTIONS.transactions, options: { validator: CURRENT_VALIDATORS[COLLECTIONS.transactions]!, validationLevel: 'off' } },
+  ];
+  assert.equal(checkValidators(warnOnly).missing, [COLLECTIONS.ledger, COLLECTIONS.transactions]);
+});
+
+validators('a validator edited by hand is reported as different, not refused', () => {
+  const edited: CollectionInfo[] = [{ name: COLLECTIONS.accounts, options: { validator: { $jsonSchema: { bsonType: 'object' } }, validationLevel: 'strict', validationAction: 'error' } }];
+  assert.equal(checkValidators(edited), { missing: [], different: [COLLECTIONS.accounts] });
+});
+
+validators.run();
+
+const fcv = suite('mongo store: featureCompatibilityVersion');
+
+fcv('a replica set at FCV 5.0 is refused with what to do; 6.0 and later pass; an unanswered question passes', () => {
+  const low = checkFeatureCompatibility({ featureCompatibilityVersion: { version: '5.0' }, ok: 1 });
+  assert.is(low.ok, false);
+  assert.match(low.ok ? '' : low.reason, /5\.0.*setFeatureCompatibilityVersion: "6\.0"/);
+  for (const version of ['6.0', '7.0', '8.0', '10.0']) assert.ok(checkFeatureCompatibility({ featureCompatibilityVersion: { version } }).ok, version);
+  assert.ok(checkFeatureCompatibility(null).ok);
+});
+
+fcv('the index error a low FCV gives is reworded into what to do; any other error is left alone', () => {
+  const refused = Object.assign(new Error('Error in specification ... unsupported expression in partial index: kind $in [ "debit" "refund" ]'), { code: 67 });
+  const explained = explainSchemaFailure(refused);
+  assert.instance(explained, UnsuitableDeploymentError);
+  assert.match(String(explained), /featureCompatibilityVersion below 6\.0/);
+  const other = Object.assign(new Error('not authorized'), { code: 13 });
+  assert.is(explainSchemaFailure(other), other);
+});
+
+fcv.run();

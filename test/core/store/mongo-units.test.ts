@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { BSON, Long, MongoServerError } from 'mongodb';
+import { BSON, Long, MongoServerError, ReadConcern } from 'mongodb';
 import { suite } from '../../helpers/suite.js';
 import * as assert from 'uvu/assert';
 import { CORE_CONFIG_HELP, readCoreConfig, readMongoConfig } from '../../../core/config.js';
@@ -38,6 +38,8 @@ import {
 import { isDuplicateKeyOn, isTransientTransactionError, isUnknownCommitResult } from '../../../core/store/mongo/errors.js';
 import { checkDeployment, MIN_WIRE_VERSION, type HelloReply } from '../../../core/store/mongo/guard.js';
 import { INDEXES, ONCE_PER_PURCHASE_INDEX, REQUEST_ID_INDEX } from '../../../core/store/mongo/schema.js';
+import { COMMIT_WTIMEOUT_MARGIN_MS, MAJORITY_WRITE_TIMEOUT_MS, transactionOptions } from '../../../core/store/mongo/context.js';
+import { sameRequestQuery } from '../../../core/store/mongo/wallet.js';
 import { ledgerCursor, transactionCursor, type LedgerRow, type TransactionRow } from '../../../core/store/sqlite/rows.js';
 import type { LedgerEntryRecord, NewTransaction, PlanRecord } from '../../../core/domain/records.js';
 import { InvalidCursorError } from '../../../core/domain/paging.js';
@@ -389,3 +391,40 @@ config('without MONGODB_URI, openStore opens the SQLite file in DATA_DIR and say
 });
 
 config.run();
+
+const shapes = suite('mongo store: query shapes and options');
+
+shapes('an idempotency lookup states the string type, so the partial unique index can serve it', () => {
+  const query = sameRequestQuery({ accountId: 'acct-1', requestId: 'k-1' });
+  assert.equal(query, { account_id: 'acct-1', request_id: { $eq: 'k-1', $type: 'string' } });
+  const index = INDEXES['transactions']!.find((d) => d.name === REQUEST_ID_INDEX.name)!;
+  // The planner uses the partial index only when the query implies its filter expression.
+  assert.equal(index.partialFilterExpression, { request_id: { $type: 'string' } });
+  assert.is((query as { request_id: { $type: string } }).request_id.$type, index.partialFilterExpression!['request_id'].$type);
+  assert.is(sameRequestQuery({ accountId: 'acct-1', requestId: null }), null);
+});
+
+shapes('each transaction gets fresh plain concern objects, which the driver copies instead of mutating a shared one', () => {
+  const a = transactionOptions();
+  const b = transactionOptions();
+  assert.is.not(a, b);
+  assert.is.not(a.readConcern, b.readConcern);
+  assert.is.not(a.writeConcern, b.writeConcern);
+  assert.not.instance(a.readConcern, ReadConcern);
+  // The driver keeps a ReadConcern instance it is given (and writes afterClusterTime on it);
+  // from a plain object it builds a new one each time.
+  assert.is.not(ReadConcern.fromOptions(transactionOptions()), ReadConcern.fromOptions(transactionOptions()));
+  const shared = new ReadConcern('snapshot');
+  assert.is(ReadConcern.fromOptions({ readConcern: shared }), shared);
+  assert.equal(a.readConcern, { level: 'snapshot' });
+});
+
+shapes('a commit stuck on a majority ends at maxCommitTimeMS, never on a wtimeout the driver would retry', () => {
+  const options = transactionOptions();
+  assert.is(options.maxCommitTimeMS, MAJORITY_WRITE_TIMEOUT_MS);
+  const wtimeout = (options.writeConcern as { wtimeoutMS: number }).wtimeoutMS;
+  assert.ok(wtimeout >= MAJORITY_WRITE_TIMEOUT_MS + COMMIT_WTIMEOUT_MARGIN_MS, `wtimeout ${wtimeout} leaves maxCommitTimeMS to fire first`);
+  assert.is((options.writeConcern as { w: string }).w, 'majority');
+});
+
+shapes.run();

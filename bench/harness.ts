@@ -2,12 +2,12 @@
  * What the benchmark's parts share: the load generators, the built servers they measure,
  * and starting the service as `npm start` runs it.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
-import { summarize, type Figures } from './stats.js';
+import { type Figures, summarize } from './stats.js';
 
 export const DURATION_MS = Number(process.env['BENCH_DURATION_MS'] ?? 10_000);
 export const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 50);
@@ -136,7 +136,6 @@ export async function grpcLoad(call: () => Promise<unknown>): Promise<Figures> {
   await run(WARMUP_MS);
   return run(DURATION_MS);
 }
-
 
 /**
  * The service as `npm start` runs it (built, core on its thread), on `dataDir`, with the

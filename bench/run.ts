@@ -23,15 +23,18 @@ import { createGrpcTransport } from '@connectrpc/connect-node';
 import { AdminService } from '../gen/prepaid/v1/admin_pb.js';
 import { AuthService } from '../gen/prepaid/v1/auth_pb.js';
 import { PurchaseService } from '../gen/prepaid/v1/purchase_pb.js';
-import { readTokenFile, ADMIN_TOKEN_FILE, SERVICE_TOKEN_FILE } from '../runtime/tokens.js';
+import { ADMIN_TOKEN_FILE, readTokenFile, SERVICE_TOKEN_FILE } from '../runtime/tokens.js';
 import { bearer } from '../test/helpers/core.js';
 import { grpcJsCaller } from './grpc-js-client.js';
-import { built, children, CONNECTIONS, DURATION_MS, grpcLoad, http, startChild, startService, stop, type HttpLoad } from './harness.js';
-import { parseScaleSizes, scale, type ScaleFigures } from './scale.js';
+import { built, CONNECTIONS, children, DURATION_MS, grpcLoad, type HttpLoad, http, startChild, startService, stop } from './harness.js';
+import { parseScaleSizes, type ScaleFigures, scale } from './scale.js';
 import type { Figures } from './stats.js';
 
 const OUTPUT = process.env['BENCH_OUTPUT'] ?? 'bench/results.json';
-const ONLY = (process.env['BENCH_ONLY'] ?? '').split(',').map((part) => part.trim()).filter(Boolean);
+const ONLY = (process.env['BENCH_ONLY'] ?? '')
+  .split(',')
+  .map((part) => part.trim())
+  .filter(Boolean);
 
 const HOP_CEILING = 'baseline: one hop, grpc-js client';
 const ECHO_CEILING = 'baseline: bare gRPC echo';
@@ -124,14 +127,22 @@ async function scenarios(): Promise<void> {
       balance: { path: '/api/v1?action=balance', headers: keys },
       airtime: { method: 'POST', path: '/api/v1?action=airtime', headers: json, body: JSON.stringify({ network: 'mtn', phone: '08031234567', amount: 100 }) },
       data: { method: 'POST', path: '/api/v1?action=data', headers: json, body: JSON.stringify({ plan_id: 1, phone: '08031234567' }) },
-      bulksms: { method: 'POST', path: '/api/v1?action=bulksms', headers: json, body: JSON.stringify({ sender: 'Bench', recipients, message: 'Your order has shipped.' }) },
+      bulksms: {
+        method: 'POST',
+        path: '/api/v1?action=bulksms',
+        headers: json,
+        body: JSON.stringify({ sender: 'Bench', recipients, message: 'Your order has shipped.' }),
+      },
     };
     for (const [name, load] of Object.entries(loads)) {
       if (selected(`scenario: ${name}`)) record(`scenario: ${name}`, await http(port, [load]));
     }
     if (selected('scenario: mixed')) {
       // Mixed: mostly reads and airtime, as a reseller's traffic looks.
-      record('scenario: mixed', await http(port, [loads.balance!, loads.airtime!, loads.airtime!, loads.data!, { path: '/api/v1?action=transactions&limit=20', headers: keys }]));
+      record(
+        'scenario: mixed',
+        await http(port, [loads.balance!, loads.airtime!, loads.airtime!, loads.data!, { path: '/api/v1?action=transactions&limit=20', headers: keys }]),
+      );
     }
     if (selected('scenario: airtime over gRPC to the core')) {
       const buy = grpcJsCaller(coreUrl, PurchaseService, 'buyAirtime', readTokenFile(dataDir, SERVICE_TOKEN_FILE)!);

@@ -14,11 +14,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createClient } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
+import { SQLITE_FILE } from '../core/store/index.js';
 import { AdminService } from '../gen/prepaid/v1/admin_pb.js';
 import { ADMIN_TOKEN_FILE, readTokenFile } from '../runtime/tokens.js';
-import { SQLITE_FILE } from '../core/store/index.js';
 import { bearer } from '../test/helpers/core.js';
-import { built, http, startService, stop, type HttpLoad } from './harness.js';
+import { built, type HttpLoad, http, startService, stop } from './harness.js';
 import type { Figures } from './stats.js';
 
 /** What one size gave. */
@@ -157,7 +157,15 @@ function scaleTable(all: ScaleFigures[]): string {
     for (const [name, f] of Object.entries(result.figures)) {
       const reference = empty.figures[name];
       const ratio = reference && result !== empty ? `${((f.requestsPerSecond / reference.requestsPerSecond) * 100).toFixed(0)}% of empty` : '';
-      rows.push([result.size, name, String(f.requestsPerSecond), f.p50Ms.toFixed(1), f.p99Ms.toFixed(1), String(f.errors), [ratio, f.maxMs === undefined ? '' : `max ${f.maxMs} ms`].filter(Boolean).join('; ')]);
+      rows.push([
+        result.size,
+        name,
+        String(f.requestsPerSecond),
+        f.p50Ms.toFixed(1),
+        f.p99Ms.toFixed(1),
+        String(f.errors),
+        [ratio, f.maxMs === undefined ? '' : `max ${f.maxMs} ms`].filter(Boolean).join('; '),
+      ]);
     }
     const c = result.ledgerCheck;
     rows.push([

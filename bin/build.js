@@ -6,10 +6,11 @@
 // a request creates dozens of small closures, and under load that measurably cost the
 // service (the airtime scenario of `npm run bench` used about 7% more CPU per purchase).
 // Types are not checked here; `npm test` does that (tsc --noEmit) before anything runs.
-import { build } from 'esbuild';
+
 import { copyFileSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const outdir = path.resolve(root, process.argv[2] ?? 'dist');

@@ -12,14 +12,14 @@
 import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import { CORE_SCHEMA, coreConfigHelp, readCoreConfig } from '../core/config.js';
+import type { CoreThreadCommand, CoreThreadMessage } from '../core/thread.js';
+import { GATEWAY_SCHEMA, gatewayConfigHelp, loadGatewayConfig } from '../gateway/config.js';
+import { GATEWAY_ADDRESS, startGateway } from '../gateway/main.js';
 import { ConfigError, markdownTable } from '../runtime/env-schema.js';
 import { processFlags } from '../runtime/flags.js';
 import { runUntilSignal } from '../runtime/lifecycle.js';
 import { checkPortFree } from '../runtime/ports.js';
 import { isLoopbackHost } from '../runtime/url.js';
-import type { CoreThreadCommand, CoreThreadMessage } from '../core/thread.js';
-import { GATEWAY_SCHEMA, gatewayConfigHelp, loadGatewayConfig } from '../gateway/config.js';
-import { GATEWAY_ADDRESS, startGateway } from '../gateway/main.js';
 
 /** The core on its thread, as the main thread steers it. */
 interface CoreThread {
@@ -37,10 +37,7 @@ interface CoreThread {
 async function startCoreThread(): Promise<CoreThread> {
   const worker = new Worker(new URL('./core-thread.js', import.meta.url), { workerData: { env: { ...process.env } } });
   const send = (command: CoreThreadCommand) => worker.postMessage(command);
-  const [first] = (await Promise.race([
-    once(worker, 'message'),
-    once(worker, 'error').then(([error]) => Promise.reject(error)),
-  ])) as [CoreThreadMessage];
+  const [first] = (await Promise.race([once(worker, 'message'), once(worker, 'error').then(([error]) => Promise.reject(error))])) as [CoreThreadMessage];
   if (first.type === 'failed') {
     await worker.terminate();
     throw first.configError ? Object.assign(new ConfigError('', ''), { message: first.message }) : new Error(first.message);
@@ -54,7 +51,10 @@ async function startCoreThread(): Promise<CoreThread> {
     async stop() {
       const answer = once(worker, 'message') as Promise<[CoreThreadMessage]>;
       send({ type: 'stop' });
-      const [reply] = await Promise.race([answer, once(worker, 'exit').then((): [CoreThreadMessage] => [{ type: 'stop_failed', message: 'the core thread exited before it stopped' }])]);
+      const [reply] = await Promise.race([
+        answer,
+        once(worker, 'exit').then((): [CoreThreadMessage] => [{ type: 'stop_failed', message: 'the core thread exited before it stopped' }]),
+      ]);
       await worker.terminate();
       if (reply.type === 'stop_failed') throw new Error(`the core did not stop cleanly: ${reply.message}`);
     },

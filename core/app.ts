@@ -3,25 +3,26 @@
  * the recovery worker over a given store and providers. core/main.ts and the tests both
  * start it this way; only they decide where it listens.
  */
+
+import type { Logger } from '../runtime/log.js';
+import { createLedgerCheck } from './accounts/ledger-check.js';
 import { createAccountService } from './accounts/service.js';
 import { defaultCatalog } from './catalog/defaults.js';
 import { createCatalogService } from './catalog/service.js';
 import { createPlanSync } from './catalog/sync.js';
-import type { Logger } from '../runtime/log.js';
-import { createOutcomeRecorder, instrumentProviders, instrumentStore, type CoreMetrics } from './metrics.js';
-import type { Providers } from './providers/port.js';
-import type { PurchaseDeps } from './purchases/flow.js';
 import { DEFAULT_RETRY_SCHEDULE } from './domain/transactions.js';
-import { Background } from './purchases/receipts.js';
-import { createRecoveryWorker, type RecoveryWorker } from './purchases/recovery.js';
-import { createLedgerCheck } from './accounts/ledger-check.js';
-import { createPendingList } from './purchases/pending-list.js';
-import { createPurchaseService } from './purchases/service.js';
-import { createCallbackService } from './purchases/callbacks.js';
-import { createVerificationService } from './purchases/verification.js';
+import { type CoreMetrics, createOutcomeRecorder, instrumentProviders, instrumentStore } from './metrics.js';
+import type { Providers } from './providers/port.js';
 import { parseVtpassCallback } from './providers/vtpass/callback.js';
 import { VTPASS_NAME } from './providers/vtpass/index.js';
-import { SERVICE_NAMES, createCoreServer, type CoreServer } from './rpc/server.js';
+import { createCallbackService } from './purchases/callbacks.js';
+import type { PurchaseDeps } from './purchases/flow.js';
+import { createPendingList } from './purchases/pending-list.js';
+import { Background } from './purchases/receipts.js';
+import { createRecoveryWorker, type RecoveryWorker } from './purchases/recovery.js';
+import { createPurchaseService } from './purchases/service.js';
+import { createVerificationService } from './purchases/verification.js';
+import { type CoreServer, createCoreServer, SERVICE_NAMES } from './rpc/server.js';
 import type { Store } from './store/port.js';
 
 export interface CoreDeps {
@@ -86,7 +87,19 @@ export function createCore(deps: CoreDeps): Core {
   // Callbacks are accepted from the upstreams that send them; each is confirmed by a requery.
   const callbacks = createCallbackService(purchaseDeps, { [VTPASS_NAME]: parseVtpassCallback });
   const planSync = createPlanSync({ store, catalog, providers, log: deps.log });
-  const rpc = createCoreServer({ purchases, accounts, catalog, pendingList, ledgerCheck, verification, callbacks, planSync, adminToken: deps.adminToken, serviceToken: deps.serviceToken, log: deps.log });
+  const rpc = createCoreServer({
+    purchases,
+    accounts,
+    catalog,
+    pendingList,
+    ledgerCheck,
+    verification,
+    callbacks,
+    planSync,
+    adminToken: deps.adminToken,
+    serviceToken: deps.serviceToken,
+    log: deps.log,
+  });
   const worker = createRecoveryWorker(purchaseDeps, {
     intervalMs: deps.recoveryIntervalMs,
     schedule: { ...DEFAULT_RETRY_SCHEDULE, attentionAfterMs: deps.recoveryAttentionAfterMs },

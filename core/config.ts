@@ -5,12 +5,12 @@
  * unset, a random one is created once in DATA_DIR (mode 0600) and reused, so a single
  * machine works out of the box and nothing secret is in the repo.
  */
-import { PHONE_PATTERN } from './domain/validation.js';
+
 import path from 'node:path';
-import { PRODUCTS, type ProductName } from './domain/products.js';
 import {
   ConfigError,
   checkedDrain,
+  type Env,
   helpText,
   integer,
   logLevelVariable,
@@ -23,20 +23,15 @@ import {
   shutdownDrainVariable,
   shutdownTimeoutVariable,
   text,
-  variable,
-  type Env,
   type Variable,
+  variable,
 } from '../runtime/env-schema.js';
 import type { LogLevel } from '../runtime/log.js';
 import { MIN_TOKEN_CHARS } from '../runtime/tokens.js';
 import { checkUrl } from '../runtime/url.js';
-import {
-  PROVIDER_KINDS,
-  ROUTING_VARIABLES,
-  VTPASS_BILL_FAMILIES,
-  type ProviderKind,
-  type ProvidersConfig,
-} from './providers/index.js';
+import { PRODUCTS, type ProductName } from './domain/products.js';
+import { PHONE_PATTERN } from './domain/validation.js';
+import { PROVIDER_KINDS, type ProviderKind, type ProvidersConfig, ROUTING_VARIABLES, VTPASS_BILL_FAMILIES } from './providers/index.js';
 
 export interface CoreConfig {
   dataDir: string;
@@ -112,7 +107,7 @@ export const CORE_SCHEMA = {
   metricsPort: variable(
     'CORE_METRICS_PORT',
     String(DEFAULT_CORE_METRICS_PORT),
-    'Port of the core\'s Prometheus listener (`GET /metrics`) on `CORE_HOST`; `0` picks a free one, `off` turns it off.',
+    "Port of the core's Prometheus listener (`GET /metrics`) on `CORE_HOST`; `0` picks a free one, `off` turns it off.",
     (raw): number | null => (raw?.toLowerCase() === 'off' ? null : parseInteger('CORE_METRICS_PORT', raw, DEFAULT_CORE_METRICS_PORT, 0, 65535)),
   ),
   tlsCert: optional(
@@ -120,13 +115,37 @@ export const CORE_SCHEMA = {
     'none (plaintext gRPC)',
     "PEM file of the core's TLS certificate (chain); with `CORE_TLS_KEY` the core serves TLS only, and clients dial `https://`.",
   ),
-  tlsKey: optional('CORE_TLS_KEY', 'required with `CORE_TLS_CERT`', "PEM file of the private key of `CORE_TLS_CERT` (keep it 0600)."),
+  tlsKey: optional('CORE_TLS_KEY', 'required with `CORE_TLS_CERT`', 'PEM file of the private key of `CORE_TLS_CERT` (keep it 0600).'),
   adminToken: secret('ADMIN_TOKEN', 'generated in `DATA_DIR/admin.token`', 'Bearer token of the admin service (16+ characters).'),
-  serviceToken: secret('SERVICE_TOKEN', 'generated in `DATA_DIR/service.token`', 'Bearer token of the purchase and auth services (16+ characters); the gateway presents it too.'),
-  providerTimeoutMs: integer('PROVIDER_TIMEOUT_MS', { fallback: 15_000, min: 100, max: 120_000, help: 'How long a provider call may take before its outcome counts as unknown (pending).' }),
-  recoveryIntervalMs: integer('RECOVERY_INTERVAL_MS', { fallback: 10_000, min: 100, max: 3_600_000, help: 'How often the recovery worker looks for pending purchases due a re-query.' }),
-  recoveryAttentionAfterMs: integer('RECOVERY_ATTENTION_AFTER_MS', { fallback: 86_400_000, min: 60_000, max: 30 * 86_400_000, help: 'A purchase still pending this long is flagged for a person.' }),
-  sandboxDelayMs: integer('SANDBOX_DELAY_MS', { fallback: 0, min: 0, max: 600_000, help: 'Artificial latency of the sandbox provider, for trying timeouts and load.' }),
+  serviceToken: secret(
+    'SERVICE_TOKEN',
+    'generated in `DATA_DIR/service.token`',
+    'Bearer token of the purchase and auth services (16+ characters); the gateway presents it too.',
+  ),
+  providerTimeoutMs: integer('PROVIDER_TIMEOUT_MS', {
+    fallback: 15_000,
+    min: 100,
+    max: 120_000,
+    help: 'How long a provider call may take before its outcome counts as unknown (pending).',
+  }),
+  recoveryIntervalMs: integer('RECOVERY_INTERVAL_MS', {
+    fallback: 10_000,
+    min: 100,
+    max: 3_600_000,
+    help: 'How often the recovery worker looks for pending purchases due a re-query.',
+  }),
+  recoveryAttentionAfterMs: integer('RECOVERY_ATTENTION_AFTER_MS', {
+    fallback: 86_400_000,
+    min: 60_000,
+    max: 30 * 86_400_000,
+    help: 'A purchase still pending this long is flagged for a person.',
+  }),
+  sandboxDelayMs: integer('SANDBOX_DELAY_MS', {
+    fallback: 0,
+    min: 0,
+    max: 600_000,
+    help: 'Artificial latency of the sandbox provider, for trying timeouts and load.',
+  }),
   logLevel: logLevelVariable(),
   shutdownTimeoutMs: shutdownTimeoutVariable(
     'How long a graceful stop (SIGTERM, SIGINT) may take; past it the core is ended anyway and exits 1. Keep it above `PROVIDER_TIMEOUT_MS`.',
@@ -144,11 +163,19 @@ export const CORE_SCHEMA = {
   routeElectricity: route('electricity', 'Who sells electricity: `sandbox` or `vtpass`.'),
   routeCable: route('cable', 'Who sells cable TV: `sandbox` or `vtpass`.'),
   routeBulksms: route('bulksms', 'Who sends bulk SMS and receipts: `sandbox` or `vtpass` (messaging API).'),
-  vtpassBaseUrl: optional('VTPASS_BASE_URL', DEFAULT_VTPASS_BASE_URL, 'VTpass API base; live is `https://vtpass.com/api/`. https only (http only to localhost).'),
+  vtpassBaseUrl: optional(
+    'VTPASS_BASE_URL',
+    DEFAULT_VTPASS_BASE_URL,
+    'VTpass API base; live is `https://vtpass.com/api/`. https only (http only to localhost).',
+  ),
   vtpassApiKey: optional('VTPASS_API_KEY', 'required when a product goes to vtpass', 'VTpass `api-key`.'),
   vtpassPublicKey: optional('VTPASS_PUBLIC_KEY', 'required when a product goes to vtpass', 'VTpass `public-key` (sent on GET).'),
   vtpassSecretKey: optional('VTPASS_SECRET_KEY', 'required when a product goes to vtpass', 'VTpass `secret-key` (sent on POST).'),
-  vtpassFallbackPhone: optional('VTPASS_FALLBACK_PHONE', 'required when electricity or cable goes to vtpass', 'Phone sent to VTpass with electricity and cable payments that have none (11 digits).'),
+  vtpassFallbackPhone: optional(
+    'VTPASS_FALLBACK_PHONE',
+    'required when electricity or cable goes to vtpass',
+    'Phone sent to VTpass with electricity and cable payments that have none (11 digits).',
+  ),
   vtpassSmsUrl: optional('VTPASS_SMS_URL', DEFAULT_VTPASS_SMS_URL, 'VTpass messaging API send address.'),
   vtpassSmsToken: optional('VTPASS_SMS_TOKEN', 'required when `PROVIDER_BULKSMS=vtpass`', 'VTpass messaging `X-Token`.'),
   vtpassSmsSecret: optional('VTPASS_SMS_SECRET', 'required when `PROVIDER_BULKSMS=vtpass`', 'VTpass messaging `X-Secret`.'),
@@ -204,7 +231,10 @@ export function readProvidersConfig(env: Env, sandboxDelayMs: number): Providers
     const needsPhone = routing.electricity === 'vtpass' || routing.cable === 'vtpass';
     const phone = s.vtpassFallbackPhone.read(env) ?? '';
     if (needsPhone && !PHONE_PATTERN.test(phone)) {
-      throw new ConfigError('VTPASS_FALLBACK_PHONE', 'must be an 11-digit phone starting with 0 when electricity or cable goes to vtpass (VTpass wants a phone with every payment).');
+      throw new ConfigError(
+        'VTPASS_FALLBACK_PHONE',
+        'must be an 11-digit phone starting with 0 when electricity or cable goes to vtpass (VTpass wants a phone with every payment).',
+      );
     }
     vtpass = {
       baseUrl: upstreamUrl(s.vtpassBaseUrl.name, s.vtpassBaseUrl.read(env) ?? DEFAULT_VTPASS_BASE_URL),
@@ -266,4 +296,3 @@ export function readCoreConfig(env: Env = process.env): CoreConfig {
     mongo: v.mongoUri === undefined ? null : { uri: v.mongoUri, dbName: v.mongoDb },
   };
 }
-

@@ -5,18 +5,18 @@
  */
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
-import { createCore } from './app.js';
-import { coreConfigHelp, readCoreConfig } from './config.js';
+import { createPrivateFile, type DirLock, LOCK_FILE, lockDir, makePrivate } from '../runtime/data-dir.js';
 import { processFlags } from '../runtime/flags.js';
 import { runUntilSignal, type Stoppable } from '../runtime/lifecycle.js';
+import { createProcessLog, eventLogger } from '../runtime/log.js';
 import { bindError, checkPortFree } from '../runtime/ports.js';
 import { readPem } from '../runtime/tls.js';
-import { createProcessLog, eventLogger } from '../runtime/log.js';
-import { createCoreMetrics, serveMetrics, type MetricsServer } from './metrics.js';
+import { ADMIN_TOKEN_FILE, loadOrCreateToken, SERVICE_TOKEN_FILE } from '../runtime/tokens.js';
+import { createCore } from './app.js';
+import { coreConfigHelp, readCoreConfig } from './config.js';
+import { createCoreMetrics, type MetricsServer, serveMetrics } from './metrics.js';
 import { createProviders, describeRouting } from './providers/index.js';
-import { SQLITE_FILE, openStore } from './store/index.js';
-import { LOCK_FILE, createPrivateFile, lockDir, makePrivate, type DirLock } from '../runtime/data-dir.js';
-import { ADMIN_TOKEN_FILE, SERVICE_TOKEN_FILE, loadOrCreateToken } from '../runtime/tokens.js';
+import { openStore, SQLITE_FILE } from './store/index.js';
 
 export interface RunningCore extends Stoppable {
   /** host:port the core listens on. */

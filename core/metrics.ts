@@ -27,12 +27,12 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Logger } from '../runtime/log.js';
 import { collectProcessMetrics } from '../runtime/metrics.js';
 import type { ProductName } from './domain/products.js';
-import type { Logger } from '../runtime/log.js';
+import type { PendingSummary, TransactionRecord } from './domain/records.js';
 import type { ProductProvider, Providers } from './providers/port.js';
 import type { PurchaseObserver } from './purchases/flow.js';
-import type { PendingSummary, TransactionRecord } from './domain/records.js';
 import type { Store, WalletStore } from './store/port.js';
 
 /** The states a purchase is counted in. */
@@ -122,7 +122,10 @@ export function createCoreMetrics(options: { defaultMetrics?: boolean } = {}): C
       const clear = () => {
         lastSummary = undefined;
       };
-      void lastSummary.then(() => setImmediate(clear), () => setImmediate(clear));
+      void lastSummary.then(
+        () => setImmediate(clear),
+        () => setImmediate(clear),
+      );
     }
     return lastSummary;
   };
@@ -144,11 +147,13 @@ export function createCoreMetrics(options: { defaultMetrics?: boolean } = {}): C
       },
     });
   pendingGauge('prepaid_core_pending_transactions', 'Purchases whose outcome is not known yet.', (s) => s.count);
-  pendingGauge('prepaid_core_pending_needs_attention', 'Pending purchases past RECOVERY_ATTENTION_AFTER_MS, waiting for a person.', (s) => s.needsAttentionCount);
   pendingGauge(
-    'prepaid_core_pending_oldest_age_seconds',
-    'Age of the oldest pending purchase in seconds; 0 when none is pending.',
-    (s, now) => (s.oldestCreatedAt === null ? 0 : Math.max(0, (now.getTime() - s.oldestCreatedAt.getTime()) / 1000)),
+    'prepaid_core_pending_needs_attention',
+    'Pending purchases past RECOVERY_ATTENTION_AFTER_MS, waiting for a person.',
+    (s) => s.needsAttentionCount,
+  );
+  pendingGauge('prepaid_core_pending_oldest_age_seconds', 'Age of the oldest pending purchase in seconds; 0 when none is pending.', (s, now) =>
+    s.oldestCreatedAt === null ? 0 : Math.max(0, (now.getTime() - s.oldestCreatedAt.getTime()) / 1000),
   );
 
   return {
@@ -254,7 +259,13 @@ export function instrumentStore(store: Store, deps: { outcomes: OutcomeRecorder;
  * Whatever else a provider offers (plan lists) is passed through as it is.
  */
 export function instrumentProviders(providers: Providers, metrics: CoreMetrics): Providers {
-  function observe<T>(provider: ProductProvider, product: ProductName, operation: ProviderOperation, call: () => Promise<T>, outcomeOf: (value: T) => string): Promise<T> {
+  function observe<T>(
+    provider: ProductProvider,
+    product: ProductName,
+    operation: ProviderOperation,
+    call: () => Promise<T>,
+    outcomeOf: (value: T) => string,
+  ): Promise<T> {
     const started = performance.now();
     return call().then(
       (value) => {
@@ -270,8 +281,22 @@ export function instrumentProviders(providers: Providers, metrics: CoreMetrics):
   function wrap<P extends ProductProvider>(product: ProductName, provider: P): P {
     const wrapped: P = {
       ...provider,
-      purchase: (request, signal) => observe(provider, product, 'purchase', () => provider.purchase(request, signal), (o) => o.kind),
-      query: (request, signal) => observe(provider, product, 'query', () => provider.query(request, signal), (o) => o.kind),
+      purchase: (request, signal) =>
+        observe(
+          provider,
+          product,
+          'purchase',
+          () => provider.purchase(request, signal),
+          (o) => o.kind,
+        ),
+      query: (request, signal) =>
+        observe(
+          provider,
+          product,
+          'query',
+          () => provider.query(request, signal),
+          (o) => o.kind,
+        ),
     };
     return wrapped;
   }
@@ -281,15 +306,36 @@ export function instrumentProviders(providers: Providers, metrics: CoreMetrics):
     data: wrap('data', providers.data),
     electricity: {
       ...wrap('electricity', electricity),
-      verify: (query, signal) => observe(electricity, 'electricity', 'verify', () => electricity.verify(query, signal), (o) => o.kind),
+      verify: (query, signal) =>
+        observe(
+          electricity,
+          'electricity',
+          'verify',
+          () => electricity.verify(query, signal),
+          (o) => o.kind,
+        ),
     },
     cable: {
       ...wrap('cable', cable),
-      verify: (query, signal) => observe(cable, 'cable', 'verify', () => cable.verify(query, signal), (o) => o.kind),
+      verify: (query, signal) =>
+        observe(
+          cable,
+          'cable',
+          'verify',
+          () => cable.verify(query, signal),
+          (o) => o.kind,
+        ),
     },
     bulksms: {
       ...wrap('bulksms', bulksms),
-      notify: (message, signal) => observe(bulksms, 'bulksms', 'notify', () => bulksms.notify(message, signal), (accepted) => (accepted ? 'accepted' : 'refused')),
+      notify: (message, signal) =>
+        observe(
+          bulksms,
+          'bulksms',
+          'notify',
+          () => bulksms.notify(message, signal),
+          (accepted) => (accepted ? 'accepted' : 'refused'),
+        ),
     },
   };
 }

@@ -23,7 +23,13 @@ const env = (workerData as { env: Record<string, string | undefined> }).env;
 
 try {
   const core = await startCore(env);
-  port.postMessage({ type: 'ready', address: core.address, port: core.port, dataDir: core.dataDir, metricsAddress: core.metricsAddress } satisfies CoreThreadMessage);
+  port.postMessage({
+    type: 'ready',
+    address: core.address,
+    port: core.port,
+    dataDir: core.dataDir,
+    metricsAddress: core.metricsAddress,
+  } satisfies CoreThreadMessage);
   port.on('message', (message: CoreThreadCommand) => {
     if (message.type === 'drain') {
       core.drain();

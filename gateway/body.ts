@@ -146,7 +146,12 @@ export function firstInexactNumber(text: string): string | undefined {
       i += match[0].length - 1;
       // The mantissa has fewer digits than the literal has characters.
       if (match[0].length <= MAX_EXACT_DIGITS) continue;
-      const mantissa = match[0].replace(/^-/, '').replace(/[eE].*$/, '').replace('.', '').replace(/^0+/, '').replace(/0+$/, '');
+      const mantissa = match[0]
+        .replace(/^-/, '')
+        .replace(/[eE].*$/, '')
+        .replace('.', '')
+        .replace(/^0+/, '')
+        .replace(/0+$/, '');
       if (mantissa.length > MAX_EXACT_DIGITS && !readsBackExactly(match[0])) return match[0];
     }
   }

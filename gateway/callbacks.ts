@@ -15,14 +15,14 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ConnectError, Code } from '@connectrpc/connect';
+import { Code, ConnectError } from '@connectrpc/connect';
 import { CallbackDisposition } from '../gen/prepaid/v1/purchase_pb.js';
 import { TransactionStatus } from '../gen/prepaid/v1/types_pb.js';
 import { readBounded } from './body.js';
 import type { CoreClients } from './core-client.js';
-import { sendJson } from './reply.js';
 import type { GatewayLogger } from './log.js';
-import { rateLimitHeaders, type Limiter } from './rate-limit.js';
+import { type Limiter, rateLimitHeaders } from './rate-limit.js';
+import { sendJson } from './reply.js';
 
 /** Where VTpass posts; the secret follows. */
 export const VTPASS_CALLBACK_PREFIX = '/callbacks/vtpass/';

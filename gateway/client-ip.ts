@@ -5,7 +5,7 @@
  * can be forged.
  */
 import type { IncomingMessage } from 'node:http';
-import { isIP, type BlockList, type Socket } from 'node:net';
+import { type BlockList, isIP, type Socket } from 'node:net';
 
 /** Returns the client IP of a request. */
 export type ClientIpResolver = (req: IncomingMessage) => string;
@@ -48,7 +48,10 @@ function forwardedHops(req: IncomingMessage): string[] {
   const raw = req.headers['x-forwarded-for'];
   if (raw === undefined) return [];
   const text = Array.isArray(raw) ? raw.join(',') : raw;
-  return text.split(',').map((hop) => hop.trim()).filter((hop) => hop !== '');
+  return text
+    .split(',')
+    .map((hop) => hop.trim())
+    .filter((hop) => hop !== '');
 }
 
 /**

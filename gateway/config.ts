@@ -9,6 +9,7 @@ import path from 'node:path';
 import {
   ConfigError,
   checkedDrain,
+  type Env,
   helpText,
   integer,
   logLevelVariable,
@@ -20,11 +21,10 @@ import {
   shutdownTimeoutVariable,
   text,
   variable,
-  type Env,
 } from '../runtime/env-schema.js';
 import type { LogLevel } from '../runtime/log.js';
-import { SERVICE_TOKEN_FILE, TokenFileError, readTokenFile } from '../runtime/tokens.js';
 import { ALLOW_PLAINTEXT_VARIABLE, plaintextProblem } from '../runtime/tls.js';
+import { readTokenFile, SERVICE_TOKEN_FILE, TokenFileError } from '../runtime/tokens.js';
 import { baseUrlText, checkUrl } from '../runtime/url.js';
 
 /** Everything the gateway process needs to know at start. */
@@ -115,7 +115,12 @@ const CALLBACK_SECRET = /^[A-Za-z0-9_-]{32,256}$/;
 export const DEFAULT_METRICS_ALLOW = '127.0.0.0/8,::1,10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,fc00::/7';
 
 /** CORE_PORT on its own: CORE_URL's default is built from it. */
-const CORE_PORT = integer('CORE_PORT', { fallback: 50051, min: 1, max: 65535, help: 'Port of the core on this machine; only used to build the default `CORE_URL`.' });
+const CORE_PORT = integer('CORE_PORT', {
+  fallback: 50051,
+  min: 1,
+  max: 65535,
+  help: 'Port of the core on this machine; only used to build the default `CORE_URL`.',
+});
 
 /** The gateway's variables, in the order --help and README.md list them. */
 export const GATEWAY_SCHEMA = {
@@ -138,12 +143,34 @@ export const GATEWAY_SCHEMA = {
     fallback: 'no',
     help: '`yes` lets an `http://` `CORE_URL` name another machine, so the service token travels unencrypted; only for a private, trusted network.',
   }),
-  serviceToken: variable('SERVICE_TOKEN', 'read from `DATA_DIR/service.token`', 'The token the gateway presents to the core; the core writes the file on its first start.', (raw) => raw),
+  serviceToken: variable(
+    'SERVICE_TOKEN',
+    'read from `DATA_DIR/service.token`',
+    'The token the gateway presents to the core; the core writes the file on its first start.',
+    (raw) => raw,
+  ),
   dataDir: text('DATA_DIR', { fallback: './data', help: "The core's data directory (only read for `service.token`)." }),
-  trustedProxies: variable('TRUSTED_PROXIES', 'none', 'Comma-separated IPs or CIDRs of reverse proxies whose `X-Forwarded-For` is believed.', (raw) => parseAddressList('TRUSTED_PROXIES', raw ?? '')),
-  rateLimitPerMinute: integer('RATE_LIMIT_PER_MINUTE', { fallback: DEFAULT_RATE_LIMIT_PER_MINUTE, min: 1, max: 1_000_000, help: 'Requests per minute per key.' }),
-  authFailuresPerMinute: integer('AUTH_FAILURES_PER_MINUTE', { fallback: DEFAULT_AUTH_FAILURES_PER_MINUTE, min: 1, max: 1_000_000, help: 'Failed authentications per minute per client address (an IPv6 client by its /64).' }),
-  callbacksPerMinute: integer('CALLBACKS_PER_MINUTE', { fallback: DEFAULT_CALLBACKS_PER_MINUTE, min: 1, max: 1_000_000, help: 'Upstream callbacks (VTpass) per minute per client address.' }),
+  trustedProxies: variable('TRUSTED_PROXIES', 'none', 'Comma-separated IPs or CIDRs of reverse proxies whose `X-Forwarded-For` is believed.', (raw) =>
+    parseAddressList('TRUSTED_PROXIES', raw ?? ''),
+  ),
+  rateLimitPerMinute: integer('RATE_LIMIT_PER_MINUTE', {
+    fallback: DEFAULT_RATE_LIMIT_PER_MINUTE,
+    min: 1,
+    max: 1_000_000,
+    help: 'Requests per minute per key.',
+  }),
+  authFailuresPerMinute: integer('AUTH_FAILURES_PER_MINUTE', {
+    fallback: DEFAULT_AUTH_FAILURES_PER_MINUTE,
+    min: 1,
+    max: 1_000_000,
+    help: 'Failed authentications per minute per client address (an IPv6 client by its /64).',
+  }),
+  callbacksPerMinute: integer('CALLBACKS_PER_MINUTE', {
+    fallback: DEFAULT_CALLBACKS_PER_MINUTE,
+    min: 1,
+    max: 1_000_000,
+    help: 'Upstream callbacks (VTpass) per minute per client address.',
+  }),
   authCacheTtlMs: integer('AUTH_CACHE_TTL_MS', {
     fallback: DEFAULT_AUTH_CACHE_TTL_MS,
     min: 0,
@@ -151,20 +178,34 @@ export const GATEWAY_SCHEMA = {
     help: `How long a verified key pair is trusted without asking the core (0 to ${MAX_AUTH_CACHE_TTL_MS}).`,
   }),
   maxBodyBytes: integer('MAX_BODY_BYTES', { fallback: DEFAULT_MAX_BODY_BYTES, min: 1024, max: MAX_MAX_BODY_BYTES, help: 'Largest request body, in bytes.' }),
-  mongoUri: mongoUriVariable('none (limits counted in memory)', 'MongoDB connection string; when set, the rate limits are counted there for every gateway together.'),
+  mongoUri: mongoUriVariable(
+    'none (limits counted in memory)',
+    'MongoDB connection string; when set, the rate limits are counted there for every gateway together.',
+  ),
   mongoDb: mongoDbVariable('Database of the shared rate-limit counters (`rate_limits` collection).'),
-  vtpassCallbackSecret: variable('VTPASS_CALLBACK_SECRET', 'none (callbacks off)', 'Secret path segment of the VTpass callback URL, `POST /callbacks/vtpass/<secret>` (32 to 256 letters, digits, `_` or `-`).', (raw) => {
-    // The value is never echoed: it is a secret.
-    if (raw !== undefined && !CALLBACK_SECRET.test(raw)) throw new ConfigError('VTPASS_CALLBACK_SECRET', 'must be 32 to 256 letters, digits, "_" or "-" (it is part of a URL).');
-    return raw;
-  }),
+  vtpassCallbackSecret: variable(
+    'VTPASS_CALLBACK_SECRET',
+    'none (callbacks off)',
+    'Secret path segment of the VTpass callback URL, `POST /callbacks/vtpass/<secret>` (32 to 256 letters, digits, `_` or `-`).',
+    (raw) => {
+      // The value is never echoed: it is a secret.
+      if (raw !== undefined && !CALLBACK_SECRET.test(raw))
+        throw new ConfigError('VTPASS_CALLBACK_SECRET', 'must be 32 to 256 letters, digits, "_" or "-" (it is part of a URL).');
+      return raw;
+    },
+  ),
   logLevel: logLevelVariable(),
-  shutdownTimeoutMs: shutdownTimeoutVariable('How long a graceful stop (SIGTERM, SIGINT) may take; past it open connections are dropped and the process exits 1.'),
+  shutdownTimeoutMs: shutdownTimeoutVariable(
+    'How long a graceful stop (SIGTERM, SIGINT) may take; past it open connections are dropped and the process exits 1.',
+  ),
   shutdownDrainMs: shutdownDrainVariable(
     'On a stop, how long `/healthz` answers 503 while requests are still taken, before the gateway stops accepting; what a load balancer needs to notice (counts within `SHUTDOWN_TIMEOUT_MS`).',
   ),
-  metricsAllow: variable('METRICS_ALLOW', DEFAULT_METRICS_ALLOW, 'Client IPs or CIDRs that may read `GET /metrics` (this machine and private networks by default); `none` turns it off.', (raw) =>
-    raw?.toLowerCase() === 'none' ? [] : parseAddressList('METRICS_ALLOW', raw ?? DEFAULT_METRICS_ALLOW),
+  metricsAllow: variable(
+    'METRICS_ALLOW',
+    DEFAULT_METRICS_ALLOW,
+    'Client IPs or CIDRs that may read `GET /metrics` (this machine and private networks by default); `none` turns it off.',
+    (raw) => (raw?.toLowerCase() === 'none' ? [] : parseAddressList('METRICS_ALLOW', raw ?? DEFAULT_METRICS_ALLOW)),
   ),
 } as const;
 
@@ -207,7 +248,8 @@ export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
  */
 function checkedCoreUrl(coreUrl: string, tlsCa: string | undefined, allowPlaintext: boolean): string {
   const url = new URL(coreUrl);
-  if (tlsCa !== undefined && url.protocol !== 'https:') throw new ConfigError('CORE_TLS_CA', 'is set, but CORE_URL is not https://; TLS to the core needs an https:// CORE_URL.');
+  if (tlsCa !== undefined && url.protocol !== 'https:')
+    throw new ConfigError('CORE_TLS_CA', 'is set, but CORE_URL is not https://; TLS to the core needs an https:// CORE_URL.');
   const problem = plaintextProblem(url, allowPlaintext);
   if (problem !== undefined) throw new ConfigError('CORE_URL', problem);
   return coreUrl;
@@ -259,7 +301,10 @@ function parseUrl(name: string, text: string): string {
 const RESERVED_PATHS = ['/healthz', '/metrics', '/openapi.json'];
 
 function parseBasePaths(name: string, text: string): string[] {
-  const paths = text.split(',').map((p) => p.trim()).filter((p) => p !== '');
+  const paths = text
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p !== '');
   if (paths.length === 0) throw new ConfigError(name, 'must name at least one path.');
   return paths.map((p) => {
     if (!/^\/[A-Za-z0-9._~\-/]*$/.test(p)) throw new ConfigError(name, `"${p}" is not a path starting with "/".`);
@@ -273,7 +318,10 @@ function parseBasePaths(name: string, text: string): string[] {
 
 /** A comma-separated list of IPs and CIDRs, as written; empty text is an empty list. */
 function parseAddressList(name: string, text: string): string[] {
-  const entries = text.split(',').map((p) => p.trim()).filter((p) => p !== '');
+  const entries = text
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p !== '');
   for (const entry of entries) {
     if (parseAddressOrCidr(entry) === undefined) throw new ConfigError(name, `"${entry}" is not an IP address or CIDR.`);
   }

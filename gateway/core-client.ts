@@ -2,7 +2,7 @@
  * The gateway's clients of the core: the services it calls, over the one connection that
  * runtime/core-transport.ts opens per process, with the service token on every call.
  */
-import { createClient, type Client } from '@connectrpc/connect';
+import { type Client, createClient } from '@connectrpc/connect';
 import { Health } from '../gen/grpc/health/v1/health_pb.js';
 import { AuthService } from '../gen/prepaid/v1/auth_pb.js';
 import { PurchaseService } from '../gen/prepaid/v1/purchase_pb.js';

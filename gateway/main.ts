@@ -10,7 +10,7 @@ import { processFlags } from '../runtime/flags.js';
 import { runUntilSignal, type Stoppable } from '../runtime/lifecycle.js';
 import { bindError, checkPortFree } from '../runtime/ports.js';
 import { readPem } from '../runtime/tls.js';
-import { gatewayConfigHelp, loadGatewayConfig, resolveServiceToken, type GatewayConfig } from './config.js';
+import { type GatewayConfig, gatewayConfigHelp, loadGatewayConfig, resolveServiceToken } from './config.js';
 import { createCoreClients } from './core-client.js';
 import { createGatewayLogger, type GatewayLogger } from './log.js';
 import { createGatewayMetrics } from './metrics.js';

@@ -82,4 +82,3 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {})
     rateLimited: (policy) => limited.inc({ policy }),
   };
 }
-

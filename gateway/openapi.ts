@@ -8,7 +8,7 @@
  * action against these schemas, so the document cannot drift from the code unnoticed.
  */
 import { DEFAULT_HISTORY_PAGE_SIZE, MAX_HISTORY_PAGE_SIZE } from '../core/domain/paging.js';
-import { DISCOS, METER_TYPES, NETWORKS, CABLE_PROVIDERS } from '../core/domain/products.js';
+import { CABLE_PROVIDERS, DISCOS, METER_TYPES, NETWORKS } from '../core/domain/products.js';
 import { REFERENCE_PATTERN } from '../core/domain/reference.js';
 import { SMS_MAX_CHARACTERS, SMS_MAX_RECIPIENTS } from '../core/domain/sms.js';
 import { METER_NUMBER_PATTERN, PHONE_PATTERN, REQUEST_ID_PATTERN, SENDER_PATTERN, SMART_CARD_PATTERN } from '../core/domain/validation.js';
@@ -22,7 +22,10 @@ const nullable = (type: string, extra: Schema = {}): Schema => ({ type: [type, '
 const naira: Schema = { type: 'number', minimum: 0, description: 'Naira, at most two decimals.' };
 /** Amounts are accepted as numbers or numeric strings ("100.50"), as PHP-era clients send them. */
 const nairaIn: Schema = {
-  oneOf: [{ type: 'number', exclusiveMinimum: 0 }, { type: 'string', pattern: '^\\d{1,15}(\\.\\d{1,2})?$' }],
+  oneOf: [
+    { type: 'number', exclusiveMinimum: 0 },
+    { type: 'string', pattern: '^\\d{1,15}(\\.\\d{1,2})?$' },
+  ],
   description: 'Naira, a number or numeric string with at most two decimals.',
 };
 const phone: Schema = { type: 'string', pattern: PHONE_PATTERN.source, examples: ['08031234567'] };
@@ -62,7 +65,12 @@ const schemas: Record<string, Schema> = {
       code: { type: 'string', pattern: '^[A-Z][A-Z_]+$' },
       errors: {
         type: 'array',
-        items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' } }, required: ['field', 'message'], additionalProperties: false },
+        items: {
+          type: 'object',
+          properties: { field: { type: 'string' }, message: { type: 'string' } },
+          required: ['field', 'message'],
+          additionalProperties: false,
+        },
       },
       reference: { ...reference, description: 'The transaction concerned (502 refunded, 422 idempotency key reused).' },
       error_id: { type: 'string', description: 'Quote it to support (500, 503).' },
@@ -120,7 +128,16 @@ const schemas: Record<string, Schema> = {
   AirtimeResponse: purchaseAnswer('success', {}),
   DataRequest: {
     type: 'object',
-    properties: { plan_id: { oneOf: [{ type: 'integer', minimum: 1 }, { type: 'string', pattern: '^\\d+$' }] }, phone, request_id: requestId },
+    properties: {
+      plan_id: {
+        oneOf: [
+          { type: 'integer', minimum: 1 },
+          { type: 'string', pattern: '^\\d+$' },
+        ],
+      },
+      phone,
+      request_id: requestId,
+    },
     required: ['plan_id', 'phone'],
     additionalProperties: false,
   },
@@ -160,18 +177,19 @@ const schemas: Record<string, Schema> = {
     properties: {
       sender: { type: 'string', pattern: SENDER_PATTERN.source },
       recipients: { type: 'array', items: phone, minItems: 1, maxItems: SMS_MAX_RECIPIENTS, description: 'Duplicates are sent and charged once.' },
-      message: { type: 'string', minLength: 1, maxLength: SMS_MAX_CHARACTERS, description: '160 GSM-7 characters a page (GSM extended characters count two); a message with any other character is UCS-2, 70 UTF-16 units a page.' },
+      message: {
+        type: 'string',
+        minLength: 1,
+        maxLength: SMS_MAX_CHARACTERS,
+        description: '160 GSM-7 characters a page (GSM extended characters count two); a message with any other character is UCS-2, 70 UTF-16 units a page.',
+      },
       request_id: requestId,
     },
     required: ['sender', 'recipients', 'message'],
     additionalProperties: false,
   },
   BulkSmsResponse: purchaseAnswer('success', { sent: { type: 'integer', minimum: 1 }, pages: { type: 'integer', minimum: 1 } }),
-  PendingResponse: purchaseAnswer(
-    'pending',
-    { plan: planLabel, package: packageName, sent: { type: 'integer' }, pages: { type: 'integer' } },
-    [],
-  ),
+  PendingResponse: purchaseAnswer('pending', { plan: planLabel, package: packageName, sent: { type: 'integer' }, pages: { type: 'integer' } }, []),
   VerifyRequest: {
     description: 'Either disco + meter_number + meter_type (a meter), or provider + smart_card (a decoder).',
     oneOf: [
@@ -211,7 +229,20 @@ const schemas: Record<string, Schema> = {
       due_date: nullable('string'),
       renewal_amount: { type: ['number', 'null'] },
     },
-    required: ['status', 'product', 'service', 'customer_number', 'meter_type', 'customer_name', 'address', 'minimum_amount', 'arrears', 'current_bouquet', 'due_date', 'renewal_amount'],
+    required: [
+      'status',
+      'product',
+      'service',
+      'customer_number',
+      'meter_type',
+      'customer_name',
+      'address',
+      'minimum_amount',
+      'arrears',
+      'current_bouquet',
+      'due_date',
+      'renewal_amount',
+    ],
     additionalProperties: false,
   },
   Transaction: {
@@ -240,8 +271,26 @@ const schemas: Record<string, Schema> = {
       updated_at: nullable('string', { format: 'date-time' }),
     },
     required: [
-      'reference', 'product', 'status', 'service', 'recipient', 'amount', 'charged', 'plan_id', 'plan', 'package',
-      'package_code', 'meter_type', 'token', 'units', 'sent', 'pages', 'failure_reason', 'request_id', 'created_at', 'updated_at',
+      'reference',
+      'product',
+      'status',
+      'service',
+      'recipient',
+      'amount',
+      'charged',
+      'plan_id',
+      'plan',
+      'package',
+      'package_code',
+      'meter_type',
+      'token',
+      'units',
+      'sent',
+      'pages',
+      'failure_reason',
+      'request_id',
+      'created_at',
+      'updated_at',
     ],
     additionalProperties: false,
   },
@@ -276,13 +325,22 @@ const PURCHASE_PENDING = { '202': 'PendingResponse' } as const;
 
 export const ACTION_DOCS: Readonly<Record<string, ActionDoc>> = {
   balance: { method: 'GET', summary: 'Wallet balance and tier.', responses: { '200': 'BalanceResponse' } },
-  plans: { method: 'GET', summary: 'Active data plans at this account\'s price; optional `network`.', responses: { '200': 'PlansResponse' } },
-  packages: { method: 'GET', summary: 'Active cable TV packages at this account\'s price; optional `provider`.', responses: { '200': 'PackagesResponse' } },
+  plans: { method: 'GET', summary: "Active data plans at this account's price; optional `network`.", responses: { '200': 'PlansResponse' } },
+  packages: { method: 'GET', summary: "Active cable TV packages at this account's price; optional `provider`.", responses: { '200': 'PackagesResponse' } },
   transaction: { method: 'GET', summary: 'One of your transactions by `reference` (requery).', responses: { '200': 'TransactionResponse' } },
-  transactions: { method: 'GET', summary: `Your transactions, newest first; \`limit\` 1-${MAX_HISTORY_PAGE_SIZE}, \`cursor\`.`, responses: { '200': 'TransactionsResponse' } },
+  transactions: {
+    method: 'GET',
+    summary: `Your transactions, newest first; \`limit\` 1-${MAX_HISTORY_PAGE_SIZE}, \`cursor\`.`,
+    responses: { '200': 'TransactionsResponse' },
+  },
   airtime: { method: 'POST', summary: 'Buy airtime.', request: 'AirtimeRequest', responses: { '200': 'AirtimeResponse', ...PURCHASE_PENDING } },
   data: { method: 'POST', summary: 'Buy a data plan.', request: 'DataRequest', responses: { '200': 'DataResponse', ...PURCHASE_PENDING } },
-  electricity: { method: 'POST', summary: 'Pay for electricity.', request: 'ElectricityRequest', responses: { '200': 'ElectricityResponse', ...PURCHASE_PENDING } },
+  electricity: {
+    method: 'POST',
+    summary: 'Pay for electricity.',
+    request: 'ElectricityRequest',
+    responses: { '200': 'ElectricityResponse', ...PURCHASE_PENDING },
+  },
   cable: { method: 'POST', summary: 'Pay a cable TV subscription.', request: 'CableRequest', responses: { '200': 'CableResponse', ...PURCHASE_PENDING } },
   bulksms: { method: 'POST', summary: 'Send bulk SMS.', request: 'BulkSmsRequest', responses: { '200': 'BulkSmsResponse', ...PURCHASE_PENDING } },
   verify: { method: 'POST', summary: 'Who owns a meter or smart card; nothing is charged.', request: 'VerifyRequest', responses: { '200': 'VerifyResponse' } },
@@ -352,7 +410,13 @@ function operation(method: 'GET' | 'POST'): Schema {
         content: { 'application/json': { schema: oneOfRefs(success) } },
       },
       ...(method === 'POST'
-        ? { '202': { description: 'Pending: the provider has not confirmed; the charge is held until it does.', headers: rateLimitHeaders, content: { 'application/json': { schema: ref('PendingResponse') } } } }
+        ? {
+            '202': {
+              description: 'Pending: the provider has not confirmed; the charge is held until it does.',
+              headers: rateLimitHeaders,
+              content: { 'application/json': { schema: ref('PendingResponse') } },
+            },
+          }
         : {}),
       ...ERROR_RESPONSES,
     },
@@ -374,7 +438,7 @@ export const OPENAPI_DOCUMENT = {
     version: '1.0.0',
     description:
       'Airtime, data, electricity, cable TV and bulk SMS paid from a prepaid wallet. One address; the operation is chosen ' +
-      'with the `action` query parameter (see `x-actions` for each action\'s method, request and responses). Money is Naira ' +
+      "with the `action` query parameter (see `x-actions` for each action's method, request and responses). Money is Naira " +
       'with at most two decimals. Every request carries the key pair of an API-tier account.',
   },
   servers: [{ url: '/api/v1' }, { url: '/api' }],
@@ -396,7 +460,12 @@ export const OPENAPI_DOCUMENT = {
     },
     '/openapi.json': {
       servers: [{ url: '/' }],
-      get: { operationId: 'openapi', security: [], summary: 'This document.', responses: { '200': { description: 'OpenAPI 3.1.', content: { 'application/json': {} } } } },
+      get: {
+        operationId: 'openapi',
+        security: [],
+        summary: 'This document.',
+        responses: { '200': { description: 'OpenAPI 3.1.', content: { 'application/json': {} } } },
+      },
     },
   },
   components: {

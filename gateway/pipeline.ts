@@ -7,14 +7,14 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { isIP } from 'node:net';
 import type { Action, ActionResult } from './actions/action.js';
-import { findAction, ACTIONS } from './actions/index.js';
+import { ACTIONS, findAction } from './actions/index.js';
 import type { Caller, KeyAuthenticator } from './auth.js';
-import { ClientGoneError, isJsonContentType, readJsonObject, type JsonObject } from './body.js';
+import { ClientGoneError, isJsonContentType, type JsonObject, readJsonObject } from './body.js';
 import type { CoreClients } from './core-client.js';
 import { errorBody, gatewayError, toApiError } from './errors.js';
 import type { GatewayLogger } from './log.js';
 import type { GatewayMetrics } from './metrics.js';
-import { rateLimitHeaders, type Limiter } from './rate-limit.js';
+import { type Limiter, rateLimitHeaders } from './rate-limit.js';
 import { sendJson } from './reply.js';
 import { noteError, type RequestFacts } from './request-facts.js';
 

@@ -12,10 +12,10 @@
  * counter store is down would turn a small fault into an outage. (The MongoDB limiters
  * first fall back to counting in memory, so only a failure of both lets requests through.)
  */
-import { MongoClient, ReadConcern, ReadPreference, WriteConcern, type MongoClientOptions } from 'mongodb';
-import { createSharedSlidingWindowLimiter, createSlidingWindowLimiter, type SlidingWindowDoc } from './sliding-window.js';
-import { RateLimiterMemory, RateLimiterMongo, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { MongoClient, type MongoClientOptions, ReadConcern, ReadPreference, WriteConcern } from 'mongodb';
+import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterMongo, RateLimiterRes } from 'rate-limiter-flexible';
 import type { GatewayLogger } from './log.js';
+import { createSharedSlidingWindowLimiter, createSlidingWindowLimiter, type SlidingWindowDoc } from './sliding-window.js';
 
 /** A named quota per window, as the RateLimit-Policy header announces it. */
 export interface RateLimitPolicy {
@@ -206,14 +206,14 @@ export function openSharedLimiters(
         ]),
         windows.createIndexes([{ name: 'rate_limit_windows_expire', key: { expire: 1 }, expireAfterSeconds: 0 }]),
       ]).then(
-          () => resolve(),
-          (error: unknown) => {
-            if (closed) return resolve();
-            log.error('rate_limit.shared_store_setup_failed', { error: errorText(error), retry_in_ms: INDEX_RETRY_MS });
-            retry = setTimeout(attempt, INDEX_RETRY_MS);
-            retry.unref();
-          },
-        );
+        () => resolve(),
+        (error: unknown) => {
+          if (closed) return resolve();
+          log.error('rate_limit.shared_store_setup_failed', { error: errorText(error), retry_in_ms: INDEX_RETRY_MS });
+          retry = setTimeout(attempt, INDEX_RETRY_MS);
+          retry.unref();
+        },
+      );
     };
     attempt();
   });

@@ -9,24 +9,24 @@
  * series of gateway/metrics.ts (request-facts.ts), served at GET /metrics to the addresses
  * METRICS_ALLOW names.
  */
-import http, { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+import http, { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { Duplex } from 'node:stream';
 import { createKeyAuthenticator } from './auth.js';
 import { ClientGoneError } from './body.js';
-import { createCallbackHandler, type CallbackHandler } from './callbacks.js';
+import { type CallbackHandler, createCallbackHandler } from './callbacks.js';
 import { createClientIpResolver } from './client-ip.js';
-import { addressList, trustedProxyList, type GatewayConfig } from './config.js';
+import { addressList, type GatewayConfig, trustedProxyList } from './config.js';
 import type { CoreClients } from './core-client.js';
 import { errorBody, gatewayError, toApiError } from './errors.js';
 import { consoleLogger, type GatewayLogger } from './log.js';
 import { createGatewayMetrics, type GatewayMetrics } from './metrics.js';
-import { createApiHandler, type ApiHandler } from './pipeline.js';
+import { type ApiHandler, createApiHandler } from './pipeline.js';
 import { createMemoryLimiter, type Limiter } from './rate-limit.js';
-import { createSlidingWindowLimiter } from './sliding-window.js';
 import { sendJson } from './reply.js';
-import { newRequestFacts, noteError, recordAnswer, type RequestFacts } from './request-facts.js';
-import { createCoreHealth, handleHealth, handleMetrics, handleOpenApi, notFoundAnswer, type MetricsRoute } from './routes.js';
+import { newRequestFacts, noteError, type RequestFacts, recordAnswer } from './request-facts.js';
+import { createCoreHealth, handleHealth, handleMetrics, handleOpenApi, type MetricsRoute, notFoundAnswer } from './routes.js';
+import { createSlidingWindowLimiter } from './sliding-window.js';
 
 /** What the gateway is built from. */
 export interface GatewayDeps {

@@ -144,9 +144,7 @@ export function createSharedSlidingWindowLimiter(
     },
     async peek(key) {
       try {
-        const [doc] = await counters
-          .aggregate<Pick<SlidingWindowDoc, 't' | 'ok' | 'now'>>([{ $match: { _id: key } }, ...update.slice(0, 2)])
-          .toArray();
+        const [doc] = await counters.aggregate<Pick<SlidingWindowDoc, 't' | 'ok' | 'now'>>([{ $match: { _id: key } }, ...update.slice(0, 2)]).toArray();
         if (doc === undefined) return { kind: 'allowed', remaining: policy.quota, resetSeconds: policy.windowSeconds };
         return decisionOf(policy, doc);
       } catch (error) {

@@ -108,7 +108,8 @@ export function helpText(title: string, schema: Schema): string {
   const rows = schemaRows(schema);
   const width = Math.max(...rows.map(([name]) => name.length));
   const lines = [`${title} (environment variables):`, ''];
-  for (const [name, fallback, help] of rows) lines.push(`  ${name.padEnd(width)}  ${help} ${isRequirement(fallback) ? capitalized(fallback) : `Default: ${fallback}`}.`);
+  for (const [name, fallback, help] of rows)
+    lines.push(`  ${name.padEnd(width)}  ${help} ${isRequirement(fallback) ? capitalized(fallback) : `Default: ${fallback}`}.`);
   return lines.join('\n');
 }
 

@@ -5,7 +5,7 @@
  * the core reads it through here, so that none of them keeps its own list of reasons.
  */
 import type { ConnectError } from '@connectrpc/connect';
-import { ErrorInfoSchema, type ErrorInfo } from '../gen/google/rpc/error_details_pb.js';
+import { type ErrorInfo, ErrorInfoSchema } from '../gen/google/rpc/error_details_pb.js';
 import { ErrorReason } from '../gen/prepaid/v1/types_pb.js';
 
 /**

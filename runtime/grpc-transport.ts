@@ -15,12 +15,12 @@
 import http2 from 'node:http2';
 import net from 'node:net';
 import tls from 'node:tls';
-import { create, fromBinary, toBinary, type DescMessage, type DescMethodUnary, type MessageInitShape, type MessageShape } from '@bufbuild/protobuf';
+import { create, type DescMessage, type DescMethodUnary, fromBinary, type MessageInitShape, type MessageShape, toBinary } from '@bufbuild/protobuf';
 import {
   Code,
   ConnectError,
-  createContextValues,
   type ContextValues,
+  createContextValues,
   type Interceptor,
   type Transport,
   type UnaryRequest,

@@ -81,23 +81,24 @@ export async function runUntilSignal(start: () => Promise<Stoppable>): Promise<v
     const timer = setTimeout(force, running.shutdownTimeoutMs);
     running.drain();
     const drained = new Promise<void>((resolve) => setTimeout(resolve, running.drainMs));
-    drained.then(() => running.close()).then(
-      () => {
-        clearTimeout(timer);
-        // A stop that finished after it was forced has already been reported and exits 1.
-        if (forced) return;
-        log.info('shutdown.completed', { signal, ms: Math.round(performance.now() - started!) });
-        void exit(0);
-      },
-      (error: unknown) => {
-        clearTimeout(timer);
-        if (forced) return;
-        log.error('shutdown.failed', { signal, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
-        void exit(EXIT_FAILURE);
-      },
-    );
+    drained
+      .then(() => running.close())
+      .then(
+        () => {
+          clearTimeout(timer);
+          // A stop that finished after it was forced has already been reported and exits 1.
+          if (forced) return;
+          log.info('shutdown.completed', { signal, ms: Math.round(performance.now() - started!) });
+          void exit(0);
+        },
+        (error: unknown) => {
+          clearTimeout(timer);
+          if (forced) return;
+          log.error('shutdown.failed', { signal, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+          void exit(EXIT_FAILURE);
+        },
+      );
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
 }
-

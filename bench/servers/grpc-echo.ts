@@ -4,9 +4,9 @@
  * core: definitions from the protobuf-es descriptors, no auth, no store.
  */
 import { create } from '@bufbuild/protobuf';
-import { Server, ServerCredentials, type sendUnaryData, type ServerUnaryCall } from '@grpc/grpc-js';
-import { AuthService, VerifyKeyPairResponseSchema } from '../../gen/prepaid/v1/auth_pb.js';
+import { Server, ServerCredentials, type ServerUnaryCall, type sendUnaryData } from '@grpc/grpc-js';
 import { serviceDefinition } from '../../core/rpc/grpc.js';
+import { AuthService, VerifyKeyPairResponseSchema } from '../../gen/prepaid/v1/auth_pb.js';
 import { announcePort } from './announce.js';
 
 const answer = create(VerifyKeyPairResponseSchema, { accountId: 'acc_bench', tierId: 'api' });

@@ -9,9 +9,9 @@ import http from 'node:http';
 import { createClient } from '@connectrpc/connect';
 import { createGrpcTransport, Http2SessionManager } from '@connectrpc/connect-node';
 import { AuthService } from '../../gen/prepaid/v1/auth_pb.js';
-import { announce } from './announce.js';
-import { grpcJsCaller } from '../grpc-js-client.js';
 import { createUnaryGrpcTransport } from '../../runtime/grpc-transport.js';
+import { grpcJsCaller } from '../grpc-js-client.js';
+import { announce } from './announce.js';
 
 const kind = process.argv[2];
 const target = process.env['ECHO_URL']!;

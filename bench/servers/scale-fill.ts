@@ -10,8 +10,8 @@
  */
 import { kobo } from '../../core/domain/money.js';
 import { newReference } from '../../core/domain/reference.js';
-import { openSqliteStore } from '../../core/store/sqlite/index.js';
 import { encodeTransactionCursor } from '../../core/store/paging.js';
+import { openSqliteStore } from '../../core/store/sqlite/index.js';
 
 const ACCOUNTS = 1_000;
 /** The share of all purchases made by the one big reseller. */

@@ -6,9 +6,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { openSqliteStore } from '../../core/store/sqlite/index.js';
 import { kobo } from '../../core/domain/money.js';
 import { newReference } from '../../core/domain/reference.js';
+import { openSqliteStore } from '../../core/store/sqlite/index.js';
 import { summarize } from '../stats.js';
 
 const durationMs = Number(process.env['BENCH_DURATION_MS'] ?? 10_000);

@@ -2,26 +2,18 @@
  * Accounts, tiers membership, key pairs and wallet credits (the admin side), and the
  * key-pair check the gateway relies on (the auth side).
  */
-import { isIP } from 'node:net';
-import { DomainError, invalid, notFound, throwIfViolations, type FieldViolation } from '../domain/errors.js';
-import { MAX_AMOUNT_KOBO, isKobo, type Kobo } from '../domain/money.js';
-import { newReference } from '../domain/reference.js';
-import type { AccountRecord, ApiKeyRecord, LedgerEntryRecord } from '../domain/records.js';
-import type { Page } from '../domain/paging.js';
-import type { Store } from '../store/port.js';
-import { InvalidCursorError } from '../domain/paging.js';
-import { DEFAULT_TIER_ID } from '../catalog/defaults.js';
-import {
-  DUMMY_SECRET_HASH,
-  MAX_KEY_LENGTH,
-  PUBLIC_KEY_PREFIX,
-  SECRET_KEY_PREFIX,
-  generateKeyPair,
-  hashSecret,
-  normalizeIp,
-  sameHash,
-} from './keys.js';
+
 import { randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
+import { DEFAULT_TIER_ID } from '../catalog/defaults.js';
+import { DomainError, type FieldViolation, invalid, notFound, throwIfViolations } from '../domain/errors.js';
+import { isKobo, type Kobo, MAX_AMOUNT_KOBO } from '../domain/money.js';
+import type { Page } from '../domain/paging.js';
+import { InvalidCursorError } from '../domain/paging.js';
+import type { AccountRecord, ApiKeyRecord, LedgerEntryRecord } from '../domain/records.js';
+import { newReference } from '../domain/reference.js';
+import type { Store } from '../store/port.js';
+import { DUMMY_SECRET_HASH, generateKeyPair, hashSecret, MAX_KEY_LENGTH, normalizeIp, PUBLIC_KEY_PREFIX, SECRET_KEY_PREFIX, sameHash } from './keys.js';
 
 /** A key locked to more addresses than this is not really locked. */
 export const MAX_ALLOWED_IPS = 20;
@@ -172,7 +164,8 @@ function ipLockViolations(ips: readonly string[]): FieldViolation[] {
   const violations: FieldViolation[] = [];
   if (ips.length > MAX_ALLOWED_IPS) violations.push({ field: 'allowed_ips', description: `allowed_ips may list at most ${MAX_ALLOWED_IPS} addresses.` });
   ips.forEach((ip, i) => {
-    if (isIP(normalizeIp(ip)) === 0) violations.push({ field: `allowed_ips[${i}]`, description: `${JSON.stringify(ip.slice(0, 60))} is not an IPv4 or IPv6 address.` });
+    if (isIP(normalizeIp(ip)) === 0)
+      violations.push({ field: `allowed_ips[${i}]`, description: `${JSON.stringify(ip.slice(0, 60))} is not an IPv4 or IPv6 address.` });
   });
   return violations;
 }
@@ -217,10 +210,7 @@ async function verifyPresentedPair(
     throw new DomainError('INVALID_API_KEY', 'The API keys are invalid: the account is not on the API tier.');
   }
   if (key.allowedIps.length > 0 && !key.allowedIps.includes(normalizeIp(clientIp))) {
-    throw new DomainError(
-      'IP_NOT_ALLOWED',
-      `This API key is locked to other IP addresses; the request came from ${clientIp || 'an unknown address'}.`,
-    );
+    throw new DomainError('IP_NOT_ALLOWED', `This API key is locked to other IP addresses; the request came from ${clientIp || 'an unknown address'}.`);
   }
   return { accountId: account.accountId, tierId: tier.tierId };
 }

@@ -2,10 +2,10 @@
  * Catalog administration: tiers and their discounts, data plans, cable packages and the
  * SMS page rate. Every change is validated here so a typo cannot put a wrong price on sale.
  */
-import { notFound, throwIfViolations, type FieldViolation } from '../domain/errors.js';
-import { MAX_AMOUNT_KOBO, isKobo, kobo, type Kobo } from '../domain/money.js';
+import { type FieldViolation, notFound, throwIfViolations } from '../domain/errors.js';
+import { isKobo, type Kobo, kobo, MAX_AMOUNT_KOBO } from '../domain/money.js';
 import { MAX_DISCOUNT_BASIS_POINTS } from '../domain/pricing.js';
-import { CABLE_PROVIDERS, NETWORKS, PRODUCTS, SERVICES_BY_PRODUCT, isOneOf } from '../domain/products.js';
+import { CABLE_PROVIDERS, isOneOf, NETWORKS, PRODUCTS, SERVICES_BY_PRODUCT } from '../domain/products.js';
 import type { CablePackageRecord, PlanRecord, TierRecord } from '../domain/records.js';
 import type { Store } from '../store/port.js';
 
@@ -44,7 +44,8 @@ export function createCatalogService(deps: { store: Pick<Store, 'catalog'> }) {
 
     async upsertTier(tier: TierRecord): Promise<TierRecord> {
       const violations: FieldViolation[] = [];
-      if (!TIER_ID.test(tier.tierId)) violations.push({ field: 'tier.tier_id', description: 'tier_id must be 1 to 32 lower-case letters, digits, "_" or "-", starting with a letter.' });
+      if (!TIER_ID.test(tier.tierId))
+        violations.push({ field: 'tier.tier_id', description: 'tier_id must be 1 to 32 lower-case letters, digits, "_" or "-", starting with a letter.' });
       checkLabel('tier.name', tier.name, violations);
       const seen = new Set<string>();
       tier.discounts.forEach((d, i) => {
@@ -68,7 +69,8 @@ export function createCatalogService(deps: { store: Pick<Store, 'catalog'> }) {
 
     async upsertPlan(plan: PlanRecord): Promise<PlanRecord> {
       const violations: FieldViolation[] = [];
-      if (!Number.isSafeInteger(plan.planId) || plan.planId < 0) violations.push({ field: 'plan.plan_id', description: 'plan_id must be 0 (new) or a positive integer.' });
+      if (!Number.isSafeInteger(plan.planId) || plan.planId < 0)
+        violations.push({ field: 'plan.plan_id', description: 'plan_id must be 0 (new) or a positive integer.' });
       if (!isOneOf(NETWORKS, plan.network)) violations.push({ field: 'plan.network', description: `network must be one of ${NETWORKS.join(', ')}.` });
       checkLabel('plan.label', plan.label, violations);
       checkLabel('plan.validity', plan.validity, violations);
@@ -87,7 +89,8 @@ export function createCatalogService(deps: { store: Pick<Store, 'catalog'> }) {
 
     async upsertCablePackage(pkg: CablePackageRecord): Promise<CablePackageRecord> {
       const violations: FieldViolation[] = [];
-      if (!isOneOf(CABLE_PROVIDERS, pkg.provider)) violations.push({ field: 'package.provider', description: `provider must be one of ${CABLE_PROVIDERS.join(', ')}.` });
+      if (!isOneOf(CABLE_PROVIDERS, pkg.provider))
+        violations.push({ field: 'package.provider', description: `provider must be one of ${CABLE_PROVIDERS.join(', ')}.` });
       checkLabel('package.package_code', pkg.packageCode, violations);
       checkLabel('package.name', pkg.name, violations);
       checkPrice('package.price_kobo', pkg.priceKobo, violations);

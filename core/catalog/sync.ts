@@ -14,8 +14,8 @@
 import { DomainError } from '../domain/errors.js';
 import type { Kobo } from '../domain/money.js';
 import { NETWORKS, type Network } from '../domain/products.js';
-import type { Providers, UpstreamPlan } from '../providers/port.js';
 import type { PlanRecord } from '../domain/records.js';
+import type { Providers, UpstreamPlan } from '../providers/port.js';
 import type { Store } from '../store/port.js';
 import type { CatalogService } from './service.js';
 
@@ -60,7 +60,12 @@ export interface PlanSyncReport {
 }
 
 /** The plans sync use case; one sync at a time per process. */
-export function createPlanSync(deps: { store: Pick<Store, 'catalog'>; catalog: CatalogService; providers: Providers; log: (event: string, fields: Record<string, unknown>) => void }) {
+export function createPlanSync(deps: {
+  store: Pick<Store, 'catalog'>;
+  catalog: CatalogService;
+  providers: Providers;
+  log: (event: string, fields: Record<string, unknown>) => void;
+}) {
   let running = false;
 
   async function fetchAll(listPlans: NonNullable<Providers['data']['listPlans']>): Promise<Map<Network, UpstreamPlan[]>> {
@@ -69,7 +74,10 @@ export function createPlanSync(deps: { store: Pick<Store, 'catalog'>; catalog: C
       try {
         lists.set(network, await listPlans(network, AbortSignal.timeout(SYNC_NETWORK_TIMEOUT_MS)));
       } catch (error) {
-        throw new DomainError('FAILED_PRECONDITION', `The data provider's plans could not be read, so nothing was changed: ${error instanceof Error ? error.message : String(error)}`);
+        throw new DomainError(
+          'FAILED_PRECONDITION',
+          `The data provider's plans could not be read, so nothing was changed: ${error instanceof Error ? error.message : String(error)}`,
+        );
       }
     }
     return lists;
@@ -85,7 +93,9 @@ export function createPlanSync(deps: { store: Pick<Store, 'catalog'>; catalog: C
     for (const plan of existing) {
       if (plan.providerCode === '') continue;
       if (byCode.has(plan.providerCode)) {
-        report.warnings.push(`Plans ${byCode.get(plan.providerCode)!.planId} and ${plan.planId} share the provider code ${plan.providerCode}; only ${byCode.get(plan.providerCode)!.planId} follows the provider.`);
+        report.warnings.push(
+          `Plans ${byCode.get(plan.providerCode)!.planId} and ${plan.planId} share the provider code ${plan.providerCode}; only ${byCode.get(plan.providerCode)!.planId} follows the provider.`,
+        );
         continue;
       }
       byCode.set(plan.providerCode, plan);
@@ -123,7 +133,15 @@ export function createPlanSync(deps: { store: Pick<Store, 'catalog'>; catalog: C
   return {
     /** Syncs the data plans from the data provider; `dryRun` reports without writing. */
     async sync(dryRun: boolean): Promise<PlanSyncReport> {
-      const report: PlanSyncReport = { provider: deps.providers.data.name, supported: false, dryRun, changes: [], unchanged: 0, uncodedPlanIds: [], warnings: [] };
+      const report: PlanSyncReport = {
+        provider: deps.providers.data.name,
+        supported: false,
+        dryRun,
+        changes: [],
+        unchanged: 0,
+        uncodedPlanIds: [],
+        warnings: [],
+      };
       const listPlans = deps.providers.data.listPlans?.bind(deps.providers.data);
       if (listPlans === undefined) return report;
       // Two syncs at once would both create the same new plans.
@@ -133,7 +151,10 @@ export function createPlanSync(deps: { store: Pick<Store, 'catalog'>; catalog: C
         report.supported = true;
         const lists = await fetchAll(listPlans);
         for (const network of NETWORKS) await syncNetwork(network, lists.get(network)!, dryRun, report);
-        report.uncodedPlanIds = (await deps.store.catalog.listPlans({ activeOnly: true })).filter((p) => p.providerCode === '').map((p) => p.planId).sort((a, b) => a - b);
+        report.uncodedPlanIds = (await deps.store.catalog.listPlans({ activeOnly: true }))
+          .filter((p) => p.providerCode === '')
+          .map((p) => p.planId)
+          .sort((a, b) => a - b);
         deps.log('catalog.plans_synced', {
           provider: report.provider,
           dry_run: dryRun,
@@ -154,7 +175,15 @@ export function createPlanSync(deps: { store: Pick<Store, 'catalog'>; catalog: C
 export type PlanSync = ReturnType<typeof createPlanSync>;
 
 function pickChange(plan: PlanRecord): Omit<PlanChange, 'action' | 'before'> {
-  return { planId: plan.planId, network: plan.network, providerCode: plan.providerCode, label: plan.label, validity: plan.validity, faceValueKobo: plan.faceValueKobo, active: plan.active };
+  return {
+    planId: plan.planId,
+    network: plan.network,
+    providerCode: plan.providerCode,
+    label: plan.label,
+    validity: plan.validity,
+    faceValueKobo: plan.faceValueKobo,
+    active: plan.active,
+  };
 }
 
 function pickBefore(plan: PlanRecord): NonNullable<PlanChange['before']> {

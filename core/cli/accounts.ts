@@ -1,7 +1,7 @@
 /** `prepaid accounts ...`: create an account, show one, move one to another tier. */
 import type { Account, IssuedKey } from '../../gen/prepaid/v1/admin_pb.js';
 import type { CommandGroup, CommandResult } from './command.js';
-import { SECRET_SHOWN_ONCE_WARNING, isoTime, kobo, moneyFields, nairaText, present } from './format.js';
+import { isoTime, kobo, moneyFields, nairaText, present, SECRET_SHOWN_ONCE_WARNING } from './format.js';
 
 /** The account fields every accounts command prints. */
 function accountJson(account: Account): Record<string, unknown> {
@@ -71,10 +71,7 @@ export const accountsGroup: CommandGroup = {
       async run({ args }, core) {
         const response = await core().setAccountTier({ accountId: args[0], tierId: args[1] });
         const account = present(response.account, 'account');
-        return withIssuedKey(
-          { json: accountJson(account), text: [`Account ${account.accountId} is now on tier ${account.tierId}.`] },
-          response.issuedKey,
-        );
+        return withIssuedKey({ json: accountJson(account), text: [`Account ${account.accountId} is now on tier ${account.tierId}.`] }, response.issuedKey);
       },
     },
   ],

@@ -7,13 +7,13 @@ import path from 'node:path';
 import { Code, ConnectError, createClient } from '@connectrpc/connect';
 import { BadRequestSchema, ErrorInfoSchema } from '../../gen/google/rpc/error_details_pb.js';
 import { AdminService } from '../../gen/prepaid/v1/admin_pb.js';
-import type { FieldViolation } from '../domain/errors.js';
-import { ADMIN_TOKEN_FILE, TokenFileError, readTokenFile } from '../../runtime/tokens.js';
 import { createCoreTransport } from '../../runtime/core-transport.js';
 import { ConfigError } from '../../runtime/env-schema.js';
 import { ALLOW_PLAINTEXT_VARIABLE, readPem } from '../../runtime/tls.js';
+import { ADMIN_TOKEN_FILE, readTokenFile, TokenFileError } from '../../runtime/tokens.js';
 import { baseUrlText, checkUrl } from '../../runtime/url.js';
-import { CliError, UsageError, type AdminClient } from './command.js';
+import type { FieldViolation } from '../domain/errors.js';
+import { type AdminClient, CliError, UsageError } from './command.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -131,7 +131,13 @@ export function resolveCoreTls(env: Env): CoreTls {
 export function openCoreConnection(url: string, token: AdminToken, tls: CoreTls = { allowPlaintext: false }): CoreConnection {
   let transport: ReturnType<typeof createCoreTransport>;
   try {
-    transport = createCoreTransport({ coreUrl: url, token: token.token, defaultTimeoutMs: CALL_TIMEOUT_MS, allowPlaintext: tls.allowPlaintext, ...(tls.ca === undefined ? {} : { ca: tls.ca }) });
+    transport = createCoreTransport({
+      coreUrl: url,
+      token: token.token,
+      defaultTimeoutMs: CALL_TIMEOUT_MS,
+      allowPlaintext: tls.allowPlaintext,
+      ...(tls.ca === undefined ? {} : { ca: tls.ca }),
+    });
   } catch (error) {
     if (error instanceof ConfigError) throw new CliError('CONFIG_ERROR', error.message);
     throw error;
@@ -194,9 +200,7 @@ export function describeCallError(error: unknown, connection: CoreConnection): C
       hints: [],
     };
   }
-  const violations = error
-    .findDetails(BadRequestSchema)
-    .flatMap((bad) => bad.fieldViolations.map((v) => ({ field: v.field, description: v.description })));
+  const violations = error.findDetails(BadRequestSchema).flatMap((bad) => bad.fieldViolations.map((v) => ({ field: v.field, description: v.description })));
   const hints =
     error.code === Code.Unauthenticated || error.code === Code.PermissionDenied
       ? [

@@ -3,9 +3,9 @@
  * JSON, timestamps, enum names and aligned columns. Money stays integer kobo until the last
  * step; the Naira number in JSON is only ever derived from kobo, never computed with.
  */
-import { timestampDate, type Timestamp } from '@bufbuild/protobuf/wkt';
-import { formatNaira, isKobo, koboToNaira, parseNaira, type Kobo } from '../domain/money.js';
+import { type Timestamp, timestampDate } from '@bufbuild/protobuf/wkt';
 import { Product } from '../../gen/prepaid/v1/types_pb.js';
+import { formatNaira, isKobo, type Kobo, koboToNaira, parseNaira } from '../domain/money.js';
 import { UsageError } from './command.js';
 
 /** "NGN 1,234.50": Naira with two decimals, for text output. */
@@ -68,12 +68,16 @@ export function columns(rows: readonly (readonly string[])[]): string[] {
       widths[i] = Math.max(widths[i] ?? 0, cell.length);
     });
   }
-  return rows.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('  ').trimEnd());
+  return rows.map((row) =>
+    row
+      .map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)))
+      .join('  ')
+      .trimEnd(),
+  );
 }
 
 /** The stderr line printed whenever a secret key is shown. */
-export const SECRET_SHOWN_ONCE_WARNING =
-  'warning: the secret key is shown only this once and cannot be retrieved later; store it now.';
+export const SECRET_SHOWN_ONCE_WARNING = 'warning: the secret key is shown only this once and cannot be retrieved later; store it now.';
 
 /**
  * A message field the core always sets. Proto3 makes every message field optional in the

@@ -1,7 +1,7 @@
 /** `prepaid keys ...`: issue, list and revoke key pairs, and lock them to client IPs. */
 import type { ApiKey } from '../../gen/prepaid/v1/admin_pb.js';
 import type { CommandGroup } from './command.js';
-import { SECRET_SHOWN_ONCE_WARNING, columns, isoTime, present } from './format.js';
+import { columns, isoTime, present, SECRET_SHOWN_ONCE_WARNING } from './format.js';
 
 /** A stored key as JSON; the core never sends secrets here. */
 function keyJson(key: ApiKey): Record<string, unknown> {
@@ -45,8 +45,7 @@ export const keysGroup: CommandGroup = {
         const rows = keys.map((k) => [k.publicKey, k.revoked ? 'revoked' : 'active', lockText(k), isoTime(k.createdAt) ?? '-']);
         return {
           json: { account_id: args[0], keys: keys.map(keyJson) },
-          text:
-            keys.length === 0 ? [`Account ${args[0]} has no keys.`] : columns([['PUBLIC KEY', 'STATE', 'ALLOWED IPS', 'CREATED'], ...rows]),
+          text: keys.length === 0 ? [`Account ${args[0]} has no keys.`] : columns([['PUBLIC KEY', 'STATE', 'ALLOWED IPS', 'CREATED'], ...rows]),
         };
       },
     },

@@ -6,18 +6,18 @@
  * Exit status: 0 done; 1 the core refused the request or could not be reached; 2 the
  * command line was wrong (nothing was sent to the core).
  */
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { accountsGroup } from './accounts.js';
-import { CliError, UsageError, usageLine, type AdminClient, type CommandGroup, type CommandResult, type CommandSpec } from './command.js';
-import { describeCallError, openCoreConnection, resolveAdminToken, resolveCoreTls, resolveCoreUrl, type CoreConnection } from './connection.js';
+import { type AdminClient, CliError, type CommandGroup, type CommandResult, type CommandSpec, UsageError, usageLine } from './command.js';
+import { type CoreConnection, describeCallError, openCoreConnection, resolveAdminToken, resolveCoreTls, resolveCoreUrl } from './connection.js';
 import { columns } from './format.js';
 import { keysGroup } from './keys.js';
+import { ledgerGroup } from './ledger.js';
+import { pendingGroup } from './pending.js';
 import { plansGroup } from './plans.js';
 import { pricingGroup } from './pricing.js';
 import { tiersGroup } from './tiers.js';
 import { walletGroup } from './wallet.js';
-import { ledgerGroup } from './ledger.js';
-import { pendingGroup } from './pending.js';
 
 /** Where the CLI writes and what environment it reads; the bin passes the process's own. */
 export interface CliIo {
@@ -78,9 +78,7 @@ function parseConfigOptions(): NonNullable<ParseArgsConfig['options']> {
 }
 
 function fullHelp(): string[] {
-  const rows = COMMAND_GROUPS.flatMap((group) =>
-    group.commands.map((c) => [`  ${usageLine(group, c).replace(/^prepaid /, '')}`, c.summary]),
-  );
+  const rows = COMMAND_GROUPS.flatMap((group) => group.commands.map((c) => [`  ${usageLine(group, c).replace(/^prepaid /, '')}`, c.summary]));
   return [
     "prepaid: the admin CLI of the prepaid services core (talks to the core's AdminService over gRPC).",
     '',

@@ -1,6 +1,6 @@
 /** `prepaid pending list`: purchases whose outcome is not final yet, oldest first. */
 import { MAX_PENDING_PAGE_SIZE } from '../purchases/pending-list.js';
-import { UsageError, type CommandGroup } from './command.js';
+import { type CommandGroup, UsageError } from './command.js';
 import { columns, isoTime, kobo, moneyFields, nairaText, productName } from './format.js';
 
 /** Rows `pending list` shows without --limit. */

@@ -1,8 +1,8 @@
 /** `prepaid plans ...`: the data plans catalog. */
-import { PlanChangeAction, type CatalogPlan } from '../../gen/prepaid/v1/admin_pb.js';
-import { UsageError, type CommandGroup } from './command.js';
-import { columns, kobo, moneyFields, nairaText } from './format.js';
+import { type CatalogPlan, PlanChangeAction } from '../../gen/prepaid/v1/admin_pb.js';
 import { formatNaira } from '../domain/money.js';
+import { type CommandGroup, UsageError } from './command.js';
+import { columns, kobo, moneyFields, nairaText } from './format.js';
 
 /** How `plans sync` names what it did to a plan. */
 const ACTION_WORDS: Readonly<Record<PlanChangeAction, string>> = {

@@ -1,6 +1,7 @@
 /** `prepaid pricing ...`: the bulk SMS page rate. */
-import type { CommandGroup, CommandResult } from './command.js';
+
 import { koboToNaira } from '../domain/money.js';
+import type { CommandGroup, CommandResult } from './command.js';
 import { kobo, nairaArgument, nairaText } from './format.js';
 
 function rateResult(koboPerPage: bigint, verb: string): CommandResult {

@@ -19,9 +19,7 @@ export const tiersGroup: CommandGroup = {
           t.apiAccess ? 'API access' : 'no API access',
           t.discounts.length === 0
             ? 'no discounts'
-            : t.discounts
-                .map((d) => `${productName(d.product)}${d.service ? `/${d.service}` : ''} ${percentText(d.basisPoints)}`)
-                .join(', '),
+            : t.discounts.map((d) => `${productName(d.product)}${d.service ? `/${d.service}` : ''} ${percentText(d.basisPoints)}`).join(', '),
         ]);
         return {
           json: {

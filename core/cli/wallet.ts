@@ -1,7 +1,7 @@
 /** `prepaid wallet ...`: credit a wallet and read its ledger. */
 import type { LedgerEntry } from '../../gen/prepaid/v1/admin_pb.js';
 import { MAX_LEDGER_PAGE_SIZE } from '../accounts/service.js';
-import { UsageError, type CommandGroup } from './command.js';
+import { type CommandGroup, UsageError } from './command.js';
 import { columns, isoTime, kobo, moneyFields, nairaArgument, nairaText, present } from './format.js';
 
 /** Entries `wallet ledger` shows without --limit: one screenful. */
@@ -51,10 +51,7 @@ export const walletGroup: CommandGroup = {
             entry_id: Number(entry.entryId),
             reference: entry.reference,
           },
-          text: [
-            `Credited ${nairaText(amountKobo)} to ${args[0]} (ledger reference ${entry.reference}).`,
-            `Balance: ${nairaText(kobo(response.balanceKobo))}`,
-          ],
+          text: [`Credited ${nairaText(amountKobo)} to ${args[0]} (ledger reference ${entry.reference}).`, `Balance: ${nairaText(kobo(response.balanceKobo))}`],
         };
       },
     },

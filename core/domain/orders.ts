@@ -4,10 +4,11 @@
  * hand it in, so every rule here is testable without I/O and is the only place it lives:
  * the gateway and internal gRPC callers get exactly the same answers.
  */
-import { throwIfViolations, type FieldViolation } from './errors.js';
-import { kobo, type Kobo } from './money.js';
-import { CABLE_PROVIDERS, DISCOS, METER_TYPES, NETWORKS, type MeterType, type PurchaseOrder } from './products.js';
+import { type FieldViolation, throwIfViolations } from './errors.js';
+import { type Kobo, kobo } from './money.js';
 import { planPriceFor, priceFor } from './pricing.js';
+import { CABLE_PROVIDERS, DISCOS, METER_TYPES, type MeterType, NETWORKS, type PurchaseOrder } from './products.js';
+import type { CablePackageRecord, PlanRecord, TierRecord } from './records.js';
 import { SMS_MAX_CHARACTERS, SMS_MAX_RECIPIENTS, smsChargeKobo, smsPages, uniqueRecipients } from './sms.js';
 import {
   checkAmount,
@@ -20,7 +21,6 @@ import {
   checkSmsText,
   describeValue,
 } from './validation.js';
-import type { CablePackageRecord, PlanRecord, TierRecord } from './records.js';
 
 /** Spec section 8: airtime from 50 Naira. */
 export const AIRTIME_MIN_KOBO: Kobo = kobo(50_00);

@@ -4,7 +4,7 @@
  * the most specific rule applies. The discount is rounded down to whole kobo, so rounding
  * never gives away more than the published rate.
  */
-import { kobo, type Kobo } from './money.js';
+import { type Kobo, kobo } from './money.js';
 import type { ProductName } from './products.js';
 import type { DiscountRule, PlanRecord, TierRecord } from './records.js';
 

@@ -1,5 +1,5 @@
 /** Bulk SMS rules: pages, recipients and the charge (spec section 4.8). */
-import { kobo, type Kobo } from './money.js';
+import { type Kobo, kobo } from './money.js';
 
 /** Spec: 160 characters are one page, 161 are two. This is the figure for GSM-7 text. */
 export const SMS_PAGE_CHARACTERS = 160;

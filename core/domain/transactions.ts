@@ -11,8 +11,9 @@
  * enforce the same moves with their own guards (a trigger on SQLite, conditional updates on
  * MongoDB); this is the rule they follow.
  */
-import type { TransactionRecord } from './records.js';
+
 import type { TransactionStatus } from './products.js';
+import type { TransactionRecord } from './records.js';
 
 /** Where each state may go next. */
 export const TRANSITIONS: Readonly<Record<TransactionStatus, readonly TransactionStatus[]>> = {

@@ -4,7 +4,7 @@
  * with several bad fields is told about all of them at once.
  */
 import type { FieldViolation } from './errors.js';
-import { isKobo, formatNaira, type Kobo } from './money.js';
+import { formatNaira, isKobo, type Kobo } from './money.js';
 
 /** Exactly 11 digits starting with 0. The network is never inferred from the prefix: numbers are portable. */
 export const PHONE_PATTERN = /^0\d{10}$/;
@@ -42,40 +42,29 @@ export function checkOptionalPhone(field: string, value: string, violations: Fie
 
 export function checkOneOf(field: string, value: string, allowed: readonly string[], violations: FieldViolation[]): void {
   if (value === '') violations.push({ field, description: `${field} is required; one of ${allowed.join(', ')}.` });
-  else if (!allowed.includes(value))
-    violations.push({ field, description: `${field} must be one of ${allowed.join(', ')}; got ${describeValue(value)}.` });
+  else if (!allowed.includes(value)) violations.push({ field, description: `${field} must be one of ${allowed.join(', ')}; got ${describeValue(value)}.` });
 }
 
 export function checkMeterNumber(field: string, value: string, violations: FieldViolation[]): void {
   if (value === '') violations.push({ field, description: `${field} is required.` });
-  else if (!METER_NUMBER_PATTERN.test(value))
-    violations.push({ field, description: `${field} must be 6 to 20 digits; got ${describeValue(value)}.` });
+  else if (!METER_NUMBER_PATTERN.test(value)) violations.push({ field, description: `${field} must be 6 to 20 digits; got ${describeValue(value)}.` });
 }
 
 export function checkSmartCard(field: string, value: string, violations: FieldViolation[]): void {
   if (value === '') violations.push({ field, description: `${field} is required.` });
-  else if (!SMART_CARD_PATTERN.test(value))
-    violations.push({ field, description: `${field} must be 8 to 20 digits; got ${describeValue(value)}.` });
+  else if (!SMART_CARD_PATTERN.test(value)) violations.push({ field, description: `${field} must be 8 to 20 digits; got ${describeValue(value)}.` });
 }
 
 /** Amount in whole kobo between the product's minimum and maximum, both inclusive. */
-export function checkAmount(
-  field: string,
-  amountKobo: Kobo,
-  bounds: { minKobo: Kobo; maxKobo: Kobo },
-  violations: FieldViolation[],
-): void {
+export function checkAmount(field: string, amountKobo: Kobo, bounds: { minKobo: Kobo; maxKobo: Kobo }, violations: FieldViolation[]): void {
   if (!isKobo(amountKobo) || amountKobo <= 0) violations.push({ field, description: `${field} is required and must be a positive amount.` });
-  else if (amountKobo < bounds.minKobo)
-    violations.push({ field, description: `${field} must be at least ${formatNaira(bounds.minKobo)} Naira.` });
-  else if (amountKobo > bounds.maxKobo)
-    violations.push({ field, description: `${field} must be at most ${formatNaira(bounds.maxKobo)} Naira.` });
+  else if (amountKobo < bounds.minKobo) violations.push({ field, description: `${field} must be at least ${formatNaira(bounds.minKobo)} Naira.` });
+  else if (amountKobo > bounds.maxKobo) violations.push({ field, description: `${field} must be at most ${formatNaira(bounds.maxKobo)} Naira.` });
 }
 
 export function checkSender(field: string, value: string, violations: FieldViolation[]): void {
   if (value === '') violations.push({ field, description: `${field} is required.` });
-  else if (!SENDER_PATTERN.test(value))
-    violations.push({ field, description: `${field} must be 1 to 11 letters or digits; got ${describeValue(value)}.` });
+  else if (!SENDER_PATTERN.test(value)) violations.push({ field, description: `${field} must be 1 to 11 letters or digits; got ${describeValue(value)}.` });
 }
 
 export function checkSmsText(field: string, value: string, maxCharacters: number, violations: FieldViolation[]): void {
@@ -83,7 +72,8 @@ export function checkSmsText(field: string, value: string, maxCharacters: number
   if (length === 0) violations.push({ field, description: `${field} is required.` });
   else if (length > maxCharacters) violations.push({ field, description: `${field} must be at most ${maxCharacters} characters; got ${length}.` });
   else if (FORBIDDEN_SMS_CHARACTERS.test(value)) violations.push({ field, description: `${field} contains control characters.` });
-  else if (LONE_SURROGATE.test(value)) violations.push({ field, description: `${field} contains a broken character (half of a UTF-16 pair); send valid Unicode text.` });
+  else if (LONE_SURROGATE.test(value))
+    violations.push({ field, description: `${field} contains a broken character (half of a UTF-16 pair); send valid Unicode text.` });
 }
 
 /** Half of a UTF-16 surrogate pair on its own: no character, and no network can send it. */

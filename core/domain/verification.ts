@@ -4,7 +4,7 @@
  * `smart_card`), never both. The field rules are the purchases' own (validation.ts), so a
  * number that verifies is a number that can be bought for.
  */
-import { throwIfViolations, type FieldViolation } from './errors.js';
+import { type FieldViolation, throwIfViolations } from './errors.js';
 import { CABLE_PROVIDERS, DISCOS, METER_TYPES, type MeterType } from './products.js';
 import { checkMeterNumber, checkOneOf, checkSmartCard } from './validation.js';
 
@@ -22,8 +22,7 @@ export interface VerifyInput {
   smartCard: string;
 }
 
-const WHICH =
-  'Send disco, meter_number and meter_type to verify a meter, or provider and smart_card to verify a cable subscription.';
+const WHICH = 'Send disco, meter_number and meter_type to verify a meter, or provider and smart_card to verify a cable subscription.';
 
 /** Validates a verification request into the query a provider answers; every violation at once. */
 export function customerQuery(input: VerifyInput): CustomerQuery {

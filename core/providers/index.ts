@@ -71,7 +71,8 @@ export function createProviders(
   if (config.routing.bulksms === 'vtpass' && config.vtpassSms === null) throw new Error('VTpass SMS is routed but not configured');
   const common = { ...(deps.log ? { log: deps.log } : {}), ...(deps.clock ? { clock: deps.clock } : {}) };
   const vtpass = wantsBills && config.vtpass ? createVtpassProviders({ ...config.vtpass, ...common }, deps.catalog) : null;
-  const vtpassSms = config.routing.bulksms === 'vtpass' && config.vtpassSms ? createVtpassSmsProvider({ ...config.vtpassSms, ...(deps.log ? { log: deps.log } : {}) }) : null;
+  const vtpassSms =
+    config.routing.bulksms === 'vtpass' && config.vtpassSms ? createVtpassSmsProvider({ ...config.vtpassSms, ...(deps.log ? { log: deps.log } : {}) }) : null;
   const routed = (family: ProductName) => config.routing[family] === 'vtpass' && vtpass !== null;
   return {
     providers: {

@@ -11,9 +11,9 @@
  * Every store operation it uses acts once at most, so a replayed callback changes nothing.
  */
 import { DomainError } from '../domain/errors.js';
-import type { ProviderOutcome } from '../providers/port.js';
 import type { TransactionRecord } from '../domain/records.js';
-import { applyOutcome, callProvider, providerRequestOf, type PurchaseDeps } from './flow.js';
+import type { ProviderOutcome } from '../providers/port.js';
+import { applyOutcome, callProvider, type PurchaseDeps, providerRequestOf } from './flow.js';
 
 /** What became of one callback. */
 export type CallbackDisposition =
@@ -78,7 +78,11 @@ export function createCallbackService(deps: PurchaseDeps, parsers: Readonly<Reco
 
   /** The requery's answer applied to the transaction as it stands. */
   async function apply(tx: TransactionRecord, outcome: ProviderOutcome): Promise<CallbackResult> {
-    const done = (disposition: CallbackDisposition, after: TransactionRecord): CallbackResult => ({ disposition, reference: tx.reference, status: after.status });
+    const done = (disposition: CallbackDisposition, after: TransactionRecord): CallbackResult => ({
+      disposition,
+      reference: tx.reference,
+      status: after.status,
+    });
     if (outcome.kind === 'unknown') return done('retry_later', tx);
 
     if (tx.status === 'pending') {
@@ -136,7 +140,13 @@ export function createCallbackService(deps: PurchaseDeps, parsers: Readonly<Reco
       return requeryOnce(tx, async () => {
         const outcome = await callProvider((signal) => provider.query(providerRequestOf(tx), signal), deps.providerTimeoutMs);
         const result = await apply(tx, outcome);
-        log('callback.applied', { provider: providerName, reference: tx.reference, outcome: outcome.kind, disposition: result.disposition, status: result.status });
+        log('callback.applied', {
+          provider: providerName,
+          reference: tx.reference,
+          outcome: outcome.kind,
+          disposition: result.disposition,
+          status: result.status,
+        });
         return result;
       });
     },

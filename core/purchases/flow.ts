@@ -10,13 +10,13 @@ import { createHash } from 'node:crypto';
 import { DomainError } from '../domain/errors.js';
 import { formatNaira } from '../domain/money.js';
 import type { PurchaseOrder } from '../domain/products.js';
+import type { TransactionRecord } from '../domain/records.js';
 import { newReference } from '../domain/reference.js';
+import { DEFAULT_RETRY_SCHEDULE, firstAnswer, nextAttempt, type RetrySchedule } from '../domain/transactions.js';
 import { REQUEST_ID_PATTERN } from '../domain/validation.js';
 import type { ProviderOutcome, ProviderRequest, Providers } from '../providers/port.js';
-import type { TransactionRecord } from '../domain/records.js';
-import { DEFAULT_RETRY_SCHEDULE, firstAnswer, nextAttempt, type RetrySchedule } from '../domain/transactions.js';
 import type { Store } from '../store/port.js';
-import { sendReceipt, type Background } from './receipts.js';
+import { type Background, sendReceipt } from './receipts.js';
 
 export interface PurchaseDeps {
   /** The flow moves money and reads purchases back; nothing else. */
@@ -50,7 +50,6 @@ export interface PurchaseResult {
   replayed: boolean;
 }
 
-
 /**
  * The request fingerprint kept with an idempotency key: the product and what the caller
  * asked for, never what the catalog made of it, so a retry after a price, label or rate
@@ -61,7 +60,9 @@ export function orderHash(order: Pick<PurchaseOrder, 'product' | 'asked'>): stri
   const asked = Object.keys(order.asked)
     .sort()
     .map((key) => [key, order.asked[key]]);
-  return createHash('sha256').update(JSON.stringify([order.product, asked])).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify([order.product, asked]))
+    .digest('hex');
 }
 
 export function providerRequestOf(tx: TransactionRecord): ProviderRequest {
@@ -79,10 +80,7 @@ export function providerRequestOf(tx: TransactionRecord): ProviderRequest {
  * Runs a provider call with a deadline. A timeout, a thrown error or anything else that is
  * not a classified answer becomes `unknown`: the provider may have delivered.
  */
-export async function callProvider(
-  call: (signal: AbortSignal) => Promise<ProviderOutcome>,
-  timeoutMs: number,
-): Promise<ProviderOutcome> {
+export async function callProvider(call: (signal: AbortSignal) => Promise<ProviderOutcome>, timeoutMs: number): Promise<ProviderOutcome> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
   try {
@@ -94,12 +92,7 @@ export async function callProvider(
   }
 }
 
-export async function executePurchase(
-  deps: PurchaseDeps,
-  accountId: string,
-  order: PurchaseOrder,
-  requestId: string,
-): Promise<PurchaseResult> {
+export async function executePurchase(deps: PurchaseDeps, accountId: string, order: PurchaseOrder, requestId: string): Promise<PurchaseResult> {
   if (requestId !== '' && !REQUEST_ID_PATTERN.test(requestId)) {
     throw new DomainError('INVALID_PARAMETER', 'request_id must be 1 to 64 letters, digits, "_" or "-".', {
       violations: [{ field: 'request_id', description: 'request_id must be 1 to 64 letters, digits, "_" or "-".' }],

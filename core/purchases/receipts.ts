@@ -5,8 +5,8 @@
  * fails or refunds the payment.
  */
 import { formatNaira } from '../domain/money.js';
-import type { Providers } from '../providers/port.js';
 import type { TransactionRecord } from '../domain/records.js';
+import type { Providers } from '../providers/port.js';
 
 /** A receipt that cannot be handed to the SMS provider in this time is given up. */
 export const RECEIPT_TIMEOUT_MS = 10_000;

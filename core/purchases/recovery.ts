@@ -4,9 +4,10 @@
  * settles or refunds exactly once. It never refunds on its own judgement: a transaction
  * that stays unknown past the deadline is flagged for a person and keeps being re-queried.
  */
-import { DEFAULT_RETRY_SCHEDULE, type RetrySchedule } from '../domain/transactions.js';
+
 import type { TransactionRecord } from '../domain/records.js';
-import { applyOutcome, callProvider, providerRequestOf, type PurchaseDeps } from './flow.js';
+import { DEFAULT_RETRY_SCHEDULE, type RetrySchedule } from '../domain/transactions.js';
+import { applyOutcome, callProvider, type PurchaseDeps, providerRequestOf } from './flow.js';
 
 /** Transactions looked at per pass, so one pass stays short however large the backlog. */
 export const RECOVERY_BATCH_SIZE = 100;
@@ -19,10 +20,7 @@ export interface RecoveryWorker {
   stop(): Promise<void>;
 }
 
-export function createRecoveryWorker(
-  deps: PurchaseDeps,
-  options: { intervalMs: number; schedule?: RetrySchedule },
-): RecoveryWorker {
+export function createRecoveryWorker(deps: PurchaseDeps, options: { intervalMs: number; schedule?: RetrySchedule }): RecoveryWorker {
   const schedule = options.schedule ?? DEFAULT_RETRY_SCHEDULE;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<number> | undefined;
@@ -58,9 +56,11 @@ export function createRecoveryWorker(
     const previous = running ?? Promise.resolve(0);
     const next = previous.catch(() => 0).then(() => pass(dueBy));
     running = next;
-    void next.finally(() => {
-      if (running === next) running = undefined;
-    }).catch(() => undefined);
+    void next
+      .finally(() => {
+        if (running === next) running = undefined;
+      })
+      .catch(() => undefined);
     return next;
   }
 

@@ -2,28 +2,27 @@
  * Purchase use cases: load what the pure rules need from the store, build the order,
  * run the two-phase flow. One function per public operation.
  */
-import { DomainError, notFound } from '../domain/errors.js';
-import {
-  airtimeOrder,
-  bulkSmsOrder,
-  cableOrder,
-  dataOrder,
-  electricityOrder,
-  type AirtimeInput,
-  type BulkSmsInput,
-  type CableInput,
-  type DataInput,
-  type ElectricityInput,
-} from '../domain/orders.js';
+import { DomainError, type FieldViolation, notFound, throwIfViolations } from '../domain/errors.js';
 import type { Kobo } from '../domain/money.js';
+import {
+  type AirtimeInput,
+  airtimeOrder,
+  type BulkSmsInput,
+  bulkSmsOrder,
+  type CableInput,
+  cableOrder,
+  type DataInput,
+  dataOrder,
+  type ElectricityInput,
+  electricityOrder,
+} from '../domain/orders.js';
+import { historyPageSize, InvalidCursorError, type Page } from '../domain/paging.js';
 import { planPriceFor, priceFor } from '../domain/pricing.js';
 import { CABLE_PROVIDERS, NETWORKS } from '../domain/products.js';
-import { checkOneOf } from '../domain/validation.js';
-import { throwIfViolations, type FieldViolation } from '../domain/errors.js';
 import type { AccountRecord, CablePackageRecord, PlanRecord, TierRecord, TransactionRecord } from '../domain/records.js';
-import { InvalidCursorError, historyPageSize, type Page } from '../domain/paging.js';
-import { executePurchase, type PurchaseDeps, type PurchaseResult } from './flow.js';
+import { checkOneOf } from '../domain/validation.js';
 import type { Store } from '../store/port.js';
+import { executePurchase, type PurchaseDeps, type PurchaseResult } from './flow.js';
 
 export interface PricedPlan {
   plan: PlanRecord;
@@ -40,7 +39,8 @@ export function createPurchaseService(deps: PurchaseDeps & { store: Pick<Store, 
   const { store } = deps;
 
   async function accountAndTier(accountId: string): Promise<{ account: AccountRecord; tier: TierRecord }> {
-    if (accountId === '') throw new DomainError('INVALID_PARAMETER', 'account_id is required.', { violations: [{ field: 'account_id', description: 'account_id is required.' }] });
+    if (accountId === '')
+      throw new DomainError('INVALID_PARAMETER', 'account_id is required.', { violations: [{ field: 'account_id', description: 'account_id is required.' }] });
     const account = await store.accounts.get(accountId);
     if (!account) throw notFound(`Account ${accountId}`);
     const tier = await store.catalog.getTier(account.tierId);
@@ -102,9 +102,7 @@ export function createPurchaseService(deps: PurchaseDeps & { store: Pick<Store, 
         throwIfViolations(violations);
       }
       const packages = await store.catalog.listCablePackages(provider ? { provider } : {});
-      return packages
-        .filter((pkg) => pkg.active)
-        .map((pkg) => ({ pkg, priceKobo: priceFor(tier, 'cable', pkg.provider, pkg.priceKobo) }));
+      return packages.filter((pkg) => pkg.active).map((pkg) => ({ pkg, priceKobo: priceFor(tier, 'cable', pkg.provider, pkg.priceKobo) }));
     },
 
     /** One of the account's transactions; another account's reference is not found, never shown. */
@@ -125,7 +123,9 @@ export function createPurchaseService(deps: PurchaseDeps & { store: Pick<Store, 
         });
       } catch (error) {
         if (error instanceof InvalidCursorError) {
-          throw new DomainError('INVALID_PARAMETER', 'cursor is not one this service issued.', { violations: [{ field: 'cursor', description: 'cursor is not one this service issued.' }] });
+          throw new DomainError('INVALID_PARAMETER', 'cursor is not one this service issued.', {
+            violations: [{ field: 'cursor', description: 'cursor is not one this service issued.' }],
+          });
         }
         throw error;
       }

@@ -4,10 +4,10 @@
  * amount). It asks the provider of the product family, charges nothing and writes nothing.
  */
 import { DomainError, notFound } from '../domain/errors.js';
-import { customerQuery, type CustomerQuery, type VerifyInput } from '../domain/verification.js';
+import { type CustomerQuery, customerQuery, type VerifyInput } from '../domain/verification.js';
 import type { CustomerDetails, VerifyOutcome } from '../providers/port.js';
-import type { PurchaseDeps } from './flow.js';
 import type { Store } from '../store/port.js';
+import type { PurchaseDeps } from './flow.js';
 
 /** A customer the provider knows, and the query that found it. */
 export interface VerifiedCustomer {
@@ -23,7 +23,10 @@ export function createVerificationService(deps: Pick<PurchaseDeps, 'providers' |
      * that gives no usable answer in time is INTERNAL (500), which the caller may retry.
      */
     async verify(accountId: string, input: VerifyInput): Promise<VerifiedCustomer> {
-      if (accountId === '') throw new DomainError('INVALID_PARAMETER', 'account_id is required.', { violations: [{ field: 'account_id', description: 'account_id is required.' }] });
+      if (accountId === '')
+        throw new DomainError('INVALID_PARAMETER', 'account_id is required.', {
+          violations: [{ field: 'account_id', description: 'account_id is required.' }],
+        });
       const query = customerQuery(input);
       if ((await deps.store.accounts.get(accountId)) === null) throw notFound(`Account ${accountId}`);
       const provider = deps.providers[query.product];
@@ -35,7 +38,8 @@ export function createVerificationService(deps: Pick<PurchaseDeps, 'providers' |
         outcome = { kind: 'unavailable', reason: error instanceof Error ? error.message : String(error) };
       }
       deps.log('provider.verify', { product: query.product, service: query.service, provider: provider.name, outcome: outcome.kind, ms: Date.now() - started });
-      const what = query.product === 'electricity' ? `${query.meterType} meter ${query.number} at ${query.service}` : `${query.service} smart card ${query.number}`;
+      const what =
+        query.product === 'electricity' ? `${query.meterType} meter ${query.number} at ${query.service}` : `${query.service} smart card ${query.number}`;
       switch (outcome.kind) {
         case 'found':
           return { query, customer: outcome.customer };

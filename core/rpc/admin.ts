@@ -1,11 +1,11 @@
 /** prepaid.v1.AdminService: requests in, use cases, messages out. No rule lives here. */
 import type { AdminService as AdminServiceDesc } from '../../gen/prepaid/v1/admin_pb.js';
+import type { LedgerCheck } from '../accounts/ledger-check.js';
 import type { AccountService, IssuedKeyPair } from '../accounts/service.js';
 import type { CatalogService } from '../catalog/service.js';
-import type { LedgerCheck } from '../accounts/ledger-check.js';
-import type { PendingList } from '../purchases/pending-list.js';
 import type { PlanSync } from '../catalog/sync.js';
 import { invalid } from '../domain/errors.js';
+import type { PendingList } from '../purchases/pending-list.js';
 import {
   accountMessage,
   apiKeyMessage,

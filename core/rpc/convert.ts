@@ -1,19 +1,21 @@
 /** Store records to prepaid.v1 messages (init shapes). The only place that knows both. */
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
-import type {
-  AccountSchema,
-  ApiKeySchema,
-  CablePackageSchema,
-  CatalogPlanSchema,
-  LedgerEntrySchema,
-  TierSchema,
-} from '../../gen/prepaid/v1/admin_pb.js';
-import { Product, TransactionStatus, type TransactionSchema } from '../../gen/prepaid/v1/types_pb.js';
+import type { AccountSchema, ApiKeySchema, CablePackageSchema, CatalogPlanSchema, LedgerEntrySchema, TierSchema } from '../../gen/prepaid/v1/admin_pb.js';
+import { Product, type TransactionSchema, TransactionStatus } from '../../gen/prepaid/v1/types_pb.js';
 import { invalid } from '../domain/errors.js';
-import { kobo, type Kobo } from '../domain/money.js';
+import { type Kobo, kobo } from '../domain/money.js';
 import type { ProductName, TransactionStatus as Status } from '../domain/products.js';
-import type { AccountRecord, ApiKeyRecord, CablePackageRecord, DiscountRule, LedgerEntryRecord, PlanRecord, TierRecord, TransactionRecord } from '../domain/records.js';
+import type {
+  AccountRecord,
+  ApiKeyRecord,
+  CablePackageRecord,
+  DiscountRule,
+  LedgerEntryRecord,
+  PlanRecord,
+  TierRecord,
+  TransactionRecord,
+} from '../domain/records.js';
 
 export const PRODUCT_TO_PROTO: Readonly<Record<ProductName, Product>> = {
   airtime: Product.AIRTIME,

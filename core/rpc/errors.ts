@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { create, toBinary } from '@bufbuild/protobuf';
 import { anyPack } from '@bufbuild/protobuf/wkt';
-import { Metadata, status, type ServiceError } from '@grpc/grpc-js';
+import { Metadata, type ServiceError, status } from '@grpc/grpc-js';
 import { BadRequestSchema, ErrorInfoSchema } from '../../gen/google/rpc/error_details_pb.js';
 import { StatusSchema } from '../../gen/google/rpc/status_pb.js';
 import type { ErrorReason } from '../../gen/prepaid/v1/types_pb.js';
@@ -59,21 +59,13 @@ export function toServiceError(error: unknown, log: ErrorLogger, rpc: string): P
     domain = new DomainError('INTERNAL', `An internal error occurred (error id ${errorId}).`, { metadata: { error_id: errorId } });
   }
   const code = GRPC_STATUS_BY_CODE[domain.code];
-  const details = [
-    anyPack(ErrorInfoSchema, create(ErrorInfoSchema, { reason: domain.code, domain: ERROR_DOMAIN, metadata: { ...domain.metadata } })),
-  ];
+  const details = [anyPack(ErrorInfoSchema, create(ErrorInfoSchema, { reason: domain.code, domain: ERROR_DOMAIN, metadata: { ...domain.metadata } }))];
   if (domain.violations.length > 0) {
     details.push(
-      anyPack(
-        BadRequestSchema,
-        create(BadRequestSchema, { fieldViolations: domain.violations.map((v) => ({ field: v.field, description: v.description })) }),
-      ),
+      anyPack(BadRequestSchema, create(BadRequestSchema, { fieldViolations: domain.violations.map((v) => ({ field: v.field, description: v.description })) })),
     );
   }
   const metadata = new Metadata();
-  metadata.set(
-    'grpc-status-details-bin',
-    Buffer.from(toBinary(StatusSchema, create(StatusSchema, { code, message: domain.message, details }))),
-  );
+  metadata.set('grpc-status-details-bin', Buffer.from(toBinary(StatusSchema, create(StatusSchema, { code, message: domain.message, details }))));
   return { code, details: domain.message, metadata };
 }

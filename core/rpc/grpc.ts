@@ -4,12 +4,12 @@
  * through the callback (a thrown error would become UNKNOWN and a rejected async handler
  * would leave the client waiting for its deadline).
  */
-import { create, fromBinary, toBinary, type DescMessage, type DescService, type MessageInitShape, type MessageShape } from '@bufbuild/protobuf';
+import { create, type DescMessage, type DescService, fromBinary, type MessageInitShape, type MessageShape, toBinary } from '@bufbuild/protobuf';
 import type { GenService, GenServiceMethods } from '@bufbuild/protobuf/codegenv2';
-import type { Metadata, ServerUnaryCall, sendUnaryData, ServiceDefinition, UntypedServiceImplementation } from '@grpc/grpc-js';
-import { DomainError } from '../domain/errors.js';
+import type { Metadata, ServerUnaryCall, ServiceDefinition, sendUnaryData, UntypedServiceImplementation } from '@grpc/grpc-js';
 import { hashSecret, sameHash } from '../accounts/keys.js';
-import { toServiceError, type ErrorLogger } from './errors.js';
+import { DomainError } from '../domain/errors.js';
+import { type ErrorLogger, toServiceError } from './errors.js';
 
 export function serviceDefinition(service: DescService): ServiceDefinition {
   const definition: Record<string, ServiceDefinition[string]> = {};

@@ -1,8 +1,8 @@
 /** prepaid.v1.PurchaseService: requests in, use cases, messages out. No rule lives here. */
 import type { PurchaseService as PurchaseServiceDesc } from '../../gen/prepaid/v1/purchase_pb.js';
-import type { PurchaseService } from '../purchases/service.js';
-import type { PurchaseResult } from '../purchases/flow.js';
 import type { CallbackService } from '../purchases/callbacks.js';
+import type { PurchaseResult } from '../purchases/flow.js';
+import type { PurchaseService } from '../purchases/service.js';
 import type { VerificationService } from '../purchases/verification.js';
 import { int64In, koboIn, transactionMessage } from './convert.js';
 import type { Handlers } from './grpc.js';

@@ -4,10 +4,10 @@
  * @grpc/reflection only needs `fileDescriptorProtos`, and proto-loader mis-names the
  * health service's map entry.
  */
-import { toBinary, type DescFile } from '@bufbuild/protobuf';
+import { type DescFile, toBinary } from '@bufbuild/protobuf';
 import { FileDescriptorProtoSchema } from '@bufbuild/protobuf/wkt';
-import { ReflectionService } from '@grpc/reflection';
 import type { Server } from '@grpc/grpc-js';
+import { ReflectionService } from '@grpc/reflection';
 
 function withDependencies(files: readonly DescFile[]): DescFile[] {
   const seen = new Map<string, DescFile>();

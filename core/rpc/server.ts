@@ -4,20 +4,20 @@
  */
 import { Server, ServerCredentials } from '@grpc/grpc-js';
 import { HealthImplementation } from 'grpc-health-check';
-import { AdminService, file_prepaid_v1_admin } from '../../gen/prepaid/v1/admin_pb.js';
-import { AuthService, file_prepaid_v1_auth } from '../../gen/prepaid/v1/auth_pb.js';
-import { PurchaseService, file_prepaid_v1_purchase } from '../../gen/prepaid/v1/purchase_pb.js';
-import { file_grpc_health_v1_health } from '../../gen/grpc/health/v1/health_pb.js';
 import { file_google_rpc_error_details } from '../../gen/google/rpc/error_details_pb.js';
 import { file_google_rpc_status } from '../../gen/google/rpc/status_pb.js';
+import { file_grpc_health_v1_health } from '../../gen/grpc/health/v1/health_pb.js';
+import { AdminService, file_prepaid_v1_admin } from '../../gen/prepaid/v1/admin_pb.js';
+import { AuthService, file_prepaid_v1_auth } from '../../gen/prepaid/v1/auth_pb.js';
+import { file_prepaid_v1_purchase, PurchaseService } from '../../gen/prepaid/v1/purchase_pb.js';
+import type { LedgerCheck } from '../accounts/ledger-check.js';
 import type { AccountService } from '../accounts/service.js';
 import type { CatalogService } from '../catalog/service.js';
-import type { LedgerCheck } from '../accounts/ledger-check.js';
+import type { PlanSync } from '../catalog/sync.js';
+import type { CallbackService } from '../purchases/callbacks.js';
 import type { PendingList } from '../purchases/pending-list.js';
 import type { PurchaseService as Purchases } from '../purchases/service.js';
-import type { CallbackService } from '../purchases/callbacks.js';
 import type { VerificationService } from '../purchases/verification.js';
-import type { PlanSync } from '../catalog/sync.js';
 import { adminHandlers } from './admin.js';
 import { authHandlers } from './auth.js';
 import type { ErrorLogger } from './errors.js';
@@ -69,7 +69,15 @@ export function createCoreServer(deps: CoreServerDeps): CoreServer {
   const adminCallers = { allowed: tokenCheck(deps.adminToken), known };
   server.addService(serviceDefinition(PurchaseService), implement(PurchaseService, purchaseHandlers(deps.purchases, deps), serviceCallers, deps.log));
   server.addService(serviceDefinition(AuthService), implement(AuthService, authHandlers(deps.accounts), serviceCallers, deps.log));
-  server.addService(serviceDefinition(AdminService), implement(AdminService, adminHandlers(deps.accounts, deps.catalog, { pendingList: deps.pendingList, ledgerCheck: deps.ledgerCheck }, deps.planSync), adminCallers, deps.log));
+  server.addService(
+    serviceDefinition(AdminService),
+    implement(
+      AdminService,
+      adminHandlers(deps.accounts, deps.catalog, { pendingList: deps.pendingList, ledgerCheck: deps.ledgerCheck }, deps.planSync),
+      adminCallers,
+      deps.log,
+    ),
+  );
 
   const health = new HealthImplementation({ '': 'NOT_SERVING', ...Object.fromEntries(SERVICE_NAMES.map((name) => [name, 'NOT_SERVING'])) });
   health.addToServer(server);
@@ -87,7 +95,8 @@ export function createCoreServer(deps: CoreServerDeps): CoreServer {
     listen(host, port, tls) {
       return new Promise((resolve, reject) => {
         // No client certificates are asked for: callers authenticate with their bearer token.
-        const credentials = tls === undefined ? ServerCredentials.createInsecure() : ServerCredentials.createSsl(null, [{ cert_chain: tls.cert, private_key: tls.key }], false);
+        const credentials =
+          tls === undefined ? ServerCredentials.createInsecure() : ServerCredentials.createSsl(null, [{ cert_chain: tls.cert, private_key: tls.key }], false);
         server.bindAsync(`${host.includes(':') ? `[${host}]` : host}:${port}`, credentials, (error, bound) => {
           if (error) return reject(error);
           for (const name of ['', ...SERVICE_NAMES]) health.setStatus(name, 'SERVING');

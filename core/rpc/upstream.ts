@@ -4,12 +4,12 @@
  */
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import { PlanChangeAction, type SyncPlansResponseSchema } from '../../gen/prepaid/v1/admin_pb.js';
-import { CallbackDisposition, type ApplyProviderCallbackResponseSchema, type VerifyCustomerResponseSchema } from '../../gen/prepaid/v1/purchase_pb.js';
+import { type ApplyProviderCallbackResponseSchema, CallbackDisposition, type VerifyCustomerResponseSchema } from '../../gen/prepaid/v1/purchase_pb.js';
 import { TransactionStatus } from '../../gen/prepaid/v1/types_pb.js';
 import type { PlanChange, PlanSyncReport } from '../catalog/sync.js';
-import type { CallbackDisposition as Disposition, CallbackResult } from '../purchases/callbacks.js';
+import type { CallbackResult, CallbackDisposition as Disposition } from '../purchases/callbacks.js';
 import type { VerifiedCustomer } from '../purchases/verification.js';
-import { PRODUCT_TO_PROTO, STATUS_TO_PROTO, catalogPlanMessage } from './convert.js';
+import { catalogPlanMessage, PRODUCT_TO_PROTO, STATUS_TO_PROTO } from './convert.js';
 
 /** A verified customer as VerifyCustomerResponse; what the provider did not tell stays unset. */
 export function verifiedCustomerMessage({ query, customer }: VerifiedCustomer): MessageInitShape<typeof VerifyCustomerResponseSchema> {

@@ -5,7 +5,7 @@
  * the same answers.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { parseNaira, ZERO_KOBO, type Kobo } from '../../core/domain/money.js';
+import { type Kobo, parseNaira, ZERO_KOBO } from '../../core/domain/money.js';
 import { invalidParameters, type PublicViolation } from '../errors.js';
 
 /** Reads typed fields from a body or a query string and remembers what was wrong. */

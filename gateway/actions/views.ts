@@ -3,9 +3,9 @@
  * transaction record shown by `transaction` and `transactions`. Money leaves as Naira
  * numbers with at most two decimals; everything inside stays integer kobo.
  */
-import { timestampDate, type Timestamp } from '@bufbuild/protobuf/wkt';
-import { kobo, koboToNaira, type Kobo } from '../../core/domain/money.js';
-import { Product, TransactionStatus, type Transaction } from '../../gen/prepaid/v1/types_pb.js';
+import { type Timestamp, timestampDate } from '@bufbuild/protobuf/wkt';
+import { type Kobo, kobo, koboToNaira } from '../../core/domain/money.js';
+import { Product, type Transaction, TransactionStatus } from '../../gen/prepaid/v1/types_pb.js';
 import { providerFailed } from '../errors.js';
 import type { ActionResult } from './action.js';
 
@@ -174,4 +174,3 @@ function orNull(text: string): string | null {
 function isoTime(timestamp: Timestamp | undefined): string | null {
   return timestamp === undefined ? null : timestampDate(timestamp).toISOString();
 }
-

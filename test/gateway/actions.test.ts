@@ -3,11 +3,12 @@
  * contract (spec section 4 plus DESIGN.md section 2), and `charged`/`balance` agreeing with
  * the ledger the core wrote.
  */
-import { suite } from '../helpers/suite.js';
+
 import * as assert from 'uvu/assert';
-import { startCore, assertLedgerInvariant, type TestCore } from '../helpers/core.js';
+import { assertLedgerInvariant, startCore, type TestCore } from '../helpers/core.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { assertError, fundedAccount, assertMatchesLedger, assertNaira, assertShape, balanceKobo, toKobo, type FieldType } from './fields.js';
+import { suite } from '../helpers/suite.js';
+import { assertError, assertMatchesLedger, assertNaira, assertShape, balanceKobo, type FieldType, fundedAccount, toKobo } from './fields.js';
 
 const test = suite('gateway actions');
 
@@ -23,7 +24,6 @@ test.after(async () => {
   await gateway?.close();
   await core?.close();
 });
-
 
 const PURCHASE_FIELDS = { status: 'string', reference: 'string', charged: 'number', balance: 'number' } as const;
 
@@ -45,7 +45,9 @@ const PURCHASES: { action: string; body: Record<string, unknown>; extra: Record<
 ];
 
 for (const { action, body, extra } of PURCHASES) {
-  test(`POST ${action} answers 200 with exactly status, reference, charged, balance${Object.keys(extra).map((f) => `, ${f}`).join('')}, matching the ledger`, async () => {
+  test(`POST ${action} answers 200 with exactly status, reference, charged, balance${Object.keys(extra)
+    .map((f) => `, ${f}`)
+    .join('')}, matching the ledger`, async () => {
     const { accountId, keys } = await fundedAccount(core);
     const reply = await gateway.request({ query: { action }, keys, body });
 
@@ -237,13 +239,19 @@ test('GET transactions pages newest first with limit and next_cursor until null'
   const first = await gateway.request({ query: { action: 'transactions', limit: '2' }, keys });
   assert.is(first.status, 200, first.text);
   assertShape(first.json, { status: 'string', transactions: 'array', next_cursor: 'string' });
-  assert.equal(first.json.transactions.map((t: { reference: string }) => t.reference), [references[2], references[1]]);
+  assert.equal(
+    first.json.transactions.map((t: { reference: string }) => t.reference),
+    [references[2], references[1]],
+  );
   for (const tx of first.json.transactions) assertShape(tx, TRANSACTION_FIELDS, 'transaction');
 
   const second = await gateway.request({ query: { action: 'transactions', limit: '2', cursor: first.json.next_cursor }, keys });
   assert.is(second.status, 200, second.text);
   assertShape(second.json, { status: 'string', transactions: 'array', next_cursor: 'null' });
-  assert.equal(second.json.transactions.map((t: { reference: string }) => t.reference), [references[0]]);
+  assert.equal(
+    second.json.transactions.map((t: { reference: string }) => t.reference),
+    [references[0]],
+  );
 
   const all = await gateway.request({ query: { action: 'transactions' }, keys });
   assert.is(all.json.transactions.length, 3, 'the default page holds all three');

@@ -43,10 +43,18 @@ attack('a pair that is right keeps working from an address where strangers guess
   assert.is((await gateway.request({ query: { action: 'balance' }, keys: partner, localAddress: '127.0.0.10' })).status, 200);
   await Promise.all(
     Array.from({ length: 20 }, (_, i) =>
-      gateway.request({ query: { action: 'balance' }, keys: { publicKey: `pk_${String(i).padStart(24, '0')}`, secretKey: 'sk_guess' }, localAddress: '127.0.0.10' }),
+      gateway.request({
+        query: { action: 'balance' },
+        keys: { publicKey: `pk_${String(i).padStart(24, '0')}`, secretKey: 'sk_guess' },
+        localAddress: '127.0.0.10',
+      }),
     ),
   );
-  const guess = await gateway.request({ query: { action: 'balance' }, keys: { publicKey: partner.publicKey, secretKey: 'sk_nope' }, localAddress: '127.0.0.10' });
+  const guess = await gateway.request({
+    query: { action: 'balance' },
+    keys: { publicKey: partner.publicKey, secretKey: 'sk_nope' },
+    localAddress: '127.0.0.10',
+  });
   assert.is(guess.status, 429, 'the address is over its failure budget');
   for (let i = 0; i < 3; i++) {
     const reply = await gateway.request({ query: { action: 'balance' }, keys: partner, localAddress: '127.0.0.10' });

@@ -5,11 +5,11 @@
  * working once the TTL runs out).
  */
 import http from 'node:http';
-import { suite } from '../helpers/suite.js';
 import * as assert from 'uvu/assert';
 import { normalizeAddress } from '../../gateway/client-ip.js';
 import { startCore, type TestCore } from '../helpers/core.js';
-import { startTestGateway, type ApiKeys, type TestGateway } from '../helpers/gateway.js';
+import { type ApiKeys, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { suite } from '../helpers/suite.js';
 import { assertError } from './fields.js';
 
 const test = suite('gateway authentication');
@@ -78,8 +78,15 @@ test('on one keep-alive connection from a trusted proxy, each request is judged 
     });
   try {
     const answers = [await ask(PARTNER_IP), await ask('198.51.100.9'), await ask(PARTNER_IP)];
-    assert.equal(answers.map((a) => a.status), [200, 401, 200]);
-    assert.equal(answers.map((a) => a.reused), [false, true, true], 'all three went over one connection');
+    assert.equal(
+      answers.map((a) => a.status),
+      [200, 401, 200],
+    );
+    assert.equal(
+      answers.map((a) => a.reused),
+      [false, true, true],
+      'all three went over one connection',
+    );
   } finally {
     agent.destroy();
   }
@@ -135,7 +142,10 @@ test('IP lock failures count against the address like any failed authentication'
 test('a cached success never answers a wrong secret or another address', async () => {
   const { publicKey, secretKey } = await core.createApiAccount({ balanceKobo: 1_000_000 });
   assert.is((await gateway.request({ query: { action: 'balance' }, keys: { publicKey, secretKey } })).status, 200);
-  const wrong = await gateway.request({ query: { action: 'balance' }, keys: { publicKey, secretKey: `${secretKey.slice(0, -1)}${secretKey.endsWith('A') ? 'B' : 'A'}` } });
+  const wrong = await gateway.request({
+    query: { action: 'balance' },
+    keys: { publicKey, secretKey: `${secretKey.slice(0, -1)}${secretKey.endsWith('A') ? 'B' : 'A'}` },
+  });
   assertError(wrong, 401, 'INVALID_API_KEY');
 
   await core.admin.setApiKeyIpLock({ publicKey, allowedIps: ['127.0.0.1'] });

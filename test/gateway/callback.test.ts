@@ -8,8 +8,8 @@ import * as assert from 'uvu/assert';
 import { loadGatewayConfig } from '../../gateway/config.js';
 import { ConfigError } from '../../runtime/env-schema.js';
 import { ledgerOf } from '../helpers/core.js';
-import { startTestGateway, type ApiKeys, type Reply } from '../helpers/gateway.js';
 import { startVtpassStack, type VtpassStack } from '../helpers/fake-vtpass.js';
+import { type ApiKeys, type Reply, startTestGateway } from '../helpers/gateway.js';
 import { suite } from '../helpers/suite.js';
 
 const test = suite<{ stack: VtpassStack }>('VTpass callbacks');
@@ -78,7 +78,11 @@ test('a reversal after a delivery refunds the charge once and the partner sees "
 test('a callback settles a pending purchase before the worker does, once', async ({ stack }) => {
   const { accountId, keys } = await account(stack);
   stack.fake.script('1111111111111', { answer: 'hang', later: 'delivered' });
-  const reply = await stack.gateway.request({ query: { action: 'electricity' }, keys, body: { disco: 'ikedc', meter_number: '1111111111111', meter_type: 'prepaid', amount: 2000 } });
+  const reply = await stack.gateway.request({
+    query: { action: 'electricity' },
+    keys,
+    body: { disco: 'ikedc', meter_number: '1111111111111', meter_type: 'prepaid', amount: 2000 },
+  });
   assert.is(reply.status, 202, reply.text);
   const reference = reply.json.reference as string;
   const answered = await postCallback(stack, stack.fake.callbackBody(reference));
@@ -113,7 +117,10 @@ test('a callback that VTpass does not confirm changes nothing: a forged reversal
   assert.is(reply.status, 200);
   assert.is((await statusOf(stack, keys, reference)).status, 'success');
   assert.equal(await kinds(stack, accountId, reference), ['debit']);
-  assert.ok(stack.fake.calls.some((c) => c.path === '/api/requery' && c.body?.['request_id'] === reference), 'the core asked VTpass');
+  assert.ok(
+    stack.fake.calls.some((c) => c.path === '/api/requery' && c.body?.['request_id'] === reference),
+    'the core asked VTpass',
+  );
 });
 
 test('a flood of the same callback asks VTpass once: the rest share its answer', async ({ stack }) => {
@@ -125,7 +132,10 @@ test('a flood of the same callback asks VTpass once: the rest share its answer',
   const requeries = () => stack.fake.calls.filter((c) => c.path === '/api/requery' && c.body?.['request_id'] === reference).length;
   const before = requeries();
   const answers = await Promise.all(Array.from({ length: 20 }, () => postCallback(stack, stack.fake.callbackBody(reference))));
-  assert.ok(answers.every((answer) => answer.status === 200), answers.map((a) => a.status).join(', '));
+  assert.ok(
+    answers.every((answer) => answer.status === 200),
+    answers.map((a) => a.status).join(', '),
+  );
   assert.is(requeries() - before, 1, 'one requery for twenty callbacks');
   assert.is((await statusOf(stack, keys, reference)).status, 'success');
   assert.equal(await kinds(stack, accountId, reference), ['debit']);
@@ -159,7 +169,10 @@ test('a callback VTpass cannot confirm yet is answered 503 so that VTpass sends 
 });
 
 test('an unknown reference and a body that is not a transaction update are answered success, without effect', async ({ stack }) => {
-  const unknown = await postCallback(stack, { type: 'transaction-update', data: { code: '000', requestId: '202601010000ABCDEFGHJK', content: { transactions: { status: 'reversed' } } } });
+  const unknown = await postCallback(stack, {
+    type: 'transaction-update',
+    data: { code: '000', requestId: '202601010000ABCDEFGHJK', content: { transactions: { status: 'reversed' } } },
+  });
   assert.is(unknown.status, 200);
   assert.equal(unknown.json, { response: 'success' });
   assert.ok(stack.coreLog.some((line) => line.includes('callback.unknown_reference') && line.includes('202601010000ABCDEFGHJK')));

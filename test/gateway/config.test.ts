@@ -2,10 +2,10 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { suite } from '../helpers/suite.js';
 import * as assert from 'uvu/assert';
 import { loadGatewayConfig, resolveServiceToken, trustedProxyList } from '../../gateway/config.js';
 import { ConfigError } from '../../runtime/env-schema.js';
+import { suite } from '../helpers/suite.js';
 
 const test = suite('gateway config');
 
@@ -93,7 +93,10 @@ for (const [variable, value] of INVALID) {
 test('without SERVICE_TOKEN the token is read from the data directory, or the start fails naming it', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'gateway-config-'));
   try {
-    assert.throws(() => resolveServiceToken(loadGatewayConfig({ DATA_DIR: dir })), (e: Error) => e instanceof ConfigError && e.message.startsWith('SERVICE_TOKEN:'));
+    assert.throws(
+      () => resolveServiceToken(loadGatewayConfig({ DATA_DIR: dir })),
+      (e: Error) => e instanceof ConfigError && e.message.startsWith('SERVICE_TOKEN:'),
+    );
     // A token file shorter than 16 characters is refused (issue 18, point 6), naming the file.
     writeFileSync(path.join(dir, 'service.token'), 'from-file\n');
     assert.throws(

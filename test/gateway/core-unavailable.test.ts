@@ -4,13 +4,13 @@
  * CORE_UNAVAILABLE with an error id that the log carries too, never the internal message.
  */
 import net from 'node:net';
-import { suite } from '../helpers/suite.js';
 import * as assert from 'uvu/assert';
-import { HealthCheckResponse_ServingStatus } from '../../gen/grpc/health/v1/health_pb.js';
 import type { CoreClients } from '../../gateway/core-client.js';
 import { createCoreHealth, HEALTH_CACHE_MS } from '../../gateway/routes.js';
+import { HealthCheckResponse_ServingStatus } from '../../gen/grpc/health/v1/health_pb.js';
 import { startCore, type TestCore } from '../helpers/core.js';
-import { startTestGateway, type ApiKeys, type TestGateway } from '../helpers/gateway.js';
+import { type ApiKeys, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { suite } from '../helpers/suite.js';
 import { assertError } from './fields.js';
 
 const test = suite('gateway health and an unavailable core');

@@ -3,14 +3,15 @@
  * status and public code, and faults that are not the caller's are logged under an error id
  * that the answer quotes instead of any internal detail.
  */
-import { suite } from '../helpers/suite.js';
-import * as assert from 'uvu/assert';
-import { Code, ConnectError } from '@connectrpc/connect';
+
 import { create } from '@bufbuild/protobuf';
+import { Code, ConnectError } from '@connectrpc/connect';
+import * as assert from 'uvu/assert';
 import type { ErrorCode } from '../../core/domain/errors.js';
-import { BadRequestSchema, ErrorInfoSchema } from '../../gen/google/rpc/error_details_pb.js';
 import { ApiError, errorBody, toApiError } from '../../gateway/errors.js';
 import type { GatewayLogger } from '../../gateway/log.js';
+import { BadRequestSchema, ErrorInfoSchema } from '../../gen/google/rpc/error_details_pb.js';
+import { suite } from '../helpers/suite.js';
 
 const test = suite('gateway error table');
 

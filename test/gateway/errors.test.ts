@@ -5,12 +5,12 @@
  */
 import http from 'node:http';
 import net from 'node:net';
-import { suite } from '../helpers/suite.js';
 import * as assert from 'uvu/assert';
-import { startCore, ledgerOf, type TestCore } from '../helpers/core.js';
-import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { assertError, fundedAccount, balanceKobo } from './fields.js';
 import { MAX_DEPTH } from '../../gateway/body.js';
+import { ledgerOf, startCore, type TestCore } from '../helpers/core.js';
+import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { suite } from '../helpers/suite.js';
+import { assertError, balanceKobo, fundedAccount } from './fields.js';
 
 const test = suite('gateway errors');
 
@@ -26,7 +26,6 @@ test.after(async () => {
   await gateway?.close();
   await core?.close();
 });
-
 
 const AIRTIME = { network: 'mtn', phone: '08031234567', amount: 100 };
 
@@ -113,7 +112,12 @@ const INVALID_PARAMETERS: { name: string; action: string; body: unknown; field: 
   { name: 'a missing required field', action: 'airtime', body: { network: 'mtn', amount: 100 }, field: 'phone' },
   { name: 'a value out of the allowed set', action: 'airtime', body: { ...AIRTIME, network: 'etisalat' }, field: 'network' },
   { name: 'an amount below the minimum', action: 'airtime', body: { ...AIRTIME, amount: 49 }, field: 'amount' },
-  { name: 'an electricity amount below 1000', action: 'electricity', body: { disco: 'ikedc', meter_number: '45031234567', meter_type: 'prepaid', amount: 999.99 }, field: 'amount' },
+  {
+    name: 'an electricity amount below 1000',
+    action: 'electricity',
+    body: { disco: 'ikedc', meter_number: '45031234567', meter_type: 'prepaid', amount: 999.99 },
+    field: 'amount',
+  },
   { name: 'a phone sent as a number', action: 'airtime', body: { ...AIRTIME, phone: 8031234567 }, field: 'phone' },
   { name: 'a phone of 10 digits', action: 'airtime', body: { ...AIRTIME, phone: '0803123456' }, field: 'phone' },
   { name: 'an amount with three decimals', action: 'airtime', body: { ...AIRTIME, amount: 100.123 }, field: 'amount' },
@@ -123,12 +127,32 @@ const INVALID_PARAMETERS: { name: string; action: string; body: unknown; field: 
   { name: 'a plan_id that is not an integer', action: 'data', body: { plan_id: 1.5, phone: '08031234567' }, field: 'plan_id' },
   { name: 'a plan_id string that is not an integer', action: 'data', body: { plan_id: 'one', phone: '08031234567' }, field: 'plan_id' },
   { name: 'a plan_id not in the catalog', action: 'data', body: { plan_id: 999_999, phone: '08031234567' }, field: 'plan_id' },
-  { name: 'a meter_type out of the set', action: 'electricity', body: { disco: 'ikedc', meter_number: '45031234567', meter_type: 'smart', amount: 1000 }, field: 'meter_type' },
-  { name: 'an unknown disco', action: 'electricity', body: { disco: 'lagos', meter_number: '45031234567', meter_type: 'prepaid', amount: 1000 }, field: 'disco' },
+  {
+    name: 'a meter_type out of the set',
+    action: 'electricity',
+    body: { disco: 'ikedc', meter_number: '45031234567', meter_type: 'smart', amount: 1000 },
+    field: 'meter_type',
+  },
+  {
+    name: 'an unknown disco',
+    action: 'electricity',
+    body: { disco: 'lagos', meter_number: '45031234567', meter_type: 'prepaid', amount: 1000 },
+    field: 'disco',
+  },
   { name: 'an unknown cable provider', action: 'cable', body: { provider: 'netflix', smart_card: '7012345678', package_code: 'X' }, field: 'provider' },
   { name: 'recipients that are not an array', action: 'bulksms', body: { sender: 'Shop', recipients: '08031234567', message: 'hi' }, field: 'recipients' },
-  { name: 'a recipient that is not a string', action: 'bulksms', body: { sender: 'Shop', recipients: ['08031234567', 8031234568], message: 'hi' }, field: 'recipients[1]' },
-  { name: 'a sender longer than 11 characters', action: 'bulksms', body: { sender: 'TwelveChars1', recipients: ['08031234567'], message: 'hi' }, field: 'sender' },
+  {
+    name: 'a recipient that is not a string',
+    action: 'bulksms',
+    body: { sender: 'Shop', recipients: ['08031234567', 8031234568], message: 'hi' },
+    field: 'recipients[1]',
+  },
+  {
+    name: 'a sender longer than 11 characters',
+    action: 'bulksms',
+    body: { sender: 'TwelveChars1', recipients: ['08031234567'], message: 'hi' },
+    field: 'sender',
+  },
   { name: 'an empty request_id', action: 'airtime', body: { ...AIRTIME, request_id: '' }, field: 'request_id' },
 ];
 
@@ -197,7 +221,11 @@ test('a number with more digits than a double holds is refused, not rounded into
   assert.match(reply.json.message, /100\.10000000000000001/);
   assert.is(await balanceKobo(core, accountId), before);
   // Long digit runs inside strings are text, not numbers.
-  const text = await gateway.request({ query: { action: 'airtime' }, keys, body: { network: 'mtn', phone: '08031234567', amount: 100, request_id: '1234567890123456789012345' } });
+  const text = await gateway.request({
+    query: { action: 'airtime' },
+    keys,
+    body: { network: 'mtn', phone: '08031234567', amount: 100, request_id: '1234567890123456789012345' },
+  });
   assert.is(text.status, 200, text.text);
 });
 
@@ -287,7 +315,10 @@ for (const { action, body } of PROVIDER_FAILURES) {
     assert.is(await balanceKobo(core, accountId), 5_000_000n, 'the balance is back where it was');
 
     const entries = (await ledgerOf(core, accountId)).filter((e) => e.reference === reply.json.reference);
-    assert.equal(entries.map((e) => e.kind), ['debit', 'refund']);
+    assert.equal(
+      entries.map((e) => e.kind),
+      ['debit', 'refund'],
+    );
     assert.is(entries[0]!.amountKobo + entries[1]!.amountKobo, 0n, 'the refund equals the debit');
 
     const requery = await gateway.request({ query: { action: 'transaction', reference: reply.json.reference }, keys });

@@ -16,7 +16,10 @@ export function assertShape(value: unknown, shape: Record<string, FieldType>, la
   assert.equal(Object.keys(record).sort(), Object.keys(shape).sort(), `${label} has exactly the fields ${Object.keys(shape).join(', ')}`);
   for (const [field, type] of Object.entries(shape)) {
     const allowed = type.split('|');
-    assert.ok(allowed.some((t) => isType(record[field], t)), `${label}.${field} is ${type}, got ${JSON.stringify(record[field])}`);
+    assert.ok(
+      allowed.some((t) => isType(record[field], t)),
+      `${label}.${field} is ${type}, got ${JSON.stringify(record[field])}`,
+    );
   }
 }
 

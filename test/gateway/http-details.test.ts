@@ -8,7 +8,7 @@ import net from 'node:net';
 import * as assert from 'uvu/assert';
 import { startGateway } from '../../gateway/main.js';
 import { startCore, type TestCore } from '../helpers/core.js';
-import { send, startTestGateway, type ApiKeys, type TestGateway } from '../helpers/gateway.js';
+import { type ApiKeys, send, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { suite } from '../helpers/suite.js';
 import { assertError } from './fields.js';
 
@@ -148,7 +148,10 @@ test('one rule for decimals; floating-point noise names the field', async () => 
     assert.is(reply.status, 200, `${JSON.stringify(amount)}: ${reply.text}`);
     charged.push((reply.json as { charged: number }).charged);
   }
-  assert.ok(charged.every((naira) => naira === charged[0]), `one charge for all three: ${charged.join(', ')}`);
+  assert.ok(
+    charged.every((naira) => naira === charged[0]),
+    `one charge for all three: ${charged.join(', ')}`,
+  );
   const noisy = await gateway.request({
     method: 'POST',
     query: { action: 'airtime' },
@@ -157,7 +160,10 @@ test('one rule for decimals; floating-point noise names the field', async () => 
     body: '{"network":"mtn","phone":"08031234567","amount":99.30000000000001}',
   });
   assertError(noisy, 422, 'INVALID_PARAMETER', { errors: 'array' });
-  assert.equal((noisy.json as { errors: { field: string }[] }).errors.map((e) => e.field), ['amount']);
+  assert.equal(
+    (noisy.json as { errors: { field: string }[] }).errors.map((e) => e.field),
+    ['amount'],
+  );
 });
 
 test.run();

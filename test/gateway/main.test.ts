@@ -4,11 +4,11 @@
  */
 import { spawn } from 'node:child_process';
 import http from 'node:http';
-import { suite } from '../helpers/suite.js';
 import * as assert from 'uvu/assert';
 import { startGateway } from '../../gateway/main.js';
 import { startCore, type TestCore } from '../helpers/core.js';
 import { send } from '../helpers/gateway.js';
+import { suite } from '../helpers/suite.js';
 
 const test = suite('gateway main');
 

@@ -3,12 +3,13 @@
  * exactly the actions the gateway has, and real answers of every action (200, 202 and the
  * error statuses) validate against its schemas, so the document cannot drift from the code.
  */
-import * as assert from 'uvu/assert';
+
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
+import * as assert from 'uvu/assert';
 import { ACTIONS } from '../../gateway/actions/index.js';
 import { startCore, type TestCore } from '../helpers/core.js';
-import { startTestGateway, type Reply, type TestGateway, type ApiKeys } from '../helpers/gateway.js';
+import { type ApiKeys, type Reply, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { suite } from '../helpers/suite.js';
 
 const test = suite('openapi document');
@@ -70,7 +71,7 @@ test('it is OpenAPI 3.1 and documents exactly the actions the gateway serves, wi
   assert.ok(document.components.securitySchemes.publicKey && document.components.securitySchemes.secretKey);
 });
 
-test('every action\'s real 200 answer validates', async () => {
+test("every action's real 200 answer validates", async () => {
   let reference = '';
   for (const [action, body] of Object.entries(BODIES)) {
     const reply = await gateway.request({ query: { action }, keys, body });
@@ -118,7 +119,11 @@ test('pending (202) answers of every purchase validate, and so does the transact
 test('error answers validate against Error, with the headers the document names', async () => {
   const cases: Array<[string, Promise<Reply>, number]> = [
     ['missing keys', gateway.request({ query: { action: 'balance' } }), 401],
-    ['short balance', core.createApiAccount({ balanceKobo: 100 }).then((a) => gateway.request({ query: { action: 'airtime' }, keys: a, body: BODIES['airtime'] })), 402],
+    [
+      'short balance',
+      core.createApiAccount({ balanceKobo: 100 }).then((a) => gateway.request({ query: { action: 'airtime' }, keys: a, body: BODIES['airtime'] })),
+      402,
+    ],
     ['unknown reference', gateway.request({ query: { action: 'transaction', reference: '202601010000AAAAAAAAAA' }, keys }), 404],
     ['wrong method', gateway.request({ method: 'GET', query: { action: 'airtime' }, keys }), 405],
     ['bad parameters', gateway.request({ query: { action: 'airtime' }, keys, body: { network: 'x' } }), 422],

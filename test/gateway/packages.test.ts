@@ -4,7 +4,7 @@
  */
 import * as assert from 'uvu/assert';
 import { startCore, type TestCore } from '../helpers/core.js';
-import { startTestGateway, type ApiKeys, type TestGateway } from '../helpers/gateway.js';
+import { type ApiKeys, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { suite } from '../helpers/suite.js';
 import { assertError } from './fields.js';
 
@@ -31,7 +31,7 @@ interface Listed {
   price: number;
 }
 
-test('every active package of every provider, with its code and this account\'s price', async () => {
+test("every active package of every provider, with its code and this account's price", async () => {
   const reply = await gateway.request({ query: { action: 'packages' }, keys });
   assert.is(reply.status, 200, reply.text);
   const listed = (reply.json as { packages: Listed[] }).packages;
@@ -60,7 +60,10 @@ test('the listed price is what a cable purchase charges', async () => {
 test('an unknown provider is a 422 naming the field', async () => {
   const reply = await gateway.request({ query: { action: 'packages', provider: 'showmax' }, keys });
   assertError(reply, 422, 'INVALID_PARAMETER', { errors: 'array' });
-  assert.equal((reply.json as { errors: { field: string }[] }).errors.map((e) => e.field), ['provider']);
+  assert.equal(
+    (reply.json as { errors: { field: string }[] }).errors.map((e) => e.field),
+    ['provider'],
+  );
 });
 
 test.run();

@@ -4,10 +4,11 @@
  * (delivered, or failed and refunded in full). Also the 409 for a request_id whose first
  * request is still in flight.
  */
-import { suite } from '../helpers/suite.js';
+
 import * as assert from 'uvu/assert';
-import { startCore, assertLedgerInvariant, type TestCore } from '../helpers/core.js';
-import { startTestGateway, type ApiKeys, type TestGateway } from '../helpers/gateway.js';
+import { assertLedgerInvariant, startCore, type TestCore } from '../helpers/core.js';
+import { type ApiKeys, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { suite } from '../helpers/suite.js';
 import { assertError, assertMatchesLedger, assertShape, balanceKobo } from './fields.js';
 
 const test = suite('gateway pending purchases');
@@ -81,7 +82,11 @@ test('pending answers carry the product fields known before delivery', async () 
   const cable = await gateway.request({ query: { action: 'cable' }, keys, body: { provider: 'startimes', smart_card: '70128888', package_code: 'basic' } });
   assert.is(cable.status, 202, cable.text);
   assertShape(cable.json, { ...PENDING_FIELDS, package: 'string' }, 'pending cable');
-  const sms = await gateway.request({ query: { action: 'bulksms' }, keys, body: { sender: 'Shop', recipients: ['08031238888', '08031234567'], message: 'Hello' } });
+  const sms = await gateway.request({
+    query: { action: 'bulksms' },
+    keys,
+    body: { sender: 'Shop', recipients: ['08031238888', '08031234567'], message: 'Hello' },
+  });
   assert.is(sms.status, 202, sms.text);
   assertShape(sms.json, { ...PENDING_FIELDS, sent: 'integer', pages: 'integer' }, 'pending bulksms');
 });
@@ -90,7 +95,7 @@ test('a pending purchase that later fails shows failed on requery, and the walle
   const { accountId, keys } = await fundedAccount();
   const reply = await gateway.request({ query: { action: 'cable' }, keys, body: { provider: 'dstv', smart_card: '7012347777', package_code: 'DSTV YANGA' } });
   assert.is(reply.status, 202, reply.text);
-  assert.ok(await balanceKobo(core, accountId) < 5_000_000n, 'the charge is held while pending');
+  assert.ok((await balanceKobo(core, accountId)) < 5_000_000n, 'the charge is held while pending');
 
   await core.recoverNow();
 

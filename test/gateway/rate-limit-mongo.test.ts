@@ -8,16 +8,16 @@
 import { randomUUID } from 'node:crypto';
 import net, { type AddressInfo } from 'node:net';
 import { MongoClient } from 'mongodb';
-import { suite } from '../helpers/suite.js';
 import * as assert from 'uvu/assert';
 import { loadGatewayConfig } from '../../gateway/config.js';
-import { ConfigError } from '../../runtime/env-schema.js';
 import type { GatewayLogger } from '../../gateway/log.js';
 import { startGateway } from '../../gateway/main.js';
 import { gatewayPolicies, openSharedLimiters, SHARED_COUNTERS_COLLECTION, type SharedLimiters } from '../../gateway/rate-limit.js';
+import { ConfigError } from '../../runtime/env-schema.js';
+import { type FakeMongo, startFakeMongo } from '../core/store/mongo-wire.js';
 import { startCore, type TestCore } from '../helpers/core.js';
-import { send, type LoggedLine } from '../helpers/gateway.js';
-import { startFakeMongo, type FakeMongo } from '../core/store/mongo-wire.js';
+import { type LoggedLine, send } from '../helpers/gateway.js';
+import { suite } from '../helpers/suite.js';
 
 function capture(): { log: GatewayLogger; logged: LoggedLine[] } {
   const logged: LoggedLine[] = [];
@@ -44,7 +44,10 @@ const config = suite('gateway config: shared rate limits');
 config('without MONGODB_URI the gateway counts in memory; with it, in MONGODB_DB (default prepaid)', () => {
   assert.not.ok('mongo' in loadGatewayConfig({}), 'no MongoDB setting at all');
   assert.equal(loadGatewayConfig({ MONGODB_URI: 'mongodb://db1,db2/?replicaSet=rs0' }).mongo, { uri: 'mongodb://db1,db2/?replicaSet=rs0', dbName: 'prepaid' });
-  assert.equal(loadGatewayConfig({ MONGODB_URI: 'mongodb+srv://c.example.net', MONGODB_DB: 'limits' }).mongo, { uri: 'mongodb+srv://c.example.net', dbName: 'limits' });
+  assert.equal(loadGatewayConfig({ MONGODB_URI: 'mongodb+srv://c.example.net', MONGODB_DB: 'limits' }).mongo, {
+    uri: 'mongodb+srv://c.example.net',
+    dbName: 'limits',
+  });
 });
 
 config('a bad MONGODB_URI or MONGODB_DB stops the gateway with the variable named and no password repeated', () => {
@@ -84,8 +87,14 @@ insured('a MongoDB that refuses the counters leaves the limit to memory: still 3
 
   const decisions = [];
   for (let i = 0; i < 5; i++) decisions.push(await shared.perKey.consume('pk_busy'));
-  assert.equal(decisions.map((d) => d.kind), ['allowed', 'allowed', 'allowed', 'limited', 'limited']);
-  assert.equal(decisions.slice(0, 3).map((d) => (d.kind === 'allowed' ? d.remaining : -1)), [2, 1, 0]);
+  assert.equal(
+    decisions.map((d) => d.kind),
+    ['allowed', 'allowed', 'allowed', 'limited', 'limited'],
+  );
+  assert.equal(
+    decisions.slice(0, 3).map((d) => (d.kind === 'allowed' ? d.remaining : -1)),
+    [2, 1, 0],
+  );
   assert.is((await shared.perKey.peek('pk_busy')).kind, 'limited');
   assert.equal(await shared.perKey.peek('pk_quiet'), { kind: 'allowed', remaining: 3, resetSeconds: 60 });
   // The failed-auth limit is insured the same way, per IP.
@@ -95,19 +104,31 @@ insured('a MongoDB that refuses the counters leaves the limit to memory: still 3
 
   assert.ok(fake.commands.includes('findAndModify'), 'each count was tried on MongoDB first');
   const fallbacks = logged.filter((l) => l.message === 'rate_limit.shared_store_failed');
-  assert.equal(fallbacks.map((l) => [l.level, l.fields?.['policy'], l.fields?.['fallback']]), [
-    ['error', 'per-key', 'memory'],
-    ['error', 'auth-failures', 'memory'],
-  ], 'one report per policy, not one per request');
-  assert.ok(logged.some((l) => l.message === 'rate_limit.shared_store_setup_failed'), 'the refused index creation is logged');
+  assert.equal(
+    fallbacks.map((l) => [l.level, l.fields?.['policy'], l.fields?.['fallback']]),
+    [
+      ['error', 'per-key', 'memory'],
+      ['error', 'auth-failures', 'memory'],
+    ],
+    'one report per policy, not one per request',
+  );
+  assert.ok(
+    logged.some((l) => l.message === 'rate_limit.shared_store_setup_failed'),
+    'the refused index creation is logged',
+  );
 });
 
 insured('an unreachable MongoDB costs a request at most the short timeout, and the limit still holds', async () => {
   const { log, logged } = capture();
   const port = await closedPort();
-  shared = openSharedLimiters({ uri: `mongodb://127.0.0.1:${port}/`, dbName: 'prepaid' }, gatewayPolicies({ rateLimitPerMinute: 2, authFailuresPerMinute: 10 }), log, {
-    serverSelectionTimeoutMS: 200,
-  });
+  shared = openSharedLimiters(
+    { uri: `mongodb://127.0.0.1:${port}/`, dbName: 'prepaid' },
+    gatewayPolicies({ rateLimitPerMinute: 2, authFailuresPerMinute: 10 }),
+    log,
+    {
+      serverSelectionTimeoutMS: 200,
+    },
+  );
   const started = Date.now();
   const first = await shared.perKey.consume('pk_one');
   assert.ok(Date.now() - started < 5_000, 'answered within the timeout, not the driver default of 30 s');
@@ -184,7 +205,11 @@ if (uri === '') {
     assert.equal(kinds, ['allowed', 'allowed', 'allowed', 'allowed', 'allowed', 'limited', 'limited']);
     assert.is((await b.perKey.peek('pk_fleet')).kind, 'limited');
     assert.is((await a.perKey.peek('pk_other')).kind, 'allowed');
-    assert.equal(logged.filter((l) => l.level === 'error'), [], 'MongoDB answered every count');
+    assert.equal(
+      logged.filter((l) => l.level === 'error'),
+      [],
+      'MongoDB answered every count',
+    );
     const client = new MongoClient(uri);
     try {
       const counter = await client.db(dbName).collection(SHARED_COUNTERS_COLLECTION).findOne({ key: 'per-key:pk_fleet' });

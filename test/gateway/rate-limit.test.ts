@@ -4,13 +4,14 @@
  * client IP without touching anyone's key quota; and a failing counter store that lets
  * requests through instead of refusing them.
  */
-import { suite } from '../helpers/suite.js';
-import * as assert from 'uvu/assert';
+
 import { RateLimiterMemory } from 'rate-limiter-flexible';
-import { createLimiter, createMemoryLimiter, rateLimitHeaders } from '../../gateway/rate-limit.js';
+import * as assert from 'uvu/assert';
 import type { GatewayLogger } from '../../gateway/log.js';
+import { createLimiter, createMemoryLimiter, rateLimitHeaders } from '../../gateway/rate-limit.js';
 import { startCore, type TestCore } from '../helpers/core.js';
-import { startTestGateway, type ApiKeys, type TestGateway } from '../helpers/gateway.js';
+import { type ApiKeys, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { suite } from '../helpers/suite.js';
 import { assertError } from './fields.js';
 
 const test = suite('gateway rate limits');
@@ -93,7 +94,7 @@ test("a failed-auth flood from one IP is limited per IP and spends none of the v
   assert.match(String(victimReply.headers['ratelimit']), /^"per-key";r=57;t=\d+$/);
 });
 
-test('requests without keys never reach the core and do not spend the address\'s allowance', async () => {
+test("requests without keys never reach the core and do not spend the address's allowance", async () => {
   for (let i = 0; i < 12; i++) {
     assertError(await gateway.request({ query: { action: 'balance' }, localAddress: '127.0.0.4' }), 401, 'MISSING_API_KEY');
   }

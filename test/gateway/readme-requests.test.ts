@@ -8,11 +8,11 @@
  * example must be refused by the document and answered with the documented Error.
  */
 import { readFileSync } from 'node:fs';
-import * as assert from 'uvu/assert';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
+import * as assert from 'uvu/assert';
 import { startCore, type TestCore } from '../helpers/core.js';
-import { startTestGateway, type ApiKeys, type TestGateway } from '../helpers/gateway.js';
+import { type ApiKeys, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { suite } from '../helpers/suite.js';
 
 interface ReadmeRequest {
@@ -37,12 +37,18 @@ function readmeRequests(): ReadmeRequest[] {
     const url = /"\$BASE\?([^"]*)"/.exec(command)![1]!;
     const headers = Object.fromEntries([...command.matchAll(/-H "([^:]+): ([^"]*)"/g)].map((m) => [m[1]!, m[2]!]));
     const data = /-d '([^']*)'/.exec(command)?.[1];
-    requests.push({ line: i + 1, query: new URLSearchParams(url), headers, body: data === undefined ? undefined : JSON.parse(data), expectsError: answer.includes('"status":"error"') });
+    requests.push({
+      line: i + 1,
+      query: new URLSearchParams(url),
+      headers,
+      body: data === undefined ? undefined : JSON.parse(data),
+      expectsError: answer.includes('"status":"error"'),
+    });
   }
   return requests;
 }
 
-const test = suite('the README\'s requests against the OpenAPI document');
+const test = suite("the README's requests against the OpenAPI document");
 let core: TestCore;
 let gateway: TestGateway;
 let keys: ApiKeys;

@@ -5,9 +5,9 @@
  * Nothing is ever charged.
  */
 import * as assert from 'uvu/assert';
-import { startCore, ledgerOf, type TestCore } from '../helpers/core.js';
-import { startTestGateway, type ApiKeys, type TestGateway } from '../helpers/gateway.js';
+import { ledgerOf, startCore, type TestCore } from '../helpers/core.js';
 import { startVtpassStack } from '../helpers/fake-vtpass.js';
+import { type ApiKeys, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { suite } from '../helpers/suite.js';
 import { assertError, assertShape } from './fields.js';
 
@@ -100,7 +100,10 @@ test('the purchase rules apply: one group of fields, each valid, all problems li
   assert.equal(bad.json.errors.map((e: { field: string }) => e.field).sort(), ['disco', 'meter_number', 'meter_type']);
   const types = await verify({ provider: 'dstv', smart_card: 1234567890 });
   assertError(types, 422, 'INVALID_PARAMETER', { errors: 'array' });
-  assert.equal(types.json.errors.map((e: { field: string }) => e.field), ['smart_card']);
+  assert.equal(
+    types.json.errors.map((e: { field: string }) => e.field),
+    ['smart_card'],
+  );
   const get = await gateway.request({ query: { action: 'verify' }, keys });
   assert.is(get.status, 405);
 });
@@ -136,7 +139,7 @@ test('through VTpass: merchant-verify answers, a wrong number is 404, an unreach
     assert.is(card.json.due_date, '2026-02-06T00:00:00');
     const wrong = await ask({ disco: 'ikedc', meter_number: '1234567890123', meter_type: 'prepaid' });
     assertError(wrong, 404, 'NOT_FOUND');
-    assert.match(wrong.json.message, /invalid/i, 'VTpass\'s own reason is passed on');
+    assert.match(wrong.json.message, /invalid/i, "VTpass's own reason is passed on");
 
     await stack.fake.close();
     const down = await ask({ provider: 'gotv', smart_card: '1212121212' });

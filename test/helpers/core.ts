@@ -3,22 +3,23 @@
  * providers, the gRPC server on port 0, and real gRPC clients (Connect over the gRPC
  * transport, as the gateway uses). Nothing is mocked.
  */
+
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
-import { createClient, type Client, type Interceptor } from '@connectrpc/connect';
+import { type Client, createClient, type Interceptor } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
+import { type Core, createCore } from '../../core/app.js';
+import { API_TIER_ID } from '../../core/catalog/defaults.js';
+import type { Providers } from '../../core/providers/port.js';
+import { createSandbox, type Sandbox } from '../../core/providers/sandbox/index.js';
+import type { Store } from '../../core/store/port.js';
+import { openSqliteStore } from '../../core/store/sqlite/index.js';
 import { AdminService } from '../../gen/prepaid/v1/admin_pb.js';
 import { AuthService } from '../../gen/prepaid/v1/auth_pb.js';
 import { PurchaseService } from '../../gen/prepaid/v1/purchase_pb.js';
-import { createCore, type Core } from '../../core/app.js';
-import { API_TIER_ID } from '../../core/catalog/defaults.js';
-import { createSandbox, type Sandbox } from '../../core/providers/sandbox/index.js';
-import { openSqliteStore } from '../../core/store/sqlite/index.js';
-import type { Store } from '../../core/store/port.js';
-import type { Providers } from '../../core/providers/port.js';
-import { ADMIN_TOKEN_FILE, SERVICE_TOKEN_FILE, loadOrCreateToken } from '../../runtime/tokens.js';
+import { ADMIN_TOKEN_FILE, loadOrCreateToken, SERVICE_TOKEN_FILE } from '../../runtime/tokens.js';
 
 export interface TestCore {
   /** http://127.0.0.1:<port>, for createGrpcTransport. */

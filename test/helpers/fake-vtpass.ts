@@ -130,9 +130,19 @@ const STAMP_TOLERANCE_MS = 26 * 60 * 60_000;
 export function defaultVariations(): Map<string, FakeVariation[]> {
   const v = (variation_code: string, name: string, naira: string): FakeVariation => ({ variation_code, name, variation_amount: naira, fixedPrice: 'Yes' });
   return new Map([
-    ['mtn-data', [v('mtn-10mb-100', 'N100 100MB - 24 hrs', '100.00'), v('mtn-50mb-200', 'N200 200MB - 2 days', '200.00'), v('mtn-100mb-1000', 'N1000 1.5GB - 30 days', '1000.00')]],
+    [
+      'mtn-data',
+      [
+        v('mtn-10mb-100', 'N100 100MB - 24 hrs', '100.00'),
+        v('mtn-50mb-200', 'N200 200MB - 2 days', '200.00'),
+        v('mtn-100mb-1000', 'N1000 1.5GB - 30 days', '1000.00'),
+      ],
+    ],
     ['glo-data', [v('glo100', 'Glo Data N100 -  105MB - 2 day', '100.00'), v('glo1000', 'Glo Data N1000 -  2.5GB - 30 days', '1000.00')]],
-    ['airtel-data', [v('airt-100', 'Airtel Data - 100 Naira - 100MB - 1Day', '99.00'), v('airt-1000', 'Airtel Data - 1,000 Naira - 1.5GB - 30 Days', '1000.00')]],
+    [
+      'airtel-data',
+      [v('airt-100', 'Airtel Data - 100 Naira - 100MB - 1Day', '99.00'), v('airt-1000', 'Airtel Data - 1,000 Naira - 1.5GB - 30 Days', '1000.00')],
+    ],
     ['etisalat-data', [v('eti-100', '9mobile 100 Naira - 100MB - 1 day', '100.00'), v('eti-1000', '9mobile 1000 Naira - 1.5GB - 30 days', '1000.00')]],
   ]);
 }
@@ -148,9 +158,47 @@ export async function startFakeVtpass(): Promise<FakeVtpass> {
   const hanging = new Set<ServerResponse>();
   const sms: FakeVtpass['sms'] = [];
   const customers = new Map<string, Record<string, unknown>>([
-    ['1111111111111', { Customer_Name: 'TESTMETER1', Address: 'ABULE - EGBA BU ABULE', Meter_Number: '1111111111111', Customer_Arrears: '', Minimum_Amount: '', Min_Purchase_Amount: '500', Can_Vend: 'yes', Business_Unit: '', Customer_Account_Type: 'NMD', Meter_Type: 'PREPAID', WrongBillersCode: false }],
-    ['1010101010101', { Customer_Name: 'TESTMETER2', Address: '12 Marina, Lagos Island', Meter_Number: '1010101010101', Customer_Arrears: '1,250.50', Minimum_Amount: '1000', Meter_Type: 'POSTPAID', WrongBillersCode: false }],
-    ['1212121212', { Customer_Name: 'TEST CUSTOMER', Status: 'ACTIVE', Due_Date: '2026-02-06T00:00:00', Customer_Number: '1212121212', Customer_Type: 'DSTV', Current_Bouquet: 'DStv Compact N15700', Current_Bouquet_Code: 'COMPE36', Renewal_Amount: 15700 }],
+    [
+      '1111111111111',
+      {
+        Customer_Name: 'TESTMETER1',
+        Address: 'ABULE - EGBA BU ABULE',
+        Meter_Number: '1111111111111',
+        Customer_Arrears: '',
+        Minimum_Amount: '',
+        Min_Purchase_Amount: '500',
+        Can_Vend: 'yes',
+        Business_Unit: '',
+        Customer_Account_Type: 'NMD',
+        Meter_Type: 'PREPAID',
+        WrongBillersCode: false,
+      },
+    ],
+    [
+      '1010101010101',
+      {
+        Customer_Name: 'TESTMETER2',
+        Address: '12 Marina, Lagos Island',
+        Meter_Number: '1010101010101',
+        Customer_Arrears: '1,250.50',
+        Minimum_Amount: '1000',
+        Meter_Type: 'POSTPAID',
+        WrongBillersCode: false,
+      },
+    ],
+    [
+      '1212121212',
+      {
+        Customer_Name: 'TEST CUSTOMER',
+        Status: 'ACTIVE',
+        Due_Date: '2026-02-06T00:00:00',
+        Customer_Number: '1212121212',
+        Customer_Type: 'DSTV',
+        Current_Bouquet: 'DStv Compact N15700',
+        Current_Bouquet_Code: 'COMPE36',
+        Renewal_Amount: 15700,
+      },
+    ],
   ]);
   let sequence = 0;
 
@@ -182,7 +230,13 @@ export async function startFakeVtpass(): Promise<FakeVtpass> {
     });
     switch (tx.state) {
       case 'delivered':
-        return { code: '000', content: { transactions: transactions('delivered') }, response_description: DESCRIPTIONS['000'], ...base, ...electricityFields(tx) };
+        return {
+          code: '000',
+          content: { transactions: transactions('delivered') },
+          response_description: DESCRIPTIONS['000'],
+          ...base,
+          ...electricityFields(tx),
+        };
       case 'pending':
         return { code: '000', content: { transactions: transactions('pending') }, response_description: DESCRIPTIONS['000'], ...base, purchased_code: '' };
       case 'processing':
@@ -252,7 +306,14 @@ export async function startFakeVtpass(): Promise<FakeVtpass> {
     const script: PayScript = queued?.shift() ?? (SANDBOX_SUCCESS.has(recipient) ? { answer: 'delivered' } : { answer: 'code', code: '016' });
     const record = (state: FakeState, shape: ElectricityShape = 'standard'): FakeTransaction => {
       sequence += 1;
-      const tx: FakeTransaction = { requestId: id, serviceID, body, state, shape, transactionId: `17${String(Date.now()).slice(-9)}${String(sequence).padStart(6, '0')}` };
+      const tx: FakeTransaction = {
+        requestId: id,
+        serviceID,
+        body,
+        state,
+        shape,
+        transactionId: `17${String(Date.now()).slice(-9)}${String(sequence).padStart(6, '0')}`,
+      };
       transactions.set(id, tx);
       return tx;
     };
@@ -292,7 +353,10 @@ export async function startFakeVtpass(): Promise<FakeVtpass> {
     if (content === undefined) {
       return send(res, 200, { code: '000', content: { error: 'This meter/card number is invalid. Please check and try again', WrongBillersCode: true } });
     }
-    send(res, 200, { code: '000', content: { ...content, commission_details: { amount: null, rate: '1.00', rate_type: 'percent', computation_type: 'default' } } });
+    send(res, 200, {
+      code: '000',
+      content: { ...content, commission_details: { amount: null, rate: '1.00', rate_type: 'percent', computation_type: 'default' } },
+    });
   }
 
   function sendSms(body: Record<string, unknown>, res: ServerResponse): void {
@@ -304,7 +368,9 @@ export async function startFakeVtpass(): Promise<FakeVtpass> {
     }
     if (script?.answer === 'malformed') return send(res, 200, 'not json');
     if (script?.answer === 'TG17') return send(res, 200, { responseCode: 'TG17', response: 'INSUFFICIENT UNITS' });
-    const recipients = String(body['recipient'] ?? '').split(',').filter((r) => r !== '');
+    const recipients = String(body['recipient'] ?? '')
+      .split(',')
+      .filter((r) => r !== '');
     const batchId = `B${String(sms.length + 1).padStart(8, '0')}`;
     sms.push({ sender: String(body['sender'] ?? ''), recipients, message: String(body['message'] ?? ''), batchId: String(body['clientbatchid'] ?? '') });
     send(res, 200, {
@@ -339,11 +405,13 @@ export async function startFakeVtpass(): Promise<FakeVtpass> {
     calls.push({ method: req.method ?? '', path: url.pathname + url.search, headers, body });
 
     if (url.pathname === '/v2/api/sms/sendsms' && req.method === 'POST') {
-      if (headers['x-token'] !== creds.smsToken || headers['x-secret'] !== creds.smsSecret) return send(res, 401, { responseCode: 'TG05', response: 'INVALID CREDENTIALS' });
+      if (headers['x-token'] !== creds.smsToken || headers['x-secret'] !== creds.smsSecret)
+        return send(res, 401, { responseCode: 'TG05', response: 'INVALID CREDENTIALS' });
       return sendSms(body ?? {}, res);
     }
     // Keys as the facts file says: api-key always, public-key on GET, secret-key on POST.
-    const keyed = headers['api-key'] === creds.apiKey && (req.method === 'GET' ? headers['public-key'] === creds.publicKey : headers['secret-key'] === creds.secretKey);
+    const keyed =
+      headers['api-key'] === creds.apiKey && (req.method === 'GET' ? headers['public-key'] === creds.publicKey : headers['secret-key'] === creds.secretKey);
     if (!keyed) return send(res, 401, { code: '087', response_description: DESCRIPTIONS['087'] });
 
     if (req.method === 'GET' && url.pathname === '/api/service-variations') {

@@ -5,8 +5,8 @@
  */
 import http, { type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { loadGatewayConfig, type GatewayConfig } from '../../gateway/config.js';
-import { createCoreClients, type CoreClients } from '../../gateway/core-client.js';
+import { type GatewayConfig, loadGatewayConfig } from '../../gateway/config.js';
+import { type CoreClients, createCoreClients } from '../../gateway/core-client.js';
 import type { GatewayLogger } from '../../gateway/log.js';
 import { createGateway, type Gateway } from '../../gateway/server.js';
 import type { TestCore } from './core.js';

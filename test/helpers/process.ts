@@ -2,7 +2,7 @@
  * Runs the real core as a child process (`node --import tsx core/main.ts`), as an operator
  * would, and reads the address it announces on stdout. For tests that must kill it.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 

@@ -6,7 +6,7 @@
  * gRPC code and keep their stack.
  */
 import { Code, ConnectError } from '@connectrpc/connect';
-import { suite as uvuSuite, type Callback, type Test } from 'uvu';
+import { type Callback, type Test, suite as uvuSuite } from 'uvu';
 
 function readable(error: unknown): unknown {
   if (!(error instanceof ConnectError)) return error;

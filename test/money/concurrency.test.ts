@@ -5,20 +5,18 @@
  * is sent; unknown outcomes stay debited until the provider answers, then settle or refund
  * exactly once; one still unknown past the deadline is flagged for a person, not refunded.
  */
-import { suite } from '../helpers/suite.js';
+
 import * as assert from 'uvu/assert';
 import { TransactionStatus } from '../../gen/prepaid/v1/types_pb.js';
-import { ledgerOf, startCore, assertLedgerInvariant, type TestCore } from '../helpers/core.js';
+import { assertLedgerInvariant, ledgerOf, startCore, type TestCore } from '../helpers/core.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { suite } from '../helpers/suite.js';
 
 /** 100 Naira of MTN airtime costs the API tier 97 Naira (3% discount in the default catalog). */
 const AIRTIME = { network: 'mtn', phone: '08031234567', amount: 100 };
 const AIRTIME_CHARGE_KOBO = 9_700;
 
-async function withService(
-  options: Parameters<typeof startCore>[0],
-  body: (core: TestCore, gateway: TestGateway) => Promise<void>,
-): Promise<void> {
+async function withService(options: Parameters<typeof startCore>[0], body: (core: TestCore, gateway: TestGateway) => Promise<void>): Promise<void> {
   const core = await startCore(options);
   // The per-key limit is what other tests pin; here it would only hide the races.
   const gateway = await startTestGateway(core, { rateLimitPerMinute: 100_000 });
@@ -38,17 +36,22 @@ test('200 concurrent purchases against a balance for exactly 50: 50 succeed, 150
   await withService({}, async (core, gateway) => {
     const { accountId, publicKey, secretKey } = await core.createApiAccount({ balanceKobo: 50 * AIRTIME_CHARGE_KOBO });
     const keys = { publicKey, secretKey };
-    const replies = await Promise.all(
-      Array.from({ length: 200 }, () => gateway.request({ query: { action: 'airtime' }, keys, body: AIRTIME })),
-    );
+    const replies = await Promise.all(Array.from({ length: 200 }, () => gateway.request({ query: { action: 'airtime' }, keys, body: AIRTIME })));
     const byStatus = new Map<number, number>();
     for (const reply of replies) byStatus.set(reply.status, (byStatus.get(reply.status) ?? 0) + 1);
     assert.equal(Object.fromEntries(byStatus), { 200: 50, 402: 150 });
     assert.ok(replies.filter((r) => r.status === 402).every((r) => r.json.code === 'INSUFFICIENT_BALANCE'));
     const { account } = await core.admin.getAccount({ accountId });
     assert.is(account!.balanceKobo, 0n);
-    const balances = replies.filter((r) => r.status === 200).map((r) => r.json.balance as number).sort((a, b) => a - b);
-    assert.equal(balances, Array.from({ length: 50 }, (_, i) => (i * AIRTIME_CHARGE_KOBO) / 100), 'each success saw its own balance');
+    const balances = replies
+      .filter((r) => r.status === 200)
+      .map((r) => r.json.balance as number)
+      .sort((a, b) => a - b);
+    assert.equal(
+      balances,
+      Array.from({ length: 50 }, (_, i) => (i * AIRTIME_CHARGE_KOBO) / 100),
+      'each success saw its own balance',
+    );
     assert.is(core.sandbox.purchases.length, 50, 'the provider was called only for the 50 reserved');
     await assertLedgerInvariant(core, accountId);
   });
@@ -59,9 +62,7 @@ test('50 concurrent requests with one idempotency key: one debit, one provider c
     const { accountId, publicKey, secretKey } = await core.createApiAccount({ balanceKobo: 1_000_000 });
     const keys = { publicKey, secretKey };
     const replies = await Promise.all(
-      Array.from({ length: 50 }, () =>
-        gateway.request({ query: { action: 'airtime' }, keys, body: AIRTIME, headers: { 'Idempotency-Key': 'order-1001' } }),
-      ),
+      Array.from({ length: 50 }, () => gateway.request({ query: { action: 'airtime' }, keys, body: AIRTIME, headers: { 'Idempotency-Key': 'order-1001' } })),
     );
     const fresh = replies.filter((r) => r.status === 200 && r.headers['idempotent-replayed'] === undefined);
     const replayed = replies.filter((r) => r.status === 200 && r.headers['idempotent-replayed'] === 'true');
@@ -119,7 +120,10 @@ test('unknown outcomes answer 202 with the money debited, then the worker settle
     assert.is(await status(delivered.json.reference), TransactionStatus.SUCCESS);
     assert.is(await status(failed.json.reference), TransactionStatus.FAILED);
     const entries = await ledgerOf(core, accountId);
-    assert.equal(entries.filter((e) => e.kind === 'refund').map((e) => [e.reference, e.amountKobo]), [[failed.json.reference, BigInt(AIRTIME_CHARGE_KOBO)]]);
+    assert.equal(
+      entries.filter((e) => e.kind === 'refund').map((e) => [e.reference, e.amountKobo]),
+      [[failed.json.reference, BigInt(AIRTIME_CHARGE_KOBO)]],
+    );
     assert.is((await core.admin.getAccount({ accountId })).account!.balanceKobo, BigInt(1_000_000 - AIRTIME_CHARGE_KOBO));
 
     // A replay of a purchase first answered 202 repeats that answer even after it settled;
@@ -142,10 +146,16 @@ test('a purchase still unknown past the deadline is flagged for a person and nev
     assert.is(reply.status, 202);
     await core.recoverNow();
     const flagged = await core.admin.listPendingTransactions({ needsAttentionOnly: true });
-    assert.equal(flagged.transactions.map((t) => t.reference), [reply.json.reference]);
+    assert.equal(
+      flagged.transactions.map((t) => t.reference),
+      [reply.json.reference],
+    );
     assert.ok(flagged.transactions[0]!.needsAttention);
     assert.is((await core.admin.getAccount({ accountId })).account!.balanceKobo, BigInt(1_000_000 - AIRTIME_CHARGE_KOBO), 'still debited');
-    assert.equal((await ledgerOf(core, accountId)).filter((e) => e.kind === 'refund'), []);
+    assert.equal(
+      (await ledgerOf(core, accountId)).filter((e) => e.kind === 'refund'),
+      [],
+    );
     const check = await core.admin.checkLedger({});
     assert.is(check.needsAttentionCount, 1n);
   });

@@ -4,20 +4,21 @@
  * After the last restart the recovery worker must bring every transaction to a final state,
  * the ledger check must find nothing, and no purchase answered as delivered may be lost.
  */
+
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
-import { suite } from '../helpers/suite.js';
-import * as assert from 'uvu/assert';
 import { createClient } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
+import * as assert from 'uvu/assert';
 import { AdminService } from '../../gen/prepaid/v1/admin_pb.js';
 import { PurchaseService } from '../../gen/prepaid/v1/purchase_pb.js';
 import { TransactionStatus } from '../../gen/prepaid/v1/types_pb.js';
-import { readTokenFile, ADMIN_TOKEN_FILE, SERVICE_TOKEN_FILE } from '../../runtime/tokens.js';
+import { ADMIN_TOKEN_FILE, readTokenFile, SERVICE_TOKEN_FILE } from '../../runtime/tokens.js';
 import { bearer } from '../helpers/core.js';
-import { spawnCore, type CoreProcess } from '../helpers/process.js';
+import { type CoreProcess, spawnCore } from '../helpers/process.js';
+import { suite } from '../helpers/suite.js';
 
 const test = suite('crash safety');
 

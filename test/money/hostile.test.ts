@@ -5,11 +5,12 @@
  * over real HTTP. Whatever arrives: no 5xx, every 4xx is a JSON error with a message and a
  * code, and no answer other than a 2xx ever changes the balance.
  */
-import { suite } from '../helpers/suite.js';
-import * as assert from 'uvu/assert';
+
 import fc from 'fast-check';
-import { startCore, assertLedgerInvariant, type TestCore } from '../helpers/core.js';
-import { startTestGateway, type Reply, type TestGateway } from '../helpers/gateway.js';
+import * as assert from 'uvu/assert';
+import { assertLedgerInvariant, startCore, type TestCore } from '../helpers/core.js';
+import { type Reply, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { suite } from '../helpers/suite.js';
 
 /** Runs per action; nine actions make a few thousand requests in all. */
 const RUNS_PER_ACTION = 300;
@@ -39,11 +40,46 @@ const hostileString = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 40 }),
   fc.string({ unit: 'grapheme', maxLength: 40 }),
   controlCharacters,
-  validPhone.chain((p) => fc.constantFrom(p, ` ${p}`, `${p}\u0000`, `${p}\n`, p.replace(/\d/g, (d) => String.fromCharCode(0xff10 + Number(d))))),
+  validPhone.chain((p) =>
+    fc.constantFrom(
+      p,
+      ` ${p}`,
+      `${p}\u0000`,
+      `${p}\n`,
+      p.replace(/\d/g, (d) => String.fromCharCode(0xff10 + Number(d))),
+    ),
+  ),
   fc.constantFrom(
-    '', ' ', '\u0000', '\u202e', '\ud800', '\uffff', 'mtn', 'MTN', 'mtn ', 'prepaid', 'DSTV PADI', 'gotv max',
-    '__proto__', 'constructor', 'prototype', 'toString', 'NaN', 'Infinity', '-0', '1e3', '0x10', '100.001', '100.00',
-    ' 100 ', '١٠٠', '１００', 'x'.repeat(5_000), '<script>', "'; DROP TABLE accounts; --", '{"$gt":""}',
+    '',
+    ' ',
+    '\u0000',
+    '\u202e',
+    '\ud800',
+    '\uffff',
+    'mtn',
+    'MTN',
+    'mtn ',
+    'prepaid',
+    'DSTV PADI',
+    'gotv max',
+    '__proto__',
+    'constructor',
+    'prototype',
+    'toString',
+    'NaN',
+    'Infinity',
+    '-0',
+    '1e3',
+    '0x10',
+    '100.001',
+    '100.00',
+    ' 100 ',
+    '١٠٠',
+    '１００',
+    'x'.repeat(5_000),
+    '<script>',
+    "'; DROP TABLE accounts; --",
+    '{"$gt":""}',
   ),
 );
 
@@ -75,14 +111,20 @@ function hostileBody(fields: readonly string[]): fc.Arbitrary<string | Buffer> {
   return fc.oneof(
     { weight: 6, arbitrary: hostileObject(fields).map((o) => JSON.stringify(o)) },
     { weight: 1, arbitrary: hostileObject(fields).map((o) => JSON.stringify(o).replace('{', '{"__proto__":{"polluted":true},')) },
-    { weight: 1, arbitrary: fc.constantFrom('{"amount":1e999}', '{"amount":-1e999}', '[]', 'null', '"x"', '{', '{"a":1,}', '[' .repeat(50_000), '{"amount":100', '') },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom('{"amount":1e999}', '{"amount":-1e999}', '[]', 'null', '"x"', '{', '{"a":1,}', '['.repeat(50_000), '{"amount":100', ''),
+    },
     { weight: 1, arbitrary: fc.uint8Array({ maxLength: 64 }).map((bytes) => Buffer.from(bytes)) },
     { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 60 }) },
   );
 }
 
 /** Header values as HTTP allows them (visible ASCII), hostile in content. */
-const headerValue = fc.oneof(fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: 80 }), fc.constantFrom('order-1', 'x'.repeat(65)));
+const headerValue = fc.oneof(
+  fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: 80 }),
+  fc.constantFrom('order-1', 'x'.repeat(65)),
+);
 /** Mostly the right type, so that most bodies get as far as the parameter rules. */
 const contentType = fc.oneof(
   { weight: 8, arbitrary: fc.constantFrom('application/json', 'application/json; charset=utf-8', 'APPLICATION/JSON') },
@@ -101,21 +143,23 @@ function hostileRequest(action: keyof typeof ACTIONS): fc.Arbitrary<HostileReque
   const queryValue = fc.oneof(hostileString, hostileNumber.map(String)).map((v) => String(v));
   const query = fc.record(Object.fromEntries(fields.map((f) => [f, queryValue])), { requiredKeys: [] });
   const wrongMethod = fc.constantFrom('PUT', 'DELETE', 'PATCH', method === 'GET' ? 'POST' : 'GET');
-  return fc.record({
-    method: fc.oneof({ weight: 9, arbitrary: fc.constant(method) }, { weight: 1, arbitrary: wrongMethod }),
-    query: method === 'GET' ? query : fc.constant({}),
-    body: method === 'POST' ? hostileBody(fields) : fc.constant(undefined),
-    contentType,
-    idempotencyKey: fc.option(headerValue, { nil: undefined }),
-  }).map(({ method: m, query: q, body, contentType: type, idempotencyKey }) => ({
-    method: m,
-    query: { action, ...q },
-    ...(body !== undefined ? { body } : {}),
-    headers: {
-      ...(type ? { 'Content-Type': type } : {}),
-      ...(idempotencyKey !== undefined ? { 'Idempotency-Key': idempotencyKey } : {}),
-    },
-  }));
+  return fc
+    .record({
+      method: fc.oneof({ weight: 9, arbitrary: fc.constant(method) }, { weight: 1, arbitrary: wrongMethod }),
+      query: method === 'GET' ? query : fc.constant({}),
+      body: method === 'POST' ? hostileBody(fields) : fc.constant(undefined),
+      contentType,
+      idempotencyKey: fc.option(headerValue, { nil: undefined }),
+    })
+    .map(({ method: m, query: q, body, contentType: type, idempotencyKey }) => ({
+      method: m,
+      query: { action, ...q },
+      ...(body !== undefined ? { body } : {}),
+      headers: {
+        ...(type ? { 'Content-Type': type } : {}),
+        ...(idempotencyKey !== undefined ? { 'Idempotency-Key': idempotencyKey } : {}),
+      },
+    }));
 }
 
 const test = suite('hostile input');

@@ -40,11 +40,19 @@ test('the gateway reaches nothing under core/ but pure domain rules, and runtime
   const fromGateway = [...reachable('gateway/main.ts')];
   assert.ok(fromGateway.includes('gateway/server.ts') && fromGateway.includes('runtime/core-transport.ts'), 'the walk follows imports');
   const intoCore = fromGateway.filter((file) => file.startsWith('core/'));
-  assert.equal(intoCore.filter((file) => !PURE_DOMAIN.test(file)), [], 'only core/domain');
+  assert.equal(
+    intoCore.filter((file) => !PURE_DOMAIN.test(file)),
+    [],
+    'only core/domain',
+  );
   for (const file of intoCore) {
     // Pure: no module of node's but crypto (references are random, which is no I/O).
     const nodeImports = [...readFileSync(path.join(ROOT, file), 'utf8').matchAll(/from '(node:[a-z_/]+)'/g)].map((m) => m[1]);
-    assert.equal(nodeImports.filter((name) => name !== 'node:crypto'), [], `${file} does no I/O`);
+    assert.equal(
+      nodeImports.filter((name) => name !== 'node:crypto'),
+      [],
+      `${file} does no I/O`,
+    );
   }
   for (const entry of ['runtime/core-transport.ts', 'runtime/lifecycle.ts', 'runtime/tokens.ts', 'runtime/url.ts', 'runtime/error-reason.ts']) {
     const outside = [...reachable(entry)].filter((file) => file.startsWith('core/') || file.startsWith('gateway/'));
@@ -55,7 +63,10 @@ test('the gateway reaches nothing under core/ but pure domain rules, and runtime
 test("loading the gateway's configuration loads no provider adapter and nothing of the core", () => {
   const files = [...reachable('gateway/config.ts')];
   assert.ok(files.includes('runtime/env-schema.ts'), 'the walk follows imports');
-  assert.equal(files.filter((file) => file.startsWith('core/')), []);
+  assert.equal(
+    files.filter((file) => file.startsWith('core/')),
+    [],
+  );
 });
 
 test.run();

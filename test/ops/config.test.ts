@@ -5,17 +5,19 @@
  * of which has a default or says when it is required.
  */
 import { spawn } from 'node:child_process';
-import { suite } from '../helpers/suite.js';
 import * as assert from 'uvu/assert';
 import { CORE_SCHEMA, readCoreConfig } from '../../core/config.js';
-import { schemaNames, type Env, type Schema } from '../../runtime/env-schema.js';
 import { GATEWAY_SCHEMA, loadGatewayConfig } from '../../gateway/config.js';
+import { type Env, type Schema, schemaNames } from '../../runtime/env-schema.js';
+import { suite } from '../helpers/suite.js';
 
 const test = suite('ops: configuration');
 
 /** node --import tsx <script> ...args with `env` on top of a clean environment. */
 function run(script: string, args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !schemaNames(CORE_SCHEMA).includes(name) && !schemaNames(GATEWAY_SCHEMA).includes(name)));
+  const inherited = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !schemaNames(CORE_SCHEMA).includes(name) && !schemaNames(GATEWAY_SCHEMA).includes(name)),
+  );
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { env: { ...inherited, ...env }, timeout: 20_000 });
     let stdout = '';

@@ -5,10 +5,10 @@
  * Then the logger itself: LOG_LEVEL filters, and redaction blanks secrets a caller let slip.
  */
 import { Writable } from 'node:stream';
-import { suite } from '../helpers/suite.js';
 import * as assert from 'uvu/assert';
 import { createProcessLog, REDACTED } from '../../runtime/log.js';
-import { keyHeaders, request, startService, unique, type LogLine, type Service } from './service.js';
+import { suite } from '../helpers/suite.js';
+import { keyHeaders, type LogLine, request, type Service, startService, unique } from './service.js';
 
 const test = suite('ops: structured logs');
 
@@ -98,7 +98,10 @@ test('a run with keys and purchases logs each request and each outcome with its 
     assert.is(refused['code'], 'INVALID_API_KEY');
     assert.is(refused['account'], undefined, 'no account is claimed for a key pair that failed');
     assert.is(requests.filter((l) => l['action'] === 'balance').length, 2, 'one line per request');
-    assert.ok(requests.some((l) => l['action'] === 'healthz' && l['level'] === 'debug'), 'probes are debug lines');
+    assert.ok(
+      requests.some((l) => l['action'] === 'healthz' && l['level'] === 'debug'),
+      'probes are debug lines',
+    );
 
     // One line per purchase outcome in the core, by reference.
     const outcomes = events(lines, 'purchase.outcome');
@@ -116,7 +119,8 @@ test('a run with keys and purchases logs each request and each outcome with its 
     // The stop, in order: started, both drained, the core stopped, completed.
     const order = lines.map((l) => l.event);
     const at = (event: string) => order.indexOf(event);
-    for (const event of ['shutdown.started', 'gateway.draining', 'core.draining', 'core.stopped', 'shutdown.completed']) assert.ok(at(event) >= 0, `${event} is logged`);
+    for (const event of ['shutdown.started', 'gateway.draining', 'core.draining', 'core.stopped', 'shutdown.completed'])
+      assert.ok(at(event) >= 0, `${event} is logged`);
     assert.ok(at('shutdown.started') < at('core.stopped') && at('core.stopped') < at('shutdown.completed'));
   } finally {
     await service?.cleanup();
@@ -151,10 +155,13 @@ test('LOG_LEVEL filters: at warn, info and debug lines are not written', async (
   log.warn('config.warning', { variable: 'X' });
   log.error('request.error', { error_id: 'err_1' });
   await log.flush();
-  assert.equal(out.lines().map((l) => [l['level'], l['event']]), [
-    ['warn', 'config.warning'],
-    ['error', 'request.error'],
-  ]);
+  assert.equal(
+    out.lines().map((l) => [l['level'], l['event']]),
+    [
+      ['warn', 'config.warning'],
+      ['error', 'request.error'],
+    ],
+  );
 });
 
 test('a secret a caller let slip into a field is blanked, at the top of a line and in request headers', async () => {
@@ -173,7 +180,8 @@ test('a secret a caller let slip into a field is blanked, at the top of a line a
   await log.flush();
   const [line] = out.lines();
   const text = JSON.stringify(line);
-  for (const secret of ['sk_top', 'sk_camel', '1234-5678', 'tok_service', 'sk_header', 'Bearer tok', 'sk_req', 'pw@db']) assert.not.ok(text.includes(secret), secret);
+  for (const secret of ['sk_top', 'sk_camel', '1234-5678', 'tok_service', 'sk_header', 'Bearer tok', 'sk_req', 'pw@db'])
+    assert.not.ok(text.includes(secret), secret);
   assert.is(line!['secret_key'], REDACTED);
   assert.equal(line!['headers'], { 'x-secret-key': REDACTED, authorization: REDACTED, 'x-public-key': 'pk_fine' }, 'a public key is kept');
   assert.is(line!['public_key'], 'pk_fine');

@@ -9,10 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createClient } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
-import { suite } from '../helpers/suite.js';
 import * as assert from 'uvu/assert';
-import { AdminService } from '../../gen/prepaid/v1/admin_pb.js';
-import { PurchaseService } from '../../gen/prepaid/v1/purchase_pb.js';
 import { createCore } from '../../core/app.js';
 import { API_TIER_ID } from '../../core/catalog/defaults.js';
 import { readCoreConfig } from '../../core/config.js';
@@ -20,9 +17,12 @@ import { createCoreMetrics, serveMetrics } from '../../core/metrics.js';
 import { createSandbox } from '../../core/providers/sandbox/index.js';
 import { SQLITE_FILE } from '../../core/store/index.js';
 import { openSqliteStore } from '../../core/store/sqlite/index.js';
+import { AdminService } from '../../gen/prepaid/v1/admin_pb.js';
+import { PurchaseService } from '../../gen/prepaid/v1/purchase_pb.js';
 import { bearer, startCore, type TestCore } from '../helpers/core.js';
 import { startTestGateway } from '../helpers/gateway.js';
-import { declaredSeries, keyHeaders, request, sample, startService, type Service } from './service.js';
+import { suite } from '../helpers/suite.js';
+import { declaredSeries, keyHeaders, request, type Service, sample, startService } from './service.js';
 
 const test = suite('ops: metrics');
 

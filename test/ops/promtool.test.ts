@@ -7,8 +7,8 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import * as assert from 'uvu/assert';
-import { createCoreMetrics } from '../../core/metrics.js';
 import { kobo } from '../../core/domain/money.js';
+import { createCoreMetrics } from '../../core/metrics.js';
 import { createGatewayMetrics } from '../../gateway/metrics.js';
 import { suite } from '../helpers/suite.js';
 
@@ -20,7 +20,12 @@ async function everySeries(): Promise<[string, string]> {
   for (const state of ['pending', 'success', 'failed', 'reversed'] as const) core.purchase('airtime', state);
   core.refund('airtime', 'failed', kobo(100));
   core.refund('airtime', 'reversed', kobo(100));
-  const outcomes = { purchase: ['delivered', 'failed', 'reversed', 'unknown', 'error'], query: ['delivered', 'failed', 'reversed', 'unknown', 'error'], verify: ['found', 'not_found', 'unavailable', 'error'], notify: ['accepted', 'refused', 'error'] } as const;
+  const outcomes = {
+    purchase: ['delivered', 'failed', 'reversed', 'unknown', 'error'],
+    query: ['delivered', 'failed', 'reversed', 'unknown', 'error'],
+    verify: ['found', 'not_found', 'unavailable', 'error'],
+    notify: ['accepted', 'refused', 'error'],
+  } as const;
   for (const [operation, list] of Object.entries(outcomes)) {
     for (const outcome of list) core.providerCall('sandbox', 'electricity', operation as 'purchase', outcome, 0.01);
   }

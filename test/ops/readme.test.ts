@@ -5,11 +5,11 @@
  * to add or remove; `npm start -- --help --markdown` prints the tables to paste.
  */
 import { readFileSync } from 'node:fs';
-import { suite } from '../helpers/suite.js';
 import * as assert from 'uvu/assert';
 import { CORE_SCHEMA } from '../../core/config.js';
-import { schemaNames } from '../../runtime/env-schema.js';
 import { GATEWAY_SCHEMA } from '../../gateway/config.js';
+import { schemaNames } from '../../runtime/env-schema.js';
+import { suite } from '../helpers/suite.js';
 
 const test = suite('ops: README configuration tables');
 

@@ -4,18 +4,18 @@
  * child process in a fresh data directory; and keeps everything it writes: stdout (the
  * JSON log lines of both threads) and stderr. Not a test file: the ops tests share it.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createClient, type Client } from '@connectrpc/connect';
+import { type Client, createClient } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
-import { AdminService } from '../../gen/prepaid/v1/admin_pb.js';
 import { API_TIER_ID } from '../../core/catalog/defaults.js';
-import { ADMIN_TOKEN_FILE, SERVICE_TOKEN_FILE, readTokenFile } from '../../runtime/tokens.js';
+import { AdminService } from '../../gen/prepaid/v1/admin_pb.js';
+import { ADMIN_TOKEN_FILE, readTokenFile, SERVICE_TOKEN_FILE } from '../../runtime/tokens.js';
 import { bearer } from '../helpers/core.js';
 
 /** Starting node, the core thread and the gateway takes a few seconds here. */
@@ -160,11 +160,7 @@ export interface Answer {
 }
 
 /** One request on a fresh connection (no keep-alive, so a shutdown never races a reused socket). */
-export function request(
-  baseUrl: string,
-  target: string,
-  options: { method?: string; headers?: Record<string, string>; body?: unknown } = {},
-): Promise<Answer> {
+export function request(baseUrl: string, target: string, options: { method?: string; headers?: Record<string, string>; body?: unknown } = {}): Promise<Answer> {
   const payload = options.body === undefined ? undefined : Buffer.from(JSON.stringify(options.body));
   const headers: Record<string, string> = { ...(options.headers ?? {}) };
   if (payload) {

@@ -7,21 +7,22 @@
  * SHUTDOWN_TIMEOUT_MS is ended anyway, says so, and exits 1, leaving the cut-off purchase
  * pending for the next start's recovery worker.
  */
-import path from 'node:path';
+
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { createClient } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
-import { suite } from '../helpers/suite.js';
 import * as assert from 'uvu/assert';
-import { PurchaseService } from '../../gen/prepaid/v1/purchase_pb.js';
-import { AdminService } from '../../gen/prepaid/v1/admin_pb.js';
 import { SQLITE_FILE } from '../../core/store/index.js';
 import { openSqliteStore } from '../../core/store/sqlite/index.js';
-import { ADMIN_TOKEN_FILE, SERVICE_TOKEN_FILE, readTokenFile } from '../../runtime/tokens.js';
+import { AdminService } from '../../gen/prepaid/v1/admin_pb.js';
+import { PurchaseService } from '../../gen/prepaid/v1/purchase_pb.js';
+import { ADMIN_TOKEN_FILE, readTokenFile, SERVICE_TOKEN_FILE } from '../../runtime/tokens.js';
 import { bearer } from '../helpers/core.js';
 import { spawnCore } from '../helpers/process.js';
-import { keyHeaders, parseLines, request, startService, unique, type Answer, type Service } from './service.js';
+import { suite } from '../helpers/suite.js';
+import { type Answer, keyHeaders, parseLines, request, type Service, startService, unique } from './service.js';
 
 const test = suite('ops: graceful shutdown');
 
@@ -112,19 +113,35 @@ test('SIGTERM during slow purchases: 503 first, in-flight purchases finish, ever
     const first503 = after.findIndex((h) => h.status === 503);
     const firstRefused = after.findIndex((h) => h.status === 'ECONNREFUSED');
     assert.ok(first503 >= 0, `/healthz said 503 during the drain: ${JSON.stringify(after.slice(0, 8))}`);
-    assert.ok(after.slice(0, first503).every((h) => h.status === 200), 'nothing else came before the 503');
+    assert.ok(
+      after.slice(0, first503).every((h) => h.status === 200),
+      'nothing else came before the 503',
+    );
     assert.ok(firstRefused === -1 || firstRefused > first503, '503 came before the port closed');
 
     // Every request got an HTTP answer or was refused at connect (or, in the instant the port
     // closes, reset before it was read): none was cut off. The store below shows that none
     // of the unanswered ones bought anything.
     const unanswered = sent.filter((s) => s.answer === undefined);
-    assert.equal(unanswered.filter((s) => s.error !== 'ECONNREFUSED' && s.error !== 'ECONNRESET').map((s) => s.error), [], 'no request lost its answer');
+    assert.equal(
+      unanswered.filter((s) => s.error !== 'ECONNREFUSED' && s.error !== 'ECONNRESET').map((s) => s.error),
+      [],
+      'no request lost its answer',
+    );
     const answered = sent.filter((s) => s.answer !== undefined);
     for (const s of answered) assert.ok([200, 202].includes(s.answer!.status), `${s.answer!.status} ${s.answer!.text}`);
-    assert.ok(answered.some((s) => s.answeredAtMs! >= 0), 'purchases in flight at SIGTERM were answered after it');
-    assert.ok(answered.some((s) => s.answeredAtMs! >= DRAIN_MS / 2), 'purchases were still taken during the drain');
-    assert.ok(answered.some((s) => s.answer!.status === 202), 'some ended pending');
+    assert.ok(
+      answered.some((s) => s.answeredAtMs! >= 0),
+      'purchases in flight at SIGTERM were answered after it',
+    );
+    assert.ok(
+      answered.some((s) => s.answeredAtMs! >= DRAIN_MS / 2),
+      'purchases were still taken during the drain',
+    );
+    assert.ok(
+      answered.some((s) => s.answer!.status === 202),
+      'some ended pending',
+    );
 
     // The store, read after the exit: every 2xx is there in the state it was answered with,
     // and no transaction exists that was not answered.
@@ -136,8 +153,14 @@ test('SIGTERM during slow purchases: 503 first, in-flight purchases finish, ever
         assert.is(tx.requestId, s.requestId);
         assert.is(tx.status, s.answer!.status === 200 ? 'success' : 'pending');
       }
-      const boughtWithoutAnswer = (await store.transactions.listByAccount(accountId, { limit: 1_000 })).items.filter((tx) => unanswered.some((s) => s.requestId === tx.requestId));
-      assert.equal(boughtWithoutAnswer.map((tx) => tx.reference), [], 'no purchase was made for a request that got no answer');
+      const boughtWithoutAnswer = (await store.transactions.listByAccount(accountId, { limit: 1_000 })).items.filter((tx) =>
+        unanswered.some((s) => s.requestId === tx.requestId),
+      );
+      assert.equal(
+        boughtWithoutAnswer.map((tx) => tx.reference),
+        [],
+        'no purchase was made for a request that got no answer',
+      );
       const audit = await store.wallet.audit();
       assert.equal(audit.violations, [], 'the ledger check is clean');
       assert.is(audit.transactionsChecked, answered.length, 'every stored purchase was answered');
@@ -176,15 +199,26 @@ test('past SHUTDOWN_TIMEOUT_MS the core is ended anyway, logs it, exits 1, and t
   const dataDir = mkdtempSync(path.join(tmpdir(), 'prepaid-forced-'));
   try {
     // A provider slower than the shutdown bound: the purchase cannot finish in time.
-    const core = await spawnCore({ DATA_DIR: dataDir, CORE_METRICS_PORT: 'off', SANDBOX_DELAY_MS: '5000', PROVIDER_TIMEOUT_MS: '10000', SHUTDOWN_TIMEOUT_MS: '300' });
+    const core = await spawnCore({
+      DATA_DIR: dataDir,
+      CORE_METRICS_PORT: 'off',
+      SANDBOX_DELAY_MS: '5000',
+      PROVIDER_TIMEOUT_MS: '10000',
+      SHUTDOWN_TIMEOUT_MS: '300',
+    });
     let stdout = '';
     core.child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
     const admin = createClient(AdminService, createGrpcTransport({ baseUrl: core.url, interceptors: [bearer(readTokenFile(dataDir, ADMIN_TOKEN_FILE)!)] }));
-    const purchase = createClient(PurchaseService, createGrpcTransport({ baseUrl: core.url, interceptors: [bearer(readTokenFile(dataDir, SERVICE_TOKEN_FILE)!)] }));
+    const purchase = createClient(
+      PurchaseService,
+      createGrpcTransport({ baseUrl: core.url, interceptors: [bearer(readTokenFile(dataDir, SERVICE_TOKEN_FILE)!)] }),
+    );
     const created = await admin.createAccount({ name: 'Forced Stop Stores', tierId: 'api' });
     const accountId = created.account!.accountId;
     await admin.creditWallet({ accountId, amountKobo: 100_000n, memo: 'test' });
-    const buying = purchase.buyAirtime({ accountId, network: 'mtn', phone: '08031234567', amountKobo: 10_000n, requestId: 'cut-off-1' }).catch((error: unknown) => error);
+    const buying = purchase
+      .buyAirtime({ accountId, network: 'mtn', phone: '08031234567', amountKobo: 10_000n, requestId: 'cut-off-1' })
+      .catch((error: unknown) => error);
     await new Promise((resolve) => setTimeout(resolve, 300));
     const started = Date.now();
     core.child.kill('SIGTERM');
@@ -202,7 +236,11 @@ test('past SHUTDOWN_TIMEOUT_MS the core is ended anyway, logs it, exits 1, and t
     const store = openSqliteStore({ filename: path.join(dataDir, SQLITE_FILE) });
     try {
       const pending = await store.transactions.listPending({ needsAttentionOnly: false }, { limit: 10 });
-      assert.equal(pending.items.map((t) => [t.requestId, t.status]), [['cut-off-1', 'pending']], 'the purchase is kept, pending, for recovery');
+      assert.equal(
+        pending.items.map((t) => [t.requestId, t.status]),
+        [['cut-off-1', 'pending']],
+        'the purchase is kept, pending, for recovery',
+      );
       assert.equal((await store.wallet.audit()).violations, []);
     } finally {
       await store.close();

@@ -47,7 +47,9 @@ const SAFE = { CORE_PORT: '0', CORE_METRICS_PORT: 'off', PORT: '0', HOST: '127.0
 
 test('an unknown flag exits 2 with the hint to --help, before anything starts, at every entry point', async () => {
   const entries = ['core/main.ts', 'gateway/main.ts', 'bin/start.ts'];
-  const results = await Promise.all(entries.map((script) => run(process.execPath, ['--import', 'tsx', script, '--port', '9000'], { ...SAFE, SERVICE_TOKEN: 'a-service-token-for-tests' })));
+  const results = await Promise.all(
+    entries.map((script) => run(process.execPath, ['--import', 'tsx', script, '--port', '9000'], { ...SAFE, SERVICE_TOKEN: 'a-service-token-for-tests' })),
+  );
   results.forEach(({ code, stdout, stderr }, i) => {
     assert.is(code, 2, `${entries[i]}: ${stderr}`);
     assert.match(stderr, 'Unknown option "--port"', entries[i]);
@@ -57,7 +59,9 @@ test('an unknown flag exits 2 with the hint to --help, before anything starts, a
 });
 
 test('-h is --help at every entry point', async () => {
-  const [core, gateway, both] = await Promise.all(['core/main.ts', 'gateway/main.ts', 'bin/start.ts'].map((script) => run(process.execPath, ['--import', 'tsx', script, '-h'], SAFE)));
+  const [core, gateway, both] = await Promise.all(
+    ['core/main.ts', 'gateway/main.ts', 'bin/start.ts'].map((script) => run(process.execPath, ['--import', 'tsx', script, '-h'], SAFE)),
+  );
   assert.is(core!.code, 0);
   assert.match(core!.stdout, 'Core configuration (environment variables):');
   assert.is(gateway!.code, 0);
@@ -115,7 +119,10 @@ test('a PORT that is taken names PORT: the gateway alone, and npm start before t
 });
 
 test('npm run dev hands its arguments to the service and exits with its status', async () => {
-  const [bogus, help] = await Promise.all([run('npm', ['run', '--silent', 'dev', '--', '--bogus'], SAFE), run('npm', ['run', '--silent', 'dev', '--', '-h'], SAFE)]);
+  const [bogus, help] = await Promise.all([
+    run('npm', ['run', '--silent', 'dev', '--', '--bogus'], SAFE),
+    run('npm', ['run', '--silent', 'dev', '--', '-h'], SAFE),
+  ]);
   assert.is(bogus.code, 2, bogus.stderr);
   assert.match(bogus.stderr, 'Unknown option "--bogus"');
   assert.is(help.code, 0, help.stderr);

@@ -107,7 +107,11 @@ test('the CLI reaches a TLS core over https:// with CORE_TLS_CA', async () => {
 
 test('a certificate from another CA, or one the system does not know, is refused', async () => {
   for (const ca of [readPem('CORE_TLS_CA', certs.otherCaFile), undefined]) {
-    const clients = createCoreClients({ coreUrl: `https://localhost:${core.port}`, serviceToken: 'a-service-token-for-tests', ...(ca === undefined ? {} : { ca }) });
+    const clients = createCoreClients({
+      coreUrl: `https://localhost:${core.port}`,
+      serviceToken: 'a-service-token-for-tests',
+      ...(ca === undefined ? {} : { ca }),
+    });
     try {
       await clients.health.check({ service: '' });
       assert.unreachable('the call succeeded');
@@ -135,7 +139,11 @@ test('https:// always means TLS: a plaintext core is not spoken to in the clear'
   const plain = await startPlainCore();
   const listener = await eavesdropper('127.0.0.1');
   try {
-    const clients = createCoreClients({ coreUrl: plain.url.replace('http://', 'https://'), serviceToken: plain.serviceToken, ca: readPem('CORE_TLS_CA', certs.caFile) });
+    const clients = createCoreClients({
+      coreUrl: plain.url.replace('http://', 'https://'),
+      serviceToken: plain.serviceToken,
+      ca: readPem('CORE_TLS_CA', certs.caFile),
+    });
     await clients.health.check({ service: '' }).then(
       () => assert.unreachable('a plaintext core answered an https:// call'),
       (error: unknown) => assert.is((error as ConnectError).code, Code.Unavailable),

@@ -4,8 +4,9 @@
  * with the right code, interceptors run in Connect's order, and one connection carries many
  * calls at once.
  */
-import * as assert from 'uvu/assert';
+
 import { Code, ConnectError, createClient, type Interceptor } from '@connectrpc/connect';
+import * as assert from 'uvu/assert';
 import { BadRequestSchema, ErrorInfoSchema } from '../../gen/google/rpc/error_details_pb.js';
 import { PurchaseService } from '../../gen/prepaid/v1/purchase_pb.js';
 import { createUnaryGrpcTransport } from '../../runtime/grpc-transport.js';
@@ -77,12 +78,15 @@ test('a server that is not there is Unavailable, and so is every call after clos
 
 test('interceptors run in the order given, the first outermost, and can set headers', async () => {
   const seen: string[] = [];
-  const trace = (name: string): Interceptor => (next) => async (req) => {
-    seen.push(`${name} in`);
-    const res = await next(req);
-    seen.push(`${name} out`);
-    return res;
-  };
+  const trace =
+    (name: string): Interceptor =>
+    (next) =>
+    async (req) => {
+      seen.push(`${name} in`);
+      const res = await next(req);
+      seen.push(`${name} out`);
+      return res;
+    };
   const { transport, purchase } = client([trace('first'), bearer(core.serviceToken), trace('second')]);
   const { accountId } = await core.createApiAccount();
   await purchase.getBalance({ accountId });

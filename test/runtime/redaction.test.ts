@@ -9,7 +9,7 @@ import * as assert from 'uvu/assert';
 import { startGateway } from '../../gateway/main.js';
 import { createProcessLog, REDACTED, redactSecrets } from '../../runtime/log.js';
 import { startCore } from '../helpers/core.js';
-import { send, type RequestOptions } from '../helpers/gateway.js';
+import { type RequestOptions, send } from '../helpers/gateway.js';
 import { suite } from '../helpers/suite.js';
 
 const test = suite('log redaction');
@@ -29,7 +29,12 @@ test('secret shapes are redacted wherever they stand; facts are left alone', () 
   assert.not.ok(text.includes('whsec_abcdef123456'));
   assert.ok(text.includes('from 10.0.0.1'), 'the rest of a sentence stays');
   assert.is(redacted['public_key'], REDACTED);
-  const facts = { reference: 'T1A2B3C4D5', public_key: 'pk_0123456789abcdef01234567', sha256: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855', service: 'mtn' };
+  const facts = {
+    reference: 'T1A2B3C4D5',
+    public_key: 'pk_0123456789abcdef01234567',
+    sha256: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855',
+    service: 'mtn',
+  };
   assert.equal(redactSecrets(facts), facts);
 });
 
@@ -46,7 +51,12 @@ test('hostile requests leave no secret in the gateway log', async () => {
       // The secret as an action, in a path, as an idempotency key, as a bearer token.
       { query: { action: secretKey }, keys: { publicKey, secretKey } },
       { path: `/api/v1/${secretKey}` },
-      { query: { action: 'airtime' }, keys: { publicKey, secretKey }, headers: { 'Idempotency-Key': secretKey }, body: { network: 'mtn', phone: '0803', amount: 5 } },
+      {
+        query: { action: 'airtime' },
+        keys: { publicKey, secretKey },
+        headers: { 'Idempotency-Key': secretKey },
+        body: { network: 'mtn', phone: '0803', amount: 5 },
+      },
       { query: { action: 'balance' }, headers: { Authorization: `Bearer ${core.serviceToken}`, 'X-Public-Key': publicKey } },
       { query: { action: 'transaction', reference: secretKey }, keys: { publicKey, secretKey } },
     ];

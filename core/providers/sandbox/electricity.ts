@@ -4,8 +4,8 @@
  * restart shows the customer the same token as the first answer did.
  */
 import { createHash } from 'node:crypto';
-import { kobo, type Kobo } from '../../domain/money.js';
-import { DISCOS, isOneOf, type DeliveryResult, type Disco } from '../../domain/products.js';
+import { type Kobo, kobo } from '../../domain/money.js';
+import { type DeliveryResult, DISCOS, type Disco, isOneOf } from '../../domain/products.js';
 
 /**
  * Price of one kWh per disco, in kobo. These are sandbox figures, loosely modelled on the
@@ -62,12 +62,7 @@ export type ElectricityResult = { ok: true; result: DeliveryResult } | { ok: fal
  * always names the meter type, so a missing one is taken as prepaid, the common case. A disco
  * outside the closed set is refused the way a real upstream refuses an unknown biller.
  */
-export function electricityDelivery(
-  service: string,
-  meterType: string | undefined,
-  faceValueKobo: Kobo,
-  reference: string,
-): ElectricityResult {
+export function electricityDelivery(service: string, meterType: string | undefined, faceValueKobo: Kobo, reference: string): ElectricityResult {
   if (!isOneOf(DISCOS, service)) {
     return { ok: false, reason: `The provider does not serve the disco "${service}".` };
   }

@@ -24,9 +24,7 @@ export const SCENARIO_ENDINGS: readonly { ending: string; scenario: Exclude<Scen
 ];
 
 /** The scenario of a request and, unless it is a plain delivery, the recipient that chose it. */
-export type ScenarioChoice =
-  | { scenario: 'deliver' }
-  | { scenario: Exclude<Scenario, 'deliver'>; recipient: string; ending: string };
+export type ScenarioChoice = { scenario: 'deliver' } | { scenario: Exclude<Scenario, 'deliver'>; recipient: string; ending: string };
 
 /**
  * The numbers a request is addressed to: the phone, meter or smart card, or every
@@ -59,12 +57,7 @@ export function sandboxProviderReference(reference: string): string {
 export function deliveredOutcome(request: ProviderRequest): ProviderOutcome {
   let result: DeliveryResult = {};
   if (request.product === 'electricity') {
-    const delivery = electricityDelivery(
-      request.service,
-      request.details.meterType,
-      request.faceValueKobo,
-      request.reference,
-    );
+    const delivery = electricityDelivery(request.service, request.details.meterType, request.faceValueKobo, request.reference);
     if (!delivery.ok) return { kind: 'failed', reason: delivery.reason };
     result = delivery.result;
   } else if (request.product === 'bulksms') {

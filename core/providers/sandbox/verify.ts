@@ -13,16 +13,37 @@ export const NOT_FOUND_ENDING = '9999';
 
 const FIRST_NAMES = ['Adaeze', 'Babatunde', 'Chinedu', 'Fatima', 'Ifeoma', 'Musa', 'Ngozi', 'Oluwaseun', 'Tunde', 'Yetunde', 'Emeka', 'Aisha'];
 const LAST_NAMES = ['Okafor', 'Adeyemi', 'Bello', 'Eze', 'Ibrahim', 'Nwosu', 'Ogunleye', 'Okoro', 'Suleiman', 'Uche', 'Abubakar', 'Balogun'];
-const STREETS = ['Allen Avenue, Ikeja', 'Adeola Odeku Street, Victoria Island', 'Aminu Kano Crescent, Wuse II', 'Ogui Road, Enugu', 'Trans-Amadi Road, Port Harcourt', 'Zaria Road, Kano'];
+const STREETS = [
+  'Allen Avenue, Ikeja',
+  'Adeola Odeku Street, Victoria Island',
+  'Aminu Kano Crescent, Wuse II',
+  'Ogui Road, Enugu',
+  'Trans-Amadi Road, Port Harcourt',
+  'Zaria Road, Kano',
+];
 
 /** The smallest vend the sandbox's discos accept: the platform's own minimum, 1,000 Naira. */
 const SANDBOX_MINIMUM_KOBO = kobo(1_000_00);
 
 /** [bouquet name, monthly price in kobo] per cable provider, from the default catalog. */
 const BOUQUETS: Readonly<Record<string, readonly (readonly [string, number])[]>> = {
-  dstv: [['DStv Padi', 2_500_00], ['DStv Yanga', 3_500_00], ['DStv Confam', 9_000_00], ['DStv Compact', 15_700_00]],
-  gotv: [['GOtv Smallie', 1_575_00], ['GOtv Jinja', 2_715_00], ['GOtv Jolli', 4_085_00], ['GOtv Max', 5_500_00]],
-  startimes: [['StarTimes Nova', 1_200_00], ['StarTimes Basic', 2_200_00], ['StarTimes Smart', 3_000_00]],
+  dstv: [
+    ['DStv Padi', 2_500_00],
+    ['DStv Yanga', 3_500_00],
+    ['DStv Confam', 9_000_00],
+    ['DStv Compact', 15_700_00],
+  ],
+  gotv: [
+    ['GOtv Smallie', 1_575_00],
+    ['GOtv Jinja', 2_715_00],
+    ['GOtv Jolli', 4_085_00],
+    ['GOtv Max', 5_500_00],
+  ],
+  startimes: [
+    ['StarTimes Nova', 1_200_00],
+    ['StarTimes Basic', 2_200_00],
+    ['StarTimes Smart', 3_000_00],
+  ],
 };
 
 /** A few bytes of a SHA-256 of the number: the same number always picks the same facts. */

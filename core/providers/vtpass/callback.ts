@@ -27,7 +27,10 @@ export function parseVtpassCallback(body: Uint8Array): ParsedCallback {
   const root = asObject(json);
   if (root === undefined) return { ok: false, reason: 'the callback body is not a JSON object' };
   if (root['type'] !== TRANSACTION_UPDATE) {
-    return { ok: false, reason: `the callback type is ${typeof root['type'] === 'string' ? JSON.stringify(root['type'].slice(0, 40)) : 'missing'}, not ${TRANSACTION_UPDATE}` };
+    return {
+      ok: false,
+      reason: `the callback type is ${typeof root['type'] === 'string' ? JSON.stringify(root['type'].slice(0, 40)) : 'missing'}, not ${TRANSACTION_UPDATE}`,
+    };
   }
   const data = asObject(root['data']);
   const id = data?.['requestId'] ?? data?.['request_id'];

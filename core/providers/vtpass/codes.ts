@@ -55,35 +55,85 @@ const CODES: Readonly<Record<string, CodeRule>> = {
   // VTpass's own final failure of the transaction: nothing delivered, nothing kept.
   '016': { meaning: 'transaction failed', pay: 'failed', requery: 'failed', reason: 'The provider reports that the transaction failed (code 016).' },
   // Explicitly "not processed and not charged".
-  '091': { meaning: 'transaction not processed', pay: 'failed', requery: 'failed', reason: 'The provider did not process the transaction and did not charge for it (code 091).' },
+  '091': {
+    meaning: 'transaction not processed',
+    pay: 'failed',
+    requery: 'failed',
+    reason: 'The provider did not process the transaction and did not charge for it (code 091).',
+  },
   // A reversal gives the money back: for a pending purchase that is a refund, for a settled
   // one a reversal (see core/purchases/callbacks.ts).
   '040': { meaning: 'transaction reversal', pay: 'reversed', requery: 'reversed', reason: 'The provider reversed the transaction (code 040).' },
   // "Resolved" closes a dispute without saying which way; a person has to look.
   '044': { meaning: 'transaction resolved', pay: 'unknown', requery: 'unknown' },
   // Refusals at the door of `pay`: the request was rejected before any processing.
-  '010': { meaning: 'variation code does not exist', pay: 'failed', requery: 'unknown', reason: `${REFUSED}: the plan or package is no longer offered (code 010).`, alert: true },
-  '011': { meaning: 'invalid arguments', pay: 'failed', requery: 'unknown', reason: `${REFUSED}: it did not accept the request's details (code 011).`, alert: true },
+  '010': {
+    meaning: 'variation code does not exist',
+    pay: 'failed',
+    requery: 'unknown',
+    reason: `${REFUSED}: the plan or package is no longer offered (code 010).`,
+    alert: true,
+  },
+  '011': {
+    meaning: 'invalid arguments',
+    pay: 'failed',
+    requery: 'unknown',
+    reason: `${REFUSED}: it did not accept the request's details (code 011).`,
+    alert: true,
+  },
   '012': { meaning: 'product does not exist', pay: 'failed', requery: 'unknown', reason: `${REFUSED}: the product is not available (code 012).`, alert: true },
-  '013': { meaning: 'below minimum amount', pay: 'failed', requery: 'unknown', reason: `${REFUSED}: the amount is below its minimum for this product (code 013).` },
+  '013': {
+    meaning: 'below minimum amount',
+    pay: 'failed',
+    requery: 'unknown',
+    reason: `${REFUSED}: the amount is below its minimum for this product (code 013).`,
+  },
   // A second `pay` with a request_id VTpass has seen: only ever our own retry, so the first
   // attempt may well have been processed. Re-query it.
   '014': { meaning: 'request id already exists', pay: 'unknown', requery: 'unknown' },
   // Requery only: VTpass has no transaction with this request_id.
   '015': { meaning: 'invalid request id', pay: 'unknown', requery: 'not_found' },
-  '017': { meaning: 'above maximum amount', pay: 'failed', requery: 'unknown', reason: `${REFUSED}: the amount is above its maximum for this product (code 017).` },
+  '017': {
+    meaning: 'above maximum amount',
+    pay: 'failed',
+    requery: 'unknown',
+    reason: `${REFUSED}: the amount is above its maximum for this product (code 017).`,
+  },
   // Our float at VTpass is too low: refused before processing; an operator must top it up.
-  '018': { meaning: 'low wallet balance', pay: 'failed', requery: 'unknown', reason: `${REFUSED}: it cannot take purchases right now (code 018).`, alert: true },
+  '018': {
+    meaning: 'low wallet balance',
+    pay: 'failed',
+    requery: 'unknown',
+    reason: `${REFUSED}: it cannot take purchases right now (code 018).`,
+    alert: true,
+  },
   // Same biller and amount within 30 seconds: this one was refused, the earlier one (another
   // reference of ours) stands on its own.
-  '019': { meaning: 'likely duplicate transaction', pay: 'failed', requery: 'unknown', reason: `${REFUSED} as a likely duplicate of a purchase for the same number and amount less than 30 seconds ago (code 019); try again in a minute.` },
+  '019': {
+    meaning: 'likely duplicate transaction',
+    pay: 'failed',
+    requery: 'unknown',
+    reason: `${REFUSED} as a likely duplicate of a purchase for the same number and amount less than 30 seconds ago (code 019); try again in a minute.`,
+  },
   // A verification answer; on `pay` it is unexpected, so it proves nothing.
   '020': { meaning: 'biller confirmed', pay: 'unknown', requery: 'unknown' },
   '021': { meaning: 'account locked', pay: 'failed', requery: 'unknown', reason: `${REFUSED}: it cannot take purchases right now (code 021).`, alert: true },
   '022': { meaning: 'account suspended', pay: 'failed', requery: 'unknown', reason: `${REFUSED}: it cannot take purchases right now (code 022).`, alert: true },
-  '023': { meaning: 'API access not enabled', pay: 'failed', requery: 'unknown', reason: `${REFUSED}: it cannot take purchases right now (code 023).`, alert: true },
+  '023': {
+    meaning: 'API access not enabled',
+    pay: 'failed',
+    requery: 'unknown',
+    reason: `${REFUSED}: it cannot take purchases right now (code 023).`,
+    alert: true,
+  },
   '024': { meaning: 'account inactive', pay: 'failed', requery: 'unknown', reason: `${REFUSED}: it cannot take purchases right now (code 024).`, alert: true },
-  '027': { meaning: 'IP not whitelisted', pay: 'failed', requery: 'unknown', reason: `${REFUSED}: it cannot take purchases right now (code 027).`, alert: true },
+  '027': {
+    meaning: 'IP not whitelisted',
+    pay: 'failed',
+    requery: 'unknown',
+    reason: `${REFUSED}: it cannot take purchases right now (code 027).`,
+    alert: true,
+  },
   '028': { meaning: 'product not whitelisted', pay: 'failed', requery: 'unknown', reason: `${REFUSED}: the product is not available (code 028).`, alert: true },
   // The biller did not answer VTpass: VTpass may have sent it on, so the outcome is open.
   '030': { meaning: 'biller unreachable', pay: 'unknown', requery: 'unknown' },
@@ -203,7 +253,13 @@ function processed(status: string | undefined, body: Record<string, unknown>, co
       return { outcome: { kind: 'unknown', reason: `the provider reports the transaction as ${status}` }, code, alert: false };
     case undefined:
       return {
-        outcome: { kind: 'unknown', reason: status === undefined ? 'malformed answer from the provider: no transaction status' : `the provider reports an unknown transaction status "${status.slice(0, 24)}"` },
+        outcome: {
+          kind: 'unknown',
+          reason:
+            status === undefined
+              ? 'malformed answer from the provider: no transaction status'
+              : `the provider reports an unknown transaction status "${status.slice(0, 24)}"`,
+        },
         code,
         alert: false,
       };

@@ -16,22 +16,13 @@
  * only read, so they are retried after no answer or a 5xx.
  */
 import { koboToNaira } from '../../domain/money.js';
-import { NETWORKS, type DeliveryResult, type Network } from '../../domain/products.js';
-import { REFERENCE_PATTERN } from '../../domain/reference.js';
-import type {
-  CustomerQuery,
-  CustomerVerifier,
-  PlanSource,
-  ProductProvider,
-  ProviderOutcome,
-  ProviderRequest,
-  UpstreamPlan,
-  VerifyOutcome,
-} from '../port.js';
+import { type DeliveryResult, NETWORKS, type Network } from '../../domain/products.js';
 import type { CablePackageRecord, PlanRecord } from '../../domain/records.js';
+import { REFERENCE_PATTERN } from '../../domain/reference.js';
+import type { CustomerQuery, CustomerVerifier, PlanSource, ProductProvider, ProviderOutcome, ProviderRequest, UpstreamPlan, VerifyOutcome } from '../port.js';
 import { asObject, classify, codeMeaning, type VtpassCall } from './codes.js';
 import { electricityResult } from './electricity.js';
-import { exchange, pause, type Fetch, type HttpAnswer } from './http.js';
+import { exchange, type Fetch, type HttpAnswer, pause } from './http.js';
 import { AIRTIME_SERVICE_IDS, CABLE_SERVICE_IDS, DATA_SERVICE_IDS, ELECTRICITY_SERVICE_IDS, serviceIdOf } from './services.js';
 import { readVariations } from './variations.js';
 import { verifyOutcome } from './verify.js';
@@ -92,30 +83,7 @@ export function createVtpassProviders(options: VtpassOptions, catalog: VtpassCat
   const log = options.log ?? (() => {});
   const fetchImpl = options.fetch ?? fetch;
 
-  function post(path: string, body: Record<string, unknown>, signal: AbortSignal, maxBytes = MAX_ANSWER_BYTES): Promise<HttpAnswer> {
-    return exchange(
-      { url: new URL(path, base), method: 'POST', headers: { 'api-key': options.apiKey, 'secret-key': options.secretKey }, body, signal, maxBytes },
-      fetchImpl,
-    );
-  }
-
-  function get(path: string, query: Record<string, string>, signal: AbortSignal, maxBytes = MAX_ANSWER_BYTES): Promise<HttpAnswer> {
-    const url = new URL(path, base);
-    for (const [name, value] of Object.entries(query)) url.searchParams.set(name, value);
-    return exchange({ url, method: 'GET', headers: { 'api-key': options.apiKey, 'public-key': options.publicKey }, signal, maxBytes }, fetchImpl);
-  }
-
-  /** Tries `send` up to `attempts` times while `again` says the last answer may be retried. */
-  async function withRetries(attempts: number, signal: AbortSignal, send: () => Promise<HttpAnswer>, again: (answer: HttpAnswer) => boolean): Promise<HttpAnswer> {
-    let answer = await send();
-    for (let attempt = 2; attempt <= attempts && again(answer); attempt += 1) {
-      if (!(await pause(RETRY_PAUSE_MS * 2 ** (attempt - 2), signal))) break;
-      answer = await send();
-    }
-    return answer;
-  }
-
-  const readAgain = (answer: HttpAnswer) => answer.kind === 'no_answer' || answer.status >= 500;
+  const { post, get } = vtpassRequests(options, base, fetchImpl);
 
   const outcomeOf = (call: VtpassCall, request: ProviderRequest, answer: HttpAnswer, started: number) =>
     classifyAndLog(call, request, answer, started, { clock, log });
@@ -131,7 +99,12 @@ export function createVtpassProviders(options: VtpassOptions, catalog: VtpassCat
         const built = await build(request);
         if (!built.ok) return { kind: 'failed', reason: built.reason };
         const started = Date.now();
-        const answer = await withRetries(PAY_ATTEMPTS, signal, () => post('pay', built.body, signal), (a) => a.kind === 'no_answer' && !a.delivered);
+        const answer = await withRetries(
+          PAY_ATTEMPTS,
+          signal,
+          () => post('pay', built.body, signal),
+          (a) => a.kind === 'no_answer' && !a.delivered,
+        );
         return outcomeOf('pay', request, answer, started);
       },
       async query(request, signal) {
@@ -143,15 +116,21 @@ export function createVtpassProviders(options: VtpassOptions, catalog: VtpassCat
   }
 
   async function verify(query: CustomerQuery, signal: AbortSignal): Promise<VerifyOutcome> {
-    const serviceID =
-      query.product === 'electricity' ? serviceIdOf(ELECTRICITY_SERVICE_IDS, query.service) : serviceIdOf(CABLE_SERVICE_IDS, query.service);
+    const serviceID = query.product === 'electricity' ? serviceIdOf(ELECTRICITY_SERVICE_IDS, query.service) : serviceIdOf(CABLE_SERVICE_IDS, query.service);
     if (serviceID === undefined) return { kind: 'not_found', reason: `The provider does not serve ${query.service}.` };
     const body: Record<string, string> = { billersCode: query.number, serviceID };
     if (query.product === 'electricity') body['type'] = query.meterType;
     const started = Date.now();
     const answer = await withRetries(READ_ATTEMPTS, signal, () => post('merchant-verify', body, signal), readAgain);
     const outcome = verifyOutcome(answer);
-    log('provider.vtpass', { call: 'merchant-verify', product: query.product, service: query.service, http_status: answer.kind === 'answer' ? answer.status : null, outcome: outcome.kind, ms: Date.now() - started });
+    log('provider.vtpass', {
+      call: 'merchant-verify',
+      product: query.product,
+      service: query.service,
+      http_status: answer.kind === 'answer' ? answer.status : null,
+      outcome: outcome.kind,
+      ms: Date.now() - started,
+    });
     return outcome;
   }
 
@@ -167,13 +146,34 @@ export function createVtpassProviders(options: VtpassOptions, catalog: VtpassCat
       if (plan === null || plan.providerCode === '') {
         return { ok: false, reason: `Data plan ${planId ?? '?'} cannot be bought from the provider yet (it has no provider code); choose another plan.` };
       }
-      return { ok: true, body: { request_id: request.reference, serviceID, billersCode: request.recipient, variation_code: plan.providerCode, amount: koboToNaira(request.faceValueKobo), phone: request.recipient } };
+      return {
+        ok: true,
+        body: {
+          request_id: request.reference,
+          serviceID,
+          billersCode: request.recipient,
+          variation_code: plan.providerCode,
+          amount: koboToNaira(request.faceValueKobo),
+          phone: request.recipient,
+        },
+      };
     }),
     async listPlans(network: Network, signal: AbortSignal): Promise<UpstreamPlan[]> {
       if (!(NETWORKS as readonly string[]).includes(network)) throw new Error(`unknown network ${String(network)}`);
-      const answer = await withRetries(READ_ATTEMPTS, signal, () => get('service-variations', { serviceID: DATA_SERVICE_IDS[network] }, signal, MAX_VARIATIONS_BYTES), readAgain);
+      const answer = await withRetries(
+        READ_ATTEMPTS,
+        signal,
+        () => get('service-variations', { serviceID: DATA_SERVICE_IDS[network] }, signal, MAX_VARIATIONS_BYTES),
+        readAgain,
+      );
       const read = readVariations(answer);
-      log('provider.vtpass', { call: 'service-variations', network, http_status: answer.kind === 'answer' ? answer.status : null, plans: read.ok ? read.plans.length : null, skipped: read.ok ? read.skipped : null });
+      log('provider.vtpass', {
+        call: 'service-variations',
+        network,
+        http_status: answer.kind === 'answer' ? answer.status : null,
+        plans: read.ok ? read.plans.length : null,
+        skipped: read.ok ? read.skipped : null,
+      });
       if (!read.ok) throw new Error(`VTpass plans for ${network}: ${read.reason}`);
       return read.plans;
     },
@@ -218,6 +218,41 @@ function classifyAndLog(
   }
   return outcome;
 }
+
+/** The two ways of calling VTpass: POST with the secret key, GET with the public key. */
+function vtpassRequests(options: VtpassOptions, base: URL, fetchImpl: Fetch) {
+  function post(path: string, body: Record<string, unknown>, signal: AbortSignal, maxBytes = MAX_ANSWER_BYTES): Promise<HttpAnswer> {
+    return exchange(
+      { url: new URL(path, base), method: 'POST', headers: { 'api-key': options.apiKey, 'secret-key': options.secretKey }, body, signal, maxBytes },
+      fetchImpl,
+    );
+  }
+
+  function get(path: string, query: Record<string, string>, signal: AbortSignal, maxBytes = MAX_ANSWER_BYTES): Promise<HttpAnswer> {
+    const url = new URL(path, base);
+    for (const [name, value] of Object.entries(query)) url.searchParams.set(name, value);
+    return exchange({ url, method: 'GET', headers: { 'api-key': options.apiKey, 'public-key': options.publicKey }, signal, maxBytes }, fetchImpl);
+  }
+  return { post, get };
+}
+
+/** Tries `send` up to `attempts` times while `again` says the last answer may be retried. */
+async function withRetries(
+  attempts: number,
+  signal: AbortSignal,
+  send: () => Promise<HttpAnswer>,
+  again: (answer: HttpAnswer) => boolean,
+): Promise<HttpAnswer> {
+  let answer = await send();
+  for (let attempt = 2; attempt <= attempts && again(answer); attempt += 1) {
+    if (!(await pause(RETRY_PAUSE_MS * 2 ** (attempt - 2), signal))) break;
+    answer = await send();
+  }
+  return answer;
+}
+
+/** A read (requery, verify, plans) may be retried after no answer or a server error. */
+const readAgain = (answer: HttpAnswer) => answer.kind === 'no_answer' || answer.status >= 500;
 
 /** What `pay` is sent for airtime. */
 async function airtimeBody(request: ProviderRequest): Promise<PayBody> {

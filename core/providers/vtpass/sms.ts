@@ -11,7 +11,7 @@
  */
 import type { NotificationSms, ProviderOutcome, ProviderRequest, SmsProvider } from '../port.js';
 import { asObject } from './codes.js';
-import { exchange, pause, type Fetch, type HttpAnswer } from './http.js';
+import { exchange, type Fetch, type HttpAnswer, pause } from './http.js';
 import { VTPASS_NAME } from './index.js';
 
 /** An answer lists every recipient; 10,000 recipients at ~200 bytes each fit in 4 MiB. */
@@ -52,7 +52,8 @@ export function createVtpassSmsProvider(options: VtpassSmsOptions): SmsProvider 
 
   async function send(sender: string, recipients: readonly string[], message: string, batchId: string, signal: AbortSignal): Promise<HttpAnswer> {
     const body = { sender, recipient: recipients.join(','), message, responsetype: 'json', clientbatchid: batchId };
-    const once = () => exchange({ url, method: 'POST', headers: { 'X-Token': options.token, 'X-Secret': options.secret }, body, signal, maxBytes: MAX_ANSWER_BYTES }, fetchImpl);
+    const once = () =>
+      exchange({ url, method: 'POST', headers: { 'X-Token': options.token, 'X-Secret': options.secret }, body, signal, maxBytes: MAX_ANSWER_BYTES }, fetchImpl);
     let answer = await once();
     for (let attempt = 2; attempt <= SEND_ATTEMPTS && answer.kind === 'no_answer' && !answer.delivered; attempt += 1) {
       if (!(await pause(RETRY_PAUSE_MS, signal))) break;
@@ -98,7 +99,8 @@ export function createVtpassSmsProvider(options: VtpassSmsOptions): SmsProvider 
 export function batchOutcome(answer: HttpAnswer, count: number): BatchOutcome {
   const unknown = (reason: string, code: string | null = null, alert = false): BatchOutcome => ({ outcome: { kind: 'unknown', reason }, code, alert });
   if (answer.kind === 'no_answer') return unknown(answer.reason);
-  if (answer.status >= 500 || answer.status < 200 || (answer.status >= 300 && answer.status < 400)) return unknown(`the provider answered HTTP ${answer.status}`);
+  if (answer.status >= 500 || answer.status < 200 || (answer.status >= 300 && answer.status < 400))
+    return unknown(`the provider answered HTTP ${answer.status}`);
   const body = asObject(answer.json);
   if (body === undefined) return unknown(`malformed answer from the provider: ${answer.problem ?? 'not a JSON object'}`, null, answer.status >= 400);
   const rawCode = body['responseCode'] ?? body['code'];

@@ -4,7 +4,7 @@
  * Field names vary by biller and over time; each fact is read from the first of its known
  * spellings that holds a usable value, and a fact that is absent or unreadable is left out.
  */
-import { parseNaira, type Kobo } from '../../domain/money.js';
+import { type Kobo, parseNaira } from '../../domain/money.js';
 import type { CustomerDetails, VerifyOutcome } from '../port.js';
 import { asObject } from './codes.js';
 import type { HttpAnswer } from './http.js';
@@ -61,8 +61,11 @@ function pick<T>(content: Record<string, unknown>, fields: readonly string[], re
 /** A non-empty single line of at most MAX_TEXT_LENGTH characters, or undefined. */
 function text(value: unknown): string | undefined {
   if (typeof value !== 'string') return undefined;
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is what this pattern is for.
-  const clean = value.replace(/[\u0000-\u001F\u007F]+/g, ' ').replace(/\s+/g, ' ').trim();
+  const clean = value
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is what this pattern is for.
+    .replace(/[\u0000-\u001F\u007F]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   if (clean === '') return undefined;
   return clean.length > MAX_TEXT_LENGTH ? `${clean.slice(0, MAX_TEXT_LENGTH - 1)}…` : clean;
 }

@@ -57,10 +57,7 @@ export const PURCHASE_PIPELINE: Document[] = [
       from: COLLECTIONS.ledger,
       localField: '_id',
       foreignField: 'reference',
-      pipeline: [
-        { $match: { kind: { $in: ['debit', 'refund'] } } },
-        { $group: { _id: '$kind', n: { $sum: 1 }, kobo: { $sum: '$amount_kobo' } } },
-      ],
+      pipeline: [{ $match: { kind: { $in: ['debit', 'refund'] } } }, { $group: { _id: '$kind', n: { $sum: 1 }, kobo: { $sum: '$amount_kobo' } } }],
       as: 'entries',
     },
   },

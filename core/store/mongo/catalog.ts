@@ -1,24 +1,24 @@
 /** The catalog on MongoDB: tiers, data plans, cable packages, the SMS rate setting and the plan id counter. */
-import { Long, type ClientSession, type Filter } from 'mongodb';
+import { type ClientSession, type Filter, Long } from 'mongodb';
 import type { Kobo } from '../../domain/money.js';
 import type { CablePackageRecord, PlanRecord } from '../../domain/records.js';
 import { requireAmount } from '../bounds.js';
 import type { CatalogStore } from '../port.js';
-import { SMS_RATE_SETTING, catalogNeedsSeed, requirePlanAmounts, requireSeed, smsRateMissing } from '../rules.js';
-import { MAX_LIST_ITEMS, bounded, type Collections, type MongoContext } from './context.js';
+import { catalogNeedsSeed, requirePlanAmounts, requireSeed, SMS_RATE_SETTING, smsRateMissing } from '../rules.js';
+import { bounded, type Collections, MAX_LIST_ITEMS, type MongoContext } from './context.js';
 import {
+  type CablePackageDoc,
   cablePackageFields,
   cablePackageFromDoc,
+  type PlanDoc,
   planFields,
   planFromDoc,
   readInteger,
   readKobo,
+  type TierDoc,
   tierFromDoc,
   tierToDoc,
   toLong,
-  type CablePackageDoc,
-  type PlanDoc,
-  type TierDoc,
 } from './documents.js';
 
 /** The counter that holds the largest plan id ever allocated or written. */
@@ -75,7 +75,11 @@ export function createCatalogStore({ live, inTransaction }: MongoContext): Catal
   const write = catalogWriters(live);
   return {
     async listTiers() {
-      const docs = await live().tiers.find({}).sort({ _id: 1 }).limit(MAX_LIST_ITEMS + 1).toArray();
+      const docs = await live()
+        .tiers.find({})
+        .sort({ _id: 1 })
+        .limit(MAX_LIST_ITEMS + 1)
+        .toArray();
       return bounded(docs, 'tiers').map(tierFromDoc);
     },
     async getTier(tierId) {
@@ -89,7 +93,11 @@ export function createCatalogStore({ live, inTransaction }: MongoContext): Catal
       const query: Filter<PlanDoc> = {};
       if (filter.network !== undefined) query.network = filter.network;
       if (filter.activeOnly === true) query.active = true;
-      const docs = await live().plans.find(query).sort({ network: 1, _id: 1 }).limit(MAX_LIST_ITEMS + 1).toArray();
+      const docs = await live()
+        .plans.find(query)
+        .sort({ network: 1, _id: 1 })
+        .limit(MAX_LIST_ITEMS + 1)
+        .toArray();
       return bounded(docs, 'plans').map(planFromDoc);
     },
     async getPlan(planId) {
@@ -102,7 +110,11 @@ export function createCatalogStore({ live, inTransaction }: MongoContext): Catal
     },
     async listCablePackages(filter = {}) {
       const query: Filter<CablePackageDoc> = filter.provider === undefined ? {} : { provider: filter.provider };
-      const docs = await live().cablePackages.find(query).sort({ provider: 1, package_code: 1 }).limit(MAX_LIST_ITEMS + 1).toArray();
+      const docs = await live()
+        .cablePackages.find(query)
+        .sort({ provider: 1, package_code: 1 })
+        .limit(MAX_LIST_ITEMS + 1)
+        .toArray();
       return bounded(docs, 'cable packages').map(cablePackageFromDoc);
     },
     async getCablePackage(provider, packageCode) {

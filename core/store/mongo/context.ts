@@ -2,26 +2,8 @@
  * What every part of the MongoDB adapter shares: the collections, the concerns, and the
  * one way a money transaction runs (see index.ts for why it runs this way).
  */
-import {
-  ReadPreference,
-  type ClientSession,
-  type Collection,
-  type Db,
-  type MongoClient,
-  type ObjectId,
-  type TransactionOptions,
-} from 'mongodb';
-import type {
-  AccountDoc,
-  ApiKeyDoc,
-  CablePackageDoc,
-  CounterDoc,
-  LedgerEntryDoc,
-  PlanDoc,
-  SettingDoc,
-  TierDoc,
-  TransactionDoc,
-} from './documents.js';
+import { type ClientSession, type Collection, type Db, type MongoClient, type ObjectId, ReadPreference, type TransactionOptions } from 'mongodb';
+import type { AccountDoc, ApiKeyDoc, CablePackageDoc, CounterDoc, LedgerEntryDoc, PlanDoc, SettingDoc, TierDoc, TransactionDoc } from './documents.js';
 import { isUnknownCommitResult } from './errors.js';
 import { COLLECTIONS } from './schema.js';
 

@@ -12,7 +12,7 @@
  * anything else rather than round it.
  */
 import { Long, type ObjectId } from 'mongodb';
-import { kobo, type Kobo } from '../../domain/money.js';
+import { type Kobo, kobo } from '../../domain/money.js';
 import type { DeliveryResult, ProductName, PurchaseDetails, TransactionStatus } from '../../domain/products.js';
 import type {
   AccountRecord,

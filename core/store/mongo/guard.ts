@@ -42,9 +42,7 @@ export interface HelloReply {
 }
 
 /** What the guard decided about a deployment. */
-export type DeploymentCheck =
-  | { ok: true; topology: 'replica_set' | 'sharded'; serverVersion: string }
-  | { ok: false; reason: string };
+export type DeploymentCheck = { ok: true; topology: 'replica_set' | 'sharded'; serverVersion: string } | { ok: false; reason: string };
 
 /** Decides from a `hello` reply whether the store may run on this deployment. */
 export function checkDeployment(hello: HelloReply): DeploymentCheck {
@@ -71,7 +69,8 @@ export function checkDeployment(hello: HelloReply): DeploymentCheck {
   if (hello.logicalSessionTimeoutMinutes === undefined || hello.logicalSessionTimeoutMinutes === null) {
     return {
       ok: false,
-      reason: 'MongoDB reports no logical sessions (logicalSessionTimeoutMinutes), so it cannot run transactions; check that every member runs the same version and the set is initiated.',
+      reason:
+        'MongoDB reports no logical sessions (logicalSessionTimeoutMinutes), so it cannot run transactions; check that every member runs the same version and the set is initiated.',
     };
   }
   if (!sharded && hello.isWritablePrimary !== true) {
@@ -139,7 +138,9 @@ export function explainSchemaFailure(error: unknown): unknown {
   const code = typeof error === 'object' && error !== null && 'code' in error ? (error as { code: unknown }).code : undefined;
   const message = error instanceof Error ? error.message : '';
   if (typeof code === 'number' && INDEX_REFUSED_CODES.has(code) && /partial|\$in|expression/i.test(message)) {
-    return new UnsuitableDeploymentError(`MongoDB refused the store's indexes (${message}); this is what a featureCompatibilityVersion below ${MIN_FEATURE_COMPATIBILITY} does: ${FCV_ADVICE}`);
+    return new UnsuitableDeploymentError(
+      `MongoDB refused the store's indexes (${message}); this is what a featureCompatibilityVersion below ${MIN_FEATURE_COMPATIBILITY} does: ${FCV_ADVICE}`,
+    );
   }
   return error;
 }

@@ -39,7 +39,7 @@
  * and they must be serialized anyway. Entry ids are therefore unique per account, not
  * per store.
  */
-import { MongoClient, ReadConcern, ReadPreference, type MongoClientOptions } from 'mongodb';
+import { MongoClient, type MongoClientOptions, ReadConcern, ReadPreference } from 'mongodb';
 import type { Store } from '../port.js';
 import { createAccountStore } from './accounts.js';
 import { createCatalogStore } from './catalog.js';
@@ -49,7 +49,6 @@ import { createKeyStore } from './keys.js';
 import { ensureSchema, schemaTarget } from './schema.js';
 import { createTransactionStore } from './transactions.js';
 import { createWalletStore } from './wallet.js';
-
 
 /** Where the store lives. */
 export interface MongoStoreOptions {

@@ -1,6 +1,6 @@
 /** API keys on MongoDB: one document per key pair, keyed by the public key. */
 import type { KeyStore } from '../port.js';
-import { MAX_LIST_ITEMS, bounded, type MongoContext } from './context.js';
+import { bounded, MAX_LIST_ITEMS, type MongoContext } from './context.js';
 import { apiKeyFromDoc, apiKeyToDoc } from './documents.js';
 
 export function createKeyStore({ live }: MongoContext): KeyStore {
@@ -13,7 +13,11 @@ export function createKeyStore({ live }: MongoContext): KeyStore {
       return doc === null ? null : apiKeyFromDoc(doc);
     },
     async listByAccount(accountId) {
-      const docs = await live().apiKeys.find({ account_id: accountId }).sort({ created_at: -1, _id: -1 }).limit(MAX_LIST_ITEMS + 1).toArray();
+      const docs = await live()
+        .apiKeys.find({ account_id: accountId })
+        .sort({ created_at: -1, _id: -1 })
+        .limit(MAX_LIST_ITEMS + 1)
+        .toArray();
       return bounded(docs, `keys of account ${accountId}`).map(apiKeyFromDoc);
     },
     async revoke(publicKey) {

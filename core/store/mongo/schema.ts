@@ -90,13 +90,31 @@ export const VALIDATORS: Partial<Record<string, Document>> = {
         },
       },
       // The sign of an amount follows its kind, as the SQLite CHECK has it.
-      { $or: [{ kind: 'debit', amount_kobo: { $lt: 0 } }, { kind: { $in: ['credit', 'refund'] }, amount_kobo: { $gt: 0 } }] },
+      {
+        $or: [
+          { kind: 'debit', amount_kobo: { $lt: 0 } },
+          { kind: { $in: ['credit', 'refund'] }, amount_kobo: { $gt: 0 } },
+        ],
+      },
     ],
   },
   [COLLECTIONS.transactions]: {
     $jsonSchema: {
       bsonType: 'object',
-      required: ['_id', 'account_id', 'product', 'status', 'face_value_kobo', 'charged_kobo', 'balance_after_kobo', 'attempts', 'next_attempt_at', 'needs_attention', 'created_at', 'updated_at'],
+      required: [
+        '_id',
+        'account_id',
+        'product',
+        'status',
+        'face_value_kobo',
+        'charged_kobo',
+        'balance_after_kobo',
+        'attempts',
+        'next_attempt_at',
+        'needs_attention',
+        'created_at',
+        'updated_at',
+      ],
       properties: {
         product: { enum: [...PRODUCTS] },
         status: { enum: ['pending', 'success', 'failed', 'reversed'] },
@@ -320,7 +338,10 @@ export function schemaTarget(db: Db): SchemaTarget {
       return (await db.listCollections({}, { nameOnly: true }).toArray()).map((collection) => collection.name);
     },
     async collections() {
-      return (await db.listCollections({}).toArray()).map((info) => ({ name: info.name, options: 'options' in info ? (info.options as CollectionInfo['options']) : {} }));
+      return (await db.listCollections({}).toArray()).map((info) => ({
+        name: info.name,
+        options: 'options' in info ? (info.options as CollectionInfo['options']) : {},
+      }));
     },
     async createCollection(name, options) {
       try {

@@ -4,7 +4,7 @@ import { requireLimit } from '../bounds.js';
 import { decodeTransactionCursor, encodeTransactionCursor, toPage } from '../paging.js';
 import type { TransactionStore } from '../port.js';
 import type { MongoContext } from './context.js';
-import { readInteger, toDate, transactionFromDoc, type TransactionDoc } from './documents.js';
+import { readInteger, type TransactionDoc, toDate, transactionFromDoc } from './documents.js';
 
 /** A transaction document's page cursor. */
 const cursorOf = (doc: TransactionDoc) => encodeTransactionCursor(doc.created_at, doc._id);
@@ -41,7 +41,11 @@ export function createTransactionStore({ live }: MongoContext): TransactionStore
         query.created_at = { $lte: createdAt };
         query.$nor = [{ created_at: createdAt, _id: { $gte: cursor.reference } }];
       }
-      const docs = await live().transactions.find(query).sort({ created_at: -1, _id: -1 }).limit(limit + 1).toArray();
+      const docs = await live()
+        .transactions.find(query)
+        .sort({ created_at: -1, _id: -1 })
+        .limit(limit + 1)
+        .toArray();
       return toPage(docs, limit, transactionFromDoc, cursorOf);
     },
     async listDuePending(now, limit) {
@@ -65,13 +69,15 @@ export function createTransactionStore({ live }: MongoContext): TransactionStore
         query.created_at = { $gte: createdAt };
         query.$nor = [{ created_at: createdAt, _id: { $lte: cursor.reference } }];
       }
-      const docs = await live().transactions.find(query).sort({ created_at: 1, _id: 1 }).limit(limit + 1).toArray();
+      const docs = await live()
+        .transactions.find(query)
+        .sort({ created_at: 1, _id: 1 })
+        .limit(limit + 1)
+        .toArray();
       return toPage(docs, limit, transactionFromDoc, cursorOf);
     },
     async pendingSummary() {
-      const rows = await live()
-        .transactions.aggregate<{ count: unknown; attention: unknown; oldest: unknown }>(PENDING_SUMMARY_PIPELINE)
-        .toArray();
+      const rows = await live().transactions.aggregate<{ count: unknown; attention: unknown; oldest: unknown }>(PENDING_SUMMARY_PIPELINE).toArray();
       const row = rows[0];
       if (row === undefined) return { count: 0, needsAttentionCount: 0, oldestCreatedAt: null };
       return {

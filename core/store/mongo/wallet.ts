@@ -4,8 +4,8 @@
  * ledger entry (see index.ts for how transactions run and what happens when one's outcome
  * is unknown).
  */
-import { Long, ObjectId, type ClientSession, type Filter } from 'mongodb';
-import { negateKobo, type Kobo } from '../../domain/money.js';
+import { type ClientSession, type Filter, Long, ObjectId } from 'mongodb';
+import { type Kobo, negateKobo } from '../../domain/money.js';
 import type { LedgerEntryRecord, NewTransaction, ReserveResult } from '../../domain/records.js';
 import { requireAmount, requireAttempts, requireLimit } from '../bounds.js';
 import { decodeLedgerCursor, encodeLedgerCursor, toPage } from '../paging.js';
@@ -14,17 +14,17 @@ import { purchaseMemo, refundMemo, reversalMemo } from '../rules.js';
 import { auditLedger } from './audit.js';
 import { followUpRead, type MongoContext } from './context.js';
 import {
+  type LedgerEntryDoc,
   ledgerEntryFromDoc,
   ledgerEntryToDoc,
   newTransactionToDoc,
   readInteger,
   readKobo,
+  type TransactionDoc,
   toDate,
   toLong,
   transactionFromDoc,
   withoutUndefined,
-  type LedgerEntryDoc,
-  type TransactionDoc,
 } from './documents.js';
 import { isDuplicateKeyOn } from './errors.js';
 import { REQUEST_ID_INDEX } from './schema.js';
@@ -267,7 +267,11 @@ export function createWalletStore(ctx: MongoContext): WalletStore {
       const limit = requireLimit(page.limit);
       const query: Filter<LedgerEntryDoc> = { account_id: accountId };
       if (page.after !== undefined) query.entry_id = { $lt: toLong(decodeLedgerCursor(page.after), 'cursor') };
-      const docs = await live().ledger.find(query).sort({ entry_id: -1 }).limit(limit + 1).toArray();
+      const docs = await live()
+        .ledger.find(query)
+        .sort({ entry_id: -1 })
+        .limit(limit + 1)
+        .toArray();
       return toPage(docs, limit, ledgerEntryFromDoc, (doc) => encodeLedgerCursor(readInteger(doc.entry_id, 'ledger_entries.entry_id')));
     },
     async audit(options = {}) {

@@ -16,10 +16,7 @@ export interface AuditThreadData {
 }
 
 /** What the thread says. */
-export type AuditThreadMessage =
-  | { type: 'snapshot' }
-  | { type: 'progress'; progress: AuditProgress }
-  | { type: 'done'; audit: LedgerAudit };
+export type AuditThreadMessage = { type: 'snapshot' } | { type: 'progress'; progress: AuditProgress } | { type: 'done'; audit: LedgerAudit };
 
 /** Tests only: hold the check inside its snapshot (see AuditThreadData.gate). */
 export interface AuditGate {

@@ -160,10 +160,7 @@ class PurchaseGroup {
     const debitKobo = -debits.reduce((sum, entry) => sum + entry.amount, 0);
     const refundKobo = refunds.reduce((sum, entry) => sum + entry.amount, 0);
     const refundable = tx.what === 'failed' || tx.what === 'reversed';
-    const wrong =
-      debits.length !== 1 ||
-      debitKobo !== tx.amount ||
-      (refundable ? refunds.length !== 1 || refundKobo !== tx.amount : refunds.length !== 0);
+    const wrong = debits.length !== 1 || debitKobo !== tx.amount || (refundable ? refunds.length !== 1 || refundKobo !== tx.amount : refunds.length !== 0);
     if (!wrong) return;
     collector.purchase({
       accountId: tx.account_id,

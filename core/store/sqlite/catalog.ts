@@ -4,15 +4,15 @@ import { isKobo, type Kobo } from '../../domain/money.js';
 import type { CablePackageRecord, CatalogSeed, PlanRecord, TierRecord } from '../../domain/records.js';
 import { requireAmount } from '../bounds.js';
 import type { CatalogStore } from '../port.js';
-import { SMS_RATE_SETTING, catalogNeedsSeed, requirePlanAmounts, requireSeed, smsRateMissing } from '../rules.js';
+import { catalogNeedsSeed, requirePlanAmounts, requireSeed, SMS_RATE_SETTING, smsRateMissing } from '../rules.js';
 import {
   type CablePackageRow,
-  type PlanRow,
-  type TierRow,
   cablePackageFromRow,
   cablePackageToParams,
+  type PlanRow,
   planFromRow,
   planToParams,
+  type TierRow,
   tierFromRow,
   tierToParams,
   toFlag,
@@ -114,9 +114,7 @@ export function createCatalogStore(db: Database.Database): CatalogStore {
       return write.tier(tier);
     },
     async listPlans(filter = {}) {
-      return sql.listPlans
-        .all({ network: filter.network ?? null, active_only: toFlag(filter.activeOnly ?? false) })
-        .map(planFromRow);
+      return sql.listPlans.all({ network: filter.network ?? null, active_only: toFlag(filter.activeOnly ?? false) }).map(planFromRow);
     },
     async getPlan(planId) {
       const row = sql.getPlan.get(planId);

@@ -24,7 +24,6 @@ import { createWalletStore } from './wallet.js';
  */
 const BUSY_TIMEOUT_MS = 5_000;
 
-
 /** Where the SQLite file lives. */
 export interface SqliteStoreOptions {
   /** Path of the database file; it is created with its schema when missing. */

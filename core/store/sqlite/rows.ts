@@ -3,8 +3,8 @@
  * (times as integer milliseconds, booleans as 0/1, nested values as JSON text); records
  * are the port's types. Nothing else in the adapter converts between the two.
  */
-import { kobo, type Kobo } from '../../domain/money.js';
-import { encodeLedgerCursor, encodeTransactionCursor } from '../paging.js';
+import { type Kobo, kobo } from '../../domain/money.js';
+import type { DeliveryResult, ProductName, PurchaseDetails, TransactionStatus } from '../../domain/products.js';
 import type {
   AccountRecord,
   ApiKeyRecord,
@@ -16,7 +16,7 @@ import type {
   TierRecord,
   TransactionRecord,
 } from '../../domain/records.js';
-import type { DeliveryResult, ProductName, PurchaseDetails, TransactionStatus } from '../../domain/products.js';
+import { encodeLedgerCursor, encodeTransactionCursor } from '../paging.js';
 
 /** A Date as stored: integer milliseconds since the epoch. An invalid Date is a bug. */
 export function toMs(date: Date): number {

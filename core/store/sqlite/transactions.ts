@@ -4,10 +4,10 @@
  * every change of a purchase's status moves money with it.
  */
 import type Database from 'better-sqlite3';
-import type { TransactionStore } from '../port.js';
 import { requireLimit } from '../bounds.js';
 import { decodeTransactionCursor, toPage } from '../paging.js';
-import { type TransactionRow, fromMs, toFlag, toMs, transactionCursor, transactionFromRow } from './rows.js';
+import type { TransactionStore } from '../port.js';
+import { fromMs, type TransactionRow, toFlag, toMs, transactionCursor, transactionFromRow } from './rows.js';
 
 type StatusChange = { reference: string; failure_reason: string; updated_at: number };
 

@@ -16,7 +16,7 @@ import type { AccountStatements } from './accounts.js';
 import { runLedgerAudit } from './audit.js';
 import { auditOffThread } from './audit-runner.js';
 import type { GroupCommit } from './group-commit.js';
-import { type LedgerRow, type TransactionRow, ledgerCursor, ledgerFromRow, toFlag, toMs, transactionFromRow } from './rows.js';
+import { type LedgerRow, ledgerCursor, ledgerFromRow, type TransactionRow, toFlag, toMs, transactionFromRow } from './rows.js';
 import type { TransactionStatements } from './transactions.js';
 
 function prepareLedgerStatements(db: Database.Database) {

@@ -3,12 +3,13 @@
  * raw bytes of the database file and its write-ahead log contain no secret key, while the
  * hash that authenticates it is there.
  */
-import * as assert from 'uvu/assert';
-import { suite } from '../../helpers/suite.js';
+
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import * as assert from 'uvu/assert';
 import { startCore, type TestCore } from '../../helpers/core.js';
+import { suite } from '../../helpers/suite.js';
 
 let core!: TestCore;
 

@@ -4,10 +4,11 @@
  * because the partner needs to know which of its servers called; the key check comes first,
  * so a wrong secret never learns that the key is locked.
  */
-import * as assert from 'uvu/assert';
-import { suite } from '../../helpers/suite.js';
+
 import { Code } from '@connectrpc/connect';
+import * as assert from 'uvu/assert';
 import { startCore, type TestCore } from '../../helpers/core.js';
+import { suite } from '../../helpers/suite.js';
 import { rejection } from '../rpc/support.js';
 
 let core!: TestCore;
@@ -89,7 +90,7 @@ test('a wrong secret from a wrong address is INVALID_API_KEY: the lock is not re
   assert.not.ok(refused.message.includes('192.0.2.1'));
 });
 
-test('a lock on one key does not lock the account\'s other key', async () => {
+test("a lock on one key does not lock the account's other key", async () => {
   const api = await lockedKey(['203.0.113.7']);
   const { issuedKey } = await core.admin.createApiKey({ accountId: api.accountId });
   assert.is((await verify(issuedKey!, '192.0.2.1')).accountId, api.accountId);

@@ -3,10 +3,11 @@
  * names its account; every other pair is UNAUTHENTICATED with reason INVALID_API_KEY and the
  * same message, so a caller cannot tell an unknown key from a wrong secret.
  */
-import * as assert from 'uvu/assert';
-import { suite } from '../../helpers/suite.js';
+
 import { Code } from '@connectrpc/connect';
+import * as assert from 'uvu/assert';
 import { startCore, type TestCore } from '../../helpers/core.js';
+import { suite } from '../../helpers/suite.js';
 import { rejection } from '../rpc/support.js';
 
 let core!: TestCore;
@@ -33,7 +34,7 @@ test('a valid key pair answers its account and the API tier', async () => {
   assert.equal([verified.accountId, verified.tierId], [api.accountId, 'api']);
 });
 
-test('a wrong secret, an unknown public key and another pair\'s secret all fail alike', async () => {
+test("a wrong secret, an unknown public key and another pair's secret all fail alike", async () => {
   const api = await core.createApiAccount();
   const other = await core.createApiAccount();
   const wrongSecret = await assertInvalidKey(api.publicKey, api.secretKey.slice(0, -1) + (api.secretKey.endsWith('A') ? 'B' : 'A'));
@@ -68,7 +69,7 @@ test('a malformed pair cannot ride on a real public key', async () => {
   await assertInvalidKey(api.publicKey.toUpperCase(), api.secretKey);
 });
 
-test('a revoked key fails; the account\'s other key keeps working', async () => {
+test("a revoked key fails; the account's other key keeps working", async () => {
   const api = await core.createApiAccount();
   const { issuedKey: second } = await core.admin.createApiKey({ accountId: api.accountId });
   await core.admin.revokeApiKey({ publicKey: api.publicKey });
@@ -99,7 +100,7 @@ test('an account moved off the API tier cannot authenticate; moved back, its key
   assert.is((await core.auth.verifyKeyPair({ publicKey: api.publicKey, secretKey: api.secretKey })).accountId, api.accountId);
 });
 
-test('a tier that loses API access takes its accounts\' keys with it', async () => {
+test("a tier that loses API access takes its accounts' keys with it", async () => {
   await core.admin.upsertTier({ tier: { tierId: 'partner', name: 'Partner', apiAccess: true, discounts: [] } });
   const { account, issuedKey } = await core.admin.createAccount({ name: 'Partner Co', tierId: 'partner' });
   assert.ok(issuedKey, 'a tier with API access issues keys too');

@@ -1,8 +1,8 @@
-import { suite } from '../../helpers/suite.js';
-import * as assert from 'uvu/assert';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import * as assert from 'uvu/assert';
 import { startCore, type TestCore } from '../../helpers/core.js';
+import { suite } from '../../helpers/suite.js';
 
 const BIN = fileURLToPath(new URL('../../../bin/prepaid.js', import.meta.url));
 const PROJECT_DIR = fileURLToPath(new URL('../../../', import.meta.url));

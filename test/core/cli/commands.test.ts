@@ -1,9 +1,9 @@
-import { suite } from '../../helpers/suite.js';
-import * as assert from 'uvu/assert';
 import { ConnectError } from '@connectrpc/connect';
-import { ErrorInfoSchema } from '../../../gen/google/rpc/error_details_pb.js';
+import * as assert from 'uvu/assert';
 import { SECRET_SHOWN_ONCE_WARNING } from '../../../core/cli/format.js';
+import { ErrorInfoSchema } from '../../../gen/google/rpc/error_details_pb.js';
 import { assertLedgerInvariant, ledgerOf, startCore, type TestCore } from '../../helpers/core.js';
+import { suite } from '../../helpers/suite.js';
 import { runAgainst, runJson } from './run.js';
 
 const test = suite<{ core: TestCore }>('prepaid CLI commands against a real core');
@@ -197,14 +197,27 @@ test('pricing set-sms-rate takes Naira per page and get-sms-rate reads it back',
 
 test('wallet ledger lists the newest entries first and honours --limit', async ({ core }) => {
   const id = String((await createAccount(core, 'basic'))['account_id']);
-  for (const [naira, memo] of [['100', 'first'], ['200', 'second'], ['300.25', 'third']] as const) {
+  for (const [naira, memo] of [
+    ['100', 'first'],
+    ['200', 'second'],
+    ['300.25', 'third'],
+  ] as const) {
     assert.is((await runAgainst(core, ['wallet', 'credit', id, naira, '--memo', memo])).code, 0);
   }
   const all = await runJson(core, ['wallet', 'ledger', id]);
   const entries = all.json['entries'] as Array<Record<string, unknown>>;
-  assert.equal(entries.map((e) => e['memo']), ['third', 'second', 'first']);
-  assert.equal(entries.map((e) => e['amount_kobo']), [30_025, 20_000, 10_000]);
-  assert.equal(entries.map((e) => e['balance_after']), [600.25, 300, 100]);
+  assert.equal(
+    entries.map((e) => e['memo']),
+    ['third', 'second', 'first'],
+  );
+  assert.equal(
+    entries.map((e) => e['amount_kobo']),
+    [30_025, 20_000, 10_000],
+  );
+  assert.equal(
+    entries.map((e) => e['balance_after']),
+    [600.25, 300, 100],
+  );
   assert.is(entries[0]!['kind'], 'credit');
   assert.is(all.json['has_more'], false);
 

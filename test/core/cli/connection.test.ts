@@ -1,10 +1,10 @@
-import { suite } from '../../helpers/suite.js';
-import * as assert from 'uvu/assert';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import * as assert from 'uvu/assert';
 import { CliError, UsageError } from '../../../core/cli/command.js';
 import { resolveAdminToken, resolveCoreUrl } from '../../../core/cli/connection.js';
+import { suite } from '../../helpers/suite.js';
 
 const test = suite('prepaid CLI: where the core is and which token to present');
 
@@ -24,17 +24,29 @@ test('the core URL comes from --core, else CORE_URL, else CORE_HOST and CORE_POR
 });
 
 test('a malformed --core is a usage error and a malformed CORE_PORT a configuration error', () => {
-  assert.throws(() => resolveCoreUrl({}, 'not a url'), (e: unknown) => e instanceof UsageError);
-  assert.throws(() => resolveCoreUrl({ CORE_URL: 'grpc://x' }, undefined), (e: unknown) => e instanceof UsageError);
+  assert.throws(
+    () => resolveCoreUrl({}, 'not a url'),
+    (e: unknown) => e instanceof UsageError,
+  );
+  assert.throws(
+    () => resolveCoreUrl({ CORE_URL: 'grpc://x' }, undefined),
+    (e: unknown) => e instanceof UsageError,
+  );
   for (const port of ['0', '65536', '50051x', '-1']) {
-    assert.throws(() => resolveCoreUrl({ CORE_PORT: port }, undefined), (e: unknown) => e instanceof CliError && e.code === 'CONFIG_ERROR');
+    assert.throws(
+      () => resolveCoreUrl({ CORE_PORT: port }, undefined),
+      (e: unknown) => e instanceof CliError && e.code === 'CONFIG_ERROR',
+    );
   }
 });
 
 test('the token comes from ADMIN_TOKEN, else DATA_DIR/admin.token, and its source is named, not its value', () => {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'prepaid-cli-token-'));
   try {
-    assert.throws(() => resolveAdminToken({ DATA_DIR: dataDir }), (e: unknown) => e instanceof CliError && e.code === 'NO_ADMIN_TOKEN');
+    assert.throws(
+      () => resolveAdminToken({ DATA_DIR: dataDir }),
+      (e: unknown) => e instanceof CliError && e.code === 'NO_ADMIN_TOKEN',
+    );
     writeFileSync(path.join(dataDir, 'admin.token'), 'token-from-the-file-0123456789\n', { mode: 0o600 });
     assert.equal(resolveAdminToken({ DATA_DIR: dataDir }), { token: 'token-from-the-file-0123456789', source: path.join(dataDir, 'admin.token') });
     assert.equal(resolveAdminToken({ DATA_DIR: dataDir, ADMIN_TOKEN: 'token-from-the-environment' }), {

@@ -5,9 +5,9 @@
  */
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { suite } from '../../helpers/suite.js';
 import * as assert from 'uvu/assert';
 import { startCore, type TestCore } from '../../helpers/core.js';
+import { suite } from '../../helpers/suite.js';
 import { runAgainst, runJson } from './run.js';
 
 const test = suite('cli: ledger check and pending list');
@@ -60,7 +60,10 @@ test('pending list shows an unknown outcome until recovery settles it', async ()
   const before = await runJson(core, ['pending', 'list']);
   assert.is(before.code, 0);
   const listed = before.json['transactions'] as Array<Record<string, unknown>>;
-  assert.equal(listed.map((t) => t['reference']), [transaction!.reference]);
+  assert.equal(
+    listed.map((t) => t['reference']),
+    [transaction!.reference],
+  );
   assert.is(listed[0]!['needs_attention'], false);
   const attention = await runJson(core, ['pending', 'list', '--attention', 'yes']);
   assert.equal(attention.json['transactions'], [], 'nothing is past the deadline yet');

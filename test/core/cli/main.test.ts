@@ -1,11 +1,11 @@
-import { suite } from '../../helpers/suite.js';
-import * as assert from 'uvu/assert';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import * as assert from 'uvu/assert';
 import { COMMAND_GROUPS, EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from '../../../core/cli/main.js';
 import { ledgerOf, startCore, type TestCore } from '../../helpers/core.js';
+import { suite } from '../../helpers/suite.js';
 import { coreEnv, runAgainst, runJson, runWith } from './run.js';
 
 const test = suite<{ core: TestCore; accountId: string }>('prepaid CLI: help, usage errors and core errors');
@@ -152,7 +152,10 @@ test('an invalid parameter is exit 1 with the reason and every field violation',
   const error = json.json['error'] as Record<string, unknown>;
   assert.is(error['code'], 'INVALID_PARAMETER');
   assert.is(error['grpc_code'], 'INVALID_ARGUMENT');
-  assert.equal((error['field_violations'] as Array<Record<string, unknown>>).map((v) => v['field']), ['name']);
+  assert.equal(
+    (error['field_violations'] as Array<Record<string, unknown>>).map((v) => v['field']),
+    ['name'],
+  );
 });
 
 test('an unreachable core is exit 1 with a message that says what to do', async () => {

@@ -1,6 +1,6 @@
-import { suite } from '../../helpers/suite.js';
 import * as assert from 'uvu/assert';
-import { MAX_AMOUNT_KOBO, formatNaira, kobo as toKobo, koboToNaira, parseNaira } from '../../../core/domain/money.js';
+import { formatNaira, koboToNaira, MAX_AMOUNT_KOBO, parseNaira, kobo as toKobo } from '../../../core/domain/money.js';
+import { suite } from '../../helpers/suite.js';
 
 const parsing = suite('parseNaira: amounts partners send become exact kobo');
 

@@ -1,10 +1,10 @@
-import { suite } from '../../helpers/suite.js';
 import * as assert from 'uvu/assert';
 import { API_TIER_ID, defaultCatalog } from '../../../core/catalog/defaults.js';
-import { kobo, type Kobo } from '../../../core/domain/money.js';
+import { type Kobo, kobo } from '../../../core/domain/money.js';
 import { airtimeOrder, bulkSmsOrder, cableOrder, dataOrder, electricityOrder } from '../../../core/domain/orders.js';
 import { applyDiscount, discountBasisPoints, planPriceFor, priceFor } from '../../../core/domain/pricing.js';
 import type { DiscountRule, PlanRecord, TierRecord } from '../../../core/domain/records.js';
+import { suite } from '../../helpers/suite.js';
 
 function tier(discounts: DiscountRule[], tierId = 'test'): Pick<TierRecord, 'tierId' | 'discounts'> {
   return { tierId, discounts };

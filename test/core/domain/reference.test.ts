@@ -1,6 +1,6 @@
-import { suite } from '../../helpers/suite.js';
 import * as assert from 'uvu/assert';
-import { REFERENCE_PATTERN, lagosStamp, newReference } from '../../../core/domain/reference.js';
+import { lagosStamp, newReference, REFERENCE_PATTERN } from '../../../core/domain/reference.js';
+import { suite } from '../../helpers/suite.js';
 
 const references = suite('transaction references: Lagos minute stamp, 3 time-ordered and 7 random characters');
 

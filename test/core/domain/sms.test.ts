@@ -1,8 +1,8 @@
-import { suite } from '../../helpers/suite.js';
 import * as assert from 'uvu/assert';
+import { kobo } from '../../../core/domain/money.js';
 import { bulkSmsOrder } from '../../../core/domain/orders.js';
 import { smsChargeKobo, smsPages, uniqueRecipients } from '../../../core/domain/sms.js';
-import { kobo } from '../../../core/domain/money.js';
+import { suite } from '../../helpers/suite.js';
 
 const PLAIN_TIER = { tierId: 'basic', discounts: [] };
 
@@ -24,11 +24,7 @@ for (const [rate, pages, recipients, expected] of CHARGES) {
 }
 
 charge('a number listed twice is charged once', () => {
-  const order = bulkSmsOrder(
-    { sender: 'Shop', recipients: ['08031234567', '08021234567', '08031234567'], message: 'a'.repeat(161) },
-    kobo(350),
-    PLAIN_TIER,
-  );
+  const order = bulkSmsOrder({ sender: 'Shop', recipients: ['08031234567', '08021234567', '08031234567'], message: 'a'.repeat(161) }, kobo(350), PLAIN_TIER);
   assert.equal(order.details.recipients, ['08031234567', '08021234567']);
   assert.is(order.details.pages, 2);
   assert.is(order.faceValueKobo, 350 * 2 * 2);

@@ -1,8 +1,8 @@
 /** A purchase's life as pure rules: the moves between states, the retry schedule, the first answer. */
 import * as assert from 'uvu/assert';
-import { canMove, DEFAULT_RETRY_SCHEDULE, firstAnswer, isRefunded, nextAttempt } from '../../../core/domain/transactions.js';
-import type { TransactionRecord } from '../../../core/domain/records.js';
 import { kobo } from '../../../core/domain/money.js';
+import type { TransactionRecord } from '../../../core/domain/records.js';
+import { canMove, DEFAULT_RETRY_SCHEDULE, firstAnswer, isRefunded, nextAttempt } from '../../../core/domain/transactions.js';
 import { suite } from '../../helpers/suite.js';
 
 const test = suite('transaction states');
@@ -11,7 +11,13 @@ test('pending settles or fails; only a success is reversed; final states stay fi
   assert.ok(canMove('pending', 'success'));
   assert.ok(canMove('pending', 'failed'));
   assert.ok(canMove('success', 'reversed'));
-  for (const [from, to] of [['pending', 'reversed'], ['failed', 'success'], ['reversed', 'success'], ['success', 'failed'], ['failed', 'pending']] as const) {
+  for (const [from, to] of [
+    ['pending', 'reversed'],
+    ['failed', 'success'],
+    ['reversed', 'success'],
+    ['success', 'failed'],
+    ['failed', 'pending'],
+  ] as const) {
     assert.not.ok(canMove(from, to), `${from} -> ${to}`);
   }
   assert.equal((['pending', 'success', 'failed', 'reversed'] as const).filter(isRefunded), ['failed', 'reversed']);

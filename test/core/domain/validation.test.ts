@@ -3,25 +3,26 @@
  * passes, through the pure order builders the purchase service uses. A failing value must be
  * reported against the public field name; a passing value must produce an order.
  */
-import { suite } from '../../helpers/suite.js';
+
 import * as assert from 'uvu/assert';
 import { defaultCatalog } from '../../../core/catalog/defaults.js';
 import { DomainError, type FieldViolation } from '../../../core/domain/errors.js';
-import { kobo, parseNaira, type Kobo } from '../../../core/domain/money.js';
+import { type Kobo, kobo, parseNaira } from '../../../core/domain/money.js';
 import {
-  airtimeOrder,
-  bulkSmsOrder,
-  cableOrder,
-  dataOrder,
-  electricityOrder,
   type AirtimeInput,
+  airtimeOrder,
   type BulkSmsInput,
+  bulkSmsOrder,
   type CableInput,
+  cableOrder,
   type DataInput,
+  dataOrder,
   type ElectricityInput,
+  electricityOrder,
 } from '../../../core/domain/orders.js';
 import type { PurchaseOrder } from '../../../core/domain/products.js';
 import { smsLength } from '../../../core/domain/validation.js';
+import { suite } from '../../helpers/suite.js';
 
 /** A tier with no discounts, so that charged equals face value and only the rules are tested. */
 const PLAIN_TIER = { tierId: 'basic', discounts: [] };
@@ -57,7 +58,10 @@ interface RuleCase<I> {
 function ruleSuite<I>(name: string, valid: I, build: (input: I) => PurchaseOrder, cases: readonly RuleCase<I>[]) {
   const test = suite(name);
   test('the valid request builds an order', () => {
-    assert.equal(violationsOf(() => build(valid)), []);
+    assert.equal(
+      violationsOf(() => build(valid)),
+      [],
+    );
   });
   for (const c of cases) {
     const shown = JSON.stringify(Object.values(c.patch)[0]);
@@ -130,7 +134,10 @@ ruleSuite<DataInput>(
 const dataPlans = suite('data plans: only active plans are sold');
 dataPlans('an inactive plan is refused against plan_id', () => {
   const violations = violationsOf(() => dataOrder({ planId: 1, phone: '08031234567' }, { ...PLAN_1, active: false }, PLAIN_TIER));
-  assert.equal(violations.map((v) => v.field), ['plan_id']);
+  assert.equal(
+    violations.map((v) => v.field),
+    ['plan_id'],
+  );
 });
 dataPlans('the order carries the plan label and validity, and the network of the plan', () => {
   const order = dataOrder({ planId: 1, phone: '08031234567' }, PLAN_1, PLAIN_TIER);
@@ -170,7 +177,12 @@ ruleSuite<ElectricityInput>(
 ruleSuite<CableInput>(
   'cable rules (spec 4.7)',
   { provider: 'dstv', smartCard: '7041234567', packageCode: 'DSTV PADI', phone: '' },
-  (input) => cableOrder(input, CATALOG.cablePackages.filter((p) => p.provider === input.provider), PLAIN_TIER),
+  (input) =>
+    cableOrder(
+      input,
+      CATALOG.cablePackages.filter((p) => p.provider === input.provider),
+      PLAIN_TIER,
+    ),
   [
     { rule: 'one of the three providers', field: 'provider', patch: { provider: 'showmax' }, passes: false },
     { rule: 'provider is required', field: 'provider', patch: { provider: '' }, passes: false },
@@ -254,23 +266,30 @@ together('an airtime request with three bad fields names all three', () => {
   } catch (error) {
     if (!(error instanceof DomainError)) throw error;
     assert.is(error.code, 'INVALID_PARAMETER');
-    assert.equal(error.violations.map((v) => v.field), ['network', 'phone', 'amount']);
+    assert.equal(
+      error.violations.map((v) => v.field),
+      ['network', 'phone', 'amount'],
+    );
     assert.match(error.message, /3 parameters are invalid: network, phone, amount/);
   }
 });
 
 together('an electricity request with every field wrong names all five', () => {
-  const violations = violationsOf(() =>
-    electricityOrder({ disco: 'x', meterNumber: 'y', meterType: 'z', amountKobo: naira('999'), phone: '1' }, PLAIN_TIER),
+  const violations = violationsOf(() => electricityOrder({ disco: 'x', meterNumber: 'y', meterType: 'z', amountKobo: naira('999'), phone: '1' }, PLAIN_TIER));
+  assert.equal(
+    violations.map((v) => v.field),
+    ['disco', 'meter_number', 'meter_type', 'amount', 'phone'],
   );
-  assert.equal(violations.map((v) => v.field), ['disco', 'meter_number', 'meter_type', 'amount', 'phone']);
 });
 
 together('a bulk SMS request names the sender, the message and each bad recipient by index', () => {
   const violations = violationsOf(() =>
     bulkSmsOrder({ sender: 'Too long sender', recipients: ['08031234567', 'x', '0803123456', '08021234567'], message: '' }, SMS_RATE_KOBO, PLAIN_TIER),
   );
-  assert.equal(violations.map((v) => v.field), ['sender', 'message', 'recipients[1]', 'recipients[2]']);
+  assert.equal(
+    violations.map((v) => v.field),
+    ['sender', 'message', 'recipients[1]', 'recipients[2]'],
+  );
 });
 
 together('a list of thousands of bad recipients reports a bounded number of them', () => {
@@ -325,11 +344,19 @@ pages('an emoji counts as one character', () => {
 });
 
 pages('a lone surrogate (half an emoji) is refused, naming the field', () => {
-  assert.equal(violationsOf(() => bulkSmsOrder({ sender: 'Shop', recipients: ['08031234567'], message: 'Hi \uD83D there' }, SMS_RATE_KOBO, PLAIN_TIER)).map((v) => v.field), ['message']);
+  assert.equal(
+    violationsOf(() => bulkSmsOrder({ sender: 'Shop', recipients: ['08031234567'], message: 'Hi \uD83D there' }, SMS_RATE_KOBO, PLAIN_TIER)).map(
+      (v) => v.field,
+    ),
+    ['message'],
+  );
 });
 
 pages('an empty message is refused rather than charged as a page', () => {
-  assert.equal(violationsOf(() => bulkSmsOrder({ sender: 'Shop', recipients: ['08031234567'], message: '' }, SMS_RATE_KOBO, PLAIN_TIER)).map((v) => v.field), ['message']);
+  assert.equal(
+    violationsOf(() => bulkSmsOrder({ sender: 'Shop', recipients: ['08031234567'], message: '' }, SMS_RATE_KOBO, PLAIN_TIER)).map((v) => v.field),
+    ['message'],
+  );
 });
 
 pages.run();

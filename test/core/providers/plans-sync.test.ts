@@ -6,7 +6,7 @@
 import * as assert from 'uvu/assert';
 import { splitName } from '../../../core/catalog/sync.js';
 import { startCore, type TestCore } from '../../helpers/core.js';
-import { startVtpassStack, type FakeVariation, type VtpassStack } from '../../helpers/fake-vtpass.js';
+import { type FakeVariation, startVtpassStack, type VtpassStack } from '../../helpers/fake-vtpass.js';
 import { suite } from '../../helpers/suite.js';
 import { runAgainst, runJson } from '../cli/run.js';
 
@@ -27,7 +27,10 @@ async function plansByCode(core: TestCore): Promise<Map<string, { planId: number
   return new Map(
     plans
       .filter((p) => p.providerCode !== '')
-      .map((p) => [p.providerCode, { planId: Number(p.planId), label: p.label, validity: p.validity, faceValueKobo: Number(p.faceValueKobo), active: p.active }]),
+      .map((p) => [
+        p.providerCode,
+        { planId: Number(p.planId), label: p.label, validity: p.validity, faceValueKobo: Number(p.faceValueKobo), active: p.active },
+      ]),
   );
 }
 
@@ -51,7 +54,13 @@ test('the first sync creates a plan per code with new ids; the old uncoded plans
   const ids = [...plans.values()].map((p) => p.planId);
   assert.is(new Set(ids).size, 9, 'distinct ids');
   for (const seeded of [1, 2, 3, 101, 201, 301]) assert.not.ok(ids.includes(seeded), 'new plans take new ids, never a seeded one');
-  assert.equal(plans.get('mtn-100mb-1000'), { planId: plans.get('mtn-100mb-1000')!.planId, label: 'N1000 1.5GB', validity: '30 days', faceValueKobo: 1_000_00, active: true });
+  assert.equal(plans.get('mtn-100mb-1000'), {
+    planId: plans.get('mtn-100mb-1000')!.planId,
+    label: 'N1000 1.5GB',
+    validity: '30 days',
+    faceValueKobo: 1_000_00,
+    active: true,
+  });
   assert.equal((run.json['uncoded_plan_ids'] as number[]).length, 21, 'the 21 seeded plans have no provider code');
   assert.match(run.stderr, /21 active plan\(s\) have no provider code/);
 });

@@ -9,13 +9,13 @@ import path from 'node:path';
 import { createClient } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
 import * as assert from 'uvu/assert';
-import { AdminService } from '../../../gen/prepaid/v1/admin_pb.js';
-import { PurchaseService } from '../../../gen/prepaid/v1/purchase_pb.js';
 import { API_TIER_ID } from '../../../core/catalog/defaults.js';
 import { CORE_CONFIG_HELP, DEFAULT_VTPASS_BASE_URL, readCoreConfig } from '../../../core/config.js';
-import { ConfigError } from '../../../runtime/env-schema.js';
 import { startCore } from '../../../core/main.js';
 import { ALL_SANDBOX, createProviders } from '../../../core/providers/index.js';
+import { AdminService } from '../../../gen/prepaid/v1/admin_pb.js';
+import { PurchaseService } from '../../../gen/prepaid/v1/purchase_pb.js';
+import { ConfigError } from '../../../runtime/env-schema.js';
 import { bearer } from '../../helpers/core.js';
 import { startFakeVtpass } from '../../helpers/fake-vtpass.js';
 import { suite } from '../../helpers/suite.js';
@@ -44,7 +44,13 @@ test('by default every family is the sandbox and no VTpass setting is needed', (
 test('each family is routed on its own; VTpass defaults to its sandbox host', () => {
   const { providers } = readCoreConfig({ PROVIDER_AIRTIME: 'vtpass', PROVIDER_DATA: 'VTPASS', ...KEYS });
   assert.equal(providers.routing, { airtime: 'vtpass', data: 'vtpass', electricity: 'sandbox', cable: 'sandbox', bulksms: 'sandbox' });
-  assert.equal(providers.vtpass, { baseUrl: DEFAULT_VTPASS_BASE_URL, apiKey: KEYS.VTPASS_API_KEY, publicKey: KEYS.VTPASS_PUBLIC_KEY, secretKey: KEYS.VTPASS_SECRET_KEY, fallbackPhone: '' });
+  assert.equal(providers.vtpass, {
+    baseUrl: DEFAULT_VTPASS_BASE_URL,
+    apiKey: KEYS.VTPASS_API_KEY,
+    publicKey: KEYS.VTPASS_PUBLIC_KEY,
+    secretKey: KEYS.VTPASS_SECRET_KEY,
+    fallbackPhone: '',
+  });
   assert.is(providers.vtpassSms, null);
 });
 
@@ -69,7 +75,10 @@ test('every wrong setting stops the start with a message naming its variable', (
     const error = configError(env);
     assert.match(error.message, variable, JSON.stringify(env));
   }
-  assert.ok(readCoreConfig({ PROVIDER_AIRTIME: 'vtpass', ...KEYS, VTPASS_BASE_URL: 'http://127.0.0.1:8999/api/' }).providers.vtpass, 'http to this machine is allowed');
+  assert.ok(
+    readCoreConfig({ PROVIDER_AIRTIME: 'vtpass', ...KEYS, VTPASS_BASE_URL: 'http://127.0.0.1:8999/api/' }).providers.vtpass,
+    'http to this machine is allowed',
+  );
 });
 
 test('a malformed secret is refused without repeating it', () => {
@@ -80,7 +89,22 @@ test('a malformed secret is refused without repeating it', () => {
 
 test('--help lists every routing variable and VTpass setting', () => {
   const names = CORE_CONFIG_HELP.map(([name]) => name);
-  for (const name of ['PROVIDER_AIRTIME', 'PROVIDER_DATA', 'PROVIDER_ELECTRICITY', 'PROVIDER_CABLE', 'PROVIDER_BULKSMS', 'VTPASS_BASE_URL', 'VTPASS_API_KEY', 'VTPASS_PUBLIC_KEY', 'VTPASS_SECRET_KEY', 'VTPASS_FALLBACK_PHONE', 'VTPASS_SMS_URL', 'VTPASS_SMS_TOKEN', 'VTPASS_SMS_SECRET', 'VTPASS_SMS_SENDER']) {
+  for (const name of [
+    'PROVIDER_AIRTIME',
+    'PROVIDER_DATA',
+    'PROVIDER_ELECTRICITY',
+    'PROVIDER_CABLE',
+    'PROVIDER_BULKSMS',
+    'VTPASS_BASE_URL',
+    'VTPASS_API_KEY',
+    'VTPASS_PUBLIC_KEY',
+    'VTPASS_SECRET_KEY',
+    'VTPASS_FALLBACK_PHONE',
+    'VTPASS_SMS_URL',
+    'VTPASS_SMS_TOKEN',
+    'VTPASS_SMS_SECRET',
+    'VTPASS_SMS_SENDER',
+  ]) {
     assert.ok(names.includes(name), name);
   }
 });
@@ -88,10 +112,13 @@ test('--help lists every routing variable and VTpass setting', () => {
 test('createProviders gives each family the provider its route names', () => {
   const config = readCoreConfig({ PROVIDER_AIRTIME: 'vtpass', PROVIDER_ELECTRICITY: 'vtpass', ...KEYS, VTPASS_FALLBACK_PHONE: '08099999999' }).providers;
   const { providers } = createProviders(config, { catalog: { getPlan: async () => null, getCablePackage: async () => null } });
-  assert.equal(
-    Object.fromEntries(Object.entries(providers).map(([family, provider]) => [family, provider.name])),
-    { airtime: 'vtpass', data: 'sandbox', electricity: 'vtpass', cable: 'sandbox', bulksms: 'sandbox' },
-  );
+  assert.equal(Object.fromEntries(Object.entries(providers).map(([family, provider]) => [family, provider.name])), {
+    airtime: 'vtpass',
+    data: 'sandbox',
+    electricity: 'vtpass',
+    cable: 'sandbox',
+    bulksms: 'sandbox',
+  });
   assert.is(providers.data.listPlans, undefined, 'the sandbox publishes no plans');
 });
 

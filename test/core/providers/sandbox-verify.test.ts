@@ -19,10 +19,12 @@ test('the same meter always gives the same customer; another meter may give anot
   assert.match(first.customer.customerName, /^[A-Z][a-z]+ [A-Z][a-z]+$/);
   assert.is(first.customer.meterType, 'prepaid');
   assert.is(first.customer.minimumAmountKobo, 1_000_00);
-  const names = new Set(['45031234560', '45031234561', '45031234562', '45031234563', '45031234564'].map((number) => {
-    const found = sandboxVerify({ ...query, number }, at);
-    return found.kind === 'found' ? found.customer.customerName : '';
-  }));
+  const names = new Set(
+    ['45031234560', '45031234561', '45031234562', '45031234563', '45031234564'].map((number) => {
+      const found = sandboxVerify({ ...query, number }, at);
+      return found.kind === 'found' ? found.customer.customerName : '';
+    }),
+  );
   assert.ok(names.size > 1, 'names vary with the number');
 });
 

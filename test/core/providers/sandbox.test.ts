@@ -1,9 +1,9 @@
-import { suite } from '../../helpers/suite.js';
 import * as assert from 'uvu/assert';
+import { kobo } from '../../../core/domain/money.js';
 import type { ProductName, PurchaseDetails } from '../../../core/domain/products.js';
 import type { ProviderOutcome, ProviderRequest } from '../../../core/providers/port.js';
-import { MAX_RECORDED_CALLS, SANDBOX_TARIFF_KOBO_PER_KWH, createSandbox } from '../../../core/providers/sandbox/index.js';
-import { kobo } from '../../../core/domain/money.js';
+import { createSandbox, MAX_RECORDED_CALLS, SANDBOX_TARIFF_KOBO_PER_KWH } from '../../../core/providers/sandbox/index.js';
+import { suite } from '../../helpers/suite.js';
 
 const TOKEN = /^\d{4}(-\d{4}){4}$/;
 const UNITS = /^(\d+\.\d) kWh$/;

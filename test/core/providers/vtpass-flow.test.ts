@@ -7,8 +7,8 @@
  */
 import * as assert from 'uvu/assert';
 import { assertLedgerInvariant, ledgerOf } from '../../helpers/core.js';
-import type { ApiKeys } from '../../helpers/gateway.js';
 import { startVtpassStack, type VtpassStack } from '../../helpers/fake-vtpass.js';
+import type { ApiKeys } from '../../helpers/gateway.js';
 import { suite } from '../../helpers/suite.js';
 
 const test = suite<{ stack: VtpassStack }>('purchases through VTpass');
@@ -79,7 +79,11 @@ test('every product is delivered through VTpass: 200, one debit, and the results
 test('an Eko payment reads mainToken and mainTokenUnits', async ({ stack }) => {
   const { keys } = await account(stack);
   stack.fake.script('1111111111111', { answer: 'delivered', shape: 'eko' });
-  const reply = await stack.gateway.request({ query: { action: 'electricity' }, keys, body: { disco: 'ekedc', meter_number: '1111111111111', meter_type: 'prepaid', amount: 1500 } });
+  const reply = await stack.gateway.request({
+    query: { action: 'electricity' },
+    keys,
+    body: { disco: 'ekedc', meter_number: '1111111111111', meter_type: 'prepaid', amount: 1500 },
+  });
   assert.is(reply.status, 200, reply.text);
   assert.is(reply.json.token, stack.fake.tokenDigits(reply.json.reference).match(/\d{4}/g)!.join('-'));
   assert.is(reply.json.units, '16.9 kWh');
@@ -113,7 +117,10 @@ test('099 is 202 pending with the charge held; the requery that says delivered s
   await stack.core.recoverNow();
   assert.is((await transaction(stack, keys, reply.json.reference)).status, 'success');
   assert.equal(await entriesOf(stack, accountId, reply.json.reference), ['debit']);
-  assert.ok(stack.fake.calls.some((c) => c.path === '/api/requery' && c.body?.['request_id'] === reply.json.reference), 'the worker re-queried VTpass');
+  assert.ok(
+    stack.fake.calls.some((c) => c.path === '/api/requery' && c.body?.['request_id'] === reply.json.reference),
+    'the worker re-queried VTpass',
+  );
 });
 
 test('no answer in time is 202 pending; the requery that says failed refunds it once, and a second pass changes nothing', async ({ stack }) => {

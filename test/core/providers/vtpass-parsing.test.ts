@@ -3,8 +3,8 @@
  * plan lists and callback bodies. Each reader refuses what it cannot read exactly.
  */
 import * as assert from 'uvu/assert';
-import { electricityResult, kwh, stsToken } from '../../../core/providers/vtpass/electricity.js';
 import { parseVtpassCallback } from '../../../core/providers/vtpass/callback.js';
+import { electricityResult, kwh, stsToken } from '../../../core/providers/vtpass/electricity.js';
 import { readVariations } from '../../../core/providers/vtpass/variations.js';
 import { naira } from '../../../core/providers/vtpass/verify.js';
 import { suite } from '../../helpers/suite.js';
@@ -49,14 +49,32 @@ test('plan lists: a missing or malformed list is an error, never an empty catalo
   assert.equal(readVariations(answer({ content: { variations: 'x' } })).ok, false);
   assert.equal(readVariations(answer({ code: '012' })).ok, false);
   assert.equal(readVariations({ kind: 'no_answer', reason: 'timeout', delivered: true }).ok, false);
-  const read = readVariations(answer({ content: { variations: [{ variation_code: 'a', name: 'A - 1 day', variation_amount: '10' }, { variation_code: 'a', name: 'dup', variation_amount: '10' }] } }));
+  const read = readVariations(
+    answer({
+      content: {
+        variations: [
+          { variation_code: 'a', name: 'A - 1 day', variation_amount: '10' },
+          { variation_code: 'a', name: 'dup', variation_amount: '10' },
+        ],
+      },
+    }),
+  );
   assert.equal(read, { ok: true, plans: [{ code: 'a', name: 'A - 1 day', amountKobo: 10_00 }], skipped: 1 });
 });
 
 test('callbacks: only a transaction-update with a request id names a reference', () => {
   const bytes = (value: unknown) => new TextEncoder().encode(typeof value === 'string' ? value : JSON.stringify(value));
-  assert.equal(parseVtpassCallback(bytes({ type: 'transaction-update', data: { requestId: '202601011200ABCDEFGHJK' } })), { ok: true, reference: '202601011200ABCDEFGHJK' });
-  for (const body of ['{', '[]', { type: 'other', data: { requestId: 'x' } }, { type: 'transaction-update', data: {} }, { type: 'transaction-update', data: { requestId: 'has spaces' } }]) {
+  assert.equal(parseVtpassCallback(bytes({ type: 'transaction-update', data: { requestId: '202601011200ABCDEFGHJK' } })), {
+    ok: true,
+    reference: '202601011200ABCDEFGHJK',
+  });
+  for (const body of [
+    '{',
+    '[]',
+    { type: 'other', data: { requestId: 'x' } },
+    { type: 'transaction-update', data: {} },
+    { type: 'transaction-update', data: { requestId: 'has spaces' } },
+  ]) {
     assert.is(parseVtpassCallback(bytes(body)).ok, false, JSON.stringify(body));
   }
 });

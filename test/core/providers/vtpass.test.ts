@@ -9,17 +9,17 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import * as assert from 'uvu/assert';
 import { defaultCatalog } from '../../../core/catalog/defaults.js';
-import { lagosStamp, newReference } from '../../../core/domain/reference.js';
+import { kobo } from '../../../core/domain/money.js';
 import type { ProductName, PurchaseDetails } from '../../../core/domain/products.js';
+import { lagosStamp, newReference } from '../../../core/domain/reference.js';
 import { createProviders } from '../../../core/providers/index.js';
 import type { ProviderOutcome, ProviderRequest, Providers } from '../../../core/providers/port.js';
 import { NOT_FOUND_GRACE_MS, referenceTime } from '../../../core/providers/vtpass/codes.js';
 import { createVtpassProviders } from '../../../core/providers/vtpass/index.js';
-import { openSqliteStore } from '../../../core/store/sqlite/index.js';
 import type { Store } from '../../../core/store/port.js';
-import { startFakeVtpass, vtpassRouting, type FakeVtpass } from '../../helpers/fake-vtpass.js';
+import { openSqliteStore } from '../../../core/store/sqlite/index.js';
+import { type FakeVtpass, startFakeVtpass, vtpassRouting } from '../../helpers/fake-vtpass.js';
 import { suite } from '../../helpers/suite.js';
-import { kobo } from '../../../core/domain/money.js';
 
 interface Context {
   fake: FakeVtpass;
@@ -100,7 +100,14 @@ test("data: the plan's provider code is the variation_code, the phone the biller
   const req = request('data', 'mtn', '08011111111', plan.faceValueKobo, { planId: 1, planLabel: '500MB (7 days)' });
   const outcome = await providers.data.purchase(req, signal());
   assert.is(outcome.kind, 'delivered');
-  assert.equal(lastPay(fake).body, { request_id: req.reference, serviceID: 'mtn-data', billersCode: '08011111111', variation_code: 'mtn-10mb-100', amount: 500, phone: '08011111111' });
+  assert.equal(lastPay(fake).body, {
+    request_id: req.reference,
+    serviceID: 'mtn-data',
+    billersCode: '08011111111',
+    variation_code: 'mtn-10mb-100',
+    amount: 500,
+    phone: '08011111111',
+  });
 });
 
 test('data: a plan without a provider code fails cleanly and nothing is sent to VTpass', async ({ fake, providers }) => {
@@ -132,16 +139,31 @@ test('electricity: both answer shapes, and a purchased_code alone, give the toke
 test('electricity: the meter type is the variation_code, and a payment without a phone sends the fallback phone', async ({ fake, providers }) => {
   const req = request('electricity', 'phed', '1010101010101', 2_000_00, { meterType: 'postpaid' });
   const outcome = await providers.electricity.purchase(req, signal());
-  assert.equal(lastPay(fake).body, { request_id: req.reference, serviceID: 'portharcourt-electric', billersCode: '1010101010101', variation_code: 'postpaid', amount: 2000, phone: '08099999999' });
+  assert.equal(lastPay(fake).body, {
+    request_id: req.reference,
+    serviceID: 'portharcourt-electric',
+    billersCode: '1010101010101',
+    variation_code: 'postpaid',
+    amount: 2000,
+    phone: '08099999999',
+  });
   assert.is(outcome.kind, 'delivered');
   assert.is(outcome.kind === 'delivered' && outcome.result.token, undefined, 'a postpaid payment has no token');
   assert.is(outcome.kind === 'delivered' && outcome.result.units, undefined);
 });
 
-test("cable: the package's provider code, or its package code when it has none; DStv and GOtv say subscription_type change", async ({ fake, providers, store }) => {
+test("cable: the package's provider code, or its package code when it has none; DStv and GOtv say subscription_type change", async ({
+  fake,
+  providers,
+  store,
+}) => {
   const compact = (await store.catalog.getCablePackage('dstv', 'DSTV COMPACT'))!;
   await store.catalog.upsertCablePackage({ ...compact, providerCode: 'dstv-compact' });
-  const dstv = request('cable', 'dstv', '1212121212', compact.priceKobo, { packageCode: 'DSTV COMPACT', planLabel: 'DStv Compact', customerPhone: '08031234567' });
+  const dstv = request('cable', 'dstv', '1212121212', compact.priceKobo, {
+    packageCode: 'DSTV COMPACT',
+    planLabel: 'DStv Compact',
+    customerPhone: '08031234567',
+  });
   assert.is((await providers.cable.purchase(dstv, signal())).kind, 'delivered');
   assert.equal(lastPay(fake).body, {
     request_id: dstv.reference,
@@ -163,12 +185,33 @@ test("cable: the package's provider code, or its package code when it has none; 
 
 test('pay: every code is read as the facts say; only "not processed" codes fail, 040 reverses, the rest stay unknown', async ({ fake, providers }) => {
   const table: Record<string, ProviderOutcome['kind']> = {
-    '016': 'failed', '091': 'failed', '010': 'failed', '011': 'failed', '012': 'failed', '013': 'failed', '017': 'failed',
-    '018': 'failed', '019': 'failed', '021': 'failed', '022': 'failed', '023': 'failed', '024': 'failed', '027': 'failed',
-    '028': 'failed', '034': 'failed', '035': 'failed',
+    '016': 'failed',
+    '091': 'failed',
+    '010': 'failed',
+    '011': 'failed',
+    '012': 'failed',
+    '013': 'failed',
+    '017': 'failed',
+    '018': 'failed',
+    '019': 'failed',
+    '021': 'failed',
+    '022': 'failed',
+    '023': 'failed',
+    '024': 'failed',
+    '027': 'failed',
+    '028': 'failed',
+    '034': 'failed',
+    '035': 'failed',
     '040': 'reversed',
-    '014': 'unknown', '020': 'unknown', '030': 'unknown', '044': 'unknown', '083': 'unknown', '085': 'unknown', '087': 'unknown',
-    '089': 'unknown', '123': 'unknown',
+    '014': 'unknown',
+    '020': 'unknown',
+    '030': 'unknown',
+    '044': 'unknown',
+    '083': 'unknown',
+    '085': 'unknown',
+    '087': 'unknown',
+    '089': 'unknown',
+    '123': 'unknown',
   };
   for (const [code, kind] of Object.entries(table)) {
     fake.script('08022222222', { answer: 'code', code });
@@ -176,7 +219,7 @@ test('pay: every code is read as the facts say; only "not processed" codes fail,
     assert.is(outcome.kind, kind, `code ${code}`);
     if (outcome.kind === 'failed') {
       assert.match(outcome.reason, new RegExp(`code ${code}`), `the reason names code ${code}`);
-      assert.not.match(outcome.reason, /wallet balance/i, 'our float at VTpass is not the partner\'s business');
+      assert.not.match(outcome.reason, /wallet balance/i, "our float at VTpass is not the partner's business");
     }
   }
 });
@@ -220,7 +263,14 @@ test('pay: no answer before the deadline is unknown, and a pay that reached VTpa
 });
 
 test('requery: each recorded state reads as the facts say', async ({ fake, providers }) => {
-  const expected = { delivered: 'delivered', pending: 'unknown', processing: 'unknown', failed: 'failed', not_processed: 'failed', reversed: 'reversed' } as const;
+  const expected = {
+    delivered: 'delivered',
+    pending: 'unknown',
+    processing: 'unknown',
+    failed: 'failed',
+    not_processed: 'failed',
+    reversed: 'reversed',
+  } as const;
   for (const [state, kind] of Object.entries(expected)) {
     fake.script('08066666666', { answer: 'hang', later: state as keyof typeof expected });
     const req = request('airtime', 'mtn', '08066666666', 100_00);
@@ -305,10 +355,16 @@ test('service-variations: both spellings of the list are read, with the GET keys
     { variation_code: 'airt-bad', name: 'bad amount', variation_amount: 'ten naira', fixedPrice: 'Yes' },
   ]);
   const glo = await providers.data.listPlans!('glo', signal());
-  assert.equal(glo.map((p) => p.code), ['glo100', 'glo1000']);
+  assert.equal(
+    glo.map((p) => p.code),
+    ['glo100', 'glo1000'],
+  );
   assert.equal(glo[1], { code: 'glo1000', name: 'Glo Data N1000 - 2.5GB - 30 days', amountKobo: kobo(1_000_00) });
   const airtel = await providers.data.listPlans!('airtel', signal());
-  assert.equal(airtel.map((p) => p.code), ['airt-100', 'airt-1000']);
+  assert.equal(
+    airtel.map((p) => p.code),
+    ['airt-100', 'airt-1000'],
+  );
   const call = [...fake.calls].reverse().find((c) => c.path.startsWith('/api/service-variations'))!;
   assert.is(call.method, 'GET');
   assert.is(call.headers['public-key'], fake.publicKey);
@@ -316,9 +372,11 @@ test('service-variations: both spellings of the list are read, with the GET keys
   fake.misspelled.delete('glo-data');
 });
 
-test('bulk SMS: TG00 is delivered with the recipients sent; rejections count out; all rejected or TG17 fail; a bad answer is unknown', async ({ fake, providers }) => {
-  const sms = (recipients: string[]) =>
-    request('bulksms', 'sms', '', 700, { sender: 'MyShop', message: 'Hello', recipients, pages: 1 });
+test('bulk SMS: TG00 is delivered with the recipients sent; rejections count out; all rejected or TG17 fail; a bad answer is unknown', async ({
+  fake,
+  providers,
+}) => {
+  const sms = (recipients: string[]) => request('bulksms', 'sms', '', 700, { sender: 'MyShop', message: 'Hello', recipients, pages: 1 });
   const ok = await providers.bulksms.purchase(sms(['08031234567', '08051234567']), signal());
   assert.is(ok.kind === 'delivered' && ok.result.sent, 2);
   const batch = fake.sms[fake.sms.length - 1]!;
@@ -341,15 +399,24 @@ test('receipts go through the messaging API with the configured sender', async (
   const accepted = await providers.bulksms.notify({ to: '08031234567', text: 'Token: 1234', reference: newReference(new Date()) }, signal());
   assert.ok(accepted);
   assert.is(fake.sms[fake.sms.length - 1]!.sender, 'PrepaidRx');
-  assert.not.ok(await providers.bulksms.notify({ to: '08032222222', text: 'x', reference: newReference(new Date()) }, signal()), 'a rejected receipt is not accepted');
+  assert.not.ok(
+    await providers.bulksms.notify({ to: '08032222222', text: 'x', reference: newReference(new Date()) }, signal()),
+    'a rejected receipt is not accepted',
+  );
 });
 
 test('no log line carries a key or secret', ({ fake, logged }) => {
   assert.ok(logged.length > 20, 'the adapter logged its calls');
   for (const secret of [fake.apiKey, fake.publicKey, fake.secretKey, fake.smsToken, fake.smsSecret]) {
-    assert.not.ok(logged.some((line) => line.includes(secret)), 'a secret in the log');
+    assert.not.ok(
+      logged.some((line) => line.includes(secret)),
+      'a secret in the log',
+    );
   }
-  assert.ok(logged.some((line) => line.includes('vtpass.account_error')), 'account problems (018, 027...) are logged as errors');
+  assert.ok(
+    logged.some((line) => line.includes('vtpass.account_error')),
+    'account problems (018, 027...) are logged as errors',
+  );
 });
 
 test.run();

@@ -2,11 +2,12 @@
  * The wallet decides: a purchase the balance does not cover is refused before anything
  * happens, and a balance that covers it exactly is spent down to zero, never below.
  */
-import * as assert from 'uvu/assert';
-import { suite } from '../../helpers/suite.js';
+
 import { Code } from '@connectrpc/connect';
+import * as assert from 'uvu/assert';
 import { TransactionStatus } from '../../../gen/prepaid/v1/types_pb.js';
 import { assertLedgerInvariant, startCore, type TestCore } from '../../helpers/core.js';
+import { suite } from '../../helpers/suite.js';
 import { rejection, walletOf } from '../rpc/support.js';
 import { PRODUCT_CASES } from './orders.js';
 

@@ -3,9 +3,9 @@
  * a number listed twice is sent and charged once, and `sms_sent` counts unique numbers.
  */
 import * as assert from 'uvu/assert';
-import { suite } from '../../helpers/suite.js';
 import { TransactionStatus } from '../../../gen/prepaid/v1/types_pb.js';
 import { assertLedgerInvariant, startCore, type TestCore } from '../../helpers/core.js';
+import { suite } from '../../helpers/suite.js';
 import { entriesFor, walletOf } from '../rpc/support.js';
 
 let core!: TestCore;
@@ -58,7 +58,12 @@ test('a new page rate applies to the next message', async () => {
   const { accountId } = await core.createApiAccount({ balanceKobo: 100_00 });
   await core.admin.setSmsRate({ koboPerPage: 425n });
   try {
-    const { transaction } = await core.purchase.sendBulkSms({ accountId, sender: 'Shop', recipients: ['08031234567', '08021234567', '08031234567'], message: 'a'.repeat(200) });
+    const { transaction } = await core.purchase.sendBulkSms({
+      accountId,
+      sender: 'Shop',
+      recipients: ['08031234567', '08021234567', '08031234567'],
+      message: 'a'.repeat(200),
+    });
     assert.is(transaction!.chargedKobo, 425n * 2n * 2n);
   } finally {
     await core.admin.setSmsRate({ koboPerPage: 350n });

@@ -2,11 +2,12 @@
  * Transaction history and lookup: newest first, cursor pages of bounded size, and an account
  * never sees another account's transactions.
  */
-import * as assert from 'uvu/assert';
-import { suite } from '../../helpers/suite.js';
-import { Code } from '@connectrpc/connect';
+
 import { timestampMs } from '@bufbuild/protobuf/wkt';
+import { Code } from '@connectrpc/connect';
+import * as assert from 'uvu/assert';
 import { assertLedgerInvariant, startCore, type TestCore } from '../../helpers/core.js';
+import { suite } from '../../helpers/suite.js';
 import { rejection } from '../rpc/support.js';
 
 let core!: TestCore;
@@ -43,9 +44,15 @@ test('pages of two walk every purchase once, newest first, and the last page has
     times.push(...page.transactions.map((t) => timestampMs(t.createdAt!)));
     pageToken = page.nextPageToken;
   } while (pageToken && pages.length < 10);
-  assert.equal(pages.map((p) => p.length), [2, 2, 1]);
+  assert.equal(
+    pages.map((p) => p.length),
+    [2, 2, 1],
+  );
   assert.equal(pages.flat(), [...made].reverse());
-  assert.ok(times.every((t, i) => i === 0 || t <= times[i - 1]!), 'created_at never increases down the list');
+  assert.ok(
+    times.every((t, i) => i === 0 || t <= times[i - 1]!),
+    'created_at never increases down the list',
+  );
   await assertLedgerInvariant(core, accountId);
 });
 
@@ -56,7 +63,10 @@ test('page size 0 means 20, and a next cursor is given when more remain', async 
   assert.is(first.transactions.length, 20);
   assert.ok(first.nextPageToken !== '');
   const second = await core.purchase.listTransactions({ accountId, pageToken: first.nextPageToken });
-  assert.equal(second.transactions.map((t) => t.reference), [made[0]]);
+  assert.equal(
+    second.transactions.map((t) => t.reference),
+    [made[0]],
+  );
   assert.is(second.nextPageToken, '');
 });
 
@@ -72,7 +82,10 @@ for (const pageSize of [101, -1, 1_000_000]) {
     const refused = await rejection(core.purchase.listTransactions({ accountId, pageSize }));
     assert.is(refused.code, Code.InvalidArgument);
     assert.is(refused.reason, 'INVALID_PARAMETER');
-    assert.equal(refused.violations.map((v) => v.field), ['limit']);
+    assert.equal(
+      refused.violations.map((v) => v.field),
+      ['limit'],
+    );
   });
 }
 
@@ -81,7 +94,10 @@ for (const pageToken of ['garbage', 'eyJ4IjoxfQ', '%%%']) {
     const { accountId } = await core.createApiAccount();
     const refused = await rejection(core.purchase.listTransactions({ accountId, pageToken }));
     assert.is(refused.code, Code.InvalidArgument);
-    assert.equal(refused.violations.map((v) => v.field), ['cursor']);
+    assert.equal(
+      refused.violations.map((v) => v.field),
+      ['cursor'],
+    );
   });
 }
 
@@ -90,11 +106,17 @@ test('an account sees only its own transactions', async () => {
   const b = await core.createApiAccount({ balanceKobo: 1_000_00 });
   const [fromA] = await purchases(a.accountId, 1);
   const [fromB] = await purchases(b.accountId, 1);
-  assert.equal((await core.purchase.listTransactions({ accountId: a.accountId })).transactions.map((t) => t.reference), [fromA]);
-  assert.equal((await core.purchase.listTransactions({ accountId: b.accountId })).transactions.map((t) => t.reference), [fromB]);
+  assert.equal(
+    (await core.purchase.listTransactions({ accountId: a.accountId })).transactions.map((t) => t.reference),
+    [fromA],
+  );
+  assert.equal(
+    (await core.purchase.listTransactions({ accountId: b.accountId })).transactions.map((t) => t.reference),
+    [fromB],
+  );
 });
 
-test('another account\'s reference is NOT_FOUND, exactly like a reference that does not exist', async () => {
+test("another account's reference is NOT_FOUND, exactly like a reference that does not exist", async () => {
   const owner = await core.createApiAccount({ balanceKobo: 1_000_00 });
   const stranger = await core.createApiAccount({ balanceKobo: 1_000_00 });
   const [reference] = await purchases(owner.accountId, 1);

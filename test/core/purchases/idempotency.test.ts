@@ -2,11 +2,12 @@
  * Idempotency keys (request_id): a retry of the same request is answered from the first one
  * and never debits twice; the same key with a different request is refused and debits nothing.
  */
-import * as assert from 'uvu/assert';
-import { suite } from '../../helpers/suite.js';
+
 import { Code } from '@connectrpc/connect';
+import * as assert from 'uvu/assert';
 import { TransactionStatus } from '../../../gen/prepaid/v1/types_pb.js';
 import { assertLedgerInvariant, startCore, type TestCore } from '../../helpers/core.js';
+import { suite } from '../../helpers/suite.js';
 import { entriesFor, rejection, walletOf } from '../rpc/support.js';
 import { PRODUCT_CASES } from './orders.js';
 
@@ -111,15 +112,21 @@ test('a retry after a pending purchase was settled repeats the first (pending) a
  * must be answered from the first request (flow.ts says so of orderHash: "what was asked, not
  * what it cost"), never refused as a different request.
  */
-const CATALOG_CHANGES: ReadonlyArray<{ what: string; buy: (accountId: string) => Promise<{ transaction?: { reference: string; chargedKobo: bigint }; replayed: boolean }>; change: () => Promise<unknown>; undo: () => Promise<unknown> }> = [
+const CATALOG_CHANGES: ReadonlyArray<{
+  what: string;
+  buy: (accountId: string) => Promise<{ transaction?: { reference: string; chargedKobo: bigint }; replayed: boolean }>;
+  change: () => Promise<unknown>;
+  undo: () => Promise<unknown>;
+}> = [
   {
     what: 'the SMS page rate changes',
-    buy: (accountId) => core.purchase.sendBulkSms({ accountId, sender: 'Shop', recipients: ['08031234567'], message: 'Hi', requestId: 'sms-before-rate-change' }),
+    buy: (accountId) =>
+      core.purchase.sendBulkSms({ accountId, sender: 'Shop', recipients: ['08031234567'], message: 'Hi', requestId: 'sms-before-rate-change' }),
     change: () => core.admin.setSmsRate({ koboPerPage: 400n }),
     undo: () => core.admin.setSmsRate({ koboPerPage: 350n }),
   },
   {
-    what: 'the data plan\'s face value changes',
+    what: "the data plan's face value changes",
     buy: (accountId) => core.purchase.buyData({ accountId, planId: 2n, phone: '08031234567', requestId: 'data-before-price-change' }),
     change: async () => core.admin.upsertPlan({ plan: { ...(await planOf(2n)), faceValueKobo: 600_00n } }),
     undo: async () => core.admin.upsertPlan({ plan: { ...(await planOf(2n)), faceValueKobo: 500_00n } }),
@@ -132,9 +139,12 @@ const CATALOG_CHANGES: ReadonlyArray<{ what: string; buy: (accountId: string) =>
   },
   {
     what: 'the cable package price changes',
-    buy: (accountId) => core.purchase.payCable({ accountId, provider: 'gotv', smartCard: '7041234567', packageCode: 'GOTV JINJA', requestId: 'cable-before-price-change' }),
-    change: () => core.admin.upsertCablePackage({ package: { provider: 'gotv', packageCode: 'GOTV JINJA', name: 'GOtv Jinja', priceKobo: 2_900_00n, active: true } }),
-    undo: () => core.admin.upsertCablePackage({ package: { provider: 'gotv', packageCode: 'GOTV JINJA', name: 'GOtv Jinja', priceKobo: 2_715_00n, active: true } }),
+    buy: (accountId) =>
+      core.purchase.payCable({ accountId, provider: 'gotv', smartCard: '7041234567', packageCode: 'GOTV JINJA', requestId: 'cable-before-price-change' }),
+    change: () =>
+      core.admin.upsertCablePackage({ package: { provider: 'gotv', packageCode: 'GOTV JINJA', name: 'GOtv Jinja', priceKobo: 2_900_00n, active: true } }),
+    undo: () =>
+      core.admin.upsertCablePackage({ package: { provider: 'gotv', packageCode: 'GOTV JINJA', name: 'GOtv Jinja', priceKobo: 2_715_00n, active: true } }),
   },
 ];
 
@@ -164,7 +174,9 @@ for (const { what, buy, change, undo } of CATALOG_CHANGES) {
 
 test('a request refused for a short balance leaves its request_id free for the retry after a top-up', async () => {
   const { accountId } = await core.createApiAccount({ balanceKobo: 50_00 });
-  const refused = await rejection(core.purchase.buyAirtime({ accountId, network: 'mtn', phone: '08031234567', amountKobo: 100_00n, requestId: 'top-up-first' }));
+  const refused = await rejection(
+    core.purchase.buyAirtime({ accountId, network: 'mtn', phone: '08031234567', amountKobo: 100_00n, requestId: 'top-up-first' }),
+  );
   assert.is(refused.reason, 'INSUFFICIENT_BALANCE');
   await core.admin.creditWallet({ accountId, amountKobo: 100_00n });
   const retry = await core.purchase.buyAirtime({ accountId, network: 'mtn', phone: '08031234567', amountKobo: 100_00n, requestId: 'top-up-first' });

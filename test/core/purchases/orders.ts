@@ -3,8 +3,9 @@
  * 8888 and 7777 leave the outcome unknown), with what the API tier is charged for it under
  * the default catalog. The money tests run the same scenario across every product with these.
  */
-import type { Transaction } from '../../../gen/prepaid/v1/types_pb.js';
+
 import type { ProductName } from '../../../core/domain/products.js';
+import type { Transaction } from '../../../gen/prepaid/v1/types_pb.js';
 import type { TestCore } from '../../helpers/core.js';
 
 export interface ProductCase {

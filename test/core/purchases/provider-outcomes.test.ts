@@ -5,11 +5,12 @@
  *   7777: no answer in time, recovery finds it failed and refunds it exactly once.
  * After each: a second recovery pass changes nothing and the ledger adds up.
  */
-import * as assert from 'uvu/assert';
-import { suite } from '../../helpers/suite.js';
+
 import { Code } from '@connectrpc/connect';
+import * as assert from 'uvu/assert';
 import { TransactionStatus } from '../../../gen/prepaid/v1/types_pb.js';
 import { assertLedgerInvariant, startCore, type TestCore } from '../../helpers/core.js';
+import { suite } from '../../helpers/suite.js';
 import { entriesFor, rejection, walletOf } from '../rpc/support.js';
 import { PRODUCT_CASES } from './orders.js';
 
@@ -42,7 +43,10 @@ for (const { product, chargedKobo, buy } of PRODUCT_CASES) {
 
     const after = await walletOf(core, accountId);
     assert.is(after.balanceKobo, BigInt(FUNDS_KOBO), 'the balance is restored');
-    assert.equal(entriesFor(after, reference), [['debit', -chargedKobo], ['refund', chargedKobo]]);
+    assert.equal(entriesFor(after, reference), [
+      ['debit', -chargedKobo],
+      ['refund', chargedKobo],
+    ]);
     const tx = await statusOf(accountId, reference);
     assert.is(tx.status, TransactionStatus.FAILED);
     assert.match(tx.failureReason, /9999/);
@@ -73,7 +77,10 @@ for (const { product, chargedKobo, buy } of PRODUCT_CASES) {
     const after = await walletOf(core, accountId);
     assert.is(after.balanceKobo, BigInt(FUNDS_KOBO) - chargedKobo);
     assert.equal(entriesFor(after, reference), [['debit', -chargedKobo]], 'no refund');
-    assert.ok(core.sandbox.queries.some((q) => q.reference === reference), 'the provider was re-queried by our reference');
+    assert.ok(
+      core.sandbox.queries.some((q) => q.reference === reference),
+      'the provider was re-queried by our reference',
+    );
     await assertLedgerInvariant(core, accountId);
 
     await core.recoverNow();
@@ -94,7 +101,10 @@ for (const { product, chargedKobo, buy } of PRODUCT_CASES) {
     assert.match(failed.failureReason, /7777/);
     const after = await walletOf(core, accountId);
     assert.is(after.balanceKobo, BigInt(FUNDS_KOBO));
-    assert.equal(entriesFor(after, reference), [['debit', -chargedKobo], ['refund', chargedKobo]]);
+    assert.equal(entriesFor(after, reference), [
+      ['debit', -chargedKobo],
+      ['refund', chargedKobo],
+    ]);
     await assertLedgerInvariant(core, accountId);
 
     await core.recoverNow();

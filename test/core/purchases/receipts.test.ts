@@ -4,9 +4,9 @@
  * fails or refunds the payment.
  */
 import * as assert from 'uvu/assert';
-import { suite } from '../../helpers/suite.js';
 import { TransactionStatus } from '../../../gen/prepaid/v1/types_pb.js';
 import { assertLedgerInvariant, startCore, type TestCore } from '../../helpers/core.js';
+import { suite } from '../../helpers/suite.js';
 import { entriesFor, eventually, walletOf } from '../rpc/support.js';
 
 /** Receipts go out in the background; the sandbox answers at once, so two seconds is ample. */

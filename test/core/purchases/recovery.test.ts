@@ -9,12 +9,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as assert from 'uvu/assert';
 import { kobo } from '../../../core/domain/money.js';
+import { createSandbox } from '../../../core/providers/sandbox/index.js';
 import type { PurchaseDeps } from '../../../core/purchases/flow.js';
 import { Background } from '../../../core/purchases/receipts.js';
 import { createRecoveryWorker } from '../../../core/purchases/recovery.js';
-import { createSandbox } from '../../../core/providers/sandbox/index.js';
-import { openSqliteStore } from '../../../core/store/sqlite/index.js';
 import type { Store } from '../../../core/store/port.js';
+import { openSqliteStore } from '../../../core/store/sqlite/index.js';
 import { suite } from '../../helpers/suite.js';
 
 const test = suite('recovery pass');

@@ -4,16 +4,17 @@
  * delivered). Recovery keeps re-querying while the provider stays slow, and settles the
  * purchase once the provider answers.
  */
-import * as assert from 'uvu/assert';
-import { suite } from '../../helpers/suite.js';
+
 import { Code } from '@connectrpc/connect';
-import { TransactionStatus } from '../../../gen/prepaid/v1/types_pb.js';
-import type { PurchaseDeps } from '../../../core/purchases/flow.js';
+import * as assert from 'uvu/assert';
 import { DEFAULT_RETRY_SCHEDULE } from '../../../core/domain/transactions.js';
+import { createSandbox } from '../../../core/providers/sandbox/index.js';
+import type { PurchaseDeps } from '../../../core/purchases/flow.js';
 import { Background } from '../../../core/purchases/receipts.js';
 import { createRecoveryWorker } from '../../../core/purchases/recovery.js';
-import { createSandbox } from '../../../core/providers/sandbox/index.js';
+import { TransactionStatus } from '../../../gen/prepaid/v1/types_pb.js';
 import { assertLedgerInvariant, startCore, type TestCore } from '../../helpers/core.js';
+import { suite } from '../../helpers/suite.js';
 import { entriesFor, eventually, rejection, walletOf } from '../rpc/support.js';
 
 const PROVIDER_DELAY_MS = 2_000;
@@ -48,7 +49,10 @@ test('the purchase answers PENDING after the timeout, keeps the money debited, a
   const stillPending = (await core.purchase.getTransaction({ accountId, reference })).transaction!;
   assert.is(stillPending.status, TransactionStatus.PENDING);
   assert.equal(entriesFor(await walletOf(core, accountId), reference), [['debit', -97_00n]]);
-  assert.ok(core.sandbox.queries.some((q) => q.reference === reference), 'the provider was re-queried');
+  assert.ok(
+    core.sandbox.queries.some((q) => q.reference === reference),
+    'the provider was re-queried',
+  );
 
   // The provider recovers: a recovery pass over the same store, with a provider that answers
   // in time, settles the purchase as delivered.
@@ -64,7 +68,10 @@ test('the purchase answers PENDING after the timeout, keeps the money debited, a
   };
   const worker = createRecoveryWorker(deps, { intervalMs: 60_000, schedule: DEFAULT_RETRY_SCHEDULE });
   assert.is(await worker.runOnce(new Date(Date.now() + 86_400_000)), 1);
-  assert.equal(fastProvider.queries.map((q) => q.reference), [reference]);
+  assert.equal(
+    fastProvider.queries.map((q) => q.reference),
+    [reference],
+  );
 
   const settled = (await core.purchase.getTransaction({ accountId, reference })).transaction!;
   assert.is(settled.status, TransactionStatus.SUCCESS);
@@ -100,7 +107,10 @@ test('recovery leaves a purchase alone while its first provider call is still ru
   const queriesBefore = core.sandbox.queries.length;
   const inFlight = core.sandbox.purchases.at(-1)!;
   await core.recoverNow();
-  assert.not.ok(core.sandbox.queries.slice(queriesBefore).some((q) => q.reference === inFlight.reference), 'no re-query of a call in flight');
+  assert.not.ok(
+    core.sandbox.queries.slice(queriesBefore).some((q) => q.reference === inFlight.reference),
+    'no re-query of a call in flight',
+  );
   const { transaction } = await buying;
   assert.is(transaction!.reference, inFlight.reference);
   assert.is(transaction!.status, TransactionStatus.PENDING);

@@ -2,11 +2,12 @@
  * AdminService over real gRPC: accounts and tiers, key pairs and IP locks, wallet credits and
  * the ledger, the catalog (tiers, plans, cable packages, SMS rate) and the operators' calls (pending list, ledger check).
  */
-import * as assert from 'uvu/assert';
-import { suite } from '../../helpers/suite.js';
+
 import { Code } from '@connectrpc/connect';
+import * as assert from 'uvu/assert';
 import { Product, TransactionStatus } from '../../../gen/prepaid/v1/types_pb.js';
 import { assertLedgerInvariant, ledgerOf, startCore, type TestCore } from '../../helpers/core.js';
+import { suite } from '../../helpers/suite.js';
 import { rejection } from './support.js';
 
 const PUBLIC_KEY = /^pk_[0-9a-f]{24}$/;
@@ -43,17 +44,26 @@ accounts('CreateAccount on the API tier issues a key pair, shown once', async ()
   assert.match(issuedKey!.publicKey, PUBLIC_KEY);
   assert.match(issuedKey!.secretKey, SECRET_KEY);
   const { keys } = await core.admin.listApiKeys({ accountId: account!.accountId });
-  assert.equal(keys.map((k) => k.publicKey), [issuedKey!.publicKey]);
+  assert.equal(
+    keys.map((k) => k.publicKey),
+    [issuedKey!.publicKey],
+  );
   assert.not.ok(JSON.stringify(keys, (_, v) => (typeof v === 'bigint' ? String(v) : v)).includes(issuedKey!.secretKey), 'listing keys never shows a secret');
 });
 
 accounts('CreateAccount refuses an unknown tier and an empty name', async () => {
   const badTier = await rejection(core.admin.createAccount({ name: 'X', tierId: 'platinum' }));
   assert.is(badTier.code, Code.InvalidArgument);
-  assert.equal(badTier.violations.map((v) => v.field), ['tier_id']);
+  assert.equal(
+    badTier.violations.map((v) => v.field),
+    ['tier_id'],
+  );
   const badName = await rejection(core.admin.createAccount({ name: '  ' }));
   assert.is(badName.code, Code.InvalidArgument);
-  assert.equal(badName.violations.map((v) => v.field), ['name']);
+  assert.equal(
+    badName.violations.map((v) => v.field),
+    ['name'],
+  );
 });
 
 accounts('GetAccount shows the account with its balance; an unknown id is NOT_FOUND', async () => {
@@ -141,7 +151,10 @@ keys('SetApiKeyIpLock refuses something that is not an IP address, naming its in
   const api = await core.createApiAccount();
   const bad = await rejection(core.admin.setApiKeyIpLock({ publicKey: api.publicKey, allowedIps: ['203.0.113.7', 'example.com'] }));
   assert.is(bad.code, Code.InvalidArgument);
-  assert.equal(bad.violations.map((v) => v.field), ['allowed_ips[1]']);
+  assert.equal(
+    bad.violations.map((v) => v.field),
+    ['allowed_ips[1]'],
+  );
   assert.equal((await core.admin.listApiKeys({ accountId: api.accountId })).keys[0]!.allowedIps, []);
 });
 
@@ -154,7 +167,10 @@ wallet('CreditWallet adds money and writes a credit entry', async () => {
   const accountId = account!.accountId;
   const first = await core.admin.creditWallet({ accountId, amountKobo: 10_000_00n, memo: 'bank transfer 1' });
   assert.is(first.balanceKobo, 10_000_00n);
-  assert.equal([first.entry!.kind, first.entry!.amountKobo, first.entry!.balanceAfterKobo, first.entry!.memo], ['credit', 10_000_00n, 10_000_00n, 'bank transfer 1']);
+  assert.equal(
+    [first.entry!.kind, first.entry!.amountKobo, first.entry!.balanceAfterKobo, first.entry!.memo],
+    ['credit', 10_000_00n, 10_000_00n, 'bank transfer 1'],
+  );
   const second = await core.admin.creditWallet({ accountId, amountKobo: 50n });
   assert.is(second.balanceKobo, 10_000_50n);
   assert.is((await core.purchase.getBalance({ accountId })).balanceKobo, 10_000_50n);
@@ -173,7 +189,10 @@ for (const [what, amountKobo] of BAD_CREDITS) {
     const { account } = await core.admin.createAccount({ name: 'Unfunded' });
     const refused = await rejection(core.admin.creditWallet({ accountId: account!.accountId, amountKobo }));
     assert.is(refused.code, Code.InvalidArgument);
-    assert.equal(refused.violations.map((v) => v.field), ['amount']);
+    assert.equal(
+      refused.violations.map((v) => v.field),
+      ['amount'],
+    );
     assert.equal(await ledgerOf(core, account!.accountId), []);
   });
 }
@@ -191,17 +210,26 @@ wallet('ListLedgerEntries pages newest first with a cursor', async () => {
     pageToken = page.nextPageToken;
   } while (pageToken);
   assert.equal(pages.flat(), ['credit 5', 'credit 4', 'credit 3', 'credit 2', 'credit 1']);
-  assert.equal(pages.map((p) => p.length), [2, 2, 1]);
+  assert.equal(
+    pages.map((p) => p.length),
+    [2, 2, 1],
+  );
 });
 
 wallet('ListLedgerEntries refuses a page size over 500 and a cursor it did not issue', async () => {
   const { account } = await core.admin.createAccount({ name: 'Bad paging' });
   const tooBig = await rejection(core.admin.listLedgerEntries({ accountId: account!.accountId, pageSize: 501 }));
   assert.is(tooBig.code, Code.InvalidArgument);
-  assert.equal(tooBig.violations.map((v) => v.field), ['page_size']);
+  assert.equal(
+    tooBig.violations.map((v) => v.field),
+    ['page_size'],
+  );
   const badCursor = await rejection(core.admin.listLedgerEntries({ accountId: account!.accountId, pageToken: 'not-a-cursor' }));
   assert.is(badCursor.code, Code.InvalidArgument);
-  assert.equal(badCursor.violations.map((v) => v.field), ['page_token']);
+  assert.equal(
+    badCursor.violations.map((v) => v.field),
+    ['page_token'],
+  );
 });
 
 wallet.run();
@@ -243,12 +271,15 @@ for (const { what, discount, field } of BAD_TIERS) {
     const refused = await rejection(core.admin.upsertTier({ tier: { tierId: 'typo', name: 'Typo', apiAccess: false, discounts: [discount] } }));
     assert.is(refused.code, Code.InvalidArgument);
     assert.is(refused.reason, 'INVALID_PARAMETER');
-    assert.equal(refused.violations.map((v) => v.field), [field]);
+    assert.equal(
+      refused.violations.map((v) => v.field),
+      [field],
+    );
     assert.not.ok((await core.admin.listTiers({})).tiers.some((t) => t.tierId === 'typo'));
   });
 }
 
-catalog('ListCatalogPlans lists every plan, or one network\'s', async () => {
+catalog("ListCatalogPlans lists every plan, or one network's", async () => {
   const all = (await core.admin.listCatalogPlans({})).plans;
   assert.equal([...new Set(all.map((p) => p.network))].sort(), ['9mobile', 'airtel', 'glo', 'mtn']);
   const plan1 = all.find((p) => p.planId === 1n)!;
@@ -259,11 +290,24 @@ catalog('ListCatalogPlans lists every plan, or one network\'s', async () => {
 
 catalog('UpsertPlan with plan_id 0 allocates a new id; upserting that id again keeps it', async () => {
   const before = (await core.admin.listCatalogPlans({})).plans;
-  const created = (await core.admin.upsertPlan({
-    plan: { planId: 0n, network: 'mtn', label: '40GB', validity: '30 days', faceValueKobo: 11_000_00n, tierPrices: [{ tierId: 'api', priceKobo: 10_500_00n }], active: true },
-  })).plan!;
+  const created = (
+    await core.admin.upsertPlan({
+      plan: {
+        planId: 0n,
+        network: 'mtn',
+        label: '40GB',
+        validity: '30 days',
+        faceValueKobo: 11_000_00n,
+        tierPrices: [{ tierId: 'api', priceKobo: 10_500_00n }],
+        active: true,
+      },
+    })
+  ).plan!;
   assert.ok(created.planId > 0n);
-  assert.not.ok(before.some((p) => p.planId === created.planId), 'the id is new');
+  assert.not.ok(
+    before.some((p) => p.planId === created.planId),
+    'the id is new',
+  );
 
   const renamed = (await core.admin.upsertPlan({ plan: { ...created, label: '40GB Monthly' } })).plan!;
   assert.is(renamed.planId, created.planId);
@@ -278,26 +322,49 @@ catalog('UpsertPlan with plan_id 0 allocates a new id; upserting that id again k
   assert.equal([bought.transaction!.chargedKobo, bought.transaction!.planLabel], [10_500_00n, '40GB Monthly (30 days)']);
 
   await core.admin.upsertPlan({ plan: { ...renamed, active: false } });
-  assert.not.ok((await core.purchase.listPlans({ accountId: api.accountId, network: 'mtn' })).plans.some((p) => p.planId === created.planId), 'an inactive plan is not offered');
+  assert.not.ok(
+    (await core.purchase.listPlans({ accountId: api.accountId, network: 'mtn' })).plans.some((p) => p.planId === created.planId),
+    'an inactive plan is not offered',
+  );
   await assertLedgerInvariant(core, api.accountId);
 });
 
 catalog('UpsertPlan refuses an unknown network and a price for an unknown tier', async () => {
-  const refused = await rejection(core.admin.upsertPlan({
-    plan: { planId: 0n, network: 'ntel', label: '1GB', validity: '1 day', faceValueKobo: 300_00n, tierPrices: [{ tierId: 'platinum', priceKobo: 200_00n }], active: true },
-  }));
+  const refused = await rejection(
+    core.admin.upsertPlan({
+      plan: {
+        planId: 0n,
+        network: 'ntel',
+        label: '1GB',
+        validity: '1 day',
+        faceValueKobo: 300_00n,
+        tierPrices: [{ tierId: 'platinum', priceKobo: 200_00n }],
+        active: true,
+      },
+    }),
+  );
   assert.is(refused.code, Code.InvalidArgument);
-  assert.equal(refused.violations.map((v) => v.field), ['plan.network', 'plan.tier_prices']);
+  assert.equal(
+    refused.violations.map((v) => v.field),
+    ['plan.network', 'plan.tier_prices'],
+  );
 });
 
-catalog('ListCablePackages lists the spec packages, or one provider\'s', async () => {
+catalog("ListCablePackages lists the spec packages, or one provider's", async () => {
   assert.is((await core.admin.listCablePackages({})).packages.length, 13);
   const gotv = (await core.admin.listCablePackages({ provider: 'gotv' })).packages;
-  assert.equal(gotv.map((p) => [p.packageCode, p.priceKobo]).sort(), [['GOTV JINJA', 2_715_00n], ['GOTV JOLLI', 4_085_00n], ['GOTV MAX', 5_500_00n], ['GOTV SMALLIE', 1_575_00n]]);
+  assert.equal(gotv.map((p) => [p.packageCode, p.priceKobo]).sort(), [
+    ['GOTV JINJA', 2_715_00n],
+    ['GOTV JOLLI', 4_085_00n],
+    ['GOTV MAX', 5_500_00n],
+    ['GOTV SMALLIE', 1_575_00n],
+  ]);
 });
 
 catalog('UpsertCablePackage adds a package that can be bought, and changes a price', async () => {
-  const added = (await core.admin.upsertCablePackage({ package: { provider: 'dstv', packageCode: 'DSTV ASIA', name: 'DStv Asia', priceKobo: 8_300_00n, active: true } })).package!;
+  const added = (
+    await core.admin.upsertCablePackage({ package: { provider: 'dstv', packageCode: 'DSTV ASIA', name: 'DStv Asia', priceKobo: 8_300_00n, active: true } })
+  ).package!;
   assert.equal([added.provider, added.packageCode, added.priceKobo], ['dstv', 'DSTV ASIA', 8_300_00n]);
   await core.admin.upsertCablePackage({ package: { provider: 'gotv', packageCode: 'GOTV MAX', name: 'GOtv Max', priceKobo: 6_000_00n, active: true } });
   const gotvMax = (await core.admin.listCablePackages({ provider: 'gotv' })).packages.find((p) => p.packageCode === 'GOTV MAX');
@@ -312,9 +379,14 @@ catalog('UpsertCablePackage adds a package that can be bought, and changes a pri
 });
 
 catalog('UpsertCablePackage refuses an unknown provider and a zero price', async () => {
-  const refused = await rejection(core.admin.upsertCablePackage({ package: { provider: 'showmax', packageCode: 'X', name: 'X', priceKobo: 0n, active: true } }));
+  const refused = await rejection(
+    core.admin.upsertCablePackage({ package: { provider: 'showmax', packageCode: 'X', name: 'X', priceKobo: 0n, active: true } }),
+  );
   assert.is(refused.code, Code.InvalidArgument);
-  assert.equal(refused.violations.map((v) => v.field), ['package.provider', 'package.price_kobo']);
+  assert.equal(
+    refused.violations.map((v) => v.field),
+    ['package.provider', 'package.price_kobo'],
+  );
 });
 
 catalog('GetSmsRate is 3.50 Naira by default; SetSmsRate changes what the next SMS costs', async () => {
@@ -332,7 +404,10 @@ catalog('SetSmsRate refuses zero and more than 1,000 Naira a page, keeping the r
   for (const koboPerPage of [0n, -1n, 1_000_01n]) {
     const refused = await rejection(core.admin.setSmsRate({ koboPerPage }));
     assert.is(refused.code, Code.InvalidArgument);
-    assert.equal(refused.violations.map((v) => v.field), ['kobo_per_page']);
+    assert.equal(
+      refused.violations.map((v) => v.field),
+      ['kobo_per_page'],
+    );
   }
   assert.is((await core.admin.getSmsRate({})).koboPerPage, 350n);
 });
@@ -346,7 +421,10 @@ operations('ListPendingTransactions lists a purchase whose outcome is unknown, u
   const pending = (await core.purchase.buyAirtime({ accountId: api.accountId, network: 'mtn', phone: '08031238888', amountKobo: 100_00n })).transaction!;
   assert.is(pending.status, TransactionStatus.PENDING);
   const listed = await core.admin.listPendingTransactions({});
-  assert.equal(listed.transactions.map((t) => t.reference), [pending.reference]);
+  assert.equal(
+    listed.transactions.map((t) => t.reference),
+    [pending.reference],
+  );
   assert.is((await core.admin.listPendingTransactions({ needsAttentionOnly: true })).transactions.length, 0);
   await core.recoverNow();
   assert.equal((await core.admin.listPendingTransactions({})).transactions, []);

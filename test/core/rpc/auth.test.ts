@@ -2,14 +2,15 @@
  * Who may call what: bearer tokens in gRPC metadata (the service token for the purchase and
  * auth services, the admin token for everything), and the AuthService's success path.
  */
-import * as assert from 'uvu/assert';
-import { suite } from '../../helpers/suite.js';
+
 import { Code, createClient } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
+import * as assert from 'uvu/assert';
 import { AdminService } from '../../../gen/prepaid/v1/admin_pb.js';
 import { AuthService } from '../../../gen/prepaid/v1/auth_pb.js';
 import { PurchaseService } from '../../../gen/prepaid/v1/purchase_pb.js';
 import { startCore, type TestCore } from '../../helpers/core.js';
+import { suite } from '../../helpers/suite.js';
 import { rejection } from './support.js';
 
 let core!: TestCore;
@@ -45,8 +46,7 @@ const CALLS = {
     (raw ? rawClient(PurchaseService, token) : core.clientWithToken(PurchaseService, token ?? '')).getBalance({ accountId: 'acc_0000000000000000' }),
   AuthService: (token: string | null, raw = false) =>
     (raw ? rawClient(AuthService, token) : core.clientWithToken(AuthService, token ?? '')).verifyKeyPair({ publicKey: 'pk_x', secretKey: 'sk_x' }),
-  AdminService: (token: string | null, raw = false) =>
-    (raw ? rawClient(AdminService, token) : core.clientWithToken(AdminService, token ?? '')).listTiers({}),
+  AdminService: (token: string | null, raw = false) => (raw ? rawClient(AdminService, token) : core.clientWithToken(AdminService, token ?? '')).listTiers({}),
 } as const;
 
 for (const [service, call] of Object.entries(CALLS)) {

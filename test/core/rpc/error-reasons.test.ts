@@ -4,8 +4,8 @@
  * a client reads a reason it receives back into the contract's type.
  */
 import * as assert from 'uvu/assert';
-import { ErrorReason, ErrorReasonSchema } from '../../../gen/prepaid/v1/types_pb.js';
 import { GRPC_STATUS_BY_CODE } from '../../../core/rpc/errors.js';
+import { ErrorReason, ErrorReasonSchema } from '../../../gen/prepaid/v1/types_pb.js';
 import { errorReasonName } from '../../../runtime/error-reason.js';
 import { suite } from '../../helpers/suite.js';
 

@@ -3,11 +3,12 @@
  * our error code, domain prepaid.v1) and, for bad parameters, a google.rpc.BadRequest whose
  * field violations use the public field names of the spec.
  */
-import * as assert from 'uvu/assert';
-import { suite } from '../../helpers/suite.js';
+
 import { Code } from '@connectrpc/connect';
+import * as assert from 'uvu/assert';
 import { startCore, type TestCore } from '../../helpers/core.js';
-import { rejection, type Rejection } from './support.js';
+import { suite } from '../../helpers/suite.js';
+import { type Rejection, rejection } from './support.js';
 
 let core!: TestCore;
 let accountId = '';
@@ -25,8 +26,14 @@ function assertInvalid(refused: Rejection, fields: string[]) {
   assert.is(refused.code, Code.InvalidArgument);
   assert.is(refused.reason, 'INVALID_PARAMETER');
   assert.is(refused.domain, 'prepaid.v1');
-  assert.equal(refused.violations.map((v) => v.field), fields);
-  assert.ok(refused.violations.every((v) => v.description.length > 10), 'every violation says why');
+  assert.equal(
+    refused.violations.map((v) => v.field),
+    fields,
+  );
+  assert.ok(
+    refused.violations.every((v) => v.description.length > 10),
+    'every violation says why',
+  );
 }
 
 /** One request per product that breaks several rules at once, and the public fields it must name. */

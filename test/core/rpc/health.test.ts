@@ -2,18 +2,19 @@
  * The operational face of the core: grpc.health.v1 answers SERVING for the server and each
  * service, and server reflection lists every service so `buf curl --list-methods` works.
  */
-import * as assert from 'uvu/assert';
-import { suite } from '../../helpers/suite.js';
+
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Code, createClient } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
+import * as assert from 'uvu/assert';
 import { Health, HealthCheckResponse_ServingStatus } from '../../../gen/grpc/health/v1/health_pb.js';
 import { AdminService } from '../../../gen/prepaid/v1/admin_pb.js';
 import { AuthService } from '../../../gen/prepaid/v1/auth_pb.js';
 import { PurchaseService } from '../../../gen/prepaid/v1/purchase_pb.js';
 import { startCore, type TestCore } from '../../helpers/core.js';
+import { suite } from '../../helpers/suite.js';
 import { rejection } from './support.js';
 
 const BUF = fileURLToPath(new URL('../../../node_modules/.bin/buf', import.meta.url));
@@ -52,7 +53,12 @@ test('reflection lets buf curl list every method of the three services and healt
     encoding: 'utf8',
     timeout: BUF_TIMEOUT_MS,
   });
-  const listed = new Set(stdout.split('\n').map((line) => line.trim()).filter(Boolean));
+  const listed = new Set(
+    stdout
+      .split('\n')
+      .map((line) => line.trim())
+      .filter(Boolean),
+  );
   const expected = [PurchaseService, AuthService, AdminService].flatMap((service) => service.methods.map((m) => `${service.typeName}/${m.name}`));
   for (const method of [...expected, 'grpc.health.v1.Health/Check']) {
     assert.ok(listed.has(method), `${method} is listed`);

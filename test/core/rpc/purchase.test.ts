@@ -2,12 +2,13 @@
  * PurchaseService over real gRPC: every RPC's success path, with `charged` at the API tier
  * prices of core/catalog/defaults.ts and `balance_after` equal to what GetBalance says.
  */
-import * as assert from 'uvu/assert';
-import { suite } from '../../helpers/suite.js';
+
 import { Code } from '@connectrpc/connect';
-import { Product, TransactionStatus, type Transaction } from '../../../gen/prepaid/v1/types_pb.js';
+import * as assert from 'uvu/assert';
 import { REFERENCE_PATTERN } from '../../../core/domain/reference.js';
+import { Product, type Transaction, TransactionStatus } from '../../../gen/prepaid/v1/types_pb.js';
 import { assertLedgerInvariant, startCore, type TestCore } from '../../helpers/core.js';
+import { suite } from '../../helpers/suite.js';
 import { rejection, walletOf } from './support.js';
 
 const FUNDS_KOBO = 1_000_000_00;
@@ -28,7 +29,11 @@ async function funded(): Promise<string> {
 }
 
 /** The transaction a purchase answered: settled, priced as expected, and agreeing with GetBalance and the ledger. */
-async function assertSettled(accountId: string, tx: Transaction | undefined, expected: { product: Product; faceKobo: number; chargedKobo: number; balanceBeforeKobo: bigint }) {
+async function assertSettled(
+  accountId: string,
+  tx: Transaction | undefined,
+  expected: { product: Product; faceKobo: number; chargedKobo: number; balanceBeforeKobo: bigint },
+) {
   assert.ok(tx, 'the response carries the transaction');
   assert.is(tx!.status, TransactionStatus.SUCCESS);
   assert.is(tx!.product, expected.product);
@@ -41,7 +46,10 @@ async function assertSettled(accountId: string, tx: Transaction | undefined, exp
   assert.is(tx!.balanceAfterKobo, balanceKobo);
   const after = await walletOf(core, accountId);
   const debits = after.entries.filter((e) => e.reference === tx!.reference);
-  assert.equal(debits.map((e) => [e.kind, e.amountKobo]), [['debit', -BigInt(expected.chargedKobo)]]);
+  assert.equal(
+    debits.map((e) => [e.kind, e.amountKobo]),
+    [['debit', -BigInt(expected.chargedKobo)]],
+  );
   await assertLedgerInvariant(core, accountId);
 }
 
@@ -96,7 +104,10 @@ test('ListPlans: the network filter returns only that network', async () => {
   assert.ok(plans.every((p) => p.network === 'glo'));
   const bad = await rejection(core.purchase.listPlans({ accountId, network: 'etisalat' }));
   assert.is(bad.code, Code.InvalidArgument);
-  assert.equal(bad.violations.map((v) => v.field), ['network']);
+  assert.equal(
+    bad.violations.map((v) => v.field),
+    ['network'],
+  );
 });
 
 test('PayElectricity: 1,000 Naira prepaid charges 995 Naira and returns a token and units', async () => {
@@ -105,7 +116,12 @@ test('PayElectricity: 1,000 Naira prepaid charges 995 Naira and returns a token 
   assert.match(res.transaction!.token, TOKEN);
   assert.match(res.transaction!.units, /^\d+\.\d kWh$/);
   assert.is(res.transaction!.meterType, 'prepaid');
-  await assertSettled(accountId, res.transaction, { product: Product.ELECTRICITY, faceKobo: 1_000_00, chargedKobo: 995_00, balanceBeforeKobo: BigInt(FUNDS_KOBO) });
+  await assertSettled(accountId, res.transaction, {
+    product: Product.ELECTRICITY,
+    faceKobo: 1_000_00,
+    chargedKobo: 995_00,
+    balanceBeforeKobo: BigInt(FUNDS_KOBO),
+  });
 });
 
 test('PayCable: DStv Padi (2,500 Naira) charges 2,475 Naira and names the package', async () => {
@@ -136,13 +152,16 @@ test('GetTransaction: answers the purchase as it was settled', async () => {
   assert.is(transaction!.recipient, '08051234567');
 });
 
-test('ListTransactions: the account\'s purchases, newest first', async () => {
+test("ListTransactions: the account's purchases, newest first", async () => {
   const accountId = await funded();
   const first = (await core.purchase.buyAirtime({ accountId, network: 'mtn', phone: '08031234567', amountKobo: 100_00n })).transaction!;
   await new Promise((resolve) => setTimeout(resolve, 5));
   const second = (await core.purchase.buyData({ accountId, planId: 101n, phone: '08051234567' })).transaction!;
   const { transactions, nextPageToken } = await core.purchase.listTransactions({ accountId });
-  assert.equal(transactions.map((t) => t.reference), [second.reference, first.reference]);
+  assert.equal(
+    transactions.map((t) => t.reference),
+    [second.reference, first.reference],
+  );
   assert.is(nextPageToken, '');
   await assertLedgerInvariant(core, accountId);
 });

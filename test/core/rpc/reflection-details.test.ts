@@ -5,10 +5,11 @@
  * reflection answered, and decodes the details with them. Nothing here uses our generated
  * code for the details.
  */
-import * as grpc from '@grpc/grpc-js';
-import { create, createFileRegistry, fromBinary, type DescMessage } from '@bufbuild/protobuf';
+
+import { create, createFileRegistry, type DescMessage, fromBinary } from '@bufbuild/protobuf';
 import { BinaryReader, BinaryWriter, WireType } from '@bufbuild/protobuf/wire';
-import { FileDescriptorProtoSchema, FileDescriptorSetSchema, anyUnpack, type FileDescriptorProto } from '@bufbuild/protobuf/wkt';
+import { anyUnpack, type FileDescriptorProto, FileDescriptorProtoSchema, FileDescriptorSetSchema } from '@bufbuild/protobuf/wkt';
+import * as grpc from '@grpc/grpc-js';
 import * as assert from 'uvu/assert';
 import { startCore, type TestCore } from '../../helpers/core.js';
 import { suite } from '../../helpers/suite.js';
@@ -106,7 +107,9 @@ test('a reflection-only client decodes Status, ErrorInfo and BadRequest from a r
 
   const status = fromBinary(message('google.rpc.Status'), await failingCallDetails()) as unknown as { code: number; message: string; details: never[] };
   assert.is(status.code, grpc.status.INVALID_ARGUMENT);
-  const unpacked = status.details.map((any) => anyUnpack(any, registry) as unknown as { $typeName: string; reason?: string; fieldViolations?: { field: string }[] });
+  const unpacked = status.details.map(
+    (any) => anyUnpack(any, registry) as unknown as { $typeName: string; reason?: string; fieldViolations?: { field: string }[] },
+  );
   const info = unpacked.find((d) => d.$typeName === 'google.rpc.ErrorInfo');
   const bad = unpacked.find((d) => d.$typeName === 'google.rpc.BadRequest');
   assert.is(info?.reason, 'INVALID_PARAMETER');

@@ -8,13 +8,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as assert from 'uvu/assert';
-import { kobo } from '../../../core/domain/money.js';
-import type { DomainError } from '../../../core/domain/errors.js';
-import type { LedgerAudit } from '../../../core/domain/audit.js';
 import { createLedgerCheck } from '../../../core/accounts/ledger-check.js';
+import type { LedgerAudit } from '../../../core/domain/audit.js';
+import type { DomainError } from '../../../core/domain/errors.js';
+import { kobo } from '../../../core/domain/money.js';
+import type { Store } from '../../../core/store/port.js';
 import { auditOffThread, releaseAuditGate } from '../../../core/store/sqlite/audit-runner.js';
 import { openSqliteStore } from '../../../core/store/sqlite/index.js';
-import type { Store } from '../../../core/store/port.js';
 import { suite } from '../../helpers/suite.js';
 
 const beside = suite('ledger check beside purchases');

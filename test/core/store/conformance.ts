@@ -9,13 +9,13 @@
  * entry's balance_after is the running sum, and no balance was ever negative.
  */
 import { randomUUID } from 'node:crypto';
-import { suite } from '../../helpers/suite.js';
 import * as assert from 'uvu/assert';
-import type { CatalogSeed, LedgerEntryRecord, NewTransaction, PlanRecord, TransactionRecord } from '../../../core/domain/records.js';
-import { InvalidCursorError, type Page, type PageRequest } from '../../../core/domain/paging.js';
-import type { Store } from '../../../core/store/port.js';
 import { kobo } from '../../../core/domain/money.js';
+import { InvalidCursorError, type Page, type PageRequest } from '../../../core/domain/paging.js';
+import type { CatalogSeed, LedgerEntryRecord, NewTransaction, PlanRecord, TransactionRecord } from '../../../core/domain/records.js';
+import type { Store } from '../../../core/store/port.js';
 import { unchecked } from '../../helpers/money.js';
+import { suite } from '../../helpers/suite.js';
 
 /** A fresh store and how to throw it away. */
 export interface OpenedStore {
@@ -210,7 +210,10 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       await h.store.keys.insert({ publicKey: 'pk_mid', accountId, secretHash: 'h3', allowedIps: [], revoked: false, createdAt: at(5) });
       await h.store.keys.insert({ publicKey: 'pk_theirs', accountId: other, secretHash: 'h4', allowedIps: [], revoked: false, createdAt: at(7) });
       const listed = await h.store.keys.listByAccount(accountId);
-      assert.equal(listed.map((k) => k.publicKey), ['pk_new', 'pk_mid', 'pk_old']);
+      assert.equal(
+        listed.map((k) => k.publicKey),
+        ['pk_new', 'pk_mid', 'pk_old'],
+      );
       assert.equal(await h.store.keys.listByAccount('nobody'), []);
     });
 
@@ -251,7 +254,10 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       assert.equal(await h.store.catalog.upsertTier(renamed), renamed);
       const tiers = await h.store.catalog.listTiers();
       assert.is(tiers.length, 2);
-      assert.equal(tiers.find((t) => t.tierId === 'standard'), renamed);
+      assert.equal(
+        tiers.find((t) => t.tierId === 'standard'),
+        renamed,
+      );
       assert.is(await h.store.catalog.getTier('gold'), null);
     });
 
@@ -301,8 +307,22 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
     it('cable packages upsert by provider and code, and list by provider', async (h) => {
       const compact = { provider: 'dstv', packageCode: 'compact', name: 'DStv Compact', priceKobo: kobo(1_250_000), active: true, providerCode: '' };
       assert.equal(await h.store.catalog.upsertCablePackage(compact), compact);
-      await h.store.catalog.upsertCablePackage({ provider: 'gotv', packageCode: 'compact', name: 'GOtv Compact?', priceKobo: kobo(500_000), active: true, providerCode: '' });
-      await h.store.catalog.upsertCablePackage({ provider: 'dstv', packageCode: 'padi', name: 'DStv Padi', priceKobo: kobo(360_000), active: true, providerCode: '' });
+      await h.store.catalog.upsertCablePackage({
+        provider: 'gotv',
+        packageCode: 'compact',
+        name: 'GOtv Compact?',
+        priceKobo: kobo(500_000),
+        active: true,
+        providerCode: '',
+      });
+      await h.store.catalog.upsertCablePackage({
+        provider: 'dstv',
+        packageCode: 'padi',
+        name: 'DStv Padi',
+        priceKobo: kobo(360_000),
+        active: true,
+        providerCode: '',
+      });
       const repriced = { ...compact, priceKobo: kobo(1_350_000), active: false, providerCode: '' };
       assert.equal(await h.store.catalog.upsertCablePackage(repriced), repriced);
       assert.equal(await h.store.catalog.getCablePackage('dstv', 'compact'), repriced);
@@ -389,7 +409,10 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       const second = await h.store.wallet.credit({ accountId, amountKobo: kobo(50), reference: 'CR-2', memo: 'top up', at: at(21) });
       assert.is(second?.balanceKobo, 250_050);
       assert.is(await h.balance(accountId), 250_050);
-      assert.equal((await h.ledger(accountId)).map((e) => e.reference), ['CR-2', 'CR-1']);
+      assert.equal(
+        (await h.ledger(accountId)).map((e) => e.reference),
+        ['CR-2', 'CR-1'],
+      );
     });
 
     it('a credit to an unknown account is null and writes nothing', async (h) => {
@@ -495,9 +518,7 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
 
     it('concurrent reserves with one request_id debit exactly once', async (h) => {
       const accountId = await h.account(100_000);
-      const results = await Promise.all(
-        Array.from({ length: 10 }, () => h.store.wallet.reserve(h.purchase(accountId, { requestId: 'racing' }))),
-      );
+      const results = await Promise.all(Array.from({ length: 10 }, () => h.store.wallet.reserve(h.purchase(accountId, { requestId: 'racing' }))));
       assert.is(results.filter((r) => r.outcome === 'reserved').length, 1);
       assert.is(results.filter((r) => r.outcome === 'duplicate').length, 9);
       assert.is(await h.balance(accountId), 90_200);
@@ -532,7 +553,11 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       assert.is(results.filter((r) => r.outcome === 'insufficient').length, 63);
       assert.is(await h.balance(accountId), 0);
       const balancesAfter = reserved.map((t) => t.balanceAfterKobo).sort((x, y) => x - y);
-      assert.equal(balancesAfter, Array.from({ length: 37 }, (_, i) => i * chargeKobo), 'each debit saw the previous one');
+      assert.equal(
+        balancesAfter,
+        Array.from({ length: 37 }, (_, i) => i * chargeKobo),
+        'each debit saw the previous one',
+      );
     });
   });
 
@@ -643,13 +668,13 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       assert.is(first?.transaction.failureReason, 'reversed by the provider');
       assert.equal(first?.transaction.updatedAt, at(30));
       assert.is(await h.balance(accountId), 50_000, 'the charge came back');
-      const again = await Promise.all([
-        h.store.wallet.reverse(tx.reference, 'again', at(40)),
-        h.store.wallet.reverse(tx.reference, 'again', at(40)),
-      ]);
+      const again = await Promise.all([h.store.wallet.reverse(tx.reference, 'again', at(40)), h.store.wallet.reverse(tx.reference, 'again', at(40))]);
       assert.ok(again.every((r) => r?.changed === false && r.transaction.status === 'reversed'));
       const refunds = (await h.ledger(accountId)).filter((e) => e.kind === 'refund');
-      assert.equal(refunds.map((e) => [e.reference, e.amountKobo]), [[tx.reference, 9_800]]);
+      assert.equal(
+        refunds.map((e) => [e.reference, e.amountKobo]),
+        [[tx.reference, 9_800]],
+      );
     });
 
     it('only a delivered purchase can be reversed; settle and refund cannot touch a reversed one', async (h) => {
@@ -731,7 +756,10 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       }
       const refs = (txs: TransactionRecord[]) => txs.map((t) => t.reference);
       const pending = await readAll((page) => h.store.transactions.listPending({ needsAttentionOnly: false }, page), 2);
-      assert.equal(refs(pending), [0, 3, 4, 5, 6].map((i) => made[i]!.reference));
+      assert.equal(
+        refs(pending),
+        [0, 3, 4, 5, 6].map((i) => made[i]!.reference),
+      );
       const flagged = await readAll((page) => h.store.transactions.listPending({ needsAttentionOnly: true }, page), 1);
       assert.equal(refs(flagged), [made[3]!.reference, made[5]!.reference]);
       assert.ok(flagged.every((t) => t.needsAttention && t.attempts === 9));
@@ -756,7 +784,10 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       const after = await h.store.transactions.pendingSummary();
       assert.is(after.count - before.count, 2, 'the two still pending are counted, not the settled or refunded ones');
       assert.is(after.needsAttentionCount - before.needsAttentionCount, 1, 'the flagged one is counted as needing a person');
-      assert.ok(after.oldestCreatedAt !== null && after.oldestCreatedAt.getTime() <= oldest.createdAt.getTime(), 'the oldest pending is at least as old as ours');
+      assert.ok(
+        after.oldestCreatedAt !== null && after.oldestCreatedAt.getTime() <= oldest.createdAt.getTime(),
+        'the oldest pending is at least as old as ours',
+      );
       if (before.count === 0) assert.equal(after.oldestCreatedAt, oldest.createdAt, 'a final transaction is never the oldest pending one');
 
       await h.store.wallet.settle(oldest.reference, {}, at(40));
@@ -801,7 +832,10 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
         for (let i = 1; i < listed.length; i++) {
           assert.ok(listed[i - 1]!.createdAt.getTime() >= listed[i]!.createdAt.getTime(), 'newest first');
         }
-        assert.equal(listed.find((t) => t.reference === created[4]!.reference), created[4]);
+        assert.equal(
+          listed.find((t) => t.reference === created[4]!.reference),
+          created[4],
+        );
       }
     });
 
@@ -831,7 +865,11 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       }
       for (const limit of [1, 4, 23, 100]) {
         const amounts = (await h.ledger(accountId, limit)).map((e) => e.amountKobo);
-        assert.equal(amounts, Array.from({ length: 23 }, (_, i) => 23 - i), `ledger order at limit ${limit}`);
+        assert.equal(
+          amounts,
+          Array.from({ length: 23 }, (_, i) => 23 - i),
+          `ledger order at limit ${limit}`,
+        );
       }
     });
 

@@ -33,7 +33,6 @@ test.after.each(() => {
 
 const insert = (v: string) => () => db.prepare('INSERT INTO t (v) VALUES (?)').run(v).lastInsertRowid;
 
-
 test('operations asked for together run in one transaction, in order, each atomic on its own', async () => {
   const commit = createGroupCommit(db);
   const insideTransaction: boolean[] = [];
@@ -54,7 +53,10 @@ test('operations asked for together run in one transaction, in order, each atomi
       return insert('c')();
     }),
   ]);
-  assert.equal(results.map((r) => r.status), ['fulfilled', 'rejected', 'rejected', 'fulfilled']);
+  assert.equal(
+    results.map((r) => r.status),
+    ['fulfilled', 'rejected', 'rejected', 'fulfilled'],
+  );
   assert.match(String((results[1] as PromiseRejectedResult).reason), /fails after two writes/);
   assert.match(String((results[2] as PromiseRejectedResult).reason), /UNIQUE/);
   assert.ok(insideTransaction.length >= 2 && insideTransaction.every(Boolean), 'they ran inside the shared transaction');
@@ -119,7 +121,11 @@ test('more operations than one batch holds all complete, in order, one batch per
   );
   counting = false;
   assert.is(ids.length, count);
-  assert.equal(ids.map(Number), Array.from({ length: count }, (_, i) => i + 1), 'committed in the order asked');
+  assert.equal(
+    ids.map(Number),
+    Array.from({ length: count }, (_, i) => i + 1),
+    'committed in the order asked',
+  );
   const sizes = [...new Set(batchOf)].map((t) => batchOf.filter((b) => b === t).length);
   assert.equal(sizes, [MAX_BATCH_OPERATIONS, MAX_BATCH_OPERATIONS, 7], 'bounded batches, each in its own turn of the event loop');
 });

@@ -10,11 +10,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { suite } from '../../helpers/suite.js';
 import * as assert from 'uvu/assert';
-import { openMongoStore } from '../../../core/store/mongo/index.js';
 import { UnsuitableDeploymentError } from '../../../core/store/mongo/guard.js';
-import { startFakeMongo, type FakeMongo, type FakeTopology } from './mongo-wire.js';
+import { openMongoStore } from '../../../core/store/mongo/index.js';
+import { suite } from '../../helpers/suite.js';
+import { type FakeMongo, type FakeTopology, startFakeMongo } from './mongo-wire.js';
 
 const PROJECT_DIR = fileURLToPath(new URL('../../../', import.meta.url));
 /** Node and tsx start in a second or two here; the refusal itself is immediate. */
@@ -52,7 +52,11 @@ test('a standalone server is refused before anything is written, and the connect
   const error = await openAgainst({ maxWireVersion: 21 });
   assert.instance(error, UnsuitableDeploymentError);
   assert.match((error as Error).message, /^Refusing to start on this MongoDB deployment: MongoDB is a standalone server/);
-  assert.equal(fake!.commands.filter((c) => c !== 'endSessions'), [], 'no command beyond hello reached the server');
+  assert.equal(
+    fake!.commands.filter((c) => c !== 'endSessions'),
+    [],
+    'no command beyond hello reached the server',
+  );
   await waitForNoConnections(fake!);
   assert.is(fake!.openConnections(), 0, 'the refused client closed its connections');
 });
@@ -69,7 +73,10 @@ test('a replica set too old for the store, or without sessions, is refused', asy
 });
 
 test('a replica set primary and a mongos pass the guard and reach the schema step', async () => {
-  for (const topology of [{ setName: 'rs0', maxWireVersion: 21 }, { mongos: true, maxWireVersion: 25 }] satisfies FakeTopology[]) {
+  for (const topology of [
+    { setName: 'rs0', maxWireVersion: 21 },
+    { mongos: true, maxWireVersion: 25 },
+  ] satisfies FakeTopology[]) {
     const error = await openAgainst(topology);
     assert.not.instance(error, UnsuitableDeploymentError, JSON.stringify(topology));
     // The fake refuses the first schema read; reaching it proves the guard let the store through.

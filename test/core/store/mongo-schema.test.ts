@@ -4,28 +4,29 @@
  * index; an existing one gets only the steps it has not had, in order, once each; and a
  * later step can change the validator of an existing collection with collMod.
  */
-import * as assert from 'uvu/assert';
+
 import type { CreateCollectionOptions, Document, IndexDescription } from 'mongodb';
-import { suite } from '../../helpers/suite.js';
+import * as assert from 'uvu/assert';
+import { checkFeatureCompatibility, explainSchemaFailure, UnsuitableDeploymentError } from '../../../core/store/mongo/guard.js';
 import {
   COLLECTIONS,
-  INDEXES,
-  SCHEMA_STEPS,
-  SCHEMA_VERSION,
-  VALIDATORS,
-  checkValidators,
+  type CollectionInfo,
   CREDIT_REFERENCE_INDEX,
   CURRENT_VALIDATORS,
+  checkValidators,
   ensureSchema,
+  INDEXES,
   LEDGER_BY_ACCOUNT_INDEX,
   MissingValidatorError,
   runSchemaSteps,
-  setValidator,
-  type CollectionInfo,
+  SCHEMA_STEPS,
+  SCHEMA_VERSION,
   type SchemaStep,
   type SchemaTarget,
+  setValidator,
+  VALIDATORS,
 } from '../../../core/store/mongo/schema.js';
-import { checkFeatureCompatibility, explainSchemaFailure, UnsuitableDeploymentError } from '../../../core/store/mongo/guard.js';
+import { suite } from '../../helpers/suite.js';
 
 /** A database as the steps see it: collections with validators and named indexes, and a log of what was done. */
 class FakeDatabase implements SchemaTarget {
@@ -88,7 +89,10 @@ const steps = suite('mongo store: schema steps');
 
 steps('a fresh database gets every collection, its validator and its indexes, then records the version', async () => {
   const db = new FakeDatabase();
-  assert.equal(await runSchemaSteps(db), SCHEMA_STEPS.map((step) => step.version));
+  assert.equal(
+    await runSchemaSteps(db),
+    SCHEMA_STEPS.map((step) => step.version),
+  );
   assert.equal(new Set(await db.collectionNames()), new Set(Object.values(COLLECTIONS)));
   for (const [name, validator] of Object.entries(VALIDATORS)) assert.equal(db.validators.get(name), validator, `validator of ${name}`);
   for (const [name, indexes] of Object.entries(INDEXES)) {
@@ -205,7 +209,9 @@ validators('a collection restored without its validator, or one that only warns,
 });
 
 validators('a validator edited by hand is reported as different, not refused', () => {
-  const edited: CollectionInfo[] = [{ name: COLLECTIONS.accounts, options: { validator: { $jsonSchema: { bsonType: 'object' } }, validationLevel: 'strict', validationAction: 'error' } }];
+  const edited: CollectionInfo[] = [
+    { name: COLLECTIONS.accounts, options: { validator: { $jsonSchema: { bsonType: 'object' } }, validationLevel: 'strict', validationAction: 'error' } },
+  ];
   assert.equal(checkValidators(edited), { missing: [], different: [COLLECTIONS.accounts] });
 });
 

@@ -8,42 +8,37 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { BSON, Long, MongoServerError, ReadConcern } from 'mongodb';
-import { suite } from '../../helpers/suite.js';
 import * as assert from 'uvu/assert';
 import { CORE_CONFIG_HELP, readCoreConfig, readMongoConfig } from '../../../core/config.js';
-import { ConfigError } from '../../../runtime/env-schema.js';
+import { kobo } from '../../../core/domain/money.js';
+import { InvalidCursorError } from '../../../core/domain/paging.js';
+import type { LedgerEntryRecord, NewTransaction, PlanRecord } from '../../../core/domain/records.js';
 import { mongoHosts, openStore, SQLITE_FILE } from '../../../core/store/index.js';
+import { COMMIT_WTIMEOUT_MARGIN_MS, MAJORITY_WRITE_TIMEOUT_MS, transactionOptions } from '../../../core/store/mongo/context.js';
 import {
-  decodeLedgerCursor,
-  decodeTransactionCursor,
-  encodeLedgerCursor,
-  encodeTransactionCursor,
-} from '../../../core/store/paging.js';
-import {
+  type AccountDoc,
   accountFromDoc,
   accountToDoc,
+  type LedgerEntryDoc,
   ledgerEntryFromDoc,
   ledgerEntryToDoc,
   newTransactionToDoc,
+  type PlanDoc,
   planFields,
   planFromDoc,
   readKobo,
+  type TransactionDoc,
   toLong,
   transactionFromDoc,
-  type AccountDoc,
-  type LedgerEntryDoc,
-  type PlanDoc,
-  type TransactionDoc,
 } from '../../../core/store/mongo/documents.js';
 import { isDuplicateKeyOn, isTransientTransactionError, isUnknownCommitResult } from '../../../core/store/mongo/errors.js';
-import { checkDeployment, MIN_WIRE_VERSION, type HelloReply } from '../../../core/store/mongo/guard.js';
+import { checkDeployment, type HelloReply, MIN_WIRE_VERSION } from '../../../core/store/mongo/guard.js';
 import { INDEXES, ONCE_PER_PURCHASE_INDEX, REQUEST_ID_INDEX } from '../../../core/store/mongo/schema.js';
-import { COMMIT_WTIMEOUT_MARGIN_MS, MAJORITY_WRITE_TIMEOUT_MS, transactionOptions } from '../../../core/store/mongo/context.js';
 import { sameRequestQuery } from '../../../core/store/mongo/wallet.js';
-import { ledgerCursor, transactionCursor, type LedgerRow, type TransactionRow } from '../../../core/store/sqlite/rows.js';
-import type { LedgerEntryRecord, NewTransaction, PlanRecord } from '../../../core/domain/records.js';
-import { InvalidCursorError } from '../../../core/domain/paging.js';
-import { kobo } from '../../../core/domain/money.js';
+import { decodeLedgerCursor, decodeTransactionCursor, encodeLedgerCursor, encodeTransactionCursor } from '../../../core/store/paging.js';
+import { type LedgerRow, ledgerCursor, type TransactionRow, transactionCursor } from '../../../core/store/sqlite/rows.js';
+import { ConfigError } from '../../../runtime/env-schema.js';
+import { suite } from '../../helpers/suite.js';
 
 /** Through the wire and back with the driver's default read options, as a stored document would travel. */
 function roundTrip<T extends BSON.Document>(doc: T): T {
@@ -160,7 +155,20 @@ money('a stored document with a damaged amount is refused when read', () => {
   const doc: AccountDoc = { ...accountToDoc({ accountId: 'a', name: 'n', tierId: 't', createdAt: new Date(0) }), balance_kobo: 10.5 };
   assert.throws(() => accountFromDoc(doc), /accounts\.balance_kobo/);
   const tx = newTransactionToDoc(
-    { reference: 'T', accountId: 'a', product: 'airtime', service: 'mtn', recipient: '0', faceValueKobo: kobo(1), chargedKobo: kobo(1), details: {}, requestId: null, requestHash: null, nextAttemptAt: new Date(0), createdAt: new Date(0) },
+    {
+      reference: 'T',
+      accountId: 'a',
+      product: 'airtime',
+      service: 'mtn',
+      recipient: '0',
+      faceValueKobo: kobo(1),
+      chargedKobo: kobo(1),
+      details: {},
+      requestId: null,
+      requestHash: null,
+      nextAttemptAt: new Date(0),
+      createdAt: new Date(0),
+    },
     kobo(0),
   );
   const damaged: TransactionDoc = { ...tx, charged_kobo: Long.fromString('99999999999999999') };
@@ -198,10 +206,23 @@ cursors('a forged or mangled cursor is InvalidCursorError', () => {
     '',
   ];
   for (const cursor of forged) {
-    assert.throws(() => decodeTransactionCursor(cursor), (e: unknown) => e instanceof InvalidCursorError, `transaction cursor ${cursor}`);
+    assert.throws(
+      () => decodeTransactionCursor(cursor),
+      (e: unknown) => e instanceof InvalidCursorError,
+      `transaction cursor ${cursor}`,
+    );
   }
-  for (const cursor of ['x', Buffer.from('["7"]').toString('base64url'), Buffer.from('[1,2]').toString('base64url'), Buffer.from('[1e300]').toString('base64url')]) {
-    assert.throws(() => decodeLedgerCursor(cursor), (e: unknown) => e instanceof InvalidCursorError, `ledger cursor ${cursor}`);
+  for (const cursor of [
+    'x',
+    Buffer.from('["7"]').toString('base64url'),
+    Buffer.from('[1,2]').toString('base64url'),
+    Buffer.from('[1e300]').toString('base64url'),
+  ]) {
+    assert.throws(
+      () => decodeLedgerCursor(cursor),
+      (e: unknown) => e instanceof InvalidCursorError,
+      `ledger cursor ${cursor}`,
+    );
   }
 });
 
@@ -245,7 +266,9 @@ errors('transaction error labels are read from the labels, not the message', () 
 
 errors('the indexes the adapter classifies errors by are the ones the schema creates', () => {
   for (const index of [REQUEST_ID_INDEX, ONCE_PER_PURCHASE_INDEX]) {
-    const defined = Object.values(INDEXES).flat().find((d) => d.name === index.name);
+    const defined = Object.values(INDEXES)
+      .flat()
+      .find((d) => d.name === index.name);
     assert.ok(defined, `${index.name} is created`);
     assert.equal(Object.keys(defined.key), [...index.fields]);
     assert.is(defined.unique, true);
@@ -366,10 +389,7 @@ config('--help lists MONGODB_URI and MONGODB_DB', () => {
 });
 
 config('the logged hosts of a connection string leave out credentials and options', () => {
-  assert.is(
-    mongoHosts('mongodb://app:p%40ss@db1:27017,db2:27017/prepaid?replicaSet=rs0&authSource=admin'),
-    'mongodb://db1:27017,db2:27017',
-  );
+  assert.is(mongoHosts('mongodb://app:p%40ss@db1:27017,db2:27017/prepaid?replicaSet=rs0&authSource=admin'), 'mongodb://db1:27017,db2:27017');
   assert.is(mongoHosts('mongodb+srv://app:secret@cluster0.example.net/?retryWrites=true'), 'mongodb+srv://cluster0.example.net');
   assert.is(mongoHosts('mongodb://127.0.0.1:27017'), 'mongodb://127.0.0.1:27017');
   // A password with a raw "@" (it should be percent-encoded) still does not leak.

@@ -7,16 +7,16 @@
  * and counts one skipped test, so a green run never hides that MongoDB was not tested.
  */
 import { randomUUID } from 'node:crypto';
-import { Long, MongoClient, MongoServerError, type Db } from 'mongodb';
-import { suite } from '../../helpers/suite.js';
+import { type Db, Long, MongoClient, MongoServerError } from 'mongodb';
 import * as assert from 'uvu/assert';
-import { openMongoStore, type MongoStore } from '../../../core/store/mongo/index.js';
-import type { AccountDoc } from '../../../core/store/mongo/documents.js';
-import { COLLECTIONS, SCHEMA_VERSION } from '../../../core/store/mongo/schema.js';
-import type { NewTransaction } from '../../../core/domain/records.js';
-import type { Store } from '../../../core/store/port.js';
-import { storeConformance } from './conformance.js';
 import { kobo } from '../../../core/domain/money.js';
+import type { NewTransaction } from '../../../core/domain/records.js';
+import type { AccountDoc } from '../../../core/store/mongo/documents.js';
+import { type MongoStore, openMongoStore } from '../../../core/store/mongo/index.js';
+import { COLLECTIONS, SCHEMA_VERSION } from '../../../core/store/mongo/schema.js';
+import type { Store } from '../../../core/store/port.js';
+import { suite } from '../../helpers/suite.js';
+import { storeConformance } from './conformance.js';
 
 const uri = process.env['MONGODB_URI']?.trim() ?? '';
 
@@ -149,7 +149,9 @@ function runAgainst(uri: string): void {
         created_at: new Date(),
       }),
     );
-    await refusedWith(DOCUMENT_VALIDATION_FAILURE, () => db.collection<Loose>(COLLECTIONS.transactions).updateOne({ _id: 'TX-1' }, { $set: { status: 'refunded' } }));
+    await refusedWith(DOCUMENT_VALIDATION_FAILURE, () =>
+      db.collection<Loose>(COLLECTIONS.transactions).updateOne({ _id: 'TX-1' }, { $set: { status: 'refunded' } }),
+    );
   });
 
   mongo('the unique indexes refuse a second refund entry and a reused idempotency key behind the adapter', async () => {
@@ -217,7 +219,16 @@ function runAgainst(uri: string): void {
   mongo('reopening keeps the money and the plan id counter; a database from a newer schema is refused', async () => {
     const first = await open();
     await populate(first);
-    const plan = { planId: 0, network: 'mtn', label: '1GB', validity: '30 days', faceValueKobo: kobo(100_000), tierPricesKobo: {}, active: true, providerCode: '' };
+    const plan = {
+      planId: 0,
+      network: 'mtn',
+      label: '1GB',
+      validity: '30 days',
+      faceValueKobo: kobo(100_000),
+      tierPricesKobo: {},
+      active: true,
+      providerCode: '',
+    };
     assert.is((await first.catalog.upsertPlan(plan)).planId, 1);
     await first.close();
     const second = await open();

@@ -7,13 +7,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { suite } from '../../helpers/suite.js';
 import * as assert from 'uvu/assert';
+import { kobo } from '../../../core/domain/money.js';
+import type { Store } from '../../../core/store/port.js';
 import { openSqliteStore } from '../../../core/store/sqlite/index.js';
 import { MIGRATIONS, SCHEMA_VERSION } from '../../../core/store/sqlite/schema.js';
-import type { Store } from '../../../core/store/port.js';
+import { suite } from '../../helpers/suite.js';
 import { storeConformance } from './conformance.js';
-import { kobo } from '../../../core/domain/money.js';
 
 function freshFile(): { filename: string; remove(): void } {
   const dir = mkdtempSync(join(tmpdir(), 'prepaid-store-'));
@@ -154,8 +154,10 @@ sqlite('the schema refuses a second refund, a negative balance and reopening a s
   const db = raw();
   assert.throws(
     () =>
-      db.prepare(`INSERT INTO ledger_entries (account_id, amount_kobo, balance_after_kobo, kind, reference, memo, created_at)
-                  VALUES ('acct-1', 9800, 50000, 'refund', 'TX-2', 'again', 7000)`).run(),
+      db
+        .prepare(`INSERT INTO ledger_entries (account_id, amount_kobo, balance_after_kobo, kind, reference, memo, created_at)
+                  VALUES ('acct-1', 9800, 50000, 'refund', 'TX-2', 'again', 7000)`)
+        .run(),
     /UNIQUE/,
   );
   assert.throws(() => db.prepare("UPDATE accounts SET balance_kobo = -1 WHERE account_id = 'acct-1'").run(), /CHECK/);
@@ -202,7 +204,6 @@ sqlite('close is safe to call twice, and a closed store refuses work', async () 
   assert.ok(refused);
 });
 
-
 sqlite('the audit finds money changed behind the adapter', async () => {
   const store = open();
   await populate(store);
@@ -225,10 +226,14 @@ sqlite('a file at schema version 2 migrates to the current one with its money in
   for (const migration of MIGRATIONS.filter((m) => m.version <= 2)) db.exec(migration.sql);
   db.pragma('user_version = 2');
   db.prepare("INSERT INTO accounts VALUES ('acct-1', 'Ada', 'standard', 40200, 1000)").run();
-  db.prepare("INSERT INTO ledger_entries (account_id, amount_kobo, balance_after_kobo, kind, reference, memo, created_at) VALUES ('acct-1', 50000, 50000, 'credit', 'CR-1', '', 1000), ('acct-1', -9800, 40200, 'debit', 'TX-1', '', 2000)").run();
+  db.prepare(
+    "INSERT INTO ledger_entries (account_id, amount_kobo, balance_after_kobo, kind, reference, memo, created_at) VALUES ('acct-1', 50000, 50000, 'credit', 'CR-1', '', 1000), ('acct-1', -9800, 40200, 'debit', 'TX-1', '', 2000)",
+  ).run();
   db.prepare(`INSERT INTO transactions VALUES ('TX-1', 'acct-1', 'airtime', 'success', 'mtn', '08031234567', 10000, 9800, 40200,
               '{}', '{}', NULL, 'r-1', 'h', 0, 3000, 0, 2000, 2500)`).run();
-  db.prepare("INSERT INTO plans (plan_id, network, label, validity, face_value_kobo, tier_prices, active) VALUES (7, 'mtn', '1GB', '30 days', 100000, '{}', 1)").run();
+  db.prepare(
+    "INSERT INTO plans (plan_id, network, label, validity, face_value_kobo, tier_prices, active) VALUES (7, 'mtn', '1GB', '30 days', 100000, '{}', 1)",
+  ).run();
   db.close();
 
   const store = open();
@@ -243,9 +248,18 @@ sqlite('a file at schema version 2 migrates to the current one with its money in
   assert.equal((await store.wallet.audit()).violations, []);
   // The rebuilt table kept its idempotency index.
   const duplicate = await store.wallet.reserve({
-    reference: 'TX-2', accountId: 'acct-1', product: 'airtime', service: 'mtn', recipient: '08031234567',
-    faceValueKobo: kobo(10_000), chargedKobo: kobo(9_800), details: {}, requestId: 'r-1', requestHash: 'h',
-    nextAttemptAt: new Date(5_000), createdAt: new Date(5_000),
+    reference: 'TX-2',
+    accountId: 'acct-1',
+    product: 'airtime',
+    service: 'mtn',
+    recipient: '08031234567',
+    faceValueKobo: kobo(10_000),
+    chargedKobo: kobo(9_800),
+    details: {},
+    requestId: 'r-1',
+    requestHash: 'h',
+    nextAttemptAt: new Date(5_000),
+    createdAt: new Date(5_000),
   });
   assert.is(duplicate.outcome, 'duplicate');
 });

@@ -363,14 +363,17 @@ const ERROR_RESPONSES = {
   '402': errorResponse('INSUFFICIENT_BALANCE: the wallet does not cover the charge; nothing was debited.'),
   '404': errorResponse('NOT_FOUND: a reference that is not yours, or an unknown customer number (verify).'),
   '405': errorResponse('METHOD_NOT_ALLOWED; the Allow header names the method.', { ...rateLimitHeaders, Allow: header('The method the action takes.') }),
+  '408': errorResponse('REQUEST_TIMEOUT: the headers did not arrive within 10 s, or the whole request within 30 s.', {}),
   '409': errorResponse('REQUEST_IN_PROGRESS: the same idempotency key is still being processed.'),
+  '417': errorResponse('EXPECTATION_FAILED: an Expect header other than 100-continue.', {}),
   '422': errorResponse(
     'INVALID_PARAMETER (errors lists every field), IDEMPOTENCY_KEY_REUSED, UNKNOWN_ACTION, INVALID_CONTENT_TYPE, INVALID_JSON, PAYLOAD_TOO_LARGE, FAILED_PRECONDITION.',
   ),
-  '429': errorResponse('RATE_LIMITED: more than 60 requests a minute for this key, or too many failed authentications from this IP.', {
+  '429': errorResponse('RATE_LIMITED: more than 60 requests in any 60 seconds for this key, or too many failed authentications from this address.', {
     ...rateLimitHeaders,
     'Retry-After': header('Seconds to wait.', { type: 'integer', minimum: 1 }),
   }),
+  '431': errorResponse('HEADERS_TOO_LARGE: the request headers are larger than the server takes.', {}),
   '500': errorResponse('INTERNAL: a fault on our side, logged under error_id.', {}),
   '502': errorResponse('PROVIDER_FAILED: the provider failed; the transaction is failed and the wallet was refunded in full.'),
   '503': errorResponse('CORE_UNAVAILABLE: try again shortly; retry purchases with the same idempotency key.', {}),

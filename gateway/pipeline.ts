@@ -99,11 +99,10 @@ function createKeyCheck(deps: PipelineDeps): (req: IncomingMessage, clientIp: st
     if (publicKey === REPEATED) throw repeatedHeader('X-Public-Key');
     if (secretKey === REPEATED) throw repeatedHeader('X-Secret-Key');
     if (publicKey === undefined || secretKey === undefined) throw gatewayError('MISSING_API_KEY');
-    if (
-      authenticator.cached(publicKey, secretKey, clientIp) !== undefined ||
-      authenticator.knownGood(publicKey, secretKey) ||
-      authenticator.inFlight(publicKey, secretKey, clientIp)
-    ) {
+    // The common case, a pair verified moments ago from here, answers without asking anyone.
+    const hit = authenticator.cached(publicKey, secretKey, clientIp);
+    if (hit !== undefined) return hit;
+    if (authenticator.knownGood(publicKey, secretKey) || authenticator.inFlight(publicKey, secretKey, clientIp)) {
       return authenticator.authenticate(publicKey, secretKey, clientIp);
     }
     const budgetKey = failureBudgetKey(clientIp);
@@ -163,8 +162,9 @@ async function dispatch(
   }
   // node:http joins a repeated custom header with commas; the idempotency key's reader gets
   // each value, so that a key sent twice is refused rather than read as "k1, k2".
-  const keys = req.headersDistinct['idempotency-key'];
-  const headers: IncomingHttpHeaders = { ...req.headers, 'idempotency-key': keys?.length === 1 ? keys[0] : keys };
+  const joined = req.headers['idempotency-key'];
+  const keys = typeof joined === 'string' && joined.includes(',') ? req.headersDistinct['idempotency-key'] : undefined;
+  const headers: IncomingHttpHeaders = keys !== undefined && keys.length > 1 ? { ...req.headers, 'idempotency-key': keys } : req.headers;
   return action.handle({ caller, query: url.searchParams, body, headers, core: deps.core });
 }
 
@@ -177,10 +177,11 @@ const REPEATED = Symbol('repeated');
 
 /** A header given exactly once and not empty; missing or empty is undefined. */
 function singleHeader(req: IncomingMessage, name: string): string | undefined | typeof REPEATED {
-  const values = req.headersDistinct[name];
-  if (values === undefined) return undefined;
-  if (values.length > 1) return REPEATED;
-  const trimmed = values[0]!.trim();
+  const value = req.headers[name];
+  if (typeof value !== 'string') return undefined;
+  // node:http joins a repeated header with ", "; only then is the (costlier) distinct list read.
+  if (value.includes(',') && (req.headersDistinct[name]?.length ?? 0) > 1) return REPEATED;
+  const trimmed = value.trim();
   return trimmed === '' ? undefined : trimmed;
 }
 

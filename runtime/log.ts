@@ -101,11 +101,23 @@ export function redactSecrets(value: unknown, depth = 0): unknown {
     return MAYBE_SECRET.test(value) ? value.replace(SECRET_SHAPES, REDACTED) : value;
   }
   if (value === null || typeof value !== 'object' || depth >= REDACT_MAX_DEPTH) return value;
-  if (Array.isArray(value)) return value.map((item) => redactSecrets(item, depth + 1));
+  if (Array.isArray(value)) {
+    const items = value.map((item) => redactSecrets(item, depth + 1));
+    return items.some((item, i) => item !== value[i]) ? items : value;
+  }
   if (value instanceof Error) return redactSecrets({ name: value.name, message: value.message, stack: value.stack }, depth);
-  const clean: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value)) clean[key] = redactSecrets(item, depth + 1);
-  return clean;
+  // Copied only when something in it changes: nearly every line has nothing to redact, and
+  // one is written for every request.
+  let clean: Record<string, unknown> | undefined;
+  for (const key of Object.keys(value)) {
+    const item = (value as Record<string, unknown>)[key];
+    const redacted = redactSecrets(item, depth + 1);
+    if (redacted !== item) {
+      clean ??= { ...(value as Record<string, unknown>) };
+      clean[key] = redacted;
+    }
+  }
+  return clean ?? value;
 }
 
 /** Where lines go unless told otherwise: stdout, written asynchronously. */

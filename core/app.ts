@@ -13,6 +13,7 @@ import { createPlanSync } from './catalog/sync.js';
 import { DEFAULT_RETRY_SCHEDULE } from './domain/transactions.js';
 import { type CoreMetrics, createOutcomeRecorder, instrumentProviders, instrumentStore } from './metrics.js';
 import type { Providers } from './providers/port.js';
+import { createSandbox } from './providers/sandbox/index.js';
 import { parseVtpassCallback } from './providers/vtpass/callback.js';
 import { VTPASS_NAME } from './providers/vtpass/index.js';
 import { createCallbackService } from './purchases/callbacks.js';
@@ -27,7 +28,13 @@ import type { Store } from './store/port.js';
 
 export interface CoreDeps {
   store: Store;
+  /** The live providers, as each family is routed. */
   providers: Providers;
+  /**
+   * What serves test purchases: a sandbox, always (core/main.ts passes the one it built;
+   * a fresh one by default). Never anything that reaches a real upstream.
+   */
+  testProviders?: Providers;
   adminToken: string;
   serviceToken: string;
   providerTimeoutMs: number;
@@ -66,11 +73,13 @@ export function createCore(deps: CoreDeps): Core {
   // or reversal where the store records it, a pending answer where the flow gives it.
   const outcomes = createOutcomeRecorder({ log: deps.log, metrics: deps.metrics });
   const store = instrumentStore(deps.store, { outcomes, metrics: deps.metrics });
-  const providers = deps.metrics === undefined ? deps.providers : instrumentProviders(deps.providers, deps.metrics);
+  const instrumented = (providers: Providers) => (deps.metrics === undefined ? providers : instrumentProviders(providers, deps.metrics));
+  const providers = instrumented(deps.providers);
+  const testProviders = instrumented(deps.testProviders ?? createSandbox({ delayMs: 0, record: false }));
   deps.metrics?.watchPending(() => deps.store.transactions.pendingSummary(), clock);
   const purchaseDeps = {
     store,
-    providers,
+    providers: { live: providers, test: testProviders },
     clock,
     providerTimeoutMs: deps.providerTimeoutMs,
     inFlight: new Set(),

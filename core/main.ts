@@ -15,7 +15,8 @@ import { ADMIN_TOKEN_FILE, loadOrCreateToken, SERVICE_TOKEN_FILE } from '../runt
 import { createCore } from './app.js';
 import { coreConfigHelp, readCoreConfig } from './config.js';
 import { createCoreMetrics, type MetricsServer, serveMetrics } from './metrics.js';
-import { createProviders, describeRouting } from './providers/index.js';
+import { type BuiltProviders, createProviders, describeRouting } from './providers/index.js';
+import type { Providers } from './providers/port.js';
 import { openStore, SQLITE_FILE } from './store/index.js';
 
 export interface RunningCore extends Stoppable {
@@ -60,7 +61,7 @@ export async function startCore(env: Record<string, string | undefined> = proces
   const metrics = config.metricsPort === null ? undefined : createCoreMetrics({ defaultMetrics: true });
   const core = createCore({
     store,
-    providers: createProviders(config.providers, { catalog: store.catalog, log }).providers,
+    ...testModeProviders(createProviders(config.providers, { catalog: store.catalog, log })),
     adminToken,
     serviceToken,
     providerTimeoutMs: config.providerTimeoutMs,
@@ -166,4 +167,9 @@ export function printCoreHelp(): void {
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   if (processFlags().kind === 'help') printCoreHelp();
   else void runUntilSignal(() => startCore());
+}
+
+/** The routed providers for live purchases, and the sandbox (never an upstream) for test ones. */
+function testModeProviders(built: BuiltProviders): { providers: Providers; testProviders: Providers } {
+  return { providers: built.providers, testProviders: built.sandbox };
 }

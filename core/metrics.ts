@@ -241,7 +241,7 @@ export function instrumentStore(store: Store, deps: { outcomes: OutcomeRecorder;
     refund: async (reference, reason, at) => told(await timed('refund', () => inner.refund(reference, reason, at))),
     reverse: async (reference, reason, at) => told(await timed('reverse', () => inner.reverse(reference, reason, at))),
     recordAttempt: (reference, next) => inner.recordAttempt(reference, next),
-    listLedger: (accountId, page) => inner.listLedger(accountId, page),
+    listLedger: (accountId, mode, page) => inner.listLedger(accountId, mode, page),
     audit: () => inner.audit(),
   };
   return {

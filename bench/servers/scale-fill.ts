@@ -33,7 +33,14 @@ const origin = Date.now() - YEAR_MS;
 const funding = kobo(CHARGE_KOBO * Math.ceil(purchases * BIG_SHARE + purchases / ACCOUNTS + 10));
 for (let i = 0; i < ACCOUNTS; i += 1) {
   await store.accounts.create({ accountId: accountId(i), name: `Scale ${i}`, tierId: 'api', createdAt: new Date(origin) });
-  await store.wallet.credit({ accountId: accountId(i), amountKobo: funding, reference: `CR-scale-${i}`, memo: 'scale fill', at: new Date(origin) });
+  await store.wallet.credit({
+    mode: 'live',
+    accountId: accountId(i),
+    amountKobo: funding,
+    reference: `CR-scale-${i}`,
+    memo: 'scale fill',
+    at: new Date(origin),
+  });
 }
 
 let next = 0;
@@ -47,6 +54,7 @@ async function writer(): Promise<void> {
     const reserved = await store.wallet.reserve({
       reference: newReference(at),
       accountId: accountId(owner),
+      mode: 'live',
       product: 'airtime',
       service: 'mtn',
       recipient: `0803${String(1_000_000 + (n % 9_000_000)).padStart(7, '0')}`,

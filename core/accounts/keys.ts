@@ -5,9 +5,19 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { isIP } from 'node:net';
+import type { Mode } from '../domain/mode.js';
 
 export const PUBLIC_KEY_PREFIX = 'pk_';
 export const SECRET_KEY_PREFIX = 'sk_';
+/**
+ * What a test pair's keys start with (pk_test_, sk_test_), so that a person reading a key in
+ * a config file or a log knows it cannot move real money. Live keys keep the specification's
+ * pk_ and sk_ shape. The stored mode, not the prefix, is what the key-pair check trusts.
+ */
+export const KEY_PREFIXES: Readonly<Record<Mode, { public: string; secret: string }>> = {
+  live: { public: PUBLIC_KEY_PREFIX, secret: SECRET_KEY_PREFIX },
+  test: { public: `${PUBLIC_KEY_PREFIX}test_`, secret: `${SECRET_KEY_PREFIX}test_` },
+};
 /** pk_ + 24 hex characters (12 random bytes): unique, short enough to read over the phone. */
 const PUBLIC_RANDOM_BYTES = 12;
 /** sk_ + 32 random bytes in base64url (43 characters): 256 bits, beyond guessing. */
@@ -25,9 +35,10 @@ export function hashSecret(secret: string): string {
   return createHash('sha256').update(secret, 'utf8').digest('hex');
 }
 
-export function generateKeyPair(): GeneratedKeyPair {
-  const publicKey = PUBLIC_KEY_PREFIX + randomBytes(PUBLIC_RANDOM_BYTES).toString('hex');
-  const secretKey = SECRET_KEY_PREFIX + randomBytes(SECRET_RANDOM_BYTES).toString('base64url');
+export function generateKeyPair(mode: Mode = 'live'): GeneratedKeyPair {
+  const prefixes = KEY_PREFIXES[mode];
+  const publicKey = prefixes.public + randomBytes(PUBLIC_RANDOM_BYTES).toString('hex');
+  const secretKey = prefixes.secret + randomBytes(SECRET_RANDOM_BYTES).toString('base64url');
   return { publicKey, secretKey, secretHash: hashSecret(secretKey) };
 }
 

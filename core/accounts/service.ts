@@ -7,12 +7,13 @@ import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import { DEFAULT_TIER_ID } from '../catalog/defaults.js';
 import { DomainError, type FieldViolation, invalid, notFound, throwIfViolations } from '../domain/errors.js';
+import type { Mode } from '../domain/mode.js';
 import { isKobo, type Kobo, MAX_AMOUNT_KOBO } from '../domain/money.js';
 import type { Page } from '../domain/paging.js';
 import { InvalidCursorError } from '../domain/paging.js';
 import type { AccountRecord, ApiKeyRecord, LedgerEntryRecord } from '../domain/records.js';
 import { newReference } from '../domain/reference.js';
-import type { Store } from '../store/port.js';
+import type { Store, WalletStore } from '../store/port.js';
 import { DUMMY_SECRET_HASH, generateKeyPair, hashSecret, MAX_KEY_LENGTH, normalizeIp, PUBLIC_KEY_PREFIX, SECRET_KEY_PREFIX, sameHash } from './keys.js';
 
 /** A key locked to more addresses than this is not really locked. */
@@ -28,11 +29,14 @@ const CONTROL_CHARACTERS = /[\u0000-\u001F\u007F]/;
 export interface IssuedKeyPair {
   publicKey: string;
   secretKey: string;
+  mode: Mode;
 }
 
 export interface VerifiedKey {
   accountId: string;
   tierId: string;
+  /** The pair's mode: every call the gateway makes for this request acts in it. */
+  mode: Mode;
 }
 
 export function createAccountService(deps: { store: Pick<Store, 'accounts' | 'keys' | 'catalog' | 'wallet'>; clock: () => Date }) {
@@ -53,17 +57,18 @@ export function createAccountService(deps: { store: Pick<Store, 'accounts' | 'ke
     return tier;
   }
 
-  async function issueKey(accountId: string): Promise<IssuedKeyPair> {
-    const pair = generateKeyPair();
+  async function issueKey(accountId: string, mode: Mode): Promise<IssuedKeyPair> {
+    const pair = generateKeyPair(mode);
     await store.keys.insert({
       publicKey: pair.publicKey,
       accountId,
       secretHash: pair.secretHash,
       allowedIps: [],
       revoked: false,
+      mode,
       createdAt: clock(),
     });
-    return { publicKey: pair.publicKey, secretKey: pair.secretKey };
+    return { publicKey: pair.publicKey, secretKey: pair.secretKey, mode };
   }
 
   async function requireKey(publicKey: string): Promise<ApiKeyRecord> {
@@ -85,30 +90,31 @@ export function createAccountService(deps: { store: Pick<Store, 'accounts' | 'ke
         tierId: tier.tierId,
         createdAt: clock(),
       });
-      const issuedKey = tier.apiAccess ? await issueKey(account.accountId) : null;
+      const issuedKey = tier.apiAccess ? await issueKey(account.accountId, 'live') : null;
       return { account, issuedKey };
     },
 
     getAccount: requireAccount,
 
-    /** Moving to a tier with API access issues the first key pair if the account has none yet. */
+    /** Moving to a tier with API access issues the first live key pair if the account has none yet. */
     async setTier(accountId: string, tierId: string): Promise<{ account: AccountRecord; issuedKey: IssuedKeyPair | null }> {
       await requireAccount(accountId);
       const tier = await requireTier(tierId);
       const account = await store.accounts.setTier(accountId, tier.tierId);
       if (!account) throw notFound(`Account ${accountId}`);
-      const hasKey = (await store.keys.listByAccount(accountId)).some((k) => !k.revoked);
-      const issuedKey = tier.apiAccess && !hasKey ? await issueKey(accountId) : null;
+      const hasKey = (await store.keys.listByAccount(accountId)).some((k) => !k.revoked && k.mode === 'live');
+      const issuedKey = tier.apiAccess && !hasKey ? await issueKey(accountId, 'live') : null;
       return { account, issuedKey };
     },
 
-    async createKey(accountId: string): Promise<IssuedKeyPair> {
+    /** A new key pair for `mode`: test pairs act on the test wallet and only ever reach the sandbox. */
+    async createKey(accountId: string, mode: Mode): Promise<IssuedKeyPair> {
       const account = await requireAccount(accountId);
       const tier = await requireTier(account.tierId);
       if (!tier.apiAccess) {
         throw new DomainError('FAILED_PRECONDITION', `Account ${accountId} is on tier ${tier.tierId}, which has no API access; move it to an API tier first.`);
       }
-      return issueKey(accountId);
+      return issueKey(accountId, mode);
     },
 
     async listKeys(accountId: string): Promise<ApiKeyRecord[]> {
@@ -131,26 +137,20 @@ export function createAccountService(deps: { store: Pick<Store, 'accounts' | 'ke
       return key;
     },
 
-    async credit(accountId: string, amountKobo: Kobo, memo: string): Promise<{ balanceKobo: Kobo; entry: LedgerEntryRecord }> {
+    /** Credits the account's wallet in `mode`: test credits are test money, never spendable live. */
+    async credit(accountId: string, mode: Mode, amountKobo: Kobo, memo: string): Promise<{ balanceKobo: Kobo; entry: LedgerEntryRecord }> {
       throwIfViolations(creditViolations(amountKobo, memo));
       await requireAccount(accountId);
       const at = clock();
-      const credited = await store.wallet.credit({ accountId, amountKobo, reference: `CR${newReference(at)}`, memo, at });
+      const credited = await store.wallet.credit({ accountId, mode, amountKobo, reference: `CR${newReference(at)}`, memo, at });
       if (!credited) throw notFound(`Account ${accountId}`);
       return credited;
     },
 
-    async ledger(accountId: string, pageSize: number, pageToken: string): Promise<Page<LedgerEntryRecord>> {
+    /** One page of the account's ledger in `mode`, newest first. */
+    async ledger(accountId: string, mode: Mode, pageSize: number, pageToken: string): Promise<Page<LedgerEntryRecord>> {
       await requireAccount(accountId);
-      if (!Number.isInteger(pageSize) || pageSize < 0 || pageSize > MAX_LEDGER_PAGE_SIZE) {
-        throw invalid('page_size', `page_size must be between 1 and ${MAX_LEDGER_PAGE_SIZE}.`);
-      }
-      try {
-        return await store.wallet.listLedger(accountId, { limit: pageSize || DEFAULT_LEDGER_PAGE_SIZE, ...(pageToken ? { after: pageToken } : {}) });
-      } catch (error) {
-        if (error instanceof InvalidCursorError) throw invalid('page_token', 'page_token is not one this service issued.');
-        throw error;
-      }
+      return ledgerPage(store.wallet, accountId, mode, pageSize, pageToken);
     },
 
     verifyKeyPair: (publicKey: string, secretKey: string, clientIp: string): Promise<VerifiedKey> => verifyPresentedPair(store, publicKey, secretKey, clientIp),
@@ -158,6 +158,19 @@ export function createAccountService(deps: { store: Pick<Store, 'accounts' | 'ke
 }
 
 export type AccountService = ReturnType<typeof createAccountService>;
+
+/** A page of one wallet's ledger, its size and cursor checked. */
+async function ledgerPage(wallet: WalletStore, accountId: string, mode: Mode, pageSize: number, pageToken: string): Promise<Page<LedgerEntryRecord>> {
+  if (!Number.isInteger(pageSize) || pageSize < 0 || pageSize > MAX_LEDGER_PAGE_SIZE) {
+    throw invalid('page_size', `page_size must be between 1 and ${MAX_LEDGER_PAGE_SIZE}.`);
+  }
+  try {
+    return await wallet.listLedger(accountId, mode, { limit: pageSize || DEFAULT_LEDGER_PAGE_SIZE, ...(pageToken ? { after: pageToken } : {}) });
+  } catch (error) {
+    if (error instanceof InvalidCursorError) throw invalid('page_token', 'page_token is not one this service issued.');
+    throw error;
+  }
+}
 
 /** Why an IP lock list is refused, if it is: too many addresses, or one that is not IPv4 or IPv6. */
 function ipLockViolations(ips: readonly string[]): FieldViolation[] {
@@ -212,5 +225,5 @@ async function verifyPresentedPair(
   if (key.allowedIps.length > 0 && !key.allowedIps.includes(normalizeIp(clientIp))) {
     throw new DomainError('IP_NOT_ALLOWED', `This API key is locked to other IP addresses; the request came from ${clientIp || 'an unknown address'}.`);
   }
-  return { accountId: account.accountId, tierId: tier.tierId };
+  return { accountId: account.accountId, tierId: tier.tierId, mode: key.mode };
 }

@@ -1,3 +1,5 @@
+import type { Mode } from './mode.js';
+
 /**
  * What the ledger check reports: every way the money can fail to add up, named, with the
  * account and reference concerned. The rules that find them are the store's
@@ -15,6 +17,8 @@ export interface AuditViolation {
     | 'refund_without_failure'
     | 'orphan_entry';
   accountId: string;
+  /** The wallet concerned: the account's live or test one. */
+  mode: Mode;
   /** The transaction or ledger reference concerned, when there is one. */
   reference: string;
   /** What was found, a human sentence. */
@@ -30,6 +34,17 @@ export interface LedgerAudit {
   needsAttentionCount: number;
   /** At most MAX_AUDIT_VIOLATIONS; `violationCount` tells how many there were in all. */
   violations: AuditViolation[];
+  violationCount: number;
+  /** The same figures for each mode apart, so that test money is never read as live. */
+  modes: Record<Mode, ModeAudit>;
+}
+
+/** What the ledger check found in one mode's wallets (every account has one of each). */
+export interface ModeAudit {
+  transactionsChecked: number;
+  entriesChecked: number;
+  pendingCount: number;
+  needsAttentionCount: number;
   violationCount: number;
 }
 

@@ -4,6 +4,7 @@
  * (core/store/port.ts) reads and writes them, and every adapter maps its rows or
  * documents to exactly these types.
  */
+import type { Mode } from './mode.js';
 import type { Kobo } from './money.js';
 import type { DeliveryResult, ProductName, PurchaseDetails, TransactionStatus } from './products.js';
 
@@ -11,8 +12,16 @@ export interface AccountRecord {
   accountId: string;
   name: string;
   tierId: string;
+  /** The live wallet's balance. */
   balanceKobo: Kobo;
+  /** The test wallet's balance: test money only, moved only by test keys and test credits. */
+  testBalanceKobo: Kobo;
   createdAt: Date;
+}
+
+/** A wallet's balance: the account's live or test one. */
+export function balanceOf(account: Pick<AccountRecord, 'balanceKobo' | 'testBalanceKobo'>, mode: Mode): Kobo {
+  return mode === 'test' ? account.testBalanceKobo : account.balanceKobo;
 }
 
 export interface ApiKeyRecord {
@@ -22,6 +31,8 @@ export interface ApiKeyRecord {
   secretHash: string;
   allowedIps: string[];
   revoked: boolean;
+  /** Which wallet and world the pair acts in: pk_test_ pairs are 'test'. */
+  mode: Mode;
   createdAt: Date;
 }
 
@@ -67,6 +78,8 @@ export type LedgerKind = 'credit' | 'debit' | 'refund';
 export interface LedgerEntryRecord {
   entryId: number;
   accountId: string;
+  /** The wallet the entry belongs to: the account's live or test one. */
+  mode: Mode;
   /** Signed: negative for debits. */
   amountKobo: Kobo;
   balanceAfterKobo: Kobo;
@@ -79,6 +92,8 @@ export interface LedgerEntryRecord {
 export interface TransactionRecord {
   reference: string;
   accountId: string;
+  /** The world the purchase was made in: its wallet, its idempotency scope, its provider (test: the sandbox). */
+  mode: Mode;
   product: ProductName;
   status: TransactionStatus;
   service: string;
@@ -90,7 +105,7 @@ export interface TransactionRecord {
   details: PurchaseDetails;
   result: DeliveryResult | null;
   failureReason: string | null;
-  /** The caller's idempotency key, unique per account. */
+  /** The caller's idempotency key, unique per account and mode. */
   requestId: string | null;
   /** Hash of the request the idempotency key was first used with. */
   requestHash: string | null;

@@ -4,6 +4,7 @@
  * exactly three outcomes; anything they cannot classify with certainty is `unknown`,
  * because an unknown outcome is never refunded.
  */
+import type { Mode } from '../domain/mode.js';
 import type { Kobo } from '../domain/money.js';
 import type { DeliveryResult, Network, ProductName, PurchaseDetails } from '../domain/products.js';
 import type { CustomerQuery } from '../domain/verification.js';
@@ -109,3 +110,9 @@ export interface Providers {
   cable: ProductProvider & CustomerVerifier;
   bulksms: SmsProvider;
 }
+
+/**
+ * The providers of each mode: live purchases go where each family is routed, test purchases
+ * always to the sandbox, so that no test purchase can ever reach a real upstream.
+ */
+export type ProvidersByMode = Readonly<Record<Mode, Providers>>;

@@ -129,8 +129,9 @@ export function createCallbackService(deps: PurchaseDeps, parsers: Readonly<Reco
         log('callback.unknown_reference', { provider: providerName, reference: parsed.reference });
         return { disposition: 'unknown_reference', reference: parsed.reference, status: null };
       }
-      const provider = deps.providers[tx.product];
-      // A family served by another provider now (or always) cannot be confirmed by this one.
+      // A test purchase is the sandbox's, so an upstream's callback naming one is ignored here,
+      // as is one for a family served by another provider now (or always).
+      const provider = deps.providers[tx.mode][tx.product];
       if (provider.name !== providerName) {
         log('callback.ignored', { provider: providerName, reference: tx.reference, reason: `${tx.product} is served by ${provider.name}` });
         return { disposition: 'ignored', reference: tx.reference, status: tx.status };

@@ -8,20 +8,22 @@
  */
 import { createHash } from 'node:crypto';
 import { DomainError } from '../domain/errors.js';
+import type { Mode } from '../domain/mode.js';
 import { formatNaira } from '../domain/money.js';
 import type { PurchaseOrder } from '../domain/products.js';
 import type { TransactionRecord } from '../domain/records.js';
 import { newReference } from '../domain/reference.js';
 import { DEFAULT_RETRY_SCHEDULE, firstAnswer, nextAttempt, type RetrySchedule } from '../domain/transactions.js';
 import { REQUEST_ID_PATTERN } from '../domain/validation.js';
-import type { ProviderOutcome, ProviderRequest, Providers } from '../providers/port.js';
+import type { ProviderOutcome, ProviderRequest, ProvidersByMode } from '../providers/port.js';
 import type { Store } from '../store/port.js';
 import { type Background, sendReceipt } from './receipts.js';
 
 export interface PurchaseDeps {
   /** The flow moves money and reads purchases back; nothing else. */
   store: Pick<Store, 'wallet' | 'transactions'>;
-  providers: Providers;
+  /** Each mode's providers: a purchase is always served by its own mode's (test: the sandbox). */
+  providers: ProvidersByMode;
   clock: () => Date;
   /** How long one provider call may take before its outcome counts as unknown. */
   providerTimeoutMs: number;
@@ -92,7 +94,7 @@ export async function callProvider(call: (signal: AbortSignal) => Promise<Provid
   }
 }
 
-export async function executePurchase(deps: PurchaseDeps, accountId: string, order: PurchaseOrder, requestId: string): Promise<PurchaseResult> {
+export async function executePurchase(deps: PurchaseDeps, accountId: string, mode: Mode, order: PurchaseOrder, requestId: string): Promise<PurchaseResult> {
   if (requestId !== '' && !REQUEST_ID_PATTERN.test(requestId)) {
     throw new DomainError('INVALID_PARAMETER', 'request_id must be 1 to 64 letters, digits, "_" or "-".', {
       violations: [{ field: 'request_id', description: 'request_id must be 1 to 64 letters, digits, "_" or "-".' }],
@@ -103,6 +105,7 @@ export async function executePurchase(deps: PurchaseDeps, accountId: string, ord
   const reserved = await deps.store.wallet.reserve({
     reference: newReference(now),
     accountId,
+    mode,
     product: order.product,
     service: order.service,
     recipient: order.recipient,
@@ -135,10 +138,17 @@ export async function executePurchase(deps: PurchaseDeps, accountId: string, ord
   const tx = reserved.transaction;
   deps.inFlight.add(tx.reference);
   try {
-    const provider = deps.providers[tx.product];
+    const provider = deps.providers[tx.mode][tx.product];
     const started = Date.now();
     const outcome = await callProvider((signal) => provider.purchase(providerRequestOf(tx), signal), deps.providerTimeoutMs);
-    deps.log('provider.purchase', { reference: tx.reference, product: tx.product, provider: provider.name, outcome: outcome.kind, ms: Date.now() - started });
+    deps.log('provider.purchase', {
+      reference: tx.reference,
+      mode: tx.mode,
+      product: tx.product,
+      provider: provider.name,
+      outcome: outcome.kind,
+      ms: Date.now() - started,
+    });
     const final = await applyOutcome(deps, tx, outcome, 0);
     // The request's answer: a refunded failure is the caller's 502.
     if (final.status === 'failed') throw providerFailed(final);

@@ -6,7 +6,7 @@
  */
 import { formatNaira } from '../domain/money.js';
 import type { TransactionRecord } from '../domain/records.js';
-import type { Providers } from '../providers/port.js';
+import type { ProvidersByMode } from '../providers/port.js';
 
 /** A receipt that cannot be handed to the SMS provider in this time is given up. */
 export const RECEIPT_TIMEOUT_MS = 10_000;
@@ -34,7 +34,7 @@ export function receiptText(tx: TransactionRecord): string {
 }
 
 export function sendReceipt(
-  deps: { providers: Providers; background: Background; log: (event: string, fields: Record<string, unknown>) => void },
+  deps: { providers: ProvidersByMode; background: Background; log: (event: string, fields: Record<string, unknown>) => void },
   tx: TransactionRecord,
 ): void {
   const to = tx.details.customerPhone;
@@ -42,7 +42,8 @@ export function sendReceipt(
   deps.background.run(async () => {
     const signal = AbortSignal.timeout(RECEIPT_TIMEOUT_MS);
     try {
-      const accepted = await deps.providers.bulksms.notify({ to, text: receiptText(tx), reference: tx.reference }, signal);
+      // A test purchase's receipt goes through the sandbox, like the purchase itself.
+      const accepted = await deps.providers[tx.mode].bulksms.notify({ to, text: receiptText(tx), reference: tx.reference }, signal);
       deps.log('receipt.sent', { reference: tx.reference, accepted });
     } catch (error) {
       deps.log('receipt.failed', { reference: tx.reference, error: error instanceof Error ? error.message : String(error) });

@@ -28,7 +28,7 @@ export function createRecoveryWorker(deps: PurchaseDeps, options: { intervalMs: 
 
   /** Re-queries one due transaction; true when it became final. */
   async function recover(tx: TransactionRecord): Promise<boolean> {
-    const provider = deps.providers[tx.product];
+    const provider = deps.providers[tx.mode][tx.product];
     const outcome = await callProvider((signal) => provider.query(providerRequestOf(tx), signal), deps.providerTimeoutMs);
     deps.log('provider.query', { reference: tx.reference, product: tx.product, provider: provider.name, outcome: outcome.kind, attempt: tx.attempts + 1 });
     const after = await applyOutcome(deps, tx, outcome, tx.attempts, schedule);

@@ -3,6 +3,7 @@
  * run the two-phase flow. One function per public operation.
  */
 import { DomainError, type FieldViolation, notFound, throwIfViolations } from '../domain/errors.js';
+import type { Mode } from '../domain/mode.js';
 import type { Kobo } from '../domain/money.js';
 import {
   type AirtimeInput,
@@ -19,7 +20,7 @@ import {
 import { historyPageSize, InvalidCursorError, type Page } from '../domain/paging.js';
 import { planPriceFor, priceFor } from '../domain/pricing.js';
 import { CABLE_PROVIDERS, NETWORKS } from '../domain/products.js';
-import type { AccountRecord, CablePackageRecord, PlanRecord, TierRecord, TransactionRecord } from '../domain/records.js';
+import { type AccountRecord, balanceOf, type CablePackageRecord, type PlanRecord, type TierRecord, type TransactionRecord } from '../domain/records.js';
 import { checkOneOf } from '../domain/validation.js';
 import type { Store } from '../store/port.js';
 import { executePurchase, type PurchaseDeps, type PurchaseResult } from './flow.js';
@@ -49,36 +50,38 @@ export function createPurchaseService(deps: PurchaseDeps & { store: Pick<Store, 
   }
 
   return {
-    async balance(accountId: string): Promise<{ account: AccountRecord; tier: TierRecord }> {
-      return accountAndTier(accountId);
+    /** The account, its tier, and the balance of its wallet in `mode`. */
+    async balance(accountId: string, mode: Mode): Promise<{ account: AccountRecord; tier: TierRecord; balanceKobo: Kobo }> {
+      const { account, tier } = await accountAndTier(accountId);
+      return { account, tier, balanceKobo: balanceOf(account, mode) };
     },
 
-    async airtime(accountId: string, input: AirtimeInput, requestId: string): Promise<PurchaseResult> {
+    async airtime(accountId: string, mode: Mode, input: AirtimeInput, requestId: string): Promise<PurchaseResult> {
       const { tier } = await accountAndTier(accountId);
-      return executePurchase(deps, accountId, airtimeOrder(input, tier), requestId);
+      return executePurchase(deps, accountId, mode, airtimeOrder(input, tier), requestId);
     },
 
-    async data(accountId: string, input: DataInput, requestId: string): Promise<PurchaseResult> {
+    async data(accountId: string, mode: Mode, input: DataInput, requestId: string): Promise<PurchaseResult> {
       const { tier } = await accountAndTier(accountId);
       const plan = Number.isSafeInteger(input.planId) && input.planId > 0 ? await store.catalog.getPlan(input.planId) : null;
-      return executePurchase(deps, accountId, dataOrder(input, plan, tier), requestId);
+      return executePurchase(deps, accountId, mode, dataOrder(input, plan, tier), requestId);
     },
 
-    async electricity(accountId: string, input: ElectricityInput, requestId: string): Promise<PurchaseResult> {
+    async electricity(accountId: string, mode: Mode, input: ElectricityInput, requestId: string): Promise<PurchaseResult> {
       const { tier } = await accountAndTier(accountId);
-      return executePurchase(deps, accountId, electricityOrder(input, tier), requestId);
+      return executePurchase(deps, accountId, mode, electricityOrder(input, tier), requestId);
     },
 
-    async cable(accountId: string, input: CableInput, requestId: string): Promise<PurchaseResult> {
+    async cable(accountId: string, mode: Mode, input: CableInput, requestId: string): Promise<PurchaseResult> {
       const { tier } = await accountAndTier(accountId);
       const packages = input.provider ? await store.catalog.listCablePackages({ provider: input.provider }) : [];
-      return executePurchase(deps, accountId, cableOrder(input, packages, tier), requestId);
+      return executePurchase(deps, accountId, mode, cableOrder(input, packages, tier), requestId);
     },
 
-    async bulkSms(accountId: string, input: BulkSmsInput, requestId: string): Promise<PurchaseResult> {
+    async bulkSms(accountId: string, mode: Mode, input: BulkSmsInput, requestId: string): Promise<PurchaseResult> {
       const { tier } = await accountAndTier(accountId);
       const rateKobo = await store.catalog.getSmsRateKobo();
-      return executePurchase(deps, accountId, bulkSmsOrder(input, rateKobo, tier), requestId);
+      return executePurchase(deps, accountId, mode, bulkSmsOrder(input, rateKobo, tier), requestId);
     },
 
     /** Active plans with the account's price, optionally for one network. */
@@ -105,19 +108,22 @@ export function createPurchaseService(deps: PurchaseDeps & { store: Pick<Store, 
       return packages.filter((pkg) => pkg.active).map((pkg) => ({ pkg, priceKobo: priceFor(tier, 'cable', pkg.provider, pkg.priceKobo) }));
     },
 
-    /** One of the account's transactions; another account's reference is not found, never shown. */
-    async transaction(accountId: string, reference: string): Promise<TransactionRecord> {
+    /**
+     * One of the account's transactions in `mode`; another account's reference, or one of the
+     * other mode, is not found, never shown.
+     */
+    async transaction(accountId: string, mode: Mode, reference: string): Promise<TransactionRecord> {
       const tx = reference ? await store.transactions.get(reference) : null;
-      if (!tx || tx.accountId !== accountId) throw notFound(`Transaction ${quotedReference(reference)}`);
+      if (!tx || tx.accountId !== accountId || tx.mode !== mode) throw notFound(`Transaction ${quotedReference(reference)}`);
       return tx;
     },
 
-    /** A page of the account's history; `pageSize` undefined means the default size. */
-    async history(accountId: string, pageSize: number | undefined, pageToken: string): Promise<Page<TransactionRecord>> {
+    /** A page of the account's history in `mode`; `pageSize` undefined means the default size. */
+    async history(accountId: string, mode: Mode, pageSize: number | undefined, pageToken: string): Promise<Page<TransactionRecord>> {
       await accountAndTier(accountId);
       const limit = historyPageSize(pageSize);
       try {
-        return await store.transactions.listByAccount(accountId, {
+        return await store.transactions.listByAccount(accountId, mode, {
           limit,
           ...(pageToken ? { after: pageToken } : {}),
         });

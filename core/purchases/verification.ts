@@ -3,7 +3,9 @@
  * provider tells about it (address, minimum vend, current bouquet, due date, renewal
  * amount). It asks the provider of the product family, charges nothing and writes nothing.
  */
+
 import { DomainError, notFound } from '../domain/errors.js';
+import type { Mode } from '../domain/mode.js';
 import { type CustomerQuery, customerQuery, type VerifyInput } from '../domain/verification.js';
 import type { CustomerDetails, VerifyOutcome } from '../providers/port.js';
 import type { Store } from '../store/port.js';
@@ -22,14 +24,15 @@ export function createVerificationService(deps: Pick<PurchaseDeps, 'providers' |
      * Looks the customer up. Unknown numbers are NOT_FOUND (404 at the gateway); a provider
      * that gives no usable answer in time is INTERNAL (500), which the caller may retry.
      */
-    async verify(accountId: string, input: VerifyInput): Promise<VerifiedCustomer> {
+    async verify(accountId: string, mode: Mode, input: VerifyInput): Promise<VerifiedCustomer> {
       if (accountId === '')
         throw new DomainError('INVALID_PARAMETER', 'account_id is required.', {
           violations: [{ field: 'account_id', description: 'account_id is required.' }],
         });
       const query = customerQuery(input);
       if ((await deps.store.accounts.get(accountId)) === null) throw notFound(`Account ${accountId}`);
-      const provider = deps.providers[query.product];
+      // A test key's lookup is the sandbox's too: nothing in test mode reaches an upstream.
+      const provider = deps.providers[mode][query.product];
       const started = Date.now();
       let outcome: VerifyOutcome;
       try {

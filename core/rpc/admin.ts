@@ -5,6 +5,7 @@ import type { AccountService, IssuedKeyPair } from '../accounts/service.js';
 import type { CatalogService } from '../catalog/service.js';
 import type { PlanSync } from '../catalog/sync.js';
 import { invalid } from '../domain/errors.js';
+import { DEFAULT_MODE } from '../domain/mode.js';
 import type { PendingList } from '../purchases/pending-list.js';
 import {
   accountMessage,
@@ -44,7 +45,7 @@ export function adminHandlers(
       return { account: accountMessage(account), issuedKey: issued(issuedKey) };
     },
     async createApiKey(req) {
-      return { issuedKey: issued(await accounts.createKey(req.accountId)) };
+      return { issuedKey: issued(await accounts.createKey(req.accountId, DEFAULT_MODE)) };
     },
     async listApiKeys(req) {
       return { keys: (await accounts.listKeys(req.accountId)).map(apiKeyMessage) };
@@ -56,11 +57,11 @@ export function adminHandlers(
       return { key: apiKeyMessage(await accounts.setKeyIpLock(req.publicKey, req.allowedIps)) };
     },
     async creditWallet(req) {
-      const { balanceKobo, entry } = await accounts.credit(req.accountId, koboIn(req.amountKobo, 'amount'), req.memo);
+      const { balanceKobo, entry } = await accounts.credit(req.accountId, DEFAULT_MODE, koboIn(req.amountKobo, 'amount'), req.memo);
       return { balanceKobo: BigInt(balanceKobo), entry: ledgerEntryMessage(entry) };
     },
     async listLedgerEntries(req) {
-      const page = await accounts.ledger(req.accountId, req.pageSize, req.pageToken);
+      const page = await accounts.ledger(req.accountId, DEFAULT_MODE, req.pageSize, req.pageToken);
       return { entries: page.items.map(ledgerEntryMessage), nextPageToken: page.next ?? '' };
     },
     async listTiers() {

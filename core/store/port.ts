@@ -6,6 +6,7 @@
  * test/core/store/.
  */
 import type { AuditOptions, LedgerAudit } from '../domain/audit.js';
+import type { Mode } from '../domain/mode.js';
 import type { Kobo } from '../domain/money.js';
 import type { Page, PageRequest } from '../domain/paging.js';
 import type { DeliveryResult } from '../domain/products.js';
@@ -24,7 +25,8 @@ import type {
 } from '../domain/records.js';
 
 export interface AccountStore {
-  create(account: Omit<AccountRecord, 'balanceKobo'>): Promise<AccountRecord>;
+  /** Both wallets, live and test, start at zero. */
+  create(account: Omit<AccountRecord, 'balanceKobo' | 'testBalanceKobo'>): Promise<AccountRecord>;
   get(accountId: string): Promise<AccountRecord | null>;
   /** Returns null when the account does not exist. */
   setTier(accountId: string, tierId: string): Promise<AccountRecord | null>;
@@ -33,7 +35,7 @@ export interface AccountStore {
 export interface KeyStore {
   insert(key: ApiKeyRecord): Promise<void>;
   find(publicKey: string): Promise<ApiKeyRecord | null>;
-  /** Newest first, revoked ones included. */
+  /** Newest first, revoked ones included, both modes. */
   listByAccount(accountId: string): Promise<ApiKeyRecord[]>;
   /** Returns null when the key does not exist. */
   revoke(publicKey: string): Promise<ApiKeyRecord | null>;
@@ -59,9 +61,10 @@ export interface CatalogStore {
   seedIfEmpty(seed: CatalogSeed): Promise<boolean>;
 }
 
-/** What a wallet credit is told: who, how much, and what the ledger entry says. */
+/** What a wallet credit is told: whose wallet (account and mode), how much, and what the ledger entry says. */
 export interface CreditInput {
   accountId: string;
+  mode: Mode;
   amountKobo: Kobo;
   reference: string;
   memo: string;
@@ -74,12 +77,18 @@ export interface Moved {
   changed: boolean;
 }
 
+/**
+ * Wallets: one live and one test wallet per account, each with its own balance and its own
+ * entries. Every guard holds per wallet (account and mode): no negative balance, balance =
+ * sum of its entries, one debit and at most one refund per purchase, in the purchase's wallet.
+ */
 export interface WalletStore {
   /** Adds money and writes a credit entry atomically. Null when the account does not exist. */
   credit(input: CreditInput): Promise<{ balanceKobo: Kobo; entry: LedgerEntryRecord } | null>;
   /**
-   * Phase one of a purchase, atomically: if the idempotency key is new and the balance
-   * covers the charge, debit it, write the debit entry and the pending transaction.
+   * Phase one of a purchase, atomically: if the idempotency key is new in the account's
+   * `tx.mode` and that wallet's balance covers the charge, debit it, write the debit entry
+   * and the pending transaction.
    */
   reserve(tx: NewTransaction): Promise<ReserveResult>;
   /** pending -> success with the provider's result. A transaction not pending is returned unchanged. */
@@ -96,8 +105,8 @@ export interface WalletStore {
   reverse(reference: string, reason: string, at: Date): Promise<Moved | null>;
   /** Records a recovery attempt on a pending transaction; no effect on other states. */
   recordAttempt(reference: string, next: AttemptRecord): Promise<void>;
-  /** Newest first. */
-  listLedger(accountId: string, page: PageRequest): Promise<Page<LedgerEntryRecord>>;
+  /** One wallet's entries, newest first. */
+  listLedger(accountId: string, mode: Mode, page: PageRequest): Promise<Page<LedgerEntryRecord>>;
   /**
    * Checks every wallet against its ledger: balance = sum of entries, running balances,
    * nothing negative, one debit of the charge per purchase, exactly one refund of the charge
@@ -117,8 +126,8 @@ export interface AttemptRecord {
 
 export interface TransactionStore {
   get(reference: string): Promise<TransactionRecord | null>;
-  /** Newest first. */
-  listByAccount(accountId: string, page: PageRequest): Promise<Page<TransactionRecord>>;
+  /** The account's purchases in one mode, newest first. */
+  listByAccount(accountId: string, mode: Mode, page: PageRequest): Promise<Page<TransactionRecord>>;
   /** Pending transactions whose nextAttemptAt <= now, oldest first, at most `limit`. */
   listDuePending(now: Date, limit: number): Promise<TransactionRecord[]>;
   /** Every pending transaction (or only those flagged for a person), oldest first. */

@@ -70,6 +70,8 @@ export async function startCore(
   const core = createCore({
     store,
     providers: options.providers ? options.providers(store) : sandbox,
+    // Test purchases are the sandbox's whatever serves live ones, so tests can count them there.
+    testProviders: sandbox,
     adminToken,
     serviceToken,
     providerTimeoutMs: options.providerTimeoutMs ?? 5_000,

@@ -153,7 +153,7 @@ test('SIGTERM during slow purchases: 503 first, in-flight purchases finish, ever
         assert.is(tx.requestId, s.requestId);
         assert.is(tx.status, s.answer!.status === 200 ? 'success' : 'pending');
       }
-      const boughtWithoutAnswer = (await store.transactions.listByAccount(accountId, { limit: 1_000 })).items.filter((tx) =>
+      const boughtWithoutAnswer = (await store.transactions.listByAccount(accountId, 'live', { limit: 1_000 })).items.filter((tx) =>
         unanswered.some((s) => s.requestId === tx.requestId),
       );
       assert.equal(

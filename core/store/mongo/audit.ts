@@ -15,22 +15,39 @@
 import type { ClientSession, Db, Document } from 'mongodb';
 import type { LedgerAudit } from '../../domain/audit.js';
 import { AuditCollector } from '../audit.js';
-import { readInteger, readKobo } from './documents.js';
+import { readInteger, readKobo, readMode } from './documents.js';
 import { COLLECTIONS } from './schema.js';
 
-/** Accounts whose balance differs from the sum of their entries, or is negative. */
+/** A document's mode: written before test mode (no field) means live. */
+const MODE_OF = { $ifNull: ['$mode', 'live'] };
+
+/** The sum of one mode's entries among an account's per-mode sums ($entries, from the join). */
+function entriesOf(mode: string): Document {
+  return { $ifNull: [{ $first: { $map: { input: { $filter: { input: '$entries', cond: { $eq: ['$$this._id', mode] } } }, in: '$$this.sum' } } }, 0] };
+}
+
+/** Wallets (account and mode) whose balance differs from the sum of their entries, or is negative. */
 export const BALANCE_PIPELINE: Document[] = [
   {
     $lookup: {
       from: COLLECTIONS.ledger,
       localField: '_id',
       foreignField: 'account_id',
-      // Summed inside the join, so an account with a million entries still yields one number.
-      pipeline: [{ $group: { _id: null, sum: { $sum: '$amount_kobo' } } }],
+      // Summed inside the join, so an account with a million entries still yields one number per wallet.
+      pipeline: [{ $group: { _id: MODE_OF, sum: { $sum: '$amount_kobo' } } }],
       as: 'entries',
     },
   },
-  { $project: { balance_kobo: 1, entries_kobo: { $ifNull: [{ $first: '$entries.sum' }, 0] } } },
+  {
+    $project: {
+      wallets: [
+        { mode: 'live', balance_kobo: '$balance_kobo', entries_kobo: entriesOf('live') },
+        { mode: 'test', balance_kobo: { $ifNull: ['$test_balance_kobo', 0] }, entries_kobo: entriesOf('test') },
+      ],
+    },
+  },
+  { $unwind: '$wallets' },
+  { $project: { mode: '$wallets.mode', balance_kobo: '$wallets.balance_kobo', entries_kobo: '$wallets.entries_kobo' } },
   { $match: { $expr: { $or: [{ $ne: ['$balance_kobo', '$entries_kobo'] }, { $lt: ['$balance_kobo', 0] }] } } },
 ];
 
@@ -38,13 +55,13 @@ export const BALANCE_PIPELINE: Document[] = [
 export const RUNNING_BALANCE_PIPELINE: Document[] = [
   {
     $setWindowFields: {
-      partitionBy: '$account_id',
+      partitionBy: { account: '$account_id', mode: MODE_OF },
       sortBy: { entry_id: 1 },
       output: { running_kobo: { $sum: '$amount_kobo', window: { documents: ['unbounded', 'current'] } } },
     },
   },
   { $match: { $expr: { $or: [{ $ne: ['$balance_after_kobo', '$running_kobo'] }, { $lt: ['$running_kobo', 0] }] } } },
-  { $project: { account_id: 1, entry_id: 1, reference: 1, balance_after_kobo: 1, running_kobo: 1 } },
+  { $project: { account_id: 1, mode: MODE_OF, entry_id: 1, reference: 1, balance_after_kobo: 1, running_kobo: 1 } },
 ];
 
 /**
@@ -57,13 +74,19 @@ export const PURCHASE_PIPELINE: Document[] = [
       from: COLLECTIONS.ledger,
       localField: '_id',
       foreignField: 'reference',
-      pipeline: [{ $match: { kind: { $in: ['debit', 'refund'] } } }, { $group: { _id: '$kind', n: { $sum: 1 }, kobo: { $sum: '$amount_kobo' } } }],
+      // Only the entries of the purchase's own wallet count; any other is the orphan check's.
+      let: { account: '$account_id', mode: MODE_OF },
+      pipeline: [
+        { $match: { kind: { $in: ['debit', 'refund'] }, $expr: { $and: [{ $eq: ['$account_id', '$$account'] }, { $eq: [MODE_OF, '$$mode'] }] } } },
+        { $group: { _id: '$kind', n: { $sum: 1 }, kobo: { $sum: '$amount_kobo' } } },
+      ],
       as: 'entries',
     },
   },
   {
     $project: {
       account_id: 1,
+      mode: MODE_OF,
       status: 1,
       charged_kobo: 1,
       debit: { $first: { $filter: { input: '$entries', cond: { $eq: ['$$this._id', 'debit'] } } } },
@@ -73,6 +96,7 @@ export const PURCHASE_PIPELINE: Document[] = [
   {
     $project: {
       account_id: 1,
+      mode: 1,
       status: 1,
       charged_kobo: 1,
       debits: { $ifNull: ['$debit.n', 0] },
@@ -96,7 +120,7 @@ export const PURCHASE_PIPELINE: Document[] = [
   },
 ];
 
-/** Debit and refund entries with no purchase of the same account behind them. */
+/** Debit and refund entries with no purchase of the same account and mode behind them. */
 export const ORPHAN_PIPELINE: Document[] = [
   { $match: { kind: { $in: ['debit', 'refund'] } } },
   {
@@ -104,22 +128,28 @@ export const ORPHAN_PIPELINE: Document[] = [
       from: COLLECTIONS.transactions,
       localField: 'reference',
       foreignField: '_id',
-      pipeline: [{ $project: { account_id: 1 } }],
+      pipeline: [{ $project: { account_id: 1, mode: MODE_OF } }],
       as: 'purchase',
     },
   },
-  { $match: { $expr: { $ne: [{ $first: '$purchase.account_id' }, '$account_id'] } } },
-  { $project: { account_id: 1, reference: 1, kind: 1 } },
+  {
+    $match: {
+      $expr: { $or: [{ $ne: [{ $first: '$purchase.account_id' }, '$account_id'] }, { $ne: [{ $first: '$purchase.mode' }, MODE_OF] }] },
+    },
+  },
+  { $project: { account_id: 1, mode: MODE_OF, reference: 1, kind: 1 } },
 ];
 
 interface BalanceRow {
   _id: string;
+  mode: string;
   balance_kobo: unknown;
   entries_kobo: unknown;
 }
 
 interface RunningRow {
   account_id: string;
+  mode: string;
   entry_id: unknown;
   reference: string;
   balance_after_kobo: unknown;
@@ -129,6 +159,7 @@ interface RunningRow {
 interface PurchaseRow {
   _id: string;
   account_id: string;
+  mode: string;
   status: string;
   charged_kobo: unknown;
   debits: number;
@@ -139,6 +170,7 @@ interface PurchaseRow {
 
 interface OrphanRow {
   account_id: string;
+  mode: string;
   reference: string;
   kind: string;
 }
@@ -152,18 +184,32 @@ export async function auditLedger(db: Db, session: ClientSession, signal?: Abort
   // allowDiskUse: the window and the joins may need more than the 100 MB an in-memory stage gets.
   const options = { session, readConcern, allowDiskUse: true };
   const count = (collection: string, filter: Document = {}) => db.collection(collection).countDocuments(filter, { session, readConcern });
-  const counts = {
-    accountsChecked: await count(COLLECTIONS.accounts),
+  const all = {
     transactionsChecked: await count(COLLECTIONS.transactions),
     entriesChecked: await count(COLLECTIONS.ledger),
     pendingCount: await count(COLLECTIONS.transactions, { status: 'pending' }),
     needsAttentionCount: await count(COLLECTIONS.transactions, { status: 'pending', needs_attention: true }),
   };
+  // Test rows say so; everything else (a document without a mode included) is live.
+  const test = {
+    transactionsChecked: await count(COLLECTIONS.transactions, { mode: 'test' }),
+    entriesChecked: await count(COLLECTIONS.ledger, { mode: 'test' }),
+    pendingCount: await count(COLLECTIONS.transactions, { status: 'pending', mode: 'test' }),
+    needsAttentionCount: await count(COLLECTIONS.transactions, { status: 'pending', needs_attention: true, mode: 'test' }),
+  };
+  const live = {
+    transactionsChecked: all.transactionsChecked - test.transactionsChecked,
+    entriesChecked: all.entriesChecked - test.entriesChecked,
+    pendingCount: all.pendingCount - test.pendingCount,
+    needsAttentionCount: all.needsAttentionCount - test.needsAttentionCount,
+  };
+  const counts = { accountsChecked: await count(COLLECTIONS.accounts), ...all, modes: { live, test } };
   const collector = new AuditCollector();
   for await (const row of db.collection(COLLECTIONS.accounts).aggregate<BalanceRow>(BALANCE_PIPELINE, options)) {
     signal?.throwIfAborted();
     collector.balance({
       accountId: row._id,
+      mode: readMode(row.mode, 'mode'),
       balanceKobo: readKobo(row.balance_kobo, 'accounts.balance_kobo'),
       entriesKobo: readKobo(row.entries_kobo, 'sum of entries'),
     });
@@ -172,6 +218,7 @@ export async function auditLedger(db: Db, session: ClientSession, signal?: Abort
     signal?.throwIfAborted();
     collector.runningBalance({
       accountId: row.account_id,
+      mode: readMode(row.mode, 'mode'),
       entryId: readInteger(row.entry_id, 'entry_id'),
       reference: row.reference,
       balanceAfterKobo: readKobo(row.balance_after_kobo, 'balance_after_kobo'),
@@ -182,6 +229,7 @@ export async function auditLedger(db: Db, session: ClientSession, signal?: Abort
     signal?.throwIfAborted();
     collector.purchase({
       accountId: row.account_id,
+      mode: readMode(row.mode, 'mode'),
       reference: row._id,
       status: row.status,
       chargedKobo: readKobo(row.charged_kobo, 'charged_kobo'),
@@ -193,7 +241,7 @@ export async function auditLedger(db: Db, session: ClientSession, signal?: Abort
   }
   for await (const row of db.collection(COLLECTIONS.ledger).aggregate<OrphanRow>(ORPHAN_PIPELINE, options)) {
     signal?.throwIfAborted();
-    collector.orphan({ accountId: row.account_id, reference: row.reference, kind: row.kind });
+    collector.orphan({ accountId: row.account_id, mode: readMode(row.mode, 'mode'), reference: row.reference, kind: row.kind });
   }
   return collector.result(counts);
 }

@@ -12,6 +12,7 @@
  * anything else rather than round it.
  */
 import { Long, type ObjectId } from 'mongodb';
+import { isMode, type Mode } from '../../domain/mode.js';
 import { type Kobo, kobo } from '../../domain/money.js';
 import type { DeliveryResult, ProductName, PurchaseDetails, TransactionStatus } from '../../domain/products.js';
 import type {
@@ -68,7 +69,10 @@ export interface AccountDoc {
   _id: string;
   name: string;
   tier_id: string;
+  /** The live wallet's balance. */
   balance_kobo: StoredInteger;
+  /** The test wallet's balance; absent on an account written before test mode (read as 0). */
+  test_balance_kobo?: StoredInteger;
   /**
    * How many ledger entries the account has; the next entry's entry_id is this plus one.
    * It lives on the account so that a debit, its entry id and its balance come from one
@@ -78,12 +82,13 @@ export interface AccountDoc {
   created_at: Date;
 }
 
-export function accountToDoc(account: Omit<AccountRecord, 'balanceKobo'>): AccountDoc {
+export function accountToDoc(account: Omit<AccountRecord, 'balanceKobo' | 'testBalanceKobo'>): AccountDoc {
   return {
     _id: account.accountId,
     name: account.name,
     tier_id: account.tierId,
     balance_kobo: Long.ZERO,
+    test_balance_kobo: Long.ZERO,
     ledger_seq: Long.ZERO,
     created_at: toDate(account.createdAt, 'createdAt'),
   };
@@ -95,8 +100,24 @@ export function accountFromDoc(doc: AccountDoc): AccountRecord {
     name: doc.name,
     tierId: doc.tier_id,
     balanceKobo: readKobo(doc.balance_kobo, 'accounts.balance_kobo'),
+    testBalanceKobo: readKobo(doc.test_balance_kobo ?? 0, 'accounts.test_balance_kobo'),
     createdAt: doc.created_at,
   };
+}
+
+/** The field of the account document that holds one wallet's balance. */
+export function balanceField(mode: Mode): 'balance_kobo' | 'test_balance_kobo' {
+  return mode === 'test' ? 'test_balance_kobo' : 'balance_kobo';
+}
+
+/**
+ * A stored mode. Documents written before test mode have none (the schema step fills it in,
+ * but a read during a rolling upgrade may still meet one): they are live.
+ */
+export function readMode(value: unknown, field: string): Mode {
+  if (value === undefined || value === null) return 'live';
+  if (isMode(value)) return value;
+  throw new RangeError(`store: ${field} is not a mode in the database (${String(value)})`);
 }
 
 export interface ApiKeyDoc {
@@ -106,6 +127,8 @@ export interface ApiKeyDoc {
   secret_hash: string;
   allowed_ips: string[];
   revoked: boolean;
+  /** Absent on keys written before test mode: live. */
+  mode?: Mode;
   created_at: Date;
 }
 
@@ -116,6 +139,7 @@ export function apiKeyToDoc(key: ApiKeyRecord): ApiKeyDoc {
     secret_hash: key.secretHash,
     allowed_ips: [...key.allowedIps],
     revoked: key.revoked,
+    mode: key.mode,
     created_at: toDate(key.createdAt, 'createdAt'),
   };
 }
@@ -127,6 +151,7 @@ export function apiKeyFromDoc(doc: ApiKeyDoc): ApiKeyRecord {
     secretHash: doc.secret_hash,
     allowedIps: doc.allowed_ips,
     revoked: doc.revoked,
+    mode: readMode(doc.mode, 'api_keys.mode'),
     createdAt: doc.created_at,
   };
 }
@@ -264,7 +289,9 @@ export interface LedgerEntryDoc {
   /** Chosen before the write transaction starts, so a retried transaction writes the same entry. */
   _id: ObjectId;
   account_id: string;
-  /** Per account, from accounts.ledger_seq; (account_id, entry_id) is unique. */
+  /** The wallet (with account_id); absent on entries written before test mode: live. */
+  mode?: Mode;
+  /** Per account (both wallets share the sequence), from accounts.ledger_seq; (account_id, entry_id) is unique. */
   entry_id: StoredInteger;
   amount_kobo: StoredInteger;
   balance_after_kobo: StoredInteger;
@@ -278,6 +305,7 @@ export function ledgerEntryToDoc(entry: LedgerEntryRecord, id: ObjectId): Ledger
   return {
     _id: id,
     account_id: entry.accountId,
+    mode: entry.mode,
     entry_id: toLong(entry.entryId, 'entryId'),
     amount_kobo: toLong(entry.amountKobo, 'amountKobo'),
     balance_after_kobo: toLong(entry.balanceAfterKobo, 'balanceAfterKobo'),
@@ -292,6 +320,7 @@ export function ledgerEntryFromDoc(doc: LedgerEntryDoc): LedgerEntryRecord {
   return {
     entryId: readInteger(doc.entry_id, 'ledger_entries.entry_id'),
     accountId: doc.account_id,
+    mode: readMode(doc.mode, 'ledger_entries.mode'),
     amountKobo: readKobo(doc.amount_kobo, 'ledger_entries.amount_kobo'),
     balanceAfterKobo: readKobo(doc.balance_after_kobo, 'ledger_entries.balance_after_kobo'),
     kind: doc.kind,
@@ -305,6 +334,8 @@ export interface TransactionDoc {
   /** The transaction reference. */
   _id: string;
   account_id: string;
+  /** Absent on purchases written before test mode: live. */
+  mode?: Mode;
   product: ProductName;
   status: TransactionStatus;
   service: string;
@@ -330,6 +361,7 @@ export function newTransactionToDoc(tx: NewTransaction, balanceAfterKobo: Kobo):
   return {
     _id: tx.reference,
     account_id: tx.accountId,
+    mode: tx.mode,
     product: tx.product,
     status: 'pending',
     service: tx.service,
@@ -354,6 +386,7 @@ export function transactionFromDoc(doc: TransactionDoc): TransactionRecord {
   return {
     reference: doc._id,
     accountId: doc.account_id,
+    mode: readMode(doc.mode, 'transactions.mode'),
     product: doc.product,
     status: doc.status,
     service: doc.service,

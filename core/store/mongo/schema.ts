@@ -18,7 +18,7 @@
  * existing collection takes a step that sends collMod (see `setValidator`), which needs
  * the collMod privilege on the store's database only while that step runs.
  */
-import type { CreateCollectionOptions, Db, Document, IndexDescription } from 'mongodb';
+import { type CreateCollectionOptions, type Db, type Document, type IndexDescription, Long } from 'mongodb';
 import { PRODUCTS } from '../../domain/products.js';
 import { NAMESPACE_EXISTS_CODE } from './errors.js';
 
@@ -36,8 +36,30 @@ export const COLLECTIONS = {
   meta: 'meta',
 } as const;
 
-/** The unique index that makes an idempotency key single-use per account. */
-export const REQUEST_ID_INDEX = { name: 'transactions_request_id', fields: ['account_id', 'request_id'] } as const;
+/** Step 1's idempotency index, single-use per account; step 4 replaced it with REQUEST_ID_INDEX. */
+const ACCOUNT_REQUEST_ID_INDEX_NAME = 'transactions_request_id';
+
+/**
+ * The unique index that makes an idempotency key single-use per account and mode: a key used
+ * with a live key pair is new to a test one. Partial on a string request_id, because a unique
+ * index would otherwise also count every null as the same key.
+ */
+export const REQUEST_ID_INDEX = {
+  name: 'transactions_request_id_by_mode',
+  fields: ['account_id', 'mode', 'request_id'],
+  description: {
+    name: 'transactions_request_id_by_mode',
+    key: { account_id: 1, mode: 1, request_id: 1 },
+    unique: true,
+    partialFilterExpression: { request_id: { $type: 'string' } },
+  },
+} as const;
+
+/** A wallet's history (account and mode), newest first: what ?action=transactions pages through. */
+export const HISTORY_BY_MODE_INDEX: IndexDescription = { name: 'transactions_history_by_mode', key: { account_id: 1, mode: 1, created_at: -1, _id: -1 } };
+
+/** A wallet's ledger in entry order: what the ledger pages read (backwards). */
+export const LEDGER_BY_WALLET_INDEX: IndexDescription = { name: 'ledger_by_wallet', key: { account_id: 1, mode: 1, entry_id: 1 } };
 
 /**
  * The ledger by account in entry order, ascending: the order the audit's running balance
@@ -132,6 +154,33 @@ export const VALIDATORS: Partial<Record<string, Document>> = {
   },
 };
 
+const MODE_PROPERTY = { enum: ['live', 'test'] };
+
+/** A validator with more properties in its (first) $jsonSchema. */
+function withProperties(validator: Document, properties: Document): Document {
+  const extend = (schema: Document) => ({
+    ...schema,
+    $jsonSchema: { ...schema['$jsonSchema'], properties: { ...schema['$jsonSchema'].properties, ...properties } },
+  });
+  if (Array.isArray(validator['$and'])) {
+    const [first, ...rest] = validator['$and'] as Document[];
+    return { $and: [extend(first!), ...rest] };
+  }
+  return extend(validator);
+}
+
+/**
+ * Step 4's validators: the test wallet's balance is a non-negative int64 like the live one,
+ * and a ledger entry's or purchase's mode is live or test. The mode is not required, so that
+ * a core of the previous build still writing during a rolling upgrade is not refused (its
+ * rows are live, and every reader takes a missing mode as live).
+ */
+export const VALIDATORS_V4: Partial<Record<string, Document>> = {
+  [COLLECTIONS.accounts]: withProperties(VALIDATORS[COLLECTIONS.accounts]!, { test_balance_kobo: int64(0) }),
+  [COLLECTIONS.ledger]: withProperties(VALIDATORS[COLLECTIONS.ledger]!, { mode: MODE_PROPERTY }),
+  [COLLECTIONS.transactions]: withProperties(VALIDATORS[COLLECTIONS.transactions]!, { mode: MODE_PROPERTY }),
+};
+
 /** Every index besides _id, by collection, as step 1 created them. Names are explicit so that errors can name them. */
 export const INDEXES: Readonly<Record<string, readonly IndexDescription[]>> = {
   [COLLECTIONS.apiKeys]: [{ name: 'api_keys_by_account', key: { account_id: 1, created_at: -1, _id: -1 } }],
@@ -154,7 +203,7 @@ export const INDEXES: Readonly<Record<string, readonly IndexDescription[]>> = {
     // The idempotency record. Partial on a string request_id, because a unique index would
     // otherwise also count every null as the same key.
     {
-      name: REQUEST_ID_INDEX.name,
+      name: ACCOUNT_REQUEST_ID_INDEX_NAME,
       key: { account_id: 1, request_id: 1 },
       unique: true,
       partialFilterExpression: { request_id: { $type: 'string' } },
@@ -187,6 +236,8 @@ export interface SchemaTarget {
   dropIndex(collection: string, name: string): Promise<void>;
   /** A database command, for what has no helper (collMod). */
   command(command: Document): Promise<Document>;
+  /** Sets fields on every document of `collection` that matches `filter` (a data step). */
+  updateMany(collection: string, filter: Document, set: Document): Promise<void>;
 }
 
 /** One schema step; `version` is what the schema document says once it ran. */
@@ -241,6 +292,25 @@ export const SCHEMA_STEPS: readonly SchemaStep[] = [
       await target.createIndexes(COLLECTIONS.ledger, [{ ...CREDIT_REFERENCE_INDEX.description }]);
     },
   },
+  {
+    version: 4,
+    description: 'test mode: a test wallet per account; the mode of every key, entry and purchase; idempotency and history per mode',
+    async apply(target) {
+      // Everything written before test mode is live, and every account's test wallet starts
+      // empty. Each update matches only documents still without the field, so a step
+      // interrupted half-way (or run by two cores at once) finishes the same.
+      await target.updateMany(COLLECTIONS.accounts, { test_balance_kobo: { $exists: false } }, { test_balance_kobo: Long.ZERO });
+      for (const collection of [COLLECTIONS.apiKeys, COLLECTIONS.ledger, COLLECTIONS.transactions]) {
+        await target.updateMany(collection, { mode: { $exists: false } }, { mode: 'live' });
+      }
+      for (const [collection, validator] of Object.entries(VALIDATORS_V4)) await target.command(setValidator(collection, validator!));
+      // The new idempotency index first, so that a key stays single-use throughout.
+      await target.createIndexes(COLLECTIONS.transactions, [{ ...REQUEST_ID_INDEX.description }, HISTORY_BY_MODE_INDEX]);
+      await target.dropIndex(COLLECTIONS.transactions, ACCOUNT_REQUEST_ID_INDEX_NAME);
+      await target.dropIndex(COLLECTIONS.transactions, 'transactions_history');
+      await target.createIndexes(COLLECTIONS.ledger, [LEDGER_BY_WALLET_INDEX]);
+    },
+  },
 ];
 
 /**
@@ -248,7 +318,7 @@ export const SCHEMA_STEPS: readonly SchemaStep[] = [
  * validator (collMod) changes it here too, so the start-up check below compares against
  * what the latest step set.
  */
-export const CURRENT_VALIDATORS: Readonly<Partial<Record<string, Document>>> = VALIDATORS;
+export const CURRENT_VALIDATORS: Readonly<Partial<Record<string, Document>>> = VALIDATORS_V4;
 
 /** A collection as listCollections describes it; only the validation options are read. */
 export interface CollectionInfo {
@@ -362,6 +432,9 @@ export function schemaTarget(db: Db): SchemaTarget {
     },
     async command(command) {
       return db.command(command);
+    },
+    async updateMany(collection, filter, set) {
+      await db.collection(collection).updateMany(filter, { $set: set });
     },
   };
 }

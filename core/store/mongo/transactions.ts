@@ -30,9 +30,9 @@ export function createTransactionStore({ live }: MongoContext): TransactionStore
       const doc = await live().transactions.findOne({ _id: reference });
       return doc === null ? null : transactionFromDoc(doc);
     },
-    async listByAccount(accountId, page) {
+    async listByAccount(accountId, mode, page) {
       const limit = requireLimit(page.limit);
-      const query: Filter<TransactionDoc> = { account_id: accountId };
+      const query: Filter<TransactionDoc> = { account_id: accountId, mode };
       if (page.after !== undefined) {
         // Strictly older than the cursor in (created_at desc, _id desc) order, written as one
         // range on created_at so that the history index serves both the filter and the order.

@@ -5,6 +5,7 @@
  * is unknown).
  */
 import { type ClientSession, type Filter, Long, ObjectId } from 'mongodb';
+import type { Mode } from '../../domain/mode.js';
 import { type Kobo, negateKobo } from '../../domain/money.js';
 import type { LedgerEntryRecord, NewTransaction, ReserveResult } from '../../domain/records.js';
 import { requireAmount, requireAttempts, requireLimit } from '../bounds.js';
@@ -14,12 +15,14 @@ import { purchaseMemo, refundMemo, reversalMemo } from '../rules.js';
 import { auditLedger } from './audit.js';
 import { followUpRead, type MongoContext } from './context.js';
 import {
+  balanceField,
   type LedgerEntryDoc,
   ledgerEntryFromDoc,
   ledgerEntryToDoc,
   newTransactionToDoc,
   readInteger,
   readKobo,
+  readMode,
   type TransactionDoc,
   toDate,
   toLong,
@@ -32,6 +35,7 @@ import { REQUEST_ID_INDEX } from './schema.js';
 /** A money movement into a wallet, everything fixed before the transaction's first attempt. */
 interface Addition {
   accountId: string;
+  mode: Mode;
   amountKobo: Kobo;
   kind: 'credit' | 'refund';
   reference: string;
@@ -42,25 +46,27 @@ interface Addition {
 }
 
 /**
- * Adds `amountKobo` to the account and writes its ledger entry, inside the caller's
- * transaction. The balance and the entry id come from the same update of the account.
- * Null when the account does not exist.
+ * Adds `amountKobo` to one wallet of the account (its live or test balance) and writes its
+ * ledger entry, inside the caller's transaction. The balance and the entry id come from the
+ * same update of the account. Null when the account does not exist.
  */
 async function addToWallet(ctx: MongoContext, session: ClientSession, entry: Addition): Promise<LedgerEntryRecord | null> {
   const c = ctx.live();
+  const field = balanceField(entry.mode);
   const account = await c.accounts.findOneAndUpdate(
     { _id: entry.accountId },
-    { $inc: { balance_kobo: toLong(entry.amountKobo, 'amountKobo'), ledger_seq: Long.ONE } },
+    { $inc: { [field]: toLong(entry.amountKobo, 'amountKobo'), ledger_seq: Long.ONE } },
     { session, returnDocument: 'after' },
   );
   if (account === null) return null;
   const record: LedgerEntryRecord = {
     entryId: readInteger(account.ledger_seq, 'accounts.ledger_seq'),
     accountId: entry.accountId,
+    mode: entry.mode,
     amountKobo: entry.amountKobo,
     // readKobo throws beyond 2^53, which aborts the transaction: such a balance could
     // not be read back exactly.
-    balanceAfterKobo: readKobo(account.balance_kobo, 'accounts.balance_kobo'),
+    balanceAfterKobo: readKobo(account[field], `accounts.${field}`),
     kind: entry.kind,
     reference: entry.reference,
     memo: entry.memo,
@@ -96,8 +102,10 @@ async function giveBack(ctx: MongoContext, reference: string, move: GiveBack, re
         const current = await c.transactions.findOne({ _id: reference }, { session });
         return current === null ? null : { transaction: transactionFromDoc(current), changed: false };
       }
+      // The refund goes back to the wallet the purchase was paid from.
       const refunded = await addToWallet(ctx, session, {
         accountId: moved.account_id,
+        mode: readMode(moved.mode, 'transactions.mode'),
         amountKobo: readKobo(moved.charged_kobo, 'transactions.charged_kobo'),
         kind: 'refund',
         reference,
@@ -124,8 +132,8 @@ async function giveBack(ctx: MongoContext, reference: string, move: GiveBack, re
  * `request_id: 'k'` does not imply `$type: 'string'`, so it would scan the account's whole
  * history inside every keyed purchase. Stating the type makes the index usable.
  */
-export function sameRequestQuery(tx: Pick<NewTransaction, 'accountId' | 'requestId'>): Filter<TransactionDoc> | null {
-  return tx.requestId === null ? null : { account_id: tx.accountId, request_id: { $eq: tx.requestId, $type: 'string' } };
+export function sameRequestQuery(tx: Pick<NewTransaction, 'accountId' | 'mode' | 'requestId'>): Filter<TransactionDoc> | null {
+  return tx.requestId === null ? null : { account_id: tx.accountId, mode: tx.mode, request_id: { $eq: tx.requestId, $type: 'string' } };
 }
 
 /** Phase one of a purchase inside `session`: the duplicate check, the conditional debit, its entry and the pending transaction. */
@@ -139,21 +147,25 @@ async function reserveIn(ctx: MongoContext, session: ClientSession, tx: NewTrans
   // The conditional debit is the guard. Two reserves on one wallet conflict on this
   // document; the later one is aborted and re-run by the driver on a fresh snapshot,
   // so no debit is ever computed from a stale balance.
+  // A test account written before test mode has no test balance field: $gte matches nothing,
+  // which is right for a balance of zero.
+  const field = balanceField(tx.mode);
   const debited = await c.accounts.findOneAndUpdate(
-    { _id: tx.accountId, balance_kobo: { $gte: toLong(tx.chargedKobo, 'chargedKobo') } },
-    { $inc: { balance_kobo: toLong(-tx.chargedKobo, 'chargedKobo'), ledger_seq: Long.ONE } },
+    { _id: tx.accountId, [field]: { $gte: toLong(tx.chargedKobo, 'chargedKobo') } },
+    { $inc: { [field]: toLong(-tx.chargedKobo, 'chargedKobo'), ledger_seq: Long.ONE } },
     { session, returnDocument: 'after' },
   );
   if (debited === null) {
     // Nothing was written; the read only tells the two refusals apart.
     const account = await c.accounts.findOne({ _id: tx.accountId }, { session });
     if (account === null) return { outcome: 'no_account' };
-    return { outcome: 'insufficient', balanceKobo: readKobo(account.balance_kobo, 'accounts.balance_kobo') };
+    return { outcome: 'insufficient', balanceKobo: readKobo(account[field] ?? 0, `accounts.${field}`) };
   }
-  const balanceAfterKobo = readKobo(debited.balance_kobo, 'accounts.balance_kobo');
+  const balanceAfterKobo = readKobo(debited[field], `accounts.${field}`);
   const entry: LedgerEntryRecord = {
     entryId: readInteger(debited.ledger_seq, 'accounts.ledger_seq'),
     accountId: tx.accountId,
+    mode: tx.mode,
     amountKobo: negateKobo(tx.chargedKobo),
     balanceAfterKobo,
     kind: 'debit',
@@ -263,9 +275,9 @@ export function createWalletStore(ctx: MongoContext): WalletStore {
         },
       );
     },
-    async listLedger(accountId, page) {
+    async listLedger(accountId, mode, page) {
       const limit = requireLimit(page.limit);
-      const query: Filter<LedgerEntryDoc> = { account_id: accountId };
+      const query: Filter<LedgerEntryDoc> = { account_id: accountId, mode };
       if (page.after !== undefined) query.entry_id = { $lt: toLong(decodeLedgerCursor(page.after), 'cursor') };
       const docs = await live()
         .ledger.find(query)

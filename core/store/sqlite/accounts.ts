@@ -1,33 +1,53 @@
 /**
- * Accounts on SQLite: the account rows and the balance column every money operation moves.
- * The balance statements are used by the wallet (wallet.ts) inside its transactions.
+ * Accounts on SQLite: the account rows and the two balance columns every money operation
+ * moves, the live wallet's (balance_kobo) and the test wallet's (test_balance_kobo). The
+ * balance statements are used by the wallet (wallet.ts) inside its transactions.
  */
 import type Database from 'better-sqlite3';
+import type { Mode } from '../../domain/mode.js';
 import type { AccountStore } from '../port.js';
 import { type AccountRow, accountFromRow, toMs } from './rows.js';
 
 export function prepareAccountStatements(db: Database.Database) {
   return {
     insert: db.prepare<{ account_id: string; name: string; tier_id: string; created_at: number }, AccountRow>(
-      `INSERT INTO accounts (account_id, name, tier_id, balance_kobo, created_at)
-       VALUES (@account_id, @name, @tier_id, 0, @created_at) RETURNING *`,
+      `INSERT INTO accounts (account_id, name, tier_id, balance_kobo, test_balance_kobo, created_at)
+       VALUES (@account_id, @name, @tier_id, 0, 0, @created_at) RETURNING *`,
     ),
     get: db.prepare<[string], AccountRow>('SELECT * FROM accounts WHERE account_id = ?'),
     setTier: db.prepare<{ account_id: string; tier_id: string }, AccountRow>(
       'UPDATE accounts SET tier_id = @tier_id WHERE account_id = @account_id RETURNING *',
     ),
-    debitBalance: db.prepare<{ account_id: string; amount_kobo: number }, { balance_kobo: number }>(
-      `UPDATE accounts SET balance_kobo = balance_kobo - @amount_kobo
-       WHERE account_id = @account_id AND balance_kobo >= @amount_kobo RETURNING balance_kobo`,
-    ),
-    addToBalance: db.prepare<{ account_id: string; amount_kobo: number }, { balance_kobo: number }>(
-      `UPDATE accounts SET balance_kobo = balance_kobo + @amount_kobo
-       WHERE account_id = @account_id RETURNING balance_kobo`,
-    ),
+    // One statement per wallet column: a column name cannot be a parameter, and a CASE on
+    // the mode would make every purchase's debit evaluate both.
+    debitBalance: debitStatement(db, 'balance_kobo'),
+    addToBalance: addStatement(db, 'balance_kobo'),
+    debitTestBalance: debitStatement(db, 'test_balance_kobo'),
+    addToTestBalance: addStatement(db, 'test_balance_kobo'),
   };
 }
 
+/** The conditional debit of one wallet column: nothing changes unless the balance covers it. */
+function debitStatement(db: Database.Database, column: 'balance_kobo' | 'test_balance_kobo') {
+  return db.prepare<{ account_id: string; amount_kobo: number }, { balance_kobo: number }>(
+    `UPDATE accounts SET ${column} = ${column} - @amount_kobo
+     WHERE account_id = @account_id AND ${column} >= @amount_kobo RETURNING ${column} AS balance_kobo`,
+  );
+}
+
+function addStatement(db: Database.Database, column: 'balance_kobo' | 'test_balance_kobo') {
+  return db.prepare<{ account_id: string; amount_kobo: number }, { balance_kobo: number }>(
+    `UPDATE accounts SET ${column} = ${column} + @amount_kobo
+     WHERE account_id = @account_id RETURNING ${column} AS balance_kobo`,
+  );
+}
+
 export type AccountStatements = ReturnType<typeof prepareAccountStatements>;
+
+/** The statements that move one wallet (account and mode). */
+export function walletStatements(sql: AccountStatements, mode: Mode) {
+  return mode === 'test' ? { debit: sql.debitTestBalance, add: sql.addToTestBalance } : { debit: sql.debitBalance, add: sql.addToBalance };
+}
 
 export function createAccountStore(sql: AccountStatements): AccountStore {
   return {

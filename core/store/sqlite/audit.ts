@@ -16,7 +16,8 @@
  */
 import type Database from 'better-sqlite3';
 import type { AuditProgress, LedgerAudit } from '../../domain/audit.js';
-import { AuditCollector } from '../audit.js';
+import type { Mode } from '../../domain/mode.js';
+import { AuditCollector, type AuditCounts, emptyModeCounts } from '../audit.js';
 
 /** How many rows pass between two progress reports; reading this many takes well under a second. */
 export const AUDIT_PROGRESS_EVERY_ROWS = 200_000;
@@ -26,16 +27,19 @@ interface Counts {
   transactions: number;
   entries: number;
   purchaseEntries: number;
-  pending: number;
-  attention: number;
 }
 
-/** One row of the wallets stream: an account (src 0) or one of its ledger entries (src > 0, the entry id). */
+/**
+ * One row of the wallets stream: an account (src 0; a = its live balance, b = its test
+ * balance) or one of its ledger entries (src > 0, the entry id; a = amount, b = balance after,
+ * m = the entry's mode).
+ */
 interface WalletRow {
   k: string;
   src: number;
   a: number;
   b: number;
+  m: string;
 }
 
 /** One row of the purchases stream: a transaction (src 0) or a debit or refund entry (src 1). */
@@ -43,6 +47,7 @@ interface PurchaseRow {
   k: string;
   src: 0 | 1;
   account_id: string;
+  mode: string;
   what: string;
   amount: number;
 }
@@ -52,23 +57,27 @@ function prepareAuditStatements(db: Database.Database) {
     counts: db.prepare<[], Counts>(
       `SELECT (SELECT COUNT(*) FROM accounts) AS accounts, (SELECT COUNT(*) FROM transactions) AS transactions,
               (SELECT COUNT(*) FROM ledger_entries) AS entries,
-              (SELECT COUNT(*) FROM ledger_entries WHERE kind IN ('debit', 'refund')) AS purchaseEntries,
-              (SELECT COUNT(*) FROM transactions WHERE status = 'pending') AS pending,
-              (SELECT COUNT(*) FROM transactions WHERE status = 'pending' AND needs_attention = 1) AS attention`,
+              (SELECT COUNT(*) FROM ledger_entries WHERE kind IN ('debit', 'refund')) AS purchaseEntries`,
     ),
-    // Every account beside its entries in entry order: the ledger side is read from the
-    // covering index ledger_by_account (account_id, entry_id, amount_kobo, balance_after_kobo).
+    // The literal status matches the partial index transactions_pending_by_age: only pending rows are read.
+    pendingByMode: db.prepare<[], { mode: string; pending: number; attention: number }>(
+      `SELECT mode, COUNT(*) AS pending, COALESCE(SUM(needs_attention), 0) AS attention
+       FROM transactions WHERE status = 'pending' GROUP BY mode`,
+    ),
+    // Every account beside its entries: the ledger side is read from the covering index
+    // ledger_by_account (account_id, mode, entry_id, amount_kobo, balance_after_kobo), so an
+    // account's entries come one wallet after the other, each in entry order.
     wallets: db.prepare<[], WalletRow>(
-      `SELECT account_id AS k, 0 AS src, balance_kobo AS a, 0 AS b FROM accounts
+      `SELECT account_id AS k, 0 AS src, balance_kobo AS a, test_balance_kobo AS b, '' AS m FROM accounts
        UNION ALL
-       SELECT account_id, entry_id, amount_kobo, balance_after_kobo FROM ledger_entries
+       SELECT account_id, entry_id, amount_kobo, balance_after_kobo, mode FROM ledger_entries
        ORDER BY 1`,
     ),
     // Every purchase beside its debit and refund entries (ledger_once_per_purchase's order).
     purchases: db.prepare<[], PurchaseRow>(
-      `SELECT reference AS k, 0 AS src, account_id, status AS what, charged_kobo AS amount FROM transactions
+      `SELECT reference AS k, 0 AS src, account_id, mode, status AS what, charged_kobo AS amount FROM transactions
        UNION ALL
-       SELECT reference, 1, account_id, kind, amount_kobo FROM ledger_entries WHERE kind IN ('debit', 'refund')
+       SELECT reference, 1, account_id, mode, kind, amount_kobo FROM ledger_entries WHERE kind IN ('debit', 'refund')
        ORDER BY 1`,
     ),
     entryReference: db.prepare<[number], { reference: string }>('SELECT reference FROM ledger_entries WHERE entry_id = ?'),
@@ -107,14 +116,26 @@ function checkOrder(previous: string | null, key: string): void {
   }
 }
 
-/** Balance = sum of entries, every recorded running balance right, nothing negative. */
-function walkWallets(sql: Statements, collector: AuditCollector, meter: ProgressMeter): void {
+/** One wallet's figures while its account's rows stream past. */
+interface WalletSums {
+  balanceKobo: number | null;
+  runningKobo: number;
+}
+
+/**
+ * Balance = sum of entries, every recorded running balance right, nothing negative: for each
+ * account's live and test wallet apart. Counts each mode's entries into `modes`.
+ */
+function walkWallets(sql: Statements, collector: AuditCollector, meter: ProgressMeter, modes: AuditCounts['modes']): void {
   let accountId: string | null = null;
-  let balanceKobo: number | null = null;
-  let runningKobo = 0;
+  let wallets: Record<Mode, WalletSums> = { live: { balanceKobo: null, runningKobo: 0 }, test: { balanceKobo: null, runningKobo: 0 } };
   const closeAccount = () => {
-    if (accountId === null || balanceKobo === null) return;
-    if (balanceKobo !== runningKobo || balanceKobo < 0) collector.balance({ accountId, balanceKobo, entriesKobo: runningKobo });
+    if (accountId === null) return;
+    for (const mode of ['live', 'test'] as const) {
+      const { balanceKobo, runningKobo } = wallets[mode];
+      if (balanceKobo === null) continue;
+      if (balanceKobo !== runningKobo || balanceKobo < 0) collector.balance({ accountId, mode, balanceKobo, entriesKobo: runningKobo });
+    }
   };
   for (const row of sql.wallets.iterate()) {
     meter.row();
@@ -122,17 +143,20 @@ function walkWallets(sql: Statements, collector: AuditCollector, meter: Progress
       checkOrder(accountId, row.k);
       closeAccount();
       accountId = row.k;
-      balanceKobo = null;
-      runningKobo = 0;
+      wallets = { live: { balanceKobo: null, runningKobo: 0 }, test: { balanceKobo: null, runningKobo: 0 } };
     }
     if (row.src === 0) {
-      balanceKobo = row.a;
+      wallets.live.balanceKobo = row.a;
+      wallets.test.balanceKobo = row.b;
       continue;
     }
-    runningKobo += row.a;
-    if (row.b !== runningKobo || runningKobo < 0) {
+    const mode: Mode = row.m === 'test' ? 'test' : 'live';
+    modes[mode].entriesChecked += 1;
+    const wallet = wallets[mode];
+    wallet.runningKobo += row.a;
+    if (row.b !== wallet.runningKobo || wallet.runningKobo < 0) {
       const reference = sql.entryReference.get(row.src)?.reference ?? '';
-      collector.runningBalance({ accountId: row.k, entryId: row.src, reference, balanceAfterKobo: row.b, runningKobo });
+      collector.runningBalance({ accountId: row.k, mode, entryId: row.src, reference, balanceAfterKobo: row.b, runningKobo: wallet.runningKobo });
     }
   }
   closeAccount();
@@ -147,13 +171,16 @@ class PurchaseGroup {
 
   report(collector: AuditCollector): void {
     const tx = this.transaction;
+    const orphan = (entry: PurchaseRow) => collector.orphan({ accountId: entry.account_id, mode: modeOf(entry), reference: this.reference, kind: entry.what });
     if (tx === null) {
-      for (const entry of this.entries) collector.orphan({ accountId: entry.account_id, reference: this.reference, kind: entry.what });
+      for (const entry of this.entries) orphan(entry);
       return;
     }
-    const mine = this.entries.filter((entry) => entry.account_id === tx.account_id);
+    // An entry counts for the purchase only in the purchase's own wallet (account and mode).
+    const isMine = (entry: PurchaseRow) => entry.account_id === tx.account_id && entry.mode === tx.mode;
+    const mine = this.entries.filter(isMine);
     for (const entry of this.entries) {
-      if (entry.account_id !== tx.account_id) collector.orphan({ accountId: entry.account_id, reference: this.reference, kind: entry.what });
+      if (!isMine(entry)) orphan(entry);
     }
     const debits = mine.filter((entry) => entry.what === 'debit');
     const refunds = mine.filter((entry) => entry.what === 'refund');
@@ -164,6 +191,7 @@ class PurchaseGroup {
     if (!wrong) return;
     collector.purchase({
       accountId: tx.account_id,
+      mode: modeOf(tx),
       reference: this.reference,
       status: tx.what,
       chargedKobo: tx.amount,
@@ -175,12 +203,17 @@ class PurchaseGroup {
   }
 }
 
+function modeOf(row: { mode: string }): Mode {
+  return row.mode === 'test' ? 'test' : 'live';
+}
+
 /**
  * One debit of the charge per purchase, one refund of it exactly when the purchase failed or
- * was reversed, and no debit or refund without a purchase of the same account. A group holds
- * one purchase and its few entries (at most one debit and one refund: a unique index).
+ * was reversed, and no debit or refund without a purchase of the same account and mode. A
+ * group holds one purchase and its few entries (at most one debit and one refund: a unique
+ * index). Counts each mode's purchases into `modes`.
  */
-function walkPurchases(sql: Statements, collector: AuditCollector, meter: ProgressMeter): void {
+function walkPurchases(sql: Statements, collector: AuditCollector, meter: ProgressMeter, modes: AuditCounts['modes']): void {
   let group: PurchaseGroup | null = null;
   for (const row of sql.purchases.iterate()) {
     meter.row();
@@ -189,8 +222,10 @@ function walkPurchases(sql: Statements, collector: AuditCollector, meter: Progre
       group?.report(collector);
       group = new PurchaseGroup(row.k);
     }
-    if (row.src === 0) group.transaction = row;
-    else group.entries.push(row);
+    if (row.src === 0) {
+      group.transaction = row;
+      modes[modeOf(row)].transactionsChecked += 1;
+    } else group.entries.push(row);
   }
   group?.report(collector);
 }
@@ -212,16 +247,22 @@ export function runLedgerAudit(db: Database.Database, hooks: AuditHooks = {}): L
   return db.transaction((): LedgerAudit => {
     const counts = sql.counts.get()!;
     hooks.onSnapshot?.();
+    const modes = emptyModeCounts();
+    for (const row of sql.pendingByMode.all()) {
+      modes[modeOf(row)].pendingCount += row.pending;
+      modes[modeOf(row)].needsAttentionCount += row.attention;
+    }
     const meter = new ProgressMeter(counts.accounts + counts.entries + counts.transactions + counts.purchaseEntries, hooks.onProgress);
     const collector = new AuditCollector();
-    walkWallets(sql, collector, meter);
-    walkPurchases(sql, collector, meter);
+    walkWallets(sql, collector, meter, modes);
+    walkPurchases(sql, collector, meter, modes);
     return collector.result({
       accountsChecked: counts.accounts,
       transactionsChecked: counts.transactions,
       entriesChecked: counts.entries,
-      pendingCount: counts.pending,
-      needsAttentionCount: counts.attention,
+      pendingCount: modes.live.pendingCount + modes.test.pendingCount,
+      needsAttentionCount: modes.live.needsAttentionCount + modes.test.needsAttentionCount,
+      modes,
     });
   })();
 }

@@ -6,8 +6,8 @@ import { type ApiKeyRow, apiKeyFromRow, toFlag, toMs } from './rows.js';
 function prepareKeyStatements(db: Database.Database) {
   return {
     insert: db.prepare<ApiKeyRow>(
-      `INSERT INTO api_keys (public_key, account_id, secret_hash, allowed_ips, revoked, created_at)
-       VALUES (@public_key, @account_id, @secret_hash, @allowed_ips, @revoked, @created_at)`,
+      `INSERT INTO api_keys (public_key, account_id, secret_hash, allowed_ips, revoked, mode, created_at)
+       VALUES (@public_key, @account_id, @secret_hash, @allowed_ips, @revoked, @mode, @created_at)`,
     ),
     get: db.prepare<[string], ApiKeyRow>('SELECT * FROM api_keys WHERE public_key = ?'),
     list: db.prepare<[string], ApiKeyRow>('SELECT * FROM api_keys WHERE account_id = ? ORDER BY created_at DESC, public_key DESC'),
@@ -28,6 +28,7 @@ export function createKeyStore(db: Database.Database): KeyStore {
         secret_hash: key.secretHash,
         allowed_ips: JSON.stringify(key.allowedIps),
         revoked: toFlag(key.revoked),
+        mode: key.mode,
         created_at: toMs(key.createdAt),
       });
     },

@@ -3,6 +3,7 @@
  * (times as integer milliseconds, booleans as 0/1, nested values as JSON text); records
  * are the port's types. Nothing else in the adapter converts between the two.
  */
+import type { Mode } from '../../domain/mode.js';
 import { type Kobo, kobo } from '../../domain/money.js';
 import type { DeliveryResult, ProductName, PurchaseDetails, TransactionStatus } from '../../domain/products.js';
 import type {
@@ -38,6 +39,7 @@ export interface AccountRow {
   name: string;
   tier_id: string;
   balance_kobo: number;
+  test_balance_kobo: number;
   created_at: number;
 }
 
@@ -47,6 +49,7 @@ export function accountFromRow(row: AccountRow): AccountRecord {
     name: row.name,
     tierId: row.tier_id,
     balanceKobo: kobo(row.balance_kobo),
+    testBalanceKobo: kobo(row.test_balance_kobo),
     createdAt: fromMs(row.created_at),
   };
 }
@@ -57,6 +60,7 @@ export interface ApiKeyRow {
   secret_hash: string;
   allowed_ips: string;
   revoked: number;
+  mode: string;
   created_at: number;
 }
 
@@ -67,6 +71,7 @@ export function apiKeyFromRow(row: ApiKeyRow): ApiKeyRecord {
     secretHash: row.secret_hash,
     allowedIps: JSON.parse(row.allowed_ips) as string[],
     revoked: row.revoked === 1,
+    mode: row.mode as Mode,
     createdAt: fromMs(row.created_at),
   };
 }
@@ -175,6 +180,7 @@ export function cablePackageToParams(pkg: CablePackageRecord) {
 export interface LedgerRow {
   entry_id: number;
   account_id: string;
+  mode: string;
   amount_kobo: number;
   balance_after_kobo: number;
   kind: string;
@@ -187,6 +193,7 @@ export function ledgerFromRow(row: LedgerRow): LedgerEntryRecord {
   return {
     entryId: row.entry_id,
     accountId: row.account_id,
+    mode: row.mode as Mode,
     amountKobo: kobo(row.amount_kobo),
     balanceAfterKobo: kobo(row.balance_after_kobo),
     kind: row.kind as LedgerKind,
@@ -199,6 +206,7 @@ export function ledgerFromRow(row: LedgerRow): LedgerEntryRecord {
 export interface TransactionRow {
   reference: string;
   account_id: string;
+  mode: string;
   product: string;
   status: string;
   service: string;
@@ -222,6 +230,7 @@ export function transactionFromRow(row: TransactionRow): TransactionRecord {
   return {
     reference: row.reference,
     accountId: row.account_id,
+    mode: row.mode as Mode,
     product: row.product as ProductName,
     status: row.status as TransactionStatus,
     service: row.service,

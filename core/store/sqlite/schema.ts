@@ -211,6 +211,29 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX ledger_by_account ON ledger_entries (account_id, entry_id, amount_kobo, balance_after_kobo);
     `,
   },
+  {
+    version: 5,
+    description: 'test mode: a test wallet per account; the mode of every key, entry and purchase',
+    // Every existing row was made before test mode existed, so it is live (the defaults).
+    // The idempotency index and the indexes a wallet's history pages through are re-scoped
+    // to (account, mode): a request_id used in live is new in test, and each mode's history
+    // and ledger page through their own rows only. ADD COLUMN does not touch the ledger's
+    // rows, so its no-update trigger is not in the way.
+    sql: `
+      ALTER TABLE accounts ADD COLUMN test_balance_kobo INTEGER NOT NULL DEFAULT 0 CHECK (test_balance_kobo >= 0);
+      ALTER TABLE api_keys ADD COLUMN mode TEXT NOT NULL DEFAULT 'live' CHECK (mode IN ('live', 'test'));
+      ALTER TABLE ledger_entries ADD COLUMN mode TEXT NOT NULL DEFAULT 'live' CHECK (mode IN ('live', 'test'));
+      ALTER TABLE transactions ADD COLUMN mode TEXT NOT NULL DEFAULT 'live' CHECK (mode IN ('live', 'test'));
+
+      DROP INDEX ledger_by_account;
+      CREATE INDEX ledger_by_account ON ledger_entries (account_id, mode, entry_id, amount_kobo, balance_after_kobo);
+      DROP INDEX transactions_request_id;
+      CREATE UNIQUE INDEX transactions_request_id ON transactions (account_id, mode, request_id)
+        WHERE request_id IS NOT NULL;
+      DROP INDEX transactions_history;
+      CREATE INDEX transactions_history ON transactions (account_id, mode, created_at DESC, reference DESC);
+    `,
+  },
 ];
 
 /** The schema version this code writes. */

@@ -15,16 +15,16 @@ export function prepareTransactionStatements(db: Database.Database) {
   return {
     // The whole row comes from the caller, so the record returned is exactly what was written.
     insert: db.prepare<TransactionRow>(
-      `INSERT INTO transactions (reference, account_id, product, status, service, recipient, face_value_kobo,
+      `INSERT INTO transactions (reference, account_id, mode, product, status, service, recipient, face_value_kobo,
          charged_kobo, balance_after_kobo, details, result, failure_reason, request_id, request_hash, attempts,
          next_attempt_at, needs_attention, created_at, updated_at)
-       VALUES (@reference, @account_id, @product, @status, @service, @recipient, @face_value_kobo,
+       VALUES (@reference, @account_id, @mode, @product, @status, @service, @recipient, @face_value_kobo,
          @charged_kobo, @balance_after_kobo, @details, @result, @failure_reason, @request_id, @request_hash, @attempts,
          @next_attempt_at, @needs_attention, @created_at, @updated_at)`,
     ),
     get: db.prepare<[string], TransactionRow>('SELECT * FROM transactions WHERE reference = ?'),
-    getByRequestId: db.prepare<{ account_id: string; request_id: string }, TransactionRow>(
-      'SELECT * FROM transactions WHERE account_id = @account_id AND request_id = @request_id',
+    getByRequestId: db.prepare<{ account_id: string; mode: string; request_id: string }, TransactionRow>(
+      'SELECT * FROM transactions WHERE account_id = @account_id AND mode = @mode AND request_id = @request_id',
     ),
     markSuccess: db.prepare<{ reference: string; result: string; updated_at: number }, TransactionRow>(
       `UPDATE transactions SET status = 'success', result = @result, updated_at = @updated_at
@@ -55,13 +55,13 @@ export function prepareTransactionStatements(db: Database.Database) {
 
 function prepareTransactionLists(db: Database.Database) {
   return {
-    listFirst: db.prepare<{ account_id: string; limit: number }, TransactionRow>(
-      `SELECT * FROM transactions WHERE account_id = @account_id
+    listFirst: db.prepare<{ account_id: string; mode: string; limit: number }, TransactionRow>(
+      `SELECT * FROM transactions WHERE account_id = @account_id AND mode = @mode
        ORDER BY created_at DESC, reference DESC LIMIT @limit`,
     ),
-    listAfter: db.prepare<{ account_id: string; created_at: number; reference: string; limit: number }, TransactionRow>(
+    listAfter: db.prepare<{ account_id: string; mode: string; created_at: number; reference: string; limit: number }, TransactionRow>(
       `SELECT * FROM transactions
-       WHERE account_id = @account_id
+       WHERE account_id = @account_id AND mode = @mode
          AND (created_at < @created_at OR (created_at = @created_at AND reference < @reference))
        ORDER BY created_at DESC, reference DESC LIMIT @limit`,
     ),
@@ -98,12 +98,12 @@ export function createTransactionStore(sql: TransactionStatements): TransactionS
       const row = sql.get.get(reference);
       return row ? transactionFromRow(row) : null;
     },
-    async listByAccount(accountId, page) {
+    async listByAccount(accountId, mode, page) {
       const limit = requireLimit(page.limit);
       const rows =
         page.after === undefined
-          ? sql.listFirst.all({ account_id: accountId, limit: limit + 1 })
-          : sql.listAfter.all({ account_id: accountId, ...afterCursor(page.after), limit: limit + 1 });
+          ? sql.listFirst.all({ account_id: accountId, mode, limit: limit + 1 })
+          : sql.listAfter.all({ account_id: accountId, mode, ...afterCursor(page.after), limit: limit + 1 });
       return toPage(rows, limit, transactionFromRow, transactionCursor);
     },
     async listDuePending(now, limit) {

@@ -5,6 +5,7 @@
  * which makes each one atomic.
  */
 import Database from 'better-sqlite3';
+import type { Mode } from '../../domain/mode.js';
 import { isKobo, kobo } from '../../domain/money.js';
 import type { DeliveryResult } from '../../domain/products.js';
 import type { NewTransaction, ReserveResult } from '../../domain/records.js';
@@ -12,7 +13,7 @@ import { requireAmount, requireAttempts, requireLimit } from '../bounds.js';
 import { decodeLedgerCursor, toPage } from '../paging.js';
 import type { CreditInput, Moved, WalletStore } from '../port.js';
 import { purchaseMemo, refundMemo, reversalMemo } from '../rules.js';
-import type { AccountStatements } from './accounts.js';
+import { type AccountStatements, walletStatements } from './accounts.js';
 import { runLedgerAudit } from './audit.js';
 import { auditOffThread } from './audit-runner.js';
 import type { GroupCommit } from './group-commit.js';
@@ -22,12 +23,12 @@ import type { TransactionStatements } from './transactions.js';
 function prepareLedgerStatements(db: Database.Database) {
   return {
     insert: db.prepare<Omit<LedgerRow, 'entry_id'>, LedgerRow>(
-      `INSERT INTO ledger_entries (account_id, amount_kobo, balance_after_kobo, kind, reference, memo, created_at)
-       VALUES (@account_id, @amount_kobo, @balance_after_kobo, @kind, @reference, @memo, @created_at)
+      `INSERT INTO ledger_entries (account_id, mode, amount_kobo, balance_after_kobo, kind, reference, memo, created_at)
+       VALUES (@account_id, @mode, @amount_kobo, @balance_after_kobo, @kind, @reference, @memo, @created_at)
        RETURNING *`,
     ),
-    list: db.prepare<{ account_id: string; before: number; limit: number }, LedgerRow>(
-      `SELECT * FROM ledger_entries WHERE account_id = @account_id AND entry_id < @before
+    list: db.prepare<{ account_id: string; mode: string; before: number; limit: number }, LedgerRow>(
+      `SELECT * FROM ledger_entries WHERE account_id = @account_id AND mode = @mode AND entry_id < @before
        ORDER BY entry_id DESC LIMIT @limit`,
     ),
   };
@@ -45,6 +46,7 @@ function pendingRow(tx: NewTransaction, balanceAfterKobo: number): TransactionRo
   return {
     reference: tx.reference,
     account_id: tx.accountId,
+    mode: tx.mode,
     product: tx.product,
     status: 'pending',
     service: tx.service,
@@ -70,7 +72,7 @@ function moneyOperations(sql: WalletStatements) {
   const { accounts, transactions, ledger } = sql;
 
   function credit(input: CreditInput) {
-    const balance = accounts.addToBalance.get({ account_id: input.accountId, amount_kobo: input.amountKobo });
+    const balance = walletStatements(accounts, input.mode).add.get({ account_id: input.accountId, amount_kobo: input.amountKobo });
     if (balance === undefined) return null;
     if (!isKobo(balance.balance_kobo)) {
       // Throwing rolls the credit back; such a balance could not be read back exactly.
@@ -78,6 +80,7 @@ function moneyOperations(sql: WalletStatements) {
     }
     const entry = ledger.insert.get({
       account_id: input.accountId,
+      mode: input.mode,
       amount_kobo: input.amountKobo,
       balance_after_kobo: balance.balance_kobo,
       kind: 'credit',
@@ -90,7 +93,7 @@ function moneyOperations(sql: WalletStatements) {
 
   function duplicateOf(tx: NewTransaction): ReserveResult | null {
     if (tx.requestId === null) return null;
-    const existing = transactions.getByRequestId.get({ account_id: tx.accountId, request_id: tx.requestId });
+    const existing = transactions.getByRequestId.get({ account_id: tx.accountId, mode: tx.mode, request_id: tx.requestId });
     return existing ? { outcome: 'duplicate', transaction: transactionFromRow(existing) } : null;
   }
 
@@ -99,14 +102,16 @@ function moneyOperations(sql: WalletStatements) {
     if (duplicate !== null) return duplicate;
     // The conditional debit is the guard; only when it refuses is the account read, to
     // tell a missing account from a short balance.
-    const debited = accounts.debitBalance.get({ account_id: tx.accountId, amount_kobo: tx.chargedKobo });
+    const debited = walletStatements(accounts, tx.mode).debit.get({ account_id: tx.accountId, amount_kobo: tx.chargedKobo });
     if (debited === undefined) {
       const account = accounts.get.get(tx.accountId);
-      return account ? { outcome: 'insufficient', balanceKobo: kobo(account.balance_kobo) } : { outcome: 'no_account' };
+      if (!account) return { outcome: 'no_account' };
+      return { outcome: 'insufficient', balanceKobo: kobo(tx.mode === 'test' ? account.test_balance_kobo : account.balance_kobo) };
     }
     const row = pendingRow(tx, debited.balance_kobo);
     ledger.insert.run({
       account_id: tx.accountId,
+      mode: tx.mode,
       amount_kobo: -tx.chargedKobo,
       balance_after_kobo: debited.balance_kobo,
       kind: 'debit',
@@ -142,9 +147,11 @@ function moneyOperations(sql: WalletStatements) {
     const atMs = toMs(at);
     const mark = from === 'pending' ? transactions.markFailed : transactions.markReversed;
     const moved = mark.get({ reference, failure_reason: reason, updated_at: atMs })!;
-    const balance = accounts.addToBalance.get({ account_id: row.account_id, amount_kobo: row.charged_kobo })!;
+    // The refund goes back to the wallet the purchase was paid from.
+    const balance = walletStatements(accounts, row.mode as Mode).add.get({ account_id: row.account_id, amount_kobo: row.charged_kobo })!;
     ledger.insert.run({
       account_id: row.account_id,
+      mode: row.mode,
       amount_kobo: row.charged_kobo,
       balance_after_kobo: balance.balance_kobo,
       kind: 'refund',
@@ -176,7 +183,7 @@ export function createWalletStore(
       return commit.run(
         () => money.reserve(tx),
         (error): ReserveResult => {
-          // The unique index on (account_id, request_id) is the real idempotency guard; the
+          // The unique index on (account_id, mode, request_id) is the real idempotency guard; the
           // read inside the transaction only makes the common case cheap.
           const duplicate = isUniqueViolation(error) ? money.duplicateOf(tx) : null;
           if (duplicate !== null) return duplicate;
@@ -205,10 +212,10 @@ export function createWalletStore(
         }),
       );
     },
-    async listLedger(accountId, page) {
+    async listLedger(accountId, mode, page) {
       const limit = requireLimit(page.limit);
       const before = page.after === undefined ? Number.MAX_SAFE_INTEGER : decodeLedgerCursor(page.after);
-      const rows = sql.ledger.list.all({ account_id: accountId, before, limit: limit + 1 });
+      const rows = sql.ledger.list.all({ account_id: accountId, mode, before, limit: limit + 1 });
       return toPage(rows, limit, ledgerFromRow, ledgerCursor);
     },
     async audit(options = {}) {

@@ -25,7 +25,7 @@ test.before.each(async () => {
   dir = mkdtempSync(join(tmpdir(), 'prepaid-recovery-'));
   store = openSqliteStore({ filename: join(dir, 'prepaid.db') });
   await store.accounts.create({ accountId: 'acct-1', name: 'Ada', tierId: 'standard', createdAt: new Date(1_000) });
-  await store.wallet.credit({ accountId: 'acct-1', amountKobo: kobo(100_000), reference: 'CR-1', memo: 'opening', at: new Date(2_000) });
+  await store.wallet.credit({ mode: 'live', accountId: 'acct-1', amountKobo: kobo(100_000), reference: 'CR-1', memo: 'opening', at: new Date(2_000) });
 });
 
 test.after.each(async () => {
@@ -37,6 +37,7 @@ async function pending(reference: string, createdAtMs: number): Promise<void> {
   const reserved = await store.wallet.reserve({
     reference,
     accountId: 'acct-1',
+    mode: 'live',
     product: 'airtime',
     service: 'mtn',
     recipient: '08031234567',
@@ -63,7 +64,7 @@ test('one transaction whose store write fails does not stop the others from sett
   const logged: [string, Record<string, unknown>][] = [];
   const deps: PurchaseDeps = {
     store: { wallet: failing, transactions: store.transactions },
-    providers: createSandbox(),
+    providers: { live: createSandbox(), test: createSandbox() },
     clock: () => new Date(60_000),
     providerTimeoutMs: 1_000,
     inFlight: new Set(),

@@ -59,7 +59,7 @@ test('the purchase answers PENDING after the timeout, keeps the money debited, a
   const fastProvider = createSandbox();
   const deps: PurchaseDeps = {
     store: core.store,
-    providers: fastProvider,
+    providers: { live: fastProvider, test: createSandbox() },
     clock: () => new Date(),
     providerTimeoutMs: PROVIDER_TIMEOUT_MS,
     inFlight: new Set(),

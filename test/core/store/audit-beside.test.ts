@@ -29,7 +29,7 @@ beside.before.each(async () => {
   filename = join(dir, 'prepaid.db');
   store = openSqliteStore({ filename });
   await store.accounts.create({ accountId: 'acct-1', name: 'Ada', tierId: 'standard', createdAt: new Date(1_000) });
-  await store.wallet.credit({ accountId: 'acct-1', amountKobo: kobo(1_000_000), reference: 'CR-1', memo: 'opening', at: new Date(2_000) });
+  await store.wallet.credit({ mode: 'live', accountId: 'acct-1', amountKobo: kobo(1_000_000), reference: 'CR-1', memo: 'opening', at: new Date(2_000) });
 });
 
 beside.after.each(async () => {
@@ -44,6 +44,7 @@ async function purchase(): Promise<void> {
   const reserved = await store.wallet.reserve({
     reference,
     accountId: 'acct-1',
+    mode: 'live',
     product: 'airtime',
     service: 'mtn',
     recipient: '08031234567',
@@ -76,7 +77,7 @@ beside('purchases made while the check reads complete, and the check answers for
 
   // The check now holds a read transaction on its own connection; the store's writer goes on.
   for (let i = 0; i < 15; i += 1) await purchase();
-  await store.wallet.credit({ accountId: 'acct-1', amountKobo: kobo(5_000), reference: 'CR-2', memo: 'top-up', at: new Date(9_000) });
+  await store.wallet.credit({ mode: 'live', accountId: 'acct-1', amountKobo: kobo(5_000), reference: 'CR-2', memo: 'top-up', at: new Date(9_000) });
   assert.is((await store.accounts.get('acct-1'))?.balanceKobo, 1_000_000 + 5_000 - 35 * 9_800, 'the writes made during the check are committed');
 
   check.release();

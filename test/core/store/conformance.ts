@@ -10,9 +10,17 @@
  */
 import { randomUUID } from 'node:crypto';
 import * as assert from 'uvu/assert';
+import { MODES, type Mode } from '../../../core/domain/mode.js';
 import { kobo } from '../../../core/domain/money.js';
 import { InvalidCursorError, type Page, type PageRequest } from '../../../core/domain/paging.js';
-import type { CatalogSeed, LedgerEntryRecord, NewTransaction, PlanRecord, TransactionRecord } from '../../../core/domain/records.js';
+import {
+  balanceOf,
+  type CatalogSeed,
+  type LedgerEntryRecord,
+  type NewTransaction,
+  type PlanRecord,
+  type TransactionRecord,
+} from '../../../core/domain/records.js';
 import type { Store } from '../../../core/store/port.js';
 import { unchecked } from '../../helpers/money.js';
 import { suite } from '../../helpers/suite.js';
@@ -49,6 +57,7 @@ class Harness {
     this.accountIds.add(accountId);
     if (balanceKobo > 0) {
       const credited = await this.store.wallet.credit({
+        mode: 'live',
         accountId,
         amountKobo: kobo(balanceKobo),
         reference: this.unique('fund'),
@@ -70,6 +79,7 @@ class Harness {
     return {
       reference: this.unique('TX'),
       accountId,
+      mode: 'live',
       product: 'airtime',
       service: 'mtn',
       recipient: '08031234567',
@@ -90,15 +100,28 @@ class Harness {
     return result.transaction;
   }
 
-  async balance(accountId: string): Promise<number> {
+  async balance(accountId: string, mode: Mode = 'live'): Promise<number> {
     const account = await this.store.accounts.get(accountId);
     assert.ok(account, `account ${accountId} exists`);
-    return account.balanceKobo;
+    return balanceOf(account, mode);
   }
 
-  /** Every ledger entry of the account, newest first, read page by page. */
-  async ledger(accountId: string, limit = AUDIT_PAGE_LIMIT): Promise<LedgerEntryRecord[]> {
-    return readAll((page) => this.store.wallet.listLedger(accountId, page), limit);
+  /** Every ledger entry of the account's wallet in `mode`, newest first, read page by page. */
+  async ledger(accountId: string, limit = AUDIT_PAGE_LIMIT, mode: Mode = 'live'): Promise<LedgerEntryRecord[]> {
+    return readAll((page) => this.store.wallet.listLedger(accountId, mode, page), limit);
+  }
+
+  /** Credits the account's test wallet. */
+  async creditTest(accountId: string, amountKobo: number): Promise<void> {
+    const credited = await this.store.wallet.credit({
+      accountId,
+      mode: 'test',
+      amountKobo: kobo(amountKobo),
+      reference: this.unique('test'),
+      memo: 'test money',
+      at: at(2),
+    });
+    assert.ok(credited, 'the test credit found the account');
   }
 }
 
@@ -119,27 +142,36 @@ async function readAll<T>(list: (page: PageRequest) => Promise<Page<T>>, limit: 
 
 async function auditLedger(h: Harness): Promise<void> {
   for (const accountId of h.accountIds) {
+    for (const mode of MODES) await auditWallet(h, accountId, mode);
+  }
+  // The store's own checker must agree: after any sequence of port operations it finds nothing.
+  const audit = await h.store.wallet.audit();
+  assert.equal(audit.violations, [], 'the ledger audit finds no violation');
+  assert.is(audit.violationCount, 0);
+  assert.is(audit.modes.live.violationCount + audit.modes.test.violationCount, 0);
+}
+
+/** One wallet (account and mode) against its own entries. */
+async function auditWallet(h: Harness, accountId: string, mode: Mode): Promise<void> {
+  {
     const account = await h.store.accounts.get(accountId);
     assert.ok(account, `audited account ${accountId} exists`);
-    const newestFirst = await h.ledger(accountId);
+    const newestFirst = await h.ledger(accountId, AUDIT_PAGE_LIMIT, mode);
     const ids = newestFirst.map((e) => e.entryId);
     assert.is(new Set(ids).size, ids.length, 'ledger entries are listed once each');
     for (let i = 1; i < ids.length; i++) assert.ok(ids[i - 1]! > ids[i]!, 'ledger is newest first');
     let running = 0;
     for (const entry of [...newestFirst].reverse()) {
       assert.is(entry.accountId, accountId);
+      assert.is(entry.mode, mode, 'a wallet lists only its own entries');
       assert.ok(Number.isSafeInteger(entry.amountKobo) && entry.amountKobo !== 0, 'entry amount is a non-zero integer');
       assert.ok(entry.kind === 'debit' ? entry.amountKobo < 0 : entry.amountKobo > 0, `sign of a ${entry.kind} entry`);
       running += entry.amountKobo;
       assert.is(entry.balanceAfterKobo, running, `balance after entry ${entry.entryId} is the running sum`);
       assert.ok(running >= 0, 'the balance never went negative');
     }
-    assert.is(account.balanceKobo, running, `balance of ${accountId} equals the sum of its ledger entries`);
+    assert.is(balanceOf(account, mode), running, `${mode} balance of ${accountId} equals the sum of its ledger entries`);
   }
-  // The store's own checker must agree: after any sequence of port operations it finds nothing.
-  const audit = await h.store.wallet.audit();
-  assert.equal(audit.violations, [], 'the ledger audit finds no violation');
-  assert.is(audit.violationCount, 0);
 }
 
 /**
@@ -175,7 +207,7 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
     it('a new account starts at zero and reads back as created', async (h) => {
       const created = await h.store.accounts.create({ accountId: 'acct-1', name: 'Ada Stores', tierId: 'standard', createdAt: at(5) });
       h.accountIds.add('acct-1');
-      assert.equal(created, { accountId: 'acct-1', name: 'Ada Stores', tierId: 'standard', balanceKobo: kobo(0), createdAt: at(5) });
+      assert.equal(created, { accountId: 'acct-1', name: 'Ada Stores', tierId: 'standard', balanceKobo: kobo(0), testBalanceKobo: kobo(0), createdAt: at(5) });
       assert.equal(await h.store.accounts.get('acct-1'), created);
     });
 
@@ -196,7 +228,15 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
   define('keys', (it) => {
     it('a key reads back exactly as inserted', async (h) => {
       const accountId = await h.account();
-      const key = { publicKey: 'pk_one', accountId, secretHash: 'a'.repeat(64), allowedIps: ['203.0.113.7'], revoked: false, createdAt: at(3) };
+      const key = {
+        publicKey: 'pk_one',
+        accountId,
+        secretHash: 'a'.repeat(64),
+        allowedIps: ['203.0.113.7'],
+        revoked: false,
+        mode: 'live' as const,
+        createdAt: at(3),
+      };
       await h.store.keys.insert(key);
       assert.equal(await h.store.keys.find('pk_one'), key);
       assert.is(await h.store.keys.find('pk_missing'), null);
@@ -205,10 +245,10 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
     it("an account's keys list newest first, revoked ones included, other accounts' excluded", async (h) => {
       const accountId = await h.account();
       const other = await h.account();
-      await h.store.keys.insert({ publicKey: 'pk_old', accountId, secretHash: 'h1', allowedIps: [], revoked: true, createdAt: at(1) });
-      await h.store.keys.insert({ publicKey: 'pk_new', accountId, secretHash: 'h2', allowedIps: [], revoked: false, createdAt: at(9) });
-      await h.store.keys.insert({ publicKey: 'pk_mid', accountId, secretHash: 'h3', allowedIps: [], revoked: false, createdAt: at(5) });
-      await h.store.keys.insert({ publicKey: 'pk_theirs', accountId: other, secretHash: 'h4', allowedIps: [], revoked: false, createdAt: at(7) });
+      await h.store.keys.insert({ publicKey: 'pk_old', accountId, secretHash: 'h1', allowedIps: [], revoked: true, mode: 'live', createdAt: at(1) });
+      await h.store.keys.insert({ publicKey: 'pk_new', accountId, secretHash: 'h2', allowedIps: [], revoked: false, mode: 'live', createdAt: at(9) });
+      await h.store.keys.insert({ publicKey: 'pk_mid', accountId, secretHash: 'h3', allowedIps: [], revoked: false, mode: 'live', createdAt: at(5) });
+      await h.store.keys.insert({ publicKey: 'pk_theirs', accountId: other, secretHash: 'h4', allowedIps: [], revoked: false, mode: 'live', createdAt: at(7) });
       const listed = await h.store.keys.listByAccount(accountId);
       assert.equal(
         listed.map((k) => k.publicKey),
@@ -219,7 +259,7 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
 
     it('revoke marks the key revoked and returns it; an unknown key is null', async (h) => {
       const accountId = await h.account();
-      await h.store.keys.insert({ publicKey: 'pk_r', accountId, secretHash: 'h', allowedIps: [], revoked: false, createdAt: at(1) });
+      await h.store.keys.insert({ publicKey: 'pk_r', accountId, secretHash: 'h', allowedIps: [], revoked: false, mode: 'live', createdAt: at(1) });
       const revoked = await h.store.keys.revoke('pk_r');
       assert.is(revoked?.revoked, true);
       assert.is((await h.store.keys.find('pk_r'))?.revoked, true);
@@ -228,7 +268,15 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
 
     it('setAllowedIps replaces the list, and an empty list removes the lock', async (h) => {
       const accountId = await h.account();
-      await h.store.keys.insert({ publicKey: 'pk_ip', accountId, secretHash: 'h', allowedIps: ['198.51.100.1'], revoked: false, createdAt: at(1) });
+      await h.store.keys.insert({
+        publicKey: 'pk_ip',
+        accountId,
+        secretHash: 'h',
+        allowedIps: ['198.51.100.1'],
+        revoked: false,
+        mode: 'live',
+        createdAt: at(1),
+      });
       const locked = await h.store.keys.setAllowedIps('pk_ip', ['203.0.113.7', '2001:db8::1']);
       assert.equal(locked?.allowedIps, ['203.0.113.7', '2001:db8::1']);
       assert.equal((await h.store.keys.find('pk_ip'))?.allowedIps, ['203.0.113.7', '2001:db8::1']);
@@ -392,12 +440,13 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
   define('wallet credit', (it) => {
     it('a credit adds to the balance and writes a credit entry', async (h) => {
       const accountId = await h.account();
-      const first = await h.store.wallet.credit({ accountId, amountKobo: kobo(250_000), reference: 'CR-1', memo: 'bank transfer', at: at(20) });
+      const first = await h.store.wallet.credit({ mode: 'live', accountId, amountKobo: kobo(250_000), reference: 'CR-1', memo: 'bank transfer', at: at(20) });
       assert.equal(first, {
         balanceKobo: kobo(250_000),
         entry: {
           entryId: first!.entry.entryId,
           accountId,
+          mode: 'live',
           amountKobo: kobo(250_000),
           balanceAfterKobo: kobo(250_000),
           kind: 'credit',
@@ -406,7 +455,7 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
           createdAt: at(20),
         },
       });
-      const second = await h.store.wallet.credit({ accountId, amountKobo: kobo(50), reference: 'CR-2', memo: 'top up', at: at(21) });
+      const second = await h.store.wallet.credit({ mode: 'live', accountId, amountKobo: kobo(50), reference: 'CR-2', memo: 'top up', at: at(21) });
       assert.is(second?.balanceKobo, 250_050);
       assert.is(await h.balance(accountId), 250_050);
       assert.equal(
@@ -416,7 +465,7 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
     });
 
     it('a credit to an unknown account is null and writes nothing', async (h) => {
-      assert.is(await h.store.wallet.credit({ accountId: 'nobody', amountKobo: kobo(100), reference: 'CR-x', memo: '', at: at(1) }), null);
+      assert.is(await h.store.wallet.credit({ mode: 'live', accountId: 'nobody', amountKobo: kobo(100), reference: 'CR-x', memo: '', at: at(1) }), null);
       assert.equal(await h.ledger('nobody'), []);
     });
 
@@ -425,7 +474,7 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       for (const amountKobo of [0, -500, 12.5, Number.NaN]) {
         let refused = false;
         try {
-          await h.store.wallet.credit({ accountId, amountKobo: unchecked(amountKobo), reference: h.unique('bad'), memo: '', at: at(2) });
+          await h.store.wallet.credit({ mode: 'live', accountId, amountKobo: unchecked(amountKobo), reference: h.unique('bad'), memo: '', at: at(2) });
         } catch {
           refused = true;
         }
@@ -473,9 +522,9 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       assert.is(await h.balance(accountId), 5_000);
       assert.is((await h.ledger(accountId)).length, 1, 'only the opening credit');
       assert.is(await h.store.transactions.get(tx.reference), null);
-      assert.equal((await h.store.transactions.listByAccount(accountId, { limit: 10 })).items, []);
+      assert.equal((await h.store.transactions.listByAccount(accountId, 'live', { limit: 10 })).items, []);
       // Nothing was written, so the idempotency key is still free once the wallet is funded.
-      await h.store.wallet.credit({ accountId, amountKobo: kobo(5_000), reference: 'CR-more', memo: '', at: at(30) });
+      await h.store.wallet.credit({ mode: 'live', accountId, amountKobo: kobo(5_000), reference: 'CR-more', memo: '', at: at(30) });
       assert.is((await h.store.wallet.reserve(tx)).outcome, 'reserved');
     });
 
@@ -814,6 +863,135 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
     });
   });
 
+  define('test mode', (it) => {
+    it('a test credit fills the test wallet only; each wallet lists only its own entries', async (h) => {
+      const accountId = await h.account(50_000);
+      const credited = await h.store.wallet.credit({ accountId, mode: 'test', amountKobo: kobo(7_000), reference: 'CR-T', memo: 'test money', at: at(3) });
+      assert.is(credited?.balanceKobo, 7_000);
+      assert.is(credited?.entry.mode, 'test');
+      assert.is(credited?.entry.balanceAfterKobo, 7_000, 'a test entry runs on the test balance');
+      assert.is(await h.balance(accountId, 'live'), 50_000, 'the live balance is untouched');
+      assert.is(await h.balance(accountId, 'test'), 7_000);
+      assert.equal(
+        (await h.ledger(accountId, 10, 'test')).map((e) => e.reference),
+        ['CR-T'],
+      );
+      assert.is((await h.ledger(accountId, 10, 'live')).length, 1, 'the live ledger has only its opening credit');
+    });
+
+    it('a test purchase debits the test wallet, and its refund goes back there; live is untouched to the kobo', async (h) => {
+      const accountId = await h.account(50_000);
+      await h.creditTest(accountId, 20_000);
+      const tx = await h.reserved(h.purchase(accountId, { mode: 'test' }));
+      assert.is(tx.mode, 'test');
+      assert.is(tx.balanceAfterKobo, 20_000 - 9_800);
+      assert.is(await h.balance(accountId, 'test'), 20_000 - 9_800);
+      assert.is(await h.balance(accountId, 'live'), 50_000);
+      const refunded = await h.store.wallet.refund(tx.reference, 'failed upstream', at(30));
+      assert.is(refunded?.changed, true);
+      assert.is(await h.balance(accountId, 'test'), 20_000);
+      assert.is(await h.balance(accountId, 'live'), 50_000);
+      assert.equal(
+        (await h.ledger(accountId, 10, 'test')).map((e) => e.kind),
+        ['refund', 'debit', 'credit'],
+      );
+      assert.equal(
+        (await h.ledger(accountId, 10, 'live')).map((e) => e.kind),
+        ['credit'],
+      );
+    });
+
+    it('a test purchase is refused on the test balance, whatever the live wallet holds, and the reverse', async (h) => {
+      const rich = await h.account(1_000_000);
+      assert.equal(await h.store.wallet.reserve(h.purchase(rich, { mode: 'test' })), { outcome: 'insufficient', balanceKobo: kobo(0) });
+      const testOnly = await h.account();
+      await h.creditTest(testOnly, 1_000_000);
+      assert.equal(await h.store.wallet.reserve(h.purchase(testOnly, { mode: 'live' })), { outcome: 'insufficient', balanceKobo: kobo(0) });
+      assert.is(await h.balance(testOnly, 'test'), 1_000_000);
+    });
+
+    it('an idempotency key is scoped to the account and the mode: the same key makes one purchase in each', async (h) => {
+      const accountId = await h.account(50_000);
+      await h.creditTest(accountId, 50_000);
+      const keyed = { requestId: 'order-1', requestHash: 'hash-1' };
+      const live = await h.reserved(h.purchase(accountId, { ...keyed, mode: 'live' }));
+      const test = await h.reserved(h.purchase(accountId, { ...keyed, mode: 'test' }));
+      assert.is.not(live.reference, test.reference);
+      const again = await h.store.wallet.reserve(h.purchase(accountId, { ...keyed, mode: 'test' }));
+      assert.is(again.outcome, 'duplicate');
+      assert.is(again.outcome === 'duplicate' && again.transaction.reference, test.reference, 'a replay in test finds the test purchase');
+      const liveAgain = await h.store.wallet.reserve(h.purchase(accountId, { ...keyed, mode: 'live' }));
+      assert.is(liveAgain.outcome === 'duplicate' && liveAgain.transaction.reference, live.reference);
+      assert.is(await h.balance(accountId, 'live'), 50_000 - 9_800);
+      assert.is(await h.balance(accountId, 'test'), 50_000 - 9_800);
+    });
+
+    it("each mode's history holds only its own purchases, and a purchase reads back with its mode", async (h) => {
+      const accountId = await h.account(100_000);
+      await h.creditTest(accountId, 100_000);
+      const live = await h.reserved(h.purchase(accountId, { mode: 'live', createdAt: at(10) }));
+      const test1 = await h.reserved(h.purchase(accountId, { mode: 'test', createdAt: at(11) }));
+      const test2 = await h.reserved(h.purchase(accountId, { mode: 'test', createdAt: at(12) }));
+      assert.equal(
+        (await h.store.transactions.listByAccount(accountId, 'test', { limit: 10 })).items.map((t) => t.reference),
+        [test2.reference, test1.reference],
+      );
+      assert.equal(
+        (await h.store.transactions.listByAccount(accountId, 'live', { limit: 10 })).items.map((t) => t.reference),
+        [live.reference],
+      );
+      assert.is((await h.store.transactions.get(test1.reference))?.mode, 'test');
+      assert.is((await h.store.transactions.get(live.reference))?.mode, 'live');
+      // Paging stays within the mode.
+      const first = await h.store.transactions.listByAccount(accountId, 'test', { limit: 1 });
+      assert.equal(
+        first.items.map((t) => t.reference),
+        [test2.reference],
+      );
+      const second = await h.store.transactions.listByAccount(accountId, 'test', { limit: 1, after: first.next! });
+      assert.equal(
+        second.items.map((t) => t.reference),
+        [test1.reference],
+      );
+      assert.is(second.next, undefined);
+    });
+
+    it('keys keep their mode', async (h) => {
+      const accountId = await h.account();
+      await h.store.keys.insert({ publicKey: 'pk_test_one', accountId, secretHash: 'h', allowedIps: [], revoked: false, mode: 'test', createdAt: at(1) });
+      await h.store.keys.insert({ publicKey: 'pk_live_one', accountId, secretHash: 'h', allowedIps: [], revoked: false, mode: 'live', createdAt: at(2) });
+      assert.is((await h.store.keys.find('pk_test_one'))?.mode, 'test');
+      assert.is((await h.store.keys.find('pk_live_one'))?.mode, 'live');
+      assert.equal(
+        (await h.store.keys.listByAccount(accountId)).map((k) => [k.publicKey, k.mode]),
+        [
+          ['pk_live_one', 'live'],
+          ['pk_test_one', 'test'],
+        ],
+      );
+    });
+
+    it('the audit counts each mode apart', async (h) => {
+      const accountId = await h.account(100_000);
+      await h.creditTest(accountId, 100_000);
+      const before = await h.store.wallet.audit();
+      await h.reserved(h.purchase(accountId, { mode: 'live' }));
+      const failed = await h.reserved(h.purchase(accountId, { mode: 'test' }));
+      await h.reserved(h.purchase(accountId, { mode: 'test' }));
+      await h.store.wallet.refund(failed.reference, 'failed upstream', at(40));
+      const after = await h.store.wallet.audit();
+      assert.is(after.modes.live.transactionsChecked - before.modes.live.transactionsChecked, 1);
+      assert.is(after.modes.test.transactionsChecked - before.modes.test.transactionsChecked, 2);
+      // Since `before`: live, one debit; test, two debits and a refund.
+      assert.is(after.modes.live.entriesChecked - before.modes.live.entriesChecked, 1);
+      assert.is(after.modes.test.entriesChecked - before.modes.test.entriesChecked, 3);
+      assert.is(after.modes.test.pendingCount - before.modes.test.pendingCount, 1);
+      assert.is(after.modes.live.pendingCount - before.modes.live.pendingCount, 1);
+      assert.is(after.pendingCount, after.modes.live.pendingCount + after.modes.test.pendingCount);
+      assert.is(after.transactionsChecked, after.modes.live.transactionsChecked + after.modes.test.transactionsChecked);
+    });
+  });
+
   define('history paging', (it) => {
     it('transactions page newest first with no duplicates or gaps, and the last page has no next', async (h) => {
       const accountId = await h.account(1_000_000);
@@ -825,7 +1003,7 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
         await h.reserved(h.purchase(other, { chargedKobo: kobo(100), createdAt: at(i) }));
       }
       for (const limit of [1, 5, 7, 23, 50]) {
-        const listed = await readAll((page) => h.store.transactions.listByAccount(accountId, page), limit);
+        const listed = await readAll((page) => h.store.transactions.listByAccount(accountId, 'live', page), limit);
         const refs = listed.map((t) => t.reference);
         assert.is(new Set(refs).size, refs.length, `no duplicates at limit ${limit}`);
         assert.equal([...refs].sort(), created.map((t) => t.reference).sort(), `no gaps at limit ${limit}`);
@@ -842,9 +1020,9 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
     it('a history that fills its pages exactly ends without a next cursor', async (h) => {
       const accountId = await h.account(1_000_000);
       for (let i = 0; i < 21; i++) await h.reserved(h.purchase(accountId, { chargedKobo: kobo(100), createdAt: at(i) }));
-      const first = await h.store.transactions.listByAccount(accountId, { limit: 7 });
-      const second = await h.store.transactions.listByAccount(accountId, { limit: 7, after: first.next! });
-      const third = await h.store.transactions.listByAccount(accountId, { limit: 7, after: second.next! });
+      const first = await h.store.transactions.listByAccount(accountId, 'live', { limit: 7 });
+      const second = await h.store.transactions.listByAccount(accountId, 'live', { limit: 7, after: first.next! });
+      const third = await h.store.transactions.listByAccount(accountId, 'live', { limit: 7, after: second.next! });
       assert.equal([first.items.length, second.items.length, third.items.length], [7, 7, 7]);
       assert.ok(first.next && second.next);
       assert.is(third.next, undefined);
@@ -854,14 +1032,14 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
 
     it('an empty history is one empty page', async (h) => {
       const accountId = await h.account();
-      assert.equal(await h.store.transactions.listByAccount(accountId, { limit: 10 }), { items: [] });
-      assert.equal(await h.store.wallet.listLedger(accountId, { limit: 10 }), { items: [] });
+      assert.equal(await h.store.transactions.listByAccount(accountId, 'live', { limit: 10 }), { items: [] });
+      assert.equal(await h.store.wallet.listLedger(accountId, 'live', { limit: 10 }), { items: [] });
     });
 
     it('the ledger pages newest first in the order entries were written', async (h) => {
       const accountId = await h.account();
       for (let amount = 1; amount <= 23; amount++) {
-        await h.store.wallet.credit({ accountId, amountKobo: kobo(amount), reference: `CR-${amount}`, memo: '', at: at(5) });
+        await h.store.wallet.credit({ mode: 'live', accountId, amountKobo: kobo(amount), reference: `CR-${amount}`, memo: '', at: at(5) });
       }
       for (const limit of [1, 4, 23, 100]) {
         const amounts = (await h.ledger(accountId, limit)).map((e) => e.amountKobo);
@@ -876,8 +1054,8 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
     it('a forged cursor is refused with InvalidCursorError', async (h) => {
       const accountId = await h.account();
       for (const list of [
-        () => h.store.transactions.listByAccount(accountId, { limit: 5, after: 'not a cursor!' }),
-        () => h.store.wallet.listLedger(accountId, { limit: 5, after: 'bm9wZQ' }),
+        () => h.store.transactions.listByAccount(accountId, 'live', { limit: 5, after: 'not a cursor!' }),
+        () => h.store.wallet.listLedger(accountId, 'live', { limit: 5, after: 'bm9wZQ' }),
       ]) {
         let caught: unknown;
         try {

@@ -18,6 +18,7 @@ import {
   INDEXES,
   LEDGER_BY_ACCOUNT_INDEX,
   MissingValidatorError,
+  REQUEST_ID_INDEX,
   runSchemaSteps,
   SCHEMA_STEPS,
   SCHEMA_VERSION,
@@ -66,6 +67,11 @@ class FakeDatabase implements SchemaTarget {
     this.log.push(`drop ${collection}.${name}`);
   }
   /** Understands collMod, as the server does: the collection must exist, and its validator is replaced. */
+  readonly updates: string[] = [];
+  async updateMany(collection: string, filter: Document, set: Document) {
+    this.updates.push(`${collection} ${JSON.stringify(filter)} ${JSON.stringify(set)}`);
+    this.log.push(`update ${collection}`);
+  }
   async command(command: Document) {
     const name = command['collMod'];
     if (typeof name !== 'string' || !this.validators.has(name)) throw new Error(`fake: unexpected command ${JSON.stringify(command)}`);
@@ -94,10 +100,15 @@ steps('a fresh database gets every collection, its validator and its indexes, th
     SCHEMA_STEPS.map((step) => step.version),
   );
   assert.equal(new Set(await db.collectionNames()), new Set(Object.values(COLLECTIONS)));
-  for (const [name, validator] of Object.entries(VALIDATORS)) assert.equal(db.validators.get(name), validator, `validator of ${name}`);
+  for (const [name, validator] of Object.entries(CURRENT_VALIDATORS)) assert.equal(db.validators.get(name), validator, `validator of ${name}`);
+  // Replaced by step 2 (the ledger's) and step 4 (idempotency and history per mode).
+  const replaced = new Set(['ledger_by_account', 'transactions_request_id', 'transactions_history']);
   for (const [name, indexes] of Object.entries(INDEXES)) {
     for (const index of indexes) {
-      if (index.name === 'ledger_by_account') continue; // replaced by step 2
+      if (replaced.has(index.name!)) {
+        assert.not.ok(db.indexes.get(name)?.has(index.name!), `index ${index.name} was replaced`);
+        continue;
+      }
       assert.ok(db.indexes.get(name)?.has(index.name!), `index ${index.name} on ${name}`);
     }
   }
@@ -182,6 +193,38 @@ steps('step 3 makes a credit reference unique per account, and only for credits'
   assert.equal(index?.partialFilterExpression, { kind: 'credit' });
 });
 
+steps('step 4 makes every existing row live, opens empty test wallets, and scopes idempotency and history to the mode', async () => {
+  const db = new FakeDatabase();
+  await runSchemaSteps(db, SCHEMA_STEPS.slice(0, 3));
+  db.log.length = 0;
+  await runSchemaSteps(db, SCHEMA_STEPS.slice(0, 4));
+  // The data first (only documents still without the field), then the validators that name
+  // the new fields, then the new idempotency index before the old one is dropped.
+  assert.equal(db.updates.length, 4);
+  assert.match(db.updates[0]!, new RegExp(`^${COLLECTIONS.accounts} \\{"test_balance_kobo":\\{"\\$exists":false\\}\\} \\{"test_balance_kobo":`));
+  assert.equal(db.updates.slice(1), [
+    `${COLLECTIONS.apiKeys} {"mode":{"$exists":false}} {"mode":"live"}`,
+    `${COLLECTIONS.ledger} {"mode":{"$exists":false}} {"mode":"live"}`,
+    `${COLLECTIONS.transactions} {"mode":{"$exists":false}} {"mode":"live"}`,
+  ]);
+  const created = db.log.indexOf(`indexes ${COLLECTIONS.transactions}`);
+  assert.ok(created >= 0 && created < db.log.indexOf(`drop ${COLLECTIONS.transactions}.transactions_request_id`));
+  const transactions = db.indexes.get(COLLECTIONS.transactions)!;
+  assert.equal(transactions.get(REQUEST_ID_INDEX.name)?.key, { account_id: 1, mode: 1, request_id: 1 });
+  assert.is(transactions.get(REQUEST_ID_INDEX.name)?.unique, true);
+  assert.equal(transactions.get(REQUEST_ID_INDEX.name)?.partialFilterExpression, { request_id: { $type: 'string' } });
+  assert.equal(transactions.get('transactions_history_by_mode')?.key, { account_id: 1, mode: 1, created_at: -1, _id: -1 });
+  assert.not.ok(transactions.has('transactions_request_id'));
+  assert.equal(db.indexes.get(COLLECTIONS.ledger)?.get('ledger_by_wallet')?.key, { account_id: 1, mode: 1, entry_id: 1 });
+  // The test balance is guarded like the live one; a mode is live or test.
+  const accounts = db.validators.get(COLLECTIONS.accounts)!;
+  assert.equal(accounts['$jsonSchema'].properties.test_balance_kobo, { bsonType: 'long', minimum: 0 });
+  assert.equal(db.validators.get(COLLECTIONS.transactions)!['$jsonSchema'].properties.mode, { enum: ['live', 'test'] });
+  assert.equal(db.validators.get(COLLECTIONS.ledger)!['$and'][0].$jsonSchema.properties.mode, { enum: ['live', 'test'] });
+  // The sign rule of the ledger is kept.
+  assert.equal(db.validators.get(COLLECTIONS.ledger)!['$and'][1], VALIDATORS[COLLECTIONS.ledger]!['$and'][1]);
+});
+
 steps.run();
 
 const validators = suite('mongo store: validators in force');
@@ -193,8 +236,8 @@ validators('a database the steps created has every validator in force', async ()
 });
 
 validators('a collection restored without its validator, or one that only warns, refuses the start', async () => {
-  const db = new FakeDatabase();
-  // Restored from a dump without collection options, before the first start of this build.
+  const db = await current();
+  // Restored from a dump without collection options (no later step is left to set it again).
   db.validators.set(COLLECTIONS.accounts, undefined);
   let error: unknown;
   await ensureSchema(db).catch((e: unknown) => (error = e));

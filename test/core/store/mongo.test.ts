@@ -90,6 +90,7 @@ function runAgainst(uri: string): void {
   const purchase = (reference: string, overrides: Partial<NewTransaction> = {}): NewTransaction => ({
     reference,
     accountId: 'acct-1',
+    mode: 'live',
     product: 'airtime',
     service: 'mtn',
     recipient: '08031234567',
@@ -106,7 +107,7 @@ function runAgainst(uri: string): void {
   /** An account with ₦500, one settled and one pending purchase (as in the SQLite tests). */
   async function populate(store: Store): Promise<void> {
     await store.accounts.create({ accountId: 'acct-1', name: 'Ada', tierId: 'standard', createdAt: new Date(1_000) });
-    await store.wallet.credit({ accountId: 'acct-1', amountKobo: kobo(50_000), reference: 'CR-1', memo: 'opening', at: new Date(2_000) });
+    await store.wallet.credit({ mode: 'live', accountId: 'acct-1', amountKobo: kobo(50_000), reference: 'CR-1', memo: 'opening', at: new Date(2_000) });
     await store.wallet.reserve(purchase('TX-1'));
     await store.wallet.settle('TX-1', { providerReference: 'P-1' }, new Date(4_000));
     await store.wallet.reserve(purchase('TX-2', { requestId: 'r-2', createdAt: new Date(5_000) }));
@@ -204,7 +205,7 @@ function runAgainst(uri: string): void {
     const a = await open();
     const b = await open();
     await a.accounts.create({ accountId: 'shared', name: 'Shared', tierId: 'standard', createdAt: new Date(0) });
-    await b.wallet.credit({ accountId: 'shared', amountKobo: kobo(5_000), reference: 'CR', memo: '', at: new Date(1) });
+    await b.wallet.credit({ mode: 'live', accountId: 'shared', amountKobo: kobo(5_000), reference: 'CR', memo: '', at: new Date(1) });
     const results = await Promise.all(
       Array.from({ length: 12 }, (_, i) =>
         (i % 2 === 0 ? a : b).wallet.reserve(purchase(`TX-${i}`, { accountId: 'shared', chargedKobo: kobo(1_000), createdAt: new Date(2 + i) })),

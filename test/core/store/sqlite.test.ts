@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import * as assert from 'uvu/assert';
 import { kobo } from '../../../core/domain/money.js';
+import type { TransactionRecord } from '../../../core/domain/records.js';
 import type { Store } from '../../../core/store/port.js';
 import { openSqliteStore } from '../../../core/store/sqlite/index.js';
 import { MIGRATIONS, SCHEMA_VERSION } from '../../../core/store/sqlite/schema.js';
@@ -62,9 +63,10 @@ sqlite.after.each(async () => {
 /** An account with ₦500, one settled and one pending purchase. */
 async function populate(store: Store): Promise<void> {
   await store.accounts.create({ accountId: 'acct-1', name: 'Ada', tierId: 'standard', createdAt: new Date(1_000) });
-  await store.wallet.credit({ accountId: 'acct-1', amountKobo: kobo(50_000), reference: 'CR-1', memo: 'opening', at: new Date(2_000) });
+  await store.wallet.credit({ mode: 'live', accountId: 'acct-1', amountKobo: kobo(50_000), reference: 'CR-1', memo: 'opening', at: new Date(2_000) });
   const purchase = {
     accountId: 'acct-1',
+    mode: 'live' as const,
     product: 'airtime' as const,
     service: 'mtn',
     recipient: '08031234567',
@@ -95,16 +97,16 @@ sqlite('what was committed is still there after close and reopen', async () => {
   await populate(first);
   const before = {
     account: await first.accounts.get('acct-1'),
-    ledger: await first.wallet.listLedger('acct-1', { limit: 100 }),
-    history: await first.transactions.listByAccount('acct-1', { limit: 100 }),
+    ledger: await first.wallet.listLedger('acct-1', 'live', { limit: 100 }),
+    history: await first.transactions.listByAccount('acct-1', 'live', { limit: 100 }),
   };
   await first.close();
 
   const second = open();
   assert.equal(await second.accounts.get('acct-1'), before.account);
   assert.is(before.account?.balanceKobo, 30_400);
-  assert.equal(await second.wallet.listLedger('acct-1', { limit: 100 }), before.ledger);
-  assert.equal(await second.transactions.listByAccount('acct-1', { limit: 100 }), before.history);
+  assert.equal(await second.wallet.listLedger('acct-1', 'live', { limit: 100 }), before.ledger);
+  assert.equal(await second.transactions.listByAccount('acct-1', 'live', { limit: 100 }), before.history);
   const replay = await second.wallet.reserve({ ...(await second.transactions.get('TX-2'))!, reference: 'TX-3' });
   assert.is(replay.outcome, 'duplicate', 'the idempotency record survived too');
   const next = await second.catalog.upsertPlan({
@@ -169,12 +171,13 @@ sqlite('two stores on one file see each other and never overdraw', async () => {
   const a = open();
   const b = open();
   await a.accounts.create({ accountId: 'shared', name: 'Shared', tierId: 'standard', createdAt: new Date(0) });
-  await b.wallet.credit({ accountId: 'shared', amountKobo: kobo(5 * 1_000), reference: 'CR', memo: '', at: new Date(1) });
+  await b.wallet.credit({ mode: 'live', accountId: 'shared', amountKobo: kobo(5 * 1_000), reference: 'CR', memo: '', at: new Date(1) });
   const results = await Promise.all(
     Array.from({ length: 12 }, (_, i) =>
       (i % 2 === 0 ? a : b).wallet.reserve({
         reference: `TX-${i}`,
         accountId: 'shared',
+        mode: 'live',
         product: 'airtime',
         service: 'glo',
         recipient: '08051234567',
@@ -191,6 +194,23 @@ sqlite('two stores on one file see each other and never overdraw', async () => {
   assert.is(results.filter((r) => r.outcome === 'reserved').length, 5);
   assert.is((await a.accounts.get('shared'))?.balanceKobo, 0);
   assert.is((await b.accounts.get('shared'))?.balanceKobo, 0);
+});
+
+sqlite('the audit checks the test wallet apart and names the mode of what it finds', async () => {
+  const store = open();
+  await populate(store);
+  await store.wallet.credit({ mode: 'test', accountId: 'acct-1', amountKobo: kobo(20_000), reference: 'CR-T', memo: 'test money', at: new Date(6_000) });
+  const db = raw();
+  // The test balance edited by hand, and a live purchase's refund written to the test wallet
+  // (money moved between worlds): each is found, in the mode it is in.
+  db.prepare("UPDATE accounts SET test_balance_kobo = test_balance_kobo + 700 WHERE account_id = 'acct-1'").run();
+  db.prepare(`INSERT INTO ledger_entries (account_id, mode, amount_kobo, balance_after_kobo, kind, reference, memo, created_at)
+              VALUES ('acct-1', 'test', 9800, 29800, 'refund', 'TX-2', 'wrong wallet', 7000)`).run();
+  const audit = await store.wallet.audit();
+  const found = audit.violations.map((v) => `${v.mode}:${v.kind}:${v.reference}`).sort();
+  assert.equal(found, ['test:balance_mismatch:', 'test:orphan_entry:TX-2']);
+  assert.is(audit.modes.test.violationCount, 2);
+  assert.is(audit.modes.live.violationCount, 0, 'the live wallet still adds up');
 });
 
 sqlite('close is safe to call twice, and a closed store refuses work', async () => {
@@ -250,6 +270,7 @@ sqlite('a file at schema version 2 migrates to the current one with its money in
   const duplicate = await store.wallet.reserve({
     reference: 'TX-2',
     accountId: 'acct-1',
+    mode: 'live',
     product: 'airtime',
     service: 'mtn',
     recipient: '08031234567',
@@ -262,6 +283,35 @@ sqlite('a file at schema version 2 migrates to the current one with its money in
     createdAt: new Date(5_000),
   });
   assert.is(duplicate.outcome, 'duplicate');
+  // Everything written before test mode is live, and the test wallet starts empty.
+  assert.is(tx?.mode, 'live');
+  assert.is((await store.accounts.get('acct-1'))?.testBalanceKobo, 0);
+  assert.equal(
+    (await store.wallet.listLedger('acct-1', 'live', { limit: 10 })).items.map((e) => e.reference),
+    ['TX-1', 'TX-1', 'CR-1'],
+  );
+  assert.equal((await store.wallet.listLedger('acct-1', 'test', { limit: 10 })).items, []);
+  // The same idempotency key is new in test mode.
+  await store.wallet.credit({ mode: 'test', accountId: 'acct-1', amountKobo: kobo(10_000), reference: 'CR-T', memo: '', at: new Date(6_000) });
+  const inTest = await store.wallet.reserve({ ...duplicateOf(tx!), reference: 'TX-3', mode: 'test' });
+  assert.is(inTest.outcome, 'reserved');
 });
+
+/** A new purchase asking what `tx` asked, with the same idempotency key. */
+function duplicateOf(tx: TransactionRecord) {
+  return {
+    accountId: tx.accountId,
+    product: tx.product,
+    service: tx.service,
+    recipient: tx.recipient,
+    faceValueKobo: tx.faceValueKobo,
+    chargedKobo: tx.chargedKobo,
+    details: {},
+    requestId: tx.requestId,
+    requestHash: tx.requestHash,
+    nextAttemptAt: new Date(7_000),
+    createdAt: new Date(7_000),
+  };
+}
 
 sqlite.run();

@@ -8,14 +8,14 @@
  * next to a plain grpc-js client on the same machine, while the process sits partly idle.
  * This transport implements Connect's public `Transport` interface directly: one
  * `session.request`, one envelope written with END_STREAM, the reply collected and parsed
- * once, the status read with Connect's own `findTrailerError` (so error details such as
+ * once (with the compiled codec of runtime/proto-codec.ts), the status read with Connect's own `findTrailerError` (so error details such as
  * google.rpc.ErrorInfo reach `ConnectError.findDetails` exactly as before). Clients,
  * interceptors and errors stay Connect's; streaming calls go to the stock transport.
  */
 import http2 from 'node:http2';
 import net from 'node:net';
 import tls from 'node:tls';
-import { create, type DescMessage, type DescMethodUnary, fromBinary, type MessageInitShape, type MessageShape, toBinary } from '@bufbuild/protobuf';
+import { create, type DescMessage, type DescMethodUnary, type MessageInitShape, type MessageShape } from '@bufbuild/protobuf';
 import {
   Code,
   ConnectError,
@@ -28,6 +28,7 @@ import {
 } from '@connectrpc/connect';
 import { findTrailerError } from '@connectrpc/connect/protocol-grpc';
 import { createGrpcTransport } from '@connectrpc/connect-node';
+import { protoDecoder, protoEncoder } from './proto-codec.js';
 
 export interface UnaryGrpcTransportOptions {
   /**
@@ -223,7 +224,7 @@ function requestHeaders(req: UnaryRequest): http2.OutgoingHttpHeaders {
 
 /** The request message in its 5-byte gRPC envelope. */
 function envelope(req: UnaryRequest): Buffer {
-  const payload = toBinary(req.method.input, req.message);
+  const payload = protoEncoder(req.method.input)(req.message);
   const framed = Buffer.allocUnsafe(ENVELOPE_PREFIX_BYTES + payload.byteLength);
   framed[0] = 0;
   framed.writeUInt32BE(payload.byteLength, 1);
@@ -289,7 +290,7 @@ function parseReply(req: UnaryRequest, reply: RawReply, authority: string): Unar
   }
   let message: MessageShape<DescMessage>;
   try {
-    message = fromBinary(req.method.output, body.subarray(ENVELOPE_PREFIX_BYTES));
+    message = protoDecoder(req.method.output)(body.subarray(ENVELOPE_PREFIX_BYTES));
   } catch (error) {
     return new ConnectError(`the reply cannot be parsed: ${(error as Error).message}`, Code.Internal);
   }

@@ -4,9 +4,10 @@
  * through the callback (a thrown error would become UNKNOWN and a rejected async handler
  * would leave the client waiting for its deadline).
  */
-import { create, type DescMessage, type DescService, fromBinary, type MessageInitShape, type MessageShape, toBinary } from '@bufbuild/protobuf';
+import type { DescMessage, DescService, MessageInitShape, MessageShape } from '@bufbuild/protobuf';
 import type { GenService, GenServiceMethods } from '@bufbuild/protobuf/codegenv2';
 import type { Metadata, ServerUnaryCall, ServiceDefinition, sendUnaryData, UntypedServiceImplementation } from '@grpc/grpc-js';
+import { protoDecoder, protoEncoder } from '../../runtime/proto-codec.js';
 import { hashSecret, sameHash } from '../accounts/keys.js';
 import { DomainError } from '../domain/errors.js';
 import { type ErrorLogger, toServiceError } from './errors.js';
@@ -15,14 +16,18 @@ export function serviceDefinition(service: DescService): ServiceDefinition {
   const definition: Record<string, ServiceDefinition[string]> = {};
   for (const method of service.methods) {
     if (method.methodKind !== 'unary') throw new Error(`${service.typeName}.${method.name}: only unary methods are served`);
+    const encodeInput = protoEncoder(method.input);
+    const encodeOutput = protoEncoder(method.output);
     definition[method.localName] = {
       path: `/${service.typeName}/${method.name}`,
       requestStream: false,
       responseStream: false,
-      requestSerialize: (message: MessageShape<DescMessage>) => asBuffer(toBinary(method.input, message)),
-      requestDeserialize: (bytes: Buffer) => fromBinary(method.input, bytes),
-      responseSerialize: (message: MessageShape<DescMessage>) => asBuffer(toBinary(method.output, message)),
-      responseDeserialize: (bytes: Buffer) => fromBinary(method.output, bytes),
+      // The compiled codec (runtime/proto-codec.ts): protobuf-es's bytes and messages, cheaper.
+      // A response may be an init shape: it is written as create() would make it.
+      requestSerialize: (message: MessageShape<DescMessage>) => asBuffer(encodeInput(message)),
+      requestDeserialize: protoDecoder(method.input),
+      responseSerialize: (message: MessageInitShape<DescMessage>) => asBuffer(encodeOutput(message)),
+      responseDeserialize: protoDecoder(method.output),
       originalName: method.name,
     };
   }
@@ -86,7 +91,9 @@ export function implement<S extends GenServiceMethods>(
           return handler(call.request as never, call);
         })
         .then(
-          (response) => callback(null, create(method.output, response as MessageInitShape<DescMessage>)),
+          // The init shape as it is: responseSerialize writes it as create() would make it,
+          // without building the message first (for a 100-row history page, a third of its cost).
+          (response) => callback(null, response),
           (error: unknown) => callback(toServiceError(error, log, rpc)),
         );
     };

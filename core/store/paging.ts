@@ -33,6 +33,20 @@ export function encodeTransactionCursor(createdAt: Date, reference: string): str
   return encode([createdAt.getTime(), reference]);
 }
 
+/**
+ * A cursor that starts a history read just before `date`: its first page holds the newest
+ * transactions created strictly before it. With it a long read of a period (a CSV export of a
+ * year of a big reseller's history, a statement) starts at the period's end without reading
+ * anything newer, goes page by page down the history index (at most MAX_PAGE_LIMIT rows in
+ * memory at a time, on either adapter), and stops at the first item older than the period's
+ * start. Each page is one short indexed read, so a long export never holds the store for long,
+ * and purchases made meanwhile are newer than every cursor, so they shift no page.
+ */
+export function transactionCursorBefore(date: Date): string {
+  // Every reference sorts after '', so nothing created at `date` itself is included.
+  return encodeTransactionCursor(date, '');
+}
+
 export function decodeTransactionCursor(cursor: string): TransactionCursor {
   const [createdAtMs, reference, ...rest] = decode(cursor);
   if (typeof createdAtMs !== 'number' || !Number.isSafeInteger(createdAtMs) || typeof reference !== 'string' || rest.length > 0) {

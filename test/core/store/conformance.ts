@@ -21,6 +21,7 @@ import {
   type PlanRecord,
   type TransactionRecord,
 } from '../../../core/domain/records.js';
+import { transactionCursorBefore } from '../../../core/store/paging.js';
 import type { Store } from '../../../core/store/port.js';
 import { unchecked } from '../../helpers/money.js';
 import { suite } from '../../helpers/suite.js';
@@ -1028,6 +1029,35 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       assert.is(third.next, undefined);
       assert.equal(first.items[0]?.createdAt, at(20));
       assert.equal(third.items[6]?.createdAt, at(0));
+    });
+
+    it('a period is read from its end, page by page, and the read stops at its start', async (h) => {
+      const accountId = await h.account(1_000_000);
+      const created: TransactionRecord[] = [];
+      for (let i = 0; i < 30; i++) {
+        // Two purchases a second, so the period's edges fall on ties.
+        created.push(await h.reserved(h.purchase(accountId, { chargedKobo: kobo(100), createdAt: at(Math.floor(i / 2)) })));
+      }
+      const [from, to] = [at(4), at(11)];
+      const read: TransactionRecord[] = [];
+      let pages = 0;
+      let after = transactionCursorBefore(to);
+      for (;;) {
+        const page = await h.store.transactions.listByAccount(accountId, 'live', { limit: 4, after });
+        pages += 1;
+        const inPeriod = page.items.filter((t) => t.createdAt >= from);
+        read.push(...inPeriod);
+        if (inPeriod.length < page.items.length || page.next === undefined) break;
+        after = page.next;
+      }
+      const expected = created.filter((t) => t.createdAt >= from && t.createdAt < to);
+      assert.equal(
+        read.map((t) => t.reference),
+        expected.sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.reference < b.reference ? 1 : -1)).map((t) => t.reference),
+        'exactly the period, newest first',
+      );
+      assert.is(read.length, 14);
+      assert.is(pages, 4, 'only the pages that hold the period, and the one that crosses its start');
     });
 
     it('an empty history is one empty page', async (h) => {

@@ -46,6 +46,7 @@ const CEILINGS: Record<string, string> = {
   'scenario: airtime': HOP_CEILING,
   'scenario: data': HOP_CEILING,
   'scenario: bulksms': HOP_CEILING,
+  'scenario: history': HOP_CEILING,
   'scenario: mixed': HOP_CEILING,
   'scenario: airtime over gRPC to the core': ECHO_CEILING,
 };
@@ -122,6 +123,11 @@ async function scenarios(): Promise<void> {
     await admin.creditWallet({ accountId, amountKobo: 10_000_000_000n, memo: 'bench funding' });
     const keys = { 'X-Public-Key': created.issuedKey!.publicKey, 'X-Secret-Key': created.issuedKey!.secretKey };
     const json = { ...keys, 'Content-Type': 'application/json' };
+    if (selected('scenario: history')) {
+      // History reads a full page of 100 rows, so the account has more than a page before anything is measured.
+      const buy = grpcJsCaller(coreUrl, PurchaseService, 'buyAirtime', readTokenFile(dataDir, SERVICE_TOKEN_FILE)!);
+      for (let i = 0; i < 150; i += 1) await buy({ accountId, network: 'mtn', phone: '08031234567', amountKobo: 10_000n });
+    }
     const recipients = Array.from({ length: 100 }, (_, i) => `0803${String(1_000_000 + i).padStart(7, '0')}`);
     const loads: Record<string, HttpLoad> = {
       balance: { path: '/api/v1?action=balance', headers: keys },
@@ -133,6 +139,7 @@ async function scenarios(): Promise<void> {
         headers: json,
         body: JSON.stringify({ sender: 'Bench', recipients, message: 'Your order has shipped.' }),
       },
+      history: { path: '/api/v1?action=transactions&limit=100', headers: keys },
     };
     for (const [name, load] of Object.entries(loads)) {
       if (selected(`scenario: ${name}`)) record(`scenario: ${name}`, await http(port, [load]));

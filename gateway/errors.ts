@@ -39,7 +39,7 @@ export type GatewayErrorKey =
 export type ErrorKey = ErrorReasonName | GatewayErrorKey;
 
 /** The public `code` of an error body. */
-export type PublicErrorCode = Exclude<ErrorKey, 'UNAUTHENTICATED' | 'PERMISSION_DENIED' | 'ROUTE_NOT_FOUND' | 'AUTH_RATE_LIMITED'>;
+export type PublicErrorCode = Exclude<ErrorKey, 'UNAUTHENTICATED' | 'PERMISSION_DENIED' | 'ROUTE_NOT_FOUND' | 'AUTH_RATE_LIMITED' | 'OUTCOME_UNKNOWN'>;
 
 /** Facts a message may mention. */
 interface MessageFacts {
@@ -177,6 +177,15 @@ const ERROR_TABLE: Readonly<Record<ErrorKey, ErrorRow>> = {
     status: 500,
     code: 'INTERNAL',
     message: ({ errorId }) => `Something went wrong on our side; quote error ${errorId ?? 'id'} to support.`,
+    logged: true,
+  },
+  // Raised today only by operator credits (admin service); should a public call ever meet
+  // it, the caller is told the change may have happened, and an operator gets the log line.
+  OUTCOME_UNKNOWN: {
+    status: 500,
+    code: 'INTERNAL',
+    message: ({ errorId }) =>
+      `We could not confirm whether this change was saved; check transactions before retrying, or retry with the same idempotency key (error ${errorId ?? 'id'}).`,
     logged: true,
   },
   PROVIDER_FAILED: {

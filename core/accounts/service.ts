@@ -13,7 +13,7 @@ import type { Page } from '../domain/paging.js';
 import { InvalidCursorError } from '../domain/paging.js';
 import type { AccountRecord, ApiKeyRecord, LedgerEntryRecord } from '../domain/records.js';
 import { newReference } from '../domain/reference.js';
-import type { Store, WalletStore } from '../store/port.js';
+import type { Credited, CreditInput, Store, WalletStore } from '../store/port.js';
 import { DUMMY_SECRET_HASH, generateKeyPair, hashSecret, MAX_KEY_LENGTH, normalizeIp, PUBLIC_KEY_PREFIX, SECRET_KEY_PREFIX, sameHash } from './keys.js';
 
 /** A key locked to more addresses than this is not really locked. */
@@ -22,6 +22,10 @@ export const MAX_ACCOUNT_NAME_LENGTH = 100;
 export const MAX_MEMO_LENGTH = 200;
 export const MAX_LEDGER_PAGE_SIZE = 500;
 export const DEFAULT_LEDGER_PAGE_SIZE = 100;
+/** Long enough for any bank's transfer id, short enough to read in a ledger listing. */
+export const MAX_CREDIT_REFERENCE_LENGTH = 64;
+/** A credit reference: printable ASCII without spaces, so that it can be typed and quoted as it is. */
+const CREDIT_REFERENCE = new RegExp(`^[\\x21-\\x7E]{1,${MAX_CREDIT_REFERENCE_LENGTH}}$`);
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is what this pattern is for.
 const CONTROL_CHARACTERS = /[\u0000-\u001F\u007F]/;
@@ -137,14 +141,16 @@ export function createAccountService(deps: { store: Pick<Store, 'accounts' | 'ke
       return key;
     },
 
-    /** Credits the account's wallet in `mode`: test credits are test money, never spendable live. */
-    async credit(accountId: string, mode: Mode, amountKobo: Kobo, memo: string): Promise<{ balanceKobo: Kobo; entry: LedgerEntryRecord }> {
-      throwIfViolations(creditViolations(amountKobo, memo));
+    /**
+     * Credits the account's wallet in `mode` (test credits are test money, never spendable
+     * live), once per reference (see `creditOnce`). Without a reference the core makes one up,
+     * so such a credit cannot be retried safely unless the retry quotes it.
+     */
+    async credit(accountId: string, mode: Mode, amountKobo: Kobo, memo: string, options: { reference?: string } = {}): Promise<Credited> {
+      const reference = options.reference ?? '';
+      throwIfViolations(creditViolations(amountKobo, memo, reference));
       await requireAccount(accountId);
-      const at = clock();
-      const credited = await store.wallet.credit({ accountId, mode, amountKobo, reference: `CR${newReference(at)}`, memo, at });
-      if (!credited) throw notFound(`Account ${accountId}`);
-      return credited;
+      return creditOnce(store.wallet, { accountId, mode, amountKobo, memo, reference, at: clock() });
     },
 
     /** One page of the account's ledger in `mode`, newest first. */
@@ -184,8 +190,34 @@ function ipLockViolations(ips: readonly string[]): FieldViolation[] {
 }
 
 /** Why an operator's credit is refused, if it is. */
-function creditViolations(amountKobo: Kobo, memo: string): FieldViolation[] {
+/**
+ * One credit: a retry with the reference of an earlier credit of the same amount writes
+ * nothing and answers that credit (`replayed`), and one with another amount is refused.
+ * An empty reference gets a new one.
+ */
+async function creditOnce(wallet: WalletStore, input: Omit<CreditInput, 'reference'> & { reference: string }): Promise<Credited> {
+  const reference = input.reference === '' ? `CR${newReference(input.at)}` : input.reference;
+  const credited = await wallet.credit({ ...input, reference });
+  if (!credited) throw notFound(`Account ${input.accountId}`);
+  if (credited.replayed && (credited.entry.amountKobo !== input.amountKobo || credited.entry.mode !== input.mode)) {
+    throw new DomainError(
+      'IDEMPOTENCY_KEY_REUSED',
+      `Reference ${reference} already credited ${credited.entry.amountKobo} kobo to the ${credited.entry.mode} wallet of account ${input.accountId}; ` +
+        'a retry must repeat that amount and wallet, and a new credit needs a new reference.',
+      { metadata: { reference } },
+    );
+  }
+  return credited;
+}
+
+function creditViolations(amountKobo: Kobo, memo: string, reference: string): FieldViolation[] {
   const violations: FieldViolation[] = [];
+  if (reference !== '' && !CREDIT_REFERENCE.test(reference)) {
+    violations.push({
+      field: 'reference',
+      description: `reference must be 1 to ${MAX_CREDIT_REFERENCE_LENGTH} printable ASCII characters without spaces.`,
+    });
+  }
   if (!isKobo(amountKobo) || amountKobo <= 0 || amountKobo > MAX_AMOUNT_KOBO) {
     violations.push({ field: 'amount', description: `amount must be a positive number of kobo up to ${MAX_AMOUNT_KOBO}.` });
   }

@@ -38,11 +38,25 @@ export const walletGroup: CommandGroup = {
       name: 'credit',
       summary: 'Credit a wallet with an amount in Naira (at most two decimals), for example after a bank transfer.',
       args: ['ACCOUNT_ID', 'AMOUNT_NAIRA'],
-      options: { memo: { placeholder: 'TEXT', summary: "Kept on the ledger entry, for example the bank transfer's reference." } },
+      options: {
+        memo: { placeholder: 'TEXT', summary: "Kept on the ledger entry, for example the bank transfer's reference." },
+        reference: {
+          placeholder: 'REF',
+          summary: 'Unique per account (for example the bank transfer id): a retry with the same REF and amount credits once.',
+        },
+      },
       async run({ args, options }, core) {
         const amountKobo = nairaArgument('AMOUNT_NAIRA', args[1] ?? '');
-        const response = await core().creditWallet({ accountId: args[0], amountKobo: BigInt(amountKobo), memo: options['memo'] ?? '' });
+        const response = await core().creditWallet({
+          accountId: args[0],
+          amountKobo: BigInt(amountKobo),
+          memo: options['memo'] ?? '',
+          reference: options['reference'] ?? '',
+        });
         const entry = present(response.entry, 'entry');
+        const done = response.replayed
+          ? `Already credited: ${nairaText(amountKobo)} to ${args[0]} under ledger reference ${entry.reference}; nothing new was written.`
+          : `Credited ${nairaText(amountKobo)} to ${args[0]} (ledger reference ${entry.reference}).`;
         return {
           json: {
             account_id: args[0],
@@ -50,8 +64,9 @@ export const walletGroup: CommandGroup = {
             ...moneyFields('balance', response.balanceKobo),
             entry_id: Number(entry.entryId),
             reference: entry.reference,
+            replayed: response.replayed,
           },
-          text: [`Credited ${nairaText(amountKobo)} to ${args[0]} (ledger reference ${entry.reference}).`, `Balance: ${nairaText(kobo(response.balanceKobo))}`],
+          text: [done, `Balance${response.replayed ? ' after that credit' : ''}: ${nairaText(kobo(response.balanceKobo))}`],
         };
       },
     },

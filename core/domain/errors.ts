@@ -27,7 +27,12 @@ export type ErrorCode =
   /** The operation conflicts with the current state (for example a tier still in use). */
   | 'FAILED_PRECONDITION'
   /** Something unexpected; details are logged, never sent. */
-  | 'INTERNAL';
+  | 'INTERNAL'
+  /**
+   * The store could not tell whether a change was written (a commit whose result is
+   * unknown): it may have happened. The message says to check the ledger before retrying.
+   */
+  | 'OUTCOME_UNKNOWN';
 
 /** One rule broken by one field, for BadRequest field violations and 422 bodies. */
 export interface FieldViolation {

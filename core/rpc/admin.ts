@@ -57,8 +57,10 @@ export function adminHandlers(
       return { key: apiKeyMessage(await accounts.setKeyIpLock(req.publicKey, req.allowedIps)) };
     },
     async creditWallet(req) {
-      const { balanceKobo, entry } = await accounts.credit(req.accountId, DEFAULT_MODE, koboIn(req.amountKobo, 'amount'), req.memo);
-      return { balanceKobo: BigInt(balanceKobo), entry: ledgerEntryMessage(entry) };
+      const { balanceKobo, entry, replayed } = await accounts.credit(req.accountId, DEFAULT_MODE, koboIn(req.amountKobo, 'amount'), req.memo, {
+        reference: req.reference,
+      });
+      return { balanceKobo: BigInt(balanceKobo), entry: ledgerEntryMessage(entry), replayed };
     },
     async listLedgerEntries(req) {
       const page = await accounts.ledger(req.accountId, DEFAULT_MODE, req.pageSize, req.pageToken);

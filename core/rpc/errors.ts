@@ -40,6 +40,8 @@ export const GRPC_STATUS_BY_CODE: Readonly<Record<ErrorCode, status>> = {
   PERMISSION_DENIED: status.PERMISSION_DENIED,
   NOT_FOUND: status.NOT_FOUND,
   INTERNAL: status.INTERNAL,
+  // UNKNOWN, not UNAVAILABLE: a client must not retry blindly, the change may have been made.
+  OUTCOME_UNKNOWN: status.UNKNOWN,
 };
 
 export type ErrorLogger = (event: string, fields: Record<string, unknown>) => void;
@@ -48,6 +50,8 @@ export function toServiceError(error: unknown, log: ErrorLogger, rpc: string): P
   let domain: DomainError;
   if (error instanceof DomainError && error.code !== 'INTERNAL') {
     domain = error;
+    // An operator has to look at this one: the books may hold a change nobody was told of.
+    if (domain.code === 'OUTCOME_UNKNOWN') log('rpc.outcome_unknown', { rpc, error: domain.message });
   } else {
     const errorId = randomUUID();
     log('rpc.internal_error', {

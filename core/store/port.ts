@@ -61,7 +61,10 @@ export interface CatalogStore {
   seedIfEmpty(seed: CatalogSeed): Promise<boolean>;
 }
 
-/** What a wallet credit is told: whose wallet (account and mode), how much, and what the ledger entry says. */
+/**
+ * What a wallet credit is told: whose wallet (account and mode), how much, and what the
+ * ledger entry says. The reference is unique among the account's credits, in both modes.
+ */
 export interface CreditInput {
   accountId: string;
   mode: Mode;
@@ -69,6 +72,13 @@ export interface CreditInput {
   reference: string;
   memo: string;
   at: Date;
+}
+
+/** What a credit did: the balance after it, its ledger entry, and whether it had been made before. */
+export interface Credited {
+  balanceKobo: Kobo;
+  entry: LedgerEntryRecord;
+  replayed: boolean;
 }
 
 /** A state change of a purchase, and whether this call made it (false: it was already final). */
@@ -83,8 +93,13 @@ export interface Moved {
  * sum of its entries, one debit and at most one refund per purchase, in the purchase's wallet.
  */
 export interface WalletStore {
-  /** Adds money and writes a credit entry atomically. Null when the account does not exist. */
-  credit(input: CreditInput): Promise<{ balanceKobo: Kobo; entry: LedgerEntryRecord } | null>;
+  /**
+   * Adds money and writes a credit entry atomically. Null when the account does not exist.
+   * A credit whose reference the account has credited before writes nothing and returns that
+   * first entry, with the balance it left, as `replayed` (whatever its amount: the caller
+   * compares). The check runs inside the transaction, behind a unique index.
+   */
+  credit(input: CreditInput): Promise<Credited | null>;
   /**
    * Phase one of a purchase, atomically: if the idempotency key is new in the account's
    * `tx.mode` and that wallet's balance covers the charge, debit it, write the debit entry

@@ -38,6 +38,7 @@ const CORE_REASONS: [ErrorCode, Code, number, string][] = [
   ['PERMISSION_DENIED', Code.PermissionDenied, 503, 'CORE_UNAVAILABLE'],
   ['NOT_FOUND', Code.NotFound, 404, 'NOT_FOUND'],
   ['INTERNAL', Code.Internal, 500, 'INTERNAL'],
+  ['OUTCOME_UNKNOWN', Code.Unknown, 500, 'INTERNAL'],
 ];
 
 for (const [reason, code, status, publicCode] of CORE_REASONS) {

@@ -5,6 +5,7 @@
  * `keyPattern`), and both are checked.
  */
 import { MongoError, MongoErrorLabel, MongoServerError } from 'mongodb';
+import { DomainError } from '../../domain/errors.js';
 
 /** The server's code for a write refused by a unique index. */
 export const DUPLICATE_KEY_CODE = 11000;
@@ -44,6 +45,23 @@ export function isTransientTransactionError(error: unknown): boolean {
  */
 export function isUnknownCommitResult(error: unknown): boolean {
   return error instanceof MongoError && error.hasErrorLabel(MongoErrorLabel.UnknownTransactionCommitResult);
+}
+
+/**
+ * What a wallet credit's failure tells its caller. A commit whose result is unknown (and
+ * whose ledger entry the adapter could not find afterwards) becomes OUTCOME_UNKNOWN, whose
+ * message says to check the ledger before retrying and names the reference to retry with:
+ * a retry with that reference is applied at most once. Any other error is returned as it is.
+ */
+export function creditFailure(error: unknown, credit: { accountId: string; reference: string }): unknown {
+  if (!isUnknownCommitResult(error)) return error;
+  return new DomainError(
+    'OUTCOME_UNKNOWN',
+    `The database could not confirm whether the credit ${credit.reference} to account ${credit.accountId} was written ` +
+      '(its commit result is unknown, which happens when the replica set is degraded). Check the ledger before retrying; ' +
+      `a retry with the reference ${credit.reference} is applied at most once.`,
+    { metadata: { reference: credit.reference } },
+  );
 }
 
 function escapeRegExp(text: string): string {

@@ -190,8 +190,8 @@ export const INDEXES: Readonly<Record<string, readonly IndexDescription[]>> = {
     // Entry ids are a sequence per account: unique, and the order the ledger pages in.
     { name: 'ledger_by_account', key: { account_id: 1, entry_id: -1 }, unique: true },
     // A purchase has at most one debit and at most one refund, whatever the code above
-    // does: the last line of defence against refunding twice. Credits are left out so
-    // that an admin's credit references need not be unique.
+    // does: the last line of defence against refunding twice. Credits are left out: their
+    // references are unique per account instead (step 3, CREDIT_REFERENCE_INDEX).
     {
       name: ONCE_PER_PURCHASE_INDEX.name,
       key: { reference: 1, kind: 1 },

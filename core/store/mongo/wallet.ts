@@ -10,7 +10,7 @@ import { type Kobo, negateKobo } from '../../domain/money.js';
 import type { LedgerEntryRecord, NewTransaction, ReserveResult } from '../../domain/records.js';
 import { requireAmount, requireAttempts, requireLimit } from '../bounds.js';
 import { decodeLedgerCursor, encodeLedgerCursor, toPage } from '../paging.js';
-import type { Moved, WalletStore } from '../port.js';
+import type { Credited, Moved, WalletStore } from '../port.js';
 import { purchaseMemo, refundMemo, reversalMemo } from '../rules.js';
 import { auditLedger } from './audit.js';
 import { followUpRead, type MongoContext } from './context.js';
@@ -29,8 +29,8 @@ import {
   transactionFromDoc,
   withoutUndefined,
 } from './documents.js';
-import { isDuplicateKeyOn } from './errors.js';
-import { REQUEST_ID_INDEX } from './schema.js';
+import { creditFailure, isDuplicateKeyOn } from './errors.js';
+import { CREDIT_REFERENCE_INDEX, REQUEST_ID_INDEX } from './schema.js';
 
 /** A money movement into a wallet, everything fixed before the transaction's first attempt. */
 interface Addition {
@@ -136,6 +136,21 @@ export function sameRequestQuery(tx: Pick<NewTransaction, 'accountId' | 'mode' |
   return tx.requestId === null ? null : { account_id: tx.accountId, mode: tx.mode, request_id: { $eq: tx.requestId, $type: 'string' } };
 }
 
+/**
+ * The query that finds the account's earlier credit with this reference. Its `kind:
+ * 'credit'` implies the filter of the partial unique index on (account_id, reference), so
+ * the planner can use that index.
+ */
+export function sameCreditQuery(credit: { accountId: string; reference: string }): Filter<LedgerEntryDoc> {
+  return { account_id: credit.accountId, reference: credit.reference, kind: 'credit' };
+}
+
+/** A credit's answer when its reference was credited before: that credit, and the balance it left. */
+function replayedCredit(doc: LedgerEntryDoc): Credited {
+  const entry = ledgerEntryFromDoc(doc);
+  return { balanceKobo: entry.balanceAfterKobo, entry, replayed: true };
+}
+
 /** Phase one of a purchase inside `session`: the duplicate check, the conditional debit, its entry and the pending transaction. */
 async function reserveIn(ctx: MongoContext, session: ClientSession, tx: NewTransaction, entryId: ObjectId): Promise<ReserveResult> {
   const c = ctx.live();
@@ -211,18 +226,31 @@ export function createWalletStore(ctx: MongoContext): WalletStore {
       requireAmount('amountKobo', input.amountKobo, 1);
       const at = toDate(input.at, 'at');
       const entryId = new ObjectId();
-      return inTransaction(
-        async (session) => {
-          const entry = await addToWallet(ctx, session, { ...input, kind: 'credit', at, id: entryId });
-          return entry === null ? null : { balanceKobo: entry.balanceAfterKobo, entry };
-        },
-        async (error, session) => {
-          const committed = await ctx.committedEntry(error, entryId, session);
-          if (committed === null) return undefined;
-          const entry = ledgerEntryFromDoc(committed);
-          return { balanceKobo: entry.balanceAfterKobo, entry };
-        },
-      );
+      const earlierCredit = sameCreditQuery(input);
+      try {
+        return await inTransaction(
+          async (session) => {
+            const earlier = await live().ledger.findOne(earlierCredit, { session });
+            if (earlier !== null) return replayedCredit(earlier);
+            const entry = await addToWallet(ctx, session, { ...input, kind: 'credit', at, id: entryId });
+            return entry === null ? null : { balanceKobo: entry.balanceAfterKobo, entry, replayed: false };
+          },
+          async (error, session) => {
+            if (isDuplicateKeyOn(error, CREDIT_REFERENCE_INDEX.name, CREDIT_REFERENCE_INDEX.fields)) {
+              // A credit with this reference committed first (on this core or another); its
+              // answer is this one's, once a majority has it.
+              const earlier = await live().ledger.findOne(earlierCredit, followUpRead(session));
+              return earlier === null ? undefined : replayedCredit(earlier);
+            }
+            const committed = await ctx.committedEntry(error, entryId, session);
+            if (committed === null) return undefined;
+            const entry = ledgerEntryFromDoc(committed);
+            return { balanceKobo: entry.balanceAfterKobo, entry, replayed: false };
+          },
+        );
+      } catch (error) {
+        throw creditFailure(error, input);
+      }
     },
     async reserve(tx) {
       requireAmount('chargedKobo', tx.chargedKobo, 1);

@@ -234,6 +234,18 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX transactions_history ON transactions (account_id, mode, created_at DESC, reference DESC);
     `,
   },
+  {
+    version: 6,
+    description: 'credit references unique per account',
+    // An operator's credit may be retried with its reference; the store answers the first
+    // credit instead of writing a second one, and this index is the guard behind that check.
+    // Credits written before had references the core made up (unique by construction), so
+    // an existing ledger meets it.
+    sql: `
+      CREATE UNIQUE INDEX ledger_credit_reference ON ledger_entries (account_id, reference)
+        WHERE kind = 'credit';
+    `,
+  },
 ];
 
 /** The schema version this code writes. */

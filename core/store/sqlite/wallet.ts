@@ -11,7 +11,7 @@ import type { DeliveryResult } from '../../domain/products.js';
 import type { NewTransaction, ReserveResult } from '../../domain/records.js';
 import { requireAmount, requireAttempts, requireLimit } from '../bounds.js';
 import { decodeLedgerCursor, toPage } from '../paging.js';
-import type { CreditInput, Moved, WalletStore } from '../port.js';
+import type { Credited, CreditInput, Moved, WalletStore } from '../port.js';
 import { purchaseMemo, refundMemo, reversalMemo } from '../rules.js';
 import { type AccountStatements, walletStatements } from './accounts.js';
 import { runLedgerAudit } from './audit.js';
@@ -26,6 +26,9 @@ function prepareLedgerStatements(db: Database.Database) {
       `INSERT INTO ledger_entries (account_id, mode, amount_kobo, balance_after_kobo, kind, reference, memo, created_at)
        VALUES (@account_id, @mode, @amount_kobo, @balance_after_kobo, @kind, @reference, @memo, @created_at)
        RETURNING *`,
+    ),
+    creditByReference: db.prepare<{ account_id: string; reference: string }, LedgerRow>(
+      `SELECT * FROM ledger_entries WHERE account_id = @account_id AND reference = @reference AND kind = 'credit'`,
     ),
     list: db.prepare<{ account_id: string; mode: string; before: number; limit: number }, LedgerRow>(
       `SELECT * FROM ledger_entries WHERE account_id = @account_id AND mode = @mode AND entry_id < @before
@@ -71,7 +74,10 @@ function pendingRow(tx: NewTransaction, balanceAfterKobo: number): TransactionRo
 function moneyOperations(sql: WalletStatements) {
   const { accounts, transactions, ledger } = sql;
 
-  function credit(input: CreditInput) {
+  function credit(input: CreditInput): Credited | null {
+    // A reference credited before (in either mode): the first credit's answer, and nothing written.
+    const earlier = ledger.creditByReference.get({ account_id: input.accountId, reference: input.reference });
+    if (earlier !== undefined) return { balanceKobo: kobo(earlier.balance_after_kobo), entry: ledgerFromRow(earlier), replayed: true };
     const balance = walletStatements(accounts, input.mode).add.get({ account_id: input.accountId, amount_kobo: input.amountKobo });
     if (balance === undefined) return null;
     if (!isKobo(balance.balance_kobo)) {
@@ -88,7 +94,7 @@ function moneyOperations(sql: WalletStatements) {
       memo: input.memo,
       created_at: toMs(input.at),
     })!;
-    return { balanceKobo: balance.balance_kobo, entry: ledgerFromRow(entry) };
+    return { balanceKobo: balance.balance_kobo, entry: ledgerFromRow(entry), replayed: false };
   }
 
   function duplicateOf(tx: NewTransaction): ReserveResult | null {

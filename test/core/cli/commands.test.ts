@@ -75,7 +75,16 @@ test('wallet credit takes Naira, prints the balance, and writes one ledger entry
   assert.is(credited.code, 0);
   assert.equal(
     { ...credited.json, reference: undefined, entry_id: undefined },
-    { account_id: id, amount: 1500.5, amount_kobo: 150_050, balance: 1500.5, balance_kobo: 150_050, reference: undefined, entry_id: undefined },
+    {
+      account_id: id,
+      amount: 1500.5,
+      amount_kobo: 150_050,
+      balance: 1500.5,
+      balance_kobo: 150_050,
+      reference: undefined,
+      entry_id: undefined,
+      replayed: false,
+    },
   );
   assert.match(String(credited.json['reference']), /^CR/);
 
@@ -90,6 +99,23 @@ test('wallet credit takes Naira, prints the balance, and writes one ledger entry
   assert.is(entries.length, 2);
   assert.is(entries[0]!.memo, 'GTB transfer 42');
   await assertLedgerInvariant(core, id);
+});
+
+test('wallet credit --reference credits once however often it is retried, and says so', async ({ core }) => {
+  const id = String((await createAccount(core, 'basic'))['account_id']);
+  const first = await runJson(core, ['wallet', 'credit', id, '200', '--reference', 'ZENITH-771']);
+  assert.is(first.code, 0);
+  assert.equal([first.json['reference'], first.json['replayed'], first.json['balance_kobo']], ['ZENITH-771', false, 20_000]);
+  const again = await runAgainst(core, ['wallet', 'credit', id, '200', '--reference', 'ZENITH-771']);
+  assert.is(again.code, 0);
+  assert.ok(again.stdout.includes('Already credited: NGN 200.00'), again.stdout);
+  assert.ok(again.stdout.includes('nothing new was written'), again.stdout);
+  const other = await runAgainst(core, ['wallet', 'credit', id, '300', '--reference', 'ZENITH-771']);
+  assert.is.not(other.code, 0);
+  assert.match(other.stderr, /ZENITH-771 already credited 20000 kobo to the live wallet/);
+  const { account: stored } = await core.admin.getAccount({ accountId: id });
+  assert.is(stored!.balanceKobo, 20_000n);
+  assert.is((await ledgerOf(core, id)).length, 1);
 });
 
 test('accounts get shows name, tier and balance in Naira with two decimals', async ({ core }) => {

@@ -177,6 +177,53 @@ wallet('CreditWallet adds money and writes a credit entry', async () => {
   await assertLedgerInvariant(core, accountId);
 });
 
+wallet('CreditWallet retried with the same reference credits once and answers the first credit', async () => {
+  const { account } = await core.admin.createAccount({ name: 'Retried' });
+  const accountId = account!.accountId;
+  const request = { accountId, amountKobo: 25_000_00n, memo: 'GTB transfer 42', reference: 'GTB-000042' };
+  const first = await core.admin.creditWallet(request);
+  assert.is(first.replayed, false);
+  assert.is(first.entry!.reference, 'GTB-000042');
+  await core.admin.creditWallet({ accountId, amountKobo: 1_00n });
+  const retried = await core.admin.creditWallet(request);
+  assert.is(retried.replayed, true);
+  assert.is(retried.balanceKobo, 25_000_00n, 'the balance the first credit left');
+  assert.equal(retried.entry, first.entry);
+  assert.is((await core.purchase.getBalance({ accountId })).balanceKobo, 25_001_00n);
+  assert.is((await ledgerOf(core, accountId)).length, 2);
+
+  const otherAmount = await rejection(core.admin.creditWallet({ ...request, amountKobo: 30_000_00n }));
+  assert.is(otherAmount.code, Code.InvalidArgument);
+  assert.is(otherAmount.reason, 'IDEMPOTENCY_KEY_REUSED');
+  assert.match(otherAmount.message, /GTB-000042 already credited 2500000 kobo to the live wallet/);
+  assert.is((await core.purchase.getBalance({ accountId })).balanceKobo, 25_001_00n);
+  await assertLedgerInvariant(core, accountId);
+});
+
+wallet('CreditWallet without a reference makes one up, different each time', async () => {
+  const { account } = await core.admin.createAccount({ name: 'Unreferenced' });
+  const accountId = account!.accountId;
+  const a = await core.admin.creditWallet({ accountId, amountKobo: 100n });
+  const b = await core.admin.creditWallet({ accountId, amountKobo: 100n });
+  assert.match(a.entry!.reference, /^CR/);
+  assert.is.not(a.entry!.reference, b.entry!.reference);
+  assert.is(b.replayed, false);
+  assert.is((await core.purchase.getBalance({ accountId })).balanceKobo, 200n);
+});
+
+for (const reference of ['with space', 'x'.repeat(65), 'tab\there', 'naïra']) {
+  wallet(`CreditWallet refuses the reference ${JSON.stringify(reference.slice(0, 12))} and changes nothing`, async () => {
+    const { account } = await core.admin.createAccount({ name: 'Badly referenced' });
+    const refused = await rejection(core.admin.creditWallet({ accountId: account!.accountId, amountKobo: 100n, reference }));
+    assert.is(refused.code, Code.InvalidArgument);
+    assert.equal(
+      refused.violations.map((v) => v.field),
+      ['reference'],
+    );
+    assert.equal(await ledgerOf(core, account!.accountId), []);
+  });
+}
+
 const BAD_CREDITS: ReadonlyArray<readonly [string, bigint]> = [
   ['zero', 0n],
   ['a negative amount', -100n],

@@ -3,8 +3,11 @@
  * exactly the enum's names without their prefix, which is what ErrorInfo.reason carries, and
  * a client reads a reason it receives back into the contract's type.
  */
+
+import { status } from '@grpc/grpc-js';
 import * as assert from 'uvu/assert';
-import { GRPC_STATUS_BY_CODE } from '../../../core/rpc/errors.js';
+import { DomainError } from '../../../core/domain/errors.js';
+import { GRPC_STATUS_BY_CODE, toServiceError } from '../../../core/rpc/errors.js';
 import { ErrorReason, ErrorReasonSchema } from '../../../gen/prepaid/v1/types_pb.js';
 import { errorReasonName } from '../../../runtime/error-reason.js';
 import { suite } from '../../helpers/suite.js';
@@ -23,6 +26,18 @@ test('a reason read from the wire is the contract name, and anything else is not
   for (const other of ['UNSPECIFIED', '2', 'RATE_LIMITED', 'toString', '__proto__', 'insufficient_balance', '']) {
     assert.is(errorReasonName(other), undefined, JSON.stringify(other));
   }
+});
+
+test('an unknown outcome is gRPC UNKNOWN with its message (check the ledger), and is logged for an operator', () => {
+  const logged: [string, Record<string, unknown>][] = [];
+  const error = new DomainError('OUTCOME_UNKNOWN', 'Check the ledger before retrying; a retry with the reference R-1 is applied at most once.');
+  const answer = toServiceError(error, (event, fields) => logged.push([event, fields]), 'CreditWallet');
+  assert.is(answer.code, status.UNKNOWN);
+  assert.is(answer.details, error.message);
+  assert.equal(logged, [['rpc.outcome_unknown', { rpc: 'CreditWallet', error: error.message }]]);
+  // Other answered domain errors are the caller's business and are not logged.
+  toServiceError(new DomainError('NOT_FOUND', 'Account x was not found.'), (event, fields) => logged.push([event, fields]), 'GetAccount');
+  assert.is(logged.length, 1);
 });
 
 test.run();

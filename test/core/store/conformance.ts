@@ -444,6 +444,7 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       const first = await h.store.wallet.credit({ mode: 'live', accountId, amountKobo: kobo(250_000), reference: 'CR-1', memo: 'bank transfer', at: at(20) });
       assert.equal(first, {
         balanceKobo: kobo(250_000),
+        replayed: false,
         entry: {
           entryId: first!.entry.entryId,
           accountId,
@@ -463,6 +464,45 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
         (await h.ledger(accountId)).map((e) => e.reference),
         ['CR-2', 'CR-1'],
       );
+    });
+
+    it('an operator credit retried with the same reference credits once and answers the first credit', async (h) => {
+      const accountId = await h.account();
+      const input = { mode: 'live' as const, accountId, amountKobo: kobo(70_000), reference: 'GTB-0042', memo: 'bank transfer', at: at(20) };
+      const first = await h.store.wallet.credit(input);
+      await h.store.wallet.credit({ mode: 'live' as const, accountId, amountKobo: kobo(5), reference: 'GTB-0043', memo: 'another', at: at(21) });
+      const retried = await h.store.wallet.credit({ ...input, at: at(40) });
+      assert.equal(retried, { ...first!, replayed: true }, 'the first credit, with the balance it left');
+      assert.is(await h.balance(accountId), 70_005);
+      assert.equal(
+        (await h.ledger(accountId)).map((e) => e.reference),
+        ['GTB-0043', 'GTB-0042'],
+      );
+    });
+
+    it('a retried reference with another amount writes nothing and returns the first credit', async (h) => {
+      const accountId = await h.account();
+      await h.store.wallet.credit({ mode: 'live' as const, accountId, amountKobo: kobo(1_000), reference: 'R-1', memo: '', at: at(20) });
+      const other = await h.store.wallet.credit({ mode: 'live' as const, accountId, amountKobo: kobo(9_999), reference: 'R-1', memo: '', at: at(21) });
+      assert.is(other?.replayed, true);
+      assert.is(other?.entry.amountKobo, 1_000, 'the caller compares the amounts');
+      assert.is(await h.balance(accountId), 1_000);
+      // The reference is the account's, in both modes: a test credit cannot reuse it either.
+      const test = await h.store.wallet.credit({ mode: 'test', accountId, amountKobo: kobo(1_000), reference: 'R-1', memo: '', at: at(22) });
+      assert.equal([test?.replayed, test?.entry.mode], [true, 'live'], 'the caller compares the wallets');
+    });
+
+    it('the same reference credits each account once, and concurrent retries credit once', async (h) => {
+      const a = await h.account();
+      const b = await h.account();
+      const credit = (accountId: string) =>
+        h.store.wallet.credit({ mode: 'live' as const, accountId, amountKobo: kobo(300), reference: 'SAME', memo: '', at: at(20) });
+      const results = await Promise.all([credit(a), credit(a), credit(a), credit(b)]);
+      assert.is(results.slice(0, 3).filter((r) => r?.replayed === false).length, 1, 'one of the three writes');
+      assert.is(results[3]?.replayed, false, 'another account may use the same reference');
+      assert.is(await h.balance(a), 300);
+      assert.is(await h.balance(b), 300);
+      assert.is((await h.ledger(a)).length, 1);
     });
 
     it('a credit to an unknown account is null and writes nothing', async (h) => {

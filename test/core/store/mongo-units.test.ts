@@ -10,6 +10,7 @@ import path from 'node:path';
 import { BSON, Long, MongoServerError, ReadConcern } from 'mongodb';
 import * as assert from 'uvu/assert';
 import { CORE_CONFIG_HELP, readCoreConfig, readMongoConfig } from '../../../core/config.js';
+import { DomainError } from '../../../core/domain/errors.js';
 import { kobo } from '../../../core/domain/money.js';
 import { InvalidCursorError } from '../../../core/domain/paging.js';
 import type { LedgerEntryRecord, NewTransaction, PlanRecord } from '../../../core/domain/records.js';
@@ -31,10 +32,10 @@ import {
   toLong,
   transactionFromDoc,
 } from '../../../core/store/mongo/documents.js';
-import { isDuplicateKeyOn, isTransientTransactionError, isUnknownCommitResult } from '../../../core/store/mongo/errors.js';
+import { creditFailure, isDuplicateKeyOn, isTransientTransactionError, isUnknownCommitResult } from '../../../core/store/mongo/errors.js';
 import { checkDeployment, type HelloReply, MIN_WIRE_VERSION } from '../../../core/store/mongo/guard.js';
-import { INDEXES, ONCE_PER_PURCHASE_INDEX, REQUEST_ID_INDEX } from '../../../core/store/mongo/schema.js';
-import { sameRequestQuery } from '../../../core/store/mongo/wallet.js';
+import { CREDIT_REFERENCE_INDEX, INDEXES, ONCE_PER_PURCHASE_INDEX, REQUEST_ID_INDEX } from '../../../core/store/mongo/schema.js';
+import { sameCreditQuery, sameRequestQuery } from '../../../core/store/mongo/wallet.js';
 import { decodeLedgerCursor, decodeTransactionCursor, encodeLedgerCursor, encodeTransactionCursor } from '../../../core/store/paging.js';
 import { type LedgerRow, ledgerCursor, type TransactionRow, transactionCursor } from '../../../core/store/sqlite/rows.js';
 import { ConfigError } from '../../../runtime/env-schema.js';
@@ -281,6 +282,33 @@ errors('the indexes the adapter classifies errors by are the ones the schema cre
   }
 });
 
+errors('a duplicate credit reference is told apart from a duplicate entry id', () => {
+  const { name, fields } = CREDIT_REFERENCE_INDEX;
+  assert.ok(isDuplicateKeyOn(duplicateKey(name, { account_id: 1, reference: 1 }), name, fields));
+  assert.ok(isDuplicateKeyOn(duplicateKey(name, undefined), name, fields));
+  assert.not.ok(isDuplicateKeyOn(duplicateKey('ledger_by_account_asc', { account_id: 1, entry_id: 1 }), name, fields));
+  assert.not.ok(isDuplicateKeyOn(duplicateKey(ONCE_PER_PURCHASE_INDEX.name, { reference: 1, kind: 1 }), name, fields));
+  assert.equal(Object.keys(CREDIT_REFERENCE_INDEX.description.key), [...fields]);
+  assert.is(CREDIT_REFERENCE_INDEX.description.name, name);
+  assert.is(CREDIT_REFERENCE_INDEX.description.unique, true);
+});
+
+errors('a credit whose commit result is unknown is OUTCOME_UNKNOWN, saying to check the ledger and which reference to retry with', () => {
+  const credit = { accountId: 'acct-1', reference: 'GTB-42' };
+  const unknown = new MongoServerError({ message: 'operation exceeded time limit', code: 50, errorLabels: ['UnknownTransactionCommitResult'] });
+  const told = creditFailure(unknown, credit);
+  assert.instance(told, DomainError);
+  assert.is((told as DomainError).code, 'OUTCOME_UNKNOWN');
+  assert.match((told as DomainError).message, /check the ledger before retrying/i);
+  assert.match((told as DomainError).message, /GTB-42.*at most once/);
+  assert.equal((told as DomainError).metadata, { reference: 'GTB-42' });
+  // Anything else is passed on as it is: an aborted transaction wrote nothing.
+  const transient = new MongoServerError({ message: 'WriteConflict', code: 112, errorLabels: ['TransientTransactionError'] });
+  for (const other of [transient, duplicateKey(CREDIT_REFERENCE_INDEX.name, undefined), new Error('UnknownTransactionCommitResult')]) {
+    assert.is(creditFailure(other, credit), other);
+  }
+});
+
 errors.run();
 
 const guard = suite('mongo store: the start-up guard');
@@ -428,6 +456,13 @@ shapes('an idempotency lookup states the string type, so the partial unique inde
   assert.equal(index.partialFilterExpression, { request_id: { $type: 'string' } });
   assert.is((query as { request_id: { $type: string } }).request_id.$type, index.partialFilterExpression!['request_id'].$type);
   assert.is(sameRequestQuery({ accountId: 'acct-1', mode: 'live', requestId: null }), null);
+});
+
+shapes('a credit reference lookup implies the partial unique index filter (kind credit), so the index can serve it', () => {
+  const query = sameCreditQuery({ accountId: 'acct-1', reference: 'GTB-42' });
+  assert.equal(query, { account_id: 'acct-1', reference: 'GTB-42', kind: 'credit' });
+  assert.equal(CREDIT_REFERENCE_INDEX.description.partialFilterExpression, { kind: 'credit' });
+  for (const field of Object.keys(CREDIT_REFERENCE_INDEX.description.key)) assert.ok(field in query, field);
 });
 
 shapes('each transaction gets fresh plain concern objects, which the driver copies instead of mutating a shared one', () => {

@@ -249,6 +249,8 @@ export function instrumentStore(store: Store, deps: { outcomes: OutcomeRecorder;
     keys: store.keys,
     catalog: store.catalog,
     transactions: store.transactions,
+    people: store.people,
+    history: store.history,
     wallet,
     close: () => store.close(),
   };

@@ -147,3 +147,85 @@ export interface PendingSummary {
   /** createdAt of the oldest pending transaction; null when none is pending. */
   oldestCreatedAt: Date | null;
 }
+
+/** What a user of the developer area may do: owner everything, viewer read only. */
+export type UserRole = 'owner' | 'viewer';
+
+/** A person who signs in to one account's developer area. */
+export interface UserRecord {
+  /** usr_... */
+  userId: string;
+  accountId: string;
+  /** Lower case, unique across the store. */
+  email: string;
+  role: UserRole;
+  /** scrypt$N$r$p$salt$key (core/people/passwords.ts); never the password. */
+  passwordHash: string;
+  disabled: boolean;
+  /** The base32 TOTP secret once two-step sign-in is on; null when off. It must be readable to verify codes. */
+  totpSecret: string | null;
+  /** A secret being set up (BeginTotpSetup), not yet confirmed; null when none. */
+  totpPendingSecret: string | null;
+  /** The last TOTP time step a code was accepted for; a code of that step or an earlier one is refused (no replay). */
+  totpLastStep: number;
+  createdAt: Date;
+}
+
+/** An invitation to an account; its token is stored only as its SHA-256. */
+export interface InvitationRecord {
+  /** SHA-256 hex of the token in the link. */
+  tokenHash: string;
+  accountId: string;
+  email: string;
+  role: UserRole;
+  /** Who invited: a user id, or "operator". */
+  invitedBy: string;
+  createdAt: Date;
+  expiresAt: Date;
+  /** When it was accepted; null while unused. */
+  usedAt: Date | null;
+}
+
+/**
+ * A signed-in browser (stage "session"), or a sign-in waiting for its TOTP code (stage
+ * "totp", a short-lived challenge). Its token is stored only as its SHA-256.
+ */
+export interface SessionRecord {
+  tokenHash: string;
+  stage: 'session' | 'totp';
+  userId: string;
+  accountId: string;
+  createdAt: Date;
+  lastSeenAt: Date;
+  /** The session ends at this time whatever happens. */
+  absoluteExpiresAt: Date;
+}
+
+/** What accepting an invitation did. */
+export type AcceptInvitationResult =
+  | { outcome: 'accepted'; user: UserRecord }
+  /** Unknown, used or expired: nothing was written. */
+  | { outcome: 'invalid' }
+  /** The email belongs to a user already: nothing was written. */
+  | { outcome: 'email_taken' };
+
+/** Which of an account's transactions a holder asks for; every field set must match. */
+export interface TransactionQuery {
+  product?: ProductName;
+  status?: TransactionStatus;
+  /** createdAt >= from. */
+  from?: Date;
+  /** createdAt < until. */
+  until?: Date;
+  recipient?: string;
+  reference?: string;
+  requestId?: string;
+}
+
+/** Spend (charges not refunded) of one product in one day bucket. */
+export interface DaySpend {
+  /** Whole days since the epoch, counted in the offset the query named. */
+  day: number;
+  product: ProductName;
+  spentKobo: Kobo;
+}

@@ -11,17 +11,23 @@ import type { Kobo } from '../domain/money.js';
 import type { Page, PageRequest } from '../domain/paging.js';
 import type { DeliveryResult } from '../domain/products.js';
 import type {
+  AcceptInvitationResult,
   AccountRecord,
   ApiKeyRecord,
   CablePackageRecord,
   CatalogSeed,
+  DaySpend,
+  InvitationRecord,
   LedgerEntryRecord,
   NewTransaction,
   PendingSummary,
   PlanRecord,
   ReserveResult,
+  SessionRecord,
   TierRecord,
+  TransactionQuery,
   TransactionRecord,
+  UserRecord,
 } from '../domain/records.js';
 
 export interface AccountStore {
@@ -154,6 +160,56 @@ export interface TransactionStore {
   pendingSummary(): Promise<PendingSummary>;
 }
 
+/** What may change on a user; fields left out stay as they are. */
+export type UserChange = Partial<Pick<UserRecord, 'disabled' | 'totpSecret' | 'totpPendingSecret' | 'passwordHash'>>;
+
+/** The people of the developer area: users, their invitations and their sessions. */
+export interface PeopleStore {
+  insertInvitation(invitation: InvitationRecord): Promise<void>;
+  findInvitation(tokenHash: string): Promise<InvitationRecord | null>;
+  /**
+   * Atomically: if the invitation exists, is unused and expires after `user.createdAt`, and
+   * no user has its email, marks it used and inserts `user`. Single use even under races.
+   */
+  acceptInvitation(tokenHash: string, user: UserRecord): Promise<AcceptInvitationResult>;
+  getUser(userId: string): Promise<UserRecord | null>;
+  /** By lower-case email. */
+  findUserByEmail(email: string): Promise<UserRecord | null>;
+  /** Oldest first, disabled ones included. */
+  listUsers(accountId: string): Promise<UserRecord[]>;
+  /** Null when the user does not exist. */
+  updateUser(userId: string, change: UserChange): Promise<UserRecord | null>;
+  /**
+   * Records that a TOTP code of time step `step` was accepted, only if `step` is later than
+   * the last one recorded: true when recorded, false when that step (or a later one) was
+   * used already. Atomic, so one code cannot be accepted twice, even by two cores at once.
+   */
+  claimTotpStep(userId: string, step: number): Promise<boolean>;
+  insertSession(session: SessionRecord): Promise<void>;
+  findSession(tokenHash: string): Promise<SessionRecord | null>;
+  /** Moves lastSeenAt forward (never back). Null when the session is gone. */
+  touchSession(tokenHash: string, at: Date): Promise<SessionRecord | null>;
+  /** True when this call deleted it (so a challenge is used once). */
+  deleteSession(tokenHash: string): Promise<boolean>;
+  /** Ends every session of a user (disabled, TOTP changed); returns how many. */
+  deleteUserSessions(userId: string): Promise<number>;
+  /** Removes sessions and challenges whose absolute expiry or idle limit passed; returns how many. */
+  deleteExpiredSessions(absoluteBefore: Date, idleBefore: Date): Promise<number>;
+}
+
+/** The holder's reads of an account's purchases: filtered history and spend. */
+export interface HistoryStore {
+  /** The account's transactions matching `query`, newest first, paged like listByAccount. */
+  search(accountId: string, query: TransactionQuery, page: PageRequest): Promise<Page<TransactionRecord>>;
+  /**
+   * Charges of purchases made in [from, until) that were not refunded (pending and
+   * success), summed per day and product; a day is `floor((createdAt + offsetMs) / 1 day)`.
+   */
+  spendByDay(accountId: string, from: Date, until: Date, offsetMs: number): Promise<DaySpend[]>;
+  /** How many of the account's purchases are pending. */
+  pendingCount(accountId: string): Promise<number>;
+}
+
 /** The whole store: one sub-port per aggregate. Use cases take only the sub-ports they use. */
 export interface Store {
   readonly accounts: AccountStore;
@@ -161,5 +217,7 @@ export interface Store {
   readonly catalog: CatalogStore;
   readonly wallet: WalletStore;
   readonly transactions: TransactionStore;
+  readonly people: PeopleStore;
+  readonly history: HistoryStore;
   close(): Promise<void>;
 }

@@ -45,9 +45,11 @@ import { createAccountStore } from './accounts.js';
 import { createCatalogStore } from './catalog.js';
 import { createMongoContext, majorityReads, majorityWrites } from './context.js';
 import { checkDeployment, checkFeatureCompatibility, explainSchemaFailure, UnsuitableDeploymentError } from './guard.js';
+import { createHistoryStore } from './history.js';
 import { createKeyStore } from './keys.js';
 import { ensureSchema, schemaTarget } from './schema.js';
 import { createTransactionStore } from './transactions.js';
+import { createPeopleStore } from './users.js';
 import { createWalletStore } from './wallet.js';
 
 /** Where the store lives. */
@@ -117,6 +119,8 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<MongoS
       catalog: createCatalogStore(ctx),
       wallet: createWalletStore(ctx),
       transactions: createTransactionStore(ctx),
+      people: createPeopleStore(ctx),
+      history: createHistoryStore(ctx),
       close: () => ctx.close(),
     };
   } catch (error) {

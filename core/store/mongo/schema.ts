@@ -61,6 +61,9 @@ export const HISTORY_BY_MODE_INDEX: IndexDescription = { name: 'transactions_his
 /** A wallet's ledger in entry order: what the ledger pages read (backwards). */
 export const LEDGER_BY_WALLET_INDEX: IndexDescription = { name: 'ledger_by_wallet', key: { account_id: 1, mode: 1, entry_id: 1 } };
 
+/** Collection names of the people sub-port (users.ts), created by step 5. */
+export const PEOPLE_COLLECTIONS = { users: 'users', invitations: 'invitations', sessions: 'sessions' } as const;
+
 /**
  * The ledger by account in entry order, ascending: the order the audit's running balance
  * reads (a descending index made it sort the whole ledger in memory, and the history pages
@@ -216,6 +219,27 @@ export const INDEXES: Readonly<Record<string, readonly IndexDescription[]>> = {
   ],
 };
 
+/** The people collections' indexes (step 5). */
+export const PEOPLE_INDEXES: Readonly<Record<string, readonly IndexDescription[]>> = {
+  // One user per email across the store: sign-in names a user by email alone.
+  [PEOPLE_COLLECTIONS.users]: [
+    { name: 'users_email', key: { email: 1 }, unique: true },
+    { name: 'users_by_account', key: { account_id: 1, created_at: 1, _id: 1 } },
+  ],
+  [PEOPLE_COLLECTIONS.sessions]: [
+    { name: 'sessions_by_user', key: { user_id: 1 } },
+    // MongoDB removes a session once its absolute expiry has passed; the core checks expiry on
+    // every read anyway, so the TTL monitor's delay (up to a minute) never extends one.
+    { name: 'sessions_expiry', key: { absolute_expires_at: 1 }, expireAfterSeconds: 0 },
+  ],
+};
+
+/** The holder's search by recipient without reading the account's whole history (step 5). */
+export const TRANSACTIONS_BY_RECIPIENT_INDEX: IndexDescription = {
+  name: 'transactions_by_recipient',
+  key: { account_id: 1, mode: 1, recipient: 1, created_at: -1, _id: -1 },
+};
+
 /**
  * The parts of the database a schema step uses, so that the steps and their runner can be
  * tested without a server (test/core/store/mongo-schema.test.ts). `schemaTarget` is the
@@ -309,6 +333,15 @@ export const SCHEMA_STEPS: readonly SchemaStep[] = [
       await target.dropIndex(COLLECTIONS.transactions, ACCOUNT_REQUEST_ID_INDEX_NAME);
       await target.dropIndex(COLLECTIONS.transactions, 'transactions_history');
       await target.createIndexes(COLLECTIONS.ledger, [LEDGER_BY_WALLET_INDEX]);
+    },
+  },
+  {
+    version: 5,
+    description: 'users, invitations and sessions of the developer area; history by recipient',
+    async apply(target) {
+      await createMissingCollections(target, Object.values(PEOPLE_COLLECTIONS), {});
+      for (const [name, indexes] of Object.entries(PEOPLE_INDEXES)) await target.createIndexes(name, [...indexes]);
+      await target.createIndexes(COLLECTIONS.transactions, [TRANSACTIONS_BY_RECIPIENT_INDEX]);
     },
   },
 ];

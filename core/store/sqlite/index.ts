@@ -12,9 +12,11 @@ import type { Store } from '../port.js';
 import { createAccountStore, prepareAccountStatements } from './accounts.js';
 import { createCatalogStore } from './catalog.js';
 import { createGroupCommit } from './group-commit.js';
+import { createHistoryStore } from './history.js';
 import { createKeyStore } from './keys.js';
 import { migrate } from './schema.js';
 import { createTransactionStore, prepareTransactionStatements } from './transactions.js';
+import { createPeopleStore } from './users.js';
 import { createWalletStore } from './wallet.js';
 
 /**
@@ -69,6 +71,8 @@ function buildStore(db: Database.Database): Store {
     catalog: createCatalogStore(db),
     wallet: createWalletStore(db, commit, { accounts: accountSql, transactions: transactionSql }),
     transactions: createTransactionStore(transactionSql),
+    people: createPeopleStore(db),
+    history: createHistoryStore(db),
     async close() {
       if (db.open) db.close();
     },

@@ -246,6 +246,53 @@ export const MIGRATIONS: readonly Migration[] = [
         WHERE kind = 'credit';
     `,
   },
+  {
+    version: 7,
+    description: 'users, invitations and sessions of the developer area',
+    // Tokens are stored only as their SHA-256; a password only as its scrypt hash.
+    sql: `
+      CREATE TABLE users (
+        user_id              TEXT PRIMARY KEY,
+        account_id           TEXT NOT NULL REFERENCES accounts (account_id),
+        email                TEXT NOT NULL UNIQUE,
+        role                 TEXT NOT NULL CHECK (role IN ('owner', 'viewer')),
+        password_hash        TEXT NOT NULL,
+        disabled             INTEGER NOT NULL CHECK (disabled IN (0, 1)),
+        totp_secret          TEXT,
+        totp_pending_secret  TEXT,
+        totp_last_step       INTEGER NOT NULL,
+        created_at           INTEGER NOT NULL
+      ) STRICT;
+      CREATE INDEX users_by_account ON users (account_id, created_at, user_id);
+
+      CREATE TABLE invitations (
+        token_hash  TEXT PRIMARY KEY,
+        account_id  TEXT NOT NULL REFERENCES accounts (account_id),
+        email       TEXT NOT NULL,
+        role        TEXT NOT NULL CHECK (role IN ('owner', 'viewer')),
+        invited_by  TEXT NOT NULL,
+        created_at  INTEGER NOT NULL,
+        expires_at  INTEGER NOT NULL,
+        used_at     INTEGER
+      ) STRICT;
+
+      CREATE TABLE sessions (
+        token_hash           TEXT PRIMARY KEY,
+        stage                TEXT NOT NULL CHECK (stage IN ('session', 'totp')),
+        user_id              TEXT NOT NULL REFERENCES users (user_id),
+        account_id           TEXT NOT NULL,
+        created_at           INTEGER NOT NULL,
+        last_seen_at         INTEGER NOT NULL,
+        absolute_expires_at  INTEGER NOT NULL
+      ) STRICT;
+      CREATE INDEX sessions_by_user ON sessions (user_id);
+      CREATE INDEX sessions_by_expiry ON sessions (absolute_expires_at);
+
+      -- The holder's search by recipient (a phone, meter or card) without reading the
+      -- account's whole history.
+      CREATE INDEX transactions_by_recipient ON transactions (account_id, mode, recipient, created_at DESC, reference DESC);
+    `,
+  },
 ];
 
 /** The schema version this code writes. */

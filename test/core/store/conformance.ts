@@ -16,10 +16,14 @@ import { InvalidCursorError, type Page, type PageRequest } from '../../../core/d
 import {
   balanceOf,
   type CatalogSeed,
+  type InvitationRecord,
   type LedgerEntryRecord,
   type NewTransaction,
   type PlanRecord,
+  type SessionRecord,
+  type TransactionQuery,
   type TransactionRecord,
+  type UserRecord,
 } from '../../../core/domain/records.js';
 import { transactionCursorBefore } from '../../../core/store/paging.js';
 import type { Store } from '../../../core/store/port.js';
@@ -1135,6 +1139,205 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
         }
         assert.instance(caught, InvalidCursorError, 'a forged cursor is refused');
       }
+    });
+  });
+
+  define('people', (it) => {
+    const user = (h: Harness, accountId: string, overrides: Partial<UserRecord> = {}): UserRecord => ({
+      userId: h.unique('usr'),
+      accountId,
+      email: `${h.unique('ada')}@example.com`,
+      role: 'owner',
+      passwordHash: 'scrypt$hash',
+      disabled: false,
+      totpSecret: null,
+      totpPendingSecret: null,
+      totpLastStep: 0,
+      createdAt: at(100),
+      ...overrides,
+    });
+    const invitation = (h: Harness, accountId: string, email: string, overrides: Partial<InvitationRecord> = {}): InvitationRecord => ({
+      tokenHash: h.unique('inv'),
+      accountId,
+      email,
+      role: 'owner',
+      invitedBy: 'operator',
+      createdAt: at(0),
+      expiresAt: at(72 * 3600),
+      usedAt: null,
+      ...overrides,
+    });
+
+    it('an invitation is accepted once: the user is written and the invitation marked used', async (h) => {
+      const accountId = await h.account();
+      const invited = user(h, accountId, { role: 'viewer' });
+      const inv = invitation(h, accountId, invited.email, { role: 'viewer' });
+      await h.store.people.insertInvitation(inv);
+      assert.equal(await h.store.people.findInvitation(inv.tokenHash), inv);
+      assert.is(await h.store.people.findInvitation('no-such-hash'), null);
+      assert.equal(await h.store.people.acceptInvitation(inv.tokenHash, invited), { outcome: 'accepted', user: invited });
+      assert.equal((await h.store.people.findInvitation(inv.tokenHash))?.usedAt, invited.createdAt);
+      assert.equal(await h.store.people.getUser(invited.userId), invited);
+      assert.equal(await h.store.people.findUserByEmail(invited.email), invited);
+      const again = user(h, accountId, { email: `${h.unique('other')}@example.com` });
+      assert.equal(await h.store.people.acceptInvitation(inv.tokenHash, again), { outcome: 'invalid' });
+      assert.is(await h.store.people.getUser(again.userId), null, 'a used invitation writes no user');
+    });
+
+    it('an expired or unknown invitation is invalid, and a taken email is refused; nothing is written', async (h) => {
+      const accountId = await h.account();
+      const late = user(h, accountId, { createdAt: at(72 * 3600) });
+      const inv = invitation(h, accountId, late.email);
+      await h.store.people.insertInvitation(inv);
+      assert.equal(await h.store.people.acceptInvitation(inv.tokenHash, late), { outcome: 'invalid' }, 'at the expiry instant it is expired');
+      assert.is((await h.store.people.findInvitation(inv.tokenHash))?.usedAt, null);
+      assert.equal(await h.store.people.acceptInvitation('unknown', user(h, accountId)), { outcome: 'invalid' });
+
+      const first = user(h, accountId);
+      const firstInv = invitation(h, accountId, first.email);
+      await h.store.people.insertInvitation(firstInv);
+      assert.is((await h.store.people.acceptInvitation(firstInv.tokenHash, first)).outcome, 'accepted');
+      const twin = user(h, accountId, { email: first.email });
+      const twinInv = invitation(h, accountId, first.email);
+      await h.store.people.insertInvitation(twinInv);
+      assert.equal(await h.store.people.acceptInvitation(twinInv.tokenHash, twin), { outcome: 'email_taken' });
+      assert.is((await h.store.people.findInvitation(twinInv.tokenHash))?.usedAt, null, 'the refused invitation stays unused');
+    });
+
+    it("an account's users list oldest first; updates change only what they name", async (h) => {
+      const accountId = await h.account();
+      const other = await h.account();
+      const accepted: UserRecord[] = [];
+      for (const [seconds, acct] of [
+        [300, accountId],
+        [100, accountId],
+        [200, other],
+      ] as const) {
+        const u = user(h, acct, { createdAt: at(seconds) });
+        const inv = invitation(h, acct, u.email);
+        await h.store.people.insertInvitation(inv);
+        assert.is((await h.store.people.acceptInvitation(inv.tokenHash, u)).outcome, 'accepted');
+        accepted.push(u);
+      }
+      assert.equal(
+        (await h.store.people.listUsers(accountId)).map((u) => u.userId),
+        [accepted[1]!.userId, accepted[0]!.userId],
+      );
+      const target = accepted[0]!;
+      const changed = await h.store.people.updateUser(target.userId, { disabled: true, totpPendingSecret: 'PENDING' });
+      assert.equal(changed, { ...target, disabled: true, totpPendingSecret: 'PENDING' });
+      const on = await h.store.people.updateUser(target.userId, { totpSecret: 'SECRET', totpPendingSecret: null });
+      assert.equal(on, { ...target, disabled: true, totpSecret: 'SECRET', totpPendingSecret: null });
+      assert.is(await h.store.people.updateUser('usr_missing', { disabled: true }), null);
+    });
+
+    it('a TOTP step is claimed once, and never an earlier one', async (h) => {
+      const accountId = await h.account();
+      const u = user(h, accountId);
+      const inv = invitation(h, accountId, u.email);
+      await h.store.people.insertInvitation(inv);
+      await h.store.people.acceptInvitation(inv.tokenHash, u);
+      assert.is(await h.store.people.claimTotpStep(u.userId, 1000), true);
+      assert.is(await h.store.people.claimTotpStep(u.userId, 1000), false, 'the same step again');
+      assert.is(await h.store.people.claimTotpStep(u.userId, 999), false, 'an earlier step');
+      assert.is(await h.store.people.claimTotpStep(u.userId, 1001), true);
+      assert.is((await h.store.people.getUser(u.userId))?.totpLastStep, 1001);
+    });
+
+    it('sessions: read back, touched forward only, deleted once, ended per user and by expiry', async (h) => {
+      const accountId = await h.account();
+      const u = user(h, accountId);
+      const inv = invitation(h, accountId, u.email);
+      await h.store.people.insertInvitation(inv);
+      await h.store.people.acceptInvitation(inv.tokenHash, u);
+      const session = (seconds: number, stage: SessionRecord['stage'] = 'session'): SessionRecord => ({
+        tokenHash: h.unique('ses'),
+        stage,
+        userId: u.userId,
+        accountId,
+        createdAt: at(seconds),
+        lastSeenAt: at(seconds),
+        absoluteExpiresAt: at(seconds + 12 * 3600),
+      });
+      const a = session(1000);
+      const b = session(2000, 'totp');
+      const c = session(3000);
+      for (const s of [a, b, c]) await h.store.people.insertSession(s);
+      assert.equal(await h.store.people.findSession(b.tokenHash), b);
+      assert.is(await h.store.people.findSession('nope'), null);
+      assert.equal(await h.store.people.touchSession(a.tokenHash, at(1500)), { ...a, lastSeenAt: at(1500) });
+      assert.equal(await h.store.people.touchSession(a.tokenHash, at(1200)), { ...a, lastSeenAt: at(1500) }, 'never moved back');
+      assert.is(await h.store.people.touchSession('nope', at(1)), null);
+      assert.is(await h.store.people.deleteSession(b.tokenHash), true);
+      assert.is(await h.store.people.deleteSession(b.tokenHash), false, 'deleted once');
+      // a was last seen at 1500, c at 3000: an idle bound of 2000 ends a only.
+      assert.is(await h.store.people.deleteExpiredSessions(at(0), at(2000)), 1);
+      assert.is(await h.store.people.findSession(a.tokenHash), null);
+      assert.ok(await h.store.people.findSession(c.tokenHash));
+      assert.is(await h.store.people.deleteUserSessions(u.userId), 1);
+      assert.is(await h.store.people.findSession(c.tokenHash), null);
+    });
+  });
+
+  define('history', (it) => {
+    it('search filters by every field, pages newest first, and never shows another account', async (h) => {
+      const accountId = await h.account(1_000_000);
+      const other = await h.account(1_000_000);
+      const made: TransactionRecord[] = [];
+      for (let i = 0; i < 12; i++) {
+        made.push(
+          await h.reserved(
+            h.purchase(accountId, {
+              createdAt: at(100 + i * 10),
+              product: i % 3 === 0 ? 'data' : 'airtime',
+              recipient: i % 2 === 0 ? '08030000000' : '08031111111',
+              requestId: `req-${i}`,
+            }),
+          ),
+        );
+      }
+      await h.reserved(h.purchase(other, { createdAt: at(105), recipient: '08030000000' }));
+      await h.store.wallet.settle(made[4]!.reference, {}, at(500));
+      await h.store.wallet.refund(made[5]!.reference, 'no', at(500));
+      const refs = (list: TransactionRecord[]) => list.map((t) => t.reference);
+      const newestFirst = [...made].reverse();
+      const search = (query: TransactionQuery, limit = 5) => readAll((page) => h.store.history.search(accountId, query, page), limit);
+      assert.equal(refs(await search({})), refs(newestFirst));
+      assert.equal(refs(await search({}, 1)), refs(newestFirst));
+      assert.equal(refs(await search({ product: 'data' }, 2)), refs(newestFirst.filter((t) => t.product === 'data')));
+      assert.equal(refs(await search({ status: 'success' })), [made[4]!.reference]);
+      assert.equal(refs(await search({ status: 'failed' })), [made[5]!.reference]);
+      assert.equal(refs(await search({ recipient: '08030000000' }, 2)), refs(newestFirst.filter((_, i) => (11 - i) % 2 === 0)));
+      assert.equal(refs(await search({ reference: made[7]!.reference })), [made[7]!.reference]);
+      assert.equal(refs(await search({ requestId: 'req-3' })), [made[3]!.reference]);
+      assert.equal(refs(await search({ from: at(130), until: at(160) }, 2)), refs([made[5]!, made[4]!, made[3]!]));
+      assert.equal(refs(await search({ from: at(130), until: at(160), product: 'data', recipient: '08031111111' })), [made[3]!.reference]);
+      assert.equal(await search({ reference: made[0]!.reference, product: 'bulksms' }), []);
+      const theirs = await h.store.history.search(other, {}, { limit: 10 });
+      assert.is(theirs.items.length, 1);
+    });
+
+    it('spend by day counts pending and successful charges, not refunded ones, and the pending count', async (h) => {
+      const accountId = await h.account(1_000_000);
+      const day = 86_400;
+      // T0 is 08:00 UTC; with a one-hour offset, 23:30 UTC is already the next day.
+      const late = await h.reserved(h.purchase(accountId, { createdAt: at(15.5 * 3600), chargedKobo: kobo(100) }));
+      const early = await h.reserved(h.purchase(accountId, { createdAt: at(60), chargedKobo: kobo(200) }));
+      const data = await h.reserved(h.purchase(accountId, { createdAt: at(120), product: 'data', chargedKobo: kobo(300) }));
+      const failed = await h.reserved(h.purchase(accountId, { createdAt: at(180), chargedKobo: kobo(400) }));
+      await h.store.wallet.refund(failed.reference, 'no', at(200));
+      await h.store.wallet.settle(data.reference, {}, at(200));
+      await h.reserved(h.purchase(accountId, { createdAt: at(3 * day), chargedKobo: kobo(500) }));
+      const firstDay = Math.floor((T0 + 3_600_000) / 86_400_000);
+      const spend = await h.store.history.spendByDay(accountId, at(0), at(2 * day), 3_600_000);
+      assert.equal(spend, [
+        { day: firstDay, product: 'airtime', spentKobo: kobo(200) },
+        { day: firstDay, product: 'data', spentKobo: kobo(300) },
+        { day: firstDay + 1, product: 'airtime', spentKobo: kobo(100) },
+      ]);
+      assert.ok(late && early);
+      assert.is(await h.store.history.pendingCount(accountId), 3);
+      assert.is(await h.store.history.pendingCount('nobody'), 0);
     });
   });
 }

@@ -18,6 +18,8 @@ import {
   INDEXES,
   LEDGER_BY_ACCOUNT_INDEX,
   MissingValidatorError,
+  PEOPLE_COLLECTIONS,
+  PEOPLE_INDEXES,
   REQUEST_ID_INDEX,
   runSchemaSteps,
   SCHEMA_STEPS,
@@ -25,6 +27,7 @@ import {
   type SchemaStep,
   type SchemaTarget,
   setValidator,
+  TRANSACTIONS_BY_RECIPIENT_INDEX,
   VALIDATORS,
 } from '../../../core/store/mongo/schema.js';
 import { suite } from '../../helpers/suite.js';
@@ -99,7 +102,7 @@ steps('a fresh database gets every collection, its validator and its indexes, th
     await runSchemaSteps(db),
     SCHEMA_STEPS.map((step) => step.version),
   );
-  assert.equal(new Set(await db.collectionNames()), new Set(Object.values(COLLECTIONS)));
+  assert.equal(new Set(await db.collectionNames()), new Set([...Object.values(COLLECTIONS), ...Object.values(PEOPLE_COLLECTIONS)]));
   for (const [name, validator] of Object.entries(CURRENT_VALIDATORS)) assert.equal(db.validators.get(name), validator, `validator of ${name}`);
   // Replaced by step 2 (the ledger's) and step 4 (idempotency and history per mode).
   const replaced = new Set(['ledger_by_account', 'transactions_request_id', 'transactions_history']);
@@ -112,6 +115,10 @@ steps('a fresh database gets every collection, its validator and its indexes, th
       assert.ok(db.indexes.get(name)?.has(index.name!), `index ${index.name} on ${name}`);
     }
   }
+  for (const [name, indexes] of Object.entries(PEOPLE_INDEXES)) {
+    for (const index of indexes) assert.ok(db.indexes.get(name)?.has(index.name!), `index ${index.name} on ${name}`);
+  }
+  assert.ok(db.indexes.get(COLLECTIONS.transactions)?.has(TRANSACTIONS_BY_RECIPIENT_INDEX.name!), 'the history-by-recipient index');
   assert.is(db.version, SCHEMA_VERSION);
   assert.is(db.log[db.log.length - 1], `record ${SCHEMA_VERSION}`);
 });

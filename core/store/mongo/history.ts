@@ -1,0 +1,72 @@
+/** The holder's reads of an account's purchases on MongoDB: filtered history, spend per day, the pending count. */
+import type { Filter } from 'mongodb';
+import { kobo } from '../../domain/money.js';
+import type { ProductName } from '../../domain/products.js';
+import { requireLimit } from '../bounds.js';
+import { decodeTransactionCursor, encodeTransactionCursor, toPage } from '../paging.js';
+import type { HistoryStore } from '../port.js';
+import type { MongoContext } from './context.js';
+import { readInteger, type TransactionDoc, transactionFromDoc } from './documents.js';
+
+const DAY_MS = 86_400_000;
+
+const cursorOf = (doc: TransactionDoc) => encodeTransactionCursor(doc.created_at, doc._id);
+
+export function createHistoryStore({ live }: MongoContext): HistoryStore {
+  return {
+    async search(accountId, query, page) {
+      const limit = requireLimit(page.limit);
+      const filter: Filter<TransactionDoc> = { account_id: accountId };
+      if (query.product !== undefined) filter.product = query.product;
+      if (query.status !== undefined) filter.status = query.status;
+      if (query.recipient !== undefined) filter.recipient = query.recipient;
+      if (query.reference !== undefined) filter._id = query.reference;
+      if (query.requestId !== undefined) filter.request_id = query.requestId;
+      const createdAt: { $gte?: Date; $lt?: Date; $lte?: Date } = {};
+      if (query.from !== undefined) createdAt.$gte = query.from;
+      if (query.until !== undefined) createdAt.$lt = query.until;
+      if (page.after !== undefined) {
+        // Strictly older than the cursor in (created_at desc, _id desc) order, as in transactions.ts.
+        const cursor = decodeTransactionCursor(page.after);
+        const at = new Date(cursor.createdAtMs);
+        if (createdAt.$lt === undefined || createdAt.$lt > at) {
+          delete createdAt.$lt;
+          createdAt.$lte = at;
+        }
+        filter.$nor = [{ created_at: at, _id: { $gte: cursor.reference } }];
+      }
+      if (Object.keys(createdAt).length > 0) filter.created_at = createdAt;
+      const docs = await live()
+        .transactions.find(filter)
+        .sort({ created_at: -1, _id: -1 })
+        .limit(limit + 1)
+        .toArray();
+      return toPage(docs, limit, transactionFromDoc, cursorOf);
+    },
+    async spendByDay(accountId, from, until, offsetMs) {
+      const rows = await live()
+        .transactions.aggregate<{ _id: { day: unknown; product: ProductName }; spent: unknown }>([
+          { $match: { account_id: accountId, created_at: { $gte: from, $lt: until }, status: { $in: ['pending', 'success'] } } },
+          {
+            $group: {
+              _id: {
+                day: { $floor: { $divide: [{ $add: [{ $toLong: '$created_at' }, offsetMs] }, DAY_MS] } },
+                product: '$product',
+              },
+              spent: { $sum: '$charged_kobo' },
+            },
+          },
+          { $sort: { '_id.day': 1, '_id.product': 1 } },
+        ])
+        .toArray();
+      return rows.map((row) => ({
+        day: Number(row._id.day),
+        product: row._id.product,
+        spentKobo: kobo(readInteger(row.spent, 'spend')),
+      }));
+    },
+    async pendingCount(accountId) {
+      return live().transactions.countDocuments({ account_id: accountId, status: 'pending' });
+    },
+  };
+}

@@ -10,8 +10,11 @@ import { createAccountService } from './accounts/service.js';
 import { defaultCatalog } from './catalog/defaults.js';
 import { createCatalogService } from './catalog/service.js';
 import { createPlanSync } from './catalog/sync.js';
+import { DEFAULT_DASHBOARD_PUBLIC_URL } from './config.js';
 import { DEFAULT_RETRY_SCHEDULE } from './domain/transactions.js';
 import { type CoreMetrics, createOutcomeRecorder, instrumentProviders, instrumentStore } from './metrics.js';
+import { createHolderDesk } from './people/holder.js';
+import { createPeopleService } from './people/service.js';
 import type { Providers } from './providers/port.js';
 import { createSandbox } from './providers/sandbox/index.js';
 import { parseVtpassCallback } from './providers/vtpass/callback.js';
@@ -41,6 +44,8 @@ export interface CoreDeps {
   recoveryIntervalMs: number;
   recoveryAttentionAfterMs: number;
   log: Logger;
+  /** The dashboard's public base URL, for invitation links (DASHBOARD_PUBLIC_URL). */
+  dashboardPublicUrl?: string;
   clock?: () => Date;
   /** Where the core's series go (core/metrics.ts); without it only the outcome log lines are written. */
   metrics?: CoreMetrics;
@@ -96,6 +101,8 @@ export function createCore(deps: CoreDeps): Core {
   // Callbacks are accepted from the upstreams that send them; each is confirmed by a requery.
   const callbacks = createCallbackService(purchaseDeps, { [VTPASS_NAME]: parseVtpassCallback });
   const planSync = createPlanSync({ store, catalog, providers, log: deps.log });
+  const people = createPeopleService({ store, clock, dashboardUrl: deps.dashboardPublicUrl ?? DEFAULT_DASHBOARD_PUBLIC_URL });
+  const holderDesk = createHolderDesk({ store, accounts, purchases, clock });
   const rpc = createCoreServer({
     purchases,
     accounts,
@@ -105,6 +112,8 @@ export function createCore(deps: CoreDeps): Core {
     verification,
     callbacks,
     planSync,
+    people,
+    holderDesk,
     adminToken: deps.adminToken,
     serviceToken: deps.serviceToken,
     log: deps.log,

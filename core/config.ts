@@ -54,6 +54,8 @@ export interface CoreConfig {
   shutdownDrainMs: number;
   /** Which upstream serves each product family, and VTpass's settings when it serves any. */
   providers: ProvidersConfig;
+  /** The dashboard's public base URL, which invitation links start with. */
+  dashboardPublicUrl: string;
   /** The MongoDB store when MONGODB_URI is set; null means the embedded SQLite store in DATA_DIR. */
   mongo: MongoConfig | null;
 }
@@ -68,6 +70,8 @@ export interface MongoConfig {
 /** VTpass's sandbox: a deployment reaches the live API only when told to. */
 export const DEFAULT_VTPASS_BASE_URL = 'https://sandbox.vtpass.com/api/';
 export const DEFAULT_VTPASS_SMS_URL = 'https://messaging.vtpass.com/v2/api/sms/sendsms';
+/** Where the dashboard is when DASHBOARD_PUBLIC_URL is unset: its default port on this machine. */
+export const DEFAULT_DASHBOARD_PUBLIC_URL = 'http://localhost:8081';
 /** The usual port of a Prometheus exporter that has no registered port of its own. */
 export const DEFAULT_CORE_METRICS_PORT = 9464;
 
@@ -153,6 +157,11 @@ export const CORE_SCHEMA = {
   shutdownDrainMs: shutdownDrainVariable(
     'On a stop, how long gRPC health says `NOT_SERVING` while calls are still taken, before the core stops accepting; what a load balancer needs to notice (counts within `SHUTDOWN_TIMEOUT_MS`).',
   ),
+  dashboardPublicUrl: text('DASHBOARD_PUBLIC_URL', {
+    fallback: DEFAULT_DASHBOARD_PUBLIC_URL,
+    help: "The developer area's address as account holders reach it; invitation links (`prepaid users invite`) start with it. http:// or https://, no path needed.",
+    check: (value) => checkUrl(value, { schemes: ['https:', 'http:'], noCredentials: true, example: 'https://dashboard.example.com' }).problem,
+  }),
   mongoUri: mongoUriVariable(
     'none (embedded SQLite in `DATA_DIR`)',
     'MongoDB connection string; when set the core stores everything there. A replica set or sharded cluster, MongoDB 6.0 or newer.',
@@ -293,6 +302,7 @@ export function readCoreConfig(env: Env = process.env): CoreConfig {
     shutdownTimeoutMs: v.shutdownTimeoutMs,
     shutdownDrainMs: checkedDrain(v.shutdownDrainMs, v.shutdownTimeoutMs),
     providers: readProvidersConfig(env, v.sandboxDelayMs),
+    dashboardPublicUrl: v.dashboardPublicUrl.replace(/\/+$/, ''),
     mongo: v.mongoUri === undefined ? null : { uri: v.mongoUri, dbName: v.mongoDb },
   };
 }

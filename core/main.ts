@@ -67,6 +67,7 @@ export async function startCore(env: Record<string, string | undefined> = proces
     providerTimeoutMs: config.providerTimeoutMs,
     recoveryIntervalMs: config.recoveryIntervalMs,
     recoveryAttentionAfterMs: config.recoveryAttentionAfterMs,
+    dashboardPublicUrl: config.dashboardPublicUrl,
     log,
     ...(metrics === undefined ? {} : { metrics }),
   });

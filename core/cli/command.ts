@@ -4,11 +4,15 @@
  * command line, prints the result and maps failures to exit codes, so no command does its
  * own I/O and every command gets the same usage checks, help and error handling.
  */
+import type { DescService } from '@bufbuild/protobuf';
 import type { Client } from '@connectrpc/connect';
 import type { AdminService } from '../../gen/prepaid/v1/admin_pb.js';
 
 /** A client of the core's AdminService. */
 export type AdminClient = Client<typeof AdminService>;
+
+/** Clients of the core's other admin-token services, on the same connection as `core()`. */
+export type ServiceClients = <S extends DescService>(service: S) => Client<S>;
 
 /** A string-valued `--flag VALUE` option of one command. */
 export interface OptionSpec {
@@ -56,7 +60,7 @@ export interface CommandSpec {
    * input first and throws UsageError before calling it, so a bad argument never reaches
    * the core (and needs neither a token nor a running core).
    */
-  run(input: CommandInput, core: () => AdminClient): Promise<CommandResult>;
+  run(input: CommandInput, core: () => AdminClient, clients: ServiceClients): Promise<CommandResult>;
 }
 
 /** A group of commands, for example `accounts`. */

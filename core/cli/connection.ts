@@ -13,7 +13,7 @@ import { ALLOW_PLAINTEXT_VARIABLE, readPem } from '../../runtime/tls.js';
 import { ADMIN_TOKEN_FILE, readTokenFile, TokenFileError } from '../../runtime/tokens.js';
 import { baseUrlText, checkUrl } from '../../runtime/url.js';
 import type { FieldViolation } from '../domain/errors.js';
-import { type AdminClient, CliError, UsageError } from './command.js';
+import { type AdminClient, CliError, type ServiceClients, UsageError } from './command.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -97,6 +97,8 @@ export interface CoreConnection {
   url: string;
   tokenSource: string;
   admin: AdminClient;
+  /** A client of another admin-token service on the same connection (UserAdminService). */
+  client: ServiceClients;
   /** Ends the HTTP/2 session so that the process can exit at once. */
   close(): void;
 }
@@ -146,6 +148,7 @@ export function openCoreConnection(url: string, token: AdminToken, tls: CoreTls 
     url,
     tokenSource: token.source,
     admin: createClient(AdminService, transport),
+    client: (service) => createClient(service, transport),
     // Ends the HTTP/2 session; an idle one would otherwise keep the process alive after the command.
     close: () => transport.close(),
   };

@@ -8,7 +8,7 @@
  */
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { accountsGroup } from './accounts.js';
-import { type AdminClient, CliError, type CommandGroup, type CommandResult, type CommandSpec, UsageError, usageLine } from './command.js';
+import { type AdminClient, CliError, type CommandGroup, type CommandResult, type CommandSpec, type ServiceClients, UsageError, usageLine } from './command.js';
 import { type CoreConnection, describeCallError, openCoreConnection, resolveAdminToken, resolveCoreTls, resolveCoreUrl } from './connection.js';
 import { columns } from './format.js';
 import { keysGroup } from './keys.js';
@@ -17,6 +17,7 @@ import { pendingGroup } from './pending.js';
 import { plansGroup } from './plans.js';
 import { pricingGroup } from './pricing.js';
 import { tiersGroup } from './tiers.js';
+import { usersGroup } from './users.js';
 import { walletGroup } from './wallet.js';
 
 /** Where the CLI writes and what environment it reads; the bin passes the process's own. */
@@ -33,7 +34,17 @@ export const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;
 
 /** Every command, by group, in the order help lists them. */
-export const COMMAND_GROUPS: readonly CommandGroup[] = [accountsGroup, keysGroup, walletGroup, ledgerGroup, pendingGroup, pricingGroup, tiersGroup, plansGroup];
+export const COMMAND_GROUPS: readonly CommandGroup[] = [
+  accountsGroup,
+  keysGroup,
+  walletGroup,
+  ledgerGroup,
+  pendingGroup,
+  pricingGroup,
+  tiersGroup,
+  plansGroup,
+  usersGroup,
+];
 
 /** Flags every command accepts, before or after the command words. */
 const GLOBAL_OPTIONS = {
@@ -289,9 +300,13 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       }
       return connection.admin;
     };
+    const clients: ServiceClients = (service) => {
+      core();
+      return connection!.client(service);
+    };
     let result: CommandResult;
     try {
-      result = await resolved.command.run({ args: resolved.args, options: resolved.options }, core);
+      result = await resolved.command.run({ args: resolved.args, options: resolved.options }, core, clients);
     } catch (error) {
       // A command's own argument checks know the message; the usage line is known here.
       if (error instanceof UsageError && error.usage.length === 0) {

@@ -9,11 +9,14 @@ import { file_google_rpc_status } from '../../gen/google/rpc/status_pb.js';
 import { file_grpc_health_v1_health } from '../../gen/grpc/health/v1/health_pb.js';
 import { AdminService, file_prepaid_v1_admin } from '../../gen/prepaid/v1/admin_pb.js';
 import { AuthService, file_prepaid_v1_auth } from '../../gen/prepaid/v1/auth_pb.js';
+import { file_prepaid_v1_holder, HolderService, UserAdminService } from '../../gen/prepaid/v1/holder_pb.js';
 import { file_prepaid_v1_purchase, PurchaseService } from '../../gen/prepaid/v1/purchase_pb.js';
 import type { LedgerCheck } from '../accounts/ledger-check.js';
 import type { AccountService } from '../accounts/service.js';
 import type { CatalogService } from '../catalog/service.js';
 import type { PlanSync } from '../catalog/sync.js';
+import type { HolderDesk } from '../people/holder.js';
+import type { PeopleService } from '../people/service.js';
 import type { CallbackService } from '../purchases/callbacks.js';
 import type { PendingList } from '../purchases/pending-list.js';
 import type { PurchaseService as Purchases } from '../purchases/service.js';
@@ -22,6 +25,7 @@ import { adminHandlers } from './admin.js';
 import { authHandlers } from './auth.js';
 import type { ErrorLogger } from './errors.js';
 import { implement, serviceDefinition, tokenCheck } from './grpc.js';
+import { holderHandlers, userAdminHandlers } from './holder.js';
 import { purchaseHandlers } from './purchase.js';
 import { addReflection } from './reflection.js';
 
@@ -38,6 +42,9 @@ export interface CoreServerDeps {
   verification: VerificationService;
   callbacks: CallbackService;
   planSync: PlanSync;
+  /** The developer area's people and the holder's reads (HolderService, UserAdminService). */
+  people: PeopleService;
+  holderDesk: HolderDesk;
   /** Grants the admin service (and, for operators' convenience, the other two). */
   adminToken: string;
   /** Grants the purchase and auth services: the gateway and internal services. */
@@ -55,7 +62,13 @@ export interface CoreServer {
   listen(host: string, port: number, tls?: { cert: Buffer; key: Buffer }): Promise<number>;
 }
 
-export const SERVICE_NAMES = [PurchaseService.typeName, AuthService.typeName, AdminService.typeName] as const;
+export const SERVICE_NAMES = [
+  PurchaseService.typeName,
+  AuthService.typeName,
+  AdminService.typeName,
+  HolderService.typeName,
+  UserAdminService.typeName,
+] as const;
 
 export function createCoreServer(deps: CoreServerDeps): CoreServer {
   const server = new Server({
@@ -78,6 +91,9 @@ export function createCoreServer(deps: CoreServerDeps): CoreServer {
       deps.log,
     ),
   );
+  // The dashboard presents the service token; every holder call is then bound to a session.
+  server.addService(serviceDefinition(HolderService), implement(HolderService, holderHandlers(deps.people, deps.holderDesk), serviceCallers, deps.log));
+  server.addService(serviceDefinition(UserAdminService), implement(UserAdminService, userAdminHandlers(deps.people), adminCallers, deps.log));
 
   const health = new HealthImplementation({ '': 'NOT_SERVING', ...Object.fromEntries(SERVICE_NAMES.map((name) => [name, 'NOT_SERVING'])) });
   health.addToServer(server);
@@ -85,7 +101,15 @@ export function createCoreServer(deps: CoreServerDeps): CoreServer {
     server,
     // The error details too (google.rpc.Status, ErrorInfo, BadRequest): every error carries
     // them in grpc-status-details-bin, and a client that knows only reflection can then decode them.
-    [file_prepaid_v1_purchase, file_prepaid_v1_auth, file_prepaid_v1_admin, file_grpc_health_v1_health, file_google_rpc_status, file_google_rpc_error_details],
+    [
+      file_prepaid_v1_purchase,
+      file_prepaid_v1_auth,
+      file_prepaid_v1_admin,
+      file_prepaid_v1_holder,
+      file_grpc_health_v1_health,
+      file_google_rpc_status,
+      file_google_rpc_error_details,
+    ],
     [...SERVICE_NAMES, 'grpc.health.v1.Health'],
   );
 

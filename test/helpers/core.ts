@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { DescService } from '@bufbuild/protobuf';
 import { type Client, createClient, type Interceptor } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
 import { type Core, createCore } from '../../core/app.js';
@@ -36,7 +37,7 @@ export interface TestCore {
   purchase: Client<typeof PurchaseService>;
   auth: Client<typeof AuthService>;
   /** Builds a client with any token, to test bearer checks. */
-  clientWithToken<T extends typeof AdminService | typeof PurchaseService | typeof AuthService>(service: T, token: string): Client<T>;
+  clientWithToken<T extends DescService>(service: T, token: string): Client<T>;
   /** Creates an account on the API tier with a key pair and credits it. */
   createApiAccount(opts?: { balanceKobo?: number; name?: string }): Promise<{ accountId: string; publicKey: string; secretKey: string }>;
   /** Runs one recovery pass as if every pending transaction were due. */
@@ -60,6 +61,10 @@ export async function startCore(
     providers?: (store: Store) => Providers;
     /** Receives everything the core logs (silent by default). */
     log?: (event: string, fields: Record<string, unknown>) => void;
+    /** The core's clock (sessions, invitations, TOTP), so a test can move time instead of sleeping. */
+    clock?: () => Date;
+    /** DASHBOARD_PUBLIC_URL. */
+    dashboardPublicUrl?: string;
   } = {},
 ): Promise<TestCore> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'prepaid-core-'));
@@ -78,6 +83,8 @@ export async function startCore(
     recoveryIntervalMs: 60_000,
     recoveryAttentionAfterMs: options.recoveryAttentionAfterMs ?? 86_400_000,
     log: options.log ?? (() => {}),
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
+    ...(options.dashboardPublicUrl === undefined ? {} : { dashboardPublicUrl: options.dashboardPublicUrl }),
   });
   await core.seed();
   const port = await core.rpc.listen('127.0.0.1', 0);

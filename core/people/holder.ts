@@ -1,0 +1,207 @@
+/**
+ * What a signed-in holder reads and does, always for the session's own account: the
+ * overview, key pairs, prices, history and statement. Nothing here is a rule of its own:
+ * keys go through the account service (the same IP rule as the operator's), prices through
+ * the purchase service and the pricing functions the purchase path charges with, and the
+ * history through the store's keyset pages.
+ */
+import type { AccountService, IssuedKeyPair } from '../accounts/service.js';
+import { invalid, notFound } from '../domain/errors.js';
+import type { Kobo } from '../domain/money.js';
+import { kobo } from '../domain/money.js';
+import { InvalidCursorError, type Page } from '../domain/paging.js';
+import { LAGOS_OFFSET_MS, lagosDate, lagosDay, lagosDayStart, lagosMonthStart, parseLagosDate } from '../domain/people.js';
+import { discountBasisPoints, priceFor } from '../domain/pricing.js';
+import { DISCOS, NETWORKS, type ProductName } from '../domain/products.js';
+import type { ApiKeyRecord, LedgerEntryRecord, TransactionQuery, TransactionRecord } from '../domain/records.js';
+import { smsChargeKobo } from '../domain/sms.js';
+import type { PricedCablePackage, PricedPlan, PurchaseService } from '../purchases/service.js';
+import type { Store } from '../store/port.js';
+import type { HolderContext } from './service.js';
+
+/** Days the overview's chart covers, today included. */
+export const CHART_DAYS = 30;
+export const DEFAULT_HOLDER_PAGE_SIZE = 50;
+/** An export reads pages of this size one after the other. */
+export const MAX_HOLDER_PAGE_SIZE = 500;
+/** The face value the rate-priced products are shown at: 1,000 Naira. */
+export const EXAMPLE_FACE_VALUE_KOBO: Kobo = kobo(100_000);
+/** Longest exact-match filter value accepted (references, phones, request ids are far shorter). */
+const MAX_FILTER_CHARS = 100;
+
+export interface DaySpendTotal {
+  date: string;
+  products: { product: ProductName; spentKobo: Kobo }[];
+  totalKobo: Kobo;
+}
+
+export interface Overview {
+  balanceKobo: Kobo;
+  todaySpentKobo: Kobo;
+  monthSpentKobo: Kobo;
+  pendingCount: number;
+  daily: DaySpendTotal[];
+}
+
+export interface RatePrice {
+  service: string;
+  basisPoints: number;
+  exampleFaceValueKobo: Kobo;
+  examplePriceKobo: Kobo;
+}
+
+export interface Prices {
+  airtime: RatePrice[];
+  plans: PricedPlan[];
+  electricity: RatePrice[];
+  cablePackages: PricedCablePackage[];
+  smsRateKobo: Kobo;
+  smsBasisPoints: number;
+  smsPagePriceKobo: Kobo;
+}
+
+/** The filter as the holder's form sends it (empty means unset). */
+export interface HolderFilter {
+  product: ProductName | null;
+  status: TransactionRecord['status'] | null;
+  fromDate: string;
+  toDate: string;
+  recipient: string;
+  reference: string;
+  requestId: string;
+}
+
+export interface HolderDeskDeps {
+  store: Pick<Store, 'keys' | 'history' | 'catalog'>;
+  accounts: AccountService;
+  purchases: PurchaseService;
+  clock: () => Date;
+}
+
+function pageSize(requested: number, field: string): number {
+  if (requested === 0) return DEFAULT_HOLDER_PAGE_SIZE;
+  if (!Number.isInteger(requested) || requested < 1 || requested > MAX_HOLDER_PAGE_SIZE) {
+    throw invalid(field, `${field} must be between 1 and ${MAX_HOLDER_PAGE_SIZE}.`);
+  }
+  return requested;
+}
+
+function exact(field: string, value: string): string | undefined {
+  const trimmed = value.trim();
+  if (trimmed === '') return undefined;
+  if (trimmed.length > MAX_FILTER_CHARS) throw invalid(field, `${field} must be at most ${MAX_FILTER_CHARS} characters.`);
+  return trimmed;
+}
+
+/** The store query of a holder's filter: dates are whole Africa/Lagos days, both ends included. */
+export function transactionQuery(filter: HolderFilter): TransactionQuery {
+  const query: TransactionQuery = {};
+  if (filter.product !== null) query.product = filter.product;
+  if (filter.status !== null) query.status = filter.status;
+  const fromDay = filter.fromDate.trim() === '' ? null : parseLagosDate('filter.from_date', filter.fromDate);
+  const toDay = filter.toDate.trim() === '' ? null : parseLagosDate('filter.to_date', filter.toDate);
+  if (fromDay !== null && toDay !== null && fromDay > toDay) throw invalid('filter.to_date', 'The last day must not be before the first day.');
+  if (fromDay !== null) query.from = lagosDayStart(fromDay);
+  if (toDay !== null) query.until = lagosDayStart(toDay + 1);
+  const recipient = exact('filter.recipient', filter.recipient);
+  const reference = exact('filter.reference', filter.reference);
+  const requestId = exact('filter.request_id', filter.requestId);
+  if (recipient !== undefined) query.recipient = recipient;
+  if (reference !== undefined) query.reference = reference;
+  if (requestId !== undefined) query.requestId = requestId;
+  return query;
+}
+
+export function createHolderDesk(deps: HolderDeskDeps) {
+  const { store, accounts, purchases, clock } = deps;
+
+  /** One of the session's account's keys; another account's key is not found, never touched. */
+  async function ownKey(context: HolderContext, publicKey: string): Promise<ApiKeyRecord> {
+    const key = publicKey && publicKey.length <= 128 ? await store.keys.find(publicKey) : null;
+    if (!key || key.accountId !== context.account.accountId) throw notFound(`Key ${publicKey.slice(0, 64) || '(empty key)'}`);
+    return key;
+  }
+
+  return {
+    async overview(context: HolderContext): Promise<Overview> {
+      const accountId = context.account.accountId;
+      const today = lagosDay(clock());
+      const firstChartDay = today - (CHART_DAYS - 1);
+      const monthStart = lagosMonthStart(today);
+      const firstDay = Math.min(firstChartDay, monthStart);
+      const rows = await store.history.spendByDay(accountId, lagosDayStart(firstDay), lagosDayStart(today + 1), LAGOS_OFFSET_MS);
+      const daily: DaySpendTotal[] = [];
+      for (let day = firstChartDay; day <= today; day++) {
+        const products = rows.filter((row) => row.day === day).map((row) => ({ product: row.product, spentKobo: row.spentKobo }));
+        daily.push({ date: lagosDate(day), products, totalKobo: kobo(products.reduce((sum, p) => sum + p.spentKobo, 0)) });
+      }
+      const sumFrom = (from: number) => kobo(rows.filter((row) => row.day >= from).reduce((sum, row) => sum + row.spentKobo, 0));
+      const { account } = await purchases.balance(accountId);
+      return {
+        balanceKobo: account.balanceKobo,
+        todaySpentKobo: sumFrom(today),
+        monthSpentKobo: sumFrom(monthStart),
+        pendingCount: await store.history.pendingCount(accountId),
+        daily,
+      };
+    },
+
+    listKeys: (context: HolderContext): Promise<ApiKeyRecord[]> => accounts.listKeys(context.account.accountId),
+
+    async createKey(context: HolderContext): Promise<{ issued: IssuedKeyPair; key: ApiKeyRecord }> {
+      const issued = await accounts.createKey(context.account.accountId);
+      const key = await ownKey(context, issued.publicKey);
+      return { issued, key };
+    },
+
+    async revokeKey(context: HolderContext, publicKey: string): Promise<ApiKeyRecord> {
+      await ownKey(context, publicKey);
+      return accounts.revokeKey(publicKey);
+    },
+
+    async setKeyIpLock(context: HolderContext, publicKey: string, ips: readonly string[]): Promise<ApiKeyRecord> {
+      await ownKey(context, publicKey);
+      return accounts.setKeyIpLock(publicKey, ips);
+    },
+
+    /** The account's prices, each computed by the function the purchase path charges with. */
+    async prices(context: HolderContext): Promise<Prices> {
+      const { tier } = context;
+      const accountId = context.account.accountId;
+      const rate = (product: 'airtime' | 'electricity', service: string): RatePrice => ({
+        service,
+        basisPoints: discountBasisPoints(tier, product, service),
+        exampleFaceValueKobo: EXAMPLE_FACE_VALUE_KOBO,
+        examplePriceKobo: priceFor(tier, product, service, EXAMPLE_FACE_VALUE_KOBO),
+      });
+      const smsRateKobo = await store.catalog.getSmsRateKobo();
+      return {
+        airtime: NETWORKS.map((network) => rate('airtime', network)),
+        plans: await purchases.plans(accountId, ''),
+        electricity: DISCOS.map((disco) => rate('electricity', disco)),
+        cablePackages: await purchases.cablePackages(accountId, ''),
+        smsRateKobo,
+        smsBasisPoints: discountBasisPoints(tier, 'bulksms', ''),
+        smsPagePriceKobo: priceFor(tier, 'bulksms', '', smsChargeKobo(smsRateKobo, 1, 1)),
+      };
+    },
+
+    async transactions(context: HolderContext, filter: HolderFilter, requestedSize: number, pageToken: string): Promise<Page<TransactionRecord>> {
+      const query = transactionQuery(filter);
+      const limit = pageSize(requestedSize, 'page_size');
+      try {
+        return await store.history.search(context.account.accountId, query, { limit, ...(pageToken ? { after: pageToken } : {}) });
+      } catch (error) {
+        if (error instanceof InvalidCursorError) throw invalid('page_token', 'page_token is not one this service issued.');
+        throw error;
+      }
+    },
+
+    transaction: (context: HolderContext, reference: string): Promise<TransactionRecord> => purchases.transaction(context.account.accountId, reference),
+
+    statement: (context: HolderContext, requestedSize: number, pageToken: string): Promise<Page<LedgerEntryRecord>> =>
+      accounts.ledger(context.account.accountId, requestedSize, pageToken),
+  };
+}
+
+export type HolderDesk = ReturnType<typeof createHolderDesk>;

@@ -1,0 +1,386 @@
+/**
+ * The people of the developer area: invitations, passwords, sign-in with optional TOTP,
+ * sessions, and the users of an account. Every RPC of the holder's service starts with
+ * `authenticate`, which turns a session token into the user, account and tier it may act
+ * for; `requireOwner` is the one role check. Tokens (invitation, session, challenge) are
+ * 32 random bytes, handed out once and stored only as their SHA-256.
+ */
+import { randomBytes } from 'node:crypto';
+import { hashSecret } from '../accounts/keys.js';
+import { DomainError, invalid, notFound, throwIfViolations } from '../domain/errors.js';
+import {
+  checkEmail,
+  INVITATION_TTL_MS,
+  MAX_EMAIL_CHARS,
+  MAX_PASSWORD_CHARS,
+  normalizeEmail,
+  passwordViolations,
+  SESSION_ABSOLUTE_MS,
+  SESSION_IDLE_MS,
+  sessionEndsAt,
+  TOTP_CHALLENGE_MS,
+  USER_ROLES,
+} from '../domain/people.js';
+import type { AccountRecord, InvitationRecord, SessionRecord, TierRecord, UserRecord, UserRole } from '../domain/records.js';
+import type { Store } from '../store/port.js';
+import { dummyHash, hashPassword, verifyPassword } from './passwords.js';
+import { createSignInThrottle, type SignInThrottle } from './throttle.js';
+import { matchTotp, newTotpSecret, totpQrSvg, totpUri } from './totp.js';
+
+/** Who a session acts for. */
+export interface HolderContext {
+  session: SessionRecord;
+  user: UserRecord;
+  account: AccountRecord;
+  tier: TierRecord;
+}
+
+export interface NewInvitation {
+  /** The secret token; shown once (in the link), stored as its hash. */
+  token: string;
+  url: string;
+  invitation: InvitationRecord;
+}
+
+export type SignInAnswer =
+  | { outcome: 'signed_in'; token: string; context: HolderContext }
+  | { outcome: 'totp_required'; challenge: string }
+  | { outcome: 'invalid_credentials' }
+  | { outcome: 'throttled'; retryAfterSeconds: number };
+
+export interface PeopleDeps {
+  store: Pick<Store, 'people' | 'accounts' | 'catalog'>;
+  clock: () => Date;
+  /** The dashboard's public base URL, for invitation links (DASHBOARD_PUBLIC_URL). */
+  dashboardUrl: string;
+  throttle?: SignInThrottle;
+}
+
+/** Longest token accepted before hashing: ours are 43 characters. */
+const MAX_TOKEN_CHARS = 128;
+
+function newToken(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+function tokenHash(token: string): string | null {
+  return token === '' || token.length > MAX_TOKEN_CHARS ? null : hashSecret(token);
+}
+
+const invitationInvalid = () =>
+  new DomainError('NOT_FOUND', 'This invitation link is not valid: it was used already, has expired or is mistyped. Ask for a new one.');
+
+const sessionEnded = () => new DomainError('UNAUTHENTICATED', 'The session has ended or is not valid; sign in again.');
+
+/** The link an invitee opens: the dashboard's accept page with the token as the last path segment. */
+export function invitationUrl(base: string, token: string): string {
+  return `${base.replace(/\/+$/, '')}/invite/${token}`;
+}
+
+export function createPeopleService(deps: PeopleDeps) {
+  const { store, clock } = deps;
+  const people = store.people;
+  const throttle = deps.throttle ?? createSignInThrottle();
+
+  async function accountAndTier(accountId: string): Promise<{ account: AccountRecord; tier: TierRecord }> {
+    const account = await store.accounts.get(accountId);
+    if (!account) throw notFound(`Account ${accountId || '(empty id)'}`);
+    const tier = await store.catalog.getTier(account.tierId);
+    if (!tier) throw new DomainError('INTERNAL', `Account ${accountId} is on tier ${account.tierId}, which does not exist.`);
+    return { account, tier };
+  }
+
+  async function startSession(user: UserRecord): Promise<{ token: string; context: HolderContext }> {
+    const token = newToken();
+    const now = clock();
+    const session: SessionRecord = {
+      tokenHash: hashSecret(token),
+      stage: 'session',
+      userId: user.userId,
+      accountId: user.accountId,
+      createdAt: now,
+      lastSeenAt: now,
+      absoluteExpiresAt: new Date(now.getTime() + SESSION_ABSOLUTE_MS),
+    };
+    await people.insertSession(session);
+    return { token, context: { session, user, ...(await accountAndTier(user.accountId)) } };
+  }
+
+  /** A code for the user's confirmed secret, accepted once: the step it matched is claimed in the store. */
+  async function acceptCode(user: UserRecord, secret: string, code: string): Promise<boolean> {
+    const step = matchTotp(secret, code, clock());
+    return step !== null && (await people.claimTotpStep(user.userId, step));
+  }
+
+  async function requireActiveUser(userId: string): Promise<UserRecord> {
+    const user = await people.getUser(userId);
+    if (!user || user.disabled) throw sessionEnded();
+    return user;
+  }
+
+  function throttled(email: string, address: string): SignInAnswer | null {
+    const wait = throttle.waitMs(email, address, clock());
+    return wait > 0 ? { outcome: 'throttled', retryAfterSeconds: Math.ceil(wait / 1000) } : null;
+  }
+
+  return {
+    ...invitationCommands({ people, clock, dashboardUrl: deps.dashboardUrl, accountAndTier }),
+
+    ...signInCommands({ people, clock, throttle, startSession, acceptCode, throttled }),
+
+    async signOut(token: string): Promise<void> {
+      const hash = tokenHash(token);
+      if (hash) await people.deleteSession(hash);
+    },
+
+    /**
+     * The session's user, account and tier; extends the idle expiry. A session that is
+     * unknown, a challenge, idle for 30 minutes, past 12 hours or of a disabled user is
+     * UNAUTHENTICATED (and removed).
+     */
+    async authenticate(token: string): Promise<HolderContext> {
+      const hash = tokenHash(token);
+      const found = hash ? await people.findSession(hash) : null;
+      if (found?.stage !== 'session') throw sessionEnded();
+      const now = clock();
+      if (sessionEndsAt(found).getTime() <= now.getTime()) {
+        await people.deleteSession(found.tokenHash);
+        throw sessionEnded();
+      }
+      const user = await people.getUser(found.userId);
+      if (!user || user.disabled) {
+        await people.deleteSession(found.tokenHash);
+        throw sessionEnded();
+      }
+      const session = await people.touchSession(found.tokenHash, now);
+      if (!session) throw sessionEnded();
+      return { session, user, ...(await accountAndTier(user.accountId)) };
+    },
+
+    /** Refuses a viewer: the server decides, whatever the page showed. */
+    requireOwner(context: HolderContext): void {
+      if (context.user.role !== 'owner') {
+        throw new DomainError('PERMISSION_DENIED', 'Only an owner of the account can do this; viewers can look but not change.');
+      }
+    },
+
+    /** When TOTP is on, a current code is needed again (creating a key). */
+    async requireFreshCode(context: HolderContext, code: string): Promise<void> {
+      const secret = context.user.totpSecret;
+      if (secret === null) return;
+      if (code.trim() === '') throw invalid('totp_code', 'Enter the 6-digit code from your authenticator app.');
+      if (!(await acceptCode(context.user, secret, code))) throw invalid('totp_code', 'That code is not right (or was used already); try the next one.');
+    },
+
+    async listUsers(accountId: string): Promise<UserRecord[]> {
+      await accountAndTier(accountId);
+      return people.listUsers(accountId);
+    },
+
+    /** Disables a user and ends their sessions. `accountId` limits it to one account's users (a holder's call). */
+    async disableUser(userId: string, accountId: string | null): Promise<UserRecord> {
+      const user = userId ? await people.getUser(userId) : null;
+      if (!user || (accountId !== null && user.accountId !== accountId)) throw notFound(`User ${userId || '(empty id)'}`);
+      const disabled = await people.updateUser(user.userId, { disabled: true });
+      if (!disabled) throw notFound(`User ${userId}`);
+      await people.deleteUserSessions(user.userId);
+      return disabled;
+    },
+
+    ...totpCommands({ people, requireActiveUser, acceptCode }),
+
+    /** Removes ended sessions and challenges (a housekeeping pass; expiry is checked on every read anyway). */
+    sweepSessions(): Promise<number> {
+      const now = clock().getTime();
+      return people.deleteExpiredSessions(new Date(now), new Date(now - SESSION_IDLE_MS));
+    },
+  };
+}
+
+export type PeopleService = ReturnType<typeof createPeopleService>;
+
+/** What invitations share with the rest of the service. */
+interface InvitationKit {
+  people: Store['people'];
+  clock: () => Date;
+  dashboardUrl: string;
+  accountAndTier(accountId: string): Promise<{ account: AccountRecord; tier: TierRecord }>;
+}
+
+function invitationCommands({ people, clock, dashboardUrl, accountAndTier }: InvitationKit) {
+  async function invite(accountId: string, email: string, role: UserRole | null, invitedBy: string): Promise<NewInvitation> {
+    const normalized = checkEmail('email', email);
+    if (role === null || !(USER_ROLES as readonly string[]).includes(role)) throw invalid('role', 'role must be owner or viewer.');
+    await accountAndTier(accountId);
+    if (await people.findUserByEmail(normalized)) {
+      throw new DomainError('FAILED_PRECONDITION', `${normalized} is already a user; one email signs in to one account.`);
+    }
+    const token = newToken();
+    const now = clock();
+    const invitation: InvitationRecord = {
+      tokenHash: hashSecret(token),
+      accountId,
+      email: normalized,
+      role,
+      invitedBy,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + INVITATION_TTL_MS),
+      usedAt: null,
+    };
+    await people.insertInvitation(invitation);
+    return { token, url: invitationUrl(dashboardUrl, token), invitation };
+  }
+
+  /** An invitation that can still be accepted, or NOT_FOUND (unknown, used and expired all read the same). */
+  async function openInvitation(token: string): Promise<InvitationRecord> {
+    const hash = tokenHash(token);
+    const invitation = hash ? await people.findInvitation(hash) : null;
+    if (!invitation || invitation.usedAt !== null || invitation.expiresAt.getTime() <= clock().getTime()) {
+      throw invitationInvalid();
+    }
+    return invitation;
+  }
+
+  return {
+    /** The operator's or an owner's invitation; `invitedBy` is a user id or "operator". */
+    invite,
+
+    async describeInvitation(token: string): Promise<{ invitation: InvitationRecord; accountName: string }> {
+      const invitation = await openInvitation(token);
+      const { account } = await accountAndTier(invitation.accountId);
+      return { invitation, accountName: account.name };
+    },
+
+    async acceptInvitation(token: string, password: string): Promise<UserRecord> {
+      throwIfViolations(passwordViolations('password', password));
+      const invitation = await openInvitation(token);
+      const user: UserRecord = {
+        userId: `usr_${randomBytes(8).toString('hex')}`,
+        accountId: invitation.accountId,
+        email: invitation.email,
+        role: invitation.role,
+        passwordHash: await hashPassword(password),
+        disabled: false,
+        totpSecret: null,
+        totpPendingSecret: null,
+        totpLastStep: 0,
+        createdAt: clock(),
+      };
+      const result = await people.acceptInvitation(invitation.tokenHash, user);
+      if (result.outcome === 'email_taken') throw new DomainError('FAILED_PRECONDITION', `${invitation.email} is already a user.`);
+      if (result.outcome === 'invalid') throw invitationInvalid();
+      return result.user;
+    },
+  };
+}
+
+/** What the sign-in steps share with the rest of the service. */
+interface SignInKit {
+  people: Store['people'];
+  clock: () => Date;
+  throttle: SignInThrottle;
+  startSession(user: UserRecord): Promise<{ token: string; context: HolderContext }>;
+  acceptCode(user: UserRecord, secret: string, code: string): Promise<boolean>;
+  throttled(email: string, address: string): SignInAnswer | null;
+}
+
+function signInCommands({ people, clock, throttle, startSession, acceptCode, throttled }: SignInKit) {
+  return {
+    /**
+     * Email and password, and the TOTP code when the user has two-step sign-in on (empty
+     * asks for a challenge instead). Every failure reads the same; throttled attempts are
+     * not checked at all.
+     */
+    async signIn(emailText: string, password: string, totpCode: string, address: string): Promise<SignInAnswer> {
+      const email = normalizeEmail(emailText).slice(0, MAX_EMAIL_CHARS);
+      const refused = throttled(email, address);
+      if (refused) return refused;
+      const user = email === '' ? null : await people.findUserByEmail(email);
+      const candidate = password.length <= MAX_PASSWORD_CHARS * 4 ? password : '';
+      const passwordOk = await verifyPassword(candidate, user && !user.disabled ? user.passwordHash : await dummyHash());
+      if (!user || user.disabled || !passwordOk) {
+        throttle.failed(email, address, clock());
+        return { outcome: 'invalid_credentials' };
+      }
+      if (user.totpSecret !== null) {
+        if (totpCode.trim() === '') {
+          const challenge = newToken();
+          const now = clock();
+          await people.insertSession({
+            tokenHash: hashSecret(challenge),
+            stage: 'totp',
+            userId: user.userId,
+            accountId: user.accountId,
+            createdAt: now,
+            lastSeenAt: now,
+            absoluteExpiresAt: new Date(now.getTime() + TOTP_CHALLENGE_MS),
+          });
+          return { outcome: 'totp_required', challenge };
+        }
+        if (!(await acceptCode(user, user.totpSecret, totpCode))) {
+          throttle.failed(email, address, clock());
+          return { outcome: 'invalid_credentials' };
+        }
+      }
+      throttle.succeeded(email, address);
+      return { outcome: 'signed_in', ...(await startSession(user)) };
+    },
+
+    /** The second step: the challenge is used once, right or wrong, so a wrong code means signing in again. */
+    async completeSignIn(challenge: string, totpCode: string, address: string): Promise<SignInAnswer> {
+      const hash = tokenHash(challenge);
+      const pending = hash ? await people.findSession(hash) : null;
+      if (pending?.stage !== 'totp') return { outcome: 'invalid_credentials' };
+      const user = await people.getUser(pending.userId);
+      const email = user?.email ?? '';
+      const refused = throttled(email, address);
+      if (refused) return refused;
+      const used = await people.deleteSession(pending.tokenHash);
+      const fresh = pending.absoluteExpiresAt.getTime() > clock().getTime();
+      if (!used || !fresh || !user || user.disabled || user.totpSecret === null || !(await acceptCode(user, user.totpSecret, totpCode))) {
+        throttle.failed(email, address, clock());
+        return { outcome: 'invalid_credentials' };
+      }
+      throttle.succeeded(email, address);
+      return { outcome: 'signed_in', ...(await startSession(user)) };
+    },
+  };
+}
+
+/** What two-step sign-in setup shares with the rest of the service. */
+interface TotpKit {
+  people: Store['people'];
+  requireActiveUser(userId: string): Promise<UserRecord>;
+  acceptCode(user: UserRecord, secret: string, code: string): Promise<boolean>;
+}
+
+function totpCommands({ people, requireActiveUser, acceptCode }: TotpKit) {
+  return {
+    /** A new pending secret; two-step sign-in stays as it was until confirmTotp. */
+    async beginTotpSetup(context: HolderContext): Promise<{ secret: string; uri: string; qrSvg: string }> {
+      const secret = newTotpSecret();
+      await people.updateUser(context.user.userId, { totpPendingSecret: secret });
+      const uri = totpUri(secret, context.user.email);
+      return { secret, uri, qrSvg: await totpQrSvg(uri) };
+    },
+
+    async confirmTotp(context: HolderContext, code: string): Promise<UserRecord> {
+      const user = await requireActiveUser(context.user.userId);
+      if (user.totpPendingSecret === null) throw new DomainError('FAILED_PRECONDITION', 'Start the two-step sign-in setup first.');
+      if (!(await acceptCode(user, user.totpPendingSecret, code)))
+        throw invalid('totp_code', 'That code is not right; check the time on your phone and try the next one.');
+      const updated = await people.updateUser(user.userId, { totpSecret: user.totpPendingSecret, totpPendingSecret: null });
+      if (!updated) throw sessionEnded();
+      return updated;
+    },
+
+    async disableTotp(context: HolderContext, code: string): Promise<UserRecord> {
+      const user = await requireActiveUser(context.user.userId);
+      if (user.totpSecret === null) return user;
+      if (!(await acceptCode(user, user.totpSecret, code))) throw invalid('totp_code', 'That code is not right (or was used already); try the next one.');
+      const updated = await people.updateUser(user.userId, { totpSecret: null, totpPendingSecret: null });
+      if (!updated) throw sessionEnded();
+      return updated;
+    },
+  };
+}

@@ -1,0 +1,278 @@
+/**
+ * prepaid.v1.HolderService (the dashboard's calls, each for one session) and
+ * prepaid.v1.UserAdminService (the operator's invitations and users). Every holder handler
+ * starts with `people.authenticate(session_token)`; owner-only ones then call
+ * `people.requireOwner`. The handlers only translate: the rules live in core/people/.
+ */
+import type { MessageInitShape } from '@bufbuild/protobuf';
+import { timestampFromDate } from '@bufbuild/protobuf/wkt';
+import {
+  type GetOverviewResponseSchema,
+  type GetPricesResponseSchema,
+  type HolderApiKeySchema,
+  type HolderService as HolderServiceDesc,
+  type HolderSessionSchema,
+  type InvitationSchema,
+  SignInOutcome,
+  type TransactionFilter,
+  type UserAdminService as UserAdminServiceDesc,
+  UserRole,
+  type UserSchema,
+} from '../../gen/prepaid/v1/holder_pb.js';
+import type { TransactionStatus } from '../../gen/prepaid/v1/types_pb.js';
+import { DomainError } from '../domain/errors.js';
+import { sessionEndsAt } from '../domain/people.js';
+import type { TransactionStatus as Status } from '../domain/products.js';
+import type { ApiKeyRecord, UserRole as Role, UserRecord } from '../domain/records.js';
+import type { HolderDesk, HolderFilter, Overview, Prices } from '../people/holder.js';
+import type { HolderContext, NewInvitation, PeopleService, SignInAnswer } from '../people/service.js';
+import { ledgerEntryMessage, PRODUCT_TO_PROTO, productFromProto, STATUS_TO_PROTO, transactionMessage } from './convert.js';
+import type { Handlers } from './grpc.js';
+
+const ROLE_TO_PROTO: Readonly<Record<Role, UserRole>> = { owner: UserRole.OWNER, viewer: UserRole.VIEWER };
+
+function roleFromProto(role: UserRole): Role | null {
+  if (role === UserRole.OWNER) return 'owner';
+  if (role === UserRole.VIEWER) return 'viewer';
+  return null;
+}
+
+function statusFromProto(status: TransactionStatus): Status | null {
+  const entry = Object.entries(STATUS_TO_PROTO).find(([, value]) => value === status);
+  return entry ? (entry[0] as Status) : null;
+}
+
+export function userMessage(user: UserRecord): MessageInitShape<typeof UserSchema> {
+  return {
+    userId: user.userId,
+    accountId: user.accountId,
+    email: user.email,
+    role: ROLE_TO_PROTO[user.role],
+    disabled: user.disabled,
+    totpEnabled: user.totpSecret !== null,
+    createdAt: timestampFromDate(user.createdAt),
+  };
+}
+
+function invitationMessage(made: NewInvitation): MessageInitShape<typeof InvitationSchema> {
+  return {
+    invitationToken: made.token,
+    inviteUrl: made.url,
+    email: made.invitation.email,
+    role: ROLE_TO_PROTO[made.invitation.role],
+    accountId: made.invitation.accountId,
+    expiresAt: timestampFromDate(made.invitation.expiresAt),
+  };
+}
+
+function sessionMessage(context: HolderContext): MessageInitShape<typeof HolderSessionSchema> {
+  return {
+    user: userMessage(context.user),
+    accountName: context.account.name,
+    tierId: context.tier.tierId,
+    tierName: context.tier.name,
+    apiAccess: context.tier.apiAccess,
+    idleExpiresAt: timestampFromDate(sessionEndsAt(context.session)),
+    absoluteExpiresAt: timestampFromDate(context.session.absoluteExpiresAt),
+  };
+}
+
+function keyMessage(key: ApiKeyRecord): MessageInitShape<typeof HolderApiKeySchema> {
+  return {
+    publicKey: key.publicKey,
+    allowedIps: key.allowedIps,
+    revoked: key.revoked,
+    createdAt: timestampFromDate(key.createdAt),
+  };
+}
+
+function signInMessage(answer: SignInAnswer) {
+  switch (answer.outcome) {
+    case 'signed_in':
+      return { outcome: SignInOutcome.SIGNED_IN, sessionToken: answer.token, session: sessionMessage(answer.context) };
+    case 'totp_required':
+      return { outcome: SignInOutcome.TOTP_REQUIRED, challengeToken: answer.challenge };
+    case 'invalid_credentials':
+      return { outcome: SignInOutcome.INVALID_CREDENTIALS };
+    case 'throttled':
+      return { outcome: SignInOutcome.THROTTLED, retryAfterSeconds: answer.retryAfterSeconds };
+  }
+}
+
+/** The form's filter; unset fields (zero enums, empty strings) filter nothing. */
+function holderFilter(filter: TransactionFilter | undefined): HolderFilter {
+  return {
+    product: filter ? productFromProto(filter.product) : null,
+    status: filter ? statusFromProto(filter.status) : null,
+    fromDate: filter?.fromDate ?? '',
+    toDate: filter?.toDate ?? '',
+    recipient: filter?.recipient ?? '',
+    reference: filter?.reference ?? '',
+    requestId: filter?.requestId ?? '',
+  };
+}
+
+function pricesMessage(context: HolderContext, prices: Prices): MessageInitShape<typeof GetPricesResponseSchema> {
+  const rate = (r: (typeof prices.airtime)[number]) => ({
+    service: r.service,
+    discountBasisPoints: r.basisPoints,
+    exampleFaceValueKobo: BigInt(r.exampleFaceValueKobo),
+    examplePriceKobo: BigInt(r.examplePriceKobo),
+  });
+  return {
+    tierId: context.tier.tierId,
+    tierName: context.tier.name,
+    airtime: prices.airtime.map(rate),
+    dataPlans: prices.plans.map(({ plan, priceKobo }) => ({
+      planId: BigInt(plan.planId),
+      network: plan.network,
+      label: plan.label,
+      validity: plan.validity,
+      faceValueKobo: BigInt(plan.faceValueKobo),
+      priceKobo: BigInt(priceKobo),
+    })),
+    electricity: prices.electricity.map(rate),
+    cablePackages: prices.cablePackages.map(({ pkg, priceKobo }) => ({
+      provider: pkg.provider,
+      packageCode: pkg.packageCode,
+      name: pkg.name,
+      faceValueKobo: BigInt(pkg.priceKobo),
+      priceKobo: BigInt(priceKobo),
+    })),
+    smsPageFaceValueKobo: BigInt(prices.smsRateKobo),
+    smsDiscountBasisPoints: prices.smsBasisPoints,
+    smsPagePriceKobo: BigInt(prices.smsPagePriceKobo),
+  };
+}
+
+function overviewMessage(context: HolderContext, overview: Overview): MessageInitShape<typeof GetOverviewResponseSchema> {
+  return {
+    balanceKobo: BigInt(overview.balanceKobo),
+    tierId: context.tier.tierId,
+    tierName: context.tier.name,
+    todaySpentKobo: BigInt(overview.todaySpentKobo),
+    monthSpentKobo: BigInt(overview.monthSpentKobo),
+    pendingCount: BigInt(overview.pendingCount),
+    daily: overview.daily.map((day) => ({
+      date: day.date,
+      totalKobo: BigInt(day.totalKobo),
+      products: day.products.map((p) => ({ product: PRODUCT_TO_PROTO[p.product], spentKobo: BigInt(p.spentKobo) })),
+    })),
+  };
+}
+
+export function holderHandlers(people: PeopleService, desk: HolderDesk): Handlers<(typeof HolderServiceDesc)['method']> {
+  /** The session's context, and the owner check for the RPCs that change something. */
+  const signedIn = (token: string) => people.authenticate(token);
+  const owner = async (token: string) => {
+    const context = await people.authenticate(token);
+    people.requireOwner(context);
+    return context;
+  };
+
+  return {
+    async getInvitation(req) {
+      const { invitation, accountName } = await people.describeInvitation(req.invitationToken);
+      return { email: invitation.email, role: ROLE_TO_PROTO[invitation.role], accountName, expiresAt: timestampFromDate(invitation.expiresAt) };
+    },
+    async acceptInvitation(req) {
+      return { user: userMessage(await people.acceptInvitation(req.invitationToken, req.password)) };
+    },
+    async signIn(req) {
+      return signInMessage(await people.signIn(req.email, req.password, req.totpCode, req.clientIp));
+    },
+    async completeSignIn(req) {
+      return signInMessage(await people.completeSignIn(req.challengeToken, req.totpCode, req.clientIp));
+    },
+    async signOut(req) {
+      await people.signOut(req.sessionToken);
+      return {};
+    },
+    async getSession(req) {
+      return { session: sessionMessage(await signedIn(req.sessionToken)) };
+    },
+    async getOverview(req) {
+      const context = await signedIn(req.sessionToken);
+      return overviewMessage(context, await desk.overview(context));
+    },
+    async listApiKeys(req) {
+      const context = await signedIn(req.sessionToken);
+      return { keys: (await desk.listKeys(context)).map(keyMessage) };
+    },
+    async createApiKey(req) {
+      const context = await owner(req.sessionToken);
+      await people.requireFreshCode(context, req.totpCode);
+      const { issued, key } = await desk.createKey(context);
+      return { issuedKey: { publicKey: issued.publicKey, secretKey: issued.secretKey }, key: keyMessage(key) };
+    },
+    async revokeApiKey(req) {
+      const context = await owner(req.sessionToken);
+      return { key: keyMessage(await desk.revokeKey(context, req.publicKey)) };
+    },
+    async setApiKeyIpLock(req) {
+      const context = await owner(req.sessionToken);
+      return { key: keyMessage(await desk.setKeyIpLock(context, req.publicKey, req.allowedIps)) };
+    },
+    async getPrices(req) {
+      const context = await signedIn(req.sessionToken);
+      return pricesMessage(context, await desk.prices(context));
+    },
+    async listTransactions(req) {
+      const context = await signedIn(req.sessionToken);
+      const page = await desk.transactions(context, holderFilter(req.filter), req.pageSize, req.pageToken);
+      return { transactions: page.items.map(transactionMessage), nextPageToken: page.next ?? '' };
+    },
+    async getTransaction(req) {
+      const context = await signedIn(req.sessionToken);
+      return { transaction: transactionMessage(await desk.transaction(context, req.reference)) };
+    },
+    async listStatement(req) {
+      const context = await signedIn(req.sessionToken);
+      const page = await desk.statement(context, req.pageSize, req.pageToken);
+      return { entries: page.items.map(ledgerEntryMessage), nextPageToken: page.next ?? '' };
+    },
+    async inviteUser(req) {
+      const context = await owner(req.sessionToken);
+      return { invitation: invitationMessage(await people.invite(context.account.accountId, req.email, roleFromProto(req.role), context.user.userId)) };
+    },
+    async listUsers(req) {
+      const context = await signedIn(req.sessionToken);
+      return { users: (await people.listUsers(context.account.accountId)).map(userMessage) };
+    },
+    async disableUser(req) {
+      const context = await owner(req.sessionToken);
+      if (req.userId === context.user.userId) {
+        throw new DomainError('FAILED_PRECONDITION', 'You cannot disable yourself; ask another owner.');
+      }
+      return { user: userMessage(await people.disableUser(req.userId, context.account.accountId)) };
+    },
+    async beginTotpSetup(req) {
+      const context = await signedIn(req.sessionToken);
+      const setup = await people.beginTotpSetup(context);
+      return { secret: setup.secret, otpauthUri: setup.uri, qrSvg: setup.qrSvg };
+    },
+    async confirmTotp(req) {
+      const context = await signedIn(req.sessionToken);
+      return { user: userMessage(await people.confirmTotp(context, req.totpCode)) };
+    },
+    async disableTotp(req) {
+      const context = await signedIn(req.sessionToken);
+      return { user: userMessage(await people.disableTotp(context, req.totpCode)) };
+    },
+  };
+}
+
+export function userAdminHandlers(people: PeopleService): Handlers<(typeof UserAdminServiceDesc)['method']> {
+  return {
+    async inviteUser(req) {
+      const role = req.role === UserRole.UNSPECIFIED ? 'owner' : roleFromProto(req.role);
+      return { invitation: invitationMessage(await people.invite(req.accountId, req.email, role, 'operator')) };
+    },
+    async listUsers(req) {
+      return { users: (await people.listUsers(req.accountId)).map(userMessage) };
+    },
+    async disableUser(req) {
+      return { user: userMessage(await people.disableUser(req.userId, null)) };
+    },
+  };
+}

@@ -56,6 +56,9 @@ export interface PeopleDeps {
   throttle?: SignInThrottle;
 }
 
+/** How often a sign-in also removes ended sessions from the store. */
+const SWEEP_EVERY_MS = 10 * 60_000;
+
 /** Longest token accepted before hashing: ours are 43 characters. */
 const MAX_TOKEN_CHARS = 128;
 
@@ -77,18 +80,29 @@ export function invitationUrl(base: string, token: string): string {
   return `${base.replace(/\/+$/, '')}/invite/${token}`;
 }
 
+/** An account and its tier; NOT_FOUND for an unknown account. */
+async function accountAndTierOf(store: Pick<Store, 'accounts' | 'catalog'>, accountId: string): Promise<{ account: AccountRecord; tier: TierRecord }> {
+  const account = await store.accounts.get(accountId);
+  if (!account) throw notFound(`Account ${accountId || '(empty id)'}`);
+  const tier = await store.catalog.getTier(account.tierId);
+  if (!tier) throw new DomainError('INTERNAL', `Account ${accountId} is on tier ${account.tierId}, which does not exist.`);
+  return { account, tier };
+}
+
 export function createPeopleService(deps: PeopleDeps) {
   const { store, clock } = deps;
   const people = store.people;
   const throttle = deps.throttle ?? createSignInThrottle();
+  let lastSweepMs = 0;
 
-  async function accountAndTier(accountId: string): Promise<{ account: AccountRecord; tier: TierRecord }> {
-    const account = await store.accounts.get(accountId);
-    if (!account) throw notFound(`Account ${accountId || '(empty id)'}`);
-    const tier = await store.catalog.getTier(account.tierId);
-    if (!tier) throw new DomainError('INTERNAL', `Account ${accountId} is on tier ${account.tierId}, which does not exist.`);
-    return { account, tier };
+  /** At most every SWEEP_EVERY_MS, on a sign-in, ended sessions are removed (MongoDB's TTL index does it there too). */
+  function sweepNowAndThen(now: Date): void {
+    if (now.getTime() - lastSweepMs < SWEEP_EVERY_MS) return;
+    lastSweepMs = now.getTime();
+    people.deleteExpiredSessions(now, new Date(now.getTime() - SESSION_IDLE_MS)).catch(() => undefined);
   }
+
+  const accountAndTier = (accountId: string) => accountAndTierOf(store, accountId);
 
   async function startSession(user: UserRecord): Promise<{ token: string; context: HolderContext }> {
     const token = newToken();
@@ -103,6 +117,7 @@ export function createPeopleService(deps: PeopleDeps) {
       absoluteExpiresAt: new Date(now.getTime() + SESSION_ABSOLUTE_MS),
     };
     await people.insertSession(session);
+    sweepNowAndThen(now);
     return { token, context: { session, user, ...(await accountAndTier(user.accountId)) } };
   }
 

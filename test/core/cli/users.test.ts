@@ -1,0 +1,77 @@
+/**
+ * `prepaid users ...` against a real core: the invitation link is printed (and only
+ * printed: the core's log never holds the token), it works once through HolderService,
+ * and list and disable show and end what they should.
+ */
+import * as assert from 'uvu/assert';
+import { HolderService, SignInOutcome } from '../../../gen/prepaid/v1/holder_pb.js';
+import { startCore, type TestCore } from '../../helpers/core.js';
+import { suite } from '../../helpers/suite.js';
+import { runAgainst, runJson } from './run.js';
+
+const test = suite<{ core: TestCore; logged: string[] }>('prepaid users against a real core');
+
+test.before(async (ctx) => {
+  ctx.logged = [];
+  ctx.core = await startCore({
+    dashboardPublicUrl: 'https://dash.example.com',
+    log: (event, fields) => ctx.logged.push(JSON.stringify({ event, ...fields })),
+  });
+});
+test.after(async (ctx) => {
+  await ctx.core.close();
+});
+
+test('users invite prints the link once; it sets a password and signs in; list and disable follow', async ({ core, logged }) => {
+  const { accountId } = await core.createApiAccount();
+  const invited = await runJson(core, ['users', 'invite', accountId, '--email', 'Ada@Example.com']);
+  assert.is(invited.code, 0, invited.stderr);
+  const url = String(invited.json['invite_url']);
+  assert.match(url, /^https:\/\/dash\.example\.com\/invite\/[A-Za-z0-9_-]{43}$/);
+  assert.equal([invited.json['email'], invited.json['role'], invited.json['account_id']], ['ada@example.com', 'owner', accountId]);
+  assert.match(invited.stderr, /send it to the invitee only/);
+  const token = url.slice(url.lastIndexOf('/') + 1);
+  assert.not.ok(
+    logged.some((line) => line.includes(token)),
+    'the core never logs the invitation token',
+  );
+
+  const holder = core.clientWithToken(HolderService, core.serviceToken);
+  await holder.acceptInvitation({ invitationToken: token, password: 'a long enough password' });
+  const signedIn = await holder.signIn({ email: 'ada@example.com', password: 'a long enough password', clientIp: '127.0.0.1' });
+  assert.is(signedIn.outcome, SignInOutcome.SIGNED_IN);
+
+  const viewer = await runAgainst(core, ['users', 'invite', accountId, '--email', 'bayo@example.com', '--role', 'viewer']);
+  assert.is(viewer.code, 0);
+  assert.match(viewer.stdout, /Invited bayo@example\.com to acc_\w+ as viewer\./);
+  assert.match(viewer.stdout, /https:\/\/dash\.example\.com\/invite\//);
+
+  const listed = await runJson(core, ['users', 'list', accountId]);
+  const users = listed.json['users'] as Record<string, unknown>[];
+  assert.equal(
+    users.map((u) => [u['email'], u['role'], u['disabled']]),
+    [['ada@example.com', 'owner', false]],
+    'an invitation not yet accepted is not a user',
+  );
+  const disabled = await runJson(core, ['users', 'disable', String(users[0]!['user_id'])]);
+  assert.is(disabled.json['disabled'], true);
+  const after = await holder.signIn({ email: 'ada@example.com', password: 'a long enough password', clientIp: '127.0.0.1' });
+  assert.is(after.outcome, SignInOutcome.INVALID_CREDENTIALS);
+});
+
+test('users invite refuses a bad role before calling the core, and the core refuses a bad email', async ({ core }) => {
+  const { accountId } = await core.createApiAccount();
+  const role = await runAgainst(core, ['users', 'invite', accountId, '--email', 'x@example.com', '--role', 'admin']);
+  assert.is(role.code, 2);
+  assert.match(role.stderr, /--role must be owner or viewer/);
+  const email = await runAgainst(core, ['users', 'invite', accountId, '--email', 'nope']);
+  assert.is(email.code, 1);
+  assert.match(email.stderr, /INVALID_PARAMETER/);
+  const missing = await runAgainst(core, ['users', 'invite', accountId]);
+  assert.is(missing.code, 2);
+  const unknown = await runAgainst(core, ['users', 'list', 'acc_nobody']);
+  assert.is(unknown.code, 1);
+  assert.match(unknown.stderr, /NOT_FOUND/);
+});
+
+test.run();

@@ -6,7 +6,6 @@
  * Secrets are 20 random bytes (RFC 4226's recommended 160 bits) in base32.
  */
 import { Secret, TOTP } from 'otpauth';
-import QRCode from 'qrcode';
 
 export const TOTP_PERIOD_SECONDS = 30;
 export const TOTP_DIGITS = 6;
@@ -47,6 +46,8 @@ export function totpUri(secret: string, email: string): string {
 }
 
 /** The URI as a standalone SVG QR code (medium error correction). */
-export function totpQrSvg(uri: string): Promise<string> {
+export async function totpQrSvg(uri: string): Promise<string> {
+  // Loaded on first use: only a TOTP setup needs it, and the core starts without it.
+  const { default: QRCode } = await import('qrcode');
   return QRCode.toString(uri, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
 }

@@ -7,6 +7,7 @@
  */
 import type { AccountService, IssuedKeyPair } from '../accounts/service.js';
 import { invalid, notFound } from '../domain/errors.js';
+import type { Mode } from '../domain/mode.js';
 import type { Kobo } from '../domain/money.js';
 import { kobo } from '../domain/money.js';
 import { InvalidCursorError, type Page } from '../domain/paging.js';
@@ -123,33 +124,33 @@ export function createHolderDesk(deps: HolderDeskDeps) {
   }
 
   return {
-    async overview(context: HolderContext): Promise<Overview> {
+    async overview(context: HolderContext, mode: Mode): Promise<Overview> {
       const accountId = context.account.accountId;
       const today = lagosDay(clock());
       const firstChartDay = today - (CHART_DAYS - 1);
       const monthStart = lagosMonthStart(today);
       const firstDay = Math.min(firstChartDay, monthStart);
-      const rows = await store.history.spendByDay(accountId, lagosDayStart(firstDay), lagosDayStart(today + 1), LAGOS_OFFSET_MS);
+      const rows = await store.history.spendByDay(accountId, mode, lagosDayStart(firstDay), lagosDayStart(today + 1), LAGOS_OFFSET_MS);
       const daily: DaySpendTotal[] = [];
       for (let day = firstChartDay; day <= today; day++) {
         const products = rows.filter((row) => row.day === day).map((row) => ({ product: row.product, spentKobo: row.spentKobo }));
         daily.push({ date: lagosDate(day), products, totalKobo: kobo(products.reduce((sum, p) => sum + p.spentKobo, 0)) });
       }
       const sumFrom = (from: number) => kobo(rows.filter((row) => row.day >= from).reduce((sum, row) => sum + row.spentKobo, 0));
-      const { account } = await purchases.balance(accountId);
+      const { balanceKobo } = await purchases.balance(accountId, mode);
       return {
-        balanceKobo: account.balanceKobo,
+        balanceKobo,
         todaySpentKobo: sumFrom(today),
         monthSpentKobo: sumFrom(monthStart),
-        pendingCount: await store.history.pendingCount(accountId),
+        pendingCount: await store.history.pendingCount(accountId, mode),
         daily,
       };
     },
 
     listKeys: (context: HolderContext): Promise<ApiKeyRecord[]> => accounts.listKeys(context.account.accountId),
 
-    async createKey(context: HolderContext): Promise<{ issued: IssuedKeyPair; key: ApiKeyRecord }> {
-      const issued = await accounts.createKey(context.account.accountId);
+    async createKey(context: HolderContext, mode: Mode): Promise<{ issued: IssuedKeyPair; key: ApiKeyRecord }> {
+      const issued = await accounts.createKey(context.account.accountId, mode);
       const key = await ownKey(context, issued.publicKey);
       return { issued, key };
     },
@@ -186,21 +187,22 @@ export function createHolderDesk(deps: HolderDeskDeps) {
       };
     },
 
-    async transactions(context: HolderContext, filter: HolderFilter, requestedSize: number, pageToken: string): Promise<Page<TransactionRecord>> {
+    async transactions(context: HolderContext, mode: Mode, filter: HolderFilter, requestedSize: number, pageToken: string): Promise<Page<TransactionRecord>> {
       const query = transactionQuery(filter);
       const limit = pageSize(requestedSize, 'page_size');
       try {
-        return await store.history.search(context.account.accountId, query, { limit, ...(pageToken ? { after: pageToken } : {}) });
+        return await store.history.search(context.account.accountId, mode, query, { limit, ...(pageToken ? { after: pageToken } : {}) });
       } catch (error) {
         if (error instanceof InvalidCursorError) throw invalid('page_token', 'page_token is not one this service issued.');
         throw error;
       }
     },
 
-    transaction: (context: HolderContext, reference: string): Promise<TransactionRecord> => purchases.transaction(context.account.accountId, reference),
+    transaction: (context: HolderContext, mode: Mode, reference: string): Promise<TransactionRecord> =>
+      purchases.transaction(context.account.accountId, mode, reference),
 
-    statement: (context: HolderContext, requestedSize: number, pageToken: string): Promise<Page<LedgerEntryRecord>> =>
-      accounts.ledger(context.account.accountId, requestedSize, pageToken),
+    statement: (context: HolderContext, mode: Mode, requestedSize: number, pageToken: string): Promise<Page<LedgerEntryRecord>> =>
+      accounts.ledger(context.account.accountId, mode, requestedSize, pageToken),
   };
 }
 

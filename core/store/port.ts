@@ -197,17 +197,17 @@ export interface PeopleStore {
   deleteExpiredSessions(absoluteBefore: Date, idleBefore: Date): Promise<number>;
 }
 
-/** The holder's reads of an account's purchases: filtered history and spend. */
+/** The holder's reads of one wallet's purchases (account and mode): filtered history and spend. */
 export interface HistoryStore {
-  /** The account's transactions matching `query`, newest first, paged like listByAccount. */
-  search(accountId: string, query: TransactionQuery, page: PageRequest): Promise<Page<TransactionRecord>>;
+  /** The wallet's transactions matching `query`, newest first, paged like listByAccount. */
+  search(accountId: string, mode: Mode, query: TransactionQuery, page: PageRequest): Promise<Page<TransactionRecord>>;
   /**
-   * Charges of purchases made in [from, until) that were not refunded (pending and
-   * success), summed per day and product; a day is `floor((createdAt + offsetMs) / 1 day)`.
+   * Charges of the wallet's purchases made in [from, until) that were not refunded (pending
+   * and success), summed per day and product; a day is `floor((createdAt + offsetMs) / 1 day)`.
    */
-  spendByDay(accountId: string, from: Date, until: Date, offsetMs: number): Promise<DaySpend[]>;
-  /** How many of the account's purchases are pending. */
-  pendingCount(accountId: string): Promise<number>;
+  spendByDay(accountId: string, mode: Mode, from: Date, until: Date, offsetMs: number): Promise<DaySpend[]>;
+  /** How many of the wallet's purchases are pending. */
+  pendingCount(accountId: string, mode: Mode): Promise<number>;
 }
 
 /** The whole store: one sub-port per aggregate. Use cases take only the sub-ports they use. */

@@ -14,9 +14,9 @@ const cursorOf = (doc: TransactionDoc) => encodeTransactionCursor(doc.created_at
 
 export function createHistoryStore({ live }: MongoContext): HistoryStore {
   return {
-    async search(accountId, query, page) {
+    async search(accountId, mode, query, page) {
       const limit = requireLimit(page.limit);
-      const filter: Filter<TransactionDoc> = { account_id: accountId };
+      const filter: Filter<TransactionDoc> = { account_id: accountId, mode };
       if (query.product !== undefined) filter.product = query.product;
       if (query.status !== undefined) filter.status = query.status;
       if (query.recipient !== undefined) filter.recipient = query.recipient;
@@ -43,10 +43,10 @@ export function createHistoryStore({ live }: MongoContext): HistoryStore {
         .toArray();
       return toPage(docs, limit, transactionFromDoc, cursorOf);
     },
-    async spendByDay(accountId, from, until, offsetMs) {
+    async spendByDay(accountId, mode, from, until, offsetMs) {
       const rows = await live()
         .transactions.aggregate<{ _id: { day: unknown; product: ProductName }; spent: unknown }>([
-          { $match: { account_id: accountId, created_at: { $gte: from, $lt: until }, status: { $in: ['pending', 'success'] } } },
+          { $match: { account_id: accountId, mode, created_at: { $gte: from, $lt: until }, status: { $in: ['pending', 'success'] } } },
           {
             $group: {
               _id: {
@@ -65,8 +65,8 @@ export function createHistoryStore({ live }: MongoContext): HistoryStore {
         spentKobo: kobo(readInteger(row.spent, 'spend')),
       }));
     },
-    async pendingCount(accountId) {
-      return live().transactions.countDocuments({ account_id: accountId, status: 'pending' });
+    async pendingCount(accountId, mode) {
+      return live().transactions.countDocuments({ account_id: accountId, mode, status: 'pending' });
     },
   };
 }

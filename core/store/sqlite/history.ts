@@ -4,6 +4,7 @@
  * (which fields are set) and prepared once per shape.
  */
 import type Database from 'better-sqlite3';
+import type { Mode } from '../../domain/mode.js';
 import { type Kobo, kobo } from '../../domain/money.js';
 import type { ProductName } from '../../domain/products.js';
 import type { TransactionQuery } from '../../domain/records.js';
@@ -45,7 +46,7 @@ export function createHistoryStore(db: Database.Database): HistoryStore {
     const key = `${used.map(([field]) => field).join(',')}|${paged}`;
     let statement = searches.get(key);
     if (statement === undefined) {
-      const where = ['account_id = @account_id', ...used.map(([, condition]) => condition)];
+      const where = ['account_id = @account_id', 'mode = @mode', ...used.map(([, condition]) => condition)];
       if (paged) where.push('(created_at < @after_created_at OR (created_at = @after_created_at AND reference < @after_reference))');
       statement = db.prepare<Record<string, unknown>, TransactionRow>(
         `SELECT * FROM transactions WHERE ${where.join(' AND ')} ORDER BY created_at DESC, reference DESC LIMIT @limit`,
@@ -55,18 +56,20 @@ export function createHistoryStore(db: Database.Database): HistoryStore {
     return statement;
   }
 
-  const spend = db.prepare<{ account_id: string; from: number; until: number; offset: number }, { day: number; product: string; spent: number }>(
+  const spend = db.prepare<{ account_id: string; mode: Mode; from: number; until: number; offset: number }, { day: number; product: string; spent: number }>(
     `SELECT (created_at + CAST(@offset AS INTEGER)) / ${DAY_MS} AS day, product, SUM(charged_kobo) AS spent
      FROM transactions
-     WHERE account_id = @account_id AND created_at >= @from AND created_at < @until AND status IN ('pending', 'success')
+     WHERE account_id = @account_id AND mode = @mode AND created_at >= @from AND created_at < @until AND status IN ('pending', 'success')
      GROUP BY day, product ORDER BY day, product`,
   );
-  const pending = db.prepare<[string], { count: number }>(`SELECT COUNT(*) AS count FROM transactions WHERE account_id = ? AND status = 'pending'`);
+  const pending = db.prepare<[string, Mode], { count: number }>(
+    `SELECT COUNT(*) AS count FROM transactions WHERE account_id = ? AND mode = ? AND status = 'pending'`,
+  );
 
   return {
-    async search(accountId, query, page) {
+    async search(accountId, mode, query, page) {
       const limit = requireLimit(page.limit);
-      const values: Record<string, unknown> = { account_id: accountId, ...parameters(query), limit: limit + 1 };
+      const values: Record<string, unknown> = { account_id: accountId, mode, ...parameters(query), limit: limit + 1 };
       if (page.after !== undefined) {
         const cursor = decodeTransactionCursor(page.after);
         values.after_created_at = cursor.createdAtMs;
@@ -75,13 +78,13 @@ export function createHistoryStore(db: Database.Database): HistoryStore {
       const rows = searchStatement(query, page.after !== undefined).all(values);
       return toPage(rows, limit, transactionFromRow, transactionCursor);
     },
-    async spendByDay(accountId, from, until, offsetMs) {
+    async spendByDay(accountId, mode, from, until, offsetMs) {
       return spend
-        .all({ account_id: accountId, from: toMs(from), until: toMs(until), offset: offsetMs })
+        .all({ account_id: accountId, mode, from: toMs(from), until: toMs(until), offset: offsetMs })
         .map((row) => ({ day: row.day, product: row.product as ProductName, spentKobo: kobo(row.spent) as Kobo }));
     },
-    async pendingCount(accountId) {
-      return pending.get(accountId)!.count;
+    async pendingCount(accountId, mode) {
+      return pending.get(accountId, mode)!.count;
     },
   };
 }

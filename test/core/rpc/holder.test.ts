@@ -439,6 +439,7 @@ reads('an export reads a long history in bounded pages of 500, every row once, n
     const result = await core.store.wallet.reserve({
       reference: `EXP${String(i).padStart(6, '0')}`,
       accountId,
+      mode: 'live',
       product: 'airtime',
       service: 'glo',
       recipient: '08051234567',

@@ -1297,11 +1297,13 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
         );
       }
       await h.reserved(h.purchase(other, { createdAt: at(105), recipient: '08030000000' }));
+      await h.creditTest(accountId, 100_000);
+      const testOne = await h.reserved(h.purchase(accountId, { createdAt: at(115), recipient: '08030000000', mode: 'test' }));
       await h.store.wallet.settle(made[4]!.reference, {}, at(500));
       await h.store.wallet.refund(made[5]!.reference, 'no', at(500));
       const refs = (list: TransactionRecord[]) => list.map((t) => t.reference);
       const newestFirst = [...made].reverse();
-      const search = (query: TransactionQuery, limit = 5) => readAll((page) => h.store.history.search(accountId, query, page), limit);
+      const search = (query: TransactionQuery, limit = 5) => readAll((page) => h.store.history.search(accountId, 'live', query, page), limit);
       assert.equal(refs(await search({})), refs(newestFirst));
       assert.equal(refs(await search({}, 1)), refs(newestFirst));
       assert.equal(refs(await search({ product: 'data' }, 2)), refs(newestFirst.filter((t) => t.product === 'data')));
@@ -1313,8 +1315,10 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       assert.equal(refs(await search({ from: at(130), until: at(160) }, 2)), refs([made[5]!, made[4]!, made[3]!]));
       assert.equal(refs(await search({ from: at(130), until: at(160), product: 'data', recipient: '08031111111' })), [made[3]!.reference]);
       assert.equal(await search({ reference: made[0]!.reference, product: 'bulksms' }), []);
-      const theirs = await h.store.history.search(other, {}, { limit: 10 });
+      const theirs = await h.store.history.search(other, 'live', {}, { limit: 10 });
       assert.is(theirs.items.length, 1);
+      const tested = await h.store.history.search(accountId, 'test', { recipient: '08030000000' }, { limit: 10 });
+      assert.equal(refs(tested.items), [testOne.reference], 'the test wallet sees its own purchases only');
     });
 
     it('spend by day counts pending and successful charges, not refunded ones, and the pending count', async (h) => {
@@ -1329,15 +1333,21 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       await h.store.wallet.settle(data.reference, {}, at(200));
       await h.reserved(h.purchase(accountId, { createdAt: at(3 * day), chargedKobo: kobo(500) }));
       const firstDay = Math.floor((T0 + 3_600_000) / 86_400_000);
-      const spend = await h.store.history.spendByDay(accountId, at(0), at(2 * day), 3_600_000);
+      await h.creditTest(accountId, 100_000);
+      await h.reserved(h.purchase(accountId, { createdAt: at(60), chargedKobo: kobo(7_000), mode: 'test' }));
+      const spend = await h.store.history.spendByDay(accountId, 'live', at(0), at(2 * day), 3_600_000);
       assert.equal(spend, [
         { day: firstDay, product: 'airtime', spentKobo: kobo(200) },
         { day: firstDay, product: 'data', spentKobo: kobo(300) },
         { day: firstDay + 1, product: 'airtime', spentKobo: kobo(100) },
       ]);
       assert.ok(late && early);
-      assert.is(await h.store.history.pendingCount(accountId), 3);
-      assert.is(await h.store.history.pendingCount('nobody'), 0);
+      assert.is(await h.store.history.pendingCount(accountId, 'live'), 3);
+      assert.is(await h.store.history.pendingCount(accountId, 'test'), 1);
+      assert.equal(await h.store.history.spendByDay(accountId, 'test', at(0), at(2 * day), 3_600_000), [
+        { day: firstDay, product: 'airtime', spentKobo: kobo(7_000) },
+      ]);
+      assert.is(await h.store.history.pendingCount('nobody', 'live'), 0);
     });
   });
 }

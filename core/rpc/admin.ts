@@ -5,7 +5,7 @@ import type { AccountService, IssuedKeyPair } from '../accounts/service.js';
 import type { CatalogService } from '../catalog/service.js';
 import type { PlanSync } from '../catalog/sync.js';
 import { invalid } from '../domain/errors.js';
-import { DEFAULT_MODE } from '../domain/mode.js';
+import { MODES } from '../domain/mode.js';
 import type { PendingList } from '../purchases/pending-list.js';
 import {
   accountMessage,
@@ -15,6 +15,8 @@ import {
   int64In,
   koboIn,
   ledgerEntryMessage,
+  MODE_TO_PROTO,
+  modeIn,
   productFromProto,
   tierMessage,
   transactionMessage,
@@ -23,7 +25,7 @@ import type { Handlers } from './grpc.js';
 import { planSyncMessage } from './upstream.js';
 
 function issued(key: IssuedKeyPair | null) {
-  return key ? { publicKey: key.publicKey, secretKey: key.secretKey } : undefined;
+  return key ? { publicKey: key.publicKey, secretKey: key.secretKey, mode: MODE_TO_PROTO[key.mode] } : undefined;
 }
 
 export function adminHandlers(
@@ -45,7 +47,7 @@ export function adminHandlers(
       return { account: accountMessage(account), issuedKey: issued(issuedKey) };
     },
     async createApiKey(req) {
-      return { issuedKey: issued(await accounts.createKey(req.accountId, DEFAULT_MODE)) };
+      return { issuedKey: issued(await accounts.createKey(req.accountId, modeIn(req.mode))) };
     },
     async listApiKeys(req) {
       return { keys: (await accounts.listKeys(req.accountId)).map(apiKeyMessage) };
@@ -57,13 +59,13 @@ export function adminHandlers(
       return { key: apiKeyMessage(await accounts.setKeyIpLock(req.publicKey, req.allowedIps)) };
     },
     async creditWallet(req) {
-      const { balanceKobo, entry, replayed } = await accounts.credit(req.accountId, DEFAULT_MODE, koboIn(req.amountKobo, 'amount'), req.memo, {
+      const { balanceKobo, entry, replayed } = await accounts.credit(req.accountId, modeIn(req.mode), koboIn(req.amountKobo, 'amount'), req.memo, {
         reference: req.reference,
       });
       return { balanceKobo: BigInt(balanceKobo), entry: ledgerEntryMessage(entry), replayed };
     },
     async listLedgerEntries(req) {
-      const page = await accounts.ledger(req.accountId, DEFAULT_MODE, req.pageSize, req.pageToken);
+      const page = await accounts.ledger(req.accountId, modeIn(req.mode), req.pageSize, req.pageToken);
       return { entries: page.items.map(ledgerEntryMessage), nextPageToken: page.next ?? '' };
     },
     async listTiers() {
@@ -134,9 +136,20 @@ export function adminHandlers(
         transactionsChecked: BigInt(audit.transactionsChecked),
         entriesChecked: BigInt(audit.entriesChecked),
         violationCount: BigInt(audit.violationCount),
-        violations: audit.violations,
+        violations: audit.violations.map((v) => ({ ...v, mode: MODE_TO_PROTO[v.mode] })),
         pendingCount: BigInt(audit.pendingCount),
         needsAttentionCount: BigInt(audit.needsAttentionCount),
+        modes: MODES.map((mode) => {
+          const found = audit.modes[mode];
+          return {
+            mode: MODE_TO_PROTO[mode],
+            transactionsChecked: BigInt(found.transactionsChecked),
+            entriesChecked: BigInt(found.entriesChecked),
+            pendingCount: BigInt(found.pendingCount),
+            needsAttentionCount: BigInt(found.needsAttentionCount),
+            violationCount: BigInt(found.violationCount),
+          };
+        }),
       };
     },
     async syncPlans(req) {

@@ -2,8 +2,9 @@
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import type { AccountSchema, ApiKeySchema, CablePackageSchema, CatalogPlanSchema, LedgerEntrySchema, TierSchema } from '../../gen/prepaid/v1/admin_pb.js';
-import { Product, type TransactionSchema, TransactionStatus } from '../../gen/prepaid/v1/types_pb.js';
+import { Product, Mode as ProtoMode, type TransactionSchema, TransactionStatus } from '../../gen/prepaid/v1/types_pb.js';
 import { invalid } from '../domain/errors.js';
+import type { Mode } from '../domain/mode.js';
 import { type Kobo, kobo } from '../domain/money.js';
 import type { ProductName, TransactionStatus as Status } from '../domain/products.js';
 import type {
@@ -31,6 +32,28 @@ export const STATUS_TO_PROTO: Readonly<Record<Status, TransactionStatus>> = {
   failed: TransactionStatus.FAILED,
   reversed: TransactionStatus.REVERSED,
 };
+
+export const MODE_TO_PROTO: Readonly<Record<Mode, ProtoMode>> = {
+  live: ProtoMode.LIVE,
+  test: ProtoMode.TEST,
+};
+
+/**
+ * A request's mode. Unset is live, so that every caller written before test mode (and every
+ * caller that does not care) stays live; a value this core does not know is refused rather
+ * than guessed, since guessing live could spend real money.
+ */
+export function modeIn(value: ProtoMode): Mode {
+  switch (value) {
+    case ProtoMode.UNSPECIFIED:
+    case ProtoMode.LIVE:
+      return 'live';
+    case ProtoMode.TEST:
+      return 'test';
+    default:
+      throw invalid('mode', `mode ${String(value)} is not one of MODE_LIVE (or unset) and MODE_TEST.`);
+  }
+}
 
 /**
  * int64 from the wire into the safe-integer kobo and ids used inside. A value beyond the
@@ -78,6 +101,7 @@ export function transactionMessage(tx: TransactionRecord): MessageInitShape<type
     createdAt: timestampFromDate(tx.createdAt),
     updatedAt: timestampFromDate(tx.updatedAt),
     customerPhone: tx.details.customerPhone ?? '',
+    livemode: tx.mode === 'live',
   };
 }
 
@@ -88,6 +112,7 @@ export function accountMessage(account: AccountRecord): MessageInitShape<typeof 
     tierId: account.tierId,
     balanceKobo: BigInt(account.balanceKobo),
     createdAt: timestampFromDate(account.createdAt),
+    testBalanceKobo: BigInt(account.testBalanceKobo),
   };
 }
 
@@ -98,6 +123,7 @@ export function apiKeyMessage(key: ApiKeyRecord): MessageInitShape<typeof ApiKey
     allowedIps: key.allowedIps,
     revoked: key.revoked,
     createdAt: timestampFromDate(key.createdAt),
+    mode: MODE_TO_PROTO[key.mode],
   };
 }
 
@@ -111,6 +137,7 @@ export function ledgerEntryMessage(entry: LedgerEntryRecord): MessageInitShape<t
     reference: entry.reference,
     memo: entry.memo,
     createdAt: timestampFromDate(entry.createdAt),
+    mode: MODE_TO_PROTO[entry.mode],
   };
 }
 

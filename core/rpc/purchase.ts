@@ -1,11 +1,10 @@
 /** prepaid.v1.PurchaseService: requests in, use cases, messages out. No rule lives here. */
 import type { PurchaseService as PurchaseServiceDesc } from '../../gen/prepaid/v1/purchase_pb.js';
-import { DEFAULT_MODE } from '../domain/mode.js';
 import type { CallbackService } from '../purchases/callbacks.js';
 import type { PurchaseResult } from '../purchases/flow.js';
 import type { PurchaseService } from '../purchases/service.js';
 import type { VerificationService } from '../purchases/verification.js';
-import { int64In, koboIn, transactionMessage } from './convert.js';
+import { int64In, koboIn, MODE_TO_PROTO, modeIn, transactionMessage } from './convert.js';
 import type { Handlers } from './grpc.js';
 import { callbackMessage, verifiedCustomerMessage } from './upstream.js';
 
@@ -19,16 +18,16 @@ export function purchaseHandlers(
 ): Handlers<(typeof PurchaseServiceDesc)['method']> {
   return {
     async getBalance(req) {
-      const { tier, balanceKobo } = await purchases.balance(req.accountId, DEFAULT_MODE);
-      return { balanceKobo: BigInt(balanceKobo), tierId: tier.tierId, tierName: tier.name };
+      const { tier, balanceKobo } = await purchases.balance(req.accountId, modeIn(req.mode));
+      return { balanceKobo: BigInt(balanceKobo), tierId: tier.tierId, tierName: tier.name, mode: MODE_TO_PROTO[modeIn(req.mode)] };
     },
     async buyAirtime(req) {
       const input = { network: req.network, phone: req.phone, amountKobo: koboIn(req.amountKobo, 'amount') };
-      return outcome(await purchases.airtime(req.accountId, DEFAULT_MODE, input, req.requestId));
+      return outcome(await purchases.airtime(req.accountId, modeIn(req.mode), input, req.requestId));
     },
     async buyData(req) {
       const input = { planId: int64In(req.planId, 'plan_id'), phone: req.phone };
-      return outcome(await purchases.data(req.accountId, DEFAULT_MODE, input, req.requestId));
+      return outcome(await purchases.data(req.accountId, modeIn(req.mode), input, req.requestId));
     },
     async listPackages(req) {
       const packages = await purchases.cablePackages(req.accountId, req.provider);
@@ -63,26 +62,26 @@ export function purchaseHandlers(
         amountKobo: koboIn(req.amountKobo, 'amount'),
         phone: req.phone,
       };
-      return outcome(await purchases.electricity(req.accountId, DEFAULT_MODE, input, req.requestId));
+      return outcome(await purchases.electricity(req.accountId, modeIn(req.mode), input, req.requestId));
     },
     async payCable(req) {
       const input = { provider: req.provider, smartCard: req.smartCard, packageCode: req.packageCode, phone: req.phone };
-      return outcome(await purchases.cable(req.accountId, DEFAULT_MODE, input, req.requestId));
+      return outcome(await purchases.cable(req.accountId, modeIn(req.mode), input, req.requestId));
     },
     async sendBulkSms(req) {
       const input = { sender: req.sender, recipients: req.recipients, message: req.message };
-      return outcome(await purchases.bulkSms(req.accountId, DEFAULT_MODE, input, req.requestId));
+      return outcome(await purchases.bulkSms(req.accountId, modeIn(req.mode), input, req.requestId));
     },
     async getTransaction(req) {
-      return { transaction: transactionMessage(await purchases.transaction(req.accountId, DEFAULT_MODE, req.reference)) };
+      return { transaction: transactionMessage(await purchases.transaction(req.accountId, modeIn(req.mode), req.reference)) };
     },
     async listTransactions(req) {
-      const page = await purchases.history(req.accountId, DEFAULT_MODE, req.pageSize, req.pageToken);
+      const page = await purchases.history(req.accountId, modeIn(req.mode), req.pageSize, req.pageToken);
       return { transactions: page.items.map(transactionMessage), nextPageToken: page.next ?? '' };
     },
     async verifyCustomer(req) {
       const input = { disco: req.disco, meterNumber: req.meterNumber, meterType: req.meterType, provider: req.provider, smartCard: req.smartCard };
-      return verifiedCustomerMessage(await upstream.verification.verify(req.accountId, DEFAULT_MODE, input));
+      return verifiedCustomerMessage(await upstream.verification.verify(req.accountId, modeIn(req.mode), input));
     },
     async applyProviderCallback(req) {
       return callbackMessage(await upstream.callbacks.applyCallback(req.provider, req.body));

@@ -6,7 +6,7 @@ import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobu
 import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
-import type { Product, Transaction } from "./types_pb.js";
+import type { Mode, Product, Transaction } from "./types_pb.js";
 import { file_prepaid_v1_types } from "./types_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file prepaid/v1/admin.proto.
  */
 export const file_prepaid_v1_admin: GenFile = /*@__PURE__*/
-  fileDesc("ChZwcmVwYWlkL3YxL2FkbWluLnByb3RvEgpwcmVwYWlkLnYxIoIBCgdBY2NvdW50EhIKCmFjY291bnRfaWQYASABKAkSDAoEbmFtZRgCIAEoCRIPCgd0aWVyX2lkGAMgASgJEhQKDGJhbGFuY2Vfa29ibxgEIAEoAxIuCgpjcmVhdGVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCIzCglJc3N1ZWRLZXkSEgoKcHVibGljX2tleRgBIAEoCRISCgpzZWNyZXRfa2V5GAIgASgJIoYBCgZBcGlLZXkSEgoKcHVibGljX2tleRgBIAEoCRISCgphY2NvdW50X2lkGAIgASgJEhMKC2FsbG93ZWRfaXBzGAMgAygJEg8KB3Jldm9rZWQYBCABKAgSLgoKY3JlYXRlZF9hdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiVwoIRGlzY291bnQSJAoHcHJvZHVjdBgBIAEoDjITLnByZXBhaWQudjEuUHJvZHVjdBIPCgdzZXJ2aWNlGAIgASgJEhQKDGJhc2lzX3BvaW50cxgDIAEoBSJiCgRUaWVyEg8KB3RpZXJfaWQYASABKAkSDAoEbmFtZRgCIAEoCRISCgphcGlfYWNjZXNzGAMgASgIEicKCWRpc2NvdW50cxgEIAMoCzIULnByZXBhaWQudjEuRGlzY291bnQivAEKC0NhdGFsb2dQbGFuEg8KB3BsYW5faWQYASABKAMSDwoHbmV0d29yaxgCIAEoCRINCgVsYWJlbBgDIAEoCRIQCgh2YWxpZGl0eRgEIAEoCRIXCg9mYWNlX3ZhbHVlX2tvYm8YBSABKAMSKgoLdGllcl9wcmljZXMYBiADKAsyFS5wcmVwYWlkLnYxLlRpZXJQcmljZRIOCgZhY3RpdmUYByABKAgSFQoNcHJvdmlkZXJfY29kZRgIIAEoCSIwCglUaWVyUHJpY2USDwoHdGllcl9pZBgBIAEoCRISCgpwcmljZV9rb2JvGAIgASgDIn8KDENhYmxlUGFja2FnZRIQCghwcm92aWRlchgBIAEoCRIUCgxwYWNrYWdlX2NvZGUYAiABKAkSDAoEbmFtZRgDIAEoCRISCgpwcmljZV9rb2JvGAQgASgDEg4KBmFjdGl2ZRgFIAEoCBIVCg1wcm92aWRlcl9jb2RlGAYgASgJIsMBCgtMZWRnZXJFbnRyeRIQCghlbnRyeV9pZBgBIAEoAxISCgphY2NvdW50X2lkGAIgASgJEhMKC2Ftb3VudF9rb2JvGAMgASgDEhoKEmJhbGFuY2VfYWZ0ZXJfa29ibxgEIAEoAxIMCgRraW5kGAUgASgJEhEKCXJlZmVyZW5jZRgGIAEoCRIMCgRtZW1vGAcgASgJEi4KCmNyZWF0ZWRfYXQYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIjUKFENyZWF0ZUFjY291bnRSZXF1ZXN0EgwKBG5hbWUYASABKAkSDwoHdGllcl9pZBgCIAEoCSJoChVDcmVhdGVBY2NvdW50UmVzcG9uc2USJAoHYWNjb3VudBgBIAEoCzITLnByZXBhaWQudjEuQWNjb3VudBIpCgppc3N1ZWRfa2V5GAIgASgLMhUucHJlcGFpZC52MS5Jc3N1ZWRLZXkiJwoRR2V0QWNjb3VudFJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCSI6ChJHZXRBY2NvdW50UmVzcG9uc2USJAoHYWNjb3VudBgBIAEoCzITLnByZXBhaWQudjEuQWNjb3VudCI8ChVTZXRBY2NvdW50VGllclJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRIPCgd0aWVyX2lkGAIgASgJImkKFlNldEFjY291bnRUaWVyUmVzcG9uc2USJAoHYWNjb3VudBgBIAEoCzITLnByZXBhaWQudjEuQWNjb3VudBIpCgppc3N1ZWRfa2V5GAIgASgLMhUucHJlcGFpZC52MS5Jc3N1ZWRLZXkiKQoTQ3JlYXRlQXBpS2V5UmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJIkEKFENyZWF0ZUFwaUtleVJlc3BvbnNlEikKCmlzc3VlZF9rZXkYASABKAsyFS5wcmVwYWlkLnYxLklzc3VlZEtleSIoChJMaXN0QXBpS2V5c1JlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCSI3ChNMaXN0QXBpS2V5c1Jlc3BvbnNlEiAKBGtleXMYASADKAsyEi5wcmVwYWlkLnYxLkFwaUtleSIpChNSZXZva2VBcGlLZXlSZXF1ZXN0EhIKCnB1YmxpY19rZXkYASABKAkiNwoUUmV2b2tlQXBpS2V5UmVzcG9uc2USHwoDa2V5GAEgASgLMhIucHJlcGFpZC52MS5BcGlLZXkiQQoWU2V0QXBpS2V5SXBMb2NrUmVxdWVzdBISCgpwdWJsaWNfa2V5GAEgASgJEhMKC2FsbG93ZWRfaXBzGAIgAygJIjoKF1NldEFwaUtleUlwTG9ja1Jlc3BvbnNlEh8KA2tleRgBIAEoCzISLnByZXBhaWQudjEuQXBpS2V5Il8KE0NyZWRpdFdhbGxldFJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRITCgthbW91bnRfa29ibxgCIAEoAxIMCgRtZW1vGAMgASgJEhEKCXJlZmVyZW5jZRgEIAEoCSJmChRDcmVkaXRXYWxsZXRSZXNwb25zZRIUCgxiYWxhbmNlX2tvYm8YASABKAMSJgoFZW50cnkYAiABKAsyFy5wcmVwYWlkLnYxLkxlZGdlckVudHJ5EhAKCHJlcGxheWVkGAMgASgIIlUKGExpc3RMZWRnZXJFbnRyaWVzUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEhEKCXBhZ2Vfc2l6ZRgCIAEoBRISCgpwYWdlX3Rva2VuGAMgASgJIl4KGUxpc3RMZWRnZXJFbnRyaWVzUmVzcG9uc2USKAoHZW50cmllcxgBIAMoCzIXLnByZXBhaWQudjEuTGVkZ2VyRW50cnkSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIhIKEExpc3RUaWVyc1JlcXVlc3QiNAoRTGlzdFRpZXJzUmVzcG9uc2USHwoFdGllcnMYASADKAsyEC5wcmVwYWlkLnYxLlRpZXIiMwoRVXBzZXJ0VGllclJlcXVlc3QSHgoEdGllchgBIAEoCzIQLnByZXBhaWQudjEuVGllciI0ChJVcHNlcnRUaWVyUmVzcG9uc2USHgoEdGllchgBIAEoCzIQLnByZXBhaWQudjEuVGllciIqChdMaXN0Q2F0YWxvZ1BsYW5zUmVxdWVzdBIPCgduZXR3b3JrGAEgASgJIkIKGExpc3RDYXRhbG9nUGxhbnNSZXNwb25zZRImCgVwbGFucxgBIAMoCzIXLnByZXBhaWQudjEuQ2F0YWxvZ1BsYW4iOgoRVXBzZXJ0UGxhblJlcXVlc3QSJQoEcGxhbhgBIAEoCzIXLnByZXBhaWQudjEuQ2F0YWxvZ1BsYW4iOwoSVXBzZXJ0UGxhblJlc3BvbnNlEiUKBHBsYW4YASABKAsyFy5wcmVwYWlkLnYxLkNhdGFsb2dQbGFuIiwKGExpc3RDYWJsZVBhY2thZ2VzUmVxdWVzdBIQCghwcm92aWRlchgBIAEoCSJHChlMaXN0Q2FibGVQYWNrYWdlc1Jlc3BvbnNlEioKCHBhY2thZ2VzGAEgAygLMhgucHJlcGFpZC52MS5DYWJsZVBhY2thZ2UiRgoZVXBzZXJ0Q2FibGVQYWNrYWdlUmVxdWVzdBIpCgdwYWNrYWdlGAEgASgLMhgucHJlcGFpZC52MS5DYWJsZVBhY2thZ2UiRwoaVXBzZXJ0Q2FibGVQYWNrYWdlUmVzcG9uc2USKQoHcGFja2FnZRgBIAEoCzIYLnByZXBhaWQudjEuQ2FibGVQYWNrYWdlIhMKEUdldFNtc1JhdGVSZXF1ZXN0IisKEkdldFNtc1JhdGVSZXNwb25zZRIVCg1rb2JvX3Blcl9wYWdlGAEgASgDIioKEVNldFNtc1JhdGVSZXF1ZXN0EhUKDWtvYm9fcGVyX3BhZ2UYASABKAMiKwoSU2V0U21zUmF0ZVJlc3BvbnNlEhUKDWtvYm9fcGVyX3BhZ2UYASABKAMiZQoeTGlzdFBlbmRpbmdUcmFuc2FjdGlvbnNSZXF1ZXN0EhwKFG5lZWRzX2F0dGVudGlvbl9vbmx5GAEgASgIEhEKCXBhZ2Vfc2l6ZRgCIAEoBRISCgpwYWdlX3Rva2VuGAMgASgJImkKH0xpc3RQZW5kaW5nVHJhbnNhY3Rpb25zUmVzcG9uc2USLQoMdHJhbnNhY3Rpb25zGAEgAygLMhcucHJlcGFpZC52MS5UcmFuc2FjdGlvbhIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiFAoSQ2hlY2tMZWRnZXJSZXF1ZXN0IlYKD0xlZGdlclZpb2xhdGlvbhIMCgRraW5kGAEgASgJEhIKCmFjY291bnRfaWQYAiABKAkSEQoJcmVmZXJlbmNlGAMgASgJEg4KBmRldGFpbBgEIAEoCSLmAQoTQ2hlY2tMZWRnZXJSZXNwb25zZRIYChBhY2NvdW50c19jaGVja2VkGAEgASgDEhwKFHRyYW5zYWN0aW9uc19jaGVja2VkGAIgASgDEhcKD2VudHJpZXNfY2hlY2tlZBgDIAEoAxIXCg92aW9sYXRpb25fY291bnQYBCABKAMSLwoKdmlvbGF0aW9ucxgFIAMoCzIbLnByZXBhaWQudjEuTGVkZ2VyVmlvbGF0aW9uEhUKDXBlbmRpbmdfY291bnQYBiABKAMSHQoVbmVlZHNfYXR0ZW50aW9uX2NvdW50GAcgASgDIiMKEFN5bmNQbGFuc1JlcXVlc3QSDwoHZHJ5X3J1bhgBIAEoCCKKAQoKUGxhbkNoYW5nZRIsCgZhY3Rpb24YASABKA4yHC5wcmVwYWlkLnYxLlBsYW5DaGFuZ2VBY3Rpb24SJQoEcGxhbhgCIAEoCzIXLnByZXBhaWQudjEuQ2F0YWxvZ1BsYW4SJwoGYmVmb3JlGAMgASgLMhcucHJlcGFpZC52MS5DYXRhbG9nUGxhbiKxAQoRU3luY1BsYW5zUmVzcG9uc2USEAoIcHJvdmlkZXIYASABKAkSEQoJc3VwcG9ydGVkGAIgASgIEg8KB2RyeV9ydW4YAyABKAgSJwoHY2hhbmdlcxgEIAMoCzIWLnByZXBhaWQudjEuUGxhbkNoYW5nZRIRCgl1bmNoYW5nZWQYBSABKAUSGAoQdW5jb2RlZF9wbGFuX2lkcxgGIAMoAxIQCgh3YXJuaW5ncxgHIAMoCSqaAQoQUGxhbkNoYW5nZUFjdGlvbhIiCh5QTEFOX0NIQU5HRV9BQ1RJT05fVU5TUEVDSUZJRUQQABIeChpQTEFOX0NIQU5HRV9BQ1RJT05fQ1JFQVRFRBABEh4KGlBMQU5fQ0hBTkdFX0FDVElPTl9VUERBVEVEEAISIgoeUExBTl9DSEFOR0VfQUNUSU9OX0RFQUNUSVZBVEVEEAMyww0KDEFkbWluU2VydmljZRJUCg1DcmVhdGVBY2NvdW50EiAucHJlcGFpZC52MS5DcmVhdGVBY2NvdW50UmVxdWVzdBohLnByZXBhaWQudjEuQ3JlYXRlQWNjb3VudFJlc3BvbnNlEksKCkdldEFjY291bnQSHS5wcmVwYWlkLnYxLkdldEFjY291bnRSZXF1ZXN0Gh4ucHJlcGFpZC52MS5HZXRBY2NvdW50UmVzcG9uc2USVwoOU2V0QWNjb3VudFRpZXISIS5wcmVwYWlkLnYxLlNldEFjY291bnRUaWVyUmVxdWVzdBoiLnByZXBhaWQudjEuU2V0QWNjb3VudFRpZXJSZXNwb25zZRJRCgxDcmVhdGVBcGlLZXkSHy5wcmVwYWlkLnYxLkNyZWF0ZUFwaUtleVJlcXVlc3QaIC5wcmVwYWlkLnYxLkNyZWF0ZUFwaUtleVJlc3BvbnNlEk4KC0xpc3RBcGlLZXlzEh4ucHJlcGFpZC52MS5MaXN0QXBpS2V5c1JlcXVlc3QaHy5wcmVwYWlkLnYxLkxpc3RBcGlLZXlzUmVzcG9uc2USUQoMUmV2b2tlQXBpS2V5Eh8ucHJlcGFpZC52MS5SZXZva2VBcGlLZXlSZXF1ZXN0GiAucHJlcGFpZC52MS5SZXZva2VBcGlLZXlSZXNwb25zZRJaCg9TZXRBcGlLZXlJcExvY2sSIi5wcmVwYWlkLnYxLlNldEFwaUtleUlwTG9ja1JlcXVlc3QaIy5wcmVwYWlkLnYxLlNldEFwaUtleUlwTG9ja1Jlc3BvbnNlElEKDENyZWRpdFdhbGxldBIfLnByZXBhaWQudjEuQ3JlZGl0V2FsbGV0UmVxdWVzdBogLnByZXBhaWQudjEuQ3JlZGl0V2FsbGV0UmVzcG9uc2USYAoRTGlzdExlZGdlckVudHJpZXMSJC5wcmVwYWlkLnYxLkxpc3RMZWRnZXJFbnRyaWVzUmVxdWVzdBolLnByZXBhaWQudjEuTGlzdExlZGdlckVudHJpZXNSZXNwb25zZRJICglMaXN0VGllcnMSHC5wcmVwYWlkLnYxLkxpc3RUaWVyc1JlcXVlc3QaHS5wcmVwYWlkLnYxLkxpc3RUaWVyc1Jlc3BvbnNlEksKClVwc2VydFRpZXISHS5wcmVwYWlkLnYxLlVwc2VydFRpZXJSZXF1ZXN0Gh4ucHJlcGFpZC52MS5VcHNlcnRUaWVyUmVzcG9uc2USXQoQTGlzdENhdGFsb2dQbGFucxIjLnByZXBhaWQudjEuTGlzdENhdGFsb2dQbGFuc1JlcXVlc3QaJC5wcmVwYWlkLnYxLkxpc3RDYXRhbG9nUGxhbnNSZXNwb25zZRJLCgpVcHNlcnRQbGFuEh0ucHJlcGFpZC52MS5VcHNlcnRQbGFuUmVxdWVzdBoeLnByZXBhaWQudjEuVXBzZXJ0UGxhblJlc3BvbnNlEmAKEUxpc3RDYWJsZVBhY2thZ2VzEiQucHJlcGFpZC52MS5MaXN0Q2FibGVQYWNrYWdlc1JlcXVlc3QaJS5wcmVwYWlkLnYxLkxpc3RDYWJsZVBhY2thZ2VzUmVzcG9uc2USYwoSVXBzZXJ0Q2FibGVQYWNrYWdlEiUucHJlcGFpZC52MS5VcHNlcnRDYWJsZVBhY2thZ2VSZXF1ZXN0GiYucHJlcGFpZC52MS5VcHNlcnRDYWJsZVBhY2thZ2VSZXNwb25zZRJLCgpHZXRTbXNSYXRlEh0ucHJlcGFpZC52MS5HZXRTbXNSYXRlUmVxdWVzdBoeLnByZXBhaWQudjEuR2V0U21zUmF0ZVJlc3BvbnNlEksKClNldFNtc1JhdGUSHS5wcmVwYWlkLnYxLlNldFNtc1JhdGVSZXF1ZXN0Gh4ucHJlcGFpZC52MS5TZXRTbXNSYXRlUmVzcG9uc2UScgoXTGlzdFBlbmRpbmdUcmFuc2FjdGlvbnMSKi5wcmVwYWlkLnYxLkxpc3RQZW5kaW5nVHJhbnNhY3Rpb25zUmVxdWVzdBorLnByZXBhaWQudjEuTGlzdFBlbmRpbmdUcmFuc2FjdGlvbnNSZXNwb25zZRJOCgtDaGVja0xlZGdlchIeLnByZXBhaWQudjEuQ2hlY2tMZWRnZXJSZXF1ZXN0Gh8ucHJlcGFpZC52MS5DaGVja0xlZGdlclJlc3BvbnNlEkgKCVN5bmNQbGFucxIcLnByZXBhaWQudjEuU3luY1BsYW5zUmVxdWVzdBodLnByZXBhaWQudjEuU3luY1BsYW5zUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp, file_prepaid_v1_types]);
+  fileDesc("ChZwcmVwYWlkL3YxL2FkbWluLnByb3RvEgpwcmVwYWlkLnYxIp0BCgdBY2NvdW50EhIKCmFjY291bnRfaWQYASABKAkSDAoEbmFtZRgCIAEoCRIPCgd0aWVyX2lkGAMgASgJEhQKDGJhbGFuY2Vfa29ibxgEIAEoAxIuCgpjcmVhdGVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIZChF0ZXN0X2JhbGFuY2Vfa29ibxgGIAEoAyJTCglJc3N1ZWRLZXkSEgoKcHVibGljX2tleRgBIAEoCRISCgpzZWNyZXRfa2V5GAIgASgJEh4KBG1vZGUYAyABKA4yEC5wcmVwYWlkLnYxLk1vZGUipgEKBkFwaUtleRISCgpwdWJsaWNfa2V5GAEgASgJEhIKCmFjY291bnRfaWQYAiABKAkSEwoLYWxsb3dlZF9pcHMYAyADKAkSDwoHcmV2b2tlZBgEIAEoCBIuCgpjcmVhdGVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIeCgRtb2RlGAYgASgOMhAucHJlcGFpZC52MS5Nb2RlIlcKCERpc2NvdW50EiQKB3Byb2R1Y3QYASABKA4yEy5wcmVwYWlkLnYxLlByb2R1Y3QSDwoHc2VydmljZRgCIAEoCRIUCgxiYXNpc19wb2ludHMYAyABKAUiYgoEVGllchIPCgd0aWVyX2lkGAEgASgJEgwKBG5hbWUYAiABKAkSEgoKYXBpX2FjY2VzcxgDIAEoCBInCglkaXNjb3VudHMYBCADKAsyFC5wcmVwYWlkLnYxLkRpc2NvdW50IrwBCgtDYXRhbG9nUGxhbhIPCgdwbGFuX2lkGAEgASgDEg8KB25ldHdvcmsYAiABKAkSDQoFbGFiZWwYAyABKAkSEAoIdmFsaWRpdHkYBCABKAkSFwoPZmFjZV92YWx1ZV9rb2JvGAUgASgDEioKC3RpZXJfcHJpY2VzGAYgAygLMhUucHJlcGFpZC52MS5UaWVyUHJpY2USDgoGYWN0aXZlGAcgASgIEhUKDXByb3ZpZGVyX2NvZGUYCCABKAkiMAoJVGllclByaWNlEg8KB3RpZXJfaWQYASABKAkSEgoKcHJpY2Vfa29ibxgCIAEoAyJ/CgxDYWJsZVBhY2thZ2USEAoIcHJvdmlkZXIYASABKAkSFAoMcGFja2FnZV9jb2RlGAIgASgJEgwKBG5hbWUYAyABKAkSEgoKcHJpY2Vfa29ibxgEIAEoAxIOCgZhY3RpdmUYBSABKAgSFQoNcHJvdmlkZXJfY29kZRgGIAEoCSLjAQoLTGVkZ2VyRW50cnkSEAoIZW50cnlfaWQYASABKAMSEgoKYWNjb3VudF9pZBgCIAEoCRITCgthbW91bnRfa29ibxgDIAEoAxIaChJiYWxhbmNlX2FmdGVyX2tvYm8YBCABKAMSDAoEa2luZBgFIAEoCRIRCglyZWZlcmVuY2UYBiABKAkSDAoEbWVtbxgHIAEoCRIuCgpjcmVhdGVkX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIeCgRtb2RlGAkgASgOMhAucHJlcGFpZC52MS5Nb2RlIjUKFENyZWF0ZUFjY291bnRSZXF1ZXN0EgwKBG5hbWUYASABKAkSDwoHdGllcl9pZBgCIAEoCSJoChVDcmVhdGVBY2NvdW50UmVzcG9uc2USJAoHYWNjb3VudBgBIAEoCzITLnByZXBhaWQudjEuQWNjb3VudBIpCgppc3N1ZWRfa2V5GAIgASgLMhUucHJlcGFpZC52MS5Jc3N1ZWRLZXkiJwoRR2V0QWNjb3VudFJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCSI6ChJHZXRBY2NvdW50UmVzcG9uc2USJAoHYWNjb3VudBgBIAEoCzITLnByZXBhaWQudjEuQWNjb3VudCI8ChVTZXRBY2NvdW50VGllclJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRIPCgd0aWVyX2lkGAIgASgJImkKFlNldEFjY291bnRUaWVyUmVzcG9uc2USJAoHYWNjb3VudBgBIAEoCzITLnByZXBhaWQudjEuQWNjb3VudBIpCgppc3N1ZWRfa2V5GAIgASgLMhUucHJlcGFpZC52MS5Jc3N1ZWRLZXkiSQoTQ3JlYXRlQXBpS2V5UmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEh4KBG1vZGUYAiABKA4yEC5wcmVwYWlkLnYxLk1vZGUiQQoUQ3JlYXRlQXBpS2V5UmVzcG9uc2USKQoKaXNzdWVkX2tleRgBIAEoCzIVLnByZXBhaWQudjEuSXNzdWVkS2V5IigKEkxpc3RBcGlLZXlzUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJIjcKE0xpc3RBcGlLZXlzUmVzcG9uc2USIAoEa2V5cxgBIAMoCzISLnByZXBhaWQudjEuQXBpS2V5IikKE1Jldm9rZUFwaUtleVJlcXVlc3QSEgoKcHVibGljX2tleRgBIAEoCSI3ChRSZXZva2VBcGlLZXlSZXNwb25zZRIfCgNrZXkYASABKAsyEi5wcmVwYWlkLnYxLkFwaUtleSJBChZTZXRBcGlLZXlJcExvY2tSZXF1ZXN0EhIKCnB1YmxpY19rZXkYASABKAkSEwoLYWxsb3dlZF9pcHMYAiADKAkiOgoXU2V0QXBpS2V5SXBMb2NrUmVzcG9uc2USHwoDa2V5GAEgASgLMhIucHJlcGFpZC52MS5BcGlLZXkifwoTQ3JlZGl0V2FsbGV0UmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEhMKC2Ftb3VudF9rb2JvGAIgASgDEgwKBG1lbW8YAyABKAkSEQoJcmVmZXJlbmNlGAQgASgJEh4KBG1vZGUYBSABKA4yEC5wcmVwYWlkLnYxLk1vZGUiZgoUQ3JlZGl0V2FsbGV0UmVzcG9uc2USFAoMYmFsYW5jZV9rb2JvGAEgASgDEiYKBWVudHJ5GAIgASgLMhcucHJlcGFpZC52MS5MZWRnZXJFbnRyeRIQCghyZXBsYXllZBgDIAEoCCJ1ChhMaXN0TGVkZ2VyRW50cmllc1JlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRIRCglwYWdlX3NpemUYAiABKAUSEgoKcGFnZV90b2tlbhgDIAEoCRIeCgRtb2RlGAQgASgOMhAucHJlcGFpZC52MS5Nb2RlIl4KGUxpc3RMZWRnZXJFbnRyaWVzUmVzcG9uc2USKAoHZW50cmllcxgBIAMoCzIXLnByZXBhaWQudjEuTGVkZ2VyRW50cnkSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIhIKEExpc3RUaWVyc1JlcXVlc3QiNAoRTGlzdFRpZXJzUmVzcG9uc2USHwoFdGllcnMYASADKAsyEC5wcmVwYWlkLnYxLlRpZXIiMwoRVXBzZXJ0VGllclJlcXVlc3QSHgoEdGllchgBIAEoCzIQLnByZXBhaWQudjEuVGllciI0ChJVcHNlcnRUaWVyUmVzcG9uc2USHgoEdGllchgBIAEoCzIQLnByZXBhaWQudjEuVGllciIqChdMaXN0Q2F0YWxvZ1BsYW5zUmVxdWVzdBIPCgduZXR3b3JrGAEgASgJIkIKGExpc3RDYXRhbG9nUGxhbnNSZXNwb25zZRImCgVwbGFucxgBIAMoCzIXLnByZXBhaWQudjEuQ2F0YWxvZ1BsYW4iOgoRVXBzZXJ0UGxhblJlcXVlc3QSJQoEcGxhbhgBIAEoCzIXLnByZXBhaWQudjEuQ2F0YWxvZ1BsYW4iOwoSVXBzZXJ0UGxhblJlc3BvbnNlEiUKBHBsYW4YASABKAsyFy5wcmVwYWlkLnYxLkNhdGFsb2dQbGFuIiwKGExpc3RDYWJsZVBhY2thZ2VzUmVxdWVzdBIQCghwcm92aWRlchgBIAEoCSJHChlMaXN0Q2FibGVQYWNrYWdlc1Jlc3BvbnNlEioKCHBhY2thZ2VzGAEgAygLMhgucHJlcGFpZC52MS5DYWJsZVBhY2thZ2UiRgoZVXBzZXJ0Q2FibGVQYWNrYWdlUmVxdWVzdBIpCgdwYWNrYWdlGAEgASgLMhgucHJlcGFpZC52MS5DYWJsZVBhY2thZ2UiRwoaVXBzZXJ0Q2FibGVQYWNrYWdlUmVzcG9uc2USKQoHcGFja2FnZRgBIAEoCzIYLnByZXBhaWQudjEuQ2FibGVQYWNrYWdlIhMKEUdldFNtc1JhdGVSZXF1ZXN0IisKEkdldFNtc1JhdGVSZXNwb25zZRIVCg1rb2JvX3Blcl9wYWdlGAEgASgDIioKEVNldFNtc1JhdGVSZXF1ZXN0EhUKDWtvYm9fcGVyX3BhZ2UYASABKAMiKwoSU2V0U21zUmF0ZVJlc3BvbnNlEhUKDWtvYm9fcGVyX3BhZ2UYASABKAMiZQoeTGlzdFBlbmRpbmdUcmFuc2FjdGlvbnNSZXF1ZXN0EhwKFG5lZWRzX2F0dGVudGlvbl9vbmx5GAEgASgIEhEKCXBhZ2Vfc2l6ZRgCIAEoBRISCgpwYWdlX3Rva2VuGAMgASgJImkKH0xpc3RQZW5kaW5nVHJhbnNhY3Rpb25zUmVzcG9uc2USLQoMdHJhbnNhY3Rpb25zGAEgAygLMhcucHJlcGFpZC52MS5UcmFuc2FjdGlvbhIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiFAoSQ2hlY2tMZWRnZXJSZXF1ZXN0InYKD0xlZGdlclZpb2xhdGlvbhIMCgRraW5kGAEgASgJEhIKCmFjY291bnRfaWQYAiABKAkSEQoJcmVmZXJlbmNlGAMgASgJEg4KBmRldGFpbBgEIAEoCRIeCgRtb2RlGAUgASgOMhAucHJlcGFpZC52MS5Nb2RlIrcBCg9MZWRnZXJNb2RlQ2hlY2sSHgoEbW9kZRgBIAEoDjIQLnByZXBhaWQudjEuTW9kZRIcChR0cmFuc2FjdGlvbnNfY2hlY2tlZBgCIAEoAxIXCg9lbnRyaWVzX2NoZWNrZWQYAyABKAMSFQoNcGVuZGluZ19jb3VudBgEIAEoAxIdChVuZWVkc19hdHRlbnRpb25fY291bnQYBSABKAMSFwoPdmlvbGF0aW9uX2NvdW50GAYgASgDIpICChNDaGVja0xlZGdlclJlc3BvbnNlEhgKEGFjY291bnRzX2NoZWNrZWQYASABKAMSHAoUdHJhbnNhY3Rpb25zX2NoZWNrZWQYAiABKAMSFwoPZW50cmllc19jaGVja2VkGAMgASgDEhcKD3Zpb2xhdGlvbl9jb3VudBgEIAEoAxIvCgp2aW9sYXRpb25zGAUgAygLMhsucHJlcGFpZC52MS5MZWRnZXJWaW9sYXRpb24SFQoNcGVuZGluZ19jb3VudBgGIAEoAxIdChVuZWVkc19hdHRlbnRpb25fY291bnQYByABKAMSKgoFbW9kZXMYCCADKAsyGy5wcmVwYWlkLnYxLkxlZGdlck1vZGVDaGVjayIjChBTeW5jUGxhbnNSZXF1ZXN0Eg8KB2RyeV9ydW4YASABKAgiigEKClBsYW5DaGFuZ2USLAoGYWN0aW9uGAEgASgOMhwucHJlcGFpZC52MS5QbGFuQ2hhbmdlQWN0aW9uEiUKBHBsYW4YAiABKAsyFy5wcmVwYWlkLnYxLkNhdGFsb2dQbGFuEicKBmJlZm9yZRgDIAEoCzIXLnByZXBhaWQudjEuQ2F0YWxvZ1BsYW4isQEKEVN5bmNQbGFuc1Jlc3BvbnNlEhAKCHByb3ZpZGVyGAEgASgJEhEKCXN1cHBvcnRlZBgCIAEoCBIPCgdkcnlfcnVuGAMgASgIEicKB2NoYW5nZXMYBCADKAsyFi5wcmVwYWlkLnYxLlBsYW5DaGFuZ2USEQoJdW5jaGFuZ2VkGAUgASgFEhgKEHVuY29kZWRfcGxhbl9pZHMYBiADKAMSEAoId2FybmluZ3MYByADKAkqmgEKEFBsYW5DaGFuZ2VBY3Rpb24SIgoeUExBTl9DSEFOR0VfQUNUSU9OX1VOU1BFQ0lGSUVEEAASHgoaUExBTl9DSEFOR0VfQUNUSU9OX0NSRUFURUQQARIeChpQTEFOX0NIQU5HRV9BQ1RJT05fVVBEQVRFRBACEiIKHlBMQU5fQ0hBTkdFX0FDVElPTl9ERUFDVElWQVRFRBADMsMNCgxBZG1pblNlcnZpY2USVAoNQ3JlYXRlQWNjb3VudBIgLnByZXBhaWQudjEuQ3JlYXRlQWNjb3VudFJlcXVlc3QaIS5wcmVwYWlkLnYxLkNyZWF0ZUFjY291bnRSZXNwb25zZRJLCgpHZXRBY2NvdW50Eh0ucHJlcGFpZC52MS5HZXRBY2NvdW50UmVxdWVzdBoeLnByZXBhaWQudjEuR2V0QWNjb3VudFJlc3BvbnNlElcKDlNldEFjY291bnRUaWVyEiEucHJlcGFpZC52MS5TZXRBY2NvdW50VGllclJlcXVlc3QaIi5wcmVwYWlkLnYxLlNldEFjY291bnRUaWVyUmVzcG9uc2USUQoMQ3JlYXRlQXBpS2V5Eh8ucHJlcGFpZC52MS5DcmVhdGVBcGlLZXlSZXF1ZXN0GiAucHJlcGFpZC52MS5DcmVhdGVBcGlLZXlSZXNwb25zZRJOCgtMaXN0QXBpS2V5cxIeLnByZXBhaWQudjEuTGlzdEFwaUtleXNSZXF1ZXN0Gh8ucHJlcGFpZC52MS5MaXN0QXBpS2V5c1Jlc3BvbnNlElEKDFJldm9rZUFwaUtleRIfLnByZXBhaWQudjEuUmV2b2tlQXBpS2V5UmVxdWVzdBogLnByZXBhaWQudjEuUmV2b2tlQXBpS2V5UmVzcG9uc2USWgoPU2V0QXBpS2V5SXBMb2NrEiIucHJlcGFpZC52MS5TZXRBcGlLZXlJcExvY2tSZXF1ZXN0GiMucHJlcGFpZC52MS5TZXRBcGlLZXlJcExvY2tSZXNwb25zZRJRCgxDcmVkaXRXYWxsZXQSHy5wcmVwYWlkLnYxLkNyZWRpdFdhbGxldFJlcXVlc3QaIC5wcmVwYWlkLnYxLkNyZWRpdFdhbGxldFJlc3BvbnNlEmAKEUxpc3RMZWRnZXJFbnRyaWVzEiQucHJlcGFpZC52MS5MaXN0TGVkZ2VyRW50cmllc1JlcXVlc3QaJS5wcmVwYWlkLnYxLkxpc3RMZWRnZXJFbnRyaWVzUmVzcG9uc2USSAoJTGlzdFRpZXJzEhwucHJlcGFpZC52MS5MaXN0VGllcnNSZXF1ZXN0Gh0ucHJlcGFpZC52MS5MaXN0VGllcnNSZXNwb25zZRJLCgpVcHNlcnRUaWVyEh0ucHJlcGFpZC52MS5VcHNlcnRUaWVyUmVxdWVzdBoeLnByZXBhaWQudjEuVXBzZXJ0VGllclJlc3BvbnNlEl0KEExpc3RDYXRhbG9nUGxhbnMSIy5wcmVwYWlkLnYxLkxpc3RDYXRhbG9nUGxhbnNSZXF1ZXN0GiQucHJlcGFpZC52MS5MaXN0Q2F0YWxvZ1BsYW5zUmVzcG9uc2USSwoKVXBzZXJ0UGxhbhIdLnByZXBhaWQudjEuVXBzZXJ0UGxhblJlcXVlc3QaHi5wcmVwYWlkLnYxLlVwc2VydFBsYW5SZXNwb25zZRJgChFMaXN0Q2FibGVQYWNrYWdlcxIkLnByZXBhaWQudjEuTGlzdENhYmxlUGFja2FnZXNSZXF1ZXN0GiUucHJlcGFpZC52MS5MaXN0Q2FibGVQYWNrYWdlc1Jlc3BvbnNlEmMKElVwc2VydENhYmxlUGFja2FnZRIlLnByZXBhaWQudjEuVXBzZXJ0Q2FibGVQYWNrYWdlUmVxdWVzdBomLnByZXBhaWQudjEuVXBzZXJ0Q2FibGVQYWNrYWdlUmVzcG9uc2USSwoKR2V0U21zUmF0ZRIdLnByZXBhaWQudjEuR2V0U21zUmF0ZVJlcXVlc3QaHi5wcmVwYWlkLnYxLkdldFNtc1JhdGVSZXNwb25zZRJLCgpTZXRTbXNSYXRlEh0ucHJlcGFpZC52MS5TZXRTbXNSYXRlUmVxdWVzdBoeLnByZXBhaWQudjEuU2V0U21zUmF0ZVJlc3BvbnNlEnIKF0xpc3RQZW5kaW5nVHJhbnNhY3Rpb25zEioucHJlcGFpZC52MS5MaXN0UGVuZGluZ1RyYW5zYWN0aW9uc1JlcXVlc3QaKy5wcmVwYWlkLnYxLkxpc3RQZW5kaW5nVHJhbnNhY3Rpb25zUmVzcG9uc2USTgoLQ2hlY2tMZWRnZXISHi5wcmVwYWlkLnYxLkNoZWNrTGVkZ2VyUmVxdWVzdBofLnByZXBhaWQudjEuQ2hlY2tMZWRnZXJSZXNwb25zZRJICglTeW5jUGxhbnMSHC5wcmVwYWlkLnYxLlN5bmNQbGFuc1JlcXVlc3QaHS5wcmVwYWlkLnYxLlN5bmNQbGFuc1Jlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp, file_prepaid_v1_types]);
 
 /**
  * An account holder.
@@ -44,7 +44,7 @@ export type Account = Message<"prepaid.v1.Account"> & {
   tierId: string;
 
   /**
-   * Wallet balance in kobo.
+   * Live wallet balance in kobo.
    *
    * @generated from field: int64 balance_kobo = 4;
    */
@@ -56,6 +56,13 @@ export type Account = Message<"prepaid.v1.Account"> & {
    * @generated from field: google.protobuf.Timestamp created_at = 5;
    */
   createdAt?: Timestamp | undefined;
+
+  /**
+   * Test wallet balance in kobo: test money, spent only by test key pairs.
+   *
+   * @generated from field: int64 test_balance_kobo = 6;
+   */
+  testBalanceKobo: bigint;
 };
 
 /**
@@ -72,18 +79,25 @@ export const AccountSchema: GenMessage<Account> = /*@__PURE__*/
  */
 export type IssuedKey = Message<"prepaid.v1.IssuedKey"> & {
   /**
-   * The public key, pk_...
+   * The public key, pk_... (pk_test_... for a test pair)
    *
    * @generated from field: string public_key = 1;
    */
   publicKey: string;
 
   /**
-   * The secret key, sk_...; only its hash is stored.
+   * The secret key, sk_... (sk_test_... for a test pair); only its hash is stored.
    *
    * @generated from field: string secret_key = 2;
    */
   secretKey: string;
+
+  /**
+   * MODE_LIVE or MODE_TEST.
+   *
+   * @generated from field: prepaid.v1.Mode mode = 3;
+   */
+  mode: Mode;
 };
 
 /**
@@ -133,6 +147,13 @@ export type ApiKey = Message<"prepaid.v1.ApiKey"> & {
    * @generated from field: google.protobuf.Timestamp created_at = 5;
    */
   createdAt?: Timestamp | undefined;
+
+  /**
+   * MODE_LIVE or MODE_TEST: the wallet and world the pair acts in.
+   *
+   * @generated from field: prepaid.v1.Mode mode = 6;
+   */
+  mode: Mode;
 };
 
 /**
@@ -434,6 +455,13 @@ export type LedgerEntry = Message<"prepaid.v1.LedgerEntry"> & {
    * @generated from field: google.protobuf.Timestamp created_at = 8;
    */
   createdAt?: Timestamp | undefined;
+
+  /**
+   * The wallet: MODE_LIVE or MODE_TEST.
+   *
+   * @generated from field: prepaid.v1.Mode mode = 9;
+   */
+  mode: Mode;
 };
 
 /**
@@ -609,6 +637,13 @@ export type CreateApiKeyRequest = Message<"prepaid.v1.CreateApiKeyRequest"> & {
    * @generated from field: string account_id = 1;
    */
   accountId: string;
+
+  /**
+   * MODE_TEST issues a test pair (pk_test_/sk_test_); unset or MODE_LIVE a live one.
+   *
+   * @generated from field: prepaid.v1.Mode mode = 2;
+   */
+  mode: Mode;
 };
 
 /**
@@ -809,6 +844,14 @@ export type CreditWalletRequest = Message<"prepaid.v1.CreditWalletRequest"> & {
    * @generated from field: string reference = 4;
    */
   reference: string;
+
+  /**
+   * The wallet to credit: MODE_TEST is the test wallet; unset or MODE_LIVE the live one.
+   * A reference is unique per account and mode.
+   *
+   * @generated from field: prepaid.v1.Mode mode = 5;
+   */
+  mode: Mode;
 };
 
 /**
@@ -825,7 +868,7 @@ export const CreditWalletRequestSchema: GenMessage<CreditWalletRequest> = /*@__P
  */
 export type CreditWalletResponse = Message<"prepaid.v1.CreditWalletResponse"> & {
   /**
-   * Balance in kobo after the credit (after the first one, when this is a retry).
+   * The credited wallet's balance in kobo after the credit (after the first one, when this is a retry).
    *
    * @generated from field: int64 balance_kobo = 1;
    */
@@ -879,6 +922,13 @@ export type ListLedgerEntriesRequest = Message<"prepaid.v1.ListLedgerEntriesRequ
    * @generated from field: string page_token = 3;
    */
   pageToken: string;
+
+  /**
+   * The wallet: MODE_TEST is the test ledger; unset or MODE_LIVE the live one.
+   *
+   * @generated from field: prepaid.v1.Mode mode = 4;
+   */
+  mode: Mode;
 };
 
 /**
@@ -1352,6 +1402,13 @@ export type LedgerViolation = Message<"prepaid.v1.LedgerViolation"> & {
    * @generated from field: string detail = 4;
    */
   detail: string;
+
+  /**
+   * The wallet concerned: MODE_LIVE or MODE_TEST.
+   *
+   * @generated from field: prepaid.v1.Mode mode = 5;
+   */
+  mode: Mode;
 };
 
 /**
@@ -1360,6 +1417,62 @@ export type LedgerViolation = Message<"prepaid.v1.LedgerViolation"> & {
  */
 export const LedgerViolationSchema: GenMessage<LedgerViolation> = /*@__PURE__*/
   messageDesc(file_prepaid_v1_admin, 46);
+
+/**
+ * What a ledger check found in one mode's wallets, so test money is never read as live.
+ *
+ * @generated from message prepaid.v1.LedgerModeCheck
+ */
+export type LedgerModeCheck = Message<"prepaid.v1.LedgerModeCheck"> & {
+  /**
+   * MODE_LIVE or MODE_TEST.
+   *
+   * @generated from field: prepaid.v1.Mode mode = 1;
+   */
+  mode: Mode;
+
+  /**
+   * Transactions of this mode checked.
+   *
+   * @generated from field: int64 transactions_checked = 2;
+   */
+  transactionsChecked: bigint;
+
+  /**
+   * Ledger entries of this mode read.
+   *
+   * @generated from field: int64 entries_checked = 3;
+   */
+  entriesChecked: bigint;
+
+  /**
+   * Pending transactions of this mode.
+   *
+   * @generated from field: int64 pending_count = 4;
+   */
+  pendingCount: bigint;
+
+  /**
+   * Pending transactions of this mode flagged for a person.
+   *
+   * @generated from field: int64 needs_attention_count = 5;
+   */
+  needsAttentionCount: bigint;
+
+  /**
+   * Violations found in this mode's wallets.
+   *
+   * @generated from field: int64 violation_count = 6;
+   */
+  violationCount: bigint;
+};
+
+/**
+ * Describes the message prepaid.v1.LedgerModeCheck.
+ * Use `create(LedgerModeCheckSchema)` to create a new message.
+ */
+export const LedgerModeCheckSchema: GenMessage<LedgerModeCheck> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_admin, 47);
 
 /**
  * The result of a ledger check.
@@ -1415,6 +1528,13 @@ export type CheckLedgerResponse = Message<"prepaid.v1.CheckLedgerResponse"> & {
    * @generated from field: int64 needs_attention_count = 7;
    */
   needsAttentionCount: bigint;
+
+  /**
+   * The same figures for each mode apart: live first, then test.
+   *
+   * @generated from field: repeated prepaid.v1.LedgerModeCheck modes = 8;
+   */
+  modes: LedgerModeCheck[];
 };
 
 /**
@@ -1422,7 +1542,7 @@ export type CheckLedgerResponse = Message<"prepaid.v1.CheckLedgerResponse"> & {
  * Use `create(CheckLedgerResponseSchema)` to create a new message.
  */
 export const CheckLedgerResponseSchema: GenMessage<CheckLedgerResponse> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_admin, 47);
+  messageDesc(file_prepaid_v1_admin, 48);
 
 /**
  * Asks for a plans sync from the data provider.
@@ -1443,7 +1563,7 @@ export type SyncPlansRequest = Message<"prepaid.v1.SyncPlansRequest"> & {
  * Use `create(SyncPlansRequestSchema)` to create a new message.
  */
 export const SyncPlansRequestSchema: GenMessage<SyncPlansRequest> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_admin, 48);
+  messageDesc(file_prepaid_v1_admin, 49);
 
 /**
  * One plan a sync created, changed or deactivated.
@@ -1478,7 +1598,7 @@ export type PlanChange = Message<"prepaid.v1.PlanChange"> & {
  * Use `create(PlanChangeSchema)` to create a new message.
  */
 export const PlanChangeSchema: GenMessage<PlanChange> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_admin, 49);
+  messageDesc(file_prepaid_v1_admin, 50);
 
 /**
  * What a plans sync did.
@@ -1541,7 +1661,7 @@ export type SyncPlansResponse = Message<"prepaid.v1.SyncPlansResponse"> & {
  * Use `create(SyncPlansResponseSchema)` to create a new message.
  */
 export const SyncPlansResponseSchema: GenMessage<SyncPlansResponse> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_admin, 50);
+  messageDesc(file_prepaid_v1_admin, 51);
 
 /**
  * What a plans sync did to one plan.

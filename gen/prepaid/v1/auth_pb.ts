@@ -4,13 +4,15 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { Mode } from "./types_pb.js";
+import { file_prepaid_v1_types } from "./types_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file prepaid/v1/auth.proto.
  */
 export const file_prepaid_v1_auth: GenFile = /*@__PURE__*/
-  fileDesc("ChVwcmVwYWlkL3YxL2F1dGgucHJvdG8SCnByZXBhaWQudjEiUQoUVmVyaWZ5S2V5UGFpclJlcXVlc3QSEgoKcHVibGljX2tleRgBIAEoCRISCgpzZWNyZXRfa2V5GAIgASgJEhEKCWNsaWVudF9pcBgDIAEoCSI8ChVWZXJpZnlLZXlQYWlyUmVzcG9uc2USEgoKYWNjb3VudF9pZBgBIAEoCRIPCgd0aWVyX2lkGAIgASgJMmMKC0F1dGhTZXJ2aWNlElQKDVZlcmlmeUtleVBhaXISIC5wcmVwYWlkLnYxLlZlcmlmeUtleVBhaXJSZXF1ZXN0GiEucHJlcGFpZC52MS5WZXJpZnlLZXlQYWlyUmVzcG9uc2ViBnByb3RvMw");
+  fileDesc("ChVwcmVwYWlkL3YxL2F1dGgucHJvdG8SCnByZXBhaWQudjEiUQoUVmVyaWZ5S2V5UGFpclJlcXVlc3QSEgoKcHVibGljX2tleRgBIAEoCRISCgpzZWNyZXRfa2V5GAIgASgJEhEKCWNsaWVudF9pcBgDIAEoCSJcChVWZXJpZnlLZXlQYWlyUmVzcG9uc2USEgoKYWNjb3VudF9pZBgBIAEoCRIPCgd0aWVyX2lkGAIgASgJEh4KBG1vZGUYAyABKA4yEC5wcmVwYWlkLnYxLk1vZGUyYwoLQXV0aFNlcnZpY2USVAoNVmVyaWZ5S2V5UGFpchIgLnByZXBhaWQudjEuVmVyaWZ5S2V5UGFpclJlcXVlc3QaIS5wcmVwYWlkLnYxLlZlcmlmeUtleVBhaXJSZXNwb25zZWIGcHJvdG8z", [file_prepaid_v1_types]);
 
 /**
  * A key pair as presented by a partner, and where the request came from.
@@ -66,6 +68,13 @@ export type VerifyKeyPairResponse = Message<"prepaid.v1.VerifyKeyPairResponse"> 
    * @generated from field: string tier_id = 2;
    */
   tierId: string;
+
+  /**
+   * The pair's mode, MODE_LIVE or MODE_TEST: every call made for this pair acts in it.
+   *
+   * @generated from field: prepaid.v1.Mode mode = 3;
+   */
+  mode: Mode;
 };
 
 /**

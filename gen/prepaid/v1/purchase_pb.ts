@@ -4,7 +4,7 @@
 
 import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
-import type { Plan, Product, Transaction, TransactionStatus } from "./types_pb.js";
+import type { Mode, Plan, Product, Transaction, TransactionStatus } from "./types_pb.js";
 import { file_prepaid_v1_types } from "./types_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file prepaid/v1/purchase.proto.
  */
 export const file_prepaid_v1_purchase: GenFile = /*@__PURE__*/
-  fileDesc("ChlwcmVwYWlkL3YxL3B1cmNoYXNlLnByb3RvEgpwcmVwYWlkLnYxIicKEUdldEJhbGFuY2VSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkiTgoSR2V0QmFsYW5jZVJlc3BvbnNlEhQKDGJhbGFuY2Vfa29ibxgBIAEoAxIPCgd0aWVyX2lkGAIgASgJEhEKCXRpZXJfbmFtZRgDIAEoCSJwChFCdXlBaXJ0aW1lUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEg8KB25ldHdvcmsYAiABKAkSDQoFcGhvbmUYAyABKAkSEwoLYW1vdW50X2tvYm8YBCABKAMSEgoKcmVxdWVzdF9pZBgFIAEoCSJUChJCdXlBaXJ0aW1lUmVzcG9uc2USLAoLdHJhbnNhY3Rpb24YASABKAsyFy5wcmVwYWlkLnYxLlRyYW5zYWN0aW9uEhAKCHJlcGxheWVkGAIgASgIIlgKDkJ1eURhdGFSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSDwoHcGxhbl9pZBgCIAEoAxINCgVwaG9uZRgDIAEoCRISCgpyZXF1ZXN0X2lkGAQgASgJIlEKD0J1eURhdGFSZXNwb25zZRIsCgt0cmFuc2FjdGlvbhgBIAEoCzIXLnByZXBhaWQudjEuVHJhbnNhY3Rpb24SEAoIcmVwbGF5ZWQYAiABKAgiNwoQTGlzdFBsYW5zUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEg8KB25ldHdvcmsYAiABKAkiNAoRTGlzdFBsYW5zUmVzcG9uc2USHwoFcGxhbnMYASADKAsyEC5wcmVwYWlkLnYxLlBsYW4iOwoTTGlzdFBhY2thZ2VzUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEhAKCHByb3ZpZGVyGAIgASgJIkgKFExpc3RQYWNrYWdlc1Jlc3BvbnNlEjAKCHBhY2thZ2VzGAEgAygLMh4ucHJlcGFpZC52MS5QcmljZWRDYWJsZVBhY2thZ2UidwoSUHJpY2VkQ2FibGVQYWNrYWdlEhAKCHByb3ZpZGVyGAEgASgJEhQKDHBhY2thZ2VfY29kZRgCIAEoCRIMCgRuYW1lGAMgASgJEhcKD2ZhY2VfdmFsdWVfa29ibxgEIAEoAxISCgpwcmljZV9rb2JvGAUgASgDIpwBChVQYXlFbGVjdHJpY2l0eVJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRINCgVkaXNjbxgCIAEoCRIUCgxtZXRlcl9udW1iZXIYAyABKAkSEgoKbWV0ZXJfdHlwZRgEIAEoCRITCgthbW91bnRfa29ibxgFIAEoAxINCgVwaG9uZRgGIAEoCRISCgpyZXF1ZXN0X2lkGAcgASgJIlgKFlBheUVsZWN0cmljaXR5UmVzcG9uc2USLAoLdHJhbnNhY3Rpb24YASABKAsyFy5wcmVwYWlkLnYxLlRyYW5zYWN0aW9uEhAKCHJlcGxheWVkGAIgASgIIoQBCg9QYXlDYWJsZVJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRIQCghwcm92aWRlchgCIAEoCRISCgpzbWFydF9jYXJkGAMgASgJEhQKDHBhY2thZ2VfY29kZRgEIAEoCRINCgVwaG9uZRgFIAEoCRISCgpyZXF1ZXN0X2lkGAYgASgJIlIKEFBheUNhYmxlUmVzcG9uc2USLAoLdHJhbnNhY3Rpb24YASABKAsyFy5wcmVwYWlkLnYxLlRyYW5zYWN0aW9uEhAKCHJlcGxheWVkGAIgASgIInEKElNlbmRCdWxrU21zUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEg4KBnNlbmRlchgCIAEoCRISCgpyZWNpcGllbnRzGAMgAygJEg8KB21lc3NhZ2UYBCABKAkSEgoKcmVxdWVzdF9pZBgFIAEoCSJVChNTZW5kQnVsa1Ntc1Jlc3BvbnNlEiwKC3RyYW5zYWN0aW9uGAEgASgLMhcucHJlcGFpZC52MS5UcmFuc2FjdGlvbhIQCghyZXBsYXllZBgCIAEoCCI+ChVHZXRUcmFuc2FjdGlvblJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRIRCglyZWZlcmVuY2UYAiABKAkiRgoWR2V0VHJhbnNhY3Rpb25SZXNwb25zZRIsCgt0cmFuc2FjdGlvbhgBIAEoCzIXLnByZXBhaWQudjEuVHJhbnNhY3Rpb24iZwoXTGlzdFRyYW5zYWN0aW9uc1JlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRIWCglwYWdlX3NpemUYAiABKAVIAIgBARISCgpwYWdlX3Rva2VuGAMgASgJQgwKCl9wYWdlX3NpemUiYgoYTGlzdFRyYW5zYWN0aW9uc1Jlc3BvbnNlEi0KDHRyYW5zYWN0aW9ucxgBIAMoCzIXLnByZXBhaWQudjEuVHJhbnNhY3Rpb24SFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIooBChVWZXJpZnlDdXN0b21lclJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRINCgVkaXNjbxgCIAEoCRIUCgxtZXRlcl9udW1iZXIYAyABKAkSEgoKbWV0ZXJfdHlwZRgEIAEoCRIQCghwcm92aWRlchgFIAEoCRISCgpzbWFydF9jYXJkGAYgASgJIuUDChZWZXJpZnlDdXN0b21lclJlc3BvbnNlEiQKB3Byb2R1Y3QYASABKA4yEy5wcmVwYWlkLnYxLlByb2R1Y3QSDwoHc2VydmljZRgCIAEoCRIXCg9jdXN0b21lcl9udW1iZXIYAyABKAkSEgoKbWV0ZXJfdHlwZRgEIAEoCRIVCg1jdXN0b21lcl9uYW1lGAUgASgJEhQKB2FkZHJlc3MYBiABKAlIAIgBARIgChNwcm92aWRlcl9tZXRlcl90eXBlGAcgASgJSAGIAQESIAoTbWluaW11bV9hbW91bnRfa29ibxgIIAEoA0gCiAEBEhkKDGFycmVhcnNfa29ibxgJIAEoA0gDiAEBEhwKD2N1cnJlbnRfYm91cXVldBgKIAEoCUgEiAEBEhUKCGR1ZV9kYXRlGAsgASgJSAWIAQESIAoTcmVuZXdhbF9hbW91bnRfa29ibxgMIAEoA0gGiAEBQgoKCF9hZGRyZXNzQhYKFF9wcm92aWRlcl9tZXRlcl90eXBlQhYKFF9taW5pbXVtX2Ftb3VudF9rb2JvQg8KDV9hcnJlYXJzX2tvYm9CEgoQX2N1cnJlbnRfYm91cXVldEILCglfZHVlX2RhdGVCFgoUX3JlbmV3YWxfYW1vdW50X2tvYm8iPgocQXBwbHlQcm92aWRlckNhbGxiYWNrUmVxdWVzdBIQCghwcm92aWRlchgBIAEoCRIMCgRib2R5GAIgASgMIpcBCh1BcHBseVByb3ZpZGVyQ2FsbGJhY2tSZXNwb25zZRI0CgtkaXNwb3NpdGlvbhgBIAEoDjIfLnByZXBhaWQudjEuQ2FsbGJhY2tEaXNwb3NpdGlvbhIRCglyZWZlcmVuY2UYAiABKAkSLQoGc3RhdHVzGAMgASgOMh0ucHJlcGFpZC52MS5UcmFuc2FjdGlvblN0YXR1cyr1AQoTQ2FsbGJhY2tEaXNwb3NpdGlvbhIkCiBDQUxMQkFDS19ESVNQT1NJVElPTl9VTlNQRUNJRklFRBAAEiAKHENBTExCQUNLX0RJU1BPU0lUSU9OX0FQUExJRUQQARIiCh5DQUxMQkFDS19ESVNQT1NJVElPTl9VTkNIQU5HRUQQAhIqCiZDQUxMQkFDS19ESVNQT1NJVElPTl9VTktOT1dOX1JFRkVSRU5DRRADEiAKHENBTExCQUNLX0RJU1BPU0lUSU9OX0lHTk9SRUQQBBIkCiBDQUxMQkFDS19ESVNQT1NJVElPTl9SRVRSWV9MQVRFUhAFMvsHCg9QdXJjaGFzZVNlcnZpY2USSwoKR2V0QmFsYW5jZRIdLnByZXBhaWQudjEuR2V0QmFsYW5jZVJlcXVlc3QaHi5wcmVwYWlkLnYxLkdldEJhbGFuY2VSZXNwb25zZRJLCgpCdXlBaXJ0aW1lEh0ucHJlcGFpZC52MS5CdXlBaXJ0aW1lUmVxdWVzdBoeLnByZXBhaWQudjEuQnV5QWlydGltZVJlc3BvbnNlEkIKB0J1eURhdGESGi5wcmVwYWlkLnYxLkJ1eURhdGFSZXF1ZXN0GhsucHJlcGFpZC52MS5CdXlEYXRhUmVzcG9uc2USSAoJTGlzdFBsYW5zEhwucHJlcGFpZC52MS5MaXN0UGxhbnNSZXF1ZXN0Gh0ucHJlcGFpZC52MS5MaXN0UGxhbnNSZXNwb25zZRJRCgxMaXN0UGFja2FnZXMSHy5wcmVwYWlkLnYxLkxpc3RQYWNrYWdlc1JlcXVlc3QaIC5wcmVwYWlkLnYxLkxpc3RQYWNrYWdlc1Jlc3BvbnNlElcKDlBheUVsZWN0cmljaXR5EiEucHJlcGFpZC52MS5QYXlFbGVjdHJpY2l0eVJlcXVlc3QaIi5wcmVwYWlkLnYxLlBheUVsZWN0cmljaXR5UmVzcG9uc2USRQoIUGF5Q2FibGUSGy5wcmVwYWlkLnYxLlBheUNhYmxlUmVxdWVzdBocLnByZXBhaWQudjEuUGF5Q2FibGVSZXNwb25zZRJOCgtTZW5kQnVsa1NtcxIeLnByZXBhaWQudjEuU2VuZEJ1bGtTbXNSZXF1ZXN0Gh8ucHJlcGFpZC52MS5TZW5kQnVsa1Ntc1Jlc3BvbnNlElcKDkdldFRyYW5zYWN0aW9uEiEucHJlcGFpZC52MS5HZXRUcmFuc2FjdGlvblJlcXVlc3QaIi5wcmVwYWlkLnYxLkdldFRyYW5zYWN0aW9uUmVzcG9uc2USXQoQTGlzdFRyYW5zYWN0aW9ucxIjLnByZXBhaWQudjEuTGlzdFRyYW5zYWN0aW9uc1JlcXVlc3QaJC5wcmVwYWlkLnYxLkxpc3RUcmFuc2FjdGlvbnNSZXNwb25zZRJXCg5WZXJpZnlDdXN0b21lchIhLnByZXBhaWQudjEuVmVyaWZ5Q3VzdG9tZXJSZXF1ZXN0GiIucHJlcGFpZC52MS5WZXJpZnlDdXN0b21lclJlc3BvbnNlEmwKFUFwcGx5UHJvdmlkZXJDYWxsYmFjaxIoLnByZXBhaWQudjEuQXBwbHlQcm92aWRlckNhbGxiYWNrUmVxdWVzdBopLnByZXBhaWQudjEuQXBwbHlQcm92aWRlckNhbGxiYWNrUmVzcG9uc2ViBnByb3RvMw", [file_prepaid_v1_types]);
+  fileDesc("ChlwcmVwYWlkL3YxL3B1cmNoYXNlLnByb3RvEgpwcmVwYWlkLnYxIkcKEUdldEJhbGFuY2VSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSHgoEbW9kZRgCIAEoDjIQLnByZXBhaWQudjEuTW9kZSJuChJHZXRCYWxhbmNlUmVzcG9uc2USFAoMYmFsYW5jZV9rb2JvGAEgASgDEg8KB3RpZXJfaWQYAiABKAkSEQoJdGllcl9uYW1lGAMgASgJEh4KBG1vZGUYBCABKA4yEC5wcmVwYWlkLnYxLk1vZGUikAEKEUJ1eUFpcnRpbWVSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSDwoHbmV0d29yaxgCIAEoCRINCgVwaG9uZRgDIAEoCRITCgthbW91bnRfa29ibxgEIAEoAxISCgpyZXF1ZXN0X2lkGAUgASgJEh4KBG1vZGUYBiABKA4yEC5wcmVwYWlkLnYxLk1vZGUiVAoSQnV5QWlydGltZVJlc3BvbnNlEiwKC3RyYW5zYWN0aW9uGAEgASgLMhcucHJlcGFpZC52MS5UcmFuc2FjdGlvbhIQCghyZXBsYXllZBgCIAEoCCJ4Cg5CdXlEYXRhUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEg8KB3BsYW5faWQYAiABKAMSDQoFcGhvbmUYAyABKAkSEgoKcmVxdWVzdF9pZBgEIAEoCRIeCgRtb2RlGAUgASgOMhAucHJlcGFpZC52MS5Nb2RlIlEKD0J1eURhdGFSZXNwb25zZRIsCgt0cmFuc2FjdGlvbhgBIAEoCzIXLnByZXBhaWQudjEuVHJhbnNhY3Rpb24SEAoIcmVwbGF5ZWQYAiABKAgiNwoQTGlzdFBsYW5zUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEg8KB25ldHdvcmsYAiABKAkiNAoRTGlzdFBsYW5zUmVzcG9uc2USHwoFcGxhbnMYASADKAsyEC5wcmVwYWlkLnYxLlBsYW4iOwoTTGlzdFBhY2thZ2VzUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEhAKCHByb3ZpZGVyGAIgASgJIkgKFExpc3RQYWNrYWdlc1Jlc3BvbnNlEjAKCHBhY2thZ2VzGAEgAygLMh4ucHJlcGFpZC52MS5QcmljZWRDYWJsZVBhY2thZ2UidwoSUHJpY2VkQ2FibGVQYWNrYWdlEhAKCHByb3ZpZGVyGAEgASgJEhQKDHBhY2thZ2VfY29kZRgCIAEoCRIMCgRuYW1lGAMgASgJEhcKD2ZhY2VfdmFsdWVfa29ibxgEIAEoAxISCgpwcmljZV9rb2JvGAUgASgDIrwBChVQYXlFbGVjdHJpY2l0eVJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRINCgVkaXNjbxgCIAEoCRIUCgxtZXRlcl9udW1iZXIYAyABKAkSEgoKbWV0ZXJfdHlwZRgEIAEoCRITCgthbW91bnRfa29ibxgFIAEoAxINCgVwaG9uZRgGIAEoCRISCgpyZXF1ZXN0X2lkGAcgASgJEh4KBG1vZGUYCCABKA4yEC5wcmVwYWlkLnYxLk1vZGUiWAoWUGF5RWxlY3RyaWNpdHlSZXNwb25zZRIsCgt0cmFuc2FjdGlvbhgBIAEoCzIXLnByZXBhaWQudjEuVHJhbnNhY3Rpb24SEAoIcmVwbGF5ZWQYAiABKAgipAEKD1BheUNhYmxlUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEhAKCHByb3ZpZGVyGAIgASgJEhIKCnNtYXJ0X2NhcmQYAyABKAkSFAoMcGFja2FnZV9jb2RlGAQgASgJEg0KBXBob25lGAUgASgJEhIKCnJlcXVlc3RfaWQYBiABKAkSHgoEbW9kZRgHIAEoDjIQLnByZXBhaWQudjEuTW9kZSJSChBQYXlDYWJsZVJlc3BvbnNlEiwKC3RyYW5zYWN0aW9uGAEgASgLMhcucHJlcGFpZC52MS5UcmFuc2FjdGlvbhIQCghyZXBsYXllZBgCIAEoCCKRAQoSU2VuZEJ1bGtTbXNSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSDgoGc2VuZGVyGAIgASgJEhIKCnJlY2lwaWVudHMYAyADKAkSDwoHbWVzc2FnZRgEIAEoCRISCgpyZXF1ZXN0X2lkGAUgASgJEh4KBG1vZGUYBiABKA4yEC5wcmVwYWlkLnYxLk1vZGUiVQoTU2VuZEJ1bGtTbXNSZXNwb25zZRIsCgt0cmFuc2FjdGlvbhgBIAEoCzIXLnByZXBhaWQudjEuVHJhbnNhY3Rpb24SEAoIcmVwbGF5ZWQYAiABKAgiXgoVR2V0VHJhbnNhY3Rpb25SZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSEQoJcmVmZXJlbmNlGAIgASgJEh4KBG1vZGUYAyABKA4yEC5wcmVwYWlkLnYxLk1vZGUiRgoWR2V0VHJhbnNhY3Rpb25SZXNwb25zZRIsCgt0cmFuc2FjdGlvbhgBIAEoCzIXLnByZXBhaWQudjEuVHJhbnNhY3Rpb24ihwEKF0xpc3RUcmFuc2FjdGlvbnNSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSFgoJcGFnZV9zaXplGAIgASgFSACIAQESEgoKcGFnZV90b2tlbhgDIAEoCRIeCgRtb2RlGAQgASgOMhAucHJlcGFpZC52MS5Nb2RlQgwKCl9wYWdlX3NpemUiYgoYTGlzdFRyYW5zYWN0aW9uc1Jlc3BvbnNlEi0KDHRyYW5zYWN0aW9ucxgBIAMoCzIXLnByZXBhaWQudjEuVHJhbnNhY3Rpb24SFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIqoBChVWZXJpZnlDdXN0b21lclJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRINCgVkaXNjbxgCIAEoCRIUCgxtZXRlcl9udW1iZXIYAyABKAkSEgoKbWV0ZXJfdHlwZRgEIAEoCRIQCghwcm92aWRlchgFIAEoCRISCgpzbWFydF9jYXJkGAYgASgJEh4KBG1vZGUYByABKA4yEC5wcmVwYWlkLnYxLk1vZGUi5QMKFlZlcmlmeUN1c3RvbWVyUmVzcG9uc2USJAoHcHJvZHVjdBgBIAEoDjITLnByZXBhaWQudjEuUHJvZHVjdBIPCgdzZXJ2aWNlGAIgASgJEhcKD2N1c3RvbWVyX251bWJlchgDIAEoCRISCgptZXRlcl90eXBlGAQgASgJEhUKDWN1c3RvbWVyX25hbWUYBSABKAkSFAoHYWRkcmVzcxgGIAEoCUgAiAEBEiAKE3Byb3ZpZGVyX21ldGVyX3R5cGUYByABKAlIAYgBARIgChNtaW5pbXVtX2Ftb3VudF9rb2JvGAggASgDSAKIAQESGQoMYXJyZWFyc19rb2JvGAkgASgDSAOIAQESHAoPY3VycmVudF9ib3VxdWV0GAogASgJSASIAQESFQoIZHVlX2RhdGUYCyABKAlIBYgBARIgChNyZW5ld2FsX2Ftb3VudF9rb2JvGAwgASgDSAaIAQFCCgoIX2FkZHJlc3NCFgoUX3Byb3ZpZGVyX21ldGVyX3R5cGVCFgoUX21pbmltdW1fYW1vdW50X2tvYm9CDwoNX2FycmVhcnNfa29ib0ISChBfY3VycmVudF9ib3VxdWV0QgsKCV9kdWVfZGF0ZUIWChRfcmVuZXdhbF9hbW91bnRfa29ibyI+ChxBcHBseVByb3ZpZGVyQ2FsbGJhY2tSZXF1ZXN0EhAKCHByb3ZpZGVyGAEgASgJEgwKBGJvZHkYAiABKAwilwEKHUFwcGx5UHJvdmlkZXJDYWxsYmFja1Jlc3BvbnNlEjQKC2Rpc3Bvc2l0aW9uGAEgASgOMh8ucHJlcGFpZC52MS5DYWxsYmFja0Rpc3Bvc2l0aW9uEhEKCXJlZmVyZW5jZRgCIAEoCRItCgZzdGF0dXMYAyABKA4yHS5wcmVwYWlkLnYxLlRyYW5zYWN0aW9uU3RhdHVzKvUBChNDYWxsYmFja0Rpc3Bvc2l0aW9uEiQKIENBTExCQUNLX0RJU1BPU0lUSU9OX1VOU1BFQ0lGSUVEEAASIAocQ0FMTEJBQ0tfRElTUE9TSVRJT05fQVBQTElFRBABEiIKHkNBTExCQUNLX0RJU1BPU0lUSU9OX1VOQ0hBTkdFRBACEioKJkNBTExCQUNLX0RJU1BPU0lUSU9OX1VOS05PV05fUkVGRVJFTkNFEAMSIAocQ0FMTEJBQ0tfRElTUE9TSVRJT05fSUdOT1JFRBAEEiQKIENBTExCQUNLX0RJU1BPU0lUSU9OX1JFVFJZX0xBVEVSEAUy+wcKD1B1cmNoYXNlU2VydmljZRJLCgpHZXRCYWxhbmNlEh0ucHJlcGFpZC52MS5HZXRCYWxhbmNlUmVxdWVzdBoeLnByZXBhaWQudjEuR2V0QmFsYW5jZVJlc3BvbnNlEksKCkJ1eUFpcnRpbWUSHS5wcmVwYWlkLnYxLkJ1eUFpcnRpbWVSZXF1ZXN0Gh4ucHJlcGFpZC52MS5CdXlBaXJ0aW1lUmVzcG9uc2USQgoHQnV5RGF0YRIaLnByZXBhaWQudjEuQnV5RGF0YVJlcXVlc3QaGy5wcmVwYWlkLnYxLkJ1eURhdGFSZXNwb25zZRJICglMaXN0UGxhbnMSHC5wcmVwYWlkLnYxLkxpc3RQbGFuc1JlcXVlc3QaHS5wcmVwYWlkLnYxLkxpc3RQbGFuc1Jlc3BvbnNlElEKDExpc3RQYWNrYWdlcxIfLnByZXBhaWQudjEuTGlzdFBhY2thZ2VzUmVxdWVzdBogLnByZXBhaWQudjEuTGlzdFBhY2thZ2VzUmVzcG9uc2USVwoOUGF5RWxlY3RyaWNpdHkSIS5wcmVwYWlkLnYxLlBheUVsZWN0cmljaXR5UmVxdWVzdBoiLnByZXBhaWQudjEuUGF5RWxlY3RyaWNpdHlSZXNwb25zZRJFCghQYXlDYWJsZRIbLnByZXBhaWQudjEuUGF5Q2FibGVSZXF1ZXN0GhwucHJlcGFpZC52MS5QYXlDYWJsZVJlc3BvbnNlEk4KC1NlbmRCdWxrU21zEh4ucHJlcGFpZC52MS5TZW5kQnVsa1Ntc1JlcXVlc3QaHy5wcmVwYWlkLnYxLlNlbmRCdWxrU21zUmVzcG9uc2USVwoOR2V0VHJhbnNhY3Rpb24SIS5wcmVwYWlkLnYxLkdldFRyYW5zYWN0aW9uUmVxdWVzdBoiLnByZXBhaWQudjEuR2V0VHJhbnNhY3Rpb25SZXNwb25zZRJdChBMaXN0VHJhbnNhY3Rpb25zEiMucHJlcGFpZC52MS5MaXN0VHJhbnNhY3Rpb25zUmVxdWVzdBokLnByZXBhaWQudjEuTGlzdFRyYW5zYWN0aW9uc1Jlc3BvbnNlElcKDlZlcmlmeUN1c3RvbWVyEiEucHJlcGFpZC52MS5WZXJpZnlDdXN0b21lclJlcXVlc3QaIi5wcmVwYWlkLnYxLlZlcmlmeUN1c3RvbWVyUmVzcG9uc2USbAoVQXBwbHlQcm92aWRlckNhbGxiYWNrEigucHJlcGFpZC52MS5BcHBseVByb3ZpZGVyQ2FsbGJhY2tSZXF1ZXN0GikucHJlcGFpZC52MS5BcHBseVByb3ZpZGVyQ2FsbGJhY2tSZXNwb25zZWIGcHJvdG8z", [file_prepaid_v1_types]);
 
 /**
  * Asks for an account's balance.
@@ -26,6 +26,14 @@ export type GetBalanceRequest = Message<"prepaid.v1.GetBalanceRequest"> & {
    * @generated from field: string account_id = 1;
    */
   accountId: string;
+
+  /**
+   * The account's world: MODE_TEST acts on its test wallet, test history and the sandbox;
+   * unset or MODE_LIVE is live.
+   *
+   * @generated from field: prepaid.v1.Mode mode = 2;
+   */
+  mode: Mode;
 };
 
 /**
@@ -61,6 +69,13 @@ export type GetBalanceResponse = Message<"prepaid.v1.GetBalanceResponse"> & {
    * @generated from field: string tier_name = 3;
    */
   tierName: string;
+
+  /**
+   * Whose balance balance_kobo is: MODE_LIVE or MODE_TEST, as asked.
+   *
+   * @generated from field: prepaid.v1.Mode mode = 4;
+   */
+  mode: Mode;
 };
 
 /**
@@ -110,6 +125,14 @@ export type BuyAirtimeRequest = Message<"prepaid.v1.BuyAirtimeRequest"> & {
    * @generated from field: string request_id = 5;
    */
   requestId: string;
+
+  /**
+   * The account's world: MODE_TEST acts on its test wallet, test history and the sandbox;
+   * unset or MODE_LIVE is live.
+   *
+   * @generated from field: prepaid.v1.Mode mode = 6;
+   */
+  mode: Mode;
 };
 
 /**
@@ -180,6 +203,14 @@ export type BuyDataRequest = Message<"prepaid.v1.BuyDataRequest"> & {
    * @generated from field: string request_id = 4;
    */
   requestId: string;
+
+  /**
+   * The account's world: MODE_TEST acts on its test wallet, test history and the sandbox;
+   * unset or MODE_LIVE is live.
+   *
+   * @generated from field: prepaid.v1.Mode mode = 5;
+   */
+  mode: Mode;
 };
 
 /**
@@ -418,6 +449,14 @@ export type PayElectricityRequest = Message<"prepaid.v1.PayElectricityRequest"> 
    * @generated from field: string request_id = 7;
    */
   requestId: string;
+
+  /**
+   * The account's world: MODE_TEST acts on its test wallet, test history and the sandbox;
+   * unset or MODE_LIVE is live.
+   *
+   * @generated from field: prepaid.v1.Mode mode = 8;
+   */
+  mode: Mode;
 };
 
 /**
@@ -502,6 +541,14 @@ export type PayCableRequest = Message<"prepaid.v1.PayCableRequest"> & {
    * @generated from field: string request_id = 6;
    */
   requestId: string;
+
+  /**
+   * The account's world: MODE_TEST acts on its test wallet, test history and the sandbox;
+   * unset or MODE_LIVE is live.
+   *
+   * @generated from field: prepaid.v1.Mode mode = 7;
+   */
+  mode: Mode;
 };
 
 /**
@@ -579,6 +626,14 @@ export type SendBulkSmsRequest = Message<"prepaid.v1.SendBulkSmsRequest"> & {
    * @generated from field: string request_id = 5;
    */
   requestId: string;
+
+  /**
+   * The account's world: MODE_TEST acts on its test wallet, test history and the sandbox;
+   * unset or MODE_LIVE is live.
+   *
+   * @generated from field: prepaid.v1.Mode mode = 6;
+   */
+  mode: Mode;
 };
 
 /**
@@ -635,6 +690,14 @@ export type GetTransactionRequest = Message<"prepaid.v1.GetTransactionRequest"> 
    * @generated from field: string reference = 2;
    */
   reference: string;
+
+  /**
+   * The account's world: MODE_TEST acts on its test wallet, test history and the sandbox;
+   * unset or MODE_LIVE is live.
+   *
+   * @generated from field: prepaid.v1.Mode mode = 3;
+   */
+  mode: Mode;
 };
 
 /**
@@ -692,6 +755,14 @@ export type ListTransactionsRequest = Message<"prepaid.v1.ListTransactionsReques
    * @generated from field: string page_token = 3;
    */
   pageToken: string;
+
+  /**
+   * The account's world: MODE_TEST acts on its test wallet, test history and the sandbox;
+   * unset or MODE_LIVE is live.
+   *
+   * @generated from field: prepaid.v1.Mode mode = 4;
+   */
+  mode: Mode;
 };
 
 /**
@@ -777,6 +848,14 @@ export type VerifyCustomerRequest = Message<"prepaid.v1.VerifyCustomerRequest"> 
    * @generated from field: string smart_card = 6;
    */
   smartCard: string;
+
+  /**
+   * The account's world: MODE_TEST acts on its test wallet, test history and the sandbox;
+   * unset or MODE_LIVE is live.
+   *
+   * @generated from field: prepaid.v1.Mode mode = 7;
+   */
+  mode: Mode;
 };
 
 /**

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file prepaid/v1/types.proto.
  */
 export const file_prepaid_v1_types: GenFile = /*@__PURE__*/
-  fileDesc("ChZwcmVwYWlkL3YxL3R5cGVzLnByb3RvEgpwcmVwYWlkLnYxIscECgtUcmFuc2FjdGlvbhIRCglyZWZlcmVuY2UYASABKAkSEgoKYWNjb3VudF9pZBgCIAEoCRIkCgdwcm9kdWN0GAMgASgOMhMucHJlcGFpZC52MS5Qcm9kdWN0Ei0KBnN0YXR1cxgEIAEoDjIdLnByZXBhaWQudjEuVHJhbnNhY3Rpb25TdGF0dXMSDwoHc2VydmljZRgFIAEoCRIRCglyZWNpcGllbnQYBiABKAkSFwoPZmFjZV92YWx1ZV9rb2JvGAcgASgDEhQKDGNoYXJnZWRfa29ibxgIIAEoAxIaChJiYWxhbmNlX2FmdGVyX2tvYm8YCSABKAMSDwoHcGxhbl9pZBgKIAEoAxISCgpwbGFuX2xhYmVsGAsgASgJEhQKDHBhY2thZ2VfY29kZRgMIAEoCRISCgptZXRlcl90eXBlGA0gASgJEg0KBXRva2VuGA4gASgJEg0KBXVuaXRzGA8gASgJEhAKCHNtc19zZW50GBAgASgFEhEKCXNtc19wYWdlcxgRIAEoBRIWCg5mYWlsdXJlX3JlYXNvbhgSIAEoCRISCgpyZXF1ZXN0X2lkGBMgASgJEhcKD25lZWRzX2F0dGVudGlvbhgUIAEoCBIuCgpjcmVhdGVkX2F0GBUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgp1cGRhdGVkX2F0GBYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIWCg5jdXN0b21lcl9waG9uZRgXIAEoCSJ2CgRQbGFuEg8KB3BsYW5faWQYASABKAMSDwoHbmV0d29yaxgCIAEoCRINCgVsYWJlbBgDIAEoCRIQCgh2YWxpZGl0eRgEIAEoCRIXCg9mYWNlX3ZhbHVlX2tvYm8YBSABKAMSEgoKcHJpY2Vfa29ibxgGIAEoAyqLAQoHUHJvZHVjdBIXChNQUk9EVUNUX1VOU1BFQ0lGSUVEEAASEwoPUFJPRFVDVF9BSVJUSU1FEAESEAoMUFJPRFVDVF9EQVRBEAISFwoTUFJPRFVDVF9FTEVDVFJJQ0lUWRADEhEKDVBST0RVQ1RfQ0FCTEUQBBIUChBQUk9EVUNUX0JVTEtfU01TEAUqtwEKEVRyYW5zYWN0aW9uU3RhdHVzEiIKHlRSQU5TQUNUSU9OX1NUQVRVU19VTlNQRUNJRklFRBAAEh4KGlRSQU5TQUNUSU9OX1NUQVRVU19QRU5ESU5HEAESHgoaVFJBTlNBQ1RJT05fU1RBVFVTX1NVQ0NFU1MQAhIdChlUUkFOU0FDVElPTl9TVEFUVVNfRkFJTEVEEAMSHwobVFJBTlNBQ1RJT05fU1RBVFVTX1JFVkVSU0VEEAQq7wMKC0Vycm9yUmVhc29uEhwKGEVSUk9SX1JFQVNPTl9VTlNQRUNJRklFRBAAEiIKHkVSUk9SX1JFQVNPTl9JTlZBTElEX1BBUkFNRVRFUhABEiUKIUVSUk9SX1JFQVNPTl9JTlNVRkZJQ0lFTlRfQkFMQU5DRRACEiAKHEVSUk9SX1JFQVNPTl9QUk9WSURFUl9GQUlMRUQQAxIgChxFUlJPUl9SRUFTT05fSU5WQUxJRF9BUElfS0VZEAQSHwobRVJST1JfUkVBU09OX0lQX05PVF9BTExPV0VEEAUSIAocRVJST1JfUkVBU09OX1VOQVVUSEVOVElDQVRFRBAGEiIKHkVSUk9SX1JFQVNPTl9QRVJNSVNTSU9OX0RFTklFRBAHEhoKFkVSUk9SX1JFQVNPTl9OT1RfRk9VTkQQCBInCiNFUlJPUl9SRUFTT05fSURFTVBPVEVOQ1lfS0VZX1JFVVNFRBAJEiQKIEVSUk9SX1JFQVNPTl9SRVFVRVNUX0lOX1BST0dSRVNTEAoSJAogRVJST1JfUkVBU09OX0ZBSUxFRF9QUkVDT05ESVRJT04QCxIZChVFUlJPUl9SRUFTT05fSU5URVJOQUwQDBIgChxFUlJPUl9SRUFTT05fT1VUQ09NRV9VTktOT1dOEA1iBnByb3RvMw", [file_google_protobuf_timestamp]);
+  fileDesc("ChZwcmVwYWlkL3YxL3R5cGVzLnByb3RvEgpwcmVwYWlkLnYxItkECgtUcmFuc2FjdGlvbhIRCglyZWZlcmVuY2UYASABKAkSEgoKYWNjb3VudF9pZBgCIAEoCRIkCgdwcm9kdWN0GAMgASgOMhMucHJlcGFpZC52MS5Qcm9kdWN0Ei0KBnN0YXR1cxgEIAEoDjIdLnByZXBhaWQudjEuVHJhbnNhY3Rpb25TdGF0dXMSDwoHc2VydmljZRgFIAEoCRIRCglyZWNpcGllbnQYBiABKAkSFwoPZmFjZV92YWx1ZV9rb2JvGAcgASgDEhQKDGNoYXJnZWRfa29ibxgIIAEoAxIaChJiYWxhbmNlX2FmdGVyX2tvYm8YCSABKAMSDwoHcGxhbl9pZBgKIAEoAxISCgpwbGFuX2xhYmVsGAsgASgJEhQKDHBhY2thZ2VfY29kZRgMIAEoCRISCgptZXRlcl90eXBlGA0gASgJEg0KBXRva2VuGA4gASgJEg0KBXVuaXRzGA8gASgJEhAKCHNtc19zZW50GBAgASgFEhEKCXNtc19wYWdlcxgRIAEoBRIWCg5mYWlsdXJlX3JlYXNvbhgSIAEoCRISCgpyZXF1ZXN0X2lkGBMgASgJEhcKD25lZWRzX2F0dGVudGlvbhgUIAEoCBIuCgpjcmVhdGVkX2F0GBUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgp1cGRhdGVkX2F0GBYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIWCg5jdXN0b21lcl9waG9uZRgXIAEoCRIQCghsaXZlbW9kZRgYIAEoCCJ2CgRQbGFuEg8KB3BsYW5faWQYASABKAMSDwoHbmV0d29yaxgCIAEoCRINCgVsYWJlbBgDIAEoCRIQCgh2YWxpZGl0eRgEIAEoCRIXCg9mYWNlX3ZhbHVlX2tvYm8YBSABKAMSEgoKcHJpY2Vfa29ibxgGIAEoAyo6CgRNb2RlEhQKEE1PREVfVU5TUEVDSUZJRUQQABINCglNT0RFX0xJVkUQARINCglNT0RFX1RFU1QQAiqLAQoHUHJvZHVjdBIXChNQUk9EVUNUX1VOU1BFQ0lGSUVEEAASEwoPUFJPRFVDVF9BSVJUSU1FEAESEAoMUFJPRFVDVF9EQVRBEAISFwoTUFJPRFVDVF9FTEVDVFJJQ0lUWRADEhEKDVBST0RVQ1RfQ0FCTEUQBBIUChBQUk9EVUNUX0JVTEtfU01TEAUqtwEKEVRyYW5zYWN0aW9uU3RhdHVzEiIKHlRSQU5TQUNUSU9OX1NUQVRVU19VTlNQRUNJRklFRBAAEh4KGlRSQU5TQUNUSU9OX1NUQVRVU19QRU5ESU5HEAESHgoaVFJBTlNBQ1RJT05fU1RBVFVTX1NVQ0NFU1MQAhIdChlUUkFOU0FDVElPTl9TVEFUVVNfRkFJTEVEEAMSHwobVFJBTlNBQ1RJT05fU1RBVFVTX1JFVkVSU0VEEAQq7wMKC0Vycm9yUmVhc29uEhwKGEVSUk9SX1JFQVNPTl9VTlNQRUNJRklFRBAAEiIKHkVSUk9SX1JFQVNPTl9JTlZBTElEX1BBUkFNRVRFUhABEiUKIUVSUk9SX1JFQVNPTl9JTlNVRkZJQ0lFTlRfQkFMQU5DRRACEiAKHEVSUk9SX1JFQVNPTl9QUk9WSURFUl9GQUlMRUQQAxIgChxFUlJPUl9SRUFTT05fSU5WQUxJRF9BUElfS0VZEAQSHwobRVJST1JfUkVBU09OX0lQX05PVF9BTExPV0VEEAUSIAocRVJST1JfUkVBU09OX1VOQVVUSEVOVElDQVRFRBAGEiIKHkVSUk9SX1JFQVNPTl9QRVJNSVNTSU9OX0RFTklFRBAHEhoKFkVSUk9SX1JFQVNPTl9OT1RfRk9VTkQQCBInCiNFUlJPUl9SRUFTT05fSURFTVBPVEVOQ1lfS0VZX1JFVVNFRBAJEiQKIEVSUk9SX1JFQVNPTl9SRVFVRVNUX0lOX1BST0dSRVNTEAoSJAogRVJST1JfUkVBU09OX0ZBSUxFRF9QUkVDT05ESVRJT04QCxIZChVFUlJPUl9SRUFTT05fSU5URVJOQUwQDBIgChxFUlJPUl9SRUFTT05fT1VUQ09NRV9VTktOT1dOEA1iBnByb3RvMw", [file_google_protobuf_timestamp]);
 
 /**
  * One purchase, with what was asked, what was charged and what came back.
@@ -180,6 +180,13 @@ export type Transaction = Message<"prepaid.v1.Transaction"> & {
    * @generated from field: string customer_phone = 23;
    */
   customerPhone: string;
+
+  /**
+   * True for a live purchase, false for one made in test mode (test wallet, sandbox only).
+   *
+   * @generated from field: bool livemode = 24;
+   */
+  livemode: boolean;
 };
 
 /**
@@ -246,6 +253,43 @@ export const PlanSchema: GenMessage<Plan> = /*@__PURE__*/
   messageDesc(file_prepaid_v1_types, 1);
 
 /**
+ * Which of an account's two worlds a call acts in. Live is the real wallet and the routed
+ * providers; test is the account's test wallet, its own history and idempotency scope, and
+ * always the sandbox providers, so a test call can never reach a real upstream or real money.
+ *
+ * @generated from enum prepaid.v1.Mode
+ */
+export enum Mode {
+  /**
+   * Not set: live. Callers written before test mode existed, and callers that do not care,
+   * stay live. The core never answers with this value; it says MODE_LIVE or MODE_TEST.
+   *
+   * @generated from enum value: MODE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The live wallet and the routed providers.
+   *
+   * @generated from enum value: MODE_LIVE = 1;
+   */
+  LIVE = 1,
+
+  /**
+   * The test wallet and the sandbox providers.
+   *
+   * @generated from enum value: MODE_TEST = 2;
+   */
+  TEST = 2,
+}
+
+/**
+ * Describes the enum prepaid.v1.Mode.
+ */
+export const ModeSchema: GenEnum<Mode> = /*@__PURE__*/
+  enumDesc(file_prepaid_v1_types, 0);
+
+/**
  * A product family the platform sells.
  *
  * @generated from enum prepaid.v1.Product
@@ -298,7 +342,7 @@ export enum Product {
  * Describes the enum prepaid.v1.Product.
  */
 export const ProductSchema: GenEnum<Product> = /*@__PURE__*/
-  enumDesc(file_prepaid_v1_types, 0);
+  enumDesc(file_prepaid_v1_types, 1);
 
 /**
  * Where a purchase stands.
@@ -346,7 +390,7 @@ export enum TransactionStatus {
  * Describes the enum prepaid.v1.TransactionStatus.
  */
 export const TransactionStatusSchema: GenEnum<TransactionStatus> = /*@__PURE__*/
-  enumDesc(file_prepaid_v1_types, 1);
+  enumDesc(file_prepaid_v1_types, 2);
 
 /**
  * Why a call failed: the closed set of reasons the core puts in the google.rpc.ErrorInfo
@@ -464,5 +508,5 @@ export enum ErrorReason {
  * Describes the enum prepaid.v1.ErrorReason.
  */
 export const ErrorReasonSchema: GenEnum<ErrorReason> = /*@__PURE__*/
-  enumDesc(file_prepaid_v1_types, 2);
+  enumDesc(file_prepaid_v1_types, 3);
 

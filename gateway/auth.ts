@@ -16,12 +16,16 @@
  */
 import { createHash } from 'node:crypto';
 import type { Client } from '@connectrpc/connect';
+import type { Mode } from '../core/domain/mode.js';
 import type { AuthService } from '../gen/prepaid/v1/auth_pb.js';
+import { Mode as ProtoMode } from '../gen/prepaid/v1/types_pb.js';
 
-/** The account a verified key pair acts for. */
+/** The account a verified key pair acts for, and in which mode. */
 export interface Caller {
   accountId: string;
   tierId: string;
+  /** The pair's mode (pk_test_ pairs are test): every core call for this request acts in it. */
+  mode: Mode;
   /** The key the rate limit counts against. */
   publicKey: string;
 }
@@ -89,7 +93,7 @@ export function createKeyAuthenticator(options: {
       good.delete(pairKey);
       throw error;
     }
-    const caller: Caller = { accountId: verified.accountId, tierId: verified.tierId, publicKey };
+    const caller: Caller = { accountId: verified.accountId, tierId: verified.tierId, mode: modeOf(verified.mode), publicKey };
     remember(good, pairKey, now() + KNOWN_GOOD_TTL_MS, maxEntries);
     if (ttlMs > 0) remember(cache, cacheKey, { caller, expiresAtMs: now() + ttlMs }, maxEntries);
     return caller;
@@ -132,4 +136,12 @@ function remember<V>(map: Map<string, V>, key: string, value: V, maxEntries: num
     map.delete(oldest.value);
   }
   map.set(key, value);
+}
+
+/**
+ * The mode the core verified the pair in. Only an explicit test answer is test; a core that
+ * predates test mode answers nothing, which is live, as every pair it knows is.
+ */
+function modeOf(mode: ProtoMode): Mode {
+  return mode === ProtoMode.TEST ? 'test' : 'live';
 }

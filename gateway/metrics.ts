@@ -3,17 +3,22 @@
  * created once, with the gateway; a request only increments a counter and observes a
  * histogram, so measuring costs well under a microsecond of the request's time.
  *
- *   prepaid_gateway_http_requests_total{action,status}            answered requests
+ *   prepaid_gateway_http_requests_total{action,status,mode}       answered requests
  *   prepaid_gateway_http_request_duration_seconds{action,status}  time to answer (histogram)
  *   prepaid_gateway_http_requests_in_flight                       requests being answered now
  *   prepaid_gateway_rate_limited_total{policy}                    429s by limit (per-key, auth-failures)
  *
  * `action` is one of the API's actions, `unknown` for an API request without a known
  * action, or the route of a request outside the API: `healthz`, `metrics`, `openapi`,
- * `callback`, `not_found`. Labels come from closed sets, never from what a client sent.
+ * `callback`, `not_found`. `mode` is the verified key pair's, live or test, and `none` for a
+ * request no key pair was verified for, so that test traffic is never read as live. Labels
+ * come from closed sets, never from what a client sent.
  */
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { collectProcessMetrics } from '../runtime/metrics.js';
+
+/** The mode of the key pair a request was answered for; none when no pair was verified. */
+export type RequestMode = 'live' | 'test' | 'none';
 
 /** The two rate limits, as the RateLimit-Policy header names them. */
 export type LimitPolicyName = 'per-key' | 'auth-failures';
@@ -23,8 +28,8 @@ export interface GatewayMetrics {
   readonly registry: Registry;
   /** A request started being answered. */
   started(): void;
-  /** A request was answered with `status` after `seconds`. */
-  answered(action: string, status: number, seconds: number): void;
+  /** A request was answered with `status` after `seconds`, for a key pair of `mode` (none: no pair verified). */
+  answered(action: string, status: number, seconds: number, mode: RequestMode): void;
   /** A request was refused by a rate limit. */
   rateLimited(policy: LimitPolicyName): void;
 }
@@ -44,8 +49,8 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {})
   if (options.defaultMetrics) collectProcessMetrics(registry);
   const requests = new Counter({
     name: 'prepaid_gateway_http_requests_total',
-    help: 'HTTP requests answered, by action (or route) and status.',
-    labelNames: ['action', 'status'] as const,
+    help: 'HTTP requests answered, by action (or route), status and the key pair mode (live, test, or none when no pair was verified).',
+    labelNames: ['action', 'status', 'mode'] as const,
     registers: [registry],
   });
   const duration = new Histogram({
@@ -73,10 +78,10 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {})
   return {
     registry,
     started: () => inFlight.inc(),
-    answered(action, status, seconds) {
+    answered(action, status, seconds, mode) {
       inFlight.dec();
       const labels = { action, status: String(status) };
-      requests.inc(labels);
+      requests.inc({ ...labels, mode });
       duration.observe(labels, seconds);
     },
     rateLimited: (policy) => limited.inc({ policy }),

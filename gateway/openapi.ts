@@ -80,8 +80,13 @@ const schemas: Record<string, Schema> = {
   },
   BalanceResponse: {
     type: 'object',
-    properties: { status: { const: 'success' }, balance: naira, tier: { type: 'string' } },
-    required: ['status', 'balance', 'tier'],
+    properties: {
+      status: { const: 'success' },
+      balance: { ...naira, description: "The balance of the key pair's wallet: the live one, or the test one for a test pair." },
+      tier: { type: 'string' },
+      mode: { enum: ['live', 'test'], description: 'The mode of the key pair, and so of the balance.' },
+    },
+    required: ['status', 'balance', 'tier', 'mode'],
     additionalProperties: false,
   },
   Plan: {
@@ -269,6 +274,7 @@ const schemas: Record<string, Schema> = {
       request_id: nullable('string'),
       created_at: nullable('string', { format: 'date-time' }),
       updated_at: nullable('string', { format: 'date-time' }),
+      livemode: { type: 'boolean', description: 'true for a live purchase, false for a test one (test wallet, sandbox only).' },
     },
     required: [
       'reference',
@@ -291,6 +297,7 @@ const schemas: Record<string, Schema> = {
       'request_id',
       'created_at',
       'updated_at',
+      'livemode',
     ],
     additionalProperties: false,
   },

@@ -50,6 +50,7 @@ export function createApiHandler(deps: PipelineDeps): ApiHandler {
 
     const caller = await authenticate(req, clientIp, facts);
     facts.account = caller.accountId;
+    facts.mode = caller.mode;
 
     // Counted only after authentication, so nobody can spend another account's quota
     // with its public key alone.

@@ -6,6 +6,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
+import type { Mode } from '../core/domain/mode.js';
 import { normalizeAddress } from './client-ip.js';
 import type { GatewayLogger } from './log.js';
 import type { GatewayMetrics } from './metrics.js';
@@ -16,6 +17,8 @@ export interface RequestFacts {
   action: string;
   clientIp: string | undefined;
   account: string | undefined;
+  /** The verified key pair's mode; undefined until (unless) a pair is verified. */
+  mode: Mode | undefined;
   /** The public key the request presented (never the secret), bounded: it is the client's text. */
   publicKey: string | undefined;
   /** The transaction a purchase made (or an error names). */
@@ -27,7 +30,16 @@ export interface RequestFacts {
 
 /** A request's facts before the pipeline has learnt anything. */
 export function newRequestFacts(): RequestFacts {
-  return { action: 'unknown', clientIp: undefined, account: undefined, publicKey: undefined, reference: undefined, code: undefined, errorId: undefined };
+  return {
+    action: 'unknown',
+    clientIp: undefined,
+    account: undefined,
+    mode: undefined,
+    publicKey: undefined,
+    reference: undefined,
+    code: undefined,
+    errorId: undefined,
+  };
 }
 
 /** What an error answer adds to the request's log line. */
@@ -48,7 +60,7 @@ export function recordAnswer(
   const seconds = (performance.now() - started) / 1000;
   // 499 (nginx's "client closed request") when the client left before any answer.
   const status = res.headersSent ? res.statusCode : 499;
-  sinks.metrics.answered(facts.action, status, seconds);
+  sinks.metrics.answered(facts.action, status, seconds, facts.mode ?? 'none');
   const fields = {
     method: req.method,
     action: facts.action,
@@ -56,6 +68,7 @@ export function recordAnswer(
     latency_ms: Math.round(seconds * 10_000) / 10,
     client_ip: facts.clientIp ?? normalizedPeer(req),
     ...(facts.account === undefined ? {} : { account: facts.account }),
+    ...(facts.mode === undefined ? {} : { mode: facts.mode }),
     ...(facts.publicKey === undefined ? {} : { public_key: facts.publicKey }),
     ...(facts.reference === undefined ? {} : { reference: facts.reference }),
     ...(facts.code === undefined ? {} : { code: facts.code }),

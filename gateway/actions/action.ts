@@ -4,6 +4,7 @@
  * minimums, networks) are the core's; an action checks only what it needs to build the RPC.
  */
 import type { IncomingHttpHeaders } from 'node:http';
+import { Mode as ProtoMode } from '../../gen/prepaid/v1/types_pb.js';
 import type { Caller } from '../auth.js';
 import type { JsonObject } from '../body.js';
 import type { CoreClients } from '../core-client.js';
@@ -30,4 +31,12 @@ export interface ActionResult {
 export interface Action {
   method: 'GET' | 'POST';
   handle(ctx: ActionContext): Promise<ActionResult>;
+}
+
+/**
+ * Who a core call acts for: the caller's account in the caller's mode. Every action passes
+ * it whole, so no call can act on the account without saying which of its wallets.
+ */
+export function accountOf(caller: Caller): { accountId: string; mode: ProtoMode } {
+  return { accountId: caller.accountId, mode: caller.mode === 'test' ? ProtoMode.TEST : ProtoMode.LIVE };
 }

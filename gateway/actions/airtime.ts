@@ -1,5 +1,5 @@
 /** POST ?action=airtime: buys airtime of `amount` Naira on `network` for `phone`. */
-import type { Action } from './action.js';
+import { type Action, accountOf } from './action.js';
 import { FieldReader, idempotencyKey } from './params.js';
 import { purchaseAnswer } from './views.js';
 
@@ -14,7 +14,7 @@ export const airtime: Action = {
     fields.done();
 
     const outcome = await core.purchase.buyAirtime({
-      accountId: caller.accountId,
+      ...accountOf(caller),
       network,
       phone,
       amountKobo: BigInt(amountKobo),

@@ -1,11 +1,14 @@
-/** GET ?action=balance: the wallet balance and the account's tier name. */
-import type { Action } from './action.js';
+/** GET ?action=balance: the balance of the caller's wallet (live or test, as its key pair), the tier name, and the mode. */
+
+import { Mode as ProtoMode } from '../../gen/prepaid/v1/types_pb.js';
+import { type Action, accountOf } from './action.js';
 import { naira } from './views.js';
 
 export const balance: Action = {
   method: 'GET',
   async handle({ caller, core }) {
-    const res = await core.purchase.getBalance({ accountId: caller.accountId });
-    return { httpStatus: 200, body: { status: 'success', balance: naira(res.balanceKobo), tier: res.tierName } };
+    const res = await core.purchase.getBalance({ ...accountOf(caller) });
+    const mode = res.mode === ProtoMode.TEST ? 'test' : 'live';
+    return { httpStatus: 200, body: { status: 'success', balance: naira(res.balanceKobo), tier: res.tierName, mode } };
   },
 };

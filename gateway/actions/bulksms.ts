@@ -2,7 +2,7 @@
  * POST ?action=bulksms: sends `message` from `sender` to every recipient; answers how many
  * unique recipients were sent to and how many pages the message takes.
  */
-import type { Action } from './action.js';
+import { type Action, accountOf } from './action.js';
 import { FieldReader, idempotencyKey } from './params.js';
 import { purchaseAnswer } from './views.js';
 
@@ -16,7 +16,7 @@ export const bulksms: Action = {
     const requestId = idempotencyKey(fields, body, headers);
     fields.done();
 
-    const outcome = await core.purchase.sendBulkSms({ accountId: caller.accountId, sender, recipients, message, requestId });
+    const outcome = await core.purchase.sendBulkSms({ ...accountOf(caller), sender, recipients, message, requestId });
     return purchaseAnswer(outcome, { known: (tx) => ({ sent: tx.smsSent, pages: tx.smsPages }) });
   },
 };

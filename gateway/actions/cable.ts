@@ -1,5 +1,5 @@
 /** POST ?action=cable: pays the cable package `package_code` on a smart card; answers the package name. */
-import type { Action } from './action.js';
+import { type Action, accountOf } from './action.js';
 import { FieldReader, idempotencyKey } from './params.js';
 import { purchaseAnswer } from './views.js';
 
@@ -15,7 +15,7 @@ export const cable: Action = {
     fields.done();
 
     const outcome = await core.purchase.payCable({
-      accountId: caller.accountId,
+      ...accountOf(caller),
       provider,
       smartCard,
       packageCode,

@@ -1,5 +1,5 @@
 /** POST ?action=data: buys the data plan `plan_id` for `phone`; answers the plan's label. */
-import type { Action } from './action.js';
+import { type Action, accountOf } from './action.js';
 import { FieldReader, idempotencyKey } from './params.js';
 import { purchaseAnswer } from './views.js';
 
@@ -12,7 +12,7 @@ export const data: Action = {
     const requestId = idempotencyKey(fields, body, headers);
     fields.done();
 
-    const outcome = await core.purchase.buyData({ accountId: caller.accountId, planId: BigInt(planId), phone, requestId });
+    const outcome = await core.purchase.buyData({ ...accountOf(caller), planId: BigInt(planId), phone, requestId });
     return purchaseAnswer(outcome, { known: (tx) => ({ plan: tx.planLabel }) });
   },
 };

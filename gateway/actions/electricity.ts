@@ -2,7 +2,7 @@
  * POST ?action=electricity: pays `amount` Naira to a meter. A delivered prepaid payment
  * answers the token and units; a postpaid one has neither, and answers them as null.
  */
-import type { Action } from './action.js';
+import { type Action, accountOf } from './action.js';
 import { FieldReader, idempotencyKey } from './params.js';
 import { purchaseAnswer } from './views.js';
 
@@ -19,7 +19,7 @@ export const electricity: Action = {
     fields.done();
 
     const outcome = await core.purchase.payElectricity({
-      accountId: caller.accountId,
+      ...accountOf(caller),
       disco,
       meterNumber,
       meterType,

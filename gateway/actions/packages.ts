@@ -2,7 +2,7 @@
  * GET ?action=packages[&provider=dstv]: the active cable TV packages at the price this account
  * pays, with the package_code a cable purchase names. An unknown provider is the core's 422.
  */
-import type { Action } from './action.js';
+import { type Action, accountOf } from './action.js';
 import { FieldReader } from './params.js';
 import { naira } from './views.js';
 
@@ -13,7 +13,7 @@ export const packages: Action = {
     const provider = fields.optionalString('provider');
     fields.done();
 
-    const res = await core.purchase.listPackages({ accountId: caller.accountId, provider });
+    const res = await core.purchase.listPackages({ ...accountOf(caller), provider });
     return {
       httpStatus: 200,
       body: {

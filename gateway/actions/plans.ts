@@ -2,7 +2,7 @@
  * GET ?action=plans[&network=mtn]: the active data plans at the price this account pays.
  * An unknown network is the core's 422.
  */
-import type { Action } from './action.js';
+import { type Action, accountOf } from './action.js';
 import { FieldReader } from './params.js';
 import { int64, naira } from './views.js';
 
@@ -13,7 +13,7 @@ export const plans: Action = {
     const network = fields.optionalString('network');
     fields.done();
 
-    const res = await core.purchase.listPlans({ accountId: caller.accountId, network });
+    const res = await core.purchase.listPlans({ ...accountOf(caller), network });
     return {
       httpStatus: 200,
       body: {

@@ -3,7 +3,7 @@
  * state, for following up a pending purchase. Another account's reference is 404, exactly
  * like one that does not exist.
  */
-import type { Action } from './action.js';
+import { type Action, accountOf } from './action.js';
 import { FieldReader } from './params.js';
 import { requireTransaction, transactionView } from './views.js';
 
@@ -14,7 +14,7 @@ export const transaction: Action = {
     const reference = fields.string('reference');
     fields.done();
 
-    const res = await core.purchase.getTransaction({ accountId: caller.accountId, reference });
+    const res = await core.purchase.getTransaction({ ...accountOf(caller), reference });
     return { httpStatus: 200, body: { status: 'success', transaction: transactionView(requireTransaction(res.transaction)) } };
   },
 };

@@ -4,7 +4,7 @@
  * are the core's (core/domain/paging.ts): the gateway only checks that `limit` is an integer
  * and passes it on, absent when the caller gave none.
  */
-import type { Action } from './action.js';
+import { type Action, accountOf } from './action.js';
 import { FieldReader } from './params.js';
 import { transactionView } from './views.js';
 
@@ -25,7 +25,7 @@ export const transactions: Action = {
     fields.done();
 
     const pageSize = limit === undefined ? undefined : Math.min(INT32_MAX, Math.max(INT32_MIN, limit));
-    const res = await core.purchase.listTransactions({ accountId: caller.accountId, pageSize, pageToken: cursor });
+    const res = await core.purchase.listTransactions({ ...accountOf(caller), pageSize, pageToken: cursor });
     return {
       httpStatus: 200,
       body: {

@@ -10,7 +10,7 @@
  *  "arrears":null,"current_bouquet":null,"due_date":null,"renewal_amount":null}
  */
 import { Product } from '../../gen/prepaid/v1/types_pb.js';
-import type { Action } from './action.js';
+import { type Action, accountOf } from './action.js';
 import { FieldReader } from './params.js';
 import { naira } from './views.js';
 
@@ -26,7 +26,7 @@ export const verify: Action = {
     const smartCard = fields.optionalString('smart_card');
     fields.done();
 
-    const res = await core.purchase.verifyCustomer({ accountId: caller.accountId, disco, meterNumber, meterType, provider, smartCard });
+    const res = await core.purchase.verifyCustomer({ ...accountOf(caller), disco, meterNumber, meterType, provider, smartCard });
     const amount = (kobo: bigint | undefined) => (kobo === undefined ? null : naira(kobo));
     return {
       httpStatus: 200,

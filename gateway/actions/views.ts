@@ -129,6 +129,8 @@ export interface TransactionView {
   request_id: string | null;
   created_at: string | null;
   updated_at: string | null;
+  /** True for a live purchase, false for a test one (test wallet, sandbox only). */
+  livemode: boolean;
 }
 
 /**
@@ -158,6 +160,7 @@ export function transactionView(tx: Transaction): TransactionView {
     request_id: orNull(tx.requestId),
     created_at: isoTime(tx.createdAt),
     updated_at: isoTime(tx.updatedAt),
+    livemode: tx.livemode,
   };
 }
 

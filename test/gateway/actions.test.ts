@@ -129,12 +129,12 @@ test('a postpaid electricity payment answers token and units as null', async () 
   assertShape(reply.json, { ...PURCHASE_FIELDS, token: 'string|null', units: 'string|null' });
 });
 
-test('GET balance answers exactly status, balance and tier, equal to the wallet', async () => {
+test('GET balance answers exactly status, balance, tier and mode, equal to the wallet', async () => {
   const { accountId, keys } = await fundedAccount(core, 1_234_567);
   const reply = await gateway.request({ query: { action: 'balance' }, keys });
   assert.is(reply.status, 200, reply.text);
-  assertShape(reply.json, { status: 'string', balance: 'number', tier: 'string' });
-  assert.equal(reply.json, { status: 'success', balance: 12345.67, tier: reply.json.tier });
+  assertShape(reply.json, { status: 'string', balance: 'number', tier: 'string', mode: 'string' });
+  assert.equal(reply.json, { status: 'success', balance: 12345.67, tier: reply.json.tier, mode: 'live' });
   assert.is(toKobo(reply.json.balance), await balanceKobo(core, accountId));
   assert.ok(reply.json.tier.length > 0);
 });
@@ -187,6 +187,7 @@ const TRANSACTION_FIELDS: Record<string, FieldType> = {
   request_id: 'string|null',
   created_at: 'string',
   updated_at: 'string',
+  livemode: 'boolean',
 };
 
 test('GET transaction shows one purchase of the caller with the full transaction view', async () => {

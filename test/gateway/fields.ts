@@ -7,7 +7,7 @@ import { ledgerOf, type TestCore } from '../helpers/core.js';
 import type { ApiKeys, Reply } from '../helpers/gateway.js';
 
 /** A JSON type as the tests name it; "a|b" allows either. */
-export type FieldType = 'string' | 'number' | 'integer' | 'null' | 'array' | 'object' | `${string}|${string}`;
+export type FieldType = 'string' | 'number' | 'integer' | 'boolean' | 'null' | 'array' | 'object' | `${string}|${string}`;
 
 /** Asserts that `value` has exactly these keys, each of its type. */
 export function assertShape(value: unknown, shape: Record<string, FieldType>, label = 'body'): void {
@@ -31,6 +31,8 @@ function isType(value: unknown, type: string): boolean {
       return typeof value === 'number' && Number.isFinite(value);
     case 'integer':
       return Number.isSafeInteger(value);
+    case 'boolean':
+      return typeof value === 'boolean';
     case 'null':
       return value === null;
     case 'array':

@@ -10,6 +10,7 @@ function accountJson(account: Account): Record<string, unknown> {
     name: account.name,
     tier: account.tierId,
     ...moneyFields('balance', account.balanceKobo),
+    ...moneyFields('test_balance', account.testBalanceKobo),
     created_at: isoTime(account.createdAt),
   };
 }
@@ -48,7 +49,7 @@ export const accountsGroup: CommandGroup = {
     },
     {
       name: 'get',
-      summary: 'Show an account: name, tier and wallet balance.',
+      summary: 'Show an account: name, tier, wallet balance and test wallet balance.',
       args: ['ACCOUNT_ID'],
       async run({ args }, core) {
         const account = present((await core().getAccount({ accountId: args[0] })).account, 'account');
@@ -59,6 +60,7 @@ export const accountsGroup: CommandGroup = {
             `Name:     ${account.name}`,
             `Tier:     ${account.tierId}`,
             `Balance:  ${nairaText(kobo(account.balanceKobo))}`,
+            `Test balance: ${nairaText(kobo(account.testBalanceKobo))} (test money, for test keys only)`,
             `Created:  ${isoTime(account.createdAt) ?? '-'}`,
           ],
         };

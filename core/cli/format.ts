@@ -4,9 +4,9 @@
  * step; the Naira number in JSON is only ever derived from kobo, never computed with.
  */
 import { type Timestamp, timestampDate } from '@bufbuild/protobuf/wkt';
-import { Product } from '../../gen/prepaid/v1/types_pb.js';
+import { Mode, Product } from '../../gen/prepaid/v1/types_pb.js';
 import { formatNaira, isKobo, type Kobo, koboToNaira, parseNaira } from '../domain/money.js';
-import { UsageError } from './command.js';
+import { type OptionSpec, UsageError } from './command.js';
 
 /** "NGN 1,234.50": Naira with two decimals, for text output. */
 export function nairaText(kobo: Kobo): string {
@@ -58,6 +58,24 @@ export function nairaArgument(name: string, text: string): Kobo {
   if (!parsed.ok) throw new UsageError(`${name} ${parsed.reason}; got ${JSON.stringify(text)}.`);
   if (parsed.kobo <= 0) throw new UsageError(`${name} must be more than zero; got ${JSON.stringify(text)}.`);
   return parsed.kobo;
+}
+
+/** The `--mode` option of the commands that act on one of an account's two worlds. */
+export const MODE_OPTION: OptionSpec = {
+  placeholder: 'live|test',
+  summary: 'live (the default): the real wallet and keys; test: the test wallet and test keys, served only by the sandbox.',
+};
+
+/** --mode as the admin service takes it; absent is live. */
+export function modeArgument(text: string | undefined): Mode {
+  if (text === undefined || text === 'live') return Mode.LIVE;
+  if (text === 'test') return Mode.TEST;
+  throw new UsageError(`--mode must be live or test; got ${JSON.stringify(text)}.`);
+}
+
+/** A mode as people and JSON name it: "live" or "test" (unset is live, as the core reads it). */
+export function modeName(mode: Mode): 'live' | 'test' {
+  return mode === Mode.TEST ? 'test' : 'live';
 }
 
 /** Left-aligned columns separated by two spaces, for lists in text output. */

@@ -1,13 +1,14 @@
 /** `prepaid keys ...`: issue, list and revoke key pairs, and lock them to client IPs. */
 import type { ApiKey } from '../../gen/prepaid/v1/admin_pb.js';
 import type { CommandGroup } from './command.js';
-import { columns, isoTime, present, SECRET_SHOWN_ONCE_WARNING } from './format.js';
+import { columns, isoTime, MODE_OPTION, modeArgument, modeName, present, SECRET_SHOWN_ONCE_WARNING } from './format.js';
 
 /** A stored key as JSON; the core never sends secrets here. */
 function keyJson(key: ApiKey): Record<string, unknown> {
   return {
     public_key: key.publicKey,
     account_id: key.accountId,
+    mode: modeName(key.mode),
     allowed_ips: [...key.allowedIps],
     revoked: key.revoked,
     created_at: isoTime(key.createdAt),
@@ -25,13 +26,15 @@ export const keysGroup: CommandGroup = {
   commands: [
     {
       name: 'create',
-      summary: 'Issue a new key pair for an account on a tier with API access; the secret is shown once.',
+      summary: 'Issue a new key pair for an account on a tier with API access (--mode test: a pk_test_/sk_test_ pair); the secret is shown once.',
       args: ['ACCOUNT_ID'],
-      async run({ args }, core) {
-        const key = present((await core().createApiKey({ accountId: args[0] })).issuedKey, 'issued_key');
+      options: { mode: MODE_OPTION },
+      async run({ args, options }, core) {
+        const key = present((await core().createApiKey({ accountId: args[0], mode: modeArgument(options['mode']) })).issuedKey, 'issued_key');
+        const mode = modeName(key.mode);
         return {
-          json: { account_id: args[0], public_key: key.publicKey, secret_key: key.secretKey },
-          text: [`Issued a key pair for ${args[0]}.`, `Public key: ${key.publicKey}`, `Secret key: ${key.secretKey}`],
+          json: { account_id: args[0], public_key: key.publicKey, secret_key: key.secretKey, mode },
+          text: [`Issued a ${mode} key pair for ${args[0]}.`, `Public key: ${key.publicKey}`, `Secret key: ${key.secretKey}`],
           warnings: [SECRET_SHOWN_ONCE_WARNING],
         };
       },
@@ -42,10 +45,10 @@ export const keysGroup: CommandGroup = {
       args: ['ACCOUNT_ID'],
       async run({ args }, core) {
         const { keys } = await core().listApiKeys({ accountId: args[0] });
-        const rows = keys.map((k) => [k.publicKey, k.revoked ? 'revoked' : 'active', lockText(k), isoTime(k.createdAt) ?? '-']);
+        const rows = keys.map((k) => [k.publicKey, modeName(k.mode), k.revoked ? 'revoked' : 'active', lockText(k), isoTime(k.createdAt) ?? '-']);
         return {
           json: { account_id: args[0], keys: keys.map(keyJson) },
-          text: keys.length === 0 ? [`Account ${args[0]} has no keys.`] : columns([['PUBLIC KEY', 'STATE', 'ALLOWED IPS', 'CREATED'], ...rows]),
+          text: keys.length === 0 ? [`Account ${args[0]} has no keys.`] : columns([['PUBLIC KEY', 'MODE', 'STATE', 'ALLOWED IPS', 'CREATED'], ...rows]),
         };
       },
     },

@@ -31,6 +31,7 @@ export const pendingGroup: CommandGroup = {
           t.reference,
           isoTime(t.createdAt) ?? '-',
           t.accountId,
+          t.livemode ? 'live' : 'test',
           productName(t.product),
           t.service,
           t.recipient || '-',
@@ -42,6 +43,8 @@ export const pendingGroup: CommandGroup = {
             transactions: page.transactions.map((t) => ({
               reference: t.reference,
               account_id: t.accountId,
+              mode: t.livemode ? 'live' : 'test',
+              livemode: t.livemode,
               product: productName(t.product),
               service: t.service,
               recipient: t.recipient,
@@ -54,7 +57,7 @@ export const pendingGroup: CommandGroup = {
           text:
             rows.length === 0
               ? ['No pending purchases.']
-              : columns([['REFERENCE', 'CREATED', 'ACCOUNT', 'PRODUCT', 'SERVICE', 'RECIPIENT', 'CHARGED', 'NEEDS A PERSON'], ...rows]),
+              : columns([['REFERENCE', 'CREATED', 'ACCOUNT', 'MODE', 'PRODUCT', 'SERVICE', 'RECIPIENT', 'CHARGED', 'NEEDS A PERSON'], ...rows]),
         };
       },
     },

@@ -2,7 +2,7 @@
 import type { LedgerEntry } from '../../gen/prepaid/v1/admin_pb.js';
 import { MAX_LEDGER_PAGE_SIZE } from '../accounts/service.js';
 import { type CommandGroup, UsageError } from './command.js';
-import { columns, isoTime, kobo, moneyFields, nairaArgument, nairaText, present } from './format.js';
+import { columns, isoTime, kobo, MODE_OPTION, modeArgument, modeName, moneyFields, nairaArgument, nairaText, present } from './format.js';
 
 /** Entries `wallet ledger` shows without --limit: one screenful. */
 export const DEFAULT_LEDGER_LIMIT = 20;
@@ -10,6 +10,7 @@ export const DEFAULT_LEDGER_LIMIT = 20;
 function entryJson(entry: LedgerEntry): Record<string, unknown> {
   return {
     entry_id: Number(entry.entryId),
+    mode: modeName(entry.mode),
     kind: entry.kind,
     ...moneyFields('amount', entry.amountKobo),
     ...moneyFields('balance_after', entry.balanceAfterKobo),
@@ -36,48 +37,59 @@ export const walletGroup: CommandGroup = {
   commands: [
     {
       name: 'credit',
-      summary: 'Credit a wallet with an amount in Naira (at most two decimals), for example after a bank transfer.',
+      summary: 'Credit a wallet with an amount in Naira (at most two decimals), for example after a bank transfer; --mode test credits test money.',
       args: ['ACCOUNT_ID', 'AMOUNT_NAIRA'],
       options: {
         memo: { placeholder: 'TEXT', summary: "Kept on the ledger entry, for example the bank transfer's reference." },
         reference: {
           placeholder: 'REF',
-          summary: 'Unique per account (for example the bank transfer id): a retry with the same REF and amount credits once.',
+          summary: 'Unique per account and mode (for example the bank transfer id): a retry with the same REF and amount credits once.',
         },
+        mode: MODE_OPTION,
       },
       async run({ args, options }, core) {
         const amountKobo = nairaArgument('AMOUNT_NAIRA', args[1] ?? '');
+        const mode = modeArgument(options['mode']);
         const response = await core().creditWallet({
           accountId: args[0],
           amountKobo: BigInt(amountKobo),
           memo: options['memo'] ?? '',
           reference: options['reference'] ?? '',
+          mode,
         });
         const entry = present(response.entry, 'entry');
+        const wallet = modeName(entry.mode);
+        const whose = `${wallet === 'test' ? 'the test wallet of ' : ''}${args[0]}`;
         const done = response.replayed
-          ? `Already credited: ${nairaText(amountKobo)} to ${args[0]} under ledger reference ${entry.reference}; nothing new was written.`
-          : `Credited ${nairaText(amountKobo)} to ${args[0]} (ledger reference ${entry.reference}).`;
+          ? `Already credited: ${nairaText(amountKobo)} to ${whose} under ledger reference ${entry.reference}; nothing new was written.`
+          : `Credited ${nairaText(amountKobo)} to ${whose} (ledger reference ${entry.reference}).`;
         return {
           json: {
             account_id: args[0],
+            mode: wallet,
             ...moneyFields('amount', BigInt(amountKobo)),
             ...moneyFields('balance', response.balanceKobo),
             entry_id: Number(entry.entryId),
             reference: entry.reference,
             replayed: response.replayed,
           },
-          text: [done, `Balance${response.replayed ? ' after that credit' : ''}: ${nairaText(kobo(response.balanceKobo))}`],
+          text: [
+            done,
+            `${wallet === 'test' ? 'Test balance' : 'Balance'}${response.replayed ? ' after that credit' : ''}: ${nairaText(kobo(response.balanceKobo))}`,
+          ],
         };
       },
     },
     {
       name: 'ledger',
-      summary: `Show a wallet's newest ledger entries (default ${DEFAULT_LEDGER_LIMIT}).`,
+      summary: `Show a wallet's newest ledger entries (default ${DEFAULT_LEDGER_LIMIT}); --mode test shows the test wallet's.`,
       args: ['ACCOUNT_ID'],
-      options: { limit: { placeholder: 'N', summary: `How many entries, 1 to ${MAX_LEDGER_PAGE_SIZE}.` } },
+      options: { limit: { placeholder: 'N', summary: `How many entries, 1 to ${MAX_LEDGER_PAGE_SIZE}.` }, mode: MODE_OPTION },
       async run({ args, options }, core) {
         const limit = limitOption(options['limit']);
-        const page = await core().listLedgerEntries({ accountId: args[0], pageSize: limit });
+        const mode = modeArgument(options['mode']);
+        const wallet = modeName(mode);
+        const page = await core().listLedgerEntries({ accountId: args[0], pageSize: limit, mode });
         const rows = page.entries.map((e) => [
           String(e.entryId),
           isoTime(e.createdAt) ?? '-',
@@ -88,11 +100,12 @@ export const walletGroup: CommandGroup = {
           e.memo,
         ]);
         return {
-          json: { account_id: args[0], entries: page.entries.map(entryJson), has_more: page.nextPageToken !== '' },
+          json: { account_id: args[0], mode: wallet, entries: page.entries.map(entryJson), has_more: page.nextPageToken !== '' },
           text:
             rows.length === 0
-              ? [`Account ${args[0]} has no ledger entries.`]
+              ? [`The ${wallet} wallet of ${args[0]} has no ledger entries.`]
               : [
+                  `The ${wallet} wallet of ${args[0]}:`,
                   ...columns([['ID', 'WHEN', 'KIND', 'AMOUNT', 'BALANCE AFTER', 'REFERENCE', 'MEMO'], ...rows]),
                   ...(page.nextPageToken ? [`(older entries not shown; use --limit up to ${MAX_LEDGER_PAGE_SIZE})`] : []),
                 ],

@@ -77,6 +77,7 @@ test('wallet credit takes Naira, prints the balance, and writes one ledger entry
     { ...credited.json, reference: undefined, entry_id: undefined },
     {
       account_id: id,
+      mode: 'live',
       amount: 1500.5,
       amount_kobo: 150_050,
       balance: 1500.5,
@@ -168,7 +169,8 @@ test('keys create, list and revoke: a revoked pair stops authenticating', async 
   assert.is(keys.length, 2);
   assert.equal(keys.map((k) => k['public_key']).sort(), [String(account['public_key']), publicKey].sort());
   for (const key of keys) {
-    assert.equal(Object.keys(key).sort(), ['account_id', 'allowed_ips', 'created_at', 'public_key', 'revoked']);
+    assert.equal(Object.keys(key).sort(), ['account_id', 'allowed_ips', 'created_at', 'mode', 'public_key', 'revoked']);
+    assert.is(key['mode'], 'live');
     assert.is(key['revoked'], false);
   }
 
@@ -180,7 +182,51 @@ test('keys create, list and revoke: a revoked pair stops authenticating', async 
   // The account's other pair is untouched.
   assert.is(await verifyReason(core, String(account['public_key']), String(account['secret_key'])), 'OK');
   const text = await runAgainst(core, ['keys', 'list', id]);
-  assert.match(text.stdout, new RegExp(`${publicKey}\\s+revoked`));
+  assert.match(text.stdout, new RegExp(`${publicKey}\\s+live\\s+revoked`));
+});
+
+test('test mode from the CLI: a test pair, test money, the test ledger, and live left alone', async ({ core }) => {
+  const account = await createAccount(core, 'api');
+  const id = String(account['account_id']);
+  const created = await runJson(core, ['keys', 'create', id, '--mode', 'test']);
+  assert.is(created.code, 0);
+  assert.is(created.json['mode'], 'test');
+  assert.match(String(created.json['public_key']), /^pk_test_/);
+  assert.match(String(created.json['secret_key']), /^sk_test_/);
+  assert.ok(created.stderr.includes(SECRET_SHOWN_ONCE_WARNING));
+  assert.is(await verifyReason(core, String(created.json['public_key']), String(created.json['secret_key'])), 'OK');
+  const listed = await runAgainst(core, ['keys', 'list', id]);
+  assert.match(listed.stdout, new RegExp(`${String(created.json['public_key'])}\\s+test\\s+active`));
+
+  const credited = await runJson(core, ['wallet', 'credit', id, '250', '--mode', 'test']);
+  assert.is(credited.code, 0);
+  assert.is(credited.json['mode'], 'test');
+  assert.is(credited.json['balance_kobo'], 25_000);
+  const text = await runAgainst(core, ['wallet', 'credit', id, '0.5', '--mode', 'test']);
+  assert.ok(text.stdout.includes('to the test wallet of'), text.stdout);
+  assert.ok(text.stdout.includes('Test balance: NGN 250.50'), text.stdout);
+
+  const { account: stored } = await core.admin.getAccount({ accountId: id });
+  assert.is(stored!.balanceKobo, 0n, 'the live wallet got nothing');
+  assert.is(stored!.testBalanceKobo, 25_050n);
+  assert.equal(await ledgerOf(core, id), [], 'the live ledger is empty');
+  const ledger = await runJson(core, ['wallet', 'ledger', id, '--mode', 'test']);
+  assert.is(ledger.json['mode'], 'test');
+  assert.equal(
+    (ledger.json['entries'] as Array<Record<string, unknown>>).map((e) => [e['mode'], e['kind'], e['amount_kobo']]),
+    [
+      ['test', 'credit', 50],
+      ['test', 'credit', 25_000],
+    ],
+  );
+  const shown = await runAgainst(core, ['wallet', 'ledger', id, '--mode', 'test']);
+  assert.ok(shown.stdout.includes(`The test wallet of ${id}:`), shown.stdout);
+  const got = await runJson(core, ['accounts', 'get', id]);
+  assert.equal([got.json['balance_kobo'], got.json['test_balance_kobo']], [0, 25_050]);
+
+  const bad = await runAgainst(core, ['wallet', 'credit', id, '1', '--mode', 'sandbox']);
+  assert.is(bad.code, 2);
+  assert.match(bad.stderr, /--mode must be live or test/);
 });
 
 test('keys lock-ip limits a pair to the listed IPs and unlock-ip lifts the lock', async ({ core }) => {

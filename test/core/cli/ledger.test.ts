@@ -6,6 +6,7 @@
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import * as assert from 'uvu/assert';
+import { Mode } from '../../../gen/prepaid/v1/types_pb.js';
 import { startCore, type TestCore } from '../../helpers/core.js';
 import { suite } from '../../helpers/suite.js';
 import { runAgainst, runJson } from './run.js';
@@ -74,6 +75,30 @@ test('pending list shows an unknown outcome until recovery settles it', async ()
   const after = await runJson(core, ['pending', 'list']);
   assert.equal(after.json['transactions'], []);
   assert.match((await runAgainst(core, ['pending', 'list'])).stdout, /No pending purchases/);
+});
+
+test('the check and the pending list say the mode: test money is reported apart from live', async () => {
+  const { accountId } = await core.createApiAccount({ balanceKobo: 500_000 });
+  await core.admin.creditWallet({ accountId, amountKobo: 200_000n, memo: 'test money', mode: Mode.TEST });
+  await core.purchase.buyAirtime({ accountId, network: 'mtn', phone: '08031234567', amountKobo: 10_000n });
+  const pendingTest = await core.purchase.buyAirtime({ accountId, network: 'glo', phone: '08031238888', amountKobo: 10_000n, mode: Mode.TEST });
+  await core.purchase.buyAirtime({ accountId, network: 'mtn', phone: '08031239999', amountKobo: 10_000n, mode: Mode.TEST }).catch(() => undefined);
+
+  const run = await runJson(core, ['ledger', 'check']);
+  assert.is(run.code, 0, run.stderr);
+  assert.equal(run.json['modes'], {
+    // live: one credit and one debit; test: a credit, two debits and the refund of the failed one.
+    live: { transactions_checked: 1, entries_checked: 2, pending: 0, needs_attention: 0, violation_count: 0 },
+    test: { transactions_checked: 2, entries_checked: 4, pending: 1, needs_attention: 0, violation_count: 0 },
+  });
+  const text = await runAgainst(core, ['ledger', 'check']);
+  assert.match(text.stdout, /live: 1 transactions, 2 ledger entries, 0 pending/);
+  assert.match(text.stdout, /test: 2 transactions, 4 ledger entries, 1 pending/);
+
+  const pending = await runJson(core, ['pending', 'list']);
+  const [listed] = pending.json['transactions'] as Array<Record<string, unknown>>;
+  assert.equal([listed!['reference'], listed!['mode'], listed!['livemode']], [pendingTest.transaction!.reference, 'test', false]);
+  assert.match((await runAgainst(core, ['pending', 'list'])).stdout, new RegExp(`${pendingTest.transaction!.reference}.*\\btest\\b`));
 });
 
 test('pending list refuses a bad --limit or --attention before calling the core', async () => {

@@ -11,6 +11,7 @@ import { defaultCatalog } from './catalog/defaults.js';
 import { createCatalogService } from './catalog/service.js';
 import { createPlanSync } from './catalog/sync.js';
 import { DEFAULT_DASHBOARD_PUBLIC_URL } from './config.js';
+import type { Mode } from './domain/mode.js';
 import { DEFAULT_RETRY_SCHEDULE } from './domain/transactions.js';
 import { type CoreMetrics, createOutcomeRecorder, instrumentProviders, instrumentStore } from './metrics.js';
 import { createHolderDesk } from './people/holder.js';
@@ -78,9 +79,9 @@ export function createCore(deps: CoreDeps): Core {
   // or reversal where the store records it, a pending answer where the flow gives it.
   const outcomes = createOutcomeRecorder({ log: deps.log, metrics: deps.metrics });
   const store = instrumentStore(deps.store, { outcomes, metrics: deps.metrics });
-  const instrumented = (providers: Providers) => (deps.metrics === undefined ? providers : instrumentProviders(providers, deps.metrics));
-  const providers = instrumented(deps.providers);
-  const testProviders = instrumented(deps.testProviders ?? createSandbox({ delayMs: 0, record: false }));
+  const instrumented = (providers: Providers, mode: Mode) => (deps.metrics === undefined ? providers : instrumentProviders(providers, deps.metrics, mode));
+  const providers = instrumented(deps.providers, 'live');
+  const testProviders = instrumented(deps.testProviders ?? createSandbox({ delayMs: 0, record: false }), 'test');
   deps.metrics?.watchPending(() => deps.store.transactions.pendingSummary(), clock);
   const purchaseDeps = {
     store,

@@ -2,20 +2,22 @@
  * What the core measures, and the one log line per purchase outcome. Prometheus series
  * (prom-client), served by a listener of their own (serveMetrics, CORE_METRICS_PORT):
  *
- *   prepaid_core_purchases_total{product,state}                      purchase outcomes (below)
- *   prepaid_core_refunds_total{product,cause}                        refunds: cause failed or reversed
- *   prepaid_core_refunded_kobo_total{product}                        money refunded, in kobo
+ *   prepaid_core_purchases_total{product,state,mode}                 purchase outcomes (below)
+ *   prepaid_core_refunds_total{product,cause,mode}                   refunds: cause failed or reversed
+ *   prepaid_core_refunded_kobo_total{product,mode}                   money refunded, in kobo
  *   prepaid_core_pending_transactions                                pending now (read at scrape time)
  *   prepaid_core_pending_needs_attention                             pending past the recovery deadline
  *   prepaid_core_pending_oldest_age_seconds                          age of the oldest pending (0 when none)
- *   prepaid_core_provider_call_duration_seconds{provider,product,operation}   provider latency
- *   prepaid_core_provider_calls_total{provider,product,operation,outcome}     provider answers
+ *   prepaid_core_provider_call_duration_seconds{provider,product,operation,mode}   provider latency
+ *   prepaid_core_provider_calls_total{provider,product,operation,outcome,mode}     provider answers
  *   prepaid_core_wallet_operation_duration_seconds{operation}        store transactions: reserve, settle, refund, reverse, credit
  *
  * `state` counts each purchase when it is answered pending (202) and each time the store
  * records a final state, whoever records it (the purchase itself, the recovery worker, a
  * callback): success, failed (refunded), reversed (refunded after success). A purchase
  * answered 202 and delivered later counts once as pending and once as success.
+ * `mode` is live or test (test purchases, always on the sandbox), so that test traffic never
+ * counts as live sales or as the sandbox-routed live families' calls.
  * Provider `outcome` is delivered, failed, reversed, unknown (pending), or error (the call
  * threw or timed out); `operation` is purchase, query (requery), verify or notify.
  *
@@ -29,6 +31,7 @@ import { performance } from 'node:perf_hooks';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Logger } from '../runtime/log.js';
 import { collectProcessMetrics } from '../runtime/metrics.js';
+import type { Mode } from './domain/mode.js';
 import type { ProductName } from './domain/products.js';
 import type { PendingSummary, TransactionRecord } from './domain/records.js';
 import type { ProductProvider, Providers } from './providers/port.js';
@@ -47,9 +50,9 @@ export type WalletOperation = 'reserve' | 'settle' | 'refund' | 'reverse' | 'cre
 /** The core's series. */
 export interface CoreMetrics {
   readonly registry: Registry;
-  purchase(product: ProductName, state: PurchaseState): void;
-  refund(product: ProductName, cause: RefundCause, chargedKobo: number): void;
-  providerCall(provider: string, product: ProductName, operation: ProviderOperation, outcome: string, seconds: number): void;
+  purchase(product: ProductName, state: PurchaseState, mode: Mode): void;
+  refund(product: ProductName, cause: RefundCause, chargedKobo: number, mode: Mode): void;
+  providerCall(provider: string, product: ProductName, operation: ProviderOperation, outcome: string, seconds: number, mode: Mode): void;
   walletOperation(operation: WalletOperation, seconds: number): void;
   /** Reads the pending gauges from `summary` at every scrape. */
   watchPending(summary: () => Promise<PendingSummary>, clock?: () => Date): void;
@@ -73,33 +76,33 @@ export function createCoreMetrics(options: { defaultMetrics?: boolean } = {}): C
   const registers = [registry];
   const purchases = new Counter({
     name: 'prepaid_core_purchases_total',
-    help: 'Purchase outcomes by product and state: pending when answered 202; success, failed or reversed when the store records that final state.',
-    labelNames: ['product', 'state'] as const,
+    help: 'Purchase outcomes by product, state and mode (live or test): pending when answered 202; success, failed or reversed when the store records that final state.',
+    labelNames: ['product', 'state', 'mode'] as const,
     registers,
   });
   const refunds = new Counter({
     name: 'prepaid_core_refunds_total',
-    help: 'Refunds to wallets by product and cause (failed: the purchase failed; reversed: the provider undid a delivered one).',
-    labelNames: ['product', 'cause'] as const,
+    help: 'Refunds to wallets by product, cause (failed: the purchase failed; reversed: the provider undid a delivered one) and mode.',
+    labelNames: ['product', 'cause', 'mode'] as const,
     registers,
   });
   const refundedKobo = new Counter({
     name: 'prepaid_core_refunded_kobo_total',
-    help: 'Money refunded to wallets, in kobo, by product.',
-    labelNames: ['product'] as const,
+    help: 'Money refunded to wallets, in kobo, by product and mode.',
+    labelNames: ['product', 'mode'] as const,
     registers,
   });
   const providerDuration = new Histogram({
     name: 'prepaid_core_provider_call_duration_seconds',
-    help: 'Time a provider took to answer, by provider, product and operation (purchase, query, verify, notify).',
-    labelNames: ['provider', 'product', 'operation'] as const,
+    help: 'Time a provider took to answer, by provider, product, operation (purchase, query, verify, notify) and mode.',
+    labelNames: ['provider', 'product', 'operation', 'mode'] as const,
     buckets: PROVIDER_DURATION_BUCKETS,
     registers,
   });
   const providerCalls = new Counter({
     name: 'prepaid_core_provider_calls_total',
-    help: 'Provider calls by provider, product, operation and outcome; failed, unknown and error are the failures.',
-    labelNames: ['provider', 'product', 'operation', 'outcome'] as const,
+    help: 'Provider calls by provider, product, operation, outcome and mode; failed, unknown and error are the failures.',
+    labelNames: ['provider', 'product', 'operation', 'outcome', 'mode'] as const,
     registers,
   });
   const walletDuration = new Histogram({
@@ -158,14 +161,14 @@ export function createCoreMetrics(options: { defaultMetrics?: boolean } = {}): C
 
   return {
     registry,
-    purchase: (product, state) => purchases.inc({ product, state }),
-    refund(product, cause, chargedKobo) {
-      refunds.inc({ product, cause });
-      refundedKobo.inc({ product }, chargedKobo);
+    purchase: (product, state, mode) => purchases.inc({ product, state, mode }),
+    refund(product, cause, chargedKobo, mode) {
+      refunds.inc({ product, cause, mode });
+      refundedKobo.inc({ product, mode }, chargedKobo);
     },
-    providerCall(provider, product, operation, outcome, seconds) {
-      providerDuration.observe({ provider, product, operation }, seconds);
-      providerCalls.inc({ provider, product, operation, outcome });
+    providerCall(provider, product, operation, outcome, seconds, mode) {
+      providerDuration.observe({ provider, product, operation, mode }, seconds);
+      providerCalls.inc({ provider, product, operation, outcome, mode });
     },
     walletOperation: (operation, seconds) => walletDuration.observe({ operation }, seconds),
     watchPending(summary, clock = () => new Date()) {
@@ -187,11 +190,12 @@ export interface OutcomeRecorder extends PurchaseObserver {
  */
 export function createOutcomeRecorder(deps: { log: Logger; metrics?: CoreMetrics | undefined }): OutcomeRecorder {
   const record = (tx: TransactionRecord, state: PurchaseState) => {
-    deps.metrics?.purchase(tx.product, state);
-    if (state === 'failed' || state === 'reversed') deps.metrics?.refund(tx.product, state, tx.chargedKobo);
+    deps.metrics?.purchase(tx.product, state, tx.mode);
+    if (state === 'failed' || state === 'reversed') deps.metrics?.refund(tx.product, state, tx.chargedKobo, tx.mode);
     deps.log('purchase.outcome', {
       reference: tx.reference,
       account: tx.accountId,
+      mode: tx.mode,
       product: tx.product,
       product_service: tx.service,
       state,
@@ -257,10 +261,10 @@ export function instrumentStore(store: Store, deps: { outcomes: OutcomeRecorder;
 }
 
 /**
- * The providers with every call timed and its outcome counted, by provider and product.
- * Whatever else a provider offers (plan lists) is passed through as it is.
+ * The providers of one mode with every call timed and its outcome counted, by provider,
+ * product and mode. Whatever else a provider offers (plan lists) is passed through as it is.
  */
-export function instrumentProviders(providers: Providers, metrics: CoreMetrics): Providers {
+export function instrumentProviders(providers: Providers, metrics: CoreMetrics, mode: Mode): Providers {
   function observe<T>(
     provider: ProductProvider,
     product: ProductName,
@@ -271,11 +275,11 @@ export function instrumentProviders(providers: Providers, metrics: CoreMetrics):
     const started = performance.now();
     return call().then(
       (value) => {
-        metrics.providerCall(provider.name, product, operation, outcomeOf(value), (performance.now() - started) / 1000);
+        metrics.providerCall(provider.name, product, operation, outcomeOf(value), (performance.now() - started) / 1000, mode);
         return value;
       },
       (error: unknown) => {
-        metrics.providerCall(provider.name, product, operation, 'error', (performance.now() - started) / 1000);
+        metrics.providerCall(provider.name, product, operation, 'error', (performance.now() - started) / 1000, mode);
         throw error;
       },
     );

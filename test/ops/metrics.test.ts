@@ -19,6 +19,7 @@ import { SQLITE_FILE } from '../../core/store/index.js';
 import { openSqliteStore } from '../../core/store/sqlite/index.js';
 import { AdminService } from '../../gen/prepaid/v1/admin_pb.js';
 import { PurchaseService } from '../../gen/prepaid/v1/purchase_pb.js';
+import { Mode } from '../../gen/prepaid/v1/types_pb.js';
 import { bearer, startCore, type TestCore } from '../helpers/core.js';
 import { startTestGateway } from '../helpers/gateway.js';
 import { suite } from '../helpers/suite.js';
@@ -92,26 +93,38 @@ test('both processes expose the named series, and they move when purchases happe
     const c = { before: before.core, after: after.core };
 
     // The gateway: requests by action and status, their latency, both limits.
-    assert.is(moved(g, 'prepaid_gateway_http_requests_total', { action: 'airtime', status: '200' }), 1);
-    assert.is(moved(g, 'prepaid_gateway_http_requests_total', { action: 'airtime', status: '502' }), 1);
-    assert.is(moved(g, 'prepaid_gateway_http_requests_total', { action: 'airtime', status: '202' }), 1);
-    assert.is(moved(g, 'prepaid_gateway_http_requests_total', { action: 'balance', status: '200' }), 3);
-    assert.is(moved(g, 'prepaid_gateway_http_requests_total', { action: 'balance', status: '429' }), 2);
+    assert.is(moved(g, 'prepaid_gateway_http_requests_total', { action: 'airtime', status: '200', mode: 'live' }), 1);
+    assert.is(moved(g, 'prepaid_gateway_http_requests_total', { action: 'airtime', status: '502', mode: 'live' }), 1);
+    assert.is(moved(g, 'prepaid_gateway_http_requests_total', { action: 'airtime', status: '202', mode: 'live' }), 1);
+    assert.is(moved(g, 'prepaid_gateway_http_requests_total', { action: 'balance', status: '200', mode: 'live' }), 3);
+    // The per-key 429 is answered for a verified (live) pair; the failed-authentication 429 for none.
+    assert.is(moved(g, 'prepaid_gateway_http_requests_total', { action: 'balance', status: '429', mode: 'live' }), 1);
+    assert.is(moved(g, 'prepaid_gateway_http_requests_total', { action: 'balance', status: '429', mode: 'none' }), 1);
+    assert.is(moved(g, 'prepaid_gateway_http_requests_total', { action: 'balance', status: '401', mode: 'none' }), 1);
     assert.is(moved(g, 'prepaid_gateway_http_request_duration_seconds_count', { action: 'airtime', status: '200' }), 1);
     assert.ok(moved(g, 'prepaid_gateway_http_request_duration_seconds_sum', { action: 'airtime', status: '200' }) > 0);
     assert.is(moved(g, 'prepaid_gateway_rate_limited_total', { policy: 'per-key' }), 1);
     assert.is(moved(g, 'prepaid_gateway_rate_limited_total', { policy: 'auth-failures' }), 1);
 
     // The core: outcomes, the refund, the provider's answers and latency, the store's latency.
-    assert.is(moved(c, 'prepaid_core_purchases_total', { product: 'airtime', state: 'success' }), 1);
-    assert.is(moved(c, 'prepaid_core_purchases_total', { product: 'airtime', state: 'failed' }), 1);
-    assert.is(moved(c, 'prepaid_core_purchases_total', { product: 'airtime', state: 'pending' }), 1);
-    assert.is(moved(c, 'prepaid_core_refunds_total', { product: 'airtime', cause: 'failed' }), 1);
-    assert.is(moved(c, 'prepaid_core_refunded_kobo_total', { product: 'airtime' }), 9_700, 'the refund of a 100 Naira airtime at 3% off');
+    assert.is(moved(c, 'prepaid_core_purchases_total', { product: 'airtime', state: 'success', mode: 'live' }), 1);
+    assert.is(moved(c, 'prepaid_core_purchases_total', { product: 'airtime', state: 'failed', mode: 'live' }), 1);
+    assert.is(moved(c, 'prepaid_core_purchases_total', { product: 'airtime', state: 'pending', mode: 'live' }), 1);
+    assert.is(moved(c, 'prepaid_core_refunds_total', { product: 'airtime', cause: 'failed', mode: 'live' }), 1);
+    assert.is(moved(c, 'prepaid_core_refunded_kobo_total', { product: 'airtime', mode: 'live' }), 9_700, 'the refund of a 100 Naira airtime at 3% off');
     for (const outcome of ['delivered', 'failed', 'unknown']) {
-      assert.is(moved(c, 'prepaid_core_provider_calls_total', { provider: 'sandbox', product: 'airtime', operation: 'purchase', outcome }), 1, outcome);
+      assert.is(
+        moved(c, 'prepaid_core_provider_calls_total', { provider: 'sandbox', product: 'airtime', operation: 'purchase', outcome, mode: 'live' }),
+        1,
+        outcome,
+      );
     }
-    assert.is(moved(c, 'prepaid_core_provider_call_duration_seconds_count', { provider: 'sandbox', product: 'airtime', operation: 'purchase' }), 3);
+    assert.is(
+      moved(c, 'prepaid_core_provider_call_duration_seconds_count', { provider: 'sandbox', product: 'airtime', operation: 'purchase', mode: 'live' }),
+      3,
+    );
+    // Nothing here was a test purchase: test traffic would count under mode="test" only.
+    assert.is(moved(c, 'prepaid_core_purchases_total', { product: 'airtime', state: 'success', mode: 'test' }), 0);
     assert.is(moved(c, 'prepaid_core_wallet_operation_duration_seconds_count', { operation: 'reserve' }), 3);
     assert.is(moved(c, 'prepaid_core_wallet_operation_duration_seconds_count', { operation: 'settle' }), 1);
     assert.is(moved(c, 'prepaid_core_wallet_operation_duration_seconds_count', { operation: 'refund' }), 1);
@@ -155,8 +168,8 @@ test('a purchase left pending and then delivered by the recovery worker moves fr
     await admin.creditWallet({ accountId, amountKobo: 100_000n, memo: 'test' });
     await purchase.buyAirtime({ accountId, network: 'mtn', phone: '08031238888', amountKobo: 10_000n });
     const text = () => metrics.registry.metrics();
-    const pendingState = { product: 'airtime', state: 'pending' };
-    const successState = { product: 'airtime', state: 'success' };
+    const pendingState = { product: 'airtime', state: 'pending', mode: 'live' };
+    const successState = { product: 'airtime', state: 'success', mode: 'live' };
     let now = await text();
     assert.is(sample(now, 'prepaid_core_purchases_total', pendingState), 1);
     assert.is(sample(now, 'prepaid_core_purchases_total', successState), 0);
@@ -168,10 +181,24 @@ test('a purchase left pending and then delivered by the recovery worker moves fr
     assert.is(sample(now, 'prepaid_core_purchases_total', pendingState), 1, 'still counted once as pending');
     assert.is(sample(now, 'prepaid_core_purchases_total', successState), 1, 'and now as a success');
     assert.is(sample(now, 'prepaid_core_pending_transactions'), 0);
-    assert.is(sample(now, 'prepaid_core_provider_calls_total', { provider: 'sandbox', product: 'airtime', operation: 'query', outcome: 'delivered' }), 1);
+    assert.is(
+      sample(now, 'prepaid_core_provider_calls_total', { provider: 'sandbox', product: 'airtime', operation: 'query', outcome: 'delivered', mode: 'live' }),
+      1,
+    );
     // A second pass finds nothing to do and counts nothing.
     await core.worker.runOnce(new Date(Date.now() + 2 * 86_400_000));
     assert.is(sample(await text(), 'prepaid_core_purchases_total', successState), 1);
+
+    // A test purchase counts under mode="test" only: live sales do not move.
+    await admin.creditWallet({ accountId, amountKobo: 50_000n, memo: 'test money', mode: Mode.TEST });
+    await purchase.buyAirtime({ accountId, network: 'mtn', phone: '08031234567', amountKobo: 10_000n, mode: Mode.TEST });
+    now = await text();
+    assert.is(sample(now, 'prepaid_core_purchases_total', { product: 'airtime', state: 'success', mode: 'test' }), 1);
+    assert.is(sample(now, 'prepaid_core_purchases_total', successState), 1, 'live sales unchanged');
+    assert.is(
+      sample(now, 'prepaid_core_provider_calls_total', { provider: 'sandbox', product: 'airtime', operation: 'purchase', outcome: 'delivered', mode: 'test' }),
+      1,
+    );
   } finally {
     await core.shutdown();
     await store.close();
@@ -193,7 +220,11 @@ test('the gateway shows /metrics only to METRICS_ALLOW; anyone else gets the 404
       assert.is(allowed.status, 200);
       assert.match(allowed.headers['content-type'] ?? '', /^text\/plain/);
       assert.ok(allowed.text.includes('# TYPE prepaid_gateway_http_requests_total counter'));
-      assert.is(sample(allowed.text, 'prepaid_gateway_http_requests_total', { action: 'not_found', status: '404' }), 1, 'the refused scrape counts as a 404');
+      assert.is(
+        sample(allowed.text, 'prepaid_gateway_http_requests_total', { action: 'not_found', status: '404', mode: 'none' }),
+        1,
+        'the refused scrape counts as a 404',
+      );
       assert.is((await onlyLoopback2.request({ path: '/metrics', method: 'POST', localAddress: '127.0.0.2', body: {} })).status, 405);
       assert.is((await off.request({ path: '/metrics' })).status, 404, 'METRICS_ALLOW=none turns it off');
     } finally {

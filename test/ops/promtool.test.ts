@@ -17,9 +17,11 @@ const test = suite('metrics and promtool');
 /** Every label value the code can produce, as the README lists them: the core's scrape and the gateway's. */
 async function everySeries(): Promise<[string, string]> {
   const core = createCoreMetrics({ defaultMetrics: true });
-  for (const state of ['pending', 'success', 'failed', 'reversed'] as const) core.purchase('airtime', state);
-  core.refund('airtime', 'failed', kobo(100));
-  core.refund('airtime', 'reversed', kobo(100));
+  for (const mode of ['live', 'test'] as const) {
+    for (const state of ['pending', 'success', 'failed', 'reversed'] as const) core.purchase('airtime', state, mode);
+    core.refund('airtime', 'failed', kobo(100), mode);
+    core.refund('airtime', 'reversed', kobo(100), mode);
+  }
   const outcomes = {
     purchase: ['delivered', 'failed', 'reversed', 'unknown', 'error'],
     query: ['delivered', 'failed', 'reversed', 'unknown', 'error'],
@@ -27,7 +29,7 @@ async function everySeries(): Promise<[string, string]> {
     notify: ['accepted', 'refused', 'error'],
   } as const;
   for (const [operation, list] of Object.entries(outcomes)) {
-    for (const outcome of list) core.providerCall('sandbox', 'electricity', operation as 'purchase', outcome, 0.01);
+    for (const outcome of list) core.providerCall('sandbox', 'electricity', operation as 'purchase', outcome, 0.01, 'live');
   }
   for (const operation of ['reserve', 'settle', 'refund', 'reverse', 'credit'] as const) core.walletOperation(operation, 0.001);
   core.watchPending(async () => ({ count: 1, needsAttentionCount: 0, oldestCreatedAt: new Date(0) }));

@@ -255,6 +255,8 @@ export function instrumentStore(store: Store, deps: { outcomes: OutcomeRecorder;
     transactions: store.transactions,
     people: store.people,
     history: store.history,
+    events: store.events,
+    webhooks: store.webhooks,
     wallet,
     close: () => store.close(),
   };

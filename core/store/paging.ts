@@ -66,6 +66,15 @@ export function decodeLedgerCursor(cursor: string): number {
   return entryId;
 }
 
+/** An account's deliveries page newest first by event seq, which only ever grows within an account. */
+export function encodeEventCursor(seq: number): string {
+  return encode([seq]);
+}
+
+export function decodeEventCursor(cursor: string): number {
+  return decodeLedgerCursor(cursor);
+}
+
 /**
  * A page from `limit + 1` fetched items: the extra one only proves there is a next page,
  * and the cursor is the last kept item's sort key.

@@ -29,6 +29,7 @@ import type {
   TransactionRecord,
   UserRecord,
 } from '../domain/records.js';
+import type { EventStore, WebhookStore } from './event-port.js';
 
 export interface AccountStore {
   /** Both wallets, live and test, start at zero. */
@@ -97,6 +98,10 @@ export interface Moved {
  * Wallets: one live and one test wallet per account, each with its own balance and its own
  * entries. Every guard holds per wallet (account and mode): no negative balance, balance =
  * sum of its entries, one debit and at most one refund per purchase, in the purchase's wallet.
+ *
+ * Every change of money a partner is told about writes its event (core/domain/events.ts) in
+ * the same transaction: a credit, and each settle, refund or reversal that changed the
+ * purchase (changed = true). A call that changed nothing writes no event.
  */
 export interface WalletStore {
   /**
@@ -219,5 +224,7 @@ export interface Store {
   readonly transactions: TransactionStore;
   readonly people: PeopleStore;
   readonly history: HistoryStore;
+  readonly events: EventStore;
+  readonly webhooks: WebhookStore;
   close(): Promise<void>;
 }

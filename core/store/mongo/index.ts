@@ -44,6 +44,7 @@ import type { Store } from '../port.js';
 import { createAccountStore } from './accounts.js';
 import { createCatalogStore } from './catalog.js';
 import { createMongoContext, majorityReads, majorityWrites } from './context.js';
+import { createEventStore, createWebhookStore } from './events.js';
 import { checkDeployment, checkFeatureCompatibility, explainSchemaFailure, UnsuitableDeploymentError } from './guard.js';
 import { createHistoryStore } from './history.js';
 import { createKeyStore } from './keys.js';
@@ -121,6 +122,8 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<MongoS
       transactions: createTransactionStore(ctx),
       people: createPeopleStore(ctx),
       history: createHistoryStore(ctx),
+      events: createEventStore(ctx),
+      webhooks: createWebhookStore(ctx),
       close: () => ctx.close(),
     };
   } catch (error) {

@@ -21,6 +21,7 @@
 import { type CreateCollectionOptions, type Db, type Document, type IndexDescription, Long } from 'mongodb';
 import { PRODUCTS } from '../../domain/products.js';
 import { NAMESPACE_EXISTS_CODE } from './errors.js';
+import { EVENT_COLLECTIONS, EVENT_INDEXES } from './events.js';
 
 /** Collection names. */
 export const COLLECTIONS = {
@@ -342,6 +343,19 @@ export const SCHEMA_STEPS: readonly SchemaStep[] = [
       await createMissingCollections(target, Object.values(PEOPLE_COLLECTIONS), {});
       for (const [name, indexes] of Object.entries(PEOPLE_INDEXES)) await target.createIndexes(name, [...indexes]);
       await target.createIndexes(COLLECTIONS.transactions, [TRANSACTIONS_BY_RECIPIENT_INDEX]);
+    },
+  },
+  {
+    version: 6,
+    description: 'events (the outbox of webhooks and the events feed) and webhook endpoints',
+    async apply(target) {
+      await createMissingCollections(target, Object.values(EVENT_COLLECTIONS), {});
+      for (const [name, indexes] of Object.entries(EVENT_INDEXES))
+        if (indexes.length > 0)
+          await target.createIndexes(
+            name,
+            indexes.map((index) => ({ ...index })),
+          );
     },
   },
 ];

@@ -5,6 +5,7 @@
  * is unknown).
  */
 import { type ClientSession, type Filter, Long, ObjectId } from 'mongodb';
+import { creditEvent, newEventId, transactionEvent } from '../../domain/events.js';
 import type { Mode } from '../../domain/mode.js';
 import { type Kobo, negateKobo } from '../../domain/money.js';
 import type { LedgerEntryRecord, NewTransaction, ReserveResult } from '../../domain/records.js';
@@ -29,7 +30,8 @@ import {
   transactionFromDoc,
   withoutUndefined,
 } from './documents.js';
-import { creditFailure, isDuplicateKeyOn } from './errors.js';
+import { creditFailure, isDuplicateKeyOn, isUnknownCommitResult } from './errors.js';
+import { eventCollections, writeEventIn } from './events.js';
 import { CREDIT_REFERENCE_INDEX, REQUEST_ID_INDEX } from './schema.js';
 
 /** A money movement into a wallet, everything fixed before the transaction's first attempt. */
@@ -87,6 +89,7 @@ interface GiveBack {
 async function giveBack(ctx: MongoContext, reference: string, move: GiveBack, reason: string, at: Date): Promise<Moved | null> {
   const updatedAt = toDate(at, 'at');
   const entryId = new ObjectId();
+  const eventId = newEventId();
   return ctx.inTransaction(
     async (session) => {
       const c = ctx.live();
@@ -115,7 +118,10 @@ async function giveBack(ctx: MongoContext, reference: string, move: GiveBack, re
       });
       // Thrown, not returned: it aborts the transaction, so the status change is undone too.
       if (refunded === null) throw new Error(`store: the account of transaction ${reference} does not exist`);
-      return { transaction: transactionFromDoc(moved), changed: true };
+      const transaction = transactionFromDoc(moved);
+      const event = transactionEvent(transaction, transaction.mode, updatedAt, eventId);
+      if (event !== null) await writeEventIn(ctx, session, event);
+      return { transaction, changed: true };
     },
     async (error, session) => {
       if ((await ctx.committedEntry(error, entryId, session)) === null) return undefined;
@@ -227,13 +233,23 @@ export function createWalletStore(ctx: MongoContext): WalletStore {
       const at = toDate(input.at, 'at');
       const entryId = new ObjectId();
       const earlierCredit = sameCreditQuery(input);
+      const eventId = newEventId();
       try {
         return await inTransaction(
           async (session) => {
             const earlier = await live().ledger.findOne(earlierCredit, { session });
             if (earlier !== null) return replayedCredit(earlier);
             const entry = await addToWallet(ctx, session, { ...input, kind: 'credit', at, id: entryId });
-            return entry === null ? null : { balanceKobo: entry.balanceAfterKobo, entry, replayed: false };
+            if (entry === null) return null;
+            const facts = {
+              accountId: input.accountId,
+              reference: input.reference,
+              amountKobo: input.amountKobo,
+              balanceKobo: entry.balanceAfterKobo,
+              memo: input.memo,
+            };
+            await writeEventIn(ctx, session, creditEvent(facts, input.mode, at, eventId));
+            return { balanceKobo: entry.balanceAfterKobo, entry, replayed: false };
           },
           async (error, session) => {
             if (isDuplicateKeyOn(error, CREDIT_REFERENCE_INDEX.name, CREDIT_REFERENCE_INDEX.fields)) {
@@ -263,25 +279,37 @@ export function createWalletStore(ctx: MongoContext): WalletStore {
       );
     },
     async settle(reference, result, at) {
-      const c = live();
       const updatedAt = toDate(at, 'at');
-      // One conditional update of one document needs no transaction: it either moves a
-      // pending transaction to success or matches nothing. When it matches nothing, the read
-      // that follows is in the same causally consistent session, so it includes whatever
-      // made the update miss (a refund committed a moment ago by another core).
-      const session = ctx.client.startSession({ causalConsistency: true });
-      try {
-        const settled = await c.transactions.findOneAndUpdate(
-          { _id: reference, status: 'pending' },
-          { $set: { status: 'success', result: withoutUndefined(result), updated_at: updatedAt } },
-          { session, returnDocument: 'after' },
-        );
-        if (settled !== null) return { transaction: transactionFromDoc(settled), changed: true };
-        const current = await c.transactions.findOne({ _id: reference }, followUpRead(session));
-        return current === null ? null : { transaction: transactionFromDoc(current), changed: false };
-      } finally {
-        await session.endSession();
-      }
+      const eventId = newEventId();
+      // The move and its event commit together. A settle that matches nothing writes
+      // nothing; the read that follows is in the same snapshot, so it shows whatever made
+      // the update miss (a refund committed a moment ago by another core).
+      return inTransaction(
+        async (session): Promise<Moved | null> => {
+          const c = live();
+          const settled = await c.transactions.findOneAndUpdate(
+            { _id: reference, status: 'pending' },
+            { $set: { status: 'success', result: withoutUndefined(result), updated_at: updatedAt } },
+            { session, returnDocument: 'after' },
+          );
+          if (settled === null) {
+            const current = await c.transactions.findOne({ _id: reference }, { session });
+            return current === null ? null : { transaction: transactionFromDoc(current), changed: false };
+          }
+          const transaction = transactionFromDoc(settled);
+          const event = transactionEvent(transaction, transaction.mode, updatedAt, eventId);
+          if (event !== null) await writeEventIn(ctx, session, event);
+          return { transaction, changed: true };
+        },
+        async (error, session) => {
+          // An unknown commit: the event, chosen in advance, proves whether it committed.
+          if (!isUnknownCommitResult(error)) return undefined;
+          const event = await eventCollections(ctx).events.findOne({ _id: eventId }, followUpRead(session));
+          if (event === null) return undefined;
+          const current = await live().transactions.findOne({ _id: reference }, followUpRead(session));
+          return current === null ? undefined : { transaction: transactionFromDoc(current), changed: true };
+        },
+      );
     },
     async refund(reference, reason, at) {
       return giveBack(ctx, reference, { from: 'pending', to: 'failed', memo: refundMemo(reason) }, reason, at);

@@ -11,6 +11,7 @@ import Database from 'better-sqlite3';
 import type { Store } from '../port.js';
 import { createAccountStore, prepareAccountStatements } from './accounts.js';
 import { createCatalogStore } from './catalog.js';
+import { createEventStore, createWebhookStore, prepareEventStatements } from './events.js';
 import { createGroupCommit } from './group-commit.js';
 import { createHistoryStore } from './history.js';
 import { createKeyStore } from './keys.js';
@@ -63,16 +64,19 @@ function configure(db: Database.Database): void {
 function buildStore(db: Database.Database): Store {
   const accountSql = prepareAccountStatements(db);
   const transactionSql = prepareTransactionStatements(db);
+  const eventSql = prepareEventStatements(db);
   // Money operations share commits (see group-commit.ts); the rare admin writes commit alone.
   const commit = createGroupCommit(db);
   return {
     accounts: createAccountStore(accountSql),
     keys: createKeyStore(db),
     catalog: createCatalogStore(db),
-    wallet: createWalletStore(db, commit, { accounts: accountSql, transactions: transactionSql }),
+    wallet: createWalletStore(db, commit, { accounts: accountSql, transactions: transactionSql, events: eventSql }),
     transactions: createTransactionStore(transactionSql),
     people: createPeopleStore(db),
     history: createHistoryStore(db),
+    events: createEventStore(eventSql, commit),
+    webhooks: createWebhookStore(eventSql),
     async close() {
       if (db.open) db.close();
     },

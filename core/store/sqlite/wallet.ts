@@ -5,6 +5,7 @@
  * which makes each one atomic.
  */
 import Database from 'better-sqlite3';
+import { creditEvent, transactionEvent } from '../../domain/events.js';
 import type { Mode } from '../../domain/mode.js';
 import { isKobo, kobo } from '../../domain/money.js';
 import type { DeliveryResult } from '../../domain/products.js';
@@ -16,6 +17,7 @@ import { purchaseMemo, refundMemo, reversalMemo } from '../rules.js';
 import { type AccountStatements, walletStatements } from './accounts.js';
 import { runLedgerAudit } from './audit.js';
 import { auditOffThread } from './audit-runner.js';
+import { type EventStatements, writeEvent } from './events.js';
 import type { GroupCommit } from './group-commit.js';
 import { type LedgerRow, ledgerCursor, ledgerFromRow, type TransactionRow, toFlag, toMs, transactionFromRow } from './rows.js';
 import type { TransactionStatements } from './transactions.js';
@@ -40,6 +42,7 @@ function prepareLedgerStatements(db: Database.Database) {
 interface WalletStatements {
   accounts: AccountStatements;
   transactions: TransactionStatements;
+  events: EventStatements;
   ledger: ReturnType<typeof prepareLedgerStatements>;
 }
 
@@ -72,7 +75,14 @@ function pendingRow(tx: NewTransaction, balanceAfterKobo: number): TransactionRo
 
 /** The money operations, each to run inside one transaction. */
 function moneyOperations(sql: WalletStatements) {
-  const { accounts, transactions, ledger } = sql;
+  const { accounts, transactions, ledger, events } = sql;
+
+  /** The event of a purchase's move, in the same transaction as the move. */
+  function announce(moved: Moved, at: Date): Moved {
+    const event = transactionEvent(moved.transaction, moved.transaction.mode, at);
+    if (event !== null) writeEvent(events, event);
+    return moved;
+  }
 
   function credit(input: CreditInput): Credited | null {
     // A reference credited before (in either mode): the first credit's answer, and nothing written.
@@ -94,6 +104,14 @@ function moneyOperations(sql: WalletStatements) {
       memo: input.memo,
       created_at: toMs(input.at),
     })!;
+    const facts = {
+      accountId: input.accountId,
+      reference: input.reference,
+      amountKobo: input.amountKobo,
+      balanceKobo: kobo(balance.balance_kobo),
+      memo: input.memo,
+    };
+    writeEvent(events, creditEvent(facts, input.mode, input.at));
     return { balanceKobo: balance.balance_kobo, entry: ledgerFromRow(entry), replayed: false };
   }
 
@@ -135,7 +153,7 @@ function moneyOperations(sql: WalletStatements) {
    */
   function settle(reference: string, result: DeliveryResult, at: Date): Moved | null {
     const settled = transactions.markSuccess.get({ reference, result: JSON.stringify(result), updated_at: toMs(at) });
-    if (settled) return { transaction: transactionFromRow(settled), changed: true };
+    if (settled) return announce({ transaction: transactionFromRow(settled), changed: true }, at);
     const row = transactions.get.get(reference);
     return row ? { transaction: transactionFromRow(row), changed: false } : null;
   }
@@ -165,7 +183,7 @@ function moneyOperations(sql: WalletStatements) {
       memo,
       created_at: atMs,
     });
-    return { transaction: transactionFromRow(moved), changed: true };
+    return announce({ transaction: transactionFromRow(moved), changed: true }, at);
   }
 
   return { credit, reserve, duplicateOf, settle, giveBack };
@@ -174,7 +192,7 @@ function moneyOperations(sql: WalletStatements) {
 export function createWalletStore(
   db: Database.Database,
   commit: GroupCommit,
-  statements: { accounts: AccountStatements; transactions: TransactionStatements },
+  statements: { accounts: AccountStatements; transactions: TransactionStatements; events: EventStatements },
 ): WalletStore {
   const sql: WalletStatements = { ...statements, ledger: prepareLedgerStatements(db) };
   const money = moneyOperations(sql);

@@ -10,6 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import * as assert from 'uvu/assert';
+import { type EventRecord, pingEvent } from '../../../core/domain/events.js';
 import { MODES, type Mode } from '../../../core/domain/mode.js';
 import { kobo } from '../../../core/domain/money.js';
 import { InvalidCursorError, type Page, type PageRequest } from '../../../core/domain/paging.js';
@@ -1348,6 +1349,229 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
         { day: firstDay, product: 'airtime', spentKobo: kobo(7_000) },
       ]);
       assert.is(await h.store.history.pendingCount('nobody', 'live'), 0);
+    });
+  });
+
+  define('events outbox', (it) => {
+    /** Every event of the account, oldest first, read through the feed a few at a time. */
+    async function feed(h: Harness, accountId: string, pageSize = 2): Promise<EventRecord[]> {
+      const events: EventRecord[] = [];
+      let after = 0;
+      for (;;) {
+        const page = await h.store.events.listFeed(accountId, 'live', after, pageSize);
+        events.push(...page);
+        if (page.length < pageSize) return events;
+        after = page[page.length - 1]!.seq;
+      }
+    }
+
+    async function endpoint(h: Harness, accountId: string, enabled = true): Promise<void> {
+      await h.store.webhooks.put({
+        accountId,
+        mode: 'live',
+        url: 'https://receiver.example/hooks',
+        secret: 'whsec_one',
+        previousSecret: null,
+        previousSecretUntil: null,
+        enabled,
+        createdAt: at(0),
+        updatedAt: at(0),
+      });
+    }
+
+    it('a credit, a settle, a refund and a reversal each write exactly one event with what changed', async (h) => {
+      const accountId = await h.account(50_000);
+      const settled = await h.reserved(h.purchase(accountId));
+      const failed = await h.reserved(h.purchase(accountId));
+      await h.store.wallet.settle(settled.reference, { providerReference: 'P1' }, at(20));
+      await h.store.wallet.refund(failed.reference, 'declined', at(21));
+      await h.store.wallet.reverse(settled.reference, 'provider reversed', at(22));
+      const events = await feed(h, accountId);
+      assert.equal(
+        events.map((e) => [e.type, e.subject]),
+        [
+          ['wallet.credited', events[0]!.subject],
+          ['transaction.success', settled.reference],
+          ['transaction.failed', failed.reference],
+          ['transaction.reversed', settled.reference],
+        ],
+      );
+      const credit = JSON.parse(events[0]!.body);
+      assert.equal(credit.data, { reference: events[0]!.subject, amount: 500, balance: 500, memo: 'opening balance' });
+      assert.is(credit.type, 'wallet.credited');
+      assert.is(credit.livemode, true);
+      const success = JSON.parse(events[1]!.body);
+      assert.is(success.id, events[1]!.eventId);
+      assert.is(success.created_at, at(20).toISOString());
+      assert.is(success.data.transaction.status, 'success', 'an event shows the state it announces');
+      assert.is(success.data.transaction.charged, 98);
+      assert.is(JSON.parse(events[2]!.body).data.transaction.failure_reason, 'declined');
+      for (const e of events) assert.is(e.delivery, 'none', 'without a webhook URL an event is only recorded for the feed');
+    });
+
+    it('a call that changes nothing writes no event', async (h) => {
+      const accountId = await h.account(50_000);
+      const tx = await h.reserved(h.purchase(accountId));
+      await h.store.wallet.settle(tx.reference, {}, at(20));
+      assert.is((await h.store.wallet.settle(tx.reference, {}, at(21)))?.changed, false);
+      assert.is((await h.store.wallet.refund(tx.reference, 'late', at(22)))?.changed, false);
+      const pending = await h.reserved(h.purchase(accountId));
+      assert.is((await h.store.wallet.reverse(pending.reference, 'not delivered', at(23)))?.changed, false);
+      await h.store.wallet.refund(pending.reference, 'declined', at(24));
+      assert.is((await h.store.wallet.refund(pending.reference, 'again', at(25)))?.changed, false);
+      const types = (await feed(h, accountId)).map((e) => e.type);
+      assert.equal(types, ['wallet.credited', 'transaction.success', 'transaction.failed']);
+    });
+
+    it('concurrent settles and refunds of one purchase write one event between them', async (h) => {
+      const accountId = await h.account(50_000);
+      const tx = await h.reserved(h.purchase(accountId));
+      await Promise.all([
+        h.store.wallet.settle(tx.reference, {}, at(20)),
+        h.store.wallet.refund(tx.reference, 'declined', at(20)),
+        h.store.wallet.settle(tx.reference, {}, at(20)),
+        h.store.wallet.refund(tx.reference, 'declined', at(20)),
+      ]);
+      const moves = (await feed(h, accountId)).filter((e) => e.subject === tx.reference);
+      assert.is(moves.length, 1);
+      assert.is(moves[0]!.type, `transaction.${(await h.store.transactions.get(tx.reference))!.status}`);
+    });
+
+    it('the feed pages oldest first by seq, never repeats, and shows one account and one mode only', async (h) => {
+      const accountId = await h.account();
+      const other = await h.account(1_000);
+      for (let i = 1; i <= 7; i++) {
+        await h.store.wallet.credit({ accountId, amountKobo: kobo(i * 100), reference: h.unique('CR'), memo: `credit ${i}`, at: at(i), mode: 'live' });
+      }
+      for (const size of [1, 3, 7, 50]) {
+        const events = await feed(h, accountId, size);
+        assert.equal(
+          events.map((e) => JSON.parse(e.body).data.amount),
+          [1, 2, 3, 4, 5, 6, 7],
+          `oldest first at page size ${size}`,
+        );
+        const seqs = events.map((e) => e.seq);
+        for (let i = 1; i < seqs.length; i++) assert.ok(seqs[i]! > seqs[i - 1]!, 'seq grows');
+      }
+      assert.equal(await h.store.events.listFeed(accountId, 'test', 0, 10), [], 'the test world has its own events');
+      assert.is((await feed(h, other)).length, 1);
+      const last = (await feed(h, accountId)).at(-1)!;
+      assert.equal(await h.store.events.listFeed(accountId, 'live', last.seq, 10), [], 'nothing after the last event');
+      assert.equal(await h.store.events.get(last.eventId), last);
+      assert.is(await h.store.events.get('evt_missing'), null);
+    });
+
+    it('with an enabled webhook URL events are queued; a disabled one only records them', async (h) => {
+      const accountId = await h.account();
+      await endpoint(h, accountId);
+      await h.store.wallet.credit({ accountId, amountKobo: kobo(100), reference: h.unique('CR'), memo: '', at: at(5), mode: 'live' });
+      await endpoint(h, accountId, false);
+      await h.store.wallet.credit({ accountId, amountKobo: kobo(100), reference: h.unique('CR'), memo: '', at: at(6), mode: 'live' });
+      const events = await feed(h, accountId);
+      assert.equal(
+        events.map((e) => e.delivery),
+        ['pending', 'none'],
+      );
+      assert.equal(events[0]!.nextAttemptAt, at(5), 'due at once');
+      assert.equal(await h.store.events.undeliveredSummary().then((s) => s.count >= 1), true);
+      const endpointRead = await h.store.webhooks.get(accountId, 'live');
+      assert.is(endpointRead?.enabled, false);
+      assert.is(endpointRead?.secret, 'whsec_one');
+      assert.is(await h.store.webhooks.get(accountId, 'test'), null);
+    });
+
+    it('a claim leases due events to one owner; attempts are recorded only by the owner', async (h) => {
+      const accountId = await h.account();
+      const busy = await h.account();
+      await endpoint(h, accountId);
+      await endpoint(h, busy);
+      await h.store.wallet.credit({ accountId, amountKobo: kobo(100), reference: h.unique('CR'), memo: '', at: at(5), mode: 'live' });
+      await h.store.wallet.credit({ accountId: busy, amountKobo: kobo(100), reference: h.unique('CR'), memo: '', at: at(5), mode: 'live' });
+      const claim = { now: at(10), owner: 'core-a', leaseUntil: at(40), limit: 10, excludeAccounts: [busy] };
+      const mine = (await h.store.events.claimDue(claim)).filter((e) => e.accountId === accountId || e.accountId === busy);
+      assert.equal(
+        mine.map((e) => e.accountId),
+        [accountId],
+        'a busy account is left out',
+      );
+      const again = await h.store.events.claimDue({ ...claim, owner: 'core-b', excludeAccounts: [] });
+      assert.not.ok(
+        again.some((e) => e.eventId === mine[0]!.eventId),
+        'a leased event is not claimed again before its lease ends',
+      );
+      const eventId = mine[0]!.eventId;
+      const failed = { delivery: 'pending' as const, status: 500, error: 'the receiver answered 500', at: at(11), nextAttemptAt: at(71) };
+      assert.is(await h.store.events.recordAttempt(eventId, 'core-b', failed), false, 'another owner cannot record');
+      assert.is(await h.store.events.recordAttempt(eventId, 'core-a', failed), true);
+      let event = (await h.store.events.get(eventId))!;
+      assert.equal([event.delivery, event.attempts, event.lastStatus, event.nextAttemptAt], ['pending', 1, 500, at(71)]);
+      assert.equal(await h.store.events.claimDue({ ...claim, now: at(70), excludeAccounts: [] }).then((es) => es.some((e) => e.eventId === eventId)), false);
+      const retried = await h.store.events.claimDue({ ...claim, now: at(71), leaseUntil: at(100), excludeAccounts: [] });
+      assert.ok(
+        retried.some((e) => e.eventId === eventId),
+        'due again at its next attempt',
+      );
+      assert.is(
+        await h.store.events.recordAttempt(eventId, 'core-a', { delivery: 'delivered', status: 204, error: null, at: at(72), nextAttemptAt: null }),
+        true,
+      );
+      event = (await h.store.events.get(eventId))!;
+      assert.equal([event.delivery, event.attempts, event.lastStatus, event.nextAttemptAt], ['delivered', 2, 204, null]);
+      assert.is(await h.store.events.recordAttempt(eventId, 'core-a', failed), false, 'a delivered event takes no further attempt');
+    });
+
+    it('a lease that runs out lets another owner take the event (its first owner died)', async (h) => {
+      const accountId = await h.account();
+      await endpoint(h, accountId);
+      await h.store.wallet.credit({ accountId, amountKobo: kobo(100), reference: h.unique('CR'), memo: '', at: at(5), mode: 'live' });
+      const first = await h.store.events.claimDue({ now: at(10), owner: 'dead', leaseUntil: at(40), limit: 10, excludeAccounts: [] });
+      const eventId = first.find((e) => e.accountId === accountId)!.eventId;
+      const second = await h.store.events.claimDue({ now: at(40), owner: 'alive', leaseUntil: at(70), limit: 10, excludeAccounts: [] });
+      assert.ok(second.some((e) => e.eventId === eventId));
+      assert.is(
+        await h.store.events.recordAttempt(eventId, 'dead', { delivery: 'delivered', status: 200, error: null, at: at(41), nextAttemptAt: null }),
+        false,
+      );
+    });
+
+    it('deliveries list newest first, failed ones alone on request; a resend queues an event again', async (h) => {
+      const accountId = await h.account();
+      await endpoint(h, accountId);
+      for (let i = 1; i <= 3; i++) await h.store.wallet.credit({ accountId, amountKobo: kobo(100), reference: `CR-${i}`, memo: '', at: at(i), mode: 'live' });
+      const claimed = (await h.store.events.claimDue({ now: at(10), owner: 'w', leaseUntil: at(40), limit: 100, excludeAccounts: [] })).filter(
+        (e) => e.accountId === accountId,
+      );
+      assert.is(claimed.length, 3);
+      await h.store.events.recordAttempt(claimed[0]!.eventId, 'w', { delivery: 'failed', status: 0, error: 'no answer', at: at(11), nextAttemptAt: null });
+      const all = await h.store.events.listDeliveries(accountId, 'live', { failedOnly: false }, { limit: 2 });
+      assert.equal(
+        all.items.map((e) => e.subject),
+        ['CR-3', 'CR-2'],
+      );
+      const rest = await h.store.events.listDeliveries(accountId, 'live', { failedOnly: false }, { limit: 2, after: all.next! });
+      assert.equal(
+        rest.items.map((e) => e.subject),
+        ['CR-1'],
+      );
+      const failed = await h.store.events.listDeliveries(accountId, 'live', { failedOnly: true }, { limit: 10 });
+      assert.equal(
+        failed.items.map((e) => [e.subject, e.delivery, e.lastError]),
+        [['CR-1', 'failed', 'no answer']],
+      );
+      const requeued = await h.store.events.requeue(claimed[0]!.eventId, at(100));
+      assert.equal([requeued?.delivery, requeued?.nextAttemptAt, requeued?.queuedAt, requeued?.attempts], ['pending', at(100), at(100), 1]);
+      assert.is(await h.store.events.requeue('evt_missing', at(100)), null);
+    });
+
+    it('a ping is recorded and queued even without a money change', async (h) => {
+      const accountId = await h.account();
+      const ping = pingEvent(accountId, 'live', at(9));
+      const recorded = await h.store.events.insertPing(ping);
+      assert.equal([recorded.type, recorded.delivery, recorded.body], ['ping', 'pending', ping.body]);
+      assert.equal(
+        (await feed(h, accountId)).map((e) => e.eventId),
+        [ping.eventId],
+      );
     });
   });
 }

@@ -1,0 +1,214 @@
+/**
+ * Events: what a partner is told, by signed webhook and by the events feed, each time a
+ * purchase reaches a final state or a wallet is credited. The store writes an event in the
+ * same transaction as the change it announces (an outbox), so there is exactly one event
+ * per state change in our records; deliveries are at least once, and receivers dedupe by
+ * the event id.
+ *
+ * An event's body is rendered here once, when it is recorded, and never again: the feed,
+ * the first delivery and every retry or resend carry the very same bytes, so a signature
+ * is always over what was recorded, and a later change of the purchase (a reversal) never
+ * rewrites what an earlier event said.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Mode } from './mode.js';
+import { type Kobo, koboToNaira } from './money.js';
+import type { ProductName, TransactionStatus } from './products.js';
+import type { TransactionRecord } from './records.js';
+
+export const EVENT_TYPES = ['transaction.success', 'transaction.failed', 'transaction.reversed', 'wallet.credited', 'ping'] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** Live and test (core/domain/mode.ts) each have their own events and webhook URL. */
+export type { Mode };
+
+/**
+ * Where an event's delivery stands: `none` when the account had no webhook URL for its
+ * mode when the event was recorded (the feed still has it), `pending` until a receiver
+ * takes it or the retry window closes, then `delivered` or `failed`.
+ */
+export type DeliveryState = 'none' | 'pending' | 'delivered' | 'failed';
+
+/** An event about to be recorded. */
+export interface NewEvent {
+  eventId: string;
+  accountId: string;
+  mode: Mode;
+  type: EventType;
+  /** The purchase reference or credit reference the event is about. */
+  subject: string;
+  /** The JSON body exactly as delivered and as the feed shows it. */
+  body: string;
+  createdAt: Date;
+}
+
+/** A recorded event with its delivery state. */
+export interface EventRecord extends NewEvent {
+  /**
+   * The event's place in its account's feed: it only grows, and a writer commits events
+   * in that order (each adapter says how), so polling after a seq never skips one.
+   */
+  seq: number;
+  delivery: DeliveryState;
+  attempts: number;
+  /** When the next delivery attempt is due; null unless pending. */
+  nextAttemptAt: Date | null;
+  /** When the current run of attempts began (recorded, or resent); the retry window counts from it. */
+  queuedAt: Date;
+  /** HTTP status of the last attempt; 0 when it got no answer. Null before any attempt. */
+  lastStatus: number | null;
+  /** Why the last attempt failed, in a short sentence that names no secret. */
+  lastError: string | null;
+  lastAttemptAt: Date | null;
+}
+
+/** 24 random bytes as hex: event ids are unguessable and never repeat. */
+export function newEventId(): string {
+  return `evt_${randomBytes(12).toString('hex')}`;
+}
+
+/** The event a purchase's move to `status` announces; null for a state no event is sent for. */
+export function transactionEventType(status: TransactionStatus): EventType | null {
+  switch (status) {
+    case 'success':
+      return 'transaction.success';
+    case 'failed':
+      return 'transaction.failed';
+    case 'reversed':
+      return 'transaction.reversed';
+    default:
+      return null;
+  }
+}
+
+function render(id: string, type: EventType, createdAt: Date, mode: Mode, data: unknown): string {
+  return JSON.stringify({ id, type, created_at: createdAt.toISOString(), livemode: mode === 'live', data });
+}
+
+/** The event for a purchase that just reached a final state; null for a move no event announces. */
+export function transactionEvent(tx: TransactionRecord, mode: Mode, at: Date, eventId = newEventId()): NewEvent | null {
+  const type = transactionEventType(tx.status);
+  if (type === null) return null;
+  return {
+    eventId,
+    accountId: tx.accountId,
+    mode,
+    type,
+    subject: tx.reference,
+    body: render(eventId, type, at, mode, { transaction: publicTransaction(tx) }),
+    createdAt: at,
+  };
+}
+
+/** What a wallet credit tells: the credit reference, its amount and the balance after it, in Naira. */
+export interface CreditFacts {
+  accountId: string;
+  reference: string;
+  amountKobo: Kobo;
+  balanceKobo: Kobo;
+  memo: string;
+}
+
+export function creditEvent(credit: CreditFacts, mode: Mode, at: Date, eventId = newEventId()): NewEvent {
+  const data = { reference: credit.reference, amount: koboToNaira(credit.amountKobo), balance: koboToNaira(credit.balanceKobo), memo: credit.memo };
+  return {
+    eventId,
+    accountId: credit.accountId,
+    mode,
+    type: 'wallet.credited',
+    subject: credit.reference,
+    body: render(eventId, 'wallet.credited', at, mode, data),
+    createdAt: at,
+  };
+}
+
+/** A test event on demand, so an operator or holder can check a receiver. */
+export function pingEvent(accountId: string, mode: Mode, at: Date): NewEvent {
+  const eventId = newEventId();
+  return { eventId, accountId, mode, type: 'ping', subject: eventId, body: render(eventId, 'ping', at, mode, { message: 'A test event.' }), createdAt: at };
+}
+
+/**
+ * A transaction exactly as `?action=transaction` shows it (gateway/actions/views.ts builds
+ * the same object from the core's message; test/webhooks/events.test.ts holds the two
+ * equal). Every key is present, null where it does not apply.
+ */
+export function publicTransaction(tx: TransactionRecord): Record<string, unknown> {
+  const product: ProductName = tx.product;
+  const orNull = (text: string | undefined) => (text === undefined || text === '' ? null : text);
+  return {
+    reference: tx.reference,
+    product,
+    status: tx.status,
+    service: tx.service,
+    recipient: orNull(tx.recipient),
+    amount: koboToNaira(tx.faceValueKobo),
+    charged: koboToNaira(tx.chargedKobo),
+    plan_id: product === 'data' && (tx.details.planId ?? 0) > 0 ? tx.details.planId : null,
+    plan: product === 'data' ? orNull(tx.details.planLabel) : null,
+    package: product === 'cable' ? orNull(tx.details.planLabel) : null,
+    package_code: product === 'cable' ? orNull(tx.details.packageCode) : null,
+    meter_type: orNull(tx.details.meterType),
+    token: orNull(tx.result?.token),
+    units: orNull(tx.result?.units),
+    sent: product === 'bulksms' ? (tx.result?.sent ?? tx.details.recipients?.length ?? 0) : null,
+    pages: product === 'bulksms' ? (tx.details.pages ?? 0) : null,
+    failure_reason: orNull(tx.failureReason ?? undefined),
+    request_id: orNull(tx.requestId ?? undefined),
+    created_at: tx.createdAt.toISOString(),
+    updated_at: tx.updatedAt.toISOString(),
+  };
+}
+
+/** The retry schedule of deliveries (see `nextDeliveryAt`). */
+export interface DeliverySchedule {
+  /** The wait after the first failed attempt; each later wait doubles. */
+  baseMs: number;
+  /** No wait is longer than this. */
+  maxMs: number;
+  /** After this long since the event was queued, a failed attempt is the last one. */
+  giveUpAfterMs: number;
+}
+
+/** An hour between attempts at most, for three days: a receiver down over a weekend still gets everything. */
+export const DEFAULT_DELIVERY_SCHEDULE: DeliverySchedule = { baseMs: 60_000, maxMs: 60 * 60_000, giveUpAfterMs: 72 * 60 * 60_000 };
+
+/**
+ * When to try again after failed attempt number `attempts` (1 for the first), or null when
+ * the retry window since `queuedAt` is over and the event is to be marked failed.
+ */
+export function nextDeliveryAt(attempts: number, queuedAt: Date, now: Date, schedule: DeliverySchedule): Date | null {
+  if (now.getTime() - queuedAt.getTime() >= schedule.giveUpAfterMs) return null;
+  const exponent = Math.min(Math.max(attempts - 1, 0), 40);
+  const waitMs = Math.min(schedule.maxMs, schedule.baseMs * 2 ** exponent);
+  return new Date(now.getTime() + waitMs);
+}
+
+/**
+ * Where an account's events of one mode are delivered. The signing secret is kept as it is
+ * (a signature needs it, so it cannot be hashed like an API key); it is shown once, when
+ * set or rotated, and never logged. During a rotation the previous secret signs too, until
+ * `previousSecretUntil`.
+ */
+export interface WebhookEndpointRecord {
+  accountId: string;
+  mode: Mode;
+  url: string;
+  secret: string;
+  previousSecret: string | null;
+  previousSecretUntil: Date | null;
+  enabled: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** What one delivery attempt ended with. */
+export interface AttemptOutcome {
+  /** pending: it failed and is retried at nextAttemptAt. */
+  delivery: 'delivered' | 'pending' | 'failed';
+  /** The receiver's HTTP status; 0 when there was no answer. */
+  status: number;
+  error: string | null;
+  at: Date;
+  nextAttemptAt: Date | null;
+}

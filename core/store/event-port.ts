@@ -1,0 +1,56 @@
+/**
+ * The store's sub-ports for events and webhook endpoints (issue 17). Events are written by
+ * the wallet's own operations, in the transaction of the change they announce (see
+ * WalletStore in port.ts); these sub-ports read them, lease them to a delivery worker and
+ * record what each attempt did.
+ */
+import type { AttemptOutcome, EventRecord, Mode, NewEvent, WebhookEndpointRecord } from '../domain/events.js';
+import type { Page, PageRequest } from '../domain/paging.js';
+
+/** A batch of due events for one delivery worker. */
+export interface EventClaim {
+  now: Date;
+  /** Who claims: only this owner may record the attempts' outcomes. */
+  owner: string;
+  /**
+   * Until when the claim holds. A claimed event is not due again before then, so another
+   * core (or this one after a crash) picks it up only once the lease has run out.
+   */
+  leaseUntil: Date;
+  limit: number;
+  /** Accounts whose receivers are busy with as many deliveries as they may have: none of theirs. */
+  excludeAccounts: readonly string[];
+}
+
+/** How many events wait for delivery, and since when the oldest of them exists. */
+export interface UndeliveredSummary {
+  count: number;
+  oldestCreatedAt: Date | null;
+}
+
+export interface EventStore {
+  /**
+   * The account's events of one mode with seq > afterSeq, oldest first, at most `limit`.
+   * An event becomes visible only once committed, and commits in seq order within an
+   * account, so polling after the last seq seen never skips nor repeats one.
+   */
+  listFeed(accountId: string, mode: Mode, afterSeq: number, limit: number): Promise<EventRecord[]>;
+  get(eventId: string): Promise<EventRecord | null>;
+  /** Records an event that announces no change of money (a ping), queued for delivery at once. */
+  insertPing(event: NewEvent): Promise<EventRecord>;
+  /** Leases the due pending events, oldest due first; each is then owned by `claim.owner` until the lease ends. */
+  claimDue(claim: EventClaim): Promise<EventRecord[]>;
+  /** Records an attempt of a leased event; false (nothing written) when `owner` no longer holds it. */
+  recordAttempt(eventId: string, owner: string, outcome: AttemptOutcome): Promise<boolean>;
+  /** Queues an event for delivery again from `at` (a resend). Null when it does not exist. */
+  requeue(eventId: string, at: Date): Promise<EventRecord | null>;
+  /** The account's events that were to be delivered (not `none`), newest first. */
+  listDeliveries(accountId: string, mode: Mode, filter: { failedOnly: boolean }, page: PageRequest): Promise<Page<EventRecord>>;
+  undeliveredSummary(): Promise<UndeliveredSummary>;
+}
+
+export interface WebhookStore {
+  get(accountId: string, mode: Mode): Promise<WebhookEndpointRecord | null>;
+  /** Writes the endpoint whole (insert or replace). The account must exist. */
+  put(endpoint: WebhookEndpointRecord): Promise<void>;
+}

@@ -1,0 +1,286 @@
+/**
+ * Events and webhook endpoints on MongoDB. The wallet writes an event (`writeEventIn`)
+ * inside the transaction of the change it announces. An event's seq comes from a counter
+ * on its account document (`event_seq`), incremented in that same transaction: two
+ * transactions that write events of one account both update that document, so they
+ * conflict and the later one re-runs after the first commits. Within an account, events
+ * therefore commit in seq order, and a feed poller reading after the last seq it saw never
+ * skips one (a store-wide counter would serialize every account's changes instead).
+ */
+import { type ClientSession, type Collection, type Filter, Long } from 'mongodb';
+import type { AttemptOutcome, DeliveryState, EventRecord, EventType, Mode, NewEvent, WebhookEndpointRecord } from '../../domain/events.js';
+import { requireLimit } from '../bounds.js';
+import type { EventStore, WebhookStore } from '../event-port.js';
+import { decodeEventCursor, encodeEventCursor, toPage } from '../paging.js';
+import type { MongoContext } from './context.js';
+import { readInteger, toDate, toLong } from './documents.js';
+
+export const EVENT_COLLECTIONS = { events: 'events', webhooks: 'webhook_endpoints' } as const;
+
+export interface EventDoc {
+  /** The event id. */
+  _id: string;
+  seq: Long | number;
+  account_id: string;
+  mode: Mode;
+  type: EventType;
+  subject: string;
+  body: string;
+  created_at: Date;
+  delivery: DeliveryState;
+  attempts: Long | number;
+  next_attempt_at: Date | null;
+  queued_at: Date;
+  lease_owner: string | null;
+  last_status: number | null;
+  last_error: string | null;
+  last_attempt_at: Date | null;
+}
+
+export interface WebhookEndpointDoc {
+  /** account id, a colon, the mode. */
+  _id: string;
+  account_id: string;
+  mode: Mode;
+  url: string;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_until: Date | null;
+  enabled: boolean;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export function eventCollections(ctx: MongoContext): { events: Collection<EventDoc>; webhooks: Collection<WebhookEndpointDoc> } {
+  ctx.live();
+  return { events: ctx.db.collection<EventDoc>(EVENT_COLLECTIONS.events), webhooks: ctx.db.collection<WebhookEndpointDoc>(EVENT_COLLECTIONS.webhooks) };
+}
+
+const endpointId = (accountId: string, mode: Mode) => `${accountId}:${mode}`;
+
+function eventFromDoc(doc: EventDoc): EventRecord {
+  return {
+    seq: readInteger(doc.seq, 'events.seq'),
+    eventId: doc._id,
+    accountId: doc.account_id,
+    mode: doc.mode,
+    type: doc.type,
+    subject: doc.subject,
+    body: doc.body,
+    createdAt: doc.created_at,
+    delivery: doc.delivery,
+    attempts: readInteger(doc.attempts, 'events.attempts'),
+    nextAttemptAt: doc.next_attempt_at,
+    queuedAt: doc.queued_at,
+    lastStatus: doc.last_status,
+    lastError: doc.last_error,
+    lastAttemptAt: doc.last_attempt_at,
+  };
+}
+
+/**
+ * Writes an event inside the caller's transaction, taking the next seq of its account. It
+ * is queued for delivery when the account has an enabled webhook URL for the event's mode.
+ */
+export async function writeEventIn(ctx: MongoContext, session: ClientSession, event: NewEvent, forceDelivery = false): Promise<EventDoc> {
+  const c = ctx.live();
+  const { events, webhooks } = eventCollections(ctx);
+  const account = await c.accounts.findOneAndUpdate(
+    { _id: event.accountId },
+    { $inc: { event_seq: Long.ONE } as never },
+    { session, returnDocument: 'after', projection: { event_seq: 1 } },
+  );
+  // Thrown: it aborts the transaction, so the change it announces is undone too.
+  if (account === null) throw new Error(`store: account ${event.accountId} of an event does not exist`);
+  return insertEvent(
+    events,
+    webhooks,
+    session,
+    event,
+    readInteger((account as unknown as { event_seq: unknown }).event_seq, 'accounts.event_seq'),
+    forceDelivery,
+  );
+}
+
+async function insertEvent(
+  events: Collection<EventDoc>,
+  webhooks: Collection<WebhookEndpointDoc>,
+  session: ClientSession,
+  event: NewEvent,
+  seq: number,
+  forceDelivery: boolean,
+): Promise<EventDoc> {
+  const endpoint = forceDelivery ? null : await webhooks.findOne({ _id: endpointId(event.accountId, event.mode) }, { session, projection: { enabled: 1 } });
+  const deliver = forceDelivery || endpoint?.enabled === true;
+  const createdAt = toDate(event.createdAt, 'createdAt');
+  const doc: EventDoc = {
+    _id: event.eventId,
+    seq: toLong(seq, 'seq'),
+    account_id: event.accountId,
+    mode: event.mode,
+    type: event.type,
+    subject: event.subject,
+    body: event.body,
+    created_at: createdAt,
+    delivery: deliver ? 'pending' : 'none',
+    attempts: Long.ZERO,
+    next_attempt_at: deliver ? createdAt : null,
+    queued_at: createdAt,
+    lease_owner: null,
+    last_status: null,
+    last_error: null,
+    last_attempt_at: null,
+  };
+  await events.insertOne(doc, { session });
+  return doc;
+}
+
+export function createEventStore(ctx: MongoContext): EventStore {
+  return {
+    async listFeed(accountId, mode, afterSeq, limit) {
+      requireLimit(limit);
+      const docs = await eventCollections(ctx)
+        .events.find({ account_id: accountId, mode, seq: { $gt: toLong(afterSeq, 'afterSeq') } })
+        .sort({ seq: 1 })
+        .limit(limit)
+        .toArray();
+      return docs.map(eventFromDoc);
+    },
+    async get(eventId) {
+      const doc = await eventCollections(ctx).events.findOne({ _id: eventId });
+      return doc === null ? null : eventFromDoc(doc);
+    },
+    async insertPing(event) {
+      const doc = await ctx.inTransaction(
+        (session) => writeEventIn(ctx, session, event, true),
+        async () => (await eventCollections(ctx).events.findOne({ _id: event.eventId })) ?? undefined,
+      );
+      return eventFromDoc(doc);
+    },
+    async claimDue(claim) {
+      requireLimit(claim.limit);
+      const { events } = eventCollections(ctx);
+      const leaseUntil = toDate(claim.leaseUntil, 'leaseUntil');
+      const claimed: EventRecord[] = [];
+      // One conditional update per event: whichever core's update matches first owns it.
+      for (let i = 0; i < claim.limit; i++) {
+        const filter: Filter<EventDoc> = { delivery: 'pending', next_attempt_at: { $lte: toDate(claim.now, 'now') } };
+        if (claim.excludeAccounts.length > 0) filter.account_id = { $nin: [...claim.excludeAccounts] };
+        const doc = await events.findOneAndUpdate(
+          filter,
+          { $set: { lease_owner: claim.owner, next_attempt_at: leaseUntil } },
+          { sort: { next_attempt_at: 1, seq: 1 }, returnDocument: 'after' },
+        );
+        if (doc === null) break;
+        claimed.push(eventFromDoc(doc));
+      }
+      return claimed;
+    },
+    async recordAttempt(eventId, owner, outcome: AttemptOutcome) {
+      const at = toDate(outcome.at, 'at');
+      const result = await eventCollections(ctx).events.updateOne(
+        { _id: eventId, lease_owner: owner, delivery: 'pending' },
+        {
+          $set: {
+            delivery: outcome.delivery,
+            last_status: outcome.status,
+            last_error: outcome.error,
+            last_attempt_at: at,
+            next_attempt_at: outcome.delivery === 'pending' ? toDate(outcome.nextAttemptAt ?? at, 'nextAttemptAt') : null,
+            lease_owner: null,
+          },
+          $inc: { attempts: Long.ONE },
+        },
+      );
+      return result.modifiedCount === 1;
+    },
+    async requeue(eventId, at) {
+      const when = toDate(at, 'at');
+      const doc = await eventCollections(ctx).events.findOneAndUpdate(
+        { _id: eventId },
+        { $set: { delivery: 'pending', next_attempt_at: when, queued_at: when, lease_owner: null } },
+        { returnDocument: 'after' },
+      );
+      return doc === null ? null : eventFromDoc(doc);
+    },
+    async listDeliveries(accountId, mode, filter, page) {
+      const limit = requireLimit(page.limit);
+      const query: Filter<EventDoc> = { account_id: accountId, mode, delivery: filter.failedOnly ? 'failed' : { $ne: 'none' } };
+      if (page.after !== undefined) query.seq = { $lt: toLong(decodeEventCursor(page.after), 'cursor') };
+      const docs = await eventCollections(ctx)
+        .events.find(query)
+        .sort({ seq: -1 })
+        .limit(limit + 1)
+        .toArray();
+      return toPage(docs, limit, eventFromDoc, (doc) => encodeEventCursor(readInteger(doc.seq, 'events.seq')));
+    },
+    async undeliveredSummary() {
+      const { events } = eventCollections(ctx);
+      const [count, oldest] = await Promise.all([
+        events.countDocuments({ delivery: 'pending' }),
+        events.find({ delivery: 'pending' }).sort({ created_at: 1 }).limit(1).project<{ created_at: Date }>({ created_at: 1 }).toArray(),
+      ]);
+      return { count, oldestCreatedAt: oldest[0]?.created_at ?? null };
+    },
+  };
+}
+
+export function createWebhookStore(ctx: MongoContext): WebhookStore {
+  return {
+    async get(accountId, mode) {
+      const doc = await eventCollections(ctx).webhooks.findOne({ _id: endpointId(accountId, mode) });
+      if (doc === null) return null;
+      return {
+        accountId: doc.account_id,
+        mode: doc.mode,
+        url: doc.url,
+        secret: doc.secret,
+        previousSecret: doc.previous_secret,
+        previousSecretUntil: doc.previous_secret_until,
+        enabled: doc.enabled,
+        createdAt: doc.created_at,
+        updatedAt: doc.updated_at,
+      };
+    },
+    async put(endpoint: WebhookEndpointRecord) {
+      const { createdAt, ...rest } = endpoint;
+      await eventCollections(ctx).webhooks.updateOne(
+        { _id: endpointId(endpoint.accountId, endpoint.mode) },
+        {
+          $set: {
+            account_id: rest.accountId,
+            mode: rest.mode,
+            url: rest.url,
+            secret: rest.secret,
+            previous_secret: rest.previousSecret,
+            previous_secret_until: rest.previousSecretUntil === null ? null : toDate(rest.previousSecretUntil, 'previousSecretUntil'),
+            enabled: rest.enabled,
+            updated_at: toDate(rest.updatedAt, 'updatedAt'),
+          },
+          $setOnInsert: { created_at: toDate(createdAt, 'createdAt') },
+        },
+        { upsert: true },
+      );
+    },
+  };
+}
+
+/** Indexes of the two collections (schema step 4). */
+export const EVENT_INDEXES = {
+  [EVENT_COLLECTIONS.events]: [
+    // The feed: an account's events of one mode in seq order; seq is unique per account.
+    { name: 'events_feed', key: { account_id: 1, mode: 1, seq: 1 } },
+    { name: 'events_seq', key: { account_id: 1, seq: 1 }, unique: true },
+    // Partial, so the delivery worker's scan and the metric touch only pending events.
+    { name: 'events_due', key: { next_attempt_at: 1, seq: 1 }, partialFilterExpression: { delivery: 'pending' } },
+    { name: 'events_undelivered', key: { created_at: 1 }, partialFilterExpression: { delivery: 'pending' } },
+    // One event per state change of a purchase, whatever the code above does.
+    {
+      name: 'events_once_per_move',
+      key: { subject: 1, type: 1 },
+      unique: true,
+      partialFilterExpression: { type: { $in: ['transaction.success', 'transaction.failed', 'transaction.reversed'] } },
+    },
+  ],
+  [EVENT_COLLECTIONS.webhooks]: [],
+} as const;

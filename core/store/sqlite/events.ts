@@ -1,0 +1,239 @@
+/**
+ * Events and webhook endpoints on SQLite. The wallet writes events (`writeEvent`) inside
+ * its own operations, in the transaction of the change each announces; the event sub-port
+ * reads them, leases them to the delivery worker and records attempts. Its writes go
+ * through the group commit like the money operations: a delivery's two small writes then
+ * share the purchases' fsync instead of each paying its own.
+ */
+import type Database from 'better-sqlite3';
+import type { DeliveryState, EventRecord, EventType, Mode, NewEvent, WebhookEndpointRecord } from '../../domain/events.js';
+import { requireLimit } from '../bounds.js';
+import type { EventStore, WebhookStore } from '../event-port.js';
+import { decodeEventCursor, encodeEventCursor, toPage } from '../paging.js';
+import type { GroupCommit } from './group-commit.js';
+import { fromMs, toFlag, toMs } from './rows.js';
+
+interface EventRow {
+  seq: number;
+  event_id: string;
+  account_id: string;
+  mode: string;
+  type: string;
+  subject: string;
+  body: string;
+  created_at: number;
+  delivery: string;
+  attempts: number;
+  next_attempt_at: number | null;
+  queued_at: number;
+  lease_owner: string | null;
+  last_status: number | null;
+  last_error: string | null;
+  last_attempt_at: number | null;
+}
+
+interface EndpointRow {
+  account_id: string;
+  mode: string;
+  url: string;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_until: number | null;
+  enabled: number;
+  created_at: number;
+  updated_at: number;
+}
+
+function eventFromRow(row: EventRow): EventRecord {
+  return {
+    seq: row.seq,
+    eventId: row.event_id,
+    accountId: row.account_id,
+    mode: row.mode as Mode,
+    type: row.type as EventType,
+    subject: row.subject,
+    body: row.body,
+    createdAt: fromMs(row.created_at),
+    delivery: row.delivery as DeliveryState,
+    attempts: row.attempts,
+    nextAttemptAt: row.next_attempt_at === null ? null : fromMs(row.next_attempt_at),
+    queuedAt: fromMs(row.queued_at),
+    lastStatus: row.last_status,
+    lastError: row.last_error,
+    lastAttemptAt: row.last_attempt_at === null ? null : fromMs(row.last_attempt_at),
+  };
+}
+
+function endpointFromRow(row: EndpointRow): WebhookEndpointRecord {
+  return {
+    accountId: row.account_id,
+    mode: row.mode as Mode,
+    url: row.url,
+    secret: row.secret,
+    previousSecret: row.previous_secret,
+    previousSecretUntil: row.previous_secret_until === null ? null : fromMs(row.previous_secret_until),
+    enabled: row.enabled === 1,
+    createdAt: fromMs(row.created_at),
+    updatedAt: fromMs(row.updated_at),
+  };
+}
+
+type InsertParams = Omit<EventRow, 'seq' | 'lease_owner' | 'last_status' | 'last_error' | 'last_attempt_at'>;
+
+export function prepareEventStatements(db: Database.Database) {
+  return {
+    insert: db.prepare<InsertParams, EventRow>(
+      `INSERT INTO events (event_id, account_id, mode, type, subject, body, created_at, delivery, attempts, next_attempt_at, queued_at)
+       VALUES (@event_id, @account_id, @mode, @type, @subject, @body, @created_at, @delivery, @attempts, @next_attempt_at, @queued_at)
+       RETURNING *`,
+    ),
+    endpointEnabled: db.prepare<[string, string], { enabled: number }>('SELECT enabled FROM webhook_endpoints WHERE account_id = ? AND mode = ?'),
+    feed: db.prepare<{ account_id: string; mode: string; after: number; limit: number }, EventRow>(
+      'SELECT * FROM events WHERE account_id = @account_id AND mode = @mode AND seq > @after ORDER BY seq LIMIT @limit',
+    ),
+    get: db.prepare<[string], EventRow>('SELECT * FROM events WHERE event_id = ?'),
+    due: db.prepare<{ now: number; exclude: string; limit: number }, EventRow>(
+      `SELECT * FROM events WHERE delivery = 'pending' AND next_attempt_at <= @now
+         AND account_id NOT IN (SELECT value FROM json_each(@exclude))
+       ORDER BY next_attempt_at, seq LIMIT @limit`,
+    ),
+    lease: db.prepare<{ seq: number; owner: string; until: number }>(
+      `UPDATE events SET lease_owner = @owner, next_attempt_at = @until WHERE seq = @seq AND delivery = 'pending'`,
+    ),
+    attempt: db.prepare<{
+      event_id: string;
+      owner: string;
+      delivery: string;
+      status: number;
+      error: string | null;
+      at: number;
+      next_attempt_at: number | null;
+    }>(
+      `UPDATE events SET delivery = @delivery, attempts = attempts + 1, last_status = @status, last_error = @error,
+         last_attempt_at = @at, next_attempt_at = @next_attempt_at, lease_owner = NULL
+       WHERE event_id = @event_id AND lease_owner = @owner AND delivery = 'pending'`,
+    ),
+    requeue: db.prepare<{ event_id: string; at: number }, EventRow>(
+      `UPDATE events SET delivery = 'pending', next_attempt_at = @at, queued_at = @at, lease_owner = NULL
+       WHERE event_id = @event_id RETURNING *`,
+    ),
+    deliveries: db.prepare<{ account_id: string; mode: string; before: number; failed_only: number; limit: number }, EventRow>(
+      `SELECT * FROM events WHERE account_id = @account_id AND mode = @mode AND seq < @before AND delivery <> 'none'
+         AND (@failed_only = 0 OR delivery = 'failed')
+       ORDER BY seq DESC LIMIT @limit`,
+    ),
+    // The literal state matches the partial index events_undelivered.
+    undelivered: db.prepare<[], { count: number; oldest: number | null }>(
+      `SELECT COUNT(*) AS count, MIN(created_at) AS oldest FROM events WHERE delivery = 'pending'`,
+    ),
+    getEndpoint: db.prepare<[string, string], EndpointRow>('SELECT * FROM webhook_endpoints WHERE account_id = ? AND mode = ?'),
+    putEndpoint: db.prepare<EndpointRow>(
+      `INSERT INTO webhook_endpoints (account_id, mode, url, secret, previous_secret, previous_secret_until, enabled, created_at, updated_at)
+       VALUES (@account_id, @mode, @url, @secret, @previous_secret, @previous_secret_until, @enabled, @created_at, @updated_at)
+       ON CONFLICT (account_id, mode) DO UPDATE SET url = excluded.url, secret = excluded.secret,
+         previous_secret = excluded.previous_secret, previous_secret_until = excluded.previous_secret_until,
+         enabled = excluded.enabled, updated_at = excluded.updated_at`,
+    ),
+  };
+}
+
+export type EventStatements = ReturnType<typeof prepareEventStatements>;
+
+/**
+ * Writes an event inside the caller's transaction: queued for delivery when the account
+ * has an enabled webhook URL for the event's mode, else only recorded for the feed.
+ */
+export function writeEvent(sql: EventStatements, event: NewEvent, forceDelivery = false): EventRow {
+  const endpoint = sql.endpointEnabled.get(event.accountId, event.mode);
+  const deliver = forceDelivery || endpoint?.enabled === 1;
+  const createdAt = toMs(event.createdAt);
+  return sql.insert.get({
+    event_id: event.eventId,
+    account_id: event.accountId,
+    mode: event.mode,
+    type: event.type,
+    subject: event.subject,
+    body: event.body,
+    created_at: createdAt,
+    delivery: deliver ? 'pending' : 'none',
+    attempts: 0,
+    next_attempt_at: deliver ? createdAt : null,
+    queued_at: createdAt,
+  })!;
+}
+
+export function createEventStore(sql: EventStatements, commit: GroupCommit): EventStore {
+  return {
+    async listFeed(accountId, mode, afterSeq, limit) {
+      requireLimit(limit);
+      return sql.feed.all({ account_id: accountId, mode, after: afterSeq, limit }).map(eventFromRow);
+    },
+    async get(eventId) {
+      const row = sql.get.get(eventId);
+      return row ? eventFromRow(row) : null;
+    },
+    async insertPing(event) {
+      return eventFromRow(await commit.run(() => writeEvent(sql, event, true)));
+    },
+    async claimDue(claim) {
+      requireLimit(claim.limit);
+      const until = toMs(claim.leaseUntil);
+      return commit.run(() => {
+        const rows = sql.due.all({ now: toMs(claim.now), exclude: JSON.stringify(claim.excludeAccounts), limit: claim.limit });
+        for (const row of rows) sql.lease.run({ seq: row.seq, owner: claim.owner, until });
+        return rows.map((row) => eventFromRow({ ...row, lease_owner: claim.owner, next_attempt_at: until }));
+      });
+    },
+    async recordAttempt(eventId, owner, outcome) {
+      const changes = await commit.run(
+        () =>
+          sql.attempt.run({
+            event_id: eventId,
+            owner,
+            delivery: outcome.delivery,
+            status: outcome.status,
+            error: outcome.error,
+            at: toMs(outcome.at),
+            next_attempt_at: outcome.delivery === 'pending' ? toMs(outcome.nextAttemptAt ?? outcome.at) : null,
+          }).changes,
+      );
+      return changes === 1;
+    },
+    async requeue(eventId, at) {
+      const row = await commit.run(() => sql.requeue.get({ event_id: eventId, at: toMs(at) }));
+      return row ? eventFromRow(row) : null;
+    },
+    async listDeliveries(accountId, mode, filter, page) {
+      const limit = requireLimit(page.limit);
+      const before = page.after === undefined ? Number.MAX_SAFE_INTEGER : decodeEventCursor(page.after);
+      const rows = sql.deliveries.all({ account_id: accountId, mode, before, failed_only: toFlag(filter.failedOnly), limit: limit + 1 });
+      return toPage(rows, limit, eventFromRow, (row) => encodeEventCursor(row.seq));
+    },
+    async undeliveredSummary() {
+      const row = sql.undelivered.get()!;
+      return { count: row.count, oldestCreatedAt: row.oldest === null ? null : fromMs(row.oldest) };
+    },
+  };
+}
+
+export function createWebhookStore(sql: EventStatements): WebhookStore {
+  return {
+    async get(accountId, mode) {
+      const row = sql.getEndpoint.get(accountId, mode);
+      return row ? endpointFromRow(row) : null;
+    },
+    async put(endpoint) {
+      sql.putEndpoint.run({
+        account_id: endpoint.accountId,
+        mode: endpoint.mode,
+        url: endpoint.url,
+        secret: endpoint.secret,
+        previous_secret: endpoint.previousSecret,
+        previous_secret_until: endpoint.previousSecretUntil === null ? null : toMs(endpoint.previousSecretUntil),
+        enabled: toFlag(endpoint.enabled),
+        created_at: toMs(endpoint.createdAt),
+        updated_at: toMs(endpoint.updatedAt),
+      });
+    },
+  };
+}

@@ -29,6 +29,7 @@ import { createPurchaseService } from './purchases/service.js';
 import { createVerificationService } from './purchases/verification.js';
 import { type CoreServer, createCoreServer, SERVICE_NAMES } from './rpc/server.js';
 import type { Store } from './store/port.js';
+import { createEventFeed } from './webhooks/feed.js';
 
 export interface CoreDeps {
   store: Store;
@@ -115,6 +116,7 @@ export function createCore(deps: CoreDeps): Core {
     planSync,
     people,
     holderDesk,
+    eventFeed: createEventFeed({ accounts: store.accounts, events: store.events }),
     adminToken: deps.adminToken,
     serviceToken: deps.serviceToken,
     log: deps.log,

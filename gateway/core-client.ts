@@ -6,12 +6,15 @@ import { type Client, createClient } from '@connectrpc/connect';
 import { Health } from '../gen/grpc/health/v1/health_pb.js';
 import { AuthService } from '../gen/prepaid/v1/auth_pb.js';
 import { PurchaseService } from '../gen/prepaid/v1/purchase_pb.js';
+import { EventService } from '../gen/prepaid/v1/webhooks_pb.js';
 import { createCoreTransport } from '../runtime/core-transport.js';
 
 /** The core's services as the gateway uses them. */
 export interface CoreClients {
   purchase: Client<typeof PurchaseService>;
   auth: Client<typeof AuthService>;
+  /** The events feed. */
+  events: Client<typeof EventService>;
   health: Client<typeof Health>;
   /** Closes the connection to the core; calls after this fail. */
   close(): void;
@@ -49,6 +52,7 @@ export function createCoreClients(options: CoreClientOptions): CoreClients {
   return {
     purchase: createClient(PurchaseService, transport),
     auth: createClient(AuthService, transport),
+    events: createClient(EventService, transport),
     health: createClient(Health, transport),
     close: () => transport.close(),
   };

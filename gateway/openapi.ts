@@ -317,6 +317,31 @@ const schemas: Record<string, Schema> = {
     required: ['status', 'transactions', 'next_cursor'],
     additionalProperties: false,
   },
+  Event: {
+    type: 'object',
+    description:
+      'An event exactly as a webhook delivers it. `data` is `{"transaction": Transaction}` for the transaction.* types, ' +
+      '`{"reference","amount","balance","memo"}` (Naira) for wallet.credited, and `{"message"}` for ping.',
+    properties: {
+      id: { type: 'string', pattern: '^evt_[0-9a-f]{24}$' },
+      type: { enum: ['transaction.success', 'transaction.failed', 'transaction.reversed', 'wallet.credited', 'ping'] },
+      created_at: { type: 'string', format: 'date-time' },
+      livemode: { type: 'boolean' },
+      data: { type: 'object' },
+    },
+    required: ['id', 'type', 'created_at', 'livemode', 'data'],
+    additionalProperties: false,
+  },
+  EventsResponse: {
+    type: 'object',
+    properties: {
+      status: { const: 'success' },
+      events: { type: 'array', items: ref('Event'), maxItems: MAX_HISTORY_PAGE_SIZE },
+      next_cursor: { type: 'string', description: 'Always present: poll again with it as `cursor`; it never skips nor repeats an event.' },
+    },
+    required: ['status', 'events', 'next_cursor'],
+    additionalProperties: false,
+  },
   Health: { type: 'object', properties: { status: { const: 'ok' } }, required: ['status'], additionalProperties: false },
 };
 
@@ -339,6 +364,11 @@ export const ACTION_DOCS: Readonly<Record<string, ActionDoc>> = {
     method: 'GET',
     summary: `Your transactions, newest first; \`limit\` 1-${MAX_HISTORY_PAGE_SIZE}, \`cursor\`.`,
     responses: { '200': 'TransactionsResponse' },
+  },
+  events: {
+    method: 'GET',
+    summary: `Your events (what your webhook receives), oldest first; \`limit\` 1-${MAX_HISTORY_PAGE_SIZE}, \`cursor\` (always returned).`,
+    responses: { '200': 'EventsResponse' },
   },
   airtime: { method: 'POST', summary: 'Buy airtime.', request: 'AirtimeRequest', responses: { '200': 'AirtimeResponse', ...PURCHASE_PENDING } },
   data: { method: 'POST', summary: 'Buy a data plan.', request: 'DataRequest', responses: { '200': 'DataResponse', ...PURCHASE_PENDING } },
@@ -406,10 +436,10 @@ function operation(method: 'GET' | 'POST'): Schema {
             {
               name: 'limit',
               in: 'query',
-              description: `transactions: page size, 1 to ${MAX_HISTORY_PAGE_SIZE} (default ${DEFAULT_HISTORY_PAGE_SIZE}).`,
+              description: `transactions, events: page size, 1 to ${MAX_HISTORY_PAGE_SIZE} (default ${DEFAULT_HISTORY_PAGE_SIZE}).`,
               schema: { type: 'integer', minimum: 1, maximum: MAX_HISTORY_PAGE_SIZE },
             },
-            { name: 'cursor', in: 'query', description: 'transactions: next_cursor of the previous page.', schema: { type: 'string' } },
+            { name: 'cursor', in: 'query', description: 'transactions, events: next_cursor of the previous page.', schema: { type: 'string' } },
           ]
         : [{ name: 'Idempotency-Key', in: 'header', description: 'Optional idempotency key for purchases.', schema: requestId }]),
     ],

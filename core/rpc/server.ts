@@ -11,6 +11,7 @@ import { AdminService, file_prepaid_v1_admin } from '../../gen/prepaid/v1/admin_
 import { AuthService, file_prepaid_v1_auth } from '../../gen/prepaid/v1/auth_pb.js';
 import { file_prepaid_v1_holder, HolderService, UserAdminService } from '../../gen/prepaid/v1/holder_pb.js';
 import { file_prepaid_v1_purchase, PurchaseService } from '../../gen/prepaid/v1/purchase_pb.js';
+import { EventService, file_prepaid_v1_webhooks } from '../../gen/prepaid/v1/webhooks_pb.js';
 import type { LedgerCheck } from '../accounts/ledger-check.js';
 import type { AccountService } from '../accounts/service.js';
 import type { CatalogService } from '../catalog/service.js';
@@ -21,9 +22,11 @@ import type { CallbackService } from '../purchases/callbacks.js';
 import type { PendingList } from '../purchases/pending-list.js';
 import type { PurchaseService as Purchases } from '../purchases/service.js';
 import type { VerificationService } from '../purchases/verification.js';
+import type { EventFeed } from '../webhooks/feed.js';
 import { adminHandlers } from './admin.js';
 import { authHandlers } from './auth.js';
 import type { ErrorLogger } from './errors.js';
+import { eventHandlers } from './events.js';
 import { implement, serviceDefinition, tokenCheck } from './grpc.js';
 import { holderHandlers, userAdminHandlers } from './holder.js';
 import { purchaseHandlers } from './purchase.js';
@@ -45,6 +48,8 @@ export interface CoreServerDeps {
   /** The developer area's people and the holder's reads (HolderService, UserAdminService). */
   people: PeopleService;
   holderDesk: HolderDesk;
+  /** The events feed (the gateway's `?action=events`). */
+  eventFeed: EventFeed;
   /** Grants the admin service (and, for operators' convenience, the other two). */
   adminToken: string;
   /** Grants the purchase and auth services: the gateway and internal services. */
@@ -68,6 +73,7 @@ export const SERVICE_NAMES = [
   AdminService.typeName,
   HolderService.typeName,
   UserAdminService.typeName,
+  EventService.typeName,
 ] as const;
 
 export function createCoreServer(deps: CoreServerDeps): CoreServer {
@@ -82,6 +88,7 @@ export function createCoreServer(deps: CoreServerDeps): CoreServer {
   const adminCallers = { allowed: tokenCheck(deps.adminToken), known };
   server.addService(serviceDefinition(PurchaseService), implement(PurchaseService, purchaseHandlers(deps.purchases, deps), serviceCallers, deps.log));
   server.addService(serviceDefinition(AuthService), implement(AuthService, authHandlers(deps.accounts), serviceCallers, deps.log));
+  server.addService(serviceDefinition(EventService), implement(EventService, eventHandlers(deps.eventFeed), serviceCallers, deps.log));
   server.addService(
     serviceDefinition(AdminService),
     implement(
@@ -106,6 +113,7 @@ export function createCoreServer(deps: CoreServerDeps): CoreServer {
       file_prepaid_v1_auth,
       file_prepaid_v1_admin,
       file_prepaid_v1_holder,
+      file_prepaid_v1_webhooks,
       file_grpc_health_v1_health,
       file_google_rpc_status,
       file_google_rpc_error_details,

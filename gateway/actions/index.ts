@@ -6,6 +6,7 @@ import { bulksms } from './bulksms.js';
 import { cable } from './cable.js';
 import { data } from './data.js';
 import { electricity } from './electricity.js';
+import { events } from './events.js';
 import { packages } from './packages.js';
 import { plans } from './plans.js';
 import { transaction } from './transaction.js';
@@ -25,6 +26,7 @@ export const ACTIONS: Readonly<Record<string, Action>> = Object.freeze(
     bulksms,
     transaction,
     transactions,
+    events,
     verify,
   }),
 );

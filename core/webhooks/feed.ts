@@ -1,0 +1,58 @@
+/**
+ * The events feed (`?action=events`): an account's events oldest first, for partners who
+ * cannot receive callbacks. The cursor is the seq of the last event a page showed, and a
+ * page always hands one back (the same one when nothing new was recorded), so a partner
+ * polls with the cursor it was last given and never skips nor repeats an event: events of
+ * an account commit in seq order (see EventStore.listFeed).
+ */
+import { DomainError, invalid, notFound } from '../domain/errors.js';
+import type { EventRecord, Mode } from '../domain/events.js';
+import { historyPageSize, InvalidCursorError } from '../domain/paging.js';
+import type { EventStore } from '../store/event-port.js';
+import { decodeEventCursor, encodeEventCursor } from '../store/paging.js';
+import type { AccountStore } from '../store/port.js';
+
+export interface FeedPage {
+  events: EventRecord[];
+  /** Where the next poll starts; always set. */
+  next: string;
+}
+
+/**
+ * The mode a request names: empty means live. Test mode has its own wallets and events once
+ * it exists; until then only the live world does.
+ */
+export function modeIn(text: string): Mode {
+  if (text === '' || text === 'live') return 'live';
+  if (text === 'test') throw invalid('mode', 'Test mode is not available yet; use live.');
+  throw invalid('mode', 'mode must be live or test.');
+}
+
+export function createEventFeed(deps: { accounts: AccountStore; events: EventStore }) {
+  return {
+    async list(accountId: string, modeText: string, pageSize: number | undefined, pageToken: string): Promise<FeedPage> {
+      const mode = modeIn(modeText);
+      const limit = historyPageSize(pageSize);
+      let afterSeq = 0;
+      if (pageToken !== '') {
+        try {
+          afterSeq = decodeEventCursor(pageToken);
+        } catch (error) {
+          if (!(error instanceof InvalidCursorError)) throw error;
+          afterSeq = -1;
+        }
+        if (afterSeq < 0) {
+          throw new DomainError('INVALID_PARAMETER', 'cursor is not one this service issued.', {
+            violations: [{ field: 'cursor', description: 'cursor is not one this service issued.' }],
+          });
+        }
+      }
+      if ((await deps.accounts.get(accountId)) === null) throw notFound(`Account ${accountId}`);
+      const events = await deps.events.listFeed(accountId, mode, afterSeq, limit);
+      const last = events.at(-1);
+      return { events, next: encodeEventCursor(last === undefined ? afterSeq : last.seq) };
+    },
+  };
+}
+
+export type EventFeed = ReturnType<typeof createEventFeed>;

@@ -12,6 +12,7 @@ import { createCatalogService } from './catalog/service.js';
 import { createPlanSync } from './catalog/sync.js';
 import { DEFAULT_DASHBOARD_PUBLIC_URL } from './config.js';
 import type { Mode } from './domain/mode.js';
+import { DEFAULT_DELIVERY_SCHEDULE } from './domain/events.js';
 import { DEFAULT_RETRY_SCHEDULE } from './domain/transactions.js';
 import { type CoreMetrics, createOutcomeRecorder, instrumentProviders, instrumentStore } from './metrics.js';
 import { createHolderDesk } from './people/holder.js';
@@ -28,8 +29,11 @@ import { createRecoveryWorker, type RecoveryWorker } from './purchases/recovery.
 import { createPurchaseService } from './purchases/service.js';
 import { createVerificationService } from './purchases/verification.js';
 import { type CoreServer, createCoreServer, SERVICE_NAMES } from './rpc/server.js';
-import type { Store } from './store/port.js';
+import type { Store, WalletStore } from './store/port.js';
+import { createDeliveryWorker, type DeliveryWorker } from './webhooks/delivery.js';
+import { createPoster, DELIVERY_TIMEOUT_MS, type Poster } from './webhooks/destination.js';
 import { createEventFeed } from './webhooks/feed.js';
+import { createWebhookService } from './webhooks/service.js';
 
 export interface CoreDeps {
   store: Store;
@@ -51,11 +55,33 @@ export interface CoreDeps {
   clock?: () => Date;
   /** Where the core's series go (core/metrics.ts); without it only the outcome log lines are written. */
   metrics?: CoreMetrics;
+  /** Webhook deliveries; the defaults are the contract's (a minute's first retry, public https only). */
+  webhooks?: WebhookDeps;
 }
+
+/** How this core delivers webhooks. */
+export interface WebhookDeps {
+  retryBaseMs?: number;
+  allowPrivate?: boolean;
+  concurrency?: number;
+  /** Deliveries in flight at once to one account's webhook. */
+  perDestination?: number;
+  /** How often the store is asked for due events when nothing nudged the worker. */
+  pollIntervalMs?: number;
+  /** The HTTP client; tests stand in one with a fake DNS. */
+  poster?: Poster;
+}
+
+/** Deliveries in flight to one account's webhook: a slow receiver holds at most these. */
+export const DEFAULT_PER_DESTINATION = 4;
+/** The worker also looks for due events this often (retries fall due without a nudge). */
+export const DEFAULT_DELIVERY_POLL_MS = 1_000;
 
 export interface Core {
   rpc: CoreServer;
   worker: RecoveryWorker;
+  /** The webhook delivery worker; started by core/main.ts like the recovery worker. */
+  deliveries: DeliveryWorker;
   /** Seeds the default catalog into an empty store. */
   seed(): Promise<boolean>;
   /**
@@ -79,7 +105,25 @@ export function createCore(deps: CoreDeps): Core {
   // Every purchase outcome is logged (and counted) where it is decided: a settlement, refund
   // or reversal where the store records it, a pending answer where the flow gives it.
   const outcomes = createOutcomeRecorder({ log: deps.log, metrics: deps.metrics });
-  const store = instrumentStore(deps.store, { outcomes, metrics: deps.metrics });
+  const hooks = deps.webhooks ?? {};
+  const allowPrivate = hooks.allowPrivate ?? false;
+  const poster = hooks.poster ?? createPoster({ allowPrivate });
+  const deliveries = createDeliveryWorker({
+    events: deps.store.events,
+    webhooks: deps.store.webhooks,
+    poster,
+    log: deps.log,
+    clock,
+    schedule: { ...DEFAULT_DELIVERY_SCHEDULE, baseMs: hooks.retryBaseMs ?? DEFAULT_DELIVERY_SCHEDULE.baseMs },
+    concurrency: hooks.concurrency ?? 32,
+    perDestination: hooks.perDestination ?? DEFAULT_PER_DESTINATION,
+    attemptTimeoutMs: DELIVERY_TIMEOUT_MS,
+    pollIntervalMs: hooks.pollIntervalMs ?? DEFAULT_DELIVERY_POLL_MS,
+    ...(deps.metrics === undefined ? {} : { observe: deps.metrics.webhookDelivery }),
+  });
+  deps.metrics?.watchUndelivered(() => deps.store.events.undeliveredSummary(), clock);
+  // Every money change a partner is told about wrote its event; the worker hears of it at once.
+  const store = announcing(instrumentStore(deps.store, { outcomes, metrics: deps.metrics }), () => deliveries.nudge());
   const instrumented = (providers: Providers, mode: Mode) => (deps.metrics === undefined ? providers : instrumentProviders(providers, deps.metrics, mode));
   const providers = instrumented(deps.providers, 'live');
   const testProviders = instrumented(deps.testProviders ?? createSandbox({ delayMs: 0, record: false }), 'test');
@@ -117,6 +161,14 @@ export function createCore(deps: CoreDeps): Core {
     people,
     holderDesk,
     eventFeed: createEventFeed({ accounts: store.accounts, events: store.events }),
+    webhooks: createWebhookService({
+      accounts: store.accounts,
+      events: store.events,
+      webhooks: store.webhooks,
+      clock,
+      allowPrivate,
+      nudge: () => deliveries.nudge(),
+    }),
     adminToken: deps.adminToken,
     serviceToken: deps.serviceToken,
     log: deps.log,
@@ -133,6 +185,7 @@ export function createCore(deps: CoreDeps): Core {
   return {
     rpc,
     worker,
+    deliveries,
     seed: () => store.catalog.seedIfEmpty(defaultCatalog()),
     drain,
     async shutdown() {
@@ -141,6 +194,8 @@ export function createCore(deps: CoreDeps): Core {
       // provider, at most PROVIDER_TIMEOUT_MS) finish: each ends settled, refunded or pending.
       await new Promise<void>((resolve) => rpc.server.tryShutdown(() => resolve()));
       await worker.stop();
+      await deliveries.stop();
+      poster.close();
       await background.drain();
     },
     forceShutdown() {
@@ -149,4 +204,25 @@ export function createCore(deps: CoreDeps): Core {
       rpc.server.forceShutdown();
     },
   };
+}
+
+/** The store with every money change that wrote an event followed by `recorded()`. */
+function announcing(store: Store, recorded: () => void): Store {
+  const inner = store.wallet;
+  const tell = <R extends { changed: boolean } | null>(result: R): R => {
+    if (result?.changed) recorded();
+    return result;
+  };
+  const wallet: WalletStore = {
+    ...inner,
+    credit: async (input) => {
+      const credited = await inner.credit(input);
+      if (credited !== null) recorded();
+      return credited;
+    },
+    settle: async (reference, result, at) => tell(await inner.settle(reference, result, at)),
+    refund: async (reference, reason, at) => tell(await inner.refund(reference, reason, at)),
+    reverse: async (reference, reason, at) => tell(await inner.reverse(reference, reason, at)),
+  };
+  return { ...store, wallet };
 }

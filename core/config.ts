@@ -58,6 +58,18 @@ export interface CoreConfig {
   dashboardPublicUrl: string;
   /** The MongoDB store when MONGODB_URI is set; null means the embedded SQLite store in DATA_DIR. */
   mongo: MongoConfig | null;
+  /** Webhook deliveries (issue 17). */
+  webhooks: WebhookConfig;
+}
+
+/** How webhooks are delivered. */
+export interface WebhookConfig {
+  /** The wait after a first failed attempt; it doubles after each, to at most an hour. */
+  retryBaseMs: number;
+  /** http and private or loopback destinations are allowed (development and tests only). */
+  allowPrivate: boolean;
+  /** Deliveries in flight at once in this core. */
+  concurrency: number;
 }
 
 /** Where the MongoDB store lives. */
@@ -167,6 +179,23 @@ export const CORE_SCHEMA = {
     'MongoDB connection string; when set the core stores everything there. A replica set or sharded cluster, MongoDB 6.0 or newer.',
   ),
   mongoDb: mongoDbVariable('Database of the MongoDB store.'),
+  webhookRetryBaseMs: integer('WEBHOOK_RETRY_BASE_MS', {
+    fallback: 60_000,
+    min: 10,
+    max: 3_600_000,
+    help: 'Wait after a failed webhook delivery; it doubles after each failure, to at most an hour, for 72 hours.',
+  }),
+  webhookAllowPrivate: oneOf('WEBHOOK_ALLOW_PRIVATE', {
+    words: ['false', 'true'],
+    fallback: 'false',
+    help: '`true` lets webhook URLs use `http` and private or loopback addresses: development and tests only, never in production.',
+  }),
+  webhookConcurrency: integer('WEBHOOK_CONCURRENCY', {
+    fallback: 32,
+    min: 1,
+    max: 1_000,
+    help: "Webhook deliveries in flight at once in this core; one account's webhook gets at most 4 of them.",
+  }),
   routeAirtime: route('airtime', 'Who sells airtime: `sandbox` or `vtpass`.'),
   routeData: route('data', 'Who sells data: `sandbox` or `vtpass` (run `prepaid plans sync` first).'),
   routeElectricity: route('electricity', 'Who sells electricity: `sandbox` or `vtpass`.'),
@@ -304,5 +333,6 @@ export function readCoreConfig(env: Env = process.env): CoreConfig {
     providers: readProvidersConfig(env, v.sandboxDelayMs),
     dashboardPublicUrl: v.dashboardPublicUrl.replace(/\/+$/, ''),
     mongo: v.mongoUri === undefined ? null : { uri: v.mongoUri, dbName: v.mongoDb },
+    webhooks: { retryBaseMs: v.webhookRetryBaseMs, allowPrivate: v.webhookAllowPrivate === 'true', concurrency: v.webhookConcurrency },
   };
 }

@@ -68,6 +68,7 @@ export async function startCore(env: Record<string, string | undefined> = proces
     recoveryIntervalMs: config.recoveryIntervalMs,
     recoveryAttentionAfterMs: config.recoveryAttentionAfterMs,
     dashboardPublicUrl: config.dashboardPublicUrl,
+    webhooks: config.webhooks,
     log,
     ...(metrics === undefined ? {} : { metrics }),
   });
@@ -92,6 +93,7 @@ export async function startCore(env: Record<string, string | undefined> = proces
     }
   }
   core.worker.start();
+  core.deliveries.start();
   const address = `${config.host}:${port}`;
   log('core.listening', {
     address,

@@ -11,6 +11,9 @@
  *   prepaid_core_provider_call_duration_seconds{provider,product,operation,mode}   provider latency
  *   prepaid_core_provider_calls_total{provider,product,operation,outcome,mode}     provider answers
  *   prepaid_core_wallet_operation_duration_seconds{operation}        store transactions: reserve, settle, refund, reverse, credit
+ *   prepaid_core_webhook_deliveries_total{outcome}                   webhook attempts: delivered, retry, failed (gave up)
+ *   prepaid_core_webhook_undelivered_events                          events waiting for delivery (read at scrape time)
+ *   prepaid_core_webhook_oldest_undelivered_age_seconds              age of the oldest of them (0 when none)
  *
  * `state` counts each purchase when it is answered pending (202) and each time the store
  * records a final state, whoever records it (the purchase itself, the recovery worker, a
@@ -36,6 +39,7 @@ import type { ProductName } from './domain/products.js';
 import type { PendingSummary, TransactionRecord } from './domain/records.js';
 import type { ProductProvider, Providers } from './providers/port.js';
 import type { PurchaseObserver } from './purchases/flow.js';
+import type { UndeliveredSummary } from './store/event-port.js';
 import type { Store, WalletStore } from './store/port.js';
 
 /** The states a purchase is counted in. */
@@ -56,6 +60,10 @@ export interface CoreMetrics {
   walletOperation(operation: WalletOperation, seconds: number): void;
   /** Reads the pending gauges from `summary` at every scrape. */
   watchPending(summary: () => Promise<PendingSummary>, clock?: () => Date): void;
+  /** Counts one webhook attempt by outcome: delivered, retry (failed, tried again later) or failed (given up). */
+  webhookDelivery(outcome: 'delivered' | 'retry' | 'failed'): void;
+  /** Reads the undelivered-events gauges from `summary` at every scrape. */
+  watchUndelivered(summary: () => Promise<UndeliveredSummary>, clock?: () => Date): void;
 }
 
 /** Provider latency buckets in seconds: upstreams answer in 0.1 to 5 s; 15 s is the default timeout. */
@@ -159,8 +167,14 @@ export function createCoreMetrics(options: { defaultMetrics?: boolean } = {}): C
     s.oldestCreatedAt === null ? 0 : Math.max(0, (now.getTime() - s.oldestCreatedAt.getTime()) / 1000),
   );
 
+  const webhooks = webhookSeries(registers);
+
   return {
     registry,
+    webhookDelivery: (outcome) => webhooks.deliveries.inc({ outcome }),
+    watchUndelivered(summary, clock = () => new Date()) {
+      webhooks.watch(summary, clock);
+    },
     purchase: (product, state, mode) => purchases.inc({ product, state, mode }),
     refund(product, cause, chargedKobo, mode) {
       refunds.inc({ product, cause, mode });
@@ -173,6 +187,44 @@ export function createCoreMetrics(options: { defaultMetrics?: boolean } = {}): C
     walletOperation: (operation, seconds) => walletDuration.observe({ operation }, seconds),
     watchPending(summary, clock = () => new Date()) {
       pendingSource = { summary, clock };
+    },
+  };
+}
+
+/** The webhook series: attempts by outcome, and the undelivered events read at scrape time. */
+function webhookSeries(registers: Registry[]) {
+  const webhookDeliveries = new Counter({
+    name: 'prepaid_core_webhook_deliveries_total',
+    help: 'Webhook delivery attempts by outcome: delivered (a 2xx), retry (failed, tried again later), failed (the retry window closed).',
+    labelNames: ['outcome'] as const,
+    registers,
+  });
+  let undeliveredSource: { summary: () => Promise<UndeliveredSummary>; clock: () => Date } | undefined;
+  const undeliveredGauge = (name: string, help: string, pick: (summary: UndeliveredSummary, now: Date) => number) =>
+    new Gauge({
+      name,
+      help,
+      registers,
+      async collect() {
+        if (undeliveredSource === undefined) return;
+        try {
+          this.set(pick(await undeliveredSource.summary(), undeliveredSource.clock()));
+        } catch {
+          this.set(Number.NaN);
+        }
+      },
+    });
+  undeliveredGauge('prepaid_core_webhook_undelivered_events', 'Events waiting for webhook delivery (pending or being retried).', (s) => s.count);
+  undeliveredGauge(
+    'prepaid_core_webhook_oldest_undelivered_age_seconds',
+    'Age of the oldest event waiting for webhook delivery in seconds; 0 when none.',
+    (s, now) => (s.oldestCreatedAt === null ? 0 : Math.max(0, (now.getTime() - s.oldestCreatedAt.getTime()) / 1000)),
+  );
+
+  return {
+    deliveries: webhookDeliveries,
+    watch(summary: () => Promise<UndeliveredSummary>, clock: () => Date) {
+      undeliveredSource = { summary, clock };
     },
   };
 }

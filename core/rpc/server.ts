@@ -11,7 +11,7 @@ import { AdminService, file_prepaid_v1_admin } from '../../gen/prepaid/v1/admin_
 import { AuthService, file_prepaid_v1_auth } from '../../gen/prepaid/v1/auth_pb.js';
 import { file_prepaid_v1_holder, HolderService, UserAdminService } from '../../gen/prepaid/v1/holder_pb.js';
 import { file_prepaid_v1_purchase, PurchaseService } from '../../gen/prepaid/v1/purchase_pb.js';
-import { EventService, file_prepaid_v1_webhooks } from '../../gen/prepaid/v1/webhooks_pb.js';
+import { EventService, file_prepaid_v1_webhooks, WebhookService } from '../../gen/prepaid/v1/webhooks_pb.js';
 import type { LedgerCheck } from '../accounts/ledger-check.js';
 import type { AccountService } from '../accounts/service.js';
 import type { CatalogService } from '../catalog/service.js';
@@ -23,6 +23,7 @@ import type { PendingList } from '../purchases/pending-list.js';
 import type { PurchaseService as Purchases } from '../purchases/service.js';
 import type { VerificationService } from '../purchases/verification.js';
 import type { EventFeed } from '../webhooks/feed.js';
+import type { WebhookService as Webhooks } from '../webhooks/service.js';
 import { adminHandlers } from './admin.js';
 import { authHandlers } from './auth.js';
 import type { ErrorLogger } from './errors.js';
@@ -31,6 +32,7 @@ import { implement, serviceDefinition, tokenCheck } from './grpc.js';
 import { holderHandlers, userAdminHandlers } from './holder.js';
 import { purchaseHandlers } from './purchase.js';
 import { addReflection } from './reflection.js';
+import { webhookHandlers } from './webhooks.js';
 
 /** Largest request the core accepts: a 10,000-recipient SMS is about 150 KiB. */
 export const MAX_RECEIVE_MESSAGE_BYTES = 1024 * 1024;
@@ -50,6 +52,8 @@ export interface CoreServerDeps {
   holderDesk: HolderDesk;
   /** The events feed (the gateway's `?action=events`). */
   eventFeed: EventFeed;
+  /** Webhook management (admin token). */
+  webhooks: Webhooks;
   /** Grants the admin service (and, for operators' convenience, the other two). */
   adminToken: string;
   /** Grants the purchase and auth services: the gateway and internal services. */
@@ -74,6 +78,7 @@ export const SERVICE_NAMES = [
   HolderService.typeName,
   UserAdminService.typeName,
   EventService.typeName,
+  WebhookService.typeName,
 ] as const;
 
 export function createCoreServer(deps: CoreServerDeps): CoreServer {
@@ -101,6 +106,16 @@ export function createCoreServer(deps: CoreServerDeps): CoreServer {
   // The dashboard presents the service token; every holder call is then bound to a session.
   server.addService(serviceDefinition(HolderService), implement(HolderService, holderHandlers(deps.people, deps.holderDesk), serviceCallers, deps.log));
   server.addService(serviceDefinition(UserAdminService), implement(UserAdminService, userAdminHandlers(deps.people), adminCallers, deps.log));
+
+  server.addService(
+    serviceDefinition(WebhookService),
+    implement(
+      WebhookService,
+      webhookHandlers(deps.webhooks, () => new Date()),
+      adminCallers,
+      deps.log,
+    ),
+  );
 
   const health = new HealthImplementation({ '': 'NOT_SERVING', ...Object.fromEntries(SERVICE_NAMES.map((name) => [name, 'NOT_SERVING'])) });
   health.addToServer(server);

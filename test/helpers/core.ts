@@ -11,7 +11,7 @@ import path from 'node:path';
 import type { DescService } from '@bufbuild/protobuf';
 import { type Client, createClient, type Interceptor } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
-import { type Core, createCore } from '../../core/app.js';
+import { type Core, createCore, type WebhookDeps } from '../../core/app.js';
 import { API_TIER_ID } from '../../core/catalog/defaults.js';
 import type { Providers } from '../../core/providers/port.js';
 import { createSandbox, type Sandbox } from '../../core/providers/sandbox/index.js';
@@ -20,6 +20,7 @@ import { openSqliteStore } from '../../core/store/sqlite/index.js';
 import { AdminService } from '../../gen/prepaid/v1/admin_pb.js';
 import { AuthService } from '../../gen/prepaid/v1/auth_pb.js';
 import { PurchaseService } from '../../gen/prepaid/v1/purchase_pb.js';
+import type { EventService, WebhookService } from '../../gen/prepaid/v1/webhooks_pb.js';
 import { ADMIN_TOKEN_FILE, loadOrCreateToken, SERVICE_TOKEN_FILE } from '../../runtime/tokens.js';
 
 export interface TestCore {
@@ -65,6 +66,8 @@ export async function startCore(
     clock?: () => Date;
     /** DASHBOARD_PUBLIC_URL. */
     dashboardPublicUrl?: string;
+    /** Webhook deliveries: when given, the delivery worker runs. */
+    webhooks?: WebhookDeps;
   } = {},
 ): Promise<TestCore> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'prepaid-core-'));
@@ -85,8 +88,10 @@ export async function startCore(
     log: options.log ?? (() => {}),
     ...(options.clock === undefined ? {} : { clock: options.clock }),
     ...(options.dashboardPublicUrl === undefined ? {} : { dashboardPublicUrl: options.dashboardPublicUrl }),
+    ...(options.webhooks === undefined ? {} : { webhooks: options.webhooks }),
   });
   await core.seed();
+  if (options.webhooks !== undefined) core.deliveries.start();
   const port = await core.rpc.listen('127.0.0.1', 0);
   const url = `http://127.0.0.1:${port}`;
   const transports = new Map<string, ReturnType<typeof createGrpcTransport>>();

@@ -178,8 +178,11 @@ export function createEventStore(sql: EventStatements, commit: GroupCommit): Eve
     async claimDue(claim) {
       requireLimit(claim.limit);
       const until = toMs(claim.leaseUntil);
+      const due = { now: toMs(claim.now), exclude: JSON.stringify(claim.excludeAccounts), limit: claim.limit };
+      // A read first, outside any write: the worker asks often, and mostly nothing is due.
+      if (sql.due.all(due).length === 0) return [];
       return commit.run(() => {
-        const rows = sql.due.all({ now: toMs(claim.now), exclude: JSON.stringify(claim.excludeAccounts), limit: claim.limit });
+        const rows = sql.due.all(due);
         for (const row of rows) sql.lease.run({ seq: row.seq, owner: claim.owner, until });
         return rows.map((row) => eventFromRow({ ...row, lease_owner: claim.owner, next_attempt_at: until }));
       });

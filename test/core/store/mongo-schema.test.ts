@@ -7,6 +7,7 @@
 
 import type { CreateCollectionOptions, Document, IndexDescription } from 'mongodb';
 import * as assert from 'uvu/assert';
+import { EVENT_COLLECTIONS, EVENT_INDEXES } from '../../../core/store/mongo/events.js';
 import { checkFeatureCompatibility, explainSchemaFailure, UnsuitableDeploymentError } from '../../../core/store/mongo/guard.js';
 import {
   COLLECTIONS,
@@ -102,7 +103,10 @@ steps('a fresh database gets every collection, its validator and its indexes, th
     await runSchemaSteps(db),
     SCHEMA_STEPS.map((step) => step.version),
   );
-  assert.equal(new Set(await db.collectionNames()), new Set([...Object.values(COLLECTIONS), ...Object.values(PEOPLE_COLLECTIONS)]));
+  assert.equal(new Set(await db.collectionNames()), new Set([...Object.values(COLLECTIONS), ...Object.values(PEOPLE_COLLECTIONS), ...Object.values(EVENT_COLLECTIONS)]));
+  for (const [name, indexes] of Object.entries(EVENT_INDEXES)) {
+    for (const index of indexes) assert.ok(db.indexes.get(name)?.has(index.name), `index ${index.name} of ${name}`);
+  }
   for (const [name, validator] of Object.entries(CURRENT_VALIDATORS)) assert.equal(db.validators.get(name), validator, `validator of ${name}`);
   // Replaced by step 2 (the ledger's) and step 4 (idempotency and history per mode).
   const replaced = new Set(['ledger_by_account', 'transactions_request_id', 'transactions_history']);

@@ -1,0 +1,213 @@
+/**
+ * Where a webhook may point, and the one HTTP client that posts to it.
+ *
+ * A webhook URL is typed by a partner, so the core must never become a way into our own
+ * network: only https to public addresses. The address is checked when the connection is
+ * made, on the address actually dialled (a custom `lookup`), not when the URL is saved: a
+ * name that resolved to a public address yesterday and to 10.0.0.5 now (DNS rebinding) is
+ * refused at the moment it matters. An IP literal in the URL never goes through `lookup`,
+ * so it is checked before the request. WEBHOOK_ALLOW_PRIVATE=true lets development and
+ * tests use http and loopback receivers.
+ *
+ * No redirect is followed (node:http never does), every attempt ends within a bound, and
+ * the answer's body is read only up to a small bound: a receiver can neither hold a
+ * delivery slot for long nor make the core buffer a large answer.
+ */
+import dns from 'node:dns';
+import http from 'node:http';
+import https from 'node:https';
+import net from 'node:net';
+
+/** The longest URL accepted: far beyond any real endpoint, small enough to log and store. */
+export const MAX_WEBHOOK_URL_CHARS = 2_048;
+/** A receiver has this long to answer with a 2xx (the contract says 10 s). */
+export const DELIVERY_TIMEOUT_MS = 10_000;
+/** How much of an answer's body is read (and then dropped); the rest closes the connection. */
+export const MAX_ANSWER_BYTES = 16 * 1024;
+
+/**
+ * Addresses that are not the public internet: private, loopback, link-local (cloud
+ * metadata at 169.254.169.254), carrier-grade NAT, multicast, reserved, documentation and
+ * benchmarking ranges, and the IPv6 forms of each (IPv4-mapped addresses are unwrapped).
+ */
+const NOT_PUBLIC = (() => {
+  const list = new net.BlockList();
+  for (const [address, prefix] of [
+    ['0.0.0.0', 8],
+    ['10.0.0.0', 8],
+    ['100.64.0.0', 10],
+    ['127.0.0.0', 8],
+    ['169.254.0.0', 16],
+    ['172.16.0.0', 12],
+    ['192.0.0.0', 24],
+    ['192.0.2.0', 24],
+    ['192.88.99.0', 24],
+    ['192.168.0.0', 16],
+    ['198.18.0.0', 15],
+    ['198.51.100.0', 24],
+    ['203.0.113.0', 24],
+    ['224.0.0.0', 4],
+    ['240.0.0.0', 4],
+  ] as const) {
+    list.addSubnet(address, prefix, 'ipv4');
+  }
+  for (const [address, prefix] of [
+    ['::', 128],
+    ['::1', 128],
+    ['64:ff9b::', 96],
+    ['64:ff9b:1::', 48],
+    ['100::', 64],
+    ['2001::', 23],
+    ['2001:db8::', 32],
+    ['2002::', 16],
+    ['fc00::', 7],
+    ['fe80::', 10],
+    ['fec0::', 10],
+    ['ff00::', 8],
+  ] as const) {
+    list.addSubnet(address, prefix, 'ipv6');
+  }
+  return list;
+})();
+
+/** True when `address` (an IP literal) is on the public internet. */
+export function isPublicAddress(address: string): boolean {
+  const family = net.isIP(address);
+  if (family === 4) return !NOT_PUBLIC.check(address, 'ipv4');
+  if (family !== 6) return false;
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped) return isPublicAddress(mapped[1]!);
+  return !NOT_PUBLIC.check(address, 'ipv6');
+}
+
+/** Why a webhook URL is refused, or the parsed URL. */
+export type DestinationCheck = { url: URL; problem?: undefined } | { url?: undefined; problem: string };
+
+/** The checks that need no DNS, made when a URL is saved and again before each attempt. */
+export function checkWebhookUrl(text: string, allowPrivate: boolean): DestinationCheck {
+  if (text.length > MAX_WEBHOOK_URL_CHARS) return { problem: `url must be at most ${MAX_WEBHOOK_URL_CHARS} characters.` };
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return { problem: 'url must be an absolute URL such as https://example.com/webhooks.' };
+  }
+  const schemes = allowPrivate ? ['https:', 'http:'] : ['https:'];
+  if (!schemes.includes(url.protocol)) return { problem: 'url must start with https://.' };
+  if (url.username !== '' || url.password !== '') return { problem: 'url must not carry a user name or password.' };
+  if (url.hash !== '') return { problem: 'url must not have a #fragment.' };
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (!allowPrivate) {
+    if (net.isIP(host) !== 0 && !isPublicAddress(host)) return { problem: 'url must point at a public address.' };
+    if (host === 'localhost' || host.endsWith('.localhost') || !host.includes('.')) return { problem: 'url must point at a public host name.' };
+  }
+  return { url };
+}
+
+/** An error whose message is safe to record and show: it names no secret. */
+export class DestinationRefused extends Error {}
+
+/**
+ * The `lookup` of every webhook connection: resolves the name and refuses it unless every
+ * address it resolves to is public, so no answer of a rebinding DNS server can steer the
+ * connection inward.
+ */
+type Resolve = (
+  hostname: string,
+  options: dns.LookupAllOptions,
+  callback: (error: NodeJS.ErrnoException | null, addresses: dns.LookupAddress[]) => void,
+) => void;
+
+const publicOnlyLookup =
+  (resolve: Resolve) =>
+  (hostname: string, options: dns.LookupOptions, callback: (error: Error | null, address?: string | dns.LookupAddress[], family?: number) => void): void => {
+    resolve(hostname, { ...options, all: true }, (error, addresses) => {
+      if (error) return callback(error);
+      const list = addresses as dns.LookupAddress[];
+      if (list.length === 0 || list.some((a) => !isPublicAddress(a.address))) {
+        return callback(new DestinationRefused(`${hostname} resolves to an address that is not public`));
+      }
+      if (options.all) return callback(null, list);
+      return callback(null, list[0]!.address, list[0]!.family);
+    });
+  };
+
+/** What one POST got: the HTTP status (0 for no answer) and, when it failed, why. */
+export interface PostResult {
+  status: number;
+  error: string | null;
+}
+
+export interface Poster {
+  post(url: string, body: string, headers: Record<string, string>): Promise<PostResult>;
+  close(): void;
+}
+
+/**
+ * The poster: keep-alive agents (a busy receiver is posted to many times a second), the
+ * public-only lookup unless private destinations are allowed, the time and size bounds.
+ */
+export function createPoster(options: {
+  allowPrivate: boolean;
+  timeoutMs?: number;
+  maxSockets?: number;
+  /** The name resolver; tests stand in a DNS server that answers with a private address. */
+  resolve?: Resolve;
+}): Poster {
+  const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
+  const lookup = options.allowPrivate ? undefined : (publicOnlyLookup(options.resolve ?? (dns.lookup as unknown as Resolve)) as unknown as net.LookupFunction);
+  const agentOptions = { keepAlive: true, maxSockets: options.maxSockets ?? 64, ...(lookup === undefined ? {} : { lookup }) };
+  const agents = { 'http:': new http.Agent(agentOptions), 'https:': new https.Agent(agentOptions) };
+
+  return {
+    post(text, body, headers) {
+      const checked = checkWebhookUrl(text, options.allowPrivate);
+      if (checked.url === undefined) return Promise.resolve({ status: 0, error: checked.problem });
+      const url = checked.url;
+      const transport = url.protocol === 'https:' ? https : http;
+      return new Promise<PostResult>((resolve) => {
+        let settled = false;
+        const done = (result: PostResult) => {
+          if (settled) return;
+          settled = true;
+          clearTimeout(timer);
+          resolve(result);
+        };
+        const request = transport.request(url, {
+          method: 'POST',
+          agent: agents[url.protocol as 'http:' | 'https:'],
+          ...(lookup === undefined ? {} : { lookup }),
+          headers: { ...headers, 'Content-Length': String(Buffer.byteLength(body)) },
+        });
+        const timer = setTimeout(() => {
+          request.destroy();
+          done({ status: 0, error: `no answer within ${timeoutMs / 1000} s` });
+        }, timeoutMs);
+        request.on('error', (error) => {
+          done({
+            status: 0,
+            error: error instanceof DestinationRefused ? error.message : `could not connect (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+          });
+        });
+        request.on('response', (response) => {
+          const status = response.statusCode ?? 0;
+          let read = 0;
+          response.on('data', (chunk: Buffer) => {
+            read += chunk.length;
+            // Enough read: the outcome is the status; the rest of a long answer is not wanted.
+            if (read > MAX_ANSWER_BYTES) response.destroy();
+          });
+          const finish = () => done({ status, error: status >= 200 && status < 300 ? null : `the receiver answered ${status}` });
+          response.on('end', finish);
+          response.on('close', finish);
+          response.on('error', finish);
+        });
+        request.end(body);
+      });
+    },
+    close() {
+      agents['http:'].destroy();
+      agents['https:'].destroy();
+    },
+  };
+}

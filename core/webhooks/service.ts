@@ -1,0 +1,145 @@
+/**
+ * Webhook management, the operator's side (the CLI's `webhooks` commands, and later the
+ * developer area's Webhooks page): set a URL, read it, rotate or disable it, list the
+ * deliveries, resend an event, send a test event. Secrets are created here, returned once
+ * to the caller, and never logged.
+ */
+import { DomainError, invalid, notFound } from '../domain/errors.js';
+import { type EventRecord, type Mode, pingEvent, type WebhookEndpointRecord } from '../domain/events.js';
+import { historyPageSize, InvalidCursorError, type Page } from '../domain/paging.js';
+import type { EventStore, WebhookStore } from '../store/event-port.js';
+import type { AccountStore } from '../store/port.js';
+import { checkWebhookUrl } from './destination.js';
+import { modeIn } from './feed.js';
+import { newWebhookSecret } from './signing.js';
+
+/** How long the previous secret keeps signing after a rotation: a day to deploy the new one. */
+export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
+
+export interface WebhookServiceDeps {
+  accounts: AccountStore;
+  events: EventStore;
+  webhooks: WebhookStore;
+  clock: () => Date;
+  /** WEBHOOK_ALLOW_PRIVATE: http and private addresses are accepted (development and tests). */
+  allowPrivate: boolean;
+  /** Tells the delivery worker that an event is due now. */
+  nudge: () => void;
+}
+
+/** An endpoint and, when this call made one, its new secret (shown this once). */
+export interface EndpointWithSecret {
+  endpoint: WebhookEndpointRecord;
+  secret: string | null;
+}
+
+export function createWebhookService(deps: WebhookServiceDeps) {
+  const { accounts, events, webhooks, clock } = deps;
+
+  async function requireAccount(accountId: string): Promise<void> {
+    if ((await accounts.get(accountId)) === null) throw notFound(`Account ${accountId || '""'}`);
+  }
+
+  async function requireEndpoint(accountId: string, mode: Mode): Promise<WebhookEndpointRecord> {
+    await requireAccount(accountId);
+    const endpoint = await webhooks.get(accountId, mode);
+    if (endpoint === null) throw notFound(`The ${mode} webhook of account ${accountId}`);
+    return endpoint;
+  }
+
+  /** A new secret, the one it replaces still signing for ROTATION_OVERLAP_MS. */
+  function rotated(endpoint: WebhookEndpointRecord, at: Date): { endpoint: WebhookEndpointRecord; secret: string } {
+    const secret = newWebhookSecret();
+    return {
+      secret,
+      endpoint: { ...endpoint, secret, previousSecret: endpoint.secret, previousSecretUntil: new Date(at.getTime() + ROTATION_OVERLAP_MS), updatedAt: at },
+    };
+  }
+
+  return {
+    /**
+     * Sets the URL and enables deliveries, with a new secret shown once. An endpoint that
+     * had a secret keeps the old one signing for a day, as a rotation does, so a receiver
+     * moved to a new address is not cut off while its secret is updated.
+     */
+    async set(accountId: string, modeText: string, urlText: string): Promise<EndpointWithSecret> {
+      const mode = modeIn(modeText);
+      const checked = checkWebhookUrl(urlText, deps.allowPrivate);
+      if (checked.url === undefined) throw invalid('url', checked.problem);
+      await requireAccount(accountId);
+      const at = clock();
+      const existing = await webhooks.get(accountId, mode);
+      const url = checked.url.toString();
+      let result: { endpoint: WebhookEndpointRecord; secret: string };
+      if (existing === null) {
+        const secret = newWebhookSecret();
+        result = {
+          secret,
+          endpoint: { accountId, mode, url, secret, previousSecret: null, previousSecretUntil: null, enabled: true, createdAt: at, updatedAt: at },
+        };
+      } else {
+        const next = rotated(existing, at);
+        result = { secret: next.secret, endpoint: { ...next.endpoint, url, enabled: true } };
+      }
+      await webhooks.put(result.endpoint);
+      return result;
+    },
+
+    async get(accountId: string, modeText: string): Promise<WebhookEndpointRecord> {
+      return requireEndpoint(accountId, modeIn(modeText));
+    },
+
+    async rotate(accountId: string, modeText: string): Promise<EndpointWithSecret> {
+      const endpoint = await requireEndpoint(accountId, modeIn(modeText));
+      const next = rotated(endpoint, clock());
+      await webhooks.put(next.endpoint);
+      return next;
+    },
+
+    /** Stops deliveries; events go on being recorded for the feed, and `set` enables it again. */
+    async disable(accountId: string, modeText: string): Promise<WebhookEndpointRecord> {
+      const endpoint = await requireEndpoint(accountId, modeIn(modeText));
+      const disabled = { ...endpoint, enabled: false, updatedAt: clock() };
+      await webhooks.put(disabled);
+      return disabled;
+    },
+
+    async deliveries(accountId: string, modeText: string, failedOnly: boolean, pageSize: number | undefined, pageToken: string): Promise<Page<EventRecord>> {
+      const mode = modeIn(modeText);
+      const limit = historyPageSize(pageSize);
+      await requireAccount(accountId);
+      try {
+        return await events.listDeliveries(accountId, mode, { failedOnly }, { limit, ...(pageToken ? { after: pageToken } : {}) });
+      } catch (error) {
+        if (error instanceof InvalidCursorError) throw invalid('cursor', 'cursor is not one this service issued.');
+        throw error;
+      }
+    },
+
+    /** Queues an event again now, whatever became of its earlier attempts. Its webhook must be enabled. */
+    async resend(eventId: string): Promise<EventRecord> {
+      const event = eventId === '' ? null : await events.get(eventId);
+      if (event === null) throw notFound(`Event ${eventId || '""'}`);
+      const endpoint = await webhooks.get(event.accountId, event.mode);
+      if (endpoint === null || !endpoint.enabled) {
+        throw new DomainError('FAILED_PRECONDITION', `Account ${event.accountId} has no enabled ${event.mode} webhook to send the event to.`);
+      }
+      const requeued = await events.requeue(eventId, clock());
+      if (requeued === null) throw notFound(`Event ${eventId}`);
+      deps.nudge();
+      return requeued;
+    },
+
+    /** Records a ping event and queues it, to check that a receiver takes and verifies deliveries. */
+    async test(accountId: string, modeText: string): Promise<EventRecord> {
+      const mode = modeIn(modeText);
+      const endpoint = await requireEndpoint(accountId, mode);
+      if (!endpoint.enabled) throw new DomainError('FAILED_PRECONDITION', `The ${mode} webhook of account ${accountId} is disabled; set it again first.`);
+      const recorded = await events.insertPing(pingEvent(accountId, mode, clock()));
+      deps.nudge();
+      return recorded;
+    },
+  };
+}
+
+export type WebhookService = ReturnType<typeof createWebhookService>;

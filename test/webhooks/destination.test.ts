@@ -1,0 +1,111 @@
+/**
+ * Where webhooks may go: https to public addresses only, checked again at connection time
+ * on the address actually dialled, so a name that resolves inward (DNS rebinding) never
+ * reaches our network. WEBHOOK_ALLOW_PRIVATE=true is what lets the other tests use
+ * loopback receivers; here it is off.
+ */
+import net from 'node:net';
+import { Code, ConnectError } from '@connectrpc/connect';
+import * as assert from 'uvu/assert';
+import { checkWebhookUrl, createPoster, isPublicAddress } from '../../core/webhooks/destination.js';
+import { WebhookService } from '../../gen/prepaid/v1/webhooks_pb.js';
+import { startCore } from '../helpers/core.js';
+import { startReceiver } from '../helpers/receiver.js';
+import { suite } from '../helpers/suite.js';
+
+const test = suite('webhook destinations');
+
+test('private, loopback, link-local and reserved addresses are not public; ordinary ones are', () => {
+  for (const address of [
+    '127.0.0.1',
+    '10.1.2.3',
+    '172.16.0.1',
+    '192.168.1.1',
+    '169.254.169.254',
+    '100.64.0.1',
+    '0.0.0.0',
+    '::1',
+    '::',
+    'fc00::1',
+    'fe80::1',
+    '::ffff:127.0.0.1',
+    '::ffff:10.0.0.1',
+    '224.0.0.1',
+  ]) {
+    assert.not.ok(isPublicAddress(address), address);
+  }
+  for (const address of ['8.8.8.8', '41.58.1.1', '2606:4700::1111', '::ffff:8.8.8.8']) assert.ok(isPublicAddress(address), address);
+});
+
+test('a URL is refused unless https to a public host, with no credentials', () => {
+  for (const url of [
+    'http://hooks.example.com/x',
+    'https://127.0.0.1/x',
+    'https://10.0.0.5/x',
+    'https://[::1]/x',
+    'https://[::ffff:7f00:1]/x',
+    'https://169.254.169.254/latest/meta-data',
+    'https://localhost/x',
+    'https://intranet/x',
+    'https://user:pw@hooks.example.com/x',
+    'https://hooks.example.com/x#frag',
+    `https://hooks.example.com/${'a'.repeat(2_100)}`,
+    'hooks.example.com/x',
+  ]) {
+    assert.ok(checkWebhookUrl(url, false).problem, url);
+  }
+  assert.is(checkWebhookUrl('https://hooks.example.com/x', false).url?.href, 'https://hooks.example.com/x');
+  assert.is(checkWebhookUrl('http://127.0.0.1:8080/x', true).url?.href, 'http://127.0.0.1:8080/x', 'allowed for development');
+});
+
+test('a name that resolves to a private address is refused when connecting; nothing reaches it', async () => {
+  let connections = 0;
+  const server = net.createServer((socket) => {
+    connections += 1;
+    socket.destroy();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as net.AddressInfo).port;
+  const resolved: string[] = [];
+  const poster = createPoster({
+    allowPrivate: false,
+    // A DNS server that answers with loopback: what a rebinding attack looks like.
+    resolve: (hostname, _options, callback) => {
+      resolved.push(hostname);
+      callback(null, [{ address: '127.0.0.1', family: 4 }]);
+    },
+  });
+  try {
+    const result = await poster.post(`https://receiver.example:${port}/hooks`, '{}', { 'Content-Type': 'application/json' });
+    assert.is(result.status, 0);
+    assert.match(result.error ?? '', /not public/);
+    assert.equal(resolved, ['receiver.example'], 'the name was resolved at connection time');
+    assert.is(connections, 0, 'no connection was made');
+  } finally {
+    poster.close();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+});
+
+test('without WEBHOOK_ALLOW_PRIVATE the core refuses a private destination', async () => {
+  const core = await startCore({ webhooks: { allowPrivate: false, pollIntervalMs: 25 } });
+  const receiver = await startReceiver();
+  try {
+    const { accountId } = await core.createApiAccount();
+    const webhooks = core.clientWithToken(WebhookService, core.adminToken);
+    for (const url of [receiver.url, `https://127.0.0.1:${receiver.port}/hooks`]) {
+      const code = await webhooks.setWebhook({ accountId, url }).then(
+        () => null,
+        (error: unknown) => ConnectError.from(error),
+      );
+      assert.is(code?.code, Code.InvalidArgument, url);
+      assert.match(code?.rawMessage ?? '', /url must/);
+    }
+    assert.is(receiver.received.length, 0);
+  } finally {
+    await receiver.stop();
+    await core.close();
+  }
+});
+
+test.run();

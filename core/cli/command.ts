@@ -21,6 +21,8 @@ export interface OptionSpec {
   /** One line for help. */
   summary: string;
   required?: boolean;
+  /** A `--flag` with no value (placeholder ''); the command reads it as 'yes' when given. */
+  flag?: boolean;
 }
 
 /** What a command receives once main.ts has checked the command line against its spec. */
@@ -105,6 +107,6 @@ export function usageLine(group: CommandGroup, command: CommandSpec): string {
   const options = Object.entries(command.options ?? {});
   // Required options first, as a person would type them.
   for (const [name, spec] of options.filter(([, o]) => o.required)) parts.push(`--${name} ${spec.placeholder}`);
-  for (const [name, spec] of options.filter(([, o]) => !o.required)) parts.push(`[--${name} ${spec.placeholder}]`);
+  for (const [name, spec] of options.filter(([, o]) => !o.required)) parts.push(spec.flag ? `[--${name}]` : `[--${name} ${spec.placeholder}]`);
   return parts.join(' ');
 }

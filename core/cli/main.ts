@@ -19,6 +19,7 @@ import { pricingGroup } from './pricing.js';
 import { tiersGroup } from './tiers.js';
 import { usersGroup } from './users.js';
 import { walletGroup } from './wallet.js';
+import { webhooksGroup } from './webhooks.js';
 
 /** Where the CLI writes and what environment it reads; the bin passes the process's own. */
 export interface CliIo {
@@ -44,6 +45,7 @@ export const COMMAND_GROUPS: readonly CommandGroup[] = [
   tiersGroup,
   plansGroup,
   usersGroup,
+  webhooksGroup,
 ];
 
 /** Flags every command accepts, before or after the command words. */
@@ -79,9 +81,9 @@ function parseConfigOptions(): NonNullable<ParseArgsConfig['options']> {
   const options: NonNullable<ParseArgsConfig['options']> = { ...GLOBAL_OPTIONS };
   for (const group of COMMAND_GROUPS) {
     for (const command of group.commands) {
-      for (const name of Object.keys(command.options ?? {})) {
+      for (const [name, spec] of Object.entries(command.options ?? {})) {
         if (name in GLOBAL_OPTIONS) throw new Error(`${group.name} ${command.name} redefines the global option --${name}`);
-        options[name] = { type: 'string' };
+        options[name] = { type: spec.flag ? 'boolean' : 'string' };
       }
     }
   }
@@ -122,7 +124,7 @@ function groupHelp(group: CommandGroup): string[] {
 
 function commandHelp(group: CommandGroup, command: CommandSpec): string[] {
   const options = Object.entries(command.options ?? {}).map(([name, spec]) => [
-    `  --${name} ${spec.placeholder}`,
+    `  --${name}${spec.placeholder === '' ? '' : ` ${spec.placeholder}`}`,
     spec.summary + (spec.required ? ' Required.' : ''),
   ]);
   return [
@@ -204,7 +206,7 @@ function resolveCommand(positionals: string[], values: Record<string, unknown>):
   for (const [name, value] of Object.entries(values)) {
     if (name in GLOBAL_OPTIONS) continue;
     if (!(name in allowed)) throw new UsageError(`${group.name} ${command.name} does not take --${name}.`, usage);
-    options[name] = value as string;
+    options[name] = value === true ? 'yes' : (value as string);
   }
   for (const [name, spec] of Object.entries(allowed)) {
     if (spec.required && options[name] === undefined) throw new UsageError(`missing --${name} ${spec.placeholder}.`, usage);
@@ -293,17 +295,15 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       return EXIT_OK;
     }
     const coreFlag = parsed.values['core'];
-    const core = (): AdminClient => {
+    const connect = (): CoreConnection => {
       if (!connection) {
         const url = resolveCoreUrl(io.env, typeof coreFlag === 'string' ? coreFlag : undefined);
         connection = openCoreConnection(url, resolveAdminToken(io.env), resolveCoreTls(io.env));
       }
-      return connection.admin;
+      return connection;
     };
-    const clients: ServiceClients = (service) => {
-      core();
-      return connection!.client(service);
-    };
+    const core = (): AdminClient => connect().admin;
+    const clients: ServiceClients = (service) => connect().client(service);
     let result: CommandResult;
     try {
       result = await resolved.command.run({ args: resolved.args, options: resolved.options }, core, clients);

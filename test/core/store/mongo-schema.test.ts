@@ -103,7 +103,10 @@ steps('a fresh database gets every collection, its validator and its indexes, th
     await runSchemaSteps(db),
     SCHEMA_STEPS.map((step) => step.version),
   );
-  assert.equal(new Set(await db.collectionNames()), new Set([...Object.values(COLLECTIONS), ...Object.values(PEOPLE_COLLECTIONS), ...Object.values(EVENT_COLLECTIONS)]));
+  assert.equal(
+    new Set(await db.collectionNames()),
+    new Set([...Object.values(COLLECTIONS), ...Object.values(PEOPLE_COLLECTIONS), ...Object.values(EVENT_COLLECTIONS)]),
+  );
   for (const [name, indexes] of Object.entries(EVENT_INDEXES)) {
     for (const index of indexes) assert.ok(db.indexes.get(name)?.has(index.name), `index ${index.name} of ${name}`);
   }

@@ -68,6 +68,8 @@ export interface WebhookDeps {
   perDestination?: number;
   /** How often the store is asked for due events when nothing nudged the worker. */
   pollIntervalMs?: number;
+  /** How long a receiver has to answer (the contract's 10 s at most). */
+  timeoutMs?: number;
   /** The HTTP client; tests stand in one with a fake DNS. */
   poster?: Poster;
 }
@@ -107,7 +109,8 @@ export function createCore(deps: CoreDeps): Core {
   const outcomes = createOutcomeRecorder({ log: deps.log, metrics: deps.metrics });
   const hooks = deps.webhooks ?? {};
   const allowPrivate = hooks.allowPrivate ?? false;
-  const poster = hooks.poster ?? createPoster({ allowPrivate });
+  const attemptTimeoutMs = hooks.timeoutMs ?? DELIVERY_TIMEOUT_MS;
+  const poster = hooks.poster ?? createPoster({ allowPrivate, timeoutMs: attemptTimeoutMs });
   const deliveries = createDeliveryWorker({
     events: deps.store.events,
     webhooks: deps.store.webhooks,
@@ -117,7 +120,7 @@ export function createCore(deps: CoreDeps): Core {
     schedule: { ...DEFAULT_DELIVERY_SCHEDULE, baseMs: hooks.retryBaseMs ?? DEFAULT_DELIVERY_SCHEDULE.baseMs },
     concurrency: hooks.concurrency ?? 32,
     perDestination: hooks.perDestination ?? DEFAULT_PER_DESTINATION,
-    attemptTimeoutMs: DELIVERY_TIMEOUT_MS,
+    attemptTimeoutMs,
     pollIntervalMs: hooks.pollIntervalMs ?? DEFAULT_DELIVERY_POLL_MS,
     ...(deps.metrics === undefined ? {} : { observe: deps.metrics.webhookDelivery }),
   });

@@ -70,6 +70,8 @@ export interface WebhookConfig {
   allowPrivate: boolean;
   /** Deliveries in flight at once in this core. */
   concurrency: number;
+  /** How long a receiver has to answer. */
+  timeoutMs: number;
 }
 
 /** Where the MongoDB store lives. */
@@ -189,6 +191,12 @@ export const CORE_SCHEMA = {
     words: ['false', 'true'],
     fallback: 'false',
     help: '`true` lets webhook URLs use `http` and private or loopback addresses: development and tests only, never in production.',
+  }),
+  webhookTimeoutMs: integer('WEBHOOK_TIMEOUT_MS', {
+    fallback: 10_000,
+    min: 100,
+    max: 10_000,
+    help: 'How long a webhook receiver has to answer with a 2xx before the attempt counts as failed (the contract says 10 s; lower only for tests).',
   }),
   webhookConcurrency: integer('WEBHOOK_CONCURRENCY', {
     fallback: 32,
@@ -333,6 +341,6 @@ export function readCoreConfig(env: Env = process.env): CoreConfig {
     providers: readProvidersConfig(env, v.sandboxDelayMs),
     dashboardPublicUrl: v.dashboardPublicUrl.replace(/\/+$/, ''),
     mongo: v.mongoUri === undefined ? null : { uri: v.mongoUri, dbName: v.mongoDb },
-    webhooks: { retryBaseMs: v.webhookRetryBaseMs, allowPrivate: v.webhookAllowPrivate === 'true', concurrency: v.webhookConcurrency },
+    webhooks: { retryBaseMs: v.webhookRetryBaseMs, allowPrivate: v.webhookAllowPrivate === 'true', concurrency: v.webhookConcurrency, timeoutMs: v.webhookTimeoutMs },
   };
 }

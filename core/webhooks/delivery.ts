@@ -99,9 +99,12 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   const owner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   /**
    * A claimed event may wait behind its destination's other deliveries before its own
-   * attempt starts; the lease covers that wait and the attempt, with room to spare.
+   * attempt starts. A destination holds fewer than 2 x perDestination events (a claim takes
+   * at most perDestination, and none for a destination already holding that many), so an
+   * event waits at most two rounds of attempts, then takes its own: four attempt timeouts
+   * cover it with room to spare.
    */
-  const leaseMs = options.attemptTimeoutMs * (Math.ceil(options.concurrency / options.perDestination) + 2);
+  const leaseMs = options.attemptTimeoutMs * 4;
   /** Events claimed and not finished, by destination (account and mode). */
   const held = new Map<string, number>();
   /** Per destination, the events waiting for one of its slots. */

@@ -142,7 +142,7 @@ export async function grpcLoad(call: () => Promise<unknown>): Promise<Figures> {
  * per-key limit out of the way: it is still counted on every request, but 60 a minute would
  * make the limit, not the service, what is measured.
  */
-export async function startService(dataDir: string): Promise<{ service: ChildProcess; port: number; corePort: number }> {
+export async function startService(dataDir: string, env: Record<string, string> = {}): Promise<{ service: ChildProcess; port: number; corePort: number }> {
   const [port, corePort] = [await freePort(), await freePort()];
   const service = spawn(process.execPath, built('bin/start.ts'), {
     env: {
@@ -152,6 +152,7 @@ export async function startService(dataDir: string): Promise<{ service: ChildPro
       HOST: '127.0.0.1',
       CORE_PORT: String(corePort),
       RATE_LIMIT_PER_MINUTE: '1000000',
+      ...env,
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });

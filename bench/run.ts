@@ -23,10 +23,11 @@ import { createGrpcTransport } from '@connectrpc/connect-node';
 import { AdminService } from '../gen/prepaid/v1/admin_pb.js';
 import { AuthService } from '../gen/prepaid/v1/auth_pb.js';
 import { PurchaseService } from '../gen/prepaid/v1/purchase_pb.js';
+import { WebhookService } from '../gen/prepaid/v1/webhooks_pb.js';
 import { ADMIN_TOKEN_FILE, readTokenFile, SERVICE_TOKEN_FILE } from '../runtime/tokens.js';
 import { bearer } from '../test/helpers/core.js';
 import { grpcJsCaller } from './grpc-js-client.js';
-import { built, CONNECTIONS, children, DURATION_MS, grpcLoad, type HttpLoad, http, startChild, startService, stop } from './harness.js';
+import { built, CONNECTIONS, children, DURATION_MS, freePort, grpcLoad, type HttpLoad, http, startChild, startService, stop } from './harness.js';
 import { parseScaleSizes, type ScaleFigures, scale } from './scale.js';
 import type { Figures } from './stats.js';
 
@@ -44,6 +45,7 @@ const CEILINGS: Record<string, string> = {
   'baseline: one hop, connect-lean client': HOP_CEILING,
   'scenario: balance': HOP_CEILING,
   'scenario: airtime': HOP_CEILING,
+  'scenario: airtime with webhooks': HOP_CEILING,
   'scenario: data': HOP_CEILING,
   'scenario: bulksms': HOP_CEILING,
   'scenario: history': HOP_CEILING,
@@ -55,10 +57,30 @@ const CEILINGS: Record<string, string> = {
 function selected(name: string): boolean {
   if (ONLY.length === 0) return true;
   const asked = (n: string) => ONLY.some((part) => n.includes(part));
+  // The webhooks scenario is judged against airtime without webhooks, in the same run.
+  if (name === 'scenario: airtime' && asked(WEBHOOKS_SCENARIO)) return true;
   return asked(name) || Object.entries(CEILINGS).some(([n, ceiling]) => ceiling === name && asked(n));
 }
 
-const results: Record<string, Figures & { ceiling?: string; ratio?: number }> = {};
+/**
+ * Issue 17: with every purchase's event signed and POSTed to a receiver on loopback, airtime
+ * keeps at least this share of airtime without webhooks, and deliveries keep up: at the end
+ * the oldest undelivered event is younger than WEBHOOK_MAX_LAG_S.
+ */
+const WEBHOOKS_SCENARIO = 'scenario: airtime with webhooks';
+const WEBHOOK_MIN_SHARE = 0.85;
+const WEBHOOK_MAX_LAG_S = 5;
+const webhookVerdicts: string[] = [];
+
+/** The core's oldest-undelivered gauge, read from its metrics listener. */
+async function oldestUndeliveredSeconds(metricsPort: number): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith('prepaid_core_webhook_oldest_undelivered_age_seconds '));
+  if (line === undefined) throw new Error('the core does not export prepaid_core_webhook_oldest_undelivered_age_seconds');
+  return Number(line.split(' ')[1]);
+}
+
+const results: Record<string, Figures & { ceiling?: string; ratio?: number; shareOfAirtime?: number; oldestUndeliveredSeconds?: number }> = {};
 function record(name: string, figures: Figures): void {
   const entry: Figures & { ceiling?: string; ratio?: number } = { ...figures };
   const ceiling = CEILINGS[name];
@@ -113,7 +135,10 @@ async function scenarios(): Promise<void> {
   if (!Object.keys(CEILINGS).some((name) => name.startsWith('scenario: ') && selected(name))) return;
   console.error('the service, as npm start runs it');
   const dataDir = mkdtempSync(path.join(tmpdir(), 'prepaid-bench-'));
-  const { service, port, corePort } = await startService(dataDir);
+  const metricsPort = await freePort();
+  // Webhook receivers on loopback need WEBHOOK_ALLOW_PRIVATE; accounts without a URL are unaffected.
+  const { service, port, corePort } = await startService(dataDir, { WEBHOOK_ALLOW_PRIVATE: 'true', CORE_METRICS_PORT: String(metricsPort) });
+  const receiver = selected(WEBHOOKS_SCENARIO) ? await startChild('bench/servers/http-bare.ts') : undefined;
   try {
     const coreUrl = `http://127.0.0.1:${corePort}`;
     const admin = createClient(AdminService, createGrpcTransport({ baseUrl: coreUrl, interceptors: [bearer(readTokenFile(dataDir, ADMIN_TOKEN_FILE)!)] }));
@@ -144,6 +169,30 @@ async function scenarios(): Promise<void> {
     for (const [name, load] of Object.entries(loads)) {
       if (selected(`scenario: ${name}`)) record(`scenario: ${name}`, await http(port, [load]));
     }
+    if (receiver !== undefined) {
+      // Another account whose every event goes to a receiver on loopback (a bare HTTP server
+      // answering 200), so the same airtime load runs with deliveries beside it.
+      const hooked = await admin.createAccount({ name: 'Bench Hooks', tierId: 'api' });
+      const hookedId = hooked.account!.accountId;
+      const webhooks = createClient(
+        WebhookService,
+        createGrpcTransport({ baseUrl: coreUrl, interceptors: [bearer(readTokenFile(dataDir, ADMIN_TOKEN_FILE)!)] }),
+      );
+      await webhooks.setWebhook({ accountId: hookedId, url: `http://127.0.0.1:${receiver.port}/hooks` });
+      await admin.creditWallet({ accountId: hookedId, amountKobo: 10_000_000_000n, memo: 'bench funding' });
+      const hookedKeys = { 'X-Public-Key': hooked.issuedKey!.publicKey, 'X-Secret-Key': hooked.issuedKey!.secretKey, 'Content-Type': 'application/json' };
+      record(WEBHOOKS_SCENARIO, await http(port, [{ ...loads.airtime!, headers: hookedKeys }]));
+      const lag = await oldestUndeliveredSeconds(metricsPort);
+      const without = results['scenario: airtime'];
+      const share = without === undefined ? Number.NaN : results[WEBHOOKS_SCENARIO]!.requestsPerSecond / without.requestsPerSecond;
+      const verdict =
+        `webhooks: airtime with webhooks at ${(share * 100).toFixed(0)}% of airtime without (at least ${WEBHOOK_MIN_SHARE * 100}% wanted); ` +
+        `oldest undelivered event ${lag.toFixed(2)} s old at the end (under ${WEBHOOK_MAX_LAG_S} s wanted)`;
+      console.error(`  ${verdict}`);
+      results[WEBHOOKS_SCENARIO]!.shareOfAirtime = Number(share.toFixed(3));
+      results[WEBHOOKS_SCENARIO]!.oldestUndeliveredSeconds = lag;
+      if (!(share >= WEBHOOK_MIN_SHARE) || !(lag < WEBHOOK_MAX_LAG_S)) webhookVerdicts.push(verdict);
+    }
     if (selected('scenario: mixed')) {
       // Mixed: mostly reads and airtime, as a reseller's traffic looks.
       record(
@@ -159,6 +208,7 @@ async function scenarios(): Promise<void> {
     if (check.violationCount !== 0n) throw new Error(`ledger check after the run: ${check.violationCount} violations`);
   } finally {
     await stop(service);
+    if (receiver !== undefined) await stop(receiver.child);
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
@@ -203,6 +253,10 @@ const failed = [...Object.entries(results), ...scaleResults.flatMap((s) => Objec
 );
 if (failed.length > 0) {
   console.error(`FAILED: errors during ${failed.map(([n]) => n).join(', ')}`);
+  process.exit(1);
+}
+if (webhookVerdicts.length > 0) {
+  console.error(`FAILED: ${webhookVerdicts.join('; ')}`);
   process.exit(1);
 }
 process.exit(0);

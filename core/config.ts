@@ -341,6 +341,11 @@ export function readCoreConfig(env: Env = process.env): CoreConfig {
     providers: readProvidersConfig(env, v.sandboxDelayMs),
     dashboardPublicUrl: v.dashboardPublicUrl.replace(/\/+$/, ''),
     mongo: v.mongoUri === undefined ? null : { uri: v.mongoUri, dbName: v.mongoDb },
-    webhooks: { retryBaseMs: v.webhookRetryBaseMs, allowPrivate: v.webhookAllowPrivate === 'true', concurrency: v.webhookConcurrency, timeoutMs: v.webhookTimeoutMs },
+    webhooks: {
+      retryBaseMs: v.webhookRetryBaseMs,
+      allowPrivate: v.webhookAllowPrivate === 'true',
+      concurrency: v.webhookConcurrency,
+      timeoutMs: v.webhookTimeoutMs,
+    },
   };
 }

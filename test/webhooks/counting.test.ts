@@ -42,7 +42,7 @@ test('no state change without its event, no event without its state change, none
 
   const recorded = await core.store.events.listFeed(accountId, 'live', 0, 1_000);
   const moves = recorded.filter((e) => e.type.startsWith('transaction.'));
-  const transactions = (await core.store.transactions.listByAccount(accountId, { limit: 1_000 })).items;
+  const transactions = (await core.store.transactions.listByAccount(accountId, 'live', { limit: 1_000 })).items;
   assert.is(transactions.length, PURCHASES);
   for (const tx of transactions) assert.is.not(tx.status, 'pending', 'recovery settled every purchase');
   assert.equal(
@@ -50,7 +50,7 @@ test('no state change without its event, no event without its state change, none
     transactions.map((t) => `transaction.${t.status} ${t.reference}`).sort(),
     'one event per final state',
   );
-  const creditEntries = (await core.store.wallet.listLedger(accountId, { limit: 1_000 })).items.filter((e) => e.kind === 'credit');
+  const creditEntries = (await core.store.wallet.listLedger(accountId, 'live', { limit: 1_000 })).items.filter((e) => e.kind === 'credit');
   assert.equal(
     recorded
       .filter((e) => e.type === 'wallet.credited')

@@ -1563,6 +1563,17 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       assert.is(await h.store.events.requeue('evt_missing', at(100)), null);
     });
 
+    it('a test-mode change writes a test event (livemode false), kept apart from the live feed', async (h) => {
+      const accountId = await h.account();
+      await h.store.wallet.credit({ accountId, amountKobo: kobo(700), reference: h.unique('CR'), memo: 'test money', at: at(5), mode: 'test' });
+      const testEvents = await h.store.events.listFeed(accountId, 'test', 0, 10);
+      assert.equal(
+        testEvents.map((e) => [e.type, e.mode, JSON.parse(e.body).livemode, JSON.parse(e.body).data.amount]),
+        [['wallet.credited', 'test', false, 7]],
+      );
+      assert.equal(await h.store.events.listFeed(accountId, 'live', 0, 10), []);
+    });
+
     it('a ping is recorded and queued even without a money change', async (h) => {
       const accountId = await h.account();
       const ping = pingEvent(accountId, 'live', at(9));

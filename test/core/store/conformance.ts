@@ -1574,6 +1574,17 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       assert.equal(await h.store.events.listFeed(accountId, 'live', 0, 10), []);
     });
 
+    it('a credit replayed with its reference moves nothing and writes no second event', async (h) => {
+      const accountId = await h.account();
+      const credit = { accountId, amountKobo: kobo(700), reference: 'BANK-42', memo: 'transfer', at: at(5), mode: 'live' as const };
+      await h.store.wallet.credit(credit);
+      await h.store.wallet.credit(credit);
+      assert.equal(
+        (await h.store.events.listFeed(accountId, 'live', 0, 10)).map((e) => [e.type, e.subject]),
+        [['wallet.credited', 'BANK-42']],
+      );
+    });
+
     it('a ping is recorded and queued even without a money change', async (h) => {
       const accountId = await h.account();
       const ping = pingEvent(accountId, 'live', at(9));

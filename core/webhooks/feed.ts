@@ -6,7 +6,8 @@
  * an account commit in seq order (see EventStore.listFeed).
  */
 import { DomainError, invalid, notFound } from '../domain/errors.js';
-import type { EventRecord, Mode } from '../domain/events.js';
+import type { EventRecord } from '../domain/events.js';
+import { DEFAULT_MODE, isMode, type Mode } from '../domain/mode.js';
 import { historyPageSize, InvalidCursorError } from '../domain/paging.js';
 import type { EventStore } from '../store/event-port.js';
 import { decodeEventCursor, encodeEventCursor } from '../store/paging.js';
@@ -18,13 +19,10 @@ export interface FeedPage {
   next: string;
 }
 
-/**
- * The mode a request names: empty means live. Test mode has its own wallets and events once
- * it exists; until then only the live world does.
- */
+/** The mode a request names: empty means live (DEFAULT_MODE), as for every caller that names none. */
 export function modeIn(text: string): Mode {
-  if (text === '' || text === 'live') return 'live';
-  if (text === 'test') throw invalid('mode', 'Test mode is not available yet; use live.');
+  if (text === '') return DEFAULT_MODE;
+  if (isMode(text)) return text;
   throw invalid('mode', 'mode must be live or test.');
 }
 

@@ -5,6 +5,7 @@
  */
 import { Code, ConnectError } from '@connectrpc/connect';
 import * as assert from 'uvu/assert';
+import { kobo } from '../../core/domain/money.js';
 import { WebhookService } from '../../gen/prepaid/v1/webhooks_pb.js';
 import { startCore, type TestCore } from '../helpers/core.js';
 import { type ApiKeys, startTestGateway, type TestGateway } from '../helpers/gateway.js';
@@ -202,6 +203,23 @@ test('a hung receiver holds at most its own slots: another account is delivered 
   );
   slow.hang = false;
   await slow.stop();
+});
+
+test('test mode has its own webhook URL: test events go there, with livemode false', async () => {
+  const live = await receiver();
+  const testing = await receiver();
+  const { accountId, secret } = await accountWithWebhook(live);
+  const set = await webhooks().setWebhook({ accountId, mode: 'test', url: testing.url });
+  assert.is(set.webhook?.mode, 'test');
+  assert.is.not(set.secret, secret, 'each mode has its own secret');
+  await core.store.wallet.credit({ accountId, amountKobo: kobo(5_000), reference: 'TEST-1', memo: 'test money', at: new Date(), mode: 'test' });
+  await testing.waitFor(1);
+  const [request] = testing.received;
+  assert.equal([request!.json.type, request!.json.livemode, request!.json.data.reference], ['wallet.credited', false, 'TEST-1']);
+  assert.ok(signedWith(request!.headers['prepaid-signature'], request!.raw, set.secret));
+  await settled(accountId);
+  assert.is(live.received.length, 0, 'nothing of the test world reaches the live URL');
+  assert.is((await webhooks().getWebhook({ accountId })).webhook?.url, live.url);
 });
 
 test('the admin calls refuse what is wrong: unknown account, no webhook, a bad URL, a bad mode', async () => {

@@ -3,27 +3,24 @@
  * event and sending a test one. A secret is printed only by the command that creates it
  * (set, rotate-secret), with the same warning as a key pair's.
  */
+import type { Mode } from '../../gen/prepaid/v1/types_pb.js';
 import { type Delivery, type Webhook, WebhookService } from '../../gen/prepaid/v1/webhooks_pb.js';
-import { type CommandGroup, type OptionSpec, UsageError } from './command.js';
-import { columns, isoTime, present } from './format.js';
+import { type CommandGroup, UsageError } from './command.js';
+import { columns, isoTime, MODE_OPTION, modeArgument, modeName, present } from './format.js';
 
 /** The most deliveries one page lists (the core's own bound). */
 const MAX_DELIVERIES = 100;
 
 const WEBHOOK_SECRET_WARNING = 'warning: the webhook secret is shown only this once and cannot be retrieved later; store it now.';
 
-const MODE_OPTION: OptionSpec = { placeholder: 'live|test', summary: 'Which world: live (the default) or test.' };
-
-function modeOf(options: Record<string, string | undefined>): string {
-  const mode = options['mode'] ?? 'live';
-  if (mode !== 'live' && mode !== 'test') throw new UsageError(`--mode must be live or test; got ${JSON.stringify(mode)}.`);
-  return mode;
+function modeOf(options: Record<string, string | undefined>): Mode {
+  return modeArgument(options['mode']);
 }
 
 function webhookJson(webhook: Webhook): Record<string, unknown> {
   return {
     account_id: webhook.accountId,
-    mode: webhook.mode,
+    mode: modeName(webhook.mode),
     url: webhook.url,
     enabled: webhook.enabled,
     secret_hint: webhook.secretHint,
@@ -36,7 +33,7 @@ function webhookJson(webhook: Webhook): Record<string, unknown> {
 function webhookText(webhook: Webhook): string[] {
   const until = isoTime(webhook.previousSecretUntil);
   return [
-    `Webhook of ${webhook.accountId} (${webhook.mode}): ${webhook.url}`,
+    `Webhook of ${webhook.accountId} (${modeName(webhook.mode)}): ${webhook.url}`,
     `State: ${webhook.enabled ? 'enabled' : 'disabled'}; secret ${webhook.secretHint}${until === null ? '' : `, the previous one signs too until ${until}`}.`,
   ];
 }

@@ -157,6 +157,7 @@ export function publicTransaction(tx: TransactionRecord): Record<string, unknown
     request_id: orNull(tx.requestId ?? undefined),
     created_at: tx.createdAt.toISOString(),
     updated_at: tx.updatedAt.toISOString(),
+    livemode: tx.mode === 'live',
   };
 }
 

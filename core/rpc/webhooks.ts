@@ -6,13 +6,14 @@ import type { DeliverySchema, WebhookSchema, WebhookService as WebhookServiceDes
 import type { EventRecord, WebhookEndpointRecord } from '../domain/events.js';
 import type { WebhookService } from '../webhooks/service.js';
 import { secretHint } from '../webhooks/signing.js';
+import { MODE_TO_PROTO, modeIn } from './convert.js';
 import type { Handlers } from './grpc.js';
 
 function webhookMessage(endpoint: WebhookEndpointRecord, now: Date): MessageInitShape<typeof WebhookSchema> {
   const rotating = endpoint.previousSecretUntil !== null && endpoint.previousSecretUntil > now;
   return {
     accountId: endpoint.accountId,
-    mode: endpoint.mode,
+    mode: MODE_TO_PROTO[endpoint.mode],
     url: endpoint.url,
     enabled: endpoint.enabled,
     secretHint: secretHint(endpoint.secret),
@@ -39,28 +40,28 @@ export function deliveryMessage(event: EventRecord): MessageInitShape<typeof Del
 export function webhookHandlers(webhooks: WebhookService, clock: () => Date): Handlers<(typeof WebhookServiceDesc)['method']> {
   return {
     async setWebhook(req) {
-      const { endpoint, secret } = await webhooks.set(req.accountId, req.mode, req.url);
+      const { endpoint, secret } = await webhooks.set(req.accountId, modeIn(req.mode), req.url);
       return { webhook: webhookMessage(endpoint, clock()), secret: secret ?? '' };
     },
     async getWebhook(req) {
-      return { webhook: webhookMessage(await webhooks.get(req.accountId, req.mode), clock()) };
+      return { webhook: webhookMessage(await webhooks.get(req.accountId, modeIn(req.mode)), clock()) };
     },
     async rotateWebhookSecret(req) {
-      const { endpoint, secret } = await webhooks.rotate(req.accountId, req.mode);
+      const { endpoint, secret } = await webhooks.rotate(req.accountId, modeIn(req.mode));
       return { webhook: webhookMessage(endpoint, clock()), secret: secret ?? '' };
     },
     async disableWebhook(req) {
-      return { webhook: webhookMessage(await webhooks.disable(req.accountId, req.mode), clock()) };
+      return { webhook: webhookMessage(await webhooks.disable(req.accountId, modeIn(req.mode)), clock()) };
     },
     async listDeliveries(req) {
-      const page = await webhooks.deliveries(req.accountId, req.mode, req.failedOnly, req.pageSize, req.pageToken);
+      const page = await webhooks.deliveries(req.accountId, modeIn(req.mode), req.failedOnly, req.pageSize, req.pageToken);
       return { deliveries: page.items.map(deliveryMessage), nextPageToken: page.next ?? '' };
     },
     async resendEvent(req) {
       return { delivery: deliveryMessage(await webhooks.resend(req.eventId)) };
     },
     async sendTestEvent(req) {
-      return { delivery: deliveryMessage(await webhooks.test(req.accountId, req.mode)) };
+      return { delivery: deliveryMessage(await webhooks.test(req.accountId, modeIn(req.mode))) };
     },
   };
 }

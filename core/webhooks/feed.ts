@@ -19,17 +19,9 @@ export interface FeedPage {
   next: string;
 }
 
-/** The mode a request names: empty means live (DEFAULT_MODE), as for every caller that names none. */
-export function modeIn(text: string): Mode {
-  if (text === '') return DEFAULT_MODE;
-  if (isMode(text)) return text;
-  throw invalid('mode', 'mode must be live or test.');
-}
-
 export function createEventFeed(deps: { accounts: AccountStore; events: EventStore }) {
   return {
-    async list(accountId: string, modeText: string, pageSize: number | undefined, pageToken: string): Promise<FeedPage> {
-      const mode = modeIn(modeText);
+    async list(accountId: string, mode: Mode, pageSize: number | undefined, pageToken: string): Promise<FeedPage> {
       const limit = historyPageSize(pageSize);
       let afterSeq = 0;
       if (pageToken !== '') {

@@ -10,7 +10,6 @@ import { historyPageSize, InvalidCursorError, type Page } from '../domain/paging
 import type { EventStore, WebhookStore } from '../store/event-port.js';
 import type { AccountStore } from '../store/port.js';
 import { checkWebhookUrl } from './destination.js';
-import { modeIn } from './feed.js';
 import { newWebhookSecret } from './signing.js';
 
 /** How long the previous secret keeps signing after a rotation: a day to deploy the new one. */
@@ -62,8 +61,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
      * had a secret keeps the old one signing for a day, as a rotation does, so a receiver
      * moved to a new address is not cut off while its secret is updated.
      */
-    async set(accountId: string, modeText: string, urlText: string): Promise<EndpointWithSecret> {
-      const mode = modeIn(modeText);
+    async set(accountId: string, mode: Mode, urlText: string): Promise<EndpointWithSecret> {
       const checked = checkWebhookUrl(urlText, deps.allowPrivate);
       if (checked.url === undefined) throw invalid('url', checked.problem);
       await requireAccount(accountId);
@@ -85,27 +83,26 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       return result;
     },
 
-    async get(accountId: string, modeText: string): Promise<WebhookEndpointRecord> {
-      return requireEndpoint(accountId, modeIn(modeText));
+    async get(accountId: string, mode: Mode): Promise<WebhookEndpointRecord> {
+      return requireEndpoint(accountId, mode);
     },
 
-    async rotate(accountId: string, modeText: string): Promise<EndpointWithSecret> {
-      const endpoint = await requireEndpoint(accountId, modeIn(modeText));
+    async rotate(accountId: string, mode: Mode): Promise<EndpointWithSecret> {
+      const endpoint = await requireEndpoint(accountId, mode);
       const next = rotated(endpoint, clock());
       await webhooks.put(next.endpoint);
       return next;
     },
 
     /** Stops deliveries; events go on being recorded for the feed, and `set` enables it again. */
-    async disable(accountId: string, modeText: string): Promise<WebhookEndpointRecord> {
-      const endpoint = await requireEndpoint(accountId, modeIn(modeText));
+    async disable(accountId: string, mode: Mode): Promise<WebhookEndpointRecord> {
+      const endpoint = await requireEndpoint(accountId, mode);
       const disabled = { ...endpoint, enabled: false, updatedAt: clock() };
       await webhooks.put(disabled);
       return disabled;
     },
 
-    async deliveries(accountId: string, modeText: string, failedOnly: boolean, pageSize: number | undefined, pageToken: string): Promise<Page<EventRecord>> {
-      const mode = modeIn(modeText);
+    async deliveries(accountId: string, mode: Mode, failedOnly: boolean, pageSize: number | undefined, pageToken: string): Promise<Page<EventRecord>> {
       const limit = historyPageSize(pageSize);
       await requireAccount(accountId);
       try {
@@ -131,8 +128,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     },
 
     /** Records a ping event and queues it, to check that a receiver takes and verifies deliveries. */
-    async test(accountId: string, modeText: string): Promise<EventRecord> {
-      const mode = modeIn(modeText);
+    async test(accountId: string, mode: Mode): Promise<EventRecord> {
       const endpoint = await requireEndpoint(accountId, mode);
       if (!endpoint.enabled) throw new DomainError('FAILED_PRECONDITION', `The ${mode} webhook of account ${accountId} is disabled; set it again first.`);
       const recorded = await events.insertPing(pingEvent(accountId, mode, clock()));

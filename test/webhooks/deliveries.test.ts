@@ -6,6 +6,7 @@
 import { Code, ConnectError } from '@connectrpc/connect';
 import * as assert from 'uvu/assert';
 import { kobo } from '../../core/domain/money.js';
+import { Mode } from '../../gen/prepaid/v1/types_pb.js';
 import { WebhookService } from '../../gen/prepaid/v1/webhooks_pb.js';
 import { startCore, type TestCore } from '../helpers/core.js';
 import { type ApiKeys, startTestGateway, type TestGateway } from '../helpers/gateway.js';
@@ -209,8 +210,8 @@ test('test mode has its own webhook URL: test events go there, with livemode fal
   const live = await receiver();
   const testing = await receiver();
   const { accountId, secret } = await accountWithWebhook(live);
-  const set = await webhooks().setWebhook({ accountId, mode: 'test', url: testing.url });
-  assert.is(set.webhook?.mode, 'test');
+  const set = await webhooks().setWebhook({ accountId, mode: Mode.TEST, url: testing.url });
+  assert.is(set.webhook?.mode, Mode.TEST);
   assert.is.not(set.secret, secret, 'each mode has its own secret');
   await core.store.wallet.credit({ accountId, amountKobo: kobo(5_000), reference: 'TEST-1', memo: 'test money', at: new Date(), mode: 'test' });
   await testing.waitFor(1);
@@ -238,7 +239,7 @@ test('the admin calls refuse what is wrong: unknown account, no webhook, a bad U
   await expectCode(webhooks().setWebhook({ accountId, url: 'ftp://example.com/h' }), Code.InvalidArgument, 'a scheme other than https');
   await expectCode(webhooks().setWebhook({ accountId, url: 'not a url' }), Code.InvalidArgument, 'not a URL');
   await expectCode(webhooks().setWebhook({ accountId, url: 'https://user:pw@example.com/h' }), Code.InvalidArgument, 'credentials in the URL');
-  await expectCode(webhooks().setWebhook({ accountId, mode: 'staging', url: 'https://example.com/h' }), Code.InvalidArgument, 'a bad mode');
+  await expectCode(webhooks().setWebhook({ accountId, mode: 99 as Mode, url: 'https://example.com/h' }), Code.InvalidArgument, 'a bad mode');
   await expectCode(webhooks().resendEvent({ eventId: 'evt_missing' }), Code.NotFound, 'an unknown event');
   await expectCode(core.clientWithToken(WebhookService, core.serviceToken).getWebhook({ accountId }), Code.PermissionDenied, 'the service token');
 });

@@ -6,6 +6,7 @@
  */
 import * as assert from 'uvu/assert';
 import type { EventRecord } from '../../core/domain/events.js';
+import { Mode } from '../../gen/prepaid/v1/types_pb.js';
 import { startCore, type TestCore } from '../helpers/core.js';
 import { type ApiKeys, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { suite } from '../helpers/suite.js';
@@ -137,3 +138,28 @@ test('a bad limit or a forged cursor is 422 naming the field', async () => {
 });
 
 test.run();
+
+test("a test key's feed holds only test events, livemode false, and a live key's only live ones", async () => {
+  const { accountId, keys } = await fundedAccount();
+  const issued = await core.admin.createApiKey({ accountId, mode: Mode.TEST });
+  const testKeys: ApiKeys = issued.issuedKey!;
+  await core.admin.creditWallet({ accountId, amountKobo: 50_000n, memo: 'test money', mode: Mode.TEST, reference: 'TEST-FEED-1' });
+  const bought = await buy(testKeys, '08031234567');
+  assert.is(bought.status, 200, bought.text);
+
+  const testFeed = (await pollAll(testKeys, 100)).events;
+  assert.equal(
+    testFeed.map((e) => [e.type, e.livemode]),
+    [
+      ['wallet.credited', false],
+      ['transaction.success', false],
+    ],
+  );
+  assert.is(testFeed[1].data.transaction.reference, bought.json.reference);
+  const liveFeed = (await pollAll(keys, 100)).events;
+  assert.equal(
+    liveFeed.map((e) => [e.type, e.livemode]),
+    [['wallet.credited', true]],
+    'the live feed has only the live credit',
+  );
+});

@@ -1233,7 +1233,7 @@ export type HolderServiceListTransactionsRequest = Message<"prepaid.v1.HolderSer
   filter?: TransactionFilter | undefined;
 
   /**
-   * Page size, 1 to 1000; 0 means 50. An export asks for 1000 per page and streams page after page.
+   * Page size, 1 to 500; 0 means 50. An export asks for 500 per page and streams page after page.
    *
    * @generated from field: int32 page_size = 3;
    */
@@ -1345,7 +1345,7 @@ export type ListStatementRequest = Message<"prepaid.v1.ListStatementRequest"> & 
   sessionToken: string;
 
   /**
-   * Page size, 1 to 1000; 0 means 50.
+   * Page size, 1 to 500; 0 means 100.
    *
    * @generated from field: int32 page_size = 2;
    */

@@ -6,13 +6,15 @@ import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegen
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import type { Mode } from "./types_pb.js";
+import { file_prepaid_v1_types } from "./types_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file prepaid/v1/webhooks.proto.
  */
 export const file_prepaid_v1_webhooks: GenFile = /*@__PURE__*/
-  fileDesc("ChlwcmVwYWlkL3YxL3dlYmhvb2tzLnByb3RvEgpwcmVwYWlkLnYxIvkBCgdXZWJob29rEhIKCmFjY291bnRfaWQYASABKAkSDAoEbW9kZRgCIAEoCRILCgN1cmwYAyABKAkSDwoHZW5hYmxlZBgEIAEoCBITCgtzZWNyZXRfaGludBgFIAEoCRI5ChVwcmV2aW91c19zZWNyZXRfdW50aWwYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCmNyZWF0ZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIkIKEVNldFdlYmhvb2tSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSDAoEbW9kZRgCIAEoCRILCgN1cmwYAyABKAkiSgoSU2V0V2ViaG9va1Jlc3BvbnNlEiQKB3dlYmhvb2sYASABKAsyEy5wcmVwYWlkLnYxLldlYmhvb2sSDgoGc2VjcmV0GAIgASgJIjUKEUdldFdlYmhvb2tSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSDAoEbW9kZRgCIAEoCSI6ChJHZXRXZWJob29rUmVzcG9uc2USJAoHd2ViaG9vaxgBIAEoCzITLnByZXBhaWQudjEuV2ViaG9vayI+ChpSb3RhdGVXZWJob29rU2VjcmV0UmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEgwKBG1vZGUYAiABKAkiUwobUm90YXRlV2ViaG9va1NlY3JldFJlc3BvbnNlEiQKB3dlYmhvb2sYASABKAsyEy5wcmVwYWlkLnYxLldlYmhvb2sSDgoGc2VjcmV0GAIgASgJIjkKFURpc2FibGVXZWJob29rUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEgwKBG1vZGUYAiABKAkiPgoWRGlzYWJsZVdlYmhvb2tSZXNwb25zZRIkCgd3ZWJob29rGAEgASgLMhMucHJlcGFpZC52MS5XZWJob29rIo4CCghEZWxpdmVyeRIQCghldmVudF9pZBgBIAEoCRIMCgR0eXBlGAIgASgJEg0KBXN0YXRlGAMgASgJEhAKCGF0dGVtcHRzGAQgASgFEhMKC2xhc3Rfc3RhdHVzGAUgASgFEhIKCmxhc3RfZXJyb3IYBiABKAkSMwoPbmV4dF9hdHRlbXB0X2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgpjcmVhdGVkX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIzCg9sYXN0X2F0dGVtcHRfYXQYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIogBChVMaXN0RGVsaXZlcmllc1JlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRIMCgRtb2RlGAIgASgJEhMKC2ZhaWxlZF9vbmx5GAMgASgIEhYKCXBhZ2Vfc2l6ZRgEIAEoBUgAiAEBEhIKCnBhZ2VfdG9rZW4YBSABKAlCDAoKX3BhZ2Vfc2l6ZSJbChZMaXN0RGVsaXZlcmllc1Jlc3BvbnNlEigKCmRlbGl2ZXJpZXMYASADKAsyFC5wcmVwYWlkLnYxLkRlbGl2ZXJ5EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSImChJSZXNlbmRFdmVudFJlcXVlc3QSEAoIZXZlbnRfaWQYASABKAkiPQoTUmVzZW5kRXZlbnRSZXNwb25zZRImCghkZWxpdmVyeRgBIAEoCzIULnByZXBhaWQudjEuRGVsaXZlcnkiOAoUU2VuZFRlc3RFdmVudFJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRIMCgRtb2RlGAIgASgJIj8KFVNlbmRUZXN0RXZlbnRSZXNwb25zZRImCghkZWxpdmVyeRgBIAEoCzIULnByZXBhaWQudjEuRGVsaXZlcnkibwoRTGlzdEV2ZW50c1JlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRIMCgRtb2RlGAIgASgJEhYKCXBhZ2Vfc2l6ZRgDIAEoBUgAiAEBEhIKCnBhZ2VfdG9rZW4YBCABKAlCDAoKX3BhZ2Vfc2l6ZSI6CgVFdmVudBIQCghldmVudF9pZBgBIAEoCRIMCgR0eXBlGAIgASgJEhEKCWJvZHlfanNvbhgDIAEoCSJQChJMaXN0RXZlbnRzUmVzcG9uc2USIQoGZXZlbnRzGAEgAygLMhEucHJlcGFpZC52MS5FdmVudBIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAky6gQKDldlYmhvb2tTZXJ2aWNlEksKClNldFdlYmhvb2sSHS5wcmVwYWlkLnYxLlNldFdlYmhvb2tSZXF1ZXN0Gh4ucHJlcGFpZC52MS5TZXRXZWJob29rUmVzcG9uc2USSwoKR2V0V2ViaG9vaxIdLnByZXBhaWQudjEuR2V0V2ViaG9va1JlcXVlc3QaHi5wcmVwYWlkLnYxLkdldFdlYmhvb2tSZXNwb25zZRJmChNSb3RhdGVXZWJob29rU2VjcmV0EiYucHJlcGFpZC52MS5Sb3RhdGVXZWJob29rU2VjcmV0UmVxdWVzdBonLnByZXBhaWQudjEuUm90YXRlV2ViaG9va1NlY3JldFJlc3BvbnNlElcKDkRpc2FibGVXZWJob29rEiEucHJlcGFpZC52MS5EaXNhYmxlV2ViaG9va1JlcXVlc3QaIi5wcmVwYWlkLnYxLkRpc2FibGVXZWJob29rUmVzcG9uc2USVwoOTGlzdERlbGl2ZXJpZXMSIS5wcmVwYWlkLnYxLkxpc3REZWxpdmVyaWVzUmVxdWVzdBoiLnByZXBhaWQudjEuTGlzdERlbGl2ZXJpZXNSZXNwb25zZRJOCgtSZXNlbmRFdmVudBIeLnByZXBhaWQudjEuUmVzZW5kRXZlbnRSZXF1ZXN0Gh8ucHJlcGFpZC52MS5SZXNlbmRFdmVudFJlc3BvbnNlElQKDVNlbmRUZXN0RXZlbnQSIC5wcmVwYWlkLnYxLlNlbmRUZXN0RXZlbnRSZXF1ZXN0GiEucHJlcGFpZC52MS5TZW5kVGVzdEV2ZW50UmVzcG9uc2UyWwoMRXZlbnRTZXJ2aWNlEksKCkxpc3RFdmVudHMSHS5wcmVwYWlkLnYxLkxpc3RFdmVudHNSZXF1ZXN0Gh4ucHJlcGFpZC52MS5MaXN0RXZlbnRzUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp]);
+  fileDesc("ChlwcmVwYWlkL3YxL3dlYmhvb2tzLnByb3RvEgpwcmVwYWlkLnYxIosCCgdXZWJob29rEhIKCmFjY291bnRfaWQYASABKAkSHgoEbW9kZRgCIAEoDjIQLnByZXBhaWQudjEuTW9kZRILCgN1cmwYAyABKAkSDwoHZW5hYmxlZBgEIAEoCBITCgtzZWNyZXRfaGludBgFIAEoCRI5ChVwcmV2aW91c19zZWNyZXRfdW50aWwYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCmNyZWF0ZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIlQKEVNldFdlYmhvb2tSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSHgoEbW9kZRgCIAEoDjIQLnByZXBhaWQudjEuTW9kZRILCgN1cmwYAyABKAkiSgoSU2V0V2ViaG9va1Jlc3BvbnNlEiQKB3dlYmhvb2sYASABKAsyEy5wcmVwYWlkLnYxLldlYmhvb2sSDgoGc2VjcmV0GAIgASgJIkcKEUdldFdlYmhvb2tSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSHgoEbW9kZRgCIAEoDjIQLnByZXBhaWQudjEuTW9kZSI6ChJHZXRXZWJob29rUmVzcG9uc2USJAoHd2ViaG9vaxgBIAEoCzITLnByZXBhaWQudjEuV2ViaG9vayJQChpSb3RhdGVXZWJob29rU2VjcmV0UmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEh4KBG1vZGUYAiABKA4yEC5wcmVwYWlkLnYxLk1vZGUiUwobUm90YXRlV2ViaG9va1NlY3JldFJlc3BvbnNlEiQKB3dlYmhvb2sYASABKAsyEy5wcmVwYWlkLnYxLldlYmhvb2sSDgoGc2VjcmV0GAIgASgJIksKFURpc2FibGVXZWJob29rUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEh4KBG1vZGUYAiABKA4yEC5wcmVwYWlkLnYxLk1vZGUiPgoWRGlzYWJsZVdlYmhvb2tSZXNwb25zZRIkCgd3ZWJob29rGAEgASgLMhMucHJlcGFpZC52MS5XZWJob29rIo4CCghEZWxpdmVyeRIQCghldmVudF9pZBgBIAEoCRIMCgR0eXBlGAIgASgJEg0KBXN0YXRlGAMgASgJEhAKCGF0dGVtcHRzGAQgASgFEhMKC2xhc3Rfc3RhdHVzGAUgASgFEhIKCmxhc3RfZXJyb3IYBiABKAkSMwoPbmV4dF9hdHRlbXB0X2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgpjcmVhdGVkX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIzCg9sYXN0X2F0dGVtcHRfYXQYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIpoBChVMaXN0RGVsaXZlcmllc1JlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRIeCgRtb2RlGAIgASgOMhAucHJlcGFpZC52MS5Nb2RlEhMKC2ZhaWxlZF9vbmx5GAMgASgIEhYKCXBhZ2Vfc2l6ZRgEIAEoBUgAiAEBEhIKCnBhZ2VfdG9rZW4YBSABKAlCDAoKX3BhZ2Vfc2l6ZSJbChZMaXN0RGVsaXZlcmllc1Jlc3BvbnNlEigKCmRlbGl2ZXJpZXMYASADKAsyFC5wcmVwYWlkLnYxLkRlbGl2ZXJ5EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSImChJSZXNlbmRFdmVudFJlcXVlc3QSEAoIZXZlbnRfaWQYASABKAkiPQoTUmVzZW5kRXZlbnRSZXNwb25zZRImCghkZWxpdmVyeRgBIAEoCzIULnByZXBhaWQudjEuRGVsaXZlcnkiSgoUU2VuZFRlc3RFdmVudFJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRIeCgRtb2RlGAIgASgOMhAucHJlcGFpZC52MS5Nb2RlIj8KFVNlbmRUZXN0RXZlbnRSZXNwb25zZRImCghkZWxpdmVyeRgBIAEoCzIULnByZXBhaWQudjEuRGVsaXZlcnkigQEKEUxpc3RFdmVudHNSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSHgoEbW9kZRgCIAEoDjIQLnByZXBhaWQudjEuTW9kZRIWCglwYWdlX3NpemUYAyABKAVIAIgBARISCgpwYWdlX3Rva2VuGAQgASgJQgwKCl9wYWdlX3NpemUiOgoFRXZlbnQSEAoIZXZlbnRfaWQYASABKAkSDAoEdHlwZRgCIAEoCRIRCglib2R5X2pzb24YAyABKAkiUAoSTGlzdEV2ZW50c1Jlc3BvbnNlEiEKBmV2ZW50cxgBIAMoCzIRLnByZXBhaWQudjEuRXZlbnQSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJMuoECg5XZWJob29rU2VydmljZRJLCgpTZXRXZWJob29rEh0ucHJlcGFpZC52MS5TZXRXZWJob29rUmVxdWVzdBoeLnByZXBhaWQudjEuU2V0V2ViaG9va1Jlc3BvbnNlEksKCkdldFdlYmhvb2sSHS5wcmVwYWlkLnYxLkdldFdlYmhvb2tSZXF1ZXN0Gh4ucHJlcGFpZC52MS5HZXRXZWJob29rUmVzcG9uc2USZgoTUm90YXRlV2ViaG9va1NlY3JldBImLnByZXBhaWQudjEuUm90YXRlV2ViaG9va1NlY3JldFJlcXVlc3QaJy5wcmVwYWlkLnYxLlJvdGF0ZVdlYmhvb2tTZWNyZXRSZXNwb25zZRJXCg5EaXNhYmxlV2ViaG9vaxIhLnByZXBhaWQudjEuRGlzYWJsZVdlYmhvb2tSZXF1ZXN0GiIucHJlcGFpZC52MS5EaXNhYmxlV2ViaG9va1Jlc3BvbnNlElcKDkxpc3REZWxpdmVyaWVzEiEucHJlcGFpZC52MS5MaXN0RGVsaXZlcmllc1JlcXVlc3QaIi5wcmVwYWlkLnYxLkxpc3REZWxpdmVyaWVzUmVzcG9uc2USTgoLUmVzZW5kRXZlbnQSHi5wcmVwYWlkLnYxLlJlc2VuZEV2ZW50UmVxdWVzdBofLnByZXBhaWQudjEuUmVzZW5kRXZlbnRSZXNwb25zZRJUCg1TZW5kVGVzdEV2ZW50EiAucHJlcGFpZC52MS5TZW5kVGVzdEV2ZW50UmVxdWVzdBohLnByZXBhaWQudjEuU2VuZFRlc3RFdmVudFJlc3BvbnNlMlsKDEV2ZW50U2VydmljZRJLCgpMaXN0RXZlbnRzEh0ucHJlcGFpZC52MS5MaXN0RXZlbnRzUmVxdWVzdBoeLnByZXBhaWQudjEuTGlzdEV2ZW50c1Jlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp, file_prepaid_v1_types]);
 
 /**
  * An account's webhook, as shown (never with its secret).
@@ -28,11 +30,11 @@ export type Webhook = Message<"prepaid.v1.Webhook"> & {
   accountId: string;
 
   /**
-   * live or test.
+   * MODE_LIVE or MODE_TEST.
    *
-   * @generated from field: string mode = 2;
+   * @generated from field: prepaid.v1.Mode mode = 2;
    */
-  mode: string;
+  mode: Mode;
 
   /**
    * Where events are POSTed.
@@ -98,11 +100,11 @@ export type SetWebhookRequest = Message<"prepaid.v1.SetWebhookRequest"> & {
   accountId: string;
 
   /**
-   * live (the default when empty) or test.
+   * MODE_LIVE (the default when unset) or MODE_TEST.
    *
-   * @generated from field: string mode = 2;
+   * @generated from field: prepaid.v1.Mode mode = 2;
    */
-  mode: string;
+  mode: Mode;
 
   /**
    * https URL of a public address (http and private addresses only where the core allows them).
@@ -161,11 +163,11 @@ export type GetWebhookRequest = Message<"prepaid.v1.GetWebhookRequest"> & {
   accountId: string;
 
   /**
-   * live (the default when empty) or test.
+   * MODE_LIVE (the default when unset) or MODE_TEST.
    *
-   * @generated from field: string mode = 2;
+   * @generated from field: prepaid.v1.Mode mode = 2;
    */
-  mode: string;
+  mode: Mode;
 };
 
 /**
@@ -210,11 +212,11 @@ export type RotateWebhookSecretRequest = Message<"prepaid.v1.RotateWebhookSecret
   accountId: string;
 
   /**
-   * live (the default when empty) or test.
+   * MODE_LIVE (the default when unset) or MODE_TEST.
    *
-   * @generated from field: string mode = 2;
+   * @generated from field: prepaid.v1.Mode mode = 2;
    */
-  mode: string;
+  mode: Mode;
 };
 
 /**
@@ -266,11 +268,11 @@ export type DisableWebhookRequest = Message<"prepaid.v1.DisableWebhookRequest"> 
   accountId: string;
 
   /**
-   * live (the default when empty) or test.
+   * MODE_LIVE (the default when unset) or MODE_TEST.
    *
-   * @generated from field: string mode = 2;
+   * @generated from field: prepaid.v1.Mode mode = 2;
    */
-  mode: string;
+  mode: Mode;
 };
 
 /**
@@ -392,11 +394,11 @@ export type ListDeliveriesRequest = Message<"prepaid.v1.ListDeliveriesRequest"> 
   accountId: string;
 
   /**
-   * live (the default when empty) or test.
+   * MODE_LIVE (the default when unset) or MODE_TEST.
    *
-   * @generated from field: string mode = 2;
+   * @generated from field: prepaid.v1.Mode mode = 2;
    */
-  mode: string;
+  mode: Mode;
 
   /**
    * Only the failed ones.
@@ -511,11 +513,11 @@ export type SendTestEventRequest = Message<"prepaid.v1.SendTestEventRequest"> & 
   accountId: string;
 
   /**
-   * live (the default when empty) or test.
+   * MODE_LIVE (the default when unset) or MODE_TEST.
    *
-   * @generated from field: string mode = 2;
+   * @generated from field: prepaid.v1.Mode mode = 2;
    */
-  mode: string;
+  mode: Mode;
 };
 
 /**
@@ -560,11 +562,11 @@ export type ListEventsRequest = Message<"prepaid.v1.ListEventsRequest"> & {
   accountId: string;
 
   /**
-   * live (the default when empty) or test: the mode of the caller's key.
+   * MODE_LIVE (the default when unset) or MODE_TEST: the mode of the caller's key.
    *
-   * @generated from field: string mode = 2;
+   * @generated from field: prepaid.v1.Mode mode = 2;
    */
-  mode: string;
+  mode: Mode;
 
   /**
    * Page size, 1 to 100; unset means 20.

@@ -297,6 +297,7 @@ export function instrumentStore(store: Store, deps: { outcomes: OutcomeRecorder;
     refund: async (reference, reason, at) => told(await timed('refund', () => inner.refund(reference, reason, at))),
     reverse: async (reference, reason, at) => told(await timed('reverse', () => inner.reverse(reference, reason, at))),
     recordAttempt: (reference, next) => inner.recordAttempt(reference, next),
+    claimAttempt: (reference, claim) => inner.claimAttempt(reference, claim),
     listLedger: (accountId, mode, page) => inner.listLedger(accountId, mode, page),
     audit: () => inner.audit(),
   };

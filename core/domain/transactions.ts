@@ -66,7 +66,9 @@ export function nextAttempt(
  * (Stripe's rule) even if the purchase has moved on since. The first answer was `pending`
  * exactly when its provider call had no certain outcome, which the flow records as
  * attempt 1 (an outcome applied with no attempts so far); a purchase finished in its first
- * call keeps attempts = 0, and a reversal always follows a first answer of `success`.
+ * call keeps attempts = 0, and a reversal always follows a first answer of `success`. A
+ * crash survivor (its request never answered) counts attempt 1 when the recovery worker
+ * claims it, so a retry of it is answered `pending`, the state it was left in.
  * Callers who want the current state ask for the transaction.
  */
 export function firstAnswer(tx: TransactionRecord): TransactionRecord {

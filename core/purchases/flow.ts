@@ -79,6 +79,25 @@ export function providerRequestOf(tx: TransactionRecord): ProviderRequest {
 }
 
 /**
+ * How long one provider call holds a pending transaction: a purchase's own call from the
+ * reserve, or a recovery re-query from its claim. Twice the provider's bound, so the call
+ * and the store writes after it fit; a holder that died lets go when it ends.
+ */
+export function leaseUntil(now: Date, providerTimeoutMs: number): Date {
+  return new Date(now.getTime() + providerTimeoutMs * 2);
+}
+
+/**
+ * The first request with this key may still be waiting for the provider, on this core or on
+ * another: nothing has been recorded of its call yet (no attempt) and its lease has not
+ * ended. A transaction whose lease ended unanswered is a crash survivor, answered pending.
+ */
+export function stillInProgress(tx: TransactionRecord, inFlight: ReadonlySet<string>, now: Date): boolean {
+  if (tx.status !== 'pending') return false;
+  return inFlight.has(tx.reference) || (tx.attempts === 0 && tx.nextAttemptAt.getTime() > now.getTime());
+}
+
+/**
  * Runs a provider call with a deadline. A timeout, a thrown error or anything else that is
  * not a classified answer becomes `unknown`: the provider may have delivered.
  */
@@ -115,8 +134,9 @@ export async function executePurchase(deps: PurchaseDeps, accountId: string, mod
     requestId: requestId || null,
     requestHash,
     // The recovery worker leaves the transaction alone while this request may still be
-    // waiting for the provider; after that it is a crash survivor and gets re-queried.
-    nextAttemptAt: new Date(now.getTime() + deps.providerTimeoutMs * 2),
+    // waiting for the provider (the lease); after that it is a crash survivor and gets
+    // re-queried. Until then a retry with the same key, on any core, is REQUEST_IN_PROGRESS.
+    nextAttemptAt: leaseUntil(now, deps.providerTimeoutMs),
     createdAt: now,
   });
 
@@ -217,7 +237,7 @@ function replay(deps: PurchaseDeps, tx: TransactionRecord, requestHash: string |
       { metadata: { reference: tx.reference } },
     );
   }
-  if (tx.status === 'pending' && deps.inFlight.has(tx.reference)) {
+  if (stillInProgress(tx, deps.inFlight, deps.clock())) {
     throw new DomainError('REQUEST_IN_PROGRESS', `The request with request_id ${tx.requestId} is still being processed; retry shortly.`, {
       metadata: { reference: tx.reference },
     });

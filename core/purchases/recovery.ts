@@ -7,7 +7,7 @@
 
 import type { TransactionRecord } from '../domain/records.js';
 import { DEFAULT_RETRY_SCHEDULE, type RetrySchedule } from '../domain/transactions.js';
-import { applyOutcome, callProvider, type PurchaseDeps, providerRequestOf } from './flow.js';
+import { applyOutcome, callProvider, leaseUntil, type PurchaseDeps, providerRequestOf } from './flow.js';
 
 /** Transactions looked at per pass, so one pass stays short however large the backlog. */
 export const RECOVERY_BATCH_SIZE = 100;
@@ -26,12 +26,25 @@ export function createRecoveryWorker(deps: PurchaseDeps, options: { intervalMs: 
   let running: Promise<number> | undefined;
   let stopped = true;
 
-  /** Re-queries one due transaction; true when it became final. */
-  async function recover(tx: TransactionRecord): Promise<boolean> {
+  /**
+   * Claims one due transaction, then re-queries it; true when it became final. The claim is
+   * what keeps several cores (or two passes) from querying the same purchase at once: only
+   * one claim of a listing matches, and it counts the attempt before the provider is asked,
+   * so a core that dies mid-query loses no count. The others skip it.
+   */
+  async function recover(listed: TransactionRecord, dueBy: Date): Promise<boolean> {
+    const at = deps.clock();
+    const tx = await deps.store.wallet.claimAttempt(listed.reference, {
+      dueBy,
+      attempts: listed.attempts,
+      leaseUntil: leaseUntil(at, deps.providerTimeoutMs),
+      at,
+    });
+    if (tx === null) return false;
     const provider = deps.providers[tx.mode][tx.product];
     const outcome = await callProvider((signal) => provider.query(providerRequestOf(tx), signal), deps.providerTimeoutMs);
-    deps.log('provider.query', { reference: tx.reference, product: tx.product, provider: provider.name, outcome: outcome.kind, attempt: tx.attempts + 1 });
-    const after = await applyOutcome(deps, tx, outcome, tx.attempts, schedule);
+    deps.log('provider.query', { reference: tx.reference, product: tx.product, provider: provider.name, outcome: outcome.kind, attempt: tx.attempts });
+    const after = await applyOutcome(deps, tx, outcome, tx.attempts - 1, schedule);
     return after.status !== 'pending';
   }
 
@@ -41,9 +54,10 @@ export function createRecoveryWorker(deps: PurchaseDeps, options: { intervalMs: 
     for (const tx of due) {
       if (deps.inFlight.has(tx.reference)) continue;
       // One transaction whose write fails must not hold up the others: it is logged and
-      // stays due, and the pass goes on (a store that is down fails them all, each logged).
+      // is due again when its claim's lease ends, and the pass goes on (a store that is
+      // down fails them all, each logged).
       try {
-        if (await recover(tx)) finalized += 1;
+        if (await recover(tx, dueBy)) finalized += 1;
       } catch (error) {
         deps.log('recovery.transaction_failed', { reference: tx.reference, error: error instanceof Error ? error.message : String(error) });
       }

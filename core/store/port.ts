@@ -129,8 +129,19 @@ export interface WalletStore {
    * provider undid a delivered purchase. Any other state is returned unchanged (changed = false).
    */
   reverse(reference: string, reason: string, at: Date): Promise<Moved | null>;
-  /** Records a recovery attempt on a pending transaction; no effect on other states. */
+  /**
+   * Records a recovery attempt on a pending transaction; no effect on other states, nor
+   * when the transaction already counts more attempts (a later claim by another core).
+   */
   recordAttempt(reference: string, next: AttemptRecord): Promise<void>;
+  /**
+   * Claims a due pending transaction for one re-query, atomically: only if it is still
+   * pending, due by `claim.dueBy` and at `claim.attempts` attempts, its attempts go up by one
+   * and its nextAttemptAt moves to `claim.leaseUntil`, so no other core (whose claim then
+   * matches nothing) queries it until the lease ends. Returns the claimed transaction, or
+   * null when another core got there first or it is no longer pending or due.
+   */
+  claimAttempt(reference: string, claim: AttemptClaim): Promise<TransactionRecord | null>;
   /** One wallet's entries, newest first. */
   listLedger(accountId: string, mode: Mode, page: PageRequest): Promise<Page<LedgerEntryRecord>>;
   /**
@@ -140,6 +151,16 @@ export interface WalletStore {
    * snapshot, and never holds up the money operations while it reads.
    */
   audit(options?: AuditOptions): Promise<LedgerAudit>;
+}
+
+/** What a claim of a due transaction expects of it, and the lease it takes. */
+export interface AttemptClaim {
+  /** The transaction must be due by then (nextAttemptAt <= dueBy). */
+  dueBy: Date;
+  /** The attempts the claimer saw when it listed the transaction. */
+  attempts: number;
+  leaseUntil: Date;
+  at: Date;
 }
 
 /** What the recovery worker writes after a re-query that left a purchase pending. */

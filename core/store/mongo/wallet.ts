@@ -14,6 +14,7 @@ import { decodeLedgerCursor, encodeLedgerCursor, toPage } from '../paging.js';
 import type { Credited, Moved, WalletStore } from '../port.js';
 import { purchaseMemo, refundMemo, reversalMemo } from '../rules.js';
 import { auditLedger } from './audit.js';
+import { attemptFilter, claimFilter, claimUpdate } from './claims.js';
 import { followUpRead, type MongoContext } from './context.js';
 import {
   balanceField,
@@ -319,17 +320,19 @@ export function createWalletStore(ctx: MongoContext): WalletStore {
     },
     async recordAttempt(reference, next) {
       requireAttempts(next.attempts);
-      await live().transactions.updateOne(
-        { _id: reference, status: 'pending' },
-        {
-          $set: {
-            attempts: next.attempts,
-            next_attempt_at: toDate(next.nextAttemptAt, 'nextAttemptAt'),
-            needs_attention: next.needsAttention,
-            updated_at: toDate(next.at, 'at'),
-          },
+      await live().transactions.updateOne(attemptFilter(reference, next), {
+        $set: {
+          attempts: next.attempts,
+          next_attempt_at: toDate(next.nextAttemptAt, 'nextAttemptAt'),
+          needs_attention: next.needsAttention,
+          updated_at: toDate(next.at, 'at'),
         },
-      );
+      });
+    },
+    async claimAttempt(reference, claim) {
+      requireAttempts(claim.attempts);
+      const claimed = await live().transactions.findOneAndUpdate(claimFilter(reference, claim), claimUpdate(claim), { returnDocument: 'after' });
+      return claimed === null ? null : transactionFromDoc(claimed);
     },
     async listLedger(accountId, mode, page) {
       const limit = requireLimit(page.limit);

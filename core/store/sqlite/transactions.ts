@@ -47,7 +47,13 @@ export function prepareTransactionStatements(db: Database.Database) {
     }>(
       `UPDATE transactions SET attempts = @attempts, next_attempt_at = @next_attempt_at,
          needs_attention = @needs_attention, updated_at = @updated_at
-       WHERE reference = @reference AND status = 'pending'`,
+       WHERE reference = @reference AND status = 'pending' AND attempts <= @attempts`,
+    ),
+    // The recovery worker's claim: see WalletStore.claimAttempt.
+    claimAttempt: db.prepare<{ reference: string; due_by: number; attempts: number; lease_until: number; updated_at: number }, TransactionRow>(
+      `UPDATE transactions SET attempts = attempts + 1, next_attempt_at = @lease_until, updated_at = @updated_at
+       WHERE reference = @reference AND status = 'pending' AND next_attempt_at <= @due_by AND attempts = @attempts
+       RETURNING *`,
     ),
     ...prepareTransactionLists(db),
   };

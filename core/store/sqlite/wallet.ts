@@ -236,6 +236,19 @@ export function createWalletStore(
         }),
       );
     },
+    async claimAttempt(reference, claim) {
+      requireAttempts(claim.attempts);
+      const row = await commit.run(() =>
+        sql.transactions.claimAttempt.get({
+          reference,
+          due_by: toMs(claim.dueBy),
+          attempts: claim.attempts,
+          lease_until: toMs(claim.leaseUntil),
+          updated_at: toMs(claim.at),
+        }),
+      );
+      return row === undefined ? null : transactionFromRow(row);
+    },
     async listLedger(accountId, mode, page) {
       const limit = requireLimit(page.limit);
       const before = page.after === undefined ? Number.MAX_SAFE_INTEGER : decodeLedgerCursor(page.after);

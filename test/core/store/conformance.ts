@@ -26,6 +26,11 @@ import {
   type TransactionRecord,
   type UserRecord,
 } from '../../../core/domain/records.js';
+import type { ProviderOutcome, ProviderRequest } from '../../../core/providers/port.js';
+import { createSandbox } from '../../../core/providers/sandbox/index.js';
+import type { PurchaseDeps } from '../../../core/purchases/flow.js';
+import { Background } from '../../../core/purchases/receipts.js';
+import { createRecoveryWorker } from '../../../core/purchases/recovery.js';
 import { transactionCursorBefore } from '../../../core/store/paging.js';
 import type { Store } from '../../../core/store/port.js';
 import { unchecked } from '../../helpers/money.js';
@@ -815,6 +820,79 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       assert.is(settled?.attempts, 0);
       assert.is(settled?.needsAttention, false);
       assert.equal(settled?.updatedAt, at(20));
+    });
+
+    it('recordAttempt never takes the attempts back (a core whose claim lapsed writes late)', async (h) => {
+      const accountId = await h.account(50_000);
+      const tx = await h.reserved(h.purchase(accountId));
+      await h.store.wallet.recordAttempt(tx.reference, { attempts: 4, nextAttemptAt: at(600), needsAttention: false, at: at(120) });
+      await h.store.wallet.recordAttempt(tx.reference, { attempts: 3, nextAttemptAt: at(90), needsAttention: false, at: at(130) });
+      const after = await h.store.transactions.get(tx.reference);
+      assert.equal([after?.attempts, after?.nextAttemptAt], [4, at(600)]);
+    });
+
+    it('claimAttempt takes a due purchase once: attempts up by one, due again when the lease ends', async (h) => {
+      const accountId = await h.account(50_000);
+      const tx = await h.reserved(h.purchase(accountId, { nextAttemptAt: at(60) }));
+      const claim = { dueBy: at(100), attempts: 0, leaseUntil: at(160), at: at(100) };
+      const claims = await Promise.all([1, 2, 3].map(() => h.store.wallet.claimAttempt(tx.reference, claim)));
+      const won = claims.filter((c) => c !== null);
+      assert.is(won.length, 1, 'one claim of three wins');
+      assert.equal(won[0], { ...tx, attempts: 1, nextAttemptAt: at(160), updatedAt: at(100) });
+      assert.equal(await h.store.transactions.get(tx.reference), won[0]);
+      assert.equal(
+        (await h.store.transactions.listDuePending(at(159), 1_000)).filter((t) => t.reference === tx.reference),
+        [],
+        'not due while the lease holds',
+      );
+      // A claim that saw an older count, or a purchase not yet due or no longer pending, matches nothing.
+      assert.is(await h.store.wallet.claimAttempt(tx.reference, { ...claim, dueBy: at(200) }), null, 'attempts moved on');
+      assert.is(await h.store.wallet.claimAttempt(tx.reference, { ...claim, dueBy: at(159), attempts: 1 }), null, 'not due yet');
+      assert.is((await h.store.wallet.claimAttempt(tx.reference, { ...claim, dueBy: at(160), attempts: 1 }))?.attempts, 2, 'due at the lease end');
+      await h.store.wallet.settle(tx.reference, {}, at(170));
+      assert.is(await h.store.wallet.claimAttempt(tx.reference, { ...claim, dueBy: at(900), attempts: 2 }), null, 'final');
+      assert.is(await h.store.wallet.claimAttempt('TX-none', claim), null, 'unknown');
+    });
+
+    it('two recovery passes running at once query the provider once per due transaction', async (h) => {
+      const accountId = await h.account(100_000);
+      const ours = new Set<string>();
+      for (let i = 0; i < 6; i++) ours.add((await h.reserved(h.purchase(accountId, { nextAttemptAt: at(50 + i) }))).reference);
+      const queried = new Map<string, number>();
+      const sandbox = createSandbox();
+      const providers = {
+        ...sandbox,
+        airtime: {
+          ...sandbox.airtime,
+          async query(request: ProviderRequest): Promise<ProviderOutcome> {
+            queried.set(request.reference, (queried.get(request.reference) ?? 0) + 1);
+            // The other pass runs while this one waits, as another core would.
+            await new Promise((resolve) => setTimeout(resolve, 5));
+            return { kind: 'unknown', reason: 'still processing' };
+          },
+        },
+      };
+      // Two cores: one store, each its own in-flight set and worker.
+      const core = (): PurchaseDeps => ({
+        store: h.store,
+        providers: { live: providers, test: providers },
+        clock: () => at(100),
+        providerTimeoutMs: 1_000,
+        inFlight: new Set(),
+        background: new Background(),
+        log: () => {},
+      });
+      const workers = [createRecoveryWorker(core(), { intervalMs: 60_000 }), createRecoveryWorker(core(), { intervalMs: 60_000 })];
+      await Promise.all(workers.map((worker) => worker.runOnce(at(100))));
+      assert.equal(
+        [...ours].map((reference) => queried.get(reference) ?? 0),
+        [1, 1, 1, 1, 1, 1],
+        'each queried exactly once',
+      );
+      for (const reference of ours) {
+        const tx = await h.store.transactions.get(reference);
+        assert.equal([tx?.status, tx?.attempts], ['pending', 1], `${reference} counts one attempt`);
+      }
     });
 
     it('listDuePending returns due pending purchases, oldest due first, at most limit', async (h) => {

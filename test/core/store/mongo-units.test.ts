@@ -15,6 +15,7 @@ import { kobo } from '../../../core/domain/money.js';
 import { InvalidCursorError } from '../../../core/domain/paging.js';
 import type { LedgerEntryRecord, NewTransaction, PlanRecord } from '../../../core/domain/records.js';
 import { mongoHosts, openStore, SQLITE_FILE } from '../../../core/store/index.js';
+import { attemptFilter, claimFilter, claimUpdate } from '../../../core/store/mongo/claims.js';
 import { COMMIT_WTIMEOUT_MARGIN_MS, MAJORITY_WRITE_TIMEOUT_MS, transactionOptions } from '../../../core/store/mongo/context.js';
 import {
   type AccountDoc,
@@ -463,6 +464,19 @@ shapes('a credit reference lookup implies the partial unique index filter (kind 
   assert.equal(query, { account_id: 'acct-1', reference: 'GTB-42', kind: 'credit' });
   assert.equal(CREDIT_REFERENCE_INDEX.description.partialFilterExpression, { kind: 'credit' });
   for (const field of Object.keys(CREDIT_REFERENCE_INDEX.description.key)) assert.ok(field in query, field);
+});
+
+shapes('a recovery claim matches only a pending, due transaction at the attempts its claimer saw, and takes the lease', () => {
+  const claim = { dueBy: new Date(100_000), attempts: 2, leaseUntil: new Date(160_000), at: new Date(100_000) };
+  assert.equal(claimFilter('TX-1', claim), { _id: 'TX-1', status: 'pending', next_attempt_at: { $lte: new Date(100_000) }, attempts: 2 });
+  // The lease moves the transaction out of due, so a second claim with the same view matches nothing.
+  assert.equal(claimUpdate(claim), { $inc: { attempts: 1 }, $set: { next_attempt_at: new Date(160_000), updated_at: new Date(100_000) } });
+  assert.ok(
+    (claimUpdate(claim).$set as { next_attempt_at: Date }).next_attempt_at > (claimFilter('TX-1', claim).next_attempt_at as { $lte: Date }).$lte,
+    "after a claim the transaction is not due by the claimer's time",
+  );
+  // A late write of an attempt never takes the count back below a later claim's.
+  assert.equal(attemptFilter('TX-1', { attempts: 3 }), { _id: 'TX-1', status: 'pending', attempts: { $lte: 3 } });
 });
 
 shapes('each transaction gets fresh plain concern objects, which the driver copies instead of mutating a shared one', () => {

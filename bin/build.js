@@ -7,7 +7,7 @@
 // service (the airtime scenario of `npm run bench` used about 7% more CPU per purchase).
 // Types are not checked here; `npm test` does that (tsc --noEmit) before anything runs.
 
-import { copyFileSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -15,7 +15,7 @@ import { build } from 'esbuild';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const outdir = path.resolve(root, process.argv[2] ?? 'dist');
 /** What `npm start` runs, and the benchmark's own servers (so they run the same way). */
-const SOURCES = ['bin', 'core', 'gateway', 'runtime', 'gen', 'bench'];
+const SOURCES = ['bin', 'core', 'dashboard', 'gateway', 'runtime', 'gen', 'bench'];
 
 function typescriptFiles(dir) {
   return readdirSync(path.join(root, dir), { withFileTypes: true }).flatMap((entry) => {
@@ -41,3 +41,6 @@ await build({
 // The core thread's entry is JavaScript already; next to dist/core it loads the built core.
 mkdirSync(path.join(outdir, 'bin'), { recursive: true });
 copyFileSync(path.join(root, 'bin', 'core-thread.js'), path.join(outdir, 'bin', 'core-thread.js'));
+// The dashboard's stylesheet and script are files it serves as they are (dashboard/server.ts
+// reads them beside its own module).
+cpSync(path.join(root, 'dashboard', 'static'), path.join(outdir, 'dashboard', 'static'), { recursive: true });

@@ -1,18 +1,21 @@
 /**
- * `npm start`: the core and the gateway as one command and one process, on the embedded
- * defaults. The core runs on a worker thread and the gateway on the main thread, so each
- * has its own event loop; the gateway still talks to the core over gRPC on loopback,
- * exactly as when they run apart (`npm run start:core`, `npm run start:gateway`).
+ * `npm start`: the core, the gateway and the developer area (dashboard) as one command and
+ * one process, on the embedded defaults. The core runs on a worker thread, the gateway and
+ * the dashboard on the main thread, so the core has its own event loop; both talk to the core
+ * over gRPC on loopback, exactly as when they run apart (`npm run start:core`,
+ * `npm run start:gateway`, `npm run start:dashboard`).
  *
  * Stopping (SIGTERM, SIGINT; runtime/lifecycle.ts bounds it by SHUTDOWN_TIMEOUT_MS): both
  * healths turn first (the gateway's /healthz 503, the core's gRPC health NOT_SERVING), then
- * the gateway stops accepting and finishes its requests, then the core finishes its calls,
+ * the gateway and the dashboard stop accepting and finish their requests, then the core finishes its calls,
  * stops the recovery worker, closes the store and flushes its logs; then the process exits 0.
  */
 import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import { CORE_SCHEMA, coreConfigHelp, readCoreConfig } from '../core/config.js';
 import type { CoreThreadCommand, CoreThreadMessage } from '../core/thread.js';
+import { DASHBOARD_SCHEMA, dashboardConfigHelp, loadDashboardConfig } from '../dashboard/config.js';
+import { DASHBOARD_ADDRESS, startDashboard } from '../dashboard/main.js';
 import { GATEWAY_SCHEMA, gatewayConfigHelp, loadGatewayConfig } from '../gateway/config.js';
 import { GATEWAY_ADDRESS, startGateway } from '../gateway/main.js';
 import { ConfigError, markdownTable } from '../runtime/env-schema.js';
@@ -82,9 +85,13 @@ const flags = processFlags(['--markdown']);
 if (flags.kind === 'help') {
   if (flags.flags.has('--markdown')) {
     // The README's configuration tables, printed from the same schemas as the help.
-    console.log(`### The core\n\n${markdownTable(CORE_SCHEMA)}\n\n### The gateway\n\n${markdownTable(GATEWAY_SCHEMA)}`);
+    console.log(
+      `### The core\n\n${markdownTable(CORE_SCHEMA)}\n\n### The gateway\n\n${markdownTable(GATEWAY_SCHEMA)}\n\n### The dashboard\n\n${markdownTable(DASHBOARD_SCHEMA)}`,
+    );
   } else {
-    console.log(`${coreConfigHelp()}\n\n${gatewayConfigHelp()}\n\nUnder npm start the gateway's CORE_URL is the core's own address.`);
+    console.log(
+      `${coreConfigHelp()}\n\n${gatewayConfigHelp()}\n\n${dashboardConfigHelp()}\n\nUnder npm start the CORE_URL of the gateway and the dashboard is the core's own address.`,
+    );
   }
 } else {
   await runUntilSignal(async () => {
@@ -92,14 +99,21 @@ if (flags.kind === 'help') {
     // stops the start naming its variable, with nothing to undo.
     const coreConfig = readCoreConfig(process.env);
     const gatewayConfig = loadGatewayConfig(gatewayEnv('127.0.0.1', 1, process.env['DATA_DIR'] ?? ''));
+    const dashboardConfig = loadDashboardConfig(gatewayEnv('127.0.0.1', 1, process.env['DATA_DIR'] ?? ''));
     // Both ports are checked before the core opens its store, so a taken PORT is not found
     // only after the core has started.
     await checkPortFree({ host: 'CORE_HOST', port: 'CORE_PORT' }, coreConfig.host, coreConfig.port);
     await checkPortFree(GATEWAY_ADDRESS, gatewayConfig.host, gatewayConfig.port);
+    await checkPortFree(DASHBOARD_ADDRESS, dashboardConfig.host, dashboardConfig.port);
     const core = await startCoreThread();
     const host = core.address.slice(0, core.address.lastIndexOf(':'));
     try {
       const gateway = await startGateway(gatewayEnv(host, core.port, core.dataDir));
+      // The Developers page shows the gateway's own address unless told another.
+      const dashboard = await startDashboard({ DASHBOARD_API_URL: gateway.url, ...gatewayEnv(host, core.port, core.dataDir) }).catch(async (error) => {
+        await gateway.close();
+        throw error;
+      });
       return {
         shutdownTimeoutMs: gateway.shutdownTimeoutMs,
         drainMs: gateway.drainMs,
@@ -110,13 +124,14 @@ if (flags.kind === 'help') {
           core.drain();
         },
         async close() {
-          // The gateway first, so no new purchase reaches a core that is shutting down; then
-          // the core, which finishes what the gateway sent.
-          await gateway.close();
+          // The gateway and the dashboard first, so nothing new reaches a core that is shutting
+          // down; then the core, which finishes what they sent.
+          await Promise.all([gateway.close(), dashboard.close()]);
           await core.stop();
         },
         forceClose() {
           gateway.forceClose();
+          dashboard.forceClose();
           // The core's thread ends where it is: a purchase cut off stays pending in the store
           // and the next start's recovery worker finishes it, as after a crash.
           void core.terminate();

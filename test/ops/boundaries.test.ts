@@ -1,7 +1,8 @@
 /**
  * The walls between the parts (issue 12, point 1): the gateway reaches nothing under core/
- * except the generated contract and pure domain rules; runtime/ (the plumbing every process
- * shares) reaches neither core/ nor gateway/; and loading the gateway's configuration loads
+ * except the generated contract and pure domain rules, and the dashboard (issue 15) likewise,
+ * nothing of the gateway either; runtime/ (the plumbing every process shares) reaches neither
+ * core/ nor gateway/; and loading the gateway's configuration loads
  * no provider adapter. Read from the import statements themselves, followed file to file.
  */
 import { readFileSync } from 'node:fs';
@@ -57,6 +58,32 @@ test('the gateway reaches nothing under core/ but pure domain rules, and runtime
   for (const entry of ['runtime/core-transport.ts', 'runtime/lifecycle.ts', 'runtime/tokens.ts', 'runtime/url.ts', 'runtime/error-reason.ts']) {
     const outside = [...reachable(entry)].filter((file) => file.startsWith('core/') || file.startsWith('gateway/'));
     assert.equal(outside, [], `${entry} stays in runtime/ and gen/`);
+  }
+});
+
+test('the dashboard reaches only gen/, runtime/ and pure core/domain rules: nothing of the gateway, no store, no use case', () => {
+  const fromDashboard = [...reachable('dashboard/main.ts')];
+  assert.ok(fromDashboard.includes('dashboard/server.ts') && fromDashboard.includes('runtime/core-transport.ts'), 'the walk follows imports');
+  const outside = fromDashboard.filter((file) => !file.startsWith('dashboard/') && !file.startsWith('gen/') && !file.startsWith('runtime/'));
+  assert.equal(
+    outside.filter((file) => !PURE_DOMAIN.test(file)),
+    [],
+    'only gen/, runtime/ and core/domain',
+  );
+  for (const file of outside) {
+    const nodeImports = [...readFileSync(path.join(ROOT, file), 'utf8').matchAll(/from '(node:[a-z_/]+)'/g)].map((m) => m[1]);
+    assert.equal(
+      nodeImports.filter((name) => name !== 'node:crypto'),
+      [],
+      `${file} does no I/O`,
+    );
+  }
+  for (const entry of ['runtime/core-transport.ts', 'runtime/lifecycle.ts', 'runtime/env-schema.ts']) {
+    assert.equal(
+      [...reachable(entry)].filter((file) => file.startsWith('dashboard/')),
+      [],
+      `${entry} reaches nothing of the dashboard`,
+    );
   }
 });
 

@@ -7,6 +7,7 @@
 import { spawn } from 'node:child_process';
 import * as assert from 'uvu/assert';
 import { CORE_SCHEMA, readCoreConfig } from '../../core/config.js';
+import { DASHBOARD_SCHEMA, loadDashboardConfig } from '../../dashboard/config.js';
 import { GATEWAY_SCHEMA, loadGatewayConfig } from '../../gateway/config.js';
 import { type Env, type Schema, schemaNames } from '../../runtime/env-schema.js';
 import { suite } from '../helpers/suite.js';
@@ -16,7 +17,7 @@ const test = suite('ops: configuration');
 /** node --import tsx <script> ...args with `env` on top of a clean environment. */
 function run(script: string, args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const inherited = Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !schemaNames(CORE_SCHEMA).includes(name) && !schemaNames(GATEWAY_SCHEMA).includes(name)),
+    Object.entries(process.env).filter(([name]) => ![CORE_SCHEMA, GATEWAY_SCHEMA, DASHBOARD_SCHEMA].some((schema) => schemaNames(schema).includes(name))),
   );
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { env: { ...inherited, ...env }, timeout: 20_000 });
@@ -33,7 +34,7 @@ function run(script: string, args: string[], env: Record<string, string>): Promi
 const SAFE: Record<string, Record<string, string>> = {
   'core/main.ts': { CORE_PORT: '0', CORE_METRICS_PORT: 'off' },
   'gateway/main.ts': { PORT: '0', HOST: '127.0.0.1', CORE_URL: 'http://127.0.0.1:1', SERVICE_TOKEN: 'a-service-token-for-tests' },
-  'bin/start.ts': { PORT: '0', HOST: '127.0.0.1', CORE_PORT: '0', CORE_METRICS_PORT: 'off' },
+  'bin/start.ts': { PORT: '0', HOST: '127.0.0.1', CORE_PORT: '0', CORE_METRICS_PORT: 'off', DASHBOARD_PORT: '0', DASHBOARD_HOST: '127.0.0.1' },
 };
 
 test('a bad value stops each entry point non-zero, naming the variable, before anything listens', async () => {
@@ -57,16 +58,18 @@ test('a bad value stops each entry point non-zero, naming the variable, before a
 });
 
 test('--help prints each process its own table, and npm start both', async () => {
-  const [core, gateway, both] = await Promise.all([
+  const [core, gateway, dashboard, both] = await Promise.all([
     run('core/main.ts', ['--help'], {}),
     run('gateway/main.ts', ['--help'], {}),
+    run('dashboard/main.ts', ['--help'], {}),
     run('bin/start.ts', ['--help'], {}),
   ]);
   const listed = (text: string) => new Set([...text.matchAll(/^ {2}([A-Z][A-Z0-9_]+) /gm)].map((m) => m[1]!));
   for (const [output, schemas] of [
     [core, [CORE_SCHEMA]],
     [gateway, [GATEWAY_SCHEMA]],
-    [both, [CORE_SCHEMA, GATEWAY_SCHEMA]],
+    [dashboard, [DASHBOARD_SCHEMA]],
+    [both, [CORE_SCHEMA, GATEWAY_SCHEMA, DASHBOARD_SCHEMA]],
   ] as const) {
     assert.is(output.code, 0, output.stderr);
     const names = listed(output.stdout);
@@ -77,6 +80,8 @@ test('--help prints each process its own table, and npm start both', async () =>
   assert.match(gateway.stdout, /METRICS_ALLOW +.*Default: 127\.0\.0\.0\/8/);
   assert.match(both.stdout, /^Core configuration/);
   assert.match(both.stdout, /Gateway configuration/);
+  assert.match(both.stdout, /Dashboard configuration/);
+  assert.match(dashboard.stdout, /DASHBOARD_PORT +.*Default: 8081\./);
 });
 
 /** The variables a parser asks the environment for, through a recording stand-in. */
@@ -111,6 +116,7 @@ test('each parser reads exactly the variables of its table, and every one has a 
   for (const [label, schema, parse] of [
     ['core', CORE_SCHEMA, readCoreConfig],
     ['gateway', GATEWAY_SCHEMA, loadGatewayConfig],
+    ['dashboard', DASHBOARD_SCHEMA, loadDashboardConfig],
   ] as const) {
     const read = namesRead(parse as (env: Env) => unknown, everything);
     assert.equal([...read].sort(), [...schemaNames(schema)].sort(), `${label}: the parser and the table list the same variables`);
@@ -121,6 +127,7 @@ test('each parser reads exactly the variables of its table, and every one has a 
   }
   assert.is(new Set(schemaNames(CORE_SCHEMA)).size, schemaNames(CORE_SCHEMA).length, 'no variable is listed twice');
   assert.is(new Set(schemaNames(GATEWAY_SCHEMA)).size, schemaNames(GATEWAY_SCHEMA).length);
+  assert.is(new Set(schemaNames(DASHBOARD_SCHEMA)).size, schemaNames(DASHBOARD_SCHEMA).length);
 });
 
 test.run();

@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import * as assert from 'uvu/assert';
 import { CORE_SCHEMA } from '../../core/config.js';
+import { DASHBOARD_SCHEMA } from '../../dashboard/config.js';
 import { GATEWAY_SCHEMA } from '../../gateway/config.js';
 import { schemaNames } from '../../runtime/env-schema.js';
 import { suite } from '../helpers/suite.js';
@@ -38,7 +39,7 @@ function tableRows(section: string): Map<string, Set<string>> {
   return tables;
 }
 
-test('README.md lists every variable of the core and the gateway, in their own tables, and no other', () => {
+test('README.md lists every variable of the core, the gateway and the dashboard, in their own tables, and no other', () => {
   const section = configurationSection(readFileSync(new URL('../../README.md', import.meta.url), 'utf8'));
   assert.ok(section !== '', 'README.md has a "## Configuration" section');
   const tables = tableRows(section);
@@ -47,6 +48,7 @@ test('README.md lists every variable of the core and the gateway, in their own t
   for (const [label, schema] of [
     ['core', CORE_SCHEMA],
     ['gateway', GATEWAY_SCHEMA],
+    ['dashboard', DASHBOARD_SCHEMA],
   ] as const) {
     const rows = table(label);
     const names = schemaNames(schema);

@@ -67,11 +67,23 @@ export async function startService(env: Record<string, string> = {}): Promise<Se
   const dataDir = mkdtempSync(path.join(tmpdir(), 'prepaid-ops-'));
   // Nothing from the test process's own environment decides ports, tokens or the store.
   const inherited = Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !/^(ADMIN_TOKEN|SERVICE_TOKEN|CORE_|DATA_DIR|PORT|HOST|MONGODB_|LOG_LEVEL|SHUTDOWN_|METRICS_)/.test(name)),
+    Object.entries(process.env).filter(
+      ([name]) => !/^(ADMIN_TOKEN|SERVICE_TOKEN|CORE_|DATA_DIR|PORT|HOST|MONGODB_|LOG_LEVEL|SHUTDOWN_|METRICS_|DASHBOARD_)/.test(name),
+    ),
   );
   buildOnce();
   const child = spawn(process.execPath, ['--enable-source-maps', 'dist/bin/start.js'], {
-    env: { ...inherited, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', CORE_PORT: '0', CORE_METRICS_PORT: '0', ...env },
+    env: {
+      ...inherited,
+      DATA_DIR: dataDir,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      CORE_PORT: '0',
+      CORE_METRICS_PORT: '0',
+      DASHBOARD_PORT: '0',
+      DASHBOARD_HOST: '127.0.0.1',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = once(child, 'exit').then(([code, signal]) => ({ code: code as number | null, signal: signal as NodeJS.Signals | null }));

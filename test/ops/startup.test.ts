@@ -13,6 +13,7 @@ import * as assert from 'uvu/assert';
 import { CORE_SCHEMA } from '../../core/config.js';
 import { startCore } from '../../core/main.js';
 import { SQLITE_FILE } from '../../core/store/index.js';
+import { DASHBOARD_SCHEMA } from '../../dashboard/config.js';
 import { GATEWAY_SCHEMA } from '../../gateway/config.js';
 import { startGateway } from '../../gateway/main.js';
 import { ConfigError, schemaNames } from '../../runtime/env-schema.js';
@@ -22,7 +23,7 @@ const test = suite('ops: start-up and flags');
 
 /** A command with `env` on top of an environment without the service's variables; killed after 20 s. */
 function run(command: string, args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const ours = new Set([...schemaNames(CORE_SCHEMA), ...schemaNames(GATEWAY_SCHEMA)]);
+  const ours = new Set([...schemaNames(CORE_SCHEMA), ...schemaNames(GATEWAY_SCHEMA), ...schemaNames(DASHBOARD_SCHEMA)]);
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !ours.has(name)));
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { env: { ...inherited, ...env }, timeout: 20_000 });
@@ -43,7 +44,16 @@ async function takenPort(): Promise<{ port: number; release(): Promise<void> }> 
 }
 
 /** Ports and data in a scratch place, so that a start that wrongly succeeded is harmless (and is killed). */
-const SAFE = { CORE_PORT: '0', CORE_METRICS_PORT: 'off', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', DATA_DIR: '/nonexistent/prepaid-startup-test' };
+const SAFE = {
+  CORE_PORT: '0',
+  CORE_METRICS_PORT: 'off',
+  PORT: '0',
+  HOST: '127.0.0.1',
+  DASHBOARD_PORT: '0',
+  DASHBOARD_HOST: '127.0.0.1',
+  LOG_LEVEL: 'silent',
+  DATA_DIR: '/nonexistent/prepaid-startup-test',
+};
 
 test('an unknown flag exits 2 with the hint to --help, before anything starts, at every entry point', async () => {
   const entries = ['core/main.ts', 'gateway/main.ts', 'bin/start.ts'];

@@ -1,0 +1,179 @@
+/**
+ * The frame of every page and the pieces forms are made of, in the GOV.UK Design System's
+ * manner: one job per page under one <h1>, a visible label on every field, errors summarised
+ * at the top (each linking to its field) and repeated beside the field in a plain sentence,
+ * buttons named by what they do. The stylesheet and the one script are files (the CSP allows
+ * nothing inline); every form works without the script.
+ */
+import type { HolderSession } from '../gen/prepaid/v1/holder_pb.js';
+import { UserRole } from '../gen/prepaid/v1/holder_pb.js';
+import { html, type SafeHtml } from './html.js';
+import { CSRF_FIELD } from './security.js';
+
+/** A problem with the submitted form: the field it concerns (its id) and a plain sentence. */
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+/** What the frame of a signed-in page needs. */
+export interface Viewer {
+  session: HolderSession;
+  csrfToken: string;
+}
+
+export function isOwner(viewer: Viewer): boolean {
+  return viewer.session.user?.role === UserRole.OWNER;
+}
+
+/** The navigation, in the order a holder needs them. */
+const NAV: ReadonlyArray<readonly [string, string]> = [
+  ['/', 'Overview'],
+  ['/keys', 'API keys'],
+  ['/prices', 'Prices'],
+  ['/transactions', 'Transactions'],
+  ['/statement', 'Statement'],
+  ['/developers', 'Developers'],
+  ['/users', 'Users'],
+  ['/security', 'Security'],
+];
+
+export interface PageOptions {
+  title: string;
+  /** The path of the navigation entry to mark as current. */
+  current?: string;
+  /** Signed in: the account header, navigation and sign-out. */
+  viewer?: Viewer;
+  errors?: readonly FieldError[];
+  /** A sentence confirming what was just done. */
+  notice?: string;
+}
+
+/** A whole HTML document. */
+export function page(options: PageOptions, body: SafeHtml): SafeHtml {
+  const { viewer } = options;
+  const title = options.errors && options.errors.length > 0 ? `Error: ${options.title}` : options.title;
+  return html`<!doctype html>
+<html lang="en-NG">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title} · Prepaid developer area</title>
+<link rel="stylesheet" href="/static/dashboard.css">
+<script src="/static/dashboard.js" defer></script>
+</head>
+<body>
+<a class="skip-link" href="#main">Skip to main content</a>
+<header class="site-header">
+  <div class="site-header__inner">
+    <a class="site-header__brand" href="/">Prepaid developer area</a>
+    ${viewer ? accountBar(viewer) : ''}
+  </div>
+  ${viewer ? navigation(options.current) : ''}
+</header>
+<main id="main" class="main">
+${options.notice ? html`<div class="notice" role="status"><p>${options.notice}</p></div>` : ''}
+${errorSummary(options.errors ?? [])}
+${body}
+</main>
+<footer class="site-footer"><p>Times are shown in Lagos time (WAT). Amounts are in Naira.</p></footer>
+</body>
+</html>`;
+}
+
+function accountBar(viewer: Viewer): SafeHtml {
+  const { session } = viewer;
+  const role = session.user?.role === UserRole.OWNER ? 'owner' : 'viewer';
+  return html`<div class="account-bar">
+    <p class="account-bar__who"><span class="account-bar__account">${session.accountName}</span>
+      <span class="account-bar__user">${session.user?.email} (${role})</span></p>
+    <form method="post" action="/sign-out" class="inline-form">
+      ${csrfField(viewer.csrfToken)}
+      <button type="submit" class="button button--secondary">Sign out</button>
+    </form>
+  </div>`;
+}
+
+function navigation(current: string | undefined): SafeHtml {
+  return html`<nav class="site-nav" aria-label="Sections"><ul>
+    ${NAV.map(([href, label]) => html`<li><a href="${href}"${href === current ? html` aria-current="page"` : ''}>${label}</a></li>`)}
+  </ul></nav>`;
+}
+
+/** The box at the top listing every problem, each a link to its field. */
+export function errorSummary(errors: readonly FieldError[]): SafeHtml {
+  if (errors.length === 0) return html``;
+  return html`<div class="error-summary" role="alert" aria-labelledby="error-summary-title" tabindex="-1">
+  <h2 id="error-summary-title" class="error-summary__title">There is a problem</h2>
+  <ul class="error-summary__list">
+    ${errors.map((e) => html`<li><a href="#${e.field}">${e.message}</a></li>`)}
+  </ul>
+</div>`;
+}
+
+export function csrfField(token: string): SafeHtml {
+  return html`<input type="hidden" name="${CSRF_FIELD}" value="${token}">`;
+}
+
+export interface FieldOptions {
+  /** id and name of the input. */
+  name: string;
+  label: string;
+  type?: 'text' | 'email' | 'password' | 'date' | 'number';
+  value?: string;
+  hint?: string;
+  autocomplete?: string;
+  /** inputmode, e.g. "numeric" for a TOTP code. */
+  inputmode?: string;
+  required?: boolean;
+  errors?: readonly FieldError[];
+  /** The field's class modifier, e.g. "input--short". */
+  width?: string;
+}
+
+/** A labelled input with its hint and its error beside it. */
+export function field(options: FieldOptions): SafeHtml {
+  const error = options.errors?.find((e) => e.field === options.name);
+  const describedBy = [options.hint ? `${options.name}-hint` : '', error ? `${options.name}-error` : ''].filter((id) => id !== '').join(' ');
+  return html`<div class="form-group${error ? ' form-group--error' : ''}">
+  <label class="label" for="${options.name}">${options.label}</label>
+  ${options.hint ? html`<p class="hint" id="${options.name}-hint">${options.hint}</p>` : ''}
+  ${error ? html`<p class="error-message" id="${options.name}-error"><span class="visually-hidden">Error:</span> ${error.message}</p>` : ''}
+  <input class="input${options.width ? ` ${options.width}` : ''}${error ? ' input--error' : ''}" id="${options.name}" name="${options.name}" type="${options.type ?? 'text'}"
+    value="${options.value ?? ''}"${options.autocomplete ? html` autocomplete="${options.autocomplete}"` : ''}${options.inputmode ? html` inputmode="${options.inputmode}"` : ''}${options.required ? html` required` : ''}${describedBy ? html` aria-describedby="${describedBy}"` : ''}${error ? html` aria-invalid="true"` : ''}>
+</div>`;
+}
+
+export interface SelectOptions {
+  name: string;
+  label: string;
+  options: ReadonlyArray<readonly [string, string]>;
+  value?: string;
+  errors?: readonly FieldError[];
+}
+
+/** A labelled select with its error beside it. */
+export function select(options: SelectOptions): SafeHtml {
+  const error = options.errors?.find((e) => e.field === options.name);
+  return html`<div class="form-group${error ? ' form-group--error' : ''}">
+  <label class="label" for="${options.name}">${options.label}</label>
+  ${error ? html`<p class="error-message" id="${options.name}-error"><span class="visually-hidden">Error:</span> ${error.message}</p>` : ''}
+  <select class="select" id="${options.name}" name="${options.name}"${error ? html` aria-describedby="${options.name}-error" aria-invalid="true"` : ''}>
+    ${options.options.map(([value, label]) => html`<option value="${value}"${value === options.value ? html` selected` : ''}>${label}</option>`)}
+  </select>
+</div>`;
+}
+
+/** A secret shown once: the value, a copy button (the script shows it), and the warning. */
+export function secretBox(label: string, id: string, value: string): SafeHtml {
+  return html`<div class="secret">
+  <p class="label" id="${id}-label">${label}</p>
+  <p class="secret__value"><code id="${id}">${value}</code></p>
+  <button type="button" class="button button--secondary" data-copy="${id}" hidden>Copy ${label.toLowerCase()}</button>
+</div>`;
+}
+
+/** An empty state in a sentence. */
+export function empty(text: string): SafeHtml {
+  return html`<p class="empty">${text}</p>`;
+}

@@ -1,0 +1,50 @@
+/**
+ * Developers: where the API is, its OpenAPI document, and curl commands to copy, filled with
+ * one of the holder's own public keys (the secret is never shown again, so it stays a
+ * placeholder the holder fills in).
+ */
+import { html, type SafeHtml } from '../html.js';
+import { page } from '../layout.js';
+import type { Route } from '../server.js';
+
+/** A command block with a copy button (the script shows it). */
+function command(id: string, text: string): SafeHtml {
+  return html`<div class="code-block"><pre><code id="${id}">${text}</code></pre><button type="button" class="button button--secondary" data-copy="${id}" hidden>Copy command</button></div>`;
+}
+
+export const developerRoutes: Route[] = [
+  {
+    method: 'GET',
+    path: '/developers',
+    name: 'developers',
+    signedIn: true,
+    async handler(ctx) {
+      const { keys } = await ctx.core.holder.listApiKeys({ sessionToken: ctx.sessionToken });
+      const live = keys.find((key) => !key.revoked);
+      const publicKey = live?.publicKey ?? 'pk_your_public_key';
+      const base = ctx.config.apiUrl;
+      const openapi = `${new URL(base).origin}/openapi.json`;
+      const keyHeaders = `-H 'X-Public-Key: ${publicKey}' -H 'X-Secret-Key: YOUR_SECRET_KEY'`;
+      const body = html`<h1>Developers</h1>
+<dl class="summary-list">
+<div><dt>API base URL</dt><dd><code>${base}</code></dd></div>
+<div><dt>OpenAPI document</dt><dd><a href="${openapi}">${openapi}</a></dd></div>
+<div><dt>Your public key</dt><dd>${live ? html`<code>${publicKey}</code>` : html`No key yet. <a href="/keys">Create a key pair</a>.`}</dd></div>
+</dl>
+<p>Every request carries your public key and your secret key as headers. Your secret key was shown once when the key was created; put it where these commands say <code>YOUR_SECRET_KEY</code>. Amounts are in Naira.</p>
+<h2>Check your balance</h2>
+${command('curl-balance', `curl -s '${base}?action=balance' ${keyHeaders}`)}
+<h2>Buy airtime</h2>
+${command(
+  'curl-airtime',
+  `curl -s -X POST '${base}?action=airtime' ${keyHeaders} \\\n  -H 'Content-Type: application/json' \\\n  -d '{"network":"mtn","phone":"08031234567","amount":100,"request_id":"order-1001"}'`,
+)}
+<h2>List data plans</h2>
+${command('curl-plans', `curl -s '${base}?action=plans&network=mtn' ${keyHeaders}`)}
+<h2>Look up a transaction</h2>
+${command('curl-transaction', `curl -s '${base}?action=transaction&reference=REFERENCE' ${keyHeaders}`)}
+<p>The <code>request_id</code> makes a purchase safe to retry: the same request_id never charges twice.</p>`;
+      return { kind: 'page', body: page({ title: 'Developers', current: '/developers', viewer: ctx.viewer! }, body) };
+    },
+  },
+];

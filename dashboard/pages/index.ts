@@ -1,0 +1,25 @@
+/** Every page's routes, in one list the server matches in order. */
+import type { Route } from '../server.js';
+import { developerRoutes } from './developers.js';
+import { invitationRoutes } from './invitation.js';
+import { keyRoutes } from './keys.js';
+import { overviewRoutes } from './overview.js';
+import { priceRoutes } from './prices.js';
+import { securityRoutes } from './security.js';
+import { signInRoutes } from './sign-in.js';
+import { statementRoutes } from './statement.js';
+import { transactionRoutes } from './transactions.js';
+import { userRoutes } from './users.js';
+
+export const routes: readonly Route[] = [
+  ...signInRoutes,
+  ...invitationRoutes,
+  ...overviewRoutes,
+  ...keyRoutes,
+  ...priceRoutes,
+  ...transactionRoutes,
+  ...statementRoutes,
+  ...developerRoutes,
+  ...userRoutes,
+  ...securityRoutes,
+];

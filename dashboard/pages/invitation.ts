@@ -1,0 +1,88 @@
+/**
+ * Accepting an invitation: the link the operator (or an owner) passed on opens this page with
+ * the token; the invitee sets a password and is sent to sign in. The token travels in the
+ * link's query and then in the form, never in a log line (request lines name the route only),
+ * and the page is not cached; Referrer-Policy: no-referrer keeps the address from other sites.
+ * The password's rules are the core's: its refusal is shown beside the field.
+ */
+import { UserRole } from '../../gen/prepaid/v1/holder_pb.js';
+import { refusalOf } from '../core-client.js';
+import { lagosTime } from '../format.js';
+import { html } from '../html.js';
+import { csrfField, type FieldError, field, page } from '../layout.js';
+import type { Answer, PageContext, Route } from '../server.js';
+
+/** What the page tells the invitee; the core's own minimum is what counts. */
+const PASSWORD_HINT = 'At least 12 characters. A few unrelated words make a long password that is easy to remember.';
+
+function invalidLink(): Answer {
+  return {
+    kind: 'page',
+    status: 404,
+    body: page(
+      { title: 'This invitation link does not work' },
+      html`<h1>This invitation link does not work</h1>
+<p>It may have been used already, or it is older than 72 hours. Ask the person who invited you for a new link.</p>
+<p><a href="/sign-in">Sign in</a> if you have set your password already.</p>`,
+    ),
+  };
+}
+
+async function form(ctx: PageContext, token: string, errors: FieldError[]): Promise<Answer> {
+  let invitation: Awaited<ReturnType<typeof ctx.core.holder.getInvitation>>;
+  try {
+    invitation = await ctx.core.holder.getInvitation({ invitationToken: token });
+  } catch (error) {
+    if (refusalOf(error).kind === 'not_found' || refusalOf(error).kind === 'invalid') return invalidLink();
+    throw error;
+  }
+  const role = invitation.role === UserRole.OWNER ? 'an owner' : 'a viewer';
+  const body = html`<h1>Set your password</h1>
+<p>You are invited to the developer area of <strong>${invitation.accountName}</strong> as ${role}.
+Your email address is <strong>${invitation.email}</strong>. This link works once, until ${lagosTime(invitation.expiresAt)}.</p>
+<form method="post" action="/invitation" novalidate>
+  ${csrfField(ctx.visitorCsrf)}
+  <input type="hidden" name="token" value="${token}">
+  ${field({ name: 'password', label: 'Password', type: 'password', hint: PASSWORD_HINT, autocomplete: 'new-password', errors })}
+  ${field({ name: 'password_again', label: 'Password again', type: 'password', autocomplete: 'new-password', errors })}
+  <button type="submit" class="button">Set password</button>
+</form>`;
+  return { kind: 'page', status: errors.length > 0 ? 400 : 200, body: page({ title: 'Set your password', errors }, body) };
+}
+
+export const invitationRoutes: Route[] = [
+  {
+    method: 'GET',
+    path: '/invitation',
+    name: 'invitation',
+    signedIn: false,
+    async handler(ctx) {
+      const token = ctx.url.searchParams.get('token') ?? '';
+      return token === '' ? invalidLink() : form(ctx, token, []);
+    },
+  },
+  {
+    method: 'POST',
+    path: '/invitation',
+    name: 'invitation',
+    signedIn: false,
+    async handler(ctx) {
+      const token = ctx.form.get('token') ?? '';
+      const password = ctx.form.get('password') ?? '';
+      if (token === '') return invalidLink();
+      if (password === '') return form(ctx, token, [{ field: 'password', message: 'Enter a password' }]);
+      // Typing the same twice is about the person's fingers, not a business rule.
+      if (password !== (ctx.form.get('password_again') ?? ''))
+        return form(ctx, token, [{ field: 'password_again', message: 'The two passwords are not the same' }]);
+      try {
+        await ctx.core.holder.acceptInvitation({ invitationToken: token, password });
+      } catch (error) {
+        const refusal = refusalOf(error);
+        if (refusal.kind === 'not_found') return invalidLink();
+        if (refusal.kind === 'invalid') return form(ctx, token, [{ field: 'password', message: refusal.fields.get('password') ?? refusal.message }]);
+        throw error;
+      }
+      return { kind: 'redirect', location: '/sign-in?welcome=1' };
+    },
+  },
+];

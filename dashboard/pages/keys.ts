@@ -1,0 +1,214 @@
+/**
+ * API keys: the account's key pairs; for owners, creating one (its secret shown on the answer
+ * to that POST, once, with a copy button, never in a URL and never again), revoking one after
+ * a confirmation page, and setting or clearing its IP lock. Viewers see the list without the
+ * buttons, and the core refuses their POSTs all the same (PERMISSION_DENIED -> a 403 page).
+ * The address list is checked by the core, by the same rule as the operator's.
+ */
+import type { HolderApiKey } from '../../gen/prepaid/v1/holder_pb.js';
+import { refusalOf } from '../core-client.js';
+import { isoTime, lagosTime } from '../format.js';
+import { html, type SafeHtml } from '../html.js';
+import { csrfField, empty, type FieldError, field, isOwner, page, secretBox, type Viewer } from '../layout.js';
+import type { Answer, PageContext, Route } from '../server.js';
+
+const NOTICES: Readonly<Record<string, string>> = {
+  revoked: 'The key is revoked. Requests signed with it are now refused.',
+  locked: 'The IP lock is saved. Requests with this key from any other address are now refused.',
+  unlocked: 'The IP lock is cleared. Requests with this key are taken from any address.',
+};
+
+function keyRow(viewer: Viewer, key: HolderApiKey): SafeHtml {
+  const owner = isOwner(viewer) && !key.revoked;
+  return html`<tr>
+  <th scope="row"><code>${key.publicKey}</code></th>
+  <td>${key.revoked ? html`<strong class="tag tag--grey">Revoked</strong>` : html`<strong class="tag tag--green">Active</strong>`}</td>
+  <td><time datetime="${isoTime(key.createdAt)}">${lagosTime(key.createdAt)}</time></td>
+  <td>${key.lastUsedAt ? html`<time datetime="${isoTime(key.lastUsedAt)}">${lagosTime(key.lastUsedAt)}</time>` : 'Never'}</td>
+  <td>${key.allowedIps.length === 0 ? 'Any address' : html`<ul class="plain-list">${key.allowedIps.map((ip) => html`<li><code>${ip}</code></li>`)}</ul>`}</td>
+  <td>${
+    owner
+      ? html`<ul class="actions">
+      <li><a href="/keys/ip-lock?key=${encodeURIComponent(key.publicKey)}">Change IP lock<span class="visually-hidden"> of ${key.publicKey}</span></a></li>
+      <li><a href="/keys/revoke?key=${encodeURIComponent(key.publicKey)}" class="danger-link">Revoke<span class="visually-hidden"> ${key.publicKey}</span></a></li>
+    </ul>`
+      : ''
+  }</td>
+</tr>`;
+}
+
+async function keysPage(
+  ctx: PageContext,
+  extra: { created?: { publicKey: string; secretKey: string }; errors?: FieldError[]; notice?: string } = {},
+): Promise<Answer> {
+  const viewer = ctx.viewer!;
+  const { keys } = await ctx.core.holder.listApiKeys({ sessionToken: ctx.sessionToken });
+  const errors = extra.errors ?? [];
+  const totpOn = viewer.session.user?.totpEnabled === true;
+  const created = extra.created
+    ? html`<div class="panel panel--secret" role="region" aria-labelledby="new-key-title">
+  <h2 id="new-key-title">Your new key pair</h2>
+  <p class="warning"><strong>Copy the secret key now. It will not be shown again.</strong> Keep it on your server only; anyone with both keys can spend this account's money.</p>
+  ${secretBox('Public key', 'new-public-key', extra.created.publicKey)}
+  ${secretBox('Secret key', 'new-secret-key', extra.created.secretKey)}
+</div>`
+    : '';
+  const createForm = isOwner(viewer)
+    ? html`<h2>Create a key pair</h2>
+<form method="post" action="/keys" novalidate>
+  ${csrfField(viewer.csrfToken)}
+  ${totpOn ? field({ name: 'totp_code', label: 'Code from your authenticator app', hint: 'Two-step sign-in is on, so a new key needs a current code.', inputmode: 'numeric', autocomplete: 'one-time-code', width: 'input--short', errors }) : ''}
+  <button type="submit" class="button">Create a key pair</button>
+</form>`
+    : html`<p class="inset">You are a viewer on this account: you can see its keys, but only an owner can create, lock or revoke them.</p>`;
+  const body = html`<h1>API keys</h1>
+${created}
+<p>Every request to the API carries a public key and its secret key. A key can be locked to the addresses of your servers.</p>
+${
+  keys.length === 0
+    ? empty('This account has no keys yet.')
+    : html`<div class="table-wrap"><table class="table">
+<caption class="visually-hidden">Key pairs</caption>
+<thead><tr><th scope="col">Public key</th><th scope="col">State</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">IP lock</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+<tbody>${keys.map((key) => keyRow(viewer, key))}</tbody>
+</table></div>`
+}
+${createForm}`;
+  return {
+    kind: 'page',
+    status: errors.length > 0 ? 400 : 200,
+    body: page({ title: 'API keys', current: '/keys', viewer, errors, ...(extra.notice ? { notice: extra.notice } : {}) }, body),
+  };
+}
+
+/** The key named in the address, if it is one of this account's (the core's list says). */
+async function findKey(ctx: PageContext, publicKey: string): Promise<HolderApiKey | undefined> {
+  const { keys } = await ctx.core.holder.listApiKeys({ sessionToken: ctx.sessionToken });
+  return keys.find((key) => key.publicKey === publicKey);
+}
+
+function notFound(ctx: PageContext): Answer {
+  return {
+    kind: 'page',
+    status: 404,
+    body: page(
+      { title: 'Key not found', current: '/keys', viewer: ctx.viewer! },
+      html`<h1>Key not found</h1><p>This account has no such key. <a href="/keys">Back to API keys</a></p>`,
+    ),
+  };
+}
+
+function ipLockForm(ctx: PageContext, key: HolderApiKey, value: string, errors: FieldError[]): Answer {
+  const viewer = ctx.viewer!;
+  const body = html`<h1>IP lock of <code class="break">${key.publicKey}</code></h1>
+<p>Requests with this key are taken only from these addresses. Leave the box empty to take requests from any address.</p>
+<form method="post" action="/keys/ip-lock" novalidate>
+  ${csrfField(viewer.csrfToken)}
+  <input type="hidden" name="key" value="${key.publicKey}">
+  ${field({ name: 'allowed_ips', label: 'Allowed addresses', hint: 'IPv4 or IPv6 addresses, separated by commas or spaces, for example 203.0.113.7, 2001:db8::1', value, errors })}
+  <div class="button-group">
+    <button type="submit" class="button">Save IP lock</button>
+    <a href="/keys" class="link-button">Cancel</a>
+  </div>
+</form>`;
+  return { kind: 'page', status: errors.length > 0 ? 400 : 200, body: page({ title: 'IP lock', current: '/keys', viewer, errors }, body) };
+}
+
+export const keyRoutes: Route[] = [
+  {
+    method: 'GET',
+    path: '/keys',
+    name: 'keys',
+    signedIn: true,
+    handler: (ctx) => {
+      const notice = NOTICES[ctx.url.searchParams.get('done') ?? ''];
+      return keysPage(ctx, notice ? { notice } : {});
+    },
+  },
+  {
+    method: 'POST',
+    path: '/keys',
+    name: 'keys_create',
+    signedIn: true,
+    async handler(ctx) {
+      try {
+        const created = await ctx.core.holder.createApiKey({ sessionToken: ctx.sessionToken, totpCode: (ctx.form.get('totp_code') ?? '').replace(/\s+/g, '') });
+        const issued = created.issuedKey;
+        if (issued === undefined) throw new Error('CreateApiKey answered without a key');
+        // The secret is in this answer's body only: the page is not cached (Cache-Control:
+        // no-store on every page) and there is no redirect that could carry it.
+        return keysPage(ctx, { created: { publicKey: issued.publicKey, secretKey: issued.secretKey } });
+      } catch (error) {
+        const refusal = refusalOf(error);
+        if (refusal.kind === 'invalid' || refusal.kind === 'refused')
+          return keysPage(ctx, { errors: [{ field: 'totp_code', message: refusal.fields.get('totp_code') ?? refusal.message }] });
+        throw error;
+      }
+    },
+  },
+  {
+    method: 'GET',
+    path: '/keys/revoke',
+    name: 'keys_revoke',
+    signedIn: true,
+    async handler(ctx) {
+      const viewer = ctx.viewer!;
+      const key = await findKey(ctx, ctx.url.searchParams.get('key') ?? '');
+      if (key === undefined || key.revoked) return notFound(ctx);
+      const body = html`<h1>Revoke <code class="break">${key.publicKey}</code>?</h1>
+<div class="warning"><p>Every request signed with this key will be refused from now on. This cannot be undone; a new key pair can be created instead.</p></div>
+<form method="post" action="/keys/revoke" data-confirm="Revoke this key for good?">
+  ${csrfField(viewer.csrfToken)}
+  <input type="hidden" name="key" value="${key.publicKey}">
+  <div class="button-group">
+    <button type="submit" class="button button--warning">Yes, revoke this key</button>
+    <a href="/keys" class="link-button">No, keep it</a>
+  </div>
+</form>`;
+      return { kind: 'page', body: page({ title: 'Revoke a key', current: '/keys', viewer }, body) };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/keys/revoke',
+    name: 'keys_revoke',
+    signedIn: true,
+    async handler(ctx) {
+      await ctx.core.holder.revokeApiKey({ sessionToken: ctx.sessionToken, publicKey: ctx.form.get('key') ?? '' });
+      return { kind: 'redirect', location: '/keys?done=revoked' };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/keys/ip-lock',
+    name: 'keys_ip_lock',
+    signedIn: true,
+    async handler(ctx) {
+      const key = await findKey(ctx, ctx.url.searchParams.get('key') ?? '');
+      if (key === undefined || key.revoked) return notFound(ctx);
+      return ipLockForm(ctx, key, key.allowedIps.join(', '), []);
+    },
+  },
+  {
+    method: 'POST',
+    path: '/keys/ip-lock',
+    name: 'keys_ip_lock',
+    signedIn: true,
+    async handler(ctx) {
+      const publicKey = ctx.form.get('key') ?? '';
+      const value = ctx.form.get('allowed_ips') ?? '';
+      const allowedIps = value.split(/[\s,]+/).filter((ip) => ip !== '');
+      try {
+        await ctx.core.holder.setApiKeyIpLock({ sessionToken: ctx.sessionToken, publicKey, allowedIps });
+      } catch (error) {
+        const refusal = refusalOf(error);
+        if (refusal.kind !== 'invalid') throw error;
+        const key = await findKey(ctx, publicKey);
+        if (key === undefined) return notFound(ctx);
+        const message = [...refusal.fields.values()][0] ?? refusal.message;
+        return ipLockForm(ctx, key, value, [{ field: 'allowed_ips', message }]);
+      }
+      return { kind: 'redirect', location: `/keys?done=${allowedIps.length === 0 ? 'unlocked' : 'locked'}` };
+    },
+  },
+];

@@ -1,0 +1,73 @@
+/**
+ * Prices: what this account pays, as the core's pricing code computes it for the purchase
+ * path (GetPrices): airtime per network and electricity per disco as a discount with a worked
+ * example, every active data plan, every cable package, and one SMS page. Nothing is
+ * computed here.
+ */
+import type { RatePrice } from '../../gen/prepaid/v1/holder_pb.js';
+import { naira } from '../format.js';
+import { html, type SafeHtml } from '../html.js';
+import { page } from '../layout.js';
+import type { Route } from '../server.js';
+
+function percent(basisPoints: number): string {
+  return `${(basisPoints / 100).toLocaleString('en-NG', { maximumFractionDigits: 2 })}%`;
+}
+
+function rateTable(caption: string, serviceHeading: string, rates: readonly RatePrice[]): SafeHtml {
+  return html`<div class="table-wrap"><table class="table">
+<caption class="table__caption">${caption}</caption>
+<thead><tr><th scope="col">${serviceHeading}</th><th scope="col" class="num">Discount</th><th scope="col" class="num">You pay for ₦1,000.00</th></tr></thead>
+<tbody>${rates.map(
+    (rate) =>
+      html`<tr><th scope="row">${rate.service.toUpperCase()}</th><td class="num">${percent(rate.discountBasisPoints)}</td><td class="num">${naira(rate.examplePriceKobo)}</td></tr>`,
+  )}</tbody>
+</table></div>`;
+}
+
+export const priceRoutes: Route[] = [
+  {
+    method: 'GET',
+    path: '/prices',
+    name: 'prices',
+    signedIn: true,
+    async handler(ctx) {
+      const prices = await ctx.core.holder.getPrices({ sessionToken: ctx.sessionToken });
+      const body = html`<h1>Prices</h1>
+<p>What this account pays on the <strong>${prices.tierName}</strong> tier: the very amounts the API charges.</p>
+<nav aria-label="On this page" class="contents"><ul>
+<li><a href="#airtime">Airtime</a></li><li><a href="#data">Data</a></li><li><a href="#electricity">Electricity</a></li><li><a href="#cable">Cable TV</a></li><li><a href="#sms">Bulk SMS</a></li>
+</ul></nav>
+<h2 id="airtime">Airtime</h2>
+${rateTable('Airtime per network', 'Network', prices.airtime)}
+<h2 id="data">Data</h2>
+<div class="table-wrap"><table class="table">
+<caption class="table__caption">Every active data plan</caption>
+<thead><tr><th scope="col" class="num">Plan ID</th><th scope="col">Network</th><th scope="col">Plan</th><th scope="col">Validity</th><th scope="col" class="num">Retail</th><th scope="col" class="num">You pay</th></tr></thead>
+<tbody>${prices.dataPlans.map(
+        (plan) =>
+          html`<tr><td class="num">${plan.planId}</td><td>${plan.network.toUpperCase()}</td><th scope="row">${plan.label}</th><td>${plan.validity}</td><td class="num">${naira(plan.faceValueKobo)}</td><td class="num">${naira(plan.priceKobo)}</td></tr>`,
+      )}</tbody>
+</table></div>
+<h2 id="electricity">Electricity</h2>
+${rateTable('Electricity per distribution company', 'Disco', prices.electricity)}
+<h2 id="cable">Cable TV</h2>
+<div class="table-wrap"><table class="table">
+<caption class="table__caption">Every cable package</caption>
+<thead><tr><th scope="col">Provider</th><th scope="col">Package</th><th scope="col">Code</th><th scope="col" class="num">Retail</th><th scope="col" class="num">You pay</th></tr></thead>
+<tbody>${prices.cablePackages.map(
+        (pkg) =>
+          html`<tr><td>${pkg.provider.toUpperCase()}</td><th scope="row">${pkg.name}</th><td><code>${pkg.packageCode}</code></td><td class="num">${naira(pkg.faceValueKobo)}</td><td class="num">${naira(pkg.priceKobo)}</td></tr>`,
+      )}</tbody>
+</table></div>
+<h2 id="sms">Bulk SMS</h2>
+<dl class="summary-list">
+<div><dt>List price of one page to one recipient</dt><dd>${naira(prices.smsPageFaceValueKobo)}</dd></div>
+<div><dt>Your discount</dt><dd>${percent(prices.smsDiscountBasisPoints)}</dd></div>
+<div><dt>You pay for one page to one recipient</dt><dd>${naira(prices.smsPagePriceKobo)}</dd></div>
+</dl>
+<p>A message is charged once for all its pages and recipients, so a large send's total is worked out on the whole, not page by page.</p>`;
+      return { kind: 'page', body: page({ title: 'Prices', current: '/prices', viewer: ctx.viewer! }, body) };
+    },
+  },
+];

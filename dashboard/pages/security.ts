@@ -1,0 +1,131 @@
+/**
+ * Security: two-step sign-in (TOTP, RFC 6238) for the signed-in user. Setting it up asks the
+ * core for a new secret and shows its QR code (an SVG the core drew from the otpauth:// URI)
+ * and the secret in text, on the answer to that POST only; a code from the app turns it on.
+ * Turning it off needs a current code. Every check is the core's.
+ */
+import { refusalOf } from '../core-client.js';
+import { html, type SafeHtml, trusted } from '../html.js';
+import { csrfField, type FieldError, field, page, secretBox } from '../layout.js';
+import type { Answer, PageContext, Route } from '../server.js';
+
+const NOTICES: Readonly<Record<string, string>> = {
+  on: 'Two-step sign-in is on. You will be asked for a code from your app when you sign in and when you create a key.',
+  off: 'Two-step sign-in is off.',
+};
+
+/**
+ * The core's QR code, as SVG markup. It is the core's own drawing of the otpauth:// URI (the
+ * qrcode library's output), not text anyone typed; the XML prolog, if any, is dropped, and
+ * anything that is not plain SVG shapes is refused rather than trusted.
+ */
+function qrCode(svg: string): SafeHtml {
+  const body = svg.replace(/^<\?xml[^>]*>\s*/, '').trim();
+  if (!/^<svg[\s>]/.test(body) || /<script|on[a-z]+=|<foreignObject|href=/i.test(body))
+    return html`<p>The QR code cannot be shown; type the key below into your app.</p>`;
+  return html`<div class="qr">${trusted(body)}</div>`;
+}
+
+async function securityPage(ctx: PageContext, extra: { errors?: FieldError[]; notice?: string } = {}): Promise<Answer> {
+  const viewer = ctx.viewer!;
+  const on = viewer.session.user?.totpEnabled === true;
+  const errors = extra.errors ?? [];
+  const body = html`<h1>Security</h1>
+<h2>Two-step sign-in</h2>
+${
+  on
+    ? html`<p>Two-step sign-in is <strong>on</strong>. Signing in and creating a key ask for a code from your authenticator app.</p>
+<form method="post" action="/security/totp/disable" novalidate>
+  ${csrfField(viewer.csrfToken)}
+  ${field({ name: 'totp_code', label: 'Code from your authenticator app', hint: 'To turn two-step sign-in off, enter a current code.', inputmode: 'numeric', autocomplete: 'one-time-code', width: 'input--short', errors })}
+  <button type="submit" class="button button--warning">Turn two-step sign-in off</button>
+</form>`
+    : html`<p>Two-step sign-in is <strong>off</strong>. With it on, a stolen password is not enough to sign in: you also need a code from an authenticator app on your phone.</p>
+<form method="post" action="/security/totp/begin">
+  ${csrfField(viewer.csrfToken)}
+  <button type="submit" class="button">Set up two-step sign-in</button>
+</form>`
+}
+<h2>Sessions</h2>
+<p>A session ends after 30 minutes without use, and 12 hours after sign-in in any case. Signing out ends it at once.</p>`;
+  return {
+    kind: 'page',
+    status: errors.length > 0 ? 400 : 200,
+    body: page({ title: 'Security', current: '/security', viewer, errors, ...(extra.notice ? { notice: extra.notice } : {}) }, body),
+  };
+}
+
+async function setupPage(ctx: PageContext, errors: FieldError[]): Promise<Answer> {
+  const viewer = ctx.viewer!;
+  const setup = await ctx.core.holder.beginTotpSetup({ sessionToken: ctx.sessionToken });
+  const body = html`<h1>Set up two-step sign-in</h1>
+${errors.length > 0 ? html`<p>This is a new code: remove the earlier entry from your app if you added one, and scan this one.</p>` : ''}
+<ol class="steps">
+<li>Open an authenticator app on your phone (for example Google Authenticator, Microsoft Authenticator or 1Password).</li>
+<li>Scan this QR code with it.
+${qrCode(setup.qrSvg)}
+<p>Or type this key into the app:</p>
+${secretBox('Setup key', 'totp-secret', setup.secret)}
+</li>
+<li>Enter the 6-digit code the app shows.
+<form method="post" action="/security/totp/confirm" novalidate>
+  ${csrfField(viewer.csrfToken)}
+  ${field({ name: 'totp_code', label: 'Code from your authenticator app', inputmode: 'numeric', autocomplete: 'one-time-code', width: 'input--short', errors })}
+  <button type="submit" class="button">Turn two-step sign-in on</button>
+</form>
+</li>
+</ol>`;
+  return { kind: 'page', status: errors.length > 0 ? 400 : 200, body: page({ title: 'Set up two-step sign-in', current: '/security', viewer, errors }, body) };
+}
+
+function codeRefusal(error: unknown): FieldError[] {
+  const refusal = refusalOf(error);
+  if (refusal.kind !== 'invalid' && refusal.kind !== 'refused') throw error;
+  return [{ field: 'totp_code', message: refusal.fields.get('totp_code') ?? refusal.message }];
+}
+
+export const securityRoutes: Route[] = [
+  {
+    method: 'GET',
+    path: '/security',
+    name: 'security',
+    signedIn: true,
+    handler: (ctx) => {
+      const notice = NOTICES[ctx.url.searchParams.get('done') ?? ''];
+      return securityPage(ctx, notice ? { notice } : {});
+    },
+  },
+  { method: 'POST', path: '/security/totp/begin', name: 'totp_begin', signedIn: true, handler: (ctx) => setupPage(ctx, []) },
+  {
+    method: 'POST',
+    path: '/security/totp/confirm',
+    name: 'totp_confirm',
+    signedIn: true,
+    async handler(ctx) {
+      const code = (ctx.form.get('totp_code') ?? '').replace(/\s+/g, '');
+      if (code === '') return setupPage(ctx, [{ field: 'totp_code', message: 'Enter the 6-digit code from your authenticator app' }]);
+      try {
+        await ctx.core.holder.confirmTotp({ sessionToken: ctx.sessionToken, totpCode: code });
+      } catch (error) {
+        return setupPage(ctx, codeRefusal(error));
+      }
+      return { kind: 'redirect', location: '/security?done=on' };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/security/totp/disable',
+    name: 'totp_disable',
+    signedIn: true,
+    async handler(ctx) {
+      const code = (ctx.form.get('totp_code') ?? '').replace(/\s+/g, '');
+      if (code === '') return securityPage(ctx, { errors: [{ field: 'totp_code', message: 'Enter the 6-digit code from your authenticator app' }] });
+      try {
+        await ctx.core.holder.disableTotp({ sessionToken: ctx.sessionToken, totpCode: code });
+      } catch (error) {
+        return securityPage(ctx, { errors: codeRefusal(error) });
+      }
+      return { kind: 'redirect', location: '/security?done=off' };
+    },
+  },
+];

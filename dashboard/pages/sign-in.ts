@@ -1,0 +1,128 @@
+/**
+ * Signing in and out. The password step posts email and password to the core's SignIn; when
+ * two-step sign-in is on, the core answers with a short-lived challenge, kept in an HttpOnly
+ * cookie (never in the URL), and the code step completes it. Wrong credentials, a wrong code
+ * and throttling are answers of the core, shown as plain sentences; the core decides them.
+ */
+import { SignInOutcome } from '../../gen/prepaid/v1/holder_pb.js';
+import { html } from '../html.js';
+import { csrfField, type FieldError, field, page } from '../layout.js';
+import { CHALLENGE_COOKIE, challengeCookie, clearedCookie, readCookies, SESSION_COOKIE, sessionCookie } from '../security.js';
+import type { Answer, PageContext, Route } from '../server.js';
+
+/** Why the browser came to sign in, from a flag in the address (never anything secret). */
+const SIGN_IN_NOTICES: ReadonlyArray<readonly [string, string]> = [
+  ['ended', 'Your session has ended. Sign in again to continue.'],
+  ['out', 'You have signed out.'],
+  ['welcome', 'Your password is set. Sign in with your email address and the new password.'],
+];
+
+function signInForm(ctx: PageContext, errors: FieldError[], email = '', notice?: string): Answer {
+  const body = html`<h1>Sign in</h1>
+<form method="post" action="/sign-in" novalidate>
+  ${csrfField(ctx.visitorCsrf)}
+  ${field({ name: 'email', label: 'Email address', type: 'email', value: email, autocomplete: 'username', errors })}
+  ${field({ name: 'password', label: 'Password', type: 'password', autocomplete: 'current-password', errors })}
+  <button type="submit" class="button">Sign in</button>
+</form>
+<p>No account yet? The operator of the platform invites the first person of an account; ask them for an invitation link.</p>`;
+  return { kind: 'page', status: errors.length > 0 ? 400 : 200, body: page({ title: 'Sign in', errors, ...(notice ? { notice } : {}) }, body) };
+}
+
+function codeForm(ctx: PageContext, errors: FieldError[]): Answer {
+  const body = html`<h1>Enter your code</h1>
+<p>Two-step sign-in is on for this user. Open your authenticator app and enter the 6-digit code it shows for the prepaid developer area.</p>
+<form method="post" action="/sign-in/code" novalidate>
+  ${csrfField(ctx.visitorCsrf)}
+  ${field({ name: 'totp_code', label: 'Code', inputmode: 'numeric', autocomplete: 'one-time-code', width: 'input--short', errors })}
+  <button type="submit" class="button">Continue</button>
+</form>
+<p><a href="/sign-in">Start again</a></p>`;
+  return { kind: 'page', status: errors.length > 0 ? 400 : 200, body: page({ title: 'Enter your code', errors }, body) };
+}
+
+function signedIn(ctx: PageContext, sessionToken: string): Answer {
+  const options = { secure: ctx.config.secureCookies };
+  ctx.setCookies.push(sessionCookie(sessionToken, options), clearedCookie(CHALLENGE_COOKIE, options));
+  return { kind: 'redirect', location: '/' };
+}
+
+function throttled(seconds: number): FieldError {
+  const minutes = Math.max(1, Math.ceil(seconds / 60));
+  return { field: 'email', message: `Too many attempts to sign in. Wait ${minutes} minute${minutes === 1 ? '' : 's'}, then try again.` };
+}
+
+export const signInRoutes: Route[] = [
+  {
+    method: 'GET',
+    path: '/sign-in',
+    name: 'sign_in',
+    signedIn: false,
+    handler: async (ctx) => signInForm(ctx, [], '', SIGN_IN_NOTICES.find(([flag]) => ctx.url.searchParams.has(flag))?.[1]),
+  },
+  {
+    method: 'POST',
+    path: '/sign-in',
+    name: 'sign_in',
+    signedIn: false,
+    async handler(ctx) {
+      const email = (ctx.form.get('email') ?? '').trim();
+      const password = ctx.form.get('password') ?? '';
+      const errors: FieldError[] = [];
+      if (email === '') errors.push({ field: 'email', message: 'Enter your email address' });
+      if (password === '') errors.push({ field: 'password', message: 'Enter your password' });
+      if (errors.length > 0) return signInForm(ctx, errors, email);
+      const answer = await ctx.core.holder.signIn({ email, password, clientIp: ctx.clientIp });
+      switch (answer.outcome) {
+        case SignInOutcome.SIGNED_IN:
+          return signedIn(ctx, answer.sessionToken);
+        case SignInOutcome.TOTP_REQUIRED:
+          ctx.setCookies.push(challengeCookie(answer.challengeToken, { secure: ctx.config.secureCookies }));
+          return { kind: 'redirect', location: '/sign-in/code' };
+        case SignInOutcome.THROTTLED:
+          return { ...signInForm(ctx, [throttled(answer.retryAfterSeconds)], email), status: 429 };
+        default:
+          return signInForm(ctx, [{ field: 'email', message: 'The email address or the password is not right' }], email);
+      }
+    },
+  },
+  {
+    method: 'GET',
+    path: '/sign-in/code',
+    name: 'sign_in_code',
+    signedIn: false,
+    handler: async (ctx) => (readCookies(ctx.req).has(CHALLENGE_COOKIE) ? codeForm(ctx, []) : { kind: 'redirect', location: '/sign-in' }),
+  },
+  {
+    method: 'POST',
+    path: '/sign-in/code',
+    name: 'sign_in_code',
+    signedIn: false,
+    async handler(ctx) {
+      const challengeToken = readCookies(ctx.req).get(CHALLENGE_COOKIE);
+      if (challengeToken === undefined) return signInForm(ctx, [], '', 'That sign-in took too long. Sign in again.');
+      const code = (ctx.form.get('totp_code') ?? '').replace(/\s+/g, '');
+      if (code === '') return codeForm(ctx, [{ field: 'totp_code', message: 'Enter the 6-digit code from your authenticator app' }]);
+      const answer = await ctx.core.holder.completeSignIn({ challengeToken, totpCode: code, clientIp: ctx.clientIp });
+      switch (answer.outcome) {
+        case SignInOutcome.SIGNED_IN:
+          return signedIn(ctx, answer.sessionToken);
+        case SignInOutcome.THROTTLED:
+          return { ...codeForm(ctx, [{ ...throttled(answer.retryAfterSeconds), field: 'totp_code' }]), status: 429 };
+        default:
+          return codeForm(ctx, [{ field: 'totp_code', message: 'The code is not right, or the sign-in took too long. Check the code, or start again' }]);
+      }
+    },
+  },
+  {
+    method: 'POST',
+    path: '/sign-out',
+    name: 'sign_out',
+    signedIn: true,
+    async handler(ctx) {
+      await ctx.core.holder.signOut({ sessionToken: ctx.sessionToken });
+      ctx.setCookies.push(clearedCookie(SESSION_COOKIE, { secure: ctx.config.secureCookies }));
+      return { kind: 'redirect', location: '/sign-in?out=1' };
+    },
+  },
+];

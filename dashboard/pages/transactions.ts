@@ -1,0 +1,253 @@
+/**
+ * Transactions: the account's purchases, newest first, filtered by product, status, Lagos
+ * dates, recipient, reference or request id (all checked by the core), in pages of 50 with a
+ * "next page" link that carries the core's cursor; a detail page per reference with token and
+ * units; and a CSV export of the current filter, streamed page after page as the core hands
+ * them over, so a year of a big reseller's history never sits in memory.
+ */
+import type { MessageInitShape } from '@bufbuild/protobuf';
+import type { TransactionFilterSchema } from '../../gen/prepaid/v1/holder_pb.js';
+import { Product, type Transaction, TransactionStatus } from '../../gen/prepaid/v1/types_pb.js';
+import { refusalOf } from '../core-client.js';
+import { isoTime, lagosIso, lagosTime, naira } from '../format.js';
+import { html, type SafeHtml } from '../html.js';
+import { empty, type FieldError, field, page, select } from '../layout.js';
+import type { Answer, PageContext, Route } from '../server.js';
+import { streamCsv } from './csv.js';
+import { fromWord, PRODUCT_LABELS, PRODUCT_WORDS, STATUS_LABELS, STATUS_WORDS } from './labels.js';
+
+/** Rows on one page of the list. */
+const PAGE_SIZE = 50;
+/** Rows per call while exporting: the core's largest page. */
+const EXPORT_PAGE_SIZE = 500;
+
+/** The filter fields as they stand in the address (and in the form). */
+const FILTER_FIELDS = ['product', 'status', 'from', 'to', 'recipient', 'reference', 'request_id'] as const;
+
+function filterOf(params: URLSearchParams): MessageInitShape<typeof TransactionFilterSchema> {
+  const text = (name: string) => (params.get(name) ?? '').trim();
+  return {
+    product: fromWord<Product>(PRODUCT_WORDS, params.get('product')),
+    status: fromWord<TransactionStatus>(STATUS_WORDS, params.get('status')),
+    fromDate: text('from'),
+    toDate: text('to'),
+    recipient: text('recipient'),
+    reference: text('reference'),
+    requestId: text('request_id'),
+  };
+}
+
+/** The filter's part of an address, for links to the next page and to the export. */
+function filterQuery(params: URLSearchParams): URLSearchParams {
+  const query = new URLSearchParams();
+  for (const name of FILTER_FIELDS) {
+    const value = (params.get(name) ?? '').trim();
+    if (value !== '') query.set(name, value);
+  }
+  return query;
+}
+
+/** The core's field names in its BadRequest, mapped to this form's fields. */
+const CORE_FIELDS: Readonly<Record<string, string>> = {
+  'filter.from_date': 'from',
+  'filter.to_date': 'to',
+  'filter.recipient': 'recipient',
+  'filter.reference': 'reference',
+  'filter.request_id': 'request_id',
+  from_date: 'from',
+  to_date: 'to',
+  page_token: 'from',
+};
+
+function filterForm(params: URLSearchParams, errors: FieldError[]): SafeHtml {
+  const value = (name: string) => params.get(name) ?? '';
+  return html`<form method="get" action="/transactions" class="filters" novalidate>
+<fieldset class="fieldset">
+<legend class="fieldset__legend">Filter</legend>
+<div class="filters__grid">
+${select({ name: 'product', label: 'Product', value: value('product'), options: Object.entries(PRODUCT_WORDS).map(([k, word]) => [word, PRODUCT_LABELS[Number(k) as Product]] as const), errors })}
+${select({ name: 'status', label: 'Status', value: value('status'), options: Object.entries(STATUS_WORDS).map(([k, word]) => [word, STATUS_LABELS[Number(k) as TransactionStatus]] as const), errors })}
+${field({ name: 'from', label: 'From (date)', type: 'date', value: value('from'), errors })}
+${field({ name: 'to', label: 'To (date)', type: 'date', value: value('to'), errors })}
+${field({ name: 'recipient', label: 'Recipient', hint: 'Phone, meter or smart card number', value: value('recipient'), errors })}
+${field({ name: 'reference', label: 'Reference', value: value('reference'), errors })}
+${field({ name: 'request_id', label: 'Request ID', value: value('request_id'), errors })}
+</div>
+<div class="button-group">
+<button type="submit" class="button">Apply filter</button>
+<a href="/transactions" class="link-button">Clear filter</a>
+</div>
+</fieldset>
+</form>`;
+}
+
+function statusTag(status: TransactionStatus): SafeHtml {
+  const colour = status === TransactionStatus.SUCCESS ? 'green' : status === TransactionStatus.PENDING ? 'yellow' : 'grey';
+  return html`<strong class="tag tag--${colour}">${STATUS_LABELS[status]}</strong>`;
+}
+
+/** What was bought, in a few words. */
+function itemOf(t: Transaction): string {
+  const detail = t.planLabel || t.packageCode || (t.smsPages > 0 ? `${t.smsSent} recipients, ${t.smsPages} page${t.smsPages === 1 ? '' : 's'}` : '');
+  return [t.service.toUpperCase(), detail].filter((part) => part !== '').join(' · ');
+}
+
+function row(t: Transaction): SafeHtml {
+  return html`<tr>
+<td><a href="/transactions/${encodeURIComponent(t.reference)}"><code>${t.reference}</code></a></td>
+<td><time datetime="${isoTime(t.createdAt)}">${lagosTime(t.createdAt)}</time></td>
+<td>${PRODUCT_LABELS[t.product]}<br><span class="secondary">${itemOf(t)}</span></td>
+<td>${t.recipient}</td>
+<td>${statusTag(t.status)}</td>
+<td class="num">${naira(t.faceValueKobo)}</td>
+<td class="num">${naira(t.chargedKobo)}</td>
+</tr>`;
+}
+
+async function listPage(ctx: PageContext): Promise<Answer> {
+  const viewer = ctx.viewer!;
+  const params = ctx.url.searchParams;
+  const query = filterQuery(params);
+  let errors: FieldError[] = [];
+  let transactions: Transaction[] = [];
+  let next = '';
+  try {
+    const answer = await ctx.core.holder.listTransactions({
+      sessionToken: ctx.sessionToken,
+      filter: filterOf(params),
+      pageSize: PAGE_SIZE,
+      pageToken: params.get('after') ?? '',
+    });
+    transactions = answer.transactions;
+    next = answer.nextPageToken;
+  } catch (error) {
+    const refusal = refusalOf(error);
+    if (refusal.kind !== 'invalid') throw error;
+    errors =
+      refusal.fields.size === 0
+        ? [{ field: 'from', message: refusal.message }]
+        : [...refusal.fields].map(([name, message]) => ({ field: CORE_FIELDS[name] ?? name.replace(/^filter\./, ''), message }));
+  }
+  const exportQuery = query.toString();
+  const nextQuery = new URLSearchParams(query);
+  nextQuery.set('after', next);
+  const body = html`<h1>Transactions</h1>
+${filterForm(params, errors)}
+<p class="toolbar"><a href="/transactions.csv${exportQuery ? `?${exportQuery}` : ''}" class="button button--secondary" download>Download CSV of this filter</a></p>
+${
+  transactions.length === 0
+    ? empty(errors.length > 0 ? 'Correct the filter to see transactions.' : 'No transactions match this filter.')
+    : html`<div class="table-wrap"><table class="table">
+<caption class="visually-hidden">Transactions, newest first</caption>
+<thead><tr><th scope="col">Reference</th><th scope="col">Time</th><th scope="col">Product</th><th scope="col">Recipient</th><th scope="col">Status</th><th scope="col" class="num">Amount</th><th scope="col" class="num">Charged</th></tr></thead>
+<tbody>${transactions.map(row)}</tbody>
+</table></div>`
+}
+<nav class="pagination" aria-label="Pages">
+${params.has('after') ? html`<a href="/transactions${exportQuery ? `?${exportQuery}` : ''}">First page</a>` : ''}
+${next !== '' ? html`<a href="/transactions?${nextQuery.toString()}" rel="next">Next page</a>` : ''}
+</nav>`;
+  return { kind: 'page', status: errors.length > 0 ? 400 : 200, body: page({ title: 'Transactions', current: '/transactions', viewer, errors }, body) };
+}
+
+function detailRow(label: string, value: SafeHtml | string): SafeHtml {
+  return html`<div><dt>${label}</dt><dd>${value === '' ? '—' : value}</dd></div>`;
+}
+
+async function detailPage(ctx: PageContext): Promise<Answer> {
+  const { transaction: t } = await ctx.core.holder.getTransaction({ sessionToken: ctx.sessionToken, reference: ctx.params[0] ?? '' });
+  if (t === undefined) throw new Error('GetTransaction answered without a transaction');
+  const body = html`<p><a href="/transactions" class="back-link">Back to transactions</a></p>
+<h1>Transaction <code class="break">${t.reference}</code></h1>
+<dl class="summary-list">
+${detailRow('Status', statusTag(t.status))}
+${detailRow('Product', PRODUCT_LABELS[t.product])}
+${detailRow('Service', t.service.toUpperCase())}
+${detailRow('Recipient', t.recipient)}
+${t.planLabel ? detailRow('Plan', t.planLabel) : ''}
+${t.packageCode ? detailRow('Package', t.packageCode) : ''}
+${t.meterType ? detailRow('Meter type', t.meterType) : ''}
+${t.product === Product.ELECTRICITY ? detailRow('Token', t.token ? html`<code class="token" id="token">${t.token}</code>` : '') : ''}
+${t.product === Product.ELECTRICITY ? detailRow('Units', t.units) : ''}
+${t.smsPages > 0 ? detailRow('SMS sent', `${t.smsSent} recipients, ${t.smsPages} page${t.smsPages === 1 ? '' : 's'}`) : ''}
+${detailRow('Amount', naira(t.faceValueKobo))}
+${detailRow('Charged', naira(t.chargedKobo))}
+${detailRow('Balance after', naira(t.balanceAfterKobo))}
+${t.failureReason ? detailRow('Why it failed', t.failureReason) : ''}
+${detailRow('Request ID', t.requestId)}
+${detailRow('Created', lagosTime(t.createdAt))}
+${detailRow('Last changed', lagosTime(t.updatedAt))}
+</dl>`;
+  return { kind: 'page', body: page({ title: `Transaction ${t.reference}`, current: '/transactions', viewer: ctx.viewer! }, body) };
+}
+
+const CSV_COLUMNS = [
+  'reference',
+  'created_at',
+  'updated_at',
+  'product',
+  'service',
+  'recipient',
+  'status',
+  'amount',
+  'charged',
+  'balance_after',
+  'plan',
+  'package_code',
+  'meter_type',
+  'token',
+  'units',
+  'sms_sent',
+  'sms_pages',
+  'failure_reason',
+  'request_id',
+];
+
+/** Naira as the API writes them in JSON: 97 or 995.5; a CSV is for spreadsheets, so no symbol. */
+function plainNaira(amountKobo: bigint): string {
+  return (Number(amountKobo) / 100).toFixed(2);
+}
+
+function csvRow(t: Transaction): string[] {
+  return [
+    t.reference,
+    lagosIso(t.createdAt),
+    lagosIso(t.updatedAt),
+    PRODUCT_WORDS[t.product],
+    t.service,
+    t.recipient,
+    STATUS_WORDS[t.status],
+    plainNaira(t.faceValueKobo),
+    plainNaira(t.chargedKobo),
+    plainNaira(t.balanceAfterKobo),
+    t.planLabel,
+    t.packageCode,
+    t.meterType,
+    t.token,
+    t.units,
+    t.smsPages > 0 ? String(t.smsSent) : '',
+    t.smsPages > 0 ? String(t.smsPages) : '',
+    t.failureReason,
+    t.requestId,
+  ];
+}
+
+async function exportCsv(ctx: PageContext): Promise<Answer> {
+  const filter = filterOf(ctx.url.searchParams);
+  // The first page is asked before anything is sent, so a bad filter is still a page with the error.
+  const first = await ctx.core.holder.listTransactions({ sessionToken: ctx.sessionToken, filter, pageSize: EXPORT_PAGE_SIZE, pageToken: '' });
+  return streamCsv(ctx, 'transactions.csv', CSV_COLUMNS, async function* () {
+    let answer = first;
+    for (;;) {
+      for (const t of answer.transactions) yield csvRow(t);
+      if (answer.nextPageToken === '') return;
+      answer = await ctx.core.holder.listTransactions({ sessionToken: ctx.sessionToken, filter, pageSize: EXPORT_PAGE_SIZE, pageToken: answer.nextPageToken });
+    }
+  });
+}
+
+export const transactionRoutes: Route[] = [
+  { method: 'GET', path: '/transactions', name: 'transactions', signedIn: true, handler: listPage },
+  { method: 'GET', path: '/transactions.csv', name: 'transactions_csv', signedIn: true, handler: exportCsv },
+  { method: 'GET', path: /^\/transactions\/([A-Za-z0-9_-]{1,64})$/, name: 'transaction', signedIn: true, handler: detailPage },
+];

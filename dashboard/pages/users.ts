@@ -1,0 +1,139 @@
+/**
+ * Users: the people of this account. Owners invite others (the link is shown once on the
+ * answer to the POST, to be passed on by the owner; there is no mail server) and disable
+ * them after a confirmation. Viewers see the list only; the core refuses their POSTs.
+ */
+import { type User, UserRole } from '../../gen/prepaid/v1/holder_pb.js';
+import { refusalOf } from '../core-client.js';
+import { lagosTime } from '../format.js';
+import { html, type SafeHtml } from '../html.js';
+import { csrfField, type FieldError, field, isOwner, page, secretBox, select, type Viewer } from '../layout.js';
+import type { Answer, PageContext, Route } from '../server.js';
+
+const ROLE_WORDS: ReadonlyArray<readonly [string, string]> = [
+  ['viewer', 'Viewer: sees everything, changes nothing'],
+  ['owner', 'Owner: everything, keys and people included'],
+];
+
+function userRow(viewer: Viewer, user: User): SafeHtml {
+  const self = user.userId === viewer.session.user?.userId;
+  const canDisable = isOwner(viewer) && !self && !user.disabled;
+  return html`<tr>
+<th scope="row">${user.email}${self ? ' (you)' : ''}</th>
+<td>${user.role === UserRole.OWNER ? 'Owner' : 'Viewer'}</td>
+<td>${user.disabled ? html`<strong class="tag tag--grey">Disabled</strong>` : html`<strong class="tag tag--green">Active</strong>`}</td>
+<td>${user.totpEnabled ? 'On' : 'Off'}</td>
+<td>${lagosTime(user.createdAt)}</td>
+<td>${canDisable ? html`<a href="/users/disable?user=${encodeURIComponent(user.userId)}" class="danger-link">Disable<span class="visually-hidden"> ${user.email}</span></a>` : ''}</td>
+</tr>`;
+}
+
+async function usersPage(
+  ctx: PageContext,
+  extra: { invited?: { email: string; url: string }; errors?: FieldError[]; email?: string; role?: string; notice?: string } = {},
+): Promise<Answer> {
+  const viewer = ctx.viewer!;
+  const { users } = await ctx.core.holder.listUsers({ sessionToken: ctx.sessionToken });
+  const errors = extra.errors ?? [];
+  const body = html`<h1>Users</h1>
+${
+  extra.invited
+    ? html`<div class="panel panel--secret" role="region" aria-labelledby="invited-title">
+<h2 id="invited-title">Invitation for ${extra.invited.email}</h2>
+<p class="warning"><strong>Send this link to ${extra.invited.email} yourself. It will not be shown again.</strong> It works once, for 72 hours.</p>
+${secretBox('Invitation link', 'invite-url', extra.invited.url)}
+</div>`
+    : ''
+}
+<div class="table-wrap"><table class="table">
+<caption class="visually-hidden">People who can sign in to this account</caption>
+<thead><tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">State</th><th scope="col">Two-step sign-in</th><th scope="col">Since</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+<tbody>${users.map((user) => userRow(viewer, user))}</tbody>
+</table></div>
+${
+  isOwner(viewer)
+    ? html`<h2>Invite someone</h2>
+<form method="post" action="/users/invite" novalidate>
+  ${csrfField(viewer.csrfToken)}
+  ${field({ name: 'email', label: 'Email address', type: 'email', value: extra.email ?? '', autocomplete: 'off', errors })}
+  ${select({ name: 'role', label: 'Role', options: ROLE_WORDS, value: extra.role ?? 'viewer', errors })}
+  <button type="submit" class="button">Create invitation link</button>
+</form>`
+    : html`<p class="inset">Only an owner of the account can invite people.</p>`
+}`;
+  return {
+    kind: 'page',
+    status: errors.length > 0 ? 400 : 200,
+    body: page({ title: 'Users', current: '/users', viewer, errors, ...(extra.notice ? { notice: extra.notice } : {}) }, body),
+  };
+}
+
+export const userRoutes: Route[] = [
+  {
+    method: 'GET',
+    path: '/users',
+    name: 'users',
+    signedIn: true,
+    handler: (ctx) => usersPage(ctx, ctx.url.searchParams.get('done') === 'disabled' ? { notice: 'The user is disabled and signed out.' } : {}),
+  },
+  {
+    method: 'POST',
+    path: '/users/invite',
+    name: 'users_invite',
+    signedIn: true,
+    async handler(ctx) {
+      const email = (ctx.form.get('email') ?? '').trim();
+      const roleWord = ctx.form.get('role') ?? 'viewer';
+      if (email === '') return usersPage(ctx, { errors: [{ field: 'email', message: 'Enter the email address of the person to invite' }], role: roleWord });
+      const role = roleWord === 'owner' ? UserRole.OWNER : roleWord === 'viewer' ? UserRole.VIEWER : UserRole.UNSPECIFIED;
+      try {
+        const { invitation } = await ctx.core.holder.inviteUser({ sessionToken: ctx.sessionToken, email, role });
+        if (invitation === undefined) throw new Error('InviteUser answered without an invitation');
+        return usersPage(ctx, { invited: { email: invitation.email, url: invitation.inviteUrl } });
+      } catch (error) {
+        const refusal = refusalOf(error);
+        if (refusal.kind !== 'invalid' && refusal.kind !== 'refused') throw error;
+        const message = refusal.fields.get('email') ?? refusal.fields.get('role') ?? refusal.message;
+        return usersPage(ctx, { errors: [{ field: refusal.fields.has('role') ? 'role' : 'email', message }], email, role: roleWord });
+      }
+    },
+  },
+  {
+    method: 'GET',
+    path: '/users/disable',
+    name: 'users_disable',
+    signedIn: true,
+    async handler(ctx) {
+      const viewer = ctx.viewer!;
+      const { users } = await ctx.core.holder.listUsers({ sessionToken: ctx.sessionToken });
+      const user = users.find((u) => u.userId === ctx.url.searchParams.get('user'));
+      if (user === undefined || user.disabled)
+        return {
+          kind: 'page',
+          status: 404,
+          body: page({ title: 'User not found', current: '/users', viewer }, html`<h1>User not found</h1><p><a href="/users">Back to users</a></p>`),
+        };
+      const body = html`<h1>Disable ${user.email}?</h1>
+<div class="warning"><p>They will be signed out at once and cannot sign in again. To let them back in, invite them anew.</p></div>
+<form method="post" action="/users/disable" data-confirm="Disable this user?">
+  ${csrfField(viewer.csrfToken)}
+  <input type="hidden" name="user" value="${user.userId}">
+  <div class="button-group">
+    <button type="submit" class="button button--warning">Yes, disable this user</button>
+    <a href="/users" class="link-button">No, keep them</a>
+  </div>
+</form>`;
+      return { kind: 'page', body: page({ title: 'Disable a user', current: '/users', viewer }, body) };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/users/disable',
+    name: 'users_disable',
+    signedIn: true,
+    async handler(ctx) {
+      await ctx.core.holder.disableUser({ sessionToken: ctx.sessionToken, userId: ctx.form.get('user') ?? '' });
+      return { kind: 'redirect', location: '/users?done=disabled' };
+    },
+  },
+];

@@ -1,0 +1,401 @@
+/**
+ * The developer area's HTTP server: node:http, server-rendered pages, one small stylesheet and
+ * one small script. The factory builds the server without listening; only dashboard/main.ts
+ * (and tests, on port 0) call listen.
+ *
+ * Around every request, in this order: the security headers (security.ts), the route, and for
+ * a POST its CSRF token, checked before anything reaches the core. A signed-in page first asks
+ * the core who the session is (which also extends its idle expiry); a session the core does not
+ * know any more sends the browser back to sign-in. Every decision about what a person may see
+ * or do is the core's: a refusal from it becomes a page that says so.
+ */
+import { readFileSync } from 'node:fs';
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import { isIP, type Socket } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import type { Duplex } from 'node:stream';
+import { type DashboardConfig, proxyList } from './config.js';
+import { type DashboardCore, refusalOf } from './core-client.js';
+import { html, type SafeHtml } from './html.js';
+import { page, type Viewer } from './layout.js';
+import type { DashboardLogger } from './log.js';
+import { routes } from './pages/index.js';
+import {
+  CHALLENGE_COOKIE,
+  CSRF_FIELD,
+  type Csrf,
+  clearedCookie,
+  createCsrf,
+  newVisitorId,
+  readCookies,
+  SESSION_COOKIE,
+  setSecurityHeaders,
+  VISITOR_COOKIE,
+  visitorCookie,
+} from './security.js';
+
+/** What the dashboard is built from. */
+export interface DashboardDeps {
+  config: DashboardConfig;
+  core: DashboardCore;
+  /** Key of the CSRF tokens (config.ts's resolveDashboardSecret). */
+  secret: string;
+  log: DashboardLogger;
+}
+
+/** A built dashboard: its server (not listening yet) and how to stop it. */
+export interface Dashboard {
+  server: http.Server;
+  /** Stops accepting connections and waits for open requests to finish. */
+  close(): Promise<void>;
+  /** Drops every connection still open. */
+  forceClose(): void;
+}
+
+/** What a page handler answers. */
+export type Answer =
+  | { kind: 'page'; status?: number; body: SafeHtml }
+  | { kind: 'redirect'; location: string }
+  /** The handler wrote the answer itself (a CSV stream). */
+  | { kind: 'written' };
+
+/** Everything a page handler gets. */
+export interface PageContext {
+  req: IncomingMessage;
+  res: ServerResponse;
+  url: URL;
+  /** Groups of the route's pattern (for example a reference). */
+  params: readonly string[];
+  /** The submitted form of a POST (its CSRF token already checked); empty for a GET. */
+  form: URLSearchParams;
+  config: DashboardConfig;
+  core: DashboardCore;
+  csrf: Csrf;
+  /** The browser's address, for the core's sign-in throttling. */
+  clientIp: string;
+  /** Cookies to set with the answer. */
+  setCookies: string[];
+  /** Signed-in routes: the session token (from the cookie) and who it is. */
+  sessionToken: string;
+  viewer: Viewer | undefined;
+  /** Public routes: the token their forms carry. */
+  visitorCsrf: string;
+}
+
+/** One route: a method, a path (exact, or a pattern whose groups become params), and its handler. */
+export interface Route {
+  method: 'GET' | 'POST';
+  path: string | RegExp;
+  /** The label in log lines (never the raw path, which may hold an invitation token). */
+  name: string;
+  /** Signed-in routes need a session the core knows. */
+  signedIn: boolean;
+  handler(ctx: PageContext): Promise<Answer>;
+}
+
+/** A form is a handful of fields; nothing legitimate comes close. */
+const MAX_FORM_BYTES = 64 * 1024;
+const HEADERS_TIMEOUT_MS = 10_000;
+const REQUEST_TIMEOUT_MS = 30_000;
+
+const STATIC_FILES: Readonly<Record<string, { file: string; type: string }>> = {
+  '/static/dashboard.css': { file: 'dashboard.css', type: 'text/css; charset=utf-8' },
+  '/static/dashboard.js': { file: 'dashboard.js', type: 'text/javascript; charset=utf-8' },
+};
+
+/** The static files, read once at start from dashboard/static/ (copied beside the build by bin/build.js). */
+function loadStatic(): Map<string, { body: Buffer; type: string }> {
+  const files = new Map<string, { body: Buffer; type: string }>();
+  for (const [path, { file, type }] of Object.entries(STATIC_FILES)) {
+    files.set(path, { body: readFileSync(new URL(`./static/${file}`, import.meta.url)), type });
+  }
+  return files;
+}
+
+/** What every request shares: built once per dashboard. */
+interface Shared {
+  config: DashboardConfig;
+  core: DashboardCore;
+  log: DashboardLogger;
+  csrf: Csrf;
+  staticFiles: Map<string, { body: Buffer; type: string }>;
+  clientIpOf(req: IncomingMessage): string;
+  cookieOptions: { secure: boolean };
+}
+
+/** Builds the dashboard's HTTP server. */
+export function createDashboard(deps: DashboardDeps): Dashboard {
+  const { config, log } = deps;
+  const proxies = proxyList(config.trustedProxies);
+  const shared: Shared = {
+    config,
+    core: deps.core,
+    log,
+    csrf: createCsrf(deps.secret),
+    staticFiles: loadStatic(),
+    cookieOptions: { secure: config.secureCookies },
+    clientIpOf(req) {
+      const peer = plainAddress(req.socket.remoteAddress ?? '');
+      if (peer === '' || !proxies.check(peer, isIP(peer) === 6 ? 'ipv6' : 'ipv4')) return peer;
+      // The hop the trusted proxy appended is the address it saw; anything left of it the client wrote.
+      const forwarded = String(req.headers['x-forwarded-for'] ?? '')
+        .split(',')
+        .map((hop) => plainAddress(hop.trim()))
+        .filter((hop) => isIP(hop) !== 0);
+      return forwarded.at(-1) ?? peer;
+    },
+  };
+
+  const open = new Set<Socket>();
+  const server = http.createServer({ headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS }, (req, res) => {
+    const started = performance.now();
+    handle(shared, req, res).then(
+      (name) => log.info('http.request', { method: req.method, route: name, status: res.statusCode, duration_ms: Math.round(performance.now() - started) }),
+      (error: unknown) => {
+        log.error('http.request_failed', { method: req.method, error: error instanceof Error ? error.message : String(error) });
+        if (!res.headersSent) sendPage(res, 500, messagePage('Sorry, there is a problem with the service', 'Try again in a few minutes.'));
+        else res.destroy();
+      },
+    );
+  });
+  server.on('connection', (socket: Socket) => {
+    open.add(socket);
+    socket.once('close', () => open.delete(socket));
+  });
+  server.on('clientError', (_error: Error, socket: Duplex) => {
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+    else socket.destroy();
+  });
+
+  return {
+    server,
+    close: () =>
+      new Promise<void>((resolve) => {
+        if (!server.listening) return resolve();
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      }),
+    forceClose() {
+      for (const socket of open) socket.destroy();
+    },
+  };
+}
+
+/** Answers one request; resolves to the route's name for the log line. */
+async function handle(shared: Shared, req: IncomingMessage, res: ServerResponse): Promise<string> {
+  setSecurityHeaders(res);
+  const url = new URL(req.url ?? '/', 'http://dashboard.invalid');
+  const fixed = serveFixed(shared, req, res, url.pathname);
+  if (fixed !== undefined) return fixed;
+  const found = findRoute(req.method === 'HEAD' ? 'GET' : (req.method ?? ''), url.pathname);
+  if (found === undefined) {
+    sendPage(res, 404, notFoundPage());
+    return 'not_found';
+  }
+  if (found === 'method') {
+    res.setHeader('Allow', 'GET, POST');
+    sendPage(res, 405, messagePage('That is not possible here', 'This address does not take that kind of request.'));
+    return 'method_not_allowed';
+  }
+  const { route, params } = found;
+  const ctx = await admit(shared, req, res, url, route, params);
+  if (ctx === undefined) return route.name;
+  let answer: Answer;
+  try {
+    answer = await route.handler(ctx);
+  } catch (error) {
+    if (res.headersSent) throw error;
+    answer = refusalAnswer(shared, ctx, error);
+  }
+  if (answer.kind === 'redirect') redirect(res, answer.location, ctx.setCookies);
+  else if (answer.kind === 'page') {
+    if (ctx.setCookies.length > 0) res.setHeader('Set-Cookie', ctx.setCookies);
+    sendPage(res, answer.status ?? 200, answer.body, req.method === 'HEAD');
+  }
+  return route.name;
+}
+
+/** The stylesheet, the script and /healthz; undefined for anything else. */
+function serveFixed(shared: Shared, req: IncomingMessage, res: ServerResponse, path: string): string | undefined {
+  if (req.method !== 'GET' && req.method !== 'HEAD') return undefined;
+  const file = shared.staticFiles.get(path);
+  if (file !== undefined) {
+    res.writeHead(200, { 'Content-Type': file.type, 'Content-Length': file.body.length, 'Cache-Control': 'public, max-age=300' });
+    res.end(req.method === 'HEAD' ? undefined : file.body);
+    return 'static';
+  }
+  if (path === '/healthz') {
+    res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' });
+    res.end('ok\n');
+    return 'healthz';
+  }
+  return undefined;
+}
+
+/**
+ * Everything before the page: the visitor cookie, the form and its CSRF token, and for a
+ * signed-in route who the session is. Undefined when the request was answered here (refused,
+ * or sent to sign in).
+ */
+async function admit(shared: Shared, req: IncomingMessage, res: ServerResponse, url: URL, route: Route, params: string[]): Promise<PageContext | undefined> {
+  const { csrf, cookieOptions } = shared;
+  const cookies = readCookies(req);
+  const sessionToken = cookies.get(SESSION_COOKIE) ?? '';
+  let visitorId = cookies.get(VISITOR_COOKIE);
+  const setCookies: string[] = [];
+  if (!route.signedIn && visitorId === undefined && route.method === 'GET') {
+    visitorId = newVisitorId();
+    setCookies.push(visitorCookie(visitorId, cookieOptions));
+  }
+  const visitorCsrf = visitorId === undefined ? '' : csrf.forVisitor(visitorId);
+
+  let form = new URLSearchParams();
+  if (route.method === 'POST') {
+    const body = await readForm(req);
+    if (body === undefined) {
+      sendPage(res, 413, messagePage('That form was too large', 'Go back and try again with less text.'));
+      return undefined;
+    }
+    form = body;
+    if (route.signedIn && sessionToken === '') {
+      // A POST from a browser that is not signed in (its session cookie ended with the session).
+      redirect(res, '/sign-in?ended=1', setCookies);
+      return undefined;
+    }
+    // The synchroniser token: for a signed-in form, the HMAC of this session's token; for a
+    // form shown before sign-in, of this browser's visitor cookie. Checked before the core is asked.
+    const expected = route.signedIn ? csrf.forSession(sessionToken) : visitorCsrf;
+    if (expected === '' || !csrf.check(form.get(CSRF_FIELD) ?? undefined, expected)) {
+      sendPage(res, 403, csrfPage());
+      return undefined;
+    }
+  }
+
+  let viewer: Viewer | undefined;
+  if (route.signedIn) {
+    if (sessionToken === '') {
+      redirect(res, '/sign-in', setCookies);
+      return undefined;
+    }
+    try {
+      const { session } = await shared.core.holder.getSession({ sessionToken });
+      if (session === undefined) throw new Error('GetSession answered without a session');
+      viewer = { session, csrfToken: csrf.forSession(sessionToken) };
+    } catch (error) {
+      if (refusalOf(error).kind !== 'signed_out') throw error;
+      setCookies.push(clearedCookie(SESSION_COOKIE, cookieOptions));
+      redirect(res, '/sign-in?ended=1', setCookies);
+      return undefined;
+    }
+  }
+  return {
+    req,
+    res,
+    url,
+    params,
+    form,
+    config: shared.config,
+    core: shared.core,
+    csrf,
+    clientIp: shared.clientIpOf(req),
+    setCookies,
+    sessionToken,
+    viewer,
+    visitorCsrf,
+  };
+}
+
+/** A refusal from the core that the page did not handle itself. */
+function refusalAnswer(shared: Shared, ctx: PageContext, error: unknown): Answer {
+  const refusal = refusalOf(error);
+  const viewer = ctx.viewer;
+  switch (refusal.kind) {
+    case 'signed_out':
+      ctx.setCookies.push(clearedCookie(SESSION_COOKIE, shared.cookieOptions), clearedCookie(CHALLENGE_COOKIE, shared.cookieOptions));
+      return { kind: 'redirect', location: '/sign-in?ended=1' };
+    case 'forbidden':
+      return {
+        kind: 'page',
+        status: 403,
+        body: messagePage('You cannot do that', 'Your role on this account can see this, but not change it. Ask an owner of the account.', viewer),
+      };
+    case 'not_found':
+      return { kind: 'page', status: 404, body: notFoundPage(viewer) };
+    case 'invalid':
+    case 'refused':
+      return { kind: 'page', status: 400, body: messagePage('That could not be done', refusal.message, viewer) };
+    case 'unavailable':
+      shared.log.error('dashboard.core_failed', { message: refusal.message });
+      return {
+        kind: 'page',
+        status: 503,
+        body: messagePage('Sorry, there is a problem with the service', 'Try again in a few minutes. Nothing you sent was changed.', viewer),
+      };
+  }
+}
+
+function findRoute(method: string, path: string): { route: Route; params: string[] } | 'method' | undefined {
+  let other = false;
+  for (const route of routes) {
+    const match = typeof route.path === 'string' ? (route.path === path ? [path] : null) : route.path.exec(path);
+    if (match === null) continue;
+    if (route.method !== method) {
+      other = true;
+      continue;
+    }
+    return { route, params: match.slice(1).map((p) => decodeURIComponent(p ?? '')) };
+  }
+  return other ? 'method' : undefined;
+}
+
+/** Reads an application/x-www-form-urlencoded body up to MAX_FORM_BYTES; undefined when larger. */
+async function readForm(req: IncomingMessage): Promise<URLSearchParams | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_FORM_BYTES) return undefined;
+    chunks.push(chunk);
+  }
+  const type = String(req.headers['content-type'] ?? '')
+    .split(';')[0]
+    ?.trim()
+    .toLowerCase();
+  // Only what an HTML form sends; anything else carries no fields (and so no CSRF token).
+  if (type !== 'application/x-www-form-urlencoded') return new URLSearchParams();
+  return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
+}
+
+function sendPage(res: ServerResponse, status: number, body: SafeHtml, headOnly = false): void {
+  const payload = Buffer.from(body.text, 'utf8');
+  // Every page may carry a CSRF token or a secret; none is kept by a browser or a proxy.
+  res.writeHead(status, { 'Content-Type': 'text/html; charset=utf-8', 'Content-Length': payload.length, 'Cache-Control': 'no-store' });
+  res.end(headOnly ? undefined : payload);
+}
+
+function redirect(res: ServerResponse, location: string, setCookies: readonly string[]): void {
+  if (setCookies.length > 0) res.setHeader('Set-Cookie', setCookies);
+  res.writeHead(303, { Location: location, 'Cache-Control': 'no-store', 'Content-Length': 0 });
+  res.end();
+}
+
+function plainAddress(address: string): string {
+  const bare = address.replace(/^\[|\]$/g, '');
+  return bare.startsWith('::ffff:') && isIP(bare.slice(7)) === 4 ? bare.slice(7) : bare;
+}
+
+/** A page with a heading and one sentence. */
+export function messagePage(title: string, sentence: string, viewer?: Viewer): SafeHtml {
+  return page({ title, ...(viewer ? { viewer } : {}) }, html`<h1>${title}</h1><p>${sentence}</p><p><a href="/">Go to the overview</a></p>`);
+}
+
+function notFoundPage(viewer?: Viewer): SafeHtml {
+  return messagePage('Page not found', 'If you typed the address, check it is correct. If you followed a link, it may be out of date.', viewer);
+}
+
+function csrfPage(): SafeHtml {
+  return messagePage(
+    'That form could not be accepted',
+    'The form was missing its security token, or it came from another page or an earlier sign-in. Nothing was changed. Go back, reload the page and send it again.',
+  );
+}

@@ -205,7 +205,7 @@ async function handle(shared: Shared, req: IncomingMessage, res: ServerResponse)
     answer = await route.handler(ctx);
   } catch (error) {
     if (res.headersSent) throw error;
-    answer = refusalAnswer(shared, ctx, error);
+    answer = refusalAnswer(shared, ctx.viewer, ctx.setCookies, error);
   }
   if (answer.kind === 'redirect') redirect(res, answer.location, ctx.setCookies);
   else if (answer.kind === 'page') {
@@ -282,7 +282,11 @@ async function admit(shared: Shared, req: IncomingMessage, res: ServerResponse, 
       if (session === undefined) throw new Error('GetSession answered without a session');
       viewer = { session, csrfToken: csrf.forSession(sessionToken) };
     } catch (error) {
-      if (refusalOf(error).kind !== 'signed_out') throw error;
+      if (refusalOf(error).kind !== 'signed_out') {
+        const answer = refusalAnswer(shared, undefined, setCookies, error);
+        if (answer.kind === 'page') sendPage(res, answer.status ?? 200, answer.body);
+        return undefined;
+      }
       setCookies.push(clearedCookie(SESSION_COOKIE, cookieOptions));
       redirect(res, '/sign-in?ended=1', setCookies);
       return undefined;
@@ -306,12 +310,11 @@ async function admit(shared: Shared, req: IncomingMessage, res: ServerResponse, 
 }
 
 /** A refusal from the core that the page did not handle itself. */
-function refusalAnswer(shared: Shared, ctx: PageContext, error: unknown): Answer {
+function refusalAnswer(shared: Shared, viewer: Viewer | undefined, setCookies: string[], error: unknown): Answer {
   const refusal = refusalOf(error);
-  const viewer = ctx.viewer;
   switch (refusal.kind) {
     case 'signed_out':
-      ctx.setCookies.push(clearedCookie(SESSION_COOKIE, shared.cookieOptions), clearedCookie(CHALLENGE_COOKIE, shared.cookieOptions));
+      setCookies.push(clearedCookie(SESSION_COOKIE, shared.cookieOptions), clearedCookie(CHALLENGE_COOKIE, shared.cookieOptions));
       return { kind: 'redirect', location: '/sign-in?ended=1' };
     case 'forbidden':
       return {

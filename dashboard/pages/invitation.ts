@@ -1,7 +1,7 @@
 /**
  * Accepting an invitation: the link the operator (or an owner) passed on opens this page with
  * the token; the invitee sets a password and is sent to sign in. The token travels in the
- * link's query and then in the form, never in a log line (request lines name the route only),
+ * link's path and then in the form, never in a log line (request lines name the route only),
  * and the page is not cached; Referrer-Policy: no-referrer keeps the address from other sites.
  * The password's rules are the core's: its refusal is shown beside the field.
  */
@@ -52,14 +52,12 @@ Your email address is <strong>${invitation.email}</strong>. This link works once
 
 export const invitationRoutes: Route[] = [
   {
+    // The link the core makes: DASHBOARD_PUBLIC_URL/invite/<token>.
     method: 'GET',
-    path: '/invitation',
+    path: /^\/invite\/([A-Za-z0-9_-]{1,128})$/,
     name: 'invitation',
     signedIn: false,
-    async handler(ctx) {
-      const token = ctx.url.searchParams.get('token') ?? '';
-      return token === '' ? invalidLink() : form(ctx, token, []);
-    },
+    handler: (ctx) => form(ctx, ctx.params[0] ?? '', []),
   },
   {
     method: 'POST',

@@ -64,7 +64,8 @@ export function spendChart(days: readonly DailySpend[]): SafeHtml {
   );
   const labels = days
     .map((day, i) => ({ day, i }))
-    .filter(({ i }) => i % 7 === 0 || i === days.length - 1)
+    // A label a week, and today's unless it would touch the last weekly one.
+    .filter(({ i }) => i % 7 === 0 || (i === days.length - 1 && i % 7 >= 4))
     .map(
       ({ day, i }) =>
         html`<text class="axis" x="${(CHART_LEFT + i * slot + slot / 2).toFixed(1)}" y="${CHART_HEIGHT - 8}" text-anchor="middle">${shortDay(day.date)}</text>`,

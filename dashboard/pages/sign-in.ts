@@ -110,7 +110,11 @@ export const signInRoutes: Route[] = [
         case SignInOutcome.THROTTLED:
           return { ...codeForm(ctx, [{ ...throttled(answer.retryAfterSeconds), field: 'totp_code' }]), status: 429 };
         default:
-          return codeForm(ctx, [{ field: 'totp_code', message: 'The code is not right, or the sign-in took too long. Check the code, or start again' }]);
+          // The core takes a challenge once, right or wrong: a wrong code starts the sign-in again.
+          ctx.setCookies.push(clearedCookie(CHALLENGE_COOKIE, { secure: ctx.config.secureCookies }));
+          return signInForm(ctx, [
+            { field: 'email', message: 'The code was not right, or the sign-in took too long. Sign in again and enter the code your app shows now' },
+          ]);
       }
     },
   },

@@ -9,6 +9,7 @@ import { loadDashboardConfig } from '../../dashboard/config.js';
 import { lagosTime, naira } from '../../dashboard/format.js';
 import { html, trusted } from '../../dashboard/html.js';
 import { createCsrf } from '../../dashboard/security.js';
+import { UserAdminService, UserRole } from '../../gen/prepaid/v1/holder_pb.js';
 import { startCore, type TestCore } from '../helpers/core.js';
 import { startTestDashboard, type TestDashboard } from '../helpers/dashboard.js';
 import { suite } from '../helpers/suite.js';
@@ -122,6 +123,29 @@ test('request log lines name the route, never the path: an invitation token stay
   const lines = JSON.stringify(dashboard.logged);
   assert.match(lines, '"route":"invitation"');
   assert.not.match(lines, token);
+});
+
+test('the CSV export streams every page of the history the core hands over, in order, formula-like cells neutralised', async ({ core, dashboard }) => {
+  // More rows than one export page of the core (500), so the stream must ask again.
+  const PURCHASES = 520;
+  const { accountId } = await core.createApiAccount({ balanceKobo: PURCHASES * 100_00 });
+  for (let i = 0; i < PURCHASES; i++) {
+    await core.purchase.buyAirtime({ accountId, network: 'mtn', phone: '08031234567', amountKobo: 100_00n, requestId: i === 0 ? '-cmd' : `order-${i}` });
+  }
+  const { invitation } = await core
+    .clientWithToken(UserAdminService, core.adminToken)
+    .inviteUser({ accountId, email: 'export@example.ng', role: UserRole.VIEWER });
+  await dashboard.client.holder.acceptInvitation({ invitationToken: invitation!.invitationToken, password: 'a long enough password' });
+  const signedIn = await dashboard.client.holder.signIn({ email: 'export@example.ng', password: 'a long enough password', clientIp: '127.0.0.1' });
+  const response = await fetch(`${dashboard.url}/transactions.csv?product=airtime`, { headers: { cookie: `prepaid_session=${signedIn.sessionToken}` } });
+  assert.is(response.status, 200);
+  assert.match(response.headers.get('content-disposition') ?? '', 'attachment; filename="transactions.csv"');
+  assert.is(response.headers.get('cache-control'), 'no-store');
+  const lines = (await response.text()).trim().split('\r\n');
+  assert.is(lines.length, PURCHASES + 1, 'a header and every purchase');
+  const references = lines.slice(1).map((line) => line.split(',')[0]!);
+  assert.is(new Set(references).size, PURCHASES, 'no row twice');
+  assert.match(lines.at(-1)!, ",'-cmd", 'the oldest, last; its request id cannot run as a formula');
 });
 
 test('the configuration: defaults, the secure-cookie rule, and refusals that name the variable', () => {

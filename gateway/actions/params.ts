@@ -8,6 +8,22 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { type Kobo, parseNaira, ZERO_KOBO } from '../../core/domain/money.js';
 import { invalidParameters, type PublicViolation } from '../errors.js';
 
+/**
+ * A page's `limit` and `cursor` from the query: the core owns the page-size bounds
+ * (core/domain/paging.ts), so the gateway only checks that `limit` is an integer. A limit
+ * beyond the contract's int32 `page_size` is sent as the nearest int32, which the core refuses
+ * like any other size out of its bounds; it could not be encoded as it is.
+ */
+export function pageQuery(fields: FieldReader): { pageSize: number | undefined; pageToken: string | undefined } {
+  const limit = fields.optionalInteger('limit');
+  const pageToken = fields.optionalString('cursor');
+  const pageSize = limit === undefined ? undefined : Math.min(INT32_MAX, Math.max(INT32_MIN, limit));
+  return { pageSize, pageToken };
+}
+
+const INT32_MIN = -(2 ** 31);
+const INT32_MAX = 2 ** 31 - 1;
+
 /** Reads typed fields from a body or a query string and remembers what was wrong. */
 export class FieldReader {
   private readonly violations: PublicViolation[] = [];

@@ -11,9 +11,15 @@
  * store is logged and the request goes through, because refusing every partner while a
  * counter store is down would turn a small fault into an outage. (The MongoDB limiters
  * first fall back to counting in memory, so only a failure of both lets requests through.)
+ *
+ * What a stalled MongoDB costs, chosen on purpose: each shared counter call is bounded to
+ * SHARED_COUNTER_TIMEOUT_MS. When the bound is hit the request is counted in this gateway's
+ * memory instead, as for any other MongoDB failure: the limit then holds per process,
+ * neither open (everything through) nor closed (every partner refused while a counter
+ * store is down). Only if the in-memory count failed too would the request go through.
  */
-import { MongoClient, type MongoClientOptions, ReadConcern, ReadPreference, WriteConcern } from 'mongodb';
-import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterMongo, RateLimiterRes } from 'rate-limiter-flexible';
+import { type Collection, type IndexDescription, MongoClient, type MongoClientOptions, ReadConcern, ReadPreference, WriteConcern } from 'mongodb';
+import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterMongo, RateLimiterRes, RLWrapperTimeouts } from 'rate-limiter-flexible';
 import type { GatewayLogger } from './log.js';
 import { createSharedSlidingWindowLimiter, createSlidingWindowLimiter, type SlidingWindowDoc } from './sliding-window.js';
 
@@ -140,14 +146,97 @@ export const SHARED_COUNTERS_COLLECTION = 'rate_limits';
 export const SHARED_WINDOWS_COLLECTION = 'rate_limit_windows';
 
 /**
- * How long a counter update may wait for MongoDB (server selection, connect, reply)
- * before the insurance limiter answers instead. It is added to a request only while
- * MongoDB is unreachable, so it is short.
+ * How long one counter call may wait for MongoDB, all included (server selection, a
+ * connection from the pool, the reply), before the insurance limiter answers instead. It
+ * is added to a request only while MongoDB is unreachable or stalled, so it is short.
+ * Each call is bounded by a timer of its own (RLWrapperTimeouts, `withinDeadline`): the
+ * driver's timeouts bound the parts, not the whole call.
  */
 export const SHARED_COUNTER_TIMEOUT_MS = 1_000;
 
+/**
+ * The connection timeout is also the driver's heartbeat timeout: at one second, a primary
+ * slow to answer a heartbeat would be marked unknown and its pool cleared. Calls are bounded
+ * by SHARED_COUNTER_TIMEOUT_MS anyway, so connecting (and a reply on an open socket) may
+ * take longer before the driver gives the connection up.
+ */
+const SHARED_CONNECT_TIMEOUT_MS = 5_000;
+
 /** How often the counters' indexes are retried after MongoDB was unreachable at start. */
 const INDEX_RETRY_MS = 30_000;
+
+/**
+ * The counters' indexes, by collection: a unique index on the counter key, and TTL indexes
+ * that remove expired windows. rate-limiter-flexible would create the first two itself, under
+ * its default names (`key_1`, `expire_-1`); a database where it did (an older gateway, or
+ * one started with its index creation on) already has them under those names.
+ */
+export const SHARED_INDEXES: Readonly<Record<string, readonly IndexDescription[]>> = {
+  [SHARED_COUNTERS_COLLECTION]: [
+    { name: 'rate_limits_key', key: { key: 1 }, unique: true },
+    { name: 'rate_limits_expire', key: { expire: -1 }, expireAfterSeconds: 0 },
+  ],
+  [SHARED_WINDOWS_COLLECTION]: [{ name: 'rate_limit_windows_expire', key: { expire: 1 }, expireAfterSeconds: 0 }],
+};
+
+/**
+ * Server codes for an index that exists already under another name or with other options:
+ * IndexOptionsConflict (85: same keys, another name or options) and IndexKeySpecsConflict
+ * (86: same name, other keys).
+ */
+const INDEX_CLASH_CODES: ReadonlySet<number> = new Set([85, 86]);
+
+/** Whether creating an index failed because one like it exists (see INDEX_CLASH_CODES). */
+export function isIndexClash(error: unknown): boolean {
+  const code = typeof error === 'object' && error !== null && 'code' in error ? (error as { code: unknown }).code : undefined;
+  return typeof code === 'number' && INDEX_CLASH_CODES.has(code);
+}
+
+/** An index as listIndexes describes it; only what decides equivalence is read. */
+export interface ExistingIndex {
+  name?: string;
+  key: Record<string, unknown>;
+  unique?: boolean;
+  expireAfterSeconds?: number;
+  partialFilterExpression?: Record<string, unknown>;
+}
+
+/**
+ * Whether an existing index does the job of a wanted one, whatever its name: the same keys
+ * in the same order and directions, unique alike, the same TTL and the same partial filter.
+ * An index with the same keys but, say, no unique constraint does not: that clash is a real
+ * fault, and stays one.
+ */
+export function isEquivalentIndex(wanted: IndexDescription, existing: ExistingIndex): boolean {
+  const keys = (key: unknown) => JSON.stringify(Object.entries((key ?? {}) as Record<string, unknown>).map(([field, direction]) => [field, Number(direction)]));
+  return (
+    keys(wanted.key) === keys(existing.key) &&
+    (wanted.unique ?? false) === (existing.unique ?? false) &&
+    wanted.expireAfterSeconds === existing.expireAfterSeconds &&
+    JSON.stringify(wanted.partialFilterExpression ?? null) === JSON.stringify(existing.partialFilterExpression ?? null)
+  );
+}
+
+/** The wanted indexes that no existing index does the job of, so still to be created. */
+export function indexesToCreate(wanted: readonly IndexDescription[], existing: readonly ExistingIndex[]): IndexDescription[] {
+  return wanted.filter((index) => !existing.some((found) => isEquivalentIndex(index, found)));
+}
+
+/**
+ * Creates the wanted indexes. When the server answers that one like them exists (under
+ * rate-limiter-flexible's default name, say), the existing indexes are read and every
+ * equivalent one counts as created: only the rest are created again, and a clash with an
+ * index that is not equivalent is still an error.
+ */
+async function ensureIndexes(collection: Collection, wanted: readonly IndexDescription[]): Promise<void> {
+  try {
+    await collection.createIndexes([...wanted]);
+  } catch (error) {
+    if (!isIndexClash(error)) throw error;
+    const missing = indexesToCreate(wanted, (await collection.listIndexes().toArray()) as ExistingIndex[]);
+    if (missing.length > 0) await collection.createIndexes(missing);
+  }
+}
 
 /** At most one "falling back to memory" report per policy per interval. */
 const FALLBACK_REPORT_INTERVAL_MS = 60_000;
@@ -176,12 +265,17 @@ export function openSharedLimiters(
   policies: { perKey: RateLimitPolicy; authFailures: RateLimitPolicy },
   log: GatewayLogger,
   clientOptions: MongoClientOptions = {},
+  deadlineMs: number = SHARED_COUNTER_TIMEOUT_MS,
 ): SharedLimiters {
   const client = new MongoClient(mongo.uri, {
     appName: 'prepaid-gateway',
+    // Calls that cannot reach a server, or wait for a pooled connection, give up as soon as
+    // the call's own bound does, instead of queueing behind it (the driver waits 30 s for a
+    // server and forever for a connection by default).
     serverSelectionTimeoutMS: SHARED_COUNTER_TIMEOUT_MS,
-    connectTimeoutMS: SHARED_COUNTER_TIMEOUT_MS,
-    socketTimeoutMS: SHARED_COUNTER_TIMEOUT_MS,
+    waitQueueTimeoutMS: SHARED_COUNTER_TIMEOUT_MS,
+    connectTimeoutMS: SHARED_CONNECT_TIMEOUT_MS,
+    socketTimeoutMS: SHARED_CONNECT_TIMEOUT_MS,
     ...clientOptions,
     readPreference: ReadPreference.primary,
     readConcern: new ReadConcern('local'),
@@ -195,17 +289,10 @@ export function openSharedLimiters(
     settleReady = resolve;
     const attempt = () => {
       if (closed) return resolve();
-      const counters = client.db(mongo.dbName).collection(SHARED_COUNTERS_COLLECTION);
       // The same two indexes rate-limiter-flexible would create, made here so that a failure
       // is logged through the gateway's log and retried instead of printed once and forgotten.
-      const windows = client.db(mongo.dbName).collection(SHARED_WINDOWS_COLLECTION);
-      Promise.all([
-        counters.createIndexes([
-          { name: 'rate_limits_key', key: { key: 1 }, unique: true },
-          { name: 'rate_limits_expire', key: { expire: -1 }, expireAfterSeconds: 0 },
-        ]),
-        windows.createIndexes([{ name: 'rate_limit_windows_expire', key: { expire: 1 }, expireAfterSeconds: 0 }]),
-      ]).then(
+      const db = client.db(mongo.dbName);
+      Promise.all(Object.entries(SHARED_INDEXES).map(([collection, wanted]) => ensureIndexes(db.collection(collection), wanted))).then(
         () => resolve(),
         (error: unknown) => {
           if (closed) return resolve();
@@ -220,7 +307,7 @@ export function openSharedLimiters(
 
   const limiter = (policy: RateLimitPolicy): Limiter => {
     const options = { keyPrefix: policy.name, points: policy.quota, duration: policy.windowSeconds };
-    const backend = new RateLimiterMongo({
+    const counters = new RateLimiterMongo({
       ...options,
       storeClient: client,
       dbName: mongo.dbName,
@@ -230,9 +317,9 @@ export function openSharedLimiters(
       // window ends instead of asking MongoDB again: a flood from one key costs the
       // shared store one write per gateway, not one per request.
       inMemoryBlockOnConsumed: policy.quota + 1,
-      insuranceLimiter: new ReportingMemoryLimiter(options, fallbackReporter(policy, log)),
     });
-    return createLimiter(policy, backend, log);
+    const insurance = new ReportingMemoryLimiter(options, fallbackReporter(policy, log));
+    return createLimiter(policy, boundedCounters(counters, insurance, deadlineMs), log);
   };
 
   const perKeyReport = fallbackReporter(policies.perKey, log);
@@ -241,6 +328,7 @@ export function openSharedLimiters(
     client.db(mongo.dbName).collection<SlidingWindowDoc>(SHARED_WINDOWS_COLLECTION),
     createSlidingWindowLimiter(policies.perKey),
     perKeyReport,
+    deadlineMs,
   );
 
   return {
@@ -254,6 +342,16 @@ export function openSharedLimiters(
       await client.close();
     },
   };
+}
+
+/**
+ * A store-backed limiter whose every call is bounded to `deadlineMs`; past it, or on any
+ * store error, `insurance` answers (the inner limiter has no insurance of its own, so a
+ * call that times out and later fails is not counted in memory twice). Over-the-limit
+ * rejections (RateLimiterRes) pass through untouched.
+ */
+export function boundedCounters(counters: RateLimiterAbstract, insurance: RateLimiterAbstract, deadlineMs: number): RateLimiterAbstract {
+  return new RLWrapperTimeouts({ limiter: counters, timeoutMs: deadlineMs, insuranceLimiter: insurance });
 }
 
 /** An in-memory limiter that says each time it is used: it only is when MongoDB failed. */

@@ -118,23 +118,50 @@ export function decisionOf(policy: RateLimitPolicy, doc: Pick<SlidingWindowDoc, 
   );
 }
 
+/** The shared store did not answer a counter operation within its deadline. */
+export class CounterDeadlineError extends Error {
+  constructor(readonly deadlineMs: number) {
+    super(`the shared counter store did not answer within ${deadlineMs} ms`);
+    this.name = 'CounterDeadlineError';
+  }
+}
+
 /**
- * The exact limit shared by every gateway through one collection. A failing or slow MongoDB
- * (bounded by the client's timeouts) hands the request to `insurance`, an in-memory limiter
- * with the same policy, and `onFallback` is told; the limit then holds per process.
+ * The operation's result, or a CounterDeadlineError once `deadlineMs` has passed, whichever
+ * comes first. The driver's own timeouts do not bound one call as a whole (a stalled server
+ * can hold a reply until the socket timeout, a full pool queues, and `timeoutMS` does
+ * nothing in driver 7), so each counter call is bounded here. An operation that answers
+ * after its deadline is ignored; at worst it counts a request the insurance counted too,
+ * which errs on the strict side.
+ */
+export function withinDeadline<T>(operation: Promise<T>, deadlineMs: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new CounterDeadlineError(deadlineMs)), deadlineMs);
+  });
+  // A late rejection of the abandoned operation must not become an unhandled rejection.
+  operation.catch(() => undefined);
+  return Promise.race([operation, deadline]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * The exact limit shared by every gateway through one collection. A failing MongoDB, or one
+ * that does not answer within `deadlineMs`, hands the request to `insurance`, an in-memory
+ * limiter with the same policy, and `onFallback` is told; the limit then holds per process.
  */
 export function createSharedSlidingWindowLimiter(
   policy: RateLimitPolicy,
   counters: Collection<SlidingWindowDoc>,
   insurance: Limiter,
   onFallback: (error: unknown) => void,
+  deadlineMs: number,
 ): Limiter {
   const update = slidingWindowUpdate(policy);
   return {
     policy,
     async consume(key) {
       try {
-        const doc = await counters.findOneAndUpdate({ _id: key }, update, { upsert: true, returnDocument: 'after' });
+        const doc = await withinDeadline(counters.findOneAndUpdate({ _id: key }, update, { upsert: true, returnDocument: 'after' }), deadlineMs);
         if (doc === null) throw new Error('the counter update returned no document');
         return decisionOf(policy, doc);
       } catch (error) {
@@ -144,7 +171,10 @@ export function createSharedSlidingWindowLimiter(
     },
     async peek(key) {
       try {
-        const [doc] = await counters.aggregate<Pick<SlidingWindowDoc, 't' | 'ok' | 'now'>>([{ $match: { _id: key } }, ...update.slice(0, 2)]).toArray();
+        const [doc] = await withinDeadline(
+          counters.aggregate<Pick<SlidingWindowDoc, 't' | 'ok' | 'now'>>([{ $match: { _id: key } }, ...update.slice(0, 2)]).toArray(),
+          deadlineMs,
+        );
         if (doc === undefined) return { kind: 'allowed', remaining: policy.quota, resetSeconds: policy.windowSeconds };
         return decisionOf(policy, doc);
       } catch (error) {
@@ -154,7 +184,7 @@ export function createSharedSlidingWindowLimiter(
     },
     async reward(key) {
       try {
-        await counters.updateOne({ _id: key }, { $pop: { t: 1 } });
+        await withinDeadline(counters.updateOne({ _id: key }, { $pop: { t: 1 } }), deadlineMs);
       } catch (error) {
         onFallback(error);
         await insurance.reward(key);

@@ -2,7 +2,8 @@
  * A fake MongoDB server that speaks just enough of the wire protocol for the official
  * driver to connect: it answers the handshake and `hello` with a reply the test chooses
  * (standalone, replica set member, mongos, any wire version) and refuses every other
- * command. It is the outer edge the start-up guard meets, so the guard can be tested
+ * command, unless the test answers it (`answer`), or keeps silent on it, as a stalled
+ * server does. It is the outer edge the start-up guard meets, so the guard can be tested
  * through the real driver on a machine without MongoDB; it stores nothing.
  *
  * Messages: OP_QUERY (2004) carries the driver's first handshake and is answered with
@@ -29,7 +30,15 @@ export interface FakeTopology {
   maxWireVersion: number;
   /** Leave out logicalSessionTimeoutMinutes, as a server without sessions does. */
   noSessions?: boolean;
+  /**
+   * The reply to a command other than hello: a document, SILENCE to never answer it (a
+   * stalled server), or undefined for the default refusal.
+   */
+  answer?: (name: string, command: Document) => Document | typeof SILENCE | undefined;
 }
+
+/** What `answer` returns for a command the fake must never answer. */
+export const SILENCE = Symbol('silence');
 
 /** A running fake, its address, and the commands it was sent. */
 export interface FakeMongo {
@@ -68,11 +77,13 @@ export async function startFakeMongo(topology: FakeTopology): Promise<FakeMongo>
     ok: 1,
   });
 
-  const answer = (command: Document): Document => {
+  const answer = (command: Document): Document | typeof SILENCE => {
     const name = Object.keys(command)[0] ?? '';
     if (['hello', 'ismaster', 'isMaster'].includes(name)) return hello();
     commands.push(name);
     if (name === 'endSessions' || name === 'ping') return { ok: 1 };
+    const chosen = topology.answer?.(name, command);
+    if (chosen !== undefined) return chosen;
     return { ok: 0, errmsg: `the fake MongoDB does not run ${name}`, code: 59, codeName: 'CommandNotFound' };
   };
 
@@ -113,7 +124,7 @@ export async function startFakeMongo(topology: FakeTopology): Promise<FakeMongo>
 let nextRequestId = 1;
 
 /** Decodes one request and encodes the reply to it; null for a message the fake ignores. */
-function respond(message: Buffer, answer: (command: Document) => Document): Buffer | null {
+function respond(message: Buffer, answer: (command: Document) => Document | typeof SILENCE): Buffer | null {
   const requestId = message.readInt32LE(4);
   const opCode = message.readInt32LE(12);
   if (opCode === OP_QUERY) {
@@ -121,7 +132,9 @@ function respond(message: Buffer, answer: (command: Document) => Document): Buff
     const nameEnd = message.indexOf(0, HEADER_BYTES + 4);
     const queryAt = nameEnd + 1 + 8;
     const command = BSON.deserialize(message.subarray(queryAt, queryAt + message.readInt32LE(queryAt)));
-    const body = BSON.serialize(answer(command));
+    const reply = answer(command);
+    if (reply === SILENCE) return null;
+    const body = BSON.serialize(reply);
     const fixed = Buffer.alloc(20);
     // responseFlags 0, cursorID 0, startingFrom 0, numberReturned 1.
     fixed.writeInt32LE(1, 16);
@@ -141,7 +154,9 @@ function respond(message: Buffer, answer: (command: Document) => Document): Buff
       at += size;
     }
     if (command === undefined) return null;
-    const body = BSON.serialize(answer(command));
+    const reply = answer(command);
+    if (reply === SILENCE) return null;
+    const body = BSON.serialize(reply);
     return frame(requestId, OP_MSG, Buffer.concat([Buffer.alloc(4), Buffer.from([0]), body]));
   }
   return null;

@@ -35,6 +35,7 @@ import {
 } from '../../../core/store/mongo/documents.js';
 import { creditFailure, isDuplicateKeyOn, isTransientTransactionError, isUnknownCommitResult } from '../../../core/store/mongo/errors.js';
 import { checkDeployment, type HelloReply, MIN_WIRE_VERSION } from '../../../core/store/mongo/guard.js';
+import { historySearchFilter } from '../../../core/store/mongo/history.js';
 import { CREDIT_REFERENCE_INDEX, INDEXES, ONCE_PER_PURCHASE_INDEX, REQUEST_ID_INDEX } from '../../../core/store/mongo/schema.js';
 import { sameCreditQuery, sameRequestQuery } from '../../../core/store/mongo/wallet.js';
 import { decodeLedgerCursor, decodeTransactionCursor, encodeLedgerCursor, encodeTransactionCursor } from '../../../core/store/paging.js';
@@ -457,6 +458,14 @@ shapes('an idempotency lookup states the string type, so the partial unique inde
   assert.equal(index.partialFilterExpression, { request_id: { $type: 'string' } });
   assert.is((query as { request_id: { $type: string } }).request_id.$type, index.partialFilterExpression!['request_id'].$type);
   assert.is(sameRequestQuery({ accountId: 'acct-1', mode: 'live', requestId: null }), null);
+});
+
+shapes("a holder's search by idempotency key states the string type too, so the same partial index can serve it", () => {
+  const filter = historySearchFilter('acct-1', 'test', { requestId: 'k-1' }, undefined);
+  assert.equal(filter, { account_id: 'acct-1', mode: 'test', request_id: { $eq: 'k-1', $type: 'string' } });
+  // Its equality fields are the index's fields, in order.
+  assert.equal(REQUEST_ID_INDEX.fields, ['account_id', 'mode', 'request_id']);
+  assert.equal(historySearchFilter('acct-1', 'live', { product: 'airtime' }, undefined), { account_id: 'acct-1', mode: 'live', product: 'airtime' });
 });
 
 shapes('a credit reference lookup implies the partial unique index filter (kind credit), so the index can serve it', () => {

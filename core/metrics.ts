@@ -310,6 +310,7 @@ export function instrumentStore(store: Store, deps: { outcomes: OutcomeRecorder;
     history: store.history,
     events: store.events,
     webhooks: store.webhooks,
+    keyUse: store.keyUse,
     wallet,
     close: () => store.close(),
   };

@@ -236,6 +236,20 @@ export interface HistoryStore {
   pendingCount(accountId: string, mode: Mode): Promise<number>;
 }
 
+/**
+ * When each key pair last authenticated a request, kept apart from the keys so that the
+ * key check stays a read. The core writes it in batches from memory (core/accounts/key-use.ts).
+ */
+export interface KeyUseStore {
+  /**
+   * Moves each key's last use forward to its time (never back: an older time than the one
+   * stored changes nothing), all keys in one write. Keys never used have no row.
+   */
+  recordUses(uses: ReadonlyMap<string, Date>): Promise<void>;
+  /** The last use of each of these keys that has one; keys never used are absent. */
+  lastUses(publicKeys: readonly string[]): Promise<Map<string, Date>>;
+}
+
 /** The whole store: one sub-port per aggregate. Use cases take only the sub-ports they use. */
 export interface Store {
   readonly accounts: AccountStore;
@@ -247,5 +261,6 @@ export interface Store {
   readonly history: HistoryStore;
   readonly events: EventStore;
   readonly webhooks: WebhookStore;
+  readonly keyUse: KeyUseStore;
   close(): Promise<void>;
 }

@@ -47,6 +47,7 @@ import { createMongoContext, majorityReads, majorityWrites } from './context.js'
 import { createEventStore, createWebhookStore } from './events.js';
 import { checkDeployment, checkFeatureCompatibility, explainSchemaFailure, UnsuitableDeploymentError } from './guard.js';
 import { createHistoryStore } from './history.js';
+import { createKeyUseStore } from './key-use.js';
 import { createKeyStore } from './keys.js';
 import { ensureSchema, schemaTarget } from './schema.js';
 import { createTransactionStore } from './transactions.js';
@@ -124,6 +125,7 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<MongoS
       history: createHistoryStore(ctx),
       events: createEventStore(ctx),
       webhooks: createWebhookStore(ctx),
+      keyUse: createKeyUseStore(ctx),
       close: () => ctx.close(),
     };
   } catch (error) {

@@ -62,6 +62,9 @@ export const HISTORY_BY_MODE_INDEX: IndexDescription = { name: 'transactions_his
 /** A wallet's ledger in entry order: what the ledger pages read (backwards). */
 export const LEDGER_BY_WALLET_INDEX: IndexDescription = { name: 'ledger_by_wallet', key: { account_id: 1, mode: 1, entry_id: 1 } };
 
+/** The last use of each key pair (key-use.ts), one document per used key keyed by public key; created by step 7. */
+export const KEY_USE_COLLECTION = 'api_key_use';
+
 /** Collection names of the people sub-port (users.ts), created by step 5. */
 export const PEOPLE_COLLECTIONS = { users: 'users', invitations: 'invitations', sessions: 'sessions' } as const;
 
@@ -356,6 +359,13 @@ export const SCHEMA_STEPS: readonly SchemaStep[] = [
             name,
             indexes.map((index) => ({ ...index })),
           );
+    },
+  },
+  {
+    version: 7,
+    description: 'when each key pair last authenticated a request',
+    async apply(target) {
+      await createMissingCollections(target, [KEY_USE_COLLECTION], {});
     },
   },
 ];

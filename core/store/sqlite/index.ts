@@ -14,6 +14,7 @@ import { createCatalogStore } from './catalog.js';
 import { createEventStore, createWebhookStore, prepareEventStatements } from './events.js';
 import { createGroupCommit } from './group-commit.js';
 import { createHistoryStore } from './history.js';
+import { createKeyUseStore } from './key-use.js';
 import { createKeyStore } from './keys.js';
 import { migrate } from './schema.js';
 import { createTransactionStore, prepareTransactionStatements } from './transactions.js';
@@ -77,6 +78,7 @@ function buildStore(db: Database.Database): Store {
     history: createHistoryStore(db),
     events: createEventStore(eventSql, commit),
     webhooks: createWebhookStore(eventSql),
+    keyUse: createKeyUseStore(db, commit),
     async close() {
       if (db.open) db.close();
     },

@@ -352,6 +352,18 @@ export const MIGRATIONS: readonly Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    version: 9,
+    description: 'when each key pair last authenticated a request',
+    // Apart from api_keys, so the key check stays a read and these batched writes
+    // (core/accounts/key-use.ts) never touch a key's row.
+    sql: `
+      CREATE TABLE api_key_use (
+        public_key    TEXT PRIMARY KEY REFERENCES api_keys (public_key),
+        last_used_at  INTEGER NOT NULL
+      ) STRICT;
+    `,
+  },
 ];
 
 /** The schema version this code writes. */

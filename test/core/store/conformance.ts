@@ -296,6 +296,54 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
     });
   });
 
+  define('key use', (it) => {
+    /** A live key of a new account, its public key unique to this test. */
+    async function key(h: Harness): Promise<string> {
+      const publicKey = h.unique('pk');
+      await h.store.keys.insert({ publicKey, accountId: await h.account(), secretHash: 'h', allowedIps: [], revoked: false, mode: 'live', createdAt: at(1) });
+      return publicKey;
+    }
+
+    it('a recorded use reads back; a key never used has none', async (h) => {
+      const used = await key(h);
+      const unused = await key(h);
+      await h.store.keyUse.recordUses(new Map([[used, at(60)]]));
+      assert.equal(await h.store.keyUse.lastUses([used, unused]), new Map([[used, at(60)]]));
+      assert.equal(await h.store.keyUse.lastUses([unused]), new Map());
+      assert.equal(await h.store.keyUse.lastUses([]), new Map());
+      await h.store.keyUse.recordUses(new Map());
+      assert.equal(await h.store.keyUse.lastUses([used, unused]), new Map([[used, at(60)]]));
+    });
+
+    it('the last use only moves forward: an older time changes nothing, a newer one replaces it', async (h) => {
+      const first = await key(h);
+      const second = await key(h);
+      await h.store.keyUse.recordUses(new Map([[first, at(120)]]));
+      // One batch where one key goes back (left as it was) and another is new.
+      await h.store.keyUse.recordUses(
+        new Map([
+          [first, at(60)],
+          [second, at(30)],
+        ]),
+      );
+      assert.equal(
+        await h.store.keyUse.lastUses([first, second]),
+        new Map([
+          [first, at(120)],
+          [second, at(30)],
+        ]),
+      );
+      await h.store.keyUse.recordUses(new Map([[first, at(180)]]));
+      assert.equal(await h.store.keyUse.lastUses([first]), new Map([[first, at(180)]]));
+    });
+
+    it('two writers at once keep the later time', async (h) => {
+      const publicKey = await key(h);
+      await Promise.all([h.store.keyUse.recordUses(new Map([[publicKey, at(300)]])), h.store.keyUse.recordUses(new Map([[publicKey, at(200)]]))]);
+      assert.equal(await h.store.keyUse.lastUses([publicKey]), new Map([[publicKey, at(300)]]));
+    });
+  });
+
   define('catalog', (it) => {
     const standard = {
       tierId: 'standard',

@@ -17,6 +17,7 @@ import {
   checkValidators,
   ensureSchema,
   INDEXES,
+  KEY_USE_COLLECTION,
   LEDGER_BY_ACCOUNT_INDEX,
   MissingValidatorError,
   PEOPLE_COLLECTIONS,
@@ -105,7 +106,7 @@ steps('a fresh database gets every collection, its validator and its indexes, th
   );
   assert.equal(
     new Set(await db.collectionNames()),
-    new Set([...Object.values(COLLECTIONS), ...Object.values(PEOPLE_COLLECTIONS), ...Object.values(EVENT_COLLECTIONS)]),
+    new Set([...Object.values(COLLECTIONS), ...Object.values(PEOPLE_COLLECTIONS), ...Object.values(EVENT_COLLECTIONS), KEY_USE_COLLECTION]),
   );
   for (const [name, indexes] of Object.entries(EVENT_INDEXES)) {
     for (const index of indexes) assert.ok(db.indexes.get(name)?.has(index.name), `index ${index.name} of ${name}`);

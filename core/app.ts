@@ -5,6 +5,7 @@
  */
 
 import type { Logger } from '../runtime/log.js';
+import { createKeyUseRecorder, type KeyUseRecorder } from './accounts/key-use.js';
 import { createLedgerCheck } from './accounts/ledger-check.js';
 import { createAccountService } from './accounts/service.js';
 import { defaultCatalog } from './catalog/defaults.js';
@@ -57,6 +58,8 @@ export interface CoreDeps {
   metrics?: CoreMetrics;
   /** Webhook deliveries; the defaults are the contract's (a minute's first retry, public https only). */
   webhooks?: WebhookDeps;
+  /** How often key uses noted in memory are written (core/accounts/key-use.ts); a few seconds by default. */
+  keyUseFlushMs?: number;
 }
 
 /** How this core delivers webhooks. */
@@ -84,6 +87,8 @@ export interface Core {
   worker: RecoveryWorker;
   /** The webhook delivery worker; started by core/main.ts like the recovery worker. */
   deliveries: DeliveryWorker;
+  /** Key uses noted in memory; written in the background, and by shutdown(). */
+  keyUses: KeyUseRecorder;
   /** Seeds the default catalog into an empty store. */
   seed(): Promise<boolean>;
   /**
@@ -93,7 +98,8 @@ export interface Core {
   drain(): void;
   /**
    * drain(), then stops taking calls, lets in-flight calls finish (a purchase ends settled,
-   * refunded or pending), stops the recovery worker, and sends the receipts still queued.
+   * refunded or pending), stops the recovery worker, sends the receipts still queued and
+   * writes the key uses not written yet.
    * The caller closes the store afterwards.
    */
   shutdown(): Promise<void>;
@@ -141,7 +147,12 @@ export function createCore(deps: CoreDeps): Core {
     log: deps.log,
     observer: outcomes,
   } satisfies PurchaseDeps;
-  const accounts = createAccountService({ store, clock });
+  const keyUses = createKeyUseRecorder({
+    keyUse: store.keyUse,
+    log: deps.log,
+    ...(deps.keyUseFlushMs === undefined ? {} : { intervalMs: deps.keyUseFlushMs }),
+  });
+  const accounts = createAccountService({ store, clock, keyUses });
   const catalog = createCatalogService({ store });
   const purchases = createPurchaseService(purchaseDeps);
   const pendingList = createPendingList({ transactions: store.transactions });
@@ -189,6 +200,7 @@ export function createCore(deps: CoreDeps): Core {
     rpc,
     worker,
     deliveries,
+    keyUses,
     seed: () => store.catalog.seedIfEmpty(defaultCatalog()),
     drain,
     async shutdown() {
@@ -200,6 +212,7 @@ export function createCore(deps: CoreDeps): Core {
       await deliveries.stop();
       poster.close();
       await background.drain();
+      await keyUses.stop();
     },
     forceShutdown() {
       // A purchase cut off here stays pending in the store; the recovery worker of the next

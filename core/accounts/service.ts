@@ -11,9 +11,10 @@ import type { Mode } from '../domain/mode.js';
 import { isKobo, type Kobo, MAX_AMOUNT_KOBO } from '../domain/money.js';
 import type { Page } from '../domain/paging.js';
 import { InvalidCursorError } from '../domain/paging.js';
-import type { AccountRecord, ApiKeyRecord, LedgerEntryRecord } from '../domain/records.js';
+import type { AccountRecord, ApiKeyRecord, LedgerEntryRecord, ListedApiKey } from '../domain/records.js';
 import { newReference } from '../domain/reference.js';
 import type { Credited, CreditInput, Store, WalletStore } from '../store/port.js';
+import type { KeyUseRecorder } from './key-use.js';
 import { DUMMY_SECRET_HASH, generateKeyPair, hashSecret, MAX_KEY_LENGTH, normalizeIp, PUBLIC_KEY_PREFIX, SECRET_KEY_PREFIX, sameHash } from './keys.js';
 
 /** A key locked to more addresses than this is not really locked. */
@@ -43,7 +44,12 @@ export interface VerifiedKey {
   mode: Mode;
 }
 
-export function createAccountService(deps: { store: Pick<Store, 'accounts' | 'keys' | 'catalog' | 'wallet'>; clock: () => Date }) {
+export function createAccountService(deps: {
+  store: Pick<Store, 'accounts' | 'keys' | 'catalog' | 'wallet' | 'keyUse'>;
+  clock: () => Date;
+  /** Told of every key pair that passes the check (in memory; see key-use.ts). */
+  keyUses?: Pick<KeyUseRecorder, 'note'>;
+}) {
   const { store, clock } = deps;
 
   async function requireAccount(accountId: string): Promise<AccountRecord> {
@@ -121,9 +127,12 @@ export function createAccountService(deps: { store: Pick<Store, 'accounts' | 'ke
       return issueKey(accountId, mode);
     },
 
-    async listKeys(accountId: string): Promise<ApiKeyRecord[]> {
+    /** The account's keys, newest first, each with its last use as the store has it (written every few seconds). */
+    async listKeys(accountId: string): Promise<ListedApiKey[]> {
       await requireAccount(accountId);
-      return store.keys.listByAccount(accountId);
+      const keys = await store.keys.listByAccount(accountId);
+      const uses = keys.length === 0 ? new Map<string, Date>() : await store.keyUse.lastUses(keys.map((key) => key.publicKey));
+      return keys.map((key) => ({ ...key, lastUsedAt: uses.get(key.publicKey) ?? null }));
     },
 
     async revokeKey(publicKey: string): Promise<ApiKeyRecord> {
@@ -159,7 +168,11 @@ export function createAccountService(deps: { store: Pick<Store, 'accounts' | 'ke
       return ledgerPage(store.wallet, accountId, mode, pageSize, pageToken);
     },
 
-    verifyKeyPair: (publicKey: string, secretKey: string, clientIp: string): Promise<VerifiedKey> => verifyPresentedPair(store, publicKey, secretKey, clientIp),
+    async verifyKeyPair(publicKey: string, secretKey: string, clientIp: string): Promise<VerifiedKey> {
+      const verified = await verifyPresentedPair(store, publicKey, secretKey, clientIp);
+      deps.keyUses?.note(publicKey, clock());
+      return verified;
+    },
   };
 }
 

@@ -36,6 +36,11 @@ export interface ApiKeyRecord {
   createdAt: Date;
 }
 
+/** A key as the key lists show it: with when it last authenticated a request (null: never, or not written yet). */
+export interface ListedApiKey extends ApiKeyRecord {
+  lastUsedAt: Date | null;
+}
+
 export interface DiscountRule {
   product: ProductName;
   /** A service of the product, or "" for every service of it. */

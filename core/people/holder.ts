@@ -14,7 +14,7 @@ import { InvalidCursorError, type Page } from '../domain/paging.js';
 import { LAGOS_OFFSET_MS, lagosDate, lagosDay, lagosDayStart, lagosMonthStart, parseLagosDate } from '../domain/people.js';
 import { discountBasisPoints, priceFor } from '../domain/pricing.js';
 import { DISCOS, NETWORKS, type ProductName } from '../domain/products.js';
-import type { ApiKeyRecord, LedgerEntryRecord, TransactionQuery, TransactionRecord } from '../domain/records.js';
+import type { ApiKeyRecord, LedgerEntryRecord, ListedApiKey, TransactionQuery, TransactionRecord } from '../domain/records.js';
 import { smsChargeKobo } from '../domain/sms.js';
 import type { PricedCablePackage, PricedPlan, PurchaseService } from '../purchases/service.js';
 import type { Store } from '../store/port.js';
@@ -147,7 +147,7 @@ export function createHolderDesk(deps: HolderDeskDeps) {
       };
     },
 
-    listKeys: (context: HolderContext): Promise<ApiKeyRecord[]> => accounts.listKeys(context.account.accountId),
+    listKeys: (context: HolderContext): Promise<ListedApiKey[]> => accounts.listKeys(context.account.accountId),
 
     async createKey(context: HolderContext, mode: Mode): Promise<{ issued: IssuedKeyPair; key: ApiKeyRecord }> {
       const issued = await accounts.createKey(context.account.accountId, mode);

@@ -84,12 +84,14 @@ function sessionMessage(context: HolderContext): MessageInitShape<typeof HolderS
   };
 }
 
-function keyMessage(key: ApiKeyRecord): MessageInitShape<typeof HolderApiKeySchema> {
+/** A key as the holder sees it; `lastUsedAt` only where the key was listed with it. */
+function keyMessage(key: ApiKeyRecord & { lastUsedAt?: Date | null }): MessageInitShape<typeof HolderApiKeySchema> {
   return {
     publicKey: key.publicKey,
     allowedIps: key.allowedIps,
     revoked: key.revoked,
     createdAt: timestampFromDate(key.createdAt),
+    ...(key.lastUsedAt ? { lastUsedAt: timestampFromDate(key.lastUsedAt) } : {}),
   };
 }
 

@@ -15,6 +15,11 @@ function keyJson(key: ApiKey): Record<string, unknown> {
   };
 }
 
+/** A listed key as JSON: with its last use (null if never, or not written yet). */
+function listedKeyJson(key: ApiKey): Record<string, unknown> {
+  return { ...keyJson(key), last_used_at: isoTime(key.lastUsedAt) ?? null };
+}
+
 function lockText(key: ApiKey): string {
   return key.allowedIps.length === 0 ? 'any IP' : key.allowedIps.join(', ');
 }
@@ -41,14 +46,24 @@ export const keysGroup: CommandGroup = {
     },
     {
       name: 'list',
-      summary: "List an account's key pairs (newest first), without secrets.",
+      summary: "List an account's key pairs (newest first), without secrets, with when each last authenticated a request.",
       args: ['ACCOUNT_ID'],
       async run({ args }, core) {
         const { keys } = await core().listApiKeys({ accountId: args[0] });
-        const rows = keys.map((k) => [k.publicKey, modeName(k.mode), k.revoked ? 'revoked' : 'active', lockText(k), isoTime(k.createdAt) ?? '-']);
+        const rows = keys.map((k) => [
+          k.publicKey,
+          modeName(k.mode),
+          k.revoked ? 'revoked' : 'active',
+          lockText(k),
+          isoTime(k.createdAt) ?? '-',
+          isoTime(k.lastUsedAt) ?? 'never',
+        ]);
         return {
-          json: { account_id: args[0], keys: keys.map(keyJson) },
-          text: keys.length === 0 ? [`Account ${args[0]} has no keys.`] : columns([['PUBLIC KEY', 'MODE', 'STATE', 'ALLOWED IPS', 'CREATED'], ...rows]),
+          json: { account_id: args[0], keys: keys.map(listedKeyJson) },
+          text:
+            keys.length === 0
+              ? [`Account ${args[0]} has no keys.`]
+              : columns([['PUBLIC KEY', 'MODE', 'STATE', 'ALLOWED IPS', 'CREATED', 'LAST USED'], ...rows]),
         };
       },
     },

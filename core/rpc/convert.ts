@@ -116,7 +116,8 @@ export function accountMessage(account: AccountRecord): MessageInitShape<typeof 
   };
 }
 
-export function apiKeyMessage(key: ApiKeyRecord): MessageInitShape<typeof ApiKeySchema> {
+/** A key as the admin sees it; `lastUsedAt` only where the key was listed with it. */
+export function apiKeyMessage(key: ApiKeyRecord & { lastUsedAt?: Date | null }): MessageInitShape<typeof ApiKeySchema> {
   return {
     publicKey: key.publicKey,
     accountId: key.accountId,
@@ -124,6 +125,7 @@ export function apiKeyMessage(key: ApiKeyRecord): MessageInitShape<typeof ApiKey
     revoked: key.revoked,
     createdAt: timestampFromDate(key.createdAt),
     mode: MODE_TO_PROTO[key.mode],
+    ...(key.lastUsedAt ? { lastUsedAt: timestampFromDate(key.lastUsedAt) } : {}),
   };
 }
 

@@ -163,16 +163,25 @@ test('keys create, list and revoke: a revoked pair stops authenticating', async 
   const publicKey = String(created.json['public_key']);
   const secretKey = String(created.json['secret_key']);
   assert.is(await verifyReason(core, publicKey, secretKey), 'OK');
+  // The use is noted in memory; the background write is due in a few seconds, so write it now.
+  await core.core.keyUses.flush();
 
   const listed = await runJson(core, ['keys', 'list', id]);
   const keys = listed.json['keys'] as Array<Record<string, unknown>>;
   assert.is(keys.length, 2);
   assert.equal(keys.map((k) => k['public_key']).sort(), [String(account['public_key']), publicKey].sort());
   for (const key of keys) {
-    assert.equal(Object.keys(key).sort(), ['account_id', 'allowed_ips', 'created_at', 'mode', 'public_key', 'revoked']);
+    assert.equal(Object.keys(key).sort(), ['account_id', 'allowed_ips', 'created_at', 'last_used_at', 'mode', 'public_key', 'revoked']);
     assert.is(key['mode'], 'live');
     assert.is(key['revoked'], false);
   }
+  // The pair just checked has a last use; the account's first pair was never used.
+  const lastUsed = new Map(keys.map((k) => [k['public_key'], k['last_used_at']]));
+  assert.match(String(lastUsed.get(publicKey)), /^\d{4}-\d\d-\d\dT/);
+  assert.is(lastUsed.get(String(account['public_key'])), null);
+  const table = await runAgainst(core, ['keys', 'list', id]);
+  assert.match(table.stdout, /LAST USED/);
+  assert.match(table.stdout, new RegExp(`${String(account['public_key'])}\\s.*\\snever$`, 'm'));
 
   const revoked = await runJson(core, ['keys', 'revoke', publicKey]);
   assert.is(revoked.code, 0);

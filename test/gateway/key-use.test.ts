@@ -1,6 +1,6 @@
 /**
  * "Last used" end to end: a key pair used through the real gateway shows its last use in the
- * holder's key list (what the developer area's API keys page shows) and in the operator's
+ * holder's key list, on the developer area's API keys page and in the operator's
  * ListApiKeys once the core has written its uses; a key never used shows none; the time
  * only moves forward. The core's clock is moved by hand, so times are exact.
  */
@@ -8,6 +8,7 @@ import { timestampDate } from '@bufbuild/protobuf/wkt';
 import * as assert from 'uvu/assert';
 import { HolderService, SignInOutcome, UserAdminService, UserRole } from '../../gen/prepaid/v1/holder_pb.js';
 import { startCore, type TestCore } from '../helpers/core.js';
+import { startTestDashboard, type TestDashboard } from '../helpers/dashboard.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { suite } from '../helpers/suite.js';
 
@@ -16,6 +17,7 @@ const MINUTE = 60_000;
 
 let core: TestCore;
 let gateway: TestGateway;
+let dashboard: TestDashboard;
 
 const test = suite("gateway: a key pair's last use");
 test.before(async () => {
@@ -23,8 +25,10 @@ test.before(async () => {
   // No key cache at the gateway, so every request below reaches the core's key check
   // (with the default AUTH_CACHE_TTL_MS the core hears of a key at most every 5 seconds).
   gateway = await startTestGateway(core, { authCacheTtlMs: 0 });
+  dashboard = await startTestDashboard(core);
 });
 test.after(async () => {
+  await dashboard.close();
   await gateway.close();
   await core.close();
 });
@@ -70,6 +74,11 @@ test('a key used for a purchase through the gateway shows that time once written
       [used.publicKey, boughtAt],
     ]),
   );
+  // The API keys page: the time for the used key, "Never" for the other.
+  const page = await (await fetch(`${dashboard.url}/keys`, { headers: { cookie: `prepaid_session=${session}` } })).text();
+  const row = (publicKey: string) => page.split('<tr>').find((r) => r.includes(`<code>${publicKey}</code>`)) ?? '';
+  assert.match(row(used.publicKey), `<time datetime="${boughtAt.toISOString()}">`);
+  assert.match(row(unused.publicKey), '<td>Never</td>');
 
   // A request stamped earlier (another core's clock behind) does not move it back.
   clock.now -= 10 * MINUTE;

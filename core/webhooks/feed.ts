@@ -5,9 +5,9 @@
  * polls with the cursor it was last given and never skips nor repeats an event: events of
  * an account commit in seq order (see EventStore.listFeed).
  */
-import { DomainError, invalid, notFound } from '../domain/errors.js';
+import { DomainError, notFound } from '../domain/errors.js';
 import type { EventRecord } from '../domain/events.js';
-import { DEFAULT_MODE, isMode, type Mode } from '../domain/mode.js';
+import type { Mode } from '../domain/mode.js';
 import { historyPageSize, InvalidCursorError } from '../domain/paging.js';
 import type { EventStore } from '../store/event-port.js';
 import { decodeEventCursor, encodeEventCursor } from '../store/paging.js';

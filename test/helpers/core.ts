@@ -20,7 +20,6 @@ import { openSqliteStore } from '../../core/store/sqlite/index.js';
 import { AdminService } from '../../gen/prepaid/v1/admin_pb.js';
 import { AuthService } from '../../gen/prepaid/v1/auth_pb.js';
 import { PurchaseService } from '../../gen/prepaid/v1/purchase_pb.js';
-import type { EventService, WebhookService } from '../../gen/prepaid/v1/webhooks_pb.js';
 import { ADMIN_TOKEN_FILE, loadOrCreateToken, SERVICE_TOKEN_FILE } from '../../runtime/tokens.js';
 
 export interface TestCore {

@@ -53,7 +53,13 @@ test.after.each(async () => {
 
 test('nothing is written until a flush; then the latest use of each key, in one batch', async () => {
   const writes: number[] = [];
-  const counted: KeyUseStore = { ...store.keyUse, recordUses: (uses) => (writes.push(uses.size), store.keyUse.recordUses(uses)) };
+  const counted: KeyUseStore = {
+    ...store.keyUse,
+    recordUses: (uses) => {
+      writes.push(uses.size);
+      return store.keyUse.recordUses(uses);
+    },
+  };
   const recorder = createKeyUseRecorder({ keyUse: counted, log, intervalMs: NEVER_BY_ITSELF });
   const [a, b, unused] = [await key(), await key(), await key()];
   recorder.note(a, at(10));

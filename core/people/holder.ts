@@ -6,10 +6,10 @@
  * history through the store's keyset pages.
  */
 import type { AccountService, IssuedKeyPair } from '../accounts/service.js';
-import { invalid, notFound } from '../domain/errors.js';
+import { DomainError, type FieldViolation, invalid, notFound, throwIfViolations } from '../domain/errors.js';
 import type { Mode } from '../domain/mode.js';
 import type { Kobo } from '../domain/money.js';
-import { kobo } from '../domain/money.js';
+import { formatNaira, isKobo, kobo } from '../domain/money.js';
 import { InvalidCursorError, type Page } from '../domain/paging.js';
 import { LAGOS_OFFSET_MS, lagosDate, lagosDay, lagosDayStart, lagosMonthStart, parseLagosDate } from '../domain/people.js';
 import { discountBasisPoints, priceFor } from '../domain/pricing.js';
@@ -17,7 +17,7 @@ import { DISCOS, NETWORKS, type ProductName } from '../domain/products.js';
 import type { ApiKeyRecord, LedgerEntryRecord, ListedApiKey, TransactionQuery, TransactionRecord } from '../domain/records.js';
 import { smsChargeKobo } from '../domain/sms.js';
 import type { PricedCablePackage, PricedPlan, PurchaseService } from '../purchases/service.js';
-import type { Store } from '../store/port.js';
+import type { Credited, Store } from '../store/port.js';
 import type { HolderContext } from './service.js';
 
 /** Days the overview's chart covers, today included. */
@@ -27,6 +27,15 @@ export const DEFAULT_HOLDER_PAGE_SIZE = 50;
 export const MAX_HOLDER_PAGE_SIZE = 500;
 /** The face value the rate-priced products are shown at: 1,000 Naira. */
 export const EXAMPLE_FACE_VALUE_KOBO: Kobo = kobo(100_000);
+/** The most test money one AddTestFunds adds: 1,000,000 Naira. Enough for any test, and a typo of a few zeros is caught. */
+export const MAX_TEST_FUNDS_KOBO: Kobo = kobo(100_000_000);
+/** A test-funds form's reference as the dashboard makes it: random letters and digits. */
+const TEST_FUNDS_REFERENCE = /^[A-Za-z0-9_-]{8,48}$/;
+/**
+ * Stored credit references of holder test funds start with this, so a form's reference can
+ * never meet an operator's credit reference (which could be a live one).
+ */
+export const TEST_FUNDS_REFERENCE_PREFIX = 'TF-';
 /** Longest exact-match filter value accepted (references, phones, request ids are far shorter). */
 const MAX_FILTER_CHARS = 100;
 
@@ -147,7 +156,10 @@ export function createHolderDesk(deps: HolderDeskDeps) {
       };
     },
 
-    listKeys: (context: HolderContext): Promise<ListedApiKey[]> => accounts.listKeys(context.account.accountId),
+    /** The account's key pairs of one mode: test pairs are never listed with live ones. */
+    async listKeys(context: HolderContext, mode: Mode): Promise<ListedApiKey[]> {
+      return (await accounts.listKeys(context.account.accountId)).filter((key) => key.mode === mode);
+    },
 
     async createKey(context: HolderContext, mode: Mode): Promise<{ issued: IssuedKeyPair; key: ApiKeyRecord }> {
       const issued = await accounts.createKey(context.account.accountId, mode);
@@ -203,6 +215,31 @@ export function createHolderDesk(deps: HolderDeskDeps) {
 
     statement: (context: HolderContext, mode: Mode, requestedSize: number, pageToken: string): Promise<Page<LedgerEntryRecord>> =>
       accounts.ledger(context.account.accountId, mode, requestedSize, pageToken),
+
+    /**
+     * Test money into the test wallet, by the same credit as the operator's (a ledger entry and
+     * the wallet.credited test event in one store transaction). The mode is fixed here: nothing
+     * a holder sends can reach the live wallet. Once per reference; the same reference with
+     * another amount (a form sent again after editing) is refused, not credited.
+     */
+    async addTestFunds(context: HolderContext, amountKobo: number, reference: string): Promise<Credited> {
+      const violations: FieldViolation[] = [];
+      if (!isKobo(amountKobo) || amountKobo <= 0) violations.push({ field: 'amount_kobo', description: 'Enter an amount of test money greater than zero.' });
+      else if (amountKobo > MAX_TEST_FUNDS_KOBO)
+        violations.push({ field: 'amount_kobo', description: `At most ₦${formatNaira(MAX_TEST_FUNDS_KOBO)} of test money can be added at a time.` });
+      if (!TEST_FUNDS_REFERENCE.test(reference))
+        violations.push({ field: 'reference', description: 'reference must be 8 to 48 letters, digits, hyphens or underscores.' });
+      throwIfViolations(violations);
+      const memo = `Test money added in the developer area by ${context.user.email}`.slice(0, 200);
+      try {
+        return await accounts.credit(context.account.accountId, 'test', amountKobo as Kobo, memo, { reference: `${TEST_FUNDS_REFERENCE_PREFIX}${reference}` });
+      } catch (error) {
+        if (error instanceof DomainError && error.code === 'IDEMPOTENCY_KEY_REUSED') {
+          throw new DomainError('FAILED_PRECONDITION', 'This form was already used to add test money with another amount. Reload the page and send it again.');
+        }
+        throw error;
+      }
+    },
   };
 }
 

@@ -21,20 +21,14 @@ import {
 } from '../../gen/prepaid/v1/holder_pb.js';
 import type { TransactionStatus } from '../../gen/prepaid/v1/types_pb.js';
 import { DomainError } from '../domain/errors.js';
-import { DEFAULT_MODE } from '../domain/mode.js';
+import type { Mode } from '../domain/mode.js';
 import { sessionEndsAt } from '../domain/people.js';
 import type { TransactionStatus as Status } from '../domain/products.js';
 import type { ApiKeyRecord, UserRole as Role, UserRecord } from '../domain/records.js';
 import type { HolderDesk, HolderFilter, Overview, Prices } from '../people/holder.js';
 import type { HolderContext, NewInvitation, PeopleService, SignInAnswer } from '../people/service.js';
-import { ledgerEntryMessage, PRODUCT_TO_PROTO, productFromProto, STATUS_TO_PROTO, transactionMessage } from './convert.js';
+import { koboIn, ledgerEntryMessage, MODE_TO_PROTO, modeIn, PRODUCT_TO_PROTO, productFromProto, STATUS_TO_PROTO, transactionMessage } from './convert.js';
 import type { Handlers } from './grpc.js';
-
-/**
- * The wallet the holder's pages show until holder.proto carries a mode (test mode's contract
- * lands its Mode enum first): the live one, as every caller that names no mode gets.
- */
-const HOLDER_MODE = DEFAULT_MODE;
 
 const ROLE_TO_PROTO: Readonly<Record<Role, UserRole>> = { owner: UserRole.OWNER, viewer: UserRole.VIEWER };
 
@@ -92,6 +86,7 @@ function keyMessage(key: ApiKeyRecord & { lastUsedAt?: Date | null }): MessageIn
     revoked: key.revoked,
     createdAt: timestampFromDate(key.createdAt),
     ...(key.lastUsedAt ? { lastUsedAt: timestampFromDate(key.lastUsedAt) } : {}),
+    mode: MODE_TO_PROTO[key.mode],
   };
 }
 
@@ -154,8 +149,9 @@ function pricesMessage(context: HolderContext, prices: Prices): MessageInitShape
   };
 }
 
-function overviewMessage(context: HolderContext, overview: Overview): MessageInitShape<typeof GetOverviewResponseSchema> {
+function overviewMessage(context: HolderContext, mode: Mode, overview: Overview): MessageInitShape<typeof GetOverviewResponseSchema> {
   return {
+    mode: MODE_TO_PROTO[mode],
     balanceKobo: BigInt(overview.balanceKobo),
     tierId: context.tier.tierId,
     tierName: context.tier.name,
@@ -202,16 +198,17 @@ export function holderHandlers(people: PeopleService, desk: HolderDesk): Handler
     },
     async getOverview(req) {
       const context = await signedIn(req.sessionToken);
-      return overviewMessage(context, await desk.overview(context, HOLDER_MODE));
+      const mode = modeIn(req.mode);
+      return overviewMessage(context, mode, await desk.overview(context, mode));
     },
     async listApiKeys(req) {
       const context = await signedIn(req.sessionToken);
-      return { keys: (await desk.listKeys(context)).map(keyMessage) };
+      return { keys: (await desk.listKeys(context, modeIn(req.mode))).map(keyMessage) };
     },
     async createApiKey(req) {
       const context = await owner(req.sessionToken);
       await people.requireFreshCode(context, req.totpCode);
-      const { issued, key } = await desk.createKey(context, HOLDER_MODE);
+      const { issued, key } = await desk.createKey(context, modeIn(req.mode));
       return { issuedKey: { publicKey: issued.publicKey, secretKey: issued.secretKey }, key: keyMessage(key) };
     },
     async revokeApiKey(req) {
@@ -228,17 +225,22 @@ export function holderHandlers(people: PeopleService, desk: HolderDesk): Handler
     },
     async listTransactions(req) {
       const context = await signedIn(req.sessionToken);
-      const page = await desk.transactions(context, HOLDER_MODE, holderFilter(req.filter), req.pageSize, req.pageToken);
+      const page = await desk.transactions(context, modeIn(req.mode), holderFilter(req.filter), req.pageSize, req.pageToken);
       return { transactions: page.items.map(transactionMessage), nextPageToken: page.next ?? '' };
     },
     async getTransaction(req) {
       const context = await signedIn(req.sessionToken);
-      return { transaction: transactionMessage(await desk.transaction(context, HOLDER_MODE, req.reference)) };
+      return { transaction: transactionMessage(await desk.transaction(context, modeIn(req.mode), req.reference)) };
     },
     async listStatement(req) {
       const context = await signedIn(req.sessionToken);
-      const page = await desk.statement(context, HOLDER_MODE, req.pageSize, req.pageToken);
+      const page = await desk.statement(context, modeIn(req.mode), req.pageSize, req.pageToken);
       return { entries: page.items.map(ledgerEntryMessage), nextPageToken: page.next ?? '' };
+    },
+    async addTestFunds(req) {
+      const context = await owner(req.sessionToken);
+      const { balanceKobo, entry, replayed } = await desk.addTestFunds(context, koboIn(req.amountKobo, 'amount_kobo'), req.reference);
+      return { balanceKobo: BigInt(balanceKobo), entry: ledgerEntryMessage(entry), replayed };
     },
     async inviteUser(req) {
       const context = await owner(req.sessionToken);

@@ -8,7 +8,7 @@ import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { IssuedKey, LedgerEntry } from "./admin_pb.js";
 import { file_prepaid_v1_admin } from "./admin_pb.js";
-import type { Plan, Product, Transaction, TransactionStatus } from "./types_pb.js";
+import type { Mode, Plan, Product, Transaction, TransactionStatus } from "./types_pb.js";
 import { file_prepaid_v1_types } from "./types_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -16,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file prepaid/v1/holder.proto.
  */
 export const file_prepaid_v1_holder: GenFile = /*@__PURE__*/
-  fileDesc("ChdwcmVwYWlkL3YxL2hvbGRlci5wcm90bxIKcHJlcGFpZC52MSK2AQoEVXNlchIPCgd1c2VyX2lkGAEgASgJEhIKCmFjY291bnRfaWQYAiABKAkSDQoFZW1haWwYAyABKAkSIgoEcm9sZRgEIAEoDjIULnByZXBhaWQudjEuVXNlclJvbGUSEAoIZGlzYWJsZWQYBSABKAgSFAoMdG90cF9lbmFibGVkGAYgASgIEi4KCmNyZWF0ZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIrEBCgpJbnZpdGF0aW9uEhgKEGludml0YXRpb25fdG9rZW4YASABKAkSEgoKaW52aXRlX3VybBgCIAEoCRINCgVlbWFpbBgDIAEoCRIiCgRyb2xlGAQgASgOMhQucHJlcGFpZC52MS5Vc2VyUm9sZRISCgphY2NvdW50X2lkGAUgASgJEi4KCmV4cGlyZXNfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIusBCg1Ib2xkZXJTZXNzaW9uEh4KBHVzZXIYASABKAsyEC5wcmVwYWlkLnYxLlVzZXISFAoMYWNjb3VudF9uYW1lGAIgASgJEg8KB3RpZXJfaWQYAyABKAkSEQoJdGllcl9uYW1lGAQgASgJEhIKCmFwaV9hY2Nlc3MYBSABKAgSMwoPaWRsZV9leHBpcmVzX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI3ChNhYnNvbHV0ZV9leHBpcmVzX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCIwChRHZXRJbnZpdGF0aW9uUmVxdWVzdBIYChBpbnZpdGF0aW9uX3Rva2VuGAEgASgJIpABChVHZXRJbnZpdGF0aW9uUmVzcG9uc2USDQoFZW1haWwYASABKAkSIgoEcm9sZRgCIAEoDjIULnByZXBhaWQudjEuVXNlclJvbGUSFAoMYWNjb3VudF9uYW1lGAMgASgJEi4KCmV4cGlyZXNfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIkUKF0FjY2VwdEludml0YXRpb25SZXF1ZXN0EhgKEGludml0YXRpb25fdG9rZW4YASABKAkSEAoIcGFzc3dvcmQYAiABKAkiOgoYQWNjZXB0SW52aXRhdGlvblJlc3BvbnNlEh4KBHVzZXIYASABKAsyEC5wcmVwYWlkLnYxLlVzZXIiVgoNU2lnbkluUmVxdWVzdBINCgVlbWFpbBgBIAEoCRIQCghwYXNzd29yZBgCIAEoCRIRCgl0b3RwX2NvZGUYAyABKAkSEQoJY2xpZW50X2lwGAQgASgJIrUBCg5TaWduSW5SZXNwb25zZRIqCgdvdXRjb21lGAEgASgOMhkucHJlcGFpZC52MS5TaWduSW5PdXRjb21lEhUKDXNlc3Npb25fdG9rZW4YAiABKAkSFwoPY2hhbGxlbmdlX3Rva2VuGAMgASgJEhsKE3JldHJ5X2FmdGVyX3NlY29uZHMYBCABKAUSKgoHc2Vzc2lvbhgFIAEoCzIZLnByZXBhaWQudjEuSG9sZGVyU2Vzc2lvbiJWChVDb21wbGV0ZVNpZ25JblJlcXVlc3QSFwoPY2hhbGxlbmdlX3Rva2VuGAEgASgJEhEKCXRvdHBfY29kZRgCIAEoCRIRCgljbGllbnRfaXAYAyABKAkipAEKFkNvbXBsZXRlU2lnbkluUmVzcG9uc2USKgoHb3V0Y29tZRgBIAEoDjIZLnByZXBhaWQudjEuU2lnbkluT3V0Y29tZRIVCg1zZXNzaW9uX3Rva2VuGAIgASgJEhsKE3JldHJ5X2FmdGVyX3NlY29uZHMYAyABKAUSKgoHc2Vzc2lvbhgEIAEoCzIZLnByZXBhaWQudjEuSG9sZGVyU2Vzc2lvbiInCg5TaWduT3V0UmVxdWVzdBIVCg1zZXNzaW9uX3Rva2VuGAEgASgJIhEKD1NpZ25PdXRSZXNwb25zZSIqChFHZXRTZXNzaW9uUmVxdWVzdBIVCg1zZXNzaW9uX3Rva2VuGAEgASgJIkAKEkdldFNlc3Npb25SZXNwb25zZRIqCgdzZXNzaW9uGAEgASgLMhkucHJlcGFpZC52MS5Ib2xkZXJTZXNzaW9uIisKEkdldE92ZXJ2aWV3UmVxdWVzdBIVCg1zZXNzaW9uX3Rva2VuGAEgASgJIkgKDFByb2R1Y3RTcGVuZBIkCgdwcm9kdWN0GAEgASgOMhMucHJlcGFpZC52MS5Qcm9kdWN0EhIKCnNwZW50X2tvYm8YAiABKAMiWgoKRGFpbHlTcGVuZBIMCgRkYXRlGAEgASgJEioKCHByb2R1Y3RzGAIgAygLMhgucHJlcGFpZC52MS5Qcm9kdWN0U3BlbmQSEgoKdG90YWxfa29ibxgDIAEoAyLBAQoTR2V0T3ZlcnZpZXdSZXNwb25zZRIUCgxiYWxhbmNlX2tvYm8YASABKAMSDwoHdGllcl9pZBgCIAEoCRIRCgl0aWVyX25hbWUYAyABKAkSGAoQdG9kYXlfc3BlbnRfa29ibxgEIAEoAxIYChBtb250aF9zcGVudF9rb2JvGAUgASgDEhUKDXBlbmRpbmdfY291bnQYBiABKAMSJQoFZGFpbHkYByADKAsyFi5wcmVwYWlkLnYxLkRhaWx5U3BlbmQiqgEKDEhvbGRlckFwaUtleRISCgpwdWJsaWNfa2V5GAEgASgJEhMKC2FsbG93ZWRfaXBzGAIgAygJEg8KB3Jldm9rZWQYAyABKAgSLgoKY3JlYXRlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMAoMbGFzdF91c2VkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCI4Ch9Ib2xkZXJTZXJ2aWNlTGlzdEFwaUtleXNSZXF1ZXN0EhUKDXNlc3Npb25fdG9rZW4YASABKAkiSgogSG9sZGVyU2VydmljZUxpc3RBcGlLZXlzUmVzcG9uc2USJgoEa2V5cxgBIAMoCzIYLnByZXBhaWQudjEuSG9sZGVyQXBpS2V5IkwKIEhvbGRlclNlcnZpY2VDcmVhdGVBcGlLZXlSZXF1ZXN0EhUKDXNlc3Npb25fdG9rZW4YASABKAkSEQoJdG90cF9jb2RlGAIgASgJInUKIUhvbGRlclNlcnZpY2VDcmVhdGVBcGlLZXlSZXNwb25zZRIpCgppc3N1ZWRfa2V5GAEgASgLMhUucHJlcGFpZC52MS5Jc3N1ZWRLZXkSJQoDa2V5GAIgASgLMhgucHJlcGFpZC52MS5Ib2xkZXJBcGlLZXkiTQogSG9sZGVyU2VydmljZVJldm9rZUFwaUtleVJlcXVlc3QSFQoNc2Vzc2lvbl90b2tlbhgBIAEoCRISCgpwdWJsaWNfa2V5GAIgASgJIkoKIUhvbGRlclNlcnZpY2VSZXZva2VBcGlLZXlSZXNwb25zZRIlCgNrZXkYASABKAsyGC5wcmVwYWlkLnYxLkhvbGRlckFwaUtleSJlCiNIb2xkZXJTZXJ2aWNlU2V0QXBpS2V5SXBMb2NrUmVxdWVzdBIVCg1zZXNzaW9uX3Rva2VuGAEgASgJEhIKCnB1YmxpY19rZXkYAiABKAkSEwoLYWxsb3dlZF9pcHMYAyADKAkiTQokSG9sZGVyU2VydmljZVNldEFwaUtleUlwTG9ja1Jlc3BvbnNlEiUKA2tleRgBIAEoCzIYLnByZXBhaWQudjEuSG9sZGVyQXBpS2V5IikKEEdldFByaWNlc1JlcXVlc3QSFQoNc2Vzc2lvbl90b2tlbhgBIAEoCSJ4CglSYXRlUHJpY2USDwoHc2VydmljZRgBIAEoCRIdChVkaXNjb3VudF9iYXNpc19wb2ludHMYAiABKAUSHwoXZXhhbXBsZV9mYWNlX3ZhbHVlX2tvYm8YAyABKAMSGgoSZXhhbXBsZV9wcmljZV9rb2JvGAQgASgDInUKEEhvbGRlckNhYmxlUHJpY2USEAoIcHJvdmlkZXIYASABKAkSFAoMcGFja2FnZV9jb2RlGAIgASgJEgwKBG5hbWUYAyABKAkSFwoPZmFjZV92YWx1ZV9rb2JvGAQgASgDEhIKCnByaWNlX2tvYm8YBSABKAMiyQIKEUdldFByaWNlc1Jlc3BvbnNlEg8KB3RpZXJfaWQYASABKAkSEQoJdGllcl9uYW1lGAIgASgJEiYKB2FpcnRpbWUYAyADKAsyFS5wcmVwYWlkLnYxLlJhdGVQcmljZRIkCgpkYXRhX3BsYW5zGAQgAygLMhAucHJlcGFpZC52MS5QbGFuEioKC2VsZWN0cmljaXR5GAUgAygLMhUucHJlcGFpZC52MS5SYXRlUHJpY2USNAoOY2FibGVfcGFja2FnZXMYBiADKAsyHC5wcmVwYWlkLnYxLkhvbGRlckNhYmxlUHJpY2USIAoYc21zX3BhZ2VfZmFjZV92YWx1ZV9rb2JvGAcgASgDEiEKGXNtc19kaXNjb3VudF9iYXNpc19wb2ludHMYCCABKAUSGwoTc21zX3BhZ2VfcHJpY2Vfa29ibxgJIAEoAyLGAQoRVHJhbnNhY3Rpb25GaWx0ZXISJAoHcHJvZHVjdBgBIAEoDjITLnByZXBhaWQudjEuUHJvZHVjdBItCgZzdGF0dXMYAiABKA4yHS5wcmVwYWlkLnYxLlRyYW5zYWN0aW9uU3RhdHVzEhEKCWZyb21fZGF0ZRgDIAEoCRIPCgd0b19kYXRlGAQgASgJEhEKCXJlY2lwaWVudBgFIAEoCRIRCglyZWZlcmVuY2UYBiABKAkSEgoKcmVxdWVzdF9pZBgHIAEoCSKTAQokSG9sZGVyU2VydmljZUxpc3RUcmFuc2FjdGlvbnNSZXF1ZXN0EhUKDXNlc3Npb25fdG9rZW4YASABKAkSLQoGZmlsdGVyGAIgASgLMh0ucHJlcGFpZC52MS5UcmFuc2FjdGlvbkZpbHRlchIRCglwYWdlX3NpemUYAyABKAUSEgoKcGFnZV90b2tlbhgEIAEoCSJvCiVIb2xkZXJTZXJ2aWNlTGlzdFRyYW5zYWN0aW9uc1Jlc3BvbnNlEi0KDHRyYW5zYWN0aW9ucxgBIAMoCzIXLnByZXBhaWQudjEuVHJhbnNhY3Rpb24SFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIk4KIkhvbGRlclNlcnZpY2VHZXRUcmFuc2FjdGlvblJlcXVlc3QSFQoNc2Vzc2lvbl90b2tlbhgBIAEoCRIRCglyZWZlcmVuY2UYAiABKAkiUwojSG9sZGVyU2VydmljZUdldFRyYW5zYWN0aW9uUmVzcG9uc2USLAoLdHJhbnNhY3Rpb24YASABKAsyFy5wcmVwYWlkLnYxLlRyYW5zYWN0aW9uIlQKFExpc3RTdGF0ZW1lbnRSZXF1ZXN0EhUKDXNlc3Npb25fdG9rZW4YASABKAkSEQoJcGFnZV9zaXplGAIgASgFEhIKCnBhZ2VfdG9rZW4YAyABKAkiWgoVTGlzdFN0YXRlbWVudFJlc3BvbnNlEigKB2VudHJpZXMYASADKAsyFy5wcmVwYWlkLnYxLkxlZGdlckVudHJ5EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSJqCh5Ib2xkZXJTZXJ2aWNlSW52aXRlVXNlclJlcXVlc3QSFQoNc2Vzc2lvbl90b2tlbhgBIAEoCRINCgVlbWFpbBgCIAEoCRIiCgRyb2xlGAMgASgOMhQucHJlcGFpZC52MS5Vc2VyUm9sZSJNCh9Ib2xkZXJTZXJ2aWNlSW52aXRlVXNlclJlc3BvbnNlEioKCmludml0YXRpb24YASABKAsyFi5wcmVwYWlkLnYxLkludml0YXRpb24iNgodSG9sZGVyU2VydmljZUxpc3RVc2Vyc1JlcXVlc3QSFQoNc2Vzc2lvbl90b2tlbhgBIAEoCSJBCh5Ib2xkZXJTZXJ2aWNlTGlzdFVzZXJzUmVzcG9uc2USHwoFdXNlcnMYASADKAsyEC5wcmVwYWlkLnYxLlVzZXIiSQofSG9sZGVyU2VydmljZURpc2FibGVVc2VyUmVxdWVzdBIVCg1zZXNzaW9uX3Rva2VuGAEgASgJEg8KB3VzZXJfaWQYAiABKAkiQgogSG9sZGVyU2VydmljZURpc2FibGVVc2VyUmVzcG9uc2USHgoEdXNlchgBIAEoCzIQLnByZXBhaWQudjEuVXNlciIuChVCZWdpblRvdHBTZXR1cFJlcXVlc3QSFQoNc2Vzc2lvbl90b2tlbhgBIAEoCSJNChZCZWdpblRvdHBTZXR1cFJlc3BvbnNlEg4KBnNlY3JldBgBIAEoCRITCgtvdHBhdXRoX3VyaRgCIAEoCRIOCgZxcl9zdmcYAyABKAkiPgoSQ29uZmlybVRvdHBSZXF1ZXN0EhUKDXNlc3Npb25fdG9rZW4YASABKAkSEQoJdG90cF9jb2RlGAIgASgJIjUKE0NvbmZpcm1Ub3RwUmVzcG9uc2USHgoEdXNlchgBIAEoCzIQLnByZXBhaWQudjEuVXNlciI+ChJEaXNhYmxlVG90cFJlcXVlc3QSFQoNc2Vzc2lvbl90b2tlbhgBIAEoCRIRCgl0b3RwX2NvZGUYAiABKAkiNQoTRGlzYWJsZVRvdHBSZXNwb25zZRIeCgR1c2VyGAEgASgLMhAucHJlcGFpZC52MS5Vc2VyImoKIVVzZXJBZG1pblNlcnZpY2VJbnZpdGVVc2VyUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEg0KBWVtYWlsGAIgASgJEiIKBHJvbGUYAyABKA4yFC5wcmVwYWlkLnYxLlVzZXJSb2xlIlAKIlVzZXJBZG1pblNlcnZpY2VJbnZpdGVVc2VyUmVzcG9uc2USKgoKaW52aXRhdGlvbhgBIAEoCzIWLnByZXBhaWQudjEuSW52aXRhdGlvbiI2CiBVc2VyQWRtaW5TZXJ2aWNlTGlzdFVzZXJzUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJIkQKIVVzZXJBZG1pblNlcnZpY2VMaXN0VXNlcnNSZXNwb25zZRIfCgV1c2VycxgBIAMoCzIQLnByZXBhaWQudjEuVXNlciI1CiJVc2VyQWRtaW5TZXJ2aWNlRGlzYWJsZVVzZXJSZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkiRQojVXNlckFkbWluU2VydmljZURpc2FibGVVc2VyUmVzcG9uc2USHgoEdXNlchgBIAEoCzIQLnByZXBhaWQudjEuVXNlcipQCghVc2VyUm9sZRIZChVVU0VSX1JPTEVfVU5TUEVDSUZJRUQQABITCg9VU0VSX1JPTEVfT1dORVIQARIUChBVU0VSX1JPTEVfVklFV0VSEAIqugEKDVNpZ25Jbk91dGNvbWUSHwobU0lHTl9JTl9PVVRDT01FX1VOU1BFQ0lGSUVEEAASHQoZU0lHTl9JTl9PVVRDT01FX1NJR05FRF9JThABEiEKHVNJR05fSU5fT1VUQ09NRV9UT1RQX1JFUVVJUkVEEAISJwojU0lHTl9JTl9PVVRDT01FX0lOVkFMSURfQ1JFREVOVElBTFMQAxIdChlTSUdOX0lOX09VVENPTUVfVEhST1RUTEVEEAQysw8KDUhvbGRlclNlcnZpY2USVAoNR2V0SW52aXRhdGlvbhIgLnByZXBhaWQudjEuR2V0SW52aXRhdGlvblJlcXVlc3QaIS5wcmVwYWlkLnYxLkdldEludml0YXRpb25SZXNwb25zZRJdChBBY2NlcHRJbnZpdGF0aW9uEiMucHJlcGFpZC52MS5BY2NlcHRJbnZpdGF0aW9uUmVxdWVzdBokLnByZXBhaWQudjEuQWNjZXB0SW52aXRhdGlvblJlc3BvbnNlEj8KBlNpZ25JbhIZLnByZXBhaWQudjEuU2lnbkluUmVxdWVzdBoaLnByZXBhaWQudjEuU2lnbkluUmVzcG9uc2USVwoOQ29tcGxldGVTaWduSW4SIS5wcmVwYWlkLnYxLkNvbXBsZXRlU2lnbkluUmVxdWVzdBoiLnByZXBhaWQudjEuQ29tcGxldGVTaWduSW5SZXNwb25zZRJCCgdTaWduT3V0EhoucHJlcGFpZC52MS5TaWduT3V0UmVxdWVzdBobLnByZXBhaWQudjEuU2lnbk91dFJlc3BvbnNlEksKCkdldFNlc3Npb24SHS5wcmVwYWlkLnYxLkdldFNlc3Npb25SZXF1ZXN0Gh4ucHJlcGFpZC52MS5HZXRTZXNzaW9uUmVzcG9uc2USTgoLR2V0T3ZlcnZpZXcSHi5wcmVwYWlkLnYxLkdldE92ZXJ2aWV3UmVxdWVzdBofLnByZXBhaWQudjEuR2V0T3ZlcnZpZXdSZXNwb25zZRJoCgtMaXN0QXBpS2V5cxIrLnByZXBhaWQudjEuSG9sZGVyU2VydmljZUxpc3RBcGlLZXlzUmVxdWVzdBosLnByZXBhaWQudjEuSG9sZGVyU2VydmljZUxpc3RBcGlLZXlzUmVzcG9uc2USawoMQ3JlYXRlQXBpS2V5EiwucHJlcGFpZC52MS5Ib2xkZXJTZXJ2aWNlQ3JlYXRlQXBpS2V5UmVxdWVzdBotLnByZXBhaWQudjEuSG9sZGVyU2VydmljZUNyZWF0ZUFwaUtleVJlc3BvbnNlEmsKDFJldm9rZUFwaUtleRIsLnByZXBhaWQudjEuSG9sZGVyU2VydmljZVJldm9rZUFwaUtleVJlcXVlc3QaLS5wcmVwYWlkLnYxLkhvbGRlclNlcnZpY2VSZXZva2VBcGlLZXlSZXNwb25zZRJ0Cg9TZXRBcGlLZXlJcExvY2sSLy5wcmVwYWlkLnYxLkhvbGRlclNlcnZpY2VTZXRBcGlLZXlJcExvY2tSZXF1ZXN0GjAucHJlcGFpZC52MS5Ib2xkZXJTZXJ2aWNlU2V0QXBpS2V5SXBMb2NrUmVzcG9uc2USSAoJR2V0UHJpY2VzEhwucHJlcGFpZC52MS5HZXRQcmljZXNSZXF1ZXN0Gh0ucHJlcGFpZC52MS5HZXRQcmljZXNSZXNwb25zZRJ3ChBMaXN0VHJhbnNhY3Rpb25zEjAucHJlcGFpZC52MS5Ib2xkZXJTZXJ2aWNlTGlzdFRyYW5zYWN0aW9uc1JlcXVlc3QaMS5wcmVwYWlkLnYxLkhvbGRlclNlcnZpY2VMaXN0VHJhbnNhY3Rpb25zUmVzcG9uc2UScQoOR2V0VHJhbnNhY3Rpb24SLi5wcmVwYWlkLnYxLkhvbGRlclNlcnZpY2VHZXRUcmFuc2FjdGlvblJlcXVlc3QaLy5wcmVwYWlkLnYxLkhvbGRlclNlcnZpY2VHZXRUcmFuc2FjdGlvblJlc3BvbnNlElQKDUxpc3RTdGF0ZW1lbnQSIC5wcmVwYWlkLnYxLkxpc3RTdGF0ZW1lbnRSZXF1ZXN0GiEucHJlcGFpZC52MS5MaXN0U3RhdGVtZW50UmVzcG9uc2USZQoKSW52aXRlVXNlchIqLnByZXBhaWQudjEuSG9sZGVyU2VydmljZUludml0ZVVzZXJSZXF1ZXN0GisucHJlcGFpZC52MS5Ib2xkZXJTZXJ2aWNlSW52aXRlVXNlclJlc3BvbnNlEmIKCUxpc3RVc2VycxIpLnByZXBhaWQudjEuSG9sZGVyU2VydmljZUxpc3RVc2Vyc1JlcXVlc3QaKi5wcmVwYWlkLnYxLkhvbGRlclNlcnZpY2VMaXN0VXNlcnNSZXNwb25zZRJoCgtEaXNhYmxlVXNlchIrLnByZXBhaWQudjEuSG9sZGVyU2VydmljZURpc2FibGVVc2VyUmVxdWVzdBosLnByZXBhaWQudjEuSG9sZGVyU2VydmljZURpc2FibGVVc2VyUmVzcG9uc2USVwoOQmVnaW5Ub3RwU2V0dXASIS5wcmVwYWlkLnYxLkJlZ2luVG90cFNldHVwUmVxdWVzdBoiLnByZXBhaWQudjEuQmVnaW5Ub3RwU2V0dXBSZXNwb25zZRJOCgtDb25maXJtVG90cBIeLnByZXBhaWQudjEuQ29uZmlybVRvdHBSZXF1ZXN0Gh8ucHJlcGFpZC52MS5Db25maXJtVG90cFJlc3BvbnNlEk4KC0Rpc2FibGVUb3RwEh4ucHJlcGFpZC52MS5EaXNhYmxlVG90cFJlcXVlc3QaHy5wcmVwYWlkLnYxLkRpc2FibGVUb3RwUmVzcG9uc2Uy2QIKEFVzZXJBZG1pblNlcnZpY2USawoKSW52aXRlVXNlchItLnByZXBhaWQudjEuVXNlckFkbWluU2VydmljZUludml0ZVVzZXJSZXF1ZXN0Gi4ucHJlcGFpZC52MS5Vc2VyQWRtaW5TZXJ2aWNlSW52aXRlVXNlclJlc3BvbnNlEmgKCUxpc3RVc2VycxIsLnByZXBhaWQudjEuVXNlckFkbWluU2VydmljZUxpc3RVc2Vyc1JlcXVlc3QaLS5wcmVwYWlkLnYxLlVzZXJBZG1pblNlcnZpY2VMaXN0VXNlcnNSZXNwb25zZRJuCgtEaXNhYmxlVXNlchIuLnByZXBhaWQudjEuVXNlckFkbWluU2VydmljZURpc2FibGVVc2VyUmVxdWVzdBovLnByZXBhaWQudjEuVXNlckFkbWluU2VydmljZURpc2FibGVVc2VyUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp, file_prepaid_v1_admin, file_prepaid_v1_types]);
+  fileDesc("ChdwcmVwYWlkL3YxL2hvbGRlci5wcm90bxIKcHJlcGFpZC52MSK2AQoEVXNlchIPCgd1c2VyX2lkGAEgASgJEhIKCmFjY291bnRfaWQYAiABKAkSDQoFZW1haWwYAyABKAkSIgoEcm9sZRgEIAEoDjIULnByZXBhaWQudjEuVXNlclJvbGUSEAoIZGlzYWJsZWQYBSABKAgSFAoMdG90cF9lbmFibGVkGAYgASgIEi4KCmNyZWF0ZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIrEBCgpJbnZpdGF0aW9uEhgKEGludml0YXRpb25fdG9rZW4YASABKAkSEgoKaW52aXRlX3VybBgCIAEoCRINCgVlbWFpbBgDIAEoCRIiCgRyb2xlGAQgASgOMhQucHJlcGFpZC52MS5Vc2VyUm9sZRISCgphY2NvdW50X2lkGAUgASgJEi4KCmV4cGlyZXNfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIusBCg1Ib2xkZXJTZXNzaW9uEh4KBHVzZXIYASABKAsyEC5wcmVwYWlkLnYxLlVzZXISFAoMYWNjb3VudF9uYW1lGAIgASgJEg8KB3RpZXJfaWQYAyABKAkSEQoJdGllcl9uYW1lGAQgASgJEhIKCmFwaV9hY2Nlc3MYBSABKAgSMwoPaWRsZV9leHBpcmVzX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI3ChNhYnNvbHV0ZV9leHBpcmVzX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCIwChRHZXRJbnZpdGF0aW9uUmVxdWVzdBIYChBpbnZpdGF0aW9uX3Rva2VuGAEgASgJIpABChVHZXRJbnZpdGF0aW9uUmVzcG9uc2USDQoFZW1haWwYASABKAkSIgoEcm9sZRgCIAEoDjIULnByZXBhaWQudjEuVXNlclJvbGUSFAoMYWNjb3VudF9uYW1lGAMgASgJEi4KCmV4cGlyZXNfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIkUKF0FjY2VwdEludml0YXRpb25SZXF1ZXN0EhgKEGludml0YXRpb25fdG9rZW4YASABKAkSEAoIcGFzc3dvcmQYAiABKAkiOgoYQWNjZXB0SW52aXRhdGlvblJlc3BvbnNlEh4KBHVzZXIYASABKAsyEC5wcmVwYWlkLnYxLlVzZXIiVgoNU2lnbkluUmVxdWVzdBINCgVlbWFpbBgBIAEoCRIQCghwYXNzd29yZBgCIAEoCRIRCgl0b3RwX2NvZGUYAyABKAkSEQoJY2xpZW50X2lwGAQgASgJIrUBCg5TaWduSW5SZXNwb25zZRIqCgdvdXRjb21lGAEgASgOMhkucHJlcGFpZC52MS5TaWduSW5PdXRjb21lEhUKDXNlc3Npb25fdG9rZW4YAiABKAkSFwoPY2hhbGxlbmdlX3Rva2VuGAMgASgJEhsKE3JldHJ5X2FmdGVyX3NlY29uZHMYBCABKAUSKgoHc2Vzc2lvbhgFIAEoCzIZLnByZXBhaWQudjEuSG9sZGVyU2Vzc2lvbiJWChVDb21wbGV0ZVNpZ25JblJlcXVlc3QSFwoPY2hhbGxlbmdlX3Rva2VuGAEgASgJEhEKCXRvdHBfY29kZRgCIAEoCRIRCgljbGllbnRfaXAYAyABKAkipAEKFkNvbXBsZXRlU2lnbkluUmVzcG9uc2USKgoHb3V0Y29tZRgBIAEoDjIZLnByZXBhaWQudjEuU2lnbkluT3V0Y29tZRIVCg1zZXNzaW9uX3Rva2VuGAIgASgJEhsKE3JldHJ5X2FmdGVyX3NlY29uZHMYAyABKAUSKgoHc2Vzc2lvbhgEIAEoCzIZLnByZXBhaWQudjEuSG9sZGVyU2Vzc2lvbiInCg5TaWduT3V0UmVxdWVzdBIVCg1zZXNzaW9uX3Rva2VuGAEgASgJIhEKD1NpZ25PdXRSZXNwb25zZSIqChFHZXRTZXNzaW9uUmVxdWVzdBIVCg1zZXNzaW9uX3Rva2VuGAEgASgJIkAKEkdldFNlc3Npb25SZXNwb25zZRIqCgdzZXNzaW9uGAEgASgLMhkucHJlcGFpZC52MS5Ib2xkZXJTZXNzaW9uIksKEkdldE92ZXJ2aWV3UmVxdWVzdBIVCg1zZXNzaW9uX3Rva2VuGAEgASgJEh4KBG1vZGUYAiABKA4yEC5wcmVwYWlkLnYxLk1vZGUiSAoMUHJvZHVjdFNwZW5kEiQKB3Byb2R1Y3QYASABKA4yEy5wcmVwYWlkLnYxLlByb2R1Y3QSEgoKc3BlbnRfa29ibxgCIAEoAyJaCgpEYWlseVNwZW5kEgwKBGRhdGUYASABKAkSKgoIcHJvZHVjdHMYAiADKAsyGC5wcmVwYWlkLnYxLlByb2R1Y3RTcGVuZBISCgp0b3RhbF9rb2JvGAMgASgDIuEBChNHZXRPdmVydmlld1Jlc3BvbnNlEhQKDGJhbGFuY2Vfa29ibxgBIAEoAxIPCgd0aWVyX2lkGAIgASgJEhEKCXRpZXJfbmFtZRgDIAEoCRIYChB0b2RheV9zcGVudF9rb2JvGAQgASgDEhgKEG1vbnRoX3NwZW50X2tvYm8YBSABKAMSFQoNcGVuZGluZ19jb3VudBgGIAEoAxIlCgVkYWlseRgHIAMoCzIWLnByZXBhaWQudjEuRGFpbHlTcGVuZBIeCgRtb2RlGAggASgOMhAucHJlcGFpZC52MS5Nb2RlIsoBCgxIb2xkZXJBcGlLZXkSEgoKcHVibGljX2tleRgBIAEoCRITCgthbGxvd2VkX2lwcxgCIAMoCRIPCgdyZXZva2VkGAMgASgIEi4KCmNyZWF0ZWRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjAKDGxhc3RfdXNlZF9hdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASHgoEbW9kZRgGIAEoDjIQLnByZXBhaWQudjEuTW9kZSJYCh9Ib2xkZXJTZXJ2aWNlTGlzdEFwaUtleXNSZXF1ZXN0EhUKDXNlc3Npb25fdG9rZW4YASABKAkSHgoEbW9kZRgCIAEoDjIQLnByZXBhaWQudjEuTW9kZSJKCiBIb2xkZXJTZXJ2aWNlTGlzdEFwaUtleXNSZXNwb25zZRImCgRrZXlzGAEgAygLMhgucHJlcGFpZC52MS5Ib2xkZXJBcGlLZXkibAogSG9sZGVyU2VydmljZUNyZWF0ZUFwaUtleVJlcXVlc3QSFQoNc2Vzc2lvbl90b2tlbhgBIAEoCRIRCgl0b3RwX2NvZGUYAiABKAkSHgoEbW9kZRgDIAEoDjIQLnByZXBhaWQudjEuTW9kZSJ1CiFIb2xkZXJTZXJ2aWNlQ3JlYXRlQXBpS2V5UmVzcG9uc2USKQoKaXNzdWVkX2tleRgBIAEoCzIVLnByZXBhaWQudjEuSXNzdWVkS2V5EiUKA2tleRgCIAEoCzIYLnByZXBhaWQudjEuSG9sZGVyQXBpS2V5Ik0KIEhvbGRlclNlcnZpY2VSZXZva2VBcGlLZXlSZXF1ZXN0EhUKDXNlc3Npb25fdG9rZW4YASABKAkSEgoKcHVibGljX2tleRgCIAEoCSJKCiFIb2xkZXJTZXJ2aWNlUmV2b2tlQXBpS2V5UmVzcG9uc2USJQoDa2V5GAEgASgLMhgucHJlcGFpZC52MS5Ib2xkZXJBcGlLZXkiZQojSG9sZGVyU2VydmljZVNldEFwaUtleUlwTG9ja1JlcXVlc3QSFQoNc2Vzc2lvbl90b2tlbhgBIAEoCRISCgpwdWJsaWNfa2V5GAIgASgJEhMKC2FsbG93ZWRfaXBzGAMgAygJIk0KJEhvbGRlclNlcnZpY2VTZXRBcGlLZXlJcExvY2tSZXNwb25zZRIlCgNrZXkYASABKAsyGC5wcmVwYWlkLnYxLkhvbGRlckFwaUtleSIpChBHZXRQcmljZXNSZXF1ZXN0EhUKDXNlc3Npb25fdG9rZW4YASABKAkieAoJUmF0ZVByaWNlEg8KB3NlcnZpY2UYASABKAkSHQoVZGlzY291bnRfYmFzaXNfcG9pbnRzGAIgASgFEh8KF2V4YW1wbGVfZmFjZV92YWx1ZV9rb2JvGAMgASgDEhoKEmV4YW1wbGVfcHJpY2Vfa29ibxgEIAEoAyJ1ChBIb2xkZXJDYWJsZVByaWNlEhAKCHByb3ZpZGVyGAEgASgJEhQKDHBhY2thZ2VfY29kZRgCIAEoCRIMCgRuYW1lGAMgASgJEhcKD2ZhY2VfdmFsdWVfa29ibxgEIAEoAxISCgpwcmljZV9rb2JvGAUgASgDIskCChFHZXRQcmljZXNSZXNwb25zZRIPCgd0aWVyX2lkGAEgASgJEhEKCXRpZXJfbmFtZRgCIAEoCRImCgdhaXJ0aW1lGAMgAygLMhUucHJlcGFpZC52MS5SYXRlUHJpY2USJAoKZGF0YV9wbGFucxgEIAMoCzIQLnByZXBhaWQudjEuUGxhbhIqCgtlbGVjdHJpY2l0eRgFIAMoCzIVLnByZXBhaWQudjEuUmF0ZVByaWNlEjQKDmNhYmxlX3BhY2thZ2VzGAYgAygLMhwucHJlcGFpZC52MS5Ib2xkZXJDYWJsZVByaWNlEiAKGHNtc19wYWdlX2ZhY2VfdmFsdWVfa29ibxgHIAEoAxIhChlzbXNfZGlzY291bnRfYmFzaXNfcG9pbnRzGAggASgFEhsKE3Ntc19wYWdlX3ByaWNlX2tvYm8YCSABKAMixgEKEVRyYW5zYWN0aW9uRmlsdGVyEiQKB3Byb2R1Y3QYASABKA4yEy5wcmVwYWlkLnYxLlByb2R1Y3QSLQoGc3RhdHVzGAIgASgOMh0ucHJlcGFpZC52MS5UcmFuc2FjdGlvblN0YXR1cxIRCglmcm9tX2RhdGUYAyABKAkSDwoHdG9fZGF0ZRgEIAEoCRIRCglyZWNpcGllbnQYBSABKAkSEQoJcmVmZXJlbmNlGAYgASgJEhIKCnJlcXVlc3RfaWQYByABKAkiswEKJEhvbGRlclNlcnZpY2VMaXN0VHJhbnNhY3Rpb25zUmVxdWVzdBIVCg1zZXNzaW9uX3Rva2VuGAEgASgJEi0KBmZpbHRlchgCIAEoCzIdLnByZXBhaWQudjEuVHJhbnNhY3Rpb25GaWx0ZXISEQoJcGFnZV9zaXplGAMgASgFEhIKCnBhZ2VfdG9rZW4YBCABKAkSHgoEbW9kZRgFIAEoDjIQLnByZXBhaWQudjEuTW9kZSJvCiVIb2xkZXJTZXJ2aWNlTGlzdFRyYW5zYWN0aW9uc1Jlc3BvbnNlEi0KDHRyYW5zYWN0aW9ucxgBIAMoCzIXLnByZXBhaWQudjEuVHJhbnNhY3Rpb24SFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIm4KIkhvbGRlclNlcnZpY2VHZXRUcmFuc2FjdGlvblJlcXVlc3QSFQoNc2Vzc2lvbl90b2tlbhgBIAEoCRIRCglyZWZlcmVuY2UYAiABKAkSHgoEbW9kZRgDIAEoDjIQLnByZXBhaWQudjEuTW9kZSJTCiNIb2xkZXJTZXJ2aWNlR2V0VHJhbnNhY3Rpb25SZXNwb25zZRIsCgt0cmFuc2FjdGlvbhgBIAEoCzIXLnByZXBhaWQudjEuVHJhbnNhY3Rpb24idAoUTGlzdFN0YXRlbWVudFJlcXVlc3QSFQoNc2Vzc2lvbl90b2tlbhgBIAEoCRIRCglwYWdlX3NpemUYAiABKAUSEgoKcGFnZV90b2tlbhgDIAEoCRIeCgRtb2RlGAQgASgOMhAucHJlcGFpZC52MS5Nb2RlIloKFUxpc3RTdGF0ZW1lbnRSZXNwb25zZRIoCgdlbnRyaWVzGAEgAygLMhcucHJlcGFpZC52MS5MZWRnZXJFbnRyeRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiVAoTQWRkVGVzdEZ1bmRzUmVxdWVzdBIVCg1zZXNzaW9uX3Rva2VuGAEgASgJEhMKC2Ftb3VudF9rb2JvGAIgASgDEhEKCXJlZmVyZW5jZRgDIAEoCSJmChRBZGRUZXN0RnVuZHNSZXNwb25zZRIUCgxiYWxhbmNlX2tvYm8YASABKAMSJgoFZW50cnkYAiABKAsyFy5wcmVwYWlkLnYxLkxlZGdlckVudHJ5EhAKCHJlcGxheWVkGAMgASgIImoKHkhvbGRlclNlcnZpY2VJbnZpdGVVc2VyUmVxdWVzdBIVCg1zZXNzaW9uX3Rva2VuGAEgASgJEg0KBWVtYWlsGAIgASgJEiIKBHJvbGUYAyABKA4yFC5wcmVwYWlkLnYxLlVzZXJSb2xlIk0KH0hvbGRlclNlcnZpY2VJbnZpdGVVc2VyUmVzcG9uc2USKgoKaW52aXRhdGlvbhgBIAEoCzIWLnByZXBhaWQudjEuSW52aXRhdGlvbiI2Ch1Ib2xkZXJTZXJ2aWNlTGlzdFVzZXJzUmVxdWVzdBIVCg1zZXNzaW9uX3Rva2VuGAEgASgJIkEKHkhvbGRlclNlcnZpY2VMaXN0VXNlcnNSZXNwb25zZRIfCgV1c2VycxgBIAMoCzIQLnByZXBhaWQudjEuVXNlciJJCh9Ib2xkZXJTZXJ2aWNlRGlzYWJsZVVzZXJSZXF1ZXN0EhUKDXNlc3Npb25fdG9rZW4YASABKAkSDwoHdXNlcl9pZBgCIAEoCSJCCiBIb2xkZXJTZXJ2aWNlRGlzYWJsZVVzZXJSZXNwb25zZRIeCgR1c2VyGAEgASgLMhAucHJlcGFpZC52MS5Vc2VyIi4KFUJlZ2luVG90cFNldHVwUmVxdWVzdBIVCg1zZXNzaW9uX3Rva2VuGAEgASgJIk0KFkJlZ2luVG90cFNldHVwUmVzcG9uc2USDgoGc2VjcmV0GAEgASgJEhMKC290cGF1dGhfdXJpGAIgASgJEg4KBnFyX3N2ZxgDIAEoCSI+ChJDb25maXJtVG90cFJlcXVlc3QSFQoNc2Vzc2lvbl90b2tlbhgBIAEoCRIRCgl0b3RwX2NvZGUYAiABKAkiNQoTQ29uZmlybVRvdHBSZXNwb25zZRIeCgR1c2VyGAEgASgLMhAucHJlcGFpZC52MS5Vc2VyIj4KEkRpc2FibGVUb3RwUmVxdWVzdBIVCg1zZXNzaW9uX3Rva2VuGAEgASgJEhEKCXRvdHBfY29kZRgCIAEoCSI1ChNEaXNhYmxlVG90cFJlc3BvbnNlEh4KBHVzZXIYASABKAsyEC5wcmVwYWlkLnYxLlVzZXIiagohVXNlckFkbWluU2VydmljZUludml0ZVVzZXJSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSDQoFZW1haWwYAiABKAkSIgoEcm9sZRgDIAEoDjIULnByZXBhaWQudjEuVXNlclJvbGUiUAoiVXNlckFkbWluU2VydmljZUludml0ZVVzZXJSZXNwb25zZRIqCgppbnZpdGF0aW9uGAEgASgLMhYucHJlcGFpZC52MS5JbnZpdGF0aW9uIjYKIFVzZXJBZG1pblNlcnZpY2VMaXN0VXNlcnNSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkiRAohVXNlckFkbWluU2VydmljZUxpc3RVc2Vyc1Jlc3BvbnNlEh8KBXVzZXJzGAEgAygLMhAucHJlcGFpZC52MS5Vc2VyIjUKIlVzZXJBZG1pblNlcnZpY2VEaXNhYmxlVXNlclJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCSJFCiNVc2VyQWRtaW5TZXJ2aWNlRGlzYWJsZVVzZXJSZXNwb25zZRIeCgR1c2VyGAEgASgLMhAucHJlcGFpZC52MS5Vc2VyKlAKCFVzZXJSb2xlEhkKFVVTRVJfUk9MRV9VTlNQRUNJRklFRBAAEhMKD1VTRVJfUk9MRV9PV05FUhABEhQKEFVTRVJfUk9MRV9WSUVXRVIQAiq6AQoNU2lnbkluT3V0Y29tZRIfChtTSUdOX0lOX09VVENPTUVfVU5TUEVDSUZJRUQQABIdChlTSUdOX0lOX09VVENPTUVfU0lHTkVEX0lOEAESIQodU0lHTl9JTl9PVVRDT01FX1RPVFBfUkVRVUlSRUQQAhInCiNTSUdOX0lOX09VVENPTUVfSU5WQUxJRF9DUkVERU5USUFMUxADEh0KGVNJR05fSU5fT1VUQ09NRV9USFJPVFRMRUQQBDKGEAoNSG9sZGVyU2VydmljZRJUCg1HZXRJbnZpdGF0aW9uEiAucHJlcGFpZC52MS5HZXRJbnZpdGF0aW9uUmVxdWVzdBohLnByZXBhaWQudjEuR2V0SW52aXRhdGlvblJlc3BvbnNlEl0KEEFjY2VwdEludml0YXRpb24SIy5wcmVwYWlkLnYxLkFjY2VwdEludml0YXRpb25SZXF1ZXN0GiQucHJlcGFpZC52MS5BY2NlcHRJbnZpdGF0aW9uUmVzcG9uc2USPwoGU2lnbkluEhkucHJlcGFpZC52MS5TaWduSW5SZXF1ZXN0GhoucHJlcGFpZC52MS5TaWduSW5SZXNwb25zZRJXCg5Db21wbGV0ZVNpZ25JbhIhLnByZXBhaWQudjEuQ29tcGxldGVTaWduSW5SZXF1ZXN0GiIucHJlcGFpZC52MS5Db21wbGV0ZVNpZ25JblJlc3BvbnNlEkIKB1NpZ25PdXQSGi5wcmVwYWlkLnYxLlNpZ25PdXRSZXF1ZXN0GhsucHJlcGFpZC52MS5TaWduT3V0UmVzcG9uc2USSwoKR2V0U2Vzc2lvbhIdLnByZXBhaWQudjEuR2V0U2Vzc2lvblJlcXVlc3QaHi5wcmVwYWlkLnYxLkdldFNlc3Npb25SZXNwb25zZRJOCgtHZXRPdmVydmlldxIeLnByZXBhaWQudjEuR2V0T3ZlcnZpZXdSZXF1ZXN0Gh8ucHJlcGFpZC52MS5HZXRPdmVydmlld1Jlc3BvbnNlEmgKC0xpc3RBcGlLZXlzEisucHJlcGFpZC52MS5Ib2xkZXJTZXJ2aWNlTGlzdEFwaUtleXNSZXF1ZXN0GiwucHJlcGFpZC52MS5Ib2xkZXJTZXJ2aWNlTGlzdEFwaUtleXNSZXNwb25zZRJrCgxDcmVhdGVBcGlLZXkSLC5wcmVwYWlkLnYxLkhvbGRlclNlcnZpY2VDcmVhdGVBcGlLZXlSZXF1ZXN0Gi0ucHJlcGFpZC52MS5Ib2xkZXJTZXJ2aWNlQ3JlYXRlQXBpS2V5UmVzcG9uc2USawoMUmV2b2tlQXBpS2V5EiwucHJlcGFpZC52MS5Ib2xkZXJTZXJ2aWNlUmV2b2tlQXBpS2V5UmVxdWVzdBotLnByZXBhaWQudjEuSG9sZGVyU2VydmljZVJldm9rZUFwaUtleVJlc3BvbnNlEnQKD1NldEFwaUtleUlwTG9jaxIvLnByZXBhaWQudjEuSG9sZGVyU2VydmljZVNldEFwaUtleUlwTG9ja1JlcXVlc3QaMC5wcmVwYWlkLnYxLkhvbGRlclNlcnZpY2VTZXRBcGlLZXlJcExvY2tSZXNwb25zZRJICglHZXRQcmljZXMSHC5wcmVwYWlkLnYxLkdldFByaWNlc1JlcXVlc3QaHS5wcmVwYWlkLnYxLkdldFByaWNlc1Jlc3BvbnNlEncKEExpc3RUcmFuc2FjdGlvbnMSMC5wcmVwYWlkLnYxLkhvbGRlclNlcnZpY2VMaXN0VHJhbnNhY3Rpb25zUmVxdWVzdBoxLnByZXBhaWQudjEuSG9sZGVyU2VydmljZUxpc3RUcmFuc2FjdGlvbnNSZXNwb25zZRJxCg5HZXRUcmFuc2FjdGlvbhIuLnByZXBhaWQudjEuSG9sZGVyU2VydmljZUdldFRyYW5zYWN0aW9uUmVxdWVzdBovLnByZXBhaWQudjEuSG9sZGVyU2VydmljZUdldFRyYW5zYWN0aW9uUmVzcG9uc2USVAoNTGlzdFN0YXRlbWVudBIgLnByZXBhaWQudjEuTGlzdFN0YXRlbWVudFJlcXVlc3QaIS5wcmVwYWlkLnYxLkxpc3RTdGF0ZW1lbnRSZXNwb25zZRJRCgxBZGRUZXN0RnVuZHMSHy5wcmVwYWlkLnYxLkFkZFRlc3RGdW5kc1JlcXVlc3QaIC5wcmVwYWlkLnYxLkFkZFRlc3RGdW5kc1Jlc3BvbnNlEmUKCkludml0ZVVzZXISKi5wcmVwYWlkLnYxLkhvbGRlclNlcnZpY2VJbnZpdGVVc2VyUmVxdWVzdBorLnByZXBhaWQudjEuSG9sZGVyU2VydmljZUludml0ZVVzZXJSZXNwb25zZRJiCglMaXN0VXNlcnMSKS5wcmVwYWlkLnYxLkhvbGRlclNlcnZpY2VMaXN0VXNlcnNSZXF1ZXN0GioucHJlcGFpZC52MS5Ib2xkZXJTZXJ2aWNlTGlzdFVzZXJzUmVzcG9uc2USaAoLRGlzYWJsZVVzZXISKy5wcmVwYWlkLnYxLkhvbGRlclNlcnZpY2VEaXNhYmxlVXNlclJlcXVlc3QaLC5wcmVwYWlkLnYxLkhvbGRlclNlcnZpY2VEaXNhYmxlVXNlclJlc3BvbnNlElcKDkJlZ2luVG90cFNldHVwEiEucHJlcGFpZC52MS5CZWdpblRvdHBTZXR1cFJlcXVlc3QaIi5wcmVwYWlkLnYxLkJlZ2luVG90cFNldHVwUmVzcG9uc2USTgoLQ29uZmlybVRvdHASHi5wcmVwYWlkLnYxLkNvbmZpcm1Ub3RwUmVxdWVzdBofLnByZXBhaWQudjEuQ29uZmlybVRvdHBSZXNwb25zZRJOCgtEaXNhYmxlVG90cBIeLnByZXBhaWQudjEuRGlzYWJsZVRvdHBSZXF1ZXN0Gh8ucHJlcGFpZC52MS5EaXNhYmxlVG90cFJlc3BvbnNlMtkCChBVc2VyQWRtaW5TZXJ2aWNlEmsKCkludml0ZVVzZXISLS5wcmVwYWlkLnYxLlVzZXJBZG1pblNlcnZpY2VJbnZpdGVVc2VyUmVxdWVzdBouLnByZXBhaWQudjEuVXNlckFkbWluU2VydmljZUludml0ZVVzZXJSZXNwb25zZRJoCglMaXN0VXNlcnMSLC5wcmVwYWlkLnYxLlVzZXJBZG1pblNlcnZpY2VMaXN0VXNlcnNSZXF1ZXN0Gi0ucHJlcGFpZC52MS5Vc2VyQWRtaW5TZXJ2aWNlTGlzdFVzZXJzUmVzcG9uc2USbgoLRGlzYWJsZVVzZXISLi5wcmVwYWlkLnYxLlVzZXJBZG1pblNlcnZpY2VEaXNhYmxlVXNlclJlcXVlc3QaLy5wcmVwYWlkLnYxLlVzZXJBZG1pblNlcnZpY2VEaXNhYmxlVXNlclJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp, file_prepaid_v1_admin, file_prepaid_v1_types]);
 
 /**
  * A person who signs in to an account's developer area.
@@ -572,6 +572,13 @@ export type GetOverviewRequest = Message<"prepaid.v1.GetOverviewRequest"> & {
    * @generated from field: string session_token = 1;
    */
   sessionToken: string;
+
+  /**
+   * The wallet: unset or MODE_LIVE the live one, MODE_TEST the test one.
+   *
+   * @generated from field: prepaid.v1.Mode mode = 2;
+   */
+  mode: Mode;
 };
 
 /**
@@ -698,6 +705,13 @@ export type GetOverviewResponse = Message<"prepaid.v1.GetOverviewResponse"> & {
    * @generated from field: repeated prepaid.v1.DailySpend daily = 7;
    */
   daily: DailySpend[];
+
+  /**
+   * The wallet these figures are of: MODE_LIVE or MODE_TEST.
+   *
+   * @generated from field: prepaid.v1.Mode mode = 8;
+   */
+  mode: Mode;
 };
 
 /**
@@ -747,6 +761,13 @@ export type HolderApiKey = Message<"prepaid.v1.HolderApiKey"> & {
    * @generated from field: google.protobuf.Timestamp last_used_at = 5;
    */
   lastUsedAt?: Timestamp | undefined;
+
+  /**
+   * MODE_LIVE (pk_/sk_) or MODE_TEST (pk_test_/sk_test_).
+   *
+   * @generated from field: prepaid.v1.Mode mode = 6;
+   */
+  mode: Mode;
 };
 
 /**
@@ -768,6 +789,13 @@ export type HolderServiceListApiKeysRequest = Message<"prepaid.v1.HolderServiceL
    * @generated from field: string session_token = 1;
    */
   sessionToken: string;
+
+  /**
+   * Which keys: unset or MODE_LIVE the live ones, MODE_TEST the test ones.
+   *
+   * @generated from field: prepaid.v1.Mode mode = 2;
+   */
+  mode: Mode;
 };
 
 /**
@@ -817,6 +845,13 @@ export type HolderServiceCreateApiKeyRequest = Message<"prepaid.v1.HolderService
    * @generated from field: string totp_code = 2;
    */
   totpCode: string;
+
+  /**
+   * The pair's mode: unset or MODE_LIVE a live pair, MODE_TEST a test pair (pk_test_/sk_test_).
+   *
+   * @generated from field: prepaid.v1.Mode mode = 3;
+   */
+  mode: Mode;
 };
 
 /**
@@ -1245,6 +1280,13 @@ export type HolderServiceListTransactionsRequest = Message<"prepaid.v1.HolderSer
    * @generated from field: string page_token = 4;
    */
   pageToken: string;
+
+  /**
+   * Whose transactions: unset or MODE_LIVE live ones, MODE_TEST test ones.
+   *
+   * @generated from field: prepaid.v1.Mode mode = 5;
+   */
+  mode: Mode;
 };
 
 /**
@@ -1296,11 +1338,18 @@ export type HolderServiceGetTransactionRequest = Message<"prepaid.v1.HolderServi
   sessionToken: string;
 
   /**
-   * The reference; another account's reference is NOT_FOUND.
+   * The reference; another account's reference is NOT_FOUND, and so is one of the other mode.
    *
    * @generated from field: string reference = 2;
    */
   reference: string;
+
+  /**
+   * Unset or MODE_LIVE looks among live transactions, MODE_TEST among test ones.
+   *
+   * @generated from field: prepaid.v1.Mode mode = 3;
+   */
+  mode: Mode;
 };
 
 /**
@@ -1357,6 +1406,13 @@ export type ListStatementRequest = Message<"prepaid.v1.ListStatementRequest"> & 
    * @generated from field: string page_token = 3;
    */
   pageToken: string;
+
+  /**
+   * The wallet: unset or MODE_LIVE the live one, MODE_TEST the test one.
+   *
+   * @generated from field: prepaid.v1.Mode mode = 4;
+   */
+  mode: Mode;
 };
 
 /**
@@ -1395,6 +1451,77 @@ export const ListStatementResponseSchema: GenMessage<ListStatementResponse> = /*
   messageDesc(file_prepaid_v1_holder, 38);
 
 /**
+ * Asks to add test money to the test wallet (owner only).
+ *
+ * @generated from message prepaid.v1.AddTestFundsRequest
+ */
+export type AddTestFundsRequest = Message<"prepaid.v1.AddTestFundsRequest"> & {
+  /**
+   * The session.
+   *
+   * @generated from field: string session_token = 1;
+   */
+  sessionToken: string;
+
+  /**
+   * Kobo to add: 1 to 100000000 (1,000,000 Naira).
+   *
+   * @generated from field: int64 amount_kobo = 2;
+   */
+  amountKobo: bigint;
+
+  /**
+   * Chosen by the form when it is shown (8 to 48 letters, digits, '-' or '_'): the same
+   * reference and amount again credits nothing new and answers the first credit (replayed).
+   *
+   * @generated from field: string reference = 3;
+   */
+  reference: string;
+};
+
+/**
+ * Describes the message prepaid.v1.AddTestFundsRequest.
+ * Use `create(AddTestFundsRequestSchema)` to create a new message.
+ */
+export const AddTestFundsRequestSchema: GenMessage<AddTestFundsRequest> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_holder, 39);
+
+/**
+ * The test wallet after the credit.
+ *
+ * @generated from message prepaid.v1.AddTestFundsResponse
+ */
+export type AddTestFundsResponse = Message<"prepaid.v1.AddTestFundsResponse"> & {
+  /**
+   * The test wallet's balance in kobo after the credit.
+   *
+   * @generated from field: int64 balance_kobo = 1;
+   */
+  balanceKobo: bigint;
+
+  /**
+   * The credit's ledger entry (mode MODE_TEST).
+   *
+   * @generated from field: prepaid.v1.LedgerEntry entry = 2;
+   */
+  entry?: LedgerEntry | undefined;
+
+  /**
+   * True when the reference had been credited before: nothing new was written.
+   *
+   * @generated from field: bool replayed = 3;
+   */
+  replayed: boolean;
+};
+
+/**
+ * Describes the message prepaid.v1.AddTestFundsResponse.
+ * Use `create(AddTestFundsResponseSchema)` to create a new message.
+ */
+export const AddTestFundsResponseSchema: GenMessage<AddTestFundsResponse> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_holder, 40);
+
+/**
  * Asks to invite a person to the session's account (owner only).
  *
  * @generated from message prepaid.v1.HolderServiceInviteUserRequest
@@ -1427,7 +1554,7 @@ export type HolderServiceInviteUserRequest = Message<"prepaid.v1.HolderServiceIn
  * Use `create(HolderServiceInviteUserRequestSchema)` to create a new message.
  */
 export const HolderServiceInviteUserRequestSchema: GenMessage<HolderServiceInviteUserRequest> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_holder, 39);
+  messageDesc(file_prepaid_v1_holder, 41);
 
 /**
  * The invitation.
@@ -1448,7 +1575,7 @@ export type HolderServiceInviteUserResponse = Message<"prepaid.v1.HolderServiceI
  * Use `create(HolderServiceInviteUserResponseSchema)` to create a new message.
  */
 export const HolderServiceInviteUserResponseSchema: GenMessage<HolderServiceInviteUserResponse> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_holder, 40);
+  messageDesc(file_prepaid_v1_holder, 42);
 
 /**
  * Asks for the account's users.
@@ -1469,7 +1596,7 @@ export type HolderServiceListUsersRequest = Message<"prepaid.v1.HolderServiceLis
  * Use `create(HolderServiceListUsersRequestSchema)` to create a new message.
  */
 export const HolderServiceListUsersRequestSchema: GenMessage<HolderServiceListUsersRequest> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_holder, 41);
+  messageDesc(file_prepaid_v1_holder, 43);
 
 /**
  * The account's users.
@@ -1490,7 +1617,7 @@ export type HolderServiceListUsersResponse = Message<"prepaid.v1.HolderServiceLi
  * Use `create(HolderServiceListUsersResponseSchema)` to create a new message.
  */
 export const HolderServiceListUsersResponseSchema: GenMessage<HolderServiceListUsersResponse> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_holder, 42);
+  messageDesc(file_prepaid_v1_holder, 44);
 
 /**
  * Asks to disable a user of the account (owner only; not oneself).
@@ -1518,7 +1645,7 @@ export type HolderServiceDisableUserRequest = Message<"prepaid.v1.HolderServiceD
  * Use `create(HolderServiceDisableUserRequestSchema)` to create a new message.
  */
 export const HolderServiceDisableUserRequestSchema: GenMessage<HolderServiceDisableUserRequest> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_holder, 43);
+  messageDesc(file_prepaid_v1_holder, 45);
 
 /**
  * The disabled user.
@@ -1539,7 +1666,7 @@ export type HolderServiceDisableUserResponse = Message<"prepaid.v1.HolderService
  * Use `create(HolderServiceDisableUserResponseSchema)` to create a new message.
  */
 export const HolderServiceDisableUserResponseSchema: GenMessage<HolderServiceDisableUserResponse> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_holder, 44);
+  messageDesc(file_prepaid_v1_holder, 46);
 
 /**
  * Asks to start two-step sign-in setup.
@@ -1560,7 +1687,7 @@ export type BeginTotpSetupRequest = Message<"prepaid.v1.BeginTotpSetupRequest"> 
  * Use `create(BeginTotpSetupRequestSchema)` to create a new message.
  */
 export const BeginTotpSetupRequestSchema: GenMessage<BeginTotpSetupRequest> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_holder, 45);
+  messageDesc(file_prepaid_v1_holder, 47);
 
 /**
  * A new TOTP secret for an authenticator app; two-step sign-in is on only after ConfirmTotp.
@@ -1595,7 +1722,7 @@ export type BeginTotpSetupResponse = Message<"prepaid.v1.BeginTotpSetupResponse"
  * Use `create(BeginTotpSetupResponseSchema)` to create a new message.
  */
 export const BeginTotpSetupResponseSchema: GenMessage<BeginTotpSetupResponse> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_holder, 46);
+  messageDesc(file_prepaid_v1_holder, 48);
 
 /**
  * Asks to turn two-step sign-in on.
@@ -1623,7 +1750,7 @@ export type ConfirmTotpRequest = Message<"prepaid.v1.ConfirmTotpRequest"> & {
  * Use `create(ConfirmTotpRequestSchema)` to create a new message.
  */
 export const ConfirmTotpRequestSchema: GenMessage<ConfirmTotpRequest> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_holder, 47);
+  messageDesc(file_prepaid_v1_holder, 49);
 
 /**
  * Two-step sign-in is on.
@@ -1644,7 +1771,7 @@ export type ConfirmTotpResponse = Message<"prepaid.v1.ConfirmTotpResponse"> & {
  * Use `create(ConfirmTotpResponseSchema)` to create a new message.
  */
 export const ConfirmTotpResponseSchema: GenMessage<ConfirmTotpResponse> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_holder, 48);
+  messageDesc(file_prepaid_v1_holder, 50);
 
 /**
  * Asks to turn two-step sign-in off.
@@ -1672,7 +1799,7 @@ export type DisableTotpRequest = Message<"prepaid.v1.DisableTotpRequest"> & {
  * Use `create(DisableTotpRequestSchema)` to create a new message.
  */
 export const DisableTotpRequestSchema: GenMessage<DisableTotpRequest> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_holder, 49);
+  messageDesc(file_prepaid_v1_holder, 51);
 
 /**
  * Two-step sign-in is off.
@@ -1693,7 +1820,7 @@ export type DisableTotpResponse = Message<"prepaid.v1.DisableTotpResponse"> & {
  * Use `create(DisableTotpResponseSchema)` to create a new message.
  */
 export const DisableTotpResponseSchema: GenMessage<DisableTotpResponse> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_holder, 50);
+  messageDesc(file_prepaid_v1_holder, 52);
 
 /**
  * Asks to invite a person (operator).
@@ -1728,7 +1855,7 @@ export type UserAdminServiceInviteUserRequest = Message<"prepaid.v1.UserAdminSer
  * Use `create(UserAdminServiceInviteUserRequestSchema)` to create a new message.
  */
 export const UserAdminServiceInviteUserRequestSchema: GenMessage<UserAdminServiceInviteUserRequest> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_holder, 51);
+  messageDesc(file_prepaid_v1_holder, 53);
 
 /**
  * The invitation.
@@ -1749,7 +1876,7 @@ export type UserAdminServiceInviteUserResponse = Message<"prepaid.v1.UserAdminSe
  * Use `create(UserAdminServiceInviteUserResponseSchema)` to create a new message.
  */
 export const UserAdminServiceInviteUserResponseSchema: GenMessage<UserAdminServiceInviteUserResponse> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_holder, 52);
+  messageDesc(file_prepaid_v1_holder, 54);
 
 /**
  * Asks for an account's users (operator).
@@ -1770,7 +1897,7 @@ export type UserAdminServiceListUsersRequest = Message<"prepaid.v1.UserAdminServ
  * Use `create(UserAdminServiceListUsersRequestSchema)` to create a new message.
  */
 export const UserAdminServiceListUsersRequestSchema: GenMessage<UserAdminServiceListUsersRequest> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_holder, 53);
+  messageDesc(file_prepaid_v1_holder, 55);
 
 /**
  * An account's users.
@@ -1791,7 +1918,7 @@ export type UserAdminServiceListUsersResponse = Message<"prepaid.v1.UserAdminSer
  * Use `create(UserAdminServiceListUsersResponseSchema)` to create a new message.
  */
 export const UserAdminServiceListUsersResponseSchema: GenMessage<UserAdminServiceListUsersResponse> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_holder, 54);
+  messageDesc(file_prepaid_v1_holder, 56);
 
 /**
  * Asks to disable a user (operator).
@@ -1812,7 +1939,7 @@ export type UserAdminServiceDisableUserRequest = Message<"prepaid.v1.UserAdminSe
  * Use `create(UserAdminServiceDisableUserRequestSchema)` to create a new message.
  */
 export const UserAdminServiceDisableUserRequestSchema: GenMessage<UserAdminServiceDisableUserRequest> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_holder, 55);
+  messageDesc(file_prepaid_v1_holder, 57);
 
 /**
  * The disabled user.
@@ -1833,7 +1960,7 @@ export type UserAdminServiceDisableUserResponse = Message<"prepaid.v1.UserAdminS
  * Use `create(UserAdminServiceDisableUserResponseSchema)` to create a new message.
  */
 export const UserAdminServiceDisableUserResponseSchema: GenMessage<UserAdminServiceDisableUserResponse> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_holder, 56);
+  messageDesc(file_prepaid_v1_holder, 58);
 
 /**
  * What a user may do in the developer area.
@@ -1922,6 +2049,10 @@ export const SignInOutcomeSchema: GenEnum<SignInOutcome> = /*@__PURE__*/
  * service token (or the admin token) as bearer; every RPC except the invitation and sign-in
  * ones also takes a session_token and acts for that session's user and account only. Every
  * authorisation decision (session -> user -> account -> role) is made here, never by the caller.
+ *
+ * Reads and key operations that concern one wallet or one set of keys take a `mode`: unset or
+ * MODE_LIVE is the live wallet and live keys, MODE_TEST the account's test wallet and test keys
+ * (test mode: the same code paths, test money, purchases only ever served by the sandbox).
  *
  * A missing, unknown, expired or signed-out session answers UNAUTHENTICATED (reason
  * UNAUTHENTICATED); an owner-only RPC called by a viewer answers PERMISSION_DENIED (reason
@@ -2080,6 +2211,17 @@ export const HolderService: GenService<{
     methodKind: "unary";
     input: typeof ListStatementRequestSchema;
     output: typeof ListStatementResponseSchema;
+  },
+  /**
+   * Owner only. Adds test money to the account's test wallet (never the live one), at most
+   * 1,000,000 Naira a time, once per reference: a resubmitted form credits nothing new.
+   *
+   * @generated from rpc prepaid.v1.HolderService.AddTestFunds
+   */
+  addTestFunds: {
+    methodKind: "unary";
+    input: typeof AddTestFundsRequestSchema;
+    output: typeof AddTestFundsResponseSchema;
   },
   /**
    * Owner only. Invites a person to this account; the link is returned, never logged.

@@ -9,7 +9,7 @@ import * as assert from 'uvu/assert';
 import { kobo } from '../../../core/domain/money.js';
 import { totpCode } from '../../../core/people/totp.js';
 import { HolderService, SignInOutcome, UserAdminService, UserRole } from '../../../gen/prepaid/v1/holder_pb.js';
-import { Product, TransactionStatus } from '../../../gen/prepaid/v1/types_pb.js';
+import { Mode, Product, TransactionStatus } from '../../../gen/prepaid/v1/types_pb.js';
 import { assertError } from '../../gateway/fields.js';
 import { startCore, type TestCore } from '../../helpers/core.js';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway.js';
@@ -196,6 +196,8 @@ roles('a viewer reads everything and is refused by the server on every owner RPC
     holder.setApiKeyIpLock({ sessionToken: t, publicKey, allowedIps: ['203.0.113.7'] }),
     holder.inviteUser({ sessionToken: t, email: email(), role: UserRole.VIEWER }),
     holder.disableUser({ sessionToken: t, userId: owner.user.userId }),
+    holder.createApiKey({ sessionToken: t, mode: Mode.TEST }),
+    holder.addTestFunds({ sessionToken: t, amountKobo: 100_000n, reference: 'viewer-form-0001' }),
   ];
   for (const refused of refusals) {
     const r = await rejection(refused);
@@ -505,3 +507,144 @@ sessions.run();
 roles.run();
 keys.run();
 reads.run();
+
+const testMode = suite('holder: test mode');
+testMode.before(setup);
+testMode.after(teardown);
+
+const json = (value: unknown) => JSON.stringify(value, (_, v) => (typeof v === 'bigint' ? String(v) : v));
+
+testMode('an owner adds test money (never live), makes a test key, buys with it, and reads only test data in test mode', async () => {
+  const { accountId, publicKey } = await core.createApiAccount({ balanceKobo: 250_000 });
+  const owner = await signedIn(accountId);
+  const t = owner.token;
+  const liveBefore = await holder.getOverview({ sessionToken: t });
+  const liveStatementBefore = (await holder.listStatement({ sessionToken: t })).entries;
+
+  const added = await holder.addTestFunds({ sessionToken: t, amountKobo: 500_000n, reference: 'form-0001-abcdef' });
+  assert.equal(
+    [added.balanceKobo, added.replayed, added.entry!.mode, added.entry!.kind, added.entry!.amountKobo],
+    [500_000n, false, Mode.TEST, 'credit', 500_000n],
+  );
+  assert.ok(added.entry!.memo.includes(owner.email), 'the memo says who added it');
+  const again = await holder.addTestFunds({ sessionToken: t, amountKobo: 500_000n, reference: 'form-0001-abcdef' });
+  assert.equal([again.balanceKobo, again.replayed, again.entry!.entryId], [500_000n, true, added.entry!.entryId], 'a resubmitted form credits once');
+  const edited = await rejection(holder.addTestFunds({ sessionToken: t, amountKobo: 700_000n, reference: 'form-0001-abcdef' }));
+  assert.is(edited.reason, 'FAILED_PRECONDITION');
+
+  const testOverview = await holder.getOverview({ sessionToken: t, mode: Mode.TEST });
+  assert.equal([testOverview.mode, testOverview.balanceKobo], [Mode.TEST, 500_000n]);
+  const liveAfterCredit = await holder.getOverview({ sessionToken: t });
+  assert.equal([liveAfterCredit.mode, liveAfterCredit.balanceKobo], [Mode.LIVE, liveBefore.balanceKobo], 'the live wallet is untouched');
+
+  const created = await holder.createApiKey({ sessionToken: t, mode: Mode.TEST });
+  const pair = { publicKey: created.issuedKey!.publicKey, secretKey: created.issuedKey!.secretKey };
+  assert.match(pair.publicKey, /^pk_test_/);
+  assert.match(pair.secretKey, /^sk_test_/);
+  assert.is(created.key!.mode, Mode.TEST);
+  const testKeys = (await holder.listApiKeys({ sessionToken: t, mode: Mode.TEST })).keys;
+  assert.equal(
+    testKeys.map((k) => [k.publicKey, k.mode]),
+    [[pair.publicKey, Mode.TEST]],
+  );
+  const liveKeys = (await holder.listApiKeys({ sessionToken: t })).keys;
+  assert.equal(
+    liveKeys.map((k) => [k.publicKey, k.mode]),
+    [[publicKey, Mode.LIVE]],
+    'the live list has no test key',
+  );
+  assert.not.ok(json(testKeys).includes(pair.secretKey));
+
+  const bought = await gateway.request({ query: { action: 'airtime' }, keys: pair, body: { network: 'mtn', phone: '08031234567', amount: 100 } });
+  assert.is(bought.status, 200, bought.text);
+  const reference = bought.json.reference as string;
+  const charged = BigInt(Math.round(Number(bought.json.charged) * 100));
+
+  const testList = (await holder.listTransactions({ sessionToken: t, mode: Mode.TEST })).transactions;
+  assert.equal(
+    testList.map((x) => [x.reference, x.livemode]),
+    [[reference, false]],
+  );
+  assert.is((await holder.listTransactions({ sessionToken: t })).transactions.length, 0, 'no test purchase among live ones');
+  assert.is((await holder.getTransaction({ sessionToken: t, reference, mode: Mode.TEST })).transaction!.reference, reference);
+  assert.is((await rejection(holder.getTransaction({ sessionToken: t, reference }))).code, Code.NotFound, 'a test reference is not found live');
+
+  const testStatement = (await holder.listStatement({ sessionToken: t, mode: Mode.TEST })).entries;
+  assert.equal(
+    testStatement.map((e) => [e.kind, e.mode]),
+    [
+      ['debit', Mode.TEST],
+      ['credit', Mode.TEST],
+    ],
+  );
+  assert.is(testStatement[0]!.amountKobo, -charged, 'the test wallet paid what the API said it charged');
+  assert.is(testStatement[0]!.balanceAfterKobo, 500_000n + testStatement[0]!.amountKobo);
+  assert.equal((await holder.listStatement({ sessionToken: t })).entries, liveStatementBefore, 'the live statement is unchanged');
+  const liveAfter = await holder.getOverview({ sessionToken: t });
+  assert.equal([liveAfter.balanceKobo, liveAfter.todaySpentKobo], [liveBefore.balanceKobo, 0n], 'live balance and spend unchanged to the kobo');
+  const testAfter = await holder.getOverview({ sessionToken: t, mode: Mode.TEST });
+  assert.is(testAfter.todaySpentKobo, -testStatement[0]!.amountKobo);
+
+  const feed = await gateway.request({ query: { action: 'events', limit: '100' }, keys: pair });
+  assert.is(feed.status, 200, feed.text);
+  const credited = (feed.json.events as { type: string; livemode: boolean }[]).filter((e) => e.type === 'wallet.credited');
+  assert.equal(
+    credited.map((e) => e.livemode),
+    [false],
+    'one wallet.credited test event for the credit and its replay',
+  );
+});
+
+testMode('test funds are bounded, need a reference of the form and an owner; another account is never reached', async () => {
+  const { accountId } = await core.createApiAccount();
+  const other = await core.createApiAccount();
+  const owner = await signedIn(accountId);
+  const t = owner.token;
+  const fields = async (amountKobo: bigint, reference: string) =>
+    (await rejection(holder.addTestFunds({ sessionToken: t, amountKobo, reference }))).violations.map((v) => [v.field, v.description]);
+  const tooMuch = await fields(100_000_001n, 'form-0002-abcdef');
+  assert.equal(
+    tooMuch.map(([f]) => f),
+    ['amount_kobo'],
+  );
+  assert.match(tooMuch[0]![1]!, /At most ₦1,000,000\.00/);
+  assert.equal(
+    (await fields(0n, 'form-0002-abcdef')).map(([f]) => f),
+    ['amount_kobo'],
+  );
+  assert.equal(
+    (await fields(-5n, 'form-0002-abcdef')).map(([f]) => f),
+    ['amount_kobo'],
+  );
+  assert.equal(
+    (await fields(100n, 'short')).map(([f]) => f),
+    ['reference'],
+  );
+  assert.equal(
+    (await fields(100n, 'has space in it')).map(([f]) => f),
+    ['reference'],
+  );
+  const max = await holder.addTestFunds({ sessionToken: t, amountKobo: 100_000_000n, reference: 'form-0003-abcdef' });
+  assert.is(max.balanceKobo, 100_000_000n, 'exactly the bound is accepted');
+  assert.is((await holder.getOverview({ sessionToken: t, mode: Mode.TEST })).balanceKobo, 100_000_000n);
+  assert.is((await holder.getOverview({ sessionToken: t })).balanceKobo, 0n);
+  const otherOwner = await signedIn(other.accountId);
+  assert.is(
+    (await holder.getOverview({ sessionToken: otherOwner.token, mode: Mode.TEST })).balanceKobo,
+    0n,
+    'the same reference in another account is its own',
+  );
+  const unauthenticated = await rejection(holder.addTestFunds({ sessionToken: 'nope', amountKobo: 100n, reference: 'form-0004-abcdef' }));
+  assert.is(unauthenticated.code, Code.Unauthenticated);
+  const viewer = await signedIn(accountId, UserRole.VIEWER);
+  assert.is(
+    (await rejection(holder.addTestFunds({ sessionToken: viewer.token, amountKobo: 100n, reference: 'form-0005-abcdef' }))).code,
+    Code.PermissionDenied,
+  );
+  assert.is(
+    (await holder.getOverview({ sessionToken: viewer.token, mode: Mode.TEST })).balanceKobo,
+    100_000_000n,
+    'the viewer changed nothing, and reads test mode',
+  );
+});
+testMode.run();

@@ -7,6 +7,7 @@
 import { type Client, Code, ConnectError, createClient } from '@connectrpc/connect';
 import { BadRequestSchema } from '../gen/google/rpc/error_details_pb.js';
 import { HolderService } from '../gen/prepaid/v1/holder_pb.js';
+import { Mode } from '../gen/prepaid/v1/types_pb.js';
 import { createCoreTransport } from '../runtime/core-transport.js';
 
 /** The core's services as the dashboard uses them. */
@@ -35,6 +36,11 @@ export function createDashboardCore(options: DashboardCoreOptions): DashboardCor
     ...(options.allowPlaintext === undefined ? {} : { allowPlaintext: options.allowPlaintext }),
   });
   return { holder: createClient(HolderService, transport), close: () => transport.close() };
+}
+
+/** The core's Mode for a page's mode: every mode-scoped call names it, live included. */
+export function coreMode(mode: 'live' | 'test'): Mode {
+  return mode === 'test' ? Mode.TEST : Mode.LIVE;
 }
 
 /** How a failed core call is shown: the kind decides the page, `fields` the messages beside fields. */

@@ -16,26 +16,39 @@ export interface FieldError {
   message: string;
 }
 
+/** Which world a page shows: the live wallet and keys, or the test ones (under /test). */
+export type DashboardMode = 'live' | 'test';
+
 /** What the frame of a signed-in page needs. */
 export interface Viewer {
   session: HolderSession;
   csrfToken: string;
+  mode: DashboardMode;
+}
+
+/** `path` in `mode`: test pages live under /test (the overview is /test itself). */
+export function modePath(mode: DashboardMode, path: string): string {
+  if (mode === 'live') return path;
+  return path === '/' ? '/test' : path.startsWith('/?') ? `/test${path.slice(1)}` : `/test${path}`;
 }
 
 export function isOwner(viewer: Viewer): boolean {
   return viewer.session.user?.role === UserRole.OWNER;
 }
 
-/** The navigation, in the order a holder needs them. */
-const NAV: ReadonlyArray<readonly [string, string]> = [
-  ['/', 'Overview'],
-  ['/keys', 'API keys'],
-  ['/prices', 'Prices'],
-  ['/transactions', 'Transactions'],
-  ['/statement', 'Statement'],
-  ['/developers', 'Developers'],
-  ['/users', 'Users'],
-  ['/security', 'Security'],
+/**
+ * The navigation, in the order a holder needs them; the third value says whether the section
+ * has a test mode (its link keeps /test). Users and Security are the account's, in no mode.
+ */
+const NAV: ReadonlyArray<readonly [string, string, boolean]> = [
+  ['/', 'Overview', true],
+  ['/keys', 'API keys', true],
+  ['/prices', 'Prices', true],
+  ['/transactions', 'Transactions', true],
+  ['/statement', 'Statement', true],
+  ['/developers', 'Developers', true],
+  ['/users', 'Users', false],
+  ['/security', 'Security', false],
 ];
 
 export interface PageOptions {
@@ -58,18 +71,19 @@ export function page(options: PageOptions, body: SafeHtml): SafeHtml {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title} · Prepaid developer area</title>
+<title>${viewer?.mode === 'test' ? 'Test mode: ' : ''}${title} · Prepaid developer area</title>
 <link rel="stylesheet" href="/static/dashboard.css">
 <script src="/static/dashboard.js" defer></script>
 </head>
 <body>
 <a class="skip-link" href="#main">Skip to main content</a>
-<header class="site-header">
+${viewer?.mode === 'test' ? testBanner() : ''}
+<header class="site-header${viewer?.mode === 'test' ? ' site-header--test' : ''}">
   <div class="site-header__inner">
     <a class="site-header__brand" href="/">Prepaid developer area</a>
     ${viewer ? accountBar(viewer) : ''}
   </div>
-  ${viewer ? navigation(options.current) : ''}
+  ${viewer ? navigation(viewer.mode, options.current) : ''}
 </header>
 <main id="main" class="main">
 ${options.notice ? html`<div class="notice" role="status"><p>${options.notice}</p></div>` : ''}
@@ -94,10 +108,36 @@ function accountBar(viewer: Viewer): SafeHtml {
   </div>`;
 }
 
-function navigation(current: string | undefined): SafeHtml {
-  return html`<nav class="site-nav" aria-label="Sections"><ul>
-    ${NAV.map(([href, label]) => html`<li><a href="${href}"${href === current ? html` aria-current="page"` : ''}>${label}</a></li>`)}
+function navigation(mode: DashboardMode, current: string | undefined): SafeHtml {
+  return html`<div class="site-nav__bar"><nav class="site-nav" aria-label="Sections"><ul>
+    ${NAV.map(([href, label, hasTest]) => html`<li><a href="${hasTest ? modePath(mode, href) : href}"${href === current ? html` aria-current="page"` : ''}>${label}</a></li>`)}
+  </ul></nav>
+  ${modeSwitch(mode, current)}</div>`;
+}
+
+/**
+ * Live / Test: the same section in the other mode (a section without a test mode switches to
+ * the overview). The current mode is marked, in words as well as in colour.
+ */
+function modeSwitch(mode: DashboardMode, current: string | undefined): SafeHtml {
+  const section = NAV.find(([href]) => href === current);
+  const target = section?.[2] === true ? section[0] : '/';
+  const live = mode === 'live' ? (current ?? '/') : target;
+  const link = (to: DashboardMode, href: string, label: string) =>
+    to === mode
+      ? html`<li><a href="${href}" aria-current="true" class="mode-switch__on">${label}<span class="visually-hidden"> (shown now)</span></a></li>`
+      : html`<li><a href="${href}">${label}</a></li>`;
+  return html`<nav class="mode-switch" aria-label="Mode"><ul>
+    ${link('live', live, 'Live')}
+    ${link('test', modePath('test', target), 'Test')}
   </ul></nav>`;
+}
+
+/** Above everything while in test mode: no doubt which money a page is about. */
+function testBanner(): SafeHtml {
+  return html`<div class="test-banner" role="note" aria-label="Test mode">
+  <p><strong class="test-banner__label">Test mode</strong> You are looking at test keys and test money. Test purchases are never sent to a network or a biller, and nothing here touches your live balance. <a href="/">Leave test mode</a></p>
+</div>`;
 }
 
 /** The box at the top listing every problem, each a link to its field. */

@@ -8,6 +8,11 @@
  * the core who the session is (which also extends its idle expiry); a session the core does not
  * know any more sends the browser back to sign-in. Every decision about what a person may see
  * or do is the core's: a refusal from it becomes a page that says so.
+ *
+ * Test mode is a path prefix: /test, /test/keys, /test/transactions... serve the same routes
+ * for the account's test wallet and test keys (each such route says `testMode: true` and asks
+ * the core with the mode in ctx.mode); every link and form on those pages keeps the prefix
+ * (ctx.link), so the mode lives in the address and nowhere else.
  */
 import { readFileSync } from 'node:fs';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
@@ -17,7 +22,7 @@ import type { Duplex } from 'node:stream';
 import { type DashboardConfig, proxyList } from './config.js';
 import { type DashboardCore, refusalOf } from './core-client.js';
 import { html, type SafeHtml } from './html.js';
-import { page, type Viewer } from './layout.js';
+import { type DashboardMode, modePath, page, type Viewer } from './layout.js';
 import type { DashboardLogger } from './log.js';
 import { routes } from './pages/index.js';
 import {
@@ -80,6 +85,10 @@ export interface PageContext {
   viewer: Viewer | undefined;
   /** Public routes: the token their forms carry. */
   visitorCsrf: string;
+  /** Live, or test under the /test prefix: which wallet and keys the page asks the core for. */
+  mode: DashboardMode;
+  /** A path of this dashboard in the page's mode (prefixed with /test in test mode). */
+  link(path: string): string;
 }
 
 /** One route: a method, a path (exact, or a pattern whose groups become params), and its handler. */
@@ -90,6 +99,8 @@ export interface Route {
   name: string;
   /** Signed-in routes need a session the core knows. */
   signedIn: boolean;
+  /** Also served under /test, for the test wallet and keys (the handler honours ctx.mode). */
+  testMode?: boolean;
   handler(ctx: PageContext): Promise<Answer>;
 }
 
@@ -187,7 +198,10 @@ async function handle(shared: Shared, req: IncomingMessage, res: ServerResponse)
   const url = new URL(req.url ?? '/', 'http://dashboard.invalid');
   const fixed = serveFixed(shared, req, res, url.pathname);
   if (fixed !== undefined) return fixed;
-  const found = findRoute(req.method === 'HEAD' ? 'GET' : (req.method ?? ''), url.pathname);
+  const { mode, path } = splitMode(url.pathname);
+  let found = findRoute(req.method === 'HEAD' ? 'GET' : (req.method ?? ''), path);
+  // Under /test only the routes that honour the mode exist.
+  if (mode === 'test' && typeof found === 'object' && found.route.testMode !== true) found = undefined;
   if (found === undefined) {
     sendPage(res, 404, notFoundPage());
     return 'not_found';
@@ -198,7 +212,7 @@ async function handle(shared: Shared, req: IncomingMessage, res: ServerResponse)
     return 'method_not_allowed';
   }
   const { route, params } = found;
-  const ctx = await admit(shared, req, res, url, route, params);
+  const ctx = await admit(shared, req, res, url, route, params, mode);
   if (ctx === undefined) return route.name;
   let answer: Answer;
   try {
@@ -237,7 +251,15 @@ function serveFixed(shared: Shared, req: IncomingMessage, res: ServerResponse, p
  * signed-in route who the session is. Undefined when the request was answered here (refused,
  * or sent to sign in).
  */
-async function admit(shared: Shared, req: IncomingMessage, res: ServerResponse, url: URL, route: Route, params: string[]): Promise<PageContext | undefined> {
+async function admit(
+  shared: Shared,
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  route: Route,
+  params: string[],
+  mode: DashboardMode,
+): Promise<PageContext | undefined> {
   const { csrf, cookieOptions } = shared;
   const cookies = readCookies(req);
   const sessionToken = cookies.get(SESSION_COOKIE) ?? '';
@@ -280,7 +302,7 @@ async function admit(shared: Shared, req: IncomingMessage, res: ServerResponse, 
     try {
       const { session } = await shared.core.holder.getSession({ sessionToken });
       if (session === undefined) throw new Error('GetSession answered without a session');
-      viewer = { session, csrfToken: csrf.forSession(sessionToken) };
+      viewer = { session, csrfToken: csrf.forSession(sessionToken), mode };
     } catch (error) {
       if (refusalOf(error).kind !== 'signed_out') {
         const answer = refusalAnswer(shared, undefined, setCookies, error);
@@ -306,7 +328,16 @@ async function admit(shared: Shared, req: IncomingMessage, res: ServerResponse, 
     sessionToken,
     viewer,
     visitorCsrf,
+    mode,
+    link: (path: string) => modePath(mode, path),
   };
+}
+
+/** The mode of an address and the route path it names: /test/keys is the keys page in test mode. */
+function splitMode(pathname: string): { mode: DashboardMode; path: string } {
+  if (pathname === '/test' || pathname === '/test/') return { mode: 'test', path: '/' };
+  if (pathname.startsWith('/test/')) return { mode: 'test', path: pathname.slice('/test'.length) };
+  return { mode: 'live', path: pathname };
 }
 
 /** A refusal from the core that the page did not handle itself. */

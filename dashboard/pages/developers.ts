@@ -3,6 +3,7 @@
  * one of the holder's own public keys (the secret is never shown again, so it stays a
  * placeholder the holder fills in).
  */
+import { coreMode } from '../core-client.js';
 import { html, type SafeHtml } from '../html.js';
 import { page } from '../layout.js';
 import type { Route } from '../server.js';
@@ -18,10 +19,12 @@ export const developerRoutes: Route[] = [
     path: '/developers',
     name: 'developers',
     signedIn: true,
+    testMode: true,
     async handler(ctx) {
-      const { keys } = await ctx.core.holder.listApiKeys({ sessionToken: ctx.sessionToken });
+      // In test mode, the commands carry a test public key: they spend test money only.
+      const { keys } = await ctx.core.holder.listApiKeys({ sessionToken: ctx.sessionToken, mode: coreMode(ctx.mode) });
       const live = keys.find((key) => !key.revoked);
-      const publicKey = live?.publicKey ?? 'pk_your_public_key';
+      const publicKey = live?.publicKey ?? (ctx.mode === 'test' ? 'pk_test_your_public_key' : 'pk_your_public_key');
       const base = ctx.config.apiUrl;
       const openapi = `${new URL(base).origin}/openapi.json`;
       const keyHeaders = `-H 'X-Public-Key: ${publicKey}' -H 'X-Secret-Key: YOUR_SECRET_KEY'`;
@@ -29,7 +32,7 @@ export const developerRoutes: Route[] = [
 <dl class="summary-list">
 <div><dt>API base URL</dt><dd><code>${base}</code></dd></div>
 <div><dt>OpenAPI document</dt><dd><a href="${openapi}">${openapi}</a></dd></div>
-<div><dt>Your public key</dt><dd>${live ? html`<code>${publicKey}</code>` : html`No key yet. <a href="/keys">Create a key pair</a>.`}</dd></div>
+<div><dt>Your public key</dt><dd>${live ? html`<code>${publicKey}</code>` : html`No key yet. <a href="${ctx.link('/keys')}">Create a key pair</a>.`}</dd></div>
 </dl>
 <p>Every request carries your public key and your secret key as headers. Your secret key was shown once when the key was created; put it where these commands say <code>YOUR_SECRET_KEY</code>. Amounts are in Naira.</p>
 <h2>Check your balance</h2>

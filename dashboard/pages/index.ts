@@ -1,6 +1,7 @@
 /** Every page's routes, in one list the server matches in order. */
 import type { Route } from '../server.js';
 import { developerRoutes } from './developers.js';
+import { fundsRoutes } from './funds.js';
 import { invitationRoutes } from './invitation.js';
 import { keyRoutes } from './keys.js';
 import { overviewRoutes } from './overview.js';
@@ -15,6 +16,7 @@ export const routes: readonly Route[] = [
   ...signInRoutes,
   ...invitationRoutes,
   ...overviewRoutes,
+  ...fundsRoutes,
   ...keyRoutes,
   ...priceRoutes,
   ...transactionRoutes,

@@ -7,9 +7,10 @@
 
 import type { DailySpend } from '../../gen/prepaid/v1/holder_pb.js';
 import { Product } from '../../gen/prepaid/v1/types_pb.js';
+import { coreMode } from '../core-client.js';
 import { naira, shortDay } from '../format.js';
 import { html, type SafeHtml } from '../html.js';
-import { page } from '../layout.js';
+import { isOwner, page } from '../layout.js';
 import type { Route } from '../server.js';
 import { PRODUCT_LABELS } from './labels.js';
 
@@ -21,6 +22,12 @@ const CHART_PRODUCTS: ReadonlyArray<readonly [Product, string]> = [
   [Product.CABLE, 'cable'],
   [Product.BULK_SMS, 'sms'],
 ];
+
+/** After Add test funds (which redirects here). */
+const FUNDS_NOTICES: Readonly<Record<string, string>> = {
+  funded: 'The test money is added to your test balance.',
+  replayed: 'That form had been sent already; its test money was added once.',
+};
 
 const CHART_WIDTH = 720;
 const CHART_HEIGHT = 240;
@@ -104,21 +111,31 @@ export const overviewRoutes: Route[] = [
     path: '/',
     name: 'overview',
     signedIn: true,
+    testMode: true,
     async handler(ctx) {
       const viewer = ctx.viewer!;
-      const overview = await ctx.core.holder.getOverview({ sessionToken: ctx.sessionToken });
-      const body = html`<h1>Overview</h1>
+      const test = ctx.mode === 'test';
+      const overview = await ctx.core.holder.getOverview({ sessionToken: ctx.sessionToken, mode: coreMode(ctx.mode) });
+      const notice = test ? FUNDS_NOTICES[ctx.url.searchParams.get('done') ?? ''] : undefined;
+      const funds = test
+        ? isOwner(viewer)
+          ? html`<p class="toolbar"><a href="/test/funds" class="button">Add test funds</a> <a href="/test/keys" class="button button--secondary">Create a test key pair</a></p>`
+          : html`<p class="inset">Test money is added by an owner of this account.</p>`
+        : '';
+      const body = html`<h1>${test ? 'Test overview' : 'Overview'}</h1>
+${test ? html`<p>Your test balance is test money for trying the API with a test key pair (<code>pk_test_</code>, <code>sk_test_</code>). It can never be spent live.</p>` : ''}
+${funds}
 <dl class="summary-cards">
-  <div class="card"><dt>Balance</dt><dd class="card__figure">${naira(overview.balanceKobo)}</dd></div>
+  <div class="card"><dt>${test ? 'Test balance' : 'Balance'}</dt><dd class="card__figure">${naira(overview.balanceKobo)}</dd></div>
   <div class="card"><dt>Tier</dt><dd class="card__figure">${overview.tierName}</dd></div>
   <div class="card"><dt>Spent today</dt><dd class="card__figure">${naira(overview.todaySpentKobo)}</dd></div>
   <div class="card"><dt>Spent this month</dt><dd class="card__figure">${naira(overview.monthSpentKobo)}</dd></div>
-  <div class="card"><dt>Pending purchases</dt><dd class="card__figure">${overview.pendingCount > 0n ? html`<a href="/transactions?status=pending">${overview.pendingCount}</a>` : '0'}</dd></div>
+  <div class="card"><dt>Pending purchases</dt><dd class="card__figure">${overview.pendingCount > 0n ? html`<a href="${ctx.link('/transactions?status=pending')}">${overview.pendingCount}</a>` : '0'}</dd></div>
 </dl>
 <h2>Daily spend, last 30 days</h2>
 ${spendChart(overview.daily)}
 <p>Spend counts what was charged; failed and reversed purchases, which were refunded, are not counted.</p>`;
-      return { kind: 'page', body: page({ title: 'Overview', current: '/', viewer }, body) };
+      return { kind: 'page', body: page({ title: test ? 'Test overview' : 'Overview', current: '/', viewer, ...(notice ? { notice } : {}) }, body) };
     },
   },
 ];

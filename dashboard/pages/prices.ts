@@ -31,6 +31,8 @@ export const priceRoutes: Route[] = [
     path: '/prices',
     name: 'prices',
     signedIn: true,
+    // The same prices in both modes: a test purchase is charged the tier's prices too.
+    testMode: true,
     async handler(ctx) {
       const prices = await ctx.core.holder.getPrices({ sessionToken: ctx.sessionToken });
       const body = html`<h1>Prices</h1>

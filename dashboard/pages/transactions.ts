@@ -4,11 +4,12 @@
  * "next page" link that carries the core's cursor; a detail page per reference with token and
  * units; and a CSV export of the current filter, streamed page after page as the core hands
  * them over, so a year of a big reseller's history never sits in memory.
+ * Under /test the same pages show the test purchases only (and a live reference is not found there).
  */
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { TransactionFilterSchema } from '../../gen/prepaid/v1/holder_pb.js';
 import { Product, type Transaction, TransactionStatus } from '../../gen/prepaid/v1/types_pb.js';
-import { refusalOf } from '../core-client.js';
+import { coreMode, refusalOf } from '../core-client.js';
 import { isoTime, lagosIso, lagosTime, naira } from '../format.js';
 import { html, type SafeHtml } from '../html.js';
 import { empty, type FieldError, field, page, select } from '../layout.js';
@@ -59,9 +60,9 @@ const CORE_FIELDS: Readonly<Record<string, string>> = {
   page_token: 'from',
 };
 
-function filterForm(params: URLSearchParams, errors: FieldError[]): SafeHtml {
+function filterForm(ctx: PageContext, params: URLSearchParams, errors: FieldError[]): SafeHtml {
   const value = (name: string) => params.get(name) ?? '';
-  return html`<form method="get" action="/transactions" class="filters" novalidate>
+  return html`<form method="get" action="${ctx.link('/transactions')}" class="filters" novalidate>
 <fieldset class="fieldset">
 <legend class="fieldset__legend">Filter</legend>
 <div class="filters__grid">
@@ -75,7 +76,7 @@ ${field({ name: 'request_id', label: 'Request ID', value: value('request_id'), e
 </div>
 <div class="button-group">
 <button type="submit" class="button">Apply filter</button>
-<a href="/transactions" class="link-button">Clear filter</a>
+<a href="${ctx.link('/transactions')}" class="link-button">Clear filter</a>
 </div>
 </fieldset>
 </form>`;
@@ -92,9 +93,9 @@ function itemOf(t: Transaction): string {
   return [t.service.toUpperCase(), detail].filter((part) => part !== '').join(' · ');
 }
 
-function row(t: Transaction): SafeHtml {
+function row(ctx: PageContext, t: Transaction): SafeHtml {
   return html`<tr>
-<td><a href="/transactions/${encodeURIComponent(t.reference)}"><code>${t.reference}</code></a></td>
+<td><a href="${ctx.link(`/transactions/${encodeURIComponent(t.reference)}`)}"><code>${t.reference}</code></a></td>
 <td><time datetime="${isoTime(t.createdAt)}">${lagosTime(t.createdAt)}</time></td>
 <td>${PRODUCT_LABELS[t.product]}<br><span class="secondary">${itemOf(t)}</span></td>
 <td>${t.recipient}</td>
@@ -114,6 +115,7 @@ async function listPage(ctx: PageContext): Promise<Answer> {
   try {
     const answer = await ctx.core.holder.listTransactions({
       sessionToken: ctx.sessionToken,
+      mode: coreMode(ctx.mode),
       filter: filterOf(params),
       pageSize: PAGE_SIZE,
       pageToken: params.get('after') ?? '',
@@ -131,23 +133,28 @@ async function listPage(ctx: PageContext): Promise<Answer> {
   const exportQuery = query.toString();
   const nextQuery = new URLSearchParams(query);
   nextQuery.set('after', next);
-  const body = html`<h1>Transactions</h1>
-${filterForm(params, errors)}
-<p class="toolbar"><a href="/transactions.csv${exportQuery ? `?${exportQuery}` : ''}" class="button button--secondary" download>Download CSV of this filter</a></p>
+  const test = ctx.mode === 'test';
+  const body = html`<h1>${test ? 'Test transactions' : 'Transactions'}</h1>
+${filterForm(ctx, params, errors)}
+<p class="toolbar"><a href="${ctx.link(`/transactions.csv${exportQuery ? `?${exportQuery}` : ''}`)}" class="button button--secondary" download>Download CSV of this filter</a></p>
 ${
   transactions.length === 0
     ? empty(errors.length > 0 ? 'Correct the filter to see transactions.' : 'No transactions match this filter.')
     : html`<div class="table-wrap"><table class="table">
 <caption class="visually-hidden">Transactions, newest first</caption>
 <thead><tr><th scope="col">Reference</th><th scope="col">Time</th><th scope="col">Product</th><th scope="col">Recipient</th><th scope="col">Status</th><th scope="col" class="num">Amount</th><th scope="col" class="num">Charged</th></tr></thead>
-<tbody>${transactions.map(row)}</tbody>
+<tbody>${transactions.map((t) => row(ctx, t))}</tbody>
 </table></div>`
 }
 <nav class="pagination" aria-label="Pages">
-${params.has('after') ? html`<a href="/transactions${exportQuery ? `?${exportQuery}` : ''}">First page</a>` : ''}
-${next !== '' ? html`<a href="/transactions?${nextQuery.toString()}" rel="next">Next page</a>` : ''}
+${params.has('after') ? html`<a href="${ctx.link(`/transactions${exportQuery ? `?${exportQuery}` : ''}`)}">First page</a>` : ''}
+${next !== '' ? html`<a href="${ctx.link(`/transactions?${nextQuery.toString()}`)}" rel="next">Next page</a>` : ''}
 </nav>`;
-  return { kind: 'page', status: errors.length > 0 ? 400 : 200, body: page({ title: 'Transactions', current: '/transactions', viewer, errors }, body) };
+  return {
+    kind: 'page',
+    status: errors.length > 0 ? 400 : 200,
+    body: page({ title: test ? 'Test transactions' : 'Transactions', current: '/transactions', viewer, errors }, body),
+  };
 }
 
 function detailRow(label: string, value: SafeHtml | string): SafeHtml {
@@ -155,10 +162,10 @@ function detailRow(label: string, value: SafeHtml | string): SafeHtml {
 }
 
 async function detailPage(ctx: PageContext): Promise<Answer> {
-  const { transaction: t } = await ctx.core.holder.getTransaction({ sessionToken: ctx.sessionToken, reference: ctx.params[0] ?? '' });
+  const { transaction: t } = await ctx.core.holder.getTransaction({ sessionToken: ctx.sessionToken, reference: ctx.params[0] ?? '', mode: coreMode(ctx.mode) });
   if (t === undefined) throw new Error('GetTransaction answered without a transaction');
-  const body = html`<p><a href="/transactions" class="back-link">Back to transactions</a></p>
-<h1>Transaction <code class="break">${t.reference}</code></h1>
+  const body = html`<p><a href="${ctx.link('/transactions')}" class="back-link">Back to transactions</a></p>
+<h1>${ctx.mode === 'test' ? 'Test transaction' : 'Transaction'} <code class="break">${t.reference}</code></h1>
 <dl class="summary-list">
 ${detailRow('Status', statusTag(t.status))}
 ${detailRow('Product', PRODUCT_LABELS[t.product])}
@@ -234,20 +241,27 @@ function csvRow(t: Transaction): string[] {
 
 async function exportCsv(ctx: PageContext): Promise<Answer> {
   const filter = filterOf(ctx.url.searchParams);
+  const mode = coreMode(ctx.mode);
   // The first page is asked before anything is sent, so a bad filter is still a page with the error.
-  const first = await ctx.core.holder.listTransactions({ sessionToken: ctx.sessionToken, filter, pageSize: EXPORT_PAGE_SIZE, pageToken: '' });
-  return streamCsv(ctx, 'transactions.csv', CSV_COLUMNS, async function* () {
+  const first = await ctx.core.holder.listTransactions({ sessionToken: ctx.sessionToken, mode, filter, pageSize: EXPORT_PAGE_SIZE, pageToken: '' });
+  return streamCsv(ctx, ctx.mode === 'test' ? 'test-transactions.csv' : 'transactions.csv', CSV_COLUMNS, async function* () {
     let answer = first;
     for (;;) {
       for (const t of answer.transactions) yield csvRow(t);
       if (answer.nextPageToken === '') return;
-      answer = await ctx.core.holder.listTransactions({ sessionToken: ctx.sessionToken, filter, pageSize: EXPORT_PAGE_SIZE, pageToken: answer.nextPageToken });
+      answer = await ctx.core.holder.listTransactions({
+        sessionToken: ctx.sessionToken,
+        mode,
+        filter,
+        pageSize: EXPORT_PAGE_SIZE,
+        pageToken: answer.nextPageToken,
+      });
     }
   });
 }
 
 export const transactionRoutes: Route[] = [
-  { method: 'GET', path: '/transactions', name: 'transactions', signedIn: true, handler: listPage },
-  { method: 'GET', path: '/transactions.csv', name: 'transactions_csv', signedIn: true, handler: exportCsv },
-  { method: 'GET', path: /^\/transactions\/([A-Za-z0-9_-]{1,64})$/, name: 'transaction', signedIn: true, handler: detailPage },
+  { method: 'GET', path: '/transactions', name: 'transactions', signedIn: true, testMode: true, handler: listPage },
+  { method: 'GET', path: '/transactions.csv', name: 'transactions_csv', signedIn: true, testMode: true, handler: exportCsv },
+  { method: 'GET', path: /^\/transactions\/([A-Za-z0-9_-]{1,64})$/, name: 'transaction', signedIn: true, testMode: true, handler: detailPage },
 ];

@@ -4,9 +4,15 @@
  * a confirmation page, and setting or clearing its IP lock. Viewers see the list without the
  * buttons, and the core refuses their POSTs all the same (PERMISSION_DENIED -> a 403 page).
  * The address list is checked by the core, by the same rule as the operator's.
+ *
+ * Under /test the same pages list and make test key pairs (pk_test_/sk_test_), which spend the
+ * test wallet only; live and test keys are never listed together.
+ *
+ * On a phone the table's rows become cards (each cell labelled by its column, from data-label),
+ * so the last column is never cut off.
  */
 import type { HolderApiKey } from '../../gen/prepaid/v1/holder_pb.js';
-import { refusalOf } from '../core-client.js';
+import { coreMode, refusalOf } from '../core-client.js';
 import { isoTime, lagosTime } from '../format.js';
 import { html, type SafeHtml } from '../html.js';
 import { csrfField, empty, type FieldError, field, isOwner, page, secretBox, type Viewer } from '../layout.js';
@@ -18,19 +24,19 @@ const NOTICES: Readonly<Record<string, string>> = {
   unlocked: 'The IP lock is cleared. Requests with this key are taken from any address.',
 };
 
-function keyRow(viewer: Viewer, key: HolderApiKey): SafeHtml {
+function keyRow(ctx: PageContext, viewer: Viewer, key: HolderApiKey): SafeHtml {
   const owner = isOwner(viewer) && !key.revoked;
   return html`<tr>
-  <th scope="row"><code>${key.publicKey}</code></th>
-  <td>${key.revoked ? html`<strong class="tag tag--grey">Revoked</strong>` : html`<strong class="tag tag--green">Active</strong>`}</td>
-  <td><time datetime="${isoTime(key.createdAt)}">${lagosTime(key.createdAt)}</time></td>
-  <td>${key.lastUsedAt ? html`<time datetime="${isoTime(key.lastUsedAt)}">${lagosTime(key.lastUsedAt)}</time>` : 'Never'}</td>
-  <td>${key.allowedIps.length === 0 ? 'Any address' : html`<ul class="plain-list">${key.allowedIps.map((ip) => html`<li><code>${ip}</code></li>`)}</ul>`}</td>
-  <td>${
+  <th scope="row" data-label="Public key"><code class="break">${key.publicKey}</code></th>
+  <td data-label="State">${key.revoked ? html`<strong class="tag tag--grey">Revoked</strong>` : html`<strong class="tag tag--green">Active</strong>`}</td>
+  <td data-label="Created"><time datetime="${isoTime(key.createdAt)}">${lagosTime(key.createdAt)}</time></td>
+  <td data-label="Last used">${key.lastUsedAt ? html`<time datetime="${isoTime(key.lastUsedAt)}">${lagosTime(key.lastUsedAt)}</time>` : 'Never'}</td>
+  <td data-label="IP lock">${key.allowedIps.length === 0 ? 'Any address' : html`<ul class="plain-list">${key.allowedIps.map((ip) => html`<li><code>${ip}</code></li>`)}</ul>`}</td>
+  <td class="table__actions">${
     owner
       ? html`<ul class="actions">
-      <li><a href="/keys/ip-lock?key=${encodeURIComponent(key.publicKey)}">Change IP lock<span class="visually-hidden"> of ${key.publicKey}</span></a></li>
-      <li><a href="/keys/revoke?key=${encodeURIComponent(key.publicKey)}" class="danger-link">Revoke<span class="visually-hidden"> ${key.publicKey}</span></a></li>
+      <li><a href="${ctx.link(`/keys/ip-lock?key=${encodeURIComponent(key.publicKey)}`)}">Change IP lock<span class="visually-hidden"> of ${key.publicKey}</span></a></li>
+      <li><a href="${ctx.link(`/keys/revoke?key=${encodeURIComponent(key.publicKey)}`)}" class="danger-link">Revoke<span class="visually-hidden"> ${key.publicKey}</span></a></li>
     </ul>`
       : ''
   }</td>
@@ -42,48 +48,53 @@ async function keysPage(
   extra: { created?: { publicKey: string; secretKey: string }; errors?: FieldError[]; notice?: string } = {},
 ): Promise<Answer> {
   const viewer = ctx.viewer!;
-  const { keys } = await ctx.core.holder.listApiKeys({ sessionToken: ctx.sessionToken });
+  const { keys } = await ctx.core.holder.listApiKeys({ sessionToken: ctx.sessionToken, mode: coreMode(ctx.mode) });
+  const test = ctx.mode === 'test';
   const errors = extra.errors ?? [];
   const totpOn = viewer.session.user?.totpEnabled === true;
   const created = extra.created
     ? html`<div class="panel panel--secret" role="region" aria-labelledby="new-key-title">
-  <h2 id="new-key-title">Your new key pair</h2>
-  <p class="warning"><strong>Copy the secret key now. It will not be shown again.</strong> Keep it on your server only; anyone with both keys can spend this account's money.</p>
+  <h2 id="new-key-title">Your new ${test ? 'test ' : ''}key pair</h2>
+  <p class="warning"><strong>Copy the secret key now. It will not be shown again.</strong> ${test ? "Anyone with both keys can spend this account's test money." : "Keep it on your server only; anyone with both keys can spend this account's money."}</p>
   ${secretBox('Public key', 'new-public-key', extra.created.publicKey)}
   ${secretBox('Secret key', 'new-secret-key', extra.created.secretKey)}
 </div>`
     : '';
   const createForm = isOwner(viewer)
-    ? html`<h2>Create a key pair</h2>
-<form method="post" action="/keys" novalidate>
+    ? html`<h2>Create a ${test ? 'test ' : ''}key pair</h2>
+<form method="post" action="${ctx.link('/keys')}" novalidate>
   ${csrfField(viewer.csrfToken)}
   ${totpOn ? field({ name: 'totp_code', label: 'Code from your authenticator app', hint: 'Two-step sign-in is on, so a new key needs a current code.', inputmode: 'numeric', autocomplete: 'one-time-code', width: 'input--short', errors }) : ''}
-  <button type="submit" class="button">Create a key pair</button>
+  <button type="submit" class="button">Create a ${test ? 'test ' : ''}key pair</button>
 </form>`
     : html`<p class="inset">You are a viewer on this account: you can see its keys, but only an owner can create, lock or revoke them.</p>`;
-  const body = html`<h1>API keys</h1>
+  const body = html`<h1>${test ? 'Test API keys' : 'API keys'}</h1>
 ${created}
-<p>Every request to the API carries a public key and its secret key. A key can be locked to the addresses of your servers.</p>
+${
+  test
+    ? html`<p>Test key pairs start with <code>pk_test_</code> and <code>sk_test_</code>. Requests made with them run exactly as live ones, but spend your test balance only and are always answered by the sandbox: nothing is sent to a network or a biller. <a href="/test/funds">Add test funds</a>.</p>`
+    : html`<p>Every request to the API carries a public key and its secret key. A key can be locked to the addresses of your servers. Test key pairs are in <a href="/test/keys">test mode</a>.</p>`
+}
 ${
   keys.length === 0
-    ? empty('This account has no keys yet.')
-    : html`<div class="table-wrap"><table class="table">
-<caption class="visually-hidden">Key pairs</caption>
+    ? empty(test ? 'This account has no test keys yet.' : 'This account has no keys yet.')
+    : html`<div class="table-wrap"><table class="table table--cards">
+<caption class="visually-hidden">${test ? 'Test key pairs' : 'Key pairs'}</caption>
 <thead><tr><th scope="col">Public key</th><th scope="col">State</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">IP lock</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
-<tbody>${keys.map((key) => keyRow(viewer, key))}</tbody>
+<tbody>${keys.map((key) => keyRow(ctx, viewer, key))}</tbody>
 </table></div>`
 }
 ${createForm}`;
   return {
     kind: 'page',
     status: errors.length > 0 ? 400 : 200,
-    body: page({ title: 'API keys', current: '/keys', viewer, errors, ...(extra.notice ? { notice: extra.notice } : {}) }, body),
+    body: page({ title: test ? 'Test API keys' : 'API keys', current: '/keys', viewer, errors, ...(extra.notice ? { notice: extra.notice } : {}) }, body),
   };
 }
 
 /** The key named in the address, if it is one of this account's (the core's list says). */
 async function findKey(ctx: PageContext, publicKey: string): Promise<HolderApiKey | undefined> {
-  const { keys } = await ctx.core.holder.listApiKeys({ sessionToken: ctx.sessionToken });
+  const { keys } = await ctx.core.holder.listApiKeys({ sessionToken: ctx.sessionToken, mode: coreMode(ctx.mode) });
   return keys.find((key) => key.publicKey === publicKey);
 }
 
@@ -93,7 +104,7 @@ function notFound(ctx: PageContext): Answer {
     status: 404,
     body: page(
       { title: 'Key not found', current: '/keys', viewer: ctx.viewer! },
-      html`<h1>Key not found</h1><p>This account has no such key. <a href="/keys">Back to API keys</a></p>`,
+      html`<h1>Key not found</h1><p>This account has no such key. <a href="${ctx.link('/keys')}">Back to API keys</a></p>`,
     ),
   };
 }
@@ -102,13 +113,13 @@ function ipLockForm(ctx: PageContext, key: HolderApiKey, value: string, errors: 
   const viewer = ctx.viewer!;
   const body = html`<h1>IP lock of <code class="break">${key.publicKey}</code></h1>
 <p>Requests with this key are taken only from these addresses. Leave the box empty to take requests from any address.</p>
-<form method="post" action="/keys/ip-lock" novalidate>
+<form method="post" action="${ctx.link('/keys/ip-lock')}" novalidate>
   ${csrfField(viewer.csrfToken)}
   <input type="hidden" name="key" value="${key.publicKey}">
   ${field({ name: 'allowed_ips', label: 'Allowed addresses', hint: 'IPv4 or IPv6 addresses, separated by commas or spaces, for example 203.0.113.7, 2001:db8::1', value, errors })}
   <div class="button-group">
     <button type="submit" class="button">Save IP lock</button>
-    <a href="/keys" class="link-button">Cancel</a>
+    <a href="${ctx.link('/keys')}" class="link-button">Cancel</a>
   </div>
 </form>`;
   return { kind: 'page', status: errors.length > 0 ? 400 : 200, body: page({ title: 'IP lock', current: '/keys', viewer, errors }, body) };
@@ -120,6 +131,7 @@ export const keyRoutes: Route[] = [
     path: '/keys',
     name: 'keys',
     signedIn: true,
+    testMode: true,
     handler: (ctx) => {
       const notice = NOTICES[ctx.url.searchParams.get('done') ?? ''];
       return keysPage(ctx, notice ? { notice } : {});
@@ -130,9 +142,14 @@ export const keyRoutes: Route[] = [
     path: '/keys',
     name: 'keys_create',
     signedIn: true,
+    testMode: true,
     async handler(ctx) {
       try {
-        const created = await ctx.core.holder.createApiKey({ sessionToken: ctx.sessionToken, totpCode: (ctx.form.get('totp_code') ?? '').replace(/\s+/g, '') });
+        const created = await ctx.core.holder.createApiKey({
+          sessionToken: ctx.sessionToken,
+          totpCode: (ctx.form.get('totp_code') ?? '').replace(/\s+/g, ''),
+          mode: coreMode(ctx.mode),
+        });
         const issued = created.issuedKey;
         if (issued === undefined) throw new Error('CreateApiKey answered without a key');
         // The secret is in this answer's body only: the page is not cached (Cache-Control:
@@ -151,18 +168,19 @@ export const keyRoutes: Route[] = [
     path: '/keys/revoke',
     name: 'keys_revoke',
     signedIn: true,
+    testMode: true,
     async handler(ctx) {
       const viewer = ctx.viewer!;
       const key = await findKey(ctx, ctx.url.searchParams.get('key') ?? '');
       if (key === undefined || key.revoked) return notFound(ctx);
       const body = html`<h1>Revoke <code class="break">${key.publicKey}</code>?</h1>
 <div class="warning"><p>Every request signed with this key will be refused from now on. This cannot be undone; a new key pair can be created instead.</p></div>
-<form method="post" action="/keys/revoke" data-confirm="Revoke this key for good?">
+<form method="post" action="${ctx.link('/keys/revoke')}" data-confirm="Revoke this key for good?">
   ${csrfField(viewer.csrfToken)}
   <input type="hidden" name="key" value="${key.publicKey}">
   <div class="button-group">
     <button type="submit" class="button button--warning">Yes, revoke this key</button>
-    <a href="/keys" class="link-button">No, keep it</a>
+    <a href="${ctx.link('/keys')}" class="link-button">No, keep it</a>
   </div>
 </form>`;
       return { kind: 'page', body: page({ title: 'Revoke a key', current: '/keys', viewer }, body) };
@@ -173,9 +191,10 @@ export const keyRoutes: Route[] = [
     path: '/keys/revoke',
     name: 'keys_revoke',
     signedIn: true,
+    testMode: true,
     async handler(ctx) {
       await ctx.core.holder.revokeApiKey({ sessionToken: ctx.sessionToken, publicKey: ctx.form.get('key') ?? '' });
-      return { kind: 'redirect', location: '/keys?done=revoked' };
+      return { kind: 'redirect', location: ctx.link('/keys?done=revoked') };
     },
   },
   {
@@ -183,6 +202,7 @@ export const keyRoutes: Route[] = [
     path: '/keys/ip-lock',
     name: 'keys_ip_lock',
     signedIn: true,
+    testMode: true,
     async handler(ctx) {
       const key = await findKey(ctx, ctx.url.searchParams.get('key') ?? '');
       if (key === undefined || key.revoked) return notFound(ctx);
@@ -194,6 +214,7 @@ export const keyRoutes: Route[] = [
     path: '/keys/ip-lock',
     name: 'keys_ip_lock',
     signedIn: true,
+    testMode: true,
     async handler(ctx) {
       const publicKey = ctx.form.get('key') ?? '';
       const value = ctx.form.get('allowed_ips') ?? '';
@@ -208,7 +229,7 @@ export const keyRoutes: Route[] = [
         const message = [...refusal.fields.values()][0] ?? refusal.message;
         return ipLockForm(ctx, key, value, [{ field: 'allowed_ips', message }]);
       }
-      return { kind: 'redirect', location: `/keys?done=${allowedIps.length === 0 ? 'unlocked' : 'locked'}` };
+      return { kind: 'redirect', location: ctx.link(`/keys?done=${allowedIps.length === 0 ? 'unlocked' : 'locked'}`) };
     },
   },
 ];

@@ -27,7 +27,7 @@ const NOTICES: Readonly<Record<string, string>> = {
 function keyRow(ctx: PageContext, viewer: Viewer, key: HolderApiKey): SafeHtml {
   const owner = isOwner(viewer) && !key.revoked;
   return html`<tr>
-  <th scope="row" data-label="Public key"><code class="break">${key.publicKey}</code></th>
+  <th scope="row" data-label="Public key"><code>${key.publicKey}</code></th>
   <td data-label="State">${key.revoked ? html`<strong class="tag tag--grey">Revoked</strong>` : html`<strong class="tag tag--green">Active</strong>`}</td>
   <td data-label="Created"><time datetime="${isoTime(key.createdAt)}">${lagosTime(key.createdAt)}</time></td>
   <td data-label="Last used">${key.lastUsedAt ? html`<time datetime="${isoTime(key.lastUsedAt)}">${lagosTime(key.lastUsedAt)}</time>` : 'Never'}</td>

@@ -117,6 +117,31 @@ test('a signed-in page without a session, or with one the core does not know, go
   assert.match(unknown.headers.getSetCookie().join('\n'), /prepaid_session=; .*Max-Age=0/);
 });
 
+test('test mode is a path prefix: only pages that honour the mode exist under /test, each with the banner and its links kept in test mode', async ({
+  core,
+  dashboard,
+}) => {
+  assert.is((await fetch(`${dashboard.url}/test/keys`, { redirect: 'manual' })).headers.get('location'), '/sign-in', 'signed-in there too');
+  assert.is((await fetch(`${dashboard.url}/test/sign-in`)).status, 404, 'no public page under /test');
+  const { accountId } = await core.createApiAccount();
+  const { invitation } = await core
+    .clientWithToken(UserAdminService, core.adminToken)
+    .inviteUser({ accountId, email: 'modes@example.ng', role: UserRole.OWNER });
+  await dashboard.client.holder.acceptInvitation({ invitationToken: invitation!.invitationToken, password: 'a long enough password' });
+  const signedIn = await dashboard.client.holder.signIn({ email: 'modes@example.ng', password: 'a long enough password', clientIp: '127.0.0.1' });
+  const get = (path: string) => fetch(`${dashboard.url}${path}`, { redirect: 'manual', headers: { cookie: `prepaid_session=${signedIn.sessionToken}` } });
+  for (const path of ['/test', '/test/keys', '/test/transactions', '/test/statement', '/test/prices', '/test/developers', '/test/funds']) {
+    const answer = await get(path);
+    assert.is(answer.status, 200, path);
+    const body = await answer.text();
+    assert.match(body, 'class="test-banner"', `${path} has the Test mode banner`);
+    assert.match(body, 'href="/test/transactions"', `${path} keeps test mode in its links`);
+  }
+  assert.not.match(await (await get('/keys')).text(), 'class="test-banner"', 'no banner live');
+  // The account's own pages have no test side; Add test funds has no live one.
+  for (const path of ['/test/users', '/test/security', '/funds']) assert.is((await get(path)).status, 404, path);
+});
+
 test('request log lines name the route, never the path: an invitation token stays out of the log', async ({ dashboard }) => {
   const token = 'AbCdEfGhIjKlMnOpQrStUvWxYz0123456789_-abcdef';
   await (await fetch(`${dashboard.url}/invite/${token}`)).arrayBuffer();

@@ -9,7 +9,8 @@
  * `toBinary` of a 100-row ListTransactionsResponse took about 3 ms in the core, and
  * `fromBinary` about 1.5 ms in the gateway, against well under a millisecond for the
  * database query. Here each field becomes one small closure, chosen once from its
- * descriptor; bytes are read with protobuf-es's own BinaryReader and written into one
+ * descriptor; bytes are read with protobuf-es's own BinaryReader (its common reads done
+ * without allocating, into messages of one fixed shape per type) and written into one
  * reused buffer, in the canonical encoding BinaryWriter writes.
  *
  * What stays exactly protobuf-es: the encoder takes a message or an init shape and writes
@@ -72,7 +73,7 @@ export function protoDecoder<Desc extends DescMessage>(desc: Desc): Decoder<Desc
     decoder = plan
       ? (bytes) => {
           try {
-            const reader = new BinaryReader(bytes, decodeUtf8);
+            const reader = new Reader(bytes);
             return plan.read(reader, bytes.byteLength, 0) as MessageShape<DescMessage>;
           } catch {
             // Anything this reader does not take simply (see the module's comment): the library's own answer or error.
@@ -86,14 +87,95 @@ export function protoDecoder<Desc extends DescMessage>(desc: Desc): Decoder<Desc
 }
 
 /**
- * Strings as BinaryReader reads them, through Buffer rather than TextDecoder (much cheaper
- * for the short strings of our messages). Invalid UTF-8 is left to protobuf-es, which
- * refuses it (proto3's validation) or replaces it as TextDecoder does.
+ * protobuf-es's BinaryReader, with the reads a message is mostly made of done without
+ * allocating: a field's tag as one number (BinaryReader returns a new array for each),
+ * strings sliced straight out of one Buffer over the whole message (BinaryReader makes a
+ * view per string, and Buffer is much cheaper than TextDecoder for short strings), and
+ * 64-bit integers and booleans read as numbers first (BinaryReader returns a new [lo, hi]
+ * array for each). What is not the common case (a long varint, non-ASCII text) goes to the
+ * library's own reads or to the checks protobuf-es would make. Invalid UTF-8 is left to
+ * protobuf-es, which refuses it (proto3's validation) or replaces it as TextDecoder does.
  */
-function decodeUtf8(bytes: Uint8Array): string {
-  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (!isUtf8(buffer)) throw new NotSimple();
-  return buffer.toString('utf8');
+class Reader extends BinaryReader {
+  private readonly text: Buffer;
+
+  constructor(bytes: Uint8Array) {
+    super(bytes);
+    this.text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  }
+
+  /** The next field's tag, (number << 3) | wire type, checked as BinaryReader.tag() checks it. */
+  fieldTag(): number {
+    const buf = this.buf;
+    const b0 = buf[this.pos]!;
+    let tag: number;
+    if (b0 < 0x80) {
+      tag = b0;
+      this.pos += 1;
+    } else if (this.pos + 1 < this.len && buf[this.pos + 1]! < 0x80) {
+      tag = (b0 & 0x7f) | (buf[this.pos + 1]! << 7);
+      this.pos += 2;
+    } else {
+      const [no, wireType] = this.tag();
+      return (no << 3) | wireType;
+    }
+    if (tag >>> 3 === 0 || (tag & 7) > 5 || this.pos > this.len) throw new NotSimple();
+    return tag;
+  }
+
+  override string(): string {
+    const length = this.uint32();
+    const start = this.pos;
+    const end = start + length;
+    if (end > this.len) throw new NotSimple();
+    this.pos = end;
+    const buf = this.buf;
+    for (let i = start; i < end; i += 1) {
+      if (buf[i]! >= 0x80) {
+        if (!isUtf8(buf.subarray(start, end))) throw new NotSimple();
+        return this.text.toString('utf8', start, end);
+      }
+    }
+    // ASCII: latin1 reads it as UTF-8 would, and makes the compact one-byte string directly.
+    return this.text.toString('latin1', start, end);
+  }
+
+  override int64(): bigint {
+    const value = this.smallVarint();
+    return value === undefined ? (super.int64() as bigint) : BigInt(value);
+  }
+
+  override uint64(): bigint {
+    const value = this.smallVarint();
+    return value === undefined ? (super.uint64() as bigint) : BigInt(value);
+  }
+
+  override bool(): boolean {
+    const b = this.buf[this.pos]!;
+    if (b >= 0x80 || this.pos >= this.len) return super.bool();
+    this.pos += 1;
+    return b !== 0;
+  }
+
+  /**
+   * A varint of at most 7 bytes (below 2^49, so exact as a number), or undefined with the
+   * position unchanged, for the library's read to take (negative numbers take 10 bytes).
+   */
+  private smallVarint(): number | undefined {
+    const buf = this.buf;
+    let value = 0;
+    let scale = 1;
+    for (let i = this.pos; i < this.pos + 7 && i < this.len; i += 1) {
+      const b = buf[i]!;
+      value += (b & 0x7f) * scale;
+      if (b < 0x80) {
+        this.pos = i + 1;
+        return value;
+      }
+      scale *= 128;
+    }
+    return undefined;
+  }
 }
 
 /** Thrown inside the fast reader or writer when protobuf-es must do the work instead. */
@@ -147,7 +229,7 @@ const SPECIAL_WKT = new Set([
 // ----- Scalars -----
 
 type ScalarWrite = (writer: Writer, value: never) => unknown;
-type ScalarRead = (reader: BinaryReader) => unknown;
+type ScalarRead = (reader: Reader) => unknown;
 
 interface ScalarCodec {
   wireType: WireType;
@@ -162,13 +244,14 @@ interface ScalarCodec {
 const numberZero = (value: unknown) => value == 0;
 /** Object.is tells -0 from 0: -0 is written, as protobuf-es writes it. */
 const floatZero = (value: unknown) => Object.is(value, 0);
-function scalarCodec(type: ScalarType, utf8Validation: boolean): ScalarCodec {
+function scalarCodec(type: ScalarType): ScalarCodec {
   switch (type) {
     case ScalarType.STRING:
       return {
         wireType: WireType.LengthDelimited,
         write: (w, v: string) => w.string(v),
-        read: (r) => r.string(utf8Validation),
+        // Invalid UTF-8 goes to protobuf-es, which refuses or replaces it as the field's validation says.
+        read: (r) => r.string(),
         isZero: (v) => v === '',
         zero: () => '',
       };
@@ -211,7 +294,7 @@ function scalarCodec(type: ScalarType, utf8Validation: boolean): ScalarCodec {
 
 /** The codec of a scalar, enum or list-of-scalar field (enums are int32 on the wire; proto3's zero enum value is 0). */
 function fieldScalar(field: DescField): ScalarCodec {
-  const codec = scalarCodec((field as { scalar?: ScalarType }).scalar ?? ScalarType.INT32, field.utf8Validation);
+  const codec = scalarCodec((field as { scalar?: ScalarType }).scalar ?? ScalarType.INT32);
   return field.fieldKind === 'enum' ? { ...codec, isZero: (value) => value === 0 } : codec;
 }
 
@@ -530,10 +613,10 @@ function fieldWrite(field: DescField): FieldWrite {
 // ----- Reading -----
 
 interface ReadPlan {
-  read(reader: BinaryReader, length: number, depth: number): Record<string, unknown>;
+  read(reader: Reader, length: number, depth: number): Record<string, unknown>;
 }
 
-type FieldRead = (reader: BinaryReader, message: Record<string, unknown>, wireType: WireType, depth: number) => void;
+type FieldRead = (reader: Reader, message: Record<string, unknown>, wireType: WireType, depth: number) => void;
 
 const readPlans = new WeakMap<DescMessage, ReadPlan>();
 
@@ -541,33 +624,53 @@ function readPlan(desc: DescMessage): ReadPlan {
   const existing = readPlans.get(desc);
   if (existing) return existing;
   const byNumber: (FieldRead | undefined)[] = [];
-  // The zero message, as protobuf-es makes it for proto3: $typeName, then every field with
-  // implicit presence (scalars, enums, lists) at its zero; message fields and proto3
-  // `optional` scalars absent.
-  const zeros: { name: string; zero: () => unknown }[] = [];
-  const typeName = desc.typeName;
+  let zeroMessage: () => Record<string, unknown> = () => ({});
   const plan: ReadPlan = {
     read(reader, length, depth) {
       if (depth > RECURSION_LIMIT) throw new NotSimple();
-      const message: Record<string, unknown> = { $typeName: typeName };
-      for (let i = 0; i < zeros.length; i += 1) message[zeros[i]!.name] = zeros[i]!.zero();
+      const message = zeroMessage();
       const end = reader.pos + length;
       while (reader.pos < end) {
-        const [no, wireType] = reader.tag();
-        const read = byNumber[no];
+        const tag = reader.fieldTag();
+        const read = byNumber[tag >>> 3];
         if (read === undefined) throw new NotSimple();
-        read(reader, message, wireType, depth);
+        read(reader, message, tag & 7, depth);
       }
       if (reader.pos !== end) throw new NotSimple();
       return message;
     },
   };
   readPlans.set(desc, plan);
-  for (const field of desc.fields) {
-    if (field.presence === IMPLICIT) zeros.push({ name: field.localName, zero: fieldZero(field) });
-    byNumber[field.number] = fieldRead(field);
-  }
+  for (const field of desc.fields) byNumber[field.number] = fieldRead(field);
+  zeroMessage = zeroMessageMaker(desc);
   return plan;
+}
+
+/**
+ * The zero message, as protobuf-es makes it for proto3: $typeName, then every field with
+ * implicit presence (scalars, enums, lists) at its zero; message fields and proto3
+ * `optional` scalars absent. Made by one object literal compiled from the descriptor, so
+ * that V8 gives every message of the type one fixed shape with its fields inside the
+ * object: a message built up field by field under computed names turns into a slow
+ * dictionary past a dozen fields (a Transaction has 23), which cost the gateway more to
+ * make, to read and to collect than the decoding itself.
+ */
+function zeroMessageMaker(desc: DescMessage): () => Record<string, unknown> {
+  const entries = [`"$typeName": ${JSON.stringify(desc.typeName)}`];
+  for (const field of desc.fields) {
+    if (field.presence === IMPLICIT) entries.push(`${JSON.stringify(field.localName)}: ${zeroSource(fieldZero(field)())}`);
+  }
+  // The source holds only field names (as JSON strings) and the constant zeros below.
+  return new Function(`return () => ({ ${entries.join(', ')} });`)() as () => Record<string, unknown>;
+}
+
+/** A zero value as JavaScript source: a fresh list or byte array for each message. */
+function zeroSource(zero: unknown): string {
+  if (Array.isArray(zero)) return '[]';
+  if (zero instanceof Uint8Array) return 'new Uint8Array(0)';
+  if (typeof zero === 'bigint') return '0n';
+  if (typeof zero === 'string' || typeof zero === 'number' || typeof zero === 'boolean') return JSON.stringify(zero);
+  throw new Error(`no zero for ${String(zero)}`);
 }
 
 function fieldZero(field: DescField): () => unknown {

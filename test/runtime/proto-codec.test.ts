@@ -65,10 +65,11 @@ const EDGES: Partial<Record<ScalarType, unknown[]>> = {
   [ScalarType.SFIXED32]: [-1, -(2 ** 31), 2 ** 31 - 1],
   [ScalarType.UINT32]: [2 ** 32 - 1, 2 ** 31, 127, 128],
   [ScalarType.FIXED32]: [2 ** 32 - 1, 2 ** 31],
-  [ScalarType.INT64]: [-1n, -(2n ** 63n), 2n ** 63n - 1n, 2n ** 53n, -(2n ** 53n), 9007199254740991n],
+  // 2^49 - 1 is the largest the reader takes as a number first (7 bytes); 2^49 needs the library's read.
+  [ScalarType.INT64]: [-1n, -(2n ** 63n), 2n ** 63n - 1n, 2n ** 53n, -(2n ** 53n), 9007199254740991n, 1n, 127n, 128n, 2n ** 49n - 1n, 2n ** 49n],
   [ScalarType.SINT64]: [-1n, -(2n ** 63n), 2n ** 63n - 1n, 2n ** 53n],
   [ScalarType.SFIXED64]: [-1n, -(2n ** 63n), 2n ** 63n - 1n],
-  [ScalarType.UINT64]: [2n ** 64n - 1n, 2n ** 63n, 2n ** 53n],
+  [ScalarType.UINT64]: [2n ** 64n - 1n, 2n ** 63n, 2n ** 53n, 1n, 128n, 2n ** 49n - 1n, 2n ** 49n],
   [ScalarType.FIXED64]: [2n ** 64n - 1n, 2n ** 63n],
   [ScalarType.DOUBLE]: [-0, Number.NaN, Number.POSITIVE_INFINITY, Number.MIN_VALUE, Number.MAX_VALUE],
   [ScalarType.FLOAT]: [-0, Number.NaN, Number.NEGATIVE_INFINITY, 3.4028234663852886e38],
@@ -189,6 +190,20 @@ test('bytes the compiled reader does not take get protobuf-es answer or error', 
   sameOutcome(desc, new BinaryWriter().tag(1, WireType.Varint).int32(3).finish());
   // Truncated bytes: the same error as protobuf-es.
   assert.not.ok(sameOutcome(desc, base.subarray(0, base.length - 3)), 'truncated bytes are an error');
+  // A string of bytes that are not UTF-8 (proto3 refuses them), and one that is, beyond ASCII.
+  assert.not.ok(
+    sameOutcome(
+      desc,
+      new BinaryWriter()
+        .tag(1, WireType.LengthDelimited)
+        .bytes(Uint8Array.of(0x41, 0xff, 0x42))
+        .finish(),
+    ),
+  );
+  assert.ok(sameOutcome(desc, new BinaryWriter().tag(1, WireType.LengthDelimited).bytes(Buffer.from('₦500 naïve')).finish()));
+  // A varint bool written longer than it needs, and a tag of field number 0.
+  assert.ok(sameOutcome(desc, Uint8Array.of(...base, 0xa0, 0x01, 0x81, 0x00)));
+  assert.not.ok(sameOutcome(desc, Uint8Array.of(0x00, 0x01)));
 });
 
 /** Decodes with both; they must agree on the message or on the error. Whether it decoded. */

@@ -12,6 +12,7 @@ import { kobo } from '../../../core/domain/money.js';
 import type { TransactionRecord } from '../../../core/domain/records.js';
 import type { Store } from '../../../core/store/port.js';
 import { openSqliteStore } from '../../../core/store/sqlite/index.js';
+import { TRANSACTION_COLUMNS } from '../../../core/store/sqlite/rows.js';
 import { MIGRATIONS, SCHEMA_VERSION } from '../../../core/store/sqlite/schema.js';
 import { suite } from '../../helpers/suite.js';
 import { storeConformance } from './conformance.js';
@@ -127,6 +128,15 @@ sqlite('the file is in WAL mode at the current schema version', () => {
   const db = raw();
   assert.is(db.pragma('journal_mode', { simple: true }), 'wal');
   assert.is(db.pragma('user_version', { simple: true }), SCHEMA_VERSION);
+});
+
+sqlite('the lists read every column of a transaction row, by position', () => {
+  open();
+  const columns = raw()
+    .prepare<[], { name: string }>("SELECT name FROM pragma_table_info('transactions')")
+    .all()
+    .map((c) => c.name);
+  assert.equal(TRANSACTION_COLUMNS.split(', ').sort(), columns.sort());
 });
 
 sqlite('reopening an up-to-date file changes nothing', async () => {

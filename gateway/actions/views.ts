@@ -3,7 +3,7 @@
  * transaction record shown by `transaction` and `transactions`. Money leaves as Naira
  * numbers with at most two decimals; everything inside stays integer kobo.
  */
-import { type Timestamp, timestampDate } from '@bufbuild/protobuf/wkt';
+import { type Timestamp, timestampMs } from '@bufbuild/protobuf/wkt';
 import { type Kobo, kobo, koboToNaira } from '../../core/domain/money.js';
 import { Product, type Transaction, TransactionStatus } from '../../gen/prepaid/v1/types_pb.js';
 import { providerFailed } from '../errors.js';
@@ -175,5 +175,38 @@ function orNull(text: string): string | null {
 }
 
 function isoTime(timestamp: Timestamp | undefined): string | null {
-  return timestamp === undefined ? null : timestampDate(timestamp).toISOString();
+  return timestamp === undefined ? null : isoString(timestampMs(timestamp));
+}
+
+const DAY_MS = 86_400_000;
+/** Date.prototype.toISOString's "YYYY-MM-DD" form covers years 0 to 9999. */
+const ISO_END_MS = 253_402_300_800_000;
+/** The "YYYY-MM-DDT" of the day last formatted: the rows of a page are mostly of one day. */
+let isoDay = Number.NaN;
+let isoDayPrefix = '';
+
+/**
+ * `new Date(ms).toISOString()`, without the Date: the day's part is made once per day and
+ * the time of day by arithmetic. A 100-row page has 200 times, and toISOString was as much
+ * of the gateway's work on a page as the rest of the view.
+ */
+export function isoString(ms: number): string {
+  if (!(ms >= 0 && ms < ISO_END_MS) || !Number.isInteger(ms)) return new Date(ms).toISOString();
+  const day = Math.floor(ms / DAY_MS);
+  if (day !== isoDay) {
+    isoDay = day;
+    isoDayPrefix = new Date(day * DAY_MS).toISOString().slice(0, 11);
+  }
+  let rest = ms - day * DAY_MS;
+  const hours = Math.floor(rest / 3_600_000);
+  rest -= hours * 3_600_000;
+  const minutes = Math.floor(rest / 60_000);
+  rest -= minutes * 60_000;
+  const seconds = Math.floor(rest / 1000);
+  const millis = rest - seconds * 1000;
+  return `${isoDayPrefix}${pad2(hours)}:${pad2(minutes)}:${pad2(seconds)}.${millis < 10 ? '00' : millis < 100 ? '0' : ''}${millis}Z`;
+}
+
+function pad2(n: number): string {
+  return n < 10 ? `0${n}` : `${n}`;
 }

@@ -1,6 +1,6 @@
 /** Store records to prepaid.v1 messages (init shapes). The only place that knows both. */
 import type { MessageInitShape } from '@bufbuild/protobuf';
-import { timestampFromDate } from '@bufbuild/protobuf/wkt';
+import { type TimestampSchema, timestampFromDate } from '@bufbuild/protobuf/wkt';
 import type { AccountSchema, ApiKeySchema, CablePackageSchema, CatalogPlanSchema, LedgerEntrySchema, TierSchema } from '../../gen/prepaid/v1/admin_pb.js';
 import { Product, Mode as ProtoMode, type TransactionSchema, TransactionStatus } from '../../gen/prepaid/v1/types_pb.js';
 import { invalid } from '../domain/errors.js';
@@ -76,6 +76,17 @@ export function productFromProto(product: Product): ProductName | null {
   return entry ? (entry[0] as ProductName) : null;
 }
 
+/**
+ * A Timestamp as timestampFromDate makes it, as an init shape: for the rows of a page (two
+ * per transaction) without building each message through protobuf-es's reflection, since
+ * the codec writes an init shape as it is.
+ */
+export function timestampInit(date: Date): MessageInitShape<typeof TimestampSchema> {
+  const ms = date.getTime();
+  const seconds = Math.floor(ms / 1000);
+  return { seconds: BigInt(seconds), nanos: (ms - seconds * 1000) * 1_000_000 };
+}
+
 export function transactionMessage(tx: TransactionRecord): MessageInitShape<typeof TransactionSchema> {
   return {
     reference: tx.reference,
@@ -98,8 +109,8 @@ export function transactionMessage(tx: TransactionRecord): MessageInitShape<type
     failureReason: tx.failureReason ?? '',
     requestId: tx.requestId ?? '',
     needsAttention: tx.needsAttention,
-    createdAt: timestampFromDate(tx.createdAt),
-    updatedAt: timestampFromDate(tx.updatedAt),
+    createdAt: timestampInit(tx.createdAt),
+    updatedAt: timestampInit(tx.updatedAt),
     customerPhone: tx.details.customerPhone ?? '',
     livemode: tx.mode === 'live',
   };
@@ -138,7 +149,7 @@ export function ledgerEntryMessage(entry: LedgerEntryRecord): MessageInitShape<t
     kind: entry.kind,
     reference: entry.reference,
     memo: entry.memo,
-    createdAt: timestampFromDate(entry.createdAt),
+    createdAt: timestampInit(entry.createdAt),
     mode: MODE_TO_PROTO[entry.mode],
   };
 }

@@ -417,6 +417,26 @@ class Writer {
 
   string(value: string): this {
     if (typeof value !== 'string') throw new NotSimple();
+    // Short ASCII (most strings here: references, phone numbers, ids) is copied by this loop,
+    // after a one-byte length; a native Buffer.write per string cost more than the copy.
+    const length = value.length;
+    if (length < 128) {
+      this.ensure(length + 1);
+      const buf = this.buf;
+      const start = this.pos + 1;
+      let i = 0;
+      while (i < length) {
+        const unit = value.charCodeAt(i);
+        if (unit >= 0x80) break;
+        buf[start + i] = unit;
+        i += 1;
+      }
+      if (i === length) {
+        buf[this.pos] = length;
+        this.pos = start + length;
+        return this;
+      }
+    }
     // At most 3 bytes per UTF-16 unit; lone surrogates become U+FFFD, as TextEncoder does.
     this.ensure(value.length * 3 + 1);
     this.fork();

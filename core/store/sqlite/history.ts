@@ -11,7 +11,7 @@ import type { TransactionQuery } from '../../domain/records.js';
 import { requireLimit } from '../bounds.js';
 import { decodeTransactionCursor, toPage } from '../paging.js';
 import type { HistoryStore } from '../port.js';
-import { TRANSACTION_COLUMNS, toMs, transactionCursor, transactionFromRow, transactionRowFromValues } from './rows.js';
+import { TRANSACTION_JSON, toMs, transactionFromJson, transactionRecordCursor } from './rows.js';
 
 const DAY_MS = 86_400_000;
 
@@ -39,9 +39,9 @@ function parameters(query: TransactionQuery): Record<string, string | number> {
 }
 
 export function createHistoryStore(db: Database.Database): HistoryStore {
-  const searches = new Map<string, Database.Statement<Record<string, unknown>, unknown[]>>();
+  const searches = new Map<string, Database.Statement<Record<string, unknown>, string>>();
 
-  function searchStatement(query: TransactionQuery, paged: boolean): Database.Statement<Record<string, unknown>, unknown[]> {
+  function searchStatement(query: TransactionQuery, paged: boolean): Database.Statement<Record<string, unknown>, string> {
     const used = CONDITIONS.filter(([field]) => query[field] !== undefined);
     const key = `${used.map(([field]) => field).join(',')}|${paged}`;
     let statement = searches.get(key);
@@ -49,10 +49,10 @@ export function createHistoryStore(db: Database.Database): HistoryStore {
       const where = ['account_id = @account_id', 'mode = @mode', ...used.map(([, condition]) => condition)];
       if (paged) where.push('(created_at < @after_created_at OR (created_at = @after_created_at AND reference < @after_reference))');
       statement = db
-        .prepare<Record<string, unknown>, unknown[]>(
-          `SELECT ${TRANSACTION_COLUMNS} FROM transactions WHERE ${where.join(' AND ')} ORDER BY created_at DESC, reference DESC LIMIT @limit`,
+        .prepare<Record<string, unknown>, string>(
+          `SELECT ${TRANSACTION_JSON} FROM transactions WHERE ${where.join(' AND ')} ORDER BY created_at DESC, reference DESC LIMIT @limit`,
         )
-        .raw(true);
+        .pluck(true);
       searches.set(key, statement);
     }
     return statement;
@@ -78,7 +78,7 @@ export function createHistoryStore(db: Database.Database): HistoryStore {
         values.after_reference = cursor.reference;
       }
       const rows = searchStatement(query, page.after !== undefined).all(values);
-      return toPage(rows.map(transactionRowFromValues), limit, transactionFromRow, transactionCursor);
+      return toPage(rows.map(transactionFromJson), limit, (tx) => tx, transactionRecordCursor);
     },
     async spendByDay(accountId, mode, from, until, offsetMs) {
       return spend

@@ -4,10 +4,11 @@
  * every change of a purchase's status moves money with it.
  */
 import type Database from 'better-sqlite3';
+import type { TransactionRecord } from '../../domain/records.js';
 import { requireLimit } from '../bounds.js';
 import { decodeTransactionCursor, toPage } from '../paging.js';
 import type { TransactionStore } from '../port.js';
-import { fromMs, TRANSACTION_COLUMNS, type TransactionRow, toFlag, toMs, transactionCursor, transactionFromRow, transactionRowFromValues } from './rows.js';
+import { fromMs, TRANSACTION_JSON, type TransactionRow, toFlag, toMs, transactionFromJson, transactionFromRow, transactionRecordCursor } from './rows.js';
 
 type StatusChange = { reference: string; failure_reason: string; updated_at: number };
 
@@ -62,43 +63,45 @@ export function prepareTransactionStatements(db: Database.Database) {
 function prepareTransactionLists(db: Database.Database) {
   return {
     listFirst: db
-      .prepare<{ account_id: string; mode: string; limit: number }, unknown[]>(
-        `SELECT ${TRANSACTION_COLUMNS} FROM transactions WHERE account_id = @account_id AND mode = @mode
+      .prepare<{ account_id: string; mode: string; limit: number }, string>(
+        `SELECT ${TRANSACTION_JSON} FROM transactions WHERE account_id = @account_id AND mode = @mode
          ORDER BY created_at DESC, reference DESC LIMIT @limit`,
       )
-      .raw(true),
+      .pluck(true),
     listAfter: db
-      .prepare<{ account_id: string; mode: string; created_at: number; reference: string; limit: number }, unknown[]>(
-        `SELECT ${TRANSACTION_COLUMNS} FROM transactions
+      .prepare<{ account_id: string; mode: string; created_at: number; reference: string; limit: number }, string>(
+        `SELECT ${TRANSACTION_JSON} FROM transactions
          WHERE account_id = @account_id AND mode = @mode
            AND (created_at < @created_at OR (created_at = @created_at AND reference < @reference))
          ORDER BY created_at DESC, reference DESC LIMIT @limit`,
       )
-      .raw(true),
+      .pluck(true),
     // The literal status matches the partial index transactions_due.
     listPending: db
-      .prepare<{ created_at: number; reference: string; attention_only: number; limit: number }, unknown[]>(
-        `SELECT ${TRANSACTION_COLUMNS} FROM transactions
+      .prepare<{ created_at: number; reference: string; attention_only: number; limit: number }, string>(
+        `SELECT ${TRANSACTION_JSON} FROM transactions
          WHERE status = 'pending' AND (@attention_only = 0 OR needs_attention = 1)
            AND (created_at, reference) > (@created_at, @reference)
          ORDER BY created_at, reference LIMIT @limit`,
       )
-      .raw(true),
+      .pluck(true),
     // The literal status matches the partial index transactions_pending_by_age.
     pendingSummary: db.prepare<[], { count: number; attention: number; oldest: number | null }>(
       `SELECT COUNT(*) AS count, COALESCE(SUM(needs_attention), 0) AS attention, MIN(created_at) AS oldest
        FROM transactions WHERE status = 'pending'`,
     ),
     listDuePending: db
-      .prepare<{ now: number; limit: number }, unknown[]>(
-        `SELECT ${TRANSACTION_COLUMNS} FROM transactions WHERE status = 'pending' AND next_attempt_at <= @now
+      .prepare<{ now: number; limit: number }, string>(
+        `SELECT ${TRANSACTION_JSON} FROM transactions WHERE status = 'pending' AND next_attempt_at <= @now
          ORDER BY next_attempt_at, created_at, reference LIMIT @limit`,
       )
-      .raw(true),
+      .pluck(true),
   };
 }
 
 export type TransactionStatements = ReturnType<typeof prepareTransactionStatements>;
+
+const sameRecord = (tx: TransactionRecord) => tx;
 
 /** A decoded page cursor as the statements' parameters. */
 function afterCursor(cursor: string) {
@@ -118,17 +121,17 @@ export function createTransactionStore(sql: TransactionStatements): TransactionS
         page.after === undefined
           ? sql.listFirst.all({ account_id: accountId, mode, limit: limit + 1 })
           : sql.listAfter.all({ account_id: accountId, mode, ...afterCursor(page.after), limit: limit + 1 });
-      return toPage(rows.map(transactionRowFromValues), limit, transactionFromRow, transactionCursor);
+      return toPage(rows.map(transactionFromJson), limit, sameRecord, transactionRecordCursor);
     },
     async listDuePending(now, limit) {
       requireLimit(limit);
-      return sql.listDuePending.all({ now: toMs(now), limit }).map((values) => transactionFromRow(transactionRowFromValues(values)));
+      return sql.listDuePending.all({ now: toMs(now), limit }).map(transactionFromJson);
     },
     async listPending(filter, page) {
       const limit = requireLimit(page.limit);
       const after = page.after === undefined ? { created_at: -1, reference: '' } : afterCursor(page.after);
       const rows = sql.listPending.all({ ...after, attention_only: toFlag(filter.needsAttentionOnly), limit: limit + 1 });
-      return toPage(rows.map(transactionRowFromValues), limit, transactionFromRow, transactionCursor);
+      return toPage(rows.map(transactionFromJson), limit, sameRecord, transactionRecordCursor);
     },
     async pendingSummary() {
       const row = sql.pendingSummary.get()!;

@@ -162,7 +162,15 @@ export function createCore(deps: CoreDeps): Core {
   const callbacks = createCallbackService(purchaseDeps, { [VTPASS_NAME]: parseVtpassCallback });
   const planSync = createPlanSync({ store, catalog, providers, log: deps.log });
   const people = createPeopleService({ store, clock, dashboardUrl: deps.dashboardPublicUrl ?? DEFAULT_DASHBOARD_PUBLIC_URL });
-  const holderDesk = createHolderDesk({ store, accounts, purchases, clock });
+  const webhooks = createWebhookService({
+    accounts: store.accounts,
+    events: store.events,
+    webhooks: store.webhooks,
+    clock,
+    allowPrivate,
+    nudge: () => deliveries.nudge(),
+  });
+  const holderDesk = createHolderDesk({ store, accounts, purchases, webhooks, clock });
   const rpc = createCoreServer({
     purchases,
     accounts,
@@ -175,14 +183,7 @@ export function createCore(deps: CoreDeps): Core {
     people,
     holderDesk,
     eventFeed: createEventFeed({ accounts: store.accounts, events: store.events }),
-    webhooks: createWebhookService({
-      accounts: store.accounts,
-      events: store.events,
-      webhooks: store.webhooks,
-      clock,
-      allowPrivate,
-      nudge: () => deliveries.nudge(),
-    }),
+    webhooks,
     adminToken: deps.adminToken,
     serviceToken: deps.serviceToken,
     log: deps.log,

@@ -3,10 +3,12 @@
  * overview, key pairs, prices, history and statement. Nothing here is a rule of its own:
  * keys go through the account service (the same IP rule as the operator's), prices through
  * the purchase service and the pricing functions the purchase path charges with, and the
- * history through the store's keyset pages.
+ * history through the store's keyset pages, the webhook through the webhook service (its URL
+ * checks, secrets and resends are the operator's own, scoped here to the session's account).
  */
 import type { AccountService, IssuedKeyPair } from '../accounts/service.js';
 import { DomainError, type FieldViolation, invalid, notFound, throwIfViolations } from '../domain/errors.js';
+import type { EventRecord, WebhookEndpointRecord } from '../domain/events.js';
 import type { Mode } from '../domain/mode.js';
 import type { Kobo } from '../domain/money.js';
 import { formatNaira, isKobo, kobo } from '../domain/money.js';
@@ -18,6 +20,7 @@ import type { ApiKeyRecord, LedgerEntryRecord, ListedApiKey, TransactionQuery, T
 import { smsChargeKobo } from '../domain/sms.js';
 import type { PricedCablePackage, PricedPlan, PurchaseService } from '../purchases/service.js';
 import type { Credited, Store } from '../store/port.js';
+import type { EndpointWithSecret, WebhookService } from '../webhooks/service.js';
 import type { HolderContext } from './service.js';
 
 /** Days the overview's chart covers, today included. */
@@ -85,6 +88,7 @@ export interface HolderDeskDeps {
   store: Pick<Store, 'keys' | 'history' | 'catalog'>;
   accounts: AccountService;
   purchases: PurchaseService;
+  webhooks: WebhookService;
   clock: () => Date;
 }
 
@@ -123,7 +127,7 @@ export function transactionQuery(filter: HolderFilter): TransactionQuery {
 }
 
 export function createHolderDesk(deps: HolderDeskDeps) {
-  const { store, accounts, purchases, clock } = deps;
+  const { store, accounts, purchases, webhooks, clock } = deps;
 
   /** One of the session's account's keys; another account's key is not found, never touched. */
   async function ownKey(context: HolderContext, publicKey: string): Promise<ApiKeyRecord> {
@@ -240,6 +244,23 @@ export function createHolderDesk(deps: HolderDeskDeps) {
         throw error;
       }
     },
+
+    webhook: (context: HolderContext, mode: Mode): Promise<WebhookEndpointRecord | null> => webhooks.find(context.account.accountId, mode),
+
+    setWebhook: (context: HolderContext, mode: Mode, url: string): Promise<EndpointWithSecret> => webhooks.set(context.account.accountId, mode, url),
+
+    rotateWebhookSecret: (context: HolderContext, mode: Mode): Promise<EndpointWithSecret> => webhooks.rotate(context.account.accountId, mode),
+
+    disableWebhook: (context: HolderContext, mode: Mode): Promise<WebhookEndpointRecord> => webhooks.disable(context.account.accountId, mode),
+
+    deliveries: (context: HolderContext, mode: Mode, failedOnly: boolean, pageSize: number | undefined, pageToken: string): Promise<Page<EventRecord>> =>
+      webhooks.deliveries(context.account.accountId, mode, failedOnly, pageSize, pageToken),
+
+    /** Only the account's own events of that mode: another's is not found. */
+    resendEvent: (context: HolderContext, mode: Mode, eventId: string): Promise<EventRecord> =>
+      webhooks.resend(eventId, { accountId: context.account.accountId, mode }),
+
+    sendTestEvent: (context: HolderContext, mode: Mode): Promise<EventRecord> => webhooks.test(context.account.accountId, mode),
   };
 }
 

@@ -29,6 +29,7 @@ import type { HolderDesk, HolderFilter, Overview, Prices } from '../people/holde
 import type { HolderContext, NewInvitation, PeopleService, SignInAnswer } from '../people/service.js';
 import { koboIn, ledgerEntryMessage, MODE_TO_PROTO, modeIn, PRODUCT_TO_PROTO, productFromProto, STATUS_TO_PROTO, transactionMessage } from './convert.js';
 import type { Handlers } from './grpc.js';
+import { deliveryMessage, webhookMessage } from './webhooks.js';
 
 const ROLE_TO_PROTO: Readonly<Record<Role, UserRole>> = { owner: UserRole.OWNER, viewer: UserRole.VIEWER };
 
@@ -166,7 +167,7 @@ function overviewMessage(context: HolderContext, mode: Mode, overview: Overview)
   };
 }
 
-export function holderHandlers(people: PeopleService, desk: HolderDesk): Handlers<(typeof HolderServiceDesc)['method']> {
+export function holderHandlers(people: PeopleService, desk: HolderDesk, clock: () => Date = () => new Date()): Handlers<(typeof HolderServiceDesc)['method']> {
   /** The session's context, and the owner check for the RPCs that change something. */
   const signedIn = (token: string) => people.authenticate(token);
   const owner = async (token: string) => {
@@ -269,6 +270,38 @@ export function holderHandlers(people: PeopleService, desk: HolderDesk): Handler
     async disableTotp(req) {
       const context = await signedIn(req.sessionToken);
       return { user: userMessage(await people.disableTotp(context, req.totpCode)) };
+    },
+    async getWebhook(req) {
+      const context = await signedIn(req.sessionToken);
+      const endpoint = await desk.webhook(context, modeIn(req.mode));
+      return endpoint === null ? {} : { webhook: webhookMessage(endpoint, clock()) };
+    },
+    async setWebhook(req) {
+      const context = await owner(req.sessionToken);
+      const { endpoint, secret } = await desk.setWebhook(context, modeIn(req.mode), req.url);
+      return { webhook: webhookMessage(endpoint, clock()), secret: secret ?? '' };
+    },
+    async rotateWebhookSecret(req) {
+      const context = await owner(req.sessionToken);
+      const { endpoint, secret } = await desk.rotateWebhookSecret(context, modeIn(req.mode));
+      return { webhook: webhookMessage(endpoint, clock()), secret: secret ?? '' };
+    },
+    async disableWebhook(req) {
+      const context = await owner(req.sessionToken);
+      return { webhook: webhookMessage(await desk.disableWebhook(context, modeIn(req.mode)), clock()) };
+    },
+    async listDeliveries(req) {
+      const context = await signedIn(req.sessionToken);
+      const page = await desk.deliveries(context, modeIn(req.mode), req.failedOnly, req.pageSize, req.pageToken);
+      return { deliveries: page.items.map(deliveryMessage), nextPageToken: page.next ?? '' };
+    },
+    async resendEvent(req) {
+      const context = await owner(req.sessionToken);
+      return { delivery: deliveryMessage(await desk.resendEvent(context, modeIn(req.mode), req.eventId)) };
+    },
+    async sendTestEvent(req) {
+      const context = await owner(req.sessionToken);
+      return { delivery: deliveryMessage(await desk.sendTestEvent(context, modeIn(req.mode))) };
     },
   };
 }

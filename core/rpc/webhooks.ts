@@ -9,7 +9,7 @@ import { secretHint } from '../webhooks/signing.js';
 import { MODE_TO_PROTO, modeIn } from './convert.js';
 import type { Handlers } from './grpc.js';
 
-function webhookMessage(endpoint: WebhookEndpointRecord, now: Date): MessageInitShape<typeof WebhookSchema> {
+export function webhookMessage(endpoint: WebhookEndpointRecord, now: Date): MessageInitShape<typeof WebhookSchema> {
   const rotating = endpoint.previousSecretUntil !== null && endpoint.previousSecretUntil > now;
   return {
     accountId: endpoint.accountId,

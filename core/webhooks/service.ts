@@ -87,6 +87,12 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       return requireEndpoint(accountId, mode);
     },
 
+    /** The endpoint, or null when the mode never had one (the developer area shows "not set"). */
+    async find(accountId: string, mode: Mode): Promise<WebhookEndpointRecord | null> {
+      await requireAccount(accountId);
+      return webhooks.get(accountId, mode);
+    },
+
     async rotate(accountId: string, mode: Mode): Promise<EndpointWithSecret> {
       const endpoint = await requireEndpoint(accountId, mode);
       const next = rotated(endpoint, clock());
@@ -113,10 +119,15 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       }
     },
 
-    /** Queues an event again now, whatever became of its earlier attempts. Its webhook must be enabled. */
-    async resend(eventId: string): Promise<EventRecord> {
-      const event = eventId === '' ? null : await events.get(eventId);
-      if (event === null) throw notFound(`Event ${eventId || '""'}`);
+    /**
+     * Queues an event again now, whatever became of its earlier attempts. Its webhook must be
+     * enabled. With `owner` (the developer area), an event of another account or mode is not
+     * found, exactly as one that does not exist.
+     */
+    async resend(eventId: string, owner?: { accountId: string; mode: Mode }): Promise<EventRecord> {
+      const found = eventId === '' ? null : await events.get(eventId);
+      const event = found !== null && owner !== undefined && (found.accountId !== owner.accountId || found.mode !== owner.mode) ? null : found;
+      if (event === null) throw notFound(`Event ${eventId.slice(0, 64) || '""'}`);
       const endpoint = await webhooks.get(event.accountId, event.mode);
       if (endpoint === null || !endpoint.enabled) {
         throw new DomainError('FAILED_PRECONDITION', `Account ${event.accountId} has no enabled ${event.mode} webhook to send the event to.`);

@@ -10,13 +10,15 @@ import type { IssuedKey, LedgerEntry } from "./admin_pb.js";
 import { file_prepaid_v1_admin } from "./admin_pb.js";
 import type { Mode, Plan, Product, Transaction, TransactionStatus } from "./types_pb.js";
 import { file_prepaid_v1_types } from "./types_pb.js";
+import type { Delivery, Webhook } from "./webhooks_pb.js";
+import { file_prepaid_v1_webhooks } from "./webhooks_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file prepaid/v1/holder.proto.
  */
 export const file_prepaid_v1_holder: GenFile = /*@__PURE__*/
-  fileDesc("ChdwcmVwYWlkL3YxL2hvbGRlci5wcm90bxIKcHJlcGFpZC52MSK2AQoEVXNlchIPCgd1c2VyX2lkGAEgASgJEhIKCmFjY291bnRfaWQYAiABKAkSDQoFZW1haWwYAyABKAkSIgoEcm9sZRgEIAEoDjIULnByZXBhaWQudjEuVXNlclJvbGUSEAoIZGlzYWJsZWQYBSABKAgSFAoMdG90cF9lbmFibGVkGAYgASgIEi4KCmNyZWF0ZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIrEBCgpJbnZpdGF0aW9uEhgKEGludml0YXRpb25fdG9rZW4YASABKAkSEgoKaW52aXRlX3VybBgCIAEoCRINCgVlbWFpbBgDIAEoCRIiCgRyb2xlGAQgASgOMhQucHJlcGFpZC52MS5Vc2VyUm9sZRISCgphY2NvdW50X2lkGAUgASgJEi4KCmV4cGlyZXNfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIusBCg1Ib2xkZXJTZXNzaW9uEh4KBHVzZXIYASABKAsyEC5wcmVwYWlkLnYxLlVzZXISFAoMYWNjb3VudF9uYW1lGAIgASgJEg8KB3RpZXJfaWQYAyABKAkSEQoJdGllcl9uYW1lGAQgASgJEhIKCmFwaV9hY2Nlc3MYBSABKAgSMwoPaWRsZV9leHBpcmVzX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI3ChNhYnNvbHV0ZV9leHBpcmVzX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCIwChRHZXRJbnZpdGF0aW9uUmVxdWVzdBIYChBpbnZpdGF0aW9uX3Rva2VuGAEgASgJIpABChVHZXRJbnZpdGF0aW9uUmVzcG9uc2USDQoFZW1haWwYASABKAkSIgoEcm9sZRgCIAEoDjIULnByZXBhaWQudjEuVXNlclJvbGUSFAoMYWNjb3VudF9uYW1lGAMgASgJEi4KCmV4cGlyZXNfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIkUKF0FjY2VwdEludml0YXRpb25SZXF1ZXN0EhgKEGludml0YXRpb25fdG9rZW4YASABKAkSEAoIcGFzc3dvcmQYAiABKAkiOgoYQWNjZXB0SW52aXRhdGlvblJlc3BvbnNlEh4KBHVzZXIYASABKAsyEC5wcmVwYWlkLnYxLlVzZXIiVgoNU2lnbkluUmVxdWVzdBINCgVlbWFpbBgBIAEoCRIQCghwYXNzd29yZBgCIAEoCRIRCgl0b3RwX2NvZGUYAyABKAkSEQoJY2xpZW50X2lwGAQgASgJIrUBCg5TaWduSW5SZXNwb25zZRIqCgdvdXRjb21lGAEgASgOMhkucHJlcGFpZC52MS5TaWduSW5PdXRjb21lEhUKDXNlc3Npb25fdG9rZW4YAiABKAkSFwoPY2hhbGxlbmdlX3Rva2VuGAMgASgJEhsKE3JldHJ5X2FmdGVyX3NlY29uZHMYBCABKAUSKgoHc2Vzc2lvbhgFIAEoCzIZLnByZXBhaWQudjEuSG9sZGVyU2Vzc2lvbiJWChVDb21wbGV0ZVNpZ25JblJlcXVlc3QSFwoPY2hhbGxlbmdlX3Rva2VuGAEgASgJEhEKCXRvdHBfY29kZRgCIAEoCRIRCgljbGllbnRfaXAYAyABKAkipAEKFkNvbXBsZXRlU2lnbkluUmVzcG9uc2USKgoHb3V0Y29tZRgBIAEoDjIZLnByZXBhaWQudjEuU2lnbkluT3V0Y29tZRIVCg1zZXNzaW9uX3Rva2VuGAIgASgJEhsKE3JldHJ5X2FmdGVyX3NlY29uZHMYAyABKAUSKgoHc2Vzc2lvbhgEIAEoCzIZLnByZXBhaWQudjEuSG9sZGVyU2Vzc2lvbiInCg5TaWduT3V0UmVxdWVzdBIVCg1zZXNzaW9uX3Rva2VuGAEgASgJIhEKD1NpZ25PdXRSZXNwb25zZSIqChFHZXRTZXNzaW9uUmVxdWVzdBIVCg1zZXNzaW9uX3Rva2VuGAEgASgJIkAKEkdldFNlc3Npb25SZXNwb25zZRIqCgdzZXNzaW9uGAEgASgLMhkucHJlcGFpZC52MS5Ib2xkZXJTZXNzaW9uIksKEkdldE92ZXJ2aWV3UmVxdWVzdBIVCg1zZXNzaW9uX3Rva2VuGAEgASgJEh4KBG1vZGUYAiABKA4yEC5wcmVwYWlkLnYxLk1vZGUiSAoMUHJvZHVjdFNwZW5kEiQKB3Byb2R1Y3QYASABKA4yEy5wcmVwYWlkLnYxLlByb2R1Y3QSEgoKc3BlbnRfa29ibxgCIAEoAyJaCgpEYWlseVNwZW5kEgwKBGRhdGUYASABKAkSKgoIcHJvZHVjdHMYAiADKAsyGC5wcmVwYWlkLnYxLlByb2R1Y3RTcGVuZBISCgp0b3RhbF9rb2JvGAMgASgDIuEBChNHZXRPdmVydmlld1Jlc3BvbnNlEhQKDGJhbGFuY2Vfa29ibxgBIAEoAxIPCgd0aWVyX2lkGAIgASgJEhEKCXRpZXJfbmFtZRgDIAEoCRIYChB0b2RheV9zcGVudF9rb2JvGAQgASgDEhgKEG1vbnRoX3NwZW50X2tvYm8YBSABKAMSFQoNcGVuZGluZ19jb3VudBgGIAEoAxIlCgVkYWlseRgHIAMoCzIWLnByZXBhaWQudjEuRGFpbHlTcGVuZBIeCgRtb2RlGAggASgOMhAucHJlcGFpZC52MS5Nb2RlIsoBCgxIb2xkZXJBcGlLZXkSEgoKcHVibGljX2tleRgBIAEoCRITCgthbGxvd2VkX2lwcxgCIAMoCRIPCgdyZXZva2VkGAMgASgIEi4KCmNyZWF0ZWRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjAKDGxhc3RfdXNlZF9hdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASHgoEbW9kZRgGIAEoDjIQLnByZXBhaWQudjEuTW9kZSJYCh9Ib2xkZXJTZXJ2aWNlTGlzdEFwaUtleXNSZXF1ZXN0EhUKDXNlc3Npb25fdG9rZW4YASABKAkSHgoEbW9kZRgCIAEoDjIQLnByZXBhaWQudjEuTW9kZSJKCiBIb2xkZXJTZXJ2aWNlTGlzdEFwaUtleXNSZXNwb25zZRImCgRrZXlzGAEgAygLMhgucHJlcGFpZC52MS5Ib2xkZXJBcGlLZXkibAogSG9sZGVyU2VydmljZUNyZWF0ZUFwaUtleVJlcXVlc3QSFQoNc2Vzc2lvbl90b2tlbhgBIAEoCRIRCgl0b3RwX2NvZGUYAiABKAkSHgoEbW9kZRgDIAEoDjIQLnByZXBhaWQudjEuTW9kZSJ1CiFIb2xkZXJTZXJ2aWNlQ3JlYXRlQXBpS2V5UmVzcG9uc2USKQoKaXNzdWVkX2tleRgBIAEoCzIVLnByZXBhaWQudjEuSXNzdWVkS2V5EiUKA2tleRgCIAEoCzIYLnByZXBhaWQudjEuSG9sZGVyQXBpS2V5Ik0KIEhvbGRlclNlcnZpY2VSZXZva2VBcGlLZXlSZXF1ZXN0EhUKDXNlc3Npb25fdG9rZW4YASABKAkSEgoKcHVibGljX2tleRgCIAEoCSJKCiFIb2xkZXJTZXJ2aWNlUmV2b2tlQXBpS2V5UmVzcG9uc2USJQoDa2V5GAEgASgLMhgucHJlcGFpZC52MS5Ib2xkZXJBcGlLZXkiZQojSG9sZGVyU2VydmljZVNldEFwaUtleUlwTG9ja1JlcXVlc3QSFQoNc2Vzc2lvbl90b2tlbhgBIAEoCRISCgpwdWJsaWNfa2V5GAIgASgJEhMKC2FsbG93ZWRfaXBzGAMgAygJIk0KJEhvbGRlclNlcnZpY2VTZXRBcGlLZXlJcExvY2tSZXNwb25zZRIlCgNrZXkYASABKAsyGC5wcmVwYWlkLnYxLkhvbGRlckFwaUtleSIpChBHZXRQcmljZXNSZXF1ZXN0EhUKDXNlc3Npb25fdG9rZW4YASABKAkieAoJUmF0ZVByaWNlEg8KB3NlcnZpY2UYASABKAkSHQoVZGlzY291bnRfYmFzaXNfcG9pbnRzGAIgASgFEh8KF2V4YW1wbGVfZmFjZV92YWx1ZV9rb2JvGAMgASgDEhoKEmV4YW1wbGVfcHJpY2Vfa29ibxgEIAEoAyJ1ChBIb2xkZXJDYWJsZVByaWNlEhAKCHByb3ZpZGVyGAEgASgJEhQKDHBhY2thZ2VfY29kZRgCIAEoCRIMCgRuYW1lGAMgASgJEhcKD2ZhY2VfdmFsdWVfa29ibxgEIAEoAxISCgpwcmljZV9rb2JvGAUgASgDIskCChFHZXRQcmljZXNSZXNwb25zZRIPCgd0aWVyX2lkGAEgASgJEhEKCXRpZXJfbmFtZRgCIAEoCRImCgdhaXJ0aW1lGAMgAygLMhUucHJlcGFpZC52MS5SYXRlUHJpY2USJAoKZGF0YV9wbGFucxgEIAMoCzIQLnByZXBhaWQudjEuUGxhbhIqCgtlbGVjdHJpY2l0eRgFIAMoCzIVLnByZXBhaWQudjEuUmF0ZVByaWNlEjQKDmNhYmxlX3BhY2thZ2VzGAYgAygLMhwucHJlcGFpZC52MS5Ib2xkZXJDYWJsZVByaWNlEiAKGHNtc19wYWdlX2ZhY2VfdmFsdWVfa29ibxgHIAEoAxIhChlzbXNfZGlzY291bnRfYmFzaXNfcG9pbnRzGAggASgFEhsKE3Ntc19wYWdlX3ByaWNlX2tvYm8YCSABKAMixgEKEVRyYW5zYWN0aW9uRmlsdGVyEiQKB3Byb2R1Y3QYASABKA4yEy5wcmVwYWlkLnYxLlByb2R1Y3QSLQoGc3RhdHVzGAIgASgOMh0ucHJlcGFpZC52MS5UcmFuc2FjdGlvblN0YXR1cxIRCglmcm9tX2RhdGUYAyABKAkSDwoHdG9fZGF0ZRgEIAEoCRIRCglyZWNpcGllbnQYBSABKAkSEQoJcmVmZXJlbmNlGAYgASgJEhIKCnJlcXVlc3RfaWQYByABKAkiswEKJEhvbGRlclNlcnZpY2VMaXN0VHJhbnNhY3Rpb25zUmVxdWVzdBIVCg1zZXNzaW9uX3Rva2VuGAEgASgJEi0KBmZpbHRlchgCIAEoCzIdLnByZXBhaWQudjEuVHJhbnNhY3Rpb25GaWx0ZXISEQoJcGFnZV9zaXplGAMgASgFEhIKCnBhZ2VfdG9rZW4YBCABKAkSHgoEbW9kZRgFIAEoDjIQLnByZXBhaWQudjEuTW9kZSJvCiVIb2xkZXJTZXJ2aWNlTGlzdFRyYW5zYWN0aW9uc1Jlc3BvbnNlEi0KDHRyYW5zYWN0aW9ucxgBIAMoCzIXLnByZXBhaWQudjEuVHJhbnNhY3Rpb24SFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIm4KIkhvbGRlclNlcnZpY2VHZXRUcmFuc2FjdGlvblJlcXVlc3QSFQoNc2Vzc2lvbl90b2tlbhgBIAEoCRIRCglyZWZlcmVuY2UYAiABKAkSHgoEbW9kZRgDIAEoDjIQLnByZXBhaWQudjEuTW9kZSJTCiNIb2xkZXJTZXJ2aWNlR2V0VHJhbnNhY3Rpb25SZXNwb25zZRIsCgt0cmFuc2FjdGlvbhgBIAEoCzIXLnByZXBhaWQudjEuVHJhbnNhY3Rpb24idAoUTGlzdFN0YXRlbWVudFJlcXVlc3QSFQoNc2Vzc2lvbl90b2tlbhgBIAEoCRIRCglwYWdlX3NpemUYAiABKAUSEgoKcGFnZV90b2tlbhgDIAEoCRIeCgRtb2RlGAQgASgOMhAucHJlcGFpZC52MS5Nb2RlIloKFUxpc3RTdGF0ZW1lbnRSZXNwb25zZRIoCgdlbnRyaWVzGAEgAygLMhcucHJlcGFpZC52MS5MZWRnZXJFbnRyeRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiVAoTQWRkVGVzdEZ1bmRzUmVxdWVzdBIVCg1zZXNzaW9uX3Rva2VuGAEgASgJEhMKC2Ftb3VudF9rb2JvGAIgASgDEhEKCXJlZmVyZW5jZRgDIAEoCSJmChRBZGRUZXN0RnVuZHNSZXNwb25zZRIUCgxiYWxhbmNlX2tvYm8YASABKAMSJgoFZW50cnkYAiABKAsyFy5wcmVwYWlkLnYxLkxlZGdlckVudHJ5EhAKCHJlcGxheWVkGAMgASgIImoKHkhvbGRlclNlcnZpY2VJbnZpdGVVc2VyUmVxdWVzdBIVCg1zZXNzaW9uX3Rva2VuGAEgASgJEg0KBWVtYWlsGAIgASgJEiIKBHJvbGUYAyABKA4yFC5wcmVwYWlkLnYxLlVzZXJSb2xlIk0KH0hvbGRlclNlcnZpY2VJbnZpdGVVc2VyUmVzcG9uc2USKgoKaW52aXRhdGlvbhgBIAEoCzIWLnByZXBhaWQudjEuSW52aXRhdGlvbiI2Ch1Ib2xkZXJTZXJ2aWNlTGlzdFVzZXJzUmVxdWVzdBIVCg1zZXNzaW9uX3Rva2VuGAEgASgJIkEKHkhvbGRlclNlcnZpY2VMaXN0VXNlcnNSZXNwb25zZRIfCgV1c2VycxgBIAMoCzIQLnByZXBhaWQudjEuVXNlciJJCh9Ib2xkZXJTZXJ2aWNlRGlzYWJsZVVzZXJSZXF1ZXN0EhUKDXNlc3Npb25fdG9rZW4YASABKAkSDwoHdXNlcl9pZBgCIAEoCSJCCiBIb2xkZXJTZXJ2aWNlRGlzYWJsZVVzZXJSZXNwb25zZRIeCgR1c2VyGAEgASgLMhAucHJlcGFpZC52MS5Vc2VyIi4KFUJlZ2luVG90cFNldHVwUmVxdWVzdBIVCg1zZXNzaW9uX3Rva2VuGAEgASgJIk0KFkJlZ2luVG90cFNldHVwUmVzcG9uc2USDgoGc2VjcmV0GAEgASgJEhMKC290cGF1dGhfdXJpGAIgASgJEg4KBnFyX3N2ZxgDIAEoCSI+ChJDb25maXJtVG90cFJlcXVlc3QSFQoNc2Vzc2lvbl90b2tlbhgBIAEoCRIRCgl0b3RwX2NvZGUYAiABKAkiNQoTQ29uZmlybVRvdHBSZXNwb25zZRIeCgR1c2VyGAEgASgLMhAucHJlcGFpZC52MS5Vc2VyIj4KEkRpc2FibGVUb3RwUmVxdWVzdBIVCg1zZXNzaW9uX3Rva2VuGAEgASgJEhEKCXRvdHBfY29kZRgCIAEoCSI1ChNEaXNhYmxlVG90cFJlc3BvbnNlEh4KBHVzZXIYASABKAsyEC5wcmVwYWlkLnYxLlVzZXIiagohVXNlckFkbWluU2VydmljZUludml0ZVVzZXJSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSDQoFZW1haWwYAiABKAkSIgoEcm9sZRgDIAEoDjIULnByZXBhaWQudjEuVXNlclJvbGUiUAoiVXNlckFkbWluU2VydmljZUludml0ZVVzZXJSZXNwb25zZRIqCgppbnZpdGF0aW9uGAEgASgLMhYucHJlcGFpZC52MS5JbnZpdGF0aW9uIjYKIFVzZXJBZG1pblNlcnZpY2VMaXN0VXNlcnNSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkiRAohVXNlckFkbWluU2VydmljZUxpc3RVc2Vyc1Jlc3BvbnNlEh8KBXVzZXJzGAEgAygLMhAucHJlcGFpZC52MS5Vc2VyIjUKIlVzZXJBZG1pblNlcnZpY2VEaXNhYmxlVXNlclJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCSJFCiNVc2VyQWRtaW5TZXJ2aWNlRGlzYWJsZVVzZXJSZXNwb25zZRIeCgR1c2VyGAEgASgLMhAucHJlcGFpZC52MS5Vc2VyKlAKCFVzZXJSb2xlEhkKFVVTRVJfUk9MRV9VTlNQRUNJRklFRBAAEhMKD1VTRVJfUk9MRV9PV05FUhABEhQKEFVTRVJfUk9MRV9WSUVXRVIQAiq6AQoNU2lnbkluT3V0Y29tZRIfChtTSUdOX0lOX09VVENPTUVfVU5TUEVDSUZJRUQQABIdChlTSUdOX0lOX09VVENPTUVfU0lHTkVEX0lOEAESIQodU0lHTl9JTl9PVVRDT01FX1RPVFBfUkVRVUlSRUQQAhInCiNTSUdOX0lOX09VVENPTUVfSU5WQUxJRF9DUkVERU5USUFMUxADEh0KGVNJR05fSU5fT1VUQ09NRV9USFJPVFRMRUQQBDKGEAoNSG9sZGVyU2VydmljZRJUCg1HZXRJbnZpdGF0aW9uEiAucHJlcGFpZC52MS5HZXRJbnZpdGF0aW9uUmVxdWVzdBohLnByZXBhaWQudjEuR2V0SW52aXRhdGlvblJlc3BvbnNlEl0KEEFjY2VwdEludml0YXRpb24SIy5wcmVwYWlkLnYxLkFjY2VwdEludml0YXRpb25SZXF1ZXN0GiQucHJlcGFpZC52MS5BY2NlcHRJbnZpdGF0aW9uUmVzcG9uc2USPwoGU2lnbkluEhkucHJlcGFpZC52MS5TaWduSW5SZXF1ZXN0GhoucHJlcGFpZC52MS5TaWduSW5SZXNwb25zZRJXCg5Db21wbGV0ZVNpZ25JbhIhLnByZXBhaWQudjEuQ29tcGxldGVTaWduSW5SZXF1ZXN0GiIucHJlcGFpZC52MS5Db21wbGV0ZVNpZ25JblJlc3BvbnNlEkIKB1NpZ25PdXQSGi5wcmVwYWlkLnYxLlNpZ25PdXRSZXF1ZXN0GhsucHJlcGFpZC52MS5TaWduT3V0UmVzcG9uc2USSwoKR2V0U2Vzc2lvbhIdLnByZXBhaWQudjEuR2V0U2Vzc2lvblJlcXVlc3QaHi5wcmVwYWlkLnYxLkdldFNlc3Npb25SZXNwb25zZRJOCgtHZXRPdmVydmlldxIeLnByZXBhaWQudjEuR2V0T3ZlcnZpZXdSZXF1ZXN0Gh8ucHJlcGFpZC52MS5HZXRPdmVydmlld1Jlc3BvbnNlEmgKC0xpc3RBcGlLZXlzEisucHJlcGFpZC52MS5Ib2xkZXJTZXJ2aWNlTGlzdEFwaUtleXNSZXF1ZXN0GiwucHJlcGFpZC52MS5Ib2xkZXJTZXJ2aWNlTGlzdEFwaUtleXNSZXNwb25zZRJrCgxDcmVhdGVBcGlLZXkSLC5wcmVwYWlkLnYxLkhvbGRlclNlcnZpY2VDcmVhdGVBcGlLZXlSZXF1ZXN0Gi0ucHJlcGFpZC52MS5Ib2xkZXJTZXJ2aWNlQ3JlYXRlQXBpS2V5UmVzcG9uc2USawoMUmV2b2tlQXBpS2V5EiwucHJlcGFpZC52MS5Ib2xkZXJTZXJ2aWNlUmV2b2tlQXBpS2V5UmVxdWVzdBotLnByZXBhaWQudjEuSG9sZGVyU2VydmljZVJldm9rZUFwaUtleVJlc3BvbnNlEnQKD1NldEFwaUtleUlwTG9jaxIvLnByZXBhaWQudjEuSG9sZGVyU2VydmljZVNldEFwaUtleUlwTG9ja1JlcXVlc3QaMC5wcmVwYWlkLnYxLkhvbGRlclNlcnZpY2VTZXRBcGlLZXlJcExvY2tSZXNwb25zZRJICglHZXRQcmljZXMSHC5wcmVwYWlkLnYxLkdldFByaWNlc1JlcXVlc3QaHS5wcmVwYWlkLnYxLkdldFByaWNlc1Jlc3BvbnNlEncKEExpc3RUcmFuc2FjdGlvbnMSMC5wcmVwYWlkLnYxLkhvbGRlclNlcnZpY2VMaXN0VHJhbnNhY3Rpb25zUmVxdWVzdBoxLnByZXBhaWQudjEuSG9sZGVyU2VydmljZUxpc3RUcmFuc2FjdGlvbnNSZXNwb25zZRJxCg5HZXRUcmFuc2FjdGlvbhIuLnByZXBhaWQudjEuSG9sZGVyU2VydmljZUdldFRyYW5zYWN0aW9uUmVxdWVzdBovLnByZXBhaWQudjEuSG9sZGVyU2VydmljZUdldFRyYW5zYWN0aW9uUmVzcG9uc2USVAoNTGlzdFN0YXRlbWVudBIgLnByZXBhaWQudjEuTGlzdFN0YXRlbWVudFJlcXVlc3QaIS5wcmVwYWlkLnYxLkxpc3RTdGF0ZW1lbnRSZXNwb25zZRJRCgxBZGRUZXN0RnVuZHMSHy5wcmVwYWlkLnYxLkFkZFRlc3RGdW5kc1JlcXVlc3QaIC5wcmVwYWlkLnYxLkFkZFRlc3RGdW5kc1Jlc3BvbnNlEmUKCkludml0ZVVzZXISKi5wcmVwYWlkLnYxLkhvbGRlclNlcnZpY2VJbnZpdGVVc2VyUmVxdWVzdBorLnByZXBhaWQudjEuSG9sZGVyU2VydmljZUludml0ZVVzZXJSZXNwb25zZRJiCglMaXN0VXNlcnMSKS5wcmVwYWlkLnYxLkhvbGRlclNlcnZpY2VMaXN0VXNlcnNSZXF1ZXN0GioucHJlcGFpZC52MS5Ib2xkZXJTZXJ2aWNlTGlzdFVzZXJzUmVzcG9uc2USaAoLRGlzYWJsZVVzZXISKy5wcmVwYWlkLnYxLkhvbGRlclNlcnZpY2VEaXNhYmxlVXNlclJlcXVlc3QaLC5wcmVwYWlkLnYxLkhvbGRlclNlcnZpY2VEaXNhYmxlVXNlclJlc3BvbnNlElcKDkJlZ2luVG90cFNldHVwEiEucHJlcGFpZC52MS5CZWdpblRvdHBTZXR1cFJlcXVlc3QaIi5wcmVwYWlkLnYxLkJlZ2luVG90cFNldHVwUmVzcG9uc2USTgoLQ29uZmlybVRvdHASHi5wcmVwYWlkLnYxLkNvbmZpcm1Ub3RwUmVxdWVzdBofLnByZXBhaWQudjEuQ29uZmlybVRvdHBSZXNwb25zZRJOCgtEaXNhYmxlVG90cBIeLnByZXBhaWQudjEuRGlzYWJsZVRvdHBSZXF1ZXN0Gh8ucHJlcGFpZC52MS5EaXNhYmxlVG90cFJlc3BvbnNlMtkCChBVc2VyQWRtaW5TZXJ2aWNlEmsKCkludml0ZVVzZXISLS5wcmVwYWlkLnYxLlVzZXJBZG1pblNlcnZpY2VJbnZpdGVVc2VyUmVxdWVzdBouLnByZXBhaWQudjEuVXNlckFkbWluU2VydmljZUludml0ZVVzZXJSZXNwb25zZRJoCglMaXN0VXNlcnMSLC5wcmVwYWlkLnYxLlVzZXJBZG1pblNlcnZpY2VMaXN0VXNlcnNSZXF1ZXN0Gi0ucHJlcGFpZC52MS5Vc2VyQWRtaW5TZXJ2aWNlTGlzdFVzZXJzUmVzcG9uc2USbgoLRGlzYWJsZVVzZXISLi5wcmVwYWlkLnYxLlVzZXJBZG1pblNlcnZpY2VEaXNhYmxlVXNlclJlcXVlc3QaLy5wcmVwYWlkLnYxLlVzZXJBZG1pblNlcnZpY2VEaXNhYmxlVXNlclJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp, file_prepaid_v1_admin, file_prepaid_v1_types]);
+  fileDesc("ChdwcmVwYWlkL3YxL2hvbGRlci5wcm90bxIKcHJlcGFpZC52MSK2AQoEVXNlchIPCgd1c2VyX2lkGAEgASgJEhIKCmFjY291bnRfaWQYAiABKAkSDQoFZW1haWwYAyABKAkSIgoEcm9sZRgEIAEoDjIULnByZXBhaWQudjEuVXNlclJvbGUSEAoIZGlzYWJsZWQYBSABKAgSFAoMdG90cF9lbmFibGVkGAYgASgIEi4KCmNyZWF0ZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIrEBCgpJbnZpdGF0aW9uEhgKEGludml0YXRpb25fdG9rZW4YASABKAkSEgoKaW52aXRlX3VybBgCIAEoCRINCgVlbWFpbBgDIAEoCRIiCgRyb2xlGAQgASgOMhQucHJlcGFpZC52MS5Vc2VyUm9sZRISCgphY2NvdW50X2lkGAUgASgJEi4KCmV4cGlyZXNfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIusBCg1Ib2xkZXJTZXNzaW9uEh4KBHVzZXIYASABKAsyEC5wcmVwYWlkLnYxLlVzZXISFAoMYWNjb3VudF9uYW1lGAIgASgJEg8KB3RpZXJfaWQYAyABKAkSEQoJdGllcl9uYW1lGAQgASgJEhIKCmFwaV9hY2Nlc3MYBSABKAgSMwoPaWRsZV9leHBpcmVzX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI3ChNhYnNvbHV0ZV9leHBpcmVzX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCIwChRHZXRJbnZpdGF0aW9uUmVxdWVzdBIYChBpbnZpdGF0aW9uX3Rva2VuGAEgASgJIpABChVHZXRJbnZpdGF0aW9uUmVzcG9uc2USDQoFZW1haWwYASABKAkSIgoEcm9sZRgCIAEoDjIULnByZXBhaWQudjEuVXNlclJvbGUSFAoMYWNjb3VudF9uYW1lGAMgASgJEi4KCmV4cGlyZXNfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIkUKF0FjY2VwdEludml0YXRpb25SZXF1ZXN0EhgKEGludml0YXRpb25fdG9rZW4YASABKAkSEAoIcGFzc3dvcmQYAiABKAkiOgoYQWNjZXB0SW52aXRhdGlvblJlc3BvbnNlEh4KBHVzZXIYASABKAsyEC5wcmVwYWlkLnYxLlVzZXIiVgoNU2lnbkluUmVxdWVzdBINCgVlbWFpbBgBIAEoCRIQCghwYXNzd29yZBgCIAEoCRIRCgl0b3RwX2NvZGUYAyABKAkSEQoJY2xpZW50X2lwGAQgASgJIrUBCg5TaWduSW5SZXNwb25zZRIqCgdvdXRjb21lGAEgASgOMhkucHJlcGFpZC52MS5TaWduSW5PdXRjb21lEhUKDXNlc3Npb25fdG9rZW4YAiABKAkSFwoPY2hhbGxlbmdlX3Rva2VuGAMgASgJEhsKE3JldHJ5X2FmdGVyX3NlY29uZHMYBCABKAUSKgoHc2Vzc2lvbhgFIAEoCzIZLnByZXBhaWQudjEuSG9sZGVyU2Vzc2lvbiJWChVDb21wbGV0ZVNpZ25JblJlcXVlc3QSFwoPY2hhbGxlbmdlX3Rva2VuGAEgASgJEhEKCXRvdHBfY29kZRgCIAEoCRIRCgljbGllbnRfaXAYAyABKAkipAEKFkNvbXBsZXRlU2lnbkluUmVzcG9uc2USKgoHb3V0Y29tZRgBIAEoDjIZLnByZXBhaWQudjEuU2lnbkluT3V0Y29tZRIVCg1zZXNzaW9uX3Rva2VuGAIgASgJEhsKE3JldHJ5X2FmdGVyX3NlY29uZHMYAyABKAUSKgoHc2Vzc2lvbhgEIAEoCzIZLnByZXBhaWQudjEuSG9sZGVyU2Vzc2lvbiInCg5TaWduT3V0UmVxdWVzdBIVCg1zZXNzaW9uX3Rva2VuGAEgASgJIhEKD1NpZ25PdXRSZXNwb25zZSIqChFHZXRTZXNzaW9uUmVxdWVzdBIVCg1zZXNzaW9uX3Rva2VuGAEgASgJIkAKEkdldFNlc3Npb25SZXNwb25zZRIqCgdzZXNzaW9uGAEgASgLMhkucHJlcGFpZC52MS5Ib2xkZXJTZXNzaW9uIksKEkdldE92ZXJ2aWV3UmVxdWVzdBIVCg1zZXNzaW9uX3Rva2VuGAEgASgJEh4KBG1vZGUYAiABKA4yEC5wcmVwYWlkLnYxLk1vZGUiSAoMUHJvZHVjdFNwZW5kEiQKB3Byb2R1Y3QYASABKA4yEy5wcmVwYWlkLnYxLlByb2R1Y3QSEgoKc3BlbnRfa29ibxgCIAEoAyJaCgpEYWlseVNwZW5kEgwKBGRhdGUYASABKAkSKgoIcHJvZHVjdHMYAiADKAsyGC5wcmVwYWlkLnYxLlByb2R1Y3RTcGVuZBISCgp0b3RhbF9rb2JvGAMgASgDIuEBChNHZXRPdmVydmlld1Jlc3BvbnNlEhQKDGJhbGFuY2Vfa29ibxgBIAEoAxIPCgd0aWVyX2lkGAIgASgJEhEKCXRpZXJfbmFtZRgDIAEoCRIYChB0b2RheV9zcGVudF9rb2JvGAQgASgDEhgKEG1vbnRoX3NwZW50X2tvYm8YBSABKAMSFQoNcGVuZGluZ19jb3VudBgGIAEoAxIlCgVkYWlseRgHIAMoCzIWLnByZXBhaWQudjEuRGFpbHlTcGVuZBIeCgRtb2RlGAggASgOMhAucHJlcGFpZC52MS5Nb2RlIsoBCgxIb2xkZXJBcGlLZXkSEgoKcHVibGljX2tleRgBIAEoCRITCgthbGxvd2VkX2lwcxgCIAMoCRIPCgdyZXZva2VkGAMgASgIEi4KCmNyZWF0ZWRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjAKDGxhc3RfdXNlZF9hdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASHgoEbW9kZRgGIAEoDjIQLnByZXBhaWQudjEuTW9kZSJYCh9Ib2xkZXJTZXJ2aWNlTGlzdEFwaUtleXNSZXF1ZXN0EhUKDXNlc3Npb25fdG9rZW4YASABKAkSHgoEbW9kZRgCIAEoDjIQLnByZXBhaWQudjEuTW9kZSJKCiBIb2xkZXJTZXJ2aWNlTGlzdEFwaUtleXNSZXNwb25zZRImCgRrZXlzGAEgAygLMhgucHJlcGFpZC52MS5Ib2xkZXJBcGlLZXkibAogSG9sZGVyU2VydmljZUNyZWF0ZUFwaUtleVJlcXVlc3QSFQoNc2Vzc2lvbl90b2tlbhgBIAEoCRIRCgl0b3RwX2NvZGUYAiABKAkSHgoEbW9kZRgDIAEoDjIQLnByZXBhaWQudjEuTW9kZSJ1CiFIb2xkZXJTZXJ2aWNlQ3JlYXRlQXBpS2V5UmVzcG9uc2USKQoKaXNzdWVkX2tleRgBIAEoCzIVLnByZXBhaWQudjEuSXNzdWVkS2V5EiUKA2tleRgCIAEoCzIYLnByZXBhaWQudjEuSG9sZGVyQXBpS2V5Ik0KIEhvbGRlclNlcnZpY2VSZXZva2VBcGlLZXlSZXF1ZXN0EhUKDXNlc3Npb25fdG9rZW4YASABKAkSEgoKcHVibGljX2tleRgCIAEoCSJKCiFIb2xkZXJTZXJ2aWNlUmV2b2tlQXBpS2V5UmVzcG9uc2USJQoDa2V5GAEgASgLMhgucHJlcGFpZC52MS5Ib2xkZXJBcGlLZXkiZQojSG9sZGVyU2VydmljZVNldEFwaUtleUlwTG9ja1JlcXVlc3QSFQoNc2Vzc2lvbl90b2tlbhgBIAEoCRISCgpwdWJsaWNfa2V5GAIgASgJEhMKC2FsbG93ZWRfaXBzGAMgAygJIk0KJEhvbGRlclNlcnZpY2VTZXRBcGlLZXlJcExvY2tSZXNwb25zZRIlCgNrZXkYASABKAsyGC5wcmVwYWlkLnYxLkhvbGRlckFwaUtleSIpChBHZXRQcmljZXNSZXF1ZXN0EhUKDXNlc3Npb25fdG9rZW4YASABKAkieAoJUmF0ZVByaWNlEg8KB3NlcnZpY2UYASABKAkSHQoVZGlzY291bnRfYmFzaXNfcG9pbnRzGAIgASgFEh8KF2V4YW1wbGVfZmFjZV92YWx1ZV9rb2JvGAMgASgDEhoKEmV4YW1wbGVfcHJpY2Vfa29ibxgEIAEoAyJ1ChBIb2xkZXJDYWJsZVByaWNlEhAKCHByb3ZpZGVyGAEgASgJEhQKDHBhY2thZ2VfY29kZRgCIAEoCRIMCgRuYW1lGAMgASgJEhcKD2ZhY2VfdmFsdWVfa29ibxgEIAEoAxISCgpwcmljZV9rb2JvGAUgASgDIskCChFHZXRQcmljZXNSZXNwb25zZRIPCgd0aWVyX2lkGAEgASgJEhEKCXRpZXJfbmFtZRgCIAEoCRImCgdhaXJ0aW1lGAMgAygLMhUucHJlcGFpZC52MS5SYXRlUHJpY2USJAoKZGF0YV9wbGFucxgEIAMoCzIQLnByZXBhaWQudjEuUGxhbhIqCgtlbGVjdHJpY2l0eRgFIAMoCzIVLnByZXBhaWQudjEuUmF0ZVByaWNlEjQKDmNhYmxlX3BhY2thZ2VzGAYgAygLMhwucHJlcGFpZC52MS5Ib2xkZXJDYWJsZVByaWNlEiAKGHNtc19wYWdlX2ZhY2VfdmFsdWVfa29ibxgHIAEoAxIhChlzbXNfZGlzY291bnRfYmFzaXNfcG9pbnRzGAggASgFEhsKE3Ntc19wYWdlX3ByaWNlX2tvYm8YCSABKAMixgEKEVRyYW5zYWN0aW9uRmlsdGVyEiQKB3Byb2R1Y3QYASABKA4yEy5wcmVwYWlkLnYxLlByb2R1Y3QSLQoGc3RhdHVzGAIgASgOMh0ucHJlcGFpZC52MS5UcmFuc2FjdGlvblN0YXR1cxIRCglmcm9tX2RhdGUYAyABKAkSDwoHdG9fZGF0ZRgEIAEoCRIRCglyZWNpcGllbnQYBSABKAkSEQoJcmVmZXJlbmNlGAYgASgJEhIKCnJlcXVlc3RfaWQYByABKAkiswEKJEhvbGRlclNlcnZpY2VMaXN0VHJhbnNhY3Rpb25zUmVxdWVzdBIVCg1zZXNzaW9uX3Rva2VuGAEgASgJEi0KBmZpbHRlchgCIAEoCzIdLnByZXBhaWQudjEuVHJhbnNhY3Rpb25GaWx0ZXISEQoJcGFnZV9zaXplGAMgASgFEhIKCnBhZ2VfdG9rZW4YBCABKAkSHgoEbW9kZRgFIAEoDjIQLnByZXBhaWQudjEuTW9kZSJvCiVIb2xkZXJTZXJ2aWNlTGlzdFRyYW5zYWN0aW9uc1Jlc3BvbnNlEi0KDHRyYW5zYWN0aW9ucxgBIAMoCzIXLnByZXBhaWQudjEuVHJhbnNhY3Rpb24SFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIm4KIkhvbGRlclNlcnZpY2VHZXRUcmFuc2FjdGlvblJlcXVlc3QSFQoNc2Vzc2lvbl90b2tlbhgBIAEoCRIRCglyZWZlcmVuY2UYAiABKAkSHgoEbW9kZRgDIAEoDjIQLnByZXBhaWQudjEuTW9kZSJTCiNIb2xkZXJTZXJ2aWNlR2V0VHJhbnNhY3Rpb25SZXNwb25zZRIsCgt0cmFuc2FjdGlvbhgBIAEoCzIXLnByZXBhaWQudjEuVHJhbnNhY3Rpb24idAoUTGlzdFN0YXRlbWVudFJlcXVlc3QSFQoNc2Vzc2lvbl90b2tlbhgBIAEoCRIRCglwYWdlX3NpemUYAiABKAUSEgoKcGFnZV90b2tlbhgDIAEoCRIeCgRtb2RlGAQgASgOMhAucHJlcGFpZC52MS5Nb2RlIloKFUxpc3RTdGF0ZW1lbnRSZXNwb25zZRIoCgdlbnRyaWVzGAEgAygLMhcucHJlcGFpZC52MS5MZWRnZXJFbnRyeRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiVAoTQWRkVGVzdEZ1bmRzUmVxdWVzdBIVCg1zZXNzaW9uX3Rva2VuGAEgASgJEhMKC2Ftb3VudF9rb2JvGAIgASgDEhEKCXJlZmVyZW5jZRgDIAEoCSJmChRBZGRUZXN0RnVuZHNSZXNwb25zZRIUCgxiYWxhbmNlX2tvYm8YASABKAMSJgoFZW50cnkYAiABKAsyFy5wcmVwYWlkLnYxLkxlZGdlckVudHJ5EhAKCHJlcGxheWVkGAMgASgIImoKHkhvbGRlclNlcnZpY2VJbnZpdGVVc2VyUmVxdWVzdBIVCg1zZXNzaW9uX3Rva2VuGAEgASgJEg0KBWVtYWlsGAIgASgJEiIKBHJvbGUYAyABKA4yFC5wcmVwYWlkLnYxLlVzZXJSb2xlIk0KH0hvbGRlclNlcnZpY2VJbnZpdGVVc2VyUmVzcG9uc2USKgoKaW52aXRhdGlvbhgBIAEoCzIWLnByZXBhaWQudjEuSW52aXRhdGlvbiI2Ch1Ib2xkZXJTZXJ2aWNlTGlzdFVzZXJzUmVxdWVzdBIVCg1zZXNzaW9uX3Rva2VuGAEgASgJIkEKHkhvbGRlclNlcnZpY2VMaXN0VXNlcnNSZXNwb25zZRIfCgV1c2VycxgBIAMoCzIQLnByZXBhaWQudjEuVXNlciJJCh9Ib2xkZXJTZXJ2aWNlRGlzYWJsZVVzZXJSZXF1ZXN0EhUKDXNlc3Npb25fdG9rZW4YASABKAkSDwoHdXNlcl9pZBgCIAEoCSJCCiBIb2xkZXJTZXJ2aWNlRGlzYWJsZVVzZXJSZXNwb25zZRIeCgR1c2VyGAEgASgLMhAucHJlcGFpZC52MS5Vc2VyIi4KFUJlZ2luVG90cFNldHVwUmVxdWVzdBIVCg1zZXNzaW9uX3Rva2VuGAEgASgJIk0KFkJlZ2luVG90cFNldHVwUmVzcG9uc2USDgoGc2VjcmV0GAEgASgJEhMKC290cGF1dGhfdXJpGAIgASgJEg4KBnFyX3N2ZxgDIAEoCSI+ChJDb25maXJtVG90cFJlcXVlc3QSFQoNc2Vzc2lvbl90b2tlbhgBIAEoCRIRCgl0b3RwX2NvZGUYAiABKAkiNQoTQ29uZmlybVRvdHBSZXNwb25zZRIeCgR1c2VyGAEgASgLMhAucHJlcGFpZC52MS5Vc2VyIj4KEkRpc2FibGVUb3RwUmVxdWVzdBIVCg1zZXNzaW9uX3Rva2VuGAEgASgJEhEKCXRvdHBfY29kZRgCIAEoCSI1ChNEaXNhYmxlVG90cFJlc3BvbnNlEh4KBHVzZXIYASABKAsyEC5wcmVwYWlkLnYxLlVzZXIiagohVXNlckFkbWluU2VydmljZUludml0ZVVzZXJSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSDQoFZW1haWwYAiABKAkSIgoEcm9sZRgDIAEoDjIULnByZXBhaWQudjEuVXNlclJvbGUiUAoiVXNlckFkbWluU2VydmljZUludml0ZVVzZXJSZXNwb25zZRIqCgppbnZpdGF0aW9uGAEgASgLMhYucHJlcGFpZC52MS5JbnZpdGF0aW9uIjYKIFVzZXJBZG1pblNlcnZpY2VMaXN0VXNlcnNSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkiRAohVXNlckFkbWluU2VydmljZUxpc3RVc2Vyc1Jlc3BvbnNlEh8KBXVzZXJzGAEgAygLMhAucHJlcGFpZC52MS5Vc2VyIjUKIlVzZXJBZG1pblNlcnZpY2VEaXNhYmxlVXNlclJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCSJFCiNVc2VyQWRtaW5TZXJ2aWNlRGlzYWJsZVVzZXJSZXNwb25zZRIeCgR1c2VyGAEgASgLMhAucHJlcGFpZC52MS5Vc2VyIlcKHkhvbGRlclNlcnZpY2VHZXRXZWJob29rUmVxdWVzdBIVCg1zZXNzaW9uX3Rva2VuGAEgASgJEh4KBG1vZGUYAiABKA4yEC5wcmVwYWlkLnYxLk1vZGUiRwofSG9sZGVyU2VydmljZUdldFdlYmhvb2tSZXNwb25zZRIkCgd3ZWJob29rGAEgASgLMhMucHJlcGFpZC52MS5XZWJob29rImQKHkhvbGRlclNlcnZpY2VTZXRXZWJob29rUmVxdWVzdBIVCg1zZXNzaW9uX3Rva2VuGAEgASgJEh4KBG1vZGUYAiABKA4yEC5wcmVwYWlkLnYxLk1vZGUSCwoDdXJsGAMgASgJIlcKH0hvbGRlclNlcnZpY2VTZXRXZWJob29rUmVzcG9uc2USJAoHd2ViaG9vaxgBIAEoCzITLnByZXBhaWQudjEuV2ViaG9vaxIOCgZzZWNyZXQYAiABKAkiYAonSG9sZGVyU2VydmljZVJvdGF0ZVdlYmhvb2tTZWNyZXRSZXF1ZXN0EhUKDXNlc3Npb25fdG9rZW4YASABKAkSHgoEbW9kZRgCIAEoDjIQLnByZXBhaWQudjEuTW9kZSJgCihIb2xkZXJTZXJ2aWNlUm90YXRlV2ViaG9va1NlY3JldFJlc3BvbnNlEiQKB3dlYmhvb2sYASABKAsyEy5wcmVwYWlkLnYxLldlYmhvb2sSDgoGc2VjcmV0GAIgASgJIlsKIkhvbGRlclNlcnZpY2VEaXNhYmxlV2ViaG9va1JlcXVlc3QSFQoNc2Vzc2lvbl90b2tlbhgBIAEoCRIeCgRtb2RlGAIgASgOMhAucHJlcGFpZC52MS5Nb2RlIksKI0hvbGRlclNlcnZpY2VEaXNhYmxlV2ViaG9va1Jlc3BvbnNlEiQKB3dlYmhvb2sYASABKAsyEy5wcmVwYWlkLnYxLldlYmhvb2siqgEKIkhvbGRlclNlcnZpY2VMaXN0RGVsaXZlcmllc1JlcXVlc3QSFQoNc2Vzc2lvbl90b2tlbhgBIAEoCRIeCgRtb2RlGAIgASgOMhAucHJlcGFpZC52MS5Nb2RlEhMKC2ZhaWxlZF9vbmx5GAMgASgIEhYKCXBhZ2Vfc2l6ZRgEIAEoBUgAiAEBEhIKCnBhZ2VfdG9rZW4YBSABKAlCDAoKX3BhZ2Vfc2l6ZSJoCiNIb2xkZXJTZXJ2aWNlTGlzdERlbGl2ZXJpZXNSZXNwb25zZRIoCgpkZWxpdmVyaWVzGAEgAygLMhQucHJlcGFpZC52MS5EZWxpdmVyeRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiagofSG9sZGVyU2VydmljZVJlc2VuZEV2ZW50UmVxdWVzdBIVCg1zZXNzaW9uX3Rva2VuGAEgASgJEh4KBG1vZGUYAiABKA4yEC5wcmVwYWlkLnYxLk1vZGUSEAoIZXZlbnRfaWQYAyABKAkiSgogSG9sZGVyU2VydmljZVJlc2VuZEV2ZW50UmVzcG9uc2USJgoIZGVsaXZlcnkYASABKAsyFC5wcmVwYWlkLnYxLkRlbGl2ZXJ5IloKIUhvbGRlclNlcnZpY2VTZW5kVGVzdEV2ZW50UmVxdWVzdBIVCg1zZXNzaW9uX3Rva2VuGAEgASgJEh4KBG1vZGUYAiABKA4yEC5wcmVwYWlkLnYxLk1vZGUiTAoiSG9sZGVyU2VydmljZVNlbmRUZXN0RXZlbnRSZXNwb25zZRImCghkZWxpdmVyeRgBIAEoCzIULnByZXBhaWQudjEuRGVsaXZlcnkqUAoIVXNlclJvbGUSGQoVVVNFUl9ST0xFX1VOU1BFQ0lGSUVEEAASEwoPVVNFUl9ST0xFX09XTkVSEAESFAoQVVNFUl9ST0xFX1ZJRVdFUhACKroBCg1TaWduSW5PdXRjb21lEh8KG1NJR05fSU5fT1VUQ09NRV9VTlNQRUNJRklFRBAAEh0KGVNJR05fSU5fT1VUQ09NRV9TSUdORURfSU4QARIhCh1TSUdOX0lOX09VVENPTUVfVE9UUF9SRVFVSVJFRBACEicKI1NJR05fSU5fT1VUQ09NRV9JTlZBTElEX0NSRURFTlRJQUxTEAMSHQoZU0lHTl9JTl9PVVRDT01FX1RIUk9UVExFRBAEMpcWCg1Ib2xkZXJTZXJ2aWNlElQKDUdldEludml0YXRpb24SIC5wcmVwYWlkLnYxLkdldEludml0YXRpb25SZXF1ZXN0GiEucHJlcGFpZC52MS5HZXRJbnZpdGF0aW9uUmVzcG9uc2USXQoQQWNjZXB0SW52aXRhdGlvbhIjLnByZXBhaWQudjEuQWNjZXB0SW52aXRhdGlvblJlcXVlc3QaJC5wcmVwYWlkLnYxLkFjY2VwdEludml0YXRpb25SZXNwb25zZRI/CgZTaWduSW4SGS5wcmVwYWlkLnYxLlNpZ25JblJlcXVlc3QaGi5wcmVwYWlkLnYxLlNpZ25JblJlc3BvbnNlElcKDkNvbXBsZXRlU2lnbkluEiEucHJlcGFpZC52MS5Db21wbGV0ZVNpZ25JblJlcXVlc3QaIi5wcmVwYWlkLnYxLkNvbXBsZXRlU2lnbkluUmVzcG9uc2USQgoHU2lnbk91dBIaLnByZXBhaWQudjEuU2lnbk91dFJlcXVlc3QaGy5wcmVwYWlkLnYxLlNpZ25PdXRSZXNwb25zZRJLCgpHZXRTZXNzaW9uEh0ucHJlcGFpZC52MS5HZXRTZXNzaW9uUmVxdWVzdBoeLnByZXBhaWQudjEuR2V0U2Vzc2lvblJlc3BvbnNlEk4KC0dldE92ZXJ2aWV3Eh4ucHJlcGFpZC52MS5HZXRPdmVydmlld1JlcXVlc3QaHy5wcmVwYWlkLnYxLkdldE92ZXJ2aWV3UmVzcG9uc2USaAoLTGlzdEFwaUtleXMSKy5wcmVwYWlkLnYxLkhvbGRlclNlcnZpY2VMaXN0QXBpS2V5c1JlcXVlc3QaLC5wcmVwYWlkLnYxLkhvbGRlclNlcnZpY2VMaXN0QXBpS2V5c1Jlc3BvbnNlEmsKDENyZWF0ZUFwaUtleRIsLnByZXBhaWQudjEuSG9sZGVyU2VydmljZUNyZWF0ZUFwaUtleVJlcXVlc3QaLS5wcmVwYWlkLnYxLkhvbGRlclNlcnZpY2VDcmVhdGVBcGlLZXlSZXNwb25zZRJrCgxSZXZva2VBcGlLZXkSLC5wcmVwYWlkLnYxLkhvbGRlclNlcnZpY2VSZXZva2VBcGlLZXlSZXF1ZXN0Gi0ucHJlcGFpZC52MS5Ib2xkZXJTZXJ2aWNlUmV2b2tlQXBpS2V5UmVzcG9uc2USdAoPU2V0QXBpS2V5SXBMb2NrEi8ucHJlcGFpZC52MS5Ib2xkZXJTZXJ2aWNlU2V0QXBpS2V5SXBMb2NrUmVxdWVzdBowLnByZXBhaWQudjEuSG9sZGVyU2VydmljZVNldEFwaUtleUlwTG9ja1Jlc3BvbnNlEkgKCUdldFByaWNlcxIcLnByZXBhaWQudjEuR2V0UHJpY2VzUmVxdWVzdBodLnByZXBhaWQudjEuR2V0UHJpY2VzUmVzcG9uc2USdwoQTGlzdFRyYW5zYWN0aW9ucxIwLnByZXBhaWQudjEuSG9sZGVyU2VydmljZUxpc3RUcmFuc2FjdGlvbnNSZXF1ZXN0GjEucHJlcGFpZC52MS5Ib2xkZXJTZXJ2aWNlTGlzdFRyYW5zYWN0aW9uc1Jlc3BvbnNlEnEKDkdldFRyYW5zYWN0aW9uEi4ucHJlcGFpZC52MS5Ib2xkZXJTZXJ2aWNlR2V0VHJhbnNhY3Rpb25SZXF1ZXN0Gi8ucHJlcGFpZC52MS5Ib2xkZXJTZXJ2aWNlR2V0VHJhbnNhY3Rpb25SZXNwb25zZRJUCg1MaXN0U3RhdGVtZW50EiAucHJlcGFpZC52MS5MaXN0U3RhdGVtZW50UmVxdWVzdBohLnByZXBhaWQudjEuTGlzdFN0YXRlbWVudFJlc3BvbnNlElEKDEFkZFRlc3RGdW5kcxIfLnByZXBhaWQudjEuQWRkVGVzdEZ1bmRzUmVxdWVzdBogLnByZXBhaWQudjEuQWRkVGVzdEZ1bmRzUmVzcG9uc2USZQoKSW52aXRlVXNlchIqLnByZXBhaWQudjEuSG9sZGVyU2VydmljZUludml0ZVVzZXJSZXF1ZXN0GisucHJlcGFpZC52MS5Ib2xkZXJTZXJ2aWNlSW52aXRlVXNlclJlc3BvbnNlEmIKCUxpc3RVc2VycxIpLnByZXBhaWQudjEuSG9sZGVyU2VydmljZUxpc3RVc2Vyc1JlcXVlc3QaKi5wcmVwYWlkLnYxLkhvbGRlclNlcnZpY2VMaXN0VXNlcnNSZXNwb25zZRJoCgtEaXNhYmxlVXNlchIrLnByZXBhaWQudjEuSG9sZGVyU2VydmljZURpc2FibGVVc2VyUmVxdWVzdBosLnByZXBhaWQudjEuSG9sZGVyU2VydmljZURpc2FibGVVc2VyUmVzcG9uc2USVwoOQmVnaW5Ub3RwU2V0dXASIS5wcmVwYWlkLnYxLkJlZ2luVG90cFNldHVwUmVxdWVzdBoiLnByZXBhaWQudjEuQmVnaW5Ub3RwU2V0dXBSZXNwb25zZRJOCgtDb25maXJtVG90cBIeLnByZXBhaWQudjEuQ29uZmlybVRvdHBSZXF1ZXN0Gh8ucHJlcGFpZC52MS5Db25maXJtVG90cFJlc3BvbnNlEk4KC0Rpc2FibGVUb3RwEh4ucHJlcGFpZC52MS5EaXNhYmxlVG90cFJlcXVlc3QaHy5wcmVwYWlkLnYxLkRpc2FibGVUb3RwUmVzcG9uc2USZQoKR2V0V2ViaG9vaxIqLnByZXBhaWQudjEuSG9sZGVyU2VydmljZUdldFdlYmhvb2tSZXF1ZXN0GisucHJlcGFpZC52MS5Ib2xkZXJTZXJ2aWNlR2V0V2ViaG9va1Jlc3BvbnNlEmUKClNldFdlYmhvb2sSKi5wcmVwYWlkLnYxLkhvbGRlclNlcnZpY2VTZXRXZWJob29rUmVxdWVzdBorLnByZXBhaWQudjEuSG9sZGVyU2VydmljZVNldFdlYmhvb2tSZXNwb25zZRKAAQoTUm90YXRlV2ViaG9va1NlY3JldBIzLnByZXBhaWQudjEuSG9sZGVyU2VydmljZVJvdGF0ZVdlYmhvb2tTZWNyZXRSZXF1ZXN0GjQucHJlcGFpZC52MS5Ib2xkZXJTZXJ2aWNlUm90YXRlV2ViaG9va1NlY3JldFJlc3BvbnNlEnEKDkRpc2FibGVXZWJob29rEi4ucHJlcGFpZC52MS5Ib2xkZXJTZXJ2aWNlRGlzYWJsZVdlYmhvb2tSZXF1ZXN0Gi8ucHJlcGFpZC52MS5Ib2xkZXJTZXJ2aWNlRGlzYWJsZVdlYmhvb2tSZXNwb25zZRJxCg5MaXN0RGVsaXZlcmllcxIuLnByZXBhaWQudjEuSG9sZGVyU2VydmljZUxpc3REZWxpdmVyaWVzUmVxdWVzdBovLnByZXBhaWQudjEuSG9sZGVyU2VydmljZUxpc3REZWxpdmVyaWVzUmVzcG9uc2USaAoLUmVzZW5kRXZlbnQSKy5wcmVwYWlkLnYxLkhvbGRlclNlcnZpY2VSZXNlbmRFdmVudFJlcXVlc3QaLC5wcmVwYWlkLnYxLkhvbGRlclNlcnZpY2VSZXNlbmRFdmVudFJlc3BvbnNlEm4KDVNlbmRUZXN0RXZlbnQSLS5wcmVwYWlkLnYxLkhvbGRlclNlcnZpY2VTZW5kVGVzdEV2ZW50UmVxdWVzdBouLnByZXBhaWQudjEuSG9sZGVyU2VydmljZVNlbmRUZXN0RXZlbnRSZXNwb25zZTLZAgoQVXNlckFkbWluU2VydmljZRJrCgpJbnZpdGVVc2VyEi0ucHJlcGFpZC52MS5Vc2VyQWRtaW5TZXJ2aWNlSW52aXRlVXNlclJlcXVlc3QaLi5wcmVwYWlkLnYxLlVzZXJBZG1pblNlcnZpY2VJbnZpdGVVc2VyUmVzcG9uc2USaAoJTGlzdFVzZXJzEiwucHJlcGFpZC52MS5Vc2VyQWRtaW5TZXJ2aWNlTGlzdFVzZXJzUmVxdWVzdBotLnByZXBhaWQudjEuVXNlckFkbWluU2VydmljZUxpc3RVc2Vyc1Jlc3BvbnNlEm4KC0Rpc2FibGVVc2VyEi4ucHJlcGFpZC52MS5Vc2VyQWRtaW5TZXJ2aWNlRGlzYWJsZVVzZXJSZXF1ZXN0Gi8ucHJlcGFpZC52MS5Vc2VyQWRtaW5TZXJ2aWNlRGlzYWJsZVVzZXJSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp, file_prepaid_v1_admin, file_prepaid_v1_types, file_prepaid_v1_webhooks]);
 
 /**
  * A person who signs in to an account's developer area.
@@ -1963,6 +1965,405 @@ export const UserAdminServiceDisableUserResponseSchema: GenMessage<UserAdminServ
   messageDesc(file_prepaid_v1_holder, 58);
 
 /**
+ * Asks for the account's webhook of a mode.
+ *
+ * @generated from message prepaid.v1.HolderServiceGetWebhookRequest
+ */
+export type HolderServiceGetWebhookRequest = Message<"prepaid.v1.HolderServiceGetWebhookRequest"> & {
+  /**
+   * The session.
+   *
+   * @generated from field: string session_token = 1;
+   */
+  sessionToken: string;
+
+  /**
+   * MODE_LIVE (the default when unset) or MODE_TEST.
+   *
+   * @generated from field: prepaid.v1.Mode mode = 2;
+   */
+  mode: Mode;
+};
+
+/**
+ * Describes the message prepaid.v1.HolderServiceGetWebhookRequest.
+ * Use `create(HolderServiceGetWebhookRequestSchema)` to create a new message.
+ */
+export const HolderServiceGetWebhookRequestSchema: GenMessage<HolderServiceGetWebhookRequest> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_holder, 59);
+
+/**
+ * The webhook, if one was ever set.
+ *
+ * @generated from message prepaid.v1.HolderServiceGetWebhookResponse
+ */
+export type HolderServiceGetWebhookResponse = Message<"prepaid.v1.HolderServiceGetWebhookResponse"> & {
+  /**
+   * The webhook, without its secret; unset when the mode has none.
+   *
+   * @generated from field: prepaid.v1.Webhook webhook = 1;
+   */
+  webhook?: Webhook | undefined;
+};
+
+/**
+ * Describes the message prepaid.v1.HolderServiceGetWebhookResponse.
+ * Use `create(HolderServiceGetWebhookResponseSchema)` to create a new message.
+ */
+export const HolderServiceGetWebhookResponseSchema: GenMessage<HolderServiceGetWebhookResponse> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_holder, 60);
+
+/**
+ * Asks to set the webhook URL (owner only).
+ *
+ * @generated from message prepaid.v1.HolderServiceSetWebhookRequest
+ */
+export type HolderServiceSetWebhookRequest = Message<"prepaid.v1.HolderServiceSetWebhookRequest"> & {
+  /**
+   * The session.
+   *
+   * @generated from field: string session_token = 1;
+   */
+  sessionToken: string;
+
+  /**
+   * MODE_LIVE (the default when unset) or MODE_TEST.
+   *
+   * @generated from field: prepaid.v1.Mode mode = 2;
+   */
+  mode: Mode;
+
+  /**
+   * https URL of a public address (http and private addresses only where the core allows them).
+   *
+   * @generated from field: string url = 3;
+   */
+  url: string;
+};
+
+/**
+ * Describes the message prepaid.v1.HolderServiceSetWebhookRequest.
+ * Use `create(HolderServiceSetWebhookRequestSchema)` to create a new message.
+ */
+export const HolderServiceSetWebhookRequestSchema: GenMessage<HolderServiceSetWebhookRequest> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_holder, 61);
+
+/**
+ * The webhook and its new secret.
+ *
+ * @generated from message prepaid.v1.HolderServiceSetWebhookResponse
+ */
+export type HolderServiceSetWebhookResponse = Message<"prepaid.v1.HolderServiceSetWebhookResponse"> & {
+  /**
+   * The webhook.
+   *
+   * @generated from field: prepaid.v1.Webhook webhook = 1;
+   */
+  webhook?: Webhook | undefined;
+
+  /**
+   * whsec_...: shown this once. A replaced secret keeps signing for 24 hours.
+   *
+   * @generated from field: string secret = 2;
+   */
+  secret: string;
+};
+
+/**
+ * Describes the message prepaid.v1.HolderServiceSetWebhookResponse.
+ * Use `create(HolderServiceSetWebhookResponseSchema)` to create a new message.
+ */
+export const HolderServiceSetWebhookResponseSchema: GenMessage<HolderServiceSetWebhookResponse> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_holder, 62);
+
+/**
+ * Asks for a new webhook secret (owner only).
+ *
+ * @generated from message prepaid.v1.HolderServiceRotateWebhookSecretRequest
+ */
+export type HolderServiceRotateWebhookSecretRequest = Message<"prepaid.v1.HolderServiceRotateWebhookSecretRequest"> & {
+  /**
+   * The session.
+   *
+   * @generated from field: string session_token = 1;
+   */
+  sessionToken: string;
+
+  /**
+   * MODE_LIVE (the default when unset) or MODE_TEST.
+   *
+   * @generated from field: prepaid.v1.Mode mode = 2;
+   */
+  mode: Mode;
+};
+
+/**
+ * Describes the message prepaid.v1.HolderServiceRotateWebhookSecretRequest.
+ * Use `create(HolderServiceRotateWebhookSecretRequestSchema)` to create a new message.
+ */
+export const HolderServiceRotateWebhookSecretRequestSchema: GenMessage<HolderServiceRotateWebhookSecretRequest> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_holder, 63);
+
+/**
+ * The webhook and its new secret.
+ *
+ * @generated from message prepaid.v1.HolderServiceRotateWebhookSecretResponse
+ */
+export type HolderServiceRotateWebhookSecretResponse = Message<"prepaid.v1.HolderServiceRotateWebhookSecretResponse"> & {
+  /**
+   * The webhook.
+   *
+   * @generated from field: prepaid.v1.Webhook webhook = 1;
+   */
+  webhook?: Webhook | undefined;
+
+  /**
+   * whsec_...: shown this once.
+   *
+   * @generated from field: string secret = 2;
+   */
+  secret: string;
+};
+
+/**
+ * Describes the message prepaid.v1.HolderServiceRotateWebhookSecretResponse.
+ * Use `create(HolderServiceRotateWebhookSecretResponseSchema)` to create a new message.
+ */
+export const HolderServiceRotateWebhookSecretResponseSchema: GenMessage<HolderServiceRotateWebhookSecretResponse> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_holder, 64);
+
+/**
+ * Asks to stop deliveries (owner only).
+ *
+ * @generated from message prepaid.v1.HolderServiceDisableWebhookRequest
+ */
+export type HolderServiceDisableWebhookRequest = Message<"prepaid.v1.HolderServiceDisableWebhookRequest"> & {
+  /**
+   * The session.
+   *
+   * @generated from field: string session_token = 1;
+   */
+  sessionToken: string;
+
+  /**
+   * MODE_LIVE (the default when unset) or MODE_TEST.
+   *
+   * @generated from field: prepaid.v1.Mode mode = 2;
+   */
+  mode: Mode;
+};
+
+/**
+ * Describes the message prepaid.v1.HolderServiceDisableWebhookRequest.
+ * Use `create(HolderServiceDisableWebhookRequestSchema)` to create a new message.
+ */
+export const HolderServiceDisableWebhookRequestSchema: GenMessage<HolderServiceDisableWebhookRequest> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_holder, 65);
+
+/**
+ * The webhook, disabled.
+ *
+ * @generated from message prepaid.v1.HolderServiceDisableWebhookResponse
+ */
+export type HolderServiceDisableWebhookResponse = Message<"prepaid.v1.HolderServiceDisableWebhookResponse"> & {
+  /**
+   * The webhook.
+   *
+   * @generated from field: prepaid.v1.Webhook webhook = 1;
+   */
+  webhook?: Webhook | undefined;
+};
+
+/**
+ * Describes the message prepaid.v1.HolderServiceDisableWebhookResponse.
+ * Use `create(HolderServiceDisableWebhookResponseSchema)` to create a new message.
+ */
+export const HolderServiceDisableWebhookResponseSchema: GenMessage<HolderServiceDisableWebhookResponse> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_holder, 66);
+
+/**
+ * Asks for a page of the account's deliveries.
+ *
+ * @generated from message prepaid.v1.HolderServiceListDeliveriesRequest
+ */
+export type HolderServiceListDeliveriesRequest = Message<"prepaid.v1.HolderServiceListDeliveriesRequest"> & {
+  /**
+   * The session.
+   *
+   * @generated from field: string session_token = 1;
+   */
+  sessionToken: string;
+
+  /**
+   * MODE_LIVE (the default when unset) or MODE_TEST.
+   *
+   * @generated from field: prepaid.v1.Mode mode = 2;
+   */
+  mode: Mode;
+
+  /**
+   * Only the failed ones.
+   *
+   * @generated from field: bool failed_only = 3;
+   */
+  failedOnly: boolean;
+
+  /**
+   * Page size, 1 to 100; unset means 20.
+   *
+   * @generated from field: optional int32 page_size = 4;
+   */
+  pageSize?: number | undefined;
+
+  /**
+   * Cursor from a previous response; empty for the first page.
+   *
+   * @generated from field: string page_token = 5;
+   */
+  pageToken: string;
+};
+
+/**
+ * Describes the message prepaid.v1.HolderServiceListDeliveriesRequest.
+ * Use `create(HolderServiceListDeliveriesRequestSchema)` to create a new message.
+ */
+export const HolderServiceListDeliveriesRequestSchema: GenMessage<HolderServiceListDeliveriesRequest> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_holder, 67);
+
+/**
+ * A page of deliveries, newest first.
+ *
+ * @generated from message prepaid.v1.HolderServiceListDeliveriesResponse
+ */
+export type HolderServiceListDeliveriesResponse = Message<"prepaid.v1.HolderServiceListDeliveriesResponse"> & {
+  /**
+   * The page.
+   *
+   * @generated from field: repeated prepaid.v1.Delivery deliveries = 1;
+   */
+  deliveries: Delivery[];
+
+  /**
+   * Cursor for the next page; empty on the last page.
+   *
+   * @generated from field: string next_page_token = 2;
+   */
+  nextPageToken: string;
+};
+
+/**
+ * Describes the message prepaid.v1.HolderServiceListDeliveriesResponse.
+ * Use `create(HolderServiceListDeliveriesResponseSchema)` to create a new message.
+ */
+export const HolderServiceListDeliveriesResponseSchema: GenMessage<HolderServiceListDeliveriesResponse> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_holder, 68);
+
+/**
+ * Asks to deliver one of the account's events again (owner only).
+ *
+ * @generated from message prepaid.v1.HolderServiceResendEventRequest
+ */
+export type HolderServiceResendEventRequest = Message<"prepaid.v1.HolderServiceResendEventRequest"> & {
+  /**
+   * The session.
+   *
+   * @generated from field: string session_token = 1;
+   */
+  sessionToken: string;
+
+  /**
+   * MODE_LIVE (the default when unset) or MODE_TEST: the mode of the event.
+   *
+   * @generated from field: prepaid.v1.Mode mode = 2;
+   */
+  mode: Mode;
+
+  /**
+   * evt_..., one of this account's events of that mode; any other is NOT_FOUND.
+   *
+   * @generated from field: string event_id = 3;
+   */
+  eventId: string;
+};
+
+/**
+ * Describes the message prepaid.v1.HolderServiceResendEventRequest.
+ * Use `create(HolderServiceResendEventRequestSchema)` to create a new message.
+ */
+export const HolderServiceResendEventRequestSchema: GenMessage<HolderServiceResendEventRequest> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_holder, 69);
+
+/**
+ * The event's delivery, queued.
+ *
+ * @generated from message prepaid.v1.HolderServiceResendEventResponse
+ */
+export type HolderServiceResendEventResponse = Message<"prepaid.v1.HolderServiceResendEventResponse"> & {
+  /**
+   * The delivery.
+   *
+   * @generated from field: prepaid.v1.Delivery delivery = 1;
+   */
+  delivery?: Delivery | undefined;
+};
+
+/**
+ * Describes the message prepaid.v1.HolderServiceResendEventResponse.
+ * Use `create(HolderServiceResendEventResponseSchema)` to create a new message.
+ */
+export const HolderServiceResendEventResponseSchema: GenMessage<HolderServiceResendEventResponse> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_holder, 70);
+
+/**
+ * Asks for a test event (owner only).
+ *
+ * @generated from message prepaid.v1.HolderServiceSendTestEventRequest
+ */
+export type HolderServiceSendTestEventRequest = Message<"prepaid.v1.HolderServiceSendTestEventRequest"> & {
+  /**
+   * The session.
+   *
+   * @generated from field: string session_token = 1;
+   */
+  sessionToken: string;
+
+  /**
+   * MODE_LIVE (the default when unset) or MODE_TEST.
+   *
+   * @generated from field: prepaid.v1.Mode mode = 2;
+   */
+  mode: Mode;
+};
+
+/**
+ * Describes the message prepaid.v1.HolderServiceSendTestEventRequest.
+ * Use `create(HolderServiceSendTestEventRequestSchema)` to create a new message.
+ */
+export const HolderServiceSendTestEventRequestSchema: GenMessage<HolderServiceSendTestEventRequest> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_holder, 71);
+
+/**
+ * The test event's delivery, queued.
+ *
+ * @generated from message prepaid.v1.HolderServiceSendTestEventResponse
+ */
+export type HolderServiceSendTestEventResponse = Message<"prepaid.v1.HolderServiceSendTestEventResponse"> & {
+  /**
+   * The delivery.
+   *
+   * @generated from field: prepaid.v1.Delivery delivery = 1;
+   */
+  delivery?: Delivery | undefined;
+};
+
+/**
+ * Describes the message prepaid.v1.HolderServiceSendTestEventResponse.
+ * Use `create(HolderServiceSendTestEventResponseSchema)` to create a new message.
+ */
+export const HolderServiceSendTestEventResponseSchema: GenMessage<HolderServiceSendTestEventResponse> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_holder, 72);
+
+/**
  * What a user may do in the developer area.
  *
  * @generated from enum prepaid.v1.UserRole
@@ -2282,6 +2683,76 @@ export const HolderService: GenService<{
     methodKind: "unary";
     input: typeof DisableTotpRequestSchema;
     output: typeof DisableTotpResponseSchema;
+  },
+  /**
+   * The account's webhook of a mode (viewers too); no webhook set answers without one, not an error.
+   *
+   * @generated from rpc prepaid.v1.HolderService.GetWebhook
+   */
+  getWebhook: {
+    methodKind: "unary";
+    input: typeof HolderServiceGetWebhookRequestSchema;
+    output: typeof HolderServiceGetWebhookResponseSchema;
+  },
+  /**
+   * Owner only. Sets (or replaces) the URL of the mode's webhook and enables it; the new secret is in this answer once.
+   *
+   * @generated from rpc prepaid.v1.HolderService.SetWebhook
+   */
+  setWebhook: {
+    methodKind: "unary";
+    input: typeof HolderServiceSetWebhookRequestSchema;
+    output: typeof HolderServiceSetWebhookResponseSchema;
+  },
+  /**
+   * Owner only. A new secret, in this answer once; the previous one keeps signing for 24 hours.
+   *
+   * @generated from rpc prepaid.v1.HolderService.RotateWebhookSecret
+   */
+  rotateWebhookSecret: {
+    methodKind: "unary";
+    input: typeof HolderServiceRotateWebhookSecretRequestSchema;
+    output: typeof HolderServiceRotateWebhookSecretResponseSchema;
+  },
+  /**
+   * Owner only. Stops deliveries; events are still recorded for the feed, and SetWebhook enables it again.
+   *
+   * @generated from rpc prepaid.v1.HolderService.DisableWebhook
+   */
+  disableWebhook: {
+    methodKind: "unary";
+    input: typeof HolderServiceDisableWebhookRequestSchema;
+    output: typeof HolderServiceDisableWebhookResponseSchema;
+  },
+  /**
+   * The account's deliveries of a mode, newest first, in pages (viewers too).
+   *
+   * @generated from rpc prepaid.v1.HolderService.ListDeliveries
+   */
+  listDeliveries: {
+    methodKind: "unary";
+    input: typeof HolderServiceListDeliveriesRequestSchema;
+    output: typeof HolderServiceListDeliveriesResponseSchema;
+  },
+  /**
+   * Owner only. Queues one of the account's own events again, now; another account's event is NOT_FOUND.
+   *
+   * @generated from rpc prepaid.v1.HolderService.ResendEvent
+   */
+  resendEvent: {
+    methodKind: "unary";
+    input: typeof HolderServiceResendEventRequestSchema;
+    output: typeof HolderServiceResendEventResponseSchema;
+  },
+  /**
+   * Owner only. Records a `ping` event and queues it, to check the receiver.
+   *
+   * @generated from rpc prepaid.v1.HolderService.SendTestEvent
+   */
+  sendTestEvent: {
+    methodKind: "unary";
+    input: typeof HolderServiceSendTestEventRequestSchema;
+    output: typeof HolderServiceSendTestEventResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_prepaid_v1_holder, 0);

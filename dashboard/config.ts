@@ -35,6 +35,8 @@ export interface DashboardConfig {
   publicUrl: string;
   /** The public API's base URL, shown on the Developers page and in its curl examples. */
   apiUrl: string;
+  /** Where the platform's README is published; the Webhooks page links its signature section. Empty when unset. */
+  docsUrl: string;
   /** Whether the session cookie carries `Secure` (never sent over plain http). */
   secureCookies: boolean;
   /** Proxies whose X-Forwarded-For is believed, as written (IPs or CIDRs). */
@@ -86,6 +88,12 @@ export const DASHBOARD_SCHEMA = {
     'http://localhost:8080/api/v1',
     'The public API base URL shown on the Developers page and in its curl examples.',
     (raw) => parseUrl('DASHBOARD_API_URL', raw ?? 'http://localhost:8080/api/v1'),
+  ),
+  docsUrl: variable(
+    'DASHBOARD_DOCS_URL',
+    'none',
+    "Where the platform's README is published (an http(s) address); the Webhooks page links its `Webhooks and events` section. Unset, the page names the section without a link.",
+    (raw) => (raw === undefined || raw.trim() === '' ? '' : parseUrl('DASHBOARD_DOCS_URL', raw)),
   ),
   secureCookies: oneOf('DASHBOARD_SECURE_COOKIES', {
     words: ['auto', 'yes', 'no'],
@@ -154,6 +162,7 @@ export function loadDashboardConfig(env: Env = process.env): DashboardConfig {
     host: v.host,
     publicUrl: v.publicUrl,
     apiUrl: v.apiUrl,
+    docsUrl: v.docsUrl,
     secureCookies: v.secureCookies === 'yes' || (v.secureCookies === 'auto' && publicHttps),
     trustedProxies: v.trustedProxies,
     coreUrl: v.coreUrl,

@@ -38,7 +38,8 @@ export function isOwner(viewer: Viewer): boolean {
 
 /**
  * The navigation, in the order a holder needs them; the third value says whether the section
- * has a test mode (its link keeps /test). Users and Security are the account's, in no mode.
+ * has a test mode (its link keeps /test). Users and Security are the account's, in no mode;
+ * Webhooks shows the live and the test endpoint on one page.
  */
 const NAV: ReadonlyArray<readonly [string, string, boolean]> = [
   ['/', 'Overview', true],
@@ -47,6 +48,7 @@ const NAV: ReadonlyArray<readonly [string, string, boolean]> = [
   ['/transactions', 'Transactions', true],
   ['/statement', 'Statement', true],
   ['/developers', 'Developers', true],
+  ['/webhooks', 'Webhooks', false],
   ['/users', 'Users', false],
   ['/security', 'Security', false],
 ];

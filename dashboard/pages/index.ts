@@ -11,6 +11,7 @@ import { signInRoutes } from './sign-in.js';
 import { statementRoutes } from './statement.js';
 import { transactionRoutes } from './transactions.js';
 import { userRoutes } from './users.js';
+import { webhookRoutes } from './webhooks.js';
 
 export const routes: readonly Route[] = [
   ...signInRoutes,
@@ -22,6 +23,7 @@ export const routes: readonly Route[] = [
   ...transactionRoutes,
   ...statementRoutes,
   ...developerRoutes,
+  ...webhookRoutes,
   ...userRoutes,
   ...securityRoutes,
 ];

@@ -152,6 +152,9 @@ export async function startService(dataDir: string, env: Record<string, string> 
       HOST: '127.0.0.1',
       CORE_PORT: String(corePort),
       RATE_LIMIT_PER_MINUTE: '1000000',
+      // Free ports for the rest too, so a bench beside a running `npm start` (or another bench) starts.
+      DASHBOARD_PORT: '0',
+      CORE_METRICS_PORT: '0',
       ...env,
     },
     stdio: ['ignore', 'ignore', 'inherit'],

@@ -86,7 +86,7 @@ function endpointSection(viewer: Viewer, mode: ModeName, webhook: Webhook | unde
 </form>`;
   const actions = webhook?.enabled
     ? html`<div class="button-group webhook-actions">
-  <form method="post" action="/webhooks/test" class="inline-form">${csrfField(viewer.csrfToken)}<input type="hidden" name="mode" value="${mode}"><button type="submit" class="button button--secondary">Send a ${lower} test event</button></form>
+  <form method="post" action="/webhooks/test" class="inline-form">${csrfField(viewer.csrfToken)}<input type="hidden" name="mode" value="${mode}"><button type="submit" class="button button--secondary">Send a test event to the ${lower} URL</button></form>
   <form method="post" action="/webhooks/rotate" class="inline-form" data-confirm="Make a new ${lower} secret? The old one keeps signing for 24 hours.">${csrfField(viewer.csrfToken)}<input type="hidden" name="mode" value="${mode}"><button type="submit" class="button button--secondary">Rotate ${lower} secret</button></form>
   <form method="post" action="/webhooks/disable" class="inline-form" data-confirm="Stop ${lower} deliveries?">${csrfField(viewer.csrfToken)}<input type="hidden" name="mode" value="${mode}"><button type="submit" class="button button--warning">Disable ${lower} webhook</button></form>
 </div>`

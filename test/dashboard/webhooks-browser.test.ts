@@ -130,7 +130,7 @@ flow('the owner sets the URL, reads the secret once, and a test event arrives si
   assert.match(live, 'Enabled');
   assert.match(live, `…${state.secret.slice(-4)}`, 'the end of the secret, to tell secrets apart');
 
-  await page.getByRole('button', { name: 'Send a live test event' }).click();
+  await page.getByRole('button', { name: 'Send a test event to the live URL' }).click();
   await page.waitForURL(/\/webhooks\?done=test&log=live$/);
   await receiver.waitFor(1, 'test events');
   const [ping] = received(state, (r) => r.json.type === 'ping');
@@ -195,6 +195,34 @@ flow('a receiver answering 500 shows a retry; once it is fixed, Resend delivers 
   assert.match(delivered, '200');
 });
 
+flow('the test endpoint is its own: its URL and secret, test events with livemode false, its own delivery log', async (state) => {
+  const { dashboard, page, receiver } = state;
+  await page.goto(`${dashboard.url}/webhooks`);
+  await page.getByLabel('Test webhook URL').fill(`${receiver.url}/test`);
+  await page.getByRole('button', { name: 'Set test URL' }).click();
+  const secret = (await page.textContent('#webhook-secret'))!.trim();
+  assert.match(secret, /^whsec_/);
+  assert.is.not(secret, state.secret, 'a secret of its own');
+  assert.match((await page.textContent('section[aria-labelledby="webhook-live"]')) ?? '', receiver.url, 'the live endpoint is untouched');
+  const seen = receiver.received.length;
+  await page.getByRole('button', { name: 'Send a test event to the test URL' }).click();
+  await page.waitForURL(/\/webhooks\?done=test&log=test$/);
+  await receiver.waitFor(seen + 1, 'the test-mode ping');
+  const ping = receiver.received[seen]!;
+  assert.is(ping.json.livemode, false);
+  assert.ok(signedWith(ping.headers['prepaid-signature'], ping.raw, secret), 'signed with the test secret');
+  assert.not.ok(signedWith(ping.headers['prepaid-signature'], ping.raw, state.secret), 'not with the live one');
+  for (let i = 0; i < 400; i++) {
+    const items = (await state.core.store.events.listDeliveries(state.accountId, 'test', { failedOnly: false }, { limit: 10 })).items;
+    if (items.some((e) => e.eventId === ping.json.id && e.delivery === 'delivered')) break;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  await page.goto(`${dashboard.url}/webhooks?log=test`);
+  assert.match((await page.locator('tbody tr', { hasText: ping.json.id }).textContent()) ?? '', 'Delivered');
+  await page.goto(`${dashboard.url}/webhooks?log=live`);
+  assert.is(await page.locator('tbody tr', { hasText: ping.json.id }).count(), 0, 'not in the live log');
+});
+
 flow('a viewer sees the page without its buttons, and the core refuses their forged POSTs', async (state) => {
   const { browser, core, dashboard, receiver } = state;
   const userAdmin = core.clientWithToken(UserAdminService, core.adminToken);
@@ -208,7 +236,7 @@ flow('a viewer sees the page without its buttons, and the core refuses their for
   await viewer.goto(`${dashboard.url}/webhooks`);
   assert.match((await viewer.textContent('main')) ?? '', receiver.url);
   assert.ok((await viewer.locator('tbody tr').count()) >= 3, 'the delivery log');
-  for (const name of [/^Set /, /^Replace /, /^Rotate /, /^Disable /, /^Send a /, /^Resend/]) {
+  for (const name of [/^Set /, /^Replace /, /^Rotate /, /^Disable /, /^Send a test event/, /^Resend/]) {
     assert.is(await viewer.getByRole('button', { name }).count(), 0, `no ${name} button`);
   }
   await snap(viewer, 'webhooks-viewer');
@@ -250,7 +278,7 @@ flow('the owner rotates the secret (the old one still signs for a day) and disab
   await snap(page, 'webhooks-rotated');
   const seen = receiver.received.length;
   await page.goto(`${dashboard.url}/webhooks`);
-  await page.getByRole('button', { name: 'Send a live test event' }).click();
+  await page.getByRole('button', { name: 'Send a test event to the live URL' }).click();
   await receiver.waitFor(seen + 1);
   const ping = receiver.received[seen]!;
   assert.ok(signedWith(ping.headers['prepaid-signature'], ping.raw, rotated), 'signed with the new secret');
@@ -259,7 +287,7 @@ flow('the owner rotates the secret (the old one still signs for a day) and disab
   await page.getByRole('button', { name: 'Disable live webhook' }).click();
   await page.waitForURL(/\/webhooks\?done=disabled&log=live$/);
   assert.match((await page.textContent('section[aria-labelledby="webhook-live"]')) ?? '', 'Disabled');
-  assert.is(await page.getByRole('button', { name: 'Send a live test event' }).count(), 0);
+  assert.is(await page.getByRole('button', { name: 'Send a test event to the live URL' }).count(), 0);
   assert.ok(await page.getByRole('button', { name: 'Enable live webhook' }).isVisible());
 });
 

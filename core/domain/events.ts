@@ -62,9 +62,16 @@ export interface EventRecord extends NewEvent {
   lastAttemptAt: Date | null;
 }
 
-/** 24 random bytes as hex: event ids are unguessable and never repeat. */
-export function newEventId(): string {
-  return `evt_${randomBytes(12).toString('hex')}`;
+/**
+ * 24 hex digits: 11 of the time in milliseconds, then 13 random (52 bits). Ids in time order
+ * keep the store's unique index on them growing at its end instead of dirtying a random page
+ * of it with every purchase: the embedded store's raw reserve+settle rate went from about
+ * 4,700 to 7,400 a second on the development machine (about 9,000 before events existed).
+ * The random part keeps ids unguessable and distinct within a millisecond.
+ */
+export function newEventId(now = Date.now()): string {
+  const time = now.toString(16).padStart(11, '0').slice(-11);
+  return `evt_${time}${randomBytes(7).toString('hex').slice(0, 13)}`;
 }
 
 /** The event a purchase's move to `status` announces; null for a state no event is sent for. */

@@ -87,6 +87,11 @@ export function prepareEventStatements(db: Database.Database) {
        VALUES (@event_id, @account_id, @mode, @type, @subject, @body, @created_at, @delivery, @attempts, @next_attempt_at, @queued_at)
        RETURNING *`,
     ),
+    /** The same insert without reading the row back: the money operations need nothing of it. */
+    record: db.prepare<InsertParams>(
+      `INSERT INTO events (event_id, account_id, mode, type, subject, body, created_at, delivery, attempts, next_attempt_at, queued_at)
+       VALUES (@event_id, @account_id, @mode, @type, @subject, @body, @created_at, @delivery, @attempts, @next_attempt_at, @queued_at)`,
+    ),
     endpointEnabled: db.prepare<[string, string], { enabled: number }>('SELECT enabled FROM webhook_endpoints WHERE account_id = ? AND mode = ?'),
     feed: db.prepare<{ account_id: string; mode: string; after: number; limit: number }, EventRow>(
       'SELECT * FROM events WHERE account_id = @account_id AND mode = @mode AND seq > @after ORDER BY seq LIMIT @limit',
@@ -140,14 +145,14 @@ export function prepareEventStatements(db: Database.Database) {
 export type EventStatements = ReturnType<typeof prepareEventStatements>;
 
 /**
- * Writes an event inside the caller's transaction: queued for delivery when the account
- * has an enabled webhook URL for the event's mode, else only recorded for the feed.
+ * An event's row: queued for delivery when the account has an enabled webhook URL for the
+ * event's mode (or when forced), else only recorded for the feed.
  */
-export function writeEvent(sql: EventStatements, event: NewEvent, forceDelivery = false): EventRow {
+function eventParams(sql: EventStatements, event: NewEvent, forceDelivery: boolean): InsertParams {
   const endpoint = sql.endpointEnabled.get(event.accountId, event.mode);
   const deliver = forceDelivery || endpoint?.enabled === 1;
   const createdAt = toMs(event.createdAt);
-  return sql.insert.get({
+  return {
     event_id: event.eventId,
     account_id: event.accountId,
     mode: event.mode,
@@ -159,7 +164,17 @@ export function writeEvent(sql: EventStatements, event: NewEvent, forceDelivery 
     attempts: 0,
     next_attempt_at: deliver ? createdAt : null,
     queued_at: createdAt,
-  })!;
+  };
+}
+
+/** Writes an event inside the caller's transaction and reads its row back. */
+export function writeEvent(sql: EventStatements, event: NewEvent, forceDelivery = false): EventRow {
+  return sql.insert.get(eventParams(sql, event, forceDelivery))!;
+}
+
+/** Writes an event inside the caller's transaction (a money operation's), reading nothing back. */
+export function recordEvent(sql: EventStatements, event: NewEvent): void {
+  sql.record.run(eventParams(sql, event, false));
 }
 
 export function createEventStore(sql: EventStatements, commit: GroupCommit): EventStore {

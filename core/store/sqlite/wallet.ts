@@ -17,7 +17,7 @@ import { purchaseMemo, refundMemo, reversalMemo } from '../rules.js';
 import { type AccountStatements, walletStatements } from './accounts.js';
 import { runLedgerAudit } from './audit.js';
 import { auditOffThread } from './audit-runner.js';
-import { type EventStatements, writeEvent } from './events.js';
+import { type EventStatements, recordEvent } from './events.js';
 import type { GroupCommit } from './group-commit.js';
 import { type LedgerRow, ledgerCursor, ledgerFromRow, type TransactionRow, toFlag, toMs, transactionFromRow } from './rows.js';
 import type { TransactionStatements } from './transactions.js';
@@ -80,7 +80,7 @@ function moneyOperations(sql: WalletStatements) {
   /** The event of a purchase's move, in the same transaction as the move. */
   function announce(moved: Moved, at: Date): Moved {
     const event = transactionEvent(moved.transaction, moved.transaction.mode, at);
-    if (event !== null) writeEvent(events, event);
+    if (event !== null) recordEvent(events, event);
     return moved;
   }
 
@@ -111,7 +111,7 @@ function moneyOperations(sql: WalletStatements) {
       balanceKobo: kobo(balance.balance_kobo),
       memo: input.memo,
     };
-    writeEvent(events, creditEvent(facts, input.mode, input.at));
+    recordEvent(events, creditEvent(facts, input.mode, input.at));
     return { balanceKobo: balance.balance_kobo, entry: ledgerFromRow(entry), replayed: false };
   }
 

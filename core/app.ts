@@ -113,23 +113,7 @@ export function createCore(deps: CoreDeps): Core {
   // Every purchase outcome is logged (and counted) where it is decided: a settlement, refund
   // or reversal where the store records it, a pending answer where the flow gives it.
   const outcomes = createOutcomeRecorder({ log: deps.log, metrics: deps.metrics });
-  const hooks = deps.webhooks ?? {};
-  const allowPrivate = hooks.allowPrivate ?? false;
-  const attemptTimeoutMs = hooks.timeoutMs ?? DELIVERY_TIMEOUT_MS;
-  const poster = hooks.poster ?? createPoster({ allowPrivate, timeoutMs: attemptTimeoutMs });
-  const deliveries = createDeliveryWorker({
-    events: deps.store.events,
-    webhooks: deps.store.webhooks,
-    poster,
-    log: deps.log,
-    clock,
-    schedule: { ...DEFAULT_DELIVERY_SCHEDULE, baseMs: hooks.retryBaseMs ?? DEFAULT_DELIVERY_SCHEDULE.baseMs },
-    concurrency: hooks.concurrency ?? 32,
-    perDestination: hooks.perDestination ?? DEFAULT_PER_DESTINATION,
-    attemptTimeoutMs,
-    pollIntervalMs: hooks.pollIntervalMs ?? DEFAULT_DELIVERY_POLL_MS,
-    ...(deps.metrics === undefined ? {} : { observe: deps.metrics.webhookDelivery }),
-  });
+  const { deliveries, poster, allowPrivate } = createDeliveries(deps, clock);
   deps.metrics?.watchUndelivered(() => deps.store.events.undeliveredSummary(), clock);
   // Every money change a partner is told about wrote its event; the worker hears of it at once.
   const store = announcing(instrumentStore(deps.store, { outcomes, metrics: deps.metrics }), () => deliveries.nudge());
@@ -221,6 +205,28 @@ export function createCore(deps: CoreDeps): Core {
       rpc.server.forceShutdown();
     },
   };
+}
+
+/** The webhook delivery worker and its HTTP client, as CoreDeps.webhooks asks (defaults otherwise). */
+function createDeliveries(deps: CoreDeps, clock: () => Date): { deliveries: DeliveryWorker; poster: Poster; allowPrivate: boolean } {
+  const hooks = deps.webhooks ?? {};
+  const allowPrivate = hooks.allowPrivate ?? false;
+  const attemptTimeoutMs = hooks.timeoutMs ?? DELIVERY_TIMEOUT_MS;
+  const poster = hooks.poster ?? createPoster({ allowPrivate, timeoutMs: attemptTimeoutMs });
+  const deliveries = createDeliveryWorker({
+    events: deps.store.events,
+    webhooks: deps.store.webhooks,
+    poster,
+    log: deps.log,
+    clock,
+    schedule: { ...DEFAULT_DELIVERY_SCHEDULE, baseMs: hooks.retryBaseMs ?? DEFAULT_DELIVERY_SCHEDULE.baseMs },
+    concurrency: hooks.concurrency ?? 32,
+    perDestination: hooks.perDestination ?? DEFAULT_PER_DESTINATION,
+    attemptTimeoutMs,
+    pollIntervalMs: hooks.pollIntervalMs ?? DEFAULT_DELIVERY_POLL_MS,
+    ...(deps.metrics === undefined ? {} : { observe: deps.metrics.webhookDelivery }),
+  });
+  return { deliveries, poster, allowPrivate };
 }
 
 /** The store with every money change that wrote an event followed by `recorded()`. */

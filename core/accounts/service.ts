@@ -44,6 +44,16 @@ export interface VerifiedKey {
   mode: Mode;
 }
 
+/** The tier named, or a field error that lists the tiers there are. */
+async function requireTier(catalog: Store['catalog'], tierId: string) {
+  const tier = tierId ? await catalog.getTier(tierId) : null;
+  if (!tier) {
+    const known = (await catalog.listTiers()).map((t) => t.tierId).join(', ');
+    throw invalid('tier_id', `tier_id ${JSON.stringify(tierId)} is not a tier; one of ${known}.`);
+  }
+  return tier;
+}
+
 export function createAccountService(deps: {
   store: Pick<Store, 'accounts' | 'keys' | 'catalog' | 'wallet' | 'keyUse'>;
   clock: () => Date;
@@ -56,15 +66,6 @@ export function createAccountService(deps: {
     const account = accountId ? await store.accounts.get(accountId) : null;
     if (!account) throw notFound(`Account ${accountId || '(empty id)'}`);
     return account;
-  }
-
-  async function requireTier(tierId: string) {
-    const tier = tierId ? await store.catalog.getTier(tierId) : null;
-    if (!tier) {
-      const known = (await store.catalog.listTiers()).map((t) => t.tierId).join(', ');
-      throw invalid('tier_id', `tier_id ${JSON.stringify(tierId)} is not a tier; one of ${known}.`);
-    }
-    return tier;
   }
 
   async function issueKey(accountId: string, mode: Mode): Promise<IssuedKeyPair> {
@@ -93,7 +94,7 @@ export function createAccountService(deps: {
       if (trimmed === '' || trimmed.length > MAX_ACCOUNT_NAME_LENGTH || CONTROL_CHARACTERS.test(trimmed)) {
         throw invalid('name', `name must be 1 to ${MAX_ACCOUNT_NAME_LENGTH} printable characters.`);
       }
-      const tier = await requireTier(tierId || DEFAULT_TIER_ID);
+      const tier = await requireTier(store.catalog, tierId || DEFAULT_TIER_ID);
       const account = await store.accounts.create({
         accountId: `acc_${randomBytes(8).toString('hex')}`,
         name: trimmed,
@@ -109,7 +110,7 @@ export function createAccountService(deps: {
     /** Moving to a tier with API access issues the first live key pair if the account has none yet. */
     async setTier(accountId: string, tierId: string): Promise<{ account: AccountRecord; issuedKey: IssuedKeyPair | null }> {
       await requireAccount(accountId);
-      const tier = await requireTier(tierId);
+      const tier = await requireTier(store.catalog, tierId);
       const account = await store.accounts.setTier(accountId, tier.tierId);
       if (!account) throw notFound(`Account ${accountId}`);
       const hasKey = (await store.keys.listByAccount(accountId)).some((k) => !k.revoked && k.mode === 'live');
@@ -120,7 +121,7 @@ export function createAccountService(deps: {
     /** A new key pair for `mode`: test pairs act on the test wallet and only ever reach the sandbox. */
     async createKey(accountId: string, mode: Mode): Promise<IssuedKeyPair> {
       const account = await requireAccount(accountId);
-      const tier = await requireTier(account.tierId);
+      const tier = await requireTier(store.catalog, account.tierId);
       if (!tier.apiAccess) {
         throw new DomainError('FAILED_PRECONDITION', `Account ${accountId} is on tier ${tier.tierId}, which has no API access; move it to an API tier first.`);
       }

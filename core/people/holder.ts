@@ -126,6 +126,28 @@ export function transactionQuery(filter: HolderFilter): TransactionQuery {
   return query;
 }
 
+/** The account's own webhook, per mode, through the operator's webhook service (no rule of its own). */
+function holderWebhooks(webhooks: WebhookService) {
+  return {
+    webhook: (context: HolderContext, mode: Mode): Promise<WebhookEndpointRecord | null> => webhooks.find(context.account.accountId, mode),
+
+    setWebhook: (context: HolderContext, mode: Mode, url: string): Promise<EndpointWithSecret> => webhooks.set(context.account.accountId, mode, url),
+
+    rotateWebhookSecret: (context: HolderContext, mode: Mode): Promise<EndpointWithSecret> => webhooks.rotate(context.account.accountId, mode),
+
+    disableWebhook: (context: HolderContext, mode: Mode): Promise<WebhookEndpointRecord> => webhooks.disable(context.account.accountId, mode),
+
+    deliveries: (context: HolderContext, mode: Mode, failedOnly: boolean, pageSize: number | undefined, pageToken: string): Promise<Page<EventRecord>> =>
+      webhooks.deliveries(context.account.accountId, mode, failedOnly, pageSize, pageToken),
+
+    /** Only the account's own events of that mode: another's is not found. */
+    resendEvent: (context: HolderContext, mode: Mode, eventId: string): Promise<EventRecord> =>
+      webhooks.resend(eventId, { accountId: context.account.accountId, mode }),
+
+    sendTestEvent: (context: HolderContext, mode: Mode): Promise<EventRecord> => webhooks.test(context.account.accountId, mode),
+  };
+}
+
 export function createHolderDesk(deps: HolderDeskDeps) {
   const { store, accounts, purchases, webhooks, clock } = deps;
 
@@ -245,22 +267,7 @@ export function createHolderDesk(deps: HolderDeskDeps) {
       }
     },
 
-    webhook: (context: HolderContext, mode: Mode): Promise<WebhookEndpointRecord | null> => webhooks.find(context.account.accountId, mode),
-
-    setWebhook: (context: HolderContext, mode: Mode, url: string): Promise<EndpointWithSecret> => webhooks.set(context.account.accountId, mode, url),
-
-    rotateWebhookSecret: (context: HolderContext, mode: Mode): Promise<EndpointWithSecret> => webhooks.rotate(context.account.accountId, mode),
-
-    disableWebhook: (context: HolderContext, mode: Mode): Promise<WebhookEndpointRecord> => webhooks.disable(context.account.accountId, mode),
-
-    deliveries: (context: HolderContext, mode: Mode, failedOnly: boolean, pageSize: number | undefined, pageToken: string): Promise<Page<EventRecord>> =>
-      webhooks.deliveries(context.account.accountId, mode, failedOnly, pageSize, pageToken),
-
-    /** Only the account's own events of that mode: another's is not found. */
-    resendEvent: (context: HolderContext, mode: Mode, eventId: string): Promise<EventRecord> =>
-      webhooks.resend(eventId, { accountId: context.account.accountId, mode }),
-
-    sendTestEvent: (context: HolderContext, mode: Mode): Promise<EventRecord> => webhooks.test(context.account.accountId, mode),
+    ...holderWebhooks(webhooks),
   };
 }
 

@@ -167,15 +167,12 @@ function overviewMessage(context: HolderContext, mode: Mode, overview: Overview)
   };
 }
 
-export function holderHandlers(people: PeopleService, desk: HolderDesk, clock: () => Date = () => new Date()): Handlers<(typeof HolderServiceDesc)['method']> {
-  /** The session's context, and the owner check for the RPCs that change something. */
-  const signedIn = (token: string) => people.authenticate(token);
-  const owner = async (token: string) => {
-    const context = await people.authenticate(token);
-    people.requireOwner(context);
-    return context;
-  };
+type HolderMethods = (typeof HolderServiceDesc)['method'];
 
+/** Invitations, sign-in and the session: the calls made before (or about) a signed-in page. */
+function sessionHandlers(
+  people: PeopleService,
+): Pick<Handlers<HolderMethods>, 'getInvitation' | 'acceptInvitation' | 'signIn' | 'completeSignIn' | 'signOut' | 'getSession'> {
   return {
     async getInvitation(req) {
       const { invitation, accountName } = await people.describeInvitation(req.invitationToken);
@@ -195,8 +192,22 @@ export function holderHandlers(people: PeopleService, desk: HolderDesk, clock: (
       return {};
     },
     async getSession(req) {
-      return { session: sessionMessage(await signedIn(req.sessionToken)) };
+      return { session: sessionMessage(await people.authenticate(req.sessionToken)) };
     },
+  };
+}
+
+export function holderHandlers(people: PeopleService, desk: HolderDesk, clock: () => Date = () => new Date()): Handlers<HolderMethods> {
+  /** The session's context, and the owner check for the RPCs that change something. */
+  const signedIn = (token: string) => people.authenticate(token);
+  const owner = async (token: string) => {
+    const context = await people.authenticate(token);
+    people.requireOwner(context);
+    return context;
+  };
+
+  return {
+    ...sessionHandlers(people),
     async getOverview(req) {
       const context = await signedIn(req.sessionToken);
       const mode = modeIn(req.mode);

@@ -8,6 +8,7 @@ import { type ClientSession, type Filter, Long, ObjectId } from 'mongodb';
 import { creditEvent, newEventId, transactionEvent } from '../../domain/events.js';
 import type { Mode } from '../../domain/mode.js';
 import { type Kobo, negateKobo } from '../../domain/money.js';
+import type { DeliveryResult } from '../../domain/products.js';
 import type { LedgerEntryRecord, NewTransaction, ReserveResult } from '../../domain/records.js';
 import { requireAmount, requireAttempts, requireLimit } from '../bounds.js';
 import { decodeLedgerCursor, encodeLedgerCursor, toPage } from '../paging.js';
@@ -226,6 +227,42 @@ async function reserveRecovered(
   return committed === null ? undefined : { outcome: 'reserved', transaction: transactionFromDoc(committed) };
 }
 
+/** A pending purchase settled, and its event, in one transaction (WalletStore.settle). */
+async function settleIn(ctx: MongoContext, reference: string, result: DeliveryResult, at: Date): Promise<Moved | null> {
+  const { live, inTransaction } = ctx;
+  const updatedAt = toDate(at, 'at');
+  const eventId = newEventId();
+  // The move and its event commit together. A settle that matches nothing writes
+  // nothing; the read that follows is in the same snapshot, so it shows whatever made
+  // the update miss (a refund committed a moment ago by another core).
+  return inTransaction(
+    async (session): Promise<Moved | null> => {
+      const c = live();
+      const settled = await c.transactions.findOneAndUpdate(
+        { _id: reference, status: 'pending' },
+        { $set: { status: 'success', result: withoutUndefined(result), updated_at: updatedAt } },
+        { session, returnDocument: 'after' },
+      );
+      if (settled === null) {
+        const current = await c.transactions.findOne({ _id: reference }, { session });
+        return current === null ? null : { transaction: transactionFromDoc(current), changed: false };
+      }
+      const transaction = transactionFromDoc(settled);
+      const event = transactionEvent(transaction, transaction.mode, updatedAt, eventId);
+      if (event !== null) await writeEventIn(ctx, session, event);
+      return { transaction, changed: true };
+    },
+    async (error, session) => {
+      // An unknown commit: the event, chosen in advance, proves whether it committed.
+      if (!isUnknownCommitResult(error)) return undefined;
+      const event = await eventCollections(ctx).events.findOne({ _id: eventId }, followUpRead(session));
+      if (event === null) return undefined;
+      const current = await live().transactions.findOne({ _id: reference }, followUpRead(session));
+      return current === null ? undefined : { transaction: transactionFromDoc(current), changed: true };
+    },
+  );
+}
+
 export function createWalletStore(ctx: MongoContext): WalletStore {
   const { live, inTransaction } = ctx;
   return {
@@ -279,39 +316,7 @@ export function createWalletStore(ctx: MongoContext): WalletStore {
         (error, session) => reserveRecovered(ctx, error, session, tx, entryId),
       );
     },
-    async settle(reference, result, at) {
-      const updatedAt = toDate(at, 'at');
-      const eventId = newEventId();
-      // The move and its event commit together. A settle that matches nothing writes
-      // nothing; the read that follows is in the same snapshot, so it shows whatever made
-      // the update miss (a refund committed a moment ago by another core).
-      return inTransaction(
-        async (session): Promise<Moved | null> => {
-          const c = live();
-          const settled = await c.transactions.findOneAndUpdate(
-            { _id: reference, status: 'pending' },
-            { $set: { status: 'success', result: withoutUndefined(result), updated_at: updatedAt } },
-            { session, returnDocument: 'after' },
-          );
-          if (settled === null) {
-            const current = await c.transactions.findOne({ _id: reference }, { session });
-            return current === null ? null : { transaction: transactionFromDoc(current), changed: false };
-          }
-          const transaction = transactionFromDoc(settled);
-          const event = transactionEvent(transaction, transaction.mode, updatedAt, eventId);
-          if (event !== null) await writeEventIn(ctx, session, event);
-          return { transaction, changed: true };
-        },
-        async (error, session) => {
-          // An unknown commit: the event, chosen in advance, proves whether it committed.
-          if (!isUnknownCommitResult(error)) return undefined;
-          const event = await eventCollections(ctx).events.findOne({ _id: eventId }, followUpRead(session));
-          if (event === null) return undefined;
-          const current = await live().transactions.findOne({ _id: reference }, followUpRead(session));
-          return current === null ? undefined : { transaction: transactionFromDoc(current), changed: true };
-        },
-      );
-    },
+    settle: (reference, result, at) => settleIn(ctx, reference, result, at),
     async refund(reference, reason, at) {
       return giveBack(ctx, reference, { from: 'pending', to: 'failed', memo: refundMemo(reason) }, reason, at);
     },

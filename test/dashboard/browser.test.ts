@@ -8,32 +8,16 @@
  * ignores it). Without Chromium the tests are announced SKIPPED with the install command and
  * counted as skipped, never as passed.
  */
-import { existsSync, mkdirSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Secret, TOTP } from 'otpauth';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import * as assert from 'uvu/assert';
 import { API_TIER_ID } from '../../core/catalog/defaults.js';
 import { UserAdminService, UserRole } from '../../gen/prepaid/v1/holder_pb.js';
+import { acceptInvitation, chromiumOrSkip, launchChromium, signIn, snap } from '../helpers/browser.js';
 import { startCore, type TestCore } from '../helpers/core.js';
 import { startTestDashboard, type TestDashboard } from '../helpers/dashboard.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { suite } from '../helpers/suite.js';
-
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const SCREENSHOTS = path.join(ROOT, '.screenshots', 'dashboard');
-const WIDTHS = [1280, 390] as const;
 
 interface State {
   core: TestCore;
@@ -56,59 +40,24 @@ interface State {
 
 const test = suite<State>('dashboard: in a real browser', {} as State);
 
-/** A screenshot of the page as it is, at both widths; at 390 px nothing may stick out sideways. */
-async function snap(page: Page, name: string): Promise<void> {
-  for (const width of WIDTHS) {
-    await page.setViewportSize({ width, height: 900 });
-    await page.screenshot({ path: path.join(SCREENSHOTS, `${name}-${width}.png`), fullPage: true });
-    if (width === 390) {
-      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-      assert.ok(overflow <= 0, `${name} fits 390 px without scrolling sideways (overflow ${overflow}px)`);
-    }
-  }
-  await page.setViewportSize({ width: 1280, height: 900 });
-}
-
 /** A TOTP code as an authenticator app would show it at the core's time. */
 function totpCode(state: State, extraMs = 0): string {
   const totp = new TOTP({ algorithm: 'SHA1', digits: 6, period: 30, secret: Secret.fromBase32(state.totpSecret) });
   return totp.generate({ timestamp: Date.now() + state.clockOffsetMs + extraMs });
 }
 
-async function signIn(page: Page, url: string, email: string, password: string): Promise<void> {
-  await page.goto(`${url}/sign-in`);
-  await page.getByLabel('Email address').fill(email);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-}
-
-/** Accepts an invitation link in `page`: opens it, sets the password, lands on sign-in. */
-async function acceptInvitation(page: Page, dashboardUrl: string, inviteUrl: string, password: string): Promise<void> {
-  // The core builds the link on DASHBOARD_PUBLIC_URL; the test's dashboard has a port of its own.
-  await page.goto(`${dashboardUrl}${new URL(inviteUrl).pathname}`);
-  await page.getByLabel('Password', { exact: true }).fill(password);
-  await page.getByLabel('Password again').fill(password);
-  await page.getByRole('button', { name: 'Set password' }).click();
-  await page.waitForURL(/\/sign-in\?welcome=1$/);
-}
-
-const haveChromium = existsSync(CHROMIUM);
-if (!haveChromium) {
-  console.log(`SKIPPED: dashboard browser tests: no Chromium at ${CHROMIUM}. Install it with: apt-get install -y chromium`);
-}
+const haveChromium = chromiumOrSkip('dashboard browser tests');
 /** Each flow below runs only with Chromium; without it, uvu counts it as skipped. */
 const flow = haveChromium ? test : test.skip;
 
 test.before(async (state) => {
   if (!haveChromium) return;
-  mkdirSync(SCREENSHOTS, { recursive: true });
   state.clockOffsetMs = 0;
   state.core = await startCore({ clock: () => new Date(Date.now() + state.clockOffsetMs) });
   // No key cache in the gateway, so that an IP lock or a revocation bites on the next request.
   state.gateway = await startTestGateway(state.core, { authCacheTtlMs: 0 });
   state.dashboard = await startTestDashboard(state.core, { DASHBOARD_API_URL: `http://127.0.0.1:${state.gateway.port}/api/v1` });
-  const { chromium } = await import('playwright-core');
-  state.browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
+  state.browser = await launchChromium();
   state.owner = await state.browser.newContext({ viewport: { width: 1280, height: 900 } });
   state.page = await state.owner.newPage();
   // The revoke and disable forms ask the script's confirm(); a person says yes.

@@ -17,6 +17,7 @@ import type {
   TierRecord,
   TransactionRecord,
 } from '../domain/records.js';
+import type { PricedCablePackage, PricedPlan } from '../purchases/service.js';
 
 export const PRODUCT_TO_PROTO: Readonly<Record<ProductName, Product>> = {
   airtime: Product.AIRTIME,
@@ -184,5 +185,28 @@ export function cablePackageMessage(pkg: CablePackageRecord): MessageInitShape<t
     priceKobo: BigInt(pkg.priceKobo),
     active: pkg.active,
     providerCode: pkg.providerCode,
+  };
+}
+
+/** A data plan at this account's price, as PurchaseService.ListPlans and the holder's prices show it. */
+export function pricedPlanMessage({ plan, priceKobo }: PricedPlan) {
+  return {
+    planId: BigInt(plan.planId),
+    network: plan.network,
+    label: plan.label,
+    validity: plan.validity,
+    faceValueKobo: BigInt(plan.faceValueKobo),
+    priceKobo: BigInt(priceKobo),
+  };
+}
+
+/** A cable package at this account's price, as PurchaseService.ListPackages and the holder's prices show it. */
+export function pricedPackageMessage({ pkg, priceKobo }: PricedCablePackage) {
+  return {
+    provider: pkg.provider,
+    packageCode: pkg.packageCode,
+    name: pkg.name,
+    faceValueKobo: BigInt(pkg.priceKobo),
+    priceKobo: BigInt(priceKobo),
   };
 }

@@ -27,7 +27,18 @@ import type { TransactionStatus as Status } from '../domain/products.js';
 import type { ApiKeyRecord, UserRole as Role, UserRecord } from '../domain/records.js';
 import type { HolderDesk, HolderFilter, Overview, Prices } from '../people/holder.js';
 import type { HolderContext, NewInvitation, PeopleService, SignInAnswer } from '../people/service.js';
-import { koboIn, ledgerEntryMessage, MODE_TO_PROTO, modeIn, PRODUCT_TO_PROTO, productFromProto, STATUS_TO_PROTO, transactionMessage } from './convert.js';
+import {
+  koboIn,
+  ledgerEntryMessage,
+  MODE_TO_PROTO,
+  modeIn,
+  PRODUCT_TO_PROTO,
+  pricedPackageMessage,
+  pricedPlanMessage,
+  productFromProto,
+  STATUS_TO_PROTO,
+  transactionMessage,
+} from './convert.js';
 import type { Handlers } from './grpc.js';
 import { deliveryMessage, webhookMessage } from './webhooks.js';
 
@@ -128,22 +139,9 @@ function pricesMessage(context: HolderContext, prices: Prices): MessageInitShape
     tierId: context.tier.tierId,
     tierName: context.tier.name,
     airtime: prices.airtime.map(rate),
-    dataPlans: prices.plans.map(({ plan, priceKobo }) => ({
-      planId: BigInt(plan.planId),
-      network: plan.network,
-      label: plan.label,
-      validity: plan.validity,
-      faceValueKobo: BigInt(plan.faceValueKobo),
-      priceKobo: BigInt(priceKobo),
-    })),
+    dataPlans: prices.plans.map(pricedPlanMessage),
     electricity: prices.electricity.map(rate),
-    cablePackages: prices.cablePackages.map(({ pkg, priceKobo }) => ({
-      provider: pkg.provider,
-      packageCode: pkg.packageCode,
-      name: pkg.name,
-      faceValueKobo: BigInt(pkg.priceKobo),
-      priceKobo: BigInt(priceKobo),
-    })),
+    cablePackages: prices.cablePackages.map(pricedPackageMessage),
     smsPageFaceValueKobo: BigInt(prices.smsRateKobo),
     smsDiscountBasisPoints: prices.smsBasisPoints,
     smsPagePriceKobo: BigInt(prices.smsPagePriceKobo),

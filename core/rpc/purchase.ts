@@ -4,7 +4,7 @@ import type { CallbackService } from '../purchases/callbacks.js';
 import type { PurchaseResult } from '../purchases/flow.js';
 import type { PurchaseService } from '../purchases/service.js';
 import type { VerificationService } from '../purchases/verification.js';
-import { int64In, koboIn, MODE_TO_PROTO, modeIn, transactionMessage } from './convert.js';
+import { int64In, koboIn, MODE_TO_PROTO, modeIn, pricedPackageMessage, pricedPlanMessage, transactionMessage } from './convert.js';
 import type { Handlers } from './grpc.js';
 import { callbackMessage, verifiedCustomerMessage } from './upstream.js';
 
@@ -32,26 +32,13 @@ export function purchaseHandlers(
     async listPackages(req) {
       const packages = await purchases.cablePackages(req.accountId, req.provider);
       return {
-        packages: packages.map(({ pkg, priceKobo }) => ({
-          provider: pkg.provider,
-          packageCode: pkg.packageCode,
-          name: pkg.name,
-          faceValueKobo: BigInt(pkg.priceKobo),
-          priceKobo: BigInt(priceKobo),
-        })),
+        packages: packages.map(pricedPackageMessage),
       };
     },
     async listPlans(req) {
       const plans = await purchases.plans(req.accountId, req.network);
       return {
-        plans: plans.map(({ plan, priceKobo }) => ({
-          planId: BigInt(plan.planId),
-          network: plan.network,
-          label: plan.label,
-          validity: plan.validity,
-          faceValueKobo: BigInt(plan.faceValueKobo),
-          priceKobo: BigInt(priceKobo),
-        })),
+        plans: plans.map(pricedPlanMessage),
       };
     },
     async payElectricity(req) {

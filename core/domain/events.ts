@@ -137,7 +137,7 @@ export function pingEvent(accountId: string, mode: Mode, at: Date): NewEvent {
 
 /**
  * A transaction exactly as `?action=transaction` shows it (gateway/actions/views.ts builds
- * the same object from the core's message; test/webhooks/events.test.ts holds the two
+ * the same object from the core's message; test/webhooks/feed.test.ts holds the two
  * equal). Every key is present, null where it does not apply.
  */
 export function publicTransaction(tx: TransactionRecord): Record<string, unknown> {

@@ -10,10 +10,10 @@
  * is always over what was recorded, and a later change of the purchase (a reversal) never
  * rewrites what an earlier event said.
  */
-import { randomBytes } from 'node:crypto';
 import type { Mode } from './mode.js';
 import { type Kobo, koboToNaira } from './money.js';
 import type { ProductName, TransactionStatus } from './products.js';
+import { randomChars } from './random.js';
 import type { TransactionRecord } from './records.js';
 
 export const EVENT_TYPES = ['transaction.success', 'transaction.failed', 'transaction.reversed', 'wallet.credited', 'ping'] as const;
@@ -62,6 +62,8 @@ export interface EventRecord extends NewEvent {
   lastAttemptAt: Date | null;
 }
 
+const HEX_DIGITS = '0123456789abcdef';
+
 /**
  * 24 hex digits: 11 of the time in milliseconds, then 13 random (52 bits). Ids in time order
  * keep the store's unique index on them growing at its end instead of dirtying a random page
@@ -71,7 +73,7 @@ export interface EventRecord extends NewEvent {
  */
 export function newEventId(now = Date.now()): string {
   const time = now.toString(16).padStart(11, '0').slice(-11);
-  return `evt_${time}${randomBytes(7).toString('hex').slice(0, 13)}`;
+  return `evt_${time}${randomChars(HEX_DIGITS, 13)}`;
 }
 
 /** The event a purchase's move to `status` announces; null for a state no event is sent for. */

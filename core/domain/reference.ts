@@ -15,7 +15,7 @@
  * itself (see `newReference`). Should two processes ever meet, the store's unique index
  * refuses the second purchase before any money moves.
  */
-import { randomFillSync } from 'node:crypto';
+import { randomChars } from './random.js';
 
 /**
  * 32 characters: no I, O, 0 or 1, since support staff read references aloud. In ASCII
@@ -41,9 +41,6 @@ const givenThisStep = new Set<string>();
 /** The last minute's stamp, so most references do not rebuild it. */
 let stampMinute = Number.NaN;
 let stamp = '';
-/** Random bytes drawn a few thousand at a time: one draw per reference cost more than the rest of it. */
-const pool = Buffer.alloc(4096);
-let used = pool.length;
 
 export function newReference(at: Date): string {
   const ms = at.getTime();
@@ -60,14 +57,7 @@ export function newReference(at: Date): string {
     givenThisStep.clear();
   }
   for (;;) {
-    if (used + RANDOM_LENGTH > pool.length) {
-      randomFillSync(pool);
-      used = 0;
-    }
-    let reference = prefix;
-    // 256 is a multiple of 32, so the low five bits of a random byte are uniform.
-    for (let i = 0; i < RANDOM_LENGTH; i += 1) reference += ALPHABET[pool[used + i]! & 31];
-    used += RANDOM_LENGTH;
+    const reference = prefix + randomChars(ALPHABET, RANDOM_LENGTH);
     if (!givenThisStep.has(reference)) {
       givenThisStep.add(reference);
       return reference;

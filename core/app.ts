@@ -30,7 +30,7 @@ import { createRecoveryWorker, type RecoveryWorker } from './purchases/recovery.
 import { createPurchaseService } from './purchases/service.js';
 import { createVerificationService } from './purchases/verification.js';
 import { type CoreServer, createCoreServer, SERVICE_NAMES } from './rpc/server.js';
-import type { Store, WalletStore } from './store/port.js';
+import type { Moved, Store, WalletStore } from './store/port.js';
 import { createDeliveryWorker, type DeliveryWorker } from './webhooks/delivery.js';
 import { createPoster, DELIVERY_TIMEOUT_MS, type Poster } from './webhooks/destination.js';
 import { createEventFeed } from './webhooks/feed.js';
@@ -66,6 +66,7 @@ export interface CoreDeps {
 export interface WebhookDeps {
   retryBaseMs?: number;
   allowPrivate?: boolean;
+  /** Events held at once in this core: being delivered, or waiting for their receiver. */
   concurrency?: number;
   /** Deliveries in flight at once to one account's webhook. */
   perDestination?: number;
@@ -77,8 +78,15 @@ export interface WebhookDeps {
   poster?: Poster;
 }
 
-/** Deliveries in flight to one account's webhook: a slow receiver holds at most these. */
-export const DEFAULT_PER_DESTINATION = 4;
+/**
+ * Deliveries in flight to one account's webhook: a slow receiver holds at most these. Under
+ * load an attempt takes a few milliseconds of the core's turns even on loopback, so 4 let
+ * one busy account's deliveries fall behind its purchases (about 600 a second at most on the
+ * development machine); 16 keep up with the purchase rate the service sustains.
+ */
+export const DEFAULT_PER_DESTINATION = 16;
+/** Events one core holds at once (WEBHOOK_CONCURRENCY): four busy receivers, with their waiting events. */
+export const DEFAULT_DELIVERY_CONCURRENCY = 128;
 /** The worker also looks for due events this often (retries fall due without a nudge). */
 export const DEFAULT_DELIVERY_POLL_MS = 1_000;
 
@@ -116,7 +124,7 @@ export function createCore(deps: CoreDeps): Core {
   const { deliveries, poster, allowPrivate } = createDeliveries(deps, clock);
   deps.metrics?.watchUndelivered(() => deps.store.events.undeliveredSummary(), clock);
   // Every money change a partner is told about wrote its event; the worker hears of it at once.
-  const store = announcing(instrumentStore(deps.store, { outcomes, metrics: deps.metrics }), () => deliveries.nudge());
+  const store = announcing(instrumentStore(deps.store, { outcomes, metrics: deps.metrics }), (destination) => deliveries.nudge(destination));
   const instrumented = (providers: Providers, mode: Mode) => (deps.metrics === undefined ? providers : instrumentProviders(providers, deps.metrics, mode));
   const providers = instrumented(deps.providers, 'live');
   const testProviders = instrumented(deps.testProviders ?? createSandbox({ delayMs: 0, record: false }), 'test');
@@ -152,7 +160,7 @@ export function createCore(deps: CoreDeps): Core {
     webhooks: store.webhooks,
     clock,
     allowPrivate,
-    nudge: () => deliveries.nudge(),
+    nudge: (destination) => deliveries.nudge(destination),
   });
   const holderDesk = createHolderDesk({ store, accounts, purchases, webhooks, clock });
   const rpc = createCoreServer({
@@ -220,7 +228,7 @@ function createDeliveries(deps: CoreDeps, clock: () => Date): { deliveries: Deli
     log: deps.log,
     clock,
     schedule: { ...DEFAULT_DELIVERY_SCHEDULE, baseMs: hooks.retryBaseMs ?? DEFAULT_DELIVERY_SCHEDULE.baseMs },
-    concurrency: hooks.concurrency ?? 32,
+    concurrency: hooks.concurrency ?? DEFAULT_DELIVERY_CONCURRENCY,
     perDestination: hooks.perDestination ?? DEFAULT_PER_DESTINATION,
     attemptTimeoutMs,
     pollIntervalMs: hooks.pollIntervalMs ?? DEFAULT_DELIVERY_POLL_MS,
@@ -229,18 +237,18 @@ function createDeliveries(deps: CoreDeps, clock: () => Date): { deliveries: Deli
   return { deliveries, poster, allowPrivate };
 }
 
-/** The store with every money change that wrote an event followed by `recorded()`. */
-function announcing(store: Store, recorded: () => void): Store {
+/** The store with every money change that wrote an event followed by `recorded(its account and mode)`. */
+function announcing(store: Store, recorded: (destination: { accountId: string; mode: Mode }) => void): Store {
   const inner = store.wallet;
-  const tell = <R extends { changed: boolean } | null>(result: R): R => {
-    if (result?.changed) recorded();
+  const tell = <R extends Moved | null>(result: R): R => {
+    if (result?.changed) recorded(result.transaction);
     return result;
   };
   const wallet: WalletStore = {
     ...inner,
     credit: async (input) => {
       const credited = await inner.credit(input);
-      if (credited !== null) recorded();
+      if (credited !== null && !credited.replayed) recorded(input);
       return credited;
     },
     settle: async (reference, result, at) => tell(await inner.settle(reference, result, at)),

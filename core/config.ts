@@ -68,8 +68,10 @@ export interface WebhookConfig {
   retryBaseMs: number;
   /** http and private or loopback destinations are allowed (development and tests only). */
   allowPrivate: boolean;
-  /** Deliveries in flight at once in this core. */
+  /** Events held at once in this core: being delivered, or waiting for their receiver. */
   concurrency: number;
+  /** Deliveries in flight at once to one account's webhook. */
+  perDestination: number;
   /** How long a receiver has to answer. */
   timeoutMs: number;
 }
@@ -199,10 +201,16 @@ export const CORE_SCHEMA = {
     help: 'How long a webhook receiver has to answer with a 2xx before the attempt counts as failed (the contract says 10 s; lower only for tests).',
   }),
   webhookConcurrency: integer('WEBHOOK_CONCURRENCY', {
-    fallback: 32,
+    fallback: 128,
     min: 1,
     max: 1_000,
-    help: "Webhook deliveries in flight at once in this core; one account's webhook gets at most 4 of them.",
+    help: 'Webhook events this core holds at once: being delivered, or claimed and waiting for their receiver to have room.',
+  }),
+  webhookPerDestination: integer('WEBHOOK_PER_DESTINATION', {
+    fallback: 16,
+    min: 1,
+    max: 256,
+    help: "Webhook deliveries in flight at once to one account's webhook (as many more wait for them); a slow receiver holds no more.",
   }),
   routeAirtime: route('airtime', 'Who sells airtime: `sandbox` or `vtpass`.'),
   routeData: route('data', 'Who sells data: `sandbox` or `vtpass` (run `prepaid plans sync` first).'),
@@ -345,6 +353,7 @@ export function readCoreConfig(env: Env = process.env): CoreConfig {
       retryBaseMs: v.webhookRetryBaseMs,
       allowPrivate: v.webhookAllowPrivate === 'true',
       concurrency: v.webhookConcurrency,
+      perDestination: v.webhookPerDestination,
       timeoutMs: v.webhookTimeoutMs,
     },
   };

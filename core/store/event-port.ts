@@ -20,6 +20,12 @@ export interface EventClaim {
   limit: number;
   /** Accounts whose receivers are busy with as many deliveries as they may have: none of theirs. */
   excludeAccounts: readonly string[];
+  /**
+   * Only this destination's events (one account's webhook of one mode): the worker's claim
+   * when one of its receivers has room, answered from an index on the destination, so its
+   * cost does not grow with other destinations' backlogs.
+   */
+  destination?: { accountId: string; mode: Mode };
 }
 
 /** How many events wait for delivery, and since when the oldest of them exists. */

@@ -5,11 +5,17 @@
  * else retried on the schedule (core/domain/events.ts) until the retry window closes.
  *
  * Bounds, so that a slow or dead receiver never holds up anything else: at most
- * `concurrency` deliveries at once in this core, and at most `perDestination` of them for
- * one account's webhook; an account that has as many as it may is left out of the next
- * claim, so the other accounts' events go on being claimed. Nothing here is on the
- * purchase path: a purchase only writes its event, and the store's write tells the
- * worker (`nudge`) that something is due.
+ * `concurrency` events held (claimed and not yet answered) in this core, at most
+ * `perDestination` attempts at once to one account's webhook, and as many waiting behind
+ * them. Nothing here is on the purchase path: a purchase only writes its event, and the
+ * store's write tells the worker (`nudge`) which destination has something due.
+ *
+ * Claims, so that their cost stays flat whatever waits elsewhere: a destination claims its
+ * own due events (an index on the destination) when one was recorded and whenever one of
+ * its attempts ends; a sweep every `pollIntervalMs` claims for the rest (retries that fell
+ * due, events recorded by another core), leaving out the destinations that are full. A
+ * slot is the HTTP attempt only: the outcome is written after the slot is given back, in
+ * the group commit beside the purchases, while the event is still leased.
  *
  * It survives restarts because everything it needs is in the store: an event claimed by a
  * core that then died is due again when its lease runs out.
@@ -18,9 +24,9 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from '../../runtime/log.js';
-import { type DeliverySchedule, type EventRecord, nextDeliveryAt } from '../domain/events.js';
+import { type DeliverySchedule, type EventRecord, type Mode, nextDeliveryAt } from '../domain/events.js';
 import type { EventStore, WebhookStore } from '../store/event-port.js';
-import type { Poster } from './destination.js';
+import type { Poster, PostResult } from './destination.js';
 import { signatureHeader } from './signing.js';
 
 export interface DeliveryWorkerOptions {
@@ -30,7 +36,7 @@ export interface DeliveryWorkerOptions {
   log: Logger;
   clock: () => Date;
   schedule: DeliverySchedule;
-  /** Deliveries in flight at once in this core. */
+  /** Events held at once in this core: claimed, waiting for a slot or being attempted. */
   concurrency: number;
   /** Deliveries in flight at once to one account's webhook. */
   perDestination: number;
@@ -44,8 +50,11 @@ export interface DeliveryWorkerOptions {
 
 export interface DeliveryWorker {
   start(): void;
-  /** Something is due now (an event was just recorded, or queued again). */
-  nudge(): void;
+  /**
+   * Something is due now: an event of `destination` was just recorded, or (without one) an
+   * event was queued again or a ping recorded.
+   */
+  nudge(destination?: { accountId: string; mode: Mode }): void;
   /** Stops claiming, and waits for the attempts in flight. */
   stop(): Promise<void>;
   /** Claims and delivers until nothing is due (tests). */
@@ -53,27 +62,16 @@ export interface DeliveryWorker {
 }
 
 /** One attempt of one leased event: sign, POST, record the outcome, log it (never the secret, the signature or the body). */
-async function attempt(options: DeliveryWorkerOptions, owner: string, event: EventRecord): Promise<void> {
-  const { events, webhooks, poster, log, clock, schedule } = options;
-  const endpoint = await webhooks.get(event.accountId, event.mode);
-  const at = clock();
-  let status = 0;
-  let error: string | null;
-  if (endpoint === null || !endpoint.enabled) {
-    error = 'no enabled webhook URL';
-  } else {
-    const timestamp = Math.floor(at.getTime() / 1000);
-    const secrets = [endpoint.secret];
-    if (endpoint.previousSecret !== null && endpoint.previousSecretUntil !== null && endpoint.previousSecretUntil > at) secrets.push(endpoint.previousSecret);
-    const result = await poster.post(endpoint.url, event.body, {
-      'Content-Type': 'application/json',
-      'User-Agent': 'prepaid-webhooks/1',
-      'Prepaid-Event-Id': event.eventId,
-      'Prepaid-Signature': signatureHeader(secrets, timestamp, event.body),
-    });
-    status = result.status;
-    error = result.error;
+async function attempt(options: DeliveryWorkerOptions, owner: string, event: EventRecord, answered: () => void): Promise<void> {
+  const { events, log, clock, schedule } = options;
+  let result: PostResult;
+  try {
+    result = await post(options, event);
+  } finally {
+    // The receiver's slot is free once it answered; the outcome is written after.
+    answered();
   }
+  const { status, error } = result;
   const done = clock();
   const attempts = event.attempts + 1;
   const next = error === null ? null : nextDeliveryAt(attempts, event.queuedAt, done, schedule);
@@ -94,129 +92,244 @@ async function attempt(options: DeliveryWorkerOptions, owner: string, event: Eve
   });
 }
 
+/** Signs the event's body with every valid secret of its destination and POSTs it. */
+async function post(options: DeliveryWorkerOptions, event: EventRecord): Promise<PostResult> {
+  const endpoint = await options.webhooks.get(event.accountId, event.mode);
+  if (endpoint === null || !endpoint.enabled) return { status: 0, error: 'no enabled webhook URL' };
+  const at = options.clock();
+  const timestamp = Math.floor(at.getTime() / 1000);
+  const secrets = [endpoint.secret];
+  if (endpoint.previousSecret !== null && endpoint.previousSecretUntil !== null && endpoint.previousSecretUntil > at) secrets.push(endpoint.previousSecret);
+  return options.poster.post(endpoint.url, event.body, {
+    'Content-Type': 'application/json',
+    'User-Agent': 'prepaid-webhooks/1',
+    'Prepaid-Event-Id': event.eventId,
+    'Prepaid-Signature': signatureHeader(secrets, timestamp, event.body),
+  });
+}
+
+/** One account's webhook of one mode, as this core's worker holds it. */
+interface Destination {
+  accountId: string;
+  mode: Mode;
+  /** Claimed events waiting for one of its slots. */
+  waiting: EventRecord[];
+  /** Attempts waiting for the receiver's answer. */
+  running: number;
+  claiming: boolean;
+  claimAgain: boolean;
+}
+
+const held = (d: Destination) => d.waiting.length + d.running;
+
+/** The destinations this core holds events of, by account and mode; one is forgotten once it holds none. */
+function destinationTable() {
+  const table = new Map<string, Destination>();
+  const keyOf = (accountId: string, mode: Mode) => `${accountId}\u0000${mode}`;
+  return {
+    of(accountId: string, mode: Mode): Destination {
+      const key = keyOf(accountId, mode);
+      let destination = table.get(key);
+      if (destination === undefined) {
+        destination = { accountId, mode, waiting: [], running: 0, claiming: false, claimAgain: false };
+        table.set(key, destination);
+      }
+      return destination;
+    },
+    forget(d: Destination): void {
+      if (held(d) === 0 && !d.claiming) table.delete(keyOf(d.accountId, d.mode));
+    },
+    all: () => [...table.values()],
+    /** Accounts with a destination that holds more than `count` events or is claiming. */
+    accountsHolding: (count: number) => [...table.values()].filter((d) => held(d) > count || d.claiming).map((d) => d.accountId),
+  };
+}
+
+/** Waits until `busy()` turns false, letting the attempts in flight end. */
+async function settled(inFlight: Set<Promise<void>>, busy: () => boolean): Promise<void> {
+  while (busy()) {
+    await Promise.allSettled([...inFlight]);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+/**
+ * A claimed event may wait behind its destination's other deliveries before its own
+ * attempt starts. A destination holds at most 2 x perDestination events (perDestination
+ * attempts and as many waiting), so an event waits at most one round of attempts, then
+ * takes its own: a lease of four attempt timeouts covers it with room to spare.
+ */
+const LEASE_IN_ATTEMPTS = 4;
+
 export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
-  const { events, log, clock } = options;
+  const { events, log, clock, perDestination } = options;
   const owner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
-  /**
-   * A claimed event may wait behind its destination's other deliveries before its own
-   * attempt starts. A destination holds fewer than 2 x perDestination events (a claim takes
-   * at most perDestination, and none for a destination already holding that many), so an
-   * event waits at most two rounds of attempts, then takes its own: four attempt timeouts
-   * cover it with room to spare.
-   */
-  const leaseMs = options.attemptTimeoutMs * 4;
-  /** Events claimed and not finished, by destination (account and mode). */
-  const held = new Map<string, number>();
-  /** Per destination, the events waiting for one of its slots. */
-  const waiting = new Map<string, EventRecord[]>();
-  const running = new Map<string, number>();
+  const leaseMs = options.attemptTimeoutMs * LEASE_IN_ATTEMPTS;
+  const holdLimit = 2 * perDestination;
+  const destinations = destinationTable();
+  /** Attempts and the writes of their outcomes, for stop() and drain(). */
   const inFlight = new Set<Promise<void>>();
+  /** Events claimed and not yet answered, in all destinations. */
   let heldTotal = 0;
-  let timer: NodeJS.Timeout | undefined;
-  let claiming = false;
-  let again = false;
-  let stopped = true;
+  let sweeping = false;
+  let sweepAgain = false;
+  /** Read by the lifecycle too: set by stop(), cleared by start() and during drain(). */
+  const state = { stopped: true };
 
-  const destinationOf = (event: EventRecord) => `${event.accountId}\u0000${event.mode}`;
+  /** How many more events a claim may take for `d`: its own bound, and this core's. */
+  const room = (d: Destination) => Math.min(holdLimit - held(d), options.concurrency - heldTotal);
 
-  function startWaiting(destination: string): void {
-    const queue = waiting.get(destination);
+  /** Takes claimed events into their destinations, and starts what each allows. */
+  function take(claimed: readonly EventRecord[]): void {
+    for (const event of claimed) {
+      const d = destinations.of(event.accountId, event.mode);
+      d.waiting.push(event);
+      heldTotal += 1;
+      start(d);
+    }
+  }
+
+  /**
+   * Starts the destination's waiting events while it has free slots. A slot is the HTTP
+   * attempt only: it is given back when the receiver has answered, and the outcome is
+   * written beside the next attempts (the event stays leased until it is).
+   */
+  function start(d: Destination): void {
     // Once stopped, claimed events that have not started stay leased: the next start (here
     // or on another core) takes them when the lease runs out.
-    while (!stopped && queue !== undefined && queue.length > 0 && (running.get(destination) ?? 0) < options.perDestination) {
-      const event = queue.shift()!;
-      running.set(destination, (running.get(destination) ?? 0) + 1);
-      const task = attempt(options, owner, event)
+    while (!state.stopped && d.waiting.length > 0 && d.running < perDestination) {
+      const event = d.waiting.shift()!;
+      d.running += 1;
+      const task = attempt(options, owner, event, () => {
+        d.running -= 1;
+        heldTotal -= 1;
+        // Claims first, so the destination is still known while its claim runs.
+        claimFor(d);
+        start(d);
+      })
         .catch((error: unknown) => {
           // The store failed to record the attempt: the lease runs out and the event is tried again.
           log('webhook.attempt_error', { event_id: event.eventId, error: error instanceof Error ? error.message : String(error) });
         })
-        .finally(() => {
-          inFlight.delete(task);
-          running.set(destination, running.get(destination)! - 1);
-          const left = held.get(destination)! - 1;
-          if (left === 0) held.delete(destination);
-          else held.set(destination, left);
-          heldTotal -= 1;
-          startWaiting(destination);
-          nudge();
-        });
+        .finally(() => inFlight.delete(task));
       inFlight.add(task);
     }
-    if (queue !== undefined && queue.length === 0) waiting.delete(destination);
+    destinations.forget(d);
   }
 
-  /** Claims due events while this core has free slots, and starts what its destinations allow. */
-  async function claimLoop(): Promise<void> {
-    if (claiming) {
-      again = true;
+  /**
+   * Claims for one destination while it has room: after an event of its was recorded, and
+   * each time one of its attempts ends, once no more than half its slots' worth wait. Only
+   * its own events are read (an index on the destination), so a backlog elsewhere costs
+   * this nothing. The claim runs on the next turn: the events recorded by one batch of
+   * purchases, and the attempts that ended together, make one claim.
+   */
+  function claimFor(d: Destination): void {
+    if (state.stopped || room(d) <= 0 || d.waiting.length > perDestination / 2) {
+      destinations.forget(d);
       return;
     }
-    claiming = true;
+    if (d.claiming) {
+      d.claimAgain = true;
+      return;
+    }
+    d.claiming = true;
+    setImmediate(async () => {
+      try {
+        do {
+          d.claimAgain = false;
+          const limit = room(d);
+          if (state.stopped || limit <= 0) break;
+          const now = clock();
+          const destination = { accountId: d.accountId, mode: d.mode };
+          const claimed = await events.claimDue({ now, owner, leaseUntil: new Date(now.getTime() + leaseMs), limit, excludeAccounts: [], destination });
+          take(claimed);
+          // A full claim may have left more behind.
+          if (claimed.length === limit) d.claimAgain = true;
+        } while (d.claimAgain);
+      } catch (error) {
+        log('webhook.claim_error', { error: error instanceof Error ? error.message : String(error) });
+      } finally {
+        d.claiming = false;
+        destinations.forget(d);
+      }
+    });
+  }
+
+  /**
+   * Claims due events of every destination that has room (the ones at their bound are left
+   * out): retries that fell due, resends, pings, and events recorded by another core.
+   */
+  async function sweep(): Promise<void> {
+    if (sweeping) {
+      sweepAgain = true;
+      return;
+    }
+    sweeping = true;
     try {
       do {
-        again = false;
-        while (!stopped && heldTotal < options.concurrency) {
-          const full = [...held].filter(([, n]) => n >= options.perDestination).map(([destination]) => destination.split('\u0000')[0]!);
+        sweepAgain = false;
+        while (!state.stopped && heldTotal < options.concurrency) {
+          // A sweep adds at most perDestination to a destination, so none holds more than holdLimit.
+          const full = destinations.accountsHolding(perDestination);
           const now = clock();
-          const limit = Math.min(options.concurrency - heldTotal, options.perDestination);
+          const limit = Math.min(options.concurrency - heldTotal, perDestination);
           const claimed = await events.claimDue({ now, owner, leaseUntil: new Date(now.getTime() + leaseMs), limit, excludeAccounts: full });
-          for (const event of claimed) {
-            const destination = destinationOf(event);
-            held.set(destination, (held.get(destination) ?? 0) + 1);
-            heldTotal += 1;
-            const queue = waiting.get(destination) ?? [];
-            queue.push(event);
-            waiting.set(destination, queue);
-            startWaiting(destination);
-          }
+          take(claimed);
           if (claimed.length < limit) break;
         }
-      } while (again && !stopped);
+      } while (sweepAgain && !state.stopped);
     } catch (error) {
       log('webhook.claim_error', { error: error instanceof Error ? error.message : String(error) });
     } finally {
-      claiming = false;
+      sweeping = false;
     }
   }
 
-  function nudge(): void {
-    if (stopped) return;
-    void claimLoop();
+  function nudge(destination?: { accountId: string; mode: Mode }): void {
+    if (state.stopped) return;
+    if (destination === undefined) void sweep();
+    else claimFor(destinations.of(destination.accountId, destination.mode));
   }
 
+  const busy = () => sweeping || inFlight.size > 0 || destinations.all().some((d) => d.claiming);
+
+  return { nudge, ...lifecycle({ state, sweep, busy, inFlight, held: () => heldTotal }, options.pollIntervalMs) };
+}
+
+/** start(), stop() and drain() of a worker: the periodic sweep, and waiting for what is in flight. */
+function lifecycle(
+  worker: { state: { stopped: boolean }; sweep: () => Promise<void>; busy: () => boolean; inFlight: Set<Promise<void>>; held: () => number },
+  pollIntervalMs: number,
+): Omit<DeliveryWorker, 'nudge'> {
+  const { state, sweep, busy, inFlight } = worker;
+  let timer: NodeJS.Timeout | undefined;
   return {
     start() {
-      if (!stopped) return;
-      stopped = false;
-      timer = setInterval(nudge, options.pollIntervalMs);
+      if (!state.stopped) return;
+      state.stopped = false;
+      timer = setInterval(() => void sweep(), pollIntervalMs);
       timer.unref();
-      nudge();
+      void sweep();
     },
-    nudge,
     async stop() {
-      stopped = true;
+      state.stopped = true;
       if (timer !== undefined) clearInterval(timer);
       timer = undefined;
-      while (claiming || inFlight.size > 0) {
-        await Promise.allSettled([...inFlight]);
-        if (claiming) await new Promise((resolve) => setImmediate(resolve));
-      }
+      await settled(inFlight, busy);
     },
     async drain() {
-      const wasStopped = stopped;
-      stopped = false;
+      const wasStopped = state.stopped;
+      state.stopped = false;
       try {
         for (;;) {
-          await claimLoop();
-          if (inFlight.size === 0 && !claiming) {
-            await claimLoop();
-            if (inFlight.size === 0) return;
-          }
-          await Promise.race([...inFlight]);
+          await sweep();
+          await settled(inFlight, busy);
+          await sweep();
+          if (!busy() && worker.held() === 0) return;
         }
       } finally {
-        stopped = wasStopped;
+        state.stopped = wasStopped;
       }
     },
   };

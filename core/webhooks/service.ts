@@ -22,8 +22,8 @@ export interface WebhookServiceDeps {
   clock: () => Date;
   /** WEBHOOK_ALLOW_PRIVATE: http and private addresses are accepted (development and tests). */
   allowPrivate: boolean;
-  /** Tells the delivery worker that an event is due now. */
-  nudge: () => void;
+  /** Tells the delivery worker that an event of this destination is due now. */
+  nudge: (destination: { accountId: string; mode: Mode }) => void;
 }
 
 /** An endpoint and, when this call made one, its new secret (shown this once). */
@@ -134,7 +134,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       }
       const requeued = await events.requeue(eventId, clock());
       if (requeued === null) throw notFound(`Event ${eventId}`);
-      deps.nudge();
+      deps.nudge(requeued);
       return requeued;
     },
 
@@ -143,7 +143,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       const endpoint = await requireEndpoint(accountId, mode);
       if (!endpoint.enabled) throw new DomainError('FAILED_PRECONDITION', `The ${mode} webhook of account ${accountId} is disabled; set it again first.`);
       const recorded = await events.insertPing(pingEvent(accountId, mode, clock()));
-      deps.nudge();
+      deps.nudge(recorded);
       return recorded;
     },
   };

@@ -23,6 +23,8 @@ export interface Receiver {
   answers: number[];
   /** When true, requests get no answer at all (a hung receiver). */
   hang: boolean;
+  /** Requests left unanswered because `hang` was true. */
+  hung: number;
   /** Resolves once `count` requests have arrived. */
   waitFor(count: number, what?: string): Promise<void>;
   stop(): Promise<void>;
@@ -38,6 +40,7 @@ export async function startReceiver(port = 0): Promise<Receiver> {
     received: [],
     answers: [],
     hang: false,
+    hung: 0,
     async waitFor(count, what = 'requests') {
       if (receiver.received.length >= count) return;
       await new Promise<void>((resolve, reject) => {
@@ -57,7 +60,10 @@ export async function startReceiver(port = 0): Promise<Receiver> {
         req.on('data', (chunk: Buffer) => chunks.push(chunk));
         req.on('end', () => {
           const raw = Buffer.concat(chunks).toString('utf8');
-          if (receiver.hang) return;
+          if (receiver.hang) {
+            receiver.hung += 1;
+            return;
+          }
           const status = receiver.answers.shift() ?? 200;
           receiver.received.push({ headers: req.headers, raw, json: JSON.parse(raw), at: Date.now() });
           for (const waiter of [...waiters]) {

@@ -5,6 +5,7 @@
  */
 import { Code, ConnectError } from '@connectrpc/connect';
 import * as assert from 'uvu/assert';
+import { DEFAULT_PER_DESTINATION } from '../../core/app.js';
 import { kobo } from '../../core/domain/money.js';
 import { Mode } from '../../gen/prepaid/v1/types_pb.js';
 import { WebhookService } from '../../gen/prepaid/v1/webhooks_pb.js';
@@ -192,11 +193,14 @@ test('a hung receiver holds at most its own slots: another account is delivered 
   const fast = await receiver();
   const stuck = await accountWithWebhook(slow);
   const other = await accountWithWebhook(fast);
-  for (let i = 0; i < 12; i++) await webhooks().sendTestEvent({ accountId: stuck.accountId });
-  await new Promise((resolve) => setTimeout(resolve, 100));
+  // More than the destination may hold (its slots and as many waiting).
+  for (let i = 0; i < DEFAULT_PER_DESTINATION * 3; i++) await webhooks().sendTestEvent({ accountId: stuck.accountId });
+  for (let i = 0; i < 100 && slow.hung < DEFAULT_PER_DESTINATION; i++) await new Promise((resolve) => setTimeout(resolve, 20));
   await webhooks().sendTestEvent({ accountId: other.accountId });
   await fast.waitFor(1);
   assert.is(fast.received.length, 1);
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  assert.is(slow.hung, DEFAULT_PER_DESTINATION, 'the hung receiver has as many requests open as its slots, no more');
   const stuckPending = await core.store.events.listDeliveries(stuck.accountId, 'live', { failedOnly: false }, { limit: 100 });
   assert.ok(
     stuckPending.items.every((e) => e.delivery === 'pending'),

@@ -161,11 +161,15 @@ export function createEventStore(ctx: MongoContext): EventStore {
       requireLimit(claim.limit);
       const { events } = eventCollections(ctx);
       const leaseUntil = toDate(claim.leaseUntil, 'leaseUntil');
+      const { destination } = claim;
+      if (destination !== undefined && claim.excludeAccounts.includes(destination.accountId)) return [];
       const claimed: EventRecord[] = [];
       // One conditional update per event: whichever core's update matches first owns it.
       for (let i = 0; i < claim.limit; i++) {
         const filter: Filter<EventDoc> = { delivery: 'pending', next_attempt_at: { $lte: toDate(claim.now, 'now') } };
         if (claim.excludeAccounts.length > 0) filter.account_id = { $nin: [...claim.excludeAccounts] };
+        // One destination's: answered from events_due_by_destination.
+        if (destination !== undefined) Object.assign(filter, { account_id: destination.accountId, mode: destination.mode });
         const doc = await events.findOneAndUpdate(
           filter,
           { $set: { lease_owner: claim.owner, next_attempt_at: leaseUntil } },
@@ -283,4 +287,11 @@ export const EVENT_INDEXES = {
     },
   ],
   [EVENT_COLLECTIONS.webhooks]: [],
+} as const;
+
+/** Due events of one destination, for the worker's claim when that receiver has room (schema step 8). */
+export const EVENTS_DUE_BY_DESTINATION_INDEX = {
+  name: 'events_due_by_destination',
+  key: { account_id: 1, mode: 1, next_attempt_at: 1, seq: 1 },
+  partialFilterExpression: { delivery: 'pending' },
 } as const;

@@ -21,7 +21,7 @@
 import { type CreateCollectionOptions, type Db, type Document, type IndexDescription, Long } from 'mongodb';
 import { PRODUCTS } from '../../domain/products.js';
 import { NAMESPACE_EXISTS_CODE } from './errors.js';
-import { EVENT_COLLECTIONS, EVENT_INDEXES } from './events.js';
+import { EVENT_COLLECTIONS, EVENT_INDEXES, EVENTS_DUE_BY_DESTINATION_INDEX } from './events.js';
 
 /** Collection names. */
 export const COLLECTIONS = {
@@ -366,6 +366,13 @@ export const SCHEMA_STEPS: readonly SchemaStep[] = [
     description: 'when each key pair last authenticated a request',
     async apply(target) {
       await createMissingCollections(target, [KEY_USE_COLLECTION], {});
+    },
+  },
+  {
+    version: 8,
+    description: 'due events by destination, for the webhook worker',
+    async apply(target) {
+      await target.createIndexes(EVENT_COLLECTIONS.events, [{ ...EVENTS_DUE_BY_DESTINATION_INDEX }]);
     },
   },
 ];

@@ -2,8 +2,9 @@
  * Events and webhook endpoints on SQLite. The wallet writes events (`writeEvent`) inside
  * its own operations, in the transaction of the change each announces; the event sub-port
  * reads them, leases them to the delivery worker and records attempts. Its writes go
- * through the group commit like the money operations: a delivery's two small writes then
- * share the purchases' fsync instead of each paying its own.
+ * through the group commit like the money operations: a delivery's two small writes (its
+ * lease and its outcome) ride along in the purchases' batches (`ride`), sharing their fsync
+ * and taking none of their places.
  */
 import type Database from 'better-sqlite3';
 import type { DeliveryState, EventRecord, EventType, Mode, NewEvent, WebhookEndpointRecord } from '../../domain/events.js';
@@ -102,6 +103,11 @@ export function prepareEventStatements(db: Database.Database) {
          AND account_id NOT IN (SELECT value FROM json_each(@exclude))
        ORDER BY next_attempt_at, seq LIMIT @limit`,
     ),
+    // The literal state matches the partial index events_due_by_destination.
+    dueFor: db.prepare<{ now: number; account_id: string; mode: string; limit: number }, EventRow>(
+      `SELECT * FROM events WHERE delivery = 'pending' AND account_id = @account_id AND mode = @mode AND next_attempt_at <= @now
+       ORDER BY next_attempt_at, seq LIMIT @limit`,
+    ),
     lease: db.prepare<{ seq: number; owner: string; until: number }>(
       `UPDATE events SET lease_owner = @owner, next_attempt_at = @until WHERE seq = @seq AND delivery = 'pending'`,
     ),
@@ -193,17 +199,23 @@ export function createEventStore(sql: EventStatements, commit: GroupCommit): Eve
     async claimDue(claim) {
       requireLimit(claim.limit);
       const until = toMs(claim.leaseUntil);
-      const due = { now: toMs(claim.now), exclude: JSON.stringify(claim.excludeAccounts), limit: claim.limit };
+      const now = toMs(claim.now);
+      const { destination } = claim;
+      if (destination !== undefined && claim.excludeAccounts.includes(destination.accountId)) return [];
+      const due =
+        destination === undefined
+          ? () => sql.due.all({ now, exclude: JSON.stringify(claim.excludeAccounts), limit: claim.limit })
+          : () => sql.dueFor.all({ now, account_id: destination.accountId, mode: destination.mode, limit: claim.limit });
       // A read first, outside any write: the worker asks often, and mostly nothing is due.
-      if (sql.due.all(due).length === 0) return [];
-      return commit.run(() => {
-        const rows = sql.due.all(due);
+      if (due().length === 0) return [];
+      return commit.ride(() => {
+        const rows = due();
         for (const row of rows) sql.lease.run({ seq: row.seq, owner: claim.owner, until });
         return rows.map((row) => eventFromRow({ ...row, lease_owner: claim.owner, next_attempt_at: until }));
       });
     },
     async recordAttempt(eventId, owner, outcome) {
-      const changes = await commit.run(
+      const changes = await commit.ride(
         () =>
           sql.attempt.run({
             event_id: eventId,

@@ -364,6 +364,15 @@ export const MIGRATIONS: readonly Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    version: 10,
+    description: 'due events by destination, for the webhook worker',
+    // The worker claims for one destination whenever its receiver has room; events_due alone
+    // would make it step over every other destination's due events to find them.
+    sql: `
+      CREATE INDEX events_due_by_destination ON events (account_id, mode, next_attempt_at, seq) WHERE delivery = 'pending';
+    `,
+  },
 ];
 
 /** The schema version this code writes. */

@@ -1491,10 +1491,10 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       }
     }
 
-    async function endpoint(h: Harness, accountId: string, enabled = true): Promise<void> {
+    async function endpoint(h: Harness, accountId: string, enabled = true, mode: 'live' | 'test' = 'live'): Promise<void> {
       await h.store.webhooks.put({
         accountId,
-        mode: 'live',
+        mode,
         url: 'https://receiver.example/hooks',
         secret: 'whsec_one',
         previousSecret: null,
@@ -1644,6 +1644,43 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       event = (await h.store.events.get(eventId))!;
       assert.equal([event.delivery, event.attempts, event.lastStatus, event.nextAttemptAt], ['delivered', 2, 204, null]);
       assert.is(await h.store.events.recordAttempt(eventId, 'core-a', failed), false, 'a delivered event takes no further attempt');
+    });
+
+    it("a claim for one destination takes only that account's due events of that mode, oldest due first", async (h) => {
+      const accountId = await h.account();
+      const other = await h.account();
+      await endpoint(h, accountId);
+      await endpoint(h, accountId, true, 'test');
+      await endpoint(h, other);
+      const credit = (id: string, second: number, mode: 'live' | 'test' = 'live') =>
+        h.store.wallet.credit({ accountId: id, amountKobo: kobo(100), reference: h.unique('CR'), memo: '', at: at(second), mode });
+      await credit(other, 1);
+      await credit(accountId, 3);
+      await credit(accountId, 2, 'test');
+      await credit(accountId, 4);
+      await credit(accountId, 5);
+      await credit(accountId, 20);
+      const claim = { now: at(10), owner: 'w', leaseUntil: at(40), limit: 2, excludeAccounts: [], destination: { accountId, mode: 'live' as const } };
+      const first = await h.store.events.claimDue(claim);
+      assert.equal(
+        first.map((e) => [e.accountId, e.mode, e.createdAt]),
+        [
+          [accountId, 'live', at(3)],
+          [accountId, 'live', at(4)],
+        ],
+        'the limit holds, and neither the other account, the test mode nor an event not yet due is taken',
+      );
+      assert.equal(
+        (await h.store.events.claimDue({ ...claim, limit: 10 })).map((e) => e.createdAt),
+        [at(5)],
+        'leased events are not taken again',
+      );
+      assert.equal(await h.store.events.claimDue({ ...claim, now: at(30), excludeAccounts: [accountId] }), [], 'an excluded account gets none');
+      const test = await h.store.events.claimDue({ ...claim, destination: { accountId, mode: 'test' } });
+      assert.equal(
+        test.map((e) => [e.mode, e.createdAt]),
+        [['test', at(2)]],
+      );
     });
 
     it('a lease that runs out lets another owner take the event (its first owner died)', async (h) => {

@@ -3,13 +3,14 @@
  * for together share one transaction yet stay atomic one by one (a failure is retried in
  * the careful, savepoint-per-operation run), keep their order, are acknowledged only once
  * committed, come in bounded batches, and all fail together when the commit cannot happen.
+ * Riding operations join the others' batches outside their count, or commit alone soon.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import * as assert from 'uvu/assert';
-import { createGroupCommit, MAX_BATCH_OPERATIONS } from '../../../core/store/sqlite/group-commit.js';
+import { createGroupCommit, MAX_BATCH_OPERATIONS, MAX_BATCH_RIDERS } from '../../../core/store/sqlite/group-commit.js';
 import { suite } from '../../helpers/suite.js';
 
 const test = suite('sqlite group commit');
@@ -142,6 +143,52 @@ test('when the transaction cannot start, every operation of the batch fails and 
   // And the next batch works again.
   await commit.run(insert('after'));
   assert.equal(db.prepare('SELECT v FROM t').pluck().all(), ['after']);
+});
+
+test('a rider joins the next batch the others start, outside their count, and resolves once committed', async () => {
+  const commit = createGroupCommit(db);
+  const transactions = new Set<number>();
+  // Which transaction an operation ran in: the batch's first insert's id stands for it.
+  let current = 0;
+  const rider = commit.ride(() => {
+    transactions.add(current);
+    return insert('rider')();
+  });
+  const batch = Array.from({ length: MAX_BATCH_OPERATIONS }, (_, i) =>
+    commit.run(() => {
+      if (i === 0) current = 1;
+      transactions.add(current);
+      return insert(`o${i}`)();
+    }),
+  );
+  await Promise.all([rider, ...batch]);
+  assert.equal([...transactions], [1], 'one transaction held the rider and a full batch of the others');
+  const other = new Database(file);
+  others.push(other);
+  assert.is(other.prepare('SELECT count(*) FROM t').pluck().get(), MAX_BATCH_OPERATIONS + 1, 'committed when resolved');
+  assert.equal(db.prepare('SELECT v FROM t ORDER BY id').pluck().all().slice(-1), ['rider'], 'riders run after the batch they join');
+});
+
+test('a rider with no batch to join commits on its own; a failing rider fails alone', async () => {
+  const commit = createGroupCommit(db);
+  await commit.run(insert('taken'));
+  const results = await Promise.allSettled([commit.ride(insert('alone')), commit.ride(insert('taken')), commit.ride(insert('too'))]);
+  assert.equal(
+    results.map((r) => r.status),
+    ['fulfilled', 'rejected', 'fulfilled'],
+  );
+  assert.equal(db.prepare('SELECT v FROM t ORDER BY id').pluck().all(), ['taken', 'alone', 'too']);
+  assert.not.ok(db.inTransaction);
+});
+
+test('more riders than one batch holds all commit, in order', async () => {
+  const commit = createGroupCommit(db);
+  const count = MAX_BATCH_RIDERS * 2 + 3;
+  const ids = await Promise.all(Array.from({ length: count }, (_, i) => commit.ride(insert(`r${i}`))));
+  assert.equal(
+    ids.map(Number),
+    Array.from({ length: count }, (_, i) => i + 1),
+  );
 });
 
 test.run();

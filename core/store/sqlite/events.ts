@@ -103,7 +103,15 @@ export function prepareEventStatements(db: Database.Database) {
          AND account_id NOT IN (SELECT value FROM json_each(@exclude))
        ORDER BY next_attempt_at, seq LIMIT @limit`,
     ),
+    /** Whether due() would find anything: the worker asks often, and mostly nothing is due. */
+    anyDue: db.prepare<{ now: number; exclude: string }, { found: number }>(
+      `SELECT 1 AS found FROM events WHERE delivery = 'pending' AND next_attempt_at <= @now
+         AND account_id NOT IN (SELECT value FROM json_each(@exclude)) LIMIT 1`,
+    ),
     // The literal state matches the partial index events_due_by_destination.
+    anyDueFor: db.prepare<{ now: number; account_id: string; mode: string }, { found: number }>(
+      `SELECT 1 AS found FROM events WHERE delivery = 'pending' AND account_id = @account_id AND mode = @mode AND next_attempt_at <= @now LIMIT 1`,
+    ),
     dueFor: db.prepare<{ now: number; account_id: string; mode: string; limit: number }, EventRow>(
       `SELECT * FROM events WHERE delivery = 'pending' AND account_id = @account_id AND mode = @mode AND next_attempt_at <= @now
        ORDER BY next_attempt_at, seq LIMIT @limit`,
@@ -202,12 +210,15 @@ export function createEventStore(sql: EventStatements, commit: GroupCommit): Eve
       const now = toMs(claim.now);
       const { destination } = claim;
       if (destination !== undefined && claim.excludeAccounts.includes(destination.accountId)) return [];
+      const exclude = JSON.stringify(claim.excludeAccounts);
       const due =
         destination === undefined
-          ? () => sql.due.all({ now, exclude: JSON.stringify(claim.excludeAccounts), limit: claim.limit })
+          ? () => sql.due.all({ now, exclude, limit: claim.limit })
           : () => sql.dueFor.all({ now, account_id: destination.accountId, mode: destination.mode, limit: claim.limit });
       // A read first, outside any write: the worker asks often, and mostly nothing is due.
-      if (due().length === 0) return [];
+      const any =
+        destination === undefined ? sql.anyDue.get({ now, exclude }) : sql.anyDueFor.get({ now, account_id: destination.accountId, mode: destination.mode });
+      if (any === undefined) return [];
       return commit.ride(() => {
         const rows = due();
         for (const row of rows) sql.lease.run({ seq: row.seq, owner: claim.owner, until });

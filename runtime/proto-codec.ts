@@ -9,7 +9,8 @@
  * `toBinary` of a 100-row ListTransactionsResponse took about 3 ms in the core, and
  * `fromBinary` about 1.5 ms in the gateway, against well under a millisecond for the
  * database query. Here each field becomes one small closure, chosen once from its
- * descriptor; bytes are read with protobuf-es's own BinaryReader (its common reads done
+ * descriptor, and each message type one function compiled from its field list that reads
+ * and stores every field by its own name; bytes are read with protobuf-es's own BinaryReader (its common reads done
  * without allocating, into messages of one fixed shape per type) and written into one
  * reused buffer, in the canonical encoding BinaryWriter writes.
  *
@@ -242,6 +243,8 @@ interface ScalarCodec {
 
 // biome-ignore lint/suspicious/noDoubleEquals: 0, 0n and "0" alike, as protobuf-es judges an integer's zero
 const numberZero = (value: unknown) => value == 0;
+/** numberZero, with a bigint (every 64-bit field of a message) told at once: `==` between a bigint and 0 is a slow runtime call. */
+const int64Zero = (value: unknown) => (typeof value === 'bigint' ? value === 0n : numberZero(value));
 /** Object.is tells -0 from 0: -0 is written, as protobuf-es writes it. */
 const floatZero = (value: unknown) => Object.is(value, 0);
 function scalarCodec(type: ScalarType): ScalarCodec {
@@ -280,15 +283,15 @@ function scalarCodec(type: ScalarType): ScalarCodec {
     case ScalarType.SFIXED32:
       return { wireType: WireType.Bit32, write: (w, v: number) => w.sfixed32(v), read: (r) => r.sfixed32(), isZero: numberZero, zero: () => 0 };
     case ScalarType.INT64:
-      return { wireType: WireType.Varint, write: (w, v: bigint) => w.int64(v), read: (r) => r.int64(), isZero: numberZero, zero: () => 0n };
+      return { wireType: WireType.Varint, write: (w, v: bigint) => w.int64(v), read: (r) => r.int64(), isZero: int64Zero, zero: () => 0n };
     case ScalarType.UINT64:
-      return { wireType: WireType.Varint, write: (w, v: bigint) => w.uint64(v), read: (r) => r.uint64(), isZero: numberZero, zero: () => 0n };
+      return { wireType: WireType.Varint, write: (w, v: bigint) => w.uint64(v), read: (r) => r.uint64(), isZero: int64Zero, zero: () => 0n };
     case ScalarType.SINT64:
-      return { wireType: WireType.Varint, write: (w, v: bigint) => w.sint64(v), read: (r) => r.sint64(), isZero: numberZero, zero: () => 0n };
+      return { wireType: WireType.Varint, write: (w, v: bigint) => w.sint64(v), read: (r) => r.sint64(), isZero: int64Zero, zero: () => 0n };
     case ScalarType.FIXED64:
-      return { wireType: WireType.Bit64, write: (w, v: bigint) => w.fixed64(v), read: (r) => r.fixed64(), isZero: numberZero, zero: () => 0n };
+      return { wireType: WireType.Bit64, write: (w, v: bigint) => w.fixed64(v), read: (r) => r.fixed64(), isZero: int64Zero, zero: () => 0n };
     case ScalarType.SFIXED64:
-      return { wireType: WireType.Bit64, write: (w, v: bigint) => w.sfixed64(v), read: (r) => r.sfixed64(), isZero: numberZero, zero: () => 0n };
+      return { wireType: WireType.Bit64, write: (w, v: bigint) => w.sfixed64(v), read: (r) => r.sfixed64(), isZero: int64Zero, zero: () => 0n };
   }
 }
 
@@ -307,6 +310,7 @@ const FLOAT32_MAX = 3.4028234663852886e38;
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 const UINT64_MAX = 2n ** 64n - 1n;
+const MAX_SAFE_BIGINT = BigInt(Number.MAX_SAFE_INTEGER);
 
 /**
  * The bytes of one message, written straight into one reused buffer: no chunk per nested
@@ -334,8 +338,8 @@ class Writer {
 
   /** A copy of the bytes written, sized to them. */
   finish(): Uint8Array {
-    const out = new Uint8Array(this.pos);
-    out.set(this.buf.subarray(0, this.pos));
+    // One copy, without zero-filling a new array first (as new Uint8Array and set() would).
+    const out = Uint8Array.prototype.slice.call(this.buf, 0, this.pos);
     // A big message leaves a big buffer behind: not kept past 1 MiB.
     if (this.buf.length > 1024 * 1024) Writer.shared = undefined;
     return out;
@@ -504,6 +508,11 @@ class Writer {
   }
 
   int64(value: bigint): this {
+    // The common case first: a bigint that is a non-negative safe integer.
+    if (typeof value === 'bigint' && value >= 0n && value <= MAX_SAFE_BIGINT) {
+      this.varint(Number(value));
+      return this;
+    }
     const n = int64Value(value, INT64_MIN, INT64_MAX);
     if (typeof n === 'number') this.varint(n);
     else this.varintBig(n);
@@ -563,23 +572,36 @@ const writePlans = new WeakMap<DescMessage, WritePlan>();
 function writePlan(desc: DescMessage): WritePlan {
   const existing = writePlans.get(desc);
   if (existing) return existing;
-  // Registered before its fields are planned, so a recursive type finds itself.
-  const fields: { name: string; write: FieldWrite }[] = [];
-  const plan: WritePlan = {
-    write(writer, message) {
-      for (let i = 0; i < fields.length; i += 1) {
-        const field = fields[i]!;
-        const value = message[field.name];
-        // null and undefined are "not set" in an init shape, as create() reads them.
-        if (value !== undefined && value !== null) field.write(writer, value);
-      }
-      const unknown = message['$unknown'] as { no: number; wireType: WireType; data: Uint8Array }[] | undefined;
-      if (unknown) for (const { no, wireType, data } of unknown) writer.tag(no, wireType).raw(data);
-    },
-  };
+  // Registered before its fields are planned, so a recursive type finds itself; its
+  // nested plans are looked up when written, by which time every write is compiled.
+  const plan: WritePlan = { write: () => {} };
   writePlans.set(desc, plan);
-  for (const field of [...desc.fields].sort((a, b) => a.number - b.number)) fields.push({ name: field.localName, write: fieldWrite(field) });
+  const fields = [...desc.fields].sort((a, b) => a.number - b.number).map((field) => ({ name: field.localName, write: fieldWrite(field) }));
+  plan.write = compiledWrite(fields);
   return plan;
+}
+
+/**
+ * The write of one message type as one function compiled from its field list: each field
+ * read by its own name (`m["reference"]`), so that every read is a plain property load of
+ * a known shape. A loop over the fields reading `m[name]` is one property lookup shared by
+ * every field of every type, which V8 can only do the slow way (it was most of the
+ * encoder's time on a history page); so was a store per field in the reader below.
+ */
+function compiledWrite(fields: { name: string; write: FieldWrite }[]): WritePlan['write'] {
+  const lines = fields.map(({ name }, i) => `v = m[${JSON.stringify(name)}]; if (v !== undefined && v !== null) w${i}(writer, v);`);
+  // The source holds only field names (as JSON strings); the writes come in as arguments.
+  const make = new Function(
+    ...fields.map((_, i) => `w${i}`),
+    'writeUnknown',
+    `return function write(writer, m) { let v; ${lines.join(' ')} v = m.$unknown; if (v) writeUnknown(writer, v); };`,
+  );
+  return make(...fields.map((field) => field.write), writeUnknown) as WritePlan['write'];
+}
+
+/** Unknown fields, last, as protobuf-es writes them. */
+function writeUnknown(writer: Writer, unknown: { no: number; wireType: WireType; data: Uint8Array }[]): void {
+  for (const { no, wireType, data } of unknown) writer.tag(no, wireType).raw(data);
 }
 
 function fieldWrite(field: DescField): FieldWrite {
@@ -636,34 +658,59 @@ interface ReadPlan {
   read(reader: Reader, length: number, depth: number): Record<string, unknown>;
 }
 
-type FieldRead = (reader: Reader, message: Record<string, unknown>, wireType: WireType, depth: number) => void;
+/**
+ * How one field is read after its tag: a scalar's, enum's or message's value (which the
+ * compiled read stores; a message only once), or one occurrence of a list field, into its list.
+ */
+type FieldRead =
+  | { kind: 'value'; read: (reader: Reader, wireType: WireType, depth: number) => unknown }
+  | { kind: 'message'; read: (reader: Reader, wireType: WireType, depth: number) => unknown }
+  | { kind: 'list'; read: (reader: Reader, list: unknown[], wireType: WireType, depth: number) => void };
 
 const readPlans = new WeakMap<DescMessage, ReadPlan>();
 
 function readPlan(desc: DescMessage): ReadPlan {
   const existing = readPlans.get(desc);
   if (existing) return existing;
-  const byNumber: (FieldRead | undefined)[] = [];
-  let zeroMessage: () => Record<string, unknown> = () => ({});
-  const plan: ReadPlan = {
-    read(reader, length, depth) {
+  // Registered before its fields are planned, so a recursive type finds itself.
+  const plan: ReadPlan = { read: () => ({}) };
+  readPlans.set(desc, plan);
+  const fields = desc.fields.map((field) => ({ no: field.number, name: field.localName, read: fieldRead(field) }));
+  plan.read = compiledRead(fields, zeroMessageMaker(desc));
+  return plan;
+}
+
+/**
+ * The read of one message type as one function compiled from its field list: a switch on
+ * the field number, each case storing into the field by its own name (see compiledWrite).
+ */
+function compiledRead(fields: { no: number; name: string; read: FieldRead }[], zeroMessage: () => Record<string, unknown>): ReadPlan['read'] {
+  const cases = fields.map(({ no, name, read }, i) => {
+    const key = `m[${JSON.stringify(name)}]`;
+    if (read.kind === 'value') return `case ${no}: ${key} = r${i}(reader, tag & 7, depth); break;`;
+    // A second occurrence would be merged into the first: protobuf-es does that.
+    if (read.kind === 'message') return `case ${no}: if (${key} !== undefined) throw new NotSimple(); ${key} = r${i}(reader, tag & 7, depth); break;`;
+    return `case ${no}: r${i}(reader, ${key}, tag & 7, depth); break;`;
+  });
+  // The source holds only field names (as JSON strings) and numbers; the reads come in as arguments.
+  const make = new Function(
+    ...fields.map((_, i) => `r${i}`),
+    'zeroMessage',
+    'NotSimple',
+    'RECURSION_LIMIT',
+    `return function read(reader, length, depth) {
       if (depth > RECURSION_LIMIT) throw new NotSimple();
-      const message = zeroMessage();
+      const m = zeroMessage();
       const end = reader.pos + length;
       while (reader.pos < end) {
         const tag = reader.fieldTag();
-        const read = byNumber[tag >>> 3];
-        if (read === undefined) throw new NotSimple();
-        read(reader, message, tag & 7, depth);
+        switch (tag >>> 3) { ${cases.join(' ')} default: throw new NotSimple(); }
       }
       if (reader.pos !== end) throw new NotSimple();
-      return message;
-    },
-  };
-  readPlans.set(desc, plan);
-  for (const field of desc.fields) byNumber[field.number] = fieldRead(field);
-  zeroMessage = zeroMessageMaker(desc);
-  return plan;
+      return m;
+    };`,
+  );
+  return make(...fields.map((field) => field.read.read), zeroMessage, NotSimple, RECURSION_LIMIT) as ReadPlan['read'];
 }
 
 /**
@@ -699,45 +746,54 @@ function fieldZero(field: DescField): () => unknown {
 }
 
 function fieldRead(field: DescField): FieldRead {
-  const name = field.localName;
   switch (field.fieldKind) {
     case 'scalar':
     case 'enum': {
       const { wireType: expected, read } = fieldScalar(field);
-      return (reader, message, wireType) => {
-        if (wireType !== expected) throw new NotSimple();
-        message[name] = read(reader);
+      return {
+        kind: 'value',
+        read: (reader, wireType) => {
+          if (wireType !== expected) throw new NotSimple();
+          return read(reader);
+        },
       };
     }
     case 'message': {
       const nested = readPlan(field.message);
-      return (reader, message, wireType, depth) => {
-        // A second occurrence would be merged into the first: protobuf-es does that.
-        if (wireType !== WireType.LengthDelimited || message[name] !== undefined) throw new NotSimple();
-        message[name] = nested.read(reader, reader.uint32(), depth + 1);
+      return {
+        kind: 'message',
+        read: (reader, wireType, depth) => {
+          if (wireType !== WireType.LengthDelimited) throw new NotSimple();
+          return nested.read(reader, reader.uint32(), depth + 1);
+        },
       };
     }
     case 'list': {
       if (field.listKind === 'message') {
         const nested = readPlan(field.message);
-        return (reader, message, wireType, depth) => {
-          if (wireType !== WireType.LengthDelimited) throw new NotSimple();
-          (message[name] as unknown[]).push(nested.read(reader, reader.uint32(), depth + 1));
+        return {
+          kind: 'list',
+          read: (reader, list, wireType, depth) => {
+            if (wireType !== WireType.LengthDelimited) throw new NotSimple();
+            list.push(nested.read(reader, reader.uint32(), depth + 1));
+          },
         };
       }
       const { wireType: expected, read } = fieldScalar(field);
       const packable = expected !== WireType.LengthDelimited;
-      return (reader, message, wireType) => {
-        const list = message[name] as unknown[];
-        if (packable && wireType === WireType.LengthDelimited) {
-          const end = reader.uint32() + reader.pos;
-          while (reader.pos < end) list.push(read(reader));
-          if (reader.pos !== end) throw new NotSimple();
-        } else if (wireType === expected) {
-          list.push(read(reader));
-        } else {
-          throw new NotSimple();
-        }
+      return {
+        kind: 'list',
+        read: (reader, list, wireType) => {
+          if (packable && wireType === WireType.LengthDelimited) {
+            const end = reader.uint32() + reader.pos;
+            while (reader.pos < end) list.push(read(reader));
+            if (reader.pos !== end) throw new NotSimple();
+          } else if (wireType === expected) {
+            list.push(read(reader));
+          } else {
+            throw new NotSimple();
+          }
+        },
       };
     }
     default:

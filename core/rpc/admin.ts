@@ -22,6 +22,7 @@ import {
   transactionMessage,
 } from './convert.js';
 import type { Handlers } from './grpc.js';
+import { ownTurn } from './turns.js';
 import { planSyncMessage } from './upstream.js';
 
 function issued(key: IssuedKeyPair | null) {
@@ -65,6 +66,7 @@ export function adminHandlers(
       return { balanceKobo: BigInt(balanceKobo), entry: ledgerEntryMessage(entry), replayed };
     },
     async listLedgerEntries(req) {
+      await ownTurn();
       const page = await accounts.ledger(req.accountId, modeIn(req.mode), req.pageSize, req.pageToken);
       return { entries: page.items.map(ledgerEntryMessage), nextPageToken: page.next ?? '' };
     },

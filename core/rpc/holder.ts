@@ -40,6 +40,7 @@ import {
   transactionMessage,
 } from './convert.js';
 import type { Handlers } from './grpc.js';
+import { ownTurn } from './turns.js';
 import { deliveryMessage, webhookMessage } from './webhooks.js';
 
 const ROLE_TO_PROTO: Readonly<Record<Role, UserRole>> = { owner: UserRole.OWNER, viewer: UserRole.VIEWER };
@@ -234,6 +235,7 @@ export function holderHandlers(people: PeopleService, desk: HolderDesk, clock: (
       return pricesMessage(context, await desk.prices(context));
     },
     async listTransactions(req) {
+      await ownTurn();
       const context = await signedIn(req.sessionToken);
       const page = await desk.transactions(context, modeIn(req.mode), holderFilter(req.filter), req.pageSize, req.pageToken);
       return { transactions: page.items.map(transactionMessage), nextPageToken: page.next ?? '' };
@@ -243,6 +245,7 @@ export function holderHandlers(people: PeopleService, desk: HolderDesk, clock: (
       return { transaction: transactionMessage(await desk.transaction(context, modeIn(req.mode), req.reference)) };
     },
     async listStatement(req) {
+      await ownTurn();
       const context = await signedIn(req.sessionToken);
       const page = await desk.statement(context, modeIn(req.mode), req.pageSize, req.pageToken);
       return { entries: page.items.map(ledgerEntryMessage), nextPageToken: page.next ?? '' };

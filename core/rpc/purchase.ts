@@ -6,6 +6,7 @@ import type { PurchaseService } from '../purchases/service.js';
 import type { VerificationService } from '../purchases/verification.js';
 import { int64In, koboIn, MODE_TO_PROTO, modeIn, pricedPackageMessage, pricedPlanMessage, transactionMessage } from './convert.js';
 import type { Handlers } from './grpc.js';
+import { ownTurn } from './turns.js';
 import { callbackMessage, verifiedCustomerMessage } from './upstream.js';
 
 function outcome({ transaction, replayed }: PurchaseResult) {
@@ -63,6 +64,7 @@ export function purchaseHandlers(
       return { transaction: transactionMessage(await purchases.transaction(req.accountId, modeIn(req.mode), req.reference)) };
     },
     async listTransactions(req) {
+      await ownTurn();
       const page = await purchases.history(req.accountId, modeIn(req.mode), req.pageSize, req.pageToken);
       return { transactions: page.items.map(transactionMessage), nextPageToken: page.next ?? '' };
     },

@@ -4,6 +4,7 @@
  * reaches our network. WEBHOOK_ALLOW_PRIVATE=true is what lets the other tests use
  * loopback receivers; here it is off.
  */
+import http from 'node:http';
 import net from 'node:net';
 import { Code, ConnectError } from '@connectrpc/connect';
 import * as assert from 'uvu/assert';
@@ -84,6 +85,56 @@ test('a name that resolves to a private address is refused when connecting; noth
   } finally {
     poster.close();
     await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+});
+
+/** A receiver on loopback answering with `handle`; its URL, and how many requests it saw. */
+async function localReceiver(handle: http.RequestListener): Promise<{ url: string; requests: () => number; close: () => Promise<void> }> {
+  let requests = 0;
+  const server = http.createServer((req, res) => {
+    requests += 1;
+    handle(req, res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}/hooks`,
+    requests: () => requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+test('the bounds of one attempt: no redirect followed, a long answer read only so far, a silent receiver cut off, a refused connection named', async () => {
+  const poster = createPoster({ allowPrivate: true, timeoutMs: 300 });
+  const redirect = await localReceiver((_req, res) => res.writeHead(302, { Location: '/elsewhere' }).end());
+  let sent = 0;
+  const long = await localReceiver((_req, res) => {
+    res.writeHead(200, { 'Content-Type': 'text/plain' });
+    // Far more than MAX_ANSWER_BYTES, written as long as the client reads.
+    const chunk = Buffer.alloc(64 * 1024, 'x');
+    const more = () => {
+      while (sent < 64 * 1024 * 1024 && res.write(chunk)) sent += chunk.length;
+      if (sent < 64 * 1024 * 1024) res.once('drain', more);
+      else res.end();
+    };
+    res.on('close', () => res.removeAllListeners('drain'));
+    more();
+  });
+  const silent = await localReceiver(() => {});
+  try {
+    assert.equal(await poster.post(redirect.url, '{}', {}), { status: 302, error: 'the receiver answered 302' });
+    assert.is(redirect.requests(), 1, 'the redirect was not followed');
+    assert.equal(await poster.post(long.url, '{}', {}), { status: 200, error: null });
+    assert.ok(sent < 16 * 1024 * 1024, `the answer was not read to its end (${sent} bytes written)`);
+    assert.equal(await poster.post(silent.url, '{}', {}), { status: 0, error: 'no answer within 0.3 s' });
+    const closed = silent.url.replace(/:\d+\//, ':1/');
+    assert.equal(await poster.post(closed, '{}', {}), { status: 0, error: 'could not connect (ECONNREFUSED)' });
+  } finally {
+    poster.close();
+    await Promise.all([redirect.close(), long.close(), silent.close()]);
   }
 });
 

@@ -164,13 +164,20 @@ export function tierMessage(tier: TierRecord): MessageInitShape<typeof TierSchem
   };
 }
 
-export function catalogPlanMessage(plan: PlanRecord): MessageInitShape<typeof CatalogPlanSchema> {
+/** What the catalog's and the priced messages of a data plan say alike. */
+function planFacts(plan: PlanRecord) {
   return {
     planId: BigInt(plan.planId),
     network: plan.network,
     label: plan.label,
     validity: plan.validity,
     faceValueKobo: BigInt(plan.faceValueKobo),
+  };
+}
+
+export function catalogPlanMessage(plan: PlanRecord): MessageInitShape<typeof CatalogPlanSchema> {
+  return {
+    ...planFacts(plan),
     tierPrices: Object.entries(plan.tierPricesKobo).map(([tierId, priceKobo]) => ({ tierId, priceKobo: BigInt(priceKobo) })),
     active: plan.active,
     providerCode: plan.providerCode,
@@ -190,14 +197,7 @@ export function cablePackageMessage(pkg: CablePackageRecord): MessageInitShape<t
 
 /** A data plan at this account's price, as PurchaseService.ListPlans and the holder's prices show it. */
 export function pricedPlanMessage({ plan, priceKobo }: PricedPlan) {
-  return {
-    planId: BigInt(plan.planId),
-    network: plan.network,
-    label: plan.label,
-    validity: plan.validity,
-    faceValueKobo: BigInt(plan.faceValueKobo),
-    priceKobo: BigInt(priceKobo),
-  };
+  return { ...planFacts(plan), priceKobo: BigInt(priceKobo) };
 }
 
 /** A cable package at this account's price, as PurchaseService.ListPackages and the holder's prices show it. */

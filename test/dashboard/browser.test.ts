@@ -13,7 +13,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import * as assert from 'uvu/assert';
 import { API_TIER_ID } from '../../core/catalog/defaults.js';
 import { UserAdminService, UserRole } from '../../gen/prepaid/v1/holder_pb.js';
-import { acceptInvitation, chromiumOrSkip, launchChromium, signIn, snap } from '../helpers/browser.js';
+import { acceptInvitation, chromiumOrSkip, closeAll, launchChromium, signIn, snap } from '../helpers/browser.js';
 import { startCore, type TestCore } from '../helpers/core.js';
 import { startTestDashboard, type TestDashboard } from '../helpers/dashboard.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
@@ -68,11 +68,7 @@ test.before(async (state) => {
 });
 
 test.after(async (state) => {
-  if (!haveChromium) return;
-  await state.browser?.close();
-  await state.dashboard?.close();
-  await state.gateway?.close();
-  await state.core?.close();
+  if (haveChromium) await closeAll(state.browser, state.dashboard, state.gateway, state.core);
 });
 
 flow('the operator invites an owner, who sets a password and signs in to the overview', async (state) => {

@@ -12,7 +12,7 @@ import * as assert from 'uvu/assert';
 import { API_TIER_ID } from '../../core/catalog/defaults.js';
 import { UserAdminService, UserRole } from '../../gen/prepaid/v1/holder_pb.js';
 import { Mode } from '../../gen/prepaid/v1/types_pb.js';
-import { acceptInvitation, chromiumOrSkip, launchChromium, signIn, snap } from '../helpers/browser.js';
+import { acceptInvitation, chromiumOrSkip, closeAll, launchChromium, signIn, snap } from '../helpers/browser.js';
 import { startCore, type TestCore } from '../helpers/core.js';
 import { startTestDashboard, type TestDashboard } from '../helpers/dashboard.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
@@ -70,11 +70,7 @@ test.before(async (state) => {
 });
 
 test.after(async (state) => {
-  if (!haveChromium) return;
-  await state.browser?.close();
-  await state.dashboard?.close();
-  await state.gateway?.close();
-  await state.core?.close();
+  if (haveChromium) await closeAll(state.browser, state.dashboard, state.gateway, state.core);
 });
 
 flow('the owner switches to test mode: a banner says so, and the test balance starts at nothing', async (state) => {

@@ -10,7 +10,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import * as assert from 'uvu/assert';
 import { UserAdminService, UserRole } from '../../gen/prepaid/v1/holder_pb.js';
 import { WebhookService } from '../../gen/prepaid/v1/webhooks_pb.js';
-import { acceptInvitation, chromiumOrSkip, launchChromium, signIn, snap } from '../helpers/browser.js';
+import { acceptInvitation, chromiumOrSkip, closeAll, launchChromium, signIn, snap } from '../helpers/browser.js';
 import { startCore, type TestCore } from '../helpers/core.js';
 import { startTestDashboard, type TestDashboard } from '../helpers/dashboard.js';
 import { type ApiKeys, startTestGateway, type TestGateway } from '../helpers/gateway.js';
@@ -85,12 +85,7 @@ test.before(async (state) => {
 });
 
 test.after(async (state) => {
-  if (!haveChromium) return;
-  await state.browser?.close();
-  await state.receiver?.stop();
-  await state.dashboard?.close();
-  await state.gateway?.close();
-  await state.core?.close();
+  if (haveChromium) await closeAll(state.browser, state.receiver, state.dashboard, state.gateway, state.core);
 });
 
 flow('the owner sets the URL, reads the secret once, and a test event arrives signed with it', async (state) => {

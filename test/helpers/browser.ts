@@ -56,6 +56,17 @@ export async function signIn(page: Page, url: string, email: string, password: s
   await page.getByRole('button', { name: 'Sign in' }).click();
 }
 
+/** What a browser test starts and must end: the browser, servers, a receiver. */
+type Closable = { close(): Promise<unknown> } | { stop(): Promise<unknown> };
+
+/** Ends what a browser test started, in the order given (the browser first); a part never started is passed as undefined. */
+export async function closeAll(...parts: Array<Closable | undefined>): Promise<void> {
+  for (const part of parts) {
+    if (part === undefined) continue;
+    await ('close' in part ? part.close() : part.stop());
+  }
+}
+
 /** Accepts an invitation link in `page`: opens it, sets the password, lands on sign-in. */
 export async function acceptInvitation(page: Page, dashboardUrl: string, inviteUrl: string, password: string): Promise<void> {
   // The core builds the link on DASHBOARD_PUBLIC_URL; the test's dashboard has a port of its own.

@@ -17,6 +17,7 @@ import { Background } from '../../../core/purchases/receipts.js';
 import { createRecoveryWorker } from '../../../core/purchases/recovery.js';
 import type { Store } from '../../../core/store/port.js';
 import { openSqliteStore } from '../../../core/store/sqlite/index.js';
+import { airtimePurchase } from '../../helpers/purchases.js';
 import { suite } from '../../helpers/suite.js';
 
 const test = suite('recovery pass');
@@ -36,21 +37,7 @@ test.after.each(async () => {
 });
 
 async function pending(reference: string, createdAtMs: number): Promise<void> {
-  const reserved = await store.wallet.reserve({
-    reference,
-    accountId: 'acct-1',
-    mode: 'live',
-    product: 'airtime',
-    service: 'mtn',
-    recipient: '08031234567',
-    faceValueKobo: kobo(10_000),
-    chargedKobo: kobo(9_800),
-    details: {},
-    requestId: null,
-    requestHash: null,
-    nextAttemptAt: new Date(createdAtMs),
-    createdAt: new Date(createdAtMs),
-  });
+  const reserved = await store.wallet.reserve(airtimePurchase(reference, { nextAttemptAt: new Date(createdAtMs), createdAt: new Date(createdAtMs) }));
   assert.is(reserved.outcome, 'reserved');
 }
 
@@ -151,21 +138,9 @@ test('a retry that lands on another core while the first request waits for the p
 
 test('a crash survivor whose lease ended is answered pending on any core, not in progress', async () => {
   const sandbox = createSandbox();
-  await store.wallet.reserve({
-    reference: 'TX-SURVIVOR',
-    accountId: 'acct-1',
-    mode: 'live',
-    product: 'airtime',
-    service: 'mtn',
-    recipient: '08031234567',
-    faceValueKobo: kobo(10_000),
-    chargedKobo: kobo(9_800),
-    details: {},
-    requestId: 'key-2',
-    requestHash: orderHash(ORDER),
-    nextAttemptAt: new Date(12_000),
-    createdAt: new Date(10_000),
-  });
+  await store.wallet.reserve(
+    airtimePurchase('TX-SURVIVOR', { requestId: 'key-2', requestHash: orderHash(ORDER), nextAttemptAt: new Date(12_000), createdAt: new Date(10_000) }),
+  );
   const during = coreOn({ live: sandbox, test: sandbox }, () => new Date(11_999));
   const inProgress = await executePurchase(during, 'acct-1', 'live', ORDER, 'key-2').catch((error: unknown) => error);
   assert.is((inProgress as DomainError).code, 'REQUEST_IN_PROGRESS', "within the first call's lease");

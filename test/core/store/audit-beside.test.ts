@@ -15,6 +15,7 @@ import { kobo } from '../../../core/domain/money.js';
 import type { Store } from '../../../core/store/port.js';
 import { auditOffThread, releaseAuditGate } from '../../../core/store/sqlite/audit-runner.js';
 import { openSqliteStore } from '../../../core/store/sqlite/index.js';
+import { airtimePurchase } from '../../helpers/purchases.js';
 import { suite } from '../../helpers/suite.js';
 
 const beside = suite('ledger check beside purchases');
@@ -41,21 +42,7 @@ beside.after.each(async () => {
 async function purchase(): Promise<void> {
   sequence += 1;
   const reference = `TX-${String(sequence).padStart(6, '0')}`;
-  const reserved = await store.wallet.reserve({
-    reference,
-    accountId: 'acct-1',
-    mode: 'live',
-    product: 'airtime',
-    service: 'mtn',
-    recipient: '08031234567',
-    faceValueKobo: kobo(10_000),
-    chargedKobo: kobo(9_800),
-    details: {},
-    requestId: null,
-    requestHash: null,
-    nextAttemptAt: new Date(60_000),
-    createdAt: new Date(3_000 + sequence),
-  });
+  const reserved = await store.wallet.reserve(airtimePurchase(reference, { createdAt: new Date(3_000 + sequence) }));
   assert.is(reserved.outcome, 'reserved');
   await store.wallet.settle(reference, { providerReference: `P-${sequence}` }, new Date(4_000 + sequence));
 }

@@ -34,6 +34,7 @@ import { createRecoveryWorker } from '../../../core/purchases/recovery.js';
 import { transactionCursorBefore } from '../../../core/store/paging.js';
 import type { Store } from '../../../core/store/port.js';
 import { unchecked } from '../../helpers/money.js';
+import { airtimePurchase } from '../../helpers/purchases.js';
 import { suite } from '../../helpers/suite.js';
 
 /** A fresh store and how to throw it away. */
@@ -87,22 +88,7 @@ class Harness {
 
   /** An airtime purchase of ₦100 charged ₦98 unless overridden. */
   purchase(accountId: string, overrides: Partial<NewTransaction> = {}): NewTransaction {
-    return {
-      reference: this.unique('TX'),
-      accountId,
-      mode: 'live',
-      product: 'airtime',
-      service: 'mtn',
-      recipient: '08031234567',
-      faceValueKobo: kobo(10_000),
-      chargedKobo: kobo(9_800),
-      details: {},
-      requestId: null,
-      requestHash: null,
-      nextAttemptAt: at(60),
-      createdAt: at(10),
-      ...overrides,
-    };
+    return airtimePurchase(this.unique('TX'), { accountId, nextAttemptAt: at(60), createdAt: at(10), ...overrides });
   }
 
   async reserved(tx: NewTransaction): Promise<TransactionRecord> {

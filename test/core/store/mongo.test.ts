@@ -10,11 +10,11 @@ import { randomUUID } from 'node:crypto';
 import { type Db, Long, MongoClient, MongoServerError } from 'mongodb';
 import * as assert from 'uvu/assert';
 import { kobo } from '../../../core/domain/money.js';
-import type { NewTransaction } from '../../../core/domain/records.js';
 import type { AccountDoc } from '../../../core/store/mongo/documents.js';
 import { type MongoStore, openMongoStore } from '../../../core/store/mongo/index.js';
 import { COLLECTIONS, SCHEMA_VERSION } from '../../../core/store/mongo/schema.js';
 import type { Store } from '../../../core/store/port.js';
+import { airtimePurchase } from '../../helpers/purchases.js';
 import { suite } from '../../helpers/suite.js';
 import { storeConformance } from './conformance.js';
 
@@ -87,30 +87,13 @@ function runAgainst(uri: string): void {
     await raw.close();
   });
 
-  const purchase = (reference: string, overrides: Partial<NewTransaction> = {}): NewTransaction => ({
-    reference,
-    accountId: 'acct-1',
-    mode: 'live',
-    product: 'airtime',
-    service: 'mtn',
-    recipient: '08031234567',
-    faceValueKobo: kobo(10_000),
-    chargedKobo: kobo(9_800),
-    details: {},
-    requestId: null,
-    requestHash: null,
-    nextAttemptAt: new Date(60_000),
-    createdAt: new Date(3_000),
-    ...overrides,
-  });
-
   /** An account with ₦500, one settled and one pending purchase (as in the SQLite tests). */
   async function populate(store: Store): Promise<void> {
     await store.accounts.create({ accountId: 'acct-1', name: 'Ada', tierId: 'standard', createdAt: new Date(1_000) });
     await store.wallet.credit({ mode: 'live', accountId: 'acct-1', amountKobo: kobo(50_000), reference: 'CR-1', memo: 'opening', at: new Date(2_000) });
-    await store.wallet.reserve(purchase('TX-1'));
+    await store.wallet.reserve(airtimePurchase('TX-1'));
     await store.wallet.settle('TX-1', { providerReference: 'P-1' }, new Date(4_000));
-    await store.wallet.reserve(purchase('TX-2', { requestId: 'r-2', createdAt: new Date(5_000) }));
+    await store.wallet.reserve(airtimePurchase('TX-2', { requestId: 'r-2', createdAt: new Date(5_000) }));
   }
 
   async function refusedWith(code: number, write: () => Promise<unknown>): Promise<void> {
@@ -208,7 +191,7 @@ function runAgainst(uri: string): void {
     await b.wallet.credit({ mode: 'live', accountId: 'shared', amountKobo: kobo(5_000), reference: 'CR', memo: '', at: new Date(1) });
     const results = await Promise.all(
       Array.from({ length: 12 }, (_, i) =>
-        (i % 2 === 0 ? a : b).wallet.reserve(purchase(`TX-${i}`, { accountId: 'shared', chargedKobo: kobo(1_000), createdAt: new Date(2 + i) })),
+        (i % 2 === 0 ? a : b).wallet.reserve(airtimePurchase(`TX-${i}`, { accountId: 'shared', chargedKobo: kobo(1_000), createdAt: new Date(2 + i) })),
       ),
     );
     assert.is(results.filter((r) => r.outcome === 'reserved').length, 5);
@@ -234,7 +217,7 @@ function runAgainst(uri: string): void {
     await first.close();
     const second = await open();
     assert.is((await second.accounts.get('acct-1'))?.balanceKobo, 30_400);
-    assert.is((await second.wallet.reserve(purchase('TX-9', { requestId: 'r-2' }))).outcome, 'duplicate');
+    assert.is((await second.wallet.reserve(airtimePurchase('TX-9', { requestId: 'r-2' }))).outcome, 'duplicate');
     assert.is((await second.catalog.upsertPlan(plan)).planId, 2, 'plan ids continue where they stopped');
 
     await db.collection<Loose>(COLLECTIONS.meta).updateOne({ _id: 'schema' }, { $set: { version: SCHEMA_VERSION + 1 } });

@@ -14,6 +14,7 @@ import type { Store } from '../../../core/store/port.js';
 import { openSqliteStore } from '../../../core/store/sqlite/index.js';
 import { TRANSACTION_COLUMNS } from '../../../core/store/sqlite/rows.js';
 import { MIGRATIONS, SCHEMA_VERSION } from '../../../core/store/sqlite/schema.js';
+import { airtimePurchase } from '../../helpers/purchases.js';
 import { suite } from '../../helpers/suite.js';
 import { storeConformance } from './conformance.js';
 
@@ -65,22 +66,9 @@ sqlite.after.each(async () => {
 async function populate(store: Store): Promise<void> {
   await store.accounts.create({ accountId: 'acct-1', name: 'Ada', tierId: 'standard', createdAt: new Date(1_000) });
   await store.wallet.credit({ mode: 'live', accountId: 'acct-1', amountKobo: kobo(50_000), reference: 'CR-1', memo: 'opening', at: new Date(2_000) });
-  const purchase = {
-    accountId: 'acct-1',
-    mode: 'live' as const,
-    product: 'airtime' as const,
-    service: 'mtn',
-    recipient: '08031234567',
-    faceValueKobo: kobo(10_000),
-    chargedKobo: kobo(9_800),
-    details: {},
-    requestId: null,
-    requestHash: null,
-    nextAttemptAt: new Date(60_000),
-  };
-  await store.wallet.reserve({ ...purchase, reference: 'TX-1', createdAt: new Date(3_000) });
+  await store.wallet.reserve(airtimePurchase('TX-1'));
   await store.wallet.settle('TX-1', { providerReference: 'P-1' }, new Date(4_000));
-  await store.wallet.reserve({ ...purchase, reference: 'TX-2', requestId: 'r-2', createdAt: new Date(5_000) });
+  await store.wallet.reserve(airtimePurchase('TX-2', { requestId: 'r-2', createdAt: new Date(5_000) }));
   await store.catalog.upsertPlan({
     planId: 0,
     network: 'mtn',
@@ -277,21 +265,9 @@ sqlite('a file at schema version 2 migrates to the current one with its money in
   assert.is((await store.accounts.get('acct-1'))?.balanceKobo, 50_000);
   assert.equal((await store.wallet.audit()).violations, []);
   // The rebuilt table kept its idempotency index.
-  const duplicate = await store.wallet.reserve({
-    reference: 'TX-2',
-    accountId: 'acct-1',
-    mode: 'live',
-    product: 'airtime',
-    service: 'mtn',
-    recipient: '08031234567',
-    faceValueKobo: kobo(10_000),
-    chargedKobo: kobo(9_800),
-    details: {},
-    requestId: 'r-1',
-    requestHash: 'h',
-    nextAttemptAt: new Date(5_000),
-    createdAt: new Date(5_000),
-  });
+  const duplicate = await store.wallet.reserve(
+    airtimePurchase('TX-2', { requestId: 'r-1', requestHash: 'h', nextAttemptAt: new Date(5_000), createdAt: new Date(5_000) }),
+  );
   assert.is(duplicate.outcome, 'duplicate');
   // Everything written before test mode is live, and the test wallet starts empty.
   assert.is(tx?.mode, 'live');

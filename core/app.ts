@@ -11,7 +11,7 @@ import { createAccountService } from './accounts/service.js';
 import { defaultCatalog } from './catalog/defaults.js';
 import { createCatalogService } from './catalog/service.js';
 import { createPlanSync } from './catalog/sync.js';
-import { DEFAULT_DASHBOARD_PUBLIC_URL } from './config.js';
+import { DEFAULT_DASHBOARD_PUBLIC_URL, DEFAULT_DELIVERY_CONCURRENCY, DEFAULT_PER_DESTINATION } from './config.js';
 import { DEFAULT_DELIVERY_SCHEDULE } from './domain/events.js';
 import type { Mode } from './domain/mode.js';
 import { DEFAULT_RETRY_SCHEDULE } from './domain/transactions.js';
@@ -78,15 +78,6 @@ export interface WebhookDeps {
   poster?: Poster;
 }
 
-/**
- * Deliveries in flight to one account's webhook: a slow receiver holds at most these. Under
- * load an attempt takes a few milliseconds of the core's turns even on loopback, so 4 let
- * one busy account's deliveries fall behind its purchases (about 600 a second at most on the
- * development machine); 16 keep up with the purchase rate the service sustains.
- */
-export const DEFAULT_PER_DESTINATION = 16;
-/** Events one core holds at once (WEBHOOK_CONCURRENCY): four busy receivers, with their waiting events. */
-export const DEFAULT_DELIVERY_CONCURRENCY = 128;
 /** The worker also looks for due events this often (retries fall due without a nudge). */
 export const DEFAULT_DELIVERY_POLL_MS = 1_000;
 

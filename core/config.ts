@@ -90,6 +90,16 @@ export const DEFAULT_VTPASS_SMS_URL = 'https://messaging.vtpass.com/v2/api/sms/s
 export const DEFAULT_DASHBOARD_PUBLIC_URL = 'http://localhost:8081';
 /** The usual port of a Prometheus exporter that has no registered port of its own. */
 export const DEFAULT_CORE_METRICS_PORT = 9464;
+/**
+ * Deliveries in flight to one account's webhook (WEBHOOK_PER_DESTINATION): a slow receiver
+ * holds at most these. Under load an attempt takes a few milliseconds of the core's turns even
+ * on loopback, so 4 let one busy account's deliveries fall behind its purchases (about 600 a
+ * second at most on the development machine); 16 keep up with the purchase rate the service
+ * sustains.
+ */
+export const DEFAULT_PER_DESTINATION = 16;
+/** Events one core holds at once (WEBHOOK_CONCURRENCY): four busy receivers, with their waiting events. */
+export const DEFAULT_DELIVERY_CONCURRENCY = 128;
 
 /** A bearer token: at least 16 characters; unset means "generate one in DATA_DIR". Not trimmed. */
 function secret(name: string, fallback: string, help: string): Variable<string | null> {
@@ -201,13 +211,13 @@ export const CORE_SCHEMA = {
     help: 'How long a webhook receiver has to answer with a 2xx before the attempt counts as failed (the contract says 10 s; lower only for tests).',
   }),
   webhookConcurrency: integer('WEBHOOK_CONCURRENCY', {
-    fallback: 128,
+    fallback: DEFAULT_DELIVERY_CONCURRENCY,
     min: 1,
     max: 1_000,
     help: 'Webhook events this core holds at once: being delivered, or claimed and waiting for their receiver to have room.',
   }),
   webhookPerDestination: integer('WEBHOOK_PER_DESTINATION', {
-    fallback: 16,
+    fallback: DEFAULT_PER_DESTINATION,
     min: 1,
     max: 256,
     help: "Webhook deliveries in flight at once to one account's webhook (as many more wait for them); a slow receiver holds no more.",

@@ -50,11 +50,8 @@ export interface DeliveryWorkerOptions {
 
 export interface DeliveryWorker {
   start(): void;
-  /**
-   * Something is due now: an event of `destination` was just recorded, or (without one) an
-   * event was queued again or a ping recorded.
-   */
-  nudge(destination?: { accountId: string; mode: Mode }): void;
+  /** Something of `destination` is due now: an event was just recorded, queued again, or a ping recorded. */
+  nudge(destination: { accountId: string; mode: Mode }): void;
   /** Stops claiming, and waits for the attempts in flight. */
   stop(): Promise<void>;
   /** Claims and delivers until nothing is due (tests). */
@@ -286,10 +283,9 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     }
   }
 
-  function nudge(destination?: { accountId: string; mode: Mode }): void {
+  function nudge(destination: { accountId: string; mode: Mode }): void {
     if (state.stopped) return;
-    if (destination === undefined) void sweep();
-    else claimFor(destinations.of(destination.accountId, destination.mode));
+    claimFor(destinations.of(destination.accountId, destination.mode));
   }
 
   const busy = () => sweeping || inFlight.size > 0 || destinations.all().some((d) => d.claiming);

@@ -5,7 +5,7 @@
  */
 import { Code, ConnectError } from '@connectrpc/connect';
 import * as assert from 'uvu/assert';
-import { DEFAULT_PER_DESTINATION } from '../../core/app.js';
+import { DEFAULT_PER_DESTINATION } from '../../core/config.js';
 import { kobo } from '../../core/domain/money.js';
 import { Mode } from '../../gen/prepaid/v1/types_pb.js';
 import { WebhookService } from '../../gen/prepaid/v1/webhooks_pb.js';

@@ -211,13 +211,11 @@ export function createEventStore(sql: EventStatements, commit: GroupCommit): Eve
       const { destination } = claim;
       if (destination !== undefined && claim.excludeAccounts.includes(destination.accountId)) return [];
       const exclude = JSON.stringify(claim.excludeAccounts);
-      const due =
-        destination === undefined
-          ? () => sql.due.all({ now, exclude, limit: claim.limit })
-          : () => sql.dueFor.all({ now, account_id: destination.accountId, mode: destination.mode, limit: claim.limit });
+      const forDestination = destination === undefined ? undefined : { now, account_id: destination.accountId, mode: destination.mode };
+      const due = () =>
+        forDestination === undefined ? sql.due.all({ now, exclude, limit: claim.limit }) : sql.dueFor.all({ ...forDestination, limit: claim.limit });
       // A read first, outside any write: the worker asks often, and mostly nothing is due.
-      const any =
-        destination === undefined ? sql.anyDue.get({ now, exclude }) : sql.anyDueFor.get({ now, account_id: destination.accountId, mode: destination.mode });
+      const any = forDestination === undefined ? sql.anyDue.get({ now, exclude }) : sql.anyDueFor.get(forDestination);
       if (any === undefined) return [];
       return commit.ride(() => {
         const rows = due();

@@ -20,6 +20,7 @@ import {
   Code,
   ConnectError,
   type ContextValues,
+  createContextKey,
   createContextValues,
   type Interceptor,
   type Transport,
@@ -59,6 +60,28 @@ const NEVER_ABORTED = new AbortController().signal;
 const GRPC_STATUS_OK = '0';
 
 type UnaryFn = (req: UnaryRequest) => Promise<UnaryResponse>;
+
+/** Where a call asks for its reply undecoded; see replyBytes. */
+interface ReplyBytesHolder {
+  bytes: Uint8Array | undefined;
+}
+
+const REPLY_BYTES = createContextKey<ReplyBytesHolder | undefined>(undefined, { description: 'the reply, undecoded' });
+
+/**
+ * The reply of a unary call as the server sent it (the message's protobuf bytes, without
+ * its envelope), for a caller that turns it straight into something else instead of into a
+ * message first: the gateway writes history pages from it (gateway/actions/page-json.ts).
+ * `call` makes the call with the options it is given; it goes through the interceptors,
+ * deadlines and errors of every call. Only this transport keeps the bytes: on another, the
+ * call fails loudly rather than answer with an empty message.
+ */
+export async function replyBytes(call: (options: { contextValues: ContextValues }) => Promise<unknown>): Promise<Uint8Array> {
+  const holder: ReplyBytesHolder = { bytes: undefined };
+  await call({ contextValues: createContextValues().set(REPLY_BYTES, holder) });
+  if (holder.bytes === undefined) throw new Error('the transport did not keep the reply undecoded (only the unary gRPC transport does)');
+  return holder.bytes;
+}
 
 export function createUnaryGrpcTransport(options: UnaryGrpcTransportOptions): UnaryGrpcTransport {
   const base = new URL(options.baseUrl);
@@ -290,7 +313,14 @@ function parseReply(req: UnaryRequest, reply: RawReply, authority: string): Unar
   }
   let message: MessageShape<DescMessage>;
   try {
-    message = protoDecoder(req.method.output)(body.subarray(ENVELOPE_PREFIX_BYTES));
+    const holder = req.contextValues.get(REPLY_BYTES);
+    if (holder === undefined) {
+      message = protoDecoder(req.method.output)(body.subarray(ENVELOPE_PREFIX_BYTES));
+    } else {
+      // The caller reads the bytes itself; the message it is handed is the empty one.
+      holder.bytes = body.subarray(ENVELOPE_PREFIX_BYTES);
+      message = create(req.method.output);
+    }
   } catch (error) {
     return new ConnectError(`the reply cannot be parsed: ${(error as Error).message}`, Code.Internal);
   }

@@ -5,11 +5,13 @@
  * calls at once.
  */
 
+import { fromBinary, toBinary } from '@bufbuild/protobuf';
 import { Code, ConnectError, createClient, type Interceptor } from '@connectrpc/connect';
+import { createGrpcTransport } from '@connectrpc/connect-node';
 import * as assert from 'uvu/assert';
 import { BadRequestSchema, ErrorInfoSchema } from '../../gen/google/rpc/error_details_pb.js';
-import { PurchaseService } from '../../gen/prepaid/v1/purchase_pb.js';
-import { createUnaryGrpcTransport } from '../../runtime/grpc-transport.js';
+import { GetBalanceResponseSchema, PurchaseService } from '../../gen/prepaid/v1/purchase_pb.js';
+import { createUnaryGrpcTransport, replyBytes } from '../../runtime/grpc-transport.js';
 import { bearer, startCore, type TestCore } from '../helpers/core.js';
 import { suite } from '../helpers/suite.js';
 
@@ -128,6 +130,23 @@ test('one connection carries many calls at once', async () => {
   const answers = await Promise.all(Array.from({ length: 300 }, () => purchase.getBalance({ accountId })));
   assert.ok(answers.every((a) => a.balanceKobo === 5_000n));
   transport.close();
+});
+
+test('replyBytes: the reply undecoded, through the interceptors, and errors as ever; only this transport keeps it', async () => {
+  const { transport, purchase } = client();
+  const { accountId } = await core.createApiAccount({ balanceKobo: 70_000 });
+  const bytes = await replyBytes((options) => purchase.getBalance({ accountId }, options));
+  const decoded = fromBinary(GetBalanceResponseSchema, bytes);
+  assert.is(decoded.balanceKobo, 70_000n);
+  assert.ok(Buffer.from(bytes).equals(toBinary(GetBalanceResponseSchema, decoded)), "the bytes are the reply's own message");
+  // The bearer interceptor ran: without it the core refuses the call, with the usual error.
+  const { purchase: anonymous, transport: bare } = client([]);
+  assert.is((await failure(replyBytes((options) => anonymous.getBalance({ accountId }, options)))).code, Code.Unauthenticated);
+  // Connect's own transport decodes every reply, so asking it for the bytes fails loudly.
+  const stock = createClient(PurchaseService, createGrpcTransport({ baseUrl: core.url, interceptors: [bearer(core.serviceToken)] }));
+  assert.match((await failure(replyBytes((options) => stock.getBalance({ accountId }, options)))).message, /did not keep the reply undecoded/);
+  transport.close();
+  bare.close();
 });
 
 test.run();

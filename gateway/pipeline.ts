@@ -15,7 +15,7 @@ import { errorBody, gatewayError, toApiError } from './errors.js';
 import type { GatewayLogger } from './log.js';
 import type { GatewayMetrics } from './metrics.js';
 import { type Limiter, rateLimitHeaders } from './rate-limit.js';
-import { sendJson } from './reply.js';
+import { EncodedJson, sendJson } from './reply.js';
 import { noteError, type RequestFacts } from './request-facts.js';
 
 /** What the pipeline is built from. */
@@ -62,7 +62,7 @@ export function createApiHandler(deps: PipelineDeps): ApiHandler {
         throw gatewayError('RATE_LIMITED');
       }
       const result = await dispatch(req, res, url, name, action, caller, deps);
-      if (typeof result.body['reference'] === 'string') facts.reference = result.body['reference'];
+      if (!(result.body instanceof EncodedJson) && typeof result.body['reference'] === 'string') facts.reference = result.body['reference'];
       sendJson(res, result.httpStatus, result.body, { ...limitHeaders, ...result.headers });
     } catch (error) {
       if (error instanceof ClientGoneError) return;

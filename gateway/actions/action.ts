@@ -8,6 +8,7 @@ import { Mode as ProtoMode } from '../../gen/prepaid/v1/types_pb.js';
 import type { Caller } from '../auth.js';
 import type { JsonObject } from '../body.js';
 import type { CoreClients } from '../core-client.js';
+import type { EncodedJson } from '../reply.js';
 
 /** Everything a handler may use: who is calling, what they sent, and the core. */
 export interface ActionContext {
@@ -23,7 +24,8 @@ export interface ActionContext {
 /** A successful answer: 200, or 202 for a purchase whose outcome is still pending. */
 export interface ActionResult {
   httpStatus: 200 | 202;
-  body: Record<string, unknown>;
+  /** The JSON body, or its bytes when the action wrote them itself. */
+  body: Record<string, unknown> | EncodedJson;
   headers?: Record<string, string>;
 }
 

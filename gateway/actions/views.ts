@@ -81,7 +81,7 @@ export function purchaseAnswer(
 }
 
 /** The public names of products, the same words as the purchase actions. */
-const PRODUCT_NAMES: Readonly<Record<Product, string | null>> = {
+export const PRODUCT_NAMES: Readonly<Record<Product, string | null>> = {
   [Product.UNSPECIFIED]: null,
   [Product.AIRTIME]: 'airtime',
   [Product.DATA]: 'data',
@@ -90,7 +90,7 @@ const PRODUCT_NAMES: Readonly<Record<Product, string | null>> = {
   [Product.BULK_SMS]: 'bulksms',
 };
 
-const STATUS_NAMES: Readonly<Record<TransactionStatus, string | null>> = {
+export const STATUS_NAMES: Readonly<Record<TransactionStatus, string | null>> = {
   [TransactionStatus.UNSPECIFIED]: null,
   [TransactionStatus.PENDING]: 'pending',
   [TransactionStatus.SUCCESS]: 'success',
@@ -178,9 +178,9 @@ function isoTime(timestamp: Timestamp | undefined): string | null {
   return timestamp === undefined ? null : isoString(timestampMs(timestamp));
 }
 
-const DAY_MS = 86_400_000;
+export const DAY_MS = 86_400_000;
 /** Date.prototype.toISOString's "YYYY-MM-DD" form covers years 0 to 9999. */
-const ISO_END_MS = 253_402_300_800_000;
+export const ISO_END_MS = 253_402_300_800_000;
 /** The "YYYY-MM-DDT" of the day last formatted: the rows of a page are mostly of one day. */
 let isoDay = Number.NaN;
 let isoDayPrefix = '';

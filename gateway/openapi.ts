@@ -12,6 +12,7 @@ import { CABLE_PROVIDERS, DISCOS, METER_TYPES, NETWORKS } from '../core/domain/p
 import { REFERENCE_PATTERN } from '../core/domain/reference.js';
 import { SMS_MAX_CHARACTERS, SMS_MAX_RECIPIENTS } from '../core/domain/sms.js';
 import { METER_NUMBER_PATTERN, PHONE_PATTERN, REQUEST_ID_PATTERN, SENDER_PATTERN, SMART_CARD_PATTERN } from '../core/domain/validation.js';
+import { TRANSACTION_KEYS } from './actions/views.js';
 
 type Schema = Record<string, unknown>;
 
@@ -276,29 +277,7 @@ const schemas: Record<string, Schema> = {
       updated_at: nullable('string', { format: 'date-time' }),
       livemode: { type: 'boolean', description: 'true for a live purchase, false for a test one (test wallet, sandbox only).' },
     },
-    required: [
-      'reference',
-      'product',
-      'status',
-      'service',
-      'recipient',
-      'amount',
-      'charged',
-      'plan_id',
-      'plan',
-      'package',
-      'package_code',
-      'meter_type',
-      'token',
-      'units',
-      'sent',
-      'pages',
-      'failure_reason',
-      'request_id',
-      'created_at',
-      'updated_at',
-      'livemode',
-    ],
+    required: [...TRANSACTION_KEYS],
     additionalProperties: false,
   },
   TransactionResponse: {

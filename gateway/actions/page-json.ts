@@ -24,7 +24,7 @@ import { type Kobo, koboToNaira } from '../../core/domain/money.js';
 import { type ListTransactionsResponse, ListTransactionsResponseSchema } from '../../gen/prepaid/v1/purchase_pb.js';
 import { Product, TransactionSchema } from '../../gen/prepaid/v1/types_pb.js';
 import { protoDecoder } from '../../runtime/proto-codec.js';
-import { DAY_MS, ISO_END_MS, isoString, PRODUCT_NAMES, STATUS_NAMES, transactionView } from './views.js';
+import { DAY_MS, ISO_END_MS, isoString, PRODUCT_NAMES, STATUS_NAMES, TRANSACTION_KEYS, transactionView } from './views.js';
 
 /** The `transactions` answer's body, as the view and JSON.stringify make it. */
 export function transactionsPageBody(res: ListTransactionsResponse): Record<string, unknown> {
@@ -57,29 +57,7 @@ export function writeTransactionsPage(bytes: Uint8Array): Buffer {
 }
 
 /** The view's keys in its order; checked against transactionView itself below. */
-const VIEW_KEYS = [
-  'reference',
-  'product',
-  'status',
-  'service',
-  'recipient',
-  'amount',
-  'charged',
-  'plan_id',
-  'plan',
-  'package',
-  'package_code',
-  'meter_type',
-  'token',
-  'units',
-  'sent',
-  'pages',
-  'failure_reason',
-  'request_id',
-  'created_at',
-  'updated_at',
-  'livemode',
-] as const;
+const VIEW_KEYS = TRANSACTION_KEYS;
 
 /** `{"key":` for the first key and `,"key":` for the others, by the key's place; and the same followed by null. */
 const KEY = VIEW_KEYS.map((key, i) => ascii(`${i === 0 ? '{' : ','}${JSON.stringify(key)}:`));

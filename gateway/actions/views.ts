@@ -134,6 +134,35 @@ export interface TransactionView {
 }
 
 /**
+ * The keys of a transaction's JSON in the order transactionView writes them: the OpenAPI
+ * schema's required list, and the order gateway/actions/page-json.ts writes history pages in
+ * (which checks it against the view itself).
+ */
+export const TRANSACTION_KEYS = [
+  'reference',
+  'product',
+  'status',
+  'service',
+  'recipient',
+  'amount',
+  'charged',
+  'plan_id',
+  'plan',
+  'package',
+  'package_code',
+  'meter_type',
+  'token',
+  'units',
+  'sent',
+  'pages',
+  'failure_reason',
+  'request_id',
+  'created_at',
+  'updated_at',
+  'livemode',
+] as const satisfies readonly (keyof TransactionView)[];
+
+/**
  * Every transaction has the same keys, null where a field does not apply to its product or
  * is not known yet, so that clients can read any of them without checking the product.
  */

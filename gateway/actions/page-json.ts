@@ -24,7 +24,7 @@ import { type Kobo, koboToNaira } from '../../core/domain/money.js';
 import { type ListTransactionsResponse, ListTransactionsResponseSchema } from '../../gen/prepaid/v1/purchase_pb.js';
 import { Product, TransactionSchema } from '../../gen/prepaid/v1/types_pb.js';
 import { protoDecoder } from '../../runtime/proto-codec.js';
-import { DAY_MS, ISO_END_MS, isoString, PRODUCT_NAMES, STATUS_NAMES, TRANSACTION_KEYS, transactionView } from './views.js';
+import { PRODUCT_NAMES, STATUS_NAMES, TRANSACTION_KEYS, transactionView, writeIsoString } from './views.js';
 
 /** The `transactions` answer's body, as the view and JSON.stringify make it. */
 export function transactionsPageBody(res: ListTransactionsResponse): Record<string, unknown> {
@@ -433,50 +433,14 @@ function digits(out: Buffer, at: number, value: number): number {
   return at + length;
 }
 
-/** The "YYYY-MM-DDT of the day last written, opening quote included, and that day. */
-let timeDay = Number.NaN;
-let timeDayPrefix: Uint8Array = new Uint8Array(0);
-
-/**
- * `,"key":` and a Timestamp as the view writes it (timestampMs, then isoString), or null.
- * Times isoString writes by arithmetic are written the same way here, digit by digit, with
- * the day's part taken from isoString itself; the rest are isoString's own answer.
- */
+/** `,"key":` and a Timestamp as the view writes it (timestampMs, then isoString's text), or null. */
 function time(out: Buffer, at: number, key: number, t: Time): number {
   if (!t.present) return copy(out, at, KEY_NULL[key]!);
   let o = copy(out, at, KEY[key]!);
-  const ms = t.seconds * 1000 + Math.round(t.nanos / 1_000_000);
-  if (!(ms >= 0 && ms < ISO_END_MS) || !Number.isInteger(ms)) return o + out.write(JSON.stringify(isoString(ms)), o, 'latin1');
-  const day = Math.floor(ms / DAY_MS);
-  if (day !== timeDay) {
-    timeDay = day;
-    timeDayPrefix = ascii(`"${isoString(day * DAY_MS).slice(0, 11)}`);
-  }
-  o = copy(out, o, timeDayPrefix);
-  let rest = ms - day * DAY_MS;
-  const hours = Math.floor(rest / 3_600_000);
-  rest -= hours * 3_600_000;
-  const minutes = Math.floor(rest / 60_000);
-  rest -= minutes * 60_000;
-  const seconds = Math.floor(rest / 1000);
-  const millis = rest - seconds * 1000;
-  o = two(out, o, hours);
-  out[o++] = 0x3a;
-  o = two(out, o, minutes);
-  out[o++] = 0x3a;
-  o = two(out, o, seconds);
-  out[o++] = 0x2e;
-  out[o++] = 0x30 + Math.floor(millis / 100);
-  o = two(out, o, millis % 100);
-  out[o++] = 0x5a;
+  out[o++] = 0x22;
+  o = writeIsoString(out, o, t.seconds * 1000 + Math.round(t.nanos / 1_000_000));
   out[o++] = 0x22;
   return o;
-}
-
-function two(out: Buffer, at: number, n: number): number {
-  out[at] = 0x30 + Math.floor(n / 10);
-  out[at + 1] = 0x30 + (n % 10);
-  return at + 2;
 }
 
 /** JSON.stringify's escape of an ASCII byte that cannot stand in a string as it is. */

@@ -207,12 +207,14 @@ function isoTime(timestamp: Timestamp | undefined): string | null {
   return timestamp === undefined ? null : isoString(timestampMs(timestamp));
 }
 
-export const DAY_MS = 86_400_000;
+const DAY_MS = 86_400_000;
 /** Date.prototype.toISOString's "YYYY-MM-DD" form covers years 0 to 9999. */
-export const ISO_END_MS = 253_402_300_800_000;
-/** The "YYYY-MM-DDT" of the day last formatted: the rows of a page are mostly of one day. */
+const ISO_END_MS = 253_402_300_800_000;
+/** The "YYYY-MM-DDT" of the day last written, as bytes: the rows of a page are mostly of one day. */
 let isoDay = Number.NaN;
-let isoDayPrefix = '';
+let isoDayPrefix = new Uint8Array(0);
+/** Room for any toISOString text ("+275760-09-13T00:00:00.000Z" is the longest). */
+const isoScratch = Buffer.alloc(32);
 
 /**
  * `new Date(ms).toISOString()`, without the Date: the day's part is made once per day and
@@ -220,12 +222,23 @@ let isoDayPrefix = '';
  * of the gateway's work on a page as the rest of the view.
  */
 export function isoString(ms: number): string {
-  if (!(ms >= 0 && ms < ISO_END_MS) || !Number.isInteger(ms)) return new Date(ms).toISOString();
+  return isoScratch.toString('latin1', 0, writeIsoString(isoScratch, 0, ms));
+}
+
+/**
+ * isoString's text written as ASCII into `out` at `at` (which has room for it); returns where
+ * it ends. The history page writer (page-json.ts) writes its times with it, so both give the
+ * same text by construction.
+ */
+export function writeIsoString(out: Buffer, at: number, ms: number): number {
+  if (!(ms >= 0 && ms < ISO_END_MS) || !Number.isInteger(ms)) return at + out.write(new Date(ms).toISOString(), at, 'latin1');
   const day = Math.floor(ms / DAY_MS);
   if (day !== isoDay) {
     isoDay = day;
-    isoDayPrefix = new Date(day * DAY_MS).toISOString().slice(0, 11);
+    isoDayPrefix = Buffer.from(new Date(day * DAY_MS).toISOString().slice(0, 11), 'latin1');
   }
+  let o = at;
+  for (let i = 0; i < isoDayPrefix.length; i++) out[o++] = isoDayPrefix[i]!;
   let rest = ms - day * DAY_MS;
   const hours = Math.floor(rest / 3_600_000);
   rest -= hours * 3_600_000;
@@ -233,9 +246,20 @@ export function isoString(ms: number): string {
   rest -= minutes * 60_000;
   const seconds = Math.floor(rest / 1000);
   const millis = rest - seconds * 1000;
-  return `${isoDayPrefix}${pad2(hours)}:${pad2(minutes)}:${pad2(seconds)}.${millis < 10 ? '00' : millis < 100 ? '0' : ''}${millis}Z`;
+  o = twoDigits(out, o, hours);
+  out[o++] = 0x3a;
+  o = twoDigits(out, o, minutes);
+  out[o++] = 0x3a;
+  o = twoDigits(out, o, seconds);
+  out[o++] = 0x2e;
+  out[o++] = 0x30 + Math.floor(millis / 100);
+  o = twoDigits(out, o, millis % 100);
+  out[o++] = 0x5a;
+  return o;
 }
 
-function pad2(n: number): string {
-  return n < 10 ? `0${n}` : `${n}`;
+function twoDigits(out: Buffer, at: number, n: number): number {
+  out[at] = 0x30 + Math.floor(n / 10);
+  out[at + 1] = 0x30 + (n % 10);
+  return at + 2;
 }

@@ -26,7 +26,7 @@ interface ReadmeRequest {
 
 /** Every `curl -s "$BASE?action=..."` of README.md, continuation lines joined. */
 function readmeRequests(): ReadmeRequest[] {
-  const lines = readFileSync(new URL('../../README.md', import.meta.url), 'utf8').split('\n');
+  const lines = readFileSync(new URL('../../docs/api.md', import.meta.url), 'utf8').split('\n');
   const requests: ReadmeRequest[] = [];
   for (let i = 0; i < lines.length; i++) {
     if (!/^curl -s "\$BASE\?/.test(lines[i]!)) continue;

@@ -1,21 +1,28 @@
 /**
  * The documents' examples produce what they show (issue 32): every `curl` of docs/api.md, in
- * the order of the page, and the README's first purchase are sent to a real gateway in front
- * of a real core (the sandbox provider, the default catalogue), each for a new account on the
- * `api` tier funded as the document says, and each real answer is compared with the one shown
+ * the order of the page, is sent to a real gateway in front of a real core (the sandbox
+ * provider, the default catalogue) for a new account on the `api` tier funded as the page
+ * says; the README's first purchase is run as a reader runs it, its `npx prepaid` commands
+ * through the real CLI (their printed lines compared with the README's) and its curls with
+ * the key pair the CLI printed. Each real answer is compared with the one shown
  * under its request: amounts, charges and balances in order, names, states and messages
  * exactly, references, times, tokens and cursors by shape (test/helpers/doc-examples.ts).
  * A document example that drifts from the service fails here, naming its line.
  */
+import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import * as assert from 'uvu/assert';
 import { startCore, type TestCore } from '../helpers/core.js';
-import { compare, docExamples, Substitutions } from '../helpers/doc-examples.js';
+import { compare, docCommands, docExamples, matchesShown, Substitutions } from '../helpers/doc-examples.js';
 import { type ApiKeys, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { suite } from '../helpers/suite.js';
 
 const API_DOC = new URL('../../docs/api.md', import.meta.url);
 const README = new URL('../../README.md', import.meta.url);
+const CLI = fileURLToPath(new URL('../../bin/prepaid.js', import.meta.url));
+const run = promisify(execFile);
 
 const test = suite("the documents' examples against a real gateway");
 let core: TestCore;
@@ -39,9 +46,8 @@ async function fundedAccount(naira: number): Promise<ApiKeys> {
 }
 
 /** Sends every example of `file` in order with `keys`; returns how many were compared, and the problems. */
-async function runExamples(file: URL, keys: ApiKeys): Promise<{ compared: number; problems: string[] }> {
+async function runExamples(file: URL, keys: ApiKeys, learned = new Substitutions()): Promise<{ compared: number; problems: string[] }> {
   const name = file.pathname.replace(/^.*\/(docs\/)?/, (whole) => (whole.endsWith('docs/') ? 'docs/' : ''));
-  const learned = new Substitutions();
   const problems: string[] = [];
   let compared = 0;
   for (const example of docExamples(file)) {
@@ -81,12 +87,39 @@ test('every curl of docs/api.md answers what the page shows, in order', async ()
   assert.equal(problems, [], problems.join('\n'));
 });
 
-test("the README's first purchase answers what the README shows", async () => {
-  const text = readFileSync(README, 'utf8');
-  const start = statedStart(text, /^npx prepaid wallet credit \S+ ([\d,]+)$/m, 'README.md');
-  const { compared, problems } = await runExamples(README, await fundedAccount(start));
-  assert.ok(compared >= 3, `${compared} answers shown in README.md`);
+test("the README's first purchase, CLI and API, prints and answers what the README shows", async () => {
+  // The admin CLI as a reader runs it (its own process, the core's admin token), each command
+  // in the README's order; what it prints on stdout must be the README's lines, the reader's
+  // own ids, keys, references, times and invitation token by shape.
+  const learned = new Substitutions();
+  const problems: string[] = [];
+  const commands = docCommands(README);
+  assert.ok(commands.length >= 3, `${commands.length} prepaid commands in README.md`);
+  for (const command of commands) {
+    const args = ['--core', core.url, ...command.args.map((arg) => learned.real(arg))];
+    const { stdout } = await run(process.execPath, [CLI, ...args], { env: { ...process.env, ADMIN_TOKEN: core.adminToken, CORE_URL: '' } });
+    const printed = stdout.trimEnd().split('\n');
+    if (printed.length !== command.output.length) {
+      problems.push(
+        `README.md line ${command.line}: prepaid ${command.args.join(' ')} printed ${printed.length} lines, the README shows ${command.output.length}:\n${stdout}`,
+      );
+      continue;
+    }
+    for (const [index, shown] of command.output.entries()) {
+      if (!matchesShown(shown, printed[index]!, learned))
+        problems.push(`README.md line ${command.line + 1 + index}: shown ${shown}\n  printed ${printed[index]}`);
+    }
+  }
   assert.equal(problems, [], problems.join('\n'));
+
+  // Then the curls, with the key pair the CLI printed (the README's PK and SK stand for it).
+  const text = readFileSync(README, 'utf8');
+  const keys = { publicKey: learned.real(/^export PK=(\S+)/m.exec(text)![1]!), secretKey: learned.real(/^export SK=(\S+)/m.exec(text)![1]!) };
+  assert.match(keys.publicKey, /^pk_[0-9a-f]{24}$/, 'the README exports the public key the CLI printed');
+  assert.not.equal(keys.publicKey, /^export PK=(\S+)/m.exec(text)![1]!, "the README's public key stands for the one the CLI printed");
+  const { compared, problems: answered } = await runExamples(README, keys, learned);
+  assert.ok(compared >= 3, `${compared} answers shown in README.md`);
+  assert.equal(answered, [], answered.join('\n'));
 });
 
 test('a drifted example is caught: a changed charge, a missing key, a wrong order of keys', () => {

@@ -25,6 +25,31 @@ export interface DocExample {
 
 const MORE = '...';
 
+export interface DocCommand {
+  /** 1-based line of the command in the file. */
+  line: number;
+  /** The arguments after `npx prepaid`, as a shell splits them. */
+  args: string[];
+  /** The output shown under it (`# ` lines), one string a line; empty when none is shown. */
+  output: string[];
+}
+
+/** Every `npx prepaid ...` of a file's code blocks followed by its output as `# ` lines. */
+export function docCommands(file: URL): DocCommand[] {
+  const lines = readFileSync(file, 'utf8').split('\n');
+  const commands: DocCommand[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const command = /^npx prepaid (.+)$/.exec(lines[i]!);
+    if (!command) continue;
+    const line = i + 1;
+    const output: string[] = [];
+    while (lines[i + 1]?.startsWith('# ')) output.push(lines[++i]!.slice(2));
+    const args = [...command[1]!.replace(/\s+#.*$/, '').matchAll(/"([^"]*)"|(\S+)/g)].map((m) => m[1] ?? m[2]!);
+    commands.push({ line, args, output });
+  }
+  return commands;
+}
+
 /** Every curl example of a Markdown file, in the order of the file. */
 export function docExamples(file: URL): DocExample[] {
   const lines = readFileSync(file, 'utf8').split('\n');
@@ -72,20 +97,30 @@ export class Substitutions {
   query(query: URLSearchParams): Record<string, string> {
     return Object.fromEntries([...query].map(([name, value]) => [name, this.values.get(value) ?? value]));
   }
+
+  /** A value the document showed, as it really is (the value itself when nothing was learned for it). */
+  real(value: string): string {
+    return this.values.get(value) ?? value;
+  }
 }
 
-/** The reader's own values inside a string: each matches by shape. */
+/** The reader's own values inside a string: each matches by shape (the longer shapes first). */
 const SHAPES: [RegExp, string][] = [
   [/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z/y, '\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z'],
   [/\d{12}[0-9A-Z]{10}/y, '\\d{12}[0-9A-Z]{10}'],
   [/evt_[0-9a-f]{24}/y, 'evt_[0-9a-f]{24}'],
+  [/acc_[0-9a-f]{16}/y, 'acc_[0-9a-f]{16}'],
+  [/pk_(?:test_)?[0-9a-f]{24}/y, 'pk_(?:test_)?[0-9a-f]{24}'],
+  [/sk_(?:test_)?[A-Za-z0-9_-]{43}/y, 'sk_(?:test_)?[A-Za-z0-9_-]{43}'],
+  [/(?<=\/invite\/)[A-Za-z0-9_-]{43}/y, '[A-Za-z0-9_-]{43}'],
   [/\d{4}-\d{4}-\d{4}-\d{4}-\d{4}/y, '\\d{4}-\\d{4}-\\d{4}-\\d{4}-\\d{4}'],
   [/\d{4}-\d{2}-\d{2}/y, '\\d{4}-\\d{2}-\\d{2}'],
 ];
 
-/** A shown string as a pattern: its own values by shape, a trailing `...` as anything. */
-function stringPattern(shown: string): RegExp {
+/** A shown string as a pattern: its own values by shape (each a capture group), a trailing `...` as anything. */
+function stringPattern(shown: string): { pattern: RegExp; values: string[] } {
   let pattern = '';
+  const values: string[] = [];
   let i = 0;
   const text = shown.endsWith(MORE) ? shown.slice(0, -MORE.length) : shown;
   outer: while (i < text.length) {
@@ -93,7 +128,8 @@ function stringPattern(shown: string): RegExp {
       shape.lastIndex = i;
       const found = shape.exec(text);
       if (found) {
-        pattern += replacement;
+        pattern += `(${replacement})`;
+        values.push(found[0]);
         i += found[0].length;
         continue outer;
       }
@@ -101,7 +137,16 @@ function stringPattern(shown: string): RegExp {
     pattern += text[i]!.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     i++;
   }
-  return new RegExp(`^${pattern}${shown.endsWith(MORE) ? '[\\s\\S]*' : ''}$`);
+  return { pattern: new RegExp(`^${pattern}${shown.endsWith(MORE) ? '[\\s\\S]*' : ''}$`), values };
+}
+
+/** Whether `actual` is what `shown` shows; learns the reader's own values of the document that it stands for. */
+export function matchesShown(shown: string, actual: string, learned: Substitutions): boolean {
+  const { pattern, values } = stringPattern(shown);
+  const found = pattern.exec(actual);
+  if (!found) return false;
+  for (const [index, value] of values.entries()) learned.values.set(value, found[index + 1]!);
+  return true;
 }
 
 /**
@@ -116,8 +161,7 @@ export function compare(shown: unknown, actual: unknown, learned: Substitutions,
       return /^[A-Za-z0-9_-]+$/.test(actual) ? [] : [`${path}: ${JSON.stringify(actual)} is not a cursor`];
     }
     if (shown === MORE) return [];
-    if (path.endsWith('.reference')) learned.values.set(shown, actual);
-    return stringPattern(shown).test(actual) ? [] : [`${path}: shown ${JSON.stringify(shown)}, got ${JSON.stringify(actual)}`];
+    return matchesShown(shown, actual, learned) ? [] : [`${path}: shown ${JSON.stringify(shown)}, got ${JSON.stringify(actual)}`];
   }
   if (Array.isArray(shown)) {
     if (!Array.isArray(actual)) return [`${path}: shown an array, got ${JSON.stringify(actual)}`];

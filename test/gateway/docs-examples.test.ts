@@ -15,12 +15,13 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import * as assert from 'uvu/assert';
 import { startCore, type TestCore } from '../helpers/core.js';
-import { compare, docCommands, docExamples, matchesShown, Substitutions } from '../helpers/doc-examples.js';
+import { compare, docSteps, matchesShown, Substitutions } from '../helpers/doc-examples.js';
 import { type ApiKeys, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { suite } from '../helpers/suite.js';
 
 const API_DOC = new URL('../../docs/api.md', import.meta.url);
 const README = new URL('../../README.md', import.meta.url);
+const TEST_MODE_DOC = new URL('../../docs/test-mode.md', import.meta.url);
 const CLI = fileURLToPath(new URL('../../bin/prepaid.js', import.meta.url));
 const run = promisify(execFile);
 
@@ -45,21 +46,60 @@ async function fundedAccount(naira: number): Promise<ApiKeys> {
   return account;
 }
 
-/** Sends every example of `file` in order with `keys`; returns how many were compared, and the problems. */
-async function runExamples(file: URL, keys: ApiKeys, learned = new Substitutions()): Promise<{ compared: number; problems: string[] }> {
+/** What a document's walk-through did: answers and printed outputs compared, and every difference. */
+interface Walked {
+  compared: number;
+  commands: number;
+  problems: string[];
+}
+
+/**
+ * Walks a document's steps in order: each `npx prepaid` through the real CLI (its printed
+ * lines compared with the shown ones), each `export PK=`/`SK=` taking the key pair the CLI
+ * printed for it, each curl sent to the gateway with the current key pair (its answer
+ * compared with the shown one).
+ */
+async function walk(file: URL, keys: ApiKeys | undefined, learned = new Substitutions()): Promise<Walked> {
   const name = file.pathname.replace(/^.*\/(docs\/)?/, (whole) => (whole.endsWith('docs/') ? 'docs/' : ''));
-  const problems: string[] = [];
-  let compared = 0;
-  for (const example of docExamples(file)) {
+  const walked: Walked = { compared: 0, commands: 0, problems: [] };
+  const problems = walked.problems;
+  let current: Partial<ApiKeys> = keys ?? {};
+  for (const step of docSteps(file)) {
+    if (step.kind === 'export') {
+      if (step.name === 'PK') current = { ...current, publicKey: learned.real(step.value) };
+      if (step.name === 'SK') current = { ...current, secretKey: learned.real(step.value) };
+      continue;
+    }
+    if (step.kind === 'cli') {
+      const { command } = step;
+      walked.commands++;
+      const args = ['--core', core.url, ...command.args.map((arg) => learned.real(arg))];
+      const { stdout } = await run(process.execPath, [CLI, ...args], { env: { ...process.env, ADMIN_TOKEN: core.adminToken, CORE_URL: '' } });
+      const printed = stdout.trimEnd().split('\n');
+      if (command.output.length === 0) continue;
+      if (printed.length !== command.output.length) {
+        problems.push(
+          `${name} line ${command.line}: prepaid ${command.args.join(' ')} printed ${printed.length} lines, the document shows ${command.output.length}:\n${stdout}`,
+        );
+        continue;
+      }
+      for (const [index, shown] of command.output.entries()) {
+        if (!matchesShown(shown, printed[index]!, learned))
+          problems.push(`${name} line ${command.line + 1 + index}: shown ${shown}\n  printed ${printed[index]}`);
+      }
+      continue;
+    }
+    const { example } = step;
+    assert.ok(current.publicKey && current.secretKey, `${name} line ${example.line}: a key pair is set before the first curl`);
     const headers = Object.fromEntries(Object.entries(example.headers).filter(([header]) => !/^X-(Public|Secret)-Key$/.test(header)));
     const reply = await gateway.request({
       query: learned.query(example.query),
-      keys,
+      keys: current as ApiKeys,
       headers,
       ...(example.body === undefined ? {} : { body: example.body }),
     });
     if (example.answer === undefined) continue;
-    compared++;
+    walked.compared++;
     const where = `${name} line ${example.line}`;
     if (reply.json === undefined) {
       problems.push(`${where}: HTTP ${reply.status} answered no JSON: ${reply.text.slice(0, 200)}`);
@@ -67,10 +107,10 @@ async function runExamples(file: URL, keys: ApiKeys, learned = new Substitutions
     }
     for (const problem of compare(example.answer, reply.json, learned)) problems.push(`${where}: ${problem}`);
     const state = (example.answer as { status?: string }).status;
-    const expected = state === 'pending' ? 202 : state === 'error' ? 422 : 200;
+    const expected = state === 'pending' ? 202 : state === 'error' ? (reply.json?.code === 'NOT_FOUND' ? 404 : 422) : 200;
     if (reply.status !== expected) problems.push(`${where}: HTTP ${reply.status}, where the shown answer means ${expected}`);
   }
-  return { compared, problems };
+  return walked;
 }
 
 /** The starting balance the document states for its examples, in Naira. */
@@ -82,44 +122,25 @@ function statedStart(text: string, pattern: RegExp, where: string): number {
 
 test('every curl of docs/api.md answers what the page shows, in order', async () => {
   const start = statedStart(readFileSync(API_DOC, 'utf8'), /starts with ([\d,]+) Naira in its wallet/, 'docs/api.md');
-  const { compared, problems } = await runExamples(API_DOC, await fundedAccount(start));
+  const { compared, problems } = await walk(API_DOC, await fundedAccount(start));
   assert.ok(compared >= 19, `${compared} answers shown in docs/api.md`);
   assert.equal(problems, [], problems.join('\n'));
 });
 
 test("the README's first purchase, CLI and API, prints and answers what the README shows", async () => {
-  // The admin CLI as a reader runs it (its own process, the core's admin token), each command
-  // in the README's order; what it prints on stdout must be the README's lines, the reader's
-  // own ids, keys, references, times and invitation token by shape.
-  const learned = new Substitutions();
-  const problems: string[] = [];
-  const commands = docCommands(README);
-  assert.ok(commands.length >= 3, `${commands.length} prepaid commands in README.md`);
-  for (const command of commands) {
-    const args = ['--core', core.url, ...command.args.map((arg) => learned.real(arg))];
-    const { stdout } = await run(process.execPath, [CLI, ...args], { env: { ...process.env, ADMIN_TOKEN: core.adminToken, CORE_URL: '' } });
-    const printed = stdout.trimEnd().split('\n');
-    if (printed.length !== command.output.length) {
-      problems.push(
-        `README.md line ${command.line}: prepaid ${command.args.join(' ')} printed ${printed.length} lines, the README shows ${command.output.length}:\n${stdout}`,
-      );
-      continue;
-    }
-    for (const [index, shown] of command.output.entries()) {
-      if (!matchesShown(shown, printed[index]!, learned))
-        problems.push(`README.md line ${command.line + 1 + index}: shown ${shown}\n  printed ${printed[index]}`);
-    }
-  }
-  assert.equal(problems, [], problems.join('\n'));
-
-  // Then the curls, with the key pair the CLI printed (the README's PK and SK stand for it).
-  const text = readFileSync(README, 'utf8');
-  const keys = { publicKey: learned.real(/^export PK=(\S+)/m.exec(text)![1]!), secretKey: learned.real(/^export SK=(\S+)/m.exec(text)![1]!) };
-  assert.match(keys.publicKey, /^pk_[0-9a-f]{24}$/, 'the README exports the public key the CLI printed');
-  assert.not.equal(keys.publicKey, /^export PK=(\S+)/m.exec(text)![1]!, "the README's public key stands for the one the CLI printed");
-  const { compared, problems: answered } = await runExamples(README, keys, learned);
+  // The admin CLI as a reader runs it (its own process, the core's admin token), then the
+  // curls with the key pair it printed (the README's PK and SK stand for it).
+  const { compared, commands, problems } = await walk(README, undefined);
+  assert.ok(commands >= 3, `${commands} prepaid commands in README.md`);
   assert.ok(compared >= 3, `${compared} answers shown in README.md`);
-  assert.equal(answered, [], answered.join('\n'));
+  assert.equal(problems, [], problems.join('\n'));
+});
+
+test('the test-mode walk-through of docs/test-mode.md, CLI and API, prints and answers what it shows', async () => {
+  const { compared, commands, problems } = await walk(TEST_MODE_DOC, undefined);
+  assert.ok(commands >= 3, `${commands} prepaid commands in docs/test-mode.md`);
+  assert.ok(compared >= 3, `${compared} answers shown in docs/test-mode.md`);
+  assert.equal(problems, [], problems.join('\n'));
 });
 
 test('a drifted example is caught: a changed charge, a missing key, a wrong order of keys', () => {

@@ -34,29 +34,36 @@ export interface DocCommand {
   output: string[];
 }
 
-/** Every `npx prepaid ...` of a file's code blocks followed by its output as `# ` lines. */
-export function docCommands(file: URL): DocCommand[] {
-  const lines = readFileSync(file, 'utf8').split('\n');
-  const commands: DocCommand[] = [];
-  for (let i = 0; i < lines.length; i++) {
-    const command = /^npx prepaid (.+)$/.exec(lines[i]!);
-    if (!command) continue;
-    const line = i + 1;
-    const output: string[] = [];
-    while (lines[i + 1]?.startsWith('# ')) output.push(lines[++i]!.slice(2));
-    const args = [...command[1]!.replace(/\s+#.*$/, '').matchAll(/"([^"]*)"|(\S+)/g)].map((m) => m[1] ?? m[2]!);
-    commands.push({ line, args, output });
-  }
-  return commands;
-}
+/** One step of a document's walk-through, in the order of the file. */
+export type DocStep =
+  | { kind: 'cli'; command: DocCommand }
+  | { kind: 'curl'; example: DocExample }
+  | { kind: 'export'; line: number; name: string; value: string };
 
-/** Every curl example of a Markdown file, in the order of the file. */
-export function docExamples(file: URL): DocExample[] {
+/**
+ * The steps of a Markdown file's code blocks, in order: every `npx prepaid ...` with the
+ * output shown under it as `# ` lines, every `export NAME=value`, and every
+ * `curl -s "$BASE?..."` (continuation lines joined) with the answer shown under it.
+ */
+export function docSteps(file: URL): DocStep[] {
   const lines = readFileSync(file, 'utf8').split('\n');
-  const examples: DocExample[] = [];
+  const steps: DocStep[] = [];
   for (let i = 0; i < lines.length; i++) {
-    if (!/^curl -s "\$BASE\?/.test(lines[i]!)) continue;
     const line = i + 1;
+    const cli = /^npx prepaid (.+)$/.exec(lines[i]!);
+    if (cli) {
+      const output: string[] = [];
+      while (lines[i + 1]?.startsWith('# ')) output.push(lines[++i]!.slice(2));
+      const args = [...cli[1]!.replace(/\s+#.*$/, '').matchAll(/"([^"]*)"|(\S+)/g)].map((m) => m[1] ?? m[2]!);
+      steps.push({ kind: 'cli', command: { line, args, output } });
+      continue;
+    }
+    const exported = /^export ([A-Z_]+)=(\S+)/.exec(lines[i]!);
+    if (exported) {
+      steps.push({ kind: 'export', line, name: exported[1]!, value: exported[2]! });
+      continue;
+    }
+    if (!/^curl -s "\$BASE\?/.test(lines[i]!)) continue;
     let command = lines[i]!;
     while (command.endsWith('\\')) command = command.slice(0, -1) + lines[++i]!;
     let shown = '';
@@ -65,15 +72,23 @@ export function docExamples(file: URL): DocExample[] {
     }
     const url = /"\$BASE\?([^"]*)"/.exec(command)![1]!;
     const headers = Object.fromEntries([...command.matchAll(/-H "([^:]+): ([^"]*)"/g)].map((m) => [m[1]!, m[2]!]));
-    examples.push({
-      line,
-      query: new URLSearchParams(url),
-      headers,
-      body: /-d '([^']*)'/.exec(command)?.[1],
-      answer: shown === '' ? undefined : parseShown(shown, line),
+    steps.push({
+      kind: 'curl',
+      example: {
+        line,
+        query: new URLSearchParams(url),
+        headers,
+        body: /-d '([^']*)'/.exec(command)?.[1],
+        answer: shown === '' ? undefined : parseShown(shown, line),
+      },
     });
   }
-  return examples;
+  return steps;
+}
+
+/** Every curl example of a Markdown file, in the order of the file. */
+export function docExamples(file: URL): DocExample[] {
+  return docSteps(file).flatMap((step) => (step.kind === 'curl' ? [step.example] : []));
 }
 
 /** A shown answer as JSON, its elisions turned into markers compare() understands. */

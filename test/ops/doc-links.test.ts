@@ -75,4 +75,16 @@ test('every relative link of the documents names an existing file and heading', 
   assert.equal(problems, [], problems.join('\n'));
 });
 
+test('the README stays short, and ARCHITECTURE.md is the only folder map', () => {
+  const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  const lines = readme.split('\n').length;
+  assert.ok(lines <= 250, `README.md has ${lines} lines; move detail into docs/ (at most about 250)`);
+  assert.ok(readme.includes('](ARCHITECTURE.md)'), 'the README links ARCHITECTURE.md');
+  // A folder map lists the folders one a line, in a table or a code block: core/domain/ first.
+  const maps = documents().filter(
+    (document) => document !== 'ARCHITECTURE.md' && /^(\| )?`?core\/domain\/`?\s/m.test(readFileSync(path.join(ROOT, document), 'utf8')),
+  );
+  assert.equal(maps, [], `a second folder map in ${maps.join(', ')}: link ARCHITECTURE.md instead`);
+});
+
 test.run();

@@ -1,10 +1,11 @@
 /**
- * The README's own requests against the OpenAPI document: every `curl "$BASE?action=..."`
- * in README.md is read out of the README (so the test follows the README as it changes),
+ * The documents' requests against the OpenAPI document: every `curl "$BASE?action=..."`
+ * of docs/api.md and of the README's first purchase is read out of the file (so the test
+ * follows the documents as they change),
  * checked against the document served at /openapi.json with a standard JSON Schema
  * validator (the operation's `action` enum and its request body schema, a `oneOf` a body
  * must match exactly once), then sent to a real gateway, and the real answer is validated
- * against the response the document gives for its status. The README's deliberate error
+ * against the response the document gives for its status. The deliberate error
  * example must be refused by the document and answered with the documented Error.
  */
 import { readFileSync } from 'node:fs';
@@ -16,17 +17,18 @@ import { type ApiKeys, startTestGateway, type TestGateway } from '../helpers/gat
 import { suite } from '../helpers/suite.js';
 
 interface ReadmeRequest {
-  line: number;
+  /** The file and line, for messages. */
+  where: string;
   query: URLSearchParams;
   headers: Record<string, string>;
   body: unknown;
-  /** The README shows an error answer for it. */
+  /** The document shows an error answer for it. */
   expectsError: boolean;
 }
 
-/** Every `curl -s "$BASE?action=..."` of README.md, continuation lines joined. */
-function readmeRequests(): ReadmeRequest[] {
-  const lines = readFileSync(new URL('../../README.md', import.meta.url), 'utf8').split('\n');
+/** Every `curl -s "$BASE?action=..."` of a document (a path from the repository's root), continuation lines joined. */
+function readmeRequests(file: string): ReadmeRequest[] {
+  const lines = readFileSync(new URL(`../../${file}`, import.meta.url), 'utf8').split('\n');
   const requests: ReadmeRequest[] = [];
   for (let i = 0; i < lines.length; i++) {
     if (!/^curl -s "\$BASE\?/.test(lines[i]!)) continue;
@@ -38,7 +40,7 @@ function readmeRequests(): ReadmeRequest[] {
     const headers = Object.fromEntries([...command.matchAll(/-H "([^:]+): ([^"]*)"/g)].map((m) => [m[1]!, m[2]!]));
     const data = /-d '([^']*)'/.exec(command)?.[1];
     requests.push({
-      line: i + 1,
+      where: `${file} line ${i + 1}`,
       query: new URLSearchParams(url),
       headers,
       body: data === undefined ? undefined : JSON.parse(data),
@@ -48,7 +50,7 @@ function readmeRequests(): ReadmeRequest[] {
   return requests;
 }
 
-const test = suite("the README's requests against the OpenAPI document");
+const test = suite("the documents' requests against the OpenAPI document");
 let core: TestCore;
 let gateway: TestGateway;
 let keys: ApiKeys;
@@ -74,10 +76,10 @@ function validator(schema: unknown) {
   return ajv.compile({ ...(schema as object), components: document.components });
 }
 
-test('every README request matches the document, and every real answer matches its documented response', async () => {
-  const requests = readmeRequests();
-  assert.ok(requests.length >= 12, `${requests.length} requests in the README`);
-  // Placeholders of the README stand for the reader's own values: a reference and a cursor.
+test('every request of docs/api.md and the README matches the document, and every real answer matches its documented response', async () => {
+  const requests = [...readmeRequests('docs/api.md'), ...readmeRequests('README.md')];
+  assert.ok(requests.length >= 20, `${requests.length} requests in docs/api.md and README.md`);
+  // Placeholders of the documents stand for the reader's own values: a reference and a cursor.
   await gateway.request({ query: { action: 'airtime' }, keys, body: { network: 'mtn', phone: '08031234567', amount: 100 } });
   const own = await gateway.request({ query: { action: 'airtime' }, keys, body: { network: 'mtn', phone: '08031234567', amount: 100 } });
   const ownReference = (own.json as { reference: string }).reference;
@@ -86,7 +88,7 @@ test('every README request matches the document, and every real answer matches i
   assert.type(ownCursor, 'string', 'two purchases make a second page');
 
   for (const request of requests) {
-    const where = `README line ${request.line}`;
+    const where = request.where;
     const action = request.query.get('action')!;
     const method = request.body === undefined ? 'get' : 'post';
     const operation = document.paths['/'][method];
@@ -97,7 +99,7 @@ test('every README request matches the document, and every real answer matches i
     if (request.body !== undefined) {
       const validate = validator(operation.requestBody.content['application/json'].schema);
       const valid = validate(request.body);
-      if (request.expectsError) assert.not.ok(valid, `${where}: the README's bad request is refused by the document too`);
+      if (request.expectsError) assert.not.ok(valid, `${where}: the documented bad request is refused by the document too`);
       else assert.ok(valid, `${where}: the body matches exactly one request schema: ${ajv.errorsText(validate.errors)}`);
     }
 
@@ -113,7 +115,7 @@ test('every README request matches the document, and every real answer matches i
     assert.ok(operation.responses[status], `${where}: HTTP ${status} is a documented status`);
     const validate = ajv.getSchema(`openapi#/components/schemas/${responseName}`)!;
     assert.ok(validate(reply.json), `${where}: the answer matches ${responseName}: ${ajv.errorsText(validate.errors)}\n${reply.text.slice(0, 300)}`);
-    assert.is(request.expectsError, reply.status >= 400, `${where}: HTTP ${status} as the README shows: ${reply.text.slice(0, 200)}`);
+    assert.is(request.expectsError, reply.status >= 400, `${where}: HTTP ${status} as the document shows: ${reply.text.slice(0, 200)}`);
   }
 });
 

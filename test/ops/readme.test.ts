@@ -1,6 +1,6 @@
 /**
- * The README's configuration tables are the same list as the schemas (issue 6, item 4):
- * every variable either process reads has its row in README.md's "Configuration" section,
+ * The configuration tables are the same list as the schemas (issue 6, item 4): every
+ * variable either process reads has its row in docs/configuration.md,
  * and no row there names a variable that nothing reads. On failure the message lists what
  * to add or remove; `npm start -- --help --markdown` prints the tables to paste.
  */
@@ -12,23 +12,19 @@ import { GATEWAY_SCHEMA } from '../../gateway/config.js';
 import { schemaNames } from '../../runtime/env-schema.js';
 import { suite } from '../helpers/suite.js';
 
-const test = suite('ops: README configuration tables');
+const test = suite('ops: docs/configuration.md tables');
 
-/** The text of README.md's "## Configuration" section, up to the next "## " heading. */
-function configurationSection(readme: string): string {
-  const start = readme.search(/^## Configuration\s*$/m);
-  if (start < 0) return '';
-  const rest = readme.slice(start + 1);
-  const end = rest.search(/^## /m);
-  return end < 0 ? rest : rest.slice(0, end);
+/** The text of docs/configuration.md, which must open with its "# Configuration" title. */
+function configurationSection(text: string): string {
+  return /^# Configuration\s*$/m.test(text) ? text : '';
 }
 
-/** Variables named in the first column of the section's tables, by table ("### The core", ...). */
+/** Variables named in the first column of the file's tables, by table ("## The core", ...). */
 function tableRows(section: string): Map<string, Set<string>> {
   const tables = new Map<string, Set<string>>();
   let heading = '';
   for (const line of section.split('\n')) {
-    const title = /^### (.+)$/.exec(line);
+    const title = /^## (.+)$/.exec(line);
     if (title) heading = title[1]!.trim().toLowerCase();
     const row = /^\| `([A-Z][A-Z0-9_]*)` \|/.exec(line);
     if (row) {
@@ -39,9 +35,9 @@ function tableRows(section: string): Map<string, Set<string>> {
   return tables;
 }
 
-test('README.md lists every variable of the core, the gateway and the dashboard, in their own tables, and no other', () => {
-  const section = configurationSection(readFileSync(new URL('../../README.md', import.meta.url), 'utf8'));
-  assert.ok(section !== '', 'README.md has a "## Configuration" section');
+test('docs/configuration.md lists every variable of the core, the gateway and the dashboard, in their own tables, and no other', () => {
+  const section = configurationSection(readFileSync(new URL('../../docs/configuration.md', import.meta.url), 'utf8'));
+  assert.ok(section !== '', 'docs/configuration.md opens with "# Configuration"');
   const tables = tableRows(section);
   const table = (word: string) => [...tables.entries()].find(([heading]) => heading.includes(word))?.[1] ?? new Set<string>();
   const problems: string[] = [];
@@ -57,7 +53,7 @@ test('README.md lists every variable of the core, the gateway and the dashboard,
     if (missing.length > 0) problems.push(`the ${label} table lacks ${missing.join(', ')}`);
     if (unknown.length > 0) problems.push(`the ${label} table lists ${unknown.join(', ')}, which the ${label} does not read`);
   }
-  assert.equal(problems, [], `README.md "## Configuration": ${problems.join('; ')} (npm start -- --help --markdown prints the tables)`);
+  assert.equal(problems, [], `docs/configuration.md: ${problems.join('; ')} (npm start -- --help --markdown prints the tables)`);
 });
 
 test.run();

@@ -3,6 +3,7 @@
  * and starting the service as `npm start` runs it.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -91,24 +92,59 @@ export interface HttpLoad {
   body?: string;
 }
 
+/**
+ * Seconds of CPU (user and system, every thread) a process has used so far, from
+ * /proc/PID/stat (fields 14 and 15, in clock ticks). Linux only, as the benchmark is.
+ */
+export function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // The command name (field 2) is in parentheses and may hold spaces: count after it.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
+}
+/** USER_HZ, which /proc counts CPU time in: 100 on every Linux this runs on. */
+const CLOCK_TICKS_PER_SECOND = 100;
+
+/** What a measurement may ask of `http` beyond the load itself. */
+export interface HttpOptions {
+  /** Keep-alive connections (default CONNECTIONS). */
+  connections?: number;
+  /** The measured window (default DURATION_MS). */
+  durationMs?: number;
+  /**
+   * The service's process: its CPU from the start of the measured window to the end of
+   * `settle` is reported per request, gateway and core together.
+   */
+  cpuPid?: number;
+  /** Waited for after the load and before the CPU is read again (e.g. deliveries catching up). */
+  settle?: () => Promise<void>;
+}
+
 /** autocannon for DURATION_MS over CONNECTIONS keep-alive connections, after a warm-up. */
-export async function http(port: number, requests: HttpLoad[]): Promise<Figures> {
+export async function http(port: number, requests: HttpLoad[], extra: HttpOptions = {}): Promise<Figures> {
   const options = (durationMs: number): autocannon.Options => ({
     url: `http://127.0.0.1:${port}`,
-    connections: CONNECTIONS,
+    connections: extra.connections ?? CONNECTIONS,
     duration: durationMs / 1000,
     requests: requests.map((r) => ({ method: r.method ?? 'GET', path: r.path, headers: r.headers ?? {}, ...(r.body ? { body: r.body } : {}) })),
   });
   await autocannon(options(WARMUP_MS));
-  const result = await autocannon(options(DURATION_MS));
+  const cpuBefore = extra.cpuPid === undefined ? 0 : cpuSeconds(extra.cpuPid);
+  const windowMs = extra.durationMs ?? DURATION_MS;
+  const result = await autocannon(options(windowMs));
+  await extra.settle?.();
+  const cpuAfter = extra.cpuPid === undefined ? 0 : cpuSeconds(extra.cpuPid);
   const errors = result.errors + result.timeouts + result.non2xx;
   return {
-    requestsPerSecond: Math.round(result.requests.total / (DURATION_MS / 1000)),
+    requestsPerSecond: Math.round(result.requests.total / (windowMs / 1000)),
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
     maxMs: result.latency.max,
     errors,
     requests: result.requests.total,
+    ...(extra.cpuPid === undefined || result.requests.total === 0
+      ? {}
+      : { serviceCpuMsPerRequest: Number((((cpuAfter - cpuBefore) * 1000) / result.requests.total).toFixed(4)) }),
   };
 }
 

@@ -8,6 +8,8 @@ export interface Figures {
   requests: number;
   /** The slowest answer, where the load generator reports it. */
   maxMs?: number;
+  /** The service's CPU (gateway and core, every thread) per request, where it was measured. */
+  serviceCpuMsPerRequest?: number;
 }
 
 export function percentile(sorted: readonly number[], p: number): number {

@@ -20,6 +20,8 @@ const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` })
 const nullable = (type: string, extra: Schema = {}): Schema => ({ type: [type, 'null'], ...extra });
 
 /** Naira as the API speaks it: a JSON number with at most two decimals. */
+/** An STS token as shown: 20 digits in groups of four. */
+const stsToken: Schema = { type: 'string', pattern: '^\\d{4}(-\\d{4}){4}$' };
 const naira: Schema = { type: 'number', minimum: 0, description: 'Naira, at most two decimals.' };
 /** Amounts are accepted as numbers or numeric strings ("100.50"), as PHP-era clients send them. */
 const nairaIn: Schema = {
@@ -164,6 +166,12 @@ const schemas: Record<string, Schema> = {
   ElectricityResponse: purchaseAnswer('success', {
     token: { ...nullable('string', { pattern: '^\\d{4}(-\\d{4}){4}$' }), description: 'The 20-digit token; null for postpaid.' },
     units: { ...nullable('string'), description: 'Energy units, for example "31.5 kWh"; null for postpaid.' },
+    kct_tokens: {
+      type: 'array',
+      items: stsToken,
+      description: 'Key-change tokens (KCT) that came with the vend, in the order the meter takes them (enter them before the token); empty when none.',
+    },
+    bonus_tokens: { type: 'array', items: stsToken, description: 'Bonus (free basic electricity) tokens that came with the vend; empty when none.' },
   }),
   CableRequest: {
     type: 'object',
@@ -269,6 +277,16 @@ const schemas: Record<string, Schema> = {
       meter_type: nullable('string'),
       token: nullable('string'),
       units: nullable('string'),
+      kct_tokens: {
+        type: ['array', 'null'],
+        items: { type: 'string' },
+        description: 'Electricity: the key-change tokens of the vend, in the order the meter takes them ([] when none); null for other products.',
+      },
+      bonus_tokens: {
+        type: ['array', 'null'],
+        items: { type: 'string' },
+        description: 'Electricity: the bonus (free basic electricity) tokens of the vend ([] when none); null for other products.',
+      },
       sent: { type: ['integer', 'null'] },
       pages: { type: ['integer', 'null'] },
       failure_reason: nullable('string'),

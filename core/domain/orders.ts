@@ -4,8 +4,8 @@
  * hand it in, so every rule here is testable without I/O and is the only place it lives:
  * the gateway and internal gRPC callers get exactly the same answers.
  */
-import { type FieldViolation, throwIfViolations } from './errors.js';
-import { type Kobo, kobo } from './money.js';
+import { DomainError, type FieldViolation, throwIfViolations } from './errors.js';
+import { formatNaira, type Kobo, kobo } from './money.js';
 import { planPriceFor, priceFor } from './pricing.js';
 import { CABLE_PROVIDERS, DISCOS, METER_TYPES, type MeterType, NETWORKS, type PurchaseOrder } from './products.js';
 import type { CablePackageRecord, PlanRecord, TierRecord } from './records.js';
@@ -112,6 +112,44 @@ export function electricityOrder(input: ElectricityInput, tier: PricingTier): Pu
     },
     asked: { disco: input.disco, meterNumber: input.meterNumber, meterType: input.meterType, amountKobo: input.amountKobo, phone: input.phone },
   };
+}
+
+/** What the disco told about a meter at verify time; each fact only when it told it. */
+export interface MeterFacts {
+  minimumAmountKobo?: Kobo;
+  arrearsKobo?: Kobo;
+}
+
+/**
+ * The smallest amount a meter takes, when its disco told: the meter's own minimum vend, plus,
+ * on a prepaid meter, the arrears a vend pays down first (what is left buys energy). The
+ * spec's 1,000 Naira stays the floor whatever the disco says. Undefined when the disco told
+ * neither fact, or when they ask no more than the floor.
+ */
+export function meterMinimumKobo(meterType: string, facts: MeterFacts): Kobo | undefined {
+  const arrears = meterType === 'prepaid' ? (facts.arrearsKobo ?? 0) : 0;
+  if (facts.minimumAmountKobo === undefined && arrears === 0) return undefined;
+  const required = (facts.minimumAmountKobo ?? 0) + arrears;
+  return required > ELECTRICITY_MIN_KOBO ? kobo(required) : undefined;
+}
+
+/**
+ * Refuses an electricity amount below the meter's own minimum (422, field `amount`), naming
+ * the minimum in Naira in the message and in kobo in the metadata, so a partner can offer it.
+ */
+export function checkMeterMinimum(input: Pick<ElectricityInput, 'meterNumber' | 'meterType' | 'amountKobo'>, facts: MeterFacts): void {
+  const minimum = meterMinimumKobo(input.meterType, facts);
+  if (minimum === undefined || input.amountKobo >= minimum) return;
+  const arrears = input.meterType === 'prepaid' ? (facts.arrearsKobo ?? 0) : 0;
+  const why =
+    arrears > 0
+      ? ` (the disco's minimum vend ${formatNaira(kobo(facts.minimumAmountKobo ?? 0))} Naira plus ${formatNaira(kobo(arrears))} Naira of arrears, which a vend pays first)`
+      : '';
+  const description = `amount must be at least ${formatNaira(minimum)} Naira for meter ${input.meterNumber}${why}.`;
+  throw new DomainError('INVALID_PARAMETER', description, {
+    violations: [{ field: 'amount', description }],
+    metadata: { minimum_kobo: String(minimum), ...(arrears > 0 ? { arrears_kobo: String(arrears) } : {}) },
+  });
 }
 
 export interface CableInput {

@@ -64,6 +64,15 @@ export interface DeliveryResult {
   token?: string;
   /** Energy units with suffix, for example "31.5 kWh". */
   units?: string;
+  /**
+   * Key-change tokens (KCT) that came with a prepaid vend, each shown 4-4-4-4-4, in the
+   * order they must be entered. Since the 2024 token-identifier rollover a meter may refuse
+   * the energy token until its KCTs are entered, so they are kept and shown with it.
+   * Absent when the upstream sent none.
+   */
+  kctTokens?: string[];
+  /** Bonus (free basic electricity) tokens of the vend, each shown 4-4-4-4-4; absent when none. */
+  bonusTokens?: string[];
   /** Number of SMS recipients accepted. */
   sent?: number;
   /** The provider's own reference, for support. */

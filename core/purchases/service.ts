@@ -12,6 +12,7 @@ import {
   bulkSmsOrder,
   type CableInput,
   cableOrder,
+  checkMeterMinimum,
   type DataInput,
   dataOrder,
   type ElectricityInput,
@@ -22,6 +23,7 @@ import { planPriceFor, priceFor } from '../domain/pricing.js';
 import { CABLE_PROVIDERS, NETWORKS } from '../domain/products.js';
 import { type AccountRecord, balanceOf, type CablePackageRecord, type PlanRecord, type TierRecord, type TransactionRecord } from '../domain/records.js';
 import { checkOneOf } from '../domain/validation.js';
+import type { CustomerDetails, CustomerQuery, VerifyOutcome } from '../providers/port.js';
 import type { Store } from '../store/port.js';
 import { executePurchase, type PurchaseDeps, type PurchaseResult } from './flow.js';
 
@@ -35,6 +37,13 @@ export interface PricedCablePackage {
   priceKobo: Kobo;
 }
 
+/**
+ * The longest a purchase waits for the customer lookup it makes first (the meter's minimum,
+ * the card's bouquet). A lookup that takes longer is given up and the purchase goes on as
+ * it would without it: the facts are a refinement, not a gate.
+ */
+export const LOOKUP_BEFORE_PURCHASE_MS = 5_000;
+
 /** Pricing needs the account's tier and the catalog besides what the flow touches. */
 export function createPurchaseService(deps: PurchaseDeps & { store: Pick<Store, 'accounts' | 'catalog'> }) {
   const { store } = deps;
@@ -47,6 +56,23 @@ export function createPurchaseService(deps: PurchaseDeps & { store: Pick<Store, 
     const tier = await store.catalog.getTier(account.tierId);
     if (!tier) throw new DomainError('INTERNAL', `Account ${accountId} is on tier ${account.tierId}, which does not exist.`);
     return { account, tier };
+  }
+
+  /**
+   * What the upstream tells about a meter or card before it is paid for, or null when it
+   * tells nothing usable (not found, no answer in time): the purchase then goes on, and the
+   * upstream's own answer to the payment decides, as it did before the lookup existed.
+   */
+  async function lookUp(mode: Mode, query: CustomerQuery): Promise<CustomerDetails | null> {
+    const provider = deps.providers[mode][query.product];
+    let outcome: VerifyOutcome;
+    try {
+      outcome = await provider.verify(query, AbortSignal.timeout(Math.min(deps.providerTimeoutMs, LOOKUP_BEFORE_PURCHASE_MS)));
+    } catch (error) {
+      outcome = { kind: 'unavailable', reason: error instanceof Error ? error.message : String(error) };
+    }
+    deps.log('purchase.lookup', { mode, product: query.product, service: query.service, provider: provider.name, outcome: outcome.kind });
+    return outcome.kind === 'found' ? outcome.customer : null;
   }
 
   return {
@@ -69,7 +95,11 @@ export function createPurchaseService(deps: PurchaseDeps & { store: Pick<Store, 
 
     async electricity(accountId: string, mode: Mode, input: ElectricityInput, requestId: string): Promise<PurchaseResult> {
       const { tier } = await accountAndTier(accountId);
-      return executePurchase(deps, accountId, mode, electricityOrder(input, tier), requestId);
+      const order = electricityOrder(input, tier);
+      // The disco's own minimum and arrears for this meter, where it tells them (verify).
+      const meter = await lookUp(mode, { product: 'electricity', service: input.disco, number: input.meterNumber, meterType: order.details.meterType! });
+      if (meter !== null) checkMeterMinimum(input, meter);
+      return executePurchase(deps, accountId, mode, order, requestId);
     },
 
     async cable(accountId: string, mode: Mode, input: CableInput, requestId: string): Promise<PurchaseResult> {

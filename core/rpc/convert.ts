@@ -105,6 +105,8 @@ export function transactionMessage(tx: TransactionRecord): MessageInitShape<type
     meterType: tx.details.meterType ?? '',
     token: tx.result?.token ?? '',
     units: tx.result?.units ?? '',
+    kctTokens: tx.result?.kctTokens ?? [],
+    bonusTokens: tx.result?.bonusTokens ?? [],
     smsSent: tx.product === 'bulksms' ? (tx.result?.sent ?? tx.details.recipients?.length ?? 0) : 0,
     smsPages: tx.details.pages ?? 0,
     failureReason: tx.failureReason ?? '',

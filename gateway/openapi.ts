@@ -8,7 +8,7 @@
  * action against these schemas, so the document cannot drift from the code unnoticed.
  */
 import { DEFAULT_HISTORY_PAGE_SIZE, MAX_HISTORY_PAGE_SIZE } from '../core/domain/paging.js';
-import { CABLE_PROVIDERS, DISCOS, METER_TYPES, NETWORKS } from '../core/domain/products.js';
+import { CABLE_MAX_MONTHS, CABLE_PROVIDERS, DISCOS, METER_TYPES, NETWORKS } from '../core/domain/products.js';
 import { REFERENCE_PATTERN } from '../core/domain/reference.js';
 import { SMS_MAX_CHARACTERS, SMS_MAX_RECIPIENTS } from '../core/domain/sms.js';
 import { METER_NUMBER_PATTERN, PHONE_PATTERN, REQUEST_ID_PATTERN, SENDER_PATTERN, SMART_CARD_PATTERN } from '../core/domain/validation.js';
@@ -58,6 +58,11 @@ function purchaseAnswer(status: 'success' | 'pending', extra: Record<string, Sch
 
 const planLabel: Schema = { type: 'string', description: 'The plan, for example "1GB (30 days)".' };
 const packageName: Schema = { type: 'string', description: 'The package name, for example "GOtv Max".' };
+const subscriptionType: Schema = {
+  enum: ['renew', 'change', null],
+  description: 'DStv and GOtv: "renew" kept the current bouquet, "change" moved the card to the package; null for StarTimes.',
+};
+const months: Schema = { type: 'integer', minimum: 1, maximum: CABLE_MAX_MONTHS, description: 'Months paid for.' };
 
 const schemas: Record<string, Schema> = {
   Error: {
@@ -181,11 +186,23 @@ const schemas: Record<string, Schema> = {
       package_code: { type: 'string', examples: ['GOTV MAX', 'DSTV PADI', 'basic'] },
       phone,
       request_id: requestId,
+      subscription_type: {
+        enum: ['renew', 'change'],
+        description:
+          'DStv and GOtv only. "renew" renews the card\'s current bouquet at the renewal amount the provider tells (package_code must name that bouquet); "change" moves the card to package_code. Default: renew when package_code names the current bouquet (by code or name, any case), else change.',
+      },
+      months: {
+        oneOf: [
+          { type: 'integer', minimum: 1, maximum: CABLE_MAX_MONTHS },
+          { type: 'string', pattern: '^\\d+$' },
+        ],
+        description: "Months to pay for, 1 to 12 (default 1); more than one for DStv and GOtv only. The price is the month's price times months.",
+      },
     },
     required: ['provider', 'smart_card', 'package_code'],
     additionalProperties: false,
   },
-  CableResponse: purchaseAnswer('success', { package: packageName }),
+  CableResponse: purchaseAnswer('success', { package: packageName, subscription_type: subscriptionType, months }),
   BulkSmsRequest: {
     type: 'object',
     properties: {
@@ -203,7 +220,11 @@ const schemas: Record<string, Schema> = {
     additionalProperties: false,
   },
   BulkSmsResponse: purchaseAnswer('success', { sent: { type: 'integer', minimum: 1 }, pages: { type: 'integer', minimum: 1 } }),
-  PendingResponse: purchaseAnswer('pending', { plan: planLabel, package: packageName, sent: { type: 'integer' }, pages: { type: 'integer' } }, []),
+  PendingResponse: purchaseAnswer(
+    'pending',
+    { plan: planLabel, package: packageName, subscription_type: subscriptionType, months, sent: { type: 'integer' }, pages: { type: 'integer' } },
+    [],
+  ),
   VerifyRequest: {
     description: 'Either disco + meter_number + meter_type (a meter), or provider + smart_card (a decoder).',
     oneOf: [

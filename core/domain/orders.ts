@@ -7,7 +7,18 @@
 import { DomainError, type FieldViolation, throwIfViolations } from './errors.js';
 import { formatNaira, type Kobo, kobo } from './money.js';
 import { planPriceFor, priceFor } from './pricing.js';
-import { CABLE_PROVIDERS, DISCOS, METER_TYPES, type MeterType, NETWORKS, type PurchaseOrder } from './products.js';
+import {
+  CABLE_MAX_MONTHS,
+  CABLE_PROVIDERS,
+  DISCOS,
+  METER_TYPES,
+  type MeterType,
+  NETWORKS,
+  type PurchaseOrder,
+  RENEWABLE_CABLE_PROVIDERS,
+  SUBSCRIPTION_TYPES,
+  type SubscriptionType,
+} from './products.js';
 import type { CablePackageRecord, PlanRecord, TierRecord } from './records.js';
 import { SMS_MAX_CHARACTERS, SMS_MAX_RECIPIENTS, smsChargeKobo, smsPages, uniqueRecipients } from './sms.js';
 import {
@@ -158,6 +169,32 @@ export interface CableInput {
   packageCode: string;
   /** Optional customer phone. Empty when absent. */
   phone: string;
+  /** "renew", "change", or empty for the default (renew when the package is the card's current bouquet). */
+  subscriptionType?: string;
+  /** Months to pay for, 1 to CABLE_MAX_MONTHS; 0 or absent means 1. */
+  months?: number;
+}
+
+/** What the upstream told about a smart card at lookup time; each fact only when it told it. */
+export interface CardFacts {
+  currentBouquet?: string;
+  currentBouquetCode?: string;
+  renewalAmountKobo?: Kobo;
+}
+
+/**
+ * Whether a package is the card's current bouquet: by code (ours or the upstream's) or by
+ * name, ignoring case and surrounding spaces. False when the upstream told neither.
+ */
+export function isCurrentBouquet(pkg: CablePackageRecord, card: CardFacts | null): boolean {
+  if (card === null) return false;
+  const same = (a: string | undefined, b: string) => a !== undefined && b !== '' && a.trim().toLowerCase() === b.trim().toLowerCase();
+  return (
+    same(card.currentBouquetCode, pkg.packageCode) ||
+    same(card.currentBouquetCode, pkg.providerCode) ||
+    same(card.currentBouquet, pkg.name) ||
+    same(card.currentBouquet, pkg.packageCode)
+  );
 }
 
 /**
@@ -169,13 +206,20 @@ export function findCablePackage(packages: readonly CablePackageRecord[], provid
   return packages.find((p) => p.provider === provider && p.active && p.packageCode.toLowerCase() === wanted) ?? null;
 }
 
-/** `packages` are the catalog's packages of the requested provider. */
-export function cableOrder(input: CableInput, packages: readonly CablePackageRecord[], tier: PricingTier): PurchaseOrder {
+/**
+ * `packages` are the catalog's packages of the requested provider; `card` is what the
+ * upstream told about the smart card (null when it told nothing usable). DStv and GOtv
+ * payments renew or change: the default is renew when the package is the card's current
+ * bouquet. A renewal is priced at the renewal amount the upstream told, else at the
+ * package's price; either times the months.
+ */
+export function cableOrder(input: CableInput, packages: readonly CablePackageRecord[], tier: PricingTier, card: CardFacts | null = null): PurchaseOrder {
   const violations: FieldViolation[] = [];
   checkOneOf('provider', input.provider, CABLE_PROVIDERS, violations);
   checkSmartCard('smart_card', input.smartCard, violations);
   checkOptionalPhone('phone', input.phone, violations);
   const known = (CABLE_PROVIDERS as readonly string[]).includes(input.provider);
+  const renewable = (RENEWABLE_CABLE_PROVIDERS as readonly string[]).includes(input.provider);
   const pkg = known ? findCablePackage(packages, input.provider, input.packageCode) : null;
   if (input.packageCode.trim() === '') {
     violations.push({ field: 'package_code', description: 'package_code is required.' });
@@ -186,21 +230,53 @@ export function cableOrder(input: CableInput, packages: readonly CablePackageRec
       description: `package_code ${describeValue(input.packageCode)} is not a ${input.provider} package; one of ${codes.join(', ')}.`,
     });
   }
+  const asked = input.subscriptionType ?? '';
+  if (asked !== '') {
+    checkOneOf('subscription_type', asked, SUBSCRIPTION_TYPES, violations);
+    if (known && !renewable)
+      violations.push({ field: 'subscription_type', description: `${input.provider} payments have no subscription_type; leave it out.` });
+  }
+  const months = input.months === undefined || input.months === 0 ? 1 : input.months;
+  if (!Number.isSafeInteger(months) || months < 1 || months > CABLE_MAX_MONTHS) {
+    violations.push({ field: 'months', description: `months must be a whole number from 1 to ${CABLE_MAX_MONTHS}.` });
+  } else if (months > 1 && known && !renewable) {
+    violations.push({ field: 'months', description: `${input.provider} payments are for one month; leave months out.` });
+  }
+  const current = pkg !== null && isCurrentBouquet(pkg, card);
+  if (asked === 'renew' && pkg !== null && card?.currentBouquet !== undefined && !current) {
+    violations.push({
+      field: 'subscription_type',
+      description: `renew keeps the card's current bouquet (${card.currentBouquet}), and package_code names ${pkg.name}; send subscription_type "change" to move to it.`,
+    });
+  }
   throwIfViolations(violations);
   const chosen = pkg!;
+  const subscriptionType: SubscriptionType | undefined = renewable ? ((asked || (current ? 'renew' : 'change')) as SubscriptionType) : undefined;
+  const monthKobo = subscriptionType === 'renew' && current && card?.renewalAmountKobo !== undefined ? card.renewalAmountKobo : chosen.priceKobo;
+  const faceValueKobo = kobo(monthKobo * months);
   return {
     product: 'cable',
     service: input.provider,
     recipient: input.smartCard,
-    faceValueKobo: chosen.priceKobo,
-    chargedKobo: priceFor(tier, 'cable', input.provider, chosen.priceKobo),
+    faceValueKobo,
+    chargedKobo: priceFor(tier, 'cable', input.provider, faceValueKobo),
     details: {
       packageCode: chosen.packageCode,
       planLabel: chosen.name,
+      ...(subscriptionType ? { subscriptionType } : {}),
+      months,
       ...(input.phone ? { customerPhone: input.phone } : {}),
     },
-    // The code as matched (case and spaces do not make a different request).
-    asked: { provider: input.provider, smartCard: input.smartCard, packageCode: input.packageCode.trim().toLowerCase(), phone: input.phone },
+    // The code as matched (case and spaces do not make a different request). The new fields
+    // only when given, so a request made before they existed hashes as it did.
+    asked: {
+      provider: input.provider,
+      smartCard: input.smartCard,
+      packageCode: input.packageCode.trim().toLowerCase(),
+      phone: input.phone,
+      ...(asked ? { subscriptionType: asked } : {}),
+      ...(months !== 1 ? { months } : {}),
+    },
   };
 }
 

@@ -16,6 +16,14 @@ export type MeterType = (typeof METER_TYPES)[number];
 export const CABLE_PROVIDERS = ['dstv', 'gotv', 'startimes'] as const;
 export type CableProvider = (typeof CABLE_PROVIDERS)[number];
 
+/** How a DStv or GOtv payment treats the card's bouquet (VTpass's `subscription_type`). */
+export const SUBSCRIPTION_TYPES = ['renew', 'change'] as const;
+export type SubscriptionType = (typeof SUBSCRIPTION_TYPES)[number];
+/** Cable providers whose payments say renew or change; StarTimes' do not (facts file). */
+export const RENEWABLE_CABLE_PROVIDERS: readonly CableProvider[] = ['dstv', 'gotv'];
+/** The most months one cable payment may buy. */
+export const CABLE_MAX_MONTHS = 12;
+
 export const PRODUCTS = ['airtime', 'data', 'electricity', 'cable', 'bulksms'] as const;
 export type ProductName = (typeof PRODUCTS)[number];
 
@@ -49,6 +57,10 @@ export interface PurchaseDetails {
   planLabel?: string;
   packageCode?: string;
   meterType?: MeterType;
+  /** DStv and GOtv: whether the purchase renews the card's current bouquet or changes it. */
+  subscriptionType?: SubscriptionType;
+  /** Cable: months paid for (1 when absent). */
+  months?: number;
   /** Optional phone of an electricity or cable purchase (receipt SMS for electricity). */
   customerPhone?: string;
   sender?: string;

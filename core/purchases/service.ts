@@ -20,7 +20,7 @@ import {
 } from '../domain/orders.js';
 import { historyPageSize, InvalidCursorError, type Page } from '../domain/paging.js';
 import { planPriceFor, priceFor } from '../domain/pricing.js';
-import { CABLE_PROVIDERS, NETWORKS } from '../domain/products.js';
+import { CABLE_PROVIDERS, NETWORKS, RENEWABLE_CABLE_PROVIDERS } from '../domain/products.js';
 import { type AccountRecord, balanceOf, type CablePackageRecord, type PlanRecord, type TierRecord, type TransactionRecord } from '../domain/records.js';
 import { checkOneOf } from '../domain/validation.js';
 import type { CustomerDetails, CustomerQuery, VerifyOutcome } from '../providers/port.js';
@@ -105,7 +105,14 @@ export function createPurchaseService(deps: PurchaseDeps & { store: Pick<Store, 
     async cable(accountId: string, mode: Mode, input: CableInput, requestId: string): Promise<PurchaseResult> {
       const { tier } = await accountAndTier(accountId);
       const packages = input.provider ? await store.catalog.listCablePackages({ provider: input.provider }) : [];
-      return executePurchase(deps, accountId, mode, cableOrder(input, packages, tier), requestId);
+      // Check the request before asking the upstream about the card: a bad one is a 422 either way.
+      cableOrder(input, packages, tier);
+      // DStv and GOtv: the card's current bouquet decides between renew and change, and a
+      // renewal costs what the upstream says it costs.
+      const card = (RENEWABLE_CABLE_PROVIDERS as readonly string[]).includes(input.provider)
+        ? await lookUp(mode, { product: 'cable', service: input.provider, number: input.smartCard })
+        : null;
+      return executePurchase(deps, accountId, mode, cableOrder(input, packages, tier, card), requestId);
     },
 
     async bulkSms(accountId: string, mode: Mode, input: BulkSmsInput, requestId: string): Promise<PurchaseResult> {

@@ -107,6 +107,8 @@ export function transactionMessage(tx: TransactionRecord): MessageInitShape<type
     units: tx.result?.units ?? '',
     kctTokens: tx.result?.kctTokens ?? [],
     bonusTokens: tx.result?.bonusTokens ?? [],
+    subscriptionType: tx.details.subscriptionType ?? '',
+    months: tx.product === 'cable' ? (tx.details.months ?? 1) : 0,
     smsSent: tx.product === 'bulksms' ? (tx.result?.sent ?? tx.details.recipients?.length ?? 0) : 0,
     smsPages: tx.details.pages ?? 0,
     failureReason: tx.failureReason ?? '',

@@ -36,7 +36,7 @@ const PURCHASES: { action: string; body: Record<string, unknown>; extra: Record<
     body: { disco: 'ikedc', meter_number: '45031234567', meter_type: 'prepaid', amount: 1500, phone: '08031234567' },
     extra: { token: 'string', units: 'string', kct_tokens: 'array', bonus_tokens: 'array' },
   },
-  { action: 'cable', body: { provider: 'dstv', smart_card: '7012345678', package_code: 'DSTV PADI' }, extra: { package: 'string' } },
+  { action: 'cable', body: { provider: 'dstv', smart_card: '7012345678', package_code: 'DSTV PADI' }, extra: { package: 'string', subscription_type: 'string', months: 'integer' } },
   {
     action: 'bulksms',
     body: { sender: 'MyShop', recipients: ['08031234567', '08051234567', '08031234567'], message: 'Your order has shipped.' },

@@ -318,6 +318,14 @@ export async function startFakeVtpass(): Promise<FakeVtpass> {
     const id = requestId as string;
     if (transactions.has(id)) return send(res, 200, { code: '014', response_description: DESCRIPTIONS['014'] });
     const serviceID = String(body['serviceID'] ?? '');
+    // Cable (facts file): DStv and GOtv take subscription_type change|renew, and quantity is months.
+    if (serviceID === 'dstv' || serviceID === 'gotv') {
+      const quantity = body['quantity'];
+      const type = body['subscription_type'];
+      if ((type !== 'change' && type !== 'renew') || !(Number.isInteger(quantity) && (quantity as number) >= 1)) {
+        return send(res, 200, { code: '011', response_description: DESCRIPTIONS['011'] });
+      }
+    }
     const recipient = String(body['billersCode'] ?? body['phone'] ?? '');
     const queued = scripts.get(recipient);
     const script: PayScript = queued?.shift() ?? (SANDBOX_SUCCESS.has(recipient) ? { answer: 'delivered' } : { answer: 'code', code: '016' });

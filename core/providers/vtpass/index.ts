@@ -293,11 +293,14 @@ async function cableBody(request: ProviderRequest, catalog: VtpassCatalog, fallb
     variation_code: variation,
     amount: koboToNaira(request.faceValueKobo),
     phone: request.details.customerPhone || fallbackPhone,
-    quantity: 1,
+    // Months (facts file: `quantity`). Whether VTpass reads `amount` as the total or as one
+    // month's price is not in the facts (unsure); we send the total we charged for.
+    quantity: request.details.months ?? 1,
   };
-  // DStv and GOtv distinguish renewing the current bouquet from buying a named one; a
-  // purchase here always names its package, which is "change". StarTimes has no such field.
-  if (request.service !== 'startimes') body['subscription_type'] = 'change';
+  // DStv and GOtv distinguish renewing the current bouquet from changing to a named one
+  // (facts file); a purchase recorded before the choice existed was a change. StarTimes has
+  // no such field.
+  if (request.service !== 'startimes') body['subscription_type'] = request.details.subscriptionType ?? 'change';
   return { ok: true, body };
 }
 

@@ -8,7 +8,7 @@
  * action against these schemas, so the document cannot drift from the code unnoticed.
  */
 import { DEFAULT_HISTORY_PAGE_SIZE, MAX_HISTORY_PAGE_SIZE } from '../core/domain/paging.js';
-import { CABLE_MAX_MONTHS, CABLE_PROVIDERS, DISCOS, METER_TYPES, NETWORKS } from '../core/domain/products.js';
+import { CABLE_MAX_MONTHS, CABLE_PROVIDERS, DISCOS, METER_TYPES, NETWORK_NAMES } from '../core/domain/products.js';
 import { REFERENCE_PATTERN } from '../core/domain/reference.js';
 import { SMS_MAX_CHARACTERS, SMS_MAX_RECIPIENTS } from '../core/domain/sms.js';
 import { METER_NUMBER_PATTERN, PHONE_PATTERN, REQUEST_ID_PATTERN, SENDER_PATTERN, SMART_CARD_PATTERN } from '../core/domain/validation.js';
@@ -101,12 +101,18 @@ const schemas: Record<string, Schema> = {
     type: 'object',
     properties: {
       plan_id: { type: 'integer', minimum: 1 },
-      network: { enum: [...NETWORKS] },
+      network: { enum: [...NETWORK_NAMES], description: 'The network, by the name the request used (t2 when asked for t2; 9mobile otherwise).' },
+      network_names: {
+        type: 'array',
+        items: { enum: [...NETWORK_NAMES] },
+        minItems: 1,
+        description: 'Every name of the network, for example ["9mobile", "t2"]: 9mobile trades as T2 since 2025.',
+      },
       plan: { type: 'string' },
       validity: { type: 'string' },
       price: { ...naira, description: 'What this account pays.' },
     },
-    required: ['plan_id', 'network', 'plan', 'validity', 'price'],
+    required: ['plan_id', 'network', 'network_names', 'plan', 'validity', 'price'],
     additionalProperties: false,
   },
   PlansResponse: {
@@ -134,7 +140,12 @@ const schemas: Record<string, Schema> = {
   },
   AirtimeRequest: {
     type: 'object',
-    properties: { network: { enum: [...NETWORKS] }, phone, amount: { ...nairaIn, description: 'Face value in Naira, at least 50.' }, request_id: requestId },
+    properties: {
+      network: { enum: [...NETWORK_NAMES], description: 't2 is 9mobile (T2 since 2025).' },
+      phone,
+      amount: { ...nairaIn, description: 'Face value in Naira, at least 50.' },
+      request_id: requestId,
+    },
     required: ['network', 'phone', 'amount'],
     additionalProperties: false,
   },
@@ -448,7 +459,7 @@ function operation(method: 'GET' | 'POST'): Schema {
       { name: 'action', in: 'query', required: true, schema: { enum: actions.map(([name]) => name) } },
       ...(method === 'GET'
         ? [
-            { name: 'network', in: 'query', description: 'plans: filter by network.', schema: { enum: [...NETWORKS] } },
+            { name: 'network', in: 'query', description: 'plans: filter by network (t2 is 9mobile).', schema: { enum: [...NETWORK_NAMES] } },
             { name: 'provider', in: 'query', description: 'packages: filter by cable provider.', schema: { enum: [...CABLE_PROVIDERS] } },
             { name: 'reference', in: 'query', description: 'transaction: the reference to requery.', schema: reference },
             {

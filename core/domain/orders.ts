@@ -10,10 +10,11 @@ import { planPriceFor, priceFor } from './pricing.js';
 import {
   CABLE_MAX_MONTHS,
   CABLE_PROVIDERS,
+  canonicalNetwork,
   DISCOS,
   METER_TYPES,
   type MeterType,
-  NETWORKS,
+  NETWORK_NAMES,
   type PurchaseOrder,
   RENEWABLE_CABLE_PROVIDERS,
   SUBSCRIPTION_TYPES,
@@ -52,16 +53,17 @@ export interface AirtimeInput {
 
 export function airtimeOrder(input: AirtimeInput, tier: PricingTier): PurchaseOrder {
   const violations: FieldViolation[] = [];
-  checkOneOf('network', input.network, NETWORKS, violations);
+  checkOneOf('network', input.network, NETWORK_NAMES, violations);
   checkPhone('phone', input.phone, violations);
   checkAmount('amount', input.amountKobo, { minKobo: AIRTIME_MIN_KOBO, maxKobo: AIRTIME_MAX_KOBO }, violations);
   throwIfViolations(violations);
   return {
     product: 'airtime',
+    // The name the caller used (t2 stays t2); prices and providers go by the canonical one.
     service: input.network,
     recipient: input.phone,
     faceValueKobo: input.amountKobo,
-    chargedKobo: priceFor(tier, 'airtime', input.network, input.amountKobo),
+    chargedKobo: priceFor(tier, 'airtime', canonicalNetwork(input.network)!, input.amountKobo),
     details: {},
     asked: { network: input.network, phone: input.phone, amountKobo: input.amountKobo },
   };

@@ -7,7 +7,31 @@ import type { Kobo } from './money.js';
 export const NETWORKS = ['mtn', 'glo', 'airtel', '9mobile'] as const;
 export type Network = (typeof NETWORKS)[number];
 
-export const DISCOS = ['ekedc', 'ikedc', 'aedc', 'phed', 'eedc', 'kedco', 'ibedc', 'bedc', 'yedc'] as const;
+/**
+ * Other names of a network. 9mobile has traded as T2 since 2025; both names are accepted
+ * wherever a network is named, and an answer keeps the name the caller used. Plans, prices
+ * and discounts are kept under the canonical name.
+ */
+export const NETWORK_ALIASES: Readonly<Record<string, Network>> = { t2: '9mobile' };
+/** Every name a caller may give a network: the spec's four and their aliases. */
+export const NETWORK_NAMES: readonly string[] = [...NETWORKS, ...Object.keys(NETWORK_ALIASES)];
+
+/** The canonical network of a name a caller may use, or undefined for an unknown name. */
+export function canonicalNetwork(name: string): Network | undefined {
+  if ((NETWORKS as readonly string[]).includes(name)) return name as Network;
+  return Object.hasOwn(NETWORK_ALIASES, name) ? NETWORK_ALIASES[name] : undefined;
+}
+
+/** Every name of a canonical network, the canonical one first ("9mobile", "t2"). */
+export function networkNames(network: string): string[] {
+  return [network, ...Object.keys(NETWORK_ALIASES).filter((alias) => NETWORK_ALIASES[alias] === network)];
+}
+
+/**
+ * The spec's nine discos, then the three more VTpass sells: Kaduna (kaedc), Jos (jed) and
+ * Aba (aba). The names of the last three are the issue's; the facts file does not list them.
+ */
+export const DISCOS = ['ekedc', 'ikedc', 'aedc', 'phed', 'eedc', 'kedco', 'ibedc', 'bedc', 'yedc', 'kaedc', 'jed', 'aba'] as const;
 export type Disco = (typeof DISCOS)[number];
 
 export const METER_TYPES = ['prepaid', 'postpaid'] as const;

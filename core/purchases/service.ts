@@ -20,7 +20,7 @@ import {
 } from '../domain/orders.js';
 import { historyPageSize, InvalidCursorError, type Page } from '../domain/paging.js';
 import { planPriceFor, priceFor } from '../domain/pricing.js';
-import { CABLE_PROVIDERS, NETWORKS, RENEWABLE_CABLE_PROVIDERS } from '../domain/products.js';
+import { CABLE_PROVIDERS, canonicalNetwork, NETWORK_NAMES, RENEWABLE_CABLE_PROVIDERS } from '../domain/products.js';
 import { type AccountRecord, balanceOf, type CablePackageRecord, type PlanRecord, type TierRecord, type TransactionRecord } from '../domain/records.js';
 import { checkOneOf } from '../domain/validation.js';
 import type { CustomerDetails, CustomerQuery, VerifyOutcome } from '../providers/port.js';
@@ -58,23 +58,6 @@ export function createPurchaseService(deps: PurchaseDeps & { store: Pick<Store, 
     return { account, tier };
   }
 
-  /**
-   * What the upstream tells about a meter or card before it is paid for, or null when it
-   * tells nothing usable (not found, no answer in time): the purchase then goes on, and the
-   * upstream's own answer to the payment decides, as it did before the lookup existed.
-   */
-  async function lookUp(mode: Mode, query: CustomerQuery): Promise<CustomerDetails | null> {
-    const provider = deps.providers[mode][query.product];
-    let outcome: VerifyOutcome;
-    try {
-      outcome = await provider.verify(query, AbortSignal.timeout(Math.min(deps.providerTimeoutMs, LOOKUP_BEFORE_PURCHASE_MS)));
-    } catch (error) {
-      outcome = { kind: 'unavailable', reason: error instanceof Error ? error.message : String(error) };
-    }
-    deps.log('purchase.lookup', { mode, product: query.product, service: query.service, provider: provider.name, outcome: outcome.kind });
-    return outcome.kind === 'found' ? outcome.customer : null;
-  }
-
   return {
     /** The account, its tier, and the balance of its wallet in `mode`. */
     async balance(accountId: string, mode: Mode): Promise<{ account: AccountRecord; tier: TierRecord; balanceKobo: Kobo }> {
@@ -97,7 +80,7 @@ export function createPurchaseService(deps: PurchaseDeps & { store: Pick<Store, 
       const { tier } = await accountAndTier(accountId);
       const order = electricityOrder(input, tier);
       // The disco's own minimum and arrears for this meter, where it tells them (verify).
-      const meter = await lookUp(mode, { product: 'electricity', service: input.disco, number: input.meterNumber, meterType: order.details.meterType! });
+      const meter = await lookUp(deps, mode, { product: 'electricity', service: input.disco, number: input.meterNumber, meterType: order.details.meterType! });
       if (meter !== null) checkMeterMinimum(input, meter);
       return executePurchase(deps, accountId, mode, order, requestId);
     },
@@ -110,7 +93,7 @@ export function createPurchaseService(deps: PurchaseDeps & { store: Pick<Store, 
       // DStv and GOtv: the card's current bouquet decides between renew and change, and a
       // renewal costs what the upstream says it costs.
       const card = (RENEWABLE_CABLE_PROVIDERS as readonly string[]).includes(input.provider)
-        ? await lookUp(mode, { product: 'cable', service: input.provider, number: input.smartCard })
+        ? await lookUp(deps, mode, { product: 'cable', service: input.provider, number: input.smartCard })
         : null;
       return executePurchase(deps, accountId, mode, cableOrder(input, packages, tier, card), requestId);
     },
@@ -126,11 +109,13 @@ export function createPurchaseService(deps: PurchaseDeps & { store: Pick<Store, 
       const { tier } = await accountAndTier(accountId);
       if (network !== '') {
         const violations: FieldViolation[] = [];
-        checkOneOf('network', network, NETWORKS, violations);
+        checkOneOf('network', network, NETWORK_NAMES, violations);
         throwIfViolations(violations);
       }
-      const plans = await store.catalog.listPlans({ activeOnly: true, ...(network ? { network } : {}) });
-      return plans.map((plan) => ({ plan, priceKobo: planPriceFor(tier, plan) }));
+      const canonical = network === '' ? undefined : canonicalNetwork(network);
+      const plans = await store.catalog.listPlans({ activeOnly: true, ...(canonical ? { network: canonical } : {}) });
+      // Asked by another name (t2), the plans answer under that name.
+      return plans.map((plan) => ({ plan: network === '' || network === plan.network ? plan : { ...plan, network }, priceKobo: planPriceFor(tier, plan) }));
     },
 
     /** The active cable packages at this account's price: the very charge PayCable makes. */
@@ -177,6 +162,23 @@ export function createPurchaseService(deps: PurchaseDeps & { store: Pick<Store, 
 }
 
 export type PurchaseService = ReturnType<typeof createPurchaseService>;
+
+/**
+ * What the upstream tells about a meter or card before it is paid for, or null when it
+ * tells nothing usable (not found, no answer in time): the purchase then goes on, and the
+ * upstream's own answer to the payment decides, as it did before the lookup existed.
+ */
+async function lookUp(deps: Pick<PurchaseDeps, 'providers' | 'providerTimeoutMs' | 'log'>, mode: Mode, query: CustomerQuery): Promise<CustomerDetails | null> {
+  const provider = deps.providers[mode][query.product];
+  let outcome: VerifyOutcome;
+  try {
+    outcome = await provider.verify(query, AbortSignal.timeout(Math.min(deps.providerTimeoutMs, LOOKUP_BEFORE_PURCHASE_MS)));
+  } catch (error) {
+    outcome = { kind: 'unavailable', reason: error instanceof Error ? error.message : String(error) };
+  }
+  deps.log('purchase.lookup', { mode, product: query.product, service: query.service, provider: provider.name, outcome: outcome.kind });
+  return outcome.kind === 'found' ? outcome.customer : null;
+}
 
 /** The longest reference a message repeats whole; ours are 10 characters, a caller's may be anything. */
 const MAX_ECHOED_REFERENCE_CHARS = 64;

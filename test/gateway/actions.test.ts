@@ -36,7 +36,11 @@ const PURCHASES: { action: string; body: Record<string, unknown>; extra: Record<
     body: { disco: 'ikedc', meter_number: '45031234567', meter_type: 'prepaid', amount: 1500, phone: '08031234567' },
     extra: { token: 'string', units: 'string', kct_tokens: 'array', bonus_tokens: 'array' },
   },
-  { action: 'cable', body: { provider: 'dstv', smart_card: '7012345678', package_code: 'DSTV PADI' }, extra: { package: 'string', subscription_type: 'string', months: 'integer' } },
+  {
+    action: 'cable',
+    body: { provider: 'dstv', smart_card: '7012345678', package_code: 'DSTV PADI' },
+    extra: { package: 'string', subscription_type: 'string', months: 'integer' },
+  },
   {
     action: 'bulksms',
     body: { sender: 'MyShop', recipients: ['08031234567', '08051234567', '08031234567'], message: 'Your order has shipped.' },
@@ -147,7 +151,7 @@ test('GET plans answers {status, plans} with plan_id, network, plan, validity an
   assertShape(all.json, { status: 'string', plans: 'array' });
   assert.ok(all.json.plans.length > 0);
   for (const plan of all.json.plans) {
-    assertShape(plan, { plan_id: 'integer', network: 'string', plan: 'string', validity: 'string', price: 'number' }, 'plan');
+    assertShape(plan, { plan_id: 'integer', network: 'string', network_names: 'array', plan: 'string', validity: 'string', price: 'number' }, 'plan');
     assertNaira(plan.price, 'price');
   }
   const networks = new Set(all.json.plans.map((p: { network: string }) => p.network));

@@ -22,6 +22,9 @@ export const SANDBOX_TARIFF_KOBO_PER_KWH: Readonly<Record<Disco, Kobo>> = {
   ibedc: kobo(20_950),
   bedc: kobo(21_500),
   yedc: kobo(22_400),
+  kaedc: kobo(21_900),
+  jed: kobo(21_700),
+  aba: kobo(21_300),
 };
 
 /** An STS token has 20 digits; customers read it in groups of four. */

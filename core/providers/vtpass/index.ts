@@ -23,7 +23,7 @@ import type { CustomerQuery, CustomerVerifier, PlanSource, ProductProvider, Prov
 import { asObject, classify, codeMeaning, type VtpassCall } from './codes.js';
 import { electricityResult } from './electricity.js';
 import { exchange, type Fetch, type HttpAnswer, pause } from './http.js';
-import { AIRTIME_SERVICE_IDS, CABLE_SERVICE_IDS, DATA_SERVICE_IDS, ELECTRICITY_SERVICE_IDS, serviceIdOf } from './services.js';
+import { AIRTIME_SERVICE_IDS, CABLE_SERVICE_IDS, DATA_SERVICE_IDS, ELECTRICITY_SERVICE_IDS, networkServiceId, serviceIdOf } from './services.js';
 import { readVariations } from './variations.js';
 import { verifyOutcome } from './verify.js';
 
@@ -136,7 +136,7 @@ export function createVtpassProviders(options: VtpassOptions, catalog: VtpassCat
 
   const data: ProductProvider & PlanSource = {
     ...provider(async (request) => {
-      const serviceID = serviceIdOf(DATA_SERVICE_IDS, request.service);
+      const serviceID = networkServiceId(DATA_SERVICE_IDS, request.service);
       if (serviceID === undefined) return { ok: false, reason: `The provider does not sell data on ${request.service}.` };
       const planId = request.details.planId;
       const plan = planId === undefined ? null : await catalog.getPlan(planId);
@@ -256,7 +256,7 @@ const readAgain = (answer: HttpAnswer) => answer.kind === 'no_answer' || answer.
 
 /** What `pay` is sent for airtime. */
 async function airtimeBody(request: ProviderRequest): Promise<PayBody> {
-  const serviceID = serviceIdOf(AIRTIME_SERVICE_IDS, request.service);
+  const serviceID = networkServiceId(AIRTIME_SERVICE_IDS, request.service);
   if (serviceID === undefined) return { ok: false, reason: `The provider does not sell airtime on ${request.service}.` };
   return { ok: true, body: { request_id: request.reference, serviceID, amount: koboToNaira(request.faceValueKobo), phone: request.recipient } };
 }

@@ -13,6 +13,21 @@ export type Network = (typeof NETWORKS)[number];
  * and discounts are kept under the canonical name.
  */
 export const NETWORK_ALIASES: Readonly<Record<string, Network>> = { t2: '9mobile' };
+/**
+ * The order resellers list networks in: MTN, Airtel, Glo, 9mobile/T2 (by market share), the
+ * order of every price list shown to people.
+ */
+export const NETWORK_DISPLAY_ORDER: readonly Network[] = ['mtn', 'airtel', 'glo', '9mobile'];
+
+/** Orders priced plans by NETWORK_DISPLAY_ORDER, then by price, then by plan id. */
+export function byNetworkThenPrice<T extends { plan: { network: string; planId: number }; priceKobo: number }>(a: T, b: T): number {
+  const rank = (network: string) => {
+    const i = NETWORK_DISPLAY_ORDER.indexOf(canonicalNetwork(network) ?? ('' as Network));
+    return i === -1 ? NETWORK_DISPLAY_ORDER.length : i;
+  };
+  return rank(a.plan.network) - rank(b.plan.network) || a.priceKobo - b.priceKobo || a.plan.planId - b.plan.planId;
+}
+
 /** Every name a caller may give a network: the spec's four and their aliases. */
 export const NETWORK_NAMES: readonly string[] = [...NETWORKS, ...Object.keys(NETWORK_ALIASES)];
 

@@ -8,7 +8,7 @@
  * action against these schemas, so the document cannot drift from the code unnoticed.
  */
 import { DEFAULT_HISTORY_PAGE_SIZE, MAX_HISTORY_PAGE_SIZE } from '../core/domain/paging.js';
-import { CABLE_PROVIDERS, DISCOS, METER_TYPES, NETWORKS } from '../core/domain/products.js';
+import { CABLE_MAX_MONTHS, CABLE_PROVIDERS, DISCOS, METER_TYPES, NETWORK_NAMES } from '../core/domain/products.js';
 import { REFERENCE_PATTERN } from '../core/domain/reference.js';
 import { SMS_MAX_CHARACTERS, SMS_MAX_RECIPIENTS } from '../core/domain/sms.js';
 import { METER_NUMBER_PATTERN, PHONE_PATTERN, REQUEST_ID_PATTERN, SENDER_PATTERN, SMART_CARD_PATTERN } from '../core/domain/validation.js';
@@ -20,6 +20,8 @@ const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` })
 const nullable = (type: string, extra: Schema = {}): Schema => ({ type: [type, 'null'], ...extra });
 
 /** Naira as the API speaks it: a JSON number with at most two decimals. */
+/** An STS token as shown: 20 digits in groups of four. */
+const stsToken: Schema = { type: 'string', pattern: '^\\d{4}(-\\d{4}){4}$' };
 const naira: Schema = { type: 'number', minimum: 0, description: 'Naira, at most two decimals.' };
 /** Amounts are accepted as numbers or numeric strings ("100.50"), as PHP-era clients send them. */
 const nairaIn: Schema = {
@@ -56,6 +58,11 @@ function purchaseAnswer(status: 'success' | 'pending', extra: Record<string, Sch
 
 const planLabel: Schema = { type: 'string', description: 'The plan, for example "1GB (30 days)".' };
 const packageName: Schema = { type: 'string', description: 'The package name, for example "GOtv Max".' };
+const subscriptionType: Schema = {
+  enum: ['renew', 'change', null],
+  description: 'DStv and GOtv: "renew" kept the current bouquet, "change" moved the card to the package; null for StarTimes.',
+};
+const months: Schema = { type: 'integer', minimum: 1, maximum: CABLE_MAX_MONTHS, description: 'Months paid for.' };
 
 const schemas: Record<string, Schema> = {
   Error: {
@@ -94,12 +101,18 @@ const schemas: Record<string, Schema> = {
     type: 'object',
     properties: {
       plan_id: { type: 'integer', minimum: 1 },
-      network: { enum: [...NETWORKS] },
+      network: { enum: [...NETWORK_NAMES], description: 'The network, by the name the request used (t2 when asked for t2; 9mobile otherwise).' },
+      network_names: {
+        type: 'array',
+        items: { enum: [...NETWORK_NAMES] },
+        minItems: 1,
+        description: 'Every name of the network, for example ["9mobile", "t2"]: 9mobile trades as T2 since 2025.',
+      },
       plan: { type: 'string' },
       validity: { type: 'string' },
       price: { ...naira, description: 'What this account pays.' },
     },
-    required: ['plan_id', 'network', 'plan', 'validity', 'price'],
+    required: ['plan_id', 'network', 'network_names', 'plan', 'validity', 'price'],
     additionalProperties: false,
   },
   PlansResponse: {
@@ -127,7 +140,12 @@ const schemas: Record<string, Schema> = {
   },
   AirtimeRequest: {
     type: 'object',
-    properties: { network: { enum: [...NETWORKS] }, phone, amount: { ...nairaIn, description: 'Face value in Naira, at least 50.' }, request_id: requestId },
+    properties: {
+      network: { enum: [...NETWORK_NAMES], description: 't2 is 9mobile (T2 since 2025).' },
+      phone,
+      amount: { ...nairaIn, description: 'Face value in Naira, at least 50.' },
+      request_id: requestId,
+    },
     required: ['network', 'phone', 'amount'],
     additionalProperties: false,
   },
@@ -164,6 +182,12 @@ const schemas: Record<string, Schema> = {
   ElectricityResponse: purchaseAnswer('success', {
     token: { ...nullable('string', { pattern: '^\\d{4}(-\\d{4}){4}$' }), description: 'The 20-digit token; null for postpaid.' },
     units: { ...nullable('string'), description: 'Energy units, for example "31.5 kWh"; null for postpaid.' },
+    kct_tokens: {
+      type: 'array',
+      items: stsToken,
+      description: 'Key-change tokens (KCT) that came with the vend, in the order the meter takes them (enter them before the token); empty when none.',
+    },
+    bonus_tokens: { type: 'array', items: stsToken, description: 'Bonus (free basic electricity) tokens that came with the vend; empty when none.' },
   }),
   CableRequest: {
     type: 'object',
@@ -173,11 +197,23 @@ const schemas: Record<string, Schema> = {
       package_code: { type: 'string', examples: ['GOTV MAX', 'DSTV PADI', 'basic'] },
       phone,
       request_id: requestId,
+      subscription_type: {
+        enum: ['renew', 'change'],
+        description:
+          'DStv and GOtv only. "renew" renews the card\'s current bouquet at the renewal amount the provider tells (package_code must name that bouquet); "change" moves the card to package_code. Default: renew when package_code names the current bouquet (by code or name, any case), else change.',
+      },
+      months: {
+        oneOf: [
+          { type: 'integer', minimum: 1, maximum: CABLE_MAX_MONTHS },
+          { type: 'string', pattern: '^\\d+$' },
+        ],
+        description: "Months to pay for, 1 to 12 (default 1); more than one for DStv and GOtv only. The price is the month's price times months.",
+      },
     },
     required: ['provider', 'smart_card', 'package_code'],
     additionalProperties: false,
   },
-  CableResponse: purchaseAnswer('success', { package: packageName }),
+  CableResponse: purchaseAnswer('success', { package: packageName, subscription_type: subscriptionType, months }),
   BulkSmsRequest: {
     type: 'object',
     properties: {
@@ -195,7 +231,11 @@ const schemas: Record<string, Schema> = {
     additionalProperties: false,
   },
   BulkSmsResponse: purchaseAnswer('success', { sent: { type: 'integer', minimum: 1 }, pages: { type: 'integer', minimum: 1 } }),
-  PendingResponse: purchaseAnswer('pending', { plan: planLabel, package: packageName, sent: { type: 'integer' }, pages: { type: 'integer' } }, []),
+  PendingResponse: purchaseAnswer(
+    'pending',
+    { plan: planLabel, package: packageName, subscription_type: subscriptionType, months, sent: { type: 'integer' }, pages: { type: 'integer' } },
+    [],
+  ),
   VerifyRequest: {
     description: 'Either disco + meter_number + meter_type (a meter), or provider + smart_card (a decoder).',
     oneOf: [
@@ -269,6 +309,16 @@ const schemas: Record<string, Schema> = {
       meter_type: nullable('string'),
       token: nullable('string'),
       units: nullable('string'),
+      kct_tokens: {
+        type: ['array', 'null'],
+        items: { type: 'string' },
+        description: 'Electricity: the key-change tokens of the vend, in the order the meter takes them ([] when none); null for other products.',
+      },
+      bonus_tokens: {
+        type: ['array', 'null'],
+        items: { type: 'string' },
+        description: 'Electricity: the bonus (free basic electricity) tokens of the vend ([] when none); null for other products.',
+      },
       sent: { type: ['integer', 'null'] },
       pages: { type: ['integer', 'null'] },
       failure_reason: nullable('string'),
@@ -409,7 +459,7 @@ function operation(method: 'GET' | 'POST'): Schema {
       { name: 'action', in: 'query', required: true, schema: { enum: actions.map(([name]) => name) } },
       ...(method === 'GET'
         ? [
-            { name: 'network', in: 'query', description: 'plans: filter by network.', schema: { enum: [...NETWORKS] } },
+            { name: 'network', in: 'query', description: 'plans: filter by network (t2 is 9mobile).', schema: { enum: [...NETWORK_NAMES] } },
             { name: 'provider', in: 'query', description: 'packages: filter by cable provider.', schema: { enum: [...CABLE_PROVIDERS] } },
             { name: 'reference', in: 'query', description: 'transaction: the reference to requery.', schema: reference },
             {

@@ -160,6 +160,8 @@ export function publicTransaction(tx: TransactionRecord): Record<string, unknown
     meter_type: orNull(tx.details.meterType),
     token: orNull(tx.result?.token),
     units: orNull(tx.result?.units),
+    kct_tokens: product === 'electricity' ? [...(tx.result?.kctTokens ?? [])] : null,
+    bonus_tokens: product === 'electricity' ? [...(tx.result?.bonusTokens ?? [])] : null,
     sent: product === 'bulksms' ? (tx.result?.sent ?? tx.details.recipients?.length ?? 0) : null,
     pages: product === 'bulksms' ? (tx.details.pages ?? 0) : null,
     failure_reason: orNull(tx.failureReason ?? undefined),

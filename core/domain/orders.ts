@@ -4,10 +4,22 @@
  * hand it in, so every rule here is testable without I/O and is the only place it lives:
  * the gateway and internal gRPC callers get exactly the same answers.
  */
-import { type FieldViolation, throwIfViolations } from './errors.js';
-import { type Kobo, kobo } from './money.js';
+import { DomainError, type FieldViolation, throwIfViolations } from './errors.js';
+import { formatNaira, type Kobo, kobo } from './money.js';
 import { planPriceFor, priceFor } from './pricing.js';
-import { CABLE_PROVIDERS, DISCOS, METER_TYPES, type MeterType, NETWORKS, type PurchaseOrder } from './products.js';
+import {
+  CABLE_MAX_MONTHS,
+  CABLE_PROVIDERS,
+  canonicalNetwork,
+  DISCOS,
+  METER_TYPES,
+  type MeterType,
+  NETWORK_NAMES,
+  type PurchaseOrder,
+  RENEWABLE_CABLE_PROVIDERS,
+  SUBSCRIPTION_TYPES,
+  type SubscriptionType,
+} from './products.js';
 import type { CablePackageRecord, PlanRecord, TierRecord } from './records.js';
 import { SMS_MAX_CHARACTERS, SMS_MAX_RECIPIENTS, smsChargeKobo, smsPages, uniqueRecipients } from './sms.js';
 import {
@@ -41,16 +53,17 @@ export interface AirtimeInput {
 
 export function airtimeOrder(input: AirtimeInput, tier: PricingTier): PurchaseOrder {
   const violations: FieldViolation[] = [];
-  checkOneOf('network', input.network, NETWORKS, violations);
+  checkOneOf('network', input.network, NETWORK_NAMES, violations);
   checkPhone('phone', input.phone, violations);
   checkAmount('amount', input.amountKobo, { minKobo: AIRTIME_MIN_KOBO, maxKobo: AIRTIME_MAX_KOBO }, violations);
   throwIfViolations(violations);
   return {
     product: 'airtime',
+    // The name the caller used (t2 stays t2); prices and providers go by the canonical one.
     service: input.network,
     recipient: input.phone,
     faceValueKobo: input.amountKobo,
-    chargedKobo: priceFor(tier, 'airtime', input.network, input.amountKobo),
+    chargedKobo: priceFor(tier, 'airtime', canonicalNetwork(input.network)!, input.amountKobo),
     details: {},
     asked: { network: input.network, phone: input.phone, amountKobo: input.amountKobo },
   };
@@ -114,12 +127,76 @@ export function electricityOrder(input: ElectricityInput, tier: PricingTier): Pu
   };
 }
 
+/** What the disco told about a meter at verify time; each fact only when it told it. */
+export interface MeterFacts {
+  minimumAmountKobo?: Kobo;
+  arrearsKobo?: Kobo;
+}
+
+/**
+ * The smallest amount a meter takes, when its disco told: the meter's own minimum vend, plus,
+ * on a prepaid meter, the arrears a vend pays down first (what is left buys energy). The
+ * spec's 1,000 Naira stays the floor whatever the disco says. Undefined when the disco told
+ * neither fact, or when they ask no more than the floor.
+ */
+export function meterMinimumKobo(meterType: string, facts: MeterFacts): Kobo | undefined {
+  const arrears = meterType === 'prepaid' ? (facts.arrearsKobo ?? 0) : 0;
+  if (facts.minimumAmountKobo === undefined && arrears === 0) return undefined;
+  const required = (facts.minimumAmountKobo ?? 0) + arrears;
+  return required > ELECTRICITY_MIN_KOBO ? kobo(required) : undefined;
+}
+
+/**
+ * Refuses an electricity amount below the meter's own minimum (422, field `amount`), naming
+ * the minimum in Naira in the message and in kobo in the metadata, so a partner can offer it.
+ */
+export function checkMeterMinimum(input: Pick<ElectricityInput, 'meterNumber' | 'meterType' | 'amountKobo'>, facts: MeterFacts): void {
+  const minimum = meterMinimumKobo(input.meterType, facts);
+  if (minimum === undefined || input.amountKobo >= minimum) return;
+  const arrears = input.meterType === 'prepaid' ? (facts.arrearsKobo ?? 0) : 0;
+  const why =
+    arrears > 0
+      ? ` (the disco's minimum vend ${formatNaira(kobo(facts.minimumAmountKobo ?? 0))} Naira plus ${formatNaira(kobo(arrears))} Naira of arrears, which a vend pays first)`
+      : '';
+  const description = `amount must be at least ${formatNaira(minimum)} Naira for meter ${input.meterNumber}${why}.`;
+  throw new DomainError('INVALID_PARAMETER', description, {
+    violations: [{ field: 'amount', description }],
+    metadata: { minimum_kobo: String(minimum), ...(arrears > 0 ? { arrears_kobo: String(arrears) } : {}) },
+  });
+}
+
 export interface CableInput {
   provider: string;
   smartCard: string;
   packageCode: string;
   /** Optional customer phone. Empty when absent. */
   phone: string;
+  /** "renew", "change", or empty for the default (renew when the package is the card's current bouquet). */
+  subscriptionType?: string;
+  /** Months to pay for, 1 to CABLE_MAX_MONTHS; 0 or absent means 1. */
+  months?: number;
+}
+
+/** What the upstream told about a smart card at lookup time; each fact only when it told it. */
+export interface CardFacts {
+  currentBouquet?: string;
+  currentBouquetCode?: string;
+  renewalAmountKobo?: Kobo;
+}
+
+/**
+ * Whether a package is the card's current bouquet: by code (ours or the upstream's) or by
+ * name, ignoring case and surrounding spaces. False when the upstream told neither.
+ */
+export function isCurrentBouquet(pkg: CablePackageRecord, card: CardFacts | null): boolean {
+  if (card === null) return false;
+  const same = (a: string | undefined, b: string) => a !== undefined && b !== '' && a.trim().toLowerCase() === b.trim().toLowerCase();
+  return (
+    same(card.currentBouquetCode, pkg.packageCode) ||
+    same(card.currentBouquetCode, pkg.providerCode) ||
+    same(card.currentBouquet, pkg.name) ||
+    same(card.currentBouquet, pkg.packageCode)
+  );
 }
 
 /**
@@ -131,13 +208,20 @@ export function findCablePackage(packages: readonly CablePackageRecord[], provid
   return packages.find((p) => p.provider === provider && p.active && p.packageCode.toLowerCase() === wanted) ?? null;
 }
 
-/** `packages` are the catalog's packages of the requested provider. */
-export function cableOrder(input: CableInput, packages: readonly CablePackageRecord[], tier: PricingTier): PurchaseOrder {
+/**
+ * `packages` are the catalog's packages of the requested provider; `card` is what the
+ * upstream told about the smart card (null when it told nothing usable). DStv and GOtv
+ * payments renew or change: the default is renew when the package is the card's current
+ * bouquet. A renewal is priced at the renewal amount the upstream told, else at the
+ * package's price; either times the months.
+ */
+export function cableOrder(input: CableInput, packages: readonly CablePackageRecord[], tier: PricingTier, card: CardFacts | null = null): PurchaseOrder {
   const violations: FieldViolation[] = [];
   checkOneOf('provider', input.provider, CABLE_PROVIDERS, violations);
   checkSmartCard('smart_card', input.smartCard, violations);
   checkOptionalPhone('phone', input.phone, violations);
   const known = (CABLE_PROVIDERS as readonly string[]).includes(input.provider);
+  const renewable = (RENEWABLE_CABLE_PROVIDERS as readonly string[]).includes(input.provider);
   const pkg = known ? findCablePackage(packages, input.provider, input.packageCode) : null;
   if (input.packageCode.trim() === '') {
     violations.push({ field: 'package_code', description: 'package_code is required.' });
@@ -148,21 +232,53 @@ export function cableOrder(input: CableInput, packages: readonly CablePackageRec
       description: `package_code ${describeValue(input.packageCode)} is not a ${input.provider} package; one of ${codes.join(', ')}.`,
     });
   }
+  const asked = input.subscriptionType ?? '';
+  if (asked !== '') {
+    checkOneOf('subscription_type', asked, SUBSCRIPTION_TYPES, violations);
+    if (known && !renewable)
+      violations.push({ field: 'subscription_type', description: `${input.provider} payments have no subscription_type; leave it out.` });
+  }
+  const months = input.months === undefined || input.months === 0 ? 1 : input.months;
+  if (!Number.isSafeInteger(months) || months < 1 || months > CABLE_MAX_MONTHS) {
+    violations.push({ field: 'months', description: `months must be a whole number from 1 to ${CABLE_MAX_MONTHS}.` });
+  } else if (months > 1 && known && !renewable) {
+    violations.push({ field: 'months', description: `${input.provider} payments are for one month; leave months out.` });
+  }
+  const current = pkg !== null && isCurrentBouquet(pkg, card);
+  if (asked === 'renew' && pkg !== null && card?.currentBouquet !== undefined && !current) {
+    violations.push({
+      field: 'subscription_type',
+      description: `renew keeps the card's current bouquet (${card.currentBouquet}), and package_code names ${pkg.name}; send subscription_type "change" to move to it.`,
+    });
+  }
   throwIfViolations(violations);
   const chosen = pkg!;
+  const subscriptionType: SubscriptionType | undefined = renewable ? ((asked || (current ? 'renew' : 'change')) as SubscriptionType) : undefined;
+  const monthKobo = subscriptionType === 'renew' && current && card?.renewalAmountKobo !== undefined ? card.renewalAmountKobo : chosen.priceKobo;
+  const faceValueKobo = kobo(monthKobo * months);
   return {
     product: 'cable',
     service: input.provider,
     recipient: input.smartCard,
-    faceValueKobo: chosen.priceKobo,
-    chargedKobo: priceFor(tier, 'cable', input.provider, chosen.priceKobo),
+    faceValueKobo,
+    chargedKobo: priceFor(tier, 'cable', input.provider, faceValueKobo),
     details: {
       packageCode: chosen.packageCode,
       planLabel: chosen.name,
+      ...(subscriptionType ? { subscriptionType } : {}),
+      months,
       ...(input.phone ? { customerPhone: input.phone } : {}),
     },
-    // The code as matched (case and spaces do not make a different request).
-    asked: { provider: input.provider, smartCard: input.smartCard, packageCode: input.packageCode.trim().toLowerCase(), phone: input.phone },
+    // The code as matched (case and spaces do not make a different request). The new fields
+    // only when given, so a request made before they existed hashes as it did.
+    asked: {
+      provider: input.provider,
+      smartCard: input.smartCard,
+      packageCode: input.packageCode.trim().toLowerCase(),
+      phone: input.phone,
+      ...(asked ? { subscriptionType: asked } : {}),
+      ...(months !== 1 ? { months } : {}),
+    },
   };
 }
 

@@ -7,7 +7,46 @@ import type { Kobo } from './money.js';
 export const NETWORKS = ['mtn', 'glo', 'airtel', '9mobile'] as const;
 export type Network = (typeof NETWORKS)[number];
 
-export const DISCOS = ['ekedc', 'ikedc', 'aedc', 'phed', 'eedc', 'kedco', 'ibedc', 'bedc', 'yedc'] as const;
+/**
+ * Other names of a network. 9mobile has traded as T2 since 2025; both names are accepted
+ * wherever a network is named, and an answer keeps the name the caller used. Plans, prices
+ * and discounts are kept under the canonical name.
+ */
+export const NETWORK_ALIASES: Readonly<Record<string, Network>> = { t2: '9mobile' };
+/**
+ * The order resellers list networks in: MTN, Airtel, Glo, 9mobile/T2 (by market share), the
+ * order of every price list shown to people.
+ */
+export const NETWORK_DISPLAY_ORDER: readonly Network[] = ['mtn', 'airtel', 'glo', '9mobile'];
+
+/** Orders priced plans by NETWORK_DISPLAY_ORDER, then by price, then by plan id. */
+export function byNetworkThenPrice<T extends { plan: { network: string; planId: number }; priceKobo: number }>(a: T, b: T): number {
+  const rank = (network: string) => {
+    const i = NETWORK_DISPLAY_ORDER.indexOf(canonicalNetwork(network) ?? ('' as Network));
+    return i === -1 ? NETWORK_DISPLAY_ORDER.length : i;
+  };
+  return rank(a.plan.network) - rank(b.plan.network) || a.priceKobo - b.priceKobo || a.plan.planId - b.plan.planId;
+}
+
+/** Every name a caller may give a network: the spec's four and their aliases. */
+export const NETWORK_NAMES: readonly string[] = [...NETWORKS, ...Object.keys(NETWORK_ALIASES)];
+
+/** The canonical network of a name a caller may use, or undefined for an unknown name. */
+export function canonicalNetwork(name: string): Network | undefined {
+  if ((NETWORKS as readonly string[]).includes(name)) return name as Network;
+  return Object.hasOwn(NETWORK_ALIASES, name) ? NETWORK_ALIASES[name] : undefined;
+}
+
+/** Every name of a canonical network, the canonical one first ("9mobile", "t2"). */
+export function networkNames(network: string): string[] {
+  return [network, ...Object.keys(NETWORK_ALIASES).filter((alias) => NETWORK_ALIASES[alias] === network)];
+}
+
+/**
+ * The spec's nine discos, then the three more VTpass sells: Kaduna (kaedc), Jos (jed) and
+ * Aba (aba). The names of the last three are the issue's; the facts file does not list them.
+ */
+export const DISCOS = ['ekedc', 'ikedc', 'aedc', 'phed', 'eedc', 'kedco', 'ibedc', 'bedc', 'yedc', 'kaedc', 'jed', 'aba'] as const;
 export type Disco = (typeof DISCOS)[number];
 
 export const METER_TYPES = ['prepaid', 'postpaid'] as const;
@@ -15,6 +54,14 @@ export type MeterType = (typeof METER_TYPES)[number];
 
 export const CABLE_PROVIDERS = ['dstv', 'gotv', 'startimes'] as const;
 export type CableProvider = (typeof CABLE_PROVIDERS)[number];
+
+/** How a DStv or GOtv payment treats the card's bouquet (VTpass's `subscription_type`). */
+export const SUBSCRIPTION_TYPES = ['renew', 'change'] as const;
+export type SubscriptionType = (typeof SUBSCRIPTION_TYPES)[number];
+/** Cable providers whose payments say renew or change; StarTimes' do not (facts file). */
+export const RENEWABLE_CABLE_PROVIDERS: readonly CableProvider[] = ['dstv', 'gotv'];
+/** The most months one cable payment may buy. */
+export const CABLE_MAX_MONTHS = 12;
 
 export const PRODUCTS = ['airtime', 'data', 'electricity', 'cable', 'bulksms'] as const;
 export type ProductName = (typeof PRODUCTS)[number];
@@ -49,6 +96,10 @@ export interface PurchaseDetails {
   planLabel?: string;
   packageCode?: string;
   meterType?: MeterType;
+  /** DStv and GOtv: whether the purchase renews the card's current bouquet or changes it. */
+  subscriptionType?: SubscriptionType;
+  /** Cable: months paid for (1 when absent). */
+  months?: number;
   /** Optional phone of an electricity or cable purchase (receipt SMS for electricity). */
   customerPhone?: string;
   sender?: string;
@@ -64,6 +115,15 @@ export interface DeliveryResult {
   token?: string;
   /** Energy units with suffix, for example "31.5 kWh". */
   units?: string;
+  /**
+   * Key-change tokens (KCT) that came with a prepaid vend, each shown 4-4-4-4-4, in the
+   * order they must be entered. Since the 2024 token-identifier rollover a meter may refuse
+   * the energy token until its KCTs are entered, so they are kept and shown with it.
+   * Absent when the upstream sent none.
+   */
+  kctTokens?: string[];
+  /** Bonus (free basic electricity) tokens of the vend, each shown 4-4-4-4-4; absent when none. */
+  bonusTokens?: string[];
   /** Number of SMS recipients accepted. */
   sent?: number;
   /** The provider's own reference, for support. */

@@ -15,7 +15,7 @@ import { formatNaira, isKobo, kobo } from '../domain/money.js';
 import { InvalidCursorError, type Page } from '../domain/paging.js';
 import { LAGOS_OFFSET_MS, lagosDate, lagosDay, lagosDayStart, lagosMonthStart, parseLagosDate } from '../domain/people.js';
 import { discountBasisPoints, priceFor } from '../domain/pricing.js';
-import { DISCOS, NETWORKS, type ProductName } from '../domain/products.js';
+import { byNetworkThenPrice, DISCOS, NETWORKS, type ProductName } from '../domain/products.js';
 import type { ApiKeyRecord, LedgerEntryRecord, ListedApiKey, TransactionQuery, TransactionRecord } from '../domain/records.js';
 import { smsChargeKobo } from '../domain/sms.js';
 import type { PricedCablePackage, PricedPlan, PurchaseService } from '../purchases/service.js';
@@ -216,7 +216,8 @@ export function createHolderDesk(deps: HolderDeskDeps) {
       const smsRateKobo = await store.catalog.getSmsRateKobo();
       return {
         airtime: NETWORKS.map((network) => rate('airtime', network)),
-        plans: await purchases.plans(accountId, ''),
+        // MTN, Airtel, Glo, 9mobile/T2, and the cheapest first within a network.
+        plans: (await purchases.plans(accountId, '')).sort(byNetworkThenPrice),
         electricity: DISCOS.map((disco) => rate('electricity', disco)),
         cablePackages: await purchases.cablePackages(accountId, ''),
         smsRateKobo,

@@ -68,6 +68,8 @@ export interface CustomerDetails {
   arrearsKobo?: Kobo;
   /** The cable bouquet the card is on now, as the upstream names it. */
   currentBouquet?: string;
+  /** The upstream's code of that bouquet, when it tells one. */
+  currentBouquetCode?: string;
   /** When the current cable subscription runs out, as the upstream wrote it. */
   dueDate?: string;
   /** What renewing the current cable bouquet costs. */

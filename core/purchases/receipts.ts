@@ -27,7 +27,10 @@ export class Background {
 
 export function receiptText(tx: TransactionRecord): string {
   const lines = [`${tx.service.toUpperCase()} ${tx.details.meterType ?? ''} meter ${tx.recipient}`.replace(/\s+/g, ' ')];
+  // Key-change tokens first: a meter may refuse the energy token until they are entered.
+  for (const [i, kct] of (tx.result?.kctTokens ?? []).entries()) lines.push(`KCT${i + 1}: ${kct}`);
   if (tx.result?.token) lines.push(`Token: ${tx.result.token}`);
+  for (const bonus of tx.result?.bonusTokens ?? []) lines.push(`Bonus token: ${bonus}`);
   if (tx.result?.units) lines.push(`Units: ${tx.result.units}`);
   lines.push(`Amount: N${formatNaira(tx.faceValueKobo)}`, `Ref: ${tx.reference}`);
   return lines.join('\n');

@@ -12,6 +12,7 @@ import {
   bulkSmsOrder,
   type CableInput,
   cableOrder,
+  checkMeterMinimum,
   type DataInput,
   dataOrder,
   type ElectricityInput,
@@ -19,9 +20,10 @@ import {
 } from '../domain/orders.js';
 import { historyPageSize, InvalidCursorError, type Page } from '../domain/paging.js';
 import { planPriceFor, priceFor } from '../domain/pricing.js';
-import { CABLE_PROVIDERS, NETWORKS } from '../domain/products.js';
+import { CABLE_PROVIDERS, canonicalNetwork, NETWORK_NAMES, RENEWABLE_CABLE_PROVIDERS } from '../domain/products.js';
 import { type AccountRecord, balanceOf, type CablePackageRecord, type PlanRecord, type TierRecord, type TransactionRecord } from '../domain/records.js';
 import { checkOneOf } from '../domain/validation.js';
+import type { CustomerDetails, CustomerQuery, VerifyOutcome } from '../providers/port.js';
 import type { Store } from '../store/port.js';
 import { executePurchase, type PurchaseDeps, type PurchaseResult } from './flow.js';
 
@@ -34,6 +36,13 @@ export interface PricedCablePackage {
   pkg: CablePackageRecord;
   priceKobo: Kobo;
 }
+
+/**
+ * The longest a purchase waits for the customer lookup it makes first (the meter's minimum,
+ * the card's bouquet). A lookup that takes longer is given up and the purchase goes on as
+ * it would without it: the facts are a refinement, not a gate.
+ */
+export const LOOKUP_BEFORE_PURCHASE_MS = 5_000;
 
 /** Pricing needs the account's tier and the catalog besides what the flow touches. */
 export function createPurchaseService(deps: PurchaseDeps & { store: Pick<Store, 'accounts' | 'catalog'> }) {
@@ -69,13 +78,24 @@ export function createPurchaseService(deps: PurchaseDeps & { store: Pick<Store, 
 
     async electricity(accountId: string, mode: Mode, input: ElectricityInput, requestId: string): Promise<PurchaseResult> {
       const { tier } = await accountAndTier(accountId);
-      return executePurchase(deps, accountId, mode, electricityOrder(input, tier), requestId);
+      const order = electricityOrder(input, tier);
+      // The disco's own minimum and arrears for this meter, where it tells them (verify).
+      const meter = await lookUp(deps, mode, { product: 'electricity', service: input.disco, number: input.meterNumber, meterType: order.details.meterType! });
+      if (meter !== null) checkMeterMinimum(input, meter);
+      return executePurchase(deps, accountId, mode, order, requestId);
     },
 
     async cable(accountId: string, mode: Mode, input: CableInput, requestId: string): Promise<PurchaseResult> {
       const { tier } = await accountAndTier(accountId);
       const packages = input.provider ? await store.catalog.listCablePackages({ provider: input.provider }) : [];
-      return executePurchase(deps, accountId, mode, cableOrder(input, packages, tier), requestId);
+      // Check the request before asking the upstream about the card: a bad one is a 422 either way.
+      cableOrder(input, packages, tier);
+      // DStv and GOtv: the card's current bouquet decides between renew and change, and a
+      // renewal costs what the upstream says it costs.
+      const card = (RENEWABLE_CABLE_PROVIDERS as readonly string[]).includes(input.provider)
+        ? await lookUp(deps, mode, { product: 'cable', service: input.provider, number: input.smartCard })
+        : null;
+      return executePurchase(deps, accountId, mode, cableOrder(input, packages, tier, card), requestId);
     },
 
     async bulkSms(accountId: string, mode: Mode, input: BulkSmsInput, requestId: string): Promise<PurchaseResult> {
@@ -89,11 +109,13 @@ export function createPurchaseService(deps: PurchaseDeps & { store: Pick<Store, 
       const { tier } = await accountAndTier(accountId);
       if (network !== '') {
         const violations: FieldViolation[] = [];
-        checkOneOf('network', network, NETWORKS, violations);
+        checkOneOf('network', network, NETWORK_NAMES, violations);
         throwIfViolations(violations);
       }
-      const plans = await store.catalog.listPlans({ activeOnly: true, ...(network ? { network } : {}) });
-      return plans.map((plan) => ({ plan, priceKobo: planPriceFor(tier, plan) }));
+      const canonical = network === '' ? undefined : canonicalNetwork(network);
+      const plans = await store.catalog.listPlans({ activeOnly: true, ...(canonical ? { network: canonical } : {}) });
+      // Asked by another name (t2), the plans answer under that name.
+      return plans.map((plan) => ({ plan: network === '' || network === plan.network ? plan : { ...plan, network }, priceKobo: planPriceFor(tier, plan) }));
     },
 
     /** The active cable packages at this account's price: the very charge PayCable makes. */
@@ -140,6 +162,23 @@ export function createPurchaseService(deps: PurchaseDeps & { store: Pick<Store, 
 }
 
 export type PurchaseService = ReturnType<typeof createPurchaseService>;
+
+/**
+ * What the upstream tells about a meter or card before it is paid for, or null when it
+ * tells nothing usable (not found, no answer in time): the purchase then goes on, and the
+ * upstream's own answer to the payment decides, as it did before the lookup existed.
+ */
+async function lookUp(deps: Pick<PurchaseDeps, 'providers' | 'providerTimeoutMs' | 'log'>, mode: Mode, query: CustomerQuery): Promise<CustomerDetails | null> {
+  const provider = deps.providers[mode][query.product];
+  let outcome: VerifyOutcome;
+  try {
+    outcome = await provider.verify(query, AbortSignal.timeout(Math.min(deps.providerTimeoutMs, LOOKUP_BEFORE_PURCHASE_MS)));
+  } catch (error) {
+    outcome = { kind: 'unavailable', reason: error instanceof Error ? error.message : String(error) };
+  }
+  deps.log('purchase.lookup', { mode, product: query.product, service: query.service, provider: provider.name, outcome: outcome.kind });
+  return outcome.kind === 'found' ? outcome.customer : null;
+}
 
 /** The longest reference a message repeats whole; ours are 10 characters, a caller's may be anything. */
 const MAX_ECHOED_REFERENCE_CHARS = 64;

@@ -53,7 +53,14 @@ export function purchaseHandlers(
       return outcome(await purchases.electricity(req.accountId, modeIn(req.mode), input, req.requestId));
     },
     async payCable(req) {
-      const input = { provider: req.provider, smartCard: req.smartCard, packageCode: req.packageCode, phone: req.phone };
+      const input = {
+        provider: req.provider,
+        smartCard: req.smartCard,
+        packageCode: req.packageCode,
+        phone: req.phone,
+        subscriptionType: req.subscriptionType,
+        months: req.months,
+      };
       return outcome(await purchases.cable(req.accountId, modeIn(req.mode), input, req.requestId));
     },
     async sendBulkSms(req) {

@@ -4,6 +4,7 @@
  * example, every active data plan, every cable package, and one SMS page. Nothing is
  * computed here.
  */
+import { networkNames } from '../../core/domain/products.js';
 import type { RatePrice } from '../../gen/prepaid/v1/holder_pb.js';
 import { naira } from '../format.js';
 import { html, type SafeHtml } from '../html.js';
@@ -44,11 +45,11 @@ export const priceRoutes: Route[] = [
 ${rateTable('Airtime per network', 'Network', prices.airtime)}
 <h2 id="data">Data</h2>
 <div class="table-wrap"><table class="table">
-<caption class="table__caption">Every active data plan</caption>
+<caption class="table__caption">Every active data plan: MTN, Airtel, Glo, 9mobile/T2, cheapest first</caption>
 <thead><tr><th scope="col" class="num">Plan ID</th><th scope="col">Network</th><th scope="col">Plan</th><th scope="col">Validity</th><th scope="col" class="num">Retail</th><th scope="col" class="num">You pay</th></tr></thead>
 <tbody>${prices.dataPlans.map(
         (plan) =>
-          html`<tr><td class="num">${plan.planId}</td><td>${plan.network.toUpperCase()}</td><th scope="row">${plan.label}</th><td>${plan.validity}</td><td class="num">${naira(plan.faceValueKobo)}</td><td class="num">${naira(plan.priceKobo)}</td></tr>`,
+          html`<tr><td class="num">${plan.planId}</td><td>${networkNames(plan.network).join(' / ').toUpperCase()}</td><th scope="row">${plan.label}</th><td>${plan.validity}</td><td class="num">${naira(plan.faceValueKobo)}</td><td class="num">${naira(plan.priceKobo)}</td></tr>`,
       )}</tbody>
 </table></div>
 <h2 id="electricity">Electricity</h2>

@@ -176,6 +176,8 @@ ${t.packageCode ? detailRow('Package', t.packageCode) : ''}
 ${t.meterType ? detailRow('Meter type', t.meterType) : ''}
 ${t.product === Product.ELECTRICITY ? detailRow('Token', t.token ? html`<code class="token" id="token">${t.token}</code>` : '') : ''}
 ${t.product === Product.ELECTRICITY ? detailRow('Units', t.units) : ''}
+${t.kctTokens.length > 0 ? detailRow('Key-change tokens (enter first)', html`<code class="token" id="kct-tokens">${t.kctTokens.join(' then ')}</code>`) : ''}
+${t.bonusTokens.length > 0 ? detailRow('Bonus tokens', html`<code class="token" id="bonus-tokens">${t.bonusTokens.join(', ')}</code>`) : ''}
 ${t.smsPages > 0 ? detailRow('SMS sent', `${t.smsSent} recipients, ${t.smsPages} page${t.smsPages === 1 ? '' : 's'}`) : ''}
 ${detailRow('Amount', naira(t.faceValueKobo))}
 ${detailRow('Charged', naira(t.chargedKobo))}
@@ -208,6 +210,9 @@ const CSV_COLUMNS = [
   'sms_pages',
   'failure_reason',
   'request_id',
+  // Added after the first columns, so spreadsheets that read by position keep working.
+  'kct_tokens',
+  'bonus_tokens',
 ];
 
 /** Naira as the API writes them in JSON: 97 or 995.5; a CSV is for spreadsheets, so no symbol. */
@@ -236,6 +241,8 @@ function csvRow(t: Transaction): string[] {
     t.smsPages > 0 ? String(t.smsPages) : '',
     t.failureReason,
     t.requestId,
+    t.kctTokens.join(' '),
+    t.bonusTokens.join(' '),
   ];
 }
 

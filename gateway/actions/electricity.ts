@@ -1,6 +1,7 @@
 /**
  * POST ?action=electricity: pays `amount` Naira to a meter. A delivered prepaid payment
- * answers the token and units; a postpaid one has neither, and answers them as null.
+ * answers the token and units, and the key-change and bonus tokens that came with it (arrays,
+ * possibly empty); a postpaid one has no token or units, and answers them as null.
  */
 import { type Action, accountOf } from './action.js';
 import { FieldReader, idempotencyKey } from './params.js';
@@ -28,7 +29,12 @@ export const electricity: Action = {
       requestId,
     });
     return purchaseAnswer(outcome, {
-      delivered: (tx) => ({ token: tx.token === '' ? null : tx.token, units: tx.units === '' ? null : tx.units }),
+      delivered: (tx) => ({
+        token: tx.token === '' ? null : tx.token,
+        units: tx.units === '' ? null : tx.units,
+        kct_tokens: [...tx.kctTokens],
+        bonus_tokens: [...tx.bonusTokens],
+      }),
     });
   },
 };

@@ -77,6 +77,8 @@ const PACKAGE_CODE = place('package_code');
 const METER_TYPE = place('meter_type');
 const TOKEN = place('token');
 const UNITS = place('units');
+const KCT_TOKENS = place('kct_tokens');
+const BONUS_TOKENS = place('bonus_tokens');
 const SENT = place('sent');
 const PAGES = place('pages');
 const FAILURE_REASON = place('failure_reason');
@@ -88,6 +90,11 @@ const NO_PLAN = ascii(',"plan_id":null,"plan":null');
 const NO_PACKAGE = ascii(',"package":null,"package_code":null');
 const NO_PLAN_OR_PACKAGE = ascii(',"plan_id":null,"plan":null,"package":null,"package_code":null');
 const NO_SMS = ascii(',"sent":null,"pages":null');
+const NO_EXTRA_TOKENS = ascii(',"kct_tokens":null,"bonus_tokens":null');
+const ELECTRICITY = Product.ELECTRICITY;
+/** Transaction's repeated string fields of the electricity tokens (types.proto). */
+const KCT_FIELD = 200;
+const BONUS_FIELD = 201;
 const LIVEMODE_TRUE = ascii(',"livemode":true}');
 const LIVEMODE_FALSE = ascii(',"livemode":false}');
 const PAGE_START = ascii('{"status":"success","transactions":[');
@@ -163,14 +170,20 @@ class PageWriter {
   private transaction(end: number, first: boolean): void {
     const t = this.t;
     t.reset();
-    // Room for the comma, the keys, the numbers and times, and every byte of text escaped (at most 6 each).
-    this.reserve(640 + 6 * (end - this.p));
+    // Room for the comma, the keys, the numbers and times, and every byte of text escaped (at
+    // most 6 each); the brackets and commas of the token lists fit in their fields' own bytes.
+    this.reserve(700 + 6 * (end - this.p));
     if (!first) this.out[this.o++] = 0x2c;
     while (this.p < end) {
       const tag = this.tag();
       const field = tag >>> 3;
       const kind = field < FIELD_KINDS.length ? FIELD_KINDS[field]! : UNKNOWN;
-      if (kind === UNKNOWN) {
+      if (field === KCT_FIELD || field === BONUS_FIELD) {
+        if ((tag & 7) !== LEN) throw NOT_PLAIN;
+        const stop = this.length(end) + this.p;
+        (field === KCT_FIELD ? t.kct : t.bonus).push(this.p, stop);
+        this.p = stop;
+      } else if (kind === UNKNOWN) {
         this.skip(tag, end);
       } else if ((tag & 7) !== (kind === NUMBER ? VARINT : LEN)) {
         // A field of Transaction on a wire type it does not have: protobuf-es decides.
@@ -234,6 +247,14 @@ class PageWriter {
     o = this.stringOrNull(out, o, METER_TYPE, span[26]!, span[27]!);
     o = this.stringOrNull(out, o, TOKEN, span[28]!, span[29]!);
     o = this.stringOrNull(out, o, UNITS, span[30]!, span[31]!);
+    if (product === ELECTRICITY) {
+      o = this.list(out, o, KCT_TOKENS, t.kct);
+      o = this.list(out, o, BONUS_TOKENS, t.bonus);
+    } else {
+      // Not shown, but still text protobuf-es must read.
+      for (const spans of [t.kct, t.bonus]) for (let i = 0; i < spans.length; i += 2) this.checkUtf8(spans[i]!, spans[i + 1]!);
+      o = copy(out, o, NO_EXTRA_TOKENS);
+    }
     if (product === BULK_SMS) {
       o = integer(out, copy(out, o, KEY[SENT]!), t.number[16]!);
       o = integer(out, copy(out, o, KEY[PAGES]!), t.number[17]!);
@@ -361,6 +382,18 @@ class PageWriter {
   /** `,"key":` and the text in [start, end) as a JSON string, or `,"key":null` for none. */
   private stringOrNull(out: Buffer, o: number, key: number, start: number, end: number): number {
     return start === end ? copy(out, o, KEY_NULL[key]!) : this.string(out, copy(out, o, KEY[key]!), start, end);
+  }
+
+  /** `,"key":[...]` with the texts of `spans` ([start, end) pairs) as JSON strings. */
+  private list(out: Buffer, at: number, key: number, spans: readonly number[]): number {
+    let o = copy(out, at, KEY[key]!);
+    out[o++] = 0x5b;
+    for (let i = 0; i < spans.length; i += 2) {
+      if (i > 0) out[o++] = 0x2c;
+      o = this.string(out, o, spans[i]!, spans[i + 1]!);
+    }
+    out[o++] = 0x5d;
+    return o;
   }
 
   /** The text in [start, end) as a JSON string, escaped as JSON.stringify escapes it. */
@@ -517,9 +550,14 @@ class TxFields {
   readonly number = new Float64Array(25);
   readonly created: Time = { present: false, seconds: 0, nanos: 0 };
   readonly updated: Time = { present: false, seconds: 0, nanos: 0 };
+  /** [start, end) pairs of the repeated kct_tokens and bonus_tokens, in wire order. */
+  readonly kct: number[] = [];
+  readonly bonus: number[] = [];
 
   reset(): void {
     this.text.fill(0);
+    this.kct.length = 0;
+    this.bonus.length = 0;
     this.number.fill(0);
     this.created.present = false;
     this.created.seconds = 0;

@@ -122,6 +122,10 @@ export interface TransactionView {
   meter_type: string | null;
   token: string | null;
   units: string | null;
+  /** Key-change tokens of a prepaid vend, in the order the meter takes them; [] for electricity without any, null for other products. */
+  kct_tokens: string[] | null;
+  /** Bonus (free basic electricity) tokens; [] for electricity without any, null for other products. */
+  bonus_tokens: string[] | null;
   sent: number | null;
   pages: number | null;
   /** Why it failed; the charge was refunded in full. */
@@ -153,6 +157,8 @@ export const TRANSACTION_KEYS = [
   'meter_type',
   'token',
   'units',
+  'kct_tokens',
+  'bonus_tokens',
   'sent',
   'pages',
   'failure_reason',
@@ -183,6 +189,8 @@ export function transactionView(tx: Transaction): TransactionView {
     meter_type: orNull(tx.meterType),
     token: orNull(tx.token),
     units: orNull(tx.units),
+    kct_tokens: product === 'electricity' ? [...tx.kctTokens] : null,
+    bonus_tokens: product === 'electricity' ? [...tx.bonusTokens] : null,
     sent: product === 'bulksms' ? tx.smsSent : null,
     pages: product === 'bulksms' ? tx.smsPages : null,
     failure_reason: orNull(tx.failureReason),

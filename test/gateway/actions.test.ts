@@ -34,9 +34,13 @@ const PURCHASES: { action: string; body: Record<string, unknown>; extra: Record<
   {
     action: 'electricity',
     body: { disco: 'ikedc', meter_number: '45031234567', meter_type: 'prepaid', amount: 1500, phone: '08031234567' },
-    extra: { token: 'string', units: 'string' },
+    extra: { token: 'string', units: 'string', kct_tokens: 'array', bonus_tokens: 'array' },
   },
-  { action: 'cable', body: { provider: 'dstv', smart_card: '7012345678', package_code: 'DSTV PADI' }, extra: { package: 'string' } },
+  {
+    action: 'cable',
+    body: { provider: 'dstv', smart_card: '7012345678', package_code: 'DSTV PADI' },
+    extra: { package: 'string', subscription_type: 'string', months: 'integer' },
+  },
   {
     action: 'bulksms',
     body: { sender: 'MyShop', recipients: ['08031234567', '08051234567', '08031234567'], message: 'Your order has shipped.' },
@@ -126,7 +130,8 @@ test('a postpaid electricity payment answers token and units as null', async () 
     body: { disco: 'ekedc', meter_number: '45031234567', meter_type: 'postpaid', amount: 2000 },
   });
   assert.is(reply.status, 200, reply.text);
-  assertShape(reply.json, { ...PURCHASE_FIELDS, token: 'string|null', units: 'string|null' });
+  assertShape(reply.json, { ...PURCHASE_FIELDS, token: 'string|null', units: 'string|null', kct_tokens: 'array', bonus_tokens: 'array' });
+  assert.equal([reply.json.token, reply.json.kct_tokens, reply.json.bonus_tokens], [null, [], []]);
 });
 
 test('GET balance answers exactly status, balance, tier and mode, equal to the wallet', async () => {
@@ -146,7 +151,7 @@ test('GET plans answers {status, plans} with plan_id, network, plan, validity an
   assertShape(all.json, { status: 'string', plans: 'array' });
   assert.ok(all.json.plans.length > 0);
   for (const plan of all.json.plans) {
-    assertShape(plan, { plan_id: 'integer', network: 'string', plan: 'string', validity: 'string', price: 'number' }, 'plan');
+    assertShape(plan, { plan_id: 'integer', network: 'string', network_names: 'array', plan: 'string', validity: 'string', price: 'number' }, 'plan');
     assertNaira(plan.price, 'price');
   }
   const networks = new Set(all.json.plans.map((p: { network: string }) => p.network));
@@ -181,6 +186,8 @@ const TRANSACTION_FIELDS: Record<string, FieldType> = {
   meter_type: 'string|null',
   token: 'string|null',
   units: 'string|null',
+  kct_tokens: 'array|null',
+  bonus_tokens: 'array|null',
   sent: 'integer|null',
   pages: 'integer|null',
   failure_reason: 'string|null',

@@ -98,6 +98,8 @@ const BASE: TxInit[] = [
     meterType: 'prepaid',
     token: '1234-5678-9012-3456-7890',
     units: '31.5 kWh',
+    kctTokens: ['5161-0000-1111-2222-3333', '5161-4444-5555-6666-7777'],
+    bonusTokens: ['1111-2222-3333-4444-5555'],
     customerPhone: '08031234567',
     createdAt: timestampFromMs(T0),
     updatedAt: timestampFromMs(T0),
@@ -185,6 +187,8 @@ test('text: escapes, control characters, non-ASCII and long strings', () => {
     meterType: text,
     token: text,
     units: text,
+    kctTokens: [text, text],
+    bonusTokens: [text],
     failureReason: text,
     requestId: text,
     accountId: text,
@@ -306,6 +310,8 @@ test('random transactions, as many shapes as the fields allow', () => {
       for (const field of ['faceValueKobo', 'chargedKobo', 'balanceAfterKobo', 'planId']) if (next() < 0.7) tx[field] = pick(amounts);
       if (next() < 0.9) tx['product'] = pick([0, 1, 2, 3, 4, 5]);
       if (next() < 0.9) tx['status'] = pick([0, 1, 2, 3, 4]);
+      if (next() < 0.5) tx['kctTokens'] = Array.from({ length: Math.floor(next() * 3) }, () => pick(texts));
+      if (next() < 0.5) tx['bonusTokens'] = Array.from({ length: Math.floor(next() * 2) }, () => pick(texts));
       if (next() < 0.5) tx['smsSent'] = pick([0, 1, 100, 10_000]);
       if (next() < 0.5) tx['smsPages'] = pick([0, 1, 2, 6]);
       if (next() < 0.5) tx['needsAttention'] = true;
@@ -375,6 +381,12 @@ test('bytes off the plain case get the old answer, or fail where the old path fa
     }),
     'invalid UTF-8 in a package code a data row does not show': handMade({ inTx: (w) => w.tag(12, WireType.LengthDelimited).bytes(invalidUtf8), tx: BASE[1]! }),
     'invalid UTF-8 in customer_phone': handMade({ inTx: (w) => w.tag(23, WireType.LengthDelimited).bytes(invalidUtf8) }),
+    'invalid UTF-8 in a key-change token': handMade({ inTx: (w) => w.tag(200, WireType.LengthDelimited).bytes(invalidUtf8), tx: BASE[2]! }),
+    'invalid UTF-8 in a bonus token an airtime row does not show': handMade({
+      inTx: (w) => w.tag(201, WireType.LengthDelimited).bytes(invalidUtf8),
+      tx: BASE[0]!,
+    }),
+    'a key-change token as a varint': handMade({ inTx: (w) => w.tag(200, WireType.Varint).int32(5) }),
     'a string field as a varint': handMade({ inTx: (w) => w.tag(6, WireType.Varint).int32(5) }),
     'a varint field as bytes': handMade({ inTx: (w) => w.tag(3, WireType.LengthDelimited).bytes(new Uint8Array([1])) }),
     'a timestamp as a varint': handMade({ inTx: (w) => w.tag(21, WireType.Varint).int32(1) }),
@@ -414,6 +426,7 @@ test('bytes off the plain case get the old answer, or fail where the old path fa
   assert.throws(() => writeTransactionsPage(cases['invalid UTF-8 in account_id']!));
   assert.throws(() => writeTransactionsPage(cases['a varint field as bytes']!));
   assert.throws(() => writeTransactionsPage(cases['a group']!));
+  assert.throws(() => writeTransactionsPage(cases['a key-change token as a varint']!));
 });
 
 test.run();

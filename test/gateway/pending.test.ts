@@ -81,7 +81,7 @@ test('pending answers carry the product fields known before delivery', async () 
   assertShape(data.json, { ...PENDING_FIELDS, plan: 'string' }, 'pending data');
   const cable = await gateway.request({ query: { action: 'cable' }, keys, body: { provider: 'startimes', smart_card: '70128888', package_code: 'basic' } });
   assert.is(cable.status, 202, cable.text);
-  assertShape(cable.json, { ...PENDING_FIELDS, package: 'string' }, 'pending cable');
+  assertShape(cable.json, { ...PENDING_FIELDS, package: 'string', subscription_type: 'null', months: 'integer' }, 'pending cable');
   const sms = await gateway.request({
     query: { action: 'bulksms' },
     keys,

@@ -21,8 +21,13 @@ import { startTestGateway, type TestGateway } from './gateway.js';
 /** What a recorded transaction is now; requery answers from it. */
 export type FakeState = 'delivered' | 'pending' | 'processing' | 'failed' | 'not_processed' | 'reversed';
 
-/** Electricity answer shapes: most discos, and Eko's (facts file). */
-export type ElectricityShape = 'standard' | 'eko' | 'purchased_code_only';
+/**
+ * Electricity answer shapes: most discos, Eko's, only `purchased_code` (facts file), and a
+ * vend with key-change tokens (`kct1`/`kct2`, facts file) and a bonus token. How VTpass writes
+ * a KCT's digits is not in the facts (unsure): the fake writes them grouped with spaces, as
+ * `purchased_code` writes the main token, and the parser accepts any grouping.
+ */
+export type ElectricityShape = 'standard' | 'eko' | 'purchased_code_only' | 'kct';
 
 /** The next answer to a `pay` for one recipient. */
 export type PayScript =
@@ -96,8 +101,8 @@ export interface FakeVtpass {
   setState(requestId: string, state: FakeState): void;
   /** The body VTpass would POST to our callback URL for a recorded transaction. */
   callbackBody(requestId: string): Record<string, unknown>;
-  /** The 20 digits the fake issues as the token of a request id. */
-  tokenDigits(requestId: string): string;
+  /** The 20 digits the fake issues as the token of a request id (or its `kct1`, `kct2`, `bonus` with `kind`). */
+  tokenDigits(requestId: string, kind?: 'kct1' | 'kct2' | 'bonus'): string;
   /** The pays received for a recipient, in order. */
   paysFor(recipient: string): FakeCall[];
   close(): Promise<void>;
@@ -202,8 +207,8 @@ export async function startFakeVtpass(): Promise<FakeVtpass> {
   ]);
   let sequence = 0;
 
-  function tokenDigits(requestId: string): string {
-    const hex = createHash('sha256').update(`fake-vtpass-token:${requestId}`).digest('hex');
+  function tokenDigits(requestId: string, kind = 'token'): string {
+    const hex = createHash('sha256').update(`fake-vtpass-${kind}:${requestId}`).digest('hex');
     return (BigInt(`0x${hex}`) % 10n ** 20n).toString().padStart(20, '0');
   }
 
@@ -283,6 +288,18 @@ export async function startFakeVtpass(): Promise<FakeVtpass> {
         };
       case 'purchased_code_only':
         return { purchased_code: `Token : ${spaced} Bonus Token : ${bonus}` };
+      case 'kct': {
+        const spacedOf = (kind: 'kct1' | 'kct2' | 'bonus') => tokenDigits(tx.requestId, kind).match(/\d{4}/g)!.join(' ');
+        return {
+          purchased_code: `Token : ${spaced} Bonus Token : ${spacedOf('bonus')}`,
+          token: `Token : ${spaced}`,
+          units: '32.6 kWh',
+          kct1: spacedOf('kct1'),
+          kct2: spacedOf('kct2'),
+          bonusToken: tokenDigits(tx.requestId, 'bonus'),
+          exchangeReference: `EX${tx.transactionId}`,
+        };
+      }
     }
   }
 
@@ -301,6 +318,14 @@ export async function startFakeVtpass(): Promise<FakeVtpass> {
     const id = requestId as string;
     if (transactions.has(id)) return send(res, 200, { code: '014', response_description: DESCRIPTIONS['014'] });
     const serviceID = String(body['serviceID'] ?? '');
+    // Cable (facts file): DStv and GOtv take subscription_type change|renew, and quantity is months.
+    if (serviceID === 'dstv' || serviceID === 'gotv') {
+      const quantity = body['quantity'];
+      const type = body['subscription_type'];
+      if ((type !== 'change' && type !== 'renew') || !(Number.isInteger(quantity) && (quantity as number) >= 1)) {
+        return send(res, 200, { code: '011', response_description: DESCRIPTIONS['011'] });
+      }
+    }
     const recipient = String(body['billersCode'] ?? body['phone'] ?? '');
     const queued = scripts.get(recipient);
     const script: PayScript = queued?.shift() ?? (SANDBOX_SUCCESS.has(recipient) ? { answer: 'delivered' } : { answer: 'code', code: '016' });

@@ -22,6 +22,9 @@ export const SANDBOX_TARIFF_KOBO_PER_KWH: Readonly<Record<Disco, Kobo>> = {
   ibedc: kobo(20_950),
   bedc: kobo(21_500),
   yedc: kobo(22_400),
+  kaedc: kobo(21_900),
+  jed: kobo(21_700),
+  aba: kobo(21_300),
 };
 
 /** An STS token has 20 digits; customers read it in groups of four. */
@@ -35,8 +38,8 @@ const TOKEN_MODULUS = 10n ** BigInt(TOKEN_DIGITS);
  * is uniform for every practical purpose, and distinct references give distinct tokens
  * unless SHA-256 collides on 20 digits, which a test suite will not see.
  */
-export function sandboxToken(reference: string): string {
-  const digest = createHash('sha256').update(`sandbox-sts-token:${reference}`).digest('hex');
+export function sandboxToken(reference: string, kind = 'sts-token'): string {
+  const digest = createHash('sha256').update(`sandbox-${kind}:${reference}`).digest('hex');
   const digits = (BigInt(`0x${digest}`) % TOKEN_MODULUS).toString().padStart(TOKEN_DIGITS, '0');
   const groups: string[] = [];
   for (let start = 0; start < TOKEN_DIGITS; start += TOKEN_GROUP) groups.push(digits.slice(start, start + TOKEN_GROUP));
@@ -53,6 +56,13 @@ export function sandboxUnits(faceValueKobo: Kobo, tariffKoboPerKwh: Kobo): strin
   return `${Math.floor(tenths / 10)}.${tenths % 10} kWh`;
 }
 
+/**
+ * Prepaid meters whose number ends in this get what a vend after the 2024 token-identifier
+ * rollover looks like: two key-change tokens (KCT) and a free-basic-electricity bonus token
+ * besides the energy token, so a partner can see and test the whole answer.
+ */
+export const KCT_METER_ENDING = '6666';
+
 /** What an electricity purchase delivers, or why the sandbox cannot deliver it. */
 export type ElectricityResult = { ok: true; result: DeliveryResult } | { ok: false; reason: string };
 
@@ -62,13 +72,21 @@ export type ElectricityResult = { ok: true; result: DeliveryResult } | { ok: fal
  * always names the meter type, so a missing one is taken as prepaid, the common case. A disco
  * outside the closed set is refused the way a real upstream refuses an unknown biller.
  */
-export function electricityDelivery(service: string, meterType: string | undefined, faceValueKobo: Kobo, reference: string): ElectricityResult {
+export function electricityDelivery(
+  service: string,
+  meterType: string | undefined,
+  faceValueKobo: Kobo,
+  reference: string,
+  meterNumber = '',
+): ElectricityResult {
   if (!isOneOf(DISCOS, service)) {
     return { ok: false, reason: `The provider does not serve the disco "${service}".` };
   }
   if (meterType === 'postpaid') return { ok: true, result: {} };
-  return {
-    ok: true,
-    result: { token: sandboxToken(reference), units: sandboxUnits(faceValueKobo, SANDBOX_TARIFF_KOBO_PER_KWH[service]) },
-  };
+  const result: DeliveryResult = { token: sandboxToken(reference), units: sandboxUnits(faceValueKobo, SANDBOX_TARIFF_KOBO_PER_KWH[service]) };
+  if (meterNumber.endsWith(KCT_METER_ENDING)) {
+    result.kctTokens = [sandboxToken(reference, 'kct-1'), sandboxToken(reference, 'kct-2')];
+    result.bonusTokens = [sandboxToken(reference, 'bonus-token')];
+  }
+  return { ok: true, result };
 }

@@ -57,7 +57,7 @@ export function sandboxProviderReference(reference: string): string {
 export function deliveredOutcome(request: ProviderRequest): ProviderOutcome {
   let result: DeliveryResult = {};
   if (request.product === 'electricity') {
-    const delivery = electricityDelivery(request.service, request.details.meterType, request.faceValueKobo, request.reference);
+    const delivery = electricityDelivery(request.service, request.details.meterType, request.faceValueKobo, request.reference, request.recipient);
     if (!delivery.ok) return { kind: 'failed', reason: delivery.reason };
     result = delivery.result;
   } else if (request.product === 'bulksms') {

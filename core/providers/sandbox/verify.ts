@@ -24,6 +24,14 @@ const STREETS = [
 
 /** The smallest vend the sandbox's discos accept: the platform's own minimum, 1,000 Naira. */
 const SANDBOX_MINIMUM_KOBO = kobo(1_000_00);
+/**
+ * Meters whose number ends in this have a higher minimum and arrears, as real discos report
+ * for some meters, so a partner can see the per-meter minimum refused with a 422.
+ */
+export const HIGH_MINIMUM_ENDING = '5555';
+/** That meter's minimum vend (2,000 Naira) and its arrears (500 Naira). */
+export const HIGH_MINIMUM_KOBO = kobo(2_000_00);
+export const HIGH_MINIMUM_ARREARS_KOBO = kobo(500_00);
 
 /** [bouquet name, monthly price in kobo] per cable provider, from the default catalog. */
 const BOUQUETS: Readonly<Record<string, readonly (readonly [string, number])[]>> = {
@@ -64,6 +72,10 @@ export function sandboxVerify(query: CustomerQuery, now: Date): VerifyOutcome {
       meterType: query.meterType,
       minimumAmountKobo: SANDBOX_MINIMUM_KOBO,
     };
+    if (query.number.endsWith(HIGH_MINIMUM_ENDING)) {
+      customer.minimumAmountKobo = HIGH_MINIMUM_KOBO;
+      customer.arrearsKobo = HIGH_MINIMUM_ARREARS_KOBO;
+    }
     return { kind: 'found', customer };
   }
   const bouquets = BOUQUETS[query.service] ?? [];

@@ -4,6 +4,12 @@
  * sends `mainToken` and `mainTokenUnits`. Both become our `token` (20 digits shown
  * 4-4-4-4-4) and `units` ("<n> kWh"). Fields may sit at the top of the answer or inside
  * `content`. A token that cannot be read exactly is left out rather than guessed.
+ *
+ * Key-change tokens come as `kct1` and `kct2` (facts file). The facts do not say how their
+ * values are written (unsure): they are read like the main token, as a string of 20 digits
+ * in any grouping. Bonus (free basic electricity) tokens come as Eko's `bonusToken`, or in
+ * `purchased_code` after "Bonus Token :" (facts file); the same token seen in both places is
+ * kept once.
  */
 import type { DeliveryResult } from '../../domain/products.js';
 import { asObject } from './codes.js';
@@ -19,20 +25,56 @@ const UNITS_NUMBER = /(\d{1,7}(?:\.\d{1,3})?)/;
 const TOKEN_FIELDS = ['mainToken', 'token', 'Token', 'purchased_code'] as const;
 /** Where units may be, most specific first. */
 const UNITS_FIELDS = ['mainTokenUnits', 'units', 'Units'] as const;
+/** The key-change token fields, in the order a meter takes them (facts file: `kct1`/`kct2`). */
+const KCT_FIELDS = ['kct1', 'kct2'] as const;
+/** Where a bonus token may be on its own (facts file: Eko's `bonusToken`). */
+const BONUS_FIELDS = ['bonusToken'] as const;
+/** "Bonus Token : 1111 2222 ..." inside purchased_code: the digits, spaces and dashes after the label. */
+const BONUS_IN_TEXT = /bonus\s*token\s*:?\s*([0-9][0-9 -]*[0-9])/gi;
+/** A vend carries at most a handful of extra tokens; more is not a real answer. */
+const MAX_EXTRA_TOKENS = 4;
+
+/** What a delivered electricity payment shows the customer. */
+export type ElectricityFields = Pick<DeliveryResult, 'token' | 'units' | 'kctTokens' | 'bonusTokens'>;
 
 /**
  * The token and units of a delivered electricity payment. A postpaid payment settles a bill
  * and has neither, whatever the answer carries.
  */
-export function electricityResult(body: Record<string, unknown>, meterType: string | undefined): Pick<DeliveryResult, 'token' | 'units'> {
+export function electricityResult(body: Record<string, unknown>, meterType: string | undefined): ElectricityFields {
   if (meterType === 'postpaid') return {};
   const places = [body, asObject(body['content'])].filter((o): o is Record<string, unknown> => o !== undefined);
-  const result: Pick<DeliveryResult, 'token' | 'units'> = {};
+  const result: ElectricityFields = {};
   const token = firstOf(places, TOKEN_FIELDS, stsToken);
   if (token !== undefined) result.token = token;
   const units = firstOf(places, UNITS_FIELDS, kwh);
   if (units !== undefined) result.units = units;
+  const kcts = distinct(KCT_FIELDS.map((field) => firstOf(places, [field], stsToken)));
+  if (kcts.length > 0) result.kctTokens = kcts;
+  const bonus = distinct([
+    ...BONUS_FIELDS.map((field) => firstOf(places, [field], stsToken)),
+    ...places.flatMap((place) => bonusTokensIn(place['purchased_code'])),
+  ]);
+  if (bonus.length > 0) result.bonusTokens = bonus;
   return result;
+}
+
+/** The tokens read, each once, in the order first seen, at most MAX_EXTRA_TOKENS. */
+function distinct(tokens: readonly (string | undefined)[]): string[] {
+  const seen: string[] = [];
+  for (const token of tokens) if (token !== undefined && !seen.includes(token) && seen.length < MAX_EXTRA_TOKENS) seen.push(token);
+  return seen;
+}
+
+/** The bonus tokens written after "Bonus Token :" in a purchased_code text. */
+export function bonusTokensIn(value: unknown): string[] {
+  if (typeof value !== 'string' || value.length > MAX_FIELD_LENGTH) return [];
+  const found: string[] = [];
+  for (const match of value.matchAll(BONUS_IN_TEXT)) {
+    const token = stsToken(match[1]);
+    if (token !== undefined) found.push(token);
+  }
+  return found;
 }
 
 function firstOf(places: Record<string, unknown>[], fields: readonly string[], read: (value: unknown) => string | undefined): string | undefined {

@@ -23,7 +23,7 @@ import type { CustomerQuery, CustomerVerifier, PlanSource, ProductProvider, Prov
 import { asObject, classify, codeMeaning, type VtpassCall } from './codes.js';
 import { electricityResult } from './electricity.js';
 import { exchange, type Fetch, type HttpAnswer, pause } from './http.js';
-import { AIRTIME_SERVICE_IDS, CABLE_SERVICE_IDS, DATA_SERVICE_IDS, ELECTRICITY_SERVICE_IDS, serviceIdOf } from './services.js';
+import { AIRTIME_SERVICE_IDS, CABLE_SERVICE_IDS, DATA_SERVICE_IDS, ELECTRICITY_SERVICE_IDS, networkServiceId, serviceIdOf } from './services.js';
 import { readVariations } from './variations.js';
 import { verifyOutcome } from './verify.js';
 
@@ -136,7 +136,7 @@ export function createVtpassProviders(options: VtpassOptions, catalog: VtpassCat
 
   const data: ProductProvider & PlanSource = {
     ...provider(async (request) => {
-      const serviceID = serviceIdOf(DATA_SERVICE_IDS, request.service);
+      const serviceID = networkServiceId(DATA_SERVICE_IDS, request.service);
       if (serviceID === undefined) return { ok: false, reason: `The provider does not sell data on ${request.service}.` };
       const planId = request.details.planId;
       const plan = planId === undefined ? null : await catalog.getPlan(planId);
@@ -256,7 +256,7 @@ const readAgain = (answer: HttpAnswer) => answer.kind === 'no_answer' || answer.
 
 /** What `pay` is sent for airtime. */
 async function airtimeBody(request: ProviderRequest): Promise<PayBody> {
-  const serviceID = serviceIdOf(AIRTIME_SERVICE_IDS, request.service);
+  const serviceID = networkServiceId(AIRTIME_SERVICE_IDS, request.service);
   if (serviceID === undefined) return { ok: false, reason: `The provider does not sell airtime on ${request.service}.` };
   return { ok: true, body: { request_id: request.reference, serviceID, amount: koboToNaira(request.faceValueKobo), phone: request.recipient } };
 }
@@ -293,11 +293,14 @@ async function cableBody(request: ProviderRequest, catalog: VtpassCatalog, fallb
     variation_code: variation,
     amount: koboToNaira(request.faceValueKobo),
     phone: request.details.customerPhone || fallbackPhone,
-    quantity: 1,
+    // Months (facts file: `quantity`). Whether VTpass reads `amount` as the total or as one
+    // month's price is not in the facts (unsure); we send the total we charged for.
+    quantity: request.details.months ?? 1,
   };
-  // DStv and GOtv distinguish renewing the current bouquet from buying a named one; a
-  // purchase here always names its package, which is "change". StarTimes has no such field.
-  if (request.service !== 'startimes') body['subscription_type'] = 'change';
+  // DStv and GOtv distinguish renewing the current bouquet from changing to a named one
+  // (facts file); a purchase recorded before the choice existed was a change. StarTimes has
+  // no such field.
+  if (request.service !== 'startimes') body['subscription_type'] = request.details.subscriptionType ?? 'change';
   return { ok: true, body };
 }
 

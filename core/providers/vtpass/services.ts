@@ -3,7 +3,7 @@
  * ../shared/upstreams/vtpass.md). Records over the closed sets, so a new network or disco
  * does not compile until it has its serviceID here.
  */
-import type { CableProvider, Disco, Network } from '../../domain/products.js';
+import { type CableProvider, canonicalNetwork, type Disco, type Network } from '../../domain/products.js';
 
 /** Airtime serviceIDs by network. */
 export const AIRTIME_SERVICE_IDS: Readonly<Record<Network, string>> = {
@@ -33,6 +33,11 @@ export const ELECTRICITY_SERVICE_IDS: Readonly<Record<Disco, string>> = {
   ibedc: 'ibadan-electric',
   bedc: 'benin-electric',
   yedc: 'yola-electric',
+  // Not in the facts file (unsure): the serviceIDs VTpass's public catalogue shows for these
+  // three. Check them against VTpass's service list before selling them live.
+  kaedc: 'kaduna-electric',
+  jed: 'jos-electric',
+  aba: 'aba-electric',
 };
 
 /** Cable serviceIDs by provider. */
@@ -45,4 +50,10 @@ export const CABLE_SERVICE_IDS: Readonly<Record<CableProvider, string>> = {
 /** The serviceID of a key of one of the tables, or undefined for a name outside it. */
 export function serviceIdOf<K extends string>(table: Readonly<Record<K, string>>, name: string): string | undefined {
   return Object.hasOwn(table, name) ? table[name as K] : undefined;
+}
+
+/** The serviceID of a network by any of its names (t2 is 9mobile, which VTpass calls etisalat). */
+export function networkServiceId(table: Readonly<Record<Network, string>>, name: string): string | undefined {
+  const network = canonicalNetwork(name);
+  return network === undefined ? undefined : table[network];
 }

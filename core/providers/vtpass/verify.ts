@@ -42,6 +42,9 @@ export function verifyOutcome(answer: HttpAnswer): VerifyOutcome {
   if (arrears !== undefined) customer.arrearsKobo = arrears;
   const bouquet = pick(content, ['Current_Bouquet', 'current_bouquet', 'Current_bouquet'], text);
   if (bouquet !== undefined) customer.currentBouquet = bouquet;
+  // The facts file says verify tells the current bouquet but not how its code is spelled (unsure).
+  const bouquetCode = pick(content, ['Current_Bouquet_Code', 'current_bouquet_code'], text);
+  if (bouquetCode !== undefined) customer.currentBouquetCode = bouquetCode;
   const due = pick(content, ['Due_Date', 'due_date', 'Due_date'], text);
   if (due !== undefined) customer.dueDate = due;
   // The facts file is unsure of this field's name; these are the spellings seen in clients.

@@ -335,7 +335,13 @@ test('verify: a prepaid meter, a postpaid meter with arrears, a smart card, and 
   const card = await providers.cable.verify({ product: 'cable', service: 'dstv', number: '1212121212' }, signal());
   assert.equal(card, {
     kind: 'found',
-    customer: { customerName: 'TEST CUSTOMER', currentBouquet: 'DStv Compact N15700', dueDate: '2026-02-06T00:00:00', renewalAmountKobo: kobo(15_700_00) },
+    customer: {
+      customerName: 'TEST CUSTOMER',
+      currentBouquet: 'DStv Compact N15700',
+      dueDate: '2026-02-06T00:00:00',
+      renewalAmountKobo: kobo(15_700_00),
+      currentBouquetCode: 'COMPE36',
+    },
   });
   const wrong = await providers.cable.verify({ product: 'cable', service: 'gotv', number: '7012345678' }, signal());
   assert.is(wrong.kind, 'not_found');

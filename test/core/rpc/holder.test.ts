@@ -340,10 +340,21 @@ reads('prices are the very numbers the API charges this account', async () => {
   assert.is(airtimeTx.transaction!.chargedKobo, mtn.examplePriceKobo, 'airtime at the example face value of 1,000 Naira');
 
   const apiPlans = await core.purchase.listPlans({ accountId, network: '' });
+  const byId = (a: readonly bigint[], b: readonly bigint[]) => Number(a[0]! - b[0]!);
   assert.equal(
-    prices.dataPlans.map((p) => [p.planId, p.priceKobo]),
-    apiPlans.plans.map((p) => [p.planId, p.priceKobo]),
+    prices.dataPlans.map((p) => [p.planId, p.priceKobo]).sort(byId),
+    apiPlans.plans.map((p) => [p.planId, p.priceKobo]).sort(byId),
+    'the same plans at the same prices as the API',
   );
+  // Listed MTN, Airtel, Glo, 9mobile/T2, the cheapest first within a network.
+  const order = ['mtn', 'airtel', 'glo', '9mobile'];
+  const listed = prices.dataPlans.map((p) => [order.indexOf(p.network), Number(p.priceKobo)] as const);
+  assert.equal([...new Set(listed.map(([rank]) => rank))], [0, 1, 2, 3], 'every network, in that order');
+  for (let i = 1; i < listed.length; i++) {
+    const [rank, price] = listed[i]!;
+    const [prevRank, prevPrice] = listed[i - 1]!;
+    assert.ok(rank > prevRank || (rank === prevRank && price >= prevPrice), `plan ${i} is in order: ${JSON.stringify(listed)}`);
+  }
   const plan = prices.dataPlans[0]!;
   const data = await core.purchase.buyData({ accountId, planId: plan.planId, phone: '08031234567', requestId: 'price-data' });
   assert.is(data.transaction!.chargedKobo, plan.priceKobo);

@@ -715,6 +715,35 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       assert.is((await h.ledger(accountId)).length, 2, 'settling writes no ledger entry');
     });
 
+    it('an electricity vend keeps its key-change and bonus tokens in order, and a cable renewal its type and months', async (h) => {
+      const accountId = await h.account(20_000);
+      const power = await h.reserved(
+        h.purchase(accountId, { product: 'electricity', service: 'kaedc', recipient: '45012346666', details: { meterType: 'prepaid' } }),
+      );
+      const result = {
+        token: '1111-2222-3333-4444-5555',
+        units: '31.5 kWh',
+        kctTokens: ['5161-0000-1111-2222-3333', '5161-4444-5555-6666-7777'],
+        bonusTokens: ['9999-8888-7777-6666-5555'],
+      };
+      await h.store.wallet.settle(power.reference, result, at(30));
+      assert.equal((await h.store.transactions.get(power.reference))?.result, result);
+      const cable = await h.reserved(
+        h.purchase(accountId, {
+          product: 'cable',
+          service: 'dstv',
+          recipient: '1212121212',
+          details: { packageCode: 'DSTV COMPACT', planLabel: 'DStv Compact', subscriptionType: 'renew', months: 3 },
+        }),
+      );
+      assert.equal((await h.store.transactions.get(cable.reference))?.details, {
+        packageCode: 'DSTV COMPACT',
+        planLabel: 'DStv Compact',
+        subscriptionType: 'renew',
+        months: 3,
+      });
+    });
+
     it('settle and refund of an unknown reference are null', async (h) => {
       assert.is(await h.store.wallet.settle('TX-none', {}, at(1)), null);
       assert.is(await h.store.wallet.refund('TX-none', 'provider failed', at(1)), null);

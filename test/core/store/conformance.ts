@@ -1358,6 +1358,10 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
     });
 
     it('sessions: read back, touched forward only, deleted once, ended per user and by expiry', async (h) => {
+      // Times relative to now, all in the future: MongoDB's TTL monitor deletes a session once
+      // its absolute expiry has passed, so a fixed date in the past could vanish mid-test.
+      const now = Date.now() - (Date.now() % 1000);
+      const fromNow = (seconds: number) => new Date(now + seconds * 1000);
       const accountId = await h.account();
       const u = user(h, accountId);
       const inv = invitation(h, accountId, u.email);
@@ -1368,9 +1372,9 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
         stage,
         userId: u.userId,
         accountId,
-        createdAt: at(seconds),
-        lastSeenAt: at(seconds),
-        absoluteExpiresAt: at(seconds + 12 * 3600),
+        createdAt: fromNow(seconds),
+        lastSeenAt: fromNow(seconds),
+        absoluteExpiresAt: fromNow(seconds + 12 * 3600),
       });
       const a = session(1000);
       const b = session(2000, 'totp');
@@ -1378,13 +1382,13 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       for (const s of [a, b, c]) await h.store.people.insertSession(s);
       assert.equal(await h.store.people.findSession(b.tokenHash), b);
       assert.is(await h.store.people.findSession('nope'), null);
-      assert.equal(await h.store.people.touchSession(a.tokenHash, at(1500)), { ...a, lastSeenAt: at(1500) });
-      assert.equal(await h.store.people.touchSession(a.tokenHash, at(1200)), { ...a, lastSeenAt: at(1500) }, 'never moved back');
-      assert.is(await h.store.people.touchSession('nope', at(1)), null);
+      assert.equal(await h.store.people.touchSession(a.tokenHash, fromNow(1500)), { ...a, lastSeenAt: fromNow(1500) });
+      assert.equal(await h.store.people.touchSession(a.tokenHash, fromNow(1200)), { ...a, lastSeenAt: fromNow(1500) }, 'never moved back');
+      assert.is(await h.store.people.touchSession('nope', fromNow(1)), null);
       assert.is(await h.store.people.deleteSession(b.tokenHash), true);
       assert.is(await h.store.people.deleteSession(b.tokenHash), false, 'deleted once');
       // a was last seen at 1500, c at 3000: an idle bound of 2000 ends a only.
-      assert.is(await h.store.people.deleteExpiredSessions(at(0), at(2000)), 1);
+      assert.is(await h.store.people.deleteExpiredSessions(fromNow(0), fromNow(2000)), 1);
       assert.is(await h.store.people.findSession(a.tokenHash), null);
       assert.ok(await h.store.people.findSession(c.tokenHash));
       assert.is(await h.store.people.deleteUserSessions(u.userId), 1);

@@ -1,0 +1,172 @@
+/**
+ * The MongoDB validators: the counterpart of the SQLite CHECK constraints on money (a
+ * balance is a non-negative int64, a ledger amount's sign follows its kind, a
+ * transaction's status is one of four). They apply to every writer, mongosh included.
+ * Changing one on an existing collection takes a schema step that sends collMod
+ * (`setValidator`), and CURRENT_VALIDATORS names what the latest such step set.
+ */
+import type { CreateCollectionOptions, Document } from 'mongodb';
+import { PRODUCTS } from '../../domain/products.js';
+import { COLLECTIONS } from './collections.js';
+
+export const int64 = (minimum: number) => ({ bsonType: 'long', minimum });
+
+export const VALIDATORS: Partial<Record<string, Document>> = {
+  [COLLECTIONS.accounts]: {
+    $jsonSchema: {
+      bsonType: 'object',
+      required: ['_id', 'name', 'tier_id', 'balance_kobo', 'ledger_seq', 'created_at'],
+      properties: {
+        _id: { bsonType: 'string' },
+        balance_kobo: int64(0),
+        ledger_seq: int64(0),
+        created_at: { bsonType: 'date' },
+      },
+    },
+  },
+  [COLLECTIONS.ledger]: {
+    $and: [
+      {
+        $jsonSchema: {
+          bsonType: 'object',
+          required: ['account_id', 'entry_id', 'amount_kobo', 'balance_after_kobo', 'kind', 'reference', 'memo', 'created_at'],
+          properties: {
+            entry_id: int64(1),
+            amount_kobo: { bsonType: 'long' },
+            balance_after_kobo: int64(0),
+            kind: { enum: ['credit', 'debit', 'refund'] },
+            created_at: { bsonType: 'date' },
+          },
+        },
+      },
+      // The sign of an amount follows its kind, as the SQLite CHECK has it.
+      {
+        $or: [
+          { kind: 'debit', amount_kobo: { $lt: 0 } },
+          { kind: { $in: ['credit', 'refund'] }, amount_kobo: { $gt: 0 } },
+        ],
+      },
+    ],
+  },
+  [COLLECTIONS.transactions]: {
+    $jsonSchema: {
+      bsonType: 'object',
+      required: [
+        '_id',
+        'account_id',
+        'product',
+        'status',
+        'face_value_kobo',
+        'charged_kobo',
+        'balance_after_kobo',
+        'attempts',
+        'next_attempt_at',
+        'needs_attention',
+        'created_at',
+        'updated_at',
+      ],
+      properties: {
+        product: { enum: [...PRODUCTS] },
+        status: { enum: ['pending', 'success', 'failed', 'reversed'] },
+        face_value_kobo: int64(0),
+        charged_kobo: int64(1),
+        balance_after_kobo: int64(0),
+        request_id: { bsonType: ['string', 'null'] },
+        attempts: { bsonType: ['int', 'long'], minimum: 0 },
+        next_attempt_at: { bsonType: 'date' },
+        needs_attention: { bsonType: 'bool' },
+        created_at: { bsonType: 'date' },
+        updated_at: { bsonType: 'date' },
+      },
+    },
+  },
+};
+
+const MODE_PROPERTY = { enum: ['live', 'test'] };
+
+/** A validator with more properties in its (first) $jsonSchema. */
+function withProperties(validator: Document, properties: Document): Document {
+  const extend = (schema: Document) => ({
+    ...schema,
+    $jsonSchema: { ...schema['$jsonSchema'], properties: { ...schema['$jsonSchema'].properties, ...properties } },
+  });
+  if (Array.isArray(validator['$and'])) {
+    const [first, ...rest] = validator['$and'] as Document[];
+    return { $and: [extend(first!), ...rest] };
+  }
+  return extend(validator);
+}
+
+/**
+ * Step 4's validators: the test wallet's balance is a non-negative int64 like the live one,
+ * and a ledger entry's or purchase's mode is live or test. The mode is not required, so that
+ * a core of the previous build still writing during a rolling upgrade is not refused (its
+ * rows are live, and every reader takes a missing mode as live).
+ */
+export const VALIDATORS_V4: Partial<Record<string, Document>> = {
+  [COLLECTIONS.accounts]: withProperties(VALIDATORS[COLLECTIONS.accounts]!, { test_balance_kobo: int64(0) }),
+  [COLLECTIONS.ledger]: withProperties(VALIDATORS[COLLECTIONS.ledger]!, { mode: MODE_PROPERTY }),
+  [COLLECTIONS.transactions]: withProperties(VALIDATORS[COLLECTIONS.transactions]!, { mode: MODE_PROPERTY }),
+};
+
+/** A strict validator that refuses bad writes, as every collection with a validator has. */
+export function validatorOptions(validator: Document): CreateCollectionOptions {
+  return { validator, validationLevel: 'strict', validationAction: 'error' };
+}
+
+/** The collMod that replaces the validator of an existing collection (documents already there are not re-checked). */
+export function setValidator(collection: string, validator: Document): Document {
+  return { collMod: collection, ...validatorOptions(validator) };
+}
+
+/**
+ * The validator every collection that has one must have now. A step that changes a
+ * validator (collMod) changes it here too, so the start-up check below compares against
+ * what the latest step set.
+ */
+export const CURRENT_VALIDATORS: Readonly<Partial<Record<string, Document>>> = VALIDATORS_V4;
+
+/** A collection as listCollections describes it; only the validation options are read. */
+export interface CollectionInfo {
+  name: string;
+  options?: { validator?: Document; validationLevel?: string; validationAction?: string };
+}
+
+/** What the validator check found: collections that run without the money guards, and ones whose guards differ from ours. */
+export interface ValidatorReport {
+  missing: string[];
+  different: string[];
+}
+
+/**
+ * Compares the collections' validators with CURRENT_VALIDATORS. A collection restored from
+ * a dump without its options, or created by hand, has no validator (or one that only
+ * warns), and would take a negative balance silently: that is `missing`, and the store
+ * refuses to start. A validator that is there but not ours (edited by hand, or a newer
+ * build's) is `different`, and is reported loudly without stopping the core.
+ */
+export function checkValidators(found: readonly CollectionInfo[], expected: Readonly<Partial<Record<string, Document>>> = CURRENT_VALIDATORS): ValidatorReport {
+  const report: ValidatorReport = { missing: [], different: [] };
+  const byName = new Map(found.map((info) => [info.name, info.options ?? {}]));
+  for (const [name, validator] of Object.entries(expected)) {
+    const options = byName.get(name);
+    if (options === undefined || validator === undefined) continue;
+    const enforced = options.validator !== undefined && (options.validationAction ?? 'error') === 'error' && (options.validationLevel ?? 'strict') !== 'off';
+    if (!enforced) report.missing.push(name);
+    else if (JSON.stringify(options.validator) !== JSON.stringify(validator) || (options.validationLevel ?? 'strict') !== 'strict') report.different.push(name);
+  }
+  return report;
+}
+
+/** Collections without their validator; the message says how to put it back. */
+export class MissingValidatorError extends Error {
+  constructor(readonly collections: string[]) {
+    super(
+      `the MongoDB collection(s) ${collections.join(', ')} have no validator in force (restored from a dump without ` +
+        'its options, or created by hand), so nothing in the database would refuse a negative balance. Restore them ' +
+        'with `mongorestore` keeping collection options, or set the validators with collMod (see core/store/mongo/schema.ts, ' +
+        'CURRENT_VALIDATORS), then start again.',
+    );
+    this.name = 'MissingValidatorError';
+  }
+}

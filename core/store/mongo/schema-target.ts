@@ -2,7 +2,7 @@
  * The database as the schema steps see it (SchemaTarget), so that the steps and their runner
  * can be tested without a server, and `schemaTarget`, the real one.
  */
-import type { CreateCollectionOptions, Db, Document, IndexDescription } from 'mongodb';
+import type { CreateCollectionOptions, CreateIndexesOptions, Db, Document, IndexDescription } from 'mongodb';
 import { COLLECTIONS } from './collections.js';
 import { NAMESPACE_EXISTS_CODE } from './errors.js';
 import type { CollectionInfo } from './validators.js';
@@ -30,6 +30,15 @@ export interface SchemaTarget {
   /** Sets fields on every document of `collection` that matches `filter` (a data step). */
   updateMany(collection: string, filter: Document, set: Document): Promise<void>;
 }
+
+/**
+ * How every index build commits: once a majority of the voting members has built it. The
+ * server's default (all voting, data-bearing members) leaves an upgrade that adds an index,
+ * and so the core's start, waiting for as long as any voting secondary is down; with a
+ * majority the build commits as soon as the members that can acknowledge majority writes
+ * have it, and a member that was down builds it when it comes back (as it applies the oplog).
+ */
+export const INDEX_BUILD_OPTIONS: CreateIndexesOptions = { commitQuorum: 'majority' };
 
 /** The document that records which schema version wrote the database. */
 interface MetaDoc {
@@ -73,7 +82,7 @@ export function schemaTarget(db: Db): SchemaTarget {
       }
     },
     async createIndexes(collection, indexes) {
-      await db.collection(collection).createIndexes(indexes);
+      await db.collection(collection).createIndexes(indexes, { ...INDEX_BUILD_OPTIONS });
     },
     async dropIndex(collection, name) {
       try {

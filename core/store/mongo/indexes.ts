@@ -106,3 +106,14 @@ export const TRANSACTIONS_BY_RECIPIENT_INDEX: IndexDescription = {
   name: 'transactions_by_recipient',
   key: { account_id: 1, mode: 1, recipient: 1, created_at: -1, _id: -1 },
 };
+
+/**
+ * A wallet's events in seq order, unique: the feed's index, and the guard that a seq is
+ * taken once per wallet now that each mode of an account has a counter of its own (step 9
+ * replaced events_feed, the same keys without uniqueness, and events_seq, unique per account).
+ */
+export const EVENTS_SEQ_BY_WALLET_INDEX = {
+  name: 'events_seq_by_wallet',
+  key: { account_id: 1, mode: 1, seq: 1 },
+  unique: true,
+} as const;

@@ -22,6 +22,7 @@ import { EVENT_COLLECTIONS, EVENT_INDEXES, EVENTS_DUE_BY_DESTINATION_INDEX } fro
 import {
   ACCOUNT_REQUEST_ID_INDEX_NAME,
   CREDIT_REFERENCE_INDEX,
+  EVENTS_SEQ_BY_WALLET_INDEX,
   HISTORY_BY_MODE_INDEX,
   INDEXES,
   LEDGER_BY_ACCOUNT_INDEX,
@@ -133,6 +134,16 @@ export const SCHEMA_STEPS: readonly SchemaStep[] = [
     description: 'due events by destination, for the webhook worker',
     async apply(target) {
       await target.createIndexes(EVENT_COLLECTIONS.events, [{ ...EVENTS_DUE_BY_DESTINATION_INDEX }]);
+    },
+  },
+  {
+    version: 9,
+    description: 'event sequences per account and mode (counter documents), unique per wallet',
+    async apply(target) {
+      // The new unique index first: seqs were unique per account, so they are per wallet too.
+      await target.createIndexes(EVENT_COLLECTIONS.events, [{ ...EVENTS_SEQ_BY_WALLET_INDEX }]);
+      await target.dropIndex(EVENT_COLLECTIONS.events, 'events_seq');
+      await target.dropIndex(EVENT_COLLECTIONS.events, 'events_feed');
     },
   },
 ];

@@ -4,10 +4,15 @@
  * functions the adapter calls. What both adapters share is pinned in conformance.ts; what
  * needs a replica set is in mongo-replica.test.ts.
  */
-import type { Db, Document } from 'mongodb';
+import { BSON, type Db, type Document } from 'mongodb';
 import * as assert from 'uvu/assert';
-import { INDEX_BUILD_OPTIONS, schemaTarget } from '../../../core/store/mongo/schema.js';
+import { eventSeqCounterId, NEXT_SEQ_UPDATE, startSeqUpdate } from '../../../core/store/mongo/event-seq.js';
+import { EVENTS_SEQ_BY_WALLET_INDEX, INDEX_BUILD_OPTIONS, runSchemaSteps, SCHEMA_STEPS, schemaTarget } from '../../../core/store/mongo/schema.js';
 import { suite } from '../../helpers/suite.js';
+import { RecordingTarget } from './mongo-schema-target.js';
+
+/** A command or pipeline as the server reads it, int64 values as plain numbers. */
+const plain = (value: unknown) => BSON.EJSON.serialize(value, { relaxed: true });
 
 const builds = suite('mongo review: index builds');
 
@@ -27,3 +32,26 @@ builds('every index build commits once a majority of the voting members has it',
 });
 
 builds.run();
+
+const seq = suite('mongo review: event sequences per wallet');
+
+seq('each account and mode has its own counter document; an existing one is incremented, a new one starts after the old per-account seq', () => {
+  assert.is.not(eventSeqCounterId('acct-1', 'live'), eventSeqCounterId('acct-1', 'test'));
+  assert.is.not(eventSeqCounterId('acct-1', 'live'), eventSeqCounterId('acct-2', 'live'));
+  assert.equal(plain(NEXT_SEQ_UPDATE), { $inc: { value: 1 } });
+  // A pipeline: the larger of what is there and the old account counter, plus one.
+  assert.equal(plain(startSeqUpdate(41)), [{ $set: { value: { $add: [{ $max: [{ $ifNull: ['$value', 0] }, 41] }, 1] } } }]);
+});
+
+seq('step 9 makes seq unique per wallet before it drops the per-account unique index and the feed index it replaces', async () => {
+  const db = new RecordingTarget();
+  await runSchemaSteps(db, SCHEMA_STEPS.slice(0, 8));
+  db.log.length = 0;
+  await runSchemaSteps(db, SCHEMA_STEPS.slice(0, 9));
+  assert.equal(db.log, ['indexes events events_seq_by_wallet', 'drop events.events_seq', 'drop events.events_feed', 'record 9']);
+  assert.equal(db.indexes.get('events')?.get(EVENTS_SEQ_BY_WALLET_INDEX.name), { ...EVENTS_SEQ_BY_WALLET_INDEX });
+  assert.equal(EVENTS_SEQ_BY_WALLET_INDEX.key, { account_id: 1, mode: 1, seq: 1 });
+  assert.is(EVENTS_SEQ_BY_WALLET_INDEX.unique, true);
+});
+
+seq.run();

@@ -6,8 +6,16 @@
  */
 import { BSON, type Db, type Document } from 'mongodb';
 import * as assert from 'uvu/assert';
+import { RUNNING_BALANCE_PIPELINE } from '../../../core/store/mongo/audit.js';
 import { eventSeqCounterId, NEXT_SEQ_UPDATE, startSeqUpdate } from '../../../core/store/mongo/event-seq.js';
-import { EVENTS_SEQ_BY_WALLET_INDEX, INDEX_BUILD_OPTIONS, runSchemaSteps, SCHEMA_STEPS, schemaTarget } from '../../../core/store/mongo/schema.js';
+import {
+  EVENTS_SEQ_BY_WALLET_INDEX,
+  INDEX_BUILD_OPTIONS,
+  LEDGER_BY_ACCOUNT_INDEX,
+  runSchemaSteps,
+  SCHEMA_STEPS,
+  schemaTarget,
+} from '../../../core/store/mongo/schema.js';
 import { suite } from '../../helpers/suite.js';
 import { RecordingTarget } from './mongo-schema-target.js';
 
@@ -55,3 +63,32 @@ seq('step 9 makes seq unique per wallet before it drops the per-account unique i
 });
 
 seq.run();
+
+const audit = suite('mongo review: the audit');
+
+audit('the running balance partitions by the plain account_id and sorts by entry_id, the keys of an index, with one conditional running sum per mode', () => {
+  const window = RUNNING_BALANCE_PIPELINE[0]!['$setWindowFields'];
+  assert.is(window.partitionBy, '$account_id');
+  assert.equal(window.sortBy, { entry_id: 1 });
+  // The sort the window needs ({account_id, entry_id} ascending) is the index's key, field for field.
+  assert.equal(LEDGER_BY_ACCOUNT_INDEX.key, { account_id: 1, entry_id: 1 });
+  assert.equal(Object.keys(window.output), ['live_running_kobo', 'test_running_kobo']);
+  for (const [name, mode] of [
+    ['live_running_kobo', 'live'],
+    ['test_running_kobo', 'test'],
+  ] as const) {
+    const output = window.output[name];
+    assert.equal(output.window, { documents: ['unbounded', 'current'] });
+    const [isTest, ifTest, ifLive] = output.$sum.$cond;
+    assert.equal(isTest, { $eq: [{ $ifNull: ['$mode', 'live'] }, 'test'] }, 'a missing mode counts as live');
+    assert.equal([ifTest, ifLive], mode === 'test' ? ['$amount_kobo', 0] : [0, '$amount_kobo']);
+  }
+  // Each entry is compared with its own mode's sum.
+  assert.equal(RUNNING_BALANCE_PIPELINE[1], {
+    $set: { running_kobo: { $cond: [{ $eq: [{ $ifNull: ['$mode', 'live'] }, 'test'] }, '$test_running_kobo', '$live_running_kobo'] } },
+  });
+  // No stage before the window, so the server can answer its sort from the index.
+  assert.is(Object.keys(RUNNING_BALANCE_PIPELINE[0]!)[0], '$setWindowFields');
+});
+
+audit.run();

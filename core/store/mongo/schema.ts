@@ -32,7 +32,16 @@ import {
   TRANSACTIONS_BY_RECIPIENT_INDEX,
 } from './indexes.js';
 import type { SchemaTarget } from './schema-target.js';
-import { checkValidators, MissingValidatorError, setValidator, VALIDATORS, VALIDATORS_V4, type ValidatorReport, validatorOptions } from './validators.js';
+import {
+  checkValidators,
+  currentValidators,
+  MissingValidatorError,
+  setValidator,
+  VALIDATORS,
+  VALIDATORS_V4,
+  type ValidatorReport,
+  validatorOptions,
+} from './validators.js';
 
 export * from './collections.js';
 export * from './indexes.js';
@@ -53,6 +62,24 @@ async function createMissingCollections(target: SchemaTarget, names: readonly st
     if (existing.has(name)) continue;
     const validator = validators[name];
     await target.createCollection(name, validator === undefined ? {} : validatorOptions(validator));
+  }
+}
+
+/**
+ * Sets every validator to what this build writes (currentValidators), with collMod on the
+ * existing collections. A build that changes a list a validator holds (a new product,
+ * status or kind) appends a step that calls this; the test of LISTS_AT_LAST_VALIDATORS_STEP
+ * fails until it does.
+ */
+export async function refreshValidators(target: SchemaTarget): Promise<void> {
+  for (const [collection, validator] of Object.entries(currentValidators())) await target.command(setValidator(collection, validator));
+}
+
+/** The rows without a mode (written before test mode, or by a core of an earlier build during an upgrade), made live. */
+async function giveOlderRowsTheirMode(target: SchemaTarget): Promise<void> {
+  await target.updateMany(COLLECTIONS.accounts, { test_balance_kobo: { $exists: false } }, { test_balance_kobo: Long.ZERO });
+  for (const collection of [COLLECTIONS.apiKeys, COLLECTIONS.ledger, COLLECTIONS.transactions]) {
+    await target.updateMany(collection, { mode: { $exists: false } }, { mode: 'live' });
   }
 }
 
@@ -88,10 +115,7 @@ export const SCHEMA_STEPS: readonly SchemaStep[] = [
       // Everything written before test mode is live, and every account's test wallet starts
       // empty. Each update matches only documents still without the field, so a step
       // interrupted half-way (or run by two cores at once) finishes the same.
-      await target.updateMany(COLLECTIONS.accounts, { test_balance_kobo: { $exists: false } }, { test_balance_kobo: Long.ZERO });
-      for (const collection of [COLLECTIONS.apiKeys, COLLECTIONS.ledger, COLLECTIONS.transactions]) {
-        await target.updateMany(collection, { mode: { $exists: false } }, { mode: 'live' });
-      }
+      await giveOlderRowsTheirMode(target);
       for (const [collection, validator] of Object.entries(VALIDATORS_V4)) await target.command(setValidator(collection, validator!));
       // The new idempotency index first, so that a key stays single-use throughout.
       await target.createIndexes(COLLECTIONS.transactions, [{ ...REQUEST_ID_INDEX.description }, HISTORY_BY_MODE_INDEX]);
@@ -144,6 +168,19 @@ export const SCHEMA_STEPS: readonly SchemaStep[] = [
       await target.createIndexes(EVENT_COLLECTIONS.events, [{ ...EVENTS_SEQ_BY_WALLET_INDEX }]);
       await target.dropIndex(EVENT_COLLECTIONS.events, 'events_seq');
       await target.dropIndex(EVENT_COLLECTIONS.events, 'events_feed');
+    },
+  },
+  {
+    version: 10,
+    description: 'a mode required on every entry and purchase, and given to older rows; validators from the current lists',
+    async apply(target) {
+      // The validators first, so that no write without a mode (a core of the previous build
+      // still running) is accepted from here on; then every row still without one is made
+      // live, so that the rule "no mode means live" is true of every stored row and every
+      // equality filter on mode finds them. Each update matches only rows still without the
+      // field, so a step interrupted half-way, or run by two cores at once, finishes the same.
+      await refreshValidators(target);
+      await giveOlderRowsTheirMode(target);
     },
   },
 ];

@@ -6,7 +6,8 @@
  * (`setValidator`), and CURRENT_VALIDATORS names what the latest such step set.
  */
 import type { CreateCollectionOptions, Document } from 'mongodb';
-import { PRODUCTS } from '../../domain/products.js';
+import { PRODUCTS, type TransactionStatus } from '../../domain/products.js';
+import type { LedgerKind } from '../../domain/records.js';
 import { COLLECTIONS } from './collections.js';
 
 export const int64 = (minimum: number) => ({ bsonType: 'long', minimum });
@@ -119,12 +120,61 @@ export function setValidator(collection: string, validator: Document): Document 
   return { collMod: collection, ...validatorOptions(validator) };
 }
 
+/** Every transaction status, listed once for the validators; the type check keeps it whole. */
+export const TRANSACTION_STATUSES = ['pending', 'success', 'failed', 'reversed'] as const satisfies readonly TransactionStatus[];
+/** Every ledger entry kind, likewise. */
+export const LEDGER_KINDS = ['credit', 'debit', 'refund'] as const satisfies readonly LedgerKind[];
+// Compile-time checks that no status or kind of the domain is missing from the lists above.
+type Missing<All, Listed> = Exclude<All, Listed> extends never ? true : never;
+const statusesComplete: Missing<TransactionStatus, (typeof TRANSACTION_STATUSES)[number]> = true;
+const kindsComplete: Missing<LedgerKind, (typeof LEDGER_KINDS)[number]> = true;
+void statusesComplete;
+void kindsComplete;
+
 /**
- * The validator every collection that has one must have now. A step that changes a
- * validator (collMod) changes it here too, so the start-up check below compares against
- * what the latest step set.
+ * The lists a validator freezes into the database, as the latest validators step (see
+ * schema.ts, `refreshValidators`) wrote them. A build that adds a product, status or kind
+ * changes the domain's list, and a test (mongo-review.test.ts) then fails until a new step
+ * that calls `refreshValidators` is appended and this record updated: without that step an
+ * existing deployment would keep refusing the new value while a fresh test database passes.
  */
-export const CURRENT_VALIDATORS: Readonly<Partial<Record<string, Document>>> = VALIDATORS_V4;
+export const LISTS_AT_LAST_VALIDATORS_STEP = {
+  products: ['airtime', 'data', 'electricity', 'cable', 'bulksms'],
+  statuses: ['pending', 'success', 'failed', 'reversed'],
+  kinds: ['credit', 'debit', 'refund'],
+} as const;
+
+/** A validator's $jsonSchema (the first of an $and), changed by `change`. */
+function withSchema(validator: Document, change: (schema: Document) => Document): Document {
+  if (Array.isArray(validator['$and'])) {
+    const [first, ...rest] = validator['$and'] as Document[];
+    return { $and: [{ $jsonSchema: change(first!['$jsonSchema']) }, ...rest] };
+  }
+  return { $jsonSchema: change(validator['$jsonSchema']) };
+}
+
+/**
+ * The validators as this build writes them: the lists from the domain as they are now, and
+ * a mode required on every ledger entry and purchase (step 10 gave every older row one, so
+ * "a document without a mode is live" no longer has to hold for any reader).
+ */
+export function currentValidators(): Record<string, Document> {
+  const requireMode = (schema: Document): Document => ({ ...schema, required: [...schema['required'], 'mode'] });
+  const lists = (schema: Document, enums: Document): Document => ({ ...schema, properties: { ...schema['properties'], ...enums } });
+  return {
+    [COLLECTIONS.accounts]: VALIDATORS_V4[COLLECTIONS.accounts]!,
+    [COLLECTIONS.ledger]: withSchema(VALIDATORS_V4[COLLECTIONS.ledger]!, (schema) => requireMode(lists(schema, { kind: { enum: [...LEDGER_KINDS] } }))),
+    [COLLECTIONS.transactions]: withSchema(VALIDATORS_V4[COLLECTIONS.transactions]!, (schema) =>
+      requireMode(lists(schema, { product: { enum: [...PRODUCTS] }, status: { enum: [...TRANSACTION_STATUSES] } })),
+    ),
+  };
+}
+
+/**
+ * The validator every collection that has one must have now: what the latest validators
+ * step set, so the start-up check below compares against it.
+ */
+export const CURRENT_VALIDATORS: Readonly<Partial<Record<string, Document>>> = currentValidators();
 
 /** A collection as listCollections describes it; only the validation options are read. */
 export interface CollectionInfo {

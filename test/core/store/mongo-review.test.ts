@@ -6,15 +6,23 @@
  */
 import { BSON, type Db, type Document } from 'mongodb';
 import * as assert from 'uvu/assert';
+import { PRODUCTS } from '../../../core/domain/products.js';
 import { RUNNING_BALANCE_PIPELINE } from '../../../core/store/mongo/audit.js';
 import { eventSeqCounterId, NEXT_SEQ_UPDATE, startSeqUpdate } from '../../../core/store/mongo/event-seq.js';
 import {
+  COLLECTIONS,
+  CURRENT_VALIDATORS,
+  checkValidators,
   EVENTS_SEQ_BY_WALLET_INDEX,
   INDEX_BUILD_OPTIONS,
   LEDGER_BY_ACCOUNT_INDEX,
+  LEDGER_KINDS,
+  LISTS_AT_LAST_VALIDATORS_STEP,
   runSchemaSteps,
   SCHEMA_STEPS,
+  SCHEMA_VERSION,
   schemaTarget,
+  TRANSACTION_STATUSES,
 } from '../../../core/store/mongo/schema.js';
 import { suite } from '../../helpers/suite.js';
 import { RecordingTarget } from './mongo-schema-target.js';
@@ -92,3 +100,54 @@ audit('the running balance partitions by the plain account_id and sorts by entry
 });
 
 audit.run();
+
+const upgrade = suite('mongo review: validators and modes on an existing database');
+
+upgrade('from the previous schema version, step 10 sets every validator with collMod, then gives every row without a mode the live one', async () => {
+  const db = new RecordingTarget();
+  await runSchemaSteps(db, SCHEMA_STEPS.slice(0, 8));
+  db.log.length = 0;
+  db.updates.length = 0;
+  assert.equal(await runSchemaSteps(db), [9, 10]);
+  assert.is(SCHEMA_VERSION, 10);
+  const step10 = db.log.slice(db.log.indexOf('record 9') + 1);
+  assert.equal(step10, [
+    `collMod ${COLLECTIONS.accounts}`,
+    `collMod ${COLLECTIONS.ledger}`,
+    `collMod ${COLLECTIONS.transactions}`,
+    `update ${COLLECTIONS.accounts}`,
+    `update ${COLLECTIONS.apiKeys}`,
+    `update ${COLLECTIONS.ledger}`,
+    `update ${COLLECTIONS.transactions}`,
+    'record 10',
+  ]);
+  for (const command of db.commands) {
+    assert.is(command['validationLevel'], 'strict');
+    assert.is(command['validationAction'], 'error');
+  }
+  for (const collection of [COLLECTIONS.apiKeys, COLLECTIONS.ledger, COLLECTIONS.transactions]) {
+    assert.ok(
+      db.updates.some((u) => u.collection === collection && JSON.stringify(u.filter) === '{"mode":{"$exists":false}}' && u.set['mode'] === 'live'),
+      `${collection}: rows without a mode become live`,
+    );
+  }
+  // The database now holds the validators this build checks at start.
+  assert.equal(checkValidators(await db.collections()), { missing: [], different: [] });
+  const transactions = db.validators.get(COLLECTIONS.transactions)!['$jsonSchema'];
+  assert.ok(transactions.required.includes('mode'), 'a purchase without a mode is refused');
+  assert.equal(transactions.properties.product, { enum: [...PRODUCTS] });
+  assert.equal(transactions.properties.status, { enum: [...TRANSACTION_STATUSES] });
+  const ledger = db.validators.get(COLLECTIONS.ledger)!['$and'][0]['$jsonSchema'];
+  assert.ok(ledger.required.includes('mode'), 'an entry without a mode is refused');
+  assert.equal(ledger.properties.kind, { enum: [...LEDGER_KINDS] });
+  assert.equal(CURRENT_VALIDATORS[COLLECTIONS.transactions], db.validators.get(COLLECTIONS.transactions));
+});
+
+upgrade("the lists frozen into the validators are the domain's: a new product, status or kind needs a step that calls refreshValidators", () => {
+  const message = 'a list a validator holds changed: append a schema step that calls refreshValidators, then update LISTS_AT_LAST_VALIDATORS_STEP';
+  assert.equal([...PRODUCTS], [...LISTS_AT_LAST_VALIDATORS_STEP.products], message);
+  assert.equal([...TRANSACTION_STATUSES], [...LISTS_AT_LAST_VALIDATORS_STEP.statuses], message);
+  assert.equal([...LEDGER_KINDS], [...LISTS_AT_LAST_VALIDATORS_STEP.kinds], message);
+});
+
+upgrade.run();

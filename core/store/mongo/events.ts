@@ -12,6 +12,7 @@ import { requireLimit } from '../bounds.js';
 import type { EventStore, WebhookStore } from '../event-port.js';
 import { decodeEventCursor, encodeEventCursor, toPage } from '../paging.js';
 import type { MongoContext } from './context.js';
+import { deliveriesFilter, developerRead } from './developer-reads.js';
 import { readInteger, toDate, toLong } from './documents.js';
 import { nextEventSeq } from './event-seq.js';
 
@@ -125,7 +126,7 @@ export function createEventStore(ctx: MongoContext): EventStore {
     async listFeed(accountId, mode, afterSeq, limit) {
       requireLimit(limit);
       const docs = await eventCollections(ctx)
-        .events.find({ account_id: accountId, mode, seq: { $gt: toLong(afterSeq, 'afterSeq') } })
+        .events.find({ account_id: accountId, mode, seq: { $gt: toLong(afterSeq, 'afterSeq') } }, developerRead())
         .sort({ seq: 1 })
         .limit(limit)
         .toArray();
@@ -194,10 +195,10 @@ export function createEventStore(ctx: MongoContext): EventStore {
     },
     async listDeliveries(accountId, mode, filter, page) {
       const limit = requireLimit(page.limit);
-      const query: Filter<EventDoc> = { account_id: accountId, mode, delivery: filter.failedOnly ? 'failed' : { $ne: 'none' } };
+      const query = deliveriesFilter(accountId, mode, filter.failedOnly) as Filter<EventDoc>;
       if (page.after !== undefined) query.seq = { $lt: toLong(decodeEventCursor(page.after), 'cursor') };
       const docs = await eventCollections(ctx)
-        .events.find(query)
+        .events.find(query, developerRead())
         .sort({ seq: -1 })
         .limit(limit + 1)
         .toArray();

@@ -18,6 +18,7 @@
  */
 import { type Document, Long } from 'mongodb';
 import { COLLECTIONS, KEY_USE_COLLECTION, PEOPLE_COLLECTIONS } from './collections.js';
+import { DELIVERIES_INDEX, FAILED_DELIVERIES_INDEX, TRANSACTIONS_BY_PRODUCT_INDEX, TRANSACTIONS_BY_STATUS_INDEX } from './developer-reads.js';
 import { EVENT_COLLECTIONS, EVENT_INDEXES, EVENTS_DUE_BY_DESTINATION_INDEX } from './events.js';
 import {
   ACCOUNT_REQUEST_ID_INDEX_NAME,
@@ -181,6 +182,14 @@ export const SCHEMA_STEPS: readonly SchemaStep[] = [
       // field, so a step interrupted half-way, or run by two cores at once, finishes the same.
       await refreshValidators(target);
       await giveOlderRowsTheirMode(target);
+    },
+  },
+  {
+    version: 11,
+    description: 'indexes for the developer area: history by status and by product, deliveries and failed deliveries',
+    async apply(target) {
+      await target.createIndexes(COLLECTIONS.transactions, [TRANSACTIONS_BY_STATUS_INDEX, TRANSACTIONS_BY_PRODUCT_INDEX]);
+      await target.createIndexes(EVENT_COLLECTIONS.events, [DELIVERIES_INDEX, FAILED_DELIVERIES_INDEX]);
     },
   },
 ];

@@ -17,6 +17,7 @@ import { purchaseMemo, refundMemo, reversalMemo } from '../rules.js';
 import { auditLedger } from './audit.js';
 import { attemptFilter, claimFilter, claimUpdate } from './claims.js';
 import { followUpRead, type MongoContext } from './context.js';
+import { developerRead } from './developer-reads.js';
 import {
   balanceField,
   type LedgerEntryDoc,
@@ -348,7 +349,7 @@ export function createWalletStore(ctx: MongoContext): WalletStore {
       const query: Filter<LedgerEntryDoc> = { account_id: accountId, mode };
       if (page.after !== undefined) query.entry_id = { $lt: toLong(decodeLedgerCursor(page.after), 'cursor') };
       const docs = await live()
-        .ledger.find(query)
+        .ledger.find(query, developerRead())
         .sort({ entry_id: -1 })
         .limit(limit + 1)
         .toArray();

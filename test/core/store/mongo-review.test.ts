@@ -4,18 +4,30 @@
  * functions the adapter calls. What both adapters share is pinned in conformance.ts; what
  * needs a replica set is in mongo-replica.test.ts.
  */
-import { BSON, type Db, type Document } from 'mongodb';
+import { BSON, type Db, type Document, type IndexDescription } from 'mongodb';
 import * as assert from 'uvu/assert';
 import { PRODUCTS } from '../../../core/domain/products.js';
 import { RUNNING_BALANCE_PIPELINE } from '../../../core/store/mongo/audit.js';
+import {
+  DELIVERIES_INDEX,
+  DEVELOPER_READ_MAX_TIME_MS,
+  deliveriesFilter,
+  developerRead,
+  FAILED_DELIVERIES_INDEX,
+  TRANSACTIONS_BY_PRODUCT_INDEX,
+  TRANSACTIONS_BY_STATUS_INDEX,
+} from '../../../core/store/mongo/developer-reads.js';
 import { eventSeqCounterId, NEXT_SEQ_UPDATE, startSeqUpdate } from '../../../core/store/mongo/event-seq.js';
+import { historySearchFilter } from '../../../core/store/mongo/history.js';
 import {
   COLLECTIONS,
   CURRENT_VALIDATORS,
   checkValidators,
   EVENTS_SEQ_BY_WALLET_INDEX,
+  HISTORY_BY_MODE_INDEX,
   INDEX_BUILD_OPTIONS,
   LEDGER_BY_ACCOUNT_INDEX,
+  LEDGER_BY_WALLET_INDEX,
   LEDGER_KINDS,
   LISTS_AT_LAST_VALIDATORS_STEP,
   runSchemaSteps,
@@ -23,6 +35,7 @@ import {
   SCHEMA_VERSION,
   schemaTarget,
   TRANSACTION_STATUSES,
+  TRANSACTIONS_BY_RECIPIENT_INDEX,
 } from '../../../core/store/mongo/schema.js';
 import { suite } from '../../helpers/suite.js';
 import { RecordingTarget } from './mongo-schema-target.js';
@@ -108,9 +121,9 @@ upgrade('from the previous schema version, step 10 sets every validator with col
   await runSchemaSteps(db, SCHEMA_STEPS.slice(0, 8));
   db.log.length = 0;
   db.updates.length = 0;
-  assert.equal(await runSchemaSteps(db), [9, 10]);
-  assert.is(SCHEMA_VERSION, 10);
-  const step10 = db.log.slice(db.log.indexOf('record 9') + 1);
+  assert.equal(await runSchemaSteps(db), [9, 10, 11]);
+  assert.is(SCHEMA_VERSION, 11);
+  const step10 = db.log.slice(db.log.indexOf('record 9') + 1, db.log.indexOf('record 10') + 1);
   assert.equal(step10, [
     `collMod ${COLLECTIONS.accounts}`,
     `collMod ${COLLECTIONS.ledger}`,
@@ -151,3 +164,61 @@ upgrade("the lists frozen into the validators are the domain's: a new product, s
 });
 
 upgrade.run();
+
+const reads = suite('mongo review: developer-area reads');
+
+/**
+ * Whether an index answers a query without walking more than its matches and without a sort
+ * in memory: its first keys are the query's equality fields (in any order), the next ones its
+ * sort (as written, or every direction reversed), and its partial filter, if any, is one the
+ * query states.
+ */
+function serves(index: IndexDescription, query: { equal: string[]; sort: Record<string, 1 | -1>; filter?: Document }): boolean {
+  const keys = Object.entries(index.key as Record<string, 1 | -1>);
+  const head = keys.slice(0, query.equal.length).map(([name]) => name);
+  if (new Set(head).size !== query.equal.length || !query.equal.every((name) => head.includes(name))) return false;
+  const rest = keys.slice(query.equal.length, query.equal.length + Object.keys(query.sort).length);
+  const sort = Object.entries(query.sort);
+  const forward = sort.every(([name, dir], i) => rest[i]?.[0] === name && rest[i]?.[1] === dir);
+  const backward = sort.every(([name, dir], i) => rest[i]?.[0] === name && rest[i]?.[1] === -dir);
+  if (!forward && !backward) return false;
+  const partial = index.partialFilterExpression as Document | undefined;
+  return partial === undefined || Object.entries(partial).every(([field, value]) => JSON.stringify(query.filter?.[field]) === JSON.stringify(value));
+}
+
+reads('every developer-area read shape has an index that answers it in order', () => {
+  const newest = { created_at: -1, _id: -1 } as const;
+  const history = (query: Document) => Object.keys(historySearchFilter('a', 'live', query, undefined));
+  const cases: [string, IndexDescription, Parameters<typeof serves>[1]][] = [
+    ['history', HISTORY_BY_MODE_INDEX, { equal: history({}), sort: newest }],
+    ['history by status', TRANSACTIONS_BY_STATUS_INDEX, { equal: history({ status: 'failed' }), sort: newest }],
+    ['history by product', TRANSACTIONS_BY_PRODUCT_INDEX, { equal: history({ product: 'data' }), sort: newest }],
+    ['history by recipient', TRANSACTIONS_BY_RECIPIENT_INDEX, { equal: history({ recipient: '08031234567' }), sort: newest }],
+    ['pending count', TRANSACTIONS_BY_STATUS_INDEX, { equal: ['account_id', 'mode', 'status'], sort: {} }],
+    ['failed deliveries', FAILED_DELIVERIES_INDEX, { equal: ['account_id', 'mode'], sort: { seq: -1 }, filter: deliveriesFilter('a', 'live', true) }],
+    ['deliveries', DELIVERIES_INDEX, { equal: ['account_id', 'mode'], sort: { seq: -1 }, filter: deliveriesFilter('a', 'live', false) }],
+    ['events feed', EVENTS_SEQ_BY_WALLET_INDEX, { equal: ['account_id', 'mode'], sort: { seq: 1 } }],
+    ['ledger pages', LEDGER_BY_WALLET_INDEX, { equal: ['account_id', 'mode'], sort: { entry_id: -1 } }],
+  ];
+  for (const [what, index, query] of cases) assert.ok(serves(index, query), `${what} is answered by ${index.name}`);
+  // The checker itself refuses what no index answers.
+  assert.not.ok(serves(HISTORY_BY_MODE_INDEX, { equal: history({ status: 'failed' }), sort: newest }), 'status is not in the history index');
+  assert.not.ok(
+    serves(DELIVERIES_INDEX, { equal: ['account_id', 'mode'], sort: { seq: -1 }, filter: { delivery: { $ne: 'none' } } }),
+    '$ne does not imply the partial filter',
+  );
+});
+
+reads('developer-area reads carry a server time limit', () => {
+  assert.equal(developerRead(), { maxTimeMS: DEVELOPER_READ_MAX_TIME_MS });
+  assert.ok(DEVELOPER_READ_MAX_TIME_MS > 0 && DEVELOPER_READ_MAX_TIME_MS <= 10_000);
+});
+
+reads('step 11 builds the developer-area indexes', async () => {
+  const db = new RecordingTarget();
+  await runSchemaSteps(db);
+  for (const index of [TRANSACTIONS_BY_STATUS_INDEX, TRANSACTIONS_BY_PRODUCT_INDEX]) assert.ok(db.indexes.get(COLLECTIONS.transactions)?.has(index.name!));
+  for (const index of [DELIVERIES_INDEX, FAILED_DELIVERIES_INDEX]) assert.ok(db.indexes.get('events')?.has(index.name!));
+});
+
+reads.run();

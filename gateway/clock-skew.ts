@@ -16,7 +16,10 @@
  * later than the server's now (from a primary whose clock ran ahead, before a failover) is
  * taken as now, so it holds a key back for at most one window (sliding-window.ts).
  */
+import { beyondBound as beyondAny, type ClockSample, clockSample } from '../runtime/clock-skew.js';
 import type { Limiter } from './rate-limit.js';
+
+export { type ClockSample, clockSample };
 
 /** The largest clock difference with MongoDB's primary a gateway may have and still stamp shared windows. */
 export const MAX_CLOCK_SKEW_MS = 5_000;
@@ -24,21 +27,9 @@ export const MAX_CLOCK_SKEW_MS = 5_000;
 /** How often a gateway compares its clock with the primary's. */
 export const CLOCK_CHECK_INTERVAL_MS = 60_000;
 
-/** One comparison: the server's time against the middle of the round trip that fetched it. */
-export interface ClockSample {
-  /** Server time minus this process's time (positive: the server is ahead). */
-  offsetMs: number;
-  /** Half the round trip: the offset is known to within this much. */
-  uncertaintyMs: number;
-}
-
-export function clockSample(sentMs: number, receivedMs: number, serverMs: number): ClockSample {
-  return { offsetMs: serverMs - (sentMs + receivedMs) / 2, uncertaintyMs: (receivedMs - sentMs) / 2 };
-}
-
-/** Whether the sample proves a skew beyond the bound (a slow round trip proves nothing). */
+/** Whether the sample proves a skew beyond MAX_CLOCK_SKEW_MS (a slow round trip proves nothing). */
 export function beyondBound(sample: ClockSample, boundMs: number = MAX_CLOCK_SKEW_MS): boolean {
-  return Math.abs(sample.offsetMs) - sample.uncertaintyMs > boundMs;
+  return beyondAny(sample, boundMs);
 }
 
 /** The latest verdict on this gateway's clock, kept up to date in the background. */

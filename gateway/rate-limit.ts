@@ -20,6 +20,7 @@
  */
 import { type Collection, type IndexDescription, MongoClient, type MongoClientOptions, ReadConcern, ReadPreference, WriteConcern } from 'mongodb';
 import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterMongo, RateLimiterRes, RLWrapperTimeouts } from 'rate-limiter-flexible';
+import { helloTime } from '../runtime/clock-skew.js';
 import { createClockWatch, skewGuarded } from './clock-skew.js';
 import type { GatewayLogger } from './log.js';
 import { createSharedSlidingWindowLimiter, createSlidingWindowLimiter, type SlidingWindowDoc, withinDeadline } from './sliding-window.js';
@@ -336,9 +337,7 @@ export function openSharedLimiters(
   // is proven too far from the primary's (clock-skew.ts).
   const clock = createClockWatch(
     async () => {
-      const hello = await withinDeadline(client.db('admin').command({ hello: 1 }), deadlineMs);
-      if (!(hello['localTime'] instanceof Date)) throw new Error('hello gave no localTime');
-      return hello['localTime'];
+      return helloTime(await withinDeadline(client.db('admin').command({ hello: 1 }), deadlineMs));
     },
     (skewed, sample) => {
       const fields = { policy: policies.authFailures.name, offset_ms: Math.round(sample.offsetMs), uncertainty_ms: Math.round(sample.uncertaintyMs) };

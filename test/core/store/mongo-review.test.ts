@@ -8,6 +8,7 @@ import { BSON, type Db, type Document, type IndexDescription } from 'mongodb';
 import * as assert from 'uvu/assert';
 import { PRODUCTS } from '../../../core/domain/products.js';
 import { RUNNING_BALANCE_PIPELINE } from '../../../core/store/mongo/audit.js';
+import { leaseClockVerdict, MAX_LEASE_CLOCK_SKEW_MS } from '../../../core/store/mongo/clock.js';
 import {
   DELIVERIES_INDEX,
   DEVELOPER_READ_MAX_TIME_MS,
@@ -37,6 +38,7 @@ import {
   TRANSACTION_STATUSES,
   TRANSACTIONS_BY_RECIPIENT_INDEX,
 } from '../../../core/store/mongo/schema.js';
+import { clockSample } from '../../../runtime/clock-skew.js';
 import { suite } from '../../helpers/suite.js';
 import { RecordingTarget } from './mongo-schema-target.js';
 
@@ -222,3 +224,17 @@ reads('step 11 builds the developer-area indexes', async () => {
 });
 
 reads.run();
+
+const leases = suite('mongo review: lease clocks');
+
+leases("a core whose clock is proven more than the bound off the primary's is refused at start, with what to do", () => {
+  assert.equal(leaseClockVerdict(clockSample(10_000, 10_020, 10_010 + MAX_LEASE_CLOCK_SKEW_MS - 100)), { ok: true });
+  const ahead = leaseClockVerdict(clockSample(10_000, 10_020, 10_010 - 30_000));
+  assert.is(ahead.ok, false);
+  assert.match(ahead.ok ? '' : ahead.reason, /-30\.0 s.*NTP/);
+  assert.is(leaseClockVerdict(clockSample(10_000, 10_020, 10_010 + 30_000)).ok, false, 'behind is refused too');
+  // A round trip too slow to prove anything passes.
+  assert.equal(leaseClockVerdict(clockSample(10_000, 20_000, 15_000 + 6_000)), { ok: true });
+});
+
+leases.run();

@@ -1346,6 +1346,21 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       assert.is(await h.store.people.updateUser('usr_missing', { disabled: true }), null);
     });
 
+    it('under concurrency one invitation is accepted once and one TOTP step claimed once', async (h) => {
+      const accountId = await h.account();
+      const first = user(h, accountId, { role: 'viewer' });
+      const second = user(h, accountId, { role: 'viewer', email: first.email });
+      const inv = invitation(h, accountId, first.email, { role: 'viewer' });
+      await h.store.people.insertInvitation(inv);
+      // Two browsers submit the same invitation at the same moment, as two different new users.
+      const results = await Promise.all([h.store.people.acceptInvitation(inv.tokenHash, first), h.store.people.acceptInvitation(inv.tokenHash, second)]);
+      assert.equal(results.map((r) => r.outcome).filter((o) => o === 'accepted').length, 1, 'accepted once');
+      const users = [await h.store.people.getUser(first.userId), await h.store.people.getUser(second.userId)].filter((u) => u !== null);
+      assert.is(users.length, 1, 'one user written');
+      const claims = await Promise.all([1, 2, 3].map(() => h.store.people.claimTotpStep(users[0]!.userId, 5000)));
+      assert.equal(claims.filter(Boolean).length, 1, 'one step, one sign-in');
+    });
+
     it('a TOTP step is claimed once, and never an earlier one', async (h) => {
       const accountId = await h.account();
       const u = user(h, accountId);

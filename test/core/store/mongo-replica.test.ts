@@ -303,9 +303,9 @@ function runAgainst(uri: string): void {
       .collection(COLLECTIONS.ledger)
       .insertOne({
         account_id: 'acct-1',
-        entry_id: 99,
-        amount_kobo: 1,
-        balance_after_kobo: 1,
+        entry_id: Long.fromNumber(99),
+        amount_kobo: Long.ONE,
+        balance_after_kobo: Long.ONE,
         kind: 'credit',
         reference: 'x',
         memo: '',
@@ -313,6 +313,7 @@ function runAgainst(uri: string): void {
       })
       .catch((error: unknown) => (refused = error));
     assert.instance(refused, MongoServerError, 'a row without a mode is refused now');
+    assert.is((refused as MongoServerError).code, 121, 'by the validator');
   });
 
   replica("one account's purchase rate with 50 in flight (printed, not asserted)", async () => {

@@ -20,8 +20,10 @@
  */
 import { type Collection, type IndexDescription, MongoClient, type MongoClientOptions, ReadConcern, ReadPreference, WriteConcern } from 'mongodb';
 import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterMongo, RateLimiterRes, RLWrapperTimeouts } from 'rate-limiter-flexible';
+import { helloTime } from '../runtime/clock-skew.js';
+import { createClockWatch, skewGuarded } from './clock-skew.js';
 import type { GatewayLogger } from './log.js';
-import { createSharedSlidingWindowLimiter, createSlidingWindowLimiter, type SlidingWindowDoc } from './sliding-window.js';
+import { createSharedSlidingWindowLimiter, createSlidingWindowLimiter, type SlidingWindowDoc, withinDeadline } from './sliding-window.js';
 
 /** A named quota per window, as the RateLimit-Policy header announces it. */
 export interface RateLimitPolicy {
@@ -331,11 +333,26 @@ export function openSharedLimiters(
     deadlineMs,
   );
 
+  // Failed authentications are stamped with this gateway's clock: counted in memory while it
+  // is proven too far from the primary's (clock-skew.ts).
+  const clock = createClockWatch(
+    async () => {
+      return helloTime(await withinDeadline(client.db('admin').command({ hello: 1 }), deadlineMs));
+    },
+    (skewed, sample) => {
+      const fields = { policy: policies.authFailures.name, offset_ms: Math.round(sample.offsetMs), uncertainty_ms: Math.round(sample.uncertaintyMs) };
+      if (skewed) log.error('rate_limit.clock_skewed', { ...fields, detail: 'counting failed authentications in this gateway only' });
+      else log.info('rate_limit.clock_within_bound', fields);
+    },
+  );
+  const authFailures = skewGuarded(limiter(policies.authFailures), createMemoryLimiter(policies.authFailures, log), clock);
+
   return {
     perKey,
-    authFailures: limiter(policies.authFailures),
+    authFailures,
     ready,
     async close() {
+      clock.stop();
       closed = true;
       if (retry !== undefined) clearTimeout(retry);
       settleReady();

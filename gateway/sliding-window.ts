@@ -11,15 +11,15 @@
  *
  * Two stores: this process's memory, and (with MONGODB_URI) one document per key updated
  * atomically by an aggregation-pipeline update, timed by the server's own clock ($$NOW) so
- * that gateways with skewed clocks still count one window.
+ * that gateways with skewed clocks still count one window. A time later than the server's
+ * now (counted by a primary whose clock ran ahead, before a failover) is taken as now, so a
+ * skewed primary can hold a key back for at most one window. Past EXACT_WINDOW_MAX_QUOTA
+ * the shared store counts by an approximation, and refusals are answered from memory until
+ * they expire (sliding-window-counter.ts).
  */
 import type { Collection, Document } from 'mongodb';
 import type { LimitDecision, Limiter, RateLimitPolicy } from './rate-limit.js';
-
-/** Whole seconds until `ms` from now, at least 1 so that nobody is told to retry at once. */
-function secondsFrom(ms: number): number {
-  return Math.max(1, Math.ceil(ms / 1000));
-}
+import { counterDecision, EXACT_WINDOW_MAX_QUOTA, RefusalCache, secondsFrom, type WindowCounterDoc, windowCounterUpdate } from './sliding-window-counter.js';
 
 /** The decision for a key whose counted times (ascending) are `times`, at `nowMs`. */
 function decide(policy: RateLimitPolicy, times: readonly number[], nowMs: number, counted: boolean): LimitDecision {
@@ -97,7 +97,17 @@ export function slidingWindowUpdate(policy: RateLimitPolicy): Document[] {
   const windowMs = policy.windowSeconds * 1000;
   const since = { $subtract: ['$$NOW', windowMs] };
   return [
-    { $set: { t: { $filter: { input: { $ifNull: ['$t', []] }, as: 'at', cond: { $gt: ['$$at', since] } } } } },
+    {
+      $set: {
+        t: {
+          $map: {
+            input: { $filter: { input: { $ifNull: ['$t', []] }, as: 'at', cond: { $gt: ['$$at', since] } } },
+            as: 'at',
+            in: { $min: ['$$at', '$$NOW'] },
+          },
+        },
+      },
+    },
     { $set: { ok: { $lt: [{ $size: '$t' }, policy.quota] }, now: '$$NOW' } },
     {
       $set: {
@@ -116,6 +126,51 @@ export function decisionOf(policy: RateLimitPolicy, doc: Pick<SlidingWindowDoc, 
     doc.now.getTime(),
     doc.ok,
   );
+}
+
+/** What the shared store returns of a key's document: how many times it counts, the oldest, and the verdict, never the list itself. */
+export interface WindowSummary {
+  n: number;
+  first: Date | null;
+  ok: boolean;
+  now: Date;
+}
+
+/** The projection that makes the server return a WindowSummary instead of the document. */
+export const WINDOW_SUMMARY_PROJECTION = { _id: 0, n: { $size: '$t' }, first: { $first: '$t' }, ok: 1, now: 1 } as const;
+
+/** The decision a summary stands for (as decisionOf, from the count and the oldest time alone). */
+export function summaryDecision(policy: RateLimitPolicy, doc: WindowSummary): LimitDecision {
+  const windowMs = policy.windowSeconds * 1000;
+  const resetSeconds = doc.n === 0 || doc.first === null ? policy.windowSeconds : secondsFrom(doc.first.getTime() + windowMs - doc.now.getTime());
+  if (!doc.ok && doc.n >= policy.quota) return { kind: 'limited', resetSeconds };
+  return { kind: 'allowed', remaining: Math.max(0, policy.quota - doc.n), resetSeconds };
+}
+
+/** How one policy is counted in the shared store: its update, its projection, and how to read the answer. */
+export interface SharedCounting {
+  exact: boolean;
+  update: Document[];
+  projection: Document;
+  decision(doc: Document): LimitDecision;
+}
+
+/** The exact window up to EXACT_WINDOW_MAX_QUOTA, the approximation past it. */
+export function sharedCounting(policy: RateLimitPolicy): SharedCounting {
+  if (policy.quota <= EXACT_WINDOW_MAX_QUOTA) {
+    return {
+      exact: true,
+      update: slidingWindowUpdate(policy),
+      projection: WINDOW_SUMMARY_PROJECTION,
+      decision: (doc) => summaryDecision(policy, doc as WindowSummary),
+    };
+  }
+  return {
+    exact: false,
+    update: windowCounterUpdate(policy),
+    projection: { _id: 0, w: 1, p: 1, c: 1, ok: 1, now: 1 },
+    decision: (doc) => counterDecision(policy, doc as WindowCounterDoc),
+  };
 }
 
 /** The shared store did not answer a counter operation within its deadline. */
@@ -145,9 +200,10 @@ export function withinDeadline<T>(operation: Promise<T>, deadlineMs: number): Pr
 }
 
 /**
- * The exact limit shared by every gateway through one collection. A failing MongoDB, or one
- * that does not answer within `deadlineMs`, hands the request to `insurance`, an in-memory
- * limiter with the same policy, and `onFallback` is told; the limit then holds per process.
+ * The limit shared by every gateway through one collection. A failing MongoDB, or one that
+ * does not answer within `deadlineMs`, hands the request to `insurance`, an in-memory limiter
+ * with the same policy, and `onFallback` is told; the limit then holds per process. Each call
+ * also carries maxTimeMS, so the server gives up on it when this gateway has.
  */
 export function createSharedSlidingWindowLimiter(
   policy: RateLimitPolicy,
@@ -155,28 +211,44 @@ export function createSharedSlidingWindowLimiter(
   insurance: Limiter,
   onFallback: (error: unknown) => void,
   deadlineMs: number,
+  refusals: RefusalCache = new RefusalCache(),
 ): Limiter {
-  const update = slidingWindowUpdate(policy);
+  const counting = sharedCounting(policy);
+  const raw = counters as unknown as Collection<{ _id: string; [field: string]: unknown }>;
   return {
     policy,
     async consume(key) {
+      const remembered = refusals.get(key);
+      if (remembered !== null) return remembered;
       try {
-        const doc = await withinDeadline(counters.findOneAndUpdate({ _id: key }, update, { upsert: true, returnDocument: 'after' }), deadlineMs);
+        const doc = await withinDeadline(
+          raw.findOneAndUpdate({ _id: key }, counting.update, {
+            upsert: true,
+            returnDocument: 'after',
+            projection: counting.projection,
+            maxTimeMS: deadlineMs,
+          }),
+          deadlineMs,
+        );
         if (doc === null) throw new Error('the counter update returned no document');
-        return decisionOf(policy, doc);
+        const decision = counting.decision(doc);
+        refusals.remember(key, decision);
+        return decision;
       } catch (error) {
         onFallback(error);
         return insurance.consume(key);
       }
     },
     async peek(key) {
+      const remembered = refusals.get(key);
+      if (remembered !== null) return remembered;
       try {
         const [doc] = await withinDeadline(
-          counters.aggregate<Pick<SlidingWindowDoc, 't' | 'ok' | 'now'>>([{ $match: { _id: key } }, ...update.slice(0, 2)]).toArray(),
+          raw.aggregate([{ $match: { _id: key } }, ...counting.update.slice(0, 2), { $project: counting.projection }], { maxTimeMS: deadlineMs }).toArray(),
           deadlineMs,
         );
         if (doc === undefined) return { kind: 'allowed', remaining: policy.quota, resetSeconds: policy.windowSeconds };
-        return decisionOf(policy, doc);
+        return counting.decision(doc);
       } catch (error) {
         onFallback(error);
         return insurance.peek(key);
@@ -184,7 +256,9 @@ export function createSharedSlidingWindowLimiter(
     },
     async reward(key) {
       try {
-        await withinDeadline(counters.updateOne({ _id: key }, { $pop: { t: 1 } }), deadlineMs);
+        // Gives back the most recent place: the newest time, or one of the current window's count.
+        const giveBack: Document = counting.exact ? { $pop: { t: 1 } } : { $inc: { c: -1 } };
+        await withinDeadline(raw.updateOne(counting.exact ? { _id: key } : { _id: key, c: { $gt: 0 } }, giveBack, { maxTimeMS: deadlineMs }), deadlineMs);
       } catch (error) {
         onFallback(error);
         await insurance.reward(key);

@@ -132,7 +132,7 @@ window('on MongoDB one atomic update drops old times, counts within the quota, a
   const policy = { name: 'per-key', quota: 2, windowSeconds: 60 };
   const update = slidingWindowUpdate(policy);
   assert.is(update.length, 3);
-  assert.equal(update[0]!['$set'].t.$filter.cond, { $gt: ['$$at', { $subtract: ['$$NOW', 60_000] }] }, "the server's clock decides the window");
+  assert.equal(update[0]!['$set'].t.$map.input.$filter.cond, { $gt: ['$$at', { $subtract: ['$$NOW', 60_000] }] }, "the server's clock decides the window");
   assert.equal(update[1]!['$set'].ok, { $lt: [{ $size: '$t' }, 2] });
   const at = (ms: number) => new Date(ms);
   assert.equal(decisionOf(policy, { t: [at(10_000)], ok: true, now: at(10_000) }), { kind: 'allowed', remaining: 1, resetSeconds: 60 });

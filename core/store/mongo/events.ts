@@ -1,11 +1,10 @@
 /**
  * Events and webhook endpoints on MongoDB. The wallet writes an event (`writeEventIn`)
- * inside the transaction of the change it announces. An event's seq comes from a counter
- * on its account document (`event_seq`), incremented in that same transaction: two
- * transactions that write events of one account both update that document, so they
- * conflict and the later one re-runs after the first commits. Within an account, events
- * therefore commit in seq order, and a feed poller reading after the last seq it saw never
- * skips one (a store-wide counter would serialize every account's changes instead).
+ * inside the transaction of the change it announces, taking the next seq of its wallet from
+ * that wallet's counter document (event-seq.ts explains why that keeps the feed gapless).
+ * Whether the event goes to a webhook is read first (`deliversTo`), before the transaction's
+ * first write to the account, so a transaction holds its write on the account for as short
+ * a time as possible.
  */
 import { type ClientSession, type Collection, type Filter, Long } from 'mongodb';
 import type { AttemptOutcome, DeliveryState, EventRecord, EventType, Mode, NewEvent, WebhookEndpointRecord } from '../../domain/events.js';
@@ -13,7 +12,9 @@ import { requireLimit } from '../bounds.js';
 import type { EventStore, WebhookStore } from '../event-port.js';
 import { decodeEventCursor, encodeEventCursor, toPage } from '../paging.js';
 import type { MongoContext } from './context.js';
+import { deliveriesFilter, developerRead } from './developer-reads.js';
 import { readInteger, toDate, toLong } from './documents.js';
+import { nextEventSeq } from './event-seq.js';
 
 export const EVENT_COLLECTIONS = { events: 'events', webhooks: 'webhook_endpoints' } as const;
 
@@ -79,39 +80,24 @@ function eventFromDoc(doc: EventDoc): EventRecord {
 }
 
 /**
- * Writes an event inside the caller's transaction, taking the next seq of its account. It
- * is queued for delivery when the account has an enabled webhook URL for the event's mode.
+ * Whether an event of this wallet goes to its webhook: the account has an enabled URL for
+ * the mode. Read in the caller's transaction before it writes the account.
  */
-export async function writeEventIn(ctx: MongoContext, session: ClientSession, event: NewEvent, forceDelivery = false): Promise<EventDoc> {
-  const c = ctx.live();
-  const { events, webhooks } = eventCollections(ctx);
-  const account = await c.accounts.findOneAndUpdate(
-    { _id: event.accountId },
-    { $inc: { event_seq: Long.ONE } as never },
-    { session, returnDocument: 'after', projection: { event_seq: 1 } },
-  );
-  // Thrown: it aborts the transaction, so the change it announces is undone too.
-  if (account === null) throw new Error(`store: account ${event.accountId} of an event does not exist`);
-  return insertEvent(
-    events,
-    webhooks,
-    session,
-    event,
-    readInteger((account as unknown as { event_seq: unknown }).event_seq, 'accounts.event_seq'),
-    forceDelivery,
-  );
+export async function deliversTo(ctx: MongoContext, session: ClientSession, accountId: string, mode: Mode): Promise<boolean> {
+  const endpoint = await eventCollections(ctx).webhooks.findOne({ _id: endpointId(accountId, mode) }, { session, projection: { enabled: 1 } });
+  return endpoint?.enabled === true;
 }
 
-async function insertEvent(
-  events: Collection<EventDoc>,
-  webhooks: Collection<WebhookEndpointDoc>,
-  session: ClientSession,
-  event: NewEvent,
-  seq: number,
-  forceDelivery: boolean,
-): Promise<EventDoc> {
-  const endpoint = forceDelivery ? null : await webhooks.findOne({ _id: endpointId(event.accountId, event.mode) }, { session, projection: { enabled: 1 } });
-  const deliver = forceDelivery || endpoint?.enabled === true;
+/**
+ * Writes an event inside the caller's transaction, taking the next seq of its wallet, queued
+ * for delivery when `deliver` (what deliversTo said, or true for a ping).
+ */
+export async function writeEventIn(ctx: MongoContext, session: ClientSession, event: NewEvent, deliver: boolean): Promise<EventDoc> {
+  const seq = await nextEventSeq(ctx, session, event.accountId, event.mode);
+  return insertEvent(eventCollections(ctx).events, session, event, seq, deliver);
+}
+
+async function insertEvent(events: Collection<EventDoc>, session: ClientSession, event: NewEvent, seq: number, deliver: boolean): Promise<EventDoc> {
   const createdAt = toDate(event.createdAt, 'createdAt');
   const doc: EventDoc = {
     _id: event.eventId,
@@ -140,7 +126,7 @@ export function createEventStore(ctx: MongoContext): EventStore {
     async listFeed(accountId, mode, afterSeq, limit) {
       requireLimit(limit);
       const docs = await eventCollections(ctx)
-        .events.find({ account_id: accountId, mode, seq: { $gt: toLong(afterSeq, 'afterSeq') } })
+        .events.find({ account_id: accountId, mode, seq: { $gt: toLong(afterSeq, 'afterSeq') } }, developerRead())
         .sort({ seq: 1 })
         .limit(limit)
         .toArray();
@@ -209,10 +195,10 @@ export function createEventStore(ctx: MongoContext): EventStore {
     },
     async listDeliveries(accountId, mode, filter, page) {
       const limit = requireLimit(page.limit);
-      const query: Filter<EventDoc> = { account_id: accountId, mode, delivery: filter.failedOnly ? 'failed' : { $ne: 'none' } };
+      const query = deliveriesFilter(accountId, mode, filter.failedOnly) as Filter<EventDoc>;
       if (page.after !== undefined) query.seq = { $lt: toLong(decodeEventCursor(page.after), 'cursor') };
       const docs = await eventCollections(ctx)
-        .events.find(query)
+        .events.find(query, developerRead())
         .sort({ seq: -1 })
         .limit(limit + 1)
         .toArray();

@@ -8,6 +8,7 @@ import { requireLimit } from '../bounds.js';
 import { decodeTransactionCursor, encodeTransactionCursor, toPage } from '../paging.js';
 import type { HistoryStore } from '../port.js';
 import type { MongoContext } from './context.js';
+import { developerRead } from './developer-reads.js';
 import { readInteger, type TransactionDoc, transactionFromDoc } from './documents.js';
 
 const DAY_MS = 86_400_000;
@@ -50,7 +51,7 @@ export function createHistoryStore({ live }: MongoContext): HistoryStore {
       const limit = requireLimit(page.limit);
       const filter = historySearchFilter(accountId, mode, query, page.after);
       const docs = await live()
-        .transactions.find(filter)
+        .transactions.find(filter, developerRead())
         .sort({ created_at: -1, _id: -1 })
         .limit(limit + 1)
         .toArray();
@@ -58,19 +59,22 @@ export function createHistoryStore({ live }: MongoContext): HistoryStore {
     },
     async spendByDay(accountId, mode, from, until, offsetMs) {
       const rows = await live()
-        .transactions.aggregate<{ _id: { day: unknown; product: ProductName }; spent: unknown }>([
-          { $match: { account_id: accountId, mode, created_at: { $gte: from, $lt: until }, status: { $in: ['pending', 'success'] } } },
-          {
-            $group: {
-              _id: {
-                day: { $floor: { $divide: [{ $add: [{ $toLong: '$created_at' }, offsetMs] }, DAY_MS] } },
-                product: '$product',
+        .transactions.aggregate<{ _id: { day: unknown; product: ProductName }; spent: unknown }>(
+          [
+            { $match: { account_id: accountId, mode, created_at: { $gte: from, $lt: until }, status: { $in: ['pending', 'success'] } } },
+            {
+              $group: {
+                _id: {
+                  day: { $floor: { $divide: [{ $add: [{ $toLong: '$created_at' }, offsetMs] }, DAY_MS] } },
+                  product: '$product',
+                },
+                spent: { $sum: '$charged_kobo' },
               },
-              spent: { $sum: '$charged_kobo' },
             },
-          },
-          { $sort: { '_id.day': 1, '_id.product': 1 } },
-        ])
+            { $sort: { '_id.day': 1, '_id.product': 1 } },
+          ],
+          developerRead(),
+        )
         .toArray();
       return rows.map((row) => ({
         day: Number(row._id.day),
@@ -79,7 +83,7 @@ export function createHistoryStore({ live }: MongoContext): HistoryStore {
       }));
     },
     async pendingCount(accountId, mode) {
-      return live().transactions.countDocuments({ account_id: accountId, mode, status: 'pending' });
+      return live().transactions.countDocuments({ account_id: accountId, mode, status: 'pending' }, developerRead());
     },
   };
 }

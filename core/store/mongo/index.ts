@@ -43,6 +43,7 @@ import { MongoClient, type MongoClientOptions, ReadConcern, ReadPreference } fro
 import type { Store } from '../port.js';
 import { createAccountStore } from './accounts.js';
 import { createCatalogStore } from './catalog.js';
+import { leaseClockVerdict, measureClock } from './clock.js';
 import { createMongoContext, majorityReads, majorityWrites } from './context.js';
 import { createEventStore, createWebhookStore } from './events.js';
 import { checkDeployment, checkFeatureCompatibility, explainSchemaFailure, UnsuitableDeploymentError } from './guard.js';
@@ -102,6 +103,8 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<MongoS
       readConcern: new ReadConcern(majorityReads().level),
       writeConcern: majorityWrites(),
     });
+    const clock = leaseClockVerdict(await measureClock(client));
+    if (!clock.ok) throw new UnsuitableDeploymentError(clock.reason);
     const fcv = checkFeatureCompatibility(await readFeatureCompatibility(client));
     if (!fcv.ok) throw new UnsuitableDeploymentError(fcv.reason);
     const report = await ensureSchema(schemaTarget(db)).catch((error: unknown) => {

@@ -17,6 +17,7 @@ import { purchaseMemo, refundMemo, reversalMemo } from '../rules.js';
 import { auditLedger } from './audit.js';
 import { attemptFilter, claimFilter, claimUpdate } from './claims.js';
 import { followUpRead, type MongoContext } from './context.js';
+import { developerRead } from './developer-reads.js';
 import {
   balanceField,
   type LedgerEntryDoc,
@@ -33,7 +34,7 @@ import {
   withoutUndefined,
 } from './documents.js';
 import { creditFailure, isDuplicateKeyOn, isUnknownCommitResult } from './errors.js';
-import { eventCollections, writeEventIn } from './events.js';
+import { deliversTo, eventCollections, writeEventIn } from './events.js';
 import { CREDIT_REFERENCE_INDEX, REQUEST_ID_INDEX } from './schema.js';
 
 /** A money movement into a wallet, everything fixed before the transaction's first attempt. */
@@ -107,10 +108,12 @@ async function giveBack(ctx: MongoContext, reference: string, move: GiveBack, re
         const current = await c.transactions.findOne({ _id: reference }, { session });
         return current === null ? null : { transaction: transactionFromDoc(current), changed: false };
       }
+      const mode = readMode(moved.mode, 'transactions.mode');
+      const deliver = await deliversTo(ctx, session, moved.account_id, mode);
       // The refund goes back to the wallet the purchase was paid from.
       const refunded = await addToWallet(ctx, session, {
         accountId: moved.account_id,
-        mode: readMode(moved.mode, 'transactions.mode'),
+        mode,
         amountKobo: readKobo(moved.charged_kobo, 'transactions.charged_kobo'),
         kind: 'refund',
         reference,
@@ -122,7 +125,7 @@ async function giveBack(ctx: MongoContext, reference: string, move: GiveBack, re
       if (refunded === null) throw new Error(`store: the account of transaction ${reference} does not exist`);
       const transaction = transactionFromDoc(moved);
       const event = transactionEvent(transaction, transaction.mode, updatedAt, eventId);
-      if (event !== null) await writeEventIn(ctx, session, event);
+      if (event !== null) await writeEventIn(ctx, session, event, deliver);
       return { transaction, changed: true };
     },
     async (error, session) => {
@@ -249,7 +252,8 @@ async function settleIn(ctx: MongoContext, reference: string, result: DeliveryRe
       }
       const transaction = transactionFromDoc(settled);
       const event = transactionEvent(transaction, transaction.mode, updatedAt, eventId);
-      if (event !== null) await writeEventIn(ctx, session, event);
+      // The purchase's account is not written here: the event's seq has a counter of its own.
+      if (event !== null) await writeEventIn(ctx, session, event, await deliversTo(ctx, session, transaction.accountId, transaction.mode));
       return { transaction, changed: true };
     },
     async (error, session) => {
@@ -277,6 +281,7 @@ export function createWalletStore(ctx: MongoContext): WalletStore {
           async (session) => {
             const earlier = await live().ledger.findOne(earlierCredit, { session });
             if (earlier !== null) return replayedCredit(earlier);
+            const deliver = await deliversTo(ctx, session, input.accountId, input.mode);
             const entry = await addToWallet(ctx, session, { ...input, kind: 'credit', at, id: entryId });
             if (entry === null) return null;
             const facts = {
@@ -286,7 +291,7 @@ export function createWalletStore(ctx: MongoContext): WalletStore {
               balanceKobo: entry.balanceAfterKobo,
               memo: input.memo,
             };
-            await writeEventIn(ctx, session, creditEvent(facts, input.mode, at, eventId));
+            await writeEventIn(ctx, session, creditEvent(facts, input.mode, at, eventId), deliver);
             return { balanceKobo: entry.balanceAfterKobo, entry, replayed: false };
           },
           async (error, session) => {
@@ -344,7 +349,7 @@ export function createWalletStore(ctx: MongoContext): WalletStore {
       const query: Filter<LedgerEntryDoc> = { account_id: accountId, mode };
       if (page.after !== undefined) query.entry_id = { $lt: toLong(decodeLedgerCursor(page.after), 'cursor') };
       const docs = await live()
-        .ledger.find(query)
+        .ledger.find(query, developerRead())
         .sort({ entry_id: -1 })
         .limit(limit + 1)
         .toArray();

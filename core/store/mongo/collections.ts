@@ -1,0 +1,21 @@
+/** The MongoDB adapter's collection names, in one place for the schema steps and the sub-ports. */
+
+/** Collection names. */
+export const COLLECTIONS = {
+  accounts: 'accounts',
+  apiKeys: 'api_keys',
+  tiers: 'tiers',
+  plans: 'plans',
+  cablePackages: 'cable_packages',
+  settings: 'settings',
+  counters: 'counters',
+  ledger: 'ledger_entries',
+  transactions: 'transactions',
+  meta: 'meta',
+} as const;
+
+/** The last use of each key pair (key-use.ts), one document per used key keyed by public key; created by step 7. */
+export const KEY_USE_COLLECTION = 'api_key_use';
+
+/** Collection names of the people sub-port (users.ts), created by step 5. */
+export const PEOPLE_COLLECTIONS = { users: 'users', invitations: 'invitations', sessions: 'sessions' } as const;

@@ -37,6 +37,7 @@ import { collectProcessMetrics } from '../runtime/metrics.js';
 import type { Mode } from './domain/mode.js';
 import type { ProductName } from './domain/products.js';
 import type { PendingSummary, TransactionRecord } from './domain/records.js';
+import { isRefunded } from './domain/transactions.js';
 import type { ProductProvider, Providers } from './providers/port.js';
 import type { PurchaseObserver } from './purchases/flow.js';
 import type { UndeliveredSummary } from './store/event-port.js';
@@ -243,7 +244,7 @@ export interface OutcomeRecorder extends PurchaseObserver {
 export function createOutcomeRecorder(deps: { log: Logger; metrics?: CoreMetrics | undefined }): OutcomeRecorder {
   const record = (tx: TransactionRecord, state: PurchaseState) => {
     deps.metrics?.purchase(tx.product, state, tx.mode);
-    if (state === 'failed' || state === 'reversed') deps.metrics?.refund(tx.product, state, tx.chargedKobo, tx.mode);
+    if (isRefunded(state)) deps.metrics?.refund(tx.product, state, tx.chargedKobo, tx.mode);
     deps.log('purchase.outcome', {
       reference: tx.reference,
       account: tx.accountId,

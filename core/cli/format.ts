@@ -61,6 +61,19 @@ export function nairaArgument(name: string, text: string): Kobo {
 }
 
 /** The `--mode` option of the commands that act on one of an account's two worlds. */
+/**
+ * --limit as a whole number from 1 to `max` (the core's page bound, so that the core never
+ * has to refuse it), or `fallback` when it was not given.
+ */
+export function limitOption<T extends number | undefined>(text: string | undefined, fallback: T, max: number): number | T {
+  if (text === undefined) return fallback;
+  const limit = Number(text);
+  if (!/^\d+$/.test(text) || limit < 1 || limit > max) {
+    throw new UsageError(`--limit must be a whole number from 1 to ${max}; got ${JSON.stringify(text)}.`);
+  }
+  return limit;
+}
+
 export const MODE_OPTION: OptionSpec = {
   placeholder: 'live|test',
   summary: 'live (the default): the real wallet and keys; test: the test wallet and test keys, served only by the sandbox.',

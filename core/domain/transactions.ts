@@ -28,7 +28,13 @@ export function canMove(from: TransactionStatus, to: TransactionStatus): boolean
 }
 
 /** The states whose charge was given back (one refund entry each). */
-export function isRefunded(status: TransactionStatus): boolean {
+export type RefundedStatus = Extract<TransactionStatus, 'failed' | 'reversed'>;
+
+/**
+ * Whether a purchase in `status` had its charge given back (one refund entry each). It takes
+ * any text, so that a store's raw row and a metrics label are asked the same question.
+ */
+export function isRefunded(status: string): status is RefundedStatus {
   return status === 'failed' || status === 'reversed';
 }
 

@@ -7,7 +7,7 @@
  *      recovery worker when the outcome is unknown. An unknown outcome is never refunded.
  */
 import { createHash } from 'node:crypto';
-import { DomainError } from '../domain/errors.js';
+import { DomainError, invalid } from '../domain/errors.js';
 import type { Mode } from '../domain/mode.js';
 import { formatNaira } from '../domain/money.js';
 import type { PurchaseOrder } from '../domain/products.js';
@@ -115,9 +115,7 @@ export async function callProvider(call: (signal: AbortSignal) => Promise<Provid
 
 export async function executePurchase(deps: PurchaseDeps, accountId: string, mode: Mode, order: PurchaseOrder, requestId: string): Promise<PurchaseResult> {
   if (requestId !== '' && !REQUEST_ID_PATTERN.test(requestId)) {
-    throw new DomainError('INVALID_PARAMETER', 'request_id must be 1 to 64 letters, digits, "_" or "-".', {
-      violations: [{ field: 'request_id', description: 'request_id must be 1 to 64 letters, digits, "_" or "-".' }],
-    });
+    throw invalid('request_id', 'request_id must be 1 to 64 letters, digits, "_" or "-".');
   }
   const now = deps.clock();
   const requestHash = requestId ? orderHash(order) : null;

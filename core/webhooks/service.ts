@@ -6,7 +6,7 @@
  */
 import { DomainError, invalid, notFound } from '../domain/errors.js';
 import { type EventRecord, type Mode, pingEvent, type WebhookEndpointRecord } from '../domain/events.js';
-import { historyPageSize, InvalidCursorError, type Page } from '../domain/paging.js';
+import { historyPageSize, type Page, readPage } from '../domain/paging.js';
 import type { EventStore, WebhookStore } from '../store/event-port.js';
 import type { AccountStore } from '../store/port.js';
 import { checkWebhookUrl } from './destination.js';
@@ -111,12 +111,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     async deliveries(accountId: string, mode: Mode, failedOnly: boolean, pageSize: number | undefined, pageToken: string): Promise<Page<EventRecord>> {
       const limit = historyPageSize(pageSize);
       await requireAccount(accountId);
-      try {
-        return await events.listDeliveries(accountId, mode, { failedOnly }, { limit, ...(pageToken ? { after: pageToken } : {}) });
-      } catch (error) {
-        if (error instanceof InvalidCursorError) throw invalid('cursor', 'cursor is not one this service issued.');
-        throw error;
-      }
+      return readPage('cursor', () => events.listDeliveries(accountId, mode, { failedOnly }, { limit, ...(pageToken ? { after: pageToken } : {}) }));
     },
 
     /**

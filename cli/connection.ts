@@ -5,14 +5,14 @@
  */
 import path from 'node:path';
 import { Code, ConnectError, createClient } from '@connectrpc/connect';
-import { BadRequestSchema, ErrorInfoSchema } from '../../gen/google/rpc/error_details_pb.js';
-import { AdminService } from '../../gen/prepaid/v1/admin_pb.js';
-import { createCoreTransport } from '../../runtime/core-transport.js';
-import { ConfigError } from '../../runtime/env-schema.js';
-import { ALLOW_PLAINTEXT_VARIABLE, readPem } from '../../runtime/tls.js';
-import { ADMIN_TOKEN_FILE, readTokenFile, TokenFileError } from '../../runtime/tokens.js';
-import { baseUrlText, checkUrl } from '../../runtime/url.js';
-import type { FieldViolation } from '../domain/errors.js';
+import type { FieldViolation } from '../core/domain/errors.js';
+import { BadRequestSchema, ErrorInfoSchema } from '../gen/google/rpc/error_details_pb.js';
+import { AdminService } from '../gen/prepaid/v1/admin_pb.js';
+import { createCoreTransport } from '../runtime/core-transport.js';
+import { ConfigError } from '../runtime/env-schema.js';
+import { ALLOW_PLAINTEXT_VARIABLE, readPem } from '../runtime/tls.js';
+import { ADMIN_TOKEN_FILE, readTokenFile, TokenFileError } from '../runtime/tokens.js';
+import { baseUrlText, checkUrl } from '../runtime/url.js';
 import { type AdminClient, CliError, type ServiceClients, UsageError } from './command.js';
 
 type Env = Record<string, string | undefined>;

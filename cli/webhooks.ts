@@ -3,9 +3,10 @@
  * event and sending a test one. A secret is printed only by the command that creates it
  * (set, rotate-secret), with the same warning as a key pair's.
  */
-import type { Mode } from '../../gen/prepaid/v1/types_pb.js';
-import { type Delivery, type Webhook, WebhookService } from '../../gen/prepaid/v1/webhooks_pb.js';
-import { HISTORY_PAGES } from '../domain/paging.js';
+
+import { HISTORY_PAGES } from '../core/domain/paging.js';
+import type { Mode } from '../gen/prepaid/v1/types_pb.js';
+import { type Delivery, type Webhook, WebhookService } from '../gen/prepaid/v1/webhooks_pb.js';
 import type { CommandGroup } from './command.js';
 import { columns, isoTime, limitOption, MODE_OPTION, modeArgument, modeName, present } from './format.js';
 

@@ -6,7 +6,7 @@
  */
 import type { DescService } from '@bufbuild/protobuf';
 import type { Client } from '@connectrpc/connect';
-import type { AdminService } from '../../gen/prepaid/v1/admin_pb.js';
+import type { AdminService } from '../gen/prepaid/v1/admin_pb.js';
 
 /** A client of the core's AdminService. */
 export type AdminClient = Client<typeof AdminService>;

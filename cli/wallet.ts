@@ -1,6 +1,7 @@
 /** `prepaid wallet ...`: credit a wallet and read its ledger. */
-import type { LedgerEntry } from '../../gen/prepaid/v1/admin_pb.js';
-import { LEDGER_PAGES } from '../domain/paging.js';
+
+import { LEDGER_PAGES } from '../core/domain/paging.js';
+import type { LedgerEntry } from '../gen/prepaid/v1/admin_pb.js';
 import type { CommandGroup } from './command.js';
 import { columns, isoTime, kobo, limitOption, MODE_OPTION, modeArgument, modeName, moneyFields, nairaArgument, nairaText, present } from './format.js';
 

@@ -1,5 +1,5 @@
 /** `prepaid pending list`: purchases whose outcome is not final yet, oldest first. */
-import { PENDING_PAGES } from '../domain/paging.js';
+import { PENDING_PAGES } from '../core/domain/paging.js';
 import { type CommandGroup, UsageError } from './command.js';
 import { columns, isoTime, kobo, limitOption, moneyFields, nairaText, productName } from './format.js';
 

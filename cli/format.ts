@@ -4,8 +4,8 @@
  * step; the Naira number in JSON is only ever derived from kobo, never computed with.
  */
 import { type Timestamp, timestampDate } from '@bufbuild/protobuf/wkt';
-import { Mode, Product } from '../../gen/prepaid/v1/types_pb.js';
-import { formatNaira, isKobo, type Kobo, koboToNaira, parseNaira } from '../domain/money.js';
+import { formatNaira, isKobo, type Kobo, koboToNaira, parseNaira } from '../core/domain/money.js';
+import { Mode, Product } from '../gen/prepaid/v1/types_pb.js';
 import { type OptionSpec, UsageError } from './command.js';
 
 /** "NGN 1,234.50": Naira with two decimals, for text output. */

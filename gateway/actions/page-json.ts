@@ -30,7 +30,7 @@ import { TimestampSchema } from '@bufbuild/protobuf/wkt';
 import { type Kobo, koboToNaira } from '../../core/domain/money.js';
 import { type ListTransactionsResponse, ListTransactionsResponseSchema } from '../../gen/prepaid/v1/purchase_pb.js';
 import { Product, TransactionSchema } from '../../gen/prepaid/v1/types_pb.js';
-import { protoDecoder } from '../../runtime/proto-codec.js';
+import { protoDecoder } from '../../runtime/proto-codec/codec.js';
 import { PRODUCT_NAMES, STATUS_NAMES, TRANSACTION_KEYS, transactionView, writeIsoString } from './views.js';
 
 /** The `transactions` answer's body, as the view and JSON.stringify make it. */

@@ -22,7 +22,7 @@ import {
 } from '../../gateway/actions/page-json.js';
 import { ListTransactionsResponseSchema } from '../../gen/prepaid/v1/purchase_pb.js';
 import { Product, TransactionSchema, TransactionStatus } from '../../gen/prepaid/v1/types_pb.js';
-import { protoDecoder, protoEncoder } from '../../runtime/proto-codec.js';
+import { protoDecoder, protoEncoder } from '../../runtime/proto-codec/codec.js';
 import { suite } from '../helpers/suite.js';
 
 const test = suite('gateway: history pages written from the reply bytes');

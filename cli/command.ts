@@ -26,7 +26,7 @@ export interface OptionSpec {
 }
 
 /** What a command receives once main.ts has checked the command line against its spec. */
-export interface CommandInput {
+interface CommandInput {
   /** Positional arguments after `<group> <command>`, as many as the spec declares. */
   args: string[];
   /** Values of the command's own options; absent options are undefined. */

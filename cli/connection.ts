@@ -22,13 +22,13 @@ type Env = Record<string, string | undefined>;
  * milliseconds; ten seconds only rules out hanging on a core that accepted the connection
  * and stopped answering.
  */
-export const CALL_TIMEOUT_MS = 10_000;
+const CALL_TIMEOUT_MS = 10_000;
 
 /** The core's port when neither CORE_URL nor CORE_PORT says otherwise (core/config.ts). */
-export const DEFAULT_CORE_PORT = 50051;
+const DEFAULT_CORE_PORT = 50051;
 
 /** The core's data directory when DATA_DIR is unset (core/config.ts). */
-export const DEFAULT_DATA_DIR = './data';
+const DEFAULT_DATA_DIR = './data';
 
 /** Addresses a server binds to that mean "every interface" and cannot be dialled. */
 const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]']);

@@ -25,8 +25,7 @@ function userJson(user: User): Record<string, unknown> {
   };
 }
 
-export const INVITATION_LINK_WARNING =
-  'warning: the link lets whoever opens it first set a password; send it to the invitee only. It works once, for 72 hours.';
+const INVITATION_LINK_WARNING = 'warning: the link lets whoever opens it first set a password; send it to the invitee only. It works once, for 72 hours.';
 
 /** The users command group. */
 export const usersGroup: CommandGroup = {

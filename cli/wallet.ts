@@ -6,7 +6,7 @@ import type { CommandGroup } from './command.js';
 import { columns, isoTime, kobo, limitOption, MODE_OPTION, modeArgument, modeName, moneyFields, nairaArgument, nairaText, present } from './format.js';
 
 /** Entries `wallet ledger` shows without --limit: one screenful. */
-export const DEFAULT_LEDGER_LIMIT = 20;
+const DEFAULT_LEDGER_LIMIT = 20;
 
 function entryJson(entry: LedgerEntry): Record<string, unknown> {
   return {

@@ -134,7 +134,7 @@ export class CounterDeadlineError extends Error {
  * after its deadline is ignored; at worst it counts a request the insurance counted too,
  * which errs on the strict side.
  */
-export function withinDeadline<T>(operation: Promise<T>, deadlineMs: number): Promise<T> {
+function withinDeadline<T>(operation: Promise<T>, deadlineMs: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new CounterDeadlineError(deadlineMs)), deadlineMs);

@@ -18,11 +18,11 @@ import type { KeyUseRecorder } from './key-use.js';
 import { DUMMY_SECRET_HASH, generateKeyPair, hashSecret, MAX_KEY_LENGTH, normalizeIp, PUBLIC_KEY_PREFIX, SECRET_KEY_PREFIX, sameHash } from './keys.js';
 
 /** A key locked to more addresses than this is not really locked. */
-export const MAX_ALLOWED_IPS = 20;
-export const MAX_ACCOUNT_NAME_LENGTH = 100;
-export const MAX_MEMO_LENGTH = 200;
+const MAX_ALLOWED_IPS = 20;
+const MAX_ACCOUNT_NAME_LENGTH = 100;
+const MAX_MEMO_LENGTH = 200;
 /** Long enough for any bank's transfer id, short enough to read in a ledger listing. */
-export const MAX_CREDIT_REFERENCE_LENGTH = 64;
+const MAX_CREDIT_REFERENCE_LENGTH = 64;
 /** A credit reference: printable ASCII without spaces, so that it can be typed and quoted as it is. */
 const CREDIT_REFERENCE = new RegExp(`^[\\x21-\\x7E]{1,${MAX_CREDIT_REFERENCE_LENGTH}}$`);
 

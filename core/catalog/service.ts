@@ -14,7 +14,7 @@ const TIER_ID = /^[a-z][a-z0-9_-]{0,31}$/;
 /** Labels are shown to partners and customers: short, printable. */
 const MAX_LABEL_LENGTH = 60;
 /** An SMS page above 1,000 Naira is a typo, not a price. */
-export const MAX_SMS_RATE_KOBO: Kobo = kobo(1_000_00);
+const MAX_SMS_RATE_KOBO: Kobo = kobo(1_000_00);
 
 function checkLabel(field: string, value: string, violations: FieldViolation[]): void {
   if (value.trim() === '' || value.length > MAX_LABEL_LENGTH || hasControlCharacters(value)) {

@@ -23,13 +23,13 @@ import {
 } from './validation.js';
 
 /** Spec section 8: airtime from 50 Naira. */
-export const AIRTIME_MIN_KOBO: Kobo = kobo(50_00);
+const AIRTIME_MIN_KOBO: Kobo = kobo(50_00);
 /** Our bound: networks refuse single recharges above 50,000 Naira. */
-export const AIRTIME_MAX_KOBO: Kobo = kobo(50_000_00);
+const AIRTIME_MAX_KOBO: Kobo = kobo(50_000_00);
 /** Spec section 8: electricity from 1,000 Naira. */
-export const ELECTRICITY_MIN_KOBO: Kobo = kobo(1_000_00);
+const ELECTRICITY_MIN_KOBO: Kobo = kobo(1_000_00);
 /** Our bound: the largest single vend discos accept through aggregators is around 500,000 Naira. */
-export const ELECTRICITY_MAX_KOBO: Kobo = kobo(500_000_00);
+const ELECTRICITY_MAX_KOBO: Kobo = kobo(500_000_00);
 
 type PricingTier = Pick<TierRecord, 'tierId' | 'discounts'>;
 
@@ -126,7 +126,7 @@ export interface CableInput {
  * Matches the package code without regard to case or surrounding spaces, since partners
  * type "GOtv Max" as often as "GOTV MAX"; the stored code is what the provider receives.
  */
-export function findCablePackage(packages: readonly CablePackageRecord[], provider: string, packageCode: string): CablePackageRecord | null {
+function findCablePackage(packages: readonly CablePackageRecord[], provider: string, packageCode: string): CablePackageRecord | null {
   const wanted = packageCode.trim().toLowerCase();
   return packages.find((p) => p.provider === provider && p.active && p.packageCode.toLowerCase() === wanted) ?? null;
 }

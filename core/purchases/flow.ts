@@ -92,7 +92,7 @@ export function leaseUntil(now: Date, providerTimeoutMs: number): Date {
  * another: nothing has been recorded of its call yet (no attempt) and its lease has not
  * ended. A transaction whose lease ended unanswered is a crash survivor, answered pending.
  */
-export function stillInProgress(tx: TransactionRecord, inFlight: ReadonlySet<string>, now: Date): boolean {
+function stillInProgress(tx: TransactionRecord, inFlight: ReadonlySet<string>, now: Date): boolean {
   if (tx.status !== 'pending') return false;
   return inFlight.has(tx.reference) || (tx.attempts === 0 && tx.nextAttemptAt.getTime() > now.getTime());
 }
@@ -213,7 +213,7 @@ export async function applyOutcome(
   return after;
 }
 
-export function providerFailed(tx: TransactionRecord): DomainError {
+function providerFailed(tx: TransactionRecord): DomainError {
   return new DomainError(
     'PROVIDER_FAILED',
     `The provider could not complete the purchase: ${sentence(tx.failureReason ?? 'it failed')} The wallet was refunded ${formatNaira(tx.chargedKobo)} Naira in full.`,

@@ -9,7 +9,7 @@ import type { Mode } from '../domain/mode.js';
 import { isRefunded } from '../domain/transactions.js';
 
 /** A checker that finds a million broken rows should still answer in one message. */
-export const MAX_AUDIT_VIOLATIONS = 1_000;
+const MAX_AUDIT_VIOLATIONS = 1_000;
 
 /** An account whose balance differs from the sum of its entries, or is negative. */
 export interface BalanceFinding {

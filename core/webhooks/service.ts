@@ -13,7 +13,7 @@ import { checkWebhookUrl } from './destination.js';
 import { newWebhookSecret } from './signing.js';
 
 /** How long the previous secret keeps signing after a rotation: a day to deploy the new one. */
-export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
+const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
 
 export interface WebhookServiceDeps {
   accounts: AccountStore;

@@ -35,7 +35,7 @@ const TOKEN_MODULUS = 10n ** BigInt(TOKEN_DIGITS);
  * is uniform for every practical purpose, and distinct references give distinct tokens
  * unless SHA-256 collides on 20 digits, which a test suite will not see.
  */
-export function sandboxToken(reference: string): string {
+function sandboxToken(reference: string): string {
   const digest = createHash('sha256').update(`sandbox-sts-token:${reference}`).digest('hex');
   const digits = (BigInt(`0x${digest}`) % TOKEN_MODULUS).toString().padStart(TOKEN_DIGITS, '0');
   const groups: string[] = [];
@@ -48,7 +48,7 @@ export function sandboxToken(reference: string): string {
  * down, as a vending system does: it never credits energy that was not paid for. The
  * arithmetic stays in integers (tenths of a kWh) so no float touches the amount.
  */
-export function sandboxUnits(faceValueKobo: Kobo, tariffKoboPerKwh: Kobo): string {
+function sandboxUnits(faceValueKobo: Kobo, tariffKoboPerKwh: Kobo): string {
   const tenths = Math.floor((faceValueKobo * 10) / tariffKoboPerKwh);
   return `${Math.floor(tenths / 10)}.${tenths % 10} kWh`;
 }

@@ -9,7 +9,7 @@ import { kobo } from '../../domain/money.js';
 import type { CustomerDetails, CustomerQuery, VerifyOutcome } from '../port.js';
 
 /** The sandbox's not-found ending, the same as its failing purchases. */
-export const NOT_FOUND_ENDING = '9999';
+const NOT_FOUND_ENDING = '9999';
 
 const FIRST_NAMES = ['Adaeze', 'Babatunde', 'Chinedu', 'Fatima', 'Ifeoma', 'Musa', 'Ngozi', 'Oluwaseun', 'Tunde', 'Yetunde', 'Emeka', 'Aisha'];
 const LAST_NAMES = ['Okafor', 'Adeyemi', 'Bello', 'Eze', 'Ibrahim', 'Nwosu', 'Ogunleye', 'Okoro', 'Suleiman', 'Uche', 'Abubakar', 'Balogun'];

@@ -8,7 +8,17 @@
  * skips one (a store-wide counter would serialize every account's changes instead).
  */
 import { type ClientSession, type Collection, type Filter, Long } from 'mongodb';
-import type { AttemptOutcome, DeliveryState, EventRecord, EventType, Mode, NewEvent, WebhookEndpointRecord } from '../../domain/events.js';
+import {
+  type AttemptOutcome,
+  type DeliveryState,
+  type EventRecord,
+  type EventType,
+  initialDelivery,
+  type Mode,
+  type NewEvent,
+  nextDueAfter,
+  type WebhookEndpointRecord,
+} from '../../domain/events.js';
 import { requireLimit } from '../bounds.js';
 import type { EventStore, WebhookStore } from '../event-port.js';
 import { decodeEventCursor, encodeEventCursor, toPage } from '../paging.js';
@@ -111,7 +121,7 @@ async function insertEvent(
   forceDelivery: boolean,
 ): Promise<EventDoc> {
   const endpoint = forceDelivery ? null : await webhooks.findOne({ _id: endpointId(event.accountId, event.mode) }, { session, projection: { enabled: 1 } });
-  const deliver = forceDelivery || endpoint?.enabled === true;
+  const start = initialDelivery(endpoint?.enabled === true, forceDelivery, event.createdAt);
   const createdAt = toDate(event.createdAt, 'createdAt');
   const doc: EventDoc = {
     _id: event.eventId,
@@ -122,9 +132,9 @@ async function insertEvent(
     subject: event.subject,
     body: event.body,
     created_at: createdAt,
-    delivery: deliver ? 'pending' : 'none',
+    delivery: start.delivery,
     attempts: Long.ZERO,
-    next_attempt_at: deliver ? createdAt : null,
+    next_attempt_at: start.nextAttemptAt === null ? null : createdAt,
     queued_at: createdAt,
     lease_owner: null,
     last_status: null,
@@ -182,6 +192,7 @@ export function createEventStore(ctx: MongoContext): EventStore {
     },
     async recordAttempt(eventId, owner, outcome: AttemptOutcome) {
       const at = toDate(outcome.at, 'at');
+      const nextDue = nextDueAfter(outcome);
       const result = await eventCollections(ctx).events.updateOne(
         { _id: eventId, lease_owner: owner, delivery: 'pending' },
         {
@@ -190,7 +201,7 @@ export function createEventStore(ctx: MongoContext): EventStore {
             last_status: outcome.status,
             last_error: outcome.error,
             last_attempt_at: at,
-            next_attempt_at: outcome.delivery === 'pending' ? toDate(outcome.nextAttemptAt ?? at, 'nextAttemptAt') : null,
+            next_attempt_at: nextDue === null ? null : toDate(nextDue, 'nextAttemptAt'),
             lease_owner: null,
           },
           $inc: { attempts: Long.ONE },

@@ -57,10 +57,10 @@ export const REQUEST_ID_INDEX = {
 } as const;
 
 /** A wallet's history (account and mode), newest first: what ?action=transactions pages through. */
-export const HISTORY_BY_MODE_INDEX: IndexDescription = { name: 'transactions_history_by_mode', key: { account_id: 1, mode: 1, created_at: -1, _id: -1 } };
+const HISTORY_BY_MODE_INDEX: IndexDescription = { name: 'transactions_history_by_mode', key: { account_id: 1, mode: 1, created_at: -1, _id: -1 } };
 
 /** A wallet's ledger in entry order: what the ledger pages read (backwards). */
-export const LEDGER_BY_WALLET_INDEX: IndexDescription = { name: 'ledger_by_wallet', key: { account_id: 1, mode: 1, entry_id: 1 } };
+const LEDGER_BY_WALLET_INDEX: IndexDescription = { name: 'ledger_by_wallet', key: { account_id: 1, mode: 1, entry_id: 1 } };
 
 /** The last use of each key pair (key-use.ts), one document per used key keyed by public key; created by step 7. */
 export const KEY_USE_COLLECTION = 'api_key_use';
@@ -182,7 +182,7 @@ function withProperties(validator: Document, properties: Document): Document {
  * a core of the previous build still writing during a rolling upgrade is not refused (its
  * rows are live, and every reader takes a missing mode as live).
  */
-export const VALIDATORS_V4: Partial<Record<string, Document>> = {
+const VALIDATORS_V4: Partial<Record<string, Document>> = {
   [COLLECTIONS.accounts]: withProperties(VALIDATORS[COLLECTIONS.accounts]!, { test_balance_kobo: int64(0) }),
   [COLLECTIONS.ledger]: withProperties(VALIDATORS[COLLECTIONS.ledger]!, { mode: MODE_PROPERTY }),
   [COLLECTIONS.transactions]: withProperties(VALIDATORS[COLLECTIONS.transactions]!, { mode: MODE_PROPERTY }),

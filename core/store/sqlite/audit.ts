@@ -21,7 +21,7 @@ import { isRefunded } from '../../domain/transactions.js';
 import { AuditCollector, type AuditCounts, emptyModeCounts } from '../audit.js';
 
 /** How many rows pass between two progress reports; reading this many takes well under a second. */
-export const AUDIT_PROGRESS_EVERY_ROWS = 200_000;
+const AUDIT_PROGRESS_EVERY_ROWS = 200_000;
 
 interface Counts {
   accounts: number;

@@ -14,8 +14,8 @@ import { build } from 'esbuild';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const outdir = path.resolve(root, process.argv[2] ?? 'dist');
-/** What `npm start` runs, and the benchmark's own servers (so they run the same way). */
-const SOURCES = ['bin', 'core', 'dashboard', 'gateway', 'runtime', 'gen', 'bench'];
+/** What `npm start` runs, the benchmark's own servers (so they run the same way), and the admin CLI. */
+const SOURCES = ['bin', 'cli', 'core', 'dashboard', 'gateway', 'runtime', 'gen', 'bench'];
 
 function typescriptFiles(dir) {
   return readdirSync(path.join(root, dir), { withFileTypes: true }).flatMap((entry) => {

@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 // The `prepaid` admin CLI (package.json "bin"). The CLI is TypeScript like the rest of the
 // project, so this launcher registers tsx's loader before importing it; everything else
-// lives in core/cli/main.ts.
+// lives in cli/main.ts.
 import { register } from 'tsx/esm/api';
 
 register();
-const { runCli } = await import('../core/cli/main.ts');
+const { runCli } = await import('../cli/main.ts');
 // exitCode rather than process.exit(): pending stdout writes to a pipe are flushed first,
 // and runCli closes its connection, so nothing keeps the process alive.
 process.exitCode = await runCli(process.argv.slice(2), {

@@ -79,7 +79,7 @@ export interface WebhookDeps {
 }
 
 /** The worker also looks for due events this often (retries fall due without a nudge). */
-export const DEFAULT_DELIVERY_POLL_MS = 1_000;
+const DEFAULT_DELIVERY_POLL_MS = 1_000;
 
 export interface Core {
   rpc: CoreServer;

@@ -63,7 +63,7 @@ export interface CoreConfig {
 }
 
 /** How webhooks are delivered. */
-export interface WebhookConfig {
+interface WebhookConfig {
   /** The wait after a first failed attempt; it doubles after each, to at most an hour. */
   retryBaseMs: number;
   /** http and private or loopback destinations are allowed (development and tests only). */
@@ -85,11 +85,11 @@ export interface MongoConfig {
 
 /** VTpass's sandbox: a deployment reaches the live API only when told to. */
 export const DEFAULT_VTPASS_BASE_URL = 'https://sandbox.vtpass.com/api/';
-export const DEFAULT_VTPASS_SMS_URL = 'https://messaging.vtpass.com/v2/api/sms/sendsms';
+const DEFAULT_VTPASS_SMS_URL = 'https://messaging.vtpass.com/v2/api/sms/sendsms';
 /** Where the dashboard is when DASHBOARD_PUBLIC_URL is unset: its default port on this machine. */
 export const DEFAULT_DASHBOARD_PUBLIC_URL = 'http://localhost:8081';
 /** The usual port of a Prometheus exporter that has no registered port of its own. */
-export const DEFAULT_CORE_METRICS_PORT = 9464;
+const DEFAULT_CORE_METRICS_PORT = 9464;
 /**
  * Deliveries in flight to one account's webhook (WEBHOOK_PER_DESTINATION): a slow receiver
  * holds at most these. Under load an attempt takes a few milliseconds of the core's turns even
@@ -285,7 +285,7 @@ const ROUTES: Readonly<Record<ProductName, Variable<ProviderKind>>> = {
  * PROVIDER_* and VTPASS_*: each family's upstream, and VTpass's settings, required only for
  * what is routed to it, so a sandbox deployment needs none of them.
  */
-export function readProvidersConfig(env: Env, sandboxDelayMs: number): ProvidersConfig {
+function readProvidersConfig(env: Env, sandboxDelayMs: number): ProvidersConfig {
   const routing = Object.fromEntries(PRODUCTS.map((family) => [family, ROUTES[family].read(env)])) as ProvidersConfig['routing'];
   const s = CORE_SCHEMA;
   const billFamilies = VTPASS_BILL_FAMILIES.filter((family) => routing[family] === 'vtpass');

@@ -37,19 +37,20 @@ import { collectProcessMetrics } from '../runtime/metrics.js';
 import type { Mode } from './domain/mode.js';
 import type { ProductName } from './domain/products.js';
 import type { PendingSummary, TransactionRecord } from './domain/records.js';
+import { isRefunded } from './domain/transactions.js';
 import type { ProductProvider, Providers } from './providers/port.js';
 import type { PurchaseObserver } from './purchases/flow.js';
 import type { UndeliveredSummary } from './store/event-port.js';
 import type { Store, WalletStore } from './store/port.js';
 
 /** The states a purchase is counted in. */
-export type PurchaseState = 'success' | 'failed' | 'pending' | 'reversed';
+type PurchaseState = 'success' | 'failed' | 'pending' | 'reversed';
 /** What a refund undid: a failed purchase, or a delivered one the provider reversed. */
-export type RefundCause = 'failed' | 'reversed';
+type RefundCause = 'failed' | 'reversed';
 /** The calls made to a provider. */
-export type ProviderOperation = 'purchase' | 'query' | 'verify' | 'notify';
+type ProviderOperation = 'purchase' | 'query' | 'verify' | 'notify';
 /** The store operations whose latency is measured. */
-export type WalletOperation = 'reserve' | 'settle' | 'refund' | 'reverse' | 'credit';
+type WalletOperation = 'reserve' | 'settle' | 'refund' | 'reverse' | 'credit';
 
 /** The core's series. */
 export interface CoreMetrics {
@@ -67,12 +68,12 @@ export interface CoreMetrics {
 }
 
 /** Provider latency buckets in seconds: upstreams answer in 0.1 to 5 s; 15 s is the default timeout. */
-export const PROVIDER_DURATION_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 30, 60];
+const PROVIDER_DURATION_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 30, 60];
 /**
  * Store transaction buckets in seconds: an embedded write is well under a millisecond
  * (its group commit waits up to a few), a MongoDB transaction a few milliseconds.
  */
-export const WALLET_DURATION_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
+const WALLET_DURATION_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
 
 /**
  * A registry with the core's series. `defaultMetrics` adds Node's own (CPU, memory,
@@ -243,7 +244,7 @@ export interface OutcomeRecorder extends PurchaseObserver {
 export function createOutcomeRecorder(deps: { log: Logger; metrics?: CoreMetrics | undefined }): OutcomeRecorder {
   const record = (tx: TransactionRecord, state: PurchaseState) => {
     deps.metrics?.purchase(tx.product, state, tx.mode);
-    if (state === 'failed' || state === 'reversed') deps.metrics?.refund(tx.product, state, tx.chargedKobo, tx.mode);
+    if (isRefunded(state)) deps.metrics?.refund(tx.product, state, tx.chargedKobo, tx.mode);
     deps.log('purchase.outcome', {
       reference: tx.reference,
       account: tx.accountId,

@@ -42,13 +42,13 @@ export interface KeyAuthenticator {
 }
 
 /** How long a verified pair counts as known good; a revoked one is forgotten at its next 401. */
-export const KNOWN_GOOD_TTL_MS = 24 * 3_600_000;
+const KNOWN_GOOD_TTL_MS = 24 * 3_600_000;
 
 /**
  * At most this many verified key pairs are remembered. Each entry is about 200 bytes, so the
  * cache stays under a few MB even when it is full of distinct keys and IPs.
  */
-export const AUTH_CACHE_MAX_ENTRIES = 10_000;
+const AUTH_CACHE_MAX_ENTRIES = 10_000;
 
 interface CacheEntry {
   caller: Caller;

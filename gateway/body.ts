@@ -123,14 +123,14 @@ const TOO_DEEP = Symbol('too deep');
  * unless the double reads back as exactly the literal: 99.30000000000001 (floating-point
  * noise from a client's arithmetic) is then the field's own error, naming the field.
  */
-export const MAX_EXACT_DIGITS = 15;
+const MAX_EXACT_DIGITS = 15;
 
 /**
  * The first number literal of a JSON text (outside strings) with more significant digits
  * than MAX_EXACT_DIGITS, or undefined. A scan rather than a reviver because Node 20's
  * JSON.parse does not show revivers the source text of a number.
  */
-export function firstInexactNumber(text: string): string | undefined {
+function firstInexactNumber(text: string): string | undefined {
   const number = /-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);

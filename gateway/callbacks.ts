@@ -25,9 +25,9 @@ import { type Limiter, rateLimitHeaders } from './rate-limit.js';
 import { sendJson } from './reply.js';
 
 /** Where VTpass posts; the secret follows. */
-export const VTPASS_CALLBACK_PREFIX = '/callbacks/vtpass/';
+const VTPASS_CALLBACK_PREFIX = '/callbacks/vtpass/';
 /** A callback carries one transaction in the requery shape, a few KB; 64 KiB is ample. */
-export const CALLBACK_MAX_BODY_BYTES = 64 * 1024;
+const CALLBACK_MAX_BODY_BYTES = 64 * 1024;
 /**
  * The core asks VTpass before answering (bounded there by PROVIDER_TIMEOUT_MS, 15 s by
  * default, with up to three tries); this only stops a callback from hanging on a stuck core.

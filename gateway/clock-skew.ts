@@ -25,7 +25,7 @@ export { type ClockSample, clockSample };
 export const MAX_CLOCK_SKEW_MS = 5_000;
 
 /** How often a gateway compares its clock with the primary's. */
-export const CLOCK_CHECK_INTERVAL_MS = 60_000;
+const CLOCK_CHECK_INTERVAL_MS = 60_000;
 
 /** Whether the sample proves a skew beyond MAX_CLOCK_SKEW_MS (a slow round trip proves nothing). */
 export function beyondBound(sample: ClockSample, boundMs: number = MAX_CLOCK_SKEW_MS): boolean {

@@ -81,22 +81,22 @@ export interface GatewayConfig {
 }
 
 /** The spec's limit (section 8): 60 requests per minute per key. */
-export const DEFAULT_RATE_LIMIT_PER_MINUTE = 60;
+const DEFAULT_RATE_LIMIT_PER_MINUTE = 60;
 /** Ten wrong key pairs a minute is far above any honest misconfiguration and far below guessing. */
-export const DEFAULT_AUTH_FAILURES_PER_MINUTE = 10;
+const DEFAULT_AUTH_FAILURES_PER_MINUTE = 10;
 /**
  * Callbacks an address may send per minute. An upstream sends one per transaction that
  * changes state, retries included; a leaked callback URL must not become a way to make the
  * core ask VTpass without end (the core also asks at most once per reference per 10 s).
  */
-export const DEFAULT_CALLBACKS_PER_MINUTE = 600;
+const DEFAULT_CALLBACKS_PER_MINUTE = 600;
 /** Five seconds: one core call per key every few seconds, and a revocation bites quickly. */
-export const DEFAULT_AUTH_CACHE_TTL_MS = 5_000;
+const DEFAULT_AUTH_CACHE_TTL_MS = 5_000;
 /**
  * 256 KiB: a bulk SMS to 10,000 recipients (the core's bound) is about 150 KB of JSON
  * (`"08012345678",` is 14 bytes) plus a 1,600-character message; nothing else comes close.
  */
-export const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
+const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
 /** The largest cache TTL accepted: longer would let a revoked key live on for minutes. */
 const MAX_AUTH_CACHE_TTL_MS = 60_000;
 /** Bodies beyond 10 MiB are never legitimate here and would only cost memory. */
@@ -112,7 +112,7 @@ const CALLBACK_SECRET = /^[A-Za-z0-9_-]{32,256}$/;
  * Who may read GET /metrics by default: this machine and the private networks, where a
  * Prometheus server lives; the public internet gets the same 404 as any unknown path.
  */
-export const DEFAULT_METRICS_ALLOW = '127.0.0.0/8,::1,10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,fc00::/7';
+const DEFAULT_METRICS_ALLOW = '127.0.0.0/8,::1,10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,fc00::/7';
 
 /** CORE_PORT on its own: CORE_URL's default is built from it. */
 const CORE_PORT = integer('CORE_PORT', {

@@ -18,10 +18,10 @@ import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { collectProcessMetrics } from '../runtime/metrics.js';
 
 /** The mode of the key pair a request was answered for; none when no pair was verified. */
-export type RequestMode = 'live' | 'test' | 'none';
+type RequestMode = 'live' | 'test' | 'none';
 
 /** The two rate limits, as the RateLimit-Policy header names them. */
-export type LimitPolicyName = 'per-key' | 'auth-failures';
+type LimitPolicyName = 'per-key' | 'auth-failures';
 
 /** What the gateway measures. */
 export interface GatewayMetrics {
@@ -38,7 +38,7 @@ export interface GatewayMetrics {
  * Latency buckets in seconds: a cached balance answers in about a millisecond, a purchase
  * waits for its provider (15 s by default before it counts as pending).
  */
-export const HTTP_DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30];
+const HTTP_DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30];
 
 /**
  * A registry with the gateway's series. `defaultMetrics` adds Node's own (CPU, memory,

@@ -36,7 +36,7 @@ export interface RateLimitPolicy {
 }
 
 /** Both gateway limits count per minute, as the spec states its limit. */
-export const RATE_LIMIT_WINDOW_SECONDS = 60;
+const RATE_LIMIT_WINDOW_SECONDS = 60;
 
 /**
  * The gateway's two policies: requests per key, and failed authentications per client IP.
@@ -154,7 +154,7 @@ export const SHARED_WINDOWS_COLLECTION = 'rate_limit_windows';
  * Each call is bounded by a timer of its own (RLWrapperTimeouts, `withinDeadline`): the
  * driver's timeouts bound the parts, not the whole call.
  */
-export const SHARED_COUNTER_TIMEOUT_MS = 1_000;
+const SHARED_COUNTER_TIMEOUT_MS = 1_000;
 
 /**
  * The connection timeout is also the driver's heartbeat timeout: at one second, a primary
@@ -209,7 +209,7 @@ export interface ExistingIndex {
  * An index with the same keys but, say, no unique constraint does not: that clash is a real
  * fault, and stays one.
  */
-export function isEquivalentIndex(wanted: IndexDescription, existing: ExistingIndex): boolean {
+function isEquivalentIndex(wanted: IndexDescription, existing: ExistingIndex): boolean {
   const keys = (key: unknown) => JSON.stringify(Object.entries((key ?? {}) as Record<string, unknown>).map(([field, direction]) => [field, Number(direction)]));
   return (
     keys(wanted.key) === keys(existing.key) &&

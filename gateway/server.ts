@@ -64,7 +64,7 @@ const REQUEST_TIMEOUT_MS = 30_000;
  * keep-alive connections each, so four thousand leaves room for many partners while a flood of
  * sockets cannot grow the process without bound (past it, new connections are closed at once).
  */
-export const MAX_OPEN_CONNECTIONS = 4_096;
+const MAX_OPEN_CONNECTIONS = 4_096;
 /**
  * Requests one connection may have waiting for their answers. HTTP/1.1 lets a client send
  * requests before reading answers; one that sends thousands and never reads would make the

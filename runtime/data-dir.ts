@@ -17,7 +17,7 @@ const PRIVATE_DIR_MODE = 0o700;
 const PRIVATE_FILE_MODE = 0o600;
 
 /** Thrown when DATA_DIR cannot be made private or is held by another running core. */
-export class DataDirError extends Error {
+class DataDirError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'DataDirError';

@@ -47,7 +47,7 @@ export function readSchema<S extends Schema>(schema: S, env: Env): SchemaValues<
 }
 
 /** The trimmed value, or undefined when it is unset or blank. */
-export function rawValue(env: Env, name: string): string | undefined {
+function rawValue(env: Env, name: string): string | undefined {
   const value = env[name]?.trim();
   return value === undefined || value === '' ? undefined : value;
 }
@@ -145,15 +145,15 @@ export function markdownTable(schema: Schema): string {
  */
 
 /** The database the MongoDB store (and the gateway's shared counters) use when MONGODB_DB is not set. */
-export const DEFAULT_MONGODB_DB = 'prepaid';
+const DEFAULT_MONGODB_DB = 'prepaid';
 
 /**
  * Twenty seconds: longer than the core's default provider timeout (15 s), so a purchase
  * waiting on its provider when the signal comes still ends settled or pending, never cut off.
  */
-export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 20_000;
+const DEFAULT_SHUTDOWN_TIMEOUT_MS = 20_000;
 /** Ten minutes: no shutdown needs longer, and an orchestrator kills long before that. */
-export const MAX_SHUTDOWN_TIMEOUT_MS = 600_000;
+const MAX_SHUTDOWN_TIMEOUT_MS = 600_000;
 
 /** LOG_LEVEL, the same words and default in every process. */
 export function logLevelVariable(): Variable<LogLevel> {
@@ -177,13 +177,13 @@ export function checkedDrain(drainMs: number, timeoutMs: number): number {
 }
 
 /** MongoDB's database name rules: at most 63 bytes, none of / \ . space " $ * < > : | ? or NUL. */
-export function mongoDbNameProblem(dbName: string): string | undefined {
+function mongoDbNameProblem(dbName: string): string | undefined {
   if (/^[^/\\. "$*<>:|?\0]+$/.test(dbName) && Buffer.byteLength(dbName, 'utf8') <= 63) return undefined;
   return `must be at most 63 bytes without / \\ . space " $ * < > : | ?; got ${JSON.stringify(dbName)}.`;
 }
 
 /** Only the scheme and a host are checked here: the driver parses the rest at start and names what is wrong. */
-export function mongoUriProblem(uri: string): string | undefined {
+function mongoUriProblem(uri: string): string | undefined {
   // The URI may hold a password: the message never repeats it.
   return /^mongodb(\+srv)?:\/\/[^/?#]+/.test(uri) ? undefined : 'must be a mongodb:// or mongodb+srv:// connection string with at least one host.';
 }

@@ -9,10 +9,10 @@
 export type FlagsOutcome = { kind: 'run' } | { kind: 'help'; flags: ReadonlySet<string> } | { kind: 'unknown'; flag: string };
 
 /** Exit status of a command line that cannot be used (as for a configuration error). */
-export const EXIT_USAGE = 2;
+const EXIT_USAGE = 2;
 
 /** Reads `args` (process.argv without node and the script); `extra` are the entry point's own flags. */
-export function readFlags(args: readonly string[], extra: readonly string[] = []): FlagsOutcome {
+function readFlags(args: readonly string[], extra: readonly string[] = []): FlagsOutcome {
   const flags = new Set<string>();
   for (const arg of args) {
     if (arg === '-h' || arg === '--help') flags.add('--help');
@@ -23,7 +23,7 @@ export function readFlags(args: readonly string[], extra: readonly string[] = []
 }
 
 /** The sentence for an unknown flag, with the hint to the help. */
-export function unknownFlagMessage(flag: string): string {
+function unknownFlagMessage(flag: string): string {
   return `Unknown option ${JSON.stringify(flag)}: this service is configured through environment variables. Run it with --help (or -h) to list them.`;
 }
 

@@ -26,12 +26,12 @@ export interface Stoppable {
 }
 
 /** Exit status of a start refused for its configuration (as the CLI's usage errors). */
-export const EXIT_CONFIG = 2;
+const EXIT_CONFIG = 2;
 /** Exit status of any other failed start, and of a shutdown that had to be forced. */
-export const EXIT_FAILURE = 1;
+const EXIT_FAILURE = 1;
 
 /** Says why a start failed, on stderr, as a person reads it: a ConfigError names its variable. */
-export function reportStartFailure(error: unknown): number {
+function reportStartFailure(error: unknown): number {
   if (error instanceof ConfigError || (error instanceof Error && error.name === 'ConfigError')) {
     console.error(`Configuration error: ${error.message}`);
     return EXIT_CONFIG;

@@ -21,7 +21,7 @@ export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /** Facts about one event. */
-export type LogFields = Record<string, unknown>;
+type LogFields = Record<string, unknown>;
 
 /** The core's logging function: an event name and its facts; the level follows from the name. */
 export type Logger = (event: string, fields: LogFields) => void;
@@ -69,7 +69,7 @@ const SECRET_FIELDS = [
  * little more on each line that has its first key; a request's line must stay a couple of
  * microseconds.
  */
-export const REDACTED_PATHS: readonly string[] = [
+const REDACTED_PATHS: readonly string[] = [
   ...SECRET_FIELDS,
   '["x-secret-key"]',
   'headers["x-secret-key"]',
@@ -178,7 +178,7 @@ function unclashed(fields: LogFields): LogFields {
  * `*warning*` events are warnings, the chatter of every provider call and receipt is debug,
  * and everything else is info. Names are a small closed set, so each is worked out once.
  */
-export function levelOf(event: string): Exclude<LogLevel, 'silent'> {
+function levelOf(event: string): Exclude<LogLevel, 'silent'> {
   if (/error|failed/.test(event)) return 'error';
   if (/warning/.test(event)) return 'warn';
   if (/^provider\.|^receipt\./.test(event)) return 'debug';

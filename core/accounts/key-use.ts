@@ -23,9 +23,9 @@ import type { Logger } from '../../runtime/log.js';
 import type { KeyUseStore } from '../store/port.js';
 
 /** Background writes of key uses are at most this often. */
-export const KEY_USE_FLUSH_MS = 5_000;
+const KEY_USE_FLUSH_MS = 5_000;
 /** A key's stored last use is moved only once its use is this much newer. */
-export const KEY_USE_PRECISION_MS = 60_000;
+const KEY_USE_PRECISION_MS = 60_000;
 
 export interface KeyUseRecorder {
   /** Notes that `publicKey` authenticated a request at `at`; synchronous and in memory only. */

@@ -14,7 +14,7 @@ export const SECRET_KEY_PREFIX = 'sk_';
  * a config file or a log knows it cannot move real money. Live keys keep the specification's
  * pk_ and sk_ shape. The stored mode, not the prefix, is what the key-pair check trusts.
  */
-export const KEY_PREFIXES: Readonly<Record<Mode, { public: string; secret: string }>> = {
+const KEY_PREFIXES: Readonly<Record<Mode, { public: string; secret: string }>> = {
   live: { public: PUBLIC_KEY_PREFIX, secret: SECRET_KEY_PREFIX },
   test: { public: `${PUBLIC_KEY_PREFIX}test_`, secret: `${SECRET_KEY_PREFIX}test_` },
 };

@@ -9,27 +9,22 @@ import { DEFAULT_TIER_ID } from '../catalog/defaults.js';
 import { DomainError, type FieldViolation, invalid, notFound, throwIfViolations } from '../domain/errors.js';
 import type { Mode } from '../domain/mode.js';
 import { isKobo, type Kobo, MAX_AMOUNT_KOBO } from '../domain/money.js';
-import type { Page } from '../domain/paging.js';
-import { InvalidCursorError } from '../domain/paging.js';
+import { LEDGER_PAGES, type Page, pageSize, readPage } from '../domain/paging.js';
 import type { AccountRecord, ApiKeyRecord, LedgerEntryRecord, ListedApiKey } from '../domain/records.js';
 import { newReference } from '../domain/reference.js';
+import { hasControlCharacters } from '../domain/validation.js';
 import type { Credited, CreditInput, Store, WalletStore } from '../store/port.js';
 import type { KeyUseRecorder } from './key-use.js';
 import { DUMMY_SECRET_HASH, generateKeyPair, hashSecret, MAX_KEY_LENGTH, normalizeIp, PUBLIC_KEY_PREFIX, SECRET_KEY_PREFIX, sameHash } from './keys.js';
 
 /** A key locked to more addresses than this is not really locked. */
-export const MAX_ALLOWED_IPS = 20;
-export const MAX_ACCOUNT_NAME_LENGTH = 100;
-export const MAX_MEMO_LENGTH = 200;
-export const MAX_LEDGER_PAGE_SIZE = 500;
-export const DEFAULT_LEDGER_PAGE_SIZE = 100;
+const MAX_ALLOWED_IPS = 20;
+const MAX_ACCOUNT_NAME_LENGTH = 100;
+const MAX_MEMO_LENGTH = 200;
 /** Long enough for any bank's transfer id, short enough to read in a ledger listing. */
-export const MAX_CREDIT_REFERENCE_LENGTH = 64;
+const MAX_CREDIT_REFERENCE_LENGTH = 64;
 /** A credit reference: printable ASCII without spaces, so that it can be typed and quoted as it is. */
 const CREDIT_REFERENCE = new RegExp(`^[\\x21-\\x7E]{1,${MAX_CREDIT_REFERENCE_LENGTH}}$`);
-
-// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is what this pattern is for.
-const CONTROL_CHARACTERS = /[\u0000-\u001F\u007F]/;
 
 export interface IssuedKeyPair {
   publicKey: string;
@@ -91,7 +86,7 @@ export function createAccountService(deps: {
   return {
     async createAccount(name: string, tierId: string): Promise<{ account: AccountRecord; issuedKey: IssuedKeyPair | null }> {
       const trimmed = name.trim();
-      if (trimmed === '' || trimmed.length > MAX_ACCOUNT_NAME_LENGTH || CONTROL_CHARACTERS.test(trimmed)) {
+      if (trimmed === '' || trimmed.length > MAX_ACCOUNT_NAME_LENGTH || hasControlCharacters(trimmed)) {
         throw invalid('name', `name must be 1 to ${MAX_ACCOUNT_NAME_LENGTH} printable characters.`);
       }
       const tier = await requireTier(store.catalog, tierId || DEFAULT_TIER_ID);
@@ -164,9 +159,10 @@ export function createAccountService(deps: {
     },
 
     /** One page of the account's ledger in `mode`, newest first. */
-    async ledger(accountId: string, mode: Mode, pageSize: number, pageToken: string): Promise<Page<LedgerEntryRecord>> {
+    async ledger(accountId: string, mode: Mode, requestedSize: number | undefined, pageToken: string): Promise<Page<LedgerEntryRecord>> {
       await requireAccount(accountId);
-      return ledgerPage(store.wallet, accountId, mode, pageSize, pageToken);
+      const limit = pageSize(requestedSize, LEDGER_PAGES, 'page_size');
+      return readPage('page_token', () => store.wallet.listLedger(accountId, mode, { limit, ...(pageToken ? { after: pageToken } : {}) }));
     },
 
     async verifyKeyPair(publicKey: string, secretKey: string, clientIp: string): Promise<VerifiedKey> {
@@ -178,19 +174,6 @@ export function createAccountService(deps: {
 }
 
 export type AccountService = ReturnType<typeof createAccountService>;
-
-/** A page of one wallet's ledger, its size and cursor checked. */
-async function ledgerPage(wallet: WalletStore, accountId: string, mode: Mode, pageSize: number, pageToken: string): Promise<Page<LedgerEntryRecord>> {
-  if (!Number.isInteger(pageSize) || pageSize < 0 || pageSize > MAX_LEDGER_PAGE_SIZE) {
-    throw invalid('page_size', `page_size must be between 1 and ${MAX_LEDGER_PAGE_SIZE}.`);
-  }
-  try {
-    return await wallet.listLedger(accountId, mode, { limit: pageSize || DEFAULT_LEDGER_PAGE_SIZE, ...(pageToken ? { after: pageToken } : {}) });
-  } catch (error) {
-    if (error instanceof InvalidCursorError) throw invalid('page_token', 'page_token is not one this service issued.');
-    throw error;
-  }
-}
 
 /** Why an IP lock list is refused, if it is: too many addresses, or one that is not IPv4 or IPv6. */
 function ipLockViolations(ips: readonly string[]): FieldViolation[] {
@@ -235,7 +218,7 @@ function creditViolations(amountKobo: Kobo, memo: string, reference: string): Fi
   if (!isKobo(amountKobo) || amountKobo <= 0 || amountKobo > MAX_AMOUNT_KOBO) {
     violations.push({ field: 'amount', description: `amount must be a positive number of kobo up to ${MAX_AMOUNT_KOBO}.` });
   }
-  if (memo.length > MAX_MEMO_LENGTH || CONTROL_CHARACTERS.test(memo)) {
+  if (memo.length > MAX_MEMO_LENGTH || hasControlCharacters(memo)) {
     violations.push({ field: 'memo', description: `memo must be at most ${MAX_MEMO_LENGTH} printable characters.` });
   }
   return violations;

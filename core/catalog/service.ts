@@ -7,18 +7,17 @@ import { isKobo, type Kobo, kobo, MAX_AMOUNT_KOBO } from '../domain/money.js';
 import { MAX_DISCOUNT_BASIS_POINTS } from '../domain/pricing.js';
 import { CABLE_PROVIDERS, isOneOf, NETWORKS, PRODUCTS, SERVICES_BY_PRODUCT } from '../domain/products.js';
 import type { CablePackageRecord, PlanRecord, TierRecord } from '../domain/records.js';
+import { hasControlCharacters } from '../domain/validation.js';
 import type { Store } from '../store/port.js';
 
 const TIER_ID = /^[a-z][a-z0-9_-]{0,31}$/;
 /** Labels are shown to partners and customers: short, printable. */
 const MAX_LABEL_LENGTH = 60;
 /** An SMS page above 1,000 Naira is a typo, not a price. */
-export const MAX_SMS_RATE_KOBO: Kobo = kobo(1_000_00);
-// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is what this pattern is for.
-const CONTROL_CHARACTERS = /[\u0000-\u001F\u007F]/;
+const MAX_SMS_RATE_KOBO: Kobo = kobo(1_000_00);
 
 function checkLabel(field: string, value: string, violations: FieldViolation[]): void {
-  if (value.trim() === '' || value.length > MAX_LABEL_LENGTH || CONTROL_CHARACTERS.test(value)) {
+  if (value.trim() === '' || value.length > MAX_LABEL_LENGTH || hasControlCharacters(value)) {
     violations.push({ field, description: `${field} must be 1 to ${MAX_LABEL_LENGTH} printable characters.` });
   }
 }

@@ -20,14 +20,14 @@ import type { Store } from '../store/port.js';
 import type { CatalogService } from './service.js';
 
 /** Reading one network's plans may take this long; a list is a single, if large, answer. */
-export const SYNC_NETWORK_TIMEOUT_MS = 60_000;
+const SYNC_NETWORK_TIMEOUT_MS = 60_000;
 /** The catalog's bound on labels and validity texts (core/catalog/service.ts). */
 const MAX_TEXT = 60;
 /** What a plan's validity looks like inside an upstream name, e.g. "30 days", "24 hrs", "Monthly". */
 const VALIDITY = /(\d+(?:\.\d+)?\s*(?:-\s*\d+\s*)?(?:hrs?|hours?|days?|weeks?|wks?|months?|mnths?|years?|mins?|minutes?)|daily|weekly|monthly|yearly)/gi;
 
 /** What a sync did to one plan. */
-export type PlanChangeAction = 'created' | 'updated' | 'deactivated';
+type PlanChangeAction = 'created' | 'updated' | 'deactivated';
 
 /** One plan the sync created, changed or deactivated. */
 export interface PlanChange {

@@ -16,7 +16,7 @@ import type { ProductName, TransactionStatus } from './products.js';
 import { randomChars } from './random.js';
 import type { TransactionRecord } from './records.js';
 
-export const EVENT_TYPES = ['transaction.success', 'transaction.failed', 'transaction.reversed', 'wallet.credited', 'ping'] as const;
+const EVENT_TYPES = ['transaction.success', 'transaction.failed', 'transaction.reversed', 'wallet.credited', 'ping'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /** Live and test (core/domain/mode.ts) each have their own events and webhook URL. */
@@ -77,7 +77,7 @@ export function newEventId(now = Date.now()): string {
 }
 
 /** The event a purchase's move to `status` announces; null for a state no event is sent for. */
-export function transactionEventType(status: TransactionStatus): EventType | null {
+function transactionEventType(status: TransactionStatus): EventType | null {
   switch (status) {
     case 'success':
       return 'transaction.success';
@@ -142,7 +142,7 @@ export function pingEvent(accountId: string, mode: Mode, at: Date): NewEvent {
  * the same object from the core's message; test/webhooks/feed.test.ts holds the two
  * equal). Every key is present, null where it does not apply.
  */
-export function publicTransaction(tx: TransactionRecord): Record<string, unknown> {
+function publicTransaction(tx: TransactionRecord): Record<string, unknown> {
   const product: ProductName = tx.product;
   const orNull = (text: string | undefined) => (text === undefined || text === '' ? null : text);
   return {
@@ -223,4 +223,21 @@ export interface AttemptOutcome {
   error: string | null;
   at: Date;
   nextAttemptAt: Date | null;
+}
+
+/**
+ * How a newly recorded event starts, the same on every store: queued for delivery at once when
+ * the account has an enabled webhook for the event's mode (or the caller forces it, as a
+ * test event does), else recorded for the feed only and never delivered.
+ */
+export function initialDelivery(webhookEnabled: boolean, forced: boolean, createdAt: Date): { delivery: 'pending' | 'none'; nextAttemptAt: Date | null } {
+  return forced || webhookEnabled ? { delivery: 'pending', nextAttemptAt: createdAt } : { delivery: 'none', nextAttemptAt: null };
+}
+
+/**
+ * When an event is next due after an attempt: at the retry time the worker chose (or at once
+ * if it chose none) while it is still pending; never once delivered or given up.
+ */
+export function nextDueAfter(outcome: AttemptOutcome): Date | null {
+  return outcome.delivery === 'pending' ? (outcome.nextAttemptAt ?? outcome.at) : null;
 }

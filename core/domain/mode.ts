@@ -10,9 +10,6 @@ export const MODES = ['live', 'test'] as const;
 /** One of MODES. */
 export type Mode = (typeof MODES)[number];
 
-/** What an existing row, message or caller that names no mode means: live, as before modes existed. */
-export const DEFAULT_MODE: Mode = 'live';
-
 export function isMode(value: unknown): value is Mode {
   return value === 'live' || value === 'test';
 }

@@ -18,11 +18,6 @@ export function kobo(value: number): Kobo {
   return value as Kobo;
 }
 
-/** The sum of amounts, checked to stay a safe integer. */
-export function sumKobo(...amounts: readonly Kobo[]): Kobo {
-  return kobo(amounts.reduce((total, amount) => total + amount, 0));
-}
-
 /** The same amount with the opposite sign (a debit entry's amount). */
 export function negateKobo(amount: Kobo): Kobo {
   return kobo(-amount);

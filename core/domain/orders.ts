@@ -35,13 +35,13 @@ import {
 } from './validation.js';
 
 /** Spec section 8: airtime from 50 Naira. */
-export const AIRTIME_MIN_KOBO: Kobo = kobo(50_00);
+const AIRTIME_MIN_KOBO: Kobo = kobo(50_00);
 /** Our bound: networks refuse single recharges above 50,000 Naira. */
-export const AIRTIME_MAX_KOBO: Kobo = kobo(50_000_00);
+const AIRTIME_MAX_KOBO: Kobo = kobo(50_000_00);
 /** Spec section 8: electricity from 1,000 Naira. */
-export const ELECTRICITY_MIN_KOBO: Kobo = kobo(1_000_00);
+const ELECTRICITY_MIN_KOBO: Kobo = kobo(1_000_00);
 /** Our bound: the largest single vend discos accept through aggregators is around 500,000 Naira. */
-export const ELECTRICITY_MAX_KOBO: Kobo = kobo(500_000_00);
+const ELECTRICITY_MAX_KOBO: Kobo = kobo(500_000_00);
 
 type PricingTier = Pick<TierRecord, 'tierId' | 'discounts'>;
 
@@ -139,7 +139,7 @@ export interface MeterFacts {
  * spec's 1,000 Naira stays the floor whatever the disco says. Undefined when the disco told
  * neither fact, or when they ask no more than the floor.
  */
-export function meterMinimumKobo(meterType: string, facts: MeterFacts): Kobo | undefined {
+function meterMinimumKobo(meterType: string, facts: MeterFacts): Kobo | undefined {
   const arrears = meterType === 'prepaid' ? (facts.arrearsKobo ?? 0) : 0;
   if (facts.minimumAmountKobo === undefined && arrears === 0) return undefined;
   const required = (facts.minimumAmountKobo ?? 0) + arrears;
@@ -188,7 +188,7 @@ export interface CardFacts {
  * Whether a package is the card's current bouquet: by code (ours or the upstream's) or by
  * name, ignoring case and surrounding spaces. False when the upstream told neither.
  */
-export function isCurrentBouquet(pkg: CablePackageRecord, card: CardFacts | null): boolean {
+function isCurrentBouquet(pkg: CablePackageRecord, card: CardFacts | null): boolean {
   if (card === null) return false;
   const same = (a: string | undefined, b: string) => a !== undefined && b !== '' && a.trim().toLowerCase() === b.trim().toLowerCase();
   return (
@@ -203,7 +203,7 @@ export function isCurrentBouquet(pkg: CablePackageRecord, card: CardFacts | null
  * Matches the package code without regard to case or surrounding spaces, since partners
  * type "GOtv Max" as often as "GOTV MAX"; the stored code is what the provider receives.
  */
-export function findCablePackage(packages: readonly CablePackageRecord[], provider: string, packageCode: string): CablePackageRecord | null {
+function findCablePackage(packages: readonly CablePackageRecord[], provider: string, packageCode: string): CablePackageRecord | null {
   const wanted = packageCode.trim().toLowerCase();
   return packages.find((p) => p.provider === provider && p.active && p.packageCode.toLowerCase() === wanted) ?? null;
 }

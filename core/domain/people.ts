@@ -16,7 +16,7 @@ export const SESSION_ABSOLUTE_MS = 12 * 3_600_000;
 /** A sign-in waiting for its TOTP code waits 5 minutes at most. */
 export const TOTP_CHALLENGE_MS = 5 * 60_000;
 
-export const MIN_PASSWORD_CHARS = 12;
+const MIN_PASSWORD_CHARS = 12;
 /** Long enough for any passphrase, short enough that hashing it costs nothing extra. */
 export const MAX_PASSWORD_CHARS = 200;
 /** RFC 5321's limit on a forward path. */
@@ -55,7 +55,7 @@ export function sessionEndsAt(session: { lastSeenAt: Date; absoluteExpiresAt: Da
  * time zone database.
  */
 export const LAGOS_OFFSET_MS = 3_600_000;
-export const DAY_MS = 86_400_000;
+const DAY_MS = 86_400_000;
 
 /** Whole Lagos days since 1970-01-01 (Lagos) of an instant. */
 export function lagosDay(at: Date): number {

@@ -12,12 +12,12 @@ export type Network = (typeof NETWORKS)[number];
  * wherever a network is named, and an answer keeps the name the caller used. Plans, prices
  * and discounts are kept under the canonical name.
  */
-export const NETWORK_ALIASES: Readonly<Record<string, Network>> = { t2: '9mobile' };
+const NETWORK_ALIASES: Readonly<Record<string, Network>> = { t2: '9mobile' };
 /**
  * The order resellers list networks in: MTN, Airtel, Glo, 9mobile/T2 (by market share), the
  * order of every price list shown to people.
  */
-export const NETWORK_DISPLAY_ORDER: readonly Network[] = ['mtn', 'airtel', 'glo', '9mobile'];
+const NETWORK_DISPLAY_ORDER: readonly Network[] = ['mtn', 'airtel', 'glo', '9mobile'];
 
 /** Orders priced plans by NETWORK_DISPLAY_ORDER, then by price, then by plan id. */
 export function byNetworkThenPrice<T extends { plan: { network: string; planId: number }; priceKobo: number }>(a: T, b: T): number {

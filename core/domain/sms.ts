@@ -2,7 +2,7 @@
 import { type Kobo, kobo } from './money.js';
 
 /** Spec: 160 characters are one page, 161 are two. This is the figure for GSM-7 text. */
-export const SMS_PAGE_CHARACTERS = 160;
+const SMS_PAGE_CHARACTERS = 160;
 
 /**
  * A message with any character outside the GSM-7 alphabet travels as UCS-2, where a page
@@ -10,7 +10,7 @@ export const SMS_PAGE_CHARACTERS = 160;
  * into parts of 67 units; like the specification's 160 for GSM-7 text, we count whole pages
  * of 70, the single-message figure, so that one rule is charged, answered and documented.
  */
-export const SMS_UCS2_PAGE_UNITS = 70;
+const SMS_UCS2_PAGE_UNITS = 70;
 
 /** GSM 03.38's basic alphabet: one 7-bit unit each. */
 const GSM7_BASIC = new Set(
@@ -20,7 +20,7 @@ const GSM7_BASIC = new Set(
 const GSM7_EXTENDED = new Set('^{}\\[~]|€\f');
 
 /** How a message travels and how many units of its encoding it takes. */
-export function smsEncoding(message: string): { encoding: 'gsm7' | 'ucs2'; units: number } {
+function smsEncoding(message: string): { encoding: 'gsm7' | 'ucs2'; units: number } {
   let units = 0;
   for (const character of message) {
     if (GSM7_BASIC.has(character)) units += 1;

@@ -8,8 +8,9 @@
  *
  * `pending` is the only state whose outcome is unknown; `failed` and `reversed` are refunded
  * exactly once; `success` moves on only when the provider undoes a delivery. The stores
- * enforce the same moves with their own guards (a trigger on SQLite, conditional updates on
- * MongoDB); this is the rule they follow.
+ * move states by this table: each conditional update matches only the states `movesInto`
+ * names, and a move decided on a status already read asks `canMove` (SQLite keeps a trigger
+ * besides, the last guard if a statement were ever written by hand).
  */
 
 import type { TransactionStatus } from './products.js';
@@ -27,8 +28,23 @@ export function canMove(from: TransactionStatus, to: TransactionStatus): boolean
   return TRANSITIONS[from].includes(to);
 }
 
+/**
+ * The states a purchase may move into `to` from: the guard of a store's conditional update
+ * (`WHERE status IN (...)`, `{ status: { $in: [...] } }`), read from TRANSITIONS once when the
+ * store starts, so the table and the stores cannot disagree and nothing is added per move.
+ */
+export function movesInto(to: TransactionStatus): readonly TransactionStatus[] {
+  return (Object.keys(TRANSITIONS) as TransactionStatus[]).filter((from) => canMove(from, to));
+}
+
 /** The states whose charge was given back (one refund entry each). */
-export function isRefunded(status: TransactionStatus): boolean {
+export type RefundedStatus = Extract<TransactionStatus, 'failed' | 'reversed'>;
+
+/**
+ * Whether a purchase in `status` had its charge given back (one refund entry each). It takes
+ * any text, so that a store's raw row and a metrics label are asked the same question.
+ */
+export function isRefunded(status: string): status is RefundedStatus {
   return status === 'failed' || status === 'reversed';
 }
 

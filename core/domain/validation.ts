@@ -21,6 +21,15 @@ export const SENDER_PATTERN = /^[A-Za-z0-9]{1,11}$/;
 /** Idempotency keys: what partners can reasonably generate, bounded for the unique index. */
 export const REQUEST_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 
+/** C0 control characters and DEL: nothing a person types into a name, label or memo. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is what this pattern is for.
+const CONTROL_CHARACTERS = /[\u0000-\u001F\u007F]/;
+
+/** Whether `value` holds a control character (tab and line breaks included), which a one-line text may not. */
+export function hasControlCharacters(value: string): boolean {
+  return CONTROL_CHARACTERS.test(value);
+}
+
 /** Control characters other than tab, line feed and carriage return have no place in an SMS. */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is what this pattern is for.
 const FORBIDDEN_SMS_CHARACTERS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;

@@ -6,13 +6,14 @@
  * history through the store's keyset pages, the webhook through the webhook service (its URL
  * checks, secrets and resends are the operator's own, scoped here to the session's account).
  */
+import { MAX_KEY_LENGTH } from '../accounts/keys.js';
 import type { AccountService, IssuedKeyPair } from '../accounts/service.js';
 import { DomainError, type FieldViolation, invalid, notFound, throwIfViolations } from '../domain/errors.js';
 import type { EventRecord, WebhookEndpointRecord } from '../domain/events.js';
 import type { Mode } from '../domain/mode.js';
 import type { Kobo } from '../domain/money.js';
 import { formatNaira, isKobo, kobo } from '../domain/money.js';
-import { InvalidCursorError, type Page } from '../domain/paging.js';
+import { pageSize as boundedPageSize, type Page, readPage, sizeOrDefault } from '../domain/paging.js';
 import { LAGOS_OFFSET_MS, lagosDate, lagosDay, lagosDayStart, lagosMonthStart, parseLagosDate } from '../domain/people.js';
 import { discountBasisPoints, priceFor } from '../domain/pricing.js';
 import { byNetworkThenPrice, DISCOS, NETWORKS, type ProductName } from '../domain/products.js';
@@ -93,11 +94,7 @@ export interface HolderDeskDeps {
 }
 
 function pageSize(requested: number, field: string): number {
-  if (requested === 0) return DEFAULT_HOLDER_PAGE_SIZE;
-  if (!Number.isInteger(requested) || requested < 1 || requested > MAX_HOLDER_PAGE_SIZE) {
-    throw invalid(field, `${field} must be between 1 and ${MAX_HOLDER_PAGE_SIZE}.`);
-  }
-  return requested;
+  return boundedPageSize(sizeOrDefault(requested), { defaultSize: DEFAULT_HOLDER_PAGE_SIZE, maxSize: MAX_HOLDER_PAGE_SIZE }, field);
 }
 
 function exact(field: string, value: string): string | undefined {
@@ -153,7 +150,7 @@ export function createHolderDesk(deps: HolderDeskDeps) {
 
   /** One of the session's account's keys; another account's key is not found, never touched. */
   async function ownKey(context: HolderContext, publicKey: string): Promise<ApiKeyRecord> {
-    const key = publicKey && publicKey.length <= 128 ? await store.keys.find(publicKey) : null;
+    const key = publicKey && publicKey.length <= MAX_KEY_LENGTH ? await store.keys.find(publicKey) : null;
     if (!key || key.accountId !== context.account.accountId) throw notFound(`Key ${publicKey.slice(0, 64) || '(empty key)'}`);
     return key;
   }
@@ -229,19 +226,14 @@ export function createHolderDesk(deps: HolderDeskDeps) {
     async transactions(context: HolderContext, mode: Mode, filter: HolderFilter, requestedSize: number, pageToken: string): Promise<Page<TransactionRecord>> {
       const query = transactionQuery(filter);
       const limit = pageSize(requestedSize, 'page_size');
-      try {
-        return await store.history.search(context.account.accountId, mode, query, { limit, ...(pageToken ? { after: pageToken } : {}) });
-      } catch (error) {
-        if (error instanceof InvalidCursorError) throw invalid('page_token', 'page_token is not one this service issued.');
-        throw error;
-      }
+      return readPage('page_token', () => store.history.search(context.account.accountId, mode, query, { limit, ...(pageToken ? { after: pageToken } : {}) }));
     },
 
     transaction: (context: HolderContext, mode: Mode, reference: string): Promise<TransactionRecord> =>
       purchases.transaction(context.account.accountId, mode, reference),
 
     statement: (context: HolderContext, mode: Mode, requestedSize: number, pageToken: string): Promise<Page<LedgerEntryRecord>> =>
-      accounts.ledger(context.account.accountId, mode, requestedSize, pageToken),
+      accounts.ledger(context.account.accountId, mode, sizeOrDefault(requestedSize), pageToken),
 
     /**
      * Test money into the test wallet, by the same credit as the operator's (a ledger entry and

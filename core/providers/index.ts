@@ -33,9 +33,9 @@ export const ROUTING_VARIABLES: Readonly<Record<ProductName, string>> = {
 export const VTPASS_BILL_FAMILIES: readonly ProductName[] = ['airtime', 'data', 'electricity', 'cable'];
 
 /** VTpass's bills API as configured; secrets included, so never logged whole. */
-export type VtpassSettings = Pick<VtpassOptions, 'baseUrl' | 'apiKey' | 'publicKey' | 'secretKey' | 'fallbackPhone'>;
+type VtpassSettings = Pick<VtpassOptions, 'baseUrl' | 'apiKey' | 'publicKey' | 'secretKey' | 'fallbackPhone'>;
 /** VTpass's messaging API as configured. */
-export type VtpassSmsSettings = Pick<VtpassSmsOptions, 'url' | 'token' | 'secret' | 'receiptSender'>;
+type VtpassSmsSettings = Pick<VtpassSmsOptions, 'url' | 'token' | 'secret' | 'receiptSender'>;
 
 /** Everything createProviders needs, as core/config.ts read it. */
 export interface ProvidersConfig {

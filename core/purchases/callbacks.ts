@@ -46,7 +46,7 @@ export type CallbackParser = (body: Uint8Array) => { ok: true; reference: string
  * callbacks arriving while that requery runs wait for its answer instead of asking again.
  * A genuine later change still lands: the upstream retries, and the recovery worker polls.
  */
-export const CALLBACK_REQUERY_SPACING_MS = 10_000;
+const CALLBACK_REQUERY_SPACING_MS = 10_000;
 /** References remembered for the spacing above; beyond this the oldest are forgotten first. */
 const CALLBACK_REQUERY_MEMORY = 10_000;
 

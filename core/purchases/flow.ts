@@ -7,7 +7,7 @@
  *      recovery worker when the outcome is unknown. An unknown outcome is never refunded.
  */
 import { createHash } from 'node:crypto';
-import { DomainError } from '../domain/errors.js';
+import { DomainError, invalid } from '../domain/errors.js';
 import type { Mode } from '../domain/mode.js';
 import { formatNaira } from '../domain/money.js';
 import type { PurchaseOrder } from '../domain/products.js';
@@ -92,7 +92,7 @@ export function leaseUntil(now: Date, providerTimeoutMs: number): Date {
  * another: nothing has been recorded of its call yet (no attempt) and its lease has not
  * ended. A transaction whose lease ended unanswered is a crash survivor, answered pending.
  */
-export function stillInProgress(tx: TransactionRecord, inFlight: ReadonlySet<string>, now: Date): boolean {
+function stillInProgress(tx: TransactionRecord, inFlight: ReadonlySet<string>, now: Date): boolean {
   if (tx.status !== 'pending') return false;
   return inFlight.has(tx.reference) || (tx.attempts === 0 && tx.nextAttemptAt.getTime() > now.getTime());
 }
@@ -115,9 +115,7 @@ export async function callProvider(call: (signal: AbortSignal) => Promise<Provid
 
 export async function executePurchase(deps: PurchaseDeps, accountId: string, mode: Mode, order: PurchaseOrder, requestId: string): Promise<PurchaseResult> {
   if (requestId !== '' && !REQUEST_ID_PATTERN.test(requestId)) {
-    throw new DomainError('INVALID_PARAMETER', 'request_id must be 1 to 64 letters, digits, "_" or "-".', {
-      violations: [{ field: 'request_id', description: 'request_id must be 1 to 64 letters, digits, "_" or "-".' }],
-    });
+    throw invalid('request_id', 'request_id must be 1 to 64 letters, digits, "_" or "-".');
   }
   const now = deps.clock();
   const requestHash = requestId ? orderHash(order) : null;
@@ -215,7 +213,7 @@ export async function applyOutcome(
   return after;
 }
 
-export function providerFailed(tx: TransactionRecord): DomainError {
+function providerFailed(tx: TransactionRecord): DomainError {
   return new DomainError(
     'PROVIDER_FAILED',
     `The provider could not complete the purchase: ${sentence(tx.failureReason ?? 'it failed')} The wallet was refunded ${formatNaira(tx.chargedKobo)} Naira in full.`,

@@ -9,7 +9,7 @@ import type { TransactionRecord } from '../domain/records.js';
 import type { ProvidersByMode } from '../providers/port.js';
 
 /** A receipt that cannot be handed to the SMS provider in this time is given up. */
-export const RECEIPT_TIMEOUT_MS = 10_000;
+const RECEIPT_TIMEOUT_MS = 10_000;
 
 /** Tracks background work so that shutdown can wait for it. */
 export class Background {
@@ -25,7 +25,7 @@ export class Background {
   }
 }
 
-export function receiptText(tx: TransactionRecord): string {
+function receiptText(tx: TransactionRecord): string {
   const lines = [`${tx.service.toUpperCase()} ${tx.details.meterType ?? ''} meter ${tx.recipient}`.replace(/\s+/g, ' ')];
   // Key-change tokens first: a meter may refuse the energy token until they are entered.
   for (const [i, kct] of (tx.result?.kctTokens ?? []).entries()) lines.push(`KCT${i + 1}: ${kct}`);

@@ -10,7 +10,7 @@ import { DEFAULT_RETRY_SCHEDULE, type RetrySchedule } from '../domain/transactio
 import { applyOutcome, callProvider, leaseUntil, type PurchaseDeps, providerRequestOf } from './flow.js';
 
 /** Transactions looked at per pass, so one pass stays short however large the backlog. */
-export const RECOVERY_BATCH_SIZE = 100;
+const RECOVERY_BATCH_SIZE = 100;
 
 export interface RecoveryWorker {
   /** One pass over transactions due by `dueBy` (default now). Returns how many became final. */

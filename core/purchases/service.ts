@@ -2,7 +2,7 @@
  * Purchase use cases: load what the pure rules need from the store, build the order,
  * run the two-phase flow. One function per public operation.
  */
-import { DomainError, type FieldViolation, notFound, throwIfViolations } from '../domain/errors.js';
+import { DomainError, type FieldViolation, invalid, notFound, throwIfViolations } from '../domain/errors.js';
 import type { Mode } from '../domain/mode.js';
 import type { Kobo } from '../domain/money.js';
 import {
@@ -18,7 +18,7 @@ import {
   type ElectricityInput,
   electricityOrder,
 } from '../domain/orders.js';
-import { historyPageSize, InvalidCursorError, type Page } from '../domain/paging.js';
+import { historyPageSize, type Page, readPage } from '../domain/paging.js';
 import { planPriceFor, priceFor } from '../domain/pricing.js';
 import { CABLE_PROVIDERS, canonicalNetwork, NETWORK_NAMES, RENEWABLE_CABLE_PROVIDERS } from '../domain/products.js';
 import { type AccountRecord, balanceOf, type CablePackageRecord, type PlanRecord, type TierRecord, type TransactionRecord } from '../domain/records.js';
@@ -42,15 +42,14 @@ export interface PricedCablePackage {
  * the card's bouquet). A lookup that takes longer is given up and the purchase goes on as
  * it would without it: the facts are a refinement, not a gate.
  */
-export const LOOKUP_BEFORE_PURCHASE_MS = 5_000;
+const LOOKUP_BEFORE_PURCHASE_MS = 5_000;
 
 /** Pricing needs the account's tier and the catalog besides what the flow touches. */
 export function createPurchaseService(deps: PurchaseDeps & { store: Pick<Store, 'accounts' | 'catalog'> }) {
   const { store } = deps;
 
   async function accountAndTier(accountId: string): Promise<{ account: AccountRecord; tier: TierRecord }> {
-    if (accountId === '')
-      throw new DomainError('INVALID_PARAMETER', 'account_id is required.', { violations: [{ field: 'account_id', description: 'account_id is required.' }] });
+    if (accountId === '') throw invalid('account_id', 'account_id is required.');
     const account = await store.accounts.get(accountId);
     if (!account) throw notFound(`Account ${accountId}`);
     const tier = await store.catalog.getTier(account.tierId);
@@ -144,19 +143,7 @@ export function createPurchaseService(deps: PurchaseDeps & { store: Pick<Store, 
     async history(accountId: string, mode: Mode, pageSize: number | undefined, pageToken: string): Promise<Page<TransactionRecord>> {
       await accountAndTier(accountId);
       const limit = historyPageSize(pageSize);
-      try {
-        return await store.transactions.listByAccount(accountId, mode, {
-          limit,
-          ...(pageToken ? { after: pageToken } : {}),
-        });
-      } catch (error) {
-        if (error instanceof InvalidCursorError) {
-          throw new DomainError('INVALID_PARAMETER', 'cursor is not one this service issued.', {
-            violations: [{ field: 'cursor', description: 'cursor is not one this service issued.' }],
-          });
-        }
-        throw error;
-      }
+      return readPage('cursor', () => store.transactions.listByAccount(accountId, mode, { limit, ...(pageToken ? { after: pageToken } : {}) }));
     },
   };
 }

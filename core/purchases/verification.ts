@@ -4,7 +4,7 @@
  * amount). It asks the provider of the product family, charges nothing and writes nothing.
  */
 
-import { DomainError, notFound } from '../domain/errors.js';
+import { DomainError, invalid, notFound } from '../domain/errors.js';
 import type { Mode } from '../domain/mode.js';
 import { type CustomerQuery, customerQuery, type VerifyInput } from '../domain/verification.js';
 import type { CustomerDetails, VerifyOutcome } from '../providers/port.js';
@@ -25,10 +25,7 @@ export function createVerificationService(deps: Pick<PurchaseDeps, 'providers' |
      * that gives no usable answer in time is INTERNAL (500), which the caller may retry.
      */
     async verify(accountId: string, mode: Mode, input: VerifyInput): Promise<VerifiedCustomer> {
-      if (accountId === '')
-        throw new DomainError('INVALID_PARAMETER', 'account_id is required.', {
-          violations: [{ field: 'account_id', description: 'account_id is required.' }],
-        });
+      if (accountId === '') throw invalid('account_id', 'account_id is required.');
       const query = customerQuery(input);
       if ((await deps.store.accounts.get(accountId)) === null) throw notFound(`Account ${accountId}`);
       // A test key's lookup is the sandbox's too: nothing in test mode reaches an upstream.

@@ -6,6 +6,7 @@ import type { CatalogService } from '../catalog/service.js';
 import type { PlanSync } from '../catalog/sync.js';
 import { invalid } from '../domain/errors.js';
 import { MODES } from '../domain/mode.js';
+import { sizeOrDefault } from '../domain/paging.js';
 import type { PendingList } from '../purchases/pending-list.js';
 import {
   accountMessage,
@@ -67,7 +68,7 @@ export function adminHandlers(
     },
     async listLedgerEntries(req) {
       await ownTurn();
-      const page = await accounts.ledger(req.accountId, modeIn(req.mode), req.pageSize, req.pageToken);
+      const page = await accounts.ledger(req.accountId, modeIn(req.mode), sizeOrDefault(req.pageSize), req.pageToken);
       return { entries: page.items.map(ledgerEntryMessage), nextPageToken: page.next ?? '' };
     },
     async listTiers() {
@@ -124,7 +125,7 @@ export function adminHandlers(
       return { koboPerPage: BigInt(await catalog.setSmsRate(koboIn(req.koboPerPage, 'kobo_per_page'))) };
     },
     async listPendingTransactions(req) {
-      const page = await operations.pendingList.list(req.needsAttentionOnly, req.pageSize, req.pageToken);
+      const page = await operations.pendingList.list(req.needsAttentionOnly, sizeOrDefault(req.pageSize), req.pageToken);
       return { transactions: page.items.map(transactionMessage), nextPageToken: page.next ?? '' };
     },
     async checkLedger(_req, call) {

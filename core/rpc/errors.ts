@@ -14,7 +14,7 @@ import { StatusSchema } from '../../gen/google/rpc/status_pb.js';
 import type { ErrorReason } from '../../gen/prepaid/v1/types_pb.js';
 import { DomainError, type ErrorCode } from '../domain/errors.js';
 
-export const ERROR_DOMAIN = 'prepaid.v1';
+const ERROR_DOMAIN = 'prepaid.v1';
 
 /**
  * The domain's codes are the contract's reasons (prepaid.v1.ErrorReason without its prefix),

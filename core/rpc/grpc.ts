@@ -7,7 +7,7 @@
 import type { DescMessage, DescService, MessageInitShape, MessageShape } from '@bufbuild/protobuf';
 import type { GenService, GenServiceMethods } from '@bufbuild/protobuf/codegenv2';
 import type { Metadata, ServerUnaryCall, ServiceDefinition, sendUnaryData, UntypedServiceImplementation } from '@grpc/grpc-js';
-import { protoDecoder, protoEncoder } from '../../runtime/proto-codec.js';
+import { protoDecoder, protoEncoder } from '../../runtime/proto-codec/codec.js';
 import { hashSecret, sameHash } from '../accounts/keys.js';
 import { DomainError } from '../domain/errors.js';
 import { type ErrorLogger, toServiceError } from './errors.js';
@@ -22,7 +22,7 @@ export function serviceDefinition(service: DescService): ServiceDefinition {
       path: `/${service.typeName}/${method.name}`,
       requestStream: false,
       responseStream: false,
-      // The compiled codec (runtime/proto-codec.ts): protobuf-es's bytes and messages, cheaper.
+      // The compiled codec (runtime/proto-codec/): protobuf-es's bytes and messages, cheaper.
       // A response may be an init shape: it is written as create() would make it.
       requestSerialize: (message: MessageShape<DescMessage>) => asBuffer(encodeInput(message)),
       requestDeserialize: protoDecoder(method.input),

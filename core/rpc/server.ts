@@ -35,7 +35,7 @@ import { addReflection } from './reflection.js';
 import { webhookHandlers } from './webhooks.js';
 
 /** Largest request the core accepts: a 10,000-recipient SMS is about 150 KiB. */
-export const MAX_RECEIVE_MESSAGE_BYTES = 1024 * 1024;
+const MAX_RECEIVE_MESSAGE_BYTES = 1024 * 1024;
 
 export interface CoreServerDeps {
   purchases: Purchases;

@@ -6,9 +6,10 @@
  */
 import type { AuditViolation, LedgerAudit, ModeAudit } from '../domain/audit.js';
 import type { Mode } from '../domain/mode.js';
+import { isRefunded } from '../domain/transactions.js';
 
 /** A checker that finds a million broken rows should still answer in one message. */
-export const MAX_AUDIT_VIOLATIONS = 1_000;
+const MAX_AUDIT_VIOLATIONS = 1_000;
 
 /** An account whose balance differs from the sum of its entries, or is negative. */
 export interface BalanceFinding {
@@ -89,7 +90,7 @@ export class AuditCollector {
   purchase(row: PurchaseFinding): void {
     let kind: AuditViolation['kind'];
     if (row.debits !== 1 || row.debitKobo !== row.chargedKobo) kind = 'debit_missing_or_wrong';
-    else if (row.status === 'failed' || row.status === 'reversed') kind = 'not_refunded_once';
+    else if (isRefunded(row.status)) kind = 'not_refunded_once';
     else kind = 'refund_without_failure';
     this.found({
       kind,

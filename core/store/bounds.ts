@@ -7,7 +7,7 @@
  * The largest page any caller may ask for. The use cases choose smaller pages; this only
  * stops a bug from loading a whole history into memory.
  */
-export const MAX_PAGE_LIMIT = 1_000;
+const MAX_PAGE_LIMIT = 1_000;
 
 export function requireAmount(name: string, value: number, min: number): void {
   if (!Number.isSafeInteger(value) || value < min) {

@@ -8,7 +8,7 @@ import type { AttemptOutcome, EventRecord, Mode, NewEvent, WebhookEndpointRecord
 import type { Page, PageRequest } from '../domain/paging.js';
 
 /** A batch of due events for one delivery worker. */
-export interface EventClaim {
+interface EventClaim {
   now: Date;
   /** Who claims: only this owner may record the attempts' outcomes. */
   owner: string;

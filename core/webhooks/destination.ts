@@ -18,11 +18,11 @@ import net from 'node:net';
 import { Agent } from 'undici';
 
 /** The longest URL accepted: far beyond any real endpoint, small enough to log and store. */
-export const MAX_WEBHOOK_URL_CHARS = 2_048;
+const MAX_WEBHOOK_URL_CHARS = 2_048;
 /** A receiver has this long to answer with a 2xx (the contract says 10 s). */
 export const DELIVERY_TIMEOUT_MS = 10_000;
 /** How much of an answer's body is read (and then dropped); the rest closes the connection. */
-export const MAX_ANSWER_BYTES = 16 * 1024;
+const MAX_ANSWER_BYTES = 16 * 1024;
 
 /**
  * Addresses that are not the public internet: private, loopback, link-local (cloud
@@ -104,7 +104,7 @@ export function checkWebhookUrl(text: string, allowPrivate: boolean): Destinatio
 }
 
 /** An error whose message is safe to record and show: it names no secret. */
-export class DestinationRefused extends Error {}
+class DestinationRefused extends Error {}
 
 /**
  * The `lookup` of every webhook connection: resolves the name and refuses it unless every

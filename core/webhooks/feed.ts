@@ -5,10 +5,10 @@
  * polls with the cursor it was last given and never skips nor repeats an event: events of
  * an account commit in seq order (see EventStore.listFeed).
  */
-import { DomainError, notFound } from '../domain/errors.js';
+import { notFound } from '../domain/errors.js';
 import type { EventRecord } from '../domain/events.js';
 import type { Mode } from '../domain/mode.js';
-import { historyPageSize, InvalidCursorError } from '../domain/paging.js';
+import { cursorRefused, historyPageSize, InvalidCursorError } from '../domain/paging.js';
 import type { EventStore } from '../store/event-port.js';
 import { decodeEventCursor, encodeEventCursor } from '../store/paging.js';
 import type { AccountStore } from '../store/port.js';
@@ -23,26 +23,25 @@ export function createEventFeed(deps: { accounts: AccountStore; events: EventSto
   return {
     async list(accountId: string, mode: Mode, pageSize: number | undefined, pageToken: string): Promise<FeedPage> {
       const limit = historyPageSize(pageSize);
-      let afterSeq = 0;
-      if (pageToken !== '') {
-        try {
-          afterSeq = decodeEventCursor(pageToken);
-        } catch (error) {
-          if (!(error instanceof InvalidCursorError)) throw error;
-          afterSeq = -1;
-        }
-        if (afterSeq < 0) {
-          throw new DomainError('INVALID_PARAMETER', 'cursor is not one this service issued.', {
-            violations: [{ field: 'cursor', description: 'cursor is not one this service issued.' }],
-          });
-        }
-      }
+      const afterSeq = pageToken === '' ? 0 : feedCursor(pageToken);
       if ((await deps.accounts.get(accountId)) === null) throw notFound(`Account ${accountId}`);
       const events = await deps.events.listFeed(accountId, mode, afterSeq, limit);
       const last = events.at(-1);
       return { events, next: encodeEventCursor(last === undefined ? afterSeq : last.seq) };
     },
   };
+}
+
+/** The seq a feed cursor names; a cursor this service did not issue is the client's error. */
+function feedCursor(pageToken: string): number {
+  let seq = -1;
+  try {
+    seq = decodeEventCursor(pageToken);
+  } catch (error) {
+    if (!(error instanceof InvalidCursorError)) throw error;
+  }
+  if (seq < 0) throw cursorRefused('cursor');
+  return seq;
 }
 
 export type EventFeed = ReturnType<typeof createEventFeed>;

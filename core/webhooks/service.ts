@@ -6,14 +6,14 @@
  */
 import { DomainError, invalid, notFound } from '../domain/errors.js';
 import { type EventRecord, type Mode, pingEvent, type WebhookEndpointRecord } from '../domain/events.js';
-import { historyPageSize, InvalidCursorError, type Page } from '../domain/paging.js';
+import { historyPageSize, type Page, readPage } from '../domain/paging.js';
 import type { EventStore, WebhookStore } from '../store/event-port.js';
 import type { AccountStore } from '../store/port.js';
 import { checkWebhookUrl } from './destination.js';
 import { newWebhookSecret } from './signing.js';
 
 /** How long the previous secret keeps signing after a rotation: a day to deploy the new one. */
-export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
+const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
 
 export interface WebhookServiceDeps {
   accounts: AccountStore;
@@ -111,12 +111,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     async deliveries(accountId: string, mode: Mode, failedOnly: boolean, pageSize: number | undefined, pageToken: string): Promise<Page<EventRecord>> {
       const limit = historyPageSize(pageSize);
       await requireAccount(accountId);
-      try {
-        return await events.listDeliveries(accountId, mode, { failedOnly }, { limit, ...(pageToken ? { after: pageToken } : {}) });
-      } catch (error) {
-        if (error instanceof InvalidCursorError) throw invalid('cursor', 'cursor is not one this service issued.');
-        throw error;
-      }
+      return readPage('cursor', () => events.listDeliveries(accountId, mode, { failedOnly }, { limit, ...(pageToken ? { after: pageToken } : {}) }));
     },
 
     /**

@@ -16,7 +16,7 @@ export function secretHint(secret: string): string {
   return `…${secret.slice(-4)}`;
 }
 
-export function signatureV1(secret: string, timestamp: number, body: string): string {
+function signatureV1(secret: string, timestamp: number, body: string): string {
   return createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex');
 }
 

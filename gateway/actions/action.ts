@@ -11,7 +11,7 @@ import type { CoreClients } from '../core-client.js';
 import type { EncodedJson } from '../reply.js';
 
 /** Everything a handler may use: who is calling, what they sent, and the core. */
-export interface ActionContext {
+interface ActionContext {
   caller: Caller;
   /** The query string, `action` included. */
   query: URLSearchParams;

@@ -17,13 +17,20 @@
  * key list that no longer matches the view. The page is then decoded and answered the old
  * way, so the answer, or the error, is what it was. test/gateway/page-json.test.ts compares
  * the two on every product, status and edge the core can send, and on hand-made bytes.
+ *
+ * Field numbers: read from the generated schema when this module loads (`fieldPlan`), never
+ * copied by hand. A renumbered field is followed; a field the writer cannot account for (a
+ * new string it neither shows nor checks, a type it does not read, a shown field gone or
+ * changed type) turns the fast path off, so the page is answered the old way and the test,
+ * which insists on the fast path, fails until the writer learns the field.
  */
 import { isUtf8 } from 'node:buffer';
-import { create } from '@bufbuild/protobuf';
+import { create, type DescMessage, ScalarType } from '@bufbuild/protobuf';
+import { TimestampSchema } from '@bufbuild/protobuf/wkt';
 import { type Kobo, koboToNaira } from '../../core/domain/money.js';
 import { type ListTransactionsResponse, ListTransactionsResponseSchema } from '../../gen/prepaid/v1/purchase_pb.js';
 import { Product, TransactionSchema } from '../../gen/prepaid/v1/types_pb.js';
-import { protoDecoder } from '../../runtime/proto-codec.js';
+import { protoDecoder } from '../../runtime/proto-codec/codec.js';
 import { PRODUCT_NAMES, STATUS_NAMES, TRANSACTION_KEYS, transactionView, writeIsoString } from './views.js';
 
 /** The `transactions` answer's body, as the view and JSON.stringify make it. */
@@ -92,9 +99,6 @@ const NO_PLAN_OR_PACKAGE = ascii(',"plan_id":null,"plan":null,"package":null,"pa
 const NO_SMS = ascii(',"sent":null,"pages":null');
 const NO_EXTRA_TOKENS = ascii(',"kct_tokens":null,"bonus_tokens":null');
 const ELECTRICITY = Product.ELECTRICITY;
-/** Transaction's repeated string fields of the electricity tokens (types.proto). */
-const KCT_FIELD = 200;
-const BONUS_FIELD = 201;
 const LIVEMODE_TRUE = ascii(',"livemode":true}');
 const LIVEMODE_FALSE = ascii(',"livemode":false}');
 const PAGE_START = ascii('{"status":"success","transactions":[');
@@ -113,6 +117,10 @@ const DIGITS_MAX = 1e15;
 /** Wire types. */
 const VARINT = 0;
 const LEN = 2;
+const ROWS_TAG = (ListTransactionsResponseSchema.field.transactions!.number << 3) | LEN;
+const CURSOR_TAG = (ListTransactionsResponseSchema.field.nextPageToken!.number << 3) | LEN;
+const SECONDS_TAG = (TimestampSchema.field.seconds!.number << 3) | VARINT;
+const NANOS_TAG = (TimestampSchema.field.nanos!.number << 3) | VARINT;
 
 /** The view's keys must be VIEW_KEYS, in order, or the fast path stands aside. */
 const KEYS_MATCH = Object.keys(transactionView(create(TransactionSchema))).join() === VIEW_KEYS.join();
@@ -130,7 +138,7 @@ class PageWriter {
   private readonly t = new TxFields();
 
   constructor(bytes: Uint8Array) {
-    if (!KEYS_MATCH) throw NOT_PLAIN;
+    if (!KEYS_MATCH || !FIELDS_MATCH) throw NOT_PLAIN;
     this.buf = bytes;
     this.text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     this.out = Buffer.allocUnsafe(Math.max(4096, bytes.byteLength * 4));
@@ -144,16 +152,16 @@ class PageWriter {
     this.o = copy(this.out, this.o, PAGE_START);
     while (this.p < end) {
       const tag = this.tag();
-      if (tag === ((1 << 3) | LEN)) {
+      if (tag === ROWS_TAG) {
         const length = this.length(end);
         this.transaction(this.p + length, first);
         first = false;
-      } else if (tag === ((2 << 3) | LEN)) {
+      } else if (tag === CURSOR_TAG) {
         cursorEnd = this.length(end) + this.p;
         cursorStart = this.p;
         this.p = cursorEnd;
         this.checkUtf8(cursorStart, cursorEnd);
-      } else if (tag >>> 3 <= 2) {
+      } else if (tag >>> 3 === ROWS_FIELD || tag >>> 3 === CURSOR_FIELD) {
         throw NOT_PLAIN;
       } else {
         this.skip(tag, end);
@@ -178,14 +186,14 @@ class PageWriter {
       const tag = this.tag();
       const field = tag >>> 3;
       const kind = field < FIELD_KINDS.length ? FIELD_KINDS[field]! : UNKNOWN;
-      if (field === KCT_FIELD || field === BONUS_FIELD) {
+      if (kind === TEXTS) {
         if ((tag & 7) !== LEN) throw NOT_PLAIN;
         const stop = this.length(end) + this.p;
-        (field === KCT_FIELD ? t.kct : t.bonus).push(this.p, stop);
+        (field === F_KCT_TOKENS ? t.kct : t.bonus).push(this.p, stop);
         this.p = stop;
       } else if (kind === UNKNOWN) {
         this.skip(tag, end);
-      } else if ((tag & 7) !== (kind === NUMBER ? VARINT : LEN)) {
+      } else if ((tag & 7) !== (kind >= INT32 ? VARINT : LEN)) {
         // A field of Transaction on a wire type it does not have: protobuf-es decides.
         throw NOT_PLAIN;
       } else if (kind === TEXT) {
@@ -193,14 +201,14 @@ class PageWriter {
         t.text[2 * field] = this.p;
         t.text[2 * field + 1] = stop;
         this.p = stop;
-      } else if (kind === NUMBER) {
-        this.varint(end);
-        if (field === 7 || field === 8 || field === 10) t.number[field] = this.int64();
-        else if (field === 24) t.number[field] = this.lo !== 0 || this.hi !== 0 ? 1 : 0;
-        else t.number[field] = this.lo | 0;
-      } else {
+      } else if (kind === TIME) {
         const stop = this.length(end) + this.p;
-        this.timestamp(field === 21 ? t.created : t.updated, stop);
+        this.timestamp(field === F_CREATED_AT ? t.created : t.updated, stop);
+      } else {
+        this.varint(end);
+        if (kind === INT64) t.number[field] = this.int64();
+        else if (kind === BOOL) t.number[field] = this.lo !== 0 || this.hi !== 0 ? 1 : 0;
+        else t.number[field] = this.lo | 0;
       }
     }
     if (this.p !== end) throw NOT_PLAIN;
@@ -208,45 +216,46 @@ class PageWriter {
   }
 
   private write(t: TxFields): void {
-    const product = t.number[3]!;
+    const product = t.number[F_PRODUCT]!;
     const span = t.text;
     // Text the view does not show must still be text protobuf-es reads: account_id, customer_phone, and the plan fields of other products.
-    this.checkUtf8(span[4]!, span[5]!);
-    this.checkUtf8(span[46]!, span[47]!);
-    if (product !== DATA && product !== CABLE) this.checkUtf8(span[22]!, span[23]!);
-    if (product !== CABLE) this.checkUtf8(span[24]!, span[25]!);
-    const planId = t.number[10]!;
+    this.checkUtf8(span[2 * F_ACCOUNT_ID]!, span[2 * F_ACCOUNT_ID + 1]!);
+    this.checkUtf8(span[2 * F_CUSTOMER_PHONE]!, span[2 * F_CUSTOMER_PHONE + 1]!);
+    this.checkUtf8(span[2 * F_SUBSCRIPTION_TYPE]!, span[2 * F_SUBSCRIPTION_TYPE + 1]!);
+    if (product !== DATA && product !== CABLE) this.checkUtf8(span[2 * F_PLAN_LABEL]!, span[2 * F_PLAN_LABEL + 1]!);
+    if (product !== CABLE) this.checkUtf8(span[2 * F_PACKAGE_CODE]!, span[2 * F_PACKAGE_CODE + 1]!);
+    const planId = t.number[F_PLAN_ID]!;
     // An int64 past the safe range (NaN here) that the view shows is refused by the view.
-    if (Number.isNaN(t.number[7]!) || Number.isNaN(t.number[8]!) || (product === DATA && Number.isNaN(planId))) throw NOT_PLAIN;
+    if (Number.isNaN(t.number[F_FACE_VALUE]!) || Number.isNaN(t.number[F_CHARGED]!) || (product === DATA && Number.isNaN(planId))) throw NOT_PLAIN;
     const out = this.out;
     let o = this.o;
     o = copy(out, o, KEY[REFERENCE]!);
-    o = this.string(out, o, span[2]!, span[3]!);
+    o = this.string(out, o, span[2 * F_REFERENCE]!, span[2 * F_REFERENCE + 1]!);
     o = copy(out, o, KEY[PRODUCT]!);
     o = copy(out, o, PRODUCT_JSON.get(product) ?? NULL);
     o = copy(out, o, KEY[STATUS]!);
-    o = copy(out, o, STATUS_JSON.get(t.number[4]!) ?? NULL);
+    o = copy(out, o, STATUS_JSON.get(t.number[F_STATUS]!) ?? NULL);
     o = copy(out, o, KEY[SERVICE]!);
-    o = this.string(out, o, span[10]!, span[11]!);
-    o = this.stringOrNull(out, o, RECIPIENT, span[12]!, span[13]!);
+    o = this.string(out, o, span[2 * F_SERVICE]!, span[2 * F_SERVICE + 1]!);
+    o = this.stringOrNull(out, o, RECIPIENT, span[2 * F_RECIPIENT]!, span[2 * F_RECIPIENT + 1]!);
     o = copy(out, o, KEY[AMOUNT]!);
-    o = naira(out, o, t.number[7]!);
+    o = naira(out, o, t.number[F_FACE_VALUE]!);
     o = copy(out, o, KEY[CHARGED]!);
-    o = naira(out, o, t.number[8]!);
+    o = naira(out, o, t.number[F_CHARGED]!);
     if (product === DATA) {
       o = planId > 0 ? integer(out, copy(out, o, KEY[PLAN_ID]!), planId) : copy(out, o, KEY_NULL[PLAN_ID]!);
-      o = this.stringOrNull(out, o, PLAN, span[22]!, span[23]!);
+      o = this.stringOrNull(out, o, PLAN, span[2 * F_PLAN_LABEL]!, span[2 * F_PLAN_LABEL + 1]!);
       o = copy(out, o, NO_PACKAGE);
     } else if (product === CABLE) {
       o = copy(out, o, NO_PLAN);
-      o = this.stringOrNull(out, o, PACKAGE, span[22]!, span[23]!);
-      o = this.stringOrNull(out, o, PACKAGE_CODE, span[24]!, span[25]!);
+      o = this.stringOrNull(out, o, PACKAGE, span[2 * F_PLAN_LABEL]!, span[2 * F_PLAN_LABEL + 1]!);
+      o = this.stringOrNull(out, o, PACKAGE_CODE, span[2 * F_PACKAGE_CODE]!, span[2 * F_PACKAGE_CODE + 1]!);
     } else {
       o = copy(out, o, NO_PLAN_OR_PACKAGE);
     }
-    o = this.stringOrNull(out, o, METER_TYPE, span[26]!, span[27]!);
-    o = this.stringOrNull(out, o, TOKEN, span[28]!, span[29]!);
-    o = this.stringOrNull(out, o, UNITS, span[30]!, span[31]!);
+    o = this.stringOrNull(out, o, METER_TYPE, span[2 * F_METER_TYPE]!, span[2 * F_METER_TYPE + 1]!);
+    o = this.stringOrNull(out, o, TOKEN, span[2 * F_TOKEN]!, span[2 * F_TOKEN + 1]!);
+    o = this.stringOrNull(out, o, UNITS, span[2 * F_UNITS]!, span[2 * F_UNITS + 1]!);
     if (product === ELECTRICITY) {
       o = this.list(out, o, KCT_TOKENS, t.kct);
       o = this.list(out, o, BONUS_TOKENS, t.bonus);
@@ -256,16 +265,16 @@ class PageWriter {
       o = copy(out, o, NO_EXTRA_TOKENS);
     }
     if (product === BULK_SMS) {
-      o = integer(out, copy(out, o, KEY[SENT]!), t.number[16]!);
-      o = integer(out, copy(out, o, KEY[PAGES]!), t.number[17]!);
+      o = integer(out, copy(out, o, KEY[SENT]!), t.number[F_SMS_SENT]!);
+      o = integer(out, copy(out, o, KEY[PAGES]!), t.number[F_SMS_PAGES]!);
     } else {
       o = copy(out, o, NO_SMS);
     }
-    o = this.stringOrNull(out, o, FAILURE_REASON, span[36]!, span[37]!);
-    o = this.stringOrNull(out, o, REQUEST_ID, span[38]!, span[39]!);
+    o = this.stringOrNull(out, o, FAILURE_REASON, span[2 * F_FAILURE_REASON]!, span[2 * F_FAILURE_REASON + 1]!);
+    o = this.stringOrNull(out, o, REQUEST_ID, span[2 * F_REQUEST_ID]!, span[2 * F_REQUEST_ID + 1]!);
     o = time(out, o, CREATED_AT, t.created);
     o = time(out, o, UPDATED_AT, t.updated);
-    o = copy(out, o, t.number[24] === 1 ? LIVEMODE_TRUE : LIVEMODE_FALSE);
+    o = copy(out, o, t.number[F_LIVEMODE] === 1 ? LIVEMODE_TRUE : LIVEMODE_FALSE);
     this.o = o;
   }
 
@@ -320,13 +329,13 @@ class PageWriter {
     time.present = true;
     while (this.p < end) {
       const tag = this.tag();
-      if (tag === ((1 << 3) | VARINT)) {
+      if (tag === SECONDS_TAG) {
         this.varint(end);
         time.seconds = this.hi < SAFE_HI ? this.hi * TWO_32 + this.lo : Number(BigInt.asIntN(64, (BigInt(this.hi) << 32n) | BigInt(this.lo)));
-      } else if (tag === ((2 << 3) | VARINT)) {
+      } else if (tag === NANOS_TAG) {
         this.varint(end);
         time.nanos = this.lo | 0;
-      } else if (tag >>> 3 <= 2) {
+      } else if (tag >>> 3 === SECONDS_FIELD || tag >>> 3 === NANOS_FIELD) {
         throw NOT_PLAIN;
       } else {
         this.skip(tag, end);
@@ -507,24 +516,133 @@ const SHORT_ESCAPES = (() => {
 })();
 const HEX = ascii('0123456789abcdef');
 
+/** How the writer reads a field, by its number: not at all, as text, as a Timestamp, or as a varint of one kind. */
 const UNKNOWN = 0;
 const TEXT = 1;
-const NUMBER = 2;
-const TIME = 3;
+const TIME = 2;
+const INT32 = 3;
+const INT64 = 4;
+const BOOL = 5;
+/** A repeated string field, each element kept in wire order. */
+const TEXTS = 6;
+
+/** A field of a message as the schema declares it, in the few types the writer tells apart. */
+export interface SchemaField {
+  name: string;
+  number: number;
+  type: 'string' | 'strings' | 'enum' | 'int32' | 'int64' | 'bool' | 'timestamp' | 'other';
+}
+
+/** Transaction's fields as the generated schema (gen/) declares them. */
+export function schemaFields(schema: DescMessage): SchemaField[] {
+  return schema.fields.map((field) => {
+    let type: SchemaField['type'] = 'other';
+    if (field.fieldKind === 'enum') type = 'enum';
+    else if (field.fieldKind === 'message' && field.message.typeName === TimestampSchema.typeName) type = 'timestamp';
+    else if (field.fieldKind === 'scalar' && field.scalar === ScalarType.STRING) type = 'string';
+    else if (field.fieldKind === 'scalar' && field.scalar === ScalarType.INT32) type = 'int32';
+    else if (field.fieldKind === 'scalar' && field.scalar === ScalarType.INT64) type = 'int64';
+    else if (field.fieldKind === 'scalar' && field.scalar === ScalarType.BOOL) type = 'bool';
+    else if (field.fieldKind === 'list' && field.listKind === 'scalar' && field.scalar === ScalarType.STRING) type = 'strings';
+    return { name: field.name, number: field.number, type };
+  });
+}
+
 /**
- * Transaction's fields by number: strings (1 reference, 2 account_id, 5 service, 6 recipient,
- * 11 to 15, 18 failure_reason, 19 request_id, 23 customer_phone), varints (3 product,
- * 4 status, 7 to 10 the int64s, 16 and 17 the int32s, 20 and 24 the bools) and the two
- * Timestamps (21, 22).
+ * The fields the writer reads, by their name in types.proto, and the type it reads each as.
+ * The text ones are either shown or (account_id, customer_phone, subscription_type) checked to be UTF-8, since
+ * protobuf-es refuses a string that is not.
  */
-const FIELD_KINDS = (() => {
-  const kinds = new Uint8Array(25);
-  for (const n of [1, 2, 5, 6, 11, 12, 13, 14, 15, 18, 19, 23]) kinds[n] = TEXT;
-  for (const n of [3, 4, 7, 8, 9, 10, 16, 17, 20, 24]) kinds[n] = NUMBER;
-  kinds[21] = TIME;
-  kinds[22] = TIME;
-  return kinds;
-})();
+const READS = {
+  reference: 'string',
+  account_id: 'string',
+  product: 'enum',
+  status: 'enum',
+  service: 'string',
+  recipient: 'string',
+  face_value_kobo: 'int64',
+  charged_kobo: 'int64',
+  plan_id: 'int64',
+  plan_label: 'string',
+  package_code: 'string',
+  meter_type: 'string',
+  token: 'string',
+  units: 'string',
+  kct_tokens: 'strings',
+  bonus_tokens: 'strings',
+  subscription_type: 'string',
+  months: 'int32',
+  sms_sent: 'int32',
+  sms_pages: 'int32',
+  failure_reason: 'string',
+  request_id: 'string',
+  created_at: 'timestamp',
+  updated_at: 'timestamp',
+  customer_phone: 'string',
+  livemode: 'bool',
+} as const satisfies Record<string, SchemaField['type']>;
+
+/** What the writer needs of the schema: each read field's number, and every field's kind by number. */
+export interface FieldPlan {
+  numbers: Record<keyof typeof READS, number>;
+  kinds: Uint8Array;
+}
+
+/**
+ * The writer's table for these fields, or null when the writer cannot answer them exactly:
+ * a field it reads is missing or of another type, or a field it does not read is text (it
+ * would have to be checked as UTF-8), a message or anything but a number it can step over.
+ */
+export function fieldPlan(fields: readonly SchemaField[]): FieldPlan | null {
+  const numbers: Partial<Record<keyof typeof READS, number>> = {};
+  const kinds = new Uint8Array(Math.max(0, ...fields.map((field) => field.number)) + 1);
+  const KIND = { string: TEXT, strings: TEXTS, timestamp: TIME, enum: INT32, int32: INT32, int64: INT64, bool: BOOL } as const;
+  for (const field of fields) {
+    const read = Object.hasOwn(READS, field.name) ? READS[field.name as keyof typeof READS] : undefined;
+    if (read !== undefined && read !== field.type) return null;
+    if (read === undefined && (field.type === 'string' || field.type === 'strings' || field.type === 'timestamp' || field.type === 'other')) return null;
+    if (field.type === 'other') return null;
+    if (read !== undefined) numbers[field.name as keyof typeof READS] = field.number;
+    kinds[field.number] = KIND[field.type];
+  }
+  if (Object.keys(numbers).length !== Object.keys(READS).length) return null;
+  return { numbers: numbers as FieldPlan['numbers'], kinds };
+}
+
+const FIELD_PLAN = fieldPlan(schemaFields(TransactionSchema));
+/** Whether the writer and the schema agree; if not, every page takes the old path. */
+export const FIELDS_MATCH = FIELD_PLAN !== null;
+const FIELD_KINDS = FIELD_PLAN?.kinds ?? new Uint8Array(0);
+const N = FIELD_PLAN?.numbers ?? (Object.fromEntries(Object.keys(READS).map((name) => [name, 0])) as FieldPlan['numbers']);
+const F_REFERENCE = N.reference;
+const F_ACCOUNT_ID = N.account_id;
+const F_PRODUCT = N.product;
+const F_STATUS = N.status;
+const F_SERVICE = N.service;
+const F_RECIPIENT = N.recipient;
+const F_FACE_VALUE = N.face_value_kobo;
+const F_CHARGED = N.charged_kobo;
+const F_PLAN_ID = N.plan_id;
+const F_PLAN_LABEL = N.plan_label;
+const F_PACKAGE_CODE = N.package_code;
+const F_METER_TYPE = N.meter_type;
+const F_TOKEN = N.token;
+const F_UNITS = N.units;
+const F_KCT_TOKENS = N.kct_tokens;
+const F_SUBSCRIPTION_TYPE = N.subscription_type;
+const F_SMS_SENT = N.sms_sent;
+const F_SMS_PAGES = N.sms_pages;
+const F_FAILURE_REASON = N.failure_reason;
+const F_REQUEST_ID = N.request_id;
+const F_CREATED_AT = N.created_at;
+const F_CUSTOMER_PHONE = N.customer_phone;
+const F_LIVEMODE = N.livemode;
+
+/** The page's own two fields and a Timestamp's two, from their schemas too. */
+const ROWS_FIELD = ListTransactionsResponseSchema.field.transactions!.number;
+const CURSOR_FIELD = ListTransactionsResponseSchema.field.nextPageToken!.number;
+const SECONDS_FIELD = TimestampSchema.field.seconds!.number;
+const NANOS_FIELD = TimestampSchema.field.nanos!.number;
 
 /** The product and status names as JSON bytes, by enum value. */
 const PRODUCT_JSON = jsonNames(PRODUCT_NAMES);
@@ -545,9 +663,9 @@ interface Time {
 /** One transaction's fields as read, reused from row to row. */
 class TxFields {
   /** [start, end) of string field n at 2n and 2n + 1. */
-  readonly text = new Int32Array(48);
+  readonly text = new Int32Array(2 * FIELD_KINDS.length);
   /** Varint field n at n. */
-  readonly number = new Float64Array(25);
+  readonly number = new Float64Array(FIELD_KINDS.length);
   readonly created: Time = { present: false, seconds: 0, nanos: 0 };
   readonly updated: Time = { present: false, seconds: 0, nanos: 0 };
   /** [start, end) pairs of the repeated kct_tokens and bonus_tokens, in wire order. */

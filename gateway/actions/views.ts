@@ -25,7 +25,7 @@ export function naira(valueKobo: bigint): number {
 }
 
 /** Kobo from an int64 kobo field of the core. */
-export function koboOf(valueKobo: bigint): Kobo {
+function koboOf(valueKobo: bigint): Kobo {
   return kobo(int64(valueKobo));
 }
 

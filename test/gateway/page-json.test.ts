@@ -11,10 +11,18 @@ import { create, type MessageInitShape, toBinary } from '@bufbuild/protobuf';
 import { BinaryWriter, WireType } from '@bufbuild/protobuf/wire';
 import { TimestampSchema, timestampFromMs } from '@bufbuild/protobuf/wkt';
 import * as assert from 'uvu/assert';
-import { transactionsPageBody, transactionsPageJson, writeTransactionsPage } from '../../gateway/actions/page-json.js';
+import {
+  FIELDS_MATCH,
+  fieldPlan,
+  type SchemaField,
+  schemaFields,
+  transactionsPageBody,
+  transactionsPageJson,
+  writeTransactionsPage,
+} from '../../gateway/actions/page-json.js';
 import { ListTransactionsResponseSchema } from '../../gen/prepaid/v1/purchase_pb.js';
 import { Product, TransactionSchema, TransactionStatus } from '../../gen/prepaid/v1/types_pb.js';
-import { protoDecoder, protoEncoder } from '../../runtime/proto-codec.js';
+import { protoDecoder, protoEncoder } from '../../runtime/proto-codec/codec.js';
 import { suite } from '../helpers/suite.js';
 
 const test = suite('gateway: history pages written from the reply bytes');
@@ -427,6 +435,31 @@ test('bytes off the plain case get the old answer, or fail where the old path fa
   assert.throws(() => writeTransactionsPage(cases['a varint field as bytes']!));
   assert.throws(() => writeTransactionsPage(cases['a group']!));
   assert.throws(() => writeTransactionsPage(cases['a key-change token as a varint']!));
+});
+
+test('the field table is the generated schema: it follows a renumbering, and a field it cannot account for turns the fast path off', () => {
+  const fields = schemaFields(TransactionSchema);
+  assert.ok(FIELDS_MATCH, 'the writer agrees with gen/ as it is');
+  const plan = fieldPlan(fields);
+  assert.ok(plan !== null);
+  // Every number the writer reads is the schema's own.
+  for (const [name, number] of Object.entries(plan.numbers)) {
+    assert.is(number, TransactionSchema.fields.find((field) => field.name === name)?.number, name);
+  }
+  // A field renumbered in types.proto is read at its new number.
+  const renumbered = fields.map((field): SchemaField => (field.name === 'token' ? { ...field, number: 200 } : field));
+  assert.is(fieldPlan(renumbered)?.numbers.token, 200);
+  // What the writer cannot answer exactly: the fast path must stand aside for each.
+  const drifts: [string, SchemaField[]][] = [
+    ['a new text field it neither shows nor checks', [...fields, { name: 'kct_token', number: 201, type: 'string' }]],
+    ['a new message field', [...fields, { name: 'issued_at', number: 202, type: 'timestamp' }]],
+    ['a field of a type it does not read', [...fields, { name: 'rate', number: 203, type: 'other' }]],
+    ['a shown field gone', fields.filter((field) => field.name !== 'units')],
+    ['a shown field of another type', fields.map((field): SchemaField => (field.name === 'sms_pages' ? { ...field, type: 'int64' } : field))],
+  ];
+  for (const [what, drifted] of drifts) assert.is(fieldPlan(drifted), null, what);
+  // A number it does not show is stepped over, as today's balance_after_kobo and needs_attention are.
+  assert.ok(fieldPlan([...fields, { name: 'route_id', number: 204, type: 'int64' }]) !== null);
 });
 
 test.run();

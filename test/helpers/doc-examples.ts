@@ -12,7 +12,7 @@
  */
 import { readFileSync } from 'node:fs';
 
-export interface DocExample {
+interface DocExample {
   /** 1-based line of the `curl` in the file. */
   line: number;
   query: URLSearchParams;
@@ -25,7 +25,7 @@ export interface DocExample {
 
 const MORE = '...';
 
-export interface DocCommand {
+interface DocCommand {
   /** 1-based line of the command in the file. */
   line: number;
   /** The arguments after `npx prepaid`, as a shell splits them. */
@@ -87,7 +87,7 @@ export function docSteps(file: URL): DocStep[] {
 }
 
 /** Every curl example of a Markdown file, in the order of the file. */
-export function docExamples(file: URL): DocExample[] {
+function docExamples(file: URL): DocExample[] {
   return docSteps(file).flatMap((step) => (step.kind === 'curl' ? [step.example] : []));
 }
 

@@ -19,7 +19,7 @@ import { startCore, type TestCore } from './core.js';
 import { startTestGateway, type TestGateway } from './gateway.js';
 
 /** What a recorded transaction is now; requery answers from it. */
-export type FakeState = 'delivered' | 'pending' | 'processing' | 'failed' | 'not_processed' | 'reversed';
+type FakeState = 'delivered' | 'pending' | 'processing' | 'failed' | 'not_processed' | 'reversed';
 
 /**
  * Electricity answer shapes: most discos, Eko's, only `purchased_code` (facts file), and a
@@ -27,10 +27,10 @@ export type FakeState = 'delivered' | 'pending' | 'processing' | 'failed' | 'not
  * a KCT's digits is not in the facts (unsure): the fake writes them grouped with spaces, as
  * `purchased_code` writes the main token, and the parser accepts any grouping.
  */
-export type ElectricityShape = 'standard' | 'eko' | 'purchased_code_only' | 'kct';
+type ElectricityShape = 'standard' | 'eko' | 'purchased_code_only' | 'kct';
 
 /** The next answer to a `pay` for one recipient. */
-export type PayScript =
+type PayScript =
   /** 000 delivered (electricity in the given shape). */
   | { answer: 'delivered'; shape?: ElectricityShape }
   /** 000 with status pending; requery later answers `later` (default delivered). */
@@ -45,10 +45,10 @@ export type PayScript =
   | { answer: 'hang'; later?: FakeState };
 
 /** The next answer to a sendsms. */
-export type SmsScript = { answer: 'TG17' } | { answer: 'malformed' } | { answer: 'hang' };
+type SmsScript = { answer: 'TG17' } | { answer: 'malformed' } | { answer: 'hang' };
 
 /** One request the fake received. */
-export interface FakeCall {
+interface FakeCall {
   method: string;
   path: string;
   headers: Record<string, string>;
@@ -56,7 +56,7 @@ export interface FakeCall {
 }
 
 /** A transaction the fake took with `pay`. */
-export interface FakeTransaction {
+interface FakeTransaction {
   requestId: string;
   serviceID: string;
   /** What `pay` was sent. */
@@ -132,7 +132,7 @@ const REQUEST_ID = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})[A-Za-z0-9]*$/;
 const STAMP_TOLERANCE_MS = 26 * 60 * 60_000;
 
 /** The sandbox's default plans, two or three per network. */
-export function defaultVariations(): Map<string, FakeVariation[]> {
+function defaultVariations(): Map<string, FakeVariation[]> {
   const v = (variation_code: string, name: string, naira: string): FakeVariation => ({ variation_code, name, variation_amount: naira, fixedPrice: 'Yes' });
   return new Map([
     [

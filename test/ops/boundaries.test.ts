@@ -96,4 +96,15 @@ test("loading the gateway's configuration loads no provider adapter and nothing 
   );
 });
 
+test('the admin CLI (cli/) is a client like the others: it reaches only gen/, runtime/ and pure core/domain rules', () => {
+  const fromCli = [...reachable('cli/main.ts')];
+  assert.ok(fromCli.includes('cli/connection.ts') && fromCli.includes('runtime/core-transport.ts'), 'the walk follows imports');
+  const outside = fromCli.filter((file) => !file.startsWith('cli/') && !file.startsWith('gen/') && !file.startsWith('runtime/'));
+  assert.equal(
+    outside.filter((file) => !PURE_DOMAIN.test(file)),
+    [],
+    'only gen/, runtime/ and core/domain',
+  );
+});
+
 test.run();

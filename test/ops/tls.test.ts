@@ -17,7 +17,7 @@ import { createCoreClients } from '../../gateway/core-client.js';
 import { startGateway } from '../../gateway/main.js';
 import { ConfigError } from '../../runtime/env-schema.js';
 import { readPem } from '../../runtime/tls.js';
-import { runWith } from '../core/cli/run.js';
+import { runWith } from '../cli/run.js';
 import { makeCertificates, type TestCertificates } from '../helpers/certs.js';
 import { startCore as startPlainCore } from '../helpers/core.js';
 import { send } from '../helpers/gateway.js';

@@ -13,7 +13,7 @@ import { BinaryWriter, WireType } from '@bufbuild/protobuf/wire';
 import * as assert from 'uvu/assert';
 import { ListTransactionsResponseSchema } from '../../gen/prepaid/v1/purchase_pb.js';
 import { TransactionSchema } from '../../gen/prepaid/v1/types_pb.js';
-import { compiled, protoDecoder, protoEncoder } from '../../runtime/proto-codec.js';
+import { compiled, protoDecoder, protoEncoder } from '../../runtime/proto-codec/codec.js';
 import { suite } from '../helpers/suite.js';
 
 const test = suite('runtime: compiled protobuf codec');

@@ -38,7 +38,7 @@ const TOKEN_MODULUS = 10n ** BigInt(TOKEN_DIGITS);
  * is uniform for every practical purpose, and distinct references give distinct tokens
  * unless SHA-256 collides on 20 digits, which a test suite will not see.
  */
-export function sandboxToken(reference: string, kind = 'sts-token'): string {
+function sandboxToken(reference: string, kind = 'sts-token'): string {
   const digest = createHash('sha256').update(`sandbox-${kind}:${reference}`).digest('hex');
   const digits = (BigInt(`0x${digest}`) % TOKEN_MODULUS).toString().padStart(TOKEN_DIGITS, '0');
   const groups: string[] = [];
@@ -51,7 +51,7 @@ export function sandboxToken(reference: string, kind = 'sts-token'): string {
  * down, as a vending system does: it never credits energy that was not paid for. The
  * arithmetic stays in integers (tenths of a kWh) so no float touches the amount.
  */
-export function sandboxUnits(faceValueKobo: Kobo, tariffKoboPerKwh: Kobo): string {
+function sandboxUnits(faceValueKobo: Kobo, tariffKoboPerKwh: Kobo): string {
   const tenths = Math.floor((faceValueKobo * 10) / tariffKoboPerKwh);
   return `${Math.floor(tenths / 10)}.${tenths % 10} kWh`;
 }
@@ -61,7 +61,7 @@ export function sandboxUnits(faceValueKobo: Kobo, tariffKoboPerKwh: Kobo): strin
  * rollover looks like: two key-change tokens (KCT) and a free-basic-electricity bonus token
  * besides the energy token, so a partner can see and test the whole answer.
  */
-export const KCT_METER_ENDING = '6666';
+const KCT_METER_ENDING = '6666';
 
 /** What an electricity purchase delivers, or why the sandbox cannot deliver it. */
 export type ElectricityResult = { ok: true; result: DeliveryResult } | { ok: false; reason: string };

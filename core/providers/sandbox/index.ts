@@ -15,14 +15,14 @@ export { SANDBOX_TARIFF_KOBO_PER_KWH } from './electricity.js';
 export { sandboxVerify } from './verify.js';
 
 /** The provider name every sandbox provider reports, for logs and metrics. */
-export const SANDBOX_NAME = 'sandbox';
+const SANDBOX_NAME = 'sandbox';
 
 /**
  * The longest artificial delay accepted. It is far beyond any provider timeout the platform
  * sets, so a larger value is a typo; it also keeps clear of setTimeout's 2^31-1 ms limit,
  * past which Node fires the timer at once.
  */
-export const MAX_SANDBOX_DELAY_MS = 10 * 60 * 1000;
+const MAX_SANDBOX_DELAY_MS = 10 * 60 * 1000;
 
 /** A receipt whose phone ends in this is refused, to prove a failed receipt never fails a purchase. */
 const REFUSED_RECEIPT_ENDING = '9999';

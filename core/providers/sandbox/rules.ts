@@ -10,33 +10,33 @@ import type { ProviderOutcome, ProviderRequest } from '../port.js';
 import { electricityDelivery } from './electricity.js';
 
 /** What the sandbox does with a request. */
-export type Scenario = 'deliver' | 'fail' | 'no-answer-then-deliver' | 'no-answer-then-fail';
+type Scenario = 'deliver' | 'fail' | 'no-answer-then-deliver' | 'no-answer-then-fail';
 
 /**
  * Recipient endings that choose a scenario, strongest first. A bulk SMS batch takes the
  * first ending any of its recipients has, so a definitive failure outranks a late delivery,
  * which outranks a late failure.
  */
-export const SCENARIO_ENDINGS: readonly { ending: string; scenario: Exclude<Scenario, 'deliver'> }[] = [
+const SCENARIO_ENDINGS: readonly { ending: string; scenario: Exclude<Scenario, 'deliver'> }[] = [
   { ending: '9999', scenario: 'fail' },
   { ending: '8888', scenario: 'no-answer-then-deliver' },
   { ending: '7777', scenario: 'no-answer-then-fail' },
 ];
 
 /** The scenario of a request and, unless it is a plain delivery, the recipient that chose it. */
-export type ScenarioChoice = { scenario: 'deliver' } | { scenario: Exclude<Scenario, 'deliver'>; recipient: string; ending: string };
+type ScenarioChoice = { scenario: 'deliver' } | { scenario: Exclude<Scenario, 'deliver'>; recipient: string; ending: string };
 
 /**
  * The numbers a request is addressed to: the phone, meter or smart card, or every
  * recipient of a bulk SMS (whose own `recipient` field is empty).
  */
-export function recipientsOf(request: ProviderRequest): readonly string[] {
+function recipientsOf(request: ProviderRequest): readonly string[] {
   if (request.product === 'bulksms') return request.details.recipients ?? [];
   return [request.recipient];
 }
 
 /** Chooses the scenario of a set of recipients by the strongest ending any of them has. */
-export function scenarioOf(recipients: readonly string[]): ScenarioChoice {
+function scenarioOf(recipients: readonly string[]): ScenarioChoice {
   for (const { ending, scenario } of SCENARIO_ENDINGS) {
     const recipient = recipients.find((r) => r.endsWith(ending));
     if (recipient !== undefined) return { scenario, recipient, ending };
@@ -48,13 +48,13 @@ export function scenarioOf(recipients: readonly string[]): ScenarioChoice {
 const PROVIDER_REFERENCE_LENGTH = 12;
 
 /** The sandbox's own reference for a purchase, "SBX-" and 12 hex digits from the reference. */
-export function sandboxProviderReference(reference: string): string {
+function sandboxProviderReference(reference: string): string {
   const digest = createHash('sha256').update(`sandbox-provider-reference:${reference}`).digest('hex');
   return `SBX-${digest.slice(0, PROVIDER_REFERENCE_LENGTH).toUpperCase()}`;
 }
 
 /** The answer to a call that the sandbox delivers: the full result of the product. */
-export function deliveredOutcome(request: ProviderRequest): ProviderOutcome {
+function deliveredOutcome(request: ProviderRequest): ProviderOutcome {
   let result: DeliveryResult = {};
   if (request.product === 'electricity') {
     const delivery = electricityDelivery(request.service, request.details.meterType, request.faceValueKobo, request.reference, request.recipient);

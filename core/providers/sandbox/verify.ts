@@ -9,7 +9,7 @@ import { kobo } from '../../domain/money.js';
 import type { CustomerDetails, CustomerQuery, VerifyOutcome } from '../port.js';
 
 /** The sandbox's not-found ending, the same as its failing purchases. */
-export const NOT_FOUND_ENDING = '9999';
+const NOT_FOUND_ENDING = '9999';
 
 const FIRST_NAMES = ['Adaeze', 'Babatunde', 'Chinedu', 'Fatima', 'Ifeoma', 'Musa', 'Ngozi', 'Oluwaseun', 'Tunde', 'Yetunde', 'Emeka', 'Aisha'];
 const LAST_NAMES = ['Okafor', 'Adeyemi', 'Bello', 'Eze', 'Ibrahim', 'Nwosu', 'Ogunleye', 'Okoro', 'Suleiman', 'Uche', 'Abubakar', 'Balogun'];
@@ -28,10 +28,10 @@ const SANDBOX_MINIMUM_KOBO = kobo(1_000_00);
  * Meters whose number ends in this have a higher minimum and arrears, as real discos report
  * for some meters, so a partner can see the per-meter minimum refused with a 422.
  */
-export const HIGH_MINIMUM_ENDING = '5555';
+const HIGH_MINIMUM_ENDING = '5555';
 /** That meter's minimum vend (2,000 Naira) and its arrears (500 Naira). */
-export const HIGH_MINIMUM_KOBO = kobo(2_000_00);
-export const HIGH_MINIMUM_ARREARS_KOBO = kobo(500_00);
+const HIGH_MINIMUM_KOBO = kobo(2_000_00);
+const HIGH_MINIMUM_ARREARS_KOBO = kobo(500_00);
 
 /** [bouquet name, monthly price in kobo] per cable provider, from the default catalog. */
 const BOUQUETS: Readonly<Record<string, readonly (readonly [string, number])[]>> = {

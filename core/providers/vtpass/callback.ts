@@ -11,7 +11,7 @@ import { asObject } from './codes.js';
 const REQUEST_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** The update type VTpass sends for transactions. */
-export const TRANSACTION_UPDATE = 'transaction-update';
+const TRANSACTION_UPDATE = 'transaction-update';
 
 /** The reference a callback is about, or why it names none. */
 export type ParsedCallback = { ok: true; reference: string } | { ok: false; reason: string };

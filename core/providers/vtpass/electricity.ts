@@ -67,7 +67,7 @@ function distinct(tokens: readonly (string | undefined)[]): string[] {
 }
 
 /** The bonus tokens written after "Bonus Token :" in a purchased_code text. */
-export function bonusTokensIn(value: unknown): string[] {
+function bonusTokensIn(value: unknown): string[] {
   if (typeof value !== 'string' || value.length > MAX_FIELD_LENGTH) return [];
   const found: string[] = [];
   for (const match of value.matchAll(BONUS_IN_TEXT)) {

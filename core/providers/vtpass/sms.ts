@@ -96,7 +96,7 @@ export function createVtpassSmsProvider(options: VtpassSmsOptions): SmsProvider 
 }
 
 /** Reads a sendsms exchange for a batch of `count` recipients. Never throws. */
-export function batchOutcome(answer: HttpAnswer, count: number): BatchOutcome {
+function batchOutcome(answer: HttpAnswer, count: number): BatchOutcome {
   const unknown = (reason: string, code: string | null = null, alert = false): BatchOutcome => ({ outcome: { kind: 'unknown', reason }, code, alert });
   if (answer.kind === 'no_answer') return unknown(answer.reason);
   if (answer.status >= 500 || answer.status < 200 || (answer.status >= 300 && answer.status < 400))

@@ -11,7 +11,7 @@ import type { HttpAnswer } from './http.js';
 import { naira } from './verify.js';
 
 /** The plans sync's own bound on one network's list; real lists have tens to a few hundred. */
-export const MAX_VARIATIONS = 2_000;
+const MAX_VARIATIONS = 2_000;
 /** Upstream codes as the catalog accepts them (core/catalog/service.ts). */
 const VARIATION_CODE = /^[A-Za-z0-9._ -]{1,60}$/;
 const MAX_NAME_LENGTH = 200;

@@ -30,7 +30,7 @@ function entriesOf(mode: string): Document {
 }
 
 /** Wallets (account and mode) whose balance differs from the sum of their entries, or is negative. */
-export const BALANCE_PIPELINE: Document[] = [
+const BALANCE_PIPELINE: Document[] = [
   {
     $lookup: {
       from: COLLECTIONS.ledger,
@@ -90,7 +90,7 @@ export const RUNNING_BALANCE_PIPELINE: Document[] = [
  * Purchases without exactly one debit of their charge; failed and reversed ones without
  * exactly one refund of it; any other with a refund.
  */
-export const PURCHASE_PIPELINE: Document[] = [
+const PURCHASE_PIPELINE: Document[] = [
   {
     $lookup: {
       from: COLLECTIONS.ledger,
@@ -143,7 +143,7 @@ export const PURCHASE_PIPELINE: Document[] = [
 ];
 
 /** Debit and refund entries with no purchase of the same account and mode behind them. */
-export const ORPHAN_PIPELINE: Document[] = [
+const ORPHAN_PIPELINE: Document[] = [
   { $match: { kind: { $in: ['debit', 'refund'] } } },
   {
     $lookup: {

@@ -65,7 +65,7 @@ export function transactionOptions(): TransactionOptions {
  * replication round trip; the bound only keeps a degraded replica set from hanging a
  * request, and the original answer (an error) stands when it is reached.
  */
-export const FOLLOW_UP_READ_TIMEOUT_MS = 5_000;
+const FOLLOW_UP_READ_TIMEOUT_MS = 5_000;
 
 /**
  * Options of a read that follows a write in a causally consistent session: bounded, and
@@ -88,7 +88,7 @@ export interface Collections {
 }
 
 /** Runs `work` as one transaction; `recover` may still find the answer when the driver gives up. */
-export type InTransaction = <T>(
+type InTransaction = <T>(
   work: (session: ClientSession) => Promise<T>,
   recover?: (error: unknown, session: ClientSession) => Promise<T | undefined>,
 ) => Promise<T>;

@@ -23,7 +23,7 @@ export function developerRead(): { maxTimeMS: number } {
 }
 
 /** The delivery states of events that were meant for a webhook (everything but 'none'). */
-export const DELIVERY_STATES_SHOWN = ['pending', 'delivered', 'failed'] as const;
+const DELIVERY_STATES_SHOWN = ['pending', 'delivered', 'failed'] as const;
 
 /**
  * The filter of a wallet's deliveries, newest first (seq descending): failed ones only, or

@@ -29,7 +29,7 @@ import type {
 } from '../../domain/records.js';
 
 /** An int64 as written (`Long`) or as the driver reads it back (a number when it fits in 2^53). */
-export type StoredInteger = Long | number;
+type StoredInteger = Long | number;
 
 /** Writes a safe integer as BSON int64. A value that is not one is a bug, so it throws. */
 export function toLong(value: number, field: string): Long {

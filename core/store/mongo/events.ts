@@ -7,7 +7,17 @@
  * a time as possible.
  */
 import { type ClientSession, type Collection, type Filter, Long } from 'mongodb';
-import type { AttemptOutcome, DeliveryState, EventRecord, EventType, Mode, NewEvent, WebhookEndpointRecord } from '../../domain/events.js';
+import {
+  type AttemptOutcome,
+  type DeliveryState,
+  type EventRecord,
+  type EventType,
+  initialDelivery,
+  type Mode,
+  type NewEvent,
+  nextDueAfter,
+  type WebhookEndpointRecord,
+} from '../../domain/events.js';
 import { requireLimit } from '../bounds.js';
 import type { EventStore, WebhookStore } from '../event-port.js';
 import { decodeEventCursor, encodeEventCursor, toPage } from '../paging.js';
@@ -98,6 +108,7 @@ export async function writeEventIn(ctx: MongoContext, session: ClientSession, ev
 }
 
 async function insertEvent(events: Collection<EventDoc>, session: ClientSession, event: NewEvent, seq: number, deliver: boolean): Promise<EventDoc> {
+  const start = initialDelivery(deliver, false, event.createdAt);
   const createdAt = toDate(event.createdAt, 'createdAt');
   const doc: EventDoc = {
     _id: event.eventId,
@@ -108,9 +119,9 @@ async function insertEvent(events: Collection<EventDoc>, session: ClientSession,
     subject: event.subject,
     body: event.body,
     created_at: createdAt,
-    delivery: deliver ? 'pending' : 'none',
+    delivery: start.delivery,
     attempts: Long.ZERO,
-    next_attempt_at: deliver ? createdAt : null,
+    next_attempt_at: start.nextAttemptAt === null ? null : createdAt,
     queued_at: createdAt,
     lease_owner: null,
     last_status: null,
@@ -168,6 +179,7 @@ export function createEventStore(ctx: MongoContext): EventStore {
     },
     async recordAttempt(eventId, owner, outcome: AttemptOutcome) {
       const at = toDate(outcome.at, 'at');
+      const nextDue = nextDueAfter(outcome);
       const result = await eventCollections(ctx).events.updateOne(
         { _id: eventId, lease_owner: owner, delivery: 'pending' },
         {
@@ -176,7 +188,7 @@ export function createEventStore(ctx: MongoContext): EventStore {
             last_status: outcome.status,
             last_error: outcome.error,
             last_attempt_at: at,
-            next_attempt_at: outcome.delivery === 'pending' ? toDate(outcome.nextAttemptAt ?? at, 'nextAttemptAt') : null,
+            next_attempt_at: nextDue === null ? null : toDate(nextDue, 'nextAttemptAt'),
             lease_owner: null,
           },
           $inc: { attempts: Long.ONE },

@@ -102,7 +102,7 @@ export class UnsuitableDeploymentError extends Error {
 }
 
 /** The oldest featureCompatibilityVersion the schema works with (partial indexes with `$in`). */
-export const MIN_FEATURE_COMPATIBILITY = '6.0';
+const MIN_FEATURE_COMPATIBILITY = '6.0';
 
 /** What to do about a featureCompatibilityVersion below MIN_FEATURE_COMPATIBILITY. */
 const FCV_ADVICE =

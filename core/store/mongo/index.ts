@@ -68,7 +68,7 @@ export interface MongoStoreOptions {
 }
 
 /** What the start-up guard found, for the start-up log line. */
-export interface MongoDeployment {
+interface MongoDeployment {
   topology: 'replica_set' | 'sharded';
   serverVersion: string;
   dbName: string;

@@ -72,7 +72,7 @@ async function createMissingCollections(target: SchemaTarget, names: readonly st
  * status or kind) appends a step that calls this; the test of LISTS_AT_LAST_VALIDATORS_STEP
  * fails until it does.
  */
-export async function refreshValidators(target: SchemaTarget): Promise<void> {
+async function refreshValidators(target: SchemaTarget): Promise<void> {
   for (const [collection, validator] of Object.entries(currentValidators())) await target.command(setValidator(collection, validator));
 }
 

@@ -13,7 +13,7 @@ import { bounded, MAX_LIST_ITEMS, type MongoContext } from './context.js';
 import { DUPLICATE_KEY_CODE } from './errors.js';
 import { PEOPLE_COLLECTIONS } from './schema.js';
 
-export interface UserDoc {
+interface UserDoc {
   _id: string;
   account_id: string;
   email: string;
@@ -26,7 +26,7 @@ export interface UserDoc {
   created_at: Date;
 }
 
-export interface InvitationDoc {
+interface InvitationDoc {
   _id: string;
   account_id: string;
   email: string;
@@ -37,7 +37,7 @@ export interface InvitationDoc {
   used_at: Date | null;
 }
 
-export interface SessionDoc {
+interface SessionDoc {
   _id: string;
   stage: SessionRecord['stage'];
   user_id: string;

@@ -10,7 +10,7 @@ import { PRODUCTS, type TransactionStatus } from '../../domain/products.js';
 import type { LedgerKind } from '../../domain/records.js';
 import { COLLECTIONS } from './collections.js';
 
-export const int64 = (minimum: number) => ({ bsonType: 'long', minimum });
+const int64 = (minimum: number) => ({ bsonType: 'long', minimum });
 
 export const VALIDATORS: Partial<Record<string, Document>> = {
   [COLLECTIONS.accounts]: {

@@ -10,6 +10,7 @@ import type { Mode } from '../../domain/mode.js';
 import { type Kobo, negateKobo } from '../../domain/money.js';
 import type { DeliveryResult } from '../../domain/products.js';
 import type { LedgerEntryRecord, NewTransaction, ReserveResult } from '../../domain/records.js';
+import { movesInto, type RefundedStatus } from '../../domain/transactions.js';
 import { requireAmount, requireAttempts, requireLimit } from '../bounds.js';
 import { decodeLedgerCursor, encodeLedgerCursor, toPage } from '../paging.js';
 import type { Credited, Moved, WalletStore } from '../port.js';
@@ -81,12 +82,21 @@ async function addToWallet(ctx: MongoContext, session: ClientSession, entry: Add
   return record;
 }
 
-/** A move that gives a purchase's charge back: pending -> failed, or success -> reversed. */
+/** A move that gives a purchase's charge back: into failed (from pending) or reversed (from success). */
 interface GiveBack {
-  from: 'pending' | 'success';
-  to: 'failed' | 'reversed';
+  to: RefundedStatus;
   memo: string;
 }
+
+/**
+ * The status filter of each conditional move: the states the state machine lets a purchase
+ * leave for that state (core/domain/transactions.ts), read once here, not per move.
+ */
+const MOVES_INTO = {
+  success: { $in: [...movesInto('success')] },
+  failed: { $in: [...movesInto('failed')] },
+  reversed: { $in: [...movesInto('reversed')] },
+} as const;
 
 /** Moves the purchase and refunds its full charge, in one transaction. */
 async function giveBack(ctx: MongoContext, reference: string, move: GiveBack, reason: string, at: Date): Promise<Moved | null> {
@@ -100,7 +110,7 @@ async function giveBack(ctx: MongoContext, reference: string, move: GiveBack, re
       // refuses a second refund entry, so the money goes back at most once however many
       // cores try at the same moment.
       const moved = await c.transactions.findOneAndUpdate(
-        { _id: reference, status: move.from },
+        { _id: reference, status: MOVES_INTO[move.to] },
         { $set: { status: move.to, failure_reason: reason, updated_at: updatedAt } },
         { session, returnDocument: 'after' },
       );
@@ -242,7 +252,7 @@ async function settleIn(ctx: MongoContext, reference: string, result: DeliveryRe
     async (session): Promise<Moved | null> => {
       const c = live();
       const settled = await c.transactions.findOneAndUpdate(
-        { _id: reference, status: 'pending' },
+        { _id: reference, status: MOVES_INTO.success },
         { $set: { status: 'success', result: withoutUndefined(result), updated_at: updatedAt } },
         { session, returnDocument: 'after' },
       );
@@ -323,10 +333,10 @@ export function createWalletStore(ctx: MongoContext): WalletStore {
     },
     settle: (reference, result, at) => settleIn(ctx, reference, result, at),
     async refund(reference, reason, at) {
-      return giveBack(ctx, reference, { from: 'pending', to: 'failed', memo: refundMemo(reason) }, reason, at);
+      return giveBack(ctx, reference, { to: 'failed', memo: refundMemo(reason) }, reason, at);
     },
     async reverse(reference, reason, at) {
-      return giveBack(ctx, reference, { from: 'success', to: 'reversed', memo: reversalMemo(reason) }, reason, at);
+      return giveBack(ctx, reference, { to: 'reversed', memo: reversalMemo(reason) }, reason, at);
     },
     async recordAttempt(reference, next) {
       requireAttempts(next.attempts);

@@ -17,10 +17,11 @@
 import type Database from 'better-sqlite3';
 import type { AuditProgress, LedgerAudit } from '../../domain/audit.js';
 import type { Mode } from '../../domain/mode.js';
+import { isRefunded } from '../../domain/transactions.js';
 import { AuditCollector, type AuditCounts, emptyModeCounts } from '../audit.js';
 
 /** How many rows pass between two progress reports; reading this many takes well under a second. */
-export const AUDIT_PROGRESS_EVERY_ROWS = 200_000;
+const AUDIT_PROGRESS_EVERY_ROWS = 200_000;
 
 interface Counts {
   accounts: number;
@@ -186,7 +187,7 @@ class PurchaseGroup {
     const refunds = mine.filter((entry) => entry.what === 'refund');
     const debitKobo = -debits.reduce((sum, entry) => sum + entry.amount, 0);
     const refundKobo = refunds.reduce((sum, entry) => sum + entry.amount, 0);
-    const refundable = tx.what === 'failed' || tx.what === 'reversed';
+    const refundable = isRefunded(tx.what);
     const wrong = debits.length !== 1 || debitKobo !== tx.amount || (refundable ? refunds.length !== 1 || refundKobo !== tx.amount : refunds.length !== 0);
     if (!wrong) return;
     collector.purchase({

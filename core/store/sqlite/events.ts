@@ -7,7 +7,16 @@
  * and taking none of their places.
  */
 import type Database from 'better-sqlite3';
-import type { DeliveryState, EventRecord, EventType, Mode, NewEvent, WebhookEndpointRecord } from '../../domain/events.js';
+import {
+  type DeliveryState,
+  type EventRecord,
+  type EventType,
+  initialDelivery,
+  type Mode,
+  type NewEvent,
+  nextDueAfter,
+  type WebhookEndpointRecord,
+} from '../../domain/events.js';
 import { requireLimit } from '../bounds.js';
 import type { EventStore, WebhookStore } from '../event-port.js';
 import { decodeEventCursor, encodeEventCursor, toPage } from '../paging.js';
@@ -163,8 +172,8 @@ export type EventStatements = ReturnType<typeof prepareEventStatements>;
  * event's mode (or when forced), else only recorded for the feed.
  */
 function eventParams(sql: EventStatements, event: NewEvent, forceDelivery: boolean): InsertParams {
-  const endpoint = sql.endpointEnabled.get(event.accountId, event.mode);
-  const deliver = forceDelivery || endpoint?.enabled === 1;
+  const endpoint = forceDelivery ? undefined : sql.endpointEnabled.get(event.accountId, event.mode);
+  const start = initialDelivery(endpoint?.enabled === 1, forceDelivery, event.createdAt);
   const createdAt = toMs(event.createdAt);
   return {
     event_id: event.eventId,
@@ -174,15 +183,15 @@ function eventParams(sql: EventStatements, event: NewEvent, forceDelivery: boole
     subject: event.subject,
     body: event.body,
     created_at: createdAt,
-    delivery: deliver ? 'pending' : 'none',
+    delivery: start.delivery,
     attempts: 0,
-    next_attempt_at: deliver ? createdAt : null,
+    next_attempt_at: start.nextAttemptAt === null ? null : toMs(start.nextAttemptAt),
     queued_at: createdAt,
   };
 }
 
 /** Writes an event inside the caller's transaction and reads its row back. */
-export function writeEvent(sql: EventStatements, event: NewEvent, forceDelivery = false): EventRow {
+function writeEvent(sql: EventStatements, event: NewEvent, forceDelivery = false): EventRow {
   return sql.insert.get(eventParams(sql, event, forceDelivery))!;
 }
 
@@ -224,6 +233,7 @@ export function createEventStore(sql: EventStatements, commit: GroupCommit): Eve
       });
     },
     async recordAttempt(eventId, owner, outcome) {
+      const nextDue = nextDueAfter(outcome);
       const changes = await commit.ride(
         () =>
           sql.attempt.run({
@@ -233,7 +243,7 @@ export function createEventStore(sql: EventStatements, commit: GroupCommit): Eve
             status: outcome.status,
             error: outcome.error,
             at: toMs(outcome.at),
-            next_attempt_at: outcome.delivery === 'pending' ? toMs(outcome.nextAttemptAt ?? outcome.at) : null,
+            next_attempt_at: nextDue === null ? null : toMs(nextDue),
           }).changes,
       );
       return changes === 1;

@@ -35,7 +35,7 @@ export const MAX_BATCH_OPERATIONS = 16;
 /** Riding operations per transaction, besides the others: small writes, many of them. */
 export const MAX_BATCH_RIDERS = 256;
 /** How long a riding operation waits for a batch to join before it starts one. */
-export const RIDER_WAIT_MS = 10;
+const RIDER_WAIT_MS = 10;
 
 interface Pending {
   run: () => unknown;

@@ -4,13 +4,22 @@
  * every change of a purchase's status moves money with it.
  */
 import type Database from 'better-sqlite3';
+import type { TransactionStatus } from '../../domain/products.js';
 import type { TransactionRecord } from '../../domain/records.js';
+import { movesInto } from '../../domain/transactions.js';
 import { requireLimit } from '../bounds.js';
 import { decodeTransactionCursor, toPage } from '../paging.js';
 import type { TransactionStore } from '../port.js';
 import { fromMs, TRANSACTION_JSON, type TransactionRow, toFlag, toMs, transactionFromJson, transactionFromRow, transactionRecordCursor } from './rows.js';
 
 type StatusChange = { reference: string; failure_reason: string; updated_at: number };
+
+/** `status IN (...)`: the states the state machine lets a purchase leave for `to`, as SQL text. */
+function from(to: TransactionStatus): string {
+  return `status IN (${movesInto(to)
+    .map((state) => `'${state}'`)
+    .join(', ')})`;
+}
 
 export function prepareTransactionStatements(db: Database.Database) {
   return {
@@ -29,15 +38,15 @@ export function prepareTransactionStatements(db: Database.Database) {
     ),
     markSuccess: db.prepare<{ reference: string; result: string; updated_at: number }, TransactionRow>(
       `UPDATE transactions SET status = 'success', result = @result, updated_at = @updated_at
-       WHERE reference = @reference AND status = 'pending' RETURNING *`,
+       WHERE reference = @reference AND ${from('success')} RETURNING *`,
     ),
     markReversed: db.prepare<StatusChange, TransactionRow>(
       `UPDATE transactions SET status = 'reversed', failure_reason = @failure_reason, updated_at = @updated_at
-       WHERE reference = @reference AND status = 'success' RETURNING *`,
+       WHERE reference = @reference AND ${from('reversed')} RETURNING *`,
     ),
     markFailed: db.prepare<StatusChange, TransactionRow>(
       `UPDATE transactions SET status = 'failed', failure_reason = @failure_reason, updated_at = @updated_at
-       WHERE reference = @reference AND status = 'pending' RETURNING *`,
+       WHERE reference = @reference AND ${from('failed')} RETURNING *`,
     ),
     recordAttempt: db.prepare<{
       reference: string;

@@ -8,8 +8,9 @@ import Database from 'better-sqlite3';
 import { creditEvent, transactionEvent } from '../../domain/events.js';
 import type { Mode } from '../../domain/mode.js';
 import { isKobo, kobo } from '../../domain/money.js';
-import type { DeliveryResult } from '../../domain/products.js';
+import type { DeliveryResult, TransactionStatus } from '../../domain/products.js';
 import type { NewTransaction, ReserveResult } from '../../domain/records.js';
+import { canMove, type RefundedStatus } from '../../domain/transactions.js';
 import { requireAmount, requireAttempts, requireLimit } from '../bounds.js';
 import { decodeLedgerCursor, toPage } from '../paging.js';
 import type { Credited, CreditInput, Moved, WalletStore } from '../port.js';
@@ -159,17 +160,18 @@ function moneyOperations(sql: WalletStatements) {
   }
 
   /**
-   * Moves a purchase out of `from` and puts its whole charge back in its wallet with a
+   * Moves a purchase into `to` (failed or reversed), if the state machine lets it leave the
+   * state it is in, and puts its whole charge back in its wallet with a
    * refund entry. The status change is conditional and the ledger's unique (reference,
    * kind) index refuses a second refund entry, so the money goes back at most once even if
    * a check were bypassed.
    */
-  function giveBack(reference: string, from: 'pending' | 'success', memo: string, reason: string, at: Date): Moved | null {
+  function giveBack(reference: string, to: RefundedStatus, memo: string, reason: string, at: Date): Moved | null {
     const row = transactions.get.get(reference);
     if (!row) return null;
-    if (row.status !== from) return { transaction: transactionFromRow(row), changed: false };
+    if (!canMove(row.status as TransactionStatus, to)) return { transaction: transactionFromRow(row), changed: false };
     const atMs = toMs(at);
-    const mark = from === 'pending' ? transactions.markFailed : transactions.markReversed;
+    const mark = to === 'failed' ? transactions.markFailed : transactions.markReversed;
     const moved = mark.get({ reference, failure_reason: reason, updated_at: atMs })!;
     // The refund goes back to the wallet the purchase was paid from.
     const balance = walletStatements(accounts, row.mode as Mode).add.get({ account_id: row.account_id, amount_kobo: row.charged_kobo })!;
@@ -219,10 +221,10 @@ export function createWalletStore(
       return commit.run(() => money.settle(reference, result, at));
     },
     async refund(reference, reason, at) {
-      return commit.run(() => money.giveBack(reference, 'pending', refundMemo(reason), reason, at));
+      return commit.run(() => money.giveBack(reference, 'failed', refundMemo(reason), reason, at));
     },
     async reverse(reference, reason, at) {
-      return commit.run(() => money.giveBack(reference, 'success', reversalMemo(reason), reason, at));
+      return commit.run(() => money.giveBack(reference, 'reversed', reversalMemo(reason), reason, at));
     },
     async recordAttempt(reference, next) {
       requireAttempts(next.attempts);

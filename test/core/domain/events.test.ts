@@ -1,5 +1,5 @@
 import * as assert from 'uvu/assert';
-import { newEventId } from '../../../core/domain/events.js';
+import { initialDelivery, newEventId, nextDueAfter } from '../../../core/domain/events.js';
 import { suite } from '../../helpers/suite.js';
 
 const test = suite('event ids');
@@ -16,6 +16,22 @@ test('ids of the same millisecond differ', () => {
   const at = Date.UTC(2026, 10, 24, 12, 0, 0, 0);
   const ids = new Set(Array.from({ length: 1_000 }, () => newEventId(at)));
   assert.is(ids.size, 1_000);
+});
+
+test('an event is queued at once when the webhook is enabled or delivery is forced, else kept for the feed only', () => {
+  const at = new Date(Date.UTC(2026, 0, 1));
+  assert.equal(initialDelivery(true, false, at), { delivery: 'pending', nextAttemptAt: at });
+  assert.equal(initialDelivery(false, true, at), { delivery: 'pending', nextAttemptAt: at });
+  assert.equal(initialDelivery(false, false, at), { delivery: 'none', nextAttemptAt: null });
+});
+
+test('after an attempt an event is due again only while pending: at the chosen time, or at once', () => {
+  const at = new Date(Date.UTC(2026, 0, 1));
+  const later = new Date(at.getTime() + 60_000);
+  assert.equal(nextDueAfter({ delivery: 'pending', status: 500, error: 'x', at, nextAttemptAt: later }), later);
+  assert.equal(nextDueAfter({ delivery: 'pending', status: 0, error: 'x', at, nextAttemptAt: null }), at);
+  assert.is(nextDueAfter({ delivery: 'delivered', status: 200, error: null, at, nextAttemptAt: later }), null);
+  assert.is(nextDueAfter({ delivery: 'failed', status: 410, error: 'gone', at, nextAttemptAt: later }), null);
 });
 
 test.run();

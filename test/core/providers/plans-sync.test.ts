@@ -5,10 +5,10 @@
  */
 import * as assert from 'uvu/assert';
 import { splitName } from '../../../core/catalog/sync.js';
+import { runAgainst, runJson } from '../../cli/run.js';
 import { startCore, type TestCore } from '../../helpers/core.js';
 import { type FakeVariation, startVtpassStack, type VtpassStack } from '../../helpers/fake-vtpass.js';
 import { suite } from '../../helpers/suite.js';
-import { runAgainst, runJson } from '../cli/run.js';
 
 const test = suite<{ stack: VtpassStack }>('plans sync');
 

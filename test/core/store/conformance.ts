@@ -14,6 +14,7 @@ import { type EventRecord, pingEvent } from '../../../core/domain/events.js';
 import { MODES, type Mode } from '../../../core/domain/mode.js';
 import { kobo } from '../../../core/domain/money.js';
 import { InvalidCursorError, type Page, type PageRequest } from '../../../core/domain/paging.js';
+import type { TransactionStatus } from '../../../core/domain/products.js';
 import {
   balanceOf,
   type CatalogSeed,
@@ -26,6 +27,7 @@ import {
   type TransactionRecord,
   type UserRecord,
 } from '../../../core/domain/records.js';
+import { canMove, TRANSITIONS } from '../../../core/domain/transactions.js';
 import type { ProviderOutcome, ProviderRequest } from '../../../core/providers/port.js';
 import { createSandbox } from '../../../core/providers/sandbox/index.js';
 import type { PurchaseDeps } from '../../../core/purchases/flow.js';
@@ -861,6 +863,48 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       assert.is((await h.store.wallet.refund(delivered.reference, 'late failure', at(40)))?.changed, false);
       assert.is((await h.store.wallet.settle(delivered.reference, {}, at(40)))?.changed, false);
       assert.is((await h.store.transactions.get(delivered.reference))?.status, 'reversed');
+    });
+
+    it('every move the state machine forbids is refused, and moves no money; every move it allows is made', async (h) => {
+      const accountId = await h.account(500_000);
+      const moves: Record<Exclude<TransactionStatus, 'pending'>, (reference: string) => Promise<{ changed: boolean } | null>> = {
+        success: (reference) => h.store.wallet.settle(reference, { providerReference: 'P-late' }, at(50)),
+        failed: (reference) => h.store.wallet.refund(reference, 'late failure', at(50)),
+        reversed: (reference) => h.store.wallet.reverse(reference, 'late reversal', at(50)),
+      };
+      /** A purchase brought to `state` by the allowed moves only. */
+      const inState = async (state: TransactionStatus): Promise<TransactionRecord> => {
+        const tx = await h.reserved(h.purchase(accountId));
+        if (state === 'success' || state === 'reversed') await h.store.wallet.settle(tx.reference, { providerReference: 'P-1' }, at(20));
+        if (state === 'failed') await h.store.wallet.refund(tx.reference, 'declined', at(20));
+        if (state === 'reversed') await h.store.wallet.reverse(tx.reference, 'undone', at(30));
+        const now = await h.store.transactions.get(tx.reference);
+        assert.is(now?.status, state);
+        return now!;
+      };
+      const states = Object.keys(TRANSITIONS) as TransactionStatus[];
+      let checked = 0;
+      for (const from of states) {
+        for (const to of Object.keys(moves) as (keyof typeof moves)[]) {
+          const tx = await inState(from);
+          const balanceBefore = await h.balance(accountId);
+          const entriesBefore = (await h.ledger(accountId)).length;
+          const result = await moves[to](tx.reference);
+          const after = await h.store.transactions.get(tx.reference);
+          if (canMove(from, to)) {
+            assert.is(result?.changed, true, `${from} -> ${to} is allowed`);
+            assert.is(after?.status, to);
+          } else {
+            assert.is(result?.changed, false, `${from} -> ${to} is refused`);
+            assert.equal(after, tx, `${from} -> ${to} leaves the purchase as it was`);
+            assert.is(await h.balance(accountId), balanceBefore, `${from} -> ${to} moves no money`);
+            assert.is((await h.ledger(accountId)).length, entriesBefore, `${from} -> ${to} writes no entry`);
+            checked += 1;
+          }
+        }
+      }
+      // 4 states x 3 target moves, less the 3 allowed ones (pending->success, pending->failed, success->reversed).
+      assert.is(checked, 9);
     });
   });
 

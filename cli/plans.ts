@@ -1,6 +1,7 @@
 /** `prepaid plans ...`: the data plans catalog. */
-import { type CatalogPlan, PlanChangeAction } from '../../gen/prepaid/v1/admin_pb.js';
-import { formatNaira } from '../domain/money.js';
+
+import { formatNaira } from '../core/domain/money.js';
+import { type CatalogPlan, PlanChangeAction } from '../gen/prepaid/v1/admin_pb.js';
 import { type CommandGroup, UsageError } from './command.js';
 import { columns, kobo, moneyFields, nairaText } from './format.js';
 

@@ -3,13 +3,12 @@
  * event and sending a test one. A secret is printed only by the command that creates it
  * (set, rotate-secret), with the same warning as a key pair's.
  */
-import type { Mode } from '../../gen/prepaid/v1/types_pb.js';
-import { type Delivery, type Webhook, WebhookService } from '../../gen/prepaid/v1/webhooks_pb.js';
-import { type CommandGroup, UsageError } from './command.js';
-import { columns, isoTime, MODE_OPTION, modeArgument, modeName, present } from './format.js';
 
-/** The most deliveries one page lists (the core's own bound). */
-const MAX_DELIVERIES = 100;
+import { HISTORY_PAGES } from '../core/domain/paging.js';
+import type { Mode } from '../gen/prepaid/v1/types_pb.js';
+import { type Delivery, type Webhook, WebhookService } from '../gen/prepaid/v1/webhooks_pb.js';
+import type { CommandGroup } from './command.js';
+import { columns, isoTime, limitOption, MODE_OPTION, modeArgument, modeName, present } from './format.js';
 
 const WEBHOOK_SECRET_WARNING = 'warning: the webhook secret is shown only this once and cannot be retrieved later; store it now.';
 
@@ -123,16 +122,12 @@ export const webhooksGroup: CommandGroup = {
       options: {
         mode: MODE_OPTION,
         failed: { placeholder: '', summary: 'Only the failed ones.', flag: true },
-        limit: { placeholder: 'N', summary: `How many, 1 to ${MAX_DELIVERIES} (default 20).` },
+        limit: { placeholder: 'N', summary: `How many, 1 to ${HISTORY_PAGES.maxSize} (default ${HISTORY_PAGES.defaultSize}).` },
       },
       async run({ args, options }, _core, clients) {
         const webhooks = () => clients(WebhookService);
         const failed = options['failed'] === 'yes' ? 'yes' : 'no';
-        const limitText = options['limit'];
-        const limit = limitText === undefined ? undefined : Number(limitText);
-        if (limit !== undefined && (!Number.isInteger(limit) || limit < 1 || limit > MAX_DELIVERIES)) {
-          throw new UsageError(`--limit must be an integer from 1 to ${MAX_DELIVERIES}; got ${JSON.stringify(limitText)}.`);
-        }
+        const limit = limitOption(options['limit'], undefined, HISTORY_PAGES.maxSize);
         const res = await webhooks().listDeliveries({ accountId: args[0], mode: modeOf(options), failedOnly: failed === 'yes', pageSize: limit });
         return {
           json: { account_id: args[0], deliveries: res.deliveries.map(deliveryJson), next_cursor: res.nextPageToken === '' ? null : res.nextPageToken },

@@ -7,7 +7,7 @@ import { modeName } from './format.js';
  * machine (README, Performance), beside the running service; ten minutes leaves room for a
  * very large ledger. The core stops the check when this command goes away (deadline, Ctrl-C).
  */
-export const LEDGER_CHECK_TIMEOUT_MS = 10 * 60_000;
+const LEDGER_CHECK_TIMEOUT_MS = 10 * 60_000;
 
 /** The ledger command group. */
 export const ledgerGroup: CommandGroup = {

@@ -4,9 +4,9 @@
  * signs with both, deliveries lists what happened, resend delivers again, disable stops.
  */
 import * as assert from 'uvu/assert';
-import { startCore, type TestCore } from '../../helpers/core.js';
-import { type Receiver, signedWith, startReceiver } from '../../helpers/receiver.js';
-import { suite } from '../../helpers/suite.js';
+import { startCore, type TestCore } from '../helpers/core.js';
+import { type Receiver, signedWith, startReceiver } from '../helpers/receiver.js';
+import { suite } from '../helpers/suite.js';
 import { runAgainst, runJson } from './run.js';
 
 const test = suite<{ core: TestCore; receiver: Receiver }>('prepaid webhooks');

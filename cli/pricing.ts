@@ -1,6 +1,6 @@
 /** `prepaid pricing ...`: the bulk SMS page rate. */
 
-import { koboToNaira } from '../domain/money.js';
+import { koboToNaira } from '../core/domain/money.js';
 import type { CommandGroup, CommandResult } from './command.js';
 import { kobo, nairaArgument, nairaText } from './format.js';
 

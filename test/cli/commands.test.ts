@@ -1,9 +1,9 @@
 import { ConnectError } from '@connectrpc/connect';
 import * as assert from 'uvu/assert';
-import { SECRET_SHOWN_ONCE_WARNING } from '../../../core/cli/format.js';
-import { ErrorInfoSchema } from '../../../gen/google/rpc/error_details_pb.js';
-import { assertLedgerInvariant, ledgerOf, startCore, type TestCore } from '../../helpers/core.js';
-import { suite } from '../../helpers/suite.js';
+import { SECRET_SHOWN_ONCE_WARNING } from '../../cli/format.js';
+import { ErrorInfoSchema } from '../../gen/google/rpc/error_details_pb.js';
+import { assertLedgerInvariant, ledgerOf, startCore, type TestCore } from '../helpers/core.js';
+import { suite } from '../helpers/suite.js';
 import { runAgainst, runJson } from './run.js';
 
 const test = suite<{ core: TestCore }>('prepaid CLI commands against a real core');

@@ -3,8 +3,8 @@
  * the command tests share it. Every run also checks the CLI's one promise about secrets of
  * its own: the admin token never appears in anything it prints.
  */
-import { runCli } from '../../../core/cli/main.js';
-import type { TestCore } from '../../helpers/core.js';
+import { runCli } from '../../cli/main.js';
+import type { TestCore } from '../helpers/core.js';
 
 export interface CliRun {
   code: number;

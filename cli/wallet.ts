@@ -1,11 +1,12 @@
 /** `prepaid wallet ...`: credit a wallet and read its ledger. */
-import type { LedgerEntry } from '../../gen/prepaid/v1/admin_pb.js';
-import { MAX_LEDGER_PAGE_SIZE } from '../accounts/service.js';
-import { type CommandGroup, UsageError } from './command.js';
-import { columns, isoTime, kobo, MODE_OPTION, modeArgument, modeName, moneyFields, nairaArgument, nairaText, present } from './format.js';
+
+import { LEDGER_PAGES } from '../core/domain/paging.js';
+import type { LedgerEntry } from '../gen/prepaid/v1/admin_pb.js';
+import type { CommandGroup } from './command.js';
+import { columns, isoTime, kobo, limitOption, MODE_OPTION, modeArgument, modeName, moneyFields, nairaArgument, nairaText, present } from './format.js';
 
 /** Entries `wallet ledger` shows without --limit: one screenful. */
-export const DEFAULT_LEDGER_LIMIT = 20;
+const DEFAULT_LEDGER_LIMIT = 20;
 
 function entryJson(entry: LedgerEntry): Record<string, unknown> {
   return {
@@ -18,16 +19,6 @@ function entryJson(entry: LedgerEntry): Record<string, unknown> {
     memo: entry.memo,
     created_at: isoTime(entry.createdAt),
   };
-}
-
-/** --limit as a whole number within the admin service's page size. */
-function limitOption(text: string | undefined): number {
-  if (text === undefined) return DEFAULT_LEDGER_LIMIT;
-  const limit = Number(text);
-  if (!/^\d+$/.test(text) || limit < 1 || limit > MAX_LEDGER_PAGE_SIZE) {
-    throw new UsageError(`--limit must be a whole number from 1 to ${MAX_LEDGER_PAGE_SIZE}; got ${JSON.stringify(text)}.`);
-  }
-  return limit;
 }
 
 /** The wallet command group. */
@@ -84,9 +75,9 @@ export const walletGroup: CommandGroup = {
       name: 'ledger',
       summary: `Show a wallet's newest ledger entries (default ${DEFAULT_LEDGER_LIMIT}); --mode test shows the test wallet's.`,
       args: ['ACCOUNT_ID'],
-      options: { limit: { placeholder: 'N', summary: `How many entries, 1 to ${MAX_LEDGER_PAGE_SIZE}.` }, mode: MODE_OPTION },
+      options: { limit: { placeholder: 'N', summary: `How many entries, 1 to ${LEDGER_PAGES.maxSize}.` }, mode: MODE_OPTION },
       async run({ args, options }, core) {
-        const limit = limitOption(options['limit']);
+        const limit = limitOption(options['limit'], DEFAULT_LEDGER_LIMIT, LEDGER_PAGES.maxSize);
         const mode = modeArgument(options['mode']);
         const wallet = modeName(mode);
         const page = await core().listLedgerEntries({ accountId: args[0], pageSize: limit, mode });
@@ -107,7 +98,7 @@ export const walletGroup: CommandGroup = {
               : [
                   `The ${wallet} wallet of ${args[0]}:`,
                   ...columns([['ID', 'WHEN', 'KIND', 'AMOUNT', 'BALANCE AFTER', 'REFERENCE', 'MEMO'], ...rows]),
-                  ...(page.nextPageToken ? [`(older entries not shown; use --limit up to ${MAX_LEDGER_PAGE_SIZE})`] : []),
+                  ...(page.nextPageToken ? [`(older entries not shown; use --limit up to ${LEDGER_PAGES.maxSize})`] : []),
                 ],
         };
       },

@@ -1,11 +1,11 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import * as assert from 'uvu/assert';
-import { startCore, type TestCore } from '../../helpers/core.js';
-import { suite } from '../../helpers/suite.js';
+import { startCore, type TestCore } from '../helpers/core.js';
+import { suite } from '../helpers/suite.js';
 
-const BIN = fileURLToPath(new URL('../../../bin/prepaid.js', import.meta.url));
-const PROJECT_DIR = fileURLToPath(new URL('../../../', import.meta.url));
+const BIN = fileURLToPath(new URL('../../bin/prepaid.js', import.meta.url));
+const PROJECT_DIR = fileURLToPath(new URL('../../', import.meta.url));
 
 /** A bound on one run of the bin: starting node and tsx takes a second or two here. */
 const SPAWN_TIMEOUT_MS = 30_000;

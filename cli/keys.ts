@@ -1,5 +1,5 @@
 /** `prepaid keys ...`: issue, list and revoke key pairs, and lock them to client IPs. */
-import type { ApiKey } from '../../gen/prepaid/v1/admin_pb.js';
+import type { ApiKey } from '../gen/prepaid/v1/admin_pb.js';
 import type { CommandGroup } from './command.js';
 import { columns, isoTime, MODE_OPTION, modeArgument, modeName, present, SECRET_SHOWN_ONCE_WARNING } from './format.js';
 

@@ -5,14 +5,14 @@
  */
 import path from 'node:path';
 import { Code, ConnectError, createClient } from '@connectrpc/connect';
-import { BadRequestSchema, ErrorInfoSchema } from '../../gen/google/rpc/error_details_pb.js';
-import { AdminService } from '../../gen/prepaid/v1/admin_pb.js';
-import { createCoreTransport } from '../../runtime/core-transport.js';
-import { ConfigError } from '../../runtime/env-schema.js';
-import { ALLOW_PLAINTEXT_VARIABLE, readPem } from '../../runtime/tls.js';
-import { ADMIN_TOKEN_FILE, readTokenFile, TokenFileError } from '../../runtime/tokens.js';
-import { baseUrlText, checkUrl } from '../../runtime/url.js';
-import type { FieldViolation } from '../domain/errors.js';
+import type { FieldViolation } from '../core/domain/errors.js';
+import { BadRequestSchema, ErrorInfoSchema } from '../gen/google/rpc/error_details_pb.js';
+import { AdminService } from '../gen/prepaid/v1/admin_pb.js';
+import { createCoreTransport } from '../runtime/core-transport.js';
+import { ConfigError } from '../runtime/env-schema.js';
+import { ALLOW_PLAINTEXT_VARIABLE, readPem } from '../runtime/tls.js';
+import { ADMIN_TOKEN_FILE, readTokenFile, TokenFileError } from '../runtime/tokens.js';
+import { baseUrlText, checkUrl } from '../runtime/url.js';
 import { type AdminClient, CliError, type ServiceClients, UsageError } from './command.js';
 
 type Env = Record<string, string | undefined>;
@@ -22,13 +22,13 @@ type Env = Record<string, string | undefined>;
  * milliseconds; ten seconds only rules out hanging on a core that accepted the connection
  * and stopped answering.
  */
-export const CALL_TIMEOUT_MS = 10_000;
+const CALL_TIMEOUT_MS = 10_000;
 
 /** The core's port when neither CORE_URL nor CORE_PORT says otherwise (core/config.ts). */
-export const DEFAULT_CORE_PORT = 50051;
+const DEFAULT_CORE_PORT = 50051;
 
 /** The core's data directory when DATA_DIR is unset (core/config.ts). */
-export const DEFAULT_DATA_DIR = './data';
+const DEFAULT_DATA_DIR = './data';
 
 /** Addresses a server binds to that mean "every interface" and cannot be dialled. */
 const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]']);

@@ -3,9 +3,9 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import * as assert from 'uvu/assert';
-import { COMMAND_GROUPS, EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from '../../../core/cli/main.js';
-import { ledgerOf, startCore, type TestCore } from '../../helpers/core.js';
-import { suite } from '../../helpers/suite.js';
+import { COMMAND_GROUPS, EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from '../../cli/main.js';
+import { ledgerOf, startCore, type TestCore } from '../helpers/core.js';
+import { suite } from '../helpers/suite.js';
 import { coreEnv, runAgainst, runJson, runWith } from './run.js';
 
 const test = suite<{ core: TestCore; accountId: string }>('prepaid CLI: help, usage errors and core errors');

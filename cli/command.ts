@@ -6,7 +6,7 @@
  */
 import type { DescService } from '@bufbuild/protobuf';
 import type { Client } from '@connectrpc/connect';
-import type { AdminService } from '../../gen/prepaid/v1/admin_pb.js';
+import type { AdminService } from '../gen/prepaid/v1/admin_pb.js';
 
 /** A client of the core's AdminService. */
 export type AdminClient = Client<typeof AdminService>;
@@ -26,7 +26,7 @@ export interface OptionSpec {
 }
 
 /** What a command receives once main.ts has checked the command line against its spec. */
-export interface CommandInput {
+interface CommandInput {
   /** Positional arguments after `<group> <command>`, as many as the spec declares. */
   args: string[];
   /** Values of the command's own options; absent options are undefined. */

@@ -3,7 +3,7 @@
  * them. There is no mail server: `invite` prints the link for the operator to pass on. The
  * link is printed here only, never logged by the core.
  */
-import { type User, UserAdminService, UserRole } from '../../gen/prepaid/v1/holder_pb.js';
+import { type User, UserAdminService, UserRole } from '../gen/prepaid/v1/holder_pb.js';
 import { type CommandGroup, UsageError } from './command.js';
 import { columns, isoTime, present } from './format.js';
 
@@ -25,8 +25,7 @@ function userJson(user: User): Record<string, unknown> {
   };
 }
 
-export const INVITATION_LINK_WARNING =
-  'warning: the link lets whoever opens it first set a password; send it to the invitee only. It works once, for 72 hours.';
+const INVITATION_LINK_WARNING = 'warning: the link lets whoever opens it first set a password; send it to the invitee only. It works once, for 72 hours.';
 
 /** The users command group. */
 export const usersGroup: CommandGroup = {

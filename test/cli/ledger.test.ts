@@ -6,9 +6,9 @@
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import * as assert from 'uvu/assert';
-import { Mode } from '../../../gen/prepaid/v1/types_pb.js';
-import { startCore, type TestCore } from '../../helpers/core.js';
-import { suite } from '../../helpers/suite.js';
+import { Mode } from '../../gen/prepaid/v1/types_pb.js';
+import { startCore, type TestCore } from '../helpers/core.js';
+import { suite } from '../helpers/suite.js';
 import { runAgainst, runJson } from './run.js';
 
 const test = suite('cli: ledger check and pending list');

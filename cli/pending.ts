@@ -1,7 +1,7 @@
 /** `prepaid pending list`: purchases whose outcome is not final yet, oldest first. */
-import { MAX_PENDING_PAGE_SIZE } from '../purchases/pending-list.js';
+import { PENDING_PAGES } from '../core/domain/paging.js';
 import { type CommandGroup, UsageError } from './command.js';
-import { columns, isoTime, kobo, moneyFields, nairaText, productName } from './format.js';
+import { columns, isoTime, kobo, limitOption, moneyFields, nairaText, productName } from './format.js';
 
 /** Rows `pending list` shows without --limit. */
 const DEFAULT_PENDING_LIMIT = 50;
@@ -16,16 +16,12 @@ export const pendingGroup: CommandGroup = {
       args: [],
       options: {
         attention: { placeholder: 'yes|no', summary: 'yes: only purchases flagged for a person.' },
-        limit: { placeholder: 'N', summary: `How many, 1 to ${MAX_PENDING_PAGE_SIZE}.` },
+        limit: { placeholder: 'N', summary: `How many, 1 to ${PENDING_PAGES.maxSize}.` },
       },
       async run({ options }, core) {
         const attention = options['attention'] ?? 'no';
         if (attention !== 'yes' && attention !== 'no') throw new UsageError(`--attention must be yes or no; got ${JSON.stringify(attention)}.`);
-        const limitText = options['limit'] ?? String(DEFAULT_PENDING_LIMIT);
-        const limit = Number(limitText);
-        if (!/^\d+$/.test(limitText) || limit < 1 || limit > MAX_PENDING_PAGE_SIZE) {
-          throw new UsageError(`--limit must be a whole number from 1 to ${MAX_PENDING_PAGE_SIZE}; got ${JSON.stringify(limitText)}.`);
-        }
+        const limit = limitOption(options['limit'], DEFAULT_PENDING_LIMIT, PENDING_PAGES.maxSize);
         const page = await core().listPendingTransactions({ needsAttentionOnly: attention === 'yes', pageSize: limit });
         const rows = page.transactions.map((t) => [
           t.reference,

@@ -4,9 +4,9 @@
  * and list and disable show and end what they should.
  */
 import * as assert from 'uvu/assert';
-import { HolderService, SignInOutcome } from '../../../gen/prepaid/v1/holder_pb.js';
-import { startCore, type TestCore } from '../../helpers/core.js';
-import { suite } from '../../helpers/suite.js';
+import { HolderService, SignInOutcome } from '../../gen/prepaid/v1/holder_pb.js';
+import { startCore, type TestCore } from '../helpers/core.js';
+import { suite } from '../helpers/suite.js';
 import { runAgainst, runJson } from './run.js';
 
 const test = suite<{ core: TestCore; logged: string[] }>('prepaid users against a real core');

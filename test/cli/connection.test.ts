@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import * as assert from 'uvu/assert';
-import { CliError, UsageError } from '../../../core/cli/command.js';
-import { resolveAdminToken, resolveCoreUrl } from '../../../core/cli/connection.js';
-import { suite } from '../../helpers/suite.js';
+import { CliError, UsageError } from '../../cli/command.js';
+import { resolveAdminToken, resolveCoreUrl } from '../../cli/connection.js';
+import { suite } from '../helpers/suite.js';
 
 const test = suite('prepaid CLI: where the core is and which token to present');
 

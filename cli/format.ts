@@ -4,8 +4,8 @@
  * step; the Naira number in JSON is only ever derived from kobo, never computed with.
  */
 import { type Timestamp, timestampDate } from '@bufbuild/protobuf/wkt';
-import { Mode, Product } from '../../gen/prepaid/v1/types_pb.js';
-import { formatNaira, isKobo, type Kobo, koboToNaira, parseNaira } from '../domain/money.js';
+import { formatNaira, isKobo, type Kobo, koboToNaira, parseNaira } from '../core/domain/money.js';
+import { Mode, Product } from '../gen/prepaid/v1/types_pb.js';
 import { type OptionSpec, UsageError } from './command.js';
 
 /** "NGN 1,234.50": Naira with two decimals, for text output. */
@@ -61,6 +61,19 @@ export function nairaArgument(name: string, text: string): Kobo {
 }
 
 /** The `--mode` option of the commands that act on one of an account's two worlds. */
+/**
+ * --limit as a whole number from 1 to `max` (the core's page bound, so that the core never
+ * has to refuse it), or `fallback` when it was not given.
+ */
+export function limitOption<T extends number | undefined>(text: string | undefined, fallback: T, max: number): number | T {
+  if (text === undefined) return fallback;
+  const limit = Number(text);
+  if (!/^\d+$/.test(text) || limit < 1 || limit > max) {
+    throw new UsageError(`--limit must be a whole number from 1 to ${max}; got ${JSON.stringify(text)}.`);
+  }
+  return limit;
+}
+
 export const MODE_OPTION: OptionSpec = {
   placeholder: 'live|test',
   summary: 'live (the default): the real wallet and keys; test: the test wallet and test keys, served only by the sandbox.',

@@ -1,5 +1,5 @@
 /** `prepaid accounts ...`: create an account, show one, move one to another tier. */
-import type { Account, IssuedKey } from '../../gen/prepaid/v1/admin_pb.js';
+import type { Account, IssuedKey } from '../gen/prepaid/v1/admin_pb.js';
 import type { CommandGroup, CommandResult } from './command.js';
 import { isoTime, kobo, moneyFields, nairaText, present, SECRET_SHOWN_ONCE_WARNING } from './format.js';
 

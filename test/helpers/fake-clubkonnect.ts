@@ -13,7 +13,7 @@
 import http, { type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export type CkScript =
+type CkScript =
   | { answer: 'complete' }
   | { answer: 'pending'; code?: '100' | '300' | '201' | '600' }
   | { answer: 'cancel' }
@@ -21,7 +21,7 @@ export type CkScript =
   | { answer: 'html' }
   | { answer: 'hang' };
 
-export interface CkOrder {
+interface CkOrder {
   orderId: string;
   requestId: string;
   script: string;

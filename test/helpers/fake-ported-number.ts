@@ -14,9 +14,9 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export type PnScript = { answer: 'successful' } | { answer: 'processing' } | { answer: 'failed' } | { answer: 'html500' } | { answer: 'hang' };
+type PnScript = { answer: 'successful' } | { answer: 'processing' } | { answer: 'failed' } | { answer: 'html500' } | { answer: 'hang' };
 
-export interface PnRecord {
+interface PnRecord {
   id: number;
   kind: 'data' | 'topup';
   body: Record<string, unknown>;

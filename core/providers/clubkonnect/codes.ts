@@ -19,7 +19,7 @@ import { asObject } from '../vtpass/codes.js';
 import type { HttpAnswer } from '../vtpass/http.js';
 import { ORDER_ERROR_NAMES } from './failover.js';
 
-export type ClubkonnectCall = 'purchase' | 'query';
+type ClubkonnectCall = 'purchase' | 'query';
 
 /** `statuscode` and `status` of an answer, each null when absent. */
 export function codeAndStatus(answer: HttpAnswer): { code: string | null; status: string | null } {

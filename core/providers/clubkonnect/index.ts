@@ -22,12 +22,12 @@ import { exchange, type Fetch, type HttpAnswer } from '../vtpass/http.js';
 import { classifyClubkonnect, codeAndStatus } from './codes.js';
 
 /** `MobileNetwork` codes (4 public clients agree; unsure). */
-export const CLUBKONNECT_NETWORKS: Readonly<Record<Network, string>> = { mtn: '01', glo: '02', '9mobile': '03', airtel: '04' };
+const CLUBKONNECT_NETWORKS: Readonly<Record<Network, string>> = { mtn: '01', glo: '02', '9mobile': '03', airtel: '04' };
 
 const MAX_ANSWER_BYTES = 64 * 1024;
 const MAX_PLANS_BYTES = 1024 * 1024;
 
-export interface ClubkonnectOptions {
+interface ClubkonnectOptions {
   /** The instance's name (UPSTREAMS), for logs. */
   name: string;
   /** For example https://www.nellobytesystems.com/ */

@@ -28,14 +28,14 @@ import { asObject } from '../vtpass/codes.js';
 import { exchange, type Fetch, type HttpAnswer } from '../vtpass/http.js';
 
 /** Network ids of the Django family (unsure per site: read the site's plan list). */
-export const PORTED_NUMBER_NETWORKS: Readonly<Record<Network, number>> = { mtn: 1, glo: 2, '9mobile': 3, airtel: 4 };
+const PORTED_NUMBER_NETWORKS: Readonly<Record<Network, number>> = { mtn: 1, glo: 2, '9mobile': 3, airtel: 4 };
 /** The plan list's key of each network in `Dataplans`. */
 const PLAN_KEYS: Readonly<Record<Network, string>> = { mtn: 'MTN_PLAN', glo: 'GLO_PLAN', '9mobile': '9MOBILE_PLAN', airtel: 'AIRTEL_PLAN' };
 
 const MAX_ANSWER_BYTES = 64 * 1024;
 const MAX_LIST_BYTES = 1024 * 1024;
 
-export interface PortedNumberOptions {
+interface PortedNumberOptions {
   /** The instance's name (UPSTREAMS), for logs and as the provider's name. */
   name: string;
   /** The site's API base, for example https://www.husmodata.com/api/ */

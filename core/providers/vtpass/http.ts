@@ -22,7 +22,7 @@ export type HttpAnswer =
  * is counted as possibly after writing: fetch does not tell whether the request had left,
  * so a reset never proves non-delivery.
  */
-export type NoAnswerCause = 'refused' | 'dns' | 'tls' | 'timeout' | 'reset' | 'other';
+type NoAnswerCause = 'refused' | 'dns' | 'tls' | 'timeout' | 'reset' | 'other';
 
 /** One request to send. */
 export interface HttpRequest {

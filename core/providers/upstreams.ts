@@ -139,6 +139,7 @@ function readVtpass(env: Env, declared: boolean): UpstreamInstance | undefined {
 function refuseStrays(env: Env, declared: readonly string[]): void {
   const prefixes = declared.map((name) => `UPSTREAM_${name.toUpperCase()}_`);
   for (const key of Object.keys(env)) {
+    // UPSTREAM_FLOAT_POLL_MS is the float poller's (issue 27, a later change), not an instance's.
     if (!key.startsWith('UPSTREAM_') || env[key] === undefined || key === 'UPSTREAM_FLOAT_POLL_MS') continue;
     if (key.startsWith('UPSTREAM_VTPASS_')) throw new ConfigError(key, 'is not read: the vtpass instance is configured by the VTPASS_* variables.');
     if (!prefixes.some((prefix) => key.startsWith(prefix))) throw new ConfigError(key, 'belongs to no upstream: add its name to UPSTREAMS or remove it.');

@@ -8,6 +8,7 @@ import type { Mode } from '../domain/mode.js';
 import type { Kobo } from '../domain/money.js';
 import type { DeliveryResult, Network, ProductName, PurchaseDetails } from '../domain/products.js';
 import type { CustomerQuery } from '../domain/verification.js';
+import type { CallEvidence } from './failover.js';
 
 export type { CustomerQuery };
 
@@ -22,12 +23,16 @@ export interface ProviderRequest {
   details: PurchaseDetails;
 }
 
+/**
+ * `evidence` is set on the answer to a purchase call that reached the network (or provably
+ * did not): what the failover rules (failover-rules.ts) read. Routing does not read it yet.
+ */
 export type ProviderOutcome =
   | { kind: 'delivered'; result: DeliveryResult }
   /** Definitive failure: nothing was delivered and the upstream did not charge. */
-  | { kind: 'failed'; reason: string }
+  | { kind: 'failed'; reason: string; evidence?: CallEvidence }
   /** No certain answer (timeout, network error, still processing, unexpected body). */
-  | { kind: 'unknown'; reason: string }
+  | { kind: 'unknown'; reason: string; evidence?: CallEvidence }
   /**
    * The upstream undid the purchase and returned the money to us (a reversal). For a
    * pending transaction it is a failure like any other (refunded once); for one already

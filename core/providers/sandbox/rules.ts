@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import type { DeliveryResult } from '../../domain/products.js';
 import type { ProviderOutcome, ProviderRequest } from '../port.js';
 import { electricityDelivery } from './electricity.js';
+import { SANDBOX_DECLINED } from './failover.js';
 
 /** What the sandbox does with a request. */
 type Scenario = 'deliver' | 'fail' | 'no-answer-then-deliver' | 'no-answer-then-fail';
@@ -67,7 +68,7 @@ function deliveredOutcome(request: ProviderRequest): ProviderOutcome {
 }
 
 /** The definitive refusal of the 9999 scenario, the same on purchase and re-query. */
-function declined(recipient: string): ProviderOutcome {
+function declined(recipient: string): Extract<ProviderOutcome, { kind: 'failed' }> {
   return {
     kind: 'failed',
     reason: `The provider declined the purchase for ${recipient} (sandbox: numbers ending in 9999 always fail).`,
@@ -81,12 +82,13 @@ export function purchaseOutcome(request: ProviderRequest): ProviderOutcome {
     case 'deliver':
       return deliveredOutcome(request);
     case 'fail':
-      return declined(choice.recipient);
+      return { ...declined(choice.recipient), evidence: { kind: 'answer', httpStatus: 200, json: true, code: SANDBOX_DECLINED, status: 'failed' } };
     case 'no-answer-then-deliver':
     case 'no-answer-then-fail':
       // The sandbox answers at once; a caller that wants a real wait sets delayMs.
       return {
         kind: 'unknown',
+        evidence: { kind: 'no_answer', cause: 'timeout' },
         reason: `No answer from the provider in time for ${choice.recipient} (sandbox: numbers ending in ${choice.ending} answer only a re-query).`,
       };
   }

@@ -267,7 +267,7 @@ function processed(status: string | undefined, body: Record<string, unknown>, co
 }
 
 /** `content.transactions.status`, lower-cased, if the body has one. */
-function transactionStatus(body: Record<string, unknown>): string | undefined {
+export function transactionStatus(body: Record<string, unknown>): string | undefined {
   const status = asObject(asObject(body['content'])?.['transactions'])?.['status'];
   return typeof status === 'string' ? status.trim().toLowerCase() : undefined;
 }

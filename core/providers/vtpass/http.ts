@@ -14,7 +14,15 @@ export type HttpAnswer =
    * never reached the upstream (the connection was refused or the host name did not
    * resolve), which is the one case where sending a purchase again cannot buy it twice.
    */
-  | { kind: 'no_answer'; reason: string; delivered: boolean };
+  | { kind: 'no_answer'; reason: string; delivered: boolean; cause: NoAnswerCause };
+
+/**
+ * Why no answer came, as far as this machine can tell (the failover rules of issue 27 read
+ * it). `refused`, `dns` and `tls` fail before any byte of the request is written. A `reset`
+ * is counted as possibly after writing: fetch does not tell whether the request had left,
+ * so a reset never proves non-delivery.
+ */
+type NoAnswerCause = 'refused' | 'dns' | 'tls' | 'timeout' | 'reset' | 'other';
 
 /** One request to send. */
 export interface HttpRequest {
@@ -46,14 +54,14 @@ export async function exchange(request: HttpRequest, fetchImpl: Fetch = fetch): 
       signal: request.signal,
     });
   } catch (error) {
-    return { kind: 'no_answer', reason: describeFailure(error, request.signal), delivered: !notSent(error) };
+    return { kind: 'no_answer', reason: describeFailure(error, request.signal), delivered: !notSent(error), cause: causeOf(error, request.signal) };
   }
   let text: string | undefined;
   try {
     text = await readBounded(response, request.maxBytes);
   } catch (error) {
     // The headers arrived but the body did not: the upstream did receive the request.
-    return { kind: 'no_answer', reason: describeFailure(error, request.signal), delivered: true };
+    return { kind: 'no_answer', reason: describeFailure(error, request.signal), delivered: true, cause: request.signal.aborted ? 'timeout' : 'reset' };
   }
   if (text === undefined) return { kind: 'answer', status: response.status, json: undefined, problem: `answer larger than ${request.maxBytes} bytes` };
   try {
@@ -88,6 +96,21 @@ async function readBounded(response: Response, maxBytes: number): Promise<string
     chunks.push(value);
   }
   return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Certificate and handshake errors: the TLS session never opened, so no request was written. */
+const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT$|SELF_SIGNED_CERT_IN_CHAIN$|ERR_OSSL_|EPROTO$)/;
+
+function causeOf(error: unknown, signal: AbortSignal): NoAnswerCause {
+  if (signal.aborted) return 'timeout';
+  const cause = error instanceof Error ? (error.cause as { code?: unknown } | undefined) : undefined;
+  const code = typeof cause?.code === 'string' ? cause.code : '';
+  if (code === 'ECONNREFUSED') return 'refused';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'dns';
+  if (TLS_CODE.test(code)) return 'tls';
+  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE') return 'reset';
+  if (code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'ETIMEDOUT') return 'timeout';
+  return 'other';
 }
 
 function notSent(error: unknown): boolean {

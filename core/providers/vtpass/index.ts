@@ -19,8 +19,9 @@ import { koboToNaira } from '../../domain/money.js';
 import { type DeliveryResult, NETWORKS, type Network } from '../../domain/products.js';
 import type { CablePackageRecord, PlanRecord } from '../../domain/records.js';
 import { REFERENCE_PATTERN } from '../../domain/reference.js';
+import { evidenceOf } from '../failover.js';
 import type { CustomerQuery, CustomerVerifier, PlanSource, ProductProvider, ProviderOutcome, ProviderRequest, UpstreamPlan, VerifyOutcome } from '../port.js';
-import { asObject, classify, codeMeaning, type VtpassCall } from './codes.js';
+import { asObject, classify, codeMeaning, transactionStatus, type VtpassCall } from './codes.js';
 import { electricityResult } from './electricity.js';
 import { exchange, type Fetch, type HttpAnswer, pause } from './http.js';
 import { AIRTIME_SERVICE_IDS, CABLE_SERVICE_IDS, DATA_SERVICE_IDS, ELECTRICITY_SERVICE_IDS, networkServiceId, serviceIdOf } from './services.js';
@@ -211,6 +212,13 @@ function classifyAndLog(
     ms: Date.now() - started,
   };
   log(alert ? 'vtpass.account_error' : 'provider.vtpass', alert ? { ...fields, reason: outcome.kind === 'delivered' ? null : outcome.reason } : fields);
+  // What the failover rule reads (core/providers/failover.ts): whether the pay was written,
+  // and VTpass's code. It changes nothing in how the outcome itself is handled.
+  if (call === 'pay' && (outcome.kind === 'failed' || outcome.kind === 'unknown')) {
+    const body = answer.kind === 'answer' ? asObject(answer.json) : undefined;
+    const status = body === undefined ? undefined : transactionStatus(body);
+    return { ...outcome, evidence: evidenceOf(answer, { code, status: status ?? null }) };
+  }
   // Delivered is delivered (the money is spent upstream), but a prepaid customer without a
   // token needs a person to fetch it from the VTpass dashboard.
   if (outcome.kind === 'delivered' && request.product === 'electricity' && request.details.meterType !== 'postpaid' && outcome.result.token === undefined) {

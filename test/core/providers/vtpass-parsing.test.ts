@@ -48,7 +48,7 @@ test('plan lists: a missing or malformed list is an error, never an empty catalo
   assert.equal(readVariations(answer({ content: {} })).ok, false);
   assert.equal(readVariations(answer({ content: { variations: 'x' } })).ok, false);
   assert.equal(readVariations(answer({ code: '012' })).ok, false);
-  assert.equal(readVariations({ kind: 'no_answer', reason: 'timeout', delivered: true }).ok, false);
+  assert.equal(readVariations({ kind: 'no_answer', reason: 'timeout', delivered: true, cause: 'timeout' }).ok, false);
   const read = readVariations(
     answer({
       content: {

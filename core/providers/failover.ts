@@ -1,0 +1,54 @@
+/**
+ * Failover only on proven non-delivery (issue 27). Each adapter reports what happened on a
+ * purchase call as CallEvidence; one pure rule per adapter kind reads it and says whether the
+ * upstream provably did not deliver, so the purchase may move to the next upstream. Anything
+ * else (a time-out, a reset, a 5xx, an answer that cannot be parsed, a pending answer, a code
+ * not on the kind's list) is not proof: the purchase stays where it is and is re-queried there,
+ * so one purchase has at most one upstream that could have delivered it.
+ *
+ * A rule only ever narrows: it never turns an adapter's `unknown` into a failure. Outside
+ * failover the adapter's own outcome stands. The rules per kind are in failover-rules.ts;
+ * routing does not use them yet.
+ */
+import type { HttpAnswer } from './vtpass/http.js';
+
+/** What happened on one purchase call, as far as delivery is concerned. */
+export type CallEvidence =
+  /** The request was provably never written: refused, the name did not resolve, TLS failed. */
+  | { kind: 'not_sent'; cause: 'refused' | 'dns' | 'tls' }
+  /** No answer, and the request may have been written. */
+  | { kind: 'no_answer'; cause: 'timeout' | 'reset' | 'other' }
+  /**
+   * An answer. `json` is whether the body was a JSON object; `code` the upstream's code
+   * (VTpass `code`, ClubKonnect `statuscode`) and `status` its status word (VTpass
+   * transaction status, ClubKonnect `status`, the ported-number family's `Status`),
+   * each null when absent.
+   */
+  | { kind: 'answer'; httpStatus: number; json: boolean; code: string | null; status: string | null };
+
+/** True when the evidence proves the upstream did not deliver (the purchase may move on). */
+export type FailoverRule = (evidence: CallEvidence) => boolean;
+
+/** The evidence of one HTTP exchange, given what the adapter read from the answer's body. */
+export function evidenceOf(answer: HttpAnswer, read: { code: string | null; status: string | null } | undefined): CallEvidence {
+  if (answer.kind === 'no_answer') {
+    switch (answer.cause) {
+      case 'refused':
+      case 'dns':
+      case 'tls':
+        return { kind: 'not_sent', cause: answer.cause };
+      case 'timeout':
+      case 'reset':
+        return { kind: 'no_answer', cause: answer.cause };
+      case 'other':
+        return { kind: 'no_answer', cause: 'other' };
+    }
+  }
+  const json = answer.json !== null && typeof answer.json === 'object' && !Array.isArray(answer.json);
+  return { kind: 'answer', httpStatus: answer.status, json, code: json ? (read?.code ?? null) : null, status: json ? (read?.status ?? null) : null };
+}
+
+/** The part every rule shares: a request never written proves non-delivery. */
+export function neverSent(evidence: CallEvidence): boolean {
+  return evidence.kind === 'not_sent';
+}

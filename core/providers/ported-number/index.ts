@@ -1,0 +1,201 @@
+/**
+ * The "ported-number" family adapter (Husmodata, Datastation, Gladtidings and their many
+ * look-alikes: one adapter, any number of instances) for airtime and data, from
+ * ../shared/upstreams/ported-number-family.md. Each site is its own fork of one Django
+ * script, so most facts are (unsure) for any given site: the network ids 1 MTN, 2 GLO,
+ * 3 9MOBILE, 4 AIRTEL (one site swaps 2 and 3), whether `ident` is kept, the shape of
+ * `/api/user/`. Only the Django family is covered, not the Adex-style PHP sites.
+ *
+ * `Authorization: Token <key>`; purchases are POSTed once and never retried. `Status`
+ * decides: `successful` delivered, `failed` failed, `processing`/`pending`/anything else
+ * unknown. HTTP 400 with a JSON body (validation, balance at the site), 401, 403 and 404
+ * are refusals before any purchase (400: unsure, from the script source only).
+ *
+ * Re-query: the family documents lookups by the site's own id only, which a purchase whose
+ * answer was lost never got. So `query` reads the newest page of the history list and
+ * matches our reference in the echoed `ident` (echoed by some sites only: unsure); when it
+ * is not found the purchase stays unknown, never failed.
+ *
+ * Not routed yet; electricity and cable (`/api/billpayment/`, `/api/cablesub/`) are not
+ * implemented.
+ */
+import type { Kobo } from '../../domain/money.js';
+import type { Network } from '../../domain/products.js';
+import { evidenceOf } from '../failover.js';
+import { nairaTextToKobo } from '../naira-text.js';
+import type { PlanSource, ProductProvider, ProviderOutcome, ProviderRequest, UpstreamPlan } from '../port.js';
+import { asObject } from '../vtpass/codes.js';
+import { exchange, type Fetch, type HttpAnswer } from '../vtpass/http.js';
+
+/** Network ids of the Django family (unsure per site: read the site's plan list). */
+const PORTED_NUMBER_NETWORKS: Readonly<Record<Network, number>> = { mtn: 1, glo: 2, '9mobile': 3, airtel: 4 };
+/** The plan list's key of each network in `Dataplans`. */
+const PLAN_KEYS: Readonly<Record<Network, string>> = { mtn: 'MTN_PLAN', glo: 'GLO_PLAN', '9mobile': '9MOBILE_PLAN', airtel: 'AIRTEL_PLAN' };
+
+const MAX_ANSWER_BYTES = 64 * 1024;
+const MAX_LIST_BYTES = 1024 * 1024;
+
+interface PortedNumberOptions {
+  /** The instance's name (UPSTREAMS), for logs and as the provider's name. */
+  name: string;
+  /** The site's API base, for example https://www.husmodata.com/api/ */
+  baseUrl: string;
+  token: string;
+  /** The site's integer plan id for one of our plans, or null when it does not sell it. */
+  planCode(planId: number): Promise<string | null>;
+  fetch?: Fetch;
+  log?: (event: string, fields: Record<string, unknown>) => void;
+}
+
+export interface PortedNumberProviders {
+  airtime: ProductProvider;
+  data: ProductProvider & PlanSource;
+  /** Our wallet at the site (`user.Account_Balance` of `/api/user/`); rejects when it cannot tell. */
+  balance(signal: AbortSignal): Promise<Kobo>;
+}
+
+type Built = { ok: true; path: 'topup/' | 'data/'; body: Record<string, unknown> } | { ok: false; reason: string };
+
+export function createPortedNumberProviders(options: PortedNumberOptions): PortedNumberProviders {
+  const base = new URL(options.baseUrl.endsWith('/') ? options.baseUrl : `${options.baseUrl}/`);
+  const log = options.log ?? (() => {});
+  const fetchImpl = options.fetch ?? fetch;
+  const headers = { authorization: `Token ${options.token}` };
+
+  const call = (method: 'GET' | 'POST', path: string, signal: AbortSignal, body?: unknown, maxBytes = MAX_ANSWER_BYTES): Promise<HttpAnswer> =>
+    exchange({ url: new URL(path, base), method, headers, ...(body === undefined ? {} : { body }), signal, maxBytes }, fetchImpl);
+
+  function provider(path: 'topup/' | 'data/', build: (request: ProviderRequest) => Promise<Built>): ProductProvider {
+    return {
+      name: options.name,
+      async purchase(request, signal) {
+        const built = await build(request);
+        if (!built.ok) return { kind: 'failed', reason: built.reason };
+        const answer = await call('POST', built.path, signal, { ...built.body, Ported_number: true, ident: request.reference });
+        const outcome = readPurchase(answer);
+        logCall('purchase', request, answer, outcome);
+        return outcome.kind === 'failed' || outcome.kind === 'unknown'
+          ? { ...outcome, evidence: evidenceOf(answer, { code: null, status: statusOf(answer) }) }
+          : outcome;
+      },
+      async query(request, signal) {
+        const answer = await call('GET', path, signal, undefined, MAX_LIST_BYTES);
+        const record = answer.kind === 'answer' && answer.status === 200 ? findByIdent(answer.json, request.reference) : undefined;
+        const outcome: ProviderOutcome =
+          record === undefined
+            ? { kind: 'unknown', reason: 'the provider has no record of the purchase under our reference (yet)' }
+            : readRecord(record, 'query');
+        logCall('query', request, answer, outcome);
+        return outcome;
+      },
+    };
+  }
+
+  function logCall(what: string, request: ProviderRequest, answer: HttpAnswer, outcome: ProviderOutcome): void {
+    log('provider.ported_number', {
+      upstream: options.name,
+      reference: request.reference,
+      product: request.product,
+      call: what,
+      http_status: answer.kind === 'answer' ? answer.status : null,
+      status: statusOf(answer),
+      outcome: outcome.kind,
+    });
+  }
+
+  const network = (service: string): number | undefined =>
+    Object.hasOwn(PORTED_NUMBER_NETWORKS, service) ? PORTED_NUMBER_NETWORKS[service as Network] : undefined;
+
+  const airtime = provider('topup/', async (request) => {
+    const id = network(request.service);
+    if (id === undefined) return { ok: false, reason: `The provider does not sell airtime on ${request.service}.` };
+    if (request.faceValueKobo % 100 !== 0) return { ok: false, reason: 'The provider sells airtime in whole naira only.' };
+    return { ok: true, path: 'topup/', body: { network: id, amount: request.faceValueKobo / 100, mobile_number: request.recipient, airtime_type: 'VTU' } };
+  });
+
+  const data: ProductProvider & PlanSource = {
+    ...provider('data/', async (request) => {
+      const id = network(request.service);
+      if (id === undefined) return { ok: false, reason: `The provider does not sell data on ${request.service}.` };
+      const planId = request.details.planId;
+      const plan = planId === undefined ? null : await options.planCode(planId);
+      if (plan === null || !/^\d{1,9}$/.test(plan)) return { ok: false, reason: `Data plan ${planId ?? '?'} is not sold by this provider.` };
+      return { ok: true, path: 'data/', body: { network: id, mobile_number: request.recipient, plan: Number(plan) } };
+    }),
+    async listPlans(net, signal) {
+      if (!Object.hasOwn(PLAN_KEYS, net)) throw new Error(`unknown network ${String(net)}`);
+      const user = await readUser(signal);
+      const groups = asObject(asObject(asObject(user['Dataplans'])?.[PLAN_KEYS[net]]));
+      if (groups === undefined) throw new Error(`${options.name} plans for ${net}: no plan list`);
+      const plans = new Map<string, UpstreamPlan>();
+      for (const group of Object.values(groups)) {
+        if (!Array.isArray(group)) continue;
+        for (const item of group) {
+          const plan = asObject(item);
+          const id = plan?.['id'];
+          const amountKobo = nairaTextToKobo(plan?.['plan_amount']);
+          if (typeof id !== 'number' || amountKobo === undefined || typeof plan?.['plan'] !== 'string') continue;
+          const type = typeof plan['plan_type'] === 'string' ? ` ${plan['plan_type']}` : '';
+          const days = typeof plan['month_validate'] === 'string' ? ` - ${plan['month_validate']} days` : '';
+          plans.set(String(id), { code: String(id), name: `${plan['plan']}${type}${days}`, amountKobo });
+        }
+      }
+      return [...plans.values()];
+    },
+  };
+
+  async function readUser(signal: AbortSignal): Promise<Record<string, unknown>> {
+    const answer = await call('GET', 'user/', signal, undefined, MAX_LIST_BYTES);
+    const body = answer.kind === 'answer' && answer.status === 200 ? asObject(answer.json) : undefined;
+    if (body === undefined) throw new Error(`${options.name} /api/user/: ${answer.kind === 'answer' ? `HTTP ${answer.status}` : answer.reason}`);
+    return body;
+  }
+
+  async function balance(signal: AbortSignal): Promise<Kobo> {
+    const amount = nairaTextToKobo(asObject((await readUser(signal))['user'])?.['Account_Balance']);
+    if (amount === undefined) throw new Error(`${options.name} /api/user/: no balance in the answer`);
+    return amount;
+  }
+
+  return { airtime, data, balance };
+}
+
+function statusOf(answer: HttpAnswer): string | null {
+  const status = answer.kind === 'answer' ? asObject(answer.json)?.['Status'] : undefined;
+  return typeof status === 'string' ? status.trim().toLowerCase() : null;
+}
+
+function readPurchase(answer: HttpAnswer): ProviderOutcome {
+  if (answer.kind === 'no_answer') return { kind: 'unknown', reason: answer.reason };
+  const body = asObject(answer.json);
+  if ((answer.status === 400 && body !== undefined) || answer.status === 401 || answer.status === 403 || answer.status === 404) {
+    return { kind: 'failed', reason: `The provider refused the purchase (HTTP ${answer.status}).` };
+  }
+  if (answer.status < 200 || answer.status >= 300) return { kind: 'unknown', reason: `the provider answered HTTP ${answer.status}` };
+  if (body === undefined) return { kind: 'unknown', reason: `malformed answer from the provider: ${answer.problem ?? 'not a JSON object'}` };
+  return readRecord(body, 'purchase');
+}
+
+/** A purchase record's `Status`: the same reading for a purchase answer and a history entry. */
+function readRecord(record: Record<string, unknown>, call: 'purchase' | 'query'): ProviderOutcome {
+  const status = typeof record['Status'] === 'string' ? record['Status'].trim().toLowerCase() : undefined;
+  const id = record['id'];
+  switch (status) {
+    case 'successful':
+      return { kind: 'delivered', result: typeof id === 'number' || typeof id === 'string' ? { providerReference: String(id) } : {} };
+    case 'failed':
+      return { kind: 'failed', reason: `The provider reports that the purchase failed${call === 'query' ? ' (history)' : ''}.` };
+    default:
+      return {
+        kind: 'unknown',
+        reason: status === undefined ? 'malformed answer from the provider: no Status' : `the provider reports the purchase as ${status.slice(0, 24)}`,
+      };
+  }
+}
+
+/** The entry of the newest history page whose echoed `ident` is our reference. */
+function findByIdent(json: unknown, reference: string): Record<string, unknown> | undefined {
+  const results = asObject(json)?.['results'];
+  if (!Array.isArray(results)) return undefined;
+  return results.map(asObject).find((entry) => entry?.['ident'] === reference);
+}

@@ -1,0 +1,172 @@
+/**
+ * A fake ClubKonnect for tests: a real HTTP server on 127.0.0.1 port 0 answering GET scripts
+ * the way ../shared/upstreams/clubkonnect.md says (every fact there is unsure, so the fake
+ * is as strict as the file and no looser): credentials in the query string (a wrong APIKey
+ * is `{"status":"INVALID_CREDENTIALS"}`), MobileNetwork 01-04, Amount at least 100, a
+ * purchase answered `100 ORDER_RECEIVED` with an orderid and settled later, a query by
+ * RequestID or OrderID from the record, the wallet balance and the data plan list.
+ *
+ * A test scripts a recipient's next purchase with `script()`: the order completes (default),
+ * stays pending, is cancelled (506), or the purchase is refused with an ORDER_ERROR, answered
+ * with an HTML page (IP not whitelisted) or not answered at all.
+ */
+import http, { type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+type CkScript =
+  | { answer: 'complete' }
+  | { answer: 'pending'; code?: '100' | '300' | '201' | '600' }
+  | { answer: 'cancel' }
+  | { answer: 'error'; code: string; status: string }
+  | { answer: 'html' }
+  | { answer: 'hang' };
+
+interface CkOrder {
+  orderId: string;
+  requestId: string;
+  script: string;
+  params: Record<string, string>;
+  /** The statuscode a query answers now. */
+  code: string;
+}
+
+export interface FakeClubkonnect {
+  baseUrl: string;
+  userId: string;
+  apiKey: string;
+  /** Every request, path and query (credentials included: tests only). */
+  calls: { script: string; params: Record<string, string> }[];
+  orders: Map<string, CkOrder>;
+  /** Our wallet there, in naira text. */
+  balance: string;
+  script(recipient: string, ...answers: CkScript[]): void;
+  /** Settles a recorded order, as ClubKonnect does later. */
+  settle(requestId: string, code: string): void;
+  close(): Promise<void>;
+}
+
+const STATUS_OF: Readonly<Record<string, string>> = {
+  '1': 'ORDER_RECEIVED',
+  '2': 'ORDER_COMPLETED',
+  '3': 'ORDER_PROCESSED',
+  '4': 'ORDER_ERROR',
+  '5': 'ORDER_CANCELLED',
+  '6': 'ORDER_ONHOLD',
+};
+const PURCHASES = new Set(['APIAirtimeV1.asp', 'APIDatabundleV1.asp']);
+
+export async function startFakeClubkonnect(): Promise<FakeClubkonnect> {
+  const userId = 'CK100000001';
+  const apiKey = 'CKKEY0123456789ABCDEF';
+  const calls: FakeClubkonnect['calls'] = [];
+  const orders = new Map<string, CkOrder>();
+  const scripts = new Map<string, CkScript[]>();
+  const hanging = new Set<ServerResponse>();
+  let nextOrder = 6501321715;
+
+  const send = (res: ServerResponse, body: unknown, status = 200): void => {
+    const text = typeof body === 'string' ? body : JSON.stringify(body);
+    res.writeHead(status, { 'content-type': typeof body === 'string' ? 'text/html' : 'application/json' }).end(text);
+  };
+  const error = (res: ServerResponse, code: string, status: string) => send(res, { statuscode: code, status });
+  const queryAnswer = (order: CkOrder) => ({
+    date: '22th-Jul-2023',
+    orderid: order.orderId,
+    requestid: order.requestId,
+    statuscode: order.code,
+    status: STATUS_OF[order.code[0]!] ?? 'ORDER_RECEIVED',
+    remark: order.code === '200' ? `You have successfully topped up to ${order.params['MobileNumber']}.` : 'Awaiting Processing',
+    ordertype: order.script,
+    mobilenumber: order.params['MobileNumber'],
+    amountcharged: order.params['Amount'] === undefined ? '390' : String(Number(order.params['Amount']) * 0.965),
+    walletbalance: fake.balance,
+  });
+
+  function purchase(script: string, params: Record<string, string>, res: ServerResponse): void {
+    if (!['01', '02', '03', '04'].includes(params['MobileNetwork'] ?? ''))
+      return error(res, params['MobileNetwork'] ? '418' : '404', params['MobileNetwork'] ? 'INVALID_MOBILENETWORK' : 'MISSING_MOBILENETWORK');
+    if (script === 'APIAirtimeV1.asp') {
+      if (params['Amount'] === undefined) return error(res, '405', 'MISSING_AMOUNT');
+      if (!/^\d+$/.test(params['Amount'])) return error(res, '406', 'INVALID_AMOUNT');
+      if (Number(params['Amount']) < 100) return error(res, '407', 'MINIMUM_100');
+    } else if (!/^\d+(\.\d+)?$/.test(params['DataPlan'] ?? '')) return error(res, '499', 'INVALID_PRODUCT_CODE');
+    if (!/^0\d{10}$/.test(params['MobileNumber'] ?? '')) return error(res, '409', 'INVALID_RECIPIENT');
+    const next = scripts.get(params['MobileNumber']!)?.shift() ?? { answer: 'complete' };
+    if (next.answer === 'error') return error(res, next.code, next.status);
+    const orderId = String(nextOrder++);
+    const order: CkOrder = { orderId, requestId: params['RequestID'] ?? '', script, params, code: '100' };
+    orders.set(orderId, order);
+    if (next.answer === 'complete') order.code = '200';
+    if (next.answer === 'cancel') order.code = '506';
+    if (next.answer === 'pending') order.code = next.code ?? '300';
+    if (next.answer === 'html') return send(res, '<html><body>Access denied</body></html>');
+    if (next.answer === 'hang') {
+      hanging.add(res);
+      res.on('close', () => hanging.delete(res));
+      return;
+    }
+    // Purchases always start as ORDER_RECEIVED; the order settles later.
+    send(res, { orderid: orderId, statuscode: '100', status: 'ORDER_RECEIVED' });
+  }
+
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://fake.invalid');
+    const script = url.pathname.replace(/^\//, '');
+    const params = Object.fromEntries(url.searchParams);
+    calls.push({ script, params });
+    if (req.method !== 'GET') return send(res, '<html>405</html>', 405);
+    if (params['UserID'] === undefined) return error(res, '402', 'MISSING_USERID');
+    if (params['APIKey'] === undefined) return error(res, '403', 'MISSING_APIKEY');
+    // Errors may come without a statuscode (facts: whether it is always there is unknown).
+    if (params['UserID'] !== userId || params['APIKey'] !== apiKey) return send(res, { status: 'INVALID_CREDENTIALS' });
+    if (PURCHASES.has(script)) return purchase(script, params, res);
+    if (script === 'APIQueryV1.asp') {
+      const order = params['OrderID'] !== undefined ? orders.get(params['OrderID']) : [...orders.values()].find((o) => o.requestId === params['RequestID']);
+      // What ClubKonnect answers for an unknown order is not documented.
+      if (order === undefined) return send(res, { status: 'INVALID_ORDERID' });
+      return send(res, queryAnswer(order));
+    }
+    if (script === 'APIWalletBalanceV1.asp') return send(res, { date: '22th-Jul-2023', id: userId, phoneno: '08030000000', balance: fake.balance });
+    if (script === 'APIDatabundlePlansV2.asp') {
+      const product = (id: string, name: string, amount: string) => ({
+        PRODUCT_SNO: '1',
+        PRODUCT_CODE: '1',
+        PRODUCT_ID: id,
+        PRODUCT_NAME: name,
+        PRODUCT_AMOUNT: amount,
+      });
+      return send(res, {
+        MOBILE_NETWORK: {
+          MTN: [{ ID: '01', PRODUCT: [product('500.01', '500 MB - 30 days (SME)', '390'), product('1000.01', '1 GB - 30 days (SME)', '780.5')] }],
+          Glo: [{ ID: '02', PRODUCT: [product('1500.02', '1.5 GB - 30 days', '950')] }],
+        },
+      });
+    }
+    send(res, '<html><body>Not Found</body></html>', 404);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+
+  const fake: FakeClubkonnect = {
+    baseUrl: `http://127.0.0.1:${port}/`,
+    userId,
+    apiKey,
+    calls,
+    orders,
+    balance: '3651.449',
+    script(recipient, ...answers) {
+      scripts.set(recipient, [...(scripts.get(recipient) ?? []), ...answers]);
+    },
+    settle(requestId, code) {
+      const order = [...orders.values()].find((o) => o.requestId === requestId);
+      if (order === undefined) throw new Error(`the fake ClubKonnect has no order ${requestId}`);
+      order.code = code;
+    },
+    async close() {
+      for (const res of hanging) res.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+  return fake;
+}

@@ -1,0 +1,196 @@
+/**
+ * A fake site of the "ported-number" VTU family (Django script) for tests: a real HTTP
+ * server on 127.0.0.1 port 0 that answers as ../shared/upstreams/ported-number-family.md
+ * says, and no looser: `Authorization: Token <key>` (401 `{"detail":"Invalid token."}`
+ * otherwise), JSON bodies, network ids 1-4, an 11-digit mobile_number, a known plan id,
+ * DRF field errors as HTTP 400, `{"error":["insufficient balance..."]}` when our wallet there
+ * is short, 201 with a record whose `Status` is successful/processing/failed, the record by
+ * id, the paginated history (newest first, echoing `ident`), and `/api/user/` with the
+ * balance and `Dataplans`.
+ *
+ * A test scripts a recipient's next purchase with `script()`: processing (settled later
+ * with `settle()`), failed, an HTML 500 page, or no answer at all.
+ */
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+type PnScript = { answer: 'successful' } | { answer: 'processing' } | { answer: 'failed' } | { answer: 'html500' } | { answer: 'hang' };
+
+interface PnRecord {
+  id: number;
+  kind: 'data' | 'topup';
+  body: Record<string, unknown>;
+  Status: 'successful' | 'processing' | 'failed';
+  amount: number;
+}
+
+export interface FakePortedNumber {
+  baseUrl: string;
+  token: string;
+  calls: { method: string; path: string; headers: Record<string, string | string[] | undefined>; body: Record<string, unknown> | null }[];
+  records: PnRecord[];
+  /** Our wallet there, naira. */
+  balance: number;
+  script(recipient: string, ...answers: PnScript[]): void;
+  settle(id: number, status: 'successful' | 'failed'): void;
+  close(): Promise<void>;
+}
+
+/** Plans by id: network, size, price in naira text. */
+const PLANS: ReadonlyMap<number, { network: number; plan: string; amount: string; type: string }> = new Map([
+  [292, { network: 1, plan: '50.0MB', amount: '18.0', type: 'CORPORATE GIFTING' }],
+  [353, { network: 1, plan: '1.0GB', amount: '239.0', type: 'SME' }],
+  [401, { network: 2, plan: '1.0GB', amount: '250.0', type: 'GIFTING' }],
+]);
+
+export async function startFakePortedNumber(): Promise<FakePortedNumber> {
+  const token = 'eacf1ab727d134b254361d8bfc28a2bf6ab0a111';
+  const scripts = new Map<string, PnScript[]>();
+  const hanging = new Set<ServerResponse>();
+  let nextId = 108602;
+
+  const send = (res: ServerResponse, status: number, body: unknown): void => {
+    const html = typeof body === 'string';
+    res.writeHead(status, { 'content-type': html ? 'text/html' : 'application/json' }).end(html ? body : JSON.stringify(body));
+  };
+  const view = (r: PnRecord) => ({
+    id: r.id,
+    ...r.body,
+    balance_before: String(fake.balance + r.amount),
+    balance_after: String(fake.balance),
+    Status: r.Status,
+    create_date: '2024-09-10T10:47:01.643585',
+    ...(r.kind === 'data' ? { plan_amount: `₦${r.amount}` } : { paid_amount: String(r.amount * 0.97), amount: String(r.amount) }),
+  });
+
+  function purchase(kind: 'data' | 'topup', body: Record<string, unknown>, res: ServerResponse): void {
+    const errors: Record<string, string[]> = {};
+    if (![1, 2, 3, 4].includes(body['network'] as number)) errors['network'] = ['Invalid pk - object does not exist.'];
+    if (typeof body['mobile_number'] !== 'string' || !/^0\d{10}$/.test(body['mobile_number']))
+      errors['mobile_number'] = ['Enter a valid 11-digit phone number.'];
+    if (typeof body['Ported_number'] !== 'boolean') errors['Ported_number'] = ['Must be a valid boolean.'];
+    let amount = 0;
+    if (kind === 'data') {
+      const plan = PLANS.get(body['plan'] as number);
+      if (plan === undefined || plan.network !== body['network']) errors['plan'] = ['Invalid pk - object does not exist.'];
+      else amount = Number(plan.amount);
+    } else {
+      if (typeof body['amount'] !== 'number' || !Number.isInteger(body['amount']) || body['amount'] < 50)
+        errors['amount'] = ['Ensure this value is greater than or equal to 50.'];
+      else amount = body['amount'];
+      if (body['airtime_type'] !== 'VTU') errors['airtime_type'] = ['"x" is not a valid choice.'];
+    }
+    if (Object.keys(errors).length > 0) return send(res, 400, errors);
+    if (amount > fake.balance) return send(res, 400, { error: [`insufficient balance,  your current balance ₦${fake.balance}  `] });
+    const next = scripts.get(body['mobile_number'] as string)?.shift() ?? { answer: 'successful' };
+    fake.balance -= amount;
+    const record: PnRecord = {
+      id: nextId++,
+      kind,
+      body,
+      Status: next.answer === 'failed' ? 'failed' : next.answer === 'successful' ? 'successful' : 'processing',
+      amount,
+    };
+    // A failed purchase is refunded at the site (unsure in the facts; the fake assumes it).
+    if (record.Status === 'failed') fake.balance += amount;
+    fake.records.push(record);
+    if (next.answer === 'html500') return send(res, 500, '<html><body>Server Error (500)</body></html>');
+    if (next.answer === 'hang') {
+      hanging.add(res);
+      res.on('close', () => hanging.delete(res));
+      return;
+    }
+    send(res, 201, view(record));
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const text = Buffer.concat(chunks).toString('utf8');
+    const url = new URL(req.url ?? '/', 'http://fake.invalid');
+    let body: Record<string, unknown> | null = null;
+    fake.calls.push({ method: req.method ?? '', path: url.pathname, headers: req.headers, body: null });
+    if (req.headers.authorization === undefined) return send(res, 401, { detail: 'Authentication credentials were not provided.' });
+    if (req.headers.authorization !== `Token ${token}`) return send(res, 401, { detail: 'Invalid token.' });
+    if (req.method === 'POST') {
+      if (!String(req.headers['content-type']).startsWith('application/json')) return send(res, 415, { detail: 'Unsupported media type.' });
+      try {
+        body = JSON.parse(text) as Record<string, unknown>;
+      } catch {
+        return send(res, 400, { detail: 'JSON parse error' });
+      }
+      fake.calls.at(-1)!.body = body;
+      if (url.pathname === '/api/data/') return purchase('data', body, res);
+      if (url.pathname === '/api/topup/') return purchase('topup', body, res);
+    }
+    if (req.method === 'GET') {
+      const list = /^\/api\/(data|topup)\/$/.exec(url.pathname);
+      if (list) {
+        const results = fake.records
+          .filter((r) => r.kind === list[1])
+          .reverse()
+          .slice(0, 20)
+          .map(view);
+        return send(res, 200, { count: results.length, next: null, previous: null, results });
+      }
+      const one = /^\/api\/(data|topup)\/(\d+)$/.exec(url.pathname);
+      if (one) {
+        const record = fake.records.find((r) => r.kind === one[1] && r.id === Number(one[2]));
+        return record === undefined ? send(res, 404, { detail: 'Not found.' }) : send(res, 200, view(record));
+      }
+      if (url.pathname === '/api/user/') {
+        const plan = (id: number) => {
+          const p = PLANS.get(id)!;
+          return {
+            id,
+            dataplan_id: String(id),
+            network: p.network,
+            plan_type: p.type,
+            plan_network: 'MTN',
+            month_validate: '30',
+            plan: p.plan,
+            plan_amount: p.amount,
+          };
+        };
+        return send(res, 200, {
+          user: { id: 1234, username: 'me', Account_Balance: fake.balance, wallet_balance: String(fake.balance), bonus_balance: '0.0' },
+          notification: { message: '' },
+          Dataplans: {
+            MTN_PLAN: { CORPORATE: [plan(292)], SME: [plan(353)], ALL: [plan(292), plan(353)] },
+            GLO_PLAN: { ALL: [plan(401)] },
+            AIRTEL_PLAN: { ALL: [] },
+            '9MOBILE_PLAN': { ALL: [] },
+          },
+        });
+      }
+    }
+    send(res, 404, '<html><body>Not Found</body></html>');
+  }
+
+  const server = http.createServer((req, res) => {
+    handle(req, res).catch(() => res.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const fake: FakePortedNumber = {
+    baseUrl: `http://127.0.0.1:${port}/api/`,
+    token,
+    calls: [],
+    records: [],
+    balance: 20176.49999999992,
+    script(recipient, ...answers) {
+      scripts.set(recipient, [...(scripts.get(recipient) ?? []), ...answers]);
+    },
+    settle(id, status) {
+      const record = fake.records.find((r) => r.id === id);
+      if (record === undefined) throw new Error(`the fake site has no record ${id}`);
+      record.Status = status;
+    },
+    async close() {
+      for (const res of hanging) res.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+  return fake;
+}

@@ -311,6 +311,7 @@ export function instrumentStore(store: Store, deps: { outcomes: OutcomeRecorder;
     events: store.events,
     webhooks: store.webhooks,
     keyUse: store.keyUse,
+    funding: store.funding,
     wallet,
     close: () => store.close(),
   };

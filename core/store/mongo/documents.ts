@@ -80,6 +80,9 @@ export interface AccountDoc {
    */
   ledger_seq: StoredInteger;
   created_at: Date;
+  /** The wallets' low-balance thresholds (core/domain/funding.ts); absent or null: none. */
+  low_balance_kobo?: StoredInteger | null;
+  test_low_balance_kobo?: StoredInteger | null;
 }
 
 export function accountToDoc(account: Omit<AccountRecord, 'balanceKobo' | 'testBalanceKobo'>): AccountDoc {

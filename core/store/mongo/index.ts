@@ -45,6 +45,7 @@ import { createAccountStore } from './accounts.js';
 import { createCatalogStore } from './catalog.js';
 import { createMongoContext, majorityReads, majorityWrites } from './context.js';
 import { createEventStore, createWebhookStore } from './events.js';
+import { createFundingStore } from './funding.js';
 import { checkDeployment, checkFeatureCompatibility, explainSchemaFailure, UnsuitableDeploymentError } from './guard.js';
 import { createHistoryStore } from './history.js';
 import { createKeyUseStore } from './key-use.js';
@@ -126,6 +127,7 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<MongoS
       events: createEventStore(ctx),
       webhooks: createWebhookStore(ctx),
       keyUse: createKeyUseStore(ctx),
+      funding: createFundingStore(ctx),
       close: () => ctx.close(),
     };
   } catch (error) {

@@ -23,6 +23,25 @@ import { PRODUCTS } from '../../domain/products.js';
 import { NAMESPACE_EXISTS_CODE } from './errors.js';
 import { EVENT_COLLECTIONS, EVENT_INDEXES, EVENTS_DUE_BY_DESTINATION_INDEX } from './events.js';
 
+/** Money in (core/store/mongo/funding.ts): virtual accounts and inflows. */
+export const FUNDING_COLLECTIONS = { virtualAccounts: 'virtual_accounts', inflows: 'inflows' } as const;
+
+/** The exactly-once key of every credit from a bank transfer. */
+export const INFLOW_REFERENCE_INDEX = {
+  name: 'inflows_provider_reference',
+  fields: ['provider', 'provider_reference'],
+  description: { name: 'inflows_provider_reference', key: { provider: 1, provider_reference: 1 }, unique: true },
+} as const;
+
+export const FUNDING_INDEXES = {
+  [FUNDING_COLLECTIONS.virtualAccounts]: [{ name: 'virtual_accounts_by_account', key: { account_id: 1, mode: 1, created_at: 1 } }],
+  [FUNDING_COLLECTIONS.inflows]: [
+    { ...INFLOW_REFERENCE_INDEX.description },
+    { name: 'inflows_by_status', key: { status: 1, created_at: 1, _id: 1 } },
+    { name: 'inflows_by_account', key: { account_id: 1, mode: 1, created_at: -1 } },
+  ],
+} as const;
+
 /** Collection names. */
 export const COLLECTIONS = {
   accounts: 'accounts',
@@ -373,6 +392,20 @@ export const SCHEMA_STEPS: readonly SchemaStep[] = [
     description: 'due events by destination, for the webhook worker',
     async apply(target) {
       await target.createIndexes(EVENT_COLLECTIONS.events, [{ ...EVENTS_DUE_BY_DESTINATION_INDEX }]);
+    },
+  },
+  {
+    version: 9,
+    description: 'wallet funding: virtual accounts and inflows, one inflow per (provider, provider reference)',
+    // The low-balance thresholds are optional fields of the account documents (no data step)
+    // and wallet.low_balance needs nothing: the events collection has no validator on type.
+    async apply(target) {
+      await createMissingCollections(target, Object.values(FUNDING_COLLECTIONS), {});
+      for (const [name, indexes] of Object.entries(FUNDING_INDEXES))
+        await target.createIndexes(
+          name,
+          indexes.map((index) => ({ ...index })),
+        );
     },
   },
 ];

@@ -18,8 +18,9 @@ import type { FundingFee } from './domain/funding.js';
 import type { Mode } from './domain/mode.js';
 import { DEFAULT_RETRY_SCHEDULE } from './domain/transactions.js';
 import type { FundingProvider } from './funding/port.js';
-import { createSandboxFunding } from './funding/sandbox.js';
+import { createSandboxFunding, type SandboxFunding } from './funding/sandbox.js';
 import { createFundingService, type FundingService } from './funding/service.js';
+import { createFundingSweeper, type FundingSweeper } from './funding/sweeper.js';
 import { type CoreMetrics, createOutcomeRecorder, instrumentProviders, instrumentStore } from './metrics.js';
 import { createHolderDesk } from './people/holder.js';
 import { createPeopleService } from './people/service.js';
@@ -78,6 +79,8 @@ export interface FundingConfig {
   kycKey?: string;
   /** How often the sweeper runs (FUNDING_SWEEP_INTERVAL_MS). */
   sweepIntervalMs?: number;
+  /** The sandbox bank; tests hand in their own to make transfers no notification announces. */
+  sandbox?: SandboxFunding;
 }
 
 /** How this core delivers webhooks. */
@@ -102,6 +105,9 @@ export const DEFAULT_DELIVERY_POLL_MS = 1_000;
 export interface Core {
   rpc: CoreServer;
   worker: RecoveryWorker;
+  /** Money in: the use cases, and the sweeper core/main.ts starts like the recovery worker. */
+  funding: FundingService;
+  fundingSweeper: FundingSweeper;
   /** The webhook delivery worker; started by core/main.ts like the recovery worker. */
   deliveries: DeliveryWorker;
   /** Key uses noted in memory; written in the background, and by shutdown(). */
@@ -172,7 +178,8 @@ export function createCore(deps: CoreDeps): Core {
     nudge: (destination) => deliveries.nudge(destination),
   });
   const holderDesk = createHolderDesk({ store, accounts, purchases, webhooks, clock });
-  const sandboxFunding = createSandboxFunding({ isTaken: async (number) => (await store.funding.findVirtualAccount('sandbox', number)) !== null });
+  const sandboxFunding =
+    deps.funding?.sandbox ?? createSandboxFunding({ isTaken: async (number) => (await store.funding.findVirtualAccount('sandbox', number)) !== null });
   const liveFunding = deps.funding?.providers ?? [];
   const funding = createFundingService({
     store,
@@ -202,6 +209,12 @@ export function createCore(deps: CoreDeps): Core {
     serviceToken: deps.serviceToken,
     log: deps.log,
   });
+  const fundingSweeper = createFundingSweeper({
+    funding,
+    store: store.funding,
+    intervalMs: deps.funding?.sweepIntervalMs ?? 600_000,
+    log: deps.log,
+  });
   const worker = createRecoveryWorker(purchaseDeps, {
     intervalMs: deps.recoveryIntervalMs,
     schedule: { ...DEFAULT_RETRY_SCHEDULE, attentionAfterMs: deps.recoveryAttentionAfterMs },
@@ -214,6 +227,8 @@ export function createCore(deps: CoreDeps): Core {
   return {
     rpc,
     worker,
+    funding,
+    fundingSweeper,
     deliveries,
     keyUses,
     seed: () => store.catalog.seedIfEmpty(defaultCatalog()),
@@ -224,6 +239,7 @@ export function createCore(deps: CoreDeps): Core {
       // provider, at most PROVIDER_TIMEOUT_MS) finish: each ends settled, refunded or pending.
       await new Promise<void>((resolve) => rpc.server.tryShutdown(() => resolve()));
       await worker.stop();
+      await fundingSweeper.stop();
       await deliveries.stop();
       poster.close();
       await background.drain();

@@ -29,6 +29,8 @@ import {
 import type { LogLevel } from '../runtime/log.js';
 import { MIN_TOKEN_CHARS } from '../runtime/tokens.js';
 import { checkUrl } from '../runtime/url.js';
+import { type FundingFee, parseFeePercent } from './domain/funding.js';
+import { type Kobo, parseNaira } from './domain/money.js';
 import { PRODUCTS, type ProductName } from './domain/products.js';
 import { PHONE_PATTERN } from './domain/validation.js';
 import { PROVIDER_KINDS, type ProviderKind, type ProvidersConfig, ROUTING_VARIABLES, VTPASS_BILL_FAMILIES } from './providers/index.js';
@@ -60,6 +62,8 @@ export interface CoreConfig {
   mongo: MongoConfig | null;
   /** Webhook deliveries (issue 17). */
   webhooks: WebhookConfig;
+  /** Money in (issue 33). */
+  funding: { fee: FundingFee; sweepIntervalMs: number; kycKey: string | null };
 }
 
 /** How webhooks are delivered. */
@@ -248,6 +252,38 @@ export const CORE_SCHEMA = {
     help: 'Sender ID of receipt SMS through VTpass (1 to 11 letters and digits, registered with the networks).',
     check: (value) => (/^[A-Za-z0-9]{1,11}$/.test(value) ? undefined : 'must be 1 to 11 letters and digits.'),
   }),
+  fundingFeePercent: variable(
+    'FUNDING_FEE_PERCENT',
+    '0',
+    'Fee on every wallet funding by bank transfer, in percent of the amount paid (at most two decimals, below 100), rounded down to the kobo.',
+    (raw): number => {
+      const basisPoints = parseFeePercent(raw ?? '0');
+      if (basisPoints === null) throw new ConfigError('FUNDING_FEE_PERCENT', 'must be a percentage from 0 to 99.99 with at most two decimals.');
+      return basisPoints;
+    },
+  ),
+  fundingFeeCapNaira: variable(
+    'FUNDING_FEE_CAP_NAIRA',
+    'none',
+    'The most the funding fee takes from one transfer, in Naira; unset: no cap.',
+    (raw): Kobo | null => {
+      if (raw === undefined || raw === '' || raw === 'none') return null;
+      const parsed = parseNaira(raw);
+      if (!parsed.ok) throw new ConfigError('FUNDING_FEE_CAP_NAIRA', `${parsed.reason}.`);
+      return parsed.kobo;
+    },
+  ),
+  fundingSweepIntervalMs: integer('FUNDING_SWEEP_INTERVAL_MS', {
+    fallback: 600_000,
+    min: 1_000,
+    max: 86_400_000,
+    help: 'How often the funding sweeper asks each provider for recent transfers (crediting any no notification brought) and finishes credits a crash interrupted.',
+  }),
+  fundingKycKey: secret(
+    'FUNDING_KYC_KEY',
+    'generated in `DATA_DIR/funding-kyc.key`',
+    'Key of the keyed hash (HMAC-SHA256) kept instead of each BVN or NIN (16+ characters). Keep it with the backups of the data: a new key cannot match numbers hashed under the old one.',
+  ),
 } as const;
 
 /** The table printed by `--help` and kept identical in README.md: [name, default, meaning]. */
@@ -366,5 +402,6 @@ export function readCoreConfig(env: Env = process.env): CoreConfig {
       perDestination: v.webhookPerDestination,
       timeoutMs: v.webhookTimeoutMs,
     },
+    funding: { fee: { basisPoints: v.fundingFeePercent, capKobo: v.fundingFeeCapNaira }, sweepIntervalMs: v.fundingSweepIntervalMs, kycKey: v.fundingKycKey },
   };
 }

@@ -283,6 +283,8 @@ export interface FundingStore {
   /** One wallet's virtual accounts, oldest first, closed ones included. */
   listVirtualAccounts(accountId: string, mode: Mode): Promise<VirtualAccountRecord[]>;
   findVirtualAccount(provider: FundingProviderName, accountNumber: string): Promise<VirtualAccountRecord | null>;
+  /** Every provider's active virtual accounts, oldest first, at most `limit` (the sweeper's list). */
+  listActiveVirtualAccounts(limit: number): Promise<VirtualAccountRecord[]>;
   /** Marks it closed; null when it does not exist. */
   closeVirtualAccount(provider: FundingProviderName, accountNumber: string): Promise<VirtualAccountRecord | null>;
   /**

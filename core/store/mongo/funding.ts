@@ -204,6 +204,10 @@ export function createFundingStore(ctx: MongoContext): FundingStore {
         .toArray();
       return docs.map(virtualAccountFromDoc);
     },
+    async listActiveVirtualAccounts(limit) {
+      const docs = await collections(ctx).accounts.find({ status: 'active' }).sort({ created_at: 1, _id: 1 }).limit(requireLimit(limit)).toArray();
+      return docs.map(virtualAccountFromDoc);
+    },
     async findVirtualAccount(provider, accountNumber) {
       const doc = await collections(ctx).accounts.findOne({ _id: `${provider}:${accountNumber}` });
       return doc === null ? null : virtualAccountFromDoc(doc);

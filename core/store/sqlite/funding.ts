@@ -105,6 +105,9 @@ function prepareFundingStatements(db: Database.Database) {
     listAccounts: db.prepare<{ account_id: string; mode: string }, VirtualAccountRow>(
       'SELECT * FROM virtual_accounts WHERE account_id = @account_id AND mode = @mode ORDER BY created_at, provider, account_number',
     ),
+    listActive: db.prepare<{ limit: number }, VirtualAccountRow>(
+      `SELECT * FROM virtual_accounts WHERE status = 'active' ORDER BY created_at, provider, account_number LIMIT @limit`,
+    ),
     findAccount: db.prepare<{ provider: string; account_number: string }, VirtualAccountRow>(
       'SELECT * FROM virtual_accounts WHERE provider = @provider AND account_number = @account_number',
     ),
@@ -201,6 +204,9 @@ export function createFundingStore(db: Database.Database, commit: GroupCommit, m
     },
     async listVirtualAccounts(accountId, mode) {
       return sql.listAccounts.all({ account_id: accountId, mode }).map(virtualAccountFromRow);
+    },
+    async listActiveVirtualAccounts(limit) {
+      return sql.listActive.all({ limit: requireLimit(limit) }).map(virtualAccountFromRow);
     },
     async findVirtualAccount(provider, accountNumber) {
       const row = sql.findAccount.get({ provider, account_number: accountNumber });

@@ -1796,7 +1796,9 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       assert.equal(await h.store.funding.listVirtualAccounts(accountId, 'test'), [test]);
       assert.equal(await h.store.funding.findVirtualAccount('sandbox', '9900000002'), test);
       assert.is(await h.store.funding.findVirtualAccount('paystack', '9900000002'), null);
+      assert.ok((await h.store.funding.listActiveVirtualAccounts(1000)).some((a) => a.accountNumber === '9900000001'));
       assert.is((await h.store.funding.closeVirtualAccount('sandbox', '9900000001'))?.status, 'closed');
+      assert.not.ok((await h.store.funding.listActiveVirtualAccounts(1000)).some((a) => a.accountNumber === '9900000001'), 'a closed one is not swept');
       assert.is(await h.store.funding.closeVirtualAccount('sandbox', '0000000000'), null);
     });
 

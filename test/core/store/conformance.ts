@@ -1798,7 +1798,10 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       assert.is(await h.store.funding.findVirtualAccount('paystack', '9900000002'), null);
       assert.ok((await h.store.funding.listActiveVirtualAccounts(1000)).some((a) => a.accountNumber === '9900000001'));
       assert.is((await h.store.funding.closeVirtualAccount('sandbox', '9900000001'))?.status, 'closed');
-      assert.not.ok((await h.store.funding.listActiveVirtualAccounts(1000)).some((a) => a.accountNumber === '9900000001'), 'a closed one is not swept');
+      assert.not.ok(
+        (await h.store.funding.listActiveVirtualAccounts(1000)).some((a) => a.accountNumber === '9900000001'),
+        'a closed one is not swept',
+      );
       assert.is(await h.store.funding.closeVirtualAccount('sandbox', '0000000000'), null);
     });
 

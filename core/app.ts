@@ -190,7 +190,9 @@ export function createCore(deps: CoreDeps): Core {
     clock,
     log: deps.log,
     nudge: (destination) => deliveries.nudge(destination),
+    ...(deps.metrics === undefined ? {} : { observer: deps.metrics.funding }),
   });
+  deps.metrics?.watchUnmatched(async () => (await deps.store.funding.listInflows('unmatched', 1_000)).length);
   const rpc = createCoreServer({
     purchases,
     accounts,

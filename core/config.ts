@@ -33,6 +33,7 @@ import { type FundingFee, parseFeePercent } from './domain/funding.js';
 import { type Kobo, parseNaira } from './domain/money.js';
 import { PRODUCTS, type ProductName } from './domain/products.js';
 import { PHONE_PATTERN } from './domain/validation.js';
+import { DEFAULT_PAYSTACK_BASE_URL, DEFAULT_PAYSTACK_PREFERRED_BANK } from './funding/paystack.js';
 import { PROVIDER_KINDS, type ProviderKind, type ProvidersConfig, ROUTING_VARIABLES, VTPASS_BILL_FAMILIES } from './providers/index.js';
 
 export interface CoreConfig {
@@ -63,7 +64,13 @@ export interface CoreConfig {
   /** Webhook deliveries (issue 17). */
   webhooks: WebhookConfig;
   /** Money in (issue 33). */
-  funding: { fee: FundingFee; sweepIntervalMs: number; kycKey: string | null };
+  funding: {
+    fee: FundingFee;
+    sweepIntervalMs: number;
+    kycKey: string | null;
+    /** Paystack dedicated accounts when PAYSTACK_SECRET_KEY is set. */
+    paystack: { secretKey: string; baseUrl: string; preferredBank: string } | null;
+  };
 }
 
 /** How webhooks are delivered. */
@@ -279,6 +286,17 @@ export const CORE_SCHEMA = {
     max: 86_400_000,
     help: 'How often the funding sweeper asks each provider for recent transfers (crediting any no notification brought) and finishes credits a crash interrupted.',
   }),
+  paystackSecretKey: optional(
+    'PAYSTACK_SECRET_KEY',
+    'none (Paystack funding off)',
+    "Paystack secret key (`sk_live_…` or `sk_test_…`); when set, wallets get Paystack dedicated virtual accounts. It also signs Paystack's notifications.",
+  ),
+  paystackBaseUrl: optional('PAYSTACK_BASE_URL', DEFAULT_PAYSTACK_BASE_URL, 'Paystack API base. https only (http only to localhost, for tests).'),
+  paystackPreferredBank: text('PAYSTACK_PREFERRED_BANK', {
+    fallback: DEFAULT_PAYSTACK_PREFERRED_BANK,
+    help: "The bank of new Paystack dedicated accounts (a provider slug from Paystack's available_providers: wema-bank, titan-paystack, access-bank; test-bank in test mode).",
+    check: (value) => (/^[a-z0-9-]{1,50}$/.test(value) ? undefined : 'must be a provider slug such as wema-bank.'),
+  }),
   fundingKycKey: secret(
     'FUNDING_KYC_KEY',
     'generated in `DATA_DIR/funding-kyc.key`',
@@ -402,6 +420,18 @@ export function readCoreConfig(env: Env = process.env): CoreConfig {
       perDestination: v.webhookPerDestination,
       timeoutMs: v.webhookTimeoutMs,
     },
-    funding: { fee: { basisPoints: v.fundingFeePercent, capKobo: v.fundingFeeCapNaira }, sweepIntervalMs: v.fundingSweepIntervalMs, kycKey: v.fundingKycKey },
+    funding: {
+      fee: { basisPoints: v.fundingFeePercent, capKobo: v.fundingFeeCapNaira },
+      sweepIntervalMs: v.fundingSweepIntervalMs,
+      kycKey: v.fundingKycKey,
+      paystack:
+        v.paystackSecretKey === undefined || v.paystackSecretKey === ''
+          ? null
+          : {
+              secretKey: credential('PAYSTACK_SECRET_KEY', v.paystackSecretKey, 'for Paystack funding'),
+              baseUrl: upstreamUrl('PAYSTACK_BASE_URL', v.paystackBaseUrl ?? DEFAULT_PAYSTACK_BASE_URL),
+              preferredBank: v.paystackPreferredBank,
+            },
+    },
   };
 }

@@ -18,6 +18,7 @@ const FUNDING_KYC_KEY_FILE = 'funding-kyc.key';
 
 import { createCore } from './app.js';
 import { coreConfigHelp, readCoreConfig } from './config.js';
+import { createPaystackFunding } from './funding/paystack.js';
 import { createCoreMetrics, type MetricsServer, serveMetrics } from './metrics.js';
 import { type BuiltProviders, createProviders, describeRouting } from './providers/index.js';
 import type { Providers } from './providers/port.js';
@@ -75,7 +76,12 @@ export async function startCore(env: Record<string, string | undefined> = proces
     recoveryAttentionAfterMs: config.recoveryAttentionAfterMs,
     dashboardPublicUrl: config.dashboardPublicUrl,
     webhooks: config.webhooks,
-    funding: { fee: config.funding.fee, kycKey: fundingKycKey, sweepIntervalMs: config.funding.sweepIntervalMs },
+    funding: {
+      fee: config.funding.fee,
+      kycKey: fundingKycKey,
+      sweepIntervalMs: config.funding.sweepIntervalMs,
+      providers: config.funding.paystack === null ? [] : [createPaystackFunding(config.funding.paystack)],
+    },
     log,
     ...(metrics === undefined ? {} : { metrics }),
   });

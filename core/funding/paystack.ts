@@ -25,6 +25,7 @@ import { invalid } from '../domain/errors.js';
 import type { VirtualAccountRecord } from '../domain/funding.js';
 import { isKobo, kobo, MAX_AMOUNT_KOBO } from '../domain/money.js';
 import type { ConfirmedInflow, FundingProvider, InflowHint, OpenRequest, OpenResult, VerifyResult } from './port.js';
+import { verifyHmacSha512Hex } from './signature.js';
 
 export const DEFAULT_PAYSTACK_BASE_URL = 'https://api.paystack.co';
 export const DEFAULT_PAYSTACK_PREFERRED_BANK = 'wema-bank';
@@ -192,6 +193,16 @@ export function createPaystackFunding(options: PaystackOptions): FundingProvider
         if (typeof confirmed !== 'string') inflows.push(confirmed);
       }
       return inflows;
+    },
+    readNotification(rawBody, signature) {
+      if (!verifyHmacSha512Hex(options.secretKey, rawBody, signature)) return 'bad_signature';
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(rawBody.toString('utf8'));
+      } catch {
+        return 'bad_body';
+      }
+      return paystackHint(parsed) ?? 'bad_body';
     },
     async close(account, signal) {
       const id = account.providerCustomerRef.split('#')[1] ?? '';

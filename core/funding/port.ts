@@ -66,4 +66,11 @@ export interface FundingProvider {
   /** Paid inflows into this virtual account since `since`, newest first, bounded by the adapter. */
   recentInflows(account: VirtualAccountRecord, since: Date, signal: AbortSignal): Promise<ConfirmedInflow[]>;
   close(account: VirtualAccountRecord, signal: AbortSignal): Promise<void>;
+  /**
+   * Reads a notification as received: its signature checked over the raw bytes in constant
+   * time first, then what it claims. Absent for a provider that sends none (the sandbox).
+   */
+  readNotification?(rawBody: Buffer, signature: string | undefined): NotificationRead;
 }
+
+export type NotificationRead = InflowHint | 'ignored' | 'bad_signature' | 'bad_body';

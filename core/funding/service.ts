@@ -14,6 +14,7 @@ import {
   type FundingProviderName,
   fundingFeeKobo,
   type InflowRecord,
+  isFundingProvider,
   isInflowId,
   type KycInput,
   newInflowId,
@@ -225,6 +226,20 @@ export function createFundingService(deps: FundingDeps) {
     },
 
     notify,
+
+    /** A notification as the gateway received it: signature, then what it claims, then the re-query. */
+    async applyNotification(
+      providerName: string,
+      rawBody: Buffer,
+      signature: string | undefined,
+    ): Promise<NotifyOutcome | 'ignored' | 'bad_signature' | 'bad_body'> {
+      const provider = isFundingProvider(providerName) ? byName.get(providerName) : undefined;
+      // A provider not configured here has no secret to check with: nothing it sends is believed.
+      if (provider?.readNotification === undefined) return 'bad_signature';
+      const read = provider.readNotification(rawBody, signature);
+      if (typeof read === 'string') return read;
+      return notify(provider.name, read);
+    },
 
     /** `funding simulate-transfer`: a transfer into a sandbox account, through the same path as a real one. */
     async simulateTransfer(

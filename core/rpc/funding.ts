@@ -1,6 +1,11 @@
 /** prepaid.v1.FundingService: requests in, the funding use cases, messages out. No rule lives here. */
 import type { MessageInitShape } from '@bufbuild/protobuf';
-import type { FundingService as FundingServiceDesc, InflowSchema, VirtualAccountSchema } from '../../gen/prepaid/v1/funding_pb.js';
+import type {
+  FundingCallbackService as FundingCallbackServiceDesc,
+  FundingService as FundingServiceDesc,
+  InflowSchema,
+  VirtualAccountSchema,
+} from '../../gen/prepaid/v1/funding_pb.js';
 import { invalid } from '../domain/errors.js';
 import type { InflowRecord, InflowStatus, KycKind, VirtualAccountRecord } from '../domain/funding.js';
 import { kobo } from '../domain/money.js';
@@ -97,6 +102,16 @@ export function fundingHandlers(funding: FundingService): Handlers<(typeof Fundi
       const threshold = req.thresholdKobo === 0n ? null : koboIn(req.thresholdKobo, 'threshold');
       await funding.setLowBalanceThreshold(req.accountId, modeIn(req.mode), threshold === null ? null : kobo(threshold));
       return {};
+    },
+  };
+}
+
+/** Providers' notifications, from the gateway (service token). */
+export function fundingCallbackHandlers(funding: FundingService): Handlers<(typeof FundingCallbackServiceDesc)['method']> {
+  return {
+    async applyFundingNotification(req) {
+      const disposition = await funding.applyNotification(req.provider, Buffer.from(req.body), req.signature === '' ? undefined : req.signature);
+      return { disposition };
     },
   };
 }

@@ -9,7 +9,7 @@ import { file_google_rpc_status } from '../../gen/google/rpc/status_pb.js';
 import { file_grpc_health_v1_health } from '../../gen/grpc/health/v1/health_pb.js';
 import { AdminService, file_prepaid_v1_admin } from '../../gen/prepaid/v1/admin_pb.js';
 import { AuthService, file_prepaid_v1_auth } from '../../gen/prepaid/v1/auth_pb.js';
-import { FundingService, file_prepaid_v1_funding } from '../../gen/prepaid/v1/funding_pb.js';
+import { FundingCallbackService, FundingService, file_prepaid_v1_funding } from '../../gen/prepaid/v1/funding_pb.js';
 import { file_prepaid_v1_holder, HolderService, UserAdminService } from '../../gen/prepaid/v1/holder_pb.js';
 import { file_prepaid_v1_purchase, PurchaseService } from '../../gen/prepaid/v1/purchase_pb.js';
 import { EventService, file_prepaid_v1_webhooks, WebhookService } from '../../gen/prepaid/v1/webhooks_pb.js';
@@ -30,7 +30,7 @@ import { adminHandlers } from './admin.js';
 import { authHandlers } from './auth.js';
 import type { ErrorLogger } from './errors.js';
 import { eventHandlers } from './events.js';
-import { fundingHandlers } from './funding.js';
+import { fundingCallbackHandlers, fundingHandlers } from './funding.js';
 import { implement, serviceDefinition, tokenCheck } from './grpc.js';
 import { holderHandlers, userAdminHandlers } from './holder.js';
 import { purchaseHandlers } from './purchase.js';
@@ -85,6 +85,7 @@ export const SERVICE_NAMES = [
   EventService.typeName,
   WebhookService.typeName,
   FundingService.typeName,
+  FundingCallbackService.typeName,
 ] as const;
 
 export function createCoreServer(deps: CoreServerDeps): CoreServer {
@@ -113,6 +114,10 @@ export function createCoreServer(deps: CoreServerDeps): CoreServer {
   server.addService(serviceDefinition(HolderService), implement(HolderService, holderHandlers(deps.people, deps.holderDesk), serviceCallers, deps.log));
   server.addService(serviceDefinition(UserAdminService), implement(UserAdminService, userAdminHandlers(deps.people), adminCallers, deps.log));
   server.addService(serviceDefinition(FundingService), implement(FundingService, fundingHandlers(deps.funding), adminCallers, deps.log));
+  server.addService(
+    serviceDefinition(FundingCallbackService),
+    implement(FundingCallbackService, fundingCallbackHandlers(deps.funding), serviceCallers, deps.log),
+  );
 
   server.addService(
     serviceDefinition(WebhookService),

@@ -11,6 +11,7 @@ import { accountsGroup } from './accounts.js';
 import { type AdminClient, CliError, type CommandGroup, type CommandResult, type CommandSpec, type ServiceClients, UsageError, usageLine } from './command.js';
 import { type CoreConnection, describeCallError, openCoreConnection, resolveAdminToken, resolveCoreTls, resolveCoreUrl } from './connection.js';
 import { columns } from './format.js';
+import { fundingGroup } from './funding.js';
 import { keysGroup } from './keys.js';
 import { ledgerGroup } from './ledger.js';
 import { pendingGroup } from './pending.js';
@@ -46,6 +47,7 @@ export const COMMAND_GROUPS: readonly CommandGroup[] = [
   plansGroup,
   usersGroup,
   webhooksGroup,
+  fundingGroup,
 ];
 
 /** Flags every command accepts, before or after the command words. */

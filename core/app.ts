@@ -4,6 +4,7 @@
  * start it this way; only they decide where it listens.
  */
 
+import { randomBytes } from 'node:crypto';
 import type { Logger } from '../runtime/log.js';
 import { createKeyUseRecorder, type KeyUseRecorder } from './accounts/key-use.js';
 import { createLedgerCheck } from './accounts/ledger-check.js';
@@ -13,8 +14,13 @@ import { createCatalogService } from './catalog/service.js';
 import { createPlanSync } from './catalog/sync.js';
 import { DEFAULT_DASHBOARD_PUBLIC_URL, DEFAULT_DELIVERY_CONCURRENCY, DEFAULT_PER_DESTINATION } from './config.js';
 import { DEFAULT_DELIVERY_SCHEDULE } from './domain/events.js';
+import type { FundingFee } from './domain/funding.js';
 import type { Mode } from './domain/mode.js';
 import { DEFAULT_RETRY_SCHEDULE } from './domain/transactions.js';
+import type { FundingProvider } from './funding/port.js';
+import { createSandboxFunding, type SandboxFunding } from './funding/sandbox.js';
+import { createFundingService, type FundingService } from './funding/service.js';
+import { createFundingSweeper, type FundingSweeper } from './funding/sweeper.js';
 import { type CoreMetrics, createOutcomeRecorder, instrumentProviders, instrumentStore } from './metrics.js';
 import { createHolderDesk } from './people/holder.js';
 import { createPeopleService } from './people/service.js';
@@ -60,6 +66,21 @@ export interface CoreDeps {
   webhooks?: WebhookDeps;
   /** How often key uses noted in memory are written (core/accounts/key-use.ts); a few seconds by default. */
   keyUseFlushMs?: number;
+  /** Money in (core/funding/); without it the live wallet is funded through the sandbox, with no fee. */
+  funding?: FundingConfig;
+}
+
+/** How this core takes money in. */
+export interface FundingConfig {
+  /** The live providers (Paystack, Monnify); none: the sandbox serves live mode too. Test mode always has only the sandbox. */
+  providers?: FundingProvider[];
+  fee?: FundingFee;
+  /** The key of the identity numbers' keyed hash; a random one per process by default (tests). */
+  kycKey?: string;
+  /** How often the sweeper runs (FUNDING_SWEEP_INTERVAL_MS). */
+  sweepIntervalMs?: number;
+  /** The sandbox bank; tests hand in their own to make transfers no notification announces. */
+  sandbox?: SandboxFunding;
 }
 
 /** How this core delivers webhooks. */
@@ -84,6 +105,9 @@ const DEFAULT_DELIVERY_POLL_MS = 1_000;
 export interface Core {
   rpc: CoreServer;
   worker: RecoveryWorker;
+  /** Money in: the use cases, and the sweeper core/main.ts starts like the recovery worker. */
+  funding: FundingService;
+  fundingSweeper: FundingSweeper;
   /** The webhook delivery worker; started by core/main.ts like the recovery worker. */
   deliveries: DeliveryWorker;
   /** Key uses noted in memory; written in the background, and by shutdown(). */
@@ -154,6 +178,21 @@ export function createCore(deps: CoreDeps): Core {
     nudge: (destination) => deliveries.nudge(destination),
   });
   const holderDesk = createHolderDesk({ store, accounts, purchases, webhooks, clock });
+  const sandboxFunding =
+    deps.funding?.sandbox ?? createSandboxFunding({ isTaken: async (number) => (await store.funding.findVirtualAccount('sandbox', number)) !== null });
+  const liveFunding = deps.funding?.providers ?? [];
+  const funding = createFundingService({
+    store,
+    providers: { live: liveFunding.length > 0 ? liveFunding : [sandboxFunding], test: [sandboxFunding] },
+    sandbox: sandboxFunding,
+    fee: deps.funding?.fee ?? { basisPoints: 0, capKobo: null },
+    kycKey: deps.funding?.kycKey ?? randomBytes(32).toString('hex'),
+    clock,
+    log: deps.log,
+    nudge: (destination) => deliveries.nudge(destination),
+    ...(deps.metrics === undefined ? {} : { observer: deps.metrics.funding }),
+  });
+  deps.metrics?.watchUnmatched(async () => (await deps.store.funding.listInflows('unmatched', 1_000)).length);
   const rpc = createCoreServer({
     purchases,
     accounts,
@@ -167,8 +206,15 @@ export function createCore(deps: CoreDeps): Core {
     holderDesk,
     eventFeed: createEventFeed({ accounts: store.accounts, events: store.events }),
     webhooks,
+    funding,
     adminToken: deps.adminToken,
     serviceToken: deps.serviceToken,
+    log: deps.log,
+  });
+  const fundingSweeper = createFundingSweeper({
+    funding,
+    store: store.funding,
+    intervalMs: deps.funding?.sweepIntervalMs ?? 600_000,
     log: deps.log,
   });
   const worker = createRecoveryWorker(purchaseDeps, {
@@ -183,6 +229,8 @@ export function createCore(deps: CoreDeps): Core {
   return {
     rpc,
     worker,
+    funding,
+    fundingSweeper,
     deliveries,
     keyUses,
     seed: () => store.catalog.seedIfEmpty(defaultCatalog()),
@@ -193,6 +241,7 @@ export function createCore(deps: CoreDeps): Core {
       // provider, at most PROVIDER_TIMEOUT_MS) finish: each ends settled, refunded or pending.
       await new Promise<void>((resolve) => rpc.server.tryShutdown(() => resolve()));
       await worker.stop();
+      await fundingSweeper.stop();
       await deliveries.stop();
       poster.close();
       await background.drain();

@@ -29,8 +29,11 @@ import {
 import type { LogLevel } from '../runtime/log.js';
 import { MIN_TOKEN_CHARS } from '../runtime/tokens.js';
 import { checkUrl } from '../runtime/url.js';
+import { type FundingFee, parseFeePercent } from './domain/funding.js';
+import { type Kobo, parseNaira } from './domain/money.js';
 import { PRODUCTS, type ProductName } from './domain/products.js';
 import { PHONE_PATTERN } from './domain/validation.js';
+import { DEFAULT_PAYSTACK_BASE_URL, DEFAULT_PAYSTACK_PREFERRED_BANK } from './funding/paystack.js';
 import { PROVIDER_KINDS, type ProviderKind, type ProvidersConfig, ROUTING_VARIABLES, VTPASS_BILL_FAMILIES } from './providers/index.js';
 
 export interface CoreConfig {
@@ -60,6 +63,14 @@ export interface CoreConfig {
   mongo: MongoConfig | null;
   /** Webhook deliveries (issue 17). */
   webhooks: WebhookConfig;
+  /** Money in (issue 33). */
+  funding: {
+    fee: FundingFee;
+    sweepIntervalMs: number;
+    kycKey: string | null;
+    /** Paystack dedicated accounts when PAYSTACK_SECRET_KEY is set. */
+    paystack: { secretKey: string; baseUrl: string; preferredBank: string } | null;
+  };
 }
 
 /** How webhooks are delivered. */
@@ -248,6 +259,49 @@ export const CORE_SCHEMA = {
     help: 'Sender ID of receipt SMS through VTpass (1 to 11 letters and digits, registered with the networks).',
     check: (value) => (/^[A-Za-z0-9]{1,11}$/.test(value) ? undefined : 'must be 1 to 11 letters and digits.'),
   }),
+  fundingFeePercent: variable(
+    'FUNDING_FEE_PERCENT',
+    '0',
+    'Fee on every wallet funding by bank transfer, in percent of the amount paid (at most two decimals, below 100), rounded down to the kobo.',
+    (raw): number => {
+      const basisPoints = parseFeePercent(raw ?? '0');
+      if (basisPoints === null) throw new ConfigError('FUNDING_FEE_PERCENT', 'must be a percentage from 0 to 99.99 with at most two decimals.');
+      return basisPoints;
+    },
+  ),
+  fundingFeeCapNaira: variable(
+    'FUNDING_FEE_CAP_NAIRA',
+    'none',
+    'The most the funding fee takes from one transfer, in Naira; unset: no cap.',
+    (raw): Kobo | null => {
+      if (raw === undefined || raw === '' || raw === 'none') return null;
+      const parsed = parseNaira(raw);
+      if (!parsed.ok) throw new ConfigError('FUNDING_FEE_CAP_NAIRA', `${parsed.reason}.`);
+      return parsed.kobo;
+    },
+  ),
+  fundingSweepIntervalMs: integer('FUNDING_SWEEP_INTERVAL_MS', {
+    fallback: 600_000,
+    min: 1_000,
+    max: 86_400_000,
+    help: 'How often the funding sweeper asks each provider for recent transfers (crediting any no notification brought) and finishes credits a crash interrupted.',
+  }),
+  paystackSecretKey: optional(
+    'PAYSTACK_SECRET_KEY',
+    'none (Paystack funding off)',
+    "Paystack secret key (`sk_live_…` or `sk_test_…`); when set, wallets get Paystack dedicated virtual accounts. It also signs Paystack's notifications.",
+  ),
+  paystackBaseUrl: optional('PAYSTACK_BASE_URL', DEFAULT_PAYSTACK_BASE_URL, 'Paystack API base. https only (http only to localhost, for tests).'),
+  paystackPreferredBank: text('PAYSTACK_PREFERRED_BANK', {
+    fallback: DEFAULT_PAYSTACK_PREFERRED_BANK,
+    help: "The bank of new Paystack dedicated accounts (a provider slug from Paystack's available_providers: wema-bank, titan-paystack, access-bank; test-bank in test mode).",
+    check: (value) => (/^[a-z0-9-]{1,50}$/.test(value) ? undefined : 'must be a provider slug such as wema-bank.'),
+  }),
+  fundingKycKey: secret(
+    'FUNDING_KYC_KEY',
+    'generated in `DATA_DIR/funding-kyc.key`',
+    'Key of the keyed hash (HMAC-SHA256) kept instead of each BVN or NIN (16+ characters). Keep it with the backups of the data: a new key cannot match numbers hashed under the old one.',
+  ),
 } as const;
 
 /** The table printed by `--help` and kept identical in README.md: [name, default, meaning]. */
@@ -365,6 +419,19 @@ export function readCoreConfig(env: Env = process.env): CoreConfig {
       concurrency: v.webhookConcurrency,
       perDestination: v.webhookPerDestination,
       timeoutMs: v.webhookTimeoutMs,
+    },
+    funding: {
+      fee: { basisPoints: v.fundingFeePercent, capKobo: v.fundingFeeCapNaira },
+      sweepIntervalMs: v.fundingSweepIntervalMs,
+      kycKey: v.fundingKycKey,
+      paystack:
+        v.paystackSecretKey === undefined || v.paystackSecretKey === ''
+          ? null
+          : {
+              secretKey: credential('PAYSTACK_SECRET_KEY', v.paystackSecretKey, 'for Paystack funding'),
+              baseUrl: upstreamUrl('PAYSTACK_BASE_URL', v.paystackBaseUrl ?? DEFAULT_PAYSTACK_BASE_URL),
+              preferredBank: v.paystackPreferredBank,
+            },
     },
   };
 }

@@ -12,8 +12,13 @@ import { createProcessLog, eventLogger } from '../runtime/log.js';
 import { bindError, checkPortFree } from '../runtime/ports.js';
 import { readPem } from '../runtime/tls.js';
 import { ADMIN_TOKEN_FILE, loadOrCreateToken, SERVICE_TOKEN_FILE } from '../runtime/tokens.js';
+
+/** Where the key of the identity numbers' keyed hash lives when FUNDING_KYC_KEY is unset. */
+const FUNDING_KYC_KEY_FILE = 'funding-kyc.key';
+
 import { createCore } from './app.js';
 import { coreConfigHelp, readCoreConfig } from './config.js';
+import { createPaystackFunding } from './funding/paystack.js';
 import { createCoreMetrics, type MetricsServer, serveMetrics } from './metrics.js';
 import { type BuiltProviders, createProviders, describeRouting } from './providers/index.js';
 import type { Providers } from './providers/port.js';
@@ -48,9 +53,11 @@ export async function startCore(env: Record<string, string | undefined> = proces
   let store: Awaited<ReturnType<typeof openStore>>;
   let adminToken: string;
   let serviceToken: string;
+  let fundingKycKey: string;
   try {
     adminToken = loadOrCreateToken(config.dataDir, ADMIN_TOKEN_FILE, config.adminToken);
     serviceToken = loadOrCreateToken(config.dataDir, SERVICE_TOKEN_FILE, config.serviceToken);
+    fundingKycKey = loadOrCreateToken(config.dataDir, FUNDING_KYC_KEY_FILE, config.funding.kycKey);
     // MongoDB when MONGODB_URI is set, else SQLite in DATA_DIR; a deployment that cannot hold
     // the money safely (a standalone mongod, a server too old) is refused here, before listening.
     store = await openStore(config, log);
@@ -69,6 +76,12 @@ export async function startCore(env: Record<string, string | undefined> = proces
     recoveryAttentionAfterMs: config.recoveryAttentionAfterMs,
     dashboardPublicUrl: config.dashboardPublicUrl,
     webhooks: config.webhooks,
+    funding: {
+      fee: config.funding.fee,
+      kycKey: fundingKycKey,
+      sweepIntervalMs: config.funding.sweepIntervalMs,
+      providers: config.funding.paystack === null ? [] : [createPaystackFunding(config.funding.paystack)],
+    },
     log,
     ...(metrics === undefined ? {} : { metrics }),
   });
@@ -93,6 +106,7 @@ export async function startCore(env: Record<string, string | undefined> = proces
     }
   }
   core.worker.start();
+  core.fundingSweeper.start();
   core.deliveries.start();
   const address = `${config.host}:${port}`;
   log('core.listening', {

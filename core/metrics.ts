@@ -38,6 +38,7 @@ import type { Mode } from './domain/mode.js';
 import type { ProductName } from './domain/products.js';
 import type { PendingSummary, TransactionRecord } from './domain/records.js';
 import { isRefunded } from './domain/transactions.js';
+import type { FundingObserver } from './funding/service.js';
 import type { ProductProvider, Providers } from './providers/port.js';
 import type { PurchaseObserver } from './purchases/flow.js';
 import type { UndeliveredSummary } from './store/event-port.js';
@@ -65,6 +66,10 @@ export interface CoreMetrics {
   webhookDelivery(outcome: 'delivered' | 'retry' | 'failed'): void;
   /** Reads the undelivered-events gauges from `summary` at every scrape. */
   watchUndelivered(summary: () => Promise<UndeliveredSummary>, clock?: () => Date): void;
+  /** Money in: inflows by provider and outcome, credited Naira, sweeper runs (core/funding/service.ts FundingObserver). */
+  readonly funding: FundingObserver;
+  /** Reads the unmatched-inflows gauge from `count` at every scrape. */
+  watchUnmatched(count: () => Promise<number>): void;
 }
 
 /** Provider latency buckets in seconds: upstreams answer in 0.1 to 5 s; 15 s is the default timeout. */
@@ -169,6 +174,7 @@ export function createCoreMetrics(options: { defaultMetrics?: boolean } = {}): C
   );
 
   const webhooks = webhookSeries(registers);
+  const funding = fundingSeries(registers);
 
   return {
     registry,
@@ -188,6 +194,65 @@ export function createCoreMetrics(options: { defaultMetrics?: boolean } = {}): C
     walletOperation: (operation, seconds) => walletDuration.observe({ operation }, seconds),
     watchPending(summary, clock = () => new Date()) {
       pendingSource = { summary, clock };
+    },
+    funding: funding.observer,
+    watchUnmatched: (count) => funding.watch(count),
+  };
+}
+
+/** Money in: every inflow's outcome by provider, the Naira credited, the unmatched backlog and the sweeper's runs. */
+function fundingSeries(registers: Registry[]) {
+  const inflows = new Counter({
+    name: 'prepaid_core_funding_inflows_total',
+    help: 'Bank transfers heard of (notification, sweep or simulation) by provider and outcome: credited, already_credited, unmatched, not_paid, unknown, rejected.',
+    labelNames: ['provider', 'outcome'] as const,
+    registers,
+  });
+  const creditedNaira = new Counter({
+    name: 'prepaid_core_funding_credited_naira_total',
+    help: 'Naira credited to wallets from bank transfers (after the funding fee), by provider.',
+    labelNames: ['provider'] as const,
+    registers,
+  });
+  const sweeps = new Counter({
+    name: 'prepaid_core_funding_sweeps_total',
+    help: 'Funding sweeper runs by result: ok or failed.',
+    labelNames: ['result'] as const,
+    registers,
+  });
+  const lastSweep = new Gauge({
+    name: 'prepaid_core_funding_sweep_last_success_timestamp_seconds',
+    help: 'When the funding sweeper last finished a run without error (Unix seconds); 0 before the first.',
+    registers,
+  });
+  let unmatchedCount: (() => Promise<number>) | undefined;
+  new Gauge({
+    name: 'prepaid_core_funding_unmatched_inflows',
+    help: 'Bank transfers waiting for a person (prepaid funding unmatched): never credited on their own.',
+    registers,
+    async collect() {
+      if (unmatchedCount === undefined) return;
+      try {
+        this.set(await unmatchedCount());
+      } catch {
+        this.set(Number.NaN);
+      }
+    },
+  });
+  const observer: FundingObserver = {
+    inflow(provider, outcome, creditedKobo) {
+      inflows.inc({ provider, outcome });
+      if (creditedKobo > 0) creditedNaira.inc({ provider }, creditedKobo / 100);
+    },
+    sweep(ok, at) {
+      sweeps.inc({ result: ok ? 'ok' : 'failed' });
+      if (ok) lastSweep.set(at.getTime() / 1000);
+    },
+  };
+  return {
+    observer,
+    watch(count: () => Promise<number>) {
+      unmatchedCount = count;
     },
   };
 }
@@ -312,6 +377,7 @@ export function instrumentStore(store: Store, deps: { outcomes: OutcomeRecorder;
     events: store.events,
     webhooks: store.webhooks,
     keyUse: store.keyUse,
+    funding: store.funding,
     wallet,
     close: () => store.close(),
   };

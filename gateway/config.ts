@@ -78,6 +78,8 @@ export interface GatewayConfig {
   shutdownDrainMs: number;
   /** Client addresses (IPs or CIDRs) allowed to read GET /metrics; empty turns it off. */
   metricsAllow: readonly string[];
+  /** Who may post funding notifications (FUNDING_CALLBACK_ALLOW); empty: anyone (the signature and the re-query protect the money). */
+  fundingCallbackAllow: readonly string[];
 }
 
 /** The spec's limit (section 8): 60 requests per minute per key. */
@@ -207,6 +209,12 @@ export const GATEWAY_SCHEMA = {
     'Client IPs or CIDRs that may read `GET /metrics` (this machine and private networks by default); `none` turns it off.',
     (raw) => (raw?.toLowerCase() === 'none' ? [] : parseAddressList('METRICS_ALLOW', raw ?? DEFAULT_METRICS_ALLOW)),
   ),
+  fundingCallbackAllow: variable(
+    'FUNDING_CALLBACK_ALLOW',
+    'any',
+    "Client IPs or CIDRs that may post `/callbacks/paystack` and `/callbacks/monnify` (the providers publish theirs: Paystack 52.31.139.75, 52.49.173.169, 52.214.14.220; Monnify 35.242.133.146); `any` by default, since each notification's signature and the core's re-query are what protect the money.",
+    (raw) => (raw === undefined || raw === '' || raw.toLowerCase() === 'any' ? [] : parseAddressList('FUNDING_CALLBACK_ALLOW', raw)),
+  ),
 } as const;
 
 /** The `--help` text of the gateway. */
@@ -239,6 +247,7 @@ export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
     shutdownTimeoutMs: v.shutdownTimeoutMs,
     shutdownDrainMs: checkedDrain(v.shutdownDrainMs, v.shutdownTimeoutMs),
     metricsAllow: v.metricsAllow,
+    fundingCallbackAllow: v.fundingCallbackAllow,
   };
 }
 

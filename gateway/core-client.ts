@@ -2,9 +2,11 @@
  * The gateway's clients of the core: the services it calls, over the one connection that
  * runtime/core-transport.ts opens per process, with the service token on every call.
  */
+
 import { type Client, createClient } from '@connectrpc/connect';
 import { Health } from '../gen/grpc/health/v1/health_pb.js';
 import { AuthService } from '../gen/prepaid/v1/auth_pb.js';
+import { FundingCallbackService } from '../gen/prepaid/v1/funding_pb.js';
 import { PurchaseService } from '../gen/prepaid/v1/purchase_pb.js';
 import { EventService } from '../gen/prepaid/v1/webhooks_pb.js';
 import { createCoreTransport } from '../runtime/core-transport.js';
@@ -16,6 +18,8 @@ export interface CoreClients {
   /** The events feed. */
   events: Client<typeof EventService>;
   health: Client<typeof Health>;
+  /** Providers' funding notifications (POST /callbacks/paystack, /callbacks/monnify). */
+  funding: Client<typeof FundingCallbackService>;
   /** Closes the connection to the core; calls after this fail. */
   close(): void;
 }
@@ -54,6 +58,7 @@ export function createCoreClients(options: CoreClientOptions): CoreClients {
     auth: createClient(AuthService, transport),
     events: createClient(EventService, transport),
     health: createClient(Health, transport),
+    funding: createClient(FundingCallbackService, transport),
     close: () => transport.close(),
   };
 }

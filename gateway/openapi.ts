@@ -350,10 +350,12 @@ const schemas: Record<string, Schema> = {
     type: 'object',
     description:
       'An event exactly as a webhook delivers it. `data` is `{"transaction": Transaction}` for the transaction.* types, ' +
-      '`{"reference","amount","balance","memo"}` (Naira) for wallet.credited, and `{"message"}` for ping.',
+      '`{"reference","amount","balance","memo","source"}` (Naira) for wallet.credited, where `source` is `operator` or `bank_transfer` ' +
+      '(then with `"funding":{"provider","provider_reference","amount_paid","fee","payer_name"}`), ' +
+      '`{"balance","threshold"}` (Naira) for wallet.low_balance, and `{"message"}` for ping.',
     properties: {
       id: { type: 'string', pattern: '^evt_[0-9a-f]{24}$' },
-      type: { enum: ['transaction.success', 'transaction.failed', 'transaction.reversed', 'wallet.credited', 'ping'] },
+      type: { enum: ['transaction.success', 'transaction.failed', 'transaction.reversed', 'wallet.credited', 'wallet.low_balance', 'ping'] },
       created_at: { type: 'string', format: 'date-time' },
       livemode: { type: 'boolean' },
       data: { type: 'object' },

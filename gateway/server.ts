@@ -19,6 +19,7 @@ import { createClientIpResolver } from './client-ip.js';
 import { addressList, type GatewayConfig, trustedProxyList } from './config.js';
 import type { CoreClients } from './core-client.js';
 import { errorBody, gatewayError, toApiError } from './errors.js';
+import { createFundingCallbackHandler } from './funding-callbacks.js';
 import { consoleLogger, type GatewayLogger } from './log.js';
 import { createGatewayMetrics, type GatewayMetrics } from './metrics.js';
 import { type ApiHandler, createApiHandler } from './pipeline.js';
@@ -156,6 +157,13 @@ function createRouter(
     limiter: createMemoryLimiter({ name: 'callbacks', quota: config.callbacksPerMinute, windowSeconds: WINDOW_SECONDS }, log),
     clientIpOf,
   });
+  const fundingCallbacks = createFundingCallbackHandler({
+    core,
+    log,
+    limiter: createMemoryLimiter({ name: 'funding_callbacks', quota: config.callbacksPerMinute, windowSeconds: WINDOW_SECONDS }, log),
+    clientIpOf,
+    allow: config.fundingCallbackAllow.length === 0 ? null : addressList('FUNDING_CALLBACK_ALLOW', config.fundingCallbackAllow),
+  });
   const handleApi = createPipeline(deps, log, metrics, clientIpOf);
   const coreServing = createCoreHealth(core);
   return async (req, res, facts) => {
@@ -178,6 +186,10 @@ function createRouter(
     if (pathname !== undefined && callbacks.handles(pathname)) {
       facts.action = 'callback';
       return callbacks.handle(req, res);
+    }
+    if (pathname !== undefined && fundingCallbacks.handles(pathname)) {
+      facts.action = 'funding_callback';
+      return fundingCallbacks.handle(req, res, pathname);
     }
     if (url === undefined || pathname === undefined || !basePaths.has(pathname)) return notFound(res, facts);
     try {

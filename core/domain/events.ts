@@ -16,7 +16,7 @@ import type { ProductName, TransactionStatus } from './products.js';
 import { randomChars } from './random.js';
 import type { TransactionRecord } from './records.js';
 
-const EVENT_TYPES = ['transaction.success', 'transaction.failed', 'transaction.reversed', 'wallet.credited', 'ping'] as const;
+const EVENT_TYPES = ['transaction.success', 'transaction.failed', 'transaction.reversed', 'wallet.credited', 'wallet.low_balance', 'ping'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /** Live and test (core/domain/mode.ts) each have their own events and webhook URL. */
@@ -116,10 +116,36 @@ export interface CreditFacts {
   amountKobo: Kobo;
   balanceKobo: Kobo;
   memo: string;
+  /** A bank transfer's facts; absent for a credit the operator made. */
+  funding?: FundingFacts | undefined;
+}
+
+/** What a credit from a bank transfer adds to its event: who paid, through whom, and the fee. */
+export interface FundingFacts {
+  provider: string;
+  providerReference: string;
+  amountPaidKobo: Kobo;
+  feeKobo: Kobo;
+  payerName: string;
 }
 
 export function creditEvent(credit: CreditFacts, mode: Mode, at: Date, eventId = newEventId()): NewEvent {
-  const data = { reference: credit.reference, amount: koboToNaira(credit.amountKobo), balance: koboToNaira(credit.balanceKobo), memo: credit.memo };
+  const base = { reference: credit.reference, amount: koboToNaira(credit.amountKobo), balance: koboToNaira(credit.balanceKobo), memo: credit.memo };
+  const funding = credit.funding;
+  const data =
+    funding === undefined
+      ? { ...base, source: 'operator' }
+      : {
+          ...base,
+          source: 'bank_transfer',
+          funding: {
+            provider: funding.provider,
+            provider_reference: funding.providerReference,
+            amount_paid: koboToNaira(funding.amountPaidKobo),
+            fee: koboToNaira(funding.feeKobo),
+            payer_name: funding.payerName,
+          },
+        };
   return {
     eventId,
     accountId: credit.accountId,
@@ -129,6 +155,16 @@ export function creditEvent(credit: CreditFacts, mode: Mode, at: Date, eventId =
     body: render(eventId, 'wallet.credited', at, mode, data),
     createdAt: at,
   };
+}
+
+/**
+ * A debit took the wallet from at or above the holder's threshold to below it (see
+ * crossesLowBalance in core/domain/funding.ts); written in the debit's own transaction.
+ */
+export function lowBalanceEvent(accountId: string, mode: Mode, balanceKobo: Kobo, thresholdKobo: Kobo, subject: string, at: Date): NewEvent {
+  const eventId = newEventId();
+  const data = { balance: koboToNaira(balanceKobo), threshold: koboToNaira(thresholdKobo) };
+  return { eventId, accountId, mode, type: 'wallet.low_balance', subject, body: render(eventId, 'wallet.low_balance', at, mode, data), createdAt: at };
 }
 
 /** A test event on demand, so an operator or holder can check a receiver. */

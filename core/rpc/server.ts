@@ -9,6 +9,7 @@ import { file_google_rpc_status } from '../../gen/google/rpc/status_pb.js';
 import { file_grpc_health_v1_health } from '../../gen/grpc/health/v1/health_pb.js';
 import { AdminService, file_prepaid_v1_admin } from '../../gen/prepaid/v1/admin_pb.js';
 import { AuthService, file_prepaid_v1_auth } from '../../gen/prepaid/v1/auth_pb.js';
+import { FundingCallbackService, FundingService, file_prepaid_v1_funding } from '../../gen/prepaid/v1/funding_pb.js';
 import { file_prepaid_v1_holder, HolderService, UserAdminService } from '../../gen/prepaid/v1/holder_pb.js';
 import { file_prepaid_v1_purchase, PurchaseService } from '../../gen/prepaid/v1/purchase_pb.js';
 import { EventService, file_prepaid_v1_webhooks, WebhookService } from '../../gen/prepaid/v1/webhooks_pb.js';
@@ -16,6 +17,7 @@ import type { LedgerCheck } from '../accounts/ledger-check.js';
 import type { AccountService } from '../accounts/service.js';
 import type { CatalogService } from '../catalog/service.js';
 import type { PlanSync } from '../catalog/sync.js';
+import type { FundingService as Funding } from '../funding/service.js';
 import type { HolderDesk } from '../people/holder.js';
 import type { PeopleService } from '../people/service.js';
 import type { CallbackService } from '../purchases/callbacks.js';
@@ -28,6 +30,7 @@ import { adminHandlers } from './admin.js';
 import { authHandlers } from './auth.js';
 import type { ErrorLogger } from './errors.js';
 import { eventHandlers } from './events.js';
+import { fundingCallbackHandlers, fundingHandlers } from './funding.js';
 import { implement, serviceDefinition, tokenCheck } from './grpc.js';
 import { holderHandlers, userAdminHandlers } from './holder.js';
 import { purchaseHandlers } from './purchase.js';
@@ -54,6 +57,8 @@ export interface CoreServerDeps {
   eventFeed: EventFeed;
   /** Webhook management (admin token). */
   webhooks: Webhooks;
+  /** Money in: virtual accounts, inflows, low-balance thresholds (admin token). */
+  funding: Funding;
   /** Grants the admin service (and, for operators' convenience, the other two). */
   adminToken: string;
   /** Grants the purchase and auth services: the gateway and internal services. */
@@ -79,6 +84,8 @@ export const SERVICE_NAMES = [
   UserAdminService.typeName,
   EventService.typeName,
   WebhookService.typeName,
+  FundingService.typeName,
+  FundingCallbackService.typeName,
 ] as const;
 
 export function createCoreServer(deps: CoreServerDeps): CoreServer {
@@ -106,6 +113,11 @@ export function createCoreServer(deps: CoreServerDeps): CoreServer {
   // The dashboard presents the service token; every holder call is then bound to a session.
   server.addService(serviceDefinition(HolderService), implement(HolderService, holderHandlers(deps.people, deps.holderDesk), serviceCallers, deps.log));
   server.addService(serviceDefinition(UserAdminService), implement(UserAdminService, userAdminHandlers(deps.people), adminCallers, deps.log));
+  server.addService(serviceDefinition(FundingService), implement(FundingService, fundingHandlers(deps.funding), adminCallers, deps.log));
+  server.addService(
+    serviceDefinition(FundingCallbackService),
+    implement(FundingCallbackService, fundingCallbackHandlers(deps.funding), serviceCallers, deps.log),
+  );
 
   server.addService(
     serviceDefinition(WebhookService),
@@ -129,6 +141,7 @@ export function createCoreServer(deps: CoreServerDeps): CoreServer {
       file_prepaid_v1_admin,
       file_prepaid_v1_holder,
       file_prepaid_v1_webhooks,
+      file_prepaid_v1_funding,
       file_grpc_health_v1_health,
       file_google_rpc_status,
       file_google_rpc_error_details,

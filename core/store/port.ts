@@ -6,6 +6,8 @@
  * test/core/store/.
  */
 import type { AuditOptions, LedgerAudit } from '../domain/audit.js';
+import type { FundingFacts } from '../domain/events.js';
+import type { FundingProviderName, InflowCredit, InflowRecord, InflowStatus, NewInflow, VirtualAccountRecord } from '../domain/funding.js';
 import type { Mode } from '../domain/mode.js';
 import type { Kobo } from '../domain/money.js';
 import type { Page, PageRequest } from '../domain/paging.js';
@@ -79,6 +81,8 @@ export interface CreditInput {
   reference: string;
   memo: string;
   at: Date;
+  /** A bank transfer's facts for the event; absent for an operator's credit. */
+  funding?: FundingFacts | undefined;
 }
 
 /** What a credit did: the balance after it, its ledger entry, and whether it had been made before. */
@@ -250,6 +254,63 @@ export interface KeyUseStore {
   lastUses(publicKeys: readonly string[]): Promise<Map<string, Date>>;
 }
 
+/** What recording an inflow did: the row for its (provider, reference), and whether this call wrote it. */
+interface RecordedInflow {
+  inflow: InflowRecord;
+  created: boolean;
+}
+
+export type CreditInflowResult =
+  /** Credited now: the wallet, its ledger entry, the event and the inflow's status, in one transaction. */
+  | { outcome: 'credited'; inflow: InflowRecord; balanceKobo: Kobo }
+  /** Credited before (by another notification, the sweeper or a person): nothing written. */
+  | { outcome: 'already_credited'; inflow: InflowRecord }
+  /** Not in the status the caller expected (rejected, or not unmatched for an assignment): nothing written. */
+  | { outcome: 'wrong_status'; inflow: InflowRecord }
+  | { outcome: 'not_found' }
+  /** The account to credit does not exist: nothing written. */
+  | { outcome: 'no_account' };
+
+/**
+ * Money in: the virtual accounts each wallet was given and the transfers into them. Every
+ * inflow is one row per (provider, provider reference) under a unique constraint; crediting
+ * one moves it to `credited` in the same transaction as the wallet's credit, its ledger entry
+ * and its `wallet.credited` event, so it is credited at most once whoever asks and however often.
+ */
+export interface FundingStore {
+  /** Inserts a virtual account, or replaces the one with the same (provider, account number). */
+  saveVirtualAccount(account: VirtualAccountRecord): Promise<void>;
+  /** One wallet's virtual accounts, oldest first, closed ones included. */
+  listVirtualAccounts(accountId: string, mode: Mode): Promise<VirtualAccountRecord[]>;
+  findVirtualAccount(provider: FundingProviderName, accountNumber: string): Promise<VirtualAccountRecord | null>;
+  /** Every provider's active virtual accounts, oldest first, at most `limit` (the sweeper's list). */
+  listActiveVirtualAccounts(limit: number): Promise<VirtualAccountRecord[]>;
+  /** Marks it closed; null when it does not exist. */
+  closeVirtualAccount(provider: FundingProviderName, accountNumber: string): Promise<VirtualAccountRecord | null>;
+  /**
+   * Inserts the inflow unless one with its (provider, provider reference) exists; either way
+   * returns the row that is there, and whether this call wrote it. Atomic under races.
+   */
+  recordInflow(inflow: NewInflow): Promise<RecordedInflow>;
+  getInflow(inflowId: string): Promise<InflowRecord | null>;
+  findInflow(provider: FundingProviderName, providerReference: string): Promise<InflowRecord | null>;
+  /**
+   * Credits the inflow, only if its status is `from`: sets its wallet and fee, adds its
+   * amount paid less the fee to that wallet with a credit entry (reference: the inflow id)
+   * and writes `wallet.credited` with the transfer's facts, all in one transaction.
+   */
+  creditInflow(inflowId: string, credit: InflowCredit, from: 'verified' | 'unmatched'): Promise<CreditInflowResult>;
+  /** verified or unmatched -> rejected with the reason; any other status is returned unchanged. Null when missing. */
+  rejectInflow(inflowId: string, reason: string, at: Date): Promise<InflowRecord | null>;
+  /** Inflows in one status, oldest first, at most `limit`. */
+  listInflows(status: InflowStatus, limit: number): Promise<InflowRecord[]>;
+  /** One wallet's inflows, newest first, at most `limit`. */
+  listAccountInflows(accountId: string, mode: Mode, limit: number): Promise<InflowRecord[]>;
+  /** Sets (or, with null, removes) a wallet's low-balance threshold; false when the account does not exist. */
+  setLowBalanceThreshold(accountId: string, mode: Mode, thresholdKobo: Kobo | null): Promise<boolean>;
+  getLowBalanceThreshold(accountId: string, mode: Mode): Promise<Kobo | null>;
+}
+
 /** The whole store: one sub-port per aggregate. Use cases take only the sub-ports they use. */
 export interface Store {
   readonly accounts: AccountStore;
@@ -262,5 +323,6 @@ export interface Store {
   readonly events: EventStore;
   readonly webhooks: WebhookStore;
   readonly keyUse: KeyUseStore;
+  readonly funding: FundingStore;
   close(): Promise<void>;
 }

@@ -27,6 +27,7 @@ test('an empty environment gives the documented defaults', () => {
     shutdownTimeoutMs: 20_000,
     shutdownDrainMs: 0,
     metricsAllow: ['127.0.0.0/8', '::1', '10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', 'fc00::/7'],
+    fundingCallbackAllow: [],
   });
 });
 

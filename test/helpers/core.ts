@@ -11,7 +11,7 @@ import path from 'node:path';
 import type { DescService } from '@bufbuild/protobuf';
 import { type Client, createClient, type Interceptor } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
-import { type Core, createCore, type WebhookDeps } from '../../core/app.js';
+import { type Core, createCore, type FundingConfig, type WebhookDeps } from '../../core/app.js';
 import { API_TIER_ID } from '../../core/catalog/defaults.js';
 import type { Providers } from '../../core/providers/port.js';
 import { createSandbox, type Sandbox } from '../../core/providers/sandbox/index.js';
@@ -67,6 +67,8 @@ export async function startCore(
     dashboardPublicUrl?: string;
     /** Webhook deliveries: when given, the delivery worker runs. */
     webhooks?: WebhookDeps;
+    /** Money in: live providers, fee, KYC key (the sandbox and no fee by default). */
+    funding?: FundingConfig;
   } = {},
 ): Promise<TestCore> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'prepaid-core-'));
@@ -88,6 +90,7 @@ export async function startCore(
     ...(options.clock === undefined ? {} : { clock: options.clock }),
     ...(options.dashboardPublicUrl === undefined ? {} : { dashboardPublicUrl: options.dashboardPublicUrl }),
     ...(options.webhooks === undefined ? {} : { webhooks: options.webhooks }),
+    ...(options.funding === undefined ? {} : { funding: options.funding }),
   });
   await core.seed();
   if (options.webhooks !== undefined) core.deliveries.start();

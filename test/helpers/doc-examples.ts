@@ -86,11 +86,6 @@ export function docSteps(file: URL): DocStep[] {
   return steps;
 }
 
-/** Every curl example of a Markdown file, in the order of the file. */
-function docExamples(file: URL): DocExample[] {
-  return docSteps(file).flatMap((step) => (step.kind === 'curl' ? [step.example] : []));
-}
-
 /** A shown answer as JSON, its elisions turned into markers compare() understands. */
 function parseShown(text: string, line: number): unknown {
   const marked = text

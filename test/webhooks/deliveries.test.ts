@@ -111,7 +111,7 @@ test('every event type arrives signed: a credit, a delivery, a failure, a settle
     assert.is(request.json.livemode, true);
   }
   const credit = to.received.find((r) => r.json.type === 'wallet.credited')!;
-  assert.equal(credit.json.data, { reference: credit.json.data.reference, amount: 10_000, balance: 10_000, memo: 'funding' });
+  assert.equal(credit.json.data, { reference: credit.json.data.reference, amount: 10_000, balance: 10_000, memo: 'funding', source: 'operator' });
   const failure = to.received.find((r) => r.json.type === 'transaction.failed')!;
   assert.is(failure.json.data.transaction.status, 'failed');
   const shown = await gateway.request({ query: { action: 'transaction', reference: failed.json.reference }, keys });

@@ -29,7 +29,7 @@ import type {
 } from '../../domain/records.js';
 
 /** An int64 as written (`Long`) or as the driver reads it back (a number when it fits in 2^53). */
-type StoredInteger = Long | number;
+export type StoredInteger = Long | number;
 
 /** Writes a safe integer as BSON int64. A value that is not one is a bug, so it throws. */
 export function toLong(value: number, field: string): Long {
@@ -80,6 +80,9 @@ export interface AccountDoc {
    */
   ledger_seq: StoredInteger;
   created_at: Date;
+  /** The wallets' low-balance thresholds (core/domain/funding.ts); absent or null: none. */
+  low_balance_kobo?: StoredInteger | null;
+  test_low_balance_kobo?: StoredInteger | null;
 }
 
 export function accountToDoc(account: Omit<AccountRecord, 'balanceKobo' | 'testBalanceKobo'>): AccountDoc {

@@ -46,6 +46,7 @@ import { createCatalogStore } from './catalog.js';
 import { leaseClockVerdict, measureClock } from './clock.js';
 import { createMongoContext, majorityReads, majorityWrites } from './context.js';
 import { createEventStore, createWebhookStore } from './events.js';
+import { createFundingStore } from './funding.js';
 import { checkDeployment, checkFeatureCompatibility, explainSchemaFailure, UnsuitableDeploymentError } from './guard.js';
 import { createHistoryStore } from './history.js';
 import { createKeyUseStore } from './key-use.js';
@@ -129,6 +130,7 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<MongoS
       events: createEventStore(ctx),
       webhooks: createWebhookStore(ctx),
       keyUse: createKeyUseStore(ctx),
+      funding: createFundingStore(ctx),
       close: () => ctx.close(),
     };
   } catch (error) {

@@ -4,7 +4,7 @@
  * changes one creates the new index under a new name, then drops the old one.
  */
 import type { IndexDescription } from 'mongodb';
-import { COLLECTIONS, PEOPLE_COLLECTIONS } from './collections.js';
+import { COLLECTIONS, FUNDING_COLLECTIONS, PEOPLE_COLLECTIONS } from './collections.js';
 
 /** Step 1's idempotency index, single-use per account; step 4 replaced it with REQUEST_ID_INDEX. */
 export const ACCOUNT_REQUEST_ID_INDEX_NAME = 'transactions_request_id';
@@ -116,4 +116,21 @@ export const EVENTS_SEQ_BY_WALLET_INDEX = {
   name: 'events_seq_by_wallet',
   key: { account_id: 1, mode: 1, seq: 1 },
   unique: true,
+} as const;
+
+/** The exactly-once key of every credit from a bank transfer. */
+export const INFLOW_REFERENCE_INDEX = {
+  name: 'inflows_provider_reference',
+  fields: ['provider', 'provider_reference'],
+  description: { name: 'inflows_provider_reference', key: { provider: 1, provider_reference: 1 }, unique: true },
+} as const;
+
+/** The funding collections' indexes (step 12). */
+export const FUNDING_INDEXES = {
+  [FUNDING_COLLECTIONS.virtualAccounts]: [{ name: 'virtual_accounts_by_account', key: { account_id: 1, mode: 1, created_at: 1 } }],
+  [FUNDING_COLLECTIONS.inflows]: [
+    { ...INFLOW_REFERENCE_INDEX.description },
+    { name: 'inflows_by_status', key: { status: 1, created_at: 1, _id: 1 } },
+    { name: 'inflows_by_account', key: { account_id: 1, mode: 1, created_at: -1 } },
+  ],
 } as const;

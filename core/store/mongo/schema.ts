@@ -17,13 +17,14 @@
  * schema-target.ts.
  */
 import { type Document, Long } from 'mongodb';
-import { COLLECTIONS, KEY_USE_COLLECTION, PEOPLE_COLLECTIONS } from './collections.js';
+import { COLLECTIONS, FUNDING_COLLECTIONS, KEY_USE_COLLECTION, PEOPLE_COLLECTIONS } from './collections.js';
 import { DELIVERIES_INDEX, FAILED_DELIVERIES_INDEX, TRANSACTIONS_BY_PRODUCT_INDEX, TRANSACTIONS_BY_STATUS_INDEX } from './developer-reads.js';
 import { EVENT_COLLECTIONS, EVENT_INDEXES, EVENTS_DUE_BY_DESTINATION_INDEX } from './events.js';
 import {
   ACCOUNT_REQUEST_ID_INDEX_NAME,
   CREDIT_REFERENCE_INDEX,
   EVENTS_SEQ_BY_WALLET_INDEX,
+  FUNDING_INDEXES,
   HISTORY_BY_MODE_INDEX,
   INDEXES,
   LEDGER_BY_ACCOUNT_INDEX,
@@ -190,6 +191,20 @@ export const SCHEMA_STEPS: readonly SchemaStep[] = [
     async apply(target) {
       await target.createIndexes(COLLECTIONS.transactions, [TRANSACTIONS_BY_STATUS_INDEX, TRANSACTIONS_BY_PRODUCT_INDEX]);
       await target.createIndexes(EVENT_COLLECTIONS.events, [DELIVERIES_INDEX, FAILED_DELIVERIES_INDEX]);
+    },
+  },
+  {
+    version: 12,
+    description: 'wallet funding: virtual accounts and inflows, one inflow per (provider, provider reference)',
+    // The low-balance thresholds are optional fields of the account documents (no data step)
+    // and wallet.low_balance needs nothing: the events collection has no validator on type.
+    async apply(target) {
+      await createMissingCollections(target, Object.values(FUNDING_COLLECTIONS), {});
+      for (const [name, indexes] of Object.entries(FUNDING_INDEXES))
+        await target.createIndexes(
+          name,
+          indexes.map((index) => ({ ...index })),
+        );
     },
   },
 ];

@@ -5,7 +5,8 @@
  * is unknown).
  */
 import { type ClientSession, type Filter, Long, ObjectId } from 'mongodb';
-import { creditEvent, newEventId, transactionEvent } from '../../domain/events.js';
+import { creditEvent, lowBalanceEvent, newEventId, transactionEvent } from '../../domain/events.js';
+import { crossesLowBalance } from '../../domain/funding.js';
 import type { Mode } from '../../domain/mode.js';
 import { type Kobo, negateKobo } from '../../domain/money.js';
 import type { DeliveryResult } from '../../domain/products.js';
@@ -39,7 +40,7 @@ import { deliversTo, eventCollections, writeEventIn } from './events.js';
 import { CREDIT_REFERENCE_INDEX, REQUEST_ID_INDEX } from './schema.js';
 
 /** A money movement into a wallet, everything fixed before the transaction's first attempt. */
-interface Addition {
+export interface Addition {
   accountId: string;
   mode: Mode;
   amountKobo: Kobo;
@@ -56,7 +57,7 @@ interface Addition {
  * ledger entry, inside the caller's transaction. The balance and the entry id come from the
  * same update of the account. Null when the account does not exist.
  */
-async function addToWallet(ctx: MongoContext, session: ClientSession, entry: Addition): Promise<LedgerEntryRecord | null> {
+export async function addToWallet(ctx: MongoContext, session: ClientSession, entry: Addition): Promise<LedgerEntryRecord | null> {
   const c = ctx.live();
   const field = balanceField(entry.mode);
   const account = await c.accounts.findOneAndUpdate(
@@ -215,6 +216,15 @@ async function reserveIn(ctx: MongoContext, session: ClientSession, tx: NewTrans
   // insert fail on the unique (account_id, request_id) index; the error aborts the
   // transaction (debit included) and is classified by reserveRecovered.
   await c.transactions.insertOne(doc, { session });
+  // The threshold came back with the debit (the same document), so no second read.
+  const thresholdField = tx.mode === 'test' ? 'test_low_balance_kobo' : 'low_balance_kobo';
+  const threshold = debited[thresholdField];
+  const thresholdKobo = threshold === undefined || threshold === null ? null : readKobo(threshold, `accounts.${thresholdField}`);
+  if (crossesLowBalance(balanceAfterKobo + tx.chargedKobo, balanceAfterKobo, thresholdKobo)) {
+    // Read after the debit, unlike a settle's: only the rare crossing pays for it.
+    const deliver = await deliversTo(ctx, session, tx.accountId, tx.mode);
+    await writeEventIn(ctx, session, lowBalanceEvent(tx.accountId, tx.mode, balanceAfterKobo, thresholdKobo!, tx.reference, entry.createdAt), deliver);
+  }
   return { outcome: 'reserved', transaction: transactionFromDoc(doc) };
 }
 
@@ -300,6 +310,7 @@ export function createWalletStore(ctx: MongoContext): WalletStore {
               amountKobo: input.amountKobo,
               balanceKobo: entry.balanceAfterKobo,
               memo: input.memo,
+              funding: input.funding,
             };
             await writeEventIn(ctx, session, creditEvent(facts, input.mode, at, eventId), deliver);
             return { balanceKobo: entry.balanceAfterKobo, entry, replayed: false };

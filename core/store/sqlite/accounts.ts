@@ -29,9 +29,12 @@ export function prepareAccountStatements(db: Database.Database) {
 
 /** The conditional debit of one wallet column: nothing changes unless the balance covers it. */
 function debitStatement(db: Database.Database, column: 'balance_kobo' | 'test_balance_kobo') {
-  return db.prepare<{ account_id: string; amount_kobo: number }, { balance_kobo: number }>(
+  // The wallet's low-balance threshold comes back with the balance, so telling whether this
+  // debit crossed it costs no second read.
+  const threshold = column === 'balance_kobo' ? 'low_balance_kobo' : 'test_low_balance_kobo';
+  return db.prepare<{ account_id: string; amount_kobo: number }, { balance_kobo: number; threshold_kobo: number | null }>(
     `UPDATE accounts SET ${column} = ${column} - @amount_kobo
-     WHERE account_id = @account_id AND ${column} >= @amount_kobo RETURNING ${column} AS balance_kobo`,
+     WHERE account_id = @account_id AND ${column} >= @amount_kobo RETURNING ${column} AS balance_kobo, ${threshold} AS threshold_kobo`,
   );
 }
 

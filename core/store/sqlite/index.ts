@@ -12,6 +12,7 @@ import type { Store } from '../port.js';
 import { createAccountStore, prepareAccountStatements } from './accounts.js';
 import { createCatalogStore } from './catalog.js';
 import { createEventStore, createWebhookStore, prepareEventStatements } from './events.js';
+import { createFundingStore } from './funding.js';
 import { createGroupCommit } from './group-commit.js';
 import { createHistoryStore } from './history.js';
 import { createKeyUseStore } from './key-use.js';
@@ -19,7 +20,7 @@ import { createKeyStore } from './keys.js';
 import { migrate } from './schema.js';
 import { createTransactionStore, prepareTransactionStatements } from './transactions.js';
 import { createPeopleStore } from './users.js';
-import { createWalletStore } from './wallet.js';
+import { createWalletStore, moneyOperations, prepareLedgerStatements } from './wallet.js';
 
 /**
  * How long a statement waits for another process's write lock before failing. Writes
@@ -79,6 +80,11 @@ function buildStore(db: Database.Database): Store {
     events: createEventStore(eventSql, commit),
     webhooks: createWebhookStore(eventSql),
     keyUse: createKeyUseStore(db, commit),
+    funding: createFundingStore(
+      db,
+      commit,
+      moneyOperations({ accounts: accountSql, transactions: transactionSql, events: eventSql, ledger: prepareLedgerStatements(db) }),
+    ),
     async close() {
       if (db.open) db.close();
     },

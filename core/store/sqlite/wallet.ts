@@ -5,7 +5,8 @@
  * which makes each one atomic.
  */
 import Database from 'better-sqlite3';
-import { creditEvent, transactionEvent } from '../../domain/events.js';
+import { creditEvent, lowBalanceEvent, transactionEvent } from '../../domain/events.js';
+import { crossesLowBalance } from '../../domain/funding.js';
 import type { Mode } from '../../domain/mode.js';
 import { isKobo, kobo } from '../../domain/money.js';
 import type { DeliveryResult, TransactionStatus } from '../../domain/products.js';
@@ -23,7 +24,7 @@ import type { GroupCommit } from './group-commit.js';
 import { type LedgerRow, ledgerCursor, ledgerFromRow, type TransactionRow, toFlag, toMs, transactionFromRow } from './rows.js';
 import type { TransactionStatements } from './transactions.js';
 
-function prepareLedgerStatements(db: Database.Database) {
+export function prepareLedgerStatements(db: Database.Database) {
   return {
     insert: db.prepare<Omit<LedgerRow, 'entry_id'>, LedgerRow>(
       `INSERT INTO ledger_entries (account_id, mode, amount_kobo, balance_after_kobo, kind, reference, memo, created_at)
@@ -40,7 +41,7 @@ function prepareLedgerStatements(db: Database.Database) {
   };
 }
 
-interface WalletStatements {
+export interface WalletStatements {
   accounts: AccountStatements;
   transactions: TransactionStatements;
   events: EventStatements;
@@ -75,7 +76,7 @@ function pendingRow(tx: NewTransaction, balanceAfterKobo: number): TransactionRo
 }
 
 /** The money operations, each to run inside one transaction. */
-function moneyOperations(sql: WalletStatements) {
+export function moneyOperations(sql: WalletStatements) {
   const { accounts, transactions, ledger, events } = sql;
 
   /** The event of a purchase's move, in the same transaction as the move. */
@@ -111,6 +112,7 @@ function moneyOperations(sql: WalletStatements) {
       amountKobo: input.amountKobo,
       balanceKobo: kobo(balance.balance_kobo),
       memo: input.memo,
+      funding: input.funding,
     };
     recordEvent(events, creditEvent(facts, input.mode, input.at));
     return { balanceKobo: balance.balance_kobo, entry: ledgerFromRow(entry), replayed: false };
@@ -145,6 +147,10 @@ function moneyOperations(sql: WalletStatements) {
       created_at: row.created_at,
     });
     transactions.insert.run(row);
+    if (crossesLowBalance(debited.balance_kobo + tx.chargedKobo, debited.balance_kobo, debited.threshold_kobo)) {
+      const event = lowBalanceEvent(tx.accountId, tx.mode, kobo(debited.balance_kobo), kobo(debited.threshold_kobo!), tx.reference, tx.createdAt);
+      recordEvent(events, event);
+    }
     return { outcome: 'reserved', transaction: transactionFromRow(row) };
   }
 

@@ -11,6 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import * as assert from 'uvu/assert';
 import { type EventRecord, pingEvent } from '../../../core/domain/events.js';
+import { type NewInflow, newInflowId, type VirtualAccountRecord } from '../../../core/domain/funding.js';
 import { MODES, type Mode } from '../../../core/domain/mode.js';
 import { kobo } from '../../../core/domain/money.js';
 import { InvalidCursorError, type Page, type PageRequest } from '../../../core/domain/paging.js';
@@ -1603,7 +1604,7 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
         ],
       );
       const credit = JSON.parse(events[0]!.body);
-      assert.equal(credit.data, { reference: events[0]!.subject, amount: 500, balance: 500, memo: 'opening balance' });
+      assert.equal(credit.data, { reference: events[0]!.subject, amount: 500, balance: 500, memo: 'opening balance', source: 'operator' });
       assert.is(credit.type, 'wallet.credited');
       assert.is(credit.livemode, true);
       const success = JSON.parse(events[1]!.body);
@@ -1870,6 +1871,198 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
         (await feed(h, accountId)).map((e) => e.eventId),
         [ping.eventId],
       );
+    });
+  });
+
+  define('funding', (it) => {
+    const feed = (h: Harness, accountId: string): Promise<EventRecord[]> => h.store.events.listFeed(accountId, 'live', 0, 100);
+    function inflow(h: Harness, overrides: Partial<NewInflow> = {}): NewInflow {
+      return {
+        inflowId: newInflowId(),
+        provider: 'paystack',
+        providerReference: h.unique('PSK'),
+        accountNumber: '9930000737',
+        accountId: null,
+        mode: 'live',
+        amountPaidKobo: kobo(500_000),
+        payerName: 'RANDALL HORTON',
+        status: 'verified',
+        reason: '',
+        raw: '{"status":"success"}',
+        createdAt: at(20),
+        ...overrides,
+      };
+    }
+
+    function virtualAccount(accountId: string, overrides: Partial<VirtualAccountRecord> = {}): VirtualAccountRecord {
+      return {
+        provider: 'sandbox',
+        accountNumber: '9900000001',
+        accountId,
+        mode: 'live',
+        bankName: 'Sandbox Bank',
+        bankCode: '999',
+        accountName: 'PREPAID / ADA OBI',
+        providerCustomerRef: `WALLET-${accountId}`,
+        status: 'active',
+        kycKind: 'bvn',
+        kycLast4: '2222',
+        kycHash: 'f'.repeat(64),
+        createdAt: at(3),
+        ...overrides,
+      };
+    }
+
+    it('virtual accounts read back per wallet, are found by number, and close', async (h) => {
+      const accountId = await h.account();
+      const live = virtualAccount(accountId);
+      const test = virtualAccount(accountId, { accountNumber: '9900000002', mode: 'test' });
+      await h.store.funding.saveVirtualAccount(live);
+      await h.store.funding.saveVirtualAccount(test);
+      assert.equal(await h.store.funding.listVirtualAccounts(accountId, 'live'), [live]);
+      assert.equal(await h.store.funding.listVirtualAccounts(accountId, 'test'), [test]);
+      assert.equal(await h.store.funding.findVirtualAccount('sandbox', '9900000002'), test);
+      assert.is(await h.store.funding.findVirtualAccount('paystack', '9900000002'), null);
+      assert.ok((await h.store.funding.listActiveVirtualAccounts(1000)).some((a) => a.accountNumber === '9900000001'));
+      assert.is((await h.store.funding.closeVirtualAccount('sandbox', '9900000001'))?.status, 'closed');
+      assert.not.ok(
+        (await h.store.funding.listActiveVirtualAccounts(1000)).some((a) => a.accountNumber === '9900000001'),
+        'a closed one is not swept',
+      );
+      assert.is(await h.store.funding.closeVirtualAccount('sandbox', '0000000000'), null);
+    });
+
+    it('an inflow is recorded once per (provider, reference); a second record returns the first', async (h) => {
+      const first = inflow(h);
+      const recorded = await h.store.funding.recordInflow(first);
+      assert.is(recorded.created, true);
+      assert.equal([recorded.inflow.status, recorded.inflow.creditedKobo, recorded.inflow.creditReference], ['verified', 0, '']);
+      const again = await h.store.funding.recordInflow({ ...first, inflowId: newInflowId(), amountPaidKobo: kobo(1) });
+      assert.is(again.created, false);
+      assert.equal([again.inflow.inflowId, again.inflow.amountPaidKobo], [first.inflowId, 500_000]);
+      // The same reference at another provider is another transfer.
+      assert.is((await h.store.funding.recordInflow({ ...first, inflowId: newInflowId(), provider: 'monnify' })).created, true);
+      assert.equal(await h.store.funding.findInflow('paystack', first.providerReference), await h.store.funding.getInflow(first.inflowId));
+    });
+
+    it('crediting an inflow adds the amount less the fee, with one entry and one bank_transfer event', async (h) => {
+      const accountId = await h.account(1_000);
+      const { inflow: recorded } = await h.store.funding.recordInflow(inflow(h, { accountId }));
+      const result = await h.store.funding.creditInflow(recorded.inflowId, { accountId, mode: 'live', feeKobo: kobo(5_000), at: at(30) }, 'verified');
+      assert.is(result.outcome, 'credited');
+      if (result.outcome !== 'credited') return;
+      assert.equal([result.inflow.status, result.inflow.feeKobo, result.inflow.creditedKobo, result.balanceKobo], ['credited', 5_000, 495_000, 496_000]);
+      assert.is(await h.balance(accountId), 496_000);
+      const entries = await h.ledger(accountId);
+      assert.equal([entries[0]!.kind, entries[0]!.amountKobo, entries[0]!.reference], ['credit', 495_000, recorded.inflowId]);
+      const credited = (await feed(h, accountId)).filter((e) => e.subject === recorded.inflowId);
+      assert.is(credited.length, 1);
+      const data = JSON.parse(credited[0]!.body).data;
+      assert.equal([data.source, data.amount, data.balance], ['bank_transfer', 4950, 4960]);
+      assert.equal(data.funding, {
+        provider: 'paystack',
+        provider_reference: recorded.providerReference,
+        amount_paid: 5000,
+        fee: 50,
+        payer_name: 'RANDALL HORTON',
+      });
+      const again = await h.store.funding.creditInflow(recorded.inflowId, { accountId, mode: 'live', feeKobo: kobo(0), at: at(31) }, 'verified');
+      assert.is(again.outcome, 'already_credited');
+      assert.is(await h.balance(accountId), 496_000);
+      assert.is(
+        await h.store.funding.creditInflow('inf_missing', { accountId, mode: 'live', feeKobo: kobo(0), at: at(31) }, 'verified').then((r) => r.outcome),
+        'not_found',
+      );
+    });
+
+    it("an operator's credit says so in its event", async (h) => {
+      const accountId = await h.account(700);
+      const data = JSON.parse((await feed(h, accountId))[0]!.body).data;
+      assert.is(data.source, 'operator');
+      assert.is(data.funding, undefined);
+    });
+
+    it('50 concurrent records and credits of the same transfer credit it once', async (h) => {
+      const accountId = await h.account();
+      const base = inflow(h, { accountId, mode: 'test' });
+      const recorded = await Promise.all(Array.from({ length: 50 }, () => h.store.funding.recordInflow({ ...base, inflowId: newInflowId() })));
+      assert.is(recorded.filter((r) => r.created).length, 1);
+      assert.is(new Set(recorded.map((r) => r.inflow.inflowId)).size, 1);
+      const inflowId = recorded[0]!.inflow.inflowId;
+      const results = await Promise.all(
+        Array.from({ length: 50 }, () => h.store.funding.creditInflow(inflowId, { accountId, mode: 'test', feeKobo: kobo(0), at: at(40) }, 'verified')),
+      );
+      assert.is(results.filter((r) => r.outcome === 'credited').length, 1);
+      assert.is(results.filter((r) => r.outcome === 'already_credited').length, 49);
+      assert.is(await h.balance(accountId, 'test'), 500_000);
+      assert.is((await h.ledger(accountId, AUDIT_PAGE_LIMIT, 'test')).length, 1);
+    });
+
+    it('an unmatched inflow waits; assigning credits it once; a rejected one is never credited', async (h) => {
+      const accountId = await h.account();
+      const lost = await h.store.funding.recordInflow(inflow(h, { status: 'unmatched', reason: 'unknown account number' }));
+      assert.equal(
+        (await h.store.funding.listInflows('unmatched', 10)).map((i) => i.inflowId),
+        [lost.inflow.inflowId],
+      );
+      // Not verified: the notification path's credit leaves it alone.
+      const wrong = await h.store.funding.creditInflow(lost.inflow.inflowId, { accountId, mode: 'live', feeKobo: kobo(0), at: at(50) }, 'verified');
+      assert.is(wrong.outcome, 'wrong_status');
+      assert.is(await h.balance(accountId), 0);
+      const assigned = await Promise.all(
+        [1, 2, 3].map(() => h.store.funding.creditInflow(lost.inflow.inflowId, { accountId, mode: 'live', feeKobo: kobo(0), at: at(51) }, 'unmatched')),
+      );
+      assert.equal(assigned.map((r) => r.outcome).sort(), ['already_credited', 'already_credited', 'credited']);
+      assert.is(await h.balance(accountId), 500_000);
+      assert.equal(await h.store.funding.listInflows('unmatched', 10), []);
+      // A credited inflow cannot be rejected afterwards.
+      assert.is((await h.store.funding.rejectInflow(lost.inflow.inflowId, 'too late', at(52)))?.status, 'credited');
+
+      const other = await h.store.funding.recordInflow(inflow(h, { status: 'unmatched', reason: 'amount differs' }));
+      const rejected = await h.store.funding.rejectInflow(other.inflow.inflowId, 'returned to the sender', at(53));
+      assert.equal([rejected?.status, rejected?.reason], ['rejected', 'returned to the sender']);
+      const refused = await h.store.funding.creditInflow(other.inflow.inflowId, { accountId, mode: 'live', feeKobo: kobo(0), at: at(54) }, 'unmatched');
+      assert.is(refused.outcome, 'wrong_status');
+      assert.is(await h.balance(accountId), 500_000);
+      assert.is(await h.store.funding.rejectInflow('inf_missing', 'x', at(55)), null);
+      assert.equal(
+        (await h.store.funding.listAccountInflows(accountId, 'live', 10)).map((i) => i.inflowId),
+        [lost.inflow.inflowId],
+      );
+    });
+
+    it('crediting an inflow to a missing account writes nothing', async (h) => {
+      const { inflow: recorded } = await h.store.funding.recordInflow(inflow(h));
+      const result = await h.store.funding.creditInflow(recorded.inflowId, { accountId: 'nobody', mode: 'live', feeKobo: kobo(0), at: at(60) }, 'verified');
+      assert.is(result.outcome, 'no_account');
+      assert.is((await h.store.funding.getInflow(recorded.inflowId))?.status, 'verified');
+    });
+
+    it('a debit that crosses the low-balance threshold writes one wallet.low_balance event per crossing', async (h) => {
+      const accountId = await h.account(30_000);
+      assert.is(await h.store.funding.setLowBalanceThreshold(accountId, 'live', kobo(20_000)), true);
+      assert.is(await h.store.funding.setLowBalanceThreshold('nobody', 'live', kobo(20_000)), false);
+      assert.is(await h.store.funding.getLowBalanceThreshold(accountId, 'live'), 20_000);
+      assert.is(await h.store.funding.getLowBalanceThreshold(accountId, 'test'), null);
+      const lowEvents = async () => (await feed(h, accountId)).filter((e) => e.type === 'wallet.low_balance').map((e) => JSON.parse(e.body).data);
+      await h.reserved(h.purchase(accountId, { chargedKobo: kobo(9_800) })); // 30,000 -> 20,200: still at or above
+      assert.equal(await lowEvents(), []);
+      const crossing = await h.reserved(h.purchase(accountId, { chargedKobo: kobo(9_800) })); // -> 10,400: crosses
+      await h.reserved(h.purchase(accountId, { chargedKobo: kobo(9_800) })); // -> 600: already below
+      assert.equal(await lowEvents(), [{ balance: 104, threshold: 200 }]);
+      assert.is((await feed(h, accountId)).find((e) => e.type === 'wallet.low_balance')?.subject, crossing.reference);
+      await h.store.wallet.credit({ accountId, mode: 'live', amountKobo: kobo(30_000), reference: h.unique('top-up'), memo: '', at: at(70) });
+      await h.reserved(h.purchase(accountId, { chargedKobo: kobo(20_000) })); // 30,600 -> 10,600: crosses again
+      assert.equal(await lowEvents(), [
+        { balance: 104, threshold: 200 },
+        { balance: 106, threshold: 200 },
+      ]);
+      // The test wallet has no threshold: its debits write none.
+      await h.creditTest(accountId, 30_000);
+      await h.reserved(h.purchase(accountId, { mode: 'test', chargedKobo: kobo(25_000) }));
+      assert.is((await h.store.events.listFeed(accountId, 'test', 0, 10)).filter((e) => e.type === 'wallet.low_balance').length, 0);
+      assert.is(await h.store.funding.setLowBalanceThreshold(accountId, 'live', null), true);
+      assert.is(await h.store.funding.getLowBalanceThreshold(accountId, 'live'), null);
     });
   });
 }

@@ -16,6 +16,8 @@ import {
   CURRENT_VALIDATORS,
   checkValidators,
   ensureSchema,
+  FUNDING_COLLECTIONS,
+  FUNDING_INDEXES,
   INDEXES,
   KEY_USE_COLLECTION,
   LEDGER_BY_ACCOUNT_INDEX,
@@ -106,12 +108,21 @@ steps('a fresh database gets every collection, its validator and its indexes, th
   );
   assert.equal(
     new Set(await db.collectionNames()),
-    new Set([...Object.values(COLLECTIONS), ...Object.values(PEOPLE_COLLECTIONS), ...Object.values(EVENT_COLLECTIONS), KEY_USE_COLLECTION]),
+    new Set([
+      ...Object.values(COLLECTIONS),
+      ...Object.values(PEOPLE_COLLECTIONS),
+      ...Object.values(EVENT_COLLECTIONS),
+      KEY_USE_COLLECTION,
+      ...Object.values(FUNDING_COLLECTIONS),
+    ]),
   );
   // Step 9 replaced two of the events' indexes with one unique per wallet.
   const replacedEvents = new Set(['events_seq', 'events_feed']);
   for (const [name, indexes] of Object.entries(EVENT_INDEXES)) {
     for (const index of indexes) assert.is(db.indexes.get(name)?.has(index.name), !replacedEvents.has(index.name), `index ${index.name} of ${name}`);
+  }
+  for (const [name, indexes] of Object.entries(FUNDING_INDEXES)) {
+    for (const index of indexes) assert.ok(db.indexes.get(name)?.has(index.name), `index ${index.name} of ${name}`);
   }
   for (const [name, validator] of Object.entries(CURRENT_VALIDATORS)) assert.equal(db.validators.get(name), validator, `validator of ${name}`);
   // Replaced by step 2 (the ledger's) and step 4 (idempotency and history per mode).

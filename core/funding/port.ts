@@ -1,0 +1,76 @@
+/**
+ * The funding provider port: money in, beside the purchase providers. A provider opens an
+ * account's virtual accounts, confirms an inflow by re-query (a notification is only a hint),
+ * lists the recent inflows of one virtual account (the sweeper's backstop for a lost
+ * notification) and closes an account. Anything a provider cannot confirm with certainty is
+ * `unknown`, and an unknown inflow is never credited.
+ */
+import type { FundingProviderName, KycInput, VirtualAccountRecord } from '../domain/funding.js';
+import type { Mode } from '../domain/mode.js';
+import type { Kobo } from '../domain/money.js';
+
+export interface OpenRequest {
+  accountId: string;
+  mode: Mode;
+  /** The identity the central bank requires; sent to the provider, never stored whole. */
+  kyc: KycInput;
+}
+
+/** One NUBAN a provider reserved. */
+interface OpenedAccount {
+  accountNumber: string;
+  bankName: string;
+  bankCode: string;
+  accountName: string;
+  /** The provider's key for the customer (Paystack customer code, Monnify accountReference). */
+  providerCustomerRef: string;
+}
+
+export type OpenResult =
+  | { kind: 'opened'; accounts: OpenedAccount[] }
+  /** The provider took the request and answers later (Paystack's identification step). */
+  | { kind: 'pending'; reason: string };
+
+/** A transfer the provider itself confirmed as paid. */
+export interface ConfirmedInflow {
+  providerReference: string;
+  /** The virtual account number paid; "" when the provider's answer does not say. */
+  accountNumber: string;
+  /** The provider's customer key the payment belongs to; "" when not said. */
+  customerRef: string;
+  amountPaidKobo: Kobo;
+  payerName: string;
+  /** The provider's answer, as JSON text, kept with the inflow for a person to read. */
+  raw: string;
+}
+
+export type VerifyResult =
+  | { kind: 'paid'; inflow: ConfirmedInflow }
+  /** The provider says it is not (or not yet) paid: nothing is credited. */
+  | { kind: 'not_paid'; reason: string }
+  /** No certain answer (network, unexpected body): nothing is credited; the sweeper tries later. */
+  | { kind: 'unknown'; reason: string };
+
+/** What a notification claims, before any re-query. */
+export interface InflowHint {
+  providerReference: string;
+  /** "" when the notification does not name it. */
+  accountNumber: string;
+  amountPaidKobo: Kobo;
+}
+
+export interface FundingProvider {
+  readonly name: FundingProviderName;
+  open(request: OpenRequest, signal: AbortSignal): Promise<OpenResult>;
+  verify(providerReference: string, signal: AbortSignal): Promise<VerifyResult>;
+  /** Paid inflows into this virtual account since `since`, newest first, bounded by the adapter. */
+  recentInflows(account: VirtualAccountRecord, since: Date, signal: AbortSignal): Promise<ConfirmedInflow[]>;
+  close(account: VirtualAccountRecord, signal: AbortSignal): Promise<void>;
+  /**
+   * Reads a notification as received: its signature checked over the raw bytes in constant
+   * time first, then what it claims. Absent for a provider that sends none (the sandbox).
+   */
+  readNotification?(rawBody: Buffer, signature: string | undefined): NotificationRead;
+}
+
+type NotificationRead = InflowHint | 'ignored' | 'bad_signature' | 'bad_body';

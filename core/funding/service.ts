@@ -1,0 +1,334 @@
+/**
+ * Money in, the use cases: open a wallet's virtual accounts, take a provider's notification
+ * (a hint: re-query, then credit only what the provider confirms), sweep for inflows no
+ * notification brought and finish credits a crash interrupted, and the operator's and
+ * holder's reads and decisions (unmatched inflows, assign, reject, low-balance threshold).
+ *
+ * Exactly once: every inflow is one store row per (provider, provider reference) under a
+ * unique constraint, and its credit is one store transaction with the ledger entry and the
+ * `wallet.credited` event, conditional on the row's status (core/store/port.ts FundingStore).
+ */
+import { DomainError, invalid, notFound } from '../domain/errors.js';
+import {
+  type FundingFee,
+  type FundingProviderName,
+  fundingFeeKobo,
+  type InflowRecord,
+  isFundingProvider,
+  isInflowId,
+  type KycInput,
+  newInflowId,
+  type VirtualAccountRecord,
+  validateKyc,
+} from '../domain/funding.js';
+import type { Mode } from '../domain/mode.js';
+import { type Kobo, MAX_AMOUNT_KOBO } from '../domain/money.js';
+import type { Store } from '../store/port.js';
+import { kycHash, kycLast4 } from './kyc.js';
+import type { ConfirmedInflow, FundingProvider, InflowHint } from './port.js';
+import type { SandboxFunding } from './sandbox.js';
+
+/** How long one provider call may take before its answer counts as unknown. */
+const FUNDING_PROVIDER_TIMEOUT_MS = 15_000;
+/** How far back the sweeper asks each provider for inflows: a day covers Paystack's and Monnify's retry windows of a lost notification's first hours; the providers' own resend covers the rest. */
+const SWEEP_LOOKBACK_MS = 24 * 60 * 60 * 1000;
+/** Verified inflows the sweeper finishes per run, and unmatched ones a list shows. */
+export const MAX_INFLOWS_PER_RUN = 500;
+/** Funding credits the Fund wallet page and `funding accounts` show. */
+const RECENT_CREDITS = 20;
+
+export type NotifyOutcome =
+  | 'credited'
+  | 'already_credited'
+  | 'unmatched'
+  | 'not_paid'
+  /** The provider gave no certain answer; nothing recorded, the sweeper or a retry tries again. */
+  | 'unknown'
+  | 'rejected';
+
+export interface FundingObserver {
+  inflow(provider: FundingProviderName, outcome: NotifyOutcome, creditedKobo: number): void;
+  sweep(ok: boolean, at: Date): void;
+}
+
+export interface FundingDeps {
+  store: Pick<Store, 'accounts' | 'funding'>;
+  /** The providers each mode opens accounts with; test mode has only the sandbox. */
+  providers: { live: FundingProvider[]; test: FundingProvider[] };
+  /** The sandbox, which `simulateTransfer` drives. */
+  sandbox: SandboxFunding;
+  fee: FundingFee;
+  /** The key of the identity numbers' keyed hash (core/funding/kyc.ts). */
+  kycKey: string;
+  clock: () => Date;
+  log: (event: string, fields: Record<string, unknown>) => void;
+  /** Told when a credit wrote an event, so its delivery starts at once. */
+  nudge?: (destination: { accountId: string; mode: Mode }) => void;
+  observer?: FundingObserver;
+}
+
+export interface FundingOverview {
+  accounts: VirtualAccountRecord[];
+  fee: FundingFee;
+  lowBalanceThresholdKobo: Kobo | null;
+  recentCredits: InflowRecord[];
+}
+
+function signal(): AbortSignal {
+  return AbortSignal.timeout(FUNDING_PROVIDER_TIMEOUT_MS);
+}
+
+export function createFundingService(deps: FundingDeps) {
+  const { store, clock, log } = deps;
+  const byName = new Map<FundingProviderName, FundingProvider>();
+  for (const provider of [...deps.providers.live, ...deps.providers.test]) byName.set(provider.name, provider);
+
+  async function requireAccount(accountId: string): Promise<void> {
+    if ((await store.accounts.get(accountId)) === null) throw notFound(`Account ${accountId}`);
+  }
+
+  function told(provider: FundingProviderName, outcome: NotifyOutcome, inflow: InflowRecord | null): NotifyOutcome {
+    deps.observer?.inflow(provider, outcome, outcome === 'credited' && inflow !== null ? inflow.creditedKobo : 0);
+    if (outcome === 'unmatched' && inflow !== null) {
+      // Warn: money arrived that no wallet received; a person must assign or reject it.
+      log('funding.unmatched', { level: 'warn', inflow_id: inflow.inflowId, provider, provider_reference: inflow.providerReference, reason: inflow.reason });
+    }
+    return outcome;
+  }
+
+  /** Records a confirmed inflow (or finds it recorded) and credits it when it is ours and agrees. */
+  async function take(provider: FundingProviderName, confirmed: ConfirmedInflow, hint: InflowHint | null): Promise<NotifyOutcome> {
+    const account = confirmed.accountNumber === '' ? null : await store.funding.findVirtualAccount(provider, confirmed.accountNumber);
+    let reason = '';
+    if (hint !== null && hint.amountPaidKobo !== confirmed.amountPaidKobo) reason = 'the notification and the provider disagree on the amount';
+    else if (hint !== null && hint.accountNumber !== '' && hint.accountNumber !== confirmed.accountNumber)
+      reason = 'the notification and the provider disagree on the account';
+    else if (account === null) reason = 'no virtual account has this number';
+    else if (account.status !== 'active') reason = 'the virtual account is closed';
+    else if (confirmed.amountPaidKobo < 1 || confirmed.amountPaidKobo > MAX_AMOUNT_KOBO) reason = 'the amount is outside what a wallet takes';
+    const now = clock();
+    const { inflow, created } = await store.funding.recordInflow({
+      inflowId: newInflowId(),
+      provider,
+      providerReference: confirmed.providerReference,
+      accountNumber: confirmed.accountNumber,
+      accountId: reason === '' ? account!.accountId : null,
+      mode: account?.mode ?? 'live',
+      amountPaidKobo: confirmed.amountPaidKobo,
+      payerName: confirmed.payerName.slice(0, 200),
+      status: reason === '' ? 'verified' : 'unmatched',
+      reason,
+      raw: confirmed.raw.slice(0, 16_000),
+      createdAt: now,
+    });
+    if (!created && inflow.amountPaidKobo !== confirmed.amountPaidKobo) {
+      // The same reference with another amount: the first record stands and nothing moves.
+      log('funding.reference_amount_differs', { level: 'warn', inflow_id: inflow.inflowId, provider, provider_reference: inflow.providerReference });
+      return told(provider, 'unmatched', null);
+    }
+    if (inflow.status === 'credited') return told(provider, 'already_credited', inflow);
+    if (inflow.status === 'rejected') return told(provider, 'rejected', inflow);
+    if (inflow.status === 'unmatched') return told(provider, 'unmatched', created ? inflow : null);
+    return creditVerified(inflow);
+  }
+
+  async function creditVerified(inflow: InflowRecord): Promise<NotifyOutcome> {
+    const feeKobo = fundingFeeKobo(inflow.amountPaidKobo, deps.fee);
+    const result = await store.funding.creditInflow(inflow.inflowId, { accountId: inflow.accountId!, mode: inflow.mode, feeKobo, at: clock() }, 'verified');
+    switch (result.outcome) {
+      case 'credited':
+        deps.nudge?.({ accountId: result.inflow.accountId!, mode: result.inflow.mode });
+        log('funding.credited', {
+          inflow_id: result.inflow.inflowId,
+          account_id: result.inflow.accountId,
+          mode: result.inflow.mode,
+          provider: result.inflow.provider,
+          provider_reference: result.inflow.providerReference,
+          credited_kobo: result.inflow.creditedKobo,
+          fee_kobo: result.inflow.feeKobo,
+        });
+        return told(inflow.provider, 'credited', result.inflow);
+      case 'already_credited':
+        return told(inflow.provider, 'already_credited', result.inflow);
+      default:
+        return told(inflow.provider, 'unmatched', null);
+    }
+  }
+
+  /** A provider's notification, its signature already checked: re-query, then credit what the provider confirms. */
+  async function notify(providerName: FundingProviderName, hint: InflowHint): Promise<NotifyOutcome> {
+    const provider = providerOf(providerName);
+    const known = await store.funding.findInflow(providerName, hint.providerReference);
+    if (known?.status === 'credited') return told(providerName, 'already_credited', known);
+    const verified = await provider.verify(hint.providerReference, signal());
+    if (verified.kind !== 'paid') {
+      log('funding.not_confirmed', { provider: providerName, provider_reference: hint.providerReference, kind: verified.kind, reason: verified.reason });
+      return told(providerName, verified.kind === 'unknown' ? 'unknown' : 'not_paid', null);
+    }
+    if (verified.inflow.providerReference !== hint.providerReference) {
+      return told(providerName, 'not_paid', null);
+    }
+    return take(providerName, verified.inflow, hint);
+  }
+
+  function providerOf(name: FundingProviderName): FundingProvider {
+    const provider = byName.get(name);
+    if (provider === undefined) throw new DomainError('FAILED_PRECONDITION', `The funding provider ${name} is not configured.`);
+    return provider;
+  }
+
+  return {
+    fee: deps.fee,
+
+    /**
+     * Opens the wallet's virtual accounts with every provider of its mode that has none yet.
+     * The identity number goes to the providers and, as last four digits and keyed hash, to
+     * the store; never to a log.
+     */
+    async openAccounts(accountId: string, mode: Mode, input: KycInput): Promise<{ accounts: VirtualAccountRecord[]; pending: string[] }> {
+      const kyc = validateKyc(input);
+      await requireAccount(accountId);
+      const existing = await store.funding.listVirtualAccounts(accountId, mode);
+      const pending: string[] = [];
+      for (const provider of deps.providers[mode]) {
+        if (existing.some((a) => a.provider === provider.name && a.status === 'active')) continue;
+        const result = await provider.open({ accountId, mode, kyc }, signal());
+        if (result.kind === 'pending') {
+          pending.push(`${provider.name}: ${result.reason}`);
+          continue;
+        }
+        for (const opened of result.accounts) {
+          await store.funding.saveVirtualAccount({
+            provider: provider.name,
+            ...opened,
+            accountId,
+            mode,
+            status: 'active',
+            kycKind: kyc.kind,
+            kycLast4: kycLast4(kyc.number),
+            kycHash: kycHash(deps.kycKey, kyc.kind, kyc.number),
+            createdAt: clock(),
+          });
+        }
+        log('funding.accounts_opened', { account_id: accountId, mode, provider: provider.name, count: result.accounts.length });
+      }
+      return { accounts: await store.funding.listVirtualAccounts(accountId, mode), pending };
+    },
+
+    async overview(accountId: string, mode: Mode): Promise<FundingOverview> {
+      await requireAccount(accountId);
+      const [accounts, lowBalanceThresholdKobo, inflows] = await Promise.all([
+        store.funding.listVirtualAccounts(accountId, mode),
+        store.funding.getLowBalanceThreshold(accountId, mode),
+        store.funding.listAccountInflows(accountId, mode, RECENT_CREDITS),
+      ]);
+      return { accounts, fee: deps.fee, lowBalanceThresholdKobo, recentCredits: inflows.filter((i) => i.status === 'credited') };
+    },
+
+    notify,
+
+    /** A notification as the gateway received it: signature, then what it claims, then the re-query. */
+    async applyNotification(
+      providerName: string,
+      rawBody: Buffer,
+      signature: string | undefined,
+    ): Promise<NotifyOutcome | 'ignored' | 'bad_signature' | 'bad_body'> {
+      const provider = isFundingProvider(providerName) ? byName.get(providerName) : undefined;
+      // A provider not configured here has no secret to check with: nothing it sends is believed.
+      if (provider?.readNotification === undefined) return 'bad_signature';
+      const read = provider.readNotification(rawBody, signature);
+      if (typeof read === 'string') return read;
+      return notify(provider.name, read);
+    },
+
+    /** `funding simulate-transfer`: a transfer into a sandbox account, through the same path as a real one. */
+    async simulateTransfer(
+      accountNumber: string,
+      amountKobo: Kobo,
+      reference: string,
+      payerName: string,
+    ): Promise<{ outcome: NotifyOutcome; inflow: InflowRecord | null }> {
+      if (amountKobo < 1 || amountKobo > MAX_AMOUNT_KOBO) throw invalid('amount', 'amount must be from 0.01 to 100,000,000 Naira.');
+      if (!/^[A-Za-z0-9_.-]{1,64}$/.test(reference)) throw invalid('reference', 'reference must be 1 to 64 letters, digits, dots, dashes or underscores.');
+      const hint = deps.sandbox.transfer(accountNumber, amountKobo, reference, payerName.slice(0, 100) || 'SANDBOX PAYER', clock());
+      const outcome = await notify('sandbox', hint);
+      return { outcome, inflow: await store.funding.findInflow('sandbox', reference) };
+    },
+
+    /**
+     * One sweeper run: finish verified inflows a crash left uncredited, then ask each provider
+     * for the recent inflows of every virtual account and take any not yet recorded. Returns
+     * how many it credited.
+     */
+    async sweep(accountsToSweep: VirtualAccountRecord[]): Promise<number> {
+      let credited = 0;
+      try {
+        for (const inflow of await store.funding.listInflows('verified', MAX_INFLOWS_PER_RUN)) {
+          if ((await creditVerified(inflow)) === 'credited') credited++;
+        }
+        const since = new Date(clock().getTime() - SWEEP_LOOKBACK_MS);
+        for (const account of accountsToSweep) {
+          if (account.status !== 'active') continue;
+          const provider = byName.get(account.provider);
+          if (provider === undefined) continue;
+          for (const confirmed of await provider.recentInflows(account, since, signal())) {
+            const known = await store.funding.findInflow(account.provider, confirmed.providerReference);
+            if (known !== null) continue;
+            // The list answer is the provider's own; the account it names must still be ours.
+            if ((await take(account.provider, { ...confirmed, accountNumber: confirmed.accountNumber || account.accountNumber }, null)) === 'credited')
+              credited++;
+          }
+        }
+        deps.observer?.sweep(true, clock());
+        return credited;
+      } catch (error) {
+        deps.observer?.sweep(false, clock());
+        throw error;
+      }
+    },
+
+    async listInflows(status: 'unmatched' | 'verified' | 'credited' | 'rejected'): Promise<InflowRecord[]> {
+      return store.funding.listInflows(status, MAX_INFLOWS_PER_RUN);
+    },
+
+    /** `funding assign`: an unmatched inflow credited to the named account's wallet of the inflow's mode, once. */
+    async assign(inflowId: string, accountId: string): Promise<InflowRecord> {
+      if (!isInflowId(inflowId)) throw invalid('inflow_id', 'inflow_id must look like inf_ followed by 20 characters.');
+      await requireAccount(accountId);
+      const inflow = await store.funding.getInflow(inflowId);
+      if (inflow === null) throw notFound(`Inflow ${inflowId}`);
+      const feeKobo = fundingFeeKobo(inflow.amountPaidKobo, deps.fee);
+      const result = await store.funding.creditInflow(inflowId, { accountId, mode: inflow.mode, feeKobo, at: clock() }, 'unmatched');
+      if (result.outcome === 'credited') {
+        deps.nudge?.({ accountId, mode: inflow.mode });
+        log('funding.assigned', { inflow_id: inflowId, account_id: accountId, credited_kobo: result.inflow.creditedKobo });
+        deps.observer?.inflow(inflow.provider, 'credited', result.inflow.creditedKobo);
+        return result.inflow;
+      }
+      if (result.outcome === 'already_credited') return result.inflow;
+      if (result.outcome === 'wrong_status') throw new DomainError('FAILED_PRECONDITION', `Inflow ${inflowId} is ${result.inflow.status}, not unmatched.`);
+      throw notFound(result.outcome === 'no_account' ? `Account ${accountId}` : `Inflow ${inflowId}`);
+    },
+
+    async reject(inflowId: string, reason: string): Promise<InflowRecord> {
+      if (!isInflowId(inflowId)) throw invalid('inflow_id', 'inflow_id must look like inf_ followed by 20 characters.');
+      const text = reason.trim();
+      if (text.length < 1 || text.length > 200) throw invalid('reason', 'reason must be 1 to 200 characters.');
+      const inflow = await store.funding.rejectInflow(inflowId, text, clock());
+      if (inflow === null) throw notFound(`Inflow ${inflowId}`);
+      if (inflow.status !== 'rejected')
+        throw new DomainError('FAILED_PRECONDITION', `Inflow ${inflowId} is ${inflow.status}; only an unmatched one can be rejected.`);
+      log('funding.rejected', { inflow_id: inflowId });
+      return inflow;
+    },
+
+    async setLowBalanceThreshold(accountId: string, mode: Mode, thresholdKobo: Kobo | null): Promise<void> {
+      if (thresholdKobo !== null && (thresholdKobo < 1 || thresholdKobo > MAX_AMOUNT_KOBO)) {
+        throw invalid('threshold', 'threshold must be from 0.01 to 100,000,000 Naira, or 0 for none.');
+      }
+      if (!(await store.funding.setLowBalanceThreshold(accountId, mode, thresholdKobo))) throw notFound(`Account ${accountId}`);
+    },
+  };
+}
+
+export type FundingService = ReturnType<typeof createFundingService>;

@@ -1,0 +1,17 @@
+/**
+ * The providers' notification signature (Paystack's `x-paystack-signature`, Monnify's
+ * `monnify-signature`): lowercase hex of HMAC-SHA512 over the raw request body, keyed by the
+ * provider's secret key. Computed over the bytes as received (a re-serialised body does not
+ * match) and compared in constant time.
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+export function verifyHmacSha512Hex(secret: string, rawBody: Buffer, presented: string | undefined): boolean {
+  if (presented === undefined || !/^[0-9a-f]{128}$/.test(presented)) return false;
+  const expected = createHmac('sha512', secret).update(rawBody).digest();
+  return timingSafeEqual(expected, Buffer.from(presented, 'hex'));
+}
+
+export function signHmacSha512Hex(secret: string, rawBody: Buffer | string): string {
+  return createHmac('sha512', secret).update(rawBody).digest('hex');
+}

@@ -1,0 +1,117 @@
+/** prepaid.v1.FundingService: requests in, the funding use cases, messages out. No rule lives here. */
+import type { MessageInitShape } from '@bufbuild/protobuf';
+import type {
+  FundingCallbackService as FundingCallbackServiceDesc,
+  FundingService as FundingServiceDesc,
+  InflowSchema,
+  VirtualAccountSchema,
+} from '../../gen/prepaid/v1/funding_pb.js';
+import { invalid } from '../domain/errors.js';
+import type { InflowRecord, InflowStatus, KycKind, VirtualAccountRecord } from '../domain/funding.js';
+import { kobo } from '../domain/money.js';
+import { randomChars } from '../domain/random.js';
+import type { FundingService } from '../funding/service.js';
+import { koboIn, MODE_TO_PROTO, modeIn, timestampInit } from './convert.js';
+import type { Handlers } from './grpc.js';
+
+/** A made-up sandbox reference: 16 of 32 characters (80 bits). */
+const REFERENCE_ALPHABET = '0123456789ABCDEFGHJKLMNPQRSTUVWX';
+
+const INFLOW_STATUSES: readonly InflowStatus[] = ['verified', 'credited', 'unmatched', 'rejected'];
+
+function virtualAccountMessage(account: VirtualAccountRecord): MessageInitShape<typeof VirtualAccountSchema> {
+  return {
+    provider: account.provider,
+    bankName: account.bankName,
+    accountNumber: account.accountNumber,
+    accountName: account.accountName,
+    status: account.status,
+    kycKind: account.kycKind,
+    kycLast4: account.kycLast4,
+    createdAt: timestampInit(account.createdAt),
+  };
+}
+
+function inflowMessage(inflow: InflowRecord, withRaw: boolean): MessageInitShape<typeof InflowSchema> {
+  return {
+    inflowId: inflow.inflowId,
+    provider: inflow.provider,
+    providerReference: inflow.providerReference,
+    accountNumber: inflow.accountNumber,
+    accountId: inflow.accountId ?? '',
+    mode: MODE_TO_PROTO[inflow.mode],
+    amountPaidKobo: BigInt(inflow.amountPaidKobo),
+    feeKobo: BigInt(inflow.feeKobo),
+    creditedKobo: BigInt(inflow.creditedKobo),
+    payerName: inflow.payerName,
+    status: inflow.status,
+    reason: inflow.reason,
+    raw: withRaw ? inflow.raw : '',
+    createdAt: timestampInit(inflow.createdAt),
+  };
+}
+
+function kycKind(value: string): KycKind {
+  if (value === 'bvn' || value === 'nin') return value;
+  throw invalid('kyc.kind', 'kind must be bvn or nin.');
+}
+
+export function fundingHandlers(funding: FundingService): Handlers<(typeof FundingServiceDesc)['method']> {
+  return {
+    async openFundingAccounts(req) {
+      const k = req.kyc;
+      if (k === undefined) throw invalid('kyc', 'kyc is required.');
+      const opened = await funding.openAccounts(req.accountId, modeIn(req.mode), {
+        kind: kycKind(k.kind),
+        number: k.number,
+        firstName: k.firstName,
+        lastName: k.lastName,
+        phone: k.phone,
+        email: k.email,
+        bankCode: k.bankCode,
+        bankAccount: k.bankAccount,
+      });
+      return { accounts: opened.accounts.map(virtualAccountMessage), pending: opened.pending };
+    },
+    async getFunding(req) {
+      const overview = await funding.overview(req.accountId, modeIn(req.mode));
+      return {
+        accounts: overview.accounts.map(virtualAccountMessage),
+        fee: { basisPoints: overview.fee.basisPoints, capKobo: BigInt(overview.fee.capKobo ?? 0) },
+        lowBalanceThresholdKobo: BigInt(overview.lowBalanceThresholdKobo ?? 0),
+        recentCredits: overview.recentCredits.map((i) => inflowMessage(i, false)),
+      };
+    },
+    async simulateTransfer(req) {
+      const reference = req.reference === '' ? `SBX-${randomChars(REFERENCE_ALPHABET, 16)}` : req.reference;
+      const { outcome, inflow } = await funding.simulateTransfer(req.accountNumber, koboIn(req.amountKobo, 'amount'), reference, req.payerName);
+      return { outcome, ...(inflow === null ? {} : { inflow: inflowMessage(inflow, true) }) };
+    },
+    async listInflows(req) {
+      const status = req.status === '' ? 'unmatched' : (req.status as InflowStatus);
+      if (!INFLOW_STATUSES.includes(status)) throw invalid('status', `status must be one of ${INFLOW_STATUSES.join(', ')}.`);
+      return { inflows: (await funding.listInflows(status)).map((i) => inflowMessage(i, true)) };
+    },
+    async assignInflow(req) {
+      return { inflow: inflowMessage(await funding.assign(req.inflowId, req.accountId), true) };
+    },
+    async rejectInflow(req) {
+      return { inflow: inflowMessage(await funding.reject(req.inflowId, req.reason), true) };
+    },
+    async setLowBalanceThreshold(req) {
+      const threshold = req.thresholdKobo === 0n ? null : koboIn(req.thresholdKobo, 'threshold');
+      await funding.setLowBalanceThreshold(req.accountId, modeIn(req.mode), threshold === null ? null : kobo(threshold));
+      return {};
+    },
+  };
+}
+
+/** Providers' notifications, from the gateway (service token). */
+export function fundingCallbackHandlers(funding: FundingService): Handlers<(typeof FundingCallbackServiceDesc)['method']> {
+  return {
+    async applyFundingNotification(req) {
+      const disposition = await funding.applyNotification(req.provider, Buffer.from(req.body), req.signature === '' ? undefined : req.signature);
+      return { disposition };
+    },
+  };
+}

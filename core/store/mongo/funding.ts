@@ -1,0 +1,317 @@
+/**
+ * Money in on MongoDB: virtual accounts, inflows and low-balance thresholds. Crediting an
+ * inflow is one transaction: the conditional status change of the inflow, the wallet's credit
+ * and its ledger entry (wallet.ts addToWallet) and the `wallet.credited` event. The unique
+ * index on (provider, provider_reference) is the exactly-once key; the conditional status
+ * change (two credits of one inflow conflict on its document, and the later one is re-run on
+ * a fresh snapshot where the status no longer matches) makes a second credit impossible.
+ */
+import { type ClientSession, type Collection, ObjectId } from 'mongodb';
+import { creditEvent, newEventId } from '../../domain/events.js';
+import type { FundingProviderName, InflowRecord, InflowStatus, KycKind, VirtualAccountRecord } from '../../domain/funding.js';
+import { type Kobo, kobo } from '../../domain/money.js';
+import { requireAmount, requireLimit } from '../bounds.js';
+import type { CreditInflowResult, FundingStore } from '../port.js';
+import { followUpRead, type MongoContext } from './context.js';
+import { readKobo, readMode, type StoredInteger, toDate, toLong } from './documents.js';
+import { isDuplicateKeyOn } from './errors.js';
+import { deliversTo, writeEventIn } from './events.js';
+import { FUNDING_COLLECTIONS, INFLOW_REFERENCE_INDEX } from './schema.js';
+import { addToWallet } from './wallet.js';
+
+interface VirtualAccountDoc {
+  /** provider:account_number */
+  _id: string;
+  provider: string;
+  account_number: string;
+  account_id: string;
+  mode: string;
+  bank_name: string;
+  bank_code: string;
+  account_name: string;
+  provider_customer_ref: string;
+  status: string;
+  kyc_kind: string;
+  kyc_last4: string;
+  kyc_hash: string;
+  created_at: Date;
+}
+
+interface InflowDoc {
+  /** The inflow id. */
+  _id: string;
+  provider: string;
+  provider_reference: string;
+  account_number: string;
+  account_id: string | null;
+  mode: string;
+  amount_paid_kobo: StoredInteger;
+  fee_kobo: StoredInteger;
+  credited_kobo: StoredInteger;
+  payer_name: string;
+  status: string;
+  reason: string;
+  raw: string;
+  credit_reference: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
+function virtualAccountFromDoc(doc: VirtualAccountDoc): VirtualAccountRecord {
+  return {
+    provider: doc.provider as FundingProviderName,
+    accountNumber: doc.account_number,
+    accountId: doc.account_id,
+    mode: readMode(doc.mode, 'virtual_accounts.mode'),
+    bankName: doc.bank_name,
+    bankCode: doc.bank_code,
+    accountName: doc.account_name,
+    providerCustomerRef: doc.provider_customer_ref,
+    status: doc.status as 'active' | 'closed',
+    kycKind: doc.kyc_kind as KycKind,
+    kycLast4: doc.kyc_last4,
+    kycHash: doc.kyc_hash,
+    createdAt: doc.created_at,
+  };
+}
+
+function inflowFromDoc(doc: InflowDoc): InflowRecord {
+  return {
+    inflowId: doc._id,
+    provider: doc.provider as FundingProviderName,
+    providerReference: doc.provider_reference,
+    accountNumber: doc.account_number,
+    accountId: doc.account_id,
+    mode: readMode(doc.mode, 'inflows.mode'),
+    amountPaidKobo: readKobo(doc.amount_paid_kobo, 'inflows.amount_paid_kobo'),
+    feeKobo: readKobo(doc.fee_kobo, 'inflows.fee_kobo'),
+    creditedKobo: readKobo(doc.credited_kobo, 'inflows.credited_kobo'),
+    payerName: doc.payer_name,
+    status: doc.status as InflowStatus,
+    reason: doc.reason,
+    raw: doc.raw,
+    creditReference: doc.credit_reference,
+    createdAt: doc.created_at,
+    updatedAt: doc.updated_at,
+  };
+}
+
+function collections(ctx: MongoContext): { accounts: Collection<VirtualAccountDoc>; inflows: Collection<InflowDoc> } {
+  ctx.live();
+  return {
+    accounts: ctx.db.collection<VirtualAccountDoc>(FUNDING_COLLECTIONS.virtualAccounts),
+    inflows: ctx.db.collection<InflowDoc>(FUNDING_COLLECTIONS.inflows),
+  };
+}
+
+/** The account to credit does not exist; thrown to abort the transaction. */
+class MissingAccount extends Error {
+  constructor() {
+    super('store: the account to credit does not exist');
+  }
+}
+
+export function createFundingStore(ctx: MongoContext): FundingStore {
+  async function creditIn(
+    session: ClientSession,
+    inflowId: string,
+    credit: { accountId: string; mode: 'live' | 'test'; feeKobo: Kobo; at: Date },
+    from: string,
+    ids: { entryId: ObjectId; eventId: string },
+  ): Promise<CreditInflowResult> {
+    const { inflows } = collections(ctx);
+    const at = toDate(credit.at, 'at');
+    const current = await inflows.findOne({ _id: inflowId }, { session });
+    if (current === null) return { outcome: 'not_found' };
+    const inflow = inflowFromDoc(current);
+    if (inflow.status !== from) return inflow.status === 'credited' ? { outcome: 'already_credited', inflow } : { outcome: 'wrong_status', inflow };
+    if (inflow.amountPaidKobo <= credit.feeKobo) return { outcome: 'wrong_status', inflow };
+    const creditedKobo = kobo(inflow.amountPaidKobo - credit.feeKobo);
+    // Whether the credit's event goes to a webhook, read before the first write to the account.
+    const deliver = await deliversTo(ctx, session, credit.accountId, credit.mode);
+    // Conditional on the status read above: a concurrent credit that committed first makes
+    // this match nothing, and a write conflict makes the driver re-run the whole callback.
+    const moved = await inflows.findOneAndUpdate(
+      { _id: inflowId, status: from },
+      {
+        $set: {
+          status: 'credited',
+          account_id: credit.accountId,
+          mode: credit.mode,
+          fee_kobo: toLong(credit.feeKobo, 'feeKobo'),
+          credited_kobo: toLong(creditedKobo, 'creditedKobo'),
+          credit_reference: inflowId,
+          reason: '',
+          updated_at: at,
+        },
+      },
+      { session, returnDocument: 'after' },
+    );
+    if (moved === null) throw new Error(`store: inflow ${inflowId} changed inside its own transaction`);
+    const done = inflowFromDoc(moved);
+    const entry = await addToWallet(ctx, session, {
+      accountId: credit.accountId,
+      mode: credit.mode,
+      amountKobo: creditedKobo,
+      kind: 'credit',
+      reference: inflowId,
+      memo: `Bank transfer via ${done.provider} (${done.providerReference})`,
+      at,
+      id: ids.entryId,
+    });
+    if (entry === null) throw new MissingAccount();
+    const facts = {
+      accountId: credit.accountId,
+      reference: inflowId,
+      amountKobo: creditedKobo,
+      balanceKobo: entry.balanceAfterKobo,
+      memo: entry.memo,
+      funding: {
+        provider: done.provider,
+        providerReference: done.providerReference,
+        amountPaidKobo: done.amountPaidKobo,
+        feeKobo: done.feeKobo,
+        payerName: done.payerName,
+      },
+    };
+    await writeEventIn(ctx, session, creditEvent(facts, credit.mode, at, ids.eventId), deliver);
+    return { outcome: 'credited', inflow: done, balanceKobo: entry.balanceAfterKobo };
+  }
+
+  return {
+    async saveVirtualAccount(account) {
+      const doc: VirtualAccountDoc = {
+        _id: `${account.provider}:${account.accountNumber}`,
+        provider: account.provider,
+        account_number: account.accountNumber,
+        account_id: account.accountId,
+        mode: account.mode,
+        bank_name: account.bankName,
+        bank_code: account.bankCode,
+        account_name: account.accountName,
+        provider_customer_ref: account.providerCustomerRef,
+        status: account.status,
+        kyc_kind: account.kycKind,
+        kyc_last4: account.kycLast4,
+        kyc_hash: account.kycHash,
+        created_at: toDate(account.createdAt, 'createdAt'),
+      };
+      await collections(ctx).accounts.replaceOne({ _id: doc._id }, doc, { upsert: true });
+    },
+    async listVirtualAccounts(accountId, mode) {
+      const docs = await collections(ctx)
+        .accounts.find({ account_id: accountId, mode })
+        .sort({ created_at: 1, provider: 1, account_number: 1 })
+        .limit(100)
+        .toArray();
+      return docs.map(virtualAccountFromDoc);
+    },
+    async listActiveVirtualAccounts(limit) {
+      const docs = await collections(ctx).accounts.find({ status: 'active' }).sort({ created_at: 1, _id: 1 }).limit(requireLimit(limit)).toArray();
+      return docs.map(virtualAccountFromDoc);
+    },
+    async findVirtualAccount(provider, accountNumber) {
+      const doc = await collections(ctx).accounts.findOne({ _id: `${provider}:${accountNumber}` });
+      return doc === null ? null : virtualAccountFromDoc(doc);
+    },
+    async closeVirtualAccount(provider, accountNumber) {
+      const doc = await collections(ctx).accounts.findOneAndUpdate(
+        { _id: `${provider}:${accountNumber}` },
+        { $set: { status: 'closed' } },
+        { returnDocument: 'after' },
+      );
+      return doc === null ? null : virtualAccountFromDoc(doc);
+    },
+    async recordInflow(inflow) {
+      requireAmount('amountPaidKobo', inflow.amountPaidKobo, 1);
+      const { inflows } = collections(ctx);
+      const at = toDate(inflow.createdAt, 'createdAt');
+      const doc: InflowDoc = {
+        _id: inflow.inflowId,
+        provider: inflow.provider,
+        provider_reference: inflow.providerReference,
+        account_number: inflow.accountNumber,
+        account_id: inflow.accountId,
+        mode: inflow.mode,
+        amount_paid_kobo: toLong(inflow.amountPaidKobo, 'amountPaidKobo'),
+        fee_kobo: toLong(0, 'feeKobo'),
+        credited_kobo: toLong(0, 'creditedKobo'),
+        payer_name: inflow.payerName,
+        status: inflow.status,
+        reason: inflow.reason,
+        raw: inflow.raw,
+        credit_reference: '',
+        created_at: at,
+        updated_at: at,
+      };
+      try {
+        await inflows.insertOne(doc);
+        return { inflow: inflowFromDoc(doc), created: true };
+      } catch (error) {
+        // The unique index answered: another notification, the sweeper or another core
+        // recorded this (provider, reference) first. Its row is the one that counts.
+        if (!isDuplicateKeyOn(error, INFLOW_REFERENCE_INDEX.name, INFLOW_REFERENCE_INDEX.fields)) throw error;
+        const existing = await inflows.findOne({ provider: inflow.provider, provider_reference: inflow.providerReference });
+        if (existing === null) throw error;
+        return { inflow: inflowFromDoc(existing), created: false };
+      }
+    },
+    async getInflow(inflowId) {
+      const doc = await collections(ctx).inflows.findOne({ _id: inflowId });
+      return doc === null ? null : inflowFromDoc(doc);
+    },
+    async findInflow(provider, providerReference) {
+      const doc = await collections(ctx).inflows.findOne({ provider, provider_reference: providerReference });
+      return doc === null ? null : inflowFromDoc(doc);
+    },
+    async creditInflow(inflowId, credit, from) {
+      requireAmount('feeKobo', credit.feeKobo, 0);
+      // Fixed before the first attempt, so a retried transaction writes the same entry and event.
+      const ids = { entryId: new ObjectId(), eventId: newEventId() };
+      try {
+        return await ctx.inTransaction(
+          (session) => creditIn(session, inflowId, credit, from, ids),
+          async (error, session) => {
+            // An unknown commit: the ledger entry, chosen in advance, proves whether it committed.
+            if ((await ctx.committedEntry(error, ids.entryId, session)) === null) return undefined;
+            const doc = await collections(ctx).inflows.findOne({ _id: inflowId }, followUpRead(session));
+            return doc === null ? undefined : { outcome: 'credited', inflow: inflowFromDoc(doc), balanceKobo: kobo(0) };
+          },
+        );
+      } catch (error) {
+        if (error instanceof MissingAccount) return { outcome: 'no_account' };
+        throw error;
+      }
+    },
+    async rejectInflow(inflowId, reason, at) {
+      const { inflows } = collections(ctx);
+      const doc =
+        (await inflows.findOneAndUpdate(
+          { _id: inflowId, status: { $in: ['verified', 'unmatched'] } },
+          { $set: { status: 'rejected', reason, updated_at: toDate(at, 'at') } },
+          { returnDocument: 'after' },
+        )) ?? (await inflows.findOne({ _id: inflowId }));
+      return doc === null ? null : inflowFromDoc(doc);
+    },
+    async listInflows(status, limit) {
+      const docs = await collections(ctx).inflows.find({ status }).sort({ created_at: 1, _id: 1 }).limit(requireLimit(limit)).toArray();
+      return docs.map(inflowFromDoc);
+    },
+    async listAccountInflows(accountId, mode, limit) {
+      const docs = await collections(ctx).inflows.find({ account_id: accountId, mode }).sort({ created_at: -1, _id: -1 }).limit(requireLimit(limit)).toArray();
+      return docs.map(inflowFromDoc);
+    },
+    async setLowBalanceThreshold(accountId, mode, thresholdKobo) {
+      if (thresholdKobo !== null) requireAmount('thresholdKobo', thresholdKobo, 1);
+      const field = mode === 'test' ? 'test_low_balance_kobo' : 'low_balance_kobo';
+      const value = thresholdKobo === null ? null : toLong(thresholdKobo, 'thresholdKobo');
+      const result = await ctx.live().accounts.updateOne({ _id: accountId }, { $set: { [field]: value } });
+      return result.matchedCount === 1;
+    },
+    async getLowBalanceThreshold(accountId, mode) {
+      const account = await ctx.live().accounts.findOne({ _id: accountId }, { projection: { low_balance_kobo: 1, test_low_balance_kobo: 1 } });
+      const value = mode === 'test' ? account?.test_low_balance_kobo : account?.low_balance_kobo;
+      return value === undefined || value === null ? null : readKobo(value, 'accounts.low_balance_kobo');
+    },
+  };
+}

@@ -1,0 +1,296 @@
+/**
+ * Money in on SQLite: virtual accounts, inflows and low-balance thresholds. Crediting an
+ * inflow is one group-commit operation: the conditional status change of the inflow, the
+ * wallet's credit and its ledger entry and `wallet.credited` event (wallet.ts), so either all
+ * of it is written or none. The UNIQUE (provider, provider_reference) of the inflows table is
+ * the exactly-once key; the conditional status change is what makes a second credit of the
+ * same row impossible.
+ */
+import Database from 'better-sqlite3';
+import type { FundingProviderName, InflowRecord, InflowStatus, KycKind, VirtualAccountRecord } from '../../domain/funding.js';
+import type { Mode } from '../../domain/mode.js';
+import { type Kobo, kobo } from '../../domain/money.js';
+import { requireAmount, requireLimit } from '../bounds.js';
+import type { CreditInflowResult, FundingStore } from '../port.js';
+import type { GroupCommit } from './group-commit.js';
+import { fromMs, toMs } from './rows.js';
+import type { moneyOperations } from './wallet.js';
+
+interface VirtualAccountRow {
+  provider: string;
+  account_number: string;
+  account_id: string;
+  mode: string;
+  bank_name: string;
+  bank_code: string;
+  account_name: string;
+  provider_customer_ref: string;
+  status: string;
+  kyc_kind: string;
+  kyc_last4: string;
+  kyc_hash: string;
+  created_at: number;
+}
+
+interface InflowRow {
+  inflow_id: string;
+  provider: string;
+  provider_reference: string;
+  account_number: string;
+  account_id: string | null;
+  mode: string;
+  amount_paid_kobo: number;
+  fee_kobo: number;
+  credited_kobo: number;
+  payer_name: string;
+  status: string;
+  reason: string;
+  raw: string;
+  credit_reference: string;
+  created_at: number;
+  updated_at: number;
+}
+
+function virtualAccountFromRow(row: VirtualAccountRow): VirtualAccountRecord {
+  return {
+    provider: row.provider as FundingProviderName,
+    accountNumber: row.account_number,
+    accountId: row.account_id,
+    mode: row.mode as Mode,
+    bankName: row.bank_name,
+    bankCode: row.bank_code,
+    accountName: row.account_name,
+    providerCustomerRef: row.provider_customer_ref,
+    status: row.status as 'active' | 'closed',
+    kycKind: row.kyc_kind as KycKind,
+    kycLast4: row.kyc_last4,
+    kycHash: row.kyc_hash,
+    createdAt: fromMs(row.created_at),
+  };
+}
+
+function inflowFromRow(row: InflowRow): InflowRecord {
+  return {
+    inflowId: row.inflow_id,
+    provider: row.provider as FundingProviderName,
+    providerReference: row.provider_reference,
+    accountNumber: row.account_number,
+    accountId: row.account_id,
+    mode: row.mode as Mode,
+    amountPaidKobo: kobo(row.amount_paid_kobo),
+    feeKobo: kobo(row.fee_kobo),
+    creditedKobo: kobo(row.credited_kobo),
+    payerName: row.payer_name,
+    status: row.status as InflowStatus,
+    reason: row.reason,
+    raw: row.raw,
+    creditReference: row.credit_reference,
+    createdAt: fromMs(row.created_at),
+    updatedAt: fromMs(row.updated_at),
+  };
+}
+
+function prepareFundingStatements(db: Database.Database) {
+  return {
+    saveAccount: db.prepare<VirtualAccountRow>(
+      `INSERT INTO virtual_accounts (provider, account_number, account_id, mode, bank_name, bank_code, account_name,
+         provider_customer_ref, status, kyc_kind, kyc_last4, kyc_hash, created_at)
+       VALUES (@provider, @account_number, @account_id, @mode, @bank_name, @bank_code, @account_name,
+         @provider_customer_ref, @status, @kyc_kind, @kyc_last4, @kyc_hash, @created_at)
+       ON CONFLICT (provider, account_number) DO UPDATE SET account_id = excluded.account_id, mode = excluded.mode,
+         bank_name = excluded.bank_name, bank_code = excluded.bank_code, account_name = excluded.account_name,
+         provider_customer_ref = excluded.provider_customer_ref, status = excluded.status, kyc_kind = excluded.kyc_kind,
+         kyc_last4 = excluded.kyc_last4, kyc_hash = excluded.kyc_hash`,
+    ),
+    listAccounts: db.prepare<{ account_id: string; mode: string }, VirtualAccountRow>(
+      'SELECT * FROM virtual_accounts WHERE account_id = @account_id AND mode = @mode ORDER BY created_at, provider, account_number',
+    ),
+    listActive: db.prepare<{ limit: number }, VirtualAccountRow>(
+      `SELECT * FROM virtual_accounts WHERE status = 'active' ORDER BY created_at, provider, account_number LIMIT @limit`,
+    ),
+    findAccount: db.prepare<{ provider: string; account_number: string }, VirtualAccountRow>(
+      'SELECT * FROM virtual_accounts WHERE provider = @provider AND account_number = @account_number',
+    ),
+    closeAccount: db.prepare<{ provider: string; account_number: string }, VirtualAccountRow>(
+      `UPDATE virtual_accounts SET status = 'closed' WHERE provider = @provider AND account_number = @account_number RETURNING *`,
+    ),
+    insertInflow: db.prepare<InflowRow>(
+      `INSERT INTO inflows (inflow_id, provider, provider_reference, account_number, account_id, mode, amount_paid_kobo,
+         fee_kobo, credited_kobo, payer_name, status, reason, raw, credit_reference, created_at, updated_at)
+       VALUES (@inflow_id, @provider, @provider_reference, @account_number, @account_id, @mode, @amount_paid_kobo,
+         @fee_kobo, @credited_kobo, @payer_name, @status, @reason, @raw, @credit_reference, @created_at, @updated_at)
+       ON CONFLICT (provider, provider_reference) DO NOTHING`,
+    ),
+    getInflow: db.prepare<[string], InflowRow>('SELECT * FROM inflows WHERE inflow_id = ?'),
+    findInflow: db.prepare<{ provider: string; provider_reference: string }, InflowRow>(
+      'SELECT * FROM inflows WHERE provider = @provider AND provider_reference = @provider_reference',
+    ),
+    markCredited: db.prepare<{ inflow_id: string; from: string; account_id: string; mode: string; fee_kobo: number; updated_at: number }, InflowRow>(
+      `UPDATE inflows SET status = 'credited', account_id = @account_id, mode = @mode, fee_kobo = @fee_kobo,
+         credited_kobo = amount_paid_kobo - @fee_kobo, credit_reference = inflow_id, reason = '', updated_at = @updated_at
+       WHERE inflow_id = @inflow_id AND status = @from AND amount_paid_kobo > @fee_kobo RETURNING *`,
+    ),
+    reject: db.prepare<{ inflow_id: string; reason: string; updated_at: number }, InflowRow>(
+      `UPDATE inflows SET status = 'rejected', reason = @reason, updated_at = @updated_at
+       WHERE inflow_id = @inflow_id AND status IN ('verified', 'unmatched') RETURNING *`,
+    ),
+    listByStatus: db.prepare<{ status: string; limit: number }, InflowRow>(
+      'SELECT * FROM inflows WHERE status = @status ORDER BY created_at, inflow_id LIMIT @limit',
+    ),
+    listByAccount: db.prepare<{ account_id: string; mode: string; limit: number }, InflowRow>(
+      'SELECT * FROM inflows WHERE account_id = @account_id AND mode = @mode ORDER BY created_at DESC, inflow_id DESC LIMIT @limit',
+    ),
+    setLive: db.prepare<{ account_id: string; threshold: number | null }>('UPDATE accounts SET low_balance_kobo = @threshold WHERE account_id = @account_id'),
+    setTest: db.prepare<{ account_id: string; threshold: number | null }>(
+      'UPDATE accounts SET test_low_balance_kobo = @threshold WHERE account_id = @account_id',
+    ),
+    thresholds: db.prepare<[string], { low_balance_kobo: number | null; test_low_balance_kobo: number | null }>(
+      'SELECT low_balance_kobo, test_low_balance_kobo FROM accounts WHERE account_id = ?',
+    ),
+  };
+}
+
+export function createFundingStore(db: Database.Database, commit: GroupCommit, money: ReturnType<typeof moneyOperations>): FundingStore {
+  const sql = prepareFundingStatements(db);
+
+  function creditInflow(inflowId: string, credit: { accountId: string; mode: Mode; feeKobo: Kobo; at: Date }, from: string): CreditInflowResult {
+    const at = toMs(credit.at);
+    const row = sql.markCredited.get({ inflow_id: inflowId, from, account_id: credit.accountId, mode: credit.mode, fee_kobo: credit.feeKobo, updated_at: at });
+    if (row === undefined) {
+      const current = sql.getInflow.get(inflowId);
+      if (current === undefined) return { outcome: 'not_found' };
+      const inflow = inflowFromRow(current);
+      return inflow.status === 'credited' ? { outcome: 'already_credited', inflow } : { outcome: 'wrong_status', inflow };
+    }
+    const inflow = inflowFromRow(row);
+    const credited = money.credit({
+      accountId: credit.accountId,
+      mode: credit.mode,
+      amountKobo: inflow.creditedKobo,
+      reference: inflow.creditReference,
+      memo: `Bank transfer via ${inflow.provider} (${inflow.providerReference})`,
+      at: credit.at,
+      funding: {
+        provider: inflow.provider,
+        providerReference: inflow.providerReference,
+        amountPaidKobo: inflow.amountPaidKobo,
+        feeKobo: inflow.feeKobo,
+        payerName: inflow.payerName,
+      },
+    });
+    // Thrown, not returned: it rolls the status change back with it.
+    if (credited === null) throw new MissingAccount();
+    if (credited.replayed) throw new Error(`store: inflow ${inflowId} found its credit reference used already`);
+    return { outcome: 'credited', inflow, balanceKobo: credited.balanceKobo };
+  }
+
+  return {
+    async saveVirtualAccount(account) {
+      sql.saveAccount.run({
+        provider: account.provider,
+        account_number: account.accountNumber,
+        account_id: account.accountId,
+        mode: account.mode,
+        bank_name: account.bankName,
+        bank_code: account.bankCode,
+        account_name: account.accountName,
+        provider_customer_ref: account.providerCustomerRef,
+        status: account.status,
+        kyc_kind: account.kycKind,
+        kyc_last4: account.kycLast4,
+        kyc_hash: account.kycHash,
+        created_at: toMs(account.createdAt),
+      });
+    },
+    async listVirtualAccounts(accountId, mode) {
+      return sql.listAccounts.all({ account_id: accountId, mode }).map(virtualAccountFromRow);
+    },
+    async listActiveVirtualAccounts(limit) {
+      return sql.listActive.all({ limit: requireLimit(limit) }).map(virtualAccountFromRow);
+    },
+    async findVirtualAccount(provider, accountNumber) {
+      const row = sql.findAccount.get({ provider, account_number: accountNumber });
+      return row === undefined ? null : virtualAccountFromRow(row);
+    },
+    async closeVirtualAccount(provider, accountNumber) {
+      const row = sql.closeAccount.get({ provider, account_number: accountNumber });
+      return row === undefined ? null : virtualAccountFromRow(row);
+    },
+    async recordInflow(inflow) {
+      requireAmount('amountPaidKobo', inflow.amountPaidKobo, 1);
+      return commit.run(() => {
+        const at = toMs(inflow.createdAt);
+        const inserted = sql.insertInflow.run({
+          inflow_id: inflow.inflowId,
+          provider: inflow.provider,
+          provider_reference: inflow.providerReference,
+          account_number: inflow.accountNumber,
+          account_id: inflow.accountId,
+          mode: inflow.mode,
+          amount_paid_kobo: inflow.amountPaidKobo,
+          fee_kobo: 0,
+          credited_kobo: 0,
+          payer_name: inflow.payerName,
+          status: inflow.status,
+          reason: inflow.reason,
+          raw: inflow.raw,
+          credit_reference: '',
+          created_at: at,
+          updated_at: at,
+        });
+        const row = sql.findInflow.get({ provider: inflow.provider, provider_reference: inflow.providerReference })!;
+        return { inflow: inflowFromRow(row), created: inserted.changes === 1 };
+      });
+    },
+    async getInflow(inflowId) {
+      const row = sql.getInflow.get(inflowId);
+      return row === undefined ? null : inflowFromRow(row);
+    },
+    async findInflow(provider, providerReference) {
+      const row = sql.findInflow.get({ provider, provider_reference: providerReference });
+      return row === undefined ? null : inflowFromRow(row);
+    },
+    async creditInflow(inflowId, credit, from) {
+      requireAmount('feeKobo', credit.feeKobo, 0);
+      return commit.run(
+        () => creditInflow(inflowId, credit, from),
+        (error) => {
+          // The inflow's account_id is a foreign key, so a missing account usually fails there.
+          if (error instanceof MissingAccount || (error instanceof Database.SqliteError && error.code === 'SQLITE_CONSTRAINT_FOREIGNKEY'))
+            return { outcome: 'no_account' };
+          throw error;
+        },
+      );
+    },
+    async rejectInflow(inflowId, reason, at) {
+      return commit.run(() => {
+        const row = sql.reject.get({ inflow_id: inflowId, reason, updated_at: toMs(at) }) ?? sql.getInflow.get(inflowId);
+        return row === undefined ? null : inflowFromRow(row);
+      });
+    },
+    async listInflows(status, limit) {
+      return sql.listByStatus.all({ status, limit: requireLimit(limit) }).map(inflowFromRow);
+    },
+    async listAccountInflows(accountId, mode, limit) {
+      return sql.listByAccount.all({ account_id: accountId, mode, limit: requireLimit(limit) }).map(inflowFromRow);
+    },
+    async setLowBalanceThreshold(accountId, mode, thresholdKobo) {
+      if (thresholdKobo !== null) requireAmount('thresholdKobo', thresholdKobo, 1);
+      const statement = mode === 'test' ? sql.setTest : sql.setLive;
+      return commit.run(() => statement.run({ account_id: accountId, threshold: thresholdKobo }).changes === 1);
+    },
+    async getLowBalanceThreshold(accountId, mode) {
+      const row = sql.thresholds.get(accountId);
+      if (row === undefined) return null;
+      const value = mode === 'test' ? row.test_low_balance_kobo : row.low_balance_kobo;
+      return value === null ? null : kobo(value);
+    },
+  };
+}
+
+/** The account an inflow was to be credited to does not exist; thrown to roll the credit back. */
+class MissingAccount extends Error {
+  constructor() {
+    super('store: the account to credit does not exist');
+  }
+}

@@ -1,0 +1,178 @@
+/**
+ * A fake Paystack for tests, built from ../shared/upstreams/paystack.md: a real HTTP server on
+ * 127.0.0.1 port 0. Every call needs `Authorization: Bearer <secret key>` (else 401
+ * `{"status":false,"message":"Invalid key"}`); answers are the `{status, message, data}`
+ * envelope with amounts in kobo. It keeps customers, dedicated accounts and transactions:
+ * `transfer()` records a `charge.success` DVA payment and returns the webhook body Paystack
+ * would send, with its `x-paystack-signature`; `setVerify()` makes the re-query contradict it.
+ */
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { signHmacSha512Hex } from '../../core/funding/signature.js';
+
+interface FakeTx {
+  id: number;
+  reference: string;
+  amount: number;
+  status: string;
+  receiver: string;
+  customerCode: string;
+  senderName: string;
+  paidAt: string;
+}
+
+export interface FakePaystack {
+  url: string;
+  secretKey: string;
+  calls: string[];
+  /** Records a transfer into `accountNumber`; returns the webhook body (exact bytes) and its signature. */
+  transfer(accountNumber: string, amountKobo: number, reference: string, senderName?: string): { body: string; signature: string };
+  /** What verify says about `reference` from now on (another amount, or a status other than success). */
+  setVerify(reference: string, change: { amount?: number; status?: string }): void;
+  stop(): Promise<void>;
+}
+
+function send(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'Content-Type': 'application/json' });
+  res.end(JSON.stringify(body));
+}
+
+export async function startFakePaystack(secretKey = 'sk_test_fake_paystack_key'): Promise<FakePaystack> {
+  const customers = new Map<string, { email: string; firstName: string; lastName: string; phone: string }>();
+  const dvas = new Map<string, { id: number; customerCode: string; accountNumber: string; assigned: boolean }>();
+  const txs = new Map<string, FakeTx>();
+  const calls: string[] = [];
+  let seq = 1000;
+
+  function txData(tx: FakeTx): Record<string, unknown> {
+    const c = customers.get(tx.customerCode);
+    return {
+      id: tx.id,
+      domain: secretKey.startsWith('sk_live_') ? 'live' : 'test',
+      status: tx.status,
+      reference: tx.reference,
+      amount: tx.amount,
+      message: null,
+      gateway_response: 'Approved',
+      paid_at: tx.paidAt,
+      created_at: tx.paidAt,
+      channel: 'dedicated_nuban',
+      currency: 'NGN',
+      metadata: { receiver_account_number: tx.receiver, receiver_bank: 'Test Bank' },
+      fees: Math.min(Math.floor(tx.amount / 100), 30_000),
+      customer: { id: 7454289, first_name: c?.firstName ?? null, last_name: c?.lastName ?? null, email: c?.email ?? '', customer_code: tx.customerCode },
+      authorization: {
+        authorization_code: 'AUTH_0ozsafcpdf',
+        channel: 'dedicated_nuban',
+        card_type: 'transfer',
+        bank: 'First City Monument Bank',
+        brand: 'Managed Account',
+        sender_bank: 'First City Monument Bank',
+        sender_bank_account_number: 'XXXXXX0011',
+        sender_name: tx.senderName,
+        narration: `NIP: ${tx.senderName}`,
+        receiver_bank_account_number: tx.receiver,
+        receiver_bank: 'Test Bank',
+      },
+      requested_amount: tx.amount,
+    };
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const url = new URL(req.url ?? '/', 'http://fake');
+    calls.push(`${req.method} ${url.pathname}`);
+    if (req.headers.authorization !== `Bearer ${secretKey}`) return send(res, 401, { status: false, message: 'Invalid key' });
+    const body = chunks.length === 0 ? {} : (JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, string>);
+    const path = url.pathname;
+    if (req.method === 'POST' && path === '/customer') {
+      if (!body['email']) return send(res, 400, { status: false, message: 'Invalid Email Address Passed' });
+      const code = `CUS_${(seq++).toString(36)}fake`;
+      customers.set(code, { email: body['email'], firstName: body['first_name'] ?? '', lastName: body['last_name'] ?? '', phone: body['phone'] ?? '' });
+      return send(res, 200, { status: true, message: 'Customer created', data: { email: body['email'], customer_code: code, id: seq, identified: false } });
+    }
+    const identification = /^\/customer\/([^/]+)\/identification$/.exec(path);
+    if (req.method === 'POST' && identification) return send(res, 202, { status: true, message: 'Customer Identification in progress' });
+    if (req.method === 'POST' && path === '/dedicated_account') {
+      const customer = customers.get(body['customer'] ?? '');
+      if (customer === undefined) return send(res, 404, { status: false, message: 'Entity not found' });
+      const id = seq++;
+      const accountNumber = String(9_930_000_000 + id);
+      dvas.set(String(id), { id, customerCode: body['customer']!, accountNumber, assigned: true });
+      return send(res, 200, {
+        status: true,
+        message: 'NUBAN successfully created',
+        data: {
+          bank: { name: 'Test Bank', id: 20, slug: body['preferred_bank'] ?? 'test-bank' },
+          account_name: `PREPAID / ${customer.firstName} ${customer.lastName}`.toUpperCase(),
+          account_number: accountNumber,
+          assigned: true,
+          currency: 'NGN',
+          active: true,
+          id,
+        },
+      });
+    }
+    const verify = /^\/transaction\/verify\/(.+)$/.exec(path);
+    if (req.method === 'GET' && verify) {
+      const tx = txs.get(decodeURIComponent(verify[1]!));
+      if (tx === undefined) return send(res, 404, { status: false, message: 'Transaction reference not found' });
+      return send(res, 200, { status: true, message: 'Verification successful', data: txData(tx) });
+    }
+    if (req.method === 'GET' && path === '/transaction') {
+      const number = url.searchParams.get('virtual_account_number');
+      const from = url.searchParams.get('from');
+      const list = [...txs.values()]
+        .filter((tx) => (number === null || tx.receiver === number) && (from === null || tx.paidAt >= from))
+        .filter((tx) => url.searchParams.get('status') === null || tx.status === url.searchParams.get('status'))
+        .reverse();
+      return send(res, 200, { status: true, message: 'Transactions retrieved', data: list.map(txData), meta: { total: list.length, perPage: 100, page: 1 } });
+    }
+    const dva = /^\/dedicated_account\/(\d+)$/.exec(path);
+    if (req.method === 'DELETE' && dva) {
+      const found = dvas.get(dva[1]!);
+      if (found === undefined) return send(res, 404, { status: false, message: 'Entity not found' });
+      found.assigned = false;
+      return send(res, 200, { status: true, message: 'Managed Account Successfully Unassigned', data: { id: found.id, assigned: false, active: true } });
+    }
+    return send(res, 404, { status: false, message: 'Entity not found' });
+  }
+
+  const server = http.createServer((req, res) => {
+    handle(req, res).catch(() => send(res, 500, { status: false, message: 'fake failed' }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    secretKey,
+    calls,
+    transfer(accountNumber, amountKobo, reference, senderName = 'RANDALL AKANBI HORTON') {
+      const dva = [...dvas.values()].find((d) => d.accountNumber === accountNumber);
+      const tx: FakeTx = {
+        id: seq++,
+        reference,
+        amount: amountKobo,
+        status: 'success',
+        receiver: accountNumber,
+        customerCode: dva?.customerCode ?? 'CUS_unknown',
+        senderName,
+        paidAt: new Date().toISOString(),
+      };
+      txs.set(reference, tx);
+      const body = JSON.stringify({ event: 'charge.success', data: txData(tx) });
+      return { body, signature: signHmacSha512Hex(secretKey, body) };
+    },
+    setVerify(reference, change) {
+      const tx = txs.get(reference);
+      if (tx === undefined) throw new Error(`fake paystack: no transaction ${reference}`);
+      if (change.amount !== undefined) tx.amount = change.amount;
+      if (change.status !== undefined) tx.status = change.status;
+    },
+    async stop() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

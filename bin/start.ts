@@ -20,7 +20,7 @@ import { GATEWAY_SCHEMA, gatewayConfigHelp, loadGatewayConfig } from '../gateway
 import { GATEWAY_ADDRESS, startGateway } from '../gateway/main.js';
 import { ConfigError, markdownTable } from '../runtime/env-schema.js';
 import { processFlags } from '../runtime/flags.js';
-import { runUntilSignal } from '../runtime/lifecycle.js';
+import { announceReady, runUntilSignal } from '../runtime/lifecycle.js';
 import { checkPortFree } from '../runtime/ports.js';
 import { isLoopbackHost } from '../runtime/url.js';
 
@@ -114,6 +114,11 @@ if (flags.kind === 'help') {
         await gateway.close();
         throw error;
       });
+      announceReady([
+        ['API', gateway.url],
+        ['developer area', dashboard.url],
+        ['core (gRPC)', core.address],
+      ]);
       return {
         shutdownTimeoutMs: gateway.shutdownTimeoutMs,
         drainMs: gateway.drainMs,

@@ -40,6 +40,17 @@ export function reportStartFailure(error: unknown): number {
   return EXIT_FAILURE;
 }
 
+/**
+ * Once a process listens, a person reading the terminal is told where each part is, on
+ * stderr (stdout is the JSON log, for machines): one line per part, the label padded so the
+ * addresses line up, then how to stop it.
+ */
+export function announceReady(parts: readonly (readonly [label: string, where: string])[]): void {
+  const width = Math.max(...parts.map(([label]) => label.length));
+  const lines = parts.map(([label, where]) => `  ${label.padEnd(width)}  ${where}`);
+  process.stderr.write(`Prepaid services are running:\n${lines.join('\n')}\nStop with Ctrl-C or SIGTERM (a graceful stop).\n`);
+}
+
 /** A flush that waits at most this long: a log pipe that is gone must not hold the exit. */
 const FINAL_FLUSH_TIMEOUT_MS = 2_000;
 

@@ -235,3 +235,12 @@ export function declaredSeries(text: string): Set<string> {
 export function unique(prefix: string): string {
   return `${prefix}-${randomBytes(6).toString('hex')}`;
 }
+
+/** Waits until `ready()` holds; fails (rather than hanging) when it still does not after `boundMs`. */
+export async function waitFor(ready: () => boolean, what: string, boundMs = 20_000): Promise<void> {
+  const deadline = Date.now() + boundMs;
+  while (!ready()) {
+    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

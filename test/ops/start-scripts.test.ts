@@ -1,13 +1,14 @@
 /**
  * The developer area alone (issue 32, item 3): `npm run start:dashboard`, beside start:core and
- * start:gateway, runs the dashboard against a core elsewhere; it serves its sign-in page and
- * stops gracefully when the npm process a process manager holds gets SIGTERM.
+ * start:gateway, runs the dashboard against a core elsewhere; it says where on stderr (item 5),
+ * serves its sign-in page and stops gracefully when the npm process a process manager holds
+ * gets SIGTERM.
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import * as assert from 'uvu/assert';
 import { suite } from '../helpers/suite.js';
-import { parseLines, request, type Service, startService } from './service.js';
+import { parseLines, request, type Service, startService, waitFor } from './service.js';
 
 const test = suite('ops: npm run start:dashboard');
 
@@ -48,6 +49,10 @@ test('npm run start:dashboard serves the developer area against a running core a
         reject(new Error(`start:dashboard exited (${code}): ${stderr}\n${stdout}`));
       });
     });
+
+    // Its start-up line, for a person, on stderr.
+    await waitFor(() => stderr.includes('Stop with'), 'the start-up line');
+    assert.match(stderr, new RegExp(`^ {2}developer area +${url.replace(/[.[\]]/g, '\\$&')}$`, 'm'));
 
     const signIn = await request(url, '/sign-in');
     assert.is(signIn.status, 200, signIn.text);

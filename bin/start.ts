@@ -21,7 +21,7 @@ import { GATEWAY_ADDRESS, startGateway } from '../gateway/main.js';
 import { ConfigError, markdownTable } from '../runtime/env-schema.js';
 import { processFlags } from '../runtime/flags.js';
 import { announceReady, runUntilSignal } from '../runtime/lifecycle.js';
-import { checkPortFree } from '../runtime/ports.js';
+import { checkDistinctPorts, checkPortFree } from '../runtime/ports.js';
 import { isLoopbackHost } from '../runtime/url.js';
 
 /** The core on its thread, as the main thread steers it. */
@@ -102,6 +102,15 @@ if (flags.kind === 'help') {
     const dashboardConfig = loadDashboardConfig(gatewayEnv('127.0.0.1', 1, process.env['DATA_DIR'] ?? ''));
     // Both ports are checked before the core opens its store, so a taken PORT is not found
     // only after the core has started.
+    // Two parts set to one port are a configuration error, said as one before anything opens.
+    checkDistinctPorts([
+      { names: { host: 'CORE_HOST', port: 'CORE_PORT' }, host: coreConfig.host, port: coreConfig.port },
+      ...(coreConfig.metricsPort === null
+        ? []
+        : [{ names: { host: 'CORE_HOST', port: 'CORE_METRICS_PORT' }, host: coreConfig.host, port: coreConfig.metricsPort }]),
+      { names: GATEWAY_ADDRESS, host: gatewayConfig.host, port: gatewayConfig.port },
+      { names: DASHBOARD_ADDRESS, host: dashboardConfig.host, port: dashboardConfig.port },
+    ]);
     await checkPortFree({ host: 'CORE_HOST', port: 'CORE_PORT' }, coreConfig.host, coreConfig.port);
     await checkPortFree(GATEWAY_ADDRESS, gatewayConfig.host, gatewayConfig.port);
     await checkPortFree(DASHBOARD_ADDRESS, dashboardConfig.host, dashboardConfig.port);

@@ -5,6 +5,7 @@
  * the same answers.
  */
 import type { IncomingHttpHeaders } from 'node:http';
+import { DomainError } from '../../core/domain/errors.js';
 import { type Kobo, parseNaira, ZERO_KOBO } from '../../core/domain/money.js';
 import { invalidParameters, type PublicViolation } from '../errors.js';
 
@@ -92,9 +93,29 @@ export class FieldReader {
     this.violations.push({ field, message });
   }
 
-  /** Throws one 422 listing every violation, if there is any. */
-  done(): void {
-    if (this.violations.length > 0) throw invalidParameters(this.violations);
+  /** Whether `field` was found wrong here (so a caller can stand a valid value in for it). */
+  failed(field: string): boolean {
+    return this.violations.some((v) => v.field === field);
+  }
+
+  /**
+   * Throws one 422 listing every violation, if there is any. `coreRules`, when given, is the
+   * core's own pure check of the order (core/domain/orders.ts) with a valid stand-in for
+   * each field found wrong here: the problems it finds in the other fields join the list,
+   * so a wrong type on one field does not hide what is wrong with the others. It only ever
+   * runs when the request is refused anyway; the core still checks every request it gets.
+   */
+  done(coreRules?: () => unknown): void {
+    if (this.violations.length === 0) return;
+    if (coreRules !== undefined) {
+      try {
+        coreRules();
+      } catch (error) {
+        if (!(error instanceof DomainError)) throw error;
+        for (const v of error.violations) if (!this.failed(v.field)) this.violations.push({ field: v.field, message: v.description });
+      }
+    }
+    throw invalidParameters(this.violations);
   }
 
   private get(field: string): unknown {

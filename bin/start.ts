@@ -37,8 +37,8 @@ interface CoreThread {
   terminate(): Promise<void>;
 }
 
-async function startCoreThread(): Promise<CoreThread> {
-  const worker = new Worker(new URL('./core-thread.js', import.meta.url), { workerData: { env: { ...process.env } } });
+async function startCoreThread(env: NodeJS.ProcessEnv): Promise<CoreThread> {
+  const worker = new Worker(new URL('./core-thread.js', import.meta.url), { workerData: { env } });
   const send = (command: CoreThreadCommand) => worker.postMessage(command);
   const [first] = (await Promise.race([once(worker, 'message'), once(worker, 'error').then(([error]) => Promise.reject(error))])) as [CoreThreadMessage];
   if (first.type === 'failed') {
@@ -114,7 +114,9 @@ if (flags.kind === 'help') {
     await checkPortFree({ host: 'CORE_HOST', port: 'CORE_PORT' }, coreConfig.host, coreConfig.port);
     await checkPortFree(GATEWAY_ADDRESS, gatewayConfig.host, gatewayConfig.port);
     await checkPortFree(DASHBOARD_ADDRESS, dashboardConfig.host, dashboardConfig.port);
-    const core = await startCoreThread();
+    // The core writes the developer area's address into invitation links: unless told
+    // another, the one this dashboard will have (its DASHBOARD_PORT), not the core's default.
+    const core = await startCoreThread({ ...process.env, DASHBOARD_PUBLIC_URL: dashboardConfig.publicUrl });
     const host = core.address.slice(0, core.address.lastIndexOf(':'));
     try {
       const gateway = await startGateway(gatewayEnv(host, core.port, core.dataDir));

@@ -5,8 +5,9 @@
  * the same answers.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { DomainError } from '../../core/domain/errors.js';
+import { DomainError, type FieldViolation } from '../../core/domain/errors.js';
 import { type Kobo, parseNaira, ZERO_KOBO } from '../../core/domain/money.js';
+import { checkWellFormed } from '../../core/domain/validation.js';
 import { invalidParameters, type PublicViolation } from '../errors.js';
 
 /**
@@ -37,7 +38,7 @@ export class FieldReader {
     const value = this.get(field);
     if (value === undefined) return this.fail(field, `${field} is required.`, '');
     if (typeof value !== 'string') return this.fail(field, `${field} must be a string.`, '');
-    return value;
+    return this.wellFormed(field, value);
   }
 
   /** An optional string; "" when absent. */
@@ -45,7 +46,7 @@ export class FieldReader {
     const value = this.get(field);
     if (value === undefined) return '';
     if (typeof value !== 'string') return this.fail(field, `${field} must be a string.`, '');
-    return value;
+    return this.wellFormed(field, value);
   }
 
   /** A required Naira amount (number or numeric string) in kobo; 0 after a violation. */
@@ -82,7 +83,7 @@ export class FieldReader {
     if (!Array.isArray(value)) return this.fail(field, `${field} must be an array of strings.`, []);
     const strings: string[] = [];
     value.forEach((item: unknown, index) => {
-      if (typeof item === 'string') strings.push(item);
+      if (typeof item === 'string') strings.push(this.wellFormed(`${field}[${index}]`, item));
       else this.fail(`${field}[${index}]`, `${field}[${index}] must be a string.`, undefined);
     });
     return strings;
@@ -126,6 +127,14 @@ export class FieldReader {
     }
     const value = Object.hasOwn(this.source, field) ? this.source[field] : undefined;
     return value === null ? undefined : value;
+  }
+
+  /** `value`, with a violation recorded when it holds a lone surrogate (the core's rule; see checkWellFormed). */
+  private wellFormed(field: string, value: string): string {
+    const found: FieldViolation[] = [];
+    checkWellFormed(field, value, found);
+    for (const v of found) this.violations.push({ field: v.field, message: v.description });
+    return value;
   }
 
   private fail<T>(field: string, message: string, fallback: T): T {

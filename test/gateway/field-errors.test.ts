@@ -1,6 +1,7 @@
 /**
  * Field errors over real HTTP (issue 32): one 422 lists every problem, a wrong type on one
- * field included (item 8), and nothing is charged.
+ * field included (item 8); text with half a surrogate pair is refused before it reaches the
+ * core mended to U+FFFD (item 6); nothing is charged.
  */
 import * as assert from 'uvu/assert';
 import { startCore, type TestCore } from '../helpers/core.js';
@@ -51,6 +52,27 @@ test('electricity: a wrong type on amount still lists the bad disco, meter and m
   });
   assertError(reply, 422, 'INVALID_PARAMETER', { errors: 'array' });
   assert.equal(fieldsOf(reply.json), ['amount', 'disco', 'meter_number', 'meter_type'], reply.text);
+});
+
+test('bulk SMS: a lone surrogate written as a JSON escape is 422 on message, with the other fields listed; nothing charged', async () => {
+  const { accountId, keys } = await fundedAccount(core);
+  const before = await balanceKobo(core, accountId);
+  // Written by hand: JSON.stringify would never produce the escape of half a pair from a well-formed string.
+  const raw = '{"sender":"MyShop","recipients":["08031234567"],"message":"a\\ud83d b"}';
+  const reply = await gateway.request({ query: { action: 'bulksms' }, keys, body: raw, headers: { 'Content-Type': 'application/json' } });
+  assertError(reply, 422, 'INVALID_PARAMETER', { errors: 'array' });
+  assert.equal(fieldsOf(reply.json), ['message'], reply.text);
+  assert.match(reply.json.errors[0].message, /broken character/);
+  // A low half alone, in a recipient too, beside a bad sender.
+  const more = '{"sender":"My Shop!!","recipients":["0803\\udc001234567"],"message":"fine \\udc00"}';
+  const both = await gateway.request({ query: { action: 'bulksms' }, keys, body: more, headers: { 'Content-Type': 'application/json' } });
+  assertError(both, 422, 'INVALID_PARAMETER', { errors: 'array' });
+  assert.equal(fieldsOf(both.json), ['message', 'recipients[0]', 'sender'], both.text);
+  assert.is(await balanceKobo(core, accountId), before, 'nothing was charged');
+  // A whole pair is a character like any other.
+  const whole = '{"sender":"MyShop","recipients":["08031234567"],"message":"a\\ud83d\\ude00 b"}';
+  const sent = await gateway.request({ query: { action: 'bulksms' }, keys, body: whole, headers: { 'Content-Type': 'application/json' } });
+  assert.is(sent.status, 200, sent.text);
 });
 
 test.run();

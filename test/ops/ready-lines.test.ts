@@ -20,9 +20,9 @@ test('npm start prints one line per part on stderr, once, with the real addresse
     // The lines are written right after the last listening line; wait for them if the pipe is behind.
     await waitFor(() => service!.stderr().includes('Stop with'), 'the start-up lines');
     const stderr = service.stderr();
-    assert.match(stderr, new RegExp(`^ {2}API +${escape(String(gateway['url']))}$`, 'm'));
-    assert.match(stderr, new RegExp(`^ {2}developer area +${escape(String(dashboard['url']))}$`, 'm'));
-    assert.match(stderr, new RegExp(`^ {2}core \\(gRPC\\) +${escape(String(core['address']))}$`, 'm'));
+    assert.match(stderr, new RegExp(`^ {2}API +${literal(String(gateway['url']))}$`, 'm'));
+    assert.match(stderr, new RegExp(`^ {2}developer area +${literal(String(dashboard['url']))}$`, 'm'));
+    assert.match(stderr, new RegExp(`^ {2}core \\(gRPC\\) +${literal(String(core['address']))}$`, 'm'));
     assert.is(stderr.split('Prepaid services are running:').length, 2, `printed once: ${stderr}`);
     assert.is((await service.stop()).code, 0);
     for (const line of service.lines()) assert.not.ok('raw' in line, `stdout is only JSON: ${String(line['raw'])}`);
@@ -31,7 +31,7 @@ test('npm start prints one line per part on stderr, once, with the real addresse
   }
 });
 
-function escape(text: string): string {
+function literal(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 

@@ -20,8 +20,8 @@ import { GATEWAY_SCHEMA, gatewayConfigHelp, loadGatewayConfig } from '../gateway
 import { GATEWAY_ADDRESS, startGateway } from '../gateway/main.js';
 import { ConfigError, markdownTable } from '../runtime/env-schema.js';
 import { processFlags } from '../runtime/flags.js';
-import { runUntilSignal } from '../runtime/lifecycle.js';
-import { checkPortFree } from '../runtime/ports.js';
+import { announceReady, runUntilSignal } from '../runtime/lifecycle.js';
+import { checkDistinctPorts, checkPortFree } from '../runtime/ports.js';
 import { isLoopbackHost } from '../runtime/url.js';
 
 /** The core on its thread, as the main thread steers it. */
@@ -37,8 +37,8 @@ interface CoreThread {
   terminate(): Promise<void>;
 }
 
-async function startCoreThread(): Promise<CoreThread> {
-  const worker = new Worker(new URL('./core-thread.js', import.meta.url), { workerData: { env: { ...process.env } } });
+async function startCoreThread(env: NodeJS.ProcessEnv): Promise<CoreThread> {
+  const worker = new Worker(new URL('./core-thread.js', import.meta.url), { workerData: { env } });
   const send = (command: CoreThreadCommand) => worker.postMessage(command);
   const [first] = (await Promise.race([once(worker, 'message'), once(worker, 'error').then(([error]) => Promise.reject(error))])) as [CoreThreadMessage];
   if (first.type === 'failed') {
@@ -102,10 +102,21 @@ if (flags.kind === 'help') {
     const dashboardConfig = loadDashboardConfig(gatewayEnv('127.0.0.1', 1, process.env['DATA_DIR'] ?? ''));
     // Both ports are checked before the core opens its store, so a taken PORT is not found
     // only after the core has started.
+    // Two parts set to one port are a configuration error, said as one before anything opens.
+    checkDistinctPorts([
+      { names: { host: 'CORE_HOST', port: 'CORE_PORT' }, host: coreConfig.host, port: coreConfig.port },
+      ...(coreConfig.metricsPort === null
+        ? []
+        : [{ names: { host: 'CORE_HOST', port: 'CORE_METRICS_PORT' }, host: coreConfig.host, port: coreConfig.metricsPort }]),
+      { names: GATEWAY_ADDRESS, host: gatewayConfig.host, port: gatewayConfig.port },
+      { names: DASHBOARD_ADDRESS, host: dashboardConfig.host, port: dashboardConfig.port },
+    ]);
     await checkPortFree({ host: 'CORE_HOST', port: 'CORE_PORT' }, coreConfig.host, coreConfig.port);
     await checkPortFree(GATEWAY_ADDRESS, gatewayConfig.host, gatewayConfig.port);
     await checkPortFree(DASHBOARD_ADDRESS, dashboardConfig.host, dashboardConfig.port);
-    const core = await startCoreThread();
+    // The core writes the developer area's address into invitation links: unless told
+    // another, the one this dashboard will have (its DASHBOARD_PORT), not the core's default.
+    const core = await startCoreThread({ ...process.env, DASHBOARD_PUBLIC_URL: dashboardConfig.publicUrl });
     const host = core.address.slice(0, core.address.lastIndexOf(':'));
     try {
       const gateway = await startGateway(gatewayEnv(host, core.port, core.dataDir));
@@ -114,6 +125,11 @@ if (flags.kind === 'help') {
         await gateway.close();
         throw error;
       });
+      announceReady([
+        ['API', gateway.url],
+        ['developer area', dashboard.url],
+        ['core (gRPC)', core.address],
+      ]);
       return {
         shutdownTimeoutMs: gateway.shutdownTimeoutMs,
         drainMs: gateway.drainMs,

@@ -116,7 +116,8 @@ export interface Core {
   seed(): Promise<boolean>;
   /**
    * The first step of a shutdown: gRPC health turns NOT_SERVING, so load balancers and the
-   * gateway's /healthz stop sending work here, while calls are still taken.
+   * gateway's /healthz stop sending work here, while calls are still taken; open health
+   * Watch streams get that NOT_SERVING and end, so none holds the stop.
    */
   drain(): void;
   /**
@@ -224,6 +225,8 @@ export function createCore(deps: CoreDeps): Core {
 
   const drain = () => {
     for (const name of ['', ...SERVICE_NAMES]) rpc.health.setStatus(name, 'NOT_SERVING');
+    // Watchers have their NOT_SERVING; an open Watch stream would hold the stop until its bound.
+    rpc.health.endWatches();
   };
 
   return {

@@ -27,7 +27,7 @@ import {
   variable,
 } from '../runtime/env-schema.js';
 import type { LogLevel } from '../runtime/log.js';
-import { MIN_TOKEN_CHARS } from '../runtime/tokens.js';
+import { MIN_TOKEN_CHARS, weakTokenProblem } from '../runtime/tokens.js';
 import { checkUrl } from '../runtime/url.js';
 import { type FundingFee, parseFeePercent } from './domain/funding.js';
 import { type Kobo, parseNaira } from './domain/money.js';
@@ -112,7 +112,7 @@ export const DEFAULT_PER_DESTINATION = 16;
 /** Events one core holds at once (WEBHOOK_CONCURRENCY): four busy receivers, with their waiting events. */
 export const DEFAULT_DELIVERY_CONCURRENCY = 128;
 
-/** A bearer token: at least 16 characters; unset means "generate one in DATA_DIR". Not trimmed. */
+/** A bearer token: at least 16 characters, not a trivial pattern; unset means "generate one in DATA_DIR". Not trimmed. */
 function secret(name: string, fallback: string, help: string): Variable<string | null> {
   return {
     name,
@@ -122,6 +122,13 @@ function secret(name: string, fallback: string, help: string): Variable<string |
       const raw = env[name];
       if (raw === undefined || raw === '') return null;
       if (raw.length < MIN_TOKEN_CHARS) throw new ConfigError(name, `must be at least ${MIN_TOKEN_CHARS} characters.`);
+      const weak = weakTokenProblem(raw);
+      if (weak !== undefined) {
+        throw new ConfigError(
+          name,
+          `${weak} Use a long random value (for example the output of \`openssl rand -base64 32\`), or leave ${name} unset to have one generated in DATA_DIR.`,
+        );
+      }
       return raw;
     },
   };

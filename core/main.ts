@@ -7,7 +7,7 @@ import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { createPrivateFile, type DirLock, LOCK_FILE, lockDir, makePrivate } from '../runtime/data-dir.js';
 import { processFlags } from '../runtime/flags.js';
-import { runUntilSignal, type Stoppable } from '../runtime/lifecycle.js';
+import { announceReady, runUntilSignal, type Stoppable } from '../runtime/lifecycle.js';
 import { createProcessLog, eventLogger } from '../runtime/log.js';
 import { bindError, checkPortFree } from '../runtime/ports.js';
 import { readPem } from '../runtime/tls.js';
@@ -183,7 +183,12 @@ export function printCoreHelp(): void {
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   if (processFlags().kind === 'help') printCoreHelp();
-  else void runUntilSignal(() => startCore());
+  else
+    void runUntilSignal(async () => {
+      const core = await startCore();
+      announceReady([['core (gRPC)', core.address]]);
+      return core;
+    });
 }
 
 /** The routed providers for live purchases, and the sandbox (never an upstream) for test ones. */

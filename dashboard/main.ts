@@ -7,7 +7,7 @@
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { processFlags } from '../runtime/flags.js';
-import { runUntilSignal, type Stoppable } from '../runtime/lifecycle.js';
+import { announceReady, runUntilSignal, type Stoppable } from '../runtime/lifecycle.js';
 import { bindError, checkPortFree } from '../runtime/ports.js';
 import { readPem } from '../runtime/tls.js';
 import { dashboardConfigHelp, loadDashboardConfig, resolveDashboardSecret, resolveDashboardServiceToken } from './config.js';
@@ -91,5 +91,10 @@ const isEntryPoint = process.argv[1] !== undefined && import.meta.url === pathTo
 
 if (isEntryPoint) {
   if (processFlags().kind === 'help') console.log(dashboardConfigHelp());
-  else await runUntilSignal(() => startDashboard());
+  else
+    await runUntilSignal(async () => {
+      const dashboard = await startDashboard();
+      announceReady([['developer area', dashboard.url]]);
+      return dashboard;
+    });
 }

@@ -7,7 +7,7 @@
 import net, { type AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { processFlags } from '../runtime/flags.js';
-import { runUntilSignal, type Stoppable } from '../runtime/lifecycle.js';
+import { announceReady, runUntilSignal, type Stoppable } from '../runtime/lifecycle.js';
 import { bindError, checkPortFree } from '../runtime/ports.js';
 import { readPem } from '../runtime/tls.js';
 import { type GatewayConfig, gatewayConfigHelp, loadGatewayConfig, resolveServiceToken } from './config.js';
@@ -145,7 +145,12 @@ const isEntryPoint = process.argv[1] !== undefined && import.meta.url === pathTo
 
 if (isEntryPoint) {
   if (processFlags().kind === 'help') printGatewayHelp();
-  else await runUntilSignal(() => startGateway());
+  else
+    await runUntilSignal(async () => {
+      const gateway = await startGateway();
+      announceReady([['API', gateway.url]]);
+      return gateway;
+    });
 }
 
 /** Whether this machine can listen on IPv6 at all (some containers have it switched off). */

@@ -4,9 +4,12 @@
  * The API chooses its operation with `?action=` on one address, which OpenAPI paths cannot
  * tell apart, so the document has one path with a GET and a POST operation whose `action`
  * parameter is an enum, and an `x-actions` map from each action to its method, request
- * schema and response schemas. test/gateway/openapi.test.ts validates real answers of every
+ * schema and response schemas. Beside it, each action has its own path, `/{action}`
+ * (`/api/v1/balance`), served through the same pipeline, so generated clients type each
+ * action's answer on its own. test/gateway/openapi.test.ts validates real answers of every
  * action against these schemas, so the document cannot drift from the code unnoticed.
  */
+import { AIRTIME_MIN_KOBO, ELECTRICITY_MIN_KOBO } from '../core/domain/orders.js';
 import { DEFAULT_HISTORY_PAGE_SIZE, MAX_HISTORY_PAGE_SIZE } from '../core/domain/paging.js';
 import { CABLE_MAX_MONTHS, CABLE_PROVIDERS, DISCOS, METER_TYPES, NETWORK_NAMES } from '../core/domain/products.js';
 import { REFERENCE_PATTERN } from '../core/domain/reference.js';
@@ -31,6 +34,11 @@ const nairaIn: Schema = {
   ],
   description: 'Naira, a number or numeric string with at most two decimals.',
 };
+/** A Naira amount the specification gives a minimum for (airtime 50, electricity 1000). */
+const nairaAtLeast = (minimum: number): Schema => ({
+  oneOf: [{ type: 'number', minimum }, (nairaIn['oneOf'] as Schema[])[1]],
+  description: `Naira, at least ${minimum}: a number or numeric string with at most two decimals.`,
+});
 const phone: Schema = { type: 'string', pattern: PHONE_PATTERN.source, examples: ['08031234567'] };
 const requestId: Schema = {
   type: 'string',
@@ -143,7 +151,7 @@ const schemas: Record<string, Schema> = {
     properties: {
       network: { enum: [...NETWORK_NAMES], description: 't2 is 9mobile (T2 since 2025).' },
       phone,
-      amount: { ...nairaIn, description: 'Face value in Naira, at least 50.' },
+      amount: { ...nairaAtLeast(AIRTIME_MIN_KOBO / 100), description: 'Face value in Naira, at least 50.' },
       request_id: requestId,
     },
     required: ['network', 'phone', 'amount'],
@@ -172,7 +180,7 @@ const schemas: Record<string, Schema> = {
       disco: { enum: [...DISCOS] },
       meter_number: { type: 'string', pattern: METER_NUMBER_PATTERN.source },
       meter_type: { enum: [...METER_TYPES] },
-      amount: { ...nairaIn, description: 'Naira, at least 1000.' },
+      amount: { ...nairaAtLeast(ELECTRICITY_MIN_KOBO / 100), description: 'Naira, at least 1000.' },
       phone: { ...phone, description: 'Optional: receives the receipt SMS with the token.' },
       request_id: requestId,
     },
@@ -501,6 +509,68 @@ function operation(method: 'GET' | 'POST'): Schema {
   return op;
 }
 
+/** The query parameters each GET action reads. */
+const GET_PARAMETERS: Readonly<Record<string, string[]>> = {
+  plans: ['network'],
+  packages: ['provider'],
+  transaction: ['reference'],
+  transactions: ['limit', 'cursor'],
+  events: ['limit', 'cursor'],
+};
+
+/**
+ * One action's own operation at `/{action}` (`/api/v1/balance` is `/api/v1?action=balance`,
+ * through the same pipeline), so that client generators type each answer on its own.
+ */
+function actionOperation(name: string, doc: ActionDoc): Schema {
+  const shared = operation(doc.method);
+  const wanted = new Set(GET_PARAMETERS[name] ?? []);
+  const parameters = (shared['parameters'] as { name: string; in: string }[]).filter((p) => (doc.method === 'GET' ? wanted.has(p.name) : p.name !== 'action'));
+  const sharedResponses = shared['responses'] as Record<string, Schema>;
+  const success = (status: '200' | '202') => {
+    const schema = doc.responses[status];
+    if (schema === undefined) return {};
+    return { [status]: { ...sharedResponses[status], content: { 'application/json': { schema: ref(schema) } } } };
+  };
+  const op: Schema = {
+    operationId: name,
+    summary: doc.summary,
+    description: `The same as \`?action=${name}\` on the base path.`,
+    security: shared['security'],
+    parameters,
+    responses: { ...success('200'), ...success('202'), ...ERROR_RESPONSES },
+  };
+  if (doc.request !== undefined) op['requestBody'] = { required: true, content: { 'application/json': { schema: ref(doc.request) } } };
+  return op;
+}
+
+const actionPaths = Object.fromEntries(
+  Object.entries(ACTION_DOCS).map(([name, doc]) => [`/${name}`, { [doc.method === 'GET' ? 'get' : 'post']: actionOperation(name, doc) }]),
+);
+
+const healthOperation = (method: 'GET' | 'HEAD'): Schema => ({
+  operationId: method === 'GET' ? 'health' : 'healthHead',
+  security: [],
+  summary: method === 'GET' ? 'Whether the gateway can reach the core.' : 'The same as GET, without the body.',
+  responses: {
+    '200': { description: 'Serving.', ...(method === 'GET' ? { content: { 'application/json': { schema: ref('Health') } } } : {}) },
+    '503': method === 'GET' ? errorResponse('CORE_UNAVAILABLE.', {}) : { description: 'CORE_UNAVAILABLE.' },
+  },
+});
+
+const openapiOperation = (method: 'GET' | 'HEAD'): Schema => ({
+  operationId: method === 'GET' ? 'openapi' : 'openapiHead',
+  security: [],
+  summary: method === 'GET' ? 'This document (with Access-Control-Allow-Origin: *).' : 'The same as GET, without the body.',
+  responses: {
+    '200': {
+      description: 'OpenAPI 3.1.',
+      headers: { 'Access-Control-Allow-Origin': header('`*`: any web page may read it.') },
+      ...(method === 'GET' ? { content: { 'application/json': {} } } : {}),
+    },
+  },
+});
+
 /** The document, built once. */
 export const OPENAPI_DOCUMENT = {
   openapi: '3.1.0',
@@ -509,35 +579,19 @@ export const OPENAPI_DOCUMENT = {
     version: '1.0.0',
     description:
       'Airtime, data, electricity, cable TV and bulk SMS paid from a prepaid wallet. One address; the operation is chosen ' +
-      "with the `action` query parameter (see `x-actions` for each action's method, request and responses). Money is Naira " +
+      "with the `action` query parameter (see `x-actions` for each action's method, request and responses); each action is " +
+      'also served at its own path, `/{action}`, the same in every respect. Money is Naira ' +
       'with at most two decimals. Every request carries the key pair of an API-tier account.',
   },
   servers: [{ url: '/api/v1' }, { url: '/api' }],
   'x-actions': ACTION_DOCS,
   paths: {
     '/': { get: operation('GET'), post: operation('POST') },
-    // These two live at the root, outside the API's base paths.
-    '/healthz': {
-      servers: [{ url: '/' }],
-      get: {
-        operationId: 'health',
-        security: [],
-        summary: 'Whether the gateway can reach the core.',
-        responses: {
-          '200': { description: 'Serving.', content: { 'application/json': { schema: ref('Health') } } },
-          '503': errorResponse('CORE_UNAVAILABLE.', {}),
-        },
-      },
-    },
-    '/openapi.json': {
-      servers: [{ url: '/' }],
-      get: {
-        operationId: 'openapi',
-        security: [],
-        summary: 'This document.',
-        responses: { '200': { description: 'OpenAPI 3.1.', content: { 'application/json': {} } } },
-      },
-    },
+    ...actionPaths,
+    // Served under every base path as well as at the root, so a client built on the servers
+    // below finds them.
+    '/healthz': { get: healthOperation('GET'), head: healthOperation('HEAD') },
+    '/openapi.json': { get: openapiOperation('GET'), head: openapiOperation('HEAD') },
   },
   components: {
     schemas,

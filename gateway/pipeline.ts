@@ -84,6 +84,8 @@ export function createApiHandler(deps: PipelineDeps): ApiHandler {
  *   from this address, and a request that joins a verification already under way for the
  *   same pair and address skip the budget: strangers guessing behind the same NAT or proxy
  *   use the budget up for themselves, not for the partners working there.
+ * - An address over its budget is answered 429 for wrong pairs, but a right pair still passes
+ *   (one never used before included): its pair is checked, one check per address at a time.
  * - Missing headers cost the core nothing and spend nothing.
  *
  * There is no failure limit per public key: it would let anyone lock any partner out by
@@ -91,6 +93,8 @@ export function createApiHandler(deps: PipelineDeps): ApiHandler {
  */
 function createKeyCheck(deps: PipelineDeps): (req: IncomingMessage, clientIp: string, facts: RequestFacts) => Promise<Caller> {
   const { authFailures, authenticator, log, metrics } = deps;
+  /** The addresses (budget keys) over their failure budget whose one allowed check is under way. */
+  const overBudgetChecks = new Set<string>();
   return async (req, clientIp, facts) => {
     const publicKey = singleHeader(req, 'x-public-key');
     const secretKey = singleHeader(req, 'x-secret-key');
@@ -109,8 +113,23 @@ function createKeyCheck(deps: PipelineDeps): (req: IncomingMessage, clientIp: st
     const budgetKey = failureBudgetKey(clientIp);
     const reserved = await authFailures.consume(budgetKey);
     if (reserved.kind === 'limited') {
-      metrics.rateLimited('auth-failures');
-      throw gatewayError('AUTH_RATE_LIMITED', { headers: rateLimitHeaders(authFailures.policy, reserved) });
+      const limited = () => {
+        metrics.rateLimited('auth-failures');
+        return gatewayError('AUTH_RATE_LIMITED', { headers: rateLimitHeaders(authFailures.policy, reserved) });
+      };
+      // Over the budget the pair is still checked, one check at a time per address, so a
+      // correct pair never used before passes while strangers there are throttled; a wrong
+      // one is the 429, and guesses reach the core no faster than one after another.
+      if (overBudgetChecks.has(budgetKey)) throw limited();
+      overBudgetChecks.add(budgetKey);
+      try {
+        return await authenticator.authenticate(publicKey, secretKey, clientIp);
+      } catch (error) {
+        const apiError = toApiError(error, log, { clientIp });
+        throw apiError.status === 401 ? limited() : apiError;
+      } finally {
+        overBudgetChecks.delete(budgetKey);
+      }
     }
     try {
       const caller = await authenticator.authenticate(publicKey, secretKey, clientIp);

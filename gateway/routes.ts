@@ -32,6 +32,8 @@ export function handleOpenApi(req: IncomingMessage, res: ServerResponse): void {
     'Content-Type': 'application/json; charset=utf-8',
     'Content-Length': Buffer.byteLength(OPENAPI_JSON),
     'Cache-Control': 'public, max-age=300',
+    // Public documentation: browser-based tools (Swagger UI, editors) may fetch it from anywhere.
+    'Access-Control-Allow-Origin': '*',
   });
   res.end(req.method === 'HEAD' ? undefined : OPENAPI_JSON);
 }

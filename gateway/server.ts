@@ -12,6 +12,7 @@
 import http, { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { Duplex } from 'node:stream';
+import { findAction } from './actions/index.js';
 import { createKeyAuthenticator } from './auth.js';
 import { ClientGoneError } from './body.js';
 import { type CallbackHandler, createCallbackHandler } from './callbacks.js';
@@ -169,7 +170,18 @@ function createRouter(
   return async (req, res, facts) => {
     const url = requestUrl(req.url);
     // "/api/v1/" is "/api/v1"; "/" stays "/".
-    const pathname = url?.pathname.replace(/(.)\/+$/, '$1');
+    let pathname = url?.pathname.replace(/(.)\/+$/, '$1');
+    // `/api/v1/balance` is `/api/v1?action=balance` (the per-action paths of the OpenAPI
+    // document, for typed-client generators); /healthz and /openapi.json are served under
+    // every base path too. The action comes from the path; the rest of the request is the same.
+    const alias = pathname === undefined ? undefined : baseAlias(basePaths, pathname);
+    if (alias !== undefined) {
+      if (alias.rest === 'healthz' || alias.rest === 'openapi.json') pathname = `/${alias.rest}`;
+      else if (findAction(alias.rest) !== undefined) {
+        url!.searchParams.set('action', alias.rest);
+        pathname = alias.base;
+      }
+    }
     if (pathname === '/healthz') {
       facts.action = 'healthz';
       return handleHealth(req, res, coreServing, state.draining);
@@ -201,6 +213,14 @@ function createRouter(
       sendJson(res, apiError.status, errorBody(apiError), { ...apiError.headers });
     }
   };
+}
+
+/** `{base}/{rest}` for one of the base paths, with `rest` a single segment; undefined otherwise. */
+function baseAlias(basePaths: ReadonlySet<string>, pathname: string): { base: string; rest: string } | undefined {
+  const slash = pathname.lastIndexOf('/');
+  if (slash <= 0) return undefined;
+  const base = pathname.slice(0, slash);
+  return basePaths.has(base) ? { base, rest: pathname.slice(slash + 1) } : undefined;
 }
 
 /** The API's pipeline, with in-memory limiters unless the deps bring shared ones. */

@@ -40,8 +40,31 @@ function reportStartFailure(error: unknown): number {
   return EXIT_FAILURE;
 }
 
+/**
+ * Once a process listens, a person reading the terminal is told where each part is, on
+ * stderr (stdout is the JSON log, for machines): one line per part, the label padded so the
+ * addresses line up, then how to stop it.
+ */
+export function announceReady(parts: readonly (readonly [label: string, where: string])[]): void {
+  const width = Math.max(...parts.map(([label]) => label.length));
+  const lines = parts.map(([label, where]) => `  ${label.padEnd(width)}  ${where}`);
+  process.stderr.write(`Prepaid services are running:\n${lines.join('\n')}\nStop with Ctrl-C or SIGTERM (a graceful stop).\n`);
+}
+
 /** A flush that waits at most this long: a log pipe that is gone must not hold the exit. */
 const FINAL_FLUSH_TIMEOUT_MS = 2_000;
+
+/** How often a process started by an npm script looks whether npm is still its parent. */
+const PARENT_CHECK_MS = 500;
+
+/**
+ * True when this process was started by an npm script (`npm start`, `npm run start:core`...):
+ * npm puts npm_lifecycle_event in its scripts' environment. Such a process has no reason to
+ * outlive the npm that a process manager holds: when npm is gone, it stops as on SIGTERM.
+ */
+function startedByNpm(): boolean {
+  return (process.env['npm_lifecycle_event'] ?? '').startsWith('start');
+}
 
 /**
  * Runs a server until SIGTERM or SIGINT, then stops it gracefully and exits 0: health turns
@@ -50,6 +73,12 @@ const FINAL_FLUSH_TIMEOUT_MS = 2_000;
  * logged, and the process exits 1. A repeated signal changes nothing (npm passes Ctrl-C on
  * to a process that the terminal has already sent it to). A start-up failure exits 2 for a
  * configuration error, 1 otherwise.
+ *
+ * Under an npm script, SIGTERM reaches this process because the scripts `exec` node (npm
+ * signals its child, which is then node itself, not a shell that would die and leave node
+ * running). And should npm die without passing the signal on (SIGKILL, an npm that does not
+ * forward), the process notices that its parent has changed and stops the same way, so it
+ * never keeps the ports of a service that its process manager believes stopped.
  */
 export async function runUntilSignal(start: () => Promise<Stoppable>): Promise<void> {
   let running: Stoppable;
@@ -74,7 +103,8 @@ export async function runUntilSignal(start: () => Promise<Stoppable>): Promise<v
     running.forceClose();
     void exit(EXIT_FAILURE);
   };
-  const stop = (signal: NodeJS.Signals) => {
+  /** `signal` is the signal's name, or "parent_exited" when npm went away without one. */
+  const stop = (signal: NodeJS.Signals | 'parent_exited') => {
     if (started !== undefined) return;
     started = performance.now();
     log.info('shutdown.started', { signal, drain_ms: running.drainMs, timeout_ms: running.shutdownTimeoutMs });
@@ -101,4 +131,13 @@ export async function runUntilSignal(start: () => Promise<Stoppable>): Promise<v
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
+  if (startedByNpm()) {
+    const parent = process.ppid;
+    const watch = setInterval(() => {
+      if (process.ppid === parent) return;
+      clearInterval(watch);
+      stop('parent_exited');
+    }, PARENT_CHECK_MS);
+    watch.unref();
+  }
 }

@@ -43,3 +43,34 @@ export function bindError(names: AddressVariables, host: string, port: number, e
   if (/EADDRNOTAVAIL|ENOTFOUND|EAI_AGAIN/.test(text)) return new ConfigError(names.host, `${host} is not an address of this machine.`);
   return error;
 }
+
+/** One listener a process will open, for checkDistinctPorts. */
+export interface PlannedListener {
+  names: AddressVariables;
+  host: string;
+  port: number;
+}
+
+/** Whether two bind addresses can clash: the same one, or either is a wildcard (every interface). */
+function hostsOverlap(a: string, b: string): boolean {
+  const wildcard = (host: string) => host === '' || host === '0.0.0.0' || host === '::';
+  return a === b || wildcard(a) || wildcard(b);
+}
+
+/**
+ * Throws a ConfigError when two of the listeners one process opens are set to the same port
+ * on overlapping interfaces (PORT=DASHBOARD_PORT, say). checkPortFree cannot see it, since it
+ * probes one port at a time; and found only at the second bind, it would come after the store
+ * had been opened, worded as if another process held the port. Port 0 never clashes.
+ */
+export function checkDistinctPorts(listeners: readonly PlannedListener[]): void {
+  listeners.forEach((first, index) => {
+    for (const second of listeners.slice(index + 1)) {
+      if (first.port === 0 || first.port !== second.port || !hostsOverlap(first.host, second.host)) continue;
+      throw new ConfigError(
+        second.names.port,
+        `is ${second.port}, the same port as ${first.names.port}; each part of the service needs its own port. Set ${second.names.port} or ${first.names.port} to another one.`,
+      );
+    }
+  });
+}

@@ -15,6 +15,28 @@ export const SERVICE_TOKEN_FILE = 'service.token';
 /** The shortest token accepted, from the environment or from a file: 16 characters is 96+ bits of a random base64url token. */
 export const MIN_TOKEN_CHARS = 16;
 
+/** Fewer different characters than this in a token is a pattern, not a secret (a random 16-character hex token has about 10). */
+const MIN_DISTINCT_CHARS = 6;
+/** A token whose neighbouring characters are this share or more of the time one apart or equal is a run. */
+const RUN_SHARE = 0.75;
+
+/**
+ * Why a token an operator chose is trivially guessable, or undefined when it is not: one
+ * character or a handful repeated (`aaaaaaaaaaaaaaaa`, `abababab...`), or a run
+ * (`0123456789abcdef`, `zyxwvu...`). Length alone (MIN_TOKEN_CHARS) lets those through.
+ */
+export function weakTokenProblem(token: string): string | undefined {
+  const distinct = new Set(token).size;
+  if (distinct < MIN_DISTINCT_CHARS) {
+    return `is too easy to guess: it uses only ${distinct} different character${distinct === 1 ? '' : 's'}.`;
+  }
+  // Neighbours one apart or equal, nearly all the way: a keyboard or alphabet run (`0123456789abcdef`
+  // has one jump, from 9 to a). In a random token such a pair is one in ten at most.
+  const close = [...token].slice(1).filter((char, index) => Math.abs(char.charCodeAt(0) - token.charCodeAt(index)) <= 1).length;
+  if (close >= (token.length - 1) * RUN_SHARE) return 'is too easy to guess: it is a run of consecutive characters.';
+  return undefined;
+}
+
 /** A token file that cannot be used; the message names the file and what to do. */
 export class TokenFileError extends Error {
   constructor(message: string) {

@@ -81,8 +81,18 @@ export function checkSmsText(field: string, value: string, maxCharacters: number
   if (length === 0) violations.push({ field, description: `${field} is required.` });
   else if (length > maxCharacters) violations.push({ field, description: `${field} must be at most ${maxCharacters} characters; got ${length}.` });
   else if (FORBIDDEN_SMS_CHARACTERS.test(value)) violations.push({ field, description: `${field} contains control characters.` });
-  else if (LONE_SURROGATE.test(value))
+  else checkWellFormed(field, value, violations);
+}
+
+/**
+ * Refuses text holding half of a UTF-16 surrogate pair (JSON can write one, `"a\ud83d b"`).
+ * The gateway applies it to every string it reads: on the way to the core such text would
+ * become U+FFFD (protobuf strings are UTF-8), and the core could no longer see what was sent.
+ */
+export function checkWellFormed(field: string, value: string, violations: FieldViolation[]): void {
+  if (LONE_SURROGATE.test(value)) {
     violations.push({ field, description: `${field} contains a broken character (half of a UTF-16 pair); send valid Unicode text.` });
+  }
 }
 
 /** Half of a UTF-16 surrogate pair on its own: no character, and no network can send it. */

@@ -3,7 +3,6 @@
  * reflection. A factory: it returns the server unbound; only core/main.ts listens.
  */
 import { Server, ServerCredentials } from '@grpc/grpc-js';
-import { HealthImplementation } from 'grpc-health-check';
 import { file_google_rpc_error_details } from '../../gen/google/rpc/error_details_pb.js';
 import { file_google_rpc_status } from '../../gen/google/rpc/status_pb.js';
 import { file_grpc_health_v1_health } from '../../gen/grpc/health/v1/health_pb.js';
@@ -32,6 +31,7 @@ import type { ErrorLogger } from './errors.js';
 import { eventHandlers } from './events.js';
 import { fundingCallbackHandlers, fundingHandlers } from './funding.js';
 import { implement, serviceDefinition, tokenCheck } from './grpc.js';
+import { type CoreHealth, createHealth } from './health.js';
 import { holderHandlers, userAdminHandlers } from './holder.js';
 import { purchaseHandlers } from './purchase.js';
 import { addReflection } from './reflection.js';
@@ -68,7 +68,7 @@ export interface CoreServerDeps {
 
 export interface CoreServer {
   server: Server;
-  health: HealthImplementation;
+  health: CoreHealth;
   /**
    * Binds and starts serving; resolves to the bound port (pass 0 for any free port). With
    * `tls` (PEM certificate chain and key) the port speaks TLS only.
@@ -129,7 +129,7 @@ export function createCoreServer(deps: CoreServerDeps): CoreServer {
     ),
   );
 
-  const health = new HealthImplementation({ '': 'NOT_SERVING', ...Object.fromEntries(SERVICE_NAMES.map((name) => [name, 'NOT_SERVING'])) });
+  const health = createHealth({ '': 'NOT_SERVING', ...Object.fromEntries(SERVICE_NAMES.map((name) => [name, 'NOT_SERVING'])) });
   health.addToServer(server);
   addReflection(
     server,

@@ -4,6 +4,7 @@
  * minimums, networks) are the core's; an action checks only what it needs to build the RPC.
  */
 import type { IncomingHttpHeaders } from 'node:http';
+import type { TierRecord } from '../../core/domain/records.js';
 import { Mode as ProtoMode } from '../../gen/prepaid/v1/types_pb.js';
 import type { Caller } from '../auth.js';
 import type { JsonObject } from '../body.js';
@@ -42,3 +43,9 @@ export interface Action {
 export function accountOf(caller: Caller): { accountId: string; mode: ProtoMode } {
   return { accountId: caller.accountId, mode: caller.mode === 'test' ? ProtoMode.TEST : ProtoMode.LIVE };
 }
+
+/**
+ * A tier without discounts, for running the core's pure order checks in the gateway
+ * (FieldReader.done): only the field problems they find are used, never a price.
+ */
+export const NO_PRICING: Pick<TierRecord, 'tierId' | 'discounts'> = { tierId: '', discounts: [] };

@@ -1,5 +1,6 @@
 /** POST ?action=airtime: buys airtime of `amount` Naira on `network` for `phone`. */
-import { type Action, accountOf } from './action.js';
+import { AIRTIME_MIN_KOBO, airtimeOrder } from '../../core/domain/orders.js';
+import { type Action, accountOf, NO_PRICING } from './action.js';
 import { FieldReader, idempotencyKey } from './params.js';
 import { purchaseAnswer } from './views.js';
 
@@ -11,7 +12,7 @@ export const airtime: Action = {
     const phone = fields.string('phone');
     const amountKobo = fields.amount('amount');
     const requestId = idempotencyKey(fields, body, headers);
-    fields.done();
+    fields.done(() => airtimeOrder({ network, phone, amountKobo: fields.failed('amount') ? AIRTIME_MIN_KOBO : amountKobo }, NO_PRICING));
 
     const outcome = await core.purchase.buyAirtime({
       ...accountOf(caller),

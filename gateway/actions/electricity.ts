@@ -3,7 +3,8 @@
  * answers the token and units, and the key-change and bonus tokens that came with it (arrays,
  * possibly empty); a postpaid one has no token or units, and answers them as null.
  */
-import { type Action, accountOf } from './action.js';
+import { ELECTRICITY_MIN_KOBO, electricityOrder } from '../../core/domain/orders.js';
+import { type Action, accountOf, NO_PRICING } from './action.js';
 import { FieldReader, idempotencyKey } from './params.js';
 import { purchaseAnswer } from './views.js';
 
@@ -17,7 +18,9 @@ export const electricity: Action = {
     const amountKobo = fields.amount('amount');
     const phone = fields.optionalString('phone');
     const requestId = idempotencyKey(fields, body, headers);
-    fields.done();
+    fields.done(() =>
+      electricityOrder({ disco, meterNumber, meterType, phone, amountKobo: fields.failed('amount') ? ELECTRICITY_MIN_KOBO : amountKobo }, NO_PRICING),
+    );
 
     const outcome = await core.purchase.payElectricity({
       ...accountOf(caller),

@@ -5,7 +5,9 @@
  * the same answers.
  */
 import type { IncomingHttpHeaders } from 'node:http';
+import { DomainError, type FieldViolation } from '../../core/domain/errors.js';
 import { type Kobo, parseNaira, ZERO_KOBO } from '../../core/domain/money.js';
+import { checkWellFormed } from '../../core/domain/validation.js';
 import { invalidParameters, type PublicViolation } from '../errors.js';
 
 /**
@@ -36,7 +38,7 @@ export class FieldReader {
     const value = this.get(field);
     if (value === undefined) return this.fail(field, `${field} is required.`, '');
     if (typeof value !== 'string') return this.fail(field, `${field} must be a string.`, '');
-    return value;
+    return this.wellFormed(field, value);
   }
 
   /** An optional string; "" when absent. */
@@ -44,7 +46,7 @@ export class FieldReader {
     const value = this.get(field);
     if (value === undefined) return '';
     if (typeof value !== 'string') return this.fail(field, `${field} must be a string.`, '');
-    return value;
+    return this.wellFormed(field, value);
   }
 
   /** A required Naira amount (number or numeric string) in kobo; 0 after a violation. */
@@ -81,7 +83,7 @@ export class FieldReader {
     if (!Array.isArray(value)) return this.fail(field, `${field} must be an array of strings.`, []);
     const strings: string[] = [];
     value.forEach((item: unknown, index) => {
-      if (typeof item === 'string') strings.push(item);
+      if (typeof item === 'string') strings.push(this.wellFormed(`${field}[${index}]`, item));
       else this.fail(`${field}[${index}]`, `${field}[${index}] must be a string.`, undefined);
     });
     return strings;
@@ -92,9 +94,29 @@ export class FieldReader {
     this.violations.push({ field, message });
   }
 
-  /** Throws one 422 listing every violation, if there is any. */
-  done(): void {
-    if (this.violations.length > 0) throw invalidParameters(this.violations);
+  /** Whether `field` was found wrong here (so a caller can stand a valid value in for it). */
+  failed(field: string): boolean {
+    return this.violations.some((v) => v.field === field);
+  }
+
+  /**
+   * Throws one 422 listing every violation, if there is any. `coreRules`, when given, is the
+   * core's own pure check of the order (core/domain/orders.ts) with a valid stand-in for
+   * each field found wrong here: the problems it finds in the other fields join the list,
+   * so a wrong type on one field does not hide what is wrong with the others. It only ever
+   * runs when the request is refused anyway; the core still checks every request it gets.
+   */
+  done(coreRules?: () => unknown): void {
+    if (this.violations.length === 0) return;
+    if (coreRules !== undefined) {
+      try {
+        coreRules();
+      } catch (error) {
+        if (!(error instanceof DomainError)) throw error;
+        for (const v of error.violations) if (!this.failed(v.field)) this.violations.push({ field: v.field, message: v.description });
+      }
+    }
+    throw invalidParameters(this.violations);
   }
 
   private get(field: string): unknown {
@@ -105,6 +127,14 @@ export class FieldReader {
     }
     const value = Object.hasOwn(this.source, field) ? this.source[field] : undefined;
     return value === null ? undefined : value;
+  }
+
+  /** `value`, with a violation recorded when it holds a lone surrogate (the core's rule; see checkWellFormed). */
+  private wellFormed(field: string, value: string): string {
+    const found: FieldViolation[] = [];
+    checkWellFormed(field, value, found);
+    for (const v of found) this.violations.push({ field: v.field, message: v.description });
+    return value;
   }
 
   private fail<T>(field: string, message: string, fallback: T): T {

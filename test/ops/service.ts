@@ -62,8 +62,14 @@ function buildOnce(): void {
   builtAlready = true;
 }
 
+/** How the service is started: node itself (the default), or `npm start` as an operator types it. */
+export interface StartOptions {
+  /** Run `npm start` (its prestart build included): `child` is then the npm process, the one a process manager holds. */
+  npm?: boolean;
+}
+
 /** Starts the service on free ports with `env` on top of quiet, test-friendly defaults. */
-export async function startService(env: Record<string, string> = {}): Promise<Service> {
+export async function startService(env: Record<string, string> = {}, options: StartOptions = {}): Promise<Service> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'prepaid-ops-'));
   // Nothing from the test process's own environment decides ports, tokens or the store.
   const inherited = Object.fromEntries(
@@ -71,8 +77,9 @@ export async function startService(env: Record<string, string> = {}): Promise<Se
       ([name]) => !/^(ADMIN_TOKEN|SERVICE_TOKEN|CORE_|DATA_DIR|PORT|HOST|MONGODB_|LOG_LEVEL|SHUTDOWN_|METRICS_|DASHBOARD_)/.test(name),
     ),
   );
-  buildOnce();
-  const child = spawn(process.execPath, ['--enable-source-maps', 'dist/bin/start.js'], {
+  if (!options.npm) buildOnce();
+  const [command, args] = options.npm ? ['npm', ['start', '--silent']] : [process.execPath, ['--enable-source-maps', 'dist/bin/start.js']];
+  const child = spawn(command as string, args as string[], {
     env: {
       ...inherited,
       DATA_DIR: dataDir,
@@ -99,7 +106,8 @@ export async function startService(env: Record<string, string> = {}): Promise<Se
       const all = lines();
       const core = all.find((l) => l.event === 'core.listening');
       const gateway = all.find((l) => l.event === 'gateway.listening');
-      if (core && gateway) {
+      const dashboard = all.find((l) => l.event === 'dashboard.listening');
+      if (core && gateway && dashboard) {
         clearTimeout(timer);
         child.stdout!.off('data', check);
         resolve({ core, gateway });
@@ -226,4 +234,13 @@ export function declaredSeries(text: string): Set<string> {
 /** An idempotency key no other request of the run uses. */
 export function unique(prefix: string): string {
   return `${prefix}-${randomBytes(6).toString('hex')}`;
+}
+
+/** Waits until `ready()` holds; fails (rather than hanging) when it still does not after `boundMs`. */
+export async function waitFor(ready: () => boolean, what: string, boundMs = 20_000): Promise<void> {
+  const deadline = Date.now() + boundMs;
+  while (!ready()) {
+    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }

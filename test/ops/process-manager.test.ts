@@ -1,0 +1,106 @@
+/**
+ * Stopping under a process manager (issue 32, item 1): Docker's `CMD npm start`, a plain
+ * `kill`, systemd or pm2 hold the npm process and send SIGTERM to it, not to the node process
+ * behind it. The service must stop gracefully all the same, exit 0 through npm, and leave no
+ * `node dist/bin/start.js` keeping the ports. And when npm dies without passing anything on
+ * (SIGKILL), the service notices that its parent is gone and stops the same way.
+ */
+import net from 'node:net';
+import * as assert from 'uvu/assert';
+import { suite } from '../helpers/suite.js';
+import { type LogLine, type Service, startService } from './service.js';
+
+const test = suite('ops: stopping under a process manager');
+
+/** How long the test waits for an orphaned process to go before it fails (not a timed assertion: a bound on a hang). */
+const GONE_BOUND_MS = 30_000;
+
+/** Every port the service listened on, from its listening lines. */
+function listenedPorts(lines: LogLine[]): number[] {
+  const core = lines.find((l) => l.event === 'core.listening')!;
+  const gateway = lines.find((l) => l.event === 'gateway.listening')!;
+  const dashboard = lines.find((l) => l.event === 'dashboard.listening')!;
+  const portOf = (address: unknown) => Number(String(address).replace(/\/.*$/, '').split(':').pop());
+  return [portOf(core['address']), portOf(core['metrics']), Number(gateway['port']), portOf(new URL(String(dashboard['url'])).host)];
+}
+
+/** The pid of the node process behind npm, from its log lines. */
+function nodePid(lines: LogLine[]): number {
+  return Number(lines.find((l) => l.event === 'gateway.listening')!['pid']);
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function portFree(port: number): Promise<boolean> {
+  const server = net.createServer();
+  return new Promise((resolve) => {
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+async function waitUntilGone(pid: number): Promise<void> {
+  const deadline = Date.now() + GONE_BOUND_MS;
+  while (alive(pid)) {
+    if (Date.now() > deadline) throw new Error(`process ${pid} is still running ${GONE_BOUND_MS} ms later`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+test('SIGTERM to the npm start process: a graceful stop, exit 0 through npm, nothing left on the ports', async () => {
+  let service: Service | undefined;
+  let pid: number | undefined;
+  try {
+    service = await startService({ SHUTDOWN_DRAIN_MS: '100', SHUTDOWN_TIMEOUT_MS: '15000' }, { npm: true });
+    const lines = service.lines();
+    pid = nodePid(lines);
+    const ports = listenedPorts(lines);
+    assert.ok(pid !== service.child.pid, 'npm holds a separate node process');
+    assert.ok(alive(pid));
+
+    service.child.kill('SIGTERM');
+    const exit = await service.exited;
+    assert.equal(exit, { code: 0, signal: null }, service.stderr());
+    // npm waits for its script, so by the time npm has exited the service is gone.
+    assert.not.ok(alive(pid), 'the node process did not outlive npm');
+    for (const port of ports) assert.ok(await portFree(port), `port ${port} is free`);
+    const completed = service.lines().find((l) => l.event === 'shutdown.completed');
+    assert.ok(completed, `the stop was graceful: ${service.stdout()}`);
+    assert.is(completed!['signal'], 'SIGTERM');
+  } finally {
+    if (pid !== undefined && alive(pid)) process.kill(pid, 'SIGKILL');
+    await service?.cleanup();
+  }
+});
+
+test('npm killed outright (SIGKILL): the service sees its parent gone and stops gracefully, freeing the ports', async () => {
+  let service: Service | undefined;
+  let pid: number | undefined;
+  try {
+    service = await startService({ SHUTDOWN_DRAIN_MS: '100', SHUTDOWN_TIMEOUT_MS: '15000' }, { npm: true });
+    const lines = service.lines();
+    pid = nodePid(lines);
+    const ports = listenedPorts(lines);
+
+    service.child.kill('SIGKILL');
+    await service.exited;
+    await waitUntilGone(pid);
+    for (const port of ports) assert.ok(await portFree(port), `port ${port} is free`);
+    const completed = service.lines().find((l) => l.event === 'shutdown.completed');
+    assert.ok(completed, `the stop was graceful: ${service.stdout()}`);
+    assert.is(completed!['signal'], 'parent_exited');
+  } finally {
+    // Never leave an orphan behind when an assertion failed.
+    if (pid !== undefined && alive(pid)) process.kill(pid, 'SIGKILL');
+    await service?.cleanup();
+  }
+});
+
+test.run();

@@ -24,7 +24,7 @@ import {
 import type { AccountRecord, InvitationRecord, SessionRecord, TierRecord, UserRecord, UserRole } from '../domain/records.js';
 import type { Store } from '../store/port.js';
 import { dummyHash, hashPassword, verifyPassword } from './passwords.js';
-import { createSignInThrottle, type SignInThrottle } from './throttle.js';
+import { createSignInThrottle, createStepUpThrottle, type SignInThrottle, type StepUpThrottle } from './throttle.js';
 import { matchTotp, newTotpSecret, totpQrSvg, totpUri } from './totp.js';
 
 /** Who a session acts for. */
@@ -54,6 +54,7 @@ export interface PeopleDeps {
   /** The dashboard's public base URL, for invitation links (DASHBOARD_PUBLIC_URL). */
   dashboardUrl: string;
   throttle?: SignInThrottle;
+  stepUpThrottle?: StepUpThrottle;
 }
 
 /** How often a sign-in also removes ended sessions from the store. */
@@ -87,6 +88,31 @@ async function accountAndTierOf(store: Pick<Store, 'accounts' | 'catalog'>, acco
   const tier = await store.catalog.getTier(account.tierId);
   if (!tier) throw new DomainError('INTERNAL', `Account ${accountId} is on tier ${account.tierId}, which does not exist.`);
   return { account, tier };
+}
+
+/**
+ * The step-up check: when two-step sign-in is on, a current code of `user` in this session.
+ * Throttled per person and per session (throttle.ts): past the budget the code is not even
+ * checked, and the answer says to wait.
+ */
+function stepUpCheck(
+  stepUpThrottle: StepUpThrottle,
+  acceptCode: (user: UserRecord, secret: string, code: string) => Promise<boolean>,
+  clock: () => Date,
+): (user: UserRecord, session: SessionRecord, code: string) => Promise<void> {
+  return async (user, session, code) => {
+    const secret = user.totpSecret;
+    if (secret === null) return;
+    if (code.trim() === '') throw invalid('totp_code', 'Enter the 6-digit code from your authenticator app.');
+    const wait = stepUpThrottle.waitMs(user.userId, session.tokenHash, clock());
+    if (wait > 0) {
+      throw invalid('totp_code', `Too many wrong codes. Wait ${Math.ceil(wait / 1000)} seconds, then enter the code your app shows.`);
+    }
+    if (!(await acceptCode(user, secret, code))) {
+      stepUpThrottle.failed(user.userId, session.tokenHash, clock());
+      throw invalid('totp_code', 'That code is not right (or was used already); try the next one.');
+    }
+  };
 }
 
 export function createPeopleService(deps: PeopleDeps) {
@@ -127,6 +153,8 @@ export function createPeopleService(deps: PeopleDeps) {
     return step !== null && (await people.claimTotpStep(user.userId, step));
   }
 
+  const checkStepUp = stepUpCheck(deps.stepUpThrottle ?? createStepUpThrottle(), acceptCode, clock);
+
   async function requireActiveUser(userId: string): Promise<UserRecord> {
     const user = await people.getUser(userId);
     if (!user || user.disabled) throw sessionEnded();
@@ -138,8 +166,10 @@ export function createPeopleService(deps: PeopleDeps) {
     return wait > 0 ? { outcome: 'throttled', retryAfterSeconds: Math.ceil(wait / 1000) } : null;
   }
 
+  const invitations = invitationCommands({ people, clock, dashboardUrl: deps.dashboardUrl, accountAndTier, checkStepUp });
+
   return {
-    ...invitationCommands({ people, clock, dashboardUrl: deps.dashboardUrl, accountAndTier }),
+    ...invitations,
 
     ...signInCommands({ people, clock, throttle, startSession, acceptCode, throttled }),
 
@@ -179,12 +209,9 @@ export function createPeopleService(deps: PeopleDeps) {
       }
     },
 
-    /** When TOTP is on, a current code is needed again (creating a key). */
+    /** When TOTP is on, a current code is needed again (creating a key, inviting an owner); throttled. */
     async requireFreshCode(context: HolderContext, code: string): Promise<void> {
-      const secret = context.user.totpSecret;
-      if (secret === null) return;
-      if (code.trim() === '') throw invalid('totp_code', 'Enter the 6-digit code from your authenticator app.');
-      if (!(await acceptCode(context.user, secret, code))) throw invalid('totp_code', 'That code is not right (or was used already); try the next one.');
+      await checkStepUp(context.user, context.session, code);
     },
 
     async listUsers(accountId: string): Promise<UserRecord[]> {
@@ -202,7 +229,7 @@ export function createPeopleService(deps: PeopleDeps) {
       return disabled;
     },
 
-    ...totpCommands({ people, requireActiveUser, acceptCode }),
+    ...totpCommands({ people, requireActiveUser, acceptCode, checkStepUp }),
 
     /** Removes ended sessions and challenges (a housekeeping pass; expiry is checked on every read anyway). */
     sweepSessions(): Promise<number> {
@@ -220,9 +247,10 @@ interface InvitationKit {
   clock: () => Date;
   dashboardUrl: string;
   accountAndTier(accountId: string): Promise<{ account: AccountRecord; tier: TierRecord }>;
+  checkStepUp(user: UserRecord, session: SessionRecord, code: string): Promise<void>;
 }
 
-function invitationCommands({ people, clock, dashboardUrl, accountAndTier }: InvitationKit) {
+function invitationCommands({ people, clock, dashboardUrl, accountAndTier, checkStepUp }: InvitationKit) {
   async function invite(accountId: string, email: string, role: UserRole | null, invitedBy: string): Promise<NewInvitation> {
     const normalized = checkEmail('email', email);
     if (role === null || !(USER_ROLES as readonly string[]).includes(role)) throw invalid('role', 'role must be owner or viewer.');
@@ -259,6 +287,16 @@ function invitationCommands({ people, clock, dashboardUrl, accountAndTier }: Inv
   return {
     /** The operator's or an owner's invitation; `invitedBy` is a user id or "operator". */
     invite,
+
+    /**
+     * An owner's invitation from the developer area. Making someone an owner hands them every
+     * power over the account's money and keys, so it needs a step-up code as creating a key does.
+     */
+    async inviteFromAccount(context: HolderContext, email: string, role: UserRole | null, code: string): Promise<NewInvitation> {
+      if (context.user.role !== 'owner') throw new DomainError('PERMISSION_DENIED', 'Only an owner of the account can invite people.');
+      if (role === 'owner') await checkStepUp(context.user, context.session, code);
+      return invite(context.account.accountId, email, role, context.user.userId);
+    },
 
     async describeInvitation(token: string): Promise<{ invitation: InvitationRecord; accountName: string }> {
       const invitation = await openInvitation(token);
@@ -367,23 +405,45 @@ interface TotpKit {
   people: Store['people'];
   requireActiveUser(userId: string): Promise<UserRecord>;
   acceptCode(user: UserRecord, secret: string, code: string): Promise<boolean>;
+  checkStepUp(user: UserRecord, session: SessionRecord, code: string): Promise<void>;
 }
 
-function totpCommands({ people, requireActiveUser, acceptCode }: TotpKit) {
+/**
+ * Two-step sign-in, once on, is changed only by turning it off with a current code (or a
+ * recovery code) and setting it up again: a session alone, perhaps a stolen one, can never
+ * put another authenticator in the owner's place.
+ */
+const alreadyOn = () =>
+  new DomainError(
+    'FAILED_PRECONDITION',
+    'Two-step sign-in is already on. To move it to another app, turn it off with a current code first, then set it up again.',
+  );
+
+function totpCommands({ people, requireActiveUser, acceptCode, checkStepUp }: TotpKit) {
   return {
-    /** A new pending secret; two-step sign-in stays as it was until confirmTotp. */
-    async beginTotpSetup(context: HolderContext): Promise<{ secret: string; uri: string; qrSvg: string }> {
-      const secret = newTotpSecret();
-      await people.updateUser(context.user.userId, { totpPendingSecret: secret });
-      const uri = totpUri(secret, context.user.email);
+    /**
+     * A new pending secret; two-step sign-in stays as it was until confirmTotp. With
+     * `keepPending`, the secret already being set up is shown again instead (after a mistyped
+     * code, so that the entry just scanned stays the right one).
+     */
+    async beginTotpSetup(context: HolderContext, keepPending = false): Promise<{ secret: string; uri: string; qrSvg: string }> {
+      const user = await requireActiveUser(context.user.userId);
+      if (user.totpSecret !== null) throw alreadyOn();
+      const secret = keepPending && user.totpPendingSecret !== null ? user.totpPendingSecret : newTotpSecret();
+      if (secret !== user.totpPendingSecret) await people.updateUser(user.userId, { totpPendingSecret: secret });
+      const uri = totpUri(secret, user.email);
       return { secret, uri, qrSvg: await totpQrSvg(uri) };
     },
 
     async confirmTotp(context: HolderContext, code: string): Promise<UserRecord> {
       const user = await requireActiveUser(context.user.userId);
+      if (user.totpSecret !== null) throw alreadyOn();
       if (user.totpPendingSecret === null) throw new DomainError('FAILED_PRECONDITION', 'Start the two-step sign-in setup first.');
       if (!(await acceptCode(user, user.totpPendingSecret, code)))
-        throw invalid('totp_code', 'That code is not right; check the time on your phone and try the next one.');
+        throw invalid(
+          'totp_code',
+          'That code is not right. The QR code and key are the same as before, so keep the entry you added: check the time on your phone and enter the code it shows now.',
+        );
       const updated = await people.updateUser(user.userId, { totpSecret: user.totpPendingSecret, totpPendingSecret: null });
       if (!updated) throw sessionEnded();
       return updated;
@@ -392,7 +452,7 @@ function totpCommands({ people, requireActiveUser, acceptCode }: TotpKit) {
     async disableTotp(context: HolderContext, code: string): Promise<UserRecord> {
       const user = await requireActiveUser(context.user.userId);
       if (user.totpSecret === null) return user;
-      if (!(await acceptCode(user, user.totpSecret, code))) throw invalid('totp_code', 'That code is not right (or was used already); try the next one.');
+      await checkStepUp(user, context.session, code);
       const updated = await people.updateUser(user.userId, { totpSecret: null, totpPendingSecret: null });
       if (!updated) throw sessionEnded();
       return updated;

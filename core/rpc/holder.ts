@@ -257,7 +257,7 @@ export function holderHandlers(people: PeopleService, desk: HolderDesk, clock: (
     },
     async inviteUser(req) {
       const context = await owner(req.sessionToken);
-      return { invitation: invitationMessage(await people.invite(context.account.accountId, req.email, roleFromProto(req.role), context.user.userId)) };
+      return { invitation: invitationMessage(await people.inviteFromAccount(context, req.email, roleFromProto(req.role), req.totpCode)) };
     },
     async listUsers(req) {
       const context = await signedIn(req.sessionToken);
@@ -272,7 +272,7 @@ export function holderHandlers(people: PeopleService, desk: HolderDesk, clock: (
     },
     async beginTotpSetup(req) {
       const context = await signedIn(req.sessionToken);
-      const setup = await people.beginTotpSetup(context);
+      const setup = await people.beginTotpSetup(context, req.keepPending);
       return { secret: setup.secret, otpauthUri: setup.uri, qrSvg: setup.qrSvg };
     },
     async confirmTotp(req) {

@@ -57,9 +57,15 @@ ${
 
 async function setupPage(ctx: PageContext, errors: FieldError[]): Promise<Answer> {
   const viewer = ctx.viewer!;
-  const setup = await ctx.core.holder.beginTotpSetup({ sessionToken: ctx.sessionToken });
+  // After a mistyped code the same secret is shown again, so the entry just scanned stays right.
+  let setup: Awaited<ReturnType<typeof ctx.core.holder.beginTotpSetup>>;
+  try {
+    setup = await ctx.core.holder.beginTotpSetup({ sessionToken: ctx.sessionToken, keepPending: errors.length > 0 });
+  } catch (error) {
+    return securityPage(ctx, { errors: codeRefusal(error) });
+  }
   const body = html`<h1>Set up two-step sign-in</h1>
-${errors.length > 0 ? html`<p>This is a new code: remove the earlier entry from your app if you added one, and scan this one.</p>` : ''}
+${errors.length > 0 ? html`<p>The QR code and key below are the ones you scanned already: keep that entry in your app.</p>` : ''}
 <ol class="steps">
 <li>Open an authenticator app on your phone (for example Google Authenticator, Microsoft Authenticator or 1Password).</li>
 <li>Scan this QR code with it.

@@ -24,6 +24,7 @@ import {
 import type { AccountRecord, InvitationRecord, SessionRecord, TierRecord, UserRecord, UserRole } from '../domain/records.js';
 import type { Store } from '../store/port.js';
 import { dummyHash, hashPassword, verifyPassword } from './passwords.js';
+import { matchingRecoveryHash, newRecoveryCodes, recoveryCodeHash } from './recovery.js';
 import { createSignInThrottle, createStepUpThrottle, type SignInThrottle, type StepUpThrottle } from './throttle.js';
 import { matchTotp, newTotpSecret, totpQrSvg, totpUri } from './totp.js';
 
@@ -103,16 +104,36 @@ function stepUpCheck(
   return async (user, session, code) => {
     const secret = user.totpSecret;
     if (secret === null) return;
-    if (code.trim() === '') throw invalid('totp_code', 'Enter the 6-digit code from your authenticator app.');
+    if (code.trim() === '') throw invalid('totp_code', 'Enter the 6-digit code from your authenticator app, or a recovery code.');
     const wait = stepUpThrottle.waitMs(user.userId, session.tokenHash, clock());
     if (wait > 0) {
       throw invalid('totp_code', `Too many wrong codes. Wait ${Math.ceil(wait / 1000)} seconds, then enter the code your app shows.`);
     }
     if (!(await acceptCode(user, secret, code))) {
       stepUpThrottle.failed(user.userId, session.tokenHash, clock());
-      throw invalid('totp_code', 'That code is not right (or was used already); try the next one.');
+      throw invalid('totp_code', 'That code is not right (or was used already); try the next one, or a recovery code.');
     }
   };
+}
+
+/**
+ * How codes are accepted. `acceptCode`: a code of the given secret, accepted once (the step it
+ * matched is claimed in the store). `acceptSecondFactor`, at sign-in and for a step-up: a code
+ * of the user's confirmed secret, or one of their recovery codes (used up by the call); never
+ * for confirming a new secret.
+ */
+function codeChecks(people: Store['people'], clock: () => Date) {
+  async function acceptCode(user: UserRecord, secret: string, code: string): Promise<boolean> {
+    const step = matchTotp(secret, code, clock());
+    return step !== null && (await people.claimTotpStep(user.userId, step));
+  }
+  async function acceptSecondFactor(user: UserRecord, secret: string, code: string): Promise<boolean> {
+    const hash = recoveryCodeHash(code);
+    if (hash === null) return acceptCode(user, secret, code);
+    const matched = matchingRecoveryHash(user.recoveryCodeHashes, hash);
+    return matched !== null && (await people.useRecoveryCode(user.userId, matched));
+  }
+  return { acceptCode, acceptSecondFactor };
 }
 
 export function createPeopleService(deps: PeopleDeps) {
@@ -147,13 +168,8 @@ export function createPeopleService(deps: PeopleDeps) {
     return { token, context: { session, user, ...(await accountAndTier(user.accountId)) } };
   }
 
-  /** A code for the user's confirmed secret, accepted once: the step it matched is claimed in the store. */
-  async function acceptCode(user: UserRecord, secret: string, code: string): Promise<boolean> {
-    const step = matchTotp(secret, code, clock());
-    return step !== null && (await people.claimTotpStep(user.userId, step));
-  }
-
-  const checkStepUp = stepUpCheck(deps.stepUpThrottle ?? createStepUpThrottle(), acceptCode, clock);
+  const { acceptCode, acceptSecondFactor } = codeChecks(people, clock);
+  const checkStepUp = stepUpCheck(deps.stepUpThrottle ?? createStepUpThrottle(), acceptSecondFactor, clock);
 
   async function requireActiveUser(userId: string): Promise<UserRecord> {
     const user = await people.getUser(userId);
@@ -171,7 +187,7 @@ export function createPeopleService(deps: PeopleDeps) {
   return {
     ...invitations,
 
-    ...signInCommands({ people, clock, throttle, startSession, acceptCode, throttled }),
+    ...signInCommands({ people, clock, throttle, startSession, acceptCode: acceptSecondFactor, throttled }),
 
     async signOut(token: string): Promise<void> {
       const hash = tokenHash(token);
@@ -317,6 +333,7 @@ function invitationCommands({ people, clock, dashboardUrl, accountAndTier, check
         totpSecret: null,
         totpPendingSecret: null,
         totpLastStep: 0,
+        recoveryCodeHashes: [],
         createdAt: clock(),
       };
       const result = await people.acceptInvitation(invitation.tokenHash, user);
@@ -435,7 +452,8 @@ function totpCommands({ people, requireActiveUser, acceptCode, checkStepUp }: To
       return { secret, uri, qrSvg: await totpQrSvg(uri) };
     },
 
-    async confirmTotp(context: HolderContext, code: string): Promise<UserRecord> {
+    /** Turns two-step sign-in on; the answer carries the ten recovery codes, shown this once. */
+    async confirmTotp(context: HolderContext, code: string): Promise<{ user: UserRecord; recoveryCodes: string[] }> {
       const user = await requireActiveUser(context.user.userId);
       if (user.totpSecret !== null) throw alreadyOn();
       if (user.totpPendingSecret === null) throw new DomainError('FAILED_PRECONDITION', 'Start the two-step sign-in setup first.');
@@ -444,16 +462,18 @@ function totpCommands({ people, requireActiveUser, acceptCode, checkStepUp }: To
           'totp_code',
           'That code is not right. The QR code and key are the same as before, so keep the entry you added: check the time on your phone and enter the code it shows now.',
         );
-      const updated = await people.updateUser(user.userId, { totpSecret: user.totpPendingSecret, totpPendingSecret: null });
+      const recoveryCodes = newRecoveryCodes();
+      const recoveryCodeHashes = recoveryCodes.map((one) => recoveryCodeHash(one)!);
+      const updated = await people.updateUser(user.userId, { totpSecret: user.totpPendingSecret, totpPendingSecret: null, recoveryCodeHashes });
       if (!updated) throw sessionEnded();
-      return updated;
+      return { user: updated, recoveryCodes };
     },
 
     async disableTotp(context: HolderContext, code: string): Promise<UserRecord> {
       const user = await requireActiveUser(context.user.userId);
       if (user.totpSecret === null) return user;
       await checkStepUp(user, context.session, code);
-      const updated = await people.updateUser(user.userId, { totpSecret: null, totpPendingSecret: null });
+      const updated = await people.updateUser(user.userId, { totpSecret: null, totpPendingSecret: null, recoveryCodeHashes: [] });
       if (!updated) throw sessionEnded();
       return updated;
     },

@@ -277,7 +277,8 @@ export function holderHandlers(people: PeopleService, desk: HolderDesk, clock: (
     },
     async confirmTotp(req) {
       const context = await signedIn(req.sessionToken);
-      return { user: userMessage(await people.confirmTotp(context, req.totpCode)) };
+      const { user, recoveryCodes } = await people.confirmTotp(context, req.totpCode);
+      return { user: userMessage(user), recoveryCodes };
     },
     async disableTotp(req) {
       const context = await signedIn(req.sessionToken);

@@ -2,7 +2,8 @@
  * Security: two-step sign-in (TOTP, RFC 6238) for the signed-in user. Setting it up asks the
  * core for a new secret and shows its QR code (an SVG the core drew from the otpauth:// URI)
  * and the secret in text, on the answer to that POST only; a code from the app turns it on.
- * Turning it off needs a current code. Every check is the core's.
+ * Turning it on shows ten recovery codes, once. Turning it off needs a current code (or a
+ * recovery code); moving it to another app means turning it off first. Every check is the core's.
  */
 import { refusalOf } from '../core-client.js';
 import { html, type SafeHtml, trusted } from '../html.js';
@@ -37,7 +38,7 @@ ${
     ? html`<p>Two-step sign-in is <strong>on</strong>. Signing in and creating a key ask for a code from your authenticator app.</p>
 <form method="post" action="/security/totp/disable" novalidate>
   ${csrfField(viewer.csrfToken)}
-  ${field({ name: 'totp_code', label: 'Code from your authenticator app', hint: 'To turn two-step sign-in off, enter a current code.', inputmode: 'numeric', autocomplete: 'one-time-code', width: 'input--short', errors })}
+  ${field({ name: 'totp_code', label: 'Code from your authenticator app', hint: 'To turn two-step sign-in off, enter a current code, or one of your recovery codes.', autocomplete: 'one-time-code', width: 'input--short', errors })}
   <button type="submit" class="button button--warning">Turn two-step sign-in off</button>
 </form>`
     : html`<p>Two-step sign-in is <strong>off</strong>. With it on, a stolen password is not enough to sign in: you also need a code from an authenticator app on your phone.</p>
@@ -84,6 +85,23 @@ ${secretBox('Setup key', 'totp-secret', setup.secret)}
   return { kind: 'page', status: errors.length > 0 ? 400 : 200, body: page({ title: 'Set up two-step sign-in', current: '/security', viewer, errors }, body) };
 }
 
+/**
+ * The answer to turning two-step sign-in on: the ten recovery codes, on this page only (the
+ * core keeps their hashes; the page is not cached, and reloading it cannot show them again).
+ */
+function recoveryCodesPage(ctx: PageContext, codes: readonly string[]): Answer {
+  const viewer = ctx.viewer!;
+  const body = html`<h1>Save your recovery codes</h1>
+<div class="panel panel--secret" role="region" aria-labelledby="recovery-title">
+<h2 id="recovery-title">Ten recovery codes</h2>
+<p class="warning"><strong>Write these down or store them in your password manager now. They will not be shown again.</strong></p>
+<p>If you lose your phone, enter one of these instead of a code, when you sign in or when a code is asked for. Each works once.</p>
+<ul class="recovery-codes" id="recovery-codes">${codes.map((code) => html`<li><code>${code}</code></li>`)}</ul>
+</div>
+<p><a href="/security?done=on" class="button">I have saved my recovery codes</a></p>`;
+  return { kind: 'page', body: page({ title: 'Save your recovery codes', current: '/security', viewer, notice: NOTICES.on! }, body) };
+}
+
 function codeRefusal(error: unknown): FieldError[] {
   const refusal = refusalOf(error);
   if (refusal.kind !== 'invalid' && refusal.kind !== 'refused') throw error;
@@ -110,12 +128,13 @@ export const securityRoutes: Route[] = [
     async handler(ctx) {
       const code = (ctx.form.get('totp_code') ?? '').replace(/\s+/g, '');
       if (code === '') return setupPage(ctx, [{ field: 'totp_code', message: 'Enter the 6-digit code from your authenticator app' }]);
+      let recoveryCodes: string[];
       try {
-        await ctx.core.holder.confirmTotp({ sessionToken: ctx.sessionToken, totpCode: code });
+        ({ recoveryCodes } = await ctx.core.holder.confirmTotp({ sessionToken: ctx.sessionToken, totpCode: code }));
       } catch (error) {
         return setupPage(ctx, codeRefusal(error));
       }
-      return { kind: 'redirect', location: '/security?done=on' };
+      return recoveryCodesPage(ctx, recoveryCodes);
     },
   },
   {

@@ -373,6 +373,13 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX events_due_by_destination ON events (account_id, mode, next_attempt_at, seq) WHERE delivery = 'pending';
     `,
   },
+  {
+    version: 11,
+    description: "users' recovery codes for two-step sign-in, stored as their hashes",
+    sql: `
+      ALTER TABLE users ADD COLUMN recovery_code_hashes TEXT NOT NULL DEFAULT '[]';
+    `,
+  },
 ];
 
 /** The schema version this code writes. */

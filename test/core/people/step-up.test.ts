@@ -45,9 +45,9 @@ async function ownerWithTotp(core: TestCore) {
   const signIn = await h.signIn({ email, password: PASSWORD, clientIp: '198.51.100.1' });
   const token = signIn.sessionToken;
   const { secret } = await h.beginTotpSetup({ sessionToken: token });
-  await h.confirmTotp({ sessionToken: token, totpCode: totpCode(secret, now()) });
+  const { recoveryCodes } = await h.confirmTotp({ sessionToken: token, totpCode: totpCode(secret, now()) });
   clock.advance(30_000);
-  return { h, u, token, secret, email, accountId };
+  return { h, u, token, secret, email, accountId, recoveryCodes };
 }
 
 /** A 6-digit code that is not the right one now (nor one step either side). */
@@ -143,6 +143,40 @@ test('a mistyped code during set-up keeps the secret just scanned, and the messa
   assert.is(shownAgain.secret, first.secret);
   const confirmed = await h.confirmTotp({ sessionToken, totpCode: totpCode(first.secret, now()) });
   assert.is(confirmed.user!.totpEnabled, true);
+});
+
+test('ten recovery codes at set-up: each signs in or steps up once, then is refused; turning two-step sign-in off ends them', async ({ core }) => {
+  const { h, token, email, recoveryCodes } = await ownerWithTotp(core);
+  assert.is(recoveryCodes.length, 10);
+  assert.is(new Set(recoveryCodes).size, 10);
+  for (const code of recoveryCodes) assert.match(code, /^[a-z2-7]{5}-[a-z2-7]{5}$/);
+  const kept = await core.store.people.findUserByEmail(email);
+  assert.is(kept!.recoveryCodeHashes.length, 10);
+  for (const code of recoveryCodes) assert.is(JSON.stringify(kept).includes(code.replace('-', '')), false, 'only hashes are stored');
+  const [first, second, third] = recoveryCodes as [string, string, string];
+  // At sign-in, in the second step, written loosely (upper case, no hyphen).
+  const challenge = await h.signIn({ email, password: PASSWORD, clientIp: '198.51.100.1' });
+  const signedIn = await h.completeSignIn({
+    challengeToken: challenge.challengeToken,
+    totpCode: first.toUpperCase().replace('-', ''),
+    clientIp: '198.51.100.1',
+  });
+  assert.is(signedIn.outcome, SignInOutcome.SIGNED_IN);
+  const again = await h.signIn({ email, password: PASSWORD, totpCode: first, clientIp: '198.51.100.1' });
+  assert.is(again.outcome, SignInOutcome.INVALID_CREDENTIALS, 'a recovery code works once');
+  // As a step-up code.
+  const made = await h.createApiKey({ sessionToken: token, totpCode: second });
+  assert.match(made.issuedKey!.secretKey, /^sk_/);
+  const twice = await rejection(h.createApiKey({ sessionToken: token, totpCode: second }));
+  assert.equal(
+    twice.violations.map((v) => v.field),
+    ['totp_code'],
+  );
+  // Turning two-step sign-in off with one; the rest end with it.
+  const off = await h.disableTotp({ sessionToken: token, totpCode: third });
+  assert.is(off.user!.totpEnabled, false);
+  const stored = await core.store.people.findUserByEmail(email);
+  assert.equal(stored!.recoveryCodeHashes, []);
 });
 
 test.run();

@@ -56,6 +56,8 @@ export interface PeopleDeps {
   dashboardUrl: string;
   throttle?: SignInThrottle;
   stepUpThrottle?: StepUpThrottle;
+  /** Where operator actions on people are recorded (the core's JSON log); none in some tests. */
+  log?: (event: string, fields: Record<string, unknown>) => void;
 }
 
 /** How often a sign-in also removes ended sessions from the store. */
@@ -247,6 +249,8 @@ export function createPeopleService(deps: PeopleDeps) {
 
     ...totpCommands({ people, requireActiveUser, acceptCode, checkStepUp }),
 
+    ...operatorCommands(people, deps.log),
+
     /** Removes ended sessions and challenges (a housekeeping pass; expiry is checked on every read anyway). */
     sweepSessions(): Promise<number> {
       const now = clock().getTime();
@@ -256,6 +260,33 @@ export function createPeopleService(deps: PeopleDeps) {
 }
 
 export type PeopleService = ReturnType<typeof createPeopleService>;
+
+/** What only the operator does to people (UserAdminService). */
+function operatorCommands(people: Store['people'], log: PeopleDeps['log']) {
+  return {
+    /**
+     * The operator's way back in for someone who lost both their phone and their recovery
+     * codes: two-step sign-in off, recovery codes gone, every session ended, and a line in
+     * the core's log saying who and when (the operator's identity is whoever holds the admin
+     * token). The person sets two-step sign-in up again after signing in.
+     */
+    async resetTwoStep(userId: string): Promise<UserRecord> {
+      const user = userId ? await people.getUser(userId) : null;
+      if (!user) throw notFound(`User ${userId || '(empty id)'}`);
+      const updated = await people.updateUser(user.userId, { totpSecret: null, totpPendingSecret: null, recoveryCodeHashes: [] });
+      if (!updated) throw notFound(`User ${userId}`);
+      const sessionsEnded = await people.deleteUserSessions(user.userId);
+      log?.('people.two_step_reset', {
+        user_id: user.userId,
+        account_id: user.accountId,
+        was_on: user.totpSecret !== null,
+        sessions_ended: sessionsEnded,
+        by: 'operator',
+      });
+      return updated;
+    },
+  };
+}
 
 /** What invitations share with the rest of the service. */
 interface InvitationKit {

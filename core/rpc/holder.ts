@@ -331,5 +331,8 @@ export function userAdminHandlers(people: PeopleService): Handlers<(typeof UserA
     async disableUser(req) {
       return { user: userMessage(await people.disableUser(req.userId, null)) };
     },
+    async resetTwoStep(req) {
+      return { user: userMessage(await people.resetTwoStep(req.userId)) };
+    },
   };
 }

@@ -171,7 +171,8 @@ export function createPeopleService(deps: PeopleDeps) {
   }
 
   const { acceptCode, acceptSecondFactor } = codeChecks(people, clock);
-  const checkStepUp = stepUpCheck(deps.stepUpThrottle ?? createStepUpThrottle(), acceptSecondFactor, clock);
+  const stepUpThrottle = deps.stepUpThrottle ?? createStepUpThrottle();
+  const checkStepUp = stepUpCheck(stepUpThrottle, acceptSecondFactor, clock);
 
   async function requireActiveUser(userId: string): Promise<UserRecord> {
     const user = await people.getUser(userId);
@@ -250,6 +251,7 @@ export function createPeopleService(deps: PeopleDeps) {
     ...totpCommands({ people, requireActiveUser, acceptCode, checkStepUp }),
 
     ...operatorCommands(people, deps.log),
+    ...passwordCommands({ people, clock, stepUpThrottle, checkStepUp, startSession }),
 
     /** Removes ended sessions and challenges (a housekeeping pass; expiry is checked on every read anyway). */
     sweepSessions(): Promise<number> {
@@ -507,6 +509,43 @@ function totpCommands({ people, requireActiveUser, acceptCode, checkStepUp }: To
       const updated = await people.updateUser(user.userId, { totpSecret: null, totpPendingSecret: null, recoveryCodeHashes: [] });
       if (!updated) throw sessionEnded();
       return updated;
+    },
+  };
+}
+
+/** What a password change shares with the rest of the service. */
+interface PasswordKit {
+  people: Store['people'];
+  clock: () => Date;
+  stepUpThrottle: StepUpThrottle;
+  checkStepUp(user: UserRecord, session: SessionRecord, code: string): Promise<void>;
+  startSession(user: UserRecord): Promise<{ token: string; context: HolderContext }>;
+}
+
+function passwordCommands({ people, clock, stepUpThrottle, checkStepUp, startSession }: PasswordKit) {
+  return {
+    /**
+     * A signed-in person's new password: the current one (wrong guesses spend the step-up
+     * budget, so a stolen session cannot try passwords either) and, with two-step sign-in on,
+     * a code. Every session of theirs ends; the answer is a new session for this browser.
+     */
+    async changePassword(context: HolderContext, current: string, next: string, code: string): Promise<{ token: string }> {
+      const user = await people.getUser(context.user.userId);
+      if (!user || user.disabled) throw sessionEnded();
+      const wait = stepUpThrottle.waitMs(user.userId, context.session.tokenHash, clock());
+      if (wait > 0) throw invalid('current_password', `Too many wrong attempts. Wait ${Math.ceil(wait / 1000)} seconds, then try again.`);
+      const candidate = current.length <= MAX_PASSWORD_CHARS * 4 ? current : '';
+      if (!(await verifyPassword(candidate, user.passwordHash))) {
+        stepUpThrottle.failed(user.userId, context.session.tokenHash, clock());
+        throw invalid('current_password', 'That is not your current password.');
+      }
+      await checkStepUp(user, context.session, code);
+      throwIfViolations(passwordViolations('new_password', next));
+      const updated = await people.updateUser(user.userId, { passwordHash: await hashPassword(next) });
+      if (!updated) throw sessionEnded();
+      await people.deleteUserSessions(user.userId);
+      const { token } = await startSession(updated);
+      return { token };
     },
   };
 }

@@ -280,6 +280,11 @@ export function holderHandlers(people: PeopleService, desk: HolderDesk, clock: (
       const { user, recoveryCodes } = await people.confirmTotp(context, req.totpCode);
       return { user: userMessage(user), recoveryCodes };
     },
+    async changePassword(req) {
+      const context = await signedIn(req.sessionToken);
+      const { token } = await people.changePassword(context, req.currentPassword, req.newPassword, req.totpCode);
+      return { sessionToken: token };
+    },
     async disableTotp(req) {
       const context = await signedIn(req.sessionToken);
       return { user: userMessage(await people.disableTotp(context, req.totpCode)) };

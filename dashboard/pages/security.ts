@@ -8,11 +8,13 @@
 import { refusalOf } from '../core-client.js';
 import { html, type SafeHtml, trusted } from '../html.js';
 import { csrfField, type FieldError, field, page, secretBox } from '../layout.js';
+import { sessionCookie } from '../security.js';
 import type { Answer, PageContext, Route } from '../server.js';
 
 const NOTICES: Readonly<Record<string, string>> = {
   on: 'Two-step sign-in is on. You will be asked for a code from your app when you sign in and when you create a key.',
   off: 'Two-step sign-in is off.',
+  password: 'Your password is changed. You were signed out everywhere else.',
 };
 
 /**
@@ -47,6 +49,14 @@ ${
   <button type="submit" class="button">Set up two-step sign-in</button>
 </form>`
 }
+<h2>Password</h2>
+<form method="post" action="/security/password" novalidate>
+  ${csrfField(viewer.csrfToken)}
+  ${field({ name: 'current_password', label: 'Current password', type: 'password', autocomplete: 'current-password', errors })}
+  ${field({ name: 'new_password', label: 'New password', type: 'password', hint: 'At least 12 characters. Changing it signs you out everywhere else.', autocomplete: 'new-password', errors })}
+  ${on ? field({ name: 'password_totp_code', label: 'Code from your authenticator app', hint: 'Or one of your recovery codes.', autocomplete: 'one-time-code', width: 'input--short', errors }) : ''}
+  <button type="submit" class="button">Change password</button>
+</form>
 <h2>Sessions</h2>
 <p>A session ends after 30 minutes without use, and 12 hours after sign-in in any case. Signing out ends it at once.</p>`;
   return {
@@ -108,7 +118,45 @@ function codeRefusal(error: unknown): FieldError[] {
   return [{ field: 'totp_code', message: refusal.fields.get('totp_code') ?? refusal.message }];
 }
 
+/** The field a refusal of a password change belongs to (the code field has its own name on this page). */
+function passwordRefusal(error: unknown): FieldError[] {
+  const refusal = refusalOf(error);
+  if (refusal.kind !== 'invalid' && refusal.kind !== 'refused') throw error;
+  const fields: ReadonlyArray<readonly [string, string]> = [
+    ['current_password', 'current_password'],
+    ['new_password', 'new_password'],
+    ['totp_code', 'password_totp_code'],
+  ];
+  const found = fields.find(([core]) => refusal.fields.has(core));
+  return [{ field: found?.[1] ?? 'current_password', message: (found ? refusal.fields.get(found[0]) : undefined) ?? refusal.message }];
+}
+
 export const securityRoutes: Route[] = [
+  {
+    method: 'POST',
+    path: '/security/password',
+    name: 'password_change',
+    signedIn: true,
+    async handler(ctx) {
+      const current = ctx.form.get('current_password') ?? '';
+      const next = ctx.form.get('new_password') ?? '';
+      if (current === '') return securityPage(ctx, { errors: [{ field: 'current_password', message: 'Enter your current password' }] });
+      let sessionToken: string;
+      try {
+        ({ sessionToken } = await ctx.core.holder.changePassword({
+          sessionToken: ctx.sessionToken,
+          currentPassword: current,
+          newPassword: next,
+          totpCode: (ctx.form.get('password_totp_code') ?? '').replace(/\s+/g, ''),
+        }));
+      } catch (error) {
+        return securityPage(ctx, { errors: passwordRefusal(error) });
+      }
+      // Every earlier session ended with the change, this one too: the browser carries the new one.
+      ctx.setCookies.push(sessionCookie(sessionToken, { secure: ctx.config.secureCookies }));
+      return { kind: 'redirect', location: '/security?done=password' };
+    },
+  },
   {
     method: 'GET',
     path: '/security',

@@ -145,6 +145,45 @@ test('a mistyped code during set-up keeps the secret just scanned, and the messa
   assert.is(confirmed.user!.totpEnabled, true);
 });
 
+test('a password change needs the current password and a code; every other session ends, and the new password signs in', async ({ core }) => {
+  const { h, token, secret, email } = await ownerWithTotp(core);
+  const other = await h.signIn({ email, password: PASSWORD, totpCode: totpCode(secret, now()), clientIp: '198.51.100.2' });
+  assert.is(other.outcome, SignInOutcome.SIGNED_IN);
+  clock.advance(30_000);
+  const wrong = await rejection(
+    h.changePassword({ sessionToken: token, currentPassword: 'not my password', newPassword: 'a brand new passphrase', totpCode: totpCode(secret, now()) }),
+  );
+  assert.equal(
+    wrong.violations.map((v) => v.field),
+    ['current_password'],
+  );
+  const noCode = await rejection(h.changePassword({ sessionToken: token, currentPassword: PASSWORD, newPassword: 'a brand new passphrase' }));
+  assert.equal(
+    noCode.violations.map((v) => v.field),
+    ['totp_code'],
+  );
+  const short = await rejection(h.changePassword({ sessionToken: token, currentPassword: PASSWORD, newPassword: 'short', totpCode: totpCode(secret, now()) }));
+  assert.equal(
+    short.violations.map((v) => v.field),
+    ['new_password'],
+  );
+  clock.advance(30_000);
+  const changed = await h.changePassword({
+    sessionToken: token,
+    currentPassword: PASSWORD,
+    newPassword: 'a brand new passphrase',
+    totpCode: totpCode(secret, now()),
+  });
+  assert.match(changed.sessionToken, /^[A-Za-z0-9_-]{43}$/);
+  for (const ended of [token, other.sessionToken]) assert.is((await rejection(h.getSession({ sessionToken: ended }))).code, Code.Unauthenticated);
+  assert.is((await h.getSession({ sessionToken: changed.sessionToken })).session!.user!.email, email);
+  clock.advance(30_000);
+  const old = await h.signIn({ email, password: PASSWORD, totpCode: totpCode(secret, now()), clientIp: '198.51.100.1' });
+  assert.is(old.outcome, SignInOutcome.INVALID_CREDENTIALS);
+  const fresh = await h.signIn({ email, password: 'a brand new passphrase', totpCode: totpCode(secret, now()), clientIp: '198.51.100.1' });
+  assert.is(fresh.outcome, SignInOutcome.SIGNED_IN);
+});
+
 test('ten recovery codes at set-up: each signs in or steps up once, then is refused; turning two-step sign-in off ends them', async ({ core }) => {
   const { h, token, email, recoveryCodes } = await ownerWithTotp(core);
   assert.is(recoveryCodes.length, 10);

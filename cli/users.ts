@@ -95,5 +95,20 @@ export const usersGroup: CommandGroup = {
         return { json: userJson(user), text: [`Disabled ${user.email} (${user.userId}); their sessions have ended.`] };
       },
     },
+    {
+      name: 'reset-2fa',
+      summary: "Turn a user's two-step sign-in off (recovery codes too) and end their sessions, for someone who lost their phone and codes.",
+      args: ['USER_ID'],
+      async run({ args }, _core, clients) {
+        const user = present((await clients(UserAdminService).resetTwoStep({ userId: args[0] })).user, 'user');
+        return {
+          json: userJson(user),
+          text: [
+            `Two-step sign-in is off for ${user.email} (${user.userId}); their sessions have ended and the reset is in the core's log.`,
+            'Make sure the request came from them; they should set two-step sign-in up again after signing in.',
+          ],
+        };
+      },
+    },
   ],
 };

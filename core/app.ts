@@ -169,7 +169,7 @@ export function createCore(deps: CoreDeps): Core {
   // Callbacks are accepted from the upstreams that send them; each is confirmed by a requery.
   const callbacks = createCallbackService(purchaseDeps, { [VTPASS_NAME]: parseVtpassCallback });
   const planSync = createPlanSync({ store, catalog, providers, log: deps.log });
-  const people = createPeopleService({ store, clock, dashboardUrl: deps.dashboardPublicUrl ?? DEFAULT_DASHBOARD_PUBLIC_URL });
+  const people = createPeopleService({ store, clock, dashboardUrl: deps.dashboardPublicUrl ?? DEFAULT_DASHBOARD_PUBLIC_URL, log: deps.log });
   const webhooks = createWebhookService({
     accounts: store.accounts,
     events: store.events,

@@ -19,6 +19,7 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { isIP, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { Duplex } from 'node:stream';
+import { applyHttpBounds, boundedServerOptions, type HttpBounds } from '../runtime/http-bounds.js';
 import { type DashboardConfig, proxyList } from './config.js';
 import { type DashboardCore, refusalOf } from './core-client.js';
 import { html, type SafeHtml } from './html.js';
@@ -46,6 +47,8 @@ export interface DashboardDeps {
   /** Key of the CSRF tokens (config.ts's resolveDashboardSecret). */
   secret: string;
   log: DashboardLogger;
+  /** Tighter connection bounds than runtime/http-bounds.ts's defaults (tests reach the cap with few sockets). */
+  bounds?: Partial<HttpBounds>;
 }
 
 /** A built dashboard: its server (not listening yet) and how to stop it. */
@@ -106,8 +109,6 @@ export interface Route {
 
 /** A form is a handful of fields; nothing legitimate comes close. */
 const MAX_FORM_BYTES = 64 * 1024;
-const HEADERS_TIMEOUT_MS = 10_000;
-const REQUEST_TIMEOUT_MS = 30_000;
 
 const STATIC_FILES: Readonly<Record<string, { file: string; type: string }>> = {
   '/static/dashboard.css': { file: 'dashboard.css', type: 'text/css; charset=utf-8' },
@@ -158,7 +159,8 @@ export function createDashboard(deps: DashboardDeps): Dashboard {
   };
 
   const open = new Set<Socket>();
-  const server = http.createServer({ headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS }, (req, res) => {
+  const server = http.createServer(boundedServerOptions(), (req, res) => {
+    if (!bounds.admit(req, res)) return;
     const started = performance.now();
     handle(shared, req, res).then(
       (name) => log.info('http.request', { method: req.method, route: name, status: res.statusCode, duration_ms: Math.round(performance.now() - started) }),
@@ -169,6 +171,9 @@ export function createDashboard(deps: DashboardDeps): Dashboard {
       },
     );
   });
+  // The gateway's connection, pipelining, header and idle bounds (runtime/http-bounds.ts): this
+  // port is as public as the API's, and shares its process under `npm start`.
+  const bounds = applyHttpBounds(server, deps.bounds);
   server.on('connection', (socket: Socket) => {
     open.add(socket);
     socket.once('close', () => open.delete(socket));
@@ -195,7 +200,11 @@ export function createDashboard(deps: DashboardDeps): Dashboard {
 /** Answers one request; resolves to the route's name for the log line. */
 async function handle(shared: Shared, req: IncomingMessage, res: ServerResponse): Promise<string> {
   setSecurityHeaders(res);
-  const url = new URL(req.url ?? '/', 'http://dashboard.invalid');
+  const url = requestUrl(req.url);
+  if (url === undefined) {
+    sendPage(res, 404, notFoundPage());
+    return 'not_found';
+  }
   const fixed = serveFixed(shared, req, res, url.pathname);
   if (fixed !== undefined) return fixed;
   const { mode, path } = splitMode(url.pathname);
@@ -227,6 +236,20 @@ async function handle(shared: Shared, req: IncomingMessage, res: ServerResponse)
     sendPage(res, answer.status ?? 200, answer.body, req.method === 'HEAD');
   }
   return route.name;
+}
+
+/**
+ * The request target as a URL. It is appended to a fixed origin rather than resolved against
+ * one, so that targets like "//", "//@" or "/\\" stay paths (that match no route) instead of
+ * naming another host or failing to parse. Undefined when it cannot be read at all.
+ */
+function requestUrl(target: string | undefined): URL | undefined {
+  if (target === undefined || !target.startsWith('/')) return undefined;
+  try {
+    return new URL(`http://dashboard.invalid${target}`);
+  } catch {
+    return undefined;
+  }
 }
 
 /** The stylesheet, the script and /healthz; undefined for anything else. */

@@ -4,8 +4,9 @@
  * its method (422, 405), content type, body and parameters (422), then whatever the core
  * answers. Every outcome, expected or not, ends in a JSON answer.
  */
+
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
-import { isIP } from 'node:net';
+import { addressBudgetKey } from '../core/domain/addresses.js';
 import type { Action, ActionResult } from './actions/action.js';
 import { ACTIONS, findAction } from './actions/index.js';
 import type { Caller, KeyAuthenticator } from './auth.js';
@@ -212,19 +213,7 @@ function loggablePublicKey(value: string): string {
   return PUBLIC_KEY_SHAPE.test(value) ? value : `(not a public key: ${value.length} characters)`;
 }
 
-/** The failure budget's key: an IPv4 address, or the /64 network of an IPv6 one. */
+/** The failure budget's key: an IPv4 address, or the /64 network of an IPv6 one (the rule the sign-in throttle shares). */
 export function failureBudgetKey(clientIp: string): string {
-  if (isIP(clientIp) !== 6) return clientIp;
-  return `${ipv6Groups(clientIp).slice(0, 4).join(':')}::/64`;
-}
-
-/** The eight 16-bit groups of an IPv6 address, in hex without leading zeros ("::" expanded). */
-function ipv6Groups(address: string): string[] {
-  const bare = address.split('%')[0]!.toLowerCase();
-  const [head, tail] = bare.includes('::') ? bare.split('::') : [bare, undefined];
-  const part = (text: string | undefined) => (text === undefined || text === '' ? [] : text.split(':'));
-  const left = part(head);
-  const right = part(tail);
-  const groups = tail === undefined ? left : [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
-  return groups.map((group) => (group.includes('.') ? group : Number.parseInt(group, 16).toString(16)));
+  return addressBudgetKey(clientIp);
 }

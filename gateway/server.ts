@@ -12,6 +12,7 @@
 import http, { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { Duplex } from 'node:stream';
+import { applyHttpBounds, boundedServerOptions } from '../runtime/http-bounds.js';
 import { findAction } from './actions/index.js';
 import { createKeyAuthenticator } from './auth.js';
 import { ClientGoneError } from './body.js';
@@ -58,34 +59,14 @@ export interface Gateway {
 
 /** Both rate limits count per minute, as the spec states its limit. */
 const WINDOW_SECONDS = 60;
-/** A client gets this long to send its headers, and its whole request, before it is dropped. */
-const HEADERS_TIMEOUT_MS = 10_000;
-const REQUEST_TIMEOUT_MS = 30_000;
-/**
- * Open connections at once. Each costs some kilobytes of buffers; partners keep a handful of
- * keep-alive connections each, so four thousand leaves room for many partners while a flood of
- * sockets cannot grow the process without bound (past it, new connections are closed at once).
- */
-const MAX_OPEN_CONNECTIONS = 4_096;
-/**
- * Requests one connection may have waiting for their answers. HTTP/1.1 lets a client send
- * requests before reading answers; one that sends thousands and never reads would make the
- * gateway hold every answer. Real clients wait for each answer (or pipeline a few), so a
- * connection past this is closed.
- */
-export const MAX_PIPELINED_REQUESTS = 16;
-/** A connection with nothing moving either way for this long (a client that stopped reading) is closed. */
-const SOCKET_IDLE_TIMEOUT_MS = 120_000;
-
 /** Builds the gateway's HTTP server around clients of the core. */
 export function createGateway(deps: GatewayDeps): Gateway {
   const log = deps.log ?? consoleLogger;
   const metrics = deps.metrics ?? createGatewayMetrics();
   const state = { draining: false };
   const route = createRouter(deps, log, metrics, state);
-  const overPipelined = pipelineBound(MAX_PIPELINED_REQUESTS);
   const onRequest = (req: IncomingMessage, res: ServerResponse) => {
-    if (overPipelined(req, res)) return;
+    if (!bounds.admit(req, res)) return;
     const started = performance.now();
     metrics.started();
     // One object per request, filled as the pipeline learns who called and what came of it.
@@ -106,7 +87,9 @@ export function createGateway(deps: GatewayDeps): Gateway {
         if (state.draining) closeWhenAnswered(server, res);
       });
   };
-  const server = http.createServer({ headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS }, onRequest);
+  const server = http.createServer(boundedServerOptions(), onRequest);
+  // The connection, pipelining, header and idle bounds every public server shares (runtime/http-bounds.ts).
+  const bounds = applyHttpBounds(server);
   // Expect: 100-continue is answered by the pipeline once the keys, the limits and the declared
   // length are accepted (body.ts), not by node:http at once; any other expectation is a JSON 417.
   server.on('checkContinue', onRequest);
@@ -115,28 +98,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     sendJson(res, error.status, errorBody(error), { Connection: 'close' });
   });
   server.on('clientError', answerUnreadableRequest);
-  server.maxConnections = MAX_OPEN_CONNECTIONS;
-  server.setTimeout(SOCKET_IDLE_TIMEOUT_MS, (socket) => socket.destroy());
   return stoppable(server, metrics, state);
-}
-
-/**
- * Counts each connection's requests still waiting for their answers; a connection that goes
- * past `max` is closed and its request dropped (true), before anything is done for it.
- */
-function pipelineBound(max: number): (req: IncomingMessage, res: ServerResponse) => boolean {
-  const waiting = new WeakMap<Duplex, number>();
-  return (req, res) => {
-    const socket = req.socket;
-    const count = (waiting.get(socket) ?? 0) + 1;
-    if (count > max) {
-      socket.destroy();
-      return true;
-    }
-    waiting.set(socket, count);
-    res.once('close', () => waiting.set(socket, (waiting.get(socket) ?? 1) - 1));
-    return false;
-  };
 }
 
 /** The router of every path: routes.ts's paths, callbacks, the API's base paths, the 404. */

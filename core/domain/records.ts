@@ -173,6 +173,11 @@ export interface UserRecord {
   totpPendingSecret: string | null;
   /** The last TOTP time step a code was accepted for; a code of that step or an earlier one is refused (no replay). */
   totpLastStep: number;
+  /**
+   * The SHA-256 of each recovery code not used yet (given once when two-step sign-in is
+   * turned on; each works once instead of a code). Empty when two-step sign-in is off.
+   */
+  recoveryCodeHashes: readonly string[];
   createdAt: Date;
 }
 

@@ -24,7 +24,8 @@ import {
 import type { AccountRecord, InvitationRecord, SessionRecord, TierRecord, UserRecord, UserRole } from '../domain/records.js';
 import type { Store } from '../store/port.js';
 import { dummyHash, hashPassword, verifyPassword } from './passwords.js';
-import { createSignInThrottle, type SignInThrottle } from './throttle.js';
+import { matchingRecoveryHash, newRecoveryCodes, recoveryCodeHash } from './recovery.js';
+import { createSignInThrottle, createStepUpThrottle, type SignInThrottle, type StepUpThrottle } from './throttle.js';
 import { matchTotp, newTotpSecret, totpQrSvg, totpUri } from './totp.js';
 
 /** Who a session acts for. */
@@ -54,6 +55,9 @@ export interface PeopleDeps {
   /** The dashboard's public base URL, for invitation links (DASHBOARD_PUBLIC_URL). */
   dashboardUrl: string;
   throttle?: SignInThrottle;
+  stepUpThrottle?: StepUpThrottle;
+  /** Where operator actions on people are recorded (the core's JSON log); none in some tests. */
+  log?: (event: string, fields: Record<string, unknown>) => void;
 }
 
 /** How often a sign-in also removes ended sessions from the store. */
@@ -89,6 +93,51 @@ async function accountAndTierOf(store: Pick<Store, 'accounts' | 'catalog'>, acco
   return { account, tier };
 }
 
+/**
+ * The step-up check: when two-step sign-in is on, a current code of `user` in this session.
+ * Throttled per person and per session (throttle.ts): past the budget the code is not even
+ * checked, and the answer says to wait.
+ */
+function stepUpCheck(
+  stepUpThrottle: StepUpThrottle,
+  acceptCode: (user: UserRecord, secret: string, code: string) => Promise<boolean>,
+  clock: () => Date,
+): (user: UserRecord, session: SessionRecord, code: string) => Promise<void> {
+  return async (user, session, code) => {
+    const secret = user.totpSecret;
+    if (secret === null) return;
+    if (code.trim() === '') throw invalid('totp_code', 'Enter the 6-digit code from your authenticator app, or a recovery code.');
+    const wait = stepUpThrottle.waitMs(user.userId, session.tokenHash, clock());
+    if (wait > 0) {
+      throw invalid('totp_code', `Too many wrong codes. Wait ${Math.ceil(wait / 1000)} seconds, then enter the code your app shows.`);
+    }
+    if (!(await acceptCode(user, secret, code))) {
+      stepUpThrottle.failed(user.userId, session.tokenHash, clock());
+      throw invalid('totp_code', 'That code is not right (or was used already); try the next one, or a recovery code.');
+    }
+  };
+}
+
+/**
+ * How codes are accepted. `acceptCode`: a code of the given secret, accepted once (the step it
+ * matched is claimed in the store). `acceptSecondFactor`, at sign-in and for a step-up: a code
+ * of the user's confirmed secret, or one of their recovery codes (used up by the call); never
+ * for confirming a new secret.
+ */
+function codeChecks(people: Store['people'], clock: () => Date) {
+  async function acceptCode(user: UserRecord, secret: string, code: string): Promise<boolean> {
+    const step = matchTotp(secret, code, clock());
+    return step !== null && (await people.claimTotpStep(user.userId, step));
+  }
+  async function acceptSecondFactor(user: UserRecord, secret: string, code: string): Promise<boolean> {
+    const hash = recoveryCodeHash(code);
+    if (hash === null) return acceptCode(user, secret, code);
+    const matched = matchingRecoveryHash(user.recoveryCodeHashes, hash);
+    return matched !== null && (await people.useRecoveryCode(user.userId, matched));
+  }
+  return { acceptCode, acceptSecondFactor };
+}
+
 export function createPeopleService(deps: PeopleDeps) {
   const { store, clock } = deps;
   const people = store.people;
@@ -121,11 +170,9 @@ export function createPeopleService(deps: PeopleDeps) {
     return { token, context: { session, user, ...(await accountAndTier(user.accountId)) } };
   }
 
-  /** A code for the user's confirmed secret, accepted once: the step it matched is claimed in the store. */
-  async function acceptCode(user: UserRecord, secret: string, code: string): Promise<boolean> {
-    const step = matchTotp(secret, code, clock());
-    return step !== null && (await people.claimTotpStep(user.userId, step));
-  }
+  const { acceptCode, acceptSecondFactor } = codeChecks(people, clock);
+  const stepUpThrottle = deps.stepUpThrottle ?? createStepUpThrottle();
+  const checkStepUp = stepUpCheck(stepUpThrottle, acceptSecondFactor, clock);
 
   async function requireActiveUser(userId: string): Promise<UserRecord> {
     const user = await people.getUser(userId);
@@ -138,10 +185,12 @@ export function createPeopleService(deps: PeopleDeps) {
     return wait > 0 ? { outcome: 'throttled', retryAfterSeconds: Math.ceil(wait / 1000) } : null;
   }
 
-  return {
-    ...invitationCommands({ people, clock, dashboardUrl: deps.dashboardUrl, accountAndTier }),
+  const invitations = invitationCommands({ people, clock, dashboardUrl: deps.dashboardUrl, accountAndTier, checkStepUp });
 
-    ...signInCommands({ people, clock, throttle, startSession, acceptCode, throttled }),
+  return {
+    ...invitations,
+
+    ...signInCommands({ people, clock, throttle, startSession, acceptCode: acceptSecondFactor, throttled }),
 
     async signOut(token: string): Promise<void> {
       const hash = tokenHash(token);
@@ -179,12 +228,9 @@ export function createPeopleService(deps: PeopleDeps) {
       }
     },
 
-    /** When TOTP is on, a current code is needed again (creating a key). */
+    /** When TOTP is on, a current code is needed again (creating a key, inviting an owner); throttled. */
     async requireFreshCode(context: HolderContext, code: string): Promise<void> {
-      const secret = context.user.totpSecret;
-      if (secret === null) return;
-      if (code.trim() === '') throw invalid('totp_code', 'Enter the 6-digit code from your authenticator app.');
-      if (!(await acceptCode(context.user, secret, code))) throw invalid('totp_code', 'That code is not right (or was used already); try the next one.');
+      await checkStepUp(context.user, context.session, code);
     },
 
     async listUsers(accountId: string): Promise<UserRecord[]> {
@@ -202,7 +248,10 @@ export function createPeopleService(deps: PeopleDeps) {
       return disabled;
     },
 
-    ...totpCommands({ people, requireActiveUser, acceptCode }),
+    ...totpCommands({ people, requireActiveUser, acceptCode, checkStepUp }),
+
+    ...operatorCommands(people, deps.log),
+    ...passwordCommands({ people, clock, stepUpThrottle, checkStepUp, startSession }),
 
     /** Removes ended sessions and challenges (a housekeeping pass; expiry is checked on every read anyway). */
     sweepSessions(): Promise<number> {
@@ -214,15 +263,43 @@ export function createPeopleService(deps: PeopleDeps) {
 
 export type PeopleService = ReturnType<typeof createPeopleService>;
 
+/** What only the operator does to people (UserAdminService). */
+function operatorCommands(people: Store['people'], log: PeopleDeps['log']) {
+  return {
+    /**
+     * The operator's way back in for someone who lost both their phone and their recovery
+     * codes: two-step sign-in off, recovery codes gone, every session ended, and a line in
+     * the core's log saying who and when (the operator's identity is whoever holds the admin
+     * token). The person sets two-step sign-in up again after signing in.
+     */
+    async resetTwoStep(userId: string): Promise<UserRecord> {
+      const user = userId ? await people.getUser(userId) : null;
+      if (!user) throw notFound(`User ${userId || '(empty id)'}`);
+      const updated = await people.updateUser(user.userId, { totpSecret: null, totpPendingSecret: null, recoveryCodeHashes: [] });
+      if (!updated) throw notFound(`User ${userId}`);
+      const sessionsEnded = await people.deleteUserSessions(user.userId);
+      log?.('people.two_step_reset', {
+        user_id: user.userId,
+        account_id: user.accountId,
+        was_on: user.totpSecret !== null,
+        sessions_ended: sessionsEnded,
+        by: 'operator',
+      });
+      return updated;
+    },
+  };
+}
+
 /** What invitations share with the rest of the service. */
 interface InvitationKit {
   people: Store['people'];
   clock: () => Date;
   dashboardUrl: string;
   accountAndTier(accountId: string): Promise<{ account: AccountRecord; tier: TierRecord }>;
+  checkStepUp(user: UserRecord, session: SessionRecord, code: string): Promise<void>;
 }
 
-function invitationCommands({ people, clock, dashboardUrl, accountAndTier }: InvitationKit) {
+function invitationCommands({ people, clock, dashboardUrl, accountAndTier, checkStepUp }: InvitationKit) {
   async function invite(accountId: string, email: string, role: UserRole | null, invitedBy: string): Promise<NewInvitation> {
     const normalized = checkEmail('email', email);
     if (role === null || !(USER_ROLES as readonly string[]).includes(role)) throw invalid('role', 'role must be owner or viewer.');
@@ -260,6 +337,16 @@ function invitationCommands({ people, clock, dashboardUrl, accountAndTier }: Inv
     /** The operator's or an owner's invitation; `invitedBy` is a user id or "operator". */
     invite,
 
+    /**
+     * An owner's invitation from the developer area. Making someone an owner hands them every
+     * power over the account's money and keys, so it needs a step-up code as creating a key does.
+     */
+    async inviteFromAccount(context: HolderContext, email: string, role: UserRole | null, code: string): Promise<NewInvitation> {
+      if (context.user.role !== 'owner') throw new DomainError('PERMISSION_DENIED', 'Only an owner of the account can invite people.');
+      if (role === 'owner') await checkStepUp(context.user, context.session, code);
+      return invite(context.account.accountId, email, role, context.user.userId);
+    },
+
     async describeInvitation(token: string): Promise<{ invitation: InvitationRecord; accountName: string }> {
       const invitation = await openInvitation(token);
       const { account } = await accountAndTier(invitation.accountId);
@@ -279,6 +366,7 @@ function invitationCommands({ people, clock, dashboardUrl, accountAndTier }: Inv
         totpSecret: null,
         totpPendingSecret: null,
         totpLastStep: 0,
+        recoveryCodeHashes: [],
         createdAt: clock(),
       };
       const result = await people.acceptInvitation(invitation.tokenHash, user);
@@ -367,35 +455,97 @@ interface TotpKit {
   people: Store['people'];
   requireActiveUser(userId: string): Promise<UserRecord>;
   acceptCode(user: UserRecord, secret: string, code: string): Promise<boolean>;
+  checkStepUp(user: UserRecord, session: SessionRecord, code: string): Promise<void>;
 }
 
-function totpCommands({ people, requireActiveUser, acceptCode }: TotpKit) {
+/**
+ * Two-step sign-in, once on, is changed only by turning it off with a current code (or a
+ * recovery code) and setting it up again: a session alone, perhaps a stolen one, can never
+ * put another authenticator in the owner's place.
+ */
+const alreadyOn = () =>
+  new DomainError(
+    'FAILED_PRECONDITION',
+    'Two-step sign-in is already on. To move it to another app, turn it off with a current code first, then set it up again.',
+  );
+
+function totpCommands({ people, requireActiveUser, acceptCode, checkStepUp }: TotpKit) {
   return {
-    /** A new pending secret; two-step sign-in stays as it was until confirmTotp. */
-    async beginTotpSetup(context: HolderContext): Promise<{ secret: string; uri: string; qrSvg: string }> {
-      const secret = newTotpSecret();
-      await people.updateUser(context.user.userId, { totpPendingSecret: secret });
-      const uri = totpUri(secret, context.user.email);
+    /**
+     * A new pending secret; two-step sign-in stays as it was until confirmTotp. With
+     * `keepPending`, the secret already being set up is shown again instead (after a mistyped
+     * code, so that the entry just scanned stays the right one).
+     */
+    async beginTotpSetup(context: HolderContext, keepPending = false): Promise<{ secret: string; uri: string; qrSvg: string }> {
+      const user = await requireActiveUser(context.user.userId);
+      if (user.totpSecret !== null) throw alreadyOn();
+      const secret = keepPending && user.totpPendingSecret !== null ? user.totpPendingSecret : newTotpSecret();
+      if (secret !== user.totpPendingSecret) await people.updateUser(user.userId, { totpPendingSecret: secret });
+      const uri = totpUri(secret, user.email);
       return { secret, uri, qrSvg: await totpQrSvg(uri) };
     },
 
-    async confirmTotp(context: HolderContext, code: string): Promise<UserRecord> {
+    /** Turns two-step sign-in on; the answer carries the ten recovery codes, shown this once. */
+    async confirmTotp(context: HolderContext, code: string): Promise<{ user: UserRecord; recoveryCodes: string[] }> {
       const user = await requireActiveUser(context.user.userId);
+      if (user.totpSecret !== null) throw alreadyOn();
       if (user.totpPendingSecret === null) throw new DomainError('FAILED_PRECONDITION', 'Start the two-step sign-in setup first.');
       if (!(await acceptCode(user, user.totpPendingSecret, code)))
-        throw invalid('totp_code', 'That code is not right; check the time on your phone and try the next one.');
-      const updated = await people.updateUser(user.userId, { totpSecret: user.totpPendingSecret, totpPendingSecret: null });
+        throw invalid(
+          'totp_code',
+          'That code is not right. The QR code and key are the same as before, so keep the entry you added: check the time on your phone and enter the code it shows now.',
+        );
+      const recoveryCodes = newRecoveryCodes();
+      const recoveryCodeHashes = recoveryCodes.map((one) => recoveryCodeHash(one)!);
+      const updated = await people.updateUser(user.userId, { totpSecret: user.totpPendingSecret, totpPendingSecret: null, recoveryCodeHashes });
       if (!updated) throw sessionEnded();
-      return updated;
+      return { user: updated, recoveryCodes };
     },
 
     async disableTotp(context: HolderContext, code: string): Promise<UserRecord> {
       const user = await requireActiveUser(context.user.userId);
       if (user.totpSecret === null) return user;
-      if (!(await acceptCode(user, user.totpSecret, code))) throw invalid('totp_code', 'That code is not right (or was used already); try the next one.');
-      const updated = await people.updateUser(user.userId, { totpSecret: null, totpPendingSecret: null });
+      await checkStepUp(user, context.session, code);
+      const updated = await people.updateUser(user.userId, { totpSecret: null, totpPendingSecret: null, recoveryCodeHashes: [] });
       if (!updated) throw sessionEnded();
       return updated;
+    },
+  };
+}
+
+/** What a password change shares with the rest of the service. */
+interface PasswordKit {
+  people: Store['people'];
+  clock: () => Date;
+  stepUpThrottle: StepUpThrottle;
+  checkStepUp(user: UserRecord, session: SessionRecord, code: string): Promise<void>;
+  startSession(user: UserRecord): Promise<{ token: string; context: HolderContext }>;
+}
+
+function passwordCommands({ people, clock, stepUpThrottle, checkStepUp, startSession }: PasswordKit) {
+  return {
+    /**
+     * A signed-in person's new password: the current one (wrong guesses spend the step-up
+     * budget, so a stolen session cannot try passwords either) and, with two-step sign-in on,
+     * a code. Every session of theirs ends; the answer is a new session for this browser.
+     */
+    async changePassword(context: HolderContext, current: string, next: string, code: string): Promise<{ token: string }> {
+      const user = await people.getUser(context.user.userId);
+      if (!user || user.disabled) throw sessionEnded();
+      const wait = stepUpThrottle.waitMs(user.userId, context.session.tokenHash, clock());
+      if (wait > 0) throw invalid('current_password', `Too many wrong attempts. Wait ${Math.ceil(wait / 1000)} seconds, then try again.`);
+      const candidate = current.length <= MAX_PASSWORD_CHARS * 4 ? current : '';
+      if (!(await verifyPassword(candidate, user.passwordHash))) {
+        stepUpThrottle.failed(user.userId, context.session.tokenHash, clock());
+        throw invalid('current_password', 'That is not your current password.');
+      }
+      await checkStepUp(user, context.session, code);
+      throwIfViolations(passwordViolations('new_password', next));
+      const updated = await people.updateUser(user.userId, { passwordHash: await hashPassword(next) });
+      if (!updated) throw sessionEnded();
+      await people.deleteUserSessions(user.userId);
+      const { token } = await startSession(updated);
+      return { token };
     },
   };
 }

@@ -14,9 +14,14 @@
  * budget is forgotten a day after its last failure, and the table is bounded (the oldest
  * entries go first), so a flood of addresses cannot grow it without limit.
  *
+ * An IPv6 address counts by its /64 network (core/domain/addresses.ts, the gateway's rule):
+ * one subscriber usually holds the whole /64, and would otherwise get a fresh budget per address.
+ *
  * Each core counts on its own: with several cores behind a balancer an attacker gets each
  * core's budget, which only multiplies a budget that already grows exponentially.
  */
+
+import { addressBudgetKey } from '../domain/addresses.js';
 
 export const FREE_FAILURES_PER_USER_ADDRESS = 5;
 export const FREE_FAILURES_PER_ADDRESS = 30;
@@ -43,8 +48,8 @@ export interface SignInThrottle {
 
 export function createSignInThrottle(): SignInThrottle {
   const budgets = new Map<string, Budget>();
-  const pairKey = (email: string, address: string) => `u\u0000${email}\u0000${address}`;
-  const addressKey = (address: string) => `a\u0000${address}`;
+  const pairKey = (email: string, address: string) => `u\u0000${email}\u0000${addressBudgetKey(address)}`;
+  const addressKey = (address: string) => `a\u0000${addressBudgetKey(address)}`;
 
   function read(key: string, nowMs: number): Budget | undefined {
     const budget = budgets.get(key);
@@ -82,6 +87,58 @@ export function createSignInThrottle(): SignInThrottle {
     },
     succeeded(email, address) {
       budgets.delete(pairKey(email, address));
+    },
+  };
+}
+
+/**
+ * Step-up codes (the TOTP code asked again to create a key, turn two-step sign-in off or
+ * invite an owner) are checked for someone already signed in, so a stolen session could try
+ * the million codes one after another. Five wrong codes a minute, counted both per person and
+ * per session, are all it gets: the sixth within the minute is refused without being checked,
+ * and the person is told to wait. A right code does not clear the count, so a thief who knows
+ * one code cannot keep guessing between right ones.
+ */
+export const STEP_UP_FAILURES_PER_MINUTE = 5;
+const STEP_UP_WINDOW_MS = 60_000;
+
+export interface StepUpThrottle {
+  /** Milliseconds before a code may be checked for this person in this session; 0 means go ahead. */
+  waitMs(userId: string, sessionKey: string, now: Date): number;
+  failed(userId: string, sessionKey: string, now: Date): void;
+}
+
+export function createStepUpThrottle(): StepUpThrottle {
+  // The times of the last failures per key, oldest first; at most STEP_UP_FAILURES_PER_MINUTE each.
+  const failures = new Map<string, number[]>();
+  const keys = (userId: string, sessionKey: string) => [`u\u0000${userId}`, `s\u0000${sessionKey}`];
+
+  function recent(key: string, nowMs: number): number[] {
+    const times = (failures.get(key) ?? []).filter((at) => nowMs - at < STEP_UP_WINDOW_MS);
+    if (times.length === 0) failures.delete(key);
+    else failures.set(key, times);
+    return times;
+  }
+
+  return {
+    waitMs(userId, sessionKey, now) {
+      const nowMs = now.getTime();
+      let wait = 0;
+      for (const key of keys(userId, sessionKey)) {
+        const times = recent(key, nowMs);
+        if (times.length >= STEP_UP_FAILURES_PER_MINUTE) wait = Math.max(wait, times[0]! + STEP_UP_WINDOW_MS - nowMs);
+      }
+      return wait;
+    },
+    failed(userId, sessionKey, now) {
+      const nowMs = now.getTime();
+      for (const key of keys(userId, sessionKey)) {
+        const times = [...recent(key, nowMs), nowMs].slice(-STEP_UP_FAILURES_PER_MINUTE);
+        // Re-inserted so that the Map's order is the order of last failure: the oldest go first.
+        failures.delete(key);
+        failures.set(key, times);
+      }
+      while (failures.size > MAX_ENTRIES) failures.delete(failures.keys().next().value as string);
     },
   };
 }

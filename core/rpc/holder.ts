@@ -257,7 +257,7 @@ export function holderHandlers(people: PeopleService, desk: HolderDesk, clock: (
     },
     async inviteUser(req) {
       const context = await owner(req.sessionToken);
-      return { invitation: invitationMessage(await people.invite(context.account.accountId, req.email, roleFromProto(req.role), context.user.userId)) };
+      return { invitation: invitationMessage(await people.inviteFromAccount(context, req.email, roleFromProto(req.role), req.totpCode)) };
     },
     async listUsers(req) {
       const context = await signedIn(req.sessionToken);
@@ -272,12 +272,18 @@ export function holderHandlers(people: PeopleService, desk: HolderDesk, clock: (
     },
     async beginTotpSetup(req) {
       const context = await signedIn(req.sessionToken);
-      const setup = await people.beginTotpSetup(context);
+      const setup = await people.beginTotpSetup(context, req.keepPending);
       return { secret: setup.secret, otpauthUri: setup.uri, qrSvg: setup.qrSvg };
     },
     async confirmTotp(req) {
       const context = await signedIn(req.sessionToken);
-      return { user: userMessage(await people.confirmTotp(context, req.totpCode)) };
+      const { user, recoveryCodes } = await people.confirmTotp(context, req.totpCode);
+      return { user: userMessage(user), recoveryCodes };
+    },
+    async changePassword(req) {
+      const context = await signedIn(req.sessionToken);
+      const { token } = await people.changePassword(context, req.currentPassword, req.newPassword, req.totpCode);
+      return { sessionToken: token };
     },
     async disableTotp(req) {
       const context = await signedIn(req.sessionToken);
@@ -329,6 +335,9 @@ export function userAdminHandlers(people: PeopleService): Handlers<(typeof UserA
     },
     async disableUser(req) {
       return { user: userMessage(await people.disableUser(req.userId, null)) };
+    },
+    async resetTwoStep(req) {
+      return { user: userMessage(await people.resetTwoStep(req.userId)) };
     },
   };
 }

@@ -191,7 +191,7 @@ export interface TransactionStore {
 }
 
 /** What may change on a user; fields left out stay as they are. */
-export type UserChange = Partial<Pick<UserRecord, 'disabled' | 'totpSecret' | 'totpPendingSecret' | 'passwordHash'>>;
+export type UserChange = Partial<Pick<UserRecord, 'disabled' | 'totpSecret' | 'totpPendingSecret' | 'passwordHash' | 'recoveryCodeHashes'>>;
 
 /** The people of the developer area: users, their invitations and their sessions. */
 export interface PeopleStore {
@@ -215,6 +215,11 @@ export interface PeopleStore {
    * used already. Atomic, so one code cannot be accepted twice, even by two cores at once.
    */
   claimTotpStep(userId: string, step: number): Promise<boolean>;
+  /**
+   * Removes `codeHash` from the user's recovery codes if it is there: true when this call
+   * removed it. Atomic, so one recovery code works once, even for two cores at once.
+   */
+  useRecoveryCode(userId: string, codeHash: string): Promise<boolean>;
   insertSession(session: SessionRecord): Promise<void>;
   findSession(tokenHash: string): Promise<SessionRecord | null>;
   /** Moves lastSeenAt forward (never back). Null when the session is gone. */

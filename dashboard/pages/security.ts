@@ -2,16 +2,19 @@
  * Security: two-step sign-in (TOTP, RFC 6238) for the signed-in user. Setting it up asks the
  * core for a new secret and shows its QR code (an SVG the core drew from the otpauth:// URI)
  * and the secret in text, on the answer to that POST only; a code from the app turns it on.
- * Turning it off needs a current code. Every check is the core's.
+ * Turning it on shows ten recovery codes, once. Turning it off needs a current code (or a
+ * recovery code); moving it to another app means turning it off first. Every check is the core's.
  */
 import { refusalOf } from '../core-client.js';
 import { html, type SafeHtml, trusted } from '../html.js';
 import { csrfField, type FieldError, field, page, secretBox } from '../layout.js';
+import { sessionCookie } from '../security.js';
 import type { Answer, PageContext, Route } from '../server.js';
 
 const NOTICES: Readonly<Record<string, string>> = {
   on: 'Two-step sign-in is on. You will be asked for a code from your app when you sign in and when you create a key.',
   off: 'Two-step sign-in is off.',
+  password: 'Your password is changed. You were signed out everywhere else.',
 };
 
 /**
@@ -37,7 +40,7 @@ ${
     ? html`<p>Two-step sign-in is <strong>on</strong>. Signing in and creating a key ask for a code from your authenticator app.</p>
 <form method="post" action="/security/totp/disable" novalidate>
   ${csrfField(viewer.csrfToken)}
-  ${field({ name: 'totp_code', label: 'Code from your authenticator app', hint: 'To turn two-step sign-in off, enter a current code.', inputmode: 'numeric', autocomplete: 'one-time-code', width: 'input--short', errors })}
+  ${field({ name: 'totp_code', label: 'Code from your authenticator app', hint: 'To turn two-step sign-in off, enter a current code, or one of your recovery codes.', autocomplete: 'one-time-code', width: 'input--short', errors })}
   <button type="submit" class="button button--warning">Turn two-step sign-in off</button>
 </form>`
     : html`<p>Two-step sign-in is <strong>off</strong>. With it on, a stolen password is not enough to sign in: you also need a code from an authenticator app on your phone.</p>
@@ -46,6 +49,14 @@ ${
   <button type="submit" class="button">Set up two-step sign-in</button>
 </form>`
 }
+<h2>Password</h2>
+<form method="post" action="/security/password" novalidate>
+  ${csrfField(viewer.csrfToken)}
+  ${field({ name: 'current_password', label: 'Current password', type: 'password', autocomplete: 'current-password', errors })}
+  ${field({ name: 'new_password', label: 'New password', type: 'password', hint: 'At least 12 characters. Changing it signs you out everywhere else.', autocomplete: 'new-password', errors })}
+  ${on ? field({ name: 'password_totp_code', label: 'Code from your authenticator app', hint: 'Or one of your recovery codes.', autocomplete: 'one-time-code', width: 'input--short', errors }) : ''}
+  <button type="submit" class="button">Change password</button>
+</form>
 <h2>Sessions</h2>
 <p>A session ends after 30 minutes without use, and 12 hours after sign-in in any case. Signing out ends it at once.</p>`;
   return {
@@ -57,9 +68,15 @@ ${
 
 async function setupPage(ctx: PageContext, errors: FieldError[]): Promise<Answer> {
   const viewer = ctx.viewer!;
-  const setup = await ctx.core.holder.beginTotpSetup({ sessionToken: ctx.sessionToken });
+  // After a mistyped code the same secret is shown again, so the entry just scanned stays right.
+  let setup: Awaited<ReturnType<typeof ctx.core.holder.beginTotpSetup>>;
+  try {
+    setup = await ctx.core.holder.beginTotpSetup({ sessionToken: ctx.sessionToken, keepPending: errors.length > 0 });
+  } catch (error) {
+    return securityPage(ctx, { errors: codeRefusal(error) });
+  }
   const body = html`<h1>Set up two-step sign-in</h1>
-${errors.length > 0 ? html`<p>This is a new code: remove the earlier entry from your app if you added one, and scan this one.</p>` : ''}
+${errors.length > 0 ? html`<p>The QR code and key below are the ones you scanned already: keep that entry in your app.</p>` : ''}
 <ol class="steps">
 <li>Open an authenticator app on your phone (for example Google Authenticator, Microsoft Authenticator or 1Password).</li>
 <li>Scan this QR code with it.
@@ -78,13 +95,68 @@ ${secretBox('Setup key', 'totp-secret', setup.secret)}
   return { kind: 'page', status: errors.length > 0 ? 400 : 200, body: page({ title: 'Set up two-step sign-in', current: '/security', viewer, errors }, body) };
 }
 
+/**
+ * The answer to turning two-step sign-in on: the ten recovery codes, on this page only (the
+ * core keeps their hashes; the page is not cached, and reloading it cannot show them again).
+ */
+function recoveryCodesPage(ctx: PageContext, codes: readonly string[]): Answer {
+  const viewer = ctx.viewer!;
+  const body = html`<h1>Save your recovery codes</h1>
+<div class="panel panel--secret" role="region" aria-labelledby="recovery-title">
+<h2 id="recovery-title">Ten recovery codes</h2>
+<p class="warning"><strong>Write these down or store them in your password manager now. They will not be shown again.</strong></p>
+<p>If you lose your phone, enter one of these instead of a code, when you sign in or when a code is asked for. Each works once.</p>
+<ul class="recovery-codes" id="recovery-codes">${codes.map((code) => html`<li><code>${code}</code></li>`)}</ul>
+</div>
+<p><a href="/security?done=on" class="button">I have saved my recovery codes</a></p>`;
+  return { kind: 'page', body: page({ title: 'Save your recovery codes', current: '/security', viewer, notice: NOTICES.on! }, body) };
+}
+
 function codeRefusal(error: unknown): FieldError[] {
   const refusal = refusalOf(error);
   if (refusal.kind !== 'invalid' && refusal.kind !== 'refused') throw error;
   return [{ field: 'totp_code', message: refusal.fields.get('totp_code') ?? refusal.message }];
 }
 
+/** The field a refusal of a password change belongs to (the code field has its own name on this page). */
+function passwordRefusal(error: unknown): FieldError[] {
+  const refusal = refusalOf(error);
+  if (refusal.kind !== 'invalid' && refusal.kind !== 'refused') throw error;
+  const fields: ReadonlyArray<readonly [string, string]> = [
+    ['current_password', 'current_password'],
+    ['new_password', 'new_password'],
+    ['totp_code', 'password_totp_code'],
+  ];
+  const found = fields.find(([core]) => refusal.fields.has(core));
+  return [{ field: found?.[1] ?? 'current_password', message: (found ? refusal.fields.get(found[0]) : undefined) ?? refusal.message }];
+}
+
 export const securityRoutes: Route[] = [
+  {
+    method: 'POST',
+    path: '/security/password',
+    name: 'password_change',
+    signedIn: true,
+    async handler(ctx) {
+      const current = ctx.form.get('current_password') ?? '';
+      const next = ctx.form.get('new_password') ?? '';
+      if (current === '') return securityPage(ctx, { errors: [{ field: 'current_password', message: 'Enter your current password' }] });
+      let sessionToken: string;
+      try {
+        ({ sessionToken } = await ctx.core.holder.changePassword({
+          sessionToken: ctx.sessionToken,
+          currentPassword: current,
+          newPassword: next,
+          totpCode: (ctx.form.get('password_totp_code') ?? '').replace(/\s+/g, ''),
+        }));
+      } catch (error) {
+        return securityPage(ctx, { errors: passwordRefusal(error) });
+      }
+      // Every earlier session ended with the change, this one too: the browser carries the new one.
+      ctx.setCookies.push(sessionCookie(sessionToken, { secure: ctx.config.secureCookies }));
+      return { kind: 'redirect', location: '/security?done=password' };
+    },
+  },
   {
     method: 'GET',
     path: '/security',
@@ -104,12 +176,13 @@ export const securityRoutes: Route[] = [
     async handler(ctx) {
       const code = (ctx.form.get('totp_code') ?? '').replace(/\s+/g, '');
       if (code === '') return setupPage(ctx, [{ field: 'totp_code', message: 'Enter the 6-digit code from your authenticator app' }]);
+      let recoveryCodes: string[];
       try {
-        await ctx.core.holder.confirmTotp({ sessionToken: ctx.sessionToken, totpCode: code });
+        ({ recoveryCodes } = await ctx.core.holder.confirmTotp({ sessionToken: ctx.sessionToken, totpCode: code }));
       } catch (error) {
         return setupPage(ctx, codeRefusal(error));
       }
-      return { kind: 'redirect', location: '/security?done=on' };
+      return recoveryCodesPage(ctx, recoveryCodes);
     },
   },
   {

@@ -57,6 +57,19 @@ ${
   ${csrfField(viewer.csrfToken)}
   ${field({ name: 'email', label: 'Email address', type: 'email', value: extra.email ?? '', autocomplete: 'off', errors })}
   ${select({ name: 'role', label: 'Role', options: ROLE_WORDS, value: extra.role ?? 'viewer', errors })}
+  ${
+    viewer.session.user?.totpEnabled === true
+      ? field({
+          name: 'totp_code',
+          label: 'Code from your authenticator app',
+          hint: 'Needed to invite an owner.',
+          inputmode: 'numeric',
+          autocomplete: 'one-time-code',
+          width: 'input--short',
+          errors,
+        })
+      : ''
+  }
   <button type="submit" class="button">Create invitation link</button>
 </form>`
     : html`<p class="inset">Only an owner of the account can invite people.</p>`
@@ -87,14 +100,16 @@ export const userRoutes: Route[] = [
       if (email === '') return usersPage(ctx, { errors: [{ field: 'email', message: 'Enter the email address of the person to invite' }], role: roleWord });
       const role = roleWord === 'owner' ? UserRole.OWNER : roleWord === 'viewer' ? UserRole.VIEWER : UserRole.UNSPECIFIED;
       try {
-        const { invitation } = await ctx.core.holder.inviteUser({ sessionToken: ctx.sessionToken, email, role });
+        const totpCode = (ctx.form.get('totp_code') ?? '').replace(/\s+/g, '');
+        const { invitation } = await ctx.core.holder.inviteUser({ sessionToken: ctx.sessionToken, email, role, totpCode });
         if (invitation === undefined) throw new Error('InviteUser answered without an invitation');
         return usersPage(ctx, { invited: { email: invitation.email, url: invitation.inviteUrl } });
       } catch (error) {
         const refusal = refusalOf(error);
         if (refusal.kind !== 'invalid' && refusal.kind !== 'refused') throw error;
-        const message = refusal.fields.get('email') ?? refusal.fields.get('role') ?? refusal.message;
-        return usersPage(ctx, { errors: [{ field: refusal.fields.has('role') ? 'role' : 'email', message }], email, role: roleWord });
+        const fieldName = ['totp_code', 'role', 'email'].find((name) => refusal.fields.has(name)) ?? 'email';
+        const message = refusal.fields.get(fieldName) ?? refusal.message;
+        return usersPage(ctx, { errors: [{ field: fieldName, message }], email, role: roleWord });
       }
     },
   },

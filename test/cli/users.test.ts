@@ -4,6 +4,7 @@
  * and list and disable show and end what they should.
  */
 import * as assert from 'uvu/assert';
+import { totpCode } from '../../core/people/totp.js';
 import { HolderService, SignInOutcome } from '../../gen/prepaid/v1/holder_pb.js';
 import { startCore, type TestCore } from '../helpers/core.js';
 import { suite } from '../helpers/suite.js';
@@ -57,6 +58,32 @@ test('users invite prints the link once; it sets a password and signs in; list a
   assert.is(disabled.json['disabled'], true);
   const after = await holder.signIn({ email: 'ada@example.com', password: 'a long enough password', clientIp: '127.0.0.1' });
   assert.is(after.outcome, SignInOutcome.INVALID_CREDENTIALS);
+});
+
+test('users reset-2fa turns two-step sign-in off, ends the sessions and is recorded in the core log', async ({ core, logged }) => {
+  const { accountId } = await core.createApiAccount();
+  const invited = await runJson(core, ['users', 'invite', accountId, '--email', 'lost-phone@example.com']);
+  const url = String(invited.json['invite_url']);
+  const holder = core.clientWithToken(HolderService, core.serviceToken);
+  const { user } = await holder.acceptInvitation({ invitationToken: url.slice(url.lastIndexOf('/') + 1), password: 'a long enough password' });
+  const { sessionToken } = await holder.signIn({ email: 'lost-phone@example.com', password: 'a long enough password', clientIp: '127.0.0.1' });
+  const { secret } = await holder.beginTotpSetup({ sessionToken });
+  await holder.confirmTotp({ sessionToken, totpCode: totpCode(secret, new Date()) });
+  const challenged = await holder.signIn({ email: 'lost-phone@example.com', password: 'a long enough password', clientIp: '127.0.0.1' });
+  assert.is(challenged.outcome, SignInOutcome.TOTP_REQUIRED);
+
+  const reset = await runAgainst(core, ['users', 'reset-2fa', user!.userId]);
+  assert.is(reset.code, 0, reset.stderr);
+  assert.match(reset.stdout, /Two-step sign-in is off for lost-phone@example\.com/);
+  const line = logged.map((text) => JSON.parse(text) as Record<string, unknown>).find((entry) => entry['event'] === 'people.two_step_reset');
+  assert.equal([line?.['user_id'], line?.['account_id'], line?.['was_on'], line?.['by']], [user!.userId, accountId, true, 'operator']);
+  assert.ok(Number(line?.['sessions_ended']) >= 1);
+  assert.is((await core.store.people.getUser(user!.userId))?.recoveryCodeHashes.length, 0);
+  const oneStep = await holder.signIn({ email: 'lost-phone@example.com', password: 'a long enough password', clientIp: '127.0.0.1' });
+  assert.is(oneStep.outcome, SignInOutcome.SIGNED_IN, 'the password alone signs in again');
+  const unknown = await runAgainst(core, ['users', 'reset-2fa', 'usr_nobody']);
+  assert.is(unknown.code, 1);
+  assert.match(unknown.stderr, /NOT_FOUND/);
 });
 
 test('users invite refuses a bad role before calling the core, and the core refuses a bad email', async ({ core }) => {

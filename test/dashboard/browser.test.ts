@@ -276,6 +276,9 @@ flow('two-step sign-in: set up with the QR code, then sign in with a code the te
   await snap(page, 'security-setup');
   await page.getByLabel('Code from your authenticator app').fill(totpCode(state));
   await page.getByRole('button', { name: 'Turn two-step sign-in on' }).click();
+  // The ten recovery codes are shown once (recovery-browser.test.ts uses them).
+  assert.is(await page.locator('#recovery-codes li').count(), 10);
+  await page.getByRole('link', { name: 'I have saved my recovery codes' }).click();
   await page.waitForURL(/\/security\?done=on$/);
 
   await page.getByRole('button', { name: 'Sign out' }).click();

@@ -5,7 +5,7 @@
  */
 import net from 'node:net';
 import * as assert from 'uvu/assert';
-import { MAX_PIPELINED_REQUESTS } from '../../gateway/server.js';
+import { MAX_PIPELINED_REQUESTS } from '../../runtime/http-bounds.js';
 import { startCore, type TestCore } from '../helpers/core.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { suite } from '../helpers/suite.js';

@@ -7,6 +7,7 @@ import { type DashboardConfig, loadDashboardConfig } from '../../dashboard/confi
 import { createDashboardCore, type DashboardCore } from '../../dashboard/core-client.js';
 import type { DashboardLogger } from '../../dashboard/log.js';
 import { createDashboard, type Dashboard } from '../../dashboard/server.js';
+import type { HttpBounds } from '../../runtime/http-bounds.js';
 import type { TestCore } from './core.js';
 
 export interface LoggedDashboardLine {
@@ -28,7 +29,11 @@ export interface TestDashboard {
 /** A fixed CSRF key for tests (32+ characters). */
 export const TEST_DASHBOARD_SECRET = 'test-dashboard-secret-0123456789abcdef';
 
-export async function startTestDashboard(core: TestCore, env: Record<string, string> = {}): Promise<TestDashboard> {
+export async function startTestDashboard(
+  core: TestCore,
+  env: Record<string, string> = {},
+  options: { bounds?: Partial<HttpBounds> } = {},
+): Promise<TestDashboard> {
   const config = loadDashboardConfig({
     CORE_URL: core.url,
     SERVICE_TOKEN: core.serviceToken,
@@ -43,7 +48,7 @@ export async function startTestDashboard(core: TestCore, env: Record<string, str
     error: (event, fields) => logged.push({ level: 'error', event, fields }),
   };
   const client = createDashboardCore({ coreUrl: config.coreUrl, serviceToken: core.serviceToken });
-  const dashboard = createDashboard({ config, core: client, secret: TEST_DASHBOARD_SECRET, log });
+  const dashboard = createDashboard({ config, core: client, secret: TEST_DASHBOARD_SECRET, log, ...(options.bounds ? { bounds: options.bounds } : {}) });
   await new Promise<void>((resolve) => dashboard.server.listen(0, '127.0.0.1', resolve));
   const port = (dashboard.server.address() as AddressInfo).port;
   return {

@@ -23,6 +23,8 @@ interface UserDoc {
   totp_secret: string | null;
   totp_pending_secret: string | null;
   totp_last_step: number;
+  /** Absent on users written before recovery codes existed: none. */
+  recovery_code_hashes?: string[];
   created_at: Date;
 }
 
@@ -58,6 +60,7 @@ function userFromDoc(doc: UserDoc): UserRecord {
     totpSecret: doc.totp_secret,
     totpPendingSecret: doc.totp_pending_secret,
     totpLastStep: Number(doc.totp_last_step),
+    recoveryCodeHashes: doc.recovery_code_hashes ?? [],
     createdAt: doc.created_at,
   };
 }
@@ -73,6 +76,7 @@ function userToDoc(user: UserRecord): UserDoc {
     totp_secret: user.totpSecret,
     totp_pending_secret: user.totpPendingSecret,
     totp_last_step: user.totpLastStep,
+    recovery_code_hashes: [...user.recoveryCodeHashes],
     created_at: user.createdAt,
   };
 }
@@ -107,6 +111,7 @@ const CHANGE_FIELDS: Readonly<Record<keyof UserChange, keyof UserDoc>> = {
   totpSecret: 'totp_secret',
   totpPendingSecret: 'totp_pending_secret',
   passwordHash: 'password_hash',
+  recoveryCodeHashes: 'recovery_code_hashes',
 };
 
 /** Thrown inside the accept transaction to abort it with an answer (never caught inside it). */
@@ -190,6 +195,11 @@ export function createPeopleStore(ctx: MongoContext): PeopleStore {
     },
     async claimTotpStep(userId, step) {
       const result = await live(users).updateOne({ _id: userId, totp_last_step: { $lt: step } }, { $set: { totp_last_step: step } });
+      return result.modifiedCount === 1;
+    },
+    async useRecoveryCode(userId, codeHash) {
+      // One document, one update: matching the code and pulling it happen together.
+      const result = await live(users).updateOne({ _id: userId, recovery_code_hashes: codeHash }, { $pull: { recovery_code_hashes: codeHash } });
       return result.modifiedCount === 1;
     },
     async insertSession(session) {

@@ -469,6 +469,13 @@ export const MIGRATIONS: readonly Migration[] = [
       BEGIN
         SELECT RAISE(ABORT, 'events are kept');
       END;
+      `,
+  },
+  {
+    version: 12,
+    description: "users' recovery codes for two-step sign-in, stored as their hashes",
+    sql: `
+      ALTER TABLE users ADD COLUMN recovery_code_hashes TEXT NOT NULL DEFAULT '[]';
     `,
   },
 ];

@@ -17,6 +17,8 @@ interface UserRow {
   totp_secret: string | null;
   totp_pending_secret: string | null;
   totp_last_step: number;
+  /** A JSON array of SHA-256 hex strings. */
+  recovery_code_hashes: string;
   created_at: number;
 }
 
@@ -52,6 +54,7 @@ function userFromRow(row: UserRow): UserRecord {
     totpSecret: row.totp_secret,
     totpPendingSecret: row.totp_pending_secret,
     totpLastStep: row.totp_last_step,
+    recoveryCodeHashes: JSON.parse(row.recovery_code_hashes) as string[],
     createdAt: fromMs(row.created_at),
   };
 }
@@ -67,6 +70,7 @@ function userToRow(user: UserRecord): UserRow {
     totp_secret: user.totpSecret,
     totp_pending_secret: user.totpPendingSecret,
     totp_last_step: user.totpLastStep,
+    recovery_code_hashes: JSON.stringify(user.recoveryCodeHashes),
     created_at: toMs(user.createdAt),
   };
 }
@@ -107,12 +111,13 @@ function prepare(db: Database.Database) {
       'UPDATE invitations SET used_at = @at WHERE token_hash = @token_hash AND used_at IS NULL AND expires_at > @at',
     ),
     insertUser: db.prepare<UserRow>(
-      `INSERT INTO users (user_id, account_id, email, role, password_hash, disabled, totp_secret, totp_pending_secret, totp_last_step, created_at)
-       VALUES (@user_id, @account_id, @email, @role, @password_hash, @disabled, @totp_secret, @totp_pending_secret, @totp_last_step, @created_at)`,
+      `INSERT INTO users (user_id, account_id, email, role, password_hash, disabled, totp_secret, totp_pending_secret, totp_last_step, recovery_code_hashes, created_at)
+       VALUES (@user_id, @account_id, @email, @role, @password_hash, @disabled, @totp_secret, @totp_pending_secret, @totp_last_step, @recovery_code_hashes, @created_at)`,
     ),
     getUser: db.prepare<[string], UserRow>('SELECT * FROM users WHERE user_id = ?'),
     userByEmail: db.prepare<[string], UserRow>('SELECT * FROM users WHERE email = ?'),
     listUsers: db.prepare<[string], UserRow>('SELECT * FROM users WHERE account_id = ? ORDER BY created_at, user_id'),
+    setRecoveryCodes: db.prepare<{ user_id: string; hashes: string }>('UPDATE users SET recovery_code_hashes = @hashes WHERE user_id = @user_id'),
     claimStep: db.prepare<{ user_id: string; step: number }>('UPDATE users SET totp_last_step = @step WHERE user_id = @user_id AND totp_last_step < @step'),
     insertSession: db.prepare<SessionRow>(
       `INSERT INTO sessions (token_hash, stage, user_id, account_id, created_at, last_seen_at, absolute_expires_at)
@@ -134,6 +139,7 @@ const CHANGE_COLUMNS: Readonly<Record<keyof UserChange, keyof UserRow>> = {
   totpSecret: 'totp_secret',
   totpPendingSecret: 'totp_pending_secret',
   passwordHash: 'password_hash',
+  recoveryCodeHashes: 'recovery_code_hashes',
 };
 
 export function createPeopleStore(db: Database.Database): PeopleStore {
@@ -145,6 +151,16 @@ export function createPeopleStore(db: Database.Database): PeopleStore {
     if (used.changes !== 1) return { outcome: 'invalid' as const };
     sql.insertUser.run(userToRow(user));
     return { outcome: 'accepted' as const, user: userFromRow(sql.getUser.get(user.userId)!) };
+  });
+
+  // IMMEDIATE below: the read and the write of the list see one state, whatever another process does.
+  const useCode = db.transaction((userId: string, codeHash: string) => {
+    const row = sql.getUser.get(userId);
+    if (!row) return false;
+    const left = (JSON.parse(row.recovery_code_hashes) as string[]).filter((hash) => hash !== codeHash);
+    if (left.length === (JSON.parse(row.recovery_code_hashes) as string[]).length) return false;
+    sql.setRecoveryCodes.run({ user_id: userId, hashes: JSON.stringify(left) });
+    return true;
   });
 
   return {
@@ -186,7 +202,7 @@ export function createPeopleStore(db: Database.Database): PeopleStore {
         const value = change[field];
         if (value === undefined) continue;
         sets.push(`${column} = @${column}`);
-        values[column] = typeof value === 'boolean' ? toFlag(value) : value;
+        values[column] = typeof value === 'boolean' ? toFlag(value) : Array.isArray(value) ? JSON.stringify(value) : value;
       }
       if (sets.length === 0) return this.getUser(userId);
       const row = db.prepare(`UPDATE users SET ${sets.join(', ')} WHERE user_id = @user_id RETURNING *`).get(values) as UserRow | undefined;
@@ -194,6 +210,9 @@ export function createPeopleStore(db: Database.Database): PeopleStore {
     },
     async claimTotpStep(userId, step) {
       return sql.claimStep.run({ user_id: userId, step }).changes === 1;
+    },
+    async useRecoveryCode(userId, codeHash) {
+      return useCode.immediate(userId, codeHash);
     },
     async insertSession(session) {
       sql.insertSession.run({

@@ -1342,6 +1342,7 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       totpSecret: null,
       totpPendingSecret: null,
       totpLastStep: 0,
+      recoveryCodeHashes: [],
       createdAt: at(100),
       ...overrides,
     });
@@ -1446,6 +1447,25 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       assert.is(await h.store.people.claimTotpStep(u.userId, 999), false, 'an earlier step');
       assert.is(await h.store.people.claimTotpStep(u.userId, 1001), true);
       assert.is((await h.store.people.getUser(u.userId))?.totpLastStep, 1001);
+    });
+
+    it('users: recovery codes are set with the user and each is used once', async (h) => {
+      const accountId = await h.account();
+      const u = user(h, accountId);
+      const inv = invitation(h, accountId, u.email);
+      await h.store.people.insertInvitation(inv);
+      await h.store.people.acceptInvitation(inv.tokenHash, u);
+      assert.equal((await h.store.people.getUser(u.userId))?.recoveryCodeHashes, []);
+      assert.is(await h.store.people.useRecoveryCode(u.userId, 'aaa'), false, 'none yet');
+      const updated = await h.store.people.updateUser(u.userId, { recoveryCodeHashes: ['aaa', 'bbb', 'ccc'] });
+      assert.equal(updated?.recoveryCodeHashes, ['aaa', 'bbb', 'ccc']);
+      const [first, second] = await Promise.all([h.store.people.useRecoveryCode(u.userId, 'bbb'), h.store.people.useRecoveryCode(u.userId, 'bbb')]);
+      assert.equal([first, second].sort(), [false, true], 'once, even twice at once');
+      assert.is(await h.store.people.useRecoveryCode(u.userId, 'zzz'), false);
+      assert.is(await h.store.people.useRecoveryCode('usr_nobody', 'aaa'), false);
+      assert.equal((await h.store.people.getUser(u.userId))?.recoveryCodeHashes, ['aaa', 'ccc']);
+      await h.store.people.updateUser(u.userId, { recoveryCodeHashes: [] });
+      assert.is(await h.store.people.useRecoveryCode(u.userId, 'aaa'), false, 'cleared');
     });
 
     it('sessions: read back, touched forward only, deleted once, ended per user and by expiry', async (h) => {

@@ -145,6 +145,12 @@ export interface WalletStore {
   /** One wallet's entries, newest first. */
   listLedger(accountId: string, mode: Mode, page: PageRequest): Promise<Page<LedgerEntryRecord>>;
   /**
+   * The entries one purchase wrote in one wallet (its debit, and its refund once failed or
+   * reversed), oldest first; none for a reference of another account or mode. Credits are
+   * not purchases and are never returned.
+   */
+  ledgerOf(accountId: string, mode: Mode, reference: string): Promise<LedgerEntryRecord[]>;
+  /**
    * Checks every wallet against its ledger: balance = sum of entries, running balances,
    * nothing negative, one debit of the charge per purchase, exactly one refund of the charge
    * for every failed or reversed purchase and none for any other. Reads only, from one

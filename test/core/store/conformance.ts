@@ -739,6 +739,27 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       assert.is((await h.ledger(accountId)).filter((e) => e.kind === 'refund').length, 1);
     });
 
+    it("a purchase's own entries: its debit, then its refund with the balance after it; nothing for another account or mode", async (h) => {
+      const { accountId, tx } = await pending(h);
+      await h.reserved(h.purchase(accountId, { chargedKobo: kobo(1_000) }));
+      assert.equal(
+        (await h.store.wallet.ledgerOf(accountId, 'live', tx.reference)).map((e) => [e.kind, e.amountKobo, e.balanceAfterKobo]),
+        [['debit', -9_800, 10_200]],
+      );
+      await h.store.wallet.refund(tx.reference, 'failed', at(30));
+      assert.equal(
+        (await h.store.wallet.ledgerOf(accountId, 'live', tx.reference)).map((e) => [e.kind, e.amountKobo, e.balanceAfterKobo]),
+        [
+          ['debit', -9_800, 10_200],
+          ['refund', 9_800, 19_000],
+        ],
+        'the refund, and the balance right after it (another purchase came between)',
+      );
+      const other = await h.account();
+      assert.equal(await h.store.wallet.ledgerOf(other, 'live', tx.reference), []);
+      assert.equal(await h.store.wallet.ledgerOf(accountId, 'test', tx.reference), []);
+    });
+
     it('concurrent refunds of one purchase refund once', async (h) => {
       const { accountId, tx } = await pending(h);
       const results = await Promise.all(Array.from({ length: 8 }, () => h.store.wallet.refund(tx.reference, 'failed', at(30))));

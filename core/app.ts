@@ -17,6 +17,7 @@ import type { Mode } from './domain/mode.js';
 import { DEFAULT_RETRY_SCHEDULE } from './domain/transactions.js';
 import { type CoreMetrics, createOutcomeRecorder, instrumentProviders, instrumentStore } from './metrics.js';
 import { createHolderDesk } from './people/holder.js';
+import { createShopDesk } from './people/shop.js';
 import { createPeopleService } from './people/service.js';
 import type { Providers } from './providers/port.js';
 import { createSandbox } from './providers/sandbox/index.js';
@@ -165,6 +166,7 @@ export function createCore(deps: CoreDeps): Core {
     planSync,
     people,
     holderDesk,
+    shopDesk: createShopDesk({ store, purchases }),
     eventFeed: createEventFeed({ accounts: store.accounts, events: store.events }),
     webhooks,
     adminToken: deps.adminToken,

@@ -11,6 +11,7 @@ import { AdminService, file_prepaid_v1_admin } from '../../gen/prepaid/v1/admin_
 import { AuthService, file_prepaid_v1_auth } from '../../gen/prepaid/v1/auth_pb.js';
 import { file_prepaid_v1_holder, HolderService, UserAdminService } from '../../gen/prepaid/v1/holder_pb.js';
 import { file_prepaid_v1_purchase, PurchaseService } from '../../gen/prepaid/v1/purchase_pb.js';
+import { file_prepaid_v1_shop, ShopService } from '../../gen/prepaid/v1/shop_pb.js';
 import { EventService, file_prepaid_v1_webhooks, WebhookService } from '../../gen/prepaid/v1/webhooks_pb.js';
 import type { LedgerCheck } from '../accounts/ledger-check.js';
 import type { AccountService } from '../accounts/service.js';
@@ -18,6 +19,7 @@ import type { CatalogService } from '../catalog/service.js';
 import type { PlanSync } from '../catalog/sync.js';
 import type { HolderDesk } from '../people/holder.js';
 import type { PeopleService } from '../people/service.js';
+import type { ShopDesk } from '../people/shop.js';
 import type { CallbackService } from '../purchases/callbacks.js';
 import type { PendingList } from '../purchases/pending-list.js';
 import type { PurchaseService as Purchases } from '../purchases/service.js';
@@ -32,6 +34,7 @@ import { implement, serviceDefinition, tokenCheck } from './grpc.js';
 import { holderHandlers, userAdminHandlers } from './holder.js';
 import { purchaseHandlers } from './purchase.js';
 import { addReflection } from './reflection.js';
+import { shopHandlers } from './shop.js';
 import { webhookHandlers } from './webhooks.js';
 
 /** Largest request the core accepts: a 10,000-recipient SMS is about 150 KiB. */
@@ -50,6 +53,8 @@ export interface CoreServerDeps {
   /** The developer area's people and the holder's reads (HolderService, UserAdminService). */
   people: PeopleService;
   holderDesk: HolderDesk;
+  /** Buying from the developer area (ShopService). */
+  shopDesk: ShopDesk;
   /** The events feed (the gateway's `?action=events`). */
   eventFeed: EventFeed;
   /** Webhook management (admin token). */
@@ -77,6 +82,7 @@ export const SERVICE_NAMES = [
   AdminService.typeName,
   HolderService.typeName,
   UserAdminService.typeName,
+  ShopService.typeName,
   EventService.typeName,
   WebhookService.typeName,
 ] as const;
@@ -105,6 +111,11 @@ export function createCoreServer(deps: CoreServerDeps): CoreServer {
   );
   // The dashboard presents the service token; every holder call is then bound to a session.
   server.addService(serviceDefinition(HolderService), implement(HolderService, holderHandlers(deps.people, deps.holderDesk), serviceCallers, deps.log));
+  // Buying from the developer area: the API's own purchase handlers, for the session's account.
+  server.addService(
+    serviceDefinition(ShopService),
+    implement(ShopService, shopHandlers(deps.people, deps.shopDesk, purchaseHandlers(deps.purchases, deps)), serviceCallers, deps.log),
+  );
   server.addService(serviceDefinition(UserAdminService), implement(UserAdminService, userAdminHandlers(deps.people), adminCallers, deps.log));
 
   server.addService(
@@ -128,6 +139,7 @@ export function createCoreServer(deps: CoreServerDeps): CoreServer {
       file_prepaid_v1_auth,
       file_prepaid_v1_admin,
       file_prepaid_v1_holder,
+      file_prepaid_v1_shop,
       file_prepaid_v1_webhooks,
       file_grpc_health_v1_health,
       file_google_rpc_status,

@@ -16,10 +16,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import { ConnectError } from '@connectrpc/connect';
+import { CABLE_PROVIDERS, DISCOS, METER_TYPES, NETWORKS } from '../../core/domain/products.js';
 import { ErrorInfoSchema } from '../../gen/google/rpc/error_details_pb.js';
 import type { GetPricesResponse } from '../../gen/prepaid/v1/holder_pb.js';
 import type { Transaction } from '../../gen/prepaid/v1/types_pb.js';
-import { CABLE_PROVIDERS, DISCOS, METER_TYPES, NETWORKS } from '../../core/domain/products.js';
 import { coreMode, refusalOf } from '../core-client.js';
 import { naira } from '../format.js';
 import { html, type SafeHtml } from '../html.js';
@@ -45,7 +45,10 @@ const upper = (value: string) => [value, value.toUpperCase()] as const;
 const NETWORK_OPTIONS = [['', 'Choose a network'] as const, ...NETWORKS.map((n) => [n, n === '9mobile' ? '9mobile' : n.toUpperCase()] as const)];
 const DISCO_OPTIONS = [['', 'Choose a distribution company'] as const, ...DISCOS.map(upper)];
 const METER_OPTIONS = METER_TYPES.map((t) => [t, t === 'prepaid' ? 'Prepaid' : 'Postpaid'] as const);
-const CABLE_OPTIONS = [['', 'Choose a provider'] as const, ...CABLE_PROVIDERS.map((p) => [p, p === 'startimes' ? 'StarTimes' : p === 'dstv' ? 'DStv' : 'GOtv'] as const)];
+const CABLE_OPTIONS = [
+  ['', 'Choose a provider'] as const,
+  ...CABLE_PROVIDERS.map((p) => [p, p === 'startimes' ? 'StarTimes' : p === 'dstv' ? 'DStv' : 'GOtv'] as const),
+];
 
 /** The core's field names (the API's) -> this form's field ids. */
 const CORE_FIELDS: Readonly<Record<string, string>> = {
@@ -134,7 +137,10 @@ async function afterPurchase(
     const info = error.findDetails(ErrorInfoSchema)[0];
     const reference = info?.metadata.reference ?? '';
     if (reference !== '' && (info?.reason === 'PROVIDER_FAILED' || info?.reason === 'REQUEST_IN_PROGRESS')) {
-      return { kind: 'redirect', location: ctx.link(`/transactions/${encodeURIComponent(reference)}?bought=${info.reason === 'PROVIDER_FAILED' ? 'failed' : 'again'}`) };
+      return {
+        kind: 'redirect',
+        location: ctx.link(`/transactions/${encodeURIComponent(reference)}?bought=${info.reason === 'PROVIDER_FAILED' ? 'failed' : 'again'}`),
+      };
     }
     if (info?.reason === 'IDEMPOTENCY_KEY_REUSED') {
       // The form was sent, then changed and sent again (the back button): a new form, a new purchase.
@@ -217,7 +223,8 @@ async function dataForm(ctx: PageContext, values: Values, requestId: string, err
 
 async function buyData(ctx: PageContext): Promise<Answer> {
   const values = formValues(ctx, ['plan_id', 'phone', 'request_id']);
-  if (!/^\d{1,18}$/.test(values.plan_id ?? '')) return dataForm(ctx, values, values.request_id ?? newRequestId(), [{ field: 'plan_id', message: 'Choose a data plan.' }]);
+  if (!/^\d{1,18}$/.test(values.plan_id ?? ''))
+    return dataForm(ctx, values, values.request_id ?? newRequestId(), [{ field: 'plan_id', message: 'Choose a data plan.' }]);
   return afterPurchase(
     ctx,
     async () =>
@@ -238,7 +245,13 @@ function meterForm(ctx: PageContext, values: Values, errors: FieldError[]): Prom
   ${field({ name: 'meter_number', label: 'Meter number', inputmode: 'numeric', autocomplete: 'off', value: values.meter_number ?? '', width: 'input--medium', errors })}
   ${select({ name: 'meter_type', label: 'Meter type', options: METER_OPTIONS, value: values.meter_type ?? 'prepaid', errors })}
   ${submit(ctx, 'Check the meter')}`;
-  return buyPage(ctx, 'Pay for electricity', html`First the meter is checked with the distribution company, so you see whose it is before paying.`, form, errors);
+  return buyPage(
+    ctx,
+    'Pay for electricity',
+    html`First the meter is checked with the distribution company, so you see whose it is before paying.`,
+    form,
+    errors,
+  );
 }
 
 function customerList(rows: ReadonlyArray<readonly [string, string]>): SafeHtml {
@@ -293,7 +306,13 @@ function rowsFromForm(ctx: PageContext): Array<readonly [string, string]> {
     });
 }
 
-function electricityForm(ctx: PageContext, values: Values, customer: ReadonlyArray<readonly [string, string]>, requestId: string, errors: FieldError[]): Promise<Answer> {
+function electricityForm(
+  ctx: PageContext,
+  values: Values,
+  customer: ReadonlyArray<readonly [string, string]>,
+  requestId: string,
+  errors: FieldError[],
+): Promise<Answer> {
   const form = html`<h2>The meter</h2>
 ${customerList([['Distribution company', (values.disco ?? '').toUpperCase()], ['Meter number', values.meter_number ?? ''], ['Meter type', values.meter_type ?? ''], ...customer])}
 <p><a href="${ctx.link('/buy/electricity')}">Not this meter? Check another</a></p>
@@ -363,11 +382,18 @@ async function checkCard(ctx: PageContext): Promise<Answer> {
   }
 }
 
-async function cableForm(ctx: PageContext, values: Values, customer: ReadonlyArray<readonly [string, string]>, requestId: string, errors: FieldError[]): Promise<Answer> {
+async function cableForm(
+  ctx: PageContext,
+  values: Values,
+  customer: ReadonlyArray<readonly [string, string]>,
+  requestId: string,
+  errors: FieldError[],
+): Promise<Answer> {
   const prices = await ctx.core.holder.getPrices({ sessionToken: ctx.sessionToken });
   const packages = prices.cablePackages.filter((pkg) => pkg.provider === values.provider);
   const options = html`<option value="">Choose a package</option>${packages.map(
-    (pkg) => html`<option value="${pkg.packageCode}"${pkg.packageCode === values.package_code ? html` selected` : ''}>${pkg.name}: you pay ${naira(pkg.priceKobo)}</option>`,
+    (pkg) =>
+      html`<option value="${pkg.packageCode}"${pkg.packageCode === values.package_code ? html` selected` : ''}>${pkg.name}: you pay ${naira(pkg.priceKobo)}</option>`,
   )}`;
   const form = html`<h2>The smart card</h2>
 ${customerList([['Provider', (values.provider ?? '').toUpperCase()], ['Smart card', values.smart_card ?? ''], ...customer])}
@@ -385,7 +411,8 @@ ${formStart(ctx, '/buy/cable', requestId)}
 async function payCable(ctx: PageContext): Promise<Answer> {
   const values = formValues(ctx, ['provider', 'smart_card', 'package_code', 'phone', 'request_id']);
   const customer = rowsFromForm(ctx);
-  if ((values.package_code ?? '') === '') return cableForm(ctx, values, customer, values.request_id ?? newRequestId(), [{ field: 'package_code', message: 'Choose a package.' }]);
+  if ((values.package_code ?? '') === '')
+    return cableForm(ctx, values, customer, values.request_id ?? newRequestId(), [{ field: 'package_code', message: 'Choose a package.' }]);
   return afterPurchase(
     ctx,
     async () =>
@@ -438,7 +465,13 @@ async function sendSms(ctx: PageContext): Promise<Answer> {
         sessionToken: ctx.sessionToken,
         order: { sender: values.sender, recipients, message: ctx.form.get('message') ?? '', requestId: values.request_id, mode: coreMode(ctx.mode) },
       }),
-    (errs, requestId) => smsForm(ctx, values, requestId, errs.map((e) => (e.field === 'amount' ? { ...e, field: 'message' } : e))),
+    (errs, requestId) =>
+      smsForm(
+        ctx,
+        values,
+        requestId,
+        errs.map((e) => (e.field === 'amount' ? { ...e, field: 'message' } : e)),
+      ),
     'recipients',
   );
 }
@@ -452,7 +485,8 @@ async function buyIndex(ctx: PageContext): Promise<Answer> {
     ctx.mode === 'test' ? 'Test purchases spend your test balance and are never sent to a network or a biller.' : 'Purchases spend your live balance.'
   }</p>
 <ul class="card-list">${PRODUCTS.map(
-    ([path, name, sentence]) => html`<li class="card-list__item"><h2 class="card-list__title"><a href="${ctx.link(`/buy/${path}`)}">${name}</a></h2><p>${sentence}</p></li>`,
+    ([path, name, sentence]) =>
+      html`<li class="card-list__item"><h2 class="card-list__title"><a href="${ctx.link(`/buy/${path}`)}">${name}</a></h2><p>${sentence}</p></li>`,
   )}</ul>`;
   return { kind: 'page', body: page({ title: 'Buy', current: '/buy', viewer: ctx.viewer! }, body) };
 }

@@ -353,7 +353,11 @@ export function createWalletStore(ctx: MongoContext): WalletStore {
     async ledgerOf(accountId, mode, reference) {
       // The partial (reference, kind) unique index serves this (its filter is the kinds named
       // here); the account and mode only filter. A purchase has at most one debit and one refund.
-      const docs = await live().ledger.find({ reference, kind: { $in: ['debit', 'refund'] }, account_id: accountId, mode }).sort({ entry_id: 1 }).limit(4).toArray();
+      const docs = await live()
+        .ledger.find({ reference, kind: { $in: ['debit', 'refund'] }, account_id: accountId, mode })
+        .sort({ entry_id: 1 })
+        .limit(4)
+        .toArray();
       return docs.map(ledgerEntryFromDoc);
     },
     async audit(options = {}) {

@@ -1,6 +1,8 @@
 /**
- * API keys: the account's key pairs; for owners, creating one (its secret shown on the answer
- * to that POST, once, with a copy button, never in a URL and never again), revoking one after
+ * API keys: the account's key pairs; for owners, creating one (post/redirect/get: the POST
+ * makes the key and the dashboard holds its secret for one showing on the page it redirects
+ * to, once.ts; the secret is shown there once with a copy button, never in a URL, and a reload
+ * neither shows it again nor makes another key), revoking one after
  * a confirmation page, and setting or clearing its IP lock. Viewers see the list without the
  * buttons, and the core refuses their POSTs all the same (PERMISSION_DENIED -> a 403 page).
  * The address list is checked by the core, by the same rule as the operator's.
@@ -15,6 +17,7 @@ import type { HolderApiKey } from '../../gen/prepaid/v1/holder_pb.js';
 import { coreMode, refusalOf } from '../core-client.js';
 import { isoTime, lagosTime } from '../format.js';
 import { html, type SafeHtml } from '../html.js';
+import { newKeyPairs } from '../once.js';
 import { csrfField, empty, type FieldError, field, isOwner, page, secretBox, type Viewer } from '../layout.js';
 import type { Answer, PageContext, Route } from '../server.js';
 
@@ -22,6 +25,7 @@ const NOTICES: Readonly<Record<string, string>> = {
   revoked: 'The key is revoked. Requests signed with it are now refused.',
   locked: 'The IP lock is saved. Requests with this key from any other address are now refused.',
   unlocked: 'The IP lock is cleared. Requests with this key are taken from any address.',
+  shown: 'The new key pair is listed below. Its secret key was shown once and is not shown again; if it was not copied, revoke the key and create another.',
 };
 
 function keyRow(ctx: PageContext, viewer: Viewer, key: HolderApiKey): SafeHtml {
@@ -133,6 +137,12 @@ export const keyRoutes: Route[] = [
     signedIn: true,
     testMode: true,
     handler: (ctx) => {
+      const handle = ctx.url.searchParams.get('created');
+      if (handle !== null) {
+        const created = newKeyPairs.take(ctx.sessionToken, handle);
+        // Shown once: a reload of this address finds nothing and says so.
+        return keysPage(ctx, created ? { created } : { notice: NOTICES.shown ?? '' });
+      }
       const notice = NOTICES[ctx.url.searchParams.get('done') ?? ''];
       return keysPage(ctx, notice ? { notice } : {});
     },
@@ -152,9 +162,10 @@ export const keyRoutes: Route[] = [
         });
         const issued = created.issuedKey;
         if (issued === undefined) throw new Error('CreateApiKey answered without a key');
-        // The secret is in this answer's body only: the page is not cached (Cache-Control:
-        // no-store on every page) and there is no redirect that could carry it.
-        return keysPage(ctx, { created: { publicKey: issued.publicKey, secretKey: issued.secretKey } });
+        // Held for one showing on the page the browser is sent to; the address carries a handle
+        // bound to this session, never the secret, and every page is no-store.
+        const handle = newKeyPairs.put(ctx.sessionToken, { publicKey: issued.publicKey, secretKey: issued.secretKey });
+        return { kind: 'redirect', location: ctx.link(`/keys?created=${handle}`) };
       } catch (error) {
         const refusal = refusalOf(error);
         if (refusal.kind === 'invalid' || refusal.kind === 'refused')

@@ -19,6 +19,7 @@ import { type CoreMetrics, createOutcomeRecorder, instrumentProviders, instrumen
 import { createHolderDesk } from './people/holder.js';
 import { createPeopleService } from './people/service.js';
 import { createShopDesk } from './people/shop.js';
+import { createUpgrades } from './people/upgrades.js';
 import type { Providers } from './providers/port.js';
 import { createSandbox } from './providers/sandbox/index.js';
 import { parseVtpassCallback } from './providers/vtpass/callback.js';
@@ -167,6 +168,7 @@ export function createCore(deps: CoreDeps): Core {
     people,
     holderDesk,
     shopDesk: createShopDesk({ store, purchases }),
+    upgrades: createUpgrades({ store, accounts, clock }),
     eventFeed: createEventFeed({ accounts: store.accounts, events: store.events }),
     webhooks,
     adminToken: deps.adminToken,

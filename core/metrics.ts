@@ -309,6 +309,7 @@ export function instrumentStore(store: Store, deps: { outcomes: OutcomeRecorder;
     transactions: store.transactions,
     people: store.people,
     history: store.history,
+    upgrades: store.upgrades,
     events: store.events,
     webhooks: store.webhooks,
     keyUse: store.keyUse,

@@ -17,6 +17,7 @@ import { pendingGroup } from './pending.js';
 import { plansGroup } from './plans.js';
 import { pricingGroup } from './pricing.js';
 import { tiersGroup } from './tiers.js';
+import { upgradesGroup } from './upgrades.js';
 import { usersGroup } from './users.js';
 import { walletGroup } from './wallet.js';
 import { webhooksGroup } from './webhooks.js';
@@ -45,6 +46,7 @@ export const COMMAND_GROUPS: readonly CommandGroup[] = [
   tiersGroup,
   plansGroup,
   usersGroup,
+  upgradesGroup,
   webhooksGroup,
 ];
 

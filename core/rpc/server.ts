@@ -7,6 +7,7 @@ import { HealthImplementation } from 'grpc-health-check';
 import { file_google_rpc_error_details } from '../../gen/google/rpc/error_details_pb.js';
 import { file_google_rpc_status } from '../../gen/google/rpc/status_pb.js';
 import { file_grpc_health_v1_health } from '../../gen/grpc/health/v1/health_pb.js';
+import { ApiAccessAdminService, ApiAccessService, file_prepaid_v1_access } from '../../gen/prepaid/v1/access_pb.js';
 import { AdminService, file_prepaid_v1_admin } from '../../gen/prepaid/v1/admin_pb.js';
 import { AuthService, file_prepaid_v1_auth } from '../../gen/prepaid/v1/auth_pb.js';
 import { file_prepaid_v1_holder, HolderService, UserAdminService } from '../../gen/prepaid/v1/holder_pb.js';
@@ -20,12 +21,14 @@ import type { PlanSync } from '../catalog/sync.js';
 import type { HolderDesk } from '../people/holder.js';
 import type { PeopleService } from '../people/service.js';
 import type { ShopDesk } from '../people/shop.js';
+import type { Upgrades } from '../people/upgrades.js';
 import type { CallbackService } from '../purchases/callbacks.js';
 import type { PendingList } from '../purchases/pending-list.js';
 import type { PurchaseService as Purchases } from '../purchases/service.js';
 import type { VerificationService } from '../purchases/verification.js';
 import type { EventFeed } from '../webhooks/feed.js';
 import type { WebhookService as Webhooks } from '../webhooks/service.js';
+import { apiAccessAdminHandlers, apiAccessHandlers } from './access.js';
 import { adminHandlers } from './admin.js';
 import { authHandlers } from './auth.js';
 import type { ErrorLogger } from './errors.js';
@@ -55,6 +58,8 @@ export interface CoreServerDeps {
   holderDesk: HolderDesk;
   /** Buying from the developer area (ShopService). */
   shopDesk: ShopDesk;
+  /** Requests for API access (ApiAccessService, ApiAccessAdminService). */
+  upgrades: Upgrades;
   /** The events feed (the gateway's `?action=events`). */
   eventFeed: EventFeed;
   /** Webhook management (admin token). */
@@ -83,6 +88,8 @@ export const SERVICE_NAMES = [
   HolderService.typeName,
   UserAdminService.typeName,
   ShopService.typeName,
+  ApiAccessService.typeName,
+  ApiAccessAdminService.typeName,
   EventService.typeName,
   WebhookService.typeName,
 ] as const;
@@ -116,6 +123,8 @@ export function createCoreServer(deps: CoreServerDeps): CoreServer {
     serviceDefinition(ShopService),
     implement(ShopService, shopHandlers(deps.people, deps.shopDesk, purchaseHandlers(deps.purchases, deps)), serviceCallers, deps.log),
   );
+  server.addService(serviceDefinition(ApiAccessService), implement(ApiAccessService, apiAccessHandlers(deps.people, deps.upgrades), serviceCallers, deps.log));
+  server.addService(serviceDefinition(ApiAccessAdminService), implement(ApiAccessAdminService, apiAccessAdminHandlers(deps.upgrades), adminCallers, deps.log));
   server.addService(serviceDefinition(UserAdminService), implement(UserAdminService, userAdminHandlers(deps.people), adminCallers, deps.log));
 
   server.addService(
@@ -140,6 +149,7 @@ export function createCoreServer(deps: CoreServerDeps): CoreServer {
       file_prepaid_v1_admin,
       file_prepaid_v1_holder,
       file_prepaid_v1_shop,
+      file_prepaid_v1_access,
       file_prepaid_v1_webhooks,
       file_grpc_health_v1_health,
       file_google_rpc_status,

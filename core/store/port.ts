@@ -27,6 +27,7 @@ import type {
   TierRecord,
   TransactionQuery,
   TransactionRecord,
+  UpgradeRequestRecord,
   UserRecord,
 } from '../domain/records.js';
 import type { EventStore, WebhookStore } from './event-port.js';
@@ -256,6 +257,25 @@ export interface KeyUseStore {
   lastUses(publicKeys: readonly string[]): Promise<Map<string, Date>>;
 }
 
+/** Requests for API access (core/people/upgrades.ts): one per account. */
+export interface UpgradeStore {
+  /**
+   * Files a request, or returns the account's open one unchanged: a pending or approved
+   * request stays as it is, a refused one is replaced by the new request.
+   */
+  open(request: { accountId: string; requestedBy: string; note: string; at: Date }): Promise<UpgradeRequestRecord>;
+  get(accountId: string): Promise<UpgradeRequestRecord | null>;
+  /** Pending requests, oldest first, at most `limit`. */
+  listPending(limit: number): Promise<UpgradeRequestRecord[]>;
+  /** pending -> approved or refused, atomically; null when there is no pending request. */
+  decide(accountId: string, status: 'approved' | 'refused', at: Date): Promise<UpgradeRequestRecord | null>;
+  /**
+   * Marks the approved request's first key as issued, atomically, once: true for the one
+   * caller that may issue it, false for everyone after (and when nothing was approved).
+   */
+  claimFirstKey(accountId: string, at: Date): Promise<boolean>;
+}
+
 /** The whole store: one sub-port per aggregate. Use cases take only the sub-ports they use. */
 export interface Store {
   readonly accounts: AccountStore;
@@ -268,5 +288,6 @@ export interface Store {
   readonly events: EventStore;
   readonly webhooks: WebhookStore;
   readonly keyUse: KeyUseStore;
+  readonly upgrades: UpgradeStore;
   close(): Promise<void>;
 }

@@ -64,6 +64,8 @@ export const LEDGER_BY_WALLET_INDEX: IndexDescription = { name: 'ledger_by_walle
 
 /** The last use of each key pair (key-use.ts), one document per used key keyed by public key; created by step 7. */
 export const KEY_USE_COLLECTION = 'api_key_use';
+/** Requests for API access (upgrades.ts), one document per account. */
+export const UPGRADE_REQUESTS_COLLECTION = 'upgrade_requests';
 
 /** Collection names of the people sub-port (users.ts), created by step 5. */
 export const PEOPLE_COLLECTIONS = { users: 'users', invitations: 'invitations', sessions: 'sessions' } as const;
@@ -373,6 +375,16 @@ export const SCHEMA_STEPS: readonly SchemaStep[] = [
     description: 'due events by destination, for the webhook worker',
     async apply(target) {
       await target.createIndexes(EVENT_COLLECTIONS.events, [{ ...EVENTS_DUE_BY_DESTINATION_INDEX }]);
+    },
+  },
+  {
+    version: 9,
+    description: 'requests for API access, one per account',
+    async apply(target) {
+      await createMissingCollections(target, [UPGRADE_REQUESTS_COLLECTION], {});
+      await target.createIndexes(UPGRADE_REQUESTS_COLLECTION, [
+        { name: 'upgrade_requests_pending', key: { created_at: 1, _id: 1 }, partialFilterExpression: { status: 'pending' } },
+      ]);
     },
   },
 ];

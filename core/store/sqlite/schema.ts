@@ -373,6 +373,22 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX events_due_by_destination ON events (account_id, mode, next_attempt_at, seq) WHERE delivery = 'pending';
     `,
   },
+  {
+    version: 11,
+    description: 'requests for API access, one per account',
+    sql: `
+      CREATE TABLE upgrade_requests (
+        account_id    TEXT PRIMARY KEY REFERENCES accounts (account_id),
+        status        TEXT NOT NULL CHECK (status IN ('pending', 'approved', 'refused')),
+        requested_by  TEXT NOT NULL,
+        note          TEXT NOT NULL,
+        created_at    INTEGER NOT NULL,
+        decided_at    INTEGER,
+        key_issued_at INTEGER
+      ) STRICT;
+      CREATE INDEX upgrade_requests_pending ON upgrade_requests (created_at) WHERE status = 'pending';
+    `,
+  },
 ];
 
 /** The schema version this code writes. */

@@ -10,12 +10,13 @@ import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { TransactionFilterSchema } from '../../gen/prepaid/v1/holder_pb.js';
 import { Product, type Transaction, TransactionStatus } from '../../gen/prepaid/v1/types_pb.js';
 import { coreMode, refusalOf } from '../core-client.js';
-import { isoTime, lagosIso, lagosTime, naira } from '../format.js';
+import { dateOf, isoTime, lagosIso, lagosTime, naira } from '../format.js';
 import { html, type SafeHtml } from '../html.js';
 import { empty, type FieldError, field, page, select } from '../layout.js';
 import type { Answer, PageContext, Route } from '../server.js';
-import { streamCsv } from './csv.js';
+import { asText, streamCsv, type TextCell } from './csv.js';
 import { fromWord, PRODUCT_LABELS, PRODUCT_WORDS, STATUS_LABELS, STATUS_WORDS } from './labels.js';
+import { lagosWallTime, nairaNumber, streamXlsx, type XlsxCell, type XlsxColumn } from './xlsx.js';
 
 /** Rows on one page of the list. */
 const PAGE_SIZE = 50;
@@ -136,7 +137,8 @@ async function listPage(ctx: PageContext): Promise<Answer> {
   const test = ctx.mode === 'test';
   const body = html`<h1>${test ? 'Test transactions' : 'Transactions'}</h1>
 ${filterForm(ctx, params, errors)}
-<p class="toolbar"><a href="${ctx.link(`/transactions.csv${exportQuery ? `?${exportQuery}` : ''}`)}" class="button button--secondary" download>Download CSV of this filter</a></p>
+<p class="toolbar"><a href="${ctx.link(`/transactions.csv${exportQuery ? `?${exportQuery}` : ''}`)}" class="button button--secondary" download>Download CSV of this filter</a>
+<a href="${ctx.link(`/transactions.xlsx${exportQuery ? `?${exportQuery}` : ''}`)}" class="button button--secondary" download>Download Excel file (.xlsx)</a></p>
 ${
   transactions.length === 0
     ? empty(errors.length > 0 ? 'Correct the filter to see transactions.' : 'No transactions match this filter.')
@@ -239,6 +241,7 @@ const CSV_COLUMNS = [
   'status',
   'amount',
   'charged',
+  'refunded',
   'balance_after',
   'plan',
   'package_code',
@@ -256,17 +259,28 @@ function plainNaira(amountKobo: bigint): string {
   return (Number(amountKobo) / 100).toFixed(2);
 }
 
-function csvRow(t: Transaction): string[] {
+/**
+ * What the row really cost: a failed or reversed purchase was refunded its whole charge (the
+ * core's rule; its ledger check holds exactly one refund of the charge for each), so its
+ * `charged` is 0.00 and `refunded` says how much came back; the column then sums to the spend.
+ */
+function refundedKobo(t: Transaction): bigint {
+  return t.status === TransactionStatus.FAILED || t.status === TransactionStatus.REVERSED ? t.chargedKobo : 0n;
+}
+
+function csvRow(t: Transaction): Array<string | TextCell> {
+  const refunded = refundedKobo(t);
   return [
     t.reference,
     lagosIso(t.createdAt),
     lagosIso(t.updatedAt),
     PRODUCT_WORDS[t.product],
     t.service,
-    t.recipient,
+    asText(t.recipient),
     STATUS_WORDS[t.status],
     plainNaira(t.faceValueKobo),
-    plainNaira(t.chargedKobo),
+    plainNaira(t.chargedKobo - refunded),
+    plainNaira(refunded),
     plainNaira(t.balanceAfterKobo),
     t.planLabel,
     t.packageCode,
@@ -301,7 +315,71 @@ async function exportCsv(ctx: PageContext): Promise<Answer> {
   });
 }
 
+/** The spreadsheet's columns: the CSV's, each with its cell type. */
+const XLSX_COLUMNS: readonly XlsxColumn[] = CSV_COLUMNS.map((header): XlsxColumn => {
+  if (header === 'created_at' || header === 'updated_at') return { header, type: 'date' };
+  if (header === 'amount' || header === 'charged' || header === 'refunded' || header === 'balance_after') return { header, type: 'money' };
+  if (header === 'sms_sent' || header === 'sms_pages') return { header, type: 'count' };
+  return { header, type: 'text', ...(header === 'reference' ? { width: 30 } : {}) };
+});
+
+function xlsxRow(t: Transaction): XlsxCell[] {
+  const refunded = refundedKobo(t);
+  return [
+    t.reference,
+    lagosWallTime(dateOf(t.createdAt)),
+    lagosWallTime(dateOf(t.updatedAt)),
+    PRODUCT_WORDS[t.product],
+    t.service,
+    t.recipient,
+    STATUS_WORDS[t.status],
+    nairaNumber(t.faceValueKobo),
+    nairaNumber(t.chargedKobo - refunded),
+    nairaNumber(refunded),
+    nairaNumber(t.balanceAfterKobo),
+    t.planLabel,
+    t.packageCode,
+    t.meterType,
+    t.token,
+    t.units,
+    t.smsPages > 0 ? t.smsSent : null,
+    t.smsPages > 0 ? t.smsPages : null,
+    t.failureReason,
+    t.requestId,
+  ];
+}
+
+/** Every page of the filtered history, one transaction at a time; the first page asked before anything is sent. */
+async function exportRows(ctx: PageContext, write: (rows: () => AsyncGenerator<Transaction>) => Promise<Answer>): Promise<Answer> {
+  const filter = filterOf(ctx.url.searchParams);
+  const mode = coreMode(ctx.mode);
+  const first = await ctx.core.holder.listTransactions({ sessionToken: ctx.sessionToken, mode, filter, pageSize: EXPORT_PAGE_SIZE, pageToken: '' });
+  return write(async function* () {
+    let answer = first;
+    for (;;) {
+      yield* answer.transactions;
+      if (answer.nextPageToken === '') return;
+      answer = await ctx.core.holder.listTransactions({
+        sessionToken: ctx.sessionToken,
+        mode,
+        filter,
+        pageSize: EXPORT_PAGE_SIZE,
+        pageToken: answer.nextPageToken,
+      });
+    }
+  });
+}
+
+function exportXlsx(ctx: PageContext): Promise<Answer> {
+  return exportRows(ctx, (transactions) =>
+    streamXlsx(ctx, ctx.mode === 'test' ? 'test-transactions.xlsx' : 'transactions.xlsx', 'Transactions', XLSX_COLUMNS, async function* () {
+      for await (const t of transactions()) yield xlsxRow(t);
+    }),
+  );
+}
+
 export const transactionRoutes: Route[] = [
+  { method: 'GET', path: '/transactions.xlsx', name: 'transactions_xlsx', signedIn: true, testMode: true, handler: exportXlsx },
   { method: 'GET', path: '/transactions', name: 'transactions', signedIn: true, testMode: true, handler: listPage },
   { method: 'GET', path: '/transactions.csv', name: 'transactions_csv', signedIn: true, testMode: true, handler: exportCsv },
   { method: 'GET', path: /^\/transactions\/([A-Za-z0-9_-]{1,64})$/, name: 'transaction', signedIn: true, testMode: true, handler: detailPage },

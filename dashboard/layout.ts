@@ -74,6 +74,8 @@ export function page(options: PageOptions, body: SafeHtml): SafeHtml {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="description" content="The developer area of the prepaid services platform: sell airtime, data, electricity, cable TV and bulk SMS, manage API keys, prices, transactions and webhooks.">
+<link rel="icon" href="/static/favicon.svg" type="image/svg+xml">
 <title>${viewer?.mode === 'test' ? 'Test mode: ' : ''}${title} · Prepaid developer area</title>
 <link rel="stylesheet" href="/static/dashboard.css">
 <script src="/static/dashboard.js" defer></script>

@@ -95,14 +95,16 @@ function itemOf(t: Transaction): string {
 }
 
 function row(ctx: PageContext, t: Transaction): SafeHtml {
+  // Each cell names its column (data-label): on a phone the rows become cards, so the status
+  // and the money are never off-screen.
   return html`<tr>
-<td><a href="${ctx.link(`/transactions/${encodeURIComponent(t.reference)}`)}"><code>${t.reference}</code></a></td>
-<td><time datetime="${isoTime(t.createdAt)}">${lagosTime(t.createdAt)}</time></td>
-<td>${PRODUCT_LABELS[t.product]}<br><span class="secondary">${itemOf(t)}</span></td>
-<td>${t.recipient}</td>
-<td>${statusTag(t.status)}</td>
-<td class="num">${naira(t.faceValueKobo)}</td>
-<td class="num">${naira(t.chargedKobo)}</td>
+<th scope="row" data-label="Reference"><a href="${ctx.link(`/transactions/${encodeURIComponent(t.reference)}`)}"><code>${t.reference}</code></a></th>
+<td data-label="Status">${statusTag(t.status)}</td>
+<td class="num" data-label="Amount">${naira(t.faceValueKobo)}</td>
+<td class="num" data-label="Charged">${naira(t.chargedKobo)}</td>
+<td data-label="Time"><time datetime="${isoTime(t.createdAt)}">${lagosTime(t.createdAt)}</time></td>
+<td data-label="Product">${PRODUCT_LABELS[t.product]}<br><span class="secondary">${itemOf(t)}</span></td>
+<td data-label="Recipient">${t.recipient}</td>
 </tr>`;
 }
 
@@ -142,9 +144,9 @@ ${filterForm(ctx, params, errors)}
 ${
   transactions.length === 0
     ? empty(errors.length > 0 ? 'Correct the filter to see transactions.' : 'No transactions match this filter.')
-    : html`<div class="table-wrap"><table class="table">
+    : html`<div class="table-wrap" role="region" aria-label="Transactions" tabindex="0"><table class="table table--cards">
 <caption class="visually-hidden">Transactions, newest first</caption>
-<thead><tr><th scope="col">Reference</th><th scope="col">Time</th><th scope="col">Product</th><th scope="col">Recipient</th><th scope="col">Status</th><th scope="col" class="num">Amount</th><th scope="col" class="num">Charged</th></tr></thead>
+<thead><tr><th scope="col">Reference</th><th scope="col">Status</th><th scope="col" class="num">Amount</th><th scope="col" class="num">Charged</th><th scope="col">Time</th><th scope="col">Product</th><th scope="col">Recipient</th></tr></thead>
 <tbody>${transactions.map((t) => row(ctx, t))}</tbody>
 </table></div>`
 }

@@ -250,6 +250,27 @@ flow('test mode: the same page spends the test wallet only', async (state) => {
   assert.ok((await balance(state, Mode.TEST)) < 100_000n);
 });
 
+flow("on a phone (390 px) a transaction's status, amount and charged are inside the viewport, and the statement's balance too", async (state) => {
+  const { dashboard, page } = state;
+  await page.setViewportSize({ width: 390, height: 844 });
+  try {
+    await page.goto(`${dashboard.url}/transactions`);
+    const first = page.locator('main tbody tr').first();
+    for (const label of ['Status', 'Amount', 'Charged']) {
+      const box = await first.locator(`[data-label="${label}"]`).boundingBox();
+      assert.ok(box, `${label} is shown`);
+      assert.ok(box!.x >= 0 && box!.x + box!.width <= 390, `${label} is inside the 390 px viewport (x ${box!.x}, width ${box!.width})`);
+    }
+    assert.match((await first.locator('[data-label="Charged"]').textContent()) ?? '', '₦');
+    await page.goto(`${dashboard.url}/statement`);
+    const balance = await page.locator('main tbody tr').first().locator('[data-label="Balance after"]').boundingBox();
+    assert.ok(balance && balance.x + balance.width <= 390, 'the balance after is inside the viewport');
+  } finally {
+    await page.setViewportSize({ width: 1280, height: 900 });
+  }
+  await snap(page, 'transactions-phone');
+});
+
 flow('a viewer sees no form, and a forged POST is refused by the core', async (state) => {
   const { dashboard, core } = state;
   const userAdmin = core.clientWithToken(UserAdminService, core.adminToken);

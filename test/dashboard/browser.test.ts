@@ -292,6 +292,7 @@ flow('two-step sign-in: set up with the QR code, then sign in with a code the te
   state.clockOffsetMs += 60_000;
   await signIn(page, dashboard.url, state.ownerEmail, state.ownerPassword);
   await page.waitForURL(/\/sign-in\/code$/);
+  assert.is(await page.evaluate(() => document.activeElement?.id), 'totp_code', 'the code page focuses its one field');
   await snap(page, 'sign-in-code');
   await page.getByLabel('Code').fill('000000' === totpCode(state) ? '111111' : '000000');
   await page.getByRole('button', { name: 'Continue' }).click();

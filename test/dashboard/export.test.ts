@@ -106,4 +106,14 @@ test('the .xlsx: typed cells (text numbers with their zeros, dates, money) with 
   assert.ok(header.includes('refunded'));
 });
 
+test('Lighthouse basics: /favicon.ico answers with the icon, and pages carry a meta description', async (state) => {
+  const icon = await fetch(`${state.dashboard.url}/favicon.ico`);
+  assert.is(icon.status, 200);
+  assert.is(icon.headers.get('content-type'), 'image/svg+xml');
+  assert.match(await icon.text(), '<svg');
+  const signIn = await (await fetch(`${state.dashboard.url}/sign-in`)).text();
+  assert.match(signIn, /<meta name="description" content="[^"]{50,}">/);
+  assert.match(signIn, '<link rel="icon" href="/static/favicon.svg"');
+});
+
 test.run();

@@ -18,6 +18,7 @@ import { pendingGroup } from './pending.js';
 import { plansGroup } from './plans.js';
 import { pricingGroup } from './pricing.js';
 import { tiersGroup } from './tiers.js';
+import { upgradesGroup } from './upgrades.js';
 import { usersGroup } from './users.js';
 import { walletGroup } from './wallet.js';
 import { webhooksGroup } from './webhooks.js';
@@ -46,6 +47,7 @@ export const COMMAND_GROUPS: readonly CommandGroup[] = [
   tiersGroup,
   plansGroup,
   usersGroup,
+  upgradesGroup,
   webhooksGroup,
   fundingGroup,
 ];

@@ -24,6 +24,8 @@ import { createFundingSweeper, type FundingSweeper } from './funding/sweeper.js'
 import { type CoreMetrics, createOutcomeRecorder, instrumentProviders, instrumentStore } from './metrics.js';
 import { createHolderDesk } from './people/holder.js';
 import { createPeopleService } from './people/service.js';
+import { createShopDesk } from './people/shop.js';
+import { createUpgrades } from './people/upgrades.js';
 import type { Providers } from './providers/port.js';
 import { createSandbox } from './providers/sandbox/index.js';
 import { parseVtpassCallback } from './providers/vtpass/callback.js';
@@ -205,6 +207,8 @@ export function createCore(deps: CoreDeps): Core {
     planSync,
     people,
     holderDesk,
+    shopDesk: createShopDesk({ store, purchases }),
+    upgrades: createUpgrades({ store, accounts, clock }),
     eventFeed: createEventFeed({ accounts: store.accounts, events: store.events }),
     webhooks,
     funding,

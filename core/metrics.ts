@@ -365,6 +365,7 @@ export function instrumentStore(store: Store, deps: { outcomes: OutcomeRecorder;
     recordAttempt: (reference, next) => inner.recordAttempt(reference, next),
     claimAttempt: (reference, claim) => inner.claimAttempt(reference, claim),
     listLedger: (accountId, mode, page) => inner.listLedger(accountId, mode, page),
+    ledgerOf: (accountId, mode, reference) => inner.ledgerOf(accountId, mode, reference),
     audit: () => inner.audit(),
   };
   return {
@@ -374,6 +375,7 @@ export function instrumentStore(store: Store, deps: { outcomes: OutcomeRecorder;
     transactions: store.transactions,
     people: store.people,
     history: store.history,
+    upgrades: store.upgrades,
     events: store.events,
     webhooks: store.webhooks,
     keyUse: store.keyUse,

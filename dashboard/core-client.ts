@@ -6,13 +6,19 @@
  */
 import { type Client, Code, ConnectError, createClient } from '@connectrpc/connect';
 import { BadRequestSchema } from '../gen/google/rpc/error_details_pb.js';
+import { ApiAccessService } from '../gen/prepaid/v1/access_pb.js';
 import { HolderService } from '../gen/prepaid/v1/holder_pb.js';
+import { ShopService } from '../gen/prepaid/v1/shop_pb.js';
 import { Mode } from '../gen/prepaid/v1/types_pb.js';
 import { createCoreTransport } from '../runtime/core-transport.js';
 
 /** The core's services as the dashboard uses them. */
 export interface DashboardCore {
   holder: Client<typeof HolderService>;
+  /** Buying from the developer area, for the session's account. */
+  shop: Client<typeof ShopService>;
+  /** Requests for API access, and the first key pair after an approval. */
+  access: Client<typeof ApiAccessService>;
   /** Closes the connection to the core. */
   close(): void;
 }
@@ -35,7 +41,12 @@ export function createDashboardCore(options: DashboardCoreOptions): DashboardCor
     ...(options.ca === undefined ? {} : { ca: options.ca }),
     ...(options.allowPlaintext === undefined ? {} : { allowPlaintext: options.allowPlaintext }),
   });
-  return { holder: createClient(HolderService, transport), close: () => transport.close() };
+  return {
+    holder: createClient(HolderService, transport),
+    shop: createClient(ShopService, transport),
+    access: createClient(ApiAccessService, transport),
+    close: () => transport.close(),
+  };
 }
 
 /** The core's Mode for a page's mode: every mode-scoped call names it, live included. */

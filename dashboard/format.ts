@@ -50,10 +50,10 @@ export function lagosTime(ts: Timestamp | undefined): string {
   return date === undefined ? '' : LAGOS_TIME.format(date);
 }
 
-/** "2026-11-24 13:45:07+01:00": for CSV files, sortable and unambiguous. */
+/** "2026-11-24T13:45:07+01:00": ISO 8601 in Lagos time, for CSV files, sortable and unambiguous. */
 export function lagosIso(ts: Timestamp | undefined): string {
   const date = dateOf(ts);
-  return date === undefined ? '' : `${LAGOS_ISO.format(date)}+01:00`;
+  return date === undefined ? '' : `${LAGOS_ISO.format(date).replace(' ', 'T')}+01:00`;
 }
 
 /** The machine form of a time for <time datetime>. */

@@ -43,6 +43,7 @@ export function isOwner(viewer: Viewer): boolean {
  */
 const NAV: ReadonlyArray<readonly [string, string, boolean]> = [
   ['/', 'Overview', true],
+  ['/buy', 'Buy', true],
   ['/keys', 'API keys', true],
   ['/prices', 'Prices', true],
   ['/transactions', 'Transactions', true],
@@ -73,6 +74,8 @@ export function page(options: PageOptions, body: SafeHtml): SafeHtml {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="description" content="The developer area of the prepaid services platform: sell airtime, data, electricity, cable TV and bulk SMS, manage API keys, prices, transactions and webhooks.">
+<link rel="icon" href="/static/favicon.svg" type="image/svg+xml">
 <title>${viewer?.mode === 'test' ? 'Test mode: ' : ''}${title} · Prepaid developer area</title>
 <link rel="stylesheet" href="/static/dashboard.css">
 <script src="/static/dashboard.js" defer></script>
@@ -171,6 +174,8 @@ export interface FieldOptions {
   errors?: readonly FieldError[];
   /** The field's class modifier, e.g. "input--short". */
   width?: string;
+  /** The page's one job is this field (the sign-in code): it takes the focus on load. */
+  autofocus?: boolean;
 }
 
 /** A labelled input with its hint and its error beside it. */
@@ -182,7 +187,7 @@ export function field(options: FieldOptions): SafeHtml {
   ${options.hint ? html`<p class="hint" id="${options.name}-hint">${options.hint}</p>` : ''}
   ${error ? html`<p class="error-message" id="${options.name}-error"><span class="visually-hidden">Error:</span> ${error.message}</p>` : ''}
   <input class="input${options.width ? ` ${options.width}` : ''}${error ? ' input--error' : ''}" id="${options.name}" name="${options.name}" type="${options.type ?? 'text'}"
-    value="${options.value ?? ''}"${options.autocomplete ? html` autocomplete="${options.autocomplete}"` : ''}${options.inputmode ? html` inputmode="${options.inputmode}"` : ''}${options.required ? html` required` : ''}${describedBy ? html` aria-describedby="${describedBy}"` : ''}${error ? html` aria-invalid="true"` : ''}>
+    value="${options.value ?? ''}"${options.autocomplete ? html` autocomplete="${options.autocomplete}"` : ''}${options.inputmode ? html` inputmode="${options.inputmode}"` : ''}${options.required ? html` required` : ''}${options.autofocus ? html` autofocus` : ''}${describedBy ? html` aria-describedby="${describedBy}"` : ''}${error ? html` aria-invalid="true"` : ''}>
 </div>`;
 }
 

@@ -113,6 +113,9 @@ const MAX_FORM_BYTES = 64 * 1024;
 const STATIC_FILES: Readonly<Record<string, { file: string; type: string }>> = {
   '/static/dashboard.css': { file: 'dashboard.css', type: 'text/css; charset=utf-8' },
   '/static/dashboard.js': { file: 'dashboard.js', type: 'text/javascript; charset=utf-8' },
+  // Browsers ask for /favicon.ico whatever the page says; both answer with the one SVG icon.
+  '/static/favicon.svg': { file: 'favicon.svg', type: 'image/svg+xml' },
+  '/favicon.ico': { file: 'favicon.svg', type: 'image/svg+xml' },
 };
 
 /** The static files, read once at start from dashboard/static/ (copied beside the build by bin/build.js). */

@@ -109,7 +109,12 @@ function createKeyCheck(deps: PipelineDeps): (req: IncomingMessage, clientIp: st
     const hit = authenticator.cached(publicKey, secretKey, clientIp);
     if (hit !== undefined) return hit;
     if (authenticator.knownGood(publicKey, secretKey) || authenticator.inFlight(publicKey, secretKey, clientIp)) {
-      return authenticator.authenticate(publicKey, secretKey, clientIp);
+      try {
+        return await authenticator.authenticate(publicKey, secretKey, clientIp);
+      } catch (error) {
+        // Mapped here, with the address: an IP_NOT_ALLOWED must name it on this path too.
+        throw toApiError(error, log, { clientIp });
+      }
     }
     const budgetKey = failureBudgetKey(clientIp);
     const reserved = await authFailures.consume(budgetKey);

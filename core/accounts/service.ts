@@ -102,14 +102,22 @@ export function createAccountService(deps: {
 
     getAccount: requireAccount,
 
-    /** Moving to a tier with API access issues the first live key pair if the account has none yet. */
-    async setTier(accountId: string, tierId: string): Promise<{ account: AccountRecord; issuedKey: IssuedKeyPair | null }> {
+    /**
+     * Moving to a tier with API access issues the first live key pair if the account has none
+     * yet, unless `issueFirstKey` is false (an approved request for API access: the key is then
+     * issued to the account's owner, core/people/upgrades.ts, never to the operator).
+     */
+    async setTier(
+      accountId: string,
+      tierId: string,
+      options: { issueFirstKey?: boolean } = {},
+    ): Promise<{ account: AccountRecord; issuedKey: IssuedKeyPair | null }> {
       await requireAccount(accountId);
       const tier = await requireTier(store.catalog, tierId);
       const account = await store.accounts.setTier(accountId, tier.tierId);
       if (!account) throw notFound(`Account ${accountId}`);
       const hasKey = (await store.keys.listByAccount(accountId)).some((k) => !k.revoked && k.mode === 'live');
-      const issuedKey = tier.apiAccess && !hasKey ? await issueKey(accountId, 'live') : null;
+      const issuedKey = tier.apiAccess && !hasKey && options.issueFirstKey !== false ? await issueKey(accountId, 'live') : null;
       return { account, issuedKey };
     },
 

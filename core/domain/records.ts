@@ -239,3 +239,19 @@ export interface DaySpend {
   product: ProductName;
   spentKobo: Kobo;
 }
+
+/**
+ * An account holder's request for API access, one per account (a new request replaces a
+ * refused one). Approval moves the account to an API tier; its first live key pair is then
+ * issued to an owner on their next visit to the developer area, once (keyIssuedAt).
+ */
+export interface UpgradeRequestRecord {
+  accountId: string;
+  status: 'pending' | 'approved' | 'refused';
+  /** The owner who asked (email), and what they said they will do with the API. */
+  requestedBy: string;
+  note: string;
+  createdAt: Date;
+  decidedAt: Date | null;
+  keyIssuedAt: Date | null;
+}

@@ -6,11 +6,13 @@ import { Server, ServerCredentials } from '@grpc/grpc-js';
 import { file_google_rpc_error_details } from '../../gen/google/rpc/error_details_pb.js';
 import { file_google_rpc_status } from '../../gen/google/rpc/status_pb.js';
 import { file_grpc_health_v1_health } from '../../gen/grpc/health/v1/health_pb.js';
+import { ApiAccessAdminService, ApiAccessService, file_prepaid_v1_access } from '../../gen/prepaid/v1/access_pb.js';
 import { AdminService, file_prepaid_v1_admin } from '../../gen/prepaid/v1/admin_pb.js';
 import { AuthService, file_prepaid_v1_auth } from '../../gen/prepaid/v1/auth_pb.js';
 import { FundingCallbackService, FundingService, file_prepaid_v1_funding } from '../../gen/prepaid/v1/funding_pb.js';
 import { file_prepaid_v1_holder, HolderService, UserAdminService } from '../../gen/prepaid/v1/holder_pb.js';
 import { file_prepaid_v1_purchase, PurchaseService } from '../../gen/prepaid/v1/purchase_pb.js';
+import { file_prepaid_v1_shop, ShopService } from '../../gen/prepaid/v1/shop_pb.js';
 import { EventService, file_prepaid_v1_webhooks, WebhookService } from '../../gen/prepaid/v1/webhooks_pb.js';
 import type { LedgerCheck } from '../accounts/ledger-check.js';
 import type { AccountService } from '../accounts/service.js';
@@ -19,12 +21,15 @@ import type { PlanSync } from '../catalog/sync.js';
 import type { FundingService as Funding } from '../funding/service.js';
 import type { HolderDesk } from '../people/holder.js';
 import type { PeopleService } from '../people/service.js';
+import type { ShopDesk } from '../people/shop.js';
+import type { Upgrades } from '../people/upgrades.js';
 import type { CallbackService } from '../purchases/callbacks.js';
 import type { PendingList } from '../purchases/pending-list.js';
 import type { PurchaseService as Purchases } from '../purchases/service.js';
 import type { VerificationService } from '../purchases/verification.js';
 import type { EventFeed } from '../webhooks/feed.js';
 import type { WebhookService as Webhooks } from '../webhooks/service.js';
+import { apiAccessAdminHandlers, apiAccessHandlers } from './access.js';
 import { adminHandlers } from './admin.js';
 import { authHandlers } from './auth.js';
 import type { ErrorLogger } from './errors.js';
@@ -35,6 +40,7 @@ import { type CoreHealth, createHealth } from './health.js';
 import { holderHandlers, userAdminHandlers } from './holder.js';
 import { purchaseHandlers } from './purchase.js';
 import { addReflection } from './reflection.js';
+import { shopHandlers } from './shop.js';
 import { webhookHandlers } from './webhooks.js';
 
 /** Largest request the core accepts: a 10,000-recipient SMS is about 150 KiB. */
@@ -53,6 +59,10 @@ export interface CoreServerDeps {
   /** The developer area's people and the holder's reads (HolderService, UserAdminService). */
   people: PeopleService;
   holderDesk: HolderDesk;
+  /** Buying from the developer area (ShopService). */
+  shopDesk: ShopDesk;
+  /** Requests for API access (ApiAccessService, ApiAccessAdminService). */
+  upgrades: Upgrades;
   /** The events feed (the gateway's `?action=events`). */
   eventFeed: EventFeed;
   /** Webhook management (admin token). */
@@ -82,6 +92,9 @@ export const SERVICE_NAMES = [
   AdminService.typeName,
   HolderService.typeName,
   UserAdminService.typeName,
+  ShopService.typeName,
+  ApiAccessService.typeName,
+  ApiAccessAdminService.typeName,
   EventService.typeName,
   WebhookService.typeName,
   FundingService.typeName,
@@ -112,6 +125,13 @@ export function createCoreServer(deps: CoreServerDeps): CoreServer {
   );
   // The dashboard presents the service token; every holder call is then bound to a session.
   server.addService(serviceDefinition(HolderService), implement(HolderService, holderHandlers(deps.people, deps.holderDesk), serviceCallers, deps.log));
+  // Buying from the developer area: the API's own purchase handlers, for the session's account.
+  server.addService(
+    serviceDefinition(ShopService),
+    implement(ShopService, shopHandlers(deps.people, deps.shopDesk, purchaseHandlers(deps.purchases, deps)), serviceCallers, deps.log),
+  );
+  server.addService(serviceDefinition(ApiAccessService), implement(ApiAccessService, apiAccessHandlers(deps.people, deps.upgrades), serviceCallers, deps.log));
+  server.addService(serviceDefinition(ApiAccessAdminService), implement(ApiAccessAdminService, apiAccessAdminHandlers(deps.upgrades), adminCallers, deps.log));
   server.addService(serviceDefinition(UserAdminService), implement(UserAdminService, userAdminHandlers(deps.people), adminCallers, deps.log));
   server.addService(serviceDefinition(FundingService), implement(FundingService, fundingHandlers(deps.funding), adminCallers, deps.log));
   server.addService(
@@ -140,6 +160,8 @@ export function createCoreServer(deps: CoreServerDeps): CoreServer {
       file_prepaid_v1_auth,
       file_prepaid_v1_admin,
       file_prepaid_v1_holder,
+      file_prepaid_v1_shop,
+      file_prepaid_v1_access,
       file_prepaid_v1_webhooks,
       file_prepaid_v1_funding,
       file_grpc_health_v1_health,

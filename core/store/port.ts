@@ -29,6 +29,7 @@ import type {
   TierRecord,
   TransactionQuery,
   TransactionRecord,
+  UpgradeRequestRecord,
   UserRecord,
 } from '../domain/records.js';
 import type { EventStore, WebhookStore } from './event-port.js';
@@ -148,6 +149,12 @@ export interface WalletStore {
   claimAttempt(reference: string, claim: AttemptClaim): Promise<TransactionRecord | null>;
   /** One wallet's entries, newest first. */
   listLedger(accountId: string, mode: Mode, page: PageRequest): Promise<Page<LedgerEntryRecord>>;
+  /**
+   * The entries one purchase wrote in one wallet (its debit, and its refund once failed or
+   * reversed), oldest first; none for a reference of another account or mode. Credits are
+   * not purchases and are never returned.
+   */
+  ledgerOf(accountId: string, mode: Mode, reference: string): Promise<LedgerEntryRecord[]>;
   /**
    * Checks every wallet against its ledger: balance = sum of entries, running balances,
    * nothing negative, one debit of the charge per purchase, exactly one refund of the charge
@@ -316,6 +323,25 @@ export interface FundingStore {
   getLowBalanceThreshold(accountId: string, mode: Mode): Promise<Kobo | null>;
 }
 
+/** Requests for API access (core/people/upgrades.ts): one per account. */
+export interface UpgradeStore {
+  /**
+   * Files a request, or returns the account's open one unchanged: a pending or approved
+   * request stays as it is, a refused one is replaced by the new request.
+   */
+  open(request: { accountId: string; requestedBy: string; note: string; at: Date }): Promise<UpgradeRequestRecord>;
+  get(accountId: string): Promise<UpgradeRequestRecord | null>;
+  /** Pending requests, oldest first, at most `limit`. */
+  listPending(limit: number): Promise<UpgradeRequestRecord[]>;
+  /** pending -> approved or refused, atomically; null when there is no pending request. */
+  decide(accountId: string, status: 'approved' | 'refused', at: Date): Promise<UpgradeRequestRecord | null>;
+  /**
+   * Marks the approved request's first key as issued, atomically, once: true for the one
+   * caller that may issue it, false for everyone after (and when nothing was approved).
+   */
+  claimFirstKey(accountId: string, at: Date): Promise<boolean>;
+}
+
 /** The whole store: one sub-port per aggregate. Use cases take only the sub-ports they use. */
 export interface Store {
   readonly accounts: AccountStore;
@@ -329,5 +355,6 @@ export interface Store {
   readonly webhooks: WebhookStore;
   readonly keyUse: KeyUseStore;
   readonly funding: FundingStore;
+  readonly upgrades: UpgradeStore;
   close(): Promise<void>;
 }

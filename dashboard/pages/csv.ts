@@ -16,11 +16,31 @@ import type { Answer, PageContext } from '../server.js';
  */
 const FORMULA_START = /^[=+\-@\t\r]/;
 
-function neutralised(cell: string): string {
+/** A number that is text (a phone, meter or smart card number): its leading zeros must survive. */
+export interface TextCell {
+  text: string;
+}
+
+export function asText(text: string): TextCell {
+  return { text };
+}
+
+function neutralised(cell: string | TextCell): string {
+  if (typeof cell !== 'string') {
+    // Excel drops the leading zero of 08031234567 and writes 45012345678 as 4.5E+10 unless the
+    // cell is a text formula. Only bare digits get one (built here, not from the text), so
+    // nothing the client typed can become a formula.
+    return /^\d{1,30}$/.test(cell.text) ? `="${cell.text}"` : neutralised(cell.text);
+  }
   return FORMULA_START.test(cell) && !/^-?\d+(\.\d+)?$/.test(cell) ? `'${cell}` : cell;
 }
 
-export async function streamCsv(ctx: PageContext, filename: string, columns: readonly string[], rows: () => AsyncGenerator<string[]>): Promise<Answer> {
+export async function streamCsv(
+  ctx: PageContext,
+  filename: string,
+  columns: readonly string[],
+  rows: () => AsyncGenerator<Array<string | TextCell>>,
+): Promise<Answer> {
   const { res } = ctx;
   res.writeHead(200, {
     'Content-Type': 'text/csv; charset=utf-8',

@@ -1,5 +1,6 @@
 /** Every page's routes, in one list the server matches in order. */
 import type { Route } from '../server.js';
+import { buyRoutes } from './buy.js';
 import { developerRoutes } from './developers.js';
 import { fundsRoutes } from './funds.js';
 import { invitationRoutes } from './invitation.js';
@@ -18,6 +19,7 @@ export const routes: readonly Route[] = [
   ...invitationRoutes,
   ...overviewRoutes,
   ...fundsRoutes,
+  ...buyRoutes,
   ...keyRoutes,
   ...priceRoutes,
   ...transactionRoutes,

@@ -1,6 +1,8 @@
 /**
- * API keys: the account's key pairs; for owners, creating one (its secret shown on the answer
- * to that POST, once, with a copy button, never in a URL and never again), revoking one after
+ * API keys: the account's key pairs; for owners, creating one (post/redirect/get: the POST
+ * makes the key and the dashboard holds its secret for one showing on the page it redirects
+ * to, once.ts; the secret is shown there once with a copy button, never in a URL, and a reload
+ * neither shows it again nor makes another key), revoking one after
  * a confirmation page, and setting or clearing its IP lock. Viewers see the list without the
  * buttons, and the core refuses their POSTs all the same (PERMISSION_DENIED -> a 403 page).
  * The address list is checked by the core, by the same rule as the operator's.
@@ -11,17 +13,22 @@
  * On a phone the table's rows become cards (each cell labelled by its column, from data-label),
  * so the last column is never cut off.
  */
+import { ApiAccessStatus } from '../../gen/prepaid/v1/access_pb.js';
 import type { HolderApiKey } from '../../gen/prepaid/v1/holder_pb.js';
 import { coreMode, refusalOf } from '../core-client.js';
 import { isoTime, lagosTime } from '../format.js';
 import { html, type SafeHtml } from '../html.js';
 import { csrfField, empty, type FieldError, field, isOwner, page, secretBox, type Viewer } from '../layout.js';
+import { newKeyPairs } from '../once.js';
 import type { Answer, PageContext, Route } from '../server.js';
 
 const NOTICES: Readonly<Record<string, string>> = {
   revoked: 'The key is revoked. Requests signed with it are now refused.',
   locked: 'The IP lock is saved. Requests with this key from any other address are now refused.',
   unlocked: 'The IP lock is cleared. Requests with this key are taken from any address.',
+  approved: 'Your account now has API access. Here is its first key pair.',
+  requested: 'Your request for API access is sent. We will look at it soon; this page shows when it is approved.',
+  shown: 'The new key pair is listed below. Its secret key was shown once and is not shown again; if it was not copied, revoke the key and create another.',
 };
 
 function keyRow(ctx: PageContext, viewer: Viewer, key: HolderApiKey): SafeHtml {
@@ -60,14 +67,16 @@ async function keysPage(
   ${secretBox('Secret key', 'new-secret-key', extra.created.secretKey)}
 </div>`
     : '';
-  const createForm = isOwner(viewer)
-    ? html`<h2>Create a ${test ? 'test ' : ''}key pair</h2>
+  const createForm = !viewer.session.apiAccess
+    ? await accessPanel(ctx)
+    : isOwner(viewer)
+      ? html`<h2>Create a ${test ? 'test ' : ''}key pair</h2>
 <form method="post" action="${ctx.link('/keys')}" novalidate>
   ${csrfField(viewer.csrfToken)}
   ${totpOn ? field({ name: 'totp_code', label: 'Code from your authenticator app', hint: 'Two-step sign-in is on, so a new key needs a current code.', inputmode: 'numeric', autocomplete: 'one-time-code', width: 'input--short', errors }) : ''}
   <button type="submit" class="button">Create a ${test ? 'test ' : ''}key pair</button>
 </form>`
-    : html`<p class="inset">You are a viewer on this account: you can see its keys, but only an owner can create, lock or revoke them.</p>`;
+      : html`<p class="inset">You are a viewer on this account: you can see its keys, but only an owner can create, lock or revoke them.</p>`;
   const body = html`<h1>${test ? 'Test API keys' : 'API keys'}</h1>
 ${created}
 ${
@@ -90,6 +99,49 @@ ${createForm}`;
     status: errors.length > 0 ? 400 : 200,
     body: page({ title: test ? 'Test API keys' : 'API keys', current: '/keys', viewer, errors, ...(extra.notice ? { notice: extra.notice } : {}) }, body),
   };
+}
+
+/**
+ * For an account whose tier has no API access: what that means in plain words, where its
+ * request stands, and (for an owner) the form that asks for access.
+ */
+async function accessPanel(ctx: PageContext): Promise<SafeHtml> {
+  const viewer = ctx.viewer!;
+  const { request } = await ctx.core.access.getApiAccessRequest({ sessionToken: ctx.sessionToken });
+  const intro = html`<h2>Use the API</h2>
+<p>Your account can sell from this site: see <a href="${ctx.link('/buy')}">Buy</a>. To sell from your own website or app through the API, your account needs API access. Ask for it here; once it is approved, your first key pair appears on this page.</p>`;
+  if (request?.status === ApiAccessStatus.PENDING) {
+    return html`${intro}<p class="inset" role="status">You asked for API access on ${lagosTime(request.createdAt)}. The request is waiting for approval.</p>`;
+  }
+  const refused =
+    request?.status === ApiAccessStatus.REFUSED
+      ? html`<p class="inset">Your request of ${lagosTime(request.createdAt)} was not approved. You may ask again; say a little more about what you will build.</p>`
+      : '';
+  if (!isOwner(viewer)) return html`${intro}${refused}<p class="inset">Only an owner of the account can ask for API access.</p>`;
+  return html`${intro}${refused}
+<form method="post" action="${ctx.link('/keys/request-access')}" novalidate>
+  ${csrfField(viewer.csrfToken)}
+  <div class="form-group">
+    <label class="label" for="note">What will you build with the API? (optional)</label>
+    <p class="hint" id="note-hint">For example: "our shop's website sells airtime and data". At most 500 characters.</p>
+    <textarea class="textarea" id="note" name="note" rows="3" aria-describedby="note-hint"></textarea>
+  </div>
+  <button type="submit" class="button">Ask for API access</button>
+</form>`;
+}
+
+/**
+ * After an approval of API access, the account's first live key pair, issued to the first
+ * owner who opens the keys page or the overview and held for its one showing; undefined when
+ * there is none to show (the core hands it out once).
+ */
+export async function firstKeyRedirect(ctx: PageContext): Promise<Answer | undefined> {
+  const viewer = ctx.viewer!;
+  if (ctx.mode !== 'live' || !viewer.session.apiAccess || !isOwner(viewer)) return undefined;
+  const { issuedKey } = await ctx.core.access.claimFirstKey({ sessionToken: ctx.sessionToken });
+  if (issuedKey === undefined) return undefined;
+  const handle = newKeyPairs.put(ctx.sessionToken, { publicKey: issuedKey.publicKey, secretKey: issuedKey.secretKey });
+  return { kind: 'redirect', location: `/keys?created=${handle}&first=1` };
 }
 
 /** The key named in the address, if it is one of this account's (the core's list says). */
@@ -132,7 +184,16 @@ export const keyRoutes: Route[] = [
     name: 'keys',
     signedIn: true,
     testMode: true,
-    handler: (ctx) => {
+    handler: async (ctx) => {
+      const first = await firstKeyRedirect(ctx);
+      if (first !== undefined) return first;
+      const handle = ctx.url.searchParams.get('created');
+      if (handle !== null) {
+        const created = newKeyPairs.take(ctx.sessionToken, handle);
+        // Shown once: a reload of this address finds nothing and says so.
+        const approved = ctx.url.searchParams.get('first') === '1' ? { notice: NOTICES.approved ?? '' } : {};
+        return keysPage(ctx, created ? { created, ...approved } : { notice: NOTICES.shown ?? '' });
+      }
       const notice = NOTICES[ctx.url.searchParams.get('done') ?? ''];
       return keysPage(ctx, notice ? { notice } : {});
     },
@@ -152,15 +213,33 @@ export const keyRoutes: Route[] = [
         });
         const issued = created.issuedKey;
         if (issued === undefined) throw new Error('CreateApiKey answered without a key');
-        // The secret is in this answer's body only: the page is not cached (Cache-Control:
-        // no-store on every page) and there is no redirect that could carry it.
-        return keysPage(ctx, { created: { publicKey: issued.publicKey, secretKey: issued.secretKey } });
+        // Held for one showing on the page the browser is sent to; the address carries a handle
+        // bound to this session, never the secret, and every page is no-store.
+        const handle = newKeyPairs.put(ctx.sessionToken, { publicKey: issued.publicKey, secretKey: issued.secretKey });
+        return { kind: 'redirect', location: ctx.link(`/keys?created=${handle}`) };
       } catch (error) {
         const refusal = refusalOf(error);
         if (refusal.kind === 'invalid' || refusal.kind === 'refused')
           return keysPage(ctx, { errors: [{ field: 'totp_code', message: refusal.fields.get('totp_code') ?? refusal.message }] });
         throw error;
       }
+    },
+  },
+  {
+    method: 'POST',
+    path: '/keys/request-access',
+    name: 'keys_request_access',
+    signedIn: true,
+    testMode: true,
+    async handler(ctx) {
+      try {
+        await ctx.core.access.requestApiAccess({ sessionToken: ctx.sessionToken, note: ctx.form.get('note') ?? '' });
+      } catch (error) {
+        const refusal = refusalOf(error);
+        if (refusal.kind !== 'invalid') throw error;
+        return keysPage(ctx, { errors: [{ field: 'note', message: refusal.fields.get('note') ?? refusal.message }] });
+      }
+      return { kind: 'redirect', location: ctx.link('/keys?done=requested') };
     },
   },
   {

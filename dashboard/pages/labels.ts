@@ -13,14 +13,14 @@ export const PRODUCT_LABELS: Readonly<Record<Product, string>> = {
   [Product.BULK_SMS]: 'Bulk SMS',
 };
 
-/** The product words of the public API (`product` in a transaction), used in filter addresses and CSV. */
+/** The product words of the public API (`product` in a transaction: bulksms), used in filter addresses and CSV. */
 export const PRODUCT_WORDS: Readonly<Record<Product, string>> = {
   [Product.UNSPECIFIED]: '',
   [Product.AIRTIME]: 'airtime',
   [Product.DATA]: 'data',
   [Product.ELECTRICITY]: 'electricity',
   [Product.CABLE]: 'cable',
-  [Product.BULK_SMS]: 'bulk_sms',
+  [Product.BULK_SMS]: 'bulksms',
 };
 
 export const STATUS_LABELS: Readonly<Record<TransactionStatus, string>> = {

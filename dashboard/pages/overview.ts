@@ -12,6 +12,7 @@ import { naira, shortDay } from '../format.js';
 import { html, type SafeHtml } from '../html.js';
 import { isOwner, page } from '../layout.js';
 import type { Route } from '../server.js';
+import { firstKeyRedirect } from './keys.js';
 import { PRODUCT_LABELS } from './labels.js';
 
 /** The products in the order the chart stacks them, with the CSS class of their colour. */
@@ -113,6 +114,9 @@ export const overviewRoutes: Route[] = [
     signedIn: true,
     testMode: true,
     async handler(ctx) {
+      // Just approved for API access: the first key pair is shown once, on the keys page.
+      const first = await firstKeyRedirect(ctx);
+      if (first !== undefined) return first;
       const viewer = ctx.viewer!;
       const test = ctx.mode === 'test';
       const overview = await ctx.core.holder.getOverview({ sessionToken: ctx.sessionToken, mode: coreMode(ctx.mode) });

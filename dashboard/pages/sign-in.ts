@@ -34,7 +34,7 @@ function codeForm(ctx: PageContext, errors: FieldError[]): Answer {
 <p>Two-step sign-in is on for this user. Open your authenticator app and enter the 6-digit code it shows for the prepaid developer area.</p>
 <form method="post" action="/sign-in/code" novalidate>
   ${csrfField(ctx.visitorCsrf)}
-  ${field({ name: 'totp_code', label: 'Code', hint: 'No phone to hand? Enter one of your recovery codes instead; each works once.', autocomplete: 'one-time-code', width: 'input--short', errors })}
+  ${field({ name: 'totp_code', label: 'Code', hint: 'No phone to hand? Enter one of your recovery codes instead; each works once.', autocomplete: 'one-time-code', width: 'input--short', autofocus: true, errors })}
   <button type="submit" class="button">Continue</button>
 </form>
 <p><a href="/sign-in">Start again</a></p>`;

@@ -26,11 +26,11 @@ function row(ctx: PageContext, entry: LedgerEntry): SafeHtml {
   // A debit or a refund names the purchase it belongs to; a credit names the operator's credit.
   const isPurchase = entry.kind === 'debit' || entry.kind === 'refund';
   return html`<tr>
-<td><time datetime="${isoTime(entry.createdAt)}">${lagosTime(entry.createdAt)}</time></td>
-<td>${KIND_LABELS[entry.kind] ?? entry.kind}${entry.memo ? html`<br><span class="secondary">${entry.memo}</span>` : ''}</td>
-<td>${isPurchase ? html`<a href="${ctx.link(`/transactions/${encodeURIComponent(reference)}`)}"><code>${reference}</code></a>` : html`<code>${reference}</code>`}</td>
-<td class="num${entry.amountKobo < 0n ? ' negative' : ''}">${signedNaira(entry.amountKobo)}</td>
-<td class="num">${naira(entry.balanceAfterKobo)}</td>
+<td data-label="Time"><time datetime="${isoTime(entry.createdAt)}">${lagosTime(entry.createdAt)}</time></td>
+<td data-label="What">${KIND_LABELS[entry.kind] ?? entry.kind}${entry.memo ? html`<br><span class="secondary">${entry.memo}</span>` : ''}</td>
+<td data-label="Reference">${isPurchase ? html`<a href="${ctx.link(`/transactions/${encodeURIComponent(reference)}`)}"><code>${reference}</code></a>` : html`<code>${reference}</code>`}</td>
+<td class="num${entry.amountKobo < 0n ? ' negative' : ''}" data-label="Amount">${signedNaira(entry.amountKobo)}</td>
+<td class="num" data-label="Balance after">${naira(entry.balanceAfterKobo)}</td>
 </tr>`;
 }
 
@@ -49,7 +49,7 @@ async function statementPage(ctx: PageContext): Promise<Answer> {
 ${
   entries.length === 0
     ? empty('No money has moved on this account yet.')
-    : html`<div class="table-wrap"><table class="table">
+    : html`<div class="table-wrap" role="region" aria-label="Statement" tabindex="0"><table class="table table--cards">
 <caption class="visually-hidden">Ledger entries, newest first</caption>
 <thead><tr><th scope="col">Time</th><th scope="col">What</th><th scope="col">Reference</th><th scope="col" class="num">Amount</th><th scope="col" class="num">Balance after</th></tr></thead>
 <tbody>${entries.map((entry) => row(ctx, entry))}</tbody>

@@ -10,12 +10,13 @@ import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { TransactionFilterSchema } from '../../gen/prepaid/v1/holder_pb.js';
 import { Product, type Transaction, TransactionStatus } from '../../gen/prepaid/v1/types_pb.js';
 import { coreMode, refusalOf } from '../core-client.js';
-import { isoTime, lagosIso, lagosTime, naira } from '../format.js';
+import { dateOf, isoTime, lagosIso, lagosTime, naira } from '../format.js';
 import { html, type SafeHtml } from '../html.js';
 import { empty, type FieldError, field, page, select } from '../layout.js';
 import type { Answer, PageContext, Route } from '../server.js';
-import { streamCsv } from './csv.js';
+import { asText, streamCsv, type TextCell } from './csv.js';
 import { fromWord, PRODUCT_LABELS, PRODUCT_WORDS, STATUS_LABELS, STATUS_WORDS } from './labels.js';
+import { lagosWallTime, nairaNumber, streamXlsx, type XlsxCell, type XlsxColumn } from './xlsx.js';
 
 /** Rows on one page of the list. */
 const PAGE_SIZE = 50;
@@ -94,14 +95,16 @@ function itemOf(t: Transaction): string {
 }
 
 function row(ctx: PageContext, t: Transaction): SafeHtml {
+  // Each cell names its column (data-label): on a phone the rows become cards, so the status
+  // and the money are never off-screen.
   return html`<tr>
-<td><a href="${ctx.link(`/transactions/${encodeURIComponent(t.reference)}`)}"><code>${t.reference}</code></a></td>
-<td><time datetime="${isoTime(t.createdAt)}">${lagosTime(t.createdAt)}</time></td>
-<td>${PRODUCT_LABELS[t.product]}<br><span class="secondary">${itemOf(t)}</span></td>
-<td>${t.recipient}</td>
-<td>${statusTag(t.status)}</td>
-<td class="num">${naira(t.faceValueKobo)}</td>
-<td class="num">${naira(t.chargedKobo)}</td>
+<th scope="row" data-label="Reference"><a href="${ctx.link(`/transactions/${encodeURIComponent(t.reference)}`)}"><code>${t.reference}</code></a></th>
+<td data-label="Status">${statusTag(t.status)}</td>
+<td class="num" data-label="Amount">${naira(t.faceValueKobo)}</td>
+<td class="num" data-label="Charged">${naira(t.chargedKobo)}</td>
+<td data-label="Time"><time datetime="${isoTime(t.createdAt)}">${lagosTime(t.createdAt)}</time></td>
+<td data-label="Product">${PRODUCT_LABELS[t.product]}<br><span class="secondary">${itemOf(t)}</span></td>
+<td data-label="Recipient">${t.recipient}</td>
 </tr>`;
 }
 
@@ -136,13 +139,14 @@ async function listPage(ctx: PageContext): Promise<Answer> {
   const test = ctx.mode === 'test';
   const body = html`<h1>${test ? 'Test transactions' : 'Transactions'}</h1>
 ${filterForm(ctx, params, errors)}
-<p class="toolbar"><a href="${ctx.link(`/transactions.csv${exportQuery ? `?${exportQuery}` : ''}`)}" class="button button--secondary" download>Download CSV of this filter</a></p>
+<p class="toolbar"><a href="${ctx.link(`/transactions.csv${exportQuery ? `?${exportQuery}` : ''}`)}" class="button button--secondary" download>Download CSV of this filter</a>
+<a href="${ctx.link(`/transactions.xlsx${exportQuery ? `?${exportQuery}` : ''}`)}" class="button button--secondary" download>Download Excel file (.xlsx)</a></p>
 ${
   transactions.length === 0
     ? empty(errors.length > 0 ? 'Correct the filter to see transactions.' : 'No transactions match this filter.')
-    : html`<div class="table-wrap"><table class="table">
+    : html`<div class="table-wrap" role="region" aria-label="Transactions" tabindex="0"><table class="table table--cards">
 <caption class="visually-hidden">Transactions, newest first</caption>
-<thead><tr><th scope="col">Reference</th><th scope="col">Time</th><th scope="col">Product</th><th scope="col">Recipient</th><th scope="col">Status</th><th scope="col" class="num">Amount</th><th scope="col" class="num">Charged</th></tr></thead>
+<thead><tr><th scope="col">Reference</th><th scope="col">Status</th><th scope="col" class="num">Amount</th><th scope="col" class="num">Charged</th><th scope="col">Time</th><th scope="col">Product</th><th scope="col">Recipient</th></tr></thead>
 <tbody>${transactions.map((t) => row(ctx, t))}</tbody>
 </table></div>`
 }
@@ -161,12 +165,46 @@ function detailRow(label: string, value: SafeHtml | string): SafeHtml {
   return html`<div><dt>${label}</dt><dd>${value === '' ? '—' : value}</dd></div>`;
 }
 
+/** What the page says after a purchase from the Buy pages (?bought=...). */
+const BOUGHT_NOTICES: Readonly<Record<string, string>> = {
+  new: 'Done. This page is the receipt of the purchase.',
+  again: 'This form had already been sent: this is the purchase it made, charged once.',
+  failed: 'The purchase did not go through. The charge was refunded in full, as shown below.',
+};
+
+/** What a status means for the person who just sold, in one sentence. */
+function statusSentence(t: Transaction): string {
+  switch (t.status) {
+    case TransactionStatus.PENDING:
+      return 'Waiting for the network or biller to confirm. The charge stays on hold meanwhile: if the purchase fails it is refunded in full, and if it went through it is confirmed here. Reload this page to see the outcome.';
+    case TransactionStatus.FAILED:
+      return 'This purchase failed and nothing was delivered. The charge was refunded to the balance in full.';
+    case TransactionStatus.REVERSED:
+      return 'The provider reversed this purchase after delivering it. The charge was refunded to the balance in full.';
+    default:
+      return '';
+  }
+}
+
 async function detailPage(ctx: PageContext): Promise<Answer> {
-  const { transaction: t } = await ctx.core.holder.getTransaction({ sessionToken: ctx.sessionToken, reference: ctx.params[0] ?? '', mode: coreMode(ctx.mode) });
+  const mode = coreMode(ctx.mode);
+  const reference = ctx.params[0] ?? '';
+  const { transaction: t } = await ctx.core.holder.getTransaction({ sessionToken: ctx.sessionToken, reference, mode });
   if (t === undefined) throw new Error('GetTransaction answered without a transaction');
-  const body = html`<p><a href="${ctx.link('/transactions')}" class="back-link">Back to transactions</a></p>
+  const { entries } = await ctx.core.shop.listPurchaseEntries({ sessionToken: ctx.sessionToken, reference: t.reference, mode });
+  const refund = entries.find((entry) => entry.kind === 'refund');
+  const sentence = statusSentence(t);
+  const token = t.token
+    ? html`<code class="token" id="token">${t.token}</code> <button type="button" class="button button--secondary button--small" data-copy="token" hidden>Copy token</button>`
+    : t.status === TransactionStatus.PENDING
+      ? 'Not yet: it is shown here once the biller confirms.'
+      : '';
+  const notice = BOUGHT_NOTICES[ctx.url.searchParams.get('bought') ?? ''];
+  const body = html`<p class="no-print"><a href="${ctx.link('/transactions')}" class="back-link">Back to transactions</a></p>
 <h1>${ctx.mode === 'test' ? 'Test transaction' : 'Transaction'} <code class="break">${t.reference}</code></h1>
-<dl class="summary-list">
+${sentence ? html`<p class="${t.status === TransactionStatus.PENDING ? 'inset inset--pending' : 'inset'}" role="status">${sentence}</p>` : ''}
+<dl class="summary-list receipt">
+${detailRow('Reference', html`<code>${t.reference}</code>`)}
 ${detailRow('Status', statusTag(t.status))}
 ${detailRow('Product', PRODUCT_LABELS[t.product])}
 ${detailRow('Service', t.service.toUpperCase())}
@@ -174,20 +212,27 @@ ${detailRow('Recipient', t.recipient)}
 ${t.planLabel ? detailRow('Plan', t.planLabel) : ''}
 ${t.packageCode ? detailRow('Package', t.packageCode) : ''}
 ${t.meterType ? detailRow('Meter type', t.meterType) : ''}
-${t.product === Product.ELECTRICITY ? detailRow('Token', t.token ? html`<code class="token" id="token">${t.token}</code>` : '') : ''}
+${t.product === Product.ELECTRICITY ? detailRow('Token', token) : ''}
 ${t.product === Product.ELECTRICITY ? detailRow('Units', t.units) : ''}
 ${t.kctTokens.length > 0 ? detailRow('Key-change tokens (enter first)', html`<code class="token" id="kct-tokens">${t.kctTokens.join(' then ')}</code>`) : ''}
 ${t.bonusTokens.length > 0 ? detailRow('Bonus tokens', html`<code class="token" id="bonus-tokens">${t.bonusTokens.join(', ')}</code>`) : ''}
 ${t.smsPages > 0 ? detailRow('SMS sent', `${t.smsSent} recipients, ${t.smsPages} page${t.smsPages === 1 ? '' : 's'}`) : ''}
 ${detailRow('Amount', naira(t.faceValueKobo))}
 ${detailRow('Charged', naira(t.chargedKobo))}
-${detailRow('Balance after', naira(t.balanceAfterKobo))}
+${detailRow('Balance after the charge', naira(t.balanceAfterKobo))}
+${refund ? detailRow('Refunded', html`<strong>+${naira(refund.amountKobo)}</strong> on ${lagosTime(refund.createdAt)}`) : ''}
+${refund ? detailRow('Balance after the refund', naira(refund.balanceAfterKobo)) : ''}
+${refund ? detailRow('Cost of this purchase', naira(t.chargedKobo - refund.amountKobo)) : ''}
 ${t.failureReason ? detailRow('Why it failed', t.failureReason) : ''}
 ${detailRow('Request ID', t.requestId)}
 ${detailRow('Created', lagosTime(t.createdAt))}
 ${detailRow('Last changed', lagosTime(t.updatedAt))}
-</dl>`;
-  return { kind: 'page', body: page({ title: `Transaction ${t.reference}`, current: '/transactions', viewer: ctx.viewer! }, body) };
+</dl>
+<p class="no-print"><button type="button" class="button button--secondary" data-print hidden>Print receipt</button></p>`;
+  return {
+    kind: 'page',
+    body: page({ title: `Transaction ${t.reference}`, current: '/transactions', viewer: ctx.viewer!, ...(notice ? { notice } : {}) }, body),
+  };
 }
 
 const CSV_COLUMNS = [
@@ -200,6 +245,7 @@ const CSV_COLUMNS = [
   'status',
   'amount',
   'charged',
+  'refunded',
   'balance_after',
   'plan',
   'package_code',
@@ -220,17 +266,28 @@ function plainNaira(amountKobo: bigint): string {
   return (Number(amountKobo) / 100).toFixed(2);
 }
 
-function csvRow(t: Transaction): string[] {
+/**
+ * What the row really cost: a failed or reversed purchase was refunded its whole charge (the
+ * core's rule; its ledger check holds exactly one refund of the charge for each), so its
+ * `charged` is 0.00 and `refunded` says how much came back; the column then sums to the spend.
+ */
+function refundedKobo(t: Transaction): bigint {
+  return t.status === TransactionStatus.FAILED || t.status === TransactionStatus.REVERSED ? t.chargedKobo : 0n;
+}
+
+function csvRow(t: Transaction): Array<string | TextCell> {
+  const refunded = refundedKobo(t);
   return [
     t.reference,
     lagosIso(t.createdAt),
     lagosIso(t.updatedAt),
     PRODUCT_WORDS[t.product],
     t.service,
-    t.recipient,
+    asText(t.recipient),
     STATUS_WORDS[t.status],
     plainNaira(t.faceValueKobo),
-    plainNaira(t.chargedKobo),
+    plainNaira(t.chargedKobo - refunded),
+    plainNaira(refunded),
     plainNaira(t.balanceAfterKobo),
     t.planLabel,
     t.packageCode,
@@ -267,7 +324,71 @@ async function exportCsv(ctx: PageContext): Promise<Answer> {
   });
 }
 
+/** The spreadsheet's columns: the CSV's, each with its cell type. */
+const XLSX_COLUMNS: readonly XlsxColumn[] = CSV_COLUMNS.map((header): XlsxColumn => {
+  if (header === 'created_at' || header === 'updated_at') return { header, type: 'date' };
+  if (header === 'amount' || header === 'charged' || header === 'refunded' || header === 'balance_after') return { header, type: 'money' };
+  if (header === 'sms_sent' || header === 'sms_pages') return { header, type: 'count' };
+  return { header, type: 'text', ...(header === 'reference' ? { width: 30 } : {}) };
+});
+
+function xlsxRow(t: Transaction): XlsxCell[] {
+  const refunded = refundedKobo(t);
+  return [
+    t.reference,
+    lagosWallTime(dateOf(t.createdAt)),
+    lagosWallTime(dateOf(t.updatedAt)),
+    PRODUCT_WORDS[t.product],
+    t.service,
+    t.recipient,
+    STATUS_WORDS[t.status],
+    nairaNumber(t.faceValueKobo),
+    nairaNumber(t.chargedKobo - refunded),
+    nairaNumber(refunded),
+    nairaNumber(t.balanceAfterKobo),
+    t.planLabel,
+    t.packageCode,
+    t.meterType,
+    t.token,
+    t.units,
+    t.smsPages > 0 ? t.smsSent : null,
+    t.smsPages > 0 ? t.smsPages : null,
+    t.failureReason,
+    t.requestId,
+  ];
+}
+
+/** Every page of the filtered history, one transaction at a time; the first page asked before anything is sent. */
+async function exportRows(ctx: PageContext, write: (rows: () => AsyncGenerator<Transaction>) => Promise<Answer>): Promise<Answer> {
+  const filter = filterOf(ctx.url.searchParams);
+  const mode = coreMode(ctx.mode);
+  const first = await ctx.core.holder.listTransactions({ sessionToken: ctx.sessionToken, mode, filter, pageSize: EXPORT_PAGE_SIZE, pageToken: '' });
+  return write(async function* () {
+    let answer = first;
+    for (;;) {
+      yield* answer.transactions;
+      if (answer.nextPageToken === '') return;
+      answer = await ctx.core.holder.listTransactions({
+        sessionToken: ctx.sessionToken,
+        mode,
+        filter,
+        pageSize: EXPORT_PAGE_SIZE,
+        pageToken: answer.nextPageToken,
+      });
+    }
+  });
+}
+
+function exportXlsx(ctx: PageContext): Promise<Answer> {
+  return exportRows(ctx, (transactions) =>
+    streamXlsx(ctx, ctx.mode === 'test' ? 'test-transactions.xlsx' : 'transactions.xlsx', 'Transactions', XLSX_COLUMNS, async function* () {
+      for await (const t of transactions()) yield xlsxRow(t);
+    }),
+  );
+}
+
 export const transactionRoutes: Route[] = [
+  { method: 'GET', path: '/transactions.xlsx', name: 'transactions_xlsx', signedIn: true, testMode: true, handler: exportXlsx },
   { method: 'GET', path: '/transactions', name: 'transactions', signedIn: true, testMode: true, handler: listPage },
   { method: 'GET', path: '/transactions.csv', name: 'transactions_csv', signedIn: true, testMode: true, handler: exportCsv },
   { method: 'GET', path: /^\/transactions\/([A-Za-z0-9_-]{1,64})$/, name: 'transaction', signedIn: true, testMode: true, handler: detailPage },

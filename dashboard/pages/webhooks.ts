@@ -20,7 +20,7 @@ const MODES: readonly ModeName[] = ['live', 'test'];
 const MODE_PROTO: Readonly<Record<ModeName, Mode>> = { live: Mode.LIVE, test: Mode.TEST };
 const MODE_LABEL: Readonly<Record<ModeName, string>> = { live: 'Live', test: 'Test' };
 
-/** The README section with the whole contract of events and signatures. */
+/** The documentation's section with the whole contract of events and signatures (linked only when DASHBOARD_DOCS_URL is set). */
 const README_SECTION = 'Webhooks and events';
 
 const NOTICES: Readonly<Record<string, string>> = {
@@ -143,7 +143,7 @@ ${isOwner(viewer) ? '' : html`<p class="inset">You are a viewer on this account:
 ${MODES.map((mode) => endpointSection(viewer, mode, endpoints[mode], extra))}
 <section aria-labelledby="verifying">
 <h2 id="verifying">Checking a delivery</h2>
-<p>Each delivery carries a <code>Prepaid-Signature: t=&lt;unix seconds&gt;,v1=&lt;hex&gt;</code> header. Compute HMAC-SHA256 of <code>&lt;t&gt;.&lt;raw body&gt;</code> with your secret, over the body exactly as received (before parsing it), and compare it in constant time with each <code>v1</code>: during a rotation there is one per secret, and one match is enough. Refuse a <code>t</code> more than five minutes from your clock, and use the event's <code>id</code> to ignore repeats. The whole contract is in the platform's README, section ${ctx.config.docsUrl === '' ? html`<strong>${README_SECTION}</strong>` : html`<a href="${ctx.config.docsUrl}#webhooks-and-events">${README_SECTION}</a>`}.</p>
+<p>Each delivery carries a <code>Prepaid-Signature: t=&lt;unix seconds&gt;,v1=&lt;hex&gt;</code> header. Compute HMAC-SHA256 of <code>&lt;t&gt;.&lt;raw body&gt;</code> with your secret, over the body exactly as received (before parsing it), and compare it in constant time with each <code>v1</code>: during a rotation there is one per secret, and one match is enough. Refuse a <code>t</code> more than five minutes from your clock, and use the event's <code>id</code> to ignore repeats. ${ctx.config.docsUrl === '' ? '' : html`The whole contract is in the documentation, section <a href="${ctx.config.docsUrl}#webhooks-and-events">${README_SECTION}</a>.`}</p>
 </section>
 <section aria-labelledby="deliveries">
 <h2 id="deliveries">Deliveries</h2>
@@ -156,14 +156,21 @@ ${MODES.map((mode) => endpointSection(viewer, mode, endpoints[mode], extra))}
   </div>
   <div class="form-group checkbox">
     <input type="checkbox" id="failed" name="failed" value="1"${failedOnly ? html` checked` : ''}>
-    <label for="failed">Only failed deliveries</label>
+    <label for="failed">Only deliveries that failed for good</label>
   </div>
+  <p class="hint">Deliveries still being retried are not failed yet: they are in the full list, with their next attempt.</p>
   <button type="submit" class="button button--secondary">Show deliveries</button>
 </form>
 ${
   log.deliveries.length === 0
-    ? empty(failedOnly ? `No ${logMode} delivery has failed.` : `No ${logMode} event yet.`)
-    : html`<div class="table-wrap"><table class="table">
+    ? empty(
+        failedOnly
+          ? `No ${logMode} delivery has failed for good.`
+          : endpoints[logMode] === undefined
+            ? `No ${logMode} delivery: set a ${logMode} webhook URL above to receive events.`
+            : `No ${logMode} event yet.`,
+      )
+    : html`<div class="table-wrap" role="region" aria-label="${MODE_LABEL[logMode]} deliveries" tabindex="0"><table class="table">
 <caption class="visually-hidden">${MODE_LABEL[logMode]} deliveries, newest first</caption>
 <thead><tr><th scope="col">Event</th><th scope="col">Type</th><th scope="col">State</th><th scope="col">Attempts</th><th scope="col">Last answer</th><th scope="col">Next attempt</th><th scope="col">Recorded</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
 <tbody>${log.deliveries.map((d) => deliveryRow(viewer, logMode, d))}</tbody>

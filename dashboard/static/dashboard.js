@@ -1,5 +1,6 @@
 // The developer area's only script. Every page works without it; it only adds copy buttons
-// (which stay hidden without it) and a confirmation before forms that cannot be undone.
+// and a print button (which stay hidden without it), a confirmation before forms that cannot be
+// undone, and one sending per click of a purchase form.
 
 document.addEventListener('DOMContentLoaded', () => {
   for (const button of document.querySelectorAll('button[data-copy]')) {
@@ -23,6 +24,24 @@ document.addEventListener('DOMContentLoaded', () => {
   for (const form of document.querySelectorAll('form[data-confirm]')) {
     form.addEventListener('submit', (event) => {
       if (!window.confirm(form.getAttribute('data-confirm'))) event.preventDefault();
+    });
+  }
+
+  // A printable receipt: the button is shown only where the script runs.
+  for (const button of document.querySelectorAll('button[data-print]')) {
+    button.hidden = false;
+    button.addEventListener('click', () => window.print());
+  }
+
+  // A purchase form is sent once per click: its button waits for the answer. The form's
+  // request id makes a second sending harmless anyway (the core buys once per request id).
+  for (const form of document.querySelectorAll('form[data-once]')) {
+    form.addEventListener('submit', () => {
+      for (const button of form.querySelectorAll('button[type="submit"]')) {
+        setTimeout(() => {
+          button.disabled = true;
+        }, 0);
+      }
     });
   }
 

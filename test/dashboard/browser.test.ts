@@ -110,7 +110,8 @@ flow('the owner creates a key and reads its secret once; reloading never shows i
     page.waitForResponse((r) => r.url() === `${dashboard.url}/keys` && r.request().method() === 'POST'),
     page.getByRole('button', { name: 'Create a key pair' }).click(),
   ]);
-  assert.is(answer.headers()['cache-control'], 'no-store', 'the page with the secret is not cached');
+  assert.is(answer.status(), 303, 'the key is made by a POST that redirects (post/redirect/get)');
+  await page.waitForURL(/\/keys\?created=[A-Za-z0-9_-]+$/);
   assert.not.match(page.url(), /sk_/, 'the secret is not in the address');
   assert.match((await page.textContent('main')) ?? '', 'It will not be shown again');
   state.keys = { publicKey: (await page.textContent('#new-public-key'))!.trim(), secretKey: (await page.textContent('#new-secret-key'))!.trim() };
@@ -118,6 +119,13 @@ flow('the owner creates a key and reads its secret once; reloading never shows i
   assert.match(state.keys.secretKey, /^sk_/);
   assert.ok(await page.getByRole('button', { name: 'Copy secret key' }).isVisible(), 'the script shows the copy button');
   await snap(page, 'keys-created');
+  const keysBefore = (await state.core.admin.listApiKeys({ accountId: state.accountId })).keys.length;
+  await page.reload();
+  assert.not.match(await page.content(), state.keys.secretKey, 'a reload does not show the secret again');
+  assert.match((await page.textContent('main')) ?? '', 'was shown once and is not shown again');
+  assert.is((await state.core.admin.listApiKeys({ accountId: state.accountId })).keys.length, keysBefore, 'and makes no other key');
+  await page.goto(`${state.dashboard.url}/keys?created=${encodeURIComponent('not-a-handle')}`);
+  assert.not.match(await page.content(), 'sk_', 'a made-up handle shows nothing');
   await page.goto(`${dashboard.url}/keys`);
   assert.not.match(await page.content(), state.keys.secretKey);
   assert.match((await page.textContent('main')) ?? '', state.keys.publicKey);
@@ -287,6 +295,7 @@ flow('two-step sign-in: set up with the QR code, then sign in with a code the te
   state.clockOffsetMs += 60_000;
   await signIn(page, dashboard.url, state.ownerEmail, state.ownerPassword);
   await page.waitForURL(/\/sign-in\/code$/);
+  assert.is(await page.evaluate(() => document.activeElement?.id), 'totp_code', 'the code page focuses its one field');
   await snap(page, 'sign-in-code');
   await page.getByLabel('Code').fill('000000' === totpCode(state) ? '111111' : '000000');
   await page.getByRole('button', { name: 'Continue' }).click();
@@ -304,6 +313,7 @@ flow('two-step sign-in: set up with the QR code, then sign in with a code the te
   state.clockOffsetMs += 60_000;
   await page.getByLabel('Code from your authenticator app').fill(totpCode(state));
   await page.getByRole('button', { name: 'Create a key pair' }).click();
+  await page.waitForURL(/\/keys\?created=/);
   assert.match((await page.textContent('#new-secret-key')) ?? '', /^sk_/);
 });
 

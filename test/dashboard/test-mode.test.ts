@@ -136,6 +136,7 @@ flow('the owner creates a test key pair: its secret shown once, listed only in t
     page.getByRole('button', { name: 'Create a test key pair' }).click(),
   ]);
   assert.is(answer.headers()['cache-control'], 'no-store', 'the page with the secret is not cached');
+  await page.waitForURL(/\/test\/keys\?created=/);
   assert.match(await mainText(page), 'It will not be shown again');
   state.testKeys = { publicKey: (await page.textContent('#new-public-key'))!.trim(), secretKey: (await page.textContent('#new-secret-key'))!.trim() };
   assert.match(state.testKeys.publicKey, /^pk_test_/);

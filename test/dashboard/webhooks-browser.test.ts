@@ -169,9 +169,10 @@ flow('a receiver answering 500 shows a retry; once it is fixed, Resend delivers 
   assert.match(retrying, 'Retrying');
   assert.match(retrying, '500');
   assert.ok((await row.locator('time').count()) >= 2, 'the next attempt and the recorded time, in Lagos time');
-  await page.getByLabel('Only failed deliveries').check();
+  await page.getByLabel('Only deliveries that failed for good').check();
   await page.getByRole('button', { name: 'Show deliveries' }).click();
   assert.match(page.url(), /failed=1/);
+  assert.match((await page.textContent('main')) ?? '', 'still being retried are not failed yet', 'the filter says plainly what it leaves out');
   await page.goto(`${state.dashboard.url}/webhooks`);
   await snap(page, 'webhooks-retrying');
 

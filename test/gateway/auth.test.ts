@@ -153,6 +153,16 @@ test('a cached success never answers a wrong secret or another address', async (
   assertError(await gateway.request({ query: { action: 'balance' }, keys: { publicKey, secretKey }, localAddress: '127.0.0.6' }), 401, 'IP_NOT_ALLOWED');
 });
 
+test('a key used before, then locked: IP_NOT_ALLOWED still names the address the gateway saw (the partner who moved servers needs it)', async () => {
+  const { publicKey, secretKey } = await core.createApiAccount({ balanceKobo: 1_000_000 });
+  const keys = { publicKey, secretKey };
+  assert.is((await gateway.request({ query: { action: 'balance' }, keys, localAddress: '127.0.0.8' })).status, 200, 'the pair is now known good');
+  await core.admin.setApiKeyIpLock({ publicKey, allowedIps: [PARTNER_IP] });
+  const moved = await gateway.request({ query: { action: 'balance' }, keys, localAddress: '127.0.0.9' });
+  assertError(moved, 401, 'IP_NOT_ALLOWED');
+  assert.match(moved.json.message, /cannot be used from 127\.0\.0\.9\./);
+});
+
 test('a revoked key keeps working from the cache for at most the TTL, then is 401', async () => {
   const { publicKey, secretKey } = await core.createApiAccount({ balanceKobo: 1_000_000 });
   const keys = { publicKey, secretKey };

@@ -22,3 +22,6 @@ export const PEOPLE_COLLECTIONS = { users: 'users', invitations: 'invitations', 
 
 /** Money in (core/store/mongo/funding.ts): virtual accounts and inflows, created by step 12. */
 export const FUNDING_COLLECTIONS = { virtualAccounts: 'virtual_accounts', inflows: 'inflows' } as const;
+
+/** Requests for API access (upgrades.ts), one document per account; created by step 13. */
+export const UPGRADE_REQUESTS_COLLECTION = 'upgrade_requests';

@@ -53,6 +53,7 @@ import { createKeyUseStore } from './key-use.js';
 import { createKeyStore } from './keys.js';
 import { ensureSchema, schemaTarget } from './schema.js';
 import { createTransactionStore } from './transactions.js';
+import { createUpgradeStore } from './upgrades.js';
 import { createPeopleStore } from './users.js';
 import { createWalletStore } from './wallet.js';
 
@@ -127,6 +128,7 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<MongoS
       transactions: createTransactionStore(ctx),
       people: createPeopleStore(ctx),
       history: createHistoryStore(ctx),
+      upgrades: createUpgradeStore(ctx),
       events: createEventStore(ctx),
       webhooks: createWebhookStore(ctx),
       keyUse: createKeyUseStore(ctx),

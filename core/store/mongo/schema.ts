@@ -17,7 +17,7 @@
  * schema-target.ts.
  */
 import { type Document, Long } from 'mongodb';
-import { COLLECTIONS, FUNDING_COLLECTIONS, KEY_USE_COLLECTION, PEOPLE_COLLECTIONS } from './collections.js';
+import { COLLECTIONS, FUNDING_COLLECTIONS, KEY_USE_COLLECTION, PEOPLE_COLLECTIONS, UPGRADE_REQUESTS_COLLECTION } from './collections.js';
 import { DELIVERIES_INDEX, FAILED_DELIVERIES_INDEX, TRANSACTIONS_BY_PRODUCT_INDEX, TRANSACTIONS_BY_STATUS_INDEX } from './developer-reads.js';
 import { EVENT_COLLECTIONS, EVENT_INDEXES, EVENTS_DUE_BY_DESTINATION_INDEX } from './events.js';
 import {
@@ -205,6 +205,16 @@ export const SCHEMA_STEPS: readonly SchemaStep[] = [
           name,
           indexes.map((index) => ({ ...index })),
         );
+    },
+  },
+  {
+    version: 13,
+    description: 'requests for API access, one per account',
+    async apply(target) {
+      await createMissingCollections(target, [UPGRADE_REQUESTS_COLLECTION], {});
+      await target.createIndexes(UPGRADE_REQUESTS_COLLECTION, [
+        { name: 'upgrade_requests_pending', key: { created_at: 1, _id: 1 }, partialFilterExpression: { status: 'pending' } },
+      ]);
     },
   },
 ];

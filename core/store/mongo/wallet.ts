@@ -376,6 +376,16 @@ export function createWalletStore(ctx: MongoContext): WalletStore {
         .toArray();
       return toPage(docs, limit, ledgerEntryFromDoc, (doc) => encodeLedgerCursor(readInteger(doc.entry_id, 'ledger_entries.entry_id')));
     },
+    async ledgerOf(accountId, mode, reference) {
+      // The partial (reference, kind) unique index serves this (its filter is the kinds named
+      // here); the account and mode only filter. A purchase has at most one debit and one refund.
+      const docs = await live()
+        .ledger.find({ reference, kind: { $in: ['debit', 'refund'] }, account_id: accountId, mode })
+        .sort({ entry_id: 1 })
+        .limit(4)
+        .toArray();
+      return docs.map(ledgerEntryFromDoc);
+    },
     async audit(options = {}) {
       live();
       // A snapshot session: every check reads the same point in time (MongoDB 5.0+).

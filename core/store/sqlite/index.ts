@@ -19,6 +19,7 @@ import { createKeyUseStore } from './key-use.js';
 import { createKeyStore } from './keys.js';
 import { migrate } from './schema.js';
 import { createTransactionStore, prepareTransactionStatements } from './transactions.js';
+import { createUpgradeStore } from './upgrades.js';
 import { createPeopleStore } from './users.js';
 import { createWalletStore, moneyOperations, prepareLedgerStatements } from './wallet.js';
 
@@ -77,6 +78,7 @@ function buildStore(db: Database.Database): Store {
     transactions: createTransactionStore(transactionSql),
     people: createPeopleStore(db),
     history: createHistoryStore(db),
+    upgrades: createUpgradeStore(db),
     events: createEventStore(eventSql, commit),
     webhooks: createWebhookStore(eventSql),
     keyUse: createKeyUseStore(db, commit),

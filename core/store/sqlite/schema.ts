@@ -476,6 +476,22 @@ export const MIGRATIONS: readonly Migration[] = [
     description: "users' recovery codes for two-step sign-in, stored as their hashes",
     sql: `
       ALTER TABLE users ADD COLUMN recovery_code_hashes TEXT NOT NULL DEFAULT '[]';
+      `,
+  },
+  {
+    version: 13,
+    description: 'requests for API access, one per account',
+    sql: `
+      CREATE TABLE upgrade_requests (
+        account_id    TEXT PRIMARY KEY REFERENCES accounts (account_id),
+        status        TEXT NOT NULL CHECK (status IN ('pending', 'approved', 'refused')),
+        requested_by  TEXT NOT NULL,
+        note          TEXT NOT NULL,
+        created_at    INTEGER NOT NULL,
+        decided_at    INTEGER,
+        key_issued_at INTEGER
+      ) STRICT;
+      CREATE INDEX upgrade_requests_pending ON upgrade_requests (created_at) WHERE status = 'pending';
     `,
   },
 ];

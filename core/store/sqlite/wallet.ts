@@ -38,6 +38,10 @@ export function prepareLedgerStatements(db: Database.Database) {
       `SELECT * FROM ledger_entries WHERE account_id = @account_id AND mode = @mode AND entry_id < @before
        ORDER BY entry_id DESC LIMIT @limit`,
     ),
+    ofReference: db.prepare<{ account_id: string; mode: string; reference: string }, LedgerRow>(
+      `SELECT * FROM ledger_entries WHERE reference = @reference AND kind IN ('debit', 'refund') AND account_id = @account_id AND mode = @mode
+       ORDER BY entry_id`,
+    ),
   };
 }
 
@@ -262,6 +266,9 @@ export function createWalletStore(
       const before = page.after === undefined ? Number.MAX_SAFE_INTEGER : decodeLedgerCursor(page.after);
       const rows = sql.ledger.list.all({ account_id: accountId, mode, before, limit: limit + 1 });
       return toPage(rows, limit, ledgerFromRow, ledgerCursor);
+    },
+    async ledgerOf(accountId, mode, reference) {
+      return sql.ledger.ofReference.all({ account_id: accountId, mode, reference }).map(ledgerFromRow);
     },
     async audit(options = {}) {
       // A file is checked on a thread of its own, beside the purchases; an in-memory database

@@ -773,6 +773,27 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       assert.is((await h.ledger(accountId)).filter((e) => e.kind === 'refund').length, 1);
     });
 
+    it("a purchase's own entries: its debit, then its refund with the balance after it; nothing for another account or mode", async (h) => {
+      const { accountId, tx } = await pending(h);
+      await h.reserved(h.purchase(accountId, { chargedKobo: kobo(1_000) }));
+      assert.equal(
+        (await h.store.wallet.ledgerOf(accountId, 'live', tx.reference)).map((e) => [e.kind, e.amountKobo, e.balanceAfterKobo]),
+        [['debit', -9_800, 10_200]],
+      );
+      await h.store.wallet.refund(tx.reference, 'failed', at(30));
+      assert.equal(
+        (await h.store.wallet.ledgerOf(accountId, 'live', tx.reference)).map((e) => [e.kind, e.amountKobo, e.balanceAfterKobo]),
+        [
+          ['debit', -9_800, 10_200],
+          ['refund', 9_800, 19_000],
+        ],
+        'the refund, and the balance right after it (another purchase came between)',
+      );
+      const other = await h.account();
+      assert.equal(await h.store.wallet.ledgerOf(other, 'live', tx.reference), []);
+      assert.equal(await h.store.wallet.ledgerOf(accountId, 'test', tx.reference), []);
+    });
+
     it('concurrent refunds of one purchase refund once', async (h) => {
       const { accountId, tx } = await pending(h);
       const results = await Promise.all(Array.from({ length: 8 }, () => h.store.wallet.refund(tx.reference, 'failed', at(30))));
@@ -1504,6 +1525,62 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       assert.ok(await h.store.people.findSession(c.tokenHash));
       assert.is(await h.store.people.deleteUserSessions(u.userId), 1);
       assert.is(await h.store.people.findSession(c.tokenHash), null);
+    });
+  });
+
+  define('requests for API access', (it) => {
+    it('one request per account: a pending or approved one is kept, a refused one is replaced', async (h) => {
+      const accountId = await h.account();
+      assert.is(await h.store.upgrades.get(accountId), null);
+      const first = await h.store.upgrades.open({ accountId, requestedBy: 'ada@example.ng', note: 'a shop app', at: at(1) });
+      assert.equal(first, {
+        accountId,
+        status: 'pending',
+        requestedBy: 'ada@example.ng',
+        note: 'a shop app',
+        createdAt: at(1),
+        decidedAt: null,
+        keyIssuedAt: null,
+      });
+      assert.equal(await h.store.upgrades.open({ accountId, requestedBy: 'bo@example.ng', note: 'again', at: at(2) }), first, 'pending: kept');
+      assert.equal(await h.store.upgrades.decide(accountId, 'refused', at(3)), { ...first, status: 'refused', decidedAt: at(3) });
+      assert.is(await h.store.upgrades.decide(accountId, 'approved', at(4)), null, 'only a pending request is decided');
+      const second = await h.store.upgrades.open({ accountId, requestedBy: 'bo@example.ng', note: 'a POS app', at: at(5) });
+      assert.equal(second, {
+        accountId,
+        status: 'pending',
+        requestedBy: 'bo@example.ng',
+        note: 'a POS app',
+        createdAt: at(5),
+        decidedAt: null,
+        keyIssuedAt: null,
+      });
+      await h.store.upgrades.decide(accountId, 'approved', at(6));
+      assert.is((await h.store.upgrades.open({ accountId, requestedBy: 'x@example.ng', note: '', at: at(7) })).status, 'approved', 'approved: kept');
+    });
+
+    it('pending requests are listed oldest first, bounded', async (h) => {
+      const a = await h.account();
+      const b = await h.account();
+      const c = await h.account();
+      await h.store.upgrades.open({ accountId: b, requestedBy: 'b@example.ng', note: '', at: at(20) });
+      await h.store.upgrades.open({ accountId: a, requestedBy: 'a@example.ng', note: '', at: at(10) });
+      await h.store.upgrades.open({ accountId: c, requestedBy: 'c@example.ng', note: '', at: at(30) });
+      await h.store.upgrades.decide(c, 'refused', at(31));
+      const ours = (await h.store.upgrades.listPending(1000)).map((r) => r.accountId).filter((id) => [a, b, c].includes(id));
+      assert.equal(ours, [a, b]);
+      assert.ok((await h.store.upgrades.listPending(1)).length <= 1);
+    });
+
+    it('the first key of an approval is claimed once, even by callers at the same time', async (h) => {
+      const accountId = await h.account();
+      assert.is(await h.store.upgrades.claimFirstKey(accountId, at(1)), false, 'nothing approved');
+      await h.store.upgrades.open({ accountId, requestedBy: 'a@example.ng', note: '', at: at(1) });
+      assert.is(await h.store.upgrades.claimFirstKey(accountId, at(2)), false, 'still pending');
+      await h.store.upgrades.decide(accountId, 'approved', at(3));
+      const claims = await Promise.all(Array.from({ length: 6 }, () => h.store.upgrades.claimFirstKey(accountId, at(4))));
+      assert.is(claims.filter(Boolean).length, 1);
+      assert.equal((await h.store.upgrades.get(accountId))?.keyIssuedAt, at(4));
     });
   });
 

@@ -1,0 +1,129 @@
+/**
+ * SQLite schema steps 11 to 13: wallet funding (virtual accounts, inflows, low-balance
+ * thresholds), users' recovery codes, and requests for API access.
+ */
+import type { Migration } from './schema.js';
+
+export const BUSINESS_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 11,
+    description: 'wallet funding: virtual accounts, inflows, low-balance thresholds and the wallet.low_balance event',
+    // The events table is rebuilt because SQLite cannot change a CHECK in place; its rows,
+    // seq values (the feed's order) and AUTOINCREMENT position move over unchanged. DROP
+    // TABLE removes the table's triggers before its implicit delete, so events_no_delete
+    // does not fire, and no table references events.
+    sql: `
+      ALTER TABLE accounts ADD COLUMN low_balance_kobo INTEGER CHECK (low_balance_kobo IS NULL OR low_balance_kobo > 0);
+      ALTER TABLE accounts ADD COLUMN test_low_balance_kobo INTEGER CHECK (test_low_balance_kobo IS NULL OR test_low_balance_kobo > 0);
+
+      -- A BVN or NIN is never stored whole: its last four digits and a keyed hash only.
+      CREATE TABLE virtual_accounts (
+        provider               TEXT NOT NULL CHECK (provider IN ('sandbox', 'paystack', 'monnify')),
+        account_number         TEXT NOT NULL,
+        account_id             TEXT NOT NULL REFERENCES accounts (account_id),
+        mode                   TEXT NOT NULL CHECK (mode IN ('live', 'test')),
+        bank_name              TEXT NOT NULL,
+        bank_code              TEXT NOT NULL,
+        account_name           TEXT NOT NULL,
+        provider_customer_ref  TEXT NOT NULL,
+        status                 TEXT NOT NULL CHECK (status IN ('active', 'closed')),
+        kyc_kind               TEXT NOT NULL CHECK (kyc_kind IN ('bvn', 'nin')),
+        kyc_last4              TEXT NOT NULL CHECK (length(kyc_last4) = 4),
+        kyc_hash               TEXT NOT NULL,
+        created_at             INTEGER NOT NULL,
+        PRIMARY KEY (provider, account_number)
+      ) STRICT;
+      CREATE INDEX virtual_accounts_by_account ON virtual_accounts (account_id, mode, created_at);
+
+      -- One row per (provider, provider reference): the exactly-once key of every credit.
+      CREATE TABLE inflows (
+        inflow_id           TEXT PRIMARY KEY,
+        provider            TEXT NOT NULL CHECK (provider IN ('sandbox', 'paystack', 'monnify')),
+        provider_reference  TEXT NOT NULL,
+        account_number      TEXT NOT NULL,
+        account_id          TEXT REFERENCES accounts (account_id),
+        mode                TEXT NOT NULL CHECK (mode IN ('live', 'test')),
+        amount_paid_kobo    INTEGER NOT NULL CHECK (amount_paid_kobo > 0),
+        fee_kobo            INTEGER NOT NULL CHECK (fee_kobo >= 0),
+        credited_kobo       INTEGER NOT NULL CHECK (credited_kobo >= 0),
+        payer_name          TEXT NOT NULL,
+        status              TEXT NOT NULL CHECK (status IN ('verified', 'credited', 'unmatched', 'rejected')),
+        reason              TEXT NOT NULL,
+        raw                 TEXT NOT NULL,
+        credit_reference    TEXT NOT NULL,
+        created_at          INTEGER NOT NULL,
+        updated_at          INTEGER NOT NULL,
+        CHECK (status <> 'credited' OR (account_id IS NOT NULL AND credited_kobo > 0 AND credit_reference <> '')),
+        UNIQUE (provider, provider_reference)
+      ) STRICT;
+      CREATE INDEX inflows_by_status ON inflows (status, created_at, inflow_id);
+      CREATE INDEX inflows_by_account ON inflows (account_id, mode, created_at DESC);
+      -- A credited inflow stays credited: the credit it made is in the ledger for good.
+      CREATE TRIGGER inflows_credited_final BEFORE UPDATE ON inflows WHEN OLD.status = 'credited'
+      BEGIN
+        SELECT RAISE(ABORT, 'a credited inflow cannot change');
+      END;
+
+      CREATE TABLE events_next (
+        seq              INTEGER PRIMARY KEY AUTOINCREMENT,
+        event_id         TEXT NOT NULL UNIQUE,
+        account_id       TEXT NOT NULL REFERENCES accounts (account_id),
+        mode             TEXT NOT NULL CHECK (mode IN ('live', 'test')),
+        type             TEXT NOT NULL CHECK (type IN ('transaction.success', 'transaction.failed',
+                           'transaction.reversed', 'wallet.credited', 'wallet.low_balance', 'ping')),
+        subject          TEXT NOT NULL,
+        body             TEXT NOT NULL CHECK (json_valid(body)),
+        created_at       INTEGER NOT NULL,
+        delivery         TEXT NOT NULL CHECK (delivery IN ('none', 'pending', 'delivered', 'failed')),
+        attempts         INTEGER NOT NULL CHECK (attempts >= 0),
+        next_attempt_at  INTEGER,
+        queued_at        INTEGER NOT NULL,
+        lease_owner      TEXT,
+        last_status      INTEGER,
+        last_error       TEXT,
+        last_attempt_at  INTEGER,
+        CHECK ((delivery = 'pending') = (next_attempt_at IS NOT NULL))
+      ) STRICT;
+      INSERT INTO events_next SELECT * FROM events;
+      DROP TABLE events;
+      ALTER TABLE events_next RENAME TO events;
+      CREATE INDEX events_feed ON events (account_id, mode, seq);
+      CREATE INDEX events_due ON events (next_attempt_at, seq) WHERE delivery = 'pending';
+      CREATE INDEX events_undelivered ON events (created_at) WHERE delivery = 'pending';
+      CREATE UNIQUE INDEX events_once_per_move ON events (subject, type)
+        WHERE type IN ('transaction.success', 'transaction.failed', 'transaction.reversed');
+      CREATE INDEX events_due_by_destination ON events (account_id, mode, next_attempt_at, seq) WHERE delivery = 'pending';
+      CREATE TRIGGER events_fixed BEFORE UPDATE OF seq, event_id, account_id, mode, type, subject, body, created_at ON events
+      BEGIN
+        SELECT RAISE(ABORT, 'an event cannot be changed');
+      END;
+      CREATE TRIGGER events_no_delete BEFORE DELETE ON events
+      BEGIN
+        SELECT RAISE(ABORT, 'events are kept');
+      END;
+      `,
+  },
+  {
+    version: 12,
+    description: "users' recovery codes for two-step sign-in, stored as their hashes",
+    sql: `
+      ALTER TABLE users ADD COLUMN recovery_code_hashes TEXT NOT NULL DEFAULT '[]';
+      `,
+  },
+  {
+    version: 13,
+    description: 'requests for API access, one per account',
+    sql: `
+      CREATE TABLE upgrade_requests (
+        account_id    TEXT PRIMARY KEY REFERENCES accounts (account_id),
+        status        TEXT NOT NULL CHECK (status IN ('pending', 'approved', 'refused')),
+        requested_by  TEXT NOT NULL,
+        note          TEXT NOT NULL,
+        created_at    INTEGER NOT NULL,
+        decided_at    INTEGER,
+        key_issued_at INTEGER
+      ) STRICT;
+      CREATE INDEX upgrade_requests_pending ON upgrade_requests (created_at) WHERE status = 'pending';
+    `,
+  },
+];

@@ -32,6 +32,7 @@ import {
   type SchemaTarget,
   setValidator,
   TRANSACTIONS_BY_RECIPIENT_INDEX,
+  UPGRADE_REQUESTS_COLLECTION,
   VALIDATORS,
 } from '../../../core/store/mongo/schema.js';
 import { suite } from '../../helpers/suite.js';
@@ -114,6 +115,7 @@ steps('a fresh database gets every collection, its validator and its indexes, th
       ...Object.values(EVENT_COLLECTIONS),
       KEY_USE_COLLECTION,
       ...Object.values(FUNDING_COLLECTIONS),
+      UPGRADE_REQUESTS_COLLECTION,
     ]),
   );
   // Step 9 replaced two of the events' indexes with one unique per wallet.

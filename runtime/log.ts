@@ -120,9 +120,49 @@ export function redactSecrets(value: unknown, depth = 0): unknown {
   return clean ?? value;
 }
 
-/** Where lines go unless told otherwise: stdout, written asynchronously. */
-function stdoutDestination(): DestinationStream {
-  return pino.destination({ dest: 1, sync: false });
+/** The longest a flush waits for stdout to take the lines already written. */
+const SETTLE_BOUND_MS = 2_000;
+
+/** A destination that can say when everything handed to it has reached the operating system. */
+interface SettlingDestination extends DestinationStream {
+  settled(): Promise<void>;
+}
+
+/**
+ * Where lines go unless told otherwise: stdout, written asynchronously.
+ *
+ * sonic-boom's own `flush(cb)` calls back at once when its `minLength` is 0 (pino's
+ * default), even while a write is still in flight; an exit then runs pino's synchronous
+ * exit flush, which writes the lines queued behind that write before it, so the last line of
+ * a stop could land before the one it follows (seen once in CI: `shutdown.completed` before
+ * `core.stopped`). So the bytes handed over are counted against the bytes sonic-boom reports
+ * written (its documented `write` event), and `settled()` waits until they match.
+ */
+function stdoutDestination(): SettlingDestination {
+  const boom = pino.destination({ dest: 1, sync: false });
+  let pending = 0;
+  let waiters: (() => void)[] = [];
+  boom.on('write', (n: number) => {
+    pending = Math.max(0, pending - n);
+    if (pending > 0) return;
+    const ready = waiters;
+    waiters = [];
+    for (const resolve of ready) resolve();
+  });
+  return {
+    write(line: string) {
+      pending += Buffer.byteLength(line);
+      return boom.write(line);
+    },
+    // Bounded: a stdout whose reader went away (pino then drops every line) never reports.
+    settled: () =>
+      pending === 0
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => {
+            waiters.push(resolve);
+            setTimeout(resolve, SETTLE_BOUND_MS).unref();
+          }),
+  };
 }
 
 /**
@@ -130,7 +170,8 @@ function stdoutDestination(): DestinationStream {
  * receives whole lines (tests capture them); stdout by default.
  */
 export function createProcessLog(options: { level: LogLevel; service: string; destination?: DestinationStream }): ProcessLog {
-  const destination = options.destination ?? stdoutDestination();
+  const own = options.destination === undefined ? stdoutDestination() : undefined;
+  const destination = options.destination ?? (own as SettlingDestination);
   const logger: Pino = pino(
     {
       level: options.level,
@@ -151,9 +192,11 @@ export function createProcessLog(options: { level: LogLevel; service: string; de
     warn: at('warn'),
     error: at('error'),
     flush: () =>
-      new Promise<void>((resolve) => {
-        logger.flush(() => resolve());
-      }),
+      own
+        ? own.settled()
+        : new Promise<void>((resolve) => {
+            logger.flush(() => resolve());
+          }),
   };
 }
 

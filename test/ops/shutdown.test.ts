@@ -8,6 +8,7 @@
  * pending for the next start's recovery worker.
  */
 
+import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -189,8 +190,11 @@ test('npm run start:core alone: SIGTERM turns health NOT_SERVING, closes the sto
     const core = await spawnCore({ DATA_DIR: dataDir, CORE_METRICS_PORT: '0' });
     let stdout = '';
     core.child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    const stdoutEnded = once(core.child.stdout!, 'end');
     core.child.kill('SIGTERM');
     assert.equal(await core.exited, { code: 0, signal: null });
+    // 'exit' can come before the last of the pipe is read.
+    await stdoutEnded;
     const events = parseLines(stdout).map((l) => l.event);
     for (const event of ['shutdown.started', 'core.draining', 'core.stopped', 'shutdown.completed']) assert.ok(events.includes(event), `${event}: ${stdout}`);
     assert.ok(events.indexOf('core.draining') < events.indexOf('core.stopped'));

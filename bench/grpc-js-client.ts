@@ -3,7 +3,14 @@
  * same descriptors the core serves with. Used by the benchmark's baselines and its direct
  * gRPC scenario; the gateway itself uses Connect.
  */
-import { create, type DescMessage, fromBinary, type MessageInitShape, type MessageShape, toBinary } from '@bufbuild/protobuf';
+import {
+  create,
+  type DescMessage,
+  fromBinary,
+  type MessageInitShape,
+  type MessageShape,
+  toBinary,
+} from '@bufbuild/protobuf';
 import type { GenService, GenServiceMethods } from '@bufbuild/protobuf/codegenv2';
 import { Client, credentials, Metadata } from '@grpc/grpc-js';
 

@@ -29,7 +29,11 @@ export function built(script: string, args: string[] = []): string[] {
 }
 
 /** Starts `script` built and waits for its {"port":N} line. */
-export async function startChild(script: string, args: string[] = [], env: Record<string, string> = {}): Promise<{ child: ChildProcess; port: number }> {
+export async function startChild(
+  script: string,
+  args: string[] = [],
+  env: Record<string, string> = {},
+): Promise<{ child: ChildProcess; port: number }> {
   const child = spawn(process.execPath, built(script, args), {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -126,7 +130,12 @@ export async function http(port: number, requests: HttpLoad[], extra: HttpOption
     url: `http://127.0.0.1:${port}`,
     connections: extra.connections ?? CONNECTIONS,
     duration: durationMs / 1000,
-    requests: requests.map((r) => ({ method: r.method ?? 'GET', path: r.path, headers: r.headers ?? {}, ...(r.body ? { body: r.body } : {}) })),
+    requests: requests.map((r) => ({
+      method: r.method ?? 'GET',
+      path: r.path,
+      headers: r.headers ?? {},
+      ...(r.body ? { body: r.body } : {}),
+    })),
   });
   await autocannon(options(WARMUP_MS));
   const cpuBefore = extra.cpuPid === undefined ? 0 : cpuSeconds(extra.cpuPid);
@@ -178,7 +187,10 @@ export async function grpcLoad(call: () => Promise<unknown>): Promise<Figures> {
  * per-key limit out of the way: it is still counted on every request, but 60 a minute would
  * make the limit, not the service, what is measured.
  */
-export async function startService(dataDir: string, env: Record<string, string> = {}): Promise<{ service: ChildProcess; port: number; corePort: number }> {
+export async function startService(
+  dataDir: string,
+  env: Record<string, string> = {},
+): Promise<{ service: ChildProcess; port: number; corePort: number }> {
   const [port, corePort] = [await freePort(), await freePort()];
   const service = spawn(process.execPath, built('bin/start.ts'), {
     env: {

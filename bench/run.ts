@@ -31,7 +31,19 @@ import { WebhookService } from '../gen/prepaid/v1/webhooks_pb.js';
 import { ADMIN_TOKEN_FILE, readTokenFile, SERVICE_TOKEN_FILE } from '../runtime/tokens.js';
 import { bearer } from '../test/helpers/core.js';
 import { grpcJsCaller } from './grpc-js-client.js';
-import { built, CONNECTIONS, children, DURATION_MS, freePort, grpcLoad, type HttpLoad, http, startChild, startService, stop } from './harness.js';
+import {
+  built,
+  CONNECTIONS,
+  children,
+  DURATION_MS,
+  freePort,
+  grpcLoad,
+  type HttpLoad,
+  http,
+  startChild,
+  startService,
+  stop,
+} from './harness.js';
 import { parseScaleSizes, type ScaleFigures, scale } from './scale.js';
 import type { Figures } from './stats.js';
 
@@ -99,7 +111,8 @@ function target(met: boolean, text: string): void {
 async function oldestUndeliveredSeconds(metricsPort: number): Promise<number> {
   const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
   const line = text.split('\n').find((l) => l.startsWith('prepaid_core_webhook_oldest_undelivered_age_seconds '));
-  if (line === undefined) throw new Error('the core does not export prepaid_core_webhook_oldest_undelivered_age_seconds');
+  if (line === undefined)
+    throw new Error('the core does not export prepaid_core_webhook_oldest_undelivered_age_seconds');
   return Number(line.split(' ')[1]);
 }
 
@@ -123,8 +136,11 @@ function record(name: string, figures: Figures): void {
     entry.ratio = Number((figures.requestsPerSecond / results[ceiling]!.requestsPerSecond).toFixed(3));
   }
   results[name] = entry;
-  const cpu = figures.serviceCpuMsPerRequest === undefined ? '' : `, service CPU ${figures.serviceCpuMsPerRequest} ms a request`;
-  console.error(`  ${name}: ${figures.requestsPerSecond} req/s, p50 ${figures.p50Ms} ms, p99 ${figures.p99Ms} ms, errors ${figures.errors}${cpu}`);
+  const cpu =
+    figures.serviceCpuMsPerRequest === undefined ? '' : `, service CPU ${figures.serviceCpuMsPerRequest} ms a request`;
+  console.error(
+    `  ${name}: ${figures.requestsPerSecond} req/s, p50 ${figures.p50Ms} ms, p99 ${figures.p99Ms} ms, errors ${figures.errors}${cpu}`,
+  );
 }
 
 async function baselines(): Promise<void> {
@@ -135,7 +151,9 @@ async function baselines(): Promise<void> {
     await stop(bare.child);
   }
 
-  const hops = (['grpc-js', 'connect', 'connect-lean'] as const).filter((kind) => selected(`baseline: one hop, ${kind} client`));
+  const hops = (['grpc-js', 'connect', 'connect-lean'] as const).filter((kind) =>
+    selected(`baseline: one hop, ${kind} client`),
+  );
   if (hops.length > 0 || selected(ECHO_CEILING)) {
     const echo = await startChild('bench/servers/grpc-echo.ts');
     const echoUrl = `http://127.0.0.1:${echo.port}`;
@@ -172,11 +190,17 @@ async function scenarios(): Promise<void> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'prepaid-bench-'));
   const metricsPort = await freePort();
   // Webhook receivers on loopback need WEBHOOK_ALLOW_PRIVATE; accounts without a URL are unaffected.
-  const { service, port, corePort } = await startService(dataDir, { WEBHOOK_ALLOW_PRIVATE: 'true', CORE_METRICS_PORT: String(metricsPort) });
+  const { service, port, corePort } = await startService(dataDir, {
+    WEBHOOK_ALLOW_PRIVATE: 'true',
+    CORE_METRICS_PORT: String(metricsPort),
+  });
   const receiver = selected(WEBHOOKS_SCENARIO) ? await startChild('bench/servers/http-bare.ts') : undefined;
   try {
     const coreUrl = `http://127.0.0.1:${corePort}`;
-    const admin = createClient(AdminService, createGrpcTransport({ baseUrl: coreUrl, interceptors: [bearer(readTokenFile(dataDir, ADMIN_TOKEN_FILE)!)] }));
+    const admin = createClient(
+      AdminService,
+      createGrpcTransport({ baseUrl: coreUrl, interceptors: [bearer(readTokenFile(dataDir, ADMIN_TOKEN_FILE)!)] }),
+    );
     const created = await admin.createAccount({ name: 'Bench Stores', tierId: 'api' });
     const accountId = created.account!.accountId;
     // 100 million Naira: room for a million airtime purchases.
@@ -186,13 +210,24 @@ async function scenarios(): Promise<void> {
     if (selected('scenario: history')) {
       // History reads a full page of 100 rows, so the account has more than a page before anything is measured.
       const buy = grpcJsCaller(coreUrl, PurchaseService, 'buyAirtime', readTokenFile(dataDir, SERVICE_TOKEN_FILE)!);
-      for (let i = 0; i < 150; i += 1) await buy({ accountId, network: 'mtn', phone: '08031234567', amountKobo: 10_000n });
+      for (let i = 0; i < 150; i += 1)
+        await buy({ accountId, network: 'mtn', phone: '08031234567', amountKobo: 10_000n });
     }
     const recipients = Array.from({ length: 100 }, (_, i) => `0803${String(1_000_000 + i).padStart(7, '0')}`);
     const loads: Record<string, HttpLoad> = {
       balance: { path: '/api/v1?action=balance', headers: keys },
-      airtime: { method: 'POST', path: '/api/v1?action=airtime', headers: json, body: JSON.stringify({ network: 'mtn', phone: '08031234567', amount: 100 }) },
-      data: { method: 'POST', path: '/api/v1?action=data', headers: json, body: JSON.stringify({ plan_id: 1, phone: '08031234567' }) },
+      airtime: {
+        method: 'POST',
+        path: '/api/v1?action=airtime',
+        headers: json,
+        body: JSON.stringify({ network: 'mtn', phone: '08031234567', amount: 100 }),
+      },
+      data: {
+        method: 'POST',
+        path: '/api/v1?action=data',
+        headers: json,
+        body: JSON.stringify({ plan_id: 1, phone: '08031234567' }),
+      },
       bulksms: {
         method: 'POST',
         path: '/api/v1?action=bulksms',
@@ -205,7 +240,8 @@ async function scenarios(): Promise<void> {
     if (selected('scenario: balance')) record('scenario: balance', await http(port, [loads.balance!]));
     // History twice: on a store that holds only the account's first pages, and again after
     // the purchase scenarios' writes, as a real platform reads it after a day of sales.
-    if (selected('scenario: history, fresh store')) record('scenario: history, fresh store', await http(port, [loads.history!]));
+    if (selected('scenario: history, fresh store'))
+      record('scenario: history, fresh store', await http(port, [loads.history!]));
     if (selected('scenario: airtime')) record('scenario: airtime', await http(port, [loads.airtime!], { cpuPid }));
     for (const name of ['data', 'bulksms', 'history'] as const) {
       if (selected(`scenario: ${name}`)) record(`scenario: ${name}`, await http(port, [loads[name]!]));
@@ -221,20 +257,26 @@ async function scenarios(): Promise<void> {
       );
       await webhooks.setWebhook({ accountId: hookedId, url: `http://127.0.0.1:${receiver.port}/hooks` });
       await admin.creditWallet({ accountId: hookedId, amountKobo: 10_000_000_000n, memo: 'bench funding' });
-      const hookedKeys = { 'X-Public-Key': hooked.issuedKey!.publicKey, 'X-Secret-Key': hooked.issuedKey!.secretKey, 'Content-Type': 'application/json' };
+      const hookedKeys = {
+        'X-Public-Key': hooked.issuedKey!.publicKey,
+        'X-Secret-Key': hooked.issuedKey!.secretKey,
+        'Content-Type': 'application/json',
+      };
       let lag = Number.NaN;
       // The deliveries' CPU counts until they have caught up (or WEBHOOK_DRAIN_MS passed), so
       // work left over after the window is not missed; the lag is read when the load ends.
       const settle = async () => {
         lag = await oldestUndeliveredSeconds(metricsPort);
         const deadline = Date.now() + WEBHOOK_DRAIN_MS;
-        while ((await oldestUndeliveredSeconds(metricsPort)) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+        while ((await oldestUndeliveredSeconds(metricsPort)) > 0 && Date.now() < deadline)
+          await new Promise((r) => setTimeout(r, 100));
       };
       record(WEBHOOKS_SCENARIO, await http(port, [{ ...loads.airtime!, headers: hookedKeys }], { cpuPid, settle }));
       const withHooks = results[WEBHOOKS_SCENARIO]!;
       const without = results['scenario: airtime'];
       const share = without === undefined ? Number.NaN : withHooks.requestsPerSecond / without.requestsPerSecond;
-      const added = (withHooks.serviceCpuMsPerRequest ?? Number.NaN) / (without?.serviceCpuMsPerRequest ?? Number.NaN) - 1;
+      const added =
+        (withHooks.serviceCpuMsPerRequest ?? Number.NaN) / (without?.serviceCpuMsPerRequest ?? Number.NaN) - 1;
       withHooks.shareOfAirtime = Number(share.toFixed(3));
       withHooks.oldestUndeliveredSeconds = lag;
       withHooks.cpuAddedByWebhooks = Number(added.toFixed(3));
@@ -243,18 +285,30 @@ async function scenarios(): Promise<void> {
         added <= WEBHOOK_MAX_CPU_ADDED,
         `webhooks add ${(added * 100).toFixed(0)}% to the service's CPU per purchase (${without?.serviceCpuMsPerRequest} -> ${withHooks.serviceCpuMsPerRequest} ms; at most ${WEBHOOK_MAX_CPU_ADDED * 100}%)`,
       );
-      target(lag < WEBHOOK_MAX_LAG_S, `oldest undelivered event ${lag.toFixed(2)} s old when the load ended (under ${WEBHOOK_MAX_LAG_S} s)`);
+      target(
+        lag < WEBHOOK_MAX_LAG_S,
+        `oldest undelivered event ${lag.toFixed(2)} s old when the load ended (under ${WEBHOOK_MAX_LAG_S} s)`,
+      );
     }
     if (selected('scenario: mixed')) {
       // Mixed: mostly reads and airtime, as a reseller's traffic looks.
       record(
         'scenario: mixed',
-        await http(port, [loads.balance!, loads.airtime!, loads.airtime!, loads.data!, { path: '/api/v1?action=transactions&limit=20', headers: keys }]),
+        await http(port, [
+          loads.balance!,
+          loads.airtime!,
+          loads.airtime!,
+          loads.data!,
+          { path: '/api/v1?action=transactions&limit=20', headers: keys },
+        ]),
       );
     }
     if (selected('scenario: airtime over gRPC to the core')) {
       const buy = grpcJsCaller(coreUrl, PurchaseService, 'buyAirtime', readTokenFile(dataDir, SERVICE_TOKEN_FILE)!);
-      record('scenario: airtime over gRPC to the core', await grpcLoad(() => buy({ accountId, network: 'mtn', phone: '08031234567', amountKobo: 10_000n })));
+      record(
+        'scenario: airtime over gRPC to the core',
+        await grpcLoad(() => buy({ accountId, network: 'mtn', phone: '08031234567', amountKobo: 10_000n })),
+      );
     }
     const check = await admin.checkLedger({});
     if (check.violationCount !== 0n) throw new Error(`ledger check after the run: ${check.violationCount} violations`);
@@ -277,10 +331,21 @@ async function slowUpstream(): Promise<void> {
   const { service, port, corePort } = await startService(dataDir, { SANDBOX_DELAY_MS: String(SLOW_DELAY_MS) });
   try {
     const coreUrl = `http://127.0.0.1:${corePort}`;
-    const admin = createClient(AdminService, createGrpcTransport({ baseUrl: coreUrl, interceptors: [bearer(readTokenFile(dataDir, ADMIN_TOKEN_FILE)!)] }));
+    const admin = createClient(
+      AdminService,
+      createGrpcTransport({ baseUrl: coreUrl, interceptors: [bearer(readTokenFile(dataDir, ADMIN_TOKEN_FILE)!)] }),
+    );
     const created = await admin.createAccount({ name: 'Bench Slow', tierId: 'api' });
-    await admin.creditWallet({ accountId: created.account!.accountId, amountKobo: 10_000_000_000n, memo: 'bench funding' });
-    const headers = { 'X-Public-Key': created.issuedKey!.publicKey, 'X-Secret-Key': created.issuedKey!.secretKey, 'Content-Type': 'application/json' };
+    await admin.creditWallet({
+      accountId: created.account!.accountId,
+      amountKobo: 10_000_000_000n,
+      memo: 'bench funding',
+    });
+    const headers = {
+      'X-Public-Key': created.issuedKey!.publicKey,
+      'X-Secret-Key': created.issuedKey!.secretKey,
+      'Content-Type': 'application/json',
+    };
     const body = JSON.stringify({ network: 'mtn', phone: '08031234567', amount: 100 });
     record(
       SLOW_SCENARIO,
@@ -303,7 +368,8 @@ async function slowUpstream(): Promise<void> {
       `slow upstream: p99 ${figures.p99Ms} ms, ${(figures.p99Ms / SLOW_DELAY_MS).toFixed(2)}x the upstream's ${SLOW_DELAY_MS} ms (under ${SLOW_MAX_P99_MS} ms); p50 ${figures.p50Ms} ms`,
     );
     const check = await admin.checkLedger({});
-    if (check.violationCount !== 0n) throw new Error(`ledger check after the slow-upstream run: ${check.violationCount} violations`);
+    if (check.violationCount !== 0n)
+      throw new Error(`ledger check after the slow-upstream run: ${check.violationCount} violations`);
   } finally {
     await stop(service);
     rmSync(dataDir, { recursive: true, force: true });
@@ -313,16 +379,22 @@ async function slowUpstream(): Promise<void> {
 /** The targets of issue 29 that are ratios of this run's own figures. */
 function ratioTargets(): void {
   const ratioOf = (name: string) => results[name]?.ratio;
-  const share = (a: string, b: string) => (results[a] && results[b] ? results[a]!.requestsPerSecond / results[b]!.requestsPerSecond : undefined);
+  const share = (a: string, b: string) =>
+    results[a] && results[b] ? results[a]!.requestsPerSecond / results[b]!.requestsPerSecond : undefined;
   const airtime = ratioOf('scenario: airtime');
-  if (airtime !== undefined) target(airtime >= 0.6, `airtime at ${(airtime * 100).toFixed(0)}% of the one-hop grpc-js ceiling (at least 60%)`);
+  if (airtime !== undefined)
+    target(airtime >= 0.6, `airtime at ${(airtime * 100).toFixed(0)}% of the one-hop grpc-js ceiling (at least 60%)`);
   const balance = ratioOf('scenario: balance');
-  if (balance !== undefined) target(balance >= 0.8, `balance at ${(balance * 100).toFixed(0)}% of the one-hop grpc-js ceiling (at least 80%)`);
+  if (balance !== undefined)
+    target(balance >= 0.8, `balance at ${(balance * 100).toFixed(0)}% of the one-hop grpc-js ceiling (at least 80%)`);
   const fresh = share('scenario: history, fresh store', 'scenario: balance');
   if (fresh !== undefined) console.error(`  history on a fresh store: ${fresh.toFixed(2)} of balance (reported)`);
   const afterWrites = share('scenario: history', 'scenario: balance');
   if (afterWrites !== undefined)
-    target(afterWrites >= 1 / 3, `history after the purchase scenarios' writes at ${afterWrites.toFixed(2)} of balance (at least a third)`);
+    target(
+      afterWrites >= 1 / 3,
+      `history after the purchase scenarios' writes at ${afterWrites.toFixed(2)} of balance (at least a third)`,
+    );
 }
 
 function table(): string {
@@ -356,22 +428,33 @@ console.log(`\n${output}\n`);
 writeFileSync(
   OUTPUT,
   `${JSON.stringify(
-    { at: new Date().toISOString(), node: process.version, durationMs: DURATION_MS, connections: CONNECTIONS, results, targets, scale: scaleResults },
+    {
+      at: new Date().toISOString(),
+      node: process.version,
+      durationMs: DURATION_MS,
+      connections: CONNECTIONS,
+      results,
+      targets,
+      scale: scaleResults,
+    },
     null,
     2,
   )}\n`,
 );
 console.log(`Figures written to ${OUTPUT}.`);
-const failed = [...Object.entries(results), ...scaleResults.flatMap((s) => Object.entries(s.figures).map(([n, f]) => [`${s.size}: ${n}`, f] as const))].filter(
-  ([, f]) => f.errors > 0,
-);
+const failed = [
+  ...Object.entries(results),
+  ...scaleResults.flatMap((s) => Object.entries(s.figures).map(([n, f]) => [`${s.size}: ${n}`, f] as const)),
+].filter(([, f]) => f.errors > 0);
 if (failed.length > 0) {
   console.error(`FAILED: errors during ${failed.map(([n]) => n).join(', ')}`);
   process.exit(1);
 }
 const missed = targets.filter((t) => !t.met);
 if (missed.length > 0) {
-  console.error(`${missed.length} of ${targets.length} targets not met${STRICT ? '' : ' (reported only; BENCH_STRICT=1 fails the run on them)'}:`);
+  console.error(
+    `${missed.length} of ${targets.length} targets not met${STRICT ? '' : ' (reported only; BENCH_STRICT=1 fails the run on them)'}:`,
+  );
   for (const t of missed) console.error(`  - ${t.text}`);
   if (STRICT) process.exit(1);
 }

@@ -28,7 +28,13 @@ export interface ScaleFigures {
   fillMs: number;
   databaseBytes: number;
   figures: Record<string, Figures>;
-  ledgerCheck: { ms: number; entries: number; msPerMillionEntries: number; peakRssGrowthBytes: number; checksDuringLoad: number };
+  ledgerCheck: {
+    ms: number;
+    entries: number;
+    msPerMillionEntries: number;
+    peakRssGrowthBytes: number;
+    checksDuringLoad: number;
+  };
 }
 
 const SIZE_PATTERN = /^(\d+(?:\.\d+)?)([km]?)$/;
@@ -51,10 +57,14 @@ export function parseScaleSizes(value: string): { label: string; count: number }
 /** Fills a data directory through the store's port; returns the fill's own report. */
 function fill(dataDir: string, count: number): { fillMs: number; deepCursor: string } {
   if (count === 0) return { fillMs: 0, deepCursor: '' };
-  const out = execFileSync(process.execPath, [...built('bench/servers/scale-fill.ts'), path.join(dataDir, SQLITE_FILE), String(count)], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    maxBuffer: 1 << 20,
-  });
+  const out = execFileSync(
+    process.execPath,
+    [...built('bench/servers/scale-fill.ts'), path.join(dataDir, SQLITE_FILE), String(count)],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      maxBuffer: 1 << 20,
+    },
+  );
   return JSON.parse(out.toString().trim()) as { fillMs: number; deepCursor: string };
 }
 
@@ -78,10 +88,16 @@ async function measureSize(label: string, count: number): Promise<ScaleFigures> 
     try {
       const admin = createClient(
         AdminService,
-        createGrpcTransport({ baseUrl: `http://127.0.0.1:${corePort}`, interceptors: [bearer(readTokenFile(dataDir, ADMIN_TOKEN_FILE)!)] }),
+        createGrpcTransport({
+          baseUrl: `http://127.0.0.1:${corePort}`,
+          interceptors: [bearer(readTokenFile(dataDir, ADMIN_TOKEN_FILE)!)],
+        }),
       );
       // The big reseller of a filled store, or a fresh one in the empty store.
-      const accountId = count === 0 ? (await admin.createAccount({ name: 'Scale', tierId: 'api' })).account!.accountId : 'acc_scale_0000';
+      const accountId =
+        count === 0
+          ? (await admin.createAccount({ name: 'Scale', tierId: 'api' })).account!.accountId
+          : 'acc_scale_0000';
       // 100 million Naira more: room for every purchase the measurements make.
       await admin.creditWallet({ accountId, amountKobo: 10_000_000_000n, memo: 'bench funding' });
       const key = (await admin.createApiKey({ accountId })).issuedKey!;
@@ -96,7 +112,12 @@ async function measureSize(label: string, count: number): Promise<ScaleFigures> 
         },
         'history, first page of 100': { path: '/api/v1?action=transactions&limit=100', headers: keys },
         ...(filled.deepCursor
-          ? { 'history, deep page of 100': { path: `/api/v1?action=transactions&limit=100&cursor=${filled.deepCursor}`, headers: keys } }
+          ? {
+              'history, deep page of 100': {
+                path: `/api/v1?action=transactions&limit=100&cursor=${filled.deepCursor}`,
+                headers: keys,
+              },
+            }
           : {}),
       };
       const figures: ScaleFigures['figures'] = {};
@@ -113,7 +134,8 @@ async function measureSize(label: string, count: number): Promise<ScaleFigures> 
       const report = await admin.checkLedger({}, { timeoutMs: 600_000 });
       const checkMs = performance.now() - started;
       clearInterval(sampler);
-      if (report.violationCount !== 0n) throw new Error(`scale ${label}: the ledger check found ${report.violationCount} violations`);
+      if (report.violationCount !== 0n)
+        throw new Error(`scale ${label}: the ledger check found ${report.violationCount} violations`);
 
       // Airtime while checks run back to back, one at a time as the core allows.
       let loading = true;
@@ -156,7 +178,10 @@ function scaleTable(all: ScaleFigures[]): string {
   for (const result of all) {
     for (const [name, f] of Object.entries(result.figures)) {
       const reference = empty.figures[name];
-      const ratio = reference && result !== empty ? `${((f.requestsPerSecond / reference.requestsPerSecond) * 100).toFixed(0)}% of empty` : '';
+      const ratio =
+        reference && result !== empty
+          ? `${((f.requestsPerSecond / reference.requestsPerSecond) * 100).toFixed(0)}% of empty`
+          : '';
       rows.push([
         result.size,
         name,

@@ -12,10 +12,14 @@ import { fileURLToPath } from 'node:url';
 import pretty from 'pino-pretty';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const service = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'bin', 'start.ts'), ...process.argv.slice(2)], {
-  cwd: process.cwd(),
-  stdio: ['inherit', 'pipe', 'inherit'],
-});
+const service = spawn(
+  process.execPath,
+  ['--import', 'tsx', path.join(root, 'bin', 'start.ts'), ...process.argv.slice(2)],
+  {
+    cwd: process.cwd(),
+    stdio: ['inherit', 'pipe', 'inherit'],
+  },
+);
 const formatter = pretty({
   messageFormat: '{service} {event}',
   ignore: 'pid,hostname,service,event',

@@ -40,10 +40,15 @@ interface CoreThread {
 async function startCoreThread(env: NodeJS.ProcessEnv): Promise<CoreThread> {
   const worker = new Worker(new URL('./core-thread.js', import.meta.url), { workerData: { env } });
   const send = (command: CoreThreadCommand) => worker.postMessage(command);
-  const [first] = (await Promise.race([once(worker, 'message'), once(worker, 'error').then(([error]) => Promise.reject(error))])) as [CoreThreadMessage];
+  const [first] = (await Promise.race([
+    once(worker, 'message'),
+    once(worker, 'error').then(([error]) => Promise.reject(error)),
+  ])) as [CoreThreadMessage];
   if (first.type === 'failed') {
     await worker.terminate();
-    throw first.configError ? Object.assign(new ConfigError('', ''), { message: first.message }) : new Error(first.message);
+    throw first.configError
+      ? Object.assign(new ConfigError('', ''), { message: first.message })
+      : new Error(first.message);
   }
   if (first.type !== 'ready') throw new Error(`unexpected message from the core thread: ${first.type}`);
   return {
@@ -56,7 +61,9 @@ async function startCoreThread(env: NodeJS.ProcessEnv): Promise<CoreThread> {
       send({ type: 'stop' });
       const [reply] = await Promise.race([
         answer,
-        once(worker, 'exit').then((): [CoreThreadMessage] => [{ type: 'stop_failed', message: 'the core thread exited before it stopped' }]),
+        once(worker, 'exit').then((): [CoreThreadMessage] => [
+          { type: 'stop_failed', message: 'the core thread exited before it stopped' },
+        ]),
       ]);
       await worker.terminate();
       if (reply.type === 'stop_failed') throw new Error(`the core did not stop cleanly: ${reply.message}`);
@@ -107,7 +114,13 @@ if (flags.kind === 'help') {
       { names: { host: 'CORE_HOST', port: 'CORE_PORT' }, host: coreConfig.host, port: coreConfig.port },
       ...(coreConfig.metricsPort === null
         ? []
-        : [{ names: { host: 'CORE_HOST', port: 'CORE_METRICS_PORT' }, host: coreConfig.host, port: coreConfig.metricsPort }]),
+        : [
+            {
+              names: { host: 'CORE_HOST', port: 'CORE_METRICS_PORT' },
+              host: coreConfig.host,
+              port: coreConfig.metricsPort,
+            },
+          ]),
       { names: GATEWAY_ADDRESS, host: gatewayConfig.host, port: gatewayConfig.port },
       { names: DASHBOARD_ADDRESS, host: dashboardConfig.host, port: dashboardConfig.port },
     ]);
@@ -121,7 +134,10 @@ if (flags.kind === 'help') {
     try {
       const gateway = await startGateway(gatewayEnv(host, core.port, core.dataDir));
       // The Developers page shows the gateway's own address unless told another.
-      const dashboard = await startDashboard({ DASHBOARD_API_URL: gateway.url, ...gatewayEnv(host, core.port, core.dataDir) }).catch(async (error) => {
+      const dashboard = await startDashboard({
+        DASHBOARD_API_URL: gateway.url,
+        ...gatewayEnv(host, core.port, core.dataDir),
+      }).catch(async (error) => {
         await gateway.close();
         throw error;
       });

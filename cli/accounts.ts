@@ -42,7 +42,10 @@ export const accountsGroup: CommandGroup = {
         const response = await core().createAccount({ name: options['name'] ?? '', tierId: options['tier'] ?? '' });
         const account = present(response.account, 'account');
         return withIssuedKey(
-          { json: accountJson(account), text: [`Created account ${account.accountId} (${account.name}) on tier ${account.tierId}.`] },
+          {
+            json: accountJson(account),
+            text: [`Created account ${account.accountId} (${account.name}) on tier ${account.tierId}.`],
+          },
           response.issuedKey,
         );
       },
@@ -73,7 +76,10 @@ export const accountsGroup: CommandGroup = {
       async run({ args }, core) {
         const response = await core().setAccountTier({ accountId: args[0], tierId: args[1] });
         const account = present(response.account, 'account');
-        return withIssuedKey({ json: accountJson(account), text: [`Account ${account.accountId} is now on tier ${account.tierId}.`] }, response.issuedKey);
+        return withIssuedKey(
+          { json: accountJson(account), text: [`Account ${account.accountId} is now on tier ${account.tierId}.`] },
+          response.issuedKey,
+        );
       },
     },
   ],

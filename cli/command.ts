@@ -107,6 +107,7 @@ export function usageLine(group: CommandGroup, command: CommandSpec): string {
   const options = Object.entries(command.options ?? {});
   // Required options first, as a person would type them.
   for (const [name, spec] of options.filter(([, o]) => o.required)) parts.push(`--${name} ${spec.placeholder}`);
-  for (const [name, spec] of options.filter(([, o]) => !o.required)) parts.push(spec.flag ? `[--${name}]` : `[--${name} ${spec.placeholder}]`);
+  for (const [name, spec] of options.filter(([, o]) => !o.required))
+    parts.push(spec.flag ? `[--${name}]` : `[--${name} ${spec.placeholder}]`);
   return parts.join(' ');
 }

@@ -56,7 +56,10 @@ export function resolveCoreUrl(env: Env, flag: string | undefined): string {
   const portText = nonEmpty(env['CORE_PORT']) ?? String(DEFAULT_CORE_PORT);
   const port = Number(portText);
   if (!/^\d+$/.test(portText) || port < 1 || port > 65_535) {
-    throw new CliError('CONFIG_ERROR', `CORE_PORT must be a port number from 1 to 65535; got ${JSON.stringify(portText)}.`);
+    throw new CliError(
+      'CONFIG_ERROR',
+      `CORE_PORT must be a port number from 1 to 65535; got ${JSON.stringify(portText)}.`,
+    );
   }
   let host = nonEmpty(env['CORE_HOST']) ?? '127.0.0.1';
   if (WILDCARD_HOSTS.has(host)) host = '127.0.0.1';
@@ -79,7 +82,8 @@ export function resolveAdminToken(env: Env): AdminToken {
   try {
     token = readTokenFile(dataDir, ADMIN_TOKEN_FILE);
   } catch (error) {
-    if (error instanceof TokenFileError) throw new CliError('NO_ADMIN_TOKEN', `ADMIN_TOKEN is unset and ${error.message}`);
+    if (error instanceof TokenFileError)
+      throw new CliError('NO_ADMIN_TOKEN', `ADMIN_TOKEN is unset and ${error.message}`);
     throw error;
   }
   const file = path.join(dataDir, ADMIN_TOKEN_FILE);
@@ -113,11 +117,17 @@ export interface CoreTls {
 export function resolveCoreTls(env: Env): CoreTls {
   const allowText = nonEmpty(env[ALLOW_PLAINTEXT_VARIABLE])?.toLowerCase() ?? 'no';
   if (allowText !== 'yes' && allowText !== 'no') {
-    throw new CliError('CONFIG_ERROR', `${ALLOW_PLAINTEXT_VARIABLE} must be yes or no; got ${JSON.stringify(allowText)}.`);
+    throw new CliError(
+      'CONFIG_ERROR',
+      `${ALLOW_PLAINTEXT_VARIABLE} must be yes or no; got ${JSON.stringify(allowText)}.`,
+    );
   }
   const caFile = nonEmpty(env['CORE_TLS_CA']);
   try {
-    return { allowPlaintext: allowText === 'yes', ...(caFile === undefined ? {} : { ca: readPem('CORE_TLS_CA', caFile) }) };
+    return {
+      allowPlaintext: allowText === 'yes',
+      ...(caFile === undefined ? {} : { ca: readPem('CORE_TLS_CA', caFile) }),
+    };
   } catch (error) {
     if (error instanceof ConfigError) throw new CliError('CONFIG_ERROR', error.message);
     throw error;
@@ -130,7 +140,11 @@ export function resolveCoreTls(env: Env): CoreTls {
  * another machine is refused unless CORE_ALLOW_PLAINTEXT=yes, since the admin token would
  * travel readable.
  */
-export function openCoreConnection(url: string, token: AdminToken, tls: CoreTls = { allowPlaintext: false }): CoreConnection {
+export function openCoreConnection(
+  url: string,
+  token: AdminToken,
+  tls: CoreTls = { allowPlaintext: false },
+): CoreConnection {
   let transport: ReturnType<typeof createCoreTransport>;
   try {
     transport = createCoreTransport({
@@ -203,7 +217,9 @@ export function describeCallError(error: unknown, connection: CoreConnection): C
       hints: [],
     };
   }
-  const violations = error.findDetails(BadRequestSchema).flatMap((bad) => bad.fieldViolations.map((v) => ({ field: v.field, description: v.description })));
+  const violations = error
+    .findDetails(BadRequestSchema)
+    .flatMap((bad) => bad.fieldViolations.map((v) => ({ field: v.field, description: v.description })));
   const hints =
     error.code === Code.Unauthenticated || error.code === Code.PermissionDenied
       ? [

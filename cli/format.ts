@@ -65,7 +65,11 @@ export function nairaArgument(name: string, text: string): Kobo {
  * --limit as a whole number from 1 to `max` (the core's page bound, so that the core never
  * has to refuse it), or `fallback` when it was not given.
  */
-export function limitOption<T extends number | undefined>(text: string | undefined, fallback: T, max: number): number | T {
+export function limitOption<T extends number | undefined>(
+  text: string | undefined,
+  fallback: T,
+  max: number,
+): number | T {
   if (text === undefined) return fallback;
   const limit = Number(text);
   if (!/^\d+$/.test(text) || limit < 1 || limit > max) {
@@ -76,7 +80,8 @@ export function limitOption<T extends number | undefined>(text: string | undefin
 
 export const MODE_OPTION: OptionSpec = {
   placeholder: 'live|test',
-  summary: 'live (the default): the real wallet and keys; test: the test wallet and test keys, served only by the sandbox.',
+  summary:
+    'live (the default): the real wallet and keys; test: the test wallet and test keys, served only by the sandbox.',
 };
 
 /** --mode as the admin service takes it; absent is live. */
@@ -108,7 +113,8 @@ export function columns(rows: readonly (readonly string[])[]): string[] {
 }
 
 /** The stderr line printed whenever a secret key is shown. */
-export const SECRET_SHOWN_ONCE_WARNING = 'warning: the secret key is shown only this once and cannot be retrieved later; store it now.';
+export const SECRET_SHOWN_ONCE_WARNING =
+  'warning: the secret key is shown only this once and cannot be retrieved later; store it now.';
 
 /**
  * A message field the core always sets. Proto3 makes every message field optional in the

@@ -7,7 +7,18 @@
 import { parseNaira } from '../core/domain/money.js';
 import { FundingService, type Inflow, type VirtualAccount } from '../gen/prepaid/v1/funding_pb.js';
 import { type CommandGroup, UsageError } from './command.js';
-import { columns, isoTime, kobo, MODE_OPTION, modeArgument, modeName, moneyFields, nairaText, percentText, present } from './format.js';
+import {
+  columns,
+  isoTime,
+  kobo,
+  MODE_OPTION,
+  modeArgument,
+  modeName,
+  moneyFields,
+  nairaText,
+  percentText,
+  present,
+} from './format.js';
 
 function accountJson(a: VirtualAccount): Record<string, unknown> {
   return {
@@ -22,7 +33,8 @@ function accountJson(a: VirtualAccount): Record<string, unknown> {
 }
 
 function accountRows(accounts: readonly VirtualAccount[]): string[] {
-  if (accounts.length === 0) return ['No virtual accounts yet: open them with `prepaid funding open ACCOUNT_ID --bvn ...`.'];
+  if (accounts.length === 0)
+    return ['No virtual accounts yet: open them with `prepaid funding open ACCOUNT_ID --bvn ...`.'];
   return columns([
     ['PROVIDER', 'BANK', 'ACCOUNT NUMBER', 'ACCOUNT NAME', 'STATUS'],
     ...accounts.map((a) => [a.provider, a.bankName, a.accountNumber, a.accountName, a.status]),
@@ -62,11 +74,13 @@ function thresholdArgument(text: string): bigint {
 
 export const fundingGroup: CommandGroup = {
   name: 'funding',
-  summary: 'Wallet funding by bank transfer: virtual accounts, simulated transfers, unmatched inflows, low-balance thresholds.',
+  summary:
+    'Wallet funding by bank transfer: virtual accounts, simulated transfers, unmatched inflows, low-balance thresholds.',
   commands: [
     {
       name: 'open',
-      summary: "Opens the wallet's virtual accounts with every enabled provider; needs a BVN or NIN (11 digits, never stored whole nor shown again).",
+      summary:
+        "Opens the wallet's virtual accounts with every enabled provider; needs a BVN or NIN (11 digits, never stored whole nor shown again).",
       args: ['ACCOUNT_ID'],
       options: {
         bvn: { placeholder: 'BVN', summary: 'The 11-digit Bank Verification Number (or give --nin).' },
@@ -75,8 +89,14 @@ export const fundingGroup: CommandGroup = {
         'last-name': { placeholder: 'NAME', summary: 'Last name, as on the BVN or NIN record.', required: true },
         phone: { placeholder: 'PHONE', summary: 'Phone number, for example 08031234567.', required: true },
         email: { placeholder: 'EMAIL', summary: 'Email address.', required: true },
-        'bank-code': { placeholder: 'CODE', summary: "Paystack's identification step: the bank code of an account linked to the BVN." },
-        'bank-account': { placeholder: 'NUMBER', summary: "Paystack's identification step: that bank account's 10-digit number." },
+        'bank-code': {
+          placeholder: 'CODE',
+          summary: "Paystack's identification step: the bank code of an account linked to the BVN.",
+        },
+        'bank-account': {
+          placeholder: 'NUMBER',
+          summary: "Paystack's identification step: that bank account's 10-digit number.",
+        },
         mode: MODE_OPTION,
       },
       async run({ args, options }, _core, clients) {
@@ -99,13 +119,18 @@ export const fundingGroup: CommandGroup = {
         });
         return {
           json: { account_id: args[0], accounts: response.accounts.map(accountJson), pending: response.pending },
-          text: [`Virtual accounts of ${args[0]}:`, ...accountRows(response.accounts), ...response.pending.map((p) => `Pending: ${p}`)],
+          text: [
+            `Virtual accounts of ${args[0]}:`,
+            ...accountRows(response.accounts),
+            ...response.pending.map((p) => `Pending: ${p}`),
+          ],
         };
       },
     },
     {
       name: 'accounts',
-      summary: "Lists the wallet's virtual accounts, the funding fee, the low-balance threshold and recent funding credits.",
+      summary:
+        "Lists the wallet's virtual accounts, the funding fee, the low-balance threshold and recent funding credits.",
       args: ['ACCOUNT_ID'],
       options: { mode: MODE_OPTION },
       async run({ args, options }, _core, clients) {
@@ -130,10 +155,14 @@ export const fundingGroup: CommandGroup = {
     },
     {
       name: 'simulate-transfer',
-      summary: 'Sends a simulated bank transfer into a sandbox account number; it is credited through the same path as a real transfer.',
+      summary:
+        'Sends a simulated bank transfer into a sandbox account number; it is credited through the same path as a real transfer.',
       args: ['ACCOUNT_NUMBER', 'AMOUNT_NAIRA'],
       options: {
-        reference: { placeholder: 'REF', summary: 'The transfer reference (the same REF again is the same transfer); made up when absent.' },
+        reference: {
+          placeholder: 'REF',
+          summary: 'The transfer reference (the same REF again is the same transfer); made up when absent.',
+        },
         payer: { placeholder: 'NAME', summary: "The payer's name shown with the credit." },
       },
       async run({ args, options }, _core, clients) {
@@ -157,7 +186,10 @@ export const fundingGroup: CommandGroup = {
       args: [],
       async run(_input, _core, clients) {
         const r = await clients(FundingService).listInflows({ status: 'unmatched' });
-        return { json: { inflows: r.inflows.map(inflowJson) }, text: r.inflows.length === 0 ? ['No unmatched transfers.'] : r.inflows.map(inflowText) };
+        return {
+          json: { inflows: r.inflows.map(inflowJson) },
+          text: r.inflows.length === 0 ? ['No unmatched transfers.'] : r.inflows.map(inflowText),
+        };
       },
     },
     {
@@ -167,7 +199,10 @@ export const fundingGroup: CommandGroup = {
       async run({ args }, _core, clients) {
         const r = await clients(FundingService).assignInflow({ inflowId: args[0], accountId: args[1] });
         const inflow = present(r.inflow, 'inflow');
-        return { json: inflowJson(inflow), text: [`Credited ${nairaText(kobo(inflow.creditedKobo))} to ${inflow.accountId}.`, inflowText(inflow)] };
+        return {
+          json: inflowJson(inflow),
+          text: [`Credited ${nairaText(kobo(inflow.creditedKobo))} to ${inflow.accountId}.`, inflowText(inflow)],
+        };
       },
     },
     {
@@ -183,15 +218,24 @@ export const fundingGroup: CommandGroup = {
     },
     {
       name: 'low-balance',
-      summary: "Sets the wallet's low-balance threshold in Naira (0 removes it): a debit that crosses it sends one wallet.low_balance event.",
+      summary:
+        "Sets the wallet's low-balance threshold in Naira (0 removes it): a debit that crosses it sends one wallet.low_balance event.",
       args: ['ACCOUNT_ID', 'AMOUNT_NAIRA'],
       options: { mode: MODE_OPTION },
       async run({ args, options }, _core, clients) {
         const threshold = thresholdArgument(args[1] ?? '');
-        await clients(FundingService).setLowBalanceThreshold({ accountId: args[0], mode: modeArgument(options['mode']), thresholdKobo: threshold });
+        await clients(FundingService).setLowBalanceThreshold({
+          accountId: args[0],
+          mode: modeArgument(options['mode']),
+          thresholdKobo: threshold,
+        });
         return {
           json: { account_id: args[0], low_balance_threshold: threshold > 0n ? Number(threshold) / 100 : null },
-          text: [threshold > 0n ? `Low-balance threshold of ${args[0]}: ${nairaText(kobo(threshold))}.` : `Low-balance threshold of ${args[0]} removed.`],
+          text: [
+            threshold > 0n
+              ? `Low-balance threshold of ${args[0]}: ${nairaText(kobo(threshold))}.`
+              : `Low-balance threshold of ${args[0]} removed.`,
+          ],
         };
       },
     },

@@ -31,22 +31,31 @@ export const keysGroup: CommandGroup = {
   commands: [
     {
       name: 'create',
-      summary: 'Issue a new key pair for an account on a tier with API access (--mode test: a pk_test_/sk_test_ pair); the secret is shown once.',
+      summary:
+        'Issue a new key pair for an account on a tier with API access (--mode test: a pk_test_/sk_test_ pair); the secret is shown once.',
       args: ['ACCOUNT_ID'],
       options: { mode: MODE_OPTION },
       async run({ args, options }, core) {
-        const key = present((await core().createApiKey({ accountId: args[0], mode: modeArgument(options['mode']) })).issuedKey, 'issued_key');
+        const key = present(
+          (await core().createApiKey({ accountId: args[0], mode: modeArgument(options['mode']) })).issuedKey,
+          'issued_key',
+        );
         const mode = modeName(key.mode);
         return {
           json: { account_id: args[0], public_key: key.publicKey, secret_key: key.secretKey, mode },
-          text: [`Issued a ${mode} key pair for ${args[0]}.`, `Public key: ${key.publicKey}`, `Secret key: ${key.secretKey}`],
+          text: [
+            `Issued a ${mode} key pair for ${args[0]}.`,
+            `Public key: ${key.publicKey}`,
+            `Secret key: ${key.secretKey}`,
+          ],
           warnings: [SECRET_SHOWN_ONCE_WARNING],
         };
       },
     },
     {
       name: 'list',
-      summary: "List an account's key pairs (newest first), without secrets, with when each last authenticated a request.",
+      summary:
+        "List an account's key pairs (newest first), without secrets, with when each last authenticated a request.",
       args: ['ACCOUNT_ID'],
       async run({ args }, core) {
         const { keys } = await core().listApiKeys({ accountId: args[0] });

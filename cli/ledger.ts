@@ -66,7 +66,9 @@ export const ledgerGroup: CommandGroup = {
                 `${m.pendingCount} pending (${m.needsAttentionCount} needing a person), ${m.violationCount} violation(s).`,
             ),
             ...violations.map((v) => `  ${v.kind}  ${v.mode}  ${v.account_id}  ${v.reference || '-'}  ${v.detail}`),
-            ...(report.violationCount > BigInt(violations.length) ? [`  ... and ${report.violationCount - BigInt(violations.length)} more`] : []),
+            ...(report.violationCount > BigInt(violations.length)
+              ? [`  ... and ${report.violationCount - BigInt(violations.length)} more`]
+              : []),
           ],
         };
       },

@@ -8,8 +8,24 @@
  */
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { accountsGroup } from './accounts.js';
-import { type AdminClient, CliError, type CommandGroup, type CommandResult, type CommandSpec, type ServiceClients, UsageError, usageLine } from './command.js';
-import { type CoreConnection, describeCallError, openCoreConnection, resolveAdminToken, resolveCoreTls, resolveCoreUrl } from './connection.js';
+import {
+  type AdminClient,
+  CliError,
+  type CommandGroup,
+  type CommandResult,
+  type CommandSpec,
+  type ServiceClients,
+  UsageError,
+  usageLine,
+} from './command.js';
+import {
+  type CoreConnection,
+  describeCallError,
+  openCoreConnection,
+  resolveAdminToken,
+  resolveCoreTls,
+  resolveCoreUrl,
+} from './connection.js';
 import { columns } from './format.js';
 import { fundingGroup } from './funding.js';
 import { keysGroup } from './keys.js';
@@ -68,7 +84,10 @@ const GLOBAL_HELP: ReadonlyArray<readonly [string, string]> = [
 const ENVIRONMENT_HELP: ReadonlyArray<readonly [string, string]> = [
   ['CORE_URL', 'The core, for example http://127.0.0.1:50051; https:// means TLS.'],
   ['CORE_TLS_CA', "PEM file of the CA that signed the core's certificate (https://); default the system's roots."],
-  ['CORE_ALLOW_PLAINTEXT', 'yes lets http:// name another machine (the admin token then travels unencrypted); default no.'],
+  [
+    'CORE_ALLOW_PLAINTEXT',
+    'yes lets http:// name another machine (the admin token then travels unencrypted); default no.',
+  ],
   ['CORE_HOST, CORE_PORT', 'Used when CORE_URL is unset; default 127.0.0.1 and 50051.'],
   ['ADMIN_TOKEN', "The core's admin token; when unset it is read from DATA_DIR/admin.token."],
   ['DATA_DIR', "The core's data directory, where it writes admin.token on first start; default ./data."],
@@ -86,7 +105,8 @@ function parseConfigOptions(): NonNullable<ParseArgsConfig['options']> {
   for (const group of COMMAND_GROUPS) {
     for (const command of group.commands) {
       for (const [name, spec] of Object.entries(command.options ?? {})) {
-        if (name in GLOBAL_OPTIONS) throw new Error(`${group.name} ${command.name} redefines the global option --${name}`);
+        if (name in GLOBAL_OPTIONS)
+          throw new Error(`${group.name} ${command.name} redefines the global option --${name}`);
         options[name] = { type: spec.flag ? 'boolean' : 'string' };
       }
     }
@@ -95,7 +115,9 @@ function parseConfigOptions(): NonNullable<ParseArgsConfig['options']> {
 }
 
 function fullHelp(): string[] {
-  const rows = COMMAND_GROUPS.flatMap((group) => group.commands.map((c) => [`  ${usageLine(group, c).replace(/^prepaid /, '')}`, c.summary]));
+  const rows = COMMAND_GROUPS.flatMap((group) =>
+    group.commands.map((c) => [`  ${usageLine(group, c).replace(/^prepaid /, '')}`, c.summary]),
+  );
   return [
     "prepaid: the admin CLI of the prepaid services core (talks to the core's AdminService over gRPC).",
     '',
@@ -155,7 +177,8 @@ function parseCommandLine(argv: string[]) {
   const usage = usageOf(lenient.positionals);
   for (const token of lenient.tokens) {
     if (token.kind !== 'option' || token.name in options) continue;
-    if (/^-\d/.test(token.rawName)) throw new UsageError(`${token.rawName} is not an option; amounts cannot be negative.`, usage);
+    if (/^-\d/.test(token.rawName))
+      throw new UsageError(`${token.rawName} is not an option; amounts cannot be negative.`, usage);
     throw new UsageError(`unknown option ${token.rawName}.`, usage);
   }
   try {
@@ -175,7 +198,13 @@ function usageOf(positionals: readonly string[]): string[] {
 
 type Parsed =
   | { kind: 'help'; text: string[] }
-  | { kind: 'run'; group: CommandGroup; command: CommandSpec; args: string[]; options: Record<string, string | undefined> };
+  | {
+      kind: 'run';
+      group: CommandGroup;
+      command: CommandSpec;
+      args: string[];
+      options: Record<string, string | undefined>;
+    };
 
 /** Turns the command line into a command to run or help to print; throws UsageError. */
 function resolveCommand(positionals: string[], values: Record<string, unknown>): Parsed {
@@ -213,7 +242,8 @@ function resolveCommand(positionals: string[], values: Record<string, unknown>):
     options[name] = value === true ? 'yes' : (value as string);
   }
   for (const [name, spec] of Object.entries(allowed)) {
-    if (spec.required && options[name] === undefined) throw new UsageError(`missing --${name} ${spec.placeholder}.`, usage);
+    if (spec.required && options[name] === undefined)
+      throw new UsageError(`missing --${name} ${spec.placeholder}.`, usage);
   }
   const missing = command.args.slice(rest.length);
   if (missing.length > 0) throw new UsageError(`missing ${missing.join(' and ')}.`, usage);
@@ -242,10 +272,26 @@ interface Failure {
 function toFailure(error: unknown, connection: CoreConnection | undefined): Failure | null {
   if (error instanceof UsageError) {
     const after = error.usage.length > 0 ? [...error.usage, '', HELP_HINT] : [HELP_HINT];
-    return { exitCode: EXIT_USAGE, code: 'USAGE', grpcCode: null, message: error.message, fromCore: false, violations: [], after };
+    return {
+      exitCode: EXIT_USAGE,
+      code: 'USAGE',
+      grpcCode: null,
+      message: error.message,
+      fromCore: false,
+      violations: [],
+      after,
+    };
   }
   if (error instanceof CliError) {
-    return { exitCode: EXIT_FAILURE, code: error.code, grpcCode: null, message: error.message, fromCore: false, violations: [], after: [] };
+    return {
+      exitCode: EXIT_FAILURE,
+      code: error.code,
+      grpcCode: null,
+      message: error.message,
+      fromCore: false,
+      violations: [],
+      after: [],
+    };
   }
   const call = connection ? describeCallError(error, connection) : null;
   if (!call) return null;

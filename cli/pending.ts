@@ -20,7 +20,8 @@ export const pendingGroup: CommandGroup = {
       },
       async run({ options }, core) {
         const attention = options['attention'] ?? 'no';
-        if (attention !== 'yes' && attention !== 'no') throw new UsageError(`--attention must be yes or no; got ${JSON.stringify(attention)}.`);
+        if (attention !== 'yes' && attention !== 'no')
+          throw new UsageError(`--attention must be yes or no; got ${JSON.stringify(attention)}.`);
         const limit = limitOption(options['limit'], DEFAULT_PENDING_LIMIT, PENDING_PAGES.maxSize);
         const page = await core().listPendingTransactions({ needsAttentionOnly: attention === 'yes', pageSize: limit });
         const rows = page.transactions.map((t) => [
@@ -53,7 +54,20 @@ export const pendingGroup: CommandGroup = {
           text:
             rows.length === 0
               ? ['No pending purchases.']
-              : columns([['REFERENCE', 'CREATED', 'ACCOUNT', 'MODE', 'PRODUCT', 'SERVICE', 'RECIPIENT', 'CHARGED', 'NEEDS A PERSON'], ...rows]),
+              : columns([
+                  [
+                    'REFERENCE',
+                    'CREATED',
+                    'ACCOUNT',
+                    'MODE',
+                    'PRODUCT',
+                    'SERVICE',
+                    'RECIPIENT',
+                    'CHARGED',
+                    'NEEDS A PERSON',
+                  ],
+                  ...rows,
+                ]),
         };
       },
     },

@@ -30,9 +30,11 @@ function planJson(plan: CatalogPlan | undefined): Record<string, unknown> | null
 function differences(before: CatalogPlan | undefined, after: CatalogPlan): string {
   if (before === undefined) return `${after.label} (${after.validity}), ${nairaText(kobo(after.faceValueKobo))}`;
   const parts: string[] = [];
-  if (before.label !== after.label) parts.push(`label ${JSON.stringify(before.label)} -> ${JSON.stringify(after.label)}`);
+  if (before.label !== after.label)
+    parts.push(`label ${JSON.stringify(before.label)} -> ${JSON.stringify(after.label)}`);
   if (before.validity !== after.validity) parts.push(`validity ${before.validity} -> ${after.validity}`);
-  if (before.faceValueKobo !== after.faceValueKobo) parts.push(`face ${nairaText(kobo(before.faceValueKobo))} -> ${nairaText(kobo(after.faceValueKobo))}`);
+  if (before.faceValueKobo !== after.faceValueKobo)
+    parts.push(`face ${nairaText(kobo(before.faceValueKobo))} -> ${nairaText(kobo(after.faceValueKobo))}`);
   if (before.active !== after.active) parts.push(after.active ? 'reactivated' : 'deactivated');
   return parts.join(', ') || 'no visible change';
 }
@@ -75,18 +77,23 @@ export const plansGroup: CommandGroup = {
           text:
             rows.length === 0
               ? [network ? `No plans for network ${network}.` : 'No plans.']
-              : columns([['PLAN', 'NETWORK', 'LABEL', 'VALIDITY', 'FACE VALUE', 'TIER PRICES (NGN)', 'STATE'], ...rows]),
+              : columns([
+                  ['PLAN', 'NETWORK', 'LABEL', 'VALIDITY', 'FACE VALUE', 'TIER PRICES (NGN)', 'STATE'],
+                  ...rows,
+                ]),
         };
       },
     },
     {
       name: 'sync',
-      summary: "Make the data plans follow the data provider's plans (VTpass service-variations); plan ids stay stable.",
+      summary:
+        "Make the data plans follow the data provider's plans (VTpass service-variations); plan ids stay stable.",
       args: [],
       options: { 'dry-run': { placeholder: 'yes|no', summary: 'yes: show what would change and change nothing.' } },
       async run({ options }, core) {
         const dryRunText = options['dry-run'] ?? 'no';
-        if (dryRunText !== 'yes' && dryRunText !== 'no') throw new UsageError(`--dry-run must be yes or no; got ${JSON.stringify(dryRunText)}.`);
+        if (dryRunText !== 'yes' && dryRunText !== 'no')
+          throw new UsageError(`--dry-run must be yes or no; got ${JSON.stringify(dryRunText)}.`);
         const report = await core().syncPlans({ dryRun: dryRunText === 'yes' });
         const count = (action: PlanChangeAction) => report.changes.filter((c) => c.action === action).length;
         const counts = {
@@ -100,12 +107,19 @@ export const plansGroup: CommandGroup = {
           supported: report.supported,
           dry_run: report.dryRun,
           ...counts,
-          changes: report.changes.map((c) => ({ action: ACTION_WORDS[c.action], plan: planJson(c.plan), before: planJson(c.before) })),
+          changes: report.changes.map((c) => ({
+            action: ACTION_WORDS[c.action],
+            plan: planJson(c.plan),
+            before: planJson(c.before),
+          })),
           uncoded_plan_ids: report.uncodedPlanIds.map(Number),
           warnings: report.warnings,
         };
         if (!report.supported) {
-          return { json, text: [`The data provider is ${report.provider}, which publishes no plans: there is nothing to sync.`] };
+          return {
+            json,
+            text: [`The data provider is ${report.provider}, which publishes no plans: there is nothing to sync.`],
+          };
         }
         const verb = report.dryRun ? 'Would sync' : 'Synced';
         const text = [
@@ -113,9 +127,16 @@ export const plansGroup: CommandGroup = {
         ];
         const rows = report.changes.map((c) => {
           const plan = c.plan!;
-          return [ACTION_WORDS[c.action], plan.planId === 0n ? '(new)' : String(plan.planId), plan.network, plan.providerCode, differences(c.before, plan)];
+          return [
+            ACTION_WORDS[c.action],
+            plan.planId === 0n ? '(new)' : String(plan.planId),
+            plan.network,
+            plan.providerCode,
+            differences(c.before, plan),
+          ];
         });
-        if (rows.length > 0) text.push('', ...columns([['CHANGE', 'PLAN', 'NETWORK', 'PROVIDER CODE', 'WHAT'], ...rows]));
+        if (rows.length > 0)
+          text.push('', ...columns([['CHANGE', 'PLAN', 'NETWORK', 'PROVIDER CODE', 'WHAT'], ...rows]));
         const warnings = [...report.warnings];
         if (report.uncodedPlanIds.length > 0) {
           warnings.push(

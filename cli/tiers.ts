@@ -19,7 +19,11 @@ export const tiersGroup: CommandGroup = {
           t.apiAccess ? 'API access' : 'no API access',
           t.discounts.length === 0
             ? 'no discounts'
-            : t.discounts.map((d) => `${productName(d.product)}${d.service ? `/${d.service}` : ''} ${percentText(d.basisPoints)}`).join(', '),
+            : t.discounts
+                .map(
+                  (d) => `${productName(d.product)}${d.service ? `/${d.service}` : ''} ${percentText(d.basisPoints)}`,
+                )
+                .join(', '),
         ]);
         return {
           json: {
@@ -27,7 +31,11 @@ export const tiersGroup: CommandGroup = {
               tier_id: t.tierId,
               name: t.name,
               api_access: t.apiAccess,
-              discounts: t.discounts.map((d) => ({ product: productName(d.product), service: d.service, basis_points: d.basisPoints })),
+              discounts: t.discounts.map((d) => ({
+                product: productName(d.product),
+                service: d.service,
+                basis_points: d.basisPoints,
+              })),
             })),
           },
           text: columns([['TIER', 'NAME', 'ACCESS', 'DISCOUNTS'], ...rows]),

@@ -36,20 +36,32 @@ export const upgradesGroup: CommandGroup = {
       args: [],
       async run(_input, _core, clients) {
         const { requests } = await clients(ApiAccessAdminService).listApiAccessRequests({});
-        const rows = requests.map((r) => [r.accountId, r.requestedBy, isoTime(r.createdAt) ?? '-', r.note.replace(/\s+/g, ' ').slice(0, 60) || '-']);
+        const rows = requests.map((r) => [
+          r.accountId,
+          r.requestedBy,
+          isoTime(r.createdAt) ?? '-',
+          r.note.replace(/\s+/g, ' ').slice(0, 60) || '-',
+        ]);
         return {
           json: { requests: requests.map(requestJson) },
-          text: requests.length === 0 ? ['No pending requests for API access.'] : columns([['ACCOUNT', 'ASKED BY', 'ASKED AT', 'NOTE'], ...rows]),
+          text:
+            requests.length === 0
+              ? ['No pending requests for API access.']
+              : columns([['ACCOUNT', 'ASKED BY', 'ASKED AT', 'NOTE'], ...rows]),
         };
       },
     },
     {
       name: 'approve',
-      summary: "Approve an account's request: moves it to an API tier; its owner sees the first key pair once in the developer area.",
+      summary:
+        "Approve an account's request: moves it to an API tier; its owner sees the first key pair once in the developer area.",
       args: ['ACCOUNT_ID'],
       options: { tier: { placeholder: 'TIER', summary: 'The API tier to move the account to; default the api tier.' } },
       async run({ args, options }, _core, clients) {
-        const { request } = await clients(ApiAccessAdminService).approveApiAccess({ accountId: args[0], tierId: options['tier'] ?? '' });
+        const { request } = await clients(ApiAccessAdminService).approveApiAccess({
+          accountId: args[0],
+          tierId: options['tier'] ?? '',
+        });
         const approved = present(request, 'request');
         return {
           json: requestJson(approved),
@@ -65,7 +77,10 @@ export const upgradesGroup: CommandGroup = {
       summary: "Refuse an account's request; the account may ask again.",
       args: ['ACCOUNT_ID'],
       async run({ args }, _core, clients) {
-        const refused = present((await clients(ApiAccessAdminService).refuseApiAccess({ accountId: args[0] })).request, 'request');
+        const refused = present(
+          (await clients(ApiAccessAdminService).refuseApiAccess({ accountId: args[0] })).request,
+          'request',
+        );
         return { json: requestJson(refused), text: [`Refused the request for API access of ${refused.accountId}.`] };
       },
     },

@@ -25,7 +25,8 @@ function userJson(user: User): Record<string, unknown> {
   };
 }
 
-const INVITATION_LINK_WARNING = 'warning: the link lets whoever opens it first set a password; send it to the invitee only. It works once, for 72 hours.';
+const INVITATION_LINK_WARNING =
+  'warning: the link lets whoever opens it first set a password; send it to the invitee only. It works once, for 72 hours.';
 
 /** The users command group. */
 export const usersGroup: CommandGroup = {
@@ -43,8 +44,13 @@ export const usersGroup: CommandGroup = {
       async run({ args, options }, _core, clients) {
         const roleText = (options['role'] ?? 'owner').toLowerCase();
         const role = ROLES[roleText];
-        if (role === undefined) throw new UsageError(`--role must be owner or viewer; got ${JSON.stringify(options['role'])}.`);
-        const { invitation } = await clients(UserAdminService).inviteUser({ accountId: args[0], email: options['email'], role });
+        if (role === undefined)
+          throw new UsageError(`--role must be owner or viewer; got ${JSON.stringify(options['role'])}.`);
+        const { invitation } = await clients(UserAdminService).inviteUser({
+          accountId: args[0],
+          email: options['email'],
+          role,
+        });
         const made = present(invitation, 'invitation');
         return {
           json: {
@@ -97,7 +103,8 @@ export const usersGroup: CommandGroup = {
     },
     {
       name: 'reset-2fa',
-      summary: "Turn a user's two-step sign-in off (recovery codes too) and end their sessions, for someone who lost their phone and codes.",
+      summary:
+        "Turn a user's two-step sign-in off (recovery codes too) and end their sessions, for someone who lost their phone and codes.",
       args: ['USER_ID'],
       async run({ args }, _core, clients) {
         const user = present((await clients(UserAdminService).resetTwoStep({ userId: args[0] })).user, 'user');

@@ -3,7 +3,19 @@
 import { LEDGER_PAGES } from '../core/domain/paging.js';
 import type { LedgerEntry } from '../gen/prepaid/v1/admin_pb.js';
 import type { CommandGroup } from './command.js';
-import { columns, isoTime, kobo, limitOption, MODE_OPTION, modeArgument, modeName, moneyFields, nairaArgument, nairaText, present } from './format.js';
+import {
+  columns,
+  isoTime,
+  kobo,
+  limitOption,
+  MODE_OPTION,
+  modeArgument,
+  modeName,
+  moneyFields,
+  nairaArgument,
+  nairaText,
+  present,
+} from './format.js';
 
 /** Entries `wallet ledger` shows without --limit: one screenful. */
 const DEFAULT_LEDGER_LIMIT = 20;
@@ -28,13 +40,15 @@ export const walletGroup: CommandGroup = {
   commands: [
     {
       name: 'credit',
-      summary: 'Credit a wallet with an amount in Naira (at most two decimals), for example after a bank transfer; --mode test credits test money.',
+      summary:
+        'Credit a wallet with an amount in Naira (at most two decimals), for example after a bank transfer; --mode test credits test money.',
       args: ['ACCOUNT_ID', 'AMOUNT_NAIRA'],
       options: {
         memo: { placeholder: 'TEXT', summary: "Kept on the ledger entry, for example the bank transfer's reference." },
         reference: {
           placeholder: 'REF',
-          summary: 'Unique per account and mode (for example the bank transfer id): a retry with the same REF and amount credits once.',
+          summary:
+            'Unique per account and mode (for example the bank transfer id): a retry with the same REF and amount credits once.',
         },
         mode: MODE_OPTION,
       },
@@ -75,7 +89,10 @@ export const walletGroup: CommandGroup = {
       name: 'ledger',
       summary: `Show a wallet's newest ledger entries (default ${DEFAULT_LEDGER_LIMIT}); --mode test shows the test wallet's.`,
       args: ['ACCOUNT_ID'],
-      options: { limit: { placeholder: 'N', summary: `How many entries, 1 to ${LEDGER_PAGES.maxSize}.` }, mode: MODE_OPTION },
+      options: {
+        limit: { placeholder: 'N', summary: `How many entries, 1 to ${LEDGER_PAGES.maxSize}.` },
+        mode: MODE_OPTION,
+      },
       async run({ args, options }, core) {
         const limit = limitOption(options['limit'], DEFAULT_LEDGER_LIMIT, LEDGER_PAGES.maxSize);
         const mode = modeArgument(options['mode']);
@@ -91,14 +108,21 @@ export const walletGroup: CommandGroup = {
           e.memo,
         ]);
         return {
-          json: { account_id: args[0], mode: wallet, entries: page.entries.map(entryJson), has_more: page.nextPageToken !== '' },
+          json: {
+            account_id: args[0],
+            mode: wallet,
+            entries: page.entries.map(entryJson),
+            has_more: page.nextPageToken !== '',
+          },
           text:
             rows.length === 0
               ? [`The ${wallet} wallet of ${args[0]} has no ledger entries.`]
               : [
                   `The ${wallet} wallet of ${args[0]}:`,
                   ...columns([['ID', 'WHEN', 'KIND', 'AMOUNT', 'BALANCE AFTER', 'REFERENCE', 'MEMO'], ...rows]),
-                  ...(page.nextPageToken ? [`(older entries not shown; use --limit up to ${LEDGER_PAGES.maxSize})`] : []),
+                  ...(page.nextPageToken
+                    ? [`(older entries not shown; use --limit up to ${LEDGER_PAGES.maxSize})`]
+                    : []),
                 ],
         };
       },

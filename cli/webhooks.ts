@@ -10,7 +10,8 @@ import { type Delivery, type Webhook, WebhookService } from '../gen/prepaid/v1/w
 import type { CommandGroup } from './command.js';
 import { columns, isoTime, limitOption, MODE_OPTION, modeArgument, modeName, present } from './format.js';
 
-const WEBHOOK_SECRET_WARNING = 'warning: the webhook secret is shown only this once and cannot be retrieved later; store it now.';
+const WEBHOOK_SECRET_WARNING =
+  'warning: the webhook secret is shown only this once and cannot be retrieved later; store it now.';
 
 function modeOf(options: Record<string, string | undefined>): Mode {
   return modeArgument(options['mode']);
@@ -52,7 +53,14 @@ function deliveryJson(d: Delivery): Record<string, unknown> {
 }
 
 function deliveryRow(d: Delivery): string[] {
-  return [d.eventId, d.type, d.state, String(d.attempts), d.lastStatus === 0 ? '-' : String(d.lastStatus), isoTime(d.nextAttemptAt) ?? '-'];
+  return [
+    d.eventId,
+    d.type,
+    d.state,
+    String(d.attempts),
+    d.lastStatus === 0 ? '-' : String(d.lastStatus),
+    isoTime(d.nextAttemptAt) ?? '-',
+  ];
 }
 
 /** The webhooks command group. */
@@ -62,7 +70,8 @@ export const webhooksGroup: CommandGroup = {
   commands: [
     {
       name: 'set',
-      summary: 'Set the webhook URL (https, public) and enable it; prints a new secret once (a previous one signs for 24 h more).',
+      summary:
+        'Set the webhook URL (https, public) and enable it; prints a new secret once (a previous one signs for 24 h more).',
       args: ['ACCOUNT_ID', 'URL'],
       options: { mode: MODE_OPTION },
       async run({ args, options }, _core, clients) {
@@ -84,7 +93,10 @@ export const webhooksGroup: CommandGroup = {
       options: { mode: MODE_OPTION },
       async run({ args, options }, _core, clients) {
         const webhooks = () => clients(WebhookService);
-        const webhook = present((await webhooks().getWebhook({ accountId: args[0], mode: modeOf(options) })).webhook, 'webhook');
+        const webhook = present(
+          (await webhooks().getWebhook({ accountId: args[0], mode: modeOf(options) })).webhook,
+          'webhook',
+        );
         return { json: webhookJson(webhook), text: webhookText(webhook) };
       },
     },
@@ -111,7 +123,10 @@ export const webhooksGroup: CommandGroup = {
       options: { mode: MODE_OPTION },
       async run({ args, options }, _core, clients) {
         const webhooks = () => clients(WebhookService);
-        const webhook = present((await webhooks().disableWebhook({ accountId: args[0], mode: modeOf(options) })).webhook, 'webhook');
+        const webhook = present(
+          (await webhooks().disableWebhook({ accountId: args[0], mode: modeOf(options) })).webhook,
+          'webhook',
+        );
         return { json: webhookJson(webhook), text: webhookText(webhook) };
       },
     },
@@ -122,19 +137,34 @@ export const webhooksGroup: CommandGroup = {
       options: {
         mode: MODE_OPTION,
         failed: { placeholder: '', summary: 'Only the failed ones.', flag: true },
-        limit: { placeholder: 'N', summary: `How many, 1 to ${HISTORY_PAGES.maxSize} (default ${HISTORY_PAGES.defaultSize}).` },
+        limit: {
+          placeholder: 'N',
+          summary: `How many, 1 to ${HISTORY_PAGES.maxSize} (default ${HISTORY_PAGES.defaultSize}).`,
+        },
       },
       async run({ args, options }, _core, clients) {
         const webhooks = () => clients(WebhookService);
         const failed = options['failed'] === 'yes' ? 'yes' : 'no';
         const limit = limitOption(options['limit'], undefined, HISTORY_PAGES.maxSize);
-        const res = await webhooks().listDeliveries({ accountId: args[0], mode: modeOf(options), failedOnly: failed === 'yes', pageSize: limit });
+        const res = await webhooks().listDeliveries({
+          accountId: args[0],
+          mode: modeOf(options),
+          failedOnly: failed === 'yes',
+          pageSize: limit,
+        });
         return {
-          json: { account_id: args[0], deliveries: res.deliveries.map(deliveryJson), next_cursor: res.nextPageToken === '' ? null : res.nextPageToken },
+          json: {
+            account_id: args[0],
+            deliveries: res.deliveries.map(deliveryJson),
+            next_cursor: res.nextPageToken === '' ? null : res.nextPageToken,
+          },
           text:
             res.deliveries.length === 0
               ? [`No deliveries for ${args[0]}.`]
-              : columns([['EVENT ID', 'TYPE', 'STATE', 'ATTEMPTS', 'LAST STATUS', 'NEXT ATTEMPT'], ...res.deliveries.map(deliveryRow)]),
+              : columns([
+                  ['EVENT ID', 'TYPE', 'STATE', 'ATTEMPTS', 'LAST STATUS', 'NEXT ATTEMPT'],
+                  ...res.deliveries.map(deliveryRow),
+                ]),
         };
       },
     },
@@ -155,8 +185,14 @@ export const webhooksGroup: CommandGroup = {
       options: { mode: MODE_OPTION },
       async run({ args, options }, _core, clients) {
         const webhooks = () => clients(WebhookService);
-        const delivery = present((await webhooks().sendTestEvent({ accountId: args[0], mode: modeOf(options) })).delivery, 'delivery');
-        return { json: deliveryJson(delivery), text: [`Queued test event ${delivery.eventId} for delivery; see \`prepaid webhooks deliveries ${args[0]}\`.`] };
+        const delivery = present(
+          (await webhooks().sendTestEvent({ accountId: args[0], mode: modeOf(options) })).delivery,
+          'delivery',
+        );
+        return {
+          json: deliveryJson(delivery),
+          text: [`Queued test event ${delivery.eventId} for delivery; see \`prepaid webhooks deliveries ${args[0]}\`.`],
+        };
       },
     },
   ],

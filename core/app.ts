@@ -142,8 +142,11 @@ export function createCore(deps: CoreDeps): Core {
   const { deliveries, poster, allowPrivate } = createDeliveries(deps, clock);
   deps.metrics?.watchUndelivered(() => deps.store.events.undeliveredSummary(), clock);
   // Every money change a partner is told about wrote its event; the worker hears of it at once.
-  const store = announcing(instrumentStore(deps.store, { outcomes, metrics: deps.metrics }), (destination) => deliveries.nudge(destination));
-  const instrumented = (providers: Providers, mode: Mode) => (deps.metrics === undefined ? providers : instrumentProviders(providers, deps.metrics, mode));
+  const store = announcing(instrumentStore(deps.store, { outcomes, metrics: deps.metrics }), (destination) =>
+    deliveries.nudge(destination),
+  );
+  const instrumented = (providers: Providers, mode: Mode) =>
+    deps.metrics === undefined ? providers : instrumentProviders(providers, deps.metrics, mode);
   const providers = instrumented(deps.providers, 'live');
   const testProviders = instrumented(deps.testProviders ?? createSandbox({ delayMs: 0, record: false }), 'test');
   deps.metrics?.watchPending(() => deps.store.transactions.pendingSummary(), clock);
@@ -171,7 +174,12 @@ export function createCore(deps: CoreDeps): Core {
   // Callbacks are accepted from the upstreams that send them; each is confirmed by a requery.
   const callbacks = createCallbackService(purchaseDeps, { [VTPASS_NAME]: parseVtpassCallback });
   const planSync = createPlanSync({ store, catalog, providers, log: deps.log });
-  const people = createPeopleService({ store, clock, dashboardUrl: deps.dashboardPublicUrl ?? DEFAULT_DASHBOARD_PUBLIC_URL, log: deps.log });
+  const people = createPeopleService({
+    store,
+    clock,
+    dashboardUrl: deps.dashboardPublicUrl ?? DEFAULT_DASHBOARD_PUBLIC_URL,
+    log: deps.log,
+  });
   const webhooks = createWebhookService({
     accounts: store.accounts,
     events: store.events,
@@ -182,7 +190,10 @@ export function createCore(deps: CoreDeps): Core {
   });
   const holderDesk = createHolderDesk({ store, accounts, purchases, webhooks, clock });
   const sandboxFunding =
-    deps.funding?.sandbox ?? createSandboxFunding({ isTaken: async (number) => (await store.funding.findVirtualAccount('sandbox', number)) !== null });
+    deps.funding?.sandbox ??
+    createSandboxFunding({
+      isTaken: async (number) => (await store.funding.findVirtualAccount('sandbox', number)) !== null,
+    });
   const liveFunding = deps.funding?.providers ?? [];
   const funding = createFundingService({
     store,
@@ -263,7 +274,10 @@ export function createCore(deps: CoreDeps): Core {
 }
 
 /** The webhook delivery worker and its HTTP client, as CoreDeps.webhooks asks (defaults otherwise). */
-function createDeliveries(deps: CoreDeps, clock: () => Date): { deliveries: DeliveryWorker; poster: Poster; allowPrivate: boolean } {
+function createDeliveries(
+  deps: CoreDeps,
+  clock: () => Date,
+): { deliveries: DeliveryWorker; poster: Poster; allowPrivate: boolean } {
   const hooks = deps.webhooks ?? {};
   const allowPrivate = hooks.allowPrivate ?? false;
   const attemptTimeoutMs = hooks.timeoutMs ?? DELIVERY_TIMEOUT_MS;

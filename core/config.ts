@@ -34,7 +34,13 @@ import { type Kobo, parseNaira } from './domain/money.js';
 import { PRODUCTS, type ProductName } from './domain/products.js';
 import { PHONE_PATTERN } from './domain/validation.js';
 import { DEFAULT_PAYSTACK_BASE_URL, DEFAULT_PAYSTACK_PREFERRED_BANK } from './funding/paystack.js';
-import { PROVIDER_KINDS, type ProviderKind, type ProvidersConfig, ROUTING_VARIABLES, VTPASS_BILL_FAMILIES } from './providers/index.js';
+import {
+  PROVIDER_KINDS,
+  type ProviderKind,
+  type ProvidersConfig,
+  ROUTING_VARIABLES,
+  VTPASS_BILL_FAMILIES,
+} from './providers/index.js';
 
 export interface CoreConfig {
   dataDir: string;
@@ -150,21 +156,38 @@ export const CORE_SCHEMA = {
     fallback: './data',
     help: 'Where the embedded database and the generated tokens live; made private at start (0700, its files 0600) and, with the embedded store, held by one core at a time (`core.lock`).',
   }),
-  host: text('CORE_HOST', { fallback: '127.0.0.1', help: 'Address the gRPC core (and its metrics listener) binds to.' }),
-  port: integer('CORE_PORT', { fallback: 50051, min: 0, max: 65535, help: 'Port of the gRPC core (0 picks a free one).' }),
+  host: text('CORE_HOST', {
+    fallback: '127.0.0.1',
+    help: 'Address the gRPC core (and its metrics listener) binds to.',
+  }),
+  port: integer('CORE_PORT', {
+    fallback: 50051,
+    min: 0,
+    max: 65535,
+    help: 'Port of the gRPC core (0 picks a free one).',
+  }),
   metricsPort: variable(
     'CORE_METRICS_PORT',
     String(DEFAULT_CORE_METRICS_PORT),
     "Port of the core's Prometheus listener (`GET /metrics`) on `CORE_HOST`; `0` picks a free one, `off` turns it off.",
-    (raw): number | null => (raw?.toLowerCase() === 'off' ? null : parseInteger('CORE_METRICS_PORT', raw, DEFAULT_CORE_METRICS_PORT, 0, 65535)),
+    (raw): number | null =>
+      raw?.toLowerCase() === 'off' ? null : parseInteger('CORE_METRICS_PORT', raw, DEFAULT_CORE_METRICS_PORT, 0, 65535),
   ),
   tlsCert: optional(
     'CORE_TLS_CERT',
     'none (plaintext gRPC)',
     "PEM file of the core's TLS certificate (chain); with `CORE_TLS_KEY` the core serves TLS only, and clients dial `https://`.",
   ),
-  tlsKey: optional('CORE_TLS_KEY', 'required with `CORE_TLS_CERT`', 'PEM file of the private key of `CORE_TLS_CERT` (keep it 0600).'),
-  adminToken: secret('ADMIN_TOKEN', 'generated in `DATA_DIR/admin.token`', 'Bearer token of the admin service (16+ characters).'),
+  tlsKey: optional(
+    'CORE_TLS_KEY',
+    'required with `CORE_TLS_CERT`',
+    'PEM file of the private key of `CORE_TLS_CERT` (keep it 0600).',
+  ),
+  adminToken: secret(
+    'ADMIN_TOKEN',
+    'generated in `DATA_DIR/admin.token`',
+    'Bearer token of the admin service (16+ characters).',
+  ),
   serviceToken: secret(
     'SERVICE_TOKEN',
     'generated in `DATA_DIR/service.token`',
@@ -204,7 +227,9 @@ export const CORE_SCHEMA = {
   dashboardPublicUrl: text('DASHBOARD_PUBLIC_URL', {
     fallback: DEFAULT_DASHBOARD_PUBLIC_URL,
     help: "The developer area's address as account holders reach it; invitation links (`prepaid users invite`) start with it. http:// or https://, no path needed.",
-    check: (value) => checkUrl(value, { schemes: ['https:', 'http:'], noCredentials: true, example: 'https://dashboard.example.com' }).problem,
+    check: (value) =>
+      checkUrl(value, { schemes: ['https:', 'http:'], noCredentials: true, example: 'https://dashboard.example.com' })
+        .problem,
   }),
   mongoUri: mongoUriVariable(
     'none (embedded SQLite in `DATA_DIR`)',
@@ -251,16 +276,32 @@ export const CORE_SCHEMA = {
     'VTpass API base; live is `https://vtpass.com/api/`. https only (http only to localhost).',
   ),
   vtpassApiKey: optional('VTPASS_API_KEY', 'required when a product goes to vtpass', 'VTpass `api-key`.'),
-  vtpassPublicKey: optional('VTPASS_PUBLIC_KEY', 'required when a product goes to vtpass', 'VTpass `public-key` (sent on GET).'),
-  vtpassSecretKey: optional('VTPASS_SECRET_KEY', 'required when a product goes to vtpass', 'VTpass `secret-key` (sent on POST).'),
+  vtpassPublicKey: optional(
+    'VTPASS_PUBLIC_KEY',
+    'required when a product goes to vtpass',
+    'VTpass `public-key` (sent on GET).',
+  ),
+  vtpassSecretKey: optional(
+    'VTPASS_SECRET_KEY',
+    'required when a product goes to vtpass',
+    'VTpass `secret-key` (sent on POST).',
+  ),
   vtpassFallbackPhone: optional(
     'VTPASS_FALLBACK_PHONE',
     'required when electricity or cable goes to vtpass',
     'Phone sent to VTpass with electricity and cable payments that have none (11 digits).',
   ),
   vtpassSmsUrl: optional('VTPASS_SMS_URL', DEFAULT_VTPASS_SMS_URL, 'VTpass messaging API send address.'),
-  vtpassSmsToken: optional('VTPASS_SMS_TOKEN', 'required when `PROVIDER_BULKSMS=vtpass`', 'VTpass messaging `X-Token`.'),
-  vtpassSmsSecret: optional('VTPASS_SMS_SECRET', 'required when `PROVIDER_BULKSMS=vtpass`', 'VTpass messaging `X-Secret`.'),
+  vtpassSmsToken: optional(
+    'VTPASS_SMS_TOKEN',
+    'required when `PROVIDER_BULKSMS=vtpass`',
+    'VTpass messaging `X-Token`.',
+  ),
+  vtpassSmsSecret: optional(
+    'VTPASS_SMS_SECRET',
+    'required when `PROVIDER_BULKSMS=vtpass`',
+    'VTpass messaging `X-Secret`.',
+  ),
   vtpassSmsSender: text('VTPASS_SMS_SENDER', {
     fallback: 'Prepaid',
     help: 'Sender ID of receipt SMS through VTpass (1 to 11 letters and digits, registered with the networks).',
@@ -272,7 +313,8 @@ export const CORE_SCHEMA = {
     'Fee on every wallet funding by bank transfer, in percent of the amount paid (at most two decimals, below 100), rounded down to the kobo.',
     (raw): number => {
       const basisPoints = parseFeePercent(raw ?? '0');
-      if (basisPoints === null) throw new ConfigError('FUNDING_FEE_PERCENT', 'must be a percentage from 0 to 99.99 with at most two decimals.');
+      if (basisPoints === null)
+        throw new ConfigError('FUNDING_FEE_PERCENT', 'must be a percentage from 0 to 99.99 with at most two decimals.');
       return basisPoints;
     },
   ),
@@ -298,7 +340,11 @@ export const CORE_SCHEMA = {
     'none (Paystack funding off)',
     "Paystack secret key (`sk_live_…` or `sk_test_…`); when set, wallets get Paystack dedicated virtual accounts. It also signs Paystack's notifications.",
   ),
-  paystackBaseUrl: optional('PAYSTACK_BASE_URL', DEFAULT_PAYSTACK_BASE_URL, 'Paystack API base. https only (http only to localhost, for tests).'),
+  paystackBaseUrl: optional(
+    'PAYSTACK_BASE_URL',
+    DEFAULT_PAYSTACK_BASE_URL,
+    'Paystack API base. https only (http only to localhost, for tests).',
+  ),
   paystackPreferredBank: text('PAYSTACK_PREFERRED_BANK', {
     fallback: DEFAULT_PAYSTACK_PREFERRED_BANK,
     help: "The bank of new Paystack dedicated accounts (a provider slug from Paystack's available_providers: wema-bank, titan-paystack, access-bank; test-bank in test mode).",
@@ -322,7 +368,8 @@ export function coreConfigHelp(): string {
 /** A required credential: present, one line, and not absurdly long. The value is never echoed. */
 function credential(name: string, value: string | undefined, why: string): string {
   if (value === undefined) throw new ConfigError(name, `is required ${why}.`);
-  if (value.length > 200 || /\s/.test(value)) throw new ConfigError(name, 'must be one word of at most 200 characters.');
+  if (value.length > 200 || /\s/.test(value))
+    throw new ConfigError(name, 'must be one word of at most 200 characters.');
   return value;
 }
 
@@ -347,7 +394,9 @@ const ROUTES: Readonly<Record<ProductName, Variable<ProviderKind>>> = {
  * what is routed to it, so a sandbox deployment needs none of them.
  */
 function readProvidersConfig(env: Env, sandboxDelayMs: number): ProvidersConfig {
-  const routing = Object.fromEntries(PRODUCTS.map((family) => [family, ROUTES[family].read(env)])) as ProvidersConfig['routing'];
+  const routing = Object.fromEntries(
+    PRODUCTS.map((family) => [family, ROUTES[family].read(env)]),
+  ) as ProvidersConfig['routing'];
   const s = CORE_SCHEMA;
   const billFamilies = VTPASS_BILL_FAMILIES.filter((family) => routing[family] === 'vtpass');
   let vtpass: ProvidersConfig['vtpass'] = null;

@@ -47,7 +47,10 @@ export async function startCore(env: Record<string, string | undefined> = proces
   }
   // TLS files that cannot be read, and a port that is taken, stop the start before the data
   // directory or the store is touched.
-  const tls = config.tls === null ? undefined : { cert: readPem('CORE_TLS_CERT', config.tls.certFile), key: readPem('CORE_TLS_KEY', config.tls.keyFile) };
+  const tls =
+    config.tls === null
+      ? undefined
+      : { cert: readPem('CORE_TLS_CERT', config.tls.certFile), key: readPem('CORE_TLS_KEY', config.tls.keyFile) };
   await checkPortFree(CORE_ADDRESS, config.host, config.port);
   const dataDirLock = privateDataDir(config);
   let store: Awaited<ReturnType<typeof openStore>>;
@@ -102,7 +105,11 @@ export async function startCore(env: Record<string, string | undefined> = proces
     try {
       metricsServer = await serveMetrics(metrics.registry, config.host, config.metricsPort);
     } catch (error) {
-      log('metrics.listen_failed', { host: config.host, port: config.metricsPort, error: error instanceof Error ? error.message : String(error) });
+      log('metrics.listen_failed', {
+        host: config.host,
+        port: config.metricsPort,
+        error: error instanceof Error ? error.message : String(error),
+      });
     }
   }
   core.worker.start();
@@ -161,7 +168,15 @@ export async function startCore(env: Record<string, string | undefined> = proces
 const CORE_ADDRESS = { host: 'CORE_HOST', port: 'CORE_PORT' };
 
 /** The files the core keeps in DATA_DIR: each is 0600 (SQLite creates its WAL with the database's mode). */
-const DATA_FILES = [ADMIN_TOKEN_FILE, SERVICE_TOKEN_FILE, LOCK_FILE, SQLITE_FILE, `${SQLITE_FILE}-wal`, `${SQLITE_FILE}-shm`, `${SQLITE_FILE}-journal`];
+const DATA_FILES = [
+  ADMIN_TOKEN_FILE,
+  SERVICE_TOKEN_FILE,
+  LOCK_FILE,
+  SQLITE_FILE,
+  `${SQLITE_FILE}-wal`,
+  `${SQLITE_FILE}-shm`,
+  `${SQLITE_FILE}-journal`,
+];
 
 /**
  * DATA_DIR made private (0700, its files 0600) and, for the embedded store, locked to this

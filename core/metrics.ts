@@ -58,7 +58,14 @@ export interface CoreMetrics {
   readonly registry: Registry;
   purchase(product: ProductName, state: PurchaseState, mode: Mode): void;
   refund(product: ProductName, cause: RefundCause, chargedKobo: number, mode: Mode): void;
-  providerCall(provider: string, product: ProductName, operation: ProviderOperation, outcome: string, seconds: number, mode: Mode): void;
+  providerCall(
+    provider: string,
+    product: ProductName,
+    operation: ProviderOperation,
+    outcome: string,
+    seconds: number,
+    mode: Mode,
+  ): void;
   walletOperation(operation: WalletOperation, seconds: number): void;
   /** Reads the pending gauges from `summary` at every scrape. */
   watchPending(summary: () => Promise<PendingSummary>, clock?: () => Date): void;
@@ -169,8 +176,10 @@ export function createCoreMetrics(options: { defaultMetrics?: boolean } = {}): C
     'Pending purchases past RECOVERY_ATTENTION_AFTER_MS, waiting for a person.',
     (s) => s.needsAttentionCount,
   );
-  pendingGauge('prepaid_core_pending_oldest_age_seconds', 'Age of the oldest pending purchase in seconds; 0 when none is pending.', (s, now) =>
-    s.oldestCreatedAt === null ? 0 : Math.max(0, (now.getTime() - s.oldestCreatedAt.getTime()) / 1000),
+  pendingGauge(
+    'prepaid_core_pending_oldest_age_seconds',
+    'Age of the oldest pending purchase in seconds; 0 when none is pending.',
+    (s, now) => (s.oldestCreatedAt === null ? 0 : Math.max(0, (now.getTime() - s.oldestCreatedAt.getTime()) / 1000)),
   );
 
   const webhooks = webhookSeries(registers);
@@ -280,7 +289,11 @@ function webhookSeries(registers: Registry[]) {
         }
       },
     });
-  undeliveredGauge('prepaid_core_webhook_undelivered_events', 'Events waiting for webhook delivery (pending or being retried).', (s) => s.count);
+  undeliveredGauge(
+    'prepaid_core_webhook_undelivered_events',
+    'Events waiting for webhook delivery (pending or being retried).',
+    (s) => s.count,
+  );
   undeliveredGauge(
     'prepaid_core_webhook_oldest_undelivered_age_seconds',
     'Age of the oldest event waiting for webhook delivery in seconds; 0 when none.',
@@ -339,7 +352,10 @@ export function createOutcomeRecorder(deps: { log: Logger; metrics?: CoreMetrics
  * already final is not (so a replayed callback or a second recovery pass counts nothing).
  * The other parts of the store are passed through untouched.
  */
-export function instrumentStore(store: Store, deps: { outcomes: OutcomeRecorder; metrics?: CoreMetrics | undefined }): Store {
+export function instrumentStore(
+  store: Store,
+  deps: { outcomes: OutcomeRecorder; metrics?: CoreMetrics | undefined },
+): Store {
   const { outcomes, metrics } = deps;
   const inner = store.wallet;
   /** Runs a store operation and observes how long it took, failed or not. */
@@ -400,7 +416,14 @@ export function instrumentProviders(providers: Providers, metrics: CoreMetrics, 
     const started = performance.now();
     return call().then(
       (value) => {
-        metrics.providerCall(provider.name, product, operation, outcomeOf(value), (performance.now() - started) / 1000, mode);
+        metrics.providerCall(
+          provider.name,
+          product,
+          operation,
+          outcomeOf(value),
+          (performance.now() - started) / 1000,
+          mode,
+        );
         return value;
       },
       (error: unknown) => {
@@ -491,7 +514,9 @@ export async function serveMetrics(registry: Registry, host: string, port: numbe
   const server = http.createServer({ requestTimeout: SCRAPE_TIMEOUT_MS }, (req, res) => {
     const path = req.url?.split('?')[0];
     if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
-      res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' }).end('Not found; metrics are at GET /metrics.\n');
+      res
+        .writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' })
+        .end('Not found; metrics are at GET /metrics.\n');
       return;
     }
     registry.metrics().then(
@@ -499,7 +524,8 @@ export async function serveMetrics(registry: Registry, host: string, port: numbe
         res.writeHead(200, { 'Content-Type': registry.contentType, 'Cache-Control': 'no-store' });
         res.end(req.method === 'HEAD' ? undefined : text);
       },
-      () => res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8' }).end('Metrics could not be collected.\n'),
+      () =>
+        res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8' }).end('Metrics could not be collected.\n'),
     );
   });
   await new Promise<void>((resolve, reject) => {

@@ -43,13 +43,20 @@ try {
       },
       (error: unknown) => {
         // The parent logs it and exits 1 rather than wait for a stop that will not come.
-        port.postMessage({ type: 'stop_failed', message: error instanceof Error ? (error.stack ?? error.message) : String(error) } satisfies CoreThreadMessage);
+        port.postMessage({
+          type: 'stop_failed',
+          message: error instanceof Error ? (error.stack ?? error.message) : String(error),
+        } satisfies CoreThreadMessage);
         port.close();
       },
     );
   });
 } catch (error) {
   const message = error instanceof Error ? error.message : String(error);
-  port.postMessage({ type: 'failed', message, configError: error instanceof Error && error.name === 'ConfigError' } satisfies CoreThreadMessage);
+  port.postMessage({
+    type: 'failed',
+    message,
+    configError: error instanceof Error && error.name === 'ConfigError',
+  } satisfies CoreThreadMessage);
   port.close();
 }

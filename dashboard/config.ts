@@ -70,12 +70,20 @@ const CORE_PORT = integer('CORE_PORT', {
   help: 'Port of the core on this machine; only used to build the default `CORE_URL`.',
 });
 
-const DASHBOARD_PORT = integer('DASHBOARD_PORT', { fallback: 8081, min: 0, max: 65535, help: 'HTTP port of the developer area (0 picks a free one).' });
+const DASHBOARD_PORT = integer('DASHBOARD_PORT', {
+  fallback: 8081,
+  min: 0,
+  max: 65535,
+  help: 'HTTP port of the developer area (0 picks a free one).',
+});
 
 /** The dashboard's variables, in the order --help and README.md list them. */
 export const DASHBOARD_SCHEMA = {
   port: DASHBOARD_PORT,
-  host: text('DASHBOARD_HOST', { fallback: '::', help: 'Interface the developer area binds; `::` takes IPv6 and IPv4.' }),
+  host: text('DASHBOARD_HOST', {
+    fallback: '::',
+    help: 'Interface the developer area binds; `::` takes IPv6 and IPv4.',
+  }),
   publicUrl: variable(
     'DASHBOARD_PUBLIC_URL',
     // biome-ignore lint/suspicious/noTemplateCurlyInString: the help text shows the variable the default is built from.
@@ -108,8 +116,11 @@ export const DASHBOARD_SCHEMA = {
   ),
   corePort: CORE_PORT,
   // biome-ignore lint/suspicious/noTemplateCurlyInString: the help text shows the variable the default is built from.
-  coreUrl: variable('CORE_URL', 'http://127.0.0.1:${CORE_PORT}', "The core's gRPC address, for a dashboard running apart from the core.", (raw, env) =>
-    parseUrl('CORE_URL', raw ?? `http://127.0.0.1:${CORE_PORT.read(env)}`),
+  coreUrl: variable(
+    'CORE_URL',
+    'http://127.0.0.1:${CORE_PORT}',
+    "The core's gRPC address, for a dashboard running apart from the core.",
+    (raw, env) => parseUrl('CORE_URL', raw ?? `http://127.0.0.1:${CORE_PORT.read(env)}`),
   ),
   coreTlsCa: variable(
     'CORE_TLS_CA',
@@ -122,20 +133,31 @@ export const DASHBOARD_SCHEMA = {
     fallback: 'no',
     help: '`yes` lets an `http://` `CORE_URL` name another machine, so the service token travels unencrypted; only for a private, trusted network.',
   }),
-  serviceToken: variable('SERVICE_TOKEN', 'read from `DATA_DIR/service.token`', 'The token the dashboard presents to the core.', (raw) => raw),
+  serviceToken: variable(
+    'SERVICE_TOKEN',
+    'read from `DATA_DIR/service.token`',
+    'The token the dashboard presents to the core.',
+    (raw) => raw,
+  ),
   secret: variable(
     'DASHBOARD_SECRET',
     'generated in `DATA_DIR/dashboard.secret`',
     `Key of the forms' CSRF tokens (at least ${MIN_SECRET_CHARS} characters); every dashboard behind one address needs the same.`,
     (raw) => {
       // The value is never echoed: it is a secret.
-      if (raw !== undefined && raw.length < MIN_SECRET_CHARS) throw new ConfigError('DASHBOARD_SECRET', `must be at least ${MIN_SECRET_CHARS} characters.`);
+      if (raw !== undefined && raw.length < MIN_SECRET_CHARS)
+        throw new ConfigError('DASHBOARD_SECRET', `must be at least ${MIN_SECRET_CHARS} characters.`);
       return raw;
     },
   ),
-  dataDir: text('DATA_DIR', { fallback: './data', help: "The core's data directory (`service.token`, `dashboard.secret`)." }),
+  dataDir: text('DATA_DIR', {
+    fallback: './data',
+    help: "The core's data directory (`service.token`, `dashboard.secret`).",
+  }),
   logLevel: logLevelVariable(),
-  shutdownTimeoutMs: shutdownTimeoutVariable('How long a graceful stop may take; past it open connections are dropped and the process exits 1.'),
+  shutdownTimeoutMs: shutdownTimeoutVariable(
+    'How long a graceful stop may take; past it open connections are dropped and the process exits 1.',
+  ),
 } as const;
 
 /** The `--help` text of the dashboard. */
@@ -148,7 +170,10 @@ export function loadDashboardConfig(env: Env = process.env): DashboardConfig {
   const v = readSchema(DASHBOARD_SCHEMA, env);
   const url = new URL(v.coreUrl);
   if (v.coreTlsCa !== undefined && url.protocol !== 'https:')
-    throw new ConfigError('CORE_TLS_CA', 'is set, but CORE_URL is not https://; TLS to the core needs an https:// CORE_URL.');
+    throw new ConfigError(
+      'CORE_TLS_CA',
+      'is set, but CORE_URL is not https://; TLS to the core needs an https:// CORE_URL.',
+    );
   const problem = plaintextProblem(url, v.coreAllowPlaintext === 'yes');
   if (problem !== undefined) throw new ConfigError('CORE_URL', problem);
   const publicHttps = v.publicUrl.startsWith('https:');
@@ -181,7 +206,9 @@ export function resolveDashboardServiceToken(config: DashboardConfig): string {
   if (config.serviceToken !== undefined) return config.serviceToken;
   const token = readTokenFile(config.dataDir, SERVICE_TOKEN_FILE);
   if (token === null)
-    throw new TokenFileError(`${config.dataDir}/${SERVICE_TOKEN_FILE} does not exist; start the core first (it writes the file) or set SERVICE_TOKEN.`);
+    throw new TokenFileError(
+      `${config.dataDir}/${SERVICE_TOKEN_FILE} does not exist; start the core first (it writes the file) or set SERVICE_TOKEN.`,
+    );
   return token;
 }
 
@@ -203,7 +230,11 @@ export function proxyList(entries: readonly string[]): BlockList {
 }
 
 function parseUrl(name: string, raw: string): string {
-  const checked = checkUrl(raw, { schemes: ['http:', 'https:'], noCredentials: true, example: 'https://dashboard.example.com' });
+  const checked = checkUrl(raw, {
+    schemes: ['http:', 'https:'],
+    noCredentials: true,
+    example: 'https://dashboard.example.com',
+  });
   if (checked.problem !== undefined) throw new ConfigError(name, checked.problem);
   return baseUrlText(checked.url);
 }
@@ -218,7 +249,8 @@ function parseAddressList(name: string, raw: string): string[] {
     const [address = '', prefix, extra] = entry.split('/');
     const version = isIP(address);
     const prefixOk = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (version === 4 ? 32 : 128));
-    if (version === 0 || extra !== undefined || !prefixOk) throw new ConfigError(name, `"${entry}" is not an IP address or CIDR.`);
+    if (version === 0 || extra !== undefined || !prefixOk)
+      throw new ConfigError(name, `"${entry}" is not an IP address or CIDR.`);
   }
   return entries;
 }

@@ -68,7 +68,8 @@ export function refusalOf(error: unknown): CoreRefusal {
   if (!(error instanceof ConnectError)) throw error;
   const fields = new Map<string, string>();
   for (const detail of error.findDetails(BadRequestSchema)) {
-    for (const violation of detail.fieldViolations) if (!fields.has(violation.field)) fields.set(violation.field, violation.description);
+    for (const violation of detail.fieldViolations)
+      if (!fields.has(violation.field)) fields.set(violation.field, violation.description);
   }
   const message = error.rawMessage;
   switch (error.code) {

@@ -64,5 +64,9 @@ export function isoTime(ts: Timestamp | undefined): string {
 /** "24 Nov" from a YYYY-MM-DD day. */
 export function shortDay(day: string): string {
   const [year, month, date] = day.split('-').map(Number);
-  return new Date(Date.UTC(year!, month! - 1, date!)).toLocaleDateString('en-GB', { day: 'numeric', month: 'short', timeZone: 'UTC' });
+  return new Date(Date.UTC(year!, month! - 1, date!)).toLocaleDateString('en-GB', {
+    day: 'numeric',
+    month: 'short',
+    timeZone: 'UTC',
+  });
 }

@@ -181,7 +181,9 @@ export interface FieldOptions {
 /** A labelled input with its hint and its error beside it. */
 export function field(options: FieldOptions): SafeHtml {
   const error = options.errors?.find((e) => e.field === options.name);
-  const describedBy = [options.hint ? `${options.name}-hint` : '', error ? `${options.name}-error` : ''].filter((id) => id !== '').join(' ');
+  const describedBy = [options.hint ? `${options.name}-hint` : '', error ? `${options.name}-error` : '']
+    .filter((id) => id !== '')
+    .join(' ');
   return html`<div class="form-group${error ? ' form-group--error' : ''}">
   <label class="label" for="${options.name}">${options.label}</label>
   ${options.hint ? html`<p class="hint" id="${options.name}-hint">${options.hint}</p>` : ''}

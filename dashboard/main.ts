@@ -10,7 +10,12 @@ import { processFlags } from '../runtime/flags.js';
 import { announceReady, runUntilSignal, type Stoppable } from '../runtime/lifecycle.js';
 import { bindError, checkPortFree } from '../runtime/ports.js';
 import { readPem } from '../runtime/tls.js';
-import { dashboardConfigHelp, loadDashboardConfig, resolveDashboardSecret, resolveDashboardServiceToken } from './config.js';
+import {
+  dashboardConfigHelp,
+  loadDashboardConfig,
+  resolveDashboardSecret,
+  resolveDashboardServiceToken,
+} from './config.js';
 import { createDashboardCore } from './core-client.js';
 import { createDashboardLogger, type DashboardLogger } from './log.js';
 import { createDashboard } from './server.js';
@@ -29,7 +34,10 @@ export interface RunningDashboard extends Stoppable {
 export const DASHBOARD_ADDRESS = { host: 'DASHBOARD_HOST', port: 'DASHBOARD_PORT' };
 
 /** Reads the configuration from `env`, connects to the core and listens. */
-export async function startDashboard(env: NodeJS.ProcessEnv = process.env, log?: DashboardLogger): Promise<RunningDashboard> {
+export async function startDashboard(
+  env: NodeJS.ProcessEnv = process.env,
+  log?: DashboardLogger,
+): Promise<RunningDashboard> {
   const config = loadDashboardConfig(env);
   await checkPortFree(DASHBOARD_ADDRESS, config.host, config.port).catch(async (error) => {
     // A machine without IPv6 cannot bind '::'; the default then falls back to IPv4.
@@ -60,7 +68,12 @@ export async function startDashboard(env: NodeJS.ProcessEnv = process.env, log?:
   const { port } = dashboard.server.address() as AddressInfo;
   const shownHost = config.host === '::' || config.host === '0.0.0.0' ? '127.0.0.1' : config.host;
   const url = `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}`;
-  dashboardLog.info('dashboard.listening', { url, public_url: config.publicUrl, core_url: config.coreUrl, secure_cookies: config.secureCookies });
+  dashboardLog.info('dashboard.listening', {
+    url,
+    public_url: config.publicUrl,
+    core_url: config.coreUrl,
+    secure_cookies: config.secureCookies,
+  });
   let closing: Promise<void> | undefined;
   return {
     url,

@@ -117,7 +117,8 @@ export interface Csrf {
 }
 
 export function createCsrf(secret: string): Csrf {
-  const mac = (purpose: string, value: string) => createHmac('sha256', secret).update(`${purpose}:${value}`).digest('base64url');
+  const mac = (purpose: string, value: string) =>
+    createHmac('sha256', secret).update(`${purpose}:${value}`).digest('base64url');
   return {
     forSession: (token) => mac('session', token),
     forVisitor: (id) => mac('visitor', id),

@@ -166,10 +166,20 @@ export function createDashboard(deps: DashboardDeps): Dashboard {
     if (!bounds.admit(req, res)) return;
     const started = performance.now();
     handle(shared, req, res).then(
-      (name) => log.info('http.request', { method: req.method, route: name, status: res.statusCode, duration_ms: Math.round(performance.now() - started) }),
+      (name) =>
+        log.info('http.request', {
+          method: req.method,
+          route: name,
+          status: res.statusCode,
+          duration_ms: Math.round(performance.now() - started),
+        }),
       (error: unknown) => {
-        log.error('http.request_failed', { method: req.method, error: error instanceof Error ? error.message : String(error) });
-        if (!res.headersSent) sendPage(res, 500, messagePage('Sorry, there is a problem with the service', 'Try again in a few minutes.'));
+        log.error('http.request_failed', {
+          method: req.method,
+          error: error instanceof Error ? error.message : String(error),
+        });
+        if (!res.headersSent)
+          sendPage(res, 500, messagePage('Sorry, there is a problem with the service', 'Try again in a few minutes.'));
         else res.destroy();
       },
     );
@@ -260,7 +270,11 @@ function serveFixed(shared: Shared, req: IncomingMessage, res: ServerResponse, p
   if (req.method !== 'GET' && req.method !== 'HEAD') return undefined;
   const file = shared.staticFiles.get(path);
   if (file !== undefined) {
-    res.writeHead(200, { 'Content-Type': file.type, 'Content-Length': file.body.length, 'Cache-Control': 'public, max-age=300' });
+    res.writeHead(200, {
+      'Content-Type': file.type,
+      'Content-Length': file.body.length,
+      'Cache-Control': 'public, max-age=300',
+    });
     res.end(req.method === 'HEAD' ? undefined : file.body);
     return 'static';
   }
@@ -371,13 +385,20 @@ function refusalAnswer(shared: Shared, viewer: Viewer | undefined, setCookies: s
   const refusal = refusalOf(error);
   switch (refusal.kind) {
     case 'signed_out':
-      setCookies.push(clearedCookie(SESSION_COOKIE, shared.cookieOptions), clearedCookie(CHALLENGE_COOKIE, shared.cookieOptions));
+      setCookies.push(
+        clearedCookie(SESSION_COOKIE, shared.cookieOptions),
+        clearedCookie(CHALLENGE_COOKIE, shared.cookieOptions),
+      );
       return { kind: 'redirect', location: '/sign-in?ended=1' };
     case 'forbidden':
       return {
         kind: 'page',
         status: 403,
-        body: messagePage('You cannot do that', 'Your role on this account can see this, but not change it. Ask an owner of the account.', viewer),
+        body: messagePage(
+          'You cannot do that',
+          'Your role on this account can see this, but not change it. Ask an owner of the account.',
+          viewer,
+        ),
       };
     case 'not_found':
       return { kind: 'page', status: 404, body: notFoundPage(viewer) };
@@ -389,7 +410,11 @@ function refusalAnswer(shared: Shared, viewer: Viewer | undefined, setCookies: s
       return {
         kind: 'page',
         status: 503,
-        body: messagePage('Sorry, there is a problem with the service', 'Try again in a few minutes. Nothing you sent was changed.', viewer),
+        body: messagePage(
+          'Sorry, there is a problem with the service',
+          'Try again in a few minutes. Nothing you sent was changed.',
+          viewer,
+        ),
       };
   }
 }
@@ -429,7 +454,11 @@ async function readForm(req: IncomingMessage): Promise<URLSearchParams | undefin
 function sendPage(res: ServerResponse, status: number, body: SafeHtml, headOnly = false): void {
   const payload = Buffer.from(body.text, 'utf8');
   // Every page may carry a CSRF token or a secret; none is kept by a browser or a proxy.
-  res.writeHead(status, { 'Content-Type': 'text/html; charset=utf-8', 'Content-Length': payload.length, 'Cache-Control': 'no-store' });
+  res.writeHead(status, {
+    'Content-Type': 'text/html; charset=utf-8',
+    'Content-Length': payload.length,
+    'Cache-Control': 'no-store',
+  });
   res.end(headOnly ? undefined : payload);
 }
 
@@ -446,11 +475,18 @@ function plainAddress(address: string): string {
 
 /** A page with a heading and one sentence. */
 export function messagePage(title: string, sentence: string, viewer?: Viewer): SafeHtml {
-  return page({ title, ...(viewer ? { viewer } : {}) }, html`<h1>${title}</h1><p>${sentence}</p><p><a href="/">Go to the overview</a></p>`);
+  return page(
+    { title, ...(viewer ? { viewer } : {}) },
+    html`<h1>${title}</h1><p>${sentence}</p><p><a href="/">Go to the overview</a></p>`,
+  );
 }
 
 function notFoundPage(viewer?: Viewer): SafeHtml {
-  return messagePage('Page not found', 'If you typed the address, check it is correct. If you followed a link, it may be out of date.', viewer);
+  return messagePage(
+    'Page not found',
+    'If you typed the address, check it is correct. If you followed a link, it may be out of date.',
+    viewer,
+  );
 }
 
 function csrfPage(): SafeHtml {

@@ -89,10 +89,15 @@ function cli(service: Running, dataDir: string, ...args: string[]): Record<strin
 async function api(service: Running, keys: { pk: string; sk: string }, action: string, body?: unknown): Promise<void> {
   const answer = await fetch(`${service.apiBase}?action=${action}`, {
     method: body === undefined ? 'GET' : 'POST',
-    headers: { 'X-Public-Key': keys.pk, 'X-Secret-Key': keys.sk, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+    headers: {
+      'X-Public-Key': keys.pk,
+      'X-Secret-Key': keys.sk,
+      ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+    },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
-  if (answer.status !== 200 && answer.status !== 202) throw new Error(`${action}: HTTP ${answer.status} ${await answer.text()}`);
+  if (answer.status !== 200 && answer.status !== 202)
+    throw new Error(`${action}: HTTP ${answer.status} ${await answer.text()}`);
 }
 
 async function main(): Promise<void> {
@@ -106,15 +111,35 @@ async function main(): Promise<void> {
     const account = cli(service, dataDir, 'accounts', 'create', '--name', 'Ada Stores', '--tier', 'api');
     const accountId = String(account['account_id']);
     const keys = { pk: String(account['public_key']), sk: String(account['secret_key']) };
-    cli(service, dataDir, 'wallet', 'credit', accountId, '10000', '--memo', 'Bank transfer', '--reference', 'GTB-000001');
+    cli(
+      service,
+      dataDir,
+      'wallet',
+      'credit',
+      accountId,
+      '10000',
+      '--memo',
+      'Bank transfer',
+      '--reference',
+      'GTB-000001',
+    );
     const invitation = cli(service, dataDir, 'users', 'invite', accountId, '--email', EMAIL);
 
     await api(service, keys, 'airtime', { network: 'mtn', phone: '08031234567', amount: 100 });
     await api(service, keys, 'airtime', { network: 'airtel', phone: '08021234567', amount: 500 });
     await api(service, keys, 'data', { plan_id: 3, phone: '08031234567' });
-    await api(service, keys, 'electricity', { disco: 'ikedc', meter_number: '45031234567', meter_type: 'prepaid', amount: 2000 });
+    await api(service, keys, 'electricity', {
+      disco: 'ikedc',
+      meter_number: '45031234567',
+      meter_type: 'prepaid',
+      amount: 2000,
+    });
     await api(service, keys, 'cable', { provider: 'gotv', smart_card: '7012345678', package_code: 'GOTV JINJA' });
-    await api(service, keys, 'bulksms', { sender: 'AdaStores', recipients: ['08031234567', '08051234567'], message: 'Your order has shipped.' });
+    await api(service, keys, 'bulksms', {
+      sender: 'AdaStores',
+      recipients: ['08031234567', '08051234567'],
+      message: 'Your order has shipped.',
+    });
     await api(service, keys, 'airtime', { network: 'glo', phone: '08051238888', amount: 200 });
 
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });

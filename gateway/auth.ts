@@ -70,7 +70,8 @@ export function createKeyAuthenticator(options: {
   const good = new Map<string, number>();
   const cacheKeyOf = (publicKey: string, secretKey: string, clientIp: string) =>
     createHash('sha256').update(`${publicKey}\n${secretKey}\n${clientIp}`).digest('base64');
-  const pairKeyOf = (publicKey: string, secretKey: string) => createHash('sha256').update(`${publicKey}\n${secretKey}`).digest('base64');
+  const pairKeyOf = (publicKey: string, secretKey: string) =>
+    createHash('sha256').update(`${publicKey}\n${secretKey}`).digest('base64');
 
   // Concurrent requests of one pair from one address share one call to the core.
   const inflight = new Map<string, Promise<Caller>>();
@@ -93,7 +94,12 @@ export function createKeyAuthenticator(options: {
       good.delete(pairKey);
       throw error;
     }
-    const caller: Caller = { accountId: verified.accountId, tierId: verified.tierId, mode: modeOf(verified.mode), publicKey };
+    const caller: Caller = {
+      accountId: verified.accountId,
+      tierId: verified.tierId,
+      mode: modeOf(verified.mode),
+      publicKey,
+    };
     remember(good, pairKey, now() + KNOWN_GOOD_TTL_MS, maxEntries);
     if (ttlMs > 0) remember(cache, cacheKey, { caller, expiresAtMs: now() + ttlMs }, maxEntries);
     return caller;

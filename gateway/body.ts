@@ -34,7 +34,11 @@ export function isJsonContentType(header: string | undefined): boolean {
  * keeping what arrives and throws PAYLOAD_TOO_LARGE at once (asking to close the
  * connection), rather than buffering whatever a client chooses to send.
  */
-export async function readJsonObject(req: IncomingMessage, maxBytes: number, res?: ServerResponse): Promise<JsonObject> {
+export async function readJsonObject(
+  req: IncomingMessage,
+  maxBytes: number,
+  res?: ServerResponse,
+): Promise<JsonObject> {
   const raw = await readBounded(req, maxBytes, res);
   if (raw === 'gone') throw new ClientGoneError();
   if (raw === 'too_large') {
@@ -50,7 +54,8 @@ export async function readJsonObject(req: IncomingMessage, maxBytes: number, res
   } catch {
     throw gatewayError('INVALID_JSON', { message: 'The request body is not valid UTF-8 text.' });
   }
-  if (text.trim() === '') throw gatewayError('INVALID_JSON', { message: 'The request body is empty; send a JSON object.' });
+  if (text.trim() === '')
+    throw gatewayError('INVALID_JSON', { message: 'The request body is empty; send a JSON object.' });
 
   const inexact = firstInexactNumber(text);
   if (inexact !== undefined) {
@@ -70,7 +75,9 @@ export async function readJsonObject(req: IncomingMessage, maxBytes: number, res
   }
   const clean = withoutPrototypes(parsed, 0);
   if (clean === TOO_DEEP) {
-    throw gatewayError('INVALID_JSON', { message: `The request body nests more than ${MAX_DEPTH} levels deep; no action takes more than a few.` });
+    throw gatewayError('INVALID_JSON', {
+      message: `The request body nests more than ${MAX_DEPTH} levels deep; no action takes more than a few.`,
+    });
   }
   return clean as JsonObject;
 }
@@ -171,7 +178,11 @@ function readsBackExactly(literal: string): boolean {
  * told here, through `res`, once everything before the body was accepted (keys, limit, method,
  * content type: the caller reads the body last) and the declared length is within the bound.
  */
-export function readBounded(req: IncomingMessage, maxBytes: number, res?: ServerResponse): Promise<Uint8Array | 'too_large' | 'gone'> {
+export function readBounded(
+  req: IncomingMessage,
+  maxBytes: number,
+  res?: ServerResponse,
+): Promise<Uint8Array | 'too_large' | 'gone'> {
   const declared = Number(req.headers['content-length'] ?? NaN);
   if (Number.isFinite(declared) && declared > maxBytes) {
     req.resume();

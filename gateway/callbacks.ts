@@ -70,18 +70,29 @@ export function createCallbackHandler(deps: {
       if (decision.kind === 'limited') {
         req.resume();
         deps.log.error('callback.rate_limited', { provider: 'vtpass' });
-        sendJson(res, 429, { response: 'retry', message: 'Too many callbacks; send this one again later.' }, rateLimitHeaders(deps.limiter.policy, decision));
+        sendJson(
+          res,
+          429,
+          { response: 'retry', message: 'Too many callbacks; send this one again later.' },
+          rateLimitHeaders(deps.limiter.policy, decision),
+        );
         return;
       }
       const body = await readBounded(req, CALLBACK_MAX_BODY_BYTES, res);
       if (body === 'gone') return;
       if (body === 'too_large') {
-        deps.log.error('callback.rejected', { provider: 'vtpass', reason: `body larger than ${CALLBACK_MAX_BODY_BYTES} bytes` });
+        deps.log.error('callback.rejected', {
+          provider: 'vtpass',
+          reason: `body larger than ${CALLBACK_MAX_BODY_BYTES} bytes`,
+        });
         sendJson(res, 413, { response: 'error', message: 'The callback body is too large.' }, { Connection: 'close' });
         return;
       }
       try {
-        const answer = await deps.core.purchase.applyProviderCallback({ provider: 'vtpass', body }, { timeoutMs: CALLBACK_CALL_TIMEOUT_MS });
+        const answer = await deps.core.purchase.applyProviderCallback(
+          { provider: 'vtpass', body },
+          { timeoutMs: CALLBACK_CALL_TIMEOUT_MS },
+        );
         deps.log.info('callback.received', {
           provider: 'vtpass',
           disposition: CallbackDisposition[answer.disposition],
@@ -89,14 +100,24 @@ export function createCallbackHandler(deps: {
           status: answer.status === TransactionStatus.UNSPECIFIED ? null : TransactionStatus[answer.status],
         });
         if (answer.disposition === CallbackDisposition.RETRY_LATER) {
-          sendJson(res, 503, { response: 'retry', message: 'The transaction has no final state yet; send the update again later.' });
+          sendJson(res, 503, {
+            response: 'retry',
+            message: 'The transaction has no final state yet; send the update again later.',
+          });
           return;
         }
         sendJson(res, 200, { response: 'success' });
       } catch (error) {
         const code = error instanceof ConnectError ? Code[error.code] : 'unexpected';
-        deps.log.error('callback.failed', { provider: 'vtpass', code, error: error instanceof Error ? error.message : String(error) });
-        sendJson(res, 503, { response: 'retry', message: 'The update could not be processed now; send it again later.' });
+        deps.log.error('callback.failed', {
+          provider: 'vtpass',
+          code,
+          error: error instanceof Error ? error.message : String(error),
+        });
+        sendJson(res, 503, {
+          response: 'retry',
+          message: 'The update could not be processed now; send it again later.',
+        });
       }
     },
   };

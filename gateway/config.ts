@@ -126,13 +126,26 @@ const CORE_PORT = integer('CORE_PORT', {
 
 /** The gateway's variables, in the order --help and README.md list them. */
 export const GATEWAY_SCHEMA = {
-  port: integer('PORT', { fallback: 8080, min: 0, max: 65535, help: 'HTTP port of the public API (0 picks a free one).' }),
-  host: text('HOST', { fallback: '::', help: 'Interface the HTTP server binds; the default :: takes IPv6 and IPv4 (0.0.0.0 where the machine has no IPv6).' }),
-  basePaths: variable('BASE_PATHS', '/api/v1,/api', 'Comma-separated paths the API answers at.', (raw) => parseBasePaths('BASE_PATHS', raw ?? '/api/v1,/api')),
+  port: integer('PORT', {
+    fallback: 8080,
+    min: 0,
+    max: 65535,
+    help: 'HTTP port of the public API (0 picks a free one).',
+  }),
+  host: text('HOST', {
+    fallback: '::',
+    help: 'Interface the HTTP server binds; the default :: takes IPv6 and IPv4 (0.0.0.0 where the machine has no IPv6).',
+  }),
+  basePaths: variable('BASE_PATHS', '/api/v1,/api', 'Comma-separated paths the API answers at.', (raw) =>
+    parseBasePaths('BASE_PATHS', raw ?? '/api/v1,/api'),
+  ),
   corePort: CORE_PORT,
   // biome-ignore lint/suspicious/noTemplateCurlyInString: the help text shows the variable the default is built from.
-  coreUrl: variable('CORE_URL', 'http://127.0.0.1:${CORE_PORT}', "The core's gRPC address, for a gateway running apart from the core.", (raw, env) =>
-    parseUrl('CORE_URL', raw ?? `http://127.0.0.1:${CORE_PORT.read(env)}`),
+  coreUrl: variable(
+    'CORE_URL',
+    'http://127.0.0.1:${CORE_PORT}',
+    "The core's gRPC address, for a gateway running apart from the core.",
+    (raw, env) => parseUrl('CORE_URL', raw ?? `http://127.0.0.1:${CORE_PORT.read(env)}`),
   ),
   coreTlsCa: variable(
     'CORE_TLS_CA',
@@ -152,8 +165,11 @@ export const GATEWAY_SCHEMA = {
     (raw) => raw,
   ),
   dataDir: text('DATA_DIR', { fallback: './data', help: "The core's data directory (only read for `service.token`)." }),
-  trustedProxies: variable('TRUSTED_PROXIES', 'none', 'Comma-separated IPs or CIDRs of reverse proxies whose `X-Forwarded-For` is believed.', (raw) =>
-    parseAddressList('TRUSTED_PROXIES', raw ?? ''),
+  trustedProxies: variable(
+    'TRUSTED_PROXIES',
+    'none',
+    'Comma-separated IPs or CIDRs of reverse proxies whose `X-Forwarded-For` is believed.',
+    (raw) => parseAddressList('TRUSTED_PROXIES', raw ?? ''),
   ),
   rateLimitPerMinute: integer('RATE_LIMIT_PER_MINUTE', {
     fallback: DEFAULT_RATE_LIMIT_PER_MINUTE,
@@ -179,7 +195,12 @@ export const GATEWAY_SCHEMA = {
     max: MAX_AUTH_CACHE_TTL_MS,
     help: `How long a verified key pair is trusted without asking the core (0 to ${MAX_AUTH_CACHE_TTL_MS}).`,
   }),
-  maxBodyBytes: integer('MAX_BODY_BYTES', { fallback: DEFAULT_MAX_BODY_BYTES, min: 1024, max: MAX_MAX_BODY_BYTES, help: 'Largest request body, in bytes.' }),
+  maxBodyBytes: integer('MAX_BODY_BYTES', {
+    fallback: DEFAULT_MAX_BODY_BYTES,
+    min: 1024,
+    max: MAX_MAX_BODY_BYTES,
+    help: 'Largest request body, in bytes.',
+  }),
   mongoUri: mongoUriVariable(
     'none (limits counted in memory)',
     'MongoDB connection string; when set, the rate limits are counted there for every gateway together.',
@@ -192,7 +213,10 @@ export const GATEWAY_SCHEMA = {
     (raw) => {
       // The value is never echoed: it is a secret.
       if (raw !== undefined && !CALLBACK_SECRET.test(raw))
-        throw new ConfigError('VTPASS_CALLBACK_SECRET', 'must be 32 to 256 letters, digits, "_" or "-" (it is part of a URL).');
+        throw new ConfigError(
+          'VTPASS_CALLBACK_SECRET',
+          'must be 32 to 256 letters, digits, "_" or "-" (it is part of a URL).',
+        );
       return raw;
     },
   ),
@@ -213,7 +237,10 @@ export const GATEWAY_SCHEMA = {
     'FUNDING_CALLBACK_ALLOW',
     'any',
     "Client IPs or CIDRs that may post `/callbacks/paystack` and `/callbacks/monnify` (the providers publish theirs: Paystack 52.31.139.75, 52.49.173.169, 52.214.14.220; Monnify 35.242.133.146); `any` by default, since each notification's signature and the core's re-query are what protect the money.",
-    (raw) => (raw === undefined || raw === '' || raw.toLowerCase() === 'any' ? [] : parseAddressList('FUNDING_CALLBACK_ALLOW', raw)),
+    (raw) =>
+      raw === undefined || raw === '' || raw.toLowerCase() === 'any'
+        ? []
+        : parseAddressList('FUNDING_CALLBACK_ALLOW', raw),
   ),
 } as const;
 
@@ -258,7 +285,10 @@ export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
 function checkedCoreUrl(coreUrl: string, tlsCa: string | undefined, allowPlaintext: boolean): string {
   const url = new URL(coreUrl);
   if (tlsCa !== undefined && url.protocol !== 'https:')
-    throw new ConfigError('CORE_TLS_CA', 'is set, but CORE_URL is not https://; TLS to the core needs an https:// CORE_URL.');
+    throw new ConfigError(
+      'CORE_TLS_CA',
+      'is set, but CORE_URL is not https://; TLS to the core needs an https:// CORE_URL.',
+    );
   const problem = plaintextProblem(url, allowPlaintext);
   if (problem !== undefined) throw new ConfigError('CORE_URL', problem);
   return coreUrl;
@@ -279,7 +309,11 @@ export function resolveServiceToken(config: GatewayConfig): string {
     if (error instanceof TokenFileError) throw new ConfigError('SERVICE_TOKEN', `is not set and ${error.message}`);
     throw error;
   }
-  if (token === null) throw new ConfigError('SERVICE_TOKEN', `is not set and ${file} cannot be read or is empty; start the core first or set SERVICE_TOKEN.`);
+  if (token === null)
+    throw new ConfigError(
+      'SERVICE_TOKEN',
+      `is not set and ${file} cannot be read or is empty; start the core first or set SERVICE_TOKEN.`,
+    );
   return token;
 }
 
@@ -320,7 +354,8 @@ function parseBasePaths(name: string, text: string): string[] {
     // "/" would swallow /healthz and every other path; a base path must be a real prefix.
     const trimmed = p.replace(/\/+$/, '');
     if (trimmed === '') throw new ConfigError(name, '"/" cannot be a base path.');
-    if (RESERVED_PATHS.includes(trimmed)) throw new ConfigError(name, `"${trimmed}" is reserved (${RESERVED_PATHS.join(', ')}).`);
+    if (RESERVED_PATHS.includes(trimmed))
+      throw new ConfigError(name, `"${trimmed}" is reserved (${RESERVED_PATHS.join(', ')}).`);
     return trimmed;
   });
 }
@@ -332,7 +367,8 @@ function parseAddressList(name: string, text: string): string[] {
     .map((p) => p.trim())
     .filter((p) => p !== '');
   for (const entry of entries) {
-    if (parseAddressOrCidr(entry) === undefined) throw new ConfigError(name, `"${entry}" is not an IP address or CIDR.`);
+    if (parseAddressOrCidr(entry) === undefined)
+      throw new ConfigError(name, `"${entry}" is not an IP address or CIDR.`);
   }
   return entries;
 }

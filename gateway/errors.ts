@@ -39,7 +39,10 @@ export type GatewayErrorKey =
 export type ErrorKey = ErrorReasonName | GatewayErrorKey;
 
 /** The public `code` of an error body. */
-export type PublicErrorCode = Exclude<ErrorKey, 'UNAUTHENTICATED' | 'PERMISSION_DENIED' | 'ROUTE_NOT_FOUND' | 'AUTH_RATE_LIMITED' | 'OUTCOME_UNKNOWN'>;
+export type PublicErrorCode = Exclude<
+  ErrorKey,
+  'UNAUTHENTICATED' | 'PERMISSION_DENIED' | 'ROUTE_NOT_FOUND' | 'AUTH_RATE_LIMITED' | 'OUTCOME_UNKNOWN'
+>;
 
 /** Facts a message may mention. */
 interface MessageFacts {
@@ -83,7 +86,8 @@ const ERROR_TABLE: Readonly<Record<ErrorKey, ErrorRow>> = {
   IP_NOT_ALLOWED: {
     status: 401,
     code: 'IP_NOT_ALLOWED',
-    message: ({ clientIp }) => `This API key is locked to other IP addresses and cannot be used from ${clientIp || 'this address'}.`,
+    message: ({ clientIp }) =>
+      `This API key is locked to other IP addresses and cannot be used from ${clientIp || 'this address'}.`,
   },
   INSUFFICIENT_BALANCE: {
     status: 402,
@@ -276,7 +280,9 @@ export function gatewayError(
 /** A 422 listing type and presence problems the gateway found before calling the core. */
 export function invalidParameters(violations: readonly PublicViolation[]): ApiError {
   const message =
-    violations.length === 1 ? violations[0]!.message : `${violations.length} parameters are invalid: ${violations.map((v) => v.field).join(', ')}.`;
+    violations.length === 1
+      ? violations[0]!.message
+      : `${violations.length} parameters are invalid: ${violations.map((v) => v.field).join(', ')}.`;
   return gatewayError('INVALID_PARAMETER', { message, violations });
 }
 
@@ -307,7 +313,10 @@ export function toApiError(error: unknown, log: GatewayLogger, facts: { clientIp
   const charged = chargedText !== undefined && /^\d+$/.test(chargedText) ? Number(chargedText) : undefined;
   // Digits beyond the safe range are a broken core; the message then leaves the amount out.
   const chargedKobo = isKobo(charged) ? charged : undefined;
-  const message = row.coreMessage && error.rawMessage.trim() !== '' ? error.rawMessage : row.message({ clientIp: facts.clientIp, chargedKobo });
+  const message =
+    row.coreMessage && error.rawMessage.trim() !== ''
+      ? error.rawMessage
+      : row.message({ clientIp: facts.clientIp, chargedKobo });
   const violations = error
     .findDetails(BadRequestSchema)
     .flatMap((detail) => detail.fieldViolations)

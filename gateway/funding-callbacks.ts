@@ -55,7 +55,10 @@ export function createFundingCallbackHandler(deps: {
       const ip = deps.clientIpOf(req);
       if (deps.allow !== null && (ip === '' || !deps.allow.check(ip, isIPv6(ip) ? 'ipv6' : 'ipv4'))) {
         req.resume();
-        deps.log.error('funding_callback.refused', { provider: route.provider, reason: 'source address not in FUNDING_CALLBACK_ALLOW' });
+        deps.log.error('funding_callback.refused', {
+          provider: route.provider,
+          reason: 'source address not in FUNDING_CALLBACK_ALLOW',
+        });
         sendJson(res, 403, { status: 'error', message: 'This address may not post notifications.' });
         return;
       }
@@ -63,13 +66,23 @@ export function createFundingCallbackHandler(deps: {
       if (decision.kind === 'limited') {
         req.resume();
         deps.log.error('funding_callback.rate_limited', { provider: route.provider });
-        sendJson(res, 429, { status: 'error', message: 'Too many notifications; send this one again later.' }, rateLimitHeaders(deps.limiter.policy, decision));
+        sendJson(
+          res,
+          429,
+          { status: 'error', message: 'Too many notifications; send this one again later.' },
+          rateLimitHeaders(deps.limiter.policy, decision),
+        );
         return;
       }
       const body = await readBounded(req, FUNDING_CALLBACK_MAX_BODY_BYTES, res);
       if (body === 'gone') return;
       if (body === 'too_large') {
-        sendJson(res, 413, { status: 'error', message: 'The notification body is too large.' }, { Connection: 'close' });
+        sendJson(
+          res,
+          413,
+          { status: 'error', message: 'The notification body is too large.' },
+          { Connection: 'close' },
+        );
         return;
       }
       const header = req.headers[route.header];
@@ -80,14 +93,23 @@ export function createFundingCallbackHandler(deps: {
           { timeoutMs: FUNDING_CALL_TIMEOUT_MS },
         );
         deps.log.info('funding_callback.received', { provider: route.provider, disposition });
-        if (disposition === 'bad_signature') return sendJson(res, 401, { status: 'error', message: 'The signature does not match this body.' });
-        if (disposition === 'bad_body') return sendJson(res, 400, { status: 'error', message: 'The body is not a notification of this provider.' });
-        if (disposition === 'unknown') return sendJson(res, 503, { status: 'retry', message: 'The transfer could not be confirmed yet; send it again later.' });
+        if (disposition === 'bad_signature')
+          return sendJson(res, 401, { status: 'error', message: 'The signature does not match this body.' });
+        if (disposition === 'bad_body')
+          return sendJson(res, 400, { status: 'error', message: 'The body is not a notification of this provider.' });
+        if (disposition === 'unknown')
+          return sendJson(res, 503, {
+            status: 'retry',
+            message: 'The transfer could not be confirmed yet; send it again later.',
+          });
         sendJson(res, 200, { status: 'success' });
       } catch (error) {
         const code = error instanceof ConnectError ? Code[error.code] : 'unexpected';
         deps.log.error('funding_callback.failed', { provider: route.provider, code });
-        sendJson(res, 503, { status: 'retry', message: 'The notification could not be processed now; send it again later.' });
+        sendJson(res, 503, {
+          status: 'retry',
+          message: 'The notification could not be processed now; send it again later.',
+        });
       }
     },
   };

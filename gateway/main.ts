@@ -50,7 +50,8 @@ export async function startGateway(env: NodeJS.ProcessEnv = process.env, log?: G
   });
   // With MONGODB_URI the rate limits are counted for the whole fleet of gateways in MongoDB;
   // without it, in this process's memory (server.ts's default).
-  const shared = config.mongo === undefined ? undefined : openSharedLimiters(config.mongo, gatewayPolicies(config), gatewayLog);
+  const shared =
+    config.mongo === undefined ? undefined : openSharedLimiters(config.mongo, gatewayPolicies(config), gatewayLog);
   const gateway = createGateway({
     config,
     core,

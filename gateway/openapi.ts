@@ -14,7 +14,13 @@ import { DEFAULT_HISTORY_PAGE_SIZE, MAX_HISTORY_PAGE_SIZE } from '../core/domain
 import { CABLE_MAX_MONTHS, CABLE_PROVIDERS, DISCOS, METER_TYPES, NETWORK_NAMES } from '../core/domain/products.js';
 import { REFERENCE_PATTERN } from '../core/domain/reference.js';
 import { SMS_MAX_CHARACTERS, SMS_MAX_RECIPIENTS } from '../core/domain/sms.js';
-import { METER_NUMBER_PATTERN, PHONE_PATTERN, REQUEST_ID_PATTERN, SENDER_PATTERN, SMART_CARD_PATTERN } from '../core/domain/validation.js';
+import {
+  METER_NUMBER_PATTERN,
+  PHONE_PATTERN,
+  REQUEST_ID_PATTERN,
+  SENDER_PATTERN,
+  SMART_CARD_PATTERN,
+} from '../core/domain/validation.js';
 import { TRANSACTION_KEYS } from './actions/views.js';
 
 type Schema = Record<string, unknown>;
@@ -48,7 +54,11 @@ const requestId: Schema = {
 const reference: Schema = { type: 'string', pattern: REFERENCE_PATTERN.source, examples: ['202611210628PZ4K7M2QXA'] };
 
 /** A purchase answer: the common money fields plus the product's own. */
-function purchaseAnswer(status: 'success' | 'pending', extra: Record<string, Schema>, required: string[] = Object.keys(extra)): Schema {
+function purchaseAnswer(
+  status: 'success' | 'pending',
+  extra: Record<string, Schema>,
+  required: string[] = Object.keys(extra),
+): Schema {
   const base: Record<string, Schema> = {
     status: { const: status },
     reference,
@@ -68,7 +78,8 @@ const planLabel: Schema = { type: 'string', description: 'The plan, for example 
 const packageName: Schema = { type: 'string', description: 'The package name, for example "GOtv Max".' };
 const subscriptionType: Schema = {
   enum: ['renew', 'change', null],
-  description: 'DStv and GOtv: "renew" kept the current bouquet, "change" moved the card to the package; null for StarTimes.',
+  description:
+    'DStv and GOtv: "renew" kept the current bouquet, "change" moved the card to the package; null for StarTimes.',
 };
 const months: Schema = { type: 'integer', minimum: 1, maximum: CABLE_MAX_MONTHS, description: 'Months paid for.' };
 
@@ -98,7 +109,10 @@ const schemas: Record<string, Schema> = {
     type: 'object',
     properties: {
       status: { const: 'success' },
-      balance: { ...naira, description: "The balance of the key pair's wallet: the live one, or the test one for a test pair." },
+      balance: {
+        ...naira,
+        description: "The balance of the key pair's wallet: the live one, or the test one for a test pair.",
+      },
       tier: { type: 'string' },
       mode: { enum: ['live', 'test'], description: 'The mode of the key pair, and so of the balance.' },
     },
@@ -109,7 +123,10 @@ const schemas: Record<string, Schema> = {
     type: 'object',
     properties: {
       plan_id: { type: 'integer', minimum: 1 },
-      network: { enum: [...NETWORK_NAMES], description: 'The network, by the name the request used (t2 when asked for t2; 9mobile otherwise).' },
+      network: {
+        enum: [...NETWORK_NAMES],
+        description: 'The network, by the name the request used (t2 when asked for t2; 9mobile otherwise).',
+      },
       network_names: {
         type: 'array',
         items: { enum: [...NETWORK_NAMES] },
@@ -133,7 +150,10 @@ const schemas: Record<string, Schema> = {
     type: 'object',
     properties: {
       provider: { enum: [...CABLE_PROVIDERS] },
-      package_code: { type: 'string', description: 'The package_code a cable purchase names (as listed; upper or lower case alike).' },
+      package_code: {
+        type: 'string',
+        description: 'The package_code a cable purchase names (as listed; upper or lower case alike).',
+      },
       package: { type: 'string' },
       price: { ...naira, description: 'What this account pays.' },
     },
@@ -188,14 +208,22 @@ const schemas: Record<string, Schema> = {
     additionalProperties: false,
   },
   ElectricityResponse: purchaseAnswer('success', {
-    token: { ...nullable('string', { pattern: '^\\d{4}(-\\d{4}){4}$' }), description: 'The 20-digit token; null for postpaid.' },
+    token: {
+      ...nullable('string', { pattern: '^\\d{4}(-\\d{4}){4}$' }),
+      description: 'The 20-digit token; null for postpaid.',
+    },
     units: { ...nullable('string'), description: 'Energy units, for example "31.5 kWh"; null for postpaid.' },
     kct_tokens: {
       type: 'array',
       items: stsToken,
-      description: 'Key-change tokens (KCT) that came with the vend, in the order the meter takes them (enter them before the token); empty when none.',
+      description:
+        'Key-change tokens (KCT) that came with the vend, in the order the meter takes them (enter them before the token); empty when none.',
     },
-    bonus_tokens: { type: 'array', items: stsToken, description: 'Bonus (free basic electricity) tokens that came with the vend; empty when none.' },
+    bonus_tokens: {
+      type: 'array',
+      items: stsToken,
+      description: 'Bonus (free basic electricity) tokens that came with the vend; empty when none.',
+    },
   }),
   CableRequest: {
     type: 'object',
@@ -215,7 +243,8 @@ const schemas: Record<string, Schema> = {
           { type: 'integer', minimum: 1, maximum: CABLE_MAX_MONTHS },
           { type: 'string', pattern: '^\\d+$' },
         ],
-        description: "Months to pay for, 1 to 12 (default 1); more than one for DStv and GOtv only. The price is the month's price times months.",
+        description:
+          "Months to pay for, 1 to 12 (default 1); more than one for DStv and GOtv only. The price is the month's price times months.",
       },
     },
     required: ['provider', 'smart_card', 'package_code'],
@@ -226,22 +255,39 @@ const schemas: Record<string, Schema> = {
     type: 'object',
     properties: {
       sender: { type: 'string', pattern: SENDER_PATTERN.source },
-      recipients: { type: 'array', items: phone, minItems: 1, maxItems: SMS_MAX_RECIPIENTS, description: 'Duplicates are sent and charged once.' },
+      recipients: {
+        type: 'array',
+        items: phone,
+        minItems: 1,
+        maxItems: SMS_MAX_RECIPIENTS,
+        description: 'Duplicates are sent and charged once.',
+      },
       message: {
         type: 'string',
         minLength: 1,
         maxLength: SMS_MAX_CHARACTERS,
-        description: '160 GSM-7 characters a page (GSM extended characters count two); a message with any other character is UCS-2, 70 UTF-16 units a page.',
+        description:
+          '160 GSM-7 characters a page (GSM extended characters count two); a message with any other character is UCS-2, 70 UTF-16 units a page.',
       },
       request_id: requestId,
     },
     required: ['sender', 'recipients', 'message'],
     additionalProperties: false,
   },
-  BulkSmsResponse: purchaseAnswer('success', { sent: { type: 'integer', minimum: 1 }, pages: { type: 'integer', minimum: 1 } }),
+  BulkSmsResponse: purchaseAnswer('success', {
+    sent: { type: 'integer', minimum: 1 },
+    pages: { type: 'integer', minimum: 1 },
+  }),
   PendingResponse: purchaseAnswer(
     'pending',
-    { plan: planLabel, package: packageName, subscription_type: subscriptionType, months, sent: { type: 'integer' }, pages: { type: 'integer' } },
+    {
+      plan: planLabel,
+      package: packageName,
+      subscription_type: subscriptionType,
+      months,
+      sent: { type: 'integer' },
+      pages: { type: 'integer' },
+    },
     [],
   ),
   VerifyRequest: {
@@ -261,7 +307,10 @@ const schemas: Record<string, Schema> = {
       {
         type: 'object',
         title: 'Smart card',
-        properties: { provider: { enum: [...CABLE_PROVIDERS] }, smart_card: { type: 'string', pattern: SMART_CARD_PATTERN.source } },
+        properties: {
+          provider: { enum: [...CABLE_PROVIDERS] },
+          smart_card: { type: 'string', pattern: SMART_CARD_PATTERN.source },
+        },
         required: ['provider', 'smart_card'],
         additionalProperties: false,
       },
@@ -320,12 +369,14 @@ const schemas: Record<string, Schema> = {
       kct_tokens: {
         type: ['array', 'null'],
         items: { type: 'string' },
-        description: 'Electricity: the key-change tokens of the vend, in the order the meter takes them ([] when none); null for other products.',
+        description:
+          'Electricity: the key-change tokens of the vend, in the order the meter takes them ([] when none); null for other products.',
       },
       bonus_tokens: {
         type: ['array', 'null'],
         items: { type: 'string' },
-        description: 'Electricity: the bonus (free basic electricity) tokens of the vend ([] when none); null for other products.',
+        description:
+          'Electricity: the bonus (free basic electricity) tokens of the vend ([] when none); null for other products.',
       },
       sent: { type: ['integer', 'null'] },
       pages: { type: ['integer', 'null'] },
@@ -333,7 +384,10 @@ const schemas: Record<string, Schema> = {
       request_id: nullable('string'),
       created_at: nullable('string', { format: 'date-time' }),
       updated_at: nullable('string', { format: 'date-time' }),
-      livemode: { type: 'boolean', description: 'true for a live purchase, false for a test one (test wallet, sandbox only).' },
+      livemode: {
+        type: 'boolean',
+        description: 'true for a live purchase, false for a test one (test wallet, sandbox only).',
+      },
     },
     required: [...TRANSACTION_KEYS],
     additionalProperties: false,
@@ -363,7 +417,16 @@ const schemas: Record<string, Schema> = {
       '`{"balance","threshold"}` (Naira) for wallet.low_balance, and `{"message"}` for ping.',
     properties: {
       id: { type: 'string', pattern: '^evt_[0-9a-f]{24}$' },
-      type: { enum: ['transaction.success', 'transaction.failed', 'transaction.reversed', 'wallet.credited', 'wallet.low_balance', 'ping'] },
+      type: {
+        enum: [
+          'transaction.success',
+          'transaction.failed',
+          'transaction.reversed',
+          'wallet.credited',
+          'wallet.low_balance',
+          'ping',
+        ],
+      },
       created_at: { type: 'string', format: 'date-time' },
       livemode: { type: 'boolean' },
       data: { type: 'object' },
@@ -376,12 +439,20 @@ const schemas: Record<string, Schema> = {
     properties: {
       status: { const: 'success' },
       events: { type: 'array', items: ref('Event'), maxItems: MAX_HISTORY_PAGE_SIZE },
-      next_cursor: { type: 'string', description: 'Always present: poll again with it as `cursor`; it never skips nor repeats an event.' },
+      next_cursor: {
+        type: 'string',
+        description: 'Always present: poll again with it as `cursor`; it never skips nor repeats an event.',
+      },
     },
     required: ['status', 'events', 'next_cursor'],
     additionalProperties: false,
   },
-  Health: { type: 'object', properties: { status: { const: 'ok' } }, required: ['status'], additionalProperties: false },
+  Health: {
+    type: 'object',
+    properties: { status: { const: 'ok' } },
+    required: ['status'],
+    additionalProperties: false,
+  },
 };
 
 /** One action: its method, request schema (POST) and the schema of each success status. */
@@ -396,9 +467,21 @@ const PURCHASE_PENDING = { '202': 'PendingResponse' } as const;
 
 export const ACTION_DOCS: Readonly<Record<string, ActionDoc>> = {
   balance: { method: 'GET', summary: 'Wallet balance and tier.', responses: { '200': 'BalanceResponse' } },
-  plans: { method: 'GET', summary: "Active data plans at this account's price; optional `network`.", responses: { '200': 'PlansResponse' } },
-  packages: { method: 'GET', summary: "Active cable TV packages at this account's price; optional `provider`.", responses: { '200': 'PackagesResponse' } },
-  transaction: { method: 'GET', summary: 'One of your transactions by `reference` (requery).', responses: { '200': 'TransactionResponse' } },
+  plans: {
+    method: 'GET',
+    summary: "Active data plans at this account's price; optional `network`.",
+    responses: { '200': 'PlansResponse' },
+  },
+  packages: {
+    method: 'GET',
+    summary: "Active cable TV packages at this account's price; optional `provider`.",
+    responses: { '200': 'PackagesResponse' },
+  },
+  transaction: {
+    method: 'GET',
+    summary: 'One of your transactions by `reference` (requery).',
+    responses: { '200': 'TransactionResponse' },
+  },
   transactions: {
     method: 'GET',
     summary: `Your transactions, newest first; \`limit\` 1-${MAX_HISTORY_PAGE_SIZE}, \`cursor\`.`,
@@ -409,17 +492,42 @@ export const ACTION_DOCS: Readonly<Record<string, ActionDoc>> = {
     summary: `Your events (what your webhook receives), oldest first; \`limit\` 1-${MAX_HISTORY_PAGE_SIZE}, \`cursor\` (always returned).`,
     responses: { '200': 'EventsResponse' },
   },
-  airtime: { method: 'POST', summary: 'Buy airtime.', request: 'AirtimeRequest', responses: { '200': 'AirtimeResponse', ...PURCHASE_PENDING } },
-  data: { method: 'POST', summary: 'Buy a data plan.', request: 'DataRequest', responses: { '200': 'DataResponse', ...PURCHASE_PENDING } },
+  airtime: {
+    method: 'POST',
+    summary: 'Buy airtime.',
+    request: 'AirtimeRequest',
+    responses: { '200': 'AirtimeResponse', ...PURCHASE_PENDING },
+  },
+  data: {
+    method: 'POST',
+    summary: 'Buy a data plan.',
+    request: 'DataRequest',
+    responses: { '200': 'DataResponse', ...PURCHASE_PENDING },
+  },
   electricity: {
     method: 'POST',
     summary: 'Pay for electricity.',
     request: 'ElectricityRequest',
     responses: { '200': 'ElectricityResponse', ...PURCHASE_PENDING },
   },
-  cable: { method: 'POST', summary: 'Pay a cable TV subscription.', request: 'CableRequest', responses: { '200': 'CableResponse', ...PURCHASE_PENDING } },
-  bulksms: { method: 'POST', summary: 'Send bulk SMS.', request: 'BulkSmsRequest', responses: { '200': 'BulkSmsResponse', ...PURCHASE_PENDING } },
-  verify: { method: 'POST', summary: 'Who owns a meter or smart card; nothing is charged.', request: 'VerifyRequest', responses: { '200': 'VerifyResponse' } },
+  cable: {
+    method: 'POST',
+    summary: 'Pay a cable TV subscription.',
+    request: 'CableRequest',
+    responses: { '200': 'CableResponse', ...PURCHASE_PENDING },
+  },
+  bulksms: {
+    method: 'POST',
+    summary: 'Send bulk SMS.',
+    request: 'BulkSmsRequest',
+    responses: { '200': 'BulkSmsResponse', ...PURCHASE_PENDING },
+  },
+  verify: {
+    method: 'POST',
+    summary: 'Who owns a meter or smart card; nothing is charged.',
+    request: 'VerifyRequest',
+    responses: { '200': 'VerifyResponse' },
+  },
 };
 
 const header = (description: string, schema: Schema = { type: 'string' }) => ({ description, schema });
@@ -438,20 +546,31 @@ const ERROR_RESPONSES = {
   '401': errorResponse('MISSING_API_KEY, INVALID_API_KEY, or IP_NOT_ALLOWED (the key is locked to other IPs).'),
   '402': errorResponse('INSUFFICIENT_BALANCE: the wallet does not cover the charge; nothing was debited.'),
   '404': errorResponse('NOT_FOUND: a reference that is not yours, or an unknown customer number (verify).'),
-  '405': errorResponse('METHOD_NOT_ALLOWED; the Allow header names the method.', { ...rateLimitHeaders, Allow: header('The method the action takes.') }),
-  '408': errorResponse('REQUEST_TIMEOUT: the headers did not arrive within 10 s, or the whole request within 30 s.', {}),
+  '405': errorResponse('METHOD_NOT_ALLOWED; the Allow header names the method.', {
+    ...rateLimitHeaders,
+    Allow: header('The method the action takes.'),
+  }),
+  '408': errorResponse(
+    'REQUEST_TIMEOUT: the headers did not arrive within 10 s, or the whole request within 30 s.',
+    {},
+  ),
   '409': errorResponse('REQUEST_IN_PROGRESS: the same idempotency key is still being processed.'),
   '417': errorResponse('EXPECTATION_FAILED: an Expect header other than 100-continue.', {}),
   '422': errorResponse(
     'INVALID_PARAMETER (errors lists every field), IDEMPOTENCY_KEY_REUSED, UNKNOWN_ACTION, INVALID_CONTENT_TYPE, INVALID_JSON, PAYLOAD_TOO_LARGE, FAILED_PRECONDITION.',
   ),
-  '429': errorResponse('RATE_LIMITED: more than 60 requests in any 60 seconds for this key, or too many failed authentications from this address.', {
-    ...rateLimitHeaders,
-    'Retry-After': header('Seconds to wait.', { type: 'integer', minimum: 1 }),
-  }),
+  '429': errorResponse(
+    'RATE_LIMITED: more than 60 requests in any 60 seconds for this key, or too many failed authentications from this address.',
+    {
+      ...rateLimitHeaders,
+      'Retry-After': header('Seconds to wait.', { type: 'integer', minimum: 1 }),
+    },
+  ),
   '431': errorResponse('HEADERS_TOO_LARGE: the request headers are larger than the server takes.', {}),
   '500': errorResponse('INTERNAL: a fault on our side, logged under error_id.', {}),
-  '502': errorResponse('PROVIDER_FAILED: the provider failed; the transaction is failed and the wallet was refunded in full.'),
+  '502': errorResponse(
+    'PROVIDER_FAILED: the provider failed; the transaction is failed and the wallet was refunded in full.',
+  ),
   '503': errorResponse('CORE_UNAVAILABLE: try again shortly; retry purchases with the same idempotency key.', {}),
 };
 
@@ -469,23 +588,53 @@ function operation(method: 'GET' | 'POST'): Schema {
       { name: 'action', in: 'query', required: true, schema: { enum: actions.map(([name]) => name) } },
       ...(method === 'GET'
         ? [
-            { name: 'network', in: 'query', description: 'plans: filter by network (t2 is 9mobile).', schema: { enum: [...NETWORK_NAMES] } },
-            { name: 'provider', in: 'query', description: 'packages: filter by cable provider.', schema: { enum: [...CABLE_PROVIDERS] } },
-            { name: 'reference', in: 'query', description: 'transaction: the reference to requery.', schema: reference },
+            {
+              name: 'network',
+              in: 'query',
+              description: 'plans: filter by network (t2 is 9mobile).',
+              schema: { enum: [...NETWORK_NAMES] },
+            },
+            {
+              name: 'provider',
+              in: 'query',
+              description: 'packages: filter by cable provider.',
+              schema: { enum: [...CABLE_PROVIDERS] },
+            },
+            {
+              name: 'reference',
+              in: 'query',
+              description: 'transaction: the reference to requery.',
+              schema: reference,
+            },
             {
               name: 'limit',
               in: 'query',
               description: `transactions, events: page size, 1 to ${MAX_HISTORY_PAGE_SIZE} (default ${DEFAULT_HISTORY_PAGE_SIZE}).`,
               schema: { type: 'integer', minimum: 1, maximum: MAX_HISTORY_PAGE_SIZE },
             },
-            { name: 'cursor', in: 'query', description: 'transactions, events: next_cursor of the previous page.', schema: { type: 'string' } },
+            {
+              name: 'cursor',
+              in: 'query',
+              description: 'transactions, events: next_cursor of the previous page.',
+              schema: { type: 'string' },
+            },
           ]
-        : [{ name: 'Idempotency-Key', in: 'header', description: 'Optional idempotency key for purchases.', schema: requestId }]),
+        : [
+            {
+              name: 'Idempotency-Key',
+              in: 'header',
+              description: 'Optional idempotency key for purchases.',
+              schema: requestId,
+            },
+          ]),
     ],
     responses: {
       '200': {
         description: 'Done.',
-        headers: { ...rateLimitHeaders, 'Idempotent-Replayed': header('"true" when the answer replays an earlier request with the same key.') },
+        headers: {
+          ...rateLimitHeaders,
+          'Idempotent-Replayed': header('"true" when the answer replays an earlier request with the same key.'),
+        },
         content: { 'application/json': { schema: oneOfRefs(success) } },
       },
       ...(method === 'POST'
@@ -525,7 +674,9 @@ const GET_PARAMETERS: Readonly<Record<string, string[]>> = {
 function actionOperation(name: string, doc: ActionDoc): Schema {
   const shared = operation(doc.method);
   const wanted = new Set(GET_PARAMETERS[name] ?? []);
-  const parameters = (shared['parameters'] as { name: string; in: string }[]).filter((p) => (doc.method === 'GET' ? wanted.has(p.name) : p.name !== 'action'));
+  const parameters = (shared['parameters'] as { name: string; in: string }[]).filter((p) =>
+    doc.method === 'GET' ? wanted.has(p.name) : p.name !== 'action',
+  );
   const sharedResponses = shared['responses'] as Record<string, Schema>;
   const success = (status: '200' | '202') => {
     const schema = doc.responses[status];
@@ -540,12 +691,16 @@ function actionOperation(name: string, doc: ActionDoc): Schema {
     parameters,
     responses: { ...success('200'), ...success('202'), ...ERROR_RESPONSES },
   };
-  if (doc.request !== undefined) op['requestBody'] = { required: true, content: { 'application/json': { schema: ref(doc.request) } } };
+  if (doc.request !== undefined)
+    op['requestBody'] = { required: true, content: { 'application/json': { schema: ref(doc.request) } } };
   return op;
 }
 
 const actionPaths = Object.fromEntries(
-  Object.entries(ACTION_DOCS).map(([name, doc]) => [`/${name}`, { [doc.method === 'GET' ? 'get' : 'post']: actionOperation(name, doc) }]),
+  Object.entries(ACTION_DOCS).map(([name, doc]) => [
+    `/${name}`,
+    { [doc.method === 'GET' ? 'get' : 'post']: actionOperation(name, doc) },
+  ]),
 );
 
 const healthOperation = (method: 'GET' | 'HEAD'): Schema => ({
@@ -553,7 +708,10 @@ const healthOperation = (method: 'GET' | 'HEAD'): Schema => ({
   security: [],
   summary: method === 'GET' ? 'Whether the gateway can reach the core.' : 'The same as GET, without the body.',
   responses: {
-    '200': { description: 'Serving.', ...(method === 'GET' ? { content: { 'application/json': { schema: ref('Health') } } } : {}) },
+    '200': {
+      description: 'Serving.',
+      ...(method === 'GET' ? { content: { 'application/json': { schema: ref('Health') } } } : {}),
+    },
     '503': method === 'GET' ? errorResponse('CORE_UNAVAILABLE.', {}) : { description: 'CORE_UNAVAILABLE.' },
   },
 });
@@ -561,7 +719,8 @@ const healthOperation = (method: 'GET' | 'HEAD'): Schema => ({
 const openapiOperation = (method: 'GET' | 'HEAD'): Schema => ({
   operationId: method === 'GET' ? 'openapi' : 'openapiHead',
   security: [],
-  summary: method === 'GET' ? 'This document (with Access-Control-Allow-Origin: *).' : 'The same as GET, without the body.',
+  summary:
+    method === 'GET' ? 'This document (with Access-Control-Allow-Origin: *).' : 'The same as GET, without the body.',
   responses: {
     '200': {
       description: 'OpenAPI 3.1.',
@@ -597,7 +756,12 @@ export const OPENAPI_DOCUMENT = {
     schemas,
     securitySchemes: {
       publicKey: { type: 'apiKey', in: 'header', name: 'X-Public-Key', description: 'pk_...' },
-      secretKey: { type: 'apiKey', in: 'header', name: 'X-Secret-Key', description: 'sk_..., shown once when the key is issued.' },
+      secretKey: {
+        type: 'apiKey',
+        in: 'header',
+        name: 'X-Secret-Key',
+        description: 'sk_..., shown once when the key is issued.',
+      },
     },
   },
 } as const;

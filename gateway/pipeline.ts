@@ -63,7 +63,8 @@ export function createApiHandler(deps: PipelineDeps): ApiHandler {
         throw gatewayError('RATE_LIMITED');
       }
       const result = await dispatch(req, res, url, name, action, caller, deps);
-      if (!(result.body instanceof EncodedJson) && typeof result.body['reference'] === 'string') facts.reference = result.body['reference'];
+      if (!(result.body instanceof EncodedJson) && typeof result.body['reference'] === 'string')
+        facts.reference = result.body['reference'];
       sendJson(res, result.httpStatus, result.body, { ...limitHeaders, ...result.headers });
     } catch (error) {
       if (error instanceof ClientGoneError) return;
@@ -92,7 +93,9 @@ export function createApiHandler(deps: PipelineDeps): ApiHandler {
  * There is no failure limit per public key: it would let anyone lock any partner out by
  * guessing against its public key, and a secret of 32 random bytes cannot be guessed anyway.
  */
-function createKeyCheck(deps: PipelineDeps): (req: IncomingMessage, clientIp: string, facts: RequestFacts) => Promise<Caller> {
+function createKeyCheck(
+  deps: PipelineDeps,
+): (req: IncomingMessage, clientIp: string, facts: RequestFacts) => Promise<Caller> {
   const { authFailures, authenticator, log, metrics } = deps;
   /** The addresses (budget keys) over their failure budget whose one allowed check is under way. */
   const overBudgetChecks = new Set<string>();
@@ -190,12 +193,15 @@ async function dispatch(
   // each value, so that a key sent twice is refused rather than read as "k1, k2".
   const joined = req.headers['idempotency-key'];
   const keys = typeof joined === 'string' && joined.includes(',') ? req.headersDistinct['idempotency-key'] : undefined;
-  const headers: IncomingHttpHeaders = keys !== undefined && keys.length > 1 ? { ...req.headers, 'idempotency-key': keys } : req.headers;
+  const headers: IncomingHttpHeaders =
+    keys !== undefined && keys.length > 1 ? { ...req.headers, 'idempotency-key': keys } : req.headers;
   return action.handle({ caller, query: url.searchParams, body, headers, core: deps.core });
 }
 
 function repeatedHeader(header: string): Error {
-  return gatewayError('MISSING_API_KEY', { message: `The ${header} header was sent more than once; send it exactly once.` });
+  return gatewayError('MISSING_API_KEY', {
+    message: `The ${header} header was sent more than once; send it exactly once.`,
+  });
 }
 
 /** A header sent more than once, which the gateway refuses to guess between. */

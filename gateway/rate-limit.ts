@@ -18,12 +18,31 @@
  * neither open (everything through) nor closed (every partner refused while a counter
  * store is down). Only if the in-memory count failed too would the request go through.
  */
-import { type Collection, type IndexDescription, MongoClient, type MongoClientOptions, ReadConcern, ReadPreference, WriteConcern } from 'mongodb';
-import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterMongo, RateLimiterRes, RLWrapperTimeouts } from 'rate-limiter-flexible';
+import {
+  type Collection,
+  type IndexDescription,
+  MongoClient,
+  type MongoClientOptions,
+  ReadConcern,
+  ReadPreference,
+  WriteConcern,
+} from 'mongodb';
+import {
+  type RateLimiterAbstract,
+  RateLimiterMemory,
+  RateLimiterMongo,
+  RateLimiterRes,
+  RLWrapperTimeouts,
+} from 'rate-limiter-flexible';
 import { helloTime } from '../runtime/clock-skew.js';
 import { createClockWatch, skewGuarded } from './clock-skew.js';
 import type { GatewayLogger } from './log.js';
-import { createSharedSlidingWindowLimiter, createSlidingWindowLimiter, type SlidingWindowDoc, withinDeadline } from './sliding-window.js';
+import {
+  createSharedSlidingWindowLimiter,
+  createSlidingWindowLimiter,
+  type SlidingWindowDoc,
+  withinDeadline,
+} from './sliding-window.js';
 
 /** A named quota per window, as the RateLimit-Policy header announces it. */
 export interface RateLimitPolicy {
@@ -48,7 +67,11 @@ export function gatewayPolicies(config: { rateLimitPerMinute: number; authFailur
 } {
   return {
     perKey: { name: 'per-key', quota: config.rateLimitPerMinute, windowSeconds: RATE_LIMIT_WINDOW_SECONDS },
-    authFailures: { name: 'auth-failures', quota: config.authFailuresPerMinute, windowSeconds: RATE_LIMIT_WINDOW_SECONDS },
+    authFailures: {
+      name: 'auth-failures',
+      quota: config.authFailuresPerMinute,
+      windowSeconds: RATE_LIMIT_WINDOW_SECONDS,
+    },
   };
 }
 
@@ -90,7 +113,8 @@ export function createLimiter(policy: RateLimitPolicy, backend: RateLimiterAbstr
         const res = await backend.consume(key);
         return { kind: 'allowed', remaining: res.remainingPoints, resetSeconds: secondsFrom(res.msBeforeNext) };
       } catch (rejection) {
-        if (rejection instanceof RateLimiterRes) return { kind: 'limited', resetSeconds: secondsFrom(rejection.msBeforeNext) };
+        if (rejection instanceof RateLimiterRes)
+          return { kind: 'limited', resetSeconds: secondsFrom(rejection.msBeforeNext) };
         return storeFailed('consume', rejection);
       }
     },
@@ -190,7 +214,8 @@ const INDEX_CLASH_CODES: ReadonlySet<number> = new Set([85, 86]);
 
 /** Whether creating an index failed because one like it exists (see INDEX_CLASH_CODES). */
 export function isIndexClash(error: unknown): boolean {
-  const code = typeof error === 'object' && error !== null && 'code' in error ? (error as { code: unknown }).code : undefined;
+  const code =
+    typeof error === 'object' && error !== null && 'code' in error ? (error as { code: unknown }).code : undefined;
   return typeof code === 'number' && INDEX_CLASH_CODES.has(code);
 }
 
@@ -210,7 +235,10 @@ export interface ExistingIndex {
  * fault, and stays one.
  */
 function isEquivalentIndex(wanted: IndexDescription, existing: ExistingIndex): boolean {
-  const keys = (key: unknown) => JSON.stringify(Object.entries((key ?? {}) as Record<string, unknown>).map(([field, direction]) => [field, Number(direction)]));
+  const keys = (key: unknown) =>
+    JSON.stringify(
+      Object.entries((key ?? {}) as Record<string, unknown>).map(([field, direction]) => [field, Number(direction)]),
+    );
   return (
     keys(wanted.key) === keys(existing.key) &&
     (wanted.unique ?? false) === (existing.unique ?? false) &&
@@ -220,7 +248,10 @@ function isEquivalentIndex(wanted: IndexDescription, existing: ExistingIndex): b
 }
 
 /** The wanted indexes that no existing index does the job of, so still to be created. */
-export function indexesToCreate(wanted: readonly IndexDescription[], existing: readonly ExistingIndex[]): IndexDescription[] {
+export function indexesToCreate(
+  wanted: readonly IndexDescription[],
+  existing: readonly ExistingIndex[],
+): IndexDescription[] {
   return wanted.filter((index) => !existing.some((found) => isEquivalentIndex(index, found)));
 }
 
@@ -294,7 +325,9 @@ export function openSharedLimiters(
       // The same two indexes rate-limiter-flexible would create, made here so that a failure
       // is logged through the gateway's log and retried instead of printed once and forgotten.
       const db = client.db(mongo.dbName);
-      Promise.all(Object.entries(SHARED_INDEXES).map(([collection, wanted]) => ensureIndexes(db.collection(collection), wanted))).then(
+      Promise.all(
+        Object.entries(SHARED_INDEXES).map(([collection, wanted]) => ensureIndexes(db.collection(collection), wanted)),
+      ).then(
         () => resolve(),
         (error: unknown) => {
           if (closed) return resolve();
@@ -340,12 +373,24 @@ export function openSharedLimiters(
       return helloTime(await withinDeadline(client.db('admin').command({ hello: 1 }), deadlineMs));
     },
     (skewed, sample) => {
-      const fields = { policy: policies.authFailures.name, offset_ms: Math.round(sample.offsetMs), uncertainty_ms: Math.round(sample.uncertaintyMs) };
-      if (skewed) log.error('rate_limit.clock_skewed', { ...fields, detail: 'counting failed authentications in this gateway only' });
+      const fields = {
+        policy: policies.authFailures.name,
+        offset_ms: Math.round(sample.offsetMs),
+        uncertainty_ms: Math.round(sample.uncertaintyMs),
+      };
+      if (skewed)
+        log.error('rate_limit.clock_skewed', {
+          ...fields,
+          detail: 'counting failed authentications in this gateway only',
+        });
       else log.info('rate_limit.clock_within_bound', fields);
     },
   );
-  const authFailures = skewGuarded(limiter(policies.authFailures), createMemoryLimiter(policies.authFailures, log), clock);
+  const authFailures = skewGuarded(
+    limiter(policies.authFailures),
+    createMemoryLimiter(policies.authFailures, log),
+    clock,
+  );
 
   return {
     perKey,
@@ -367,7 +412,11 @@ export function openSharedLimiters(
  * call that times out and later fails is not counted in memory twice). Over-the-limit
  * rejections (RateLimiterRes) pass through untouched.
  */
-export function boundedCounters(counters: RateLimiterAbstract, insurance: RateLimiterAbstract, deadlineMs: number): RateLimiterAbstract {
+export function boundedCounters(
+  counters: RateLimiterAbstract,
+  insurance: RateLimiterAbstract,
+  deadlineMs: number,
+): RateLimiterAbstract {
   return new RLWrapperTimeouts({ limiter: counters, timeoutMs: deadlineMs, insuranceLimiter: insurance });
 }
 
@@ -380,7 +429,11 @@ class ReportingMemoryLimiter extends RateLimiterMemory {
     super(options);
   }
 
-  override consume(key: string | number, points?: number, options?: { [key: string]: unknown }): Promise<RateLimiterRes> {
+  override consume(
+    key: string | number,
+    points?: number,
+    options?: { [key: string]: unknown },
+  ): Promise<RateLimiterRes> {
     this.report();
     return super.consume(key, points, options);
   }
@@ -401,7 +454,11 @@ function fallbackReporter(policy: RateLimitPolicy, log: GatewayLogger): () => vo
       unreported += 1;
       return;
     }
-    log.error('rate_limit.shared_store_failed', { policy: policy.name, fallback: 'memory', unreported_since_last: unreported });
+    log.error('rate_limit.shared_store_failed', {
+      policy: policy.name,
+      fallback: 'memory',
+      unreported_since_last: unreported,
+    });
     lastReportMs = now;
     unreported = 0;
   };

@@ -7,7 +7,12 @@ export class EncodedJson {
 }
 
 /** Sends a JSON answer, unless the connection is already gone or answered. */
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   if (res.headersSent || res.destroyed) return;
   const payload = body instanceof EncodedJson ? body.bytes : JSON.stringify(body);
   res.writeHead(status, {

@@ -43,7 +43,10 @@ export function newRequestFacts(): RequestFacts {
 }
 
 /** What an error answer adds to the request's log line. */
-export function noteError(facts: RequestFacts, error: { code: string; reference: string | undefined; errorId: string | undefined }): void {
+export function noteError(
+  facts: RequestFacts,
+  error: { code: string; reference: string | undefined; errorId: string | undefined },
+): void {
   facts.code = error.code;
   if (error.reference !== undefined) facts.reference = error.reference;
   if (error.errorId !== undefined) facts.errorId = error.errorId;
@@ -81,5 +84,7 @@ export function recordAnswer(
 
 /** The socket's peer, as the IP locks write it, for requests that never reached the pipeline. */
 function normalizedPeer(req: IncomingMessage): string | undefined {
-  return req.socket.remoteAddress === undefined ? undefined : (normalizeAddress(req.socket.remoteAddress) ?? req.socket.remoteAddress);
+  return req.socket.remoteAddress === undefined
+    ? undefined
+    : (normalizeAddress(req.socket.remoteAddress) ?? req.socket.remoteAddress);
 }

@@ -76,7 +76,12 @@ export function createCoreHealth(core: CoreClients, now: () => number = Date.now
  * 200 {"status":"ok"} once the core answers its health check as serving, else 503; 503
  * at once while this gateway is shutting down, so it is taken out of rotation first.
  */
-export async function handleHealth(req: IncomingMessage, res: ServerResponse, coreServing: CoreHealth, draining: boolean): Promise<void> {
+export async function handleHealth(
+  req: IncomingMessage,
+  res: ServerResponse,
+  coreServing: CoreHealth,
+  draining: boolean,
+): Promise<void> {
   if (req.method !== 'GET' && req.method !== 'HEAD') return getOnly(res, 'The health check takes GET only.');
   if (draining) {
     const error = gatewayError('CORE_UNAVAILABLE', { message: 'The gateway is shutting down.' });
@@ -105,7 +110,12 @@ export interface MetricsRoute {
  * The Prometheus series, to the addresses METRICS_ALLOW names; anyone else gets the 404
  * of an unknown path, so the endpoint does not show from outside.
  */
-export async function handleMetrics(req: IncomingMessage, res: ServerResponse, facts: RequestFacts, route: MetricsRoute): Promise<void> {
+export async function handleMetrics(
+  req: IncomingMessage,
+  res: ServerResponse,
+  facts: RequestFacts,
+  route: MetricsRoute,
+): Promise<void> {
   const clientIp = route.clientIpOf(req);
   facts.clientIp = clientIp;
   const family = isIP(clientIp) === 6 ? 'ipv6' : 'ipv4';

@@ -28,7 +28,14 @@ import { type ApiHandler, createApiHandler } from './pipeline.js';
 import { createMemoryLimiter, type Limiter } from './rate-limit.js';
 import { sendJson } from './reply.js';
 import { newRequestFacts, noteError, type RequestFacts, recordAnswer } from './request-facts.js';
-import { createCoreHealth, handleHealth, handleMetrics, handleOpenApi, type MetricsRoute, notFoundAnswer } from './routes.js';
+import {
+  createCoreHealth,
+  handleHealth,
+  handleMetrics,
+  handleOpenApi,
+  type MetricsRoute,
+  notFoundAnswer,
+} from './routes.js';
 import { createSlidingWindowLimiter } from './sliding-window.js';
 
 /** What the gateway is built from. */
@@ -112,20 +119,34 @@ function createRouter(
   const clientIpOf = createClientIpResolver(trustedProxyList(config.trustedProxies));
   const basePaths = new Set(config.basePaths);
   const notFound = notFoundAnswer(basePaths);
-  const metricsRoute: MetricsRoute = { metrics, readers: addressList('METRICS_ALLOW', config.metricsAllow), clientIpOf, notFound };
+  const metricsRoute: MetricsRoute = {
+    metrics,
+    readers: addressList('METRICS_ALLOW', config.metricsAllow),
+    clientIpOf,
+    notFound,
+  };
   const callbacks: CallbackHandler = createCallbackHandler({
     secret: config.vtpassCallbackSecret,
     core,
     log,
-    limiter: createMemoryLimiter({ name: 'callbacks', quota: config.callbacksPerMinute, windowSeconds: WINDOW_SECONDS }, log),
+    limiter: createMemoryLimiter(
+      { name: 'callbacks', quota: config.callbacksPerMinute, windowSeconds: WINDOW_SECONDS },
+      log,
+    ),
     clientIpOf,
   });
   const fundingCallbacks = createFundingCallbackHandler({
     core,
     log,
-    limiter: createMemoryLimiter({ name: 'funding_callbacks', quota: config.callbacksPerMinute, windowSeconds: WINDOW_SECONDS }, log),
+    limiter: createMemoryLimiter(
+      { name: 'funding_callbacks', quota: config.callbacksPerMinute, windowSeconds: WINDOW_SECONDS },
+      log,
+    ),
     clientIpOf,
-    allow: config.fundingCallbackAllow.length === 0 ? null : addressList('FUNDING_CALLBACK_ALLOW', config.fundingCallbackAllow),
+    allow:
+      config.fundingCallbackAllow.length === 0
+        ? null
+        : addressList('FUNDING_CALLBACK_ALLOW', config.fundingCallbackAllow),
   });
   const handleApi = createPipeline(deps, log, metrics, clientIpOf);
   const coreServing = createCoreHealth(core);
@@ -186,13 +207,33 @@ function baseAlias(basePaths: ReadonlySet<string>, pathname: string): { base: st
 }
 
 /** The API's pipeline, with in-memory limiters unless the deps bring shared ones. */
-function createPipeline(deps: GatewayDeps, log: GatewayLogger, metrics: GatewayMetrics, clientIpOf: (req: IncomingMessage) => string): ApiHandler {
+function createPipeline(
+  deps: GatewayDeps,
+  log: GatewayLogger,
+  metrics: GatewayMetrics,
+  clientIpOf: (req: IncomingMessage) => string,
+): ApiHandler {
   const { config, core } = deps;
-  const perKey = deps.limiters?.perKey ?? createSlidingWindowLimiter({ name: 'per-key', quota: config.rateLimitPerMinute, windowSeconds: WINDOW_SECONDS });
+  const perKey =
+    deps.limiters?.perKey ??
+    createSlidingWindowLimiter({ name: 'per-key', quota: config.rateLimitPerMinute, windowSeconds: WINDOW_SECONDS });
   const authFailures =
-    deps.limiters?.authFailures ?? createMemoryLimiter({ name: 'auth-failures', quota: config.authFailuresPerMinute, windowSeconds: WINDOW_SECONDS }, log);
+    deps.limiters?.authFailures ??
+    createMemoryLimiter(
+      { name: 'auth-failures', quota: config.authFailuresPerMinute, windowSeconds: WINDOW_SECONDS },
+      log,
+    );
   const authenticator = createKeyAuthenticator({ auth: core.auth, ttlMs: config.authCacheTtlMs });
-  return createApiHandler({ core, log, metrics, authenticator, perKey, authFailures, clientIpOf, maxBodyBytes: config.maxBodyBytes });
+  return createApiHandler({
+    core,
+    log,
+    metrics,
+    authenticator,
+    perKey,
+    authFailures,
+    clientIpOf,
+    maxBodyBytes: config.maxBodyBytes,
+  });
 }
 
 /** Closes the connection of an answer given while draining, once the answer is out. */
@@ -211,7 +252,12 @@ function answerUnreadableRequest(error: NodeJS.ErrnoException, socket: Duplex): 
     socket.destroy();
     return;
   }
-  const key = error.code === 'HPE_HEADER_OVERFLOW' ? 'HEADERS_TOO_LARGE' : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'REQUEST_TIMEOUT' : 'MALFORMED_REQUEST';
+  const key =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? 'HEADERS_TOO_LARGE'
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? 'REQUEST_TIMEOUT'
+        : 'MALFORMED_REQUEST';
   const apiError = gatewayError(key);
   const payload = JSON.stringify(errorBody(apiError));
   socket.end(

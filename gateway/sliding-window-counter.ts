@@ -54,7 +54,10 @@ export function windowCounterUpdate(policy: RateLimitPolicy): Document[] {
   const sameWindow = { $gte: [{ $ifNull: ['$w', new Date(0)] }, start] };
   const previousWindow = { $eq: ['$w', { $subtract: [start, windowMs] }] };
   const estimate = {
-    $add: [{ $multiply: ['$p', { $divide: [{ $subtract: [windowMs, { $subtract: ['$$NOW', '$w'] }] }, windowMs] }] }, '$c'],
+    $add: [
+      { $multiply: ['$p', { $divide: [{ $subtract: [windowMs, { $subtract: ['$$NOW', '$w'] }] }, windowMs] }] },
+      '$c',
+    ],
   };
   return [
     {
@@ -70,12 +73,20 @@ export function windowCounterUpdate(policy: RateLimitPolicy): Document[] {
 }
 
 /** The decision an approximate counter stands for. */
-export function counterDecision(policy: RateLimitPolicy, doc: Pick<WindowCounterDoc, 'w' | 'p' | 'c' | 'ok' | 'now'>): LimitDecision {
+export function counterDecision(
+  policy: RateLimitPolicy,
+  doc: Pick<WindowCounterDoc, 'w' | 'p' | 'c' | 'ok' | 'now'>,
+): LimitDecision {
   const windowMs = policy.windowSeconds * 1000;
   const elapsed = Math.min(windowMs, Math.max(0, doc.now.getTime() - doc.w.getTime()));
   const estimate = doc.p * ((windowMs - elapsed) / windowMs) + doc.c;
   const untilNextWindow = windowMs - elapsed;
-  if (doc.ok) return { kind: 'allowed', remaining: Math.max(0, Math.floor(policy.quota - estimate)), resetSeconds: secondsFrom(untilNextWindow) };
+  if (doc.ok)
+    return {
+      kind: 'allowed',
+      remaining: Math.max(0, Math.floor(policy.quota - estimate)),
+      resetSeconds: secondsFrom(untilNextWindow),
+    };
   // When the estimate falls below the quota: within this window as the previous one's weight
   // shrinks, or, if this window alone is full, once the next window has shrunk this one enough.
   let waitMs: number;

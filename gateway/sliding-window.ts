@@ -19,7 +19,14 @@
  */
 import type { Collection, Document } from 'mongodb';
 import type { LimitDecision, Limiter, RateLimitPolicy } from './rate-limit.js';
-import { counterDecision, EXACT_WINDOW_MAX_QUOTA, RefusalCache, secondsFrom, type WindowCounterDoc, windowCounterUpdate } from './sliding-window-counter.js';
+import {
+  counterDecision,
+  EXACT_WINDOW_MAX_QUOTA,
+  RefusalCache,
+  secondsFrom,
+  type WindowCounterDoc,
+  windowCounterUpdate,
+} from './sliding-window-counter.js';
 
 /** The decision for a key whose counted times (ascending) are `times`, at `nowMs`. */
 function decide(policy: RateLimitPolicy, times: readonly number[], nowMs: number, counted: boolean): LimitDecision {
@@ -30,7 +37,10 @@ function decide(policy: RateLimitPolicy, times: readonly number[], nowMs: number
 }
 
 /** The exact limit in this process's memory. */
-export function createSlidingWindowLimiter(policy: RateLimitPolicy, now: () => number = Date.now): Limiter & { keys(): number } {
+export function createSlidingWindowLimiter(
+  policy: RateLimitPolicy,
+  now: () => number = Date.now,
+): Limiter & { keys(): number } {
   const windowMs = policy.windowSeconds * 1000;
   /** Per key, the times of its allowed requests within the window, oldest first. */
   const logs = new Map<string, number[]>();
@@ -48,7 +58,8 @@ export function createSlidingWindowLimiter(policy: RateLimitPolicy, now: () => n
   const sweep = (nowMs: number) => {
     if (nowMs - lastSweepMs < windowMs) return;
     lastSweepMs = nowMs;
-    for (const [key, times] of logs) if (times.length === 0 || times[times.length - 1]! <= nowMs - windowMs) logs.delete(key);
+    for (const [key, times] of logs)
+      if (times.length === 0 || times[times.length - 1]! <= nowMs - windowMs) logs.delete(key);
   };
 
   return {
@@ -137,12 +148,21 @@ export interface WindowSummary {
 }
 
 /** The projection that makes the server return a WindowSummary instead of the document. */
-export const WINDOW_SUMMARY_PROJECTION = { _id: 0, n: { $size: '$t' }, first: { $first: '$t' }, ok: 1, now: 1 } as const;
+export const WINDOW_SUMMARY_PROJECTION = {
+  _id: 0,
+  n: { $size: '$t' },
+  first: { $first: '$t' },
+  ok: 1,
+  now: 1,
+} as const;
 
 /** The decision a summary stands for (as decisionOf, from the count and the oldest time alone). */
 export function summaryDecision(policy: RateLimitPolicy, doc: WindowSummary): LimitDecision {
   const windowMs = policy.windowSeconds * 1000;
-  const resetSeconds = doc.n === 0 || doc.first === null ? policy.windowSeconds : secondsFrom(doc.first.getTime() + windowMs - doc.now.getTime());
+  const resetSeconds =
+    doc.n === 0 || doc.first === null
+      ? policy.windowSeconds
+      : secondsFrom(doc.first.getTime() + windowMs - doc.now.getTime());
   if (!doc.ok && doc.n >= policy.quota) return { kind: 'limited', resetSeconds };
   return { kind: 'allowed', remaining: Math.max(0, policy.quota - doc.n), resetSeconds };
 }
@@ -244,7 +264,11 @@ export function createSharedSlidingWindowLimiter(
       if (remembered !== null) return remembered;
       try {
         const [doc] = await withinDeadline(
-          raw.aggregate([{ $match: { _id: key } }, ...counting.update.slice(0, 2), { $project: counting.projection }], { maxTimeMS: deadlineMs }).toArray(),
+          raw
+            .aggregate([{ $match: { _id: key } }, ...counting.update.slice(0, 2), { $project: counting.projection }], {
+              maxTimeMS: deadlineMs,
+            })
+            .toArray(),
           deadlineMs,
         );
         if (doc === undefined) return { kind: 'allowed', remaining: policy.quota, resetSeconds: policy.windowSeconds };
@@ -258,7 +282,12 @@ export function createSharedSlidingWindowLimiter(
       try {
         // Gives back the most recent place: the newest time, or one of the current window's count.
         const giveBack: Document = counting.exact ? { $pop: { t: 1 } } : { $inc: { c: -1 } };
-        await withinDeadline(raw.updateOne(counting.exact ? { _id: key } : { _id: key, c: { $gt: 0 } }, giveBack, { maxTimeMS: deadlineMs }), deadlineMs);
+        await withinDeadline(
+          raw.updateOne(counting.exact ? { _id: key } : { _id: key, c: { $gt: 0 } }, giveBack, {
+            maxTimeMS: deadlineMs,
+          }),
+          deadlineMs,
+        );
       } catch (error) {
         onFallback(error);
         await insurance.reward(key);

@@ -109,7 +109,9 @@ export function lockDir(dir: string, service = 'core'): DirLock {
       },
     };
   }
-  throw new DataDirError(`DATA_DIR ${dir}: the lock file ${file} keeps reappearing; another ${service} is starting on it.`);
+  throw new DataDirError(
+    `DATA_DIR ${dir}: the lock file ${file} keeps reappearing; another ${service} is starting on it.`,
+  );
 }
 
 interface LockOwner {
@@ -121,7 +123,8 @@ interface LockOwner {
 function readOwner(file: string): LockOwner | undefined {
   try {
     const parsed = JSON.parse(readFileSync(file, 'utf8')) as Partial<LockOwner>;
-    if (typeof parsed.pid === 'number' && Number.isInteger(parsed.pid) && parsed.pid > 0) return { pid: parsed.pid, started: parsed.started ?? null };
+    if (typeof parsed.pid === 'number' && Number.isInteger(parsed.pid) && parsed.pid > 0)
+      return { pid: parsed.pid, started: parsed.started ?? null };
   } catch {
     // A lock file that cannot be read or parsed (a crash while writing it) names no live holder.
   }

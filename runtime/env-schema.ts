@@ -53,17 +53,33 @@ function rawValue(env: Env, name: string): string | undefined {
 }
 
 /** A variable read by a function of its own, for rules that fit no helper below. */
-export function variable<T>(name: string, fallback: string, help: string, read: (raw: string | undefined, env: Env) => T): Variable<T> {
+export function variable<T>(
+  name: string,
+  fallback: string,
+  help: string,
+  read: (raw: string | undefined, env: Env) => T,
+): Variable<T> {
   return { name, fallback, help, read: (env) => read(rawValue(env, name), env) };
 }
 
 /** A whole number within [min, max]; `fallback` when unset. */
-export function integer(name: string, options: { fallback: number; min: number; max: number; help: string }): Variable<number> {
-  return variable(name, String(options.fallback), options.help, (raw) => parseInteger(name, raw, options.fallback, options.min, options.max));
+export function integer(
+  name: string,
+  options: { fallback: number; min: number; max: number; help: string },
+): Variable<number> {
+  return variable(name, String(options.fallback), options.help, (raw) =>
+    parseInteger(name, raw, options.fallback, options.min, options.max),
+  );
 }
 
 /** Parses a whole number within [min, max]; `fallback` when unset. */
-export function parseInteger(name: string, raw: string | undefined, fallback: number, min: number, max: number): number {
+export function parseInteger(
+  name: string,
+  raw: string | undefined,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
   if (raw === undefined) return fallback;
   if (!/^\d+$/.test(raw)) throw new ConfigError(name, `must be a whole number; got ${JSON.stringify(raw)}.`);
   const value = Number(raw);
@@ -72,7 +88,10 @@ export function parseInteger(name: string, raw: string | undefined, fallback: nu
 }
 
 /** Free text; `fallback` when unset. `check` returns a problem sentence, or undefined when the value is fine. */
-export function text(name: string, options: { fallback: string; help: string; check?: (value: string) => string | undefined }): Variable<string> {
+export function text(
+  name: string,
+  options: { fallback: string; help: string; check?: (value: string) => string | undefined },
+): Variable<string> {
   return variable(name, options.fallback, options.help, (raw) => {
     const value = raw ?? options.fallback;
     const problem = raw === undefined ? undefined : options.check?.(value);
@@ -82,7 +101,10 @@ export function text(name: string, options: { fallback: string; help: string; ch
 }
 
 /** One of a closed set of words (case-insensitive); `fallback` when unset. */
-export function oneOf<const W extends string>(name: string, options: { words: readonly W[]; fallback: W; help: string }): Variable<W> {
+export function oneOf<const W extends string>(
+  name: string,
+  options: { words: readonly W[]; fallback: W; help: string },
+): Variable<W> {
   return variable(name, options.fallback, options.help, (raw) => {
     if (raw === undefined) return options.fallback;
     const word = raw.toLowerCase();
@@ -109,7 +131,9 @@ export function helpText(title: string, schema: Schema): string {
   const width = Math.max(...rows.map(([name]) => name.length));
   const lines = [`${title} (environment variables):`, ''];
   for (const [name, fallback, help] of rows)
-    lines.push(`  ${name.padEnd(width)}  ${help} ${isRequirement(fallback) ? capitalized(fallback) : `Default: ${fallback}`}.`);
+    lines.push(
+      `  ${name.padEnd(width)}  ${help} ${isRequirement(fallback) ? capitalized(fallback) : `Default: ${fallback}`}.`,
+    );
   return lines.join('\n');
 }
 
@@ -157,12 +181,21 @@ const MAX_SHUTDOWN_TIMEOUT_MS = 600_000;
 
 /** LOG_LEVEL, the same words and default in every process. */
 export function logLevelVariable(): Variable<LogLevel> {
-  return oneOf('LOG_LEVEL', { words: LOG_LEVELS, fallback: 'info', help: 'Least severe log line written: `debug`, `info`, `warn`, `error` or `silent`.' });
+  return oneOf('LOG_LEVEL', {
+    words: LOG_LEVELS,
+    fallback: 'info',
+    help: 'Least severe log line written: `debug`, `info`, `warn`, `error` or `silent`.',
+  });
 }
 
 /** SHUTDOWN_TIMEOUT_MS, with the process's own sentence of what happens past it. */
 export function shutdownTimeoutVariable(help: string): Variable<number> {
-  return integer('SHUTDOWN_TIMEOUT_MS', { fallback: DEFAULT_SHUTDOWN_TIMEOUT_MS, min: 100, max: MAX_SHUTDOWN_TIMEOUT_MS, help });
+  return integer('SHUTDOWN_TIMEOUT_MS', {
+    fallback: DEFAULT_SHUTDOWN_TIMEOUT_MS,
+    min: 100,
+    max: MAX_SHUTDOWN_TIMEOUT_MS,
+    help,
+  });
 }
 
 /** SHUTDOWN_DRAIN_MS, with the process's own sentence of what drains; check it with checkedDrain(). */
@@ -172,7 +205,8 @@ export function shutdownDrainVariable(help: string): Variable<number> {
 
 /** The drain window is part of the shutdown bound, so it must leave time for the rest of the stop. */
 export function checkedDrain(drainMs: number, timeoutMs: number): number {
-  if (drainMs >= timeoutMs) throw new ConfigError('SHUTDOWN_DRAIN_MS', `must be below SHUTDOWN_TIMEOUT_MS (${timeoutMs}); got ${drainMs}.`);
+  if (drainMs >= timeoutMs)
+    throw new ConfigError('SHUTDOWN_DRAIN_MS', `must be below SHUTDOWN_TIMEOUT_MS (${timeoutMs}); got ${drainMs}.`);
   return drainMs;
 }
 
@@ -185,7 +219,9 @@ function mongoDbNameProblem(dbName: string): string | undefined {
 /** Only the scheme and a host are checked here: the driver parses the rest at start and names what is wrong. */
 function mongoUriProblem(uri: string): string | undefined {
   // The URI may hold a password: the message never repeats it.
-  return /^mongodb(\+srv)?:\/\/[^/?#]+/.test(uri) ? undefined : 'must be a mongodb:// or mongodb+srv:// connection string with at least one host.';
+  return /^mongodb(\+srv)?:\/\/[^/?#]+/.test(uri)
+    ? undefined
+    : 'must be a mongodb:// or mongodb+srv:// connection string with at least one host.';
 }
 
 /** MONGODB_URI, checked but never echoed; `fallback` and `help` say what it means to this process. */

@@ -6,7 +6,10 @@
  */
 
 /** What the command line asks for. */
-export type FlagsOutcome = { kind: 'run' } | { kind: 'help'; flags: ReadonlySet<string> } | { kind: 'unknown'; flag: string };
+export type FlagsOutcome =
+  | { kind: 'run' }
+  | { kind: 'help'; flags: ReadonlySet<string> }
+  | { kind: 'unknown'; flag: string };
 
 /** Exit status of a command line that cannot be used (as for a configuration error). */
 const EXIT_USAGE = 2;

@@ -15,7 +15,13 @@
 import http2 from 'node:http2';
 import net from 'node:net';
 import tls from 'node:tls';
-import { create, type DescMessage, type DescMethodUnary, type MessageInitShape, type MessageShape } from '@bufbuild/protobuf';
+import {
+  create,
+  type DescMessage,
+  type DescMethodUnary,
+  type MessageInitShape,
+  type MessageShape,
+} from '@bufbuild/protobuf';
 import {
   Code,
   ConnectError,
@@ -76,10 +82,13 @@ const REPLY_BYTES = createContextKey<ReplyBytesHolder | undefined>(undefined, { 
  * deadlines and errors of every call. Only this transport keeps the bytes: on another, the
  * call fails loudly rather than answer with an empty message.
  */
-export async function replyBytes(call: (options: { contextValues: ContextValues }) => Promise<unknown>): Promise<Uint8Array> {
+export async function replyBytes(
+  call: (options: { contextValues: ContextValues }) => Promise<unknown>,
+): Promise<Uint8Array> {
   const holder: ReplyBytesHolder = { bytes: undefined };
   await call({ contextValues: createContextValues().set(REPLY_BYTES, holder) });
-  if (holder.bytes === undefined) throw new Error('the transport did not keep the reply undecoded (only the unary gRPC transport does)');
+  if (holder.bytes === undefined)
+    throw new Error('the transport did not keep the reply undecoded (only the unary gRPC transport does)');
   return holder.bytes;
 }
 
@@ -96,7 +105,10 @@ export function createUnaryGrpcTransport(options: UnaryGrpcTransportOptions): Un
   const send: UnaryFn = (req) => sendUnary(req, { session: sessions.get, authority, readMaxBytes });
 
   // Interceptors wrap `send` the way Connect applies them: the first one outermost.
-  const call = (options.interceptors ?? []).reduceRight<UnaryFn>((next, interceptor) => interceptor(next as never) as never, send);
+  const call = (options.interceptors ?? []).reduceRight<UnaryFn>(
+    (next, interceptor) => interceptor(next as never) as never,
+    send,
+  );
 
   return {
     unary<I extends DescMessage, O extends DescMessage>(
@@ -129,7 +141,11 @@ export function createUnaryGrpcTransport(options: UnaryGrpcTransportOptions): Un
 }
 
 /** The one HTTP/2 connection of a transport, dialled on first use and again after it is lost. */
-function createSessionHolder(authority: string, base: URL, ca: Buffer | string | undefined): { get(): http2.ClientHttp2Session; close(): void } {
+function createSessionHolder(
+  authority: string,
+  base: URL,
+  ca: Buffer | string | undefined,
+): { get(): http2.ClientHttp2Session; close(): void } {
   let session: http2.ClientHttp2Session | undefined;
   let closed = false;
   return {
@@ -224,7 +240,10 @@ function sendUnary(req: UnaryRequest, target: CallTarget): Promise<UnaryResponse
     // unary() put the deadline in grpc-timeout (always in milliseconds, "<n>m").
     const deadline = req.header.get('grpc-timeout');
     if (deadline) {
-      timer = setTimeout(() => finish(new ConnectError('the operation timed out', Code.DeadlineExceeded)), Number.parseInt(deadline, 10));
+      timer = setTimeout(
+        () => finish(new ConnectError('the operation timed out', Code.DeadlineExceeded)),
+        Number.parseInt(deadline, 10),
+      );
     }
     collectReply(stream, req, target, finish);
     stream.end(framed);
@@ -275,7 +294,9 @@ function collectReply(stream: http2.ClientHttp2Stream, req: UnaryRequest, target
   stream.on('trailers', (incoming) => {
     reply.trailer = incoming;
   });
-  stream.on('error', (error: Error) => finish(new ConnectError(`the call to ${target.authority} failed: ${error.message}`, Code.Unavailable)));
+  stream.on('error', (error: Error) =>
+    finish(new ConnectError(`the call to ${target.authority} failed: ${error.message}`, Code.Unavailable)),
+  );
   stream.on('close', () => {
     const outcome = parseReply(req, reply, target.authority);
     if (outcome instanceof ConnectError) finish(outcome);
@@ -299,7 +320,11 @@ interface RawReply {
 /** The response of a closed stream, or the error it ended with. */
 function parseReply(req: UnaryRequest, reply: RawReply, authority: string): UnaryResponse | ConnectError {
   const { status } = reply;
-  if (status !== 200) return new ConnectError(`HTTP ${status || 'no status'} from ${authority}`, status === 0 ? Code.Unavailable : httpStatusCode(status));
+  if (status !== 200)
+    return new ConnectError(
+      `HTTP ${status || 'no status'} from ${authority}`,
+      status === 0 ? Code.Unavailable : httpStatusCode(status),
+    );
   // A trailers-only reply carries its status in the headers. A plain OK is read as is;
   // anything else goes through Connect's own parsing, error details and all.
   const statusHeaders = reply.trailer['grpc-status'] !== undefined ? reply.trailer : reply.header;
@@ -308,7 +333,11 @@ function parseReply(req: UnaryRequest, reply: RawReply, authority: string): Unar
     if (error) return error;
   }
   const body = reply.chunks.length === 1 ? reply.chunks[0]! : Buffer.concat(reply.chunks, reply.received);
-  if (body.length < ENVELOPE_PREFIX_BYTES || body[0] !== 0 || body.readUInt32BE(1) !== body.length - ENVELOPE_PREFIX_BYTES) {
+  if (
+    body.length < ENVELOPE_PREFIX_BYTES ||
+    body[0] !== 0 ||
+    body.readUInt32BE(1) !== body.length - ENVELOPE_PREFIX_BYTES
+  ) {
     return new ConnectError('the reply is not one uncompressed gRPC message', Code.Internal);
   }
   let message: MessageShape<DescMessage>;

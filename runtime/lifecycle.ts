@@ -48,7 +48,9 @@ function reportStartFailure(error: unknown): number {
 export function announceReady(parts: readonly (readonly [label: string, where: string])[]): void {
   const width = Math.max(...parts.map(([label]) => label.length));
   const lines = parts.map(([label, where]) => `  ${label.padEnd(width)}  ${where}`);
-  process.stderr.write(`Prepaid services are running:\n${lines.join('\n')}\nStop with Ctrl-C or SIGTERM (a graceful stop).\n`);
+  process.stderr.write(
+    `Prepaid services are running:\n${lines.join('\n')}\nStop with Ctrl-C or SIGTERM (a graceful stop).\n`,
+  );
 }
 
 /** A flush that waits at most this long: a log pipe that is gone must not hold the exit. */
@@ -124,7 +126,10 @@ export async function runUntilSignal(start: () => Promise<Stoppable>): Promise<v
         (error: unknown) => {
           clearTimeout(timer);
           if (forced) return;
-          log.error('shutdown.failed', { signal, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+          log.error('shutdown.failed', {
+            signal,
+            error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+          });
           void exit(EXIT_FAILURE);
         },
       );

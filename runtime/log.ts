@@ -105,7 +105,8 @@ export function redactSecrets(value: unknown, depth = 0): unknown {
     const items = value.map((item) => redactSecrets(item, depth + 1));
     return items.some((item, i) => item !== value[i]) ? items : value;
   }
-  if (value instanceof Error) return redactSecrets({ name: value.name, message: value.message, stack: value.stack }, depth);
+  if (value instanceof Error)
+    return redactSecrets({ name: value.name, message: value.message, stack: value.stack }, depth);
   // Copied only when something in it changes: nearly every line has nothing to redact, and
   // one is written for every request.
   let clean: Record<string, unknown> | undefined;
@@ -169,7 +170,11 @@ function stdoutDestination(): SettlingDestination {
  * A process's log at `level`, tagged with `service` ("core", "gateway"). `destination`
  * receives whole lines (tests capture them); stdout by default.
  */
-export function createProcessLog(options: { level: LogLevel; service: string; destination?: DestinationStream }): ProcessLog {
+export function createProcessLog(options: {
+  level: LogLevel;
+  service: string;
+  destination?: DestinationStream;
+}): ProcessLog {
   const own = options.destination === undefined ? stdoutDestination() : undefined;
   const destination = options.destination ?? (own as SettlingDestination);
   const logger: Pino = pino(
@@ -177,7 +182,10 @@ export function createProcessLog(options: { level: LogLevel; service: string; de
       level: options.level,
       base: { pid: process.pid, hostname: os.hostname(), service: options.service },
       timestamp: pino.stdTimeFunctions.isoTime,
-      formatters: { level: (label) => ({ level: label }), log: (fields) => redactSecrets(fields) as Record<string, unknown> },
+      formatters: {
+        level: (label) => ({ level: label }),
+        log: (fields) => redactSecrets(fields) as Record<string, unknown>,
+      },
       redact: { paths: [...REDACTED_PATHS], censor: REDACTED },
     },
     destination,
@@ -212,7 +220,8 @@ function unclashed(fields: LogFields): LogFields {
   for (const key of LINE_KEYS) if (Object.hasOwn(fields, key)) clash = true;
   if (!clash) return fields;
   const renamed: LogFields = {};
-  for (const [key, value] of Object.entries(fields)) renamed[(LINE_KEYS as readonly string[]).includes(key) ? `field_${key}` : key] = value;
+  for (const [key, value] of Object.entries(fields))
+    renamed[(LINE_KEYS as readonly string[]).includes(key) ? `field_${key}` : key] = value;
   return renamed;
 }
 

@@ -34,13 +34,21 @@ export async function checkPortFree(names: AddressVariables, host: string, port:
 
 /** The ConfigError for a failed bind of `host:port`, naming the variable at fault; other errors pass through. */
 export function bindError(names: AddressVariables, host: string, port: number, error: unknown): unknown {
-  const text = error instanceof Error ? `${(error as NodeJS.ErrnoException).code ?? ''} ${error.message}` : String(error);
+  const text =
+    error instanceof Error ? `${(error as NodeJS.ErrnoException).code ?? ''} ${error.message}` : String(error);
   const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
   if (/EADDRINUSE/.test(text))
-    return new ConfigError(names.port, `${where} is already in use by another process; stop it or set ${names.port} to a free port.`);
+    return new ConfigError(
+      names.port,
+      `${where} is already in use by another process; stop it or set ${names.port} to a free port.`,
+    );
   if (/EACCES/.test(text))
-    return new ConfigError(names.port, `${where} cannot be bound by this user (ports below 1024 need privileges); set ${names.port} to 1024 or above.`);
-  if (/EADDRNOTAVAIL|ENOTFOUND|EAI_AGAIN/.test(text)) return new ConfigError(names.host, `${host} is not an address of this machine.`);
+    return new ConfigError(
+      names.port,
+      `${where} cannot be bound by this user (ports below 1024 need privileges); set ${names.port} to 1024 or above.`,
+    );
+  if (/EADDRNOTAVAIL|ENOTFOUND|EAI_AGAIN/.test(text))
+    return new ConfigError(names.host, `${host} is not an address of this machine.`);
   return error;
 }
 

@@ -21,7 +21,8 @@ export function readPem(variable: string, file: string): Buffer {
   } catch (error) {
     throw new ConfigError(variable, `cannot read ${file}: ${(error as Error).message}.`);
   }
-  if (!pem.includes('-----BEGIN ')) throw new ConfigError(variable, `${file} is not a PEM file (no "-----BEGIN" line).`);
+  if (!pem.includes('-----BEGIN '))
+    throw new ConfigError(variable, `${file} is not a PEM file (no "-----BEGIN" line).`);
   return pem;
 }
 
@@ -30,7 +31,11 @@ export function readPem(variable: string, file: string): Buffer {
  * always fine; http only to this machine, or anywhere when the operator opted in.
  * `isLoopback` decides what "this machine" is (tests stand a remote address in for it).
  */
-export function plaintextProblem(url: URL, allowPlaintext: boolean, isLoopback: (hostname: string) => boolean = isLoopbackHost): string | undefined {
+export function plaintextProblem(
+  url: URL,
+  allowPlaintext: boolean,
+  isLoopback: (hostname: string) => boolean = isLoopbackHost,
+): string | undefined {
   if (url.protocol !== 'http:' || allowPlaintext || isLoopback(url.hostname)) return undefined;
   return (
     `${url.host} is another machine, and http:// would send the bearer token (and partners' keys) readable across the network. ` +

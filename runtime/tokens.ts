@@ -32,7 +32,9 @@ export function weakTokenProblem(token: string): string | undefined {
   }
   // Neighbours one apart or equal, nearly all the way: a keyboard or alphabet run (`0123456789abcdef`
   // has one jump, from 9 to a). In a random token such a pair is one in ten at most.
-  const close = [...token].slice(1).filter((char, index) => Math.abs(char.charCodeAt(0) - token.charCodeAt(index)) <= 1).length;
+  const close = [...token]
+    .slice(1)
+    .filter((char, index) => Math.abs(char.charCodeAt(0) - token.charCodeAt(index)) <= 1).length;
   if (close >= (token.length - 1) * RUN_SHARE) return 'is too easy to guess: it is a run of consecutive characters.';
   return undefined;
 }
@@ -59,7 +61,8 @@ export function loadOrCreateToken(dataDir: string, file: string, fromEnv: string
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     const raced = readTokenFile(dataDir, file);
-    if (raced === null) throw new TokenFileError(`${path.join(dataDir, file)} is empty; delete it to have a new token generated.`);
+    if (raced === null)
+      throw new TokenFileError(`${path.join(dataDir, file)} is empty; delete it to have a new token generated.`);
     return raced;
   }
 }

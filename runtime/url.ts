@@ -41,7 +41,9 @@ export function checkUrl(text: string, rules: UrlRules): UrlCheck {
   try {
     url = new URL(text);
   } catch {
-    return { problem: `must be a URL${rules.example === undefined ? '' : ` such as ${rules.example}`}; got ${JSON.stringify(text)}.` };
+    return {
+      problem: `must be a URL${rules.example === undefined ? '' : ` such as ${rules.example}`}; got ${JSON.stringify(text)}.`,
+    };
   }
   if (!rules.schemes.includes(url.protocol)) {
     const names = rules.schemes.map((scheme) => `${scheme}//`);
@@ -50,7 +52,8 @@ export function checkUrl(text: string, rules: UrlRules): UrlCheck {
   if (rules.plainHttpOnlyToLoopback && url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
     return { problem: 'must be an https:// URL (http:// only to localhost), since our keys travel with every call.' };
   }
-  if (rules.noCredentials && (url.username !== '' || url.password !== '')) return { problem: 'must not carry a user name or password.' };
+  if (rules.noCredentials && (url.username !== '' || url.password !== ''))
+    return { problem: 'must not carry a user name or password.' };
   return { url };
 }
 

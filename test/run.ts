@@ -17,7 +17,8 @@ child.on('close', (code) => {
   // uvu colours its summary; strip the escapes before reading the numbers.
   // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is what this pattern is for.
   const plain = output.replace(/\u001b\[[0-9;]*m/g, '');
-  const count = (label: string) => Number(/\s*(\d+)/.exec(plain.slice(plain.lastIndexOf(`${label}:`) + label.length + 1))?.[1] ?? NaN);
+  const count = (label: string) =>
+    Number(/\s*(\d+)/.exec(plain.slice(plain.lastIndexOf(`${label}:`) + label.length + 1))?.[1] ?? NaN);
   const total = count('Total');
   const passed = count('Passed');
   const skipped = count('Skipped');

@@ -19,7 +19,10 @@ const request = { publicKey: 'pk_bench', secretKey: 'sk_bench', clientIp: '127.0
 
 let call: () => Promise<unknown>;
 if (kind === 'connect') {
-  const client = createClient(AuthService, createGrpcTransport({ baseUrl: target, sessionManager: new Http2SessionManager(target) }));
+  const client = createClient(
+    AuthService,
+    createGrpcTransport({ baseUrl: target, sessionManager: new Http2SessionManager(target) }),
+  );
   call = () => client.verifyKeyPair(request);
 } else if (kind === 'connect-lean') {
   const client = createClient(AuthService, createUnaryGrpcTransport({ baseUrl: target }));

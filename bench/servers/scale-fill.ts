@@ -32,7 +32,12 @@ const origin = Date.now() - YEAR_MS;
 // Each wallet gets enough for every purchase it could be given, whatever the draw.
 const funding = kobo(CHARGE_KOBO * Math.ceil(purchases * BIG_SHARE + purchases / ACCOUNTS + 10));
 for (let i = 0; i < ACCOUNTS; i += 1) {
-  await store.accounts.create({ accountId: accountId(i), name: `Scale ${i}`, tierId: 'api', createdAt: new Date(origin) });
+  await store.accounts.create({
+    accountId: accountId(i),
+    name: `Scale ${i}`,
+    tierId: 'api',
+    createdAt: new Date(origin),
+  });
   await store.wallet.credit({
     mode: 'live',
     accountId: accountId(i),

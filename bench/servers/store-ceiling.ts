@@ -16,7 +16,14 @@ const concurrency = Number(process.argv[2] ?? 50);
 const dir = mkdtempSync(path.join(tmpdir(), 'prepaid-bench-store-'));
 const store = openSqliteStore({ filename: path.join(dir, 'prepaid.sqlite') });
 await store.accounts.create({ accountId: 'acc_bench', name: 'Bench', tierId: 'api', createdAt: new Date() });
-await store.wallet.credit({ mode: 'live', accountId: 'acc_bench', amountKobo: kobo(10_000_000_000), reference: 'CR-bench', memo: 'bench', at: new Date() });
+await store.wallet.credit({
+  mode: 'live',
+  accountId: 'acc_bench',
+  amountKobo: kobo(10_000_000_000),
+  reference: 'CR-bench',
+  memo: 'bench',
+  at: new Date(),
+});
 
 const latencies: number[] = [];
 const deadline = performance.now() + durationMs;

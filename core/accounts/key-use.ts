@@ -74,7 +74,10 @@ export function createKeyUseRecorder(deps: KeyUseRecorderDeps): KeyUseRecorder {
     } catch (error) {
       // Put the batch back (keeping any newer use noted meanwhile) for the next write.
       for (const [publicKey, ms] of batch) if (ms > (pending.get(publicKey) ?? -Infinity)) pending.set(publicKey, ms);
-      deps.log('key_use.write_failed', { keys: batch.size, error: error instanceof Error ? error.message : String(error) });
+      deps.log('key_use.write_failed', {
+        keys: batch.size,
+        error: error instanceof Error ? error.message : String(error),
+      });
     }
   };
 

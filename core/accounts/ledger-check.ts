@@ -19,16 +19,24 @@ export function createLedgerCheck(deps: { wallet: WalletStore; log: Logger }) {
      */
     async check(signal?: AbortSignal): Promise<LedgerAudit> {
       if (checking) {
-        throw new DomainError('FAILED_PRECONDITION', 'A ledger check is already running; wait for it to finish, then check again.');
+        throw new DomainError(
+          'FAILED_PRECONDITION',
+          'A ledger check is already running; wait for it to finish, then check again.',
+        );
       }
       checking = true;
       const started = Date.now();
       try {
         const audit = await deps.wallet.audit({
           ...(signal ? { signal } : {}),
-          onProgress: (progress) => deps.log('ledger.check_progress', { rows_read: progress.rowsRead, rows_total: progress.rowsTotal }),
+          onProgress: (progress) =>
+            deps.log('ledger.check_progress', { rows_read: progress.rowsRead, rows_total: progress.rowsTotal }),
         });
-        deps.log('ledger.checked', { ms: Date.now() - started, entries: audit.entriesChecked, violations: audit.violationCount });
+        deps.log('ledger.checked', {
+          ms: Date.now() - started,
+          entries: audit.entriesChecked,
+          violations: audit.violationCount,
+        });
         return audit;
       } catch (error) {
         if (signal?.aborted) deps.log('ledger.check_cancelled', { ms: Date.now() - started });

@@ -15,7 +15,16 @@ import { newReference } from '../domain/reference.js';
 import { hasControlCharacters } from '../domain/validation.js';
 import type { Credited, CreditInput, Store, WalletStore } from '../store/port.js';
 import type { KeyUseRecorder } from './key-use.js';
-import { DUMMY_SECRET_HASH, generateKeyPair, hashSecret, MAX_KEY_LENGTH, normalizeIp, PUBLIC_KEY_PREFIX, SECRET_KEY_PREFIX, sameHash } from './keys.js';
+import {
+  DUMMY_SECRET_HASH,
+  generateKeyPair,
+  hashSecret,
+  MAX_KEY_LENGTH,
+  normalizeIp,
+  PUBLIC_KEY_PREFIX,
+  SECRET_KEY_PREFIX,
+  sameHash,
+} from './keys.js';
 
 /** A key locked to more addresses than this is not really locked. */
 const MAX_ALLOWED_IPS = 20;
@@ -84,7 +93,10 @@ export function createAccountService(deps: {
   }
 
   return {
-    async createAccount(name: string, tierId: string): Promise<{ account: AccountRecord; issuedKey: IssuedKeyPair | null }> {
+    async createAccount(
+      name: string,
+      tierId: string,
+    ): Promise<{ account: AccountRecord; issuedKey: IssuedKeyPair | null }> {
       const trimmed = name.trim();
       if (trimmed === '' || trimmed.length > MAX_ACCOUNT_NAME_LENGTH || hasControlCharacters(trimmed)) {
         throw invalid('name', `name must be 1 to ${MAX_ACCOUNT_NAME_LENGTH} printable characters.`);
@@ -117,7 +129,8 @@ export function createAccountService(deps: {
       const account = await store.accounts.setTier(accountId, tier.tierId);
       if (!account) throw notFound(`Account ${accountId}`);
       const hasKey = (await store.keys.listByAccount(accountId)).some((k) => !k.revoked && k.mode === 'live');
-      const issuedKey = tier.apiAccess && !hasKey && options.issueFirstKey !== false ? await issueKey(accountId, 'live') : null;
+      const issuedKey =
+        tier.apiAccess && !hasKey && options.issueFirstKey !== false ? await issueKey(accountId, 'live') : null;
       return { account, issuedKey };
     },
 
@@ -126,7 +139,10 @@ export function createAccountService(deps: {
       const account = await requireAccount(accountId);
       const tier = await requireTier(store.catalog, account.tierId);
       if (!tier.apiAccess) {
-        throw new DomainError('FAILED_PRECONDITION', `Account ${accountId} is on tier ${tier.tierId}, which has no API access; move it to an API tier first.`);
+        throw new DomainError(
+          'FAILED_PRECONDITION',
+          `Account ${accountId} is on tier ${tier.tierId}, which has no API access; move it to an API tier first.`,
+        );
       }
       return issueKey(accountId, mode);
     },
@@ -135,7 +151,8 @@ export function createAccountService(deps: {
     async listKeys(accountId: string): Promise<ListedApiKey[]> {
       await requireAccount(accountId);
       const keys = await store.keys.listByAccount(accountId);
-      const uses = keys.length === 0 ? new Map<string, Date>() : await store.keyUse.lastUses(keys.map((key) => key.publicKey));
+      const uses =
+        keys.length === 0 ? new Map<string, Date>() : await store.keyUse.lastUses(keys.map((key) => key.publicKey));
       return keys.map((key) => ({ ...key, lastUsedAt: uses.get(key.publicKey) ?? null }));
     },
 
@@ -159,7 +176,13 @@ export function createAccountService(deps: {
      * live), once per reference (see `creditOnce`). Without a reference the core makes one up,
      * so such a credit cannot be retried safely unless the retry quotes it.
      */
-    async credit(accountId: string, mode: Mode, amountKobo: Kobo, memo: string, options: { reference?: string } = {}): Promise<Credited> {
+    async credit(
+      accountId: string,
+      mode: Mode,
+      amountKobo: Kobo,
+      memo: string,
+      options: { reference?: string } = {},
+    ): Promise<Credited> {
       const reference = options.reference ?? '';
       throwIfViolations(creditViolations(amountKobo, memo, reference));
       await requireAccount(accountId);
@@ -167,10 +190,17 @@ export function createAccountService(deps: {
     },
 
     /** One page of the account's ledger in `mode`, newest first. */
-    async ledger(accountId: string, mode: Mode, requestedSize: number | undefined, pageToken: string): Promise<Page<LedgerEntryRecord>> {
+    async ledger(
+      accountId: string,
+      mode: Mode,
+      requestedSize: number | undefined,
+      pageToken: string,
+    ): Promise<Page<LedgerEntryRecord>> {
       await requireAccount(accountId);
       const limit = pageSize(requestedSize, LEDGER_PAGES, 'page_size');
-      return readPage('page_token', () => store.wallet.listLedger(accountId, mode, { limit, ...(pageToken ? { after: pageToken } : {}) }));
+      return readPage('page_token', () =>
+        store.wallet.listLedger(accountId, mode, { limit, ...(pageToken ? { after: pageToken } : {}) }),
+      );
     },
 
     async verifyKeyPair(publicKey: string, secretKey: string, clientIp: string): Promise<VerifiedKey> {
@@ -186,10 +216,17 @@ export type AccountService = ReturnType<typeof createAccountService>;
 /** Why an IP lock list is refused, if it is: too many addresses, or one that is not IPv4 or IPv6. */
 function ipLockViolations(ips: readonly string[]): FieldViolation[] {
   const violations: FieldViolation[] = [];
-  if (ips.length > MAX_ALLOWED_IPS) violations.push({ field: 'allowed_ips', description: `allowed_ips may list at most ${MAX_ALLOWED_IPS} addresses.` });
+  if (ips.length > MAX_ALLOWED_IPS)
+    violations.push({
+      field: 'allowed_ips',
+      description: `allowed_ips may list at most ${MAX_ALLOWED_IPS} addresses.`,
+    });
   ips.forEach((ip, i) => {
     if (isIP(normalizeIp(ip)) === 0)
-      violations.push({ field: `allowed_ips[${i}]`, description: `${JSON.stringify(ip.slice(0, 60))} is not an IPv4 or IPv6 address.` });
+      violations.push({
+        field: `allowed_ips[${i}]`,
+        description: `${JSON.stringify(ip.slice(0, 60))} is not an IPv4 or IPv6 address.`,
+      });
   });
   return violations;
 }
@@ -200,7 +237,10 @@ function ipLockViolations(ips: readonly string[]): FieldViolation[] {
  * nothing and answers that credit (`replayed`), and one with another amount is refused.
  * An empty reference gets a new one.
  */
-async function creditOnce(wallet: WalletStore, input: Omit<CreditInput, 'reference'> & { reference: string }): Promise<Credited> {
+async function creditOnce(
+  wallet: WalletStore,
+  input: Omit<CreditInput, 'reference'> & { reference: string },
+): Promise<Credited> {
   const reference = input.reference === '' ? `CR${newReference(input.at)}` : input.reference;
   const credited = await wallet.credit({ ...input, reference });
   if (!credited) throw notFound(`Account ${input.accountId}`);
@@ -224,7 +264,10 @@ function creditViolations(amountKobo: Kobo, memo: string, reference: string): Fi
     });
   }
   if (!isKobo(amountKobo) || amountKobo <= 0 || amountKobo > MAX_AMOUNT_KOBO) {
-    violations.push({ field: 'amount', description: `amount must be a positive number of kobo up to ${MAX_AMOUNT_KOBO}.` });
+    violations.push({
+      field: 'amount',
+      description: `amount must be a positive number of kobo up to ${MAX_AMOUNT_KOBO}.`,
+    });
   }
   if (memo.length > MAX_MEMO_LENGTH || hasControlCharacters(memo)) {
     violations.push({ field: 'memo', description: `memo must be at most ${MAX_MEMO_LENGTH} printable characters.` });
@@ -260,7 +303,10 @@ async function verifyPresentedPair(
     throw new DomainError('INVALID_API_KEY', 'The API keys are invalid: the account is not on the API tier.');
   }
   if (key.allowedIps.length > 0 && !key.allowedIps.includes(normalizeIp(clientIp))) {
-    throw new DomainError('IP_NOT_ALLOWED', `This API key is locked to other IP addresses; the request came from ${clientIp || 'an unknown address'}.`);
+    throw new DomainError(
+      'IP_NOT_ALLOWED',
+      `This API key is locked to other IP addresses; the request came from ${clientIp || 'an unknown address'}.`,
+    );
   }
   return { accountId: account.accountId, tierId: tier.tierId, mode: key.mode };
 }

@@ -44,17 +44,27 @@ export function createCatalogService(deps: { store: Pick<Store, 'catalog'> }) {
     async upsertTier(tier: TierRecord): Promise<TierRecord> {
       const violations: FieldViolation[] = [];
       if (!TIER_ID.test(tier.tierId))
-        violations.push({ field: 'tier.tier_id', description: 'tier_id must be 1 to 32 lower-case letters, digits, "_" or "-", starting with a letter.' });
+        violations.push({
+          field: 'tier.tier_id',
+          description: 'tier_id must be 1 to 32 lower-case letters, digits, "_" or "-", starting with a letter.',
+        });
       checkLabel('tier.name', tier.name, violations);
       const seen = new Set<string>();
       tier.discounts.forEach((d, i) => {
         const field = `tier.discounts[${i}]`;
-        if (!isOneOf(PRODUCTS, d.product)) violations.push({ field: `${field}.product`, description: 'product must be set.' });
+        if (!isOneOf(PRODUCTS, d.product))
+          violations.push({ field: `${field}.product`, description: 'product must be set.' });
         else if (d.service !== '' && !SERVICES_BY_PRODUCT[d.product].includes(d.service)) {
-          violations.push({ field: `${field}.service`, description: `service ${JSON.stringify(d.service)} is not a ${d.product} service.` });
+          violations.push({
+            field: `${field}.service`,
+            description: `service ${JSON.stringify(d.service)} is not a ${d.product} service.`,
+          });
         }
         if (!Number.isInteger(d.basisPoints) || d.basisPoints < 0 || d.basisPoints > MAX_DISCOUNT_BASIS_POINTS) {
-          violations.push({ field: `${field}.basis_points`, description: `basis_points must be 0 to ${MAX_DISCOUNT_BASIS_POINTS}.` });
+          violations.push({
+            field: `${field}.basis_points`,
+            description: `basis_points must be 0 to ${MAX_DISCOUNT_BASIS_POINTS}.`,
+          });
         }
         const key = `${d.product}/${d.service}`;
         if (seen.has(key)) violations.push({ field, description: `a second discount for ${key}.` });
@@ -70,14 +80,16 @@ export function createCatalogService(deps: { store: Pick<Store, 'catalog'> }) {
       const violations: FieldViolation[] = [];
       if (!Number.isSafeInteger(plan.planId) || plan.planId < 0)
         violations.push({ field: 'plan.plan_id', description: 'plan_id must be 0 (new) or a positive integer.' });
-      if (!isOneOf(NETWORKS, plan.network)) violations.push({ field: 'plan.network', description: `network must be one of ${NETWORKS.join(', ')}.` });
+      if (!isOneOf(NETWORKS, plan.network))
+        violations.push({ field: 'plan.network', description: `network must be one of ${NETWORKS.join(', ')}.` });
       checkLabel('plan.label', plan.label, violations);
       checkLabel('plan.validity', plan.validity, violations);
       checkPrice('plan.face_value_kobo', plan.faceValueKobo, violations);
       checkProviderCode('plan.provider_code', plan.providerCode, violations);
       const tierIds = new Set((await catalog.listTiers()).map((t) => t.tierId));
       for (const [tierId, price] of Object.entries(plan.tierPricesKobo)) {
-        if (!tierIds.has(tierId)) violations.push({ field: 'plan.tier_prices', description: `tier ${JSON.stringify(tierId)} does not exist.` });
+        if (!tierIds.has(tierId))
+          violations.push({ field: 'plan.tier_prices', description: `tier ${JSON.stringify(tierId)} does not exist.` });
         checkPrice(`plan.tier_prices[${tierId}]`, price, violations);
       }
       throwIfViolations(violations);
@@ -89,7 +101,10 @@ export function createCatalogService(deps: { store: Pick<Store, 'catalog'> }) {
     async upsertCablePackage(pkg: CablePackageRecord): Promise<CablePackageRecord> {
       const violations: FieldViolation[] = [];
       if (!isOneOf(CABLE_PROVIDERS, pkg.provider))
-        violations.push({ field: 'package.provider', description: `provider must be one of ${CABLE_PROVIDERS.join(', ')}.` });
+        violations.push({
+          field: 'package.provider',
+          description: `provider must be one of ${CABLE_PROVIDERS.join(', ')}.`,
+        });
       checkLabel('package.package_code', pkg.packageCode, violations);
       checkLabel('package.name', pkg.name, violations);
       checkPrice('package.price_kobo', pkg.priceKobo, violations);

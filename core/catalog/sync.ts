@@ -24,7 +24,8 @@ const SYNC_NETWORK_TIMEOUT_MS = 60_000;
 /** The catalog's bound on labels and validity texts (core/catalog/service.ts). */
 const MAX_TEXT = 60;
 /** What a plan's validity looks like inside an upstream name, e.g. "30 days", "24 hrs", "Monthly". */
-const VALIDITY = /(\d+(?:\.\d+)?\s*(?:-\s*\d+\s*)?(?:hrs?|hours?|days?|weeks?|wks?|months?|mnths?|years?|mins?|minutes?)|daily|weekly|monthly|yearly)/gi;
+const VALIDITY =
+  /(\d+(?:\.\d+)?\s*(?:-\s*\d+\s*)?(?:hrs?|hours?|days?|weeks?|wks?|months?|mnths?|years?|mins?|minutes?)|daily|weekly|monthly|yearly)/gi;
 
 /** What a sync did to one plan. */
 type PlanChangeAction = 'created' | 'updated' | 'deactivated';
@@ -68,7 +69,9 @@ export function createPlanSync(deps: {
 }) {
   let running = false;
 
-  async function fetchAll(listPlans: NonNullable<Providers['data']['listPlans']>): Promise<Map<Network, UpstreamPlan[]>> {
+  async function fetchAll(
+    listPlans: NonNullable<Providers['data']['listPlans']>,
+  ): Promise<Map<Network, UpstreamPlan[]>> {
     const lists = new Map<Network, UpstreamPlan[]>();
     for (const network of NETWORKS) {
       try {
@@ -83,7 +86,12 @@ export function createPlanSync(deps: {
     return lists;
   }
 
-  async function syncNetwork(network: Network, upstream: UpstreamPlan[], dryRun: boolean, report: PlanSyncReport): Promise<void> {
+  async function syncNetwork(
+    network: Network,
+    upstream: UpstreamPlan[],
+    dryRun: boolean,
+    report: PlanSyncReport,
+  ): Promise<void> {
     if (upstream.length === 0) {
       report.warnings.push(`The provider listed no ${network} plans; ${network} was left as it is.`);
       return;
@@ -106,7 +114,16 @@ export function createPlanSync(deps: {
       const { label, validity } = splitName(item.name);
       const plan = byCode.get(item.code);
       if (plan === undefined) {
-        const created = { planId: 0, network, label, validity, faceValueKobo: item.amountKobo, tierPricesKobo: {}, active: true, providerCode: item.code };
+        const created = {
+          planId: 0,
+          network,
+          label,
+          validity,
+          faceValueKobo: item.amountKobo,
+          tierPricesKobo: {},
+          active: true,
+          providerCode: item.code,
+        };
         const stored = dryRun ? created : await deps.catalog.upsertPlan(created);
         report.changes.push({ action: 'created', ...pickChange(stored) });
         continue;
@@ -119,7 +136,10 @@ export function createPlanSync(deps: {
       const stored = dryRun ? next : await deps.catalog.upsertPlan(next);
       report.changes.push({ action: 'updated', ...pickChange(stored), before: pickBefore(plan) });
       for (const [tierId, priceKobo] of Object.entries(plan.tierPricesKobo)) {
-        if (priceKobo > item.amountKobo) report.warnings.push(`Plan ${plan.planId}: tier ${tierId} pays more than the new face value; review its price.`);
+        if (priceKobo > item.amountKobo)
+          report.warnings.push(
+            `Plan ${plan.planId}: tier ${tierId} pays more than the new face value; review its price.`,
+          );
       }
     }
     for (const plan of byCode.values()) {
@@ -145,7 +165,11 @@ export function createPlanSync(deps: {
       const listPlans = deps.providers.data.listPlans?.bind(deps.providers.data);
       if (listPlans === undefined) return report;
       // Two syncs at once would both create the same new plans.
-      if (running) throw new DomainError('FAILED_PRECONDITION', 'A plans sync is already running; try again when it has finished.');
+      if (running)
+        throw new DomainError(
+          'FAILED_PRECONDITION',
+          'A plans sync is already running; try again when it has finished.',
+        );
       running = true;
       try {
         report.supported = true;

@@ -18,6 +18,7 @@ function ipv6Groups(address: string): string[] {
   const part = (text: string | undefined) => (text === undefined || text === '' ? [] : text.split(':'));
   const left = part(head);
   const right = part(tail);
-  const groups = tail === undefined ? left : [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
+  const groups =
+    tail === undefined ? left : [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
   return groups.map((group) => (group.includes('.') ? group : Number.parseInt(group, 16).toString(16)));
 }

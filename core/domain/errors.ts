@@ -48,7 +48,11 @@ export class DomainError extends Error {
   /** Extra machine-readable facts, sent as ErrorInfo metadata (for example the reference). */
   readonly metadata: Readonly<Record<string, string>>;
 
-  constructor(code: ErrorCode, message: string, options: { violations?: readonly FieldViolation[]; metadata?: Record<string, string> } = {}) {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options: { violations?: readonly FieldViolation[]; metadata?: Record<string, string> } = {},
+  ) {
     super(message);
     this.name = 'DomainError';
     this.code = code;
@@ -61,7 +65,9 @@ export class DomainError extends Error {
 export function throwIfViolations(violations: readonly FieldViolation[]): void {
   if (violations.length === 0) return;
   const message =
-    violations.length === 1 ? violations[0]!.description : `${violations.length} parameters are invalid: ${violations.map((v) => v.field).join(', ')}.`;
+    violations.length === 1
+      ? violations[0]!.description
+      : `${violations.length} parameters are invalid: ${violations.map((v) => v.field).join(', ')}.`;
   throw new DomainError('INVALID_PARAMETER', message, { violations });
 }
 

@@ -16,7 +16,14 @@ import type { ProductName, TransactionStatus } from './products.js';
 import { randomChars } from './random.js';
 import type { TransactionRecord } from './records.js';
 
-const EVENT_TYPES = ['transaction.success', 'transaction.failed', 'transaction.reversed', 'wallet.credited', 'wallet.low_balance', 'ping'] as const;
+const EVENT_TYPES = [
+  'transaction.success',
+  'transaction.failed',
+  'transaction.reversed',
+  'wallet.credited',
+  'wallet.low_balance',
+  'ping',
+] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /** Live and test (core/domain/mode.ts) each have their own events and webhook URL. */
@@ -130,7 +137,12 @@ export interface FundingFacts {
 }
 
 export function creditEvent(credit: CreditFacts, mode: Mode, at: Date, eventId = newEventId()): NewEvent {
-  const base = { reference: credit.reference, amount: koboToNaira(credit.amountKobo), balance: koboToNaira(credit.balanceKobo), memo: credit.memo };
+  const base = {
+    reference: credit.reference,
+    amount: koboToNaira(credit.amountKobo),
+    balance: koboToNaira(credit.balanceKobo),
+    memo: credit.memo,
+  };
   const funding = credit.funding;
   const data =
     funding === undefined
@@ -161,16 +173,39 @@ export function creditEvent(credit: CreditFacts, mode: Mode, at: Date, eventId =
  * A debit took the wallet from at or above the holder's threshold to below it (see
  * crossesLowBalance in core/domain/funding.ts); written in the debit's own transaction.
  */
-export function lowBalanceEvent(accountId: string, mode: Mode, balanceKobo: Kobo, thresholdKobo: Kobo, subject: string, at: Date): NewEvent {
+export function lowBalanceEvent(
+  accountId: string,
+  mode: Mode,
+  balanceKobo: Kobo,
+  thresholdKobo: Kobo,
+  subject: string,
+  at: Date,
+): NewEvent {
   const eventId = newEventId();
   const data = { balance: koboToNaira(balanceKobo), threshold: koboToNaira(thresholdKobo) };
-  return { eventId, accountId, mode, type: 'wallet.low_balance', subject, body: render(eventId, 'wallet.low_balance', at, mode, data), createdAt: at };
+  return {
+    eventId,
+    accountId,
+    mode,
+    type: 'wallet.low_balance',
+    subject,
+    body: render(eventId, 'wallet.low_balance', at, mode, data),
+    createdAt: at,
+  };
 }
 
 /** A test event on demand, so an operator or holder can check a receiver. */
 export function pingEvent(accountId: string, mode: Mode, at: Date): NewEvent {
   const eventId = newEventId();
-  return { eventId, accountId, mode, type: 'ping', subject: eventId, body: render(eventId, 'ping', at, mode, { message: 'A test event.' }), createdAt: at };
+  return {
+    eventId,
+    accountId,
+    mode,
+    type: 'ping',
+    subject: eventId,
+    body: render(eventId, 'ping', at, mode, { message: 'A test event.' }),
+    createdAt: at,
+  };
 }
 
 /**
@@ -219,7 +254,11 @@ export interface DeliverySchedule {
 }
 
 /** An hour between attempts at most, for three days: a receiver down over a weekend still gets everything. */
-export const DEFAULT_DELIVERY_SCHEDULE: DeliverySchedule = { baseMs: 60_000, maxMs: 60 * 60_000, giveUpAfterMs: 72 * 60 * 60_000 };
+export const DEFAULT_DELIVERY_SCHEDULE: DeliverySchedule = {
+  baseMs: 60_000,
+  maxMs: 60 * 60_000,
+  giveUpAfterMs: 72 * 60 * 60_000,
+};
 
 /**
  * When to try again after failed attempt number `attempts` (1 for the first), or null when
@@ -266,8 +305,14 @@ export interface AttemptOutcome {
  * the account has an enabled webhook for the event's mode (or the caller forces it, as a
  * test event does), else recorded for the feed only and never delivered.
  */
-export function initialDelivery(webhookEnabled: boolean, forced: boolean, createdAt: Date): { delivery: 'pending' | 'none'; nextAttemptAt: Date | null } {
-  return forced || webhookEnabled ? { delivery: 'pending', nextAttemptAt: createdAt } : { delivery: 'none', nextAttemptAt: null };
+export function initialDelivery(
+  webhookEnabled: boolean,
+  forced: boolean,
+  createdAt: Date,
+): { delivery: 'pending' | 'none'; nextAttemptAt: Date | null } {
+  return forced || webhookEnabled
+    ? { delivery: 'pending', nextAttemptAt: createdAt }
+    : { delivery: 'none', nextAttemptAt: null };
 }
 
 /**

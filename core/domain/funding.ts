@@ -143,13 +143,15 @@ const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,190}\.[^\s@]{2,63}$/;
 
 /** Throws a field error for the first thing wrong; the identity number is never echoed. */
 export function validateKyc(input: KycInput): KycInput {
-  if (!IDENTITY_NUMBER.test(input.number)) throw invalid(input.kind, `must be the 11 digits of your ${input.kind.toUpperCase()}`);
+  if (!IDENTITY_NUMBER.test(input.number))
+    throw invalid(input.kind, `must be the 11 digits of your ${input.kind.toUpperCase()}`);
   if (!NAME.test(input.firstName.trim())) throw invalid('first_name', 'must be a name of 1 to 50 letters');
   if (!NAME.test(input.lastName.trim())) throw invalid('last_name', 'must be a name of 1 to 50 letters');
   if (!PHONE.test(input.phone.trim())) throw invalid('phone', 'must be a Nigerian phone number such as 08031234567');
   if (!EMAIL.test(input.email.trim())) throw invalid('email', 'must be an email address');
   if (input.bankCode !== '' && !/^\d{3,6}$/.test(input.bankCode)) throw invalid('bank_code', 'must be 3 to 6 digits');
-  if (input.bankAccount !== '' && !/^\d{10}$/.test(input.bankAccount)) throw invalid('bank_account', 'must be a 10-digit account number');
+  if (input.bankAccount !== '' && !/^\d{10}$/.test(input.bankAccount))
+    throw invalid('bank_account', 'must be a 10-digit account number');
   return {
     ...input,
     firstName: input.firstName.trim(),
@@ -164,8 +166,17 @@ export function validateKyc(input: KycInput): KycInput {
  * announces it once; the next announcement needs the balance back at or above it first,
  * which a debit crossing downwards proves by itself. No threshold (null): never.
  */
-export function crossesLowBalance(balanceBeforeKobo: number, balanceAfterKobo: number, thresholdKobo: number | null): boolean {
-  return thresholdKobo !== null && thresholdKobo > 0 && balanceBeforeKobo >= thresholdKobo && balanceAfterKobo < thresholdKobo;
+export function crossesLowBalance(
+  balanceBeforeKobo: number,
+  balanceAfterKobo: number,
+  thresholdKobo: number | null,
+): boolean {
+  return (
+    thresholdKobo !== null &&
+    thresholdKobo > 0 &&
+    balanceBeforeKobo >= thresholdKobo &&
+    balanceAfterKobo < thresholdKobo
+  );
 }
 
 const INFLOW_ID_ALPHABET = '0123456789abcdefghijklmnopqrstuv';

@@ -78,9 +78,15 @@ export interface DataInput {
 export function dataOrder(input: DataInput, plan: PlanRecord | null, tier: PricingTier): PurchaseOrder {
   const violations: FieldViolation[] = [];
   if (!Number.isSafeInteger(input.planId) || input.planId <= 0) {
-    violations.push({ field: 'plan_id', description: 'plan_id is required and must be a positive integer from the plans catalog.' });
+    violations.push({
+      field: 'plan_id',
+      description: 'plan_id is required and must be a positive integer from the plans catalog.',
+    });
   } else if (plan === null || !plan.active) {
-    violations.push({ field: 'plan_id', description: `plan_id ${input.planId} is not an active plan; see action=plans.` });
+    violations.push({
+      field: 'plan_id',
+      description: `plan_id ${input.planId} is not an active plan; see action=plans.`,
+    });
   }
   checkPhone('phone', input.phone, violations);
   throwIfViolations(violations);
@@ -123,7 +129,13 @@ export function electricityOrder(input: ElectricityInput, tier: PricingTier): Pu
       meterType: input.meterType as MeterType,
       ...(input.phone ? { customerPhone: input.phone } : {}),
     },
-    asked: { disco: input.disco, meterNumber: input.meterNumber, meterType: input.meterType, amountKobo: input.amountKobo, phone: input.phone },
+    asked: {
+      disco: input.disco,
+      meterNumber: input.meterNumber,
+      meterType: input.meterType,
+      amountKobo: input.amountKobo,
+      phone: input.phone,
+    },
   };
 }
 
@@ -150,7 +162,10 @@ function meterMinimumKobo(meterType: string, facts: MeterFacts): Kobo | undefine
  * Refuses an electricity amount below the meter's own minimum (422, field `amount`), naming
  * the minimum in Naira in the message and in kobo in the metadata, so a partner can offer it.
  */
-export function checkMeterMinimum(input: Pick<ElectricityInput, 'meterNumber' | 'meterType' | 'amountKobo'>, facts: MeterFacts): void {
+export function checkMeterMinimum(
+  input: Pick<ElectricityInput, 'meterNumber' | 'meterType' | 'amountKobo'>,
+  facts: MeterFacts,
+): void {
   const minimum = meterMinimumKobo(input.meterType, facts);
   if (minimum === undefined || input.amountKobo >= minimum) return;
   const arrears = input.meterType === 'prepaid' ? (facts.arrearsKobo ?? 0) : 0;
@@ -190,7 +205,8 @@ export interface CardFacts {
  */
 function isCurrentBouquet(pkg: CablePackageRecord, card: CardFacts | null): boolean {
   if (card === null) return false;
-  const same = (a: string | undefined, b: string) => a !== undefined && b !== '' && a.trim().toLowerCase() === b.trim().toLowerCase();
+  const same = (a: string | undefined, b: string) =>
+    a !== undefined && b !== '' && a.trim().toLowerCase() === b.trim().toLowerCase();
   return (
     same(card.currentBouquetCode, pkg.packageCode) ||
     same(card.currentBouquetCode, pkg.providerCode) ||
@@ -203,7 +219,11 @@ function isCurrentBouquet(pkg: CablePackageRecord, card: CardFacts | null): bool
  * Matches the package code without regard to case or surrounding spaces, since partners
  * type "GOtv Max" as often as "GOTV MAX"; the stored code is what the provider receives.
  */
-function findCablePackage(packages: readonly CablePackageRecord[], provider: string, packageCode: string): CablePackageRecord | null {
+function findCablePackage(
+  packages: readonly CablePackageRecord[],
+  provider: string,
+  packageCode: string,
+): CablePackageRecord | null {
   const wanted = packageCode.trim().toLowerCase();
   return packages.find((p) => p.provider === provider && p.active && p.packageCode.toLowerCase() === wanted) ?? null;
 }
@@ -215,7 +235,12 @@ function findCablePackage(packages: readonly CablePackageRecord[], provider: str
  * bouquet. A renewal is priced at the renewal amount the upstream told, else at the
  * package's price; either times the months.
  */
-export function cableOrder(input: CableInput, packages: readonly CablePackageRecord[], tier: PricingTier, card: CardFacts | null = null): PurchaseOrder {
+export function cableOrder(
+  input: CableInput,
+  packages: readonly CablePackageRecord[],
+  tier: PricingTier,
+  card: CardFacts | null = null,
+): PurchaseOrder {
   const violations: FieldViolation[] = [];
   checkOneOf('provider', input.provider, CABLE_PROVIDERS, violations);
   checkSmartCard('smart_card', input.smartCard, violations);
@@ -236,13 +261,19 @@ export function cableOrder(input: CableInput, packages: readonly CablePackageRec
   if (asked !== '') {
     checkOneOf('subscription_type', asked, SUBSCRIPTION_TYPES, violations);
     if (known && !renewable)
-      violations.push({ field: 'subscription_type', description: `${input.provider} payments have no subscription_type; leave it out.` });
+      violations.push({
+        field: 'subscription_type',
+        description: `${input.provider} payments have no subscription_type; leave it out.`,
+      });
   }
   const months = input.months === undefined || input.months === 0 ? 1 : input.months;
   if (!Number.isSafeInteger(months) || months < 1 || months > CABLE_MAX_MONTHS) {
     violations.push({ field: 'months', description: `months must be a whole number from 1 to ${CABLE_MAX_MONTHS}.` });
   } else if (months > 1 && known && !renewable) {
-    violations.push({ field: 'months', description: `${input.provider} payments are for one month; leave months out.` });
+    violations.push({
+      field: 'months',
+      description: `${input.provider} payments are for one month; leave months out.`,
+    });
   }
   const current = pkg !== null && isCurrentBouquet(pkg, card);
   if (asked === 'renew' && pkg !== null && card?.currentBouquet !== undefined && !current) {
@@ -253,8 +284,13 @@ export function cableOrder(input: CableInput, packages: readonly CablePackageRec
   }
   throwIfViolations(violations);
   const chosen = pkg!;
-  const subscriptionType: SubscriptionType | undefined = renewable ? ((asked || (current ? 'renew' : 'change')) as SubscriptionType) : undefined;
-  const monthKobo = subscriptionType === 'renew' && current && card?.renewalAmountKobo !== undefined ? card.renewalAmountKobo : chosen.priceKobo;
+  const subscriptionType: SubscriptionType | undefined = renewable
+    ? ((asked || (current ? 'renew' : 'change')) as SubscriptionType)
+    : undefined;
+  const monthKobo =
+    subscriptionType === 'renew' && current && card?.renewalAmountKobo !== undefined
+      ? card.renewalAmountKobo
+      : chosen.priceKobo;
   const faceValueKobo = kobo(monthKobo * months);
   return {
     product: 'cable',
@@ -295,7 +331,10 @@ export function bulkSmsOrder(input: BulkSmsInput, ratePerPageKobo: Kobo, tier: P
   if (input.recipients.length === 0) {
     violations.push({ field: 'recipients', description: 'recipients is required: a list of 11-digit numbers.' });
   } else if (input.recipients.length > SMS_MAX_RECIPIENTS) {
-    violations.push({ field: 'recipients', description: `recipients must list at most ${SMS_MAX_RECIPIENTS} numbers; got ${input.recipients.length}.` });
+    violations.push({
+      field: 'recipients',
+      description: `recipients must list at most ${SMS_MAX_RECIPIENTS} numbers; got ${input.recipients.length}.`,
+    });
   } else {
     // Report at most a handful of bad numbers: a list of 10,000 bad entries is one mistake, not 10,000.
     const MAX_REPORTED = 10;

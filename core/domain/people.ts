@@ -39,8 +39,10 @@ export function checkEmail(field: string, email: string): string {
 /** Why a new password is refused, if it is: length only (NIST SP 800-63B), counted in characters, not UTF-16 units. */
 export function passwordViolations(field: string, password: string): FieldViolation[] {
   const length = [...password].length;
-  if (length < MIN_PASSWORD_CHARS) return [{ field, description: `The password must be at least ${MIN_PASSWORD_CHARS} characters long.` }];
-  if (length > MAX_PASSWORD_CHARS) return [{ field, description: `The password must be at most ${MAX_PASSWORD_CHARS} characters long.` }];
+  if (length < MIN_PASSWORD_CHARS)
+    return [{ field, description: `The password must be at least ${MIN_PASSWORD_CHARS} characters long.` }];
+  if (length > MAX_PASSWORD_CHARS)
+    return [{ field, description: `The password must be at most ${MAX_PASSWORD_CHARS} characters long.` }];
   return [];
 }
 

@@ -11,7 +11,11 @@ import type { DiscountRule, PlanRecord, TierRecord } from './records.js';
 /** No tier may sell at more than half off: a typo in basis points must not give stock away. */
 export const MAX_DISCOUNT_BASIS_POINTS = 5_000;
 
-export function discountBasisPoints(tier: Pick<TierRecord, 'discounts'>, product: ProductName, service: string): number {
+export function discountBasisPoints(
+  tier: Pick<TierRecord, 'discounts'>,
+  product: ProductName,
+  service: string,
+): number {
   let productWide: DiscountRule | undefined;
   for (const rule of tier.discounts) {
     if (rule.product !== product) continue;
@@ -26,7 +30,12 @@ export function applyDiscount(faceValueKobo: Kobo, basisPoints: number): Kobo {
   return kobo(faceValueKobo - discountKobo);
 }
 
-export function priceFor(tier: Pick<TierRecord, 'discounts'>, product: ProductName, service: string, faceValueKobo: Kobo): Kobo {
+export function priceFor(
+  tier: Pick<TierRecord, 'discounts'>,
+  product: ProductName,
+  service: string,
+  faceValueKobo: Kobo,
+): Kobo {
   return applyDiscount(faceValueKobo, discountBasisPoints(tier, product, service));
 }
 

@@ -20,7 +20,10 @@ const NETWORK_ALIASES: Readonly<Record<string, Network>> = { t2: '9mobile' };
 const NETWORK_DISPLAY_ORDER: readonly Network[] = ['mtn', 'airtel', 'glo', '9mobile'];
 
 /** Orders priced plans by NETWORK_DISPLAY_ORDER, then by price, then by plan id. */
-export function byNetworkThenPrice<T extends { plan: { network: string; planId: number }; priceKobo: number }>(a: T, b: T): number {
+export function byNetworkThenPrice<T extends { plan: { network: string; planId: number }; priceKobo: number }>(
+  a: T,
+  b: T,
+): number {
   const rank = (network: string) => {
     const i = NETWORK_DISPLAY_ORDER.indexOf(canonicalNetwork(network) ?? ('' as Network));
     return i === -1 ? NETWORK_DISPLAY_ORDER.length : i;
@@ -46,7 +49,20 @@ export function networkNames(network: string): string[] {
  * The spec's nine discos, then the three more VTpass sells: Kaduna (kaedc), Jos (jed) and
  * Aba (aba). The names of the last three are the issue's; the facts file does not list them.
  */
-export const DISCOS = ['ekedc', 'ikedc', 'aedc', 'phed', 'eedc', 'kedco', 'ibedc', 'bedc', 'yedc', 'kaedc', 'jed', 'aba'] as const;
+export const DISCOS = [
+  'ekedc',
+  'ikedc',
+  'aedc',
+  'phed',
+  'eedc',
+  'kedco',
+  'ibedc',
+  'bedc',
+  'yedc',
+  'kaedc',
+  'jed',
+  'aba',
+] as const;
 export type Disco = (typeof DISCOS)[number];
 
 export const METER_TYPES = ['prepaid', 'postpaid'] as const;

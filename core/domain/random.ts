@@ -15,7 +15,8 @@ let used = pool.length;
  */
 export function randomChars(alphabet: string, length: number): string {
   const mask = alphabet.length - 1;
-  if (alphabet.length > 256 || (alphabet.length & mask) !== 0) throw new Error('randomChars needs an alphabet of 2, 4, ... or 256 characters');
+  if (alphabet.length > 256 || (alphabet.length & mask) !== 0)
+    throw new Error('randomChars needs an alphabet of 2, 4, ... or 256 characters');
   if (length > pool.length) throw new Error(`randomChars gives at most ${pool.length} characters at once`);
   if (used + length > pool.length) {
     randomFillSync(pool);

@@ -125,7 +125,10 @@ export interface TransactionRecord {
 }
 
 /** A purchase about to be reserved; the store fills balanceAfterKobo. */
-export type NewTransaction = Omit<TransactionRecord, 'status' | 'balanceAfterKobo' | 'result' | 'failureReason' | 'attempts' | 'needsAttention' | 'updatedAt'>;
+export type NewTransaction = Omit<
+  TransactionRecord,
+  'status' | 'balanceAfterKobo' | 'result' | 'failureReason' | 'attempts' | 'needsAttention' | 'updatedAt'
+>;
 
 export type ReserveResult =
   /** Debited, ledger entry and pending transaction written together. */

@@ -42,45 +42,70 @@ export function describeValue(value: string, max = 24): string {
 export function checkPhone(field: string, value: string, violations: FieldViolation[]): void {
   if (value === '') violations.push({ field, description: `${field} is required.` });
   else if (!PHONE_PATTERN.test(value))
-    violations.push({ field, description: `${field} must be an 11-digit Nigerian number starting with 0, such as 08031234567; got ${describeValue(value)}.` });
+    violations.push({
+      field,
+      description: `${field} must be an 11-digit Nigerian number starting with 0, such as 08031234567; got ${describeValue(value)}.`,
+    });
 }
 
 export function checkOptionalPhone(field: string, value: string, violations: FieldViolation[]): void {
   if (value !== '') checkPhone(field, value, violations);
 }
 
-export function checkOneOf(field: string, value: string, allowed: readonly string[], violations: FieldViolation[]): void {
+export function checkOneOf(
+  field: string,
+  value: string,
+  allowed: readonly string[],
+  violations: FieldViolation[],
+): void {
   if (value === '') violations.push({ field, description: `${field} is required; one of ${allowed.join(', ')}.` });
-  else if (!allowed.includes(value)) violations.push({ field, description: `${field} must be one of ${allowed.join(', ')}; got ${describeValue(value)}.` });
+  else if (!allowed.includes(value))
+    violations.push({
+      field,
+      description: `${field} must be one of ${allowed.join(', ')}; got ${describeValue(value)}.`,
+    });
 }
 
 export function checkMeterNumber(field: string, value: string, violations: FieldViolation[]): void {
   if (value === '') violations.push({ field, description: `${field} is required.` });
-  else if (!METER_NUMBER_PATTERN.test(value)) violations.push({ field, description: `${field} must be 6 to 20 digits; got ${describeValue(value)}.` });
+  else if (!METER_NUMBER_PATTERN.test(value))
+    violations.push({ field, description: `${field} must be 6 to 20 digits; got ${describeValue(value)}.` });
 }
 
 export function checkSmartCard(field: string, value: string, violations: FieldViolation[]): void {
   if (value === '') violations.push({ field, description: `${field} is required.` });
-  else if (!SMART_CARD_PATTERN.test(value)) violations.push({ field, description: `${field} must be 8 to 20 digits; got ${describeValue(value)}.` });
+  else if (!SMART_CARD_PATTERN.test(value))
+    violations.push({ field, description: `${field} must be 8 to 20 digits; got ${describeValue(value)}.` });
 }
 
 /** Amount in whole kobo between the product's minimum and maximum, both inclusive. */
-export function checkAmount(field: string, amountKobo: Kobo, bounds: { minKobo: Kobo; maxKobo: Kobo }, violations: FieldViolation[]): void {
-  if (!isKobo(amountKobo) || amountKobo <= 0) violations.push({ field, description: `${field} is required and must be a positive amount.` });
-  else if (amountKobo < bounds.minKobo) violations.push({ field, description: `${field} must be at least ${formatNaira(bounds.minKobo)} Naira.` });
-  else if (amountKobo > bounds.maxKobo) violations.push({ field, description: `${field} must be at most ${formatNaira(bounds.maxKobo)} Naira.` });
+export function checkAmount(
+  field: string,
+  amountKobo: Kobo,
+  bounds: { minKobo: Kobo; maxKobo: Kobo },
+  violations: FieldViolation[],
+): void {
+  if (!isKobo(amountKobo) || amountKobo <= 0)
+    violations.push({ field, description: `${field} is required and must be a positive amount.` });
+  else if (amountKobo < bounds.minKobo)
+    violations.push({ field, description: `${field} must be at least ${formatNaira(bounds.minKobo)} Naira.` });
+  else if (amountKobo > bounds.maxKobo)
+    violations.push({ field, description: `${field} must be at most ${formatNaira(bounds.maxKobo)} Naira.` });
 }
 
 export function checkSender(field: string, value: string, violations: FieldViolation[]): void {
   if (value === '') violations.push({ field, description: `${field} is required.` });
-  else if (!SENDER_PATTERN.test(value)) violations.push({ field, description: `${field} must be 1 to 11 letters or digits; got ${describeValue(value)}.` });
+  else if (!SENDER_PATTERN.test(value))
+    violations.push({ field, description: `${field} must be 1 to 11 letters or digits; got ${describeValue(value)}.` });
 }
 
 export function checkSmsText(field: string, value: string, maxCharacters: number, violations: FieldViolation[]): void {
   const length = smsLength(value);
   if (length === 0) violations.push({ field, description: `${field} is required.` });
-  else if (length > maxCharacters) violations.push({ field, description: `${field} must be at most ${maxCharacters} characters; got ${length}.` });
-  else if (FORBIDDEN_SMS_CHARACTERS.test(value)) violations.push({ field, description: `${field} contains control characters.` });
+  else if (length > maxCharacters)
+    violations.push({ field, description: `${field} must be at most ${maxCharacters} characters; got ${length}.` });
+  else if (FORBIDDEN_SMS_CHARACTERS.test(value))
+    violations.push({ field, description: `${field} contains control characters.` });
   else checkWellFormed(field, value, violations);
 }
 
@@ -91,7 +116,10 @@ export function checkSmsText(field: string, value: string, maxCharacters: number
  */
 export function checkWellFormed(field: string, value: string, violations: FieldViolation[]): void {
   if (LONE_SURROGATE.test(value)) {
-    violations.push({ field, description: `${field} contains a broken character (half of a UTF-16 pair); send valid Unicode text.` });
+    violations.push({
+      field,
+      description: `${field} contains a broken character (half of a UTF-16 pair); send valid Unicode text.`,
+    });
   }
 }
 

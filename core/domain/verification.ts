@@ -22,7 +22,8 @@ export interface VerifyInput {
   smartCard: string;
 }
 
-const WHICH = 'Send disco, meter_number and meter_type to verify a meter, or provider and smart_card to verify a cable subscription.';
+const WHICH =
+  'Send disco, meter_number and meter_type to verify a meter, or provider and smart_card to verify a cable subscription.';
 
 /** Validates a verification request into the query a provider answers; every violation at once. */
 export function customerQuery(input: VerifyInput): CustomerQuery {
@@ -30,7 +31,10 @@ export function customerQuery(input: VerifyInput): CustomerQuery {
   const cable = input.provider !== '' || input.smartCard !== '';
   const violations: FieldViolation[] = [];
   if (electricity && cable) {
-    violations.push({ field: 'provider', description: `A verification asks about a meter or a smart card, not both. ${WHICH}` });
+    violations.push({
+      field: 'provider',
+      description: `A verification asks about a meter or a smart card, not both. ${WHICH}`,
+    });
   } else if (!electricity && !cable) {
     violations.push({ field: 'disco', description: `Nothing to verify. ${WHICH}` });
   } else if (electricity) {
@@ -43,6 +47,11 @@ export function customerQuery(input: VerifyInput): CustomerQuery {
   }
   throwIfViolations(violations);
   return electricity
-    ? { product: 'electricity', service: input.disco, number: input.meterNumber, meterType: input.meterType as MeterType }
+    ? {
+        product: 'electricity',
+        service: input.disco,
+        number: input.meterNumber,
+        meterType: input.meterType as MeterType,
+      }
     : { product: 'cable', service: input.provider, number: input.smartCard };
 }

@@ -87,7 +87,12 @@ export function createPaystackFunding(options: PaystackOptions): FundingProvider
   const preferredBank = options.preferredBank ?? DEFAULT_PAYSTACK_PREFERRED_BANK;
   const domain = options.secretKey.startsWith('sk_live_') ? 'live' : 'test';
 
-  async function call(method: string, path: string, body: Json | undefined, signal: AbortSignal): Promise<PaystackAnswer> {
+  async function call(
+    method: string,
+    path: string,
+    body: Json | undefined,
+    signal: AbortSignal,
+  ): Promise<PaystackAnswer> {
     const response = await fetch(`${base}${path}`, {
       method,
       headers: {
@@ -118,10 +123,17 @@ export function createPaystackFunding(options: PaystackOptions): FundingProvider
       const customer = await call(
         'POST',
         '/customer',
-        { email: kyc.email, first_name: kyc.firstName, last_name: kyc.lastName, phone: kyc.phone, metadata: JSON.stringify({ account_id: request.accountId }) },
+        {
+          email: kyc.email,
+          first_name: kyc.firstName,
+          last_name: kyc.lastName,
+          phone: kyc.phone,
+          metadata: JSON.stringify({ account_id: request.accountId }),
+        },
         signal,
       );
-      if (!customer.ok) throw new Error(`paystack: customer not created (${customer.httpStatus} ${str(customer.body['message'])})`);
+      if (!customer.ok)
+        throw new Error(`paystack: customer not created (${customer.httpStatus} ${str(customer.body['message'])})`);
       const code = str(obj(customer.body['data'])['customer_code']);
       if (code === '') throw new Error('paystack: customer answer without customer_code');
       if (kyc.bankAccount !== '' && kyc.bankCode !== '') {
@@ -140,16 +152,32 @@ export function createPaystackFunding(options: PaystackOptions): FundingProvider
           signal,
         );
         if (identification.httpStatus === 202 || identification.ok) {
-          return { kind: 'pending', reason: 'Paystack is validating the BVN; the account is created when it answers (customeridentification.success).' };
+          return {
+            kind: 'pending',
+            reason:
+              'Paystack is validating the BVN; the account is created when it answers (customeridentification.success).',
+          };
         }
-        throw invalid('bvn', `Paystack refused the identification: ${str(identification.body['message']) || identification.httpStatus}.`);
+        throw invalid(
+          'bvn',
+          `Paystack refused the identification: ${str(identification.body['message']) || identification.httpStatus}.`,
+        );
       }
-      const created = await call('POST', '/dedicated_account', { customer: code, preferred_bank: preferredBank }, signal);
-      if (!created.ok) throw new Error(`paystack: dedicated account not created (${created.httpStatus} ${str(created.body['message'])})`);
+      const created = await call(
+        'POST',
+        '/dedicated_account',
+        { customer: code, preferred_bank: preferredBank },
+        signal,
+      );
+      if (!created.ok)
+        throw new Error(
+          `paystack: dedicated account not created (${created.httpStatus} ${str(created.body['message'])})`,
+        );
       const data = obj(created.body['data']);
       const bank = obj(data['bank']);
       const accountNumber = str(data['account_number']);
-      if (!/^\d{10}$/.test(accountNumber)) throw new Error('paystack: dedicated account answer without a 10-digit account_number');
+      if (!/^\d{10}$/.test(accountNumber))
+        throw new Error('paystack: dedicated account answer without a 10-digit account_number');
       return {
         kind: 'opened',
         accounts: [
@@ -174,7 +202,9 @@ export function createPaystackFunding(options: PaystackOptions): FundingProvider
       if (answer.httpStatus === 404) return { kind: 'not_paid', reason: 'Paystack has no such transaction' };
       if (!answer.ok) return { kind: 'unknown', reason: `Paystack answered ${answer.httpStatus}` };
       const confirmed = confirmedFrom(obj(answer.body['data']), domain);
-      return typeof confirmed === 'string' ? { kind: 'not_paid', reason: confirmed } : { kind: 'paid', inflow: confirmed };
+      return typeof confirmed === 'string'
+        ? { kind: 'not_paid', reason: confirmed }
+        : { kind: 'paid', inflow: confirmed };
     },
     async recentInflows(account: VirtualAccountRecord, since, signal) {
       const query = new URLSearchParams({
@@ -186,7 +216,8 @@ export function createPaystackFunding(options: PaystackOptions): FundingProvider
         page: '1',
       });
       const answer = await call('GET', `/transaction?${query.toString()}`, undefined, signal);
-      if (!answer.ok || !Array.isArray(answer.body['data'])) throw new Error(`paystack: transaction list failed (${answer.httpStatus})`);
+      if (!answer.ok || !Array.isArray(answer.body['data']))
+        throw new Error(`paystack: transaction list failed (${answer.httpStatus})`);
       const inflows: ConfirmedInflow[] = [];
       for (const item of answer.body['data'] as unknown[]) {
         const confirmed = confirmedFrom(obj(item), domain);
@@ -230,7 +261,8 @@ export function paystackHint(body: unknown): InflowHint | 'ignored' | null {
   const authorization = obj(data['authorization']);
   return {
     providerReference: reference,
-    accountNumber: str(authorization['receiver_bank_account_number']) || str(obj(data['metadata'])['receiver_account_number']),
+    accountNumber:
+      str(authorization['receiver_bank_account_number']) || str(obj(data['metadata'])['receiver_account_number']),
     amountPaidKobo: kobo(amount),
   };
 }

@@ -31,7 +31,9 @@ export interface SandboxFunding extends FundingProvider {
   transfer(accountNumber: string, amountKobo: Kobo, reference: string, payerName: string, at: Date): InflowHint;
 }
 
-export function createSandboxFunding(options: { isTaken?: (accountNumber: string) => Promise<boolean> } = {}): SandboxFunding {
+export function createSandboxFunding(
+  options: { isTaken?: (accountNumber: string) => Promise<boolean> } = {},
+): SandboxFunding {
   const transfers = new Map<string, SandboxTransfer>();
   const confirmed = (t: SandboxTransfer): ConfirmedInflow => ({
     providerReference: t.reference,
@@ -39,7 +41,13 @@ export function createSandboxFunding(options: { isTaken?: (accountNumber: string
     customerRef: '',
     amountPaidKobo: t.amountKobo,
     payerName: t.payerName,
-    raw: JSON.stringify({ bank: SANDBOX_BANK_NAME, reference: t.reference, account_number: t.accountNumber, amount_kobo: t.amountKobo, payer: t.payerName }),
+    raw: JSON.stringify({
+      bank: SANDBOX_BANK_NAME,
+      reference: t.reference,
+      account_number: t.accountNumber,
+      amount_kobo: t.amountKobo,
+      payer: t.payerName,
+    }),
   });
   return {
     name: 'sandbox',
@@ -65,7 +73,9 @@ export function createSandboxFunding(options: { isTaken?: (accountNumber: string
     },
     async verify(reference) {
       const transfer = transfers.get(reference);
-      return transfer === undefined ? { kind: 'not_paid', reason: 'the sandbox bank has no such transfer' } : { kind: 'paid', inflow: confirmed(transfer) };
+      return transfer === undefined
+        ? { kind: 'not_paid', reason: 'the sandbox bank has no such transfer' }
+        : { kind: 'paid', inflow: confirmed(transfer) };
     },
     async recentInflows(account: VirtualAccountRecord, since: Date) {
       return [...transfers.values()]
@@ -80,7 +90,11 @@ export function createSandboxFunding(options: { isTaken?: (accountNumber: string
         transfers.set(reference, { reference, accountNumber, amountKobo, payerName, at });
       }
       const recorded = transfers.get(reference)!;
-      return { providerReference: reference, accountNumber: recorded.accountNumber, amountPaidKobo: recorded.amountKobo };
+      return {
+        providerReference: reference,
+        accountNumber: recorded.accountNumber,
+        amountPaidKobo: recorded.amountKobo,
+      };
     },
   };
 }

@@ -91,21 +91,34 @@ export function createFundingService(deps: FundingDeps) {
     deps.observer?.inflow(provider, outcome, outcome === 'credited' && inflow !== null ? inflow.creditedKobo : 0);
     if (outcome === 'unmatched' && inflow !== null) {
       // Warn: money arrived that no wallet received; a person must assign or reject it.
-      log('funding.unmatched', { level: 'warn', inflow_id: inflow.inflowId, provider, provider_reference: inflow.providerReference, reason: inflow.reason });
+      log('funding.unmatched', {
+        level: 'warn',
+        inflow_id: inflow.inflowId,
+        provider,
+        provider_reference: inflow.providerReference,
+        reason: inflow.reason,
+      });
     }
     return outcome;
   }
 
   /** Records a confirmed inflow (or finds it recorded) and credits it when it is ours and agrees. */
-  async function take(provider: FundingProviderName, confirmed: ConfirmedInflow, hint: InflowHint | null): Promise<NotifyOutcome> {
-    const account = confirmed.accountNumber === '' ? null : await store.funding.findVirtualAccount(provider, confirmed.accountNumber);
+  async function take(
+    provider: FundingProviderName,
+    confirmed: ConfirmedInflow,
+    hint: InflowHint | null,
+  ): Promise<NotifyOutcome> {
+    const account =
+      confirmed.accountNumber === '' ? null : await store.funding.findVirtualAccount(provider, confirmed.accountNumber);
     let reason = '';
-    if (hint !== null && hint.amountPaidKobo !== confirmed.amountPaidKobo) reason = 'the notification and the provider disagree on the amount';
+    if (hint !== null && hint.amountPaidKobo !== confirmed.amountPaidKobo)
+      reason = 'the notification and the provider disagree on the amount';
     else if (hint !== null && hint.accountNumber !== '' && hint.accountNumber !== confirmed.accountNumber)
       reason = 'the notification and the provider disagree on the account';
     else if (account === null) reason = 'no virtual account has this number';
     else if (account.status !== 'active') reason = 'the virtual account is closed';
-    else if (confirmed.amountPaidKobo < 1 || confirmed.amountPaidKobo > MAX_AMOUNT_KOBO) reason = 'the amount is outside what a wallet takes';
+    else if (confirmed.amountPaidKobo < 1 || confirmed.amountPaidKobo > MAX_AMOUNT_KOBO)
+      reason = 'the amount is outside what a wallet takes';
     const now = clock();
     const { inflow, created } = await store.funding.recordInflow({
       inflowId: newInflowId(),
@@ -123,7 +136,12 @@ export function createFundingService(deps: FundingDeps) {
     });
     if (!created && inflow.amountPaidKobo !== confirmed.amountPaidKobo) {
       // The same reference with another amount: the first record stands and nothing moves.
-      log('funding.reference_amount_differs', { level: 'warn', inflow_id: inflow.inflowId, provider, provider_reference: inflow.providerReference });
+      log('funding.reference_amount_differs', {
+        level: 'warn',
+        inflow_id: inflow.inflowId,
+        provider,
+        provider_reference: inflow.providerReference,
+      });
       return told(provider, 'unmatched', null);
     }
     if (inflow.status === 'credited') return told(provider, 'already_credited', inflow);
@@ -134,7 +152,11 @@ export function createFundingService(deps: FundingDeps) {
 
   async function creditVerified(inflow: InflowRecord): Promise<NotifyOutcome> {
     const feeKobo = fundingFeeKobo(inflow.amountPaidKobo, deps.fee);
-    const result = await store.funding.creditInflow(inflow.inflowId, { accountId: inflow.accountId!, mode: inflow.mode, feeKobo, at: clock() }, 'verified');
+    const result = await store.funding.creditInflow(
+      inflow.inflowId,
+      { accountId: inflow.accountId!, mode: inflow.mode, feeKobo, at: clock() },
+      'verified',
+    );
     switch (result.outcome) {
       case 'credited':
         deps.nudge?.({ accountId: result.inflow.accountId!, mode: result.inflow.mode });
@@ -162,7 +184,12 @@ export function createFundingService(deps: FundingDeps) {
     if (known?.status === 'credited') return told(providerName, 'already_credited', known);
     const verified = await provider.verify(hint.providerReference, signal());
     if (verified.kind !== 'paid') {
-      log('funding.not_confirmed', { provider: providerName, provider_reference: hint.providerReference, kind: verified.kind, reason: verified.reason });
+      log('funding.not_confirmed', {
+        provider: providerName,
+        provider_reference: hint.providerReference,
+        kind: verified.kind,
+        reason: verified.reason,
+      });
       return told(providerName, verified.kind === 'unknown' ? 'unknown' : 'not_paid', null);
     }
     if (verified.inflow.providerReference !== hint.providerReference) {
@@ -173,7 +200,8 @@ export function createFundingService(deps: FundingDeps) {
 
   function providerOf(name: FundingProviderName): FundingProvider {
     const provider = byName.get(name);
-    if (provider === undefined) throw new DomainError('FAILED_PRECONDITION', `The funding provider ${name} is not configured.`);
+    if (provider === undefined)
+      throw new DomainError('FAILED_PRECONDITION', `The funding provider ${name} is not configured.`);
     return provider;
   }
 
@@ -185,7 +213,11 @@ export function createFundingService(deps: FundingDeps) {
      * The identity number goes to the providers and, as last four digits and keyed hash, to
      * the store; never to a log.
      */
-    async openAccounts(accountId: string, mode: Mode, input: KycInput): Promise<{ accounts: VirtualAccountRecord[]; pending: string[] }> {
+    async openAccounts(
+      accountId: string,
+      mode: Mode,
+      input: KycInput,
+    ): Promise<{ accounts: VirtualAccountRecord[]; pending: string[] }> {
       const kyc = validateKyc(input);
       await requireAccount(accountId);
       const existing = await store.funding.listVirtualAccounts(accountId, mode);
@@ -210,7 +242,12 @@ export function createFundingService(deps: FundingDeps) {
             createdAt: clock(),
           });
         }
-        log('funding.accounts_opened', { account_id: accountId, mode, provider: provider.name, count: result.accounts.length });
+        log('funding.accounts_opened', {
+          account_id: accountId,
+          mode,
+          provider: provider.name,
+          count: result.accounts.length,
+        });
       }
       return { accounts: await store.funding.listVirtualAccounts(accountId, mode), pending };
     },
@@ -222,7 +259,12 @@ export function createFundingService(deps: FundingDeps) {
         store.funding.getLowBalanceThreshold(accountId, mode),
         store.funding.listAccountInflows(accountId, mode, RECENT_CREDITS),
       ]);
-      return { accounts, fee: deps.fee, lowBalanceThresholdKobo, recentCredits: inflows.filter((i) => i.status === 'credited') };
+      return {
+        accounts,
+        fee: deps.fee,
+        lowBalanceThresholdKobo,
+        recentCredits: inflows.filter((i) => i.status === 'credited'),
+      };
     },
 
     notify,
@@ -248,9 +290,17 @@ export function createFundingService(deps: FundingDeps) {
       reference: string,
       payerName: string,
     ): Promise<{ outcome: NotifyOutcome; inflow: InflowRecord | null }> {
-      if (amountKobo < 1 || amountKobo > MAX_AMOUNT_KOBO) throw invalid('amount', 'amount must be from 0.01 to 100,000,000 Naira.');
-      if (!/^[A-Za-z0-9_.-]{1,64}$/.test(reference)) throw invalid('reference', 'reference must be 1 to 64 letters, digits, dots, dashes or underscores.');
-      const hint = deps.sandbox.transfer(accountNumber, amountKobo, reference, payerName.slice(0, 100) || 'SANDBOX PAYER', clock());
+      if (amountKobo < 1 || amountKobo > MAX_AMOUNT_KOBO)
+        throw invalid('amount', 'amount must be from 0.01 to 100,000,000 Naira.');
+      if (!/^[A-Za-z0-9_.-]{1,64}$/.test(reference))
+        throw invalid('reference', 'reference must be 1 to 64 letters, digits, dots, dashes or underscores.');
+      const hint = deps.sandbox.transfer(
+        accountNumber,
+        amountKobo,
+        reference,
+        payerName.slice(0, 100) || 'SANDBOX PAYER',
+        clock(),
+      );
       const outcome = await notify('sandbox', hint);
       return { outcome, inflow: await store.funding.findInflow('sandbox', reference) };
     },
@@ -275,7 +325,13 @@ export function createFundingService(deps: FundingDeps) {
             const known = await store.funding.findInflow(account.provider, confirmed.providerReference);
             if (known !== null) continue;
             // The list answer is the provider's own; the account it names must still be ours.
-            if ((await take(account.provider, { ...confirmed, accountNumber: confirmed.accountNumber || account.accountNumber }, null)) === 'credited')
+            if (
+              (await take(
+                account.provider,
+                { ...confirmed, accountNumber: confirmed.accountNumber || account.accountNumber },
+                null,
+              )) === 'credited'
+            )
               credited++;
           }
         }
@@ -298,15 +354,24 @@ export function createFundingService(deps: FundingDeps) {
       const inflow = await store.funding.getInflow(inflowId);
       if (inflow === null) throw notFound(`Inflow ${inflowId}`);
       const feeKobo = fundingFeeKobo(inflow.amountPaidKobo, deps.fee);
-      const result = await store.funding.creditInflow(inflowId, { accountId, mode: inflow.mode, feeKobo, at: clock() }, 'unmatched');
+      const result = await store.funding.creditInflow(
+        inflowId,
+        { accountId, mode: inflow.mode, feeKobo, at: clock() },
+        'unmatched',
+      );
       if (result.outcome === 'credited') {
         deps.nudge?.({ accountId, mode: inflow.mode });
-        log('funding.assigned', { inflow_id: inflowId, account_id: accountId, credited_kobo: result.inflow.creditedKobo });
+        log('funding.assigned', {
+          inflow_id: inflowId,
+          account_id: accountId,
+          credited_kobo: result.inflow.creditedKobo,
+        });
         deps.observer?.inflow(inflow.provider, 'credited', result.inflow.creditedKobo);
         return result.inflow;
       }
       if (result.outcome === 'already_credited') return result.inflow;
-      if (result.outcome === 'wrong_status') throw new DomainError('FAILED_PRECONDITION', `Inflow ${inflowId} is ${result.inflow.status}, not unmatched.`);
+      if (result.outcome === 'wrong_status')
+        throw new DomainError('FAILED_PRECONDITION', `Inflow ${inflowId} is ${result.inflow.status}, not unmatched.`);
       throw notFound(result.outcome === 'no_account' ? `Account ${accountId}` : `Inflow ${inflowId}`);
     },
 
@@ -317,7 +382,10 @@ export function createFundingService(deps: FundingDeps) {
       const inflow = await store.funding.rejectInflow(inflowId, text, clock());
       if (inflow === null) throw notFound(`Inflow ${inflowId}`);
       if (inflow.status !== 'rejected')
-        throw new DomainError('FAILED_PRECONDITION', `Inflow ${inflowId} is ${inflow.status}; only an unmatched one can be rejected.`);
+        throw new DomainError(
+          'FAILED_PRECONDITION',
+          `Inflow ${inflowId} is ${inflow.status}; only an unmatched one can be rejected.`,
+        );
       log('funding.rejected', { inflow_id: inflowId });
       return inflow;
     },
@@ -326,7 +394,8 @@ export function createFundingService(deps: FundingDeps) {
       if (thresholdKobo !== null && (thresholdKobo < 1 || thresholdKobo > MAX_AMOUNT_KOBO)) {
         throw invalid('threshold', 'threshold must be from 0.01 to 100,000,000 Naira, or 0 for none.');
       }
-      if (!(await store.funding.setLowBalanceThreshold(accountId, mode, thresholdKobo))) throw notFound(`Account ${accountId}`);
+      if (!(await store.funding.setLowBalanceThreshold(accountId, mode, thresholdKobo)))
+        throw notFound(`Account ${accountId}`);
     },
   };
 }

@@ -32,7 +32,8 @@ export function createFundingSweeper(deps: {
   async function run(): Promise<number> {
     const accounts = await deps.store.listActiveVirtualAccounts(MAX_ACCOUNTS_PER_SWEEP);
     const credited = await deps.funding.sweep(accounts);
-    if (credited > 0) deps.log('funding.swept', { credited, accounts: accounts.length, max_inflows: MAX_INFLOWS_PER_RUN });
+    if (credited > 0)
+      deps.log('funding.swept', { credited, accounts: accounts.length, max_inflows: MAX_INFLOWS_PER_RUN });
     return credited;
   }
 
@@ -51,7 +52,10 @@ export function createFundingSweeper(deps: {
       // A first run at start finishes whatever a crash of the previous process interrupted.
       const tick = () => {
         runOnce().catch((error: unknown) =>
-          deps.log('funding.sweep_failed', { level: 'error', error: error instanceof Error ? error.message : String(error) }),
+          deps.log('funding.sweep_failed', {
+            level: 'error',
+            error: error instanceof Error ? error.message : String(error),
+          }),
         );
       };
       tick();

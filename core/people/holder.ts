@@ -14,10 +14,23 @@ import type { Mode } from '../domain/mode.js';
 import type { Kobo } from '../domain/money.js';
 import { formatNaira, isKobo, kobo } from '../domain/money.js';
 import { pageSize as boundedPageSize, type Page, readPage, sizeOrDefault } from '../domain/paging.js';
-import { LAGOS_OFFSET_MS, lagosDate, lagosDay, lagosDayStart, lagosMonthStart, parseLagosDate } from '../domain/people.js';
+import {
+  LAGOS_OFFSET_MS,
+  lagosDate,
+  lagosDay,
+  lagosDayStart,
+  lagosMonthStart,
+  parseLagosDate,
+} from '../domain/people.js';
 import { discountBasisPoints, priceFor } from '../domain/pricing.js';
 import { byNetworkThenPrice, DISCOS, NETWORKS, type ProductName } from '../domain/products.js';
-import type { ApiKeyRecord, LedgerEntryRecord, ListedApiKey, TransactionQuery, TransactionRecord } from '../domain/records.js';
+import type {
+  ApiKeyRecord,
+  LedgerEntryRecord,
+  ListedApiKey,
+  TransactionQuery,
+  TransactionRecord,
+} from '../domain/records.js';
 import { smsChargeKobo } from '../domain/sms.js';
 import type { PricedCablePackage, PricedPlan, PurchaseService } from '../purchases/service.js';
 import type { Credited, Store } from '../store/port.js';
@@ -94,13 +107,18 @@ export interface HolderDeskDeps {
 }
 
 function pageSize(requested: number, field: string): number {
-  return boundedPageSize(sizeOrDefault(requested), { defaultSize: DEFAULT_HOLDER_PAGE_SIZE, maxSize: MAX_HOLDER_PAGE_SIZE }, field);
+  return boundedPageSize(
+    sizeOrDefault(requested),
+    { defaultSize: DEFAULT_HOLDER_PAGE_SIZE, maxSize: MAX_HOLDER_PAGE_SIZE },
+    field,
+  );
 }
 
 function exact(field: string, value: string): string | undefined {
   const trimmed = value.trim();
   if (trimmed === '') return undefined;
-  if (trimmed.length > MAX_FILTER_CHARS) throw invalid(field, `${field} must be at most ${MAX_FILTER_CHARS} characters.`);
+  if (trimmed.length > MAX_FILTER_CHARS)
+    throw invalid(field, `${field} must be at most ${MAX_FILTER_CHARS} characters.`);
   return trimmed;
 }
 
@@ -124,7 +142,8 @@ export function transactionQuery(filter: HolderFilter): TransactionQuery {
   if (filter.status !== null) query.status = filter.status;
   const fromDay = filter.fromDate.trim() === '' ? null : parseLagosDate('filter.from_date', filter.fromDate);
   const toDay = filter.toDate.trim() === '' ? null : parseLagosDate('filter.to_date', filter.toDate);
-  if (fromDay !== null && toDay !== null && fromDay > toDay) throw invalid('filter.to_date', 'The last day must not be before the first day.');
+  if (fromDay !== null && toDay !== null && fromDay > toDay)
+    throw invalid('filter.to_date', 'The last day must not be before the first day.');
   if (fromDay !== null) query.from = lagosDayStart(fromDay);
   if (toDay !== null) query.until = lagosDayStart(toDay + 1);
   const recipient = nigerianNumber(exact('filter.recipient', filter.recipient));
@@ -139,22 +158,33 @@ export function transactionQuery(filter: HolderFilter): TransactionQuery {
 /** The account's own webhook, per mode, through the operator's webhook service (no rule of its own). */
 function holderWebhooks(webhooks: WebhookService) {
   return {
-    webhook: (context: HolderContext, mode: Mode): Promise<WebhookEndpointRecord | null> => webhooks.find(context.account.accountId, mode),
+    webhook: (context: HolderContext, mode: Mode): Promise<WebhookEndpointRecord | null> =>
+      webhooks.find(context.account.accountId, mode),
 
-    setWebhook: (context: HolderContext, mode: Mode, url: string): Promise<EndpointWithSecret> => webhooks.set(context.account.accountId, mode, url),
+    setWebhook: (context: HolderContext, mode: Mode, url: string): Promise<EndpointWithSecret> =>
+      webhooks.set(context.account.accountId, mode, url),
 
-    rotateWebhookSecret: (context: HolderContext, mode: Mode): Promise<EndpointWithSecret> => webhooks.rotate(context.account.accountId, mode),
+    rotateWebhookSecret: (context: HolderContext, mode: Mode): Promise<EndpointWithSecret> =>
+      webhooks.rotate(context.account.accountId, mode),
 
-    disableWebhook: (context: HolderContext, mode: Mode): Promise<WebhookEndpointRecord> => webhooks.disable(context.account.accountId, mode),
+    disableWebhook: (context: HolderContext, mode: Mode): Promise<WebhookEndpointRecord> =>
+      webhooks.disable(context.account.accountId, mode),
 
-    deliveries: (context: HolderContext, mode: Mode, failedOnly: boolean, pageSize: number | undefined, pageToken: string): Promise<Page<EventRecord>> =>
+    deliveries: (
+      context: HolderContext,
+      mode: Mode,
+      failedOnly: boolean,
+      pageSize: number | undefined,
+      pageToken: string,
+    ): Promise<Page<EventRecord>> =>
       webhooks.deliveries(context.account.accountId, mode, failedOnly, pageSize, pageToken),
 
     /** Only the account's own events of that mode: another's is not found. */
     resendEvent: (context: HolderContext, mode: Mode, eventId: string): Promise<EventRecord> =>
       webhooks.resend(eventId, { accountId: context.account.accountId, mode }),
 
-    sendTestEvent: (context: HolderContext, mode: Mode): Promise<EventRecord> => webhooks.test(context.account.accountId, mode),
+    sendTestEvent: (context: HolderContext, mode: Mode): Promise<EventRecord> =>
+      webhooks.test(context.account.accountId, mode),
   };
 }
 
@@ -164,7 +194,8 @@ export function createHolderDesk(deps: HolderDeskDeps) {
   /** One of the session's account's keys; another account's key is not found, never touched. */
   async function ownKey(context: HolderContext, publicKey: string): Promise<ApiKeyRecord> {
     const key = publicKey && publicKey.length <= MAX_KEY_LENGTH ? await store.keys.find(publicKey) : null;
-    if (!key || key.accountId !== context.account.accountId) throw notFound(`Key ${publicKey.slice(0, 64) || '(empty key)'}`);
+    if (!key || key.accountId !== context.account.accountId)
+      throw notFound(`Key ${publicKey.slice(0, 64) || '(empty key)'}`);
     return key;
   }
 
@@ -175,13 +206,26 @@ export function createHolderDesk(deps: HolderDeskDeps) {
       const firstChartDay = today - (CHART_DAYS - 1);
       const monthStart = lagosMonthStart(today);
       const firstDay = Math.min(firstChartDay, monthStart);
-      const rows = await store.history.spendByDay(accountId, mode, lagosDayStart(firstDay), lagosDayStart(today + 1), LAGOS_OFFSET_MS);
+      const rows = await store.history.spendByDay(
+        accountId,
+        mode,
+        lagosDayStart(firstDay),
+        lagosDayStart(today + 1),
+        LAGOS_OFFSET_MS,
+      );
       const daily: DaySpendTotal[] = [];
       for (let day = firstChartDay; day <= today; day++) {
-        const products = rows.filter((row) => row.day === day).map((row) => ({ product: row.product, spentKobo: row.spentKobo }));
-        daily.push({ date: lagosDate(day), products, totalKobo: kobo(products.reduce((sum, p) => sum + p.spentKobo, 0)) });
+        const products = rows
+          .filter((row) => row.day === day)
+          .map((row) => ({ product: row.product, spentKobo: row.spentKobo }));
+        daily.push({
+          date: lagosDate(day),
+          products,
+          totalKobo: kobo(products.reduce((sum, p) => sum + p.spentKobo, 0)),
+        });
       }
-      const sumFrom = (from: number) => kobo(rows.filter((row) => row.day >= from).reduce((sum, row) => sum + row.spentKobo, 0));
+      const sumFrom = (from: number) =>
+        kobo(rows.filter((row) => row.day >= from).reduce((sum, row) => sum + row.spentKobo, 0));
       const { balanceKobo } = await purchases.balance(accountId, mode);
       return {
         balanceKobo,
@@ -236,16 +280,32 @@ export function createHolderDesk(deps: HolderDeskDeps) {
       };
     },
 
-    async transactions(context: HolderContext, mode: Mode, filter: HolderFilter, requestedSize: number, pageToken: string): Promise<Page<TransactionRecord>> {
+    async transactions(
+      context: HolderContext,
+      mode: Mode,
+      filter: HolderFilter,
+      requestedSize: number,
+      pageToken: string,
+    ): Promise<Page<TransactionRecord>> {
       const query = transactionQuery(filter);
       const limit = pageSize(requestedSize, 'page_size');
-      return readPage('page_token', () => store.history.search(context.account.accountId, mode, query, { limit, ...(pageToken ? { after: pageToken } : {}) }));
+      return readPage('page_token', () =>
+        store.history.search(context.account.accountId, mode, query, {
+          limit,
+          ...(pageToken ? { after: pageToken } : {}),
+        }),
+      );
     },
 
     transaction: (context: HolderContext, mode: Mode, reference: string): Promise<TransactionRecord> =>
       purchases.transaction(context.account.accountId, mode, reference),
 
-    statement: (context: HolderContext, mode: Mode, requestedSize: number, pageToken: string): Promise<Page<LedgerEntryRecord>> =>
+    statement: (
+      context: HolderContext,
+      mode: Mode,
+      requestedSize: number,
+      pageToken: string,
+    ): Promise<Page<LedgerEntryRecord>> =>
       accounts.ledger(context.account.accountId, mode, sizeOrDefault(requestedSize), pageToken),
 
     /**
@@ -256,18 +316,30 @@ export function createHolderDesk(deps: HolderDeskDeps) {
      */
     async addTestFunds(context: HolderContext, amountKobo: number, reference: string): Promise<Credited> {
       const violations: FieldViolation[] = [];
-      if (!isKobo(amountKobo) || amountKobo <= 0) violations.push({ field: 'amount_kobo', description: 'Enter an amount of test money greater than zero.' });
+      if (!isKobo(amountKobo) || amountKobo <= 0)
+        violations.push({ field: 'amount_kobo', description: 'Enter an amount of test money greater than zero.' });
       else if (amountKobo > MAX_TEST_FUNDS_KOBO)
-        violations.push({ field: 'amount_kobo', description: `At most ₦${formatNaira(MAX_TEST_FUNDS_KOBO)} of test money can be added at a time.` });
+        violations.push({
+          field: 'amount_kobo',
+          description: `At most ₦${formatNaira(MAX_TEST_FUNDS_KOBO)} of test money can be added at a time.`,
+        });
       if (!TEST_FUNDS_REFERENCE.test(reference))
-        violations.push({ field: 'reference', description: 'reference must be 8 to 48 letters, digits, hyphens or underscores.' });
+        violations.push({
+          field: 'reference',
+          description: 'reference must be 8 to 48 letters, digits, hyphens or underscores.',
+        });
       throwIfViolations(violations);
       const memo = `Test money added in the developer area by ${context.user.email}`.slice(0, 200);
       try {
-        return await accounts.credit(context.account.accountId, 'test', amountKobo as Kobo, memo, { reference: `${TEST_FUNDS_REFERENCE_PREFIX}${reference}` });
+        return await accounts.credit(context.account.accountId, 'test', amountKobo as Kobo, memo, {
+          reference: `${TEST_FUNDS_REFERENCE_PREFIX}${reference}`,
+        });
       } catch (error) {
         if (error instanceof DomainError && error.code === 'IDEMPOTENCY_KEY_REUSED') {
-          throw new DomainError('FAILED_PRECONDITION', 'This form was already used to add test money with another amount. Reload the page and send it again.');
+          throw new DomainError(
+            'FAILED_PRECONDITION',
+            'This form was already used to add test money with another amount. Reload the page and send it again.',
+          );
         }
         throw error;
       }

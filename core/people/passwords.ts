@@ -17,7 +17,14 @@ const MAX_LOG2_N = 20;
 const MAX_R = 16;
 const MAX_P = 4;
 
-function derive(password: string, salt: Buffer, log2N: number, r: number, p: number, keyBytes: number): Promise<Buffer> {
+function derive(
+  password: string,
+  salt: Buffer,
+  log2N: number,
+  r: number,
+  p: number,
+  keyBytes: number,
+): Promise<Buffer> {
   const N = 2 ** log2N;
   // 128 * N * r bytes are needed; twice that leaves room for the rest.
   const options: ScryptOptions = { N, r, p, maxmem: 256 * N * r + 1024 * 1024 };
@@ -37,7 +44,16 @@ export async function verifyPassword(password: string, stored: string): Promise<
   const parts = stored.split('$');
   if (parts.length !== 6 || parts[0] !== 'scrypt') return false;
   const [log2N, r, p] = parts.slice(1, 4).map(Number) as [number, number, number];
-  if (![log2N, r, p].every(Number.isInteger) || log2N < 10 || log2N > MAX_LOG2_N || r < 1 || r > MAX_R || p < 1 || p > MAX_P) return false;
+  if (
+    ![log2N, r, p].every(Number.isInteger) ||
+    log2N < 10 ||
+    log2N > MAX_LOG2_N ||
+    r < 1 ||
+    r > MAX_R ||
+    p < 1 ||
+    p > MAX_P
+  )
+    return false;
   const salt = Buffer.from(parts[4]!, 'base64url');
   const expected = Buffer.from(parts[5]!, 'base64url');
   if (salt.length === 0 || expected.length < 16) return false;

@@ -21,7 +21,14 @@ import {
   TOTP_CHALLENGE_MS,
   USER_ROLES,
 } from '../domain/people.js';
-import type { AccountRecord, InvitationRecord, SessionRecord, TierRecord, UserRecord, UserRole } from '../domain/records.js';
+import type {
+  AccountRecord,
+  InvitationRecord,
+  SessionRecord,
+  TierRecord,
+  UserRecord,
+  UserRole,
+} from '../domain/records.js';
 import type { Store } from '../store/port.js';
 import { dummyHash, hashPassword, verifyPassword } from './passwords.js';
 import { matchingRecoveryHash, newRecoveryCodes, recoveryCodeHash } from './recovery.js';
@@ -75,7 +82,10 @@ function tokenHash(token: string): string | null {
 }
 
 const invitationInvalid = () =>
-  new DomainError('NOT_FOUND', 'This invitation link is not valid: it was used already, has expired or is mistyped. Ask for a new one.');
+  new DomainError(
+    'NOT_FOUND',
+    'This invitation link is not valid: it was used already, has expired or is mistyped. Ask for a new one.',
+  );
 
 const sessionEnded = () => new DomainError('UNAUTHENTICATED', 'The session has ended or is not valid; sign in again.');
 
@@ -85,11 +95,15 @@ export function invitationUrl(base: string, token: string): string {
 }
 
 /** An account and its tier; NOT_FOUND for an unknown account. */
-async function accountAndTierOf(store: Pick<Store, 'accounts' | 'catalog'>, accountId: string): Promise<{ account: AccountRecord; tier: TierRecord }> {
+async function accountAndTierOf(
+  store: Pick<Store, 'accounts' | 'catalog'>,
+  accountId: string,
+): Promise<{ account: AccountRecord; tier: TierRecord }> {
   const account = await store.accounts.get(accountId);
   if (!account) throw notFound(`Account ${accountId || '(empty id)'}`);
   const tier = await store.catalog.getTier(account.tierId);
-  if (!tier) throw new DomainError('INTERNAL', `Account ${accountId} is on tier ${account.tierId}, which does not exist.`);
+  if (!tier)
+    throw new DomainError('INTERNAL', `Account ${accountId} is on tier ${account.tierId}, which does not exist.`);
   return { account, tier };
 }
 
@@ -106,10 +120,14 @@ function stepUpCheck(
   return async (user, session, code) => {
     const secret = user.totpSecret;
     if (secret === null) return;
-    if (code.trim() === '') throw invalid('totp_code', 'Enter the 6-digit code from your authenticator app, or a recovery code.');
+    if (code.trim() === '')
+      throw invalid('totp_code', 'Enter the 6-digit code from your authenticator app, or a recovery code.');
     const wait = stepUpThrottle.waitMs(user.userId, session.tokenHash, clock());
     if (wait > 0) {
-      throw invalid('totp_code', `Too many wrong codes. Wait ${Math.ceil(wait / 1000)} seconds, then enter the code your app shows.`);
+      throw invalid(
+        'totp_code',
+        `Too many wrong codes. Wait ${Math.ceil(wait / 1000)} seconds, then enter the code your app shows.`,
+      );
     }
     if (!(await acceptCode(user, secret, code))) {
       stepUpThrottle.failed(user.userId, session.tokenHash, clock());
@@ -185,7 +203,13 @@ export function createPeopleService(deps: PeopleDeps) {
     return wait > 0 ? { outcome: 'throttled', retryAfterSeconds: Math.ceil(wait / 1000) } : null;
   }
 
-  const invitations = invitationCommands({ people, clock, dashboardUrl: deps.dashboardUrl, accountAndTier, checkStepUp });
+  const invitations = invitationCommands({
+    people,
+    clock,
+    dashboardUrl: deps.dashboardUrl,
+    accountAndTier,
+    checkStepUp,
+  });
 
   return {
     ...invitations,
@@ -224,7 +248,10 @@ export function createPeopleService(deps: PeopleDeps) {
     /** Refuses a viewer: the server decides, whatever the page showed. */
     requireOwner(context: HolderContext): void {
       if (context.user.role !== 'owner') {
-        throw new DomainError('PERMISSION_DENIED', 'Only an owner of the account can do this; viewers can look but not change.');
+        throw new DomainError(
+          'PERMISSION_DENIED',
+          'Only an owner of the account can do this; viewers can look but not change.',
+        );
       }
     },
 
@@ -241,7 +268,8 @@ export function createPeopleService(deps: PeopleDeps) {
     /** Disables a user and ends their sessions. `accountId` limits it to one account's users (a holder's call). */
     async disableUser(userId: string, accountId: string | null): Promise<UserRecord> {
       const user = userId ? await people.getUser(userId) : null;
-      if (!user || (accountId !== null && user.accountId !== accountId)) throw notFound(`User ${userId || '(empty id)'}`);
+      if (!user || (accountId !== null && user.accountId !== accountId))
+        throw notFound(`User ${userId || '(empty id)'}`);
       const disabled = await people.updateUser(user.userId, { disabled: true });
       if (!disabled) throw notFound(`User ${userId}`);
       await people.deleteUserSessions(user.userId);
@@ -275,7 +303,11 @@ function operatorCommands(people: Store['people'], log: PeopleDeps['log']) {
     async resetTwoStep(userId: string): Promise<UserRecord> {
       const user = userId ? await people.getUser(userId) : null;
       if (!user) throw notFound(`User ${userId || '(empty id)'}`);
-      const updated = await people.updateUser(user.userId, { totpSecret: null, totpPendingSecret: null, recoveryCodeHashes: [] });
+      const updated = await people.updateUser(user.userId, {
+        totpSecret: null,
+        totpPendingSecret: null,
+        recoveryCodeHashes: [],
+      });
       if (!updated) throw notFound(`User ${userId}`);
       const sessionsEnded = await people.deleteUserSessions(user.userId);
       log?.('people.two_step_reset', {
@@ -300,12 +332,21 @@ interface InvitationKit {
 }
 
 function invitationCommands({ people, clock, dashboardUrl, accountAndTier, checkStepUp }: InvitationKit) {
-  async function invite(accountId: string, email: string, role: UserRole | null, invitedBy: string): Promise<NewInvitation> {
+  async function invite(
+    accountId: string,
+    email: string,
+    role: UserRole | null,
+    invitedBy: string,
+  ): Promise<NewInvitation> {
     const normalized = checkEmail('email', email);
-    if (role === null || !(USER_ROLES as readonly string[]).includes(role)) throw invalid('role', 'role must be owner or viewer.');
+    if (role === null || !(USER_ROLES as readonly string[]).includes(role))
+      throw invalid('role', 'role must be owner or viewer.');
     await accountAndTier(accountId);
     if (await people.findUserByEmail(normalized)) {
-      throw new DomainError('FAILED_PRECONDITION', `${normalized} is already a user; one email signs in to one account.`);
+      throw new DomainError(
+        'FAILED_PRECONDITION',
+        `${normalized} is already a user; one email signs in to one account.`,
+      );
     }
     const token = newToken();
     const now = clock();
@@ -341,8 +382,14 @@ function invitationCommands({ people, clock, dashboardUrl, accountAndTier, check
      * An owner's invitation from the developer area. Making someone an owner hands them every
      * power over the account's money and keys, so it needs a step-up code as creating a key does.
      */
-    async inviteFromAccount(context: HolderContext, email: string, role: UserRole | null, code: string): Promise<NewInvitation> {
-      if (context.user.role !== 'owner') throw new DomainError('PERMISSION_DENIED', 'Only an owner of the account can invite people.');
+    async inviteFromAccount(
+      context: HolderContext,
+      email: string,
+      role: UserRole | null,
+      code: string,
+    ): Promise<NewInvitation> {
+      if (context.user.role !== 'owner')
+        throw new DomainError('PERMISSION_DENIED', 'Only an owner of the account can invite people.');
       if (role === 'owner') await checkStepUp(context.user, context.session, code);
       return invite(context.account.accountId, email, role, context.user.userId);
     },
@@ -370,7 +417,8 @@ function invitationCommands({ people, clock, dashboardUrl, accountAndTier, check
         createdAt: clock(),
       };
       const result = await people.acceptInvitation(invitation.tokenHash, user);
-      if (result.outcome === 'email_taken') throw new DomainError('FAILED_PRECONDITION', `${invitation.email} is already a user.`);
+      if (result.outcome === 'email_taken')
+        throw new DomainError('FAILED_PRECONDITION', `${invitation.email} is already a user.`);
       if (result.outcome === 'invalid') throw invitationInvalid();
       return result.user;
     },
@@ -400,7 +448,10 @@ function signInCommands({ people, clock, throttle, startSession, acceptCode, thr
       if (refused) return refused;
       const user = email === '' ? null : await people.findUserByEmail(email);
       const candidate = password.length <= MAX_PASSWORD_CHARS * 4 ? password : '';
-      const passwordOk = await verifyPassword(candidate, user && !user.disabled ? user.passwordHash : await dummyHash());
+      const passwordOk = await verifyPassword(
+        candidate,
+        user && !user.disabled ? user.passwordHash : await dummyHash(),
+      );
       if (!user || user.disabled || !passwordOk) {
         throttle.failed(email, address, clock());
         return { outcome: 'invalid_credentials' };
@@ -440,7 +491,14 @@ function signInCommands({ people, clock, throttle, startSession, acceptCode, thr
       if (refused) return refused;
       const used = await people.deleteSession(pending.tokenHash);
       const fresh = pending.absoluteExpiresAt.getTime() > clock().getTime();
-      if (!used || !fresh || !user || user.disabled || user.totpSecret === null || !(await acceptCode(user, user.totpSecret, totpCode))) {
+      if (
+        !used ||
+        !fresh ||
+        !user ||
+        user.disabled ||
+        user.totpSecret === null ||
+        !(await acceptCode(user, user.totpSecret, totpCode))
+      ) {
         throttle.failed(email, address, clock());
         return { outcome: 'invalid_credentials' };
       }
@@ -476,7 +534,10 @@ function totpCommands({ people, requireActiveUser, acceptCode, checkStepUp }: To
      * `keepPending`, the secret already being set up is shown again instead (after a mistyped
      * code, so that the entry just scanned stays the right one).
      */
-    async beginTotpSetup(context: HolderContext, keepPending = false): Promise<{ secret: string; uri: string; qrSvg: string }> {
+    async beginTotpSetup(
+      context: HolderContext,
+      keepPending = false,
+    ): Promise<{ secret: string; uri: string; qrSvg: string }> {
       const user = await requireActiveUser(context.user.userId);
       if (user.totpSecret !== null) throw alreadyOn();
       const secret = keepPending && user.totpPendingSecret !== null ? user.totpPendingSecret : newTotpSecret();
@@ -489,7 +550,8 @@ function totpCommands({ people, requireActiveUser, acceptCode, checkStepUp }: To
     async confirmTotp(context: HolderContext, code: string): Promise<{ user: UserRecord; recoveryCodes: string[] }> {
       const user = await requireActiveUser(context.user.userId);
       if (user.totpSecret !== null) throw alreadyOn();
-      if (user.totpPendingSecret === null) throw new DomainError('FAILED_PRECONDITION', 'Start the two-step sign-in setup first.');
+      if (user.totpPendingSecret === null)
+        throw new DomainError('FAILED_PRECONDITION', 'Start the two-step sign-in setup first.');
       if (!(await acceptCode(user, user.totpPendingSecret, code)))
         throw invalid(
           'totp_code',
@@ -497,7 +559,11 @@ function totpCommands({ people, requireActiveUser, acceptCode, checkStepUp }: To
         );
       const recoveryCodes = newRecoveryCodes();
       const recoveryCodeHashes = recoveryCodes.map((one) => recoveryCodeHash(one)!);
-      const updated = await people.updateUser(user.userId, { totpSecret: user.totpPendingSecret, totpPendingSecret: null, recoveryCodeHashes });
+      const updated = await people.updateUser(user.userId, {
+        totpSecret: user.totpPendingSecret,
+        totpPendingSecret: null,
+        recoveryCodeHashes,
+      });
       if (!updated) throw sessionEnded();
       return { user: updated, recoveryCodes };
     },
@@ -506,7 +572,11 @@ function totpCommands({ people, requireActiveUser, acceptCode, checkStepUp }: To
       const user = await requireActiveUser(context.user.userId);
       if (user.totpSecret === null) return user;
       await checkStepUp(user, context.session, code);
-      const updated = await people.updateUser(user.userId, { totpSecret: null, totpPendingSecret: null, recoveryCodeHashes: [] });
+      const updated = await people.updateUser(user.userId, {
+        totpSecret: null,
+        totpPendingSecret: null,
+        recoveryCodeHashes: [],
+      });
       if (!updated) throw sessionEnded();
       return updated;
     },
@@ -529,11 +599,20 @@ function passwordCommands({ people, clock, stepUpThrottle, checkStepUp, startSes
      * budget, so a stolen session cannot try passwords either) and, with two-step sign-in on,
      * a code. Every session of theirs ends; the answer is a new session for this browser.
      */
-    async changePassword(context: HolderContext, current: string, next: string, code: string): Promise<{ token: string }> {
+    async changePassword(
+      context: HolderContext,
+      current: string,
+      next: string,
+      code: string,
+    ): Promise<{ token: string }> {
       const user = await people.getUser(context.user.userId);
       if (!user || user.disabled) throw sessionEnded();
       const wait = stepUpThrottle.waitMs(user.userId, context.session.tokenHash, clock());
-      if (wait > 0) throw invalid('current_password', `Too many wrong attempts. Wait ${Math.ceil(wait / 1000)} seconds, then try again.`);
+      if (wait > 0)
+        throw invalid(
+          'current_password',
+          `Too many wrong attempts. Wait ${Math.ceil(wait / 1000)} seconds, then try again.`,
+        );
       const candidate = current.length <= MAX_PASSWORD_CHARS * 4 ? current : '';
       if (!(await verifyPassword(candidate, user.passwordHash))) {
         stepUpThrottle.failed(user.userId, context.session.tokenHash, clock());

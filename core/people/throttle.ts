@@ -79,7 +79,10 @@ export function createSignInThrottle(): SignInThrottle {
   return {
     waitMs(email, address, now) {
       const nowMs = now.getTime();
-      return Math.max(wait(pairKey(email, address), FREE_FAILURES_PER_USER_ADDRESS, nowMs), wait(addressKey(address), FREE_FAILURES_PER_ADDRESS, nowMs));
+      return Math.max(
+        wait(pairKey(email, address), FREE_FAILURES_PER_USER_ADDRESS, nowMs),
+        wait(addressKey(address), FREE_FAILURES_PER_ADDRESS, nowMs),
+      );
     },
     failed(email, address, now) {
       bump(pairKey(email, address), now.getTime());

@@ -30,20 +30,32 @@ export function createUpgrades(deps: UpgradeDeps) {
   async function pending(accountId: string): Promise<UpgradeRequestRecord> {
     await accounts.getAccount(accountId);
     const found = await store.upgrades.get(accountId);
-    if (found?.status !== 'pending') throw new DomainError('FAILED_PRECONDITION', `Account ${accountId} has no pending request for API access.`);
+    if (found?.status !== 'pending')
+      throw new DomainError('FAILED_PRECONDITION', `Account ${accountId} has no pending request for API access.`);
     return found;
   }
 
   return {
     /** Files the account's request; an account that can already use the API has nothing to ask. */
     async request(context: HolderContext, note: string): Promise<UpgradeRequestRecord> {
-      if (context.tier.apiAccess) throw new DomainError('FAILED_PRECONDITION', 'This account can already use the API: create a key pair on the API keys page.');
+      if (context.tier.apiAccess)
+        throw new DomainError(
+          'FAILED_PRECONDITION',
+          'This account can already use the API: create a key pair on the API keys page.',
+        );
       const text = note.trim();
-      if (text.length > MAX_UPGRADE_NOTE_CHARS) throw invalid('note', `Write at most ${MAX_UPGRADE_NOTE_CHARS} characters.`);
-      return store.upgrades.open({ accountId: context.account.accountId, requestedBy: context.user.email, note: text, at: clock() });
+      if (text.length > MAX_UPGRADE_NOTE_CHARS)
+        throw invalid('note', `Write at most ${MAX_UPGRADE_NOTE_CHARS} characters.`);
+      return store.upgrades.open({
+        accountId: context.account.accountId,
+        requestedBy: context.user.email,
+        note: text,
+        at: clock(),
+      });
     },
 
-    status: (context: HolderContext): Promise<UpgradeRequestRecord | null> => store.upgrades.get(context.account.accountId),
+    status: (context: HolderContext): Promise<UpgradeRequestRecord | null> =>
+      store.upgrades.get(context.account.accountId),
 
     /** The first live key pair of an approval, once; null for every other call. */
     async claimFirstKey(context: HolderContext): Promise<IssuedKeyPair | null> {
@@ -59,17 +71,20 @@ export function createUpgrades(deps: UpgradeDeps) {
       await pending(accountId);
       const tier = await store.catalog.getTier(tierId || API_TIER_ID);
       if (tier === null) throw invalid('tier_id', `Tier ${tierId || API_TIER_ID} does not exist.`);
-      if (!tier.apiAccess) throw invalid('tier_id', `Tier ${tier.tierId} has no API access; approve onto a tier that has it.`);
+      if (!tier.apiAccess)
+        throw invalid('tier_id', `Tier ${tier.tierId} has no API access; approve onto a tier that has it.`);
       await accounts.setTier(accountId, tier.tierId, { issueFirstKey: false });
       const decided = await store.upgrades.decide(accountId, 'approved', clock());
-      if (decided === null) throw new DomainError('FAILED_PRECONDITION', `Account ${accountId} has no pending request for API access.`);
+      if (decided === null)
+        throw new DomainError('FAILED_PRECONDITION', `Account ${accountId} has no pending request for API access.`);
       return decided;
     },
 
     async refuse(accountId: string): Promise<UpgradeRequestRecord> {
       await pending(accountId);
       const decided = await store.upgrades.decide(accountId, 'refused', clock());
-      if (decided === null) throw new DomainError('FAILED_PRECONDITION', `Account ${accountId} has no pending request for API access.`);
+      if (decided === null)
+        throw new DomainError('FAILED_PRECONDITION', `Account ${accountId} has no pending request for API access.`);
       return decided;
     },
   };

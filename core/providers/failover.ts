@@ -30,7 +30,10 @@ export type CallEvidence =
 export type FailoverRule = (evidence: CallEvidence) => boolean;
 
 /** The evidence of one HTTP exchange, given what the adapter read from the answer's body. */
-export function evidenceOf(answer: HttpAnswer, read: { code: string | null; status: string | null } | undefined): CallEvidence {
+export function evidenceOf(
+  answer: HttpAnswer,
+  read: { code: string | null; status: string | null } | undefined,
+): CallEvidence {
   if (answer.kind === 'no_answer') {
     switch (answer.cause) {
       case 'refused':
@@ -45,7 +48,13 @@ export function evidenceOf(answer: HttpAnswer, read: { code: string | null; stat
     }
   }
   const json = answer.json !== null && typeof answer.json === 'object' && !Array.isArray(answer.json);
-  return { kind: 'answer', httpStatus: answer.status, json, code: json ? (read?.code ?? null) : null, status: json ? (read?.status ?? null) : null };
+  return {
+    kind: 'answer',
+    httpStatus: answer.status,
+    json,
+    code: json ? (read?.code ?? null) : null,
+    status: json ? (read?.status ?? null) : null,
+  };
 }
 
 /** The part every rule shares: a request never written proves non-delivery. */

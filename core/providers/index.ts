@@ -55,7 +55,9 @@ export interface BuiltProviders {
 }
 
 /** Every family on the sandbox: the default, and what tests start from. */
-export const ALL_SANDBOX: ProviderRouting = Object.freeze(Object.fromEntries(PRODUCTS.map((p) => [p, 'sandbox'])) as Record<ProductName, ProviderKind>);
+export const ALL_SANDBOX: ProviderRouting = Object.freeze(
+  Object.fromEntries(PRODUCTS.map((p) => [p, 'sandbox'])) as Record<ProductName, ProviderKind>,
+);
 
 /**
  * The providers of a configuration. A family routed to VTpass without its settings is a
@@ -68,11 +70,15 @@ export function createProviders(
   const sandbox = createSandbox({ delayMs: config.sandboxDelayMs, record: false });
   const wantsBills = VTPASS_BILL_FAMILIES.some((family) => config.routing[family] === 'vtpass');
   if (wantsBills && config.vtpass === null) throw new Error('VTpass is routed but not configured');
-  if (config.routing.bulksms === 'vtpass' && config.vtpassSms === null) throw new Error('VTpass SMS is routed but not configured');
+  if (config.routing.bulksms === 'vtpass' && config.vtpassSms === null)
+    throw new Error('VTpass SMS is routed but not configured');
   const common = { ...(deps.log ? { log: deps.log } : {}), ...(deps.clock ? { clock: deps.clock } : {}) };
-  const vtpass = wantsBills && config.vtpass ? createVtpassProviders({ ...config.vtpass, ...common }, deps.catalog) : null;
+  const vtpass =
+    wantsBills && config.vtpass ? createVtpassProviders({ ...config.vtpass, ...common }, deps.catalog) : null;
   const vtpassSms =
-    config.routing.bulksms === 'vtpass' && config.vtpassSms ? createVtpassSmsProvider({ ...config.vtpassSms, ...(deps.log ? { log: deps.log } : {}) }) : null;
+    config.routing.bulksms === 'vtpass' && config.vtpassSms
+      ? createVtpassSmsProvider({ ...config.vtpassSms, ...(deps.log ? { log: deps.log } : {}) })
+      : null;
   const routed = (family: ProductName) => config.routing[family] === 'vtpass' && vtpass !== null;
   return {
     providers: {

@@ -83,16 +83,23 @@ function variableOf(name: string, setting: string): string {
 function readInstance(env: Env, name: string): UpstreamInstance {
   const kindVariable = variableOf(name, 'KIND');
   const kind = env[kindVariable];
-  if (kind === undefined || kind === '') throw new ConfigError(kindVariable, `is required because UPSTREAMS names ${name}; one of ${kindsText()}.`);
+  if (kind === undefined || kind === '')
+    throw new ConfigError(kindVariable, `is required because UPSTREAMS names ${name}; one of ${kindsText()}.`);
   if (kind === 'vtpass')
-    throw new ConfigError(kindVariable, 'cannot be vtpass: the one VTpass instance is named vtpass and configured by the VTPASS_* variables.');
+    throw new ConfigError(
+      kindVariable,
+      'cannot be vtpass: the one VTpass instance is named vtpass and configured by the VTPASS_* variables.',
+    );
   if (!(UPSTREAM_KINDS as readonly string[]).includes(kind))
     throw new ConfigError(kindVariable, `must be one of ${kindsText()}; got ${JSON.stringify(kind.slice(0, 40))}.`);
   const allowed = SETTINGS[kind as UpstreamKind];
   for (const key of Object.keys(env)) {
     const prefix = `UPSTREAM_${name.toUpperCase()}_`;
     if (key.startsWith(prefix) && env[key] !== undefined && !allowed.includes(key.slice(prefix.length))) {
-      throw new ConfigError(key, `is not a setting of a ${kind} upstream; it takes ${allowed.map((s) => prefix + s).join(', ')}.`);
+      throw new ConfigError(
+        key,
+        `is not a setting of a ${kind} upstream; it takes ${allowed.map((s) => prefix + s).join(', ')}.`,
+      );
     }
   }
   switch (kind as Exclude<UpstreamKind, 'vtpass'>) {
@@ -102,7 +109,10 @@ function readInstance(env: Env, name: string): UpstreamInstance {
       return {
         name,
         kind: 'clubkonnect',
-        baseUrl: upstreamUrl(variableOf(name, 'BASE_URL'), env[variableOf(name, 'BASE_URL')] ?? CLUBKONNECT_DEFAULT_BASE_URL),
+        baseUrl: upstreamUrl(
+          variableOf(name, 'BASE_URL'),
+          env[variableOf(name, 'BASE_URL')] ?? CLUBKONNECT_DEFAULT_BASE_URL,
+        ),
         userId: credential(env, variableOf(name, 'USER_ID'), name),
         apiKey: credential(env, variableOf(name, 'API_KEY'), name),
       };
@@ -114,7 +124,12 @@ function readInstance(env: Env, name: string): UpstreamInstance {
           urlVariable,
           `is required for the ported-number upstream ${name}: every site has its own address, such as https://site.example/api/.`,
         );
-      return { name, kind: 'ported-number', baseUrl: upstreamUrl(urlVariable, base), token: credential(env, variableOf(name, 'TOKEN'), name) };
+      return {
+        name,
+        kind: 'ported-number',
+        baseUrl: upstreamUrl(urlVariable, base),
+        token: credential(env, variableOf(name, 'TOKEN'), name),
+      };
     }
   }
 }
@@ -124,7 +139,11 @@ function readVtpass(env: Env, declared: boolean): UpstreamInstance | undefined {
   const keys = ['VTPASS_API_KEY', 'VTPASS_PUBLIC_KEY', 'VTPASS_SECRET_KEY'] as const;
   if (!declared && keys.every((key) => env[key] === undefined)) return undefined;
   const why = declared ? 'because UPSTREAMS names vtpass' : 'because another VTPASS_*_KEY is set';
-  const [apiKey, publicKey, secretKey] = keys.map((key) => credentialValue(key, env[key], why)) as [string, string, string];
+  const [apiKey, publicKey, secretKey] = keys.map((key) => credentialValue(key, env[key], why)) as [
+    string,
+    string,
+    string,
+  ];
   return {
     name: 'vtpass',
     kind: 'vtpass',
@@ -141,8 +160,10 @@ function refuseStrays(env: Env, declared: readonly string[]): void {
   for (const key of Object.keys(env)) {
     // UPSTREAM_FLOAT_POLL_MS is the float poller's (issue 27, a later change), not an instance's.
     if (!key.startsWith('UPSTREAM_') || env[key] === undefined || key === 'UPSTREAM_FLOAT_POLL_MS') continue;
-    if (key.startsWith('UPSTREAM_VTPASS_')) throw new ConfigError(key, 'is not read: the vtpass instance is configured by the VTPASS_* variables.');
-    if (!prefixes.some((prefix) => key.startsWith(prefix))) throw new ConfigError(key, 'belongs to no upstream: add its name to UPSTREAMS or remove it.');
+    if (key.startsWith('UPSTREAM_VTPASS_'))
+      throw new ConfigError(key, 'is not read: the vtpass instance is configured by the VTPASS_* variables.');
+    if (!prefixes.some((prefix) => key.startsWith(prefix)))
+      throw new ConfigError(key, 'belongs to no upstream: add its name to UPSTREAMS or remove it.');
   }
 }
 
@@ -153,7 +174,8 @@ function credential(env: Env, variable: string, name: string): string {
 /** A credential: present, one word, at most 200 characters. The value is never echoed. */
 function credentialValue(variable: string, value: string | undefined, why: string): string {
   if (value === undefined || value === '') throw new ConfigError(variable, `is required ${why}.`);
-  if (value.length > 200 || /\s/.test(value)) throw new ConfigError(variable, 'must be one word of at most 200 characters.');
+  if (value.length > 200 || /\s/.test(value))
+    throw new ConfigError(variable, 'must be one word of at most 200 characters.');
   return value;
 }
 

@@ -62,7 +62,11 @@ export function createCallbackService(deps: PurchaseDeps, parsers: Readonly<Reco
     if (last !== undefined && nowMs - last.atMs < CALLBACK_REQUERY_SPACING_MS) {
       // The same answer, said as what it is now: a repeat changes nothing.
       return last.result.then(
-        (first) => ({ disposition: first.disposition === 'retry_later' ? 'retry_later' : 'unchanged', reference: tx.reference, status: first.status }),
+        (first) => ({
+          disposition: first.disposition === 'retry_later' ? 'retry_later' : 'unchanged',
+          reference: tx.reference,
+          status: first.status,
+        }),
         () => ({ disposition: 'retry_later', reference: tx.reference, status: tx.status }),
       );
     }
@@ -105,7 +109,12 @@ export function createCallbackService(deps: PurchaseDeps, parsers: Readonly<Reco
     if (!agrees) {
       // A refunded purchase the provider calls delivered, or a delivered one it calls failed:
       // no rule can settle that safely; a person compares the two records.
-      log('callback.conflict_error', { reference: tx.reference, product: tx.product, status: tx.status, provider_says: outcome.kind });
+      log('callback.conflict_error', {
+        reference: tx.reference,
+        product: tx.product,
+        status: tx.status,
+        provider_says: outcome.kind,
+      });
     }
     return done('unchanged', tx);
   }
@@ -115,9 +124,15 @@ export function createCallbackService(deps: PurchaseDeps, parsers: Readonly<Reco
     async applyCallback(providerName: string, body: Uint8Array): Promise<CallbackResult> {
       const parse = Object.hasOwn(parsers, providerName) ? parsers[providerName] : undefined;
       if (parse === undefined) {
-        throw new DomainError('INVALID_PARAMETER', `There is no provider "${providerName.slice(0, 40)}" that sends callbacks.`, {
-          violations: [{ field: 'provider', description: `provider must be one of ${Object.keys(parsers).join(', ')}.` }],
-        });
+        throw new DomainError(
+          'INVALID_PARAMETER',
+          `There is no provider "${providerName.slice(0, 40)}" that sends callbacks.`,
+          {
+            violations: [
+              { field: 'provider', description: `provider must be one of ${Object.keys(parsers).join(', ')}.` },
+            ],
+          },
+        );
       }
       const parsed = parse(body);
       if (!parsed.ok) {
@@ -133,13 +148,21 @@ export function createCallbackService(deps: PurchaseDeps, parsers: Readonly<Reco
       // as is one for a family served by another provider now (or always).
       const provider = deps.providers[tx.mode][tx.product];
       if (provider.name !== providerName) {
-        log('callback.ignored', { provider: providerName, reference: tx.reference, reason: `${tx.product} is served by ${provider.name}` });
+        log('callback.ignored', {
+          provider: providerName,
+          reference: tx.reference,
+          reason: `${tx.product} is served by ${provider.name}`,
+        });
         return { disposition: 'ignored', reference: tx.reference, status: tx.status };
       }
       // The purchase is still waiting for its own answer; that answer settles it.
-      if (deps.inFlight.has(tx.reference)) return { disposition: 'retry_later', reference: tx.reference, status: tx.status };
+      if (deps.inFlight.has(tx.reference))
+        return { disposition: 'retry_later', reference: tx.reference, status: tx.status };
       return requeryOnce(tx, async () => {
-        const outcome = await callProvider((signal) => provider.query(providerRequestOf(tx), signal), deps.providerTimeoutMs);
+        const outcome = await callProvider(
+          (signal) => provider.query(providerRequestOf(tx), signal),
+          deps.providerTimeoutMs,
+        );
         const result = await apply(tx, outcome);
         log('callback.applied', {
           provider: providerName,

@@ -101,7 +101,10 @@ function stillInProgress(tx: TransactionRecord, inFlight: ReadonlySet<string>, n
  * Runs a provider call with a deadline. A timeout, a thrown error or anything else that is
  * not a classified answer becomes `unknown`: the provider may have delivered.
  */
-export async function callProvider(call: (signal: AbortSignal) => Promise<ProviderOutcome>, timeoutMs: number): Promise<ProviderOutcome> {
+export async function callProvider(
+  call: (signal: AbortSignal) => Promise<ProviderOutcome>,
+  timeoutMs: number,
+): Promise<ProviderOutcome> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
   try {
@@ -113,7 +116,13 @@ export async function callProvider(call: (signal: AbortSignal) => Promise<Provid
   }
 }
 
-export async function executePurchase(deps: PurchaseDeps, accountId: string, mode: Mode, order: PurchaseOrder, requestId: string): Promise<PurchaseResult> {
+export async function executePurchase(
+  deps: PurchaseDeps,
+  accountId: string,
+  mode: Mode,
+  order: PurchaseOrder,
+  requestId: string,
+): Promise<PurchaseResult> {
   if (requestId !== '' && !REQUEST_ID_PATTERN.test(requestId)) {
     throw invalid('request_id', 'request_id must be 1 to 64 letters, digits, "_" or "-".');
   }
@@ -158,7 +167,10 @@ export async function executePurchase(deps: PurchaseDeps, accountId: string, mod
   try {
     const provider = deps.providers[tx.mode][tx.product];
     const started = Date.now();
-    const outcome = await callProvider((signal) => provider.purchase(providerRequestOf(tx), signal), deps.providerTimeoutMs);
+    const outcome = await callProvider(
+      (signal) => provider.purchase(providerRequestOf(tx), signal),
+      deps.providerTimeoutMs,
+    );
     deps.log('provider.purchase', {
       reference: tx.reference,
       mode: tx.mode,
@@ -236,9 +248,13 @@ function replay(deps: PurchaseDeps, tx: TransactionRecord, requestHash: string |
     );
   }
   if (stillInProgress(tx, deps.inFlight, deps.clock())) {
-    throw new DomainError('REQUEST_IN_PROGRESS', `The request with request_id ${tx.requestId} is still being processed; retry shortly.`, {
-      metadata: { reference: tx.reference },
-    });
+    throw new DomainError(
+      'REQUEST_IN_PROGRESS',
+      `The request with request_id ${tx.requestId} is still being processed; retry shortly.`,
+      {
+        metadata: { reference: tx.reference },
+      },
+    );
   }
   const first = firstAnswer(tx);
   if (first.status === 'failed') {

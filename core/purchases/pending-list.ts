@@ -9,9 +9,15 @@ import type { TransactionStore } from '../store/port.js';
 export function createPendingList(deps: { transactions: TransactionStore }) {
   return {
     /** One page, oldest first; `requestedSize` undefined means the default. */
-    async list(needsAttentionOnly: boolean, requestedSize: number | undefined, pageToken: string): Promise<Page<TransactionRecord>> {
+    async list(
+      needsAttentionOnly: boolean,
+      requestedSize: number | undefined,
+      pageToken: string,
+    ): Promise<Page<TransactionRecord>> {
       const limit = pageSize(requestedSize, PENDING_PAGES, 'page_size');
-      return readPage('page_token', () => deps.transactions.listPending({ needsAttentionOnly }, { limit, ...(pageToken ? { after: pageToken } : {}) }));
+      return readPage('page_token', () =>
+        deps.transactions.listPending({ needsAttentionOnly }, { limit, ...(pageToken ? { after: pageToken } : {}) }),
+      );
     },
   };
 }

@@ -26,7 +26,9 @@ export class Background {
 }
 
 function receiptText(tx: TransactionRecord): string {
-  const lines = [`${tx.service.toUpperCase()} ${tx.details.meterType ?? ''} meter ${tx.recipient}`.replace(/\s+/g, ' ')];
+  const lines = [
+    `${tx.service.toUpperCase()} ${tx.details.meterType ?? ''} meter ${tx.recipient}`.replace(/\s+/g, ' '),
+  ];
   // Key-change tokens first: a meter may refuse the energy token until they are entered.
   for (const [i, kct] of (tx.result?.kctTokens ?? []).entries()) lines.push(`KCT${i + 1}: ${kct}`);
   if (tx.result?.token) lines.push(`Token: ${tx.result.token}`);
@@ -37,7 +39,11 @@ function receiptText(tx: TransactionRecord): string {
 }
 
 export function sendReceipt(
-  deps: { providers: ProvidersByMode; background: Background; log: (event: string, fields: Record<string, unknown>) => void },
+  deps: {
+    providers: ProvidersByMode;
+    background: Background;
+    log: (event: string, fields: Record<string, unknown>) => void;
+  },
   tx: TransactionRecord,
 ): void {
   const to = tx.details.customerPhone;
@@ -46,10 +52,16 @@ export function sendReceipt(
     const signal = AbortSignal.timeout(RECEIPT_TIMEOUT_MS);
     try {
       // A test purchase's receipt goes through the sandbox, like the purchase itself.
-      const accepted = await deps.providers[tx.mode].bulksms.notify({ to, text: receiptText(tx), reference: tx.reference }, signal);
+      const accepted = await deps.providers[tx.mode].bulksms.notify(
+        { to, text: receiptText(tx), reference: tx.reference },
+        signal,
+      );
       deps.log('receipt.sent', { reference: tx.reference, accepted });
     } catch (error) {
-      deps.log('receipt.failed', { reference: tx.reference, error: error instanceof Error ? error.message : String(error) });
+      deps.log('receipt.failed', {
+        reference: tx.reference,
+        error: error instanceof Error ? error.message : String(error),
+      });
     }
   });
 }

@@ -20,7 +20,10 @@ export interface RecoveryWorker {
   stop(): Promise<void>;
 }
 
-export function createRecoveryWorker(deps: PurchaseDeps, options: { intervalMs: number; schedule?: RetrySchedule }): RecoveryWorker {
+export function createRecoveryWorker(
+  deps: PurchaseDeps,
+  options: { intervalMs: number; schedule?: RetrySchedule },
+): RecoveryWorker {
   const schedule = options.schedule ?? DEFAULT_RETRY_SCHEDULE;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<number> | undefined;
@@ -42,8 +45,17 @@ export function createRecoveryWorker(deps: PurchaseDeps, options: { intervalMs: 
     });
     if (tx === null) return false;
     const provider = deps.providers[tx.mode][tx.product];
-    const outcome = await callProvider((signal) => provider.query(providerRequestOf(tx), signal), deps.providerTimeoutMs);
-    deps.log('provider.query', { reference: tx.reference, product: tx.product, provider: provider.name, outcome: outcome.kind, attempt: tx.attempts });
+    const outcome = await callProvider(
+      (signal) => provider.query(providerRequestOf(tx), signal),
+      deps.providerTimeoutMs,
+    );
+    deps.log('provider.query', {
+      reference: tx.reference,
+      product: tx.product,
+      provider: provider.name,
+      outcome: outcome.kind,
+      attempt: tx.attempts,
+    });
     const after = await applyOutcome(deps, tx, outcome, tx.attempts - 1, schedule);
     return after.status !== 'pending';
   }
@@ -59,7 +71,10 @@ export function createRecoveryWorker(deps: PurchaseDeps, options: { intervalMs: 
       try {
         if (await recover(tx, dueBy)) finalized += 1;
       } catch (error) {
-        deps.log('recovery.transaction_failed', { reference: tx.reference, error: error instanceof Error ? error.message : String(error) });
+        deps.log('recovery.transaction_failed', {
+          reference: tx.reference,
+          error: error instanceof Error ? error.message : String(error),
+        });
       }
     }
     return finalized;
@@ -81,7 +96,9 @@ export function createRecoveryWorker(deps: PurchaseDeps, options: { intervalMs: 
   function tick(): void {
     if (stopped) return;
     runOnce()
-      .catch((error: unknown) => deps.log('recovery.error', { error: error instanceof Error ? error.message : String(error) }))
+      .catch((error: unknown) =>
+        deps.log('recovery.error', { error: error instanceof Error ? error.message : String(error) }),
+      )
       .finally(() => {
         if (!stopped) timer = setTimeout(tick, options.intervalMs);
       });

@@ -21,7 +21,14 @@ import {
 import { historyPageSize, type Page, readPage } from '../domain/paging.js';
 import { planPriceFor, priceFor } from '../domain/pricing.js';
 import { CABLE_PROVIDERS, canonicalNetwork, NETWORK_NAMES, RENEWABLE_CABLE_PROVIDERS } from '../domain/products.js';
-import { type AccountRecord, balanceOf, type CablePackageRecord, type PlanRecord, type TierRecord, type TransactionRecord } from '../domain/records.js';
+import {
+  type AccountRecord,
+  balanceOf,
+  type CablePackageRecord,
+  type PlanRecord,
+  type TierRecord,
+  type TransactionRecord,
+} from '../domain/records.js';
 import { checkOneOf } from '../domain/validation.js';
 import type { CustomerDetails, CustomerQuery, VerifyOutcome } from '../providers/port.js';
 import type { Store } from '../store/port.js';
@@ -53,13 +60,17 @@ export function createPurchaseService(deps: PurchaseDeps & { store: Pick<Store, 
     const account = await store.accounts.get(accountId);
     if (!account) throw notFound(`Account ${accountId}`);
     const tier = await store.catalog.getTier(account.tierId);
-    if (!tier) throw new DomainError('INTERNAL', `Account ${accountId} is on tier ${account.tierId}, which does not exist.`);
+    if (!tier)
+      throw new DomainError('INTERNAL', `Account ${accountId} is on tier ${account.tierId}, which does not exist.`);
     return { account, tier };
   }
 
   return {
     /** The account, its tier, and the balance of its wallet in `mode`. */
-    async balance(accountId: string, mode: Mode): Promise<{ account: AccountRecord; tier: TierRecord; balanceKobo: Kobo }> {
+    async balance(
+      accountId: string,
+      mode: Mode,
+    ): Promise<{ account: AccountRecord; tier: TierRecord; balanceKobo: Kobo }> {
       const { account, tier } = await accountAndTier(accountId);
       return { account, tier, balanceKobo: balanceOf(account, mode) };
     },
@@ -71,15 +82,26 @@ export function createPurchaseService(deps: PurchaseDeps & { store: Pick<Store, 
 
     async data(accountId: string, mode: Mode, input: DataInput, requestId: string): Promise<PurchaseResult> {
       const { tier } = await accountAndTier(accountId);
-      const plan = Number.isSafeInteger(input.planId) && input.planId > 0 ? await store.catalog.getPlan(input.planId) : null;
+      const plan =
+        Number.isSafeInteger(input.planId) && input.planId > 0 ? await store.catalog.getPlan(input.planId) : null;
       return executePurchase(deps, accountId, mode, dataOrder(input, plan, tier), requestId);
     },
 
-    async electricity(accountId: string, mode: Mode, input: ElectricityInput, requestId: string): Promise<PurchaseResult> {
+    async electricity(
+      accountId: string,
+      mode: Mode,
+      input: ElectricityInput,
+      requestId: string,
+    ): Promise<PurchaseResult> {
       const { tier } = await accountAndTier(accountId);
       const order = electricityOrder(input, tier);
       // The disco's own minimum and arrears for this meter, where it tells them (verify).
-      const meter = await lookUp(deps, mode, { product: 'electricity', service: input.disco, number: input.meterNumber, meterType: order.details.meterType! });
+      const meter = await lookUp(deps, mode, {
+        product: 'electricity',
+        service: input.disco,
+        number: input.meterNumber,
+        meterType: order.details.meterType!,
+      });
       if (meter !== null) checkMeterMinimum(input, meter);
       return executePurchase(deps, accountId, mode, order, requestId);
     },
@@ -114,7 +136,10 @@ export function createPurchaseService(deps: PurchaseDeps & { store: Pick<Store, 
       const canonical = network === '' ? undefined : canonicalNetwork(network);
       const plans = await store.catalog.listPlans({ activeOnly: true, ...(canonical ? { network: canonical } : {}) });
       // Asked by another name (t2), the plans answer under that name.
-      return plans.map((plan) => ({ plan: network === '' || network === plan.network ? plan : { ...plan, network }, priceKobo: planPriceFor(tier, plan) }));
+      return plans.map((plan) => ({
+        plan: network === '' || network === plan.network ? plan : { ...plan, network },
+        priceKobo: planPriceFor(tier, plan),
+      }));
     },
 
     /** The active cable packages at this account's price: the very charge PayCable makes. */
@@ -126,7 +151,9 @@ export function createPurchaseService(deps: PurchaseDeps & { store: Pick<Store, 
         throwIfViolations(violations);
       }
       const packages = await store.catalog.listCablePackages(provider ? { provider } : {});
-      return packages.filter((pkg) => pkg.active).map((pkg) => ({ pkg, priceKobo: priceFor(tier, 'cable', pkg.provider, pkg.priceKobo) }));
+      return packages
+        .filter((pkg) => pkg.active)
+        .map((pkg) => ({ pkg, priceKobo: priceFor(tier, 'cable', pkg.provider, pkg.priceKobo) }));
     },
 
     /**
@@ -135,15 +162,23 @@ export function createPurchaseService(deps: PurchaseDeps & { store: Pick<Store, 
      */
     async transaction(accountId: string, mode: Mode, reference: string): Promise<TransactionRecord> {
       const tx = reference ? await store.transactions.get(reference) : null;
-      if (!tx || tx.accountId !== accountId || tx.mode !== mode) throw notFound(`Transaction ${quotedReference(reference)}`);
+      if (!tx || tx.accountId !== accountId || tx.mode !== mode)
+        throw notFound(`Transaction ${quotedReference(reference)}`);
       return tx;
     },
 
     /** A page of the account's history in `mode`; `pageSize` undefined means the default size. */
-    async history(accountId: string, mode: Mode, pageSize: number | undefined, pageToken: string): Promise<Page<TransactionRecord>> {
+    async history(
+      accountId: string,
+      mode: Mode,
+      pageSize: number | undefined,
+      pageToken: string,
+    ): Promise<Page<TransactionRecord>> {
       await accountAndTier(accountId);
       const limit = historyPageSize(pageSize);
-      return readPage('cursor', () => store.transactions.listByAccount(accountId, mode, { limit, ...(pageToken ? { after: pageToken } : {}) }));
+      return readPage('cursor', () =>
+        store.transactions.listByAccount(accountId, mode, { limit, ...(pageToken ? { after: pageToken } : {}) }),
+      );
     },
   };
 }
@@ -155,15 +190,28 @@ export type PurchaseService = ReturnType<typeof createPurchaseService>;
  * tells nothing usable (not found, no answer in time): the purchase then goes on, and the
  * upstream's own answer to the payment decides, as it did before the lookup existed.
  */
-async function lookUp(deps: Pick<PurchaseDeps, 'providers' | 'providerTimeoutMs' | 'log'>, mode: Mode, query: CustomerQuery): Promise<CustomerDetails | null> {
+async function lookUp(
+  deps: Pick<PurchaseDeps, 'providers' | 'providerTimeoutMs' | 'log'>,
+  mode: Mode,
+  query: CustomerQuery,
+): Promise<CustomerDetails | null> {
   const provider = deps.providers[mode][query.product];
   let outcome: VerifyOutcome;
   try {
-    outcome = await provider.verify(query, AbortSignal.timeout(Math.min(deps.providerTimeoutMs, LOOKUP_BEFORE_PURCHASE_MS)));
+    outcome = await provider.verify(
+      query,
+      AbortSignal.timeout(Math.min(deps.providerTimeoutMs, LOOKUP_BEFORE_PURCHASE_MS)),
+    );
   } catch (error) {
     outcome = { kind: 'unavailable', reason: error instanceof Error ? error.message : String(error) };
   }
-  deps.log('purchase.lookup', { mode, product: query.product, service: query.service, provider: provider.name, outcome: outcome.kind });
+  deps.log('purchase.lookup', {
+    mode,
+    product: query.product,
+    service: query.service,
+    provider: provider.name,
+    outcome: outcome.kind,
+  });
   return outcome.kind === 'found' ? outcome.customer : null;
 }
 
@@ -173,5 +221,7 @@ const MAX_ECHOED_REFERENCE_CHARS = 64;
 /** A caller's reference as a message may repeat it: bounded, so an answer never grows with the request. */
 function quotedReference(reference: string): string {
   if (reference === '') return '(empty reference)';
-  return reference.length <= MAX_ECHOED_REFERENCE_CHARS ? reference : `${reference.slice(0, MAX_ECHOED_REFERENCE_CHARS)}… (${reference.length} characters)`;
+  return reference.length <= MAX_ECHOED_REFERENCE_CHARS
+    ? reference
+    : `${reference.slice(0, MAX_ECHOED_REFERENCE_CHARS)}… (${reference.length} characters)`;
 }

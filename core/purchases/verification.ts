@@ -18,7 +18,9 @@ export interface VerifiedCustomer {
 }
 
 /** The verification use case over the providers of electricity and cable. */
-export function createVerificationService(deps: Pick<PurchaseDeps, 'providers' | 'providerTimeoutMs' | 'log'> & { store: Pick<Store, 'accounts'> }) {
+export function createVerificationService(
+  deps: Pick<PurchaseDeps, 'providers' | 'providerTimeoutMs' | 'log'> & { store: Pick<Store, 'accounts'> },
+) {
   return {
     /**
      * Looks the customer up. Unknown numbers are NOT_FOUND (404 at the gateway); a provider
@@ -37,9 +39,17 @@ export function createVerificationService(deps: Pick<PurchaseDeps, 'providers' |
       } catch (error) {
         outcome = { kind: 'unavailable', reason: error instanceof Error ? error.message : String(error) };
       }
-      deps.log('provider.verify', { product: query.product, service: query.service, provider: provider.name, outcome: outcome.kind, ms: Date.now() - started });
+      deps.log('provider.verify', {
+        product: query.product,
+        service: query.service,
+        provider: provider.name,
+        outcome: outcome.kind,
+        ms: Date.now() - started,
+      });
       const what =
-        query.product === 'electricity' ? `${query.meterType} meter ${query.number} at ${query.service}` : `${query.service} smart card ${query.number}`;
+        query.product === 'electricity'
+          ? `${query.meterType} meter ${query.number} at ${query.service}`
+          : `${query.service} smart card ${query.number}`;
       switch (outcome.kind) {
         case 'found':
           return { query, customer: outcome.customer };

@@ -50,7 +50,9 @@ export function apiAccessHandlers(people: PeopleService, upgrades: Upgrades): Ha
     },
     async claimFirstKey(req) {
       const issued = await upgrades.claimFirstKey(await owner(req.sessionToken));
-      return issued === null ? {} : { issuedKey: { publicKey: issued.publicKey, secretKey: issued.secretKey, mode: MODE_TO_PROTO[issued.mode] } };
+      return issued === null
+        ? {}
+        : { issuedKey: { publicKey: issued.publicKey, secretKey: issued.secretKey, mode: MODE_TO_PROTO[issued.mode] } };
     },
   };
 }

@@ -61,9 +61,15 @@ export function adminHandlers(
       return { key: apiKeyMessage(await accounts.setKeyIpLock(req.publicKey, req.allowedIps)) };
     },
     async creditWallet(req) {
-      const { balanceKobo, entry, replayed } = await accounts.credit(req.accountId, modeIn(req.mode), koboIn(req.amountKobo, 'amount'), req.memo, {
-        reference: req.reference,
-      });
+      const { balanceKobo, entry, replayed } = await accounts.credit(
+        req.accountId,
+        modeIn(req.mode),
+        koboIn(req.amountKobo, 'amount'),
+        req.memo,
+        {
+          reference: req.reference,
+        },
+      );
       return { balanceKobo: BigInt(balanceKobo), entry: ledgerEntryMessage(entry), replayed };
     },
     async listLedgerEntries(req) {
@@ -81,7 +87,12 @@ export function adminHandlers(
         if (!product) throw invalid(`tier.discounts[${i}].product`, 'product must be set.');
         return { product, service: d.service, basisPoints: d.basisPoints };
       });
-      const tier = await catalog.upsertTier({ tierId: req.tier.tierId, name: req.tier.name, apiAccess: req.tier.apiAccess, discounts });
+      const tier = await catalog.upsertTier({
+        tierId: req.tier.tierId,
+        name: req.tier.name,
+        apiAccess: req.tier.apiAccess,
+        discounts,
+      });
       return { tier: tierMessage(tier) };
     },
     async listCatalogPlans(req) {
@@ -96,7 +107,9 @@ export function adminHandlers(
         label: p.label,
         validity: p.validity,
         faceValueKobo: koboIn(p.faceValueKobo, 'plan.face_value_kobo'),
-        tierPricesKobo: Object.fromEntries(p.tierPrices.map((tp) => [tp.tierId, koboIn(tp.priceKobo, 'plan.tier_prices')])),
+        tierPricesKobo: Object.fromEntries(
+          p.tierPrices.map((tp) => [tp.tierId, koboIn(tp.priceKobo, 'plan.tier_prices')]),
+        ),
         active: p.active,
         providerCode: p.providerCode,
       });
@@ -125,7 +138,11 @@ export function adminHandlers(
       return { koboPerPage: BigInt(await catalog.setSmsRate(koboIn(req.koboPerPage, 'kobo_per_page'))) };
     },
     async listPendingTransactions(req) {
-      const page = await operations.pendingList.list(req.needsAttentionOnly, sizeOrDefault(req.pageSize), req.pageToken);
+      const page = await operations.pendingList.list(
+        req.needsAttentionOnly,
+        sizeOrDefault(req.pageSize),
+        req.pageToken,
+      );
       return { transactions: page.items.map(transactionMessage), nextPageToken: page.next ?? '' };
     },
     async checkLedger(_req, call) {

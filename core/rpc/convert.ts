@@ -1,8 +1,20 @@
 /** Store records to prepaid.v1 messages (init shapes). The only place that knows both. */
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import { type TimestampSchema, timestampFromDate } from '@bufbuild/protobuf/wkt';
-import type { AccountSchema, ApiKeySchema, CablePackageSchema, CatalogPlanSchema, LedgerEntrySchema, TierSchema } from '../../gen/prepaid/v1/admin_pb.js';
-import { Product, Mode as ProtoMode, type TransactionSchema, TransactionStatus } from '../../gen/prepaid/v1/types_pb.js';
+import type {
+  AccountSchema,
+  ApiKeySchema,
+  CablePackageSchema,
+  CatalogPlanSchema,
+  LedgerEntrySchema,
+  TierSchema,
+} from '../../gen/prepaid/v1/admin_pb.js';
+import {
+  Product,
+  Mode as ProtoMode,
+  type TransactionSchema,
+  TransactionStatus,
+} from '../../gen/prepaid/v1/types_pb.js';
 import { invalid } from '../domain/errors.js';
 import type { Mode } from '../domain/mode.js';
 import { type Kobo, kobo } from '../domain/money.js';
@@ -164,7 +176,11 @@ export function tierMessage(tier: TierRecord): MessageInitShape<typeof TierSchem
     tierId: tier.tierId,
     name: tier.name,
     apiAccess: tier.apiAccess,
-    discounts: tier.discounts.map((d: DiscountRule) => ({ product: PRODUCT_TO_PROTO[d.product], service: d.service, basisPoints: d.basisPoints })),
+    discounts: tier.discounts.map((d: DiscountRule) => ({
+      product: PRODUCT_TO_PROTO[d.product],
+      service: d.service,
+      basisPoints: d.basisPoints,
+    })),
   };
 }
 
@@ -182,7 +198,10 @@ function planFacts(plan: PlanRecord) {
 export function catalogPlanMessage(plan: PlanRecord): MessageInitShape<typeof CatalogPlanSchema> {
   return {
     ...planFacts(plan),
-    tierPrices: Object.entries(plan.tierPricesKobo).map(([tierId, priceKobo]) => ({ tierId, priceKobo: BigInt(priceKobo) })),
+    tierPrices: Object.entries(plan.tierPricesKobo).map(([tierId, priceKobo]) => ({
+      tierId,
+      priceKobo: BigInt(priceKobo),
+    })),
     active: plan.active,
     providerCode: plan.providerCode,
   };

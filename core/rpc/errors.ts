@@ -60,16 +60,31 @@ export function toServiceError(error: unknown, log: ErrorLogger, rpc: string): P
       error: error instanceof Error ? error.message : String(error),
       stack: error instanceof Error ? error.stack : undefined,
     });
-    domain = new DomainError('INTERNAL', `An internal error occurred (error id ${errorId}).`, { metadata: { error_id: errorId } });
+    domain = new DomainError('INTERNAL', `An internal error occurred (error id ${errorId}).`, {
+      metadata: { error_id: errorId },
+    });
   }
   const code = GRPC_STATUS_BY_CODE[domain.code];
-  const details = [anyPack(ErrorInfoSchema, create(ErrorInfoSchema, { reason: domain.code, domain: ERROR_DOMAIN, metadata: { ...domain.metadata } }))];
+  const details = [
+    anyPack(
+      ErrorInfoSchema,
+      create(ErrorInfoSchema, { reason: domain.code, domain: ERROR_DOMAIN, metadata: { ...domain.metadata } }),
+    ),
+  ];
   if (domain.violations.length > 0) {
     details.push(
-      anyPack(BadRequestSchema, create(BadRequestSchema, { fieldViolations: domain.violations.map((v) => ({ field: v.field, description: v.description })) })),
+      anyPack(
+        BadRequestSchema,
+        create(BadRequestSchema, {
+          fieldViolations: domain.violations.map((v) => ({ field: v.field, description: v.description })),
+        }),
+      ),
     );
   }
   const metadata = new Metadata();
-  metadata.set('grpc-status-details-bin', Buffer.from(toBinary(StatusSchema, create(StatusSchema, { code, message: domain.message, details }))));
+  metadata.set(
+    'grpc-status-details-bin',
+    Buffer.from(toBinary(StatusSchema, create(StatusSchema, { code, message: domain.message, details }))),
+  );
   return { code, details: domain.message, metadata };
 }

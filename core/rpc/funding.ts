@@ -84,12 +84,18 @@ export function fundingHandlers(funding: FundingService): Handlers<(typeof Fundi
     },
     async simulateTransfer(req) {
       const reference = req.reference === '' ? `SBX-${randomChars(REFERENCE_ALPHABET, 16)}` : req.reference;
-      const { outcome, inflow } = await funding.simulateTransfer(req.accountNumber, koboIn(req.amountKobo, 'amount'), reference, req.payerName);
+      const { outcome, inflow } = await funding.simulateTransfer(
+        req.accountNumber,
+        koboIn(req.amountKobo, 'amount'),
+        reference,
+        req.payerName,
+      );
       return { outcome, ...(inflow === null ? {} : { inflow: inflowMessage(inflow, true) }) };
     },
     async listInflows(req) {
       const status = req.status === '' ? 'unmatched' : (req.status as InflowStatus);
-      if (!INFLOW_STATUSES.includes(status)) throw invalid('status', `status must be one of ${INFLOW_STATUSES.join(', ')}.`);
+      if (!INFLOW_STATUSES.includes(status))
+        throw invalid('status', `status must be one of ${INFLOW_STATUSES.join(', ')}.`);
       return { inflows: (await funding.listInflows(status)).map((i) => inflowMessage(i, true)) };
     },
     async assignInflow(req) {
@@ -100,17 +106,27 @@ export function fundingHandlers(funding: FundingService): Handlers<(typeof Fundi
     },
     async setLowBalanceThreshold(req) {
       const threshold = req.thresholdKobo === 0n ? null : koboIn(req.thresholdKobo, 'threshold');
-      await funding.setLowBalanceThreshold(req.accountId, modeIn(req.mode), threshold === null ? null : kobo(threshold));
+      await funding.setLowBalanceThreshold(
+        req.accountId,
+        modeIn(req.mode),
+        threshold === null ? null : kobo(threshold),
+      );
       return {};
     },
   };
 }
 
 /** Providers' notifications, from the gateway (service token). */
-export function fundingCallbackHandlers(funding: FundingService): Handlers<(typeof FundingCallbackServiceDesc)['method']> {
+export function fundingCallbackHandlers(
+  funding: FundingService,
+): Handlers<(typeof FundingCallbackServiceDesc)['method']> {
   return {
     async applyFundingNotification(req) {
-      const disposition = await funding.applyNotification(req.provider, Buffer.from(req.body), req.signature === '' ? undefined : req.signature);
+      const disposition = await funding.applyNotification(
+        req.provider,
+        Buffer.from(req.body),
+        req.signature === '' ? undefined : req.signature,
+      );
       return { disposition };
     },
   };

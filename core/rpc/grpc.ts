@@ -6,7 +6,13 @@
  */
 import type { DescMessage, DescService, MessageInitShape, MessageShape } from '@bufbuild/protobuf';
 import type { GenService, GenServiceMethods } from '@bufbuild/protobuf/codegenv2';
-import type { Metadata, ServerUnaryCall, ServiceDefinition, sendUnaryData, UntypedServiceImplementation } from '@grpc/grpc-js';
+import type {
+  Metadata,
+  ServerUnaryCall,
+  ServiceDefinition,
+  sendUnaryData,
+  UntypedServiceImplementation,
+} from '@grpc/grpc-js';
 import { protoDecoder, protoEncoder } from '../../runtime/proto-codec/codec.js';
 import { hashSecret, sameHash } from '../accounts/keys.js';
 import { DomainError } from '../domain/errors.js';
@@ -15,7 +21,8 @@ import { type ErrorLogger, toServiceError } from './errors.js';
 export function serviceDefinition(service: DescService): ServiceDefinition {
   const definition: Record<string, ServiceDefinition[string]> = {};
   for (const method of service.methods) {
-    if (method.methodKind !== 'unary') throw new Error(`${service.typeName}.${method.name}: only unary methods are served`);
+    if (method.methodKind !== 'unary')
+      throw new Error(`${service.typeName}.${method.name}: only unary methods are served`);
     const encodeInput = protoEncoder(method.input);
     const encodeOutput = protoEncoder(method.output);
     definition[method.localName] = {
@@ -41,7 +48,10 @@ function asBuffer(bytes: Uint8Array): Buffer {
 
 /** The handlers of a service: one async function per method, returning the response's init shape. */
 export type Handlers<S extends GenServiceMethods> = {
-  [K in keyof S]: (request: MessageShape<S[K]['input']>, call: ServerUnaryCall<unknown, unknown>) => Promise<MessageInitShape<S[K]['output']>>;
+  [K in keyof S]: (
+    request: MessageShape<S[K]['input']>,
+    call: ServerUnaryCall<unknown, unknown>,
+  ) => Promise<MessageInitShape<S[K]['output']>>;
 };
 
 /** Whether a presented token, given as its SHA-256 hex, is one of a set; compared in constant time. */
@@ -84,10 +94,12 @@ export function implement<S extends GenServiceMethods>(
       Promise.resolve()
         .then(() => {
           const token = bearer(call.metadata);
-          if (token === '') throw new DomainError('UNAUTHENTICATED', 'A bearer token is required in the authorization metadata.');
+          if (token === '')
+            throw new DomainError('UNAUTHENTICATED', 'A bearer token is required in the authorization metadata.');
           const presented = hashSecret(token);
           if (!access.known(presented)) throw new DomainError('UNAUTHENTICATED', 'The bearer token is not valid.');
-          if (!access.allowed(presented)) throw new DomainError('PERMISSION_DENIED', `This token may not call ${service.typeName}.`);
+          if (!access.allowed(presented))
+            throw new DomainError('PERMISSION_DENIED', `This token may not call ${service.typeName}.`);
           return handler(call.request as never, call);
         })
         .then(

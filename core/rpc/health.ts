@@ -9,7 +9,13 @@
  *   until SHUTDOWN_TIMEOUT_MS: grpc-go and grpc-java client-side health checks and Envoy
  *   hold one open all the time.
  */
-import { type Server, type ServerUnaryCall, type ServerWritableStream, status as StatusCode, type sendUnaryData } from '@grpc/grpc-js';
+import {
+  type Server,
+  type ServerUnaryCall,
+  type ServerWritableStream,
+  status as StatusCode,
+  type sendUnaryData,
+} from '@grpc/grpc-js';
 import { service as healthService } from 'grpc-health-check';
 
 export type ServingStatus = 'SERVING' | 'NOT_SERVING';
@@ -60,7 +66,11 @@ export function createHealth(initial: Record<string, ServingStatus>): CoreHealth
         check(call: ServerUnaryCall<{ service: string }, unknown>, callback: sendUnaryData<{ status: ServingStatus }>) {
           const status = statuses.get(call.request.service);
           if (status) callback(null, { status });
-          else callback({ code: StatusCode.NOT_FOUND, details: `Health status unknown for service ${call.request.service}` });
+          else
+            callback({
+              code: StatusCode.NOT_FOUND,
+              details: `Health status unknown for service ${call.request.service}`,
+            });
         },
         watch(call: ServerWritableStream<{ service: string }, { status: WatchStatus }>) {
           const watcher: Watcher = { service: call.request.service, call, last: 'SERVING' };
@@ -75,7 +85,10 @@ export function createHealth(initial: Record<string, ServingStatus>): CoreHealth
           watchers.add(watcher);
           call.on('cancelled', () => watchers.delete(watcher));
         },
-        list(_call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<{ statuses: Record<string, { status: ServingStatus }> }>) {
+        list(
+          _call: ServerUnaryCall<unknown, unknown>,
+          callback: sendUnaryData<{ statuses: Record<string, { status: ServingStatus }> }>,
+        ) {
           if (statuses.size > LIST_LIMIT) {
             callback({ code: StatusCode.RESOURCE_EXHAUSTED, details: 'Too many services to list.' });
             return;

@@ -149,7 +149,11 @@ function pricesMessage(context: HolderContext, prices: Prices): MessageInitShape
   };
 }
 
-function overviewMessage(context: HolderContext, mode: Mode, overview: Overview): MessageInitShape<typeof GetOverviewResponseSchema> {
+function overviewMessage(
+  context: HolderContext,
+  mode: Mode,
+  overview: Overview,
+): MessageInitShape<typeof GetOverviewResponseSchema> {
   return {
     mode: MODE_TO_PROTO[mode],
     balanceKobo: BigInt(overview.balanceKobo),
@@ -171,11 +175,19 @@ type HolderMethods = (typeof HolderServiceDesc)['method'];
 /** Invitations, sign-in and the session: the calls made before (or about) a signed-in page. */
 function sessionHandlers(
   people: PeopleService,
-): Pick<Handlers<HolderMethods>, 'getInvitation' | 'acceptInvitation' | 'signIn' | 'completeSignIn' | 'signOut' | 'getSession'> {
+): Pick<
+  Handlers<HolderMethods>,
+  'getInvitation' | 'acceptInvitation' | 'signIn' | 'completeSignIn' | 'signOut' | 'getSession'
+> {
   return {
     async getInvitation(req) {
       const { invitation, accountName } = await people.describeInvitation(req.invitationToken);
-      return { email: invitation.email, role: ROLE_TO_PROTO[invitation.role], accountName, expiresAt: timestampFromDate(invitation.expiresAt) };
+      return {
+        email: invitation.email,
+        role: ROLE_TO_PROTO[invitation.role],
+        accountName,
+        expiresAt: timestampFromDate(invitation.expiresAt),
+      };
     },
     async acceptInvitation(req) {
       return { user: userMessage(await people.acceptInvitation(req.invitationToken, req.password)) };
@@ -196,7 +208,11 @@ function sessionHandlers(
   };
 }
 
-export function holderHandlers(people: PeopleService, desk: HolderDesk, clock: () => Date = () => new Date()): Handlers<HolderMethods> {
+export function holderHandlers(
+  people: PeopleService,
+  desk: HolderDesk,
+  clock: () => Date = () => new Date(),
+): Handlers<HolderMethods> {
   /** The session's context, and the owner check for the RPCs that change something. */
   const signedIn = (token: string) => people.authenticate(token);
   const owner = async (token: string) => {
@@ -237,7 +253,13 @@ export function holderHandlers(people: PeopleService, desk: HolderDesk, clock: (
     async listTransactions(req) {
       await ownTurn();
       const context = await signedIn(req.sessionToken);
-      const page = await desk.transactions(context, modeIn(req.mode), holderFilter(req.filter), req.pageSize, req.pageToken);
+      const page = await desk.transactions(
+        context,
+        modeIn(req.mode),
+        holderFilter(req.filter),
+        req.pageSize,
+        req.pageToken,
+      );
       return { transactions: page.items.map(transactionMessage), nextPageToken: page.next ?? '' };
     },
     async getTransaction(req) {
@@ -252,12 +274,20 @@ export function holderHandlers(people: PeopleService, desk: HolderDesk, clock: (
     },
     async addTestFunds(req) {
       const context = await owner(req.sessionToken);
-      const { balanceKobo, entry, replayed } = await desk.addTestFunds(context, koboIn(req.amountKobo, 'amount_kobo'), req.reference);
+      const { balanceKobo, entry, replayed } = await desk.addTestFunds(
+        context,
+        koboIn(req.amountKobo, 'amount_kobo'),
+        req.reference,
+      );
       return { balanceKobo: BigInt(balanceKobo), entry: ledgerEntryMessage(entry), replayed };
     },
     async inviteUser(req) {
       const context = await owner(req.sessionToken);
-      return { invitation: invitationMessage(await people.inviteFromAccount(context, req.email, roleFromProto(req.role), req.totpCode)) };
+      return {
+        invitation: invitationMessage(
+          await people.inviteFromAccount(context, req.email, roleFromProto(req.role), req.totpCode),
+        ),
+      };
     },
     async listUsers(req) {
       const context = await signedIn(req.sessionToken);

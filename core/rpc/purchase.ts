@@ -4,7 +4,15 @@ import type { CallbackService } from '../purchases/callbacks.js';
 import type { PurchaseResult } from '../purchases/flow.js';
 import type { PurchaseService } from '../purchases/service.js';
 import type { VerificationService } from '../purchases/verification.js';
-import { int64In, koboIn, MODE_TO_PROTO, modeIn, pricedPackageMessage, pricedPlanMessage, transactionMessage } from './convert.js';
+import {
+  int64In,
+  koboIn,
+  MODE_TO_PROTO,
+  modeIn,
+  pricedPackageMessage,
+  pricedPlanMessage,
+  transactionMessage,
+} from './convert.js';
 import type { Handlers } from './grpc.js';
 import { ownTurn } from './turns.js';
 import { callbackMessage, verifiedCustomerMessage } from './upstream.js';
@@ -20,7 +28,12 @@ export function purchaseHandlers(
   return {
     async getBalance(req) {
       const { tier, balanceKobo } = await purchases.balance(req.accountId, modeIn(req.mode));
-      return { balanceKobo: BigInt(balanceKobo), tierId: tier.tierId, tierName: tier.name, mode: MODE_TO_PROTO[modeIn(req.mode)] };
+      return {
+        balanceKobo: BigInt(balanceKobo),
+        tierId: tier.tierId,
+        tierName: tier.name,
+        mode: MODE_TO_PROTO[modeIn(req.mode)],
+      };
     },
     async buyAirtime(req) {
       const input = { network: req.network, phone: req.phone, amountKobo: koboIn(req.amountKobo, 'amount') };
@@ -68,7 +81,9 @@ export function purchaseHandlers(
       return outcome(await purchases.bulkSms(req.accountId, modeIn(req.mode), input, req.requestId));
     },
     async getTransaction(req) {
-      return { transaction: transactionMessage(await purchases.transaction(req.accountId, modeIn(req.mode), req.reference)) };
+      return {
+        transaction: transactionMessage(await purchases.transaction(req.accountId, modeIn(req.mode), req.reference)),
+      };
     },
     async listTransactions(req) {
       await ownTurn();
@@ -76,7 +91,13 @@ export function purchaseHandlers(
       return { transactions: page.items.map(transactionMessage), nextPageToken: page.next ?? '' };
     },
     async verifyCustomer(req) {
-      const input = { disco: req.disco, meterNumber: req.meterNumber, meterType: req.meterType, provider: req.provider, smartCard: req.smartCard };
+      const input = {
+        disco: req.disco,
+        meterNumber: req.meterNumber,
+        meterType: req.meterType,
+        provider: req.provider,
+        smartCard: req.smartCard,
+      };
       return verifiedCustomerMessage(await upstream.verification.verify(req.accountId, modeIn(req.mode), input));
     },
     async applyProviderCallback(req) {

@@ -21,8 +21,12 @@ function withDependencies(files: readonly DescFile[]): DescFile[] {
 }
 
 export function addReflection(server: Server, files: readonly DescFile[], services: readonly string[]): void {
-  const fileDescriptorProtos = withDependencies(files).map((file) => Buffer.from(toBinary(FileDescriptorProtoSchema, file.proto)));
+  const fileDescriptorProtos = withDependencies(files).map((file) =>
+    Buffer.from(toBinary(FileDescriptorProtoSchema, file.proto)),
+  );
   // ReflectionService reads only `fileDescriptorProtos` from the package definition it is given.
-  const definition = { descriptors: { fileDescriptorProtos } } as unknown as ConstructorParameters<typeof ReflectionService>[0];
+  const definition = { descriptors: { fileDescriptorProtos } } as unknown as ConstructorParameters<
+    typeof ReflectionService
+  >[0];
   new ReflectionService(definition, { services: [...services] }).addToServer(server);
 }

@@ -111,29 +111,63 @@ export function createCoreServer(deps: CoreServerDeps): CoreServer {
   const known = tokenCheck(deps.serviceToken, deps.adminToken);
   const serviceCallers = { allowed: known, known };
   const adminCallers = { allowed: tokenCheck(deps.adminToken), known };
-  server.addService(serviceDefinition(PurchaseService), implement(PurchaseService, purchaseHandlers(deps.purchases, deps), serviceCallers, deps.log));
-  server.addService(serviceDefinition(AuthService), implement(AuthService, authHandlers(deps.accounts), serviceCallers, deps.log));
-  server.addService(serviceDefinition(EventService), implement(EventService, eventHandlers(deps.eventFeed), serviceCallers, deps.log));
+  server.addService(
+    serviceDefinition(PurchaseService),
+    implement(PurchaseService, purchaseHandlers(deps.purchases, deps), serviceCallers, deps.log),
+  );
+  server.addService(
+    serviceDefinition(AuthService),
+    implement(AuthService, authHandlers(deps.accounts), serviceCallers, deps.log),
+  );
+  server.addService(
+    serviceDefinition(EventService),
+    implement(EventService, eventHandlers(deps.eventFeed), serviceCallers, deps.log),
+  );
   server.addService(
     serviceDefinition(AdminService),
     implement(
       AdminService,
-      adminHandlers(deps.accounts, deps.catalog, { pendingList: deps.pendingList, ledgerCheck: deps.ledgerCheck }, deps.planSync),
+      adminHandlers(
+        deps.accounts,
+        deps.catalog,
+        { pendingList: deps.pendingList, ledgerCheck: deps.ledgerCheck },
+        deps.planSync,
+      ),
       adminCallers,
       deps.log,
     ),
   );
   // The dashboard presents the service token; every holder call is then bound to a session.
-  server.addService(serviceDefinition(HolderService), implement(HolderService, holderHandlers(deps.people, deps.holderDesk), serviceCallers, deps.log));
+  server.addService(
+    serviceDefinition(HolderService),
+    implement(HolderService, holderHandlers(deps.people, deps.holderDesk), serviceCallers, deps.log),
+  );
   // Buying from the developer area: the API's own purchase handlers, for the session's account.
   server.addService(
     serviceDefinition(ShopService),
-    implement(ShopService, shopHandlers(deps.people, deps.shopDesk, purchaseHandlers(deps.purchases, deps)), serviceCallers, deps.log),
+    implement(
+      ShopService,
+      shopHandlers(deps.people, deps.shopDesk, purchaseHandlers(deps.purchases, deps)),
+      serviceCallers,
+      deps.log,
+    ),
   );
-  server.addService(serviceDefinition(ApiAccessService), implement(ApiAccessService, apiAccessHandlers(deps.people, deps.upgrades), serviceCallers, deps.log));
-  server.addService(serviceDefinition(ApiAccessAdminService), implement(ApiAccessAdminService, apiAccessAdminHandlers(deps.upgrades), adminCallers, deps.log));
-  server.addService(serviceDefinition(UserAdminService), implement(UserAdminService, userAdminHandlers(deps.people), adminCallers, deps.log));
-  server.addService(serviceDefinition(FundingService), implement(FundingService, fundingHandlers(deps.funding), adminCallers, deps.log));
+  server.addService(
+    serviceDefinition(ApiAccessService),
+    implement(ApiAccessService, apiAccessHandlers(deps.people, deps.upgrades), serviceCallers, deps.log),
+  );
+  server.addService(
+    serviceDefinition(ApiAccessAdminService),
+    implement(ApiAccessAdminService, apiAccessAdminHandlers(deps.upgrades), adminCallers, deps.log),
+  );
+  server.addService(
+    serviceDefinition(UserAdminService),
+    implement(UserAdminService, userAdminHandlers(deps.people), adminCallers, deps.log),
+  );
+  server.addService(
+    serviceDefinition(FundingService),
+    implement(FundingService, fundingHandlers(deps.funding), adminCallers, deps.log),
+  );
   server.addService(
     serviceDefinition(FundingCallbackService),
     implement(FundingCallbackService, fundingCallbackHandlers(deps.funding), serviceCallers, deps.log),
@@ -149,7 +183,10 @@ export function createCoreServer(deps: CoreServerDeps): CoreServer {
     ),
   );
 
-  const health = createHealth({ '': 'NOT_SERVING', ...Object.fromEntries(SERVICE_NAMES.map((name) => [name, 'NOT_SERVING'])) });
+  const health = createHealth({
+    '': 'NOT_SERVING',
+    ...Object.fromEntries(SERVICE_NAMES.map((name) => [name, 'NOT_SERVING'])),
+  });
   health.addToServer(server);
   addReflection(
     server,
@@ -178,7 +215,9 @@ export function createCoreServer(deps: CoreServerDeps): CoreServer {
       return new Promise((resolve, reject) => {
         // No client certificates are asked for: callers authenticate with their bearer token.
         const credentials =
-          tls === undefined ? ServerCredentials.createInsecure() : ServerCredentials.createSsl(null, [{ cert_chain: tls.cert, private_key: tls.key }], false);
+          tls === undefined
+            ? ServerCredentials.createInsecure()
+            : ServerCredentials.createSsl(null, [{ cert_chain: tls.cert, private_key: tls.key }], false);
         server.bindAsync(`${host.includes(':') ? `[${host}]` : host}:${port}`, credentials, (error, bound) => {
           if (error) return reject(error);
           for (const name of ['', ...SERVICE_NAMES]) health.setStatus(name, 'SERVING');

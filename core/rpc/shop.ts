@@ -14,7 +14,11 @@ import type { Handlers } from './grpc.js';
 
 type PurchaseHandlers = Handlers<(typeof PurchaseServiceDesc)['method']>;
 
-export function shopHandlers(people: PeopleService, desk: ShopDesk, purchase: PurchaseHandlers): Handlers<(typeof ShopServiceDesc)['method']> {
+export function shopHandlers(
+  people: PeopleService,
+  desk: ShopDesk,
+  purchase: PurchaseHandlers,
+): Handlers<(typeof ShopServiceDesc)['method']> {
   /** The session's account id, for an owner; a viewer is refused before anything is bought. */
   const ownerAccount = async (token: string): Promise<string> => {
     const context = await people.authenticate(token);
@@ -54,7 +58,9 @@ export function shopHandlers(people: PeopleService, desk: ShopDesk, purchase: Pu
     },
     async listPurchaseEntries(req) {
       const context = await people.authenticate(req.sessionToken);
-      return { entries: (await desk.purchaseEntries(context, modeIn(req.mode), req.reference)).map(ledgerEntryMessage) };
+      return {
+        entries: (await desk.purchaseEntries(context, modeIn(req.mode), req.reference)).map(ledgerEntryMessage),
+      };
     },
   };
 }

@@ -4,7 +4,11 @@
  */
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import { PlanChangeAction, type SyncPlansResponseSchema } from '../../gen/prepaid/v1/admin_pb.js';
-import { type ApplyProviderCallbackResponseSchema, CallbackDisposition, type VerifyCustomerResponseSchema } from '../../gen/prepaid/v1/purchase_pb.js';
+import {
+  type ApplyProviderCallbackResponseSchema,
+  CallbackDisposition,
+  type VerifyCustomerResponseSchema,
+} from '../../gen/prepaid/v1/purchase_pb.js';
 import { TransactionStatus } from '../../gen/prepaid/v1/types_pb.js';
 import type { PlanChange, PlanSyncReport } from '../catalog/sync.js';
 import type { CallbackResult, CallbackDisposition as Disposition } from '../purchases/callbacks.js';
@@ -12,7 +16,10 @@ import type { VerifiedCustomer } from '../purchases/verification.js';
 import { catalogPlanMessage, PRODUCT_TO_PROTO, STATUS_TO_PROTO } from './convert.js';
 
 /** A verified customer as VerifyCustomerResponse; what the provider did not tell stays unset. */
-export function verifiedCustomerMessage({ query, customer }: VerifiedCustomer): MessageInitShape<typeof VerifyCustomerResponseSchema> {
+export function verifiedCustomerMessage({
+  query,
+  customer,
+}: VerifiedCustomer): MessageInitShape<typeof VerifyCustomerResponseSchema> {
   const optionalKobo = (kobo: number | undefined) => (kobo === undefined ? undefined : BigInt(kobo));
   return {
     product: PRODUCT_TO_PROTO[query.product],
@@ -62,7 +69,10 @@ export function planSyncMessage(report: PlanSyncReport): MessageInitShape<typeof
     changes: report.changes.map((change) => ({
       action: ACTIONS[change.action],
       plan: catalogPlanMessage({ ...change, tierPricesKobo: {} }),
-      before: change.before === undefined ? undefined : catalogPlanMessage({ ...change, ...change.before, tierPricesKobo: {} }),
+      before:
+        change.before === undefined
+          ? undefined
+          : catalogPlanMessage({ ...change, ...change.before, tierPricesKobo: {} }),
     })),
     unchanged: report.unchanged,
     uncodedPlanIds: report.uncodedPlanIds.map((id) => BigInt(id)),

@@ -2,7 +2,11 @@
 
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
-import type { DeliverySchema, WebhookSchema, WebhookService as WebhookServiceDesc } from '../../gen/prepaid/v1/webhooks_pb.js';
+import type {
+  DeliverySchema,
+  WebhookSchema,
+  WebhookService as WebhookServiceDesc,
+} from '../../gen/prepaid/v1/webhooks_pb.js';
 import type { EventRecord, WebhookEndpointRecord } from '../domain/events.js';
 import type { WebhookService } from '../webhooks/service.js';
 import { secretHint } from '../webhooks/signing.js';
@@ -31,13 +35,18 @@ export function deliveryMessage(event: EventRecord): MessageInitShape<typeof Del
     attempts: event.attempts,
     lastStatus: event.lastStatus ?? 0,
     lastError: event.lastError ?? '',
-    ...(event.delivery === 'pending' && event.nextAttemptAt !== null ? { nextAttemptAt: timestampFromDate(event.nextAttemptAt) } : {}),
+    ...(event.delivery === 'pending' && event.nextAttemptAt !== null
+      ? { nextAttemptAt: timestampFromDate(event.nextAttemptAt) }
+      : {}),
     createdAt: timestampFromDate(event.createdAt),
     ...(event.lastAttemptAt === null ? {} : { lastAttemptAt: timestampFromDate(event.lastAttemptAt) }),
   };
 }
 
-export function webhookHandlers(webhooks: WebhookService, clock: () => Date): Handlers<(typeof WebhookServiceDesc)['method']> {
+export function webhookHandlers(
+  webhooks: WebhookService,
+  clock: () => Date,
+): Handlers<(typeof WebhookServiceDesc)['method']> {
   return {
     async setWebhook(req) {
       const { endpoint, secret } = await webhooks.set(req.accountId, modeIn(req.mode), req.url);
@@ -54,7 +63,13 @@ export function webhookHandlers(webhooks: WebhookService, clock: () => Date): Ha
       return { webhook: webhookMessage(await webhooks.disable(req.accountId, modeIn(req.mode)), clock()) };
     },
     async listDeliveries(req) {
-      const page = await webhooks.deliveries(req.accountId, modeIn(req.mode), req.failedOnly, req.pageSize, req.pageToken);
+      const page = await webhooks.deliveries(
+        req.accountId,
+        modeIn(req.mode),
+        req.failedOnly,
+        req.pageSize,
+        req.pageToken,
+      );
       return { deliveries: page.items.map(deliveryMessage), nextPageToken: page.next ?? '' };
     },
     async resendEvent(req) {

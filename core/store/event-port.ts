@@ -51,7 +51,12 @@ export interface EventStore {
   /** Queues an event for delivery again from `at` (a resend). Null when it does not exist. */
   requeue(eventId: string, at: Date): Promise<EventRecord | null>;
   /** The account's events that were to be delivered (not `none`), newest first. */
-  listDeliveries(accountId: string, mode: Mode, filter: { failedOnly: boolean }, page: PageRequest): Promise<Page<EventRecord>>;
+  listDeliveries(
+    accountId: string,
+    mode: Mode,
+    filter: { failedOnly: boolean },
+    page: PageRequest,
+  ): Promise<Page<EventRecord>>;
   undeliveredSummary(): Promise<UndeliveredSummary>;
 }
 

@@ -49,7 +49,12 @@ export function transactionCursorBefore(date: Date): string {
 
 export function decodeTransactionCursor(cursor: string): TransactionCursor {
   const [createdAtMs, reference, ...rest] = decode(cursor);
-  if (typeof createdAtMs !== 'number' || !Number.isSafeInteger(createdAtMs) || typeof reference !== 'string' || rest.length > 0) {
+  if (
+    typeof createdAtMs !== 'number' ||
+    !Number.isSafeInteger(createdAtMs) ||
+    typeof reference !== 'string' ||
+    rest.length > 0
+  ) {
     throw new InvalidCursorError();
   }
   return { createdAtMs, reference };

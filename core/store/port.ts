@@ -7,7 +7,14 @@
  */
 import type { AuditOptions, LedgerAudit } from '../domain/audit.js';
 import type { FundingFacts } from '../domain/events.js';
-import type { FundingProviderName, InflowCredit, InflowRecord, InflowStatus, NewInflow, VirtualAccountRecord } from '../domain/funding.js';
+import type {
+  FundingProviderName,
+  InflowCredit,
+  InflowRecord,
+  InflowStatus,
+  NewInflow,
+  VirtualAccountRecord,
+} from '../domain/funding.js';
 import type { Mode } from '../domain/mode.js';
 import type { Kobo } from '../domain/money.js';
 import type { Page, PageRequest } from '../domain/paging.js';
@@ -198,7 +205,9 @@ export interface TransactionStore {
 }
 
 /** What may change on a user; fields left out stay as they are. */
-export type UserChange = Partial<Pick<UserRecord, 'disabled' | 'totpSecret' | 'totpPendingSecret' | 'passwordHash' | 'recoveryCodeHashes'>>;
+export type UserChange = Partial<
+  Pick<UserRecord, 'disabled' | 'totpSecret' | 'totpPendingSecret' | 'passwordHash' | 'recoveryCodeHashes'>
+>;
 
 /** The people of the developer area: users, their invitations and their sessions. */
 export interface PeopleStore {

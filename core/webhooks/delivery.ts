@@ -59,7 +59,12 @@ export interface DeliveryWorker {
 }
 
 /** One attempt of one leased event: sign, POST, record the outcome, log it (never the secret, the signature or the body). */
-async function attempt(options: DeliveryWorkerOptions, owner: string, event: EventRecord, answered: () => void): Promise<void> {
+async function attempt(
+  options: DeliveryWorkerOptions,
+  owner: string,
+  event: EventRecord,
+  answered: () => void,
+): Promise<void> {
   const { events, log, clock, schedule } = options;
   let result: PostResult;
   try {
@@ -73,7 +78,13 @@ async function attempt(options: DeliveryWorkerOptions, owner: string, event: Eve
   const attempts = event.attempts + 1;
   const next = error === null ? null : nextDeliveryAt(attempts, event.queuedAt, done, schedule);
   const delivery = error === null ? 'delivered' : next === null ? 'failed' : 'pending';
-  const recorded = await events.recordAttempt(event.eventId, owner, { delivery, status, error, at: done, nextAttemptAt: next });
+  const recorded = await events.recordAttempt(event.eventId, owner, {
+    delivery,
+    status,
+    error,
+    at: done,
+    nextAttemptAt: next,
+  });
   options.observe?.(delivery === 'pending' ? 'retry' : delivery);
   // Names the event, never the secret, the signature or the body.
   log('webhook.attempt', {
@@ -96,7 +107,8 @@ async function post(options: DeliveryWorkerOptions, event: EventRecord): Promise
   const at = options.clock();
   const timestamp = Math.floor(at.getTime() / 1000);
   const secrets = [endpoint.secret];
-  if (endpoint.previousSecret !== null && endpoint.previousSecretUntil !== null && endpoint.previousSecretUntil > at) secrets.push(endpoint.previousSecret);
+  if (endpoint.previousSecret !== null && endpoint.previousSecretUntil !== null && endpoint.previousSecretUntil > at)
+    secrets.push(endpoint.previousSecret);
   return options.poster.post(endpoint.url, event.body, {
     'Content-Type': 'application/json',
     'User-Agent': 'prepaid-webhooks/1',
@@ -138,7 +150,8 @@ function destinationTable() {
     },
     all: () => [...table.values()],
     /** Accounts with a destination that holds more than `count` events or is claiming. */
-    accountsHolding: (count: number) => [...table.values()].filter((d) => held(d) > count || d.claiming).map((d) => d.accountId),
+    accountsHolding: (count: number) =>
+      [...table.values()].filter((d) => held(d) > count || d.claiming).map((d) => d.accountId),
   };
 }
 
@@ -206,7 +219,10 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       })
         .catch((error: unknown) => {
           // The store failed to record the attempt: the lease runs out and the event is tried again.
-          log('webhook.attempt_error', { event_id: event.eventId, error: error instanceof Error ? error.message : String(error) });
+          log('webhook.attempt_error', {
+            event_id: event.eventId,
+            error: error instanceof Error ? error.message : String(error),
+          });
         })
         .finally(() => inFlight.delete(task));
       inFlight.add(task);
@@ -239,7 +255,14 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
           if (state.stopped || limit <= 0) break;
           const now = clock();
           const destination = { accountId: d.accountId, mode: d.mode };
-          const claimed = await events.claimDue({ now, owner, leaseUntil: new Date(now.getTime() + leaseMs), limit, excludeAccounts: [], destination });
+          const claimed = await events.claimDue({
+            now,
+            owner,
+            leaseUntil: new Date(now.getTime() + leaseMs),
+            limit,
+            excludeAccounts: [],
+            destination,
+          });
           take(claimed);
           // A full claim may have left more behind.
           if (claimed.length === limit) d.claimAgain = true;
@@ -271,7 +294,13 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
           const full = destinations.accountsHolding(perDestination);
           const now = clock();
           const limit = Math.min(options.concurrency - heldTotal, perDestination);
-          const claimed = await events.claimDue({ now, owner, leaseUntil: new Date(now.getTime() + leaseMs), limit, excludeAccounts: full });
+          const claimed = await events.claimDue({
+            now,
+            owner,
+            leaseUntil: new Date(now.getTime() + leaseMs),
+            limit,
+            excludeAccounts: full,
+          });
           take(claimed);
           if (claimed.length < limit) break;
         }
@@ -295,7 +324,13 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
 
 /** start(), stop() and drain() of a worker: the periodic sweep, and waiting for what is in flight. */
 function lifecycle(
-  worker: { state: { stopped: boolean }; sweep: () => Promise<void>; busy: () => boolean; inFlight: Set<Promise<void>>; held: () => number },
+  worker: {
+    state: { stopped: boolean };
+    sweep: () => Promise<void>;
+    busy: () => boolean;
+    inFlight: Set<Promise<void>>;
+    held: () => number;
+  },
   pollIntervalMs: number,
 ): Omit<DeliveryWorker, 'nudge'> {
   const { state, sweep, busy, inFlight } = worker;

@@ -84,7 +84,8 @@ export type DestinationCheck = { url: URL; problem?: undefined } | { url?: undef
 
 /** The checks that need no DNS, made when a URL is saved and again before each attempt. */
 export function checkWebhookUrl(text: string, allowPrivate: boolean): DestinationCheck {
-  if (text.length > MAX_WEBHOOK_URL_CHARS) return { problem: `url must be at most ${MAX_WEBHOOK_URL_CHARS} characters.` };
+  if (text.length > MAX_WEBHOOK_URL_CHARS)
+    return { problem: `url must be at most ${MAX_WEBHOOK_URL_CHARS} characters.` };
   let url: URL;
   try {
     url = new URL(text);
@@ -98,7 +99,8 @@ export function checkWebhookUrl(text: string, allowPrivate: boolean): Destinatio
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (!allowPrivate) {
     if (net.isIP(host) !== 0 && !isPublicAddress(host)) return { problem: 'url must point at a public address.' };
-    if (host === 'localhost' || host.endsWith('.localhost') || !host.includes('.')) return { problem: 'url must point at a public host name.' };
+    if (host === 'localhost' || host.endsWith('.localhost') || !host.includes('.'))
+      return { problem: 'url must point at a public host name.' };
   }
   return { url };
 }
@@ -119,7 +121,11 @@ type Resolve = (
 
 const publicOnlyLookup =
   (resolve: Resolve) =>
-  (hostname: string, options: dns.LookupOptions, callback: (error: Error | null, address?: string | dns.LookupAddress[], family?: number) => void): void => {
+  (
+    hostname: string,
+    options: dns.LookupOptions,
+    callback: (error: Error | null, address?: string | dns.LookupAddress[], family?: number) => void,
+  ): void => {
     resolve(hostname, { ...options, all: true }, (error, addresses) => {
       if (error) return callback(error);
       const list = addresses as dns.LookupAddress[];
@@ -158,7 +164,9 @@ export function createPoster(options: {
   resolve?: Resolve;
 }): Poster {
   const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
-  const lookup = options.allowPrivate ? undefined : (publicOnlyLookup(options.resolve ?? (dns.lookup as unknown as Resolve)) as unknown as net.LookupFunction);
+  const lookup = options.allowPrivate
+    ? undefined
+    : (publicOnlyLookup(options.resolve ?? (dns.lookup as unknown as Resolve)) as unknown as net.LookupFunction);
   const agent = new Agent({
     connections: options.maxSockets ?? 64,
     // The whole attempt is bounded below; these only make sure no phase outlives it.
@@ -177,7 +185,14 @@ export function createPoster(options: {
       const deadline = AbortSignal.timeout(timeoutMs);
       try {
         // No redirect is followed: undici's request does not follow them.
-        const answer = await agent.request({ origin: url.origin, path: `${url.pathname}${url.search}`, method: 'POST', headers, body, signal: deadline });
+        const answer = await agent.request({
+          origin: url.origin,
+          path: `${url.pathname}${url.search}`,
+          method: 'POST',
+          headers,
+          body,
+          signal: deadline,
+        });
         let read = 0;
         for await (const chunk of answer.body as AsyncIterable<Buffer>) {
           read += chunk.length;
@@ -201,10 +216,15 @@ export function createPoster(options: {
 
 /** Why an attempt got no answer, in words that name no secret. */
 function failure(error: unknown, deadline: AbortSignal, timeoutMs: number): string {
-  if (deadline.aborted || (error as { code?: string }).code === 'UND_ERR_HEADERS_TIMEOUT' || (error as { code?: string }).code === 'UND_ERR_BODY_TIMEOUT') {
+  if (
+    deadline.aborted ||
+    (error as { code?: string }).code === 'UND_ERR_HEADERS_TIMEOUT' ||
+    (error as { code?: string }).code === 'UND_ERR_BODY_TIMEOUT'
+  ) {
     return `no answer within ${timeoutMs / 1000} s`;
   }
   // The lookup's refusal may come wrapped by the connector.
-  for (let cause: unknown = error; cause instanceof Error; cause = cause.cause) if (cause instanceof DestinationRefused) return cause.message;
+  for (let cause: unknown = error; cause instanceof Error; cause = cause.cause)
+    if (cause instanceof DestinationRefused) return cause.message;
   return `could not connect (${(error as NodeJS.ErrnoException).code ?? 'error'})`;
 }

@@ -51,7 +51,13 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     const secret = newWebhookSecret();
     return {
       secret,
-      endpoint: { ...endpoint, secret, previousSecret: endpoint.secret, previousSecretUntil: new Date(at.getTime() + ROTATION_OVERLAP_MS), updatedAt: at },
+      endpoint: {
+        ...endpoint,
+        secret,
+        previousSecret: endpoint.secret,
+        previousSecretUntil: new Date(at.getTime() + ROTATION_OVERLAP_MS),
+        updatedAt: at,
+      },
     };
   }
 
@@ -73,7 +79,17 @@ export function createWebhookService(deps: WebhookServiceDeps) {
         const secret = newWebhookSecret();
         result = {
           secret,
-          endpoint: { accountId, mode, url, secret, previousSecret: null, previousSecretUntil: null, enabled: true, createdAt: at, updatedAt: at },
+          endpoint: {
+            accountId,
+            mode,
+            url,
+            secret,
+            previousSecret: null,
+            previousSecretUntil: null,
+            enabled: true,
+            createdAt: at,
+            updatedAt: at,
+          },
         };
       } else {
         const next = rotated(existing, at);
@@ -108,10 +124,18 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       return disabled;
     },
 
-    async deliveries(accountId: string, mode: Mode, failedOnly: boolean, pageSize: number | undefined, pageToken: string): Promise<Page<EventRecord>> {
+    async deliveries(
+      accountId: string,
+      mode: Mode,
+      failedOnly: boolean,
+      pageSize: number | undefined,
+      pageToken: string,
+    ): Promise<Page<EventRecord>> {
       const limit = historyPageSize(pageSize);
       await requireAccount(accountId);
-      return readPage('cursor', () => events.listDeliveries(accountId, mode, { failedOnly }, { limit, ...(pageToken ? { after: pageToken } : {}) }));
+      return readPage('cursor', () =>
+        events.listDeliveries(accountId, mode, { failedOnly }, { limit, ...(pageToken ? { after: pageToken } : {}) }),
+      );
     },
 
     /**
@@ -121,11 +145,17 @@ export function createWebhookService(deps: WebhookServiceDeps) {
      */
     async resend(eventId: string, owner?: { accountId: string; mode: Mode }): Promise<EventRecord> {
       const found = eventId === '' ? null : await events.get(eventId);
-      const event = found !== null && owner !== undefined && (found.accountId !== owner.accountId || found.mode !== owner.mode) ? null : found;
+      const event =
+        found !== null && owner !== undefined && (found.accountId !== owner.accountId || found.mode !== owner.mode)
+          ? null
+          : found;
       if (event === null) throw notFound(`Event ${eventId.slice(0, 64) || '""'}`);
       const endpoint = await webhooks.get(event.accountId, event.mode);
       if (endpoint === null || !endpoint.enabled) {
-        throw new DomainError('FAILED_PRECONDITION', `Account ${event.accountId} has no enabled ${event.mode} webhook to send the event to.`);
+        throw new DomainError(
+          'FAILED_PRECONDITION',
+          `Account ${event.accountId} has no enabled ${event.mode} webhook to send the event to.`,
+        );
       }
       const requeued = await events.requeue(eventId, clock());
       if (requeued === null) throw notFound(`Event ${eventId}`);
@@ -136,7 +166,11 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     /** Records a ping event and queues it, to check that a receiver takes and verifies deliveries. */
     async test(accountId: string, mode: Mode): Promise<EventRecord> {
       const endpoint = await requireEndpoint(accountId, mode);
-      if (!endpoint.enabled) throw new DomainError('FAILED_PRECONDITION', `The ${mode} webhook of account ${accountId} is disabled; set it again first.`);
+      if (!endpoint.enabled)
+        throw new DomainError(
+          'FAILED_PRECONDITION',
+          `The ${mode} webhook of account ${accountId} is disabled; set it again first.`,
+        );
       const recorded = await events.insertPing(pingEvent(accountId, mode, clock()));
       deps.nudge(recorded);
       return recorded;

@@ -42,7 +42,10 @@ const PRODUCTS: ReadonlyArray<readonly [string, string, string]> = [
 ];
 
 const upper = (value: string) => [value, value.toUpperCase()] as const;
-const NETWORK_OPTIONS = [['', 'Choose a network'] as const, ...NETWORKS.map((n) => [n, n === '9mobile' ? '9mobile' : n.toUpperCase()] as const)];
+const NETWORK_OPTIONS = [
+  ['', 'Choose a network'] as const,
+  ...NETWORKS.map((n) => [n, n === '9mobile' ? '9mobile' : n.toUpperCase()] as const),
+];
 const DISCO_OPTIONS = [['', 'Choose a distribution company'] as const, ...DISCOS.map(upper)];
 const METER_OPTIONS = METER_TYPES.map((t) => [t, t === 'prepaid' ? 'Prepaid' : 'Postpaid'] as const);
 const CABLE_OPTIONS = [
@@ -82,7 +85,13 @@ function viewersOnly(ctx: PageContext, title: string): Answer {
 }
 
 /** The frame of every buy form: heading, the balance it spends, the form, errors at the top. */
-async function buyPage(ctx: PageContext, title: string, intro: SafeHtml, form: SafeHtml, errors: readonly FieldError[]): Promise<Answer> {
+async function buyPage(
+  ctx: PageContext,
+  title: string,
+  intro: SafeHtml,
+  form: SafeHtml,
+  errors: readonly FieldError[],
+): Promise<Answer> {
   const viewer = ctx.viewer!;
   if (!isOwner(viewer)) return viewersOnly(ctx, title);
   const overview = await ctx.core.holder.getOverview({ sessionToken: ctx.sessionToken, mode: coreMode(ctx.mode) });
@@ -90,7 +99,11 @@ async function buyPage(ctx: PageContext, title: string, intro: SafeHtml, form: S
 <h1>${title}</h1>
 <p>${ctx.mode === 'test' ? 'Test balance' : 'Balance'}: <strong>${naira(overview.balanceKobo)}</strong>. ${intro}</p>
 ${form}`;
-  return { kind: 'page', status: errors.length > 0 ? 400 : 200, body: page({ title, current: '/buy', viewer, errors }, body) };
+  return {
+    kind: 'page',
+    status: errors.length > 0 ? 400 : 200,
+    body: page({ title, current: '/buy', viewer, errors }, body),
+  };
 }
 
 function formStart(ctx: PageContext, action: string, requestId: string): SafeHtml {
@@ -131,7 +144,12 @@ async function afterPurchase(
   try {
     const { transaction, replayed } = await run();
     if (transaction === undefined) throw new Error('The shop answered without a transaction');
-    return { kind: 'redirect', location: ctx.link(`/transactions/${encodeURIComponent(transaction.reference)}?bought=${replayed ? 'again' : 'new'}`) };
+    return {
+      kind: 'redirect',
+      location: ctx.link(
+        `/transactions/${encodeURIComponent(transaction.reference)}?bought=${replayed ? 'again' : 'new'}`,
+      ),
+    };
   } catch (error) {
     if (!(error instanceof ConnectError)) throw error;
     const info = error.findDetails(ErrorInfoSchema)[0];
@@ -139,13 +157,20 @@ async function afterPurchase(
     if (reference !== '' && (info?.reason === 'PROVIDER_FAILED' || info?.reason === 'REQUEST_IN_PROGRESS')) {
       return {
         kind: 'redirect',
-        location: ctx.link(`/transactions/${encodeURIComponent(reference)}?bought=${info.reason === 'PROVIDER_FAILED' ? 'failed' : 'again'}`),
+        location: ctx.link(
+          `/transactions/${encodeURIComponent(reference)}?bought=${info.reason === 'PROVIDER_FAILED' ? 'failed' : 'again'}`,
+        ),
       };
     }
     if (info?.reason === 'IDEMPOTENCY_KEY_REUSED') {
       // The form was sent, then changed and sent again (the back button): a new form, a new purchase.
       return again(
-        [{ field: firstField, message: `This form was already used for purchase ${reference}. Check the details below and buy again to make a new purchase.` }],
+        [
+          {
+            field: firstField,
+            message: `This form was already used for purchase ${reference}. Check the details below and buy again to make a new purchase.`,
+          },
+        ],
         newRequestId(),
       );
     }
@@ -168,7 +193,13 @@ function airtimeForm(ctx: PageContext, values: Values, requestId: string, errors
   ${field({ name: 'phone', label: 'Phone number', hint: '11 digits, for example 08031234567', type: 'text', inputmode: 'tel', autocomplete: 'off', value: values.phone ?? '', width: 'input--medium', errors })}
   ${field({ name: 'amount', label: 'Amount of airtime, in Naira', hint: 'For example 500. You are charged your price for it, shown on the receipt.', inputmode: 'decimal', value: values.amount ?? '', width: 'input--short', errors })}
   ${submit(ctx, 'Buy airtime')}`;
-  return buyPage(ctx, 'Buy airtime', html`The network is the one you choose: numbers move between networks.`, form, errors);
+  return buyPage(
+    ctx,
+    'Buy airtime',
+    html`The network is the one you choose: numbers move between networks.`,
+    form,
+    errors,
+  );
 }
 
 async function buyAirtime(ctx: PageContext): Promise<Answer> {
@@ -181,7 +212,13 @@ async function buyAirtime(ctx: PageContext): Promise<Answer> {
     async () =>
       ctx.core.shop.buyAirtime({
         sessionToken: ctx.sessionToken,
-        order: { network: values.network, phone: values.phone, amountKobo, requestId: values.request_id, mode: coreMode(ctx.mode) },
+        order: {
+          network: values.network,
+          phone: values.phone,
+          amountKobo,
+          requestId: values.request_id,
+          mode: coreMode(ctx.mode),
+        },
       }),
     (errs, requestId) => airtimeForm(ctx, values, requestId, errs),
     values.network === '' ? 'network' : 'phone',
@@ -202,7 +239,13 @@ function planOptions(prices: GetPricesResponse, chosen: string): SafeHtml {
 }
 
 /** A select with groups: the layout's select() has none. */
-function groupedSelect(name: string, label: string, hint: string, options: SafeHtml, errors: readonly FieldError[]): SafeHtml {
+function groupedSelect(
+  name: string,
+  label: string,
+  hint: string,
+  options: SafeHtml,
+  errors: readonly FieldError[],
+): SafeHtml {
   const error = errors.find((e) => e.field === name);
   return html`<div class="form-group${error ? ' form-group--error' : ''}">
   <label class="label" for="${name}">${label}</label>
@@ -218,19 +261,32 @@ async function dataForm(ctx: PageContext, values: Values, requestId: string, err
   ${groupedSelect('plan_id', 'Data plan', 'Plans are grouped by network; the price is what you pay.', planOptions(prices, values.plan_id ?? ''), errors)}
   ${field({ name: 'phone', label: 'Phone number', hint: '11 digits, for example 08031234567', inputmode: 'tel', autocomplete: 'off', value: values.phone ?? '', width: 'input--medium', errors })}
   ${submit(ctx, 'Buy data')}`;
-  return buyPage(ctx, 'Buy data', html`Every plan is listed with <a href="${ctx.link('/prices#data')}">your price</a>.`, form, errors);
+  return buyPage(
+    ctx,
+    'Buy data',
+    html`Every plan is listed with <a href="${ctx.link('/prices#data')}">your price</a>.`,
+    form,
+    errors,
+  );
 }
 
 async function buyData(ctx: PageContext): Promise<Answer> {
   const values = formValues(ctx, ['plan_id', 'phone', 'request_id']);
   if (!/^\d{1,18}$/.test(values.plan_id ?? ''))
-    return dataForm(ctx, values, values.request_id ?? newRequestId(), [{ field: 'plan_id', message: 'Choose a data plan.' }]);
+    return dataForm(ctx, values, values.request_id ?? newRequestId(), [
+      { field: 'plan_id', message: 'Choose a data plan.' },
+    ]);
   return afterPurchase(
     ctx,
     async () =>
       ctx.core.shop.buyData({
         sessionToken: ctx.sessionToken,
-        order: { planId: BigInt(values.plan_id ?? '0'), phone: values.phone, requestId: values.request_id, mode: coreMode(ctx.mode) },
+        order: {
+          planId: BigInt(values.plan_id ?? '0'),
+          phone: values.phone,
+          requestId: values.request_id,
+          mode: coreMode(ctx.mode),
+        },
       }),
     (errs, requestId) => dataForm(ctx, values, requestId, errs),
     'phone',
@@ -263,7 +319,12 @@ async function checkMeter(ctx: PageContext): Promise<Answer> {
   try {
     const { customer } = await ctx.core.shop.verifyCustomer({
       sessionToken: ctx.sessionToken,
-      check: { disco: values.disco, meterNumber: values.meter_number, meterType: values.meter_type, mode: coreMode(ctx.mode) },
+      check: {
+        disco: values.disco,
+        meterNumber: values.meter_number,
+        meterType: values.meter_type,
+        mode: coreMode(ctx.mode),
+      },
     });
     return electricityForm(ctx, values, customerRows(customer), newRequestId(), []);
   } catch (error) {
@@ -272,7 +333,10 @@ async function checkMeter(ctx: PageContext): Promise<Answer> {
     const errors =
       refusal.fields.size === 0
         ? [{ field: 'meter_number', message: refusal.message }]
-        : [...refusal.fields].map(([name, message]) => ({ field: name === 'disco' ? 'disco' : (CORE_FIELDS[name] ?? 'meter_number'), message }));
+        : [...refusal.fields].map(([name, message]) => ({
+            field: name === 'disco' ? 'disco' : (CORE_FIELDS[name] ?? 'meter_number'),
+            message,
+          }));
     return meterForm(ctx, values, errors);
   }
 }
@@ -360,7 +424,13 @@ function cardForm(ctx: PageContext, values: Values, errors: FieldError[]): Promi
   ${select({ name: 'provider', label: 'Provider', options: CABLE_OPTIONS, value: values.provider ?? '', errors })}
   ${field({ name: 'smart_card', label: 'Smart card or IUC number', inputmode: 'numeric', autocomplete: 'off', value: values.smart_card ?? '', width: 'input--medium', errors })}
   ${submit(ctx, 'Check the smart card')}`;
-  return buyPage(ctx, 'Pay for cable TV', html`First the smart card is checked with the provider, so you see whose it is before paying.`, form, errors);
+  return buyPage(
+    ctx,
+    'Pay for cable TV',
+    html`First the smart card is checked with the provider, so you see whose it is before paying.`,
+    form,
+    errors,
+  );
 }
 
 async function checkCard(ctx: PageContext): Promise<Answer> {
@@ -377,7 +447,10 @@ async function checkCard(ctx: PageContext): Promise<Answer> {
     const errors =
       refusal.fields.size === 0
         ? [{ field: 'smart_card', message: refusal.message }]
-        : [...refusal.fields].map(([name, message]) => ({ field: name === 'provider' ? 'provider' : 'smart_card', message }));
+        : [...refusal.fields].map(([name, message]) => ({
+            field: name === 'provider' ? 'provider' : 'smart_card',
+            message,
+          }));
     return cardForm(ctx, values, errors);
   }
 }
@@ -412,7 +485,9 @@ async function payCable(ctx: PageContext): Promise<Answer> {
   const values = formValues(ctx, ['provider', 'smart_card', 'package_code', 'phone', 'request_id']);
   const customer = rowsFromForm(ctx);
   if ((values.package_code ?? '') === '')
-    return cableForm(ctx, values, customer, values.request_id ?? newRequestId(), [{ field: 'package_code', message: 'Choose a package.' }]);
+    return cableForm(ctx, values, customer, values.request_id ?? newRequestId(), [
+      { field: 'package_code', message: 'Choose a package.' },
+    ]);
   return afterPurchase(
     ctx,
     async () =>
@@ -451,7 +526,13 @@ async function smsForm(ctx: PageContext, values: Values, requestId: string, erro
   ${textarea('recipients', 'Recipients', 'Phone numbers of 11 digits, separated by commas, spaces or new lines. Each number is charged once.', values.recipients ?? '', errors)}
   ${textarea('message', 'Message', 'Every 160 characters is one page.', values.message ?? '', errors)}
   ${submit(ctx, 'Send the SMS')}`;
-  return buyPage(ctx, 'Send bulk SMS', html`One page to one recipient costs you ${naira(prices.smsPagePriceKobo)}.`, form, errors);
+  return buyPage(
+    ctx,
+    'Send bulk SMS',
+    html`One page to one recipient costs you ${naira(prices.smsPagePriceKobo)}.`,
+    form,
+    errors,
+  );
 }
 
 async function sendSms(ctx: PageContext): Promise<Answer> {
@@ -463,7 +544,13 @@ async function sendSms(ctx: PageContext): Promise<Answer> {
     async () =>
       ctx.core.shop.sendBulkSms({
         sessionToken: ctx.sessionToken,
-        order: { sender: values.sender, recipients, message: ctx.form.get('message') ?? '', requestId: values.request_id, mode: coreMode(ctx.mode) },
+        order: {
+          sender: values.sender,
+          recipients,
+          message: ctx.form.get('message') ?? '',
+          requestId: values.request_id,
+          mode: coreMode(ctx.mode),
+        },
       }),
     (errs, requestId) =>
       smsForm(
@@ -482,7 +569,9 @@ async function buyIndex(ctx: PageContext): Promise<Answer> {
   if (!isOwner(ctx.viewer!)) return viewersOnly(ctx, 'Buy');
   const body = html`<h1>${ctx.mode === 'test' ? 'Buy in test mode' : 'Buy'}</h1>
 <p>Buy for your customers from here, at the same prices as through the API. ${
-    ctx.mode === 'test' ? 'Test purchases spend your test balance and are never sent to a network or a biller.' : 'Purchases spend your live balance.'
+    ctx.mode === 'test'
+      ? 'Test purchases spend your test balance and are never sent to a network or a biller.'
+      : 'Purchases spend your live balance.'
   }</p>
 <ul class="card-list">${PRODUCTS.map(
     ([path, name, sentence]) =>
@@ -491,7 +580,12 @@ async function buyIndex(ctx: PageContext): Promise<Answer> {
   return { kind: 'page', body: page({ title: 'Buy', current: '/buy', viewer: ctx.viewer! }, body) };
 }
 
-const route = (method: 'GET' | 'POST', path: string, name: string, handler: (ctx: PageContext) => Promise<Answer>): Route => ({
+const route = (
+  method: 'GET' | 'POST',
+  path: string,
+  name: string,
+  handler: (ctx: PageContext) => Promise<Answer>,
+): Route => ({
   method,
   path,
   name,

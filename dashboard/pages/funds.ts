@@ -54,7 +54,11 @@ function fundsForm(ctx: PageContext, values: { amount: string; reference: string
   const body = html`<h1>Add test funds</h1>
 <p>Test money goes to this account's <strong>test balance</strong>, which only test key pairs (<code>pk_test_</code>, <code>sk_test_</code>) spend. It is not real money: it cannot be spent live, withdrawn or moved to your live balance, and test purchases are never sent to a network or a biller.</p>
 ${form}`;
-  return { kind: 'page', status: errors.length > 0 ? 400 : 200, body: page({ title: 'Add test funds', current: '/', viewer, errors }, body) };
+  return {
+    kind: 'page',
+    status: errors.length > 0 ? 400 : 200,
+    body: page({ title: 'Add test funds', current: '/', viewer, errors }, body),
+  };
 }
 
 export const fundsRoutes: Route[] = [
@@ -64,7 +68,8 @@ export const fundsRoutes: Route[] = [
     name: 'test_funds',
     signedIn: true,
     testMode: true,
-    handler: async (ctx) => (ctx.mode === 'test' ? fundsForm(ctx, { amount: '', reference: newReference() }, []) : notInLive(ctx)),
+    handler: async (ctx) =>
+      ctx.mode === 'test' ? fundsForm(ctx, { amount: '', reference: newReference() }, []) : notInLive(ctx),
   },
   {
     method: 'POST',
@@ -78,7 +83,9 @@ export const fundsRoutes: Route[] = [
       const reference = ctx.form.get('reference') ?? '';
       const amountKobo = koboOfInput(amount);
       if (amountKobo === undefined) {
-        return fundsForm(ctx, { amount, reference }, [{ field: 'amount', message: 'Enter the amount in Naira, for example 50,000 or 2,500.50.' }]);
+        return fundsForm(ctx, { amount, reference }, [
+          { field: 'amount', message: 'Enter the amount in Naira, for example 50,000 or 2,500.50.' },
+        ]);
       }
       try {
         // The core is told nothing about a wallet: AddTestFunds only ever credits the test one.
@@ -91,7 +98,8 @@ export const fundsRoutes: Route[] = [
           return fundsForm(ctx, { amount, reference }, [{ field: 'amount', message }]);
         }
         // The same form sent again with another amount: a new form (new reference) is offered.
-        if (refusal.kind === 'refused') return fundsForm(ctx, { amount, reference: newReference() }, [{ field: 'amount', message: refusal.message }]);
+        if (refusal.kind === 'refused')
+          return fundsForm(ctx, { amount, reference: newReference() }, [{ field: 'amount', message: refusal.message }]);
         throw error;
       }
     },

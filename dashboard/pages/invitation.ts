@@ -47,7 +47,11 @@ Your email address is <strong>${invitation.email}</strong>. This link works once
   ${field({ name: 'password_again', label: 'Password again', type: 'password', autocomplete: 'new-password', errors })}
   <button type="submit" class="button">Set password</button>
 </form>`;
-  return { kind: 'page', status: errors.length > 0 ? 400 : 200, body: page({ title: 'Set your password', errors }, body) };
+  return {
+    kind: 'page',
+    status: errors.length > 0 ? 400 : 200,
+    body: page({ title: 'Set your password', errors }, body),
+  };
 }
 
 export const invitationRoutes: Route[] = [
@@ -77,7 +81,8 @@ export const invitationRoutes: Route[] = [
       } catch (error) {
         const refusal = refusalOf(error);
         if (refusal.kind === 'not_found') return invalidLink();
-        if (refusal.kind === 'invalid') return form(ctx, token, [{ field: 'password', message: refusal.fields.get('password') ?? refusal.message }]);
+        if (refusal.kind === 'invalid')
+          return form(ctx, token, [{ field: 'password', message: refusal.fields.get('password') ?? refusal.message }]);
         throw error;
       }
       return { kind: 'redirect', location: '/sign-in?welcome=1' };

@@ -28,7 +28,8 @@ const NOTICES: Readonly<Record<string, string>> = {
   unlocked: 'The IP lock is cleared. Requests with this key are taken from any address.',
   approved: 'Your account now has API access. Here is its first key pair.',
   requested: 'Your request for API access is sent. We will look at it soon; this page shows when it is approved.',
-  shown: 'The new key pair is listed below. Its secret key was shown once and is not shown again; if it was not copied, revoke the key and create another.',
+  shown:
+    'The new key pair is listed below. Its secret key was shown once and is not shown again; if it was not copied, revoke the key and create another.',
 };
 
 function keyRow(ctx: PageContext, viewer: Viewer, key: HolderApiKey): SafeHtml {
@@ -97,7 +98,16 @@ ${createForm}`;
   return {
     kind: 'page',
     status: errors.length > 0 ? 400 : 200,
-    body: page({ title: test ? 'Test API keys' : 'API keys', current: '/keys', viewer, errors, ...(extra.notice ? { notice: extra.notice } : {}) }, body),
+    body: page(
+      {
+        title: test ? 'Test API keys' : 'API keys',
+        current: '/keys',
+        viewer,
+        errors,
+        ...(extra.notice ? { notice: extra.notice } : {}),
+      },
+      body,
+    ),
   };
 }
 
@@ -117,7 +127,8 @@ async function accessPanel(ctx: PageContext): Promise<SafeHtml> {
     request?.status === ApiAccessStatus.REFUSED
       ? html`<p class="inset">Your request of ${lagosTime(request.createdAt)} was not approved. You may ask again; say a little more about what you will build.</p>`
       : '';
-  if (!isOwner(viewer)) return html`${intro}${refused}<p class="inset">Only an owner of the account can ask for API access.</p>`;
+  if (!isOwner(viewer))
+    return html`${intro}${refused}<p class="inset">Only an owner of the account can ask for API access.</p>`;
   return html`${intro}${refused}
 <form method="post" action="${ctx.link('/keys/request-access')}" novalidate>
   ${csrfField(viewer.csrfToken)}
@@ -174,7 +185,11 @@ function ipLockForm(ctx: PageContext, key: HolderApiKey, value: string, errors: 
     <a href="${ctx.link('/keys')}" class="link-button">Cancel</a>
   </div>
 </form>`;
-  return { kind: 'page', status: errors.length > 0 ? 400 : 200, body: page({ title: 'IP lock', current: '/keys', viewer, errors }, body) };
+  return {
+    kind: 'page',
+    status: errors.length > 0 ? 400 : 200,
+    body: page({ title: 'IP lock', current: '/keys', viewer, errors }, body),
+  };
 }
 
 export const keyRoutes: Route[] = [
@@ -220,7 +235,9 @@ export const keyRoutes: Route[] = [
       } catch (error) {
         const refusal = refusalOf(error);
         if (refusal.kind === 'invalid' || refusal.kind === 'refused')
-          return keysPage(ctx, { errors: [{ field: 'totp_code', message: refusal.fields.get('totp_code') ?? refusal.message }] });
+          return keysPage(ctx, {
+            errors: [{ field: 'totp_code', message: refusal.fields.get('totp_code') ?? refusal.message }],
+          });
         throw error;
       }
     },

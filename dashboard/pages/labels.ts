@@ -41,6 +41,7 @@ export const STATUS_WORDS: Readonly<Record<TransactionStatus, string>> = {
 
 /** The enum value for a word from an address; UNSPECIFIED for anything else. */
 export function fromWord<E extends number>(words: Readonly<Record<E, string>>, word: string | null): E {
-  for (const [value, text] of Object.entries(words) as [string, string][]) if (text !== '' && text === word) return Number(value) as E;
+  for (const [value, text] of Object.entries(words) as [string, string][])
+    if (text !== '' && text === word) return Number(value) as E;
   return 0 as E;
 }

@@ -139,7 +139,13 @@ ${funds}
 <h2>Daily spend, last 30 days</h2>
 ${spendChart(overview.daily)}
 <p>Spend counts what was charged; failed and reversed purchases, which were refunded, are not counted.</p>`;
-      return { kind: 'page', body: page({ title: test ? 'Test overview' : 'Overview', current: '/', viewer, ...(notice ? { notice } : {}) }, body) };
+      return {
+        kind: 'page',
+        body: page(
+          { title: test ? 'Test overview' : 'Overview', current: '/', viewer, ...(notice ? { notice } : {}) },
+          body,
+        ),
+      };
     },
   },
 ];

@@ -62,7 +62,10 @@ ${
   return {
     kind: 'page',
     status: errors.length > 0 ? 400 : 200,
-    body: page({ title: 'Security', current: '/security', viewer, errors, ...(extra.notice ? { notice: extra.notice } : {}) }, body),
+    body: page(
+      { title: 'Security', current: '/security', viewer, errors, ...(extra.notice ? { notice: extra.notice } : {}) },
+      body,
+    ),
   };
 }
 
@@ -92,7 +95,11 @@ ${secretBox('Setup key', 'totp-secret', setup.secret)}
 </form>
 </li>
 </ol>`;
-  return { kind: 'page', status: errors.length > 0 ? 400 : 200, body: page({ title: 'Set up two-step sign-in', current: '/security', viewer, errors }, body) };
+  return {
+    kind: 'page',
+    status: errors.length > 0 ? 400 : 200,
+    body: page({ title: 'Set up two-step sign-in', current: '/security', viewer, errors }, body),
+  };
 }
 
 /**
@@ -109,7 +116,10 @@ function recoveryCodesPage(ctx: PageContext, codes: readonly string[]): Answer {
 <ul class="recovery-codes" id="recovery-codes">${codes.map((code) => html`<li><code>${code}</code></li>`)}</ul>
 </div>
 <p><a href="/security?done=on" class="button">I have saved my recovery codes</a></p>`;
-  return { kind: 'page', body: page({ title: 'Save your recovery codes', current: '/security', viewer, notice: NOTICES.on! }, body) };
+  return {
+    kind: 'page',
+    body: page({ title: 'Save your recovery codes', current: '/security', viewer, notice: NOTICES.on! }, body),
+  };
 }
 
 function codeRefusal(error: unknown): FieldError[] {
@@ -128,7 +138,12 @@ function passwordRefusal(error: unknown): FieldError[] {
     ['totp_code', 'password_totp_code'],
   ];
   const found = fields.find(([core]) => refusal.fields.has(core));
-  return [{ field: found?.[1] ?? 'current_password', message: (found ? refusal.fields.get(found[0]) : undefined) ?? refusal.message }];
+  return [
+    {
+      field: found?.[1] ?? 'current_password',
+      message: (found ? refusal.fields.get(found[0]) : undefined) ?? refusal.message,
+    },
+  ];
 }
 
 export const securityRoutes: Route[] = [
@@ -140,7 +155,8 @@ export const securityRoutes: Route[] = [
     async handler(ctx) {
       const current = ctx.form.get('current_password') ?? '';
       const next = ctx.form.get('new_password') ?? '';
-      if (current === '') return securityPage(ctx, { errors: [{ field: 'current_password', message: 'Enter your current password' }] });
+      if (current === '')
+        return securityPage(ctx, { errors: [{ field: 'current_password', message: 'Enter your current password' }] });
       let sessionToken: string;
       try {
         ({ sessionToken } = await ctx.core.holder.changePassword({
@@ -167,7 +183,13 @@ export const securityRoutes: Route[] = [
       return securityPage(ctx, notice ? { notice } : {});
     },
   },
-  { method: 'POST', path: '/security/totp/begin', name: 'totp_begin', signedIn: true, handler: (ctx) => setupPage(ctx, []) },
+  {
+    method: 'POST',
+    path: '/security/totp/begin',
+    name: 'totp_begin',
+    signedIn: true,
+    handler: (ctx) => setupPage(ctx, []),
+  },
   {
     method: 'POST',
     path: '/security/totp/confirm',
@@ -175,7 +197,8 @@ export const securityRoutes: Route[] = [
     signedIn: true,
     async handler(ctx) {
       const code = (ctx.form.get('totp_code') ?? '').replace(/\s+/g, '');
-      if (code === '') return setupPage(ctx, [{ field: 'totp_code', message: 'Enter the 6-digit code from your authenticator app' }]);
+      if (code === '')
+        return setupPage(ctx, [{ field: 'totp_code', message: 'Enter the 6-digit code from your authenticator app' }]);
       let recoveryCodes: string[];
       try {
         ({ recoveryCodes } = await ctx.core.holder.confirmTotp({ sessionToken: ctx.sessionToken, totpCode: code }));
@@ -192,7 +215,10 @@ export const securityRoutes: Route[] = [
     signedIn: true,
     async handler(ctx) {
       const code = (ctx.form.get('totp_code') ?? '').replace(/\s+/g, '');
-      if (code === '') return securityPage(ctx, { errors: [{ field: 'totp_code', message: 'Enter the 6-digit code from your authenticator app' }] });
+      if (code === '')
+        return securityPage(ctx, {
+          errors: [{ field: 'totp_code', message: 'Enter the 6-digit code from your authenticator app' }],
+        });
       try {
         await ctx.core.holder.disableTotp({ sessionToken: ctx.sessionToken, totpCode: code });
       } catch (error) {

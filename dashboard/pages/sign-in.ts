@@ -7,7 +7,14 @@
 import { SignInOutcome } from '../../gen/prepaid/v1/holder_pb.js';
 import { html } from '../html.js';
 import { csrfField, type FieldError, field, page } from '../layout.js';
-import { CHALLENGE_COOKIE, challengeCookie, clearedCookie, readCookies, SESSION_COOKIE, sessionCookie } from '../security.js';
+import {
+  CHALLENGE_COOKIE,
+  challengeCookie,
+  clearedCookie,
+  readCookies,
+  SESSION_COOKIE,
+  sessionCookie,
+} from '../security.js';
 import type { Answer, PageContext, Route } from '../server.js';
 
 /** Why the browser came to sign in, from a flag in the address (never anything secret). */
@@ -26,7 +33,11 @@ function signInForm(ctx: PageContext, errors: FieldError[], email = '', notice?:
   <button type="submit" class="button">Sign in</button>
 </form>
 <p>No account yet? The operator of the platform invites the first person of an account; ask them for an invitation link.</p>`;
-  return { kind: 'page', status: errors.length > 0 ? 400 : 200, body: page({ title: 'Sign in', errors, ...(notice ? { notice } : {}) }, body) };
+  return {
+    kind: 'page',
+    status: errors.length > 0 ? 400 : 200,
+    body: page({ title: 'Sign in', errors, ...(notice ? { notice } : {}) }, body),
+  };
 }
 
 function codeForm(ctx: PageContext, errors: FieldError[]): Answer {
@@ -38,7 +49,11 @@ function codeForm(ctx: PageContext, errors: FieldError[]): Answer {
   <button type="submit" class="button">Continue</button>
 </form>
 <p><a href="/sign-in">Start again</a></p>`;
-  return { kind: 'page', status: errors.length > 0 ? 400 : 200, body: page({ title: 'Enter your code', errors }, body) };
+  return {
+    kind: 'page',
+    status: errors.length > 0 ? 400 : 200,
+    body: page({ title: 'Enter your code', errors }, body),
+  };
 }
 
 function signedIn(ctx: PageContext, sessionToken: string): Answer {
@@ -49,7 +64,10 @@ function signedIn(ctx: PageContext, sessionToken: string): Answer {
 
 function throttled(seconds: number): FieldError {
   const minutes = Math.max(1, Math.ceil(seconds / 60));
-  return { field: 'email', message: `Too many attempts to sign in. Wait ${minutes} minute${minutes === 1 ? '' : 's'}, then try again.` };
+  return {
+    field: 'email',
+    message: `Too many attempts to sign in. Wait ${minutes} minute${minutes === 1 ? '' : 's'}, then try again.`,
+  };
 }
 
 export const signInRoutes: Route[] = [
@@ -58,7 +76,8 @@ export const signInRoutes: Route[] = [
     path: '/sign-in',
     name: 'sign_in',
     signedIn: false,
-    handler: async (ctx) => signInForm(ctx, [], '', SIGN_IN_NOTICES.find(([flag]) => ctx.url.searchParams.has(flag))?.[1]),
+    handler: async (ctx) =>
+      signInForm(ctx, [], '', SIGN_IN_NOTICES.find(([flag]) => ctx.url.searchParams.has(flag))?.[1]),
   },
   {
     method: 'POST',
@@ -82,7 +101,11 @@ export const signInRoutes: Route[] = [
         case SignInOutcome.THROTTLED:
           return { ...signInForm(ctx, [throttled(answer.retryAfterSeconds)], email), status: 429 };
         default:
-          return signInForm(ctx, [{ field: 'email', message: 'The email address or the password is not right' }], email);
+          return signInForm(
+            ctx,
+            [{ field: 'email', message: 'The email address or the password is not right' }],
+            email,
+          );
       }
     },
   },
@@ -91,7 +114,8 @@ export const signInRoutes: Route[] = [
     path: '/sign-in/code',
     name: 'sign_in_code',
     signedIn: false,
-    handler: async (ctx) => (readCookies(ctx.req).has(CHALLENGE_COOKIE) ? codeForm(ctx, []) : { kind: 'redirect', location: '/sign-in' }),
+    handler: async (ctx) =>
+      readCookies(ctx.req).has(CHALLENGE_COOKIE) ? codeForm(ctx, []) : { kind: 'redirect', location: '/sign-in' },
   },
   {
     method: 'POST',
@@ -102,7 +126,8 @@ export const signInRoutes: Route[] = [
       const challengeToken = readCookies(ctx.req).get(CHALLENGE_COOKIE);
       if (challengeToken === undefined) return signInForm(ctx, [], '', 'That sign-in took too long. Sign in again.');
       const code = (ctx.form.get('totp_code') ?? '').replace(/\s+/g, '');
-      if (code === '') return codeForm(ctx, [{ field: 'totp_code', message: 'Enter the 6-digit code from your authenticator app' }]);
+      if (code === '')
+        return codeForm(ctx, [{ field: 'totp_code', message: 'Enter the 6-digit code from your authenticator app' }]);
       const answer = await ctx.core.holder.completeSignIn({ challengeToken, totpCode: code, clientIp: ctx.clientIp });
       switch (answer.outcome) {
         case SignInOutcome.SIGNED_IN:
@@ -113,7 +138,11 @@ export const signInRoutes: Route[] = [
           // The core takes a challenge once, right or wrong: a wrong code starts the sign-in again.
           ctx.setCookies.push(clearedCookie(CHALLENGE_COOKIE, { secure: ctx.config.secureCookies }));
           return signInForm(ctx, [
-            { field: 'email', message: 'The code was not right, or the sign-in took too long. Sign in again and enter the code your app shows now' },
+            {
+              field: 'email',
+              message:
+                'The code was not right, or the sign-in took too long. Sign in again and enter the code your app shows now',
+            },
           ]);
       }
     },

@@ -59,12 +59,20 @@ ${
 ${after !== '' ? html`<a href="${ctx.link('/statement')}">First page</a>` : ''}
 ${nextPageToken !== '' ? html`<a href="${ctx.link(`/statement?after=${encodeURIComponent(nextPageToken)}`)}" rel="next">Next page</a>` : ''}
 </nav>`;
-  return { kind: 'page', body: page({ title: test ? 'Test statement' : 'Statement', current: '/statement', viewer: ctx.viewer! }, body) };
+  return {
+    kind: 'page',
+    body: page({ title: test ? 'Test statement' : 'Statement', current: '/statement', viewer: ctx.viewer! }, body),
+  };
 }
 
 async function exportCsv(ctx: PageContext): Promise<Answer> {
   const mode = coreMode(ctx.mode);
-  const first = await ctx.core.holder.listStatement({ sessionToken: ctx.sessionToken, mode, pageSize: EXPORT_PAGE_SIZE, pageToken: '' });
+  const first = await ctx.core.holder.listStatement({
+    sessionToken: ctx.sessionToken,
+    mode,
+    pageSize: EXPORT_PAGE_SIZE,
+    pageToken: '',
+  });
   return streamCsv(
     ctx,
     ctx.mode === 'test' ? 'test-statement.csv' : 'statement.csv',
@@ -83,7 +91,12 @@ async function exportCsv(ctx: PageContext): Promise<Answer> {
             (Number(e.balanceAfterKobo) / 100).toFixed(2),
           ];
         if (answer.nextPageToken === '') return;
-        answer = await ctx.core.holder.listStatement({ sessionToken: ctx.sessionToken, mode, pageSize: EXPORT_PAGE_SIZE, pageToken: answer.nextPageToken });
+        answer = await ctx.core.holder.listStatement({
+          sessionToken: ctx.sessionToken,
+          mode,
+          pageSize: EXPORT_PAGE_SIZE,
+          pageToken: answer.nextPageToken,
+        });
       }
     },
   );

@@ -84,13 +84,17 @@ ${field({ name: 'request_id', label: 'Request ID', value: value('request_id'), e
 }
 
 function statusTag(status: TransactionStatus): SafeHtml {
-  const colour = status === TransactionStatus.SUCCESS ? 'green' : status === TransactionStatus.PENDING ? 'yellow' : 'grey';
+  const colour =
+    status === TransactionStatus.SUCCESS ? 'green' : status === TransactionStatus.PENDING ? 'yellow' : 'grey';
   return html`<strong class="tag tag--${colour}">${STATUS_LABELS[status]}</strong>`;
 }
 
 /** What was bought, in a few words. */
 function itemOf(t: Transaction): string {
-  const detail = t.planLabel || t.packageCode || (t.smsPages > 0 ? `${t.smsSent} recipients, ${t.smsPages} page${t.smsPages === 1 ? '' : 's'}` : '');
+  const detail =
+    t.planLabel ||
+    t.packageCode ||
+    (t.smsPages > 0 ? `${t.smsSent} recipients, ${t.smsPages} page${t.smsPages === 1 ? '' : 's'}` : '');
   return [t.service.toUpperCase(), detail].filter((part) => part !== '').join(' · ');
 }
 
@@ -131,7 +135,10 @@ async function listPage(ctx: PageContext): Promise<Answer> {
     errors =
       refusal.fields.size === 0
         ? [{ field: 'from', message: refusal.message }]
-        : [...refusal.fields].map(([name, message]) => ({ field: CORE_FIELDS[name] ?? name.replace(/^filter\./, ''), message }));
+        : [...refusal.fields].map(([name, message]) => ({
+            field: CORE_FIELDS[name] ?? name.replace(/^filter\./, ''),
+            message,
+          }));
   }
   const exportQuery = query.toString();
   const nextQuery = new URLSearchParams(query);
@@ -191,7 +198,11 @@ async function detailPage(ctx: PageContext): Promise<Answer> {
   const reference = ctx.params[0] ?? '';
   const { transaction: t } = await ctx.core.holder.getTransaction({ sessionToken: ctx.sessionToken, reference, mode });
   if (t === undefined) throw new Error('GetTransaction answered without a transaction');
-  const { entries } = await ctx.core.shop.listPurchaseEntries({ sessionToken: ctx.sessionToken, reference: t.reference, mode });
+  const { entries } = await ctx.core.shop.listPurchaseEntries({
+    sessionToken: ctx.sessionToken,
+    reference: t.reference,
+    mode,
+  });
   const refund = entries.find((entry) => entry.kind === 'refund');
   const sentence = statusSentence(t);
   const token = t.token
@@ -231,7 +242,15 @@ ${detailRow('Last changed', lagosTime(t.updatedAt))}
 <p class="no-print"><button type="button" class="button button--secondary" data-print hidden>Print receipt</button></p>`;
   return {
     kind: 'page',
-    body: page({ title: `Transaction ${t.reference}`, current: '/transactions', viewer: ctx.viewer!, ...(notice ? { notice } : {}) }, body),
+    body: page(
+      {
+        title: `Transaction ${t.reference}`,
+        current: '/transactions',
+        viewer: ctx.viewer!,
+        ...(notice ? { notice } : {}),
+      },
+      body,
+    ),
   };
 }
 
@@ -307,27 +326,39 @@ async function exportCsv(ctx: PageContext): Promise<Answer> {
   const filter = filterOf(ctx.url.searchParams);
   const mode = coreMode(ctx.mode);
   // The first page is asked before anything is sent, so a bad filter is still a page with the error.
-  const first = await ctx.core.holder.listTransactions({ sessionToken: ctx.sessionToken, mode, filter, pageSize: EXPORT_PAGE_SIZE, pageToken: '' });
-  return streamCsv(ctx, ctx.mode === 'test' ? 'test-transactions.csv' : 'transactions.csv', CSV_COLUMNS, async function* () {
-    let answer = first;
-    for (;;) {
-      for (const t of answer.transactions) yield csvRow(t);
-      if (answer.nextPageToken === '') return;
-      answer = await ctx.core.holder.listTransactions({
-        sessionToken: ctx.sessionToken,
-        mode,
-        filter,
-        pageSize: EXPORT_PAGE_SIZE,
-        pageToken: answer.nextPageToken,
-      });
-    }
+  const first = await ctx.core.holder.listTransactions({
+    sessionToken: ctx.sessionToken,
+    mode,
+    filter,
+    pageSize: EXPORT_PAGE_SIZE,
+    pageToken: '',
   });
+  return streamCsv(
+    ctx,
+    ctx.mode === 'test' ? 'test-transactions.csv' : 'transactions.csv',
+    CSV_COLUMNS,
+    async function* () {
+      let answer = first;
+      for (;;) {
+        for (const t of answer.transactions) yield csvRow(t);
+        if (answer.nextPageToken === '') return;
+        answer = await ctx.core.holder.listTransactions({
+          sessionToken: ctx.sessionToken,
+          mode,
+          filter,
+          pageSize: EXPORT_PAGE_SIZE,
+          pageToken: answer.nextPageToken,
+        });
+      }
+    },
+  );
 }
 
 /** The spreadsheet's columns: the CSV's, each with its cell type. */
 const XLSX_COLUMNS: readonly XlsxColumn[] = CSV_COLUMNS.map((header): XlsxColumn => {
   if (header === 'created_at' || header === 'updated_at') return { header, type: 'date' };
-  if (header === 'amount' || header === 'charged' || header === 'refunded' || header === 'balance_after') return { header, type: 'money' };
+  if (header === 'amount' || header === 'charged' || header === 'refunded' || header === 'balance_after')
+    return { header, type: 'money' };
   if (header === 'sms_sent' || header === 'sms_pages') return { header, type: 'count' };
   return { header, type: 'text', ...(header === 'reference' ? { width: 30 } : {}) };
 });
@@ -359,10 +390,19 @@ function xlsxRow(t: Transaction): XlsxCell[] {
 }
 
 /** Every page of the filtered history, one transaction at a time; the first page asked before anything is sent. */
-async function exportRows(ctx: PageContext, write: (rows: () => AsyncGenerator<Transaction>) => Promise<Answer>): Promise<Answer> {
+async function exportRows(
+  ctx: PageContext,
+  write: (rows: () => AsyncGenerator<Transaction>) => Promise<Answer>,
+): Promise<Answer> {
   const filter = filterOf(ctx.url.searchParams);
   const mode = coreMode(ctx.mode);
-  const first = await ctx.core.holder.listTransactions({ sessionToken: ctx.sessionToken, mode, filter, pageSize: EXPORT_PAGE_SIZE, pageToken: '' });
+  const first = await ctx.core.holder.listTransactions({
+    sessionToken: ctx.sessionToken,
+    mode,
+    filter,
+    pageSize: EXPORT_PAGE_SIZE,
+    pageToken: '',
+  });
   return write(async function* () {
     let answer = first;
     for (;;) {
@@ -381,15 +421,42 @@ async function exportRows(ctx: PageContext, write: (rows: () => AsyncGenerator<T
 
 function exportXlsx(ctx: PageContext): Promise<Answer> {
   return exportRows(ctx, (transactions) =>
-    streamXlsx(ctx, ctx.mode === 'test' ? 'test-transactions.xlsx' : 'transactions.xlsx', 'Transactions', XLSX_COLUMNS, async function* () {
-      for await (const t of transactions()) yield xlsxRow(t);
-    }),
+    streamXlsx(
+      ctx,
+      ctx.mode === 'test' ? 'test-transactions.xlsx' : 'transactions.xlsx',
+      'Transactions',
+      XLSX_COLUMNS,
+      async function* () {
+        for await (const t of transactions()) yield xlsxRow(t);
+      },
+    ),
   );
 }
 
 export const transactionRoutes: Route[] = [
-  { method: 'GET', path: '/transactions.xlsx', name: 'transactions_xlsx', signedIn: true, testMode: true, handler: exportXlsx },
+  {
+    method: 'GET',
+    path: '/transactions.xlsx',
+    name: 'transactions_xlsx',
+    signedIn: true,
+    testMode: true,
+    handler: exportXlsx,
+  },
   { method: 'GET', path: '/transactions', name: 'transactions', signedIn: true, testMode: true, handler: listPage },
-  { method: 'GET', path: '/transactions.csv', name: 'transactions_csv', signedIn: true, testMode: true, handler: exportCsv },
-  { method: 'GET', path: /^\/transactions\/([A-Za-z0-9_-]{1,64})$/, name: 'transaction', signedIn: true, testMode: true, handler: detailPage },
+  {
+    method: 'GET',
+    path: '/transactions.csv',
+    name: 'transactions_csv',
+    signedIn: true,
+    testMode: true,
+    handler: exportCsv,
+  },
+  {
+    method: 'GET',
+    path: /^\/transactions\/([A-Za-z0-9_-]{1,64})$/,
+    name: 'transaction',
+    signedIn: true,
+    testMode: true,
+    handler: detailPage,
+  },
 ];

@@ -30,7 +30,13 @@ function userRow(viewer: Viewer, user: User): SafeHtml {
 
 async function usersPage(
   ctx: PageContext,
-  extra: { invited?: { email: string; url: string }; errors?: FieldError[]; email?: string; role?: string; notice?: string } = {},
+  extra: {
+    invited?: { email: string; url: string };
+    errors?: FieldError[];
+    email?: string;
+    role?: string;
+    notice?: string;
+  } = {},
 ): Promise<Answer> {
   const viewer = ctx.viewer!;
   const { users } = await ctx.core.holder.listUsers({ sessionToken: ctx.sessionToken });
@@ -77,7 +83,10 @@ ${
   return {
     kind: 'page',
     status: errors.length > 0 ? 400 : 200,
-    body: page({ title: 'Users', current: '/users', viewer, errors, ...(extra.notice ? { notice: extra.notice } : {}) }, body),
+    body: page(
+      { title: 'Users', current: '/users', viewer, errors, ...(extra.notice ? { notice: extra.notice } : {}) },
+      body,
+    ),
   };
 }
 
@@ -87,7 +96,11 @@ export const userRoutes: Route[] = [
     path: '/users',
     name: 'users',
     signedIn: true,
-    handler: (ctx) => usersPage(ctx, ctx.url.searchParams.get('done') === 'disabled' ? { notice: 'The user is disabled and signed out.' } : {}),
+    handler: (ctx) =>
+      usersPage(
+        ctx,
+        ctx.url.searchParams.get('done') === 'disabled' ? { notice: 'The user is disabled and signed out.' } : {},
+      ),
   },
   {
     method: 'POST',
@@ -97,11 +110,21 @@ export const userRoutes: Route[] = [
     async handler(ctx) {
       const email = (ctx.form.get('email') ?? '').trim();
       const roleWord = ctx.form.get('role') ?? 'viewer';
-      if (email === '') return usersPage(ctx, { errors: [{ field: 'email', message: 'Enter the email address of the person to invite' }], role: roleWord });
-      const role = roleWord === 'owner' ? UserRole.OWNER : roleWord === 'viewer' ? UserRole.VIEWER : UserRole.UNSPECIFIED;
+      if (email === '')
+        return usersPage(ctx, {
+          errors: [{ field: 'email', message: 'Enter the email address of the person to invite' }],
+          role: roleWord,
+        });
+      const role =
+        roleWord === 'owner' ? UserRole.OWNER : roleWord === 'viewer' ? UserRole.VIEWER : UserRole.UNSPECIFIED;
       try {
         const totpCode = (ctx.form.get('totp_code') ?? '').replace(/\s+/g, '');
-        const { invitation } = await ctx.core.holder.inviteUser({ sessionToken: ctx.sessionToken, email, role, totpCode });
+        const { invitation } = await ctx.core.holder.inviteUser({
+          sessionToken: ctx.sessionToken,
+          email,
+          role,
+          totpCode,
+        });
         if (invitation === undefined) throw new Error('InviteUser answered without an invitation');
         return usersPage(ctx, { invited: { email: invitation.email, url: invitation.inviteUrl } });
       } catch (error) {
@@ -126,7 +149,10 @@ export const userRoutes: Route[] = [
         return {
           kind: 'page',
           status: 404,
-          body: page({ title: 'User not found', current: '/users', viewer }, html`<h1>User not found</h1><p><a href="/users">Back to users</a></p>`),
+          body: page(
+            { title: 'User not found', current: '/users', viewer },
+            html`<h1>User not found</h1><p><a href="/users">Back to users</a></p>`,
+          ),
         };
       const body = html`<h1>Disable ${user.email}?</h1>
 <div class="warning"><p>They will be signed out at once and cannot sign in again. To let them back in, invite them anew.</p></div>

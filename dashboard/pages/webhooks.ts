@@ -50,7 +50,9 @@ interface Extra {
 function stateTag(delivery: Delivery): SafeHtml {
   if (delivery.state === 'delivered') return html`<strong class="tag tag--green">Delivered</strong>`;
   if (delivery.state === 'failed') return html`<strong class="tag tag--grey">Failed</strong>`;
-  return delivery.attempts > 0 ? html`<strong class="tag tag--yellow">Retrying</strong>` : html`<strong class="tag tag--yellow">Pending</strong>`;
+  return delivery.attempts > 0
+    ? html`<strong class="tag tag--yellow">Retrying</strong>`
+    : html`<strong class="tag tag--yellow">Pending</strong>`;
 }
 
 function time(ts: Delivery['createdAt']): SafeHtml | string {
@@ -70,8 +72,11 @@ function endpointSection(viewer: Viewer, mode: ModeName, webhook: Webhook | unde
 <div><dt>Secret</dt><dd>Ends in <code>${webhook.secretHint}</code></dd></div>
 <div><dt>Rotation</dt><dd>${webhook.previousSecretUntil ? html`The previous secret signs too until ${time(webhook.previousSecretUntil)}` : 'None in progress'}</dd></div>
 </dl>`
-    : empty(`No ${lower} webhook is set. ${mode === 'test' ? 'Test events' : 'Events'} are still listed by the API's events feed.`);
-  if (!isOwner(viewer)) return html`<section aria-labelledby="webhook-${mode}"><h2 id="webhook-${mode}">${label} webhook</h2>${summary}</section>`;
+    : empty(
+        `No ${lower} webhook is set. ${mode === 'test' ? 'Test events' : 'Events'} are still listed by the API's events feed.`,
+      );
+  if (!isOwner(viewer))
+    return html`<section aria-labelledby="webhook-${mode}"><h2 id="webhook-${mode}">${label} webhook</h2>${summary}</section>`;
   const describedBy = [`${fieldId}-hint`, error ? `${fieldId}-error` : ''].filter((id) => id !== '').join(' ');
   const setForm = html`<form method="post" action="/webhooks/url" novalidate>
   ${csrfField(viewer.csrfToken)}
@@ -185,7 +190,10 @@ ${log.nextPageToken !== '' ? html`<a href="/webhooks?${next.toString()}#deliveri
   return {
     kind: 'page',
     status,
-    body: page({ title: 'Webhooks', current: '/webhooks', viewer, errors, ...(extra.notice ? { notice: extra.notice } : {}) }, body),
+    body: page(
+      { title: 'Webhooks', current: '/webhooks', viewer, errors, ...(extra.notice ? { notice: extra.notice } : {}) },
+      body,
+    ),
   };
 }
 
@@ -193,11 +201,24 @@ ${log.nextPageToken !== '' ? html`<a href="/webhooks?${next.toString()}#deliveri
 function shownRefusal(error: unknown, field: string): { refusal: CoreRefusal; errors: FieldError[] } {
   const refusal = refusalOf(error);
   if (refusal.kind !== 'invalid' && refusal.kind !== 'refused') throw error;
-  return { refusal, errors: [{ field, message: plainSentence(refusal.fields.get('url') ?? [...refusal.fields.values()][0] ?? refusal.message) }] };
+  return {
+    refusal,
+    errors: [
+      {
+        field,
+        message: plainSentence(refusal.fields.get('url') ?? [...refusal.fields.values()][0] ?? refusal.message),
+      },
+    ],
+  };
 }
 
 /** The POSTs that answer with a redirect and a notice once the core has done them. */
-function action(path: string, name: string, done: string, call: (ctx: PageContext, mode: ModeName) => Promise<unknown>): Route {
+function action(
+  path: string,
+  name: string,
+  done: string,
+  call: (ctx: PageContext, mode: ModeName) => Promise<unknown>,
+): Route {
   return {
     method: 'POST',
     path,
@@ -237,7 +258,10 @@ export const webhookRoutes: Route[] = [
       try {
         const set = await ctx.core.holder.setWebhook({ sessionToken: ctx.sessionToken, mode: MODE_PROTO[mode], url });
         // The secret is in this answer's body only (no-store, no redirect that could carry it).
-        return webhooksPage(ctx, { secret: { mode, value: set.secret, rotated: false }, notice: `The ${mode} webhook URL is set and deliveries are on.` });
+        return webhooksPage(ctx, {
+          secret: { mode, value: set.secret, rotated: false },
+          notice: `The ${mode} webhook URL is set and deliveries are on.`,
+        });
       } catch (error) {
         return webhooksPage(ctx, { errors: shownRefusal(error, `url_${mode}`).errors, typed: { mode, url } }, 400);
       }
@@ -251,7 +275,10 @@ export const webhookRoutes: Route[] = [
     async handler(ctx) {
       const mode = modeOf(ctx.form.get('mode'));
       try {
-        const rotated = await ctx.core.holder.rotateWebhookSecret({ sessionToken: ctx.sessionToken, mode: MODE_PROTO[mode] });
+        const rotated = await ctx.core.holder.rotateWebhookSecret({
+          sessionToken: ctx.sessionToken,
+          mode: MODE_PROTO[mode],
+        });
         return webhooksPage(ctx, { secret: { mode, value: rotated.secret, rotated: true } });
       } catch (error) {
         return webhooksPage(ctx, { errors: shownRefusal(error, `webhook-${mode}`).errors }, 400);
@@ -261,8 +288,14 @@ export const webhookRoutes: Route[] = [
   action('/webhooks/disable', 'webhooks_disable', 'disabled', (ctx, mode) =>
     ctx.core.holder.disableWebhook({ sessionToken: ctx.sessionToken, mode: MODE_PROTO[mode] }),
   ),
-  action('/webhooks/test', 'webhooks_test', 'test', (ctx, mode) => ctx.core.holder.sendTestEvent({ sessionToken: ctx.sessionToken, mode: MODE_PROTO[mode] })),
+  action('/webhooks/test', 'webhooks_test', 'test', (ctx, mode) =>
+    ctx.core.holder.sendTestEvent({ sessionToken: ctx.sessionToken, mode: MODE_PROTO[mode] }),
+  ),
   action('/webhooks/resend', 'webhooks_resend', 'resent', (ctx, mode) =>
-    ctx.core.holder.resendEvent({ sessionToken: ctx.sessionToken, mode: MODE_PROTO[mode], eventId: ctx.form.get('event_id') ?? '' }),
+    ctx.core.holder.resendEvent({
+      sessionToken: ctx.sessionToken,
+      mode: MODE_PROTO[mode],
+      eventId: ctx.form.get('event_id') ?? '',
+    }),
   ),
 ];

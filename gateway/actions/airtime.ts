@@ -12,7 +12,9 @@ export const airtime: Action = {
     const phone = fields.string('phone');
     const amountKobo = fields.amount('amount');
     const requestId = idempotencyKey(fields, body, headers);
-    fields.done(() => airtimeOrder({ network, phone, amountKobo: fields.failed('amount') ? AIRTIME_MIN_KOBO : amountKobo }, NO_PRICING));
+    fields.done(() =>
+      airtimeOrder({ network, phone, amountKobo: fields.failed('amount') ? AIRTIME_MIN_KOBO : amountKobo }, NO_PRICING),
+    );
 
     const outcome = await core.purchase.buyAirtime({
       ...accountOf(caller),

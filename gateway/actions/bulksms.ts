@@ -18,7 +18,9 @@ export const bulksms: Action = {
     const requestId = idempotencyKey(fields, body, headers);
     // A broken message is refused here (the core would see it mended to U+FFFD); the other
     // fields' problems are listed with it. The stand-in message passes the core's rules.
-    fields.done(() => bulkSmsOrder({ sender, recipients, message: fields.failed('message') ? 'x' : message }, ZERO_KOBO, NO_PRICING));
+    fields.done(() =>
+      bulkSmsOrder({ sender, recipients, message: fields.failed('message') ? 'x' : message }, ZERO_KOBO, NO_PRICING),
+    );
 
     const outcome = await core.purchase.sendBulkSms({ ...accountOf(caller), sender, recipients, message, requestId });
     return purchaseAnswer(outcome, { known: (tx) => ({ sent: tx.smsSent, pages: tx.smsPages }) });

@@ -35,7 +35,11 @@ export const cable: Action = {
       months: months === undefined ? 0 : Math.min(months, 2 ** 31 - 1),
     });
     return purchaseAnswer(outcome, {
-      known: (tx) => ({ package: tx.planLabel, subscription_type: tx.subscriptionType === '' ? null : tx.subscriptionType, months: tx.months }),
+      known: (tx) => ({
+        package: tx.planLabel,
+        subscription_type: tx.subscriptionType === '' ? null : tx.subscriptionType,
+        months: tx.months,
+      }),
     });
   },
 };

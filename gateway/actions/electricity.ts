@@ -19,7 +19,16 @@ export const electricity: Action = {
     const phone = fields.optionalString('phone');
     const requestId = idempotencyKey(fields, body, headers);
     fields.done(() =>
-      electricityOrder({ disco, meterNumber, meterType, phone, amountKobo: fields.failed('amount') ? ELECTRICITY_MIN_KOBO : amountKobo }, NO_PRICING),
+      electricityOrder(
+        {
+          disco,
+          meterNumber,
+          meterType,
+          phone,
+          amountKobo: fields.failed('amount') ? ELECTRICITY_MIN_KOBO : amountKobo,
+        },
+        NO_PRICING,
+      ),
     );
 
     const outcome = await core.purchase.payElectricity({

@@ -18,7 +18,11 @@ export const events: Action = {
     // The core hands each event's body as recorded; it is passed on unchanged.
     return {
       httpStatus: 200,
-      body: { status: 'success', events: res.events.map((event) => JSON.parse(event.bodyJson) as unknown), next_cursor: res.nextPageToken },
+      body: {
+        status: 'success',
+        events: res.events.map((event) => JSON.parse(event.bodyJson) as unknown),
+        next_cursor: res.nextPageToken,
+      },
     };
   },
 };

@@ -169,7 +169,9 @@ class PageWriter {
     }
     this.reserve(PAGE_END_NULL.length + 3 + 6 * (cursorEnd - cursorStart));
     const o =
-      cursorStart === cursorEnd ? copy(this.out, this.o, PAGE_END_NULL) : this.string(this.out, copy(this.out, this.o, PAGE_CURSOR), cursorStart, cursorEnd);
+      cursorStart === cursorEnd
+        ? copy(this.out, this.o, PAGE_END_NULL)
+        : this.string(this.out, copy(this.out, this.o, PAGE_CURSOR), cursorStart, cursorEnd);
     this.out[o] = 0x7d;
     return this.out.subarray(0, o + 1);
   }
@@ -226,7 +228,12 @@ class PageWriter {
     if (product !== CABLE) this.checkUtf8(span[2 * F_PACKAGE_CODE]!, span[2 * F_PACKAGE_CODE + 1]!);
     const planId = t.number[F_PLAN_ID]!;
     // An int64 past the safe range (NaN here) that the view shows is refused by the view.
-    if (Number.isNaN(t.number[F_FACE_VALUE]!) || Number.isNaN(t.number[F_CHARGED]!) || (product === DATA && Number.isNaN(planId))) throw NOT_PLAIN;
+    if (
+      Number.isNaN(t.number[F_FACE_VALUE]!) ||
+      Number.isNaN(t.number[F_CHARGED]!) ||
+      (product === DATA && Number.isNaN(planId))
+    )
+      throw NOT_PLAIN;
     const out = this.out;
     let o = this.o;
     o = copy(out, o, KEY[REFERENCE]!);
@@ -261,7 +268,8 @@ class PageWriter {
       o = this.list(out, o, BONUS_TOKENS, t.bonus);
     } else {
       // Not shown, but still text protobuf-es must read.
-      for (const spans of [t.kct, t.bonus]) for (let i = 0; i < spans.length; i += 2) this.checkUtf8(spans[i]!, spans[i + 1]!);
+      for (const spans of [t.kct, t.bonus])
+        for (let i = 0; i < spans.length; i += 2) this.checkUtf8(spans[i]!, spans[i + 1]!);
       o = copy(out, o, NO_EXTRA_TOKENS);
     }
     if (product === BULK_SMS) {
@@ -331,7 +339,10 @@ class PageWriter {
       const tag = this.tag();
       if (tag === SECONDS_TAG) {
         this.varint(end);
-        time.seconds = this.hi < SAFE_HI ? this.hi * TWO_32 + this.lo : Number(BigInt.asIntN(64, (BigInt(this.hi) << 32n) | BigInt(this.lo)));
+        time.seconds =
+          this.hi < SAFE_HI
+            ? this.hi * TWO_32 + this.lo
+            : Number(BigInt.asIntN(64, (BigInt(this.hi) << 32n) | BigInt(this.lo)));
       } else if (tag === NANOS_TAG) {
         this.varint(end);
         time.nanos = this.lo | 0;
@@ -437,7 +448,8 @@ function copy(out: Buffer, at: number, constant: Uint8Array): number {
 
 /** Kobo as the view's Naira: koboToNaira, then the number as JSON writes it. */
 function naira(out: Buffer, at: number, value: number): number {
-  if (!(value > -DIGITS_MAX && value < DIGITS_MAX)) return at + out.write(String(koboToNaira(value as Kobo)), at, 'latin1');
+  if (!(value > -DIGITS_MAX && value < DIGITS_MAX))
+    return at + out.write(String(koboToNaira(value as Kobo)), at, 'latin1');
   let o = at;
   let kobo = value;
   if (kobo < 0) {
@@ -511,7 +523,8 @@ const NOT_AS_IS = (() => {
 /** JSON.stringify's two-character escapes: the letter after the backslash, by byte; 0 for none. */
 const SHORT_ESCAPES = (() => {
   const table = new Uint8Array(128);
-  for (const [byte, letter] of ['\bb', '\tt', '\nn', '\ff', '\rr', '""', '\\\\']) table[byte!.charCodeAt(0)] = letter!.charCodeAt(0);
+  for (const [byte, letter] of ['\bb', '\tt', '\nn', '\ff', '\rr', '""', '\\\\'])
+    table[byte!.charCodeAt(0)] = letter!.charCodeAt(0);
   return table;
 })();
 const HEX = ascii('0123456789abcdef');
@@ -543,7 +556,8 @@ export function schemaFields(schema: DescMessage): SchemaField[] {
     else if (field.fieldKind === 'scalar' && field.scalar === ScalarType.INT32) type = 'int32';
     else if (field.fieldKind === 'scalar' && field.scalar === ScalarType.INT64) type = 'int64';
     else if (field.fieldKind === 'scalar' && field.scalar === ScalarType.BOOL) type = 'bool';
-    else if (field.fieldKind === 'list' && field.listKind === 'scalar' && field.scalar === ScalarType.STRING) type = 'strings';
+    else if (field.fieldKind === 'list' && field.listKind === 'scalar' && field.scalar === ScalarType.STRING)
+      type = 'strings';
     return { name: field.name, number: field.number, type };
   });
 }
@@ -596,11 +610,23 @@ export interface FieldPlan {
 export function fieldPlan(fields: readonly SchemaField[]): FieldPlan | null {
   const numbers: Partial<Record<keyof typeof READS, number>> = {};
   const kinds = new Uint8Array(Math.max(0, ...fields.map((field) => field.number)) + 1);
-  const KIND = { string: TEXT, strings: TEXTS, timestamp: TIME, enum: INT32, int32: INT32, int64: INT64, bool: BOOL } as const;
+  const KIND = {
+    string: TEXT,
+    strings: TEXTS,
+    timestamp: TIME,
+    enum: INT32,
+    int32: INT32,
+    int64: INT64,
+    bool: BOOL,
+  } as const;
   for (const field of fields) {
     const read = Object.hasOwn(READS, field.name) ? READS[field.name as keyof typeof READS] : undefined;
     if (read !== undefined && read !== field.type) return null;
-    if (read === undefined && (field.type === 'string' || field.type === 'strings' || field.type === 'timestamp' || field.type === 'other')) return null;
+    if (
+      read === undefined &&
+      (field.type === 'string' || field.type === 'strings' || field.type === 'timestamp' || field.type === 'other')
+    )
+      return null;
     if (field.type === 'other') return null;
     if (read !== undefined) numbers[field.name as keyof typeof READS] = field.number;
     kinds[field.number] = KIND[field.type];
@@ -613,7 +639,8 @@ const FIELD_PLAN = fieldPlan(schemaFields(TransactionSchema));
 /** Whether the writer and the schema agree; if not, every page takes the old path. */
 export const FIELDS_MATCH = FIELD_PLAN !== null;
 const FIELD_KINDS = FIELD_PLAN?.kinds ?? new Uint8Array(0);
-const N = FIELD_PLAN?.numbers ?? (Object.fromEntries(Object.keys(READS).map((name) => [name, 0])) as FieldPlan['numbers']);
+const N =
+  FIELD_PLAN?.numbers ?? (Object.fromEntries(Object.keys(READS).map((name) => [name, 0])) as FieldPlan['numbers']);
 const F_REFERENCE = N.reference;
 const F_ACCOUNT_ID = N.account_id;
 const F_PRODUCT = N.product;
@@ -650,7 +677,8 @@ const STATUS_JSON = jsonNames(STATUS_NAMES);
 
 function jsonNames(names: Readonly<Record<number, string | null>>): Map<number, Uint8Array> {
   const bytes = new Map<number, Uint8Array>();
-  for (const [value, name] of Object.entries(names)) if (name !== null) bytes.set(Number(value), ascii(JSON.stringify(name)));
+  for (const [value, name] of Object.entries(names))
+    if (name !== null) bytes.set(Number(value), ascii(JSON.stringify(name)));
   return bytes;
 }
 

@@ -113,7 +113,8 @@ export class FieldReader {
         coreRules();
       } catch (error) {
         if (!(error instanceof DomainError)) throw error;
-        for (const v of error.violations) if (!this.failed(v.field)) this.violations.push({ field: v.field, message: v.description });
+        for (const v of error.violations)
+          if (!this.failed(v.field)) this.violations.push({ field: v.field, message: v.description });
       }
     }
     throw invalidParameters(this.violations);
@@ -148,7 +149,11 @@ export class FieldReader {
  * Both may be given only if they agree, since a client sending two different keys has a
  * bug that should not be resolved by guessing.
  */
-export function idempotencyKey(reader: FieldReader, body: Readonly<Record<string, unknown>>, headers: IncomingHttpHeaders): string {
+export function idempotencyKey(
+  reader: FieldReader,
+  body: Readonly<Record<string, unknown>>,
+  headers: IncomingHttpHeaders,
+): string {
   const fromBody = Object.hasOwn(body, 'request_id') ? body['request_id'] : undefined;
   const rawHeader = headers['idempotency-key'];
   if (Array.isArray(rawHeader)) {
@@ -167,7 +172,10 @@ export function idempotencyKey(reader: FieldReader, body: Readonly<Record<string
   const bodyKey = typeof fromBody === 'string' ? fromBody : undefined;
   const headerKey = fromHeader?.trim();
   if (bodyKey !== undefined && headerKey !== undefined && bodyKey !== headerKey) {
-    reader.reject('request_id', 'request_id and the Idempotency-Key header differ; send one key, or the same key in both.');
+    reader.reject(
+      'request_id',
+      'request_id and the Idempotency-Key header differ; send one key, or the same key in both.',
+    );
     return '';
   }
   return bodyKey ?? headerKey ?? '';

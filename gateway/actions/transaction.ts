@@ -15,6 +15,9 @@ export const transaction: Action = {
     fields.done();
 
     const res = await core.purchase.getTransaction({ ...accountOf(caller), reference });
-    return { httpStatus: 200, body: { status: 'success', transaction: transactionView(requireTransaction(res.transaction)) } };
+    return {
+      httpStatus: 200,
+      body: { status: 'success', transaction: transactionView(requireTransaction(res.transaction)) },
+    };
   },
 };

@@ -18,7 +18,9 @@ export const transactions: Action = {
     const page = pageQuery(fields);
     fields.done();
 
-    const bytes = await replyBytes((options) => core.purchase.listTransactions({ ...accountOf(caller), ...page }, options));
+    const bytes = await replyBytes((options) =>
+      core.purchase.listTransactions({ ...accountOf(caller), ...page }, options),
+    );
     return { httpStatus: 200, body: new EncodedJson(transactionsPageJson(bytes)) };
   },
 };

@@ -26,7 +26,14 @@ export const verify: Action = {
     const smartCard = fields.optionalString('smart_card');
     fields.done();
 
-    const res = await core.purchase.verifyCustomer({ ...accountOf(caller), disco, meterNumber, meterType, provider, smartCard });
+    const res = await core.purchase.verifyCustomer({
+      ...accountOf(caller),
+      disco,
+      meterNumber,
+      meterType,
+      provider,
+      smartCard,
+    });
     const amount = (kobo: bigint | undefined) => (kobo === undefined ? null : naira(kobo));
     return {
       httpStatus: 200,

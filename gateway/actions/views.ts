@@ -239,7 +239,8 @@ export function isoString(ms: number): string {
  * same text by construction.
  */
 export function writeIsoString(out: Buffer, at: number, ms: number): number {
-  if (!(ms >= 0 && ms < ISO_END_MS) || !Number.isInteger(ms)) return at + out.write(new Date(ms).toISOString(), at, 'latin1');
+  if (!(ms >= 0 && ms < ISO_END_MS) || !Number.isInteger(ms))
+    return at + out.write(new Date(ms).toISOString(), at, 'latin1');
   const day = Math.floor(ms / DAY_MS);
   if (day !== isoDay) {
     isoDay = day;

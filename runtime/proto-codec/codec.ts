@@ -27,7 +27,16 @@
  */
 
 import { isUtf8 } from 'node:buffer';
-import { create, type DescField, type DescMessage, fromBinary, type MessageInitShape, type MessageShape, ScalarType, toBinary } from '@bufbuild/protobuf';
+import {
+  create,
+  type DescField,
+  type DescMessage,
+  fromBinary,
+  type MessageInitShape,
+  type MessageShape,
+  ScalarType,
+  toBinary,
+} from '@bufbuild/protobuf';
 import { BinaryReader, WireType } from '@bufbuild/protobuf/wire';
 
 /** google.protobuf.Edition.EDITION_PROTO3. */
@@ -203,7 +212,8 @@ function covered(desc: DescMessage, visiting = new Set<DescMessage>()): boolean 
         if (field.delimitedEncoding || SPECIAL_WKT.has(message.typeName)) return false;
         return covered(message, visiting);
       }
-      if (field.fieldKind === 'enum' || (field.fieldKind === 'list' && field.listKind === 'enum')) return field.enum!.open;
+      if (field.fieldKind === 'enum' || (field.fieldKind === 'list' && field.listKind === 'enum'))
+        return field.enum!.open;
       return true;
     });
   visiting.delete(desc);
@@ -267,31 +277,109 @@ function scalarCodec(type: ScalarType): ScalarCodec {
         zero: () => new Uint8Array(0),
       };
     case ScalarType.BOOL:
-      return { wireType: WireType.Varint, write: (w, v: boolean) => w.bool(v), read: (r) => r.bool(), isZero: (v) => v === false, zero: () => false };
+      return {
+        wireType: WireType.Varint,
+        write: (w, v: boolean) => w.bool(v),
+        read: (r) => r.bool(),
+        isZero: (v) => v === false,
+        zero: () => false,
+      };
     case ScalarType.DOUBLE:
-      return { wireType: WireType.Bit64, write: (w, v: number) => w.double(v), read: (r) => r.double(), isZero: floatZero, zero: () => 0 };
+      return {
+        wireType: WireType.Bit64,
+        write: (w, v: number) => w.double(v),
+        read: (r) => r.double(),
+        isZero: floatZero,
+        zero: () => 0,
+      };
     case ScalarType.FLOAT:
-      return { wireType: WireType.Bit32, write: (w, v: number) => w.float(v), read: (r) => r.float(), isZero: floatZero, zero: () => 0 };
+      return {
+        wireType: WireType.Bit32,
+        write: (w, v: number) => w.float(v),
+        read: (r) => r.float(),
+        isZero: floatZero,
+        zero: () => 0,
+      };
     case ScalarType.INT32:
-      return { wireType: WireType.Varint, write: (w, v: number) => w.int32(v), read: (r) => r.int32(), isZero: numberZero, zero: () => 0 };
+      return {
+        wireType: WireType.Varint,
+        write: (w, v: number) => w.int32(v),
+        read: (r) => r.int32(),
+        isZero: numberZero,
+        zero: () => 0,
+      };
     case ScalarType.UINT32:
-      return { wireType: WireType.Varint, write: (w, v: number) => w.uint32(v), read: (r) => r.uint32(), isZero: numberZero, zero: () => 0 };
+      return {
+        wireType: WireType.Varint,
+        write: (w, v: number) => w.uint32(v),
+        read: (r) => r.uint32(),
+        isZero: numberZero,
+        zero: () => 0,
+      };
     case ScalarType.SINT32:
-      return { wireType: WireType.Varint, write: (w, v: number) => w.sint32(v), read: (r) => r.sint32(), isZero: numberZero, zero: () => 0 };
+      return {
+        wireType: WireType.Varint,
+        write: (w, v: number) => w.sint32(v),
+        read: (r) => r.sint32(),
+        isZero: numberZero,
+        zero: () => 0,
+      };
     case ScalarType.FIXED32:
-      return { wireType: WireType.Bit32, write: (w, v: number) => w.fixed32(v), read: (r) => r.fixed32(), isZero: numberZero, zero: () => 0 };
+      return {
+        wireType: WireType.Bit32,
+        write: (w, v: number) => w.fixed32(v),
+        read: (r) => r.fixed32(),
+        isZero: numberZero,
+        zero: () => 0,
+      };
     case ScalarType.SFIXED32:
-      return { wireType: WireType.Bit32, write: (w, v: number) => w.sfixed32(v), read: (r) => r.sfixed32(), isZero: numberZero, zero: () => 0 };
+      return {
+        wireType: WireType.Bit32,
+        write: (w, v: number) => w.sfixed32(v),
+        read: (r) => r.sfixed32(),
+        isZero: numberZero,
+        zero: () => 0,
+      };
     case ScalarType.INT64:
-      return { wireType: WireType.Varint, write: (w, v: bigint) => w.int64(v), read: (r) => r.int64(), isZero: int64Zero, zero: () => 0n };
+      return {
+        wireType: WireType.Varint,
+        write: (w, v: bigint) => w.int64(v),
+        read: (r) => r.int64(),
+        isZero: int64Zero,
+        zero: () => 0n,
+      };
     case ScalarType.UINT64:
-      return { wireType: WireType.Varint, write: (w, v: bigint) => w.uint64(v), read: (r) => r.uint64(), isZero: int64Zero, zero: () => 0n };
+      return {
+        wireType: WireType.Varint,
+        write: (w, v: bigint) => w.uint64(v),
+        read: (r) => r.uint64(),
+        isZero: int64Zero,
+        zero: () => 0n,
+      };
     case ScalarType.SINT64:
-      return { wireType: WireType.Varint, write: (w, v: bigint) => w.sint64(v), read: (r) => r.sint64(), isZero: int64Zero, zero: () => 0n };
+      return {
+        wireType: WireType.Varint,
+        write: (w, v: bigint) => w.sint64(v),
+        read: (r) => r.sint64(),
+        isZero: int64Zero,
+        zero: () => 0n,
+      };
     case ScalarType.FIXED64:
-      return { wireType: WireType.Bit64, write: (w, v: bigint) => w.fixed64(v), read: (r) => r.fixed64(), isZero: int64Zero, zero: () => 0n };
+      return {
+        wireType: WireType.Bit64,
+        write: (w, v: bigint) => w.fixed64(v),
+        read: (r) => r.fixed64(),
+        isZero: int64Zero,
+        zero: () => 0n,
+      };
     case ScalarType.SFIXED64:
-      return { wireType: WireType.Bit64, write: (w, v: bigint) => w.sfixed64(v), read: (r) => r.sfixed64(), isZero: int64Zero, zero: () => 0n };
+      return {
+        wireType: WireType.Bit64,
+        write: (w, v: bigint) => w.sfixed64(v),
+        read: (r) => r.sfixed64(),
+        isZero: int64Zero,
+        zero: () => 0n,
+      };
   }
 }
 
@@ -468,7 +556,8 @@ class Writer {
   }
 
   float(value: number): this {
-    if (typeof value !== 'number' || (Number.isFinite(value) && (value > FLOAT32_MAX || value < -FLOAT32_MAX))) throw new NotSimple();
+    if (typeof value !== 'number' || (Number.isFinite(value) && (value > FLOAT32_MAX || value < -FLOAT32_MAX)))
+      throw new NotSimple();
     this.ensure(4);
     this.pos = this.buf.writeFloatLE(value, this.pos);
     return this;
@@ -576,7 +665,9 @@ function writePlan(desc: DescMessage): WritePlan {
   // nested plans are looked up when written, by which time every write is compiled.
   const plan: WritePlan = { write: () => {} };
   writePlans.set(desc, plan);
-  const fields = [...desc.fields].sort((a, b) => a.number - b.number).map((field) => ({ name: field.localName, write: fieldWrite(field) }));
+  const fields = [...desc.fields]
+    .sort((a, b) => a.number - b.number)
+    .map((field) => ({ name: field.localName, write: fieldWrite(field) }));
   plan.write = compiledWrite(fields);
   return plan;
 }
@@ -589,7 +680,9 @@ function writePlan(desc: DescMessage): WritePlan {
  * encoder's time on a history page); so was a store per field in the reader below.
  */
 function compiledWrite(fields: { name: string; write: FieldWrite }[]): WritePlan['write'] {
-  const lines = fields.map(({ name }, i) => `v = m[${JSON.stringify(name)}]; if (v !== undefined && v !== null) w${i}(writer, v);`);
+  const lines = fields.map(
+    ({ name }, i) => `v = m[${JSON.stringify(name)}]; if (v !== undefined && v !== null) w${i}(writer, v);`,
+  );
   // The source holds only field names (as JSON strings); the writes come in as arguments.
   const make = new Function(
     ...fields.map((_, i) => `w${i}`),
@@ -684,12 +777,16 @@ function readPlan(desc: DescMessage): ReadPlan {
  * The read of one message type as one function compiled from its field list: a switch on
  * the field number, each case storing into the field by its own name (see compiledWrite).
  */
-function compiledRead(fields: { no: number; name: string; read: FieldRead }[], zeroMessage: () => Record<string, unknown>): ReadPlan['read'] {
+function compiledRead(
+  fields: { no: number; name: string; read: FieldRead }[],
+  zeroMessage: () => Record<string, unknown>,
+): ReadPlan['read'] {
   const cases = fields.map(({ no, name, read }, i) => {
     const key = `m[${JSON.stringify(name)}]`;
     if (read.kind === 'value') return `case ${no}: ${key} = r${i}(reader, tag & 7, depth); break;`;
     // A second occurrence would be merged into the first: protobuf-es does that.
-    if (read.kind === 'message') return `case ${no}: if (${key} !== undefined) throw new NotSimple(); ${key} = r${i}(reader, tag & 7, depth); break;`;
+    if (read.kind === 'message')
+      return `case ${no}: if (${key} !== undefined) throw new NotSimple(); ${key} = r${i}(reader, tag & 7, depth); break;`;
     return `case ${no}: r${i}(reader, ${key}, tag & 7, depth); break;`;
   });
   // The source holds only field names (as JSON strings) and numbers; the reads come in as arguments.
@@ -725,7 +822,8 @@ function compiledRead(fields: { no: number; name: string; read: FieldRead }[], z
 function zeroMessageMaker(desc: DescMessage): () => Record<string, unknown> {
   const entries = [`"$typeName": ${JSON.stringify(desc.typeName)}`];
   for (const field of desc.fields) {
-    if (field.presence === IMPLICIT) entries.push(`${JSON.stringify(field.localName)}: ${zeroSource(fieldZero(field)())}`);
+    if (field.presence === IMPLICIT)
+      entries.push(`${JSON.stringify(field.localName)}: ${zeroSource(fieldZero(field)())}`);
   }
   // The source holds only field names (as JSON strings) and the constant zeros below.
   return new Function(`return () => ({ ${entries.join(', ')} });`)() as () => Record<string, unknown>;

@@ -20,11 +20,20 @@ test.after(async (ctx) => {
 });
 
 /** Runs `node bin/prepaid.js ...args` as its own process, as npx would. */
-function runBin(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runBin(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   // The test process's own ADMIN_TOKEN or CORE_* must not decide where the bin goes.
-  const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(ADMIN_TOKEN|CORE_|DATA_DIR)/.test(name)));
+  const inherited = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !/^(ADMIN_TOKEN|CORE_|DATA_DIR)/.test(name)),
+  );
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: PROJECT_DIR, env: { ...inherited, ...env }, timeout: SPAWN_TIMEOUT_MS });
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: PROJECT_DIR,
+      env: { ...inherited, ...env },
+      timeout: SPAWN_TIMEOUT_MS,
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

@@ -16,7 +16,12 @@ test.after(async (ctx) => {
 });
 
 /** The ErrorInfo reason of a failed call, or 'OK' when it succeeded. */
-async function verifyReason(core: TestCore, publicKey: string, secretKey: string, clientIp = '203.0.113.7'): Promise<string> {
+async function verifyReason(
+  core: TestCore,
+  publicKey: string,
+  secretKey: string,
+  clientIp = '203.0.113.7',
+): Promise<string> {
   try {
     await core.auth.verifyKeyPair({ publicKey, secretKey, clientIp });
     return 'OK';
@@ -55,10 +60,15 @@ test('accounts create on the API tier prints a working key pair once, with a war
   for (const run of later) assert.not.ok(run.stdout.includes(secret) || run.stderr.includes(secret));
 });
 
-test('accounts create in text mode prints the pair for a person; on the default tier there is none', async ({ core }) => {
+test('accounts create in text mode prints the pair for a person; on the default tier there is none', async ({
+  core,
+}) => {
   const api = await runAgainst(core, ['accounts', 'create', '--name', 'Bola Ventures', '--tier', 'api']);
   assert.is(api.code, 0);
-  assert.match(api.stdout, /^Created account acc_\w+ \(Bola Ventures\) on tier api\.\nPublic key: pk_\w+\nSecret key: sk_[\w-]+\n$/);
+  assert.match(
+    api.stdout,
+    /^Created account acc_\w+ \(Bola Ventures\) on tier api\.\nPublic key: pk_\w+\nSecret key: sk_[\w-]+\n$/,
+  );
 
   const basic = await runJson(core, ['accounts', 'create', '--name', 'Chidi Kiosk']);
   assert.is(basic.code, 0);
@@ -106,7 +116,10 @@ test('wallet credit --reference credits once however often it is retried, and sa
   const id = String((await createAccount(core, 'basic'))['account_id']);
   const first = await runJson(core, ['wallet', 'credit', id, '200', '--reference', 'ZENITH-771']);
   assert.is(first.code, 0);
-  assert.equal([first.json['reference'], first.json['replayed'], first.json['balance_kobo']], ['ZENITH-771', false, 20_000]);
+  assert.equal(
+    [first.json['reference'], first.json['replayed'], first.json['balance_kobo']],
+    ['ZENITH-771', false, 20_000],
+  );
   const again = await runAgainst(core, ['wallet', 'credit', id, '200', '--reference', 'ZENITH-771']);
   assert.is(again.code, 0);
   assert.ok(again.stdout.includes('Already credited: NGN 200.00'), again.stdout);
@@ -145,7 +158,10 @@ test('set-tier from basic to api issues the first key pair once; coming back iss
   assert.is(down.json['tier'], 'basic');
   assert.not.ok('public_key' in down.json);
   // Off the API tier the same pair no longer authenticates.
-  assert.is(await verifyReason(core, String(first.json['public_key']), String(first.json['secret_key'])), 'INVALID_API_KEY');
+  assert.is(
+    await verifyReason(core, String(first.json['public_key']), String(first.json['secret_key'])),
+    'INVALID_API_KEY',
+  );
 
   const again = await runJson(core, ['accounts', 'set-tier', id, 'api']);
   assert.not.ok('secret_key' in again.json);
@@ -171,7 +187,15 @@ test('keys create, list and revoke: a revoked pair stops authenticating', async 
   assert.is(keys.length, 2);
   assert.equal(keys.map((k) => k['public_key']).sort(), [String(account['public_key']), publicKey].sort());
   for (const key of keys) {
-    assert.equal(Object.keys(key).sort(), ['account_id', 'allowed_ips', 'created_at', 'last_used_at', 'mode', 'public_key', 'revoked']);
+    assert.equal(Object.keys(key).sort(), [
+      'account_id',
+      'allowed_ips',
+      'created_at',
+      'last_used_at',
+      'mode',
+      'public_key',
+      'revoked',
+    ]);
     assert.is(key['mode'], 'live');
     assert.is(key['revoked'], false);
   }
@@ -256,7 +280,9 @@ test('keys lock-ip limits a pair to the listed IPs and unlock-ip lifts the lock'
   assert.is(await verifyReason(core, publicKey, secretKey, '203.0.113.7'), 'OK');
 });
 
-test('keys lock-ip with an address that is not an IP is refused by the core with the field listed', async ({ core }) => {
+test('keys lock-ip with an address that is not an IP is refused by the core with the field listed', async ({
+  core,
+}) => {
   const account = await createAccount(core, 'api');
   const run = await runAgainst(core, ['keys', 'lock-ip', String(account['public_key']), '10.0.0.1', 'not-an-ip']);
   assert.is(run.code, 1);

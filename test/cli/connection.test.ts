@@ -20,7 +20,8 @@ test('the core URL comes from --core, else CORE_URL, else CORE_HOST and CORE_POR
     [{ CORE_URL: 'http://core.internal:7000' }, 'https://other:443', 'https://other'],
     [{ CORE_URL: '  ' }, undefined, 'http://127.0.0.1:50051'],
   ];
-  for (const [env, flag, expected] of cases) assert.is(resolveCoreUrl(env, flag), expected, JSON.stringify({ env, flag }));
+  for (const [env, flag, expected] of cases)
+    assert.is(resolveCoreUrl(env, flag), expected, JSON.stringify({ env, flag }));
 });
 
 test('a malformed --core is a usage error and a malformed CORE_PORT a configuration error', () => {
@@ -48,7 +49,10 @@ test('the token comes from ADMIN_TOKEN, else DATA_DIR/admin.token, and its sourc
       (e: unknown) => e instanceof CliError && e.code === 'NO_ADMIN_TOKEN',
     );
     writeFileSync(path.join(dataDir, 'admin.token'), 'token-from-the-file-0123456789\n', { mode: 0o600 });
-    assert.equal(resolveAdminToken({ DATA_DIR: dataDir }), { token: 'token-from-the-file-0123456789', source: path.join(dataDir, 'admin.token') });
+    assert.equal(resolveAdminToken({ DATA_DIR: dataDir }), {
+      token: 'token-from-the-file-0123456789',
+      source: path.join(dataDir, 'admin.token'),
+    });
     assert.equal(resolveAdminToken({ DATA_DIR: dataDir, ADMIN_TOKEN: 'token-from-the-environment' }), {
       token: 'token-from-the-environment',
       source: 'ADMIN_TOKEN',

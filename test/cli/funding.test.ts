@@ -26,7 +26,18 @@ test.after(async (ctx) => {
   await ctx.core.close();
 });
 
-const OPEN = ['--bvn', BVN, '--first-name', 'Ada', '--last-name', 'Obi', '--phone', '08031234567', '--email', 'ada@example.com'];
+const OPEN = [
+  '--bvn',
+  BVN,
+  '--first-name',
+  'Ada',
+  '--last-name',
+  'Obi',
+  '--phone',
+  '08031234567',
+  '--email',
+  'ada@example.com',
+];
 
 async function ledgerClean(core: TestCore, accountId: string): Promise<void> {
   await assertLedgerInvariant(core, accountId);
@@ -34,13 +45,18 @@ async function ledgerClean(core: TestCore, accountId: string): Promise<void> {
   assert.is(check.violationCount, 0n);
 }
 
-test('open, accounts, simulate-transfer credits once less the fee; the BVN is never printed nor logged', async ({ core }) => {
+test('open, accounts, simulate-transfer credits once less the fee; the BVN is never printed nor logged', async ({
+  core,
+}) => {
   const { accountId } = await core.createApiAccount();
   const opened = await runJson(core, ['funding', 'open', accountId, ...OPEN]);
   assert.is(opened.code, 0, opened.stderr);
   const accounts = opened.json['accounts'] as { provider: string; bank: string; account_number: string; kyc: string }[];
   assert.is(accounts.length, 1);
-  assert.equal([accounts[0]!.provider, accounts[0]!.bank, accounts[0]!.kyc], ['sandbox', 'Sandbox Bank', 'bvn ending 2222']);
+  assert.equal(
+    [accounts[0]!.provider, accounts[0]!.bank, accounts[0]!.kyc],
+    ['sandbox', 'Sandbox Bank', 'bvn ending 2222'],
+  );
   const number = accounts[0]!.account_number;
   assert.match(number, /^99\d{8}$/);
 
@@ -51,12 +67,24 @@ test('open, accounts, simulate-transfer credits once less the fee; the BVN is ne
     [number],
   );
 
-  const sent = await runJson(core, ['funding', 'simulate-transfer', number, '10000', '--reference', 'SIM-1', '--payer', 'CHIDI OKEKE']);
+  const sent = await runJson(core, [
+    'funding',
+    'simulate-transfer',
+    number,
+    '10000',
+    '--reference',
+    'SIM-1',
+    '--payer',
+    'CHIDI OKEKE',
+  ]);
   assert.is(sent.code, 0, sent.stderr);
   assert.is(sent.json['outcome'], 'credited');
   const inflow = sent.json['inflow'] as Record<string, unknown>;
   // ₦10,000 at 1.5% is ₦150, under the ₦300 cap.
-  assert.equal([inflow['amount_paid'], inflow['fee'], inflow['credited'], inflow['payer_name']], [10_000, 150, 9_850, 'CHIDI OKEKE']);
+  assert.equal(
+    [inflow['amount_paid'], inflow['fee'], inflow['credited'], inflow['payer_name']],
+    [10_000, 150, 9_850, 'CHIDI OKEKE'],
+  );
   const repeated = await runJson(core, ['funding', 'simulate-transfer', number, '10000', '--reference', 'SIM-1']);
   assert.is(repeated.json['outcome'], 'already_credited');
   const big = await runJson(core, ['funding', 'simulate-transfer', number, '50000', '--reference', 'SIM-2']);
@@ -73,10 +101,17 @@ test('open, accounts, simulate-transfer credits once less the fee; the BVN is ne
   const events = await core.store.events.listFeed(accountId, 'live', 0, 100);
   const credits = events.filter((e) => e.type === 'wallet.credited').map((e) => JSON.parse(e.body).data);
   assert.is(credits.length, 2, 'one event per credited transfer');
-  assert.equal(credits[0].funding, { provider: 'sandbox', provider_reference: 'SIM-1', amount_paid: 10_000, fee: 150, payer_name: 'CHIDI OKEKE' });
+  assert.equal(credits[0].funding, {
+    provider: 'sandbox',
+    provider_reference: 'SIM-1',
+    amount_paid: 10_000,
+    fee: 150,
+    payer_name: 'CHIDI OKEKE',
+  });
   assert.is(credits[0].source, 'bank_transfer');
 
-  for (const output of [opened.stdout, opened.stderr, again.stdout, listed.stdout, ...logged]) assert.not.ok(output.includes(BVN), 'the BVN is nowhere');
+  for (const output of [opened.stdout, opened.stderr, again.stdout, listed.stdout, ...logged])
+    assert.not.ok(output.includes(BVN), 'the BVN is nowhere');
   const text = await runAgainst(core, ['funding', 'accounts', accountId]);
   assert.not.ok(text.stdout.includes(BVN));
   await ledgerClean(core, accountId);
@@ -93,7 +128,9 @@ test('a bad BVN is a field error and opens nothing', async ({ core }) => {
   await ledgerClean(core, accountId);
 });
 
-test('a transfer to an unknown number is unmatched; assign credits it once; reject keeps money out', async ({ core }) => {
+test('a transfer to an unknown number is unmatched; assign credits it once; reject keeps money out', async ({
+  core,
+}) => {
   const { accountId } = await core.createApiAccount();
   const lost = await runJson(core, ['funding', 'simulate-transfer', '9912345678', '2000', '--reference', 'LOST-1']);
   assert.is(lost.json['outcome'], 'unmatched');
@@ -128,9 +165,12 @@ test('low-balance sets the threshold; one wallet.low_balance event per crossing'
   const set = await runJson(core, ['funding', 'low-balance', accountId, '200']);
   assert.is(set.code, 0, set.stderr);
   assert.is(set.json['low_balance_threshold'], 200);
-  const buy = (requestId: string) => core.purchase.buyAirtime({ accountId, network: 'mtn', phone: '08031234567', amountKobo: 10_000n, requestId });
+  const buy = (requestId: string) =>
+    core.purchase.buyAirtime({ accountId, network: 'mtn', phone: '08031234567', amountKobo: 10_000n, requestId });
   const lowEvents = async () =>
-    (await core.store.events.listFeed(accountId, 'live', 0, 100)).filter((e) => e.type === 'wallet.low_balance').map((e) => JSON.parse(e.body).data);
+    (await core.store.events.listFeed(accountId, 'live', 0, 100))
+      .filter((e) => e.type === 'wallet.low_balance')
+      .map((e) => JSON.parse(e.body).data);
   await buy('lb-1'); // about ₦200 left: at or above
   await buy('lb-2'); // below: the crossing
   await buy('lb-3'); // further below: no second event

@@ -24,7 +24,9 @@ test.after.each(async () => {
 test('honest books pass the check with exit 0, after purchases, failures and refunds', async () => {
   const { accountId } = await core.createApiAccount({ balanceKobo: 500_000 });
   await core.purchase.buyAirtime({ accountId, network: 'mtn', phone: '08031234567', amountKobo: 10_000n });
-  await core.purchase.buyAirtime({ accountId, network: 'mtn', phone: '08031239999', amountKobo: 10_000n }).catch(() => undefined);
+  await core.purchase
+    .buyAirtime({ accountId, network: 'mtn', phone: '08031239999', amountKobo: 10_000n })
+    .catch(() => undefined);
   const run = await runJson(core, ['ledger', 'check']);
   assert.is(run.code, 0, run.stderr);
   assert.is(run.json['ok'], true);
@@ -57,7 +59,12 @@ test('a balance changed behind the core fails the check with exit 1 and names th
 
 test('pending list shows an unknown outcome until recovery settles it', async () => {
   const { accountId } = await core.createApiAccount({ balanceKobo: 500_000 });
-  const { transaction } = await core.purchase.buyAirtime({ accountId, network: 'glo', phone: '08031238888', amountKobo: 10_000n });
+  const { transaction } = await core.purchase.buyAirtime({
+    accountId,
+    network: 'glo',
+    phone: '08031238888',
+    amountKobo: 10_000n,
+  });
   const before = await runJson(core, ['pending', 'list']);
   assert.is(before.code, 0);
   const listed = before.json['transactions'] as Array<Record<string, unknown>>;
@@ -81,8 +88,16 @@ test('the check and the pending list say the mode: test money is reported apart 
   const { accountId } = await core.createApiAccount({ balanceKobo: 500_000 });
   await core.admin.creditWallet({ accountId, amountKobo: 200_000n, memo: 'test money', mode: Mode.TEST });
   await core.purchase.buyAirtime({ accountId, network: 'mtn', phone: '08031234567', amountKobo: 10_000n });
-  const pendingTest = await core.purchase.buyAirtime({ accountId, network: 'glo', phone: '08031238888', amountKobo: 10_000n, mode: Mode.TEST });
-  await core.purchase.buyAirtime({ accountId, network: 'mtn', phone: '08031239999', amountKobo: 10_000n, mode: Mode.TEST }).catch(() => undefined);
+  const pendingTest = await core.purchase.buyAirtime({
+    accountId,
+    network: 'glo',
+    phone: '08031238888',
+    amountKobo: 10_000n,
+    mode: Mode.TEST,
+  });
+  await core.purchase
+    .buyAirtime({ accountId, network: 'mtn', phone: '08031239999', amountKobo: 10_000n, mode: Mode.TEST })
+    .catch(() => undefined);
 
   const run = await runJson(core, ['ledger', 'check']);
   assert.is(run.code, 0, run.stderr);
@@ -97,8 +112,14 @@ test('the check and the pending list say the mode: test money is reported apart 
 
   const pending = await runJson(core, ['pending', 'list']);
   const [listed] = pending.json['transactions'] as Array<Record<string, unknown>>;
-  assert.equal([listed!['reference'], listed!['mode'], listed!['livemode']], [pendingTest.transaction!.reference, 'test', false]);
-  assert.match((await runAgainst(core, ['pending', 'list'])).stdout, new RegExp(`${pendingTest.transaction!.reference}.*\\btest\\b`));
+  assert.equal(
+    [listed!['reference'], listed!['mode'], listed!['livemode']],
+    [pendingTest.transaction!.reference, 'test', false],
+  );
+  assert.match(
+    (await runAgainst(core, ['pending', 'list'])).stdout,
+    new RegExp(`${pendingTest.transaction!.reference}.*\\btest\\b`),
+  );
 });
 
 test('pending list refuses a bad --limit or --attention before calling the core', async () => {

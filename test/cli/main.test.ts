@@ -30,7 +30,10 @@ async function closedPort(): Promise<number> {
 
 /** An environment in which any call would fail (no core, no token): exit 2 proves nothing was attempted. */
 async function nowhereEnv(): Promise<Record<string, string>> {
-  return { CORE_URL: `http://127.0.0.1:${await closedPort()}`, DATA_DIR: path.join(tmpdir(), 'prepaid-cli-no-such-dir') };
+  return {
+    CORE_URL: `http://127.0.0.1:${await closedPort()}`,
+    DATA_DIR: path.join(tmpdir(), 'prepaid-cli-no-such-dir'),
+  };
 }
 
 test('--help, help and GROUP --help list every command with one line each, on stdout, exit 0', async () => {
@@ -45,7 +48,9 @@ test('--help, help and GROUP --help list every command with one line each, on st
     assert.is(groupHelp.code, EXIT_OK);
     assert.is((await runWith(['help', group.name], env)).stdout, groupHelp.stdout);
     for (const command of group.commands) {
-      const line = full.stdout.split('\n').filter((l) => l.startsWith(`  ${group.name} ${command.name} `) || l === `  ${group.name} ${command.name}`);
+      const line = full.stdout
+        .split('\n')
+        .filter((l) => l.startsWith(`  ${group.name} ${command.name} `) || l === `  ${group.name} ${command.name}`);
       assert.is(line.length, 1, `${group.name} ${command.name} is listed once in --help`);
       assert.ok(line[0]!.includes(command.summary));
       assert.ok(groupHelp.stdout.includes(`prepaid ${group.name} ${command.name}`));
@@ -128,7 +133,9 @@ test('unknown commands, missing or extra arguments and bad flags are usage error
   }
   const json = await runWith(['--json', 'accounts', 'get'], env);
   assert.is(json.code, EXIT_USAGE);
-  assert.equal(JSON.parse(json.stdout), { error: { code: 'USAGE', grpc_code: null, message: 'missing ACCOUNT_ID.', field_violations: [] } });
+  assert.equal(JSON.parse(json.stdout), {
+    error: { code: 'USAGE', grpc_code: null, message: 'missing ACCOUNT_ID.', field_violations: [] },
+  });
 });
 
 test('an unknown account is exit 1 with the NOT_FOUND reason, in text and in JSON', async ({ core }) => {
@@ -140,7 +147,12 @@ test('an unknown account is exit 1 with the NOT_FOUND reason, in text and in JSO
   const json = await runJson(core, ['wallet', 'credit', 'acc_doesnotexist', '10']);
   assert.is(json.code, EXIT_FAILURE);
   assert.equal(json.json, {
-    error: { code: 'NOT_FOUND', grpc_code: 'NOT_FOUND', message: 'Account acc_doesnotexist was not found.', field_violations: [] },
+    error: {
+      code: 'NOT_FOUND',
+      grpc_code: 'NOT_FOUND',
+      message: 'Account acc_doesnotexist was not found.',
+      field_violations: [],
+    },
   });
 });
 
@@ -172,7 +184,10 @@ test('an unreachable core is exit 1 with a message that says what to do', async 
 test('without ADMIN_TOKEN or a token file the CLI says how to get one (exit 1)', async () => {
   const emptyDataDir = mkdtempSync(path.join(tmpdir(), 'prepaid-cli-'));
   try {
-    const run = await runWith(['tiers', 'list'], { CORE_URL: `http://127.0.0.1:${await closedPort()}`, DATA_DIR: emptyDataDir });
+    const run = await runWith(['tiers', 'list'], {
+      CORE_URL: `http://127.0.0.1:${await closedPort()}`,
+      DATA_DIR: emptyDataDir,
+    });
     assert.is(run.code, EXIT_FAILURE);
     assert.ok(run.stderr.includes(path.join(emptyDataDir, 'admin.token')), run.stderr);
     assert.ok(run.stderr.includes('Start the core once (npm start)'), run.stderr);
@@ -184,16 +199,29 @@ test('without ADMIN_TOKEN or a token file the CLI says how to get one (exit 1)',
 
 test('a wrong ADMIN_TOKEN is refused by the core, and the CLI never prints a token', async ({ core }) => {
   const wrong = 'not-the-admin-token-but-long-enough';
-  const run = await runWith(['tiers', 'list'], { CORE_URL: core.url, DATA_DIR: core.dataDir, ADMIN_TOKEN: wrong }, [wrong, core.adminToken]);
+  const run = await runWith(['tiers', 'list'], { CORE_URL: core.url, DATA_DIR: core.dataDir, ADMIN_TOKEN: wrong }, [
+    wrong,
+    core.adminToken,
+  ]);
   assert.is(run.code, EXIT_FAILURE);
   assert.match(run.stderr, /\[(UNAUTHENTICATED|PERMISSION_DENIED)\]/);
   assert.ok(run.stderr.includes('refused the admin token from ADMIN_TOKEN'), run.stderr);
 });
 
-test('ADMIN_TOKEN wins over the file, CORE_HOST and CORE_PORT are honoured, and --core overrides CORE_URL', async ({ core }) => {
-  const fromEnv = await runWith(['tiers', 'list'], { CORE_URL: core.url, ADMIN_TOKEN: core.adminToken, DATA_DIR: '/nonexistent' });
+test('ADMIN_TOKEN wins over the file, CORE_HOST and CORE_PORT are honoured, and --core overrides CORE_URL', async ({
+  core,
+}) => {
+  const fromEnv = await runWith(['tiers', 'list'], {
+    CORE_URL: core.url,
+    ADMIN_TOKEN: core.adminToken,
+    DATA_DIR: '/nonexistent',
+  });
   assert.is(fromEnv.code, EXIT_OK, fromEnv.stderr);
-  const byPort = await runWith(['tiers', 'list'], { CORE_PORT: String(core.port), CORE_HOST: '0.0.0.0', DATA_DIR: core.dataDir });
+  const byPort = await runWith(['tiers', 'list'], {
+    CORE_PORT: String(core.port),
+    CORE_HOST: '0.0.0.0',
+    DATA_DIR: core.dataDir,
+  });
   assert.is(byPort.code, EXIT_OK, byPort.stderr);
   const badUrl = `http://127.0.0.1:${await closedPort()}`;
   const overridden = await runWith(['--core', core.url, 'tiers', 'list'], { ...coreEnv(core), CORE_URL: badUrl });

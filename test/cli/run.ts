@@ -13,12 +13,17 @@ export interface CliRun {
 }
 
 /** Runs `prepaid ...argv` with exactly `env` (nothing from the test process leaks in). */
-export async function runWith(argv: string[], env: Record<string, string | undefined>, secrets: string[] = []): Promise<CliRun> {
+export async function runWith(
+  argv: string[],
+  env: Record<string, string | undefined>,
+  secrets: string[] = [],
+): Promise<CliRun> {
   let stdout = '';
   let stderr = '';
   const code = await runCli(argv, { stdout: (s) => (stdout += s), stderr: (s) => (stderr += s), env });
   for (const secret of secrets) {
-    if (stdout.includes(secret) || stderr.includes(secret)) throw new Error(`prepaid ${argv.join(' ')} printed the admin token`);
+    if (stdout.includes(secret) || stderr.includes(secret))
+      throw new Error(`prepaid ${argv.join(' ')} printed the admin token`);
   }
   return { code, stdout, stderr };
 }
@@ -37,6 +42,7 @@ export function runAgainst(core: TestCore, argv: string[]): Promise<CliRun> {
 export async function runJson(core: TestCore, argv: string[]): Promise<CliRun & { json: Record<string, unknown> }> {
   const run = await runAgainst(core, ['--json', ...argv]);
   const json: unknown = JSON.parse(run.stdout);
-  if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new Error(`stdout is not one JSON object: ${run.stdout}`);
+  if (typeof json !== 'object' || json === null || Array.isArray(json))
+    throw new Error(`stdout is not one JSON object: ${run.stdout}`);
   return { ...run, json: json as Record<string, unknown> };
 }

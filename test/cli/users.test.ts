@@ -23,13 +23,19 @@ test.after(async (ctx) => {
   await ctx.core.close();
 });
 
-test('users invite prints the link once; it sets a password and signs in; list and disable follow', async ({ core, logged }) => {
+test('users invite prints the link once; it sets a password and signs in; list and disable follow', async ({
+  core,
+  logged,
+}) => {
   const { accountId } = await core.createApiAccount();
   const invited = await runJson(core, ['users', 'invite', accountId, '--email', 'Ada@Example.com']);
   assert.is(invited.code, 0, invited.stderr);
   const url = String(invited.json['invite_url']);
   assert.match(url, /^https:\/\/dash\.example\.com\/invite\/[A-Za-z0-9_-]{43}$/);
-  assert.equal([invited.json['email'], invited.json['role'], invited.json['account_id']], ['ada@example.com', 'owner', accountId]);
+  assert.equal(
+    [invited.json['email'], invited.json['role'], invited.json['account_id']],
+    ['ada@example.com', 'owner', accountId],
+  );
   assert.match(invited.stderr, /send it to the invitee only/);
   const token = url.slice(url.lastIndexOf('/') + 1);
   assert.not.ok(
@@ -39,10 +45,22 @@ test('users invite prints the link once; it sets a password and signs in; list a
 
   const holder = core.clientWithToken(HolderService, core.serviceToken);
   await holder.acceptInvitation({ invitationToken: token, password: 'a long enough password' });
-  const signedIn = await holder.signIn({ email: 'ada@example.com', password: 'a long enough password', clientIp: '127.0.0.1' });
+  const signedIn = await holder.signIn({
+    email: 'ada@example.com',
+    password: 'a long enough password',
+    clientIp: '127.0.0.1',
+  });
   assert.is(signedIn.outcome, SignInOutcome.SIGNED_IN);
 
-  const viewer = await runAgainst(core, ['users', 'invite', accountId, '--email', 'bayo@example.com', '--role', 'viewer']);
+  const viewer = await runAgainst(core, [
+    'users',
+    'invite',
+    accountId,
+    '--email',
+    'bayo@example.com',
+    '--role',
+    'viewer',
+  ]);
   assert.is(viewer.code, 0);
   assert.match(viewer.stdout, /Invited bayo@example\.com to acc_\w+ as viewer\./);
   assert.match(viewer.stdout, /https:\/\/dash\.example\.com\/invite\//);
@@ -56,30 +74,57 @@ test('users invite prints the link once; it sets a password and signs in; list a
   );
   const disabled = await runJson(core, ['users', 'disable', String(users[0]!['user_id'])]);
   assert.is(disabled.json['disabled'], true);
-  const after = await holder.signIn({ email: 'ada@example.com', password: 'a long enough password', clientIp: '127.0.0.1' });
+  const after = await holder.signIn({
+    email: 'ada@example.com',
+    password: 'a long enough password',
+    clientIp: '127.0.0.1',
+  });
   assert.is(after.outcome, SignInOutcome.INVALID_CREDENTIALS);
 });
 
-test('users reset-2fa turns two-step sign-in off, ends the sessions and is recorded in the core log', async ({ core, logged }) => {
+test('users reset-2fa turns two-step sign-in off, ends the sessions and is recorded in the core log', async ({
+  core,
+  logged,
+}) => {
   const { accountId } = await core.createApiAccount();
   const invited = await runJson(core, ['users', 'invite', accountId, '--email', 'lost-phone@example.com']);
   const url = String(invited.json['invite_url']);
   const holder = core.clientWithToken(HolderService, core.serviceToken);
-  const { user } = await holder.acceptInvitation({ invitationToken: url.slice(url.lastIndexOf('/') + 1), password: 'a long enough password' });
-  const { sessionToken } = await holder.signIn({ email: 'lost-phone@example.com', password: 'a long enough password', clientIp: '127.0.0.1' });
+  const { user } = await holder.acceptInvitation({
+    invitationToken: url.slice(url.lastIndexOf('/') + 1),
+    password: 'a long enough password',
+  });
+  const { sessionToken } = await holder.signIn({
+    email: 'lost-phone@example.com',
+    password: 'a long enough password',
+    clientIp: '127.0.0.1',
+  });
   const { secret } = await holder.beginTotpSetup({ sessionToken });
   await holder.confirmTotp({ sessionToken, totpCode: totpCode(secret, new Date()) });
-  const challenged = await holder.signIn({ email: 'lost-phone@example.com', password: 'a long enough password', clientIp: '127.0.0.1' });
+  const challenged = await holder.signIn({
+    email: 'lost-phone@example.com',
+    password: 'a long enough password',
+    clientIp: '127.0.0.1',
+  });
   assert.is(challenged.outcome, SignInOutcome.TOTP_REQUIRED);
 
   const reset = await runAgainst(core, ['users', 'reset-2fa', user!.userId]);
   assert.is(reset.code, 0, reset.stderr);
   assert.match(reset.stdout, /Two-step sign-in is off for lost-phone@example\.com/);
-  const line = logged.map((text) => JSON.parse(text) as Record<string, unknown>).find((entry) => entry['event'] === 'people.two_step_reset');
-  assert.equal([line?.['user_id'], line?.['account_id'], line?.['was_on'], line?.['by']], [user!.userId, accountId, true, 'operator']);
+  const line = logged
+    .map((text) => JSON.parse(text) as Record<string, unknown>)
+    .find((entry) => entry['event'] === 'people.two_step_reset');
+  assert.equal(
+    [line?.['user_id'], line?.['account_id'], line?.['was_on'], line?.['by']],
+    [user!.userId, accountId, true, 'operator'],
+  );
   assert.ok(Number(line?.['sessions_ended']) >= 1);
   assert.is((await core.store.people.getUser(user!.userId))?.recoveryCodeHashes.length, 0);
-  const oneStep = await holder.signIn({ email: 'lost-phone@example.com', password: 'a long enough password', clientIp: '127.0.0.1' });
+  const oneStep = await holder.signIn({
+    email: 'lost-phone@example.com',
+    password: 'a long enough password',
+    clientIp: '127.0.0.1',
+  });
   assert.is(oneStep.outcome, SignInOutcome.SIGNED_IN, 'the password alone signs in again');
   const unknown = await runAgainst(core, ['users', 'reset-2fa', 'usr_nobody']);
   assert.is(unknown.code, 1);

@@ -61,7 +61,13 @@ test('set, test, rotate-secret, deliveries, resend, get and disable', async ({ c
 
   const listed = await runJson(core, ['webhooks', 'deliveries', accountId, '--limit', '5']);
   assert.equal(
-    (listed.json['deliveries'] as Array<Record<string, unknown>>).map((d) => [d['event_id'], d['type'], d['state'], d['attempts'], d['last_status']]),
+    (listed.json['deliveries'] as Array<Record<string, unknown>>).map((d) => [
+      d['event_id'],
+      d['type'],
+      d['state'],
+      d['attempts'],
+      d['last_status'],
+    ]),
     [[ping.json['event_id'], 'ping', 'delivered', 2, 200]],
   );
   const text = await runAgainst(core, ['webhooks', 'deliveries', accountId]);

@@ -42,9 +42,18 @@ test.before(async (state) => {
   state.browser = await launchChromium();
   const created = await state.core.admin.createAccount({ name: 'Lagos Vend', tierId: DEFAULT_TIER_ID });
   state.accountId = created.account!.accountId;
-  await state.core.admin.creditWallet({ accountId: state.accountId, amountKobo: 1_000_000n, memo: 'first funding', reference: 'BANK-0201' });
+  await state.core.admin.creditWallet({
+    accountId: state.accountId,
+    amountKobo: 1_000_000n,
+    memo: 'first funding',
+    reference: 'BANK-0201',
+  });
   const userAdmin = state.core.clientWithToken(UserAdminService, state.core.adminToken);
-  const { invitation } = await userAdmin.inviteUser({ accountId: state.accountId, email: OWNER.email, role: UserRole.OWNER });
+  const { invitation } = await userAdmin.inviteUser({
+    accountId: state.accountId,
+    email: OWNER.email,
+    role: UserRole.OWNER,
+  });
   state.page = await (await state.browser.newContext()).newPage();
   await acceptInvitation(state.page, state.dashboard.url, invitation!.inviteUrl, OWNER.password);
   await signIn(state.page, state.dashboard.url, OWNER.email, OWNER.password);
@@ -78,42 +87,58 @@ flow('a refused request may be made again', async (state) => {
   assert.is(await page.getByRole('button', { name: 'Ask for API access' }).count(), 1);
 });
 
-flow('asked, approved by the operator (who sees no key), then the first key pair is shown once to the owner', async (state) => {
-  const { dashboard, page, core } = state;
-  await page.goto(`${dashboard.url}/keys`);
-  await page.getByLabel('What will you build with the API? (optional)').fill('Our shop website sells airtime and data.');
-  await page.getByRole('button', { name: 'Ask for API access' }).click();
-  await page.waitForURL(/\/keys\?done=requested$/);
+flow(
+  'asked, approved by the operator (who sees no key), then the first key pair is shown once to the owner',
+  async (state) => {
+    const { dashboard, page, core } = state;
+    await page.goto(`${dashboard.url}/keys`);
+    await page
+      .getByLabel('What will you build with the API? (optional)')
+      .fill('Our shop website sells airtime and data.');
+    await page.getByRole('button', { name: 'Ask for API access' }).click();
+    await page.waitForURL(/\/keys\?done=requested$/);
 
-  const listed = await runJson(core, ['upgrades', 'list']);
-  const requests = listed.json.requests as Array<Record<string, unknown>>;
-  assert.equal(
-    requests.map((r) => [r.account_id, r.requested_by, r.note]),
-    [[state.accountId, OWNER.email, 'Our shop website sells airtime and data.']],
-  );
-  const approved = await runAgainst(core, ['upgrades', 'approve', state.accountId]);
-  assert.is(approved.code, 0, approved.stderr);
-  assert.match(approved.stdout, 'Approved API access');
-  assert.not.match(approved.stdout + approved.stderr, /sk_|pk_/, 'the operator is never shown the key');
-  assert.is((await core.admin.listApiKeys({ accountId: state.accountId })).keys.length, 0, 'no key until the owner comes');
+    const listed = await runJson(core, ['upgrades', 'list']);
+    const requests = listed.json.requests as Array<Record<string, unknown>>;
+    assert.equal(
+      requests.map((r) => [r.account_id, r.requested_by, r.note]),
+      [[state.accountId, OWNER.email, 'Our shop website sells airtime and data.']],
+    );
+    const approved = await runAgainst(core, ['upgrades', 'approve', state.accountId]);
+    assert.is(approved.code, 0, approved.stderr);
+    assert.match(approved.stdout, 'Approved API access');
+    assert.not.match(approved.stdout + approved.stderr, /sk_|pk_/, 'the operator is never shown the key');
+    assert.is(
+      (await core.admin.listApiKeys({ accountId: state.accountId })).keys.length,
+      0,
+      'no key until the owner comes',
+    );
 
-  await page.goto(`${dashboard.url}/`);
-  await page.waitForURL(/\/keys\?created=[A-Za-z0-9_-]+&first=1$/);
-  assert.match(await mainText(page), 'now has API access');
-  state.keys = { publicKey: (await page.textContent('#new-public-key'))!.trim(), secretKey: (await page.textContent('#new-secret-key'))!.trim() };
-  assert.match(state.keys.secretKey, /^sk_/);
-  await snap(page, 'keys-first-after-approval');
+    await page.goto(`${dashboard.url}/`);
+    await page.waitForURL(/\/keys\?created=[A-Za-z0-9_-]+&first=1$/);
+    assert.match(await mainText(page), 'now has API access');
+    state.keys = {
+      publicKey: (await page.textContent('#new-public-key'))!.trim(),
+      secretKey: (await page.textContent('#new-secret-key'))!.trim(),
+    };
+    assert.match(state.keys.secretKey, /^sk_/);
+    await snap(page, 'keys-first-after-approval');
 
-  await page.reload();
-  assert.not.match(await page.content(), state.keys.secretKey, 'shown once');
-  const other = await (await state.browser.newContext()).newPage();
-  await signIn(other, dashboard.url, OWNER.email, OWNER.password);
-  await other.waitForURL(`${dashboard.url}/`);
-  await other.goto(`${dashboard.url}/keys`);
-  assert.not.match(await other.content(), 'sk_', 'another session gets no second key');
-  assert.is((await core.admin.listApiKeys({ accountId: state.accountId })).keys.length, 1, 'exactly one key was issued');
-  assert.equal((await runJson(core, ['upgrades', 'list'])).json.requests, [], 'the queue is empty');
-});
+    await page.reload();
+    assert.not.match(await page.content(), state.keys.secretKey, 'shown once');
+    const other = await (await state.browser.newContext()).newPage();
+    await signIn(other, dashboard.url, OWNER.email, OWNER.password);
+    await other.waitForURL(`${dashboard.url}/`);
+    await other.goto(`${dashboard.url}/keys`);
+    assert.not.match(await other.content(), 'sk_', 'another session gets no second key');
+    assert.is(
+      (await core.admin.listApiKeys({ accountId: state.accountId })).keys.length,
+      1,
+      'exactly one key was issued',
+    );
+    assert.equal((await runJson(core, ['upgrades', 'list'])).json.requests, [], 'the queue is empty');
+  },
+);
 
 flow('the key works at the real gateway', async (state) => {
   const answer = await state.gateway.request({ query: { action: 'balance' }, keys: state.keys });

@@ -7,7 +7,13 @@
 import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import * as assert from 'uvu/assert';
-import { HEADERS_TIMEOUT_MS, MAX_HEADER_BYTES, MAX_OPEN_CONNECTIONS, MAX_PIPELINED_REQUESTS, SOCKET_IDLE_TIMEOUT_MS } from '../../runtime/http-bounds.js';
+import {
+  HEADERS_TIMEOUT_MS,
+  MAX_HEADER_BYTES,
+  MAX_OPEN_CONNECTIONS,
+  MAX_PIPELINED_REQUESTS,
+  SOCKET_IDLE_TIMEOUT_MS,
+} from '../../runtime/http-bounds.js';
 import { startCore, type TestCore } from '../helpers/core.js';
 import { startTestDashboard, type TestDashboard } from '../helpers/dashboard.js';
 import { type ApiKeys, startTestGateway, type TestGateway } from '../helpers/gateway.js';
@@ -16,10 +22,13 @@ import { suite } from '../helpers/suite.js';
 /** A cap low enough for a test to reach with a few hundred sockets. */
 const TEST_CONNECTION_CAP = 40;
 
-const test = suite<{ core: TestCore; gateway: TestGateway; dashboard: TestDashboard; capped: TestDashboard; partner: ApiKeys }>(
-  'dashboard: connection bounds',
-  {} as never,
-);
+const test = suite<{
+  core: TestCore;
+  gateway: TestGateway;
+  dashboard: TestDashboard;
+  capped: TestDashboard;
+  partner: ApiKeys;
+}>('dashboard: connection bounds', {} as never);
 
 test.before(async (context) => {
   context.core = await startCore();
@@ -70,11 +79,19 @@ const median = (times: number[]) => times[Math.floor(times.length / 2)]!;
 async function partnerIsServed(gateway: TestGateway, partner: ApiKeys, quiet: number[], calls: number): Promise<void> {
   const times = await balanceTimes(gateway, partner, calls);
   const bound = Math.max(100, 4 * median(quiet));
-  assert.ok(median(times) < bound, `the public API's median answer took ${Math.round(median(times))} ms during the flood (bound ${Math.round(bound)} ms)`);
-  assert.ok(times.at(-1)! < 2000, `the public API's slowest answer took ${Math.round(times.at(-1)!)} ms during the flood`);
+  assert.ok(
+    median(times) < bound,
+    `the public API's median answer took ${Math.round(median(times))} ms during the flood (bound ${Math.round(bound)} ms)`,
+  );
+  assert.ok(
+    times.at(-1)! < 2000,
+    `the public API's slowest answer took ${Math.round(times.at(-1)!)} ms during the flood`,
+  );
 }
 
-test('the server is built with the shared bounds: connections, headers, slow clients, idle sockets', ({ dashboard }) => {
+test('the server is built with the shared bounds: connections, headers, slow clients, idle sockets', ({
+  dashboard,
+}) => {
   const server = dashboard.dashboard.server;
   assert.is(server.maxConnections, MAX_OPEN_CONNECTIONS);
   assert.is(server.headersTimeout, HEADERS_TIMEOUT_MS);
@@ -111,7 +128,10 @@ test('sockets that pipeline hundreds of requests and never read get at most the 
       answered = now;
     }
     // Unbounded, the dashboard would have built an answer for each of the 30,000 requests.
-    assert.ok(answered <= SOCKETS * MAX_PIPELINED_REQUESTS, `answered ${answered} of ${SOCKETS * REQUESTS_PER_SOCKET} requests`);
+    assert.ok(
+      answered <= SOCKETS * MAX_PIPELINED_REQUESTS,
+      `answered ${answered} of ${SOCKETS * REQUESTS_PER_SOCKET} requests`,
+    );
     assert.ok(answered >= 1);
     await partnerIsServed(gateway, partner, quiet, 11);
     const grownMb = (process.memoryUsage().rss - rssBefore) / 1024 / 1024;
@@ -121,7 +141,11 @@ test('sockets that pipeline hundreds of requests and never read get at most the 
   }
 });
 
-test('half-sent requests past the connection cap are closed at once; the API keeps answering', async ({ capped, gateway, partner }) => {
+test('half-sent requests past the connection cap are closed at once; the API keeps answering', async ({
+  capped,
+  gateway,
+  partner,
+}) => {
   const quiet = await balanceTimes(gateway, partner, 11);
   const SOCKETS = TEST_CONNECTION_CAP * 4;
   const sockets: net.Socket[] = [];

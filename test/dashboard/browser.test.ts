@@ -56,7 +56,9 @@ test.before(async (state) => {
   state.core = await startCore({ clock: () => new Date(Date.now() + state.clockOffsetMs) });
   // No key cache in the gateway, so that an IP lock or a revocation bites on the next request.
   state.gateway = await startTestGateway(state.core, { authCacheTtlMs: 0 });
-  state.dashboard = await startTestDashboard(state.core, { DASHBOARD_API_URL: `http://127.0.0.1:${state.gateway.port}/api/v1` });
+  state.dashboard = await startTestDashboard(state.core, {
+    DASHBOARD_API_URL: `http://127.0.0.1:${state.gateway.port}/api/v1`,
+  });
   state.browser = await launchChromium();
   state.owner = await state.browser.newContext({ viewport: { width: 1280, height: 900 } });
   state.page = await state.owner.newPage();
@@ -76,7 +78,11 @@ flow('the operator invites an owner, who sets a password and signs in to the ove
   state.ownerEmail = 'ada@adastores.ng';
   state.ownerPassword = 'correct horse battery staple';
   const userAdmin = core.clientWithToken(UserAdminService, core.adminToken);
-  const { invitation } = await userAdmin.inviteUser({ accountId: state.accountId, email: state.ownerEmail, role: UserRole.OWNER });
+  const { invitation } = await userAdmin.inviteUser({
+    accountId: state.accountId,
+    email: state.ownerEmail,
+    role: UserRole.OWNER,
+  });
   await page.goto(`${dashboard.url}${new URL(invitation!.inviteUrl).pathname}`);
   assert.match((await page.textContent('main')) ?? '', 'Ada Stores & Sons');
   await snap(page, 'invitation');
@@ -114,16 +120,26 @@ flow('the owner creates a key and reads its secret once; reloading never shows i
   await page.waitForURL(/\/keys\?created=[A-Za-z0-9_-]+$/);
   assert.not.match(page.url(), /sk_/, 'the secret is not in the address');
   assert.match((await page.textContent('main')) ?? '', 'It will not be shown again');
-  state.keys = { publicKey: (await page.textContent('#new-public-key'))!.trim(), secretKey: (await page.textContent('#new-secret-key'))!.trim() };
+  state.keys = {
+    publicKey: (await page.textContent('#new-public-key'))!.trim(),
+    secretKey: (await page.textContent('#new-secret-key'))!.trim(),
+  };
   assert.match(state.keys.publicKey, /^pk_/);
   assert.match(state.keys.secretKey, /^sk_/);
-  assert.ok(await page.getByRole('button', { name: 'Copy secret key' }).isVisible(), 'the script shows the copy button');
+  assert.ok(
+    await page.getByRole('button', { name: 'Copy secret key' }).isVisible(),
+    'the script shows the copy button',
+  );
   await snap(page, 'keys-created');
   const keysBefore = (await state.core.admin.listApiKeys({ accountId: state.accountId })).keys.length;
   await page.reload();
   assert.not.match(await page.content(), state.keys.secretKey, 'a reload does not show the secret again');
   assert.match((await page.textContent('main')) ?? '', 'was shown once and is not shown again');
-  assert.is((await state.core.admin.listApiKeys({ accountId: state.accountId })).keys.length, keysBefore, 'and makes no other key');
+  assert.is(
+    (await state.core.admin.listApiKeys({ accountId: state.accountId })).keys.length,
+    keysBefore,
+    'and makes no other key',
+  );
   await page.goto(`${state.dashboard.url}/keys?created=${encodeURIComponent('not-a-handle')}`);
   assert.not.match(await page.content(), 'sk_', 'a made-up handle shows nothing');
   await page.goto(`${dashboard.url}/keys`);
@@ -132,64 +148,71 @@ flow('the owner creates a key and reads its secret once; reloading never shows i
   await snap(page, 'keys');
 });
 
-flow('a purchase with that key through the real gateway shows in Transactions with the same charge, and in the CSV', async (state) => {
-  const { dashboard, gateway, page } = state;
-  const bought = await gateway.request({ query: { action: 'airtime' }, keys: state.keys, body: { network: 'mtn', phone: '08031234567', amount: 100 } });
-  assert.is(bought.status, 200, bought.text);
-  state.reference = bought.json.reference;
-  state.chargedNaira = bought.json.charged;
-  const charged = `₦${state.chargedNaira.toFixed(2)}`;
+flow(
+  'a purchase with that key through the real gateway shows in Transactions with the same charge, and in the CSV',
+  async (state) => {
+    const { dashboard, gateway, page } = state;
+    const bought = await gateway.request({
+      query: { action: 'airtime' },
+      keys: state.keys,
+      body: { network: 'mtn', phone: '08031234567', amount: 100 },
+    });
+    assert.is(bought.status, 200, bought.text);
+    state.reference = bought.json.reference;
+    state.chargedNaira = bought.json.charged;
+    const charged = `₦${state.chargedNaira.toFixed(2)}`;
 
-  await page.goto(`${dashboard.url}/transactions`);
-  const row = page.locator('tbody tr', { hasText: state.reference });
-  assert.is(await row.count(), 1);
-  assert.match((await row.textContent()) ?? '', charged);
-  await snap(page, 'transactions');
-  // The filter works without a script: a GET form.
-  await page.getByLabel('Reference').fill(state.reference);
-  await page.getByRole('button', { name: 'Apply filter' }).click();
-  assert.match(page.url(), `reference=${state.reference}`);
-  assert.is(await page.locator('tbody tr').count(), 1);
-  await page.getByRole('link', { name: state.reference }).click();
-  assert.match((await page.textContent('main')) ?? '', charged);
-  assert.match((await page.textContent('main')) ?? '', '08031234567');
-  await snap(page, 'transaction');
+    await page.goto(`${dashboard.url}/transactions`);
+    const row = page.locator('tbody tr', { hasText: state.reference });
+    assert.is(await row.count(), 1);
+    assert.match((await row.textContent()) ?? '', charged);
+    await snap(page, 'transactions');
+    // The filter works without a script: a GET form.
+    await page.getByLabel('Reference').fill(state.reference);
+    await page.getByRole('button', { name: 'Apply filter' }).click();
+    assert.match(page.url(), `reference=${state.reference}`);
+    assert.is(await page.locator('tbody tr').count(), 1);
+    await page.getByRole('link', { name: state.reference }).click();
+    assert.match((await page.textContent('main')) ?? '', charged);
+    assert.match((await page.textContent('main')) ?? '', '08031234567');
+    await snap(page, 'transaction');
 
-  const csv = await page.request.get(`${dashboard.url}/transactions.csv?reference=${state.reference}`);
-  assert.is(csv.status(), 200);
-  assert.match(csv.headers()['content-type'] ?? '', 'text/csv');
-  const lines = (await csv.text()).trim().split('\r\n');
-  assert.is(lines.length, 2, 'a header and the one purchase');
-  assert.match(lines[0]!, /^reference,created_at,/);
-  assert.match(lines[1]!, `${state.reference},`);
-  assert.match(lines[1]!, `,${state.chargedNaira.toFixed(2)},`);
+    const csv = await page.request.get(`${dashboard.url}/transactions.csv?reference=${state.reference}`);
+    assert.is(csv.status(), 200);
+    assert.match(csv.headers()['content-type'] ?? '', 'text/csv');
+    const lines = (await csv.text()).trim().split('\r\n');
+    assert.is(lines.length, 2, 'a header and the one purchase');
+    assert.match(lines[0]!, /^reference,created_at,/);
+    assert.match(lines[1]!, `${state.reference},`);
+    assert.match(lines[1]!, `,${state.chargedNaira.toFixed(2)},`);
 
-  await page.goto(`${dashboard.url}/statement`);
-  assert.match((await page.textContent('main')) ?? '', `−${charged}`);
-  await snap(page, 'statement');
-  const statement = await page.request.get(`${dashboard.url}/statement.csv`);
-  assert.match(await statement.text(), `-${state.chargedNaira.toFixed(2)}`);
+    await page.goto(`${dashboard.url}/statement`);
+    assert.match((await page.textContent('main')) ?? '', `−${charged}`);
+    await snap(page, 'statement');
+    const statement = await page.request.get(`${dashboard.url}/statement.csv`);
+    assert.match(await statement.text(), `-${state.chargedNaira.toFixed(2)}`);
 
-  // A few earlier days of business (by the core's clock), for the overview's chart.
-  const body = {
-    data: { plan_id: 1, phone: '08031234567' },
-    electricity: { disco: 'ikedc', meter_number: '45031234567', meter_type: 'prepaid', amount: 2500 },
-  };
-  for (const [daysAgo, action] of [
-    [6, 'electricity'],
-    [4, 'data'],
-    [2, 'electricity'],
-    [1, 'data'],
-  ] as const) {
-    state.clockOffsetMs = -daysAgo * 86_400_000;
-    const earlier = await gateway.request({ query: { action }, keys: state.keys, body: body[action] });
-    assert.is(earlier.status, 200, earlier.text);
-  }
-  state.clockOffsetMs = 0;
-  await page.goto(`${dashboard.url}/`);
-  assert.is(await page.locator('rect.bar--electricity').count(), 2);
-  await snap(page, 'overview-with-spend');
-});
+    // A few earlier days of business (by the core's clock), for the overview's chart.
+    const body = {
+      data: { plan_id: 1, phone: '08031234567' },
+      electricity: { disco: 'ikedc', meter_number: '45031234567', meter_type: 'prepaid', amount: 2500 },
+    };
+    for (const [daysAgo, action] of [
+      [6, 'electricity'],
+      [4, 'data'],
+      [2, 'electricity'],
+      [1, 'data'],
+    ] as const) {
+      state.clockOffsetMs = -daysAgo * 86_400_000;
+      const earlier = await gateway.request({ query: { action }, keys: state.keys, body: body[action] });
+      assert.is(earlier.status, 200, earlier.text);
+    }
+    state.clockOffsetMs = 0;
+    await page.goto(`${dashboard.url}/`);
+    assert.is(await page.locator('rect.bar--electricity').count(), 2);
+    await snap(page, 'overview-with-spend');
+  },
+);
 
 flow("prices and developers pages show the core's numbers and the holder's own public key", async (state) => {
   const { dashboard, gateway, page } = state;
@@ -197,7 +220,10 @@ flow("prices and developers pages show the core's numbers and the holder's own p
   const plans = await gateway.request({ query: { action: 'plans', network: 'mtn' }, keys: state.keys });
   const plan = plans.json.plans[0];
   const planRow = page.locator('tr', { hasText: plan.plan }).first();
-  assert.match((await planRow.textContent()) ?? '', `₦${plan.price.toLocaleString('en-NG', { minimumFractionDigits: 2 })}`);
+  assert.match(
+    (await planRow.textContent()) ?? '',
+    `₦${plan.price.toLocaleString('en-NG', { minimumFractionDigits: 2 })}`,
+  );
   await snap(page, 'prices');
   await page.goto(`${dashboard.url}/developers`);
   assert.match((await page.textContent('#curl-balance')) ?? '', state.keys.publicKey);
@@ -238,41 +264,46 @@ flow('a POST without the CSRF token is refused and changes nothing', async (stat
   assert.is((await core.admin.listApiKeys({ accountId: state.accountId })).keys.length, before);
 });
 
-flow('a viewer invited from the dashboard sees keys but cannot create or revoke one, not even by a forged POST', async (state) => {
-  const { browser, core, dashboard, page } = state;
-  await page.goto(`${dashboard.url}/users`);
-  await page.getByLabel('Email address').fill('chidi@adastores.ng');
-  await page.getByLabel('Role').selectOption('viewer');
-  await page.getByRole('button', { name: 'Create invitation link' }).click();
-  const inviteUrl = (await page.textContent('#invite-url'))!.trim();
-  assert.match((await page.textContent('main')) ?? '', 'It will not be shown again');
-  await snap(page, 'users-invited');
+flow(
+  'a viewer invited from the dashboard sees keys but cannot create or revoke one, not even by a forged POST',
+  async (state) => {
+    const { browser, core, dashboard, page } = state;
+    await page.goto(`${dashboard.url}/users`);
+    await page.getByLabel('Email address').fill('chidi@adastores.ng');
+    await page.getByLabel('Role').selectOption('viewer');
+    await page.getByRole('button', { name: 'Create invitation link' }).click();
+    const inviteUrl = (await page.textContent('#invite-url'))!.trim();
+    assert.match((await page.textContent('main')) ?? '', 'It will not be shown again');
+    await snap(page, 'users-invited');
 
-  // The viewer's browser runs no script at all: every form works without it.
-  const viewer = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 1280, height: 900 } });
-  const viewerPage = await viewer.newPage();
-  await acceptInvitation(viewerPage, dashboard.url, inviteUrl, 'a viewer password of some length');
-  await signIn(viewerPage, dashboard.url, 'chidi@adastores.ng', 'a viewer password of some length');
-  await viewerPage.waitForURL(`${dashboard.url}/`);
-  await viewerPage.goto(`${dashboard.url}/keys`);
-  assert.is(await viewerPage.getByRole('button', { name: 'Create a key pair' }).count(), 0, 'no create button');
-  assert.is(await viewerPage.getByRole('link', { name: /^Revoke/ }).count(), 0, 'no revoke link');
-  await snap(viewerPage, 'keys-viewer');
+    // The viewer's browser runs no script at all: every form works without it.
+    const viewer = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 1280, height: 900 } });
+    const viewerPage = await viewer.newPage();
+    await acceptInvitation(viewerPage, dashboard.url, inviteUrl, 'a viewer password of some length');
+    await signIn(viewerPage, dashboard.url, 'chidi@adastores.ng', 'a viewer password of some length');
+    await viewerPage.waitForURL(`${dashboard.url}/`);
+    await viewerPage.goto(`${dashboard.url}/keys`);
+    assert.is(await viewerPage.getByRole('button', { name: 'Create a key pair' }).count(), 0, 'no create button');
+    assert.is(await viewerPage.getByRole('link', { name: /^Revoke/ }).count(), 0, 'no revoke link');
+    await snap(viewerPage, 'keys-viewer');
 
-  const before = await core.admin.listApiKeys({ accountId: state.accountId });
-  const csrf = await viewerPage.locator('input[name=csrf_token]').first().inputValue();
-  const forgedCreate = await viewerPage.request.post(`${dashboard.url}/keys`, { form: { csrf_token: csrf } });
-  assert.is(forgedCreate.status(), 403);
-  assert.match(await forgedCreate.text(), 'You cannot do that');
-  const live = before.keys.find((key) => !key.revoked);
-  assert.ok(live, 'the account has a live key to try to revoke');
-  const forgedRevoke = await viewerPage.request.post(`${dashboard.url}/keys/revoke`, { form: { csrf_token: csrf, key: live.publicKey } });
-  assert.is(forgedRevoke.status(), 403);
-  const after = await core.admin.listApiKeys({ accountId: state.accountId });
-  assert.is(after.keys.length, before.keys.length, 'no key was created');
-  assert.is(after.keys.find((key) => key.publicKey === live.publicKey)?.revoked, false, 'the key is not revoked');
-  await viewer.close();
-});
+    const before = await core.admin.listApiKeys({ accountId: state.accountId });
+    const csrf = await viewerPage.locator('input[name=csrf_token]').first().inputValue();
+    const forgedCreate = await viewerPage.request.post(`${dashboard.url}/keys`, { form: { csrf_token: csrf } });
+    assert.is(forgedCreate.status(), 403);
+    assert.match(await forgedCreate.text(), 'You cannot do that');
+    const live = before.keys.find((key) => !key.revoked);
+    assert.ok(live, 'the account has a live key to try to revoke');
+    const forgedRevoke = await viewerPage.request.post(`${dashboard.url}/keys/revoke`, {
+      form: { csrf_token: csrf, key: live.publicKey },
+    });
+    assert.is(forgedRevoke.status(), 403);
+    const after = await core.admin.listApiKeys({ accountId: state.accountId });
+    assert.is(after.keys.length, before.keys.length, 'no key was created');
+    assert.is(after.keys.find((key) => key.publicKey === live.publicKey)?.revoked, false, 'the key is not revoked');
+    await viewer.close();
+  },
+);
 
 flow('two-step sign-in: set up with the QR code, then sign in with a code the test computes', async (state) => {
   const { dashboard, page } = state;
@@ -299,7 +330,11 @@ flow('two-step sign-in: set up with the QR code, then sign in with a code the te
   await snap(page, 'sign-in-code');
   await page.getByLabel('Code').fill('000000' === totpCode(state) ? '111111' : '000000');
   await page.getByRole('button', { name: 'Continue' }).click();
-  assert.match((await page.textContent('.error-summary')) ?? '', 'The code was not right', 'a wrong code is refused, and the sign-in starts again');
+  assert.match(
+    (await page.textContent('.error-summary')) ?? '',
+    'The code was not right',
+    'a wrong code is refused, and the sign-in starts again',
+  );
   await signIn(page, dashboard.url, state.ownerEmail, state.ownerPassword);
   await page.waitForURL(/\/sign-in\/code$/);
   await page.getByLabel('Code').fill(totpCode(state));

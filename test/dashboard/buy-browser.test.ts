@@ -32,7 +32,8 @@ const OWNER = { email: 'amaka@abujatopup.ng', password: 'a long owner password 4
 const VIEWER = { email: 'sani@abujatopup.ng', password: 'a long viewer password 42' };
 
 const mainText = async (page: Page) => (await page.textContent('main')) ?? '';
-const balance = async (state: State, mode: Mode = Mode.LIVE) => (await state.core.purchase.getBalance({ accountId: state.accountId, mode })).balanceKobo;
+const balance = async (state: State, mode: Mode = Mode.LIVE) =>
+  (await state.core.purchase.getBalance({ accountId: state.accountId, mode })).balanceKobo;
 const transactionCount = async (state: State, mode: Mode = Mode.LIVE) =>
   (await state.core.purchase.listTransactions({ accountId: state.accountId, mode, pageSize: 100 })).transactions.length;
 const referenceIn = (url: string) => decodeURIComponent(/\/transactions\/([^?]+)/.exec(url)?.[1] ?? '');
@@ -45,9 +46,18 @@ test.before(async (state) => {
   const created = await state.core.admin.createAccount({ name: 'Abuja Top-up', tierId: DEFAULT_TIER_ID });
   state.accountId = created.account!.accountId;
   assert.is(created.issuedKey, undefined, 'a tier without API access has no keys');
-  await state.core.admin.creditWallet({ accountId: state.accountId, amountKobo: 5_000_000n, memo: 'first funding', reference: 'BANK-0101' });
+  await state.core.admin.creditWallet({
+    accountId: state.accountId,
+    amountKobo: 5_000_000n,
+    memo: 'first funding',
+    reference: 'BANK-0101',
+  });
   const userAdmin = state.core.clientWithToken(UserAdminService, state.core.adminToken);
-  const { invitation } = await userAdmin.inviteUser({ accountId: state.accountId, email: OWNER.email, role: UserRole.OWNER });
+  const { invitation } = await userAdmin.inviteUser({
+    accountId: state.accountId,
+    email: OWNER.email,
+    role: UserRole.OWNER,
+  });
   const context = await state.browser.newContext({ viewport: { width: 1280, height: 900 } });
   state.page = await context.newPage();
   await acceptInvitation(state.page, state.dashboard.url, invitation!.inviteUrl, OWNER.password);
@@ -59,78 +69,90 @@ test.after(async (state) => {
   if (haveChromium) await closeAll(state.browser, state.dashboard, state.core);
 });
 
-flow('airtime: bought once, the receipt survives a reload, and the same form sent again is the same purchase', async (state) => {
-  const { dashboard, page } = state;
-  const before = await balance(state);
-  await page.goto(`${dashboard.url}/`);
-  await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Buy' }).click();
-  await page.getByRole('link', { name: 'Airtime' }).click();
-  await snap(page, 'buy-airtime');
-  await page.getByLabel('Network').selectOption('mtn');
-  await page.getByLabel('Phone number').fill('08031234567');
-  await page.getByLabel('Amount of airtime, in Naira').fill('500');
-  // What the browser would send again on a resubmission: the same fields, the same request id.
-  const sent = await page.evaluate(() =>
-    Object.fromEntries(new FormData(document.querySelector('main form') as HTMLFormElement) as unknown as Iterable<[string, string]>),
-  );
-  assert.match(sent.request_id ?? '', /^web_[A-Za-z0-9_-]{22}$/);
-  await page.getByRole('button', { name: 'Buy airtime' }).click();
-  await page.waitForURL(/\/transactions\/[^?]+\?bought=new$/);
-  const reference = referenceIn(page.url());
-  assert.match(await mainText(page), 'This page is the receipt');
-  assert.match(await mainText(page), reference);
-  assert.match(await mainText(page), 'Successful');
-  const after = await balance(state);
-  assert.ok(after < before, 'the wallet was charged');
-  const charged = before - after;
-  const { transaction } = await state.core.purchase.getTransaction({ accountId: state.accountId, reference });
-  assert.is(transaction?.chargedKobo, charged, 'charged the price the core computed, once');
-  assert.is(transaction?.faceValueKobo, 50_000n);
-  await snap(page, 'buy-receipt');
+flow(
+  'airtime: bought once, the receipt survives a reload, and the same form sent again is the same purchase',
+  async (state) => {
+    const { dashboard, page } = state;
+    const before = await balance(state);
+    await page.goto(`${dashboard.url}/`);
+    await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Buy' }).click();
+    await page.getByRole('link', { name: 'Airtime' }).click();
+    await snap(page, 'buy-airtime');
+    await page.getByLabel('Network').selectOption('mtn');
+    await page.getByLabel('Phone number').fill('08031234567');
+    await page.getByLabel('Amount of airtime, in Naira').fill('500');
+    // What the browser would send again on a resubmission: the same fields, the same request id.
+    const sent = await page.evaluate(() =>
+      Object.fromEntries(
+        new FormData(document.querySelector('main form') as HTMLFormElement) as unknown as Iterable<[string, string]>,
+      ),
+    );
+    assert.match(sent.request_id ?? '', /^web_[A-Za-z0-9_-]{22}$/);
+    await page.getByRole('button', { name: 'Buy airtime' }).click();
+    await page.waitForURL(/\/transactions\/[^?]+\?bought=new$/);
+    const reference = referenceIn(page.url());
+    assert.match(await mainText(page), 'This page is the receipt');
+    assert.match(await mainText(page), reference);
+    assert.match(await mainText(page), 'Successful');
+    const after = await balance(state);
+    assert.ok(after < before, 'the wallet was charged');
+    const charged = before - after;
+    const { transaction } = await state.core.purchase.getTransaction({ accountId: state.accountId, reference });
+    assert.is(transaction?.chargedKobo, charged, 'charged the price the core computed, once');
+    assert.is(transaction?.faceValueKobo, 50_000n);
+    await snap(page, 'buy-receipt');
 
-  await page.reload();
-  assert.match(await mainText(page), reference);
-  assert.is(await balance(state), after, 'a reload of the receipt buys nothing');
+    await page.reload();
+    assert.match(await mainText(page), reference);
+    assert.is(await balance(state), after, 'a reload of the receipt buys nothing');
 
-  const again = await page.request.post(`${dashboard.url}/buy/airtime`, { form: sent, maxRedirects: 0 });
-  assert.is(again.status(), 303);
-  assert.is(again.headers().location, `/transactions/${reference}?bought=again`, 'the same form is the same purchase');
-  assert.is(await balance(state), after, 'and nothing is charged again');
-  assert.is(await transactionCount(state), 1);
-  await page.goto(`${dashboard.url}${again.headers().location}`);
-  assert.match(await mainText(page), 'charged once');
-});
+    const again = await page.request.post(`${dashboard.url}/buy/airtime`, { form: sent, maxRedirects: 0 });
+    assert.is(again.status(), 303);
+    assert.is(
+      again.headers().location,
+      `/transactions/${reference}?bought=again`,
+      'the same form is the same purchase',
+    );
+    assert.is(await balance(state), after, 'and nothing is charged again');
+    assert.is(await transactionCount(state), 1);
+    await page.goto(`${dashboard.url}${again.headers().location}`);
+    assert.match(await mainText(page), 'charged once');
+  },
+);
 
-flow('a failed purchase shows its refund line and the balance after the refund; a pending one says it is waiting', async (state) => {
-  const { dashboard, page } = state;
-  const before = await balance(state);
-  await page.goto(`${dashboard.url}/buy/airtime`);
-  await page.getByLabel('Network').selectOption('glo');
-  await page.getByLabel('Phone number').fill('08059999999');
-  await page.getByLabel('Amount of airtime, in Naira').fill('100');
-  await page.getByRole('button', { name: 'Buy airtime' }).click();
-  await page.waitForURL(/\?bought=failed$/);
-  const text = await mainText(page);
-  assert.match(text, 'did not go through');
-  assert.match(text, 'Failed (refunded)');
-  assert.match(text, 'Refunded');
-  assert.match(text, 'Balance after the refund');
-  assert.is(await balance(state), before, 'the refund brought the balance back to the kobo');
-  const shownAfterRefund = await page.locator('dt:has-text("Balance after the refund") + dd').textContent();
-  assert.is(shownAfterRefund?.replace(/[₦,]/g, ''), (Number(before) / 100).toFixed(2));
-  assert.match(text, 'Cost of this purchase');
-  await snap(page, 'buy-failed-receipt');
+flow(
+  'a failed purchase shows its refund line and the balance after the refund; a pending one says it is waiting',
+  async (state) => {
+    const { dashboard, page } = state;
+    const before = await balance(state);
+    await page.goto(`${dashboard.url}/buy/airtime`);
+    await page.getByLabel('Network').selectOption('glo');
+    await page.getByLabel('Phone number').fill('08059999999');
+    await page.getByLabel('Amount of airtime, in Naira').fill('100');
+    await page.getByRole('button', { name: 'Buy airtime' }).click();
+    await page.waitForURL(/\?bought=failed$/);
+    const text = await mainText(page);
+    assert.match(text, 'did not go through');
+    assert.match(text, 'Failed (refunded)');
+    assert.match(text, 'Refunded');
+    assert.match(text, 'Balance after the refund');
+    assert.is(await balance(state), before, 'the refund brought the balance back to the kobo');
+    const shownAfterRefund = await page.locator('dt:has-text("Balance after the refund") + dd').textContent();
+    assert.is(shownAfterRefund?.replace(/[₦,]/g, ''), (Number(before) / 100).toFixed(2));
+    assert.match(text, 'Cost of this purchase');
+    await snap(page, 'buy-failed-receipt');
 
-  await page.goto(`${dashboard.url}/buy/airtime`);
-  await page.getByLabel('Network').selectOption('airtel');
-  await page.getByLabel('Phone number').fill('08028888888');
-  await page.getByLabel('Amount of airtime, in Naira').fill('100');
-  await page.getByRole('button', { name: 'Buy airtime' }).click();
-  await page.waitForURL(/\?bought=new$/);
-  assert.match(await mainText(page), 'Pending');
-  assert.match(await mainText(page), 'Waiting for the network or biller to confirm');
-  assert.not.match(await mainText(page), 'Balance after the refund');
-});
+    await page.goto(`${dashboard.url}/buy/airtime`);
+    await page.getByLabel('Network').selectOption('airtel');
+    await page.getByLabel('Phone number').fill('08028888888');
+    await page.getByLabel('Amount of airtime, in Naira').fill('100');
+    await page.getByRole('button', { name: 'Buy airtime' }).click();
+    await page.waitForURL(/\?bought=new$/);
+    assert.match(await mainText(page), 'Pending');
+    assert.match(await mainText(page), 'Waiting for the network or biller to confirm');
+    assert.not.match(await mainText(page), 'Balance after the refund');
+  },
+);
 
 flow('a form error is a form error: nothing is bought, and the corrected form buys', async (state) => {
   const { dashboard, page } = state;
@@ -162,7 +184,10 @@ flow('data: a plan chosen from the list at its price', async (state) => {
   await page.getByLabel('Phone number').fill('08031230001');
   await page.getByRole('button', { name: 'Buy data' }).click();
   await page.waitForURL(/\?bought=new$/);
-  const { transaction } = await state.core.purchase.getTransaction({ accountId: state.accountId, reference: referenceIn(page.url()) });
+  const { transaction } = await state.core.purchase.getTransaction({
+    accountId: state.accountId,
+    reference: referenceIn(page.url()),
+  });
   assert.is(String(transaction?.planId), planId);
   await page.reload();
   assert.match(await mainText(page), 'Successful');
@@ -219,7 +244,10 @@ flow('cable TV: the smart card is checked first, then a package of that provider
   await page.getByLabel('Package').selectOption(code!);
   await page.getByRole('button', { name: 'Pay for cable TV' }).click();
   await page.waitForURL(/\?bought=new$/);
-  const { transaction } = await state.core.purchase.getTransaction({ accountId: state.accountId, reference: referenceIn(page.url()) });
+  const { transaction } = await state.core.purchase.getTransaction({
+    accountId: state.accountId,
+    reference: referenceIn(page.url()),
+  });
   assert.is(transaction?.packageCode, code);
   assert.is(transaction?.service, 'gotv');
 });
@@ -237,7 +265,13 @@ flow('bulk SMS: recipients as typed, each charged once', async (state) => {
 
 flow('test mode: the same page spends the test wallet only', async (state) => {
   const { dashboard, page } = state;
-  await state.core.admin.creditWallet({ accountId: state.accountId, amountKobo: 100_000n, memo: 'test money', reference: 'TEST-0101', mode: Mode.TEST });
+  await state.core.admin.creditWallet({
+    accountId: state.accountId,
+    amountKobo: 100_000n,
+    memo: 'test money',
+    reference: 'TEST-0101',
+    mode: Mode.TEST,
+  });
   const live = await balance(state);
   await page.goto(`${dashboard.url}/test/buy/airtime`);
   assert.is(await page.locator('.test-banner').count(), 1);
@@ -250,31 +284,41 @@ flow('test mode: the same page spends the test wallet only', async (state) => {
   assert.ok((await balance(state, Mode.TEST)) < 100_000n);
 });
 
-flow("on a phone (390 px) a transaction's status, amount and charged are inside the viewport, and the statement's balance too", async (state) => {
-  const { dashboard, page } = state;
-  await page.setViewportSize({ width: 390, height: 844 });
-  try {
-    await page.goto(`${dashboard.url}/transactions`);
-    const first = page.locator('main tbody tr').first();
-    for (const label of ['Status', 'Amount', 'Charged']) {
-      const box = await first.locator(`[data-label="${label}"]`).boundingBox();
-      assert.ok(box, `${label} is shown`);
-      assert.ok(box!.x >= 0 && box!.x + box!.width <= 390, `${label} is inside the 390 px viewport (x ${box!.x}, width ${box!.width})`);
+flow(
+  "on a phone (390 px) a transaction's status, amount and charged are inside the viewport, and the statement's balance too",
+  async (state) => {
+    const { dashboard, page } = state;
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      await page.goto(`${dashboard.url}/transactions`);
+      const first = page.locator('main tbody tr').first();
+      for (const label of ['Status', 'Amount', 'Charged']) {
+        const box = await first.locator(`[data-label="${label}"]`).boundingBox();
+        assert.ok(box, `${label} is shown`);
+        assert.ok(
+          box!.x >= 0 && box!.x + box!.width <= 390,
+          `${label} is inside the 390 px viewport (x ${box!.x}, width ${box!.width})`,
+        );
+      }
+      assert.match((await first.locator('[data-label="Charged"]').textContent()) ?? '', '₦');
+      await page.goto(`${dashboard.url}/statement`);
+      const balance = await page.locator('main tbody tr').first().locator('[data-label="Balance after"]').boundingBox();
+      assert.ok(balance && balance.x + balance.width <= 390, 'the balance after is inside the viewport');
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 900 });
     }
-    assert.match((await first.locator('[data-label="Charged"]').textContent()) ?? '', '₦');
-    await page.goto(`${dashboard.url}/statement`);
-    const balance = await page.locator('main tbody tr').first().locator('[data-label="Balance after"]').boundingBox();
-    assert.ok(balance && balance.x + balance.width <= 390, 'the balance after is inside the viewport');
-  } finally {
-    await page.setViewportSize({ width: 1280, height: 900 });
-  }
-  await snap(page, 'transactions-phone');
-});
+    await snap(page, 'transactions-phone');
+  },
+);
 
 flow('a viewer sees no form, and a forged POST is refused by the core', async (state) => {
   const { dashboard, core } = state;
   const userAdmin = core.clientWithToken(UserAdminService, core.adminToken);
-  const { invitation } = await userAdmin.inviteUser({ accountId: state.accountId, email: VIEWER.email, role: UserRole.VIEWER });
+  const { invitation } = await userAdmin.inviteUser({
+    accountId: state.accountId,
+    email: VIEWER.email,
+    role: UserRole.VIEWER,
+  });
   const context = await state.browser.newContext();
   const page = await context.newPage();
   await acceptInvitation(page, dashboard.url, invitation!.inviteUrl, VIEWER.password);
@@ -286,7 +330,13 @@ flow('a viewer sees no form, and a forged POST is refused by the core', async (s
   const csrf = await page.locator('input[name="csrf_token"]').first().getAttribute('value');
   const count = await transactionCount(state);
   const forged = await page.request.post(`${dashboard.url}/buy/airtime`, {
-    form: { csrf_token: csrf ?? '', network: 'mtn', phone: '08031234567', amount: '100', request_id: 'web_forged_by_a_viewer_01' },
+    form: {
+      csrf_token: csrf ?? '',
+      network: 'mtn',
+      phone: '08031234567',
+      amount: '100',
+      request_id: 'web_forged_by_a_viewer_01',
+    },
     maxRedirects: 0,
   });
   assert.is(forged.status(), 403);

@@ -27,15 +27,36 @@ test.before(async (state) => {
   const { accountId } = await state.core.createApiAccount({ balanceKobo: Number(START_KOBO) });
   const purchase = state.core.purchase;
   await purchase.buyAirtime({ accountId, network: 'mtn', phone: '08031234567', amountKobo: 50_000n });
-  await purchase.buyAirtime({ accountId, network: 'glo', phone: '08059999999', amountKobo: 10_000n }).catch(() => undefined);
-  await purchase.sendBulkSms({ accountId, sender: 'Shop', recipients: ['08031234567', '07012345678'], message: 'Hello' });
-  await purchase.payElectricity({ accountId, disco: 'ikedc', meterNumber: '04512345678', meterType: 'prepaid', amountKobo: 200_000n, phone: '' });
+  await purchase
+    .buyAirtime({ accountId, network: 'glo', phone: '08059999999', amountKobo: 10_000n })
+    .catch(() => undefined);
+  await purchase.sendBulkSms({
+    accountId,
+    sender: 'Shop',
+    recipients: ['08031234567', '07012345678'],
+    message: 'Hello',
+  });
+  await purchase.payElectricity({
+    accountId,
+    disco: 'ikedc',
+    meterNumber: '04512345678',
+    meterType: 'prepaid',
+    amountKobo: 200_000n,
+    phone: '',
+  });
   state.spentKobo = START_KOBO - (await purchase.getBalance({ accountId })).balanceKobo;
   const { invitation } = await state.core
     .clientWithToken(UserAdminService, state.core.adminToken)
     .inviteUser({ accountId, email: 'books@example.ng', role: UserRole.VIEWER });
-  await state.dashboard.client.holder.acceptInvitation({ invitationToken: invitation!.invitationToken, password: 'a long enough password' });
-  const signedIn = await state.dashboard.client.holder.signIn({ email: 'books@example.ng', password: 'a long enough password', clientIp: '127.0.0.1' });
+  await state.dashboard.client.holder.acceptInvitation({
+    invitationToken: invitation!.invitationToken,
+    password: 'a long enough password',
+  });
+  const signedIn = await state.dashboard.client.holder.signIn({
+    email: 'books@example.ng',
+    password: 'a long enough password',
+    clientIp: '127.0.0.1',
+  });
   state.cookie = `prepaid_session=${signedIn.sessionToken}`;
 });
 
@@ -100,7 +121,8 @@ test('the .xlsx: typed cells (text numbers with their zeros, dates, money) with 
       assert.is(row.getCell(col('recipient')).value, '04512345678', 'the meter number is text, its zero kept');
       assert.is(row.getCell(col('recipient')).type, ExcelJS.ValueType.String);
     }
-    if (row.getCell(col('status')).value === 'failed') assert.ok((row.getCell(col('refunded')).value as number) > 0, 'the refund is said');
+    if (row.getCell(col('status')).value === 'failed')
+      assert.ok((row.getCell(col('refunded')).value as number) > 0, 'the refund is said');
   }
   assert.is(BigInt(charged), state.spentKobo);
   assert.ok(header.includes('refunded'));

@@ -43,61 +43,76 @@ test.after(async (state) => {
 });
 
 function codeAt(secret: string, state: State): string {
-  return new TOTP({ algorithm: 'SHA1', digits: 6, period: 30, secret: Secret.fromBase32(secret) }).generate({ timestamp: Date.now() + state.clockOffsetMs });
+  return new TOTP({ algorithm: 'SHA1', digits: 6, period: 30, secret: Secret.fromBase32(secret) }).generate({
+    timestamp: Date.now() + state.clockOffsetMs,
+  });
 }
 
-flow('set-up keeps the key across a mistyped code, shows ten recovery codes once; one signs in once, and twice is refused', async (state) => {
-  const { core, dashboard, page } = state;
-  const { account } = await core.admin.createAccount({ name: 'Tunde Ventures', tierId: API_TIER_ID });
-  const userAdmin = core.clientWithToken(UserAdminService, core.adminToken);
-  const { invitation } = await userAdmin.inviteUser({ accountId: account!.accountId, email: EMAIL, role: UserRole.OWNER });
-  await acceptInvitation(page, dashboard.url, invitation!.inviteUrl, PASSWORD);
-  await signIn(page, dashboard.url, EMAIL, PASSWORD);
-  await page.waitForURL(`${dashboard.url}/`);
+flow(
+  'set-up keeps the key across a mistyped code, shows ten recovery codes once; one signs in once, and twice is refused',
+  async (state) => {
+    const { core, dashboard, page } = state;
+    const { account } = await core.admin.createAccount({ name: 'Tunde Ventures', tierId: API_TIER_ID });
+    const userAdmin = core.clientWithToken(UserAdminService, core.adminToken);
+    const { invitation } = await userAdmin.inviteUser({
+      accountId: account!.accountId,
+      email: EMAIL,
+      role: UserRole.OWNER,
+    });
+    await acceptInvitation(page, dashboard.url, invitation!.inviteUrl, PASSWORD);
+    await signIn(page, dashboard.url, EMAIL, PASSWORD);
+    await page.waitForURL(`${dashboard.url}/`);
 
-  await page.goto(`${dashboard.url}/security`);
-  await page.getByRole('button', { name: 'Set up two-step sign-in' }).click();
-  const secret = (await page.textContent('#totp-secret'))!.trim().replace(/\s+/g, '');
-  // A mistyped code: the same key is shown again, and the page says to keep the entry.
-  await page.getByLabel('Code from your authenticator app').fill(codeAt(secret, state) === '000000' ? '111111' : '000000');
-  await page.getByRole('button', { name: 'Turn two-step sign-in on' }).click();
-  assert.is((await page.textContent('#totp-secret'))!.trim().replace(/\s+/g, ''), secret, 'the same key after a mistyped code');
-  assert.match((await page.textContent('main')) ?? '', 'the ones you scanned already');
-  await page.getByLabel('Code from your authenticator app').fill(codeAt(secret, state));
-  await page.getByRole('button', { name: 'Turn two-step sign-in on' }).click();
+    await page.goto(`${dashboard.url}/security`);
+    await page.getByRole('button', { name: 'Set up two-step sign-in' }).click();
+    const secret = (await page.textContent('#totp-secret'))!.trim().replace(/\s+/g, '');
+    // A mistyped code: the same key is shown again, and the page says to keep the entry.
+    await page
+      .getByLabel('Code from your authenticator app')
+      .fill(codeAt(secret, state) === '000000' ? '111111' : '000000');
+    await page.getByRole('button', { name: 'Turn two-step sign-in on' }).click();
+    assert.is(
+      (await page.textContent('#totp-secret'))!.trim().replace(/\s+/g, ''),
+      secret,
+      'the same key after a mistyped code',
+    );
+    assert.match((await page.textContent('main')) ?? '', 'the ones you scanned already');
+    await page.getByLabel('Code from your authenticator app').fill(codeAt(secret, state));
+    await page.getByRole('button', { name: 'Turn two-step sign-in on' }).click();
 
-  const codes = (await page.locator('#recovery-codes li').allTextContents()).map((text) => text.trim());
-  assert.is(codes.length, 10);
-  assert.match((await page.textContent('main')) ?? '', 'They will not be shown again');
-  await snap(page, 'recovery-codes');
-  await page.getByRole('link', { name: 'I have saved my recovery codes' }).click();
-  await page.waitForURL(/\/security\?done=on$/);
-  // While it is on, nothing offers a new set-up (the core refuses one too: step-up.test.ts).
-  assert.is(await page.getByRole('button', { name: 'Set up two-step sign-in' }).count(), 0);
+    const codes = (await page.locator('#recovery-codes li').allTextContents()).map((text) => text.trim());
+    assert.is(codes.length, 10);
+    assert.match((await page.textContent('main')) ?? '', 'They will not be shown again');
+    await snap(page, 'recovery-codes');
+    await page.getByRole('link', { name: 'I have saved my recovery codes' }).click();
+    await page.waitForURL(/\/security\?done=on$/);
+    // While it is on, nothing offers a new set-up (the core refuses one too: step-up.test.ts).
+    assert.is(await page.getByRole('button', { name: 'Set up two-step sign-in' }).count(), 0);
 
-  // No phone: a recovery code instead of the code.
-  await page.getByRole('button', { name: 'Sign out' }).click();
-  await signIn(page, dashboard.url, EMAIL, PASSWORD);
-  await page.waitForURL(/\/sign-in\/code$/);
-  await page.getByLabel('Code').fill(codes[0]!);
-  await page.getByRole('button', { name: 'Continue' }).click();
-  await page.waitForURL(`${dashboard.url}/`);
+    // No phone: a recovery code instead of the code.
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await signIn(page, dashboard.url, EMAIL, PASSWORD);
+    await page.waitForURL(/\/sign-in\/code$/);
+    await page.getByLabel('Code').fill(codes[0]!);
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.waitForURL(`${dashboard.url}/`);
 
-  // The same recovery code a second time is refused.
-  await page.getByRole('button', { name: 'Sign out' }).click();
-  await signIn(page, dashboard.url, EMAIL, PASSWORD);
-  await page.waitForURL(/\/sign-in\/code$/);
-  await page.getByLabel('Code').fill(codes[0]!);
-  await page.getByRole('button', { name: 'Continue' }).click();
-  assert.match((await page.textContent('.error-summary')) ?? '', 'The code was not right');
-  assert.ok(!page.url().endsWith(`${dashboard.url}/`), 'not signed in');
+    // The same recovery code a second time is refused.
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await signIn(page, dashboard.url, EMAIL, PASSWORD);
+    await page.waitForURL(/\/sign-in\/code$/);
+    await page.getByLabel('Code').fill(codes[0]!);
+    await page.getByRole('button', { name: 'Continue' }).click();
+    assert.match((await page.textContent('.error-summary')) ?? '', 'The code was not right');
+    assert.ok(!page.url().endsWith(`${dashboard.url}/`), 'not signed in');
 
-  // Another one still works.
-  await signIn(page, dashboard.url, EMAIL, PASSWORD);
-  await page.waitForURL(/\/sign-in\/code$/);
-  await page.getByLabel('Code').fill(codes[1]!);
-  await page.getByRole('button', { name: 'Continue' }).click();
-  await page.waitForURL(`${dashboard.url}/`);
-});
+    // Another one still works.
+    await signIn(page, dashboard.url, EMAIL, PASSWORD);
+    await page.waitForURL(/\/sign-in\/code$/);
+    await page.getByLabel('Code').fill(codes[1]!);
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.waitForURL(`${dashboard.url}/`);
+  },
+);
 
 test.run();

@@ -39,7 +39,10 @@ test('html`` escapes every interpolation, keeps its own fragments, and only trus
     html`<p title="${evil}">${evil}</p>`.text,
     '<p title="&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&#39; onmouseover=&#39;1">&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&#39; onmouseover=&#39;1</p>',
   );
-  assert.is(html`<ul>${['a<', 'b'].map((item) => html`<li>${item}</li>`)}</ul>`.text, '<ul><li>a&lt;</li><li>b</li></ul>');
+  assert.is(
+    html`<ul>${['a<', 'b'].map((item) => html`<li>${item}</li>`)}</ul>`.text,
+    '<ul><li>a&lt;</li><li>b</li></ul>',
+  );
   assert.is(html`${null}${undefined}${false}${0}`.text, '0');
   assert.is(html`${trusted('<b>made here</b>')}`.text, '<b>made here</b>');
 });
@@ -49,10 +52,15 @@ test('Naira with thousands separators and times in Lagos', () => {
   assert.is(naira(100_000_000_00n), '₦100,000,000.00');
   assert.is(naira(-9700n), '−₦97.00');
   // 23:30 UTC is 00:30 the next day in Lagos (UTC+1, no summer time).
-  assert.is(lagosTime({ seconds: BigInt(Date.UTC(2026, 0, 31, 23, 30) / 1000), nanos: 0 } as never), '1 Feb 2026, 00:30');
+  assert.is(
+    lagosTime({ seconds: BigInt(Date.UTC(2026, 0, 31, 23, 30) / 1000), nanos: 0 } as never),
+    '1 Feb 2026, 00:30',
+  );
 });
 
-test('every answer carries the security headers; pages are not cached; the stylesheet and script are files', async ({ dashboard }) => {
+test('every answer carries the security headers; pages are not cached; the stylesheet and script are files', async ({
+  dashboard,
+}) => {
   for (const path of ['/sign-in', '/static/dashboard.css', '/static/dashboard.js', '/no-such-page']) {
     const response = await fetch(`${dashboard.url}${path}`);
     const csp = response.headers.get('content-security-policy') ?? '';
@@ -73,7 +81,10 @@ test('every answer carries the security headers; pages are not cached; the style
   assert.match(page, /<label class="label" for="password">Password<\/label>/);
 });
 
-test('the visitor cookie is HttpOnly and SameSite, and Secure when the public address is https', async ({ core, dashboard }) => {
+test('the visitor cookie is HttpOnly and SameSite, and Secure when the public address is https', async ({
+  core,
+  dashboard,
+}) => {
   const plain = await fetch(`${dashboard.url}/sign-in`);
   const cookie = plain.headers.getSetCookie()[0] ?? '';
   assert.match(cookie, /HttpOnly/);
@@ -88,15 +99,25 @@ test('the visitor cookie is HttpOnly and SameSite, and Secure when the public ad
   }
 });
 
-test("a POST without its CSRF token, or with another browser's, is refused with a page that says so, before the core is asked", async ({ dashboard }) => {
+test("a POST without its CSRF token, or with another browser's, is refused with a page that says so, before the core is asked", async ({
+  dashboard,
+}) => {
   const first = await fetch(`${dashboard.url}/sign-in`);
   const cookies = cookiePairs(first);
   const form = { 'content-type': 'application/x-www-form-urlencoded', cookie: cookies };
-  const without = await fetch(`${dashboard.url}/sign-in`, { method: 'POST', headers: form, body: 'email=a%40b.ng&password=whatever-long-enough' });
+  const without = await fetch(`${dashboard.url}/sign-in`, {
+    method: 'POST',
+    headers: form,
+    body: 'email=a%40b.ng&password=whatever-long-enough',
+  });
   assert.is(without.status, 403);
   assert.match(await without.text(), 'That form could not be accepted');
   const forged = createCsrf('another-secret-of-at-least-32-characters').forVisitor('someone-else');
-  const wrong = await fetch(`${dashboard.url}/sign-in`, { method: 'POST', headers: form, body: `email=a%40b.ng&password=x&csrf_token=${forged}` });
+  const wrong = await fetch(`${dashboard.url}/sign-in`, {
+    method: 'POST',
+    headers: form,
+    body: `email=a%40b.ng&password=x&csrf_token=${forged}`,
+  });
   assert.is(wrong.status, 403);
   const signedInForm = await fetch(`${dashboard.url}/keys`, {
     method: 'POST',
@@ -107,11 +128,16 @@ test("a POST without its CSRF token, or with another browser's, is refused with 
   await signedInForm.arrayBuffer();
 });
 
-test('a signed-in page without a session, or with one the core does not know, goes back to sign-in', async ({ dashboard }) => {
+test('a signed-in page without a session, or with one the core does not know, goes back to sign-in', async ({
+  dashboard,
+}) => {
   const none = await fetch(`${dashboard.url}/keys`, { redirect: 'manual' });
   assert.is(none.status, 303);
   assert.is(none.headers.get('location'), '/sign-in');
-  const unknown = await fetch(`${dashboard.url}/transactions`, { redirect: 'manual', headers: { cookie: 'prepaid_session=not-a-session-the-core-knows' } });
+  const unknown = await fetch(`${dashboard.url}/transactions`, {
+    redirect: 'manual',
+    headers: { cookie: 'prepaid_session=not-a-session-the-core-knows' },
+  });
   assert.is(unknown.status, 303);
   assert.is(unknown.headers.get('location'), '/sign-in?ended=1');
   assert.match(unknown.headers.getSetCookie().join('\n'), /prepaid_session=; .*Max-Age=0/);
@@ -121,16 +147,39 @@ test('test mode is a path prefix: only pages that honour the mode exist under /t
   core,
   dashboard,
 }) => {
-  assert.is((await fetch(`${dashboard.url}/test/keys`, { redirect: 'manual' })).headers.get('location'), '/sign-in', 'signed-in there too');
+  assert.is(
+    (await fetch(`${dashboard.url}/test/keys`, { redirect: 'manual' })).headers.get('location'),
+    '/sign-in',
+    'signed-in there too',
+  );
   assert.is((await fetch(`${dashboard.url}/test/sign-in`)).status, 404, 'no public page under /test');
   const { accountId } = await core.createApiAccount();
   const { invitation } = await core
     .clientWithToken(UserAdminService, core.adminToken)
     .inviteUser({ accountId, email: 'modes@example.ng', role: UserRole.OWNER });
-  await dashboard.client.holder.acceptInvitation({ invitationToken: invitation!.invitationToken, password: 'a long enough password' });
-  const signedIn = await dashboard.client.holder.signIn({ email: 'modes@example.ng', password: 'a long enough password', clientIp: '127.0.0.1' });
-  const get = (path: string) => fetch(`${dashboard.url}${path}`, { redirect: 'manual', headers: { cookie: `prepaid_session=${signedIn.sessionToken}` } });
-  for (const path of ['/test', '/test/keys', '/test/transactions', '/test/statement', '/test/prices', '/test/developers', '/test/funds']) {
+  await dashboard.client.holder.acceptInvitation({
+    invitationToken: invitation!.invitationToken,
+    password: 'a long enough password',
+  });
+  const signedIn = await dashboard.client.holder.signIn({
+    email: 'modes@example.ng',
+    password: 'a long enough password',
+    clientIp: '127.0.0.1',
+  });
+  const get = (path: string) =>
+    fetch(`${dashboard.url}${path}`, {
+      redirect: 'manual',
+      headers: { cookie: `prepaid_session=${signedIn.sessionToken}` },
+    });
+  for (const path of [
+    '/test',
+    '/test/keys',
+    '/test/transactions',
+    '/test/statement',
+    '/test/prices',
+    '/test/developers',
+    '/test/funds',
+  ]) {
     const answer = await get(path);
     assert.is(answer.status, 200, path);
     const body = await answer.text();
@@ -142,7 +191,9 @@ test('test mode is a path prefix: only pages that honour the mode exist under /t
   for (const path of ['/test/users', '/test/security', '/funds']) assert.is((await get(path)).status, 404, path);
 });
 
-test('request log lines name the route, never the path: an invitation token stays out of the log', async ({ dashboard }) => {
+test('request log lines name the route, never the path: an invitation token stays out of the log', async ({
+  dashboard,
+}) => {
   const token = 'AbCdEfGhIjKlMnOpQrStUvWxYz0123456789_-abcdef';
   await (await fetch(`${dashboard.url}/invite/${token}`)).arrayBuffer();
   const lines = JSON.stringify(dashboard.logged);
@@ -150,19 +201,37 @@ test('request log lines name the route, never the path: an invitation token stay
   assert.not.match(lines, token);
 });
 
-test('the CSV export streams every page of the history the core hands over, in order, formula-like cells neutralised', async ({ core, dashboard }) => {
+test('the CSV export streams every page of the history the core hands over, in order, formula-like cells neutralised', async ({
+  core,
+  dashboard,
+}) => {
   // More rows than one export page of the core (500), so the stream must ask again.
   const PURCHASES = 520;
   const { accountId } = await core.createApiAccount({ balanceKobo: PURCHASES * 100_00 });
   for (let i = 0; i < PURCHASES; i++) {
-    await core.purchase.buyAirtime({ accountId, network: 'mtn', phone: '08031234567', amountKobo: 100_00n, requestId: i === 0 ? '-cmd' : `order-${i}` });
+    await core.purchase.buyAirtime({
+      accountId,
+      network: 'mtn',
+      phone: '08031234567',
+      amountKobo: 100_00n,
+      requestId: i === 0 ? '-cmd' : `order-${i}`,
+    });
   }
   const { invitation } = await core
     .clientWithToken(UserAdminService, core.adminToken)
     .inviteUser({ accountId, email: 'export@example.ng', role: UserRole.VIEWER });
-  await dashboard.client.holder.acceptInvitation({ invitationToken: invitation!.invitationToken, password: 'a long enough password' });
-  const signedIn = await dashboard.client.holder.signIn({ email: 'export@example.ng', password: 'a long enough password', clientIp: '127.0.0.1' });
-  const response = await fetch(`${dashboard.url}/transactions.csv?product=airtime`, { headers: { cookie: `prepaid_session=${signedIn.sessionToken}` } });
+  await dashboard.client.holder.acceptInvitation({
+    invitationToken: invitation!.invitationToken,
+    password: 'a long enough password',
+  });
+  const signedIn = await dashboard.client.holder.signIn({
+    email: 'export@example.ng',
+    password: 'a long enough password',
+    clientIp: '127.0.0.1',
+  });
+  const response = await fetch(`${dashboard.url}/transactions.csv?product=airtime`, {
+    headers: { cookie: `prepaid_session=${signedIn.sessionToken}` },
+  });
   assert.is(response.status, 200);
   assert.match(response.headers.get('content-disposition') ?? '', 'attachment; filename="transactions.csv"');
   assert.is(response.headers.get('cache-control'), 'no-store');
@@ -180,9 +249,15 @@ test('the configuration: defaults, the secure-cookie rule, and refusals that nam
   assert.is(defaults.secureCookies, false);
   assert.is(loadDashboardConfig({ DASHBOARD_PUBLIC_URL: 'https://dev.example.ng/' }).secureCookies, true);
   assert.is(loadDashboardConfig({ DASHBOARD_SECURE_COOKIES: 'yes' }).secureCookies, true);
-  assert.throws(() => loadDashboardConfig({ DASHBOARD_PUBLIC_URL: 'https://dev.example.ng', DASHBOARD_SECURE_COOKIES: 'no' }), /DASHBOARD_SECURE_COOKIES/);
+  assert.throws(
+    () => loadDashboardConfig({ DASHBOARD_PUBLIC_URL: 'https://dev.example.ng', DASHBOARD_SECURE_COOKIES: 'no' }),
+    /DASHBOARD_SECURE_COOKIES/,
+  );
   assert.throws(() => loadDashboardConfig({ DASHBOARD_SECRET: 'short' }), /DASHBOARD_SECRET: must be at least 32/);
-  assert.throws(() => loadDashboardConfig({ DASHBOARD_TRUSTED_PROXIES: 'proxy.internal' }), /DASHBOARD_TRUSTED_PROXIES/);
+  assert.throws(
+    () => loadDashboardConfig({ DASHBOARD_TRUSTED_PROXIES: 'proxy.internal' }),
+    /DASHBOARD_TRUSTED_PROXIES/,
+  );
   assert.throws(() => loadDashboardConfig({ DASHBOARD_PUBLIC_URL: 'ftp://x' }), /DASHBOARD_PUBLIC_URL/);
 });
 

@@ -42,26 +42,43 @@ const OWNER = { email: 'ngozi@kanoreload.ng', password: 'a long owner password 4
 const VIEWER = { email: 'tunde@kanoreload.ng', password: 'a long viewer password 42' };
 
 const mainText = async (page: Page) => (await page.textContent('main')) ?? '';
-const testBalance = async (core: TestCore, accountId: string) => (await core.purchase.getBalance({ accountId, mode: Mode.TEST })).balanceKobo;
-const liveBalance = async (core: TestCore, accountId: string) => (await core.purchase.getBalance({ accountId })).balanceKobo;
+const testBalance = async (core: TestCore, accountId: string) =>
+  (await core.purchase.getBalance({ accountId, mode: Mode.TEST })).balanceKobo;
+const liveBalance = async (core: TestCore, accountId: string) =>
+  (await core.purchase.getBalance({ accountId })).balanceKobo;
 
 test.before(async (state) => {
   if (!haveChromium) return;
   state.core = await startCore();
   state.gateway = await startTestGateway(state.core, { authCacheTtlMs: 0 });
-  state.dashboard = await startTestDashboard(state.core, { DASHBOARD_API_URL: `http://127.0.0.1:${state.gateway.port}/api/v1` });
+  state.dashboard = await startTestDashboard(state.core, {
+    DASHBOARD_API_URL: `http://127.0.0.1:${state.gateway.port}/api/v1`,
+  });
   state.browser = await launchChromium();
   const created = await state.core.admin.createAccount({ name: 'Kano Reload', tierId: API_TIER_ID });
   state.accountId = created.account!.accountId;
   state.liveKeys = { publicKey: created.issuedKey!.publicKey, secretKey: created.issuedKey!.secretKey };
-  await state.core.admin.creditWallet({ accountId: state.accountId, amountKobo: 2_000_000n, memo: 'first funding', reference: 'BANK-0001' });
-  const live = await state.gateway.request({ query: { action: 'airtime' }, keys: state.liveKeys, body: { network: 'glo', phone: '08051234567', amount: 200 } });
+  await state.core.admin.creditWallet({
+    accountId: state.accountId,
+    amountKobo: 2_000_000n,
+    memo: 'first funding',
+    reference: 'BANK-0001',
+  });
+  const live = await state.gateway.request({
+    query: { action: 'airtime' },
+    keys: state.liveKeys,
+    body: { network: 'glo', phone: '08051234567', amount: 200 },
+  });
   assert.is(live.status, 200, live.text);
   state.liveReference = live.json.reference;
   state.liveBalanceKobo = await liveBalance(state.core, state.accountId);
 
   const userAdmin = state.core.clientWithToken(UserAdminService, state.core.adminToken);
-  const { invitation } = await userAdmin.inviteUser({ accountId: state.accountId, email: OWNER.email, role: UserRole.OWNER });
+  const { invitation } = await userAdmin.inviteUser({
+    accountId: state.accountId,
+    email: OWNER.email,
+    role: UserRole.OWNER,
+  });
   state.owner = await state.browser.newContext({ viewport: { width: 1280, height: 900 } });
   state.page = await state.owner.newPage();
   await acceptInvitation(state.page, state.dashboard.url, invitation!.inviteUrl, OWNER.password);
@@ -85,7 +102,13 @@ flow('the owner switches to test mode: a banner says so, and the test balance st
   assert.match(await mainText(page), 'Test balance');
   assert.match(await mainText(page), '₦0.00');
   // Every section link keeps test mode.
-  assert.is(await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'API keys' }).getAttribute('href'), '/test/keys');
+  assert.is(
+    await page
+      .getByRole('navigation', { name: 'Sections' })
+      .getByRole('link', { name: 'API keys' })
+      .getAttribute('href'),
+    '/test/keys',
+  );
   await snap(page, 'test-overview-empty');
 });
 
@@ -111,7 +134,10 @@ flow('the owner adds test funds: bounded, once per form, never to the live walle
   await snap(page, 'test-overview-funded');
 
   // The same form sent again (a double click, a resubmission): no second credit.
-  const again = await page.request.post(`${dashboard.url}/test/funds`, { form: { csrf_token: csrf, reference, amount: '50,000' }, maxRedirects: 0 });
+  const again = await page.request.post(`${dashboard.url}/test/funds`, {
+    form: { csrf_token: csrf, reference, amount: '50,000' },
+    maxRedirects: 0,
+  });
   assert.is(again.status(), 303);
   assert.is(again.headers().location, '/test?done=replayed');
   assert.is(await testBalance(core, state.accountId), 5_000_000n, 'credited once');
@@ -122,9 +148,15 @@ flow('the owner adds test funds: bounded, once per form, never to the live walle
     maxRedirects: 0,
   });
   assert.is(live.status(), 404);
-  const noToken = await page.request.post(`${dashboard.url}/test/funds`, { form: { reference: 'another-form-0002', amount: '1000' }, maxRedirects: 0 });
+  const noToken = await page.request.post(`${dashboard.url}/test/funds`, {
+    form: { reference: 'another-form-0002', amount: '1000' },
+    maxRedirects: 0,
+  });
   assert.is(noToken.status(), 403, 'CSRF on this form too');
-  assert.equal([await testBalance(core, state.accountId), await liveBalance(core, state.accountId)], [5_000_000n, state.liveBalanceKobo]);
+  assert.equal(
+    [await testBalance(core, state.accountId), await liveBalance(core, state.accountId)],
+    [5_000_000n, state.liveBalanceKobo],
+  );
 });
 
 flow('the owner creates a test key pair: its secret shown once, listed only in test mode', async (state) => {
@@ -138,7 +170,10 @@ flow('the owner creates a test key pair: its secret shown once, listed only in t
   assert.is(answer.headers()['cache-control'], 'no-store', 'the page with the secret is not cached');
   await page.waitForURL(/\/test\/keys\?created=/);
   assert.match(await mainText(page), 'It will not be shown again');
-  state.testKeys = { publicKey: (await page.textContent('#new-public-key'))!.trim(), secretKey: (await page.textContent('#new-secret-key'))!.trim() };
+  state.testKeys = {
+    publicKey: (await page.textContent('#new-public-key'))!.trim(),
+    secretKey: (await page.textContent('#new-secret-key'))!.trim(),
+  };
   assert.match(state.testKeys.publicKey, /^pk_test_/);
   assert.match(state.testKeys.secretKey, /^sk_test_/);
   await snap(page, 'test-keys-created');
@@ -156,7 +191,11 @@ flow(
   'a test purchase through the real gateway shows in test transactions, statement and CSV, never live; the live balance is unchanged to the kobo',
   async (state) => {
     const { core, dashboard, gateway, page } = state;
-    const bought = await gateway.request({ query: { action: 'airtime' }, keys: state.testKeys, body: { network: 'mtn', phone: '08031234567', amount: 100 } });
+    const bought = await gateway.request({
+      query: { action: 'airtime' },
+      keys: state.testKeys,
+      body: { network: 'mtn', phone: '08031234567', amount: 100 },
+    });
     assert.is(bought.status, 200, bought.text);
     state.testReference = bought.json.reference;
     const charged = `₦${Number(bought.json.charged).toFixed(2)}`;
@@ -165,7 +204,11 @@ flow(
     const row = page.locator('tbody tr', { hasText: state.testReference });
     assert.is(await row.count(), 1);
     assert.match((await row.textContent()) ?? '', charged);
-    assert.is(await page.locator('tbody tr', { hasText: state.liveReference }).count(), 0, 'the live purchase is not a test one');
+    assert.is(
+      await page.locator('tbody tr', { hasText: state.liveReference }).count(),
+      0,
+      'the live purchase is not a test one',
+    );
     await snap(page, 'test-transactions');
     await page.getByRole('link', { name: state.testReference }).click();
     await page.waitForURL(`${dashboard.url}/test/transactions/${state.testReference}`);
@@ -173,9 +216,17 @@ flow(
     await snap(page, 'test-transaction');
 
     await page.goto(`${dashboard.url}/transactions`);
-    assert.is(await page.locator('tbody tr', { hasText: state.testReference }).count(), 0, 'not among live transactions');
+    assert.is(
+      await page.locator('tbody tr', { hasText: state.testReference }).count(),
+      0,
+      'not among live transactions',
+    );
     assert.is(await page.locator('tbody tr', { hasText: state.liveReference }).count(), 1);
-    assert.is((await page.request.get(`${dashboard.url}/transactions/${state.testReference}`)).status(), 404, 'a test reference is not found live');
+    assert.is(
+      (await page.request.get(`${dashboard.url}/transactions/${state.testReference}`)).status(),
+      404,
+      'a test reference is not found live',
+    );
 
     const testCsv = await (await page.request.get(`${dashboard.url}/test/transactions.csv`)).text();
     assert.match(testCsv, `${state.testReference},`);
@@ -190,11 +241,21 @@ flow(
     assert.not.match(await (await page.request.get(`${dashboard.url}/statement.csv`)).text(), state.testReference);
 
     assert.is(await liveBalance(core, state.accountId), state.liveBalanceKobo, 'live balance unchanged to the kobo');
-    assert.is(await testBalance(core, state.accountId), 5_000_000n - BigInt(Math.round(Number(bought.json.charged) * 100)));
+    assert.is(
+      await testBalance(core, state.accountId),
+      5_000_000n - BigInt(Math.round(Number(bought.json.charged) * 100)),
+    );
     await page.goto(`${dashboard.url}/`);
-    assert.match(await mainText(page), `₦${(Number(state.liveBalanceKobo) / 100).toLocaleString('en-NG', { minimumFractionDigits: 2 })}`);
+    assert.match(
+      await mainText(page),
+      `₦${(Number(state.liveBalanceKobo) / 100).toLocaleString('en-NG', { minimumFractionDigits: 2 })}`,
+    );
     await page.goto(`${dashboard.url}/test/developers`);
-    assert.match((await page.textContent('#curl-balance')) ?? '', state.testKeys.publicKey, 'the examples carry the test key in test mode');
+    assert.match(
+      (await page.textContent('#curl-balance')) ?? '',
+      state.testKeys.publicKey,
+      'the examples carry the test key in test mode',
+    );
   },
 );
 
@@ -222,7 +283,11 @@ flow('on a phone the API keys are cards: every column readable, the actions not 
 flow('a viewer sees test mode but cannot add test funds, not even by a forged POST', async (state) => {
   const { browser, core, dashboard } = state;
   const userAdmin = core.clientWithToken(UserAdminService, core.adminToken);
-  const { invitation } = await userAdmin.inviteUser({ accountId: state.accountId, email: VIEWER.email, role: UserRole.VIEWER });
+  const { invitation } = await userAdmin.inviteUser({
+    accountId: state.accountId,
+    email: VIEWER.email,
+    role: UserRole.VIEWER,
+  });
   // No script at all: everything works without it.
   const context = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 1280, height: 900 } });
   const viewer = await context.newPage();
@@ -239,12 +304,17 @@ flow('a viewer sees test mode but cannot add test funds, not even by a forged PO
 
   const before = await testBalance(core, state.accountId);
   const csrf = await viewer.locator('input[name=csrf_token]').first().inputValue();
-  const forged = await viewer.request.post(`${dashboard.url}/test/funds`, { form: { csrf_token: csrf, reference: 'forged-form-0001', amount: '1000' } });
+  const forged = await viewer.request.post(`${dashboard.url}/test/funds`, {
+    form: { csrf_token: csrf, reference: 'forged-form-0001', amount: '1000' },
+  });
   assert.is(forged.status(), 403);
   assert.match(await forged.text(), 'You cannot do that');
   const forgedKey = await viewer.request.post(`${dashboard.url}/test/keys`, { form: { csrf_token: csrf } });
   assert.is(forgedKey.status(), 403, 'nor a test key');
-  assert.equal([await testBalance(core, state.accountId), await liveBalance(core, state.accountId)], [before, state.liveBalanceKobo]);
+  assert.equal(
+    [await testBalance(core, state.accountId), await liveBalance(core, state.accountId)],
+    [before, state.liveBalanceKobo],
+  );
   await context.close();
 });
 

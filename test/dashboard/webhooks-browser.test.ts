@@ -44,7 +44,12 @@ async function untilDeliveries(
   check: (items: Awaited<ReturnType<TestCore['store']['events']['listDeliveries']>>['items']) => boolean,
 ) {
   for (let i = 0; i < 400; i++) {
-    const page = await state.core.store.events.listDeliveries(state.accountId, 'live', { failedOnly: false }, { limit: 100 });
+    const page = await state.core.store.events.listDeliveries(
+      state.accountId,
+      'live',
+      { failedOnly: false },
+      { limit: 100 },
+    );
     if (check(page.items)) return;
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
@@ -78,7 +83,11 @@ test.before(async (state) => {
   state.accountId = account.accountId;
   state.keys = { publicKey: account.publicKey, secretKey: account.secretKey };
   const userAdmin = state.core.clientWithToken(UserAdminService, state.core.adminToken);
-  const { invitation } = await userAdmin.inviteUser({ accountId: state.accountId, email: 'bisi@bisitel.ng', role: UserRole.OWNER });
+  const { invitation } = await userAdmin.inviteUser({
+    accountId: state.accountId,
+    email: 'bisi@bisitel.ng',
+    role: UserRole.OWNER,
+  });
   await acceptInvitation(state.page, state.dashboard.url, invitation!.inviteUrl, PASSWORD);
   await signIn(state.page, state.dashboard.url, 'bisi@bisitel.ng', PASSWORD);
   await state.page.waitForURL(`${state.dashboard.url}/`);
@@ -93,7 +102,10 @@ flow('the owner sets the URL, reads the secret once, and a test event arrives si
   await page.getByRole('link', { name: 'Webhooks' }).click();
   await page.waitForURL(`${dashboard.url}/webhooks`);
   assert.match((await page.textContent('main')) ?? '', 'No live webhook is set');
-  assert.is(await page.getByRole('link', { name: 'Webhooks and events' }).getAttribute('href'), `${DOCS}#webhooks-and-events`);
+  assert.is(
+    await page.getByRole('link', { name: 'Webhooks and events' }).getAttribute('href'),
+    `${DOCS}#webhooks-and-events`,
+  );
   await snap(page, 'webhooks-empty');
 
   // The core's destination rule, said plainly beside the field and at the top.
@@ -103,7 +115,11 @@ flow('the owner sets the URL, reads the secret once, and a test event arrives si
   assert.match((await page.textContent('.error-summary')) ?? '', 'The URL must start with https://.');
   await snap(page, 'webhooks-error');
   assert.match((await page.textContent('main')) ?? '', 'No live webhook is set', 'nothing was set');
-  assert.is(await page.getByLabel('Live webhook URL').inputValue(), 'ftp://example.com/hooks', 'what was typed is kept');
+  assert.is(
+    await page.getByLabel('Live webhook URL').inputValue(),
+    'ftp://example.com/hooks',
+    'what was typed is kept',
+  );
 
   await page.getByLabel('Live webhook URL').fill(receiver.url);
   const [answer] = await Promise.all([
@@ -115,7 +131,10 @@ flow('the owner sets the URL, reads the secret once, and a test event arrives si
   assert.match((await page.textContent('main')) ?? '', 'It will not be shown again');
   state.secret = (await page.textContent('#webhook-secret'))!.trim();
   assert.match(state.secret, /^whsec_[A-Za-z0-9_-]{43}$/);
-  assert.ok(await page.getByRole('button', { name: 'Copy webhook secret' }).isVisible(), 'the script shows the copy button');
+  assert.ok(
+    await page.getByRole('button', { name: 'Copy webhook secret' }).isVisible(),
+    'the script shows the copy button',
+  );
   await snap(page, 'webhooks-secret');
 
   await page.goto(`${dashboard.url}/webhooks`);
@@ -130,9 +149,17 @@ flow('the owner sets the URL, reads the secret once, and a test event arrives si
   await receiver.waitFor(1, 'test events');
   const [ping] = received(state, (r) => r.json.type === 'ping');
   assert.ok(ping, 'the receiver got the ping');
-  assert.ok(signedWith(ping.headers['prepaid-signature'], ping.raw, state.secret), 'signed with the secret the page showed once');
-  assert.not.ok(signedWith(ping.headers['prepaid-signature'], ping.raw, 'whsec_not_the_secret'), 'and not with another');
-  await untilDeliveries(state, 'the ping delivered', (items) => items.some((e) => e.eventId === ping.json.id && e.delivery === 'delivered'));
+  assert.ok(
+    signedWith(ping.headers['prepaid-signature'], ping.raw, state.secret),
+    'signed with the secret the page showed once',
+  );
+  assert.not.ok(
+    signedWith(ping.headers['prepaid-signature'], ping.raw, 'whsec_not_the_secret'),
+    'and not with another',
+  );
+  await untilDeliveries(state, 'the ping delivered', (items) =>
+    items.some((e) => e.eventId === ping.json.id && e.delivery === 'delivered'),
+  );
   const row = await logRow(state, ping.json.id);
   assert.match((await row.textContent()) ?? '', 'Delivered');
   assert.match((await row.textContent()) ?? '', '200');
@@ -142,13 +169,22 @@ flow('the owner sets the URL, reads the secret once, and a test event arrives si
 flow('a purchase through the gateway shows as transaction.success in the delivery log', async (state) => {
   const { gateway, receiver } = state;
   const seen = receiver.received.length;
-  const bought = await gateway.request({ query: { action: 'airtime' }, keys: state.keys, body: { network: 'mtn', phone: '08031234567', amount: 100 } });
+  const bought = await gateway.request({
+    query: { action: 'airtime' },
+    keys: state.keys,
+    body: { network: 'mtn', phone: '08031234567', amount: 100 },
+  });
   assert.is(bought.status, 200, bought.text);
   await receiver.waitFor(seen + 1, 'the purchase event');
-  const [event] = received(state, (r) => r.json.type === 'transaction.success' && r.json.data.transaction.reference === bought.json.reference);
+  const [event] = received(
+    state,
+    (r) => r.json.type === 'transaction.success' && r.json.data.transaction.reference === bought.json.reference,
+  );
   assert.ok(event, 'the receiver got the purchase');
   assert.ok(signedWith(event.headers['prepaid-signature'], event.raw, state.secret));
-  await untilDeliveries(state, 'the purchase delivered', (items) => items.some((e) => e.eventId === event.json.id && e.delivery === 'delivered'));
+  await untilDeliveries(state, 'the purchase delivered', (items) =>
+    items.some((e) => e.eventId === event.json.id && e.delivery === 'delivered'),
+  );
   const row = await logRow(state, event.json.id);
   assert.is(await row.count(), 1);
   assert.match((await row.textContent()) ?? '', 'transaction.success');
@@ -159,11 +195,17 @@ flow('a receiver answering 500 shows a retry; once it is fixed, Resend delivers 
   const { gateway, page, receiver } = state;
   receiver.answers = Array.from({ length: 20 }, () => 500);
   const seen = receiver.received.length;
-  const bought = await gateway.request({ query: { action: 'airtime' }, keys: state.keys, body: { network: 'glo', phone: '08051234567', amount: 200 } });
+  const bought = await gateway.request({
+    query: { action: 'airtime' },
+    keys: state.keys,
+    body: { network: 'glo', phone: '08051234567', amount: 200 },
+  });
   assert.is(bought.status, 200, bought.text);
   await receiver.waitFor(seen + 1, 'the first attempt');
   const eventId = receiver.received[seen]!.json.id as string;
-  await untilDeliveries(state, 'the failed attempt recorded', (items) => items.some((e) => e.eventId === eventId && e.attempts === 1 && e.lastStatus === 500));
+  await untilDeliveries(state, 'the failed attempt recorded', (items) =>
+    items.some((e) => e.eventId === eventId && e.attempts === 1 && e.lastStatus === 500),
+  );
   let row = await logRow(state, eventId);
   const retrying = (await row.textContent()) ?? '';
   assert.match(retrying, 'Retrying');
@@ -172,7 +214,11 @@ flow('a receiver answering 500 shows a retry; once it is fixed, Resend delivers 
   await page.getByLabel('Only deliveries that failed for good').check();
   await page.getByRole('button', { name: 'Show deliveries' }).click();
   assert.match(page.url(), /failed=1/);
-  assert.match((await page.textContent('main')) ?? '', 'still being retried are not failed yet', 'the filter says plainly what it leaves out');
+  assert.match(
+    (await page.textContent('main')) ?? '',
+    'still being retried are not failed yet',
+    'the filter says plainly what it leaves out',
+  );
   await page.goto(`${state.dashboard.url}/webhooks`);
   await snap(page, 'webhooks-retrying');
 
@@ -184,45 +230,60 @@ flow('a receiver answering 500 shows a retry; once it is fixed, Resend delivers 
   const again = receiver.received[seen + 1]!;
   assert.is(again.json.id, eventId, 'the same event');
   assert.ok(signedWith(again.headers['prepaid-signature'], again.raw, state.secret));
-  await untilDeliveries(state, 'the resent event delivered', (items) => items.some((e) => e.eventId === eventId && e.delivery === 'delivered'));
+  await untilDeliveries(state, 'the resent event delivered', (items) =>
+    items.some((e) => e.eventId === eventId && e.delivery === 'delivered'),
+  );
   row = await logRow(state, eventId);
   const delivered = (await row.textContent()) ?? '';
   assert.match(delivered, 'Delivered');
   assert.match(delivered, '200');
 });
 
-flow('the test endpoint is its own: its URL and secret, test events with livemode false, its own delivery log', async (state) => {
-  const { dashboard, page, receiver } = state;
-  await page.goto(`${dashboard.url}/webhooks`);
-  await page.getByLabel('Test webhook URL').fill(`${receiver.url}/test`);
-  await page.getByRole('button', { name: 'Set test URL' }).click();
-  const secret = (await page.textContent('#webhook-secret'))!.trim();
-  assert.match(secret, /^whsec_/);
-  assert.is.not(secret, state.secret, 'a secret of its own');
-  assert.match((await page.textContent('section[aria-labelledby="webhook-live"]')) ?? '', receiver.url, 'the live endpoint is untouched');
-  const seen = receiver.received.length;
-  await page.getByRole('button', { name: 'Send a test event to the test URL' }).click();
-  await page.waitForURL(/\/webhooks\?done=test&log=test$/);
-  await receiver.waitFor(seen + 1, 'the test-mode ping');
-  const ping = receiver.received[seen]!;
-  assert.is(ping.json.livemode, false);
-  assert.ok(signedWith(ping.headers['prepaid-signature'], ping.raw, secret), 'signed with the test secret');
-  assert.not.ok(signedWith(ping.headers['prepaid-signature'], ping.raw, state.secret), 'not with the live one');
-  for (let i = 0; i < 400; i++) {
-    const items = (await state.core.store.events.listDeliveries(state.accountId, 'test', { failedOnly: false }, { limit: 10 })).items;
-    if (items.some((e) => e.eventId === ping.json.id && e.delivery === 'delivered')) break;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  await page.goto(`${dashboard.url}/webhooks?log=test`);
-  assert.match((await page.locator('tbody tr', { hasText: ping.json.id }).textContent()) ?? '', 'Delivered');
-  await page.goto(`${dashboard.url}/webhooks?log=live`);
-  assert.is(await page.locator('tbody tr', { hasText: ping.json.id }).count(), 0, 'not in the live log');
-});
+flow(
+  'the test endpoint is its own: its URL and secret, test events with livemode false, its own delivery log',
+  async (state) => {
+    const { dashboard, page, receiver } = state;
+    await page.goto(`${dashboard.url}/webhooks`);
+    await page.getByLabel('Test webhook URL').fill(`${receiver.url}/test`);
+    await page.getByRole('button', { name: 'Set test URL' }).click();
+    const secret = (await page.textContent('#webhook-secret'))!.trim();
+    assert.match(secret, /^whsec_/);
+    assert.is.not(secret, state.secret, 'a secret of its own');
+    assert.match(
+      (await page.textContent('section[aria-labelledby="webhook-live"]')) ?? '',
+      receiver.url,
+      'the live endpoint is untouched',
+    );
+    const seen = receiver.received.length;
+    await page.getByRole('button', { name: 'Send a test event to the test URL' }).click();
+    await page.waitForURL(/\/webhooks\?done=test&log=test$/);
+    await receiver.waitFor(seen + 1, 'the test-mode ping');
+    const ping = receiver.received[seen]!;
+    assert.is(ping.json.livemode, false);
+    assert.ok(signedWith(ping.headers['prepaid-signature'], ping.raw, secret), 'signed with the test secret');
+    assert.not.ok(signedWith(ping.headers['prepaid-signature'], ping.raw, state.secret), 'not with the live one');
+    for (let i = 0; i < 400; i++) {
+      const items = (
+        await state.core.store.events.listDeliveries(state.accountId, 'test', { failedOnly: false }, { limit: 10 })
+      ).items;
+      if (items.some((e) => e.eventId === ping.json.id && e.delivery === 'delivered')) break;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    await page.goto(`${dashboard.url}/webhooks?log=test`);
+    assert.match((await page.locator('tbody tr', { hasText: ping.json.id }).textContent()) ?? '', 'Delivered');
+    await page.goto(`${dashboard.url}/webhooks?log=live`);
+    assert.is(await page.locator('tbody tr', { hasText: ping.json.id }).count(), 0, 'not in the live log');
+  },
+);
 
 flow('a viewer sees the page without its buttons, and the core refuses their forged POSTs', async (state) => {
   const { browser, core, dashboard, receiver } = state;
   const userAdmin = core.clientWithToken(UserAdminService, core.adminToken);
-  const { invitation } = await userAdmin.inviteUser({ accountId: state.accountId, email: 'tunde@bisitel.ng', role: UserRole.VIEWER });
+  const { invitation } = await userAdmin.inviteUser({
+    accountId: state.accountId,
+    email: 'tunde@bisitel.ng',
+    role: UserRole.VIEWER,
+  });
   // The viewer's browser runs no script: the page works without it.
   const context = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 1280, height: 900 } });
   const viewer = await context.newPage();
@@ -270,7 +331,10 @@ flow('the owner rotates the secret (the old one still signs for a day) and disab
   const rotated = (await page.textContent('#webhook-secret'))!.trim();
   assert.match(rotated, /^whsec_/);
   assert.is.not(rotated, state.secret);
-  assert.match((await page.textContent('section[aria-labelledby="webhook-live"]')) ?? '', 'The previous secret signs too until');
+  assert.match(
+    (await page.textContent('section[aria-labelledby="webhook-live"]')) ?? '',
+    'The previous secret signs too until',
+  );
   await snap(page, 'webhooks-rotated');
   const seen = receiver.received.length;
   await page.goto(`${dashboard.url}/webhooks`);
@@ -278,7 +342,10 @@ flow('the owner rotates the secret (the old one still signs for a day) and disab
   await receiver.waitFor(seen + 1);
   const ping = receiver.received[seen]!;
   assert.ok(signedWith(ping.headers['prepaid-signature'], ping.raw, rotated), 'signed with the new secret');
-  assert.ok(signedWith(ping.headers['prepaid-signature'], ping.raw, state.secret), 'and the old one, during the rotation');
+  assert.ok(
+    signedWith(ping.headers['prepaid-signature'], ping.raw, state.secret),
+    'and the old one, during the rotation',
+  );
 
   await page.getByRole('button', { name: 'Disable live webhook' }).click();
   await page.waitForURL(/\/webhooks\?done=disabled&log=live$/);

@@ -8,7 +8,16 @@ import * as assert from 'uvu/assert';
 import { assertLedgerInvariant, startCore, type TestCore } from '../helpers/core.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { suite } from '../helpers/suite.js';
-import { assertError, assertMatchesLedger, assertNaira, assertShape, balanceKobo, type FieldType, fundedAccount, toKobo } from './fields.js';
+import {
+  assertError,
+  assertMatchesLedger,
+  assertNaira,
+  assertShape,
+  balanceKobo,
+  type FieldType,
+  fundedAccount,
+  toKobo,
+} from './fields.js';
 
 const test = suite('gateway actions');
 
@@ -43,7 +52,11 @@ const PURCHASES: { action: string; body: Record<string, unknown>; extra: Record<
   },
   {
     action: 'bulksms',
-    body: { sender: 'MyShop', recipients: ['08031234567', '08051234567', '08031234567'], message: 'Your order has shipped.' },
+    body: {
+      sender: 'MyShop',
+      recipients: ['08031234567', '08051234567', '08031234567'],
+      message: 'Your order has shipped.',
+    },
     extra: { sent: 'integer', pages: 'integer' },
   },
 ];
@@ -91,7 +104,11 @@ test('data answers the plan label and charges the price that plans shows this ac
   const { accountId, keys } = await fundedAccount(core);
   const plans = await gateway.request({ query: { action: 'plans', network: 'glo' }, keys });
   const plan = plans.json.plans[0];
-  const reply = await gateway.request({ query: { action: 'data' }, keys, body: { plan_id: String(plan.plan_id), phone: '08051234567' } });
+  const reply = await gateway.request({
+    query: { action: 'data' },
+    keys,
+    body: { plan_id: String(plan.plan_id), phone: '08051234567' },
+  });
   assert.is(reply.status, 200, reply.text);
   assert.is(reply.json.charged, plan.price, 'charged is the listed price');
   assert.ok(reply.json.plan.includes(plan.plan), `"${reply.json.plan}" names the plan "${plan.plan}"`);
@@ -130,7 +147,13 @@ test('a postpaid electricity payment answers token and units as null', async () 
     body: { disco: 'ekedc', meter_number: '45031234567', meter_type: 'postpaid', amount: 2000 },
   });
   assert.is(reply.status, 200, reply.text);
-  assertShape(reply.json, { ...PURCHASE_FIELDS, token: 'string|null', units: 'string|null', kct_tokens: 'array', bonus_tokens: 'array' });
+  assertShape(reply.json, {
+    ...PURCHASE_FIELDS,
+    token: 'string|null',
+    units: 'string|null',
+    kct_tokens: 'array',
+    bonus_tokens: 'array',
+  });
   assert.equal([reply.json.token, reply.json.kct_tokens, reply.json.bonus_tokens], [null, [], []]);
 });
 
@@ -151,7 +174,18 @@ test('GET plans answers {status, plans} with plan_id, network, plan, validity an
   assertShape(all.json, { status: 'string', plans: 'array' });
   assert.ok(all.json.plans.length > 0);
   for (const plan of all.json.plans) {
-    assertShape(plan, { plan_id: 'integer', network: 'string', network_names: 'array', plan: 'string', validity: 'string', price: 'number' }, 'plan');
+    assertShape(
+      plan,
+      {
+        plan_id: 'integer',
+        network: 'string',
+        network_names: 'array',
+        plan: 'string',
+        validity: 'string',
+        price: 'number',
+      },
+      'plan',
+    );
     assertNaira(plan.price, 'price');
   }
   const networks = new Set(all.json.plans.map((p: { network: string }) => p.network));
@@ -221,9 +255,16 @@ test('GET transaction shows one purchase of the caller with the full transaction
 test("GET transaction of another account's reference is 404, like an unknown one", async () => {
   const owner = await fundedAccount(core);
   const other = await fundedAccount(core);
-  const bought = await gateway.request({ query: { action: 'airtime' }, keys: owner.keys, body: { network: 'glo', phone: '08051234567', amount: 50 } });
+  const bought = await gateway.request({
+    query: { action: 'airtime' },
+    keys: owner.keys,
+    body: { network: 'glo', phone: '08051234567', amount: 50 },
+  });
   assert.is(bought.status, 200);
-  const foreign = await gateway.request({ query: { action: 'transaction', reference: bought.json.reference }, keys: other.keys });
+  const foreign = await gateway.request({
+    query: { action: 'transaction', reference: bought.json.reference },
+    keys: other.keys,
+  });
   assertError(foreign, 404, 'NOT_FOUND');
   const unknown = await gateway.request({ query: { action: 'transaction', reference: 'NOPE123' }, keys: other.keys });
   assertError(unknown, 404, 'NOT_FOUND');
@@ -240,7 +281,11 @@ test('GET transactions pages newest first with limit and next_cursor until null'
   const { keys } = await fundedAccount(core);
   const references: string[] = [];
   for (const amount of [50, 60, 70]) {
-    const reply = await gateway.request({ query: { action: 'airtime' }, keys, body: { network: 'airtel', phone: '08021234567', amount } });
+    const reply = await gateway.request({
+      query: { action: 'airtime' },
+      keys,
+      body: { network: 'airtel', phone: '08021234567', amount },
+    });
     references.push(reply.json.reference);
   }
 
@@ -253,7 +298,10 @@ test('GET transactions pages newest first with limit and next_cursor until null'
   );
   for (const tx of first.json.transactions) assertShape(tx, TRANSACTION_FIELDS, 'transaction');
 
-  const second = await gateway.request({ query: { action: 'transactions', limit: '2', cursor: first.json.next_cursor }, keys });
+  const second = await gateway.request({
+    query: { action: 'transactions', limit: '2', cursor: first.json.next_cursor },
+    keys,
+  });
   assert.is(second.status, 200, second.text);
   assertShape(second.json, { status: 'string', transactions: 'array', next_cursor: 'null' });
   assert.equal(
@@ -288,7 +336,9 @@ test('a request_id replay answers the first purchase again, debits once, and say
   assert.is(again.headers['idempotent-replayed'], 'true');
   assert.is(again.json.reference, first.json.reference);
   assert.is(again.json.charged, first.json.charged);
-  const debits = (await core.admin.listLedgerEntries({ accountId, pageSize: 100, pageToken: '' })).entries.filter((e) => e.kind === 'debit');
+  const debits = (await core.admin.listLedgerEntries({ accountId, pageSize: 100, pageToken: '' })).entries.filter(
+    (e) => e.kind === 'debit',
+  );
   assert.is(debits.length, 1, 'one debit for two requests');
 
   const viaHeader = await gateway.request({
@@ -303,8 +353,16 @@ test('a request_id replay answers the first purchase again, debits once, and say
 
 test('the same request_id with a different body is 422 IDEMPOTENCY_KEY_REUSED naming the first reference', async () => {
   const { keys } = await fundedAccount(core);
-  const first = await gateway.request({ query: { action: 'airtime' }, keys, body: { network: 'mtn', phone: '08031234567', amount: 200, request_id: 'k-1' } });
-  const reused = await gateway.request({ query: { action: 'airtime' }, keys, body: { network: 'mtn', phone: '08031234567', amount: 300, request_id: 'k-1' } });
+  const first = await gateway.request({
+    query: { action: 'airtime' },
+    keys,
+    body: { network: 'mtn', phone: '08031234567', amount: 200, request_id: 'k-1' },
+  });
+  const reused = await gateway.request({
+    query: { action: 'airtime' },
+    keys,
+    body: { network: 'mtn', phone: '08031234567', amount: 300, request_id: 'k-1' },
+  });
   assertError(reused, 422, 'IDEMPOTENCY_KEY_REUSED', { reference: 'string' });
   assert.is(reused.json.reference, first.json.reference);
 });

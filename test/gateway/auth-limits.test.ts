@@ -29,7 +29,11 @@ attack('200 wrong secrets sent at once from one address: only the budget reaches
   const victim = await core.createApiAccount({ balanceKobo: 100_000 });
   const replies = await Promise.all(
     Array.from({ length: 200 }, (_, i) =>
-      gateway.request({ query: { action: 'balance' }, keys: { publicKey: victim.publicKey, secretKey: `sk_guess_${i}` }, localAddress: '127.0.0.9' }),
+      gateway.request({
+        query: { action: 'balance' },
+        keys: { publicKey: victim.publicKey, secretKey: `sk_guess_${i}` },
+        localAddress: '127.0.0.9',
+      }),
     ),
   );
   const statuses = replies.map((reply) => `${reply.status} ${(reply.json as { code?: string }).code}`);
@@ -40,7 +44,10 @@ attack('200 wrong secrets sent at once from one address: only the budget reaches
 
 attack('a pair that is right keeps working from an address where strangers guess', async () => {
   const partner = await core.createApiAccount({ balanceKobo: 100_000 });
-  assert.is((await gateway.request({ query: { action: 'balance' }, keys: partner, localAddress: '127.0.0.10' })).status, 200);
+  assert.is(
+    (await gateway.request({ query: { action: 'balance' }, keys: partner, localAddress: '127.0.0.10' })).status,
+    200,
+  );
   await Promise.all(
     Array.from({ length: 20 }, (_, i) =>
       gateway.request({
@@ -132,11 +139,22 @@ window('on MongoDB one atomic update drops old times, counts within the quota, a
   const policy = { name: 'per-key', quota: 2, windowSeconds: 60 };
   const update = slidingWindowUpdate(policy);
   assert.is(update.length, 3);
-  assert.equal(update[0]!['$set'].t.$map.input.$filter.cond, { $gt: ['$$at', { $subtract: ['$$NOW', 60_000] }] }, "the server's clock decides the window");
+  assert.equal(
+    update[0]!['$set'].t.$map.input.$filter.cond,
+    { $gt: ['$$at', { $subtract: ['$$NOW', 60_000] }] },
+    "the server's clock decides the window",
+  );
   assert.equal(update[1]!['$set'].ok, { $lt: [{ $size: '$t' }, 2] });
   const at = (ms: number) => new Date(ms);
-  assert.equal(decisionOf(policy, { t: [at(10_000)], ok: true, now: at(10_000) }), { kind: 'allowed', remaining: 1, resetSeconds: 60 });
-  assert.equal(decisionOf(policy, { t: [at(10_000), at(30_000)], ok: false, now: at(40_000) }), { kind: 'limited', resetSeconds: 30 });
+  assert.equal(decisionOf(policy, { t: [at(10_000)], ok: true, now: at(10_000) }), {
+    kind: 'allowed',
+    remaining: 1,
+    resetSeconds: 60,
+  });
+  assert.equal(decisionOf(policy, { t: [at(10_000), at(30_000)], ok: false, now: at(40_000) }), {
+    kind: 'limited',
+    resetSeconds: 30,
+  });
 });
 
 window.run();

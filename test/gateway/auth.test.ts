@@ -39,13 +39,23 @@ async function lockedKeys(ips: string[]): Promise<ApiKeys> {
 
 test('an IP-locked key works through a trusted proxy that forwards the partner address', async () => {
   const keys = await lockedKeys([PARTNER_IP]);
-  const reply = await gateway.request({ query: { action: 'balance' }, keys, localAddress: PROXY, headers: { 'X-Forwarded-For': PARTNER_IP } });
+  const reply = await gateway.request({
+    query: { action: 'balance' },
+    keys,
+    localAddress: PROXY,
+    headers: { 'X-Forwarded-For': PARTNER_IP },
+  });
   assert.is(reply.status, 200, reply.text);
 });
 
 test('an IP-locked key from another address is 401 IP_NOT_ALLOWED, with a message that says so', async () => {
   const keys = await lockedKeys([PARTNER_IP]);
-  const viaProxy = await gateway.request({ query: { action: 'balance' }, keys, localAddress: PROXY, headers: { 'X-Forwarded-For': '198.51.100.9' } });
+  const viaProxy = await gateway.request({
+    query: { action: 'balance' },
+    keys,
+    localAddress: PROXY,
+    headers: { 'X-Forwarded-For': '198.51.100.9' },
+  });
   assertError(viaProxy, 401, 'IP_NOT_ALLOWED');
   assert.match(viaProxy.json.message, /locked to other IP addresses/);
   assert.match(viaProxy.json.message, /198\.51\.100\.9/);
@@ -94,7 +104,12 @@ test('on one keep-alive connection from a trusted proxy, each request is judged 
 
 test('a forged X-Forwarded-For from an untrusted peer is ignored', async () => {
   const keys = await lockedKeys([PARTNER_IP]);
-  const forged = await gateway.request({ query: { action: 'balance' }, keys, localAddress: UNTRUSTED_PEER, headers: { 'X-Forwarded-For': PARTNER_IP } });
+  const forged = await gateway.request({
+    query: { action: 'balance' },
+    keys,
+    localAddress: UNTRUSTED_PEER,
+    headers: { 'X-Forwarded-For': PARTNER_IP },
+  });
   assertError(forged, 401, 'IP_NOT_ALLOWED');
   assert.match(forged.json.message, /127\.0\.0\.3/, 'the socket address is the one judged');
 });
@@ -131,9 +146,21 @@ test('IP lock failures count against the address like any failed authentication'
   const strict = await startTestGateway(core, { authFailuresPerMinute: 2 });
   try {
     const keys = await lockedKeys([PARTNER_IP]);
-    assertError(await strict.request({ query: { action: 'balance' }, keys, localAddress: '127.0.0.5' }), 401, 'IP_NOT_ALLOWED');
-    assertError(await strict.request({ query: { action: 'balance' }, keys, localAddress: '127.0.0.5' }), 401, 'IP_NOT_ALLOWED');
-    assertError(await strict.request({ query: { action: 'balance' }, keys, localAddress: '127.0.0.5' }), 429, 'RATE_LIMITED');
+    assertError(
+      await strict.request({ query: { action: 'balance' }, keys, localAddress: '127.0.0.5' }),
+      401,
+      'IP_NOT_ALLOWED',
+    );
+    assertError(
+      await strict.request({ query: { action: 'balance' }, keys, localAddress: '127.0.0.5' }),
+      401,
+      'IP_NOT_ALLOWED',
+    );
+    assertError(
+      await strict.request({ query: { action: 'balance' }, keys, localAddress: '127.0.0.5' }),
+      429,
+      'RATE_LIMITED',
+    );
   } finally {
     await strict.close();
   }
@@ -150,13 +177,21 @@ test('a cached success never answers a wrong secret or another address', async (
 
   await core.admin.setApiKeyIpLock({ publicKey, allowedIps: ['127.0.0.1'] });
   // 127.0.0.6 was never verified for this key, so the lock applies at once there.
-  assertError(await gateway.request({ query: { action: 'balance' }, keys: { publicKey, secretKey }, localAddress: '127.0.0.6' }), 401, 'IP_NOT_ALLOWED');
+  assertError(
+    await gateway.request({ query: { action: 'balance' }, keys: { publicKey, secretKey }, localAddress: '127.0.0.6' }),
+    401,
+    'IP_NOT_ALLOWED',
+  );
 });
 
 test('a key used before, then locked: IP_NOT_ALLOWED still names the address the gateway saw (the partner who moved servers needs it)', async () => {
   const { publicKey, secretKey } = await core.createApiAccount({ balanceKobo: 1_000_000 });
   const keys = { publicKey, secretKey };
-  assert.is((await gateway.request({ query: { action: 'balance' }, keys, localAddress: '127.0.0.8' })).status, 200, 'the pair is now known good');
+  assert.is(
+    (await gateway.request({ query: { action: 'balance' }, keys, localAddress: '127.0.0.8' })).status,
+    200,
+    'the pair is now known good',
+  );
   await core.admin.setApiKeyIpLock({ publicKey, allowedIps: [PARTNER_IP] });
   const moved = await gateway.request({ query: { action: 'balance' }, keys, localAddress: '127.0.0.9' });
   assertError(moved, 401, 'IP_NOT_ALLOWED');
@@ -176,7 +211,10 @@ test('a revoked key keeps working from the cache for at most the TTL, then is 40
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   assert.is(lastStatus, 401, 'revocation took effect');
-  assert.ok(Date.now() - start < 2_000, `within the 300 ms TTL and some slack for a busy machine, took ${Date.now() - start} ms`);
+  assert.ok(
+    Date.now() - start < 2_000,
+    `within the 300 ms TTL and some slack for a busy machine, took ${Date.now() - start} ms`,
+  );
 });
 
 test('within the TTL a revoked key is still answered from the cache; with a TTL of 0 it is refused at once', async () => {
@@ -188,7 +226,11 @@ test('within the TTL a revoked key is still answered from the cache; with a TTL 
     assert.is((await cached.request({ query: { action: 'balance' }, keys })).status, 200);
     assert.is((await uncached.request({ query: { action: 'balance' }, keys })).status, 200);
     await core.admin.revokeApiKey({ publicKey });
-    assert.is((await cached.request({ query: { action: 'balance' }, keys })).status, 200, 'the documented grace: at most the TTL');
+    assert.is(
+      (await cached.request({ query: { action: 'balance' }, keys })).status,
+      200,
+      'the documented grace: at most the TTL',
+    );
     assertError(await uncached.request({ query: { action: 'balance' }, keys }), 401, 'INVALID_API_KEY');
   } finally {
     await cached.close();

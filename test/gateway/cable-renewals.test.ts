@@ -59,7 +59,11 @@ test('the current bouquet is renewed by default, for the renewal amount times th
 
 test('another package is a change; an explicit change of the current bouquet is a change', async ({ stack }) => {
   const { keys } = await keysOn(stack.core);
-  const padi = await stack.gateway.request({ query: { action: 'cable' }, keys, body: { provider: 'dstv', smart_card: CARD, package_code: 'DSTV PADI' } });
+  const padi = await stack.gateway.request({
+    query: { action: 'cable' },
+    keys,
+    body: { provider: 'dstv', smart_card: CARD, package_code: 'DSTV PADI' },
+  });
   assert.is(padi.status, 200, padi.text);
   assert.equal([padi.json.subscription_type, padi.json.months], ['change', 1]);
   const padiPay = stack.fake.transactions.get(padi.json.reference)!.body;
@@ -79,13 +83,25 @@ test('what makes no sense is a 422 and nothing is paid', async ({ stack }) => {
   const pays = () => stack.fake.calls.filter((c) => c.path === '/api/pay').length;
   const before = pays();
   const cases: [Record<string, unknown>, string, RegExp][] = [
-    [{ provider: 'dstv', smart_card: CARD, package_code: 'DSTV PADI', subscription_type: 'renew' }, 'subscription_type', /current bouquet \(DStv Compact/],
-    [{ provider: 'dstv', smart_card: CARD, package_code: 'DSTV PADI', subscription_type: 'extend' }, 'subscription_type', /renew, change/],
+    [
+      { provider: 'dstv', smart_card: CARD, package_code: 'DSTV PADI', subscription_type: 'renew' },
+      'subscription_type',
+      /current bouquet \(DStv Compact/,
+    ],
+    [
+      { provider: 'dstv', smart_card: CARD, package_code: 'DSTV PADI', subscription_type: 'extend' },
+      'subscription_type',
+      /renew, change/,
+    ],
     [{ provider: 'dstv', smart_card: CARD, package_code: 'DSTV PADI', months: 13 }, 'months', /1 to 12/],
     [{ provider: 'dstv', smart_card: CARD, package_code: 'DSTV PADI', months: 0 }, 'months', /1 to 12/],
     [{ provider: 'dstv', smart_card: CARD, package_code: 'DSTV PADI', months: 1.5 }, 'months', /integer/],
     [{ provider: 'startimes', smart_card: CARD, package_code: 'basic', months: 2 }, 'months', /one month/],
-    [{ provider: 'startimes', smart_card: CARD, package_code: 'basic', subscription_type: 'renew' }, 'subscription_type', /no subscription_type/],
+    [
+      { provider: 'startimes', smart_card: CARD, package_code: 'basic', subscription_type: 'renew' },
+      'subscription_type',
+      /no subscription_type/,
+    ],
   ];
   for (const [body, field, message] of cases) {
     const reply = await stack.gateway.request({ query: { action: 'cable' }, keys, body });
@@ -101,7 +117,11 @@ test('what makes no sense is a 422 and nothing is paid', async ({ stack }) => {
 test('the sandbox: buying the bouquet verify names renews it', async ({ core, gateway }) => {
   const { keys } = await keysOn(core);
   const card = '7012345678';
-  const verify = await gateway.request({ query: { action: 'verify' }, keys, body: { provider: 'gotv', smart_card: card } });
+  const verify = await gateway.request({
+    query: { action: 'verify' },
+    keys,
+    body: { provider: 'gotv', smart_card: card },
+  });
   assert.is(verify.status, 200, verify.text);
   const { packages } = await core.admin.listCablePackages({ provider: 'gotv' });
   const current = packages.find((p) => p.name === verify.json.current_bouquet)!;
@@ -115,7 +135,11 @@ test('the sandbox: buying the bouquet verify names renews it', async ({ core, ga
   assert.equal([renew.json.subscription_type, renew.json.months], ['renew', 2]);
   const tx = await gateway.request({ query: { action: 'transaction', reference: renew.json.reference }, keys });
   assert.is(tx.json.transaction.amount, verify.json.renewal_amount * 2);
-  const change = await gateway.request({ query: { action: 'cable' }, keys, body: { provider: 'gotv', smart_card: card, package_code: other.packageCode } });
+  const change = await gateway.request({
+    query: { action: 'cable' },
+    keys,
+    body: { provider: 'gotv', smart_card: card, package_code: other.packageCode },
+  });
   assert.is(change.json.subscription_type, 'change');
 });
 

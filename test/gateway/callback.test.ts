@@ -27,7 +27,11 @@ async function account(stack: VtpassStack): Promise<{ accountId: string; keys: A
   return { accountId, keys: { publicKey, secretKey } };
 }
 
-function postCallback(stack: VtpassStack, body: unknown, options: { secret?: string; method?: string } = {}): Promise<Reply> {
+function postCallback(
+  stack: VtpassStack,
+  body: unknown,
+  options: { secret?: string; method?: string } = {},
+): Promise<Reply> {
   return stack.gateway.request({
     path: `/callbacks/vtpass/${options.secret ?? stack.callbackSecret}`,
     method: options.method ?? 'POST',
@@ -48,7 +52,9 @@ async function buyAirtime(stack: VtpassStack, keys: ApiKeys, phone: string): Pro
   return stack.gateway.request({ query: { action: 'airtime' }, keys, body: { network: 'mtn', phone, amount: 250 } });
 }
 
-test('a reversal after a delivery refunds the charge once and the partner sees "reversed"; the replay changes nothing', async ({ stack }) => {
+test('a reversal after a delivery refunds the charge once and the partner sees "reversed"; the replay changes nothing', async ({
+  stack,
+}) => {
   const { accountId, keys } = await account(stack);
   const bought = await buyAirtime(stack, keys, '08011111111');
   assert.is(bought.status, 200, bought.text);
@@ -65,7 +71,11 @@ test('a reversal after a delivery refunds the charge once and the partner sees "
   assert.match(String(tx.failure_reason), /reversed/);
   assert.equal(await kinds(stack, accountId, reference), ['debit', 'refund']);
   const { account: after } = await stack.core.admin.getAccount({ accountId });
-  assert.is(after!.balanceKobo - before!.balanceKobo, 242_50n, 'the API tier paid 242.50 for 250 of MTN airtime, all of it back');
+  assert.is(
+    after!.balanceKobo - before!.balanceKobo,
+    242_50n,
+    'the API tier paid 242.50 for 250 of MTN airtime, all of it back',
+  );
 
   const replay = await postCallback(stack, stack.fake.callbackBody(reference));
   assert.is(replay.status, 200);
@@ -107,7 +117,9 @@ test('a callback for a pending purchase VTpass failed refunds it once, replayed 
   assert.equal(await kinds(stack, accountId, reference), ['debit', 'refund']);
 });
 
-test('a callback that VTpass does not confirm changes nothing: a forged reversal of a delivered purchase', async ({ stack }) => {
+test('a callback that VTpass does not confirm changes nothing: a forged reversal of a delivered purchase', async ({
+  stack,
+}) => {
   const { accountId, keys } = await account(stack);
   const bought = await buyAirtime(stack, keys, '08011111111');
   const reference = bought.json.reference as string;
@@ -129,9 +141,12 @@ test('a flood of the same callback asks VTpass once: the rest share its answer',
   const reply = await buyAirtime(stack, keys, '08012345552');
   assert.is(reply.status, 202, reply.text);
   const reference = reply.json.reference as string;
-  const requeries = () => stack.fake.calls.filter((c) => c.path === '/api/requery' && c.body?.['request_id'] === reference).length;
+  const requeries = () =>
+    stack.fake.calls.filter((c) => c.path === '/api/requery' && c.body?.['request_id'] === reference).length;
   const before = requeries();
-  const answers = await Promise.all(Array.from({ length: 20 }, () => postCallback(stack, stack.fake.callbackBody(reference))));
+  const answers = await Promise.all(
+    Array.from({ length: 20 }, () => postCallback(stack, stack.fake.callbackBody(reference))),
+  );
   assert.ok(
     answers.every((answer) => answer.status === 200),
     answers.map((a) => a.status).join(', '),
@@ -142,7 +157,10 @@ test('a flood of the same callback asks VTpass once: the rest share its answer',
 });
 
 test('callbacks past CALLBACKS_PER_MINUTE from one address are told to come back later', async ({ stack }) => {
-  const strict = await startTestGateway(stack.core, { vtpassCallbackSecret: stack.callbackSecret, callbacksPerMinute: 3 });
+  const strict = await startTestGateway(stack.core, {
+    vtpassCallbackSecret: stack.callbackSecret,
+    callbacksPerMinute: 3,
+  });
   try {
     const body = { code: '000', content: { transactions: { transactionId: 'nothing-of-ours' } } };
     const path = `/callbacks/vtpass/${stack.callbackSecret}`;
@@ -168,14 +186,20 @@ test('a callback VTpass cannot confirm yet is answered 503 so that VTpass sends 
   assert.equal(await kinds(stack, accountId, reference), ['debit']);
 });
 
-test('an unknown reference and a body that is not a transaction update are answered success, without effect', async ({ stack }) => {
+test('an unknown reference and a body that is not a transaction update are answered success, without effect', async ({
+  stack,
+}) => {
   const unknown = await postCallback(stack, {
     type: 'transaction-update',
     data: { code: '000', requestId: '202601010000ABCDEFGHJK', content: { transactions: { status: 'reversed' } } },
   });
   assert.is(unknown.status, 200);
   assert.equal(unknown.json, { response: 'success' });
-  assert.ok(stack.coreLog.some((line) => line.includes('callback.unknown_reference') && line.includes('202601010000ABCDEFGHJK')));
+  assert.ok(
+    stack.coreLog.some(
+      (line) => line.includes('callback.unknown_reference') && line.includes('202601010000ABCDEFGHJK'),
+    ),
+  );
   for (const body of [{ type: 'wallet-update', data: {} }, 'not json at all', { type: 'transaction-update' }]) {
     const reply = await postCallback(stack, body);
     assert.is(reply.status, 200, JSON.stringify(body));
@@ -185,7 +209,11 @@ test('an unknown reference and a body that is not a transaction update are answe
 });
 
 test('a wrong secret is the same 404 as any unknown path; GET is 405; a body over 64 KiB is 413', async ({ stack }) => {
-  const wrong = await postCallback(stack, { type: 'transaction-update', data: {} }, { secret: `${stack.callbackSecret.slice(0, -1)}x` });
+  const wrong = await postCallback(
+    stack,
+    { type: 'transaction-update', data: {} },
+    { secret: `${stack.callbackSecret.slice(0, -1)}x` },
+  );
   assert.is(wrong.status, 404);
   assert.is(wrong.json.code, 'NOT_FOUND');
   const bare = await stack.gateway.request({ path: '/callbacks/vtpass', method: 'POST', body: {} });
@@ -215,7 +243,12 @@ test('without VTPASS_CALLBACK_SECRET the endpoint does not exist', async ({ stac
 });
 
 test('VTPASS_CALLBACK_SECRET must be a long URL-safe secret; the error names the variable and not the value', () => {
-  for (const value of ['short', 'has spaces in it and is long enough to pass', `${'a'.repeat(31)}`, `${'a'.repeat(40)}/x`]) {
+  for (const value of [
+    'short',
+    'has spaces in it and is long enough to pass',
+    `${'a'.repeat(31)}`,
+    `${'a'.repeat(40)}/x`,
+  ]) {
     try {
       loadGatewayConfig({ VTPASS_CALLBACK_SECRET: value });
       assert.unreachable(`accepted ${value}`);

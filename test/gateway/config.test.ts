@@ -53,7 +53,10 @@ test('values are read from the environment', () => {
   assert.is(config.rateLimitPerMinute, 120);
   assert.is(config.authCacheTtlMs, 0);
   // Plain http:// to another machine needs the operator's opt-in (issue 18, point 1).
-  assert.is(loadGatewayConfig({ CORE_URL: 'http://core.internal:50051/', CORE_ALLOW_PLAINTEXT: 'yes' }).coreUrl, 'http://core.internal:50051');
+  assert.is(
+    loadGatewayConfig({ CORE_URL: 'http://core.internal:50051/', CORE_ALLOW_PLAINTEXT: 'yes' }).coreUrl,
+    'http://core.internal:50051',
+  );
   assert.is(loadGatewayConfig({ CORE_URL: 'https://core.internal:50051/' }).coreUrl, 'https://core.internal:50051');
 });
 
@@ -102,7 +105,10 @@ test('without SERVICE_TOKEN the token is read from the data directory, or the st
     writeFileSync(path.join(dir, 'service.token'), 'from-file\n');
     assert.throws(
       () => resolveServiceToken(loadGatewayConfig({ DATA_DIR: dir })),
-      (e: Error) => e instanceof ConfigError && e.message.startsWith('SERVICE_TOKEN:') && e.message.includes('service.token holds a token of 9 characters'),
+      (e: Error) =>
+        e instanceof ConfigError &&
+        e.message.startsWith('SERVICE_TOKEN:') &&
+        e.message.includes('service.token holds a token of 9 characters'),
     );
     writeFileSync(path.join(dir, 'service.token'), 'from-file-0123456789\n');
     assert.is(resolveServiceToken(loadGatewayConfig({ DATA_DIR: dir })), 'from-file-0123456789');

@@ -42,7 +42,11 @@ test.after(async () => {
 /** A new account on the api tier with `naira` in its live wallet, credited as `prepaid wallet credit` does (no memo). */
 async function fundedAccount(naira: number): Promise<ApiKeys> {
   const account = await core.createApiAccount();
-  await core.admin.creditWallet({ accountId: account.accountId, amountKobo: BigInt(Math.round(naira * 100)), memo: '' });
+  await core.admin.creditWallet({
+    accountId: account.accountId,
+    amountKobo: BigInt(Math.round(naira * 100)),
+    memo: '',
+  });
   return account;
 }
 
@@ -74,7 +78,9 @@ async function walk(file: URL, keys: ApiKeys | undefined, learned = new Substitu
       const { command } = step;
       walked.commands++;
       const args = ['--core', core.url, ...command.args.map((arg) => learned.real(arg))];
-      const { stdout } = await run(process.execPath, [CLI, ...args], { env: { ...process.env, ADMIN_TOKEN: core.adminToken, CORE_URL: '' } });
+      const { stdout } = await run(process.execPath, [CLI, ...args], {
+        env: { ...process.env, ADMIN_TOKEN: core.adminToken, CORE_URL: '' },
+      });
       const printed = stdout.trimEnd().split('\n');
       if (command.output.length === 0) continue;
       if (printed.length !== command.output.length) {
@@ -90,8 +96,13 @@ async function walk(file: URL, keys: ApiKeys | undefined, learned = new Substitu
       continue;
     }
     const { example } = step;
-    assert.ok(current.publicKey && current.secretKey, `${name} line ${example.line}: a key pair is set before the first curl`);
-    const headers = Object.fromEntries(Object.entries(example.headers).filter(([header]) => !/^X-(Public|Secret)-Key$/.test(header)));
+    assert.ok(
+      current.publicKey && current.secretKey,
+      `${name} line ${example.line}: a key pair is set before the first curl`,
+    );
+    const headers = Object.fromEntries(
+      Object.entries(example.headers).filter(([header]) => !/^X-(Public|Secret)-Key$/.test(header)),
+    );
     const reply = await gateway.request({
       query: learned.query(example.query),
       keys: current as ApiKeys,
@@ -107,8 +118,10 @@ async function walk(file: URL, keys: ApiKeys | undefined, learned = new Substitu
     }
     for (const problem of compare(example.answer, reply.json, learned)) problems.push(`${where}: ${problem}`);
     const state = (example.answer as { status?: string }).status;
-    const expected = state === 'pending' ? 202 : state === 'error' ? (reply.json?.code === 'NOT_FOUND' ? 404 : 422) : 200;
-    if (reply.status !== expected) problems.push(`${where}: HTTP ${reply.status}, where the shown answer means ${expected}`);
+    const expected =
+      state === 'pending' ? 202 : state === 'error' ? (reply.json?.code === 'NOT_FOUND' ? 404 : 422) : 200;
+    if (reply.status !== expected)
+      problems.push(`${where}: HTTP ${reply.status}, where the shown answer means ${expected}`);
   }
   return walked;
 }
@@ -146,13 +159,24 @@ test('the test-mode walk-through of docs/test-mode.md, CLI and API, prints and a
 test('a drifted example is caught: a changed charge, a missing key, a wrong order of keys', () => {
   const learned = new Substitutions();
   const real = { status: 'success', reference: '202611260524NAY95BQSBK', charged: 97, balance: 9903 };
-  assert.equal(compare({ status: 'success', reference: '202601010000ABCDEFGHIJ', charged: 97, balance: 9903 }, real, learned), []);
-  assert.is(learned.values.get('202601010000ABCDEFGHIJ'), '202611260524NAY95BQSBK', 'the shown reference stands for the real one in later requests');
-  assert.equal(compare({ status: 'success', reference: '...', charged: 97, balance: 10000 }, real, learned), ['$.balance: shown 10000, got 9903']);
+  assert.equal(
+    compare({ status: 'success', reference: '202601010000ABCDEFGHIJ', charged: 97, balance: 9903 }, real, learned),
+    [],
+  );
+  assert.is(
+    learned.values.get('202601010000ABCDEFGHIJ'),
+    '202611260524NAY95BQSBK',
+    'the shown reference stands for the real one in later requests',
+  );
+  assert.equal(compare({ status: 'success', reference: '...', charged: 97, balance: 10000 }, real, learned), [
+    '$.balance: shown 10000, got 9903',
+  ]);
   assert.equal(compare({ status: 'success', charged: 97, balance: 9903 }, real, learned).length, 1);
   assert.equal(compare({ status: 'success', charged: 97, reference: '...', balance: 9903 }, real, learned).length, 1);
   assert.equal(compare({ status: 'success', charged: 97, '...': true }, real, learned), []);
-  assert.equal(compare([{ price: 2688.75 }, '...'], [{ price: 2687.85 }, { price: 1 }], learned), ['$[0].price: shown 2688.75, got 2687.85']);
+  assert.equal(compare([{ price: 2688.75 }, '...'], [{ price: 2687.85 }, { price: 1 }], learned), [
+    '$[0].price: shown 2688.75, got 2687.85',
+  ]);
 });
 
 test.run();

@@ -12,7 +12,9 @@ import { startVtpassStack, type VtpassStack } from '../helpers/fake-vtpass.js';
 import { type ApiKeys, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { suite } from '../helpers/suite.js';
 
-const test = suite<{ stack: VtpassStack; core: TestCore; gateway: TestGateway }>('electricity: key-change and bonus tokens, per-meter minimum');
+const test = suite<{ stack: VtpassStack; core: TestCore; gateway: TestGateway }>(
+  'electricity: key-change and bonus tokens, per-meter minimum',
+);
 
 test.before(async (ctx) => {
   ctx.stack = await startVtpassStack({ providerTimeoutMs: 1_500 });
@@ -34,7 +36,9 @@ async function keysOn(core: TestCore): Promise<{ accountId: string; keys: ApiKey
   return { accountId, keys: { publicKey, secretKey } };
 }
 
-test('a VTpass vend with two KCTs and a bonus token shows all of them everywhere the token is shown', async ({ stack }) => {
+test('a VTpass vend with two KCTs and a bonus token shows all of them everywhere the token is shown', async ({
+  stack,
+}) => {
   const { accountId, keys } = await keysOn(stack.core);
   stack.fake.script('1111111111111', { answer: 'delivered', shape: 'kct' });
   const power = await stack.gateway.request({
@@ -53,26 +57,43 @@ test('a VTpass vend with two KCTs and a bonus token shows all of them everywhere
 
   const one = await stack.gateway.request({ query: { action: 'transaction', reference }, keys });
   assert.is(one.status, 200, one.text);
-  assert.equal([one.json.transaction.token, one.json.transaction.kct_tokens, one.json.transaction.bonus_tokens], [token, kcts, bonus]);
+  assert.equal(
+    [one.json.transaction.token, one.json.transaction.kct_tokens, one.json.transaction.bonus_tokens],
+    [token, kcts, bonus],
+  );
 
   const page = await stack.gateway.request({ query: { action: 'transactions' }, keys });
   const row = (page.json.transactions as Record<string, unknown>[]).find((t) => t['reference'] === reference)!;
-  assert.equal([row['kct_tokens'], row['bonus_tokens']], [kcts, bonus], 'the history page (written from the bytes) agrees');
+  assert.equal(
+    [row['kct_tokens'], row['bonus_tokens']],
+    [kcts, bonus],
+    'the history page (written from the bytes) agrees',
+  );
 
   const events = await stack.gateway.request({ query: { action: 'events' }, keys });
   const event = (events.json.events as { type: string; data: { transaction: Record<string, unknown> } }[]).find(
     (e) => e.data.transaction?.['reference'] === reference,
   )!;
   assert.is(event.type, 'transaction.success');
-  assert.equal([event.data.transaction['kct_tokens'], event.data.transaction['bonus_tokens']], [kcts, bonus], 'the event carries them');
+  assert.equal(
+    [event.data.transaction['kct_tokens'], event.data.transaction['bonus_tokens']],
+    [kcts, bonus],
+    'the event carries them',
+  );
 
-  assert.ok(await eventually(() => stack.fake.sms.some((sms) => sms.message.includes(reference))), 'a receipt was sent');
+  assert.ok(
+    await eventually(() => stack.fake.sms.some((sms) => sms.message.includes(reference))),
+    'a receipt was sent',
+  );
   const receipt = stack.fake.sms.find((sms) => sms.message.includes(reference))!;
   assert.equal(receipt.recipients, ['08031234567']);
   const lines = receipt.message.split('\n');
   assert.ok(lines.includes(`KCT1: ${kcts[0]}`) && lines.includes(`KCT2: ${kcts[1]}`), receipt.message);
   assert.ok(lines.includes(`Token: ${token}`) && lines.includes(`Bonus token: ${bonus[0]}`), receipt.message);
-  assert.ok(lines.indexOf(`KCT2: ${kcts[1]}`) < lines.indexOf(`Token: ${token}`), 'the KCTs come before the token they unlock');
+  assert.ok(
+    lines.indexOf(`KCT2: ${kcts[1]}`) < lines.indexOf(`Token: ${token}`),
+    'the KCTs come before the token they unlock',
+  );
   await assertLedgerInvariant(stack.core, accountId);
 });
 
@@ -92,12 +113,21 @@ test('a vend without KCTs answers empty arrays; a postpaid payment too; other pr
   });
   assert.is(postpaid.status, 200, postpaid.text);
   assert.equal([postpaid.json.token, postpaid.json.kct_tokens, postpaid.json.bonus_tokens], [null, [], []]);
-  const airtime = await stack.gateway.request({ query: { action: 'airtime' }, keys, body: { network: 'mtn', phone: '08011111111', amount: 100 } });
-  const view = await stack.gateway.request({ query: { action: 'transaction', reference: airtime.json.reference }, keys });
+  const airtime = await stack.gateway.request({
+    query: { action: 'airtime' },
+    keys,
+    body: { network: 'mtn', phone: '08011111111', amount: 100 },
+  });
+  const view = await stack.gateway.request({
+    query: { action: 'transaction', reference: airtime.json.reference },
+    keys,
+  });
   assert.equal([view.json.transaction.kct_tokens, view.json.transaction.bonus_tokens], [null, null]);
 });
 
-test('a meter whose disco tells a higher minimum is refused with 422 naming it, and nothing is paid', async ({ stack }) => {
+test('a meter whose disco tells a higher minimum is refused with 422 naming it, and nothing is paid', async ({
+  stack,
+}) => {
   const { accountId, keys } = await keysOn(stack.core);
   stack.fake.customers.set('2222222222222', {
     Customer_Name: 'HIGH MINIMUM',
@@ -116,7 +146,11 @@ test('a meter whose disco tells a higher minimum is refused with 422 naming it, 
     WrongBillersCode: false,
   });
   const buy = (meter: string, amount: number) =>
-    stack.gateway.request({ query: { action: 'electricity' }, keys, body: { disco: 'aedc', meter_number: meter, meter_type: 'prepaid', amount } });
+    stack.gateway.request({
+      query: { action: 'electricity' },
+      keys,
+      body: { disco: 'aedc', meter_number: meter, meter_type: 'prepaid', amount },
+    });
 
   const low = await buy('2222222222222', 2500);
   assert.is(low.status, 422, low.text);
@@ -130,7 +164,11 @@ test('a meter whose disco tells a higher minimum is refused with 422 naming it, 
   assert.is(owes.status, 422, owes.text);
   assert.match(owes.json.message, /at least 2,500\.50 Naira/);
   assert.match(owes.json.message, /1,500\.50 Naira of arrears/);
-  assert.is(stack.fake.paysFor('2222222222222').length + stack.fake.paysFor('3333333333333').length, 0, 'nothing was sent to pay');
+  assert.is(
+    stack.fake.paysFor('2222222222222').length + stack.fake.paysFor('3333333333333').length,
+    0,
+    'nothing was sent to pay',
+  );
 
   stack.fake.script('2222222222222', { answer: 'delivered' });
   const enough = await buy('2222222222222', 3000);
@@ -140,10 +178,17 @@ test('a meter whose disco tells a higher minimum is refused with 422 naming it, 
   await assertLedgerInvariant(stack.core, accountId);
 });
 
-test('the sandbox: meters ending in 6666 get two KCTs and a bonus token; meters ending in 5555 need 2,500 Naira', async ({ core, gateway }) => {
+test('the sandbox: meters ending in 6666 get two KCTs and a bonus token; meters ending in 5555 need 2,500 Naira', async ({
+  core,
+  gateway,
+}) => {
   const { keys } = await keysOn(core);
   const buy = (meter: string, amount: number) =>
-    gateway.request({ query: { action: 'electricity' }, keys, body: { disco: 'kedco', meter_number: meter, meter_type: 'prepaid', amount } });
+    gateway.request({
+      query: { action: 'electricity' },
+      keys,
+      body: { disco: 'kedco', meter_number: meter, meter_type: 'prepaid', amount },
+    });
   const kct = await buy('45012346666', 5000);
   assert.is(kct.status, 200, kct.text);
   assert.is(kct.json.kct_tokens.length, 2);

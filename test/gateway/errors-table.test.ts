@@ -21,7 +21,9 @@ function capture(): { log: GatewayLogger; lines: { message: string; fields: Reco
 }
 
 function coreError(reason: string, code: Code, message: string, metadata: Record<string, string> = {}): ConnectError {
-  return new ConnectError(message, code, undefined, [{ desc: ErrorInfoSchema, value: create(ErrorInfoSchema, { reason, domain: 'prepaid.v1', metadata }) }]);
+  return new ConnectError(message, code, undefined, [
+    { desc: ErrorInfoSchema, value: create(ErrorInfoSchema, { reason, domain: 'prepaid.v1', metadata }) },
+  ]);
 }
 
 /** Every reason the core sends, with its gRPC code and the answer the API must give. */
@@ -52,7 +54,10 @@ for (const [reason, code, status, publicCode] of CORE_REASONS) {
 
 test('only parameter, precondition and not-found messages of the core are passed on', () => {
   const { log } = capture();
-  assert.is(toApiError(coreError('NOT_FOUND', Code.NotFound, 'Transaction X was not found.'), log).message, 'Transaction X was not found.');
+  assert.is(
+    toApiError(coreError('NOT_FOUND', Code.NotFound, 'Transaction X was not found.'), log).message,
+    'Transaction X was not found.',
+  );
   for (const reason of ['INSUFFICIENT_BALANCE', 'INTERNAL', 'UNAUTHENTICATED', 'PROVIDER_FAILED'] as const) {
     const error = toApiError(coreError(reason, Code.Internal, 'secret internal words'), log);
     assert.not.match(error.message, /secret internal words/, reason);
@@ -61,7 +66,10 @@ test('only parameter, precondition and not-found messages of the core are passed
 
 test('PROVIDER_FAILED says the wallet was refunded in full, with the amount and the reference', () => {
   const { log } = capture();
-  const error = toApiError(coreError('PROVIDER_FAILED', Code.Aborted, 'x', { reference: 'REF123', charged_kobo: '9750' }), log);
+  const error = toApiError(
+    coreError('PROVIDER_FAILED', Code.Aborted, 'x', { reference: 'REF123', charged_kobo: '9750' }),
+    log,
+  );
   assert.equal(errorBody(error), {
     status: 'error',
     message: 'The provider could not complete this purchase; the wallet was refunded in full (NGN 97.50).',
@@ -80,7 +88,10 @@ test('field violations become errors [{field, message}]', () => {
   const { log } = capture();
   const connectError = new ConnectError('phone is wrong.', Code.InvalidArgument, undefined, [
     { desc: ErrorInfoSchema, value: create(ErrorInfoSchema, { reason: 'INVALID_PARAMETER' }) },
-    { desc: BadRequestSchema, value: create(BadRequestSchema, { fieldViolations: [{ field: 'phone', description: 'phone is wrong.' }] }) },
+    {
+      desc: BadRequestSchema,
+      value: create(BadRequestSchema, { fieldViolations: [{ field: 'phone', description: 'phone is wrong.' }] }),
+    },
   ]);
   assert.equal(errorBody(toApiError(connectError, log)), {
     status: 'error',

@@ -40,8 +40,16 @@ test('no key headers is 401 MISSING_API_KEY', async () => {
 
 test('a wrong secret, an unknown public key, or a key of an account without API access is 401 INVALID_API_KEY', async () => {
   const { accountId, keys } = await fundedAccount(core);
-  assertError(await gateway.request({ query: { action: 'balance' }, keys: { ...keys, secretKey: `${keys.secretKey}x` } }), 401, 'INVALID_API_KEY');
-  assertError(await gateway.request({ query: { action: 'balance' }, keys: { ...keys, publicKey: 'pk_unknown' } }), 401, 'INVALID_API_KEY');
+  assertError(
+    await gateway.request({ query: { action: 'balance' }, keys: { ...keys, secretKey: `${keys.secretKey}x` } }),
+    401,
+    'INVALID_API_KEY',
+  );
+  assertError(
+    await gateway.request({ query: { action: 'balance' }, keys: { ...keys, publicKey: 'pk_unknown' } }),
+    401,
+    'INVALID_API_KEY',
+  );
 
   await core.admin.setAccountTier({ accountId, tierId: 'basic' });
   // The gateway was never asked for this key before, so no cached success can answer it.
@@ -52,7 +60,11 @@ test('keys are checked before the action, the method and the body', async () => 
   assertError(await gateway.request({ query: { action: 'nonsense' } }), 401, 'MISSING_API_KEY');
   assertError(await gateway.request({ method: 'DELETE', query: { action: 'airtime' } }), 401, 'MISSING_API_KEY');
   assertError(
-    await gateway.request({ query: { action: 'airtime' }, body: '{not json', headers: { 'Content-Type': 'application/json' } }),
+    await gateway.request({
+      query: { action: 'airtime' },
+      body: '{not json',
+      headers: { 'Content-Type': 'application/json' },
+    }),
     401,
     'MISSING_API_KEY',
   );
@@ -100,7 +112,12 @@ test('the wrong method for an action is 405 with Allow', async () => {
     ['POST', 'transactions', 'GET, HEAD'],
   ];
   for (const [method, action, allow] of cases) {
-    const reply = await gateway.request({ method, query: { action }, keys, ...(method === 'POST' ? { body: {} } : {}) });
+    const reply = await gateway.request({
+      method,
+      query: { action },
+      keys,
+      ...(method === 'POST' ? { body: {} } : {}),
+    });
     assertError(reply, 405, 'METHOD_NOT_ALLOWED');
     assert.is(reply.headers['allow'], allow, `${method} ${action}`);
   }
@@ -111,7 +128,12 @@ test('the wrong method for an action is 405 with Allow', async () => {
 /** Requests whose parameters break a rule, with the field the 422 must name. */
 const INVALID_PARAMETERS: { name: string; action: string; body: unknown; field: string }[] = [
   { name: 'a missing required field', action: 'airtime', body: { network: 'mtn', amount: 100 }, field: 'phone' },
-  { name: 'a value out of the allowed set', action: 'airtime', body: { ...AIRTIME, network: 'etisalat' }, field: 'network' },
+  {
+    name: 'a value out of the allowed set',
+    action: 'airtime',
+    body: { ...AIRTIME, network: 'etisalat' },
+    field: 'network',
+  },
   { name: 'an amount below the minimum', action: 'airtime', body: { ...AIRTIME, amount: 49 }, field: 'amount' },
   {
     name: 'an electricity amount below 1000',
@@ -122,12 +144,32 @@ const INVALID_PARAMETERS: { name: string; action: string; body: unknown; field: 
   { name: 'a phone sent as a number', action: 'airtime', body: { ...AIRTIME, phone: 8031234567 }, field: 'phone' },
   { name: 'a phone of 10 digits', action: 'airtime', body: { ...AIRTIME, phone: '0803123456' }, field: 'phone' },
   { name: 'an amount with three decimals', action: 'airtime', body: { ...AIRTIME, amount: 100.123 }, field: 'amount' },
-  { name: 'an amount string with three decimals', action: 'airtime', body: { ...AIRTIME, amount: '100.125' }, field: 'amount' },
+  {
+    name: 'an amount string with three decimals',
+    action: 'airtime',
+    body: { ...AIRTIME, amount: '100.125' },
+    field: 'amount',
+  },
   { name: 'an amount that is not a number', action: 'airtime', body: { ...AIRTIME, amount: 'lots' }, field: 'amount' },
   { name: 'a negative amount', action: 'airtime', body: { ...AIRTIME, amount: -100 }, field: 'amount' },
-  { name: 'a plan_id that is not an integer', action: 'data', body: { plan_id: 1.5, phone: '08031234567' }, field: 'plan_id' },
-  { name: 'a plan_id string that is not an integer', action: 'data', body: { plan_id: 'one', phone: '08031234567' }, field: 'plan_id' },
-  { name: 'a plan_id not in the catalog', action: 'data', body: { plan_id: 999_999, phone: '08031234567' }, field: 'plan_id' },
+  {
+    name: 'a plan_id that is not an integer',
+    action: 'data',
+    body: { plan_id: 1.5, phone: '08031234567' },
+    field: 'plan_id',
+  },
+  {
+    name: 'a plan_id string that is not an integer',
+    action: 'data',
+    body: { plan_id: 'one', phone: '08031234567' },
+    field: 'plan_id',
+  },
+  {
+    name: 'a plan_id not in the catalog',
+    action: 'data',
+    body: { plan_id: 999_999, phone: '08031234567' },
+    field: 'plan_id',
+  },
   {
     name: 'a meter_type out of the set',
     action: 'electricity',
@@ -140,8 +182,18 @@ const INVALID_PARAMETERS: { name: string; action: string; body: unknown; field: 
     body: { disco: 'lagos', meter_number: '45031234567', meter_type: 'prepaid', amount: 1000 },
     field: 'disco',
   },
-  { name: 'an unknown cable provider', action: 'cable', body: { provider: 'netflix', smart_card: '7012345678', package_code: 'X' }, field: 'provider' },
-  { name: 'recipients that are not an array', action: 'bulksms', body: { sender: 'Shop', recipients: '08031234567', message: 'hi' }, field: 'recipients' },
+  {
+    name: 'an unknown cable provider',
+    action: 'cable',
+    body: { provider: 'netflix', smart_card: '7012345678', package_code: 'X' },
+    field: 'provider',
+  },
+  {
+    name: 'recipients that are not an array',
+    action: 'bulksms',
+    body: { sender: 'Shop', recipients: '08031234567', message: 'hi' },
+    field: 'recipients',
+  },
   {
     name: 'a recipient that is not a string',
     action: 'bulksms',
@@ -171,14 +223,25 @@ for (const { name, action, body, field } of INVALID_PARAMETERS) {
 
 test('a 422 lists every broken field at once', async () => {
   const { keys } = await fundedAccount(core);
-  const reply = await gateway.request({ query: { action: 'airtime' }, keys, body: { phone: 8031234567, amount: 1.001 } });
+  const reply = await gateway.request({
+    query: { action: 'airtime' },
+    keys,
+    body: { phone: 8031234567, amount: 1.001 },
+  });
   assertError(reply, 422, 'INVALID_PARAMETER', { errors: 'array' });
   assert.equal(reply.json.errors.map((e: { field: string }) => e.field).sort(), ['amount', 'network', 'phone']);
 });
 
 test('a missing or unknown action is 422 UNKNOWN_ACTION', async () => {
   const { keys } = await fundedAccount(core);
-  const queries: Record<string, string>[] = [{}, { action: '' }, { action: 'refund' }, { action: 'toString' }, { action: '__proto__' }, { action: 'BALANCE' }];
+  const queries: Record<string, string>[] = [
+    {},
+    { action: '' },
+    { action: 'refund' },
+    { action: 'toString' },
+    { action: '__proto__' },
+    { action: 'BALANCE' },
+  ];
   for (const query of queries) {
     const reply = await gateway.request({ query, keys });
     assertError(reply, 422, 'UNKNOWN_ACTION');
@@ -188,8 +251,18 @@ test('a missing or unknown action is 422 UNKNOWN_ACTION', async () => {
 test('a POST without a JSON content type is 422 INVALID_CONTENT_TYPE', async () => {
   const { accountId, keys } = await fundedAccount(core);
   const json = JSON.stringify(AIRTIME);
-  for (const contentType of [undefined, 'text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=latin1']) {
-    const reply = await gateway.request({ query: { action: 'airtime' }, keys, body: json, headers: contentType ? { 'Content-Type': contentType } : {} });
+  for (const contentType of [
+    undefined,
+    'text/plain',
+    'application/x-www-form-urlencoded',
+    'application/json; charset=latin1',
+  ]) {
+    const reply = await gateway.request({
+      query: { action: 'airtime' },
+      keys,
+      body: json,
+      headers: contentType ? { 'Content-Type': contentType } : {},
+    });
     assertError(reply, 422, 'INVALID_CONTENT_TYPE');
   }
   assert.is(await balanceKobo(core, accountId), 5_000_000n);
@@ -205,9 +278,23 @@ test('a POST without a JSON content type is 422 INVALID_CONTENT_TYPE', async () 
 
 test('a body that is not a JSON object is 422 INVALID_JSON', async () => {
   const { keys } = await fundedAccount(core);
-  const bodies = ['{"network":"mtn",', 'null', '[1,2]', '"text"', '42', '', '   ', Buffer.from([0x7b, 0xff, 0xfe, 0x7d])];
+  const bodies = [
+    '{"network":"mtn",',
+    'null',
+    '[1,2]',
+    '"text"',
+    '42',
+    '',
+    '   ',
+    Buffer.from([0x7b, 0xff, 0xfe, 0x7d]),
+  ];
   for (const body of bodies) {
-    const reply = await gateway.request({ query: { action: 'airtime' }, keys, body, headers: { 'Content-Type': 'application/json' } });
+    const reply = await gateway.request({
+      query: { action: 'airtime' },
+      keys,
+      body,
+      headers: { 'Content-Type': 'application/json' },
+    });
     assertError(reply, 422, 'INVALID_JSON');
   }
 });
@@ -217,7 +304,12 @@ test('a number with more digits than a double holds is refused, not rounded into
   const before = await balanceKobo(core, accountId);
   // Read as a double this is 100.1, which would pass the two-decimals rule; it must not.
   const body = '{"network":"mtn","phone":"08031234567","amount":100.10000000000000001}';
-  const reply = await gateway.request({ query: { action: 'airtime' }, keys, body, headers: { 'Content-Type': 'application/json' } });
+  const reply = await gateway.request({
+    query: { action: 'airtime' },
+    keys,
+    body,
+    headers: { 'Content-Type': 'application/json' },
+  });
   assertError(reply, 422, 'INVALID_JSON');
   assert.match(reply.json.message, /100\.10000000000000001/);
   assert.is(await balanceKobo(core, accountId), before);
@@ -233,7 +325,12 @@ test('a number with more digits than a double holds is refused, not rounded into
 test('a body larger than the limit is 422 PAYLOAD_TOO_LARGE, declared or streamed', async () => {
   const { keys } = await fundedAccount(core);
   const big = JSON.stringify({ ...AIRTIME, padding: 'x'.repeat(300 * 1024) });
-  const declared = await gateway.request({ query: { action: 'airtime' }, keys, body: big, headers: { 'Content-Type': 'application/json' } });
+  const declared = await gateway.request({
+    query: { action: 'airtime' },
+    keys,
+    body: big,
+    headers: { 'Content-Type': 'application/json' },
+  });
   assertError(declared, 422, 'PAYLOAD_TOO_LARGE');
 
   // Chunked, so the gateway only finds out while reading.
@@ -264,7 +361,11 @@ test('a body larger than the limit is 422 PAYLOAD_TOO_LARGE, declared or streame
 test('a bulk SMS to 10,000 recipients fits within the body limit', async () => {
   const { keys } = await fundedAccount(core, 5_000_000);
   const recipients = Array.from({ length: 10_000 }, (_, i) => `0803${String(i).padStart(4, '0')}123`);
-  const reply = await gateway.request({ query: { action: 'bulksms' }, keys, body: { sender: 'Shop', recipients, message: 'Sale today' } });
+  const reply = await gateway.request({
+    query: { action: 'bulksms' },
+    keys,
+    body: { sender: 'Shop', recipients, message: 'Sale today' },
+  });
   assert.is(reply.status, 200, reply.text.slice(0, 300));
   assert.is(reply.json.sent, 10_000);
 });
@@ -272,13 +373,23 @@ test('a bulk SMS to 10,000 recipients fits within the body limit', async () => {
 test('__proto__ and constructor keys in a body are dropped and pollute nothing', async () => {
   const { keys } = await fundedAccount(core);
   const body = `{"network":"mtn","phone":"08031234567","amount":100,"__proto__":{"polluted":"yes"},"constructor":{"prototype":{"polluted":"yes"}}}`;
-  const reply = await gateway.request({ query: { action: 'airtime' }, keys, body, headers: { 'Content-Type': 'application/json' } });
+  const reply = await gateway.request({
+    query: { action: 'airtime' },
+    keys,
+    body,
+    headers: { 'Content-Type': 'application/json' },
+  });
   assert.is(reply.status, 200, reply.text);
   assert.is(({} as Record<string, unknown>)['polluted'], undefined);
   assert.is(Object.hasOwn(Object.prototype, 'polluted'), false);
 
   const hidden = `{"__proto__":{"phone":"08031234567"},"network":"mtn","amount":100}`;
-  const missing = await gateway.request({ query: { action: 'airtime' }, keys, body: hidden, headers: { 'Content-Type': 'application/json' } });
+  const missing = await gateway.request({
+    query: { action: 'airtime' },
+    keys,
+    body: hidden,
+    headers: { 'Content-Type': 'application/json' },
+  });
   assertError(missing, 422, 'INVALID_PARAMETER', { errors: 'array' });
   assert.is(missing.json.errors[0].field, 'phone', 'a field hidden in __proto__ does not count');
 });
@@ -288,14 +399,24 @@ test('a body nested deeper than any action needs is 422 INVALID_JSON, however de
   const before = await balanceKobo(core, accountId);
   for (const depth of [MAX_DEPTH + 1, 50_000]) {
     const body = `{"network":"mtn","phone":"08031234567","amount":100,"extra":${'['.repeat(depth)}${']'.repeat(depth)}}`;
-    const reply = await gateway.request({ query: { action: 'airtime' }, keys, body, headers: { 'Content-Type': 'application/json' } });
+    const reply = await gateway.request({
+      query: { action: 'airtime' },
+      keys,
+      body,
+      headers: { 'Content-Type': 'application/json' },
+    });
     assertError(reply, 422, 'INVALID_JSON');
     assert.match(reply.json.message, /nests more than 64 levels/);
   }
   assert.is(await balanceKobo(core, accountId), before);
   // As deep as allowed is an ordinary body (a field no action reads is ignored).
   const deepest = `{"network":"mtn","phone":"08031234567","amount":100,"extra":${'['.repeat(MAX_DEPTH - 1)}${']'.repeat(MAX_DEPTH - 1)}}`;
-  const allowed = await gateway.request({ query: { action: 'airtime' }, keys, body: deepest, headers: { 'Content-Type': 'application/json' } });
+  const allowed = await gateway.request({
+    query: { action: 'airtime' },
+    keys,
+    body: deepest,
+    headers: { 'Content-Type': 'application/json' },
+  });
   assert.is(allowed.status, 200, allowed.text);
 });
 
@@ -332,7 +453,9 @@ for (const { action, body } of PROVIDER_FAILURES) {
 
 test('a message that is not HTTP at all still gets a JSON error, not a bare 400', async () => {
   const answer = await new Promise<string>((resolve, reject) => {
-    const socket = net.connect(gateway.port, '127.0.0.1', () => socket.end('GET /api/v1?action=balance HTTP/1.1\r\nHost: x\r\nContent-Length: nope\r\n\r\n'));
+    const socket = net.connect(gateway.port, '127.0.0.1', () =>
+      socket.end('GET /api/v1?action=balance HTTP/1.1\r\nHost: x\r\nContent-Length: nope\r\n\r\n'),
+    );
     let text = '';
     socket.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
     socket.on('end', () => resolve(text));

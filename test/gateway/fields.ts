@@ -7,13 +7,25 @@ import { ledgerOf, type TestCore } from '../helpers/core.js';
 import type { ApiKeys, Reply } from '../helpers/gateway.js';
 
 /** A JSON type as the tests name it; "a|b" allows either. */
-export type FieldType = 'string' | 'number' | 'integer' | 'boolean' | 'null' | 'array' | 'object' | `${string}|${string}`;
+export type FieldType =
+  | 'string'
+  | 'number'
+  | 'integer'
+  | 'boolean'
+  | 'null'
+  | 'array'
+  | 'object'
+  | `${string}|${string}`;
 
 /** Asserts that `value` has exactly these keys, each of its type. */
 export function assertShape(value: unknown, shape: Record<string, FieldType>, label = 'body'): void {
   assert.type(value, 'object', `${label} is an object`);
   const record = value as Record<string, unknown>;
-  assert.equal(Object.keys(record).sort(), Object.keys(shape).sort(), `${label} has exactly the fields ${Object.keys(shape).join(', ')}`);
+  assert.equal(
+    Object.keys(record).sort(),
+    Object.keys(shape).sort(),
+    `${label} has exactly the fields ${Object.keys(shape).join(', ')}`,
+  );
   for (const [field, type] of Object.entries(shape)) {
     const allowed = type.split('|');
     assert.ok(
@@ -71,7 +83,11 @@ export function toKobo(naira: number): bigint {
  * Asserts that a purchase answer matches the ledger: one debit for its reference of exactly
  * `charged`, with `balance` as the balance right after it.
  */
-export async function assertMatchesLedger(core: TestCore, accountId: string, body: { reference: string; charged: number; balance: number }): Promise<void> {
+export async function assertMatchesLedger(
+  core: TestCore,
+  accountId: string,
+  body: { reference: string; charged: number; balance: number },
+): Promise<void> {
   const entries = (await ledgerOf(core, accountId)).filter((e) => e.reference === body.reference);
   const debits = entries.filter((e) => e.kind === 'debit');
   assert.is(debits.length, 1, `one debit for ${body.reference}`);
@@ -86,7 +102,10 @@ export async function balanceKobo(core: TestCore, accountId: string): Promise<bi
 }
 
 /** An account on the API tier with a key pair, funded with `balanceKobo`. */
-export async function fundedAccount(core: TestCore, balanceKobo = 5_000_000): Promise<{ accountId: string; keys: ApiKeys }> {
+export async function fundedAccount(
+  core: TestCore,
+  balanceKobo = 5_000_000,
+): Promise<{ accountId: string; keys: ApiKeys }> {
   const { accountId, publicKey, secretKey } = await core.createApiAccount({ balanceKobo });
   return { accountId, keys: { publicKey, secretKey } };
 }

@@ -27,10 +27,18 @@ const FROM = '127.0.0.23';
 test('strangers use up the address budget; a pair never used before still answers 200 there, wrong ones stay 429', async () => {
   await Promise.all(
     Array.from({ length: 20 }, (_, i) =>
-      gateway.request({ query: { action: 'balance' }, keys: { publicKey: `pk_${String(i).padStart(24, '0')}`, secretKey: 'sk_guess' }, localAddress: FROM }),
+      gateway.request({
+        query: { action: 'balance' },
+        keys: { publicKey: `pk_${String(i).padStart(24, '0')}`, secretKey: 'sk_guess' },
+        localAddress: FROM,
+      }),
     ),
   );
-  const stranger = await gateway.request({ query: { action: 'balance' }, keys: { publicKey: 'pk_stranger', secretKey: 'sk_guess' }, localAddress: FROM });
+  const stranger = await gateway.request({
+    query: { action: 'balance' },
+    keys: { publicKey: 'pk_stranger', secretKey: 'sk_guess' },
+    localAddress: FROM,
+  });
   assert.is(stranger.status, 429, 'the address is over its failure budget');
 
   // Issued after the guessing began, and never sent before: the gateway cannot know it.
@@ -39,7 +47,11 @@ test('strangers use up the address budget; a pair never used before still answer
   assert.is(first.status, 200, first.text);
   assert.is(first.json.balance, 1234);
 
-  const wrongSecret = await gateway.request({ query: { action: 'balance' }, keys: { ...fresh, secretKey: `${fresh.secretKey}x` }, localAddress: FROM });
+  const wrongSecret = await gateway.request({
+    query: { action: 'balance' },
+    keys: { ...fresh, secretKey: `${fresh.secretKey}x` },
+    localAddress: FROM,
+  });
   assert.is(wrongSecret.status, 429, 'a wrong secret for that same key is throttled like any guess');
   assert.is(wrongSecret.json.code, 'RATE_LIMITED');
 });

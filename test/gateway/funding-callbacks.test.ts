@@ -19,7 +19,15 @@ const test = suite<{ core: TestCore; gateway: TestGateway; paystack: FakePaystac
 test.before(async (ctx) => {
   ctx.paystack = await startFakePaystack();
   ctx.core = await startCore({
-    funding: { providers: [createPaystackFunding({ secretKey: ctx.paystack.secretKey, baseUrl: ctx.paystack.url, preferredBank: 'test-bank' })] },
+    funding: {
+      providers: [
+        createPaystackFunding({
+          secretKey: ctx.paystack.secretKey,
+          baseUrl: ctx.paystack.url,
+          preferredBank: 'test-bank',
+        }),
+      ],
+    },
   });
   ctx.gateway = await startTestGateway(ctx.core);
 });
@@ -29,7 +37,12 @@ test.after(async (ctx) => {
   await ctx.paystack.stop();
 });
 
-async function post(gateway: TestGateway, path: string, body: string, headers: Record<string, string> = {}): Promise<{ status: number; json: unknown }> {
+async function post(
+  gateway: TestGateway,
+  path: string,
+  body: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; json: unknown }> {
   const response = await fetch(`http://127.0.0.1:${gateway.port}${path}`, {
     method: 'POST',
     body,
@@ -70,15 +83,25 @@ test('a signed notification credits once, even 50 copies at once', async ({ core
   const { accountId, number } = await openAccount(core);
   const sent = paystack.transfer(number, 500_000, 'ref_gw_0001');
   const answers = await Promise.all(
-    Array.from({ length: 50 }, () => post(gateway, '/callbacks/paystack', sent.body, { 'x-paystack-signature': sent.signature })),
+    Array.from({ length: 50 }, () =>
+      post(gateway, '/callbacks/paystack', sent.body, { 'x-paystack-signature': sent.signature }),
+    ),
   );
   assert.equal([...new Set(answers.map((a) => a.status))], [200]);
   assert.is(await balance(core, accountId), 500_000n);
-  assert.is((await core.store.events.listFeed(accountId, 'live', 0, 100)).filter((e) => e.type === 'wallet.credited').length, 1, 'one credit event');
+  assert.is(
+    (await core.store.events.listFeed(accountId, 'live', 0, 100)).filter((e) => e.type === 'wallet.credited').length,
+    1,
+    'one credit event',
+  );
   await ledgerClean(core, accountId);
 });
 
-test('a bad, missing or foreign signature and a tampered body are 401 and change nothing', async ({ core, gateway, paystack }) => {
+test('a bad, missing or foreign signature and a tampered body are 401 and change nothing', async ({
+  core,
+  gateway,
+  paystack,
+}) => {
   const { accountId, number } = await openAccount(core);
   const sent = paystack.transfer(number, 100_000, 'ref_gw_0002');
   const tampered = sent.body.replace('"amount":100000', '"amount":900000');
@@ -97,11 +120,29 @@ test('a bad, missing or foreign signature and a tampered body are 401 and change
   await ledgerClean(core, accountId);
 });
 
-test('an event not handled is 200 and ignored; a body that is not JSON is 400; GET is 405', async ({ core, gateway, paystack }) => {
+test('an event not handled is 200 and ignored; a body that is not JSON is 400; GET is 405', async ({
+  core,
+  gateway,
+  paystack,
+}) => {
   const other = JSON.stringify({ event: 'transfer.success', data: { reference: 'TRF_1', amount: 100 } });
-  assert.is((await post(gateway, '/callbacks/paystack', other, { 'x-paystack-signature': signHmacSha512Hex(paystack.secretKey, other) })).status, 200);
+  assert.is(
+    (
+      await post(gateway, '/callbacks/paystack', other, {
+        'x-paystack-signature': signHmacSha512Hex(paystack.secretKey, other),
+      })
+    ).status,
+    200,
+  );
   const notJson = 'amount=5000';
-  assert.is((await post(gateway, '/callbacks/paystack', notJson, { 'x-paystack-signature': signHmacSha512Hex(paystack.secretKey, notJson) })).status, 400);
+  assert.is(
+    (
+      await post(gateway, '/callbacks/paystack', notJson, {
+        'x-paystack-signature': signHmacSha512Hex(paystack.secretKey, notJson),
+      })
+    ).status,
+    400,
+  );
   assert.is((await fetch(`http://127.0.0.1:${gateway.port}/callbacks/paystack`)).status, 405);
   // Monnify is not configured here: nothing it sends is believed.
   assert.is((await post(gateway, '/callbacks/monnify', '{}', { 'monnify-signature': 'ab'.repeat(64) })).status, 401);
@@ -112,7 +153,10 @@ test('a replay with another amount than Paystack confirms is not credited', asyn
   const { accountId, number } = await openAccount(core);
   const sent = paystack.transfer(number, 100_000, 'ref_gw_0003');
   paystack.setVerify('ref_gw_0003', { amount: 50_000 });
-  assert.is((await post(gateway, '/callbacks/paystack', sent.body, { 'x-paystack-signature': sent.signature })).status, 200);
+  assert.is(
+    (await post(gateway, '/callbacks/paystack', sent.body, { 'x-paystack-signature': sent.signature })).status,
+    200,
+  );
   assert.is((await core.store.funding.findInflow('paystack', 'ref_gw_0003'))?.status, 'unmatched');
   assert.is(await balance(core, accountId), 0n);
   await ledgerClean(core, accountId);
@@ -123,7 +167,10 @@ test('FUNDING_CALLBACK_ALLOW refuses other addresses with 403 before reading any
   try {
     const { accountId, number } = await openAccount(core);
     const sent = paystack.transfer(number, 100_000, 'ref_gw_0004');
-    assert.is((await post(strict, '/callbacks/paystack', sent.body, { 'x-paystack-signature': sent.signature })).status, 403);
+    assert.is(
+      (await post(strict, '/callbacks/paystack', sent.body, { 'x-paystack-signature': sent.signature })).status,
+      403,
+    );
     assert.is(await balance(core, accountId), 0n);
     await ledgerClean(core, accountId);
   } finally {

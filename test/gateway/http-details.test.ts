@@ -29,7 +29,11 @@ test.after(async () => {
 });
 
 /** Sends raw bytes and collects what comes back until `done(text)` says so or the socket ends. */
-async function raw(first: string, then?: (soFar: string, socket: net.Socket) => void, done: (text: string) => boolean = () => false): Promise<string> {
+async function raw(
+  first: string,
+  then?: (soFar: string, socket: net.Socket) => void,
+  done: (text: string) => boolean = () => false,
+): Promise<string> {
   const socket = net.connect({ port: gateway.port, host: '127.0.0.1' });
   let text = '';
   let sentRest = false;
@@ -80,7 +84,11 @@ test('100 Continue only once the keys and the declared length are accepted', asy
   const head = (k: string, length: number) =>
     `POST /api/v1?action=airtime HTTP/1.1\r\nHost: gw\r\nContent-Type: application/json\r\n${k}Content-Length: ${length}\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n`;
 
-  const wrongKeys = await raw(head(keyHeaders({ publicKey: keys.publicKey, secretKey: 'sk_wrong' }), body.length), undefined, (t) => t.includes('}'));
+  const wrongKeys = await raw(
+    head(keyHeaders({ publicKey: keys.publicKey, secretKey: 'sk_wrong' }), body.length),
+    undefined,
+    (t) => t.includes('}'),
+  );
   assert.not.match(wrongKeys, /100 Continue/);
   assert.match(wrongKeys, /^HTTP\/1\.1 401/);
 
@@ -100,13 +108,17 @@ test('100 Continue only once the keys and the declared length are accepted', asy
 });
 
 test('an expectation other than 100-continue is a JSON 417', async () => {
-  const answer = await raw(`GET /api/v1?action=balance HTTP/1.1\r\nHost: gw\r\nExpect: teapot\r\n${keyHeaders(keys)}Connection: close\r\n\r\n`);
+  const answer = await raw(
+    `GET /api/v1?action=balance HTTP/1.1\r\nHost: gw\r\nExpect: teapot\r\n${keyHeaders(keys)}Connection: close\r\n\r\n`,
+  );
   assert.match(answer, /^HTTP\/1\.1 417/);
   assert.match(answer, /"code":"EXPECTATION_FAILED"/);
 });
 
 test('a request Node cannot parse is a JSON 400', async () => {
-  const answer = await raw('GET /api/v1?action=balance HTTP/1.1\r\nHost: gw\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n');
+  const answer = await raw(
+    'GET /api/v1?action=balance HTTP/1.1\r\nHost: gw\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n',
+  );
   assert.match(answer, /^HTTP\/1\.1 400/);
   assert.match(answer, /"code":"MALFORMED_REQUEST"/);
 });
@@ -144,7 +156,12 @@ test('a reference the caller sends is echoed at a bounded length', async () => {
 test('one rule for decimals; floating-point noise names the field', async () => {
   const charged: number[] = [];
   for (const amount of ['100.100', '100.1000000', 100.1]) {
-    const reply = await gateway.request({ method: 'POST', query: { action: 'airtime' }, keys, body: { network: 'mtn', phone: '08031234567', amount } });
+    const reply = await gateway.request({
+      method: 'POST',
+      query: { action: 'airtime' },
+      keys,
+      body: { network: 'mtn', phone: '08031234567', amount },
+    });
     assert.is(reply.status, 200, `${JSON.stringify(amount)}: ${reply.text}`);
     charged.push((reply.json as { charged: number }).charged);
   }

@@ -63,7 +63,11 @@ test('a key used for a purchase through the gateway shows that time once written
   const keys = { publicKey: used.publicKey, secretKey: used.secretKey };
 
   const boughtAt = new Date(clock.now);
-  const bought = await gateway.request({ query: { action: 'airtime' }, keys, body: { network: 'mtn', phone: '08031234567', amount: 100 } });
+  const bought = await gateway.request({
+    query: { action: 'airtime' },
+    keys,
+    body: { network: 'mtn', phone: '08031234567', amount: 100 },
+  });
   assert.is(bought.status, 200, bought.text);
   // The use is in the core's memory until its background write (every few seconds); write it now.
   await core.core.keyUses.flush();
@@ -75,7 +79,9 @@ test('a key used for a purchase through the gateway shows that time once written
     ]),
   );
   // The API keys page: the time for the used key, "Never" for the other.
-  const page = await (await fetch(`${dashboard.url}/keys`, { headers: { cookie: `prepaid_session=${session}` } })).text();
+  const page = await (
+    await fetch(`${dashboard.url}/keys`, { headers: { cookie: `prepaid_session=${session}` } })
+  ).text();
   const row = (publicKey: string) => page.split('<tr>').find((r) => r.includes(`<code>${publicKey}</code>`)) ?? '';
   assert.match(row(used.publicKey), `<time datetime="${boughtAt.toISOString()}">`);
   assert.match(row(unused.publicKey), '>Never</td>');
@@ -100,7 +106,10 @@ test('a refused request is not a use: a wrong secret leaves the key as it was', 
   const session = await ownerSession(account.accountId);
   const refused = await gateway.request({
     query: { action: 'balance' },
-    keys: { publicKey: account.publicKey, secretKey: account.secretKey.slice(0, -1) + (account.secretKey.endsWith('A') ? 'B' : 'A') },
+    keys: {
+      publicKey: account.publicKey,
+      secretKey: account.secretKey.slice(0, -1) + (account.secretKey.endsWith('A') ? 'B' : 'A'),
+    },
   });
   assert.is(refused.status, 401);
   await core.core.keyUses.flush();

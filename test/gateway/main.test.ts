@@ -25,7 +25,10 @@ test.after(async () => {
 const quiet = { info: () => {}, error: () => {} };
 
 test('startGateway reads the service token from DATA_DIR, serves the API, and closes', async () => {
-  const running = await startGateway({ PORT: '0', HOST: '127.0.0.1', CORE_URL: core.url, DATA_DIR: core.dataDir }, quiet);
+  const running = await startGateway(
+    { PORT: '0', HOST: '127.0.0.1', CORE_URL: core.url, DATA_DIR: core.dataDir },
+    quiet,
+  );
   const { publicKey, secretKey } = await core.createApiAccount({ balanceKobo: 250_000 });
   const reply = await send(running.port, '/api/v1', { query: { action: 'balance' }, keys: { publicKey, secretKey } });
   assert.is(reply.status, 200, reply.text);
@@ -34,7 +37,9 @@ test('startGateway reads the service token from DATA_DIR, serves the API, and cl
 
   await running.close();
   const refused = await new Promise<boolean>((resolve) => {
-    const req = http.get({ host: '127.0.0.1', port: running.port, path: '/healthz', agent: false }, () => resolve(false));
+    const req = http.get({ host: '127.0.0.1', port: running.port, path: '/healthz', agent: false }, () =>
+      resolve(false),
+    );
     req.on('error', () => resolve(true));
   });
   assert.ok(refused, 'the port is closed after close()');

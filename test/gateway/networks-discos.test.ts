@@ -31,7 +31,11 @@ test('Kaduna, Jos and Aba are verified and sold under their VTpass serviceIDs', 
     ['jed', 'jos-electric'],
     ['aba', 'aba-electric'],
   ] as const) {
-    const verify = await stack.gateway.request({ query: { action: 'verify' }, keys: k, body: { disco, meter_number: '1111111111111', meter_type: 'prepaid' } });
+    const verify = await stack.gateway.request({
+      query: { action: 'verify' },
+      keys: k,
+      body: { disco, meter_number: '1111111111111', meter_type: 'prepaid' },
+    });
     assert.is(verify.status, 200, verify.text);
     const verifyCall = stack.fake.calls.filter((c) => c.path === '/api/merchant-verify').at(-1)!;
     assert.is(verifyCall.body?.['serviceID'], serviceID);
@@ -42,7 +46,10 @@ test('Kaduna, Jos and Aba are verified and sold under their VTpass serviceIDs', 
     });
     assert.is(power.status, 200, power.text);
     assert.is(stack.fake.transactions.get(power.json.reference)!.serviceID, serviceID);
-    const tx = await stack.gateway.request({ query: { action: 'transaction', reference: power.json.reference }, keys: k });
+    const tx = await stack.gateway.request({
+      query: { action: 'transaction', reference: power.json.reference },
+      keys: k,
+    });
     assert.is(tx.json.transaction.service, disco);
   }
   const unknown = await stack.gateway.request({
@@ -56,15 +63,26 @@ test('Kaduna, Jos and Aba are verified and sold under their VTpass serviceIDs', 
 
 test('t2 airtime is 9mobile at VTpass and in price, and keeps its name in the answer', async ({ stack }) => {
   const k = await keys(stack);
-  const t2 = await stack.gateway.request({ query: { action: 'airtime' }, keys: k, body: { network: 't2', phone: '08011111111', amount: 500 } });
+  const t2 = await stack.gateway.request({
+    query: { action: 'airtime' },
+    keys: k,
+    body: { network: 't2', phone: '08011111111', amount: 500 },
+  });
   assert.is(t2.status, 200, t2.text);
   assert.is(stack.fake.transactions.get(t2.json.reference)!.serviceID, 'etisalat');
-  const nine = await stack.gateway.request({ query: { action: 'airtime' }, keys: k, body: { network: '9mobile', phone: '08011111111', amount: 500 } });
+  const nine = await stack.gateway.request({
+    query: { action: 'airtime' },
+    keys: k,
+    body: { network: '9mobile', phone: '08011111111', amount: 500 },
+  });
   assert.is(nine.status, 200, nine.text);
   assert.is(t2.json.charged, nine.json.charged, 'the 9mobile discount applies to t2');
   const tx = await stack.gateway.request({ query: { action: 'transaction', reference: t2.json.reference }, keys: k });
   assert.is(tx.json.transaction.service, 't2');
-  const nineTx = await stack.gateway.request({ query: { action: 'transaction', reference: nine.json.reference }, keys: k });
+  const nineTx = await stack.gateway.request({
+    query: { action: 'transaction', reference: nine.json.reference },
+    keys: k,
+  });
   assert.is(nineTx.json.transaction.service, '9mobile');
 });
 

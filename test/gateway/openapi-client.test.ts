@@ -69,7 +69,14 @@ test('types generated from the served document type each action; openapi-fetch c
     writeFileSync(
       path.join(dir, 'tsconfig.json'),
       JSON.stringify({
-        compilerOptions: { strict: true, noEmit: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', skipLibCheck: true },
+        compilerOptions: {
+          strict: true,
+          noEmit: true,
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          target: 'es2022',
+          skipLibCheck: true,
+        },
         files: ['use.ts'],
       }),
     );

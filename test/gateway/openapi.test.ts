@@ -42,7 +42,10 @@ function assertValid(schemaName: string, reply: Reply, what: string): void {
   const validate = ajv.getSchema(`openapi#/components/schemas/${schemaName}`);
   assert.ok(validate, `the document has a schema ${schemaName}`);
   const ok = validate(reply.json);
-  assert.ok(ok, `${what} (HTTP ${reply.status}) matches ${schemaName}: ${ajv.errorsText(validate.errors)}\n${reply.text.slice(0, 500)}`);
+  assert.ok(
+    ok,
+    `${what} (HTTP ${reply.status}) matches ${schemaName}: ${ajv.errorsText(validate.errors)}\n${reply.text.slice(0, 500)}`,
+  );
 }
 
 function documented(action: string, status: '200' | '202'): string {
@@ -54,7 +57,13 @@ function documented(action: string, status: '200' | '202'): string {
 const BODIES: Record<string, unknown> = {
   airtime: { network: 'mtn', phone: '08031234567', amount: 100 },
   data: { plan_id: 1, phone: '08031234567' },
-  electricity: { disco: 'ikedc', meter_number: '45031234567', meter_type: 'prepaid', amount: 1000.5, phone: '08031234567' },
+  electricity: {
+    disco: 'ikedc',
+    meter_number: '45031234567',
+    meter_type: 'prepaid',
+    amount: 1000.5,
+    phone: '08031234567',
+  },
   cable: { provider: 'gotv', smart_card: '7012345678', package_code: 'GOTV MAX' },
   bulksms: { sender: 'MyShop', recipients: ['08031234567', '08051234567'], message: 'Hello' },
   verify: { disco: 'ikedc', meter_number: '45031234567', meter_type: 'prepaid' },
@@ -80,7 +89,11 @@ test("every action's real 200 answer validates", async () => {
     if (action === 'airtime') reference = reply.json.reference;
   }
   // A postpaid payment has no token: null, still valid.
-  const postpaid = await gateway.request({ query: { action: 'electricity' }, keys, body: { ...(BODIES['electricity'] as object), meter_type: 'postpaid' } });
+  const postpaid = await gateway.request({
+    query: { action: 'electricity' },
+    keys,
+    body: { ...(BODIES['electricity'] as object), meter_type: 'postpaid' },
+  });
   assertValid(documented('electricity', '200'), postpaid, 'postpaid electricity');
   const reads: Record<string, Record<string, string>> = {
     balance: {},
@@ -112,7 +125,11 @@ test('pending (202) answers of every purchase validate, and so does the transact
   }
   await core.recoverNow();
   for (const reference of references) {
-    assertValid('TransactionResponse', await gateway.request({ query: { action: 'transaction', reference }, keys }), 'a recovered transaction');
+    assertValid(
+      'TransactionResponse',
+      await gateway.request({ query: { action: 'transaction', reference }, keys }),
+      'a recovered transaction',
+    );
   }
 });
 
@@ -121,13 +138,27 @@ test('error answers validate against Error, with the headers the document names'
     ['missing keys', gateway.request({ query: { action: 'balance' } }), 401],
     [
       'short balance',
-      core.createApiAccount({ balanceKobo: 100 }).then((a) => gateway.request({ query: { action: 'airtime' }, keys: a, body: BODIES['airtime'] })),
+      core
+        .createApiAccount({ balanceKobo: 100 })
+        .then((a) => gateway.request({ query: { action: 'airtime' }, keys: a, body: BODIES['airtime'] })),
       402,
     ],
-    ['unknown reference', gateway.request({ query: { action: 'transaction', reference: '202601010000AAAAAAAAAA' }, keys }), 404],
+    [
+      'unknown reference',
+      gateway.request({ query: { action: 'transaction', reference: '202601010000AAAAAAAAAA' }, keys }),
+      404,
+    ],
     ['wrong method', gateway.request({ method: 'GET', query: { action: 'airtime' }, keys }), 405],
     ['bad parameters', gateway.request({ query: { action: 'airtime' }, keys, body: { network: 'x' } }), 422],
-    ['provider failed', gateway.request({ query: { action: 'airtime' }, keys, body: { ...(BODIES['airtime'] as object), phone: '08031239999' } }), 502],
+    [
+      'provider failed',
+      gateway.request({
+        query: { action: 'airtime' },
+        keys,
+        body: { ...(BODIES['airtime'] as object), phone: '08031239999' },
+      }),
+      502,
+    ],
   ];
   for (const [what, pending, status] of cases) {
     const reply = await pending;

@@ -154,7 +154,16 @@ test('every product and status, with and without a next cursor, and an empty pag
   assertFastSame(pageBytes([], 'abc'), 'an empty page with a cursor');
   assertFastSame(new Uint8Array(0), 'no bytes at all');
   // Every product and status value, and values no name stands for.
-  const products = [Product.UNSPECIFIED, Product.AIRTIME, Product.DATA, Product.ELECTRICITY, Product.CABLE, Product.BULK_SMS, 99, -1];
+  const products = [
+    Product.UNSPECIFIED,
+    Product.AIRTIME,
+    Product.DATA,
+    Product.ELECTRICITY,
+    Product.CABLE,
+    Product.BULK_SMS,
+    99,
+    -1,
+  ];
   const statuses = [
     TransactionStatus.UNSPECIFIED,
     TransactionStatus.PENDING,
@@ -164,10 +173,18 @@ test('every product and status, with and without a next cursor, and an empty pag
     42,
     -7,
   ];
-  const all = products.flatMap((product) => statuses.map((status, i) => ({ ...BASE[i % BASE.length]!, product, status })));
+  const all = products.flatMap((product) =>
+    statuses.map((status, i) => ({ ...BASE[i % BASE.length]!, product, status })),
+  );
   assertFastSame(pageBytes(all), 'every product with every status');
   // The protobuf-es writer's bytes too, not only the core's.
-  assertFastSame(toBinary(ListTransactionsResponseSchema, create(ListTransactionsResponseSchema, { transactions: all, nextPageToken: 'x' })), 'toBinary bytes');
+  assertFastSame(
+    toBinary(
+      ListTransactionsResponseSchema,
+      create(ListTransactionsResponseSchema, { transactions: all, nextPageToken: 'x' }),
+    ),
+    'toBinary bytes',
+  );
 });
 
 test('text: escapes, control characters, non-ASCII and long strings', () => {
@@ -204,8 +221,14 @@ test('text: escapes, control characters, non-ASCII and long strings', () => {
   }));
   assertFastSame(pageBytes(txs, 'cursor "with" \\ and ₦'), 'every text field');
   // Text that grows six times when escaped, in a page that must grow its buffer.
-  assertFastSame(pageBytes(Array.from({ length: 50 }, () => ({ ...BASE[0]!, failureReason: '\u0001'.repeat(400) }))), 'escapes that grow the answer');
-  assertFastSame(pageBytes(Array.from({ length: 200 }, () => ({}))), 'empty transactions, the answer far larger than the bytes');
+  assertFastSame(
+    pageBytes(Array.from({ length: 50 }, () => ({ ...BASE[0]!, failureReason: '\u0001'.repeat(400) }))),
+    'escapes that grow the answer',
+  );
+  assertFastSame(
+    pageBytes(Array.from({ length: 200 }, () => ({}))),
+    'empty transactions, the answer far larger than the bytes',
+  );
 });
 
 test('amounts, plan ids and SMS counts at their edges', () => {
@@ -315,7 +338,8 @@ test('random transactions, as many shapes as the fields allow', () => {
       ]) {
         if (next() < 0.6) tx[field] = pick(texts);
       }
-      for (const field of ['faceValueKobo', 'chargedKobo', 'balanceAfterKobo', 'planId']) if (next() < 0.7) tx[field] = pick(amounts);
+      for (const field of ['faceValueKobo', 'chargedKobo', 'balanceAfterKobo', 'planId'])
+        if (next() < 0.7) tx[field] = pick(amounts);
       if (next() < 0.9) tx['product'] = pick([0, 1, 2, 3, 4, 5]);
       if (next() < 0.9) tx['status'] = pick([0, 1, 2, 3, 4]);
       if (next() < 0.5) tx['kctTokens'] = Array.from({ length: Math.floor(next() * 3) }, () => pick(texts));
@@ -333,7 +357,11 @@ test('random transactions, as many shapes as the fields allow', () => {
 });
 
 /** A page's bytes with raw fields appended inside its first transaction and after the page. */
-function handMade(build: { inTx?: (w: BinaryWriter) => void; inPage?: (w: BinaryWriter) => void; tx?: TxInit }): Uint8Array {
+function handMade(build: {
+  inTx?: (w: BinaryWriter) => void;
+  inPage?: (w: BinaryWriter) => void;
+  tx?: TxInit;
+}): Uint8Array {
   const tx = new BinaryWriter();
   tx.raw(protoEncoder(TransactionSchema)(build.tx ?? BASE[2]!));
   build.inTx?.(tx);
@@ -360,7 +388,9 @@ test('unknown fields of every wire type, and fields out of order or given twice,
         w.tag(1, WireType.LengthDelimited).string('TX-LATER');
         w.tag(3, WireType.Varint).int32(Product.CABLE);
         w.tag(7, WireType.Varint).int64(777n);
-        w.tag(21, WireType.LengthDelimited).bytes(new BinaryWriter().tag(2, WireType.Varint).int32(250_000_000).finish());
+        w.tag(21, WireType.LengthDelimited).bytes(
+          new BinaryWriter().tag(2, WireType.Varint).int32(250_000_000).finish(),
+        );
         w.tag(24, WireType.Varint).uint64(2n ** 40n);
       },
     }),
@@ -369,11 +399,18 @@ test('unknown fields of every wire type, and fields out of order or given twice,
   // Fields in descending order.
   const reversed = new BinaryWriter();
   reversed.tag(24, WireType.Varint).bool(true);
-  reversed.tag(22, WireType.LengthDelimited).bytes(new BinaryWriter().tag(2, WireType.Varint).int32(5).tag(1, WireType.Varint).int64(1_764_000_000n).finish());
+  reversed
+    .tag(22, WireType.LengthDelimited)
+    .bytes(new BinaryWriter().tag(2, WireType.Varint).int32(5).tag(1, WireType.Varint).int64(1_764_000_000n).finish());
   reversed.tag(16, WireType.Varint).int32(3);
   reversed.tag(3, WireType.Varint).int32(Product.BULK_SMS);
   reversed.tag(1, WireType.LengthDelimited).string('TX-REVERSED');
-  const page = new BinaryWriter().tag(2, WireType.LengthDelimited).string('cursor-first').tag(1, WireType.LengthDelimited).bytes(reversed.finish()).finish();
+  const page = new BinaryWriter()
+    .tag(2, WireType.LengthDelimited)
+    .string('cursor-first')
+    .tag(1, WireType.LengthDelimited)
+    .bytes(reversed.finish())
+    .finish();
   assertFastSame(page, 'fields out of order');
 });
 
@@ -387,9 +424,17 @@ test('bytes off the plain case get the old answer, or fail where the old path fa
       inTx: (w) => w.tag(11, WireType.LengthDelimited).bytes(invalidUtf8),
       tx: BASE[0]!,
     }),
-    'invalid UTF-8 in a package code a data row does not show': handMade({ inTx: (w) => w.tag(12, WireType.LengthDelimited).bytes(invalidUtf8), tx: BASE[1]! }),
-    'invalid UTF-8 in customer_phone': handMade({ inTx: (w) => w.tag(23, WireType.LengthDelimited).bytes(invalidUtf8) }),
-    'invalid UTF-8 in a key-change token': handMade({ inTx: (w) => w.tag(200, WireType.LengthDelimited).bytes(invalidUtf8), tx: BASE[2]! }),
+    'invalid UTF-8 in a package code a data row does not show': handMade({
+      inTx: (w) => w.tag(12, WireType.LengthDelimited).bytes(invalidUtf8),
+      tx: BASE[1]!,
+    }),
+    'invalid UTF-8 in customer_phone': handMade({
+      inTx: (w) => w.tag(23, WireType.LengthDelimited).bytes(invalidUtf8),
+    }),
+    'invalid UTF-8 in a key-change token': handMade({
+      inTx: (w) => w.tag(200, WireType.LengthDelimited).bytes(invalidUtf8),
+      tx: BASE[2]!,
+    }),
     'invalid UTF-8 in a bonus token an airtime row does not show': handMade({
       inTx: (w) => w.tag(201, WireType.LengthDelimited).bytes(invalidUtf8),
       tx: BASE[0]!,
@@ -402,8 +447,14 @@ test('bytes off the plain case get the old answer, or fail where the old path fa
     'a group': handMade({ inTx: (w) => w.tag(50, WireType.StartGroup).tag(50, WireType.EndGroup) }),
     'a face value past the safe range': handMade({ inTx: (w) => w.tag(7, WireType.Varint).int64(2n ** 60n) }),
     'a balance past the safe range (not shown)': handMade({ inTx: (w) => w.tag(9, WireType.Varint).int64(2n ** 60n) }),
-    'a data plan id past the safe range': handMade({ tx: BASE[1]!, inTx: (w) => w.tag(10, WireType.Varint).int64(2n ** 60n) }),
-    'an airtime plan id past the safe range (not shown)': handMade({ tx: BASE[0]!, inTx: (w) => w.tag(10, WireType.Varint).int64(2n ** 60n) }),
+    'a data plan id past the safe range': handMade({
+      tx: BASE[1]!,
+      inTx: (w) => w.tag(10, WireType.Varint).int64(2n ** 60n),
+    }),
+    'an airtime plan id past the safe range (not shown)': handMade({
+      tx: BASE[0]!,
+      inTx: (w) => w.tag(10, WireType.Varint).int64(2n ** 60n),
+    }),
     'a time no Date can hold': handMade({
       inTx: (w) =>
         w.tag(21, WireType.LengthDelimited).bytes(
@@ -455,7 +506,10 @@ test('the field table is the generated schema: it follows a renumbering, and a f
     ['a new message field', [...fields, { name: 'issued_at', number: 202, type: 'timestamp' }]],
     ['a field of a type it does not read', [...fields, { name: 'rate', number: 203, type: 'other' }]],
     ['a shown field gone', fields.filter((field) => field.name !== 'units')],
-    ['a shown field of another type', fields.map((field): SchemaField => (field.name === 'sms_pages' ? { ...field, type: 'int64' } : field))],
+    [
+      'a shown field of another type',
+      fields.map((field): SchemaField => (field.name === 'sms_pages' ? { ...field, type: 'int64' } : field)),
+    ],
   ];
   for (const [what, drifted] of drifts) assert.is(fieldPlan(drifted), null, what);
   // A number it does not show is stepped over, as today's balance_after_kobo and needs_attention are.

@@ -32,11 +32,21 @@ async function fundedAccount(): Promise<{ accountId: string; keys: ApiKeys }> {
   return { accountId, keys: { publicKey, secretKey } };
 }
 
-const PENDING_FIELDS = { status: 'string', reference: 'string', charged: 'number', balance: 'number', message: 'string' } as const;
+const PENDING_FIELDS = {
+  status: 'string',
+  reference: 'string',
+  charged: 'number',
+  balance: 'number',
+  message: 'string',
+} as const;
 
 test('a purchase the provider does not answer is 202 pending, and settles to success on requery', async () => {
   const { accountId, keys } = await fundedAccount();
-  const reply = await gateway.request({ query: { action: 'airtime' }, keys, body: { network: 'mtn', phone: '08031238888', amount: 500 } });
+  const reply = await gateway.request({
+    query: { action: 'airtime' },
+    keys,
+    body: { network: 'mtn', phone: '08031238888', amount: 500 },
+  });
   assert.is(reply.status, 202, reply.text);
   assertShape(reply.json, PENDING_FIELDS);
   assert.is(reply.json.status, 'pending');
@@ -79,9 +89,17 @@ test('pending answers carry the product fields known before delivery', async () 
   const data = await gateway.request({ query: { action: 'data' }, keys, body: { plan_id: 1, phone: '08031238888' } });
   assert.is(data.status, 202, data.text);
   assertShape(data.json, { ...PENDING_FIELDS, plan: 'string' }, 'pending data');
-  const cable = await gateway.request({ query: { action: 'cable' }, keys, body: { provider: 'startimes', smart_card: '70128888', package_code: 'basic' } });
+  const cable = await gateway.request({
+    query: { action: 'cable' },
+    keys,
+    body: { provider: 'startimes', smart_card: '70128888', package_code: 'basic' },
+  });
   assert.is(cable.status, 202, cable.text);
-  assertShape(cable.json, { ...PENDING_FIELDS, package: 'string', subscription_type: 'null', months: 'integer' }, 'pending cable');
+  assertShape(
+    cable.json,
+    { ...PENDING_FIELDS, package: 'string', subscription_type: 'null', months: 'integer' },
+    'pending cable',
+  );
   const sms = await gateway.request({
     query: { action: 'bulksms' },
     keys,
@@ -93,7 +111,11 @@ test('pending answers carry the product fields known before delivery', async () 
 
 test('a pending purchase that later fails shows failed on requery, and the wallet is refunded in full', async () => {
   const { accountId, keys } = await fundedAccount();
-  const reply = await gateway.request({ query: { action: 'cable' }, keys, body: { provider: 'dstv', smart_card: '7012347777', package_code: 'DSTV YANGA' } });
+  const reply = await gateway.request({
+    query: { action: 'cable' },
+    keys,
+    body: { provider: 'dstv', smart_card: '7012347777', package_code: 'DSTV YANGA' },
+  });
   assert.is(reply.status, 202, reply.text);
   assert.ok((await balanceKobo(core, accountId)) < 5_000_000n, 'the charge is held while pending');
 
@@ -122,7 +144,9 @@ test('a request_id whose first request is still in flight is 409 REQUEST_IN_PROG
   const firstReply = await first;
   assert.is(firstReply.status, 200, firstReply.text);
   assert.is(second.json.reference, firstReply.json.reference);
-  const debits = (await core.admin.listLedgerEntries({ accountId, pageSize: 100, pageToken: '' })).entries.filter((e) => e.kind === 'debit');
+  const debits = (await core.admin.listLedgerEntries({ accountId, pageSize: 100, pageToken: '' })).entries.filter(
+    (e) => e.kind === 'debit',
+  );
   assert.is(debits.length, 1);
 });
 

@@ -78,7 +78,10 @@ const config = suite('gateway config: shared rate limits');
 
 config('without MONGODB_URI the gateway counts in memory; with it, in MONGODB_DB (default prepaid)', () => {
   assert.not.ok('mongo' in loadGatewayConfig({}), 'no MongoDB setting at all');
-  assert.equal(loadGatewayConfig({ MONGODB_URI: 'mongodb://db1,db2/?replicaSet=rs0' }).mongo, { uri: 'mongodb://db1,db2/?replicaSet=rs0', dbName: 'prepaid' });
+  assert.equal(loadGatewayConfig({ MONGODB_URI: 'mongodb://db1,db2/?replicaSet=rs0' }).mongo, {
+    uri: 'mongodb://db1,db2/?replicaSet=rs0',
+    dbName: 'prepaid',
+  });
   assert.equal(loadGatewayConfig({ MONGODB_URI: 'mongodb+srv://c.example.net', MONGODB_DB: 'limits' }).mongo, {
     uri: 'mongodb+srv://c.example.net',
     dbName: 'limits',
@@ -115,43 +118,50 @@ insured.after.each(async () => {
   fake = undefined;
 });
 
-insured('a MongoDB that refuses the counters leaves the limit to memory: still 3 a minute, and logged once', async () => {
-  fake = await startFakeMongo({ setName: 'rs0', maxWireVersion: 21 });
-  const { log, logged } = capture();
-  shared = openSharedLimiters({ uri: fake.uri, dbName: 'prepaid' }, gatewayPolicies({ rateLimitPerMinute: 3, authFailuresPerMinute: 2 }), log);
+insured(
+  'a MongoDB that refuses the counters leaves the limit to memory: still 3 a minute, and logged once',
+  async () => {
+    fake = await startFakeMongo({ setName: 'rs0', maxWireVersion: 21 });
+    const { log, logged } = capture();
+    shared = openSharedLimiters(
+      { uri: fake.uri, dbName: 'prepaid' },
+      gatewayPolicies({ rateLimitPerMinute: 3, authFailuresPerMinute: 2 }),
+      log,
+    );
 
-  const decisions = [];
-  for (let i = 0; i < 5; i++) decisions.push(await shared.perKey.consume('pk_busy'));
-  assert.equal(
-    decisions.map((d) => d.kind),
-    ['allowed', 'allowed', 'allowed', 'limited', 'limited'],
-  );
-  assert.equal(
-    decisions.slice(0, 3).map((d) => (d.kind === 'allowed' ? d.remaining : -1)),
-    [2, 1, 0],
-  );
-  assert.is((await shared.perKey.peek('pk_busy')).kind, 'limited');
-  assert.equal(await shared.perKey.peek('pk_quiet'), { kind: 'allowed', remaining: 3, resetSeconds: 60 });
-  // The failed-auth limit is insured the same way, per IP.
-  assert.is((await shared.authFailures.consume('203.0.113.9')).kind, 'allowed');
-  assert.is((await shared.authFailures.consume('203.0.113.9')).kind, 'allowed');
-  assert.is((await shared.authFailures.consume('203.0.113.9')).kind, 'limited');
+    const decisions = [];
+    for (let i = 0; i < 5; i++) decisions.push(await shared.perKey.consume('pk_busy'));
+    assert.equal(
+      decisions.map((d) => d.kind),
+      ['allowed', 'allowed', 'allowed', 'limited', 'limited'],
+    );
+    assert.equal(
+      decisions.slice(0, 3).map((d) => (d.kind === 'allowed' ? d.remaining : -1)),
+      [2, 1, 0],
+    );
+    assert.is((await shared.perKey.peek('pk_busy')).kind, 'limited');
+    assert.equal(await shared.perKey.peek('pk_quiet'), { kind: 'allowed', remaining: 3, resetSeconds: 60 });
+    // The failed-auth limit is insured the same way, per IP.
+    assert.is((await shared.authFailures.consume('203.0.113.9')).kind, 'allowed');
+    assert.is((await shared.authFailures.consume('203.0.113.9')).kind, 'allowed');
+    assert.is((await shared.authFailures.consume('203.0.113.9')).kind, 'limited');
 
-  assert.ok(fake.commands.includes('findAndModify'), 'each count was tried on MongoDB first');
-  const fallbacks = logged.filter((l) => l.message === 'rate_limit.shared_store_failed');
-  assert.equal(
-    fallbacks.map((l) => [l.level, l.fields?.['policy'], l.fields?.['fallback']]),
-    [
-      ['error', 'per-key', 'memory'],
-      ['error', 'auth-failures', 'memory'],
-    ],
-    'one report per policy, not one per request',
-  );
-  assert.ok(
-    logged.some((l) => l.message === 'rate_limit.shared_store_setup_failed'),
-    'the refused index creation is logged',
-  );
-});
+    assert.ok(fake.commands.includes('findAndModify'), 'each count was tried on MongoDB first');
+    const fallbacks = logged.filter((l) => l.message === 'rate_limit.shared_store_failed');
+    assert.equal(
+      fallbacks.map((l) => [l.level, l.fields?.['policy'], l.fields?.['fallback']]),
+      [
+        ['error', 'per-key', 'memory'],
+        ['error', 'auth-failures', 'memory'],
+      ],
+      'one report per policy, not one per request',
+    );
+    assert.ok(
+      logged.some((l) => l.message === 'rate_limit.shared_store_setup_failed'),
+      'the refused index creation is logged',
+    );
+  },
+);
 
 insured('an unreachable MongoDB costs a request at most the short timeout, and the limit still holds', async () => {
   const { log, logged } = capture();
@@ -173,73 +183,88 @@ insured('an unreachable MongoDB costs a request at most the short timeout, and t
   assert.ok(logged.some((l) => l.message === 'rate_limit.shared_store_failed'));
 });
 
-insured('the gateway started with MONGODB_URI uses the shared limiters end to end, insured while MongoDB fails', async () => {
-  let core: TestCore | undefined;
-  let running: Awaited<ReturnType<typeof startGateway>> | undefined;
-  try {
-    core = await startCore();
-    fake = await startFakeMongo({ setName: 'rs0', maxWireVersion: 21 });
-    const { log, logged } = capture();
-    running = await startGateway(
-      { CORE_URL: core.url, SERVICE_TOKEN: core.serviceToken, PORT: '0', HOST: '127.0.0.1', MONGODB_URI: fake.uri, RATE_LIMIT_PER_MINUTE: '3' },
-      log,
-    );
-    const keys = await core.createApiAccount({ balanceKobo: 100_000 });
-    const statuses: number[] = [];
-    const remaining: string[] = [];
-    for (let i = 0; i < 4; i++) {
-      const reply = await send(running.port, '/api/v1', { query: { action: 'balance' }, keys });
-      statuses.push(reply.status);
-      remaining.push(String(reply.headers['ratelimit']));
+insured(
+  'the gateway started with MONGODB_URI uses the shared limiters end to end, insured while MongoDB fails',
+  async () => {
+    let core: TestCore | undefined;
+    let running: Awaited<ReturnType<typeof startGateway>> | undefined;
+    try {
+      core = await startCore();
+      fake = await startFakeMongo({ setName: 'rs0', maxWireVersion: 21 });
+      const { log, logged } = capture();
+      running = await startGateway(
+        {
+          CORE_URL: core.url,
+          SERVICE_TOKEN: core.serviceToken,
+          PORT: '0',
+          HOST: '127.0.0.1',
+          MONGODB_URI: fake.uri,
+          RATE_LIMIT_PER_MINUTE: '3',
+        },
+        log,
+      );
+      const keys = await core.createApiAccount({ balanceKobo: 100_000 });
+      const statuses: number[] = [];
+      const remaining: string[] = [];
+      for (let i = 0; i < 4; i++) {
+        const reply = await send(running.port, '/api/v1', { query: { action: 'balance' }, keys });
+        statuses.push(reply.status);
+        remaining.push(String(reply.headers['ratelimit']));
+      }
+      assert.equal(statuses, [200, 200, 200, 429]);
+      assert.match(remaining[0]!, /^"per-key";r=2;t=\d+$/);
+      assert.match(remaining[3]!, /^"per-key";r=0;t=\d+$/);
+      const listening = logged.find((l) => l.message === 'gateway.listening');
+      assert.is(listening?.fields?.['rate_limits'], 'mongo (database prepaid)');
+      assert.ok(
+        logged.some((l) => l.message === 'rate_limit.shared_store_failed' && l.fields?.['policy'] === 'per-key'),
+      );
+      assert.ok(fake.commands.includes('findAndModify'), 'the gateway asked MongoDB first');
+    } finally {
+      await running?.close();
+      await core?.close();
     }
-    assert.equal(statuses, [200, 200, 200, 429]);
-    assert.match(remaining[0]!, /^"per-key";r=2;t=\d+$/);
-    assert.match(remaining[3]!, /^"per-key";r=0;t=\d+$/);
-    const listening = logged.find((l) => l.message === 'gateway.listening');
-    assert.is(listening?.fields?.['rate_limits'], 'mongo (database prepaid)');
-    assert.ok(logged.some((l) => l.message === 'rate_limit.shared_store_failed' && l.fields?.['policy'] === 'per-key'));
-    assert.ok(fake.commands.includes('findAndModify'), 'the gateway asked MongoDB first');
-  } finally {
-    await running?.close();
-    await core?.close();
-  }
-});
+  },
+);
 
-insured('a MongoDB that takes the counter updates and never answers costs each call its deadline, and the limit holds in memory', async () => {
-  fake = await startFakeMongo({ setName: 'rs0', maxWireVersion: 21, answer: () => SILENCE });
-  const { log, logged } = capture();
-  // socketTimeoutMS 0: the driver alone would wait for the reply forever, so only the
-  // per-call deadline can end these calls.
-  shared = openSharedLimiters(
-    { uri: fake.uri, dbName: 'prepaid' },
-    gatewayPolicies({ rateLimitPerMinute: 2, authFailuresPerMinute: 1 }),
-    log,
-    { socketTimeoutMS: 0 },
-    50,
-  );
-  const limiters = shared;
-  const kinds = await settles(
-    (async () => {
-      const seen: string[] = [];
-      for (let i = 0; i < 3; i++) seen.push((await limiters.perKey.consume('pk_stalled')).kind);
-      seen.push((await limiters.perKey.peek('pk_stalled')).kind);
-      await limiters.perKey.reward('pk_stalled');
-      for (let i = 0; i < 2; i++) seen.push((await limiters.authFailures.consume('203.0.113.7')).kind);
-      return seen;
-    })(),
-    HANG_GUARD_MS,
-    'a limiter on a stalled MongoDB',
-  );
-  // Neither open nor closed: counted in this gateway's memory, 2 a minute per key and 1 failed
-  // authentication per address (the reward gave back nothing MongoDB had counted, but the
-  // memory count it went to had one to give).
-  assert.equal(kinds, ['allowed', 'allowed', 'limited', 'limited', 'allowed', 'limited']);
-  assert.ok(fake.commands.includes('findAndModify'), 'the counts were sent to MongoDB, which never answered');
-  assert.equal(
-    logged.filter((l) => l.message === 'rate_limit.shared_store_failed').map((l) => l.fields?.['policy']),
-    ['per-key', 'auth-failures'],
-  );
-});
+insured(
+  'a MongoDB that takes the counter updates and never answers costs each call its deadline, and the limit holds in memory',
+  async () => {
+    fake = await startFakeMongo({ setName: 'rs0', maxWireVersion: 21, answer: () => SILENCE });
+    const { log, logged } = capture();
+    // socketTimeoutMS 0: the driver alone would wait for the reply forever, so only the
+    // per-call deadline can end these calls.
+    shared = openSharedLimiters(
+      { uri: fake.uri, dbName: 'prepaid' },
+      gatewayPolicies({ rateLimitPerMinute: 2, authFailuresPerMinute: 1 }),
+      log,
+      { socketTimeoutMS: 0 },
+      50,
+    );
+    const limiters = shared;
+    const kinds = await settles(
+      (async () => {
+        const seen: string[] = [];
+        for (let i = 0; i < 3; i++) seen.push((await limiters.perKey.consume('pk_stalled')).kind);
+        seen.push((await limiters.perKey.peek('pk_stalled')).kind);
+        await limiters.perKey.reward('pk_stalled');
+        for (let i = 0; i < 2; i++) seen.push((await limiters.authFailures.consume('203.0.113.7')).kind);
+        return seen;
+      })(),
+      HANG_GUARD_MS,
+      'a limiter on a stalled MongoDB',
+    );
+    // Neither open nor closed: counted in this gateway's memory, 2 a minute per key and 1 failed
+    // authentication per address (the reward gave back nothing MongoDB had counted, but the
+    // memory count it went to had one to give).
+    assert.equal(kinds, ['allowed', 'allowed', 'limited', 'limited', 'allowed', 'limited']);
+    assert.ok(fake.commands.includes('findAndModify'), 'the counts were sent to MongoDB, which never answered');
+    assert.equal(
+      logged.filter((l) => l.message === 'rate_limit.shared_store_failed').map((l) => l.fields?.['policy']),
+      ['per-key', 'auth-failures'],
+    );
+  },
+);
 
 insured.run();
 
@@ -302,7 +327,14 @@ const LIBRARY_INDEXES: ExistingIndex[] = [
 clashes('only IndexOptionsConflict (85) and IndexKeySpecsConflict (86) are clashes', () => {
   assert.ok(isIndexClash({ code: 85, codeName: 'IndexOptionsConflict' }));
   assert.ok(isIndexClash({ code: 86, codeName: 'IndexKeySpecsConflict' }));
-  for (const other of [{ code: 11000 }, { code: 13, codeName: 'Unauthorized' }, new Error('connection refused'), null, 'x', { code: '85' }]) {
+  for (const other of [
+    { code: 11000 },
+    { code: 13, codeName: 'Unauthorized' },
+    new Error('connection refused'),
+    null,
+    'x',
+    { code: '85' },
+  ]) {
     assert.not.ok(isIndexClash(other), JSON.stringify(other));
   }
 });
@@ -310,7 +342,11 @@ clashes('only IndexOptionsConflict (85) and IndexKeySpecsConflict (86) are clash
 clashes("the library's indexes do the job of ours, whatever their names", () => {
   const counters = SHARED_INDEXES[SHARED_COUNTERS_COLLECTION]!;
   assert.equal(indexesToCreate(counters, LIBRARY_INDEXES), []);
-  assert.equal(indexesToCreate(counters, [LIBRARY_INDEXES[0]!]), [...counters], 'a collection with only _id still needs both');
+  assert.equal(
+    indexesToCreate(counters, [LIBRARY_INDEXES[0]!]),
+    [...counters],
+    'a collection with only _id still needs both',
+  );
 });
 
 clashes('an index on the same keys that is not equivalent does not count', () => {
@@ -320,7 +356,11 @@ clashes('an index on the same keys that is not equivalent does not count', () =>
     ['descending', { name: 'key_-1', key: { key: -1 }, unique: true }, [key]],
     ['another TTL', { name: 'expire_-1', key: { expire: -1 }, expireAfterSeconds: 60 }, [expire]],
     ['no TTL', { name: 'expire_-1', key: { expire: -1 } }, [expire]],
-    ['partial', { name: 'key_1', key: { key: 1 }, unique: true, partialFilterExpression: { key: { $exists: true } } }, [key]],
+    [
+      'partial',
+      { name: 'key_1', key: { key: 1 }, unique: true, partialFilterExpression: { key: { $exists: true } } },
+      [key],
+    ],
     ['a compound index', { name: 'key_1_expire_1', key: { key: 1, expire: 1 }, unique: true }, [key]],
   ];
   for (const [what, existing, missing] of cases) {
@@ -339,12 +379,26 @@ function indexAnswers(existing: ExistingIndex[]) {
       const wanted = command['indexes'] as IndexDescription[];
       created.push([String(command['createIndexes']), ...wanted.map((index) => String(index.name))]);
       if (command['createIndexes'] !== SHARED_COUNTERS_COLLECTION) return { ok: 1 };
-      const clash = wanted.find((index) => existing.some((found) => JSON.stringify(found.key) === JSON.stringify(index.key) && found.name !== index.name));
+      const clash = wanted.find((index) =>
+        existing.some((found) => JSON.stringify(found.key) === JSON.stringify(index.key) && found.name !== index.name),
+      );
       if (clash === undefined) return { ok: 1 };
-      return { ok: 0, code: 85, codeName: 'IndexOptionsConflict', errmsg: `Index already exists with a different name: ${clash.name}` };
+      return {
+        ok: 0,
+        code: 85,
+        codeName: 'IndexOptionsConflict',
+        errmsg: `Index already exists with a different name: ${clash.name}`,
+      };
     }
     if (name === 'listIndexes')
-      return { ok: 1, cursor: { id: Long.ZERO, ns: `prepaid.${command['listIndexes']}`, firstBatch: existing.map((index) => ({ v: 2, ...index })) } };
+      return {
+        ok: 1,
+        cursor: {
+          id: Long.ZERO,
+          ns: `prepaid.${command['listIndexes']}`,
+          firstBatch: existing.map((index) => ({ v: 2, ...index })),
+        },
+      };
     return undefined;
   };
   return { created, answer };
@@ -354,7 +408,11 @@ clashes("a database with the library's indexes under its names starts without an
   const { created, answer } = indexAnswers(LIBRARY_INDEXES);
   fake = await startFakeMongo({ setName: 'rs0', maxWireVersion: 21, answer });
   const { log, logged } = capture();
-  shared = openSharedLimiters({ uri: fake.uri, dbName: 'prepaid' }, gatewayPolicies({ rateLimitPerMinute: 3, authFailuresPerMinute: 2 }), log);
+  shared = openSharedLimiters(
+    { uri: fake.uri, dbName: 'prepaid' },
+    gatewayPolicies({ rateLimitPerMinute: 3, authFailuresPerMinute: 2 }),
+    log,
+  );
   await settles(shared.ready, HANG_GUARD_MS, 'the shared limiters');
   assert.equal(
     logged.filter((l) => l.level === 'error'),
@@ -374,12 +432,16 @@ clashes('a clash with an index that is not equivalent is still logged, and retri
   const { answer } = indexAnswers([LIBRARY_INDEXES[0]!, LIBRARY_INDEXES[1]!, { name: 'key_1', key: { key: 1 } }]);
   fake = await startFakeMongo({ setName: 'rs0', maxWireVersion: 21, answer });
   const logged = new Promise<LoggedLine>((resolve) => {
-    shared = openSharedLimiters({ uri: fake!.uri, dbName: 'prepaid' }, gatewayPolicies({ rateLimitPerMinute: 3, authFailuresPerMinute: 2 }), {
-      info: () => {},
-      error: (message, fields) => {
-        if (message === 'rate_limit.shared_store_setup_failed') resolve({ level: 'error', message, fields });
+    shared = openSharedLimiters(
+      { uri: fake!.uri, dbName: 'prepaid' },
+      gatewayPolicies({ rateLimitPerMinute: 3, authFailuresPerMinute: 2 }),
+      {
+        info: () => {},
+        error: (message, fields) => {
+          if (message === 'rate_limit.shared_store_setup_failed') resolve({ level: 'error', message, fields });
+        },
       },
-    });
+    );
   });
   const line = await settles(logged, HANG_GUARD_MS, 'the setup');
   assert.match(String(line.fields?.['error']), 'Index already exists with a different name: rate_limits_key');
@@ -435,7 +497,10 @@ if (uri === '') {
     );
     const client = new MongoClient(uri);
     try {
-      const counter = await client.db(dbName).collection(SHARED_COUNTERS_COLLECTION).findOne({ key: 'per-key:pk_fleet' });
+      const counter = await client
+        .db(dbName)
+        .collection(SHARED_COUNTERS_COLLECTION)
+        .findOne({ key: 'per-key:pk_fleet' });
       assert.ok(counter, 'the counter lives in the shared collection');
       const indexes = (await client.db(dbName).collection(SHARED_COUNTERS_COLLECTION).indexes()).map((i) => i.name);
       assert.ok(indexes.includes('rate_limits_key') && indexes.includes('rate_limits_expire'));

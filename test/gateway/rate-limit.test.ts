@@ -48,13 +48,20 @@ test('the 61st request in a minute is 429 with Retry-After, while another key is
   const limited = await gateway.request({ query: { action: 'balance' }, keys: busy });
   assertError(limited, 429, 'RATE_LIMITED');
   const retryAfter = Number(limited.headers['retry-after']);
-  assert.ok(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 60, `Retry-After is 1..60 seconds: ${limited.headers['retry-after']}`);
+  assert.ok(
+    Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 60,
+    `Retry-After is 1..60 seconds: ${limited.headers['retry-after']}`,
+  );
   assert.match(String(limited.headers['ratelimit']), /^"per-key";r=0;t=\d+$/);
   assert.is(limited.headers['ratelimit-policy'], '"per-key";q=60;w=60');
 
   // Purchases are limited too, and nothing is bought once the limit is hit.
   const purchasesBefore = core.sandbox.purchases.length;
-  const purchase = await gateway.request({ query: { action: 'airtime' }, keys: busy, body: { network: 'mtn', phone: '08031234567', amount: 100 } });
+  const purchase = await gateway.request({
+    query: { action: 'airtime' },
+    keys: busy,
+    body: { network: 'mtn', phone: '08031234567', amount: 100 },
+  });
   assertError(purchase, 429, 'RATE_LIMITED');
   assert.is(core.sandbox.purchases.length, purchasesBefore);
 
@@ -67,11 +74,18 @@ test("a failed-auth flood from one IP is limited per IP and spends none of the v
   const victim = await keysOf();
   const wrong = { publicKey: victim.publicKey, secretKey: 'sk_guess' };
   // The victim is a working partner: its pair has been verified before the flood starts.
-  assert.is((await gateway.request({ query: { action: 'balance' }, keys: victim, localAddress: '127.0.0.3' })).status, 200);
+  assert.is(
+    (await gateway.request({ query: { action: 'balance' }, keys: victim, localAddress: '127.0.0.3' })).status,
+    200,
+  );
 
   // The attacker's address gets five 401s, then 429s.
   for (let i = 1; i <= 5; i++) {
-    const reply = await gateway.request({ query: { action: 'balance' }, keys: { ...wrong, secretKey: `sk_guess_${i}` }, localAddress: '127.0.0.2' });
+    const reply = await gateway.request({
+      query: { action: 'balance' },
+      keys: { ...wrong, secretKey: `sk_guess_${i}` },
+      localAddress: '127.0.0.2',
+    });
     assertError(reply, 401, 'INVALID_API_KEY');
     assert.is(reply.headers['ratelimit-policy'], '"auth-failures";q=5;w=60');
     assert.match(String(reply.headers['ratelimit']), new RegExp(`^"auth-failures";r=${5 - i};t=\\d+$`));
@@ -83,10 +97,18 @@ test("a failed-auth flood from one IP is limited per IP and spends none of the v
   }
   // Strangers guessing from an address do not lock out the partners behind it (a shared NAT,
   // a proxy): a pair known to be right still works from there.
-  const rightKeysFromAttacker = await gateway.request({ query: { action: 'balance' }, keys: victim, localAddress: '127.0.0.2' });
+  const rightKeysFromAttacker = await gateway.request({
+    query: { action: 'balance' },
+    keys: victim,
+    localAddress: '127.0.0.2',
+  });
   assert.is(rightKeysFromAttacker.status, 200, rightKeysFromAttacker.text);
   // Missing keys cost the core nothing and are told so, limited address or not.
-  assertError(await gateway.request({ query: { action: 'balance' }, localAddress: '127.0.0.2' }), 401, 'MISSING_API_KEY');
+  assertError(
+    await gateway.request({ query: { action: 'balance' }, localAddress: '127.0.0.2' }),
+    401,
+    'MISSING_API_KEY',
+  );
 
   // The guesses spent none of the victim's own quota: two requests of its own so far.
   const victimReply = await gateway.request({ query: { action: 'balance' }, keys: victim, localAddress: '127.0.0.3' });
@@ -96,11 +118,19 @@ test("a failed-auth flood from one IP is limited per IP and spends none of the v
 
 test("requests without keys never reach the core and do not spend the address's allowance", async () => {
   for (let i = 0; i < 12; i++) {
-    assertError(await gateway.request({ query: { action: 'balance' }, localAddress: '127.0.0.4' }), 401, 'MISSING_API_KEY');
+    assertError(
+      await gateway.request({ query: { action: 'balance' }, localAddress: '127.0.0.4' }),
+      401,
+      'MISSING_API_KEY',
+    );
   }
   // The allowance is whole: a wrong key pair from the same address is still told it is wrong.
   const wrong = { publicKey: 'pk_000000000000000000000000', secretKey: 'sk_wrong' };
-  assertError(await gateway.request({ query: { action: 'balance' }, keys: wrong, localAddress: '127.0.0.4' }), 401, 'INVALID_API_KEY');
+  assertError(
+    await gateway.request({ query: { action: 'balance' }, keys: wrong, localAddress: '127.0.0.4' }),
+    401,
+    'INVALID_API_KEY',
+  );
 });
 
 test('a small configured limit is honoured with the same headers', async () => {

@@ -80,8 +80,16 @@ test('every request of docs/api.md and the README matches the document, and ever
   const requests = [...readmeRequests('docs/api.md'), ...readmeRequests('README.md')];
   assert.ok(requests.length >= 20, `${requests.length} requests in docs/api.md and README.md`);
   // Placeholders of the documents stand for the reader's own values: a reference and a cursor.
-  await gateway.request({ query: { action: 'airtime' }, keys, body: { network: 'mtn', phone: '08031234567', amount: 100 } });
-  const own = await gateway.request({ query: { action: 'airtime' }, keys, body: { network: 'mtn', phone: '08031234567', amount: 100 } });
+  await gateway.request({
+    query: { action: 'airtime' },
+    keys,
+    body: { network: 'mtn', phone: '08031234567', amount: 100 },
+  });
+  const own = await gateway.request({
+    query: { action: 'airtime' },
+    keys,
+    body: { network: 'mtn', phone: '08031234567', amount: 100 },
+  });
   const ownReference = (own.json as { reference: string }).reference;
   const page = await gateway.request({ query: { action: 'transactions', limit: '1' }, keys });
   const ownCursor = (page.json as { next_cursor: string }).next_cursor;
@@ -92,30 +100,45 @@ test('every request of docs/api.md and the README matches the document, and ever
     const action = request.query.get('action')!;
     const method = request.body === undefined ? 'get' : 'post';
     const operation = document.paths['/'][method];
-    assert.ok(operation.parameters[0].schema.enum.includes(action), `${where}: ${action} is a documented ${method.toUpperCase()} action`);
+    assert.ok(
+      operation.parameters[0].schema.enum.includes(action),
+      `${where}: ${action} is a documented ${method.toUpperCase()} action`,
+    );
     if (request.query.has('reference')) request.query.set('reference', ownReference);
     if (request.query.get('cursor')?.endsWith('...')) request.query.set('cursor', ownCursor);
 
     if (request.body !== undefined) {
       const validate = validator(operation.requestBody.content['application/json'].schema);
       const valid = validate(request.body);
-      if (request.expectsError) assert.not.ok(valid, `${where}: the documented bad request is refused by the document too`);
-      else assert.ok(valid, `${where}: the body matches exactly one request schema: ${ajv.errorsText(validate.errors)}`);
+      if (request.expectsError)
+        assert.not.ok(valid, `${where}: the documented bad request is refused by the document too`);
+      else
+        assert.ok(valid, `${where}: the body matches exactly one request schema: ${ajv.errorsText(validate.errors)}`);
     }
 
     const reply = await gateway.request({
       query: Object.fromEntries(request.query),
       keys,
-      headers: Object.fromEntries(Object.entries(request.headers).filter(([name]) => !/^X-(Public|Secret)-Key$/.test(name))),
+      headers: Object.fromEntries(
+        Object.entries(request.headers).filter(([name]) => !/^X-(Public|Secret)-Key$/.test(name)),
+      ),
       ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
     });
     const status = String(reply.status);
-    const responseName = status === '200' || status === '202' ? document['x-actions'][action].responses[status] : 'Error';
+    const responseName =
+      status === '200' || status === '202' ? document['x-actions'][action].responses[status] : 'Error';
     assert.type(responseName, 'string', `${where}: HTTP ${status} is documented for ${action}: ${reply.text}`);
     assert.ok(operation.responses[status], `${where}: HTTP ${status} is a documented status`);
     const validate = ajv.getSchema(`openapi#/components/schemas/${responseName}`)!;
-    assert.ok(validate(reply.json), `${where}: the answer matches ${responseName}: ${ajv.errorsText(validate.errors)}\n${reply.text.slice(0, 300)}`);
-    assert.is(request.expectsError, reply.status >= 400, `${where}: HTTP ${status} as the document shows: ${reply.text.slice(0, 200)}`);
+    assert.ok(
+      validate(reply.json),
+      `${where}: the answer matches ${responseName}: ${ajv.errorsText(validate.errors)}\n${reply.text.slice(0, 300)}`,
+    );
+    assert.is(
+      request.expectsError,
+      reply.status >= 400,
+      `${where}: HTTP ${status} as the document shows: ${reply.text.slice(0, 200)}`,
+    );
   }
 });
 

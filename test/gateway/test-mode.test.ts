@@ -23,19 +23,36 @@ async function world(stack: VtpassStack): Promise<World> {
   const created = await stack.core.createApiAccount({ balanceKobo: 100_000 });
   const issued = await stack.core.admin.createApiKey({ accountId: created.accountId, mode: Mode.TEST });
   const key = issued.issuedKey!;
-  await stack.core.admin.creditWallet({ accountId: created.accountId, amountKobo: 50_000n, memo: 'test money', mode: Mode.TEST });
-  return { stack, accountId: created.accountId, live: { publicKey: created.publicKey, secretKey: created.secretKey }, test: key };
+  await stack.core.admin.creditWallet({
+    accountId: created.accountId,
+    amountKobo: 50_000n,
+    memo: 'test money',
+    mode: Mode.TEST,
+  });
+  return {
+    stack,
+    accountId: created.accountId,
+    live: { publicKey: created.publicKey, secretKey: created.secretKey },
+    test: key,
+  };
 }
 
 /** 08011111111 is a number VTpass's sandbox (and so the fake) delivers to; the platform's sandbox delivers to it too. */
-const airtime = (phone: string, extra: Record<string, unknown> = {}) => ({ network: 'mtn', phone, amount: 100, ...extra });
+const airtime = (phone: string, extra: Record<string, unknown> = {}) => ({
+  network: 'mtn',
+  phone,
+  amount: 100,
+  ...extra,
+});
 
 const test = suite('gateway: test mode');
 let stack: VtpassStack;
 
 test.before(async () => {
   // Airtime goes to VTpass (the fake); a live purchase reaches it, a test one never does.
-  stack = await startVtpassStack({ routing: { data: 'sandbox', electricity: 'sandbox', cable: 'sandbox', bulksms: 'sandbox' } });
+  stack = await startVtpassStack({
+    routing: { data: 'sandbox', electricity: 'sandbox', cable: 'sandbox', bulksms: 'sandbox' },
+  });
 });
 test.after(async () => {
   await stack.close();
@@ -61,7 +78,11 @@ test('a test purchase of a VTpass-routed family is served by the sandbox, debits
   const vtpassCallsBefore = stack.fake.calls.length;
   const sandboxBefore = stack.core.sandbox.purchases.length;
 
-  const bought = await stack.gateway.request({ query: { action: 'airtime' }, keys: w.test, body: airtime('08011111111') });
+  const bought = await stack.gateway.request({
+    query: { action: 'airtime' },
+    keys: w.test,
+    body: airtime('08011111111'),
+  });
   assert.is(bought.status, 200);
   assert.is(bought.json.status, 'success');
   assert.is(bought.json.balance, 500 - bought.json.charged, 'the answer shows the test balance');
@@ -83,7 +104,11 @@ test('a test purchase of a VTpass-routed family is served by the sandbox, debits
   );
 
   // The same purchase with the live pair reaches the fake.
-  const live = await stack.gateway.request({ query: { action: 'airtime' }, keys: w.live, body: airtime('08011111111') });
+  const live = await stack.gateway.request({
+    query: { action: 'airtime' },
+    keys: w.live,
+    body: airtime('08011111111'),
+  });
   assert.is(live.status, 200);
   assert.ok(stack.fake.calls.length > vtpassCallsBefore, 'the live purchase reached VTpass');
   assert.ok(stack.fake.paysFor('08011111111').some((call) => call.body?.['request_id'] === live.json.reference));
@@ -91,7 +116,11 @@ test('a test purchase of a VTpass-routed family is served by the sandbox, debits
 
 test("a test purchase's sandbox outcomes behave as documented: 9999 fails and refunds the test wallet", async () => {
   const w = await world(stack);
-  const failed = await stack.gateway.request({ query: { action: 'airtime' }, keys: w.test, body: airtime('08031119999') });
+  const failed = await stack.gateway.request({
+    query: { action: 'airtime' },
+    keys: w.test,
+    body: airtime('08031119999'),
+  });
   assert.is(failed.status, 502);
   assert.is(failed.json.code, 'PROVIDER_FAILED');
   const balance = await stack.gateway.request({ query: { action: 'balance' }, keys: w.test });
@@ -102,20 +131,40 @@ test("a test purchase's sandbox outcomes behave as documented: 9999 fails and re
 
 test('history and requery never cross modes: a reference of the other mode is 404, and every transaction says its livemode', async () => {
   const w = await world(stack);
-  const inTest = await stack.gateway.request({ query: { action: 'airtime' }, keys: w.test, body: airtime('08011111111') });
-  const inLive = await stack.gateway.request({ query: { action: 'airtime' }, keys: w.live, body: airtime('08011111111') });
+  const inTest = await stack.gateway.request({
+    query: { action: 'airtime' },
+    keys: w.test,
+    body: airtime('08011111111'),
+  });
+  const inLive = await stack.gateway.request({
+    query: { action: 'airtime' },
+    keys: w.live,
+    body: airtime('08011111111'),
+  });
   assert.is(inTest.status, 200);
   assert.is(inLive.status, 200);
 
-  const own = await stack.gateway.request({ query: { action: 'transaction', reference: inTest.json.reference }, keys: w.test });
+  const own = await stack.gateway.request({
+    query: { action: 'transaction', reference: inTest.json.reference },
+    keys: w.test,
+  });
   assert.is(own.status, 200);
   assert.is(own.json.transaction.livemode, false);
-  const ownLive = await stack.gateway.request({ query: { action: 'transaction', reference: inLive.json.reference }, keys: w.live });
+  const ownLive = await stack.gateway.request({
+    query: { action: 'transaction', reference: inLive.json.reference },
+    keys: w.live,
+  });
   assert.is(ownLive.json.transaction.livemode, true);
 
-  const crossed = await stack.gateway.request({ query: { action: 'transaction', reference: inLive.json.reference }, keys: w.test });
+  const crossed = await stack.gateway.request({
+    query: { action: 'transaction', reference: inLive.json.reference },
+    keys: w.test,
+  });
   assert.is(crossed.status, 404, 'a live reference is not found with a test key');
-  const reverse = await stack.gateway.request({ query: { action: 'transaction', reference: inTest.json.reference }, keys: w.live });
+  const reverse = await stack.gateway.request({
+    query: { action: 'transaction', reference: inTest.json.reference },
+    keys: w.live,
+  });
   assert.is(reverse.status, 404, 'a test reference is not found with a live key');
 
   const testHistory = await stack.gateway.request({ query: { action: 'transactions' }, keys: w.test });
@@ -154,7 +203,8 @@ test('the same idempotency key in both modes makes two independent purchases, ea
 
 test('a test key has its own per-key quota', async () => {
   const w = await world(stack);
-  const remaining = (reply: { headers: Record<string, unknown> }) => Number(/;r=(\d+);/.exec(String(reply.headers['ratelimit']))?.[1]);
+  const remaining = (reply: { headers: Record<string, unknown> }) =>
+    Number(/;r=(\d+);/.exec(String(reply.headers['ratelimit']))?.[1]);
   const first = await stack.gateway.request({ query: { action: 'balance' }, keys: w.live });
   const second = await stack.gateway.request({ query: { action: 'balance' }, keys: w.live });
   assert.is(remaining(second), remaining(first) - 1);

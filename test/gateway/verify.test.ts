@@ -93,7 +93,13 @@ test('the purchase rules apply: one group of fields, each valid, all problems li
   const neither = await verify({});
   assertError(neither, 422, 'INVALID_PARAMETER', { errors: 'array' });
   assert.match(neither.json.message, /meter_number/);
-  const both = await verify({ disco: 'ikedc', meter_number: '45031234567', meter_type: 'prepaid', provider: 'dstv', smart_card: '1234567890' });
+  const both = await verify({
+    disco: 'ikedc',
+    meter_number: '45031234567',
+    meter_type: 'prepaid',
+    provider: 'dstv',
+    smart_card: '1234567890',
+  });
   assertError(both, 422, 'INVALID_PARAMETER', { errors: 'array' });
   const bad = await verify({ disco: 'nepa', meter_number: '12', meter_type: 'smart' });
   assertError(bad, 422, 'INVALID_PARAMETER', { errors: 'array' });

@@ -42,7 +42,9 @@ export async function snap(page: Page, name: string): Promise<void> {
     await page.setViewportSize({ width, height: 900 });
     await page.screenshot({ path: path.join(SCREENSHOTS, `${name}-${width}.png`), fullPage: true });
     if (width === 390) {
-      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      const overflow = await page.evaluate(
+        () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+      );
       assert.ok(overflow <= 0, `${name} fits 390 px without scrolling sideways (overflow ${overflow}px)`);
     }
   }
@@ -68,7 +70,12 @@ export async function closeAll(...parts: Array<Closable | undefined>): Promise<v
 }
 
 /** Accepts an invitation link in `page`: opens it, sets the password, lands on sign-in. */
-export async function acceptInvitation(page: Page, dashboardUrl: string, inviteUrl: string, password: string): Promise<void> {
+export async function acceptInvitation(
+  page: Page,
+  dashboardUrl: string,
+  inviteUrl: string,
+  password: string,
+): Promise<void> {
   // The core builds the link on DASHBOARD_PUBLIC_URL; the test's dashboard has a port of its own.
   await page.goto(`${dashboardUrl}${new URL(inviteUrl).pathname}`);
   await page.getByLabel('Password', { exact: true }).fill(password);

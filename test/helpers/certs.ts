@@ -26,12 +26,46 @@ function openssl(args: string[], cwd: string): void {
 export function makeCertificates(): TestCertificates {
   const dir = mkdtempSync(path.join(tmpdir(), 'prepaid-certs-'));
   const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
-  openssl(['req', '-x509', ...ec, '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '1', '-subj', '/CN=prepaid test CA'], dir);
-  openssl(['req', '-x509', ...ec, '-keyout', 'other-ca.key', '-out', 'other-ca.pem', '-days', '1', '-subj', '/CN=prepaid other CA'], dir);
+  openssl(
+    ['req', '-x509', ...ec, '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '1', '-subj', '/CN=prepaid test CA'],
+    dir,
+  );
+  openssl(
+    [
+      'req',
+      '-x509',
+      ...ec,
+      '-keyout',
+      'other-ca.key',
+      '-out',
+      'other-ca.pem',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=prepaid other CA',
+    ],
+    dir,
+  );
   openssl(['req', ...ec, '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=localhost'], dir);
   writeFileSync(path.join(dir, 'san.ext'), 'subjectAltName=DNS:localhost,IP:127.0.0.1\n');
   openssl(
-    ['x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.pem', '-days', '1', '-extfile', 'san.ext'],
+    [
+      'x509',
+      '-req',
+      '-in',
+      'server.csr',
+      '-CA',
+      'ca.pem',
+      '-CAkey',
+      'ca.key',
+      '-CAcreateserial',
+      '-out',
+      'server.pem',
+      '-days',
+      '1',
+      '-extfile',
+      'san.ext',
+    ],
     dir,
   );
   return {

@@ -39,7 +39,10 @@ export interface TestCore {
   /** Builds a client with any token, to test bearer checks. */
   clientWithToken<T extends DescService>(service: T, token: string): Client<T>;
   /** Creates an account on the API tier with a key pair and credits it. */
-  createApiAccount(opts?: { balanceKobo?: number; name?: string }): Promise<{ accountId: string; publicKey: string; secretKey: string }>;
+  createApiAccount(opts?: {
+    balanceKobo?: number;
+    name?: string;
+  }): Promise<{ accountId: string; publicKey: string; secretKey: string }>;
   /** Runs one recovery pass as if every pending transaction were due. */
   recoverNow(): Promise<number>;
   close(): Promise<void>;
@@ -121,9 +124,13 @@ export async function startCore(
     auth: createClient(AuthService, transportFor(serviceToken)),
     clientWithToken: (service, token) => createClient(service, transportFor(token)),
     async createApiAccount(opts = {}) {
-      const created = await admin.createAccount({ name: opts.name ?? `Reseller ${randomBytes(3).toString('hex')}`, tierId: API_TIER_ID });
+      const created = await admin.createAccount({
+        name: opts.name ?? `Reseller ${randomBytes(3).toString('hex')}`,
+        tierId: API_TIER_ID,
+      });
       const accountId = created.account!.accountId;
-      if ((opts.balanceKobo ?? 0) > 0) await admin.creditWallet({ accountId, amountKobo: BigInt(opts.balanceKobo!), memo: 'test funding' });
+      if ((opts.balanceKobo ?? 0) > 0)
+        await admin.creditWallet({ accountId, amountKobo: BigInt(opts.balanceKobo!), memo: 'test funding' });
       return { accountId, publicKey: created.issuedKey!.publicKey, secretKey: created.issuedKey!.secretKey };
     },
     recoverNow: () => core.worker.runOnce(new Date(Date.now() + 366 * 86_400_000)),
@@ -157,7 +164,10 @@ export async function assertLedgerInvariant(testCore: TestCore, accountId: strin
   let running = 0n;
   for (const entry of entries) {
     running += entry.amountKobo;
-    if (entry.balanceAfterKobo !== running) throw new Error(`ledger entry ${entry.entryId} says balance ${entry.balanceAfterKobo}, running sum is ${running}`);
+    if (entry.balanceAfterKobo !== running)
+      throw new Error(
+        `ledger entry ${entry.entryId} says balance ${entry.balanceAfterKobo}, running sum is ${running}`,
+      );
     if (running < 0n) throw new Error(`balance went negative at entry ${entry.entryId}`);
   }
   if (account!.balanceKobo !== running) throw new Error(`balance ${account!.balanceKobo} != sum of entries ${running}`);

@@ -48,7 +48,13 @@ export async function startTestDashboard(
     error: (event, fields) => logged.push({ level: 'error', event, fields }),
   };
   const client = createDashboardCore({ coreUrl: config.coreUrl, serviceToken: core.serviceToken });
-  const dashboard = createDashboard({ config, core: client, secret: TEST_DASHBOARD_SECRET, log, ...(options.bounds ? { bounds: options.bounds } : {}) });
+  const dashboard = createDashboard({
+    config,
+    core: client,
+    secret: TEST_DASHBOARD_SECRET,
+    log,
+    ...(options.bounds ? { bounds: options.bounds } : {}),
+  });
   await new Promise<void>((resolve) => dashboard.server.listen(0, '127.0.0.1', resolve));
   const port = (dashboard.server.address() as AddressInfo).port;
   return {

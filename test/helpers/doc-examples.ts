@@ -95,7 +95,9 @@ function parseShown(text: string, line: number): unknown {
   try {
     return JSON.parse(marked);
   } catch (error) {
-    throw new Error(`the answer shown under line ${line} is not JSON once its elisions are marked: ${(error as Error).message}\n${marked}`);
+    throw new Error(
+      `the answer shown under line ${line} is not JSON once its elisions are marked: ${(error as Error).message}\n${marked}`,
+    );
   }
 }
 
@@ -171,7 +173,9 @@ export function compare(shown: unknown, actual: unknown, learned: Substitutions,
       return /^[A-Za-z0-9_-]+$/.test(actual) ? [] : [`${path}: ${JSON.stringify(actual)} is not a cursor`];
     }
     if (shown === MORE) return [];
-    return matchesShown(shown, actual, learned) ? [] : [`${path}: shown ${JSON.stringify(shown)}, got ${JSON.stringify(actual)}`];
+    return matchesShown(shown, actual, learned)
+      ? []
+      : [`${path}: shown ${JSON.stringify(shown)}, got ${JSON.stringify(actual)}`];
   }
   if (Array.isArray(shown)) {
     if (!Array.isArray(actual)) return [`${path}: shown an array, got ${JSON.stringify(actual)}`];
@@ -183,17 +187,27 @@ export function compare(shown: unknown, actual: unknown, learned: Substitutions,
     return items.flatMap((item, index) => compare(item, actual[index], learned, `${path}[${index}]`));
   }
   if (shown !== null && typeof shown === 'object') {
-    if (actual === null || typeof actual !== 'object' || Array.isArray(actual)) return [`${path}: shown an object, got ${JSON.stringify(actual)}`];
+    if (actual === null || typeof actual !== 'object' || Array.isArray(actual))
+      return [`${path}: shown an object, got ${JSON.stringify(actual)}`];
     const open = MORE in shown;
     const keys = Object.keys(shown).filter((key) => key !== MORE);
     const problems: string[] = [];
     if (!open) {
       const actualKeys = Object.keys(actual);
-      if (actualKeys.join(',') !== keys.join(',')) problems.push(`${path}: shown the keys ${keys.join(',')}, got ${actualKeys.join(',')}`);
+      if (actualKeys.join(',') !== keys.join(','))
+        problems.push(`${path}: shown the keys ${keys.join(',')}, got ${actualKeys.join(',')}`);
     }
     for (const key of keys) {
       if (!(key in actual)) problems.push(`${path}.${key}: shown, but not in the answer`);
-      else problems.push(...compare((shown as Record<string, unknown>)[key], (actual as Record<string, unknown>)[key], learned, `${path}.${key}`));
+      else
+        problems.push(
+          ...compare(
+            (shown as Record<string, unknown>)[key],
+            (actual as Record<string, unknown>)[key],
+            learned,
+            `${path}.${key}`,
+          ),
+        );
     }
     return problems;
   }

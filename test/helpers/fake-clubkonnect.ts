@@ -75,7 +75,10 @@ export async function startFakeClubkonnect(): Promise<FakeClubkonnect> {
     requestid: order.requestId,
     statuscode: order.code,
     status: STATUS_OF[order.code[0]!] ?? 'ORDER_RECEIVED',
-    remark: order.code === '200' ? `You have successfully topped up to ${order.params['MobileNumber']}.` : 'Awaiting Processing',
+    remark:
+      order.code === '200'
+        ? `You have successfully topped up to ${order.params['MobileNumber']}.`
+        : 'Awaiting Processing',
     ordertype: order.script,
     mobilenumber: order.params['MobileNumber'],
     amountcharged: order.params['Amount'] === undefined ? '390' : String(Number(order.params['Amount']) * 0.965),
@@ -84,7 +87,11 @@ export async function startFakeClubkonnect(): Promise<FakeClubkonnect> {
 
   function purchase(script: string, params: Record<string, string>, res: ServerResponse): void {
     if (!['01', '02', '03', '04'].includes(params['MobileNetwork'] ?? ''))
-      return error(res, params['MobileNetwork'] ? '418' : '404', params['MobileNetwork'] ? 'INVALID_MOBILENETWORK' : 'MISSING_MOBILENETWORK');
+      return error(
+        res,
+        params['MobileNetwork'] ? '418' : '404',
+        params['MobileNetwork'] ? 'INVALID_MOBILENETWORK' : 'MISSING_MOBILENETWORK',
+      );
     if (script === 'APIAirtimeV1.asp') {
       if (params['Amount'] === undefined) return error(res, '405', 'MISSING_AMOUNT');
       if (!/^\d+$/.test(params['Amount'])) return error(res, '406', 'INVALID_AMOUNT');
@@ -121,12 +128,16 @@ export async function startFakeClubkonnect(): Promise<FakeClubkonnect> {
     if (params['UserID'] !== userId || params['APIKey'] !== apiKey) return send(res, { status: 'INVALID_CREDENTIALS' });
     if (PURCHASES.has(script)) return purchase(script, params, res);
     if (script === 'APIQueryV1.asp') {
-      const order = params['OrderID'] !== undefined ? orders.get(params['OrderID']) : [...orders.values()].find((o) => o.requestId === params['RequestID']);
+      const order =
+        params['OrderID'] !== undefined
+          ? orders.get(params['OrderID'])
+          : [...orders.values()].find((o) => o.requestId === params['RequestID']);
       // What ClubKonnect answers for an unknown order is not documented.
       if (order === undefined) return send(res, { status: 'INVALID_ORDERID' });
       return send(res, queryAnswer(order));
     }
-    if (script === 'APIWalletBalanceV1.asp') return send(res, { date: '22th-Jul-2023', id: userId, phoneno: '08030000000', balance: fake.balance });
+    if (script === 'APIWalletBalanceV1.asp')
+      return send(res, { date: '22th-Jul-2023', id: userId, phoneno: '08030000000', balance: fake.balance });
     if (script === 'APIDatabundlePlansV2.asp') {
       const product = (id: string, name: string, amount: string) => ({
         PRODUCT_SNO: '1',
@@ -137,7 +148,15 @@ export async function startFakeClubkonnect(): Promise<FakeClubkonnect> {
       });
       return send(res, {
         MOBILE_NETWORK: {
-          MTN: [{ ID: '01', PRODUCT: [product('500.01', '500 MB - 30 days (SME)', '390'), product('1000.01', '1 GB - 30 days (SME)', '780.5')] }],
+          MTN: [
+            {
+              ID: '01',
+              PRODUCT: [
+                product('500.01', '500 MB - 30 days (SME)', '390'),
+                product('1000.01', '1 GB - 30 days (SME)', '780.5'),
+              ],
+            },
+          ],
           Glo: [{ ID: '02', PRODUCT: [product('1500.02', '1.5 GB - 30 days', '950')] }],
         },
       });

@@ -26,7 +26,12 @@ export interface FakePaystack {
   secretKey: string;
   calls: string[];
   /** Records a transfer into `accountNumber`; returns the webhook body (exact bytes) and its signature. */
-  transfer(accountNumber: string, amountKobo: number, reference: string, senderName?: string): { body: string; signature: string };
+  transfer(
+    accountNumber: string,
+    amountKobo: number,
+    reference: string,
+    senderName?: string,
+  ): { body: string; signature: string };
   /** What verify says about `reference` from now on (another amount, or a status other than success). */
   setVerify(reference: string, change: { amount?: number; status?: string }): void;
   stop(): Promise<void>;
@@ -60,7 +65,13 @@ export async function startFakePaystack(secretKey = 'sk_test_fake_paystack_key')
       currency: 'NGN',
       metadata: { receiver_account_number: tx.receiver, receiver_bank: 'Test Bank' },
       fees: Math.min(Math.floor(tx.amount / 100), 30_000),
-      customer: { id: 7454289, first_name: c?.firstName ?? null, last_name: c?.lastName ?? null, email: c?.email ?? '', customer_code: tx.customerCode },
+      customer: {
+        id: 7454289,
+        first_name: c?.firstName ?? null,
+        last_name: c?.lastName ?? null,
+        email: c?.email ?? '',
+        customer_code: tx.customerCode,
+      },
       authorization: {
         authorization_code: 'AUTH_0ozsafcpdf',
         channel: 'dedicated_nuban',
@@ -83,17 +94,29 @@ export async function startFakePaystack(secretKey = 'sk_test_fake_paystack_key')
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const url = new URL(req.url ?? '/', 'http://fake');
     calls.push(`${req.method} ${url.pathname}`);
-    if (req.headers.authorization !== `Bearer ${secretKey}`) return send(res, 401, { status: false, message: 'Invalid key' });
-    const body = chunks.length === 0 ? {} : (JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, string>);
+    if (req.headers.authorization !== `Bearer ${secretKey}`)
+      return send(res, 401, { status: false, message: 'Invalid key' });
+    const body =
+      chunks.length === 0 ? {} : (JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, string>);
     const path = url.pathname;
     if (req.method === 'POST' && path === '/customer') {
       if (!body['email']) return send(res, 400, { status: false, message: 'Invalid Email Address Passed' });
       const code = `CUS_${(seq++).toString(36)}fake`;
-      customers.set(code, { email: body['email'], firstName: body['first_name'] ?? '', lastName: body['last_name'] ?? '', phone: body['phone'] ?? '' });
-      return send(res, 200, { status: true, message: 'Customer created', data: { email: body['email'], customer_code: code, id: seq, identified: false } });
+      customers.set(code, {
+        email: body['email'],
+        firstName: body['first_name'] ?? '',
+        lastName: body['last_name'] ?? '',
+        phone: body['phone'] ?? '',
+      });
+      return send(res, 200, {
+        status: true,
+        message: 'Customer created',
+        data: { email: body['email'], customer_code: code, id: seq, identified: false },
+      });
     }
     const identification = /^\/customer\/([^/]+)\/identification$/.exec(path);
-    if (req.method === 'POST' && identification) return send(res, 202, { status: true, message: 'Customer Identification in progress' });
+    if (req.method === 'POST' && identification)
+      return send(res, 202, { status: true, message: 'Customer Identification in progress' });
     if (req.method === 'POST' && path === '/dedicated_account') {
       const customer = customers.get(body['customer'] ?? '');
       if (customer === undefined) return send(res, 404, { status: false, message: 'Entity not found' });
@@ -127,14 +150,23 @@ export async function startFakePaystack(secretKey = 'sk_test_fake_paystack_key')
         .filter((tx) => (number === null || tx.receiver === number) && (from === null || tx.paidAt >= from))
         .filter((tx) => url.searchParams.get('status') === null || tx.status === url.searchParams.get('status'))
         .reverse();
-      return send(res, 200, { status: true, message: 'Transactions retrieved', data: list.map(txData), meta: { total: list.length, perPage: 100, page: 1 } });
+      return send(res, 200, {
+        status: true,
+        message: 'Transactions retrieved',
+        data: list.map(txData),
+        meta: { total: list.length, perPage: 100, page: 1 },
+      });
     }
     const dva = /^\/dedicated_account\/(\d+)$/.exec(path);
     if (req.method === 'DELETE' && dva) {
       const found = dvas.get(dva[1]!);
       if (found === undefined) return send(res, 404, { status: false, message: 'Entity not found' });
       found.assigned = false;
-      return send(res, 200, { status: true, message: 'Managed Account Successfully Unassigned', data: { id: found.id, assigned: false, active: true } });
+      return send(res, 200, {
+        status: true,
+        message: 'Managed Account Successfully Unassigned',
+        data: { id: found.id, assigned: false, active: true },
+      });
     }
     return send(res, 404, { status: false, message: 'Entity not found' });
   }

@@ -14,7 +14,12 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-type PnScript = { answer: 'successful' } | { answer: 'processing' } | { answer: 'failed' } | { answer: 'html500' } | { answer: 'hang' };
+type PnScript =
+  | { answer: 'successful' }
+  | { answer: 'processing' }
+  | { answer: 'failed' }
+  | { answer: 'html500' }
+  | { answer: 'hang' };
 
 interface PnRecord {
   id: number;
@@ -27,7 +32,12 @@ interface PnRecord {
 export interface FakePortedNumber {
   baseUrl: string;
   token: string;
-  calls: { method: string; path: string; headers: Record<string, string | string[] | undefined>; body: Record<string, unknown> | null }[];
+  calls: {
+    method: string;
+    path: string;
+    headers: Record<string, string | string[] | undefined>;
+    body: Record<string, unknown> | null;
+  }[];
   records: PnRecord[];
   /** Our wallet there, naira. */
   balance: number;
@@ -51,7 +61,9 @@ export async function startFakePortedNumber(): Promise<FakePortedNumber> {
 
   const send = (res: ServerResponse, status: number, body: unknown): void => {
     const html = typeof body === 'string';
-    res.writeHead(status, { 'content-type': html ? 'text/html' : 'application/json' }).end(html ? body : JSON.stringify(body));
+    res
+      .writeHead(status, { 'content-type': html ? 'text/html' : 'application/json' })
+      .end(html ? body : JSON.stringify(body));
   };
   const view = (r: PnRecord) => ({
     id: r.id,
@@ -60,7 +72,9 @@ export async function startFakePortedNumber(): Promise<FakePortedNumber> {
     balance_after: String(fake.balance),
     Status: r.Status,
     create_date: '2024-09-10T10:47:01.643585',
-    ...(r.kind === 'data' ? { plan_amount: `₦${r.amount}` } : { paid_amount: String(r.amount * 0.97), amount: String(r.amount) }),
+    ...(r.kind === 'data'
+      ? { plan_amount: `₦${r.amount}` }
+      : { paid_amount: String(r.amount * 0.97), amount: String(r.amount) }),
   });
 
   function purchase(kind: 'data' | 'topup', body: Record<string, unknown>, res: ServerResponse): void {
@@ -72,7 +86,8 @@ export async function startFakePortedNumber(): Promise<FakePortedNumber> {
     let amount = 0;
     if (kind === 'data') {
       const plan = PLANS.get(body['plan'] as number);
-      if (plan === undefined || plan.network !== body['network']) errors['plan'] = ['Invalid pk - object does not exist.'];
+      if (plan === undefined || plan.network !== body['network'])
+        errors['plan'] = ['Invalid pk - object does not exist.'];
       else amount = Number(plan.amount);
     } else {
       if (typeof body['amount'] !== 'number' || !Number.isInteger(body['amount']) || body['amount'] < 50)
@@ -81,7 +96,8 @@ export async function startFakePortedNumber(): Promise<FakePortedNumber> {
       if (body['airtime_type'] !== 'VTU') errors['airtime_type'] = ['"x" is not a valid choice.'];
     }
     if (Object.keys(errors).length > 0) return send(res, 400, errors);
-    if (amount > fake.balance) return send(res, 400, { error: [`insufficient balance,  your current balance ₦${fake.balance}  `] });
+    if (amount > fake.balance)
+      return send(res, 400, { error: [`insufficient balance,  your current balance ₦${fake.balance}  `] });
     const next = scripts.get(body['mobile_number'] as string)?.shift() ?? { answer: 'successful' };
     fake.balance -= amount;
     const record: PnRecord = {
@@ -110,10 +126,12 @@ export async function startFakePortedNumber(): Promise<FakePortedNumber> {
     const url = new URL(req.url ?? '/', 'http://fake.invalid');
     let body: Record<string, unknown> | null = null;
     fake.calls.push({ method: req.method ?? '', path: url.pathname, headers: req.headers, body: null });
-    if (req.headers.authorization === undefined) return send(res, 401, { detail: 'Authentication credentials were not provided.' });
+    if (req.headers.authorization === undefined)
+      return send(res, 401, { detail: 'Authentication credentials were not provided.' });
     if (req.headers.authorization !== `Token ${token}`) return send(res, 401, { detail: 'Invalid token.' });
     if (req.method === 'POST') {
-      if (!String(req.headers['content-type']).startsWith('application/json')) return send(res, 415, { detail: 'Unsupported media type.' });
+      if (!String(req.headers['content-type']).startsWith('application/json'))
+        return send(res, 415, { detail: 'Unsupported media type.' });
       try {
         body = JSON.parse(text) as Record<string, unknown>;
       } catch {
@@ -153,7 +171,13 @@ export async function startFakePortedNumber(): Promise<FakePortedNumber> {
           };
         };
         return send(res, 200, {
-          user: { id: 1234, username: 'me', Account_Balance: fake.balance, wallet_balance: String(fake.balance), bonus_balance: '0.0' },
+          user: {
+            id: 1234,
+            username: 'me',
+            Account_Balance: fake.balance,
+            wallet_balance: String(fake.balance),
+            bonus_balance: '0.0',
+          },
           notification: { message: '' },
           Dataplans: {
             MTN_PLAN: { CORPORATE: [plan(292)], SME: [plan(353)], ALL: [plan(292), plan(353)] },

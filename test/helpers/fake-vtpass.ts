@@ -109,7 +109,23 @@ export interface FakeVtpass {
 }
 
 /** Codes VTpass answers at the door, before any transaction exists (requery then says 015). */
-const DOOR_REFUSALS = new Set(['010', '011', '012', '013', '017', '018', '019', '021', '022', '023', '024', '027', '028', '034', '035']);
+const DOOR_REFUSALS = new Set([
+  '010',
+  '011',
+  '012',
+  '013',
+  '017',
+  '018',
+  '019',
+  '021',
+  '022',
+  '023',
+  '024',
+  '027',
+  '028',
+  '034',
+  '035',
+]);
 
 const DESCRIPTIONS: Record<string, string> = {
   '000': 'TRANSACTION SUCCESSFUL',
@@ -133,7 +149,12 @@ const STAMP_TOLERANCE_MS = 26 * 60 * 60_000;
 
 /** The sandbox's default plans, two or three per network. */
 function defaultVariations(): Map<string, FakeVariation[]> {
-  const v = (variation_code: string, name: string, naira: string): FakeVariation => ({ variation_code, name, variation_amount: naira, fixedPrice: 'Yes' });
+  const v = (variation_code: string, name: string, naira: string): FakeVariation => ({
+    variation_code,
+    name,
+    variation_amount: naira,
+    fixedPrice: 'Yes',
+  });
   return new Map([
     [
       'mtn-data',
@@ -143,19 +164,40 @@ function defaultVariations(): Map<string, FakeVariation[]> {
         v('mtn-100mb-1000', 'N1000 1.5GB - 30 days', '1000.00'),
       ],
     ],
-    ['glo-data', [v('glo100', 'Glo Data N100 -  105MB - 2 day', '100.00'), v('glo1000', 'Glo Data N1000 -  2.5GB - 30 days', '1000.00')]],
+    [
+      'glo-data',
+      [
+        v('glo100', 'Glo Data N100 -  105MB - 2 day', '100.00'),
+        v('glo1000', 'Glo Data N1000 -  2.5GB - 30 days', '1000.00'),
+      ],
+    ],
     [
       'airtel-data',
-      [v('airt-100', 'Airtel Data - 100 Naira - 100MB - 1Day', '99.00'), v('airt-1000', 'Airtel Data - 1,000 Naira - 1.5GB - 30 Days', '1000.00')],
+      [
+        v('airt-100', 'Airtel Data - 100 Naira - 100MB - 1Day', '99.00'),
+        v('airt-1000', 'Airtel Data - 1,000 Naira - 1.5GB - 30 Days', '1000.00'),
+      ],
     ],
-    ['etisalat-data', [v('eti-100', '9mobile 100 Naira - 100MB - 1 day', '100.00'), v('eti-1000', '9mobile 1000 Naira - 1.5GB - 30 days', '1000.00')]],
+    [
+      'etisalat-data',
+      [
+        v('eti-100', '9mobile 100 Naira - 100MB - 1 day', '100.00'),
+        v('eti-1000', '9mobile 1000 Naira - 1.5GB - 30 days', '1000.00'),
+      ],
+    ],
   ]);
 }
 
 /** Starts a fake VTpass on 127.0.0.1, port 0. */
 export async function startFakeVtpass(): Promise<FakeVtpass> {
   const secret = () => randomBytes(12).toString('hex');
-  const creds = { apiKey: secret(), publicKey: `PK_${secret()}`, secretKey: `SK_${secret()}`, smsToken: secret(), smsSecret: secret() };
+  const creds = {
+    apiKey: secret(),
+    publicKey: `PK_${secret()}`,
+    secretKey: `SK_${secret()}`,
+    smsToken: secret(),
+    smsSecret: secret(),
+  };
   const calls: FakeCall[] = [];
   const transactions = new Map<string, FakeTransaction>();
   const scripts = new Map<string, PayScript[]>();
@@ -243,21 +285,43 @@ export async function startFakeVtpass(): Promise<FakeVtpass> {
           ...electricityFields(tx),
         };
       case 'pending':
-        return { code: '000', content: { transactions: transactions('pending') }, response_description: DESCRIPTIONS['000'], ...base, purchased_code: '' };
+        return {
+          code: '000',
+          content: { transactions: transactions('pending') },
+          response_description: DESCRIPTIONS['000'],
+          ...base,
+          purchased_code: '',
+        };
       case 'processing':
-        return { code: '099', content: { transactions: transactions('initiated') }, response_description: DESCRIPTIONS['099'], ...base };
+        return {
+          code: '099',
+          content: { transactions: transactions('initiated') },
+          response_description: DESCRIPTIONS['099'],
+          ...base,
+        };
       case 'failed':
-        return { code: '016', content: { transactions: transactions('failed') }, response_description: DESCRIPTIONS['016'], ...base };
+        return {
+          code: '016',
+          content: { transactions: transactions('failed') },
+          response_description: DESCRIPTIONS['016'],
+          ...base,
+        };
       case 'not_processed':
         return { code: '091', response_description: DESCRIPTIONS['091'], ...base };
       case 'reversed':
-        return { code: '000', content: { transactions: transactions('reversed') }, response_description: 'TRANSACTION REVERSED', ...base };
+        return {
+          code: '000',
+          content: { transactions: transactions('reversed') },
+          response_description: 'TRANSACTION REVERSED',
+          ...base,
+        };
     }
   }
 
   function electricityFields(tx: FakeTransaction): Record<string, unknown> {
     if (!tx.serviceID.endsWith('-electric')) return { purchased_code: '' };
-    if (tx.body['variation_code'] === 'postpaid') return { purchased_code: '', exchangeReference: `EX${tx.transactionId}` };
+    if (tx.body['variation_code'] === 'postpaid')
+      return { purchased_code: '', exchangeReference: `EX${tx.transactionId}` };
     const digits = tokenDigits(tx.requestId);
     const spaced = digits.match(/\d{4}/g)!.join(' ');
     const bonus = '1111 2222 3333 4444 5555';
@@ -289,7 +353,8 @@ export async function startFakeVtpass(): Promise<FakeVtpass> {
       case 'purchased_code_only':
         return { purchased_code: `Token : ${spaced} Bonus Token : ${bonus}` };
       case 'kct': {
-        const spacedOf = (kind: 'kct1' | 'kct2' | 'bonus') => tokenDigits(tx.requestId, kind).match(/\d{4}/g)!.join(' ');
+        const spacedOf = (kind: 'kct1' | 'kct2' | 'bonus') =>
+          tokenDigits(tx.requestId, kind).match(/\d{4}/g)!.join(' ');
         return {
           purchased_code: `Token : ${spaced} Bonus Token : ${spacedOf('bonus')}`,
           token: `Token : ${spaced}`,
@@ -328,7 +393,8 @@ export async function startFakeVtpass(): Promise<FakeVtpass> {
     }
     const recipient = String(body['billersCode'] ?? body['phone'] ?? '');
     const queued = scripts.get(recipient);
-    const script: PayScript = queued?.shift() ?? (SANDBOX_SUCCESS.has(recipient) ? { answer: 'delivered' } : { answer: 'code', code: '016' });
+    const script: PayScript =
+      queued?.shift() ?? (SANDBOX_SUCCESS.has(recipient) ? { answer: 'delivered' } : { answer: 'code', code: '016' });
     const record = (state: FakeState, shape: ElectricityShape = 'standard'): FakeTransaction => {
       sequence += 1;
       const tx: FakeTransaction = {
@@ -359,7 +425,11 @@ export async function startFakeVtpass(): Promise<FakeVtpass> {
         if (code === '091') return send(res, 200, answerFor(record('not_processed')));
         // A door refusal leaves no transaction behind; any other code is answered as is.
         if (!DOOR_REFUSALS.has(code)) record('pending');
-        return send(res, 200, { code, response_description: script.description ?? DESCRIPTIONS[code] ?? 'ERROR', requestId: id });
+        return send(res, 200, {
+          code,
+          response_description: script.description ?? DESCRIPTIONS[code] ?? 'ERROR',
+          requestId: id,
+        });
       }
       case 'malformed':
         record(script.later ?? 'delivered');
@@ -376,11 +446,17 @@ export async function startFakeVtpass(): Promise<FakeVtpass> {
     const number = String(body['billersCode'] ?? '');
     const content = customers.get(number);
     if (content === undefined) {
-      return send(res, 200, { code: '000', content: { error: 'This meter/card number is invalid. Please check and try again', WrongBillersCode: true } });
+      return send(res, 200, {
+        code: '000',
+        content: { error: 'This meter/card number is invalid. Please check and try again', WrongBillersCode: true },
+      });
     }
     send(res, 200, {
       code: '000',
-      content: { ...content, commission_details: { amount: null, rate: '1.00', rate_type: 'percent', computation_type: 'default' } },
+      content: {
+        ...content,
+        commission_details: { amount: null, rate: '1.00', rate_type: 'percent', computation_type: 'default' },
+      },
     });
   }
 
@@ -397,7 +473,12 @@ export async function startFakeVtpass(): Promise<FakeVtpass> {
       .split(',')
       .filter((r) => r !== '');
     const batchId = `B${String(sms.length + 1).padStart(8, '0')}`;
-    sms.push({ sender: String(body['sender'] ?? ''), recipients, message: String(body['message'] ?? ''), batchId: String(body['clientbatchid'] ?? '') });
+    sms.push({
+      sender: String(body['sender'] ?? ''),
+      recipients,
+      message: String(body['message'] ?? ''),
+      batchId: String(body['clientbatchid'] ?? ''),
+    });
     send(res, 200, {
       responseCode: 'TG00',
       response: 'MESSAGE PROCESSED',
@@ -426,7 +507,9 @@ export async function startFakeVtpass(): Promise<FakeVtpass> {
       }
     }
     const url = new URL(req.url ?? '/', 'http://fake.invalid');
-    const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(',') : (v ?? '')]));
+    const headers = Object.fromEntries(
+      Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(',') : (v ?? '')]),
+    );
     calls.push({ method: req.method ?? '', path: url.pathname + url.search, headers, body });
 
     if (url.pathname === '/v2/api/sms/sendsms' && req.method === 'POST') {
@@ -436,7 +519,8 @@ export async function startFakeVtpass(): Promise<FakeVtpass> {
     }
     // Keys as the facts file says: api-key always, public-key on GET, secret-key on POST.
     const keyed =
-      headers['api-key'] === creds.apiKey && (req.method === 'GET' ? headers['public-key'] === creds.publicKey : headers['secret-key'] === creds.secretKey);
+      headers['api-key'] === creds.apiKey &&
+      (req.method === 'GET' ? headers['public-key'] === creds.publicKey : headers['secret-key'] === creds.secretKey);
     if (!keyed) return send(res, 401, { code: '087', response_description: DESCRIPTIONS['087'] });
 
     if (req.method === 'GET' && url.pathname === '/api/service-variations') {
@@ -444,7 +528,10 @@ export async function startFakeVtpass(): Promise<FakeVtpass> {
       const list = variations.get(serviceID);
       if (list === undefined) return send(res, 200, { response_description: 'PRODUCT DOES NOT EXIST', code: '012' });
       const key = misspelled.has(serviceID) ? 'varations' : 'variations';
-      return send(res, 200, { response_description: '000', content: { ServiceName: serviceID, serviceID, convinience_fee: '0 %', [key]: list } });
+      return send(res, 200, {
+        response_description: '000',
+        content: { ServiceName: serviceID, serviceID, convinience_fee: '0 %', [key]: list },
+      });
     }
     if (req.method === 'POST' && url.pathname === '/api/pay') return pay(body ?? {}, res);
     if (req.method === 'POST' && url.pathname === '/api/requery') {
@@ -505,9 +592,22 @@ export async function startFakeVtpass(): Promise<FakeVtpass> {
 /** A providers configuration with every family on VTpass, pointed at a fake. */
 export function vtpassRouting(fake: FakeVtpass, routing: Partial<ProvidersConfig['routing']> = {}): ProvidersConfig {
   return {
-    routing: { airtime: 'vtpass', data: 'vtpass', electricity: 'vtpass', cable: 'vtpass', bulksms: 'vtpass', ...routing },
+    routing: {
+      airtime: 'vtpass',
+      data: 'vtpass',
+      electricity: 'vtpass',
+      cable: 'vtpass',
+      bulksms: 'vtpass',
+      ...routing,
+    },
     sandboxDelayMs: 0,
-    vtpass: { baseUrl: fake.baseUrl, apiKey: fake.apiKey, publicKey: fake.publicKey, secretKey: fake.secretKey, fallbackPhone: '08099999999' },
+    vtpass: {
+      baseUrl: fake.baseUrl,
+      apiKey: fake.apiKey,
+      publicKey: fake.publicKey,
+      secretKey: fake.secretKey,
+      fallbackPhone: '08099999999',
+    },
     vtpassSms: { url: fake.smsUrl, token: fake.smsToken, secret: fake.smsSecret, receiptSender: 'PrepaidRx' },
   };
 }
@@ -525,13 +625,16 @@ export interface VtpassStack {
 }
 
 /** Starts the fake, a core routed to it (every family unless `routing` says otherwise) and a gateway. */
-export async function startVtpassStack(options: { routing?: Partial<ProvidersConfig['routing']>; providerTimeoutMs?: number } = {}): Promise<VtpassStack> {
+export async function startVtpassStack(
+  options: { routing?: Partial<ProvidersConfig['routing']>; providerTimeoutMs?: number } = {},
+): Promise<VtpassStack> {
   const fake = await startFakeVtpass();
   const coreLog: string[] = [];
   const log = (event: string, fields: Record<string, unknown>) => coreLog.push(JSON.stringify({ event, ...fields }));
   const core = await startCore({
     providerTimeoutMs: options.providerTimeoutMs ?? 1_000,
-    providers: (store) => createProviders(vtpassRouting(fake, options.routing), { catalog: store.catalog, log }).providers,
+    providers: (store) =>
+      createProviders(vtpassRouting(fake, options.routing), { catalog: store.catalog, log }).providers,
     log,
   });
   const callbackSecret = randomBytes(24).toString('hex');

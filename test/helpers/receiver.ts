@@ -44,7 +44,10 @@ export async function startReceiver(port = 0): Promise<Receiver> {
     async waitFor(count, what = 'requests') {
       if (receiver.received.length >= count) return;
       await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`the receiver got ${receiver.received.length} of ${count} ${what}`)), 20_000);
+        const timer = setTimeout(
+          () => reject(new Error(`the receiver got ${receiver.received.length} of ${count} ${what}`)),
+          20_000,
+        );
         waiters.push({
           count,
           resolve: () => {

@@ -43,7 +43,10 @@ function clients(url: string, dataDir: string) {
   const serviceToken = readTokenFile(dataDir, SERVICE_TOKEN_FILE)!;
   return {
     admin: createClient(AdminService, createGrpcTransport({ baseUrl: url, interceptors: [bearer(adminToken)] })),
-    purchase: createClient(PurchaseService, createGrpcTransport({ baseUrl: url, interceptors: [bearer(serviceToken)] })),
+    purchase: createClient(
+      PurchaseService,
+      createGrpcTransport({ baseUrl: url, interceptors: [bearer(serviceToken)] }),
+    ),
   };
 }
 
@@ -76,7 +79,8 @@ test('SIGKILL at random moments never loses or doubles money', async () => {
               requestId: randomBytes(8).toString('hex'),
             });
             answered += 1;
-            if (response.transaction!.status === TransactionStatus.SUCCESS) delivered.add(response.transaction!.reference);
+            if (response.transaction!.status === TransactionStatus.SUCCESS)
+              delivered.add(response.transaction!.reference);
           } catch {
             // The core died under this call; what happened to it is for recovery to settle.
             return;

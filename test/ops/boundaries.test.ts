@@ -39,7 +39,10 @@ const PURE_DOMAIN = /^core\/domain\/[a-z-]+\.ts$/;
 
 test('the gateway reaches nothing under core/ but pure domain rules, and runtime/ nothing of either part', () => {
   const fromGateway = [...reachable('gateway/main.ts')];
-  assert.ok(fromGateway.includes('gateway/server.ts') && fromGateway.includes('runtime/core-transport.ts'), 'the walk follows imports');
+  assert.ok(
+    fromGateway.includes('gateway/server.ts') && fromGateway.includes('runtime/core-transport.ts'),
+    'the walk follows imports',
+  );
   const intoCore = fromGateway.filter((file) => file.startsWith('core/'));
   assert.equal(
     intoCore.filter((file) => !PURE_DOMAIN.test(file)),
@@ -48,14 +51,22 @@ test('the gateway reaches nothing under core/ but pure domain rules, and runtime
   );
   for (const file of intoCore) {
     // Pure: no module of node's but crypto (references are random, which is no I/O).
-    const nodeImports = [...readFileSync(path.join(ROOT, file), 'utf8').matchAll(/from '(node:[a-z_/]+)'/g)].map((m) => m[1]);
+    const nodeImports = [...readFileSync(path.join(ROOT, file), 'utf8').matchAll(/from '(node:[a-z_/]+)'/g)].map(
+      (m) => m[1],
+    );
     assert.equal(
       nodeImports.filter((name) => name !== 'node:crypto'),
       [],
       `${file} does no I/O`,
     );
   }
-  for (const entry of ['runtime/core-transport.ts', 'runtime/lifecycle.ts', 'runtime/tokens.ts', 'runtime/url.ts', 'runtime/error-reason.ts']) {
+  for (const entry of [
+    'runtime/core-transport.ts',
+    'runtime/lifecycle.ts',
+    'runtime/tokens.ts',
+    'runtime/url.ts',
+    'runtime/error-reason.ts',
+  ]) {
     const outside = [...reachable(entry)].filter((file) => file.startsWith('core/') || file.startsWith('gateway/'));
     assert.equal(outside, [], `${entry} stays in runtime/ and gen/`);
   }
@@ -63,15 +74,22 @@ test('the gateway reaches nothing under core/ but pure domain rules, and runtime
 
 test('the dashboard reaches only gen/, runtime/ and pure core/domain rules: nothing of the gateway, no store, no use case', () => {
   const fromDashboard = [...reachable('dashboard/main.ts')];
-  assert.ok(fromDashboard.includes('dashboard/server.ts') && fromDashboard.includes('runtime/core-transport.ts'), 'the walk follows imports');
-  const outside = fromDashboard.filter((file) => !file.startsWith('dashboard/') && !file.startsWith('gen/') && !file.startsWith('runtime/'));
+  assert.ok(
+    fromDashboard.includes('dashboard/server.ts') && fromDashboard.includes('runtime/core-transport.ts'),
+    'the walk follows imports',
+  );
+  const outside = fromDashboard.filter(
+    (file) => !file.startsWith('dashboard/') && !file.startsWith('gen/') && !file.startsWith('runtime/'),
+  );
   assert.equal(
     outside.filter((file) => !PURE_DOMAIN.test(file)),
     [],
     'only gen/, runtime/ and core/domain',
   );
   for (const file of outside) {
-    const nodeImports = [...readFileSync(path.join(ROOT, file), 'utf8').matchAll(/from '(node:[a-z_/]+)'/g)].map((m) => m[1]);
+    const nodeImports = [...readFileSync(path.join(ROOT, file), 'utf8').matchAll(/from '(node:[a-z_/]+)'/g)].map(
+      (m) => m[1],
+    );
     assert.equal(
       nodeImports.filter((name) => name !== 'node:crypto'),
       [],
@@ -98,8 +116,13 @@ test("loading the gateway's configuration loads no provider adapter and nothing 
 
 test('the admin CLI (cli/) is a client like the others: it reaches only gen/, runtime/ and pure core/domain rules', () => {
   const fromCli = [...reachable('cli/main.ts')];
-  assert.ok(fromCli.includes('cli/connection.ts') && fromCli.includes('runtime/core-transport.ts'), 'the walk follows imports');
-  const outside = fromCli.filter((file) => !file.startsWith('cli/') && !file.startsWith('gen/') && !file.startsWith('runtime/'));
+  assert.ok(
+    fromCli.includes('cli/connection.ts') && fromCli.includes('runtime/core-transport.ts'),
+    'the walk follows imports',
+  );
+  const outside = fromCli.filter(
+    (file) => !file.startsWith('cli/') && !file.startsWith('gen/') && !file.startsWith('runtime/'),
+  );
   assert.equal(
     outside.filter((file) => !PURE_DOMAIN.test(file)),
     [],

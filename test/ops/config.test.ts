@@ -15,12 +15,21 @@ import { suite } from '../helpers/suite.js';
 const test = suite('ops: configuration');
 
 /** node --import tsx <script> ...args with `env` on top of a clean environment. */
-function run(script: string, args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function run(
+  script: string,
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const inherited = Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => ![CORE_SCHEMA, GATEWAY_SCHEMA, DASHBOARD_SCHEMA].some((schema) => schemaNames(schema).includes(name))),
+    Object.entries(process.env).filter(
+      ([name]) => ![CORE_SCHEMA, GATEWAY_SCHEMA, DASHBOARD_SCHEMA].some((schema) => schemaNames(schema).includes(name)),
+    ),
   );
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { env: { ...inherited, ...env }, timeout: 20_000 });
+    const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+      env: { ...inherited, ...env },
+      timeout: 20_000,
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -33,8 +42,20 @@ function run(script: string, args: string[], env: Record<string, string>): Promi
 /** Free ports on this machine only, so that a start that wrongly succeeded would still be harmless. */
 const SAFE: Record<string, Record<string, string>> = {
   'core/main.ts': { CORE_PORT: '0', CORE_METRICS_PORT: 'off' },
-  'gateway/main.ts': { PORT: '0', HOST: '127.0.0.1', CORE_URL: 'http://127.0.0.1:1', SERVICE_TOKEN: 'a-service-token-for-tests' },
-  'bin/start.ts': { PORT: '0', HOST: '127.0.0.1', CORE_PORT: '0', CORE_METRICS_PORT: 'off', DASHBOARD_PORT: '0', DASHBOARD_HOST: '127.0.0.1' },
+  'gateway/main.ts': {
+    PORT: '0',
+    HOST: '127.0.0.1',
+    CORE_URL: 'http://127.0.0.1:1',
+    SERVICE_TOKEN: 'a-service-token-for-tests',
+  },
+  'bin/start.ts': {
+    PORT: '0',
+    HOST: '127.0.0.1',
+    CORE_PORT: '0',
+    CORE_METRICS_PORT: 'off',
+    DASHBOARD_PORT: '0',
+    DASHBOARD_HOST: '127.0.0.1',
+  },
 };
 
 test('a bad value stops each entry point non-zero, naming the variable, before anything listens', async () => {
@@ -47,7 +68,11 @@ test('a bad value stops each entry point non-zero, naming the variable, before a
     ['bin/start.ts', { AUTH_CACHE_TTL_MS: '-5' }, 'AUTH_CACHE_TTL_MS'],
     ['bin/start.ts', { SHUTDOWN_DRAIN_MS: '30000', SHUTDOWN_TIMEOUT_MS: '20000' }, 'SHUTDOWN_DRAIN_MS'],
   ];
-  const results = await Promise.all(cases.map(([script, env]) => run(script, [], { ...SAFE[script], DATA_DIR: '/nonexistent/prepaid-config-test', ...env })));
+  const results = await Promise.all(
+    cases.map(([script, env]) =>
+      run(script, [], { ...SAFE[script], DATA_DIR: '/nonexistent/prepaid-config-test', ...env }),
+    ),
+  );
   cases.forEach(([script, env, variable], i) => {
     const { code, stdout, stderr } = results[i]!;
     const label = `${script} with ${JSON.stringify(env)}`;
@@ -119,7 +144,11 @@ test('each parser reads exactly the variables of its table, and every one has a 
     ['dashboard', DASHBOARD_SCHEMA, loadDashboardConfig],
   ] as const) {
     const read = namesRead(parse as (env: Env) => unknown, everything);
-    assert.equal([...read].sort(), [...schemaNames(schema)].sort(), `${label}: the parser and the table list the same variables`);
+    assert.equal(
+      [...read].sort(),
+      [...schemaNames(schema)].sort(),
+      `${label}: the parser and the table list the same variables`,
+    );
     for (const variable of Object.values(schema as Schema)) {
       assert.ok(variable.fallback.trim() !== '', `${variable.name} has a default or a requirement`);
       assert.ok(/[.)]$/.test(variable.help), `${variable.name}'s help is a sentence`);

@@ -76,7 +76,11 @@ test('a token file shorter than 16 characters is refused with a message naming i
     assert.match(error.message, path.join(dataDir, SERVICE_TOKEN_FILE));
     assert.match(error.message, 'holds a token of 5 characters; at least 16 are required');
     assert.match(error.message, 'Delete the file');
-    assert.is(readFileSync(path.join(dataDir, SERVICE_TOKEN_FILE), 'utf8'), 'short\n', 'the file is not replaced behind the clients');
+    assert.is(
+      readFileSync(path.join(dataDir, SERVICE_TOKEN_FILE), 'utf8'),
+      'short\n',
+      'the file is not replaced behind the clients',
+    );
     // The refusal released the directory: a fixed token file starts.
     writeFileSync(path.join(dataDir, SERVICE_TOKEN_FILE), 'a-service-token-long-enough\n');
     const running = await startCore(env(dataDir));
@@ -92,7 +96,11 @@ test('a second core on the same DATA_DIR refuses to start and names the first; a
   try {
     const error = await refusal(startCore(env(dataDir)));
     assert.match(error.message, `DATA_DIR ${dataDir} is in use by another core (pid ${process.pid})`);
-    assert.is(JSON.parse(readFileSync(path.join(dataDir, LOCK_FILE), 'utf8')).pid, process.pid, "the first core's lock stays");
+    assert.is(
+      JSON.parse(readFileSync(path.join(dataDir, LOCK_FILE), 'utf8')).pid,
+      process.pid,
+      "the first core's lock stays",
+    );
   } finally {
     await first.close();
   }
@@ -111,12 +119,18 @@ test('a lock left by a core that was killed (its pid is gone) does not block a r
     writeFileSync(path.join(dataDir, LOCK_FILE), JSON.stringify({ pid, started: '1' }), { mode: 0o600 });
     const running = await startCore(env(dataDir));
     try {
-      assert.is(JSON.parse(readFileSync(path.join(dataDir, LOCK_FILE), 'utf8')).pid, process.pid, 'the lock is ours now');
+      assert.is(
+        JSON.parse(readFileSync(path.join(dataDir, LOCK_FILE), 'utf8')).pid,
+        process.pid,
+        'the lock is ours now',
+      );
     } finally {
       await running.close();
     }
     // A live pid that started at another time (a pid reused after a reboot) is no holder either.
-    writeFileSync(path.join(dataDir, LOCK_FILE), JSON.stringify({ pid: process.pid, started: 'another boot' }), { mode: 0o600 });
+    writeFileSync(path.join(dataDir, LOCK_FILE), JSON.stringify({ pid: process.pid, started: 'another boot' }), {
+      mode: 0o600,
+    });
     const reused = await startCore(env(dataDir));
     await reused.close();
   } finally {

@@ -61,7 +61,8 @@ test('every relative link of the documents names an existing file and heading', 
       if (/^[a-z][a-z0-9+.-]*:/i.test(target)) continue;
       checked++;
       const [file, anchor] = target.split('#') as [string, string | undefined];
-      const resolved = file === '' ? path.join(ROOT, document) : path.resolve(path.dirname(path.join(ROOT, document)), file);
+      const resolved =
+        file === '' ? path.join(ROOT, document) : path.resolve(path.dirname(path.join(ROOT, document)), file);
       if (!existsSync(resolved)) {
         problems.push(`${document}: ${target}: no such file`);
         continue;
@@ -82,7 +83,9 @@ test('the README stays short, and ARCHITECTURE.md is the only folder map', () =>
   assert.ok(readme.includes('](ARCHITECTURE.md)'), 'the README links ARCHITECTURE.md');
   // A folder map lists the folders one a line, in a table or a code block: core/domain/ first.
   const maps = documents().filter(
-    (document) => document !== 'ARCHITECTURE.md' && /^(\| )?`?core\/domain\/`?\s/m.test(readFileSync(path.join(ROOT, document), 'utf8')),
+    (document) =>
+      document !== 'ARCHITECTURE.md' &&
+      /^(\| )?`?core\/domain\/`?\s/m.test(readFileSync(path.join(ROOT, document), 'utf8')),
   );
   assert.equal(maps, [], `a second folder map in ${maps.join(', ')}: link ARCHITECTURE.md instead`);
 });

@@ -5,7 +5,13 @@
  * without reaching SHUTDOWN_TIMEOUT_MS. A real grpc-js client watches a real `npm start`
  * service (node dist/bin/start.js).
  */
-import { type ClientReadableStream, credentials, makeClientConstructor, type ServiceError, status } from '@grpc/grpc-js';
+import {
+  type ClientReadableStream,
+  credentials,
+  makeClientConstructor,
+  type ServiceError,
+  status,
+} from '@grpc/grpc-js';
 import { service as healthService } from 'grpc-health-check';
 import * as assert from 'uvu/assert';
 import { PurchaseService } from '../../gen/prepaid/v1/purchase_pb.js';

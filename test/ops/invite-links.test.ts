@@ -28,10 +28,14 @@ test('npm start with DASHBOARD_PORT: prepaid users invite prints a link on that 
     const listening = service.lines().find((l) => l.event === 'dashboard.listening')!;
     assert.is(new URL(String(listening['url'])).port, String(port));
     const { accountId } = await service.apiAccount(0);
-    const { stdout } = await promisify(execFile)(process.execPath, ['bin/prepaid.js', '--json', 'users', 'invite', accountId, '--email', 'ada@example.com'], {
-      env: { ...process.env, CORE_URL: service.coreUrl, ADMIN_TOKEN: service.adminToken },
-      timeout: 30_000,
-    });
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['bin/prepaid.js', '--json', 'users', 'invite', accountId, '--email', 'ada@example.com'],
+      {
+        env: { ...process.env, CORE_URL: service.coreUrl, ADMIN_TOKEN: service.adminToken },
+        timeout: 30_000,
+      },
+    );
     const link = new URL(String(JSON.parse(stdout).invite_url));
     assert.is(link.origin, `http://localhost:${port}`, stdout);
     // The link opens the developer area's own page on that port.

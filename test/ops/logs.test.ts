@@ -26,7 +26,10 @@ test('a run with keys and purchases logs each request and each outcome with its 
     const keys = await service.apiAccount(1_000_000_00);
     const headers = keyHeaders(keys);
     const airtime = (phone: string, extra: Record<string, string> = {}) =>
-      request(gw, '/api/v1?action=airtime', { headers: { ...headers, ...extra }, body: { network: 'mtn', phone, amount: 100 } });
+      request(gw, '/api/v1?action=airtime', {
+        headers: { ...headers, ...extra },
+        body: { network: 'mtn', phone, amount: 100 },
+      });
 
     const bought = await airtime('08031234567', { 'Idempotency-Key': unique('order') });
     assert.is(bought.status, 200, bought.text);
@@ -41,10 +44,14 @@ test('a run with keys and purchases logs each request and each outcome with its 
     assert.is(power.status, 200, power.text);
     const voucher = String(power.json.token);
     assert.match(voucher, /^\d{4}(-\d{4}){4}$/);
-    const wrongSecret = await request(gw, '/api/v1?action=balance', { headers: { ...headers, 'X-Secret-Key': `${keys.secretKey}x` } });
+    const wrongSecret = await request(gw, '/api/v1?action=balance', {
+      headers: { ...headers, 'X-Secret-Key': `${keys.secretKey}x` },
+    });
     assert.is(wrongSecret.status, 401);
     // A caller who sends a bearer token (or anything else) in headers gets it nowhere near the log.
-    const withBearer = await request(gw, '/api/v1?action=balance', { headers: { ...headers, Authorization: `Bearer ${service.serviceToken}` } });
+    const withBearer = await request(gw, '/api/v1?action=balance', {
+      headers: { ...headers, Authorization: `Bearer ${service.serviceToken}` },
+    });
     assert.is(withBearer.status, 200);
     assert.is((await request(gw, '/healthz')).status, 200);
     assert.is((await request(gw, '/metrics')).status, 200);
@@ -183,7 +190,11 @@ test('a secret a caller let slip into a field is blanked, at the top of a line a
   for (const secret of ['sk_top', 'sk_camel', '1234-5678', 'tok_service', 'sk_header', 'Bearer tok', 'sk_req', 'pw@db'])
     assert.not.ok(text.includes(secret), secret);
   assert.is(line!['secret_key'], REDACTED);
-  assert.equal(line!['headers'], { 'x-secret-key': REDACTED, authorization: REDACTED, 'x-public-key': 'pk_fine' }, 'a public key is kept');
+  assert.equal(
+    line!['headers'],
+    { 'x-secret-key': REDACTED, authorization: REDACTED, 'x-public-key': 'pk_fine' },
+    'a public key is kept',
+  );
   assert.is(line!['public_key'], 'pk_fine');
   assert.is(line!['event'], 'careless');
 });

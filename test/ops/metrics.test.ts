@@ -52,7 +52,10 @@ const CORE_SERIES = [
 
 /** Both expositions at once. */
 async function scrape(service: Service): Promise<{ gateway: string; core: string }> {
-  const [gateway, core] = await Promise.all([request(service.gatewayUrl, '/metrics'), request(service.coreMetricsUrl, '/metrics')]);
+  const [gateway, core] = await Promise.all([
+    request(service.gatewayUrl, '/metrics'),
+    request(service.coreMetricsUrl, '/metrics'),
+  ]);
   assert.is(gateway.status, 200, gateway.text);
   assert.is(core.status, 200, core.text);
   return { gateway: gateway.text, core: core.text };
@@ -71,7 +74,8 @@ test('both processes expose the named series, and they move when purchases happe
     assert.is(sample(before.core, 'prepaid_core_pending_transactions'), 0);
 
     const buyer = keyHeaders(await service.apiAccount(100_000_00));
-    const airtime = (phone: string) => request(gw, '/api/v1?action=airtime', { headers: buyer, body: { network: 'mtn', phone, amount: 100 } });
+    const airtime = (phone: string) =>
+      request(gw, '/api/v1?action=airtime', { headers: buyer, body: { network: 'mtn', phone, amount: 100 } });
     assert.is((await airtime('08031234567')).status, 200);
     assert.is((await airtime('08031239999')).status, 502);
     assert.is((await airtime('08031238888')).status, 202);
@@ -79,7 +83,8 @@ test('both processes expose the named series, and they move when purchases happe
     // Another key spends its quota of 3 and is refused the 4th time.
     const browser = keyHeaders(await service.apiAccount(0));
     const statuses: number[] = [];
-    for (let i = 0; i < 4; i++) statuses.push((await request(gw, '/api/v1?action=balance', { headers: browser })).status);
+    for (let i = 0; i < 4; i++)
+      statuses.push((await request(gw, '/api/v1?action=balance', { headers: browser })).status);
     assert.equal(statuses, [200, 200, 200, 429]);
     // Last, since it locks this address out: one wrong key pair is allowed, the next is 429.
     const wrong = { ...browser, 'X-Secret-Key': 'sk_wrong' };
@@ -111,16 +116,31 @@ test('both processes expose the named series, and they move when purchases happe
     assert.is(moved(c, 'prepaid_core_purchases_total', { product: 'airtime', state: 'failed', mode: 'live' }), 1);
     assert.is(moved(c, 'prepaid_core_purchases_total', { product: 'airtime', state: 'pending', mode: 'live' }), 1);
     assert.is(moved(c, 'prepaid_core_refunds_total', { product: 'airtime', cause: 'failed', mode: 'live' }), 1);
-    assert.is(moved(c, 'prepaid_core_refunded_kobo_total', { product: 'airtime', mode: 'live' }), 9_700, 'the refund of a 100 Naira airtime at 3% off');
+    assert.is(
+      moved(c, 'prepaid_core_refunded_kobo_total', { product: 'airtime', mode: 'live' }),
+      9_700,
+      'the refund of a 100 Naira airtime at 3% off',
+    );
     for (const outcome of ['delivered', 'failed', 'unknown']) {
       assert.is(
-        moved(c, 'prepaid_core_provider_calls_total', { provider: 'sandbox', product: 'airtime', operation: 'purchase', outcome, mode: 'live' }),
+        moved(c, 'prepaid_core_provider_calls_total', {
+          provider: 'sandbox',
+          product: 'airtime',
+          operation: 'purchase',
+          outcome,
+          mode: 'live',
+        }),
         1,
         outcome,
       );
     }
     assert.is(
-      moved(c, 'prepaid_core_provider_call_duration_seconds_count', { provider: 'sandbox', product: 'airtime', operation: 'purchase', mode: 'live' }),
+      moved(c, 'prepaid_core_provider_call_duration_seconds_count', {
+        provider: 'sandbox',
+        product: 'airtime',
+        operation: 'purchase',
+        mode: 'live',
+      }),
       3,
     );
     // Nothing here was a test purchase: test traffic would count under mode="test" only.
@@ -128,7 +148,11 @@ test('both processes expose the named series, and they move when purchases happe
     assert.is(moved(c, 'prepaid_core_wallet_operation_duration_seconds_count', { operation: 'reserve' }), 3);
     assert.is(moved(c, 'prepaid_core_wallet_operation_duration_seconds_count', { operation: 'settle' }), 1);
     assert.is(moved(c, 'prepaid_core_wallet_operation_duration_seconds_count', { operation: 'refund' }), 1);
-    assert.is(moved(c, 'prepaid_core_wallet_operation_duration_seconds_count', { operation: 'credit' }), 1, 'the funding credit');
+    assert.is(
+      moved(c, 'prepaid_core_wallet_operation_duration_seconds_count', { operation: 'credit' }),
+      1,
+      'the funding credit',
+    );
 
     // The pending purchase shows in the gauges, with its age, read from the store at scrape time.
     assert.is(sample(after.core, 'prepaid_core_pending_transactions'), 1);
@@ -161,8 +185,14 @@ test('a purchase left pending and then delivered by the recovery worker moves fr
   try {
     await core.seed();
     const url = `http://127.0.0.1:${await core.rpc.listen('127.0.0.1', 0)}`;
-    const admin = createClient(AdminService, createGrpcTransport({ baseUrl: url, interceptors: [bearer('admin-token-for-the-metrics-test')] }));
-    const purchase = createClient(PurchaseService, createGrpcTransport({ baseUrl: url, interceptors: [bearer('service-token-for-the-metrics-test')] }));
+    const admin = createClient(
+      AdminService,
+      createGrpcTransport({ baseUrl: url, interceptors: [bearer('admin-token-for-the-metrics-test')] }),
+    );
+    const purchase = createClient(
+      PurchaseService,
+      createGrpcTransport({ baseUrl: url, interceptors: [bearer('service-token-for-the-metrics-test')] }),
+    );
     const created = await admin.createAccount({ name: 'Metrics Stores', tierId: API_TIER_ID });
     const accountId = created.account!.accountId;
     await admin.creditWallet({ accountId, amountKobo: 100_000n, memo: 'test' });
@@ -182,7 +212,13 @@ test('a purchase left pending and then delivered by the recovery worker moves fr
     assert.is(sample(now, 'prepaid_core_purchases_total', successState), 1, 'and now as a success');
     assert.is(sample(now, 'prepaid_core_pending_transactions'), 0);
     assert.is(
-      sample(now, 'prepaid_core_provider_calls_total', { provider: 'sandbox', product: 'airtime', operation: 'query', outcome: 'delivered', mode: 'live' }),
+      sample(now, 'prepaid_core_provider_calls_total', {
+        provider: 'sandbox',
+        product: 'airtime',
+        operation: 'query',
+        outcome: 'delivered',
+        mode: 'live',
+      }),
       1,
     );
     // A second pass finds nothing to do and counts nothing.
@@ -191,12 +227,24 @@ test('a purchase left pending and then delivered by the recovery worker moves fr
 
     // A test purchase counts under mode="test" only: live sales do not move.
     await admin.creditWallet({ accountId, amountKobo: 50_000n, memo: 'test money', mode: Mode.TEST });
-    await purchase.buyAirtime({ accountId, network: 'mtn', phone: '08031234567', amountKobo: 10_000n, mode: Mode.TEST });
+    await purchase.buyAirtime({
+      accountId,
+      network: 'mtn',
+      phone: '08031234567',
+      amountKobo: 10_000n,
+      mode: Mode.TEST,
+    });
     now = await text();
     assert.is(sample(now, 'prepaid_core_purchases_total', { product: 'airtime', state: 'success', mode: 'test' }), 1);
     assert.is(sample(now, 'prepaid_core_purchases_total', successState), 1, 'live sales unchanged');
     assert.is(
-      sample(now, 'prepaid_core_provider_calls_total', { provider: 'sandbox', product: 'airtime', operation: 'purchase', outcome: 'delivered', mode: 'test' }),
+      sample(now, 'prepaid_core_provider_calls_total', {
+        provider: 'sandbox',
+        product: 'airtime',
+        operation: 'purchase',
+        outcome: 'delivered',
+        mode: 'test',
+      }),
       1,
     );
   } finally {
@@ -221,11 +269,18 @@ test('the gateway shows /metrics only to METRICS_ALLOW; anyone else gets the 404
       assert.match(allowed.headers['content-type'] ?? '', /^text\/plain/);
       assert.ok(allowed.text.includes('# TYPE prepaid_gateway_http_requests_total counter'));
       assert.is(
-        sample(allowed.text, 'prepaid_gateway_http_requests_total', { action: 'not_found', status: '404', mode: 'none' }),
+        sample(allowed.text, 'prepaid_gateway_http_requests_total', {
+          action: 'not_found',
+          status: '404',
+          mode: 'none',
+        }),
         1,
         'the refused scrape counts as a 404',
       );
-      assert.is((await onlyLoopback2.request({ path: '/metrics', method: 'POST', localAddress: '127.0.0.2', body: {} })).status, 405);
+      assert.is(
+        (await onlyLoopback2.request({ path: '/metrics', method: 'POST', localAddress: '127.0.0.2', body: {} })).status,
+        405,
+      );
       assert.is((await off.request({ path: '/metrics' })).status, 404, 'METRICS_ALLOW=none turns it off');
     } finally {
       await onlyLoopback2.close();

@@ -21,7 +21,12 @@ function listenedPorts(lines: LogLine[]): number[] {
   const gateway = lines.find((l) => l.event === 'gateway.listening')!;
   const dashboard = lines.find((l) => l.event === 'dashboard.listening')!;
   const portOf = (address: unknown) => Number(String(address).replace(/\/.*$/, '').split(':').pop());
-  return [portOf(core['address']), portOf(core['metrics']), Number(gateway['port']), portOf(new URL(String(dashboard['url'])).host)];
+  return [
+    portOf(core['address']),
+    portOf(core['metrics']),
+    Number(gateway['port']),
+    portOf(new URL(String(dashboard['url'])).host),
+  ];
 }
 
 /** The pid of the node process behind npm, from its log lines. */

@@ -29,9 +29,11 @@ async function everySeries(): Promise<[string, string]> {
     notify: ['accepted', 'refused', 'error'],
   } as const;
   for (const [operation, list] of Object.entries(outcomes)) {
-    for (const outcome of list) core.providerCall('sandbox', 'electricity', operation as 'purchase', outcome, 0.01, 'live');
+    for (const outcome of list)
+      core.providerCall('sandbox', 'electricity', operation as 'purchase', outcome, 0.01, 'live');
   }
-  for (const operation of ['reserve', 'settle', 'refund', 'reverse', 'credit'] as const) core.walletOperation(operation, 0.001);
+  for (const operation of ['reserve', 'settle', 'refund', 'reverse', 'credit'] as const)
+    core.walletOperation(operation, 0.001);
   core.watchPending(async () => ({ count: 1, needsAttentionCount: 0, oldestCreatedAt: new Date(0) }));
   const gateway = createGatewayMetrics({ defaultMetrics: true });
   return [await core.registry.metrics(), await gateway.registry.metrics()];

@@ -18,12 +18,20 @@ import { suite } from '../helpers/suite.js';
 
 const test = suite('ops: refused configurations');
 
-function run(script: string, env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function run(
+  script: string,
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const inherited = Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => ![CORE_SCHEMA, GATEWAY_SCHEMA, DASHBOARD_SCHEMA].some((schema) => schemaNames(schema).includes(name))),
+    Object.entries(process.env).filter(
+      ([name]) => ![CORE_SCHEMA, GATEWAY_SCHEMA, DASHBOARD_SCHEMA].some((schema) => schemaNames(schema).includes(name)),
+    ),
   );
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', script], { env: { ...inherited, ...env }, timeout: 30_000 });
+    const child = spawn(process.execPath, ['--import', 'tsx', script], {
+      env: { ...inherited, ...env },
+      timeout: 30_000,
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -79,10 +87,18 @@ test('an ADMIN_TOKEN of one repeated letter is refused at start, naming the vari
 
 test('trivial tokens are refused and random or chosen long ones accepted, for both tokens', () => {
   for (const name of ['ADMIN_TOKEN', 'SERVICE_TOKEN']) {
-    for (const weak of ['aaaaaaaaaaaaaaaa', 'abababababababab', 'abcabcabcabcabcabc', '0123456789abcdef', 'zyxwvutsrqponmlk', '1111122222333334']) {
+    for (const weak of [
+      'aaaaaaaaaaaaaaaa',
+      'abababababababab',
+      'abcabcabcabcabcabc',
+      '0123456789abcdef',
+      'zyxwvutsrqponmlk',
+      '1111122222333334',
+    ]) {
       assert.throws(
         () => readCoreConfig({ [name]: weak }),
-        (error: unknown) => error instanceof ConfigError && error.variable === name && /too easy to guess/.test(error.message),
+        (error: unknown) =>
+          error instanceof ConfigError && error.variable === name && /too easy to guess/.test(error.message),
         `${name}=${weak}`,
       );
     }

@@ -74,11 +74,16 @@ export async function startService(env: Record<string, string> = {}, options: St
   // Nothing from the test process's own environment decides ports, tokens or the store.
   const inherited = Object.fromEntries(
     Object.entries(process.env).filter(
-      ([name]) => !/^(ADMIN_TOKEN|SERVICE_TOKEN|CORE_|DATA_DIR|PORT|HOST|MONGODB_|LOG_LEVEL|SHUTDOWN_|METRICS_|DASHBOARD_)/.test(name),
+      ([name]) =>
+        !/^(ADMIN_TOKEN|SERVICE_TOKEN|CORE_|DATA_DIR|PORT|HOST|MONGODB_|LOG_LEVEL|SHUTDOWN_|METRICS_|DASHBOARD_)/.test(
+          name,
+        ),
     ),
   );
   if (!options.npm) buildOnce();
-  const [command, args] = options.npm ? ['npm', ['start', '--silent']] : [process.execPath, ['--enable-source-maps', 'dist/bin/start.js']];
+  const [command, args] = options.npm
+    ? ['npm', ['start', '--silent']]
+    : [process.execPath, ['--enable-source-maps', 'dist/bin/start.js']];
   const child = spawn(command as string, args as string[], {
     env: {
       ...inherited,
@@ -93,7 +98,10 @@ export async function startService(env: Record<string, string> = {}, options: St
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const exited = once(child, 'exit').then(([code, signal]) => ({ code: code as number | null, signal: signal as NodeJS.Signals | null }));
+  const exited = once(child, 'exit').then(([code, signal]) => ({
+    code: code as number | null,
+    signal: signal as NodeJS.Signals | null,
+  }));
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
@@ -101,7 +109,10 @@ export async function startService(env: Record<string, string> = {}, options: St
   const lines = () => parseLines(stdout);
 
   const listening = await new Promise<{ core: LogLine; gateway: LogLine }>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the service did not start in time: ${stderr}\n${stdout}`)), START_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => reject(new Error(`the service did not start in time: ${stderr}\n${stdout}`)),
+      START_TIMEOUT_MS,
+    );
     const check = () => {
       const all = lines();
       const core = all.find((l) => l.event === 'core.listening');
@@ -124,7 +135,10 @@ export async function startService(env: Record<string, string> = {}, options: St
   const gatewayPort = Number(listening.gateway['port']);
   const adminToken = readTokenFile(dataDir, ADMIN_TOKEN_FILE)!;
   const serviceToken = readTokenFile(dataDir, SERVICE_TOKEN_FILE)!;
-  const admin = createClient(AdminService, createGrpcTransport({ baseUrl: coreUrl, interceptors: [bearer(adminToken)] }));
+  const admin = createClient(
+    AdminService,
+    createGrpcTransport({ baseUrl: coreUrl, interceptors: [bearer(adminToken)] }),
+  );
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
     return exited;
@@ -146,7 +160,8 @@ export async function startService(env: Record<string, string> = {}, options: St
     async apiAccount(balanceKobo) {
       const created = await admin.createAccount({ name: `Ops ${randomBytes(3).toString('hex')}`, tierId: API_TIER_ID });
       const accountId = created.account!.accountId;
-      if (balanceKobo > 0) await admin.creditWallet({ accountId, amountKobo: BigInt(balanceKobo), memo: 'ops test funding' });
+      if (balanceKobo > 0)
+        await admin.creditWallet({ accountId, amountKobo: BigInt(balanceKobo), memo: 'ops test funding' });
       return { accountId, publicKey: created.issuedKey!.publicKey, secretKey: created.issuedKey!.secretKey };
     },
     stop,
@@ -180,7 +195,11 @@ export interface Answer {
 }
 
 /** One request on a fresh connection (no keep-alive, so a shutdown never races a reused socket). */
-export function request(baseUrl: string, target: string, options: { method?: string; headers?: Record<string, string>; body?: unknown } = {}): Promise<Answer> {
+export function request(
+  baseUrl: string,
+  target: string,
+  options: { method?: string; headers?: Record<string, string>; body?: unknown } = {},
+): Promise<Answer> {
   const payload = options.body === undefined ? undefined : Buffer.from(JSON.stringify(options.body));
   const headers: Record<string, string> = { ...(options.headers ?? {}) };
   if (payload) {
@@ -188,21 +207,25 @@ export function request(baseUrl: string, target: string, options: { method?: str
     headers['Content-Length'] = String(payload.length);
   }
   return new Promise((resolve, reject) => {
-    const req = http.request(new URL(target, baseUrl), { method: options.method ?? (payload ? 'POST' : 'GET'), headers, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let json: unknown;
-        try {
-          json = JSON.parse(text);
-        } catch {
-          json = undefined;
-        }
-        resolve({ status: res.statusCode ?? 0, text, json });
-      });
-      res.on('error', reject);
-    });
+    const req = http.request(
+      new URL(target, baseUrl),
+      { method: options.method ?? (payload ? 'POST' : 'GET'), headers, agent: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let json: unknown;
+          try {
+            json = JSON.parse(text);
+          } catch {
+            json = undefined;
+          }
+          resolve({ status: res.statusCode ?? 0, text, json });
+        });
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(payload);
   });
@@ -219,9 +242,12 @@ export function sample(text: string, name: string, labels: Record<string, string
     if (line.startsWith('#')) continue;
     const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
     if (!match || match[1] !== name) continue;
-    const found = Object.fromEntries([...(match[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((m) => [m[1], m[2]]));
+    const found = Object.fromEntries(
+      [...(match[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((m) => [m[1], m[2]]),
+    );
     const wanted = Object.entries(labels);
-    if (Object.keys(found).length === wanted.length && wanted.every(([k, v]) => found[k] === v)) return Number(match[3]);
+    if (Object.keys(found).length === wanted.length && wanted.every(([k, v]) => found[k] === v))
+      return Number(match[3]);
   }
   return 0;
 }

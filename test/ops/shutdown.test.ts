@@ -154,9 +154,9 @@ test('SIGTERM during slow purchases: 503 first, in-flight purchases finish, ever
         assert.is(tx.requestId, s.requestId);
         assert.is(tx.status, s.answer!.status === 200 ? 'success' : 'pending');
       }
-      const boughtWithoutAnswer = (await store.transactions.listByAccount(accountId, 'live', { limit: 1_000 })).items.filter((tx) =>
-        unanswered.some((s) => s.requestId === tx.requestId),
-      );
+      const boughtWithoutAnswer = (
+        await store.transactions.listByAccount(accountId, 'live', { limit: 1_000 })
+      ).items.filter((tx) => unanswered.some((s) => s.requestId === tx.requestId));
       assert.equal(
         boughtWithoutAnswer.map((tx) => tx.reference),
         [],
@@ -196,7 +196,8 @@ test('npm run start:core alone: SIGTERM turns health NOT_SERVING, closes the sto
     // 'exit' can come before the last of the pipe is read.
     await stdoutEnded;
     const events = parseLines(stdout).map((l) => l.event);
-    for (const event of ['shutdown.started', 'core.draining', 'core.stopped', 'shutdown.completed']) assert.ok(events.includes(event), `${event}: ${stdout}`);
+    for (const event of ['shutdown.started', 'core.draining', 'core.stopped', 'shutdown.completed'])
+      assert.ok(events.includes(event), `${event}: ${stdout}`);
     assert.ok(events.indexOf('core.draining') < events.indexOf('core.stopped'));
     assert.equal(events.at(-1), 'shutdown.completed', 'the last line is written before the exit');
   } finally {
@@ -217,7 +218,10 @@ test('past SHUTDOWN_TIMEOUT_MS the core is ended anyway, logs it, exits 1, and t
     });
     let stdout = '';
     core.child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    const admin = createClient(AdminService, createGrpcTransport({ baseUrl: core.url, interceptors: [bearer(readTokenFile(dataDir, ADMIN_TOKEN_FILE)!)] }));
+    const admin = createClient(
+      AdminService,
+      createGrpcTransport({ baseUrl: core.url, interceptors: [bearer(readTokenFile(dataDir, ADMIN_TOKEN_FILE)!)] }),
+    );
     const purchase = createClient(
       PurchaseService,
       createGrpcTransport({ baseUrl: core.url, interceptors: [bearer(readTokenFile(dataDir, SERVICE_TOKEN_FILE)!)] }),

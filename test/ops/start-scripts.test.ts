@@ -35,7 +35,10 @@ test('npm run start:dashboard serves the developer area against a running core a
     let stderr = '';
     dashboard.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
     const url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`start:dashboard did not start: ${stderr}\n${stdout}`)), START_TIMEOUT_MS);
+      const timer = setTimeout(
+        () => reject(new Error(`start:dashboard did not start: ${stderr}\n${stdout}`)),
+        START_TIMEOUT_MS,
+      );
       dashboard!.stdout!.on('data', (chunk: Buffer) => {
         stdout += chunk.toString('utf8');
         const listening = parseLines(stdout).find((l) => l.event === 'dashboard.listening');

@@ -22,7 +22,11 @@ import { suite } from '../helpers/suite.js';
 const test = suite('ops: start-up and flags');
 
 /** A command with `env` on top of an environment without the service's variables; killed after 20 s. */
-function run(command: string, args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function run(
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const ours = new Set([...schemaNames(CORE_SCHEMA), ...schemaNames(GATEWAY_SCHEMA), ...schemaNames(DASHBOARD_SCHEMA)]);
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !ours.has(name)));
   return new Promise((resolve, reject) => {
@@ -40,7 +44,10 @@ function run(command: string, args: string[], env: Record<string, string>): Prom
 async function takenPort(): Promise<{ port: number; release(): Promise<void> }> {
   const holder = net.createServer();
   await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
-  return { port: (holder.address() as net.AddressInfo).port, release: () => new Promise((resolve) => holder.close(() => resolve())) };
+  return {
+    port: (holder.address() as net.AddressInfo).port,
+    release: () => new Promise((resolve) => holder.close(() => resolve())),
+  };
 }
 
 /** Ports and data in a scratch place, so that a start that wrongly succeeded is harmless (and is killed). */
@@ -58,7 +65,12 @@ const SAFE = {
 test('an unknown flag exits 2 with the hint to --help, before anything starts, at every entry point', async () => {
   const entries = ['core/main.ts', 'gateway/main.ts', 'bin/start.ts'];
   const results = await Promise.all(
-    entries.map((script) => run(process.execPath, ['--import', 'tsx', script, '--port', '9000'], { ...SAFE, SERVICE_TOKEN: 'a-service-token-for-tests' })),
+    entries.map((script) =>
+      run(process.execPath, ['--import', 'tsx', script, '--port', '9000'], {
+        ...SAFE,
+        SERVICE_TOKEN: 'a-service-token-for-tests',
+      }),
+    ),
   );
   results.forEach(({ code, stdout, stderr }, i) => {
     assert.is(code, 2, `${entries[i]}: ${stderr}`);
@@ -70,7 +82,9 @@ test('an unknown flag exits 2 with the hint to --help, before anything starts, a
 
 test('-h is --help at every entry point', async () => {
   const [core, gateway, both] = await Promise.all(
-    ['core/main.ts', 'gateway/main.ts', 'bin/start.ts'].map((script) => run(process.execPath, ['--import', 'tsx', script, '-h'], SAFE)),
+    ['core/main.ts', 'gateway/main.ts', 'bin/start.ts'].map((script) =>
+      run(process.execPath, ['--import', 'tsx', script, '-h'], SAFE),
+    ),
   );
   assert.is(core!.code, 0);
   assert.match(core!.stdout, 'Core configuration (environment variables):');
@@ -85,7 +99,12 @@ test('a CORE_PORT that is taken names CORE_PORT and stops the core before DATA_D
   const taken = await takenPort();
   const dataDir = path.join(mkdtempSync(path.join(tmpdir(), 'prepaid-startup-')), 'data');
   try {
-    await startCore({ DATA_DIR: dataDir, CORE_PORT: String(taken.port), CORE_METRICS_PORT: 'off', LOG_LEVEL: 'silent' }).then(
+    await startCore({
+      DATA_DIR: dataDir,
+      CORE_PORT: String(taken.port),
+      CORE_METRICS_PORT: 'off',
+      LOG_LEVEL: 'silent',
+    }).then(
       async (running) => {
         await running.close();
         assert.unreachable('the core started on a taken port');
@@ -107,7 +126,12 @@ test('a PORT that is taken names PORT: the gateway alone, and npm start before t
   const taken = await takenPort();
   const dataDir = path.join(mkdtempSync(path.join(tmpdir(), 'prepaid-startup-')), 'data');
   try {
-    const env = { PORT: String(taken.port), HOST: '127.0.0.1', CORE_URL: 'http://127.0.0.1:1', SERVICE_TOKEN: 'a-service-token-for-tests' };
+    const env = {
+      PORT: String(taken.port),
+      HOST: '127.0.0.1',
+      CORE_URL: 'http://127.0.0.1:1',
+      SERVICE_TOKEN: 'a-service-token-for-tests',
+    };
     await startGateway(env, { info() {}, error() {} }).then(
       async (running) => {
         await running.close();
@@ -118,7 +142,11 @@ test('a PORT that is taken names PORT: the gateway alone, and npm start before t
         assert.is((error as ConfigError).variable, 'PORT');
       },
     );
-    const started = await run(process.execPath, ['--import', 'tsx', 'bin/start.ts'], { ...SAFE, DATA_DIR: dataDir, PORT: String(taken.port) });
+    const started = await run(process.execPath, ['--import', 'tsx', 'bin/start.ts'], {
+      ...SAFE,
+      DATA_DIR: dataDir,
+      PORT: String(taken.port),
+    });
     assert.is(started.code, 2, started.stderr);
     assert.match(started.stderr, `Configuration error: PORT: 127.0.0.1:${taken.port} is already in use`);
     assert.not.ok(existsSync(path.join(dataDir, SQLITE_FILE)), 'the core did not open its store');

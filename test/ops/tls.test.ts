@@ -54,7 +54,9 @@ test.after(async () => {
  * request that reaches it (HPACK-decoded, so a token is found however it was encoded), and
  * answers each call UNAVAILABLE at once.
  */
-async function eavesdropper(host: string): Promise<{ port: number; heard(): string; connections(): number; close(): Promise<void> }> {
+async function eavesdropper(
+  host: string,
+): Promise<{ port: number; heard(): string; connections(): number; close(): Promise<void> }> {
   const heard: string[] = [];
   let count = 0;
   const sockets = new Set<net.Socket>();
@@ -65,7 +67,10 @@ async function eavesdropper(host: string): Promise<{ port: number; heard(): stri
   });
   server.on('stream', (stream, headers) => {
     heard.push(JSON.stringify(headers));
-    stream.respond({ ':status': 200, 'content-type': 'application/grpc', 'grpc-status': '14', 'grpc-message': 'eavesdropper' }, { endStream: true });
+    stream.respond(
+      { ':status': 200, 'content-type': 'application/grpc', 'grpc-status': '14', 'grpc-message': 'eavesdropper' },
+      { endStream: true },
+    );
   });
   server.on('sessionError', () => {});
   await new Promise<void>((resolve) => server.listen(0, host, resolve));
@@ -83,7 +88,13 @@ async function eavesdropper(host: string): Promise<{ port: number; heard(): stri
 
 test('the gateway reaches a TLS core over https:// with CORE_TLS_CA: health and an authenticated call', async () => {
   const gateway = await startGateway(
-    { PORT: '0', HOST: '127.0.0.1', CORE_URL: `https://localhost:${core.port}`, CORE_TLS_CA: certs.caFile, DATA_DIR: dataDir },
+    {
+      PORT: '0',
+      HOST: '127.0.0.1',
+      CORE_URL: `https://localhost:${core.port}`,
+      CORE_TLS_CA: certs.caFile,
+      DATA_DIR: dataDir,
+    },
     quiet,
   );
   try {
@@ -91,7 +102,10 @@ test('the gateway reaches a TLS core over https:// with CORE_TLS_CA: health and 
     assert.is(health.status, 200, health.text);
     // A wrong key pair is checked by the core's auth service with the service token: a 401
     // from the core, not the 503 of a core the gateway cannot reach.
-    const reply = await send(gateway.port, '/api/v1', { query: { action: 'balance' }, keys: { publicKey: 'pk_nobody', secretKey: 'sk_nothing' } });
+    const reply = await send(gateway.port, '/api/v1', {
+      query: { action: 'balance' },
+      keys: { publicKey: 'pk_nobody', secretKey: 'sk_nothing' },
+    });
     assert.is(reply.status, 401, reply.text);
     assert.is(reply.json.code, 'INVALID_API_KEY');
   } finally {
@@ -100,7 +114,11 @@ test('the gateway reaches a TLS core over https:// with CORE_TLS_CA: health and 
 });
 
 test('the CLI reaches a TLS core over https:// with CORE_TLS_CA', async () => {
-  const run = await runWith(['tiers', 'list'], { CORE_URL: `https://127.0.0.1:${core.port}`, CORE_TLS_CA: certs.caFile, DATA_DIR: dataDir });
+  const run = await runWith(['tiers', 'list'], {
+    CORE_URL: `https://127.0.0.1:${core.port}`,
+    CORE_TLS_CA: certs.caFile,
+    DATA_DIR: dataDir,
+  });
   assert.is(run.code, 0, run.stderr);
   assert.match(run.stdout, 'api');
 });
@@ -124,7 +142,13 @@ test('a certificate from another CA, or one the system does not know, is refused
     }
   }
   const gateway = await startGateway(
-    { PORT: '0', HOST: '127.0.0.1', CORE_URL: `https://localhost:${core.port}`, CORE_TLS_CA: certs.otherCaFile, DATA_DIR: dataDir },
+    {
+      PORT: '0',
+      HOST: '127.0.0.1',
+      CORE_URL: `https://localhost:${core.port}`,
+      CORE_TLS_CA: certs.otherCaFile,
+      DATA_DIR: dataDir,
+    },
     quiet,
   );
   try {
@@ -150,7 +174,10 @@ test('https:// always means TLS: a plaintext core is not spoken to in the clear'
     );
     clients.close();
     // And what an https:// client sends a plaintext listener is a TLS handshake, never the token.
-    const eavesdropped = createCoreClients({ coreUrl: `https://127.0.0.1:${listener.port}`, serviceToken: plain.serviceToken });
+    const eavesdropped = createCoreClients({
+      coreUrl: `https://127.0.0.1:${listener.port}`,
+      serviceToken: plain.serviceToken,
+    });
     await eavesdropped.health.check({ service: '' }).catch(() => undefined);
     eavesdropped.close();
     assert.ok(listener.connections() > 0, 'the client did connect');
@@ -169,12 +196,21 @@ test('a client never sends its token in plain text to another machine unless the
   const remote = () => false;
   try {
     assert.throws(
-      () => createCoreClients({ coreUrl: `http://127.0.0.1:${listener.port}`, serviceToken: token, isLoopback: remote }),
-      (error: unknown) => error instanceof ConfigError && error.variable === 'CORE_URL' && error.message.includes('CORE_ALLOW_PLAINTEXT=yes'),
+      () =>
+        createCoreClients({ coreUrl: `http://127.0.0.1:${listener.port}`, serviceToken: token, isLoopback: remote }),
+      (error: unknown) =>
+        error instanceof ConfigError &&
+        error.variable === 'CORE_URL' &&
+        error.message.includes('CORE_ALLOW_PLAINTEXT=yes'),
     );
     assert.is(listener.connections(), 0, 'refused before any connection');
     // The opt-in is honoured, and the listener would indeed have heard the token: the check above could fail.
-    const allowed = createCoreClients({ coreUrl: `http://127.0.0.1:${listener.port}`, serviceToken: token, isLoopback: remote, allowPlaintext: true });
+    const allowed = createCoreClients({
+      coreUrl: `http://127.0.0.1:${listener.port}`,
+      serviceToken: token,
+      isLoopback: remote,
+      allowPlaintext: true,
+    });
     await allowed.health.check({ service: '' }).catch(() => undefined);
     allowed.close();
     assert.match(listener.heard(), token);
@@ -191,7 +227,10 @@ test("on this machine's own network address, the gateway and the CLI refuse plai
   const listener = await eavesdropper(address);
   try {
     const coreUrl = `http://${address}:${listener.port}`;
-    await startGateway({ PORT: '0', HOST: '127.0.0.1', CORE_URL: coreUrl, SERVICE_TOKEN: 'a-service-token-that-must-not-travel' }, quiet).then(
+    await startGateway(
+      { PORT: '0', HOST: '127.0.0.1', CORE_URL: coreUrl, SERVICE_TOKEN: 'a-service-token-that-must-not-travel' },
+      quiet,
+    ).then(
       async (running) => {
         await running.close();
         assert.unreachable('the gateway started');
@@ -201,7 +240,10 @@ test("on this machine's own network address, the gateway and the CLI refuse plai
         assert.is((error as ConfigError).variable, 'CORE_URL');
       },
     );
-    const run = await runWith(['tiers', 'list'], { CORE_URL: coreUrl, ADMIN_TOKEN: 'an-admin-token-that-must-not-travel' });
+    const run = await runWith(['tiers', 'list'], {
+      CORE_URL: coreUrl,
+      ADMIN_TOKEN: 'an-admin-token-that-must-not-travel',
+    });
     assert.is.not(run.code, 0);
     assert.match(run.stderr, 'CORE_ALLOW_PLAINTEXT=yes');
     assert.is(listener.connections(), 0, 'nobody connected');

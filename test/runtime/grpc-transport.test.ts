@@ -59,11 +59,15 @@ test('answers arrive as messages, and errors keep their status, message and deta
 test('a call past its deadline ends DeadlineExceeded; an aborted one ends Canceled', async () => {
   const { transport, purchase } = client();
   const { accountId } = await core.createApiAccount({ balanceKobo: 100_000 });
-  const slow = () => purchase.buyAirtime({ accountId, network: 'mtn', phone: '08031234567', amountKobo: 10_000n }, { timeoutMs: 100 });
+  const slow = () =>
+    purchase.buyAirtime({ accountId, network: 'mtn', phone: '08031234567', amountKobo: 10_000n }, { timeoutMs: 100 });
   assert.is((await failure(slow())).code, Code.DeadlineExceeded);
 
   const controller = new AbortController();
-  const call = purchase.buyAirtime({ accountId, network: 'mtn', phone: '08031234567', amountKobo: 10_000n }, { signal: controller.signal });
+  const call = purchase.buyAirtime(
+    { accountId, network: 'mtn', phone: '08031234567', amountKobo: 10_000n },
+    { signal: controller.signal },
+  );
   setTimeout(() => controller.abort(), 50);
   assert.is((await failure(call)).code, Code.Canceled);
   transport.close();
@@ -71,7 +75,10 @@ test('a call past its deadline ends DeadlineExceeded; an aborted one ends Cancel
 
 test('a server that is not there is Unavailable, and so is every call after close()', async () => {
   const nowhere = createUnaryGrpcTransport({ baseUrl: 'http://127.0.0.1:1' });
-  assert.is((await failure(createClient(PurchaseService, nowhere).getBalance({ accountId: 'a' }))).code, Code.Unavailable);
+  assert.is(
+    (await failure(createClient(PurchaseService, nowhere).getBalance({ accountId: 'a' }))).code,
+    Code.Unavailable,
+  );
 
   const { transport, purchase } = client();
   transport.close();
@@ -138,13 +145,25 @@ test('replyBytes: the reply undecoded, through the interceptors, and errors as e
   const bytes = await replyBytes((options) => purchase.getBalance({ accountId }, options));
   const decoded = fromBinary(GetBalanceResponseSchema, bytes);
   assert.is(decoded.balanceKobo, 70_000n);
-  assert.ok(Buffer.from(bytes).equals(toBinary(GetBalanceResponseSchema, decoded)), "the bytes are the reply's own message");
+  assert.ok(
+    Buffer.from(bytes).equals(toBinary(GetBalanceResponseSchema, decoded)),
+    "the bytes are the reply's own message",
+  );
   // The bearer interceptor ran: without it the core refuses the call, with the usual error.
   const { purchase: anonymous, transport: bare } = client([]);
-  assert.is((await failure(replyBytes((options) => anonymous.getBalance({ accountId }, options)))).code, Code.Unauthenticated);
+  assert.is(
+    (await failure(replyBytes((options) => anonymous.getBalance({ accountId }, options)))).code,
+    Code.Unauthenticated,
+  );
   // Connect's own transport decodes every reply, so asking it for the bytes fails loudly.
-  const stock = createClient(PurchaseService, createGrpcTransport({ baseUrl: core.url, interceptors: [bearer(core.serviceToken)] }));
-  assert.match((await failure(replyBytes((options) => stock.getBalance({ accountId }, options)))).message, /did not keep the reply undecoded/);
+  const stock = createClient(
+    PurchaseService,
+    createGrpcTransport({ baseUrl: core.url, interceptors: [bearer(core.serviceToken)] }),
+  );
+  assert.match(
+    (await failure(replyBytes((options) => stock.getBalance({ accountId }, options)))).message,
+    /did not keep the reply undecoded/,
+  );
   transport.close();
   bare.close();
 });

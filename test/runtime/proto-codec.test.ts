@@ -8,7 +8,15 @@
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { create, type DescField, type DescFile, type DescMessage, fromBinary, ScalarType, toBinary } from '@bufbuild/protobuf';
+import {
+  create,
+  type DescField,
+  type DescFile,
+  type DescMessage,
+  fromBinary,
+  ScalarType,
+  toBinary,
+} from '@bufbuild/protobuf';
 import { BinaryWriter, WireType } from '@bufbuild/protobuf/wire';
 import * as assert from 'uvu/assert';
 import { ListTransactionsResponseSchema } from '../../gen/prepaid/v1/purchase_pb.js';
@@ -66,7 +74,19 @@ const EDGES: Partial<Record<ScalarType, unknown[]>> = {
   [ScalarType.UINT32]: [2 ** 32 - 1, 2 ** 31, 127, 128],
   [ScalarType.FIXED32]: [2 ** 32 - 1, 2 ** 31],
   // 2^49 - 1 is the largest the reader takes as a number first (7 bytes); 2^49 needs the library's read.
-  [ScalarType.INT64]: [-1n, -(2n ** 63n), 2n ** 63n - 1n, 2n ** 53n, -(2n ** 53n), 9007199254740991n, 1n, 127n, 128n, 2n ** 49n - 1n, 2n ** 49n],
+  [ScalarType.INT64]: [
+    -1n,
+    -(2n ** 63n),
+    2n ** 63n - 1n,
+    2n ** 53n,
+    -(2n ** 53n),
+    9007199254740991n,
+    1n,
+    127n,
+    128n,
+    2n ** 49n - 1n,
+    2n ** 49n,
+  ],
   [ScalarType.SINT64]: [-1n, -(2n ** 63n), 2n ** 63n - 1n, 2n ** 53n],
   [ScalarType.SFIXED64]: [-1n, -(2n ** 63n), 2n ** 63n - 1n],
   [ScalarType.UINT64]: [2n ** 64n - 1n, 2n ** 63n, 2n ** 53n, 1n, 128n, 2n ** 49n - 1n, 2n ** 49n],
@@ -116,13 +136,16 @@ function fieldValue(field: DescField, r: Random, depth: number): unknown {
       return randomMessage(field.message, r, depth + 1);
     case 'list': {
       const n = r.int(4);
-      if (field.listKind === 'message') return Array.from({ length: n }, () => randomMessage(field.message, r, depth + 1));
-      if (field.listKind === 'enum') return Array.from({ length: n }, () => field.enum.values[r.int(field.enum.values.length)]!.number);
+      if (field.listKind === 'message')
+        return Array.from({ length: n }, () => randomMessage(field.message, r, depth + 1));
+      if (field.listKind === 'enum')
+        return Array.from({ length: n }, () => field.enum.values[r.int(field.enum.values.length)]!.number);
       return Array.from({ length: n }, () => scalarValue(field.scalar, r));
     }
     case 'map': {
       const map: Record<string, unknown> = {};
-      if (field.mapKind === 'scalar') for (let i = r.int(3); i > 0; i -= 1) map[String(r.int(100))] = scalarValue(field.scalar, r);
+      if (field.mapKind === 'scalar')
+        for (let i = r.int(3); i > 0; i -= 1) map[String(r.int(100))] = scalarValue(field.scalar, r);
       return map;
     }
   }
@@ -180,7 +203,14 @@ test('bytes the compiled reader does not take get protobuf-es answer or error', 
   assert.equal(hex(protoEncoder(desc)(unknown)), hex(withUnknown), 'and written back by the compiled writer');
 
   // createdAt twice: the second is merged into the first.
-  const twice = new BinaryWriter().raw(base).tag(21, WireType.LengthDelimited).fork().tag(2, WireType.Varint).int32(9).join().finish();
+  const twice = new BinaryWriter()
+    .raw(base)
+    .tag(21, WireType.LengthDelimited)
+    .fork()
+    .tag(2, WireType.Varint)
+    .int32(9)
+    .join()
+    .finish();
   assert.equal(decode(twice), fromBinary(desc, twice));
   assert.equal(decode(twice).createdAt?.seconds, 5n);
   assert.equal(decode(twice).createdAt?.nanos, 9);
@@ -200,7 +230,9 @@ test('bytes the compiled reader does not take get protobuf-es answer or error', 
         .finish(),
     ),
   );
-  assert.ok(sameOutcome(desc, new BinaryWriter().tag(1, WireType.LengthDelimited).bytes(Buffer.from('₦500 naïve')).finish()));
+  assert.ok(
+    sameOutcome(desc, new BinaryWriter().tag(1, WireType.LengthDelimited).bytes(Buffer.from('₦500 naïve')).finish()),
+  );
   // A varint bool written longer than it needs, and a tag of field number 0.
   assert.ok(sameOutcome(desc, Uint8Array.of(...base, 0xa0, 0x01, 0x81, 0x00)));
   assert.not.ok(sameOutcome(desc, Uint8Array.of(0x00, 0x01)));
@@ -224,7 +256,9 @@ function sameOutcome(desc: DescMessage, bytes: Uint8Array): boolean {
 }
 
 test('an unpacked repeated scalar is read like a packed one', () => {
-  const list = messages.find((desc) => desc.fields.some((f) => f.fieldKind === 'list' && f.listKind !== 'message' && f.packed));
+  const list = messages.find((desc) =>
+    desc.fields.some((f) => f.fieldKind === 'list' && f.listKind !== 'message' && f.packed),
+  );
   if (!list) return;
   const field = list.fields.find((f) => f.fieldKind === 'list' && f.listKind !== 'message' && f.packed)!;
   const writer = new BinaryWriter();

@@ -41,7 +41,11 @@ test('secret shapes are redacted wherever they stand; facts are left alone', () 
 test('hostile requests leave no secret in the gateway log', async () => {
   const core = await startCore();
   const lines: string[] = [];
-  const log = createProcessLog({ level: 'debug', service: 'gateway', destination: { write: (line: string) => void lines.push(line) } });
+  const log = createProcessLog({
+    level: 'debug',
+    service: 'gateway',
+    destination: { write: (line: string) => void lines.push(line) },
+  });
   const running = await startGateway({ PORT: '0', HOST: '127.0.0.1', CORE_URL: core.url, DATA_DIR: core.dataDir }, log);
   try {
     const { publicKey, secretKey } = await core.createApiAccount({ balanceKobo: 100_000 });
@@ -57,7 +61,10 @@ test('hostile requests leave no secret in the gateway log', async () => {
         headers: { 'Idempotency-Key': secretKey },
         body: { network: 'mtn', phone: '0803', amount: 5 },
       },
-      { query: { action: 'balance' }, headers: { Authorization: `Bearer ${core.serviceToken}`, 'X-Public-Key': publicKey } },
+      {
+        query: { action: 'balance' },
+        headers: { Authorization: `Bearer ${core.serviceToken}`, 'X-Public-Key': publicKey },
+      },
       { query: { action: 'transaction', reference: secretKey }, keys: { publicKey, secretKey } },
     ];
     for (const request of requests) await send(running.port, '/api/v1', request);

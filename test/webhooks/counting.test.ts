@@ -16,7 +16,10 @@ let core: TestCore;
 let receiver: Receiver;
 
 test.before(async () => {
-  core = await startCore({ providerTimeoutMs: 200, webhooks: { allowPrivate: true, retryBaseMs: 20, pollIntervalMs: 25 } });
+  core = await startCore({
+    providerTimeoutMs: 200,
+    webhooks: { allowPrivate: true, retryBaseMs: 20, pollIntervalMs: 25 },
+  });
   receiver = await startReceiver();
 });
 
@@ -33,10 +36,18 @@ test('no state change without its event, no event without its state change, none
   const tails = ['1234', '9999', '8888', '7777', '5678'];
   const buys = Array.from({ length: PURCHASES }, (_, i) =>
     core.purchase
-      .buyAirtime({ accountId, network: 'mtn', phone: `0803123${tails[i % tails.length]}`, amountKobo: 10_000n, requestId: randomBytes(8).toString('hex') })
+      .buyAirtime({
+        accountId,
+        network: 'mtn',
+        phone: `0803123${tails[i % tails.length]}`,
+        amountKobo: 10_000n,
+        requestId: randomBytes(8).toString('hex'),
+      })
       .catch(() => undefined),
   );
-  const credits = Array.from({ length: 5 }, () => core.admin.creditWallet({ accountId, amountKobo: 1_000n, memo: 'top-up' }));
+  const credits = Array.from({ length: 5 }, () =>
+    core.admin.creditWallet({ accountId, amountKobo: 1_000n, memo: 'top-up' }),
+  );
   await Promise.all([...buys, ...credits]);
   await Promise.all([core.recoverNow(), core.recoverNow(), core.recoverNow()]);
 
@@ -50,7 +61,9 @@ test('no state change without its event, no event without its state change, none
     transactions.map((t) => `transaction.${t.status} ${t.reference}`).sort(),
     'one event per final state',
   );
-  const creditEntries = (await core.store.wallet.listLedger(accountId, 'live', { limit: 1_000 })).items.filter((e) => e.kind === 'credit');
+  const creditEntries = (await core.store.wallet.listLedger(accountId, 'live', { limit: 1_000 })).items.filter(
+    (e) => e.kind === 'credit',
+  );
   assert.equal(
     recorded
       .filter((e) => e.type === 'wallet.credited')

@@ -37,8 +37,14 @@ const env = (dataDir: string) => ({
 });
 
 function clients(url: string, dataDir: string) {
-  const admin = createGrpcTransport({ baseUrl: url, interceptors: [bearer(readTokenFile(dataDir, ADMIN_TOKEN_FILE)!)] });
-  const service = createGrpcTransport({ baseUrl: url, interceptors: [bearer(readTokenFile(dataDir, SERVICE_TOKEN_FILE)!)] });
+  const admin = createGrpcTransport({
+    baseUrl: url,
+    interceptors: [bearer(readTokenFile(dataDir, ADMIN_TOKEN_FILE)!)],
+  });
+  const service = createGrpcTransport({
+    baseUrl: url,
+    interceptors: [bearer(readTokenFile(dataDir, SERVICE_TOKEN_FILE)!)],
+  });
   return {
     admin: createClient(AdminService, admin),
     webhooks: createClient(WebhookService, admin),
@@ -72,7 +78,13 @@ test('a receiver down through purchases and SIGKILLs receives every event once i
       const buyer = async () => {
         while (alive) {
           try {
-            await api.purchase.buyAirtime({ accountId, network: 'mtn', phone: phone(), amountKobo: 10_000n, requestId: randomBytes(8).toString('hex') });
+            await api.purchase.buyAirtime({
+              accountId,
+              network: 'mtn',
+              phone: phone(),
+              amountKobo: 10_000n,
+              requestId: randomBytes(8).toString('hex'),
+            });
           } catch {
             return;
           }
@@ -90,7 +102,8 @@ test('a receiver down through purchases and SIGKILLs receives every event once i
 
     // Every purchase final (recovery), then the receiver comes up.
     const deadline = Date.now() + 60_000;
-    while ((await api.admin.checkLedger({})).pendingCount > 0n && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+    while ((await api.admin.checkLedger({})).pendingCount > 0n && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 200));
     assert.is((await api.admin.checkLedger({})).pendingCount, 0n, 'every purchase is final');
     await receiver.start();
 
@@ -101,7 +114,11 @@ test('a receiver down through purchases and SIGKILLs receives every event once i
       const page = await api.events.listEvents({ accountId, pageSize: 100, pageToken: cursor });
       for (const event of page.events) {
         const body = JSON.parse(event.bodyJson);
-        recorded.push({ id: event.eventId, type: event.type, subject: body.data.transaction?.reference ?? body.data.reference });
+        recorded.push({
+          id: event.eventId,
+          type: event.type,
+          subject: body.data.transaction?.reference ?? body.data.reference,
+        });
       }
       cursor = page.nextPageToken;
       if (page.events.length === 0) break;
@@ -121,13 +138,18 @@ test('a receiver down through purchases and SIGKILLs receives every event once i
       .concat([['wallet.credited', recorded.find((e) => e.type === 'wallet.credited')?.subject ?? 'missing']])
       .map(([type, subject]) => `${type} ${subject}`)
       .sort();
-    assert.equal(recorded.map((e) => `${e.type} ${e.subject}`).sort(), expected, 'one event per state change, none missing, none extra');
+    assert.equal(
+      recorded.map((e) => `${e.type} ${e.subject}`).sort(),
+      expected,
+      'one event per state change, none missing, none extra',
+    );
 
     // The receiver gets every one of them, signed.
     const ids = new Set(recorded.map((e) => e.id));
     const until = Date.now() + 60_000;
     const received = () => new Set(receiver.received.map((r) => r.json.id as string));
-    while ([...ids].some((id) => !received().has(id)) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 100));
+    while ([...ids].some((id) => !received().has(id)) && Date.now() < until)
+      await new Promise((resolve) => setTimeout(resolve, 100));
     const missing = [...ids].filter((id) => !received().has(id));
     assert.equal(missing, [], 'every event arrived');
     for (const request of receiver.received) {

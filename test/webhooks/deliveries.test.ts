@@ -57,14 +57,24 @@ async function accountWithWebhook(to: Receiver): Promise<{ accountId: string; ke
   return { accountId, keys: { publicKey, secretKey }, secret: set.secret };
 }
 
-const buy = (keys: ApiKeys, phone: string) => gateway.request({ query: { action: 'airtime' }, keys, body: { network: 'mtn', phone, amount: 100 } });
+const buy = (keys: ApiKeys, phone: string) =>
+  gateway.request({ query: { action: 'airtime' }, keys, body: { network: 'mtn', phone, amount: 100 } });
 
 function assertSigned(request: Received, secret: string): void {
   assert.is(request.headers['content-type'], 'application/json');
   assert.is(request.headers['prepaid-event-id'], request.json.id, 'the event id header names the body');
-  assert.ok(signedWith(request.headers['prepaid-signature'], request.raw, secret), `signed with the secret: ${request.headers['prepaid-signature']}`);
-  assert.not.ok(signedWith(request.headers['prepaid-signature'], request.raw, 'whsec_wrong'), 'a wrong secret does not verify');
-  assert.not.ok(signedWith(request.headers['prepaid-signature'], `${request.raw} `, secret), 'a changed body does not verify');
+  assert.ok(
+    signedWith(request.headers['prepaid-signature'], request.raw, secret),
+    `signed with the secret: ${request.headers['prepaid-signature']}`,
+  );
+  assert.not.ok(
+    signedWith(request.headers['prepaid-signature'], request.raw, 'whsec_wrong'),
+    'a wrong secret does not verify',
+  );
+  assert.not.ok(
+    signedWith(request.headers['prepaid-signature'], `${request.raw} `, secret),
+    'a changed body does not verify',
+  );
 }
 
 /** Waits until the store says the account has no event waiting, then returns what the receiver got. */
@@ -93,7 +103,10 @@ test('every event type arrives signed: a credit, a delivery, a failure, a settle
   await to.waitFor(6, 'events');
   await settled(accountId);
 
-  const got = to.received.map((r) => [r.json.type, r.json.data.transaction?.reference ?? r.json.data.reference ?? null]);
+  const got = to.received.map((r) => [
+    r.json.type,
+    r.json.data.transaction?.reference ?? r.json.data.reference ?? null,
+  ]);
   assert.equal(
     got.sort(),
     [
@@ -111,11 +124,21 @@ test('every event type arrives signed: a credit, a delivery, a failure, a settle
     assert.is(request.json.livemode, true);
   }
   const credit = to.received.find((r) => r.json.type === 'wallet.credited')!;
-  assert.equal(credit.json.data, { reference: credit.json.data.reference, amount: 10_000, balance: 10_000, memo: 'funding', source: 'operator' });
+  assert.equal(credit.json.data, {
+    reference: credit.json.data.reference,
+    amount: 10_000,
+    balance: 10_000,
+    memo: 'funding',
+    source: 'operator',
+  });
   const failure = to.received.find((r) => r.json.type === 'transaction.failed')!;
   assert.is(failure.json.data.transaction.status, 'failed');
   const shown = await gateway.request({ query: { action: 'transaction', reference: failed.json.reference }, keys });
-  assert.equal(failure.json.data.transaction, shown.json.transaction, 'the transaction as ?action=transaction shows it');
+  assert.equal(
+    failure.json.data.transaction,
+    shown.json.transaction,
+    'the transaction as ?action=transaction shows it',
+  );
 
   const deliveries = await webhooks().listDeliveries({ accountId });
   assert.is(deliveries.deliveries.length, 6);
@@ -136,7 +159,9 @@ test('a receiver that answers 500 twice gets the same event, same id and body, o
   for (const request of to.received) assertSigned(request, secret);
   const [delivery] = (await webhooks().listDeliveries({ accountId })).deliveries;
   assert.equal([delivery?.state, delivery?.attempts, delivery?.lastStatus], ['delivered', 3, 200]);
-  const attempts = logged.filter(([event, fields]) => event === 'webhook.attempt' && fields['event_id'] === ping.delivery!.eventId);
+  const attempts = logged.filter(
+    ([event, fields]) => event === 'webhook.attempt' && fields['event_id'] === ping.delivery!.eventId,
+  );
   assert.equal(
     attempts.map(([, fields]) => fields['outcome']),
     ['retry', 'retry', 'delivered'],
@@ -155,7 +180,10 @@ test('a rotation signs with both secrets for a day, each verifiable on its own',
   assert.ok(until > 23.9 * 3600_000 && until <= 24 * 3600_000, 'the old secret signs for 24 hours');
   const got = await webhooks().getWebhook({ accountId });
   assert.is(got.webhook?.secretHint, `…${second.slice(-4)}`);
-  assert.not.ok(JSON.stringify(got, (_, v) => (typeof v === 'bigint' ? String(v) : v)).includes(second), 'the secret is never shown again');
+  assert.not.ok(
+    JSON.stringify(got, (_, v) => (typeof v === 'bigint' ? String(v) : v)).includes(second),
+    'the secret is never shown again',
+  );
   await webhooks().sendTestEvent({ accountId });
   await to.waitFor(1);
   const [request] = to.received;
@@ -195,13 +223,19 @@ test('a hung receiver holds at most its own slots: another account is delivered 
   const other = await accountWithWebhook(fast);
   // More than the destination may hold (its slots and as many waiting).
   for (let i = 0; i < DEFAULT_PER_DESTINATION * 3; i++) await webhooks().sendTestEvent({ accountId: stuck.accountId });
-  for (let i = 0; i < 100 && slow.hung < DEFAULT_PER_DESTINATION; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+  for (let i = 0; i < 100 && slow.hung < DEFAULT_PER_DESTINATION; i++)
+    await new Promise((resolve) => setTimeout(resolve, 20));
   await webhooks().sendTestEvent({ accountId: other.accountId });
   await fast.waitFor(1);
   assert.is(fast.received.length, 1);
   await new Promise((resolve) => setTimeout(resolve, 100));
   assert.is(slow.hung, DEFAULT_PER_DESTINATION, 'the hung receiver has as many requests open as its slots, no more');
-  const stuckPending = await core.store.events.listDeliveries(stuck.accountId, 'live', { failedOnly: false }, { limit: 100 });
+  const stuckPending = await core.store.events.listDeliveries(
+    stuck.accountId,
+    'live',
+    { failedOnly: false },
+    { limit: 100 },
+  );
   assert.ok(
     stuckPending.items.every((e) => e.delivery === 'pending'),
     'the hung receiver has taken nothing',
@@ -217,10 +251,20 @@ test('test mode has its own webhook URL: test events go there, with livemode fal
   const set = await webhooks().setWebhook({ accountId, mode: Mode.TEST, url: testing.url });
   assert.is(set.webhook?.mode, Mode.TEST);
   assert.is.not(set.secret, secret, 'each mode has its own secret');
-  await core.store.wallet.credit({ accountId, amountKobo: kobo(5_000), reference: 'TEST-1', memo: 'test money', at: new Date(), mode: 'test' });
+  await core.store.wallet.credit({
+    accountId,
+    amountKobo: kobo(5_000),
+    reference: 'TEST-1',
+    memo: 'test money',
+    at: new Date(),
+    mode: 'test',
+  });
   await testing.waitFor(1);
   const [request] = testing.received;
-  assert.equal([request!.json.type, request!.json.livemode, request!.json.data.reference], ['wallet.credited', false, 'TEST-1']);
+  assert.equal(
+    [request!.json.type, request!.json.livemode, request!.json.data.reference],
+    ['wallet.credited', false, 'TEST-1'],
+  );
   assert.ok(signedWith(request!.headers['prepaid-signature'], request!.raw, set.secret));
   await settled(accountId);
   assert.is(live.received.length, 0, 'nothing of the test world reaches the live URL');
@@ -238,14 +282,34 @@ test('the admin calls refuse what is wrong: unknown account, no webhook, a bad U
     assert.unreachable(`${what}: no error`);
   };
   const { accountId } = await core.createApiAccount();
-  await expectCode(webhooks().setWebhook({ accountId: 'nobody', url: 'https://example.com/h' }), Code.NotFound, 'unknown account');
+  await expectCode(
+    webhooks().setWebhook({ accountId: 'nobody', url: 'https://example.com/h' }),
+    Code.NotFound,
+    'unknown account',
+  );
   await expectCode(webhooks().getWebhook({ accountId }), Code.NotFound, 'no webhook yet');
-  await expectCode(webhooks().setWebhook({ accountId, url: 'ftp://example.com/h' }), Code.InvalidArgument, 'a scheme other than https');
+  await expectCode(
+    webhooks().setWebhook({ accountId, url: 'ftp://example.com/h' }),
+    Code.InvalidArgument,
+    'a scheme other than https',
+  );
   await expectCode(webhooks().setWebhook({ accountId, url: 'not a url' }), Code.InvalidArgument, 'not a URL');
-  await expectCode(webhooks().setWebhook({ accountId, url: 'https://user:pw@example.com/h' }), Code.InvalidArgument, 'credentials in the URL');
-  await expectCode(webhooks().setWebhook({ accountId, mode: 99 as Mode, url: 'https://example.com/h' }), Code.InvalidArgument, 'a bad mode');
+  await expectCode(
+    webhooks().setWebhook({ accountId, url: 'https://user:pw@example.com/h' }),
+    Code.InvalidArgument,
+    'credentials in the URL',
+  );
+  await expectCode(
+    webhooks().setWebhook({ accountId, mode: 99 as Mode, url: 'https://example.com/h' }),
+    Code.InvalidArgument,
+    'a bad mode',
+  );
   await expectCode(webhooks().resendEvent({ eventId: 'evt_missing' }), Code.NotFound, 'an unknown event');
-  await expectCode(core.clientWithToken(WebhookService, core.serviceToken).getWebhook({ accountId }), Code.PermissionDenied, 'the service token');
+  await expectCode(
+    core.clientWithToken(WebhookService, core.serviceToken).getWebhook({ accountId }),
+    Code.PermissionDenied,
+    'the service token',
+  );
 });
 
 test('no log line carries a secret or a signature', async () => {

@@ -35,7 +35,8 @@ test('private, loopback, link-local and reserved addresses are not public; ordin
   ]) {
     assert.not.ok(isPublicAddress(address), address);
   }
-  for (const address of ['8.8.8.8', '41.58.1.1', '2606:4700::1111', '::ffff:8.8.8.8']) assert.ok(isPublicAddress(address), address);
+  for (const address of ['8.8.8.8', '41.58.1.1', '2606:4700::1111', '::ffff:8.8.8.8'])
+    assert.ok(isPublicAddress(address), address);
 });
 
 test('a URL is refused unless https to a public host, with no credentials', () => {
@@ -56,7 +57,11 @@ test('a URL is refused unless https to a public host, with no credentials', () =
     assert.ok(checkWebhookUrl(url, false).problem, url);
   }
   assert.is(checkWebhookUrl('https://hooks.example.com/x', false).url?.href, 'https://hooks.example.com/x');
-  assert.is(checkWebhookUrl('http://127.0.0.1:8080/x', true).url?.href, 'http://127.0.0.1:8080/x', 'allowed for development');
+  assert.is(
+    checkWebhookUrl('http://127.0.0.1:8080/x', true).url?.href,
+    'http://127.0.0.1:8080/x',
+    'allowed for development',
+  );
 });
 
 test('a name that resolves to a private address is refused when connecting; nothing reaches it', async () => {
@@ -77,7 +82,9 @@ test('a name that resolves to a private address is refused when connecting; noth
     },
   });
   try {
-    const result = await poster.post(`https://receiver.example:${port}/hooks`, '{}', { 'Content-Type': 'application/json' });
+    const result = await poster.post(`https://receiver.example:${port}/hooks`, '{}', {
+      'Content-Type': 'application/json',
+    });
     assert.is(result.status, 0);
     assert.match(result.error ?? '', /not public/);
     assert.equal(resolved, ['receiver.example'], 'the name was resolved at connection time');
@@ -89,7 +96,9 @@ test('a name that resolves to a private address is refused when connecting; noth
 });
 
 /** A receiver on loopback answering with `handle`; its URL, and how many requests it saw. */
-async function localReceiver(handle: http.RequestListener): Promise<{ url: string; requests: () => number; close: () => Promise<void> }> {
+async function localReceiver(
+  handle: http.RequestListener,
+): Promise<{ url: string; requests: () => number; close: () => Promise<void> }> {
   let requests = 0;
   const server = http.createServer((req, res) => {
     requests += 1;

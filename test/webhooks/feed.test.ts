@@ -40,7 +40,10 @@ async function pollAll(keys: ApiKeys, limit: number, cursor?: string): Promise<{
   const events: any[] = [];
   let next = cursor;
   for (let polls = 0; polls < 1_000; polls++) {
-    const reply = await gateway.request({ query: { action: 'events', limit: String(limit), ...(next === undefined ? {} : { cursor: next }) }, keys });
+    const reply = await gateway.request({
+      query: { action: 'events', limit: String(limit), ...(next === undefined ? {} : { cursor: next }) },
+      keys,
+    });
     assert.is(reply.status, 200, reply.text);
     assert.type(reply.json.next_cursor, 'string', 'next_cursor is always present');
     assert.ok(reply.json.events.length <= limit);
@@ -51,7 +54,8 @@ async function pollAll(keys: ApiKeys, limit: number, cursor?: string): Promise<{
   throw new Error('the feed never ended');
 }
 
-const buy = (keys: ApiKeys, phone: string) => gateway.request({ query: { action: 'airtime' }, keys, body: { network: 'mtn', phone, amount: 100 } });
+const buy = (keys: ApiKeys, phone: string) =>
+  gateway.request({ query: { action: 'airtime' }, keys, body: { network: 'mtn', phone, amount: 100 } });
 
 test('the feed returns exactly the recorded events, oldest first, at every page size', async () => {
   const { accountId, keys } = await fundedAccount();
@@ -143,7 +147,13 @@ test("a test key's feed holds only test events, livemode false, and a live key's
   const { accountId, keys } = await fundedAccount();
   const issued = await core.admin.createApiKey({ accountId, mode: Mode.TEST });
   const testKeys: ApiKeys = issued.issuedKey!;
-  await core.admin.creditWallet({ accountId, amountKobo: 50_000n, memo: 'test money', mode: Mode.TEST, reference: 'TEST-FEED-1' });
+  await core.admin.creditWallet({
+    accountId,
+    amountKobo: 50_000n,
+    memo: 'test money',
+    mode: Mode.TEST,
+    reference: 'TEST-FEED-1',
+  });
   const bought = await buy(testKeys, '08031234567');
   assert.is(bought.status, 200, bought.text);
 

@@ -38,14 +38,19 @@ export function classifyClubkonnect(call: ClubkonnectCall, answer: HttpAnswer, r
   if (answer.kind === 'no_answer') return unknown(answer.reason);
   if (answer.status < 200 || answer.status >= 300) return unknown(`the provider answered HTTP ${answer.status}`);
   const body = asObject(answer.json);
-  if (body === undefined) return unknown(`malformed answer from the provider: ${answer.problem ?? 'not a JSON object'}`);
+  if (body === undefined)
+    return unknown(`malformed answer from the provider: ${answer.problem ?? 'not a JSON object'}`);
   const echoed = body['requestid'];
-  if (typeof echoed === 'string' && echoed !== '' && echoed !== reference) return unknown('the provider answered about another RequestID');
+  if (typeof echoed === 'string' && echoed !== '' && echoed !== reference)
+    return unknown('the provider answered about another RequestID');
   const { code, status } = codeAndStatus(answer);
   const label = `${code ?? '-'} ${status ?? '-'}`;
   if (code === '200' && status === 'ORDER_COMPLETED') {
     const orderId = body['orderid'] ?? body['transactionid'];
-    return { kind: 'delivered', result: typeof orderId === 'string' || typeof orderId === 'number' ? { providerReference: String(orderId) } : {} };
+    return {
+      kind: 'delivered',
+      result: typeof orderId === 'string' || typeof orderId === 'number' ? { providerReference: String(orderId) } : {},
+    };
   }
   const orderError = code === null ? status !== null && ORDER_ERROR_NAMES.has(status) : /^4\d\d$/.test(code);
   if (orderError) {

@@ -35,7 +35,8 @@ export const ORDER_ERROR_NAMES: ReadonlySet<string> = new Set([
 
 export function clubkonnectNotDelivered(evidence: CallEvidence): boolean {
   if (neverSent(evidence)) return true;
-  if (evidence.kind !== 'answer' || !evidence.json || evidence.httpStatus < 200 || evidence.httpStatus >= 300) return false;
+  if (evidence.kind !== 'answer' || !evidence.json || evidence.httpStatus < 200 || evidence.httpStatus >= 300)
+    return false;
   if (evidence.code !== null) return /^4\d\d$/.test(evidence.code);
   return evidence.status !== null && ORDER_ERROR_NAMES.has(evidence.status);
 }

@@ -54,7 +54,12 @@ export function createClubkonnectProviders(options: ClubkonnectOptions): Clubkon
   const log = options.log ?? (() => {});
   const fetchImpl = options.fetch ?? fetch;
 
-  function get(script: string, params: Record<string, string>, signal: AbortSignal, maxBytes = MAX_ANSWER_BYTES): Promise<HttpAnswer> {
+  function get(
+    script: string,
+    params: Record<string, string>,
+    signal: AbortSignal,
+    maxBytes = MAX_ANSWER_BYTES,
+  ): Promise<HttpAnswer> {
     const url = new URL(script, base);
     url.searchParams.set('UserID', options.userId);
     url.searchParams.set('APIKey', options.apiKey);
@@ -72,7 +77,9 @@ export function createClubkonnectProviders(options: ClubkonnectOptions): Clubkon
         const answer = await get(built.script, { ...built.params, RequestID: request.reference }, signal);
         const outcome = classifyClubkonnect('purchase', answer, request.reference);
         logCall('purchase', request, answer, outcome);
-        return outcome.kind === 'failed' || outcome.kind === 'unknown' ? { ...outcome, evidence: evidenceOf(answer, codeAndStatus(answer)) } : outcome;
+        return outcome.kind === 'failed' || outcome.kind === 'unknown'
+          ? { ...outcome, evidence: evidenceOf(answer, codeAndStatus(answer)) }
+          : outcome;
       },
       async query(request, signal) {
         const answer = await get('APIQueryV1.asp', { RequestID: request.reference }, signal);
@@ -103,7 +110,8 @@ export function createClubkonnectProviders(options: ClubkonnectOptions): Clubkon
   const airtime = provider(async (request) => {
     const code = network(request.service);
     if (code === undefined) return { ok: false, reason: `The provider does not sell airtime on ${request.service}.` };
-    if (request.faceValueKobo % 100 !== 0) return { ok: false, reason: 'The provider sells airtime in whole naira only.' };
+    if (request.faceValueKobo % 100 !== 0)
+      return { ok: false, reason: 'The provider sells airtime in whole naira only.' };
     return {
       ok: true,
       script: 'APIAirtimeV1.asp',
@@ -117,8 +125,13 @@ export function createClubkonnectProviders(options: ClubkonnectOptions): Clubkon
       if (code === undefined) return { ok: false, reason: `The provider does not sell data on ${request.service}.` };
       const planId = request.details.planId;
       const plan = planId === undefined ? null : await options.planCode(planId);
-      if (plan === null || plan === '') return { ok: false, reason: `Data plan ${planId ?? '?'} is not sold by this provider.` };
-      return { ok: true, script: 'APIDatabundleV1.asp', params: { MobileNetwork: code, DataPlan: plan, MobileNumber: request.recipient } };
+      if (plan === null || plan === '')
+        return { ok: false, reason: `Data plan ${planId ?? '?'} is not sold by this provider.` };
+      return {
+        ok: true,
+        script: 'APIDatabundleV1.asp',
+        params: { MobileNetwork: code, DataPlan: plan, MobileNumber: request.recipient },
+      };
     }),
     async listPlans(net, signal) {
       const code = network(net);
@@ -132,9 +145,14 @@ export function createClubkonnectProviders(options: ClubkonnectOptions): Clubkon
 
   async function balance(signal: AbortSignal): Promise<Kobo> {
     const answer = await get('APIWalletBalanceV1.asp', {}, signal);
-    const amount = answer.kind === 'answer' && answer.status === 200 ? nairaTextToKobo(asObject(answer.json)?.['balance']) : undefined;
+    const amount =
+      answer.kind === 'answer' && answer.status === 200
+        ? nairaTextToKobo(asObject(answer.json)?.['balance'])
+        : undefined;
     if (amount === undefined)
-      throw new Error(`ClubKonnect balance: ${answer.kind === 'answer' ? `no balance in the answer (HTTP ${answer.status})` : answer.reason}`);
+      throw new Error(
+        `ClubKonnect balance: ${answer.kind === 'answer' ? `no balance in the answer (HTTP ${answer.status})` : answer.reason}`,
+      );
     return amount;
   }
 
@@ -161,7 +179,8 @@ function readPlans(answer: HttpAnswer, networkCode: string): UpstreamPlan[] | un
         const code = product?.['PRODUCT_ID'];
         const name = product?.['PRODUCT_NAME'];
         const amountKobo = nairaTextToKobo(product?.['PRODUCT_AMOUNT']);
-        if (typeof code === 'string' && code !== '' && typeof name === 'string' && amountKobo !== undefined) plans.push({ code, name, amountKobo });
+        if (typeof code === 'string' && code !== '' && typeof name === 'string' && amountKobo !== undefined)
+          plans.push({ code, name, amountKobo });
       }
     }
   }

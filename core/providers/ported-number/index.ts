@@ -30,7 +30,12 @@ import { exchange, type Fetch, type HttpAnswer } from '../vtpass/http.js';
 /** Network ids of the Django family (unsure per site: read the site's plan list). */
 const PORTED_NUMBER_NETWORKS: Readonly<Record<Network, number>> = { mtn: 1, glo: 2, '9mobile': 3, airtel: 4 };
 /** The plan list's key of each network in `Dataplans`. */
-const PLAN_KEYS: Readonly<Record<Network, string>> = { mtn: 'MTN_PLAN', glo: 'GLO_PLAN', '9mobile': '9MOBILE_PLAN', airtel: 'AIRTEL_PLAN' };
+const PLAN_KEYS: Readonly<Record<Network, string>> = {
+  mtn: 'MTN_PLAN',
+  glo: 'GLO_PLAN',
+  '9mobile': '9MOBILE_PLAN',
+  airtel: 'AIRTEL_PLAN',
+};
 
 const MAX_ANSWER_BYTES = 64 * 1024;
 const MAX_LIST_BYTES = 1024 * 1024;
@@ -62,8 +67,17 @@ export function createPortedNumberProviders(options: PortedNumberOptions): Porte
   const fetchImpl = options.fetch ?? fetch;
   const headers = { authorization: `Token ${options.token}` };
 
-  const call = (method: 'GET' | 'POST', path: string, signal: AbortSignal, body?: unknown, maxBytes = MAX_ANSWER_BYTES): Promise<HttpAnswer> =>
-    exchange({ url: new URL(path, base), method, headers, ...(body === undefined ? {} : { body }), signal, maxBytes }, fetchImpl);
+  const call = (
+    method: 'GET' | 'POST',
+    path: string,
+    signal: AbortSignal,
+    body?: unknown,
+    maxBytes = MAX_ANSWER_BYTES,
+  ): Promise<HttpAnswer> =>
+    exchange(
+      { url: new URL(path, base), method, headers, ...(body === undefined ? {} : { body }), signal, maxBytes },
+      fetchImpl,
+    );
 
   function provider(path: 'topup/' | 'data/', build: (request: ProviderRequest) => Promise<Built>): ProductProvider {
     return {
@@ -71,7 +85,11 @@ export function createPortedNumberProviders(options: PortedNumberOptions): Porte
       async purchase(request, signal) {
         const built = await build(request);
         if (!built.ok) return { kind: 'failed', reason: built.reason };
-        const answer = await call('POST', built.path, signal, { ...built.body, Ported_number: true, ident: request.reference });
+        const answer = await call('POST', built.path, signal, {
+          ...built.body,
+          Ported_number: true,
+          ident: request.reference,
+        });
         const outcome = readPurchase(answer);
         logCall('purchase', request, answer, outcome);
         return outcome.kind === 'failed' || outcome.kind === 'unknown'
@@ -80,7 +98,8 @@ export function createPortedNumberProviders(options: PortedNumberOptions): Porte
       },
       async query(request, signal) {
         const answer = await call('GET', path, signal, undefined, MAX_LIST_BYTES);
-        const record = answer.kind === 'answer' && answer.status === 200 ? findByIdent(answer.json, request.reference) : undefined;
+        const record =
+          answer.kind === 'answer' && answer.status === 200 ? findByIdent(answer.json, request.reference) : undefined;
         const outcome: ProviderOutcome =
           record === undefined
             ? { kind: 'unknown', reason: 'the provider has no record of the purchase under our reference (yet)' }
@@ -109,8 +128,13 @@ export function createPortedNumberProviders(options: PortedNumberOptions): Porte
   const airtime = provider('topup/', async (request) => {
     const id = network(request.service);
     if (id === undefined) return { ok: false, reason: `The provider does not sell airtime on ${request.service}.` };
-    if (request.faceValueKobo % 100 !== 0) return { ok: false, reason: 'The provider sells airtime in whole naira only.' };
-    return { ok: true, path: 'topup/', body: { network: id, amount: request.faceValueKobo / 100, mobile_number: request.recipient, airtime_type: 'VTU' } };
+    if (request.faceValueKobo % 100 !== 0)
+      return { ok: false, reason: 'The provider sells airtime in whole naira only.' };
+    return {
+      ok: true,
+      path: 'topup/',
+      body: { network: id, amount: request.faceValueKobo / 100, mobile_number: request.recipient, airtime_type: 'VTU' },
+    };
   });
 
   const data: ProductProvider & PlanSource = {
@@ -119,7 +143,8 @@ export function createPortedNumberProviders(options: PortedNumberOptions): Porte
       if (id === undefined) return { ok: false, reason: `The provider does not sell data on ${request.service}.` };
       const planId = request.details.planId;
       const plan = planId === undefined ? null : await options.planCode(planId);
-      if (plan === null || !/^\d{1,9}$/.test(plan)) return { ok: false, reason: `Data plan ${planId ?? '?'} is not sold by this provider.` };
+      if (plan === null || !/^\d{1,9}$/.test(plan))
+        return { ok: false, reason: `Data plan ${planId ?? '?'} is not sold by this provider.` };
       return { ok: true, path: 'data/', body: { network: id, mobile_number: request.recipient, plan: Number(plan) } };
     }),
     async listPlans(net, signal) {
@@ -147,7 +172,10 @@ export function createPortedNumberProviders(options: PortedNumberOptions): Porte
   async function readUser(signal: AbortSignal): Promise<Record<string, unknown>> {
     const answer = await call('GET', 'user/', signal, undefined, MAX_LIST_BYTES);
     const body = answer.kind === 'answer' && answer.status === 200 ? asObject(answer.json) : undefined;
-    if (body === undefined) throw new Error(`${options.name} /api/user/: ${answer.kind === 'answer' ? `HTTP ${answer.status}` : answer.reason}`);
+    if (body === undefined)
+      throw new Error(
+        `${options.name} /api/user/: ${answer.kind === 'answer' ? `HTTP ${answer.status}` : answer.reason}`,
+      );
     return body;
   }
 
@@ -168,11 +196,18 @@ function statusOf(answer: HttpAnswer): string | null {
 function readPurchase(answer: HttpAnswer): ProviderOutcome {
   if (answer.kind === 'no_answer') return { kind: 'unknown', reason: answer.reason };
   const body = asObject(answer.json);
-  if ((answer.status === 400 && body !== undefined) || answer.status === 401 || answer.status === 403 || answer.status === 404) {
+  if (
+    (answer.status === 400 && body !== undefined) ||
+    answer.status === 401 ||
+    answer.status === 403 ||
+    answer.status === 404
+  ) {
     return { kind: 'failed', reason: `The provider refused the purchase (HTTP ${answer.status}).` };
   }
-  if (answer.status < 200 || answer.status >= 300) return { kind: 'unknown', reason: `the provider answered HTTP ${answer.status}` };
-  if (body === undefined) return { kind: 'unknown', reason: `malformed answer from the provider: ${answer.problem ?? 'not a JSON object'}` };
+  if (answer.status < 200 || answer.status >= 300)
+    return { kind: 'unknown', reason: `the provider answered HTTP ${answer.status}` };
+  if (body === undefined)
+    return { kind: 'unknown', reason: `malformed answer from the provider: ${answer.problem ?? 'not a JSON object'}` };
   return readRecord(body, 'purchase');
 }
 
@@ -182,13 +217,22 @@ function readRecord(record: Record<string, unknown>, call: 'purchase' | 'query')
   const id = record['id'];
   switch (status) {
     case 'successful':
-      return { kind: 'delivered', result: typeof id === 'number' || typeof id === 'string' ? { providerReference: String(id) } : {} };
+      return {
+        kind: 'delivered',
+        result: typeof id === 'number' || typeof id === 'string' ? { providerReference: String(id) } : {},
+      };
     case 'failed':
-      return { kind: 'failed', reason: `The provider reports that the purchase failed${call === 'query' ? ' (history)' : ''}.` };
+      return {
+        kind: 'failed',
+        reason: `The provider reports that the purchase failed${call === 'query' ? ' (history)' : ''}.`,
+      };
     default:
       return {
         kind: 'unknown',
-        reason: status === undefined ? 'malformed answer from the provider: no Status' : `the provider reports the purchase as ${status.slice(0, 24)}`,
+        reason:
+          status === undefined
+            ? 'malformed answer from the provider: no Status'
+            : `the provider reports the purchase as ${status.slice(0, 24)}`,
       };
   }
 }

@@ -83,7 +83,10 @@ export function electricityDelivery(
     return { ok: false, reason: `The provider does not serve the disco "${service}".` };
   }
   if (meterType === 'postpaid') return { ok: true, result: {} };
-  const result: DeliveryResult = { token: sandboxToken(reference), units: sandboxUnits(faceValueKobo, SANDBOX_TARIFF_KOBO_PER_KWH[service]) };
+  const result: DeliveryResult = {
+    token: sandboxToken(reference),
+    units: sandboxUnits(faceValueKobo, SANDBOX_TARIFF_KOBO_PER_KWH[service]),
+  };
   if (meterNumber.endsWith(KCT_METER_ENDING)) {
     result.kctTokens = [sandboxToken(reference, 'kct-1'), sandboxToken(reference, 'kct-2')];
     result.bonusTokens = [sandboxToken(reference, 'bonus-token')];

@@ -6,7 +6,16 @@
  * can count them, and it can be made slow to exercise timeouts.
  */
 import type { ProductName } from '../../domain/products.js';
-import type { CustomerQuery, CustomerVerifier, NotificationSms, ProductProvider, ProviderOutcome, ProviderRequest, Providers, SmsProvider } from '../port.js';
+import type {
+  CustomerQuery,
+  CustomerVerifier,
+  NotificationSms,
+  ProductProvider,
+  ProviderOutcome,
+  ProviderRequest,
+  Providers,
+  SmsProvider,
+} from '../port.js';
 import { purchaseOutcome, queryOutcome } from './rules.js';
 import { sandboxVerify } from './verify.js';
 

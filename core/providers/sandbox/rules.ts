@@ -25,7 +25,9 @@ const SCENARIO_ENDINGS: readonly { ending: string; scenario: Exclude<Scenario, '
 ];
 
 /** The scenario of a request and, unless it is a plain delivery, the recipient that chose it. */
-type ScenarioChoice = { scenario: 'deliver' } | { scenario: Exclude<Scenario, 'deliver'>; recipient: string; ending: string };
+type ScenarioChoice =
+  | { scenario: 'deliver' }
+  | { scenario: Exclude<Scenario, 'deliver'>; recipient: string; ending: string };
 
 /**
  * The numbers a request is addressed to: the phone, meter or smart card, or every
@@ -58,7 +60,13 @@ function sandboxProviderReference(reference: string): string {
 function deliveredOutcome(request: ProviderRequest): ProviderOutcome {
   let result: DeliveryResult = {};
   if (request.product === 'electricity') {
-    const delivery = electricityDelivery(request.service, request.details.meterType, request.faceValueKobo, request.reference, request.recipient);
+    const delivery = electricityDelivery(
+      request.service,
+      request.details.meterType,
+      request.faceValueKobo,
+      request.reference,
+      request.recipient,
+    );
     if (!delivery.ok) return { kind: 'failed', reason: delivery.reason };
     result = delivery.result;
   } else if (request.product === 'bulksms') {
@@ -82,7 +90,10 @@ export function purchaseOutcome(request: ProviderRequest): ProviderOutcome {
     case 'deliver':
       return deliveredOutcome(request);
     case 'fail':
-      return { ...declined(choice.recipient), evidence: { kind: 'answer', httpStatus: 200, json: true, code: SANDBOX_DECLINED, status: 'failed' } };
+      return {
+        ...declined(choice.recipient),
+        evidence: { kind: 'answer', httpStatus: 200, json: true, code: SANDBOX_DECLINED, status: 'failed' },
+      };
     case 'no-answer-then-deliver':
     case 'no-answer-then-fail':
       // The sandbox answers at once; a caller that wants a real wait sets delayMs.

@@ -11,8 +11,34 @@ import type { CustomerDetails, CustomerQuery, VerifyOutcome } from '../port.js';
 /** The sandbox's not-found ending, the same as its failing purchases. */
 const NOT_FOUND_ENDING = '9999';
 
-const FIRST_NAMES = ['Adaeze', 'Babatunde', 'Chinedu', 'Fatima', 'Ifeoma', 'Musa', 'Ngozi', 'Oluwaseun', 'Tunde', 'Yetunde', 'Emeka', 'Aisha'];
-const LAST_NAMES = ['Okafor', 'Adeyemi', 'Bello', 'Eze', 'Ibrahim', 'Nwosu', 'Ogunleye', 'Okoro', 'Suleiman', 'Uche', 'Abubakar', 'Balogun'];
+const FIRST_NAMES = [
+  'Adaeze',
+  'Babatunde',
+  'Chinedu',
+  'Fatima',
+  'Ifeoma',
+  'Musa',
+  'Ngozi',
+  'Oluwaseun',
+  'Tunde',
+  'Yetunde',
+  'Emeka',
+  'Aisha',
+];
+const LAST_NAMES = [
+  'Okafor',
+  'Adeyemi',
+  'Bello',
+  'Eze',
+  'Ibrahim',
+  'Nwosu',
+  'Ogunleye',
+  'Okoro',
+  'Suleiman',
+  'Uche',
+  'Abubakar',
+  'Balogun',
+];
 const STREETS = [
   'Allen Avenue, Ikeja',
   'Adeola Odeku Street, Victoria Island',
@@ -62,7 +88,10 @@ function pick(number: string, salt: string, size: number): number {
 /** The sandbox customer behind a meter or smart card. */
 export function sandboxVerify(query: CustomerQuery, now: Date): VerifyOutcome {
   if (query.number.endsWith(NOT_FOUND_ENDING)) {
-    return { kind: 'not_found', reason: `No customer has number ${query.number} (sandbox: numbers ending in ${NOT_FOUND_ENDING} are never found).` };
+    return {
+      kind: 'not_found',
+      reason: `No customer has number ${query.number} (sandbox: numbers ending in ${NOT_FOUND_ENDING} are never found).`,
+    };
   }
   const customerName = `${FIRST_NAMES[pick(query.number, 'first', FIRST_NAMES.length)]} ${LAST_NAMES[pick(query.number, 'last', LAST_NAMES.length)]}`;
   if (query.product === 'electricity') {
@@ -85,6 +114,11 @@ export function sandboxVerify(query: CustomerQuery, now: Date): VerifyOutcome {
   const due = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1 + pick(query.number, 'due', 28)));
   return {
     kind: 'found',
-    customer: { customerName, currentBouquet: bouquet, dueDate: due.toISOString().slice(0, 10), renewalAmountKobo: kobo(priceKobo) },
+    customer: {
+      customerName,
+      currentBouquet: bouquet,
+      dueDate: due.toISOString().slice(0, 10),
+      renewalAmountKobo: kobo(priceKobo),
+    },
   };
 }

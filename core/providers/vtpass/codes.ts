@@ -53,7 +53,12 @@ const CODES: Readonly<Record<string, CodeRule>> = {
   // Still processing: by definition the outcome is not known yet.
   '099': { meaning: 'transaction is processing', pay: 'unknown', requery: 'unknown' },
   // VTpass's own final failure of the transaction: nothing delivered, nothing kept.
-  '016': { meaning: 'transaction failed', pay: 'failed', requery: 'failed', reason: 'The provider reports that the transaction failed (code 016).' },
+  '016': {
+    meaning: 'transaction failed',
+    pay: 'failed',
+    requery: 'failed',
+    reason: 'The provider reports that the transaction failed (code 016).',
+  },
   // Explicitly "not processed and not charged".
   '091': {
     meaning: 'transaction not processed',
@@ -63,7 +68,12 @@ const CODES: Readonly<Record<string, CodeRule>> = {
   },
   // A reversal gives the money back: for a pending purchase that is a refund, for a settled
   // one a reversal (see core/purchases/callbacks.ts).
-  '040': { meaning: 'transaction reversal', pay: 'reversed', requery: 'reversed', reason: 'The provider reversed the transaction (code 040).' },
+  '040': {
+    meaning: 'transaction reversal',
+    pay: 'reversed',
+    requery: 'reversed',
+    reason: 'The provider reversed the transaction (code 040).',
+  },
   // "Resolved" closes a dispute without saying which way; a person has to look.
   '044': { meaning: 'transaction resolved', pay: 'unknown', requery: 'unknown' },
   // Refusals at the door of `pay`: the request was rejected before any processing.
@@ -81,7 +91,13 @@ const CODES: Readonly<Record<string, CodeRule>> = {
     reason: `${REFUSED}: it did not accept the request's details (code 011).`,
     alert: true,
   },
-  '012': { meaning: 'product does not exist', pay: 'failed', requery: 'unknown', reason: `${REFUSED}: the product is not available (code 012).`, alert: true },
+  '012': {
+    meaning: 'product does not exist',
+    pay: 'failed',
+    requery: 'unknown',
+    reason: `${REFUSED}: the product is not available (code 012).`,
+    alert: true,
+  },
   '013': {
     meaning: 'below minimum amount',
     pay: 'failed',
@@ -117,8 +133,20 @@ const CODES: Readonly<Record<string, CodeRule>> = {
   },
   // A verification answer; on `pay` it is unexpected, so it proves nothing.
   '020': { meaning: 'biller confirmed', pay: 'unknown', requery: 'unknown' },
-  '021': { meaning: 'account locked', pay: 'failed', requery: 'unknown', reason: `${REFUSED}: it cannot take purchases right now (code 021).`, alert: true },
-  '022': { meaning: 'account suspended', pay: 'failed', requery: 'unknown', reason: `${REFUSED}: it cannot take purchases right now (code 022).`, alert: true },
+  '021': {
+    meaning: 'account locked',
+    pay: 'failed',
+    requery: 'unknown',
+    reason: `${REFUSED}: it cannot take purchases right now (code 021).`,
+    alert: true,
+  },
+  '022': {
+    meaning: 'account suspended',
+    pay: 'failed',
+    requery: 'unknown',
+    reason: `${REFUSED}: it cannot take purchases right now (code 022).`,
+    alert: true,
+  },
   '023': {
     meaning: 'API access not enabled',
     pay: 'failed',
@@ -126,7 +154,13 @@ const CODES: Readonly<Record<string, CodeRule>> = {
     reason: `${REFUSED}: it cannot take purchases right now (code 023).`,
     alert: true,
   },
-  '024': { meaning: 'account inactive', pay: 'failed', requery: 'unknown', reason: `${REFUSED}: it cannot take purchases right now (code 024).`, alert: true },
+  '024': {
+    meaning: 'account inactive',
+    pay: 'failed',
+    requery: 'unknown',
+    reason: `${REFUSED}: it cannot take purchases right now (code 024).`,
+    alert: true,
+  },
   '027': {
     meaning: 'IP not whitelisted',
     pay: 'failed',
@@ -134,11 +168,29 @@ const CODES: Readonly<Record<string, CodeRule>> = {
     reason: `${REFUSED}: it cannot take purchases right now (code 027).`,
     alert: true,
   },
-  '028': { meaning: 'product not whitelisted', pay: 'failed', requery: 'unknown', reason: `${REFUSED}: the product is not available (code 028).`, alert: true },
+  '028': {
+    meaning: 'product not whitelisted',
+    pay: 'failed',
+    requery: 'unknown',
+    reason: `${REFUSED}: the product is not available (code 028).`,
+    alert: true,
+  },
   // The biller did not answer VTpass: VTpass may have sent it on, so the outcome is open.
   '030': { meaning: 'biller unreachable', pay: 'unknown', requery: 'unknown' },
-  '034': { meaning: 'service suspended', pay: 'failed', requery: 'unknown', reason: `${REFUSED}: the service is suspended (code 034).`, alert: true },
-  '035': { meaning: 'service inactive', pay: 'failed', requery: 'unknown', reason: `${REFUSED}: the service is inactive (code 035).`, alert: true },
+  '034': {
+    meaning: 'service suspended',
+    pay: 'failed',
+    requery: 'unknown',
+    reason: `${REFUSED}: the service is suspended (code 034).`,
+    alert: true,
+  },
+  '035': {
+    meaning: 'service inactive',
+    pay: 'failed',
+    requery: 'unknown',
+    reason: `${REFUSED}: the service is inactive (code 035).`,
+    alert: true,
+  },
   // A system error can strike after the charge.
   '083': { meaning: 'system error', pay: 'unknown', requery: 'unknown' },
   // The facts mark these three "unsure". A code whose meaning we are not sure of cannot be
@@ -191,7 +243,11 @@ export interface ClassifyContext {
 
 /** Reads a `pay` or `requery` exchange as a provider outcome. Never throws. */
 export function classify(call: VtpassCall, answer: HttpAnswer, ctx: ClassifyContext): Classification {
-  const unknown = (reason: string, code: string | null = null, alert = false): Classification => ({ outcome: { kind: 'unknown', reason }, code, alert });
+  const unknown = (reason: string, code: string | null = null, alert = false): Classification => ({
+    outcome: { kind: 'unknown', reason },
+    code,
+    alert,
+  });
   if (answer.kind === 'no_answer') return unknown(answer.reason);
   // 5xx comes from VTpass's servers or a proxy in front of them, after the request may have
   // been taken; 4xx and 2xx are the application's answers and carry its code.
@@ -202,16 +258,23 @@ export function classify(call: VtpassCall, answer: HttpAnswer, ctx: ClassifyCont
   // keys VTpass does not know): still unknown for the money, but a person must look.
   const refused = answer.status >= 400;
   const body = asObject(answer.json);
-  if (body === undefined) return unknown(`malformed answer from the provider (HTTP ${answer.status}): ${answer.problem ?? 'not a JSON object'}`, null, refused);
+  if (body === undefined)
+    return unknown(
+      `malformed answer from the provider (HTTP ${answer.status}): ${answer.problem ?? 'not a JSON object'}`,
+      null,
+      refused,
+    );
   const code = body['code'];
-  if (typeof code !== 'string' || !/^\d{3}$/.test(code)) return unknown(`malformed answer from the provider (HTTP ${answer.status}): no code`, null, refused);
+  if (typeof code !== 'string' || !/^\d{3}$/.test(code))
+    return unknown(`malformed answer from the provider (HTTP ${answer.status}): no code`, null, refused);
   // An answer about another request_id is not an answer about ours.
   const echoed = body['requestId'];
   if (echoed !== undefined && echoed !== null && String(echoed) !== ctx.reference) {
     return unknown(`the provider answered about another request id (code ${code})`, code);
   }
   const rule = Object.hasOwn(CODES, code) ? CODES[code]! : undefined;
-  if (rule === undefined) return unknown(`the provider answered code ${code}, which is not a final answer we know`, code);
+  if (rule === undefined)
+    return unknown(`the provider answered code ${code}, which is not a final answer we know`, code);
   const alert = rule.alert === true;
   const status = transactionStatus(body);
   switch (rule[call]) {
@@ -232,7 +295,10 @@ export function classify(call: VtpassCall, answer: HttpAnswer, ctx: ClassifyCont
         return unknown('the provider has no record of the request yet (code 015)', code);
       }
       return {
-        outcome: { kind: 'failed', reason: 'The provider never received the purchase, so nothing was delivered or charged (code 015).' },
+        outcome: {
+          kind: 'failed',
+          reason: 'The provider never received the purchase, so nothing was delivered or charged (code 015).',
+        },
         code,
         alert,
       };
@@ -242,15 +308,28 @@ export function classify(call: VtpassCall, answer: HttpAnswer, ctx: ClassifyCont
   }
 }
 
-function processed(status: string | undefined, body: Record<string, unknown>, code: string, ctx: ClassifyContext): Classification {
+function processed(
+  status: string | undefined,
+  body: Record<string, unknown>,
+  code: string,
+  ctx: ClassifyContext,
+): Classification {
   const meaning = status === undefined ? undefined : Object.hasOwn(STATUSES, status) ? STATUSES[status] : undefined;
   switch (meaning) {
     case 'delivered':
       return { outcome: { kind: 'delivered', result: ctx.result(body) }, code, alert: false };
     case 'reversed':
-      return { outcome: { kind: 'reversed', reason: 'The provider reversed the transaction after taking it.' }, code, alert: false };
+      return {
+        outcome: { kind: 'reversed', reason: 'The provider reversed the transaction after taking it.' },
+        code,
+        alert: false,
+      };
     case 'unknown':
-      return { outcome: { kind: 'unknown', reason: `the provider reports the transaction as ${status}` }, code, alert: false };
+      return {
+        outcome: { kind: 'unknown', reason: `the provider reports the transaction as ${status}` },
+        code,
+        alert: false,
+      };
     case undefined:
       return {
         outcome: {
@@ -283,7 +362,9 @@ export function referenceTime(reference: string): Date | undefined {
 
 /** The value as a plain object, or undefined for anything else (arrays included). */
 export function asObject(value: unknown): Record<string, unknown> | undefined {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
 }
 
 /** The meaning of a code for logs, or undefined for a code outside the table. */

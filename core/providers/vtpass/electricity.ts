@@ -62,7 +62,8 @@ export function electricityResult(body: Record<string, unknown>, meterType: stri
 /** The tokens read, each once, in the order first seen, at most MAX_EXTRA_TOKENS. */
 function distinct(tokens: readonly (string | undefined)[]): string[] {
   const seen: string[] = [];
-  for (const token of tokens) if (token !== undefined && !seen.includes(token) && seen.length < MAX_EXTRA_TOKENS) seen.push(token);
+  for (const token of tokens)
+    if (token !== undefined && !seen.includes(token) && seen.length < MAX_EXTRA_TOKENS) seen.push(token);
   return seen;
 }
 
@@ -77,7 +78,11 @@ function bonusTokensIn(value: unknown): string[] {
   return found;
 }
 
-function firstOf(places: Record<string, unknown>[], fields: readonly string[], read: (value: unknown) => string | undefined): string | undefined {
+function firstOf(
+  places: Record<string, unknown>[],
+  fields: readonly string[],
+  read: (value: unknown) => string | undefined,
+): string | undefined {
   for (const field of fields) {
     for (const place of places) {
       const value = read(place[field]);

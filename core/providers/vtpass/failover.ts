@@ -13,13 +13,34 @@
 import { type CallEvidence, neverSent } from '../failover.js';
 
 /** `pay` codes that mean "refused before processing". */
-const REFUSED_AT_THE_DOOR = new Set(['091', '018', '021', '022', '023', '024', '027', '010', '011', '012', '013', '017', '028', '034', '035']);
+const REFUSED_AT_THE_DOOR = new Set([
+  '091',
+  '018',
+  '021',
+  '022',
+  '023',
+  '024',
+  '027',
+  '010',
+  '011',
+  '012',
+  '013',
+  '017',
+  '028',
+  '034',
+  '035',
+]);
 
 export function vtpassNotDelivered(evidence: CallEvidence): boolean {
   if (neverSent(evidence)) return true;
   if (evidence.kind !== 'answer' || !evidence.json || evidence.code === null) return false;
   // VTpass's application answers come as 2xx or 4xx; a 5xx came from in front of it.
-  if (evidence.httpStatus >= 500 || evidence.httpStatus < 200 || (evidence.httpStatus >= 300 && evidence.httpStatus < 400)) return false;
+  if (
+    evidence.httpStatus >= 500 ||
+    evidence.httpStatus < 200 ||
+    (evidence.httpStatus >= 300 && evidence.httpStatus < 400)
+  )
+    return false;
   // A refusal code next to a transaction status other than failed is a contradiction.
   if (evidence.status !== null && evidence.status !== 'failed') return false;
   return REFUSED_AT_THE_DOOR.has(evidence.code);

@@ -48,22 +48,42 @@ export async function exchange(request: HttpRequest, fetchImpl: Fetch = fetch): 
   try {
     response = await fetchImpl(request.url, {
       method: request.method,
-      headers: { accept: 'application/json', ...(request.body === undefined ? {} : { 'content-type': 'application/json' }), ...request.headers },
+      headers: {
+        accept: 'application/json',
+        ...(request.body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...request.headers,
+      },
       ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
       redirect: 'error',
       signal: request.signal,
     });
   } catch (error) {
-    return { kind: 'no_answer', reason: describeFailure(error, request.signal), delivered: !notSent(error), cause: causeOf(error, request.signal) };
+    return {
+      kind: 'no_answer',
+      reason: describeFailure(error, request.signal),
+      delivered: !notSent(error),
+      cause: causeOf(error, request.signal),
+    };
   }
   let text: string | undefined;
   try {
     text = await readBounded(response, request.maxBytes);
   } catch (error) {
     // The headers arrived but the body did not: the upstream did receive the request.
-    return { kind: 'no_answer', reason: describeFailure(error, request.signal), delivered: true, cause: request.signal.aborted ? 'timeout' : 'reset' };
+    return {
+      kind: 'no_answer',
+      reason: describeFailure(error, request.signal),
+      delivered: true,
+      cause: request.signal.aborted ? 'timeout' : 'reset',
+    };
   }
-  if (text === undefined) return { kind: 'answer', status: response.status, json: undefined, problem: `answer larger than ${request.maxBytes} bytes` };
+  if (text === undefined)
+    return {
+      kind: 'answer',
+      status: response.status,
+      json: undefined,
+      problem: `answer larger than ${request.maxBytes} bytes`,
+    };
   try {
     return { kind: 'answer', status: response.status, json: JSON.parse(text) as unknown };
   } catch {
@@ -99,7 +119,8 @@ async function readBounded(response: Response, maxBytes: number): Promise<string
 }
 
 /** Certificate and handshake errors: the TLS session never opened, so no request was written. */
-const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT$|SELF_SIGNED_CERT_IN_CHAIN$|ERR_OSSL_|EPROTO$)/;
+const TLS_CODE =
+  /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT$|SELF_SIGNED_CERT_IN_CHAIN$|ERR_OSSL_|EPROTO$)/;
 
 function causeOf(error: unknown, signal: AbortSignal): NoAnswerCause {
   if (signal.aborted) return 'timeout';

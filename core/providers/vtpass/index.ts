@@ -20,11 +20,27 @@ import { type DeliveryResult, NETWORKS, type Network } from '../../domain/produc
 import type { CablePackageRecord, PlanRecord } from '../../domain/records.js';
 import { REFERENCE_PATTERN } from '../../domain/reference.js';
 import { evidenceOf } from '../failover.js';
-import type { CustomerQuery, CustomerVerifier, PlanSource, ProductProvider, ProviderOutcome, ProviderRequest, UpstreamPlan, VerifyOutcome } from '../port.js';
+import type {
+  CustomerQuery,
+  CustomerVerifier,
+  PlanSource,
+  ProductProvider,
+  ProviderOutcome,
+  ProviderRequest,
+  UpstreamPlan,
+  VerifyOutcome,
+} from '../port.js';
 import { asObject, classify, codeMeaning, transactionStatus, type VtpassCall } from './codes.js';
 import { electricityResult } from './electricity.js';
 import { exchange, type Fetch, type HttpAnswer, pause } from './http.js';
-import { AIRTIME_SERVICE_IDS, CABLE_SERVICE_IDS, DATA_SERVICE_IDS, ELECTRICITY_SERVICE_IDS, networkServiceId, serviceIdOf } from './services.js';
+import {
+  AIRTIME_SERVICE_IDS,
+  CABLE_SERVICE_IDS,
+  DATA_SERVICE_IDS,
+  ELECTRICITY_SERVICE_IDS,
+  networkServiceId,
+  serviceIdOf,
+} from './services.js';
 import { readVariations } from './variations.js';
 import { verifyOutcome } from './verify.js';
 
@@ -95,7 +111,10 @@ export function createVtpassProviders(options: VtpassOptions, catalog: VtpassCat
       async purchase(request, signal) {
         if (!REFERENCE_PATTERN.test(request.reference)) {
           // Nothing was sent, so nothing can have been charged.
-          return { kind: 'failed', reason: `The reference ${request.reference} cannot be sent to the provider as a request id.` };
+          return {
+            kind: 'failed',
+            reason: `The reference ${request.reference} cannot be sent to the provider as a request id.`,
+          };
         }
         const built = await build(request);
         if (!built.ok) return { kind: 'failed', reason: built.reason };
@@ -110,14 +129,22 @@ export function createVtpassProviders(options: VtpassOptions, catalog: VtpassCat
       },
       async query(request, signal) {
         const started = Date.now();
-        const answer = await withRetries(READ_ATTEMPTS, signal, () => post('requery', { request_id: request.reference }, signal), readAgain);
+        const answer = await withRetries(
+          READ_ATTEMPTS,
+          signal,
+          () => post('requery', { request_id: request.reference }, signal),
+          readAgain,
+        );
         return outcomeOf('requery', request, answer, started);
       },
     };
   }
 
   async function verify(query: CustomerQuery, signal: AbortSignal): Promise<VerifyOutcome> {
-    const serviceID = query.product === 'electricity' ? serviceIdOf(ELECTRICITY_SERVICE_IDS, query.service) : serviceIdOf(CABLE_SERVICE_IDS, query.service);
+    const serviceID =
+      query.product === 'electricity'
+        ? serviceIdOf(ELECTRICITY_SERVICE_IDS, query.service)
+        : serviceIdOf(CABLE_SERVICE_IDS, query.service);
     if (serviceID === undefined) return { kind: 'not_found', reason: `The provider does not serve ${query.service}.` };
     const body: Record<string, string> = { billersCode: query.number, serviceID };
     if (query.product === 'electricity') body['type'] = query.meterType;
@@ -138,14 +165,18 @@ export function createVtpassProviders(options: VtpassOptions, catalog: VtpassCat
   const data: ProductProvider & PlanSource = {
     ...provider(async (request) => {
       const serviceID = networkServiceId(DATA_SERVICE_IDS, request.service);
-      if (serviceID === undefined) return { ok: false, reason: `The provider does not sell data on ${request.service}.` };
+      if (serviceID === undefined)
+        return { ok: false, reason: `The provider does not sell data on ${request.service}.` };
       const planId = request.details.planId;
       const plan = planId === undefined ? null : await catalog.getPlan(planId);
       // A plan without the upstream's code cannot be bought from VTpass. Refusing here sends
       // nothing, so the purchase fails cleanly and is refunded at once; `prepaid plans sync`
       // gives plans their codes.
       if (plan === null || plan.providerCode === '') {
-        return { ok: false, reason: `Data plan ${planId ?? '?'} cannot be bought from the provider yet (it has no provider code); choose another plan.` };
+        return {
+          ok: false,
+          reason: `Data plan ${planId ?? '?'} cannot be bought from the provider yet (it has no provider code); choose another plan.`,
+        };
       }
       return {
         ok: true,
@@ -211,7 +242,10 @@ function classifyAndLog(
     outcome: outcome.kind,
     ms: Date.now() - started,
   };
-  log(alert ? 'vtpass.account_error' : 'provider.vtpass', alert ? { ...fields, reason: outcome.kind === 'delivered' ? null : outcome.reason } : fields);
+  log(
+    alert ? 'vtpass.account_error' : 'provider.vtpass',
+    alert ? { ...fields, reason: outcome.kind === 'delivered' ? null : outcome.reason } : fields,
+  );
   // What the failover rule reads (core/providers/failover.ts): whether the pay was written,
   // and VTpass's code. It changes nothing in how the outcome itself is handled.
   if (call === 'pay' && (outcome.kind === 'failed' || outcome.kind === 'unknown')) {
@@ -221,7 +255,12 @@ function classifyAndLog(
   }
   // Delivered is delivered (the money is spent upstream), but a prepaid customer without a
   // token needs a person to fetch it from the VTpass dashboard.
-  if (outcome.kind === 'delivered' && request.product === 'electricity' && request.details.meterType !== 'postpaid' && outcome.result.token === undefined) {
+  if (
+    outcome.kind === 'delivered' &&
+    request.product === 'electricity' &&
+    request.details.meterType !== 'postpaid' &&
+    outcome.result.token === undefined
+  ) {
     log('vtpass.token_missing_error', { reference: request.reference, call });
   }
   return outcome;
@@ -229,17 +268,37 @@ function classifyAndLog(
 
 /** The two ways of calling VTpass: POST with the secret key, GET with the public key. */
 function vtpassRequests(options: VtpassOptions, base: URL, fetchImpl: Fetch) {
-  function post(path: string, body: Record<string, unknown>, signal: AbortSignal, maxBytes = MAX_ANSWER_BYTES): Promise<HttpAnswer> {
+  function post(
+    path: string,
+    body: Record<string, unknown>,
+    signal: AbortSignal,
+    maxBytes = MAX_ANSWER_BYTES,
+  ): Promise<HttpAnswer> {
     return exchange(
-      { url: new URL(path, base), method: 'POST', headers: { 'api-key': options.apiKey, 'secret-key': options.secretKey }, body, signal, maxBytes },
+      {
+        url: new URL(path, base),
+        method: 'POST',
+        headers: { 'api-key': options.apiKey, 'secret-key': options.secretKey },
+        body,
+        signal,
+        maxBytes,
+      },
       fetchImpl,
     );
   }
 
-  function get(path: string, query: Record<string, string>, signal: AbortSignal, maxBytes = MAX_ANSWER_BYTES): Promise<HttpAnswer> {
+  function get(
+    path: string,
+    query: Record<string, string>,
+    signal: AbortSignal,
+    maxBytes = MAX_ANSWER_BYTES,
+  ): Promise<HttpAnswer> {
     const url = new URL(path, base);
     for (const [name, value] of Object.entries(query)) url.searchParams.set(name, value);
-    return exchange({ url, method: 'GET', headers: { 'api-key': options.apiKey, 'public-key': options.publicKey }, signal, maxBytes }, fetchImpl);
+    return exchange(
+      { url, method: 'GET', headers: { 'api-key': options.apiKey, 'public-key': options.publicKey }, signal, maxBytes },
+      fetchImpl,
+    );
   }
   return { post, get };
 }
@@ -265,14 +324,24 @@ const readAgain = (answer: HttpAnswer) => answer.kind === 'no_answer' || answer.
 /** What `pay` is sent for airtime. */
 async function airtimeBody(request: ProviderRequest): Promise<PayBody> {
   const serviceID = networkServiceId(AIRTIME_SERVICE_IDS, request.service);
-  if (serviceID === undefined) return { ok: false, reason: `The provider does not sell airtime on ${request.service}.` };
-  return { ok: true, body: { request_id: request.reference, serviceID, amount: koboToNaira(request.faceValueKobo), phone: request.recipient } };
+  if (serviceID === undefined)
+    return { ok: false, reason: `The provider does not sell airtime on ${request.service}.` };
+  return {
+    ok: true,
+    body: {
+      request_id: request.reference,
+      serviceID,
+      amount: koboToNaira(request.faceValueKobo),
+      phone: request.recipient,
+    },
+  };
 }
 
 /** What `pay` is sent for electricity; the customer's phone, or the platform's when none was given. */
 async function electricityBody(request: ProviderRequest, fallbackPhone: string): Promise<PayBody> {
   const serviceID = serviceIdOf(ELECTRICITY_SERVICE_IDS, request.service);
-  if (serviceID === undefined) return { ok: false, reason: `The provider does not serve the disco ${request.service}.` };
+  if (serviceID === undefined)
+    return { ok: false, reason: `The provider does not serve the disco ${request.service}.` };
   return {
     ok: true,
     body: {
@@ -316,7 +385,8 @@ async function cableBody(request: ProviderRequest, catalog: VtpassCatalog, fallb
 function resultOf(request: ProviderRequest, body: Record<string, unknown>): DeliveryResult {
   const result: DeliveryResult = {};
   const id = asObject(asObject(body['content'])?.['transactions'])?.['transactionId'];
-  if ((typeof id === 'string' || typeof id === 'number') && /^[A-Za-z0-9_-]{1,64}$/.test(String(id))) result.providerReference = String(id);
+  if ((typeof id === 'string' || typeof id === 'number') && /^[A-Za-z0-9_-]{1,64}$/.test(String(id)))
+    result.providerReference = String(id);
   if (request.product === 'electricity') Object.assign(result, electricityResult(body, request.details.meterType));
   return result;
 }

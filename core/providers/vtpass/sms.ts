@@ -50,10 +50,26 @@ export function createVtpassSmsProvider(options: VtpassSmsOptions): SmsProvider 
   const log = options.log ?? (() => {});
   const fetchImpl = options.fetch ?? fetch;
 
-  async function send(sender: string, recipients: readonly string[], message: string, batchId: string, signal: AbortSignal): Promise<HttpAnswer> {
+  async function send(
+    sender: string,
+    recipients: readonly string[],
+    message: string,
+    batchId: string,
+    signal: AbortSignal,
+  ): Promise<HttpAnswer> {
     const body = { sender, recipient: recipients.join(','), message, responsetype: 'json', clientbatchid: batchId };
     const once = () =>
-      exchange({ url, method: 'POST', headers: { 'X-Token': options.token, 'X-Secret': options.secret }, body, signal, maxBytes: MAX_ANSWER_BYTES }, fetchImpl);
+      exchange(
+        {
+          url,
+          method: 'POST',
+          headers: { 'X-Token': options.token, 'X-Secret': options.secret },
+          body,
+          signal,
+          maxBytes: MAX_ANSWER_BYTES,
+        },
+        fetchImpl,
+      );
     let answer = await once();
     for (let attempt = 2; attempt <= SEND_ATTEMPTS && answer.kind === 'no_answer' && !answer.delivered; attempt += 1) {
       if (!(await pause(RETRY_PAUSE_MS, signal))) break;
@@ -84,7 +100,10 @@ export function createVtpassSmsProvider(options: VtpassSmsOptions): SmsProvider 
       return outcome;
     },
     async query(request: ProviderRequest): Promise<ProviderOutcome> {
-      return { kind: 'unknown', reason: `the messaging API cannot be re-queried; check batch ${request.reference} in the VTpass messaging dashboard` };
+      return {
+        kind: 'unknown',
+        reason: `the messaging API cannot be re-queried; check batch ${request.reference} in the VTpass messaging dashboard`,
+      };
     },
     async notify(message: NotificationSms, signal: AbortSignal): Promise<boolean> {
       const answer = await send(options.receiptSender, [message.to], message.text, `${message.reference}R`, signal);
@@ -97,19 +116,36 @@ export function createVtpassSmsProvider(options: VtpassSmsOptions): SmsProvider 
 
 /** Reads a sendsms exchange for a batch of `count` recipients. Never throws. */
 function batchOutcome(answer: HttpAnswer, count: number): BatchOutcome {
-  const unknown = (reason: string, code: string | null = null, alert = false): BatchOutcome => ({ outcome: { kind: 'unknown', reason }, code, alert });
+  const unknown = (reason: string, code: string | null = null, alert = false): BatchOutcome => ({
+    outcome: { kind: 'unknown', reason },
+    code,
+    alert,
+  });
   if (answer.kind === 'no_answer') return unknown(answer.reason);
   if (answer.status >= 500 || answer.status < 200 || (answer.status >= 300 && answer.status < 400))
     return unknown(`the provider answered HTTP ${answer.status}`);
   const body = asObject(answer.json);
-  if (body === undefined) return unknown(`malformed answer from the provider: ${answer.problem ?? 'not a JSON object'}`, null, answer.status >= 400);
+  if (body === undefined)
+    return unknown(
+      `malformed answer from the provider: ${answer.problem ?? 'not a JSON object'}`,
+      null,
+      answer.status >= 400,
+    );
   const rawCode = body['responseCode'] ?? body['code'];
   const code = typeof rawCode === 'string' ? rawCode.trim().toUpperCase().slice(0, 8) : null;
   if (code === NO_UNITS) {
-    return { outcome: { kind: 'failed', reason: 'The SMS provider cannot send messages right now (code TG17); nothing was sent.' }, code, alert: true };
+    return {
+      outcome: {
+        kind: 'failed',
+        reason: 'The SMS provider cannot send messages right now (code TG17); nothing was sent.',
+      },
+      code,
+      alert: true,
+    };
   }
   // Any other code might have sent some messages; an operator has to look at unfamiliar ones.
-  if (code !== PROCESSED) return unknown(`the SMS provider answered ${code === null ? 'without a code' : `code ${code}`}`, code, true);
+  if (code !== PROCESSED)
+    return unknown(`the SMS provider answered ${code === null ? 'without a code' : `code ${code}`}`, code, true);
   const messages = body['messages'];
   if (messages === undefined) {
     // Processed, without a per-recipient list: the batch was taken as a whole.
@@ -124,8 +160,18 @@ function batchOutcome(answer: HttpAnswer, count: number): BatchOutcome {
   // A recipient the list does not mention was still part of the processed batch.
   const sent = Math.max(count - rejected, 0);
   if (sent === 0) {
-    return { outcome: { kind: 'failed', reason: 'The SMS provider rejected every recipient (blocked or on DND); nothing was sent.' }, code, alert: false };
+    return {
+      outcome: {
+        kind: 'failed',
+        reason: 'The SMS provider rejected every recipient (blocked or on DND); nothing was sent.',
+      },
+      code,
+      alert: false,
+    };
   }
-  const batch = typeof body['batchId'] === 'string' && /^[A-Za-z0-9_-]{1,64}$/.test(body['batchId']) ? { providerReference: body['batchId'] } : {};
+  const batch =
+    typeof body['batchId'] === 'string' && /^[A-Za-z0-9_-]{1,64}$/.test(body['batchId'])
+      ? { providerReference: body['batchId'] }
+      : {};
   return { outcome: { kind: 'delivered', result: { sent, ...batch } }, code, alert: false };
 }

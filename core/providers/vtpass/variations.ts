@@ -22,9 +22,11 @@ export type VariationsResult = { ok: true; plans: UpstreamPlan[]; skipped: numbe
 /** Reads a service-variations exchange. Never throws. */
 export function readVariations(answer: HttpAnswer): VariationsResult {
   if (answer.kind === 'no_answer') return { ok: false, reason: answer.reason };
-  if (answer.status < 200 || answer.status >= 300) return { ok: false, reason: `the provider answered HTTP ${answer.status}` };
+  if (answer.status < 200 || answer.status >= 300)
+    return { ok: false, reason: `the provider answered HTTP ${answer.status}` };
   const body = asObject(answer.json);
-  if (body === undefined) return { ok: false, reason: `malformed answer from the provider: ${answer.problem ?? 'not a JSON object'}` };
+  if (body === undefined)
+    return { ok: false, reason: `malformed answer from the provider: ${answer.problem ?? 'not a JSON object'}` };
   const content = asObject(body['content']);
   if (content === undefined) {
     const code = typeof body['code'] === 'string' ? ` (code ${body['code'].slice(0, 8)})` : '';
@@ -32,7 +34,8 @@ export function readVariations(answer: HttpAnswer): VariationsResult {
   }
   const list = content['variations'] ?? content['varations'];
   if (!Array.isArray(list)) return { ok: false, reason: 'malformed answer from the provider: no variations list' };
-  if (list.length > MAX_VARIATIONS) return { ok: false, reason: `the provider sent ${list.length} plans, more than the ${MAX_VARIATIONS} accepted` };
+  if (list.length > MAX_VARIATIONS)
+    return { ok: false, reason: `the provider sent ${list.length} plans, more than the ${MAX_VARIATIONS} accepted` };
   const plans: UpstreamPlan[] = [];
   const seen = new Set<string>();
   let skipped = 0;
@@ -41,7 +44,13 @@ export function readVariations(answer: HttpAnswer): VariationsResult {
     const code = typeof entry?.['variation_code'] === 'string' ? entry['variation_code'].trim() : '';
     const name = typeof entry?.['name'] === 'string' ? entry['name'].replace(/\s+/g, ' ').trim() : '';
     const amountKobo = naira(entry?.['variation_amount']);
-    if (!VARIATION_CODE.test(code) || name === '' || name.length > MAX_NAME_LENGTH || amountKobo === undefined || seen.has(code)) {
+    if (
+      !VARIATION_CODE.test(code) ||
+      name === '' ||
+      name.length > MAX_NAME_LENGTH ||
+      amountKobo === undefined ||
+      seen.has(code)
+    ) {
       skipped += 1;
       continue;
     }

@@ -15,12 +15,20 @@ const MAX_TEXT_LENGTH = 120;
 /** Reads a merchant-verify exchange. Never throws. */
 export function verifyOutcome(answer: HttpAnswer): VerifyOutcome {
   if (answer.kind === 'no_answer') return { kind: 'unavailable', reason: answer.reason };
-  if (answer.status >= 500 || answer.status < 200) return { kind: 'unavailable', reason: `the provider answered HTTP ${answer.status}` };
+  if (answer.status >= 500 || answer.status < 200)
+    return { kind: 'unavailable', reason: `the provider answered HTTP ${answer.status}` };
   const body = asObject(answer.json);
-  if (body === undefined) return { kind: 'unavailable', reason: `malformed answer from the provider: ${answer.problem ?? 'not a JSON object'}` };
+  if (body === undefined)
+    return {
+      kind: 'unavailable',
+      reason: `malformed answer from the provider: ${answer.problem ?? 'not a JSON object'}`,
+    };
   const code = body['code'];
   if (code !== '000' && code !== '020') {
-    return { kind: 'unavailable', reason: `the provider could not verify the customer (code ${typeof code === 'string' ? code.slice(0, 8) : 'missing'})` };
+    return {
+      kind: 'unavailable',
+      reason: `the provider could not verify the customer (code ${typeof code === 'string' ? code.slice(0, 8) : 'missing'})`,
+    };
   }
   const content = asObject(body['content']);
   if (content === undefined) return { kind: 'unavailable', reason: 'malformed answer from the provider: no content' };
@@ -30,7 +38,8 @@ export function verifyOutcome(answer: HttpAnswer): VerifyOutcome {
     return { kind: 'not_found', reason: error ?? 'The provider does not know this number.' };
   }
   const customerName = pick(content, ['Customer_Name', 'customer_name', 'Customer_name', 'name'], text);
-  if (customerName === undefined) return { kind: 'not_found', reason: 'The provider returned no customer for this number.' };
+  if (customerName === undefined)
+    return { kind: 'not_found', reason: 'The provider returned no customer for this number.' };
   const customer: CustomerDetails = { customerName };
   const address = pick(content, ['Address', 'address', 'Customer_Address'], text);
   if (address !== undefined) customer.address = address;
@@ -53,7 +62,11 @@ export function verifyOutcome(answer: HttpAnswer): VerifyOutcome {
   return { kind: 'found', customer };
 }
 
-function pick<T>(content: Record<string, unknown>, fields: readonly string[], read: (value: unknown) => T | undefined): T | undefined {
+function pick<T>(
+  content: Record<string, unknown>,
+  fields: readonly string[],
+  read: (value: unknown) => T | undefined,
+): T | undefined {
   for (const field of fields) {
     const value = read(content[field]);
     if (value !== undefined) return value;

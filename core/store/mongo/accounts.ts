@@ -15,7 +15,11 @@ export function createAccountStore({ live }: MongoContext): AccountStore {
       return doc === null ? null : accountFromDoc(doc);
     },
     async setTier(accountId, tierId) {
-      const doc = await live().accounts.findOneAndUpdate({ _id: accountId }, { $set: { tier_id: tierId } }, { returnDocument: 'after' });
+      const doc = await live().accounts.findOneAndUpdate(
+        { _id: accountId },
+        { $set: { tier_id: tierId } },
+        { returnDocument: 'after' },
+      );
       return doc === null ? null : accountFromDoc(doc);
     },
   };

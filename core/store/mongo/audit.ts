@@ -26,7 +26,16 @@ const MODE_OF = { $ifNull: ['$mode', 'live'] };
 
 /** The sum of one mode's entries among an account's per-mode sums ($entries, from the join). */
 function entriesOf(mode: string): Document {
-  return { $ifNull: [{ $first: { $map: { input: { $filter: { input: '$entries', cond: { $eq: ['$$this._id', mode] } } }, in: '$$this.sum' } } }, 0] };
+  return {
+    $ifNull: [
+      {
+        $first: {
+          $map: { input: { $filter: { input: '$entries', cond: { $eq: ['$$this._id', mode] } } }, in: '$$this.sum' },
+        },
+      },
+      0,
+    ],
+  };
 }
 
 /** Wallets (account and mode) whose balance differs from the sum of their entries, or is negative. */
@@ -99,7 +108,12 @@ const PURCHASE_PIPELINE: Document[] = [
       // Only the entries of the purchase's own wallet count; any other is the orphan check's.
       let: { account: '$account_id', mode: MODE_OF },
       pipeline: [
-        { $match: { kind: { $in: ['debit', 'refund'] }, $expr: { $and: [{ $eq: ['$account_id', '$$account'] }, { $eq: [MODE_OF, '$$mode'] }] } } },
+        {
+          $match: {
+            kind: { $in: ['debit', 'refund'] },
+            $expr: { $and: [{ $eq: ['$account_id', '$$account'] }, { $eq: [MODE_OF, '$$mode'] }] },
+          },
+        },
         { $group: { _id: '$kind', n: { $sum: 1 }, kobo: { $sum: '$amount_kobo' } } },
       ],
       as: 'entries',
@@ -156,7 +170,12 @@ const ORPHAN_PIPELINE: Document[] = [
   },
   {
     $match: {
-      $expr: { $or: [{ $ne: [{ $first: '$purchase.account_id' }, '$account_id'] }, { $ne: [{ $first: '$purchase.mode' }, MODE_OF] }] },
+      $expr: {
+        $or: [
+          { $ne: [{ $first: '$purchase.account_id' }, '$account_id'] },
+          { $ne: [{ $first: '$purchase.mode' }, MODE_OF] },
+        ],
+      },
     },
   },
   { $project: { account_id: 1, mode: MODE_OF, reference: 1, kind: 1 } },
@@ -205,7 +224,8 @@ export async function auditLedger(db: Db, session: ClientSession, signal?: Abort
   const readConcern = { level: 'snapshot' } as const;
   // allowDiskUse: the window and the joins may need more than the 100 MB an in-memory stage gets.
   const options = { session, readConcern, allowDiskUse: true };
-  const count = (collection: string, filter: Document = {}) => db.collection(collection).countDocuments(filter, { session, readConcern });
+  const count = (collection: string, filter: Document = {}) =>
+    db.collection(collection).countDocuments(filter, { session, readConcern });
   const all = {
     transactionsChecked: await count(COLLECTIONS.transactions),
     entriesChecked: await count(COLLECTIONS.ledger),
@@ -217,7 +237,11 @@ export async function auditLedger(db: Db, session: ClientSession, signal?: Abort
     transactionsChecked: await count(COLLECTIONS.transactions, { mode: 'test' }),
     entriesChecked: await count(COLLECTIONS.ledger, { mode: 'test' }),
     pendingCount: await count(COLLECTIONS.transactions, { status: 'pending', mode: 'test' }),
-    needsAttentionCount: await count(COLLECTIONS.transactions, { status: 'pending', needs_attention: true, mode: 'test' }),
+    needsAttentionCount: await count(COLLECTIONS.transactions, {
+      status: 'pending',
+      needs_attention: true,
+      mode: 'test',
+    }),
   };
   const live = {
     transactionsChecked: all.transactionsChecked - test.transactionsChecked,
@@ -263,7 +287,12 @@ export async function auditLedger(db: Db, session: ClientSession, signal?: Abort
   }
   for await (const row of db.collection(COLLECTIONS.ledger).aggregate<OrphanRow>(ORPHAN_PIPELINE, options)) {
     signal?.throwIfAborted();
-    collector.orphan({ accountId: row.account_id, mode: readMode(row.mode, 'mode'), reference: row.reference, kind: row.kind });
+    collector.orphan({
+      accountId: row.account_id,
+      mode: readMode(row.mode, 'mode'),
+      reference: row.reference,
+      kind: row.kind,
+    });
   }
   return collector.result(counts);
 }

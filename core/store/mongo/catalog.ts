@@ -29,7 +29,11 @@ function catalogWriters(live: () => Collections) {
   return {
     async tier(tier: TierDoc, session?: ClientSession): Promise<TierDoc> {
       const { _id, ...fields } = tier;
-      const doc = await live().tiers.findOneAndReplace({ _id }, fields, { upsert: true, returnDocument: 'after', session });
+      const doc = await live().tiers.findOneAndReplace({ _id }, fields, {
+        upsert: true,
+        returnDocument: 'after',
+        session,
+      });
       return doc!;
     },
     /**
@@ -50,9 +54,17 @@ function catalogWriters(live: () => Collections) {
         );
         planId = readInteger(counter!.value, 'counters.plan_id');
       } else {
-        await c.counters.updateOne({ _id: PLAN_ID_COUNTER }, { $max: { value: toLong(planId, 'planId') } }, { upsert: true, session });
+        await c.counters.updateOne(
+          { _id: PLAN_ID_COUNTER },
+          { $max: { value: toLong(planId, 'planId') } },
+          { upsert: true, session },
+        );
       }
-      const doc = await c.plans.findOneAndUpdate({ _id: planId }, { $set: fields }, { upsert: true, returnDocument: 'after', session });
+      const doc = await c.plans.findOneAndUpdate(
+        { _id: planId },
+        { $set: fields },
+        { upsert: true, returnDocument: 'after', session },
+      );
       return planFromDoc(doc!);
     },
     async cablePackage(pkg: CablePackageRecord, session?: ClientSession): Promise<CablePackageRecord> {
@@ -66,7 +78,11 @@ function catalogWriters(live: () => Collections) {
     },
     async smsRate(kobo: Kobo, session?: ClientSession): Promise<void> {
       requireAmount('smsRateKobo', kobo, 0);
-      await live().settings.updateOne({ _id: SMS_RATE_SETTING }, { $set: { value: toLong(kobo, 'smsRateKobo') } }, { upsert: true, session });
+      await live().settings.updateOne(
+        { _id: SMS_RATE_SETTING },
+        { $set: { value: toLong(kobo, 'smsRateKobo') } },
+        { upsert: true, session },
+      );
     },
   };
 }

@@ -12,12 +12,20 @@ import { type TransactionDoc, toDate } from './documents.js';
 
 /** Matches the transaction only while it is pending, due, and at the attempts the claimer saw. */
 export function claimFilter(reference: string, claim: AttemptClaim): Filter<TransactionDoc> {
-  return { _id: reference, status: 'pending', next_attempt_at: { $lte: toDate(claim.dueBy, 'dueBy') }, attempts: claim.attempts };
+  return {
+    _id: reference,
+    status: 'pending',
+    next_attempt_at: { $lte: toDate(claim.dueBy, 'dueBy') },
+    attempts: claim.attempts,
+  };
 }
 
 /** Takes the lease and counts the attempt before the provider is asked, so a crash cannot lose it. */
 export function claimUpdate(claim: AttemptClaim): UpdateFilter<TransactionDoc> {
-  return { $inc: { attempts: 1 }, $set: { next_attempt_at: toDate(claim.leaseUntil, 'leaseUntil'), updated_at: toDate(claim.at, 'at') } };
+  return {
+    $inc: { attempts: 1 },
+    $set: { next_attempt_at: toDate(claim.leaseUntil, 'leaseUntil'), updated_at: toDate(claim.at, 'at') },
+  };
 }
 
 /**

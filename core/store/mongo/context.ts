@@ -2,8 +2,26 @@
  * What every part of the MongoDB adapter shares: the collections, the concerns, and the
  * one way a money transaction runs (see index.ts for why it runs this way).
  */
-import { type ClientSession, type Collection, type Db, type MongoClient, type ObjectId, ReadPreference, type TransactionOptions } from 'mongodb';
-import type { AccountDoc, ApiKeyDoc, CablePackageDoc, CounterDoc, LedgerEntryDoc, PlanDoc, SettingDoc, TierDoc, TransactionDoc } from './documents.js';
+import {
+  type ClientSession,
+  type Collection,
+  type Db,
+  type MongoClient,
+  type ObjectId,
+  ReadPreference,
+  type TransactionOptions,
+} from 'mongodb';
+import type {
+  AccountDoc,
+  ApiKeyDoc,
+  CablePackageDoc,
+  CounterDoc,
+  LedgerEntryDoc,
+  PlanDoc,
+  SettingDoc,
+  TierDoc,
+  TransactionDoc,
+} from './documents.js';
 import { isUnknownCommitResult } from './errors.js';
 import { COLLECTIONS } from './schema.js';
 
@@ -71,7 +89,11 @@ const FOLLOW_UP_READ_TIMEOUT_MS = 5_000;
  * Options of a read that follows a write in a causally consistent session: bounded, and
  * with its own fresh majority read concern (see transactionOptions for why fresh).
  */
-export function followUpRead(session: ClientSession): { session: ClientSession; maxTimeMS: number; readConcern: { level: 'majority' } } {
+export function followUpRead(session: ClientSession): {
+  session: ClientSession;
+  maxTimeMS: number;
+  readConcern: { level: 'majority' };
+} {
   return { session, maxTimeMS: FOLLOW_UP_READ_TIMEOUT_MS, readConcern: majorityReads() };
 }
 
@@ -172,6 +194,7 @@ export function createMongoContext(client: MongoClient, db: Db): MongoContext {
 
 /** A whole-list read fetched MAX_LIST_ITEMS + 1 documents; reaching the bound is refused. */
 export function bounded<D>(docs: D[], what: string): D[] {
-  if (docs.length > MAX_LIST_ITEMS) throw new RangeError(`store: more than ${MAX_LIST_ITEMS} ${what}; refusing to load them all`);
+  if (docs.length > MAX_LIST_ITEMS)
+    throw new RangeError(`store: more than ${MAX_LIST_ITEMS} ${what}; refusing to load them all`);
   return docs;
 }

@@ -31,7 +31,11 @@ const DELIVERY_STATES_SHOWN = ['pending', 'delivered', 'failed'] as const;
  * query implies the partial index's filter and the server reads only those events (with
  * `$ne`, an account without a webhook would have its whole feed walked to show nothing).
  */
-export function deliveriesFilter(accountId: string, mode: Mode, failedOnly: boolean): { account_id: string; mode: Mode; delivery: unknown } {
+export function deliveriesFilter(
+  accountId: string,
+  mode: Mode,
+  failedOnly: boolean,
+): { account_id: string; mode: Mode; delivery: unknown } {
   return { account_id: accountId, mode, delivery: failedOnly ? 'failed' : { $in: [...DELIVERY_STATES_SHOWN] } };
 }
 

@@ -33,7 +33,8 @@ export type StoredInteger = Long | number;
 
 /** Writes a safe integer as BSON int64. A value that is not one is a bug, so it throws. */
 export function toLong(value: number, field: string): Long {
-  if (!Number.isSafeInteger(value)) throw new RangeError(`store: ${field} must be a safe integer, got ${String(value)}`);
+  if (!Number.isSafeInteger(value))
+    throw new RangeError(`store: ${field} must be a safe integer, got ${String(value)}`);
   return Long.fromNumber(value);
 }
 
@@ -46,7 +47,10 @@ export function toLong(value: number, field: string): Long {
 export function readInteger(value: unknown, field: string): number {
   if (typeof value === 'number' && Number.isSafeInteger(value)) return value;
   if (Long.isLong(value)) {
-    if (value.lessThanOrEqual(Long.fromNumber(Number.MAX_SAFE_INTEGER)) && value.greaterThanOrEqual(Long.fromNumber(Number.MIN_SAFE_INTEGER))) {
+    if (
+      value.lessThanOrEqual(Long.fromNumber(Number.MAX_SAFE_INTEGER)) &&
+      value.greaterThanOrEqual(Long.fromNumber(Number.MIN_SAFE_INTEGER))
+    ) {
       return value.toNumber();
     }
   }
@@ -60,7 +64,8 @@ export function readKobo(value: unknown, field: string): Kobo {
 
 /** A Date as stored. An invalid Date is a bug: BSON would store it as NaN milliseconds. */
 export function toDate(date: Date, field: string): Date {
-  if (!(date instanceof Date) || !Number.isSafeInteger(date.getTime())) throw new TypeError(`store: ${field} is not a valid Date`);
+  if (!(date instanceof Date) || !Number.isSafeInteger(date.getTime()))
+    throw new TypeError(`store: ${field} is not a valid Date`);
   return new Date(date.getTime());
 }
 
@@ -187,7 +192,9 @@ export function tierFromDoc(doc: TierDoc): TierRecord {
     tierId: doc._id,
     name: doc.name,
     apiAccess: doc.api_access,
-    discounts: doc.discounts.map((d): DiscountRule => ({ product: d.product, service: d.service, basisPoints: d.basis_points })),
+    discounts: doc.discounts.map(
+      (d): DiscountRule => ({ product: d.product, service: d.service, basisPoints: d.basis_points }),
+    ),
   };
 }
 
@@ -231,7 +238,8 @@ export function planFields(plan: PlanRecord): Omit<PlanDoc, '_id'> {
 
 export function planFromDoc(doc: PlanDoc): PlanRecord {
   const tierPricesKobo: Record<string, Kobo> = {};
-  for (const price of doc.tier_prices) tierPricesKobo[price.tier_id] = readKobo(price.price_kobo, 'plans.tier_prices.price_kobo');
+  for (const price of doc.tier_prices)
+    tierPricesKobo[price.tier_id] = readKobo(price.price_kobo, 'plans.tier_prices.price_kobo');
   return {
     planId: readInteger(doc._id, 'plans._id'),
     network: doc.network,
@@ -256,7 +264,9 @@ export interface CablePackageDoc {
 }
 
 /** Every field the upsert sets; the key fields are in its filter. */
-export function cablePackageFields(pkg: CablePackageRecord): Pick<CablePackageDoc, 'name' | 'price_kobo' | 'active' | 'provider_code'> {
+export function cablePackageFields(
+  pkg: CablePackageRecord,
+): Pick<CablePackageDoc, 'name' | 'price_kobo' | 'active' | 'provider_code'> {
   return {
     name: pkg.name,
     price_kobo: toLong(pkg.priceKobo, 'priceKobo'),

@@ -34,24 +34,43 @@ export const NEXT_SEQ_UPDATE = { $inc: { value: Long.ONE } } as const;
  * started the counter first, the two conflict and this one re-runs, finding it.
  */
 export function startSeqUpdate(previousSeq: number): Document[] {
-  return [{ $set: { value: { $add: [{ $max: [{ $ifNull: ['$value', Long.ZERO] }, toLong(previousSeq, 'event_seq')] }, Long.ONE] } } }];
+  return [
+    {
+      $set: {
+        value: { $add: [{ $max: [{ $ifNull: ['$value', Long.ZERO] }, toLong(previousSeq, 'event_seq')] }, Long.ONE] },
+      },
+    },
+  ];
 }
 
 /** Takes the next seq of the wallet's events inside the caller's transaction. Throws (aborting it) when the account does not exist. */
-export async function nextEventSeq(ctx: MongoContext, session: ClientSession, accountId: string, mode: Mode): Promise<number> {
+export async function nextEventSeq(
+  ctx: MongoContext,
+  session: ClientSession,
+  accountId: string,
+  mode: Mode,
+): Promise<number> {
   const c = ctx.live();
   const _id = eventSeqCounterId(accountId, mode);
-  const next = await c.counters.findOneAndUpdate({ _id }, NEXT_SEQ_UPDATE, { session, returnDocument: 'after', projection: { value: 1 } });
+  const next = await c.counters.findOneAndUpdate({ _id }, NEXT_SEQ_UPDATE, {
+    session,
+    returnDocument: 'after',
+    projection: { value: 1 },
+  });
   if (next !== null) return readInteger(next.value, 'counters.value');
   // The wallet's first event under this build: start from the account's old counter, if any.
   const account = await c.accounts.findOne({ _id: accountId }, { session, projection: { event_seq: 1 } });
   if (account === null) throw new Error(`store: account ${accountId} of an event does not exist`);
   const previous = (account as unknown as { event_seq?: unknown }).event_seq;
-  const started = await c.counters.findOneAndUpdate({ _id }, startSeqUpdate(previous === undefined ? 0 : readInteger(previous, 'accounts.event_seq')), {
-    session,
-    upsert: true,
-    returnDocument: 'after',
-    projection: { value: 1 },
-  });
+  const started = await c.counters.findOneAndUpdate(
+    { _id },
+    startSeqUpdate(previous === undefined ? 0 : readInteger(previous, 'accounts.event_seq')),
+    {
+      session,
+      upsert: true,
+      returnDocument: 'after',
+      projection: { value: 1 },
+    },
+  );
   return readInteger(started!.value, 'counters.value');
 }

@@ -62,9 +62,15 @@ export interface WebhookEndpointDoc {
   updated_at: Date;
 }
 
-export function eventCollections(ctx: MongoContext): { events: Collection<EventDoc>; webhooks: Collection<WebhookEndpointDoc> } {
+export function eventCollections(ctx: MongoContext): {
+  events: Collection<EventDoc>;
+  webhooks: Collection<WebhookEndpointDoc>;
+} {
   ctx.live();
-  return { events: ctx.db.collection<EventDoc>(EVENT_COLLECTIONS.events), webhooks: ctx.db.collection<WebhookEndpointDoc>(EVENT_COLLECTIONS.webhooks) };
+  return {
+    events: ctx.db.collection<EventDoc>(EVENT_COLLECTIONS.events),
+    webhooks: ctx.db.collection<WebhookEndpointDoc>(EVENT_COLLECTIONS.webhooks),
+  };
 }
 
 const endpointId = (accountId: string, mode: Mode) => `${accountId}:${mode}`;
@@ -93,8 +99,16 @@ function eventFromDoc(doc: EventDoc): EventRecord {
  * Whether an event of this wallet goes to its webhook: the account has an enabled URL for
  * the mode. Read in the caller's transaction before it writes the account.
  */
-export async function deliversTo(ctx: MongoContext, session: ClientSession, accountId: string, mode: Mode): Promise<boolean> {
-  const endpoint = await eventCollections(ctx).webhooks.findOne({ _id: endpointId(accountId, mode) }, { session, projection: { enabled: 1 } });
+export async function deliversTo(
+  ctx: MongoContext,
+  session: ClientSession,
+  accountId: string,
+  mode: Mode,
+): Promise<boolean> {
+  const endpoint = await eventCollections(ctx).webhooks.findOne(
+    { _id: endpointId(accountId, mode) },
+    { session, projection: { enabled: 1 } },
+  );
   return endpoint?.enabled === true;
 }
 
@@ -102,12 +116,23 @@ export async function deliversTo(ctx: MongoContext, session: ClientSession, acco
  * Writes an event inside the caller's transaction, taking the next seq of its wallet, queued
  * for delivery when `deliver` (what deliversTo said, or true for a ping).
  */
-export async function writeEventIn(ctx: MongoContext, session: ClientSession, event: NewEvent, deliver: boolean): Promise<EventDoc> {
+export async function writeEventIn(
+  ctx: MongoContext,
+  session: ClientSession,
+  event: NewEvent,
+  deliver: boolean,
+): Promise<EventDoc> {
   const seq = await nextEventSeq(ctx, session, event.accountId, event.mode);
   return insertEvent(eventCollections(ctx).events, session, event, seq, deliver);
 }
 
-async function insertEvent(events: Collection<EventDoc>, session: ClientSession, event: NewEvent, seq: number, deliver: boolean): Promise<EventDoc> {
+async function insertEvent(
+  events: Collection<EventDoc>,
+  session: ClientSession,
+  event: NewEvent,
+  seq: number,
+  deliver: boolean,
+): Promise<EventDoc> {
   const start = initialDelivery(deliver, false, event.createdAt);
   const createdAt = toDate(event.createdAt, 'createdAt');
   const doc: EventDoc = {
@@ -166,7 +191,8 @@ export function createEventStore(ctx: MongoContext): EventStore {
         const filter: Filter<EventDoc> = { delivery: 'pending', next_attempt_at: { $lte: toDate(claim.now, 'now') } };
         if (claim.excludeAccounts.length > 0) filter.account_id = { $nin: [...claim.excludeAccounts] };
         // One destination's: answered from events_due_by_destination.
-        if (destination !== undefined) Object.assign(filter, { account_id: destination.accountId, mode: destination.mode });
+        if (destination !== undefined)
+          Object.assign(filter, { account_id: destination.accountId, mode: destination.mode });
         const doc = await events.findOneAndUpdate(
           filter,
           { $set: { lease_owner: claim.owner, next_attempt_at: leaseUntil } },
@@ -220,7 +246,12 @@ export function createEventStore(ctx: MongoContext): EventStore {
       const { events } = eventCollections(ctx);
       const [count, oldest] = await Promise.all([
         events.countDocuments({ delivery: 'pending' }),
-        events.find({ delivery: 'pending' }).sort({ created_at: 1 }).limit(1).project<{ created_at: Date }>({ created_at: 1 }).toArray(),
+        events
+          .find({ delivery: 'pending' })
+          .sort({ created_at: 1 })
+          .limit(1)
+          .project<{ created_at: Date }>({ created_at: 1 })
+          .toArray(),
       ]);
       return { count, oldestCreatedAt: oldest[0]?.created_at ?? null };
     },
@@ -255,7 +286,8 @@ export function createWebhookStore(ctx: MongoContext): WebhookStore {
             url: rest.url,
             secret: rest.secret,
             previous_secret: rest.previousSecret,
-            previous_secret_until: rest.previousSecretUntil === null ? null : toDate(rest.previousSecretUntil, 'previousSecretUntil'),
+            previous_secret_until:
+              rest.previousSecretUntil === null ? null : toDate(rest.previousSecretUntil, 'previousSecretUntil'),
             enabled: rest.enabled,
             updated_at: toDate(rest.updatedAt, 'updatedAt'),
           },

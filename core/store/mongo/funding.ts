@@ -8,7 +8,13 @@
  */
 import { type ClientSession, type Collection, ObjectId } from 'mongodb';
 import { creditEvent, newEventId } from '../../domain/events.js';
-import type { FundingProviderName, InflowRecord, InflowStatus, KycKind, VirtualAccountRecord } from '../../domain/funding.js';
+import type {
+  FundingProviderName,
+  InflowRecord,
+  InflowStatus,
+  KycKind,
+  VirtualAccountRecord,
+} from '../../domain/funding.js';
 import { type Kobo, kobo } from '../../domain/money.js';
 import { requireAmount, requireLimit } from '../bounds.js';
 import type { CreditInflowResult, FundingStore } from '../port.js';
@@ -124,7 +130,10 @@ export function createFundingStore(ctx: MongoContext): FundingStore {
     const current = await inflows.findOne({ _id: inflowId }, { session });
     if (current === null) return { outcome: 'not_found' };
     const inflow = inflowFromDoc(current);
-    if (inflow.status !== from) return inflow.status === 'credited' ? { outcome: 'already_credited', inflow } : { outcome: 'wrong_status', inflow };
+    if (inflow.status !== from)
+      return inflow.status === 'credited'
+        ? { outcome: 'already_credited', inflow }
+        : { outcome: 'wrong_status', inflow };
     if (inflow.amountPaidKobo <= credit.feeKobo) return { outcome: 'wrong_status', inflow };
     const creditedKobo = kobo(inflow.amountPaidKobo - credit.feeKobo);
     // Whether the credit's event goes to a webhook, read before the first write to the account.
@@ -207,7 +216,11 @@ export function createFundingStore(ctx: MongoContext): FundingStore {
       return docs.map(virtualAccountFromDoc);
     },
     async listActiveVirtualAccounts(limit) {
-      const docs = await collections(ctx).accounts.find({ status: 'active' }).sort({ created_at: 1, _id: 1 }).limit(requireLimit(limit)).toArray();
+      const docs = await collections(ctx)
+        .accounts.find({ status: 'active' })
+        .sort({ created_at: 1, _id: 1 })
+        .limit(requireLimit(limit))
+        .toArray();
       return docs.map(virtualAccountFromDoc);
     },
     async findVirtualAccount(provider, accountNumber) {
@@ -251,7 +264,10 @@ export function createFundingStore(ctx: MongoContext): FundingStore {
         // The unique index answered: another notification, the sweeper or another core
         // recorded this (provider, reference) first. Its row is the one that counts.
         if (!isDuplicateKeyOn(error, INFLOW_REFERENCE_INDEX.name, INFLOW_REFERENCE_INDEX.fields)) throw error;
-        const existing = await inflows.findOne({ provider: inflow.provider, provider_reference: inflow.providerReference });
+        const existing = await inflows.findOne({
+          provider: inflow.provider,
+          provider_reference: inflow.providerReference,
+        });
         if (existing === null) throw error;
         return { inflow: inflowFromDoc(existing), created: false };
       }
@@ -294,11 +310,19 @@ export function createFundingStore(ctx: MongoContext): FundingStore {
       return doc === null ? null : inflowFromDoc(doc);
     },
     async listInflows(status, limit) {
-      const docs = await collections(ctx).inflows.find({ status }).sort({ created_at: 1, _id: 1 }).limit(requireLimit(limit)).toArray();
+      const docs = await collections(ctx)
+        .inflows.find({ status })
+        .sort({ created_at: 1, _id: 1 })
+        .limit(requireLimit(limit))
+        .toArray();
       return docs.map(inflowFromDoc);
     },
     async listAccountInflows(accountId, mode, limit) {
-      const docs = await collections(ctx).inflows.find({ account_id: accountId, mode }).sort({ created_at: -1, _id: -1 }).limit(requireLimit(limit)).toArray();
+      const docs = await collections(ctx)
+        .inflows.find({ account_id: accountId, mode })
+        .sort({ created_at: -1, _id: -1 })
+        .limit(requireLimit(limit))
+        .toArray();
       return docs.map(inflowFromDoc);
     },
     async setLowBalanceThreshold(accountId, mode, thresholdKobo) {
@@ -309,7 +333,9 @@ export function createFundingStore(ctx: MongoContext): FundingStore {
       return result.matchedCount === 1;
     },
     async getLowBalanceThreshold(accountId, mode) {
-      const account = await ctx.live().accounts.findOne({ _id: accountId }, { projection: { low_balance_kobo: 1, test_low_balance_kobo: 1 } });
+      const account = await ctx
+        .live()
+        .accounts.findOne({ _id: accountId }, { projection: { low_balance_kobo: 1, test_low_balance_kobo: 1 } });
       const value = mode === 'test' ? account?.test_low_balance_kobo : account?.low_balance_kobo;
       return value === undefined || value === null ? null : readKobo(value, 'accounts.low_balance_kobo');
     },

@@ -42,7 +42,9 @@ export interface HelloReply {
 }
 
 /** What the guard decided about a deployment. */
-export type DeploymentCheck = { ok: true; topology: 'replica_set' | 'sharded'; serverVersion: string } | { ok: false; reason: string };
+export type DeploymentCheck =
+  | { ok: true; topology: 'replica_set' | 'sharded'; serverVersion: string }
+  | { ok: false; reason: string };
 
 /** Decides from a `hello` reply whether the store may run on this deployment. */
 export function checkDeployment(hello: HelloReply): DeploymentCheck {
@@ -76,7 +78,8 @@ export function checkDeployment(hello: HelloReply): DeploymentCheck {
   if (!sharded && hello.isWritablePrimary !== true) {
     // With a replica set connection string the driver always talks to the primary; this
     // only happens with directConnection=true to another member, where every write fails.
-    const role = hello.arbiterOnly === true ? 'an arbiter' : hello.secondary === true ? 'a secondary' : 'not the primary';
+    const role =
+      hello.arbiterOnly === true ? 'an arbiter' : hello.secondary === true ? 'a secondary' : 'not the primary';
     return {
       ok: false,
       reason: `the MongoDB server the store is connected to is ${role}; connect to the replica set (list its members, or drop directConnection=true) so that writes reach the primary.`,
@@ -117,10 +120,14 @@ const FCV_ADVICE =
  * and `explainSchemaFailure` words the index error instead.
  */
 export function checkFeatureCompatibility(reply: unknown): { ok: true } | { ok: false; reason: string } {
-  const fcv = (reply as { featureCompatibilityVersion?: { version?: unknown } } | null)?.featureCompatibilityVersion?.version;
+  const fcv = (reply as { featureCompatibilityVersion?: { version?: unknown } } | null)?.featureCompatibilityVersion
+    ?.version;
   if (typeof fcv !== 'string') return { ok: true };
   if (compareVersions(fcv, MIN_FEATURE_COMPATIBILITY) >= 0) return { ok: true };
-  return { ok: false, reason: `the replica set's featureCompatibilityVersion is ${fcv}; the store needs ${MIN_FEATURE_COMPATIBILITY} or newer: ${FCV_ADVICE}` };
+  return {
+    ok: false,
+    reason: `the replica set's featureCompatibilityVersion is ${fcv}; the store needs ${MIN_FEATURE_COMPATIBILITY} or newer: ${FCV_ADVICE}`,
+  };
 }
 
 /** Server codes an index that the featureCompatibilityVersion does not allow fails with. */
@@ -135,7 +142,8 @@ const INDEX_REFUSED_CODES: ReadonlySet<number> = new Set([
  * operator reads what to do instead of a raw server message.
  */
 export function explainSchemaFailure(error: unknown): unknown {
-  const code = typeof error === 'object' && error !== null && 'code' in error ? (error as { code: unknown }).code : undefined;
+  const code =
+    typeof error === 'object' && error !== null && 'code' in error ? (error as { code: unknown }).code : undefined;
   const message = error instanceof Error ? error.message : '';
   if (typeof code === 'number' && INDEX_REFUSED_CODES.has(code) && /partial|\$in|expression/i.test(message)) {
     return new UnsuitableDeploymentError(

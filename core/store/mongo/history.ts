@@ -21,7 +21,12 @@ const cursorOf = (doc: TransactionDoc) => encodeTransactionCursor(doc.created_at
  * partial unique index on (account_id, mode, request_id) only when the query implies its
  * `$type: 'string'` filter, and would otherwise walk the wallet's whole history.
  */
-export function historySearchFilter(accountId: string, mode: Mode, query: TransactionQuery, after: string | undefined): Filter<TransactionDoc> {
+export function historySearchFilter(
+  accountId: string,
+  mode: Mode,
+  query: TransactionQuery,
+  after: string | undefined,
+): Filter<TransactionDoc> {
   const filter: Filter<TransactionDoc> = { account_id: accountId, mode };
   if (query.product !== undefined) filter.product = query.product;
   if (query.status !== undefined) filter.status = query.status;
@@ -61,7 +66,14 @@ export function createHistoryStore({ live }: MongoContext): HistoryStore {
       const rows = await live()
         .transactions.aggregate<{ _id: { day: unknown; product: ProductName }; spent: unknown }>(
           [
-            { $match: { account_id: accountId, mode, created_at: { $gte: from, $lt: until }, status: { $in: ['pending', 'success'] } } },
+            {
+              $match: {
+                account_id: accountId,
+                mode,
+                created_at: { $gte: from, $lt: until },
+                status: { $in: ['pending', 'success'] },
+              },
+            },
             {
               $group: {
                 _id: {

@@ -47,7 +47,12 @@ import { leaseClockVerdict, measureClock } from './clock.js';
 import { createMongoContext, majorityReads, majorityWrites } from './context.js';
 import { createEventStore, createWebhookStore } from './events.js';
 import { createFundingStore } from './funding.js';
-import { checkDeployment, checkFeatureCompatibility, explainSchemaFailure, UnsuitableDeploymentError } from './guard.js';
+import {
+  checkDeployment,
+  checkFeatureCompatibility,
+  explainSchemaFailure,
+  UnsuitableDeploymentError,
+} from './guard.js';
 import { createHistoryStore } from './history.js';
 import { createKeyUseStore } from './key-use.js';
 import { createKeyStore } from './keys.js';
@@ -115,7 +120,8 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<MongoS
     if (report.different.length > 0) {
       options.warn?.('store.validator_differs', {
         collections: report.different,
-        detail: 'a collection validator differs from the one this build sets; the store runs, but check that the money guards are still there',
+        detail:
+          'a collection validator differs from the one this build sets; the store runs, but check that the money guards are still there',
       });
     }
     const ctx = createMongoContext(client, db);

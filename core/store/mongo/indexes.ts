@@ -26,17 +26,27 @@ export const REQUEST_ID_INDEX = {
 } as const;
 
 /** A wallet's history (account and mode), newest first: what ?action=transactions pages through. */
-export const HISTORY_BY_MODE_INDEX: IndexDescription = { name: 'transactions_history_by_mode', key: { account_id: 1, mode: 1, created_at: -1, _id: -1 } };
+export const HISTORY_BY_MODE_INDEX: IndexDescription = {
+  name: 'transactions_history_by_mode',
+  key: { account_id: 1, mode: 1, created_at: -1, _id: -1 },
+};
 
 /** A wallet's ledger in entry order: what the ledger pages read (backwards). */
-export const LEDGER_BY_WALLET_INDEX: IndexDescription = { name: 'ledger_by_wallet', key: { account_id: 1, mode: 1, entry_id: 1 } };
+export const LEDGER_BY_WALLET_INDEX: IndexDescription = {
+  name: 'ledger_by_wallet',
+  key: { account_id: 1, mode: 1, entry_id: 1 },
+};
 
 /**
  * The ledger by account in entry order, ascending: the order the audit's running balance
  * reads (a descending index made it sort the whole ledger in memory, and the history pages
  * read it backwards just as well). Unique, because entry ids are a sequence per account.
  */
-export const LEDGER_BY_ACCOUNT_INDEX: IndexDescription = { name: 'ledger_by_account_asc', key: { account_id: 1, entry_id: 1 }, unique: true };
+export const LEDGER_BY_ACCOUNT_INDEX: IndexDescription = {
+  name: 'ledger_by_account_asc',
+  key: { account_id: 1, entry_id: 1 },
+  unique: true,
+};
 
 /**
  * The unique index that makes an operator's credit reference single-use per account, so a
@@ -45,7 +55,12 @@ export const LEDGER_BY_ACCOUNT_INDEX: IndexDescription = { name: 'ledger_by_acco
 export const CREDIT_REFERENCE_INDEX = {
   name: 'ledger_credit_reference',
   fields: ['account_id', 'reference'],
-  description: { name: 'ledger_credit_reference', key: { account_id: 1, reference: 1 }, unique: true, partialFilterExpression: { kind: 'credit' } },
+  description: {
+    name: 'ledger_credit_reference',
+    key: { account_id: 1, reference: 1 },
+    unique: true,
+    partialFilterExpression: { kind: 'credit' },
+  },
 } as const;
 
 /** The unique index that allows one debit and one refund entry per purchase. */
@@ -81,8 +96,16 @@ export const INDEXES: Readonly<Record<string, readonly IndexDescription[]>> = {
     { name: 'transactions_history', key: { account_id: 1, created_at: -1, _id: -1 } },
     // Partial, so the recovery worker's scan and the attention list only ever touch pending
     // transactions; the trailing fields give the scans their order without a sort in memory.
-    { name: 'transactions_due', key: { status: 1, next_attempt_at: 1, created_at: 1, _id: 1 }, partialFilterExpression: { status: 'pending' } },
-    { name: 'transactions_pending_by_age', key: { status: 1, created_at: 1, _id: 1 }, partialFilterExpression: { status: 'pending' } },
+    {
+      name: 'transactions_due',
+      key: { status: 1, next_attempt_at: 1, created_at: 1, _id: 1 },
+      partialFilterExpression: { status: 'pending' },
+    },
+    {
+      name: 'transactions_pending_by_age',
+      key: { status: 1, created_at: 1, _id: 1 },
+      partialFilterExpression: { status: 'pending' },
+    },
   ],
 };
 
@@ -127,7 +150,9 @@ export const INFLOW_REFERENCE_INDEX = {
 
 /** The funding collections' indexes (step 12). */
 export const FUNDING_INDEXES = {
-  [FUNDING_COLLECTIONS.virtualAccounts]: [{ name: 'virtual_accounts_by_account', key: { account_id: 1, mode: 1, created_at: 1 } }],
+  [FUNDING_COLLECTIONS.virtualAccounts]: [
+    { name: 'virtual_accounts_by_account', key: { account_id: 1, mode: 1, created_at: 1 } },
+  ],
   [FUNDING_COLLECTIONS.inflows]: [
     { ...INFLOW_REFERENCE_INDEX.description },
     { name: 'inflows_by_status', key: { status: 1, created_at: 1, _id: 1 } },

@@ -21,11 +21,19 @@ export function createKeyStore({ live }: MongoContext): KeyStore {
       return bounded(docs, `keys of account ${accountId}`).map(apiKeyFromDoc);
     },
     async revoke(publicKey) {
-      const doc = await live().apiKeys.findOneAndUpdate({ _id: publicKey }, { $set: { revoked: true } }, { returnDocument: 'after' });
+      const doc = await live().apiKeys.findOneAndUpdate(
+        { _id: publicKey },
+        { $set: { revoked: true } },
+        { returnDocument: 'after' },
+      );
       return doc === null ? null : apiKeyFromDoc(doc);
     },
     async setAllowedIps(publicKey, ips) {
-      const doc = await live().apiKeys.findOneAndUpdate({ _id: publicKey }, { $set: { allowed_ips: [...ips] } }, { returnDocument: 'after' });
+      const doc = await live().apiKeys.findOneAndUpdate(
+        { _id: publicKey },
+        { $set: { allowed_ips: [...ips] } },
+        { returnDocument: 'after' },
+      );
       return doc === null ? null : apiKeyFromDoc(doc);
     },
   };

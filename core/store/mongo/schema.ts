@@ -17,8 +17,19 @@
  * schema-target.ts.
  */
 import { type Document, Long } from 'mongodb';
-import { COLLECTIONS, FUNDING_COLLECTIONS, KEY_USE_COLLECTION, PEOPLE_COLLECTIONS, UPGRADE_REQUESTS_COLLECTION } from './collections.js';
-import { DELIVERIES_INDEX, FAILED_DELIVERIES_INDEX, TRANSACTIONS_BY_PRODUCT_INDEX, TRANSACTIONS_BY_STATUS_INDEX } from './developer-reads.js';
+import {
+  COLLECTIONS,
+  FUNDING_COLLECTIONS,
+  KEY_USE_COLLECTION,
+  PEOPLE_COLLECTIONS,
+  UPGRADE_REQUESTS_COLLECTION,
+} from './collections.js';
+import {
+  DELIVERIES_INDEX,
+  FAILED_DELIVERIES_INDEX,
+  TRANSACTIONS_BY_PRODUCT_INDEX,
+  TRANSACTIONS_BY_STATUS_INDEX,
+} from './developer-reads.js';
 import { EVENT_COLLECTIONS, EVENT_INDEXES, EVENTS_DUE_BY_DESTINATION_INDEX } from './events.js';
 import {
   ACCOUNT_REQUEST_ID_INDEX_NAME,
@@ -58,7 +69,11 @@ export interface SchemaStep {
 }
 
 /** Creates every collection in `names` that is missing, with its validator from `validators`. */
-async function createMissingCollections(target: SchemaTarget, names: readonly string[], validators: Partial<Record<string, Document>>): Promise<void> {
+async function createMissingCollections(
+  target: SchemaTarget,
+  names: readonly string[],
+  validators: Partial<Record<string, Document>>,
+): Promise<void> {
   const existing = new Set(await target.collectionNames());
   for (const name of names) {
     if (existing.has(name)) continue;
@@ -74,12 +89,17 @@ async function createMissingCollections(target: SchemaTarget, names: readonly st
  * fails until it does.
  */
 async function refreshValidators(target: SchemaTarget): Promise<void> {
-  for (const [collection, validator] of Object.entries(currentValidators())) await target.command(setValidator(collection, validator));
+  for (const [collection, validator] of Object.entries(currentValidators()))
+    await target.command(setValidator(collection, validator));
 }
 
 /** The rows without a mode (written before test mode, or by a core of an earlier build during an upgrade), made live. */
 async function giveOlderRowsTheirMode(target: SchemaTarget): Promise<void> {
-  await target.updateMany(COLLECTIONS.accounts, { test_balance_kobo: { $exists: false } }, { test_balance_kobo: Long.ZERO });
+  await target.updateMany(
+    COLLECTIONS.accounts,
+    { test_balance_kobo: { $exists: false } },
+    { test_balance_kobo: Long.ZERO },
+  );
   for (const collection of [COLLECTIONS.apiKeys, COLLECTIONS.ledger, COLLECTIONS.transactions]) {
     await target.updateMany(collection, { mode: { $exists: false } }, { mode: 'live' });
   }
@@ -112,15 +132,20 @@ export const SCHEMA_STEPS: readonly SchemaStep[] = [
   },
   {
     version: 4,
-    description: 'test mode: a test wallet per account; the mode of every key, entry and purchase; idempotency and history per mode',
+    description:
+      'test mode: a test wallet per account; the mode of every key, entry and purchase; idempotency and history per mode',
     async apply(target) {
       // Everything written before test mode is live, and every account's test wallet starts
       // empty. Each update matches only documents still without the field, so a step
       // interrupted half-way (or run by two cores at once) finishes the same.
       await giveOlderRowsTheirMode(target);
-      for (const [collection, validator] of Object.entries(VALIDATORS_V4)) await target.command(setValidator(collection, validator!));
+      for (const [collection, validator] of Object.entries(VALIDATORS_V4))
+        await target.command(setValidator(collection, validator!));
       // The new idempotency index first, so that a key stays single-use throughout.
-      await target.createIndexes(COLLECTIONS.transactions, [{ ...REQUEST_ID_INDEX.description }, HISTORY_BY_MODE_INDEX]);
+      await target.createIndexes(COLLECTIONS.transactions, [
+        { ...REQUEST_ID_INDEX.description },
+        HISTORY_BY_MODE_INDEX,
+      ]);
       await target.dropIndex(COLLECTIONS.transactions, ACCOUNT_REQUEST_ID_INDEX_NAME);
       await target.dropIndex(COLLECTIONS.transactions, 'transactions_history');
       await target.createIndexes(COLLECTIONS.ledger, [LEDGER_BY_WALLET_INDEX]);
@@ -174,7 +199,8 @@ export const SCHEMA_STEPS: readonly SchemaStep[] = [
   },
   {
     version: 10,
-    description: 'a mode required on every entry and purchase, and given to older rows; validators from the current lists',
+    description:
+      'a mode required on every entry and purchase, and given to older rows; validators from the current lists',
     async apply(target) {
       // The validators first, so that no write without a mode (a core of the previous build
       // still running) is accepted from here on; then every row still without one is made
@@ -189,7 +215,10 @@ export const SCHEMA_STEPS: readonly SchemaStep[] = [
     version: 11,
     description: 'indexes for the developer area: history by status and by product, deliveries and failed deliveries',
     async apply(target) {
-      await target.createIndexes(COLLECTIONS.transactions, [TRANSACTIONS_BY_STATUS_INDEX, TRANSACTIONS_BY_PRODUCT_INDEX]);
+      await target.createIndexes(COLLECTIONS.transactions, [
+        TRANSACTIONS_BY_STATUS_INDEX,
+        TRANSACTIONS_BY_PRODUCT_INDEX,
+      ]);
       await target.createIndexes(EVENT_COLLECTIONS.events, [DELIVERIES_INDEX, FAILED_DELIVERIES_INDEX]);
     },
   },
@@ -213,7 +242,11 @@ export const SCHEMA_STEPS: readonly SchemaStep[] = [
     async apply(target) {
       await createMissingCollections(target, [UPGRADE_REQUESTS_COLLECTION], {});
       await target.createIndexes(UPGRADE_REQUESTS_COLLECTION, [
-        { name: 'upgrade_requests_pending', key: { created_at: 1, _id: 1 }, partialFilterExpression: { status: 'pending' } },
+        {
+          name: 'upgrade_requests_pending',
+          key: { created_at: 1, _id: 1 },
+          partialFilterExpression: { status: 'pending' },
+        },
       ]);
     },
   },
@@ -227,9 +260,13 @@ export const SCHEMA_VERSION = SCHEMA_STEPS[SCHEMA_STEPS.length - 1]!.version;
  * finishes (so a core that stops half-way resumes at the step it was in). Returns the
  * versions it ran.
  */
-export async function runSchemaSteps(target: SchemaTarget, steps: readonly SchemaStep[] = SCHEMA_STEPS): Promise<number[]> {
+export async function runSchemaSteps(
+  target: SchemaTarget,
+  steps: readonly SchemaStep[] = SCHEMA_STEPS,
+): Promise<number[]> {
   steps.forEach((step, i) => {
-    if (step.version !== i + 1) throw new Error(`schema step ${i + 1} is numbered ${step.version}; steps run 1, 2, 3, ...`);
+    if (step.version !== i + 1)
+      throw new Error(`schema step ${i + 1} is numbered ${step.version}; steps run 1, 2, 3, ...`);
   });
   const latest = steps.length;
   const found = await target.readVersion();

@@ -77,7 +77,9 @@ export function createTransactionStore({ live }: MongoContext): TransactionStore
       return toPage(docs, limit, transactionFromDoc, cursorOf);
     },
     async pendingSummary() {
-      const rows = await live().transactions.aggregate<{ count: unknown; attention: unknown; oldest: unknown }>(PENDING_SUMMARY_PIPELINE).toArray();
+      const rows = await live()
+        .transactions.aggregate<{ count: unknown; attention: unknown; oldest: unknown }>(PENDING_SUMMARY_PIPELINE)
+        .toArray();
       const row = rows[0];
       if (row === undefined) return { count: 0, needsAttentionCount: 0, oldestCreatedAt: null };
       return {

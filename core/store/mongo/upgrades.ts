@@ -65,16 +65,25 @@ export function createUpgradeStore(ctx: MongoContext): UpgradeStore {
     },
     async listPending(limit) {
       ctx.live();
-      return (await requests.find({ status: 'pending' }).sort({ created_at: 1, _id: 1 }).limit(limit).toArray()).map(fromDoc);
+      return (await requests.find({ status: 'pending' }).sort({ created_at: 1, _id: 1 }).limit(limit).toArray()).map(
+        fromDoc,
+      );
     },
     async decide(accountId, status, at) {
       ctx.live();
-      const doc = await requests.findOneAndUpdate({ _id: accountId, status: 'pending' }, { $set: { status, decided_at: at } }, { returnDocument: 'after' });
+      const doc = await requests.findOneAndUpdate(
+        { _id: accountId, status: 'pending' },
+        { $set: { status, decided_at: at } },
+        { returnDocument: 'after' },
+      );
       return doc === null ? null : fromDoc(doc);
     },
     async claimFirstKey(accountId, at) {
       ctx.live();
-      const result = await requests.updateOne({ _id: accountId, status: 'approved', key_issued_at: null }, { $set: { key_issued_at: at } });
+      const result = await requests.updateOne(
+        { _id: accountId, status: 'approved', key_issued_at: null },
+        { $set: { key_issued_at: at } },
+      );
       return result.modifiedCount === 1;
     },
   };

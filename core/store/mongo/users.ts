@@ -7,7 +7,13 @@
  * email fail even when two invitations for it are accepted at once.
  */
 import { type Collection, MongoServerError } from 'mongodb';
-import type { AcceptInvitationResult, InvitationRecord, SessionRecord, UserRecord, UserRole } from '../../domain/records.js';
+import type {
+  AcceptInvitationResult,
+  InvitationRecord,
+  SessionRecord,
+  UserRecord,
+  UserRole,
+} from '../../domain/records.js';
 import type { PeopleStore, UserChange } from '../port.js';
 import { bounded, MAX_LIST_ITEMS, type MongoContext } from './context.js';
 import { DUPLICATE_KEY_CODE } from './errors.js';
@@ -151,7 +157,8 @@ export function createPeopleStore(ctx: MongoContext): PeopleStore {
     async acceptInvitation(tokenHash, user) {
       try {
         return await ctx.inTransaction(async (session) => {
-          if ((await users.findOne({ email: user.email }, { session })) !== null) throw new Refused({ outcome: 'email_taken' });
+          if ((await users.findOne({ email: user.email }, { session })) !== null)
+            throw new Refused({ outcome: 'email_taken' });
           const used = await invitations.updateOne(
             { _id: tokenHash, used_at: null, expires_at: { $gt: user.createdAt } },
             { $set: { used_at: user.createdAt } },
@@ -194,12 +201,18 @@ export function createPeopleStore(ctx: MongoContext): PeopleStore {
       return doc === null ? null : userFromDoc(doc);
     },
     async claimTotpStep(userId, step) {
-      const result = await live(users).updateOne({ _id: userId, totp_last_step: { $lt: step } }, { $set: { totp_last_step: step } });
+      const result = await live(users).updateOne(
+        { _id: userId, totp_last_step: { $lt: step } },
+        { $set: { totp_last_step: step } },
+      );
       return result.modifiedCount === 1;
     },
     async useRecoveryCode(userId, codeHash) {
       // One document, one update: matching the code and pulling it happen together.
-      const result = await live(users).updateOne({ _id: userId, recovery_code_hashes: codeHash }, { $pull: { recovery_code_hashes: codeHash } });
+      const result = await live(users).updateOne(
+        { _id: userId, recovery_code_hashes: codeHash },
+        { $pull: { recovery_code_hashes: codeHash } },
+      );
       return result.modifiedCount === 1;
     },
     async insertSession(session) {
@@ -218,7 +231,11 @@ export function createPeopleStore(ctx: MongoContext): PeopleStore {
       return doc === null ? null : sessionFromDoc(doc);
     },
     async touchSession(tokenHash, at) {
-      const doc = await live(sessions).findOneAndUpdate({ _id: tokenHash }, { $max: { last_seen_at: at } }, { returnDocument: 'after' });
+      const doc = await live(sessions).findOneAndUpdate(
+        { _id: tokenHash },
+        { $max: { last_seen_at: at } },
+        { returnDocument: 'after' },
+      );
       return doc === null ? null : sessionFromDoc(doc);
     },
     async deleteSession(tokenHash) {
@@ -228,7 +245,9 @@ export function createPeopleStore(ctx: MongoContext): PeopleStore {
       return (await live(sessions).deleteMany({ user_id: userId })).deletedCount;
     },
     async deleteExpiredSessions(absoluteBefore, idleBefore) {
-      const result = await live(sessions).deleteMany({ $or: [{ absolute_expires_at: { $lte: absoluteBefore } }, { last_seen_at: { $lte: idleBefore } }] });
+      const result = await live(sessions).deleteMany({
+        $or: [{ absolute_expires_at: { $lte: absoluteBefore } }, { last_seen_at: { $lte: idleBefore } }],
+      });
       return result.deletedCount;
     },
   };

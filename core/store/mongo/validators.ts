@@ -30,7 +30,16 @@ export const VALIDATORS: Partial<Record<string, Document>> = {
       {
         $jsonSchema: {
           bsonType: 'object',
-          required: ['account_id', 'entry_id', 'amount_kobo', 'balance_after_kobo', 'kind', 'reference', 'memo', 'created_at'],
+          required: [
+            'account_id',
+            'entry_id',
+            'amount_kobo',
+            'balance_after_kobo',
+            'kind',
+            'reference',
+            'memo',
+            'created_at',
+          ],
           properties: {
             entry_id: int64(1),
             amount_kobo: { bsonType: 'long' },
@@ -121,7 +130,12 @@ export function setValidator(collection: string, validator: Document): Document 
 }
 
 /** Every transaction status, listed once for the validators; the type check keeps it whole. */
-export const TRANSACTION_STATUSES = ['pending', 'success', 'failed', 'reversed'] as const satisfies readonly TransactionStatus[];
+export const TRANSACTION_STATUSES = [
+  'pending',
+  'success',
+  'failed',
+  'reversed',
+] as const satisfies readonly TransactionStatus[];
 /** Every ledger entry kind, likewise. */
 export const LEDGER_KINDS = ['credit', 'debit', 'refund'] as const satisfies readonly LedgerKind[];
 // Compile-time checks that no status or kind of the domain is missing from the lists above.
@@ -160,10 +174,15 @@ function withSchema(validator: Document, change: (schema: Document) => Document)
  */
 export function currentValidators(): Record<string, Document> {
   const requireMode = (schema: Document): Document => ({ ...schema, required: [...schema['required'], 'mode'] });
-  const lists = (schema: Document, enums: Document): Document => ({ ...schema, properties: { ...schema['properties'], ...enums } });
+  const lists = (schema: Document, enums: Document): Document => ({
+    ...schema,
+    properties: { ...schema['properties'], ...enums },
+  });
   return {
     [COLLECTIONS.accounts]: VALIDATORS_V4[COLLECTIONS.accounts]!,
-    [COLLECTIONS.ledger]: withSchema(VALIDATORS_V4[COLLECTIONS.ledger]!, (schema) => requireMode(lists(schema, { kind: { enum: [...LEDGER_KINDS] } }))),
+    [COLLECTIONS.ledger]: withSchema(VALIDATORS_V4[COLLECTIONS.ledger]!, (schema) =>
+      requireMode(lists(schema, { kind: { enum: [...LEDGER_KINDS] } })),
+    ),
     [COLLECTIONS.transactions]: withSchema(VALIDATORS_V4[COLLECTIONS.transactions]!, (schema) =>
       requireMode(lists(schema, { product: { enum: [...PRODUCTS] }, status: { enum: [...TRANSACTION_STATUSES] } })),
     ),
@@ -195,15 +214,25 @@ export interface ValidatorReport {
  * refuses to start. A validator that is there but not ours (edited by hand, or a newer
  * build's) is `different`, and is reported loudly without stopping the core.
  */
-export function checkValidators(found: readonly CollectionInfo[], expected: Readonly<Partial<Record<string, Document>>> = CURRENT_VALIDATORS): ValidatorReport {
+export function checkValidators(
+  found: readonly CollectionInfo[],
+  expected: Readonly<Partial<Record<string, Document>>> = CURRENT_VALIDATORS,
+): ValidatorReport {
   const report: ValidatorReport = { missing: [], different: [] };
   const byName = new Map(found.map((info) => [info.name, info.options ?? {}]));
   for (const [name, validator] of Object.entries(expected)) {
     const options = byName.get(name);
     if (options === undefined || validator === undefined) continue;
-    const enforced = options.validator !== undefined && (options.validationAction ?? 'error') === 'error' && (options.validationLevel ?? 'strict') !== 'off';
+    const enforced =
+      options.validator !== undefined &&
+      (options.validationAction ?? 'error') === 'error' &&
+      (options.validationLevel ?? 'strict') !== 'off';
     if (!enforced) report.missing.push(name);
-    else if (JSON.stringify(options.validator) !== JSON.stringify(validator) || (options.validationLevel ?? 'strict') !== 'strict') report.different.push(name);
+    else if (
+      JSON.stringify(options.validator) !== JSON.stringify(validator) ||
+      (options.validationLevel ?? 'strict') !== 'strict'
+    )
+      report.different.push(name);
   }
   return report;
 }

@@ -57,7 +57,11 @@ export interface Addition {
  * ledger entry, inside the caller's transaction. The balance and the entry id come from the
  * same update of the account. Null when the account does not exist.
  */
-export async function addToWallet(ctx: MongoContext, session: ClientSession, entry: Addition): Promise<LedgerEntryRecord | null> {
+export async function addToWallet(
+  ctx: MongoContext,
+  session: ClientSession,
+  entry: Addition,
+): Promise<LedgerEntryRecord | null> {
   const c = ctx.live();
   const field = balanceField(entry.mode);
   const account = await c.accounts.findOneAndUpdate(
@@ -100,7 +104,13 @@ const MOVES_INTO = {
 } as const;
 
 /** Moves the purchase and refunds its full charge, in one transaction. */
-async function giveBack(ctx: MongoContext, reference: string, move: GiveBack, reason: string, at: Date): Promise<Moved | null> {
+async function giveBack(
+  ctx: MongoContext,
+  reference: string,
+  move: GiveBack,
+  reason: string,
+  at: Date,
+): Promise<Moved | null> {
   const updatedAt = toDate(at, 'at');
   const entryId = new ObjectId();
   const eventId = newEventId();
@@ -154,8 +164,12 @@ async function giveBack(ctx: MongoContext, reference: string, move: GiveBack, re
  * `request_id: 'k'` does not imply `$type: 'string'`, so it would scan the account's whole
  * history inside every keyed purchase. Stating the type makes the index usable.
  */
-export function sameRequestQuery(tx: Pick<NewTransaction, 'accountId' | 'mode' | 'requestId'>): Filter<TransactionDoc> | null {
-  return tx.requestId === null ? null : { account_id: tx.accountId, mode: tx.mode, request_id: { $eq: tx.requestId, $type: 'string' } };
+export function sameRequestQuery(
+  tx: Pick<NewTransaction, 'accountId' | 'mode' | 'requestId'>,
+): Filter<TransactionDoc> | null {
+  return tx.requestId === null
+    ? null
+    : { account_id: tx.accountId, mode: tx.mode, request_id: { $eq: tx.requestId, $type: 'string' } };
 }
 
 /**
@@ -174,7 +188,12 @@ function replayedCredit(doc: LedgerEntryDoc): Credited {
 }
 
 /** Phase one of a purchase inside `session`: the duplicate check, the conditional debit, its entry and the pending transaction. */
-async function reserveIn(ctx: MongoContext, session: ClientSession, tx: NewTransaction, entryId: ObjectId): Promise<ReserveResult> {
+async function reserveIn(
+  ctx: MongoContext,
+  session: ClientSession,
+  tx: NewTransaction,
+  entryId: ObjectId,
+): Promise<ReserveResult> {
   const c = ctx.live();
   const sameRequest = sameRequestQuery(tx);
   if (sameRequest !== null) {
@@ -219,11 +238,17 @@ async function reserveIn(ctx: MongoContext, session: ClientSession, tx: NewTrans
   // The threshold came back with the debit (the same document), so no second read.
   const thresholdField = tx.mode === 'test' ? 'test_low_balance_kobo' : 'low_balance_kobo';
   const threshold = debited[thresholdField];
-  const thresholdKobo = threshold === undefined || threshold === null ? null : readKobo(threshold, `accounts.${thresholdField}`);
+  const thresholdKobo =
+    threshold === undefined || threshold === null ? null : readKobo(threshold, `accounts.${thresholdField}`);
   if (crossesLowBalance(balanceAfterKobo + tx.chargedKobo, balanceAfterKobo, thresholdKobo)) {
     // Read after the debit, unlike a settle's: only the rare crossing pays for it.
     const deliver = await deliversTo(ctx, session, tx.accountId, tx.mode);
-    await writeEventIn(ctx, session, lowBalanceEvent(tx.accountId, tx.mode, balanceAfterKobo, thresholdKobo!, tx.reference, entry.createdAt), deliver);
+    await writeEventIn(
+      ctx,
+      session,
+      lowBalanceEvent(tx.accountId, tx.mode, balanceAfterKobo, thresholdKobo!, tx.reference, entry.createdAt),
+      deliver,
+    );
   }
   return { outcome: 'reserved', transaction: transactionFromDoc(doc) };
 }
@@ -273,7 +298,13 @@ async function settleIn(ctx: MongoContext, reference: string, result: DeliveryRe
       const transaction = transactionFromDoc(settled);
       const event = transactionEvent(transaction, transaction.mode, updatedAt, eventId);
       // The purchase's account is not written here: the event's seq has a counter of its own.
-      if (event !== null) await writeEventIn(ctx, session, event, await deliversTo(ctx, session, transaction.accountId, transaction.mode));
+      if (event !== null)
+        await writeEventIn(
+          ctx,
+          session,
+          event,
+          await deliversTo(ctx, session, transaction.accountId, transaction.mode),
+        );
       return { transaction, changed: true };
     },
     async (error, session) => {
@@ -362,7 +393,9 @@ export function createWalletStore(ctx: MongoContext): WalletStore {
     },
     async claimAttempt(reference, claim) {
       requireAttempts(claim.attempts);
-      const claimed = await live().transactions.findOneAndUpdate(claimFilter(reference, claim), claimUpdate(claim), { returnDocument: 'after' });
+      const claimed = await live().transactions.findOneAndUpdate(claimFilter(reference, claim), claimUpdate(claim), {
+        returnDocument: 'after',
+      });
       return claimed === null ? null : transactionFromDoc(claimed);
     },
     async listLedger(accountId, mode, page) {
@@ -374,7 +407,9 @@ export function createWalletStore(ctx: MongoContext): WalletStore {
         .sort({ entry_id: -1 })
         .limit(limit + 1)
         .toArray();
-      return toPage(docs, limit, ledgerEntryFromDoc, (doc) => encodeLedgerCursor(readInteger(doc.entry_id, 'ledger_entries.entry_id')));
+      return toPage(docs, limit, ledgerEntryFromDoc, (doc) =>
+        encodeLedgerCursor(readInteger(doc.entry_id, 'ledger_entries.entry_id')),
+      );
     },
     async ledgerOf(accountId, mode, reference) {
       // The partial (reference, kind) unique index serves this (its filter is the kinds named

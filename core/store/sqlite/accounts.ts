@@ -32,7 +32,10 @@ function debitStatement(db: Database.Database, column: 'balance_kobo' | 'test_ba
   // The wallet's low-balance threshold comes back with the balance, so telling whether this
   // debit crossed it costs no second read.
   const threshold = column === 'balance_kobo' ? 'low_balance_kobo' : 'test_low_balance_kobo';
-  return db.prepare<{ account_id: string; amount_kobo: number }, { balance_kobo: number; threshold_kobo: number | null }>(
+  return db.prepare<
+    { account_id: string; amount_kobo: number },
+    { balance_kobo: number; threshold_kobo: number | null }
+  >(
     `UPDATE accounts SET ${column} = ${column} - @amount_kobo
      WHERE account_id = @account_id AND ${column} >= @amount_kobo RETURNING ${column} AS balance_kobo, ${threshold} AS threshold_kobo`,
   );
@@ -49,7 +52,9 @@ export type AccountStatements = ReturnType<typeof prepareAccountStatements>;
 
 /** The statements that move one wallet (account and mode). */
 export function walletStatements(sql: AccountStatements, mode: Mode) {
-  return mode === 'test' ? { debit: sql.debitTestBalance, add: sql.addToTestBalance } : { debit: sql.debitBalance, add: sql.addToBalance };
+  return mode === 'test'
+    ? { debit: sql.debitTestBalance, add: sql.addToTestBalance }
+    : { debit: sql.debitBalance, add: sql.addToBalance };
 }
 
 export function createAccountStore(sql: AccountStatements): AccountStore {

@@ -16,7 +16,10 @@ export interface AuditThreadData {
 }
 
 /** What the thread says. */
-export type AuditThreadMessage = { type: 'snapshot' } | { type: 'progress'; progress: AuditProgress } | { type: 'done'; audit: LedgerAudit };
+export type AuditThreadMessage =
+  | { type: 'snapshot' }
+  | { type: 'progress'; progress: AuditProgress }
+  | { type: 'done'; audit: LedgerAudit };
 
 /** Tests only: hold the check inside its snapshot (see AuditThreadData.gate). */
 export interface AuditGate {
@@ -68,6 +71,8 @@ export function auditOffThread(filename: string, options: AuditOptions = {}, gat
       else finish(() => resolve(message.audit));
     });
     worker.on('error', (error) => finish(() => reject(error)));
-    worker.on('exit', (code) => finish(() => reject(new Error(`the ledger check's thread stopped (exit code ${code}) before it answered`))));
+    worker.on('exit', (code) =>
+      finish(() => reject(new Error(`the ledger check's thread stopped (exit code ${code}) before it answered`))),
+    );
   });
 }

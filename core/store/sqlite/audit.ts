@@ -81,7 +81,9 @@ function prepareAuditStatements(db: Database.Database) {
        SELECT reference, 1, account_id, mode, kind, amount_kobo FROM ledger_entries WHERE kind IN ('debit', 'refund')
        ORDER BY 1`,
     ),
-    entryReference: db.prepare<[number], { reference: string }>('SELECT reference FROM ledger_entries WHERE entry_id = ?'),
+    entryReference: db.prepare<[number], { reference: string }>(
+      'SELECT reference FROM ledger_entries WHERE entry_id = ?',
+    ),
   };
 }
 
@@ -127,15 +129,24 @@ interface WalletSums {
  * Balance = sum of entries, every recorded running balance right, nothing negative: for each
  * account's live and test wallet apart. Counts each mode's entries into `modes`.
  */
-function walkWallets(sql: Statements, collector: AuditCollector, meter: ProgressMeter, modes: AuditCounts['modes']): void {
+function walkWallets(
+  sql: Statements,
+  collector: AuditCollector,
+  meter: ProgressMeter,
+  modes: AuditCounts['modes'],
+): void {
   let accountId: string | null = null;
-  let wallets: Record<Mode, WalletSums> = { live: { balanceKobo: null, runningKobo: 0 }, test: { balanceKobo: null, runningKobo: 0 } };
+  let wallets: Record<Mode, WalletSums> = {
+    live: { balanceKobo: null, runningKobo: 0 },
+    test: { balanceKobo: null, runningKobo: 0 },
+  };
   const closeAccount = () => {
     if (accountId === null) return;
     for (const mode of ['live', 'test'] as const) {
       const { balanceKobo, runningKobo } = wallets[mode];
       if (balanceKobo === null) continue;
-      if (balanceKobo !== runningKobo || balanceKobo < 0) collector.balance({ accountId, mode, balanceKobo, entriesKobo: runningKobo });
+      if (balanceKobo !== runningKobo || balanceKobo < 0)
+        collector.balance({ accountId, mode, balanceKobo, entriesKobo: runningKobo });
     }
   };
   for (const row of sql.wallets.iterate()) {
@@ -157,7 +168,14 @@ function walkWallets(sql: Statements, collector: AuditCollector, meter: Progress
     wallet.runningKobo += row.a;
     if (row.b !== wallet.runningKobo || wallet.runningKobo < 0) {
       const reference = sql.entryReference.get(row.src)?.reference ?? '';
-      collector.runningBalance({ accountId: row.k, mode, entryId: row.src, reference, balanceAfterKobo: row.b, runningKobo: wallet.runningKobo });
+      collector.runningBalance({
+        accountId: row.k,
+        mode,
+        entryId: row.src,
+        reference,
+        balanceAfterKobo: row.b,
+        runningKobo: wallet.runningKobo,
+      });
     }
   }
   closeAccount();
@@ -172,7 +190,13 @@ class PurchaseGroup {
 
   report(collector: AuditCollector): void {
     const tx = this.transaction;
-    const orphan = (entry: PurchaseRow) => collector.orphan({ accountId: entry.account_id, mode: modeOf(entry), reference: this.reference, kind: entry.what });
+    const orphan = (entry: PurchaseRow) =>
+      collector.orphan({
+        accountId: entry.account_id,
+        mode: modeOf(entry),
+        reference: this.reference,
+        kind: entry.what,
+      });
     if (tx === null) {
       for (const entry of this.entries) orphan(entry);
       return;
@@ -188,7 +212,10 @@ class PurchaseGroup {
     const debitKobo = -debits.reduce((sum, entry) => sum + entry.amount, 0);
     const refundKobo = refunds.reduce((sum, entry) => sum + entry.amount, 0);
     const refundable = isRefunded(tx.what);
-    const wrong = debits.length !== 1 || debitKobo !== tx.amount || (refundable ? refunds.length !== 1 || refundKobo !== tx.amount : refunds.length !== 0);
+    const wrong =
+      debits.length !== 1 ||
+      debitKobo !== tx.amount ||
+      (refundable ? refunds.length !== 1 || refundKobo !== tx.amount : refunds.length !== 0);
     if (!wrong) return;
     collector.purchase({
       accountId: tx.account_id,
@@ -214,7 +241,12 @@ function modeOf(row: { mode: string }): Mode {
  * group holds one purchase and its few entries (at most one debit and one refund: a unique
  * index). Counts each mode's purchases into `modes`.
  */
-function walkPurchases(sql: Statements, collector: AuditCollector, meter: ProgressMeter, modes: AuditCounts['modes']): void {
+function walkPurchases(
+  sql: Statements,
+  collector: AuditCollector,
+  meter: ProgressMeter,
+  modes: AuditCounts['modes'],
+): void {
   let group: PurchaseGroup | null = null;
   for (const row of sql.purchases.iterate()) {
     meter.row();
@@ -253,7 +285,10 @@ export function runLedgerAudit(db: Database.Database, hooks: AuditHooks = {}): L
       modes[modeOf(row)].pendingCount += row.pending;
       modes[modeOf(row)].needsAttentionCount += row.attention;
     }
-    const meter = new ProgressMeter(counts.accounts + counts.entries + counts.transactions + counts.purchaseEntries, hooks.onProgress);
+    const meter = new ProgressMeter(
+      counts.accounts + counts.entries + counts.transactions + counts.purchaseEntries,
+      hooks.onProgress,
+    );
     const collector = new AuditCollector();
     walkWallets(sql, collector, meter, modes);
     walkPurchases(sql, collector, meter, modes);

@@ -114,7 +114,9 @@ export function createCatalogStore(db: Database.Database): CatalogStore {
       return write.tier(tier);
     },
     async listPlans(filter = {}) {
-      return sql.listPlans.all({ network: filter.network ?? null, active_only: toFlag(filter.activeOnly ?? false) }).map(planFromRow);
+      return sql.listPlans
+        .all({ network: filter.network ?? null, active_only: toFlag(filter.activeOnly ?? false) })
+        .map(planFromRow);
     },
     async getPlan(planId) {
       const row = sql.getPlan.get(planId);
@@ -136,7 +138,8 @@ export function createCatalogStore(db: Database.Database): CatalogStore {
     async getSmsRateKobo() {
       const row = sql.getSetting.get(SMS_RATE_SETTING);
       if (row === undefined) throw smsRateMissing();
-      if (!isKobo(row.value)) throw new RangeError(`store: the SMS rate in the database is not whole kobo (${String(row.value)})`);
+      if (!isKobo(row.value))
+        throw new RangeError(`store: the SMS rate in the database is not whole kobo (${String(row.value)})`);
       return row.value;
     },
     async setSmsRateKobo(kobo) {

@@ -102,7 +102,9 @@ export function prepareEventStatements(db: Database.Database) {
       `INSERT INTO events (event_id, account_id, mode, type, subject, body, created_at, delivery, attempts, next_attempt_at, queued_at)
        VALUES (@event_id, @account_id, @mode, @type, @subject, @body, @created_at, @delivery, @attempts, @next_attempt_at, @queued_at)`,
     ),
-    endpointEnabled: db.prepare<[string, string], { enabled: number }>('SELECT enabled FROM webhook_endpoints WHERE account_id = ? AND mode = ?'),
+    endpointEnabled: db.prepare<[string, string], { enabled: number }>(
+      'SELECT enabled FROM webhook_endpoints WHERE account_id = ? AND mode = ?',
+    ),
     feed: db.prepare<{ account_id: string; mode: string; after: number; limit: number }, EventRow>(
       'SELECT * FROM events WHERE account_id = @account_id AND mode = @mode AND seq > @after ORDER BY seq LIMIT @limit',
     ),
@@ -145,7 +147,10 @@ export function prepareEventStatements(db: Database.Database) {
       `UPDATE events SET delivery = 'pending', next_attempt_at = @at, queued_at = @at, lease_owner = NULL
        WHERE event_id = @event_id RETURNING *`,
     ),
-    deliveries: db.prepare<{ account_id: string; mode: string; before: number; failed_only: number; limit: number }, EventRow>(
+    deliveries: db.prepare<
+      { account_id: string; mode: string; before: number; failed_only: number; limit: number },
+      EventRow
+    >(
       `SELECT * FROM events WHERE account_id = @account_id AND mode = @mode AND seq < @before AND delivery <> 'none'
          AND (@failed_only = 0 OR delivery = 'failed')
        ORDER BY seq DESC LIMIT @limit`,
@@ -154,7 +159,9 @@ export function prepareEventStatements(db: Database.Database) {
     undelivered: db.prepare<[], { count: number; oldest: number | null }>(
       `SELECT COUNT(*) AS count, MIN(created_at) AS oldest FROM events WHERE delivery = 'pending'`,
     ),
-    getEndpoint: db.prepare<[string, string], EndpointRow>('SELECT * FROM webhook_endpoints WHERE account_id = ? AND mode = ?'),
+    getEndpoint: db.prepare<[string, string], EndpointRow>(
+      'SELECT * FROM webhook_endpoints WHERE account_id = ? AND mode = ?',
+    ),
     putEndpoint: db.prepare<EndpointRow>(
       `INSERT INTO webhook_endpoints (account_id, mode, url, secret, previous_secret, previous_secret_until, enabled, created_at, updated_at)
        VALUES (@account_id, @mode, @url, @secret, @previous_secret, @previous_secret_until, @enabled, @created_at, @updated_at)
@@ -220,9 +227,12 @@ export function createEventStore(sql: EventStatements, commit: GroupCommit): Eve
       const { destination } = claim;
       if (destination !== undefined && claim.excludeAccounts.includes(destination.accountId)) return [];
       const exclude = JSON.stringify(claim.excludeAccounts);
-      const forDestination = destination === undefined ? undefined : { now, account_id: destination.accountId, mode: destination.mode };
+      const forDestination =
+        destination === undefined ? undefined : { now, account_id: destination.accountId, mode: destination.mode };
       const due = () =>
-        forDestination === undefined ? sql.due.all({ now, exclude, limit: claim.limit }) : sql.dueFor.all({ ...forDestination, limit: claim.limit });
+        forDestination === undefined
+          ? sql.due.all({ now, exclude, limit: claim.limit })
+          : sql.dueFor.all({ ...forDestination, limit: claim.limit });
       // A read first, outside any write: the worker asks often, and mostly nothing is due.
       const any = forDestination === undefined ? sql.anyDue.get({ now, exclude }) : sql.anyDueFor.get(forDestination);
       if (any === undefined) return [];
@@ -255,7 +265,13 @@ export function createEventStore(sql: EventStatements, commit: GroupCommit): Eve
     async listDeliveries(accountId, mode, filter, page) {
       const limit = requireLimit(page.limit);
       const before = page.after === undefined ? Number.MAX_SAFE_INTEGER : decodeEventCursor(page.after);
-      const rows = sql.deliveries.all({ account_id: accountId, mode, before, failed_only: toFlag(filter.failedOnly), limit: limit + 1 });
+      const rows = sql.deliveries.all({
+        account_id: accountId,
+        mode,
+        before,
+        failed_only: toFlag(filter.failedOnly),
+        limit: limit + 1,
+      });
       return toPage(rows, limit, eventFromRow, (row) => encodeEventCursor(row.seq));
     },
     async undeliveredSummary() {

@@ -7,7 +7,13 @@
  * same row impossible.
  */
 import Database from 'better-sqlite3';
-import type { FundingProviderName, InflowRecord, InflowStatus, KycKind, VirtualAccountRecord } from '../../domain/funding.js';
+import type {
+  FundingProviderName,
+  InflowRecord,
+  InflowStatus,
+  KycKind,
+  VirtualAccountRecord,
+} from '../../domain/funding.js';
 import type { Mode } from '../../domain/mode.js';
 import { type Kobo, kobo } from '../../domain/money.js';
 import { requireAmount, requireLimit } from '../bounds.js';
@@ -125,7 +131,10 @@ function prepareFundingStatements(db: Database.Database) {
     findInflow: db.prepare<{ provider: string; provider_reference: string }, InflowRow>(
       'SELECT * FROM inflows WHERE provider = @provider AND provider_reference = @provider_reference',
     ),
-    markCredited: db.prepare<{ inflow_id: string; from: string; account_id: string; mode: string; fee_kobo: number; updated_at: number }, InflowRow>(
+    markCredited: db.prepare<
+      { inflow_id: string; from: string; account_id: string; mode: string; fee_kobo: number; updated_at: number },
+      InflowRow
+    >(
       `UPDATE inflows SET status = 'credited', account_id = @account_id, mode = @mode, fee_kobo = @fee_kobo,
          credited_kobo = amount_paid_kobo - @fee_kobo, credit_reference = inflow_id, reason = '', updated_at = @updated_at
        WHERE inflow_id = @inflow_id AND status = @from AND amount_paid_kobo > @fee_kobo RETURNING *`,
@@ -140,7 +149,9 @@ function prepareFundingStatements(db: Database.Database) {
     listByAccount: db.prepare<{ account_id: string; mode: string; limit: number }, InflowRow>(
       'SELECT * FROM inflows WHERE account_id = @account_id AND mode = @mode ORDER BY created_at DESC, inflow_id DESC LIMIT @limit',
     ),
-    setLive: db.prepare<{ account_id: string; threshold: number | null }>('UPDATE accounts SET low_balance_kobo = @threshold WHERE account_id = @account_id'),
+    setLive: db.prepare<{ account_id: string; threshold: number | null }>(
+      'UPDATE accounts SET low_balance_kobo = @threshold WHERE account_id = @account_id',
+    ),
     setTest: db.prepare<{ account_id: string; threshold: number | null }>(
       'UPDATE accounts SET test_low_balance_kobo = @threshold WHERE account_id = @account_id',
     ),
@@ -150,17 +161,34 @@ function prepareFundingStatements(db: Database.Database) {
   };
 }
 
-export function createFundingStore(db: Database.Database, commit: GroupCommit, money: ReturnType<typeof moneyOperations>): FundingStore {
+export function createFundingStore(
+  db: Database.Database,
+  commit: GroupCommit,
+  money: ReturnType<typeof moneyOperations>,
+): FundingStore {
   const sql = prepareFundingStatements(db);
 
-  function creditInflow(inflowId: string, credit: { accountId: string; mode: Mode; feeKobo: Kobo; at: Date }, from: string): CreditInflowResult {
+  function creditInflow(
+    inflowId: string,
+    credit: { accountId: string; mode: Mode; feeKobo: Kobo; at: Date },
+    from: string,
+  ): CreditInflowResult {
     const at = toMs(credit.at);
-    const row = sql.markCredited.get({ inflow_id: inflowId, from, account_id: credit.accountId, mode: credit.mode, fee_kobo: credit.feeKobo, updated_at: at });
+    const row = sql.markCredited.get({
+      inflow_id: inflowId,
+      from,
+      account_id: credit.accountId,
+      mode: credit.mode,
+      fee_kobo: credit.feeKobo,
+      updated_at: at,
+    });
     if (row === undefined) {
       const current = sql.getInflow.get(inflowId);
       if (current === undefined) return { outcome: 'not_found' };
       const inflow = inflowFromRow(current);
-      return inflow.status === 'credited' ? { outcome: 'already_credited', inflow } : { outcome: 'wrong_status', inflow };
+      return inflow.status === 'credited'
+        ? { outcome: 'already_credited', inflow }
+        : { outcome: 'wrong_status', inflow };
     }
     const inflow = inflowFromRow(row);
     const credited = money.credit({
@@ -256,7 +284,10 @@ export function createFundingStore(db: Database.Database, commit: GroupCommit, m
         () => creditInflow(inflowId, credit, from),
         (error) => {
           // The inflow's account_id is a foreign key, so a missing account usually fails there.
-          if (error instanceof MissingAccount || (error instanceof Database.SqliteError && error.code === 'SQLITE_CONSTRAINT_FOREIGNKEY'))
+          if (
+            error instanceof MissingAccount ||
+            (error instanceof Database.SqliteError && error.code === 'SQLITE_CONSTRAINT_FOREIGNKEY')
+          )
             return { outcome: 'no_account' };
           throw error;
         },
@@ -264,7 +295,8 @@ export function createFundingStore(db: Database.Database, commit: GroupCommit, m
     },
     async rejectInflow(inflowId, reason, at) {
       return commit.run(() => {
-        const row = sql.reject.get({ inflow_id: inflowId, reason, updated_at: toMs(at) }) ?? sql.getInflow.get(inflowId);
+        const row =
+          sql.reject.get({ inflow_id: inflowId, reason, updated_at: toMs(at) }) ?? sql.getInflow.get(inflowId);
         return row === undefined ? null : inflowFromRow(row);
       });
     },

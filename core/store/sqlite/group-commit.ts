@@ -145,7 +145,11 @@ export function createGroupCommit(db: Database.Database): GroupCommit {
     }, RIDER_WAIT_MS);
   }
 
-  function enqueue(target: Pending[], operation: () => unknown, recover: ((error: unknown) => unknown) | undefined): Promise<unknown> {
+  function enqueue(
+    target: Pending[],
+    operation: () => unknown,
+    recover: ((error: unknown) => unknown) | undefined,
+  ): Promise<unknown> {
     return new Promise((resolve, reject) => {
       target.push({ run: operation, recover, resolve, reject });
     });

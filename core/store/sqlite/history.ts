@@ -41,13 +41,19 @@ function parameters(query: TransactionQuery): Record<string, string | number> {
 export function createHistoryStore(db: Database.Database): HistoryStore {
   const searches = new Map<string, Database.Statement<Record<string, unknown>, string>>();
 
-  function searchStatement(query: TransactionQuery, paged: boolean): Database.Statement<Record<string, unknown>, string> {
+  function searchStatement(
+    query: TransactionQuery,
+    paged: boolean,
+  ): Database.Statement<Record<string, unknown>, string> {
     const used = CONDITIONS.filter(([field]) => query[field] !== undefined);
     const key = `${used.map(([field]) => field).join(',')}|${paged}`;
     let statement = searches.get(key);
     if (statement === undefined) {
       const where = ['account_id = @account_id', 'mode = @mode', ...used.map(([, condition]) => condition)];
-      if (paged) where.push('(created_at < @after_created_at OR (created_at = @after_created_at AND reference < @after_reference))');
+      if (paged)
+        where.push(
+          '(created_at < @after_created_at OR (created_at = @after_created_at AND reference < @after_reference))',
+        );
       statement = db
         .prepare<Record<string, unknown>, string>(
           `SELECT ${TRANSACTION_JSON} FROM transactions WHERE ${where.join(' AND ')} ORDER BY created_at DESC, reference DESC LIMIT @limit`,
@@ -58,7 +64,10 @@ export function createHistoryStore(db: Database.Database): HistoryStore {
     return statement;
   }
 
-  const spend = db.prepare<{ account_id: string; mode: Mode; from: number; until: number; offset: number }, { day: number; product: string; spent: number }>(
+  const spend = db.prepare<
+    { account_id: string; mode: Mode; from: number; until: number; offset: number },
+    { day: number; product: string; spent: number }
+  >(
     `SELECT (created_at + CAST(@offset AS INTEGER)) / ${DAY_MS} AS day, product, SUM(charged_kobo) AS spent
      FROM transactions
      WHERE account_id = @account_id AND mode = @mode AND created_at >= @from AND created_at < @until AND status IN ('pending', 'success')

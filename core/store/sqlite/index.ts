@@ -85,7 +85,12 @@ function buildStore(db: Database.Database): Store {
     funding: createFundingStore(
       db,
       commit,
-      moneyOperations({ accounts: accountSql, transactions: transactionSql, events: eventSql, ledger: prepareLedgerStatements(db) }),
+      moneyOperations({
+        accounts: accountSql,
+        transactions: transactionSql,
+        events: eventSql,
+        ledger: prepareLedgerStatements(db),
+      }),
     ),
     async close() {
       if (db.open) db.close();

@@ -16,7 +16,9 @@ export function createKeyUseStore(db: Database.Database, commit: GroupCommit): K
   const lookup = (size: number) => {
     let statement = lookups.get(size);
     if (statement === undefined) {
-      statement = db.prepare(`SELECT public_key, last_used_at FROM api_key_use WHERE public_key IN (${Array(size).fill('?').join(', ')})`);
+      statement = db.prepare(
+        `SELECT public_key, last_used_at FROM api_key_use WHERE public_key IN (${Array(size).fill('?').join(', ')})`,
+      );
       lookups.set(size, statement);
     }
     return statement;

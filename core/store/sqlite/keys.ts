@@ -10,7 +10,9 @@ function prepareKeyStatements(db: Database.Database) {
        VALUES (@public_key, @account_id, @secret_hash, @allowed_ips, @revoked, @mode, @created_at)`,
     ),
     get: db.prepare<[string], ApiKeyRow>('SELECT * FROM api_keys WHERE public_key = ?'),
-    list: db.prepare<[string], ApiKeyRow>('SELECT * FROM api_keys WHERE account_id = ? ORDER BY created_at DESC, public_key DESC'),
+    list: db.prepare<[string], ApiKeyRow>(
+      'SELECT * FROM api_keys WHERE account_id = ? ORDER BY created_at DESC, public_key DESC',
+    ),
     revoke: db.prepare<[string], ApiKeyRow>('UPDATE api_keys SET revoked = 1 WHERE public_key = ? RETURNING *'),
     setIps: db.prepare<{ public_key: string; allowed_ips: string }, ApiKeyRow>(
       'UPDATE api_keys SET allowed_ips = @allowed_ips WHERE public_key = @public_key RETURNING *',

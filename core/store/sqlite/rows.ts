@@ -128,7 +128,8 @@ export function planFromRow(row: PlanRow): PlanRecord {
 /** A plan's tier prices as stored (JSON text of tierId -> kobo), each checked to be whole kobo. */
 function tierPricesFromJson(text: string): Record<string, Kobo> {
   const prices: Record<string, Kobo> = {};
-  for (const [tierId, price] of Object.entries(JSON.parse(text) as Record<string, number>)) prices[tierId] = kobo(price);
+  for (const [tierId, price] of Object.entries(JSON.parse(text) as Record<string, number>))
+    prices[tierId] = kobo(price);
   return prices;
 }
 

@@ -17,7 +17,11 @@ export interface Migration {
   sql: string;
 }
 
-export const MIGRATIONS: readonly Migration[] = [...MONEY_MIGRATIONS, ...PEOPLE_AND_EVENTS_MIGRATIONS, ...BUSINESS_MIGRATIONS];
+export const MIGRATIONS: readonly Migration[] = [
+  ...MONEY_MIGRATIONS,
+  ...PEOPLE_AND_EVENTS_MIGRATIONS,
+  ...BUSINESS_MIGRATIONS,
+];
 
 /** The schema version this code writes. */
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -10,7 +10,16 @@ import { movesInto } from '../../domain/transactions.js';
 import { requireLimit } from '../bounds.js';
 import { decodeTransactionCursor, toPage } from '../paging.js';
 import type { TransactionStore } from '../port.js';
-import { fromMs, TRANSACTION_JSON, type TransactionRow, toFlag, toMs, transactionFromJson, transactionFromRow, transactionRecordCursor } from './rows.js';
+import {
+  fromMs,
+  TRANSACTION_JSON,
+  type TransactionRow,
+  toFlag,
+  toMs,
+  transactionFromJson,
+  transactionFromRow,
+  transactionRecordCursor,
+} from './rows.js';
 
 type StatusChange = { reference: string; failure_reason: string; updated_at: number };
 
@@ -60,7 +69,10 @@ export function prepareTransactionStatements(db: Database.Database) {
        WHERE reference = @reference AND status = 'pending' AND attempts <= @attempts`,
     ),
     // The recovery worker's claim: see WalletStore.claimAttempt.
-    claimAttempt: db.prepare<{ reference: string; due_by: number; attempts: number; lease_until: number; updated_at: number }, TransactionRow>(
+    claimAttempt: db.prepare<
+      { reference: string; due_by: number; attempts: number; lease_until: number; updated_at: number },
+      TransactionRow
+    >(
       `UPDATE transactions SET attempts = attempts + 1, next_attempt_at = @lease_until, updated_at = @updated_at
        WHERE reference = @reference AND status = 'pending' AND next_attempt_at <= @due_by AND attempts = @attempts
        RETURNING *`,
@@ -139,12 +151,20 @@ export function createTransactionStore(sql: TransactionStatements): TransactionS
     async listPending(filter, page) {
       const limit = requireLimit(page.limit);
       const after = page.after === undefined ? { created_at: -1, reference: '' } : afterCursor(page.after);
-      const rows = sql.listPending.all({ ...after, attention_only: toFlag(filter.needsAttentionOnly), limit: limit + 1 });
+      const rows = sql.listPending.all({
+        ...after,
+        attention_only: toFlag(filter.needsAttentionOnly),
+        limit: limit + 1,
+      });
       return toPage(rows.map(transactionFromJson), limit, sameRecord, transactionRecordCursor);
     },
     async pendingSummary() {
       const row = sql.pendingSummary.get()!;
-      return { count: row.count, needsAttentionCount: row.attention, oldestCreatedAt: row.oldest === null ? null : fromMs(row.oldest) };
+      return {
+        count: row.count,
+        needsAttentionCount: row.attention,
+        oldestCreatedAt: row.oldest === null ? null : fromMs(row.oldest),
+      };
     },
   };
 }

@@ -35,7 +35,9 @@ export function createUpgradeStore(db: Database.Database): UpgradeStore {
      RETURNING *`,
   );
   const get = db.prepare<[string], UpgradeRow>('SELECT * FROM upgrade_requests WHERE account_id = ?');
-  const pending = db.prepare<[number], UpgradeRow>(`SELECT * FROM upgrade_requests WHERE status = 'pending' ORDER BY created_at, account_id LIMIT ?`);
+  const pending = db.prepare<[number], UpgradeRow>(
+    `SELECT * FROM upgrade_requests WHERE status = 'pending' ORDER BY created_at, account_id LIMIT ?`,
+  );
   const decide = db.prepare<{ account_id: string; status: string; at: number }, UpgradeRow>(
     `UPDATE upgrade_requests SET status = @status, decided_at = @at WHERE account_id = @account_id AND status = 'pending' RETURNING *`,
   );
@@ -44,7 +46,12 @@ export function createUpgradeStore(db: Database.Database): UpgradeStore {
   );
   return {
     async open(request) {
-      const row = open.get({ account_id: request.accountId, requested_by: request.requestedBy, note: request.note, at: toMs(request.at) });
+      const row = open.get({
+        account_id: request.accountId,
+        requested_by: request.requestedBy,
+        note: request.note,
+        at: toMs(request.at),
+      });
       const found = row ?? get.get(request.accountId);
       if (found === undefined) throw new Error(`store: upgrade request of ${request.accountId} vanished`);
       return fromRow(found);

@@ -117,8 +117,12 @@ function prepare(db: Database.Database) {
     getUser: db.prepare<[string], UserRow>('SELECT * FROM users WHERE user_id = ?'),
     userByEmail: db.prepare<[string], UserRow>('SELECT * FROM users WHERE email = ?'),
     listUsers: db.prepare<[string], UserRow>('SELECT * FROM users WHERE account_id = ? ORDER BY created_at, user_id'),
-    setRecoveryCodes: db.prepare<{ user_id: string; hashes: string }>('UPDATE users SET recovery_code_hashes = @hashes WHERE user_id = @user_id'),
-    claimStep: db.prepare<{ user_id: string; step: number }>('UPDATE users SET totp_last_step = @step WHERE user_id = @user_id AND totp_last_step < @step'),
+    setRecoveryCodes: db.prepare<{ user_id: string; hashes: string }>(
+      'UPDATE users SET recovery_code_hashes = @hashes WHERE user_id = @user_id',
+    ),
+    claimStep: db.prepare<{ user_id: string; step: number }>(
+      'UPDATE users SET totp_last_step = @step WHERE user_id = @user_id AND totp_last_step < @step',
+    ),
     insertSession: db.prepare<SessionRow>(
       `INSERT INTO sessions (token_hash, stage, user_id, account_id, created_at, last_seen_at, absolute_expires_at)
        VALUES (@token_hash, @stage, @user_id, @account_id, @created_at, @last_seen_at, @absolute_expires_at)`,
@@ -129,7 +133,9 @@ function prepare(db: Database.Database) {
     ),
     deleteSession: db.prepare<[string]>('DELETE FROM sessions WHERE token_hash = ?'),
     deleteUserSessions: db.prepare<[string]>('DELETE FROM sessions WHERE user_id = ?'),
-    deleteExpired: db.prepare<{ absolute: number; idle: number }>('DELETE FROM sessions WHERE absolute_expires_at <= @absolute OR last_seen_at <= @idle'),
+    deleteExpired: db.prepare<{ absolute: number; idle: number }>(
+      'DELETE FROM sessions WHERE absolute_expires_at <= @absolute OR last_seen_at <= @idle',
+    ),
   };
 }
 
@@ -202,10 +208,13 @@ export function createPeopleStore(db: Database.Database): PeopleStore {
         const value = change[field];
         if (value === undefined) continue;
         sets.push(`${column} = @${column}`);
-        values[column] = typeof value === 'boolean' ? toFlag(value) : Array.isArray(value) ? JSON.stringify(value) : value;
+        values[column] =
+          typeof value === 'boolean' ? toFlag(value) : Array.isArray(value) ? JSON.stringify(value) : value;
       }
       if (sets.length === 0) return this.getUser(userId);
-      const row = db.prepare(`UPDATE users SET ${sets.join(', ')} WHERE user_id = @user_id RETURNING *`).get(values) as UserRow | undefined;
+      const row = db.prepare(`UPDATE users SET ${sets.join(', ')} WHERE user_id = @user_id RETURNING *`).get(values) as
+        | UserRow
+        | undefined;
       return row ? userFromRow(row) : null;
     },
     async claimTotpStep(userId, step) {

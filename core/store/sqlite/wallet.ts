@@ -21,7 +21,15 @@ import { runLedgerAudit } from './audit.js';
 import { auditOffThread } from './audit-runner.js';
 import { type EventStatements, recordEvent } from './events.js';
 import type { GroupCommit } from './group-commit.js';
-import { type LedgerRow, ledgerCursor, ledgerFromRow, type TransactionRow, toFlag, toMs, transactionFromRow } from './rows.js';
+import {
+  type LedgerRow,
+  ledgerCursor,
+  ledgerFromRow,
+  type TransactionRow,
+  toFlag,
+  toMs,
+  transactionFromRow,
+} from './rows.js';
 import type { TransactionStatements } from './transactions.js';
 
 export function prepareLedgerStatements(db: Database.Database) {
@@ -93,8 +101,12 @@ export function moneyOperations(sql: WalletStatements) {
   function credit(input: CreditInput): Credited | null {
     // A reference credited before (in either mode): the first credit's answer, and nothing written.
     const earlier = ledger.creditByReference.get({ account_id: input.accountId, reference: input.reference });
-    if (earlier !== undefined) return { balanceKobo: kobo(earlier.balance_after_kobo), entry: ledgerFromRow(earlier), replayed: true };
-    const balance = walletStatements(accounts, input.mode).add.get({ account_id: input.accountId, amount_kobo: input.amountKobo });
+    if (earlier !== undefined)
+      return { balanceKobo: kobo(earlier.balance_after_kobo), entry: ledgerFromRow(earlier), replayed: true };
+    const balance = walletStatements(accounts, input.mode).add.get({
+      account_id: input.accountId,
+      amount_kobo: input.amountKobo,
+    });
     if (balance === undefined) return null;
     if (!isKobo(balance.balance_kobo)) {
       // Throwing rolls the credit back; such a balance could not be read back exactly.
@@ -124,7 +136,11 @@ export function moneyOperations(sql: WalletStatements) {
 
   function duplicateOf(tx: NewTransaction): ReserveResult | null {
     if (tx.requestId === null) return null;
-    const existing = transactions.getByRequestId.get({ account_id: tx.accountId, mode: tx.mode, request_id: tx.requestId });
+    const existing = transactions.getByRequestId.get({
+      account_id: tx.accountId,
+      mode: tx.mode,
+      request_id: tx.requestId,
+    });
     return existing ? { outcome: 'duplicate', transaction: transactionFromRow(existing) } : null;
   }
 
@@ -133,11 +149,17 @@ export function moneyOperations(sql: WalletStatements) {
     if (duplicate !== null) return duplicate;
     // The conditional debit is the guard; only when it refuses is the account read, to
     // tell a missing account from a short balance.
-    const debited = walletStatements(accounts, tx.mode).debit.get({ account_id: tx.accountId, amount_kobo: tx.chargedKobo });
+    const debited = walletStatements(accounts, tx.mode).debit.get({
+      account_id: tx.accountId,
+      amount_kobo: tx.chargedKobo,
+    });
     if (debited === undefined) {
       const account = accounts.get.get(tx.accountId);
       if (!account) return { outcome: 'no_account' };
-      return { outcome: 'insufficient', balanceKobo: kobo(tx.mode === 'test' ? account.test_balance_kobo : account.balance_kobo) };
+      return {
+        outcome: 'insufficient',
+        balanceKobo: kobo(tx.mode === 'test' ? account.test_balance_kobo : account.balance_kobo),
+      };
     }
     const row = pendingRow(tx, debited.balance_kobo);
     ledger.insert.run({
@@ -152,7 +174,14 @@ export function moneyOperations(sql: WalletStatements) {
     });
     transactions.insert.run(row);
     if (crossesLowBalance(debited.balance_kobo + tx.chargedKobo, debited.balance_kobo, debited.threshold_kobo)) {
-      const event = lowBalanceEvent(tx.accountId, tx.mode, kobo(debited.balance_kobo), kobo(debited.threshold_kobo!), tx.reference, tx.createdAt);
+      const event = lowBalanceEvent(
+        tx.accountId,
+        tx.mode,
+        kobo(debited.balance_kobo),
+        kobo(debited.threshold_kobo!),
+        tx.reference,
+        tx.createdAt,
+      );
       recordEvent(events, event);
     }
     return { outcome: 'reserved', transaction: transactionFromRow(row) };
@@ -184,7 +213,10 @@ export function moneyOperations(sql: WalletStatements) {
     const mark = to === 'failed' ? transactions.markFailed : transactions.markReversed;
     const moved = mark.get({ reference, failure_reason: reason, updated_at: atMs })!;
     // The refund goes back to the wallet the purchase was paid from.
-    const balance = walletStatements(accounts, row.mode as Mode).add.get({ account_id: row.account_id, amount_kobo: row.charged_kobo })!;
+    const balance = walletStatements(accounts, row.mode as Mode).add.get({
+      account_id: row.account_id,
+      amount_kobo: row.charged_kobo,
+    })!;
     ledger.insert.run({
       account_id: row.account_id,
       mode: row.mode,

@@ -23,7 +23,9 @@ test.after(async () => {
 
 /** Everything SQLite wrote for the database: the main file and, in WAL mode, its log. */
 function databaseBytes(): Buffer {
-  const files = ['prepaid.sqlite', 'prepaid.sqlite-wal'].map((name) => path.join(core.dataDir, name)).filter((file) => existsSync(file));
+  const files = ['prepaid.sqlite', 'prepaid.sqlite-wal']
+    .map((name) => path.join(core.dataDir, name))
+    .filter((file) => existsSync(file));
   assert.ok(files.length >= 1, 'the database file exists');
   return Buffer.concat(files.map((file) => readFileSync(file)));
 }

@@ -33,7 +33,15 @@ async function key(): Promise<string> {
   const accountId = `acct-${keyCount}`;
   await store.accounts.create({ accountId, name: accountId, tierId: 'api', createdAt: at(0) });
   const publicKey = `pk_${String(keyCount).padStart(24, '0')}`;
-  await store.keys.insert({ publicKey, accountId, secretHash: 'h', allowedIps: [], revoked: false, mode: 'live', createdAt: at(0) });
+  await store.keys.insert({
+    publicKey,
+    accountId,
+    secretHash: 'h',
+    allowedIps: [],
+    revoked: false,
+    mode: 'live',
+    createdAt: at(0),
+  });
   return publicKey;
 }
 

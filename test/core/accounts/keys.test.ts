@@ -30,14 +30,21 @@ async function assertInvalidKey(publicKey: string, secretKey: string, clientIp =
 
 test('a valid key pair answers its account and the API tier', async () => {
   const api = await core.createApiAccount();
-  const verified = await core.auth.verifyKeyPair({ publicKey: api.publicKey, secretKey: api.secretKey, clientIp: '203.0.113.7' });
+  const verified = await core.auth.verifyKeyPair({
+    publicKey: api.publicKey,
+    secretKey: api.secretKey,
+    clientIp: '203.0.113.7',
+  });
   assert.equal([verified.accountId, verified.tierId], [api.accountId, 'api']);
 });
 
 test("a wrong secret, an unknown public key and another pair's secret all fail alike", async () => {
   const api = await core.createApiAccount();
   const other = await core.createApiAccount();
-  const wrongSecret = await assertInvalidKey(api.publicKey, api.secretKey.slice(0, -1) + (api.secretKey.endsWith('A') ? 'B' : 'A'));
+  const wrongSecret = await assertInvalidKey(
+    api.publicKey,
+    api.secretKey.slice(0, -1) + (api.secretKey.endsWith('A') ? 'B' : 'A'),
+  );
   const unknownKey = await assertInvalidKey(`pk_${'0'.repeat(24)}`, api.secretKey);
   const crossed = await assertInvalidKey(api.publicKey, other.secretKey);
   assert.is(unknownKey, wrongSecret, 'an unknown key reads exactly like a wrong secret');
@@ -84,7 +91,10 @@ test('after all its keys are revoked, moving the account to the API tier again i
   await core.admin.setAccountTier({ accountId: api.accountId, tierId: 'basic' });
   const { issuedKey } = await core.admin.setAccountTier({ accountId: api.accountId, tierId: 'api' });
   assert.ok(issuedKey, 'a new pair is issued');
-  assert.is((await core.auth.verifyKeyPair({ publicKey: issuedKey!.publicKey, secretKey: issuedKey!.secretKey })).accountId, api.accountId);
+  assert.is(
+    (await core.auth.verifyKeyPair({ publicKey: issuedKey!.publicKey, secretKey: issuedKey!.secretKey })).accountId,
+    api.accountId,
+  );
   await assertInvalidKey(api.publicKey, api.secretKey);
 });
 
@@ -97,14 +107,20 @@ test('an account moved off the API tier cannot authenticate; moved back, its key
   }
   const back = await core.admin.setAccountTier({ accountId: api.accountId, tierId: 'api' });
   assert.is(back.issuedKey, undefined, 'the existing pair is kept, no new one is issued');
-  assert.is((await core.auth.verifyKeyPair({ publicKey: api.publicKey, secretKey: api.secretKey })).accountId, api.accountId);
+  assert.is(
+    (await core.auth.verifyKeyPair({ publicKey: api.publicKey, secretKey: api.secretKey })).accountId,
+    api.accountId,
+  );
 });
 
 test("a tier that loses API access takes its accounts' keys with it", async () => {
   await core.admin.upsertTier({ tier: { tierId: 'partner', name: 'Partner', apiAccess: true, discounts: [] } });
   const { account, issuedKey } = await core.admin.createAccount({ name: 'Partner Co', tierId: 'partner' });
   assert.ok(issuedKey, 'a tier with API access issues keys too');
-  assert.is((await core.auth.verifyKeyPair({ publicKey: issuedKey!.publicKey, secretKey: issuedKey!.secretKey })).tierId, 'partner');
+  assert.is(
+    (await core.auth.verifyKeyPair({ publicKey: issuedKey!.publicKey, secretKey: issuedKey!.secretKey })).tierId,
+    'partner',
+  );
   await core.admin.upsertTier({ tier: { tierId: 'partner', name: 'Partner', apiAccess: false, discounts: [] } });
   await assertInvalidKey(issuedKey!.publicKey, issuedKey!.secretKey);
   assert.is((await core.admin.getAccount({ accountId: account!.accountId })).account!.tierId, 'partner');

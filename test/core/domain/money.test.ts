@@ -75,8 +75,10 @@ parsing('every amount from 0.00 to 1,000.00 written with two decimals parses to 
     const text = `${Math.floor(kobo / 100)}.${String(kobo % 100).padStart(2, '0')}`;
     const fromString = parseNaira(text);
     const fromNumber = parseNaira(Number(text));
-    if (!fromString.ok || fromString.kobo !== kobo) assert.unreachable(`"${text}" parsed to ${JSON.stringify(fromString)}`);
-    if (!fromNumber.ok || fromNumber.kobo !== kobo) assert.unreachable(`${Number(text)} parsed to ${JSON.stringify(fromNumber)}`);
+    if (!fromString.ok || fromString.kobo !== kobo)
+      assert.unreachable(`"${text}" parsed to ${JSON.stringify(fromString)}`);
+    if (!fromNumber.ok || fromNumber.kobo !== kobo)
+      assert.unreachable(`${Number(text)} parsed to ${JSON.stringify(fromNumber)}`);
   }
 });
 

@@ -1,7 +1,14 @@
 /** Page sizes and cursors, one rule for every list: the default, the bounds, the bad cursor. */
 import * as assert from 'uvu/assert';
 import { DomainError } from '../../../core/domain/errors.js';
-import { HISTORY_PAGES, InvalidCursorError, LEDGER_PAGES, pageSize, readPage, sizeOrDefault } from '../../../core/domain/paging.js';
+import {
+  HISTORY_PAGES,
+  InvalidCursorError,
+  LEDGER_PAGES,
+  pageSize,
+  readPage,
+  sizeOrDefault,
+} from '../../../core/domain/paging.js';
 import { suite } from '../../helpers/suite.js';
 
 const test = suite('paging rules');
@@ -18,7 +25,9 @@ test('no size named is the default; 1 to the bound is taken as asked; anything e
     } catch (error) {
       assert.instance(error, DomainError);
       assert.is((error as DomainError).code, 'INVALID_PARAMETER');
-      assert.equal((error as DomainError).violations, [{ field: 'limit', description: 'limit must be between 1 and 100.' }]);
+      assert.equal((error as DomainError).violations, [
+        { field: 'limit', description: 'limit must be between 1 and 100.' },
+      ]);
     }
   }
 });
@@ -39,7 +48,9 @@ test('a cursor the store cannot read is the caller field, invalid; any other fai
     assert.unreachable('the bad cursor was taken');
   } catch (error) {
     assert.instance(error, DomainError);
-    assert.equal((error as DomainError).violations, [{ field: 'page_token', description: 'page_token is not one this service issued.' }]);
+    assert.equal((error as DomainError).violations, [
+      { field: 'page_token', description: 'page_token is not one this service issued.' },
+    ]);
   }
   const other = new Error('disk on fire');
   try {

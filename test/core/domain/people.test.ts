@@ -19,7 +19,15 @@ const test = suite('domain: people');
 
 test('emails are stored lower case and trimmed; what is not an address is refused', () => {
   assert.is(checkEmail('email', '  Ada.Obi@Example.NG '), 'ada.obi@example.ng');
-  for (const bad of ['', 'ada', 'ada@', '@example.com', 'ada@example', 'a b@example.com', `${'a'.repeat(250)}@example.com`]) {
+  for (const bad of [
+    '',
+    'ada',
+    'ada@',
+    '@example.com',
+    'ada@example',
+    'a b@example.com',
+    `${'a'.repeat(250)}@example.com`,
+  ]) {
     assert.throws(
       () => checkEmail('email', bad),
       (e: unknown) => e instanceof DomainError && e.violations[0]?.field === 'email',
@@ -38,13 +46,21 @@ test('a password is at least 12 characters, counted as characters, not UTF-16 un
 test('a session ends 30 minutes after its last use or at its absolute end, whichever is first', () => {
   const start = new Date(Date.UTC(2025, 0, 1));
   const absolute = new Date(start.getTime() + SESSION_ABSOLUTE_MS);
-  assert.equal(sessionEndsAt({ lastSeenAt: start, absoluteExpiresAt: absolute }), new Date(start.getTime() + SESSION_IDLE_MS));
+  assert.equal(
+    sessionEndsAt({ lastSeenAt: start, absoluteExpiresAt: absolute }),
+    new Date(start.getTime() + SESSION_IDLE_MS),
+  );
   const late = new Date(absolute.getTime() - 60_000);
   assert.equal(sessionEndsAt({ lastSeenAt: late, absoluteExpiresAt: absolute }), absolute);
 });
 
 test('Lagos days agree with the time zone database all year', () => {
-  const lagos = new Intl.DateTimeFormat('en-CA', { timeZone: 'Africa/Lagos', year: 'numeric', month: '2-digit', day: '2-digit' });
+  const lagos = new Intl.DateTimeFormat('en-CA', {
+    timeZone: 'Africa/Lagos',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+  });
   for (let ms = Date.UTC(2024, 0, 1); ms < Date.UTC(2027, 0, 1); ms += 7 * 3_600_000 + 13 * 60_000) {
     const at = new Date(ms);
     assert.is(lagosDate(lagosDay(at)), lagos.format(at), at.toISOString());

@@ -57,7 +57,9 @@ rounding('for every face value up to 100 Naira and common rates, the discount is
       const charged = applyDiscount(kobo(faceValueKobo), basisPoints);
       const discount = faceValueKobo - charged;
       // discount <= face * bp / 10000 < discount + 1, in integers.
-      if (!(discount * 10_000 <= faceValueKobo * basisPoints && faceValueKobo * basisPoints < (discount + 1) * 10_000)) {
+      if (
+        !(discount * 10_000 <= faceValueKobo * basisPoints && faceValueKobo * basisPoints < (discount + 1) * 10_000)
+      ) {
         assert.unreachable(`${basisPoints} bp of ${faceValueKobo} kobo gave a discount of ${discount}`);
       }
       if (!Number.isSafeInteger(charged)) assert.unreachable(`charged ${charged} is not whole kobo`);
@@ -137,17 +139,28 @@ defaults('the default plans cover all four networks with integer plan ids', () =
 });
 
 defaults('1,000 Naira of electricity costs 995 Naira (0.5% off)', () => {
-  const order = electricityOrder({ disco: 'ikedc', meterNumber: '45012345678', meterType: 'prepaid', amountKobo: kobo(1_000_00), phone: '' }, API_TIER);
+  const order = electricityOrder(
+    { disco: 'ikedc', meterNumber: '45012345678', meterType: 'prepaid', amountKobo: kobo(1_000_00), phone: '' },
+    API_TIER,
+  );
   assert.is(order.chargedKobo, 995_00);
 });
 
 defaults('DStv Padi (2,500 Naira) costs 2,475 Naira (1% off)', () => {
-  const order = cableOrder({ provider: 'dstv', smartCard: '7041234567', packageCode: 'DSTV PADI', phone: '' }, CATALOG.cablePackages, API_TIER);
+  const order = cableOrder(
+    { provider: 'dstv', smartCard: '7041234567', packageCode: 'DSTV PADI', phone: '' },
+    CATALOG.cablePackages,
+    API_TIER,
+  );
   assert.is(order.chargedKobo, 2_475_00);
 });
 
 defaults('bulk SMS has no discount: 3.50 Naira a page', () => {
-  const order = bulkSmsOrder({ sender: 'Shop', recipients: ['08031234567'], message: 'Hi' }, CATALOG.smsRateKobo, API_TIER);
+  const order = bulkSmsOrder(
+    { sender: 'Shop', recipients: ['08031234567'], message: 'Hi' },
+    CATALOG.smsRateKobo,
+    API_TIER,
+  );
   assert.is(CATALOG.smsRateKobo, 350);
   assert.is(order.chargedKobo, 350);
 });

@@ -13,19 +13,22 @@ references('a reference is 12 digits of Lagos time and 10 unambiguous upper-case
   assert.match(reference.slice(12), /^[A-HJ-NP-Z2-9]{10}$/);
 });
 
-references('within a minute, later references sort after earlier ones (2 ms steps), so store inserts stay together', () => {
-  const minute = Date.parse('2026-11-21T05:15:00Z');
-  const offsets = [0, 1, 2, 3, 500, 30_001, 59_998, 59_999];
-  const made = offsets.map((offset) => newReference(new Date(minute + offset)));
-  const timePart = made.map((reference) => reference.slice(12, 15));
-  assert.equal(timePart.slice(0, 2), ['222', '222'], 'the same 2 ms step');
-  assert.is(timePart[2], '223');
-  assert.equal([...timePart].sort(), timePart, 'in time order');
-  assert.is(timePart[7], timePart[6], 'the last step of the minute');
-  assert.ok(made.every((reference) => reference.startsWith('202611210615')));
-  // The next minute starts again at the first step, under the next stamp.
-  assert.is(newReference(new Date(minute + 60_000)).slice(0, 15), '202611210616222');
-});
+references(
+  'within a minute, later references sort after earlier ones (2 ms steps), so store inserts stay together',
+  () => {
+    const minute = Date.parse('2026-11-21T05:15:00Z');
+    const offsets = [0, 1, 2, 3, 500, 30_001, 59_998, 59_999];
+    const made = offsets.map((offset) => newReference(new Date(minute + offset)));
+    const timePart = made.map((reference) => reference.slice(12, 15));
+    assert.equal(timePart.slice(0, 2), ['222', '222'], 'the same 2 ms step');
+    assert.is(timePart[2], '223');
+    assert.equal([...timePart].sort(), timePart, 'in time order');
+    assert.is(timePart[7], timePart[6], 'the last step of the minute');
+    assert.ok(made.every((reference) => reference.startsWith('202611210615')));
+    // The next minute starts again at the first step, under the next stamp.
+    assert.is(newReference(new Date(minute + 60_000)).slice(0, 15), '202611210616222');
+  },
+);
 
 const STAMPS: ReadonlyArray<readonly [string, string]> = [
   ['2026-01-01T00:00:00Z', '202601010100'],
@@ -50,7 +53,13 @@ references('references made in the same instant differ, and their random parts v
 });
 
 references('the pattern refuses other shapes', () => {
-  for (const bad of ['', '202611210615', '202611210615a7k2m9qx3b', '20261121061A7K2M9QX3B', '202611210615A7K2M9QX3B9']) {
+  for (const bad of [
+    '',
+    '202611210615',
+    '202611210615a7k2m9qx3b',
+    '20261121061A7K2M9QX3B',
+    '202611210615A7K2M9QX3B9',
+  ]) {
     assert.not.match(bad, REFERENCE_PATTERN, bad);
   }
 });

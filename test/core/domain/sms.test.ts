@@ -24,7 +24,11 @@ for (const [rate, pages, recipients, expected] of CHARGES) {
 }
 
 charge('a number listed twice is charged once', () => {
-  const order = bulkSmsOrder({ sender: 'Shop', recipients: ['08031234567', '08021234567', '08031234567'], message: 'a'.repeat(161) }, kobo(350), PLAIN_TIER);
+  const order = bulkSmsOrder(
+    { sender: 'Shop', recipients: ['08031234567', '08021234567', '08031234567'], message: 'a'.repeat(161) },
+    kobo(350),
+    PLAIN_TIER,
+  );
   assert.equal(order.details.recipients, ['08031234567', '08021234567']);
   assert.is(order.details.pages, 2);
   assert.is(order.faceValueKobo, 350 * 2 * 2);
@@ -32,8 +36,16 @@ charge('a number listed twice is charged once', () => {
 });
 
 charge('the same list in any order costs the same', () => {
-  const a = bulkSmsOrder({ sender: 'Shop', recipients: ['08031234567', '08021234567'], message: 'Hi' }, kobo(350), PLAIN_TIER);
-  const b = bulkSmsOrder({ sender: 'Shop', recipients: ['08021234567', '08031234567', '08021234567'], message: 'Hi' }, kobo(350), PLAIN_TIER);
+  const a = bulkSmsOrder(
+    { sender: 'Shop', recipients: ['08031234567', '08021234567'], message: 'Hi' },
+    kobo(350),
+    PLAIN_TIER,
+  );
+  const b = bulkSmsOrder(
+    { sender: 'Shop', recipients: ['08021234567', '08031234567', '08021234567'], message: 'Hi' },
+    kobo(350),
+    PLAIN_TIER,
+  );
   assert.is(a.chargedKobo, b.chargedKobo);
 });
 

@@ -2,7 +2,13 @@
 import * as assert from 'uvu/assert';
 import { kobo } from '../../../core/domain/money.js';
 import type { TransactionRecord } from '../../../core/domain/records.js';
-import { canMove, DEFAULT_RETRY_SCHEDULE, firstAnswer, isRefunded, nextAttempt } from '../../../core/domain/transactions.js';
+import {
+  canMove,
+  DEFAULT_RETRY_SCHEDULE,
+  firstAnswer,
+  isRefunded,
+  nextAttempt,
+} from '../../../core/domain/transactions.js';
 import { suite } from '../../helpers/suite.js';
 
 const test = suite('transaction states');
@@ -26,7 +32,12 @@ test('pending settles or fails; only a success is reversed; final states stay fi
 test('re-queries double from 15 s to at most 15 min, and a day-old purchase asks for a person', () => {
   const at = new Date(Date.UTC(2025, 0, 2));
   const made = { createdAt: new Date(at.getTime() - 60_000) };
-  assert.equal(nextAttempt(made, 0, at), { attempts: 1, nextAttemptAt: new Date(at.getTime() + 15_000), needsAttention: false, at });
+  assert.equal(nextAttempt(made, 0, at), {
+    attempts: 1,
+    nextAttemptAt: new Date(at.getTime() + 15_000),
+    needsAttention: false,
+    at,
+  });
   assert.is(nextAttempt(made, 3, at).nextAttemptAt.getTime() - at.getTime(), 120_000);
   assert.is(DEFAULT_RETRY_SCHEDULE.delayMs(30), 15 * 60_000);
   assert.ok(nextAttempt({ createdAt: new Date(at.getTime() - 86_400_000) }, 40, at).needsAttention);

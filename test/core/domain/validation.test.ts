@@ -82,7 +82,12 @@ function ruleSuite<I>(name: string, valid: I, build: (input: I) => PurchaseOrder
 
 /** Phone rules shared by every product that takes a phone. */
 function phoneCases<I extends { phone: string }>(rule: string, required: boolean): RuleCase<I>[] {
-  const phone = (value: string, passes: boolean): RuleCase<I> => ({ rule, field: 'phone', patch: { phone: value } as Partial<I>, passes });
+  const phone = (value: string, passes: boolean): RuleCase<I> => ({
+    rule,
+    field: 'phone',
+    patch: { phone: value } as Partial<I>,
+    passes,
+  });
   return [
     phone('08031234567', true),
     phone('09012345678', true),
@@ -101,7 +106,12 @@ ruleSuite<AirtimeInput>(
   { network: 'mtn', phone: '08031234567', amountKobo: naira('100') },
   (input) => airtimeOrder(input, PLAIN_TIER),
   [
-    ...['mtn', 'glo', 'airtel', '9mobile'].map((network) => ({ rule: 'one of the four networks', field: 'network', patch: { network }, passes: true })),
+    ...['mtn', 'glo', 'airtel', '9mobile'].map((network) => ({
+      rule: 'one of the four networks',
+      field: 'network',
+      patch: { network },
+      passes: true,
+    })),
     { rule: 'one of the four networks', field: 'network', patch: { network: 'etisalat' }, passes: false },
     { rule: 'one of the four networks', field: 'network', patch: { network: 'ntel' }, passes: false },
     { rule: 'network is required', field: 'network', patch: { network: '' }, passes: false },
@@ -133,7 +143,9 @@ ruleSuite<DataInput>(
 
 const dataPlans = suite('data plans: only active plans are sold');
 dataPlans('an inactive plan is refused against plan_id', () => {
-  const violations = violationsOf(() => dataOrder({ planId: 1, phone: '08031234567' }, { ...PLAN_1, active: false }, PLAIN_TIER));
+  const violations = violationsOf(() =>
+    dataOrder({ planId: 1, phone: '08031234567' }, { ...PLAN_1, active: false }, PLAIN_TIER),
+  );
   assert.equal(
     violations.map((v) => v.field),
     ['plan_id'],
@@ -188,7 +200,12 @@ ruleSuite<CableInput>(
     { rule: 'provider is required', field: 'provider', patch: { provider: '' }, passes: false },
     { rule: 'a package of the provider', field: 'package_code', patch: { packageCode: 'DSTV GOLD' }, passes: false },
     { rule: 'a package of the provider', field: 'package_code', patch: { packageCode: 'GOTV MAX' }, passes: false },
-    { rule: 'package codes match without regard to case', field: 'package_code', patch: { packageCode: 'dstv padi' }, passes: true },
+    {
+      rule: 'package codes match without regard to case',
+      field: 'package_code',
+      patch: { packageCode: 'dstv padi' },
+      passes: true,
+    },
     { rule: 'package_code is required', field: 'package_code', patch: { packageCode: '' }, passes: false },
     { rule: 'smart card is digits', field: 'smart_card', patch: { smartCard: '1234567890' }, passes: true },
     { rule: 'smart card is digits', field: 'smart_card', patch: { smartCard: 'IUC-12345' }, passes: false },
@@ -217,7 +234,11 @@ const SPEC_CABLE_PRICES: ReadonlyArray<readonly [string, string, number]> = [
 const cablePrices = suite('cable packages of spec 4.7 in the default catalog');
 for (const [provider, packageCode, monthlyNaira] of SPEC_CABLE_PRICES) {
   cablePrices(`${provider} "${packageCode}" is sold at ${monthlyNaira} Naira`, () => {
-    const order = cableOrder({ provider, smartCard: '7041234567', packageCode, phone: '' }, CATALOG.cablePackages, PLAIN_TIER);
+    const order = cableOrder(
+      { provider, smartCard: '7041234567', packageCode, phone: '' },
+      CATALOG.cablePackages,
+      PLAIN_TIER,
+    );
     assert.is(order.service, provider);
     assert.is(order.details.packageCode, packageCode);
     assert.is(order.faceValueKobo, monthlyNaira * 100);
@@ -246,14 +267,39 @@ ruleSuite<BulkSmsInput>(
     { rule: 'sender is required', field: 'sender', patch: { sender: '' }, passes: false },
     { rule: 'message is required', field: 'message', patch: { message: '' }, passes: false },
     { rule: 'message is at most 1,600 characters', field: 'message', patch: { message: longText(1600) }, passes: true },
-    { rule: 'message is at most 1,600 characters', field: 'message', patch: { message: longText(1601) }, passes: false },
+    {
+      rule: 'message is at most 1,600 characters',
+      field: 'message',
+      patch: { message: longText(1601) },
+      passes: false,
+    },
     { rule: 'message has no control characters', field: 'message', patch: { message: 'Hi\u0007there' }, passes: false },
     { rule: 'message may have line breaks', field: 'message', patch: { message: 'Hi\nthere' }, passes: true },
     { rule: 'recipients are required', field: 'recipients', patch: { recipients: [] }, passes: false },
-    { rule: 'every recipient is 11 digits', field: 'recipients[1]', patch: { recipients: ['08031234567', '0803123456'] }, passes: false },
-    { rule: 'every recipient starts with 0', field: 'recipients[0]', patch: { recipients: ['28031234567'] }, passes: false },
-    { rule: 'at most 10,000 recipients', field: 'recipients', patch: { recipients: Array(10_000).fill('08031234567') }, passes: true },
-    { rule: 'at most 10,000 recipients', field: 'recipients', patch: { recipients: Array(10_001).fill('08031234567') }, passes: false },
+    {
+      rule: 'every recipient is 11 digits',
+      field: 'recipients[1]',
+      patch: { recipients: ['08031234567', '0803123456'] },
+      passes: false,
+    },
+    {
+      rule: 'every recipient starts with 0',
+      field: 'recipients[0]',
+      patch: { recipients: ['28031234567'] },
+      passes: false,
+    },
+    {
+      rule: 'at most 10,000 recipients',
+      field: 'recipients',
+      patch: { recipients: Array(10_000).fill('08031234567') },
+      passes: true,
+    },
+    {
+      rule: 'at most 10,000 recipients',
+      field: 'recipients',
+      patch: { recipients: Array(10_001).fill('08031234567') },
+      passes: false,
+    },
   ],
 );
 
@@ -275,7 +321,12 @@ together('an airtime request with three bad fields names all three', () => {
 });
 
 together('an electricity request with every field wrong names all five', () => {
-  const violations = violationsOf(() => electricityOrder({ disco: 'x', meterNumber: 'y', meterType: 'z', amountKobo: naira('999'), phone: '1' }, PLAIN_TIER));
+  const violations = violationsOf(() =>
+    electricityOrder(
+      { disco: 'x', meterNumber: 'y', meterType: 'z', amountKobo: naira('999'), phone: '1' },
+      PLAIN_TIER,
+    ),
+  );
   assert.equal(
     violations.map((v) => v.field),
     ['disco', 'meter_number', 'meter_type', 'amount', 'phone'],
@@ -284,7 +335,11 @@ together('an electricity request with every field wrong names all five', () => {
 
 together('a bulk SMS request names the sender, the message and each bad recipient by index', () => {
   const violations = violationsOf(() =>
-    bulkSmsOrder({ sender: 'Too long sender', recipients: ['08031234567', 'x', '0803123456', '08021234567'], message: '' }, SMS_RATE_KOBO, PLAIN_TIER),
+    bulkSmsOrder(
+      { sender: 'Too long sender', recipients: ['08031234567', 'x', '0803123456', '08021234567'], message: '' },
+      SMS_RATE_KOBO,
+      PLAIN_TIER,
+    ),
   );
   assert.equal(
     violations.map((v) => v.field),
@@ -293,7 +348,9 @@ together('a bulk SMS request names the sender, the message and each bad recipien
 });
 
 together('a list of thousands of bad recipients reports a bounded number of them', () => {
-  const violations = violationsOf(() => bulkSmsOrder({ sender: 'Shop', recipients: Array(5_000).fill('bad'), message: 'Hi' }, SMS_RATE_KOBO, PLAIN_TIER));
+  const violations = violationsOf(() =>
+    bulkSmsOrder({ sender: 'Shop', recipients: Array(5_000).fill('bad'), message: 'Hi' }, SMS_RATE_KOBO, PLAIN_TIER),
+  );
   assert.ok(violations.length > 0 && violations.length <= 10, `${violations.length} violations`);
   assert.is(violations[0]!.field, 'recipients[0]');
 });
@@ -345,16 +402,22 @@ pages('an emoji counts as one character', () => {
 
 pages('a lone surrogate (half an emoji) is refused, naming the field', () => {
   assert.equal(
-    violationsOf(() => bulkSmsOrder({ sender: 'Shop', recipients: ['08031234567'], message: 'Hi \uD83D there' }, SMS_RATE_KOBO, PLAIN_TIER)).map(
-      (v) => v.field,
-    ),
+    violationsOf(() =>
+      bulkSmsOrder(
+        { sender: 'Shop', recipients: ['08031234567'], message: 'Hi \uD83D there' },
+        SMS_RATE_KOBO,
+        PLAIN_TIER,
+      ),
+    ).map((v) => v.field),
     ['message'],
   );
 });
 
 pages('an empty message is refused rather than charged as a page', () => {
   assert.equal(
-    violationsOf(() => bulkSmsOrder({ sender: 'Shop', recipients: ['08031234567'], message: '' }, SMS_RATE_KOBO, PLAIN_TIER)).map((v) => v.field),
+    violationsOf(() =>
+      bulkSmsOrder({ sender: 'Shop', recipients: ['08031234567'], message: '' }, SMS_RATE_KOBO, PLAIN_TIER),
+    ).map((v) => v.field),
     ['message'],
   );
 });

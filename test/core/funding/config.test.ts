@@ -30,13 +30,18 @@ test('the fee in percent with two decimals and a cap in Naira; the fee rounds do
   assert.equal(funding.fee, { basisPoints: 150, capKobo: 30_000 });
   assert.is(fundingFeeKobo(kobo(10_033), funding.fee), 150, '1.5% of 100.33 Naira is 150.495 kobo: 150');
   assert.is(fundingFeeKobo(kobo(5_000_000), funding.fee), 30_000, 'capped');
-  for (const bad of ['100', '1.555', '-1', 'one']) assert.match(configError({ FUNDING_FEE_PERCENT: bad }).message, 'FUNDING_FEE_PERCENT');
+  for (const bad of ['100', '1.555', '-1', 'one'])
+    assert.match(configError({ FUNDING_FEE_PERCENT: bad }).message, 'FUNDING_FEE_PERCENT');
   assert.match(configError({ FUNDING_FEE_CAP_NAIRA: '1.234' }).message, 'FUNDING_FEE_CAP_NAIRA');
 });
 
 test('Paystack: on with its secret key; http only to loopback; the key is never echoed', () => {
   const on = readCoreConfig({ PAYSTACK_SECRET_KEY: 'sk_test_abc', PAYSTACK_BASE_URL: 'http://127.0.0.1:9999' });
-  assert.equal(on.funding.paystack, { secretKey: 'sk_test_abc', baseUrl: 'http://127.0.0.1:9999/', preferredBank: 'wema-bank' });
+  assert.equal(on.funding.paystack, {
+    secretKey: 'sk_test_abc',
+    baseUrl: 'http://127.0.0.1:9999/',
+    preferredBank: 'wema-bank',
+  });
   const remote = configError({ PAYSTACK_SECRET_KEY: 'sk_test_abc', PAYSTACK_BASE_URL: 'http://paystack.example.com' });
   assert.match(remote.message, 'PAYSTACK_BASE_URL');
   const spaced = configError({ PAYSTACK_SECRET_KEY: 'sk live secret' });

@@ -19,7 +19,15 @@ const test = suite<{ core: TestCore; paystack: FakePaystack }>('funding: paystac
 test.before(async (ctx) => {
   ctx.paystack = await startFakePaystack();
   ctx.core = await startCore({
-    funding: { providers: [createPaystackFunding({ secretKey: ctx.paystack.secretKey, baseUrl: ctx.paystack.url, preferredBank: 'test-bank' })] },
+    funding: {
+      providers: [
+        createPaystackFunding({
+          secretKey: ctx.paystack.secretKey,
+          baseUrl: ctx.paystack.url,
+          preferredBank: 'test-bank',
+        }),
+      ],
+    },
   });
 });
 test.after(async (ctx) => {
@@ -61,18 +69,28 @@ test("the signature check holds the facts file's test vector, and refuses a tamp
     '{"event":"charge.success","data":{"id":1001,"domain":"test","status":"success","reference":"ref_example_1","amount":500000,"currency":"NGN","channel":"dedicated_nuban","fees":5000}}',
   );
   assert.is(body.length, 181);
-  const signature = '538b5f5adb5535bfdd89c3fc151f24cc1e5197f22a7e3df00e747a24f80c50a01a498bcde18bf9b67e4fa09648bc048e4bb40f220a774e28c1a3223315b3493a';
+  const signature =
+    '538b5f5adb5535bfdd89c3fc151f24cc1e5197f22a7e3df00e747a24f80c50a01a498bcde18bf9b67e4fa09648bc048e4bb40f220a774e28c1a3223315b3493a';
   assert.ok(verifyHmacSha512Hex('sk_test_example', body, signature));
-  assert.not.ok(verifyHmacSha512Hex('sk_test_example', Buffer.from(body.toString().replace('500000', '900000')), signature));
+  assert.not.ok(
+    verifyHmacSha512Hex('sk_test_example', Buffer.from(body.toString().replace('500000', '900000')), signature),
+  );
   assert.not.ok(verifyHmacSha512Hex('sk_test_other', body, signature));
   assert.not.ok(verifyHmacSha512Hex('sk_test_example', body, undefined));
   assert.not.ok(verifyHmacSha512Hex('sk_test_example', body, signature.toUpperCase()));
-  assert.equal(paystackHint(JSON.parse(body.toString())), { providerReference: 'ref_example_1', accountNumber: '', amountPaidKobo: 500_000 });
+  assert.equal(paystackHint(JSON.parse(body.toString())), {
+    providerReference: 'ref_example_1',
+    accountNumber: '',
+    amountPaidKobo: 500_000,
+  });
   assert.is(paystackHint({ event: 'transfer.success', data: {} }), 'ignored');
   assert.is(paystackHint({ nothing: true }), null);
 });
 
-test('a signed charge.success credits once, 50 copies at once too, with the verified facts', async ({ core, paystack }) => {
+test('a signed charge.success credits once, 50 copies at once too, with the verified facts', async ({
+  core,
+  paystack,
+}) => {
   const { accountId, number } = await openAccount(core);
   const sent = paystack.transfer(number, 500_000, 'ref_dva_0001');
   const hint = paystackHint(JSON.parse(sent.body));
@@ -107,7 +125,14 @@ test('a re-query that contradicts the amount, or says unpaid, credits nothing', 
   assert.ok(unpaidHint !== null && unpaidHint !== 'ignored');
   assert.is(await core.core.funding.notify('paystack', unpaidHint), 'not_paid');
   // A reference Paystack never had (a forged notification that got past the signature).
-  assert.is(await core.core.funding.notify('paystack', { providerReference: 'ref_forged', accountNumber: number, amountPaidKobo: kobo(100_000) }), 'not_paid');
+  assert.is(
+    await core.core.funding.notify('paystack', {
+      providerReference: 'ref_forged',
+      accountNumber: number,
+      amountPaidKobo: kobo(100_000),
+    }),
+    'not_paid',
+  );
   assert.is(await balance(core, accountId), 0n);
   await ledgerClean(core, accountId);
 });
@@ -122,7 +147,9 @@ test('a transfer never announced is credited by the sweeper, once', async ({ cor
   await ledgerClean(core, accountId);
 });
 
-test('a wrong secret key gets 401 from Paystack and the answer counts as unknown: nothing credited', async ({ paystack }) => {
+test('a wrong secret key gets 401 from Paystack and the answer counts as unknown: nothing credited', async ({
+  paystack,
+}) => {
   const wrong = createPaystackFunding({ secretKey: 'sk_test_wrong', baseUrl: paystack.url });
   const verified = await wrong.verify('ref_dva_0001', AbortSignal.timeout(5_000));
   assert.is(verified.kind, 'unknown');

@@ -56,14 +56,21 @@ test('a transfer no notification announced is credited by the sweeper, once', as
   assert.is((await core.admin.getAccount({ accountId })).account!.balanceKobo, 247_500n);
   // The notification arriving late changes nothing.
   assert.is(
-    await core.core.funding.notify('sandbox', { providerReference: 'QUIET-1', accountNumber: number, amountPaidKobo: kobo(250_000) }),
+    await core.core.funding.notify('sandbox', {
+      providerReference: 'QUIET-1',
+      accountNumber: number,
+      amountPaidKobo: kobo(250_000),
+    }),
     'already_credited',
   );
   assert.is((await core.admin.getAccount({ accountId })).account!.balanceKobo, 247_500n);
   await ledgerClean(core, accountId);
 });
 
-test('an inflow left verified by a crash is finished once by the sweeper; the late notification adds nothing', async ({ core, bank }) => {
+test('an inflow left verified by a crash is finished once by the sweeper; the late notification adds nothing', async ({
+  core,
+  bank,
+}) => {
   const { accountId, number } = await openAccount(core);
   bank.transfer(number, kobo(100_000), 'CRASH-1', 'PAYER', new Date());
   // The state a crash between the re-query and the credit leaves: recorded verified, not credited.
@@ -84,7 +91,11 @@ test('an inflow left verified by a crash is finished once by the sweeper; the la
   const [a, b] = await Promise.all([core.core.fundingSweeper.runOnce(), core.core.fundingSweeper.runOnce()]);
   assert.equal([a, b], [1, 1], 'overlapping calls share one run, which credits once');
   assert.is(
-    await core.core.funding.notify('sandbox', { providerReference: 'CRASH-1', accountNumber: number, amountPaidKobo: kobo(100_000) }),
+    await core.core.funding.notify('sandbox', {
+      providerReference: 'CRASH-1',
+      accountNumber: number,
+      amountPaidKobo: kobo(100_000),
+    }),
     'already_credited',
   );
   assert.is((await core.admin.getAccount({ accountId })).account!.balanceKobo, 99_000n);
@@ -96,9 +107,23 @@ test('a notification the provider contradicts credits nothing and waits as unmat
   const { accountId, number } = await openAccount(core);
   bank.transfer(number, kobo(100_000), 'TAMPER-1', 'PAYER', new Date());
   // The notification claims more than the bank confirms.
-  assert.is(await core.core.funding.notify('sandbox', { providerReference: 'TAMPER-1', accountNumber: number, amountPaidKobo: kobo(900_000) }), 'unmatched');
+  assert.is(
+    await core.core.funding.notify('sandbox', {
+      providerReference: 'TAMPER-1',
+      accountNumber: number,
+      amountPaidKobo: kobo(900_000),
+    }),
+    'unmatched',
+  );
   // A reference the bank never saw.
-  assert.is(await core.core.funding.notify('sandbox', { providerReference: 'NEVER-1', accountNumber: number, amountPaidKobo: kobo(100_000) }), 'not_paid');
+  assert.is(
+    await core.core.funding.notify('sandbox', {
+      providerReference: 'NEVER-1',
+      accountNumber: number,
+      amountPaidKobo: kobo(100_000),
+    }),
+    'not_paid',
+  );
   assert.is((await core.admin.getAccount({ accountId })).account!.balanceKobo, 0n);
   assert.is((await core.store.funding.findInflow('sandbox', 'TAMPER-1'))?.status, 'unmatched');
   assert.is(await core.core.fundingSweeper.runOnce(), 0, 'the sweeper does not credit an unmatched inflow either');

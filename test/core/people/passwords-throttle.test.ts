@@ -1,7 +1,12 @@
 /** Password hashing and the sign-in throttle, on their own. */
 import * as assert from 'uvu/assert';
 import { hashPassword, verifyPassword } from '../../../core/people/passwords.js';
-import { createSignInThrottle, FREE_FAILURES_PER_ADDRESS, FREE_FAILURES_PER_USER_ADDRESS, MAX_DELAY_MS } from '../../../core/people/throttle.js';
+import {
+  createSignInThrottle,
+  FREE_FAILURES_PER_ADDRESS,
+  FREE_FAILURES_PER_USER_ADDRESS,
+  MAX_DELAY_MS,
+} from '../../../core/people/throttle.js';
 import { matchTotp, newTotpSecret, totpCode, totpStep } from '../../../core/people/totp.js';
 import { suite } from '../../helpers/suite.js';
 
@@ -14,7 +19,11 @@ test('scrypt hashes carry their parameters and a fresh salt, and verify only the
   assert.is.not(one, two, 'a new salt every time');
   assert.is(await verifyPassword('correct horse battery', one), true);
   assert.is(await verifyPassword('correct horse batterx', one), false);
-  assert.is(await verifyPassword('correct horse battery', 'scrypt$30$8$1$c2FsdA$a2V5'), false, 'absurd parameters are refused, not run');
+  assert.is(
+    await verifyPassword('correct horse battery', 'scrypt$30$8$1$c2FsdA$a2V5'),
+    false,
+    'absurd parameters are refused, not run',
+  );
   assert.is(await verifyPassword('x', 'not a hash'), false);
 });
 
@@ -30,7 +39,11 @@ test('the throttle slows one (email, address) after 5 failures, with growing wai
   throttle.failed('ada@example.com', '192.0.2.1', at(1_000));
   assert.is(throttle.waitMs('ada@example.com', '192.0.2.1', at(1_000)), 2_000);
   assert.is(throttle.waitMs('ada@example.com', '203.0.113.5', at(1_000)), 0, 'the owner at home is not slowed');
-  assert.is(throttle.waitMs('bayo@example.com', '192.0.2.1', at(1_000)), 0, 'another email from the address is not yet slowed');
+  assert.is(
+    throttle.waitMs('bayo@example.com', '192.0.2.1', at(1_000)),
+    0,
+    'another email from the address is not yet slowed',
+  );
   for (let i = 0; i < 40; i++) throttle.failed('ada@example.com', '192.0.2.1', at(2_000));
   assert.is(throttle.waitMs('ada@example.com', '192.0.2.1', at(2_000)), MAX_DELAY_MS, 'capped');
   throttle.succeeded('ada@example.com', '192.0.2.1');

@@ -6,7 +6,15 @@ import { nigerianNumber, transactionQuery } from '../../../core/people/holder.js
 const filter = { product: null, status: null, fromDate: '', toDate: '', reference: '', requestId: '' };
 
 test('+234..., 234..., 00234..., spaced or dashed, all become the stored 0... form', () => {
-  for (const typed of ['+2348031234567', '2348031234567', '002348031234567', '+234 803 123 4567', '0803-123-4567', '(0803) 123 4567', '08031234567']) {
+  for (const typed of [
+    '+2348031234567',
+    '2348031234567',
+    '002348031234567',
+    '+234 803 123 4567',
+    '0803-123-4567',
+    '(0803) 123 4567',
+    '08031234567',
+  ]) {
     assert.is(nigerianNumber(typed), '08031234567', typed);
     assert.is(transactionQuery({ ...filter, recipient: typed }).recipient, '08031234567', typed);
   }

@@ -59,7 +59,9 @@ function wrongCode(secret: string): string {
   }
 }
 
-test('a signed-in session cannot replace the authenticator: set-up is refused while two-step sign-in is on', async ({ core }) => {
+test('a signed-in session cannot replace the authenticator: set-up is refused while two-step sign-in is on', async ({
+  core,
+}) => {
   const { h, token, secret, email } = await ownerWithTotp(core);
   const begin = await rejection(h.beginTotpSetup({ sessionToken: token }));
   assert.is(begin.code, Code.FailedPrecondition);
@@ -69,11 +71,18 @@ test('a signed-in session cannot replace the authenticator: set-up is refused wh
   const confirm = await rejection(h.confirmTotp({ sessionToken: token, totpCode: totpCode(other, now()) }));
   assert.is(confirm.code, Code.FailedPrecondition);
   // The owner's own app still signs in.
-  const signIn = await h.signIn({ email, password: PASSWORD, totpCode: totpCode(secret, now()), clientIp: '198.51.100.1' });
+  const signIn = await h.signIn({
+    email,
+    password: PASSWORD,
+    totpCode: totpCode(secret, now()),
+    clientIp: '198.51.100.1',
+  });
   assert.is(signIn.outcome, SignInOutcome.SIGNED_IN);
 });
 
-test('the sixth wrong step-up code in a minute is refused without being checked, with a plain wait; per person, across sessions', async ({ core }) => {
+test('the sixth wrong step-up code in a minute is refused without being checked, with a plain wait; per person, across sessions', async ({
+  core,
+}) => {
   const { h, token, secret, email } = await ownerWithTotp(core);
   for (let i = 0; i < STEP_UP_FAILURES_PER_MINUTE; i++) {
     const wrong = await rejection(h.disableTotp({ sessionToken: token, totpCode: wrongCode(secret) }));
@@ -88,10 +97,17 @@ test('the sixth wrong step-up code in a minute is refused without being checked,
   assert.match(sixth.violations[0]!.description, /^Too many wrong codes\. Wait \d+ seconds/);
   // A second session of the same person is held to the same budget.
   clock.advance(30_000);
-  const again = await h.signIn({ email, password: PASSWORD, totpCode: totpCode(secret, now()), clientIp: '198.51.100.1' });
+  const again = await h.signIn({
+    email,
+    password: PASSWORD,
+    totpCode: totpCode(secret, now()),
+    clientIp: '198.51.100.1',
+  });
   assert.is(again.outcome, SignInOutcome.SIGNED_IN);
   clock.advance(1_000);
-  const other = await rejection(h.createApiKey({ sessionToken: again.sessionToken, totpCode: totpCode(secret, now()) }));
+  const other = await rejection(
+    h.createApiKey({ sessionToken: again.sessionToken, totpCode: totpCode(secret, now()) }),
+  );
   assert.match(other.violations[0]!.description, /^Too many wrong codes/);
   // A minute after the first failures, the right code works again.
   clock.advance(60_000);
@@ -106,7 +122,11 @@ test('sign-in failures count per IPv6 /64: addresses of one network share one bu
   const { invitation } = await u.inviteUser({ accountId, email: 'slash64@example.com', role: UserRole.OWNER });
   await h.acceptInvitation({ invitationToken: invitation!.invitationToken, password: PASSWORD });
   for (let i = 1; i <= FREE_FAILURES_PER_USER_ADDRESS; i++) {
-    const failed = await h.signIn({ email: 'slash64@example.com', password: 'wrong password!', clientIp: `2001:db8:7:9::${i}` });
+    const failed = await h.signIn({
+      email: 'slash64@example.com',
+      password: 'wrong password!',
+      clientIp: `2001:db8:7:9::${i}`,
+    });
     assert.is(failed.outcome, SignInOutcome.INVALID_CREDENTIALS);
   }
   const next = await h.signIn({ email: 'slash64@example.com', password: PASSWORD, clientIp: '2001:db8:7:9:ffff::99' });
@@ -118,12 +138,19 @@ test('sign-in failures count per IPv6 /64: addresses of one network share one bu
 
 test('inviting an owner needs a step-up code when two-step sign-in is on; a viewer does not', async ({ core }) => {
   const { h, token, secret } = await ownerWithTotp(core);
-  const without = await rejection(h.inviteUser({ sessionToken: token, email: 'new-owner@example.com', role: UserRole.OWNER }));
+  const without = await rejection(
+    h.inviteUser({ sessionToken: token, email: 'new-owner@example.com', role: UserRole.OWNER }),
+  );
   assert.equal(
     without.violations.map((v) => v.field),
     ['totp_code'],
   );
-  const invited = await h.inviteUser({ sessionToken: token, email: 'new-owner@example.com', role: UserRole.OWNER, totpCode: totpCode(secret, now()) });
+  const invited = await h.inviteUser({
+    sessionToken: token,
+    email: 'new-owner@example.com',
+    role: UserRole.OWNER,
+    totpCode: totpCode(secret, now()),
+  });
   assert.is(invited.invitation!.role, UserRole.OWNER);
   const viewer = await h.inviteUser({ sessionToken: token, email: 'new-viewer@example.com', role: UserRole.VIEWER });
   assert.is(viewer.invitation!.role, UserRole.VIEWER);
@@ -135,7 +162,11 @@ test('a mistyped code during set-up keeps the secret just scanned, and the messa
   const { accountId } = await core.createApiAccount();
   const { invitation } = await u.inviteUser({ accountId, email: 'mistype@example.com', role: UserRole.OWNER });
   await h.acceptInvitation({ invitationToken: invitation!.invitationToken, password: PASSWORD });
-  const { sessionToken } = await h.signIn({ email: 'mistype@example.com', password: PASSWORD, clientIp: '198.51.100.1' });
+  const { sessionToken } = await h.signIn({
+    email: 'mistype@example.com',
+    password: PASSWORD,
+    clientIp: '198.51.100.1',
+  });
   const first = await h.beginTotpSetup({ sessionToken });
   const wrong = await rejection(h.confirmTotp({ sessionToken, totpCode: wrongCode(first.secret) }));
   assert.match(wrong.violations[0]!.description, /the same as before/);
@@ -145,24 +176,45 @@ test('a mistyped code during set-up keeps the secret just scanned, and the messa
   assert.is(confirmed.user!.totpEnabled, true);
 });
 
-test('a password change needs the current password and a code; every other session ends, and the new password signs in', async ({ core }) => {
+test('a password change needs the current password and a code; every other session ends, and the new password signs in', async ({
+  core,
+}) => {
   const { h, token, secret, email } = await ownerWithTotp(core);
-  const other = await h.signIn({ email, password: PASSWORD, totpCode: totpCode(secret, now()), clientIp: '198.51.100.2' });
+  const other = await h.signIn({
+    email,
+    password: PASSWORD,
+    totpCode: totpCode(secret, now()),
+    clientIp: '198.51.100.2',
+  });
   assert.is(other.outcome, SignInOutcome.SIGNED_IN);
   clock.advance(30_000);
   const wrong = await rejection(
-    h.changePassword({ sessionToken: token, currentPassword: 'not my password', newPassword: 'a brand new passphrase', totpCode: totpCode(secret, now()) }),
+    h.changePassword({
+      sessionToken: token,
+      currentPassword: 'not my password',
+      newPassword: 'a brand new passphrase',
+      totpCode: totpCode(secret, now()),
+    }),
   );
   assert.equal(
     wrong.violations.map((v) => v.field),
     ['current_password'],
   );
-  const noCode = await rejection(h.changePassword({ sessionToken: token, currentPassword: PASSWORD, newPassword: 'a brand new passphrase' }));
+  const noCode = await rejection(
+    h.changePassword({ sessionToken: token, currentPassword: PASSWORD, newPassword: 'a brand new passphrase' }),
+  );
   assert.equal(
     noCode.violations.map((v) => v.field),
     ['totp_code'],
   );
-  const short = await rejection(h.changePassword({ sessionToken: token, currentPassword: PASSWORD, newPassword: 'short', totpCode: totpCode(secret, now()) }));
+  const short = await rejection(
+    h.changePassword({
+      sessionToken: token,
+      currentPassword: PASSWORD,
+      newPassword: 'short',
+      totpCode: totpCode(secret, now()),
+    }),
+  );
   assert.equal(
     short.violations.map((v) => v.field),
     ['new_password'],
@@ -175,23 +227,37 @@ test('a password change needs the current password and a code; every other sessi
     totpCode: totpCode(secret, now()),
   });
   assert.match(changed.sessionToken, /^[A-Za-z0-9_-]{43}$/);
-  for (const ended of [token, other.sessionToken]) assert.is((await rejection(h.getSession({ sessionToken: ended }))).code, Code.Unauthenticated);
+  for (const ended of [token, other.sessionToken])
+    assert.is((await rejection(h.getSession({ sessionToken: ended }))).code, Code.Unauthenticated);
   assert.is((await h.getSession({ sessionToken: changed.sessionToken })).session!.user!.email, email);
   clock.advance(30_000);
-  const old = await h.signIn({ email, password: PASSWORD, totpCode: totpCode(secret, now()), clientIp: '198.51.100.1' });
+  const old = await h.signIn({
+    email,
+    password: PASSWORD,
+    totpCode: totpCode(secret, now()),
+    clientIp: '198.51.100.1',
+  });
   assert.is(old.outcome, SignInOutcome.INVALID_CREDENTIALS);
-  const fresh = await h.signIn({ email, password: 'a brand new passphrase', totpCode: totpCode(secret, now()), clientIp: '198.51.100.1' });
+  const fresh = await h.signIn({
+    email,
+    password: 'a brand new passphrase',
+    totpCode: totpCode(secret, now()),
+    clientIp: '198.51.100.1',
+  });
   assert.is(fresh.outcome, SignInOutcome.SIGNED_IN);
 });
 
-test('ten recovery codes at set-up: each signs in or steps up once, then is refused; turning two-step sign-in off ends them', async ({ core }) => {
+test('ten recovery codes at set-up: each signs in or steps up once, then is refused; turning two-step sign-in off ends them', async ({
+  core,
+}) => {
   const { h, token, email, recoveryCodes } = await ownerWithTotp(core);
   assert.is(recoveryCodes.length, 10);
   assert.is(new Set(recoveryCodes).size, 10);
   for (const code of recoveryCodes) assert.match(code, /^[a-z2-7]{5}-[a-z2-7]{5}$/);
   const kept = await core.store.people.findUserByEmail(email);
   assert.is(kept!.recoveryCodeHashes.length, 10);
-  for (const code of recoveryCodes) assert.is(JSON.stringify(kept).includes(code.replace('-', '')), false, 'only hashes are stored');
+  for (const code of recoveryCodes)
+    assert.is(JSON.stringify(kept).includes(code.replace('-', '')), false, 'only hashes are stored');
   const [first, second, third] = recoveryCodes as [string, string, string];
   // At sign-in, in the second step, written loosely (upper case, no hyphen).
   const challenge = await h.signIn({ email, password: PASSWORD, clientIp: '198.51.100.1' });

@@ -36,7 +36,12 @@ test.after(async (ctx) => {
 });
 
 const signal = () => AbortSignal.timeout(3_000);
-const request = (recipient: string, faceValueKobo = 10_000, product: 'airtime' | 'data' = 'airtime', details: PurchaseDetails = {}): ProviderRequest => ({
+const request = (
+  recipient: string,
+  faceValueKobo = 10_000,
+  product: 'airtime' | 'data' = 'airtime',
+  details: PurchaseDetails = {},
+): ProviderRequest => ({
   reference: newReference(new Date()),
   product,
   service: 'mtn',
@@ -51,7 +56,10 @@ const proven = (outcome: ProviderOutcome) =>
       : FAILOVER_RULES.clubkonnect(outcome.evidence)
     : undefined;
 
-test('a purchase is ORDER_RECEIVED (pending, not proven) and the query on our RequestID delivers it', async ({ fake, ck }) => {
+test('a purchase is ORDER_RECEIVED (pending, not proven) and the query on our RequestID delivers it', async ({
+  fake,
+  ck,
+}) => {
   const req = request('08149659347');
   const bought = await ck.airtime.purchase(req, signal());
   assert.is(bought.kind, 'unknown', 'ORDER_RECEIVED is not success');
@@ -60,15 +68,31 @@ test('a purchase is ORDER_RECEIVED (pending, not proven) and the query on our Re
   assert.is(sent.script, 'APIAirtimeV1.asp');
   assert.equal(
     { ...sent.params },
-    { UserID: fake.userId, APIKey: fake.apiKey, MobileNetwork: '01', Amount: '100', MobileNumber: '08149659347', RequestID: req.reference },
+    {
+      UserID: fake.userId,
+      APIKey: fake.apiKey,
+      MobileNetwork: '01',
+      Amount: '100',
+      MobileNumber: '08149659347',
+      RequestID: req.reference,
+    },
   );
   const queried = await ck.airtime.query(req, signal());
   assert.is(queried.kind, 'delivered');
-  assert.is(queried.kind === 'delivered' ? queried.result.providerReference : '', [...fake.orders.values()].at(-1)!.orderId);
-  assert.equal({ ...fake.calls.at(-1)!.params, UserID: '', APIKey: '' }, { UserID: '', APIKey: '', RequestID: req.reference });
+  assert.is(
+    queried.kind === 'delivered' ? queried.result.providerReference : '',
+    [...fake.orders.values()].at(-1)!.orderId,
+  );
+  assert.equal(
+    { ...fake.calls.at(-1)!.params, UserID: '', APIKey: '' },
+    { UserID: '', APIKey: '', RequestID: req.reference },
+  );
 });
 
-test('pending stays unknown through 300, 201 and 6xx, then 200 delivers; a cancellation fails', async ({ fake, ck }) => {
+test('pending stays unknown through 300, 201 and 6xx, then 200 delivers; a cancellation fails', async ({
+  fake,
+  ck,
+}) => {
   for (const code of ['300', '201', '600'] as const) {
     fake.script('08030000300', { answer: 'pending', code });
     const req = request('08030000300');
@@ -93,7 +117,13 @@ test('ORDER_ERROR refusals fail and prove non-delivery; on a query they prove no
   assert.is(small.kind, 'failed', 'MINIMUM_100');
   assert.match(small.kind === 'failed' ? small.reason : '', /407 MINIMUM_100/);
   // A wrong key: the error name comes without a statuscode.
-  const wrong = createClubkonnectProviders({ name: 'ck', baseUrl: fake.baseUrl, userId: fake.userId, apiKey: 'WRONG-SECRET', planCode: async () => null });
+  const wrong = createClubkonnectProviders({
+    name: 'ck',
+    baseUrl: fake.baseUrl,
+    userId: fake.userId,
+    apiKey: 'WRONG-SECRET',
+    planCode: async () => null,
+  });
   const refused = await wrong.airtime.purchase(request('08030000002'), signal());
   assert.is(refused.kind, 'failed');
   assert.is(proven(refused), true);

@@ -49,7 +49,11 @@ const TABLES: Record<UpstreamKind, [string, CallEvidence, boolean][]> = {
     ['091 not processed', answer(200, '091', 'failed'), true],
     ['091 without a status', answer(200, '091'), true],
     ['018 low wallet', answer(200, '018'), true],
-    ...['021', '022', '023', '024', '027'].map((code): [string, CallEvidence, boolean] => [`${code} account refusal at the door`, answer(200, code), true]),
+    ...['021', '022', '023', '024', '027'].map((code): [string, CallEvidence, boolean] => [
+      `${code} account refusal at the door`,
+      answer(200, code),
+      true,
+    ]),
     ['027 answered as HTTP 400', answer(400, '027'), true],
     ...['010', '011', '012', '013', '017', '028', '034', '035'].map((code): [string, CallEvidence, boolean] => [
       `${code} request refused before processing`,
@@ -137,7 +141,12 @@ const catalog = { getPlan: async () => null, getCablePackage: async () => null }
 test('the VTpass adapter reports what the rule needs on real calls, with the same outcomes as before', async () => {
   const fake = await startFakeVtpass();
   try {
-    const keys = { apiKey: fake.apiKey, publicKey: fake.publicKey, secretKey: fake.secretKey, fallbackPhone: '08099999999' };
+    const keys = {
+      apiKey: fake.apiKey,
+      publicKey: fake.publicKey,
+      secretKey: fake.secretKey,
+      fallbackPhone: '08099999999',
+    };
     const vtpass = createVtpassProviders({ ...keys, baseUrl: fake.baseUrl }, catalog);
     const cases: {
       recipient: string;
@@ -160,11 +169,41 @@ test('the VTpass adapter reports what the rule needs on real calls, with the sam
         evidence: { kind: 'answer', code: '018', status: null },
         proven: true,
       },
-      { recipient: '08030000027', script: { answer: 'code', code: '027' }, kind: 'failed', evidence: { kind: 'answer', code: '027' }, proven: true },
-      { recipient: '08030000016', script: { answer: 'code', code: '016' }, kind: 'failed', evidence: { kind: 'answer', code: '016' }, proven: false },
-      { recipient: '08030000099', script: { answer: 'processing' }, kind: 'unknown', evidence: { kind: 'answer', code: '099' }, proven: false },
-      { recipient: '08030000000', script: { answer: 'pending' }, kind: 'unknown', evidence: { kind: 'answer', code: '000', status: 'pending' }, proven: false },
-      { recipient: '08030000500', script: { answer: 'malformed' }, kind: 'unknown', evidence: { kind: 'answer', json: false, code: null }, proven: false },
+      {
+        recipient: '08030000027',
+        script: { answer: 'code', code: '027' },
+        kind: 'failed',
+        evidence: { kind: 'answer', code: '027' },
+        proven: true,
+      },
+      {
+        recipient: '08030000016',
+        script: { answer: 'code', code: '016' },
+        kind: 'failed',
+        evidence: { kind: 'answer', code: '016' },
+        proven: false,
+      },
+      {
+        recipient: '08030000099',
+        script: { answer: 'processing' },
+        kind: 'unknown',
+        evidence: { kind: 'answer', code: '099' },
+        proven: false,
+      },
+      {
+        recipient: '08030000000',
+        script: { answer: 'pending' },
+        kind: 'unknown',
+        evidence: { kind: 'answer', code: '000', status: 'pending' },
+        proven: false,
+      },
+      {
+        recipient: '08030000500',
+        script: { answer: 'malformed' },
+        kind: 'unknown',
+        evidence: { kind: 'answer', json: false, code: null },
+        proven: false,
+      },
     ];
     for (const c of cases) {
       fake.script(c.recipient, c.script);
@@ -172,7 +211,8 @@ test('the VTpass adapter reports what the rule needs on real calls, with the sam
       assert.is(outcome.kind, c.kind, c.recipient);
       const got = evidence(outcome);
       assert.ok(got, `${c.recipient}: evidence reported`);
-      for (const [key, value] of Object.entries(c.evidence)) assert.equal((got as Record<string, unknown>)[key], value, `${c.recipient}: ${key}`);
+      for (const [key, value] of Object.entries(c.evidence))
+        assert.equal((got as Record<string, unknown>)[key], value, `${c.recipient}: ${key}`);
       assert.is(FAILOVER_RULES.vtpass(got!), c.proven, `${c.recipient}: rule`);
     }
     // A time-out: the pay was written and the fake will record it; never proven.
@@ -196,10 +236,10 @@ test('a refused connection and a TLS failure are proven; the outcome stays unkno
   await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
   const closedPort = (closed.address() as AddressInfo).port;
   await new Promise<void>((resolve) => closed.close(() => resolve()));
-  const refused = await createVtpassProviders({ ...keys, baseUrl: `http://127.0.0.1:${closedPort}/api/` }, catalog).airtime.purchase(
-    request('08030000001'),
-    signal(),
-  );
+  const refused = await createVtpassProviders(
+    { ...keys, baseUrl: `http://127.0.0.1:${closedPort}/api/` },
+    catalog,
+  ).airtime.purchase(request('08030000001'), signal());
   assert.is(refused.kind, 'unknown', 'single-upstream behaviour unchanged: never refunded');
   assert.equal(evidence(refused), { kind: 'not_sent', cause: 'refused' });
   assert.is(FAILOVER_RULES.vtpass(evidence(refused)!), true);
@@ -207,14 +247,20 @@ test('a refused connection and a TLS failure are proven; the outcome stays unkno
   // A server whose certificate this process does not trust: the handshake fails before the request.
   const certs = makeCertificates();
   let requests = 0;
-  const server = https.createServer({ cert: readFileSync(certs.certFile), key: readFileSync(certs.keyFile) }, (_req, res) => {
-    requests += 1;
-    res.end('{}');
-  });
+  const server = https.createServer(
+    { cert: readFileSync(certs.certFile), key: readFileSync(certs.keyFile) },
+    (_req, res) => {
+      requests += 1;
+      res.end('{}');
+    },
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   try {
     const port = (server.address() as AddressInfo).port;
-    const tls = await createVtpassProviders({ ...keys, baseUrl: `https://127.0.0.1:${port}/api/` }, catalog).airtime.purchase(request('08030000002'), signal());
+    const tls = await createVtpassProviders(
+      { ...keys, baseUrl: `https://127.0.0.1:${port}/api/` },
+      catalog,
+    ).airtime.purchase(request('08030000002'), signal());
     assert.is(tls.kind, 'unknown');
     assert.equal(evidence(tls), { kind: 'not_sent', cause: 'tls' });
     assert.is(FAILOVER_RULES.vtpass(evidence(tls)!), true);

@@ -22,14 +22,22 @@ test.after(async ({ stack }) => {
 
 type Change = { action: string; plan: Record<string, unknown>; before: Record<string, unknown> | null };
 
-async function plansByCode(core: TestCore): Promise<Map<string, { planId: number; label: string; validity: string; faceValueKobo: number; active: boolean }>> {
+async function plansByCode(
+  core: TestCore,
+): Promise<Map<string, { planId: number; label: string; validity: string; faceValueKobo: number; active: boolean }>> {
   const { plans } = await core.admin.listCatalogPlans({ network: '' });
   return new Map(
     plans
       .filter((p) => p.providerCode !== '')
       .map((p) => [
         p.providerCode,
-        { planId: Number(p.planId), label: p.label, validity: p.validity, faceValueKobo: Number(p.faceValueKobo), active: p.active },
+        {
+          planId: Number(p.planId),
+          label: p.label,
+          validity: p.validity,
+          faceValueKobo: Number(p.faceValueKobo),
+          active: p.active,
+        },
       ]),
   );
 }
@@ -43,7 +51,9 @@ test('a dry run reports the plans it would create and writes nothing', async ({ 
   assert.is((await plansByCode(stack.core)).size, 0, 'nothing written');
 });
 
-test('the first sync creates a plan per code with new ids; the old uncoded plans are left alone and listed', async ({ stack }) => {
+test('the first sync creates a plan per code with new ids; the old uncoded plans are left alone and listed', async ({
+  stack,
+}) => {
   const run = await runJson(stack.core, ['plans', 'sync']);
   assert.is(run.code, 0, run.stderr);
   assert.is(run.json['provider'], 'vtpass');
@@ -53,7 +63,8 @@ test('the first sync creates a plan per code with new ids; the old uncoded plans
   assert.is(plans.size, 9);
   const ids = [...plans.values()].map((p) => p.planId);
   assert.is(new Set(ids).size, 9, 'distinct ids');
-  for (const seeded of [1, 2, 3, 101, 201, 301]) assert.not.ok(ids.includes(seeded), 'new plans take new ids, never a seeded one');
+  for (const seeded of [1, 2, 3, 101, 201, 301])
+    assert.not.ok(ids.includes(seeded), 'new plans take new ids, never a seeded one');
   assert.equal(plans.get('mtn-100mb-1000'), {
     planId: plans.get('mtn-100mb-1000')!.planId,
     label: 'N1000 1.5GB',
@@ -65,7 +76,9 @@ test('the first sync creates a plan per code with new ids; the old uncoded plans
   assert.match(run.stderr, /21 active plan\(s\) have no provider code/);
 });
 
-test('a second sync keeps every plan id: it updates changed plans in place, creates new codes, deactivates vanished ones', async ({ stack }) => {
+test('a second sync keeps every plan id: it updates changed plans in place, creates new codes, deactivates vanished ones', async ({
+  stack,
+}) => {
   const before = await plansByCode(stack.core);
   const fake = stack.fake;
   const mtn = fake.variations.get('mtn-data')!;
@@ -80,9 +93,13 @@ test('a second sync keeps every plan id: it updates changed plans in place, crea
 
   const run = await runJson(stack.core, ['plans', 'sync']);
   assert.is(run.code, 0, run.stderr);
-  assert.equal([run.json['created'], run.json['updated'], run.json['deactivated'], run.json['unchanged']], [1, 2, 1, 6]);
+  assert.equal(
+    [run.json['created'], run.json['updated'], run.json['deactivated'], run.json['unchanged']],
+    [1, 2, 1, 6],
+  );
   const after = await plansByCode(stack.core);
-  for (const [code, plan] of before) assert.is(after.get(code)!.planId, plan.planId, `${code} keeps plan_id ${plan.planId}`);
+  for (const [code, plan] of before)
+    assert.is(after.get(code)!.planId, plan.planId, `${code} keeps plan_id ${plan.planId}`);
   assert.is(after.get('mtn-10mb-100')!.faceValueKobo, 120_00);
   assert.equal([after.get('mtn-50mb-200')!.label, after.get('mtn-50mb-200')!.validity], ['N200 250MB', '3 days']);
   assert.is(after.get('mtn-100mb-1000')!.active, false, 'vanished: deactivated, not deleted');
@@ -150,7 +167,10 @@ test('with the sandbox there is nothing to sync', async () => {
 test('upstream names become a label and a validity', () => {
   assert.equal(splitName('MTN N1000 1.5GB - 30 days'), { label: 'MTN N1000 1.5GB', validity: '30 days' });
   assert.equal(splitName('N100 100MB - 24 hrs'), { label: 'N100 100MB', validity: '24 hrs' });
-  assert.equal(splitName('Airtel Data - 100 Naira - 100MB - 1Day'), { label: 'Airtel Data - 100 Naira - 100MB', validity: '1Day' });
+  assert.equal(splitName('Airtel Data - 100 Naira - 100MB - 1Day'), {
+    label: 'Airtel Data - 100 Naira - 100MB',
+    validity: '1Day',
+  });
   assert.equal(splitName('Glo 2GB (Monthly)'), { label: 'Glo 2GB', validity: 'Monthly' });
   assert.equal(splitName('Special bundle'), { label: 'Special bundle', validity: 'unspecified' });
 });

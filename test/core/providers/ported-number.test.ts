@@ -10,7 +10,10 @@ import type { PurchaseDetails } from '../../../core/domain/products.js';
 import { newReference } from '../../../core/domain/reference.js';
 import { FAILOVER_RULES } from '../../../core/providers/failover-rules.js';
 import type { ProviderOutcome, ProviderRequest } from '../../../core/providers/port.js';
-import { createPortedNumberProviders, type PortedNumberProviders } from '../../../core/providers/ported-number/index.js';
+import {
+  createPortedNumberProviders,
+  type PortedNumberProviders,
+} from '../../../core/providers/ported-number/index.js';
 import { type FakePortedNumber, startFakePortedNumber } from '../../helpers/fake-ported-number.js';
 import { suite } from '../../helpers/suite.js';
 
@@ -38,7 +41,12 @@ test.after(async (ctx) => {
 });
 
 const signal = () => AbortSignal.timeout(3_000);
-const request = (recipient: string, faceValueKobo = 10_000, product: 'airtime' | 'data' = 'airtime', details: PurchaseDetails = {}): ProviderRequest => ({
+const request = (
+  recipient: string,
+  faceValueKobo = 10_000,
+  product: 'airtime' | 'data' = 'airtime',
+  details: PurchaseDetails = {},
+): ProviderRequest => ({
   reference: newReference(new Date()),
   product,
   service: 'mtn',
@@ -61,10 +69,20 @@ test('airtime: sends the family body with the token, and successful is delivered
   const sent = fake.calls.at(-1)!;
   assert.is(sent.path, '/api/topup/');
   assert.is(sent.headers.authorization, `Token ${fake.token}`);
-  assert.equal(sent.body, { network: 1, amount: 100, mobile_number: '08134567890', airtime_type: 'VTU', Ported_number: true, ident: req.reference });
+  assert.equal(sent.body, {
+    network: 1,
+    amount: 100,
+    mobile_number: '08134567890',
+    airtime_type: 'VTU',
+    Ported_number: true,
+    ident: req.reference,
+  });
 });
 
-test('data: processing is unknown and not proven; the history re-query follows it to successful or failed', async ({ fake, site }) => {
+test('data: processing is unknown and not proven; the history re-query follows it to successful or failed', async ({
+  fake,
+  site,
+}) => {
   fake.script('08030000301', { answer: 'processing' });
   const req = request('08030000301', 23_900, 'data', { planId: 7 });
   const bought = await site.data.purchase(req, signal());
@@ -79,7 +97,11 @@ test('data: processing is unknown and not proven; the history re-query follows i
   await site.data.purchase(other, signal());
   fake.settle(fake.records.at(-1)!.id, 'failed');
   assert.is((await site.data.query(other, signal())).kind, 'failed');
-  assert.is((await site.data.query(request('08030000303', 23_900, 'data', { planId: 7 }), signal())).kind, 'unknown', 'never seen: unknown, not failed');
+  assert.is(
+    (await site.data.query(request('08030000303', 23_900, 'data', { planId: 7 }), signal())).kind,
+    'unknown',
+    'never seen: unknown, not failed',
+  );
 });
 
 test('refusals before purchase fail and prove non-delivery; Status failed too', async ({ fake, site }) => {
@@ -92,7 +114,12 @@ test('refusals before purchase fail and prove non-delivery; Status failed too', 
   fake.balance = saved;
   assert.is(short.kind, 'failed', 'insufficient balance at the site');
   assert.is(proven(short), true);
-  const wrong = createPortedNumberProviders({ name: 'datahub', baseUrl: fake.baseUrl, token: 'not-the-token', planCode: async () => null });
+  const wrong = createPortedNumberProviders({
+    name: 'datahub',
+    baseUrl: fake.baseUrl,
+    token: 'not-the-token',
+    planCode: async () => null,
+  });
   const denied = await wrong.airtime.purchase(request('08030000402'), signal());
   assert.is(denied.kind, 'failed', 'HTTP 401');
   assert.is(proven(denied), true);
@@ -103,7 +130,10 @@ test('refusals before purchase fail and prove non-delivery; Status failed too', 
   assert.is(proven(failed), true);
 });
 
-test('an HTML 500 page and a time-out are unknown and prove nothing, though the site took both', async ({ fake, site }) => {
+test('an HTML 500 page and a time-out are unknown and prove nothing, though the site took both', async ({
+  fake,
+  site,
+}) => {
   fake.script('08030000500', { answer: 'html500' });
   const before = fake.records.length;
   const page = await site.airtime.purchase(request('08030000500'), signal());

@@ -43,7 +43,13 @@ test('by default every family is the sandbox and no VTpass setting is needed', (
 
 test('each family is routed on its own; VTpass defaults to its sandbox host', () => {
   const { providers } = readCoreConfig({ PROVIDER_AIRTIME: 'vtpass', PROVIDER_DATA: 'VTPASS', ...KEYS });
-  assert.equal(providers.routing, { airtime: 'vtpass', data: 'vtpass', electricity: 'sandbox', cable: 'sandbox', bulksms: 'sandbox' });
+  assert.equal(providers.routing, {
+    airtime: 'vtpass',
+    data: 'vtpass',
+    electricity: 'sandbox',
+    cable: 'sandbox',
+    bulksms: 'sandbox',
+  });
   assert.equal(providers.vtpass, {
     baseUrl: DEFAULT_VTPASS_BASE_URL,
     apiKey: KEYS.VTPASS_API_KEY,
@@ -65,7 +71,15 @@ test('every wrong setting stops the start with a message naming its variable', (
     [{ PROVIDER_AIRTIME: 'vtpass', ...KEYS, VTPASS_BASE_URL: 'https://user:pw@vtpass.com/api/' }, 'VTPASS_BASE_URL'],
     [{ PROVIDER_AIRTIME: 'vtpass', ...KEYS, VTPASS_BASE_URL: 'not a url' }, 'VTPASS_BASE_URL'],
     [{ PROVIDER_BULKSMS: 'vtpass' }, 'VTPASS_SMS_TOKEN'],
-    [{ PROVIDER_BULKSMS: 'vtpass', VTPASS_SMS_TOKEN: 't', VTPASS_SMS_SECRET: 's', VTPASS_SMS_SENDER: 'Far too long a name' }, 'VTPASS_SMS_SENDER'],
+    [
+      {
+        PROVIDER_BULKSMS: 'vtpass',
+        VTPASS_SMS_TOKEN: 't',
+        VTPASS_SMS_SECRET: 's',
+        VTPASS_SMS_SENDER: 'Far too long a name',
+      },
+      'VTPASS_SMS_SENDER',
+    ],
   ];
   for (const [env, variable] of cases) {
     if (variable === '') {
@@ -76,7 +90,8 @@ test('every wrong setting stops the start with a message naming its variable', (
     assert.match(error.message, variable, JSON.stringify(env));
   }
   assert.ok(
-    readCoreConfig({ PROVIDER_AIRTIME: 'vtpass', ...KEYS, VTPASS_BASE_URL: 'http://127.0.0.1:8999/api/' }).providers.vtpass,
+    readCoreConfig({ PROVIDER_AIRTIME: 'vtpass', ...KEYS, VTPASS_BASE_URL: 'http://127.0.0.1:8999/api/' }).providers
+      .vtpass,
     'http to this machine is allowed',
   );
 });
@@ -110,8 +125,15 @@ test('--help lists every routing variable and VTpass setting', () => {
 });
 
 test('createProviders gives each family the provider its route names', () => {
-  const config = readCoreConfig({ PROVIDER_AIRTIME: 'vtpass', PROVIDER_ELECTRICITY: 'vtpass', ...KEYS, VTPASS_FALLBACK_PHONE: '08099999999' }).providers;
-  const { providers } = createProviders(config, { catalog: { getPlan: async () => null, getCablePackage: async () => null } });
+  const config = readCoreConfig({
+    PROVIDER_AIRTIME: 'vtpass',
+    PROVIDER_ELECTRICITY: 'vtpass',
+    ...KEYS,
+    VTPASS_FALLBACK_PHONE: '08099999999',
+  }).providers;
+  const { providers } = createProviders(config, {
+    catalog: { getPlan: async () => null, getCablePackage: async () => null },
+  });
   assert.equal(Object.fromEntries(Object.entries(providers).map(([family, provider]) => [family, provider.name])), {
     airtime: 'vtpass',
     data: 'sandbox',
@@ -138,7 +160,10 @@ test('core/main.ts routes purchases to VTpass when told to', async () => {
   });
   try {
     const adminToken = readFileSync(path.join(dataDir, 'admin.token'), 'utf8').trim();
-    const transport = createGrpcTransport({ baseUrl: `http://127.0.0.1:${running.port}`, interceptors: [bearer(adminToken)] });
+    const transport = createGrpcTransport({
+      baseUrl: `http://127.0.0.1:${running.port}`,
+      interceptors: [bearer(adminToken)],
+    });
     const admin = createClient(AdminService, transport);
     const purchase = createClient(PurchaseService, transport);
     const created = await admin.createAccount({ name: 'Routing Test', tierId: API_TIER_ID });

@@ -40,7 +40,10 @@ test('a smart card has a bouquet of its provider, a renewal amount and a due dat
 
 test('numbers ending 9999 are not found', () => {
   assert.is(sandboxVerify({ product: 'cable', service: 'gotv', number: '7012349999' }, at).kind, 'not_found');
-  assert.is(sandboxVerify({ product: 'electricity', service: 'aedc', number: '123459999', meterType: 'postpaid' }, at).kind, 'not_found');
+  assert.is(
+    sandboxVerify({ product: 'electricity', service: 'aedc', number: '123459999', meterType: 'postpaid' }, at).kind,
+    'not_found',
+  );
 });
 
 test('the sandbox records verifications and honours its delay and the abort signal', async () => {
@@ -50,7 +53,10 @@ test('the sandbox records verifications and honours its delay and the abort sign
   assert.equal(sandbox.verifications, [query]);
   let aborted = false;
   try {
-    await sandbox.electricity.verify({ product: 'electricity', service: 'ikedc', number: '45031234567', meterType: 'prepaid' }, AbortSignal.timeout(20));
+    await sandbox.electricity.verify(
+      { product: 'electricity', service: 'ikedc', number: '45031234567', meterType: 'prepaid' },
+      AbortSignal.timeout(20),
+    );
   } catch {
     aborted = true;
   }

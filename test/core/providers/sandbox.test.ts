@@ -2,7 +2,11 @@ import * as assert from 'uvu/assert';
 import { kobo } from '../../../core/domain/money.js';
 import type { ProductName, PurchaseDetails } from '../../../core/domain/products.js';
 import type { ProviderOutcome, ProviderRequest } from '../../../core/providers/port.js';
-import { createSandbox, MAX_RECORDED_CALLS, SANDBOX_TARIFF_KOBO_PER_KWH } from '../../../core/providers/sandbox/index.js';
+import {
+  createSandbox,
+  MAX_RECORDED_CALLS,
+  SANDBOX_TARIFF_KOBO_PER_KWH,
+} from '../../../core/providers/sandbox/index.js';
 import { suite } from '../../helpers/suite.js';
 
 const TOKEN = /^\d{4}(-\d{4}){4}$/;
@@ -19,12 +23,25 @@ function requestFor(product: ProductName, ending: string, reference = `TXN-${pro
   const details: Record<ProductName, { service: string; recipient: string; details: PurchaseDetails }> = {
     airtime: { service: 'mtn', recipient: `0803123${ending}`, details: {} },
     data: { service: 'glo', recipient: `0805123${ending}`, details: { planId: 3, planLabel: '1GB - 30 days' } },
-    electricity: { service: 'ikedc', recipient: `4501234${ending}`, details: { meterType: 'prepaid', customerPhone: '08031234567' } },
-    cable: { service: 'dstv', recipient: `704123${ending}`, details: { packageCode: 'DSTV PADI', planLabel: 'DStv Padi' } },
+    electricity: {
+      service: 'ikedc',
+      recipient: `4501234${ending}`,
+      details: { meterType: 'prepaid', customerPhone: '08031234567' },
+    },
+    cable: {
+      service: 'dstv',
+      recipient: `704123${ending}`,
+      details: { packageCode: 'DSTV PADI', planLabel: 'DStv Padi' },
+    },
     bulksms: {
       service: 'sms',
       recipient: '',
-      details: { sender: 'Shop', message: 'Hello', pages: 1, recipients: ['08031110000', '08021110001', `0807111${ending}`] },
+      details: {
+        sender: 'Shop',
+        message: 'Hello',
+        pages: 1,
+        recipients: ['08031110000', '08021110001', `0807111${ending}`],
+      },
     },
   };
   return { ...base, ...details[product] };
@@ -109,8 +126,18 @@ outcomes.run();
 
 const electricity = suite('sandbox electricity');
 
-async function electricityResult(reference: string, faceValueKobo = 500_000, service = 'ikedc', meterType: 'prepaid' | 'postpaid' = 'prepaid') {
-  const request = { ...requestFor('electricity', '1234', reference), faceValueKobo: kobo(faceValueKobo), service, details: { meterType } };
+async function electricityResult(
+  reference: string,
+  faceValueKobo = 500_000,
+  service = 'ikedc',
+  meterType: 'prepaid' | 'postpaid' = 'prepaid',
+) {
+  const request = {
+    ...requestFor('electricity', '1234', reference),
+    faceValueKobo: kobo(faceValueKobo),
+    service,
+    details: { meterType },
+  };
   const outcome = await createSandbox().electricity.purchase(request, signal());
   if (outcome.kind !== 'delivered') throw new Error(`expected delivered, got ${outcome.kind}`);
   return outcome.result;
@@ -212,16 +239,19 @@ bulk('notify refuses a phone ending in 9999 and records nothing', async () => {
   assert.is(sandbox.outbox.length, 0);
 });
 
-bulk('with record off (as the running service has it) every call is answered the same and nothing is kept', async () => {
-  const quiet = createSandbox({ record: false });
-  const loud = createSandbox();
-  const request = requestFor('airtime', '1234');
-  assert.equal(await quiet.airtime.purchase(request, signal()), await loud.airtime.purchase(request, signal()));
-  assert.equal(await quiet.airtime.query(request, signal()), await loud.airtime.query(request, signal()));
-  assert.is(await quiet.bulksms.notify({ to: '08031234567', text: 'Receipt', reference: 'TXN-R' }, signal()), true);
-  assert.is(quiet.purchases.length + quiet.queries.length + quiet.outbox.length, 0);
-  assert.is(loud.purchases.length + loud.queries.length, 2);
-});
+bulk(
+  'with record off (as the running service has it) every call is answered the same and nothing is kept',
+  async () => {
+    const quiet = createSandbox({ record: false });
+    const loud = createSandbox();
+    const request = requestFor('airtime', '1234');
+    assert.equal(await quiet.airtime.purchase(request, signal()), await loud.airtime.purchase(request, signal()));
+    assert.equal(await quiet.airtime.query(request, signal()), await loud.airtime.query(request, signal()));
+    assert.is(await quiet.bulksms.notify({ to: '08031234567', text: 'Receipt', reference: 'TXN-R' }, signal()), true);
+    assert.is(quiet.purchases.length + quiet.queries.length + quiet.outbox.length, 0);
+    assert.is(loud.purchases.length + loud.queries.length, 2);
+  },
+);
 
 bulk.run();
 

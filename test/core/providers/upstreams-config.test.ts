@@ -11,7 +11,11 @@ import { suite } from '../../helpers/suite.js';
 const test = suite('upstream instances');
 
 const VTPASS: Env = { VTPASS_API_KEY: 'vk', VTPASS_PUBLIC_KEY: 'PK_v', VTPASS_SECRET_KEY: 'SK_v' };
-const CK: Env = { UPSTREAM_CK_KIND: 'clubkonnect', UPSTREAM_CK_USER_ID: 'CK100000001', UPSTREAM_CK_API_KEY: 'secret-ck-key' };
+const CK: Env = {
+  UPSTREAM_CK_KIND: 'clubkonnect',
+  UPSTREAM_CK_USER_ID: 'CK100000001',
+  UPSTREAM_CK_API_KEY: 'secret-ck-key',
+};
 const HUB: Env = {
   UPSTREAM_DATAHUB_KIND: 'ported-number',
   UPSTREAM_DATAHUB_BASE_URL: 'https://datahub.example/api/',
@@ -23,23 +27,57 @@ const accepted: { title: string; env: Env; expect: UpstreamInstance[] }[] = [
   {
     title: 'VTPASS_* alone configure vtpass without a declaration',
     env: VTPASS,
-    expect: [{ name: 'vtpass', kind: 'vtpass', baseUrl: 'https://sandbox.vtpass.com/api/', apiKey: 'vk', publicKey: 'PK_v', secretKey: 'SK_v' }],
+    expect: [
+      {
+        name: 'vtpass',
+        kind: 'vtpass',
+        baseUrl: 'https://sandbox.vtpass.com/api/',
+        apiKey: 'vk',
+        publicKey: 'PK_v',
+        secretKey: 'SK_v',
+      },
+    ],
   },
   {
     title: 'declared order is kept, vtpass included',
     env: { UPSTREAMS: 'datahub, vtpass,ck', ...VTPASS, ...CK, ...HUB, VTPASS_BASE_URL: 'http://127.0.0.1:4010/api/' },
     expect: [
       { name: 'datahub', kind: 'ported-number', baseUrl: 'https://datahub.example/api/', token: 'secret-hub-token' },
-      { name: 'vtpass', kind: 'vtpass', baseUrl: 'http://127.0.0.1:4010/api/', apiKey: 'vk', publicKey: 'PK_v', secretKey: 'SK_v' },
-      { name: 'ck', kind: 'clubkonnect', baseUrl: 'https://www.nellobytesystems.com/', userId: 'CK100000001', apiKey: 'secret-ck-key' },
+      {
+        name: 'vtpass',
+        kind: 'vtpass',
+        baseUrl: 'http://127.0.0.1:4010/api/',
+        apiKey: 'vk',
+        publicKey: 'PK_v',
+        secretKey: 'SK_v',
+      },
+      {
+        name: 'ck',
+        kind: 'clubkonnect',
+        baseUrl: 'https://www.nellobytesystems.com/',
+        userId: 'CK100000001',
+        apiKey: 'secret-ck-key',
+      },
     ],
   },
   {
     title: 'clubkonnect base URL may point at a local fake over http',
     env: { UPSTREAMS: 'ck', ...CK, UPSTREAM_CK_BASE_URL: 'http://localhost:9000/' },
-    expect: [{ name: 'ck', kind: 'clubkonnect', baseUrl: 'http://localhost:9000/', userId: 'CK100000001', apiKey: 'secret-ck-key' }],
+    expect: [
+      {
+        name: 'ck',
+        kind: 'clubkonnect',
+        baseUrl: 'http://localhost:9000/',
+        userId: 'CK100000001',
+        apiKey: 'secret-ck-key',
+      },
+    ],
   },
-  { title: 'a sandbox instance needs nothing else', env: { UPSTREAMS: 'play', UPSTREAM_PLAY_KIND: 'sandbox' }, expect: [{ name: 'play', kind: 'sandbox' }] },
+  {
+    title: 'a sandbox instance needs nothing else',
+    env: { UPSTREAMS: 'play', UPSTREAM_PLAY_KIND: 'sandbox' },
+    expect: [{ name: 'play', kind: 'sandbox' }],
+  },
 ];
 
 for (const { title, env, expect } of accepted) {
@@ -64,17 +102,42 @@ const refused: { title: string; env: Env; variable: string; says: RegExp }[] = [
     variable: 'UPSTREAM_X_KIND',
     says: /one of clubkonnect, ported-number, sandbox; got "smeplug"/,
   },
-  { title: 'a second vtpass', env: { UPSTREAMS: 'vt2', UPSTREAM_VT2_KIND: 'vtpass' }, variable: 'UPSTREAM_VT2_KIND', says: /VTPASS_\* variables/ },
-  { title: 'vtpass declared without its keys', env: { UPSTREAMS: 'vtpass' }, variable: 'VTPASS_API_KEY', says: /because UPSTREAMS names vtpass/ },
-  { title: 'one VTpass key without the others', env: { VTPASS_API_KEY: 'vk' }, variable: 'VTPASS_PUBLIC_KEY', says: /is required/ },
-  { title: 'UPSTREAM_VTPASS_* is not read', env: { ...VTPASS, UPSTREAM_VTPASS_TOKEN: 't' }, variable: 'UPSTREAM_VTPASS_TOKEN', says: /VTPASS_\* variables/ },
+  {
+    title: 'a second vtpass',
+    env: { UPSTREAMS: 'vt2', UPSTREAM_VT2_KIND: 'vtpass' },
+    variable: 'UPSTREAM_VT2_KIND',
+    says: /VTPASS_\* variables/,
+  },
+  {
+    title: 'vtpass declared without its keys',
+    env: { UPSTREAMS: 'vtpass' },
+    variable: 'VTPASS_API_KEY',
+    says: /because UPSTREAMS names vtpass/,
+  },
+  {
+    title: 'one VTpass key without the others',
+    env: { VTPASS_API_KEY: 'vk' },
+    variable: 'VTPASS_PUBLIC_KEY',
+    says: /is required/,
+  },
+  {
+    title: 'UPSTREAM_VTPASS_* is not read',
+    env: { ...VTPASS, UPSTREAM_VTPASS_TOKEN: 't' },
+    variable: 'UPSTREAM_VTPASS_TOKEN',
+    says: /VTPASS_\* variables/,
+  },
   {
     title: 'clubkonnect without a user id',
     env: { UPSTREAMS: 'ck', ...CK, UPSTREAM_CK_USER_ID: undefined },
     variable: 'UPSTREAM_CK_USER_ID',
     says: /is required for the upstream ck/,
   },
-  { title: 'clubkonnect without an API key', env: { UPSTREAMS: 'ck', ...CK, UPSTREAM_CK_API_KEY: '' }, variable: 'UPSTREAM_CK_API_KEY', says: /is required/ },
+  {
+    title: 'clubkonnect without an API key',
+    env: { UPSTREAMS: 'ck', ...CK, UPSTREAM_CK_API_KEY: '' },
+    variable: 'UPSTREAM_CK_API_KEY',
+    says: /is required/,
+  },
   {
     title: 'clubkonnect given a token',
     env: { UPSTREAMS: 'ck', ...CK, UPSTREAM_CK_TOKEN: 't' },
@@ -117,14 +180,24 @@ const refused: { title: string; env: Env; variable: string; says: RegExp }[] = [
     variable: 'UPSTREAM_DATAHUB_BASE_URL',
     says: /user name or password/,
   },
-  { title: 'not a URL', env: { UPSTREAMS: 'ck', ...CK, UPSTREAM_CK_BASE_URL: 'nellobytes' }, variable: 'UPSTREAM_CK_BASE_URL', says: /must be a URL/ },
+  {
+    title: 'not a URL',
+    env: { UPSTREAMS: 'ck', ...CK, UPSTREAM_CK_BASE_URL: 'nellobytes' },
+    variable: 'UPSTREAM_CK_BASE_URL',
+    says: /must be a URL/,
+  },
   {
     title: 'a sandbox given a base URL',
     env: { UPSTREAMS: 'play', UPSTREAM_PLAY_KIND: 'sandbox', UPSTREAM_PLAY_BASE_URL: 'https://x/' },
     variable: 'UPSTREAM_PLAY_BASE_URL',
     says: /not a setting of a sandbox/,
   },
-  { title: 'settings of an undeclared name', env: { ...CK }, variable: 'UPSTREAM_CK_KIND', says: /add its name to UPSTREAMS/ },
+  {
+    title: 'settings of an undeclared name',
+    env: { ...CK },
+    variable: 'UPSTREAM_CK_KIND',
+    says: /add its name to UPSTREAMS/,
+  },
 ];
 
 for (const { title, env, variable, says } of refused) {

@@ -48,14 +48,21 @@ async function assertAuditClean(stack: VtpassStack): Promise<void> {
 
 test('every product is delivered through VTpass: 200, one debit, and the results VTpass gave', async ({ stack }) => {
   const { accountId, keys } = await account(stack);
-  const buy = (action: string, body: Record<string, unknown>) => stack.gateway.request({ query: { action }, keys, body });
+  const buy = (action: string, body: Record<string, unknown>) =>
+    stack.gateway.request({ query: { action }, keys, body });
 
   const airtime = await buy('airtime', { network: 'mtn', phone: '08011111111', amount: 100 });
   assert.is(airtime.status, 200, airtime.text);
   const data = await buy('data', { plan_id: 3, phone: '08011111111' });
   assert.is(data.status, 200, data.text);
   assert.is(data.json.plan, '2GB (30 days)');
-  const power = await buy('electricity', { disco: 'ikedc', meter_number: '1111111111111', meter_type: 'prepaid', amount: 5000, phone: '08031234567' });
+  const power = await buy('electricity', {
+    disco: 'ikedc',
+    meter_number: '1111111111111',
+    meter_type: 'prepaid',
+    amount: 5000,
+    phone: '08031234567',
+  });
   assert.is(power.status, 200, power.text);
   assert.is(power.json.token, stack.fake.tokenDigits(power.json.reference).match(/\d{4}/g)!.join('-'));
   assert.is(power.json.units, '32.6 kWh');
@@ -67,10 +74,18 @@ test('every product is delivered through VTpass: 200, one debit, and the results
   assert.is(sms.json.sent, 2);
 
   for (const reply of [airtime, data, power, cable, sms]) {
-    assert.equal(await entriesOf(stack, accountId, reply.json.reference), ['debit'], `${reply.json.reference}: one debit, no refund`);
+    assert.equal(
+      await entriesOf(stack, accountId, reply.json.reference),
+      ['debit'],
+      `${reply.json.reference}: one debit, no refund`,
+    );
   }
   assert.is(stack.fake.transactions.get(data.json.reference)?.body['variation_code'], 'mtn-100mb-1000');
-  assert.is(stack.fake.transactions.get(cable.json.reference)?.body['variation_code'], 'GOTV MAX', 'no provider code: the package code');
+  assert.is(
+    stack.fake.transactions.get(cable.json.reference)?.body['variation_code'],
+    'GOTV MAX',
+    'no provider code: the package code',
+  );
   assert.equal(stack.fake.sms.at(-1)?.batchId, sms.json.reference, 'the batch carries our reference');
   await assertLedgerInvariant(stack.core, accountId);
   await assertAuditClean(stack);
@@ -93,7 +108,11 @@ test('definitive failures (016, 091, door refusals) are 502 and refunded exactly
   const { accountId, keys } = await account(stack);
   for (const code of ['016', '091', '013', '018']) {
     stack.fake.script('08012340000', { answer: 'code', code });
-    const reply = await stack.gateway.request({ query: { action: 'airtime' }, keys, body: { network: 'glo', phone: '08012340000', amount: 200 } });
+    const reply = await stack.gateway.request({
+      query: { action: 'airtime' },
+      keys,
+      body: { network: 'glo', phone: '08012340000', amount: 200 },
+    });
     assert.is(reply.status, 502, `${code}: ${reply.text}`);
     assert.is(reply.json.code, 'PROVIDER_FAILED');
     const reference = reply.json.reference as string;
@@ -108,10 +127,16 @@ test('definitive failures (016, 091, door refusals) are 502 and refunded exactly
   await assertAuditClean(stack);
 });
 
-test('099 is 202 pending with the charge held; the requery that says delivered settles it, without a refund', async ({ stack }) => {
+test('099 is 202 pending with the charge held; the requery that says delivered settles it, without a refund', async ({
+  stack,
+}) => {
   const { accountId, keys } = await account(stack);
   stack.fake.script('08012341111', { answer: 'processing', later: 'delivered' });
-  const reply = await stack.gateway.request({ query: { action: 'airtime' }, keys, body: { network: 'airtel', phone: '08012341111', amount: 300 } });
+  const reply = await stack.gateway.request({
+    query: { action: 'airtime' },
+    keys,
+    body: { network: 'airtel', phone: '08012341111', amount: 300 },
+  });
   assert.is(reply.status, 202, reply.text);
   assert.is((await transaction(stack, keys, reply.json.reference)).status, 'pending');
   await stack.core.recoverNow();
@@ -123,11 +148,17 @@ test('099 is 202 pending with the charge held; the requery that says delivered s
   );
 });
 
-test('no answer in time is 202 pending; the requery that says failed refunds it once, and a second pass changes nothing', async ({ stack }) => {
+test('no answer in time is 202 pending; the requery that says failed refunds it once, and a second pass changes nothing', async ({
+  stack,
+}) => {
   const { accountId, keys } = await account(stack);
   stack.fake.script('08012342222', { answer: 'hang', later: 'failed' });
   const started = Date.now();
-  const reply = await stack.gateway.request({ query: { action: 'airtime' }, keys, body: { network: 'mtn', phone: '08012342222', amount: 400 } });
+  const reply = await stack.gateway.request({
+    query: { action: 'airtime' },
+    keys,
+    body: { network: 'mtn', phone: '08012342222', amount: 400 },
+  });
   assert.is(reply.status, 202, reply.text);
   assert.ok(Date.now() - started < 5_000, 'answered at the provider timeout');
   assert.equal(await entriesOf(stack, accountId, reply.json.reference), ['debit'], 'a timeout is never refunded');
@@ -143,7 +174,11 @@ test('no answer in time is 202 pending; the requery that says failed refunds it 
 test('a malformed answer is 202 pending, not a crash, and the requery settles it', async ({ stack }) => {
   const { accountId, keys } = await account(stack);
   stack.fake.script('08012343333', { answer: 'malformed', body: '{"code":', later: 'delivered' });
-  const reply = await stack.gateway.request({ query: { action: 'airtime' }, keys, body: { network: 'mtn', phone: '08012343333', amount: 100 } });
+  const reply = await stack.gateway.request({
+    query: { action: 'airtime' },
+    keys,
+    body: { network: 'mtn', phone: '08012343333', amount: 100 },
+  });
   assert.is(reply.status, 202, reply.text);
   await stack.core.recoverNow();
   assert.is((await transaction(stack, keys, reply.json.reference)).status, 'success');
@@ -153,7 +188,11 @@ test('a malformed answer is 202 pending, not a crash, and the requery settles it
 test('a requery that says reversed for a pending purchase is a failure, refunded once', async ({ stack }) => {
   const { accountId, keys } = await account(stack);
   stack.fake.script('08012344444', { answer: 'pending', later: 'reversed' });
-  const reply = await stack.gateway.request({ query: { action: 'airtime' }, keys, body: { network: 'mtn', phone: '08012344444', amount: 100 } });
+  const reply = await stack.gateway.request({
+    query: { action: 'airtime' },
+    keys,
+    body: { network: 'mtn', phone: '08012344444', amount: 100 },
+  });
   assert.is(reply.status, 202, reply.text);
   await stack.core.recoverNow();
   const tx = await transaction(stack, keys, reply.json.reference);
@@ -161,10 +200,16 @@ test('a requery that says reversed for a pending purchase is a failure, refunded
   assert.equal(await entriesOf(stack, accountId, reply.json.reference), ['debit', 'refund']);
 });
 
-test('a data plan without a provider code is refused and refunded at once, and VTpass is never called', async ({ stack }) => {
+test('a data plan without a provider code is refused and refunded at once, and VTpass is never called', async ({
+  stack,
+}) => {
   const { accountId, keys } = await account(stack);
   const pays = stack.fake.calls.filter((c) => c.path === '/api/pay').length;
-  const reply = await stack.gateway.request({ query: { action: 'data' }, keys, body: { plan_id: 101, phone: '08011111111' } });
+  const reply = await stack.gateway.request({
+    query: { action: 'data' },
+    keys,
+    body: { plan_id: 101, phone: '08011111111' },
+  });
   assert.is(reply.status, 502, reply.text);
   assert.match(reply.json.message, /refunded/);
   assert.is(stack.fake.calls.filter((c) => c.path === '/api/pay').length, pays);

@@ -12,7 +12,10 @@ import { suite } from '../../helpers/suite.js';
 const test = suite('VTpass answer readers');
 
 test('tokens: labelled, spaced, dashed or bare; the bonus token is not the token; a JSON number is refused', () => {
-  assert.is(stsToken('Token : 4216 1234 5678 9012 3456 Bonus Token : 1111 2222 3333 4444 5555'), '4216-1234-5678-9012-3456');
+  assert.is(
+    stsToken('Token : 4216 1234 5678 9012 3456 Bonus Token : 1111 2222 3333 4444 5555'),
+    '4216-1234-5678-9012-3456',
+  );
   assert.is(stsToken('42161234567890123456'), '4216-1234-5678-9012-3456');
   assert.is(stsToken('4216-1234-5678-9012-3456'), '4216-1234-5678-9012-3456');
   assert.is(stsToken('Token : 4216 1234 5678 9012 345'), undefined, '19 digits');
@@ -31,7 +34,10 @@ test('units: numbers and texts become "<n> kWh"', () => {
 });
 
 test('an electricity result reads the top level, then content; postpaid has neither token nor units', () => {
-  assert.equal(electricityResult({ content: { token: '42161234567890123456', units: 5 } }, 'prepaid'), { token: '4216-1234-5678-9012-3456', units: '5 kWh' });
+  assert.equal(electricityResult({ content: { token: '42161234567890123456', units: 5 } }, 'prepaid'), {
+    token: '4216-1234-5678-9012-3456',
+    units: '5 kWh',
+  });
   assert.equal(electricityResult({ mainToken: '42161234567890123456', mainTokenUnits: 16.9 }, 'postpaid'), {});
 });
 
@@ -64,10 +70,13 @@ test('plan lists: a missing or malformed list is an error, never an empty catalo
 
 test('callbacks: only a transaction-update with a request id names a reference', () => {
   const bytes = (value: unknown) => new TextEncoder().encode(typeof value === 'string' ? value : JSON.stringify(value));
-  assert.equal(parseVtpassCallback(bytes({ type: 'transaction-update', data: { requestId: '202601011200ABCDEFGHJK' } })), {
-    ok: true,
-    reference: '202601011200ABCDEFGHJK',
-  });
+  assert.equal(
+    parseVtpassCallback(bytes({ type: 'transaction-update', data: { requestId: '202601011200ABCDEFGHJK' } })),
+    {
+      ok: true,
+      reference: '202601011200ABCDEFGHJK',
+    },
+  );
   for (const body of [
     '{',
     '[]',

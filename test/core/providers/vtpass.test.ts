@@ -48,8 +48,21 @@ test.after(async (ctx) => {
 });
 
 /** A request as the flow builds it, with a fresh reference. */
-function request(product: ProductName, service: string, recipient: string, faceValueKobo: number, details: PurchaseDetails = {}): ProviderRequest {
-  return { reference: newReference(new Date()), product, service, recipient, faceValueKobo: kobo(faceValueKobo), details };
+function request(
+  product: ProductName,
+  service: string,
+  recipient: string,
+  faceValueKobo: number,
+  details: PurchaseDetails = {},
+): ProviderRequest {
+  return {
+    reference: newReference(new Date()),
+    product,
+    service,
+    recipient,
+    faceValueKobo: kobo(faceValueKobo),
+    details,
+  };
 }
 
 const signal = () => AbortSignal.timeout(5_000);
@@ -60,7 +73,10 @@ function lastPay(fake: FakeVtpass) {
   return call!;
 }
 
-test('airtime: 000 delivered is delivered, with our reference as request_id, the amount in Naira and the POST keys', async ({ fake, providers }) => {
+test('airtime: 000 delivered is delivered, with our reference as request_id, the amount in Naira and the POST keys', async ({
+  fake,
+  providers,
+}) => {
   const req = request('airtime', 'mtn', '08011111111', 100_50);
   const outcome = await providers.airtime.purchase(req, signal());
   assert.is(outcome.kind, 'delivered');
@@ -73,7 +89,10 @@ test('airtime: 000 delivered is delivered, with our reference as request_id, the
   assert.is(outcome.kind === 'delivered' && outcome.result.providerReference, tx.transactionId);
 });
 
-test('our reference satisfies the request_id rule: 12 digits of Lagos time first, alphanumeric after', async ({ fake, providers }) => {
+test('our reference satisfies the request_id rule: 12 digits of Lagos time first, alphanumeric after', async ({
+  fake,
+  providers,
+}) => {
   const req = request('airtime', 'glo', '08011111111', 200_00);
   await providers.airtime.purchase(req, signal());
   const id = String(lastPay(fake).body!['request_id']);
@@ -89,12 +108,19 @@ test('9mobile is VTpass serviceID etisalat, and its data is etisalat-data', asyn
   assert.is(lastPay(fake).body!['serviceID'], 'etisalat');
   const plan = (await store.catalog.getPlan(301))!;
   await store.catalog.upsertPlan({ ...plan, providerCode: 'eti-1000' });
-  await providers.data.purchase(request('data', '9mobile', '08011111111', plan.faceValueKobo, { planId: 301 }), signal());
+  await providers.data.purchase(
+    request('data', '9mobile', '08011111111', plan.faceValueKobo, { planId: 301 }),
+    signal(),
+  );
   assert.equal(lastPay(fake).body!['serviceID'], 'etisalat-data');
   assert.equal(lastPay(fake).body!['variation_code'], 'eti-1000');
 });
 
-test("data: the plan's provider code is the variation_code, the phone the billersCode", async ({ fake, providers, store }) => {
+test("data: the plan's provider code is the variation_code, the phone the billersCode", async ({
+  fake,
+  providers,
+  store,
+}) => {
   const plan = (await store.catalog.getPlan(1))!;
   await store.catalog.upsertPlan({ ...plan, providerCode: 'mtn-10mb-100' });
   const req = request('data', 'mtn', '08011111111', plan.faceValueKobo, { planId: 1, planLabel: '500MB (7 days)' });
@@ -110,15 +136,24 @@ test("data: the plan's provider code is the variation_code, the phone the biller
   });
 });
 
-test('data: a plan without a provider code fails cleanly and nothing is sent to VTpass', async ({ fake, providers }) => {
+test('data: a plan without a provider code fails cleanly and nothing is sent to VTpass', async ({
+  fake,
+  providers,
+}) => {
   const before = fake.calls.length;
-  const outcome = await providers.data.purchase(request('data', 'glo', '08011111111', 350_00, { planId: 101 }), signal());
+  const outcome = await providers.data.purchase(
+    request('data', 'glo', '08011111111', 350_00, { planId: 101 }),
+    signal(),
+  );
   assert.is(outcome.kind, 'failed');
   assert.match(outcome.kind === 'failed' ? outcome.reason : '', /no provider code/);
   assert.is(fake.calls.length, before, 'no call reached VTpass');
 });
 
-test('electricity: both answer shapes, and a purchased_code alone, give the token 4-4-4-4-4 and units in kWh', async ({ fake, providers }) => {
+test('electricity: both answer shapes, and a purchased_code alone, give the token 4-4-4-4-4 and units in kWh', async ({
+  fake,
+  providers,
+}) => {
   const cases = [
     { shape: 'standard', disco: 'ikedc', units: '32.6 kWh' },
     { shape: 'eko', disco: 'ekedc', units: '16.9 kWh' },
@@ -126,17 +161,27 @@ test('electricity: both answer shapes, and a purchased_code alone, give the toke
   ] as const;
   for (const c of cases) {
     fake.script('1111111111111', { answer: 'delivered', shape: c.shape });
-    const req = request('electricity', c.disco, '1111111111111', 5_000_00, { meterType: 'prepaid', customerPhone: '08031234567' });
+    const req = request('electricity', c.disco, '1111111111111', 5_000_00, {
+      meterType: 'prepaid',
+      customerPhone: '08031234567',
+    });
     const outcome = await providers.electricity.purchase(req, signal());
     assert.is(outcome.kind, 'delivered', c.shape);
     if (outcome.kind !== 'delivered') continue;
     const digits = fake.tokenDigits(req.reference);
-    assert.is(outcome.result.token, digits.match(/\d{4}/g)!.join('-'), `${c.shape}: the main token, not the bonus token`);
+    assert.is(
+      outcome.result.token,
+      digits.match(/\d{4}/g)!.join('-'),
+      `${c.shape}: the main token, not the bonus token`,
+    );
     assert.is(outcome.result.units, c.units, `${c.shape} units`);
   }
 });
 
-test('electricity: the meter type is the variation_code, and a payment without a phone sends the fallback phone', async ({ fake, providers }) => {
+test('electricity: the meter type is the variation_code, and a payment without a phone sends the fallback phone', async ({
+  fake,
+  providers,
+}) => {
   const req = request('electricity', 'phed', '1010101010101', 2_000_00, { meterType: 'postpaid' });
   const outcome = await providers.electricity.purchase(req, signal());
   assert.equal(lastPay(fake).body, {
@@ -175,7 +220,10 @@ test("cable: the package's provider code, or its package code when it has none; 
     quantity: 1,
     subscription_type: 'change',
   });
-  const star = request('cable', 'startimes', '1212121212', 1_200_00, { packageCode: 'nova', planLabel: 'StarTimes Nova' });
+  const star = request('cable', 'startimes', '1212121212', 1_200_00, {
+    packageCode: 'nova',
+    planLabel: 'StarTimes Nova',
+  });
   assert.is((await providers.cable.purchase(star, signal())).kind, 'delivered');
   const body = lastPay(fake).body!;
   assert.is(body['variation_code'], 'nova');
@@ -183,7 +231,10 @@ test("cable: the package's provider code, or its package code when it has none; 
   assert.is(body['phone'], '08099999999');
 });
 
-test('pay: every code is read as the facts say; only "not processed" codes fail, 040 reverses, the rest stay unknown', async ({ fake, providers }) => {
+test('pay: every code is read as the facts say; only "not processed" codes fail, 040 reverses, the rest stay unknown', async ({
+  fake,
+  providers,
+}) => {
   const table: Record<string, ProviderOutcome['kind']> = {
     '016': 'failed',
     '091': 'failed',
@@ -252,7 +303,10 @@ test('pay: malformed answers are unknown, never a crash and never a refund', asy
   }
 });
 
-test('pay: no answer before the deadline is unknown, and a pay that reached VTpass is not sent again', async ({ fake, providers }) => {
+test('pay: no answer before the deadline is unknown, and a pay that reached VTpass is not sent again', async ({
+  fake,
+  providers,
+}) => {
   fake.script('08055555555', { answer: 'hang' });
   const req = request('airtime', 'mtn', '08055555555', 100_00);
   const started = Date.now();
@@ -280,7 +334,9 @@ test('requery: each recorded state reads as the facts say', async ({ fake, provi
   }
 });
 
-test('requery: 015 is unknown while the purchase is young and a failure once the grace period is over', async ({ providers }) => {
+test('requery: 015 is unknown while the purchase is young and a failure once the grace period is over', async ({
+  providers,
+}) => {
   const young = request('airtime', 'mtn', '08077777777', 100_00);
   assert.is((await providers.airtime.query(young, signal())).kind, 'unknown');
   const old = { ...young, reference: `${lagosStamp(new Date(Date.now() - NOT_FOUND_GRACE_MS - 120_000))}OLDREF0001` };
@@ -289,17 +345,32 @@ test('requery: 015 is unknown while the purchase is young and a failure once the
   assert.match(outcome.kind === 'failed' ? outcome.reason : '', /never received/);
 });
 
-test('requery: a refusal of the requery itself (our keys) says nothing about the purchase: unknown, never failed', async ({ fake, store }) => {
+test('requery: a refusal of the requery itself (our keys) says nothing about the purchase: unknown, never failed', async ({
+  fake,
+  store,
+}) => {
   const wrongKeys = createVtpassProviders(
-    { baseUrl: fake.baseUrl, apiKey: fake.apiKey, publicKey: fake.publicKey, secretKey: 'not-the-secret', fallbackPhone: '08099999999' },
+    {
+      baseUrl: fake.baseUrl,
+      apiKey: fake.apiKey,
+      publicKey: fake.publicKey,
+      secretKey: 'not-the-secret',
+      fallbackPhone: '08099999999',
+    },
     store.catalog,
   );
   const req = request('airtime', 'mtn', '08011111111', 100_00);
   assert.is((await wrongKeys.airtime.query(req, signal())).kind, 'unknown');
-  assert.is((await wrongKeys.airtime.purchase(req, signal())).kind, 'unknown', '087 is marked unsure in the facts: not definitive');
+  assert.is(
+    (await wrongKeys.airtime.purchase(req, signal())).kind,
+    'unknown',
+    '087 is marked unsure in the facts: not definitive',
+  );
 });
 
-test('retries: a pay is sent twice only when the connection was refused, with the same request_id; reads three times', async ({ store }) => {
+test('retries: a pay is sent twice only when the connection was refused, with the same request_id; reads three times', async ({
+  store,
+}) => {
   const sent: { url: string; body: string }[] = [];
   const counting: typeof fetch = (input, init) => {
     sent.push({ url: String(input), body: String(init?.body ?? '') });
@@ -311,7 +382,14 @@ test('retries: a pay is sent twice only when the connection was refused, with th
   const port = (probe.address() as net.AddressInfo).port;
   await new Promise<void>((resolve) => probe.close(() => resolve()));
   const closed = createVtpassProviders(
-    { baseUrl: `http://127.0.0.1:${port}/api/`, apiKey: 'a', publicKey: 'b', secretKey: 'c', fallbackPhone: '08099999999', fetch: counting },
+    {
+      baseUrl: `http://127.0.0.1:${port}/api/`,
+      apiKey: 'a',
+      publicKey: 'b',
+      secretKey: 'c',
+      fallbackPhone: '08099999999',
+      fetch: counting,
+    },
     store.catalog,
   );
   const req = request('airtime', 'mtn', '08011111111', 100_00);
@@ -323,13 +401,26 @@ test('retries: a pay is sent twice only when the connection was refused, with th
   assert.is(sent.length, 3, 'requery: three attempts');
 });
 
-test('verify: a prepaid meter, a postpaid meter with arrears, a smart card, and a wrong number', async ({ providers }) => {
-  const prepaid = await providers.electricity.verify({ product: 'electricity', service: 'ikedc', number: '1111111111111', meterType: 'prepaid' }, signal());
+test('verify: a prepaid meter, a postpaid meter with arrears, a smart card, and a wrong number', async ({
+  providers,
+}) => {
+  const prepaid = await providers.electricity.verify(
+    { product: 'electricity', service: 'ikedc', number: '1111111111111', meterType: 'prepaid' },
+    signal(),
+  );
   assert.equal(prepaid, {
     kind: 'found',
-    customer: { customerName: 'TESTMETER1', address: 'ABULE - EGBA BU ABULE', meterType: 'PREPAID', minimumAmountKobo: kobo(500_00) },
+    customer: {
+      customerName: 'TESTMETER1',
+      address: 'ABULE - EGBA BU ABULE',
+      meterType: 'PREPAID',
+      minimumAmountKobo: kobo(500_00),
+    },
   });
-  const postpaid = await providers.electricity.verify({ product: 'electricity', service: 'ekedc', number: '1010101010101', meterType: 'postpaid' }, signal());
+  const postpaid = await providers.electricity.verify(
+    { product: 'electricity', service: 'ekedc', number: '1010101010101', meterType: 'postpaid' },
+    signal(),
+  );
   assert.equal(postpaid.kind === 'found' && postpaid.customer.arrearsKobo, 1_250_50);
   assert.equal(postpaid.kind === 'found' && postpaid.customer.minimumAmountKobo, 1_000_00);
   const card = await providers.cable.verify({ product: 'cable', service: 'dstv', number: '1212121212' }, signal());
@@ -348,12 +439,18 @@ test('verify: a prepaid meter, a postpaid meter with arrears, a smart card, and 
 });
 
 test('verify: sends billersCode, serviceID and, for meters, type', async ({ fake, providers }) => {
-  await providers.electricity.verify({ product: 'electricity', service: 'kedco', number: '1111111111111', meterType: 'prepaid' }, signal());
+  await providers.electricity.verify(
+    { product: 'electricity', service: 'kedco', number: '1111111111111', meterType: 'prepaid' },
+    signal(),
+  );
   const call = [...fake.calls].reverse().find((c) => c.path === '/api/merchant-verify')!;
   assert.equal(call.body, { billersCode: '1111111111111', serviceID: 'kano-electric', type: 'prepaid' });
 });
 
-test('service-variations: both spellings of the list are read, with the GET keys; bad entries are skipped', async ({ fake, providers }) => {
+test('service-variations: both spellings of the list are read, with the GET keys; bad entries are skipped', async ({
+  fake,
+  providers,
+}) => {
   fake.misspelled.add('glo-data');
   fake.variations.set('airtel-data', [
     ...fake.variations.get('airtel-data')!,
@@ -382,7 +479,8 @@ test('bulk SMS: TG00 is delivered with the recipients sent; rejections count out
   fake,
   providers,
 }) => {
-  const sms = (recipients: string[]) => request('bulksms', 'sms', '', 700, { sender: 'MyShop', message: 'Hello', recipients, pages: 1 });
+  const sms = (recipients: string[]) =>
+    request('bulksms', 'sms', '', 700, { sender: 'MyShop', message: 'Hello', recipients, pages: 1 });
   const ok = await providers.bulksms.purchase(sms(['08031234567', '08051234567']), signal());
   assert.is(ok.kind === 'delivered' && ok.result.sent, 2);
   const batch = fake.sms[fake.sms.length - 1]!;
@@ -398,11 +496,18 @@ test('bulk SMS: TG00 is delivered with the recipients sent; rejections count out
   fake.scriptSms({ answer: 'TG17' }, { answer: 'malformed' });
   assert.is((await providers.bulksms.purchase(sms(['08031234567']), signal())).kind, 'failed', 'TG17');
   assert.is((await providers.bulksms.purchase(sms(['08031234567']), signal())).kind, 'unknown', 'malformed');
-  assert.is((await providers.bulksms.query(sms(['08031234567']), signal())).kind, 'unknown', 'no requery in the messaging API');
+  assert.is(
+    (await providers.bulksms.query(sms(['08031234567']), signal())).kind,
+    'unknown',
+    'no requery in the messaging API',
+  );
 });
 
 test('receipts go through the messaging API with the configured sender', async ({ fake, providers }) => {
-  const accepted = await providers.bulksms.notify({ to: '08031234567', text: 'Token: 1234', reference: newReference(new Date()) }, signal());
+  const accepted = await providers.bulksms.notify(
+    { to: '08031234567', text: 'Token: 1234', reference: newReference(new Date()) },
+    signal(),
+  );
   assert.ok(accepted);
   assert.is(fake.sms[fake.sms.length - 1]!.sender, 'PrepaidRx');
   assert.not.ok(

@@ -57,7 +57,9 @@ for (const { product, chargedKobo, buy } of PRODUCT_CASES) {
 
 test('an empty wallet refuses even the smallest purchase', async () => {
   const { accountId } = await core.createApiAccount();
-  const refused = await rejection(core.purchase.buyAirtime({ accountId, network: 'glo', phone: '08051234567', amountKobo: 50_00n }));
+  const refused = await rejection(
+    core.purchase.buyAirtime({ accountId, network: 'glo', phone: '08051234567', amountKobo: 50_00n }),
+  );
   assert.is(refused.reason, 'INSUFFICIENT_BALANCE');
   assert.equal(refused.metadata, { balance_kobo: '0', charge_kobo: '4750' });
   await assertLedgerInvariant(core, accountId);
@@ -67,7 +69,9 @@ test('concurrent purchases never take the balance below zero', async () => {
   // Ten purchases of 97 Naira race for 500 Naira: exactly five can be paid.
   const { accountId } = await core.createApiAccount({ balanceKobo: 500_00 });
   const results = await Promise.allSettled(
-    Array.from({ length: 10 }, () => core.purchase.buyAirtime({ accountId, network: 'mtn', phone: '08031234567', amountKobo: 100_00n })),
+    Array.from({ length: 10 }, () =>
+      core.purchase.buyAirtime({ accountId, network: 'mtn', phone: '08031234567', amountKobo: 100_00n }),
+    ),
   );
   const paid = results.filter((r) => r.status === 'fulfilled').length;
   assert.is(paid, 5);

@@ -21,13 +21,22 @@ test.after(async () => {
 test('duplicates are charged once and sms_sent counts unique recipients', async () => {
   const { accountId } = await core.createApiAccount({ balanceKobo: 100_00 });
   const recipients = ['08031234567', '08021234567', '08031234567', '08031234567', '07061234567'];
-  const { transaction } = await core.purchase.sendBulkSms({ accountId, sender: 'Shop', recipients, message: 'Sale today' });
+  const { transaction } = await core.purchase.sendBulkSms({
+    accountId,
+    sender: 'Shop',
+    recipients,
+    message: 'Sale today',
+  });
   assert.is(transaction!.status, TransactionStatus.SUCCESS);
   assert.is(transaction!.smsSent, 3);
   assert.is(transaction!.smsPages, 1);
   assert.is(transaction!.chargedKobo, 3n * 350n);
   const sent = core.sandbox.purchases.find((p) => p.reference === transaction!.reference)!;
-  assert.equal(sent.details.recipients, ['08031234567', '08021234567', '07061234567'], 'the provider gets each number once');
+  assert.equal(
+    sent.details.recipients,
+    ['08031234567', '08021234567', '07061234567'],
+    'the provider gets each number once',
+  );
   const wallet = await walletOf(core, accountId);
   assert.is(wallet.balanceKobo, 100_00n - 3n * 350n);
   assert.equal(entriesFor(wallet, transaction!.reference), [['debit', -(3n * 350n)]]);
@@ -45,7 +54,12 @@ const MESSAGES: ReadonlyArray<readonly [string, string, number]> = [
 for (const [what, message, pages] of MESSAGES) {
   test(`${what} to 2 numbers at the default 3.50 Naira is ${pages} x 2 x 350 kobo`, async () => {
     const { accountId } = await core.createApiAccount({ balanceKobo: 100_00 });
-    const { transaction } = await core.purchase.sendBulkSms({ accountId, sender: 'Shop', recipients: ['08031234567', '08021234567'], message });
+    const { transaction } = await core.purchase.sendBulkSms({
+      accountId,
+      sender: 'Shop',
+      recipients: ['08031234567', '08021234567'],
+      message,
+    });
     assert.is(transaction!.smsPages, pages);
     assert.is(transaction!.smsSent, 2);
     assert.is(transaction!.chargedKobo, BigInt(pages * 2 * 350));

@@ -24,7 +24,12 @@ test.after(async () => {
 async function purchases(accountId: string, count: number): Promise<string[]> {
   const references: string[] = [];
   for (let i = 0; i < count; i += 1) {
-    const { transaction } = await core.purchase.buyAirtime({ accountId, network: 'mtn', phone: '08031234567', amountKobo: BigInt(50_00 + i * 100) });
+    const { transaction } = await core.purchase.buyAirtime({
+      accountId,
+      network: 'mtn',
+      phone: '08031234567',
+      amountKobo: BigInt(50_00 + i * 100),
+    });
     references.push(transaction!.reference);
     // Distinct creation times, so "newest first" has one right answer.
     await new Promise((resolve) => setTimeout(resolve, 3));
@@ -120,17 +125,27 @@ test("another account's reference is NOT_FOUND, exactly like a reference that do
   const owner = await core.createApiAccount({ balanceKobo: 1_000_00 });
   const stranger = await core.createApiAccount({ balanceKobo: 1_000_00 });
   const [reference] = await purchases(owner.accountId, 1);
-  const foreign = await rejection(core.purchase.getTransaction({ accountId: stranger.accountId, reference: reference! }));
+  const foreign = await rejection(
+    core.purchase.getTransaction({ accountId: stranger.accountId, reference: reference! }),
+  );
   assert.is(foreign.code, Code.NotFound);
   assert.is(foreign.reason, 'NOT_FOUND');
-  const unknown = await rejection(core.purchase.getTransaction({ accountId: stranger.accountId, reference: '202601010000AAAAAAAAAA' }));
+  const unknown = await rejection(
+    core.purchase.getTransaction({ accountId: stranger.accountId, reference: '202601010000AAAAAAAAAA' }),
+  );
   assert.is(unknown.code, Code.NotFound);
   assert.is(foreign.message.replace(reference!, 'REF'), unknown.message.replace('202601010000AAAAAAAAAA', 'REF'));
-  assert.is((await core.purchase.getTransaction({ accountId: owner.accountId, reference: reference! })).transaction!.reference, reference);
+  assert.is(
+    (await core.purchase.getTransaction({ accountId: owner.accountId, reference: reference! })).transaction!.reference,
+    reference,
+  );
 });
 
 test('the history of an account that does not exist is NOT_FOUND', async () => {
-  assert.is((await rejection(core.purchase.listTransactions({ accountId: 'acc_ffffffffffffffff' }))).code, Code.NotFound);
+  assert.is(
+    (await rejection(core.purchase.listTransactions({ accountId: 'acc_ffffffffffffffff' }))).code,
+    Code.NotFound,
+  );
 });
 
 test('an empty reference is NOT_FOUND', async () => {

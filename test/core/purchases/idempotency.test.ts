@@ -44,12 +44,36 @@ for (const { product, chargedKobo, buy } of PRODUCT_CASES) {
 
 test('the same request_id with a different body is INVALID_ARGUMENT, IDEMPOTENCY_KEY_REUSED, and debits nothing', async () => {
   const { accountId } = await core.createApiAccount({ balanceKobo: 10_000_00 });
-  const first = await core.purchase.buyAirtime({ accountId, network: 'mtn', phone: '08031234567', amountKobo: 100_00n, requestId: 'order-42' });
+  const first = await core.purchase.buyAirtime({
+    accountId,
+    network: 'mtn',
+    phone: '08031234567',
+    amountKobo: 100_00n,
+    requestId: 'order-42',
+  });
   const before = await walletOf(core, accountId);
   const changes = [
-    core.purchase.buyAirtime({ accountId, network: 'mtn', phone: '08031234567', amountKobo: 200_00n, requestId: 'order-42' }),
-    core.purchase.buyAirtime({ accountId, network: 'glo', phone: '08031234567', amountKobo: 100_00n, requestId: 'order-42' }),
-    core.purchase.buyAirtime({ accountId, network: 'mtn', phone: '08021234567', amountKobo: 100_00n, requestId: 'order-42' }),
+    core.purchase.buyAirtime({
+      accountId,
+      network: 'mtn',
+      phone: '08031234567',
+      amountKobo: 200_00n,
+      requestId: 'order-42',
+    }),
+    core.purchase.buyAirtime({
+      accountId,
+      network: 'glo',
+      phone: '08031234567',
+      amountKobo: 100_00n,
+      requestId: 'order-42',
+    }),
+    core.purchase.buyAirtime({
+      accountId,
+      network: 'mtn',
+      phone: '08021234567',
+      amountKobo: 100_00n,
+      requestId: 'order-42',
+    }),
     core.purchase.buyData({ accountId, planId: 1n, phone: '08031234567', requestId: 'order-42' }),
   ];
   for (const change of changes) {
@@ -68,8 +92,20 @@ test('the same request_id with a different body is INVALID_ARGUMENT, IDEMPOTENCY
 test('request_ids belong to one account: another account may use the same one', async () => {
   const a = await core.createApiAccount({ balanceKobo: 1_000_00 });
   const b = await core.createApiAccount({ balanceKobo: 1_000_00 });
-  const fromA = await core.purchase.buyAirtime({ accountId: a.accountId, network: 'mtn', phone: '08031234567', amountKobo: 100_00n, requestId: 'shared-id' });
-  const fromB = await core.purchase.buyAirtime({ accountId: b.accountId, network: 'mtn', phone: '08031234567', amountKobo: 100_00n, requestId: 'shared-id' });
+  const fromA = await core.purchase.buyAirtime({
+    accountId: a.accountId,
+    network: 'mtn',
+    phone: '08031234567',
+    amountKobo: 100_00n,
+    requestId: 'shared-id',
+  });
+  const fromB = await core.purchase.buyAirtime({
+    accountId: b.accountId,
+    network: 'mtn',
+    phone: '08031234567',
+    amountKobo: 100_00n,
+    requestId: 'shared-id',
+  });
   assert.is(fromB.replayed, false);
   assert.is.not(fromB.transaction!.reference, fromA.transaction!.reference);
   assert.is((await core.purchase.getBalance({ accountId: b.accountId })).balanceKobo, 1_000_00n - 97_00n);
@@ -79,9 +115,25 @@ test('request_ids belong to one account: another account may use the same one', 
 
 test('a retried request that failed and was refunded answers the same failure, with no second debit or refund', async () => {
   const { accountId } = await core.createApiAccount({ balanceKobo: 1_000_00 });
-  const first = await rejection(core.purchase.buyAirtime({ accountId, network: 'mtn', phone: '08031239999', amountKobo: 100_00n, requestId: 'will-fail' }));
+  const first = await rejection(
+    core.purchase.buyAirtime({
+      accountId,
+      network: 'mtn',
+      phone: '08031239999',
+      amountKobo: 100_00n,
+      requestId: 'will-fail',
+    }),
+  );
   const before = await walletOf(core, accountId);
-  const second = await rejection(core.purchase.buyAirtime({ accountId, network: 'mtn', phone: '08031239999', amountKobo: 100_00n, requestId: 'will-fail' }));
+  const second = await rejection(
+    core.purchase.buyAirtime({
+      accountId,
+      network: 'mtn',
+      phone: '08031239999',
+      amountKobo: 100_00n,
+      requestId: 'will-fail',
+    }),
+  );
   assert.is(second.code, Code.Aborted);
   assert.is(second.reason, 'PROVIDER_FAILED');
   assert.is(second.metadata.reference, first.metadata.reference);
@@ -94,14 +146,27 @@ test('a retried request that failed and was refunded answers the same failure, w
 
 test('a retry after a pending purchase was settled repeats the first (pending) answer; GetTransaction shows the outcome', async () => {
   const { accountId } = await core.createApiAccount({ balanceKobo: 1_000_00 });
-  const first = await core.purchase.buyAirtime({ accountId, network: 'mtn', phone: '08031238888', amountKobo: 100_00n, requestId: 'slow-one' });
+  const first = await core.purchase.buyAirtime({
+    accountId,
+    network: 'mtn',
+    phone: '08031238888',
+    amountKobo: 100_00n,
+    requestId: 'slow-one',
+  });
   assert.is(first.transaction!.status, TransactionStatus.PENDING);
   await core.recoverNow();
-  const retry = await core.purchase.buyAirtime({ accountId, network: 'mtn', phone: '08031238888', amountKobo: 100_00n, requestId: 'slow-one' });
+  const retry = await core.purchase.buyAirtime({
+    accountId,
+    network: 'mtn',
+    phone: '08031238888',
+    amountKobo: 100_00n,
+    requestId: 'slow-one',
+  });
   assert.is(retry.replayed, true);
   assert.is(retry.transaction!.reference, first.transaction!.reference);
   assert.is(retry.transaction!.status, TransactionStatus.PENDING);
-  const current = (await core.purchase.getTransaction({ accountId, reference: first.transaction!.reference })).transaction!;
+  const current = (await core.purchase.getTransaction({ accountId, reference: first.transaction!.reference }))
+    .transaction!;
   assert.is(current.status, TransactionStatus.SUCCESS);
   assert.is((await core.purchase.getBalance({ accountId })).balanceKobo, 1_000_00n - 97_00n);
   await assertLedgerInvariant(core, accountId);
@@ -121,30 +186,60 @@ const CATALOG_CHANGES: ReadonlyArray<{
   {
     what: 'the SMS page rate changes',
     buy: (accountId) =>
-      core.purchase.sendBulkSms({ accountId, sender: 'Shop', recipients: ['08031234567'], message: 'Hi', requestId: 'sms-before-rate-change' }),
+      core.purchase.sendBulkSms({
+        accountId,
+        sender: 'Shop',
+        recipients: ['08031234567'],
+        message: 'Hi',
+        requestId: 'sms-before-rate-change',
+      }),
     change: () => core.admin.setSmsRate({ koboPerPage: 400n }),
     undo: () => core.admin.setSmsRate({ koboPerPage: 350n }),
   },
   {
     what: "the data plan's face value changes",
-    buy: (accountId) => core.purchase.buyData({ accountId, planId: 2n, phone: '08031234567', requestId: 'data-before-price-change' }),
+    buy: (accountId) =>
+      core.purchase.buyData({ accountId, planId: 2n, phone: '08031234567', requestId: 'data-before-price-change' }),
     change: async () => core.admin.upsertPlan({ plan: { ...(await planOf(2n)), faceValueKobo: 600_00n } }),
     undo: async () => core.admin.upsertPlan({ plan: { ...(await planOf(2n)), faceValueKobo: 500_00n } }),
   },
   {
     what: 'the data plan is renamed',
-    buy: (accountId) => core.purchase.buyData({ accountId, planId: 3n, phone: '08031234567', requestId: 'data-before-rename' }),
+    buy: (accountId) =>
+      core.purchase.buyData({ accountId, planId: 3n, phone: '08031234567', requestId: 'data-before-rename' }),
     change: async () => core.admin.upsertPlan({ plan: { ...(await planOf(3n)), label: '2GB Monthly' } }),
     undo: async () => core.admin.upsertPlan({ plan: { ...(await planOf(3n)), label: '2GB' } }),
   },
   {
     what: 'the cable package price changes',
     buy: (accountId) =>
-      core.purchase.payCable({ accountId, provider: 'gotv', smartCard: '7041234567', packageCode: 'GOTV JINJA', requestId: 'cable-before-price-change' }),
+      core.purchase.payCable({
+        accountId,
+        provider: 'gotv',
+        smartCard: '7041234567',
+        packageCode: 'GOTV JINJA',
+        requestId: 'cable-before-price-change',
+      }),
     change: () =>
-      core.admin.upsertCablePackage({ package: { provider: 'gotv', packageCode: 'GOTV JINJA', name: 'GOtv Jinja', priceKobo: 2_900_00n, active: true } }),
+      core.admin.upsertCablePackage({
+        package: {
+          provider: 'gotv',
+          packageCode: 'GOTV JINJA',
+          name: 'GOtv Jinja',
+          priceKobo: 2_900_00n,
+          active: true,
+        },
+      }),
     undo: () =>
-      core.admin.upsertCablePackage({ package: { provider: 'gotv', packageCode: 'GOTV JINJA', name: 'GOtv Jinja', priceKobo: 2_715_00n, active: true } }),
+      core.admin.upsertCablePackage({
+        package: {
+          provider: 'gotv',
+          packageCode: 'GOTV JINJA',
+          name: 'GOtv Jinja',
+          priceKobo: 2_715_00n,
+          active: true,
+        },
+      }),
   },
 ];
 
@@ -175,11 +270,23 @@ for (const { what, buy, change, undo } of CATALOG_CHANGES) {
 test('a request refused for a short balance leaves its request_id free for the retry after a top-up', async () => {
   const { accountId } = await core.createApiAccount({ balanceKobo: 50_00 });
   const refused = await rejection(
-    core.purchase.buyAirtime({ accountId, network: 'mtn', phone: '08031234567', amountKobo: 100_00n, requestId: 'top-up-first' }),
+    core.purchase.buyAirtime({
+      accountId,
+      network: 'mtn',
+      phone: '08031234567',
+      amountKobo: 100_00n,
+      requestId: 'top-up-first',
+    }),
   );
   assert.is(refused.reason, 'INSUFFICIENT_BALANCE');
   await core.admin.creditWallet({ accountId, amountKobo: 100_00n });
-  const retry = await core.purchase.buyAirtime({ accountId, network: 'mtn', phone: '08031234567', amountKobo: 100_00n, requestId: 'top-up-first' });
+  const retry = await core.purchase.buyAirtime({
+    accountId,
+    network: 'mtn',
+    phone: '08031234567',
+    amountKobo: 100_00n,
+    requestId: 'top-up-first',
+  });
   assert.is(retry.replayed, false);
   assert.is(retry.transaction!.status, TransactionStatus.SUCCESS);
   assert.is((await core.purchase.getBalance({ accountId })).balanceKobo, 150_00n - 97_00n);
@@ -189,7 +296,15 @@ test('a request refused for a short balance leaves its request_id free for the r
 test('concurrent requests with one request_id debit once', async () => {
   const { accountId } = await core.createApiAccount({ balanceKobo: 10_000_00 });
   const results = await Promise.allSettled(
-    Array.from({ length: 8 }, () => core.purchase.buyAirtime({ accountId, network: 'mtn', phone: '08031234567', amountKobo: 100_00n, requestId: 'burst' })),
+    Array.from({ length: 8 }, () =>
+      core.purchase.buyAirtime({
+        accountId,
+        network: 'mtn',
+        phone: '08031234567',
+        amountKobo: 100_00n,
+        requestId: 'burst',
+      }),
+    ),
   );
   const references = new Set<string>();
   for (const r of results) {

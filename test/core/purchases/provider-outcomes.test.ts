@@ -66,7 +66,11 @@ for (const { product, chargedKobo, buy } of PRODUCT_CASES) {
     assert.is(transaction!.status, TransactionStatus.PENDING);
     const reference = transaction!.reference;
     const pending = await walletOf(core, accountId);
-    assert.is(pending.balanceKobo, BigInt(FUNDS_KOBO) - chargedKobo, 'the money stays debited while the outcome is unknown');
+    assert.is(
+      pending.balanceKobo,
+      BigInt(FUNDS_KOBO) - chargedKobo,
+      'the money stays debited while the outcome is unknown',
+    );
     assert.equal(entriesFor(pending, reference), [['debit', -chargedKobo]]);
 
     await core.recoverNow();

@@ -67,7 +67,10 @@ test('a refused receipt (phone ending 9999) leaves the payment successful and un
   assert.is(tx.status, TransactionStatus.SUCCESS);
   await new Promise((resolve) => setTimeout(resolve, QUIET_WAIT_MS));
   assert.is(receiptFor(tx.reference), undefined, 'the sandbox refused the receipt');
-  assert.is((await core.purchase.getTransaction({ accountId, reference: tx.reference })).transaction!.status, TransactionStatus.SUCCESS);
+  assert.is(
+    (await core.purchase.getTransaction({ accountId, reference: tx.reference })).transaction!.status,
+    TransactionStatus.SUCCESS,
+  );
   const wallet = await walletOf(core, accountId);
   assert.equal(entriesFor(wallet, tx.reference), [['debit', -tx.chargedKobo]]);
   assert.is(wallet.balanceKobo, 10_000_00n - tx.chargedKobo);
@@ -95,7 +98,10 @@ test('a payment settled by recovery (meter ending 8888) sends its receipt then, 
   await core.recoverNow();
   const settled = (await core.purchase.getTransaction({ accountId, reference: pending.reference })).transaction!;
   assert.is(settled.status, TransactionStatus.SUCCESS);
-  assert.ok(await eventually(() => receiptFor(pending.reference) !== undefined, RECEIPT_WAIT_MS), 'a receipt was sent after recovery');
+  assert.ok(
+    await eventually(() => receiptFor(pending.reference) !== undefined, RECEIPT_WAIT_MS),
+    'a receipt was sent after recovery',
+  );
   assert.ok(receiptFor(pending.reference)!.text.includes(settled.token));
   await assertLedgerInvariant(core, accountId);
 });

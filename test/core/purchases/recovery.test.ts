@@ -28,7 +28,14 @@ test.before.each(async () => {
   dir = mkdtempSync(join(tmpdir(), 'prepaid-recovery-'));
   store = openSqliteStore({ filename: join(dir, 'prepaid.db') });
   await store.accounts.create({ accountId: 'acct-1', name: 'Ada', tierId: 'standard', createdAt: new Date(1_000) });
-  await store.wallet.credit({ mode: 'live', accountId: 'acct-1', amountKobo: kobo(100_000), reference: 'CR-1', memo: 'opening', at: new Date(2_000) });
+  await store.wallet.credit({
+    mode: 'live',
+    accountId: 'acct-1',
+    amountKobo: kobo(100_000),
+    reference: 'CR-1',
+    memo: 'opening',
+    at: new Date(2_000),
+  });
 });
 
 test.after.each(async () => {
@@ -37,7 +44,9 @@ test.after.each(async () => {
 });
 
 async function pending(reference: string, createdAtMs: number): Promise<void> {
-  const reserved = await store.wallet.reserve(airtimePurchase(reference, { nextAttemptAt: new Date(createdAtMs), createdAt: new Date(createdAtMs) }));
+  const reserved = await store.wallet.reserve(
+    airtimePurchase(reference, { nextAttemptAt: new Date(createdAtMs), createdAt: new Date(createdAtMs) }),
+  );
   assert.is(reserved.outcome, 'reserved');
 }
 
@@ -48,7 +57,9 @@ test('one transaction whose store write fails does not stop the others from sett
   const failing: Store['wallet'] = {
     ...store.wallet,
     settle: (reference, result, at) =>
-      reference === 'TX-B' ? Promise.reject(new Error('disk I/O error on TX-B')) : store.wallet.settle(reference, result, at),
+      reference === 'TX-B'
+        ? Promise.reject(new Error('disk I/O error on TX-B'))
+        : store.wallet.settle(reference, result, at),
   };
   const logged: [string, Record<string, unknown>][] = [];
   const deps: PurchaseDeps = {
@@ -71,7 +82,11 @@ test('one transaction whose store write fails does not stop the others from sett
 
   // Its claim holds it until the lease ends (twice the provider timeout); once the fault is
   // gone, the next pass after that settles it too.
-  assert.equal(await store.transactions.listDuePending(new Date(61_999), 10), [], 'not due again while the claim holds');
+  assert.equal(
+    await store.transactions.listDuePending(new Date(61_999), 10),
+    [],
+    'not due again while the claim holds',
+  );
   const healthy = createRecoveryWorker({ ...deps, store, clock: () => new Date(62_000) }, { intervalMs: 60_000 });
   assert.is(await healthy.runOnce(new Date(62_000)), 1);
   assert.is((await store.transactions.get('TX-B'))?.status, 'success');
@@ -80,7 +95,15 @@ test('one transaction whose store write fails does not stop the others from sett
 
 /** A core's purchase dependencies on the shared store: its own in-flight set, as on another machine. */
 function coreOn(providers: PurchaseDeps['providers'], clock: () => Date): PurchaseDeps {
-  return { store, providers, clock, providerTimeoutMs: 1_000, inFlight: new Set(), background: new Background(), log: () => {} };
+  return {
+    store,
+    providers,
+    clock,
+    providerTimeoutMs: 1_000,
+    inFlight: new Set(),
+    background: new Background(),
+    log: () => {},
+  };
 }
 
 const ORDER: PurchaseOrder = {
@@ -139,7 +162,12 @@ test('a retry that lands on another core while the first request waits for the p
 test('a crash survivor whose lease ended is answered pending on any core, not in progress', async () => {
   const sandbox = createSandbox();
   await store.wallet.reserve(
-    airtimePurchase('TX-SURVIVOR', { requestId: 'key-2', requestHash: orderHash(ORDER), nextAttemptAt: new Date(12_000), createdAt: new Date(10_000) }),
+    airtimePurchase('TX-SURVIVOR', {
+      requestId: 'key-2',
+      requestHash: orderHash(ORDER),
+      nextAttemptAt: new Date(12_000),
+      createdAt: new Date(10_000),
+    }),
   );
   const during = coreOn({ live: sandbox, test: sandbox }, () => new Date(11_999));
   const inProgress = await executePurchase(during, 'acct-1', 'live', ORDER, 'key-2').catch((error: unknown) => error);

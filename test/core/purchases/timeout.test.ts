@@ -33,7 +33,12 @@ test.after(async () => {
 test('the purchase answers PENDING after the timeout, keeps the money debited, and is never refunded on a timeout', async () => {
   const { accountId } = await core.createApiAccount({ balanceKobo: 1_000_00 });
   const started = Date.now();
-  const { transaction } = await core.purchase.buyAirtime({ accountId, network: 'mtn', phone: '08031234567', amountKobo: 100_00n });
+  const { transaction } = await core.purchase.buyAirtime({
+    accountId,
+    network: 'mtn',
+    phone: '08031234567',
+    amountKobo: 100_00n,
+  });
   const tookMs = Date.now() - started;
   assert.ok(tookMs >= PROVIDER_TIMEOUT_MS && tookMs < PROVIDER_DELAY_MS, `answered after ${tookMs} ms`);
   assert.is(transaction!.status, TransactionStatus.PENDING);
@@ -86,7 +91,10 @@ test('a retry that arrives while the first call is still with the provider is AB
   const request = { accountId, network: 'glo', phone: '08051234567', amountKobo: 100_00n, requestId: 'in-flight-1' };
   const callsBefore = core.sandbox.purchases.length;
   const first = core.purchase.buyAirtime(request);
-  assert.ok(await eventually(() => core.sandbox.purchases.length > callsBefore, PROVIDER_TIMEOUT_MS), 'the first call reached the provider');
+  assert.ok(
+    await eventually(() => core.sandbox.purchases.length > callsBefore, PROVIDER_TIMEOUT_MS),
+    'the first call reached the provider',
+  );
   const retry = await rejection(core.purchase.buyAirtime(request));
   assert.is(retry.code, Code.Aborted);
   assert.is(retry.reason, 'REQUEST_IN_PROGRESS');
@@ -95,7 +103,10 @@ test('a retry that arrives while the first call is still with the provider is AB
   assert.is((await core.purchase.getBalance({ accountId })).balanceKobo, 1_000_00n - 95_00n);
   // Once the first call has answered, the retry is a replay of that answer.
   const later = await core.purchase.buyAirtime(request);
-  assert.equal([later.replayed, later.transaction!.reference, later.transaction!.status], [true, transaction!.reference, TransactionStatus.PENDING]);
+  assert.equal(
+    [later.replayed, later.transaction!.reference, later.transaction!.status],
+    [true, transaction!.reference, TransactionStatus.PENDING],
+  );
   await assertLedgerInvariant(core, accountId);
 });
 
@@ -103,7 +114,10 @@ test('recovery leaves a purchase alone while its first provider call is still ru
   const { accountId } = await core.createApiAccount({ balanceKobo: 1_000_00 });
   const callsBefore = core.sandbox.purchases.length;
   const buying = core.purchase.buyAirtime({ accountId, network: 'airtel', phone: '08021234567', amountKobo: 100_00n });
-  assert.ok(await eventually(() => core.sandbox.purchases.length > callsBefore, PROVIDER_TIMEOUT_MS), 'the call reached the provider');
+  assert.ok(
+    await eventually(() => core.sandbox.purchases.length > callsBefore, PROVIDER_TIMEOUT_MS),
+    'the call reached the provider',
+  );
   const queriesBefore = core.sandbox.queries.length;
   const inFlight = core.sandbox.purchases.at(-1)!;
   await core.recoverNow();

@@ -48,7 +48,10 @@ accounts('CreateAccount on the API tier issues a key pair, shown once', async ()
     keys.map((k) => k.publicKey),
     [issuedKey!.publicKey],
   );
-  assert.not.ok(JSON.stringify(keys, (_, v) => (typeof v === 'bigint' ? String(v) : v)).includes(issuedKey!.secretKey), 'listing keys never shows a secret');
+  assert.not.ok(
+    JSON.stringify(keys, (_, v) => (typeof v === 'bigint' ? String(v) : v)).includes(issuedKey!.secretKey),
+    'listing keys never shows a secret',
+  );
 });
 
 accounts('CreateAccount refuses an unknown tier and an empty name', async () => {
@@ -70,7 +73,10 @@ accounts('GetAccount shows the account with its balance; an unknown id is NOT_FO
   const { account } = await core.admin.createAccount({ name: 'Chidi Ventures' });
   await core.admin.creditWallet({ accountId: account!.accountId, amountKobo: 5_000_00n });
   const got = await core.admin.getAccount({ accountId: account!.accountId });
-  assert.equal([got.account!.name, got.account!.tierId, got.account!.balanceKobo], ['Chidi Ventures', 'basic', 5_000_00n]);
+  assert.equal(
+    [got.account!.name, got.account!.tierId, got.account!.balanceKobo],
+    ['Chidi Ventures', 'basic', 5_000_00n],
+  );
   assert.ok(got.account!.createdAt, 'created_at is set');
   const missing = await rejection(core.admin.getAccount({ accountId: 'acc_0000000000000000' }));
   assert.is(missing.code, Code.NotFound);
@@ -84,7 +90,11 @@ accounts('SetAccountTier basic -> api issues the first key pair once; moving aga
   assert.is(toApi.account!.tierId, 'api');
   assert.match(toApi.issuedKey!.publicKey, PUBLIC_KEY);
   assert.match(toApi.issuedKey!.secretKey, SECRET_KEY);
-  const verified = await core.auth.verifyKeyPair({ publicKey: toApi.issuedKey!.publicKey, secretKey: toApi.issuedKey!.secretKey, clientIp: '203.0.113.7' });
+  const verified = await core.auth.verifyKeyPair({
+    publicKey: toApi.issuedKey!.publicKey,
+    secretKey: toApi.issuedKey!.secretKey,
+    clientIp: '203.0.113.7',
+  });
   assert.is(verified.accountId, accountId);
 
   const again = await core.admin.setAccountTier({ accountId, tierId: 'api' });
@@ -141,7 +151,10 @@ keys('RevokeApiKey marks the key revoked; an unknown key is NOT_FOUND', async ()
 
 keys('SetApiKeyIpLock locks a key to addresses and unlocks it with an empty list', async () => {
   const api = await core.createApiAccount();
-  const locked = await core.admin.setApiKeyIpLock({ publicKey: api.publicKey, allowedIps: ['203.0.113.7', '::ffff:198.51.100.2', '203.0.113.7'] });
+  const locked = await core.admin.setApiKeyIpLock({
+    publicKey: api.publicKey,
+    allowedIps: ['203.0.113.7', '::ffff:198.51.100.2', '203.0.113.7'],
+  });
   assert.equal(locked.key!.allowedIps, ['203.0.113.7', '198.51.100.2']);
   const unlocked = await core.admin.setApiKeyIpLock({ publicKey: api.publicKey, allowedIps: [] });
   assert.equal(unlocked.key!.allowedIps, []);
@@ -149,7 +162,9 @@ keys('SetApiKeyIpLock locks a key to addresses and unlocks it with an empty list
 
 keys('SetApiKeyIpLock refuses something that is not an IP address, naming its index', async () => {
   const api = await core.createApiAccount();
-  const bad = await rejection(core.admin.setApiKeyIpLock({ publicKey: api.publicKey, allowedIps: ['203.0.113.7', 'example.com'] }));
+  const bad = await rejection(
+    core.admin.setApiKeyIpLock({ publicKey: api.publicKey, allowedIps: ['203.0.113.7', 'example.com'] }),
+  );
   assert.is(bad.code, Code.InvalidArgument);
   assert.equal(
     bad.violations.map((v) => v.field),
@@ -212,16 +227,21 @@ wallet('CreditWallet without a reference makes one up, different each time', asy
 });
 
 for (const reference of ['with space', 'x'.repeat(65), 'tab\there', 'naïra']) {
-  wallet(`CreditWallet refuses the reference ${JSON.stringify(reference.slice(0, 12))} and changes nothing`, async () => {
-    const { account } = await core.admin.createAccount({ name: 'Badly referenced' });
-    const refused = await rejection(core.admin.creditWallet({ accountId: account!.accountId, amountKobo: 100n, reference }));
-    assert.is(refused.code, Code.InvalidArgument);
-    assert.equal(
-      refused.violations.map((v) => v.field),
-      ['reference'],
-    );
-    assert.equal(await ledgerOf(core, account!.accountId), []);
-  });
+  wallet(
+    `CreditWallet refuses the reference ${JSON.stringify(reference.slice(0, 12))} and changes nothing`,
+    async () => {
+      const { account } = await core.admin.createAccount({ name: 'Badly referenced' });
+      const refused = await rejection(
+        core.admin.creditWallet({ accountId: account!.accountId, amountKobo: 100n, reference }),
+      );
+      assert.is(refused.code, Code.InvalidArgument);
+      assert.equal(
+        refused.violations.map((v) => v.field),
+        ['reference'],
+      );
+      assert.equal(await ledgerOf(core, account!.accountId), []);
+    },
+  );
 }
 
 const BAD_CREDITS: ReadonlyArray<readonly [string, bigint]> = [
@@ -247,7 +267,8 @@ for (const [what, amountKobo] of BAD_CREDITS) {
 wallet('ListLedgerEntries pages newest first with a cursor', async () => {
   const { account } = await core.admin.createAccount({ name: 'Paged' });
   const accountId = account!.accountId;
-  for (let i = 1; i <= 5; i += 1) await core.admin.creditWallet({ accountId, amountKobo: BigInt(i * 100), memo: `credit ${i}` });
+  for (let i = 1; i <= 5; i += 1)
+    await core.admin.creditWallet({ accountId, amountKobo: BigInt(i * 100), memo: `credit ${i}` });
   const pages: string[][] = [];
   let pageToken = '';
   do {
@@ -271,7 +292,9 @@ wallet('ListLedgerEntries refuses a page size over 500 and a cursor it did not i
     tooBig.violations.map((v) => v.field),
     ['page_size'],
   );
-  const badCursor = await rejection(core.admin.listLedgerEntries({ accountId: account!.accountId, pageToken: 'not-a-cursor' }));
+  const badCursor = await rejection(
+    core.admin.listLedgerEntries({ accountId: account!.accountId, pageToken: 'not-a-cursor' }),
+  );
   assert.is(badCursor.code, Code.InvalidArgument);
   assert.equal(
     badCursor.violations.map((v) => v.field),
@@ -295,27 +318,55 @@ catalog('ListTiers shows the seeded tiers with their discounts', async () => {
 
 catalog('UpsertTier adds a tier whose discount prices the next purchase', async () => {
   const { tier } = await core.admin.upsertTier({
-    tier: { tierId: 'gold', name: 'Gold', apiAccess: false, discounts: [{ product: Product.AIRTIME, service: 'mtn', basisPoints: 250 }] },
+    tier: {
+      tierId: 'gold',
+      name: 'Gold',
+      apiAccess: false,
+      discounts: [{ product: Product.AIRTIME, service: 'mtn', basisPoints: 250 }],
+    },
   });
   assert.equal([tier!.tierId, tier!.name, tier!.discounts.length], ['gold', 'Gold', 1]);
   assert.ok((await core.admin.listTiers({})).tiers.some((t) => t.tierId === 'gold'));
   const { account } = await core.admin.createAccount({ name: 'Gold Shop', tierId: 'gold' });
   await core.admin.creditWallet({ accountId: account!.accountId, amountKobo: 1_000_00n });
-  const bought = await core.purchase.buyAirtime({ accountId: account!.accountId, network: 'mtn', phone: '08031234567', amountKobo: 100_00n });
+  const bought = await core.purchase.buyAirtime({
+    accountId: account!.accountId,
+    network: 'mtn',
+    phone: '08031234567',
+    amountKobo: 100_00n,
+  });
   assert.is(bought.transaction!.chargedKobo, 97_50n);
   await assertLedgerInvariant(core, account!.accountId);
 });
 
 const BAD_TIERS = [
-  { what: 'a discount over 50%', discount: { product: Product.AIRTIME, service: '', basisPoints: 5_001 }, field: 'tier.discounts[0].basis_points' },
-  { what: 'a negative discount', discount: { product: Product.AIRTIME, service: '', basisPoints: -1 }, field: 'tier.discounts[0].basis_points' },
-  { what: 'a service of another product', discount: { product: Product.AIRTIME, service: 'dstv', basisPoints: 100 }, field: 'tier.discounts[0].service' },
-  { what: 'a discount without a product', discount: { product: Product.UNSPECIFIED, service: '', basisPoints: 100 }, field: 'tier.discounts[0].product' },
+  {
+    what: 'a discount over 50%',
+    discount: { product: Product.AIRTIME, service: '', basisPoints: 5_001 },
+    field: 'tier.discounts[0].basis_points',
+  },
+  {
+    what: 'a negative discount',
+    discount: { product: Product.AIRTIME, service: '', basisPoints: -1 },
+    field: 'tier.discounts[0].basis_points',
+  },
+  {
+    what: 'a service of another product',
+    discount: { product: Product.AIRTIME, service: 'dstv', basisPoints: 100 },
+    field: 'tier.discounts[0].service',
+  },
+  {
+    what: 'a discount without a product',
+    discount: { product: Product.UNSPECIFIED, service: '', basisPoints: 100 },
+    field: 'tier.discounts[0].product',
+  },
 ];
 
 for (const { what, discount, field } of BAD_TIERS) {
   catalog(`UpsertTier refuses ${what} (INVALID_ARGUMENT on ${field})`, async () => {
-    const refused = await rejection(core.admin.upsertTier({ tier: { tierId: 'typo', name: 'Typo', apiAccess: false, discounts: [discount] } }));
+    const refused = await rejection(
+      core.admin.upsertTier({ tier: { tierId: 'typo', name: 'Typo', apiAccess: false, discounts: [discount] } }),
+    );
     assert.is(refused.code, Code.InvalidArgument);
     assert.is(refused.reason, 'INVALID_PARAMETER');
     assert.equal(
@@ -330,7 +381,10 @@ catalog("ListCatalogPlans lists every plan, or one network's", async () => {
   const all = (await core.admin.listCatalogPlans({})).plans;
   assert.equal([...new Set(all.map((p) => p.network))].sort(), ['9mobile', 'airtel', 'glo', 'mtn']);
   const plan1 = all.find((p) => p.planId === 1n)!;
-  assert.equal(Object.fromEntries(plan1.tierPrices.map((tp) => [tp.tierId, tp.priceKobo])), { reseller: 490_00n, api: 470_00n });
+  assert.equal(Object.fromEntries(plan1.tierPrices.map((tp) => [tp.tierId, tp.priceKobo])), {
+    reseller: 490_00n,
+    api: 470_00n,
+  });
   const airtel = (await core.admin.listCatalogPlans({ network: 'airtel' })).plans;
   assert.ok(airtel.length > 0 && airtel.every((p) => p.network === 'airtel'));
 });
@@ -363,14 +417,25 @@ catalog('UpsertPlan with plan_id 0 allocates a new id; upserting that id again k
   assert.is(after.find((p) => p.planId === created.planId)!.label, '40GB Monthly');
 
   const api = await core.createApiAccount({ balanceKobo: 20_000_00 });
-  const offered = (await core.purchase.listPlans({ accountId: api.accountId, network: 'mtn' })).plans.find((p) => p.planId === created.planId);
+  const offered = (await core.purchase.listPlans({ accountId: api.accountId, network: 'mtn' })).plans.find(
+    (p) => p.planId === created.planId,
+  );
   assert.is(offered!.priceKobo, 10_500_00n);
-  const bought = await core.purchase.buyData({ accountId: api.accountId, planId: created.planId, phone: '08031234567' });
-  assert.equal([bought.transaction!.chargedKobo, bought.transaction!.planLabel], [10_500_00n, '40GB Monthly (30 days)']);
+  const bought = await core.purchase.buyData({
+    accountId: api.accountId,
+    planId: created.planId,
+    phone: '08031234567',
+  });
+  assert.equal(
+    [bought.transaction!.chargedKobo, bought.transaction!.planLabel],
+    [10_500_00n, '40GB Monthly (30 days)'],
+  );
 
   await core.admin.upsertPlan({ plan: { ...renamed, active: false } });
   assert.not.ok(
-    (await core.purchase.listPlans({ accountId: api.accountId, network: 'mtn' })).plans.some((p) => p.planId === created.planId),
+    (await core.purchase.listPlans({ accountId: api.accountId, network: 'mtn' })).plans.some(
+      (p) => p.planId === created.planId,
+    ),
     'an inactive plan is not offered',
   );
   await assertLedgerInvariant(core, api.accountId);
@@ -410,24 +475,42 @@ catalog("ListCablePackages lists the spec packages, or one provider's", async ()
 
 catalog('UpsertCablePackage adds a package that can be bought, and changes a price', async () => {
   const added = (
-    await core.admin.upsertCablePackage({ package: { provider: 'dstv', packageCode: 'DSTV ASIA', name: 'DStv Asia', priceKobo: 8_300_00n, active: true } })
+    await core.admin.upsertCablePackage({
+      package: { provider: 'dstv', packageCode: 'DSTV ASIA', name: 'DStv Asia', priceKobo: 8_300_00n, active: true },
+    })
   ).package!;
   assert.equal([added.provider, added.packageCode, added.priceKobo], ['dstv', 'DSTV ASIA', 8_300_00n]);
-  await core.admin.upsertCablePackage({ package: { provider: 'gotv', packageCode: 'GOTV MAX', name: 'GOtv Max', priceKobo: 6_000_00n, active: true } });
-  const gotvMax = (await core.admin.listCablePackages({ provider: 'gotv' })).packages.find((p) => p.packageCode === 'GOTV MAX');
+  await core.admin.upsertCablePackage({
+    package: { provider: 'gotv', packageCode: 'GOTV MAX', name: 'GOtv Max', priceKobo: 6_000_00n, active: true },
+  });
+  const gotvMax = (await core.admin.listCablePackages({ provider: 'gotv' })).packages.find(
+    (p) => p.packageCode === 'GOTV MAX',
+  );
   assert.is(gotvMax!.priceKobo, 6_000_00n);
 
   const api = await core.createApiAccount({ balanceKobo: 20_000_00 });
-  const asia = await core.purchase.payCable({ accountId: api.accountId, provider: 'dstv', smartCard: '7041234567', packageCode: 'DSTV ASIA' });
+  const asia = await core.purchase.payCable({
+    accountId: api.accountId,
+    provider: 'dstv',
+    smartCard: '7041234567',
+    packageCode: 'DSTV ASIA',
+  });
   assert.equal([asia.transaction!.faceValueKobo, asia.transaction!.chargedKobo], [8_300_00n, 8_217_00n]);
-  const max = await core.purchase.payCable({ accountId: api.accountId, provider: 'gotv', smartCard: '7041234567', packageCode: 'GOTV MAX' });
+  const max = await core.purchase.payCable({
+    accountId: api.accountId,
+    provider: 'gotv',
+    smartCard: '7041234567',
+    packageCode: 'GOTV MAX',
+  });
   assert.is(max.transaction!.faceValueKobo, 6_000_00n);
   await assertLedgerInvariant(core, api.accountId);
 });
 
 catalog('UpsertCablePackage refuses an unknown provider and a zero price', async () => {
   const refused = await rejection(
-    core.admin.upsertCablePackage({ package: { provider: 'showmax', packageCode: 'X', name: 'X', priceKobo: 0n, active: true } }),
+    core.admin.upsertCablePackage({
+      package: { provider: 'showmax', packageCode: 'X', name: 'X', priceKobo: 0n, active: true },
+    }),
   );
   assert.is(refused.code, Code.InvalidArgument);
   assert.equal(
@@ -441,7 +524,12 @@ catalog('GetSmsRate is 3.50 Naira by default; SetSmsRate changes what the next S
   assert.is((await core.admin.setSmsRate({ koboPerPage: 400n })).koboPerPage, 400n);
   assert.is((await core.admin.getSmsRate({})).koboPerPage, 400n);
   const api = await core.createApiAccount({ balanceKobo: 1_000_00 });
-  const sent = await core.purchase.sendBulkSms({ accountId: api.accountId, sender: 'Shop', recipients: ['08031234567', '08021234567'], message: 'Hi' });
+  const sent = await core.purchase.sendBulkSms({
+    accountId: api.accountId,
+    sender: 'Shop',
+    recipients: ['08031234567', '08021234567'],
+    message: 'Hi',
+  });
   assert.is(sent.transaction!.chargedKobo, 800n);
   await core.admin.setSmsRate({ koboPerPage: 350n });
   await assertLedgerInvariant(core, api.accountId);
@@ -465,7 +553,14 @@ const operations = withCore('AdminService: pending transactions and the ledger c
 
 operations('ListPendingTransactions lists a purchase whose outcome is unknown, until recovery settles it', async () => {
   const api = await core.createApiAccount({ balanceKobo: 1_000_00 });
-  const pending = (await core.purchase.buyAirtime({ accountId: api.accountId, network: 'mtn', phone: '08031238888', amountKobo: 100_00n })).transaction!;
+  const pending = (
+    await core.purchase.buyAirtime({
+      accountId: api.accountId,
+      network: 'mtn',
+      phone: '08031238888',
+      amountKobo: 100_00n,
+    })
+  ).transaction!;
   assert.is(pending.status, TransactionStatus.PENDING);
   const listed = await core.admin.listPendingTransactions({});
   assert.equal(
@@ -479,9 +574,21 @@ operations('ListPendingTransactions lists a purchase whose outcome is unknown, u
 
 operations('CheckLedger finds nothing wrong after credits, purchases, failures and refunds', async () => {
   const api = await core.createApiAccount({ balanceKobo: 5_000_00 });
-  await core.purchase.buyAirtime({ accountId: api.accountId, network: 'mtn', phone: '08031234567', amountKobo: 100_00n });
-  await rejection(core.purchase.buyAirtime({ accountId: api.accountId, network: 'mtn', phone: '08031239999', amountKobo: 100_00n }));
-  await core.purchase.buyAirtime({ accountId: api.accountId, network: 'mtn', phone: '08031237777', amountKobo: 100_00n });
+  await core.purchase.buyAirtime({
+    accountId: api.accountId,
+    network: 'mtn',
+    phone: '08031234567',
+    amountKobo: 100_00n,
+  });
+  await rejection(
+    core.purchase.buyAirtime({ accountId: api.accountId, network: 'mtn', phone: '08031239999', amountKobo: 100_00n }),
+  );
+  await core.purchase.buyAirtime({
+    accountId: api.accountId,
+    network: 'mtn',
+    phone: '08031237777',
+    amountKobo: 100_00n,
+  });
   const beforeRecovery = await core.admin.checkLedger({});
   assert.is(beforeRecovery.pendingCount, 1n);
   await core.recoverNow();

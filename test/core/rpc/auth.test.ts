@@ -24,7 +24,10 @@ test.after(async () => {
 });
 
 /** A client that sends `authorization` exactly as given, or nothing at all. */
-function rawClient<T extends typeof AdminService | typeof PurchaseService | typeof AuthService>(service: T, authorization: string | null) {
+function rawClient<T extends typeof AdminService | typeof PurchaseService | typeof AuthService>(
+  service: T,
+  authorization: string | null,
+) {
   const transport = createGrpcTransport({
     baseUrl: core.url,
     interceptors:
@@ -43,10 +46,16 @@ function rawClient<T extends typeof AdminService | typeof PurchaseService | type
 /** One cheap call per service, so every service's gate is exercised. */
 const CALLS = {
   PurchaseService: (token: string | null, raw = false) =>
-    (raw ? rawClient(PurchaseService, token) : core.clientWithToken(PurchaseService, token ?? '')).getBalance({ accountId: 'acc_0000000000000000' }),
+    (raw ? rawClient(PurchaseService, token) : core.clientWithToken(PurchaseService, token ?? '')).getBalance({
+      accountId: 'acc_0000000000000000',
+    }),
   AuthService: (token: string | null, raw = false) =>
-    (raw ? rawClient(AuthService, token) : core.clientWithToken(AuthService, token ?? '')).verifyKeyPair({ publicKey: 'pk_x', secretKey: 'sk_x' }),
-  AdminService: (token: string | null, raw = false) => (raw ? rawClient(AdminService, token) : core.clientWithToken(AdminService, token ?? '')).listTiers({}),
+    (raw ? rawClient(AuthService, token) : core.clientWithToken(AuthService, token ?? '')).verifyKeyPair({
+      publicKey: 'pk_x',
+      secretKey: 'sk_x',
+    }),
+  AdminService: (token: string | null, raw = false) =>
+    (raw ? rawClient(AdminService, token) : core.clientWithToken(AdminService, token ?? '')).listTiers({}),
 } as const;
 
 for (const [service, call] of Object.entries(CALLS)) {
@@ -74,27 +83,48 @@ test('the service token calls PurchaseService and AuthService', async () => {
   const purchase = core.clientWithToken(PurchaseService, core.serviceToken);
   assert.is((await purchase.getBalance({ accountId: api.accountId })).balanceKobo, 100_00n);
   const auth = core.clientWithToken(AuthService, core.serviceToken);
-  assert.is((await auth.verifyKeyPair({ publicKey: api.publicKey, secretKey: api.secretKey })).accountId, api.accountId);
+  assert.is(
+    (await auth.verifyKeyPair({ publicKey: api.publicKey, secretKey: api.secretKey })).accountId,
+    api.accountId,
+  );
 });
 
 test('the service token cannot call AdminService: PERMISSION_DENIED', async () => {
   const refused = await rejection(CALLS.AdminService(core.serviceToken));
   assert.is(refused.code, Code.PermissionDenied);
   assert.is(refused.reason, 'PERMISSION_DENIED');
-  const credit = await rejection(core.clientWithToken(AdminService, core.serviceToken).creditWallet({ accountId: 'acc_0000000000000000', amountKobo: 100n }));
+  const credit = await rejection(
+    core
+      .clientWithToken(AdminService, core.serviceToken)
+      .creditWallet({ accountId: 'acc_0000000000000000', amountKobo: 100n }),
+  );
   assert.is(credit.code, Code.PermissionDenied);
 });
 
 test('the admin token calls AdminService, and the other two services as well', async () => {
   assert.ok((await CALLS.AdminService(core.adminToken)).tiers.length >= 2);
   const api = await core.createApiAccount({ balanceKobo: 100_00 });
-  assert.is((await core.clientWithToken(PurchaseService, core.adminToken).getBalance({ accountId: api.accountId })).balanceKobo, 100_00n);
-  assert.is((await core.clientWithToken(AuthService, core.adminToken).verifyKeyPair({ publicKey: api.publicKey, secretKey: api.secretKey })).tierId, 'api');
+  assert.is(
+    (await core.clientWithToken(PurchaseService, core.adminToken).getBalance({ accountId: api.accountId })).balanceKobo,
+    100_00n,
+  );
+  assert.is(
+    (
+      await core
+        .clientWithToken(AuthService, core.adminToken)
+        .verifyKeyPair({ publicKey: api.publicKey, secretKey: api.secretKey })
+    ).tierId,
+    'api',
+  );
 });
 
 test('AuthService.VerifyKeyPair answers the account and tier of a valid key pair', async () => {
   const api = await core.createApiAccount();
-  const verified = await core.auth.verifyKeyPair({ publicKey: api.publicKey, secretKey: api.secretKey, clientIp: '198.51.100.20' });
+  const verified = await core.auth.verifyKeyPair({
+    publicKey: api.publicKey,
+    secretKey: api.secretKey,
+    clientIp: '198.51.100.20',
+  });
   assert.equal([verified.accountId, verified.tierId], [api.accountId, 'api']);
 });
 

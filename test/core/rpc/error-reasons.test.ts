@@ -15,7 +15,9 @@ import { suite } from '../../helpers/suite.js';
 const test = suite('contract: error reasons');
 
 test('every core code is an ErrorReason value whose name, without ERROR_REASON_, is the code', () => {
-  const contract = ErrorReasonSchema.values.filter((v) => v.number !== 0).map((v) => v.name.replace(/^ERROR_REASON_/, ''));
+  const contract = ErrorReasonSchema.values
+    .filter((v) => v.number !== 0)
+    .map((v) => v.name.replace(/^ERROR_REASON_/, ''));
   assert.equal([...contract].sort(), Object.keys(GRPC_STATUS_BY_CODE).sort());
   assert.is(ErrorReasonSchema.values.find((v) => v.number === 0)?.name, 'ERROR_REASON_UNSPECIFIED');
 });
@@ -30,13 +32,20 @@ test('a reason read from the wire is the contract name, and anything else is not
 
 test('an unknown outcome is gRPC UNKNOWN with its message (check the ledger), and is logged for an operator', () => {
   const logged: [string, Record<string, unknown>][] = [];
-  const error = new DomainError('OUTCOME_UNKNOWN', 'Check the ledger before retrying; a retry with the reference R-1 is applied at most once.');
+  const error = new DomainError(
+    'OUTCOME_UNKNOWN',
+    'Check the ledger before retrying; a retry with the reference R-1 is applied at most once.',
+  );
   const answer = toServiceError(error, (event, fields) => logged.push([event, fields]), 'CreditWallet');
   assert.is(answer.code, status.UNKNOWN);
   assert.is(answer.details, error.message);
   assert.equal(logged, [['rpc.outcome_unknown', { rpc: 'CreditWallet', error: error.message }]]);
   // Other answered domain errors are the caller's business and are not logged.
-  toServiceError(new DomainError('NOT_FOUND', 'Account x was not found.'), (event, fields) => logged.push([event, fields]), 'GetAccount');
+  toServiceError(
+    new DomainError('NOT_FOUND', 'Account x was not found.'),
+    (event, fields) => logged.push([event, fields]),
+    'GetAccount',
+  );
   assert.is(logged.length, 1);
 });
 

@@ -50,7 +50,15 @@ const INVALID_REQUESTS: ReadonlyArray<{ rpc: string; call: () => Promise<unknown
   },
   {
     rpc: 'PayElectricity',
-    call: () => core.purchase.payElectricity({ accountId, disco: 'phcn', meterNumber: 'abc', meterType: 'smart', amountKobo: 999_99n, phone: '123' }),
+    call: () =>
+      core.purchase.payElectricity({
+        accountId,
+        disco: 'phcn',
+        meterNumber: 'abc',
+        meterType: 'smart',
+        amountKobo: 999_99n,
+        phone: '123',
+      }),
     fields: ['disco', 'meter_number', 'meter_type', 'amount', 'phone'],
   },
   {
@@ -60,7 +68,13 @@ const INVALID_REQUESTS: ReadonlyArray<{ rpc: string; call: () => Promise<unknown
   },
   {
     rpc: 'SendBulkSms',
-    call: () => core.purchase.sendBulkSms({ accountId, sender: 'Sender Name Too Long', recipients: ['08031234567', '555'], message: '' }),
+    call: () =>
+      core.purchase.sendBulkSms({
+        accountId,
+        sender: 'Sender Name Too Long',
+        recipients: ['08031234567', '555'],
+        message: '',
+      }),
     fields: ['sender', 'message', 'recipients[1]'],
   },
   {
@@ -70,7 +84,14 @@ const INVALID_REQUESTS: ReadonlyArray<{ rpc: string; call: () => Promise<unknown
   },
   {
     rpc: 'BuyAirtime with a malformed request_id',
-    call: () => core.purchase.buyAirtime({ accountId, network: 'mtn', phone: '08031234567', amountKobo: 100_00n, requestId: 'has spaces in it' }),
+    call: () =>
+      core.purchase.buyAirtime({
+        accountId,
+        network: 'mtn',
+        phone: '08031234567',
+        amountKobo: 100_00n,
+        requestId: 'has spaces in it',
+      }),
     fields: ['request_id'],
   },
   {
@@ -91,7 +112,9 @@ for (const { rpc, call, fields } of INVALID_REQUESTS) {
 }
 
 test('a request with several bad fields has a message that names them all', async () => {
-  const refused = await rejection(core.purchase.buyAirtime({ accountId, network: 'etisalat', phone: '0803', amountKobo: 49_99n }));
+  const refused = await rejection(
+    core.purchase.buyAirtime({ accountId, network: 'etisalat', phone: '0803', amountKobo: 49_99n }),
+  );
   assert.match(refused.message, /network, phone, amount/);
 });
 
@@ -105,7 +128,9 @@ test('an unknown account is NOT_FOUND with reason NOT_FOUND', async () => {
 
 test('a short balance is FAILED_PRECONDITION with reason INSUFFICIENT_BALANCE and the amounts in metadata', async () => {
   const poor = await core.createApiAccount({ balanceKobo: 10_00 });
-  const refused = await rejection(core.purchase.buyAirtime({ accountId: poor.accountId, network: 'mtn', phone: '08031234567', amountKobo: 100_00n }));
+  const refused = await rejection(
+    core.purchase.buyAirtime({ accountId: poor.accountId, network: 'mtn', phone: '08031234567', amountKobo: 100_00n }),
+  );
   assert.is(refused.code, Code.FailedPrecondition);
   assert.is(refused.reason, 'INSUFFICIENT_BALANCE');
   assert.equal(refused.metadata, { balance_kobo: '1000', charge_kobo: '9700' });
@@ -113,7 +138,9 @@ test('a short balance is FAILED_PRECONDITION with reason INSUFFICIENT_BALANCE an
 });
 
 test('a definitive provider failure is ABORTED with reason PROVIDER_FAILED, the reference and the refund in metadata', async () => {
-  const refused = await rejection(core.purchase.buyAirtime({ accountId, network: 'mtn', phone: '08031239999', amountKobo: 100_00n }));
+  const refused = await rejection(
+    core.purchase.buyAirtime({ accountId, network: 'mtn', phone: '08031239999', amountKobo: 100_00n }),
+  );
   assert.is(refused.code, Code.Aborted);
   assert.is(refused.reason, 'PROVIDER_FAILED');
   assert.match(refused.metadata.reference ?? '', /^\d{12}[A-Z0-9]{10}$/);

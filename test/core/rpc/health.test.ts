@@ -49,17 +49,23 @@ test('Health.Check of a service the core does not serve is NOT_FOUND', async () 
 
 test('reflection lets buf curl list every method of the three services and health', async () => {
   // Asynchronous on purpose: the core answers reflection from this same process.
-  const { stdout } = await promisify(execFile)(BUF, ['curl', '--list-methods', '--protocol', 'grpc', '--http2-prior-knowledge', core.url], {
-    encoding: 'utf8',
-    timeout: BUF_TIMEOUT_MS,
-  });
+  const { stdout } = await promisify(execFile)(
+    BUF,
+    ['curl', '--list-methods', '--protocol', 'grpc', '--http2-prior-knowledge', core.url],
+    {
+      encoding: 'utf8',
+      timeout: BUF_TIMEOUT_MS,
+    },
+  );
   const listed = new Set(
     stdout
       .split('\n')
       .map((line) => line.trim())
       .filter(Boolean),
   );
-  const expected = [PurchaseService, AuthService, AdminService].flatMap((service) => service.methods.map((m) => `${service.typeName}/${m.name}`));
+  const expected = [PurchaseService, AuthService, AdminService].flatMap((service) =>
+    service.methods.map((m) => `${service.typeName}/${m.name}`),
+  );
   for (const method of [...expected, 'grpc.health.v1.Health/Check']) {
     assert.ok(listed.has(method), `${method} is listed`);
   }

@@ -25,7 +25,9 @@ let sequence = 0;
 async function signedIn(accountId: string, role: UserRole): Promise<string> {
   sequence += 1;
   const email = `hooks${sequence}@example.com`;
-  const { invitation } = await core.clientWithToken(UserAdminService, core.adminToken).inviteUser({ accountId, email, role });
+  const { invitation } = await core
+    .clientWithToken(UserAdminService, core.adminToken)
+    .inviteUser({ accountId, email, role });
   await holder().acceptInvitation({ invitationToken: invitation!.invitationToken, password: PASSWORD });
   const answer = await holder().signIn({ email, password: PASSWORD, clientIp: '198.51.100.7' });
   assert.is(answer.outcome, SignInOutcome.SIGNED_IN);
@@ -63,7 +65,10 @@ test('an owner sets the URL (secret once), sends a test event the receiver verif
 
   const set = await holder().setWebhook({ sessionToken: session, url: receiver.url });
   assert.match(set.secret, /^whsec_[A-Za-z0-9_-]{43}$/);
-  assert.equal([set.webhook?.accountId, set.webhook?.mode, set.webhook?.url, set.webhook?.enabled], [accountId, Mode.LIVE, receiver.url, true]);
+  assert.equal(
+    [set.webhook?.accountId, set.webhook?.mode, set.webhook?.url, set.webhook?.enabled],
+    [accountId, Mode.LIVE, receiver.url, true],
+  );
   assert.is(set.webhook?.secretHint, `…${set.secret.slice(-4)}`, 'the hint is the end of the secret');
 
   const read = await holder().getWebhook({ sessionToken: session, mode: Mode.LIVE });
@@ -99,7 +104,10 @@ test('an owner sets the URL (secret once), sends a test event the receiver verif
   await receiver.waitFor(seen + 2);
   const second = receiver.received.find((r) => r.json.id === next.delivery!.eventId)!;
   assert.ok(signedWith(second.headers['prepaid-signature'], second.raw, rotated.secret), 'signed with the new secret');
-  assert.ok(signedWith(second.headers['prepaid-signature'], second.raw, set.secret), 'and with the old one during the rotation');
+  assert.ok(
+    signedWith(second.headers['prepaid-signature'], second.raw, set.secret),
+    'and with the old one during the rotation',
+  );
 
   const disabled = await holder().disableWebhook({ sessionToken: session });
   assert.is(disabled.webhook?.enabled, false);
@@ -187,7 +195,11 @@ test('a viewer reads the webhook and its deliveries but the core refuses every c
     assert.is(refused.reason, 'PERMISSION_DENIED');
   }
   const after = await holder().getWebhook({ sessionToken: owner });
-  assert.equal([after.webhook?.url, after.webhook?.enabled, after.webhook?.secretHint], [receiver.url, true, set.webhook?.secretHint], 'nothing changed');
+  assert.equal(
+    [after.webhook?.url, after.webhook?.enabled, after.webhook?.secretHint],
+    [receiver.url, true, set.webhook?.secretHint],
+    'nothing changed',
+  );
   assert.is((await holder().listDeliveries({ sessionToken: owner })).deliveries.length, 1, 'no event was recorded');
   assert.is(receiver.received.length, seen, 'nothing was sent');
 

@@ -76,7 +76,12 @@ for (const [network, chargedKobo] of AIRTIME) {
     assert.is(res.replayed, false);
     assert.is(res.transaction!.service, network);
     assert.is(res.transaction!.recipient, '08031234567');
-    await assertSettled(accountId, res.transaction, { product: Product.AIRTIME, faceKobo: 100_00, chargedKobo, balanceBeforeKobo: BigInt(FUNDS_KOBO) });
+    await assertSettled(accountId, res.transaction, {
+      product: Product.AIRTIME,
+      faceKobo: 100_00,
+      chargedKobo,
+      balanceBeforeKobo: BigInt(FUNDS_KOBO),
+    });
   });
 }
 
@@ -86,7 +91,12 @@ test('BuyData: MTN 500MB (plan 1, 500 Naira) charges the API price of 470 Naira'
   assert.is(res.transaction!.planId, 1n);
   assert.is(res.transaction!.planLabel, '500MB (7 days)');
   assert.is(res.transaction!.service, 'mtn');
-  await assertSettled(accountId, res.transaction, { product: Product.DATA, faceKobo: 500_00, chargedKobo: 470_00, balanceBeforeKobo: BigInt(FUNDS_KOBO) });
+  await assertSettled(accountId, res.transaction, {
+    product: Product.DATA,
+    faceKobo: 500_00,
+    chargedKobo: 470_00,
+    balanceBeforeKobo: BigInt(FUNDS_KOBO),
+  });
 });
 
 test('ListPlans: active plans of every network at the API price', async () => {
@@ -94,7 +104,10 @@ test('ListPlans: active plans of every network at the API price', async () => {
   const { plans } = await core.purchase.listPlans({ accountId, network: '' });
   assert.equal([...new Set(plans.map((p) => p.network))].sort(), ['9mobile', 'airtel', 'glo', 'mtn']);
   const plan1 = plans.find((p) => p.planId === 1n)!;
-  assert.equal([plan1.network, plan1.label, plan1.validity, plan1.faceValueKobo, plan1.priceKobo], ['mtn', '500MB', '7 days', 500_00n, 470_00n]);
+  assert.equal(
+    [plan1.network, plan1.label, plan1.validity, plan1.faceValueKobo, plan1.priceKobo],
+    ['mtn', '500MB', '7 days', 500_00n, 470_00n],
+  );
 });
 
 test('ListPlans: the network filter returns only that network', async () => {
@@ -112,7 +125,13 @@ test('ListPlans: the network filter returns only that network', async () => {
 
 test('PayElectricity: 1,000 Naira prepaid charges 995 Naira and returns a token and units', async () => {
   const accountId = await funded();
-  const res = await core.purchase.payElectricity({ accountId, disco: 'ikedc', meterNumber: '45012345678', meterType: 'prepaid', amountKobo: 1_000_00n });
+  const res = await core.purchase.payElectricity({
+    accountId,
+    disco: 'ikedc',
+    meterNumber: '45012345678',
+    meterType: 'prepaid',
+    amountKobo: 1_000_00n,
+  });
   assert.match(res.transaction!.token, TOKEN);
   assert.match(res.transaction!.units, /^\d+\.\d kWh$/);
   assert.is(res.transaction!.meterType, 'prepaid');
@@ -126,10 +145,20 @@ test('PayElectricity: 1,000 Naira prepaid charges 995 Naira and returns a token 
 
 test('PayCable: DStv Padi (2,500 Naira) charges 2,475 Naira and names the package', async () => {
   const accountId = await funded();
-  const res = await core.purchase.payCable({ accountId, provider: 'dstv', smartCard: '7041234567', packageCode: 'DSTV PADI' });
+  const res = await core.purchase.payCable({
+    accountId,
+    provider: 'dstv',
+    smartCard: '7041234567',
+    packageCode: 'DSTV PADI',
+  });
   assert.is(res.transaction!.packageCode, 'DSTV PADI');
   assert.is(res.transaction!.planLabel, 'DStv Padi');
-  await assertSettled(accountId, res.transaction, { product: Product.CABLE, faceKobo: 2_500_00, chargedKobo: 2_475_00, balanceBeforeKobo: BigInt(FUNDS_KOBO) });
+  await assertSettled(accountId, res.transaction, {
+    product: Product.CABLE,
+    faceKobo: 2_500_00,
+    chargedKobo: 2_475_00,
+    balanceBeforeKobo: BigInt(FUNDS_KOBO),
+  });
 });
 
 test('SendBulkSms: 161 characters to 3 numbers is 2 pages x 3 x 3.50 Naira = 21 Naira', async () => {
@@ -138,12 +167,19 @@ test('SendBulkSms: 161 characters to 3 numbers is 2 pages x 3 x 3.50 Naira = 21 
   const res = await core.purchase.sendBulkSms({ accountId, sender: 'ShopRite', recipients, message: 'a'.repeat(161) });
   assert.is(res.transaction!.smsSent, 3);
   assert.is(res.transaction!.smsPages, 2);
-  await assertSettled(accountId, res.transaction, { product: Product.BULK_SMS, faceKobo: 21_00, chargedKobo: 21_00, balanceBeforeKobo: BigInt(FUNDS_KOBO) });
+  await assertSettled(accountId, res.transaction, {
+    product: Product.BULK_SMS,
+    faceKobo: 21_00,
+    chargedKobo: 21_00,
+    balanceBeforeKobo: BigInt(FUNDS_KOBO),
+  });
 });
 
 test('GetTransaction: answers the purchase as it was settled', async () => {
   const accountId = await funded();
-  const bought = (await core.purchase.buyAirtime({ accountId, network: 'glo', phone: '08051234567', amountKobo: 200_00n })).transaction!;
+  const bought = (
+    await core.purchase.buyAirtime({ accountId, network: 'glo', phone: '08051234567', amountKobo: 200_00n })
+  ).transaction!;
   const { transaction } = await core.purchase.getTransaction({ accountId, reference: bought.reference });
   assert.is(transaction!.reference, bought.reference);
   assert.is(transaction!.status, TransactionStatus.SUCCESS);
@@ -154,7 +190,9 @@ test('GetTransaction: answers the purchase as it was settled', async () => {
 
 test("ListTransactions: the account's purchases, newest first", async () => {
   const accountId = await funded();
-  const first = (await core.purchase.buyAirtime({ accountId, network: 'mtn', phone: '08031234567', amountKobo: 100_00n })).transaction!;
+  const first = (
+    await core.purchase.buyAirtime({ accountId, network: 'mtn', phone: '08031234567', amountKobo: 100_00n })
+  ).transaction!;
   await new Promise((resolve) => setTimeout(resolve, 5));
   const second = (await core.purchase.buyData({ accountId, planId: 101n, phone: '08051234567' })).transaction!;
   const { transactions, nextPageToken } = await core.purchase.listTransactions({ accountId });

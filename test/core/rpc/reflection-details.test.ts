@@ -8,7 +8,12 @@
 
 import { create, createFileRegistry, type DescMessage, fromBinary } from '@bufbuild/protobuf';
 import { BinaryReader, BinaryWriter, WireType } from '@bufbuild/protobuf/wire';
-import { anyUnpack, type FileDescriptorProto, FileDescriptorProtoSchema, FileDescriptorSetSchema } from '@bufbuild/protobuf/wkt';
+import {
+  anyUnpack,
+  type FileDescriptorProto,
+  FileDescriptorProtoSchema,
+  FileDescriptorSetSchema,
+} from '@bufbuild/protobuf/wkt';
 import * as grpc from '@grpc/grpc-js';
 import * as assert from 'uvu/assert';
 import { startCore, type TestCore } from '../../helpers/core.js';
@@ -33,7 +38,11 @@ const identity = (bytes: Buffer) => bytes;
 async function reflect(field: 3 | 4, value: string): Promise<FileDescriptorProto[]> {
   const client = new grpc.Client(core.url.replace('http://', ''), grpc.credentials.createInsecure());
   try {
-    const call = client.makeBidiStreamRequest<Buffer, Buffer>('/grpc.reflection.v1.ServerReflection/ServerReflectionInfo', identity, identity);
+    const call = client.makeBidiStreamRequest<Buffer, Buffer>(
+      '/grpc.reflection.v1.ServerReflection/ServerReflectionInfo',
+      identity,
+      identity,
+    );
     const answer = new Promise<Buffer>((resolve, reject) => {
       call.once('data', resolve);
       call.once('error', reject);
@@ -70,11 +79,18 @@ async function failingCallDetails(): Promise<Buffer> {
   try {
     return await new Promise<Buffer>((resolve, reject) => {
       // prepaid.v1.PurchaseService/BuyAirtime with an empty request: every field is missing.
-      client.makeUnaryRequest('/prepaid.v1.PurchaseService/BuyAirtime', identity, identity, Buffer.alloc(0), metadata, (error) => {
-        const details = error?.metadata?.get('grpc-status-details-bin')[0];
-        if (Buffer.isBuffer(details)) resolve(details);
-        else reject(new Error(`expected an error with details, got ${String(error)}`));
-      });
+      client.makeUnaryRequest(
+        '/prepaid.v1.PurchaseService/BuyAirtime',
+        identity,
+        identity,
+        Buffer.alloc(0),
+        metadata,
+        (error) => {
+          const details = error?.metadata?.get('grpc-status-details-bin')[0];
+          if (Buffer.isBuffer(details)) resolve(details);
+          else reject(new Error(`expected an error with details, got ${String(error)}`));
+        },
+      );
     });
   } finally {
     client.close();
@@ -89,7 +105,10 @@ test('a reflection-only client decodes Status, ErrorInfo and BadRequest from a r
     for (const file of found) files.set(file.name, file);
   }
   // Then every file they import, by name, as a generic client resolves dependencies.
-  for (let missing = [...files.values()].flatMap((f) => f.dependency).filter((d) => !files.has(d)); missing.length > 0; ) {
+  for (
+    let missing = [...files.values()].flatMap((f) => f.dependency).filter((d) => !files.has(d));
+    missing.length > 0;
+  ) {
     for (const name of missing) for (const file of await reflect(3, name)) files.set(file.name, file);
     missing = [...files.values()].flatMap((f) => f.dependency).filter((d) => !files.has(d));
   }
@@ -105,16 +124,28 @@ test('a reflection-only client decodes Status, ErrorInfo and BadRequest from a r
   const registry = createFileRegistry(create(FileDescriptorSetSchema, { file: ordered }));
   const message = (name: string) => registry.getMessage(name) as DescMessage;
 
-  const status = fromBinary(message('google.rpc.Status'), await failingCallDetails()) as unknown as { code: number; message: string; details: never[] };
+  const status = fromBinary(message('google.rpc.Status'), await failingCallDetails()) as unknown as {
+    code: number;
+    message: string;
+    details: never[];
+  };
   assert.is(status.code, grpc.status.INVALID_ARGUMENT);
   const unpacked = status.details.map(
-    (any) => anyUnpack(any, registry) as unknown as { $typeName: string; reason?: string; fieldViolations?: { field: string }[] },
+    (any) =>
+      anyUnpack(any, registry) as unknown as {
+        $typeName: string;
+        reason?: string;
+        fieldViolations?: { field: string }[];
+      },
   );
   const info = unpacked.find((d) => d.$typeName === 'google.rpc.ErrorInfo');
   const bad = unpacked.find((d) => d.$typeName === 'google.rpc.BadRequest');
   assert.is(info?.reason, 'INVALID_PARAMETER');
   const fields = (bad?.fieldViolations ?? []).map((v) => v.field);
-  assert.ok(fields.length > 0 && fields.every((field) => field !== ''), `the field violations name the fields: ${fields.join(', ')}`);
+  assert.ok(
+    fields.length > 0 && fields.every((field) => field !== ''),
+    `the field violations name the fields: ${fields.join(', ')}`,
+  );
 });
 
 test.run();

@@ -38,7 +38,9 @@ export async function rejection(call: Promise<unknown>): Promise<Rejection> {
       violations: (badRequest?.fieldViolations ?? []).map((v) => ({ field: v.field, description: v.description })),
     };
   }
-  throw new Error(`expected the call to fail, it answered ${JSON.stringify(result, (_, v) => (typeof v === 'bigint' ? String(v) : v))}`);
+  throw new Error(
+    `expected the call to fail, it answered ${JSON.stringify(result, (_, v) => (typeof v === 'bigint' ? String(v) : v))}`,
+  );
 }
 
 /** An account's money and the provider calls so far, to compare before and after a call. */

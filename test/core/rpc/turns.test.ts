@@ -40,12 +40,17 @@ test('callers go in the order they came, each in a turn of the event loop no oth
 
 test('pages asked for all at once, beside purchases, all answer with the right page', async () => {
   const accountId = (await core.createApiAccount({ balanceKobo: 1_000_000_00 })).accountId;
-  for (let i = 0; i < 5; i += 1) await core.purchase.buyAirtime({ accountId, network: 'mtn', phone: '08031234567', amountKobo: 100_00n });
-  const expected = (await core.purchase.listTransactions({ accountId, pageSize: 3 })).transactions.map((t) => t.reference);
+  for (let i = 0; i < 5; i += 1)
+    await core.purchase.buyAirtime({ accountId, network: 'mtn', phone: '08031234567', amountKobo: 100_00n });
+  const expected = (await core.purchase.listTransactions({ accountId, pageSize: 3 })).transactions.map(
+    (t) => t.reference,
+  );
   assert.is(expected.length, 3);
 
   const pages = Array.from({ length: 20 }, () => core.purchase.listTransactions({ accountId, pageSize: 3 }));
-  const purchases = Array.from({ length: 5 }, () => core.purchase.buyAirtime({ accountId, network: 'mtn', phone: '08031234567', amountKobo: 100_00n }));
+  const purchases = Array.from({ length: 5 }, () =>
+    core.purchase.buyAirtime({ accountId, network: 'mtn', phone: '08031234567', amountKobo: 100_00n }),
+  );
   const [answered, bought] = await Promise.all([Promise.all(pages), Promise.all(purchases)]);
   assert.is(bought.length, 5);
   for (const page of answered) {
@@ -53,7 +58,8 @@ test('pages asked for all at once, beside purchases, all answer with the right p
     // A page is the newest three at the time it was read: the purchases beside it may come first.
     const references = page.transactions.map((t) => t.reference);
     const known = new Set([...expected, ...bought.map((b) => b.transaction!.reference)]);
-    for (const reference of references) assert.ok(known.has(reference), `${reference} is one of the account's transactions`);
+    for (const reference of references)
+      assert.ok(known.has(reference), `${reference} is one of the account's transactions`);
     assert.ok(page.nextPageToken !== '', 'more pages follow');
   }
   const after = await core.purchase.listTransactions({ accountId, pageSize: 100 });

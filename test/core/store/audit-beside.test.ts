@@ -30,7 +30,14 @@ beside.before.each(async () => {
   filename = join(dir, 'prepaid.db');
   store = openSqliteStore({ filename });
   await store.accounts.create({ accountId: 'acct-1', name: 'Ada', tierId: 'standard', createdAt: new Date(1_000) });
-  await store.wallet.credit({ mode: 'live', accountId: 'acct-1', amountKobo: kobo(1_000_000), reference: 'CR-1', memo: 'opening', at: new Date(2_000) });
+  await store.wallet.credit({
+    mode: 'live',
+    accountId: 'acct-1',
+    amountKobo: kobo(1_000_000),
+    reference: 'CR-1',
+    memo: 'opening',
+    at: new Date(2_000),
+  });
 });
 
 beside.after.each(async () => {
@@ -64,8 +71,19 @@ beside('purchases made while the check reads complete, and the check answers for
 
   // The check now holds a read transaction on its own connection; the store's writer goes on.
   for (let i = 0; i < 15; i += 1) await purchase();
-  await store.wallet.credit({ mode: 'live', accountId: 'acct-1', amountKobo: kobo(5_000), reference: 'CR-2', memo: 'top-up', at: new Date(9_000) });
-  assert.is((await store.accounts.get('acct-1'))?.balanceKobo, 1_000_000 + 5_000 - 35 * 9_800, 'the writes made during the check are committed');
+  await store.wallet.credit({
+    mode: 'live',
+    accountId: 'acct-1',
+    amountKobo: kobo(5_000),
+    reference: 'CR-2',
+    memo: 'top-up',
+    at: new Date(9_000),
+  });
+  assert.is(
+    (await store.accounts.get('acct-1'))?.balanceKobo,
+    1_000_000 + 5_000 - 35 * 9_800,
+    'the writes made during the check are committed',
+  );
 
   check.release();
   const audit = await check.result;
@@ -93,7 +111,10 @@ beside('an abandoned check ends at once and says why', async () => {
 
 beside('one check at a time: a second one asked for meanwhile is refused with a reason', async () => {
   let finish!: (audit: LedgerAudit) => void;
-  const slow: Store['wallet'] = { ...store.wallet, audit: () => new Promise<LedgerAudit>((resolve) => (finish = resolve)) };
+  const slow: Store['wallet'] = {
+    ...store.wallet,
+    audit: () => new Promise<LedgerAudit>((resolve) => (finish = resolve)),
+  };
   const events: string[] = [];
   const ledgerCheck = createLedgerCheck({ wallet: slow, log: (event) => events.push(event) });
   const first = ledgerCheck.check();

@@ -170,7 +170,11 @@ async function auditWallet(h: Harness, accountId: string, mode: Mode): Promise<v
       assert.is(entry.balanceAfterKobo, running, `balance after entry ${entry.entryId} is the running sum`);
       assert.ok(running >= 0, 'the balance never went negative');
     }
-    assert.is(balanceOf(account, mode), running, `${mode} balance of ${accountId} equals the sum of its ledger entries`);
+    assert.is(
+      balanceOf(account, mode),
+      running,
+      `${mode} balance of ${accountId} equals the sum of its ledger entries`,
+    );
   }
 }
 
@@ -207,9 +211,21 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
 
   define('accounts', (it) => {
     it('a new account starts at zero and reads back as created', async (h) => {
-      const created = await h.store.accounts.create({ accountId: 'acct-1', name: 'Ada Stores', tierId: 'standard', createdAt: at(5) });
+      const created = await h.store.accounts.create({
+        accountId: 'acct-1',
+        name: 'Ada Stores',
+        tierId: 'standard',
+        createdAt: at(5),
+      });
       h.accountIds.add('acct-1');
-      assert.equal(created, { accountId: 'acct-1', name: 'Ada Stores', tierId: 'standard', balanceKobo: kobo(0), testBalanceKobo: kobo(0), createdAt: at(5) });
+      assert.equal(created, {
+        accountId: 'acct-1',
+        name: 'Ada Stores',
+        tierId: 'standard',
+        balanceKobo: kobo(0),
+        testBalanceKobo: kobo(0),
+        createdAt: at(5),
+      });
       assert.equal(await h.store.accounts.get('acct-1'), created);
     });
 
@@ -247,10 +263,42 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
     it("an account's keys list newest first, revoked ones included, other accounts' excluded", async (h) => {
       const accountId = await h.account();
       const other = await h.account();
-      await h.store.keys.insert({ publicKey: 'pk_old', accountId, secretHash: 'h1', allowedIps: [], revoked: true, mode: 'live', createdAt: at(1) });
-      await h.store.keys.insert({ publicKey: 'pk_new', accountId, secretHash: 'h2', allowedIps: [], revoked: false, mode: 'live', createdAt: at(9) });
-      await h.store.keys.insert({ publicKey: 'pk_mid', accountId, secretHash: 'h3', allowedIps: [], revoked: false, mode: 'live', createdAt: at(5) });
-      await h.store.keys.insert({ publicKey: 'pk_theirs', accountId: other, secretHash: 'h4', allowedIps: [], revoked: false, mode: 'live', createdAt: at(7) });
+      await h.store.keys.insert({
+        publicKey: 'pk_old',
+        accountId,
+        secretHash: 'h1',
+        allowedIps: [],
+        revoked: true,
+        mode: 'live',
+        createdAt: at(1),
+      });
+      await h.store.keys.insert({
+        publicKey: 'pk_new',
+        accountId,
+        secretHash: 'h2',
+        allowedIps: [],
+        revoked: false,
+        mode: 'live',
+        createdAt: at(9),
+      });
+      await h.store.keys.insert({
+        publicKey: 'pk_mid',
+        accountId,
+        secretHash: 'h3',
+        allowedIps: [],
+        revoked: false,
+        mode: 'live',
+        createdAt: at(5),
+      });
+      await h.store.keys.insert({
+        publicKey: 'pk_theirs',
+        accountId: other,
+        secretHash: 'h4',
+        allowedIps: [],
+        revoked: false,
+        mode: 'live',
+        createdAt: at(7),
+      });
       const listed = await h.store.keys.listByAccount(accountId);
       assert.equal(
         listed.map((k) => k.publicKey),
@@ -261,7 +309,15 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
 
     it('revoke marks the key revoked and returns it; an unknown key is null', async (h) => {
       const accountId = await h.account();
-      await h.store.keys.insert({ publicKey: 'pk_r', accountId, secretHash: 'h', allowedIps: [], revoked: false, mode: 'live', createdAt: at(1) });
+      await h.store.keys.insert({
+        publicKey: 'pk_r',
+        accountId,
+        secretHash: 'h',
+        allowedIps: [],
+        revoked: false,
+        mode: 'live',
+        createdAt: at(1),
+      });
       const revoked = await h.store.keys.revoke('pk_r');
       assert.is(revoked?.revoked, true);
       assert.is((await h.store.keys.find('pk_r'))?.revoked, true);
@@ -291,7 +347,15 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
     /** A live key of a new account, its public key unique to this test. */
     async function key(h: Harness): Promise<string> {
       const publicKey = h.unique('pk');
-      await h.store.keys.insert({ publicKey, accountId: await h.account(), secretHash: 'h', allowedIps: [], revoked: false, mode: 'live', createdAt: at(1) });
+      await h.store.keys.insert({
+        publicKey,
+        accountId: await h.account(),
+        secretHash: 'h',
+        allowedIps: [],
+        revoked: false,
+        mode: 'live',
+        createdAt: at(1),
+      });
       return publicKey;
     }
 
@@ -330,7 +394,10 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
 
     it('two writers at once keep the later time', async (h) => {
       const publicKey = await key(h);
-      await Promise.all([h.store.keyUse.recordUses(new Map([[publicKey, at(300)]])), h.store.keyUse.recordUses(new Map([[publicKey, at(200)]]))]);
+      await Promise.all([
+        h.store.keyUse.recordUses(new Map([[publicKey, at(300)]])),
+        h.store.keyUse.recordUses(new Map([[publicKey, at(200)]])),
+      ]);
       assert.equal(await h.store.keyUse.lastUses([publicKey]), new Map([[publicKey, at(300)]]));
     });
   });
@@ -345,7 +412,12 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
 
     it('tiers upsert, read back and update in place', async (h) => {
       assert.equal(await h.store.catalog.upsertTier(standard), standard);
-      const api = { tierId: 'api', name: 'API', apiAccess: true, discounts: [{ product: 'data' as const, service: '', basisPoints: 150 }] };
+      const api = {
+        tierId: 'api',
+        name: 'API',
+        apiAccess: true,
+        discounts: [{ product: 'data' as const, service: '', basisPoints: 150 }],
+      };
       await h.store.catalog.upsertTier(api);
       assert.equal(await h.store.catalog.getTier('api'), api);
       const renamed = { ...standard, name: 'Standard plus', discounts: [] };
@@ -381,7 +453,12 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       const after = await h.store.catalog.upsertPlan(plan('airtel', '500MB'));
       assert.is(after.planId, 41, 'allocation continues past the largest id');
 
-      const updated = await h.store.catalog.upsertPlan({ ...first, label: '1.5GB', active: false, tierPricesKobo: { standard: kobo(97_000) } });
+      const updated = await h.store.catalog.upsertPlan({
+        ...first,
+        label: '1.5GB',
+        active: false,
+        tierPricesKobo: { standard: kobo(97_000) },
+      });
       assert.is(updated.planId, first.planId);
       assert.equal(await h.store.catalog.getPlan(first.planId), updated);
       assert.is((await h.store.catalog.listPlans()).length, 4, 'an update does not add a plan');
@@ -389,21 +466,65 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
     });
 
     it('listPlans orders by network then id, and filters by network and activity', async (h) => {
-      const base = { validity: '30 days', faceValueKobo: kobo(50_000), tierPricesKobo: { standard: kobo(49_000) }, providerCode: '' };
-      const mtnA = await h.store.catalog.upsertPlan({ ...base, planId: 0, network: 'mtn', label: 'a', active: true, providerCode: '' });
-      const airtel = await h.store.catalog.upsertPlan({ ...base, planId: 0, network: 'airtel', label: 'b', active: true, providerCode: '' });
-      const mtnB = await h.store.catalog.upsertPlan({ ...base, planId: 0, network: 'mtn', label: 'c', active: false, providerCode: '' });
-      const glo = await h.store.catalog.upsertPlan({ ...base, planId: 0, network: 'glo', label: 'd', active: true, providerCode: '' });
+      const base = {
+        validity: '30 days',
+        faceValueKobo: kobo(50_000),
+        tierPricesKobo: { standard: kobo(49_000) },
+        providerCode: '',
+      };
+      const mtnA = await h.store.catalog.upsertPlan({
+        ...base,
+        planId: 0,
+        network: 'mtn',
+        label: 'a',
+        active: true,
+        providerCode: '',
+      });
+      const airtel = await h.store.catalog.upsertPlan({
+        ...base,
+        planId: 0,
+        network: 'airtel',
+        label: 'b',
+        active: true,
+        providerCode: '',
+      });
+      const mtnB = await h.store.catalog.upsertPlan({
+        ...base,
+        planId: 0,
+        network: 'mtn',
+        label: 'c',
+        active: false,
+        providerCode: '',
+      });
+      const glo = await h.store.catalog.upsertPlan({
+        ...base,
+        planId: 0,
+        network: 'glo',
+        label: 'd',
+        active: true,
+        providerCode: '',
+      });
       const ids = (plans: PlanRecord[]) => plans.map((p) => p.planId);
       assert.equal(ids(await h.store.catalog.listPlans()), [airtel.planId, glo.planId, mtnA.planId, mtnB.planId]);
       assert.equal(ids(await h.store.catalog.listPlans({ network: 'mtn' })), [mtnA.planId, mtnB.planId]);
-      assert.equal(ids(await h.store.catalog.listPlans({ activeOnly: true })), [airtel.planId, glo.planId, mtnA.planId]);
+      assert.equal(ids(await h.store.catalog.listPlans({ activeOnly: true })), [
+        airtel.planId,
+        glo.planId,
+        mtnA.planId,
+      ]);
       assert.equal(ids(await h.store.catalog.listPlans({ network: 'mtn', activeOnly: true })), [mtnA.planId]);
       assert.equal(await h.store.catalog.listPlans({ network: '9mobile' }), []);
     });
 
     it('cable packages upsert by provider and code, and list by provider', async (h) => {
-      const compact = { provider: 'dstv', packageCode: 'compact', name: 'DStv Compact', priceKobo: kobo(1_250_000), active: true, providerCode: '' };
+      const compact = {
+        provider: 'dstv',
+        packageCode: 'compact',
+        name: 'DStv Compact',
+        priceKobo: kobo(1_250_000),
+        active: true,
+        providerCode: '',
+      };
       assert.equal(await h.store.catalog.upsertCablePackage(compact), compact);
       await h.store.catalog.upsertCablePackage({
         provider: 'gotv',
@@ -424,9 +545,16 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       const repriced = { ...compact, priceKobo: kobo(1_350_000), active: false, providerCode: '' };
       assert.equal(await h.store.catalog.upsertCablePackage(repriced), repriced);
       assert.equal(await h.store.catalog.getCablePackage('dstv', 'compact'), repriced);
-      assert.is((await h.store.catalog.getCablePackage('gotv', 'compact'))?.priceKobo, 500_000, 'same code, other provider');
+      assert.is(
+        (await h.store.catalog.getCablePackage('gotv', 'compact'))?.priceKobo,
+        500_000,
+        'same code, other provider',
+      );
       assert.is(await h.store.catalog.getCablePackage('startimes', 'compact'), null);
-      assert.equal((await h.store.catalog.listCablePackages({ provider: 'dstv' })).map((p) => p.packageCode).sort(), ['compact', 'padi']);
+      assert.equal((await h.store.catalog.listCablePackages({ provider: 'dstv' })).map((p) => p.packageCode).sort(), [
+        'compact',
+        'padi',
+      ]);
       assert.is((await h.store.catalog.listCablePackages()).length, 3);
     });
 
@@ -462,7 +590,16 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
             providerCode: '',
           },
         ],
-        cablePackages: [{ provider: 'gotv', packageCode: 'max', name: 'GOtv Max', priceKobo: kobo(720_000), active: true, providerCode: '' }],
+        cablePackages: [
+          {
+            provider: 'gotv',
+            packageCode: 'max',
+            name: 'GOtv Max',
+            priceKobo: kobo(720_000),
+            active: true,
+            providerCode: '',
+          },
+        ],
         smsRateKobo: kobo(400),
       };
       assert.is(await h.store.catalog.seedIfEmpty(seed), true);
@@ -472,16 +609,29 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       assert.is(await h.store.catalog.getSmsRateKobo(), 400);
 
       await h.store.catalog.setSmsRateKobo(kobo(425));
-      const changed: CatalogSeed = { ...seed, tiers: [{ tierId: 'gold', name: 'Gold', apiAccess: true, discounts: [] }], smsRateKobo: kobo(999) };
+      const changed: CatalogSeed = {
+        ...seed,
+        tiers: [{ tierId: 'gold', name: 'Gold', apiAccess: true, discounts: [] }],
+        smsRateKobo: kobo(999),
+      };
       assert.is(await h.store.catalog.seedIfEmpty(changed), false);
       assert.is(await h.store.catalog.getTier('gold'), null);
       assert.is(await h.store.catalog.getSmsRateKobo(), 425);
-      assert.is((await h.store.catalog.upsertPlan({ ...seed.plans[0]!, planId: 0 })).planId, 3, 'allocation continues after seeded ids');
+      assert.is(
+        (await h.store.catalog.upsertPlan({ ...seed.plans[0]!, planId: 0 })).planId,
+        3,
+        'allocation continues after seeded ids',
+      );
     });
 
     it('seedIfEmpty does nothing when tiers exist already', async (h) => {
       await h.store.catalog.upsertTier(standard);
-      const seeded = await h.store.catalog.seedIfEmpty({ tiers: [{ ...standard, name: 'Seeded' }], plans: [], cablePackages: [], smsRateKobo: kobo(400) });
+      const seeded = await h.store.catalog.seedIfEmpty({
+        tiers: [{ ...standard, name: 'Seeded' }],
+        plans: [],
+        cablePackages: [],
+        smsRateKobo: kobo(400),
+      });
       assert.is(seeded, false);
       assert.is((await h.store.catalog.getTier('standard'))?.name, 'Standard');
     });
@@ -490,7 +640,14 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
   define('wallet credit', (it) => {
     it('a credit adds to the balance and writes a credit entry', async (h) => {
       const accountId = await h.account();
-      const first = await h.store.wallet.credit({ mode: 'live', accountId, amountKobo: kobo(250_000), reference: 'CR-1', memo: 'bank transfer', at: at(20) });
+      const first = await h.store.wallet.credit({
+        mode: 'live',
+        accountId,
+        amountKobo: kobo(250_000),
+        reference: 'CR-1',
+        memo: 'bank transfer',
+        at: at(20),
+      });
       assert.equal(first, {
         balanceKobo: kobo(250_000),
         replayed: false,
@@ -506,7 +663,14 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
           createdAt: at(20),
         },
       });
-      const second = await h.store.wallet.credit({ mode: 'live', accountId, amountKobo: kobo(50), reference: 'CR-2', memo: 'top up', at: at(21) });
+      const second = await h.store.wallet.credit({
+        mode: 'live',
+        accountId,
+        amountKobo: kobo(50),
+        reference: 'CR-2',
+        memo: 'top up',
+        at: at(21),
+      });
       assert.is(second?.balanceKobo, 250_050);
       assert.is(await h.balance(accountId), 250_050);
       assert.equal(
@@ -517,9 +681,23 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
 
     it('an operator credit retried with the same reference credits once and answers the first credit', async (h) => {
       const accountId = await h.account();
-      const input = { mode: 'live' as const, accountId, amountKobo: kobo(70_000), reference: 'GTB-0042', memo: 'bank transfer', at: at(20) };
+      const input = {
+        mode: 'live' as const,
+        accountId,
+        amountKobo: kobo(70_000),
+        reference: 'GTB-0042',
+        memo: 'bank transfer',
+        at: at(20),
+      };
       const first = await h.store.wallet.credit(input);
-      await h.store.wallet.credit({ mode: 'live' as const, accountId, amountKobo: kobo(5), reference: 'GTB-0043', memo: 'another', at: at(21) });
+      await h.store.wallet.credit({
+        mode: 'live' as const,
+        accountId,
+        amountKobo: kobo(5),
+        reference: 'GTB-0043',
+        memo: 'another',
+        at: at(21),
+      });
       const retried = await h.store.wallet.credit({ ...input, at: at(40) });
       assert.equal(retried, { ...first!, replayed: true }, 'the first credit, with the balance it left');
       assert.is(await h.balance(accountId), 70_005);
@@ -531,13 +709,34 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
 
     it('a retried reference with another amount writes nothing and returns the first credit', async (h) => {
       const accountId = await h.account();
-      await h.store.wallet.credit({ mode: 'live' as const, accountId, amountKobo: kobo(1_000), reference: 'R-1', memo: '', at: at(20) });
-      const other = await h.store.wallet.credit({ mode: 'live' as const, accountId, amountKobo: kobo(9_999), reference: 'R-1', memo: '', at: at(21) });
+      await h.store.wallet.credit({
+        mode: 'live' as const,
+        accountId,
+        amountKobo: kobo(1_000),
+        reference: 'R-1',
+        memo: '',
+        at: at(20),
+      });
+      const other = await h.store.wallet.credit({
+        mode: 'live' as const,
+        accountId,
+        amountKobo: kobo(9_999),
+        reference: 'R-1',
+        memo: '',
+        at: at(21),
+      });
       assert.is(other?.replayed, true);
       assert.is(other?.entry.amountKobo, 1_000, 'the caller compares the amounts');
       assert.is(await h.balance(accountId), 1_000);
       // The reference is the account's, in both modes: a test credit cannot reuse it either.
-      const test = await h.store.wallet.credit({ mode: 'test', accountId, amountKobo: kobo(1_000), reference: 'R-1', memo: '', at: at(22) });
+      const test = await h.store.wallet.credit({
+        mode: 'test',
+        accountId,
+        amountKobo: kobo(1_000),
+        reference: 'R-1',
+        memo: '',
+        at: at(22),
+      });
       assert.equal([test?.replayed, test?.entry.mode], [true, 'live'], 'the caller compares the wallets');
     });
 
@@ -545,7 +744,14 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       const a = await h.account();
       const b = await h.account();
       const credit = (accountId: string) =>
-        h.store.wallet.credit({ mode: 'live' as const, accountId, amountKobo: kobo(300), reference: 'SAME', memo: '', at: at(20) });
+        h.store.wallet.credit({
+          mode: 'live' as const,
+          accountId,
+          amountKobo: kobo(300),
+          reference: 'SAME',
+          memo: '',
+          at: at(20),
+        });
       const results = await Promise.all([credit(a), credit(a), credit(a), credit(b)]);
       assert.is(results.slice(0, 3).filter((r) => r?.replayed === false).length, 1, 'one of the three writes');
       assert.is(results[3]?.replayed, false, 'another account may use the same reference');
@@ -555,7 +761,17 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
     });
 
     it('a credit to an unknown account is null and writes nothing', async (h) => {
-      assert.is(await h.store.wallet.credit({ mode: 'live', accountId: 'nobody', amountKobo: kobo(100), reference: 'CR-x', memo: '', at: at(1) }), null);
+      assert.is(
+        await h.store.wallet.credit({
+          mode: 'live',
+          accountId: 'nobody',
+          amountKobo: kobo(100),
+          reference: 'CR-x',
+          memo: '',
+          at: at(1),
+        }),
+        null,
+      );
       assert.equal(await h.ledger('nobody'), []);
     });
 
@@ -564,7 +780,14 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       for (const amountKobo of [0, -500, 12.5, Number.NaN]) {
         let refused = false;
         try {
-          await h.store.wallet.credit({ mode: 'live', accountId, amountKobo: unchecked(amountKobo), reference: h.unique('bad'), memo: '', at: at(2) });
+          await h.store.wallet.credit({
+            mode: 'live',
+            accountId,
+            amountKobo: unchecked(amountKobo),
+            reference: h.unique('bad'),
+            memo: '',
+            at: at(2),
+          });
         } catch {
           refused = true;
         }
@@ -614,7 +837,14 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       assert.is(await h.store.transactions.get(tx.reference), null);
       assert.equal((await h.store.transactions.listByAccount(accountId, 'live', { limit: 10 })).items, []);
       // Nothing was written, so the idempotency key is still free once the wallet is funded.
-      await h.store.wallet.credit({ mode: 'live', accountId, amountKobo: kobo(5_000), reference: 'CR-more', memo: '', at: at(30) });
+      await h.store.wallet.credit({
+        mode: 'live',
+        accountId,
+        amountKobo: kobo(5_000),
+        reference: 'CR-more',
+        memo: '',
+        at: at(30),
+      });
       assert.is((await h.store.wallet.reserve(tx)).outcome, 'reserved');
     });
 
@@ -623,7 +853,10 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       const reserved = await h.reserved(h.purchase(accountId));
       assert.is(reserved.balanceAfterKobo, 0);
       assert.is(await h.balance(accountId), 0);
-      assert.equal(await h.store.wallet.reserve(h.purchase(accountId, { chargedKobo: kobo(1) })), { outcome: 'insufficient', balanceKobo: kobo(0) });
+      assert.equal(await h.store.wallet.reserve(h.purchase(accountId, { chargedKobo: kobo(1) })), {
+        outcome: 'insufficient',
+        balanceKobo: kobo(0),
+      });
     });
 
     it('an unknown account is "no_account" and writes nothing', async (h) => {
@@ -657,7 +890,9 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
 
     it('concurrent reserves with one request_id debit exactly once', async (h) => {
       const accountId = await h.account(100_000);
-      const results = await Promise.all(Array.from({ length: 10 }, () => h.store.wallet.reserve(h.purchase(accountId, { requestId: 'racing' }))));
+      const results = await Promise.all(
+        Array.from({ length: 10 }, () => h.store.wallet.reserve(h.purchase(accountId, { requestId: 'racing' }))),
+      );
       assert.is(results.filter((r) => r.outcome === 'reserved').length, 1);
       assert.is(results.filter((r) => r.outcome === 'duplicate').length, 9);
       assert.is(await h.balance(accountId), 90_200);
@@ -684,7 +919,9 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       const accountId = await h.account(37 * chargeKobo);
       const results = await Promise.all(
         Array.from({ length: 100 }, (_, i) =>
-          h.store.wallet.reserve(h.purchase(accountId, { chargedKobo: chargeKobo, faceValueKobo: chargeKobo, createdAt: at(100 + i) })),
+          h.store.wallet.reserve(
+            h.purchase(accountId, { chargedKobo: chargeKobo, faceValueKobo: chargeKobo, createdAt: at(100 + i) }),
+          ),
         ),
       );
       const reserved = results.flatMap((r) => (r.outcome === 'reserved' ? [r.transaction] : []));
@@ -711,7 +948,12 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       const { accountId, tx } = await pending(h);
       const first = await h.store.wallet.settle(tx.reference, { providerReference: 'P-9', units: '31.5 kWh' }, at(30));
       assert.is(first?.changed, true);
-      assert.equal(first?.transaction, { ...tx, status: 'success', result: { providerReference: 'P-9', units: '31.5 kWh' }, updatedAt: at(30) });
+      assert.equal(first?.transaction, {
+        ...tx,
+        status: 'success',
+        result: { providerReference: 'P-9', units: '31.5 kWh' },
+        updatedAt: at(30),
+      });
       const second = await h.store.wallet.settle(tx.reference, { providerReference: 'P-other' }, at(31));
       assert.is(second?.changed, false);
       assert.equal(second?.transaction, first?.transaction);
@@ -723,7 +965,12 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
     it('an electricity vend keeps its key-change and bonus tokens in order, and a cable renewal its type and months', async (h) => {
       const accountId = await h.account(20_000);
       const power = await h.reserved(
-        h.purchase(accountId, { product: 'electricity', service: 'kaedc', recipient: '45012346666', details: { meterType: 'prepaid' } }),
+        h.purchase(accountId, {
+          product: 'electricity',
+          service: 'kaedc',
+          recipient: '45012346666',
+          details: { meterType: 'prepaid' },
+        }),
       );
       const result = {
         token: '1111-2222-3333-4444-5555',
@@ -758,7 +1005,12 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       const { accountId, tx } = await pending(h);
       const first = await h.store.wallet.refund(tx.reference, 'provider rejected the number', at(30));
       assert.is(first?.changed, true);
-      assert.equal(first?.transaction, { ...tx, status: 'failed', failureReason: 'provider rejected the number', updatedAt: at(30) });
+      assert.equal(first?.transaction, {
+        ...tx,
+        status: 'failed',
+        failureReason: 'provider rejected the number',
+        updatedAt: at(30),
+      });
       assert.is(await h.balance(accountId), 20_000);
       const [refundEntry] = await h.ledger(accountId);
       assert.is(refundEntry?.kind, 'refund');
@@ -777,12 +1029,20 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       const { accountId, tx } = await pending(h);
       await h.reserved(h.purchase(accountId, { chargedKobo: kobo(1_000) }));
       assert.equal(
-        (await h.store.wallet.ledgerOf(accountId, 'live', tx.reference)).map((e) => [e.kind, e.amountKobo, e.balanceAfterKobo]),
+        (await h.store.wallet.ledgerOf(accountId, 'live', tx.reference)).map((e) => [
+          e.kind,
+          e.amountKobo,
+          e.balanceAfterKobo,
+        ]),
         [['debit', -9_800, 10_200]],
       );
       await h.store.wallet.refund(tx.reference, 'failed', at(30));
       assert.equal(
-        (await h.store.wallet.ledgerOf(accountId, 'live', tx.reference)).map((e) => [e.kind, e.amountKobo, e.balanceAfterKobo]),
+        (await h.store.wallet.ledgerOf(accountId, 'live', tx.reference)).map((e) => [
+          e.kind,
+          e.amountKobo,
+          e.balanceAfterKobo,
+        ]),
         [
           ['debit', -9_800, 10_200],
           ['refund', 9_800, 19_000],
@@ -796,7 +1056,9 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
 
     it('concurrent refunds of one purchase refund once', async (h) => {
       const { accountId, tx } = await pending(h);
-      const results = await Promise.all(Array.from({ length: 8 }, () => h.store.wallet.refund(tx.reference, 'failed', at(30))));
+      const results = await Promise.all(
+        Array.from({ length: 8 }, () => h.store.wallet.refund(tx.reference, 'failed', at(30))),
+      );
       assert.is(results.filter((r) => r?.changed).length, 1);
       assert.is(await h.balance(accountId), 20_000);
       assert.is((await h.ledger(accountId)).filter((e) => e.kind === 'refund').length, 1);
@@ -857,7 +1119,10 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       assert.is(first?.transaction.failureReason, 'reversed by the provider');
       assert.equal(first?.transaction.updatedAt, at(30));
       assert.is(await h.balance(accountId), 50_000, 'the charge came back');
-      const again = await Promise.all([h.store.wallet.reverse(tx.reference, 'again', at(40)), h.store.wallet.reverse(tx.reference, 'again', at(40))]);
+      const again = await Promise.all([
+        h.store.wallet.reverse(tx.reference, 'again', at(40)),
+        h.store.wallet.reverse(tx.reference, 'again', at(40)),
+      ]);
       assert.ok(again.every((r) => r?.changed === false && r.transaction.status === 'reversed'));
       const refunds = (await h.ledger(accountId)).filter((e) => e.kind === 'refund');
       assert.equal(
@@ -889,7 +1154,10 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
 
     it('every move the state machine forbids is refused, and moves no money; every move it allows is made', async (h) => {
       const accountId = await h.account(500_000);
-      const moves: Record<Exclude<TransactionStatus, 'pending'>, (reference: string) => Promise<{ changed: boolean } | null>> = {
+      const moves: Record<
+        Exclude<TransactionStatus, 'pending'>,
+        (reference: string) => Promise<{ changed: boolean } | null>
+      > = {
         success: (reference) => h.store.wallet.settle(reference, { providerReference: 'P-late' }, at(50)),
         failed: (reference) => h.store.wallet.refund(reference, 'late failure', at(50)),
         reversed: (reference) => h.store.wallet.reverse(reference, 'late reversal', at(50)),
@@ -897,7 +1165,8 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       /** A purchase brought to `state` by the allowed moves only. */
       const inState = async (state: TransactionStatus): Promise<TransactionRecord> => {
         const tx = await h.reserved(h.purchase(accountId));
-        if (state === 'success' || state === 'reversed') await h.store.wallet.settle(tx.reference, { providerReference: 'P-1' }, at(20));
+        if (state === 'success' || state === 'reversed')
+          await h.store.wallet.settle(tx.reference, { providerReference: 'P-1' }, at(20));
         if (state === 'failed') await h.store.wallet.refund(tx.reference, 'declined', at(20));
         if (state === 'reversed') await h.store.wallet.reverse(tx.reference, 'undone', at(30));
         const now = await h.store.transactions.get(tx.reference);
@@ -956,8 +1225,18 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
     it('recordAttempt never takes the attempts back (a core whose claim lapsed writes late)', async (h) => {
       const accountId = await h.account(50_000);
       const tx = await h.reserved(h.purchase(accountId));
-      await h.store.wallet.recordAttempt(tx.reference, { attempts: 4, nextAttemptAt: at(600), needsAttention: false, at: at(120) });
-      await h.store.wallet.recordAttempt(tx.reference, { attempts: 3, nextAttemptAt: at(90), needsAttention: false, at: at(130) });
+      await h.store.wallet.recordAttempt(tx.reference, {
+        attempts: 4,
+        nextAttemptAt: at(600),
+        needsAttention: false,
+        at: at(120),
+      });
+      await h.store.wallet.recordAttempt(tx.reference, {
+        attempts: 3,
+        nextAttemptAt: at(90),
+        needsAttention: false,
+        at: at(130),
+      });
       const after = await h.store.transactions.get(tx.reference);
       assert.equal([after?.attempts, after?.nextAttemptAt], [4, at(600)]);
     });
@@ -977,18 +1256,35 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
         'not due while the lease holds',
       );
       // A claim that saw an older count, or a purchase not yet due or no longer pending, matches nothing.
-      assert.is(await h.store.wallet.claimAttempt(tx.reference, { ...claim, dueBy: at(200) }), null, 'attempts moved on');
-      assert.is(await h.store.wallet.claimAttempt(tx.reference, { ...claim, dueBy: at(159), attempts: 1 }), null, 'not due yet');
-      assert.is((await h.store.wallet.claimAttempt(tx.reference, { ...claim, dueBy: at(160), attempts: 1 }))?.attempts, 2, 'due at the lease end');
+      assert.is(
+        await h.store.wallet.claimAttempt(tx.reference, { ...claim, dueBy: at(200) }),
+        null,
+        'attempts moved on',
+      );
+      assert.is(
+        await h.store.wallet.claimAttempt(tx.reference, { ...claim, dueBy: at(159), attempts: 1 }),
+        null,
+        'not due yet',
+      );
+      assert.is(
+        (await h.store.wallet.claimAttempt(tx.reference, { ...claim, dueBy: at(160), attempts: 1 }))?.attempts,
+        2,
+        'due at the lease end',
+      );
       await h.store.wallet.settle(tx.reference, {}, at(170));
-      assert.is(await h.store.wallet.claimAttempt(tx.reference, { ...claim, dueBy: at(900), attempts: 2 }), null, 'final');
+      assert.is(
+        await h.store.wallet.claimAttempt(tx.reference, { ...claim, dueBy: at(900), attempts: 2 }),
+        null,
+        'final',
+      );
       assert.is(await h.store.wallet.claimAttempt('TX-none', claim), null, 'unknown');
     });
 
     it('two recovery passes running at once query the provider once per due transaction', async (h) => {
       const accountId = await h.account(100_000);
       const ours = new Set<string>();
-      for (let i = 0; i < 6; i++) ours.add((await h.reserved(h.purchase(accountId, { nextAttemptAt: at(50 + i) }))).reference);
+      for (let i = 0; i < 6; i++)
+        ours.add((await h.reserved(h.purchase(accountId, { nextAttemptAt: at(50 + i) }))).reference);
       const queried = new Map<string, number>();
       const sandbox = createSandbox();
       const providers = {
@@ -1013,7 +1309,10 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
         background: new Background(),
         log: () => {},
       });
-      const workers = [createRecoveryWorker(core(), { intervalMs: 60_000 }), createRecoveryWorker(core(), { intervalMs: 60_000 })];
+      const workers = [
+        createRecoveryWorker(core(), { intervalMs: 60_000 }),
+        createRecoveryWorker(core(), { intervalMs: 60_000 }),
+      ];
       await Promise.all(workers.map((worker) => worker.runOnce(at(100))));
       assert.equal(
         [...ours].map((reference) => queried.get(reference) ?? 0),
@@ -1038,13 +1337,30 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       const refs = (txs: TransactionRecord[]) => txs.map((t) => t.reference);
 
       assert.equal(refs(await h.store.transactions.listDuePending(at(150), 10)), [sooner.reference, later.reference]);
-      assert.equal(refs(await h.store.transactions.listDuePending(at(100), 10)), [sooner.reference, later.reference], 'due at exactly now');
+      assert.equal(
+        refs(await h.store.transactions.listDuePending(at(100), 10)),
+        [sooner.reference, later.reference],
+        'due at exactly now',
+      );
       assert.equal(refs(await h.store.transactions.listDuePending(at(150), 1)), [sooner.reference]);
       assert.equal(await h.store.transactions.listDuePending(at(5), 10), []);
-      assert.equal(refs(await h.store.transactions.listDuePending(at(1_000), 10)), [sooner.reference, later.reference, notYet.reference]);
+      assert.equal(refs(await h.store.transactions.listDuePending(at(1_000), 10)), [
+        sooner.reference,
+        later.reference,
+        notYet.reference,
+      ]);
 
-      await h.store.wallet.recordAttempt(sooner.reference, { attempts: 1, nextAttemptAt: at(500), needsAttention: false, at: at(150) });
-      assert.equal(refs(await h.store.transactions.listDuePending(at(150), 10)), [later.reference], 'a recorded attempt postpones it');
+      await h.store.wallet.recordAttempt(sooner.reference, {
+        attempts: 1,
+        nextAttemptAt: at(500),
+        needsAttention: false,
+        at: at(150),
+      });
+      assert.equal(
+        refs(await h.store.transactions.listDuePending(at(150), 10)),
+        [later.reference],
+        'a recorded attempt postpones it',
+      );
     });
   });
 
@@ -1056,7 +1372,12 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       await h.store.wallet.settle(made[1]!.reference, {}, at(200));
       await h.store.wallet.refund(made[2]!.reference, 'declined', at(200));
       for (const tx of [made[3]!, made[5]!]) {
-        await h.store.wallet.recordAttempt(tx.reference, { attempts: 9, nextAttemptAt: at(900), needsAttention: true, at: at(300) });
+        await h.store.wallet.recordAttempt(tx.reference, {
+          attempts: 9,
+          nextAttemptAt: at(900),
+          needsAttention: true,
+          at: at(300),
+        });
       }
       const refs = (txs: TransactionRecord[]) => txs.map((t) => t.reference);
       const pending = await readAll((page) => h.store.transactions.listPending({ needsAttentionOnly: false }, page), 2);
@@ -1083,16 +1404,26 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       const refunded = await h.reserved(h.purchase(accountId, { createdAt: at(-800) }));
       await h.store.wallet.settle(settled.reference, {}, at(20));
       await h.store.wallet.refund(refunded.reference, 'declined', at(20));
-      await h.store.wallet.recordAttempt(flagged.reference, { attempts: 3, nextAttemptAt: at(900), needsAttention: true, at: at(30) });
+      await h.store.wallet.recordAttempt(flagged.reference, {
+        attempts: 3,
+        nextAttemptAt: at(900),
+        needsAttention: true,
+        at: at(30),
+      });
 
       const after = await h.store.transactions.pendingSummary();
       assert.is(after.count - before.count, 2, 'the two still pending are counted, not the settled or refunded ones');
-      assert.is(after.needsAttentionCount - before.needsAttentionCount, 1, 'the flagged one is counted as needing a person');
+      assert.is(
+        after.needsAttentionCount - before.needsAttentionCount,
+        1,
+        'the flagged one is counted as needing a person',
+      );
       assert.ok(
         after.oldestCreatedAt !== null && after.oldestCreatedAt.getTime() <= oldest.createdAt.getTime(),
         'the oldest pending is at least as old as ours',
       );
-      if (before.count === 0) assert.equal(after.oldestCreatedAt, oldest.createdAt, 'a final transaction is never the oldest pending one');
+      if (before.count === 0)
+        assert.equal(after.oldestCreatedAt, oldest.createdAt, 'a final transaction is never the oldest pending one');
 
       await h.store.wallet.settle(oldest.reference, {}, at(40));
       await h.store.wallet.refund(flagged.reference, 'declined', at(40));
@@ -1121,7 +1452,14 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
   define('test mode', (it) => {
     it('a test credit fills the test wallet only; each wallet lists only its own entries', async (h) => {
       const accountId = await h.account(50_000);
-      const credited = await h.store.wallet.credit({ accountId, mode: 'test', amountKobo: kobo(7_000), reference: 'CR-T', memo: 'test money', at: at(3) });
+      const credited = await h.store.wallet.credit({
+        accountId,
+        mode: 'test',
+        amountKobo: kobo(7_000),
+        reference: 'CR-T',
+        memo: 'test money',
+        at: at(3),
+      });
       assert.is(credited?.balanceKobo, 7_000);
       assert.is(credited?.entry.mode, 'test');
       assert.is(credited?.entry.balanceAfterKobo, 7_000, 'a test entry runs on the test balance');
@@ -1158,10 +1496,16 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
 
     it('a test purchase is refused on the test balance, whatever the live wallet holds, and the reverse', async (h) => {
       const rich = await h.account(1_000_000);
-      assert.equal(await h.store.wallet.reserve(h.purchase(rich, { mode: 'test' })), { outcome: 'insufficient', balanceKobo: kobo(0) });
+      assert.equal(await h.store.wallet.reserve(h.purchase(rich, { mode: 'test' })), {
+        outcome: 'insufficient',
+        balanceKobo: kobo(0),
+      });
       const testOnly = await h.account();
       await h.creditTest(testOnly, 1_000_000);
-      assert.equal(await h.store.wallet.reserve(h.purchase(testOnly, { mode: 'live' })), { outcome: 'insufficient', balanceKobo: kobo(0) });
+      assert.equal(await h.store.wallet.reserve(h.purchase(testOnly, { mode: 'live' })), {
+        outcome: 'insufficient',
+        balanceKobo: kobo(0),
+      });
       assert.is(await h.balance(testOnly, 'test'), 1_000_000);
     });
 
@@ -1174,7 +1518,11 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       assert.is.not(live.reference, test.reference);
       const again = await h.store.wallet.reserve(h.purchase(accountId, { ...keyed, mode: 'test' }));
       assert.is(again.outcome, 'duplicate');
-      assert.is(again.outcome === 'duplicate' && again.transaction.reference, test.reference, 'a replay in test finds the test purchase');
+      assert.is(
+        again.outcome === 'duplicate' && again.transaction.reference,
+        test.reference,
+        'a replay in test finds the test purchase',
+      );
       const liveAgain = await h.store.wallet.reserve(h.purchase(accountId, { ...keyed, mode: 'live' }));
       assert.is(liveAgain.outcome === 'duplicate' && liveAgain.transaction.reference, live.reference);
       assert.is(await h.balance(accountId, 'live'), 50_000 - 9_800);
@@ -1213,8 +1561,24 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
 
     it('keys keep their mode', async (h) => {
       const accountId = await h.account();
-      await h.store.keys.insert({ publicKey: 'pk_test_one', accountId, secretHash: 'h', allowedIps: [], revoked: false, mode: 'test', createdAt: at(1) });
-      await h.store.keys.insert({ publicKey: 'pk_live_one', accountId, secretHash: 'h', allowedIps: [], revoked: false, mode: 'live', createdAt: at(2) });
+      await h.store.keys.insert({
+        publicKey: 'pk_test_one',
+        accountId,
+        secretHash: 'h',
+        allowedIps: [],
+        revoked: false,
+        mode: 'test',
+        createdAt: at(1),
+      });
+      await h.store.keys.insert({
+        publicKey: 'pk_live_one',
+        accountId,
+        secretHash: 'h',
+        allowedIps: [],
+        revoked: false,
+        mode: 'live',
+        createdAt: at(2),
+      });
       assert.is((await h.store.keys.find('pk_test_one'))?.mode, 'test');
       assert.is((await h.store.keys.find('pk_live_one'))?.mode, 'live');
       assert.equal(
@@ -1254,7 +1618,9 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       const created: TransactionRecord[] = [];
       for (let i = 0; i < 23; i++) {
         // Three purchases share each second, so ties on created_at must page correctly.
-        created.push(await h.reserved(h.purchase(accountId, { chargedKobo: kobo(100), createdAt: at(Math.floor(i / 3)) })));
+        created.push(
+          await h.reserved(h.purchase(accountId, { chargedKobo: kobo(100), createdAt: at(Math.floor(i / 3)) })),
+        );
         await h.reserved(h.purchase(other, { chargedKobo: kobo(100), createdAt: at(i) }));
       }
       for (const limit of [1, 5, 7, 23, 50]) {
@@ -1274,7 +1640,8 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
 
     it('a history that fills its pages exactly ends without a next cursor', async (h) => {
       const accountId = await h.account(1_000_000);
-      for (let i = 0; i < 21; i++) await h.reserved(h.purchase(accountId, { chargedKobo: kobo(100), createdAt: at(i) }));
+      for (let i = 0; i < 21; i++)
+        await h.reserved(h.purchase(accountId, { chargedKobo: kobo(100), createdAt: at(i) }));
       const first = await h.store.transactions.listByAccount(accountId, 'live', { limit: 7 });
       const second = await h.store.transactions.listByAccount(accountId, 'live', { limit: 7, after: first.next! });
       const third = await h.store.transactions.listByAccount(accountId, 'live', { limit: 7, after: second.next! });
@@ -1290,7 +1657,9 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       const created: TransactionRecord[] = [];
       for (let i = 0; i < 30; i++) {
         // Two purchases a second, so the period's edges fall on ties.
-        created.push(await h.reserved(h.purchase(accountId, { chargedKobo: kobo(100), createdAt: at(Math.floor(i / 2)) })));
+        created.push(
+          await h.reserved(h.purchase(accountId, { chargedKobo: kobo(100), createdAt: at(Math.floor(i / 2)) })),
+        );
       }
       const [from, to] = [at(4), at(11)];
       const read: TransactionRecord[] = [];
@@ -1307,7 +1676,9 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       const expected = created.filter((t) => t.createdAt >= from && t.createdAt < to);
       assert.equal(
         read.map((t) => t.reference),
-        expected.sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.reference < b.reference ? 1 : -1)).map((t) => t.reference),
+        expected
+          .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.reference < b.reference ? 1 : -1))
+          .map((t) => t.reference),
         'exactly the period, newest first',
       );
       assert.is(read.length, 14);
@@ -1323,7 +1694,14 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
     it('the ledger pages newest first in the order entries were written', async (h) => {
       const accountId = await h.account();
       for (let amount = 1; amount <= 23; amount++) {
-        await h.store.wallet.credit({ mode: 'live', accountId, amountKobo: kobo(amount), reference: `CR-${amount}`, memo: '', at: at(5) });
+        await h.store.wallet.credit({
+          mode: 'live',
+          accountId,
+          amountKobo: kobo(amount),
+          reference: `CR-${amount}`,
+          memo: '',
+          at: at(5),
+        });
       }
       for (const limit of [1, 4, 23, 100]) {
         const amounts = (await h.ledger(accountId, limit)).map((e) => e.amountKobo);
@@ -1367,7 +1745,12 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       createdAt: at(100),
       ...overrides,
     });
-    const invitation = (h: Harness, accountId: string, email: string, overrides: Partial<InvitationRecord> = {}): InvitationRecord => ({
+    const invitation = (
+      h: Harness,
+      accountId: string,
+      email: string,
+      overrides: Partial<InvitationRecord> = {},
+    ): InvitationRecord => ({
       tokenHash: h.unique('inv'),
       accountId,
       email,
@@ -1386,7 +1769,10 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       await h.store.people.insertInvitation(inv);
       assert.equal(await h.store.people.findInvitation(inv.tokenHash), inv);
       assert.is(await h.store.people.findInvitation('no-such-hash'), null);
-      assert.equal(await h.store.people.acceptInvitation(inv.tokenHash, invited), { outcome: 'accepted', user: invited });
+      assert.equal(await h.store.people.acceptInvitation(inv.tokenHash, invited), {
+        outcome: 'accepted',
+        user: invited,
+      });
       assert.equal((await h.store.people.findInvitation(inv.tokenHash))?.usedAt, invited.createdAt);
       assert.equal(await h.store.people.getUser(invited.userId), invited);
       assert.equal(await h.store.people.findUserByEmail(invited.email), invited);
@@ -1400,7 +1786,11 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       const late = user(h, accountId, { createdAt: at(72 * 3600) });
       const inv = invitation(h, accountId, late.email);
       await h.store.people.insertInvitation(inv);
-      assert.equal(await h.store.people.acceptInvitation(inv.tokenHash, late), { outcome: 'invalid' }, 'at the expiry instant it is expired');
+      assert.equal(
+        await h.store.people.acceptInvitation(inv.tokenHash, late),
+        { outcome: 'invalid' },
+        'at the expiry instant it is expired',
+      );
       assert.is((await h.store.people.findInvitation(inv.tokenHash))?.usedAt, null);
       assert.equal(await h.store.people.acceptInvitation('unknown', user(h, accountId)), { outcome: 'invalid' });
 
@@ -1412,7 +1802,11 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       const twinInv = invitation(h, accountId, first.email);
       await h.store.people.insertInvitation(twinInv);
       assert.equal(await h.store.people.acceptInvitation(twinInv.tokenHash, twin), { outcome: 'email_taken' });
-      assert.is((await h.store.people.findInvitation(twinInv.tokenHash))?.usedAt, null, 'the refused invitation stays unused');
+      assert.is(
+        (await h.store.people.findInvitation(twinInv.tokenHash))?.usedAt,
+        null,
+        'the refused invitation stays unused',
+      );
     });
 
     it("an account's users list oldest first; updates change only what they name", async (h) => {
@@ -1449,9 +1843,14 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       const inv = invitation(h, accountId, first.email, { role: 'viewer' });
       await h.store.people.insertInvitation(inv);
       // Two browsers submit the same invitation at the same moment, as two different new users.
-      const results = await Promise.all([h.store.people.acceptInvitation(inv.tokenHash, first), h.store.people.acceptInvitation(inv.tokenHash, second)]);
+      const results = await Promise.all([
+        h.store.people.acceptInvitation(inv.tokenHash, first),
+        h.store.people.acceptInvitation(inv.tokenHash, second),
+      ]);
       assert.equal(results.map((r) => r.outcome).filter((o) => o === 'accepted').length, 1, 'accepted once');
-      const users = [await h.store.people.getUser(first.userId), await h.store.people.getUser(second.userId)].filter((u) => u !== null);
+      const users = [await h.store.people.getUser(first.userId), await h.store.people.getUser(second.userId)].filter(
+        (u) => u !== null,
+      );
       assert.is(users.length, 1, 'one user written');
       const claims = await Promise.all([1, 2, 3].map(() => h.store.people.claimTotpStep(users[0]!.userId, 5000)));
       assert.equal(claims.filter(Boolean).length, 1, 'one step, one sign-in');
@@ -1480,7 +1879,10 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       assert.is(await h.store.people.useRecoveryCode(u.userId, 'aaa'), false, 'none yet');
       const updated = await h.store.people.updateUser(u.userId, { recoveryCodeHashes: ['aaa', 'bbb', 'ccc'] });
       assert.equal(updated?.recoveryCodeHashes, ['aaa', 'bbb', 'ccc']);
-      const [first, second] = await Promise.all([h.store.people.useRecoveryCode(u.userId, 'bbb'), h.store.people.useRecoveryCode(u.userId, 'bbb')]);
+      const [first, second] = await Promise.all([
+        h.store.people.useRecoveryCode(u.userId, 'bbb'),
+        h.store.people.useRecoveryCode(u.userId, 'bbb'),
+      ]);
       assert.equal([first, second].sort(), [false, true], 'once, even twice at once');
       assert.is(await h.store.people.useRecoveryCode(u.userId, 'zzz'), false);
       assert.is(await h.store.people.useRecoveryCode('usr_nobody', 'aaa'), false);
@@ -1515,7 +1917,11 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       assert.equal(await h.store.people.findSession(b.tokenHash), b);
       assert.is(await h.store.people.findSession('nope'), null);
       assert.equal(await h.store.people.touchSession(a.tokenHash, fromNow(1500)), { ...a, lastSeenAt: fromNow(1500) });
-      assert.equal(await h.store.people.touchSession(a.tokenHash, fromNow(1200)), { ...a, lastSeenAt: fromNow(1500) }, 'never moved back');
+      assert.equal(
+        await h.store.people.touchSession(a.tokenHash, fromNow(1200)),
+        { ...a, lastSeenAt: fromNow(1500) },
+        'never moved back',
+      );
       assert.is(await h.store.people.touchSession('nope', fromNow(1)), null);
       assert.is(await h.store.people.deleteSession(b.tokenHash), true);
       assert.is(await h.store.people.deleteSession(b.tokenHash), false, 'deleted once');
@@ -1532,7 +1938,12 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
     it('one request per account: a pending or approved one is kept, a refused one is replaced', async (h) => {
       const accountId = await h.account();
       assert.is(await h.store.upgrades.get(accountId), null);
-      const first = await h.store.upgrades.open({ accountId, requestedBy: 'ada@example.ng', note: 'a shop app', at: at(1) });
+      const first = await h.store.upgrades.open({
+        accountId,
+        requestedBy: 'ada@example.ng',
+        note: 'a shop app',
+        at: at(1),
+      });
       assert.equal(first, {
         accountId,
         status: 'pending',
@@ -1542,10 +1953,23 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
         decidedAt: null,
         keyIssuedAt: null,
       });
-      assert.equal(await h.store.upgrades.open({ accountId, requestedBy: 'bo@example.ng', note: 'again', at: at(2) }), first, 'pending: kept');
-      assert.equal(await h.store.upgrades.decide(accountId, 'refused', at(3)), { ...first, status: 'refused', decidedAt: at(3) });
+      assert.equal(
+        await h.store.upgrades.open({ accountId, requestedBy: 'bo@example.ng', note: 'again', at: at(2) }),
+        first,
+        'pending: kept',
+      );
+      assert.equal(await h.store.upgrades.decide(accountId, 'refused', at(3)), {
+        ...first,
+        status: 'refused',
+        decidedAt: at(3),
+      });
       assert.is(await h.store.upgrades.decide(accountId, 'approved', at(4)), null, 'only a pending request is decided');
-      const second = await h.store.upgrades.open({ accountId, requestedBy: 'bo@example.ng', note: 'a POS app', at: at(5) });
+      const second = await h.store.upgrades.open({
+        accountId,
+        requestedBy: 'bo@example.ng',
+        note: 'a POS app',
+        at: at(5),
+      });
       assert.equal(second, {
         accountId,
         status: 'pending',
@@ -1556,7 +1980,11 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
         keyIssuedAt: null,
       });
       await h.store.upgrades.decide(accountId, 'approved', at(6));
-      assert.is((await h.store.upgrades.open({ accountId, requestedBy: 'x@example.ng', note: '', at: at(7) })).status, 'approved', 'approved: kept');
+      assert.is(
+        (await h.store.upgrades.open({ accountId, requestedBy: 'x@example.ng', note: '', at: at(7) })).status,
+        'approved',
+        'approved: kept',
+      );
     });
 
     it('pending requests are listed oldest first, bounded', async (h) => {
@@ -1567,7 +1995,9 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       await h.store.upgrades.open({ accountId: a, requestedBy: 'a@example.ng', note: '', at: at(10) });
       await h.store.upgrades.open({ accountId: c, requestedBy: 'c@example.ng', note: '', at: at(30) });
       await h.store.upgrades.decide(c, 'refused', at(31));
-      const ours = (await h.store.upgrades.listPending(1000)).map((r) => r.accountId).filter((id) => [a, b, c].includes(id));
+      const ours = (await h.store.upgrades.listPending(1000))
+        .map((r) => r.accountId)
+        .filter((id) => [a, b, c].includes(id));
       assert.equal(ours, [a, b]);
       assert.ok((await h.store.upgrades.listPending(1)).length <= 1);
     });
@@ -1578,7 +2008,9 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       await h.store.upgrades.open({ accountId, requestedBy: 'a@example.ng', note: '', at: at(1) });
       assert.is(await h.store.upgrades.claimFirstKey(accountId, at(2)), false, 'still pending');
       await h.store.upgrades.decide(accountId, 'approved', at(3));
-      const claims = await Promise.all(Array.from({ length: 6 }, () => h.store.upgrades.claimFirstKey(accountId, at(4))));
+      const claims = await Promise.all(
+        Array.from({ length: 6 }, () => h.store.upgrades.claimFirstKey(accountId, at(4))),
+      );
       assert.is(claims.filter(Boolean).length, 1);
       assert.equal((await h.store.upgrades.get(accountId))?.keyIssuedAt, at(4));
     });
@@ -1603,22 +2035,30 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       }
       await h.reserved(h.purchase(other, { createdAt: at(105), recipient: '08030000000' }));
       await h.creditTest(accountId, 100_000);
-      const testOne = await h.reserved(h.purchase(accountId, { createdAt: at(115), recipient: '08030000000', mode: 'test' }));
+      const testOne = await h.reserved(
+        h.purchase(accountId, { createdAt: at(115), recipient: '08030000000', mode: 'test' }),
+      );
       await h.store.wallet.settle(made[4]!.reference, {}, at(500));
       await h.store.wallet.refund(made[5]!.reference, 'no', at(500));
       const refs = (list: TransactionRecord[]) => list.map((t) => t.reference);
       const newestFirst = [...made].reverse();
-      const search = (query: TransactionQuery, limit = 5) => readAll((page) => h.store.history.search(accountId, 'live', query, page), limit);
+      const search = (query: TransactionQuery, limit = 5) =>
+        readAll((page) => h.store.history.search(accountId, 'live', query, page), limit);
       assert.equal(refs(await search({})), refs(newestFirst));
       assert.equal(refs(await search({}, 1)), refs(newestFirst));
       assert.equal(refs(await search({ product: 'data' }, 2)), refs(newestFirst.filter((t) => t.product === 'data')));
       assert.equal(refs(await search({ status: 'success' })), [made[4]!.reference]);
       assert.equal(refs(await search({ status: 'failed' })), [made[5]!.reference]);
-      assert.equal(refs(await search({ recipient: '08030000000' }, 2)), refs(newestFirst.filter((_, i) => (11 - i) % 2 === 0)));
+      assert.equal(
+        refs(await search({ recipient: '08030000000' }, 2)),
+        refs(newestFirst.filter((_, i) => (11 - i) % 2 === 0)),
+      );
       assert.equal(refs(await search({ reference: made[7]!.reference })), [made[7]!.reference]);
       assert.equal(refs(await search({ requestId: 'req-3' })), [made[3]!.reference]);
       assert.equal(refs(await search({ from: at(130), until: at(160) }, 2)), refs([made[5]!, made[4]!, made[3]!]));
-      assert.equal(refs(await search({ from: at(130), until: at(160), product: 'data', recipient: '08031111111' })), [made[3]!.reference]);
+      assert.equal(refs(await search({ from: at(130), until: at(160), product: 'data', recipient: '08031111111' })), [
+        made[3]!.reference,
+      ]);
       assert.equal(await search({ reference: made[0]!.reference, product: 'bulksms' }), []);
       const theirs = await h.store.history.search(other, 'live', {}, { limit: 10 });
       assert.is(theirs.items.length, 1);
@@ -1632,7 +2072,9 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       // T0 is 08:00 UTC; with a one-hour offset, 23:30 UTC is already the next day.
       const late = await h.reserved(h.purchase(accountId, { createdAt: at(15.5 * 3600), chargedKobo: kobo(100) }));
       const early = await h.reserved(h.purchase(accountId, { createdAt: at(60), chargedKobo: kobo(200) }));
-      const data = await h.reserved(h.purchase(accountId, { createdAt: at(120), product: 'data', chargedKobo: kobo(300) }));
+      const data = await h.reserved(
+        h.purchase(accountId, { createdAt: at(120), product: 'data', chargedKobo: kobo(300) }),
+      );
       const failed = await h.reserved(h.purchase(accountId, { createdAt: at(180), chargedKobo: kobo(400) }));
       await h.store.wallet.refund(failed.reference, 'no', at(200));
       await h.store.wallet.settle(data.reference, {}, at(200));
@@ -1669,7 +2111,12 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       }
     }
 
-    async function endpoint(h: Harness, accountId: string, enabled = true, mode: 'live' | 'test' = 'live'): Promise<void> {
+    async function endpoint(
+      h: Harness,
+      accountId: string,
+      enabled = true,
+      mode: 'live' | 'test' = 'live',
+    ): Promise<void> {
       await h.store.webhooks.put({
         accountId,
         mode,
@@ -1701,7 +2148,13 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
         ],
       );
       const credit = JSON.parse(events[0]!.body);
-      assert.equal(credit.data, { reference: events[0]!.subject, amount: 500, balance: 500, memo: 'opening balance', source: 'operator' });
+      assert.equal(credit.data, {
+        reference: events[0]!.subject,
+        amount: 500,
+        balance: 500,
+        memo: 'opening balance',
+        source: 'operator',
+      });
       assert.is(credit.type, 'wallet.credited');
       assert.is(credit.livemode, true);
       const success = JSON.parse(events[1]!.body);
@@ -1710,7 +2163,8 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       assert.is(success.data.transaction.status, 'success', 'an event shows the state it announces');
       assert.is(success.data.transaction.charged, 98);
       assert.is(JSON.parse(events[2]!.body).data.transaction.failure_reason, 'declined');
-      for (const e of events) assert.is(e.delivery, 'none', 'without a webhook URL an event is only recorded for the feed');
+      for (const e of events)
+        assert.is(e.delivery, 'none', 'without a webhook URL an event is only recorded for the feed');
     });
 
     it('a call that changes nothing writes no event', async (h) => {
@@ -1745,7 +2199,14 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       const accountId = await h.account();
       const other = await h.account(1_000);
       for (let i = 1; i <= 7; i++) {
-        await h.store.wallet.credit({ accountId, amountKobo: kobo(i * 100), reference: h.unique('CR'), memo: `credit ${i}`, at: at(i), mode: 'live' });
+        await h.store.wallet.credit({
+          accountId,
+          amountKobo: kobo(i * 100),
+          reference: h.unique('CR'),
+          memo: `credit ${i}`,
+          at: at(i),
+          mode: 'live',
+        });
       }
       for (const size of [1, 3, 7, 50]) {
         const events = await feed(h, accountId, size);
@@ -1771,10 +2232,16 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       const accountId = await h.account(100_000);
       await h.creditTest(accountId, 100_000);
       await endpoint(h, accountId, true, 'test');
-      const purchases = Array.from({ length: 8 }, (_, i) => h.purchase(accountId, { mode: i % 2 === 0 ? 'live' : 'test' }));
+      const purchases = Array.from({ length: 8 }, (_, i) =>
+        h.purchase(accountId, { mode: i % 2 === 0 ? 'live' : 'test' }),
+      );
       const reserved = await Promise.all(purchases.map((tx) => h.reserved(tx)));
       await Promise.all(
-        reserved.map((tx, i) => (i >= 6 ? h.store.wallet.refund(tx.reference, 'declined', at(20)) : h.store.wallet.settle(tx.reference, {}, at(20)))),
+        reserved.map((tx, i) =>
+          i >= 6
+            ? h.store.wallet.refund(tx.reference, 'declined', at(20))
+            : h.store.wallet.settle(tx.reference, {}, at(20)),
+        ),
       );
       for (const mode of MODES) {
         const events: EventRecord[] = [];
@@ -1787,12 +2254,17 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
         }
         const mine = reserved.filter((tx) => tx.mode === mode).map((tx) => tx.reference);
         const moves = events.filter((e) => e.type !== 'wallet.credited');
-        assert.equal(new Set(moves.map((e) => e.subject)), new Set(mine), `${mode}: one event per purchase of the mode`);
+        assert.equal(
+          new Set(moves.map((e) => e.subject)),
+          new Set(mine),
+          `${mode}: one event per purchase of the mode`,
+        );
         assert.is(moves.length, mine.length, `${mode}: none repeated`);
         const seqs = events.map((e) => e.seq);
         for (let i = 1; i < seqs.length; i++) assert.ok(seqs[i]! > seqs[i - 1]!, `${mode}: seq grows`);
         for (const e of events) assert.is(e.mode, mode);
-        for (const e of moves) assert.is(e.delivery, mode === 'test' ? 'pending' : 'none', `${mode}: delivery follows the mode's webhook`);
+        for (const e of moves)
+          assert.is(e.delivery, mode === 'test' ? 'pending' : 'none', `${mode}: delivery follows the mode's webhook`);
       }
       assert.is(await h.balance(accountId, 'live'), 100_000 - 3 * 9_800);
       assert.is(await h.balance(accountId, 'test'), 100_000 - 3 * 9_800);
@@ -1801,9 +2273,23 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
     it('with an enabled webhook URL events are queued; a disabled one only records them', async (h) => {
       const accountId = await h.account();
       await endpoint(h, accountId);
-      await h.store.wallet.credit({ accountId, amountKobo: kobo(100), reference: h.unique('CR'), memo: '', at: at(5), mode: 'live' });
+      await h.store.wallet.credit({
+        accountId,
+        amountKobo: kobo(100),
+        reference: h.unique('CR'),
+        memo: '',
+        at: at(5),
+        mode: 'live',
+      });
       await endpoint(h, accountId, false);
-      await h.store.wallet.credit({ accountId, amountKobo: kobo(100), reference: h.unique('CR'), memo: '', at: at(6), mode: 'live' });
+      await h.store.wallet.credit({
+        accountId,
+        amountKobo: kobo(100),
+        reference: h.unique('CR'),
+        memo: '',
+        at: at(6),
+        mode: 'live',
+      });
       const events = await feed(h, accountId);
       assert.equal(
         events.map((e) => e.delivery),
@@ -1822,10 +2308,26 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       const busy = await h.account();
       await endpoint(h, accountId);
       await endpoint(h, busy);
-      await h.store.wallet.credit({ accountId, amountKobo: kobo(100), reference: h.unique('CR'), memo: '', at: at(5), mode: 'live' });
-      await h.store.wallet.credit({ accountId: busy, amountKobo: kobo(100), reference: h.unique('CR'), memo: '', at: at(5), mode: 'live' });
+      await h.store.wallet.credit({
+        accountId,
+        amountKobo: kobo(100),
+        reference: h.unique('CR'),
+        memo: '',
+        at: at(5),
+        mode: 'live',
+      });
+      await h.store.wallet.credit({
+        accountId: busy,
+        amountKobo: kobo(100),
+        reference: h.unique('CR'),
+        memo: '',
+        at: at(5),
+        mode: 'live',
+      });
       const claim = { now: at(10), owner: 'core-a', leaseUntil: at(40), limit: 10, excludeAccounts: [busy] };
-      const mine = (await h.store.events.claimDue(claim)).filter((e) => e.accountId === accountId || e.accountId === busy);
+      const mine = (await h.store.events.claimDue(claim)).filter(
+        (e) => e.accountId === accountId || e.accountId === busy,
+      );
       assert.equal(
         mine.map((e) => e.accountId),
         [accountId],
@@ -1837,24 +2339,56 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
         'a leased event is not claimed again before its lease ends',
       );
       const eventId = mine[0]!.eventId;
-      const failed = { delivery: 'pending' as const, status: 500, error: 'the receiver answered 500', at: at(11), nextAttemptAt: at(71) };
+      const failed = {
+        delivery: 'pending' as const,
+        status: 500,
+        error: 'the receiver answered 500',
+        at: at(11),
+        nextAttemptAt: at(71),
+      };
       assert.is(await h.store.events.recordAttempt(eventId, 'core-b', failed), false, 'another owner cannot record');
       assert.is(await h.store.events.recordAttempt(eventId, 'core-a', failed), true);
       let event = (await h.store.events.get(eventId))!;
-      assert.equal([event.delivery, event.attempts, event.lastStatus, event.nextAttemptAt], ['pending', 1, 500, at(71)]);
-      assert.equal(await h.store.events.claimDue({ ...claim, now: at(70), excludeAccounts: [] }).then((es) => es.some((e) => e.eventId === eventId)), false);
-      const retried = await h.store.events.claimDue({ ...claim, now: at(71), leaseUntil: at(100), excludeAccounts: [] });
+      assert.equal(
+        [event.delivery, event.attempts, event.lastStatus, event.nextAttemptAt],
+        ['pending', 1, 500, at(71)],
+      );
+      assert.equal(
+        await h.store.events
+          .claimDue({ ...claim, now: at(70), excludeAccounts: [] })
+          .then((es) => es.some((e) => e.eventId === eventId)),
+        false,
+      );
+      const retried = await h.store.events.claimDue({
+        ...claim,
+        now: at(71),
+        leaseUntil: at(100),
+        excludeAccounts: [],
+      });
       assert.ok(
         retried.some((e) => e.eventId === eventId),
         'due again at its next attempt',
       );
       assert.is(
-        await h.store.events.recordAttempt(eventId, 'core-a', { delivery: 'delivered', status: 204, error: null, at: at(72), nextAttemptAt: null }),
+        await h.store.events.recordAttempt(eventId, 'core-a', {
+          delivery: 'delivered',
+          status: 204,
+          error: null,
+          at: at(72),
+          nextAttemptAt: null,
+        }),
         true,
       );
       event = (await h.store.events.get(eventId))!;
-      assert.equal([event.delivery, event.attempts, event.lastStatus, event.nextAttemptAt], ['delivered', 2, 204, null]);
-      assert.is(await h.store.events.recordAttempt(eventId, 'core-a', failed), false, 'a delivered event takes no further attempt');
+      assert.equal(
+        [event.delivery, event.attempts, event.lastStatus, event.nextAttemptAt],
+        ['delivered', 2, 204, null],
+      );
+      assert.is(
+        await h.store.events.recordAttempt(eventId, 'core-a', failed),
+        false,
+        'a delivered event takes no further attempt',
+      );
     });
 
     it("a claim for one destination takes only that account's due events of that mode, oldest due first", async (h) => {
@@ -1864,14 +2398,28 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       await endpoint(h, accountId, true, 'test');
       await endpoint(h, other);
       const credit = (id: string, second: number, mode: 'live' | 'test' = 'live') =>
-        h.store.wallet.credit({ accountId: id, amountKobo: kobo(100), reference: h.unique('CR'), memo: '', at: at(second), mode });
+        h.store.wallet.credit({
+          accountId: id,
+          amountKobo: kobo(100),
+          reference: h.unique('CR'),
+          memo: '',
+          at: at(second),
+          mode,
+        });
       await credit(other, 1);
       await credit(accountId, 3);
       await credit(accountId, 2, 'test');
       await credit(accountId, 4);
       await credit(accountId, 5);
       await credit(accountId, 20);
-      const claim = { now: at(10), owner: 'w', leaseUntil: at(40), limit: 2, excludeAccounts: [], destination: { accountId, mode: 'live' as const } };
+      const claim = {
+        now: at(10),
+        owner: 'w',
+        leaseUntil: at(40),
+        limit: 2,
+        excludeAccounts: [],
+        destination: { accountId, mode: 'live' as const },
+      };
       const first = await h.store.events.claimDue(claim);
       assert.equal(
         first.map((e) => [e.accountId, e.mode, e.createdAt]),
@@ -1886,7 +2434,11 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
         [at(5)],
         'leased events are not taken again',
       );
-      assert.equal(await h.store.events.claimDue({ ...claim, now: at(30), excludeAccounts: [accountId] }), [], 'an excluded account gets none');
+      assert.equal(
+        await h.store.events.claimDue({ ...claim, now: at(30), excludeAccounts: [accountId] }),
+        [],
+        'an excluded account gets none',
+      );
       const test = await h.store.events.claimDue({ ...claim, destination: { accountId, mode: 'test' } });
       assert.equal(
         test.map((e) => [e.mode, e.createdAt]),
@@ -1897,13 +2449,38 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
     it('a lease that runs out lets another owner take the event (its first owner died)', async (h) => {
       const accountId = await h.account();
       await endpoint(h, accountId);
-      await h.store.wallet.credit({ accountId, amountKobo: kobo(100), reference: h.unique('CR'), memo: '', at: at(5), mode: 'live' });
-      const first = await h.store.events.claimDue({ now: at(10), owner: 'dead', leaseUntil: at(40), limit: 10, excludeAccounts: [] });
+      await h.store.wallet.credit({
+        accountId,
+        amountKobo: kobo(100),
+        reference: h.unique('CR'),
+        memo: '',
+        at: at(5),
+        mode: 'live',
+      });
+      const first = await h.store.events.claimDue({
+        now: at(10),
+        owner: 'dead',
+        leaseUntil: at(40),
+        limit: 10,
+        excludeAccounts: [],
+      });
       const eventId = first.find((e) => e.accountId === accountId)!.eventId;
-      const second = await h.store.events.claimDue({ now: at(40), owner: 'alive', leaseUntil: at(70), limit: 10, excludeAccounts: [] });
+      const second = await h.store.events.claimDue({
+        now: at(40),
+        owner: 'alive',
+        leaseUntil: at(70),
+        limit: 10,
+        excludeAccounts: [],
+      });
       assert.ok(second.some((e) => e.eventId === eventId));
       assert.is(
-        await h.store.events.recordAttempt(eventId, 'dead', { delivery: 'delivered', status: 200, error: null, at: at(41), nextAttemptAt: null }),
+        await h.store.events.recordAttempt(eventId, 'dead', {
+          delivery: 'delivered',
+          status: 200,
+          error: null,
+          at: at(41),
+          nextAttemptAt: null,
+        }),
         false,
       );
     });
@@ -1911,18 +2488,37 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
     it('deliveries list newest first, failed ones alone on request; a resend queues an event again', async (h) => {
       const accountId = await h.account();
       await endpoint(h, accountId);
-      for (let i = 1; i <= 3; i++) await h.store.wallet.credit({ accountId, amountKobo: kobo(100), reference: `CR-${i}`, memo: '', at: at(i), mode: 'live' });
-      const claimed = (await h.store.events.claimDue({ now: at(10), owner: 'w', leaseUntil: at(40), limit: 100, excludeAccounts: [] })).filter(
-        (e) => e.accountId === accountId,
-      );
+      for (let i = 1; i <= 3; i++)
+        await h.store.wallet.credit({
+          accountId,
+          amountKobo: kobo(100),
+          reference: `CR-${i}`,
+          memo: '',
+          at: at(i),
+          mode: 'live',
+        });
+      const claimed = (
+        await h.store.events.claimDue({ now: at(10), owner: 'w', leaseUntil: at(40), limit: 100, excludeAccounts: [] })
+      ).filter((e) => e.accountId === accountId);
       assert.is(claimed.length, 3);
-      await h.store.events.recordAttempt(claimed[0]!.eventId, 'w', { delivery: 'failed', status: 0, error: 'no answer', at: at(11), nextAttemptAt: null });
+      await h.store.events.recordAttempt(claimed[0]!.eventId, 'w', {
+        delivery: 'failed',
+        status: 0,
+        error: 'no answer',
+        at: at(11),
+        nextAttemptAt: null,
+      });
       const all = await h.store.events.listDeliveries(accountId, 'live', { failedOnly: false }, { limit: 2 });
       assert.equal(
         all.items.map((e) => e.subject),
         ['CR-3', 'CR-2'],
       );
-      const rest = await h.store.events.listDeliveries(accountId, 'live', { failedOnly: false }, { limit: 2, after: all.next! });
+      const rest = await h.store.events.listDeliveries(
+        accountId,
+        'live',
+        { failedOnly: false },
+        { limit: 2, after: all.next! },
+      );
       assert.equal(
         rest.items.map((e) => e.subject),
         ['CR-1'],
@@ -1933,13 +2529,23 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
         [['CR-1', 'failed', 'no answer']],
       );
       const requeued = await h.store.events.requeue(claimed[0]!.eventId, at(100));
-      assert.equal([requeued?.delivery, requeued?.nextAttemptAt, requeued?.queuedAt, requeued?.attempts], ['pending', at(100), at(100), 1]);
+      assert.equal(
+        [requeued?.delivery, requeued?.nextAttemptAt, requeued?.queuedAt, requeued?.attempts],
+        ['pending', at(100), at(100), 1],
+      );
       assert.is(await h.store.events.requeue('evt_missing', at(100)), null);
     });
 
     it('a test-mode change writes a test event (livemode false), kept apart from the live feed', async (h) => {
       const accountId = await h.account();
-      await h.store.wallet.credit({ accountId, amountKobo: kobo(700), reference: h.unique('CR'), memo: 'test money', at: at(5), mode: 'test' });
+      await h.store.wallet.credit({
+        accountId,
+        amountKobo: kobo(700),
+        reference: h.unique('CR'),
+        memo: 'test money',
+        at: at(5),
+        mode: 'test',
+      });
       const testEvents = await h.store.events.listFeed(accountId, 'test', 0, 10);
       assert.equal(
         testEvents.map((e) => [e.type, e.mode, JSON.parse(e.body).livemode, JSON.parse(e.body).data.amount]),
@@ -1950,7 +2556,14 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
 
     it('a credit replayed with its reference moves nothing and writes no second event', async (h) => {
       const accountId = await h.account();
-      const credit = { accountId, amountKobo: kobo(700), reference: 'BANK-42', memo: 'transfer', at: at(5), mode: 'live' as const };
+      const credit = {
+        accountId,
+        amountKobo: kobo(700),
+        reference: 'BANK-42',
+        memo: 'transfer',
+        at: at(5),
+        mode: 'live' as const,
+      };
       await h.store.wallet.credit(credit);
       await h.store.wallet.credit(credit);
       assert.equal(
@@ -1972,7 +2585,8 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
   });
 
   define('funding', (it) => {
-    const feed = (h: Harness, accountId: string): Promise<EventRecord[]> => h.store.events.listFeed(accountId, 'live', 0, 100);
+    const feed = (h: Harness, accountId: string): Promise<EventRecord[]> =>
+      h.store.events.listFeed(accountId, 'live', 0, 100);
     function inflow(h: Harness, overrides: Partial<NewInflow> = {}): NewInflow {
       return {
         inflowId: newInflowId(),
@@ -2033,25 +2647,44 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       const first = inflow(h);
       const recorded = await h.store.funding.recordInflow(first);
       assert.is(recorded.created, true);
-      assert.equal([recorded.inflow.status, recorded.inflow.creditedKobo, recorded.inflow.creditReference], ['verified', 0, '']);
+      assert.equal(
+        [recorded.inflow.status, recorded.inflow.creditedKobo, recorded.inflow.creditReference],
+        ['verified', 0, ''],
+      );
       const again = await h.store.funding.recordInflow({ ...first, inflowId: newInflowId(), amountPaidKobo: kobo(1) });
       assert.is(again.created, false);
       assert.equal([again.inflow.inflowId, again.inflow.amountPaidKobo], [first.inflowId, 500_000]);
       // The same reference at another provider is another transfer.
-      assert.is((await h.store.funding.recordInflow({ ...first, inflowId: newInflowId(), provider: 'monnify' })).created, true);
-      assert.equal(await h.store.funding.findInflow('paystack', first.providerReference), await h.store.funding.getInflow(first.inflowId));
+      assert.is(
+        (await h.store.funding.recordInflow({ ...first, inflowId: newInflowId(), provider: 'monnify' })).created,
+        true,
+      );
+      assert.equal(
+        await h.store.funding.findInflow('paystack', first.providerReference),
+        await h.store.funding.getInflow(first.inflowId),
+      );
     });
 
     it('crediting an inflow adds the amount less the fee, with one entry and one bank_transfer event', async (h) => {
       const accountId = await h.account(1_000);
       const { inflow: recorded } = await h.store.funding.recordInflow(inflow(h, { accountId }));
-      const result = await h.store.funding.creditInflow(recorded.inflowId, { accountId, mode: 'live', feeKobo: kobo(5_000), at: at(30) }, 'verified');
+      const result = await h.store.funding.creditInflow(
+        recorded.inflowId,
+        { accountId, mode: 'live', feeKobo: kobo(5_000), at: at(30) },
+        'verified',
+      );
       assert.is(result.outcome, 'credited');
       if (result.outcome !== 'credited') return;
-      assert.equal([result.inflow.status, result.inflow.feeKobo, result.inflow.creditedKobo, result.balanceKobo], ['credited', 5_000, 495_000, 496_000]);
+      assert.equal(
+        [result.inflow.status, result.inflow.feeKobo, result.inflow.creditedKobo, result.balanceKobo],
+        ['credited', 5_000, 495_000, 496_000],
+      );
       assert.is(await h.balance(accountId), 496_000);
       const entries = await h.ledger(accountId);
-      assert.equal([entries[0]!.kind, entries[0]!.amountKobo, entries[0]!.reference], ['credit', 495_000, recorded.inflowId]);
+      assert.equal(
+        [entries[0]!.kind, entries[0]!.amountKobo, entries[0]!.reference],
+        ['credit', 495_000, recorded.inflowId],
+      );
       const credited = (await feed(h, accountId)).filter((e) => e.subject === recorded.inflowId);
       assert.is(credited.length, 1);
       const data = JSON.parse(credited[0]!.body).data;
@@ -2063,11 +2696,17 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
         fee: 50,
         payer_name: 'RANDALL HORTON',
       });
-      const again = await h.store.funding.creditInflow(recorded.inflowId, { accountId, mode: 'live', feeKobo: kobo(0), at: at(31) }, 'verified');
+      const again = await h.store.funding.creditInflow(
+        recorded.inflowId,
+        { accountId, mode: 'live', feeKobo: kobo(0), at: at(31) },
+        'verified',
+      );
       assert.is(again.outcome, 'already_credited');
       assert.is(await h.balance(accountId), 496_000);
       assert.is(
-        await h.store.funding.creditInflow('inf_missing', { accountId, mode: 'live', feeKobo: kobo(0), at: at(31) }, 'verified').then((r) => r.outcome),
+        await h.store.funding
+          .creditInflow('inf_missing', { accountId, mode: 'live', feeKobo: kobo(0), at: at(31) }, 'verified')
+          .then((r) => r.outcome),
         'not_found',
       );
     });
@@ -2082,12 +2721,16 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
     it('50 concurrent records and credits of the same transfer credit it once', async (h) => {
       const accountId = await h.account();
       const base = inflow(h, { accountId, mode: 'test' });
-      const recorded = await Promise.all(Array.from({ length: 50 }, () => h.store.funding.recordInflow({ ...base, inflowId: newInflowId() })));
+      const recorded = await Promise.all(
+        Array.from({ length: 50 }, () => h.store.funding.recordInflow({ ...base, inflowId: newInflowId() })),
+      );
       assert.is(recorded.filter((r) => r.created).length, 1);
       assert.is(new Set(recorded.map((r) => r.inflow.inflowId)).size, 1);
       const inflowId = recorded[0]!.inflow.inflowId;
       const results = await Promise.all(
-        Array.from({ length: 50 }, () => h.store.funding.creditInflow(inflowId, { accountId, mode: 'test', feeKobo: kobo(0), at: at(40) }, 'verified')),
+        Array.from({ length: 50 }, () =>
+          h.store.funding.creditInflow(inflowId, { accountId, mode: 'test', feeKobo: kobo(0), at: at(40) }, 'verified'),
+        ),
       );
       assert.is(results.filter((r) => r.outcome === 'credited').length, 1);
       assert.is(results.filter((r) => r.outcome === 'already_credited').length, 49);
@@ -2097,17 +2740,29 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
 
     it('an unmatched inflow waits; assigning credits it once; a rejected one is never credited', async (h) => {
       const accountId = await h.account();
-      const lost = await h.store.funding.recordInflow(inflow(h, { status: 'unmatched', reason: 'unknown account number' }));
+      const lost = await h.store.funding.recordInflow(
+        inflow(h, { status: 'unmatched', reason: 'unknown account number' }),
+      );
       assert.equal(
         (await h.store.funding.listInflows('unmatched', 10)).map((i) => i.inflowId),
         [lost.inflow.inflowId],
       );
       // Not verified: the notification path's credit leaves it alone.
-      const wrong = await h.store.funding.creditInflow(lost.inflow.inflowId, { accountId, mode: 'live', feeKobo: kobo(0), at: at(50) }, 'verified');
+      const wrong = await h.store.funding.creditInflow(
+        lost.inflow.inflowId,
+        { accountId, mode: 'live', feeKobo: kobo(0), at: at(50) },
+        'verified',
+      );
       assert.is(wrong.outcome, 'wrong_status');
       assert.is(await h.balance(accountId), 0);
       const assigned = await Promise.all(
-        [1, 2, 3].map(() => h.store.funding.creditInflow(lost.inflow.inflowId, { accountId, mode: 'live', feeKobo: kobo(0), at: at(51) }, 'unmatched')),
+        [1, 2, 3].map(() =>
+          h.store.funding.creditInflow(
+            lost.inflow.inflowId,
+            { accountId, mode: 'live', feeKobo: kobo(0), at: at(51) },
+            'unmatched',
+          ),
+        ),
       );
       assert.equal(assigned.map((r) => r.outcome).sort(), ['already_credited', 'already_credited', 'credited']);
       assert.is(await h.balance(accountId), 500_000);
@@ -2118,7 +2773,11 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       const other = await h.store.funding.recordInflow(inflow(h, { status: 'unmatched', reason: 'amount differs' }));
       const rejected = await h.store.funding.rejectInflow(other.inflow.inflowId, 'returned to the sender', at(53));
       assert.equal([rejected?.status, rejected?.reason], ['rejected', 'returned to the sender']);
-      const refused = await h.store.funding.creditInflow(other.inflow.inflowId, { accountId, mode: 'live', feeKobo: kobo(0), at: at(54) }, 'unmatched');
+      const refused = await h.store.funding.creditInflow(
+        other.inflow.inflowId,
+        { accountId, mode: 'live', feeKobo: kobo(0), at: at(54) },
+        'unmatched',
+      );
       assert.is(refused.outcome, 'wrong_status');
       assert.is(await h.balance(accountId), 500_000);
       assert.is(await h.store.funding.rejectInflow('inf_missing', 'x', at(55)), null);
@@ -2130,7 +2789,11 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
 
     it('crediting an inflow to a missing account writes nothing', async (h) => {
       const { inflow: recorded } = await h.store.funding.recordInflow(inflow(h));
-      const result = await h.store.funding.creditInflow(recorded.inflowId, { accountId: 'nobody', mode: 'live', feeKobo: kobo(0), at: at(60) }, 'verified');
+      const result = await h.store.funding.creditInflow(
+        recorded.inflowId,
+        { accountId: 'nobody', mode: 'live', feeKobo: kobo(0), at: at(60) },
+        'verified',
+      );
       assert.is(result.outcome, 'no_account');
       assert.is((await h.store.funding.getInflow(recorded.inflowId))?.status, 'verified');
     });
@@ -2141,14 +2804,22 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       assert.is(await h.store.funding.setLowBalanceThreshold('nobody', 'live', kobo(20_000)), false);
       assert.is(await h.store.funding.getLowBalanceThreshold(accountId, 'live'), 20_000);
       assert.is(await h.store.funding.getLowBalanceThreshold(accountId, 'test'), null);
-      const lowEvents = async () => (await feed(h, accountId)).filter((e) => e.type === 'wallet.low_balance').map((e) => JSON.parse(e.body).data);
+      const lowEvents = async () =>
+        (await feed(h, accountId)).filter((e) => e.type === 'wallet.low_balance').map((e) => JSON.parse(e.body).data);
       await h.reserved(h.purchase(accountId, { chargedKobo: kobo(9_800) })); // 30,000 -> 20,200: still at or above
       assert.equal(await lowEvents(), []);
       const crossing = await h.reserved(h.purchase(accountId, { chargedKobo: kobo(9_800) })); // -> 10,400: crosses
       await h.reserved(h.purchase(accountId, { chargedKobo: kobo(9_800) })); // -> 600: already below
       assert.equal(await lowEvents(), [{ balance: 104, threshold: 200 }]);
       assert.is((await feed(h, accountId)).find((e) => e.type === 'wallet.low_balance')?.subject, crossing.reference);
-      await h.store.wallet.credit({ accountId, mode: 'live', amountKobo: kobo(30_000), reference: h.unique('top-up'), memo: '', at: at(70) });
+      await h.store.wallet.credit({
+        accountId,
+        mode: 'live',
+        amountKobo: kobo(30_000),
+        reference: h.unique('top-up'),
+        memo: '',
+        at: at(70),
+      });
       await h.reserved(h.purchase(accountId, { chargedKobo: kobo(20_000) })); // 30,600 -> 10,600: crosses again
       assert.equal(await lowEvents(), [
         { balance: 104, threshold: 200 },
@@ -2157,7 +2828,10 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       // The test wallet has no threshold: its debits write none.
       await h.creditTest(accountId, 30_000);
       await h.reserved(h.purchase(accountId, { mode: 'test', chargedKobo: kobo(25_000) }));
-      assert.is((await h.store.events.listFeed(accountId, 'test', 0, 10)).filter((e) => e.type === 'wallet.low_balance').length, 0);
+      assert.is(
+        (await h.store.events.listFeed(accountId, 'test', 0, 10)).filter((e) => e.type === 'wallet.low_balance').length,
+        0,
+      );
       assert.is(await h.store.funding.setLowBalanceThreshold(accountId, 'live', null), true);
       assert.is(await h.store.funding.getLowBalanceThreshold(accountId, 'live'), null);
     });

@@ -60,8 +60,15 @@ test('operations asked for together run in one transaction, in order, each atomi
   );
   assert.match(String((results[1] as PromiseRejectedResult).reason), /fails after two writes/);
   assert.match(String((results[2] as PromiseRejectedResult).reason), /UNIQUE/);
-  assert.ok(insideTransaction.length >= 2 && insideTransaction.every(Boolean), 'they ran inside the shared transaction');
-  assert.equal(db.prepare('SELECT v FROM t ORDER BY id').pluck().all(), ['a', 'c'], 'the failed operations left nothing');
+  assert.ok(
+    insideTransaction.length >= 2 && insideTransaction.every(Boolean),
+    'they ran inside the shared transaction',
+  );
+  assert.equal(
+    db.prepare('SELECT v FROM t ORDER BY id').pluck().all(),
+    ['a', 'c'],
+    'the failed operations left nothing',
+  );
   assert.not.ok(db.inTransaction, 'the batch was committed');
 });
 
@@ -128,7 +135,11 @@ test('more operations than one batch holds all complete, in order, one batch per
     'committed in the order asked',
   );
   const sizes = [...new Set(batchOf)].map((t) => batchOf.filter((b) => b === t).length);
-  assert.equal(sizes, [MAX_BATCH_OPERATIONS, MAX_BATCH_OPERATIONS, 7], 'bounded batches, each in its own turn of the event loop');
+  assert.equal(
+    sizes,
+    [MAX_BATCH_OPERATIONS, MAX_BATCH_OPERATIONS, 7],
+    'bounded batches, each in its own turn of the event loop',
+  );
 });
 
 test('when the transaction cannot start, every operation of the batch fails and nothing is written', async () => {
@@ -166,13 +177,21 @@ test('a rider joins the next batch the others start, outside their count, and re
   const other = new Database(file);
   others.push(other);
   assert.is(other.prepare('SELECT count(*) FROM t').pluck().get(), MAX_BATCH_OPERATIONS + 1, 'committed when resolved');
-  assert.equal(db.prepare('SELECT v FROM t ORDER BY id').pluck().all().slice(-1), ['rider'], 'riders run after the batch they join');
+  assert.equal(
+    db.prepare('SELECT v FROM t ORDER BY id').pluck().all().slice(-1),
+    ['rider'],
+    'riders run after the batch they join',
+  );
 });
 
 test('a rider with no batch to join commits on its own; a failing rider fails alone', async () => {
   const commit = createGroupCommit(db);
   await commit.run(insert('taken'));
-  const results = await Promise.allSettled([commit.ride(insert('alone')), commit.ride(insert('taken')), commit.ride(insert('too'))]);
+  const results = await Promise.allSettled([
+    commit.ride(insert('alone')),
+    commit.ride(insert('taken')),
+    commit.ride(insert('too')),
+  ]);
   assert.equal(
     results.map((r) => r.status),
     ['fulfilled', 'rejected', 'fulfilled'],

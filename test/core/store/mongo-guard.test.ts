@@ -35,7 +35,11 @@ test.after.each(async () => {
 async function openAgainst(topology: FakeTopology): Promise<unknown> {
   fake = await startFakeMongo(topology);
   try {
-    const store = await openMongoStore({ uri: fake.uri, dbName: 'prepaid_guard', clientOptions: { serverSelectionTimeoutMS: 2_000 } });
+    const store = await openMongoStore({
+      uri: fake.uri,
+      dbName: 'prepaid_guard',
+      clientOptions: { serverSelectionTimeoutMS: 2_000 },
+    });
     await store.close();
   } catch (error) {
     return error;
@@ -51,7 +55,10 @@ async function waitForNoConnections(server: FakeMongo): Promise<void> {
 test('a standalone server is refused before anything is written, and the connection is closed', async () => {
   const error = await openAgainst({ maxWireVersion: 21 });
   assert.instance(error, UnsuitableDeploymentError);
-  assert.match((error as Error).message, /^Refusing to start on this MongoDB deployment: MongoDB is a standalone server/);
+  assert.match(
+    (error as Error).message,
+    /^Refusing to start on this MongoDB deployment: MongoDB is a standalone server/,
+  );
   assert.equal(
     fake!.commands.filter((c) => c !== 'endSessions'),
     [],
@@ -64,7 +71,10 @@ test('a standalone server is refused before anything is written, and the connect
 test('a replica set too old for the store, or without sessions, is refused', async () => {
   const old = await openAgainst({ setName: 'rs0', maxWireVersion: 13 });
   assert.instance(old, UnsuitableDeploymentError);
-  assert.match((old as Error).message, /MongoDB 5\.0 \(wire version 13\) is too old: the store needs MongoDB 6\.0 or newer/);
+  assert.match(
+    (old as Error).message,
+    /MongoDB 5\.0 \(wire version 13\) is too old: the store needs MongoDB 6\.0 or newer/,
+  );
   await fake!.close();
 
   const sessionless = await openAgainst({ setName: 'rs0', maxWireVersion: 21, noSessions: true });
@@ -92,7 +102,11 @@ test('core/main.ts on a standalone MongoDB exits 1 with the reason, without list
   fake = await startFakeMongo({ maxWireVersion: 21 });
   const dataDir = mkdtempSync(path.join(tmpdir(), 'prepaid-guard-'));
   try {
-    const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(MONGODB_|CORE_|DATA_DIR|ADMIN_TOKEN|SERVICE_TOKEN)/.test(name)));
+    const inherited = Object.fromEntries(
+      Object.entries(process.env).filter(
+        ([name]) => !/^(MONGODB_|CORE_|DATA_DIR|ADMIN_TOKEN|SERVICE_TOKEN)/.test(name),
+      ),
+    );
     const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
       const child = spawn(process.execPath, ['--import', 'tsx', 'core/main.ts'], {
         cwd: PROJECT_DIR,
@@ -107,7 +121,10 @@ test('core/main.ts on a standalone MongoDB exits 1 with the reason, without list
       child.on('close', (code) => resolve({ code, stdout, stderr }));
     });
     assert.is(result.code, 1, result.stderr);
-    assert.match(result.stderr, /Start-up failed: Refusing to start on this MongoDB deployment: MongoDB is a standalone server/);
+    assert.match(
+      result.stderr,
+      /Start-up failed: Refusing to start on this MongoDB deployment: MongoDB is a standalone server/,
+    );
     assert.not.match(result.stdout, /core\.listening/);
   } finally {
     rmSync(dataDir, { recursive: true, force: true });

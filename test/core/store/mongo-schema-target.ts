@@ -51,7 +51,8 @@ export class RecordingTarget implements SchemaTarget {
   /** Understands collMod as the server does: the collection must exist, and its validator is replaced. */
   async command(command: Document) {
     const name = command['collMod'];
-    if (typeof name !== 'string' || !this.validators.has(name)) throw new Error(`collMod of a collection that does not exist: ${JSON.stringify(command)}`);
+    if (typeof name !== 'string' || !this.validators.has(name))
+      throw new Error(`collMod of a collection that does not exist: ${JSON.stringify(command)}`);
     this.commands.push(command);
     this.validators.set(name, command['validator'] as Document);
     this.log.push(`collMod ${name}`);

@@ -8,7 +8,11 @@
 import type { CreateCollectionOptions, Document, IndexDescription } from 'mongodb';
 import * as assert from 'uvu/assert';
 import { EVENT_COLLECTIONS, EVENT_INDEXES } from '../../../core/store/mongo/events.js';
-import { checkFeatureCompatibility, explainSchemaFailure, UnsuitableDeploymentError } from '../../../core/store/mongo/guard.js';
+import {
+  checkFeatureCompatibility,
+  explainSchemaFailure,
+  UnsuitableDeploymentError,
+} from '../../../core/store/mongo/guard.js';
 import {
   COLLECTIONS,
   type CollectionInfo,
@@ -82,7 +86,8 @@ class FakeDatabase implements SchemaTarget {
   }
   async command(command: Document) {
     const name = command['collMod'];
-    if (typeof name !== 'string' || !this.validators.has(name)) throw new Error(`fake: unexpected command ${JSON.stringify(command)}`);
+    if (typeof name !== 'string' || !this.validators.has(name))
+      throw new Error(`fake: unexpected command ${JSON.stringify(command)}`);
     assert.is(command['validationLevel'], 'strict');
     assert.is(command['validationAction'], 'error');
     this.validators.set(name, command['validator'] as Document);
@@ -121,12 +126,18 @@ steps('a fresh database gets every collection, its validator and its indexes, th
   // Step 9 replaced two of the events' indexes with one unique per wallet.
   const replacedEvents = new Set(['events_seq', 'events_feed']);
   for (const [name, indexes] of Object.entries(EVENT_INDEXES)) {
-    for (const index of indexes) assert.is(db.indexes.get(name)?.has(index.name), !replacedEvents.has(index.name), `index ${index.name} of ${name}`);
+    for (const index of indexes)
+      assert.is(
+        db.indexes.get(name)?.has(index.name),
+        !replacedEvents.has(index.name),
+        `index ${index.name} of ${name}`,
+      );
   }
   for (const [name, indexes] of Object.entries(FUNDING_INDEXES)) {
     for (const index of indexes) assert.ok(db.indexes.get(name)?.has(index.name), `index ${index.name} of ${name}`);
   }
-  for (const [name, validator] of Object.entries(CURRENT_VALIDATORS)) assert.equal(db.validators.get(name), validator, `validator of ${name}`);
+  for (const [name, validator] of Object.entries(CURRENT_VALIDATORS))
+    assert.equal(db.validators.get(name), validator, `validator of ${name}`);
   // Replaced by step 2 (the ledger's) and step 4 (idempotency and history per mode).
   const replaced = new Set(['ledger_by_account', 'transactions_request_id', 'transactions_history']);
   for (const [name, indexes] of Object.entries(INDEXES)) {
@@ -141,7 +152,10 @@ steps('a fresh database gets every collection, its validator and its indexes, th
   for (const [name, indexes] of Object.entries(PEOPLE_INDEXES)) {
     for (const index of indexes) assert.ok(db.indexes.get(name)?.has(index.name!), `index ${index.name} on ${name}`);
   }
-  assert.ok(db.indexes.get(COLLECTIONS.transactions)?.has(TRANSACTIONS_BY_RECIPIENT_INDEX.name!), 'the history-by-recipient index');
+  assert.ok(
+    db.indexes.get(COLLECTIONS.transactions)?.has(TRANSACTIONS_BY_RECIPIENT_INDEX.name!),
+    'the history-by-recipient index',
+  );
   assert.is(db.version, SCHEMA_VERSION);
   assert.is(db.log[db.log.length - 1], `record ${SCHEMA_VERSION}`);
 });
@@ -152,43 +166,49 @@ steps('a database at the current version runs nothing', async () => {
   assert.equal(db.log, []);
 });
 
-steps('a later step changes the validator of an existing collection with collMod, and only that step runs', async () => {
-  const db = await current();
-  const stricter = { $jsonSchema: { bsonType: 'object', required: ['_id', 'account_id', 'status', 'claimed_by'] } };
-  const next: SchemaStep = {
-    version: SCHEMA_VERSION + 1,
-    description: 'transactions require claimed_by',
-    apply: async (target) => void (await target.command(setValidator(COLLECTIONS.transactions, stricter))),
-  };
-  assert.is.not(db.validators.get(COLLECTIONS.transactions), stricter);
-  assert.equal(await runSchemaSteps(db, [...SCHEMA_STEPS, next]), [next.version]);
-  assert.equal(db.validators.get(COLLECTIONS.transactions), stricter);
-  assert.equal(db.log, [`collMod ${COLLECTIONS.transactions}`, `record ${next.version}`]);
-  // A second start finds the step done.
-  assert.equal(await runSchemaSteps(db, [...SCHEMA_STEPS, next]), []);
-});
+steps(
+  'a later step changes the validator of an existing collection with collMod, and only that step runs',
+  async () => {
+    const db = await current();
+    const stricter = { $jsonSchema: { bsonType: 'object', required: ['_id', 'account_id', 'status', 'claimed_by'] } };
+    const next: SchemaStep = {
+      version: SCHEMA_VERSION + 1,
+      description: 'transactions require claimed_by',
+      apply: async (target) => void (await target.command(setValidator(COLLECTIONS.transactions, stricter))),
+    };
+    assert.is.not(db.validators.get(COLLECTIONS.transactions), stricter);
+    assert.equal(await runSchemaSteps(db, [...SCHEMA_STEPS, next]), [next.version]);
+    assert.equal(db.validators.get(COLLECTIONS.transactions), stricter);
+    assert.equal(db.log, [`collMod ${COLLECTIONS.transactions}`, `record ${next.version}`]);
+    // A second start finds the step done.
+    assert.equal(await runSchemaSteps(db, [...SCHEMA_STEPS, next]), []);
+  },
+);
 
-steps('steps run once each, in order, each recorded as it finishes; a failed step is run again at the next start', async () => {
-  const db = new FakeDatabase();
-  let failThird = true;
-  const list: SchemaStep[] = [1, 2, 3].map((version) => ({
-    version,
-    description: `step ${version}`,
-    async apply() {
-      if (version === 3 && failThird) throw new Error('step 3 failed');
-      db.log.push(`apply ${version}`);
-    },
-  }));
-  let error: unknown;
-  await runSchemaSteps(db, list).catch((e: unknown) => (error = e));
-  assert.instance(error, Error);
-  assert.equal(db.log, ['apply 1', 'record 1', 'apply 2', 'record 2']);
-  assert.is(db.version, 2);
-  failThird = false;
-  db.log.length = 0;
-  assert.equal(await runSchemaSteps(db, list), [3]);
-  assert.equal(db.log, ['apply 3', 'record 3']);
-});
+steps(
+  'steps run once each, in order, each recorded as it finishes; a failed step is run again at the next start',
+  async () => {
+    const db = new FakeDatabase();
+    let failThird = true;
+    const list: SchemaStep[] = [1, 2, 3].map((version) => ({
+      version,
+      description: `step ${version}`,
+      async apply() {
+        if (version === 3 && failThird) throw new Error('step 3 failed');
+        db.log.push(`apply ${version}`);
+      },
+    }));
+    let error: unknown;
+    await runSchemaSteps(db, list).catch((e: unknown) => (error = e));
+    assert.instance(error, Error);
+    assert.equal(db.log, ['apply 1', 'record 1', 'apply 2', 'record 2']);
+    assert.is(db.version, 2);
+    failThird = false;
+    db.log.length = 0;
+    assert.equal(await runSchemaSteps(db, list), [3]);
+    assert.equal(db.log, ['apply 3', 'record 3']);
+  },
+);
 
 steps('a database written by a newer build is refused, and a misnumbered step list is a bug', async () => {
   const db = await current();
@@ -196,24 +216,30 @@ steps('a database written by a newer build is refused, and a misnumbered step li
   let error: unknown;
   await runSchemaSteps(db).catch((e: unknown) => (error = e));
   assert.match(String(error), /newer than this build understands/);
-  const skipped: SchemaStep[] = [SCHEMA_STEPS[0]!, { version: 3, description: 'skips 2', apply: async () => undefined }];
+  const skipped: SchemaStep[] = [
+    SCHEMA_STEPS[0]!,
+    { version: 3, description: 'skips 2', apply: async () => undefined },
+  ];
   error = undefined;
   await runSchemaSteps(new FakeDatabase(), skipped).catch((e: unknown) => (error = e));
   assert.match(String(error), /numbered 3/);
 });
 
-steps('step 2 replaces the descending ledger index with an ascending one, creating the new one before dropping the old', async () => {
-  const db = new FakeDatabase();
-  await runSchemaSteps(db, SCHEMA_STEPS.slice(0, 1));
-  assert.ok(db.indexes.get(COLLECTIONS.ledger)?.has('ledger_by_account'));
-  db.log.length = 0;
-  await runSchemaSteps(db, SCHEMA_STEPS.slice(0, 2));
-  assert.equal(db.log, [`indexes ${COLLECTIONS.ledger}`, `drop ${COLLECTIONS.ledger}.ledger_by_account`, 'record 2']);
-  const ledger = db.indexes.get(COLLECTIONS.ledger)!;
-  assert.not.ok(ledger.has('ledger_by_account'));
-  assert.equal(ledger.get(LEDGER_BY_ACCOUNT_INDEX.name!)?.key, { account_id: 1, entry_id: 1 });
-  assert.is(ledger.get(LEDGER_BY_ACCOUNT_INDEX.name!)?.unique, true);
-});
+steps(
+  'step 2 replaces the descending ledger index with an ascending one, creating the new one before dropping the old',
+  async () => {
+    const db = new FakeDatabase();
+    await runSchemaSteps(db, SCHEMA_STEPS.slice(0, 1));
+    assert.ok(db.indexes.get(COLLECTIONS.ledger)?.has('ledger_by_account'));
+    db.log.length = 0;
+    await runSchemaSteps(db, SCHEMA_STEPS.slice(0, 2));
+    assert.equal(db.log, [`indexes ${COLLECTIONS.ledger}`, `drop ${COLLECTIONS.ledger}.ledger_by_account`, 'record 2']);
+    const ledger = db.indexes.get(COLLECTIONS.ledger)!;
+    assert.not.ok(ledger.has('ledger_by_account'));
+    assert.equal(ledger.get(LEDGER_BY_ACCOUNT_INDEX.name!)?.key, { account_id: 1, entry_id: 1 });
+    assert.is(ledger.get(LEDGER_BY_ACCOUNT_INDEX.name!)?.unique, true);
+  },
+);
 
 steps('step 3 makes a credit reference unique per account, and only for credits', async () => {
   const db = await current();
@@ -223,37 +249,56 @@ steps('step 3 makes a credit reference unique per account, and only for credits'
   assert.equal(index?.partialFilterExpression, { kind: 'credit' });
 });
 
-steps('step 4 makes every existing row live, opens empty test wallets, and scopes idempotency and history to the mode', async () => {
-  const db = new FakeDatabase();
-  await runSchemaSteps(db, SCHEMA_STEPS.slice(0, 3));
-  db.log.length = 0;
-  await runSchemaSteps(db, SCHEMA_STEPS.slice(0, 4));
-  // The data first (only documents still without the field), then the validators that name
-  // the new fields, then the new idempotency index before the old one is dropped.
-  assert.equal(db.updates.length, 4);
-  assert.match(db.updates[0]!, new RegExp(`^${COLLECTIONS.accounts} \\{"test_balance_kobo":\\{"\\$exists":false\\}\\} \\{"test_balance_kobo":`));
-  assert.equal(db.updates.slice(1), [
-    `${COLLECTIONS.apiKeys} {"mode":{"$exists":false}} {"mode":"live"}`,
-    `${COLLECTIONS.ledger} {"mode":{"$exists":false}} {"mode":"live"}`,
-    `${COLLECTIONS.transactions} {"mode":{"$exists":false}} {"mode":"live"}`,
-  ]);
-  const created = db.log.indexOf(`indexes ${COLLECTIONS.transactions}`);
-  assert.ok(created >= 0 && created < db.log.indexOf(`drop ${COLLECTIONS.transactions}.transactions_request_id`));
-  const transactions = db.indexes.get(COLLECTIONS.transactions)!;
-  assert.equal(transactions.get(REQUEST_ID_INDEX.name)?.key, { account_id: 1, mode: 1, request_id: 1 });
-  assert.is(transactions.get(REQUEST_ID_INDEX.name)?.unique, true);
-  assert.equal(transactions.get(REQUEST_ID_INDEX.name)?.partialFilterExpression, { request_id: { $type: 'string' } });
-  assert.equal(transactions.get('transactions_history_by_mode')?.key, { account_id: 1, mode: 1, created_at: -1, _id: -1 });
-  assert.not.ok(transactions.has('transactions_request_id'));
-  assert.equal(db.indexes.get(COLLECTIONS.ledger)?.get('ledger_by_wallet')?.key, { account_id: 1, mode: 1, entry_id: 1 });
-  // The test balance is guarded like the live one; a mode is live or test.
-  const accounts = db.validators.get(COLLECTIONS.accounts)!;
-  assert.equal(accounts['$jsonSchema'].properties.test_balance_kobo, { bsonType: 'long', minimum: 0 });
-  assert.equal(db.validators.get(COLLECTIONS.transactions)!['$jsonSchema'].properties.mode, { enum: ['live', 'test'] });
-  assert.equal(db.validators.get(COLLECTIONS.ledger)!['$and'][0].$jsonSchema.properties.mode, { enum: ['live', 'test'] });
-  // The sign rule of the ledger is kept.
-  assert.equal(db.validators.get(COLLECTIONS.ledger)!['$and'][1], VALIDATORS[COLLECTIONS.ledger]!['$and'][1]);
-});
+steps(
+  'step 4 makes every existing row live, opens empty test wallets, and scopes idempotency and history to the mode',
+  async () => {
+    const db = new FakeDatabase();
+    await runSchemaSteps(db, SCHEMA_STEPS.slice(0, 3));
+    db.log.length = 0;
+    await runSchemaSteps(db, SCHEMA_STEPS.slice(0, 4));
+    // The data first (only documents still without the field), then the validators that name
+    // the new fields, then the new idempotency index before the old one is dropped.
+    assert.equal(db.updates.length, 4);
+    assert.match(
+      db.updates[0]!,
+      new RegExp(`^${COLLECTIONS.accounts} \\{"test_balance_kobo":\\{"\\$exists":false\\}\\} \\{"test_balance_kobo":`),
+    );
+    assert.equal(db.updates.slice(1), [
+      `${COLLECTIONS.apiKeys} {"mode":{"$exists":false}} {"mode":"live"}`,
+      `${COLLECTIONS.ledger} {"mode":{"$exists":false}} {"mode":"live"}`,
+      `${COLLECTIONS.transactions} {"mode":{"$exists":false}} {"mode":"live"}`,
+    ]);
+    const created = db.log.indexOf(`indexes ${COLLECTIONS.transactions}`);
+    assert.ok(created >= 0 && created < db.log.indexOf(`drop ${COLLECTIONS.transactions}.transactions_request_id`));
+    const transactions = db.indexes.get(COLLECTIONS.transactions)!;
+    assert.equal(transactions.get(REQUEST_ID_INDEX.name)?.key, { account_id: 1, mode: 1, request_id: 1 });
+    assert.is(transactions.get(REQUEST_ID_INDEX.name)?.unique, true);
+    assert.equal(transactions.get(REQUEST_ID_INDEX.name)?.partialFilterExpression, { request_id: { $type: 'string' } });
+    assert.equal(transactions.get('transactions_history_by_mode')?.key, {
+      account_id: 1,
+      mode: 1,
+      created_at: -1,
+      _id: -1,
+    });
+    assert.not.ok(transactions.has('transactions_request_id'));
+    assert.equal(db.indexes.get(COLLECTIONS.ledger)?.get('ledger_by_wallet')?.key, {
+      account_id: 1,
+      mode: 1,
+      entry_id: 1,
+    });
+    // The test balance is guarded like the live one; a mode is live or test.
+    const accounts = db.validators.get(COLLECTIONS.accounts)!;
+    assert.equal(accounts['$jsonSchema'].properties.test_balance_kobo, { bsonType: 'long', minimum: 0 });
+    assert.equal(db.validators.get(COLLECTIONS.transactions)!['$jsonSchema'].properties.mode, {
+      enum: ['live', 'test'],
+    });
+    assert.equal(db.validators.get(COLLECTIONS.ledger)!['$and'][0].$jsonSchema.properties.mode, {
+      enum: ['live', 'test'],
+    });
+    // The sign rule of the ledger is kept.
+    assert.equal(db.validators.get(COLLECTIONS.ledger)!['$and'][1], VALIDATORS[COLLECTIONS.ledger]!['$and'][1]);
+  },
+);
 
 steps.run();
 
@@ -275,15 +320,28 @@ validators('a collection restored without its validator, or one that only warns,
   assert.equal((error as MissingValidatorError).collections, [COLLECTIONS.accounts]);
   assert.match(String(error), /collMod/);
   const warnOnly: CollectionInfo[] = [
-    { name: COLLECTIONS.ledger, options: { validator: CURRENT_VALIDATORS[COLLECTIONS.ledger]!, validationAction: 'warn' } },
-    { name: COLLECTIONS.transactions, options: { validator: CURRENT_VALIDATORS[COLLECTIONS.transactions]!, validationLevel: 'off' } },
+    {
+      name: COLLECTIONS.ledger,
+      options: { validator: CURRENT_VALIDATORS[COLLECTIONS.ledger]!, validationAction: 'warn' },
+    },
+    {
+      name: COLLECTIONS.transactions,
+      options: { validator: CURRENT_VALIDATORS[COLLECTIONS.transactions]!, validationLevel: 'off' },
+    },
   ];
   assert.equal(checkValidators(warnOnly).missing, [COLLECTIONS.ledger, COLLECTIONS.transactions]);
 });
 
 validators('a validator edited by hand is reported as different, not refused', () => {
   const edited: CollectionInfo[] = [
-    { name: COLLECTIONS.accounts, options: { validator: { $jsonSchema: { bsonType: 'object' } }, validationLevel: 'strict', validationAction: 'error' } },
+    {
+      name: COLLECTIONS.accounts,
+      options: {
+        validator: { $jsonSchema: { bsonType: 'object' } },
+        validationLevel: 'strict',
+        validationAction: 'error',
+      },
+    },
   ];
   assert.equal(checkValidators(edited), { missing: [], different: [COLLECTIONS.accounts] });
 });
@@ -296,12 +354,16 @@ fcv('a replica set at FCV 5.0 is refused with what to do; 6.0 and later pass; an
   const low = checkFeatureCompatibility({ featureCompatibilityVersion: { version: '5.0' }, ok: 1 });
   assert.is(low.ok, false);
   assert.match(low.ok ? '' : low.reason, /5\.0.*setFeatureCompatibilityVersion: "6\.0"/);
-  for (const version of ['6.0', '7.0', '8.0', '10.0']) assert.ok(checkFeatureCompatibility({ featureCompatibilityVersion: { version } }).ok, version);
+  for (const version of ['6.0', '7.0', '8.0', '10.0'])
+    assert.ok(checkFeatureCompatibility({ featureCompatibilityVersion: { version } }).ok, version);
   assert.ok(checkFeatureCompatibility(null).ok);
 });
 
 fcv('the index error a low FCV gives is reworded into what to do; any other error is left alone', () => {
-  const refused = Object.assign(new Error('Error in specification ... unsupported expression in partial index: kind $in [ "debit" "refund" ]'), { code: 67 });
+  const refused = Object.assign(
+    new Error('Error in specification ... unsupported expression in partial index: kind $in [ "debit" "refund" ]'),
+    { code: 67 },
+  );
   const explained = explainSchemaFailure(refused);
   assert.instance(explained, UnsuitableDeploymentError);
   assert.match(String(explained), /featureCompatibilityVersion below 6\.0/);

@@ -16,7 +16,11 @@ import { InvalidCursorError } from '../../../core/domain/paging.js';
 import type { LedgerEntryRecord, NewTransaction, PlanRecord } from '../../../core/domain/records.js';
 import { mongoHosts, openStore, SQLITE_FILE } from '../../../core/store/index.js';
 import { attemptFilter, claimFilter, claimUpdate } from '../../../core/store/mongo/claims.js';
-import { COMMIT_WTIMEOUT_MARGIN_MS, MAJORITY_WRITE_TIMEOUT_MS, transactionOptions } from '../../../core/store/mongo/context.js';
+import {
+  COMMIT_WTIMEOUT_MARGIN_MS,
+  MAJORITY_WRITE_TIMEOUT_MS,
+  transactionOptions,
+} from '../../../core/store/mongo/context.js';
 import {
   type AccountDoc,
   accountFromDoc,
@@ -33,13 +37,33 @@ import {
   toLong,
   transactionFromDoc,
 } from '../../../core/store/mongo/documents.js';
-import { creditFailure, isDuplicateKeyOn, isTransientTransactionError, isUnknownCommitResult } from '../../../core/store/mongo/errors.js';
+import {
+  creditFailure,
+  isDuplicateKeyOn,
+  isTransientTransactionError,
+  isUnknownCommitResult,
+} from '../../../core/store/mongo/errors.js';
 import { checkDeployment, type HelloReply, MIN_WIRE_VERSION } from '../../../core/store/mongo/guard.js';
 import { historySearchFilter } from '../../../core/store/mongo/history.js';
-import { CREDIT_REFERENCE_INDEX, INDEXES, ONCE_PER_PURCHASE_INDEX, REQUEST_ID_INDEX } from '../../../core/store/mongo/schema.js';
+import {
+  CREDIT_REFERENCE_INDEX,
+  INDEXES,
+  ONCE_PER_PURCHASE_INDEX,
+  REQUEST_ID_INDEX,
+} from '../../../core/store/mongo/schema.js';
 import { sameCreditQuery, sameRequestQuery } from '../../../core/store/mongo/wallet.js';
-import { decodeLedgerCursor, decodeTransactionCursor, encodeLedgerCursor, encodeTransactionCursor } from '../../../core/store/paging.js';
-import { type LedgerRow, ledgerCursor, type TransactionRow, transactionCursor } from '../../../core/store/sqlite/rows.js';
+import {
+  decodeLedgerCursor,
+  decodeTransactionCursor,
+  encodeLedgerCursor,
+  encodeTransactionCursor,
+} from '../../../core/store/paging.js';
+import {
+  type LedgerRow,
+  ledgerCursor,
+  type TransactionRow,
+  transactionCursor,
+} from '../../../core/store/sqlite/rows.js';
 import { ConfigError } from '../../../runtime/env-schema.js';
 import { suite } from '../../helpers/suite.js';
 
@@ -74,7 +98,11 @@ money('a stored value that is not an exact integer is refused when read, never r
   assert.is(readKobo(roundTrip({ v: 250.0 })['v'], 'v'), 250);
   assert.is(readKobo(roundTrip({ v: new BSON.Int32(77) })['v'], 'v'), 77);
   for (const bad of [12.5, '100', null, undefined, Long.fromString('9007199254740993'), Long.fromNumber(2 ** 53)]) {
-    assert.throws(() => readKobo(bad, 'accounts.balance_kobo'), /accounts\.balance_kobo is not a safe integer/, `refuses ${String(bad)}`);
+    assert.throws(
+      () => readKobo(bad, 'accounts.balance_kobo'),
+      /accounts\.balance_kobo is not a safe integer/,
+      `refuses ${String(bad)}`,
+    );
   }
   // The driver hands 2^53 back as a number (it fits in a double), which is not a safe integer either.
   assert.throws(() => readKobo(roundTrip({ v: Long.fromNumber(2 ** 53) })['v'], 'v'));
@@ -100,7 +128,13 @@ money('a pending purchase survives BSON exactly; undefined detail keys are dropp
     recipient: '',
     faceValueKobo: kobo(9_007_199_254_740),
     chargedKobo: kobo(9_007_199_254_740),
-    details: { sender: 'MyShop', recipients: ['08031234567', '08051234567'], pages: 2, message: 'hi', planLabel: undefined },
+    details: {
+      sender: 'MyShop',
+      recipients: ['08031234567', '08051234567'],
+      pages: 2,
+      message: 'hi',
+      planLabel: undefined,
+    },
     requestId: 'order-1',
     requestHash: 'h'.repeat(64),
     nextAttemptAt: new Date(60_000),
@@ -121,7 +155,8 @@ money('a pending purchase survives BSON exactly; undefined detail keys are dropp
   });
   assert.ok(!('planLabel' in stored.details), 'no null left behind for an undefined key');
   const raw = rawTypes(newTransactionToDoc(tx, kobo(12_345)));
-  for (const field of ['face_value_kobo', 'charged_kobo', 'balance_after_kobo']) assert.instance(raw[field], Long, `${field} is int64`);
+  for (const field of ['face_value_kobo', 'charged_kobo', 'balance_after_kobo'])
+    assert.instance(raw[field], Long, `${field} is int64`);
 });
 
 money('a ledger entry survives BSON exactly', () => {
@@ -158,7 +193,10 @@ money('a plan keeps tier prices under any tier id, even one with "." or "$" in i
 });
 
 money('a stored document with a damaged amount is refused when read', () => {
-  const doc: AccountDoc = { ...accountToDoc({ accountId: 'a', name: 'n', tierId: 't', createdAt: new Date(0) }), balance_kobo: 10.5 };
+  const doc: AccountDoc = {
+    ...accountToDoc({ accountId: 'a', name: 'n', tierId: 't', createdAt: new Date(0) }),
+    balance_kobo: 10.5,
+  };
   assert.throws(() => accountFromDoc(doc), /accounts\.balance_kobo/);
   const tx = newTransactionToDoc(
     {
@@ -188,7 +226,10 @@ const cursors = suite('mongo store: page cursors');
 
 cursors('transaction and ledger cursors round-trip', () => {
   const at = new Date(Date.UTC(2025, 5, 1, 12, 0, 0, 123));
-  assert.equal(decodeTransactionCursor(encodeTransactionCursor(at, 'TX-9')), { createdAtMs: at.getTime(), reference: 'TX-9' });
+  assert.equal(decodeTransactionCursor(encodeTransactionCursor(at, 'TX-9')), {
+    createdAtMs: at.getTime(),
+    reference: 'TX-9',
+  });
   assert.is(decodeLedgerCursor(encodeLedgerCursor(123_456)), 123_456);
 });
 
@@ -249,22 +290,54 @@ function duplicateKey(index: string, keyPattern: Record<string, number> | undefi
 
 errors('a duplicate idempotency key is told apart from any other duplicate', () => {
   const fields = REQUEST_ID_INDEX.fields;
-  assert.ok(isDuplicateKeyOn(duplicateKey('transactions_request_id_by_mode', { account_id: 1, mode: 1, request_id: 1 }), REQUEST_ID_INDEX.name, fields));
+  assert.ok(
+    isDuplicateKeyOn(
+      duplicateKey('transactions_request_id_by_mode', { account_id: 1, mode: 1, request_id: 1 }),
+      REQUEST_ID_INDEX.name,
+      fields,
+    ),
+  );
   // Without keyPattern (an older reply shape) the index name in errmsg decides.
-  assert.ok(isDuplicateKeyOn(duplicateKey('transactions_request_id_by_mode', undefined), REQUEST_ID_INDEX.name, fields));
+  assert.ok(
+    isDuplicateKeyOn(duplicateKey('transactions_request_id_by_mode', undefined), REQUEST_ID_INDEX.name, fields),
+  );
   // The index test mode replaced (one key per account, whatever the mode) is not this one.
-  assert.not.ok(isDuplicateKeyOn(duplicateKey('transactions_request_id', { account_id: 1, request_id: 1 }), REQUEST_ID_INDEX.name, fields));
+  assert.not.ok(
+    isDuplicateKeyOn(
+      duplicateKey('transactions_request_id', { account_id: 1, request_id: 1 }),
+      REQUEST_ID_INDEX.name,
+      fields,
+    ),
+  );
   // A clash of references (the _id) must not pass for a replayed request.
   assert.not.ok(isDuplicateKeyOn(duplicateKey('_id_', { _id: 1 }), REQUEST_ID_INDEX.name, fields));
   assert.not.ok(isDuplicateKeyOn(duplicateKey('_id_', undefined), REQUEST_ID_INDEX.name, fields));
-  assert.not.ok(isDuplicateKeyOn(duplicateKey('transactions_request_id_old', undefined), REQUEST_ID_INDEX.name, fields));
-  assert.not.ok(isDuplicateKeyOn(new MongoServerError({ message: 'WriteConflict', code: 112 }), REQUEST_ID_INDEX.name, fields));
-  assert.not.ok(isDuplicateKeyOn(new Error('E11000 duplicate key error index: transactions_request_id dup key'), REQUEST_ID_INDEX.name, fields));
+  assert.not.ok(
+    isDuplicateKeyOn(duplicateKey('transactions_request_id_old', undefined), REQUEST_ID_INDEX.name, fields),
+  );
+  assert.not.ok(
+    isDuplicateKeyOn(new MongoServerError({ message: 'WriteConflict', code: 112 }), REQUEST_ID_INDEX.name, fields),
+  );
+  assert.not.ok(
+    isDuplicateKeyOn(
+      new Error('E11000 duplicate key error index: transactions_request_id dup key'),
+      REQUEST_ID_INDEX.name,
+      fields,
+    ),
+  );
 });
 
 errors('transaction error labels are read from the labels, not the message', () => {
-  const transient = new MongoServerError({ message: 'WriteConflict', code: 112, errorLabels: ['TransientTransactionError'] });
-  const unknown = new MongoServerError({ message: 'operation exceeded time limit', code: 50, errorLabels: ['UnknownTransactionCommitResult'] });
+  const transient = new MongoServerError({
+    message: 'WriteConflict',
+    code: 112,
+    errorLabels: ['TransientTransactionError'],
+  });
+  const unknown = new MongoServerError({
+    message: 'operation exceeded time limit',
+    code: 50,
+    errorLabels: ['UnknownTransactionCommitResult'],
+  });
   assert.ok(isTransientTransactionError(transient));
   assert.not.ok(isUnknownCommitResult(transient));
   assert.ok(isUnknownCommitResult(unknown));
@@ -295,34 +368,71 @@ errors('a duplicate credit reference is told apart from a duplicate entry id', (
   assert.is(CREDIT_REFERENCE_INDEX.description.unique, true);
 });
 
-errors('a credit whose commit result is unknown is OUTCOME_UNKNOWN, saying to check the ledger and which reference to retry with', () => {
-  const credit = { accountId: 'acct-1', reference: 'GTB-42' };
-  const unknown = new MongoServerError({ message: 'operation exceeded time limit', code: 50, errorLabels: ['UnknownTransactionCommitResult'] });
-  const told = creditFailure(unknown, credit);
-  assert.instance(told, DomainError);
-  assert.is((told as DomainError).code, 'OUTCOME_UNKNOWN');
-  assert.match((told as DomainError).message, /check the ledger before retrying/i);
-  assert.match((told as DomainError).message, /GTB-42.*at most once/);
-  assert.equal((told as DomainError).metadata, { reference: 'GTB-42' });
-  // Anything else is passed on as it is: an aborted transaction wrote nothing.
-  const transient = new MongoServerError({ message: 'WriteConflict', code: 112, errorLabels: ['TransientTransactionError'] });
-  for (const other of [transient, duplicateKey(CREDIT_REFERENCE_INDEX.name, undefined), new Error('UnknownTransactionCommitResult')]) {
-    assert.is(creditFailure(other, credit), other);
-  }
-});
+errors(
+  'a credit whose commit result is unknown is OUTCOME_UNKNOWN, saying to check the ledger and which reference to retry with',
+  () => {
+    const credit = { accountId: 'acct-1', reference: 'GTB-42' };
+    const unknown = new MongoServerError({
+      message: 'operation exceeded time limit',
+      code: 50,
+      errorLabels: ['UnknownTransactionCommitResult'],
+    });
+    const told = creditFailure(unknown, credit);
+    assert.instance(told, DomainError);
+    assert.is((told as DomainError).code, 'OUTCOME_UNKNOWN');
+    assert.match((told as DomainError).message, /check the ledger before retrying/i);
+    assert.match((told as DomainError).message, /GTB-42.*at most once/);
+    assert.equal((told as DomainError).metadata, { reference: 'GTB-42' });
+    // Anything else is passed on as it is: an aborted transaction wrote nothing.
+    const transient = new MongoServerError({
+      message: 'WriteConflict',
+      code: 112,
+      errorLabels: ['TransientTransactionError'],
+    });
+    for (const other of [
+      transient,
+      duplicateKey(CREDIT_REFERENCE_INDEX.name, undefined),
+      new Error('UnknownTransactionCommitResult'),
+    ]) {
+      assert.is(creditFailure(other, credit), other);
+    }
+  },
+);
 
 errors.run();
 
 const guard = suite('mongo store: the start-up guard');
 
-const PRIMARY_70: HelloReply = { setName: 'rs0', isWritablePrimary: true, maxWireVersion: 21, logicalSessionTimeoutMinutes: 30 };
+const PRIMARY_70: HelloReply = {
+  setName: 'rs0',
+  isWritablePrimary: true,
+  maxWireVersion: 21,
+  logicalSessionTimeoutMinutes: 30,
+};
 
 guard('a replica set primary or a mongos at MongoDB 6.0 or newer is accepted', () => {
   assert.equal(checkDeployment(PRIMARY_70), { ok: true, topology: 'replica_set', serverVersion: '7.0' });
-  assert.equal(checkDeployment({ ...PRIMARY_70, maxWireVersion: MIN_WIRE_VERSION }), { ok: true, topology: 'replica_set', serverVersion: '6.0' });
-  assert.equal(checkDeployment({ ...PRIMARY_70, maxWireVersion: 25 }), { ok: true, topology: 'replica_set', serverVersion: '8.0' });
-  assert.equal(checkDeployment({ ...PRIMARY_70, maxWireVersion: 22 }), { ok: true, topology: 'replica_set', serverVersion: '7.x' });
-  const mongos: HelloReply = { msg: 'isdbgrid', isWritablePrimary: true, maxWireVersion: 21, logicalSessionTimeoutMinutes: 30 };
+  assert.equal(checkDeployment({ ...PRIMARY_70, maxWireVersion: MIN_WIRE_VERSION }), {
+    ok: true,
+    topology: 'replica_set',
+    serverVersion: '6.0',
+  });
+  assert.equal(checkDeployment({ ...PRIMARY_70, maxWireVersion: 25 }), {
+    ok: true,
+    topology: 'replica_set',
+    serverVersion: '8.0',
+  });
+  assert.equal(checkDeployment({ ...PRIMARY_70, maxWireVersion: 22 }), {
+    ok: true,
+    topology: 'replica_set',
+    serverVersion: '7.x',
+  });
+  const mongos: HelloReply = {
+    msg: 'isdbgrid',
+    isWritablePrimary: true,
+    maxWireVersion: 21,
+    logicalSessionTimeoutMinutes: 30,
+  };
   assert.equal(checkDeployment(mongos), { ok: true, topology: 'sharded', serverVersion: '7.0' });
 });
 
@@ -344,10 +454,16 @@ guard('a standalone server is refused, with how to make a one-node replica set',
 
 guard('a server too old for what the store uses is refused with the version it needs', () => {
   const cases: Array<[HelloReply, RegExp]> = [
-    [{ ...PRIMARY_70, maxWireVersion: 13 }, /MongoDB 5\.0 \(wire version 13\) is too old: the store needs MongoDB 6\.0 or newer/],
+    [
+      { ...PRIMARY_70, maxWireVersion: 13 },
+      /MongoDB 5\.0 \(wire version 13\) is too old: the store needs MongoDB 6\.0 or newer/,
+    ],
     [{ ...PRIMARY_70, maxWireVersion: 16 }, /MongoDB 5\.x \(wire version 16\) is too old/],
     [{ ...PRIMARY_70, maxWireVersion: 7 }, /MongoDB 4\.0 \(wire version 7\) is too old/],
-    [{ msg: 'isdbgrid', maxWireVersion: 9, logicalSessionTimeoutMinutes: 30 }, /MongoDB 4\.4 \(wire version 9\) is too old/],
+    [
+      { msg: 'isdbgrid', maxWireVersion: 9, logicalSessionTimeoutMinutes: 30 },
+      /MongoDB 4\.4 \(wire version 9\) is too old/,
+    ],
     [{ ...PRIMARY_70, maxWireVersion: undefined }, /wire version 0\) is too old/],
   ];
   for (const [hello, reason] of cases) {
@@ -425,8 +541,14 @@ config('--help lists MONGODB_URI and MONGODB_DB', () => {
 });
 
 config('the logged hosts of a connection string leave out credentials and options', () => {
-  assert.is(mongoHosts('mongodb://app:p%40ss@db1:27017,db2:27017/prepaid?replicaSet=rs0&authSource=admin'), 'mongodb://db1:27017,db2:27017');
-  assert.is(mongoHosts('mongodb+srv://app:secret@cluster0.example.net/?retryWrites=true'), 'mongodb+srv://cluster0.example.net');
+  assert.is(
+    mongoHosts('mongodb://app:p%40ss@db1:27017,db2:27017/prepaid?replicaSet=rs0&authSource=admin'),
+    'mongodb://db1:27017,db2:27017',
+  );
+  assert.is(
+    mongoHosts('mongodb+srv://app:secret@cluster0.example.net/?retryWrites=true'),
+    'mongodb+srv://cluster0.example.net',
+  );
   assert.is(mongoHosts('mongodb://127.0.0.1:27017'), 'mongodb://127.0.0.1:27017');
   // A password with a raw "@" (it should be percent-encoded) still does not leak.
   assert.is(mongoHosts('mongodb://app:pa@ss@db1:27017/'), 'mongodb://db1:27017');
@@ -456,58 +578,89 @@ shapes('an idempotency lookup states the string type, so the partial unique inde
   const index = REQUEST_ID_INDEX.description;
   // The planner uses the partial index only when the query implies its filter expression.
   assert.equal(index.partialFilterExpression, { request_id: { $type: 'string' } });
-  assert.is((query as { request_id: { $type: string } }).request_id.$type, index.partialFilterExpression!['request_id'].$type);
+  assert.is(
+    (query as { request_id: { $type: string } }).request_id.$type,
+    index.partialFilterExpression!['request_id'].$type,
+  );
   assert.is(sameRequestQuery({ accountId: 'acct-1', mode: 'live', requestId: null }), null);
 });
 
-shapes("a holder's search by idempotency key states the string type too, so the same partial index can serve it", () => {
-  const filter = historySearchFilter('acct-1', 'test', { requestId: 'k-1' }, undefined);
-  assert.equal(filter, { account_id: 'acct-1', mode: 'test', request_id: { $eq: 'k-1', $type: 'string' } });
-  // Its equality fields are the index's fields, in order.
-  assert.equal(REQUEST_ID_INDEX.fields, ['account_id', 'mode', 'request_id']);
-  assert.equal(historySearchFilter('acct-1', 'live', { product: 'airtime' }, undefined), { account_id: 'acct-1', mode: 'live', product: 'airtime' });
-});
+shapes(
+  "a holder's search by idempotency key states the string type too, so the same partial index can serve it",
+  () => {
+    const filter = historySearchFilter('acct-1', 'test', { requestId: 'k-1' }, undefined);
+    assert.equal(filter, { account_id: 'acct-1', mode: 'test', request_id: { $eq: 'k-1', $type: 'string' } });
+    // Its equality fields are the index's fields, in order.
+    assert.equal(REQUEST_ID_INDEX.fields, ['account_id', 'mode', 'request_id']);
+    assert.equal(historySearchFilter('acct-1', 'live', { product: 'airtime' }, undefined), {
+      account_id: 'acct-1',
+      mode: 'live',
+      product: 'airtime',
+    });
+  },
+);
 
-shapes('a credit reference lookup implies the partial unique index filter (kind credit), so the index can serve it', () => {
-  const query = sameCreditQuery({ accountId: 'acct-1', reference: 'GTB-42' });
-  assert.equal(query, { account_id: 'acct-1', reference: 'GTB-42', kind: 'credit' });
-  assert.equal(CREDIT_REFERENCE_INDEX.description.partialFilterExpression, { kind: 'credit' });
-  for (const field of Object.keys(CREDIT_REFERENCE_INDEX.description.key)) assert.ok(field in query, field);
-});
+shapes(
+  'a credit reference lookup implies the partial unique index filter (kind credit), so the index can serve it',
+  () => {
+    const query = sameCreditQuery({ accountId: 'acct-1', reference: 'GTB-42' });
+    assert.equal(query, { account_id: 'acct-1', reference: 'GTB-42', kind: 'credit' });
+    assert.equal(CREDIT_REFERENCE_INDEX.description.partialFilterExpression, { kind: 'credit' });
+    for (const field of Object.keys(CREDIT_REFERENCE_INDEX.description.key)) assert.ok(field in query, field);
+  },
+);
 
-shapes('a recovery claim matches only a pending, due transaction at the attempts its claimer saw, and takes the lease', () => {
-  const claim = { dueBy: new Date(100_000), attempts: 2, leaseUntil: new Date(160_000), at: new Date(100_000) };
-  assert.equal(claimFilter('TX-1', claim), { _id: 'TX-1', status: 'pending', next_attempt_at: { $lte: new Date(100_000) }, attempts: 2 });
-  // The lease moves the transaction out of due, so a second claim with the same view matches nothing.
-  assert.equal(claimUpdate(claim), { $inc: { attempts: 1 }, $set: { next_attempt_at: new Date(160_000), updated_at: new Date(100_000) } });
-  assert.ok(
-    (claimUpdate(claim).$set as { next_attempt_at: Date }).next_attempt_at > (claimFilter('TX-1', claim).next_attempt_at as { $lte: Date }).$lte,
-    "after a claim the transaction is not due by the claimer's time",
-  );
-  // A late write of an attempt never takes the count back below a later claim's.
-  assert.equal(attemptFilter('TX-1', { attempts: 3 }), { _id: 'TX-1', status: 'pending', attempts: { $lte: 3 } });
-});
+shapes(
+  'a recovery claim matches only a pending, due transaction at the attempts its claimer saw, and takes the lease',
+  () => {
+    const claim = { dueBy: new Date(100_000), attempts: 2, leaseUntil: new Date(160_000), at: new Date(100_000) };
+    assert.equal(claimFilter('TX-1', claim), {
+      _id: 'TX-1',
+      status: 'pending',
+      next_attempt_at: { $lte: new Date(100_000) },
+      attempts: 2,
+    });
+    // The lease moves the transaction out of due, so a second claim with the same view matches nothing.
+    assert.equal(claimUpdate(claim), {
+      $inc: { attempts: 1 },
+      $set: { next_attempt_at: new Date(160_000), updated_at: new Date(100_000) },
+    });
+    assert.ok(
+      (claimUpdate(claim).$set as { next_attempt_at: Date }).next_attempt_at >
+        (claimFilter('TX-1', claim).next_attempt_at as { $lte: Date }).$lte,
+      "after a claim the transaction is not due by the claimer's time",
+    );
+    // A late write of an attempt never takes the count back below a later claim's.
+    assert.equal(attemptFilter('TX-1', { attempts: 3 }), { _id: 'TX-1', status: 'pending', attempts: { $lte: 3 } });
+  },
+);
 
-shapes('each transaction gets fresh plain concern objects, which the driver copies instead of mutating a shared one', () => {
-  const a = transactionOptions();
-  const b = transactionOptions();
-  assert.is.not(a, b);
-  assert.is.not(a.readConcern, b.readConcern);
-  assert.is.not(a.writeConcern, b.writeConcern);
-  assert.not.instance(a.readConcern, ReadConcern);
-  // The driver keeps a ReadConcern instance it is given (and writes afterClusterTime on it);
-  // from a plain object it builds a new one each time.
-  assert.is.not(ReadConcern.fromOptions(transactionOptions()), ReadConcern.fromOptions(transactionOptions()));
-  const shared = new ReadConcern('snapshot');
-  assert.is(ReadConcern.fromOptions({ readConcern: shared }), shared);
-  assert.equal(a.readConcern, { level: 'snapshot' });
-});
+shapes(
+  'each transaction gets fresh plain concern objects, which the driver copies instead of mutating a shared one',
+  () => {
+    const a = transactionOptions();
+    const b = transactionOptions();
+    assert.is.not(a, b);
+    assert.is.not(a.readConcern, b.readConcern);
+    assert.is.not(a.writeConcern, b.writeConcern);
+    assert.not.instance(a.readConcern, ReadConcern);
+    // The driver keeps a ReadConcern instance it is given (and writes afterClusterTime on it);
+    // from a plain object it builds a new one each time.
+    assert.is.not(ReadConcern.fromOptions(transactionOptions()), ReadConcern.fromOptions(transactionOptions()));
+    const shared = new ReadConcern('snapshot');
+    assert.is(ReadConcern.fromOptions({ readConcern: shared }), shared);
+    assert.equal(a.readConcern, { level: 'snapshot' });
+  },
+);
 
 shapes('a commit stuck on a majority ends at maxCommitTimeMS, never on a wtimeout the driver would retry', () => {
   const options = transactionOptions();
   assert.is(options.maxCommitTimeMS, MAJORITY_WRITE_TIMEOUT_MS);
   const wtimeout = (options.writeConcern as { wtimeoutMS: number }).wtimeoutMS;
-  assert.ok(wtimeout >= MAJORITY_WRITE_TIMEOUT_MS + COMMIT_WTIMEOUT_MARGIN_MS, `wtimeout ${wtimeout} leaves maxCommitTimeMS to fire first`);
+  assert.ok(
+    wtimeout >= MAJORITY_WRITE_TIMEOUT_MS + COMMIT_WTIMEOUT_MARGIN_MS,
+    `wtimeout ${wtimeout} leaves maxCommitTimeMS to fire first`,
+  );
   assert.is((options.writeConcern as { w: string }).w, 'majority');
 });
 

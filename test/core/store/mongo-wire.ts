@@ -63,7 +63,13 @@ export async function startFakeMongo(topology: FakeTopology): Promise<FakeMongo>
     ismaster: true,
     ...(topology.mongos ? { msg: 'isdbgrid' } : {}),
     ...(topology.setName !== undefined
-      ? { setName: topology.setName, setVersion: 1, hosts: [`127.0.0.1:${port}`], primary: `127.0.0.1:${port}`, me: `127.0.0.1:${port}` }
+      ? {
+          setName: topology.setName,
+          setVersion: 1,
+          hosts: [`127.0.0.1:${port}`],
+          primary: `127.0.0.1:${port}`,
+          me: `127.0.0.1:${port}`,
+        }
       : {}),
     maxBsonObjectSize: 16 * 1024 * 1024,
     maxMessageSizeBytes: 48_000_000,

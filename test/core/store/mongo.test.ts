@@ -90,7 +90,14 @@ function runAgainst(uri: string): void {
   /** An account with ₦500, one settled and one pending purchase (as in the SQLite tests). */
   async function populate(store: Store): Promise<void> {
     await store.accounts.create({ accountId: 'acct-1', name: 'Ada', tierId: 'standard', createdAt: new Date(1_000) });
-    await store.wallet.credit({ mode: 'live', accountId: 'acct-1', amountKobo: kobo(50_000), reference: 'CR-1', memo: 'opening', at: new Date(2_000) });
+    await store.wallet.credit({
+      mode: 'live',
+      accountId: 'acct-1',
+      amountKobo: kobo(50_000),
+      reference: 'CR-1',
+      memo: 'opening',
+      at: new Date(2_000),
+    });
     await store.wallet.reserve(airtimePurchase('TX-1'));
     await store.wallet.settle('TX-1', { providerReference: 'P-1' }, new Date(4_000));
     await store.wallet.reserve(airtimePurchase('TX-2', { requestId: 'r-2', createdAt: new Date(5_000) }));
@@ -114,29 +121,36 @@ function runAgainst(uri: string): void {
     assert.is((await db.collection<Loose>(COLLECTIONS.meta).findOne({ _id: 'schema' }))?.['version'], SCHEMA_VERSION);
   });
 
-  mongo('money is stored as int64, and the validators refuse a negative balance or a wrong sign behind the adapter', async () => {
-    await populate(await open());
-    const accounts = raw.db(dbName, { promoteLongs: false }).collection<Loose>(COLLECTIONS.accounts);
-    const account = await accounts.findOne({ _id: 'acct-1' });
-    assert.instance(account?.['balance_kobo'], Long);
-    await refusedWith(DOCUMENT_VALIDATION_FAILURE, () => accounts.updateOne({ _id: 'acct-1' }, { $set: { balance_kobo: Long.fromNumber(-1) } }));
-    await refusedWith(DOCUMENT_VALIDATION_FAILURE, () => accounts.updateOne({ _id: 'acct-1' }, { $set: { balance_kobo: 100.5 } }));
-    await refusedWith(DOCUMENT_VALIDATION_FAILURE, () =>
-      db.collection(COLLECTIONS.ledger).insertOne({
-        account_id: 'acct-1',
-        entry_id: Long.fromNumber(99),
-        amount_kobo: Long.fromNumber(500),
-        balance_after_kobo: Long.fromNumber(40_700),
-        kind: 'debit',
-        reference: 'TX-x',
-        memo: '',
-        created_at: new Date(),
-      }),
-    );
-    await refusedWith(DOCUMENT_VALIDATION_FAILURE, () =>
-      db.collection<Loose>(COLLECTIONS.transactions).updateOne({ _id: 'TX-1' }, { $set: { status: 'refunded' } }),
-    );
-  });
+  mongo(
+    'money is stored as int64, and the validators refuse a negative balance or a wrong sign behind the adapter',
+    async () => {
+      await populate(await open());
+      const accounts = raw.db(dbName, { promoteLongs: false }).collection<Loose>(COLLECTIONS.accounts);
+      const account = await accounts.findOne({ _id: 'acct-1' });
+      assert.instance(account?.['balance_kobo'], Long);
+      await refusedWith(DOCUMENT_VALIDATION_FAILURE, () =>
+        accounts.updateOne({ _id: 'acct-1' }, { $set: { balance_kobo: Long.fromNumber(-1) } }),
+      );
+      await refusedWith(DOCUMENT_VALIDATION_FAILURE, () =>
+        accounts.updateOne({ _id: 'acct-1' }, { $set: { balance_kobo: 100.5 } }),
+      );
+      await refusedWith(DOCUMENT_VALIDATION_FAILURE, () =>
+        db.collection(COLLECTIONS.ledger).insertOne({
+          account_id: 'acct-1',
+          entry_id: Long.fromNumber(99),
+          amount_kobo: Long.fromNumber(500),
+          balance_after_kobo: Long.fromNumber(40_700),
+          kind: 'debit',
+          reference: 'TX-x',
+          memo: '',
+          created_at: new Date(),
+        }),
+      );
+      await refusedWith(DOCUMENT_VALIDATION_FAILURE, () =>
+        db.collection<Loose>(COLLECTIONS.transactions).updateOne({ _id: 'TX-1' }, { $set: { status: 'refunded' } }),
+      );
+    },
+  );
 
   mongo('the unique indexes refuse a second refund entry and a reused idempotency key behind the adapter', async () => {
     const store = await open();
@@ -162,7 +176,9 @@ function runAgainst(uri: string): void {
     await populate(store);
     assert.equal((await store.wallet.audit()).violations, [], 'clean before tampering');
     // A balance edited by hand, a purchase failed without its refund, a refund for a delivered purchase.
-    await db.collection<AccountDoc>(COLLECTIONS.accounts).updateOne({ _id: 'acct-1' }, { $inc: { balance_kobo: Long.fromNumber(500) } });
+    await db
+      .collection<AccountDoc>(COLLECTIONS.accounts)
+      .updateOne({ _id: 'acct-1' }, { $inc: { balance_kobo: Long.fromNumber(500) } });
     await db.collection<Loose>(COLLECTIONS.transactions).updateOne({ _id: 'TX-2' }, { $set: { status: 'failed' } });
     await db.collection(COLLECTIONS.ledger).insertOne({
       account_id: 'acct-1',
@@ -176,7 +192,12 @@ function runAgainst(uri: string): void {
     });
     const audit = await store.wallet.audit();
     const kinds = audit.violations.map((v) => `${v.kind}:${v.reference}`).sort();
-    assert.equal(kinds, ['balance_mismatch:', 'not_refunded_once:TX-2', 'refund_without_failure:TX-1', 'running_balance_mismatch:TX-1']);
+    assert.equal(kinds, [
+      'balance_mismatch:',
+      'not_refunded_once:TX-2',
+      'refund_without_failure:TX-1',
+      'running_balance_mismatch:TX-1',
+    ]);
     assert.is(audit.violationCount, 4);
     assert.ok(audit.violations.every((v) => v.accountId === 'acct-1' && v.detail.length > 0));
     assert.is(audit.accountsChecked, 1);
@@ -188,10 +209,19 @@ function runAgainst(uri: string): void {
     const a = await open();
     const b = await open();
     await a.accounts.create({ accountId: 'shared', name: 'Shared', tierId: 'standard', createdAt: new Date(0) });
-    await b.wallet.credit({ mode: 'live', accountId: 'shared', amountKobo: kobo(5_000), reference: 'CR', memo: '', at: new Date(1) });
+    await b.wallet.credit({
+      mode: 'live',
+      accountId: 'shared',
+      amountKobo: kobo(5_000),
+      reference: 'CR',
+      memo: '',
+      at: new Date(1),
+    });
     const results = await Promise.all(
       Array.from({ length: 12 }, (_, i) =>
-        (i % 2 === 0 ? a : b).wallet.reserve(airtimePurchase(`TX-${i}`, { accountId: 'shared', chargedKobo: kobo(1_000), createdAt: new Date(2 + i) })),
+        (i % 2 === 0 ? a : b).wallet.reserve(
+          airtimePurchase(`TX-${i}`, { accountId: 'shared', chargedKobo: kobo(1_000), createdAt: new Date(2 + i) }),
+        ),
       ),
     );
     assert.is(results.filter((r) => r.outcome === 'reserved').length, 5);
@@ -220,7 +250,9 @@ function runAgainst(uri: string): void {
     assert.is((await second.wallet.reserve(airtimePurchase('TX-9', { requestId: 'r-2' }))).outcome, 'duplicate');
     assert.is((await second.catalog.upsertPlan(plan)).planId, 2, 'plan ids continue where they stopped');
 
-    await db.collection<Loose>(COLLECTIONS.meta).updateOne({ _id: 'schema' }, { $set: { version: SCHEMA_VERSION + 1 } });
+    await db
+      .collection<Loose>(COLLECTIONS.meta)
+      .updateOne({ _id: 'schema' }, { $set: { version: SCHEMA_VERSION + 1 } });
     let refused: unknown;
     try {
       await open();

@@ -65,7 +65,14 @@ sqlite.after.each(async () => {
 /** An account with ₦500, one settled and one pending purchase. */
 async function populate(store: Store): Promise<void> {
   await store.accounts.create({ accountId: 'acct-1', name: 'Ada', tierId: 'standard', createdAt: new Date(1_000) });
-  await store.wallet.credit({ mode: 'live', accountId: 'acct-1', amountKobo: kobo(50_000), reference: 'CR-1', memo: 'opening', at: new Date(2_000) });
+  await store.wallet.credit({
+    mode: 'live',
+    accountId: 'acct-1',
+    amountKobo: kobo(50_000),
+    reference: 'CR-1',
+    memo: 'opening',
+    at: new Date(2_000),
+  });
   await store.wallet.reserve(airtimePurchase('TX-1'));
   await store.wallet.settle('TX-1', { providerReference: 'P-1' }, new Date(4_000));
   await store.wallet.reserve(airtimePurchase('TX-2', { requestId: 'r-2', createdAt: new Date(5_000) }));
@@ -142,7 +149,10 @@ sqlite('a file written by a newer schema is refused', () => {
 sqlite('ledger rows cannot be updated or deleted, even behind the adapter', async () => {
   await populate(open());
   const db = raw();
-  assert.throws(() => db.prepare('UPDATE ledger_entries SET amount_kobo = 1000000').run(), /ledger entries are immutable/);
+  assert.throws(
+    () => db.prepare('UPDATE ledger_entries SET amount_kobo = 1000000').run(),
+    /ledger entries are immutable/,
+  );
   assert.throws(() => db.prepare('DELETE FROM ledger_entries').run(), /ledger entries are immutable/);
   assert.is((db.prepare('SELECT count(*) AS n FROM ledger_entries').get() as { n: number }).n, 3);
 });
@@ -161,15 +171,28 @@ sqlite('the schema refuses a second refund, a negative balance and reopening a s
     /UNIQUE/,
   );
   assert.throws(() => db.prepare("UPDATE accounts SET balance_kobo = -1 WHERE account_id = 'acct-1'").run(), /CHECK/);
-  assert.throws(() => db.prepare("UPDATE transactions SET status = 'pending' WHERE reference = 'TX-1'").run(), /cannot change status/);
-  assert.throws(() => db.prepare("UPDATE transactions SET status = 'failed' WHERE reference = 'TX-1'").run(), /cannot change status/);
+  assert.throws(
+    () => db.prepare("UPDATE transactions SET status = 'pending' WHERE reference = 'TX-1'").run(),
+    /cannot change status/,
+  );
+  assert.throws(
+    () => db.prepare("UPDATE transactions SET status = 'failed' WHERE reference = 'TX-1'").run(),
+    /cannot change status/,
+  );
 });
 
 sqlite('two stores on one file see each other and never overdraw', async () => {
   const a = open();
   const b = open();
   await a.accounts.create({ accountId: 'shared', name: 'Shared', tierId: 'standard', createdAt: new Date(0) });
-  await b.wallet.credit({ mode: 'live', accountId: 'shared', amountKobo: kobo(5 * 1_000), reference: 'CR', memo: '', at: new Date(1) });
+  await b.wallet.credit({
+    mode: 'live',
+    accountId: 'shared',
+    amountKobo: kobo(5 * 1_000),
+    reference: 'CR',
+    memo: '',
+    at: new Date(1),
+  });
   const results = await Promise.all(
     Array.from({ length: 12 }, (_, i) =>
       (i % 2 === 0 ? a : b).wallet.reserve({
@@ -197,7 +220,14 @@ sqlite('two stores on one file see each other and never overdraw', async () => {
 sqlite('the audit checks the test wallet apart and names the mode of what it finds', async () => {
   const store = open();
   await populate(store);
-  await store.wallet.credit({ mode: 'test', accountId: 'acct-1', amountKobo: kobo(20_000), reference: 'CR-T', memo: 'test money', at: new Date(6_000) });
+  await store.wallet.credit({
+    mode: 'test',
+    accountId: 'acct-1',
+    amountKobo: kobo(20_000),
+    reference: 'CR-T',
+    memo: 'test money',
+    at: new Date(6_000),
+  });
   const db = raw();
   // The test balance edited by hand, and a live purchase's refund written to the test wallet
   // (money moved between worlds): each is found, in the mode it is in.
@@ -234,7 +264,12 @@ sqlite('the audit finds money changed behind the adapter', async () => {
               VALUES ('acct-1', 9800, 99999, 'refund', 'TX-1', 'wrong', 7000)`).run();
   const audit = await store.wallet.audit();
   const kinds = audit.violations.map((v) => `${v.kind}:${v.reference}`).sort();
-  assert.equal(kinds, ['balance_mismatch:', 'not_refunded_once:TX-2', 'refund_without_failure:TX-1', 'running_balance_mismatch:TX-1']);
+  assert.equal(kinds, [
+    'balance_mismatch:',
+    'not_refunded_once:TX-2',
+    'refund_without_failure:TX-1',
+    'running_balance_mismatch:TX-1',
+  ]);
   assert.is(audit.violationCount, 4);
   assert.ok(audit.violations.every((v) => v.accountId === 'acct-1' && v.detail.length > 0));
 });
@@ -266,7 +301,12 @@ sqlite('a file at schema version 2 migrates to the current one with its money in
   assert.equal((await store.wallet.audit()).violations, []);
   // The rebuilt table kept its idempotency index.
   const duplicate = await store.wallet.reserve(
-    airtimePurchase('TX-2', { requestId: 'r-1', requestHash: 'h', nextAttemptAt: new Date(5_000), createdAt: new Date(5_000) }),
+    airtimePurchase('TX-2', {
+      requestId: 'r-1',
+      requestHash: 'h',
+      nextAttemptAt: new Date(5_000),
+      createdAt: new Date(5_000),
+    }),
   );
   assert.is(duplicate.outcome, 'duplicate');
   // Everything written before test mode is live, and the test wallet starts empty.
@@ -278,7 +318,14 @@ sqlite('a file at schema version 2 migrates to the current one with its money in
   );
   assert.equal((await store.wallet.listLedger('acct-1', 'test', { limit: 10 })).items, []);
   // The same idempotency key is new in test mode.
-  await store.wallet.credit({ mode: 'test', accountId: 'acct-1', amountKobo: kobo(10_000), reference: 'CR-T', memo: '', at: new Date(6_000) });
+  await store.wallet.credit({
+    mode: 'test',
+    accountId: 'acct-1',
+    amountKobo: kobo(10_000),
+    reference: 'CR-T',
+    memo: '',
+    at: new Date(6_000),
+  });
   const inTest = await store.wallet.reserve({ ...duplicateOf(tx!), reference: 'TX-3', mode: 'test' });
   assert.is(inTest.outcome, 'reserved');
 });

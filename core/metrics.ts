@@ -392,6 +392,7 @@ export function instrumentStore(
     people: store.people,
     history: store.history,
     upgrades: store.upgrades,
+    auditLog: store.auditLog,
     events: store.events,
     webhooks: store.webhooks,
     keyUse: store.keyUse,

@@ -258,3 +258,26 @@ export interface UpgradeRequestRecord {
   decidedAt: Date | null;
   keyIssuedAt: Date | null;
 }
+
+/**
+ * One row of the audit log: a staff member's action in the console or an operator's admin
+ * call (the CLI), with what it changed. Rows are only ever appended.
+ */
+export interface AuditEntryRecord {
+  /** Sortable by time: newer rows have greater ids. */
+  id: string;
+  at: Date;
+  /** Who: `cli` (the admin token), `staff:<email>`, or `system` for the core's own decisions. */
+  actor: string;
+  /** What, as `area.verb`: `wallet.credit`, `routes.set`, `prices.change`. */
+  action: string;
+  /** What it was done to: an account id, a plan code, a route's key. */
+  target: string;
+  /** The state before and after, as JSON text; null where there is none (a creation, a removal). */
+  before: string | null;
+  after: string | null;
+  /** The client address the request came from, where known. */
+  address: string | null;
+  /** Why, in the actor's words; empty when none was asked. */
+  note: string;
+}

@@ -23,6 +23,7 @@ import type {
   AcceptInvitationResult,
   AccountRecord,
   ApiKeyRecord,
+  AuditEntryRecord,
   CablePackageRecord,
   CatalogSeed,
   DaySpend,
@@ -351,6 +352,23 @@ export interface UpgradeStore {
   claimFirstKey(accountId: string, at: Date): Promise<boolean>;
 }
 
+/** Which audit rows a list returns; every field narrows it. */
+interface AuditFilter {
+  actor?: string;
+  /** An exact action (`wallet.credit`) or an area with a dot (`wallet.`). */
+  action?: string;
+  target?: string;
+  /** Only rows older than this id (the next page). */
+  beforeId?: string;
+  limit: number;
+}
+
+/** The audit log: append-only, newest first when read. */
+export interface AuditLogStore {
+  append(entry: Omit<AuditEntryRecord, 'id'>): Promise<AuditEntryRecord>;
+  list(filter: AuditFilter): Promise<AuditEntryRecord[]>;
+}
+
 /** The whole store: one sub-port per aggregate. Use cases take only the sub-ports they use. */
 export interface Store {
   readonly accounts: AccountStore;
@@ -365,5 +383,6 @@ export interface Store {
   readonly keyUse: KeyUseStore;
   readonly funding: FundingStore;
   readonly upgrades: UpgradeStore;
+  readonly auditLog: AuditLogStore;
   close(): Promise<void>;
 }

@@ -25,3 +25,6 @@ export const FUNDING_COLLECTIONS = { virtualAccounts: 'virtual_accounts', inflow
 
 /** Requests for API access (upgrades.ts), one document per account; created by step 13. */
 export const UPGRADE_REQUESTS_COLLECTION = 'upgrade_requests';
+
+/** The audit log (audit-log.ts), append-only; created by step 14. */
+export const AUDIT_LOG_COLLECTION = 'audit_log';

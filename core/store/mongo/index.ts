@@ -42,6 +42,7 @@
 import { MongoClient, type MongoClientOptions, ReadConcern, ReadPreference } from 'mongodb';
 import type { Store } from '../port.js';
 import { createAccountStore } from './accounts.js';
+import { createAuditLogStore } from './audit-log.js';
 import { createCatalogStore } from './catalog.js';
 import { leaseClockVerdict, measureClock } from './clock.js';
 import { createMongoContext, majorityReads, majorityWrites } from './context.js';
@@ -135,6 +136,7 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<MongoS
       people: createPeopleStore(ctx),
       history: createHistoryStore(ctx),
       upgrades: createUpgradeStore(ctx),
+      auditLog: createAuditLogStore(ctx),
       events: createEventStore(ctx),
       webhooks: createWebhookStore(ctx),
       keyUse: createKeyUseStore(ctx),

@@ -18,6 +18,7 @@
  */
 import { type Document, Long } from 'mongodb';
 import {
+  AUDIT_LOG_COLLECTION,
   COLLECTIONS,
   FUNDING_COLLECTIONS,
   KEY_USE_COLLECTION,
@@ -247,6 +248,17 @@ export const SCHEMA_STEPS: readonly SchemaStep[] = [
           key: { created_at: 1, _id: 1 },
           partialFilterExpression: { status: 'pending' },
         },
+      ]);
+    },
+  },
+  {
+    version: 14,
+    description: 'the audit log: staff actions and admin calls, append-only',
+    async apply(target) {
+      await createMissingCollections(target, [AUDIT_LOG_COLLECTION], {});
+      await target.createIndexes(AUDIT_LOG_COLLECTION, [
+        { name: 'audit_log_actor', key: { actor: 1, _id: -1 } },
+        { name: 'audit_log_target', key: { target: 1, _id: -1 } },
       ]);
     },
   },

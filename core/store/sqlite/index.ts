@@ -10,6 +10,7 @@
 import Database from 'better-sqlite3';
 import type { Store } from '../port.js';
 import { createAccountStore, prepareAccountStatements } from './accounts.js';
+import { createAuditLogStore } from './audit-log.js';
 import { createCatalogStore } from './catalog.js';
 import { createEventStore, createWebhookStore, prepareEventStatements } from './events.js';
 import { createFundingStore } from './funding.js';
@@ -79,6 +80,7 @@ function buildStore(db: Database.Database): Store {
     people: createPeopleStore(db),
     history: createHistoryStore(db),
     upgrades: createUpgradeStore(db),
+    auditLog: createAuditLogStore(db),
     events: createEventStore(eventSql, commit),
     webhooks: createWebhookStore(eventSql),
     keyUse: createKeyUseStore(db, commit),

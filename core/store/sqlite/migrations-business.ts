@@ -126,4 +126,31 @@ export const BUSINESS_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX upgrade_requests_pending ON upgrade_requests (created_at) WHERE status = 'pending';
     `,
   },
+  {
+    version: 14,
+    description: 'the audit log: staff actions and admin calls, append-only',
+    sql: `
+      CREATE TABLE audit_log (
+        entry_id    TEXT PRIMARY KEY,
+        at          INTEGER NOT NULL,
+        actor       TEXT NOT NULL,
+        action      TEXT NOT NULL,
+        target      TEXT NOT NULL,
+        before_json TEXT,
+        after_json  TEXT,
+        address     TEXT,
+        note        TEXT NOT NULL
+      ) STRICT;
+      CREATE INDEX audit_log_actor ON audit_log (actor, entry_id);
+      CREATE INDEX audit_log_target ON audit_log (target, entry_id);
+      CREATE TRIGGER audit_log_no_update BEFORE UPDATE ON audit_log
+      BEGIN
+        SELECT RAISE(ABORT, 'the audit log is append-only');
+      END;
+      CREATE TRIGGER audit_log_no_delete BEFORE DELETE ON audit_log
+      BEGIN
+        SELECT RAISE(ABORT, 'the audit log is append-only');
+      END;
+    `,
+  },
 ];

@@ -1934,6 +1934,76 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
     });
   });
 
+  define('the audit log', (it) => {
+    it('appends rows and lists them newest first, filtered and paged', async (h) => {
+      const first = await h.store.auditLog.append({
+        at: at(1),
+        actor: 'cli',
+        action: 'wallet.credit',
+        target: 'ACC1',
+        before: '{"balance":"0"}',
+        after: '{"balance":"500000"}',
+        address: null,
+        note: 'opening float',
+      });
+      assert.equal(
+        { ...first, id: '' },
+        {
+          id: '',
+          at: at(1),
+          actor: 'cli',
+          action: 'wallet.credit',
+          target: 'ACC1',
+          before: '{"balance":"0"}',
+          after: '{"balance":"500000"}',
+          address: null,
+          note: 'opening float',
+        },
+      );
+      const second = await h.store.auditLog.append({
+        at: at(2),
+        actor: 'staff:ada@example.ng',
+        action: 'routes.set',
+        target: 'data/mtn',
+        before: null,
+        after: '["vtpass"]',
+        address: '10.0.0.7',
+        note: '',
+      });
+      const third = await h.store.auditLog.append({
+        at: at(2),
+        actor: 'cli',
+        action: 'wallet.debit',
+        target: 'ACC1',
+        before: null,
+        after: null,
+        address: null,
+        note: 'correction',
+      });
+      assert.ok(first.id < second.id, 'ids follow time');
+      const all = await h.store.auditLog.list({ limit: 10 });
+      assert.equal(
+        all.filter((e) => [first.id, second.id, third.id].includes(e.id)).map((e) => e.at.getTime()),
+        [at(2).getTime(), at(2).getTime(), at(1).getTime()],
+        'newest first',
+      );
+      const byActor = await h.store.auditLog.list({ actor: 'cli', limit: 10 });
+      assert.ok(byActor.every((e) => e.actor === 'cli'));
+      assert.ok(byActor.some((e) => e.id === first.id) && byActor.some((e) => e.id === third.id));
+      assert.ok(!byActor.some((e) => e.id === second.id));
+      const area = await h.store.auditLog.list({ action: 'wallet.', target: 'ACC1', limit: 10 });
+      assert.equal(area.map((e) => e.action).sort(), ['wallet.credit', 'wallet.debit']);
+      assert.equal(await h.store.auditLog.list({ action: 'wallet', limit: 10 }), [], 'an exact action, no dot');
+      assert.equal(await h.store.auditLog.list({ action: '.*', limit: 10 }), [], 'an area is text, never a pattern');
+      const page1 = await h.store.auditLog.list({ target: 'ACC1', limit: 1 });
+      const page2 = await h.store.auditLog.list({ target: 'ACC1', limit: 1, beforeId: page1[0]!.id });
+      assert.is(page1.length, 1);
+      assert.is(page2.length, 1);
+      assert.not.equal(page1[0]!.id, page2[0]!.id);
+      assert.equal(await h.store.auditLog.list({ target: 'ACC1', limit: 5, beforeId: page2[0]!.id }), []);
+    });
+  });
+
   define('requests for API access', (it) => {
     it('one request per account: a pending or approved one is kept, a refused one is replaced', async (h) => {
       const accountId = await h.account();

@@ -14,6 +14,7 @@ import {
   UnsuitableDeploymentError,
 } from '../../../core/store/mongo/guard.js';
 import {
+  AUDIT_LOG_COLLECTION,
   COLLECTIONS,
   type CollectionInfo,
   CREDIT_REFERENCE_INDEX,
@@ -121,6 +122,7 @@ steps('a fresh database gets every collection, its validator and its indexes, th
       KEY_USE_COLLECTION,
       ...Object.values(FUNDING_COLLECTIONS),
       UPGRADE_REQUESTS_COLLECTION,
+      AUDIT_LOG_COLLECTION,
     ]),
   );
   // Step 9 replaced two of the events' indexes with one unique per wallet.

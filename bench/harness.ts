@@ -115,6 +115,14 @@ export interface HttpOptions {
   connections?: number;
   /** The measured window (default DURATION_MS). */
   durationMs?: number;
+  /** The warm-up before it (default WARMUP_MS). */
+  warmupMs?: number;
+  /**
+   * A pause between the warm-up and the window. The warm-up's end cuts off the requests it
+   * has in flight, but the service still carries them out; against a slow upstream, without
+   * a pause, the window would start with those still in the service beside its own.
+   */
+  pauseMs?: number;
   /**
    * The service's process: its CPU from the start of the measured window to the end of
    * `settle` is reported per request, gateway and core together.
@@ -137,13 +145,20 @@ export async function http(port: number, requests: HttpLoad[], extra: HttpOption
       ...(r.body ? { body: r.body } : {}),
     })),
   });
-  await autocannon(options(WARMUP_MS));
+  await autocannon(options(extra.warmupMs ?? WARMUP_MS));
+  if (extra.pauseMs) await new Promise((resolve) => setTimeout(resolve, extra.pauseMs));
   const cpuBefore = extra.cpuPid === undefined ? 0 : cpuSeconds(extra.cpuPid);
   const windowMs = extra.durationMs ?? DURATION_MS;
   const result = await autocannon(options(windowMs));
   await extra.settle?.();
   const cpuAfter = extra.cpuPid === undefined ? 0 : cpuSeconds(extra.cpuPid);
-  const errors = result.errors + result.timeouts + result.non2xx;
+  // autocannon counts its time-outs among its errors already (adding them again counted each twice).
+  const errors = result.errors + result.non2xx;
+  const statuses = Object.fromEntries(
+    Object.entries(result.statusCodeStats ?? {})
+      .filter(([status]) => !status.startsWith('2'))
+      .map(([status, stat]) => [status, stat?.count ?? 0]),
+  );
   return {
     requestsPerSecond: Math.round(result.requests.total / (windowMs / 1000)),
     p50Ms: result.latency.p50,
@@ -151,6 +166,15 @@ export async function http(port: number, requests: HttpLoad[], extra: HttpOption
     maxMs: result.latency.max,
     errors,
     requests: result.requests.total,
+    ...(errors === 0
+      ? {}
+      : {
+          errorKinds: {
+            timeouts: result.timeouts,
+            connectionErrors: result.errors - result.timeouts,
+            statuses,
+          },
+        }),
     ...(extra.cpuPid === undefined || result.requests.total === 0
       ? {}
       : { serviceCpuMsPerRequest: Number((((cpuAfter - cpuBefore) * 1000) / result.requests.total).toFixed(4)) }),

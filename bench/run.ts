@@ -138,8 +138,13 @@ function record(name: string, figures: Figures): void {
   results[name] = entry;
   const cpu =
     figures.serviceCpuMsPerRequest === undefined ? '' : `, service CPU ${figures.serviceCpuMsPerRequest} ms a request`;
+  const kinds = figures.errorKinds;
+  const what =
+    kinds === undefined
+      ? ''
+      : ` (${kinds.timeouts} timed out, ${kinds.connectionErrors} connection errors, statuses ${JSON.stringify(kinds.statuses)})`;
   console.error(
-    `  ${name}: ${figures.requestsPerSecond} req/s, p50 ${figures.p50Ms} ms, p99 ${figures.p99Ms} ms, errors ${figures.errors}${cpu}`,
+    `  ${name}: ${figures.requestsPerSecond} req/s, p50 ${figures.p50Ms} ms, p99 ${figures.p99Ms} ms, errors ${figures.errors}${what}${cpu}`,
   );
 }
 
@@ -237,14 +242,14 @@ async function scenarios(): Promise<void> {
       history: { path: '/api/v1?action=transactions&limit=100', headers: keys },
     };
     const cpuPid = service.pid!;
-    if (selected('scenario: balance')) record('scenario: balance', await http(port, [loads.balance!]));
+    if (selected('scenario: balance')) record('scenario: balance', await http(port, [loads.balance!], { cpuPid }));
     // History twice: on a store that holds only the account's first pages, and again after
     // the purchase scenarios' writes, as a real platform reads it after a day of sales.
     if (selected('scenario: history, fresh store'))
-      record('scenario: history, fresh store', await http(port, [loads.history!]));
+      record('scenario: history, fresh store', await http(port, [loads.history!], { cpuPid }));
     if (selected('scenario: airtime')) record('scenario: airtime', await http(port, [loads.airtime!], { cpuPid }));
     for (const name of ['data', 'bulksms', 'history'] as const) {
-      if (selected(`scenario: ${name}`)) record(`scenario: ${name}`, await http(port, [loads[name]!]));
+      if (selected(`scenario: ${name}`)) record(`scenario: ${name}`, await http(port, [loads[name]!], { cpuPid }));
     }
     if (receiver !== undefined) {
       // Another account whose every event goes to a receiver on loopback (a bare HTTP server
@@ -353,6 +358,12 @@ async function slowUpstream(): Promise<void> {
         connections: SLOW_CONNECTIONS,
         // Several upstream answers per connection, or the window measures the ramp and not the flow.
         durationMs: Math.max(DURATION_MS, 5 * SLOW_DELAY_MS),
+        // A warm-up of at least one upstream answer, so it completes purchases at all; then a
+        // pause until the purchases it cut off have finished in the service, so the window
+        // measures SLOW_CONNECTIONS in flight and not twice as many in its first round.
+        warmupMs: SLOW_DELAY_MS + 1_000,
+        pauseMs: 2 * SLOW_DELAY_MS,
+        cpuPid: service.pid!,
       }),
     );
     const figures = results[SLOW_SCENARIO]!;

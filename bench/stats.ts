@@ -10,6 +10,11 @@ export interface Figures {
   maxMs?: number;
   /** The service's CPU (gateway and core, every thread) per request, where it was measured. */
   serviceCpuMsPerRequest?: number;
+  /**
+   * What the errors were, where the load generator tells them apart: requests that got no
+   * answer within its time-out, connections that failed (refused, reset, closed), and answers by status.
+   */
+  errorKinds?: { timeouts: number; connectionErrors: number; statuses: Record<string, number> };
 }
 
 export function percentile(sorted: readonly number[], p: number): number {

@@ -122,6 +122,11 @@ export interface PurchaseDetails {
   message?: string;
   /** Unique recipients of a bulk SMS, in the order first given. */
   recipients?: string[];
+  /**
+   * How many recipients a bulk SMS had, in place of `recipients` on the pages of an account's
+   * history (TransactionStore.listByAccount), which show the count and never the numbers.
+   */
+  recipientCount?: number;
   pages?: number;
 }
 

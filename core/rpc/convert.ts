@@ -121,7 +121,10 @@ export function transactionMessage(tx: TransactionRecord): MessageInitShape<type
     bonusTokens: tx.result?.bonusTokens ?? [],
     subscriptionType: tx.details.subscriptionType ?? '',
     months: tx.product === 'cable' ? (tx.details.months ?? 1) : 0,
-    smsSent: tx.product === 'bulksms' ? (tx.result?.sent ?? tx.details.recipients?.length ?? 0) : 0,
+    smsSent:
+      tx.product === 'bulksms'
+        ? (tx.result?.sent ?? tx.details.recipients?.length ?? tx.details.recipientCount ?? 0)
+        : 0,
     smsPages: tx.details.pages ?? 0,
     failureReason: tx.failureReason ?? '',
     requestId: tx.requestId ?? '',

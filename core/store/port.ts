@@ -192,7 +192,12 @@ export interface AttemptRecord {
 
 export interface TransactionStore {
   get(reference: string): Promise<TransactionRecord | null>;
-  /** The account's purchases in one mode, newest first. */
+  /**
+   * The account's purchases in one mode, newest first. A bulk SMS comes with
+   * `details.recipientCount` instead of `details.recipients`: a page of 100 rows of SMS to
+   * 10,000 numbers each would otherwise read 14 MB to show 100 counts (issue 29: pages of
+   * SMS to 100 numbers cost 3.7 to 4.6 times a page of airtime in the store).
+   */
   listByAccount(accountId: string, mode: Mode, page: PageRequest): Promise<Page<TransactionRecord>>;
   /** Pending transactions whose nextAttemptAt <= now, oldest first, at most `limit`. */
   listDuePending(now: Date, limit: number): Promise<TransactionRecord[]>;

@@ -125,6 +125,28 @@ window('the headers stay truthful: remaining counts the window, reset is when th
   assert.equal(await limiter.consume('pk'), { kind: 'allowed', remaining: 0, resetSeconds: 20 });
 });
 
+window('a busy key counts exactly while thousands of its times leave the window', async () => {
+  let nowMs = 0;
+  const limiter = createSlidingWindowLimiter({ name: 'per-key', quota: 10_000, windowSeconds: 1 }, () => nowMs);
+  const remaining: number[] = [];
+  // One request a millisecond for five windows: 1,000 in any second, old times dropped as they go.
+  for (let i = 0; i < 5_000; i++) {
+    nowMs = i + 1;
+    const decision = await limiter.consume('pk');
+    if (decision.kind === 'allowed') remaining.push(decision.remaining);
+  }
+  assert.is(remaining.length, 5_000);
+  assert.equal(remaining.slice(0, 3), [9_999, 9_998, 9_997]);
+  assert.ok(
+    remaining.slice(1_000).every((r) => r === 9_000),
+    'a full window holds 1,000 at every request',
+  );
+  await limiter.reward('pk');
+  assert.equal(await limiter.peek('pk'), { kind: 'allowed', remaining: 9_001, resetSeconds: 1 });
+  assert.equal(await limiter.peek('pk_never_seen'), { kind: 'allowed', remaining: 10_000, resetSeconds: 1 });
+  assert.is(limiter.keys(), 1, 'a peek keeps nothing');
+});
+
 window('idle keys are forgotten once a window has passed', async () => {
   let nowMs = 0;
   const limiter = createSlidingWindowLimiter({ name: 'per-key', quota: 60, windowSeconds: 60 }, () => nowMs);

@@ -24,6 +24,21 @@ const PENDING_SUMMARY_PIPELINE = [
   },
 ];
 
+/**
+ * The last stages of a history page: a bulk SMS's recipients leave as their count
+ * (TransactionStore.listByAccount); `$$REMOVE` adds nothing to any other purchase.
+ */
+const PAGE_DETAILS_STAGES = [
+  {
+    $set: {
+      'details.recipientCount': {
+        $cond: [{ $isArray: '$details.recipients' }, { $size: '$details.recipients' }, '$$REMOVE'],
+      },
+    },
+  },
+  { $unset: 'details.recipients' },
+];
+
 export function createTransactionStore({ live }: MongoContext): TransactionStore {
   return {
     async get(reference) {
@@ -41,10 +56,14 @@ export function createTransactionStore({ live }: MongoContext): TransactionStore
         query.created_at = { $lte: createdAt };
         query.$nor = [{ created_at: createdAt, _id: { $gte: cursor.reference } }];
       }
+      // $match, $sort and $limit first, so the history index serves them as it served find().
       const docs = await live()
-        .transactions.find(query)
-        .sort({ created_at: -1, _id: -1 })
-        .limit(limit + 1)
+        .transactions.aggregate<TransactionDoc>([
+          { $match: query },
+          { $sort: { created_at: -1, _id: -1 } },
+          { $limit: limit + 1 },
+          ...PAGE_DETAILS_STAGES,
+        ])
         .toArray();
       return toPage(docs, limit, transactionFromDoc, cursorOf);
     },

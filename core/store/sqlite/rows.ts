@@ -235,6 +235,16 @@ export const TRANSACTION_COLUMNS =
 export const TRANSACTION_JSON = `json_array(${TRANSACTION_COLUMNS.replace('details, result', 'json(details), json(result)')})`;
 
 /**
+ * TRANSACTION_JSON for the pages of an account's history: a bulk SMS's recipients are left
+ * out and counted (`recipientCount`), as TransactionStore.listByAccount says.
+ */
+export const TRANSACTION_PAGE_JSON = `json_array(${TRANSACTION_COLUMNS.replace(
+  'details, result',
+  `CASE WHEN product = 'bulksms' THEN json_set(json_remove(details, '$.recipients'), '$.recipientCount',
+     COALESCE(json_array_length(details, '$.recipients'), 0)) ELSE json(details) END, json(result)`,
+)})`;
+
+/**
  * A transaction from a row read as TRANSACTION_JSON: the reads of many rows (history pages,
  * the holder's search, the pending lists) take each row as one string that SQLite writes
  * and V8 parses in one go. Read column by column, better-sqlite3 makes each of the 20

@@ -13,6 +13,7 @@ import type { TransactionStore } from '../port.js';
 import {
   fromMs,
   TRANSACTION_JSON,
+  TRANSACTION_PAGE_JSON,
   type TransactionRow,
   toFlag,
   toMs,
@@ -85,13 +86,13 @@ function prepareTransactionLists(db: Database.Database) {
   return {
     listFirst: db
       .prepare<{ account_id: string; mode: string; limit: number }, string>(
-        `SELECT ${TRANSACTION_JSON} FROM transactions WHERE account_id = @account_id AND mode = @mode
+        `SELECT ${TRANSACTION_PAGE_JSON} FROM transactions WHERE account_id = @account_id AND mode = @mode
          ORDER BY created_at DESC, reference DESC LIMIT @limit`,
       )
       .pluck(true),
     listAfter: db
       .prepare<{ account_id: string; mode: string; created_at: number; reference: string; limit: number }, string>(
-        `SELECT ${TRANSACTION_JSON} FROM transactions
+        `SELECT ${TRANSACTION_PAGE_JSON} FROM transactions
          WHERE account_id = @account_id AND mode = @mode
            AND (created_at < @created_at OR (created_at = @created_at AND reference < @reference))
          ORDER BY created_at DESC, reference DESC LIMIT @limit`,

@@ -1638,6 +1638,28 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       }
     });
 
+    it("a bulk SMS on a history page carries its recipients' count, not the numbers; get still has them", async (h) => {
+      const accountId = await h.account(1_000_000);
+      const recipients = Array.from({ length: 250 }, (_, i) => `0803${String(1_000_000 + i).padStart(7, '0')}`);
+      const details = { sender: 'Shop', message: 'Hello', recipients, pages: 1 };
+      const sms = await h.reserved(
+        h.purchase(accountId, { product: 'bulksms', service: 'sms', recipient: '', details, createdAt: at(1) }),
+      );
+      const airtime = await h.reserved(h.purchase(accountId, { createdAt: at(2) }));
+      const listed = { ...sms, details: { sender: 'Shop', message: 'Hello', pages: 1, recipientCount: 250 } };
+      const whole = await h.store.transactions.listByAccount(accountId, 'live', { limit: 10 });
+      assert.equal(whole.items, [airtime, listed]);
+      // The first page and the pages after a cursor are read by different statements.
+      const first = await h.store.transactions.listByAccount(accountId, 'live', { limit: 1 });
+      const second = await h.store.transactions.listByAccount(accountId, 'live', { limit: 1, after: first.next! });
+      assert.equal([...first.items, ...second.items], [airtime, listed]);
+      assert.equal(
+        (await h.store.transactions.get(sms.reference))?.details,
+        details,
+        'the purchase keeps every number',
+      );
+    });
+
     it('a history that fills its pages exactly ends without a next cursor', async (h) => {
       const accountId = await h.account(1_000_000);
       for (let i = 0; i < 21; i++)

@@ -10,7 +10,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import * as assert from 'uvu/assert';
-import { createGroupCommit, MAX_BATCH_OPERATIONS, MAX_BATCH_RIDERS } from '../../../core/store/sqlite/group-commit.js';
+import {
+  batchSize,
+  createGroupCommit,
+  MAX_BATCH_OPERATIONS,
+  MAX_BATCH_RIDERS,
+  MIN_BATCH_OPERATIONS,
+} from '../../../core/store/sqlite/group-commit.js';
 import { suite } from '../../helpers/suite.js';
 
 const test = suite('sqlite group commit');
@@ -109,7 +115,7 @@ test('a resolved operation is already committed: another connection sees it', as
 
 test('more operations than one batch holds all complete, in order, one batch per turn', async () => {
   const commit = createGroupCommit(db);
-  const count = MAX_BATCH_OPERATIONS * 2 + 7;
+  const count = MIN_BATCH_OPERATIONS * 2 + 7;
   const batchOf: number[] = [];
   let turn = 0;
   // Counts event-loop turns: an immediate that re-arms itself until the work is done.
@@ -137,9 +143,49 @@ test('more operations than one batch holds all complete, in order, one batch per
   const sizes = [...new Set(batchOf)].map((t) => batchOf.filter((b) => b === t).length);
   assert.equal(
     sizes,
-    [MAX_BATCH_OPERATIONS, MAX_BATCH_OPERATIONS, 7],
+    [MIN_BATCH_OPERATIONS, MIN_BATCH_OPERATIONS, 7],
     'bounded batches, each in its own turn of the event loop',
   );
+});
+
+test('a deep queue commits in larger batches: a quarter of what waits, within the bounds, each in its own turn', async () => {
+  const commit = createGroupCommit(db);
+  // Thousands in flight behind a slow upstream: a fixed 16 would take one fsync per 16 of them.
+  const count = MAX_BATCH_OPERATIONS * 4 + 100;
+  const batchOf: number[] = [];
+  let turn = 0;
+  let counting = true;
+  const tick = () => {
+    turn += 1;
+    if (counting) setImmediate(tick);
+  };
+  setImmediate(tick);
+  const ids = await Promise.all(
+    Array.from({ length: count }, (_, i) =>
+      commit.run(() => {
+        batchOf.push(turn);
+        return insert(`v${i}`)();
+      }),
+    ),
+  );
+  counting = false;
+  assert.equal(
+    ids.map(Number),
+    Array.from({ length: count }, (_, i) => i + 1),
+    'committed in the order asked',
+  );
+  const sizes = [...new Set(batchOf)].map((t) => batchOf.filter((b) => b === t).length);
+  let waiting = count;
+  const expected: number[] = [];
+  while (waiting > 0) {
+    const size = Math.min(waiting, batchSize(waiting));
+    expected.push(size);
+    waiting -= size;
+  }
+  assert.equal(sizes, expected, 'each batch as batchSize says, in a turn of its own');
+  assert.is(sizes[0], MAX_BATCH_OPERATIONS, 'never more than the upper bound');
+  assert.ok(sizes.length < count / MIN_BATCH_OPERATIONS / 3, `${sizes.length} commits for ${count} operations`);
+  assert.equal([batchSize(0), batchSize(40), batchSize(100), batchSize(10_000)], [16, 16, 25, 256]);
 });
 
 test('when the transaction cannot start, every operation of the batch fails and nothing is written', async () => {
@@ -165,7 +211,7 @@ test('a rider joins the next batch the others start, outside their count, and re
     transactions.add(current);
     return insert('rider')();
   });
-  const batch = Array.from({ length: MAX_BATCH_OPERATIONS }, (_, i) =>
+  const batch = Array.from({ length: MIN_BATCH_OPERATIONS }, (_, i) =>
     commit.run(() => {
       if (i === 0) current = 1;
       transactions.add(current);
@@ -176,7 +222,7 @@ test('a rider joins the next batch the others start, outside their count, and re
   assert.equal([...transactions], [1], 'one transaction held the rider and a full batch of the others');
   const other = new Database(file);
   others.push(other);
-  assert.is(other.prepare('SELECT count(*) FROM t').pluck().get(), MAX_BATCH_OPERATIONS + 1, 'committed when resolved');
+  assert.is(other.prepare('SELECT count(*) FROM t').pluck().get(), MIN_BATCH_OPERATIONS + 1, 'committed when resolved');
   assert.equal(
     db.prepare('SELECT v FROM t ORDER BY id').pluck().all().slice(-1),
     ['rider'],

@@ -1,0 +1,67 @@
+/**
+ * The HTTP plumbing every server-rendered web app of the core shares (dashboard/, console/):
+ * reading the request target and a form, and writing a page or a redirect. Answers are never
+ * cached: every page may carry a CSRF token or a secret.
+ */
+
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isIP } from 'node:net';
+import type { SafeHtml } from './html.js';
+
+/** A form is a handful of fields; nothing legitimate comes close. */
+const MAX_FORM_BYTES = 64 * 1024;
+
+/**
+ * The request target as a URL. It is appended to a fixed origin rather than resolved against
+ * one, so that targets like "//", "//@" or "/\\" stay paths (that match no route) instead of
+ * naming another host or failing to parse. Undefined when it cannot be read at all.
+ */
+export function requestUrl(target: string | undefined): URL | undefined {
+  if (target === undefined || !target.startsWith('/')) return undefined;
+  try {
+    return new URL(`http://web.invalid${target}`);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Reads an application/x-www-form-urlencoded body up to MAX_FORM_BYTES; undefined when larger. */
+export async function readForm(req: IncomingMessage): Promise<URLSearchParams | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_FORM_BYTES) return undefined;
+    chunks.push(chunk);
+  }
+  const type = String(req.headers['content-type'] ?? '')
+    .split(';')[0]
+    ?.trim()
+    .toLowerCase();
+  // Only what an HTML form sends; anything else carries no fields (and so no CSRF token).
+  if (type !== 'application/x-www-form-urlencoded') return new URLSearchParams();
+  return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
+}
+
+export function sendPage(res: ServerResponse, status: number, body: SafeHtml, headOnly = false): void {
+  const payload = Buffer.from(body.text, 'utf8');
+  // Every page may carry a CSRF token or a secret; none is kept by a browser or a proxy.
+  res.writeHead(status, {
+    'Content-Type': 'text/html; charset=utf-8',
+    'Content-Length': payload.length,
+    'Cache-Control': 'no-store',
+  });
+  res.end(headOnly ? undefined : payload);
+}
+
+export function redirect(res: ServerResponse, location: string, setCookies: readonly string[]): void {
+  if (setCookies.length > 0) res.setHeader('Set-Cookie', setCookies);
+  res.writeHead(303, { Location: location, 'Cache-Control': 'no-store', 'Content-Length': 0 });
+  res.end();
+}
+
+/** A socket's or header's address as plain text: no brackets, IPv4-mapped IPv6 as IPv4. */
+export function plainAddress(address: string): string {
+  const bare = address.replace(/^\[|\]$/g, '');
+  return bare.startsWith('::ffff:') && isIP(bare.slice(7)) === 4 ? bare.slice(7) : bare;
+}

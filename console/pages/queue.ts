@@ -27,14 +27,14 @@ function actionForm(
   viewer: StaffViewer,
   action: string,
   label: string,
-  options: { note?: string; warning?: boolean; fields?: SafeHtml } = {},
+  options: { note?: string; optionalNote?: boolean; warning?: boolean; fields?: SafeHtml } = {},
 ): SafeHtml {
   const id = `f${action.replace(/[^a-z0-9]/gi, '_')}`;
   return html`<form method="post" action="${action}">${csrfField(viewer)}${options.fields ?? ''}
 ${
   options.note === undefined
     ? ''
-    : html`<label for="${id}">${options.note}</label><textarea id="${id}" name="note" rows="2" required></textarea>`
+    : html`<label for="${id}">${options.note}</label><textarea id="${id}" name="note" rows="2"${options.optionalNote ? '' : html` required`}></textarea>`
 }
 <button type="submit"${options.warning ? html` class="warning"` : ''}>${label}</button></form>`;
 }
@@ -45,7 +45,10 @@ function proposalItem(viewer: StaffViewer, p: Proposal): SafeHtml {
 <dl><dt>Kind</dt><dd>${p.kind}</dd><dt>Account</dt><dd>${p.accountId}</dd><dt>Target</dt><dd>${p.target}</dd>
 ${p.amountKobo > 0n ? html`<dt>Amount</dt><dd>${naira(p.amountKobo)}</dd>` : ''}
 <dt>Note</dt><dd>${p.note}</dd><dt>Proposed by</dt><dd>${p.proposedBy}</dd><dt>Expires</dt><dd>${when(p.expiresAt)}</dd></dl>
-${actionForm(viewer, `/proposals/${id}/approve`, 'Approve and move the money', { note: 'Note (optional)' })}
+${actionForm(viewer, `/proposals/${id}/approve`, 'Approve and move the money', {
+  note: 'Note (optional)',
+  optionalNote: true,
+})}
 ${actionForm(viewer, `/proposals/${id}/refuse`, 'Refuse', { warning: true })}
 </div>`;
 }

@@ -30,15 +30,15 @@ import { messagePage, type StaffViewer } from './layout.js';
 import { routes } from './pages/index.js';
 
 /** The console's own cookie names: the developer area may share the host (cookies ignore ports). */
-export const STAFF_SESSION_COOKIE = 'prepaid_staff_session';
+const STAFF_SESSION_COOKIE = 'prepaid_staff_session';
 const STAFF_VISITOR_COOKIE = 'prepaid_staff_visitor';
 /** The core ends a staff session after 8 hours; the cookie never outlives it. */
 const SESSION_COOKIE_MAX_AGE_S = 8 * 60 * 60;
 const VISITOR_COOKIE_MAX_AGE_S = 24 * 60 * 60;
 
-export type ConsoleCore = Client<typeof ConsoleService>;
+type ConsoleCore = Client<typeof ConsoleService>;
 
-export interface ConsoleLogger {
+interface ConsoleLogger {
   info(event: string, fields?: Record<string, unknown>): void;
   error(event: string, fields?: Record<string, unknown>): void;
 }

@@ -16,7 +16,7 @@ export type StaffPower = 'read' | 'resolve' | 'propose' | 'approve' | 'upgrades'
  * delivered (no money moves), and propose a pending resolved as failed (a refund a finance
  * member approves). Finance proposes and approves money moves; admin does everything.
  */
-export const STAFF_POWERS: Readonly<Record<StaffPower, readonly StaffRole[]>> = {
+const STAFF_POWERS: Readonly<Record<StaffPower, readonly StaffRole[]>> = {
   read: ['admin', 'support', 'finance'],
   resolve: ['admin', 'support', 'finance'],
   propose: ['admin', 'support', 'finance'],
@@ -32,7 +32,7 @@ export function mayDo(role: StaffRole, power: StaffPower): boolean {
 /** A set-up link works this long after the invitation. */
 export const STAFF_SETUP_TTL_MS = 72 * 3_600_000;
 /** A console session ends after 15 idle minutes, and after 8 hours whatever happens. */
-export const STAFF_SESSION_IDLE_MS = 15 * 60_000;
+const STAFF_SESSION_IDLE_MS = 15 * 60_000;
 export const STAFF_SESSION_ABSOLUTE_MS = 8 * 3_600_000;
 /** A proposal nobody approved within a day lapses: the facts it was made on may have changed. */
 export const PROPOSAL_TTL_MS = 24 * 3_600_000;
@@ -99,9 +99,4 @@ export interface ProposalRecord {
   decidedAt: Date | null;
   /** When the approved move was made; null while pending, refused, or approved but not yet applied. */
   appliedAt: Date | null;
-}
-
-/** A pending proposal past its expiry reads as expired; nobody can approve it any more. */
-export function proposalExpired(proposal: ProposalRecord, now: Date): boolean {
-  return proposal.status === 'pending' && proposal.expiresAt.getTime() <= now.getTime();
 }

@@ -30,7 +30,7 @@ import type { Store } from '../store/port.js';
 import type { Actor, AuditTrail } from './audit.js';
 
 /** Items of each kind the attention queue shows at once, oldest first. */
-export const ATTENTION_LIMIT = 100;
+const ATTENTION_LIMIT = 100;
 
 export interface DeskDeps {
   store: Pick<Store, 'transactions' | 'wallet' | 'accounts' | 'upgrades' | 'funding' | 'proposals' | 'auditLog'>;

@@ -64,13 +64,13 @@ const sessionEnded = () => new DomainError('UNAUTHENTICATED', 'The session has e
 const setupInvalid = () =>
   new DomainError('NOT_FOUND', 'This set-up link is not valid: it was used already, has expired or is mistyped.');
 
-export const staffActor = (member: StaffMemberRecord, address: string): Actor => ({
+const staffActor = (member: StaffMemberRecord, address: string): Actor => ({
   actor: `staff:${member.email}`,
   address: address === '' ? null : address,
 });
 
 /** What the audit log keeps of a member: never the password hash, the TOTP secret or the set-up token. */
-export function memberFacts(member: StaffMemberRecord) {
+function memberFacts(member: StaffMemberRecord) {
   return { staff_id: member.staffId, email: member.email, role: member.role, disabled: member.disabled };
 }
 

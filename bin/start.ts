@@ -13,7 +13,7 @@
 
 import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
-import { loadConsoleConfig } from '../console/config.js';
+import { CONSOLE_SCHEMA, consoleConfigHelp, loadConsoleConfig } from '../console/config.js';
 import { CONSOLE_ADDRESS, startConsole } from '../console/main.js';
 import { CORE_SCHEMA, coreConfigHelp, readCoreConfig } from '../core/config.js';
 import type { CoreThreadCommand, CoreThreadMessage } from '../core/thread.js';
@@ -96,11 +96,11 @@ if (flags.kind === 'help') {
   if (flags.flags.has('--markdown')) {
     // The README's configuration tables, printed from the same schemas as the help.
     console.log(
-      `### The core\n\n${markdownTable(CORE_SCHEMA)}\n\n### The gateway\n\n${markdownTable(GATEWAY_SCHEMA)}\n\n### The dashboard\n\n${markdownTable(DASHBOARD_SCHEMA)}`,
+      `### The core\n\n${markdownTable(CORE_SCHEMA)}\n\n### The gateway\n\n${markdownTable(GATEWAY_SCHEMA)}\n\n### The dashboard\n\n${markdownTable(DASHBOARD_SCHEMA)}\n\n### The console\n\n${markdownTable(CONSOLE_SCHEMA)}`,
     );
   } else {
     console.log(
-      `${coreConfigHelp()}\n\n${gatewayConfigHelp()}\n\n${dashboardConfigHelp()}\n\nUnder npm start the CORE_URL of the gateway and the dashboard is the core's own address.`,
+      `${coreConfigHelp()}\n\n${gatewayConfigHelp()}\n\n${dashboardConfigHelp()}\n\n${consoleConfigHelp()}\n\nUnder npm start the CORE_URL of the gateway and the dashboard is the core's own address.`,
     );
   }
 } else {

@@ -34,7 +34,7 @@ export interface ConsoleConfig {
   shutdownTimeoutMs: number;
 }
 
-const CONSOLE_SCHEMA = {
+export const CONSOLE_SCHEMA = {
   port: integer('CONSOLE_PORT', {
     fallback: 8082,
     min: 0,

@@ -15,7 +15,7 @@ import {
   variable,
 } from '../runtime/env-schema.js';
 import type { LogLevel } from '../runtime/log.js';
-import { loadOrCreateToken, readTokenFile, SERVICE_TOKEN_FILE, TokenFileError } from '../runtime/tokens.js';
+import { loadOrCreateToken, serviceTokenOf } from '../runtime/tokens.js';
 
 /** The file the console keeps its CSRF key in, beside the core's tokens. */
 const CONSOLE_SECRET_FILE = 'console.secret';
@@ -105,13 +105,7 @@ export function loadConsoleConfig(env: Env = process.env): ConsoleConfig {
 }
 
 export function resolveConsoleServiceToken(config: ConsoleConfig): string {
-  if (config.serviceToken !== undefined) return config.serviceToken;
-  const token = readTokenFile(config.dataDir, SERVICE_TOKEN_FILE);
-  if (token === null)
-    throw new TokenFileError(
-      `${config.dataDir}/${SERVICE_TOKEN_FILE} does not exist; start the core first (it writes the file) or set SERVICE_TOKEN.`,
-    );
-  return token;
+  return serviceTokenOf(config.dataDir, config.serviceToken);
 }
 
 export function resolveConsoleSecret(config: ConsoleConfig): string {

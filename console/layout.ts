@@ -14,6 +14,7 @@ export interface StaffViewer {
 
 const NAV: ReadonlyArray<readonly [string, string]> = [
   ['/', 'Attention'],
+  ['/accounts', 'Accounts'],
   ['/credit', 'Propose a credit'],
   ['/audit', 'Audit log'],
 ];

@@ -7,14 +7,20 @@
  * becomes a page that says so.
  */
 import { readFileSync } from 'node:fs';
-import http, { type IncomingMessage, type ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
-import type { Duplex } from 'node:stream';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Client } from '@connectrpc/connect';
 import type { ConsoleService } from '../gen/prepaid/v1/console_pb.js';
-import { applyHttpBounds, boundedServerOptions, type HttpBounds } from '../runtime/http-bounds.js';
+import type { HttpBounds } from '../runtime/http-bounds.js';
 import type { SafeHtml } from '../web/html.js';
-import { plainAddress, readForm, redirect, requestUrl, sendPage } from '../web/http.js';
+import {
+  boundedWebServer,
+  plainAddress,
+  readForm,
+  redirect,
+  requestUrl,
+  sendPage,
+  type WebServer,
+} from '../web/http.js';
 import { refusalOf } from '../web/refusal.js';
 import {
   CSRF_FIELD,
@@ -80,19 +86,14 @@ export interface Route {
   handler(ctx: PageContext): Promise<Answer>;
 }
 
-export interface Console {
-  server: http.Server;
-  close(): Promise<void>;
-  forceClose(): void;
-}
+export type Console = WebServer;
 
 const STYLESHEET = readFileSync(new URL('./static/console.css', import.meta.url));
 
 export function createConsole(deps: ConsoleDeps): Console {
   const csrf = createCsrf(deps.secret);
-  const open = new Set<Socket>();
-  const server = http.createServer(boundedServerOptions(), (req, res) => {
-    if (!bounds.admit(req, res)) return;
+  // The same connection, pipelining, header and idle bounds as the gateway and the developer area.
+  return boundedWebServer((req, res) => {
     handle(deps, csrf, req, res).then(
       (name) => deps.log.info('http.request', { method: req.method, route: name, status: res.statusCode }),
       (error: unknown) => {
@@ -102,29 +103,7 @@ export function createConsole(deps: ConsoleDeps): Console {
         else res.destroy();
       },
     );
-  });
-  // The same connection, pipelining, header and idle bounds as the gateway and the developer area.
-  const bounds = applyHttpBounds(server, deps.bounds);
-  server.on('connection', (socket: Socket) => {
-    open.add(socket);
-    socket.once('close', () => open.delete(socket));
-  });
-  server.on('clientError', (_error: Error, socket: Duplex) => {
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
-    else socket.destroy();
-  });
-  return {
-    server,
-    close: () =>
-      new Promise<void>((resolve) => {
-        if (!server.listening) return resolve();
-        server.close(() => resolve());
-        server.closeIdleConnections();
-      }),
-    forceClose() {
-      for (const socket of open) socket.destroy();
-    },
-  };
+  }, deps.bounds);
 }
 
 function findRoute(method: string, path: string): { route: Route; params: string[] } | undefined {

@@ -15,13 +15,20 @@
  * (ctx.link), so the mode lives in the address and nowhere else.
  */
 import { readFileSync } from 'node:fs';
-import http, { type IncomingMessage, type ServerResponse } from 'node:http';
-import { isIP, type Socket } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isIP } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import type { Duplex } from 'node:stream';
-import { applyHttpBounds, boundedServerOptions, type HttpBounds } from '../runtime/http-bounds.js';
+import type { HttpBounds } from '../runtime/http-bounds.js';
 import { html, type SafeHtml } from '../web/html.js';
-import { plainAddress, readForm, redirect, requestUrl, sendPage } from '../web/http.js';
+import {
+  boundedWebServer,
+  plainAddress,
+  readForm,
+  redirect,
+  requestUrl,
+  sendPage,
+  type WebServer,
+} from '../web/http.js';
 import { refusalOf } from '../web/refusal.js';
 import {
   CHALLENGE_COOKIE,
@@ -54,13 +61,7 @@ export interface DashboardDeps {
 }
 
 /** A built dashboard: its server (not listening yet) and how to stop it. */
-export interface Dashboard {
-  server: http.Server;
-  /** Stops accepting connections and waits for open requests to finish. */
-  close(): Promise<void>;
-  /** Drops every connection still open. */
-  forceClose(): void;
-}
+export type Dashboard = WebServer;
 
 /** What a page handler answers. */
 export type Answer =
@@ -160,9 +161,9 @@ export function createDashboard(deps: DashboardDeps): Dashboard {
     },
   };
 
-  const open = new Set<Socket>();
-  const server = http.createServer(boundedServerOptions(), (req, res) => {
-    if (!bounds.admit(req, res)) return;
+  // The gateway's connection, pipelining, header and idle bounds (web/http.ts): this port is as
+  // public as the API's, and shares its process under `npm start`.
+  return boundedWebServer((req, res) => {
     const started = performance.now();
     handle(shared, req, res).then(
       (name) =>
@@ -182,31 +183,7 @@ export function createDashboard(deps: DashboardDeps): Dashboard {
         else res.destroy();
       },
     );
-  });
-  // The gateway's connection, pipelining, header and idle bounds (runtime/http-bounds.ts): this
-  // port is as public as the API's, and shares its process under `npm start`.
-  const bounds = applyHttpBounds(server, deps.bounds);
-  server.on('connection', (socket: Socket) => {
-    open.add(socket);
-    socket.once('close', () => open.delete(socket));
-  });
-  server.on('clientError', (_error: Error, socket: Duplex) => {
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
-    else socket.destroy();
-  });
-
-  return {
-    server,
-    close: () =>
-      new Promise<void>((resolve) => {
-        if (!server.listening) return resolve();
-        server.close(() => resolve());
-        server.closeIdleConnections();
-      }),
-    forceClose() {
-      for (const socket of open) socket.destroy();
-    },
-  };
+  }, deps.bounds);
 }
 
 /** Answers one request; resolves to the route's name for the log line. */

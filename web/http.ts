@@ -4,8 +4,10 @@
  * cached: every page may carry a CSRF token or a secret.
  */
 
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isIP } from 'node:net';
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import { isIP, type Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { applyHttpBounds, boundedServerOptions, type HttpBounds } from '../runtime/http-bounds.js';
 import type { SafeHtml } from './html.js';
 
 /** A form is a handful of fields; nothing legitimate comes close. */
@@ -64,4 +66,49 @@ export function redirect(res: ServerResponse, location: string, setCookies: read
 export function plainAddress(address: string): string {
   const bare = address.replace(/^\[|\]$/g, '');
   return bare.startsWith('::ffff:') && isIP(bare.slice(7)) === 4 ? bare.slice(7) : bare;
+}
+
+/** A web app's server (not listening yet) and how to stop it. */
+export interface WebServer {
+  server: http.Server;
+  /** Stops accepting connections and waits for open requests to finish. */
+  close(): Promise<void>;
+  /** Drops every connection still open. */
+  forceClose(): void;
+}
+
+/**
+ * An HTTP server that keeps the gateway's connection, pipelining, header and idle bounds
+ * (runtime/http-bounds.ts), answers a malformed request with a bare 400, and tracks its
+ * sockets so that a stop can drop them. `handle` runs for every request the bounds admit.
+ */
+export function boundedWebServer(
+  handle: (req: IncomingMessage, res: ServerResponse) => void,
+  overrides?: Partial<HttpBounds>,
+): WebServer {
+  const open = new Set<Socket>();
+  const server = http.createServer(boundedServerOptions(), (req, res) => {
+    if (bounds.admit(req, res)) handle(req, res);
+  });
+  const bounds = applyHttpBounds(server, overrides);
+  server.on('connection', (socket: Socket) => {
+    open.add(socket);
+    socket.once('close', () => open.delete(socket));
+  });
+  server.on('clientError', (_error: Error, socket: Duplex) => {
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+    else socket.destroy();
+  });
+  return {
+    server,
+    close: () =>
+      new Promise<void>((resolve) => {
+        if (!server.listening) return resolve();
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      }),
+    forceClose() {
+      for (const socket of open) socket.destroy();
+    },
+  };
 }

@@ -20,9 +20,17 @@ import { type Actor, CLI_ACTOR } from '../staff/audit.js';
 import type { Desk } from '../staff/desk.js';
 import type { StaffRealm } from '../staff/realm.js';
 import type { Store } from '../store/port.js';
-import { int64In, timestampInit, transactionMessage } from './convert.js';
+import {
+  accountMessage,
+  apiKeyMessage,
+  int64In,
+  ledgerEntryMessage,
+  timestampInit,
+  transactionMessage,
+} from './convert.js';
 import { inflowMessage } from './funding.js';
 import type { Handlers } from './grpc.js';
+import { userMessage } from './holder.js';
 
 /** Audit rows a list returns by default and at most. */
 const DEFAULT_AUDIT_ROWS = 50;
@@ -186,6 +194,21 @@ export function consoleHandlers({ realm, desk, auditLog }: ConsoleRpcDeps): Hand
     async listAuditEntries(req) {
       await realm.require(req.sessionToken, 'read', req.clientAddress);
       return listAudit(auditLog, req.filter);
+    },
+    async searchAccounts(req) {
+      await realm.require(req.sessionToken, 'read', req.clientAddress);
+      return { accounts: (await desk.searchAccounts(req.query)).map(accountMessage) };
+    },
+    async getAccountOverview(req) {
+      await realm.require(req.sessionToken, 'read', req.clientAddress);
+      const overview = await desk.accountOverview(req.accountId);
+      return {
+        account: accountMessage(overview.account),
+        keys: overview.keys.map(apiKeyMessage),
+        users: overview.users.map(userMessage),
+        transactions: overview.transactions.map(transactionMessage),
+        ledger: overview.ledger.map(ledgerEntryMessage),
+      };
     },
   };
 }

@@ -12,9 +12,9 @@
 import { randomBytes } from 'node:crypto';
 import type { AccountService } from '../accounts/service.js';
 import { DomainError, invalid, notFound } from '../domain/errors.js';
-import type { InflowRecord } from '../domain/funding.js';
+import { FUNDING_PROVIDERS, type InflowRecord } from '../domain/funding.js';
 import { isKobo, type Kobo, kobo, MAX_AMOUNT_KOBO } from '../domain/money.js';
-import type { TransactionRecord, UpgradeRequestRecord } from '../domain/records.js';
+import type { AccountRecord, TransactionRecord, UpgradeRequestRecord } from '../domain/records.js';
 import {
   MAX_NOTE_CHARS,
   PROPOSAL_KINDS,
@@ -32,8 +32,16 @@ import type { Actor, AuditTrail } from './audit.js';
 /** Items of each kind the attention queue shows at once, oldest first. */
 const ATTENTION_LIMIT = 100;
 
+/** Rows an account's page shows of its newest transactions and ledger entries. */
+const OVERVIEW_ROWS = 20;
+/** A search query is an id, an email, a key, an account number or a reference: short text. */
+const MAX_QUERY_CHARS = 128;
+
 export interface DeskDeps {
-  store: Pick<Store, 'transactions' | 'wallet' | 'accounts' | 'upgrades' | 'funding' | 'proposals' | 'auditLog'>;
+  store: Pick<
+    Store,
+    'transactions' | 'wallet' | 'accounts' | 'upgrades' | 'funding' | 'proposals' | 'auditLog' | 'people' | 'keys'
+  >;
   accounts: AccountService;
   funding: FundingService;
   upgrades: Upgrades;
@@ -261,6 +269,38 @@ export function createDesk(deps: DeskDeps) {
     },
 
     getProposal: (proposalId: string) => store.proposals.get(proposalId),
+
+    /**
+     * The accounts the query names exactly: as an account id, a user's email, a public key, a
+     * virtual account number (of any funding provider) or a transaction reference.
+     */
+    async searchAccounts(query: string): Promise<AccountRecord[]> {
+      const q = query.trim();
+      if (q === '' || q.length > MAX_QUERY_CHARS) return [];
+      const ids = await Promise.all([
+        store.accounts.get(q).then((a) => a?.accountId),
+        store.transactions.get(q).then((tx) => tx?.accountId),
+        store.people.findUserByEmail(q.toLowerCase()).then((u) => u?.accountId),
+        store.keys.find(q).then((k) => k?.accountId),
+        ...FUNDING_PROVIDERS.map((provider) => store.funding.findVirtualAccount(provider, q).then((v) => v?.accountId)),
+      ]);
+      const found = await Promise.all(
+        [...new Set(ids.filter((id): id is string => id !== undefined))].map((id) => store.accounts.get(id)),
+      );
+      return found.filter((a): a is AccountRecord => a !== null);
+    },
+
+    async accountOverview(accountId: string) {
+      const account = accountId === '' ? null : await store.accounts.get(accountId);
+      if (!account) throw notFound(`Account ${accountId || '(empty id)'}`);
+      const [keys, users, transactions, ledger] = await Promise.all([
+        deps.accounts.listKeys(accountId),
+        store.people.listUsers(accountId),
+        store.transactions.listByAccount(accountId, 'live', { limit: OVERVIEW_ROWS }),
+        store.wallet.listLedger(accountId, 'live', { limit: OVERVIEW_ROWS }),
+      ]);
+      return { account, keys, users, transactions: transactions.items, ledger: ledger.items };
+    },
 
     async approveUpgrade(accountId: string, tierId: string, who: Actor): Promise<UpgradeRequestRecord> {
       const before = await store.accounts.get(accountId);

@@ -196,4 +196,29 @@ flow(
   },
 );
 
+flow('search finds an account by a transaction reference, and its page shows keys without secrets', async (state) => {
+  const { accountId, publicKey, secretKey } = await state.core.createApiAccount({
+    balanceKobo: 900_00,
+    name: 'Ikeja Airtime',
+  });
+  const bought = await state.core.purchase.buyAirtime({
+    accountId,
+    network: 'glo',
+    phone: '08051234567',
+    amountKobo: 100_00n,
+  });
+  const page = await member(state, 'support', 'yemi@ops.example.ng');
+  await page.getByRole('link', { name: 'Accounts' }).click();
+  await page.getByLabel(/transaction reference/).fill(bought.transaction!.reference);
+  await page.getByRole('button', { name: 'Search' }).click();
+  await page.getByRole('link', { name: 'Ikeja Airtime' }).click();
+  await page.waitForURL(`${state.app.url}/accounts/${accountId}`);
+  const text = await mainText(page);
+  assert.match(text, new RegExp(publicKey));
+  assert.match(text, new RegExp(bought.transaction!.reference));
+  assert.not.match(await page.content(), new RegExp(secretKey), 'never a secret');
+  await page.goto(`${state.app.url}/accounts?q=nothing-like-this`);
+  assert.match(await mainText(page), /No account matches nothing-like-this/);
+});
+
 test.run();

@@ -9,6 +9,7 @@ import { bearer, type TestCore } from './core.js';
 
 export interface TestConsole {
   url: string;
+  server: import('node:http').Server;
   logged: string[];
   close(): Promise<void>;
 }
@@ -31,6 +32,7 @@ export async function startTestConsole(core: TestCore, bounds?: Partial<HttpBoun
   await new Promise<void>((resolve) => app.server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`,
+    server: app.server,
     logged,
     async close() {
       app.forceClose();

@@ -53,4 +53,18 @@ test('staff invite prints a set-up link that works; list and disable follow; aud
   assert.is.not(badLimit.code, 0);
 });
 
+test('with CLI_MONEY_MOVES=proposals, wallet credit prints a proposal and moves nothing', async () => {
+  const strict = await startCore({ cliMoneyMoves: 'proposals' });
+  try {
+    const created = await strict.admin.createAccount({ name: 'Strict Stores', tierId: 'api' });
+    const accountId = created.account!.accountId;
+    const credited = await runJson(strict, ['wallet', 'credit', accountId, '1500', '--memo', 'float']);
+    assert.is(credited.code, 0, credited.stderr);
+    assert.match(String(credited.json['proposal_id']), /^prp_/);
+    assert.is((await strict.admin.getAccount({ accountId })).account!.balanceKobo, 0n);
+  } finally {
+    await strict.close();
+  }
+});
+
 test.run();

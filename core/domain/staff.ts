@@ -9,17 +9,19 @@ export const STAFF_ROLES = ['admin', 'support', 'finance'] as const;
 export type StaffRole = (typeof STAFF_ROLES)[number];
 
 /** What a staff member may be asked to do; each is allowed to some roles only (`STAFF_POWERS`). */
-export type StaffPower = 'read' | 'resolve' | 'propose' | 'approve' | 'upgrades' | 'staff';
+export type StaffPower = 'read' | 'resolve' | 'propose' | 'propose_money' | 'approve' | 'upgrades' | 'staff';
 
 /**
  * Which roles hold which power. Support may look, re-query and resolve a pending purchase as
- * delivered (no money moves), and propose a pending resolved as failed (a refund a finance
- * member approves). Finance proposes and approves money moves; admin does everything.
+ * delivered (no money moves), and propose a pending resolved as failed (`propose`: a refund a
+ * finance member approves). Finance proposes the other money moves (`propose_money`: credits,
+ * forced refunds, inflow assignments) and approves; admin does everything.
  */
 const STAFF_POWERS: Readonly<Record<StaffPower, readonly StaffRole[]>> = {
   read: ['admin', 'support', 'finance'],
   resolve: ['admin', 'support', 'finance'],
   propose: ['admin', 'support', 'finance'],
+  propose_money: ['admin', 'finance'],
   approve: ['admin', 'finance'],
   upgrades: ['admin'],
   staff: ['admin'],

@@ -162,7 +162,9 @@ export function consoleHandlers({ realm, desk, auditLog }: ConsoleRpcDeps): Hand
       return { transaction: transactionMessage(await desk.resolveDelivered(req.reference, req.note, who)) };
     },
     async proposeMoneyMove(req) {
-      const { who } = await realm.require(req.sessionToken, 'propose', req.clientAddress);
+      // A pending resolved as failed is support's to propose; every other money move is finance's.
+      const power = req.kind === 'pending_failed' ? 'propose' : 'propose_money';
+      const { who } = await realm.require(req.sessionToken, power, req.clientAddress);
       const proposal = await desk.propose(
         {
           kind: req.kind,

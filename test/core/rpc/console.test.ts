@@ -291,6 +291,17 @@ test('every RPC checks the role in the core: support cannot decide upgrades, nob
     console.rejectUnmatchedInflow({ sessionToken: sade.token, clientAddress: at, inflowId: 'inf_x', note: 'x' }),
   );
   assert.is(reject.code, Code.PermissionDenied);
+  const credit = await rejection(
+    console.proposeMoneyMove({
+      sessionToken: sade.token,
+      clientAddress: at,
+      kind: 'credit',
+      accountId: 'acct_x',
+      amountKobo: 100n,
+      note: 'support may not propose credits',
+    }),
+  );
+  assert.is(credit.code, Code.PermissionDenied);
   const anonymous = await rejection(console.getAttention({ sessionToken: 'nope', clientAddress: at }));
   assert.is(anonymous.code, Code.Unauthenticated);
 });

@@ -5,9 +5,11 @@
  */
 
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
-import { isIP, type Socket } from 'node:net';
+import { type AddressInfo, isIP, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { applyHttpBounds, boundedServerOptions, type HttpBounds } from '../runtime/http-bounds.js';
+import type { Stoppable } from '../runtime/lifecycle.js';
+import { bindError } from '../runtime/ports.js';
 import type { SafeHtml } from './html.js';
 
 /** A form is a handful of fields; nothing legitimate comes close. */
@@ -109,6 +111,72 @@ export function boundedWebServer(
       }),
     forceClose() {
       for (const socket of open) socket.destroy();
+    },
+  };
+}
+
+/** A web app listening: where, and how process lifecycle (runtime/lifecycle.ts) stops it. */
+export interface RunningWebApp extends Stoppable {
+  /** http://host:port as a browser on this machine opens it. */
+  url: string;
+  port: number;
+  drain(): void;
+  close(): Promise<void>;
+  forceClose(): void;
+}
+
+/**
+ * Binds a built web app and hands back how to stop it: the server first, then its connection
+ * to the core (`closeCore`), then `<service>.stopped` in its log. A failed bind closes the
+ * connection and says which variables name the address.
+ */
+export async function listenWebApp(options: {
+  app: WebServer;
+  names: { host: string; port: string };
+  host: string;
+  port: number;
+  closeCore(): void;
+  log: Stoppable['log'];
+  service: string;
+  shutdownTimeoutMs: number;
+}): Promise<RunningWebApp> {
+  const { app, log } = options;
+  try {
+    await new Promise<void>((resolve, reject) => {
+      app.server.once('error', reject);
+      app.server.listen(options.port, options.host, () => {
+        app.server.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (error) {
+    options.closeCore();
+    throw bindError(options.names, options.host, options.port, error);
+  }
+  const { port } = app.server.address() as AddressInfo;
+  const shownHost = options.host === '::' || options.host === '0.0.0.0' ? '127.0.0.1' : options.host;
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}`,
+    port,
+    shutdownTimeoutMs: options.shutdownTimeoutMs,
+    drainMs: 0,
+    log,
+    drain() {},
+    close() {
+      closing ??= (async () => {
+        try {
+          await app.close();
+        } finally {
+          options.closeCore();
+        }
+        log.info(`${options.service}.stopped`, {});
+      })();
+      return closing;
+    },
+    forceClose() {
+      app.forceClose();
+      options.closeCore();
     },
   };
 }

@@ -226,6 +226,7 @@ export async function startService(
       RATE_LIMIT_PER_MINUTE: '1000000',
       // Free ports for the rest too, so a bench beside a running `npm start` (or another bench) starts.
       DASHBOARD_PORT: '0',
+      CONSOLE_PORT: '0',
       CORE_METRICS_PORT: '0',
       ...env,
     },

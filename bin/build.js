@@ -15,7 +15,7 @@ import { build } from 'esbuild';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const outdir = path.resolve(root, process.argv[2] ?? 'dist');
 /** What `npm start` runs, the benchmark's own servers (so they run the same way), and the admin CLI. */
-const SOURCES = ['bin', 'cli', 'core', 'dashboard', 'gateway', 'runtime', 'gen', 'bench'];
+const SOURCES = ['bin', 'cli', 'console', 'core', 'dashboard', 'gateway', 'runtime', 'web', 'gen', 'bench'];
 
 function typescriptFiles(dir) {
   return readdirSync(path.join(root, dir), { withFileTypes: true }).flatMap((entry) => {
@@ -44,3 +44,4 @@ copyFileSync(path.join(root, 'bin', 'core-thread.js'), path.join(outdir, 'bin', 
 // The dashboard's stylesheet and script are files it serves as they are (dashboard/server.ts
 // reads them beside its own module).
 cpSync(path.join(root, 'dashboard', 'static'), path.join(outdir, 'dashboard', 'static'), { recursive: true });
+cpSync(path.join(root, 'console', 'static'), path.join(outdir, 'console', 'static'), { recursive: true });

@@ -10,8 +10,11 @@
  * the gateway and the dashboard stop accepting and finish their requests, then the core finishes its calls,
  * stops the recovery worker, closes the store and flushes its logs; then the process exits 0.
  */
+
 import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
+import { CONSOLE_SCHEMA, consoleConfigHelp, loadConsoleConfig } from '../console/config.js';
+import { CONSOLE_ADDRESS, startConsole } from '../console/main.js';
 import { CORE_SCHEMA, coreConfigHelp, readCoreConfig } from '../core/config.js';
 import type { CoreThreadCommand, CoreThreadMessage } from '../core/thread.js';
 import { DASHBOARD_SCHEMA, dashboardConfigHelp, loadDashboardConfig } from '../dashboard/config.js';
@@ -93,11 +96,11 @@ if (flags.kind === 'help') {
   if (flags.flags.has('--markdown')) {
     // The README's configuration tables, printed from the same schemas as the help.
     console.log(
-      `### The core\n\n${markdownTable(CORE_SCHEMA)}\n\n### The gateway\n\n${markdownTable(GATEWAY_SCHEMA)}\n\n### The dashboard\n\n${markdownTable(DASHBOARD_SCHEMA)}`,
+      `### The core\n\n${markdownTable(CORE_SCHEMA)}\n\n### The gateway\n\n${markdownTable(GATEWAY_SCHEMA)}\n\n### The dashboard\n\n${markdownTable(DASHBOARD_SCHEMA)}\n\n### The console\n\n${markdownTable(CONSOLE_SCHEMA)}`,
     );
   } else {
     console.log(
-      `${coreConfigHelp()}\n\n${gatewayConfigHelp()}\n\n${dashboardConfigHelp()}\n\nUnder npm start the CORE_URL of the gateway and the dashboard is the core's own address.`,
+      `${coreConfigHelp()}\n\n${gatewayConfigHelp()}\n\n${dashboardConfigHelp()}\n\n${consoleConfigHelp()}\n\nUnder npm start the CORE_URL of the gateway and the dashboard is the core's own address.`,
     );
   }
 } else {
@@ -107,6 +110,7 @@ if (flags.kind === 'help') {
     const coreConfig = readCoreConfig(process.env);
     const gatewayConfig = loadGatewayConfig(gatewayEnv('127.0.0.1', 1, process.env['DATA_DIR'] ?? ''));
     const dashboardConfig = loadDashboardConfig(gatewayEnv('127.0.0.1', 1, process.env['DATA_DIR'] ?? ''));
+    const consoleConfig = loadConsoleConfig(process.env);
     // Both ports are checked before the core opens its store, so a taken PORT is not found
     // only after the core has started.
     // Two parts set to one port are a configuration error, said as one before anything opens.
@@ -123,10 +127,12 @@ if (flags.kind === 'help') {
           ]),
       { names: GATEWAY_ADDRESS, host: gatewayConfig.host, port: gatewayConfig.port },
       { names: DASHBOARD_ADDRESS, host: dashboardConfig.host, port: dashboardConfig.port },
+      { names: CONSOLE_ADDRESS, host: consoleConfig.host, port: consoleConfig.port },
     ]);
     await checkPortFree({ host: 'CORE_HOST', port: 'CORE_PORT' }, coreConfig.host, coreConfig.port);
     await checkPortFree(GATEWAY_ADDRESS, gatewayConfig.host, gatewayConfig.port);
     await checkPortFree(DASHBOARD_ADDRESS, dashboardConfig.host, dashboardConfig.port);
+    await checkPortFree(CONSOLE_ADDRESS, consoleConfig.host, consoleConfig.port);
     // The core writes the developer area's address into invitation links: unless told
     // another, the one this dashboard will have (its DASHBOARD_PORT), not the core's default.
     const core = await startCoreThread({ ...process.env, DASHBOARD_PUBLIC_URL: dashboardConfig.publicUrl });
@@ -141,9 +147,19 @@ if (flags.kind === 'help') {
         await gateway.close();
         throw error;
       });
+      // The console speaks to the core over loopback (CONSOLE_CORE_URL), with the core's service token.
+      const consoleApp = await startConsole({
+        ...process.env,
+        CONSOLE_CORE_URL: `http://127.0.0.1:${core.port}`,
+        DATA_DIR: core.dataDir,
+      }).catch(async (error) => {
+        await Promise.all([gateway.close(), dashboard.close()]);
+        throw error;
+      });
       announceReady([
         ['API', gateway.url],
         ['developer area', dashboard.url],
+        ["operator's console", consoleApp.url],
         ['core (gRPC)', core.address],
       ]);
       return {
@@ -158,12 +174,13 @@ if (flags.kind === 'help') {
         async close() {
           // The gateway and the dashboard first, so nothing new reaches a core that is shutting
           // down; then the core, which finishes what they sent.
-          await Promise.all([gateway.close(), dashboard.close()]);
+          await Promise.all([gateway.close(), dashboard.close(), consoleApp.close()]);
           await core.stop();
         },
         forceClose() {
           gateway.forceClose();
           dashboard.forceClose();
+          consoleApp.forceClose();
           // The core's thread ends where it is: a purchase cut off stays pending in the store
           // and the next start's recovery worker finishes it, as after a crash.
           void core.terminate();

@@ -33,6 +33,7 @@ import { ledgerGroup } from './ledger.js';
 import { pendingGroup } from './pending.js';
 import { plansGroup } from './plans.js';
 import { pricingGroup } from './pricing.js';
+import { auditGroup, staffGroup } from './staff.js';
 import { tiersGroup } from './tiers.js';
 import { upgradesGroup } from './upgrades.js';
 import { usersGroup } from './users.js';
@@ -66,6 +67,8 @@ export const COMMAND_GROUPS: readonly CommandGroup[] = [
   upgradesGroup,
   webhooksGroup,
   fundingGroup,
+  staffGroup,
+  auditGroup,
 ];
 
 /** Flags every command accepts, before or after the command words. */

@@ -62,6 +62,20 @@ export const walletGroup: CommandGroup = {
           reference: options['reference'] ?? '',
           mode,
         });
+        if (response.proposalId !== '') {
+          // CLI_MONEY_MOVES=proposals on the core: nothing moved; a finance member approves in the console.
+          return {
+            json: {
+              account_id: args[0],
+              ...moneyFields('amount', BigInt(amountKobo)),
+              ...moneyFields('balance', response.balanceKobo),
+              proposal_id: response.proposalId,
+            },
+            text: [
+              `Proposed a credit of ${nairaText(amountKobo)} to ${args[0]} as ${response.proposalId}; nothing moves until a finance or admin member approves it in the console (within 24 hours).`,
+            ],
+          };
+        }
         const entry = present(response.entry, 'entry');
         const wallet = modeName(entry.mode);
         const whose = `${wallet === 'test' ? 'the test wallet of ' : ''}${args[0]}`;

@@ -12,7 +12,12 @@ import { createAccountService } from './accounts/service.js';
 import { defaultCatalog } from './catalog/defaults.js';
 import { createCatalogService } from './catalog/service.js';
 import { createPlanSync } from './catalog/sync.js';
-import { DEFAULT_DASHBOARD_PUBLIC_URL, DEFAULT_DELIVERY_CONCURRENCY, DEFAULT_PER_DESTINATION } from './config.js';
+import {
+  DEFAULT_CONSOLE_PUBLIC_URL,
+  DEFAULT_DASHBOARD_PUBLIC_URL,
+  DEFAULT_DELIVERY_CONCURRENCY,
+  DEFAULT_PER_DESTINATION,
+} from './config.js';
 import { DEFAULT_DELIVERY_SCHEDULE } from './domain/events.js';
 import type { FundingFee } from './domain/funding.js';
 import type { Mode } from './domain/mode.js';
@@ -38,6 +43,9 @@ import { createRecoveryWorker, type RecoveryWorker } from './purchases/recovery.
 import { createPurchaseService } from './purchases/service.js';
 import { createVerificationService } from './purchases/verification.js';
 import { type CoreServer, createCoreServer, SERVICE_NAMES } from './rpc/server.js';
+import { CLI_ACTOR, createAuditTrail } from './staff/audit.js';
+import { createDesk } from './staff/desk.js';
+import { createStaffRealm } from './staff/realm.js';
 import type { Moved, Store, WalletStore } from './store/port.js';
 import { createDeliveryWorker, type DeliveryWorker } from './webhooks/delivery.js';
 import { createPoster, DELIVERY_TIMEOUT_MS, type Poster } from './webhooks/destination.js';
@@ -61,6 +69,10 @@ export interface CoreDeps {
   log: Logger;
   /** The dashboard's public base URL, for invitation links (DASHBOARD_PUBLIC_URL). */
   dashboardPublicUrl?: string;
+  /** The console's public base URL, for staff set-up links (CONSOLE_PUBLIC_URL). */
+  consolePublicUrl?: string;
+  /** CLI_MONEY_MOVES: `proposals` makes the CLI's live credits four-eyes proposals. */
+  cliMoneyMoves?: 'direct' | 'proposals';
   clock?: () => Date;
   /** Where the core's series go (core/metrics.ts); without it only the outcome log lines are written. */
   metrics?: CoreMetrics;
@@ -207,6 +219,25 @@ export function createCore(deps: CoreDeps): Core {
     ...(deps.metrics === undefined ? {} : { observer: deps.metrics.funding }),
   });
   deps.metrics?.watchUnmatched(async () => (await deps.store.funding.listInflows('unmatched', 1_000)).length);
+  const upgrades = createUpgrades({ store, accounts, clock });
+  const audit = createAuditTrail(store.auditLog, clock);
+  const realm = createStaffRealm({
+    store,
+    audit,
+    clock,
+    consoleUrl: deps.consolePublicUrl ?? DEFAULT_CONSOLE_PUBLIC_URL,
+  });
+  const desk = createDesk({ store, accounts, funding, upgrades, purchases: purchaseDeps, audit, clock });
+  const proposeCredit =
+    deps.cliMoneyMoves === 'proposals'
+      ? async (accountId: string, amountKobo: number, memo: string) =>
+          (
+            await desk.propose(
+              { kind: 'credit', accountId, target: accountId, amountKobo, note: memo || 'Credit from the CLI' },
+              CLI_ACTOR,
+            )
+          ).proposalId
+      : undefined;
   const rpc = createCoreServer({
     purchases,
     accounts,
@@ -219,7 +250,8 @@ export function createCore(deps: CoreDeps): Core {
     people,
     holderDesk,
     shopDesk: createShopDesk({ store, purchases }),
-    upgrades: createUpgrades({ store, accounts, clock }),
+    upgrades,
+    staff: { realm, desk, audit, auditLog: store.auditLog, proposeCredit },
     eventFeed: createEventFeed({ accounts: store.accounts, events: store.events }),
     webhooks,
     funding,

@@ -65,6 +65,10 @@ export interface CoreConfig {
   providers: ProvidersConfig;
   /** The dashboard's public base URL, which invitation links start with. */
   dashboardPublicUrl: string;
+  /** The console's public base URL, which staff set-up links start with. */
+  consolePublicUrl: string;
+  /** `proposals`: the CLI's money moves wait for a staff member's approval like the console's. */
+  cliMoneyMoves: 'direct' | 'proposals';
   /** The MongoDB store when MONGODB_URI is set; null means the embedded SQLite store in DATA_DIR. */
   mongo: MongoConfig | null;
   /** Webhook deliveries (issue 17). */
@@ -105,6 +109,8 @@ export const DEFAULT_VTPASS_BASE_URL = 'https://sandbox.vtpass.com/api/';
 const DEFAULT_VTPASS_SMS_URL = 'https://messaging.vtpass.com/v2/api/sms/sendsms';
 /** Where the dashboard is when DASHBOARD_PUBLIC_URL is unset: its default port on this machine. */
 export const DEFAULT_DASHBOARD_PUBLIC_URL = 'http://localhost:8081';
+/** Where the console is when CONSOLE_PUBLIC_URL is unset: its default port on this machine. */
+export const DEFAULT_CONSOLE_PUBLIC_URL = 'http://localhost:8082';
 /** The usual port of a Prometheus exporter that has no registered port of its own. */
 const DEFAULT_CORE_METRICS_PORT = 9464;
 /**
@@ -230,6 +236,18 @@ export const CORE_SCHEMA = {
     check: (value) =>
       checkUrl(value, { schemes: ['https:', 'http:'], noCredentials: true, example: 'https://dashboard.example.com' })
         .problem,
+  }),
+  consolePublicUrl: text('CONSOLE_PUBLIC_URL', {
+    fallback: DEFAULT_CONSOLE_PUBLIC_URL,
+    help: "The operator's console's address as staff reach it; staff set-up links (`prepaid staff invite`) start with it.",
+    check: (value) =>
+      checkUrl(value, { schemes: ['https:', 'http:'], noCredentials: true, example: 'https://console.example.com' })
+        .problem,
+  }),
+  cliMoneyMoves: oneOf('CLI_MONEY_MOVES', {
+    words: ['direct', 'proposals'],
+    fallback: 'direct',
+    help: "`proposals` turns the CLI's money moves (`wallet credit`) into four-eyes proposals a finance or admin member approves in the console; `direct` makes them at once (each audited with actor `cli`).",
   }),
   mongoUri: mongoUriVariable(
     'none (embedded SQLite in `DATA_DIR`)',
@@ -468,6 +486,8 @@ export function readCoreConfig(env: Env = process.env): CoreConfig {
     shutdownDrainMs: checkedDrain(v.shutdownDrainMs, v.shutdownTimeoutMs),
     providers: readProvidersConfig(env, v.sandboxDelayMs),
     dashboardPublicUrl: v.dashboardPublicUrl.replace(/\/+$/, ''),
+    consolePublicUrl: v.consolePublicUrl.replace(/\/+$/, ''),
+    cliMoneyMoves: v.cliMoneyMoves,
     mongo: v.mongoUri === undefined ? null : { uri: v.mongoUri, dbName: v.mongoDb },
     webhooks: {
       retryBaseMs: v.webhookRetryBaseMs,

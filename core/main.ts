@@ -78,6 +78,8 @@ export async function startCore(env: Record<string, string | undefined> = proces
     recoveryIntervalMs: config.recoveryIntervalMs,
     recoveryAttentionAfterMs: config.recoveryAttentionAfterMs,
     dashboardPublicUrl: config.dashboardPublicUrl,
+    consolePublicUrl: config.consolePublicUrl,
+    cliMoneyMoves: config.cliMoneyMoves,
     webhooks: config.webhooks,
     funding: {
       fee: config.funding.fee,

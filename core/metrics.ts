@@ -393,6 +393,8 @@ export function instrumentStore(
     history: store.history,
     upgrades: store.upgrades,
     auditLog: store.auditLog,
+    staff: store.staff,
+    proposals: store.proposals,
     events: store.events,
     webhooks: store.webhooks,
     keyUse: store.keyUse,

@@ -22,7 +22,7 @@ import {
 } from '../runtime/env-schema.js';
 import type { LogLevel } from '../runtime/log.js';
 import { ALLOW_PLAINTEXT_VARIABLE, plaintextProblem } from '../runtime/tls.js';
-import { loadOrCreateToken, readTokenFile, SERVICE_TOKEN_FILE, TokenFileError } from '../runtime/tokens.js';
+import { loadOrCreateToken, serviceTokenOf } from '../runtime/tokens.js';
 import { baseUrlText, checkUrl } from '../runtime/url.js';
 
 /** Everything the dashboard process needs to know at start. */
@@ -203,13 +203,7 @@ export function loadDashboardConfig(env: Env = process.env): DashboardConfig {
 
 /** The service token: SERVICE_TOKEN, or the file the core writes on its first start. */
 export function resolveDashboardServiceToken(config: DashboardConfig): string {
-  if (config.serviceToken !== undefined) return config.serviceToken;
-  const token = readTokenFile(config.dataDir, SERVICE_TOKEN_FILE);
-  if (token === null)
-    throw new TokenFileError(
-      `${config.dataDir}/${SERVICE_TOKEN_FILE} does not exist; start the core first (it writes the file) or set SERVICE_TOKEN.`,
-    );
-  return token;
+  return serviceTokenOf(config.dataDir, config.serviceToken);
 }
 
 /** The CSRF key: DASHBOARD_SECRET, or the one in the data directory, made on first start. */

@@ -4,8 +4,7 @@
  * after sign-in carries the browser's session token in the request; the core decides what
  * that session may see and do.
  */
-import { type Client, Code, ConnectError, createClient } from '@connectrpc/connect';
-import { BadRequestSchema } from '../gen/google/rpc/error_details_pb.js';
+import { type Client, createClient } from '@connectrpc/connect';
 import { ApiAccessService } from '../gen/prepaid/v1/access_pb.js';
 import { HolderService } from '../gen/prepaid/v1/holder_pb.js';
 import { ShopService } from '../gen/prepaid/v1/shop_pb.js';
@@ -52,41 +51,4 @@ export function createDashboardCore(options: DashboardCoreOptions): DashboardCor
 /** The core's Mode for a page's mode: every mode-scoped call names it, live included. */
 export function coreMode(mode: 'live' | 'test'): Mode {
   return mode === 'test' ? Mode.TEST : Mode.LIVE;
-}
-
-/** How a failed core call is shown: the kind decides the page, `fields` the messages beside fields. */
-export interface CoreRefusal {
-  kind: 'signed_out' | 'forbidden' | 'not_found' | 'invalid' | 'refused' | 'unavailable';
-  /** The core's own sentence (never a stack): what to show. */
-  message: string;
-  /** Field name -> plain sentence, from the core's BadRequest. */
-  fields: Map<string, string>;
-}
-
-/** Reads a failed call; anything that is not a ConnectError is a bug and is thrown on. */
-export function refusalOf(error: unknown): CoreRefusal {
-  if (!(error instanceof ConnectError)) throw error;
-  const fields = new Map<string, string>();
-  for (const detail of error.findDetails(BadRequestSchema)) {
-    for (const violation of detail.fieldViolations)
-      if (!fields.has(violation.field)) fields.set(violation.field, violation.description);
-  }
-  const message = error.rawMessage;
-  switch (error.code) {
-    case Code.Unauthenticated:
-      return { kind: 'signed_out', message, fields };
-    case Code.PermissionDenied:
-      return { kind: 'forbidden', message, fields };
-    case Code.NotFound:
-      return { kind: 'not_found', message, fields };
-    case Code.InvalidArgument:
-      return { kind: 'invalid', message, fields };
-    case Code.FailedPrecondition:
-    case Code.AlreadyExists:
-    case Code.ResourceExhausted:
-    case Code.OutOfRange:
-      return { kind: 'refused', message, fields };
-    default:
-      return { kind: 'unavailable', message, fields };
-  }
 }

@@ -7,8 +7,8 @@
  */
 import type { HolderSession } from '../gen/prepaid/v1/holder_pb.js';
 import { UserRole } from '../gen/prepaid/v1/holder_pb.js';
-import { html, type SafeHtml } from './html.js';
-import { CSRF_FIELD } from './security.js';
+import { html, type SafeHtml } from '../web/html.js';
+import { CSRF_FIELD } from '../web/security.js';
 
 /** A problem with the submitted form: the field it concerns (its id) and a plain sentence. */
 export interface FieldError {

@@ -1,15 +1,9 @@
-/**
- * The dashboard's composition root and the only file that listens: configuration, the client
- * of the core, the HTTP server. `npm run start:dashboard` runs it alone (CORE_URL points at the
- * core; `--help` prints its configuration); bin/start.ts calls startDashboard() beside the
- * core and the gateway.
- */
-import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { processFlags } from '../runtime/flags.js';
 import { announceReady, runUntilSignal, type Stoppable } from '../runtime/lifecycle.js';
-import { bindError, checkPortFree } from '../runtime/ports.js';
+import { checkPortFree } from '../runtime/ports.js';
 import { readPem } from '../runtime/tls.js';
+import { listenWebApp, type RunningWebApp } from '../web/http.js';
 import {
   dashboardConfigHelp,
   loadDashboardConfig,
@@ -21,14 +15,7 @@ import { createDashboardLogger, type DashboardLogger } from './log.js';
 import { createDashboard } from './server.js';
 
 /** A running dashboard. */
-export interface RunningDashboard extends Stoppable {
-  /** http://host:port as a browser on this machine opens it. */
-  url: string;
-  port: number;
-  drain(): void;
-  close(): Promise<void>;
-  forceClose(): void;
-}
+export type RunningDashboard = RunningWebApp;
 
 /** The variables of the dashboard's address, for messages about it. */
 export const DASHBOARD_ADDRESS = { host: 'DASHBOARD_HOST', port: 'DASHBOARD_PORT' };
@@ -53,51 +40,23 @@ export async function startDashboard(
     allowPlaintext: config.coreAllowPlaintext === true,
   });
   const dashboard = createDashboard({ config, core, secret: resolveDashboardSecret(config), log: dashboardLog });
-  try {
-    await new Promise<void>((resolve, reject) => {
-      dashboard.server.once('error', reject);
-      dashboard.server.listen(config.port, config.host, () => {
-        dashboard.server.off('error', reject);
-        resolve();
-      });
-    });
-  } catch (error) {
-    core.close();
-    throw bindError(DASHBOARD_ADDRESS, config.host, config.port, error);
-  }
-  const { port } = dashboard.server.address() as AddressInfo;
-  const shownHost = config.host === '::' || config.host === '0.0.0.0' ? '127.0.0.1' : config.host;
-  const url = `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}`;
+  const running = await listenWebApp({
+    app: dashboard,
+    names: DASHBOARD_ADDRESS,
+    host: config.host,
+    port: config.port,
+    closeCore: () => core.close(),
+    log: { ...dashboardLog, flush: dashboardLog.flush ?? (async () => {}) } as Stoppable['log'],
+    service: 'dashboard',
+    shutdownTimeoutMs: config.shutdownTimeoutMs,
+  });
   dashboardLog.info('dashboard.listening', {
-    url,
+    url: running.url,
     public_url: config.publicUrl,
     core_url: config.coreUrl,
     secure_cookies: config.secureCookies,
   });
-  let closing: Promise<void> | undefined;
-  return {
-    url,
-    port,
-    shutdownTimeoutMs: config.shutdownTimeoutMs,
-    drainMs: 0,
-    log: { ...dashboardLog, flush: dashboardLog.flush ?? (async () => {}) } as Stoppable['log'],
-    drain() {},
-    close() {
-      closing ??= (async () => {
-        try {
-          await dashboard.close();
-        } finally {
-          core.close();
-        }
-        dashboardLog.info('dashboard.stopped', {});
-      })();
-      return closing;
-    },
-    forceClose() {
-      dashboard.forceClose();
-      core.close();
-    },
-  };
+  return running;
 }
 
 const isEntryPoint = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;

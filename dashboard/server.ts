@@ -15,17 +15,21 @@
  * (ctx.link), so the mode lives in the address and nowhere else.
  */
 import { readFileSync } from 'node:fs';
-import http, { type IncomingMessage, type ServerResponse } from 'node:http';
-import { isIP, type Socket } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isIP } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import type { Duplex } from 'node:stream';
-import { applyHttpBounds, boundedServerOptions, type HttpBounds } from '../runtime/http-bounds.js';
-import { type DashboardConfig, proxyList } from './config.js';
-import { type DashboardCore, refusalOf } from './core-client.js';
-import { html, type SafeHtml } from './html.js';
-import { type DashboardMode, modePath, page, type Viewer } from './layout.js';
-import type { DashboardLogger } from './log.js';
-import { routes } from './pages/index.js';
+import type { HttpBounds } from '../runtime/http-bounds.js';
+import { html, type SafeHtml } from '../web/html.js';
+import {
+  boundedWebServer,
+  plainAddress,
+  readForm,
+  redirect,
+  requestUrl,
+  sendPage,
+  type WebServer,
+} from '../web/http.js';
+import { refusalOf } from '../web/refusal.js';
 import {
   CHALLENGE_COOKIE,
   CSRF_FIELD,
@@ -38,7 +42,12 @@ import {
   setSecurityHeaders,
   VISITOR_COOKIE,
   visitorCookie,
-} from './security.js';
+} from '../web/security.js';
+import { type DashboardConfig, proxyList } from './config.js';
+import type { DashboardCore } from './core-client.js';
+import { type DashboardMode, modePath, page, type Viewer } from './layout.js';
+import type { DashboardLogger } from './log.js';
+import { routes } from './pages/index.js';
 
 /** What the dashboard is built from. */
 export interface DashboardDeps {
@@ -52,13 +61,7 @@ export interface DashboardDeps {
 }
 
 /** A built dashboard: its server (not listening yet) and how to stop it. */
-export interface Dashboard {
-  server: http.Server;
-  /** Stops accepting connections and waits for open requests to finish. */
-  close(): Promise<void>;
-  /** Drops every connection still open. */
-  forceClose(): void;
-}
+export type Dashboard = WebServer;
 
 /** What a page handler answers. */
 export type Answer =
@@ -106,9 +109,6 @@ export interface Route {
   testMode?: boolean;
   handler(ctx: PageContext): Promise<Answer>;
 }
-
-/** A form is a handful of fields; nothing legitimate comes close. */
-const MAX_FORM_BYTES = 64 * 1024;
 
 const STATIC_FILES: Readonly<Record<string, { file: string; type: string }>> = {
   '/static/dashboard.css': { file: 'dashboard.css', type: 'text/css; charset=utf-8' },
@@ -161,9 +161,9 @@ export function createDashboard(deps: DashboardDeps): Dashboard {
     },
   };
 
-  const open = new Set<Socket>();
-  const server = http.createServer(boundedServerOptions(), (req, res) => {
-    if (!bounds.admit(req, res)) return;
+  // The gateway's connection, pipelining, header and idle bounds (web/http.ts): this port is as
+  // public as the API's, and shares its process under `npm start`.
+  return boundedWebServer((req, res) => {
     const started = performance.now();
     handle(shared, req, res).then(
       (name) =>
@@ -183,31 +183,7 @@ export function createDashboard(deps: DashboardDeps): Dashboard {
         else res.destroy();
       },
     );
-  });
-  // The gateway's connection, pipelining, header and idle bounds (runtime/http-bounds.ts): this
-  // port is as public as the API's, and shares its process under `npm start`.
-  const bounds = applyHttpBounds(server, deps.bounds);
-  server.on('connection', (socket: Socket) => {
-    open.add(socket);
-    socket.once('close', () => open.delete(socket));
-  });
-  server.on('clientError', (_error: Error, socket: Duplex) => {
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
-    else socket.destroy();
-  });
-
-  return {
-    server,
-    close: () =>
-      new Promise<void>((resolve) => {
-        if (!server.listening) return resolve();
-        server.close(() => resolve());
-        server.closeIdleConnections();
-      }),
-    forceClose() {
-      for (const socket of open) socket.destroy();
-    },
-  };
+  }, deps.bounds);
 }
 
 /** Answers one request; resolves to the route's name for the log line. */
@@ -249,20 +225,6 @@ async function handle(shared: Shared, req: IncomingMessage, res: ServerResponse)
     sendPage(res, answer.status ?? 200, answer.body, req.method === 'HEAD');
   }
   return route.name;
-}
-
-/**
- * The request target as a URL. It is appended to a fixed origin rather than resolved against
- * one, so that targets like "//", "//@" or "/\\" stay paths (that match no route) instead of
- * naming another host or failing to parse. Undefined when it cannot be read at all.
- */
-function requestUrl(target: string | undefined): URL | undefined {
-  if (target === undefined || !target.startsWith('/')) return undefined;
-  try {
-    return new URL(`http://dashboard.invalid${target}`);
-  } catch {
-    return undefined;
-  }
 }
 
 /** The stylesheet, the script and /healthz; undefined for anything else. */
@@ -431,46 +393,6 @@ function findRoute(method: string, path: string): { route: Route; params: string
     return { route, params: match.slice(1).map((p) => decodeURIComponent(p ?? '')) };
   }
   return other ? 'method' : undefined;
-}
-
-/** Reads an application/x-www-form-urlencoded body up to MAX_FORM_BYTES; undefined when larger. */
-async function readForm(req: IncomingMessage): Promise<URLSearchParams | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_FORM_BYTES) return undefined;
-    chunks.push(chunk);
-  }
-  const type = String(req.headers['content-type'] ?? '')
-    .split(';')[0]
-    ?.trim()
-    .toLowerCase();
-  // Only what an HTML form sends; anything else carries no fields (and so no CSRF token).
-  if (type !== 'application/x-www-form-urlencoded') return new URLSearchParams();
-  return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
-}
-
-function sendPage(res: ServerResponse, status: number, body: SafeHtml, headOnly = false): void {
-  const payload = Buffer.from(body.text, 'utf8');
-  // Every page may carry a CSRF token or a secret; none is kept by a browser or a proxy.
-  res.writeHead(status, {
-    'Content-Type': 'text/html; charset=utf-8',
-    'Content-Length': payload.length,
-    'Cache-Control': 'no-store',
-  });
-  res.end(headOnly ? undefined : payload);
-}
-
-function redirect(res: ServerResponse, location: string, setCookies: readonly string[]): void {
-  if (setCookies.length > 0) res.setHeader('Set-Cookie', setCookies);
-  res.writeHead(303, { Location: location, 'Cache-Control': 'no-store', 'Content-Length': 0 });
-  res.end();
-}
-
-function plainAddress(address: string): string {
-  const bare = address.replace(/^\[|\]$/g, '');
-  return bare.startsWith('::ffff:') && isIP(bare.slice(7)) === 4 ? bare.slice(7) : bare;
 }
 
 /** A page with a heading and one sentence. */

@@ -88,3 +88,17 @@ export function readTokenFile(dataDir: string, file: string): string | null {
   }
   return token;
 }
+
+/**
+ * The service token a client of the core (the dashboard, the console) presents: the one it
+ * was given (SERVICE_TOKEN), or the file the core writes on its first start.
+ */
+export function serviceTokenOf(dataDir: string, fromEnv: string | undefined): string {
+  if (fromEnv !== undefined) return fromEnv;
+  const token = readTokenFile(dataDir, SERVICE_TOKEN_FILE);
+  if (token === null)
+    throw new TokenFileError(
+      `${dataDir}/${SERVICE_TOKEN_FILE} does not exist; start the core first (it writes the file) or set SERVICE_TOKEN.`,
+    );
+  return token;
+}

@@ -13,7 +13,7 @@ import type { Mode } from './mode.js';
 import { type Kobo, kobo } from './money.js';
 import { randomChars } from './random.js';
 
-const FUNDING_PROVIDERS = ['sandbox', 'paystack', 'monnify'] as const;
+export const FUNDING_PROVIDERS = ['sandbox', 'paystack', 'monnify'] as const;
 export type FundingProviderName = (typeof FUNDING_PROVIDERS)[number];
 
 export function isFundingProvider(value: unknown): value is FundingProviderName {

@@ -33,7 +33,12 @@ function issued(key: IssuedKeyPair | null) {
 export function adminHandlers(
   accounts: AccountService,
   catalog: CatalogService,
-  operations: { pendingList: PendingList; ledgerCheck: LedgerCheck },
+  operations: {
+    pendingList: PendingList;
+    ledgerCheck: LedgerCheck;
+    /** Set under CLI_MONEY_MOVES=proposals: a live credit becomes a four-eyes proposal. */
+    proposeCredit?: ((accountId: string, amountKobo: number, memo: string) => Promise<string>) | undefined;
+  },
   planSync: PlanSync,
 ): Handlers<(typeof AdminServiceDesc)['method']> {
   return {
@@ -61,6 +66,12 @@ export function adminHandlers(
       return { key: apiKeyMessage(await accounts.setKeyIpLock(req.publicKey, req.allowedIps)) };
     },
     async creditWallet(req) {
+      const mode = modeIn(req.mode);
+      if (operations.proposeCredit !== undefined && mode === 'live') {
+        const proposalId = await operations.proposeCredit(req.accountId, int64In(req.amountKobo, 'amount'), req.memo);
+        const account = await accounts.getAccount(req.accountId);
+        return { balanceKobo: BigInt(account.balanceKobo), replayed: false, proposalId };
+      }
       const { balanceKobo, entry, replayed } = await accounts.credit(
         req.accountId,
         modeIn(req.mode),

@@ -32,7 +32,7 @@ function virtualAccountMessage(account: VirtualAccountRecord): MessageInitShape<
   };
 }
 
-function inflowMessage(inflow: InflowRecord, withRaw: boolean): MessageInitShape<typeof InflowSchema> {
+export function inflowMessage(inflow: InflowRecord, withRaw: boolean): MessageInitShape<typeof InflowSchema> {
   return {
     inflowId: inflow.inflowId,
     provider: inflow.provider,

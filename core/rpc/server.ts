@@ -9,6 +9,7 @@ import { file_grpc_health_v1_health } from '../../gen/grpc/health/v1/health_pb.j
 import { ApiAccessAdminService, ApiAccessService, file_prepaid_v1_access } from '../../gen/prepaid/v1/access_pb.js';
 import { AdminService, file_prepaid_v1_admin } from '../../gen/prepaid/v1/admin_pb.js';
 import { AuthService, file_prepaid_v1_auth } from '../../gen/prepaid/v1/auth_pb.js';
+import { ConsoleService, file_prepaid_v1_console, StaffAdminService } from '../../gen/prepaid/v1/console_pb.js';
 import { FundingCallbackService, FundingService, file_prepaid_v1_funding } from '../../gen/prepaid/v1/funding_pb.js';
 import { file_prepaid_v1_holder, HolderService, UserAdminService } from '../../gen/prepaid/v1/holder_pb.js';
 import { file_prepaid_v1_purchase, PurchaseService } from '../../gen/prepaid/v1/purchase_pb.js';
@@ -27,11 +28,17 @@ import type { CallbackService } from '../purchases/callbacks.js';
 import type { PendingList } from '../purchases/pending-list.js';
 import type { PurchaseService as Purchases } from '../purchases/service.js';
 import type { VerificationService } from '../purchases/verification.js';
+import type { AuditTrail } from '../staff/audit.js';
+import type { Desk } from '../staff/desk.js';
+import type { StaffRealm } from '../staff/realm.js';
+import type { Store } from '../store/port.js';
 import type { EventFeed } from '../webhooks/feed.js';
 import type { WebhookService as Webhooks } from '../webhooks/service.js';
 import { apiAccessAdminHandlers, apiAccessHandlers } from './access.js';
 import { adminHandlers } from './admin.js';
+import { auditedCalls } from './audited.js';
 import { authHandlers } from './auth.js';
+import { consoleHandlers, staffAdminHandlers } from './console.js';
 import type { ErrorLogger } from './errors.js';
 import { eventHandlers } from './events.js';
 import { fundingCallbackHandlers, fundingHandlers } from './funding.js';
@@ -69,6 +76,14 @@ export interface CoreServerDeps {
   webhooks: Webhooks;
   /** Money in: virtual accounts, inflows, low-balance thresholds (admin token). */
   funding: Funding;
+  /** The staff's console (ConsoleService, StaffAdminService) and the audit of admin calls. */
+  staff: {
+    realm: StaffRealm;
+    desk: Desk;
+    audit: AuditTrail;
+    auditLog: Store['auditLog'];
+    proposeCredit?: ((accountId: string, amountKobo: number, memo: string) => Promise<string>) | undefined;
+  };
   /** Grants the admin service (and, for operators' convenience, the other two). */
   adminToken: string;
   /** Grants the purchase and auth services: the gateway and internal services. */
@@ -99,6 +114,8 @@ export const SERVICE_NAMES = [
   WebhookService.typeName,
   FundingService.typeName,
   FundingCallbackService.typeName,
+  ConsoleService.typeName,
+  StaffAdminService.typeName,
 ] as const;
 
 export function createCoreServer(deps: CoreServerDeps): CoreServer {
@@ -111,6 +128,8 @@ export function createCoreServer(deps: CoreServerDeps): CoreServer {
   const known = tokenCheck(deps.serviceToken, deps.adminToken);
   const serviceCallers = { allowed: known, known };
   const adminCallers = { allowed: tokenCheck(deps.adminToken), known };
+  // Every call the admin token makes that changes something leaves an audit row (actor `cli`).
+  const audited = auditedCalls(deps.staff.audit);
   server.addService(
     serviceDefinition(PurchaseService),
     implement(PurchaseService, purchaseHandlers(deps.purchases, deps), serviceCallers, deps.log),
@@ -127,11 +146,13 @@ export function createCoreServer(deps: CoreServerDeps): CoreServer {
     serviceDefinition(AdminService),
     implement(
       AdminService,
-      adminHandlers(
-        deps.accounts,
-        deps.catalog,
-        { pendingList: deps.pendingList, ledgerCheck: deps.ledgerCheck },
-        deps.planSync,
+      audited(
+        adminHandlers(
+          deps.accounts,
+          deps.catalog,
+          { pendingList: deps.pendingList, ledgerCheck: deps.ledgerCheck, proposeCredit: deps.staff.proposeCredit },
+          deps.planSync,
+        ),
       ),
       adminCallers,
       deps.log,
@@ -158,15 +179,15 @@ export function createCoreServer(deps: CoreServerDeps): CoreServer {
   );
   server.addService(
     serviceDefinition(ApiAccessAdminService),
-    implement(ApiAccessAdminService, apiAccessAdminHandlers(deps.upgrades), adminCallers, deps.log),
+    implement(ApiAccessAdminService, audited(apiAccessAdminHandlers(deps.upgrades)), adminCallers, deps.log),
   );
   server.addService(
     serviceDefinition(UserAdminService),
-    implement(UserAdminService, userAdminHandlers(deps.people), adminCallers, deps.log),
+    implement(UserAdminService, audited(userAdminHandlers(deps.people)), adminCallers, deps.log),
   );
   server.addService(
     serviceDefinition(FundingService),
-    implement(FundingService, fundingHandlers(deps.funding), adminCallers, deps.log),
+    implement(FundingService, audited(fundingHandlers(deps.funding)), adminCallers, deps.log),
   );
   server.addService(
     serviceDefinition(FundingCallbackService),
@@ -175,12 +196,21 @@ export function createCoreServer(deps: CoreServerDeps): CoreServer {
 
   server.addService(
     serviceDefinition(WebhookService),
+    implement(WebhookService, audited(webhookHandlers(deps.webhooks, () => new Date())), adminCallers, deps.log),
+  );
+
+  server.addService(
+    serviceDefinition(ConsoleService),
     implement(
-      WebhookService,
-      webhookHandlers(deps.webhooks, () => new Date()),
-      adminCallers,
+      ConsoleService,
+      consoleHandlers({ realm: deps.staff.realm, desk: deps.staff.desk, auditLog: deps.staff.auditLog }),
+      serviceCallers,
       deps.log,
     ),
+  );
+  server.addService(
+    serviceDefinition(StaffAdminService),
+    implement(StaffAdminService, staffAdminHandlers(deps.staff.realm, deps.staff.auditLog), adminCallers, deps.log),
   );
 
   const health = createHealth({
@@ -201,6 +231,7 @@ export function createCoreServer(deps: CoreServerDeps): CoreServer {
       file_prepaid_v1_access,
       file_prepaid_v1_webhooks,
       file_prepaid_v1_funding,
+      file_prepaid_v1_console,
       file_grpc_health_v1_health,
       file_google_rpc_status,
       file_google_rpc_error_details,

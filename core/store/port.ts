@@ -40,6 +40,7 @@ import type {
   UpgradeRequestRecord,
   UserRecord,
 } from '../domain/records.js';
+import type { ProposalRecord, StaffMemberRecord, StaffSessionRecord } from '../domain/staff.js';
 import type { EventStore, WebhookStore } from './event-port.js';
 
 export interface AccountStore {
@@ -374,6 +375,50 @@ export interface AuditLogStore {
   list(filter: AuditFilter): Promise<AuditEntryRecord[]>;
 }
 
+/** The platform's staff (the console): members, their set-up and their sessions. */
+export interface StaffStore {
+  /** False (and nothing written) when a member already has the email. */
+  insertMember(member: StaffMemberRecord): Promise<boolean>;
+  getMember(staffId: string): Promise<StaffMemberRecord | null>;
+  /** By lower-case email. */
+  findMemberByEmail(email: string): Promise<StaffMemberRecord | null>;
+  /** The member whose unused set-up token has this hash. */
+  findMemberBySetup(tokenHash: string): Promise<StaffMemberRecord | null>;
+  /** Oldest first, disabled ones included. */
+  listMembers(): Promise<StaffMemberRecord[]>;
+  /**
+   * Atomically: if a member's set-up token has this hash and expires after `at`, sets the
+   * password hash, records the TOTP step the set-up code used and clears the token. Null otherwise.
+   */
+  completeSetup(tokenHash: string, passwordHash: string, totpStep: number, at: Date): Promise<StaffMemberRecord | null>;
+  /** Null when the member does not exist. */
+  setDisabled(staffId: string, disabled: boolean): Promise<StaffMemberRecord | null>;
+  /** Like PeopleStore.claimTotpStep: true only when `step` is later than the last accepted. */
+  claimTotpStep(staffId: string, step: number): Promise<boolean>;
+  insertSession(session: StaffSessionRecord): Promise<void>;
+  findSession(tokenHash: string): Promise<StaffSessionRecord | null>;
+  /** Moves lastSeenAt forward (never back). Null when the session is gone. */
+  touchSession(tokenHash: string, at: Date): Promise<StaffSessionRecord | null>;
+  deleteSession(tokenHash: string): Promise<boolean>;
+  /** Ends every session of a member; returns how many. */
+  deleteMemberSessions(staffId: string): Promise<number>;
+}
+
+/** Four-eyes proposals of money moves (core/staff/proposals.ts). */
+export interface ProposalStore {
+  insert(proposal: ProposalRecord): Promise<void>;
+  get(proposalId: string): Promise<ProposalRecord | null>;
+  /** Pending proposals not expired at `now`, oldest first, at most `limit`. */
+  listOpen(now: Date, limit: number): Promise<ProposalRecord[]>;
+  /**
+   * pending -> approved or refused, atomically, only if it expires after `at` and, for an
+   * approval, `by` is not who proposed it. Null when nothing matched.
+   */
+  decide(proposalId: string, status: 'approved' | 'refused', by: string, at: Date): Promise<ProposalRecord | null>;
+  /** Records that an approved proposal's move was made; once (true for the first caller). */
+  markApplied(proposalId: string, at: Date): Promise<boolean>;
+}
+
 /** The whole store: one sub-port per aggregate. Use cases take only the sub-ports they use. */
 export interface Store {
   readonly accounts: AccountStore;
@@ -389,5 +434,7 @@ export interface Store {
   readonly funding: FundingStore;
   readonly upgrades: UpgradeStore;
   readonly auditLog: AuditLogStore;
+  readonly staff: StaffStore;
+  readonly proposals: ProposalStore;
   close(): Promise<void>;
 }

@@ -20,9 +20,10 @@ import { CABLE_PROVIDERS, DISCOS, METER_TYPES, NETWORKS } from '../../core/domai
 import { ErrorInfoSchema } from '../../gen/google/rpc/error_details_pb.js';
 import type { GetPricesResponse } from '../../gen/prepaid/v1/holder_pb.js';
 import type { Transaction } from '../../gen/prepaid/v1/types_pb.js';
-import { coreMode, refusalOf } from '../core-client.js';
+import { html, type SafeHtml } from '../../web/html.js';
+import { refusalOf } from '../../web/refusal.js';
+import { coreMode } from '../core-client.js';
 import { naira } from '../format.js';
-import { html, type SafeHtml } from '../html.js';
 import { csrfField, type FieldError, field, isOwner, page, select } from '../layout.js';
 import type { Answer, PageContext, Route } from '../server.js';
 import { koboOfInput } from './funds.js';

@@ -3,8 +3,9 @@
  * one of the holder's own public keys (the secret is never shown again, so it stays a
  * placeholder the holder fills in).
  */
+
+import { html, type SafeHtml } from '../../web/html.js';
 import { coreMode } from '../core-client.js';
-import { html, type SafeHtml } from '../html.js';
 import { page } from '../layout.js';
 import type { Route } from '../server.js';
 

@@ -7,8 +7,8 @@
  * is sent to the test overview (post/redirect/get), which shows the new balance.
  */
 import { randomBytes } from 'node:crypto';
-import { refusalOf } from '../core-client.js';
-import { html } from '../html.js';
+import { html } from '../../web/html.js';
+import { refusalOf } from '../../web/refusal.js';
 import { csrfField, type FieldError, field, isOwner, page } from '../layout.js';
 import type { Answer, PageContext, Route } from '../server.js';
 

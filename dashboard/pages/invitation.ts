@@ -6,9 +6,9 @@
  * The password's rules are the core's: its refusal is shown beside the field.
  */
 import { UserRole } from '../../gen/prepaid/v1/holder_pb.js';
-import { refusalOf } from '../core-client.js';
+import { html } from '../../web/html.js';
+import { refusalOf } from '../../web/refusal.js';
 import { lagosTime } from '../format.js';
-import { html } from '../html.js';
 import { csrfField, type FieldError, field, page } from '../layout.js';
 import type { Answer, PageContext, Route } from '../server.js';
 

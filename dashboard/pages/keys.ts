@@ -15,9 +15,10 @@
  */
 import { ApiAccessStatus } from '../../gen/prepaid/v1/access_pb.js';
 import type { HolderApiKey } from '../../gen/prepaid/v1/holder_pb.js';
-import { coreMode, refusalOf } from '../core-client.js';
+import { html, type SafeHtml } from '../../web/html.js';
+import { refusalOf } from '../../web/refusal.js';
+import { coreMode } from '../core-client.js';
 import { isoTime, lagosTime } from '../format.js';
-import { html, type SafeHtml } from '../html.js';
 import { csrfField, empty, type FieldError, field, isOwner, page, secretBox, type Viewer } from '../layout.js';
 import { newKeyPairs } from '../once.js';
 import type { Answer, PageContext, Route } from '../server.js';

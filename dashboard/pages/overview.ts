@@ -7,9 +7,9 @@
 
 import type { DailySpend } from '../../gen/prepaid/v1/holder_pb.js';
 import { Product } from '../../gen/prepaid/v1/types_pb.js';
+import { html, type SafeHtml } from '../../web/html.js';
 import { coreMode } from '../core-client.js';
 import { naira, shortDay } from '../format.js';
-import { html, type SafeHtml } from '../html.js';
 import { isOwner, page } from '../layout.js';
 import type { Route } from '../server.js';
 import { firstKeyRedirect } from './keys.js';

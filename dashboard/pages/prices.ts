@@ -6,8 +6,8 @@
  */
 import { networkNames } from '../../core/domain/products.js';
 import type { RatePrice } from '../../gen/prepaid/v1/holder_pb.js';
+import { html, type SafeHtml } from '../../web/html.js';
 import { naira } from '../format.js';
-import { html, type SafeHtml } from '../html.js';
 import { page } from '../layout.js';
 import type { Route } from '../server.js';
 

@@ -5,10 +5,11 @@
  * Turning it on shows ten recovery codes, once. Turning it off needs a current code (or a
  * recovery code); moving it to another app means turning it off first. Every check is the core's.
  */
-import { refusalOf } from '../core-client.js';
-import { html, type SafeHtml, trusted } from '../html.js';
+
+import { html, type SafeHtml, trusted } from '../../web/html.js';
+import { refusalOf } from '../../web/refusal.js';
+import { sessionCookie } from '../../web/security.js';
 import { csrfField, type FieldError, field, page, secretBox } from '../layout.js';
-import { sessionCookie } from '../security.js';
 import type { Answer, PageContext, Route } from '../server.js';
 
 const NOTICES: Readonly<Record<string, string>> = {

@@ -5,8 +5,7 @@
  * and throttling are answers of the core, shown as plain sentences; the core decides them.
  */
 import { SignInOutcome } from '../../gen/prepaid/v1/holder_pb.js';
-import { html } from '../html.js';
-import { csrfField, type FieldError, field, page } from '../layout.js';
+import { html } from '../../web/html.js';
 import {
   CHALLENGE_COOKIE,
   challengeCookie,
@@ -14,7 +13,8 @@ import {
   readCookies,
   SESSION_COOKIE,
   sessionCookie,
-} from '../security.js';
+} from '../../web/security.js';
+import { csrfField, type FieldError, field, page } from '../layout.js';
 import type { Answer, PageContext, Route } from '../server.js';
 
 /** Why the browser came to sign in, from a flag in the address (never anything secret). */

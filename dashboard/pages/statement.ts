@@ -4,9 +4,9 @@
  * Under /test, the test wallet's entries (test funds, test purchases, their refunds).
  */
 import type { LedgerEntry } from '../../gen/prepaid/v1/admin_pb.js';
+import { html, type SafeHtml } from '../../web/html.js';
 import { coreMode } from '../core-client.js';
 import { isoTime, lagosIso, lagosTime, naira, signedNaira } from '../format.js';
-import { html, type SafeHtml } from '../html.js';
 import { empty, page } from '../layout.js';
 import type { Answer, PageContext, Route } from '../server.js';
 import { streamCsv } from './csv.js';

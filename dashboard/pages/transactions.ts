@@ -9,9 +9,10 @@
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { TransactionFilterSchema } from '../../gen/prepaid/v1/holder_pb.js';
 import { Product, type Transaction, TransactionStatus } from '../../gen/prepaid/v1/types_pb.js';
-import { coreMode, refusalOf } from '../core-client.js';
+import { html, type SafeHtml } from '../../web/html.js';
+import { refusalOf } from '../../web/refusal.js';
+import { coreMode } from '../core-client.js';
 import { dateOf, isoTime, lagosIso, lagosTime, naira } from '../format.js';
-import { html, type SafeHtml } from '../html.js';
 import { empty, type FieldError, field, page, select } from '../layout.js';
 import type { Answer, PageContext, Route } from '../server.js';
 import { asText, streamCsv, type TextCell } from './csv.js';

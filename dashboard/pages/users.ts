@@ -4,9 +4,9 @@
  * them after a confirmation. Viewers see the list only; the core refuses their POSTs.
  */
 import { type User, UserRole } from '../../gen/prepaid/v1/holder_pb.js';
-import { refusalOf } from '../core-client.js';
+import { html, type SafeHtml } from '../../web/html.js';
+import { refusalOf } from '../../web/refusal.js';
 import { lagosTime } from '../format.js';
-import { html, type SafeHtml } from '../html.js';
 import { csrfField, type FieldError, field, isOwner, page, secretBox, select, type Viewer } from '../layout.js';
 import type { Answer, PageContext, Route } from '../server.js';
 

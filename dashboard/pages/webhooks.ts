@@ -9,9 +9,9 @@
 
 import { Mode } from '../../gen/prepaid/v1/types_pb.js';
 import type { Delivery, Webhook } from '../../gen/prepaid/v1/webhooks_pb.js';
-import { type CoreRefusal, refusalOf } from '../core-client.js';
+import { html, type SafeHtml } from '../../web/html.js';
+import { type CoreRefusal, refusalOf } from '../../web/refusal.js';
 import { isoTime, lagosTime } from '../format.js';
-import { html, type SafeHtml } from '../html.js';
 import { csrfField, empty, type FieldError, isOwner, page, secretBox, type Viewer } from '../layout.js';
 import type { Answer, PageContext, Route } from '../server.js';
 

@@ -7,9 +7,9 @@
 import * as assert from 'uvu/assert';
 import { loadDashboardConfig } from '../../dashboard/config.js';
 import { lagosTime, naira } from '../../dashboard/format.js';
-import { html, trusted } from '../../dashboard/html.js';
-import { createCsrf } from '../../dashboard/security.js';
 import { UserAdminService, UserRole } from '../../gen/prepaid/v1/holder_pb.js';
+import { html, trusted } from '../../web/html.js';
+import { createCsrf } from '../../web/security.js';
 import { startCore, type TestCore } from '../helpers/core.js';
 import { startTestDashboard, type TestDashboard } from '../helpers/dashboard.js';
 import { suite } from '../helpers/suite.js';

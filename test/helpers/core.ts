@@ -72,6 +72,8 @@ export async function startCore(
     webhooks?: WebhookDeps;
     /** Money in: live providers, fee, KYC key (the sandbox and no fee by default). */
     funding?: FundingConfig;
+    /** CLI_MONEY_MOVES. */
+    cliMoneyMoves?: 'direct' | 'proposals';
   } = {},
 ): Promise<TestCore> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'prepaid-core-'));
@@ -94,6 +96,7 @@ export async function startCore(
     ...(options.dashboardPublicUrl === undefined ? {} : { dashboardPublicUrl: options.dashboardPublicUrl }),
     ...(options.webhooks === undefined ? {} : { webhooks: options.webhooks }),
     ...(options.funding === undefined ? {} : { funding: options.funding }),
+    ...(options.cliMoneyMoves === undefined ? {} : { cliMoneyMoves: options.cliMoneyMoves }),
   });
   await core.seed();
   if (options.webhooks !== undefined) core.deliveries.start();

@@ -1,7 +1,7 @@
 /**
  * The walls between the parts (issue 12, point 1): the gateway reaches nothing under core/
  * except the generated contract and pure domain rules, and the dashboard (issue 15) likewise,
- * nothing of the gateway either; runtime/ (the plumbing every process shares) reaches neither
+ * nothing of the gateway either, and the console (issue 28) likewise, sharing only web/; runtime/ (the plumbing every process shares) reaches neither
  * core/ nor gateway/; and loading the gateway's configuration loads
  * no provider adapter. Read from the import statements themselves, followed file to file.
  */
@@ -79,7 +79,11 @@ test('the dashboard reaches only gen/, runtime/ and pure core/domain rules: noth
     'the walk follows imports',
   );
   const outside = fromDashboard.filter(
-    (file) => !file.startsWith('dashboard/') && !file.startsWith('gen/') && !file.startsWith('runtime/'),
+    (file) =>
+      !file.startsWith('dashboard/') &&
+      !file.startsWith('web/') &&
+      !file.startsWith('gen/') &&
+      !file.startsWith('runtime/'),
   );
   assert.equal(
     outside.filter((file) => !PURE_DOMAIN.test(file)),
@@ -101,6 +105,35 @@ test('the dashboard reaches only gen/, runtime/ and pure core/domain rules: noth
       [...reachable(entry)].filter((file) => file.startsWith('dashboard/')),
       [],
       `${entry} reaches nothing of the dashboard`,
+    );
+  }
+});
+
+test('the console reaches only web/, gen/, runtime/ and pure core/domain rules; web/ is shared and reaches no app nor the core', () => {
+  const fromConsole = [...reachable('console/main.ts')];
+  assert.ok(
+    fromConsole.includes('console/server.ts') && fromConsole.includes('web/security.ts'),
+    'the walk follows imports',
+  );
+  const outside = fromConsole.filter(
+    (file) =>
+      !file.startsWith('console/') &&
+      !file.startsWith('web/') &&
+      !file.startsWith('gen/') &&
+      !file.startsWith('runtime/'),
+  );
+  assert.equal(
+    outside.filter((file) => !PURE_DOMAIN.test(file)),
+    [],
+    'only web/, gen/, runtime/ and core/domain',
+  );
+  for (const entry of ['web/html.ts', 'web/security.ts', 'web/http.ts', 'web/refusal.ts']) {
+    assert.equal(
+      [...reachable(entry)].filter(
+        (file) => !file.startsWith('web/') && !file.startsWith('gen/') && !file.startsWith('runtime/'),
+      ),
+      [],
+      `${entry} reaches only web/, gen/ and runtime/`,
     );
   }
 });

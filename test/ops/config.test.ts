@@ -54,6 +54,7 @@ const SAFE: Record<string, Record<string, string>> = {
     CORE_PORT: '0',
     CORE_METRICS_PORT: 'off',
     DASHBOARD_PORT: '0',
+    CONSOLE_PORT: '0',
     DASHBOARD_HOST: '127.0.0.1',
   },
 };

@@ -6,6 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import * as assert from 'uvu/assert';
+import { CONSOLE_SCHEMA } from '../../console/config.js';
 import { CORE_SCHEMA } from '../../core/config.js';
 import { DASHBOARD_SCHEMA } from '../../dashboard/config.js';
 import { GATEWAY_SCHEMA } from '../../gateway/config.js';
@@ -35,7 +36,7 @@ function tableRows(section: string): Map<string, Set<string>> {
   return tables;
 }
 
-test('docs/configuration.md lists every variable of the core, the gateway and the dashboard, in their own tables, and no other', () => {
+test('docs/configuration.md lists every variable of the core, the gateway, the dashboard and the console, in their own tables, and no other', () => {
   const section = configurationSection(readFileSync(new URL('../../docs/configuration.md', import.meta.url), 'utf8'));
   assert.ok(section !== '', 'docs/configuration.md opens with "# Configuration"');
   const tables = tableRows(section);
@@ -46,6 +47,7 @@ test('docs/configuration.md lists every variable of the core, the gateway and th
     ['core', CORE_SCHEMA],
     ['gateway', GATEWAY_SCHEMA],
     ['dashboard', DASHBOARD_SCHEMA],
+    ['console', CONSOLE_SCHEMA],
   ] as const) {
     const rows = table(label);
     const names = schemaNames(schema);

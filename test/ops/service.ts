@@ -93,6 +93,7 @@ export async function startService(env: Record<string, string> = {}, options: St
       CORE_PORT: '0',
       CORE_METRICS_PORT: '0',
       DASHBOARD_PORT: '0',
+      CONSOLE_PORT: '0',
       DASHBOARD_HOST: '127.0.0.1',
       ...env,
     },

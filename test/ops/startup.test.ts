@@ -57,6 +57,7 @@ const SAFE = {
   PORT: '0',
   HOST: '127.0.0.1',
   DASHBOARD_PORT: '0',
+  CONSOLE_PORT: '0',
   DASHBOARD_HOST: '127.0.0.1',
   LOG_LEVEL: 'silent',
   DATA_DIR: '/nonexistent/prepaid-startup-test',

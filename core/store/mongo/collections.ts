@@ -28,3 +28,10 @@ export const UPGRADE_REQUESTS_COLLECTION = 'upgrade_requests';
 
 /** The audit log (audit-log.ts), append-only; created by step 14. */
 export const AUDIT_LOG_COLLECTION = 'audit_log';
+
+/** The platform's staff and the four-eyes proposals (staff.ts); created by step 15. */
+export const STAFF_COLLECTIONS = {
+  members: 'staff_members',
+  sessions: 'staff_sessions',
+  proposals: 'proposals',
+} as const;

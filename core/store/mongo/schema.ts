@@ -23,6 +23,7 @@ import {
   FUNDING_COLLECTIONS,
   KEY_USE_COLLECTION,
   PEOPLE_COLLECTIONS,
+  STAFF_COLLECTIONS,
   UPGRADE_REQUESTS_COLLECTION,
 } from './collections.js';
 import {
@@ -259,6 +260,34 @@ export const SCHEMA_STEPS: readonly SchemaStep[] = [
       await target.createIndexes(AUDIT_LOG_COLLECTION, [
         { name: 'audit_log_actor', key: { actor: 1, _id: -1 } },
         { name: 'audit_log_target', key: { target: 1, _id: -1 } },
+      ]);
+    },
+  },
+  {
+    version: 15,
+    description: "the platform's staff, their sessions and the four-eyes proposals of money moves",
+    async apply(target) {
+      await createMissingCollections(target, Object.values(STAFF_COLLECTIONS), {});
+      await target.createIndexes(STAFF_COLLECTIONS.members, [
+        { name: 'staff_members_email', key: { email: 1 }, unique: true },
+        {
+          name: 'staff_members_setup',
+          key: { setup_token_hash: 1 },
+          unique: true,
+          partialFilterExpression: { setup_token_hash: { $type: 'string' } },
+        },
+      ]);
+      await target.createIndexes(STAFF_COLLECTIONS.sessions, [
+        { name: 'staff_sessions_by_member', key: { staff_id: 1 } },
+        // MongoDB removes ended sessions by itself; expiry is still checked on every read.
+        { name: 'staff_sessions_expiry', key: { absolute_expires_at: 1 }, expireAfterSeconds: 0 },
+      ]);
+      await target.createIndexes(STAFF_COLLECTIONS.proposals, [
+        {
+          name: 'proposals_open',
+          key: { proposed_at: 1, _id: 1 },
+          partialFilterExpression: { status: 'pending' },
+        },
       ]);
     },
   },

@@ -153,4 +153,48 @@ export const BUSINESS_MIGRATIONS: readonly Migration[] = [
       END;
     `,
   },
+  {
+    version: 15,
+    description: "the platform's staff, their sessions and the four-eyes proposals of money moves",
+    // Tokens are stored only as their SHA-256; a password only as its scrypt hash.
+    sql: `
+      CREATE TABLE staff_members (
+        staff_id          TEXT PRIMARY KEY,
+        email             TEXT NOT NULL UNIQUE,
+        role              TEXT NOT NULL CHECK (role IN ('admin', 'support', 'finance')),
+        password_hash     TEXT NOT NULL,
+        totp_secret       TEXT NOT NULL,
+        totp_last_step    INTEGER NOT NULL,
+        disabled          INTEGER NOT NULL CHECK (disabled IN (0, 1)),
+        setup_token_hash  TEXT UNIQUE,
+        setup_expires_at  INTEGER,
+        created_at        INTEGER NOT NULL
+      ) STRICT;
+      CREATE TABLE staff_sessions (
+        token_hash          TEXT PRIMARY KEY,
+        staff_id            TEXT NOT NULL REFERENCES staff_members (staff_id),
+        created_at          INTEGER NOT NULL,
+        last_seen_at        INTEGER NOT NULL,
+        absolute_expires_at INTEGER NOT NULL
+      ) STRICT;
+      CREATE INDEX staff_sessions_by_member ON staff_sessions (staff_id);
+      CREATE TABLE proposals (
+        proposal_id  TEXT PRIMARY KEY,
+        kind         TEXT NOT NULL CHECK (kind IN ('credit', 'refund', 'pending_failed', 'inflow_assign')),
+        account_id   TEXT NOT NULL,
+        target       TEXT NOT NULL,
+        amount_kobo  INTEGER NOT NULL CHECK (amount_kobo >= 0),
+        note         TEXT NOT NULL,
+        proposed_by  TEXT NOT NULL,
+        proposed_at  INTEGER NOT NULL,
+        expires_at   INTEGER NOT NULL,
+        status       TEXT NOT NULL CHECK (status IN ('pending', 'approved', 'refused')),
+        decided_by   TEXT,
+        decided_at   INTEGER,
+        applied_at   INTEGER,
+        CHECK (decided_by IS NULL OR decided_by <> proposed_by OR status = 'refused')
+      ) STRICT;
+      CREATE INDEX proposals_open ON proposals (proposed_at) WHERE status = 'pending';
+    `,
+  },
 ];

@@ -28,6 +28,7 @@ import {
   type TransactionRecord,
   type UserRecord,
 } from '../../../core/domain/records.js';
+import type { ProposalRecord, StaffMemberRecord } from '../../../core/domain/staff.js';
 import { canMove, TRANSITIONS } from '../../../core/domain/transactions.js';
 import type { ProviderOutcome, ProviderRequest } from '../../../core/providers/port.js';
 import { createSandbox } from '../../../core/providers/sandbox/index.js';
@@ -2023,6 +2024,122 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       assert.is(page2.length, 1);
       assert.not.equal(page1[0]!.id, page2[0]!.id);
       assert.equal(await h.store.auditLog.list({ target: 'ACC1', limit: 5, beforeId: page2[0]!.id }), []);
+    });
+  });
+
+  define('staff and proposals', (it) => {
+    const member = (staffId: string, email: string, setup: string | null): StaffMemberRecord => ({
+      staffId,
+      email,
+      role: 'finance',
+      passwordHash: '',
+      totpSecret: 'JBSWY3DPEHPK3PXP',
+      totpLastStep: 0,
+      disabled: false,
+      setupTokenHash: setup,
+      setupExpiresAt: setup === null ? null : at(100),
+      createdAt: at(1),
+    });
+
+    it('a member reads back as inserted, one per email, and sets up once before the link expires', async (h) => {
+      const ada = member('stf_ada', 'ada@example.ng', 'h'.repeat(64));
+      assert.is(await h.store.staff.insertMember(ada), true);
+      assert.is(await h.store.staff.insertMember(member('stf_other', 'ada@example.ng', null)), false, 'email taken');
+      assert.equal(await h.store.staff.getMember('stf_ada'), ada);
+      assert.equal(await h.store.staff.findMemberByEmail('ada@example.ng'), ada);
+      assert.equal(await h.store.staff.findMemberBySetup('h'.repeat(64)), ada);
+      assert.is(await h.store.staff.getMember('stf_other'), null);
+      assert.is(await h.store.staff.completeSetup('h'.repeat(64), 'scrypt$x', 7, at(100)), null, 'expired at 100');
+      const done = await h.store.staff.completeSetup('h'.repeat(64), 'scrypt$x', 7, at(50));
+      assert.equal(done, {
+        ...ada,
+        passwordHash: 'scrypt$x',
+        totpLastStep: 7,
+        setupTokenHash: null,
+        setupExpiresAt: null,
+      });
+      assert.is(await h.store.staff.completeSetup('h'.repeat(64), 'scrypt$y', 8, at(51)), null, 'used once');
+      assert.is(await h.store.staff.findMemberBySetup('h'.repeat(64)), null);
+      assert.is(await h.store.staff.claimTotpStep('stf_ada', 7), false, 'the set-up code is used');
+      assert.is(await h.store.staff.claimTotpStep('stf_ada', 8), true);
+      assert.is(await h.store.staff.claimTotpStep('stf_ada', 8), false, 'a code works once');
+      await h.store.staff.insertMember(member('stf_bob', 'bob@example.ng', null));
+      assert.equal(
+        (await h.store.staff.listMembers()).map((m) => m.email),
+        ['ada@example.ng', 'bob@example.ng'],
+      );
+      assert.is((await h.store.staff.setDisabled('stf_bob', true))?.disabled, true);
+      assert.is(await h.store.staff.setDisabled('stf_nobody', true), null);
+    });
+
+    it('staff sessions are found, touched forward only, and ended one by one or all of a member', async (h) => {
+      await h.store.staff.insertMember(member('stf_ada', 'ada@example.ng', null));
+      const session = {
+        tokenHash: 's'.repeat(64),
+        staffId: 'stf_ada',
+        createdAt: at(1),
+        lastSeenAt: at(1),
+        absoluteExpiresAt: at(1000),
+      };
+      await h.store.staff.insertSession(session);
+      await h.store.staff.insertSession({ ...session, tokenHash: 't'.repeat(64) });
+      assert.equal(await h.store.staff.findSession('s'.repeat(64)), session);
+      assert.equal((await h.store.staff.touchSession('s'.repeat(64), at(9)))?.lastSeenAt, at(9));
+      assert.equal((await h.store.staff.touchSession('s'.repeat(64), at(5)))?.lastSeenAt, at(9), 'never back');
+      assert.is(await h.store.staff.touchSession('x'.repeat(64), at(9)), null);
+      assert.is(await h.store.staff.deleteSession('s'.repeat(64)), true);
+      assert.is(await h.store.staff.deleteSession('s'.repeat(64)), false);
+      assert.is(await h.store.staff.deleteMemberSessions('stf_ada'), 1);
+      assert.is(await h.store.staff.findSession('t'.repeat(64)), null);
+    });
+
+    it('a proposal is decided once, never approved by its proposer, and not after it expires', async (h) => {
+      const proposal: ProposalRecord = {
+        proposalId: 'prp_1',
+        kind: 'credit',
+        accountId: 'ACC1',
+        target: 'ACC1',
+        amountKobo: kobo(500_000),
+        note: 'goodwill after outage',
+        proposedBy: 'staff:ada@example.ng',
+        proposedAt: at(1),
+        expiresAt: at(100),
+        status: 'pending',
+        decidedBy: null,
+        decidedAt: null,
+        appliedAt: null,
+      };
+      await h.store.proposals.insert(proposal);
+      await h.store.proposals.insert({ ...proposal, proposalId: 'prp_2', proposedAt: at(2), expiresAt: at(10) });
+      assert.equal(await h.store.proposals.get('prp_1'), proposal);
+      assert.equal(
+        (await h.store.proposals.listOpen(at(5), 10)).map((p) => p.proposalId),
+        ['prp_1', 'prp_2'],
+      );
+      assert.equal(
+        (await h.store.proposals.listOpen(at(10), 10)).map((p) => p.proposalId),
+        ['prp_1'],
+        'prp_2 expired',
+      );
+      assert.is(await h.store.proposals.decide('prp_2', 'approved', 'staff:bob@example.ng', at(10)), null, 'expired');
+      assert.is(
+        await h.store.proposals.decide('prp_1', 'approved', 'staff:ada@example.ng', at(5)),
+        null,
+        'not by its proposer',
+      );
+      assert.is(await h.store.proposals.markApplied('prp_1', at(5)), false, 'not approved yet');
+      const approved = await h.store.proposals.decide('prp_1', 'approved', 'staff:bob@example.ng', at(6));
+      assert.equal(approved, { ...proposal, status: 'approved', decidedBy: 'staff:bob@example.ng', decidedAt: at(6) });
+      assert.is(await h.store.proposals.decide('prp_1', 'refused', 'staff:cy@example.ng', at(7)), null, 'decided once');
+      assert.is(await h.store.proposals.markApplied('prp_1', at(7)), true);
+      assert.is(await h.store.proposals.markApplied('prp_1', at(8)), false, 'applied once');
+      assert.equal((await h.store.proposals.get('prp_1'))?.appliedAt, at(7));
+      await h.store.proposals.insert({ ...proposal, proposalId: 'prp_3' });
+      assert.is(
+        (await h.store.proposals.decide('prp_3', 'refused', 'staff:ada@example.ng', at(5)))?.status,
+        'refused',
+        'a proposer may withdraw',
+      );
     });
   });
 

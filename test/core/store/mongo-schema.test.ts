@@ -35,6 +35,7 @@ import {
   SCHEMA_VERSION,
   type SchemaStep,
   type SchemaTarget,
+  STAFF_COLLECTIONS,
   setValidator,
   TRANSACTIONS_BY_RECIPIENT_INDEX,
   UPGRADE_REQUESTS_COLLECTION,
@@ -123,6 +124,7 @@ steps('a fresh database gets every collection, its validator and its indexes, th
       ...Object.values(FUNDING_COLLECTIONS),
       UPGRADE_REQUESTS_COLLECTION,
       AUDIT_LOG_COLLECTION,
+      ...Object.values(STAFF_COLLECTIONS),
     ]),
   );
   // Step 9 replaced two of the events' indexes with one unique per wallet.

@@ -1,5 +1,5 @@
 /**
- * What keeps the developer area's answers and forms safe, in one place: the headers on every
+ * What keeps the web apps' answers and forms safe (the developer area's and the console's), in one place: the headers on every
  * answer, the session cookie, and the CSRF tokens of the forms.
  *
  * CSRF: a synchroniser token tied to the session. A signed-in form carries
@@ -76,7 +76,8 @@ export interface CookieOptions {
   secure: boolean;
 }
 
-function cookie(name: string, value: string, maxAgeS: number, options: CookieOptions): string {
+/** An HttpOnly, SameSite=Lax cookie on every path of this origin. */
+export function httpOnlyCookie(name: string, value: string, maxAgeS: number, options: CookieOptions): string {
   // SameSite=Lax: the cookie goes with a top-level link from elsewhere (an invitation link
   // in an e-mail lands signed in when the session exists) but never with another site's POST.
   const parts = [`${name}=${value}`, 'Path=/', 'HttpOnly', 'SameSite=Lax', `Max-Age=${maxAgeS}`];
@@ -85,21 +86,21 @@ function cookie(name: string, value: string, maxAgeS: number, options: CookieOpt
 }
 
 export function sessionCookie(token: string, options: CookieOptions): string {
-  return cookie(SESSION_COOKIE, token, SESSION_COOKIE_MAX_AGE_S, options);
+  return httpOnlyCookie(SESSION_COOKIE, token, SESSION_COOKIE_MAX_AGE_S, options);
 }
 
 export function challengeCookie(token: string, options: CookieOptions): string {
-  return cookie(CHALLENGE_COOKIE, token, CHALLENGE_COOKIE_MAX_AGE_S, options);
+  return httpOnlyCookie(CHALLENGE_COOKIE, token, CHALLENGE_COOKIE_MAX_AGE_S, options);
 }
 
 /** The visitor cookie lives as long as the browser session (no Max-Age would do too, but a day bounds it). */
 export function visitorCookie(value: string, options: CookieOptions): string {
-  return cookie(VISITOR_COOKIE, value, 24 * 60 * 60, options);
+  return httpOnlyCookie(VISITOR_COOKIE, value, 24 * 60 * 60, options);
 }
 
 /** A Set-Cookie that removes `name`. */
 export function clearedCookie(name: string, options: CookieOptions): string {
-  return cookie(name, '', 0, options);
+  return httpOnlyCookie(name, '', 0, options);
 }
 
 export function newVisitorId(): string {

@@ -1,0 +1,254 @@
+/**
+ * The attention queue (the first page) and what can be done from it: re-query a pending
+ * purchase, resolve it as delivered with a note, propose it failed (a refund that needs a
+ * second person), decide upgrade requests, propose or reject an unmatched inflow's
+ * assignment, and approve or refuse open proposals. Every action is the core's to allow.
+ */
+import { type Timestamp, timestampDate } from '@bufbuild/protobuf/wkt';
+import { formatNaira, kobo, parseNaira } from '../../core/domain/money.js';
+import type { Proposal } from '../../gen/prepaid/v1/console_pb.js';
+import { TransactionStatus } from '../../gen/prepaid/v1/types_pb.js';
+import { html, type SafeHtml } from '../../web/html.js';
+import { csrfField, page, type StaffViewer } from '../layout.js';
+import type { Answer, PageContext, Route } from '../server.js';
+
+const naira = (amountKobo: bigint | number) => `₦${formatNaira(kobo(Number(amountKobo)))}`;
+const when = (at: Timestamp | undefined) => (at === undefined ? '-' : timestampDate(at).toISOString());
+
+const STATUS_NAMES: Partial<Record<TransactionStatus, string>> = {
+  [TransactionStatus.PENDING]: 'pending',
+  [TransactionStatus.SUCCESS]: 'delivered',
+  [TransactionStatus.FAILED]: 'failed',
+  [TransactionStatus.REVERSED]: 'reversed',
+};
+
+/** A form of one button (and a required note when asked), posting to `action`. */
+function actionForm(
+  viewer: StaffViewer,
+  action: string,
+  label: string,
+  options: { note?: string; optionalNote?: boolean; warning?: boolean; fields?: SafeHtml } = {},
+): SafeHtml {
+  const id = `f${action.replace(/[^a-z0-9]/gi, '_')}`;
+  return html`<form method="post" action="${action}">${csrfField(viewer)}${options.fields ?? ''}
+${
+  options.note === undefined
+    ? ''
+    : html`<label for="${id}">${options.note}</label><textarea id="${id}" name="note" rows="2"${options.optionalNote ? '' : html` required`}></textarea>`
+}
+<button type="submit"${options.warning ? html` class="warning"` : ''}>${label}</button></form>`;
+}
+
+function proposalItem(viewer: StaffViewer, p: Proposal): SafeHtml {
+  const id = encodeURIComponent(p.proposalId);
+  return html`<div class="item" data-proposal="${p.proposalId}">
+<dl><dt>Kind</dt><dd>${p.kind}</dd><dt>Account</dt><dd>${p.accountId}</dd><dt>Target</dt><dd>${p.target}</dd>
+${p.amountKobo > 0n ? html`<dt>Amount</dt><dd>${naira(p.amountKobo)}</dd>` : ''}
+<dt>Note</dt><dd>${p.note}</dd><dt>Proposed by</dt><dd>${p.proposedBy}</dd><dt>Expires</dt><dd>${when(p.expiresAt)}</dd></dl>
+${actionForm(viewer, `/proposals/${id}/approve`, 'Approve and move the money', {
+  note: 'Note (optional)',
+  optionalNote: true,
+})}
+${actionForm(viewer, `/proposals/${id}/refuse`, 'Refuse', { warning: true })}
+</div>`;
+}
+
+async function queuePage(ctx: PageContext): Promise<Answer> {
+  const viewer = ctx.viewer!;
+  const queue = await ctx.core.getAttention({ sessionToken: ctx.sessionToken, clientAddress: ctx.clientAddress });
+  const done = ctx.url.searchParams.get('done');
+  const body = html`<h1>Needs attention</h1>
+${done === null ? '' : html`<p class="notice" role="status">Done: ${done}.</p>`}
+<section><h2>Proposals waiting for a second person (${queue.proposals.length})</h2>
+${queue.proposals.length === 0 ? html`<p>None.</p>` : queue.proposals.map((p) => proposalItem(viewer, p))}
+</section>
+<section><h2>Pending purchases past the recovery deadline (${queue.pending.length})</h2>
+${
+  queue.pending.length === 0
+    ? html`<p>None.</p>`
+    : queue.pending.map(({ transaction: tx, attempts, nextAttemptAt }) => {
+        const ref = encodeURIComponent(tx!.reference);
+        return html`<div class="item" data-reference="${tx!.reference}">
+<dl><dt>Reference</dt><dd>${tx!.reference}</dd><dt>Account</dt><dd>${tx!.accountId}</dd>
+<dt>Service</dt><dd>${tx!.service}</dd><dt>Recipient</dt><dd>${tx!.recipient}</dd>
+<dt>Charged</dt><dd>${naira(tx!.chargedKobo)}</dd><dt>Status</dt><dd>${STATUS_NAMES[tx!.status] ?? 'unknown'}</dd>
+<dt>Re-queries</dt><dd>${attempts}</dd><dt>Made</dt><dd>${when(tx!.createdAt)}</dd><dt>Next re-query</dt><dd>${when(nextAttemptAt)}</dd></dl>
+${actionForm(viewer, `/pending/${ref}/requery`, 'Re-query the upstream now')}
+${actionForm(viewer, `/pending/${ref}/delivered`, 'Resolve as delivered', { note: 'Evidence of delivery (required)' })}
+${actionForm(viewer, `/pending/${ref}/failed`, 'Propose as failed (refund)', {
+  note: 'Evidence it was not delivered (required)',
+  warning: true,
+})}
+</div>`;
+      })
+}
+</section>
+<section><h2>Requests for API access (${queue.upgrades.length})</h2>
+${
+  queue.upgrades.length === 0
+    ? html`<p>None.</p>`
+    : queue.upgrades.map((u) => {
+        const account = encodeURIComponent(u.accountId);
+        return html`<div class="item" data-upgrade="${u.accountId}">
+<dl><dt>Account</dt><dd>${u.accountId}</dd><dt>Asked by</dt><dd>${u.requestedBy}</dd><dt>What they will build</dt><dd>${u.note}</dd>
+<dt>Asked</dt><dd>${when(u.createdAt)}</dd></dl>
+${actionForm(viewer, `/upgrades/${account}/approve`, 'Approve: move to the API tier')}
+${actionForm(viewer, `/upgrades/${account}/refuse`, 'Refuse', { warning: true })}
+</div>`;
+      })
+}
+</section>
+<section><h2>Bank transfers nobody could match (${queue.inflows.length})</h2>
+${
+  queue.inflows.length === 0
+    ? html`<p>None.</p>`
+    : queue.inflows.map((inflow) => {
+        const id = encodeURIComponent(inflow.inflowId);
+        return html`<div class="item" data-inflow="${inflow.inflowId}">
+<dl><dt>Inflow</dt><dd>${inflow.inflowId}</dd><dt>Paid</dt><dd>${naira(inflow.amountPaidKobo)}</dd>
+<dt>Payer</dt><dd>${inflow.payerName}</dd><dt>Into</dt><dd>${inflow.provider} ${inflow.accountNumber}</dd>
+<dt>Provider's answer</dt><dd><code>${inflow.raw}</code></dd></dl>
+${actionForm(viewer, `/inflows/${id}/assign`, 'Propose crediting this account', {
+  fields: html`<label for="acct${id}">Account id</label><input id="acct${id}" name="account_id" required>`,
+  note: 'Why this account (required)',
+})}
+${actionForm(viewer, `/inflows/${id}/reject`, 'Reject', { note: 'Why (required)', warning: true })}
+</div>`;
+      })
+}
+</section>`;
+  return { kind: 'page', body: page('Needs attention', body, viewer) };
+}
+
+function creditPage(viewer: StaffViewer, problem = ''): Answer {
+  return {
+    kind: 'page',
+    status: problem === '' ? 200 : 400,
+    body: page(
+      'Propose a credit',
+      html`<h1>Propose a credit</h1>
+<p>A credit moves money only when a different finance or admin member approves it, within 24 hours.</p>
+${problem === '' ? '' : html`<div class="error-summary" role="alert"><p>${problem}</p></div>`}
+<form method="post" action="/proposals/credit">${csrfField(viewer)}
+<label for="account_id">Account id</label><input id="account_id" name="account_id" required>
+<label for="amount">Amount in Naira</label><input id="amount" name="amount" inputmode="decimal" required>
+<label for="note">Why (required)</label><textarea id="note" name="note" rows="3" required></textarea>
+<button type="submit">Propose the credit</button>
+</form>`,
+      viewer,
+    ),
+  };
+}
+
+const done = (what: string): Answer => ({ kind: 'redirect', location: `/?done=${encodeURIComponent(what)}` });
+const session = (ctx: PageContext) => ({ sessionToken: ctx.sessionToken, clientAddress: ctx.clientAddress });
+const note = (ctx: PageContext) => ctx.form.get('note') ?? '';
+/** A path segment of ours: references, account, proposal and inflow ids are short printable text. */
+const ID = '([A-Za-z0-9_.%-]{1,96})';
+
+export const queueRoutes: Route[] = [
+  { method: 'GET', path: '/', name: 'queue', signedIn: true, handler: queuePage },
+  { method: 'GET', path: '/credit', name: 'credit', signedIn: true, handler: async (ctx) => creditPage(ctx.viewer!) },
+  {
+    method: 'POST',
+    path: '/proposals/credit',
+    name: 'propose_credit',
+    signedIn: true,
+    async handler(ctx) {
+      const amount = parseNaira((ctx.form.get('amount') ?? '').replace(/[₦,\s]/g, ''));
+      if (!amount.ok || amount.kobo <= 0)
+        return creditPage(ctx.viewer!, 'Enter the amount in Naira, such as 5000 or 5000.50.');
+      const { proposal } = await ctx.core.proposeMoneyMove({
+        ...session(ctx),
+        kind: 'credit',
+        accountId: (ctx.form.get('account_id') ?? '').trim(),
+        amountKobo: BigInt(amount.kobo),
+        note: note(ctx),
+      });
+      return done(`credit proposed as ${proposal?.proposalId ?? ''}; a colleague must approve it`);
+    },
+  },
+  {
+    method: 'POST',
+    path: new RegExp(`^/proposals/${ID}/(approve|refuse)$`),
+    name: 'decide_proposal',
+    signedIn: true,
+    async handler(ctx) {
+      const approve = ctx.params[1] === 'approve';
+      await ctx.core.decideProposal({ ...session(ctx), proposalId: ctx.params[0]!, approve, note: note(ctx) });
+      return done(approve ? 'proposal approved, money moved' : 'proposal refused');
+    },
+  },
+  {
+    method: 'POST',
+    path: new RegExp(`^/pending/${ID}/requery$`),
+    name: 'requery',
+    signedIn: true,
+    async handler(ctx) {
+      const { transaction } = await ctx.core.requeryPurchase({ ...session(ctx), reference: ctx.params[0]! });
+      return done(`re-queried, now ${STATUS_NAMES[transaction?.status ?? TransactionStatus.UNSPECIFIED] ?? 'unknown'}`);
+    },
+  },
+  {
+    method: 'POST',
+    path: new RegExp(`^/pending/${ID}/delivered$`),
+    name: 'resolve_delivered',
+    signedIn: true,
+    async handler(ctx) {
+      await ctx.core.resolveDelivered({ ...session(ctx), reference: ctx.params[0]!, note: note(ctx) });
+      return done('resolved as delivered');
+    },
+  },
+  {
+    method: 'POST',
+    path: new RegExp(`^/pending/${ID}/failed$`),
+    name: 'propose_failed',
+    signedIn: true,
+    async handler(ctx) {
+      await ctx.core.proposeMoneyMove({
+        ...session(ctx),
+        kind: 'pending_failed',
+        target: ctx.params[0]!,
+        note: note(ctx),
+      });
+      return done('failure proposed; a finance colleague must approve the refund');
+    },
+  },
+  {
+    method: 'POST',
+    path: new RegExp(`^/upgrades/${ID}/(approve|refuse)$`),
+    name: 'decide_upgrade',
+    signedIn: true,
+    async handler(ctx) {
+      const approve = ctx.params[1] === 'approve';
+      await ctx.core.decideUpgrade({ ...session(ctx), accountId: ctx.params[0]!, approve, note: note(ctx) });
+      return done(approve ? 'API access approved; the holder sees their first key pair' : 'request refused');
+    },
+  },
+  {
+    method: 'POST',
+    path: new RegExp(`^/inflows/${ID}/assign$`),
+    name: 'propose_assign',
+    signedIn: true,
+    async handler(ctx) {
+      await ctx.core.proposeMoneyMove({
+        ...session(ctx),
+        kind: 'inflow_assign',
+        target: ctx.params[0]!,
+        accountId: (ctx.form.get('account_id') ?? '').trim(),
+        note: note(ctx),
+      });
+      return done('assignment proposed; a finance colleague must approve it');
+    },
+  },
+  {
+    method: 'POST',
+    path: new RegExp(`^/inflows/${ID}/reject$`),
+    name: 'reject_inflow',
+    signedIn: true,
+    async handler(ctx) {
+      await ctx.core.rejectUnmatchedInflow({ ...session(ctx), inflowId: ctx.params[0]!, note: note(ctx) });
+      return done('transfer rejected');
+    },
+  },
+];

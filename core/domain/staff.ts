@@ -1,0 +1,104 @@
+/**
+ * The platform's staff (the operator's console): who they are, what each role may do, and
+ * the four-eyes proposals money moves wait in. Pure rules; the use cases are in core/staff/.
+ */
+import type { Kobo } from './money.js';
+
+/** support: read everything, re-query, resolve pendings as delivered; finance: money moves; admin: all of it and staff. */
+export const STAFF_ROLES = ['admin', 'support', 'finance'] as const;
+export type StaffRole = (typeof STAFF_ROLES)[number];
+
+/** What a staff member may be asked to do; each is allowed to some roles only (`STAFF_POWERS`). */
+export type StaffPower = 'read' | 'resolve' | 'propose' | 'propose_money' | 'approve' | 'upgrades' | 'staff';
+
+/**
+ * Which roles hold which power. Support may look, re-query and resolve a pending purchase as
+ * delivered (no money moves), and propose a pending resolved as failed (`propose`: a refund a
+ * finance member approves). Finance proposes the other money moves (`propose_money`: credits,
+ * forced refunds, inflow assignments) and approves; admin does everything.
+ */
+const STAFF_POWERS: Readonly<Record<StaffPower, readonly StaffRole[]>> = {
+  read: ['admin', 'support', 'finance'],
+  resolve: ['admin', 'support', 'finance'],
+  propose: ['admin', 'support', 'finance'],
+  propose_money: ['admin', 'finance'],
+  approve: ['admin', 'finance'],
+  upgrades: ['admin'],
+  staff: ['admin'],
+};
+
+export function mayDo(role: StaffRole, power: StaffPower): boolean {
+  return STAFF_POWERS[power].includes(role);
+}
+
+/** A set-up link works this long after the invitation. */
+export const STAFF_SETUP_TTL_MS = 72 * 3_600_000;
+/** A console session ends after 15 idle minutes, and after 8 hours whatever happens. */
+const STAFF_SESSION_IDLE_MS = 15 * 60_000;
+export const STAFF_SESSION_ABSOLUTE_MS = 8 * 3_600_000;
+/** A proposal nobody approved within a day lapses: the facts it was made on may have changed. */
+export const PROPOSAL_TTL_MS = 24 * 3_600_000;
+/** A note explains a decision to the second person and to the audit log; bounded like a memo. */
+export const MAX_NOTE_CHARS = 500;
+
+export interface StaffMemberRecord {
+  staffId: string;
+  /** Lower-case. */
+  email: string;
+  role: StaffRole;
+  /** scrypt hash; empty until the member has used their set-up link. */
+  passwordHash: string;
+  /** The TOTP secret: made at invitation, shown on the set-up page, required at every sign-in. */
+  totpSecret: string;
+  /** The last TOTP step accepted, so a code works once. */
+  totpLastStep: number;
+  disabled: boolean;
+  /** SHA-256 of the one-time set-up token; null once used. */
+  setupTokenHash: string | null;
+  setupExpiresAt: Date | null;
+  createdAt: Date;
+}
+
+export interface StaffSessionRecord {
+  tokenHash: string;
+  staffId: string;
+  createdAt: Date;
+  lastSeenAt: Date;
+  absoluteExpiresAt: Date;
+}
+
+/** When a staff session ends: idle past the limit, or its absolute end, whichever comes first. */
+export function staffSessionEndsAt(session: StaffSessionRecord): Date {
+  return new Date(Math.min(session.lastSeenAt.getTime() + STAFF_SESSION_IDLE_MS, session.absoluteExpiresAt.getTime()));
+}
+
+/**
+ * The money moves that need a second person: a manual credit, a forced refund of a delivered
+ * purchase (a reversal), a pending purchase resolved as failed (its refund) and an unmatched
+ * inflow credited to an account.
+ */
+export const PROPOSAL_KINDS = ['credit', 'refund', 'pending_failed', 'inflow_assign'] as const;
+export type ProposalKind = (typeof PROPOSAL_KINDS)[number];
+
+export type ProposalStatus = 'pending' | 'approved' | 'refused';
+
+export interface ProposalRecord {
+  proposalId: string;
+  kind: ProposalKind;
+  /** The account whose wallet moves. */
+  accountId: string;
+  /** What it is done to: the account (credit), the purchase's reference, or the inflow's id. */
+  target: string;
+  /** The amount of a credit; 0 where the amount is the purchase's or the inflow's own. */
+  amountKobo: Kobo;
+  note: string;
+  /** `staff:<email>` or `cli`. */
+  proposedBy: string;
+  proposedAt: Date;
+  expiresAt: Date;
+  status: ProposalStatus;
+  decidedBy: string | null;
+  decidedAt: Date | null;
+  /** When the approved move was made; null while pending, refused, or approved but not yet applied. */
+  appliedAt: Date | null;
+}

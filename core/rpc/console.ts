@@ -1,0 +1,249 @@
+/**
+ * prepaid.v1.ConsoleService (the console, per staff session) and StaffAdminService (the
+ * operator's admin token). The handlers only translate: every RPC's first step is the role
+ * check in core/staff/realm.ts, and the rules are in core/staff/.
+ */
+import type { MessageInitShape } from '@bufbuild/protobuf';
+import {
+  type AuditEntrySchema,
+  type AuditFilter,
+  type ConsoleService as ConsoleDesc,
+  type ProposalSchema,
+  type StaffAdminService as StaffAdminDesc,
+  type StaffMemberSchema,
+  StaffSignInOutcome,
+} from '../../gen/prepaid/v1/console_pb.js';
+import { DomainError } from '../domain/errors.js';
+import type { AuditEntryRecord } from '../domain/records.js';
+import type { ProposalRecord, StaffMemberRecord } from '../domain/staff.js';
+import { type Actor, CLI_ACTOR } from '../staff/audit.js';
+import type { Desk } from '../staff/desk.js';
+import type { StaffRealm } from '../staff/realm.js';
+import type { Store } from '../store/port.js';
+import {
+  accountMessage,
+  apiKeyMessage,
+  int64In,
+  ledgerEntryMessage,
+  timestampInit,
+  transactionMessage,
+} from './convert.js';
+import { inflowMessage } from './funding.js';
+import type { Handlers } from './grpc.js';
+import { userMessage } from './holder.js';
+
+/** Audit rows a list returns by default and at most. */
+const DEFAULT_AUDIT_ROWS = 50;
+const MAX_AUDIT_ROWS = 200;
+
+function memberMessage(member: StaffMemberRecord): MessageInitShape<typeof StaffMemberSchema> {
+  return {
+    staffId: member.staffId,
+    email: member.email,
+    role: member.role,
+    disabled: member.disabled,
+    setUp: member.passwordHash !== '',
+    createdAt: timestampInit(member.createdAt),
+  };
+}
+
+function proposalMessage(proposal: ProposalRecord): MessageInitShape<typeof ProposalSchema> {
+  return {
+    proposalId: proposal.proposalId,
+    kind: proposal.kind,
+    accountId: proposal.accountId,
+    target: proposal.target,
+    amountKobo: BigInt(proposal.amountKobo),
+    note: proposal.note,
+    proposedBy: proposal.proposedBy,
+    proposedAt: timestampInit(proposal.proposedAt),
+    expiresAt: timestampInit(proposal.expiresAt),
+    status: proposal.status,
+    decidedBy: proposal.decidedBy ?? '',
+    ...(proposal.decidedAt ? { decidedAt: timestampInit(proposal.decidedAt) } : {}),
+    applied: proposal.appliedAt !== null,
+  };
+}
+
+function auditMessage(entry: AuditEntryRecord): MessageInitShape<typeof AuditEntrySchema> {
+  return {
+    id: entry.id,
+    at: timestampInit(entry.at),
+    actor: entry.actor,
+    action: entry.action,
+    target: entry.target,
+    before: entry.before ?? '',
+    after: entry.after ?? '',
+    address: entry.address ?? '',
+    note: entry.note,
+  };
+}
+
+/** The store's filter from the message's: empty fields do not narrow. */
+async function listAudit(auditLog: Store['auditLog'], filter: AuditFilter | undefined) {
+  const limit = Math.min(Math.max(filter?.limit || DEFAULT_AUDIT_ROWS, 1), MAX_AUDIT_ROWS);
+  const entries = await auditLog.list({
+    limit,
+    ...(filter?.actor ? { actor: filter.actor.trim() } : {}),
+    ...(filter?.action ? { action: filter.action.trim() } : {}),
+    ...(filter?.target ? { target: filter.target.trim() } : {}),
+    ...(filter?.beforeId ? { beforeId: filter.beforeId } : {}),
+  });
+  return { entries: entries.map(auditMessage) };
+}
+
+export interface ConsoleRpcDeps {
+  realm: StaffRealm;
+  desk: Desk;
+  auditLog: Store['auditLog'];
+}
+
+export function consoleHandlers({ realm, desk, auditLog }: ConsoleRpcDeps): Handlers<(typeof ConsoleDesc)['method']> {
+  return {
+    async getStaffSetup(req) {
+      const setup = await realm.describeSetup(req.setupToken);
+      return {
+        email: setup.member.email,
+        role: setup.member.role,
+        totpSecret: setup.secret,
+        totpUri: setup.uri,
+        totpQrSvg: setup.qrSvg,
+      };
+    },
+    async completeStaffSetup(req) {
+      const member = await realm.completeSetup(req.setupToken, req.password, req.totpCode, req.clientAddress);
+      return { member: memberMessage(member) };
+    },
+    async staffSignIn(req) {
+      const answer = await realm.signIn(req.email, req.password, req.totpCode, req.clientAddress);
+      if (answer.outcome === 'signed_in')
+        return {
+          outcome: StaffSignInOutcome.SIGNED_IN,
+          sessionToken: answer.token,
+          member: memberMessage(answer.member),
+        };
+      if (answer.outcome === 'throttled')
+        return { outcome: StaffSignInOutcome.THROTTLED, retryAfterSeconds: answer.retryAfterSeconds };
+      return { outcome: StaffSignInOutcome.INVALID_CREDENTIALS };
+    },
+    async staffSignOut(req) {
+      await realm.signOut(req.sessionToken);
+      return {};
+    },
+    async getStaffSession(req) {
+      const context = await realm.require(req.sessionToken, 'read', req.clientAddress);
+      return { member: memberMessage(context.member) };
+    },
+    async getAttention(req) {
+      await realm.require(req.sessionToken, 'read', req.clientAddress);
+      const queue = await desk.attention();
+      return {
+        pending: queue.pending.map((tx) => ({
+          transaction: transactionMessage(tx),
+          attempts: tx.attempts,
+          nextAttemptAt: timestampInit(tx.nextAttemptAt),
+        })),
+        upgrades: queue.upgrades.map((request) => ({
+          accountId: request.accountId,
+          requestedBy: request.requestedBy,
+          note: request.note,
+          createdAt: timestampInit(request.createdAt),
+        })),
+        inflows: queue.inflows.map((inflow) => inflowMessage(inflow, true)),
+        proposals: queue.proposals.map(proposalMessage),
+      };
+    },
+    async requeryPurchase(req) {
+      const { who } = await realm.require(req.sessionToken, 'resolve', req.clientAddress);
+      return { transaction: transactionMessage(await desk.requery(req.reference, who)) };
+    },
+    async resolveDelivered(req) {
+      const { who } = await realm.require(req.sessionToken, 'resolve', req.clientAddress);
+      return { transaction: transactionMessage(await desk.resolveDelivered(req.reference, req.note, who)) };
+    },
+    async proposeMoneyMove(req) {
+      // A pending resolved as failed is support's to propose; every other money move is finance's.
+      const power = req.kind === 'pending_failed' ? 'propose' : 'propose_money';
+      const { who } = await realm.require(req.sessionToken, power, req.clientAddress);
+      const proposal = await desk.propose(
+        {
+          kind: req.kind,
+          accountId: req.accountId,
+          target: req.target,
+          amountKobo: int64In(req.amountKobo, 'amount_kobo'),
+          note: req.note,
+        },
+        who,
+      );
+      return { proposal: proposalMessage(proposal) };
+    },
+    async decideProposal(req) {
+      const context = await realm.require(req.sessionToken, req.approve ? 'approve' : 'read', req.clientAddress);
+      if (!req.approve) await requireRefuser(desk, req.proposalId, context.who, context.member.role);
+      return { proposal: proposalMessage(await desk.decide(req.proposalId, req.approve, req.note, context.who)) };
+    },
+    async decideUpgrade(req) {
+      const { who } = await realm.require(req.sessionToken, 'upgrades', req.clientAddress);
+      const decided = req.approve
+        ? await desk.approveUpgrade(req.accountId, req.tierId, who)
+        : await desk.refuseUpgrade(req.accountId, req.note, who);
+      return { status: decided.status };
+    },
+    async rejectUnmatchedInflow(req) {
+      const { who } = await realm.require(req.sessionToken, 'approve', req.clientAddress);
+      return { inflow: inflowMessage(await desk.rejectInflow(req.inflowId, req.note, who), true) };
+    },
+    async listAuditEntries(req) {
+      await realm.require(req.sessionToken, 'read', req.clientAddress);
+      return listAudit(auditLog, req.filter);
+    },
+    async searchAccounts(req) {
+      await realm.require(req.sessionToken, 'read', req.clientAddress);
+      return { accounts: (await desk.searchAccounts(req.query)).map(accountMessage) };
+    },
+    async getAccountOverview(req) {
+      await realm.require(req.sessionToken, 'read', req.clientAddress);
+      const overview = await desk.accountOverview(req.accountId);
+      return {
+        account: accountMessage(overview.account),
+        keys: overview.keys.map(apiKeyMessage),
+        users: overview.users.map(userMessage),
+        transactions: overview.transactions.map(transactionMessage),
+        ledger: overview.ledger.map(ledgerEntryMessage),
+      };
+    },
+  };
+}
+
+/** A proposal is refused by a member who may approve, or withdrawn by its own proposer. */
+async function requireRefuser(desk: Desk, proposalId: string, who: Actor, role: string): Promise<void> {
+  if (role === 'finance' || role === 'admin') return;
+  const proposal = await desk.getProposal(proposalId);
+  if (proposal !== null && proposal.proposedBy !== who.actor) {
+    throw new DomainError(
+      'PERMISSION_DENIED',
+      'Only finance or admin members, or its proposer, can refuse a proposal.',
+    );
+  }
+}
+
+export function staffAdminHandlers(
+  realm: StaffRealm,
+  auditLog: Store['auditLog'],
+): Handlers<(typeof StaffAdminDesc)['method']> {
+  return {
+    async inviteStaff(req) {
+      const { member, url } = await realm.invite(req.email, req.role, CLI_ACTOR);
+      return { member: memberMessage(member), setupUrl: url };
+    },
+    async listStaff() {
+      return { members: (await realm.listMembers()).map(memberMessage) };
+    },
+    async disableStaff(req) {
+      return { member: memberMessage(await realm.disable(req.email, CLI_ACTOR)) };
+    },
+    async listAudit(req) {
+      return listAudit(auditLog, req.filter);
+    },
+  };
+}

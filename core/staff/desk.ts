@@ -1,0 +1,332 @@
+/**
+ * What staff do from the console, each call already past `StaffRealm.require` (the role
+ * check) or made by the CLI with the admin token: the attention queue, a re-query, a pending
+ * purchase resolved as delivered, tier upgrade decisions, inflows rejected, and the four-eyes
+ * proposals of money moves. Every action appends an audit row.
+ *
+ * Four eyes: a credit, a forced refund (the reversal of a delivered purchase), a pending
+ * purchase resolved as failed (its refund) and an unmatched inflow assigned to an account
+ * are proposals. One member proposes; a different finance or admin member approves, and only
+ * then does the money move; the store refuses an approval by the proposer and one after 24 h.
+ */
+import { randomBytes } from 'node:crypto';
+import type { AccountService } from '../accounts/service.js';
+import { DomainError, invalid, notFound } from '../domain/errors.js';
+import { FUNDING_PROVIDERS, type InflowRecord } from '../domain/funding.js';
+import { isKobo, type Kobo, kobo, MAX_AMOUNT_KOBO } from '../domain/money.js';
+import type { AccountRecord, TransactionRecord, UpgradeRequestRecord } from '../domain/records.js';
+import {
+  MAX_NOTE_CHARS,
+  PROPOSAL_KINDS,
+  PROPOSAL_TTL_MS,
+  type ProposalKind,
+  type ProposalRecord,
+} from '../domain/staff.js';
+import { hasControlCharacters } from '../domain/validation.js';
+import type { FundingService } from '../funding/service.js';
+import type { Upgrades } from '../people/upgrades.js';
+import { applyOutcome, callProvider, type PurchaseDeps, providerRequestOf } from '../purchases/flow.js';
+import type { Store } from '../store/port.js';
+import type { Actor, AuditTrail } from './audit.js';
+
+/** Items of each kind the attention queue shows at once, oldest first. */
+const ATTENTION_LIMIT = 100;
+
+/** Rows an account's page shows of its newest transactions and ledger entries. */
+const OVERVIEW_ROWS = 20;
+/** A search query is an id, an email, a key, an account number or a reference: short text. */
+const MAX_QUERY_CHARS = 128;
+
+export interface DeskDeps {
+  store: Pick<
+    Store,
+    'transactions' | 'wallet' | 'accounts' | 'upgrades' | 'funding' | 'proposals' | 'auditLog' | 'people' | 'keys'
+  >;
+  accounts: AccountService;
+  funding: FundingService;
+  upgrades: Upgrades;
+  purchases: PurchaseDeps;
+  audit: AuditTrail;
+  clock: () => Date;
+}
+
+export interface Attention {
+  pending: TransactionRecord[];
+  upgrades: UpgradeRequestRecord[];
+  inflows: InflowRecord[];
+  proposals: ProposalRecord[];
+}
+
+export interface NewProposal {
+  kind: string;
+  accountId: string;
+  /** The purchase's reference (refund, pending_failed) or the inflow's id (inflow_assign); unused for a credit. */
+  target: string;
+  amountKobo: number;
+  note: string;
+}
+
+/** A required note: why, in a sentence, for the second person and the audit log. */
+function checkNote(note: string): string {
+  const text = note.trim();
+  if (text === '' || text.length > MAX_NOTE_CHARS || hasControlCharacters(text))
+    throw invalid('note', `Write a note of 1 to ${MAX_NOTE_CHARS} characters saying why.`);
+  return text;
+}
+
+/** What the audit log keeps of a purchase. */
+const purchaseFacts = (tx: TransactionRecord) => ({
+  reference: tx.reference,
+  account_id: tx.accountId,
+  status: tx.status,
+  charged_kobo: tx.chargedKobo,
+  attempts: tx.attempts,
+});
+
+export function createDesk(deps: DeskDeps) {
+  const { store, audit, clock } = deps;
+
+  async function purchase(reference: string): Promise<TransactionRecord> {
+    const tx = reference === '' ? null : await store.transactions.get(reference);
+    if (!tx) throw notFound(`Transaction ${reference || '(empty reference)'}`);
+    return tx;
+  }
+
+  async function balanceOf(accountId: string): Promise<Kobo | null> {
+    return (await store.accounts.get(accountId))?.balanceKobo ?? null;
+  }
+
+  /** What a proposal's target must be for it to be made, and the account it moves. */
+  async function checkProposal(kind: ProposalKind, input: NewProposal): Promise<{ accountId: string; target: string }> {
+    if (kind === 'credit') {
+      if (!isKobo(input.amountKobo) || input.amountKobo <= 0 || input.amountKobo > MAX_AMOUNT_KOBO)
+        throw invalid('amount', `amount must be a positive number of kobo up to ${MAX_AMOUNT_KOBO}.`);
+      if (!(await store.accounts.get(input.accountId))) throw notFound(`Account ${input.accountId || '(empty id)'}`);
+      return { accountId: input.accountId, target: input.accountId };
+    }
+    if (kind === 'inflow_assign') {
+      const inflow = input.target === '' ? null : await store.funding.getInflow(input.target);
+      if (!inflow) throw notFound(`Inflow ${input.target || '(empty id)'}`);
+      if (inflow.status !== 'unmatched')
+        throw new DomainError('FAILED_PRECONDITION', `Inflow ${inflow.inflowId} is ${inflow.status}, not unmatched.`);
+      if (!(await store.accounts.get(input.accountId))) throw notFound(`Account ${input.accountId || '(empty id)'}`);
+      return { accountId: input.accountId, target: inflow.inflowId };
+    }
+    const tx = await purchase(input.target);
+    const wanted = kind === 'refund' ? 'success' : 'pending';
+    if (tx.status !== wanted)
+      throw new DomainError(
+        'FAILED_PRECONDITION',
+        `Transaction ${tx.reference} is ${tx.status}; ${kind === 'refund' ? 'only a delivered purchase is refunded by force' : 'only a pending purchase is resolved'}.`,
+      );
+    return { accountId: tx.accountId, target: tx.reference };
+  }
+
+  /** Makes an approved proposal's move; each is idempotent, so a second call after a crash moves nothing twice. */
+  async function apply(proposal: ProposalRecord): Promise<void> {
+    const at = clock();
+    if (proposal.kind === 'credit') {
+      await deps.accounts.credit(proposal.accountId, 'live', proposal.amountKobo, 'Manual credit', {
+        reference: proposal.proposalId,
+      });
+    } else if (proposal.kind === 'inflow_assign') {
+      await deps.funding.assign(proposal.target, proposal.accountId);
+    } else {
+      const reason = `Resolved by staff: ${proposal.note}`.slice(0, MAX_NOTE_CHARS);
+      const moved =
+        proposal.kind === 'refund'
+          ? await store.wallet.reverse(proposal.target, reason, at)
+          : await store.wallet.refund(proposal.target, reason, at);
+      if (!moved) throw notFound(`Transaction ${proposal.target}`);
+      if (
+        !moved.changed &&
+        proposal.appliedAt === null &&
+        moved.transaction.status !== 'failed' &&
+        moved.transaction.status !== 'reversed'
+      )
+        throw new DomainError(
+          'FAILED_PRECONDITION',
+          `Transaction ${proposal.target} is ${moved.transaction.status} now; nothing was refunded.`,
+        );
+    }
+    await store.proposals.markApplied(proposal.proposalId, at);
+  }
+
+  return {
+    async attention(): Promise<Attention> {
+      const [pending, upgrades, inflows, proposals] = await Promise.all([
+        store.transactions.listPending({ needsAttentionOnly: true }, { limit: ATTENTION_LIMIT }),
+        deps.upgrades.listPending(),
+        store.funding.listInflows('unmatched', ATTENTION_LIMIT),
+        store.proposals.listOpen(clock(), ATTENTION_LIMIT),
+      ]);
+      return { pending: pending.items, upgrades: upgrades.slice(0, ATTENTION_LIMIT), inflows, proposals };
+    },
+
+    /** Asks the purchase's provider now, as the recovery worker would, and records what it said. */
+    async requery(reference: string, who: Actor): Promise<TransactionRecord> {
+      const tx = await purchase(reference);
+      if (tx.status !== 'pending') return tx;
+      const provider = deps.purchases.providers[tx.mode][tx.product];
+      const outcome = await callProvider(
+        (signal) => provider.query(providerRequestOf(tx), signal),
+        deps.purchases.providerTimeoutMs,
+      );
+      const after = await applyOutcome(deps.purchases, tx, outcome, tx.attempts);
+      await audit(who, {
+        action: 'purchase.requery',
+        target: tx.reference,
+        before: purchaseFacts(tx),
+        after: { ...purchaseFacts(after), provider_answer: outcome.kind },
+      });
+      return after;
+    },
+
+    /** A pending purchase the upstream confirms delivered, settled by a person with their evidence in the note. */
+    async resolveDelivered(reference: string, note: string, who: Actor): Promise<TransactionRecord> {
+      const text = checkNote(note);
+      const tx = await purchase(reference);
+      if (tx.status !== 'pending')
+        throw new DomainError('FAILED_PRECONDITION', `Transaction ${tx.reference} is ${tx.status}, not pending.`);
+      const settled = await store.wallet.settle(tx.reference, {}, clock());
+      if (!settled) throw notFound(`Transaction ${reference}`);
+      if (!settled.changed)
+        throw new DomainError(
+          'FAILED_PRECONDITION',
+          `Transaction ${tx.reference} became ${settled.transaction.status} meanwhile.`,
+        );
+      await audit(who, {
+        action: 'purchase.resolve_delivered',
+        target: tx.reference,
+        before: purchaseFacts(tx),
+        after: purchaseFacts(settled.transaction),
+        note: text,
+      });
+      return settled.transaction;
+    },
+
+    /** A money move waiting for a second person. */
+    async propose(input: NewProposal, who: Actor): Promise<ProposalRecord> {
+      if (!(PROPOSAL_KINDS as readonly string[]).includes(input.kind))
+        throw invalid('kind', `kind must be one of ${PROPOSAL_KINDS.join(', ')}.`);
+      const kind = input.kind as ProposalKind;
+      const note = checkNote(input.note);
+      const { accountId, target } = await checkProposal(kind, input);
+      const now = clock();
+      const proposal: ProposalRecord = {
+        proposalId: `prp_${randomBytes(10).toString('hex')}`,
+        kind,
+        accountId,
+        target,
+        amountKobo: kind === 'credit' ? kobo(input.amountKobo) : kobo(0),
+        note,
+        proposedBy: who.actor,
+        proposedAt: now,
+        expiresAt: new Date(now.getTime() + PROPOSAL_TTL_MS),
+        status: 'pending',
+        decidedBy: null,
+        decidedAt: null,
+        appliedAt: null,
+      };
+      await store.proposals.insert(proposal);
+      await audit(who, { action: `proposal.${kind}`, target: proposal.proposalId, after: proposal, note });
+      return proposal;
+    },
+
+    /**
+     * Approves (and makes the move) or refuses. The proposer cannot approve, nobody can once it
+     * expired, and a proposal is decided once; an approved proposal whose move did not finish
+     * (a crash between the two) is finished by approving it again.
+     */
+    async decide(proposalId: string, approve: boolean, note: string, who: Actor): Promise<ProposalRecord> {
+      const found = proposalId === '' ? null : await store.proposals.get(proposalId);
+      if (!found) throw notFound(`Proposal ${proposalId || '(empty id)'}`);
+      if (approve && found.proposedBy === who.actor)
+        throw new DomainError('PERMISSION_DENIED', 'You made this proposal; a different colleague must approve it.');
+      if (approve && found.status === 'approved' && found.appliedAt === null) {
+        await apply(found);
+        return (await store.proposals.get(proposalId)) ?? found;
+      }
+      const balanceBefore = await balanceOf(found.accountId);
+      const decided = await store.proposals.decide(proposalId, approve ? 'approved' : 'refused', who.actor, clock());
+      if (!decided) {
+        const expired = found.status === 'pending' && found.expiresAt.getTime() <= clock().getTime();
+        throw new DomainError(
+          'FAILED_PRECONDITION',
+          expired ? 'This proposal expired (24 hours); propose it again.' : `This proposal is already ${found.status}.`,
+        );
+      }
+      if (approve) await apply(decided);
+      const after = (await store.proposals.get(proposalId)) ?? decided;
+      await audit(who, {
+        action: approve ? 'proposal.approve' : 'proposal.refuse',
+        target: proposalId,
+        before: { ...found, balance_kobo: balanceBefore },
+        after: { ...after, balance_kobo: await balanceOf(found.accountId) },
+        note: note.trim(),
+      });
+      return after;
+    },
+
+    getProposal: (proposalId: string) => store.proposals.get(proposalId),
+
+    /**
+     * The accounts the query names exactly: as an account id, a user's email, a public key, a
+     * virtual account number (of any funding provider) or a transaction reference.
+     */
+    async searchAccounts(query: string): Promise<AccountRecord[]> {
+      const q = query.trim();
+      if (q === '' || q.length > MAX_QUERY_CHARS) return [];
+      const ids = await Promise.all([
+        store.accounts.get(q).then((a) => a?.accountId),
+        store.transactions.get(q).then((tx) => tx?.accountId),
+        store.people.findUserByEmail(q.toLowerCase()).then((u) => u?.accountId),
+        store.keys.find(q).then((k) => k?.accountId),
+        ...FUNDING_PROVIDERS.map((provider) => store.funding.findVirtualAccount(provider, q).then((v) => v?.accountId)),
+      ]);
+      const found = await Promise.all(
+        [...new Set(ids.filter((id): id is string => id !== undefined))].map((id) => store.accounts.get(id)),
+      );
+      return found.filter((a): a is AccountRecord => a !== null);
+    },
+
+    async accountOverview(accountId: string) {
+      const account = accountId === '' ? null : await store.accounts.get(accountId);
+      if (!account) throw notFound(`Account ${accountId || '(empty id)'}`);
+      const [keys, users, transactions, ledger] = await Promise.all([
+        deps.accounts.listKeys(accountId),
+        store.people.listUsers(accountId),
+        store.transactions.listByAccount(accountId, 'live', { limit: OVERVIEW_ROWS }),
+        store.wallet.listLedger(accountId, 'live', { limit: OVERVIEW_ROWS }),
+      ]);
+      return { account, keys, users, transactions: transactions.items, ledger: ledger.items };
+    },
+
+    async approveUpgrade(accountId: string, tierId: string, who: Actor): Promise<UpgradeRequestRecord> {
+      const before = await store.accounts.get(accountId);
+      const decided = await deps.upgrades.approve(accountId, tierId);
+      await audit(who, {
+        action: 'upgrade.approve',
+        target: accountId,
+        before: { tier_id: before?.tierId ?? null },
+        after: { tier_id: (await store.accounts.get(accountId))?.tierId ?? null },
+      });
+      return decided;
+    },
+
+    async refuseUpgrade(accountId: string, note: string, who: Actor): Promise<UpgradeRequestRecord> {
+      const decided = await deps.upgrades.refuse(accountId);
+      await audit(who, { action: 'upgrade.refuse', target: accountId, note: note.trim() });
+      return decided;
+    },
+
+    async rejectInflow(inflowId: string, note: string, who: Actor): Promise<InflowRecord> {
+      const text = checkNote(note);
+      const inflow = await deps.funding.reject(inflowId, text.slice(0, 200));
+      await audit(who, { action: 'inflow.reject', target: inflowId, after: { status: inflow.status }, note: text });
+      return inflow;
+    },
+  };
+}
+
+export type Desk = ReturnType<typeof createDesk>;

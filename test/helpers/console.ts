@@ -1,0 +1,42 @@
+/** The console for tests: the real server on port 0 over the real gRPC client of a test core. */
+import type { AddressInfo } from 'node:net';
+import { createClient } from '@connectrpc/connect';
+import { createGrpcTransport } from '@connectrpc/connect-node';
+import { createConsole } from '../../console/server.js';
+import { ConsoleService } from '../../gen/prepaid/v1/console_pb.js';
+import type { HttpBounds } from '../../runtime/http-bounds.js';
+import { bearer, type TestCore } from './core.js';
+
+export interface TestConsole {
+  url: string;
+  server: import('node:http').Server;
+  logged: string[];
+  close(): Promise<void>;
+}
+
+export async function startTestConsole(core: TestCore, bounds?: Partial<HttpBounds>): Promise<TestConsole> {
+  const logged: string[] = [];
+  const app = createConsole({
+    core: createClient(
+      ConsoleService,
+      createGrpcTransport({ baseUrl: core.url, interceptors: [bearer(core.serviceToken)] }),
+    ),
+    secret: 'test-console-secret-0123456789abcdef',
+    secureCookies: false,
+    log: {
+      info: (event, fields) => logged.push(JSON.stringify({ event, ...fields })),
+      error: (event, fields) => logged.push(JSON.stringify({ event, ...fields })),
+    },
+    ...(bounds === undefined ? {} : { bounds }),
+  });
+  await new Promise<void>((resolve) => app.server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`,
+    server: app.server,
+    logged,
+    async close() {
+      app.forceClose();
+      await app.close();
+    },
+  };
+}

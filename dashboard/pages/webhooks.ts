@@ -13,6 +13,7 @@ import { type CoreRefusal, refusalOf } from '../core-client.js';
 import { isoTime, lagosTime } from '../format.js';
 import { html, type SafeHtml } from '../html.js';
 import { csrfField, empty, type FieldError, isOwner, page, secretBox, type Viewer } from '../layout.js';
+import { signatureSamples } from '../samples.js';
 import type { Answer, PageContext, Route } from '../server.js';
 
 type ModeName = 'live' | 'test';
@@ -149,6 +150,8 @@ ${MODES.map((mode) => endpointSection(viewer, mode, endpoints[mode], extra))}
 <section aria-labelledby="verifying">
 <h2 id="verifying">Checking a delivery</h2>
 <p>Each delivery carries a <code>Prepaid-Signature: t=&lt;unix seconds&gt;,v1=&lt;hex&gt;</code> header. Compute HMAC-SHA256 of <code>&lt;t&gt;.&lt;raw body&gt;</code> with your secret, over the body exactly as received (before parsing it), and compare it in constant time with each <code>v1</code>: during a rotation there is one per secret, and one match is enough. Refuse a <code>t</code> more than five minutes from your clock, and use the event's <code>id</code> to ignore repeats. ${ctx.config.docsUrl === '' ? '' : html`The whole contract is in the documentation, section <a href="${ctx.config.docsUrl}#webhooks-and-events">${README_SECTION}</a>.`}</p>
+<p>The same check, ready to copy into your receiver:</p>
+${signatureSamples()}
 </section>
 <section aria-labelledby="deliveries">
 <h2 id="deliveries">Deliveries</h2>

@@ -111,14 +111,14 @@ function secretPanel(secret: NonNullable<Extra['secret']>): SafeHtml {
 
 function deliveryRow(viewer: Viewer, mode: ModeName, d: Delivery): SafeHtml {
   return html`<tr>
-  <th scope="row"><code>${d.eventId}</code></th>
-  <td><code class="nowrap">${d.type}</code></td>
-  <td>${stateTag(d)}</td>
-  <td>${d.attempts}</td>
-  <td>${d.lastStatus !== 0 ? String(d.lastStatus) : d.lastError !== '' ? d.lastError : '—'}${d.lastStatus !== 0 && d.lastError !== '' ? html`<br><span class="hint">${d.lastError}</span>` : ''}</td>
-  <td>${d.nextAttemptAt ? time(d.nextAttemptAt) : '—'}</td>
-  <td>${time(d.createdAt)}</td>
-  <td>${
+  <td data-label="State">${stateTag(d)}</td>
+  <th scope="row" data-label="Event"><code>${d.eventId}</code></th>
+  <td data-label="Type"><code class="nowrap">${d.type}</code></td>
+  <td data-label="Attempts">${d.attempts}</td>
+  <td data-label="Last answer">${d.lastStatus !== 0 ? String(d.lastStatus) : d.lastError !== '' ? d.lastError : '—'}${d.lastStatus !== 0 && d.lastError !== '' ? html`<br><span class="hint">${d.lastError}</span>` : ''}</td>
+  <td data-label="Next attempt">${d.nextAttemptAt ? time(d.nextAttemptAt) : '—'}</td>
+  <td data-label="Recorded">${time(d.createdAt)}</td>
+  <td class="table__actions" data-label="Actions">${
     isOwner(viewer)
       ? html`<form method="post" action="/webhooks/resend" class="inline-form">${csrfField(viewer.csrfToken)}<input type="hidden" name="mode" value="${mode}"><input type="hidden" name="event_id" value="${d.eventId}"><button type="submit" class="button button--secondary">Resend<span class="visually-hidden"> ${d.eventId}</span></button></form>`
       : ''
@@ -178,9 +178,9 @@ ${
             ? `No ${logMode} delivery: set a ${logMode} webhook URL above to receive events.`
             : `No ${logMode} event yet.`,
       )
-    : html`<div class="table-wrap" role="region" aria-label="${MODE_LABEL[logMode]} deliveries" tabindex="0"><table class="table">
+    : html`<div class="table-wrap" role="region" aria-label="${MODE_LABEL[logMode]} deliveries" tabindex="0"><table class="table table--cards">
 <caption class="visually-hidden">${MODE_LABEL[logMode]} deliveries, newest first</caption>
-<thead><tr><th scope="col">Event</th><th scope="col">Type</th><th scope="col">State</th><th scope="col">Attempts</th><th scope="col">Last answer</th><th scope="col">Next attempt</th><th scope="col">Recorded</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+<thead><tr><th scope="col">State</th><th scope="col">Event</th><th scope="col">Type</th><th scope="col">Attempts</th><th scope="col">Last answer</th><th scope="col">Next attempt</th><th scope="col">Recorded</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
 <tbody>${log.deliveries.map((d) => deliveryRow(viewer, logMode, d))}</tbody>
 </table></div>`
 }

@@ -286,6 +286,22 @@ flow(
   },
 );
 
+flow('recipient search finds a number by any of its forms and by its start', async (state) => {
+  const { page, dashboard } = state;
+  const found = async (typed: string) => {
+    await page.goto(`${dashboard.url}/transactions`);
+    await page.getByLabel('Recipient').fill(typed);
+    await page.getByLabel('Recipient').press('Enter');
+    await page.waitForURL(/recipient=/);
+    return page.locator('main tbody tr [data-label="Recipient"]').allTextContents();
+  };
+  for (const typed of ['08031234567', '+2348031234567', '2348031234567', '0803 123 4567', '0803123', '+234 803 1']) {
+    assert.equal(await found(typed), ['08031234567'], typed);
+  }
+  assert.equal(await found('+234805'), ['08051239999'], 'the failed one, by the start of its international form');
+  assert.equal(await found('0806'), [], 'no number starts so');
+});
+
 flow('scrollable regions are reachable by the keyboard and scroll with it', async (state) => {
   const { page, dashboard } = state;
   await page.setViewportSize(PHONE);

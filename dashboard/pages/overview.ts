@@ -98,7 +98,7 @@ ${gridLines}${bars}${amounts}${labels}
 </figure>
 <details class="details">
 <summary>Daily spend as a table</summary>
-<table class="table">
+<div class="table-wrap" role="region" aria-label="Daily spend as a table" tabindex="0"><table class="table">
 <caption class="visually-hidden">Daily spend per product</caption>
 <thead><tr><th scope="col">Day</th>${CHART_PRODUCTS.map(([product]) => html`<th scope="col" class="num">${PRODUCT_LABELS[product]}</th>`)}<th scope="col" class="num">Total</th></tr></thead>
 <tbody>
@@ -109,7 +109,7 @@ ${days
       html`<tr><th scope="row">${shortDay(day.date)}</th>${CHART_PRODUCTS.map(([product]) => html`<td class="num">${naira(day.products.find((p) => p.product === product)?.spentKobo ?? 0n)}</td>`)}<td class="num">${naira(day.totalKobo)}</td></tr>`,
   )}
 </tbody>
-</table>
+</table></div>
 </details>`;
 }
 

@@ -206,6 +206,39 @@ flow('in test mode: every test page has no serious or critical axe-core violatio
   await assertAccessible(state.page, state.dashboard.url, TEST_PAGES);
 });
 
+flow('pages in their other states have no serious or critical axe-core violation either', async (state) => {
+  const { page, dashboard } = state;
+  const check = async (what: string) => {
+    for (const viewport of [{ width: 1280, height: 900 }, PHONE]) {
+      await page.setViewportSize(viewport);
+      assert.equal(await axeViolations(page), [], `${what} at ${viewport.width} px`);
+    }
+    await page.setViewportSize({ width: 1280, height: 900 });
+  };
+  const missing = await page.goto(`${dashboard.url}/no-such-page`);
+  assert.is(missing?.status(), 404);
+  await check('the page for an unknown address');
+  // A purchase form sent wrong: the error summary at the top, each error beside its field.
+  await page.goto(`${dashboard.url}/buy/airtime`);
+  await page.getByLabel('Phone number').fill('0803');
+  await page.getByLabel('Amount of airtime, in Naira').fill('ten');
+  await page.getByRole('button', { name: 'Buy airtime' }).click();
+  await page.waitForSelector('.error-summary');
+  await check('the airtime form with its errors');
+  // Two-step set-up: the QR code, the secret in words and the code field.
+  await page.goto(`${dashboard.url}/security`);
+  await page.getByRole('button', { name: 'Set up two-step sign-in' }).click();
+  await page.waitForSelector('.qr svg');
+  await check('the two-step set-up page with its QR code');
+  await page.goto(`${dashboard.url}/keys`);
+  await page
+    .getByRole('button', { name: /Create a key pair/ })
+    .first()
+    .click();
+  await page.waitForSelector('#new-secret-key');
+  await check('the API keys page showing a new secret once');
+});
+
 flow('axe-core finds what it should: the check is not vacuous', async (state) => {
   const { page, dashboard } = state;
   await page.goto(`${dashboard.url}/keys`);

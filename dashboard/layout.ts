@@ -85,7 +85,7 @@ export function page(options: PageOptions, body: SafeHtml): SafeHtml {
 ${viewer?.mode === 'test' ? testBanner() : ''}
 <header class="site-header${viewer?.mode === 'test' ? ' site-header--test' : ''}">
   <div class="site-header__inner">
-    <a class="site-header__brand" href="/">Prepaid developer area</a>
+    <a class="site-header__brand" href="/">Prepaid<span class="site-header__brand-long"> developer area</span></a>
     ${viewer ? accountBar(viewer) : ''}
   </div>
   ${viewer ? navigation(viewer.mode, options.current) : ''}
@@ -141,7 +141,7 @@ function modeSwitch(mode: DashboardMode, current: string | undefined): SafeHtml 
 /** Above everything while in test mode: no doubt which money a page is about. */
 function testBanner(): SafeHtml {
   return html`<div class="test-banner" role="note" aria-label="Test mode">
-  <p><strong class="test-banner__label">Test mode</strong> You are looking at test keys and test money. Test purchases are never sent to a network or a biller, and nothing here touches your live balance. <a href="/">Leave test mode</a></p>
+  <p><strong class="test-banner__label">Test mode</strong> <span class="test-banner__more">You are looking at test keys and test money. Test purchases are never sent to a network or a biller, and nothing here touches your live balance.</span> <a href="/">Leave test mode</a></p>
 </div>`;
 }
 

@@ -48,6 +48,7 @@ import type { DashboardCore } from './core-client.js';
 import { type DashboardMode, modePath, page, type Viewer } from './layout.js';
 import type { DashboardLogger } from './log.js';
 import { routes } from './pages/index.js';
+import { SAMPLE_STATIC_PATHS } from './samples.js';
 
 /** What the dashboard is built from. */
 export interface DashboardDeps {
@@ -116,6 +117,10 @@ const STATIC_FILES: Readonly<Record<string, { file: string; type: string }>> = {
   // Browsers ask for /favicon.ico whatever the page says; both answer with the one SVG icon.
   '/static/favicon.svg': { file: 'favicon.svg', type: 'image/svg+xml' },
   '/favicon.ico': { file: 'favicon.svg', type: 'image/svg+xml' },
+  // The webhook signature samples, as plain text to read or save (never run by this server).
+  ...Object.fromEntries(
+    SAMPLE_STATIC_PATHS.map((file) => [`/static/${file}`, { file, type: 'text/plain; charset=utf-8' }]),
+  ),
 };
 
 /** The static files, read once at start from dashboard/static/ (copied beside the build by bin/build.js). */

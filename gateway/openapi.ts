@@ -22,6 +22,7 @@ import {
   SMART_CARD_PATTERN,
 } from '../core/domain/validation.js';
 import { TRANSACTION_KEYS } from './actions/views.js';
+import { ACTION_EXAMPLES } from './openapi-examples.js';
 
 type Schema = Record<string, unknown>;
 
@@ -678,10 +679,14 @@ function actionOperation(name: string, doc: ActionDoc): Schema {
     doc.method === 'GET' ? wanted.has(p.name) : p.name !== 'action',
   );
   const sharedResponses = shared['responses'] as Record<string, Schema>;
+  const examples = ACTION_EXAMPLES[name];
+  const json = (schema: string, example: unknown) => ({
+    'application/json': { schema: ref(schema), ...(example === undefined ? {} : { example }) },
+  });
   const success = (status: '200' | '202') => {
     const schema = doc.responses[status];
     if (schema === undefined) return {};
-    return { [status]: { ...sharedResponses[status], content: { 'application/json': { schema: ref(schema) } } } };
+    return { [status]: { ...sharedResponses[status], content: json(schema, examples?.[status]) } };
   };
   const op: Schema = {
     operationId: name,
@@ -691,8 +696,7 @@ function actionOperation(name: string, doc: ActionDoc): Schema {
     parameters,
     responses: { ...success('200'), ...success('202'), ...ERROR_RESPONSES },
   };
-  if (doc.request !== undefined)
-    op['requestBody'] = { required: true, content: { 'application/json': { schema: ref(doc.request) } } };
+  if (doc.request !== undefined) op['requestBody'] = { required: true, content: json(doc.request, examples?.request) };
   return op;
 }
 

@@ -231,6 +231,8 @@ export interface TransactionQuery {
   /** createdAt < until. */
   until?: Date;
   recipient?: string;
+  /** Recipients starting with this (recipient-search.ts: the start of a phone, meter or card number). */
+  recipientPrefix?: string;
   reference?: string;
   requestId?: string;
 }

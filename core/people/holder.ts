@@ -24,6 +24,7 @@ import {
 } from '../domain/people.js';
 import { discountBasisPoints, priceFor } from '../domain/pricing.js';
 import { byNetworkThenPrice, DISCOS, NETWORKS, type ProductName } from '../domain/products.js';
+import { recipientSearch } from '../domain/recipient-search.js';
 import type {
   ApiKeyRecord,
   LedgerEntryRecord,
@@ -122,19 +123,6 @@ function exact(field: string, value: string): string | undefined {
   return trimmed;
 }
 
-/**
- * A phone number as the transactions store it (11 digits from 0) whichever way it was typed:
- * +234 803 123 4567, 2348031234567, 0803-123-4567. Anything else (a meter or smart card
- * number, a reference) is searched as typed.
- */
-export function nigerianNumber(typed: string | undefined): string | undefined {
-  if (typed === undefined) return undefined;
-  const digits = typed.replace(/[\s()-]/g, '');
-  const international = /^(?:\+|00)?234(\d{10})$/.exec(digits);
-  if (international) return `0${international[1]}`;
-  return /^0\d{10}$/.test(digits) ? digits : typed;
-}
-
 /** The store query of a holder's filter: dates are whole Africa/Lagos days, both ends included. */
 export function transactionQuery(filter: HolderFilter): TransactionQuery {
   const query: TransactionQuery = {};
@@ -146,10 +134,14 @@ export function transactionQuery(filter: HolderFilter): TransactionQuery {
     throw invalid('filter.to_date', 'The last day must not be before the first day.');
   if (fromDay !== null) query.from = lagosDayStart(fromDay);
   if (toDay !== null) query.until = lagosDayStart(toDay + 1);
-  const recipient = nigerianNumber(exact('filter.recipient', filter.recipient));
+  const recipient = exact('filter.recipient', filter.recipient);
   const reference = exact('filter.reference', filter.reference);
   const requestId = exact('filter.request_id', filter.requestId);
-  if (recipient !== undefined) query.recipient = recipient;
+  if (recipient !== undefined) {
+    const search = recipientSearch(recipient);
+    if ('prefix' in search) query.recipientPrefix = search.prefix;
+    else query.recipient = search.exact;
+  }
   if (reference !== undefined) query.reference = reference;
   if (requestId !== undefined) query.requestId = requestId;
   return query;

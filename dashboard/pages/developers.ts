@@ -9,9 +9,9 @@ import { coreMode } from '../core-client.js';
 import { page } from '../layout.js';
 import type { Route } from '../server.js';
 
-/** A command block with a copy button (the script shows it). */
+/** A command block with a copy button (the script shows it); a labelled region the keyboard can scroll. */
 function command(id: string, text: string): SafeHtml {
-  return html`<div class="code-block"><pre><code id="${id}">${text}</code></pre><button type="button" class="button button--secondary" data-copy="${id}" hidden>Copy command</button></div>`;
+  return html`<div class="code-block"><pre class="scroll-region" role="region" aria-label="Command" tabindex="0"><code id="${id}">${text}</code></pre><button type="button" class="button button--secondary" data-copy="${id}" hidden>Copy command</button></div>`;
 }
 
 export const developerRoutes: Route[] = [
@@ -32,6 +32,7 @@ export const developerRoutes: Route[] = [
       const body = html`<h1>Developers</h1>
 <dl class="summary-list">
 <div><dt>API base URL</dt><dd><code>${base}</code></dd></div>
+<div><dt>API reference</dt><dd><a href="${ctx.link('/developers/reference')}">Every action, with an example request and answer</a></dd></div>
 <div><dt>OpenAPI document</dt><dd><a href="${openapi}">${openapi}</a></dd></div>
 <div><dt>Your public key</dt><dd>${live ? html`<code>${publicKey}</code>` : html`No key yet. <a href="${ctx.link('/keys')}">Create a key pair</a>.`}</dd></div>
 </dl>

@@ -7,6 +7,7 @@ import { invitationRoutes } from './invitation.js';
 import { keyRoutes } from './keys.js';
 import { overviewRoutes } from './overview.js';
 import { priceRoutes } from './prices.js';
+import { referenceRoutes } from './reference.js';
 import { securityRoutes } from './security.js';
 import { signInRoutes } from './sign-in.js';
 import { statementRoutes } from './statement.js';
@@ -25,6 +26,7 @@ export const routes: readonly Route[] = [
   ...transactionRoutes,
   ...statementRoutes,
   ...developerRoutes,
+  ...referenceRoutes,
   ...webhookRoutes,
   ...userRoutes,
   ...securityRoutes,

@@ -89,7 +89,7 @@ ${
 ${
   keys.length === 0
     ? empty(test ? 'This account has no test keys yet.' : 'This account has no keys yet.')
-    : html`<div class="table-wrap"><table class="table table--cards">
+    : html`<div class="table-wrap" role="region" aria-label="Key pairs" tabindex="0"><table class="table table--cards">
 <caption class="visually-hidden">${test ? 'Test key pairs' : 'Key pairs'}</caption>
 <thead><tr><th scope="col">Public key</th><th scope="col">State</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">IP lock</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
 <tbody>${keys.map((key) => keyRow(ctx, viewer, key))}</tbody>

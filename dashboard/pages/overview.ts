@@ -32,7 +32,9 @@ const FUNDS_NOTICES: Readonly<Record<string, string>> = {
 
 const CHART_WIDTH = 720;
 const CHART_HEIGHT = 240;
-const CHART_LEFT = 64;
+/** The amounts are written above their grid lines, not in a margin, so the bars take the whole width. */
+const CHART_LEFT = 8;
+const CHART_TOP = 30;
 const CHART_BOTTOM = 28;
 
 /** A round number of Naira at or above `max` for the axis. */
@@ -47,10 +49,10 @@ function axisTop(maxKobo: number): number {
 export function spendChart(days: readonly DailySpend[]): SafeHtml {
   const top = axisTop(Math.max(0, ...days.map((d) => Number(d.totalKobo))));
   const plotWidth = CHART_WIDTH - CHART_LEFT - 8;
-  const plotHeight = CHART_HEIGHT - CHART_BOTTOM - 8;
+  const plotHeight = CHART_HEIGHT - CHART_BOTTOM - CHART_TOP;
   const slot = plotWidth / Math.max(days.length, 1);
   const barWidth = Math.max(2, slot * 0.7);
-  const y = (kobo: number) => 8 + plotHeight - (kobo / top) * plotHeight;
+  const y = (kobo: number) => CHART_TOP + plotHeight - (kobo / top) * plotHeight;
   const bars: SafeHtml[] = [];
   days.forEach((day, i) => {
     let base = 0;
@@ -66,9 +68,14 @@ export function spendChart(days: readonly DailySpend[]): SafeHtml {
       base += spent;
     }
   });
-  const ticks = [0, 0.5, 1].map(
+  const gridLines = [0, 0.5, 1].map(
     (share) =>
-      html`<line class="grid" x1="${CHART_LEFT}" x2="${CHART_WIDTH - 8}" y1="${y(top * share).toFixed(1)}" y2="${y(top * share).toFixed(1)}"></line><text class="axis" x="${CHART_LEFT - 6}" y="${(y(top * share) + 4).toFixed(1)}" text-anchor="end">${naira(Math.round(top * share)).replace(/\.00$/, '')}</text>`,
+      html`<line class="grid" x1="${CHART_LEFT}" x2="${CHART_WIDTH - 8}" y1="${y(top * share).toFixed(1)}" y2="${y(top * share).toFixed(1)}"></line>`,
+  );
+  // Drawn after the bars, with a halo (CSS), so a tall bar never hides them; the baseline needs no label.
+  const amounts = [0.5, 1].map(
+    (share) =>
+      html`<text class="axis axis--amount" x="${CHART_LEFT}" y="${(y(top * share) - 5).toFixed(1)}">${naira(Math.round(top * share)).replace(/\.00$/, '')}</text>`,
   );
   const labels = days
     .map((day, i) => ({ day, i }))
@@ -76,14 +83,14 @@ export function spendChart(days: readonly DailySpend[]): SafeHtml {
     .filter(({ i }) => i % 7 === 0 || (i === days.length - 1 && i % 7 >= 4))
     .map(
       ({ day, i }) =>
-        html`<text class="axis" x="${(CHART_LEFT + i * slot + slot / 2).toFixed(1)}" y="${CHART_HEIGHT - 8}" text-anchor="middle">${shortDay(day.date)}</text>`,
+        html`<text class="axis" x="${(CHART_LEFT + i * slot + slot / 2).toFixed(1)}" y="${CHART_HEIGHT - 8}" text-anchor="${i === 0 ? 'start' : i === days.length - 1 ? 'end' : 'middle'}">${shortDay(day.date)}</text>`,
     );
   const total = days.reduce((sum, d) => sum + Number(d.totalKobo), 0);
   return html`<figure class="chart">
 <svg viewBox="0 0 ${CHART_WIDTH} ${CHART_HEIGHT}" role="img" aria-labelledby="chart-title chart-desc" class="chart__svg">
 <title id="chart-title">Daily spend per product, last 30 days</title>
 <desc id="chart-desc">Spent ${naira(total)} in the last 30 days. The table below has the numbers.</desc>
-${ticks}${bars}${labels}
+${gridLines}${bars}${amounts}${labels}
 </svg>
 <figcaption>
 <ul class="legend">${CHART_PRODUCTS.map(([product, cls]) => html`<li><span class="legend__swatch bar--${cls}"></span>${PRODUCT_LABELS[product]}</li>`)}</ul>
@@ -91,7 +98,7 @@ ${ticks}${bars}${labels}
 </figure>
 <details class="details">
 <summary>Daily spend as a table</summary>
-<table class="table">
+<div class="table-wrap" role="region" aria-label="Daily spend as a table" tabindex="0"><table class="table">
 <caption class="visually-hidden">Daily spend per product</caption>
 <thead><tr><th scope="col">Day</th>${CHART_PRODUCTS.map(([product]) => html`<th scope="col" class="num">${PRODUCT_LABELS[product]}</th>`)}<th scope="col" class="num">Total</th></tr></thead>
 <tbody>
@@ -102,7 +109,7 @@ ${days
       html`<tr><th scope="row">${shortDay(day.date)}</th>${CHART_PRODUCTS.map(([product]) => html`<td class="num">${naira(day.products.find((p) => p.product === product)?.spentKobo ?? 0n)}</td>`)}<td class="num">${naira(day.totalKobo)}</td></tr>`,
   )}
 </tbody>
-</table>
+</table></div>
 </details>`;
 }
 

@@ -15,13 +15,18 @@ function percent(basisPoints: number): string {
   return `${(basisPoints / 100).toLocaleString('en-NG', { maximumFractionDigits: 2 })}%`;
 }
 
+/**
+ * A table of prices, in a labelled region that takes the keyboard focus to scroll. On a phone
+ * the columns marked optional (plan IDs, codes, retail prices) give way, so "You pay" is never
+ * off-screen and a long price list stays a list (cards would make it many screens long).
+ */
 function rateTable(caption: string, serviceHeading: string, rates: readonly RatePrice[]): SafeHtml {
-  return html`<div class="table-wrap"><table class="table">
+  return html`<div class="table-wrap" role="region" aria-label="${caption}" tabindex="0"><table class="table">
 <caption class="table__caption">${caption}</caption>
 <thead><tr><th scope="col">${serviceHeading}</th><th scope="col" class="num">Discount</th><th scope="col" class="num">You pay for ₦1,000.00</th></tr></thead>
 <tbody>${rates.map(
     (rate) =>
-      html`<tr><th scope="row">${rate.service.toUpperCase()}</th><td class="num">${percent(rate.discountBasisPoints)}</td><td class="num">${naira(rate.examplePriceKobo)}</td></tr>`,
+      html`<tr><th scope="row" data-label="${serviceHeading}">${rate.service.toUpperCase()}</th><td class="num" data-label="Discount">${percent(rate.discountBasisPoints)}</td><td class="num" data-label="You pay for ₦1,000.00">${naira(rate.examplePriceKobo)}</td></tr>`,
   )}</tbody>
 </table></div>`;
 }
@@ -44,23 +49,25 @@ export const priceRoutes: Route[] = [
 <h2 id="airtime">Airtime</h2>
 ${rateTable('Airtime per network', 'Network', prices.airtime)}
 <h2 id="data">Data</h2>
-<div class="table-wrap"><table class="table">
+<p class="phone-only hint">On a phone, plan IDs and retail prices are left out; a wider screen shows them.</p>
+<div class="table-wrap" role="region" aria-label="Data plans" tabindex="0"><table class="table table--priority">
 <caption class="table__caption">Every active data plan: MTN, Airtel, Glo, 9mobile/T2, cheapest first</caption>
-<thead><tr><th scope="col" class="num">Plan ID</th><th scope="col">Network</th><th scope="col">Plan</th><th scope="col">Validity</th><th scope="col" class="num">Retail</th><th scope="col" class="num">You pay</th></tr></thead>
+<thead><tr><th scope="col" class="num optional">Plan ID</th><th scope="col">Network</th><th scope="col">Plan</th><th scope="col">Validity</th><th scope="col" class="num optional">Retail</th><th scope="col" class="num">You pay</th></tr></thead>
 <tbody>${prices.dataPlans.map(
         (plan) =>
-          html`<tr><td class="num">${plan.planId}</td><td>${networkNames(plan.network).join(' / ').toUpperCase()}</td><th scope="row">${plan.label}</th><td>${plan.validity}</td><td class="num">${naira(plan.faceValueKobo)}</td><td class="num">${naira(plan.priceKobo)}</td></tr>`,
+          html`<tr><td class="num optional" data-label="Plan ID">${plan.planId}</td><td data-label="Network">${networkNames(plan.network).join(' / ').toUpperCase()}</td><th scope="row" data-label="Plan">${plan.label}</th><td data-label="Validity">${plan.validity}</td><td class="num optional" data-label="Retail">${naira(plan.faceValueKobo)}</td><td class="num" data-label="You pay">${naira(plan.priceKobo)}</td></tr>`,
       )}</tbody>
 </table></div>
 <h2 id="electricity">Electricity</h2>
 ${rateTable('Electricity per distribution company', 'Disco', prices.electricity)}
 <h2 id="cable">Cable TV</h2>
-<div class="table-wrap"><table class="table">
+<p class="phone-only hint">On a phone, package codes and retail prices are left out; a wider screen shows them.</p>
+<div class="table-wrap" role="region" aria-label="Cable packages" tabindex="0"><table class="table table--priority">
 <caption class="table__caption">Every cable package</caption>
-<thead><tr><th scope="col">Provider</th><th scope="col">Package</th><th scope="col">Code</th><th scope="col" class="num">Retail</th><th scope="col" class="num">You pay</th></tr></thead>
+<thead><tr><th scope="col">Provider</th><th scope="col">Package</th><th scope="col" class="optional">Code</th><th scope="col" class="num optional">Retail</th><th scope="col" class="num">You pay</th></tr></thead>
 <tbody>${prices.cablePackages.map(
         (pkg) =>
-          html`<tr><td>${pkg.provider.toUpperCase()}</td><th scope="row">${pkg.name}</th><td><code>${pkg.packageCode}</code></td><td class="num">${naira(pkg.faceValueKobo)}</td><td class="num">${naira(pkg.priceKobo)}</td></tr>`,
+          html`<tr><td data-label="Provider">${pkg.provider.toUpperCase()}</td><th scope="row" data-label="Package">${pkg.name}</th><td class="optional" data-label="Code"><code>${pkg.packageCode}</code></td><td class="num optional" data-label="Retail">${naira(pkg.faceValueKobo)}</td><td class="num" data-label="You pay">${naira(pkg.priceKobo)}</td></tr>`,
       )}</tbody>
 </table></div>
 <h2 id="sms">Bulk SMS</h2>

@@ -72,7 +72,7 @@ ${select({ name: 'product', label: 'Product', value: value('product'), options: 
 ${select({ name: 'status', label: 'Status', value: value('status'), options: Object.entries(STATUS_WORDS).map(([k, word]) => [word, STATUS_LABELS[Number(k) as TransactionStatus]] as const), errors })}
 ${field({ name: 'from', label: 'From (date)', type: 'date', value: value('from'), errors })}
 ${field({ name: 'to', label: 'To (date)', type: 'date', value: value('to'), errors })}
-${field({ name: 'recipient', label: 'Recipient', hint: 'Phone, meter or smart card number', value: value('recipient'), errors })}
+${field({ name: 'recipient', label: 'Recipient', hint: 'A phone, meter or smart card number, or its start: 0803123, +234 803 123 4567', value: value('recipient'), errors })}
 ${field({ name: 'reference', label: 'Reference', value: value('reference'), errors })}
 ${field({ name: 'request_id', label: 'Request ID', value: value('request_id'), errors })}
 </div>

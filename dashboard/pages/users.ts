@@ -19,12 +19,12 @@ function userRow(viewer: Viewer, user: User): SafeHtml {
   const self = user.userId === viewer.session.user?.userId;
   const canDisable = isOwner(viewer) && !self && !user.disabled;
   return html`<tr>
-<th scope="row">${user.email}${self ? ' (you)' : ''}</th>
-<td>${user.role === UserRole.OWNER ? 'Owner' : 'Viewer'}</td>
-<td>${user.disabled ? html`<strong class="tag tag--grey">Disabled</strong>` : html`<strong class="tag tag--green">Active</strong>`}</td>
-<td>${user.totpEnabled ? 'On' : 'Off'}</td>
-<td>${lagosTime(user.createdAt)}</td>
-<td>${canDisable ? html`<a href="/users/disable?user=${encodeURIComponent(user.userId)}" class="danger-link">Disable<span class="visually-hidden"> ${user.email}</span></a>` : ''}</td>
+<th scope="row" data-label="Email">${user.email}${self ? ' (you)' : ''}</th>
+<td data-label="Role">${user.role === UserRole.OWNER ? 'Owner' : 'Viewer'}</td>
+<td data-label="State">${user.disabled ? html`<strong class="tag tag--grey">Disabled</strong>` : html`<strong class="tag tag--green">Active</strong>`}</td>
+<td data-label="Two-step sign-in">${user.totpEnabled ? 'On' : 'Off'}</td>
+<td data-label="Since">${lagosTime(user.createdAt)}</td>
+<td class="table__actions" data-label="Actions">${canDisable ? html`<a href="/users/disable?user=${encodeURIComponent(user.userId)}" class="danger-link">Disable<span class="visually-hidden"> ${user.email}</span></a>` : ''}</td>
 </tr>`;
 }
 
@@ -51,7 +51,7 @@ ${secretBox('Invitation link', 'invite-url', extra.invited.url)}
 </div>`
     : ''
 }
-<div class="table-wrap"><table class="table">
+<div class="table-wrap" role="region" aria-label="People" tabindex="0"><table class="table table--cards">
 <caption class="visually-hidden">People who can sign in to this account</caption>
 <thead><tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">State</th><th scope="col">Two-step sign-in</th><th scope="col">Since</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
 <tbody>${users.map((user) => userRow(viewer, user))}</tbody>

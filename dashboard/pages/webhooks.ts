@@ -13,6 +13,7 @@ import { html, type SafeHtml } from '../../web/html.js';
 import { type CoreRefusal, refusalOf } from '../../web/refusal.js';
 import { isoTime, lagosTime } from '../format.js';
 import { csrfField, empty, type FieldError, isOwner, page, secretBox, type Viewer } from '../layout.js';
+import { signatureSamples } from '../samples.js';
 import type { Answer, PageContext, Route } from '../server.js';
 
 type ModeName = 'live' | 'test';
@@ -110,14 +111,14 @@ function secretPanel(secret: NonNullable<Extra['secret']>): SafeHtml {
 
 function deliveryRow(viewer: Viewer, mode: ModeName, d: Delivery): SafeHtml {
   return html`<tr>
-  <th scope="row"><code>${d.eventId}</code></th>
-  <td><code class="nowrap">${d.type}</code></td>
-  <td>${stateTag(d)}</td>
-  <td>${d.attempts}</td>
-  <td>${d.lastStatus !== 0 ? String(d.lastStatus) : d.lastError !== '' ? d.lastError : '—'}${d.lastStatus !== 0 && d.lastError !== '' ? html`<br><span class="hint">${d.lastError}</span>` : ''}</td>
-  <td>${d.nextAttemptAt ? time(d.nextAttemptAt) : '—'}</td>
-  <td>${time(d.createdAt)}</td>
-  <td>${
+  <td data-label="State">${stateTag(d)}</td>
+  <th scope="row" data-label="Event"><code>${d.eventId}</code></th>
+  <td data-label="Type"><code class="nowrap">${d.type}</code></td>
+  <td data-label="Attempts">${d.attempts}</td>
+  <td data-label="Last answer">${d.lastStatus !== 0 ? String(d.lastStatus) : d.lastError !== '' ? d.lastError : '—'}${d.lastStatus !== 0 && d.lastError !== '' ? html`<br><span class="hint">${d.lastError}</span>` : ''}</td>
+  <td data-label="Next attempt">${d.nextAttemptAt ? time(d.nextAttemptAt) : '—'}</td>
+  <td data-label="Recorded">${time(d.createdAt)}</td>
+  <td class="table__actions" data-label="Actions">${
     isOwner(viewer)
       ? html`<form method="post" action="/webhooks/resend" class="inline-form">${csrfField(viewer.csrfToken)}<input type="hidden" name="mode" value="${mode}"><input type="hidden" name="event_id" value="${d.eventId}"><button type="submit" class="button button--secondary">Resend<span class="visually-hidden"> ${d.eventId}</span></button></form>`
       : ''
@@ -149,6 +150,8 @@ ${MODES.map((mode) => endpointSection(viewer, mode, endpoints[mode], extra))}
 <section aria-labelledby="verifying">
 <h2 id="verifying">Checking a delivery</h2>
 <p>Each delivery carries a <code>Prepaid-Signature: t=&lt;unix seconds&gt;,v1=&lt;hex&gt;</code> header. Compute HMAC-SHA256 of <code>&lt;t&gt;.&lt;raw body&gt;</code> with your secret, over the body exactly as received (before parsing it), and compare it in constant time with each <code>v1</code>: during a rotation there is one per secret, and one match is enough. Refuse a <code>t</code> more than five minutes from your clock, and use the event's <code>id</code> to ignore repeats. ${ctx.config.docsUrl === '' ? '' : html`The whole contract is in the documentation, section <a href="${ctx.config.docsUrl}#webhooks-and-events">${README_SECTION}</a>.`}</p>
+<p>The same check, ready to copy into your receiver:</p>
+${signatureSamples()}
 </section>
 <section aria-labelledby="deliveries">
 <h2 id="deliveries">Deliveries</h2>
@@ -175,9 +178,9 @@ ${
             ? `No ${logMode} delivery: set a ${logMode} webhook URL above to receive events.`
             : `No ${logMode} event yet.`,
       )
-    : html`<div class="table-wrap" role="region" aria-label="${MODE_LABEL[logMode]} deliveries" tabindex="0"><table class="table">
+    : html`<div class="table-wrap" role="region" aria-label="${MODE_LABEL[logMode]} deliveries" tabindex="0"><table class="table table--cards">
 <caption class="visually-hidden">${MODE_LABEL[logMode]} deliveries, newest first</caption>
-<thead><tr><th scope="col">Event</th><th scope="col">Type</th><th scope="col">State</th><th scope="col">Attempts</th><th scope="col">Last answer</th><th scope="col">Next attempt</th><th scope="col">Recorded</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+<thead><tr><th scope="col">State</th><th scope="col">Event</th><th scope="col">Type</th><th scope="col">Attempts</th><th scope="col">Last answer</th><th scope="col">Next attempt</th><th scope="col">Recorded</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
 <tbody>${log.deliveries.map((d) => deliveryRow(viewer, logMode, d))}</tbody>
 </table></div>`
 }

@@ -3,6 +3,7 @@ import type { Filter } from 'mongodb';
 import type { Mode } from '../../domain/mode.js';
 import { kobo } from '../../domain/money.js';
 import type { ProductName } from '../../domain/products.js';
+import { prefixRange } from '../../domain/recipient-search.js';
 import type { TransactionQuery } from '../../domain/records.js';
 import { requireLimit } from '../bounds.js';
 import { decodeTransactionCursor, encodeTransactionCursor, toPage } from '../paging.js';
@@ -31,6 +32,11 @@ export function historySearchFilter(
   if (query.product !== undefined) filter.product = query.product;
   if (query.status !== undefined) filter.status = query.status;
   if (query.recipient !== undefined) filter.recipient = query.recipient;
+  if (query.recipientPrefix !== undefined) {
+    // A range on the string, which the transactions_by_recipient index answers directly.
+    const range = prefixRange(query.recipientPrefix);
+    filter.recipient = { $gte: range.from, $lt: range.until };
+  }
   if (query.reference !== undefined) filter._id = query.reference;
   if (query.requestId !== undefined) filter.request_id = { $eq: query.requestId, $type: 'string' };
   const createdAt: { $gte?: Date; $lt?: Date; $lte?: Date } = {};

@@ -7,6 +7,7 @@ import type Database from 'better-sqlite3';
 import type { Mode } from '../../domain/mode.js';
 import { type Kobo, kobo } from '../../domain/money.js';
 import type { ProductName } from '../../domain/products.js';
+import { prefixRange } from '../../domain/recipient-search.js';
 import type { TransactionQuery } from '../../domain/records.js';
 import { requireLimit } from '../bounds.js';
 import { decodeTransactionCursor, toPage } from '../paging.js';
@@ -22,6 +23,8 @@ const CONDITIONS: readonly [keyof TransactionQuery, string][] = [
   ['from', 'created_at >= @from'],
   ['until', 'created_at < @until'],
   ['recipient', 'recipient = @recipient'],
+  // A range, not LIKE: it walks transactions_by_recipient like the exact match (recipient-search.ts).
+  ['recipientPrefix', 'recipient >= @recipient_from AND recipient < @recipient_until'],
   ['reference', 'reference = @reference'],
   ['requestId', 'request_id = @request_id'],
 ];
@@ -33,6 +36,11 @@ function parameters(query: TransactionQuery): Record<string, string | number> {
   if (query.from !== undefined) values.from = toMs(query.from);
   if (query.until !== undefined) values.until = toMs(query.until);
   if (query.recipient !== undefined) values.recipient = query.recipient;
+  if (query.recipientPrefix !== undefined) {
+    const range = prefixRange(query.recipientPrefix);
+    values.recipient_from = range.from;
+    values.recipient_until = range.until;
+  }
   if (query.reference !== undefined) values.reference = query.reference;
   if (query.requestId !== undefined) values.request_id = query.requestId;
   return values;

@@ -2275,6 +2275,39 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       assert.equal(refs(tested.items), [testOne.reference], 'the test wallet sees its own purchases only');
     });
 
+    it('search by the start of a recipient finds every number that starts so, newest first, page by page, and nothing else', async (h) => {
+      const accountId = await h.account(1_000_000);
+      const other = await h.account(1_000_000);
+      const recipients = ['08031234567', '08031239999', '08031299999', '08041234567', '0803', '45031234567', '08030'];
+      const made: TransactionRecord[] = [];
+      for (const [i, recipient] of recipients.entries()) {
+        made.push(await h.reserved(h.purchase(accountId, { createdAt: at(100 + i * 10), recipient })));
+      }
+      await h.reserved(h.purchase(other, { createdAt: at(105), recipient: '08031234567' }));
+      await h.creditTest(accountId, 100_000);
+      const tested = await h.reserved(
+        h.purchase(accountId, { createdAt: at(115), recipient: '08031234000', mode: 'test' }),
+      );
+      const refs = (list: TransactionRecord[]) => list.map((t) => t.reference);
+      const search = (query: TransactionQuery, limit = 2) =>
+        readAll((page) => h.store.history.search(accountId, 'live', query, page), limit);
+      const startingWith = (prefix: string) => refs([...made].reverse().filter((t) => t.recipient.startsWith(prefix)));
+      for (const prefix of ['0803123', '080312', '0803', '08031234567', '4503', '0804', '08030']) {
+        assert.equal(refs(await search({ recipientPrefix: prefix })), startingWith(prefix), prefix);
+      }
+      assert.equal(await search({ recipientPrefix: '0805' }), [], 'no number starts so');
+      assert.equal(await search({ recipientPrefix: '08031234568' }), [], 'a longer prefix is not a shorter number');
+      assert.equal(
+        refs(await search({ recipientPrefix: '0803', from: at(110), until: at(140) })),
+        refs([made[3]!, made[2]!, made[1]!].filter((t) => t.recipient.startsWith('0803'))),
+        'with dates',
+      );
+      const theirs = await h.store.history.search(other, 'live', { recipientPrefix: '0803' }, { limit: 10 });
+      assert.is(theirs.items.length, 1, 'the other account sees its own only');
+      const test = await h.store.history.search(accountId, 'test', { recipientPrefix: '0803123' }, { limit: 10 });
+      assert.equal(refs(test.items), [tested.reference], 'the test wallet sees its own only');
+    });
+
     it('spend by day counts pending and successful charges, not refunded ones, and the pending count', async (h) => {
       const accountId = await h.account(1_000_000);
       const day = 86_400;

@@ -102,21 +102,35 @@ export function createFundingService(deps: FundingDeps) {
     return outcome;
   }
 
+  /** The provider's customer key of a virtual account (Paystack's carries `#<dedicated account id>` after it). */
+  function customerOf(account: VirtualAccountRecord): string {
+    return account.providerCustomerRef.split('#')[0] ?? '';
+  }
+
   /** Records a confirmed inflow (or finds it recorded) and credits it when it is ours and agrees. */
   async function take(
     provider: FundingProviderName,
     confirmed: ConfirmedInflow,
     hint: InflowHint | null,
   ): Promise<NotifyOutcome> {
-    const account =
-      confirmed.accountNumber === '' ? null : await store.funding.findVirtualAccount(provider, confirmed.accountNumber);
+    // Monnify's re-query names the customer paid but not which of their NUBANs: the signed
+    // notification names it, and the customer it belongs to must be the one the provider names.
+    const accountNumber = confirmed.accountNumber || hint?.accountNumber || '';
+    const account = accountNumber === '' ? null : await store.funding.findVirtualAccount(provider, accountNumber);
     let reason = '';
     if (hint !== null && hint.amountPaidKobo !== confirmed.amountPaidKobo)
       reason = 'the notification and the provider disagree on the amount';
-    else if (hint !== null && hint.accountNumber !== '' && hint.accountNumber !== confirmed.accountNumber)
+    else if (
+      hint !== null &&
+      hint.accountNumber !== '' &&
+      confirmed.accountNumber !== '' &&
+      hint.accountNumber !== confirmed.accountNumber
+    )
       reason = 'the notification and the provider disagree on the account';
     else if (account === null) reason = 'no virtual account has this number';
     else if (account.status !== 'active') reason = 'the virtual account is closed';
+    else if (confirmed.customerRef !== '' && customerOf(account) !== confirmed.customerRef)
+      reason = 'the provider says another customer was paid';
     else if (confirmed.amountPaidKobo < 1 || confirmed.amountPaidKobo > MAX_AMOUNT_KOBO)
       reason = 'the amount is outside what a wallet takes';
     const now = clock();
@@ -124,7 +138,7 @@ export function createFundingService(deps: FundingDeps) {
       inflowId: newInflowId(),
       provider,
       providerReference: confirmed.providerReference,
-      accountNumber: confirmed.accountNumber,
+      accountNumber,
       accountId: reason === '' ? account!.accountId : null,
       mode: account?.mode ?? 'live',
       amountPaidKobo: confirmed.amountPaidKobo,

@@ -9,7 +9,12 @@ import { file_grpc_health_v1_health } from '../../gen/grpc/health/v1/health_pb.j
 import { ApiAccessAdminService, ApiAccessService, file_prepaid_v1_access } from '../../gen/prepaid/v1/access_pb.js';
 import { AdminService, file_prepaid_v1_admin } from '../../gen/prepaid/v1/admin_pb.js';
 import { AuthService, file_prepaid_v1_auth } from '../../gen/prepaid/v1/auth_pb.js';
-import { FundingCallbackService, FundingService, file_prepaid_v1_funding } from '../../gen/prepaid/v1/funding_pb.js';
+import {
+  FundingCallbackService,
+  FundingService,
+  file_prepaid_v1_funding,
+  HolderFundingService,
+} from '../../gen/prepaid/v1/funding_pb.js';
 import { file_prepaid_v1_holder, HolderService, UserAdminService } from '../../gen/prepaid/v1/holder_pb.js';
 import { file_prepaid_v1_purchase, PurchaseService } from '../../gen/prepaid/v1/purchase_pb.js';
 import { file_prepaid_v1_shop, ShopService } from '../../gen/prepaid/v1/shop_pb.js';
@@ -34,7 +39,7 @@ import { adminHandlers } from './admin.js';
 import { authHandlers } from './auth.js';
 import type { ErrorLogger } from './errors.js';
 import { eventHandlers } from './events.js';
-import { fundingCallbackHandlers, fundingHandlers } from './funding.js';
+import { fundingCallbackHandlers, fundingHandlers, holderFundingHandlers } from './funding.js';
 import { implement, serviceDefinition, tokenCheck } from './grpc.js';
 import { type CoreHealth, createHealth } from './health.js';
 import { holderHandlers, userAdminHandlers } from './holder.js';
@@ -99,6 +104,7 @@ export const SERVICE_NAMES = [
   WebhookService.typeName,
   FundingService.typeName,
   FundingCallbackService.typeName,
+  HolderFundingService.typeName,
 ] as const;
 
 export function createCoreServer(deps: CoreServerDeps): CoreServer {
@@ -171,6 +177,15 @@ export function createCoreServer(deps: CoreServerDeps): CoreServer {
   server.addService(
     serviceDefinition(FundingCallbackService),
     implement(FundingCallbackService, fundingCallbackHandlers(deps.funding), serviceCallers, deps.log),
+  );
+  server.addService(
+    serviceDefinition(HolderFundingService),
+    implement(
+      HolderFundingService,
+      holderFundingHandlers(deps.funding, deps.people, (accountId, mode) => deps.purchases.balance(accountId, mode)),
+      serviceCallers,
+      deps.log,
+    ),
   );
 
   server.addService(

@@ -176,6 +176,7 @@ export function holderFundingHandlers(
         lowBalanceThresholdKobo: BigInt(overview.lowBalanceThresholdKobo ?? 0),
         recentCredits: overview.recentCredits.map((i) => inflowMessage(i, false)),
         balanceKobo: BigInt(balanceKobo),
+        openingProblem: overview.openingProblem,
       };
     },
     async openSessionFunding(req) {

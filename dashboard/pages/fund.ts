@@ -152,6 +152,7 @@ ${below ? html`<div class="warning" role="alert"><p><strong>Low balance.</strong
   <div class="card"><dt>${test ? 'Test balance' : 'Balance'}</dt><dd class="card__figure" id="balance">${naira(funding.balanceKobo)}</dd></div>
   <div class="card"><dt>Account id</dt><dd><code id="account-id">${funding.accountId}</code> <button type="button" class="button button--secondary" data-copy="account-id" hidden>Copy account id</button></dd></div>
 </dl>
+${funding.openingProblem === '' ? '' : html`<div class="warning" role="alert"><p><strong>An account could not be opened.</strong> The bank's partner answered: ${funding.openingProblem}</p><p>Check the details and give them again, or ask us for help quoting your account id.</p></div>`}
 ${accounts}
 <h2>Recent funding credits</h2>
 ${creditsTable(funding)}

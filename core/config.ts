@@ -33,6 +33,7 @@ import { type FundingFee, parseFeePercent } from './domain/funding.js';
 import { type Kobo, parseNaira } from './domain/money.js';
 import { PRODUCTS, type ProductName } from './domain/products.js';
 import { PHONE_PATTERN } from './domain/validation.js';
+import { DEFAULT_MONNIFY_BASE_URL } from './funding/monnify.js';
 import { DEFAULT_PAYSTACK_BASE_URL, DEFAULT_PAYSTACK_PREFERRED_BANK } from './funding/paystack.js';
 import {
   PROVIDER_KINDS,
@@ -80,6 +81,8 @@ export interface CoreConfig {
     kycKey: string | null;
     /** Paystack dedicated accounts when PAYSTACK_SECRET_KEY is set. */
     paystack: { secretKey: string; baseUrl: string; preferredBank: string } | null;
+    /** Monnify reserved accounts when its API key, secret key and contract code are all set. */
+    monnify: { apiKey: string; secretKey: string; contractCode: string; baseUrl: string } | null;
   };
 }
 
@@ -368,6 +371,22 @@ export const CORE_SCHEMA = {
     help: "The bank of new Paystack dedicated accounts (a provider slug from Paystack's available_providers: wema-bank, titan-paystack, access-bank; test-bank in test mode).",
     check: (value) => (/^[a-z0-9-]{1,50}$/.test(value) ? undefined : 'must be a provider slug such as wema-bank.'),
   }),
+  monnifyApiKey: optional(
+    'MONNIFY_API_KEY',
+    'none (Monnify funding off)',
+    'Monnify API key; with `MONNIFY_SECRET_KEY` and `MONNIFY_CONTRACT_CODE`, wallets get Monnify reserved accounts.',
+  ),
+  monnifySecretKey: optional(
+    'MONNIFY_SECRET_KEY',
+    'none',
+    "Monnify secret (client) key: it logs in with the API key and signs Monnify's notifications.",
+  ),
+  monnifyContractCode: optional('MONNIFY_CONTRACT_CODE', 'none', 'Monnify contract code (digits, from the dashboard).'),
+  monnifyBaseUrl: optional(
+    'MONNIFY_BASE_URL',
+    DEFAULT_MONNIFY_BASE_URL,
+    'Monnify API base (`https://sandbox.monnify.com` with sandbox keys). https only (http only to localhost, for tests).',
+  ),
   fundingKycKey: secret(
     'FUNDING_KYC_KEY',
     'generated in `DATA_DIR/funding-kyc.key`',
@@ -389,6 +408,27 @@ function credential(name: string, value: string | undefined, why: string): strin
   if (value.length > 200 || /\s/.test(value))
     throw new ConfigError(name, 'must be one word of at most 200 characters.');
   return value;
+}
+
+/** Monnify is on when its three credentials are set; some but not all is a mistake worth stopping for. */
+function monnifyConfig(
+  apiKey: string | undefined,
+  secretKey: string | undefined,
+  contractCode: string | undefined,
+  baseUrl: string | undefined,
+): CoreConfig['funding']['monnify'] {
+  const given = [apiKey, secretKey, contractCode].filter((value) => value !== undefined && value !== '');
+  if (given.length === 0) return null;
+  const why = 'for Monnify funding (MONNIFY_API_KEY, MONNIFY_SECRET_KEY and MONNIFY_CONTRACT_CODE go together)';
+  const code = credential('MONNIFY_CONTRACT_CODE', contractCode || undefined, why);
+  if (!/^\d{1,30}$/.test(code))
+    throw new ConfigError('MONNIFY_CONTRACT_CODE', 'must be the digits of the contract code.');
+  return {
+    apiKey: credential('MONNIFY_API_KEY', apiKey || undefined, why),
+    secretKey: credential('MONNIFY_SECRET_KEY', secretKey || undefined, why),
+    contractCode: code,
+    baseUrl: upstreamUrl('MONNIFY_BASE_URL', baseUrl ?? DEFAULT_MONNIFY_BASE_URL),
+  };
 }
 
 /** An upstream address: https, or http to this machine only (a local fake); never credentials in it. */
@@ -508,6 +548,7 @@ export function readCoreConfig(env: Env = process.env): CoreConfig {
               baseUrl: upstreamUrl('PAYSTACK_BASE_URL', v.paystackBaseUrl ?? DEFAULT_PAYSTACK_BASE_URL),
               preferredBank: v.paystackPreferredBank,
             },
+      monnify: monnifyConfig(v.monnifyApiKey, v.monnifySecretKey, v.monnifyContractCode, v.monnifyBaseUrl),
     },
   };
 }

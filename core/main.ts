@@ -17,8 +17,10 @@ import { ADMIN_TOKEN_FILE, loadOrCreateToken, SERVICE_TOKEN_FILE } from '../runt
 const FUNDING_KYC_KEY_FILE = 'funding-kyc.key';
 
 import { createCore } from './app.js';
-import { coreConfigHelp, readCoreConfig } from './config.js';
+import { type CoreConfig, coreConfigHelp, readCoreConfig } from './config.js';
+import { createMonnifyFunding } from './funding/monnify.js';
 import { createPaystackFunding } from './funding/paystack.js';
+import type { FundingProvider } from './funding/port.js';
 import { createCoreMetrics, type MetricsServer, serveMetrics } from './metrics.js';
 import { type BuiltProviders, createProviders, describeRouting } from './providers/index.js';
 import type { Providers } from './providers/port.js';
@@ -85,7 +87,7 @@ export async function startCore(env: Record<string, string | undefined> = proces
       fee: config.funding.fee,
       kycKey: fundingKycKey,
       sweepIntervalMs: config.funding.sweepIntervalMs,
-      providers: config.funding.paystack === null ? [] : [createPaystackFunding(config.funding.paystack)],
+      providers: fundingProviders(config.funding),
     },
     log,
     ...(metrics === undefined ? {} : { metrics }),
@@ -164,6 +166,14 @@ export async function startCore(env: Record<string, string | undefined> = proces
       void metricsServer?.close();
     },
   };
+}
+
+/** The live funding providers configured; none means the sandbox serves live wallets too. */
+function fundingProviders(funding: CoreConfig['funding']): FundingProvider[] {
+  return [
+    ...(funding.paystack === null ? [] : [createPaystackFunding(funding.paystack)]),
+    ...(funding.monnify === null ? [] : [createMonnifyFunding(funding.monnify)]),
+  ];
 }
 
 /** The variables of the core's gRPC address, for messages about it. */

@@ -6,6 +6,7 @@
  */
 import { type Client, createClient } from '@connectrpc/connect';
 import { ApiAccessService } from '../gen/prepaid/v1/access_pb.js';
+import { HolderFundingService } from '../gen/prepaid/v1/funding_pb.js';
 import { HolderService } from '../gen/prepaid/v1/holder_pb.js';
 import { ShopService } from '../gen/prepaid/v1/shop_pb.js';
 import { Mode } from '../gen/prepaid/v1/types_pb.js';
@@ -18,6 +19,8 @@ export interface DashboardCore {
   shop: Client<typeof ShopService>;
   /** Requests for API access, and the first key pair after an approval. */
   access: Client<typeof ApiAccessService>;
+  /** The Fund wallet page: the session's wallet's bank accounts, identity and low-balance threshold. */
+  holderFunding: Client<typeof HolderFundingService>;
   /** Closes the connection to the core. */
   close(): void;
 }
@@ -44,6 +47,7 @@ export function createDashboardCore(options: DashboardCoreOptions): DashboardCor
     holder: createClient(HolderService, transport),
     shop: createClient(ShopService, transport),
     access: createClient(ApiAccessService, transport),
+    holderFunding: createClient(HolderFundingService, transport),
     close: () => transport.close(),
   };
 }

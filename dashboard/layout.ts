@@ -43,6 +43,7 @@ export function isOwner(viewer: Viewer): boolean {
  */
 const NAV: ReadonlyArray<readonly [string, string, boolean]> = [
   ['/', 'Overview', true],
+  ['/fund', 'Fund wallet', true],
   ['/buy', 'Buy', true],
   ['/keys', 'API keys', true],
   ['/prices', 'Prices', true],

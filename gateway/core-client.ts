@@ -6,7 +6,7 @@
 import { type Client, createClient } from '@connectrpc/connect';
 import { Health } from '../gen/grpc/health/v1/health_pb.js';
 import { AuthService } from '../gen/prepaid/v1/auth_pb.js';
-import { FundingCallbackService } from '../gen/prepaid/v1/funding_pb.js';
+import { FundingCallbackService, HolderFundingService } from '../gen/prepaid/v1/funding_pb.js';
 import { PurchaseService } from '../gen/prepaid/v1/purchase_pb.js';
 import { EventService } from '../gen/prepaid/v1/webhooks_pb.js';
 import { createCoreTransport } from '../runtime/core-transport.js';
@@ -20,6 +20,8 @@ export interface CoreClients {
   health: Client<typeof Health>;
   /** Providers' funding notifications (POST /callbacks/paystack, /callbacks/monnify). */
   funding: Client<typeof FundingCallbackService>;
+  /** The caller's funding accounts and fee (GET ?action=funding). */
+  holderFunding: Client<typeof HolderFundingService>;
   /** Closes the connection to the core; calls after this fail. */
   close(): void;
 }
@@ -59,6 +61,7 @@ export function createCoreClients(options: CoreClientOptions): CoreClients {
     events: createClient(EventService, transport),
     health: createClient(Health, transport),
     funding: createClient(FundingCallbackService, transport),
+    holderFunding: createClient(HolderFundingService, transport),
     close: () => transport.close(),
   };
 }

@@ -120,6 +120,44 @@ const schemas: Record<string, Schema> = {
     required: ['status', 'balance', 'tier', 'mode'],
     additionalProperties: false,
   },
+  FundingResponse: {
+    type: 'object',
+    properties: {
+      status: { const: 'success' },
+      accounts: {
+        type: 'array',
+        description: "The bank accounts that fund the key pair's wallet; empty until the owner opens them.",
+        items: {
+          type: 'object',
+          properties: {
+            provider: { enum: ['sandbox', 'paystack', 'monnify'] },
+            bank: { type: 'string' },
+            account_number: { type: 'string', pattern: '^\\d{10}$' },
+            account_name: { type: 'string' },
+            status: { enum: ['active', 'closed'] },
+          },
+          required: ['provider', 'bank', 'account_number', 'account_name', 'status'],
+          additionalProperties: false,
+        },
+      },
+      fee: {
+        type: 'object',
+        description: 'The fee on each transfer, taken before the wallet is credited.',
+        properties: {
+          percent: { type: 'number', minimum: 0, maximum: 99.99, description: 'Percent of the amount paid.' },
+          cap: {
+            ...naira,
+            type: ['number', 'null'],
+            description: 'The most one transfer pays, in Naira; null: no cap.',
+          },
+        },
+        required: ['percent', 'cap'],
+        additionalProperties: false,
+      },
+    },
+    required: ['status', 'accounts', 'fee'],
+    additionalProperties: false,
+  },
   Plan: {
     type: 'object',
     properties: {
@@ -468,6 +506,11 @@ const PURCHASE_PENDING = { '202': 'PendingResponse' } as const;
 
 export const ACTION_DOCS: Readonly<Record<string, ActionDoc>> = {
   balance: { method: 'GET', summary: 'Wallet balance and tier.', responses: { '200': 'BalanceResponse' } },
+  funding: {
+    method: 'GET',
+    summary: 'The bank accounts that fund your wallet, and the funding fee.',
+    responses: { '200': 'FundingResponse' },
+  },
   plans: {
     method: 'GET',
     summary: "Active data plans at this account's price; optional `network`.",

@@ -10,6 +10,11 @@
  * - verify: `GET /transaction/verify/{reference}`; only `status: "success"` in NGN is paid.
  * - recent inflows: `GET /transaction?status=success&channel=dedicated_nuban&virtual_account_number=…&from=…`.
  * - close: `DELETE /dedicated_account/{id}`.
+ * - identification and assignment events (`customeridentification.success|failed`,
+ *   `dedicatedaccount.assign.success|failed`): the customer they name is fetched again
+ *   (`GET /customer/{code}`) and must carry our account id in the metadata we gave it at
+ *   creation; after a validated BVN the dedicated account is created; a failure is returned
+ *   with Paystack's reason for the owner to read.
  *
  * Unsure facts (marked so in the facts file), and what this adapter does about them:
  * - The receiving account number of a DVA payment is read from
@@ -20,11 +25,26 @@
  * - The exact 404 message of verify for an unknown reference is unsure; any 404 is "not paid".
  * - Which business category must validate customers first is decided on the merchant's
  *   dashboard (unsure); the identification step runs whenever a bank account is given.
+ * - The shape of `GET /customer/{code}` is not in the facts file beyond "the customer with a
+ *   dedicated_account object" (unsure): `metadata` is read as an object or a JSON string, and
+ *   a customer without our account id in it is not ours (nothing opened).
+ * - One paragraph of Paystack's guide names the assignment events `assigndedicatedaccount.*`;
+ *   both names are read (unsure which one is sent).
  */
 import { invalid } from '../domain/errors.js';
-import type { VirtualAccountRecord } from '../domain/funding.js';
+import type { KycKind, VirtualAccountRecord } from '../domain/funding.js';
 import { isKobo, kobo, MAX_AMOUNT_KOBO } from '../domain/money.js';
-import type { ConfirmedInflow, FundingProvider, InflowHint, OpenRequest, OpenResult, VerifyResult } from './port.js';
+import type {
+  AccountEvent,
+  ConfirmedInflow,
+  FundingProvider,
+  InflowHint,
+  OpenedAccount,
+  OpeningOutcome,
+  OpenRequest,
+  OpenResult,
+  VerifyResult,
+} from './port.js';
 import { verifyHmacSha512Hex } from './signature.js';
 
 export const DEFAULT_PAYSTACK_BASE_URL = 'https://api.paystack.co';
@@ -115,8 +135,76 @@ export function createPaystackFunding(options: PaystackOptions): FundingProvider
     return new PaystackAnswer(response.status, obj(parsed));
   }
 
+  async function createDedicated(code: string, signal: AbortSignal): Promise<OpenedAccount> {
+    const created = await call('POST', '/dedicated_account', { customer: code, preferred_bank: preferredBank }, signal);
+    if (!created.ok)
+      throw new Error(
+        `paystack: dedicated account not created (${created.httpStatus} ${str(created.body['message'])})`,
+      );
+    return dedicatedFrom(obj(created.body['data']), code);
+  }
+
+  /** Whose wallet a Paystack customer is, from the metadata we gave it; null when not ours. */
+  async function customerOwner(
+    code: string,
+    signal: AbortSignal,
+  ): Promise<{ accountId: string; mode: 'live' | 'test'; kycKind: KycKind; kycLast4: string } | 'unknown' | null> {
+    const answer = await call('GET', `/customer/${encodeURIComponent(code)}`, undefined, signal);
+    if (answer.httpStatus === 404) return null;
+    if (!answer.ok) return 'unknown';
+    const raw = obj(answer.body['data'])['metadata'];
+    let metadata: Json = obj(raw);
+    if (typeof raw === 'string') {
+      try {
+        metadata = obj(JSON.parse(raw));
+      } catch {
+        metadata = {};
+      }
+    }
+    const accountId = str(metadata['account_id']);
+    if (accountId === '') return null;
+    return {
+      accountId,
+      mode: metadata['mode'] === 'test' ? 'test' : 'live',
+      kycKind: metadata['kyc_kind'] === 'nin' ? 'nin' : 'bvn',
+      kycLast4: /^\d{4}$/.test(str(metadata['kyc_last4'])) ? str(metadata['kyc_last4']) : '',
+    };
+  }
+
   return {
     name: 'paystack',
+    async completeOpening(event: AccountEvent, hasAccount, signal): Promise<OpeningOutcome> {
+      let owner: Awaited<ReturnType<typeof customerOwner>>;
+      try {
+        owner = await customerOwner(event.customerRef, signal);
+      } catch (error) {
+        return { kind: 'unknown', reason: error instanceof Error ? error.message : String(error) };
+      }
+      if (owner === 'unknown') return { kind: 'unknown', reason: 'Paystack did not answer for the customer' };
+      if (owner === null) return { kind: 'not_ours', reason: 'the customer carries no account of ours' };
+      if (!event.ok) {
+        const reason =
+          event.reason ||
+          (event.step === 'identification'
+            ? 'Paystack could not validate the BVN with the bank account given.'
+            : 'Paystack could not assign a dedicated account.');
+        return { kind: 'failed', accountId: owner.accountId, mode: owner.mode, reason };
+      }
+      if (await hasAccount(owner.accountId, owner.mode)) return { kind: 'already_open', accountId: owner.accountId };
+      let account: OpenedAccount;
+      if (event.step === 'assignment' && /^\d+$/.test(event.accountRef)) {
+        // The event names the account: read it back from Paystack rather than believe the event.
+        const fetched = await call('GET', `/dedicated_account/${event.accountRef}`, undefined, signal);
+        if (!fetched.ok) return { kind: 'unknown', reason: `Paystack answered ${fetched.httpStatus} for the account` };
+        const data = obj(fetched.body['data']);
+        if (str(obj(data['customer'])['customer_code']) !== event.customerRef || data['active'] === false)
+          return { kind: 'not_ours', reason: 'the dedicated account belongs to another customer or is inactive' };
+        account = dedicatedFrom(data, event.customerRef);
+      } else {
+        account = await createDedicated(event.customerRef, signal);
+      }
+      return { kind: 'opened', ...owner, accounts: [account] };
+    },
     async open(request: OpenRequest, signal): Promise<OpenResult> {
       const { kyc } = request;
       if (kyc.kind !== 'bvn') throw invalid('bvn', 'Paystack dedicated accounts need a BVN.');
@@ -128,7 +216,14 @@ export function createPaystackFunding(options: PaystackOptions): FundingProvider
           first_name: kyc.firstName,
           last_name: kyc.lastName,
           phone: kyc.phone,
-          metadata: JSON.stringify({ account_id: request.accountId }),
+          // Read back when Paystack's identification answers later: whose wallet, which identity
+          // (kind and last four digits only; Paystack has the number itself).
+          metadata: JSON.stringify({
+            account_id: request.accountId,
+            mode: request.mode,
+            kyc_kind: kyc.kind,
+            kyc_last4: kyc.number.slice(-4),
+          }),
         },
         signal,
       );
@@ -163,34 +258,7 @@ export function createPaystackFunding(options: PaystackOptions): FundingProvider
           `Paystack refused the identification: ${str(identification.body['message']) || identification.httpStatus}.`,
         );
       }
-      const created = await call(
-        'POST',
-        '/dedicated_account',
-        { customer: code, preferred_bank: preferredBank },
-        signal,
-      );
-      if (!created.ok)
-        throw new Error(
-          `paystack: dedicated account not created (${created.httpStatus} ${str(created.body['message'])})`,
-        );
-      const data = obj(created.body['data']);
-      const bank = obj(data['bank']);
-      const accountNumber = str(data['account_number']);
-      if (!/^\d{10}$/.test(accountNumber))
-        throw new Error('paystack: dedicated account answer without a 10-digit account_number');
-      return {
-        kind: 'opened',
-        accounts: [
-          {
-            accountNumber,
-            bankName: str(bank['name']),
-            bankCode: str(bank['slug']),
-            accountName: str(data['account_name']),
-            // The customer code and the DVA id (for deactivation), together.
-            providerCustomerRef: `${code}#${str(data['id'])}`,
-          },
-        ],
-      };
+      return { kind: 'opened', accounts: [await createDedicated(code, signal)] };
     },
     async verify(reference, signal): Promise<VerifyResult> {
       let answer: PaystackAnswer;
@@ -233,7 +301,7 @@ export function createPaystackFunding(options: PaystackOptions): FundingProvider
       } catch {
         return 'bad_body';
       }
-      return paystackHint(parsed) ?? 'bad_body';
+      return paystackAccountEvent(parsed) ?? paystackHint(parsed) ?? 'bad_body';
     },
     async close(account, signal) {
       const id = account.providerCustomerRef.split('#')[1] ?? '';
@@ -264,5 +332,51 @@ export function paystackHint(body: unknown): InflowHint | 'ignored' | null {
     accountNumber:
       str(authorization['receiver_bank_account_number']) || str(obj(data['metadata'])['receiver_account_number']),
     amountPaidKobo: kobo(amount),
+  };
+}
+
+/** A dedicated account as Paystack's create and fetch calls give it. */
+function dedicatedFrom(data: Json, code: string): OpenedAccount {
+  const bank = obj(data['bank']);
+  const accountNumber = str(data['account_number']);
+  if (!/^\d{10}$/.test(accountNumber))
+    throw new Error('paystack: dedicated account answer without a 10-digit account_number');
+  return {
+    accountNumber,
+    bankName: str(bank['name']),
+    bankCode: str(bank['slug']),
+    accountName: str(data['account_name']),
+    // The customer code and the DVA id (for deactivation), together.
+    providerCustomerRef: `${code}#${str(data['id'])}`,
+  };
+}
+
+const ACCOUNT_EVENTS: Readonly<Record<string, { step: AccountEvent['step']; ok: boolean }>> = {
+  'customeridentification.success': { step: 'identification', ok: true },
+  'customeridentification.failed': { step: 'identification', ok: false },
+  'dedicatedaccount.assign.success': { step: 'assignment', ok: true },
+  'dedicatedaccount.assign.failed': { step: 'assignment', ok: false },
+  'assigndedicatedaccount.success': { step: 'assignment', ok: true },
+  'assigndedicatedaccount.failed': { step: 'assignment', ok: false },
+};
+
+/**
+ * Paystack's identification and assignment events, as the facts file gives them: the
+ * customer code is `data.customer_code` (identification) or `data.customer.customer_code`
+ * (assignment). Undefined: not one of these events.
+ */
+function paystackAccountEvent(body: unknown): AccountEvent | 'bad_body' | undefined {
+  const event = obj(body);
+  const known = ACCOUNT_EVENTS[str(event['event'])];
+  if (known === undefined) return undefined;
+  const data = obj(event['data']);
+  const customerRef = str(data['customer_code']) || str(obj(data['customer'])['customer_code']);
+  if (!/^CUS_[A-Za-z0-9]{1,64}$/.test(customerRef)) return 'bad_body';
+  return {
+    kind: 'account_event',
+    ...known,
+    customerRef,
+    accountRef: str(obj(data['dedicated_account'])['id']),
+    reason: str(data['reason']).slice(0, 300),
   };
 }

@@ -5,7 +5,7 @@
  * notification) and closes an account. Anything a provider cannot confirm with certainty is
  * `unknown`, and an unknown inflow is never credited.
  */
-import type { FundingProviderName, KycInput, VirtualAccountRecord } from '../domain/funding.js';
+import type { FundingProviderName, KycInput, KycKind, VirtualAccountRecord } from '../domain/funding.js';
 import type { Mode } from '../domain/mode.js';
 import type { Kobo } from '../domain/money.js';
 
@@ -17,7 +17,7 @@ export interface OpenRequest {
 }
 
 /** One NUBAN a provider reserved. */
-interface OpenedAccount {
+export interface OpenedAccount {
   accountNumber: string;
   bankName: string;
   bankCode: string;
@@ -71,6 +71,37 @@ export interface FundingProvider {
    * time first, then what it claims. Absent for a provider that sends none (the sandbox).
    */
   readNotification?(rawBody: Buffer, signature: string | undefined): NotificationRead;
+  /**
+   * Finishes an opening the provider answered later (Paystack's identification and assignment
+   * events): re-queries the provider for the customer the event names and, when it is one of
+   * ours and `hasAccount` says the wallet has none of this provider's yet, returns the accounts
+   * opened for it, or why the provider refused.
+   */
+  completeOpening?(
+    event: AccountEvent,
+    hasAccount: (accountId: string, mode: Mode) => Promise<boolean>,
+    signal: AbortSignal,
+  ): Promise<OpeningOutcome>;
 }
 
-type NotificationRead = InflowHint | 'ignored' | 'bad_signature' | 'bad_body';
+/** A provider's news about an account it was asked to open, as its signed notification claims it. */
+export interface AccountEvent {
+  kind: 'account_event';
+  /** identification: the BVN check; assignment: the dedicated account itself. */
+  step: 'identification' | 'assignment';
+  ok: boolean;
+  customerRef: string;
+  /** The provider's dedicated account id, when the event names one. */
+  accountRef: string;
+  reason: string;
+}
+
+export type OpeningOutcome =
+  | { kind: 'opened'; accountId: string; mode: Mode; kycKind: KycKind; kycLast4: string; accounts: OpenedAccount[] }
+  /** The wallet has this provider's account already (a repeated event): nothing to do. */
+  | { kind: 'already_open'; accountId: string }
+  | { kind: 'failed'; accountId: string; mode: Mode; reason: string }
+  /** Not a customer of ours, or no certain answer: nothing changes (unknown is retried by the provider). */
+  | { kind: 'not_ours' | 'unknown'; reason: string };
+
+type NotificationRead = InflowHint | AccountEvent | 'ignored' | 'bad_signature' | 'bad_body';

@@ -25,7 +25,7 @@ import type { Mode } from '../domain/mode.js';
 import { type Kobo, MAX_AMOUNT_KOBO } from '../domain/money.js';
 import type { Store } from '../store/port.js';
 import { kycHash, kycLast4 } from './kyc.js';
-import type { ConfirmedInflow, FundingProvider, InflowHint } from './port.js';
+import type { AccountEvent, ConfirmedInflow, FundingProvider, InflowHint } from './port.js';
 import type { SandboxFunding } from './sandbox.js';
 
 /** How long one provider call may take before its answer counts as unknown. */
@@ -34,6 +34,8 @@ const FUNDING_PROVIDER_TIMEOUT_MS = 15_000;
 const SWEEP_LOOKBACK_MS = 24 * 60 * 60 * 1000;
 /** Verified inflows the sweeper finishes per run, and unmatched ones a list shows. */
 export const MAX_INFLOWS_PER_RUN = 500;
+/** The audit action of a provider's refusal to open a wallet's account (shown to its owner). */
+const OPENING_FAILED = 'funding.opening_failed';
 /** Funding credits the Fund wallet page and `funding accounts` show. */
 const RECENT_CREDITS = 20;
 
@@ -52,7 +54,7 @@ export interface FundingObserver {
 }
 
 export interface FundingDeps {
-  store: Pick<Store, 'accounts' | 'funding'>;
+  store: Pick<Store, 'accounts' | 'funding' | 'auditLog'>;
   /** The providers each mode opens accounts with; test mode has only the sandbox. */
   providers: { live: FundingProvider[]; test: FundingProvider[] };
   /** The sandbox, which `simulateTransfer` drives. */
@@ -72,6 +74,8 @@ export interface FundingOverview {
   fee: FundingFee;
   lowBalanceThresholdKobo: Kobo | null;
   recentCredits: InflowRecord[];
+  /** Why a provider refused to open an account for this wallet (its latest answer), or "". */
+  openingProblem: string;
 }
 
 function signal(): AbortSignal {
@@ -86,6 +90,9 @@ export function createFundingService(deps: FundingDeps) {
   async function requireAccount(accountId: string): Promise<void> {
     if ((await store.accounts.get(accountId)) === null) throw notFound(`Account ${accountId}`);
   }
+
+  /** Account events in progress, by provider and customer (accountEvent). */
+  const openings = new Map<string, Promise<void>>();
 
   function told(provider: FundingProviderName, outcome: NotifyOutcome, inflow: InflowRecord | null): NotifyOutcome {
     deps.observer?.inflow(provider, outcome, outcome === 'credited' && inflow !== null ? inflow.creditedKobo : 0);
@@ -102,21 +109,35 @@ export function createFundingService(deps: FundingDeps) {
     return outcome;
   }
 
+  /** The provider's customer key of a virtual account (Paystack's carries `#<dedicated account id>` after it). */
+  function customerOf(account: VirtualAccountRecord): string {
+    return account.providerCustomerRef.split('#')[0] ?? '';
+  }
+
   /** Records a confirmed inflow (or finds it recorded) and credits it when it is ours and agrees. */
   async function take(
     provider: FundingProviderName,
     confirmed: ConfirmedInflow,
     hint: InflowHint | null,
   ): Promise<NotifyOutcome> {
-    const account =
-      confirmed.accountNumber === '' ? null : await store.funding.findVirtualAccount(provider, confirmed.accountNumber);
+    // Monnify's re-query names the customer paid but not which of their NUBANs: the signed
+    // notification names it, and the customer it belongs to must be the one the provider names.
+    const accountNumber = confirmed.accountNumber || hint?.accountNumber || '';
+    const account = accountNumber === '' ? null : await store.funding.findVirtualAccount(provider, accountNumber);
     let reason = '';
     if (hint !== null && hint.amountPaidKobo !== confirmed.amountPaidKobo)
       reason = 'the notification and the provider disagree on the amount';
-    else if (hint !== null && hint.accountNumber !== '' && hint.accountNumber !== confirmed.accountNumber)
+    else if (
+      hint !== null &&
+      hint.accountNumber !== '' &&
+      confirmed.accountNumber !== '' &&
+      hint.accountNumber !== confirmed.accountNumber
+    )
       reason = 'the notification and the provider disagree on the account';
     else if (account === null) reason = 'no virtual account has this number';
     else if (account.status !== 'active') reason = 'the virtual account is closed';
+    else if (confirmed.customerRef !== '' && customerOf(account) !== confirmed.customerRef)
+      reason = 'the provider says another customer was paid';
     else if (confirmed.amountPaidKobo < 1 || confirmed.amountPaidKobo > MAX_AMOUNT_KOBO)
       reason = 'the amount is outside what a wallet takes';
     const now = clock();
@@ -124,7 +145,7 @@ export function createFundingService(deps: FundingDeps) {
       inflowId: newInflowId(),
       provider,
       providerReference: confirmed.providerReference,
-      accountNumber: confirmed.accountNumber,
+      accountNumber,
       accountId: reason === '' ? account!.accountId : null,
       mode: account?.mode ?? 'live',
       amountPaidKobo: confirmed.amountPaidKobo,
@@ -198,6 +219,104 @@ export function createFundingService(deps: FundingDeps) {
     return take(providerName, verified.inflow, hint);
   }
 
+  /**
+   * A provider's later answer to an opening (Paystack's identification and assignment events):
+   * the accounts it opened are saved, a refusal is kept in the audit log for the owner to read
+   * on the Fund wallet page, and a repeated event changes nothing.
+   */
+  function accountEvent(provider: FundingProvider, event: AccountEvent): Promise<'account_event' | 'unknown'> {
+    // One event per customer at a time in this core, so copies arriving together open one
+    // account; the provider's own answer for a customer that has one is the backstop (unsure).
+    const key = `${provider.name}:${event.customerRef}`;
+    const previous = openings.get(key) ?? Promise.resolve();
+    const run = previous.then(
+      () => applyAccountEvent(provider, event),
+      () => applyAccountEvent(provider, event),
+    );
+    const settled = run.then(
+      () => {},
+      () => {},
+    );
+    openings.set(key, settled);
+    void settled.then(() => {
+      if (openings.get(key) === settled) openings.delete(key);
+    });
+    return run;
+  }
+
+  async function applyAccountEvent(
+    provider: FundingProvider,
+    event: AccountEvent,
+  ): Promise<'account_event' | 'unknown'> {
+    if (provider.completeOpening === undefined) return 'account_event';
+    const hasAccount = async (accountId: string, mode: Mode) =>
+      (await store.funding.listVirtualAccounts(accountId, mode)).some(
+        (a) => a.provider === provider.name && a.status === 'active',
+      );
+    const outcome = await provider.completeOpening(event, hasAccount, signal());
+    switch (outcome.kind) {
+      case 'unknown':
+        log('funding.opening_unconfirmed', { level: 'warn', provider: provider.name, reason: outcome.reason });
+        return 'unknown';
+      case 'not_ours':
+      case 'already_open':
+        return 'account_event';
+      case 'failed':
+        log('funding.opening_failed', {
+          level: 'warn',
+          provider: provider.name,
+          account_id: outcome.accountId,
+          step: event.step,
+        });
+        await store.auditLog.append({
+          at: clock(),
+          actor: 'system',
+          action: OPENING_FAILED,
+          target: outcome.accountId,
+          before: null,
+          after: JSON.stringify({ provider: provider.name, mode: outcome.mode, step: event.step }),
+          address: null,
+          note: outcome.reason,
+        });
+        return 'account_event';
+      case 'opened':
+        for (const opened of outcome.accounts) {
+          if ((await store.funding.findVirtualAccount(provider.name, opened.accountNumber)) !== null) continue;
+          await store.funding.saveVirtualAccount({
+            provider: provider.name,
+            ...opened,
+            accountId: outcome.accountId,
+            mode: outcome.mode,
+            status: 'active',
+            kycKind: outcome.kycKind,
+            kycLast4: outcome.kycLast4,
+            // The number itself was given before and is not kept anywhere, so its keyed hash
+            // cannot be made here: an account opened by a later answer has none.
+            kycHash: '',
+            createdAt: clock(),
+          });
+        }
+        log('funding.accounts_opened', {
+          account_id: outcome.accountId,
+          mode: outcome.mode,
+          provider: provider.name,
+          count: outcome.accounts.length,
+          step: event.step,
+        });
+        return 'account_event';
+    }
+  }
+
+  /** The latest refusal of an opening for this wallet, unless an account was opened after it. */
+  async function openingProblem(accountId: string, mode: Mode, accounts: VirtualAccountRecord[]): Promise<string> {
+    const [latest] = (await store.auditLog.list({ action: OPENING_FAILED, target: accountId, limit: 5 })).filter(
+      (entry) => (JSON.parse(entry.after ?? '{}') as { mode?: string }).mode === mode,
+    );
+    if (latest === undefined) return '';
+    const opened = accounts.some((a) => a.status === 'active' && a.createdAt >= latest.at);
+    return opened ? '' : latest.note;
+  }
+
   function providerOf(name: FundingProviderName): FundingProvider {
     const provider = byName.get(name);
     if (provider === undefined)
@@ -264,6 +383,7 @@ export function createFundingService(deps: FundingDeps) {
         fee: deps.fee,
         lowBalanceThresholdKobo,
         recentCredits: inflows.filter((i) => i.status === 'credited'),
+        openingProblem: await openingProblem(accountId, mode, accounts),
       };
     },
 
@@ -274,12 +394,13 @@ export function createFundingService(deps: FundingDeps) {
       providerName: string,
       rawBody: Buffer,
       signature: string | undefined,
-    ): Promise<NotifyOutcome | 'ignored' | 'bad_signature' | 'bad_body'> {
+    ): Promise<NotifyOutcome | 'ignored' | 'bad_signature' | 'bad_body' | 'account_event'> {
       const provider = isFundingProvider(providerName) ? byName.get(providerName) : undefined;
       // A provider not configured here has no secret to check with: nothing it sends is believed.
       if (provider?.readNotification === undefined) return 'bad_signature';
       const read = provider.readNotification(rawBody, signature);
       if (typeof read === 'string') return read;
+      if ('kind' in read) return accountEvent(provider, read);
       return notify(provider.name, read);
     },
 

@@ -2,15 +2,19 @@
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import type {
   FundingCallbackService as FundingCallbackServiceDesc,
+  FundingKyc,
   FundingService as FundingServiceDesc,
+  HolderFundingService as HolderFundingServiceDesc,
   InflowSchema,
   VirtualAccountSchema,
 } from '../../gen/prepaid/v1/funding_pb.js';
 import { invalid } from '../domain/errors.js';
-import type { InflowRecord, InflowStatus, KycKind, VirtualAccountRecord } from '../domain/funding.js';
+import type { InflowRecord, InflowStatus, KycInput, KycKind, VirtualAccountRecord } from '../domain/funding.js';
+import type { Mode } from '../domain/mode.js';
 import { kobo } from '../domain/money.js';
 import { randomChars } from '../domain/random.js';
 import type { FundingService } from '../funding/service.js';
+import type { PeopleService } from '../people/service.js';
 import { koboIn, MODE_TO_PROTO, modeIn, timestampInit } from './convert.js';
 import type { Handlers } from './grpc.js';
 
@@ -56,21 +60,28 @@ function kycKind(value: string): KycKind {
   throw invalid('kyc.kind', 'kind must be bvn or nin.');
 }
 
+function kycIn(k: FundingKyc | undefined): KycInput {
+  if (k === undefined) throw invalid('kyc', 'kyc is required.');
+  return {
+    kind: kycKind(k.kind),
+    number: k.number,
+    firstName: k.firstName,
+    lastName: k.lastName,
+    phone: k.phone,
+    email: k.email,
+    bankCode: k.bankCode,
+    bankAccount: k.bankAccount,
+  };
+}
+
+function thresholdIn(thresholdKobo: bigint) {
+  return thresholdKobo === 0n ? null : kobo(koboIn(thresholdKobo, 'threshold'));
+}
+
 export function fundingHandlers(funding: FundingService): Handlers<(typeof FundingServiceDesc)['method']> {
   return {
     async openFundingAccounts(req) {
-      const k = req.kyc;
-      if (k === undefined) throw invalid('kyc', 'kyc is required.');
-      const opened = await funding.openAccounts(req.accountId, modeIn(req.mode), {
-        kind: kycKind(k.kind),
-        number: k.number,
-        firstName: k.firstName,
-        lastName: k.lastName,
-        phone: k.phone,
-        email: k.email,
-        bankCode: k.bankCode,
-        bankAccount: k.bankAccount,
-      });
+      const opened = await funding.openAccounts(req.accountId, modeIn(req.mode), kycIn(req.kyc));
       return { accounts: opened.accounts.map(virtualAccountMessage), pending: opened.pending };
     },
     async getFunding(req) {
@@ -105,12 +116,7 @@ export function fundingHandlers(funding: FundingService): Handlers<(typeof Fundi
       return { inflow: inflowMessage(await funding.reject(req.inflowId, req.reason), true) };
     },
     async setLowBalanceThreshold(req) {
-      const threshold = req.thresholdKobo === 0n ? null : koboIn(req.thresholdKobo, 'threshold');
-      await funding.setLowBalanceThreshold(
-        req.accountId,
-        modeIn(req.mode),
-        threshold === null ? null : kobo(threshold),
-      );
+      await funding.setLowBalanceThreshold(req.accountId, modeIn(req.mode), thresholdIn(req.thresholdKobo));
       return {};
     },
   };
@@ -128,6 +134,60 @@ export function fundingCallbackHandlers(
         req.signature === '' ? undefined : req.signature,
       );
       return { disposition };
+    },
+  };
+}
+
+/**
+ * The holders' side (service token): the gateway's `?action=funding` for the account its key
+ * pair authenticated, and the Fund wallet page for a session. Giving the identity and setting
+ * the threshold are the owner's; every user of the account sees the accounts and the fee.
+ */
+export function holderFundingHandlers(
+  funding: FundingService,
+  people: Pick<PeopleService, 'authenticate' | 'requireOwner'>,
+  balanceOf: (accountId: string, mode: Mode) => Promise<{ balanceKobo: number }>,
+): Handlers<(typeof HolderFundingServiceDesc)['method']> {
+  const owner = async (token: string) => {
+    const context = await people.authenticate(token);
+    people.requireOwner(context);
+    return context;
+  };
+  return {
+    async getAccountFunding(req) {
+      const overview = await funding.overview(req.accountId, modeIn(req.mode));
+      return {
+        accounts: overview.accounts.map(virtualAccountMessage),
+        fee: { basisPoints: overview.fee.basisPoints, capKobo: BigInt(overview.fee.capKobo ?? 0) },
+      };
+    },
+    async getSessionFunding(req) {
+      const context = await people.authenticate(req.sessionToken);
+      const accountId = context.account.accountId;
+      const mode = modeIn(req.mode);
+      const [overview, { balanceKobo }] = await Promise.all([
+        funding.overview(accountId, mode),
+        balanceOf(accountId, mode),
+      ]);
+      return {
+        accountId,
+        accounts: overview.accounts.map(virtualAccountMessage),
+        fee: { basisPoints: overview.fee.basisPoints, capKobo: BigInt(overview.fee.capKobo ?? 0) },
+        lowBalanceThresholdKobo: BigInt(overview.lowBalanceThresholdKobo ?? 0),
+        recentCredits: overview.recentCredits.map((i) => inflowMessage(i, false)),
+        balanceKobo: BigInt(balanceKobo),
+        openingProblem: overview.openingProblem,
+      };
+    },
+    async openSessionFunding(req) {
+      const context = await owner(req.sessionToken);
+      const opened = await funding.openAccounts(context.account.accountId, modeIn(req.mode), kycIn(req.kyc));
+      return { accounts: opened.accounts.map(virtualAccountMessage), pending: opened.pending };
+    },
+    async setSessionLowBalanceThreshold(req) {
+      const context = await owner(req.sessionToken);
+      await funding.setLowBalanceThreshold(context.account.accountId, modeIn(req.mode), thresholdIn(req.thresholdKobo));
+      return {};
     },
   };
 }

@@ -10,7 +10,12 @@ import { ApiAccessAdminService, ApiAccessService, file_prepaid_v1_access } from 
 import { AdminService, file_prepaid_v1_admin } from '../../gen/prepaid/v1/admin_pb.js';
 import { AuthService, file_prepaid_v1_auth } from '../../gen/prepaid/v1/auth_pb.js';
 import { ConsoleService, file_prepaid_v1_console, StaffAdminService } from '../../gen/prepaid/v1/console_pb.js';
-import { FundingCallbackService, FundingService, file_prepaid_v1_funding } from '../../gen/prepaid/v1/funding_pb.js';
+import {
+  FundingCallbackService,
+  FundingService,
+  file_prepaid_v1_funding,
+  HolderFundingService,
+} from '../../gen/prepaid/v1/funding_pb.js';
 import { file_prepaid_v1_holder, HolderService, UserAdminService } from '../../gen/prepaid/v1/holder_pb.js';
 import { file_prepaid_v1_purchase, PurchaseService } from '../../gen/prepaid/v1/purchase_pb.js';
 import { file_prepaid_v1_shop, ShopService } from '../../gen/prepaid/v1/shop_pb.js';
@@ -41,7 +46,7 @@ import { authHandlers } from './auth.js';
 import { consoleHandlers, staffAdminHandlers } from './console.js';
 import type { ErrorLogger } from './errors.js';
 import { eventHandlers } from './events.js';
-import { fundingCallbackHandlers, fundingHandlers } from './funding.js';
+import { fundingCallbackHandlers, fundingHandlers, holderFundingHandlers } from './funding.js';
 import { implement, serviceDefinition, tokenCheck } from './grpc.js';
 import { type CoreHealth, createHealth } from './health.js';
 import { holderHandlers, userAdminHandlers } from './holder.js';
@@ -116,6 +121,7 @@ export const SERVICE_NAMES = [
   FundingCallbackService.typeName,
   ConsoleService.typeName,
   StaffAdminService.typeName,
+  HolderFundingService.typeName,
 ] as const;
 
 export function createCoreServer(deps: CoreServerDeps): CoreServer {
@@ -192,6 +198,15 @@ export function createCoreServer(deps: CoreServerDeps): CoreServer {
   server.addService(
     serviceDefinition(FundingCallbackService),
     implement(FundingCallbackService, fundingCallbackHandlers(deps.funding), serviceCallers, deps.log),
+  );
+  server.addService(
+    serviceDefinition(HolderFundingService),
+    implement(
+      HolderFundingService,
+      holderFundingHandlers(deps.funding, deps.people, (accountId, mode) => deps.purchases.balance(accountId, mode)),
+      serviceCallers,
+      deps.log,
+    ),
   );
 
   server.addService(

@@ -2,6 +2,7 @@
 import type { Route } from '../server.js';
 import { buyRoutes } from './buy.js';
 import { developerRoutes } from './developers.js';
+import { fundRoutes } from './fund.js';
 import { fundsRoutes } from './funds.js';
 import { invitationRoutes } from './invitation.js';
 import { keyRoutes } from './keys.js';
@@ -20,6 +21,7 @@ export const routes: readonly Route[] = [
   ...invitationRoutes,
   ...overviewRoutes,
   ...fundsRoutes,
+  ...fundRoutes,
   ...buyRoutes,
   ...keyRoutes,
   ...priceRoutes,

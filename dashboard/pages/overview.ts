@@ -126,7 +126,15 @@ export const overviewRoutes: Route[] = [
       if (first !== undefined) return first;
       const viewer = ctx.viewer!;
       const test = ctx.mode === 'test';
-      const overview = await ctx.core.holder.getOverview({ sessionToken: ctx.sessionToken, mode: coreMode(ctx.mode) });
+      const [overview, funding] = await Promise.all([
+        ctx.core.holder.getOverview({ sessionToken: ctx.sessionToken, mode: coreMode(ctx.mode) }),
+        ctx.core.holderFunding.getSessionFunding({ sessionToken: ctx.sessionToken, mode: coreMode(ctx.mode) }),
+      ]);
+      const threshold = funding.lowBalanceThresholdKobo;
+      const lowBalance =
+        threshold > 0n && overview.balanceKobo < threshold
+          ? html`<div class="warning" role="alert"><p><strong>Low balance.</strong> The balance is below your threshold of ${naira(threshold)}. <a href="${ctx.link('/fund')}">Fund wallet</a></p></div>`
+          : '';
       const notice = test ? FUNDS_NOTICES[ctx.url.searchParams.get('done') ?? ''] : undefined;
       const funds = test
         ? isOwner(viewer)
@@ -136,8 +144,10 @@ export const overviewRoutes: Route[] = [
       const body = html`<h1>${test ? 'Test overview' : 'Overview'}</h1>
 ${test ? html`<p>Your test balance is test money for trying the API with a test key pair (<code>pk_test_</code>, <code>sk_test_</code>). It can never be spent live.</p>` : ''}
 ${funds}
+${lowBalance}
 <dl class="summary-cards">
-  <div class="card"><dt>${test ? 'Test balance' : 'Balance'}</dt><dd class="card__figure">${naira(overview.balanceKobo)}</dd></div>
+  <div class="card"><dt>${test ? 'Test balance' : 'Balance'}</dt><dd class="card__figure">${naira(overview.balanceKobo)}</dd><dd><a href="${ctx.link('/fund')}">Fund wallet</a></dd></div>
+  <div class="card"><dt>Account id</dt><dd><code>${funding.accountId}</code></dd></div>
   <div class="card"><dt>Tier</dt><dd class="card__figure">${overview.tierName}</dd></div>
   <div class="card"><dt>Spent today</dt><dd class="card__figure">${naira(overview.todaySpentKobo)}</dd></div>
   <div class="card"><dt>Spent this month</dt><dd class="card__figure">${naira(overview.monthSpentKobo)}</dd></div>

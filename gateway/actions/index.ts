@@ -7,6 +7,7 @@ import { cable } from './cable.js';
 import { data } from './data.js';
 import { electricity } from './electricity.js';
 import { events } from './events.js';
+import { funding } from './funding.js';
 import { packages } from './packages.js';
 import { plans } from './plans.js';
 import { transaction } from './transaction.js';
@@ -28,6 +29,7 @@ export const ACTIONS: Readonly<Record<string, Action>> = Object.freeze(
     transactions,
     events,
     verify,
+    funding,
   }),
 );
 

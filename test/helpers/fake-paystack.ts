@@ -5,6 +5,11 @@
  * envelope with amounts in kobo. It keeps customers, dedicated accounts and transactions:
  * `transfer()` records a `charge.success` DVA payment and returns the webhook body Paystack
  * would send, with its `x-paystack-signature`; `setVerify()` makes the re-query contradict it.
+ * The identification step answers 202 and its outcome comes later: `identify()` returns the
+ * signed `customeridentification.success|failed` event, `assign()` the signed
+ * `dedicatedaccount.assign.success|failed` event (creating the account when it succeeds), with
+ * the bodies of the facts file. `GET /customer/{code}` and `GET /dedicated_account/{id}` answer
+ * what the fake holds.
  */
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -32,6 +37,14 @@ export interface FakePaystack {
     reference: string,
     senderName?: string,
   ): { body: string; signature: string };
+  /** The customer codes created so far, oldest first. */
+  customerCodes(): string[];
+  /** The customers whose identification was asked for. */
+  identificationsAsked(): string[];
+  /** Paystack's later answer to an identification: the signed event body. */
+  identify(code: string, ok: boolean, reason?: string): { body: string; signature: string };
+  /** Paystack's later answer to an assignment (the account is created when ok): the signed event body. */
+  assign(code: string, ok: boolean): { body: string; signature: string; accountNumber: string };
   /** What verify says about `reference` from now on (another amount, or a status other than success). */
   setVerify(reference: string, change: { amount?: number; status?: string }): void;
   stop(): Promise<void>;
@@ -43,7 +56,19 @@ function send(res: ServerResponse, status: number, body: unknown): void {
 }
 
 export async function startFakePaystack(secretKey = 'sk_test_fake_paystack_key'): Promise<FakePaystack> {
-  const customers = new Map<string, { email: string; firstName: string; lastName: string; phone: string }>();
+  const customers = new Map<
+    string,
+    {
+      id: number;
+      email: string;
+      firstName: string;
+      lastName: string;
+      phone: string;
+      metadata: unknown;
+      identified: boolean;
+    }
+  >();
+  const identifications: string[] = [];
   const dvas = new Map<string, { id: number; customerCode: string; accountNumber: string; assigned: boolean }>();
   const txs = new Map<string, FakeTx>();
   const calls: string[] = [];
@@ -89,6 +114,31 @@ export async function startFakePaystack(secretKey = 'sk_test_fake_paystack_key')
     };
   }
 
+  function dvaData(d: { id: number; customerCode: string; accountNumber: string; assigned: boolean }) {
+    const c = customers.get(d.customerCode);
+    return {
+      customer: {
+        id: c?.id ?? 0,
+        first_name: c?.firstName,
+        last_name: c?.lastName,
+        email: c?.email,
+        customer_code: d.customerCode,
+      },
+      bank: { name: 'Test Bank', id: 20, slug: 'test-bank' },
+      id: d.id,
+      account_name: `PREPAID / ${c?.firstName ?? ''} ${c?.lastName ?? ''}`.toUpperCase(),
+      account_number: d.accountNumber,
+      currency: 'NGN',
+      active: true,
+      assigned: d.assigned,
+    };
+  }
+
+  function signed(event: unknown): { body: string; signature: string } {
+    const body = JSON.stringify(event);
+    return { body, signature: signHmacSha512Hex(secretKey, body) };
+  }
+
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -102,11 +152,20 @@ export async function startFakePaystack(secretKey = 'sk_test_fake_paystack_key')
     if (req.method === 'POST' && path === '/customer') {
       if (!body['email']) return send(res, 400, { status: false, message: 'Invalid Email Address Passed' });
       const code = `CUS_${(seq++).toString(36)}fake`;
+      let metadata: unknown = null;
+      try {
+        metadata = body['metadata'] === undefined ? null : JSON.parse(body['metadata']);
+      } catch {
+        metadata = body['metadata'];
+      }
       customers.set(code, {
+        id: seq,
         email: body['email'],
         firstName: body['first_name'] ?? '',
         lastName: body['last_name'] ?? '',
         phone: body['phone'] ?? '',
+        metadata,
+        identified: false,
       });
       return send(res, 200, {
         status: true,
@@ -115,8 +174,36 @@ export async function startFakePaystack(secretKey = 'sk_test_fake_paystack_key')
       });
     }
     const identification = /^\/customer\/([^/]+)\/identification$/.exec(path);
-    if (req.method === 'POST' && identification)
+    if (req.method === 'POST' && identification) {
+      const code = decodeURIComponent(identification[1]!);
+      if (!customers.has(code)) return send(res, 404, { status: false, message: 'Customer not found' });
+      for (const field of ['country', 'type', 'account_number', 'bvn', 'bank_code', 'first_name', 'last_name'])
+        if (!body[field]) return send(res, 400, { status: false, message: `${field} is required` });
+      identifications.push(code);
       return send(res, 202, { status: true, message: 'Customer Identification in progress' });
+    }
+    const customerPath = /^\/customer\/([^/]+)$/.exec(path);
+    if (req.method === 'GET' && customerPath) {
+      const code = decodeURIComponent(customerPath[1]!);
+      const c = customers.get(code);
+      if (c === undefined) return send(res, 404, { status: false, message: 'Customer not found' });
+      const dva = [...dvas.values()].find((d) => d.customerCode === code && d.assigned);
+      return send(res, 200, {
+        status: true,
+        message: 'Customer retrieved',
+        data: {
+          id: c.id,
+          first_name: c.firstName,
+          last_name: c.lastName,
+          email: c.email,
+          phone: c.phone,
+          metadata: c.metadata,
+          customer_code: code,
+          identified: c.identified,
+          dedicated_account: dva === undefined ? null : dvaData(dva),
+        },
+      });
+    }
     if (req.method === 'POST' && path === '/dedicated_account') {
       const customer = customers.get(body['customer'] ?? '');
       if (customer === undefined) return send(res, 404, { status: false, message: 'Entity not found' });
@@ -158,6 +245,11 @@ export async function startFakePaystack(secretKey = 'sk_test_fake_paystack_key')
       });
     }
     const dva = /^\/dedicated_account\/(\d+)$/.exec(path);
+    if (req.method === 'GET' && dva) {
+      const found = dvas.get(dva[1]!);
+      if (found === undefined) return send(res, 404, { status: false, message: 'Entity not found' });
+      return send(res, 200, { status: true, message: 'Managed account successfully retrieved', data: dvaData(found) });
+    }
     if (req.method === 'DELETE' && dva) {
       const found = dvas.get(dva[1]!);
       if (found === undefined) return send(res, 404, { status: false, message: 'Entity not found' });
@@ -195,6 +287,61 @@ export async function startFakePaystack(secretKey = 'sk_test_fake_paystack_key')
       txs.set(reference, tx);
       const body = JSON.stringify({ event: 'charge.success', data: txData(tx) });
       return { body, signature: signHmacSha512Hex(secretKey, body) };
+    },
+    customerCodes: () => [...customers.keys()],
+    identificationsAsked: () => [...identifications],
+    identify(code, ok, reason = 'Account number or BVN is incorrect') {
+      const c = customers.get(code);
+      if (c === undefined) throw new Error(`fake paystack: no customer ${code}`);
+      if (ok) c.identified = true;
+      const identificationData = {
+        country: 'NG',
+        type: 'bank_account',
+        bvn: '200*****677',
+        account_number: '012****789',
+        bank_code: '007',
+      };
+      return signed({
+        event: ok ? 'customeridentification.success' : 'customeridentification.failed',
+        data: {
+          customer_id: ok ? String(c.id) : c.id,
+          customer_code: code,
+          email: c.email,
+          identification: identificationData,
+          ...(ok ? {} : { reason }),
+        },
+      });
+    },
+    assign(code, ok) {
+      const c = customers.get(code);
+      if (c === undefined) throw new Error(`fake paystack: no customer ${code}`);
+      const customer = {
+        id: c.id,
+        first_name: c.firstName,
+        last_name: c.lastName,
+        email: c.email,
+        customer_code: code,
+      };
+      if (!ok) {
+        return {
+          ...signed({
+            event: 'dedicatedaccount.assign.failed',
+            data: { customer, dedicated_account: null, identification: { status: 'failed' } },
+          }),
+          accountNumber: '',
+        };
+      }
+      const id = seq++;
+      const accountNumber = String(9_930_000_000 + id);
+      const d = { id, customerCode: code, accountNumber, assigned: true };
+      dvas.set(String(id), d);
+      return {
+        ...signed({
+          event: 'dedicatedaccount.assign.success',
+          data: { customer, dedicated_account: dvaData(d), identification: { status: 'success' } },
+        }),
+        accountNumber,
+      };
     },
     setVerify(reference, change) {
       const tx = txs.get(reference);

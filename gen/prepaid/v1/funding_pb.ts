@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file prepaid/v1/funding.proto.
  */
 export const file_prepaid_v1_funding: GenFile = /*@__PURE__*/
-  fileDesc("ChhwcmVwYWlkL3YxL2Z1bmRpbmcucHJvdG8SCnByZXBhaWQudjEimAEKCkZ1bmRpbmdLeWMSDAoEa2luZBgBIAEoCRIOCgZudW1iZXIYAiABKAkSEgoKZmlyc3RfbmFtZRgDIAEoCRIRCglsYXN0X25hbWUYBCABKAkSDQoFcGhvbmUYBSABKAkSDQoFZW1haWwYBiABKAkSEQoJYmFua19jb2RlGAcgASgJEhQKDGJhbmtfYWNjb3VudBgIIAEoCSLIAQoOVmlydHVhbEFjY291bnQSEAoIcHJvdmlkZXIYASABKAkSEQoJYmFua19uYW1lGAIgASgJEhYKDmFjY291bnRfbnVtYmVyGAMgASgJEhQKDGFjY291bnRfbmFtZRgEIAEoCRIOCgZzdGF0dXMYBSABKAkSEAoIa3ljX2tpbmQYBiABKAkSEQoJa3ljX2xhc3Q0GAcgASgJEi4KCmNyZWF0ZWRfYXQYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIskCCgZJbmZsb3cSEQoJaW5mbG93X2lkGAEgASgJEhAKCHByb3ZpZGVyGAIgASgJEhoKEnByb3ZpZGVyX3JlZmVyZW5jZRgDIAEoCRIWCg5hY2NvdW50X251bWJlchgEIAEoCRISCgphY2NvdW50X2lkGAUgASgJEh4KBG1vZGUYBiABKA4yEC5wcmVwYWlkLnYxLk1vZGUSGAoQYW1vdW50X3BhaWRfa29ibxgHIAEoAxIQCghmZWVfa29ibxgIIAEoAxIVCg1jcmVkaXRlZF9rb2JvGAkgASgDEhIKCnBheWVyX25hbWUYCiABKAkSDgoGc3RhdHVzGAsgASgJEg4KBnJlYXNvbhgMIAEoCRILCgNyYXcYDSABKAkSLgoKY3JlYXRlZF9hdBgOIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiNAoKRnVuZGluZ0ZlZRIUCgxiYXNpc19wb2ludHMYASABKAUSEAoIY2FwX2tvYm8YAiABKAMidQoaT3BlbkZ1bmRpbmdBY2NvdW50c1JlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRIeCgRtb2RlGAIgASgOMhAucHJlcGFpZC52MS5Nb2RlEiMKA2t5YxgDIAEoCzIWLnByZXBhaWQudjEuRnVuZGluZ0t5YyJcChtPcGVuRnVuZGluZ0FjY291bnRzUmVzcG9uc2USLAoIYWNjb3VudHMYASADKAsyGi5wcmVwYWlkLnYxLlZpcnR1YWxBY2NvdW50Eg8KB3BlbmRpbmcYAiADKAkiRwoRR2V0RnVuZGluZ1JlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRIeCgRtb2RlGAIgASgOMhAucHJlcGFpZC52MS5Nb2RlIrcBChJHZXRGdW5kaW5nUmVzcG9uc2USLAoIYWNjb3VudHMYASADKAsyGi5wcmVwYWlkLnYxLlZpcnR1YWxBY2NvdW50EiMKA2ZlZRgCIAEoCzIWLnByZXBhaWQudjEuRnVuZGluZ0ZlZRIiChpsb3dfYmFsYW5jZV90aHJlc2hvbGRfa29ibxgDIAEoAxIqCg5yZWNlbnRfY3JlZGl0cxgEIAMoCzISLnByZXBhaWQudjEuSW5mbG93Im0KF1NpbXVsYXRlVHJhbnNmZXJSZXF1ZXN0EhYKDmFjY291bnRfbnVtYmVyGAEgASgJEhMKC2Ftb3VudF9rb2JvGAIgASgDEhEKCXJlZmVyZW5jZRgDIAEoCRISCgpwYXllcl9uYW1lGAQgASgJIk8KGFNpbXVsYXRlVHJhbnNmZXJSZXNwb25zZRIPCgdvdXRjb21lGAEgASgJEiIKBmluZmxvdxgCIAEoCzISLnByZXBhaWQudjEuSW5mbG93IiQKEkxpc3RJbmZsb3dzUmVxdWVzdBIOCgZzdGF0dXMYASABKAkiOgoTTGlzdEluZmxvd3NSZXNwb25zZRIjCgdpbmZsb3dzGAEgAygLMhIucHJlcGFpZC52MS5JbmZsb3ciPAoTQXNzaWduSW5mbG93UmVxdWVzdBIRCglpbmZsb3dfaWQYASABKAkSEgoKYWNjb3VudF9pZBgCIAEoCSI6ChRBc3NpZ25JbmZsb3dSZXNwb25zZRIiCgZpbmZsb3cYASABKAsyEi5wcmVwYWlkLnYxLkluZmxvdyI4ChNSZWplY3RJbmZsb3dSZXF1ZXN0EhEKCWluZmxvd19pZBgBIAEoCRIOCgZyZWFzb24YAiABKAkiOgoUUmVqZWN0SW5mbG93UmVzcG9uc2USIgoGaW5mbG93GAEgASgLMhIucHJlcGFpZC52MS5JbmZsb3ciawodU2V0TG93QmFsYW5jZVRocmVzaG9sZFJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRIeCgRtb2RlGAIgASgOMhAucHJlcGFpZC52MS5Nb2RlEhYKDnRocmVzaG9sZF9rb2JvGAMgASgDIiAKHlNldExvd0JhbGFuY2VUaHJlc2hvbGRSZXNwb25zZSJUCh9BcHBseUZ1bmRpbmdOb3RpZmljYXRpb25SZXF1ZXN0EhAKCHByb3ZpZGVyGAEgASgJEgwKBGJvZHkYAiABKAwSEQoJc2lnbmF0dXJlGAMgASgJIjcKIEFwcGx5RnVuZGluZ05vdGlmaWNhdGlvblJlc3BvbnNlEhMKC2Rpc3Bvc2l0aW9uGAEgASgJMosFCg5GdW5kaW5nU2VydmljZRJmChNPcGVuRnVuZGluZ0FjY291bnRzEiYucHJlcGFpZC52MS5PcGVuRnVuZGluZ0FjY291bnRzUmVxdWVzdBonLnByZXBhaWQudjEuT3BlbkZ1bmRpbmdBY2NvdW50c1Jlc3BvbnNlEksKCkdldEZ1bmRpbmcSHS5wcmVwYWlkLnYxLkdldEZ1bmRpbmdSZXF1ZXN0Gh4ucHJlcGFpZC52MS5HZXRGdW5kaW5nUmVzcG9uc2USXQoQU2ltdWxhdGVUcmFuc2ZlchIjLnByZXBhaWQudjEuU2ltdWxhdGVUcmFuc2ZlclJlcXVlc3QaJC5wcmVwYWlkLnYxLlNpbXVsYXRlVHJhbnNmZXJSZXNwb25zZRJOCgtMaXN0SW5mbG93cxIeLnByZXBhaWQudjEuTGlzdEluZmxvd3NSZXF1ZXN0Gh8ucHJlcGFpZC52MS5MaXN0SW5mbG93c1Jlc3BvbnNlElEKDEFzc2lnbkluZmxvdxIfLnByZXBhaWQudjEuQXNzaWduSW5mbG93UmVxdWVzdBogLnByZXBhaWQudjEuQXNzaWduSW5mbG93UmVzcG9uc2USUQoMUmVqZWN0SW5mbG93Eh8ucHJlcGFpZC52MS5SZWplY3RJbmZsb3dSZXF1ZXN0GiAucHJlcGFpZC52MS5SZWplY3RJbmZsb3dSZXNwb25zZRJvChZTZXRMb3dCYWxhbmNlVGhyZXNob2xkEikucHJlcGFpZC52MS5TZXRMb3dCYWxhbmNlVGhyZXNob2xkUmVxdWVzdBoqLnByZXBhaWQudjEuU2V0TG93QmFsYW5jZVRocmVzaG9sZFJlc3BvbnNlMo8BChZGdW5kaW5nQ2FsbGJhY2tTZXJ2aWNlEnUKGEFwcGx5RnVuZGluZ05vdGlmaWNhdGlvbhIrLnByZXBhaWQudjEuQXBwbHlGdW5kaW5nTm90aWZpY2F0aW9uUmVxdWVzdBosLnByZXBhaWQudjEuQXBwbHlGdW5kaW5nTm90aWZpY2F0aW9uUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp, file_prepaid_v1_types]);
+  fileDesc("ChhwcmVwYWlkL3YxL2Z1bmRpbmcucHJvdG8SCnByZXBhaWQudjEimAEKCkZ1bmRpbmdLeWMSDAoEa2luZBgBIAEoCRIOCgZudW1iZXIYAiABKAkSEgoKZmlyc3RfbmFtZRgDIAEoCRIRCglsYXN0X25hbWUYBCABKAkSDQoFcGhvbmUYBSABKAkSDQoFZW1haWwYBiABKAkSEQoJYmFua19jb2RlGAcgASgJEhQKDGJhbmtfYWNjb3VudBgIIAEoCSLIAQoOVmlydHVhbEFjY291bnQSEAoIcHJvdmlkZXIYASABKAkSEQoJYmFua19uYW1lGAIgASgJEhYKDmFjY291bnRfbnVtYmVyGAMgASgJEhQKDGFjY291bnRfbmFtZRgEIAEoCRIOCgZzdGF0dXMYBSABKAkSEAoIa3ljX2tpbmQYBiABKAkSEQoJa3ljX2xhc3Q0GAcgASgJEi4KCmNyZWF0ZWRfYXQYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIskCCgZJbmZsb3cSEQoJaW5mbG93X2lkGAEgASgJEhAKCHByb3ZpZGVyGAIgASgJEhoKEnByb3ZpZGVyX3JlZmVyZW5jZRgDIAEoCRIWCg5hY2NvdW50X251bWJlchgEIAEoCRISCgphY2NvdW50X2lkGAUgASgJEh4KBG1vZGUYBiABKA4yEC5wcmVwYWlkLnYxLk1vZGUSGAoQYW1vdW50X3BhaWRfa29ibxgHIAEoAxIQCghmZWVfa29ibxgIIAEoAxIVCg1jcmVkaXRlZF9rb2JvGAkgASgDEhIKCnBheWVyX25hbWUYCiABKAkSDgoGc3RhdHVzGAsgASgJEg4KBnJlYXNvbhgMIAEoCRILCgNyYXcYDSABKAkSLgoKY3JlYXRlZF9hdBgOIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiNAoKRnVuZGluZ0ZlZRIUCgxiYXNpc19wb2ludHMYASABKAUSEAoIY2FwX2tvYm8YAiABKAMidQoaT3BlbkZ1bmRpbmdBY2NvdW50c1JlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRIeCgRtb2RlGAIgASgOMhAucHJlcGFpZC52MS5Nb2RlEiMKA2t5YxgDIAEoCzIWLnByZXBhaWQudjEuRnVuZGluZ0t5YyJcChtPcGVuRnVuZGluZ0FjY291bnRzUmVzcG9uc2USLAoIYWNjb3VudHMYASADKAsyGi5wcmVwYWlkLnYxLlZpcnR1YWxBY2NvdW50Eg8KB3BlbmRpbmcYAiADKAkiRwoRR2V0RnVuZGluZ1JlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRIeCgRtb2RlGAIgASgOMhAucHJlcGFpZC52MS5Nb2RlIrcBChJHZXRGdW5kaW5nUmVzcG9uc2USLAoIYWNjb3VudHMYASADKAsyGi5wcmVwYWlkLnYxLlZpcnR1YWxBY2NvdW50EiMKA2ZlZRgCIAEoCzIWLnByZXBhaWQudjEuRnVuZGluZ0ZlZRIiChpsb3dfYmFsYW5jZV90aHJlc2hvbGRfa29ibxgDIAEoAxIqCg5yZWNlbnRfY3JlZGl0cxgEIAMoCzISLnByZXBhaWQudjEuSW5mbG93Im0KF1NpbXVsYXRlVHJhbnNmZXJSZXF1ZXN0EhYKDmFjY291bnRfbnVtYmVyGAEgASgJEhMKC2Ftb3VudF9rb2JvGAIgASgDEhEKCXJlZmVyZW5jZRgDIAEoCRISCgpwYXllcl9uYW1lGAQgASgJIk8KGFNpbXVsYXRlVHJhbnNmZXJSZXNwb25zZRIPCgdvdXRjb21lGAEgASgJEiIKBmluZmxvdxgCIAEoCzISLnByZXBhaWQudjEuSW5mbG93IiQKEkxpc3RJbmZsb3dzUmVxdWVzdBIOCgZzdGF0dXMYASABKAkiOgoTTGlzdEluZmxvd3NSZXNwb25zZRIjCgdpbmZsb3dzGAEgAygLMhIucHJlcGFpZC52MS5JbmZsb3ciPAoTQXNzaWduSW5mbG93UmVxdWVzdBIRCglpbmZsb3dfaWQYASABKAkSEgoKYWNjb3VudF9pZBgCIAEoCSI6ChRBc3NpZ25JbmZsb3dSZXNwb25zZRIiCgZpbmZsb3cYASABKAsyEi5wcmVwYWlkLnYxLkluZmxvdyI4ChNSZWplY3RJbmZsb3dSZXF1ZXN0EhEKCWluZmxvd19pZBgBIAEoCRIOCgZyZWFzb24YAiABKAkiOgoUUmVqZWN0SW5mbG93UmVzcG9uc2USIgoGaW5mbG93GAEgASgLMhIucHJlcGFpZC52MS5JbmZsb3ciawodU2V0TG93QmFsYW5jZVRocmVzaG9sZFJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRIeCgRtb2RlGAIgASgOMhAucHJlcGFpZC52MS5Nb2RlEhYKDnRocmVzaG9sZF9rb2JvGAMgASgDIiAKHlNldExvd0JhbGFuY2VUaHJlc2hvbGRSZXNwb25zZSJUCh9BcHBseUZ1bmRpbmdOb3RpZmljYXRpb25SZXF1ZXN0EhAKCHByb3ZpZGVyGAEgASgJEgwKBGJvZHkYAiABKAwSEQoJc2lnbmF0dXJlGAMgASgJIjcKIEFwcGx5RnVuZGluZ05vdGlmaWNhdGlvblJlc3BvbnNlEhMKC2Rpc3Bvc2l0aW9uGAEgASgJIk4KGEdldEFjY291bnRGdW5kaW5nUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEh4KBG1vZGUYAiABKA4yEC5wcmVwYWlkLnYxLk1vZGUibgoZR2V0QWNjb3VudEZ1bmRpbmdSZXNwb25zZRIsCghhY2NvdW50cxgBIAMoCzIaLnByZXBhaWQudjEuVmlydHVhbEFjY291bnQSIwoDZmVlGAIgASgLMhYucHJlcGFpZC52MS5GdW5kaW5nRmVlIlEKGEdldFNlc3Npb25GdW5kaW5nUmVxdWVzdBIVCg1zZXNzaW9uX3Rva2VuGAEgASgJEh4KBG1vZGUYAiABKA4yEC5wcmVwYWlkLnYxLk1vZGUidwoZT3BlblNlc3Npb25GdW5kaW5nUmVxdWVzdBIVCg1zZXNzaW9uX3Rva2VuGAEgASgJEh4KBG1vZGUYAiABKA4yEC5wcmVwYWlkLnYxLk1vZGUSIwoDa3ljGAMgASgLMhYucHJlcGFpZC52MS5GdW5kaW5nS3ljInUKJFNldFNlc3Npb25Mb3dCYWxhbmNlVGhyZXNob2xkUmVxdWVzdBIVCg1zZXNzaW9uX3Rva2VuGAEgASgJEh4KBG1vZGUYAiABKA4yEC5wcmVwYWlkLnYxLk1vZGUSFgoOdGhyZXNob2xkX2tvYm8YAyABKAMiJwolU2V0U2Vzc2lvbkxvd0JhbGFuY2VUaHJlc2hvbGRSZXNwb25zZSKBAgoZR2V0U2Vzc2lvbkZ1bmRpbmdSZXNwb25zZRISCgphY2NvdW50X2lkGAEgASgJEiwKCGFjY291bnRzGAIgAygLMhoucHJlcGFpZC52MS5WaXJ0dWFsQWNjb3VudBIjCgNmZWUYAyABKAsyFi5wcmVwYWlkLnYxLkZ1bmRpbmdGZWUSIgoabG93X2JhbGFuY2VfdGhyZXNob2xkX2tvYm8YBCABKAMSKgoOcmVjZW50X2NyZWRpdHMYBSADKAsyEi5wcmVwYWlkLnYxLkluZmxvdxIUCgxiYWxhbmNlX2tvYm8YBiABKAMSFwoPb3BlbmluZ19wcm9ibGVtGAcgASgJIlsKGk9wZW5TZXNzaW9uRnVuZGluZ1Jlc3BvbnNlEiwKCGFjY291bnRzGAEgAygLMhoucHJlcGFpZC52MS5WaXJ0dWFsQWNjb3VudBIPCgdwZW5kaW5nGAIgAygJMosFCg5GdW5kaW5nU2VydmljZRJmChNPcGVuRnVuZGluZ0FjY291bnRzEiYucHJlcGFpZC52MS5PcGVuRnVuZGluZ0FjY291bnRzUmVxdWVzdBonLnByZXBhaWQudjEuT3BlbkZ1bmRpbmdBY2NvdW50c1Jlc3BvbnNlEksKCkdldEZ1bmRpbmcSHS5wcmVwYWlkLnYxLkdldEZ1bmRpbmdSZXF1ZXN0Gh4ucHJlcGFpZC52MS5HZXRGdW5kaW5nUmVzcG9uc2USXQoQU2ltdWxhdGVUcmFuc2ZlchIjLnByZXBhaWQudjEuU2ltdWxhdGVUcmFuc2ZlclJlcXVlc3QaJC5wcmVwYWlkLnYxLlNpbXVsYXRlVHJhbnNmZXJSZXNwb25zZRJOCgtMaXN0SW5mbG93cxIeLnByZXBhaWQudjEuTGlzdEluZmxvd3NSZXF1ZXN0Gh8ucHJlcGFpZC52MS5MaXN0SW5mbG93c1Jlc3BvbnNlElEKDEFzc2lnbkluZmxvdxIfLnByZXBhaWQudjEuQXNzaWduSW5mbG93UmVxdWVzdBogLnByZXBhaWQudjEuQXNzaWduSW5mbG93UmVzcG9uc2USUQoMUmVqZWN0SW5mbG93Eh8ucHJlcGFpZC52MS5SZWplY3RJbmZsb3dSZXF1ZXN0GiAucHJlcGFpZC52MS5SZWplY3RJbmZsb3dSZXNwb25zZRJvChZTZXRMb3dCYWxhbmNlVGhyZXNob2xkEikucHJlcGFpZC52MS5TZXRMb3dCYWxhbmNlVGhyZXNob2xkUmVxdWVzdBoqLnByZXBhaWQudjEuU2V0TG93QmFsYW5jZVRocmVzaG9sZFJlc3BvbnNlMo8BChZGdW5kaW5nQ2FsbGJhY2tTZXJ2aWNlEnUKGEFwcGx5RnVuZGluZ05vdGlmaWNhdGlvbhIrLnByZXBhaWQudjEuQXBwbHlGdW5kaW5nTm90aWZpY2F0aW9uUmVxdWVzdBosLnByZXBhaWQudjEuQXBwbHlGdW5kaW5nTm90aWZpY2F0aW9uUmVzcG9uc2UyxgMKFEhvbGRlckZ1bmRpbmdTZXJ2aWNlEmAKEUdldEFjY291bnRGdW5kaW5nEiQucHJlcGFpZC52MS5HZXRBY2NvdW50RnVuZGluZ1JlcXVlc3QaJS5wcmVwYWlkLnYxLkdldEFjY291bnRGdW5kaW5nUmVzcG9uc2USYAoRR2V0U2Vzc2lvbkZ1bmRpbmcSJC5wcmVwYWlkLnYxLkdldFNlc3Npb25GdW5kaW5nUmVxdWVzdBolLnByZXBhaWQudjEuR2V0U2Vzc2lvbkZ1bmRpbmdSZXNwb25zZRJjChJPcGVuU2Vzc2lvbkZ1bmRpbmcSJS5wcmVwYWlkLnYxLk9wZW5TZXNzaW9uRnVuZGluZ1JlcXVlc3QaJi5wcmVwYWlkLnYxLk9wZW5TZXNzaW9uRnVuZGluZ1Jlc3BvbnNlEoQBCh1TZXRTZXNzaW9uTG93QmFsYW5jZVRocmVzaG9sZBIwLnByZXBhaWQudjEuU2V0U2Vzc2lvbkxvd0JhbGFuY2VUaHJlc2hvbGRSZXF1ZXN0GjEucHJlcGFpZC52MS5TZXRTZXNzaW9uTG93QmFsYW5jZVRocmVzaG9sZFJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp, file_prepaid_v1_types]);
 
 /**
  * The identity behind the virtual accounts.
@@ -630,6 +630,228 @@ export const ApplyFundingNotificationResponseSchema: GenMessage<ApplyFundingNoti
   messageDesc(file_prepaid_v1_funding, 19);
 
 /**
+ * @generated from message prepaid.v1.GetAccountFundingRequest
+ */
+export type GetAccountFundingRequest = Message<"prepaid.v1.GetAccountFundingRequest"> & {
+  /**
+   * @generated from field: string account_id = 1;
+   */
+  accountId: string;
+
+  /**
+   * @generated from field: prepaid.v1.Mode mode = 2;
+   */
+  mode: Mode;
+};
+
+/**
+ * Describes the message prepaid.v1.GetAccountFundingRequest.
+ * Use `create(GetAccountFundingRequestSchema)` to create a new message.
+ */
+export const GetAccountFundingRequestSchema: GenMessage<GetAccountFundingRequest> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_funding, 20);
+
+/**
+ * @generated from message prepaid.v1.GetAccountFundingResponse
+ */
+export type GetAccountFundingResponse = Message<"prepaid.v1.GetAccountFundingResponse"> & {
+  /**
+   * @generated from field: repeated prepaid.v1.VirtualAccount accounts = 1;
+   */
+  accounts: VirtualAccount[];
+
+  /**
+   * @generated from field: prepaid.v1.FundingFee fee = 2;
+   */
+  fee?: FundingFee | undefined;
+};
+
+/**
+ * Describes the message prepaid.v1.GetAccountFundingResponse.
+ * Use `create(GetAccountFundingResponseSchema)` to create a new message.
+ */
+export const GetAccountFundingResponseSchema: GenMessage<GetAccountFundingResponse> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_funding, 21);
+
+/**
+ * @generated from message prepaid.v1.GetSessionFundingRequest
+ */
+export type GetSessionFundingRequest = Message<"prepaid.v1.GetSessionFundingRequest"> & {
+  /**
+   * The session.
+   *
+   * @generated from field: string session_token = 1;
+   */
+  sessionToken: string;
+
+  /**
+   * @generated from field: prepaid.v1.Mode mode = 2;
+   */
+  mode: Mode;
+};
+
+/**
+ * Describes the message prepaid.v1.GetSessionFundingRequest.
+ * Use `create(GetSessionFundingRequestSchema)` to create a new message.
+ */
+export const GetSessionFundingRequestSchema: GenMessage<GetSessionFundingRequest> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_funding, 22);
+
+/**
+ * @generated from message prepaid.v1.OpenSessionFundingRequest
+ */
+export type OpenSessionFundingRequest = Message<"prepaid.v1.OpenSessionFundingRequest"> & {
+  /**
+   * The session.
+   *
+   * @generated from field: string session_token = 1;
+   */
+  sessionToken: string;
+
+  /**
+   * @generated from field: prepaid.v1.Mode mode = 2;
+   */
+  mode: Mode;
+
+  /**
+   * @generated from field: prepaid.v1.FundingKyc kyc = 3;
+   */
+  kyc?: FundingKyc | undefined;
+};
+
+/**
+ * Describes the message prepaid.v1.OpenSessionFundingRequest.
+ * Use `create(OpenSessionFundingRequestSchema)` to create a new message.
+ */
+export const OpenSessionFundingRequestSchema: GenMessage<OpenSessionFundingRequest> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_funding, 23);
+
+/**
+ * @generated from message prepaid.v1.SetSessionLowBalanceThresholdRequest
+ */
+export type SetSessionLowBalanceThresholdRequest = Message<"prepaid.v1.SetSessionLowBalanceThresholdRequest"> & {
+  /**
+   * The session.
+   *
+   * @generated from field: string session_token = 1;
+   */
+  sessionToken: string;
+
+  /**
+   * @generated from field: prepaid.v1.Mode mode = 2;
+   */
+  mode: Mode;
+
+  /**
+   * 0 removes the threshold.
+   *
+   * @generated from field: int64 threshold_kobo = 3;
+   */
+  thresholdKobo: bigint;
+};
+
+/**
+ * Describes the message prepaid.v1.SetSessionLowBalanceThresholdRequest.
+ * Use `create(SetSessionLowBalanceThresholdRequestSchema)` to create a new message.
+ */
+export const SetSessionLowBalanceThresholdRequestSchema: GenMessage<SetSessionLowBalanceThresholdRequest> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_funding, 24);
+
+/**
+ * @generated from message prepaid.v1.SetSessionLowBalanceThresholdResponse
+ */
+export type SetSessionLowBalanceThresholdResponse = Message<"prepaid.v1.SetSessionLowBalanceThresholdResponse"> & {
+};
+
+/**
+ * Describes the message prepaid.v1.SetSessionLowBalanceThresholdResponse.
+ * Use `create(SetSessionLowBalanceThresholdResponseSchema)` to create a new message.
+ */
+export const SetSessionLowBalanceThresholdResponseSchema: GenMessage<SetSessionLowBalanceThresholdResponse> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_funding, 25);
+
+/**
+ * @generated from message prepaid.v1.GetSessionFundingResponse
+ */
+export type GetSessionFundingResponse = Message<"prepaid.v1.GetSessionFundingResponse"> & {
+  /**
+   * The session's account, to quote.
+   *
+   * @generated from field: string account_id = 1;
+   */
+  accountId: string;
+
+  /**
+   * @generated from field: repeated prepaid.v1.VirtualAccount accounts = 2;
+   */
+  accounts: VirtualAccount[];
+
+  /**
+   * @generated from field: prepaid.v1.FundingFee fee = 3;
+   */
+  fee?: FundingFee | undefined;
+
+  /**
+   * 0: none.
+   *
+   * @generated from field: int64 low_balance_threshold_kobo = 4;
+   */
+  lowBalanceThresholdKobo: bigint;
+
+  /**
+   * Newest first, without the provider's raw answer.
+   *
+   * @generated from field: repeated prepaid.v1.Inflow recent_credits = 5;
+   */
+  recentCredits: Inflow[];
+
+  /**
+   * The wallet's balance now, in kobo.
+   *
+   * @generated from field: int64 balance_kobo = 6;
+   */
+  balanceKobo: bigint;
+
+  /**
+   * Why a provider refused to open an account for this wallet (its latest answer); empty when none.
+   *
+   * @generated from field: string opening_problem = 7;
+   */
+  openingProblem: string;
+};
+
+/**
+ * Describes the message prepaid.v1.GetSessionFundingResponse.
+ * Use `create(GetSessionFundingResponseSchema)` to create a new message.
+ */
+export const GetSessionFundingResponseSchema: GenMessage<GetSessionFundingResponse> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_funding, 26);
+
+/**
+ * @generated from message prepaid.v1.OpenSessionFundingResponse
+ */
+export type OpenSessionFundingResponse = Message<"prepaid.v1.OpenSessionFundingResponse"> & {
+  /**
+   * @generated from field: repeated prepaid.v1.VirtualAccount accounts = 1;
+   */
+  accounts: VirtualAccount[];
+
+  /**
+   * Providers that answer later (for example Paystack's identification), with why.
+   *
+   * @generated from field: repeated string pending = 2;
+   */
+  pending: string[];
+};
+
+/**
+ * Describes the message prepaid.v1.OpenSessionFundingResponse.
+ * Use `create(OpenSessionFundingResponseSchema)` to create a new message.
+ */
+export const OpenSessionFundingResponseSchema: GenMessage<OpenSessionFundingResponse> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_funding, 27);
+
+/**
  * Money in: wallet funding by bank transfer to each account's own virtual accounts.
  * Callers authenticate with the admin token.
  *
@@ -730,4 +952,55 @@ export const FundingCallbackService: GenService<{
   },
 }> = /*@__PURE__*/
   serviceDesc(file_prepaid_v1_funding, 1);
+
+/**
+ * The holders' side of funding. Callers authenticate with the service token. The gateway names
+ * the account its key pair authenticated (GET ?action=funding); the dashboard passes the
+ * browser's session, and the core decides what that session's user may see and do.
+ *
+ * @generated from service prepaid.v1.HolderFundingService
+ */
+export const HolderFundingService: GenService<{
+  /**
+   * The account's virtual accounts and the fee, for a partner's authenticated key pair.
+   *
+   * @generated from rpc prepaid.v1.HolderFundingService.GetAccountFunding
+   */
+  getAccountFunding: {
+    methodKind: "unary";
+    input: typeof GetAccountFundingRequestSchema;
+    output: typeof GetAccountFundingResponseSchema;
+  },
+  /**
+   * The Fund wallet page: any user of the session's account.
+   *
+   * @generated from rpc prepaid.v1.HolderFundingService.GetSessionFunding
+   */
+  getSessionFunding: {
+    methodKind: "unary";
+    input: typeof GetSessionFundingRequestSchema;
+    output: typeof GetSessionFundingResponseSchema;
+  },
+  /**
+   * Owner only: gives the identity and opens the wallet's virtual accounts.
+   *
+   * @generated from rpc prepaid.v1.HolderFundingService.OpenSessionFunding
+   */
+  openSessionFunding: {
+    methodKind: "unary";
+    input: typeof OpenSessionFundingRequestSchema;
+    output: typeof OpenSessionFundingResponseSchema;
+  },
+  /**
+   * Owner only: sets the wallet's low-balance threshold; 0 removes it.
+   *
+   * @generated from rpc prepaid.v1.HolderFundingService.SetSessionLowBalanceThreshold
+   */
+  setSessionLowBalanceThreshold: {
+    methodKind: "unary";
+    input: typeof SetSessionLowBalanceThresholdRequestSchema;
+    output: typeof SetSessionLowBalanceThresholdResponseSchema;
+  },
+}> = /*@__PURE__*/
+  serviceDesc(file_prepaid_v1_funding, 2);
 

@@ -23,6 +23,7 @@ test('defaults: no fee, no cap, a ten-minute sweep, no Paystack', () => {
   assert.equal(funding.fee, { basisPoints: 0, capKobo: null });
   assert.is(funding.sweepIntervalMs, 600_000);
   assert.is(funding.paystack, null);
+  assert.is(funding.monnify, null);
 });
 
 test('the fee in percent with two decimals and a cap in Naira; the fee rounds down, in the holder favour', () => {
@@ -46,6 +47,20 @@ test('Paystack: on with its secret key; http only to loopback; the key is never 
   assert.match(remote.message, 'PAYSTACK_BASE_URL');
   const spaced = configError({ PAYSTACK_SECRET_KEY: 'sk live secret' });
   assert.not.match(spaced.message, 'live secret');
+});
+
+test('Monnify: on with all three credentials, refused with only some; http only to loopback', () => {
+  const env = { MONNIFY_API_KEY: 'MK_TEST_A', MONNIFY_SECRET_KEY: 'SECRETB', MONNIFY_CONTRACT_CODE: '8389328412' };
+  assert.equal(readCoreConfig(env).funding.monnify, {
+    apiKey: 'MK_TEST_A',
+    secretKey: 'SECRETB',
+    contractCode: '8389328412',
+    baseUrl: 'https://api.monnify.com/',
+  });
+  assert.match(configError({ MONNIFY_API_KEY: 'MK_TEST_A', MONNIFY_CONTRACT_CODE: '1' }).message, 'MONNIFY_SECRET_KEY');
+  assert.match(configError({ ...env, MONNIFY_CONTRACT_CODE: 'abc' }).message, 'MONNIFY_CONTRACT_CODE');
+  assert.match(configError({ ...env, MONNIFY_BASE_URL: 'http://monnify.example.com' }).message, 'MONNIFY_BASE_URL');
+  assert.not.match(configError({ ...env, MONNIFY_SECRET_KEY: 'two words' }).message, 'two words');
 });
 
 test.run();

@@ -156,6 +156,21 @@ export const ACTION_EXAMPLES: Readonly<Record<string, ActionExamples>> = {
     '200': { status: 'success', reference: '202611260524P9CG7V99X7', charged: 7, balance: 2985.5, sent: 2, pages: 1 },
     '202': pending(7, 2985.5),
   },
+  funding: {
+    '200': {
+      status: 'success',
+      accounts: [
+        {
+          provider: 'monnify',
+          bank: 'Wema bank',
+          account_number: '7203133878',
+          account_name: 'Ada Obi',
+          status: 'active',
+        },
+      ],
+      fee: { percent: 1, cap: 20 },
+    },
+  },
   verify: {
     request: { disco: 'ikedc', meter_number: '45031234567', meter_type: 'prepaid' },
     '200': {

@@ -471,7 +471,10 @@ function invitationCommands({ people, clock, dashboardUrl, accountAndTier, check
     const candidate = password.length <= MAX_PASSWORD_CHARS * 4 ? password : '';
     if (!(await verifyPassword(candidate, person.passwordHash))) {
       throttle.failed(person.email, address, clock());
-      throw invalid('password', 'That is not your password. Enter the password you sign in to the developer area with.');
+      throw invalid(
+        'password',
+        'That is not your password. Enter the password you sign in to the developer area with.',
+      );
     }
     throttle.succeeded(person.email, address);
   }
@@ -617,10 +620,7 @@ function signInCommands({ people, clock, throttle, startSession, acceptCode, thr
       const user = email === '' ? null : await people.findUserByEmail(email);
       const membership = user ? await activeMembership(people, user.userId, null) : null;
       const candidate = password.length <= MAX_PASSWORD_CHARS * 4 ? password : '';
-      const passwordOk = await verifyPassword(
-        candidate,
-        user && membership ? user.passwordHash : await dummyHash(),
-      );
+      const passwordOk = await verifyPassword(candidate, user && membership ? user.passwordHash : await dummyHash());
       if (!user || !membership || !passwordOk) {
         throttle.failed(email, address, clock());
         return { outcome: 'invalid_credentials' };

@@ -1,5 +1,6 @@
 /** Every page's routes, in one list the server matches in order. */
 import type { Route } from '../server.js';
+import { accountRoutes } from './accounts.js';
 import { buyRoutes } from './buy.js';
 import { developerRoutes } from './developers.js';
 import { fundsRoutes } from './funds.js';
@@ -27,5 +28,6 @@ export const routes: readonly Route[] = [
   ...developerRoutes,
   ...webhookRoutes,
   ...userRoutes,
+  ...accountRoutes,
   ...securityRoutes,
 ];

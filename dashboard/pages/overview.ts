@@ -120,7 +120,11 @@ export const overviewRoutes: Route[] = [
       const viewer = ctx.viewer!;
       const test = ctx.mode === 'test';
       const overview = await ctx.core.holder.getOverview({ sessionToken: ctx.sessionToken, mode: coreMode(ctx.mode) });
-      const notice = test ? FUNDS_NOTICES[ctx.url.searchParams.get('done') ?? ''] : undefined;
+      const notice = test
+        ? FUNDS_NOTICES[ctx.url.searchParams.get('done') ?? '']
+        : ctx.url.searchParams.has('switched')
+          ? `You are now in ${viewer.session.accountName}.`
+          : undefined;
       const funds = test
         ? isOwner(viewer)
           ? html`<p class="toolbar"><a href="/test/funds" class="button">Add test funds</a> <a href="/test/keys" class="button button--secondary">Create a test key pair</a></p>`

@@ -289,7 +289,9 @@ export const SCHEMA_STEPS: readonly SchemaStep[] = [
               created_at: '$created_at',
             },
           },
-          { $merge: { into: MEMBERSHIPS_COLLECTION, on: '_id', whenMatched: 'keepExisting', whenNotMatched: 'insert' } },
+          {
+            $merge: { into: MEMBERSHIPS_COLLECTION, on: '_id', whenMatched: 'keepExisting', whenNotMatched: 'insert' },
+          },
         ],
         cursor: {},
       });

@@ -370,7 +370,8 @@ export function createPeopleStore(db: Database.Database): PeopleStore {
       return sql.deleteSession.run(tokenHash).changes === 1;
     },
     async deleteUserSessions(userId, accountId) {
-      if (accountId !== undefined) return sql.deleteAccountSessions.run({ user_id: userId, account_id: accountId }).changes;
+      if (accountId !== undefined)
+        return sql.deleteAccountSessions.run({ user_id: userId, account_id: accountId }).changes;
       return sql.deleteUserSessions.run(userId).changes;
     },
     async deleteExpiredSessions(absoluteBefore, idleBefore) {

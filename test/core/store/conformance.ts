@@ -1770,7 +1770,13 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       assert.equal(await h.store.people.acceptInvitation(inv.tokenHash, invited), {
         outcome: 'accepted',
         user: invited,
-        membership: { userId: invited.userId, accountId, role: 'viewer', disabled: false, createdAt: invited.createdAt },
+        membership: {
+          userId: invited.userId,
+          accountId,
+          role: 'viewer',
+          disabled: false,
+          createdAt: invited.createdAt,
+        },
       });
       assert.equal((await h.store.people.findInvitation(inv.tokenHash))?.usedAt, invited.createdAt);
       assert.equal(await h.store.people.getUser(invited.userId), invited);
@@ -1865,7 +1871,11 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       // The same person (same userId) accepts an invitation of another account, later.
       const inv2 = invitation(h, second, ada.email, { role: 'viewer' });
       await h.store.people.insertInvitation(inv2);
-      const joined = await h.store.people.acceptInvitation(inv2.tokenHash, { ...ada, passwordHash: 'ignored' }, at(500));
+      const joined = await h.store.people.acceptInvitation(
+        inv2.tokenHash,
+        { ...ada, passwordHash: 'ignored' },
+        at(500),
+      );
       assert.equal(joined, {
         outcome: 'accepted',
         user: ada,

@@ -275,28 +275,28 @@ export const SCHEMA_STEPS: readonly SchemaStep[] = [
       // Every user becomes a person with one membership: the account, role and disabled flag
       // they had. $merge keyed by _id keeps a membership that exists already, so the step
       // run twice (or by two cores at once) ends the same. The users keep their old fields.
-      await target.command({
-        aggregate: PEOPLE_COLLECTIONS.users,
-        pipeline: [
-          { $match: { account_id: { $type: 'string' } } },
-          {
-            $project: {
-              _id: { $concat: ['$_id', ' ', '$account_id'] },
-              user_id: '$_id',
-              account_id: '$account_id',
-              role: '$role',
-              disabled: '$disabled',
-              created_at: '$created_at',
-            },
-          },
-          {
-            $merge: { into: MEMBERSHIPS_COLLECTION, on: '_id', whenMatched: 'keepExisting', whenNotMatched: 'insert' },
-          },
-        ],
-        cursor: {},
-      });
+      await target.aggregate(PEOPLE_COLLECTIONS.users, MEMBERSHIPS_FROM_USERS);
     },
   },
+];
+
+/**
+ * Schema step 15's data step: one membership per user, keyed "<user id> <account id>" as
+ * users.ts keys them; a membership already there is kept (whenMatched: keepExisting).
+ */
+export const MEMBERSHIPS_FROM_USERS: readonly Document[] = [
+  { $match: { account_id: { $type: 'string' } } },
+  {
+    $project: {
+      _id: { $concat: ['$_id', ' ', '$account_id'] },
+      user_id: '$_id',
+      account_id: '$account_id',
+      role: '$role',
+      disabled: '$disabled',
+      created_at: '$created_at',
+    },
+  },
+  { $merge: { into: MEMBERSHIPS_COLLECTION, on: '_id', whenMatched: 'keepExisting', whenNotMatched: 'insert' } },
 ];
 
 /** The schema version this build writes. */

@@ -366,7 +366,8 @@ function operatorCommands(people: Store['people'], log: PeopleDeps['log']) {
      */
     async resetTwoStep(userId: string): Promise<MemberRecord> {
       const user = userId ? await people.getUser(userId) : null;
-      if (!user) throw notFound(`User ${userId || '(empty id)'}`);
+      const memberships = user ? await people.listMemberships(user.userId) : [];
+      if (!user || memberships.length === 0) throw notFound(`User ${userId || '(empty id)'}`);
       const updated = await people.updateUser(user.userId, {
         totpSecret: null,
         totpPendingSecret: null,
@@ -374,10 +375,10 @@ function operatorCommands(people: Store['people'], log: PeopleDeps['log']) {
       });
       if (!updated) throw notFound(`User ${userId}`);
       const sessionsEnded = await people.deleteUserSessions(user.userId);
-      const memberships = await people.listMemberships(user.userId);
-      if (memberships.length === 0) throw notFound(`User ${userId}`);
       log?.('people.two_step_reset', {
         user_id: user.userId,
+        // The account they joined first, and every account they belong to.
+        account_id: memberships[0]!.accountId,
         account_ids: memberships.map((one) => one.accountId),
         was_on: user.totpSecret !== null,
         sessions_ended: sessionsEnded,

@@ -245,58 +245,14 @@ export function createPeopleService(deps: PeopleDeps) {
 
     ...signInCommands({ people, clock, throttle, startSession, acceptCode: acceptSecondFactor, throttled }),
 
-    /**
-     * Moves the session to another account of the same person. An account they are not an
-     * active member of, or one that does not exist, reads the same (NOT_FOUND).
-     */
-    async switchAccount(context: HolderContext, accountId: string): Promise<HolderContext> {
-      const membership = accountId ? await people.getMembership(context.user.userId, accountId) : null;
-      if (!membership || membership.disabled) throw noSuchAccount();
-      const session = await people.setSessionAccount(context.session.tokenHash, membership.accountId);
-      if (!session) throw sessionEnded();
-      return { session, user: context.user, membership, ...(await accountAndTier(membership.accountId)) };
-    },
-
-    /** The accounts the session's person may act for (active memberships), oldest membership first. */
-    async accountChoices(context: HolderContext): Promise<AccountChoice[]> {
-      const choices: AccountChoice[] = [];
-      for (const membership of await people.listMemberships(context.user.userId)) {
-        if (membership.disabled) continue;
-        const account = await store.accounts.get(membership.accountId);
-        if (account) choices.push({ accountId: account.accountId, name: account.name, role: membership.role });
-      }
-      return choices;
-    },
+    ...accountCommands(store, accountAndTier),
 
     async signOut(token: string): Promise<void> {
       const hash = tokenHash(token);
       if (hash) await people.deleteSession(hash);
     },
 
-    /**
-     * The session's person, membership, account and tier; extends the idle expiry. A session
-     * that is unknown, a challenge, idle for 30 minutes, past 12 hours, or whose membership of
-     * its account is gone or disabled is UNAUTHENTICATED (and removed).
-     */
-    async authenticate(token: string): Promise<HolderContext> {
-      const hash = tokenHash(token);
-      const found = hash ? await people.findSession(hash) : null;
-      if (found?.stage !== 'session') throw sessionEnded();
-      const now = clock();
-      if (sessionEndsAt(found).getTime() <= now.getTime()) {
-        await people.deleteSession(found.tokenHash);
-        throw sessionEnded();
-      }
-      const user = await people.getUser(found.userId);
-      const membership = user ? await people.getMembership(user.userId, found.accountId) : null;
-      if (!user || !membership || membership.disabled) {
-        await people.deleteSession(found.tokenHash);
-        throw sessionEnded();
-      }
-      const session = await people.touchSession(found.tokenHash, now);
-      if (!session) throw sessionEnded();
-      return { session, user, membership, ...(await accountAndTier(session.accountId)) };
-    },
+    authenticate: sessionAuthenticator(people, clock, accountAndTier),
 
     /** Refuses a viewer of the session's account: the server decides, whatever the page showed. */
     requireOwner(context: HolderContext): void {
@@ -313,6 +269,61 @@ export function createPeopleService(deps: PeopleDeps) {
       await checkStepUp(context.user, context.session, code);
     },
 
+    ...memberCommands(people, accountAndTier),
+
+    ...totpCommands({ people, requireActiveUser, acceptCode, checkStepUp }),
+
+    ...operatorCommands(people, deps.log),
+    ...invitationListCommands(people, clock),
+    ...passwordCommands({ people, clock, stepUpThrottle, checkStepUp, startSession }),
+
+    /** Removes ended sessions and challenges (a housekeeping pass; expiry is checked on every read anyway). */
+    sweepSessions(): Promise<number> {
+      const now = clock().getTime();
+      return people.deleteExpiredSessions(new Date(now), new Date(now - SESSION_IDLE_MS));
+    },
+  };
+}
+
+export type PeopleService = ReturnType<typeof createPeopleService>;
+
+/**
+ * The session's person, membership, account and tier; extends the idle expiry. A session
+ * that is unknown, a challenge, idle for 30 minutes, past 12 hours, or whose membership of
+ * its account is gone or disabled is UNAUTHENTICATED (and removed).
+ */
+function sessionAuthenticator(
+  people: Store['people'],
+  clock: () => Date,
+  accountAndTier: (accountId: string) => Promise<{ account: AccountRecord; tier: TierRecord }>,
+) {
+  return async (token: string): Promise<HolderContext> => {
+    const hash = tokenHash(token);
+    const found = hash ? await people.findSession(hash) : null;
+    if (found?.stage !== 'session') throw sessionEnded();
+    const now = clock();
+    if (sessionEndsAt(found).getTime() <= now.getTime()) {
+      await people.deleteSession(found.tokenHash);
+      throw sessionEnded();
+    }
+    const user = await people.getUser(found.userId);
+    const membership = user ? await people.getMembership(user.userId, found.accountId) : null;
+    if (!user || !membership || membership.disabled) {
+      await people.deleteSession(found.tokenHash);
+      throw sessionEnded();
+    }
+    const session = await people.touchSession(found.tokenHash, now);
+    if (!session) throw sessionEnded();
+    return { session, user, membership, ...(await accountAndTier(session.accountId)) };
+  };
+}
+
+/** An account's members, and disabling one (an owner's, for their account) or a person everywhere (the operator's). */
+function memberCommands(
+  people: Store['people'],
+  accountAndTier: (accountId: string) => Promise<{ account: AccountRecord; tier: TierRecord }>,
+) {
+  return {
     async listUsers(accountId: string): Promise<MemberRecord[]> {
       await accountAndTier(accountId);
       return people.listMembers(accountId);
@@ -338,22 +349,39 @@ export function createPeopleService(deps: PeopleDeps) {
       if (disabled.length === 0) throw notFound(`User ${userId}`);
       return { user, membership: disabled[0]! };
     },
-
-    ...totpCommands({ people, requireActiveUser, acceptCode, checkStepUp }),
-
-    ...operatorCommands(people, deps.log),
-    ...invitationListCommands(people, clock),
-    ...passwordCommands({ people, clock, stepUpThrottle, checkStepUp, startSession }),
-
-    /** Removes ended sessions and challenges (a housekeeping pass; expiry is checked on every read anyway). */
-    sweepSessions(): Promise<number> {
-      const now = clock().getTime();
-      return people.deleteExpiredSessions(new Date(now), new Date(now - SESSION_IDLE_MS));
-    },
   };
 }
 
-export type PeopleService = ReturnType<typeof createPeopleService>;
+/** The account switcher: which accounts a person may act for, and moving the session to one. */
+function accountCommands(
+  store: PeopleDeps['store'],
+  accountAndTier: (accountId: string) => Promise<{ account: AccountRecord; tier: TierRecord }>,
+) {
+  return {
+    /**
+     * Moves the session to another account of the same person. An account they are not an
+     * active member of, or one that does not exist, reads the same (NOT_FOUND).
+     */
+    async switchAccount(context: HolderContext, accountId: string): Promise<HolderContext> {
+      const membership = accountId ? await store.people.getMembership(context.user.userId, accountId) : null;
+      if (!membership || membership.disabled) throw noSuchAccount();
+      const session = await store.people.setSessionAccount(context.session.tokenHash, membership.accountId);
+      if (!session) throw sessionEnded();
+      return { session, user: context.user, membership, ...(await accountAndTier(membership.accountId)) };
+    },
+
+    /** The accounts the session's person may act for (active memberships), oldest membership first. */
+    async accountChoices(context: HolderContext): Promise<AccountChoice[]> {
+      const choices: AccountChoice[] = [];
+      for (const membership of await store.people.listMemberships(context.user.userId)) {
+        if (membership.disabled) continue;
+        const account = await store.accounts.get(membership.accountId);
+        if (account) choices.push({ accountId: account.accountId, name: account.name, role: membership.role });
+      }
+      return choices;
+    },
+  };
+}
 
 /** What only the operator does to people (UserAdminService). */
 function operatorCommands(people: Store['people'], log: PeopleDeps['log']) {
@@ -387,6 +415,44 @@ function operatorCommands(people: Store['people'], log: PeopleDeps['log']) {
       return { user: updated, membership: memberships[0]! };
     },
   };
+}
+
+/** An invitation that can still be accepted, or NOT_FOUND (unknown, used, revoked and expired all read the same). */
+async function findOpenInvitation(
+  people: Store['people'],
+  clock: () => Date,
+  token: string,
+): Promise<InvitationRecord> {
+  const hash = tokenHash(token);
+  const invitation = hash ? await people.findInvitation(hash) : null;
+  if (
+    !invitation ||
+    invitation.usedAt !== null ||
+    invitation.revokedAt !== null ||
+    invitation.expiresAt.getTime() <= clock().getTime()
+  ) {
+    throw invitationInvalid();
+  }
+  return invitation;
+}
+
+/** The invitee who has a password already proves it is them; wrong guesses spend the sign-in budget. */
+async function checkJoiningPassword(
+  throttle: SignInThrottle,
+  clock: () => Date,
+  person: UserRecord,
+  password: string,
+  address: string,
+): Promise<void> {
+  const wait = throttle.waitMs(person.email, address, clock());
+  if (wait > 0)
+    throw invalid('password', `Too many wrong passwords. Wait ${Math.ceil(wait / 1000)} seconds, then try again.`);
+  const candidate = password.length <= MAX_PASSWORD_CHARS * 4 ? password : '';
+  if (!(await verifyPassword(candidate, person.passwordHash))) {
+    throttle.failed(person.email, address, clock());
+    throw invalid('password', 'That is not your password. Enter the password you sign in to the developer area with.');
+  }
+  throttle.succeeded(person.email, address);
 }
 
 /** What invitations share with the rest of the service. */
@@ -449,36 +515,9 @@ function invitationCommands({ people, clock, dashboardUrl, accountAndTier, check
     return { token, url: invitationUrl(dashboardUrl, token), invitation };
   }
 
-  /** An invitation that can still be accepted, or NOT_FOUND (unknown, used, revoked and expired all read the same). */
-  async function openInvitation(token: string): Promise<InvitationRecord> {
-    const hash = tokenHash(token);
-    const invitation = hash ? await people.findInvitation(hash) : null;
-    if (
-      !invitation ||
-      invitation.usedAt !== null ||
-      invitation.revokedAt !== null ||
-      invitation.expiresAt.getTime() <= clock().getTime()
-    ) {
-      throw invitationInvalid();
-    }
-    return invitation;
-  }
-
-  /** The invitee who has a password already proves it is them; wrong guesses spend the sign-in budget. */
-  async function checkExistingPassword(person: UserRecord, password: string, address: string): Promise<void> {
-    const wait = throttle.waitMs(person.email, address, clock());
-    if (wait > 0)
-      throw invalid('password', `Too many wrong passwords. Wait ${Math.ceil(wait / 1000)} seconds, then try again.`);
-    const candidate = password.length <= MAX_PASSWORD_CHARS * 4 ? password : '';
-    if (!(await verifyPassword(candidate, person.passwordHash))) {
-      throttle.failed(person.email, address, clock());
-      throw invalid(
-        'password',
-        'That is not your password. Enter the password you sign in to the developer area with.',
-      );
-    }
-    throttle.succeeded(person.email, address);
-  }
+  const openInvitation = (token: string) => findOpenInvitation(people, clock, token);
+  const checkExistingPassword = (person: UserRecord, password: string, address: string) =>
+    checkJoiningPassword(throttle, clock, person, password, address);
 
   return {
     /** The operator's or an owner's invitation; `invitedBy` is a user id or "operator". */

@@ -220,6 +220,32 @@ function sessionHandlers(
   };
 }
 
+/** The account's waiting invitations (the Users page). */
+function invitationHandlers(
+  people: PeopleService,
+): Pick<Handlers<HolderMethods>, 'listInvitations' | 'revokeInvitation'> {
+  return {
+    async listInvitations(req) {
+      const context = await people.authenticate(req.sessionToken);
+      const open = await people.listInvitations(context);
+      return {
+        invitations: open.map(({ invitation, invitedBy }) => ({
+          email: invitation.email,
+          role: ROLE_TO_PROTO[invitation.role],
+          invitedBy,
+          createdAt: timestampFromDate(invitation.createdAt),
+          expiresAt: timestampFromDate(invitation.expiresAt),
+        })),
+      };
+    },
+    async revokeInvitation(req) {
+      // revokeInvitation refuses a viewer itself.
+      await people.revokeInvitation(await people.authenticate(req.sessionToken), req.email);
+      return {};
+    },
+  };
+}
+
 export function holderHandlers(
   people: PeopleService,
   desk: HolderDesk,
@@ -235,6 +261,7 @@ export function holderHandlers(
 
   return {
     ...sessionHandlers(people),
+    ...invitationHandlers(people),
     async getOverview(req) {
       const context = await signedIn(req.sessionToken);
       const mode = modeIn(req.mode);
@@ -304,24 +331,6 @@ export function holderHandlers(
     async listUsers(req) {
       const context = await signedIn(req.sessionToken);
       return { users: (await people.listUsers(context.account.accountId)).map(userMessage) };
-    },
-    async listInvitations(req) {
-      const context = await signedIn(req.sessionToken);
-      const open = await people.listInvitations(context);
-      return {
-        invitations: open.map(({ invitation, invitedBy }) => ({
-          email: invitation.email,
-          role: ROLE_TO_PROTO[invitation.role],
-          invitedBy,
-          createdAt: timestampFromDate(invitation.createdAt),
-          expiresAt: timestampFromDate(invitation.expiresAt),
-        })),
-      };
-    },
-    async revokeInvitation(req) {
-      const context = await owner(req.sessionToken);
-      await people.revokeInvitation(context, req.email);
-      return {};
     },
     async disableUser(req) {
       const context = await owner(req.sessionToken);

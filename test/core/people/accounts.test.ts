@@ -124,8 +124,8 @@ people(
     const switched = await holder.switchAccount({ sessionToken: token, accountId: bayo.accountId });
     assert.equal([switched.session!.accountName, switched.session!.user!.role], ['Bayo Telecoms', UserRole.VIEWER]);
     assert.equal(
-      (await holder.listUsers({ sessionToken: token })).users.map((one) => one.email),
-      [bayo.email, ada.email],
+      (await holder.listUsers({ sessionToken: token })).users.map((one) => one.email).sort(),
+      [bayo.email, ada.email].sort(),
       "the session reads the new account's people",
     );
     const denied = await rejection(

@@ -5,7 +5,7 @@
  * buttons named by what they do. The stylesheet and the one script are files (the CSP allows
  * nothing inline); every form works without the script.
  */
-import type { HolderSession } from '../gen/prepaid/v1/holder_pb.js';
+import type { HolderAccount, HolderSession } from '../gen/prepaid/v1/holder_pb.js';
 import { UserRole } from '../gen/prepaid/v1/holder_pb.js';
 import { html, type SafeHtml } from '../web/html.js';
 import { CSRF_FIELD } from '../web/security.js';
@@ -22,6 +22,8 @@ export type DashboardMode = 'live' | 'test';
 /** What the frame of a signed-in page needs. */
 export interface Viewer {
   session: HolderSession;
+  /** Every account the person may act for; more than one shows the account switcher. */
+  accounts: readonly HolderAccount[];
   csrfToken: string;
   mode: DashboardMode;
 }
@@ -105,13 +107,33 @@ function accountBar(viewer: Viewer): SafeHtml {
   const { session } = viewer;
   const role = session.user?.role === UserRole.OWNER ? 'owner' : 'viewer';
   return html`<div class="account-bar">
-    <p class="account-bar__who"><span class="account-bar__account">${session.accountName}</span>
+    <p class="account-bar__who"><span class="account-bar__account"><span class="visually-hidden">Account: </span>${session.accountName}</span>
       <span class="account-bar__user">${session.user?.email} (${role})</span></p>
+    ${viewer.accounts.length > 1 ? accountSwitcher(viewer) : ''}
     <form method="post" action="/sign-out" class="inline-form">
       ${csrfField(viewer.csrfToken)}
       <button type="submit" class="button button--secondary">Sign out</button>
     </form>
   </div>`;
+}
+
+/**
+ * The account switcher, for a person in several accounts: a POST (with the CSRF token) that
+ * the core checks against the person's memberships; the session then acts for that account.
+ */
+function accountSwitcher(viewer: Viewer): SafeHtml {
+  const current = viewer.session.user?.accountId ?? '';
+  return html`<form method="post" action="/account" class="inline-form account-switch">
+      ${csrfField(viewer.csrfToken)}
+      <label for="switch-account" class="account-switch__label">Switch account</label>
+      <select id="switch-account" name="account" class="select account-switch__select">
+        ${viewer.accounts.map(
+          (one) =>
+            html`<option value="${one.accountId}"${one.accountId === current ? html` selected` : ''}>${one.name}${one.accountId === current ? ' (this one)' : ''}</option>`,
+        )}
+      </select>
+      <button type="submit" class="button button--secondary">Switch</button>
+    </form>`;
 }
 
 function navigation(mode: DashboardMode, current: string | undefined): SafeHtml {

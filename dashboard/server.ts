@@ -307,9 +307,9 @@ async function admit(
       return undefined;
     }
     try {
-      const { session } = await shared.core.holder.getSession({ sessionToken });
+      const { session, accounts } = await shared.core.holder.getSession({ sessionToken });
       if (session === undefined) throw new Error('GetSession answered without a session');
-      viewer = { session, csrfToken: csrf.forSession(sessionToken), mode };
+      viewer = { session, accounts, csrfToken: csrf.forSession(sessionToken), mode };
     } catch (error) {
       if (refusalOf(error).kind !== 'signed_out') {
         const answer = refusalAnswer(shared, undefined, setCookies, error);

@@ -9,6 +9,11 @@ export const USER_ROLES = ['owner', 'viewer'] as const satisfies readonly UserRo
 
 /** An invitation link works once, for 72 hours. */
 export const INVITATION_TTL_MS = 72 * 3_600_000;
+/**
+ * Open invitations one account may have at once: the Users page lists them all, so the list
+ * is bounded; an owner past it revokes some first. No team invites this many in 72 hours.
+ */
+export const MAX_OPEN_INVITATIONS = 100;
 /** A session ends after 30 minutes without use... */
 export const SESSION_IDLE_MS = 30 * 60_000;
 /** ...and 12 hours after sign-in whatever happens. */

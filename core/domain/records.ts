@@ -159,17 +159,17 @@ export interface PendingSummary {
 /** What a user of the developer area may do: owner everything, viewer read only. */
 export type UserRole = 'owner' | 'viewer';
 
-/** A person who signs in to one account's developer area. */
+/**
+ * A person who signs in to the developer area: one email, one password, one two-step
+ * sign-in, whatever the number of accounts they belong to (their memberships).
+ */
 export interface UserRecord {
   /** usr_... */
   userId: string;
-  accountId: string;
   /** Lower case, unique across the store. */
   email: string;
-  role: UserRole;
   /** scrypt$N$r$p$salt$key (core/people/passwords.ts); never the password. */
   passwordHash: string;
-  disabled: boolean;
   /** The base32 TOTP secret once two-step sign-in is on; null when off. It must be readable to verify codes. */
   totpSecret: string | null;
   /** A secret being set up (BeginTotpSetup), not yet confirmed; null when none. */
@@ -182,6 +182,25 @@ export interface UserRecord {
    */
   recoveryCodeHashes: readonly string[];
   createdAt: Date;
+}
+
+/**
+ * A person's place in one account: their role there, and whether it is disabled. Disabling
+ * a membership shuts the person out of that account only; their other accounts go on.
+ */
+export interface MembershipRecord {
+  userId: string;
+  accountId: string;
+  role: UserRole;
+  disabled: boolean;
+  /** When the person first joined the account (a re-invitation keeps it). */
+  createdAt: Date;
+}
+
+/** A person as one account sees them: the person and their membership there. */
+export interface MemberRecord {
+  user: UserRecord;
+  membership: MembershipRecord;
 }
 
 /** An invitation to an account; its token is stored only as its SHA-256. */
@@ -197,6 +216,8 @@ export interface InvitationRecord {
   expiresAt: Date;
   /** When it was accepted; null while unused. */
   usedAt: Date | null;
+  /** When an owner (or a newer invitation of the same email) withdrew it; null while it stands. */
+  revokedAt: Date | null;
 }
 
 /**
@@ -207,6 +228,7 @@ export interface SessionRecord {
   tokenHash: string;
   stage: 'session' | 'totp';
   userId: string;
+  /** The account the session acts for now: one of the person's active memberships (the account switcher moves it). */
   accountId: string;
   createdAt: Date;
   lastSeenAt: Date;
@@ -216,10 +238,10 @@ export interface SessionRecord {
 
 /** What accepting an invitation did. */
 export type AcceptInvitationResult =
-  | { outcome: 'accepted'; user: UserRecord }
+  | { outcome: 'accepted'; user: UserRecord; membership: MembershipRecord }
   /** Unknown, used or expired: nothing was written. */
   | { outcome: 'invalid' }
-  /** The email belongs to a user already: nothing was written. */
+  /** The email belongs to another person than the one given: nothing was written. */
   | { outcome: 'email_taken' };
 
 /** Which of an account's transactions a holder asks for; every field set must match. */

@@ -1,8 +1,11 @@
 /**
  * The people of the developer area: invitations, passwords, sign-in with optional TOTP,
- * sessions, and the users of an account. Every RPC of the holder's service starts with
- * `authenticate`, which turns a session token into the user, account and tier it may act
- * for; `requireOwner` is the one role check. Tokens (invitation, session, challenge) are
+ * sessions, and the members of an account. One person (email, password, two-step sign-in)
+ * may belong to several accounts, each membership with its own role and disabled flag; a
+ * session acts for one of them at a time (the account switcher moves it). Every RPC of the
+ * holder's service starts with `authenticate`, which turns a session token into the person,
+ * membership, account and tier it may act for; `requireOwner` is the one role check, on the
+ * session's current membership. Tokens (invitation, session, challenge) are
  * 32 random bytes, handed out once and stored only as their SHA-256.
  */
 import { randomBytes } from 'node:crypto';
@@ -12,6 +15,7 @@ import {
   checkEmail,
   INVITATION_TTL_MS,
   MAX_EMAIL_CHARS,
+  MAX_OPEN_INVITATIONS,
   MAX_PASSWORD_CHARS,
   normalizeEmail,
   passwordViolations,
@@ -24,6 +28,8 @@ import {
 import type {
   AccountRecord,
   InvitationRecord,
+  MemberRecord,
+  MembershipRecord,
   SessionRecord,
   TierRecord,
   UserRecord,
@@ -35,12 +41,27 @@ import { matchingRecoveryHash, newRecoveryCodes, recoveryCodeHash } from './reco
 import { createSignInThrottle, createStepUpThrottle, type SignInThrottle, type StepUpThrottle } from './throttle.js';
 import { matchTotp, newTotpSecret, totpQrSvg, totpUri } from './totp.js';
 
-/** Who a session acts for. */
+/** Who a session acts for: the person, and their membership of the session's account. */
 export interface HolderContext {
   session: SessionRecord;
   user: UserRecord;
+  membership: MembershipRecord;
   account: AccountRecord;
   tier: TierRecord;
+}
+
+/** An account a person may act for (the account switcher's choices). */
+export interface AccountChoice {
+  accountId: string;
+  name: string;
+  role: UserRole;
+}
+
+/** An open invitation as the Users page lists it. */
+export interface OpenInvitation {
+  invitation: InvitationRecord;
+  /** The inviting member's email, "the operator", or "" when that person is gone. */
+  invitedBy: string;
 }
 
 export interface NewInvitation {
@@ -86,6 +107,9 @@ const invitationInvalid = () =>
     'NOT_FOUND',
     'This invitation link is not valid: it was used already, has expired or is mistyped. Ask for a new one.',
   );
+
+/** The same answer for an account that does not exist and one the person is not (or no longer) a member of. */
+const noSuchAccount = () => new DomainError('NOT_FOUND', 'You are not a member of that account.');
 
 const sessionEnded = () => new DomainError('UNAUTHENTICATED', 'The session has ended or is not valid; sign in again.');
 
@@ -171,21 +195,25 @@ export function createPeopleService(deps: PeopleDeps) {
 
   const accountAndTier = (accountId: string) => accountAndTierOf(store, accountId);
 
-  async function startSession(user: UserRecord): Promise<{ token: string; context: HolderContext }> {
+  /** A new session of `user` acting for `membership`'s account. */
+  async function startSession(
+    user: UserRecord,
+    membership: MembershipRecord,
+  ): Promise<{ token: string; context: HolderContext }> {
     const token = newToken();
     const now = clock();
     const session: SessionRecord = {
       tokenHash: hashSecret(token),
       stage: 'session',
       userId: user.userId,
-      accountId: user.accountId,
+      accountId: membership.accountId,
       createdAt: now,
       lastSeenAt: now,
       absoluteExpiresAt: new Date(now.getTime() + SESSION_ABSOLUTE_MS),
     };
     await people.insertSession(session);
     sweepNowAndThen(now);
-    return { token, context: { session, user, ...(await accountAndTier(user.accountId)) } };
+    return { token, context: { session, user, membership, ...(await accountAndTier(membership.accountId)) } };
   }
 
   const { acceptCode, acceptSecondFactor } = codeChecks(people, clock);
@@ -194,7 +222,7 @@ export function createPeopleService(deps: PeopleDeps) {
 
   async function requireActiveUser(userId: string): Promise<UserRecord> {
     const user = await people.getUser(userId);
-    if (!user || user.disabled) throw sessionEnded();
+    if (!user) throw sessionEnded();
     return user;
   }
 
@@ -209,6 +237,7 @@ export function createPeopleService(deps: PeopleDeps) {
     dashboardUrl: deps.dashboardUrl,
     accountAndTier,
     checkStepUp,
+    throttle,
   });
 
   return {
@@ -216,38 +245,18 @@ export function createPeopleService(deps: PeopleDeps) {
 
     ...signInCommands({ people, clock, throttle, startSession, acceptCode: acceptSecondFactor, throttled }),
 
+    ...accountCommands(store, accountAndTier),
+
     async signOut(token: string): Promise<void> {
       const hash = tokenHash(token);
       if (hash) await people.deleteSession(hash);
     },
 
-    /**
-     * The session's user, account and tier; extends the idle expiry. A session that is
-     * unknown, a challenge, idle for 30 minutes, past 12 hours or of a disabled user is
-     * UNAUTHENTICATED (and removed).
-     */
-    async authenticate(token: string): Promise<HolderContext> {
-      const hash = tokenHash(token);
-      const found = hash ? await people.findSession(hash) : null;
-      if (found?.stage !== 'session') throw sessionEnded();
-      const now = clock();
-      if (sessionEndsAt(found).getTime() <= now.getTime()) {
-        await people.deleteSession(found.tokenHash);
-        throw sessionEnded();
-      }
-      const user = await people.getUser(found.userId);
-      if (!user || user.disabled) {
-        await people.deleteSession(found.tokenHash);
-        throw sessionEnded();
-      }
-      const session = await people.touchSession(found.tokenHash, now);
-      if (!session) throw sessionEnded();
-      return { session, user, ...(await accountAndTier(user.accountId)) };
-    },
+    authenticate: sessionAuthenticator(people, clock, accountAndTier),
 
-    /** Refuses a viewer: the server decides, whatever the page showed. */
+    /** Refuses a viewer of the session's account: the server decides, whatever the page showed. */
     requireOwner(context: HolderContext): void {
-      if (context.user.role !== 'owner') {
+      if (context.membership.role !== 'owner') {
         throw new DomainError(
           'PERMISSION_DENIED',
           'Only an owner of the account can do this; viewers can look but not change.',
@@ -260,25 +269,12 @@ export function createPeopleService(deps: PeopleDeps) {
       await checkStepUp(context.user, context.session, code);
     },
 
-    async listUsers(accountId: string): Promise<UserRecord[]> {
-      await accountAndTier(accountId);
-      return people.listUsers(accountId);
-    },
-
-    /** Disables a user and ends their sessions. `accountId` limits it to one account's users (a holder's call). */
-    async disableUser(userId: string, accountId: string | null): Promise<UserRecord> {
-      const user = userId ? await people.getUser(userId) : null;
-      if (!user || (accountId !== null && user.accountId !== accountId))
-        throw notFound(`User ${userId || '(empty id)'}`);
-      const disabled = await people.updateUser(user.userId, { disabled: true });
-      if (!disabled) throw notFound(`User ${userId}`);
-      await people.deleteUserSessions(user.userId);
-      return disabled;
-    },
+    ...memberCommands(people, accountAndTier),
 
     ...totpCommands({ people, requireActiveUser, acceptCode, checkStepUp }),
 
     ...operatorCommands(people, deps.log),
+    ...invitationListCommands(people, clock),
     ...passwordCommands({ people, clock, stepUpThrottle, checkStepUp, startSession }),
 
     /** Removes ended sessions and challenges (a housekeeping pass; expiry is checked on every read anyway). */
@@ -291,6 +287,102 @@ export function createPeopleService(deps: PeopleDeps) {
 
 export type PeopleService = ReturnType<typeof createPeopleService>;
 
+/**
+ * The session's person, membership, account and tier; extends the idle expiry. A session
+ * that is unknown, a challenge, idle for 30 minutes, past 12 hours, or whose membership of
+ * its account is gone or disabled is UNAUTHENTICATED (and removed).
+ */
+function sessionAuthenticator(
+  people: Store['people'],
+  clock: () => Date,
+  accountAndTier: (accountId: string) => Promise<{ account: AccountRecord; tier: TierRecord }>,
+) {
+  return async (token: string): Promise<HolderContext> => {
+    const hash = tokenHash(token);
+    const found = hash ? await people.findSession(hash) : null;
+    if (found?.stage !== 'session') throw sessionEnded();
+    const now = clock();
+    if (sessionEndsAt(found).getTime() <= now.getTime()) {
+      await people.deleteSession(found.tokenHash);
+      throw sessionEnded();
+    }
+    const user = await people.getUser(found.userId);
+    const membership = user ? await people.getMembership(user.userId, found.accountId) : null;
+    if (!user || !membership || membership.disabled) {
+      await people.deleteSession(found.tokenHash);
+      throw sessionEnded();
+    }
+    const session = await people.touchSession(found.tokenHash, now);
+    if (!session) throw sessionEnded();
+    return { session, user, membership, ...(await accountAndTier(session.accountId)) };
+  };
+}
+
+/** An account's members, and disabling one (an owner's, for their account) or a person everywhere (the operator's). */
+function memberCommands(
+  people: Store['people'],
+  accountAndTier: (accountId: string) => Promise<{ account: AccountRecord; tier: TierRecord }>,
+) {
+  return {
+    async listUsers(accountId: string): Promise<MemberRecord[]> {
+      await accountAndTier(accountId);
+      return people.listMembers(accountId);
+    },
+
+    /**
+     * Disables a person's membership of `accountId` and ends their sessions acting for it; their
+     * other accounts go on. With `accountId` null (the operator), every membership of the person
+     * is disabled and every session ends; the answer is their oldest membership.
+     */
+    async disableUser(userId: string, accountId: string | null): Promise<MemberRecord> {
+      const user = userId ? await people.getUser(userId) : null;
+      const targets = user
+        ? (await people.listMemberships(user.userId)).filter((one) => accountId === null || one.accountId === accountId)
+        : [];
+      if (!user || targets.length === 0) throw notFound(`User ${userId || '(empty id)'}`);
+      const disabled: MembershipRecord[] = [];
+      for (const one of targets) {
+        const changed = await people.setMembershipDisabled(user.userId, one.accountId, true);
+        if (changed) disabled.push(changed);
+      }
+      await people.deleteUserSessions(user.userId, accountId ?? undefined);
+      if (disabled.length === 0) throw notFound(`User ${userId}`);
+      return { user, membership: disabled[0]! };
+    },
+  };
+}
+
+/** The account switcher: which accounts a person may act for, and moving the session to one. */
+function accountCommands(
+  store: PeopleDeps['store'],
+  accountAndTier: (accountId: string) => Promise<{ account: AccountRecord; tier: TierRecord }>,
+) {
+  return {
+    /**
+     * Moves the session to another account of the same person. An account they are not an
+     * active member of, or one that does not exist, reads the same (NOT_FOUND).
+     */
+    async switchAccount(context: HolderContext, accountId: string): Promise<HolderContext> {
+      const membership = accountId ? await store.people.getMembership(context.user.userId, accountId) : null;
+      if (!membership || membership.disabled) throw noSuchAccount();
+      const session = await store.people.setSessionAccount(context.session.tokenHash, membership.accountId);
+      if (!session) throw sessionEnded();
+      return { session, user: context.user, membership, ...(await accountAndTier(membership.accountId)) };
+    },
+
+    /** The accounts the session's person may act for (active memberships), oldest membership first. */
+    async accountChoices(context: HolderContext): Promise<AccountChoice[]> {
+      const choices: AccountChoice[] = [];
+      for (const membership of await store.people.listMemberships(context.user.userId)) {
+        if (membership.disabled) continue;
+        const account = await store.accounts.get(membership.accountId);
+        if (account) choices.push({ accountId: account.accountId, name: account.name, role: membership.role });
+      }
+      return choices;
+    },
+  };
+}
+
 /** What only the operator does to people (UserAdminService). */
 function operatorCommands(people: Store['people'], log: PeopleDeps['log']) {
   return {
@@ -300,9 +392,10 @@ function operatorCommands(people: Store['people'], log: PeopleDeps['log']) {
      * the core's log saying who and when (the operator's identity is whoever holds the admin
      * token). The person sets two-step sign-in up again after signing in.
      */
-    async resetTwoStep(userId: string): Promise<UserRecord> {
+    async resetTwoStep(userId: string): Promise<MemberRecord> {
       const user = userId ? await people.getUser(userId) : null;
-      if (!user) throw notFound(`User ${userId || '(empty id)'}`);
+      const memberships = user ? await people.listMemberships(user.userId) : [];
+      if (!user || memberships.length === 0) throw notFound(`User ${userId || '(empty id)'}`);
       const updated = await people.updateUser(user.userId, {
         totpSecret: null,
         totpPendingSecret: null,
@@ -312,14 +405,54 @@ function operatorCommands(people: Store['people'], log: PeopleDeps['log']) {
       const sessionsEnded = await people.deleteUserSessions(user.userId);
       log?.('people.two_step_reset', {
         user_id: user.userId,
-        account_id: user.accountId,
+        // The account they joined first, and every account they belong to.
+        account_id: memberships[0]!.accountId,
+        account_ids: memberships.map((one) => one.accountId),
         was_on: user.totpSecret !== null,
         sessions_ended: sessionsEnded,
         by: 'operator',
       });
-      return updated;
+      return { user: updated, membership: memberships[0]! };
     },
   };
+}
+
+/** An invitation that can still be accepted, or NOT_FOUND (unknown, used, revoked and expired all read the same). */
+async function findOpenInvitation(
+  people: Store['people'],
+  clock: () => Date,
+  token: string,
+): Promise<InvitationRecord> {
+  const hash = tokenHash(token);
+  const invitation = hash ? await people.findInvitation(hash) : null;
+  if (
+    !invitation ||
+    invitation.usedAt !== null ||
+    invitation.revokedAt !== null ||
+    invitation.expiresAt.getTime() <= clock().getTime()
+  ) {
+    throw invitationInvalid();
+  }
+  return invitation;
+}
+
+/** The invitee who has a password already proves it is them; wrong guesses spend the sign-in budget. */
+async function checkJoiningPassword(
+  throttle: SignInThrottle,
+  clock: () => Date,
+  person: UserRecord,
+  password: string,
+  address: string,
+): Promise<void> {
+  const wait = throttle.waitMs(person.email, address, clock());
+  if (wait > 0)
+    throw invalid('password', `Too many wrong passwords. Wait ${Math.ceil(wait / 1000)} seconds, then try again.`);
+  const candidate = password.length <= MAX_PASSWORD_CHARS * 4 ? password : '';
+  if (!(await verifyPassword(candidate, person.passwordHash))) {
+    throttle.failed(person.email, address, clock());
+    throw invalid('password', 'That is not your password. Enter the password you sign in to the developer area with.');
+  }
+  throttle.succeeded(person.email, address);
 }
 
 /** What invitations share with the rest of the service. */
@@ -329,9 +462,19 @@ interface InvitationKit {
   dashboardUrl: string;
   accountAndTier(accountId: string): Promise<{ account: AccountRecord; tier: TierRecord }>;
   checkStepUp(user: UserRecord, session: SessionRecord, code: string): Promise<void>;
+  /** Wrong passwords typed on an invitation count as failed sign-ins of that email. */
+  throttle: SignInThrottle;
 }
 
-function invitationCommands({ people, clock, dashboardUrl, accountAndTier, checkStepUp }: InvitationKit) {
+/**
+ * Invitations say nothing about who else uses the platform: inviting an email that is a
+ * person of another account makes an invitation like any other, and the invitee accepts it
+ * with the password they already have. Only the account's own active members are refused
+ * (the owner sees them on the Users page anyway); a disabled member may be invited again,
+ * and accepting enables them with the new role. A new invitation of an email replaces the
+ * account's earlier open ones, so each email has at most one working link per account.
+ */
+function invitationCommands({ people, clock, dashboardUrl, accountAndTier, checkStepUp, throttle }: InvitationKit) {
   async function invite(
     accountId: string,
     email: string,
@@ -342,14 +485,21 @@ function invitationCommands({ people, clock, dashboardUrl, accountAndTier, check
     if (role === null || !(USER_ROLES as readonly string[]).includes(role))
       throw invalid('role', 'role must be owner or viewer.');
     await accountAndTier(accountId);
-    if (await people.findUserByEmail(normalized)) {
+    const person = await people.findUserByEmail(normalized);
+    // Looked up whether or not the person exists, so both paths do the same work.
+    const membership = await people.getMembership(person?.userId ?? '', accountId);
+    if (membership && !membership.disabled) {
+      throw new DomainError('FAILED_PRECONDITION', `${normalized} is already a member of this account.`);
+    }
+    const now = clock();
+    await people.revokeInvitations(accountId, normalized, now);
+    if ((await people.listOpenInvitations(accountId, now)).length >= MAX_OPEN_INVITATIONS) {
       throw new DomainError(
         'FAILED_PRECONDITION',
-        `${normalized} is already a user; one email signs in to one account.`,
+        `This account has ${MAX_OPEN_INVITATIONS} invitations waiting already; revoke some before inviting more.`,
       );
     }
     const token = newToken();
-    const now = clock();
     const invitation: InvitationRecord = {
       tokenHash: hashSecret(token),
       accountId,
@@ -359,20 +509,15 @@ function invitationCommands({ people, clock, dashboardUrl, accountAndTier, check
       createdAt: now,
       expiresAt: new Date(now.getTime() + INVITATION_TTL_MS),
       usedAt: null,
+      revokedAt: null,
     };
     await people.insertInvitation(invitation);
     return { token, url: invitationUrl(dashboardUrl, token), invitation };
   }
 
-  /** An invitation that can still be accepted, or NOT_FOUND (unknown, used and expired all read the same). */
-  async function openInvitation(token: string): Promise<InvitationRecord> {
-    const hash = tokenHash(token);
-    const invitation = hash ? await people.findInvitation(hash) : null;
-    if (!invitation || invitation.usedAt !== null || invitation.expiresAt.getTime() <= clock().getTime()) {
-      throw invitationInvalid();
-    }
-    return invitation;
-  }
+  const openInvitation = (token: string) => findOpenInvitation(people, clock, token);
+  const checkExistingPassword = (person: UserRecord, password: string, address: string) =>
+    checkJoiningPassword(throttle, clock, person, password, address);
 
   return {
     /** The operator's or an owner's invitation; `invitedBy` is a user id or "operator". */
@@ -388,39 +533,92 @@ function invitationCommands({ people, clock, dashboardUrl, accountAndTier, check
       role: UserRole | null,
       code: string,
     ): Promise<NewInvitation> {
-      if (context.user.role !== 'owner')
+      if (context.membership.role !== 'owner')
         throw new DomainError('PERMISSION_DENIED', 'Only an owner of the account can invite people.');
       if (role === 'owner') await checkStepUp(context.user, context.session, code);
       return invite(context.account.accountId, email, role, context.user.userId);
     },
 
-    async describeInvitation(token: string): Promise<{ invitation: InvitationRecord; accountName: string }> {
+    /**
+     * What an invitation is for, and whether its email has a password already (the invitee
+     * then enters it instead of choosing one). Only the link's holder learns this, about the
+     * email the link was made for.
+     */
+    async describeInvitation(
+      token: string,
+    ): Promise<{ invitation: InvitationRecord; accountName: string; hasPassword: boolean }> {
       const invitation = await openInvitation(token);
       const { account } = await accountAndTier(invitation.accountId);
-      return { invitation, accountName: account.name };
+      const person = await people.findUserByEmail(invitation.email);
+      return { invitation, accountName: account.name, hasPassword: person !== null };
     },
 
-    async acceptInvitation(token: string, password: string): Promise<UserRecord> {
-      throwIfViolations(passwordViolations('password', password));
+    /**
+     * Uses an invitation: a new person chooses a password (the password rules apply); a person
+     * who has one already enters it (throttled like sign-in, per email and address). Either
+     * way the answer is their membership of the invitation's account, active with its role.
+     */
+    async acceptInvitation(token: string, password: string, address = ''): Promise<MemberRecord> {
       const invitation = await openInvitation(token);
-      const user: UserRecord = {
-        userId: `usr_${randomBytes(8).toString('hex')}`,
-        accountId: invitation.accountId,
-        email: invitation.email,
-        role: invitation.role,
-        passwordHash: await hashPassword(password),
-        disabled: false,
-        totpSecret: null,
-        totpPendingSecret: null,
-        totpLastStep: 0,
-        recoveryCodeHashes: [],
-        createdAt: clock(),
-      };
-      const result = await people.acceptInvitation(invitation.tokenHash, user);
+      const person = await people.findUserByEmail(invitation.email);
+      let user: UserRecord;
+      if (person) {
+        await checkExistingPassword(person, password, address);
+        user = person;
+      } else {
+        throwIfViolations(passwordViolations('password', password));
+        user = {
+          userId: `usr_${randomBytes(8).toString('hex')}`,
+          email: invitation.email,
+          passwordHash: await hashPassword(password),
+          totpSecret: null,
+          totpPendingSecret: null,
+          totpLastStep: 0,
+          recoveryCodeHashes: [],
+          createdAt: clock(),
+        };
+      }
+      const result = await people.acceptInvitation(invitation.tokenHash, user, clock());
       if (result.outcome === 'email_taken')
-        throw new DomainError('FAILED_PRECONDITION', `${invitation.email} is already a user.`);
+        throw new DomainError(
+          'FAILED_PRECONDITION',
+          `${invitation.email} was given a password a moment ago; open the link again and enter that password.`,
+        );
       if (result.outcome === 'invalid') throw invitationInvalid();
-      return result.user;
+      return { user: result.user, membership: result.membership };
+    },
+  };
+}
+
+/** The account's invitations still waiting, and withdrawing them (the Users page). */
+function invitationListCommands(people: Store['people'], clock: () => Date) {
+  return {
+    /** Open invitations of the session's account, oldest first, with who made each. */
+    async listInvitations(context: HolderContext): Promise<OpenInvitation[]> {
+      const open = await people.listOpenInvitations(context.account.accountId, clock());
+      const emails = new Map<string, string>();
+      for (const invitation of open) {
+        const by = invitation.invitedBy;
+        if (by === 'operator' || emails.has(by)) continue;
+        emails.set(by, (await people.getUser(by))?.email ?? '');
+      }
+      return open.map((invitation) => ({
+        invitation,
+        invitedBy: invitation.invitedBy === 'operator' ? 'the operator' : (emails.get(invitation.invitedBy) ?? ''),
+      }));
+    },
+
+    /**
+     * An owner withdraws the open invitation of `email` to the session's account; its link then
+     * reads as any link that does not work. NOT_FOUND when there is none.
+     */
+    async revokeInvitation(context: HolderContext, email: string): Promise<void> {
+      if (context.membership.role !== 'owner')
+        throw new DomainError('PERMISSION_DENIED', 'Only an owner of the account can revoke invitations.');
+      const normalized = normalizeEmail(email).slice(0, MAX_EMAIL_CHARS);
+      const revoked =
+        normalized === '' ? 0 : await people.revokeInvitations(context.account.accountId, normalized, clock());
+      if (revoked === 0) throw notFound(`An open invitation for ${normalized || '(empty email)'}`);
     },
   };
 }
@@ -430,9 +628,22 @@ interface SignInKit {
   people: Store['people'];
   clock: () => Date;
   throttle: SignInThrottle;
-  startSession(user: UserRecord): Promise<{ token: string; context: HolderContext }>;
+  startSession(user: UserRecord, membership: MembershipRecord): Promise<{ token: string; context: HolderContext }>;
   acceptCode(user: UserRecord, secret: string, code: string): Promise<boolean>;
   throttled(email: string, address: string): SignInAnswer | null;
+}
+
+/**
+ * The membership a sign-in acts for: `preferred` when it is still active, else the person's
+ * oldest active one; null when every membership is disabled (the person is shut out of all).
+ */
+async function activeMembership(
+  people: Store['people'],
+  userId: string,
+  preferred: string | null,
+): Promise<MembershipRecord | null> {
+  const active = (await people.listMemberships(userId)).filter((one) => !one.disabled);
+  return active.find((one) => one.accountId === preferred) ?? active[0] ?? null;
 }
 
 function signInCommands({ people, clock, throttle, startSession, acceptCode, throttled }: SignInKit) {
@@ -447,12 +658,10 @@ function signInCommands({ people, clock, throttle, startSession, acceptCode, thr
       const refused = throttled(email, address);
       if (refused) return refused;
       const user = email === '' ? null : await people.findUserByEmail(email);
+      const membership = user ? await activeMembership(people, user.userId, null) : null;
       const candidate = password.length <= MAX_PASSWORD_CHARS * 4 ? password : '';
-      const passwordOk = await verifyPassword(
-        candidate,
-        user && !user.disabled ? user.passwordHash : await dummyHash(),
-      );
-      if (!user || user.disabled || !passwordOk) {
+      const passwordOk = await verifyPassword(candidate, user && membership ? user.passwordHash : await dummyHash());
+      if (!user || !membership || !passwordOk) {
         throttle.failed(email, address, clock());
         return { outcome: 'invalid_credentials' };
       }
@@ -464,7 +673,7 @@ function signInCommands({ people, clock, throttle, startSession, acceptCode, thr
             tokenHash: hashSecret(challenge),
             stage: 'totp',
             userId: user.userId,
-            accountId: user.accountId,
+            accountId: membership.accountId,
             createdAt: now,
             lastSeenAt: now,
             absoluteExpiresAt: new Date(now.getTime() + TOTP_CHALLENGE_MS),
@@ -477,7 +686,7 @@ function signInCommands({ people, clock, throttle, startSession, acceptCode, thr
         }
       }
       throttle.succeeded(email, address);
-      return { outcome: 'signed_in', ...(await startSession(user)) };
+      return { outcome: 'signed_in', ...(await startSession(user, membership)) };
     },
 
     /** The second step: the challenge is used once, right or wrong, so a wrong code means signing in again. */
@@ -491,11 +700,12 @@ function signInCommands({ people, clock, throttle, startSession, acceptCode, thr
       if (refused) return refused;
       const used = await people.deleteSession(pending.tokenHash);
       const fresh = pending.absoluteExpiresAt.getTime() > clock().getTime();
+      const membership = user ? await activeMembership(people, user.userId, pending.accountId) : null;
       if (
         !used ||
         !fresh ||
         !user ||
-        user.disabled ||
+        !membership ||
         user.totpSecret === null ||
         !(await acceptCode(user, user.totpSecret, totpCode))
       ) {
@@ -503,7 +713,7 @@ function signInCommands({ people, clock, throttle, startSession, acceptCode, thr
         return { outcome: 'invalid_credentials' };
       }
       throttle.succeeded(email, address);
-      return { outcome: 'signed_in', ...(await startSession(user)) };
+      return { outcome: 'signed_in', ...(await startSession(user, membership)) };
     },
   };
 }
@@ -589,7 +799,7 @@ interface PasswordKit {
   clock: () => Date;
   stepUpThrottle: StepUpThrottle;
   checkStepUp(user: UserRecord, session: SessionRecord, code: string): Promise<void>;
-  startSession(user: UserRecord): Promise<{ token: string; context: HolderContext }>;
+  startSession(user: UserRecord, membership: MembershipRecord): Promise<{ token: string; context: HolderContext }>;
 }
 
 function passwordCommands({ people, clock, stepUpThrottle, checkStepUp, startSession }: PasswordKit) {
@@ -606,7 +816,7 @@ function passwordCommands({ people, clock, stepUpThrottle, checkStepUp, startSes
       code: string,
     ): Promise<{ token: string }> {
       const user = await people.getUser(context.user.userId);
-      if (!user || user.disabled) throw sessionEnded();
+      if (!user) throw sessionEnded();
       const wait = stepUpThrottle.waitMs(user.userId, context.session.tokenHash, clock());
       if (wait > 0)
         throw invalid(
@@ -623,7 +833,7 @@ function passwordCommands({ people, clock, stepUpThrottle, checkStepUp, startSes
       const updated = await people.updateUser(user.userId, { passwordHash: await hashPassword(next) });
       if (!updated) throw sessionEnded();
       await people.deleteUserSessions(user.userId);
-      const { token } = await startSession(updated);
+      const { token } = await startSession(updated, context.membership);
       return { token };
     },
   };

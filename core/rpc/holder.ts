@@ -24,7 +24,7 @@ import { DomainError } from '../domain/errors.js';
 import type { Mode } from '../domain/mode.js';
 import { sessionEndsAt } from '../domain/people.js';
 import type { TransactionStatus as Status } from '../domain/products.js';
-import type { ApiKeyRecord, UserRole as Role, UserRecord } from '../domain/records.js';
+import type { ApiKeyRecord, MemberRecord, UserRole as Role } from '../domain/records.js';
 import type { HolderDesk, HolderFilter, Overview, Prices } from '../people/holder.js';
 import type { HolderContext, NewInvitation, PeopleService, SignInAnswer } from '../people/service.js';
 import {
@@ -56,15 +56,16 @@ function statusFromProto(status: TransactionStatus): Status | null {
   return entry ? (entry[0] as Status) : null;
 }
 
-export function userMessage(user: UserRecord): MessageInitShape<typeof UserSchema> {
+/** A person as one account sees them: `created_at` is when they joined that account. */
+export function userMessage({ user, membership }: MemberRecord): MessageInitShape<typeof UserSchema> {
   return {
     userId: user.userId,
-    accountId: user.accountId,
+    accountId: membership.accountId,
     email: user.email,
-    role: ROLE_TO_PROTO[user.role],
-    disabled: user.disabled,
+    role: ROLE_TO_PROTO[membership.role],
+    disabled: membership.disabled,
     totpEnabled: user.totpSecret !== null,
-    createdAt: timestampFromDate(user.createdAt),
+    createdAt: timestampFromDate(membership.createdAt),
   };
 }
 
@@ -81,7 +82,7 @@ function invitationMessage(made: NewInvitation): MessageInitShape<typeof Invitat
 
 function sessionMessage(context: HolderContext): MessageInitShape<typeof HolderSessionSchema> {
   return {
-    user: userMessage(context.user),
+    user: userMessage(context),
     accountName: context.account.name,
     tierId: context.tier.tierId,
     tierName: context.tier.name,
@@ -177,20 +178,21 @@ function sessionHandlers(
   people: PeopleService,
 ): Pick<
   Handlers<HolderMethods>,
-  'getInvitation' | 'acceptInvitation' | 'signIn' | 'completeSignIn' | 'signOut' | 'getSession'
+  'getInvitation' | 'acceptInvitation' | 'signIn' | 'completeSignIn' | 'signOut' | 'getSession' | 'switchAccount'
 > {
   return {
     async getInvitation(req) {
-      const { invitation, accountName } = await people.describeInvitation(req.invitationToken);
+      const { invitation, accountName, hasPassword } = await people.describeInvitation(req.invitationToken);
       return {
         email: invitation.email,
         role: ROLE_TO_PROTO[invitation.role],
         accountName,
         expiresAt: timestampFromDate(invitation.expiresAt),
+        hasPassword,
       };
     },
     async acceptInvitation(req) {
-      return { user: userMessage(await people.acceptInvitation(req.invitationToken, req.password)) };
+      return { user: userMessage(await people.acceptInvitation(req.invitationToken, req.password, req.clientIp)) };
     },
     async signIn(req) {
       return signInMessage(await people.signIn(req.email, req.password, req.totpCode, req.clientIp));
@@ -203,7 +205,43 @@ function sessionHandlers(
       return {};
     },
     async getSession(req) {
-      return { session: sessionMessage(await people.authenticate(req.sessionToken)) };
+      const context = await people.authenticate(req.sessionToken);
+      const accounts = (await people.accountChoices(context)).map((choice) => ({
+        accountId: choice.accountId,
+        name: choice.name,
+        role: ROLE_TO_PROTO[choice.role],
+      }));
+      return { session: sessionMessage(context), accounts };
+    },
+    async switchAccount(req) {
+      const context = await people.authenticate(req.sessionToken);
+      return { session: sessionMessage(await people.switchAccount(context, req.accountId)) };
+    },
+  };
+}
+
+/** The account's waiting invitations (the Users page). */
+function invitationHandlers(
+  people: PeopleService,
+): Pick<Handlers<HolderMethods>, 'listInvitations' | 'revokeInvitation'> {
+  return {
+    async listInvitations(req) {
+      const context = await people.authenticate(req.sessionToken);
+      const open = await people.listInvitations(context);
+      return {
+        invitations: open.map(({ invitation, invitedBy }) => ({
+          email: invitation.email,
+          role: ROLE_TO_PROTO[invitation.role],
+          invitedBy,
+          createdAt: timestampFromDate(invitation.createdAt),
+          expiresAt: timestampFromDate(invitation.expiresAt),
+        })),
+      };
+    },
+    async revokeInvitation(req) {
+      // revokeInvitation refuses a viewer itself.
+      await people.revokeInvitation(await people.authenticate(req.sessionToken), req.email);
+      return {};
     },
   };
 }
@@ -223,6 +261,7 @@ export function holderHandlers(
 
   return {
     ...sessionHandlers(people),
+    ...invitationHandlers(people),
     async getOverview(req) {
       const context = await signedIn(req.sessionToken);
       const mode = modeIn(req.mode);
@@ -308,7 +347,7 @@ export function holderHandlers(
     async confirmTotp(req) {
       const context = await signedIn(req.sessionToken);
       const { user, recoveryCodes } = await people.confirmTotp(context, req.totpCode);
-      return { user: userMessage(user), recoveryCodes };
+      return { user: userMessage({ user, membership: context.membership }), recoveryCodes };
     },
     async changePassword(req) {
       const context = await signedIn(req.sessionToken);
@@ -317,7 +356,8 @@ export function holderHandlers(
     },
     async disableTotp(req) {
       const context = await signedIn(req.sessionToken);
-      return { user: userMessage(await people.disableTotp(context, req.totpCode)) };
+      const user = await people.disableTotp(context, req.totpCode);
+      return { user: userMessage({ user, membership: context.membership }) };
     },
     async getWebhook(req) {
       const context = await signedIn(req.sessionToken);

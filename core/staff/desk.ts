@@ -277,15 +277,22 @@ export function createDesk(deps: DeskDeps) {
     async searchAccounts(query: string): Promise<AccountRecord[]> {
       const q = query.trim();
       if (q === '' || q.length > MAX_QUERY_CHARS) return [];
+      // A person may belong to several accounts: an email finds each of them.
+      const memberOf = async (): Promise<string[]> => {
+        const user = await store.people.findUserByEmail(q.toLowerCase());
+        return user === null ? [] : (await store.people.listMemberships(user.userId)).map((m) => m.accountId);
+      };
       const ids = await Promise.all([
-        store.accounts.get(q).then((a) => a?.accountId),
-        store.transactions.get(q).then((tx) => tx?.accountId),
-        store.people.findUserByEmail(q.toLowerCase()).then((u) => u?.accountId),
-        store.keys.find(q).then((k) => k?.accountId),
-        ...FUNDING_PROVIDERS.map((provider) => store.funding.findVirtualAccount(provider, q).then((v) => v?.accountId)),
+        store.accounts.get(q).then((a) => [a?.accountId]),
+        store.transactions.get(q).then((tx) => [tx?.accountId]),
+        memberOf(),
+        store.keys.find(q).then((k) => [k?.accountId]),
+        ...FUNDING_PROVIDERS.map((provider) =>
+          store.funding.findVirtualAccount(provider, q).then((v) => [v?.accountId]),
+        ),
       ]);
       const found = await Promise.all(
-        [...new Set(ids.filter((id): id is string => id !== undefined))].map((id) => store.accounts.get(id)),
+        [...new Set(ids.flat().filter((id): id is string => id !== undefined))].map((id) => store.accounts.get(id)),
       );
       return found.filter((a): a is AccountRecord => a !== null);
     },
@@ -295,7 +302,7 @@ export function createDesk(deps: DeskDeps) {
       if (!account) throw notFound(`Account ${accountId || '(empty id)'}`);
       const [keys, users, transactions, ledger] = await Promise.all([
         deps.accounts.listKeys(accountId),
-        store.people.listUsers(accountId),
+        store.people.listMembers(accountId),
         store.transactions.listByAccount(accountId, 'live', { limit: OVERVIEW_ROWS }),
         store.wallet.listLedger(accountId, 'live', { limit: OVERVIEW_ROWS }),
       ]);

@@ -29,6 +29,8 @@ import type {
   DaySpend,
   InvitationRecord,
   LedgerEntryRecord,
+  MemberRecord,
+  MembershipRecord,
   NewTransaction,
   PendingSummary,
   PlanRecord,
@@ -211,25 +213,41 @@ export interface TransactionStore {
   pendingSummary(): Promise<PendingSummary>;
 }
 
-/** What may change on a user; fields left out stay as they are. */
+/** What may change on a person; fields left out stay as they are. */
 export type UserChange = Partial<
-  Pick<UserRecord, 'disabled' | 'totpSecret' | 'totpPendingSecret' | 'passwordHash' | 'recoveryCodeHashes'>
+  Pick<UserRecord, 'totpSecret' | 'totpPendingSecret' | 'passwordHash' | 'recoveryCodeHashes'>
 >;
 
-/** The people of the developer area: users, their invitations and their sessions. */
+/**
+ * The people of the developer area: persons (email, password, two-step sign-in), their
+ * memberships of accounts (role, disabled), invitations and sessions.
+ */
 export interface PeopleStore {
   insertInvitation(invitation: InvitationRecord): Promise<void>;
   findInvitation(tokenHash: string): Promise<InvitationRecord | null>;
+  /** An account's invitations neither used, revoked nor expired at `at`, oldest first. */
+  listOpenInvitations(accountId: string, at: Date): Promise<InvitationRecord[]>;
+  /** Revokes the account's open invitations of `email` (as of `at`); returns how many. */
+  revokeInvitations(accountId: string, email: string, at: Date): Promise<number>;
   /**
-   * Atomically: if the invitation exists, is unused and expires after `user.createdAt`, and
-   * no user has its email, marks it used and inserts `user`. Single use even under races.
+   * Atomically: if the invitation exists and is unused, unrevoked and unexpired at `at`
+   * (default `user.createdAt`), marks it used and gives `user` a membership of its account
+   * with its role, active (a disabled membership is enabled again with the new role). `user`
+   * is either new (no person has its email: it is inserted) or the person who has the email
+   * (same userId: nothing of the person changes). Another person's email is 'email_taken'.
+   * Single use even under races.
    */
-  acceptInvitation(tokenHash: string, user: UserRecord): Promise<AcceptInvitationResult>;
+  acceptInvitation(tokenHash: string, user: UserRecord, at?: Date): Promise<AcceptInvitationResult>;
   getUser(userId: string): Promise<UserRecord | null>;
   /** By lower-case email. */
   findUserByEmail(email: string): Promise<UserRecord | null>;
-  /** Oldest first, disabled ones included. */
-  listUsers(accountId: string): Promise<UserRecord[]>;
+  /** The account's members, oldest membership first, disabled ones included. */
+  listMembers(accountId: string): Promise<MemberRecord[]>;
+  /** A person's memberships, oldest first, disabled ones included. */
+  listMemberships(userId: string): Promise<MembershipRecord[]>;
+  getMembership(userId: string, accountId: string): Promise<MembershipRecord | null>;
+  /** Disables (or enables) one membership; null when there is none. */
+  setMembershipDisabled(userId: string, accountId: string, disabled: boolean): Promise<MembershipRecord | null>;
   /** Null when the user does not exist. */
   updateUser(userId: string, change: UserChange): Promise<UserRecord | null>;
   /**
@@ -247,10 +265,15 @@ export interface PeopleStore {
   findSession(tokenHash: string): Promise<SessionRecord | null>;
   /** Moves lastSeenAt forward (never back). Null when the session is gone. */
   touchSession(tokenHash: string, at: Date): Promise<SessionRecord | null>;
+  /** Moves a session to another account (the account switcher); null when the session is gone. */
+  setSessionAccount(tokenHash: string, accountId: string): Promise<SessionRecord | null>;
   /** True when this call deleted it (so a challenge is used once). */
   deleteSession(tokenHash: string): Promise<boolean>;
-  /** Ends every session of a user (disabled, TOTP changed); returns how many. */
-  deleteUserSessions(userId: string): Promise<number>;
+  /**
+   * Ends every session of a person (password or two-step sign-in changed), or with
+   * `accountId` only those acting for that account (a membership disabled); returns how many.
+   */
+  deleteUserSessions(userId: string, accountId?: string): Promise<number>;
   /** Removes sessions and challenges whose absolute expiry or idle limit passed; returns how many. */
   deleteExpiredSessions(absoluteBefore: Date, idleBefore: Date): Promise<number>;
 }

@@ -1,5 +1,6 @@
 /** Every page's routes, in one list the server matches in order. */
 import type { Route } from '../server.js';
+import { accountRoutes } from './accounts.js';
 import { buyRoutes } from './buy.js';
 import { developerRoutes } from './developers.js';
 import { fundRoutes } from './fund.js';
@@ -31,5 +32,6 @@ export const routes: readonly Route[] = [
   ...referenceRoutes,
   ...webhookRoutes,
   ...userRoutes,
+  ...accountRoutes,
   ...securityRoutes,
 ];

@@ -1,6 +1,8 @@
 /**
  * Accepting an invitation: the link the operator (or an owner) passed on opens this page with
- * the token; the invitee sets a password and is sent to sign in. The token travels in the
+ * the token; a new invitee sets a password, someone who already signs in to the developer area
+ * (for another account) enters the password they have and joins this account with it; either
+ * is then sent to sign in. The token travels in the
  * link's path and then in the form, never in a log line (request lines name the route only),
  * and the page is not cached; Referrer-Policy: no-referrer keeps the address from other sites.
  * The password's rules are the core's: its refusal is shown beside the field.
@@ -22,7 +24,7 @@ function invalidLink(): Answer {
     body: page(
       { title: 'This invitation link does not work' },
       html`<h1>This invitation link does not work</h1>
-<p>It may have been used already, or it is older than 72 hours. Ask the person who invited you for a new link.</p>
+<p>It may have been used already, withdrawn, or it is older than 72 hours. Ask the person who invited you for a new link.</p>
 <p><a href="/sign-in">Sign in</a> if you have set your password already.</p>`,
     ),
   };
@@ -37,6 +39,23 @@ async function form(ctx: PageContext, token: string, errors: FieldError[]): Prom
     throw error;
   }
   const role = invitation.role === UserRole.OWNER ? 'an owner' : 'a viewer';
+  if (invitation.hasPassword) {
+    const joinBody = html`<h1>Join ${invitation.accountName}</h1>
+<p>You are invited to the developer area of <strong>${invitation.accountName}</strong> as ${role}.
+Your email address, <strong>${invitation.email}</strong>, already signs in to the developer area: enter your password to add this account to it. This link works once, until ${lagosTime(invitation.expiresAt)}.</p>
+<form method="post" action="/invitation" novalidate>
+  ${csrfField(ctx.visitorCsrf)}
+  <input type="hidden" name="token" value="${token}">
+  <input type="hidden" name="join" value="1">
+  ${field({ name: 'password', label: 'Your password', type: 'password', autocomplete: 'current-password', errors })}
+  <button type="submit" class="button">Join ${invitation.accountName}</button>
+</form>`;
+    return {
+      kind: 'page',
+      status: errors.length > 0 ? 400 : 200,
+      body: page({ title: 'Join an account', errors }, joinBody),
+    };
+  }
   const body = html`<h1>Set your password</h1>
 <p>You are invited to the developer area of <strong>${invitation.accountName}</strong> as ${role}.
 Your email address is <strong>${invitation.email}</strong>. This link works once, until ${lagosTime(invitation.expiresAt)}.</p>
@@ -73,19 +92,20 @@ export const invitationRoutes: Route[] = [
       const password = ctx.form.get('password') ?? '';
       if (token === '') return invalidLink();
       if (password === '') return form(ctx, token, [{ field: 'password', message: 'Enter a password' }]);
-      // Typing the same twice is about the person's fingers, not a business rule.
-      if (password !== (ctx.form.get('password_again') ?? ''))
+      // Typing the same twice is about the person's fingers, not a business rule. Joining with
+      // an existing password types it once; the core checks it either way.
+      if (ctx.form.get('join') !== '1' && password !== (ctx.form.get('password_again') ?? ''))
         return form(ctx, token, [{ field: 'password_again', message: 'The two passwords are not the same' }]);
       try {
-        await ctx.core.holder.acceptInvitation({ invitationToken: token, password });
+        await ctx.core.holder.acceptInvitation({ invitationToken: token, password, clientIp: ctx.clientIp });
       } catch (error) {
         const refusal = refusalOf(error);
         if (refusal.kind === 'not_found') return invalidLink();
-        if (refusal.kind === 'invalid')
+        if (refusal.kind === 'invalid' || refusal.kind === 'refused')
           return form(ctx, token, [{ field: 'password', message: refusal.fields.get('password') ?? refusal.message }]);
         throw error;
       }
-      return { kind: 'redirect', location: '/sign-in?welcome=1' };
+      return { kind: 'redirect', location: ctx.form.get('join') === '1' ? '/sign-in?joined=1' : '/sign-in?welcome=1' };
     },
   },
 ];

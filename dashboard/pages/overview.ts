@@ -135,7 +135,11 @@ export const overviewRoutes: Route[] = [
         threshold > 0n && overview.balanceKobo < threshold
           ? html`<div class="warning" role="alert"><p><strong>Low balance.</strong> The balance is below your threshold of ${naira(threshold)}. <a href="${ctx.link('/fund')}">Fund wallet</a></p></div>`
           : '';
-      const notice = test ? FUNDS_NOTICES[ctx.url.searchParams.get('done') ?? ''] : undefined;
+      const notice = test
+        ? FUNDS_NOTICES[ctx.url.searchParams.get('done') ?? '']
+        : ctx.url.searchParams.has('switched')
+          ? `You are now in ${viewer.session.accountName}.`
+          : undefined;
       const funds = test
         ? isOwner(viewer)
           ? html`<p class="toolbar"><a href="/test/funds" class="button">Add test funds</a> <a href="/test/keys" class="button button--secondary">Create a test key pair</a></p>`

@@ -22,6 +22,7 @@ const SIGN_IN_NOTICES: ReadonlyArray<readonly [string, string]> = [
   ['ended', 'Your session has ended. Sign in again to continue.'],
   ['out', 'You have signed out.'],
   ['welcome', 'Your password is set. Sign in with your email address and the new password.'],
+  ['joined', 'The account is added. Sign in as usual; the header lets you switch between your accounts.'],
 ];
 
 function signInForm(ctx: PageContext, errors: FieldError[], email = '', notice?: string): Answer {

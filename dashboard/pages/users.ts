@@ -1,9 +1,11 @@
 /**
- * Users: the people of this account. Owners invite others (the link is shown once on the
- * answer to the POST, to be passed on by the owner; there is no mail server) and disable
- * them after a confirmation. Viewers see the list only; the core refuses their POSTs.
+ * Users: the people of this account and the invitations still waiting. Owners invite others
+ * (the link is shown once on the answer to the POST, to be passed on by the owner), revoke
+ * waiting invitations, and disable members after a confirmation. Viewers see the lists only;
+ * the core refuses their POSTs. Inviting an email says nothing about other accounts: an
+ * email that already signs in elsewhere gets an invitation like any other.
  */
-import { type User, UserRole } from '../../gen/prepaid/v1/holder_pb.js';
+import { type PendingInvitation, type User, UserRole } from '../../gen/prepaid/v1/holder_pb.js';
 import { html, type SafeHtml } from '../../web/html.js';
 import { refusalOf } from '../../web/refusal.js';
 import { lagosTime } from '../format.js';
@@ -28,6 +30,39 @@ function userRow(viewer: Viewer, user: User): SafeHtml {
 </tr>`;
 }
 
+function invitationRow(viewer: Viewer, invitation: PendingInvitation): SafeHtml {
+  return html`<tr>
+<th scope="row">${invitation.email}</th>
+<td>${invitation.role === UserRole.OWNER ? 'Owner' : 'Viewer'}</td>
+<td>${invitation.invitedBy || 'A former member'}</td>
+<td>${lagosTime(invitation.expiresAt)}</td>
+<td>${
+    isOwner(viewer)
+      ? html`<form method="post" action="/users/revoke" class="inline-form" data-confirm="Revoke this invitation?">
+  ${csrfField(viewer.csrfToken)}
+  <input type="hidden" name="email" value="${invitation.email}">
+  <button type="submit" class="button button--secondary">Revoke<span class="visually-hidden"> the invitation of ${invitation.email}</span></button>
+</form>`
+      : ''
+  }</td>
+</tr>`;
+}
+
+function invitationsTable(viewer: Viewer, invitations: readonly PendingInvitation[]): SafeHtml {
+  if (invitations.length === 0) return html`<p>No invitation is waiting.</p>`;
+  return html`<div class="table-wrap"><table class="table">
+<caption class="visually-hidden">Invitations not yet accepted</caption>
+<thead><tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Invited by</th><th scope="col">Link works until</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+<tbody>${invitations.map((invitation) => invitationRow(viewer, invitation))}</tbody>
+</table></div>`;
+}
+
+/** What a GET of /users?done=... confirms. */
+const DONE_NOTICES: Readonly<Record<string, string>> = {
+  disabled: 'The user is disabled and signed out of this account.',
+  revoked: 'The invitation is revoked; its link no longer works.',
+};
+
 async function usersPage(
   ctx: PageContext,
   extra: {
@@ -40,6 +75,7 @@ async function usersPage(
 ): Promise<Answer> {
   const viewer = ctx.viewer!;
   const { users } = await ctx.core.holder.listUsers({ sessionToken: ctx.sessionToken });
+  const { invitations } = await ctx.core.holder.listInvitations({ sessionToken: ctx.sessionToken });
   const errors = extra.errors ?? [];
   const body = html`<h1>Users</h1>
 ${
@@ -56,6 +92,8 @@ ${secretBox('Invitation link', 'invite-url', extra.invited.url)}
 <thead><tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">State</th><th scope="col">Two-step sign-in</th><th scope="col">Since</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
 <tbody>${users.map((user) => userRow(viewer, user))}</tbody>
 </table></div>
+<h2>Invitations waiting</h2>
+${invitationsTable(viewer, invitations)}
 ${
   isOwner(viewer)
     ? html`<h2>Invite someone</h2>
@@ -96,11 +134,20 @@ export const userRoutes: Route[] = [
     path: '/users',
     name: 'users',
     signedIn: true,
-    handler: (ctx) =>
-      usersPage(
-        ctx,
-        ctx.url.searchParams.get('done') === 'disabled' ? { notice: 'The user is disabled and signed out.' } : {},
-      ),
+    handler: (ctx) => {
+      const notice = DONE_NOTICES[ctx.url.searchParams.get('done') ?? ''];
+      return usersPage(ctx, notice ? { notice } : {});
+    },
+  },
+  {
+    method: 'POST',
+    path: '/users/revoke',
+    name: 'users_revoke',
+    signedIn: true,
+    async handler(ctx) {
+      await ctx.core.holder.revokeInvitation({ sessionToken: ctx.sessionToken, email: ctx.form.get('email') ?? '' });
+      return { kind: 'redirect', location: '/users?done=revoked' };
+    },
   },
   {
     method: 'POST',
@@ -155,7 +202,7 @@ export const userRoutes: Route[] = [
           ),
         };
       const body = html`<h1>Disable ${user.email}?</h1>
-<div class="warning"><p>They will be signed out at once and cannot sign in again. To let them back in, invite them anew.</p></div>
+<div class="warning"><p>They will be signed out of this account at once and cannot come back to it; any other account they belong to is not affected. To let them back in, invite them anew: accepting the invitation enables them again, with the role you choose then.</p></div>
 <form method="post" action="/users/disable" data-confirm="Disable this user?">
   ${csrfField(viewer.csrfToken)}
   <input type="hidden" name="user" value="${user.userId}">

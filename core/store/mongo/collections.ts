@@ -20,6 +20,9 @@ export const KEY_USE_COLLECTION = 'api_key_use';
 /** Collection names of the people sub-port (users.ts), created by step 5. */
 export const PEOPLE_COLLECTIONS = { users: 'users', invitations: 'invitations', sessions: 'sessions' } as const;
 
+/** A person's memberships of accounts (users.ts), one document per person and account; created by step 15. */
+export const MEMBERSHIPS_COLLECTION = 'memberships';
+
 /** Money in (core/store/mongo/funding.ts): virtual accounts and inflows, created by step 12. */
 export const FUNDING_COLLECTIONS = { virtualAccounts: 'virtual_accounts', inflows: 'inflows' } as const;
 

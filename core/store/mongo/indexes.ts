@@ -124,6 +124,20 @@ export const PEOPLE_INDEXES: Readonly<Record<string, readonly IndexDescription[]
   ],
 };
 
+/** The memberships' indexes and the open invitations of an account (step 15). */
+export const MEMBERSHIP_INDEXES: readonly IndexDescription[] = [
+  // An account's members in the order they joined (the Users page).
+  { name: 'memberships_by_account', key: { account_id: 1, created_at: 1, user_id: 1 } },
+  // A person's accounts (sign-in, the account switcher).
+  { name: 'memberships_by_user', key: { user_id: 1, created_at: 1, account_id: 1 } },
+];
+
+/** An account's invitations by email, for the open ones listed and revoked (step 15). */
+export const INVITATIONS_BY_ACCOUNT_INDEX: IndexDescription = {
+  name: 'invitations_by_account',
+  key: { account_id: 1, email: 1, created_at: 1 },
+};
+
 /** The holder's search by recipient without reading the account's whole history (step 5). */
 export const TRANSACTIONS_BY_RECIPIENT_INDEX: IndexDescription = {
   name: 'transactions_by_recipient',

@@ -29,6 +29,8 @@ export interface SchemaTarget {
   command(command: Document): Promise<Document>;
   /** Sets fields on every document of `collection` that matches `filter` (a data step). */
   updateMany(collection: string, filter: Document, set: Document): Promise<void>;
+  /** Runs an aggregation over `collection` for what its last stage ($merge) writes (a data step). */
+  aggregate(collection: string, pipeline: readonly Document[]): Promise<void>;
 }
 
 /**
@@ -96,6 +98,13 @@ export function schemaTarget(db: Db): SchemaTarget {
     },
     async updateMany(collection, filter, set) {
       await db.collection(collection).updateMany(filter, { $set: set });
+    },
+    async aggregate(collection, pipeline) {
+      // A $merge stage returns no documents; reading the cursor runs it.
+      await db
+        .collection(collection)
+        .aggregate([...pipeline])
+        .toArray();
     },
   };
 }

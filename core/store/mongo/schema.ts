@@ -22,6 +22,7 @@ import {
   COLLECTIONS,
   FUNDING_COLLECTIONS,
   KEY_USE_COLLECTION,
+  MEMBERSHIPS_COLLECTION,
   PEOPLE_COLLECTIONS,
   STAFF_COLLECTIONS,
   UPGRADE_REQUESTS_COLLECTION,
@@ -40,8 +41,10 @@ import {
   FUNDING_INDEXES,
   HISTORY_BY_MODE_INDEX,
   INDEXES,
+  INVITATIONS_BY_ACCOUNT_INDEX,
   LEDGER_BY_ACCOUNT_INDEX,
   LEDGER_BY_WALLET_INDEX,
+  MEMBERSHIP_INDEXES,
   PEOPLE_INDEXES,
   REQUEST_ID_INDEX,
   TRANSACTIONS_BY_RECIPIENT_INDEX,
@@ -291,6 +294,38 @@ export const SCHEMA_STEPS: readonly SchemaStep[] = [
       ]);
     },
   },
+  {
+    version: 16,
+    description: 'one person in several accounts: memberships apart from persons; invitations revocable',
+    async apply(target) {
+      await createMissingCollections(target, [MEMBERSHIPS_COLLECTION], {});
+      await target.createIndexes(MEMBERSHIPS_COLLECTION, [...MEMBERSHIP_INDEXES]);
+      await target.createIndexes(PEOPLE_COLLECTIONS.invitations, [INVITATIONS_BY_ACCOUNT_INDEX]);
+      // Every user becomes a person with one membership: the account, role and disabled flag
+      // they had. $merge keyed by _id keeps a membership that exists already, so the step
+      // run twice (or by two cores at once) ends the same. The users keep their old fields.
+      await target.aggregate(PEOPLE_COLLECTIONS.users, MEMBERSHIPS_FROM_USERS);
+    },
+  },
+];
+
+/**
+ * Schema step 16's data step: one membership per user, keyed "<user id> <account id>" as
+ * users.ts keys them; a membership already there is kept (whenMatched: keepExisting).
+ */
+export const MEMBERSHIPS_FROM_USERS: readonly Document[] = [
+  { $match: { account_id: { $type: 'string' } } },
+  {
+    $project: {
+      _id: { $concat: ['$_id', ' ', '$account_id'] },
+      user_id: '$_id',
+      account_id: '$account_id',
+      role: '$role',
+      disabled: '$disabled',
+      created_at: '$created_at',
+    },
+  },
+  { $merge: { into: MEMBERSHIPS_COLLECTION, on: '_id', whenMatched: 'keepExisting', whenNotMatched: 'insert' } },
 ];
 
 /** The schema version this build writes. */

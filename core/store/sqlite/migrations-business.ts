@@ -1,6 +1,7 @@
 /**
- * SQLite schema steps 11 to 13: wallet funding (virtual accounts, inflows, low-balance
- * thresholds), users' recovery codes, and requests for API access.
+ * SQLite schema steps 11 to 15: wallet funding (virtual accounts, inflows, low-balance
+ * thresholds), users' recovery codes, requests for API access, the audit log, and one person
+ * in several accounts (memberships, revocable invitations).
  */
 import type { Migration } from './schema.js';
 
@@ -195,6 +196,34 @@ export const BUSINESS_MIGRATIONS: readonly Migration[] = [
         CHECK (decided_by IS NULL OR decided_by <> proposed_by OR status = 'refused')
       ) STRICT;
       CREATE INDEX proposals_open ON proposals (proposed_at) WHERE status = 'pending';
+    `,
+  },
+  {
+    version: 16,
+    description: 'one person in several accounts: memberships apart from persons; invitations revocable',
+    // Every user becomes a person with one membership: the account, role and disabled flag
+    // they had, so nobody loses a password, a two-step secret or a recovery code. The users
+    // table keeps its account_id, role and disabled columns: SQLite drops a column named by a
+    // foreign key only by rebuilding the table, which sessions reference, and a step runs
+    // inside a transaction where foreign keys cannot be turned off. From this step on no code
+    // reads them; a new person's row is given the account and role of the invitation that
+    // brought them, and memberships are the truth.
+    sql: `
+      CREATE TABLE memberships (
+        user_id     TEXT NOT NULL REFERENCES users (user_id),
+        account_id  TEXT NOT NULL REFERENCES accounts (account_id),
+        role        TEXT NOT NULL CHECK (role IN ('owner', 'viewer')),
+        disabled    INTEGER NOT NULL CHECK (disabled IN (0, 1)),
+        created_at  INTEGER NOT NULL,
+        PRIMARY KEY (user_id, account_id)
+      ) STRICT;
+      CREATE INDEX memberships_by_account ON memberships (account_id, created_at, user_id);
+      INSERT INTO memberships (user_id, account_id, role, disabled, created_at)
+        SELECT user_id, account_id, role, disabled, created_at FROM users;
+
+      ALTER TABLE invitations ADD COLUMN revoked_at INTEGER;
+      CREATE INDEX invitations_open ON invitations (account_id, email, created_at)
+        WHERE used_at IS NULL AND revoked_at IS NULL;
     `,
   },
 ];

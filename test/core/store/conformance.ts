@@ -1754,13 +1754,10 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
   });
 
   define('people', (it) => {
-    const user = (h: Harness, accountId: string, overrides: Partial<UserRecord> = {}): UserRecord => ({
+    const user = (h: Harness, overrides: Partial<UserRecord> = {}): UserRecord => ({
       userId: h.unique('usr'),
-      accountId,
       email: `${h.unique('ada')}@example.com`,
-      role: 'owner',
       passwordHash: 'scrypt$hash',
-      disabled: false,
       totpSecret: null,
       totpPendingSecret: null,
       totpLastStep: 0,
@@ -1782,12 +1779,13 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       createdAt: at(0),
       expiresAt: at(72 * 3600),
       usedAt: null,
+      revokedAt: null,
       ...overrides,
     });
 
     it('an invitation is accepted once: the user is written and the invitation marked used', async (h) => {
       const accountId = await h.account();
-      const invited = user(h, accountId, { role: 'viewer' });
+      const invited = user(h);
       const inv = invitation(h, accountId, invited.email, { role: 'viewer' });
       await h.store.people.insertInvitation(inv);
       assert.equal(await h.store.people.findInvitation(inv.tokenHash), inv);
@@ -1795,18 +1793,25 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       assert.equal(await h.store.people.acceptInvitation(inv.tokenHash, invited), {
         outcome: 'accepted',
         user: invited,
+        membership: {
+          userId: invited.userId,
+          accountId,
+          role: 'viewer',
+          disabled: false,
+          createdAt: invited.createdAt,
+        },
       });
       assert.equal((await h.store.people.findInvitation(inv.tokenHash))?.usedAt, invited.createdAt);
       assert.equal(await h.store.people.getUser(invited.userId), invited);
       assert.equal(await h.store.people.findUserByEmail(invited.email), invited);
-      const again = user(h, accountId, { email: `${h.unique('other')}@example.com` });
+      const again = user(h, { email: `${h.unique('other')}@example.com` });
       assert.equal(await h.store.people.acceptInvitation(inv.tokenHash, again), { outcome: 'invalid' });
       assert.is(await h.store.people.getUser(again.userId), null, 'a used invitation writes no user');
     });
 
     it('an expired or unknown invitation is invalid, and a taken email is refused; nothing is written', async (h) => {
       const accountId = await h.account();
-      const late = user(h, accountId, { createdAt: at(72 * 3600) });
+      const late = user(h, { createdAt: at(72 * 3600) });
       const inv = invitation(h, accountId, late.email);
       await h.store.people.insertInvitation(inv);
       assert.equal(
@@ -1815,13 +1820,13 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
         'at the expiry instant it is expired',
       );
       assert.is((await h.store.people.findInvitation(inv.tokenHash))?.usedAt, null);
-      assert.equal(await h.store.people.acceptInvitation('unknown', user(h, accountId)), { outcome: 'invalid' });
+      assert.equal(await h.store.people.acceptInvitation('unknown', user(h)), { outcome: 'invalid' });
 
-      const first = user(h, accountId);
+      const first = user(h);
       const firstInv = invitation(h, accountId, first.email);
       await h.store.people.insertInvitation(firstInv);
       assert.is((await h.store.people.acceptInvitation(firstInv.tokenHash, first)).outcome, 'accepted');
-      const twin = user(h, accountId, { email: first.email });
+      const twin = user(h, { email: first.email });
       const twinInv = invitation(h, accountId, first.email);
       await h.store.people.insertInvitation(twinInv);
       assert.equal(await h.store.people.acceptInvitation(twinInv.tokenHash, twin), { outcome: 'email_taken' });
@@ -1841,28 +1846,28 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
         [100, accountId],
         [200, other],
       ] as const) {
-        const u = user(h, acct, { createdAt: at(seconds) });
+        const u = user(h, { createdAt: at(seconds) });
         const inv = invitation(h, acct, u.email);
         await h.store.people.insertInvitation(inv);
         assert.is((await h.store.people.acceptInvitation(inv.tokenHash, u)).outcome, 'accepted');
         accepted.push(u);
       }
       assert.equal(
-        (await h.store.people.listUsers(accountId)).map((u) => u.userId),
+        (await h.store.people.listMembers(accountId)).map((m) => m.user.userId),
         [accepted[1]!.userId, accepted[0]!.userId],
       );
       const target = accepted[0]!;
-      const changed = await h.store.people.updateUser(target.userId, { disabled: true, totpPendingSecret: 'PENDING' });
-      assert.equal(changed, { ...target, disabled: true, totpPendingSecret: 'PENDING' });
+      const changed = await h.store.people.updateUser(target.userId, { totpPendingSecret: 'PENDING' });
+      assert.equal(changed, { ...target, totpPendingSecret: 'PENDING' });
       const on = await h.store.people.updateUser(target.userId, { totpSecret: 'SECRET', totpPendingSecret: null });
-      assert.equal(on, { ...target, disabled: true, totpSecret: 'SECRET', totpPendingSecret: null });
-      assert.is(await h.store.people.updateUser('usr_missing', { disabled: true }), null);
+      assert.equal(on, { ...target, totpSecret: 'SECRET', totpPendingSecret: null });
+      assert.is(await h.store.people.updateUser('usr_missing', { totpSecret: 'X' }), null);
     });
 
     it('under concurrency one invitation is accepted once and one TOTP step claimed once', async (h) => {
       const accountId = await h.account();
-      const first = user(h, accountId, { role: 'viewer' });
-      const second = user(h, accountId, { role: 'viewer', email: first.email });
+      const first = user(h);
+      const second = user(h, { email: first.email });
       const inv = invitation(h, accountId, first.email, { role: 'viewer' });
       await h.store.people.insertInvitation(inv);
       // Two browsers submit the same invitation at the same moment, as two different new users.
@@ -1879,9 +1884,101 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       assert.equal(claims.filter(Boolean).length, 1, 'one step, one sign-in');
     });
 
+    it('one person in two accounts: a second invitation adds a membership; disabling one leaves the other', async (h) => {
+      const first = await h.account();
+      const second = await h.account();
+      const ada = user(h, { totpSecret: 'SECRET', recoveryCodeHashes: ['r1'] });
+      const inv1 = invitation(h, first, ada.email, { role: 'owner' });
+      await h.store.people.insertInvitation(inv1);
+      assert.is((await h.store.people.acceptInvitation(inv1.tokenHash, ada)).outcome, 'accepted');
+      // The same person (same userId) accepts an invitation of another account, later.
+      const inv2 = invitation(h, second, ada.email, { role: 'viewer' });
+      await h.store.people.insertInvitation(inv2);
+      const joined = await h.store.people.acceptInvitation(
+        inv2.tokenHash,
+        { ...ada, passwordHash: 'ignored' },
+        at(500),
+      );
+      assert.equal(joined, {
+        outcome: 'accepted',
+        user: ada,
+        membership: { userId: ada.userId, accountId: second, role: 'viewer', disabled: false, createdAt: at(500) },
+      });
+      assert.equal(await h.store.people.getUser(ada.userId), ada, 'password and two-step sign-in unchanged');
+      assert.equal(
+        (await h.store.people.listMemberships(ada.userId)).map((m) => [m.accountId, m.role]),
+        [
+          [first, 'owner'],
+          [second, 'viewer'],
+        ],
+      );
+      assert.equal(
+        (await h.store.people.listMembers(second)).map((m) => [m.user.email, m.membership.role]),
+        [[ada.email, 'viewer']],
+      );
+      const off = await h.store.people.setMembershipDisabled(ada.userId, first, true);
+      assert.is(off?.disabled, true);
+      assert.is((await h.store.people.getMembership(ada.userId, first))?.disabled, true);
+      assert.is((await h.store.people.getMembership(ada.userId, second))?.disabled, false, 'the other account goes on');
+      assert.is(await h.store.people.getMembership(ada.userId, 'acct_nowhere'), null);
+      assert.is(await h.store.people.setMembershipDisabled(ada.userId, 'acct_nowhere', true), null);
+    });
+
+    it('a disabled member invited again is enabled with the new role and keeps the date they joined', async (h) => {
+      const accountId = await h.account();
+      const bea = user(h);
+      const inv = invitation(h, accountId, bea.email, { role: 'owner' });
+      await h.store.people.insertInvitation(inv);
+      await h.store.people.acceptInvitation(inv.tokenHash, bea);
+      await h.store.people.setMembershipDisabled(bea.userId, accountId, true);
+      const again = invitation(h, accountId, bea.email, { role: 'viewer' });
+      await h.store.people.insertInvitation(again);
+      const result = await h.store.people.acceptInvitation(again.tokenHash, bea, at(900));
+      assert.equal(result, {
+        outcome: 'accepted',
+        user: bea,
+        membership: { userId: bea.userId, accountId, role: 'viewer', disabled: false, createdAt: bea.createdAt },
+      });
+      assert.is((await h.store.people.listMembers(accountId)).length, 1, 'still one membership');
+    });
+
+    it('open invitations: listed oldest first without used, revoked or expired ones; revoked ones cannot be used', async (h) => {
+      const accountId = await h.account();
+      const other = await h.account();
+      const now = at(1000);
+      const older = invitation(h, accountId, 'cy@example.com', { createdAt: at(10) });
+      const newer = invitation(h, accountId, 'di@example.com', { createdAt: at(20), role: 'viewer' });
+      const expired = invitation(h, accountId, 'ed@example.com', { expiresAt: at(999) });
+      const elsewhere = invitation(h, other, 'cy@example.com');
+      for (const one of [newer, older, expired, elsewhere]) await h.store.people.insertInvitation(one);
+      assert.equal(
+        (await h.store.people.listOpenInvitations(accountId, now)).map((one) => one.email),
+        ['cy@example.com', 'di@example.com'],
+      );
+      assert.is(await h.store.people.revokeInvitations(accountId, 'cy@example.com', now), 1);
+      assert.is(await h.store.people.revokeInvitations(accountId, 'cy@example.com', now), 0, 'revoked once');
+      assert.is(await h.store.people.revokeInvitations(accountId, 'ed@example.com', now), 0, 'expired: nothing to do');
+      assert.equal((await h.store.people.findInvitation(older.tokenHash))?.revokedAt, now);
+      assert.equal(
+        (await h.store.people.listOpenInvitations(accountId, now)).map((one) => one.email),
+        ['di@example.com'],
+      );
+      assert.equal(
+        (await h.store.people.listOpenInvitations(other, now)).map((one) => one.email),
+        ['cy@example.com'],
+        "another account's invitation of the same email stands",
+      );
+      const cy = user(h, { email: 'cy@example.com' });
+      assert.equal(await h.store.people.acceptInvitation(older.tokenHash, cy, now), { outcome: 'invalid' });
+      assert.is(await h.store.people.getUser(cy.userId), null, 'a revoked invitation writes nobody');
+      const di = user(h, { email: 'di@example.com' });
+      assert.is((await h.store.people.acceptInvitation(newer.tokenHash, di, now)).outcome, 'accepted');
+      assert.equal(await h.store.people.listOpenInvitations(accountId, now), [], 'a used one is no longer open');
+    });
+
     it('a TOTP step is claimed once, and never an earlier one', async (h) => {
       const accountId = await h.account();
-      const u = user(h, accountId);
+      const u = user(h);
       const inv = invitation(h, accountId, u.email);
       await h.store.people.insertInvitation(inv);
       await h.store.people.acceptInvitation(inv.tokenHash, u);
@@ -1894,7 +1991,7 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
 
     it('users: recovery codes are set with the user and each is used once', async (h) => {
       const accountId = await h.account();
-      const u = user(h, accountId);
+      const u = user(h);
       const inv = invitation(h, accountId, u.email);
       await h.store.people.insertInvitation(inv);
       await h.store.people.acceptInvitation(inv.tokenHash, u);
@@ -1920,7 +2017,7 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       const now = Date.now() - (Date.now() % 1000);
       const fromNow = (seconds: number) => new Date(now + seconds * 1000);
       const accountId = await h.account();
-      const u = user(h, accountId);
+      const u = user(h);
       const inv = invitation(h, accountId, u.email);
       await h.store.people.insertInvitation(inv);
       await h.store.people.acceptInvitation(inv.tokenHash, u);
@@ -1954,6 +2051,41 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       assert.ok(await h.store.people.findSession(c.tokenHash));
       assert.is(await h.store.people.deleteUserSessions(u.userId), 1);
       assert.is(await h.store.people.findSession(c.tokenHash), null);
+    });
+
+    it('sessions move to another account; ending the sessions of one account leaves the others', async (h) => {
+      const now = Date.now() - (Date.now() % 1000);
+      const fromNow = (seconds: number) => new Date(now + seconds * 1000);
+      const first = await h.account();
+      const second = await h.account();
+      const u = user(h);
+      for (const [accountId, seconds] of [
+        [first, 0],
+        [second, 1],
+      ] as const) {
+        const inv = invitation(h, accountId, u.email);
+        await h.store.people.insertInvitation(inv);
+        await h.store.people.acceptInvitation(inv.tokenHash, u, at(seconds));
+      }
+      const session = (accountId: string): SessionRecord => ({
+        tokenHash: h.unique('ses'),
+        stage: 'session',
+        userId: u.userId,
+        accountId,
+        createdAt: fromNow(10),
+        lastSeenAt: fromNow(10),
+        absoluteExpiresAt: fromNow(12 * 3600),
+      });
+      const one = session(first);
+      const two = session(first);
+      await h.store.people.insertSession(one);
+      await h.store.people.insertSession(two);
+      assert.equal(await h.store.people.setSessionAccount(two.tokenHash, second), { ...two, accountId: second });
+      assert.equal(await h.store.people.findSession(two.tokenHash), { ...two, accountId: second });
+      assert.is(await h.store.people.setSessionAccount('nope', second), null);
+      assert.is(await h.store.people.deleteUserSessions(u.userId, first), 1, 'only the session acting for the first');
+      assert.is(await h.store.people.findSession(one.tokenHash), null);
+      assert.ok(await h.store.people.findSession(two.tokenHash));
     });
   });
 

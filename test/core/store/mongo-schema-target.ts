@@ -48,6 +48,11 @@ export class RecordingTarget implements SchemaTarget {
     this.updates.push({ collection, filter, set });
     this.log.push(`update ${collection}`);
   }
+  readonly aggregations: { collection: string; pipeline: readonly Document[] }[] = [];
+  async aggregate(collection: string, pipeline: readonly Document[]) {
+    this.aggregations.push({ collection, pipeline });
+    this.log.push(`aggregate ${collection}`);
+  }
   /** Understands collMod as the server does: the collection must exist, and its validator is replaced. */
   async command(command: Document) {
     const name = command['collMod'];

@@ -26,6 +26,8 @@ import {
   INDEXES,
   KEY_USE_COLLECTION,
   LEDGER_BY_ACCOUNT_INDEX,
+  MEMBERSHIPS_COLLECTION,
+  MEMBERSHIPS_FROM_USERS,
   MissingValidatorError,
   PEOPLE_COLLECTIONS,
   PEOPLE_INDEXES,
@@ -86,6 +88,11 @@ class FakeDatabase implements SchemaTarget {
     this.updates.push(`${collection} ${JSON.stringify(filter)} ${JSON.stringify(set)}`);
     this.log.push(`update ${collection}`);
   }
+  readonly aggregations: { collection: string; pipeline: readonly Document[] }[] = [];
+  async aggregate(collection: string, pipeline: readonly Document[]) {
+    this.aggregations.push({ collection, pipeline });
+    this.log.push(`aggregate ${collection}`);
+  }
   async command(command: Document) {
     const name = command['collMod'];
     if (typeof name !== 'string' || !this.validators.has(name))
@@ -125,6 +132,7 @@ steps('a fresh database gets every collection, its validator and its indexes, th
       UPGRADE_REQUESTS_COLLECTION,
       AUDIT_LOG_COLLECTION,
       ...Object.values(STAFF_COLLECTIONS),
+      MEMBERSHIPS_COLLECTION,
     ]),
   );
   // Step 9 replaced two of the events' indexes with one unique per wallet.
@@ -162,6 +170,24 @@ steps('a fresh database gets every collection, its validator and its indexes, th
   );
   assert.is(db.version, SCHEMA_VERSION);
   assert.is(db.log[db.log.length - 1], `record ${SCHEMA_VERSION}`);
+});
+
+steps('step 16 gives every user a membership keyed by person and account, after the indexes', async () => {
+  const db = new FakeDatabase();
+  await runSchemaSteps(db, SCHEMA_STEPS.slice(0, 15));
+  db.log.length = 0;
+  await runSchemaSteps(db);
+  assert.equal(db.log.slice(0, 5), [
+    'create memberships',
+    'indexes memberships',
+    'indexes invitations',
+    'aggregate users',
+    'record 16',
+  ]);
+  assert.equal(db.aggregations, [{ collection: 'users', pipeline: MEMBERSHIPS_FROM_USERS }]);
+  const merge = MEMBERSHIPS_FROM_USERS.at(-1)!['$merge'];
+  assert.equal(merge, { into: 'memberships', on: '_id', whenMatched: 'keepExisting', whenNotMatched: 'insert' });
+  assert.equal([...db.indexes.get('memberships')!.keys()].sort(), ['memberships_by_account', 'memberships_by_user']);
 });
 
 steps('a database at the current version runs nothing', async () => {

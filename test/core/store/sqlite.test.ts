@@ -274,6 +274,61 @@ sqlite('the audit finds money changed behind the adapter', async () => {
   assert.ok(audit.violations.every((v) => v.accountId === 'acct-1' && v.detail.length > 0));
 });
 
+sqlite('step 16 makes every user a person with one membership, keeping passwords and two-step sign-in', async () => {
+  const db = raw();
+  db.pragma('foreign_keys = ON');
+  for (const migration of MIGRATIONS.filter((m) => m.version <= 15)) db.exec(migration.sql);
+  db.pragma('user_version = 15');
+  db.prepare(
+    "INSERT INTO accounts (account_id, name, tier_id, balance_kobo, created_at) VALUES ('acct-1', 'Ada', 'standard', 0, 1000)",
+  ).run();
+  db.prepare(
+    `INSERT INTO users (user_id, account_id, email, role, password_hash, disabled, totp_secret, totp_pending_secret,
+       totp_last_step, recovery_code_hashes, created_at)
+     VALUES ('usr_a', 'acct-1', 'ada@example.com', 'owner', 'scrypt$a', 0, 'SECRETA', NULL, 77, '["r1","r2"]', 2000),
+            ('usr_b', 'acct-1', 'bea@example.com', 'viewer', 'scrypt$b', 1, NULL, NULL, 0, '[]', 3000)`,
+  ).run();
+  db.prepare(
+    `INSERT INTO sessions (token_hash, stage, user_id, account_id, created_at, last_seen_at, absolute_expires_at)
+     VALUES ('ses-a', 'session', 'usr_a', 'acct-1', 4000, 4000, 9999999999999)`,
+  ).run();
+  db.prepare(
+    `INSERT INTO invitations (token_hash, account_id, email, role, invited_by, created_at, expires_at, used_at)
+     VALUES ('inv-c', 'acct-1', 'cy@example.com', 'viewer', 'usr_a', 5000, 9999999999999, NULL)`,
+  ).run();
+  db.close();
+
+  const store = open();
+  assert.is(raw().pragma('user_version', { simple: true }), SCHEMA_VERSION);
+  assert.equal(await store.people.getUser('usr_a'), {
+    userId: 'usr_a',
+    email: 'ada@example.com',
+    passwordHash: 'scrypt$a',
+    totpSecret: 'SECRETA',
+    totpPendingSecret: null,
+    totpLastStep: 77,
+    recoveryCodeHashes: ['r1', 'r2'],
+    createdAt: new Date(2000),
+  });
+  assert.equal(
+    (await store.people.listMembers('acct-1')).map(({ user, membership }) => [
+      user.email,
+      membership.role,
+      membership.disabled,
+      membership.createdAt.getTime(),
+    ]),
+    [
+      ['ada@example.com', 'owner', false, 2000],
+      ['bea@example.com', 'viewer', true, 3000],
+    ],
+  );
+  assert.is((await store.people.findSession('ses-a'))?.accountId, 'acct-1', 'sessions stay signed in');
+  assert.equal(
+    (await store.people.listOpenInvitations('acct-1', new Date(6000))).map((one) => [one.email, one.revokedAt]),
+    [['cy@example.com', null]],
+  );
+});
+
 sqlite('a file at schema version 2 migrates to the current one with its money intact', async () => {
   const db = raw();
   for (const migration of MIGRATIONS.filter((m) => m.version <= 2)) db.exec(migration.sql);

@@ -393,6 +393,8 @@ export function instrumentStore(
     history: store.history,
     upgrades: store.upgrades,
     auditLog: store.auditLog,
+    passwordResets: store.passwordResets,
+    notices: store.notices,
     events: store.events,
     webhooks: store.webhooks,
     keyUse: store.keyUse,

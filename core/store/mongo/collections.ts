@@ -28,3 +28,6 @@ export const UPGRADE_REQUESTS_COLLECTION = 'upgrade_requests';
 
 /** The audit log (audit-log.ts), append-only; created by step 14. */
 export const AUDIT_LOG_COLLECTION = 'audit_log';
+
+/** Password reset links and notices mailed once (mail.ts); created by step 15. */
+export const MAIL_COLLECTIONS = { passwordResets: 'password_resets', noticesSent: 'notices_sent' } as const;

@@ -57,6 +57,7 @@ import {
 import { createHistoryStore } from './history.js';
 import { createKeyUseStore } from './key-use.js';
 import { createKeyStore } from './keys.js';
+import { createNoticeStore, createPasswordResetStore } from './mail.js';
 import { ensureSchema, schemaTarget } from './schema.js';
 import { createTransactionStore } from './transactions.js';
 import { createUpgradeStore } from './upgrades.js';
@@ -137,6 +138,8 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<MongoS
       history: createHistoryStore(ctx),
       upgrades: createUpgradeStore(ctx),
       auditLog: createAuditLogStore(ctx),
+      passwordResets: createPasswordResetStore(ctx),
+      notices: createNoticeStore(ctx),
       events: createEventStore(ctx),
       webhooks: createWebhookStore(ctx),
       keyUse: createKeyUseStore(ctx),

@@ -22,6 +22,7 @@ import {
   COLLECTIONS,
   FUNDING_COLLECTIONS,
   KEY_USE_COLLECTION,
+  MAIL_COLLECTIONS,
   PEOPLE_COLLECTIONS,
   UPGRADE_REQUESTS_COLLECTION,
 } from './collections.js';
@@ -259,6 +260,25 @@ export const SCHEMA_STEPS: readonly SchemaStep[] = [
       await target.createIndexes(AUDIT_LOG_COLLECTION, [
         { name: 'audit_log_actor', key: { actor: 1, _id: -1 } },
         { name: 'audit_log_target', key: { target: 1, _id: -1 } },
+      ]);
+    },
+  },
+  {
+    version: 15,
+    description: 'email: password reset links (hashed), notices mailed once, and the low-balance events the mail reads',
+    async apply(target) {
+      await createMissingCollections(target, Object.values(MAIL_COLLECTIONS), {});
+      await target.createIndexes(MAIL_COLLECTIONS.passwordResets, [
+        { name: 'password_resets_user', key: { user_id: 1 } },
+        // A link is removed a day after it ended.
+        { name: 'password_resets_ttl', key: { expires_at: 1 }, expireAfterSeconds: 86_400 },
+      ]);
+      await target.createIndexes(EVENT_COLLECTIONS.events, [
+        {
+          name: 'events_low_balance',
+          key: { created_at: 1 },
+          partialFilterExpression: { type: 'wallet.low_balance', mode: 'live' },
+        },
       ]);
     },
   },

@@ -26,6 +26,7 @@ import {
   INDEXES,
   KEY_USE_COLLECTION,
   LEDGER_BY_ACCOUNT_INDEX,
+  MAIL_COLLECTIONS,
   MissingValidatorError,
   PEOPLE_COLLECTIONS,
   PEOPLE_INDEXES,
@@ -123,6 +124,7 @@ steps('a fresh database gets every collection, its validator and its indexes, th
       ...Object.values(FUNDING_COLLECTIONS),
       UPGRADE_REQUESTS_COLLECTION,
       AUDIT_LOG_COLLECTION,
+      ...Object.values(MAIL_COLLECTIONS),
     ]),
   );
   // Step 9 replaced two of the events' indexes with one unique per wallet.

@@ -29,9 +29,11 @@ import type {
   UserRecord,
   UserRole,
 } from '../domain/records.js';
+import { createNotices, type Notices } from '../mail/notices.js';
 import type { Store } from '../store/port.js';
 import { dummyHash, hashPassword, verifyPassword } from './passwords.js';
 import { matchingRecoveryHash, newRecoveryCodes, recoveryCodeHash } from './recovery.js';
+import { createPasswordResets } from './resets.js';
 import { createSignInThrottle, createStepUpThrottle, type SignInThrottle, type StepUpThrottle } from './throttle.js';
 import { matchTotp, newTotpSecret, totpQrSvg, totpUri } from './totp.js';
 
@@ -57,7 +59,7 @@ export type SignInAnswer =
   | { outcome: 'throttled'; retryAfterSeconds: number };
 
 export interface PeopleDeps {
-  store: Pick<Store, 'people' | 'accounts' | 'catalog'>;
+  store: Pick<Store, 'people' | 'accounts' | 'catalog' | 'passwordResets' | 'auditLog'>;
   clock: () => Date;
   /** The dashboard's public base URL, for invitation links (DASHBOARD_PUBLIC_URL). */
   dashboardUrl: string;
@@ -65,6 +67,8 @@ export interface PeopleDeps {
   stepUpThrottle?: StepUpThrottle;
   /** Where operator actions on people are recorded (the core's JSON log); none in some tests. */
   log?: (event: string, fields: Record<string, unknown>) => void;
+  /** What is mailed (core/mail/notices.ts); none: nothing is (no SMTP_URL). */
+  notices?: Notices;
 }
 
 /** How often a sign-in also removes ended sessions from the store. */
@@ -160,6 +164,8 @@ export function createPeopleService(deps: PeopleDeps) {
   const { store, clock } = deps;
   const people = store.people;
   const throttle = deps.throttle ?? createSignInThrottle();
+  const log = deps.log ?? (() => {});
+  const notices = deps.notices ?? createNotices({ mailer: null, people, log });
   let lastSweepMs = 0;
 
   /** At most every SWEEP_EVERY_MS, on a sign-in, ended sessions are removed (MongoDB's TTL index does it there too). */
@@ -209,12 +215,23 @@ export function createPeopleService(deps: PeopleDeps) {
     dashboardUrl: deps.dashboardUrl,
     accountAndTier,
     checkStepUp,
+    notices,
   });
 
   return {
     ...invitations,
 
-    ...signInCommands({ people, clock, throttle, startSession, acceptCode: acceptSecondFactor, throttled }),
+    ...signInCommands({
+      people,
+      clock,
+      throttle,
+      startSession,
+      acceptCode: acceptSecondFactor,
+      throttled,
+      notices,
+    }),
+
+    ...createPasswordResets({ store, clock, dashboardUrl: deps.dashboardUrl, notices, log }),
 
     async signOut(token: string): Promise<void> {
       const hash = tokenHash(token);
@@ -276,10 +293,10 @@ export function createPeopleService(deps: PeopleDeps) {
       return disabled;
     },
 
-    ...totpCommands({ people, requireActiveUser, acceptCode, checkStepUp }),
+    ...totpCommands({ people, clock, requireActiveUser, acceptCode, checkStepUp, notices }),
 
-    ...operatorCommands(people, deps.log),
-    ...passwordCommands({ people, clock, stepUpThrottle, checkStepUp, startSession }),
+    ...operatorCommands({ store, clock, log, notices }),
+    ...passwordCommands({ people, clock, stepUpThrottle, checkStepUp, startSession, notices }),
 
     /** Removes ended sessions and challenges (a housekeeping pass; expiry is checked on every read anyway). */
     sweepSessions(): Promise<number> {
@@ -292,7 +309,18 @@ export function createPeopleService(deps: PeopleDeps) {
 export type PeopleService = ReturnType<typeof createPeopleService>;
 
 /** What only the operator does to people (UserAdminService). */
-function operatorCommands(people: Store['people'], log: PeopleDeps['log']) {
+function operatorCommands({
+  store,
+  clock,
+  log,
+  notices,
+}: {
+  store: PeopleDeps['store'];
+  clock: () => Date;
+  log: NonNullable<PeopleDeps['log']>;
+  notices: Notices;
+}) {
+  const people = store.people;
   return {
     /**
      * The operator's way back in for someone who lost both their phone and their recovery
@@ -310,13 +338,24 @@ function operatorCommands(people: Store['people'], log: PeopleDeps['log']) {
       });
       if (!updated) throw notFound(`User ${userId}`);
       const sessionsEnded = await people.deleteUserSessions(user.userId);
-      log?.('people.two_step_reset', {
+      log('people.two_step_reset', {
         user_id: user.userId,
         account_id: user.accountId,
         was_on: user.totpSecret !== null,
         sessions_ended: sessionsEnded,
         by: 'operator',
       });
+      await store.auditLog.append({
+        at: clock(),
+        actor: 'cli',
+        action: 'users.reset_2fa',
+        target: user.userId,
+        before: JSON.stringify({ two_step: user.totpSecret !== null }),
+        after: JSON.stringify({ two_step: false, sessions_ended: sessionsEnded }),
+        address: null,
+        note: '',
+      });
+      notices.twoStep(updated, 'reset', clock());
       return updated;
     },
   };
@@ -329,9 +368,10 @@ interface InvitationKit {
   dashboardUrl: string;
   accountAndTier(accountId: string): Promise<{ account: AccountRecord; tier: TierRecord }>;
   checkStepUp(user: UserRecord, session: SessionRecord, code: string): Promise<void>;
+  notices: Notices;
 }
 
-function invitationCommands({ people, clock, dashboardUrl, accountAndTier, checkStepUp }: InvitationKit) {
+function invitationCommands({ people, clock, dashboardUrl, accountAndTier, checkStepUp, notices }: InvitationKit) {
   async function invite(
     accountId: string,
     email: string,
@@ -341,7 +381,7 @@ function invitationCommands({ people, clock, dashboardUrl, accountAndTier, check
     const normalized = checkEmail('email', email);
     if (role === null || !(USER_ROLES as readonly string[]).includes(role))
       throw invalid('role', 'role must be owner or viewer.');
-    await accountAndTier(accountId);
+    const { account } = await accountAndTier(accountId);
     if (await people.findUserByEmail(normalized)) {
       throw new DomainError(
         'FAILED_PRECONDITION',
@@ -361,7 +401,9 @@ function invitationCommands({ people, clock, dashboardUrl, accountAndTier, check
       usedAt: null,
     };
     await people.insertInvitation(invitation);
-    return { token, url: invitationUrl(dashboardUrl, token), invitation };
+    const url = invitationUrl(dashboardUrl, token);
+    notices.invitation({ email: normalized, accountName: account.name, role, url, expiresAt: invitation.expiresAt });
+    return { token, url, invitation };
   }
 
   /** An invitation that can still be accepted, or NOT_FOUND (unknown, used and expired all read the same). */
@@ -433,16 +475,29 @@ interface SignInKit {
   startSession(user: UserRecord): Promise<{ token: string; context: HolderContext }>;
   acceptCode(user: UserRecord, secret: string, code: string): Promise<boolean>;
   throttled(email: string, address: string): SignInAnswer | null;
+  notices: Notices;
 }
 
-function signInCommands({ people, clock, throttle, startSession, acceptCode, throttled }: SignInKit) {
+function signInCommands({ people, clock, throttle, startSession, acceptCode, throttled, notices }: SignInKit) {
+  /** A session for `user`, and the mail that tells them of it. */
+  async function signedIn(user: UserRecord, address: string, userAgent: string): Promise<SignInAnswer> {
+    const started = await startSession(user);
+    notices.signIn(user, { at: started.context.session.createdAt, address, userAgent });
+    return { outcome: 'signed_in', ...started };
+  }
   return {
     /**
      * Email and password, and the TOTP code when the user has two-step sign-in on (empty
      * asks for a challenge instead). Every failure reads the same; throttled attempts are
      * not checked at all.
      */
-    async signIn(emailText: string, password: string, totpCode: string, address: string): Promise<SignInAnswer> {
+    async signIn(
+      emailText: string,
+      password: string,
+      totpCode: string,
+      address: string,
+      userAgent = '',
+    ): Promise<SignInAnswer> {
       const email = normalizeEmail(emailText).slice(0, MAX_EMAIL_CHARS);
       const refused = throttled(email, address);
       if (refused) return refused;
@@ -477,11 +532,11 @@ function signInCommands({ people, clock, throttle, startSession, acceptCode, thr
         }
       }
       throttle.succeeded(email, address);
-      return { outcome: 'signed_in', ...(await startSession(user)) };
+      return signedIn(user, address, userAgent);
     },
 
     /** The second step: the challenge is used once, right or wrong, so a wrong code means signing in again. */
-    async completeSignIn(challenge: string, totpCode: string, address: string): Promise<SignInAnswer> {
+    async completeSignIn(challenge: string, totpCode: string, address: string, userAgent = ''): Promise<SignInAnswer> {
       const hash = tokenHash(challenge);
       const pending = hash ? await people.findSession(hash) : null;
       if (pending?.stage !== 'totp') return { outcome: 'invalid_credentials' };
@@ -503,7 +558,7 @@ function signInCommands({ people, clock, throttle, startSession, acceptCode, thr
         return { outcome: 'invalid_credentials' };
       }
       throttle.succeeded(email, address);
-      return { outcome: 'signed_in', ...(await startSession(user)) };
+      return signedIn(user, address, userAgent);
     },
   };
 }
@@ -511,6 +566,8 @@ function signInCommands({ people, clock, throttle, startSession, acceptCode, thr
 /** What two-step sign-in setup shares with the rest of the service. */
 interface TotpKit {
   people: Store['people'];
+  clock: () => Date;
+  notices: Notices;
   requireActiveUser(userId: string): Promise<UserRecord>;
   acceptCode(user: UserRecord, secret: string, code: string): Promise<boolean>;
   checkStepUp(user: UserRecord, session: SessionRecord, code: string): Promise<void>;
@@ -527,7 +584,7 @@ const alreadyOn = () =>
     'Two-step sign-in is already on. To move it to another app, turn it off with a current code first, then set it up again.',
   );
 
-function totpCommands({ people, requireActiveUser, acceptCode, checkStepUp }: TotpKit) {
+function totpCommands({ people, clock, requireActiveUser, acceptCode, checkStepUp, notices }: TotpKit) {
   return {
     /**
      * A new pending secret; two-step sign-in stays as it was until confirmTotp. With
@@ -565,6 +622,7 @@ function totpCommands({ people, requireActiveUser, acceptCode, checkStepUp }: To
         recoveryCodeHashes,
       });
       if (!updated) throw sessionEnded();
+      notices.twoStep(updated, 'on', clock());
       return { user: updated, recoveryCodes };
     },
 
@@ -578,6 +636,7 @@ function totpCommands({ people, requireActiveUser, acceptCode, checkStepUp }: To
         recoveryCodeHashes: [],
       });
       if (!updated) throw sessionEnded();
+      notices.twoStep(updated, 'off', clock());
       return updated;
     },
   };
@@ -590,9 +649,10 @@ interface PasswordKit {
   stepUpThrottle: StepUpThrottle;
   checkStepUp(user: UserRecord, session: SessionRecord, code: string): Promise<void>;
   startSession(user: UserRecord): Promise<{ token: string; context: HolderContext }>;
+  notices: Notices;
 }
 
-function passwordCommands({ people, clock, stepUpThrottle, checkStepUp, startSession }: PasswordKit) {
+function passwordCommands({ people, clock, stepUpThrottle, checkStepUp, startSession, notices }: PasswordKit) {
   return {
     /**
      * A signed-in person's new password: the current one (wrong guesses spend the step-up
@@ -623,6 +683,7 @@ function passwordCommands({ people, clock, stepUpThrottle, checkStepUp, startSes
       const updated = await people.updateUser(user.userId, { passwordHash: await hashPassword(next) });
       if (!updated) throw sessionEnded();
       await people.deleteUserSessions(user.userId);
+      notices.passwordChanged(updated, 'changed', clock());
       const { token } = await startSession(updated);
       return { token };
     },

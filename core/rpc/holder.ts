@@ -177,7 +177,15 @@ function sessionHandlers(
   people: PeopleService,
 ): Pick<
   Handlers<HolderMethods>,
-  'getInvitation' | 'acceptInvitation' | 'signIn' | 'completeSignIn' | 'signOut' | 'getSession'
+  | 'getInvitation'
+  | 'acceptInvitation'
+  | 'signIn'
+  | 'completeSignIn'
+  | 'signOut'
+  | 'getSession'
+  | 'requestPasswordReset'
+  | 'getPasswordReset'
+  | 'resetPassword'
 > {
   return {
     async getInvitation(req) {
@@ -193,10 +201,10 @@ function sessionHandlers(
       return { user: userMessage(await people.acceptInvitation(req.invitationToken, req.password)) };
     },
     async signIn(req) {
-      return signInMessage(await people.signIn(req.email, req.password, req.totpCode, req.clientIp));
+      return signInMessage(await people.signIn(req.email, req.password, req.totpCode, req.clientIp, req.userAgent));
     },
     async completeSignIn(req) {
-      return signInMessage(await people.completeSignIn(req.challengeToken, req.totpCode, req.clientIp));
+      return signInMessage(await people.completeSignIn(req.challengeToken, req.totpCode, req.clientIp, req.userAgent));
     },
     async signOut(req) {
       await people.signOut(req.sessionToken);
@@ -204,6 +212,16 @@ function sessionHandlers(
     },
     async getSession(req) {
       return { session: sessionMessage(await people.authenticate(req.sessionToken)) };
+    },
+    async requestPasswordReset(req) {
+      return people.requestPasswordReset(req.email, req.clientIp);
+    },
+    async getPasswordReset(req) {
+      const { email, expiresAt } = await people.describePasswordReset(req.resetToken);
+      return { email, expiresAt: timestampFromDate(expiresAt) };
+    },
+    async resetPassword(req) {
+      return { user: userMessage(await people.resetPassword(req.resetToken, req.password)) };
     },
   };
 }
@@ -368,6 +386,10 @@ export function userAdminHandlers(people: PeopleService): Handlers<(typeof UserA
     },
     async resetTwoStep(req) {
       return { user: userMessage(await people.resetTwoStep(req.userId)) };
+    },
+    async issuePasswordReset(req) {
+      const { user, url, expiresAt, mailed } = await people.issuePasswordReset(req.userId);
+      return { user: userMessage(user), resetUrl: url, expiresAt: timestampFromDate(expiresAt), mailed };
     },
   };
 }

@@ -6,6 +6,7 @@ import { fundsRoutes } from './funds.js';
 import { invitationRoutes } from './invitation.js';
 import { keyRoutes } from './keys.js';
 import { overviewRoutes } from './overview.js';
+import { passwordResetRoutes } from './password-reset.js';
 import { priceRoutes } from './prices.js';
 import { securityRoutes } from './security.js';
 import { signInRoutes } from './sign-in.js';
@@ -17,6 +18,7 @@ import { webhookRoutes } from './webhooks.js';
 export const routes: readonly Route[] = [
   ...signInRoutes,
   ...invitationRoutes,
+  ...passwordResetRoutes,
   ...overviewRoutes,
   ...fundsRoutes,
   ...buyRoutes,

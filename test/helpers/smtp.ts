@@ -22,8 +22,8 @@ export interface SmtpReceiver {
   user: string;
   password: string;
   mails: ReceivedMail[];
-  /** The next mail to `to` not yet taken by an earlier call (waits up to `boundMs`). */
-  next(to: string, boundMs?: number): Promise<ReceivedMail>;
+  /** The next mail to `to` (whose subject has `subject`, if given) not yet taken by an earlier call; waits up to `boundMs`. */
+  next(to: string, subject?: string, boundMs?: number): Promise<ReceivedMail>;
   /** Sign-in attempts refused (wrong credentials). */
   refusedLogins: number;
   close(): Promise<void>;
@@ -71,8 +71,8 @@ export async function startSmtpReceiver(
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.server.address() as AddressInfo).port;
 
-  function take(to: string): ReceivedMail | undefined {
-    const found = mails.find((mail) => mail.to === to && !taken.has(mail));
+  function take(to: string, subject: string): ReceivedMail | undefined {
+    const found = mails.find((mail) => mail.to === to && mail.subject.includes(subject) && !taken.has(mail));
     if (found) taken.add(found);
     return found;
   }
@@ -86,10 +86,10 @@ export async function startSmtpReceiver(
     get refusedLogins() {
       return state.refusedLogins;
     },
-    async next(to, boundMs = 15_000) {
+    async next(to, subject = '', boundMs = 15_000) {
       const deadline = Date.now() + boundMs;
       for (;;) {
-        const found = take(to);
+        const found = take(to, subject);
         if (found) return found;
         const left = deadline - Date.now();
         if (left <= 0) throw new Error(`no mail to ${to} within ${boundMs} ms`);

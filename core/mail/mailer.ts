@@ -18,7 +18,7 @@ import type { MailSettings } from './smtp.js';
 import { withoutCredentials } from './smtp.js';
 
 /** One mail: plain text, to one person. */
-export interface Mail {
+interface Mail {
   /** What it is, for the log (`password_reset`, `sign_in`, ...). */
   kind: string;
   to: string;
@@ -46,7 +46,7 @@ const SMTP_TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, sock
 const CLOSE_WAIT_MS = 5_000;
 
 /** `tunde@example.ng` -> `t***@example.ng`: enough to tell two recipients apart in a log, not to harvest. */
-export function maskAddress(address: string): string {
+function maskAddress(address: string): string {
   const at = address.lastIndexOf('@');
   return at <= 0 ? '***' : `${address[0]}***${address.slice(at)}`;
 }

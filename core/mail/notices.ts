@@ -34,7 +34,7 @@ const SIGN_OFF = '\n\n— The prepaid developer area';
 const NOT_YOU =
   'If this was not you, reset your password from the sign-in page ("Forgot password?") and tell the operator of the platform.';
 
-export interface SignInFacts {
+interface SignInFacts {
   at: Date;
   address: string;
   userAgent: string;

@@ -45,7 +45,14 @@ export function parseSmtpUrl(text: string): SmtpServer | { problem: string } {
   } catch {
     return { problem: 'has a user name or password that is not valid percent-encoding.' };
   }
-  return { secure, host: url.hostname, port, user, password, describe: `${url.protocol}//${url.host}` };
+  return {
+    secure,
+    host: url.hostname,
+    port,
+    user,
+    password,
+    describe: `${url.protocol}//${url.port === '' ? `${url.host}:${port}` : url.host}`,
+  };
 }
 
 /** A From header of one address (optionally with a display name); no line breaks. */

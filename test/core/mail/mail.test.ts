@@ -203,7 +203,7 @@ test('SMTP_URL and MAIL_FROM: checked at start, together, and a bad URL is never
     port: 465,
     user: 'me@x.ng',
     password: 'p:ss',
-    describe: 'smtps://smtp.example.ng',
+    describe: 'smtps://smtp.example.ng:465',
   });
   assert.is(readCoreConfig(base).mail, null);
   const refusal = (env: Record<string, string>) => {

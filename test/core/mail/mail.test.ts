@@ -162,7 +162,7 @@ test('a low-balance event is mailed to the active owners once, however often it 
   assert.is(await core.core.lowBalanceMail.runOnce(), 0, 'read again: not mailed again');
 });
 
-test('a relay that refuses the login: a warning naming the server, never its credentials', async (state) => {
+test('a relay that refuses the login: a warning naming the server, never its credentials', async () => {
   const refusing = await startSmtpReceiver({ refuseAll: true, user: 'relay-user', password: 'refused-secret-pw' });
   const logged: string[] = [];
   const server = parseSmtpUrl(refusing.url);

@@ -1,7 +1,8 @@
 /**
  * `prepaid users ...`: invite people to an account's developer area, list them, disable
- * them. There is no mail server: `invite` prints the link for the operator to pass on. The
- * link is printed here only, never logged by the core.
+ * them, reset a password or two-step sign-in. `invite` and `reset-password` print the link for
+ * the operator to pass on (the core also mails it when SMTP_URL is set). A link is printed
+ * here only, never logged by the core.
  */
 import { type User, UserAdminService, UserRole } from '../gen/prepaid/v1/holder_pb.js';
 import { type CommandGroup, UsageError } from './command.js';
@@ -27,6 +28,9 @@ function userJson(user: User): Record<string, unknown> {
 
 const INVITATION_LINK_WARNING =
   'warning: the link lets whoever opens it first set a password; send it to the invitee only. It works once, for 72 hours.';
+
+const RESET_LINK_WARNING =
+  'warning: the link lets whoever opens it first set the password; send it to that person only. It works once, for one hour.';
 
 /** The users command group. */
 export const usersGroup: CommandGroup = {
@@ -102,6 +106,32 @@ export const usersGroup: CommandGroup = {
       },
     },
     {
+      name: 'reset-password',
+      summary:
+        'Make a password reset link for a user (single use, valid one hour); prints it, and the core mails it to them when SMTP_URL is set.',
+      args: ['USER_ID'],
+      async run({ args }, _core, clients) {
+        const answer = await clients(UserAdminService).issuePasswordReset({ userId: args[0] });
+        const user = present(answer.user, 'user');
+        return {
+          json: {
+            ...userJson(user),
+            reset_url: answer.resetUrl,
+            expires_at: isoTime(answer.expiresAt),
+            mailed: answer.mailed,
+          },
+          text: [
+            `Password reset link for ${user.email} (${user.userId}), valid until ${isoTime(answer.expiresAt)}:`,
+            answer.resetUrl,
+            answer.mailed
+              ? 'It was also mailed to them.'
+              : 'No mail server is set up (SMTP_URL): pass the link on yourself.',
+          ],
+          warnings: [RESET_LINK_WARNING],
+        };
+      },
+    },
+    {
       name: 'reset-2fa',
       summary:
         "Turn a user's two-step sign-in off (recovery codes too) and end their sessions, for someone who lost their phone and codes.",
@@ -111,7 +141,7 @@ export const usersGroup: CommandGroup = {
         return {
           json: userJson(user),
           text: [
-            `Two-step sign-in is off for ${user.email} (${user.userId}); their sessions have ended and the reset is in the core's log.`,
+            `Two-step sign-in is off for ${user.email} (${user.userId}); their sessions have ended, the reset is in the audit log, and they are told by mail when SMTP_URL is set.`,
             'Make sure the request came from them; they should set two-step sign-in up again after signing in.',
           ],
         };

@@ -26,6 +26,10 @@ import type { FundingProvider } from './funding/port.js';
 import { createSandboxFunding, type SandboxFunding } from './funding/sandbox.js';
 import { createFundingService, type FundingService } from './funding/service.js';
 import { createFundingSweeper, type FundingSweeper } from './funding/sweeper.js';
+import { createLowBalanceMail, type LowBalanceMail } from './mail/low-balance.js';
+import { createMailer, type Mailer } from './mail/mailer.js';
+import { createNotices } from './mail/notices.js';
+import type { MailSettings } from './mail/smtp.js';
 import { type CoreMetrics, createOutcomeRecorder, instrumentProviders, instrumentStore } from './metrics.js';
 import { createHolderDesk } from './people/holder.js';
 import { createPeopleService } from './people/service.js';
@@ -82,7 +86,14 @@ export interface CoreDeps {
   keyUseFlushMs?: number;
   /** Money in (core/funding/); without it the live wallet is funded through the sandbox, with no fee. */
   funding?: FundingConfig;
+  /** SMTP_URL and MAIL_FROM; without them nothing is mailed. */
+  mail?: MailSettings | null;
+  /** How often the low-balance mail reads the events (a minute by default). */
+  lowBalanceMailIntervalMs?: number;
 }
+
+/** How often the low-balance alerts are looked for: a minute late is soon enough for a wallet to be topped up. */
+const DEFAULT_LOW_BALANCE_MAIL_MS = 60_000;
 
 /** How this core takes money in. */
 export interface FundingConfig {
@@ -126,6 +137,10 @@ export interface Core {
   deliveries: DeliveryWorker;
   /** Key uses noted in memory; written in the background, and by shutdown(). */
   keyUses: KeyUseRecorder;
+  /** The mail queue; null without SMTP_URL. */
+  mailer: Mailer | null;
+  /** The low-balance alerts by mail; started by core/main.ts like the recovery worker. */
+  lowBalanceMail: LowBalanceMail;
   /** Seeds the default catalog into an empty store. */
   seed(): Promise<boolean>;
   /**
@@ -186,11 +201,23 @@ export function createCore(deps: CoreDeps): Core {
   // Callbacks are accepted from the upstreams that send them; each is confirmed by a requery.
   const callbacks = createCallbackService(purchaseDeps, { [VTPASS_NAME]: parseVtpassCallback });
   const planSync = createPlanSync({ store, catalog, providers, log: deps.log });
+  // The core sends the mail: it owns people, their addresses and the reset links, and it
+  // reads the events the low-balance alert comes from.
+  const mailer = deps.mail ? createMailer(deps.mail, deps.log) : null;
+  const notices = createNotices({ mailer, people: store.people, log: deps.log });
   const people = createPeopleService({
     store,
     clock,
     dashboardUrl: deps.dashboardPublicUrl ?? DEFAULT_DASHBOARD_PUBLIC_URL,
     log: deps.log,
+    notices,
+  });
+  const lowBalanceMail = createLowBalanceMail({
+    notices,
+    store: store.notices,
+    clock,
+    log: deps.log,
+    intervalMs: deps.lowBalanceMailIntervalMs ?? DEFAULT_LOW_BALANCE_MAIL_MS,
   });
   const webhooks = createWebhookService({
     accounts: store.accounts,
@@ -200,7 +227,7 @@ export function createCore(deps: CoreDeps): Core {
     allowPrivate,
     nudge: (destination) => deliveries.nudge(destination),
   });
-  const holderDesk = createHolderDesk({ store, accounts, purchases, webhooks, clock });
+  const holderDesk = createHolderDesk({ store, accounts, purchases, webhooks, clock, notices });
   const sandboxFunding =
     deps.funding?.sandbox ??
     createSandboxFunding({
@@ -283,6 +310,8 @@ export function createCore(deps: CoreDeps): Core {
     fundingSweeper,
     deliveries,
     keyUses,
+    mailer,
+    lowBalanceMail,
     seed: () => store.catalog.seedIfEmpty(defaultCatalog()),
     drain,
     async shutdown() {
@@ -296,6 +325,8 @@ export function createCore(deps: CoreDeps): Core {
       poster.close();
       await background.drain();
       await keyUses.stop();
+      await lowBalanceMail.stop();
+      await mailer?.close();
     },
     forceShutdown() {
       // A purchase cut off here stays pending in the store; the recovery worker of the next

@@ -35,6 +35,7 @@ import { PRODUCTS, type ProductName } from './domain/products.js';
 import { PHONE_PATTERN } from './domain/validation.js';
 import { DEFAULT_MONNIFY_BASE_URL } from './funding/monnify.js';
 import { DEFAULT_PAYSTACK_BASE_URL, DEFAULT_PAYSTACK_PREFERRED_BANK } from './funding/paystack.js';
+import { type MailSettings, mailFromProblem, parseSmtpUrl } from './mail/smtp.js';
 import {
   PROVIDER_KINDS,
   type ProviderKind,
@@ -84,6 +85,8 @@ export interface CoreConfig {
     /** Monnify reserved accounts when its API key, secret key and contract code are all set. */
     monnify: { apiKey: string; secretKey: string; contractCode: string; baseUrl: string } | null;
   };
+  /** Where mail goes (SMTP_URL, MAIL_FROM); null: nothing is mailed. */
+  mail: MailSettings | null;
 }
 
 /** How webhooks are delivered. */
@@ -387,6 +390,28 @@ export const CORE_SCHEMA = {
     DEFAULT_MONNIFY_BASE_URL,
     'Monnify API base (`https://sandbox.monnify.com` with sandbox keys). https only (http only to localhost, for tests).',
   ),
+  smtpUrl: variable(
+    'SMTP_URL',
+    'none (no mail: links are printed by the CLI)',
+    'The mail server the core sends with: `smtps://user:password@smtp.example.ng` (TLS, port 465 by default) or `smtp://…` (STARTTLS when offered, port 587 by default); user and password percent-encoded. Never logged or shown. With it: password reset by email, invitation mails, and notices (sign-in, key pairs, two-step sign-in, low balance); see docs/email.md.',
+    (raw) => {
+      if (raw === undefined || raw === '') return null;
+      const parsed = parseSmtpUrl(raw);
+      if ('problem' in parsed) throw new ConfigError('SMTP_URL', parsed.problem);
+      return parsed;
+    },
+  ),
+  mailFrom: variable(
+    'MAIL_FROM',
+    'required with `SMTP_URL`',
+    'The From of every mail: `no-reply@example.ng` or `Prepaid <no-reply@example.ng>`, an address the mail server may send as.',
+    (raw) => {
+      if (raw === undefined || raw === '') return null;
+      const problem = mailFromProblem(raw);
+      if (problem !== undefined) throw new ConfigError('MAIL_FROM', problem);
+      return raw;
+    },
+  ),
   fundingKycKey: secret(
     'FUNDING_KYC_KEY',
     'generated in `DATA_DIR/funding-kyc.key`',
@@ -550,5 +575,14 @@ export function readCoreConfig(env: Env = process.env): CoreConfig {
             },
       monnify: monnifyConfig(v.monnifyApiKey, v.monnifySecretKey, v.monnifyContractCode, v.monnifyBaseUrl),
     },
+    mail: mailSettings(v.smtpUrl, v.mailFrom),
   };
+}
+
+/** SMTP_URL and MAIL_FROM come together: a server with no sender, or a sender with no server, is a mistake. */
+function mailSettings(server: MailSettings['server'] | null, from: string | null): MailSettings | null {
+  if (server === null && from === null) return null;
+  if (server === null) throw new ConfigError('SMTP_URL', 'is required when MAIL_FROM is set.');
+  if (from === null) throw new ConfigError('MAIL_FROM', 'is required when SMTP_URL is set.');
+  return { server, from };
 }

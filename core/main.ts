@@ -89,6 +89,7 @@ export async function startCore(env: Record<string, string | undefined> = proces
       sweepIntervalMs: config.funding.sweepIntervalMs,
       providers: fundingProviders(config.funding),
     },
+    mail: config.mail,
     log,
     ...(metrics === undefined ? {} : { metrics }),
   });
@@ -119,6 +120,7 @@ export async function startCore(env: Record<string, string | undefined> = proces
   core.worker.start();
   core.fundingSweeper.start();
   core.deliveries.start();
+  core.lowBalanceMail.start();
   const address = `${config.host}:${port}`;
   log('core.listening', {
     address,
@@ -128,6 +130,8 @@ export async function startCore(env: Record<string, string | undefined> = proces
     tls: tls !== undefined,
     providers: describeRouting(config.providers.routing),
     log_level: config.logLevel,
+    // The server by scheme, host and port only: SMTP_URL's credentials are never logged.
+    mail: config.mail === null ? 'off' : config.mail.server.describe,
   });
   let drained = false;
   const drain = () => {

@@ -395,6 +395,8 @@ export function instrumentStore(
     auditLog: store.auditLog,
     staff: store.staff,
     proposals: store.proposals,
+    passwordResets: store.passwordResets,
+    notices: store.notices,
     events: store.events,
     webhooks: store.webhooks,
     keyUse: store.keyUse,

@@ -305,3 +305,15 @@ export interface AuditEntryRecord {
   /** Why, in the actor's words; empty when none was asked. */
   note: string;
 }
+
+/**
+ * A password reset link (core/people/resets.ts): its token exists only in the mail or the
+ * operator's terminal; the store keeps its SHA-256. Used once, within the hour.
+ */
+export interface PasswordResetRecord {
+  tokenHash: string;
+  userId: string;
+  createdAt: Date;
+  expiresAt: Date;
+  usedAt: Date | null;
+}

@@ -33,6 +33,7 @@ import type {
   TransactionRecord,
 } from '../domain/records.js';
 import { smsChargeKobo } from '../domain/sms.js';
+import type { Notices } from '../mail/notices.js';
 import type { PricedCablePackage, PricedPlan, PurchaseService } from '../purchases/service.js';
 import type { Credited, Store } from '../store/port.js';
 import type { EndpointWithSecret, WebhookService } from '../webhooks/service.js';
@@ -105,6 +106,8 @@ export interface HolderDeskDeps {
   purchases: PurchaseService;
   webhooks: WebhookService;
   clock: () => Date;
+  /** Who is told of a new key pair (core/mail/notices.ts); none in some tests. */
+  notices?: Pick<Notices, 'keyCreated'>;
 }
 
 function pageSize(requested: number, field: string): number {
@@ -236,6 +239,14 @@ export function createHolderDesk(deps: HolderDeskDeps) {
     async createKey(context: HolderContext, mode: Mode): Promise<{ issued: IssuedKeyPair; key: ApiKeyRecord }> {
       const issued = await accounts.createKey(context.account.accountId, mode);
       const key = await ownKey(context, issued.publicKey);
+      deps.notices?.keyCreated({
+        accountId: context.account.accountId,
+        accountName: context.account.name,
+        mode,
+        publicKey: issued.publicKey,
+        by: context.user.email,
+        at: key.createdAt,
+      });
       return { issued, key };
     },
 

@@ -35,9 +35,11 @@ import type {
   UserRecord,
   UserRole,
 } from '../domain/records.js';
+import { createNotices, type Notices } from '../mail/notices.js';
 import type { Store } from '../store/port.js';
 import { dummyHash, hashPassword, verifyPassword } from './passwords.js';
 import { matchingRecoveryHash, newRecoveryCodes, recoveryCodeHash } from './recovery.js';
+import { createPasswordResets } from './resets.js';
 import { createSignInThrottle, createStepUpThrottle, type SignInThrottle, type StepUpThrottle } from './throttle.js';
 import { matchTotp, newTotpSecret, totpQrSvg, totpUri } from './totp.js';
 
@@ -78,7 +80,7 @@ export type SignInAnswer =
   | { outcome: 'throttled'; retryAfterSeconds: number };
 
 export interface PeopleDeps {
-  store: Pick<Store, 'people' | 'accounts' | 'catalog'>;
+  store: Pick<Store, 'people' | 'accounts' | 'catalog' | 'passwordResets' | 'auditLog'>;
   clock: () => Date;
   /** The dashboard's public base URL, for invitation links (DASHBOARD_PUBLIC_URL). */
   dashboardUrl: string;
@@ -86,6 +88,8 @@ export interface PeopleDeps {
   stepUpThrottle?: StepUpThrottle;
   /** Where operator actions on people are recorded (the core's JSON log); none in some tests. */
   log?: (event: string, fields: Record<string, unknown>) => void;
+  /** What is mailed (core/mail/notices.ts); none: nothing is (no SMTP_URL). */
+  notices?: Notices;
 }
 
 /** How often a sign-in also removes ended sessions from the store. */
@@ -184,6 +188,8 @@ export function createPeopleService(deps: PeopleDeps) {
   const { store, clock } = deps;
   const people = store.people;
   const throttle = deps.throttle ?? createSignInThrottle();
+  const log = deps.log ?? (() => {});
+  const notices = deps.notices ?? createNotices({ mailer: null, people, log });
   let lastSweepMs = 0;
 
   /** At most every SWEEP_EVERY_MS, on a sign-in, ended sessions are removed (MongoDB's TTL index does it there too). */
@@ -238,12 +244,23 @@ export function createPeopleService(deps: PeopleDeps) {
     accountAndTier,
     checkStepUp,
     throttle,
+    notices,
   });
 
   return {
     ...invitations,
 
-    ...signInCommands({ people, clock, throttle, startSession, acceptCode: acceptSecondFactor, throttled }),
+    ...signInCommands({
+      people,
+      clock,
+      throttle,
+      startSession,
+      acceptCode: acceptSecondFactor,
+      throttled,
+      notices,
+    }),
+
+    ...createPasswordResets({ store, clock, dashboardUrl: deps.dashboardUrl, notices, log }),
 
     ...accountCommands(store, accountAndTier),
 
@@ -271,11 +288,11 @@ export function createPeopleService(deps: PeopleDeps) {
 
     ...memberCommands(people, accountAndTier),
 
-    ...totpCommands({ people, requireActiveUser, acceptCode, checkStepUp }),
+    ...totpCommands({ people, clock, requireActiveUser, acceptCode, checkStepUp, notices }),
 
-    ...operatorCommands(people, deps.log),
+    ...operatorCommands({ store, clock, log, notices }),
     ...invitationListCommands(people, clock),
-    ...passwordCommands({ people, clock, stepUpThrottle, checkStepUp, startSession }),
+    ...passwordCommands({ people, clock, stepUpThrottle, checkStepUp, startSession, notices }),
 
     /** Removes ended sessions and challenges (a housekeeping pass; expiry is checked on every read anyway). */
     sweepSessions(): Promise<number> {
@@ -384,7 +401,18 @@ function accountCommands(
 }
 
 /** What only the operator does to people (UserAdminService). */
-function operatorCommands(people: Store['people'], log: PeopleDeps['log']) {
+function operatorCommands({
+  store,
+  clock,
+  log,
+  notices,
+}: {
+  store: PeopleDeps['store'];
+  clock: () => Date;
+  log: NonNullable<PeopleDeps['log']>;
+  notices: Notices;
+}) {
+  const people = store.people;
   return {
     /**
      * The operator's way back in for someone who lost both their phone and their recovery
@@ -403,7 +431,7 @@ function operatorCommands(people: Store['people'], log: PeopleDeps['log']) {
       });
       if (!updated) throw notFound(`User ${userId}`);
       const sessionsEnded = await people.deleteUserSessions(user.userId);
-      log?.('people.two_step_reset', {
+      log('people.two_step_reset', {
         user_id: user.userId,
         // The account they joined first, and every account they belong to.
         account_id: memberships[0]!.accountId,
@@ -412,6 +440,17 @@ function operatorCommands(people: Store['people'], log: PeopleDeps['log']) {
         sessions_ended: sessionsEnded,
         by: 'operator',
       });
+      await store.auditLog.append({
+        at: clock(),
+        actor: 'cli',
+        action: 'users.reset_2fa',
+        target: user.userId,
+        before: JSON.stringify({ two_step: user.totpSecret !== null }),
+        after: JSON.stringify({ two_step: false, sessions_ended: sessionsEnded }),
+        address: null,
+        note: '',
+      });
+      notices.twoStep(updated, 'reset', clock());
       return { user: updated, membership: memberships[0]! };
     },
   };
@@ -464,6 +503,7 @@ interface InvitationKit {
   checkStepUp(user: UserRecord, session: SessionRecord, code: string): Promise<void>;
   /** Wrong passwords typed on an invitation count as failed sign-ins of that email. */
   throttle: SignInThrottle;
+  notices: Notices;
 }
 
 /**
@@ -474,7 +514,15 @@ interface InvitationKit {
  * and accepting enables them with the new role. A new invitation of an email replaces the
  * account's earlier open ones, so each email has at most one working link per account.
  */
-function invitationCommands({ people, clock, dashboardUrl, accountAndTier, checkStepUp, throttle }: InvitationKit) {
+function invitationCommands({
+  people,
+  clock,
+  dashboardUrl,
+  accountAndTier,
+  checkStepUp,
+  throttle,
+  notices,
+}: InvitationKit) {
   async function invite(
     accountId: string,
     email: string,
@@ -484,7 +532,7 @@ function invitationCommands({ people, clock, dashboardUrl, accountAndTier, check
     const normalized = checkEmail('email', email);
     if (role === null || !(USER_ROLES as readonly string[]).includes(role))
       throw invalid('role', 'role must be owner or viewer.');
-    await accountAndTier(accountId);
+    const { account } = await accountAndTier(accountId);
     const person = await people.findUserByEmail(normalized);
     // Looked up whether or not the person exists, so both paths do the same work.
     const membership = await people.getMembership(person?.userId ?? '', accountId);
@@ -512,7 +560,9 @@ function invitationCommands({ people, clock, dashboardUrl, accountAndTier, check
       revokedAt: null,
     };
     await people.insertInvitation(invitation);
-    return { token, url: invitationUrl(dashboardUrl, token), invitation };
+    const url = invitationUrl(dashboardUrl, token);
+    notices.invitation({ email: normalized, accountName: account.name, role, url, expiresAt: invitation.expiresAt });
+    return { token, url, invitation };
   }
 
   const openInvitation = (token: string) => findOpenInvitation(people, clock, token);
@@ -631,6 +681,7 @@ interface SignInKit {
   startSession(user: UserRecord, membership: MembershipRecord): Promise<{ token: string; context: HolderContext }>;
   acceptCode(user: UserRecord, secret: string, code: string): Promise<boolean>;
   throttled(email: string, address: string): SignInAnswer | null;
+  notices: Notices;
 }
 
 /**
@@ -646,14 +697,31 @@ async function activeMembership(
   return active.find((one) => one.accountId === preferred) ?? active[0] ?? null;
 }
 
-function signInCommands({ people, clock, throttle, startSession, acceptCode, throttled }: SignInKit) {
+function signInCommands({ people, clock, throttle, startSession, acceptCode, throttled, notices }: SignInKit) {
+  /** A session for `user` in `membership`, and the mail that tells them of it. */
+  async function signedIn(
+    user: UserRecord,
+    membership: MembershipRecord,
+    address: string,
+    userAgent: string,
+  ): Promise<SignInAnswer> {
+    const started = await startSession(user, membership);
+    notices.signIn(user, { at: started.context.session.createdAt, address, userAgent });
+    return { outcome: 'signed_in', ...started };
+  }
   return {
     /**
      * Email and password, and the TOTP code when the user has two-step sign-in on (empty
      * asks for a challenge instead). Every failure reads the same; throttled attempts are
      * not checked at all.
      */
-    async signIn(emailText: string, password: string, totpCode: string, address: string): Promise<SignInAnswer> {
+    async signIn(
+      emailText: string,
+      password: string,
+      totpCode: string,
+      address: string,
+      userAgent = '',
+    ): Promise<SignInAnswer> {
       const email = normalizeEmail(emailText).slice(0, MAX_EMAIL_CHARS);
       const refused = throttled(email, address);
       if (refused) return refused;
@@ -686,11 +754,11 @@ function signInCommands({ people, clock, throttle, startSession, acceptCode, thr
         }
       }
       throttle.succeeded(email, address);
-      return { outcome: 'signed_in', ...(await startSession(user, membership)) };
+      return signedIn(user, membership, address, userAgent);
     },
 
     /** The second step: the challenge is used once, right or wrong, so a wrong code means signing in again. */
-    async completeSignIn(challenge: string, totpCode: string, address: string): Promise<SignInAnswer> {
+    async completeSignIn(challenge: string, totpCode: string, address: string, userAgent = ''): Promise<SignInAnswer> {
       const hash = tokenHash(challenge);
       const pending = hash ? await people.findSession(hash) : null;
       if (pending?.stage !== 'totp') return { outcome: 'invalid_credentials' };
@@ -713,7 +781,7 @@ function signInCommands({ people, clock, throttle, startSession, acceptCode, thr
         return { outcome: 'invalid_credentials' };
       }
       throttle.succeeded(email, address);
-      return { outcome: 'signed_in', ...(await startSession(user, membership)) };
+      return signedIn(user, membership, address, userAgent);
     },
   };
 }
@@ -721,6 +789,8 @@ function signInCommands({ people, clock, throttle, startSession, acceptCode, thr
 /** What two-step sign-in setup shares with the rest of the service. */
 interface TotpKit {
   people: Store['people'];
+  clock: () => Date;
+  notices: Notices;
   requireActiveUser(userId: string): Promise<UserRecord>;
   acceptCode(user: UserRecord, secret: string, code: string): Promise<boolean>;
   checkStepUp(user: UserRecord, session: SessionRecord, code: string): Promise<void>;
@@ -737,7 +807,7 @@ const alreadyOn = () =>
     'Two-step sign-in is already on. To move it to another app, turn it off with a current code first, then set it up again.',
   );
 
-function totpCommands({ people, requireActiveUser, acceptCode, checkStepUp }: TotpKit) {
+function totpCommands({ people, clock, requireActiveUser, acceptCode, checkStepUp, notices }: TotpKit) {
   return {
     /**
      * A new pending secret; two-step sign-in stays as it was until confirmTotp. With
@@ -775,6 +845,7 @@ function totpCommands({ people, requireActiveUser, acceptCode, checkStepUp }: To
         recoveryCodeHashes,
       });
       if (!updated) throw sessionEnded();
+      notices.twoStep(updated, 'on', clock());
       return { user: updated, recoveryCodes };
     },
 
@@ -788,6 +859,7 @@ function totpCommands({ people, requireActiveUser, acceptCode, checkStepUp }: To
         recoveryCodeHashes: [],
       });
       if (!updated) throw sessionEnded();
+      notices.twoStep(updated, 'off', clock());
       return updated;
     },
   };
@@ -800,9 +872,10 @@ interface PasswordKit {
   stepUpThrottle: StepUpThrottle;
   checkStepUp(user: UserRecord, session: SessionRecord, code: string): Promise<void>;
   startSession(user: UserRecord, membership: MembershipRecord): Promise<{ token: string; context: HolderContext }>;
+  notices: Notices;
 }
 
-function passwordCommands({ people, clock, stepUpThrottle, checkStepUp, startSession }: PasswordKit) {
+function passwordCommands({ people, clock, stepUpThrottle, checkStepUp, startSession, notices }: PasswordKit) {
   return {
     /**
      * A signed-in person's new password: the current one (wrong guesses spend the step-up
@@ -833,6 +906,7 @@ function passwordCommands({ people, clock, stepUpThrottle, checkStepUp, startSes
       const updated = await people.updateUser(user.userId, { passwordHash: await hashPassword(next) });
       if (!updated) throw sessionEnded();
       await people.deleteUserSessions(user.userId);
+      notices.passwordChanged(updated, 'changed', clock());
       const { token } = await startSession(updated, context.membership);
       return { token };
     },

@@ -10,6 +10,11 @@ import type { Handlers } from './grpc.js';
 
 /** Reads: nothing changes, nothing is audited. */
 const READ = /^(list|get|check)/;
+/**
+ * Calls whose use case writes its own, fuller row (core/people: the two-step reset with what it
+ * ended, the reset link with until when it works): audited there, not twice.
+ */
+const AUDITED_BY_USE_CASE = new Set(['resetTwoStep', 'issuePasswordReset']);
 /** Where a request names what it acts on, in order of preference. */
 const TARGET_FIELDS = ['accountId', 'publicKey', 'userId', 'email', 'inflowId', 'reference'] as const;
 /** The plain fields kept in the row's `after`. */
@@ -29,7 +34,7 @@ export function auditedCalls(audit: AuditTrail) {
     const wrapped = {} as Handlers<S>;
     for (const name of Object.keys(handlers) as (keyof S & string)[]) {
       const handler = handlers[name];
-      if (READ.test(name)) {
+      if (READ.test(name) || AUDITED_BY_USE_CASE.has(name)) {
         wrapped[name] = handler;
         continue;
       }

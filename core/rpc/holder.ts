@@ -178,9 +178,28 @@ function sessionHandlers(
   people: PeopleService,
 ): Pick<
   Handlers<HolderMethods>,
-  'getInvitation' | 'acceptInvitation' | 'signIn' | 'completeSignIn' | 'signOut' | 'getSession' | 'switchAccount'
+  | 'getInvitation'
+  | 'acceptInvitation'
+  | 'signIn'
+  | 'completeSignIn'
+  | 'signOut'
+  | 'getSession'
+  | 'switchAccount'
+  | 'requestPasswordReset'
+  | 'getPasswordReset'
+  | 'resetPassword'
 > {
   return {
+    async requestPasswordReset(req) {
+      return people.requestPasswordReset(req.email, req.clientIp);
+    },
+    async getPasswordReset(req) {
+      const { email, expiresAt } = await people.describePasswordReset(req.resetToken);
+      return { email, expiresAt: timestampFromDate(expiresAt) };
+    },
+    async resetPassword(req) {
+      return { user: userMessage(await people.resetPassword(req.resetToken, req.password)) };
+    },
     async getInvitation(req) {
       const { invitation, accountName, hasPassword } = await people.describeInvitation(req.invitationToken);
       return {
@@ -195,10 +214,10 @@ function sessionHandlers(
       return { user: userMessage(await people.acceptInvitation(req.invitationToken, req.password, req.clientIp)) };
     },
     async signIn(req) {
-      return signInMessage(await people.signIn(req.email, req.password, req.totpCode, req.clientIp));
+      return signInMessage(await people.signIn(req.email, req.password, req.totpCode, req.clientIp, req.userAgent));
     },
     async completeSignIn(req) {
-      return signInMessage(await people.completeSignIn(req.challengeToken, req.totpCode, req.clientIp));
+      return signInMessage(await people.completeSignIn(req.challengeToken, req.totpCode, req.clientIp, req.userAgent));
     },
     async signOut(req) {
       await people.signOut(req.sessionToken);
@@ -408,6 +427,10 @@ export function userAdminHandlers(people: PeopleService): Handlers<(typeof UserA
     },
     async resetTwoStep(req) {
       return { user: userMessage(await people.resetTwoStep(req.userId)) };
+    },
+    async issuePasswordReset(req) {
+      const { user, url, expiresAt, mailed } = await people.issuePasswordReset(req.userId);
+      return { user: userMessage(user), resetUrl: url, expiresAt: timestampFromDate(expiresAt), mailed };
     },
   };
 }

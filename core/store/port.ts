@@ -6,7 +6,7 @@
  * test/core/store/.
  */
 import type { AuditOptions, LedgerAudit } from '../domain/audit.js';
-import type { FundingFacts } from '../domain/events.js';
+import type { EventRecord, FundingFacts } from '../domain/events.js';
 import type {
   FundingProviderName,
   InflowCredit,
@@ -32,6 +32,7 @@ import type {
   MemberRecord,
   MembershipRecord,
   NewTransaction,
+  PasswordResetRecord,
   PendingSummary,
   PlanRecord,
   ReserveResult,
@@ -442,6 +443,27 @@ export interface ProposalStore {
   markApplied(proposalId: string, at: Date): Promise<boolean>;
 }
 
+/** Password reset links (core/people/resets.ts), kept as hashes. */
+export interface PasswordResetStore {
+  /** Records a new link; links that ended more than a day before `reset.createdAt` are removed. */
+  insert(reset: PasswordResetRecord): Promise<void>;
+  find(tokenHash: string): Promise<PasswordResetRecord | null>;
+  /**
+   * Uses the link once: when it is unused and `at` is before its end, marks it used, and every
+   * other open link of the same person with it (a new password makes them pointless). The link
+   * as it was before, or null when it is unknown, used or expired (nothing is written then).
+   */
+  claim(tokenHash: string, at: Date): Promise<PasswordResetRecord | null>;
+}
+
+/** What the mail notices read and remember (core/mail/). */
+export interface NoticeStore {
+  /** Live `wallet.low_balance` events created at or after `since`, oldest first, at most `limit`. */
+  lowBalanceSince(since: Date, limit: number): Promise<EventRecord[]>;
+  /** True the first time a key is claimed, false ever after: a notice is mailed once, by one core. */
+  claimOnce(key: string, at: Date): Promise<boolean>;
+}
+
 /** The whole store: one sub-port per aggregate. Use cases take only the sub-ports they use. */
 export interface Store {
   readonly accounts: AccountStore;
@@ -459,5 +481,7 @@ export interface Store {
   readonly auditLog: AuditLogStore;
   readonly staff: StaffStore;
   readonly proposals: ProposalStore;
+  readonly passwordResets: PasswordResetStore;
+  readonly notices: NoticeStore;
   close(): Promise<void>;
 }

@@ -8,6 +8,7 @@ import { fundsRoutes } from './funds.js';
 import { invitationRoutes } from './invitation.js';
 import { keyRoutes } from './keys.js';
 import { overviewRoutes } from './overview.js';
+import { passwordResetRoutes } from './password-reset.js';
 import { priceRoutes } from './prices.js';
 import { referenceRoutes } from './reference.js';
 import { securityRoutes } from './security.js';
@@ -20,6 +21,7 @@ import { webhookRoutes } from './webhooks.js';
 export const routes: readonly Route[] = [
   ...signInRoutes,
   ...invitationRoutes,
+  ...passwordResetRoutes,
   ...overviewRoutes,
   ...fundsRoutes,
   ...fundRoutes,

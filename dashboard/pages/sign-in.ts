@@ -23,6 +23,7 @@ const SIGN_IN_NOTICES: ReadonlyArray<readonly [string, string]> = [
   ['out', 'You have signed out.'],
   ['welcome', 'Your password is set. Sign in with your email address and the new password.'],
   ['joined', 'The account is added. Sign in as usual; the header lets you switch between your accounts.'],
+  ['reset', 'Your new password is set and every earlier session has ended. Sign in with it.'],
 ];
 
 function signInForm(ctx: PageContext, errors: FieldError[], email = '', notice?: string): Answer {
@@ -33,6 +34,7 @@ function signInForm(ctx: PageContext, errors: FieldError[], email = '', notice?:
   ${field({ name: 'password', label: 'Password', type: 'password', autocomplete: 'current-password', errors })}
   <button type="submit" class="button">Sign in</button>
 </form>
+<p><a href="/password/forgot">Forgot password?</a></p>
 <p>No account yet? The operator of the platform invites the first person of an account; ask them for an invitation link.</p>`;
   return {
     kind: 'page',
@@ -61,6 +63,11 @@ function signedIn(ctx: PageContext, sessionToken: string): Answer {
   const options = { secure: ctx.config.secureCookies };
   ctx.setCookies.push(sessionCookie(sessionToken, options), clearedCookie(CHALLENGE_COOKIE, options));
   return { kind: 'redirect', location: '/' };
+}
+
+/** The browser's User-Agent for the core's sign-in notice, bounded (the core cleans it before mailing). */
+function userAgent(ctx: PageContext): string {
+  return (ctx.req.headers['user-agent'] ?? '').slice(0, 300);
 }
 
 function throttled(seconds: number): FieldError {
@@ -92,7 +99,12 @@ export const signInRoutes: Route[] = [
       if (email === '') errors.push({ field: 'email', message: 'Enter your email address' });
       if (password === '') errors.push({ field: 'password', message: 'Enter your password' });
       if (errors.length > 0) return signInForm(ctx, errors, email);
-      const answer = await ctx.core.holder.signIn({ email, password, clientIp: ctx.clientIp });
+      const answer = await ctx.core.holder.signIn({
+        email,
+        password,
+        clientIp: ctx.clientIp,
+        userAgent: userAgent(ctx),
+      });
       switch (answer.outcome) {
         case SignInOutcome.SIGNED_IN:
           return signedIn(ctx, answer.sessionToken);
@@ -129,7 +141,12 @@ export const signInRoutes: Route[] = [
       const code = (ctx.form.get('totp_code') ?? '').replace(/\s+/g, '');
       if (code === '')
         return codeForm(ctx, [{ field: 'totp_code', message: 'Enter the 6-digit code from your authenticator app' }]);
-      const answer = await ctx.core.holder.completeSignIn({ challengeToken, totpCode: code, clientIp: ctx.clientIp });
+      const answer = await ctx.core.holder.completeSignIn({
+        challengeToken,
+        totpCode: code,
+        clientIp: ctx.clientIp,
+        userAgent: userAgent(ctx),
+      });
       switch (answer.outcome) {
         case SignInOutcome.SIGNED_IN:
           return signedIn(ctx, answer.sessionToken);

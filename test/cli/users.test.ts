@@ -10,6 +10,16 @@ import { startCore, type TestCore } from '../helpers/core.js';
 import { suite } from '../helpers/suite.js';
 import { runAgainst, runJson } from './run.js';
 
+/** Whether a call was refused (any error). */
+async function refused(call: Promise<unknown>): Promise<boolean> {
+  try {
+    await call;
+    return false;
+  } catch {
+    return true;
+  }
+}
+
 const test = suite<{ core: TestCore; logged: string[] }>('prepaid users against a real core');
 
 test.before(async (ctx) => {
@@ -127,6 +137,60 @@ test('users reset-2fa turns two-step sign-in off, ends the sessions and is recor
   });
   assert.is(oneStep.outcome, SignInOutcome.SIGNED_IN, 'the password alone signs in again');
   const unknown = await runAgainst(core, ['users', 'reset-2fa', 'usr_nobody']);
+  assert.is(unknown.code, 1);
+  assert.match(unknown.stderr, /NOT_FOUND/);
+});
+
+test('users reset-password prints a one-hour link that sets the password once and ends the sessions; audited, never logged', async ({
+  core,
+  logged,
+}) => {
+  const { accountId } = await core.createApiAccount();
+  const invited = await runJson(core, ['users', 'invite', accountId, '--email', 'forgot@example.com']);
+  const inviteUrl = String(invited.json['invite_url']);
+  const holder = core.clientWithToken(HolderService, core.serviceToken);
+  const { user } = await holder.acceptInvitation({
+    invitationToken: inviteUrl.slice(inviteUrl.lastIndexOf('/') + 1),
+    password: 'the password I forgot',
+  });
+  const { sessionToken } = await holder.signIn({
+    email: 'forgot@example.com',
+    password: 'the password I forgot',
+    clientIp: '127.0.0.1',
+  });
+
+  const issued = await runJson(core, ['users', 'reset-password', user!.userId]);
+  assert.is(issued.code, 0, issued.stderr);
+  const url = String(issued.json['reset_url']);
+  assert.match(url, /^https:\/\/dash\.example\.com\/reset\/[A-Za-z0-9_-]{43}$/);
+  assert.is(issued.json['mailed'], false, 'no SMTP_URL: nothing mailed');
+  assert.match(issued.stderr, /It works once, for one hour/);
+  const text = await runAgainst(core, ['users', 'reset-password', user!.userId]);
+  assert.match(text.stdout, /pass the link on yourself/);
+  const token = url.slice(url.lastIndexOf('/') + 1);
+  assert.not.ok(
+    logged.some((line) => line.includes(token)),
+    'the core never logs the reset token',
+  );
+  const audit = await core.store.auditLog.list({ action: 'users.reset_password', target: user!.userId, limit: 5 });
+  assert.is(audit.length, 2);
+  assert.is(audit[0]?.actor, 'cli');
+  assert.not.ok(JSON.stringify(audit).includes(token), 'the audit row holds no link');
+
+  assert.is((await holder.getPasswordReset({ resetToken: token })).email, 'forgot@example.com');
+  await holder.resetPassword({ resetToken: token, password: 'a brand new password' });
+  assert.ok(await refused(holder.getSession({ sessionToken })), 'the old session has ended');
+  assert.ok(
+    await refused(holder.resetPassword({ resetToken: token, password: 'another new password' })),
+    'the link works once',
+  );
+  const signedIn = await holder.signIn({
+    email: 'forgot@example.com',
+    password: 'a brand new password',
+    clientIp: '127.0.0.1',
+  });
+  assert.is(signedIn.outcome, SignInOutcome.SIGNED_IN);
+  const unknown = await runAgainst(core, ['users', 'reset-password', 'usr_nobody']);
   assert.is(unknown.code, 1);
   assert.match(unknown.stderr, /NOT_FOUND/);
 });

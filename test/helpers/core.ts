@@ -13,6 +13,7 @@ import { type Client, createClient, type Interceptor } from '@connectrpc/connect
 import { createGrpcTransport } from '@connectrpc/connect-node';
 import { type Core, createCore, type FundingConfig, type WebhookDeps } from '../../core/app.js';
 import { API_TIER_ID } from '../../core/catalog/defaults.js';
+import type { MailSettings } from '../../core/mail/smtp.js';
 import type { Providers } from '../../core/providers/port.js';
 import { createSandbox, type Sandbox } from '../../core/providers/sandbox/index.js';
 import type { Store } from '../../core/store/port.js';
@@ -74,6 +75,8 @@ export async function startCore(
     funding?: FundingConfig;
     /** CLI_MONEY_MOVES. */
     cliMoneyMoves?: 'direct' | 'proposals';
+    /** SMTP_URL and MAIL_FROM as the core reads them (nothing is mailed by default). */
+    mail?: MailSettings;
   } = {},
 ): Promise<TestCore> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'prepaid-core-'));
@@ -97,6 +100,7 @@ export async function startCore(
     ...(options.webhooks === undefined ? {} : { webhooks: options.webhooks }),
     ...(options.funding === undefined ? {} : { funding: options.funding }),
     ...(options.cliMoneyMoves === undefined ? {} : { cliMoneyMoves: options.cliMoneyMoves }),
+    ...(options.mail === undefined ? {} : { mail: options.mail }),
   });
   await core.seed();
   if (options.webhooks !== undefined) core.deliveries.start();

@@ -38,3 +38,5 @@ export const STAFF_COLLECTIONS = {
   sessions: 'staff_sessions',
   proposals: 'proposals',
 } as const;
+/** Password reset links and notices mailed once (mail.ts); created by step 15. */
+export const MAIL_COLLECTIONS = { passwordResets: 'password_resets', noticesSent: 'notices_sent' } as const;

@@ -75,7 +75,7 @@ export function eventCollections(ctx: MongoContext): {
 
 const endpointId = (accountId: string, mode: Mode) => `${accountId}:${mode}`;
 
-function eventFromDoc(doc: EventDoc): EventRecord {
+export function eventFromDoc(doc: EventDoc): EventRecord {
   return {
     seq: readInteger(doc.seq, 'events.seq'),
     eventId: doc._id,

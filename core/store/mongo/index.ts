@@ -57,6 +57,7 @@ import {
 import { createHistoryStore } from './history.js';
 import { createKeyUseStore } from './key-use.js';
 import { createKeyStore } from './keys.js';
+import { createNoticeStore, createPasswordResetStore } from './mail.js';
 import { ensureSchema, schemaTarget } from './schema.js';
 import { createProposalStore, createStaffStore } from './staff.js';
 import { createTransactionStore } from './transactions.js';
@@ -140,6 +141,8 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<MongoS
       auditLog: createAuditLogStore(ctx),
       staff: createStaffStore(ctx),
       proposals: createProposalStore(ctx),
+      passwordResets: createPasswordResetStore(ctx),
+      notices: createNoticeStore(ctx),
       events: createEventStore(ctx),
       webhooks: createWebhookStore(ctx),
       keyUse: createKeyUseStore(ctx),

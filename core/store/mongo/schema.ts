@@ -22,6 +22,7 @@ import {
   COLLECTIONS,
   FUNDING_COLLECTIONS,
   KEY_USE_COLLECTION,
+  MAIL_COLLECTIONS,
   MEMBERSHIPS_COLLECTION,
   PEOPLE_COLLECTIONS,
   STAFF_COLLECTIONS,
@@ -305,6 +306,25 @@ export const SCHEMA_STEPS: readonly SchemaStep[] = [
       // they had. $merge keyed by _id keeps a membership that exists already, so the step
       // run twice (or by two cores at once) ends the same. The users keep their old fields.
       await target.aggregate(PEOPLE_COLLECTIONS.users, MEMBERSHIPS_FROM_USERS);
+    },
+  },
+  {
+    version: 17,
+    description: 'email: password reset links (hashed), notices mailed once, and the low-balance events the mail reads',
+    async apply(target) {
+      await createMissingCollections(target, Object.values(MAIL_COLLECTIONS), {});
+      await target.createIndexes(MAIL_COLLECTIONS.passwordResets, [
+        { name: 'password_resets_user', key: { user_id: 1 } },
+        // A link is removed a day after it ended.
+        { name: 'password_resets_ttl', key: { expires_at: 1 }, expireAfterSeconds: 86_400 },
+      ]);
+      await target.createIndexes(EVENT_COLLECTIONS.events, [
+        {
+          name: 'events_low_balance',
+          key: { created_at: 1 },
+          partialFilterExpression: { type: 'wallet.low_balance', mode: 'live' },
+        },
+      ]);
     },
   },
 ];

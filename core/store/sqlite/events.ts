@@ -23,7 +23,7 @@ import { decodeEventCursor, encodeEventCursor, toPage } from '../paging.js';
 import type { GroupCommit } from './group-commit.js';
 import { fromMs, toFlag, toMs } from './rows.js';
 
-interface EventRow {
+export interface EventRow {
   seq: number;
   event_id: string;
   account_id: string;
@@ -54,7 +54,7 @@ interface EndpointRow {
   updated_at: number;
 }
 
-function eventFromRow(row: EventRow): EventRecord {
+export function eventFromRow(row: EventRow): EventRecord {
   return {
     seq: row.seq,
     eventId: row.event_id,

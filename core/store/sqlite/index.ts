@@ -18,6 +18,7 @@ import { createGroupCommit } from './group-commit.js';
 import { createHistoryStore } from './history.js';
 import { createKeyUseStore } from './key-use.js';
 import { createKeyStore } from './keys.js';
+import { createNoticeStore, createPasswordResetStore } from './mail.js';
 import { migrate } from './schema.js';
 import { createProposalStore, createStaffStore } from './staff.js';
 import { createTransactionStore, prepareTransactionStatements } from './transactions.js';
@@ -84,6 +85,8 @@ function buildStore(db: Database.Database): Store {
     auditLog: createAuditLogStore(db),
     staff: createStaffStore(db),
     proposals: createProposalStore(db),
+    passwordResets: createPasswordResetStore(db),
+    notices: createNoticeStore(db),
     events: createEventStore(eventSql, commit),
     webhooks: createWebhookStore(eventSql),
     keyUse: createKeyUseStore(db, commit),

@@ -226,4 +226,24 @@ export const BUSINESS_MIGRATIONS: readonly Migration[] = [
         WHERE used_at IS NULL AND revoked_at IS NULL;
     `,
   },
+  {
+    version: 17,
+    description: 'email: password reset links (hashed), notices mailed once, and the low-balance events the mail reads',
+    sql: `
+      CREATE TABLE password_resets (
+        token_hash TEXT PRIMARY KEY,
+        user_id    TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL,
+        used_at    INTEGER
+      ) STRICT;
+      CREATE INDEX password_resets_open ON password_resets (user_id) WHERE used_at IS NULL;
+      CREATE INDEX password_resets_expiry ON password_resets (expires_at);
+      CREATE TABLE notices_sent (
+        notice_key TEXT PRIMARY KEY,
+        sent_at    INTEGER NOT NULL
+      ) STRICT;
+      CREATE INDEX events_low_balance ON events (created_at) WHERE type = 'wallet.low_balance' AND mode = 'live';
+    `,
+  },
 ];

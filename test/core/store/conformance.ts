@@ -3210,4 +3210,75 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       assert.is(await h.store.funding.getLowBalanceThreshold(accountId, 'live'), null);
     });
   });
+
+  define('password reset links and notices', (it) => {
+    const reset = (tokenHash: string, userId: string, createdSeconds: number) => ({
+      tokenHash,
+      userId,
+      createdAt: at(createdSeconds),
+      expiresAt: at(createdSeconds + 3_600),
+      usedAt: null,
+    });
+
+    it('a link is used once, within its hour, and using it ends the other open links of that person', async (h) => {
+      const first = reset(h.unique('hash'), 'usr_reset_a', 10);
+      const second = reset(h.unique('hash'), 'usr_reset_a', 20);
+      const other = reset(h.unique('hash'), 'usr_reset_b', 20);
+      for (const one of [first, second, other]) await h.store.passwordResets.insert(one);
+      assert.equal(await h.store.passwordResets.find(first.tokenHash), first);
+      assert.is(await h.store.passwordResets.find('no-such-hash'), null);
+      // Past its hour, a link is refused and stays as it was.
+      assert.is(await h.store.passwordResets.claim(first.tokenHash, at(10 + 3_600)), null);
+      assert.is((await h.store.passwordResets.find(first.tokenHash))?.usedAt, null);
+      assert.equal(await h.store.passwordResets.claim(first.tokenHash, at(100)), first);
+      assert.equal((await h.store.passwordResets.find(first.tokenHash))?.usedAt, at(100));
+      assert.is(await h.store.passwordResets.claim(first.tokenHash, at(101)), null, 'used once only');
+      assert.is(
+        await h.store.passwordResets.claim(second.tokenHash, at(102)),
+        null,
+        'the other link of that person ended',
+      );
+      assert.equal(
+        await h.store.passwordResets.claim(other.tokenHash, at(103)),
+        other,
+        "another person's link still works",
+      );
+    });
+
+    it('two claims of one link at once: exactly one wins', async (h) => {
+      const one = reset(h.unique('hash'), 'usr_reset_c', 10);
+      await h.store.passwordResets.insert(one);
+      const results = await Promise.all([
+        h.store.passwordResets.claim(one.tokenHash, at(20)),
+        h.store.passwordResets.claim(one.tokenHash, at(20)),
+      ]);
+      assert.is(results.filter((r) => r !== null).length, 1);
+    });
+
+    it('a notice key is claimed once', async (h) => {
+      const key = h.unique('low_balance:evt');
+      assert.is(await h.store.notices.claimOnce(key, at(1)), true);
+      assert.is(await h.store.notices.claimOnce(key, at(2)), false);
+      assert.is(await h.store.notices.claimOnce(h.unique('low_balance:evt'), at(3)), true);
+    });
+
+    it('lists live low-balance events since a time, oldest first, and no other event', async (h) => {
+      const accountId = await h.account(30_000);
+      await h.store.funding.setLowBalanceThreshold(accountId, 'live', kobo(20_000));
+      await h.store.funding.setLowBalanceThreshold(accountId, 'test', kobo(20_000));
+      await h.creditTest(accountId, 30_000);
+      const crossing = await h.reserved(h.purchase(accountId, { chargedKobo: kobo(15_000) }));
+      await h.reserved(h.purchase(accountId, { mode: 'test', chargedKobo: kobo(15_000) }));
+      const ours = (await h.store.notices.lowBalanceSince(new Date(0), 1_000)).filter((e) => e.accountId === accountId);
+      assert.equal(
+        ours.map((e) => [e.type, e.mode, e.subject]),
+        [['wallet.low_balance', 'live', crossing.reference]],
+      );
+      const after = new Date(ours[0]!.createdAt.getTime() + 1);
+      assert.is(
+        (await h.store.notices.lowBalanceSince(after, 1_000)).filter((e) => e.accountId === accountId).length,
+        0,
+      );
+    });
+  });
 }

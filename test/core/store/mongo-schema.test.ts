@@ -26,6 +26,7 @@ import {
   INDEXES,
   KEY_USE_COLLECTION,
   LEDGER_BY_ACCOUNT_INDEX,
+  MAIL_COLLECTIONS,
   MEMBERSHIPS_COLLECTION,
   MEMBERSHIPS_FROM_USERS,
   MissingValidatorError,
@@ -133,6 +134,7 @@ steps('a fresh database gets every collection, its validator and its indexes, th
       AUDIT_LOG_COLLECTION,
       ...Object.values(STAFF_COLLECTIONS),
       MEMBERSHIPS_COLLECTION,
+      ...Object.values(MAIL_COLLECTIONS),
     ]),
   );
   // Step 9 replaced two of the events' indexes with one unique per wallet.

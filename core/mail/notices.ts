@@ -1,0 +1,173 @@
+/**
+ * What the core mails people, and when: the text of each mail, in plain sentences, and who
+ * gets it. Every notice is queued on the mailer (mailer.ts) and never awaited by the request
+ * that caused it. Without SMTP_URL there is no mailer and every notice is a no-op; the
+ * operator hands links over by hand then (`prepaid users invite`, `users reset-password`).
+ *
+ * What a person typed or their browser sent (a user agent) is put in the text only after
+ * control characters are taken out and it is cut to a bound: a mail is plain text, but a
+ * line break in it could still forge a line that looks like ours.
+ */
+import type { Logger } from '../../runtime/log.js';
+import { LAGOS_OFFSET_MS } from '../domain/people.js';
+import type { UserRecord, UserRole } from '../domain/records.js';
+import type { PeopleStore } from '../store/port.js';
+import type { Mailer } from './mailer.js';
+
+/** What a notice shows of a user agent or an address at most. */
+const MAX_SHOWN_CHARS = 200;
+
+/** `2026-11-26 08:15 WAT`: Lagos time, as the developer area shows it. */
+function lagosTime(at: Date): string {
+  return `${new Date(at.getTime() + LAGOS_OFFSET_MS).toISOString().slice(0, 16).replace('T', ' ')} WAT`;
+}
+
+/** Text from outside, safe to put on one line of a mail. */
+function oneLine(text: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: taking control characters out is the point.
+  const clean = text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').trim();
+  if (clean === '') return 'unknown';
+  return clean.length > MAX_SHOWN_CHARS ? `${clean.slice(0, MAX_SHOWN_CHARS)}…` : clean;
+}
+
+const SIGN_OFF = '\n\n— The prepaid developer area';
+const NOT_YOU =
+  'If this was not you, reset your password from the sign-in page ("Forgot password?") and tell the operator of the platform.';
+
+interface SignInFacts {
+  at: Date;
+  address: string;
+  userAgent: string;
+}
+
+export interface Notices {
+  /** Whether mail goes out at all (SMTP_URL is set). */
+  readonly enabled: boolean;
+  invitation(invite: { email: string; accountName: string; role: UserRole; url: string; expiresAt: Date }): void;
+  passwordReset(user: UserRecord, url: string, expiresAt: Date): void;
+  passwordChanged(user: UserRecord, how: 'changed' | 'reset', at: Date): void;
+  signIn(user: UserRecord, facts: SignInFacts): void;
+  twoStep(user: UserRecord, change: 'on' | 'off' | 'reset', at: Date): void;
+  /** Mails every active owner of the account; looked up in the background. */
+  keyCreated(key: {
+    accountId: string;
+    accountName: string;
+    mode: string;
+    publicKey: string;
+    by: string;
+    at: Date;
+  }): void;
+  /** Mails every active owner of the account (low-balance.ts calls it once per event). */
+  lowBalance(alert: { accountId: string; balance: string; threshold: string; at: Date }): Promise<number>;
+}
+
+/** The active owners of an account, whom account-wide notices go to. */
+async function ownersOf(people: PeopleStore, accountId: string): Promise<UserRecord[]> {
+  return (await people.listMembers(accountId))
+    .filter(({ membership }) => membership.role === 'owner' && !membership.disabled)
+    .map(({ user }) => user);
+}
+
+export function createNotices(deps: { mailer: Mailer | null; people: PeopleStore; log: Logger }): Notices {
+  const { mailer, people, log } = deps;
+  const send = (kind: string, to: string, subject: string, text: string) =>
+    mailer?.send({ kind, to, subject, text: `${text}${SIGN_OFF}\n` });
+
+  return {
+    enabled: mailer !== null,
+
+    invitation({ email, accountName, role, url, expiresAt }) {
+      send(
+        'invitation',
+        email,
+        `You are invited to ${oneLine(accountName)} on the prepaid developer area`,
+        `You are invited to the developer area of ${oneLine(accountName)} as ${role === 'owner' ? 'an owner' : 'a viewer'}.\n\n` +
+          `Open this link to set your password (it works once, until ${lagosTime(expiresAt)}):\n${url}\n\n` +
+          'If you did not expect this, ignore this mail: nothing happens unless the link is opened.',
+      );
+    },
+
+    passwordReset(user, url, expiresAt) {
+      send(
+        'password_reset',
+        user.email,
+        'Reset your password for the prepaid developer area',
+        `Someone (we hope you) asked to reset the password of ${user.email}.\n\n` +
+          `Open this link to choose a new one. It works once, until ${lagosTime(expiresAt)}:\n${url}\n\n` +
+          'Setting a new password signs you out everywhere. If you did not ask for this, ignore this mail: your password stays as it is.',
+      );
+    },
+
+    passwordChanged(user, how, at) {
+      send(
+        'password_changed',
+        user.email,
+        'Your password was changed',
+        `The password of ${user.email} was ${how === 'reset' ? 'reset by email link' : 'changed on the Security page'} at ${lagosTime(at)}, and every other session was ended.\n\n${NOT_YOU}`,
+      );
+    },
+
+    signIn(user, { at, address, userAgent }) {
+      send(
+        'sign_in',
+        user.email,
+        'New sign-in to the prepaid developer area',
+        `${user.email} signed in at ${lagosTime(at)}.\n\nAddress: ${oneLine(address)}\nBrowser: ${oneLine(userAgent)}\n\n${NOT_YOU}`,
+      );
+    },
+
+    twoStep(user, change, at) {
+      const what =
+        change === 'on'
+          ? 'was turned on'
+          : change === 'off'
+            ? 'was turned off'
+            : 'was turned off by the operator of the platform, at your request, and your sessions were ended';
+      send(
+        'two_step',
+        user.email,
+        `Two-step sign-in ${change === 'on' ? 'turned on' : 'turned off'}`,
+        `Two-step sign-in for ${user.email} ${what} at ${lagosTime(at)}.` +
+          (change === 'on' ? '' : ' Set it up again on the Security page after you sign in.') +
+          `\n\n${NOT_YOU}`,
+      );
+    },
+
+    keyCreated({ accountId, accountName, mode, publicKey, by, at }) {
+      if (mailer === null) return;
+      ownersOf(people, accountId)
+        .then((owners) => {
+          for (const owner of owners) {
+            send(
+              'key_created',
+              owner.email,
+              `A new ${mode} key pair for ${oneLine(accountName)}`,
+              `${by} created a ${mode} key pair for ${oneLine(accountName)} at ${lagosTime(at)}.\n\n` +
+                `Public key: ${publicKey.slice(0, 12)}…\n\nIf nobody of your account did this, revoke it on the API keys page at once and tell the operator of the platform.`,
+            );
+          }
+        })
+        .catch((error: unknown) =>
+          log('mail.send_warning', {
+            kind: 'key_created',
+            reason: error instanceof Error ? error.message : String(error),
+          }),
+        );
+    },
+
+    async lowBalance({ accountId, balance, threshold, at }) {
+      if (mailer === null) return 0;
+      const owners = await ownersOf(people, accountId);
+      for (const owner of owners) {
+        send(
+          'low_balance',
+          owner.email,
+          `Your balance is low: ₦${balance}`,
+          `The live wallet of account ${accountId} fell to ₦${balance} at ${lagosTime(at)}, below the ₦${threshold} you set.\n\n` +
+            'Fund it by bank transfer to your account number on the Fund wallet page, so that purchases are not refused.',
+        );
+      }
+      return owners.length;
+    },
+  };
+}

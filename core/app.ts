@@ -9,6 +9,7 @@ import type { Logger } from '../runtime/log.js';
 import { createKeyUseRecorder, type KeyUseRecorder } from './accounts/key-use.js';
 import { createLedgerCheck } from './accounts/ledger-check.js';
 import { createAccountService } from './accounts/service.js';
+import { createPlanChanges } from './catalog/changes.js';
 import { defaultCatalog } from './catalog/defaults.js';
 import { createCatalogService } from './catalog/service.js';
 import { createPlanSync } from './catalog/sync.js';
@@ -166,14 +167,15 @@ export function createCore(deps: CoreDeps): Core {
     ...(deps.keyUseFlushMs === undefined ? {} : { intervalMs: deps.keyUseFlushMs }),
   });
   const accounts = createAccountService({ store, clock, keyUses });
-  const catalog = createCatalogService({ store });
+  const planChanges = createPlanChanges({ store, clock, log: deps.log });
+  const catalog = createCatalogService({ store, changes: planChanges });
   const purchases = createPurchaseService(purchaseDeps);
   const pendingList = createPendingList({ transactions: store.transactions });
   const ledgerCheck = createLedgerCheck({ wallet: store.wallet, log: deps.log });
   const verification = createVerificationService(purchaseDeps);
   // Callbacks are accepted from the upstreams that send them; each is confirmed by a requery.
   const callbacks = createCallbackService(purchaseDeps, { [VTPASS_NAME]: parseVtpassCallback });
-  const planSync = createPlanSync({ store, catalog, providers, log: deps.log });
+  const planSync = createPlanSync({ store, catalog, changes: planChanges, providers, log: deps.log });
   const people = createPeopleService({
     store,
     clock,

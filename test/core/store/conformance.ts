@@ -408,6 +408,7 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       name: 'Standard',
       apiAccess: false,
       discounts: [{ product: 'airtime' as const, service: 'mtn', basisPoints: 200 }],
+      priceRules: [],
     };
 
     it('tiers upsert, read back and update in place', async (h) => {
@@ -417,6 +418,7 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
         name: 'API',
         apiAccess: true,
         discounts: [{ product: 'data' as const, service: '', basisPoints: 150 }],
+        priceRules: [],
       };
       await h.store.catalog.upsertTier(api);
       assert.equal(await h.store.catalog.getTier('api'), api);
@@ -439,6 +441,10 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
         validity: '30 days',
         faceValueKobo: kobo(100_000),
         tierPricesKobo: { standard: kobo(98_000), api: kobo(95_000) },
+        type: 'direct' as const,
+        sizeMb: 0,
+        validityDays: 0,
+        costsKobo: {},
         active: true,
         providerCode: '',
       });
@@ -458,6 +464,10 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
         label: '1.5GB',
         active: false,
         tierPricesKobo: { standard: kobo(97_000) },
+        type: 'direct' as const,
+        sizeMb: 0,
+        validityDays: 0,
+        costsKobo: {},
       });
       assert.is(updated.planId, first.planId);
       assert.equal(await h.store.catalog.getPlan(first.planId), updated);
@@ -470,6 +480,10 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
         validity: '30 days',
         faceValueKobo: kobo(50_000),
         tierPricesKobo: { standard: kobo(49_000) },
+        type: 'direct' as const,
+        sizeMb: 0,
+        validityDays: 0,
+        costsKobo: {},
         providerCode: '',
       };
       const mtnA = await h.store.catalog.upsertPlan({
@@ -567,7 +581,7 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
 
     it('seedIfEmpty writes the seed once and never overwrites later edits', async (h) => {
       const seed: CatalogSeed = {
-        tiers: [standard, { tierId: 'api', name: 'API', apiAccess: true, discounts: [] }],
+        tiers: [standard, { tierId: 'api', name: 'API', apiAccess: true, discounts: [], priceRules: [] }],
         plans: [
           {
             planId: 1,
@@ -576,6 +590,10 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
             validity: '30 days',
             faceValueKobo: kobo(100_000),
             tierPricesKobo: { standard: kobo(98_000), api: kobo(95_000) },
+            type: 'direct' as const,
+            sizeMb: 0,
+            validityDays: 0,
+            costsKobo: {},
             active: true,
             providerCode: '',
           },
@@ -586,6 +604,10 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
             validity: '30 days',
             faceValueKobo: kobo(150_000),
             tierPricesKobo: { standard: kobo(147_000), api: kobo(140_000) },
+            type: 'direct' as const,
+            sizeMb: 0,
+            validityDays: 0,
+            costsKobo: {},
             active: true,
             providerCode: '',
           },
@@ -611,7 +633,7 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       await h.store.catalog.setSmsRateKobo(kobo(425));
       const changed: CatalogSeed = {
         ...seed,
-        tiers: [{ tierId: 'gold', name: 'Gold', apiAccess: true, discounts: [] }],
+        tiers: [{ tierId: 'gold', name: 'Gold', apiAccess: true, discounts: [], priceRules: [] }],
         smsRateKobo: kobo(999),
       };
       assert.is(await h.store.catalog.seedIfEmpty(changed), false);

@@ -11,6 +11,7 @@ import { createLedgerCheck } from './accounts/ledger-check.js';
 import { createAccountService } from './accounts/service.js';
 import { createPlanChanges } from './catalog/changes.js';
 import { defaultCatalog } from './catalog/defaults.js';
+import { createVariationsPush } from './catalog/push.js';
 import { createCatalogService } from './catalog/service.js';
 import { createPlanSync } from './catalog/sync.js';
 import { DEFAULT_DASHBOARD_PUBLIC_URL, DEFAULT_DELIVERY_CONCURRENCY, DEFAULT_PER_DESTINATION } from './config.js';
@@ -29,8 +30,9 @@ import { createShopDesk } from './people/shop.js';
 import { createUpgrades } from './people/upgrades.js';
 import type { Providers } from './providers/port.js';
 import { createSandbox } from './providers/sandbox/index.js';
-import { parseVtpassCallback } from './providers/vtpass/callback.js';
+import { parseVtpassCallback, parseVtpassVariationsUpdate } from './providers/vtpass/callback.js';
 import { VTPASS_NAME } from './providers/vtpass/index.js';
+import { dataNetworkOfServiceId } from './providers/vtpass/services.js';
 import { createCallbackService } from './purchases/callbacks.js';
 import type { PurchaseDeps } from './purchases/flow.js';
 import { createPendingList } from './purchases/pending-list.js';
@@ -174,8 +176,20 @@ export function createCore(deps: CoreDeps): Core {
   const ledgerCheck = createLedgerCheck({ wallet: store.wallet, log: deps.log });
   const verification = createVerificationService(purchaseDeps);
   // Callbacks are accepted from the upstreams that send them; each is confirmed by a requery.
-  const callbacks = createCallbackService(purchaseDeps, { [VTPASS_NAME]: parseVtpassCallback });
   const planSync = createPlanSync({ store, catalog, changes: planChanges, providers, log: deps.log });
+  const callbacks = createCallbackService(
+    purchaseDeps,
+    { [VTPASS_NAME]: parseVtpassCallback },
+    {
+      [VTPASS_NAME]: createVariationsPush({
+        upstream: VTPASS_NAME,
+        parse: parseVtpassVariationsUpdate,
+        networkOf: dataNetworkOfServiceId,
+        planSync,
+        log: deps.log,
+      }),
+    },
+  );
   const people = createPeopleService({
     store,
     clock,

@@ -199,18 +199,50 @@ export function createPlanSync(deps: {
     );
   }
 
+  /** The report a sync starts with. */
+  const emptyReport = (dryRun: boolean): PlanSyncReport => ({
+    provider: deps.providers.data.name,
+    supported: false,
+    dryRun,
+    changes: [],
+    unchanged: 0,
+    uncodedPlanIds: [],
+    warnings: [],
+  });
+
   return {
+    /**
+     * Makes one network's plans follow the data provider's list now, as a sync does, for an
+     * upstream's push that says they changed (VTpass's variations-update). The list is read
+     * from the provider itself, never taken from the push. Throws when it cannot be read, so
+     * the pusher is told to try again.
+     */
+    async followNetwork(network: Network, author: ChangeAuthor): Promise<PlanSyncReport> {
+      const report = emptyReport(false);
+      const listPlans = deps.providers.data.listPlans?.bind(deps.providers.data);
+      if (listPlans === undefined) return report;
+      if (running) throw new DomainError('FAILED_PRECONDITION', 'A plans sync is running; the push is taken later.');
+      running = true;
+      try {
+        report.supported = true;
+        const upstream = await listPlans(network, AbortSignal.timeout(SYNC_NETWORK_TIMEOUT_MS));
+        await syncNetwork(network, upstream, false, report, author);
+        deps.log('catalog.plans_pushed', {
+          provider: report.provider,
+          network,
+          updated: report.changes.filter((c) => c.action === 'updated').length,
+          created: report.changes.filter((c) => c.action === 'created').length,
+          deactivated: report.changes.filter((c) => c.action === 'deactivated').length,
+        });
+        return report;
+      } finally {
+        running = false;
+      }
+    },
+
     /** Syncs the data plans from the data provider; `dryRun` reports without writing. */
     async sync(dryRun: boolean): Promise<PlanSyncReport> {
-      const report: PlanSyncReport = {
-        provider: deps.providers.data.name,
-        supported: false,
-        dryRun,
-        changes: [],
-        unchanged: 0,
-        uncodedPlanIds: [],
-        warnings: [],
-      };
+      const report = emptyReport(dryRun);
       const listPlans = deps.providers.data.listPlans?.bind(deps.providers.data);
       if (listPlans === undefined) return report;
       // Two syncs at once would both create the same new plans.

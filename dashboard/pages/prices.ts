@@ -46,10 +46,10 @@ ${rateTable('Airtime per network', 'Network', prices.airtime)}
 <h2 id="data">Data</h2>
 <div class="table-wrap"><table class="table">
 <caption class="table__caption">Every active data plan: MTN, Airtel, Glo, 9mobile/T2, cheapest first</caption>
-<thead><tr><th scope="col" class="num">Plan ID</th><th scope="col">Network</th><th scope="col">Plan</th><th scope="col">Validity</th><th scope="col" class="num">Retail</th><th scope="col" class="num">You pay</th></tr></thead>
+<thead><tr><th scope="col" class="num">Plan ID</th><th scope="col">Network</th><th scope="col">Plan</th><th scope="col">Type</th><th scope="col" class="num">Size</th><th scope="col">Validity</th><th scope="col" class="num">Retail</th><th scope="col" class="num">You pay</th></tr></thead>
 <tbody>${prices.dataPlans.map(
         (plan) =>
-          html`<tr><td class="num">${plan.planId}</td><td>${networkNames(plan.network).join(' / ').toUpperCase()}</td><th scope="row">${plan.label}</th><td>${plan.validity}</td><td class="num">${naira(plan.faceValueKobo)}</td><td class="num">${naira(plan.priceKobo)}</td></tr>`,
+          html`<tr><td class="num">${plan.planId}</td><td>${networkNames(plan.network).join(' / ').toUpperCase()}</td><th scope="row">${plan.label}</th><td>${PLAN_TYPE_NAMES[plan.type] ?? plan.type}</td><td class="num">${sizeText(plan.sizeMb)}</td><td>${validityText(plan.validity, plan.validityDays)}</td><td class="num">${naira(plan.faceValueKobo)}</td><td class="num">${naira(plan.priceKobo)}</td></tr>`,
       )}</tbody>
 </table></div>
 <h2 id="electricity">Electricity</h2>
@@ -74,3 +74,25 @@ ${rateTable('Electricity per distribution company', 'Disco', prices.electricity)
     },
   },
 ];
+
+/** How resellers write the plan types. */
+const PLAN_TYPE_NAMES: Readonly<Record<string, string>> = {
+  sme: 'SME',
+  sme2: 'SME2',
+  cg: 'Corporate gifting',
+  gifting: 'Gifting',
+  awoof: 'Awoof',
+  direct: 'Direct',
+};
+
+/** "500MB", "1.5GB"; a dash when the size is not known. */
+function sizeText(sizeMb: number): string {
+  if (sizeMb <= 0) return '\u2014';
+  return sizeMb >= 1024 ? `${Number((sizeMb / 1024).toFixed(2))}GB` : `${sizeMb}MB`;
+}
+
+/** The plan's own validity text, with its days where the text does not say them. */
+function validityText(validity: string, days: number): string {
+  if (days <= 0 || /\bdays?\b/i.test(validity)) return validity;
+  return `${validity} (${days} ${days === 1 ? 'day' : 'days'})`;
+}

@@ -2,7 +2,7 @@
 
 import { formatNaira } from '../core/domain/money.js';
 import { type CatalogPlan, PlanChangeAction } from '../gen/prepaid/v1/admin_pb.js';
-import { type CommandGroup, UsageError } from './command.js';
+import { type CommandGroup, type CommandSpec, UsageError } from './command.js';
 import { columns, kobo, moneyFields, nairaText } from './format.js';
 
 /** How `plans sync` names what it did to a plan. */
@@ -39,6 +39,43 @@ function differences(before: CatalogPlan | undefined, after: CatalogPlan): strin
   return parts.join(', ') || 'no visible change';
 }
 
+/** `plans enable` and `plans disable`: one plan type on one network on or off. */
+function switchCommand(enabled: boolean): CommandSpec {
+  return {
+    name: enabled ? 'enable' : 'disable',
+    summary: enabled
+      ? 'Sell one plan type on one network again; partners get plan.updated for its plans.'
+      : 'Stop selling one plan type on one network (a purchase is 422 PLAN_DISABLED); partners get plan.disabled.',
+    args: [],
+    options: {
+      network: { placeholder: 'NET', summary: 'mtn, glo, airtel or 9mobile (t2).', required: true },
+      type: { placeholder: 'TYPE', summary: 'sme, sme2, cg, gifting, awoof or direct.', required: true },
+      note: { placeholder: 'TEXT', summary: 'Why, kept in the audit log.' },
+    },
+    async run({ options }, core) {
+      const network = options['network'] ?? '';
+      const planType = options['type'] ?? '';
+      const res = await core().setPlanTypeEnabled({ network, planType, enabled, note: options['note'] ?? '' });
+      const state = enabled ? 'on sale' : 'switched off';
+      return {
+        json: {
+          network,
+          type: planType,
+          enabled,
+          changed: res.changed,
+          plan_ids: res.plans.map((p) => Number(p.planId)),
+          events: res.events,
+        },
+        text: [
+          res.changed
+            ? `${planType.toUpperCase()} plans on ${network} are now ${state}: ${res.plans.length} plan(s), ${res.events} event(s) for partners.`
+            : `${planType.toUpperCase()} plans on ${network} were already ${state}; nothing changed.`,
+        ],
+      };
+    },
+  };
+}
+
 /** The plans command group. */
 export const plansGroup: CommandGroup = {
   name: 'plans',
@@ -59,7 +96,8 @@ export const plansGroup: CommandGroup = {
           p.validity,
           nairaText(kobo(p.faceValueKobo)),
           p.tierPrices.map((tp) => `${tp.tierId} ${formatNaira(kobo(tp.priceKobo))}`).join(', ') || '-',
-          p.active ? 'active' : 'inactive',
+          p.type || '-',
+          p.active ? (p.typeEnabled ? 'active' : 'type off') : 'inactive',
         ]);
         return {
           json: {
@@ -71,19 +109,26 @@ export const plansGroup: CommandGroup = {
               validity: p.validity,
               ...moneyFields('face_value', p.faceValueKobo),
               tier_prices: p.tierPrices.map((tp) => ({ tier_id: tp.tierId, ...moneyFields('price', tp.priceKobo) })),
+              type: p.type,
+              size_mb: p.sizeMb,
+              validity_days: p.validityDays,
+              costs: p.costs.map((c) => ({ upstream: c.upstream, ...moneyFields('cost', c.costKobo) })),
               active: p.active,
+              type_enabled: p.typeEnabled,
             })),
           },
           text:
             rows.length === 0
               ? [network ? `No plans for network ${network}.` : 'No plans.']
               : columns([
-                  ['PLAN', 'NETWORK', 'LABEL', 'VALIDITY', 'FACE VALUE', 'TIER PRICES (NGN)', 'STATE'],
+                  ['PLAN', 'NETWORK', 'LABEL', 'VALIDITY', 'FACE VALUE', 'TIER PRICES (NGN)', 'TYPE', 'STATE'],
                   ...rows,
                 ]),
         };
       },
     },
+    switchCommand(false),
+    switchCommand(true),
     {
       name: 'sync',
       summary:

@@ -9,7 +9,9 @@ import type { Logger } from '../runtime/log.js';
 import { createKeyUseRecorder, type KeyUseRecorder } from './accounts/key-use.js';
 import { createLedgerCheck } from './accounts/ledger-check.js';
 import { createAccountService } from './accounts/service.js';
+import { createPlanChanges } from './catalog/changes.js';
 import { defaultCatalog } from './catalog/defaults.js';
+import { createVariationsPush } from './catalog/push.js';
 import { createCatalogService } from './catalog/service.js';
 import { createPlanSync } from './catalog/sync.js';
 import {
@@ -37,8 +39,9 @@ import { createShopDesk } from './people/shop.js';
 import { createUpgrades } from './people/upgrades.js';
 import type { Providers } from './providers/port.js';
 import { createSandbox } from './providers/sandbox/index.js';
-import { parseVtpassCallback } from './providers/vtpass/callback.js';
+import { parseVtpassCallback, parseVtpassVariationsUpdate } from './providers/vtpass/callback.js';
 import { VTPASS_NAME } from './providers/vtpass/index.js';
+import { dataNetworkOfServiceId } from './providers/vtpass/services.js';
 import { createCallbackService } from './purchases/callbacks.js';
 import type { PurchaseDeps } from './purchases/flow.js';
 import { createPendingList } from './purchases/pending-list.js';
@@ -193,14 +196,27 @@ export function createCore(deps: CoreDeps): Core {
     ...(deps.keyUseFlushMs === undefined ? {} : { intervalMs: deps.keyUseFlushMs }),
   });
   const accounts = createAccountService({ store, clock, keyUses });
-  const catalog = createCatalogService({ store });
+  const planChanges = createPlanChanges({ store, clock, log: deps.log });
+  const catalog = createCatalogService({ store, changes: planChanges });
   const purchases = createPurchaseService(purchaseDeps);
   const pendingList = createPendingList({ transactions: store.transactions });
   const ledgerCheck = createLedgerCheck({ wallet: store.wallet, log: deps.log });
   const verification = createVerificationService(purchaseDeps);
   // Callbacks are accepted from the upstreams that send them; each is confirmed by a requery.
-  const callbacks = createCallbackService(purchaseDeps, { [VTPASS_NAME]: parseVtpassCallback });
-  const planSync = createPlanSync({ store, catalog, providers, log: deps.log });
+  const planSync = createPlanSync({ store, catalog, changes: planChanges, providers, log: deps.log });
+  const callbacks = createCallbackService(
+    purchaseDeps,
+    { [VTPASS_NAME]: parseVtpassCallback },
+    {
+      [VTPASS_NAME]: createVariationsPush({
+        upstream: VTPASS_NAME,
+        parse: parseVtpassVariationsUpdate,
+        networkOf: dataNetworkOfServiceId,
+        planSync,
+        log: deps.log,
+      }),
+    },
+  );
   // The core sends the mail: it owns people, their addresses and the reset links, and it
   // reads the events the low-balance alert comes from.
   const mailer = deps.mail ? createMailer(deps.mail, deps.log) : null;

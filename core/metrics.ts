@@ -14,6 +14,7 @@
  *   prepaid_core_webhook_deliveries_total{outcome}                   webhook attempts: delivered, retry, failed (gave up)
  *   prepaid_core_webhook_undelivered_events                          events waiting for delivery (read at scrape time)
  *   prepaid_core_webhook_oldest_undelivered_age_seconds              age of the oldest of them (0 when none)
+ *   prepaid_core_sales_below_cost_total{product,upstream,mode}       sales refused by the margin guard
  *
  * `state` counts each purchase when it is answered pending (202) and each time the store
  * records a final state, whoever records it (the purchase itself, the recovery worker, a
@@ -77,6 +78,8 @@ export interface CoreMetrics {
   readonly funding: FundingObserver;
   /** Reads the unmatched-inflows gauge from `count` at every scrape. */
   watchUnmatched(count: () => Promise<number>): void;
+  /** Counts a sale the margin guard refused: its price was below the upstream's cost. */
+  belowCost(product: ProductName, upstream: string, mode: Mode): void;
 }
 
 /** Provider latency buckets in seconds: upstreams answer in 0.1 to 5 s; 15 s is the default timeout. */
@@ -184,6 +187,12 @@ export function createCoreMetrics(options: { defaultMetrics?: boolean } = {}): C
 
   const webhooks = webhookSeries(registers);
   const funding = fundingSeries(registers);
+  const belowCost = new Counter({
+    name: 'prepaid_core_sales_below_cost_total',
+    help: "Sales refused by the margin guard (422 PRICE_BELOW_COST): the price was below the upstream's current cost.",
+    labelNames: ['product', 'upstream', 'mode'] as const,
+    registers,
+  });
 
   return {
     registry,
@@ -206,6 +215,7 @@ export function createCoreMetrics(options: { defaultMetrics?: boolean } = {}): C
     },
     funding: funding.observer,
     watchUnmatched: (count) => funding.watch(count),
+    belowCost: (product, upstream, mode) => belowCost.inc({ product, upstream, mode }),
   };
 }
 
@@ -339,6 +349,9 @@ export function createOutcomeRecorder(deps: { log: Logger; metrics?: CoreMetrics
   return {
     leftPending(tx) {
       if (tx.status === 'pending') record(tx, 'pending');
+    },
+    refusedBelowCost(product, upstream, mode) {
+      deps.metrics?.belowCost(product, upstream, mode);
     },
     recorded(tx) {
       if (tx.status !== 'pending') record(tx, tx.status);

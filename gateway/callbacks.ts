@@ -1,5 +1,6 @@
 /**
- * Upstream callbacks on the public HTTP face: VTpass posts transaction updates to
+ * Upstream callbacks on the public HTTP face: VTpass posts transaction updates and
+ * variations-update pushes (its plans changed) to
  * `POST /callbacks/vtpass/<VTPASS_CALLBACK_SECRET>`, the URL set in its dashboard (VTpass
  * cannot add headers of ours, so the shared secret is a path segment). The gateway holds no
  * rule about them: it checks the secret (in constant time), bounds the body, and hands the
@@ -26,8 +27,12 @@ import { sendJson } from './reply.js';
 
 /** Where VTpass posts; the secret follows. */
 const VTPASS_CALLBACK_PREFIX = '/callbacks/vtpass/';
-/** A callback carries one transaction in the requery shape, a few KB; 64 KiB is ample. */
-const CALLBACK_MAX_BODY_BYTES = 64 * 1024;
+/**
+ * A transaction update carries one transaction in the requery shape, a few KB; a
+ * variations-update carries a service's whole list of plans twice (`variations` and the old
+ * spelling `varations`), a few hundred entries of about 150 bytes each: 1 MiB is ample.
+ */
+const CALLBACK_MAX_BODY_BYTES = 1024 * 1024;
 /**
  * The core asks VTpass before answering (bounded there by PROVIDER_TIMEOUT_MS, 15 s by
  * default, with up to three tries); this only stops a callback from hanging on a stuck core.

@@ -132,6 +132,19 @@ const ERROR_TABLE: Readonly<Record<ErrorKey, ErrorRow>> = {
     message: () => 'This request cannot be carried out in the current state.',
     coreMessage: true,
   },
+  PLAN_DISABLED: {
+    status: 422,
+    code: 'PLAN_DISABLED',
+    message: () => 'This plan is not on sale for now; nothing was charged. See ?action=plans for the plans on sale.',
+    coreMessage: true,
+  },
+  PRICE_BELOW_COST: {
+    status: 422,
+    code: 'PRICE_BELOW_COST',
+    message: () =>
+      'This product cannot be sold at this price right now; nothing was charged. See ?action=plans for current prices.',
+    coreMessage: true,
+  },
   REQUEST_TIMEOUT: {
     status: 408,
     code: 'REQUEST_TIMEOUT',

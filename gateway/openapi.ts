@@ -11,7 +11,14 @@
  */
 import { AIRTIME_MIN_KOBO, ELECTRICITY_MIN_KOBO } from '../core/domain/orders.js';
 import { DEFAULT_HISTORY_PAGE_SIZE, MAX_HISTORY_PAGE_SIZE } from '../core/domain/paging.js';
-import { CABLE_MAX_MONTHS, CABLE_PROVIDERS, DISCOS, METER_TYPES, NETWORK_NAMES } from '../core/domain/products.js';
+import {
+  CABLE_MAX_MONTHS,
+  CABLE_PROVIDERS,
+  DISCOS,
+  METER_TYPES,
+  NETWORK_NAMES,
+  PLAN_TYPES,
+} from '../core/domain/products.js';
 import { REFERENCE_PATTERN } from '../core/domain/reference.js';
 import { SMS_MAX_CHARACTERS, SMS_MAX_RECIPIENTS } from '../core/domain/sms.js';
 import {
@@ -175,8 +182,14 @@ const schemas: Record<string, Schema> = {
       plan: { type: 'string' },
       validity: { type: 'string' },
       price: { ...naira, description: 'What this account pays.' },
+      type: {
+        enum: [...PLAN_TYPES],
+        description: 'How the market sells it: SME, SME2, corporate gifting (cg), gifting, awoof or direct.',
+      },
+      size_mb: { type: 'integer', minimum: 0, description: 'Data in megabytes (1GB = 1024); 0 when not known.' },
+      validity_days: { type: 'integer', minimum: 0, description: 'How many days it lasts; 0 when not known.' },
     },
-    required: ['plan_id', 'network', 'network_names', 'plan', 'validity', 'price'],
+    required: ['plan_id', 'network', 'network_names', 'plan', 'validity', 'price', 'type', 'size_mb', 'validity_days'],
     additionalProperties: false,
   },
   PlansResponse: {
@@ -453,7 +466,8 @@ const schemas: Record<string, Schema> = {
       'An event exactly as a webhook delivers it. `data` is `{"transaction": Transaction}` for the transaction.* types, ' +
       '`{"reference","amount","balance","memo","source"}` (Naira) for wallet.credited, where `source` is `operator` or `bank_transfer` ' +
       '(then with `"funding":{"provider","provider_reference","amount_paid","fee","payer_name"}`), ' +
-      '`{"balance","threshold"}` (Naira) for wallet.low_balance, and `{"message"}` for ping.',
+      '`{"balance","threshold"}` (Naira) for wallet.low_balance, `{"plan": Plan}` (as ?action=plans shows it to the ' +
+      'account, under its canonical network) for plan.updated and plan.disabled, and `{"message"}` for ping.',
     properties: {
       id: { type: 'string', pattern: '^evt_[0-9a-f]{24}$' },
       type: {
@@ -464,6 +478,8 @@ const schemas: Record<string, Schema> = {
           'wallet.credited',
           'wallet.low_balance',
           'ping',
+          'plan.updated',
+          'plan.disabled',
         ],
       },
       created_at: { type: 'string', format: 'date-time' },
@@ -513,7 +529,7 @@ export const ACTION_DOCS: Readonly<Record<string, ActionDoc>> = {
   },
   plans: {
     method: 'GET',
-    summary: "Active data plans at this account's price; optional `network`.",
+    summary: "Data plans on sale at this account's price; optional `network` and `type`.",
     responses: { '200': 'PlansResponse' },
   },
   packages: {
@@ -639,6 +655,12 @@ function operation(method: 'GET' | 'POST'): Schema {
               schema: { enum: [...NETWORK_NAMES] },
             },
             {
+              name: 'type',
+              in: 'query',
+              description: 'plans: filter by plan type.',
+              schema: { enum: [...PLAN_TYPES] },
+            },
+            {
               name: 'provider',
               in: 'query',
               description: 'packages: filter by cable provider.',
@@ -704,7 +726,7 @@ function operation(method: 'GET' | 'POST'): Schema {
 
 /** The query parameters each GET action reads. */
 const GET_PARAMETERS: Readonly<Record<string, string[]>> = {
-  plans: ['network'],
+  plans: ['network', 'type'],
   packages: ['provider'],
   transaction: ['reference'],
   transactions: ['limit', 'cursor'],

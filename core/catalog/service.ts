@@ -4,15 +4,31 @@
  */
 import { type FieldViolation, notFound, throwIfViolations } from '../domain/errors.js';
 import { isKobo, type Kobo, kobo, MAX_AMOUNT_KOBO } from '../domain/money.js';
-import { MAX_DISCOUNT_BASIS_POINTS } from '../domain/pricing.js';
-import { CABLE_PROVIDERS, isOneOf, NETWORKS, PRODUCTS, SERVICES_BY_PRODUCT } from '../domain/products.js';
-import type { CablePackageRecord, PlanRecord, TierRecord } from '../domain/records.js';
+import { MAX_DISCOUNT_BASIS_POINTS, MAX_MARGIN_BASIS_POINTS } from '../domain/pricing.js';
+import {
+  CABLE_PROVIDERS,
+  canonicalNetwork,
+  isOneOf,
+  NETWORK_NAMES,
+  NETWORKS,
+  PLAN_TYPES,
+  type PlanType,
+  PRODUCTS,
+  SERVICES_BY_PRODUCT,
+} from '../domain/products.js';
+import type { CablePackageRecord, PlanRecord, PriceRule, TierRecord } from '../domain/records.js';
 import { hasControlCharacters } from '../domain/validation.js';
 import type { Store } from '../store/port.js';
+import type { ChangeAuthor, PlanChanges } from './changes.js';
 
 const TIER_ID = /^[a-z][a-z0-9_-]{0,31}$/;
 /** Labels are shown to partners and customers: short, printable. */
 const MAX_LABEL_LENGTH = 60;
+/** A plan bigger than 10TB or longer than ten years is a typo, not a plan. */
+const MAX_PLAN_SIZE_MB = 10 * 1024 * 1024;
+const MAX_VALIDITY_DAYS = 3650;
+/** Who changes the catalogue through the admin service: the operator's token. */
+const author: ChangeAuthor = { actor: 'cli', note: '' };
 /** An SMS page above 1,000 Naira is a typo, not a price. */
 const MAX_SMS_RATE_KOBO: Kobo = kobo(1_000_00);
 
@@ -35,8 +51,30 @@ function checkProviderCode(field: string, value: string, violations: FieldViolat
   }
 }
 
-export function createCatalogService(deps: { store: Pick<Store, 'catalog'> }) {
+/** Upstream names as the providers give them ("vtpass", "clubkonnect", a named instance). */
+const UPSTREAM_NAME = /^[a-z][a-z0-9_-]{0,31}$/;
+
+export function createCatalogService(deps: { store: Pick<Store, 'catalog'>; changes: PlanChanges }) {
   const { catalog } = deps.store;
+  const { changes } = deps;
+
+  async function requirePlan(planId: number): Promise<PlanRecord> {
+    const plan = Number.isSafeInteger(planId) && planId > 0 ? await catalog.getPlan(planId) : null;
+    if (plan === null) throw notFound(`Plan ${planId}`);
+    return plan;
+  }
+
+  function checkPlanFacts(plan: PlanRecord, violations: FieldViolation[]): void {
+    if (!isOneOf(PLAN_TYPES, plan.type))
+      violations.push({ field: 'plan.type', description: `type must be one of ${PLAN_TYPES.join(', ')}.` });
+    if (!Number.isSafeInteger(plan.sizeMb) || plan.sizeMb < 0 || plan.sizeMb > MAX_PLAN_SIZE_MB)
+      violations.push({ field: 'plan.size_mb', description: `size_mb must be 0 (unknown) to ${MAX_PLAN_SIZE_MB}.` });
+    if (!Number.isSafeInteger(plan.validityDays) || plan.validityDays < 0 || plan.validityDays > MAX_VALIDITY_DAYS)
+      violations.push({
+        field: 'plan.validity_days',
+        description: `validity_days must be 0 (unknown) to ${MAX_VALIDITY_DAYS}.`,
+      });
+  }
 
   return {
     listTiers: () => catalog.listTiers(),
@@ -76,6 +114,10 @@ export function createCatalogService(deps: { store: Pick<Store, 'catalog'> }) {
 
     listPlans: (network: string) => catalog.listPlans(network ? { network } : {}),
 
+    listPlanTypesOff: () => catalog.listPlanTypesOff(),
+
+    getPlan: (planId: number) => catalog.getPlan(planId),
+
     async upsertPlan(plan: PlanRecord): Promise<PlanRecord> {
       const violations: FieldViolation[] = [];
       if (!Number.isSafeInteger(plan.planId) || plan.planId < 0)
@@ -86,14 +128,173 @@ export function createCatalogService(deps: { store: Pick<Store, 'catalog'> }) {
       checkLabel('plan.validity', plan.validity, violations);
       checkPrice('plan.face_value_kobo', plan.faceValueKobo, violations);
       checkProviderCode('plan.provider_code', plan.providerCode, violations);
+      checkPlanFacts(plan, violations);
       const tierIds = new Set((await catalog.listTiers()).map((t) => t.tierId));
       for (const [tierId, price] of Object.entries(plan.tierPricesKobo)) {
         if (!tierIds.has(tierId))
           violations.push({ field: 'plan.tier_prices', description: `tier ${JSON.stringify(tierId)} does not exist.` });
         checkPrice(`plan.tier_prices[${tierId}]`, price, violations);
       }
+      for (const [upstream, cost] of Object.entries(plan.costsKobo)) {
+        if (!UPSTREAM_NAME.test(upstream)) violations.push({ field: 'plan.costs', description: 'bad upstream name.' });
+        checkPrice(`plan.costs[${upstream}]`, cost, violations);
+      }
       throwIfViolations(violations);
-      return catalog.upsertPlan(plan);
+      const before = plan.planId === 0 ? null : await catalog.getPlan(plan.planId);
+      // A new plan announces nothing (partners see it in ?action=plans); a change to one
+      // partners can buy is told to them with the change.
+      if (before === null) return catalog.upsertPlan(plan);
+      const [written] = (
+        await changes.apply(
+          {
+            plans: [{ before, after: plan }],
+            audit: { action: 'plans.upsert', target: `plan:${plan.planId}`, before, after: plan },
+          },
+          author,
+        )
+      ).plans;
+      return written!;
+    },
+
+    /**
+     * Switches every plan of one type on one network off (or on again): `?action=plans` stops
+     * (or starts) listing them, a purchase of one is 422 PLAN_DISABLED, and accounts that
+     * could buy them get plan.disabled (plan.updated) events. False when nothing changed.
+     */
+    async setPlanTypeEnabled(
+      networkName: string,
+      planType: string,
+      enabled: boolean,
+      who: ChangeAuthor = author,
+    ): Promise<{ changed: boolean; plans: PlanRecord[]; events: number }> {
+      const violations: FieldViolation[] = [];
+      const network = canonicalNetwork(networkName);
+      if (network === undefined)
+        violations.push({ field: 'network', description: `network must be one of ${NETWORK_NAMES.join(', ')}.` });
+      if (!isOneOf(PLAN_TYPES, planType))
+        violations.push({ field: 'plan_type', description: `plan_type must be one of ${PLAN_TYPES.join(', ')}.` });
+      throwIfViolations(violations);
+      const type = planType as PlanType;
+      const plans = (await catalog.listPlans({ network })).filter((p) => p.type === type);
+      const wasOff = (await catalog.listPlanTypesOff()).some((o) => o.network === network && o.type === type);
+      if (wasOff === !enabled) return { changed: false, plans, events: 0 };
+      const result = await changes.apply(
+        {
+          plans: plans.map((p) => ({ before: p, after: p })),
+          typeSwitch: { network: network!, type, enabled },
+          audit: {
+            action: enabled ? 'plans.type_enabled' : 'plans.type_disabled',
+            target: `${network}/${type}`,
+            before: { enabled: !enabled },
+            after: { enabled, plan_ids: plans.map((p) => p.planId) },
+          },
+        },
+        who,
+      );
+      return { changed: true, plans: result.plans, events: result.events };
+    },
+
+    /**
+     * Sets what `upstream` charges for a plan (0 forgets it). Every price built on the cost
+     * follows at once; accounts whose price changed are told (plan.updated).
+     */
+    async setPlanCost(
+      planId: number,
+      upstream: string,
+      costKobo: Kobo,
+      who: ChangeAuthor = author,
+      source = 'operator',
+    ): Promise<{ plan: PlanRecord; events: number }> {
+      const violations: FieldViolation[] = [];
+      if (!UPSTREAM_NAME.test(upstream))
+        violations.push({ field: 'upstream', description: 'upstream must be an upstream name such as "vtpass".' });
+      if (!isKobo(costKobo) || costKobo < 0 || costKobo > MAX_AMOUNT_KOBO)
+        violations.push({ field: 'cost_kobo', description: `cost_kobo must be 0 (forget) to ${MAX_AMOUNT_KOBO}.` });
+      throwIfViolations(violations);
+      const before = await requirePlan(planId);
+      const costsKobo = { ...before.costsKobo };
+      if (costKobo === 0) delete costsKobo[upstream];
+      else costsKobo[upstream] = costKobo;
+      const after = { ...before, costsKobo };
+      const result = await changes.apply(
+        {
+          plans: [{ before, after }],
+          audit: {
+            action: 'prices.cost',
+            target: `plan:${planId}`,
+            before: { upstream, cost_kobo: before.costsKobo[upstream] ?? null },
+            after: { upstream, cost_kobo: costKobo === 0 ? null : costKobo, source },
+          },
+        },
+        who,
+      );
+      return { plan: result.plans[0]!, events: result.events };
+    },
+
+    /**
+     * Sets a tier's price rule for one network and plan type (replacing the one there), or
+     * removes it with `rule` null; every price it makes follows at once, and accounts on the
+     * tier whose price changed are told (plan.updated).
+     */
+    async setPriceRule(
+      tierId: string,
+      target: { network: string; planType: string },
+      rule: Omit<PriceRule, 'network' | 'planType'> | null,
+      who: ChangeAuthor = author,
+    ): Promise<{ tier: TierRecord; events: number }> {
+      const violations: FieldViolation[] = [];
+      const network = target.network === '' ? '' : canonicalNetwork(target.network);
+      if (network === undefined)
+        violations.push({
+          field: 'rule.network',
+          description: `network must be empty or one of ${NETWORK_NAMES.join(', ')}.`,
+        });
+      if (target.planType !== '' && !isOneOf(PLAN_TYPES, target.planType))
+        violations.push({
+          field: 'rule.plan_type',
+          description: `plan_type must be empty or one of ${PLAN_TYPES.join(', ')}.`,
+        });
+      if (rule !== null) {
+        const bp = rule.marginBasisPoints;
+        if (!Number.isInteger(bp) || bp < 0 || bp > MAX_MARGIN_BASIS_POINTS)
+          violations.push({
+            field: 'rule.margin_basis_points',
+            description: `margin_basis_points must be 0 to ${MAX_MARGIN_BASIS_POINTS}.`,
+          });
+        for (const [field, value] of [
+          ['rule.margin_kobo', rule.marginKobo],
+          ['rule.floor_kobo', rule.floorKobo],
+          ['rule.ceiling_kobo', rule.ceilingKobo],
+        ] as const) {
+          if (!isKobo(value) || value < 0 || value > MAX_AMOUNT_KOBO)
+            violations.push({ field, description: `${field.slice(5)} must be 0 to ${MAX_AMOUNT_KOBO} kobo.` });
+        }
+        if (rule.floorKobo > 0 && rule.ceilingKobo > 0 && rule.floorKobo > rule.ceilingKobo)
+          violations.push({ field: 'rule.floor_kobo', description: 'floor_kobo must not be above ceiling_kobo.' });
+      }
+      throwIfViolations(violations);
+      const before = await catalog.getTier(tierId);
+      if (!before) throw notFound(`Tier ${tierId}`);
+      const others = before.priceRules.filter((r) => !(r.network === network && r.planType === target.planType));
+      const next: PriceRule | null = rule === null ? null : { ...rule, network: network!, planType: target.planType };
+      const after: TierRecord = { ...before, priceRules: next === null ? others : [...others, next] };
+      const plans = await catalog.listPlans({ activeOnly: true });
+      const result = await changes.apply(
+        {
+          plans: plans.map((p) => ({ before: p, after: p })),
+          tier: { before, after },
+          audit: {
+            action: rule === null ? 'prices.rule_removed' : 'prices.rule',
+            target: `tier:${tierId}/${network || '*'}/${target.planType || '*'}`,
+            before: before.priceRules.find((r) => r.network === network && r.planType === target.planType) ?? null,
+            after: next,
+          },
+        },
+        who,
+      );
+      // Plans the rule does not touch are rewritten unchanged; only the tier moved.
+      void result.plans;
+      return { tier: after, events: result.events };
     },
 
     listCablePackages: (provider: string) => catalog.listCablePackages(provider ? { provider } : {}),

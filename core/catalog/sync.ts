@@ -12,11 +12,14 @@
  * whose list comes back empty is skipped rather than emptied.
  */
 import { DomainError } from '../domain/errors.js';
-import type { Kobo } from '../domain/money.js';
-import { NETWORKS, type Network } from '../domain/products.js';
+import { type Kobo, kobo } from '../domain/money.js';
+import { planTypeFromName, sizeMbFromName, validityDaysFromText } from '../domain/plans.js';
+import { planCostAt, planPriceFor } from '../domain/pricing.js';
+import { NETWORKS, type Network, type PlanType } from '../domain/products.js';
 import type { PlanRecord } from '../domain/records.js';
 import type { Providers, UpstreamPlan } from '../providers/port.js';
 import type { Store } from '../store/port.js';
+import type { ChangeAuthor, PlanChanges, PlanPair } from './changes.js';
 import type { CatalogService } from './service.js';
 
 /** Reading one network's plans may take this long; a list is a single, if large, answer. */
@@ -41,6 +44,10 @@ export interface PlanChange {
   validity: string;
   faceValueKobo: Kobo;
   active: boolean;
+  type: PlanType;
+  sizeMb: number;
+  validityDays: number;
+  costsKobo: Record<string, Kobo>;
   /** The plan before the change, for updated and deactivated plans. */
   before?: Pick<PlanRecord, 'label' | 'validity' | 'faceValueKobo' | 'active'>;
 }
@@ -64,6 +71,7 @@ export interface PlanSyncReport {
 export function createPlanSync(deps: {
   store: Pick<Store, 'catalog'>;
   catalog: CatalogService;
+  changes: PlanChanges;
   providers: Providers;
   log: (event: string, fields: Record<string, unknown>) => void;
 }) {
@@ -91,11 +99,13 @@ export function createPlanSync(deps: {
     upstream: UpstreamPlan[],
     dryRun: boolean,
     report: PlanSyncReport,
+    author: ChangeAuthor,
   ): Promise<void> {
     if (upstream.length === 0) {
       report.warnings.push(`The provider listed no ${network} plans; ${network} was left as it is.`);
       return;
     }
+    const upstreamName = deps.providers.data.name;
     const existing = await deps.store.catalog.listPlans({ network });
     const byCode = new Map<string, PlanRecord>();
     for (const plan of existing) {
@@ -109,18 +119,23 @@ export function createPlanSync(deps: {
       byCode.set(plan.providerCode, plan);
     }
     const offered = new Set<string>();
+    const changed: PlanPair[] = [];
     for (const item of upstream) {
       offered.add(item.code);
       const { label, validity } = splitName(item.name);
       const plan = byCode.get(item.code);
       if (plan === undefined) {
-        const created = {
+        const created: PlanRecord = {
           planId: 0,
           network,
           label,
           validity,
+          type: planTypeFromName(item.name),
+          sizeMb: sizeMbFromName(item.name),
+          validityDays: validityDaysFromText(validity),
           faceValueKobo: item.amountKobo,
           tierPricesKobo: {},
+          costsKobo: {},
           active: true,
           providerCode: item.code,
         };
@@ -128,40 +143,106 @@ export function createPlanSync(deps: {
         report.changes.push({ action: 'created', ...pickChange(stored) });
         continue;
       }
-      if (plan.label === label && plan.validity === validity && plan.faceValueKobo === item.amountKobo && plan.active) {
+      const costKobo = followedCost(plan, upstreamName, item.amountKobo);
+      const costsKobo = { ...plan.costsKobo };
+      if (costKobo !== undefined) costsKobo[upstreamName] = costKobo;
+      if (
+        plan.label === label &&
+        plan.validity === validity &&
+        plan.faceValueKobo === item.amountKobo &&
+        plan.active &&
+        planCostAt(plan, upstreamName) === costKobo
+      ) {
         report.unchanged += 1;
         continue;
       }
-      const next = { ...plan, label, validity, faceValueKobo: item.amountKobo, active: true };
-      const stored = dryRun ? next : await deps.catalog.upsertPlan(next);
-      report.changes.push({ action: 'updated', ...pickChange(stored), before: pickBefore(plan) });
-      for (const [tierId, priceKobo] of Object.entries(plan.tierPricesKobo)) {
-        if (priceKobo > item.amountKobo)
+      // The type is the operator's once a plan exists; size and days follow the texts they come from.
+      const next: PlanRecord = {
+        ...plan,
+        label,
+        validity,
+        sizeMb: plan.label === label ? plan.sizeMb : sizeMbFromName(item.name),
+        validityDays: plan.validity === validity ? plan.validityDays : validityDaysFromText(validity),
+        faceValueKobo: item.amountKobo,
+        costsKobo,
+        active: true,
+      };
+      changed.push({ before: plan, after: next });
+      report.changes.push({ action: 'updated', ...pickChange(next), before: pickBefore(plan) });
+      if (costKobo === undefined) continue;
+      for (const tier of await deps.store.catalog.listTiers()) {
+        if (planPriceFor(tier, next) < costKobo)
           report.warnings.push(
-            `Plan ${plan.planId}: tier ${tierId} pays more than the new face value; review its price.`,
+            `Plan ${plan.planId}: tier ${tier.tierId} would pay less than its cost at ${upstreamName}; sales are refused until its price rule or fixed price is raised.`,
           );
       }
     }
     for (const plan of byCode.values()) {
       if (offered.has(plan.providerCode) || !plan.active) continue;
       const next = { ...plan, active: false };
-      const stored = dryRun ? next : await deps.catalog.upsertPlan(next);
-      report.changes.push({ action: 'deactivated', ...pickChange(stored), before: pickBefore(plan) });
+      changed.push({ before: plan, after: next });
+      report.changes.push({ action: 'deactivated', ...pickChange(next), before: pickBefore(plan) });
     }
+    if (dryRun || changed.length === 0) return;
+    // One network's changes, their events and their audit row commit together.
+    await deps.changes.apply(
+      {
+        plans: changed,
+        audit: {
+          action: 'plans.sync',
+          target: `${upstreamName}/${network}`,
+          before: changed.map((c) => pickAudit(c.before!, upstreamName)),
+          after: changed.map((c) => pickAudit(c.after, upstreamName)),
+        },
+      },
+      author,
+    );
   }
 
+  /** The report a sync starts with. */
+  const emptyReport = (dryRun: boolean): PlanSyncReport => ({
+    provider: deps.providers.data.name,
+    supported: false,
+    dryRun,
+    changes: [],
+    unchanged: 0,
+    uncodedPlanIds: [],
+    warnings: [],
+  });
+
   return {
+    /**
+     * Makes one network's plans follow the data provider's list now, as a sync does, for an
+     * upstream's push that says they changed (VTpass's variations-update). The list is read
+     * from the provider itself, never taken from the push. Throws when it cannot be read, so
+     * the pusher is told to try again.
+     */
+    async followNetwork(network: Network, author: ChangeAuthor): Promise<PlanSyncReport> {
+      const report = emptyReport(false);
+      const listPlans = deps.providers.data.listPlans?.bind(deps.providers.data);
+      if (listPlans === undefined) return report;
+      if (running) throw new DomainError('FAILED_PRECONDITION', 'A plans sync is running; the push is taken later.');
+      running = true;
+      try {
+        report.supported = true;
+        const upstream = await listPlans(network, AbortSignal.timeout(SYNC_NETWORK_TIMEOUT_MS));
+        await syncNetwork(network, upstream, false, report, author);
+        deps.log('catalog.plans_pushed', {
+          provider: report.provider,
+          network,
+          updated: report.changes.filter((c) => c.action === 'updated').length,
+          created: report.changes.filter((c) => c.action === 'created').length,
+          deactivated: report.changes.filter((c) => c.action === 'deactivated').length,
+        });
+        return report;
+      } finally {
+        running = false;
+      }
+    },
+
     /** Syncs the data plans from the data provider; `dryRun` reports without writing. */
     async sync(dryRun: boolean): Promise<PlanSyncReport> {
-      const report: PlanSyncReport = {
-        provider: deps.providers.data.name,
-        supported: false,
-        dryRun,
-        changes: [],
-        unchanged: 0,
-        uncodedPlanIds: [],
-        warnings: [],
-      };
+      const report = emptyReport(dryRun);
       const listPlans = deps.providers.data.listPlans?.bind(deps.providers.data);
       if (listPlans === undefined) return report;
       // Two syncs at once would both create the same new plans.
@@ -174,7 +255,8 @@ export function createPlanSync(deps: {
       try {
         report.supported = true;
         const lists = await fetchAll(listPlans);
-        for (const network of NETWORKS) await syncNetwork(network, lists.get(network)!, dryRun, report);
+        for (const network of NETWORKS)
+          await syncNetwork(network, lists.get(network)!, dryRun, report, { actor: 'cli', note: '' });
         report.uncodedPlanIds = (await deps.store.catalog.listPlans({ activeOnly: true }))
           .filter((p) => p.providerCode === '')
           .map((p) => p.planId)
@@ -207,7 +289,36 @@ function pickChange(plan: PlanRecord): Omit<PlanChange, 'action' | 'before'> {
     validity: plan.validity,
     faceValueKobo: plan.faceValueKobo,
     active: plan.active,
+    type: plan.type,
+    sizeMb: plan.sizeMb,
+    validityDays: plan.validityDays,
+    costsKobo: plan.costsKobo,
   };
+}
+
+/** What the audit log keeps of a synced plan. */
+function pickAudit(plan: PlanRecord, upstream: string) {
+  return {
+    plan_id: plan.planId,
+    label: plan.label,
+    face_value_kobo: plan.faceValueKobo,
+    cost_kobo: planCostAt(plan, upstream) ?? null,
+    active: plan.active,
+  };
+}
+
+/**
+ * What the upstream charges once its list price moves to `listKobo`. The list price is what
+ * the upstream sells at before its commission (VTpass's `variation_amount`), not what it
+ * charges us, so it is no cost by itself. Where a cost is known (set by the operator,
+ * observed in an answer's commission), the list price's move moves it in proportion, which
+ * keeps the commission rate it implies; where none is, none is made up (undefined).
+ */
+function followedCost(plan: PlanRecord, upstream: string, listKobo: Kobo): Kobo | undefined {
+  const known = planCostAt(plan, upstream);
+  if (known === undefined) return undefined;
+  if (plan.faceValueKobo <= 0 || plan.faceValueKobo === listKobo) return known;
+  return kobo(Math.round((known * listKobo) / plan.faceValueKobo));
 }
 
 function pickBefore(plan: PlanRecord): NonNullable<PlanChange['before']> {

@@ -32,7 +32,11 @@ export type ErrorCode =
    * The store could not tell whether a change was written (a commit whose result is
    * unknown): it may have happened. The message says to check the ledger before retrying.
    */
-  | 'OUTCOME_UNKNOWN';
+  | 'OUTCOME_UNKNOWN'
+  /** The plan's type is switched off on its network for now (the operator's switch); nothing was debited. */
+  | 'PLAN_DISABLED'
+  /** The price would be below what the upstream charges us for it now; nothing was debited. */
+  | 'PRICE_BELOW_COST';
 
 /** One rule broken by one field, for BadRequest field violations and 422 bodies. */
 export interface FieldViolation {

@@ -12,9 +12,9 @@
  */
 import type { Mode } from './mode.js';
 import { type Kobo, koboToNaira } from './money.js';
-import type { ProductName, TransactionStatus } from './products.js';
+import { networkNames, type ProductName, type TransactionStatus } from './products.js';
 import { randomChars } from './random.js';
-import type { TransactionRecord } from './records.js';
+import type { PlanRecord, TransactionRecord } from './records.js';
 
 const EVENT_TYPES = [
   'transaction.success',
@@ -23,6 +23,8 @@ const EVENT_TYPES = [
   'wallet.credited',
   'wallet.low_balance',
   'ping',
+  'plan.updated',
+  'plan.disabled',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -190,6 +192,48 @@ export function lowBalanceEvent(
     type: 'wallet.low_balance',
     subject,
     body: render(eventId, 'wallet.low_balance', at, mode, data),
+    createdAt: at,
+  };
+}
+
+/**
+ * A data plan exactly as `?action=plans` shows it to an account (gateway/actions/plans.ts
+ * builds the same object from the core's message; test/gateway/plan-events.test.ts holds
+ * the two equal): its facts and the account's tier price, under its canonical network.
+ */
+export function publicPlan(plan: PlanRecord, priceKobo: Kobo): Record<string, unknown> {
+  return {
+    plan_id: plan.planId,
+    network: plan.network,
+    network_names: networkNames(plan.network),
+    plan: plan.label,
+    validity: plan.validity,
+    price: koboToNaira(priceKobo),
+    type: plan.type,
+    size_mb: plan.sizeMb,
+    validity_days: plan.validityDays,
+  };
+}
+
+/**
+ * A plan's change for one account: `plan.updated` when it is on sale with new facts or a new
+ * price for the account's tier (or back on sale), `plan.disabled` when it stopped being on
+ * sale; `plan` is publicPlan's object. Written in the transaction of the change (an outbox).
+ */
+export function planEvent(
+  type: 'plan.updated' | 'plan.disabled',
+  accountId: string,
+  plan: Record<string, unknown>,
+  at: Date,
+  eventId = newEventId(at.getTime()),
+): NewEvent {
+  return {
+    eventId,
+    accountId,
+    mode: 'live',
+    type,
+    subject: `plan:${String(plan['plan_id'])}`,
+    body: render(eventId, type, at, 'live', { plan }),
     createdAt: at,
   };
 }

@@ -43,7 +43,8 @@ export const ELECTRICITY_MIN_KOBO: Kobo = kobo(1_000_00);
 /** Our bound: the largest single vend discos accept through aggregators is around 500,000 Naira. */
 const ELECTRICITY_MAX_KOBO: Kobo = kobo(500_000_00);
 
-type PricingTier = Pick<TierRecord, 'tierId' | 'discounts'>;
+/** Price rules matter to data plans only; callers that price other products may leave them out. */
+type PricingTier = Pick<TierRecord, 'tierId' | 'discounts'> & Partial<Pick<TierRecord, 'priceRules'>>;
 
 export interface AirtimeInput {
   network: string;

@@ -6,7 +6,7 @@
  */
 import { type Kobo, kobo } from './money.js';
 import type { ProductName } from './products.js';
-import type { DiscountRule, PlanRecord, TierRecord } from './records.js';
+import type { DiscountRule, PlanRecord, PriceRule, TierRecord } from './records.js';
 
 /** No tier may sell at more than half off: a typo in basis points must not give stock away. */
 export const MAX_DISCOUNT_BASIS_POINTS = 5_000;
@@ -39,7 +39,73 @@ export function priceFor(
   return applyDiscount(faceValueKobo, discountBasisPoints(tier, product, service));
 }
 
-/** A plan's own price for the tier if it has one, else its face value less the tier's data discount. */
-export function planPriceFor(tier: Pick<TierRecord, 'tierId' | 'discounts'>, plan: PlanRecord): Kobo {
-  return plan.tierPricesKobo[tier.tierId] ?? priceFor(tier, 'data', plan.network, plan.faceValueKobo);
+/** A margin above this (500%) is a typo, not a price. */
+export const MAX_MARGIN_BASIS_POINTS = 50_000;
+
+/**
+ * The tier's rule for a plan: the one naming both its network and type, else its network,
+ * else its type, else the tier-wide one; undefined when none applies.
+ */
+function priceRuleFor(
+  tier: Partial<Pick<TierRecord, 'priceRules'>>,
+  plan: Pick<PlanRecord, 'network' | 'type'>,
+): PriceRule | undefined {
+  let best: PriceRule | undefined;
+  let bestScore = -1;
+  for (const rule of tier.priceRules ?? []) {
+    if (rule.network !== '' && rule.network !== plan.network) continue;
+    if (rule.planType !== '' && rule.planType !== plan.type) continue;
+    const score = (rule.network !== '' ? 2 : 0) + (rule.planType !== '' ? 1 : 0);
+    if (score > bestScore) {
+      best = rule;
+      bestScore = score;
+    }
+  }
+  return best;
+}
+
+/**
+ * Cost plus the rule's margin, the percentage rounded up to whole kobo (rounding never
+ * gives a margin away), then raised to the floor and lowered to the ceiling. A ceiling may
+ * put the price below cost: the margin guard then refuses the sale, which is the point.
+ */
+function costPlus(costKobo: Kobo, rule: PriceRule): Kobo {
+  let price = costKobo + Math.ceil((costKobo * rule.marginBasisPoints) / 10_000) + rule.marginKobo;
+  if (rule.floorKobo > 0 && price < rule.floorKobo) price = rule.floorKobo;
+  if (rule.ceilingKobo > 0 && price > rule.ceilingKobo) price = rule.ceilingKobo;
+  return kobo(price);
+}
+
+/**
+ * The cost of this plan at upstream `upstream`, or undefined when nobody has told it (no
+ * sync, push, observed answer or operator). The one answer to "what does X charge us for
+ * it", for the margin guard and for routing.
+ */
+export function planCostAt(plan: Pick<PlanRecord, 'costsKobo'>, upstream: string): Kobo | undefined {
+  return Object.hasOwn(plan.costsKobo, upstream) ? plan.costsKobo[upstream] : undefined;
+}
+
+/**
+ * The cost a price rule is built on: the highest the plan costs at any upstream that told
+ * it, so a price covers its cost wherever the sale is routed.
+ */
+function pricingCost(plan: Pick<PlanRecord, 'costsKobo'>): Kobo | undefined {
+  const costs = Object.values(plan.costsKobo);
+  return costs.length === 0 ? undefined : kobo(Math.max(...costs));
+}
+
+/**
+ * What the tier pays for the plan: its fixed price for the tier where the operator set one;
+ * else the tier's price rule over the plan's cost where both exist; else the face value
+ * less the tier's data discount, as before costs were known.
+ */
+export function planPriceFor(
+  tier: Pick<TierRecord, 'tierId' | 'discounts'> & Partial<Pick<TierRecord, 'priceRules'>>,
+  plan: PlanRecord,
+): Kobo {
+  if (Object.hasOwn(plan.tierPricesKobo, tier.tierId)) return plan.tierPricesKobo[tier.tierId]!;
+  const rule = priceRuleFor(tier, plan);
+  const cost = pricingCost(plan);
+  if (rule !== undefined && cost !== undefined) return costPlus(cost, rule);
+  return priceFor(tier, 'data', plan.network, plan.faceValueKobo);
 }

@@ -31,6 +31,16 @@ export function byNetworkThenPrice<T extends { plan: { network: string; planId: 
   return rank(a.plan.network) - rank(b.plan.network) || a.priceKobo - b.priceKobo || a.plan.planId - b.plan.planId;
 }
 
+/**
+ * How a data plan is sold in the Nigerian market: SME and SME2 (bulk data shared from SIMs
+ * registered to a business), CG (corporate gifting), gifting (the network's own gifting
+ * channel), awoof (promotional bundles) and direct (the network's retail plans). Types
+ * differ in price, validity and reliability, and a network may block one for a while, so
+ * resellers enable or disable a whole type per network.
+ */
+export const PLAN_TYPES = ['sme', 'sme2', 'cg', 'gifting', 'awoof', 'direct'] as const;
+export type PlanType = (typeof PLAN_TYPES)[number];
+
 /** Every name a caller may give a network: the spec's four and their aliases. */
 export const NETWORK_NAMES: readonly string[] = [...NETWORKS, ...Object.keys(NETWORK_ALIASES)];
 

@@ -6,7 +6,7 @@
  */
 import type { Mode } from './mode.js';
 import type { Kobo } from './money.js';
-import type { DeliveryResult, ProductName, PurchaseDetails, TransactionStatus } from './products.js';
+import type { DeliveryResult, PlanType, ProductName, PurchaseDetails, TransactionStatus } from './products.js';
 
 export interface AccountRecord {
   accountId: string;
@@ -53,6 +53,23 @@ export interface TierRecord {
   name: string;
   apiAccess: boolean;
   discounts: DiscountRule[];
+  /** Cost-plus rules for data plans (core/domain/pricing.ts); the most specific one applies. */
+  priceRules: PriceRule[];
+}
+
+/**
+ * A tier's data price as a rule over cost: the plan's cost plus a margin (basis points of the
+ * cost and a flat amount, either may be 0), then raised to the floor and lowered to the
+ * ceiling where they are set (0: none). It applies to the plans of `network` and `planType`
+ * ("" for every one); a plan's fixed tier price, where set, wins over any rule.
+ */
+export interface PriceRule {
+  network: string;
+  planType: string;
+  marginBasisPoints: number;
+  marginKobo: Kobo;
+  floorKobo: Kobo;
+  ceilingKobo: Kobo;
 }
 
 export interface PlanRecord {
@@ -60,9 +77,20 @@ export interface PlanRecord {
   network: string;
   label: string;
   validity: string;
+  /** How the market sells it: sme, sme2, cg, gifting, awoof or direct. */
+  type: PlanType;
+  /** The data it gives in megabytes (1GB = 1024); 0 when not known. */
+  sizeMb: number;
+  /** How many days it lasts; 0 when not known. */
+  validityDays: number;
   faceValueKobo: Kobo;
-  /** tierId -> price in kobo. */
+  /** tierId -> a fixed price in kobo, which wins over the tier's price rules. */
   tierPricesKobo: Record<string, Kobo>;
+  /**
+   * upstream name -> what the upstream charges us for the plan, in kobo (from a sync, a
+   * variations-update push, an observed answer, or the operator). Absent: not known.
+   */
+  costsKobo: Record<string, Kobo>;
   active: boolean;
   /** The upstream's code for this plan (VTpass variation_code); "" when none is known yet. */
   providerCode: string;

@@ -50,8 +50,23 @@ const CALLBACK_REQUERY_SPACING_MS = 10_000;
 /** References remembered for the spacing above; beyond this the oldest are forgotten first. */
 const CALLBACK_REQUERY_MEMORY = 10_000;
 
-/** The callback use case; `parsers` names the upstreams that may send callbacks. */
-export function createCallbackService(deps: PurchaseDeps, parsers: Readonly<Record<string, CallbackParser>>) {
+/**
+ * An upstream's push that is about its catalogue rather than a transaction (VTpass's
+ * variations-update): the result when `body` is one, null when it is not (the transaction
+ * parser then reads it). Pushes arrive at the same URL as transaction updates, since an
+ * upstream's dashboard takes one callback URL.
+ */
+export type PushHandler = (body: Uint8Array) => Promise<CallbackResult | null>;
+
+/**
+ * The callback use case; `parsers` names the upstreams that may send callbacks, `pushes`
+ * those whose callbacks may also be catalogue pushes.
+ */
+export function createCallbackService(
+  deps: PurchaseDeps,
+  parsers: Readonly<Record<string, CallbackParser>>,
+  pushes: Readonly<Record<string, PushHandler>> = {},
+) {
   const { store, log } = deps;
   const recentRequeries = new Map<string, { atMs: number; result: Promise<CallbackResult> }>();
 
@@ -134,6 +149,9 @@ export function createCallbackService(deps: PurchaseDeps, parsers: Readonly<Reco
           },
         );
       }
+      const push = Object.hasOwn(pushes, providerName) ? pushes[providerName] : undefined;
+      const pushed = push === undefined ? null : await push(body);
+      if (pushed !== null) return pushed;
       const parsed = parse(body);
       if (!parsed.ok) {
         log('callback.ignored', { provider: providerName, reason: parsed.reason, bytes: body.byteLength });

@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { DomainError, invalid } from '../domain/errors.js';
 import type { Mode } from '../domain/mode.js';
 import { formatNaira } from '../domain/money.js';
-import type { PurchaseOrder } from '../domain/products.js';
+import type { ProductName, PurchaseOrder } from '../domain/products.js';
 import type { TransactionRecord } from '../domain/records.js';
 import { newReference } from '../domain/reference.js';
 import { DEFAULT_RETRY_SCHEDULE, firstAnswer, nextAttempt, type RetrySchedule } from '../domain/transactions.js';
@@ -44,6 +44,8 @@ export interface PurchaseDeps {
 export interface PurchaseObserver {
   /** The first provider call of `tx` gave no certain outcome: it is answered (or stays) pending. */
   leftPending(tx: TransactionRecord): void;
+  /** The margin guard refused a sale: its price was below what `upstream` charges for it now. */
+  refusedBelowCost(product: ProductName, upstream: string, mode: Mode): void;
 }
 
 export interface PurchaseResult {

@@ -19,8 +19,16 @@ import {
   electricityOrder,
 } from '../domain/orders.js';
 import { historyPageSize, type Page, readPage } from '../domain/paging.js';
-import { planPriceFor, priceFor } from '../domain/pricing.js';
-import { CABLE_PROVIDERS, canonicalNetwork, NETWORK_NAMES, RENEWABLE_CABLE_PROVIDERS } from '../domain/products.js';
+import { planCostAt, planPriceFor, priceFor } from '../domain/pricing.js';
+import {
+  CABLE_PROVIDERS,
+  canonicalNetwork,
+  NETWORK_NAMES,
+  networkNames,
+  PLAN_TYPES,
+  type PurchaseOrder,
+  RENEWABLE_CABLE_PROVIDERS,
+} from '../domain/products.js';
 import {
   type AccountRecord,
   balanceOf,
@@ -65,6 +73,30 @@ export function createPurchaseService(deps: PurchaseDeps & { store: Pick<Store, 
     return { account, tier };
   }
 
+  /**
+   * The margin guard: a sale priced below what the upstream charges for it now is refused
+   * before any debit, and an operator is told (a warn line, a metric), since the price
+   * rules or a fixed price need looking at. No known cost, no guard.
+   */
+  function guardMargin(order: PurchaseOrder, costKobo: Kobo | undefined, upstream: string, mode: Mode): void {
+    if (costKobo === undefined || order.chargedKobo >= costKobo) return;
+    deps.log('pricing.below_cost', {
+      level: 'warn',
+      mode,
+      product: order.product,
+      product_service: order.service,
+      plan_id: order.details.planId,
+      upstream,
+      price_kobo: order.chargedKobo,
+      cost_kobo: costKobo,
+    });
+    deps.observer?.refusedBelowCost(order.product, upstream, mode);
+    throw new DomainError(
+      'PRICE_BELOW_COST',
+      'This product cannot be sold at this price right now: its cost has gone up. Nothing was charged; see action=plans for current prices and try again shortly.',
+    );
+  }
+
   return {
     /** The account, its tier, and the balance of its wallet in `mode`. */
     async balance(
@@ -84,7 +116,18 @@ export function createPurchaseService(deps: PurchaseDeps & { store: Pick<Store, 
       const { tier } = await accountAndTier(accountId);
       const plan =
         Number.isSafeInteger(input.planId) && input.planId > 0 ? await store.catalog.getPlan(input.planId) : null;
-      return executePurchase(deps, accountId, mode, dataOrder(input, plan, tier), requestId);
+      const order = dataOrder(input, plan, tier);
+      const sold = plan!;
+      const off = await store.catalog.listPlanTypesOff();
+      if (off.some((o) => o.network === sold.network && o.type === sold.type)) {
+        throw new DomainError(
+          'PLAN_DISABLED',
+          `plan_id ${sold.planId} is not on sale for now: ${sold.type.toUpperCase()} plans on ${networkNames(sold.network).join(' / ').toUpperCase()} are switched off. Nothing was charged; see action=plans for the plans on sale.`,
+          { metadata: { plan_id: String(sold.planId), network: sold.network, plan_type: sold.type } },
+        );
+      }
+      guardMargin(order, planCostAt(sold, deps.providers[mode].data.name), deps.providers[mode].data.name, mode);
+      return executePurchase(deps, accountId, mode, order, requestId);
     },
 
     async electricity(
@@ -125,21 +168,27 @@ export function createPurchaseService(deps: PurchaseDeps & { store: Pick<Store, 
       return executePurchase(deps, accountId, mode, bulkSmsOrder(input, rateKobo, tier), requestId);
     },
 
-    /** Active plans with the account's price, optionally for one network. */
-    async plans(accountId: string, network: string): Promise<PricedPlan[]> {
+    /**
+     * The plans on sale with the account's price, optionally for one network and one type:
+     * active, and of a type not switched off on its network.
+     */
+    async plans(accountId: string, network: string, planType = ''): Promise<PricedPlan[]> {
       const { tier } = await accountAndTier(accountId);
-      if (network !== '') {
-        const violations: FieldViolation[] = [];
-        checkOneOf('network', network, NETWORK_NAMES, violations);
-        throwIfViolations(violations);
-      }
+      const violations: FieldViolation[] = [];
+      if (network !== '') checkOneOf('network', network, NETWORK_NAMES, violations);
+      if (planType !== '') checkOneOf('type', planType, PLAN_TYPES, violations);
+      throwIfViolations(violations);
       const canonical = network === '' ? undefined : canonicalNetwork(network);
       const plans = await store.catalog.listPlans({ activeOnly: true, ...(canonical ? { network: canonical } : {}) });
+      const off = await store.catalog.listPlanTypesOff();
+      const onSale = (plan: PlanRecord) => !off.some((o) => o.network === plan.network && o.type === plan.type);
       // Asked by another name (t2), the plans answer under that name.
-      return plans.map((plan) => ({
-        plan: network === '' || network === plan.network ? plan : { ...plan, network },
-        priceKobo: planPriceFor(tier, plan),
-      }));
+      return plans
+        .filter((plan) => (planType === '' || plan.type === planType) && onSale(plan))
+        .map((plan) => ({
+          plan: network === '' || network === plan.network ? plan : { ...plan, network },
+          priceKobo: planPriceFor(tier, plan),
+        }));
     },
 
     /** The active cable packages at this account's price: the very charge PayCable makes. */

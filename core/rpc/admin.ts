@@ -7,6 +7,8 @@ import type { PlanSync } from '../catalog/sync.js';
 import { invalid } from '../domain/errors.js';
 import { MODES } from '../domain/mode.js';
 import { sizeOrDefault } from '../domain/paging.js';
+import { planTypeFromName, sizeMbFromName, validityDaysFromText } from '../domain/plans.js';
+import type { PlanType } from '../domain/products.js';
 import type { PendingList } from '../purchases/pending-list.js';
 import {
   accountMessage,
@@ -98,33 +100,87 @@ export function adminHandlers(
         if (!product) throw invalid(`tier.discounts[${i}].product`, 'product must be set.');
         return { product, service: d.service, basisPoints: d.basisPoints };
       });
+      // Price rules change only through SetPriceRule (audited, announced); an upsert keeps them.
+      const existing = await catalog.listTiers();
       const tier = await catalog.upsertTier({
         tierId: req.tier.tierId,
         name: req.tier.name,
         apiAccess: req.tier.apiAccess,
         discounts,
+        priceRules: existing.find((t) => t.tierId === req.tier!.tierId)?.priceRules ?? [],
       });
       return { tier: tierMessage(tier) };
     },
     async listCatalogPlans(req) {
-      return { plans: (await catalog.listPlans(req.network)).map(catalogPlanMessage) };
+      const off = await catalog.listPlanTypesOff();
+      return {
+        plans: (await catalog.listPlans(req.network)).map((plan) =>
+          catalogPlanMessage(plan, !off.some((o) => o.network === plan.network && o.type === plan.type)),
+        ),
+      };
     },
     async upsertPlan(req) {
       if (!req.plan) throw invalid('plan', 'plan is required.');
       const p = req.plan;
+      const planId = int64In(p.planId, 'plan.plan_id');
+      const existing = planId > 0 ? await catalog.getPlan(planId) : null;
+      // Type, size and days left out (empty, 0) keep what the plan had, or are read from its texts.
       const plan = await catalog.upsertPlan({
-        planId: int64In(p.planId, 'plan.plan_id'),
+        planId,
         network: p.network,
         label: p.label,
         validity: p.validity,
+        type: (p.type || existing?.type || planTypeFromName(p.label)) as PlanType,
+        sizeMb: p.sizeMb || existing?.sizeMb || sizeMbFromName(p.label),
+        validityDays: p.validityDays || existing?.validityDays || validityDaysFromText(p.validity),
         faceValueKobo: koboIn(p.faceValueKobo, 'plan.face_value_kobo'),
         tierPricesKobo: Object.fromEntries(
           p.tierPrices.map((tp) => [tp.tierId, koboIn(tp.priceKobo, 'plan.tier_prices')]),
         ),
+        // Costs change only through SetPlanCost, syncs and pushes (audited).
+        costsKobo: existing?.costsKobo ?? {},
         active: p.active,
         providerCode: p.providerCode,
       });
       return { plan: catalogPlanMessage(plan) };
+    },
+    async setPlanTypeEnabled(req) {
+      const result = await catalog.setPlanTypeEnabled(req.network, req.planType, req.enabled, {
+        actor: 'cli',
+        note: req.note,
+      });
+      return {
+        changed: result.changed,
+        plans: result.plans.map((plan) => catalogPlanMessage(plan, req.enabled)),
+        events: result.events,
+      };
+    },
+    async setPlanCost(req) {
+      const result = await catalog.setPlanCost(
+        int64In(req.planId, 'plan_id'),
+        req.upstream,
+        koboIn(req.costKobo, 'cost_kobo'),
+        { actor: 'cli', note: req.note },
+      );
+      return { plan: catalogPlanMessage(result.plan), events: result.events };
+    },
+    async setPriceRule(req) {
+      if (!req.rule) throw invalid('rule', 'rule is required (its network and plan_type name the rule).');
+      const r = req.rule;
+      const result = await catalog.setPriceRule(
+        req.tierId,
+        { network: r.network, planType: r.planType },
+        req.remove
+          ? null
+          : {
+              marginBasisPoints: r.marginBasisPoints,
+              marginKobo: koboIn(r.marginKobo, 'rule.margin_kobo'),
+              floorKobo: koboIn(r.floorKobo, 'rule.floor_kobo'),
+              ceilingKobo: koboIn(r.ceilingKobo, 'rule.ceiling_kobo'),
+            },
+        { actor: 'cli', note: req.note },
+      );
+      return { tier: tierMessage(result.tier), events: result.events };
     },
     async listCablePackages(req) {
       return { packages: (await catalog.listCablePackages(req.provider)).map(cablePackageMessage) };

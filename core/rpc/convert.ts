@@ -184,6 +184,14 @@ export function tierMessage(tier: TierRecord): MessageInitShape<typeof TierSchem
       service: d.service,
       basisPoints: d.basisPoints,
     })),
+    priceRules: tier.priceRules.map((r) => ({
+      network: r.network,
+      planType: r.planType,
+      marginBasisPoints: r.marginBasisPoints,
+      marginKobo: BigInt(r.marginKobo),
+      floorKobo: BigInt(r.floorKobo),
+      ceilingKobo: BigInt(r.ceilingKobo),
+    })),
   };
 }
 
@@ -195,10 +203,14 @@ function planFacts(plan: PlanRecord) {
     label: plan.label,
     validity: plan.validity,
     faceValueKobo: BigInt(plan.faceValueKobo),
+    type: plan.type,
+    sizeMb: plan.sizeMb,
+    validityDays: plan.validityDays,
   };
 }
 
-export function catalogPlanMessage(plan: PlanRecord): MessageInitShape<typeof CatalogPlanSchema> {
+/** A plan as the catalog keeps it; `typeEnabled` is false when its type is switched off on its network. */
+export function catalogPlanMessage(plan: PlanRecord, typeEnabled = true): MessageInitShape<typeof CatalogPlanSchema> {
   return {
     ...planFacts(plan),
     tierPrices: Object.entries(plan.tierPricesKobo).map(([tierId, priceKobo]) => ({
@@ -207,6 +219,8 @@ export function catalogPlanMessage(plan: PlanRecord): MessageInitShape<typeof Ca
     })),
     active: plan.active,
     providerCode: plan.providerCode,
+    costs: Object.entries(plan.costsKobo).map(([upstream, costKobo]) => ({ upstream, costKobo: BigInt(costKobo) })),
+    typeEnabled,
   };
 }
 

@@ -42,6 +42,9 @@ export const GRPC_STATUS_BY_CODE: Readonly<Record<ErrorCode, status>> = {
   INTERNAL: status.INTERNAL,
   // UNKNOWN, not UNAVAILABLE: a client must not retry blindly, the change may have been made.
   OUTCOME_UNKNOWN: status.UNKNOWN,
+  // The catalogue's state refuses the sale for now; the same request may succeed later.
+  PLAN_DISABLED: status.FAILED_PRECONDITION,
+  PRICE_BELOW_COST: status.FAILED_PRECONDITION,
 };
 
 export type ErrorLogger = (event: string, fields: Record<string, unknown>) => void;

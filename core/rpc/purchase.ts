@@ -50,7 +50,7 @@ export function purchaseHandlers(
       };
     },
     async listPlans(req) {
-      const plans = await purchases.plans(req.accountId, req.network);
+      const plans = await purchases.plans(req.accountId, req.network, req.planType);
       return {
         plans: plans.map(pricedPlanMessage),
       };

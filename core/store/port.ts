@@ -6,7 +6,7 @@
  * test/core/store/.
  */
 import type { AuditOptions, LedgerAudit } from '../domain/audit.js';
-import type { EventRecord, FundingFacts } from '../domain/events.js';
+import type { EventRecord, FundingFacts, NewEvent } from '../domain/events.js';
 import type {
   FundingProviderName,
   InflowCredit,
@@ -18,7 +18,7 @@ import type {
 import type { Mode } from '../domain/mode.js';
 import type { Kobo } from '../domain/money.js';
 import type { Page, PageRequest } from '../domain/paging.js';
-import type { DeliveryResult } from '../domain/products.js';
+import type { DeliveryResult, PlanType } from '../domain/products.js';
 import type {
   AcceptInvitationResult,
   AccountRecord,
@@ -52,6 +52,30 @@ export interface AccountStore {
   get(accountId: string): Promise<AccountRecord | null>;
   /** Returns null when the account does not exist. */
   setTier(accountId: string, tierId: string): Promise<AccountRecord | null>;
+  /**
+   * The ids of the accounts on a tier greater than `afterId` ("" from the start), in id
+   * order, at most `limit`: who a price change concerns, read a page at a time.
+   */
+  listIdsOnTier(tierId: string, afterId: string, limit: number): Promise<string[]>;
+}
+
+/** A data plan type switched off on one network. */
+export interface PlanTypeOff {
+  network: string;
+  type: PlanType;
+}
+
+/**
+ * A change of the data plans partners see, written at once: the plans as they are now,
+ * a plan type switched on or off, and the events that tell partners (plan.updated,
+ * plan.disabled), each queued for delivery when its account's webhook for its mode is on.
+ */
+export interface PlanChangeSet {
+  plans: readonly PlanRecord[];
+  typeSwitch?: PlanTypeOff & { enabled: boolean };
+  /** A tier whose price rules changed, written whole. */
+  tier?: TierRecord;
+  events: readonly NewEvent[];
 }
 
 export interface KeyStore {
@@ -79,6 +103,10 @@ export interface CatalogStore {
   upsertCablePackage(pkg: CablePackageRecord): Promise<CablePackageRecord>;
   getSmsRateKobo(): Promise<Kobo>;
   setSmsRateKobo(kobo: Kobo): Promise<void>;
+  /** The plan types switched off, per network. */
+  listPlanTypesOff(): Promise<PlanTypeOff[]>;
+  /** Writes a plan change set in one transaction (plans, switch and events together); returns the plans written. */
+  applyPlanChanges(change: PlanChangeSet): Promise<PlanRecord[]>;
   /** Writes the default catalog once, the first time the store starts empty. Returns true if it seeded. */
   seedIfEmpty(seed: CatalogSeed): Promise<boolean>;
 }

@@ -54,4 +54,8 @@ export function requirePlanAmounts(plan: CatalogSeed['plans'][number]): void {
   for (const [tierId, priceKobo] of Object.entries(plan.tierPricesKobo)) {
     requireAmount(`tierPricesKobo.${tierId}`, priceKobo, 0);
   }
+  for (const [upstream, costKobo] of Object.entries(plan.costsKobo))
+    requireAmount(`costsKobo.${upstream}`, costKobo, 0);
+  requireAmount('sizeMb', plan.sizeMb, 0);
+  requireAmount('validityDays', plan.validityDays, 0);
 }

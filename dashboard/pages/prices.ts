@@ -52,10 +52,10 @@ ${rateTable('Airtime per network', 'Network', prices.airtime)}
 <p class="phone-only hint">On a phone, plan IDs and retail prices are left out; a wider screen shows them.</p>
 <div class="table-wrap" role="region" aria-label="Data plans" tabindex="0"><table class="table table--priority">
 <caption class="table__caption">Every active data plan: MTN, Airtel, Glo, 9mobile/T2, cheapest first</caption>
-<thead><tr><th scope="col" class="num optional">Plan ID</th><th scope="col">Network</th><th scope="col">Plan</th><th scope="col">Validity</th><th scope="col" class="num optional">Retail</th><th scope="col" class="num">You pay</th></tr></thead>
+<thead><tr><th scope="col" class="num optional">Plan ID</th><th scope="col">Network</th><th scope="col">Plan</th><th scope="col">Type</th><th scope="col" class="num optional">Size</th><th scope="col" class="optional">Validity</th><th scope="col" class="num optional">Retail</th><th scope="col" class="num">You pay</th></tr></thead>
 <tbody>${prices.dataPlans.map(
         (plan) =>
-          html`<tr><td class="num optional" data-label="Plan ID">${plan.planId}</td><td data-label="Network">${networkNames(plan.network).join(' / ').toUpperCase()}</td><th scope="row" data-label="Plan">${plan.label}</th><td data-label="Validity">${plan.validity}</td><td class="num optional" data-label="Retail">${naira(plan.faceValueKobo)}</td><td class="num" data-label="You pay">${naira(plan.priceKobo)}</td></tr>`,
+          html`<tr><td class="num optional" data-label="Plan ID">${plan.planId}</td><td data-label="Network">${networkNames(plan.network).join(' / ').toUpperCase()}</td><th scope="row" data-label="Plan">${plan.label}</th><td data-label="Type">${PLAN_TYPE_NAMES[plan.type] ?? plan.type}</td><td class="num optional" data-label="Size">${sizeText(plan.sizeMb)}</td><td class="optional" data-label="Validity">${validityText(plan.validity, plan.validityDays)}</td><td class="num optional" data-label="Retail">${naira(plan.faceValueKobo)}</td><td class="num" data-label="You pay">${naira(plan.priceKobo)}</td></tr>`,
       )}</tbody>
 </table></div>
 <h2 id="electricity">Electricity</h2>
@@ -81,3 +81,25 @@ ${rateTable('Electricity per distribution company', 'Disco', prices.electricity)
     },
   },
 ];
+
+/** How resellers write the plan types. */
+const PLAN_TYPE_NAMES: Readonly<Record<string, string>> = {
+  sme: 'SME',
+  sme2: 'SME2',
+  cg: 'Corporate gifting',
+  gifting: 'Gifting',
+  awoof: 'Awoof',
+  direct: 'Direct',
+};
+
+/** "500MB", "1.5GB"; a dash when the size is not known. */
+function sizeText(sizeMb: number): string {
+  if (sizeMb <= 0) return '\u2014';
+  return sizeMb >= 1024 ? `${Number((sizeMb / 1024).toFixed(2))}GB` : `${sizeMb}MB`;
+}
+
+/** The plan's own validity text, with its days where the text does not say them. */
+function validityText(validity: string, days: number): string {
+  if (days <= 0 || /\bdays?\b/i.test(validity)) return validity;
+  return `${validity} (${days} ${days === 1 ? 'day' : 'days'})`;
+}

@@ -1,7 +1,9 @@
 /**
- * GET ?action=plans[&network=mtn]: the active data plans at the price this account pays.
- * An unknown network is the core's 422. A network may be named by any of its names (t2 for
- * 9mobile); each plan lists every name of its network in `network_names`.
+ * GET ?action=plans[&network=mtn][&type=sme]: the data plans on sale at the price this
+ * account pays. An unknown network or type is the core's 422. A network may be named by any
+ * of its names (t2 for 9mobile); each plan lists every name of its network in
+ * `network_names`. The object is the one plan.updated and plan.disabled events carry
+ * (publicPlan in core/domain/events.ts).
  */
 import { canonicalNetwork, networkNames } from '../../core/domain/products.js';
 import { type Action, accountOf } from './action.js';
@@ -13,9 +15,10 @@ export const plans: Action = {
   async handle({ caller, query, core }) {
     const fields = new FieldReader(query);
     const network = fields.optionalString('network');
+    const planType = fields.optionalString('type');
     fields.done();
 
-    const res = await core.purchase.listPlans({ ...accountOf(caller), network });
+    const res = await core.purchase.listPlans({ ...accountOf(caller), network, planType });
     return {
       httpStatus: 200,
       body: {
@@ -27,6 +30,9 @@ export const plans: Action = {
           plan: plan.label,
           validity: plan.validity,
           price: naira(plan.priceKobo),
+          type: plan.type,
+          size_mb: plan.sizeMb,
+          validity_days: plan.validityDays,
         })),
       },
     };

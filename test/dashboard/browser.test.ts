@@ -224,6 +224,11 @@ flow("prices and developers pages show the core's numbers and the holder's own p
     (await planRow.textContent()) ?? '',
     `₦${plan.price.toLocaleString('en-NG', { minimumFractionDigits: 2 })}`,
   );
+  // The plan's type, size and validity, as the market sells it (the seeded MTN 500MB is SME, 7 days).
+  const cells = await planRow.locator('td, th').allTextContents();
+  assert.ok(cells.includes(plan.type === 'sme' ? 'SME' : plan.type), cells.join(' | '));
+  assert.ok(cells.includes(`${plan.size_mb}MB`), cells.join(' | '));
+  assert.ok(cells.includes(plan.validity), cells.join(' | '));
   await snap(page, 'prices');
   await page.goto(`${dashboard.url}/developers`);
   assert.match((await page.textContent('#curl-balance')) ?? '', state.keys.publicKey);

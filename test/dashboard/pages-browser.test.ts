@@ -349,6 +349,10 @@ flow('scrollable regions are reachable by the keyboard and scroll with it', asyn
     assert.ok(wider, 'the example is wider than a phone (so the region must scroll)');
     await page.keyboard.press('ArrowRight');
     await page.keyboard.press('ArrowRight');
+    // The browser may scroll smoothly: wait (up to 5 s) for the region to move, then check it did.
+    await page
+      .waitForFunction((start) => (document.activeElement?.scrollLeft ?? 0) > start, before, { timeout: 5_000 })
+      .catch(() => undefined);
     const after = await region.evaluate((node) => node.scrollLeft);
     assert.ok(after > before, `the arrow keys scroll it (${before} -> ${after})`);
   } finally {

@@ -208,7 +208,7 @@ test('an unknown reference and a body that is not a transaction update are answe
   assert.ok(stack.coreLog.some((line) => line.includes('callback.ignored')));
 });
 
-test('a wrong secret is the same 404 as any unknown path; GET is 405; a body over 64 KiB is 413', async ({ stack }) => {
+test('a wrong secret is the same 404 as any unknown path; GET is 405; a body over 1 MiB is 413', async ({ stack }) => {
   const wrong = await postCallback(
     stack,
     { type: 'transaction-update', data: {} },
@@ -221,7 +221,7 @@ test('a wrong secret is the same 404 as any unknown path; GET is 405; a body ove
   const get = await postCallback(stack, undefined, { method: 'GET' });
   assert.is(get.status, 405);
   assert.is(get.headers['allow'], 'POST');
-  const big = await postCallback(stack, { type: 'transaction-update', data: { padding: 'x'.repeat(70 * 1024) } });
+  const big = await postCallback(stack, { type: 'transaction-update', data: { padding: 'x'.repeat(1024 * 1024 + 1) } });
   assert.is(big.status, 413);
 });
 

@@ -41,6 +41,8 @@ const CORE_REASONS: [ErrorCode, Code, number, string][] = [
   ['NOT_FOUND', Code.NotFound, 404, 'NOT_FOUND'],
   ['INTERNAL', Code.Internal, 500, 'INTERNAL'],
   ['OUTCOME_UNKNOWN', Code.Unknown, 500, 'INTERNAL'],
+  ['PLAN_DISABLED', Code.FailedPrecondition, 422, 'PLAN_DISABLED'],
+  ['PRICE_BELOW_COST', Code.FailedPrecondition, 422, 'PRICE_BELOW_COST'],
 ];
 
 for (const [reason, code, status, publicCode] of CORE_REASONS) {
@@ -52,7 +54,7 @@ for (const [reason, code, status, publicCode] of CORE_REASONS) {
   });
 }
 
-test('only parameter, precondition and not-found messages of the core are passed on', () => {
+test('only parameter, precondition, catalogue-state and not-found messages of the core are passed on', () => {
   const { log } = capture();
   assert.is(
     toApiError(coreError('NOT_FOUND', Code.NotFound, 'Transaction X was not found.'), log).message,

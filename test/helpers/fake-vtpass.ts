@@ -101,6 +101,16 @@ export interface FakeVtpass {
   setState(requestId: string, state: FakeState): void;
   /** The body VTpass would POST to our callback URL for a recorded transaction. */
   callbackBody(requestId: string): Record<string, unknown>;
+  /**
+   * The `variations-update` push VTpass would POST to our callback URL after a service's
+   * variations changed (VTpass's "Variation codes update" webhook page): the service's
+   * current list, twice (`variations` and `varations`), and the codes added, updated and
+   * removed.
+   */
+  variationsUpdateBody(
+    serviceID: string,
+    codes: { added?: string[]; updated?: string[]; removed?: string[] },
+  ): Record<string, unknown>;
   /** The 20 digits the fake issues as the token of a request id (or its `kct1`, `kct2`, `bonus` with `kind`). */
   tokenDigits(requestId: string, kind?: 'kct1' | 'kct2' | 'bonus'): string;
   /** The pays received for a recipient, in order. */
@@ -576,6 +586,26 @@ export async function startFakeVtpass(): Promise<FakeVtpass> {
       const tx = transactions.get(requestId);
       if (tx === undefined) throw new Error(`the fake VTpass has no transaction ${requestId}`);
       return { type: 'transaction-update', data: answerFor(tx) };
+    },
+    variationsUpdateBody(serviceID, codes) {
+      const list = variations.get(serviceID) ?? [];
+      const group = (codesOf: string[] = []) => ({ total: codesOf.length, variation_codes: codesOf });
+      return {
+        type: 'variations-update',
+        response_description: 'VARIATION CODE UPDATE',
+        serviceID,
+        service: serviceID,
+        summary: {
+          added_variation_codes: codes.added?.length ?? 0,
+          updated_variation_codes: codes.updated?.length ?? 0,
+          removed_variation_codes: codes.removed?.length ?? 0,
+        },
+        data: {
+          response_description: '000',
+          content: { ServiceName: serviceID, serviceID, convinience_fee: 'N0.00', variations: list, varations: list },
+        },
+        actionRequired: { added: group(codes.added), updated: group(codes.updated), removed: group(codes.removed) },
+      };
     },
     tokenDigits,
     paysFor(recipient) {

@@ -12,6 +12,37 @@ const REQUEST_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** The update type VTpass sends for transactions. */
 const TRANSACTION_UPDATE = 'transaction-update';
+/** The update type VTpass sends when a service's variation codes (plans, their prices) change. */
+const VARIATIONS_UPDATE = 'variations-update';
+/** serviceIDs are short lower-case words joined by dashes ("mtn-data", "smile-direct"). */
+const SERVICE_ID = /^[a-z0-9][a-z0-9-]{0,39}$/;
+
+/**
+ * A VTpass `variations-update` push: the serviceID whose variations changed, or why the
+ * body is not one (`other`: another type, for the transaction parser). Only the serviceID
+ * is taken: the push carries no signature, so the plans themselves are read again from
+ * VTpass's own service-variations, and a forged push can do no more than start that read.
+ */
+export type ParsedVariationsUpdate =
+  | { kind: 'variations'; serviceId: string }
+  | { kind: 'other' }
+  | { kind: 'bad'; reason: string };
+
+export function parseVtpassVariationsUpdate(body: Uint8Array): ParsedVariationsUpdate {
+  let json: unknown;
+  try {
+    json = JSON.parse(Buffer.from(body).toString('utf8'));
+  } catch {
+    return { kind: 'other' };
+  }
+  const root = asObject(json);
+  if (root === undefined || root['type'] !== VARIATIONS_UPDATE) return { kind: 'other' };
+  // The docs show serviceID at the top and again in data.content.
+  const id = root['serviceID'] ?? asObject(asObject(root['data'])?.['content'])?.['serviceID'];
+  if (typeof id !== 'string' || !SERVICE_ID.test(id))
+    return { kind: 'bad', reason: 'the variations-update names no serviceID' };
+  return { kind: 'variations', serviceId: id };
+}
 
 /** The reference a callback is about, or why it names none. */
 export type ParsedCallback = { ok: true; reference: string } | { ok: false; reason: string };

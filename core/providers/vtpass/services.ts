@@ -57,3 +57,8 @@ export function networkServiceId(table: Readonly<Record<Network, string>>, name:
   const network = canonicalNetwork(name);
   return network === undefined ? undefined : table[network];
 }
+
+/** The network whose data plans a serviceID sells ("mtn-data" -> mtn), or undefined for any other service. */
+export function dataNetworkOfServiceId(serviceId: string): Network | undefined {
+  return (Object.keys(DATA_SERVICE_IDS) as Network[]).find((network) => DATA_SERVICE_IDS[network] === serviceId);
+}

@@ -1,4 +1,5 @@
 /** Accounts on MongoDB: one document per account, holding its balance and ledger sequence. */
+import { requireLimit } from '../bounds.js';
 import type { AccountStore } from '../port.js';
 import type { MongoContext } from './context.js';
 import { accountFromDoc, accountToDoc } from './documents.js';
@@ -21,6 +22,15 @@ export function createAccountStore({ live }: MongoContext): AccountStore {
         { returnDocument: 'after' },
       );
       return doc === null ? null : accountFromDoc(doc);
+    },
+    async listIdsOnTier(tierId, afterId, limit) {
+      requireLimit(limit);
+      const docs = await live()
+        .accounts.find({ tier_id: tierId, _id: { $gt: afterId } }, { projection: { _id: 1 } })
+        .sort({ _id: 1 })
+        .limit(limit)
+        .toArray();
+      return docs.map((doc) => doc._id);
     },
   };
 }

@@ -1,6 +1,7 @@
 /** The catalog on MongoDB: tiers, data plans, cable packages, the SMS rate setting and the plan id counter. */
 import { type ClientSession, type Filter, Long } from 'mongodb';
 import type { Kobo } from '../../domain/money.js';
+import type { PlanType } from '../../domain/products.js';
 import type { CablePackageRecord, PlanRecord } from '../../domain/records.js';
 import { requireAmount } from '../bounds.js';
 import type { CatalogStore } from '../port.js';
@@ -20,9 +21,15 @@ import {
   tierToDoc,
   toLong,
 } from './documents.js';
+import { deliversTo, writeEventIn } from './events.js';
 
 /** The counter that holds the largest plan id ever allocated or written. */
 const PLAN_ID_COUNTER = 'plan_id';
+/**
+ * A plan type switched off on a network is a settings document with this prefix
+ * (`plan_type_off:mtn:sme`); switching it on removes the document.
+ */
+const TYPE_OFF_PREFIX = 'plan_type_off:';
 
 /** The catalog's writes, each optionally inside a transaction's session. */
 function catalogWriters(live: () => Collections) {
@@ -87,7 +94,8 @@ function catalogWriters(live: () => Collections) {
   };
 }
 
-export function createCatalogStore({ live, inTransaction }: MongoContext): CatalogStore {
+export function createCatalogStore(ctx: MongoContext): CatalogStore {
+  const { live, inTransaction } = ctx;
   const write = catalogWriters(live);
   return {
     async listTiers() {
@@ -147,6 +155,37 @@ export function createCatalogStore({ live, inTransaction }: MongoContext): Catal
     },
     async setSmsRateKobo(kobo) {
       await write.smsRate(kobo);
+    },
+    async listPlanTypesOff() {
+      const docs = await live()
+        .settings.find({ _id: { $regex: `^${TYPE_OFF_PREFIX}` } })
+        .sort({ _id: 1 })
+        .limit(MAX_LIST_ITEMS + 1)
+        .toArray();
+      return bounded(docs, 'plan types off').map((doc) => {
+        const [network = '', type = ''] = doc._id.slice(TYPE_OFF_PREFIX.length).split(':');
+        return { network, type: type as PlanType };
+      });
+    },
+    async applyPlanChanges(change) {
+      for (const plan of change.plans) planFields(plan);
+      // The plans, the switch and the events that announce them commit together (an outbox).
+      return inTransaction(async (session) => {
+        if (change.tier !== undefined) await write.tier(tierToDoc(change.tier), session);
+        const written: PlanRecord[] = [];
+        for (const plan of change.plans) written.push(await write.plan(plan, session));
+        const sw = change.typeSwitch;
+        if (sw !== undefined) {
+          const _id = `${TYPE_OFF_PREFIX}${sw.network}:${sw.type}`;
+          if (sw.enabled) await live().settings.deleteOne({ _id }, { session });
+          else await live().settings.updateOne({ _id }, { $set: { value: Long.ONE } }, { upsert: true, session });
+        }
+        for (const event of change.events) {
+          const deliver = await deliversTo(ctx, session, event.accountId, event.mode);
+          await writeEventIn(ctx, session, event, deliver);
+        }
+        return written;
+      });
     },
     async seedIfEmpty(seed) {
       // Validated before the transaction, so that a bad seed fails without a round trip.

@@ -14,7 +14,13 @@
 import { Long, type ObjectId } from 'mongodb';
 import { isMode, type Mode } from '../../domain/mode.js';
 import { type Kobo, kobo } from '../../domain/money.js';
-import type { DeliveryResult, ProductName, PurchaseDetails, TransactionStatus } from '../../domain/products.js';
+import type {
+  DeliveryResult,
+  PlanType,
+  ProductName,
+  PurchaseDetails,
+  TransactionStatus,
+} from '../../domain/products.js';
 import type {
   AccountRecord,
   ApiKeyRecord,
@@ -24,6 +30,7 @@ import type {
   LedgerKind,
   NewTransaction,
   PlanRecord,
+  PriceRule,
   TierRecord,
   TransactionRecord,
 } from '../../domain/records.js';
@@ -176,6 +183,17 @@ export interface TierDoc {
   name: string;
   api_access: boolean;
   discounts: DiscountDoc[];
+  /** Absent on tiers written before price rules existed: none. */
+  price_rules?: PriceRuleDoc[];
+}
+
+interface PriceRuleDoc {
+  network: string;
+  plan_type: string;
+  margin_basis_points: number;
+  margin_kobo: StoredInteger;
+  floor_kobo: StoredInteger;
+  ceiling_kobo: StoredInteger;
 }
 
 export function tierToDoc(tier: TierRecord): TierDoc {
@@ -184,6 +202,14 @@ export function tierToDoc(tier: TierRecord): TierDoc {
     name: tier.name,
     api_access: tier.apiAccess,
     discounts: tier.discounts.map((d) => ({ product: d.product, service: d.service, basis_points: d.basisPoints })),
+    price_rules: tier.priceRules.map((r) => ({
+      network: r.network,
+      plan_type: r.planType,
+      margin_basis_points: r.marginBasisPoints,
+      margin_kobo: toLong(r.marginKobo, 'priceRules.marginKobo'),
+      floor_kobo: toLong(r.floorKobo, 'priceRules.floorKobo'),
+      ceiling_kobo: toLong(r.ceilingKobo, 'priceRules.ceilingKobo'),
+    })),
   };
 }
 
@@ -194,6 +220,16 @@ export function tierFromDoc(doc: TierDoc): TierRecord {
     apiAccess: doc.api_access,
     discounts: doc.discounts.map(
       (d): DiscountRule => ({ product: d.product, service: d.service, basisPoints: d.basis_points }),
+    ),
+    priceRules: (doc.price_rules ?? []).map(
+      (r): PriceRule => ({
+        network: r.network,
+        planType: r.plan_type,
+        marginBasisPoints: r.margin_basis_points,
+        marginKobo: readKobo(r.margin_kobo, 'tiers.price_rules.margin_kobo'),
+        floorKobo: readKobo(r.floor_kobo, 'tiers.price_rules.floor_kobo'),
+        ceilingKobo: readKobo(r.ceiling_kobo, 'tiers.price_rules.ceiling_kobo'),
+      }),
     ),
   };
 }
@@ -218,6 +254,17 @@ export interface PlanDoc {
   tier_prices: TierPriceDoc[];
   active: boolean;
   provider_code: string;
+  /** Absent on plans written before plan types existed: direct, size and validity days unknown (0). */
+  plan_type?: string;
+  size_mb?: number;
+  validity_days?: number;
+  /** What each upstream charges; a list of pairs for the reason tier_prices is one. */
+  costs?: UpstreamCostDoc[];
+}
+
+interface UpstreamCostDoc {
+  upstream: string;
+  cost_kobo: StoredInteger;
 }
 
 /** Every field but the id, for an upsert's $set. */
@@ -233,6 +280,13 @@ export function planFields(plan: PlanRecord): Omit<PlanDoc, '_id'> {
     })),
     active: plan.active,
     provider_code: plan.providerCode,
+    plan_type: plan.type,
+    size_mb: plan.sizeMb,
+    validity_days: plan.validityDays,
+    costs: Object.entries(plan.costsKobo).map(([upstream, costKobo]) => ({
+      upstream,
+      cost_kobo: toLong(costKobo, `costsKobo.${upstream}`),
+    })),
   };
 }
 
@@ -240,13 +294,19 @@ export function planFromDoc(doc: PlanDoc): PlanRecord {
   const tierPricesKobo: Record<string, Kobo> = {};
   for (const price of doc.tier_prices)
     tierPricesKobo[price.tier_id] = readKobo(price.price_kobo, 'plans.tier_prices.price_kobo');
+  const costsKobo: Record<string, Kobo> = {};
+  for (const cost of doc.costs ?? []) costsKobo[cost.upstream] = readKobo(cost.cost_kobo, 'plans.costs.cost_kobo');
   return {
     planId: readInteger(doc._id, 'plans._id'),
     network: doc.network,
     label: doc.label,
     validity: doc.validity,
+    type: (doc.plan_type ?? 'direct') as PlanType,
+    sizeMb: doc.size_mb ?? 0,
+    validityDays: doc.validity_days ?? 0,
     faceValueKobo: readKobo(doc.face_value_kobo, 'plans.face_value_kobo'),
     tierPricesKobo,
+    costsKobo,
     active: doc.active,
     providerCode: doc.provider_code,
   };

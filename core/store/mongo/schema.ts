@@ -327,6 +327,23 @@ export const SCHEMA_STEPS: readonly SchemaStep[] = [
       ]);
     },
   },
+  {
+    version: 18,
+    description: 'data plan types, sizes, validity days and costs; tier price rules',
+    // Plans written before types existed are the networks' retail bundles: direct, with
+    // size and validity days unknown (0) until a sync or an edit tells them. Each update
+    // matches only documents still without the field, so a step interrupted half-way, or
+    // run by two cores at once, finishes the same. Types switched off are settings
+    // documents, and plan events need nothing: the events collection has no validator on type.
+    async apply(target) {
+      await target.updateMany(
+        COLLECTIONS.plans,
+        { plan_type: { $exists: false } },
+        { plan_type: 'direct', size_mb: 0, validity_days: 0, costs: [] },
+      );
+      await target.updateMany(COLLECTIONS.tiers, { price_rules: { $exists: false } }, { price_rules: [] });
+    },
+  },
 ];
 
 /**

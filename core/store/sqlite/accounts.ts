@@ -5,6 +5,7 @@
  */
 import type Database from 'better-sqlite3';
 import type { Mode } from '../../domain/mode.js';
+import { requireLimit } from '../bounds.js';
 import type { AccountStore } from '../port.js';
 import { type AccountRow, accountFromRow, toMs } from './rows.js';
 
@@ -18,6 +19,11 @@ export function prepareAccountStatements(db: Database.Database) {
     setTier: db.prepare<{ account_id: string; tier_id: string }, AccountRow>(
       'UPDATE accounts SET tier_id = @tier_id WHERE account_id = @account_id RETURNING *',
     ),
+    idsOnTier: db
+      .prepare<{ tier_id: string; after: string; limit: number }, string>(
+        'SELECT account_id FROM accounts WHERE tier_id = @tier_id AND account_id > @after ORDER BY account_id LIMIT @limit',
+      )
+      .pluck(),
     // One statement per wallet column: a column name cannot be a parameter, and a CASE on
     // the mode would make every purchase's debit evaluate both.
     debitBalance: debitStatement(db, 'balance_kobo'),
@@ -75,6 +81,10 @@ export function createAccountStore(sql: AccountStatements): AccountStore {
     async setTier(accountId, tierId) {
       const row = sql.setTier.get({ account_id: accountId, tier_id: tierId });
       return row ? accountFromRow(row) : null;
+    },
+    async listIdsOnTier(tierId, afterId, limit) {
+      requireLimit(limit);
+      return sql.idsOnTier.all({ tier_id: tierId, after: afterId, limit });
     },
   };
 }

@@ -1,10 +1,12 @@
 /** The catalog on SQLite: tiers, data plans, cable packages and the SMS rate setting. */
 import type Database from 'better-sqlite3';
 import { isKobo, type Kobo } from '../../domain/money.js';
+import type { PlanType } from '../../domain/products.js';
 import type { CablePackageRecord, CatalogSeed, PlanRecord, TierRecord } from '../../domain/records.js';
 import { requireAmount } from '../bounds.js';
-import type { CatalogStore } from '../port.js';
+import type { CatalogStore, PlanChangeSet } from '../port.js';
 import { catalogNeedsSeed, requirePlanAmounts, requireSeed, SMS_RATE_SETTING, smsRateMissing } from '../rules.js';
+import { type EventStatements, recordEvent } from './events.js';
 import {
   type CablePackageRow,
   cablePackageFromRow,
@@ -24,9 +26,11 @@ function prepareCatalogStatements(db: Database.Database) {
     listTiers: db.prepare<[], TierRow>('SELECT * FROM tiers ORDER BY tier_id'),
     getTier: db.prepare<[string], TierRow>('SELECT * FROM tiers WHERE tier_id = ?'),
     upsertTier: db.prepare<TierRow, TierRow>(
-      `INSERT INTO tiers (tier_id, name, api_access, discounts) VALUES (@tier_id, @name, @api_access, @discounts)
+      `INSERT INTO tiers (tier_id, name, api_access, discounts, price_rules)
+       VALUES (@tier_id, @name, @api_access, @discounts, @price_rules)
        ON CONFLICT (tier_id) DO UPDATE SET
-         name = excluded.name, api_access = excluded.api_access, discounts = excluded.discounts
+         name = excluded.name, api_access = excluded.api_access, discounts = excluded.discounts,
+         price_rules = excluded.price_rules
        RETURNING *`,
     ),
     listPlans: db.prepare<{ network: string | null; active_only: number }, PlanRow>(
@@ -37,12 +41,15 @@ function prepareCatalogStatements(db: Database.Database) {
     getPlan: db.prepare<[number], PlanRow>('SELECT * FROM plans WHERE plan_id = ?'),
     // A null plan_id makes SQLite allocate one past the largest id ever used.
     upsertPlan: db.prepare<Omit<PlanRow, 'plan_id'> & { plan_id: number | null }, PlanRow>(
-      `INSERT INTO plans (plan_id, network, label, validity, face_value_kobo, tier_prices, active, provider_code)
-       VALUES (@plan_id, @network, @label, @validity, @face_value_kobo, @tier_prices, @active, @provider_code)
+      `INSERT INTO plans (plan_id, network, label, validity, face_value_kobo, tier_prices, active, provider_code,
+         plan_type, size_mb, validity_days, costs)
+       VALUES (@plan_id, @network, @label, @validity, @face_value_kobo, @tier_prices, @active, @provider_code,
+         @plan_type, @size_mb, @validity_days, @costs)
        ON CONFLICT (plan_id) DO UPDATE SET
          network = excluded.network, label = excluded.label, validity = excluded.validity,
          face_value_kobo = excluded.face_value_kobo, tier_prices = excluded.tier_prices,
-         active = excluded.active, provider_code = excluded.provider_code
+         active = excluded.active, provider_code = excluded.provider_code, plan_type = excluded.plan_type,
+         size_mb = excluded.size_mb, validity_days = excluded.validity_days, costs = excluded.costs
        RETURNING *`,
     ),
     listCablePackages: db.prepare<{ provider: string | null }, CablePackageRow>(
@@ -59,6 +66,15 @@ function prepareCatalogStatements(db: Database.Database) {
          name = excluded.name, price_kobo = excluded.price_kobo, active = excluded.active,
          provider_code = excluded.provider_code
        RETURNING *`,
+    ),
+    typesOff: db.prepare<[], { network: string; plan_type: string }>(
+      'SELECT network, plan_type FROM plan_types_off ORDER BY network, plan_type',
+    ),
+    typeOff: db.prepare<{ network: string; plan_type: string }>(
+      'INSERT INTO plan_types_off (network, plan_type) VALUES (@network, @plan_type) ON CONFLICT DO NOTHING',
+    ),
+    typeOn: db.prepare<{ network: string; plan_type: string }>(
+      'DELETE FROM plan_types_off WHERE network = @network AND plan_type = @plan_type',
     ),
     getSetting: db.prepare<[string], { value: unknown }>('SELECT value FROM settings WHERE key = ?'),
     setSetting: db.prepare<{ key: string; value: number }>(
@@ -90,9 +106,18 @@ function catalogWriters(sql: CatalogStatements) {
   };
 }
 
-export function createCatalogStore(db: Database.Database): CatalogStore {
+export function createCatalogStore(db: Database.Database, events: EventStatements): CatalogStore {
   const sql = prepareCatalogStatements(db);
   const write = catalogWriters(sql);
+  // Plans, the switch and the events that announce them commit together (an outbox).
+  const changeTx = db.transaction((change: PlanChangeSet): PlanRecord[] => {
+    if (change.tier !== undefined) write.tier(change.tier);
+    const written = change.plans.map(write.plan);
+    const sw = change.typeSwitch;
+    if (sw !== undefined) (sw.enabled ? sql.typeOn : sql.typeOff).run({ network: sw.network, plan_type: sw.type });
+    for (const event of change.events) recordEvent(events, event);
+    return written;
+  });
   const seedTx = db.transaction((seed: CatalogSeed): boolean => {
     if (!catalogNeedsSeed(sql.countTiers.get()!.n)) return false;
     seed.tiers.forEach(write.tier);
@@ -144,6 +169,12 @@ export function createCatalogStore(db: Database.Database): CatalogStore {
     },
     async setSmsRateKobo(kobo) {
       write.smsRate(kobo);
+    },
+    async listPlanTypesOff() {
+      return sql.typesOff.all().map((row) => ({ network: row.network, type: row.plan_type as PlanType }));
+    },
+    async applyPlanChanges(change) {
+      return changeTx.immediate(change);
     },
     async seedIfEmpty(seed) {
       requireSeed(seed);

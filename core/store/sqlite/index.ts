@@ -76,7 +76,7 @@ function buildStore(db: Database.Database): Store {
   return {
     accounts: createAccountStore(accountSql),
     keys: createKeyStore(db),
-    catalog: createCatalogStore(db),
+    catalog: createCatalogStore(db, eventSql),
     wallet: createWalletStore(db, commit, { accounts: accountSql, transactions: transactionSql, events: eventSql }),
     transactions: createTransactionStore(transactionSql),
     people: createPeopleStore(db),

@@ -1,7 +1,8 @@
 /**
- * SQLite schema steps 11 to 15: wallet funding (virtual accounts, inflows, low-balance
- * thresholds), users' recovery codes, requests for API access, the audit log, and one person
- * in several accounts (memberships, revocable invitations).
+ * SQLite schema steps 11 to 18: wallet funding (virtual accounts, inflows, low-balance
+ * thresholds), users' recovery codes, requests for API access, the audit log, the platform's
+ * staff and four-eyes proposals, one person in several accounts (memberships, revocable
+ * invitations), mail (reset links, notices sent), and plan types, costs and price rules.
  */
 import type { Migration } from './schema.js';
 
@@ -244,6 +245,70 @@ export const BUSINESS_MIGRATIONS: readonly Migration[] = [
         sent_at    INTEGER NOT NULL
       ) STRICT;
       CREATE INDEX events_low_balance ON events (created_at) WHERE type = 'wallet.low_balance' AND mode = 'live';
+    `,
+  },
+  {
+    version: 18,
+    description:
+      'data plan types, sizes, validity days and costs; tier price rules; plan types switched off; plan events',
+    // Plans written before types existed are the networks' retail bundles: direct. Their
+    // size and validity days stay 0 (unknown) until a sync or an edit tells them. The events
+    // table is rebuilt as in step 11, for its type CHECK (with every index since, step 17's too); plan events are not once per
+    // subject (a plan changes many times), so the unique index keeps to purchases.
+    sql: `
+      ALTER TABLE plans ADD COLUMN plan_type TEXT NOT NULL DEFAULT 'direct'
+        CHECK (plan_type IN ('sme', 'sme2', 'cg', 'gifting', 'awoof', 'direct'));
+      ALTER TABLE plans ADD COLUMN size_mb INTEGER NOT NULL DEFAULT 0 CHECK (size_mb >= 0);
+      ALTER TABLE plans ADD COLUMN validity_days INTEGER NOT NULL DEFAULT 0 CHECK (validity_days >= 0);
+      ALTER TABLE plans ADD COLUMN costs TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(costs));
+      ALTER TABLE tiers ADD COLUMN price_rules TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(price_rules));
+
+      -- One row per (network, type) the operator switched off; no row: on.
+      CREATE TABLE plan_types_off (
+        network    TEXT NOT NULL,
+        plan_type  TEXT NOT NULL,
+        PRIMARY KEY (network, plan_type)
+      ) STRICT;
+
+      CREATE TABLE events_next (
+        seq              INTEGER PRIMARY KEY AUTOINCREMENT,
+        event_id         TEXT NOT NULL UNIQUE,
+        account_id       TEXT NOT NULL REFERENCES accounts (account_id),
+        mode             TEXT NOT NULL CHECK (mode IN ('live', 'test')),
+        type             TEXT NOT NULL CHECK (type IN ('transaction.success', 'transaction.failed',
+                           'transaction.reversed', 'wallet.credited', 'wallet.low_balance', 'ping',
+                           'plan.updated', 'plan.disabled')),
+        subject          TEXT NOT NULL,
+        body             TEXT NOT NULL CHECK (json_valid(body)),
+        created_at       INTEGER NOT NULL,
+        delivery         TEXT NOT NULL CHECK (delivery IN ('none', 'pending', 'delivered', 'failed')),
+        attempts         INTEGER NOT NULL CHECK (attempts >= 0),
+        next_attempt_at  INTEGER,
+        queued_at        INTEGER NOT NULL,
+        lease_owner      TEXT,
+        last_status      INTEGER,
+        last_error       TEXT,
+        last_attempt_at  INTEGER,
+        CHECK ((delivery = 'pending') = (next_attempt_at IS NOT NULL))
+      ) STRICT;
+      INSERT INTO events_next SELECT * FROM events;
+      DROP TABLE events;
+      ALTER TABLE events_next RENAME TO events;
+      CREATE INDEX events_feed ON events (account_id, mode, seq);
+      CREATE INDEX events_due ON events (next_attempt_at, seq) WHERE delivery = 'pending';
+      CREATE INDEX events_undelivered ON events (created_at) WHERE delivery = 'pending';
+      CREATE UNIQUE INDEX events_once_per_move ON events (subject, type)
+        WHERE type IN ('transaction.success', 'transaction.failed', 'transaction.reversed');
+      CREATE INDEX events_due_by_destination ON events (account_id, mode, next_attempt_at, seq) WHERE delivery = 'pending';
+      CREATE INDEX events_low_balance ON events (created_at) WHERE type = 'wallet.low_balance' AND mode = 'live';
+      CREATE TRIGGER events_fixed BEFORE UPDATE OF seq, event_id, account_id, mode, type, subject, body, created_at ON events
+      BEGIN
+        SELECT RAISE(ABORT, 'an event cannot be changed');
+      END;
+      CREATE TRIGGER events_no_delete BEFORE DELETE ON events
+      BEGIN
+        SELECT RAISE(ABORT, 'events are kept');
+      END;
     `,
   },
 ];

@@ -5,7 +5,13 @@
  */
 import type { Mode } from '../../domain/mode.js';
 import { type Kobo, kobo } from '../../domain/money.js';
-import type { DeliveryResult, ProductName, PurchaseDetails, TransactionStatus } from '../../domain/products.js';
+import type {
+  DeliveryResult,
+  PlanType,
+  ProductName,
+  PurchaseDetails,
+  TransactionStatus,
+} from '../../domain/products.js';
 import type {
   AccountRecord,
   ApiKeyRecord,
@@ -14,6 +20,7 @@ import type {
   LedgerEntryRecord,
   LedgerKind,
   PlanRecord,
+  PriceRule,
   TierRecord,
   TransactionRecord,
 } from '../../domain/records.js';
@@ -81,6 +88,7 @@ export interface TierRow {
   name: string;
   api_access: number;
   discounts: string;
+  price_rules: string;
 }
 
 export function tierFromRow(row: TierRow): TierRecord {
@@ -89,6 +97,7 @@ export function tierFromRow(row: TierRow): TierRecord {
     name: row.name,
     apiAccess: row.api_access === 1,
     discounts: JSON.parse(row.discounts) as DiscountRule[],
+    priceRules: JSON.parse(row.price_rules) as PriceRule[],
   };
 }
 
@@ -98,6 +107,7 @@ export function tierToParams(tier: TierRecord) {
     name: tier.name,
     api_access: toFlag(tier.apiAccess),
     discounts: JSON.stringify(tier.discounts),
+    price_rules: JSON.stringify(tier.priceRules),
   };
 }
 
@@ -110,6 +120,10 @@ export interface PlanRow {
   tier_prices: string;
   active: number;
   provider_code: string;
+  plan_type: string;
+  size_mb: number;
+  validity_days: number;
+  costs: string;
 }
 
 export function planFromRow(row: PlanRow): PlanRecord {
@@ -118,14 +132,18 @@ export function planFromRow(row: PlanRow): PlanRecord {
     network: row.network,
     label: row.label,
     validity: row.validity,
+    type: row.plan_type as PlanType,
+    sizeMb: row.size_mb,
+    validityDays: row.validity_days,
     faceValueKobo: kobo(row.face_value_kobo),
     tierPricesKobo: tierPricesFromJson(row.tier_prices),
+    costsKobo: tierPricesFromJson(row.costs),
     active: row.active === 1,
     providerCode: row.provider_code,
   };
 }
 
-/** A plan's tier prices as stored (JSON text of tierId -> kobo), each checked to be whole kobo. */
+/** A plan's tier prices or costs as stored (JSON text of a name -> kobo), each checked to be whole kobo. */
 function tierPricesFromJson(text: string): Record<string, Kobo> {
   const prices: Record<string, Kobo> = {};
   for (const [tierId, price] of Object.entries(JSON.parse(text) as Record<string, number>))
@@ -144,6 +162,10 @@ export function planToParams(plan: PlanRecord) {
     tier_prices: JSON.stringify(plan.tierPricesKobo),
     active: toFlag(plan.active),
     provider_code: plan.providerCode,
+    plan_type: plan.type,
+    size_mb: plan.sizeMb,
+    validity_days: plan.validityDays,
+    costs: JSON.stringify(plan.costsKobo),
   };
 }
 

@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file prepaid/v1/admin.proto.
  */
 export const file_prepaid_v1_admin: GenFile = /*@__PURE__*/
-  fileDesc("ChZwcmVwYWlkL3YxL2FkbWluLnByb3RvEgpwcmVwYWlkLnYxIp0BCgdBY2NvdW50EhIKCmFjY291bnRfaWQYASABKAkSDAoEbmFtZRgCIAEoCRIPCgd0aWVyX2lkGAMgASgJEhQKDGJhbGFuY2Vfa29ibxgEIAEoAxIuCgpjcmVhdGVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIZChF0ZXN0X2JhbGFuY2Vfa29ibxgGIAEoAyJTCglJc3N1ZWRLZXkSEgoKcHVibGljX2tleRgBIAEoCRISCgpzZWNyZXRfa2V5GAIgASgJEh4KBG1vZGUYAyABKA4yEC5wcmVwYWlkLnYxLk1vZGUi2AEKBkFwaUtleRISCgpwdWJsaWNfa2V5GAEgASgJEhIKCmFjY291bnRfaWQYAiABKAkSEwoLYWxsb3dlZF9pcHMYAyADKAkSDwoHcmV2b2tlZBgEIAEoCBIuCgpjcmVhdGVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIeCgRtb2RlGAYgASgOMhAucHJlcGFpZC52MS5Nb2RlEjAKDGxhc3RfdXNlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiVwoIRGlzY291bnQSJAoHcHJvZHVjdBgBIAEoDjITLnByZXBhaWQudjEuUHJvZHVjdBIPCgdzZXJ2aWNlGAIgASgJEhQKDGJhc2lzX3BvaW50cxgDIAEoBSJiCgRUaWVyEg8KB3RpZXJfaWQYASABKAkSDAoEbmFtZRgCIAEoCRISCgphcGlfYWNjZXNzGAMgASgIEicKCWRpc2NvdW50cxgEIAMoCzIULnByZXBhaWQudjEuRGlzY291bnQivAEKC0NhdGFsb2dQbGFuEg8KB3BsYW5faWQYASABKAMSDwoHbmV0d29yaxgCIAEoCRINCgVsYWJlbBgDIAEoCRIQCgh2YWxpZGl0eRgEIAEoCRIXCg9mYWNlX3ZhbHVlX2tvYm8YBSABKAMSKgoLdGllcl9wcmljZXMYBiADKAsyFS5wcmVwYWlkLnYxLlRpZXJQcmljZRIOCgZhY3RpdmUYByABKAgSFQoNcHJvdmlkZXJfY29kZRgIIAEoCSIwCglUaWVyUHJpY2USDwoHdGllcl9pZBgBIAEoCRISCgpwcmljZV9rb2JvGAIgASgDIn8KDENhYmxlUGFja2FnZRIQCghwcm92aWRlchgBIAEoCRIUCgxwYWNrYWdlX2NvZGUYAiABKAkSDAoEbmFtZRgDIAEoCRISCgpwcmljZV9rb2JvGAQgASgDEg4KBmFjdGl2ZRgFIAEoCBIVCg1wcm92aWRlcl9jb2RlGAYgASgJIuMBCgtMZWRnZXJFbnRyeRIQCghlbnRyeV9pZBgBIAEoAxISCgphY2NvdW50X2lkGAIgASgJEhMKC2Ftb3VudF9rb2JvGAMgASgDEhoKEmJhbGFuY2VfYWZ0ZXJfa29ibxgEIAEoAxIMCgRraW5kGAUgASgJEhEKCXJlZmVyZW5jZRgGIAEoCRIMCgRtZW1vGAcgASgJEi4KCmNyZWF0ZWRfYXQYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEh4KBG1vZGUYCSABKA4yEC5wcmVwYWlkLnYxLk1vZGUiNQoUQ3JlYXRlQWNjb3VudFJlcXVlc3QSDAoEbmFtZRgBIAEoCRIPCgd0aWVyX2lkGAIgASgJImgKFUNyZWF0ZUFjY291bnRSZXNwb25zZRIkCgdhY2NvdW50GAEgASgLMhMucHJlcGFpZC52MS5BY2NvdW50EikKCmlzc3VlZF9rZXkYAiABKAsyFS5wcmVwYWlkLnYxLklzc3VlZEtleSInChFHZXRBY2NvdW50UmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJIjoKEkdldEFjY291bnRSZXNwb25zZRIkCgdhY2NvdW50GAEgASgLMhMucHJlcGFpZC52MS5BY2NvdW50IjwKFVNldEFjY291bnRUaWVyUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEg8KB3RpZXJfaWQYAiABKAkiaQoWU2V0QWNjb3VudFRpZXJSZXNwb25zZRIkCgdhY2NvdW50GAEgASgLMhMucHJlcGFpZC52MS5BY2NvdW50EikKCmlzc3VlZF9rZXkYAiABKAsyFS5wcmVwYWlkLnYxLklzc3VlZEtleSJJChNDcmVhdGVBcGlLZXlSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSHgoEbW9kZRgCIAEoDjIQLnByZXBhaWQudjEuTW9kZSJBChRDcmVhdGVBcGlLZXlSZXNwb25zZRIpCgppc3N1ZWRfa2V5GAEgASgLMhUucHJlcGFpZC52MS5Jc3N1ZWRLZXkiKAoSTGlzdEFwaUtleXNSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkiNwoTTGlzdEFwaUtleXNSZXNwb25zZRIgCgRrZXlzGAEgAygLMhIucHJlcGFpZC52MS5BcGlLZXkiKQoTUmV2b2tlQXBpS2V5UmVxdWVzdBISCgpwdWJsaWNfa2V5GAEgASgJIjcKFFJldm9rZUFwaUtleVJlc3BvbnNlEh8KA2tleRgBIAEoCzISLnByZXBhaWQudjEuQXBpS2V5IkEKFlNldEFwaUtleUlwTG9ja1JlcXVlc3QSEgoKcHVibGljX2tleRgBIAEoCRITCgthbGxvd2VkX2lwcxgCIAMoCSI6ChdTZXRBcGlLZXlJcExvY2tSZXNwb25zZRIfCgNrZXkYASABKAsyEi5wcmVwYWlkLnYxLkFwaUtleSJ/ChNDcmVkaXRXYWxsZXRSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSEwoLYW1vdW50X2tvYm8YAiABKAMSDAoEbWVtbxgDIAEoCRIRCglyZWZlcmVuY2UYBCABKAkSHgoEbW9kZRgFIAEoDjIQLnByZXBhaWQudjEuTW9kZSJ8ChRDcmVkaXRXYWxsZXRSZXNwb25zZRIUCgxiYWxhbmNlX2tvYm8YASABKAMSJgoFZW50cnkYAiABKAsyFy5wcmVwYWlkLnYxLkxlZGdlckVudHJ5EhAKCHJlcGxheWVkGAMgASgIEhQKC3Byb3Bvc2FsX2lkGNgEIAEoCSJ1ChhMaXN0TGVkZ2VyRW50cmllc1JlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRIRCglwYWdlX3NpemUYAiABKAUSEgoKcGFnZV90b2tlbhgDIAEoCRIeCgRtb2RlGAQgASgOMhAucHJlcGFpZC52MS5Nb2RlIl4KGUxpc3RMZWRnZXJFbnRyaWVzUmVzcG9uc2USKAoHZW50cmllcxgBIAMoCzIXLnByZXBhaWQudjEuTGVkZ2VyRW50cnkSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIhIKEExpc3RUaWVyc1JlcXVlc3QiNAoRTGlzdFRpZXJzUmVzcG9uc2USHwoFdGllcnMYASADKAsyEC5wcmVwYWlkLnYxLlRpZXIiMwoRVXBzZXJ0VGllclJlcXVlc3QSHgoEdGllchgBIAEoCzIQLnByZXBhaWQudjEuVGllciI0ChJVcHNlcnRUaWVyUmVzcG9uc2USHgoEdGllchgBIAEoCzIQLnByZXBhaWQudjEuVGllciIqChdMaXN0Q2F0YWxvZ1BsYW5zUmVxdWVzdBIPCgduZXR3b3JrGAEgASgJIkIKGExpc3RDYXRhbG9nUGxhbnNSZXNwb25zZRImCgVwbGFucxgBIAMoCzIXLnByZXBhaWQudjEuQ2F0YWxvZ1BsYW4iOgoRVXBzZXJ0UGxhblJlcXVlc3QSJQoEcGxhbhgBIAEoCzIXLnByZXBhaWQudjEuQ2F0YWxvZ1BsYW4iOwoSVXBzZXJ0UGxhblJlc3BvbnNlEiUKBHBsYW4YASABKAsyFy5wcmVwYWlkLnYxLkNhdGFsb2dQbGFuIiwKGExpc3RDYWJsZVBhY2thZ2VzUmVxdWVzdBIQCghwcm92aWRlchgBIAEoCSJHChlMaXN0Q2FibGVQYWNrYWdlc1Jlc3BvbnNlEioKCHBhY2thZ2VzGAEgAygLMhgucHJlcGFpZC52MS5DYWJsZVBhY2thZ2UiRgoZVXBzZXJ0Q2FibGVQYWNrYWdlUmVxdWVzdBIpCgdwYWNrYWdlGAEgASgLMhgucHJlcGFpZC52MS5DYWJsZVBhY2thZ2UiRwoaVXBzZXJ0Q2FibGVQYWNrYWdlUmVzcG9uc2USKQoHcGFja2FnZRgBIAEoCzIYLnByZXBhaWQudjEuQ2FibGVQYWNrYWdlIhMKEUdldFNtc1JhdGVSZXF1ZXN0IisKEkdldFNtc1JhdGVSZXNwb25zZRIVCg1rb2JvX3Blcl9wYWdlGAEgASgDIioKEVNldFNtc1JhdGVSZXF1ZXN0EhUKDWtvYm9fcGVyX3BhZ2UYASABKAMiKwoSU2V0U21zUmF0ZVJlc3BvbnNlEhUKDWtvYm9fcGVyX3BhZ2UYASABKAMiZQoeTGlzdFBlbmRpbmdUcmFuc2FjdGlvbnNSZXF1ZXN0EhwKFG5lZWRzX2F0dGVudGlvbl9vbmx5GAEgASgIEhEKCXBhZ2Vfc2l6ZRgCIAEoBRISCgpwYWdlX3Rva2VuGAMgASgJImkKH0xpc3RQZW5kaW5nVHJhbnNhY3Rpb25zUmVzcG9uc2USLQoMdHJhbnNhY3Rpb25zGAEgAygLMhcucHJlcGFpZC52MS5UcmFuc2FjdGlvbhIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiFAoSQ2hlY2tMZWRnZXJSZXF1ZXN0InYKD0xlZGdlclZpb2xhdGlvbhIMCgRraW5kGAEgASgJEhIKCmFjY291bnRfaWQYAiABKAkSEQoJcmVmZXJlbmNlGAMgASgJEg4KBmRldGFpbBgEIAEoCRIeCgRtb2RlGAUgASgOMhAucHJlcGFpZC52MS5Nb2RlIrcBCg9MZWRnZXJNb2RlQ2hlY2sSHgoEbW9kZRgBIAEoDjIQLnByZXBhaWQudjEuTW9kZRIcChR0cmFuc2FjdGlvbnNfY2hlY2tlZBgCIAEoAxIXCg9lbnRyaWVzX2NoZWNrZWQYAyABKAMSFQoNcGVuZGluZ19jb3VudBgEIAEoAxIdChVuZWVkc19hdHRlbnRpb25fY291bnQYBSABKAMSFwoPdmlvbGF0aW9uX2NvdW50GAYgASgDIpICChNDaGVja0xlZGdlclJlc3BvbnNlEhgKEGFjY291bnRzX2NoZWNrZWQYASABKAMSHAoUdHJhbnNhY3Rpb25zX2NoZWNrZWQYAiABKAMSFwoPZW50cmllc19jaGVja2VkGAMgASgDEhcKD3Zpb2xhdGlvbl9jb3VudBgEIAEoAxIvCgp2aW9sYXRpb25zGAUgAygLMhsucHJlcGFpZC52MS5MZWRnZXJWaW9sYXRpb24SFQoNcGVuZGluZ19jb3VudBgGIAEoAxIdChVuZWVkc19hdHRlbnRpb25fY291bnQYByABKAMSKgoFbW9kZXMYCCADKAsyGy5wcmVwYWlkLnYxLkxlZGdlck1vZGVDaGVjayIjChBTeW5jUGxhbnNSZXF1ZXN0Eg8KB2RyeV9ydW4YASABKAgiigEKClBsYW5DaGFuZ2USLAoGYWN0aW9uGAEgASgOMhwucHJlcGFpZC52MS5QbGFuQ2hhbmdlQWN0aW9uEiUKBHBsYW4YAiABKAsyFy5wcmVwYWlkLnYxLkNhdGFsb2dQbGFuEicKBmJlZm9yZRgDIAEoCzIXLnByZXBhaWQudjEuQ2F0YWxvZ1BsYW4isQEKEVN5bmNQbGFuc1Jlc3BvbnNlEhAKCHByb3ZpZGVyGAEgASgJEhEKCXN1cHBvcnRlZBgCIAEoCBIPCgdkcnlfcnVuGAMgASgIEicKB2NoYW5nZXMYBCADKAsyFi5wcmVwYWlkLnYxLlBsYW5DaGFuZ2USEQoJdW5jaGFuZ2VkGAUgASgFEhgKEHVuY29kZWRfcGxhbl9pZHMYBiADKAMSEAoId2FybmluZ3MYByADKAkqmgEKEFBsYW5DaGFuZ2VBY3Rpb24SIgoeUExBTl9DSEFOR0VfQUNUSU9OX1VOU1BFQ0lGSUVEEAASHgoaUExBTl9DSEFOR0VfQUNUSU9OX0NSRUFURUQQARIeChpQTEFOX0NIQU5HRV9BQ1RJT05fVVBEQVRFRBACEiIKHlBMQU5fQ0hBTkdFX0FDVElPTl9ERUFDVElWQVRFRBADMsMNCgxBZG1pblNlcnZpY2USVAoNQ3JlYXRlQWNjb3VudBIgLnByZXBhaWQudjEuQ3JlYXRlQWNjb3VudFJlcXVlc3QaIS5wcmVwYWlkLnYxLkNyZWF0ZUFjY291bnRSZXNwb25zZRJLCgpHZXRBY2NvdW50Eh0ucHJlcGFpZC52MS5HZXRBY2NvdW50UmVxdWVzdBoeLnByZXBhaWQudjEuR2V0QWNjb3VudFJlc3BvbnNlElcKDlNldEFjY291bnRUaWVyEiEucHJlcGFpZC52MS5TZXRBY2NvdW50VGllclJlcXVlc3QaIi5wcmVwYWlkLnYxLlNldEFjY291bnRUaWVyUmVzcG9uc2USUQoMQ3JlYXRlQXBpS2V5Eh8ucHJlcGFpZC52MS5DcmVhdGVBcGlLZXlSZXF1ZXN0GiAucHJlcGFpZC52MS5DcmVhdGVBcGlLZXlSZXNwb25zZRJOCgtMaXN0QXBpS2V5cxIeLnByZXBhaWQudjEuTGlzdEFwaUtleXNSZXF1ZXN0Gh8ucHJlcGFpZC52MS5MaXN0QXBpS2V5c1Jlc3BvbnNlElEKDFJldm9rZUFwaUtleRIfLnByZXBhaWQudjEuUmV2b2tlQXBpS2V5UmVxdWVzdBogLnByZXBhaWQudjEuUmV2b2tlQXBpS2V5UmVzcG9uc2USWgoPU2V0QXBpS2V5SXBMb2NrEiIucHJlcGFpZC52MS5TZXRBcGlLZXlJcExvY2tSZXF1ZXN0GiMucHJlcGFpZC52MS5TZXRBcGlLZXlJcExvY2tSZXNwb25zZRJRCgxDcmVkaXRXYWxsZXQSHy5wcmVwYWlkLnYxLkNyZWRpdFdhbGxldFJlcXVlc3QaIC5wcmVwYWlkLnYxLkNyZWRpdFdhbGxldFJlc3BvbnNlEmAKEUxpc3RMZWRnZXJFbnRyaWVzEiQucHJlcGFpZC52MS5MaXN0TGVkZ2VyRW50cmllc1JlcXVlc3QaJS5wcmVwYWlkLnYxLkxpc3RMZWRnZXJFbnRyaWVzUmVzcG9uc2USSAoJTGlzdFRpZXJzEhwucHJlcGFpZC52MS5MaXN0VGllcnNSZXF1ZXN0Gh0ucHJlcGFpZC52MS5MaXN0VGllcnNSZXNwb25zZRJLCgpVcHNlcnRUaWVyEh0ucHJlcGFpZC52MS5VcHNlcnRUaWVyUmVxdWVzdBoeLnByZXBhaWQudjEuVXBzZXJ0VGllclJlc3BvbnNlEl0KEExpc3RDYXRhbG9nUGxhbnMSIy5wcmVwYWlkLnYxLkxpc3RDYXRhbG9nUGxhbnNSZXF1ZXN0GiQucHJlcGFpZC52MS5MaXN0Q2F0YWxvZ1BsYW5zUmVzcG9uc2USSwoKVXBzZXJ0UGxhbhIdLnByZXBhaWQudjEuVXBzZXJ0UGxhblJlcXVlc3QaHi5wcmVwYWlkLnYxLlVwc2VydFBsYW5SZXNwb25zZRJgChFMaXN0Q2FibGVQYWNrYWdlcxIkLnByZXBhaWQudjEuTGlzdENhYmxlUGFja2FnZXNSZXF1ZXN0GiUucHJlcGFpZC52MS5MaXN0Q2FibGVQYWNrYWdlc1Jlc3BvbnNlEmMKElVwc2VydENhYmxlUGFja2FnZRIlLnByZXBhaWQudjEuVXBzZXJ0Q2FibGVQYWNrYWdlUmVxdWVzdBomLnByZXBhaWQudjEuVXBzZXJ0Q2FibGVQYWNrYWdlUmVzcG9uc2USSwoKR2V0U21zUmF0ZRIdLnByZXBhaWQudjEuR2V0U21zUmF0ZVJlcXVlc3QaHi5wcmVwYWlkLnYxLkdldFNtc1JhdGVSZXNwb25zZRJLCgpTZXRTbXNSYXRlEh0ucHJlcGFpZC52MS5TZXRTbXNSYXRlUmVxdWVzdBoeLnByZXBhaWQudjEuU2V0U21zUmF0ZVJlc3BvbnNlEnIKF0xpc3RQZW5kaW5nVHJhbnNhY3Rpb25zEioucHJlcGFpZC52MS5MaXN0UGVuZGluZ1RyYW5zYWN0aW9uc1JlcXVlc3QaKy5wcmVwYWlkLnYxLkxpc3RQZW5kaW5nVHJhbnNhY3Rpb25zUmVzcG9uc2USTgoLQ2hlY2tMZWRnZXISHi5wcmVwYWlkLnYxLkNoZWNrTGVkZ2VyUmVxdWVzdBofLnByZXBhaWQudjEuQ2hlY2tMZWRnZXJSZXNwb25zZRJICglTeW5jUGxhbnMSHC5wcmVwYWlkLnYxLlN5bmNQbGFuc1JlcXVlc3QaHS5wcmVwYWlkLnYxLlN5bmNQbGFuc1Jlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp, file_prepaid_v1_types]);
+  fileDesc("ChZwcmVwYWlkL3YxL2FkbWluLnByb3RvEgpwcmVwYWlkLnYxIp0BCgdBY2NvdW50EhIKCmFjY291bnRfaWQYASABKAkSDAoEbmFtZRgCIAEoCRIPCgd0aWVyX2lkGAMgASgJEhQKDGJhbGFuY2Vfa29ibxgEIAEoAxIuCgpjcmVhdGVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIZChF0ZXN0X2JhbGFuY2Vfa29ibxgGIAEoAyJTCglJc3N1ZWRLZXkSEgoKcHVibGljX2tleRgBIAEoCRISCgpzZWNyZXRfa2V5GAIgASgJEh4KBG1vZGUYAyABKA4yEC5wcmVwYWlkLnYxLk1vZGUi2AEKBkFwaUtleRISCgpwdWJsaWNfa2V5GAEgASgJEhIKCmFjY291bnRfaWQYAiABKAkSEwoLYWxsb3dlZF9pcHMYAyADKAkSDwoHcmV2b2tlZBgEIAEoCBIuCgpjcmVhdGVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIeCgRtb2RlGAYgASgOMhAucHJlcGFpZC52MS5Nb2RlEjAKDGxhc3RfdXNlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiVwoIRGlzY291bnQSJAoHcHJvZHVjdBgBIAEoDjITLnByZXBhaWQudjEuUHJvZHVjdBIPCgdzZXJ2aWNlGAIgASgJEhQKDGJhc2lzX3BvaW50cxgDIAEoBSKPAQoEVGllchIPCgd0aWVyX2lkGAEgASgJEgwKBG5hbWUYAiABKAkSEgoKYXBpX2FjY2VzcxgDIAEoCBInCglkaXNjb3VudHMYBCADKAsyFC5wcmVwYWlkLnYxLkRpc2NvdW50EisKC3ByaWNlX3J1bGVzGPQDIAMoCzIVLnByZXBhaWQudjEuUHJpY2VSdWxlIosBCglQcmljZVJ1bGUSDwoHbmV0d29yaxgBIAEoCRIRCglwbGFuX3R5cGUYAiABKAkSGwoTbWFyZ2luX2Jhc2lzX3BvaW50cxgDIAEoBRITCgttYXJnaW5fa29ibxgEIAEoAxISCgpmbG9vcl9rb2JvGAUgASgDEhQKDGNlaWxpbmdfa29ibxgGIAEoAyIvCghQbGFuQ29zdBIQCgh1cHN0cmVhbRgBIAEoCRIRCgljb3N0X2tvYm8YAiABKAMisgIKC0NhdGFsb2dQbGFuEg8KB3BsYW5faWQYASABKAMSDwoHbmV0d29yaxgCIAEoCRINCgVsYWJlbBgDIAEoCRIQCgh2YWxpZGl0eRgEIAEoCRIXCg9mYWNlX3ZhbHVlX2tvYm8YBSABKAMSKgoLdGllcl9wcmljZXMYBiADKAsyFS5wcmVwYWlkLnYxLlRpZXJQcmljZRIOCgZhY3RpdmUYByABKAgSFQoNcHJvdmlkZXJfY29kZRgIIAEoCRINCgR0eXBlGPQDIAEoCRIQCgdzaXplX21iGPUDIAEoBRIWCg12YWxpZGl0eV9kYXlzGPYDIAEoBRIkCgVjb3N0cxj3AyADKAsyFC5wcmVwYWlkLnYxLlBsYW5Db3N0EhUKDHR5cGVfZW5hYmxlZBj4AyABKAgiMAoJVGllclByaWNlEg8KB3RpZXJfaWQYASABKAkSEgoKcHJpY2Vfa29ibxgCIAEoAyJ/CgxDYWJsZVBhY2thZ2USEAoIcHJvdmlkZXIYASABKAkSFAoMcGFja2FnZV9jb2RlGAIgASgJEgwKBG5hbWUYAyABKAkSEgoKcHJpY2Vfa29ibxgEIAEoAxIOCgZhY3RpdmUYBSABKAgSFQoNcHJvdmlkZXJfY29kZRgGIAEoCSLjAQoLTGVkZ2VyRW50cnkSEAoIZW50cnlfaWQYASABKAMSEgoKYWNjb3VudF9pZBgCIAEoCRITCgthbW91bnRfa29ibxgDIAEoAxIaChJiYWxhbmNlX2FmdGVyX2tvYm8YBCABKAMSDAoEa2luZBgFIAEoCRIRCglyZWZlcmVuY2UYBiABKAkSDAoEbWVtbxgHIAEoCRIuCgpjcmVhdGVkX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIeCgRtb2RlGAkgASgOMhAucHJlcGFpZC52MS5Nb2RlIjUKFENyZWF0ZUFjY291bnRSZXF1ZXN0EgwKBG5hbWUYASABKAkSDwoHdGllcl9pZBgCIAEoCSJoChVDcmVhdGVBY2NvdW50UmVzcG9uc2USJAoHYWNjb3VudBgBIAEoCzITLnByZXBhaWQudjEuQWNjb3VudBIpCgppc3N1ZWRfa2V5GAIgASgLMhUucHJlcGFpZC52MS5Jc3N1ZWRLZXkiJwoRR2V0QWNjb3VudFJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCSI6ChJHZXRBY2NvdW50UmVzcG9uc2USJAoHYWNjb3VudBgBIAEoCzITLnByZXBhaWQudjEuQWNjb3VudCI8ChVTZXRBY2NvdW50VGllclJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRIPCgd0aWVyX2lkGAIgASgJImkKFlNldEFjY291bnRUaWVyUmVzcG9uc2USJAoHYWNjb3VudBgBIAEoCzITLnByZXBhaWQudjEuQWNjb3VudBIpCgppc3N1ZWRfa2V5GAIgASgLMhUucHJlcGFpZC52MS5Jc3N1ZWRLZXkiSQoTQ3JlYXRlQXBpS2V5UmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEh4KBG1vZGUYAiABKA4yEC5wcmVwYWlkLnYxLk1vZGUiQQoUQ3JlYXRlQXBpS2V5UmVzcG9uc2USKQoKaXNzdWVkX2tleRgBIAEoCzIVLnByZXBhaWQudjEuSXNzdWVkS2V5IigKEkxpc3RBcGlLZXlzUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJIjcKE0xpc3RBcGlLZXlzUmVzcG9uc2USIAoEa2V5cxgBIAMoCzISLnByZXBhaWQudjEuQXBpS2V5IikKE1Jldm9rZUFwaUtleVJlcXVlc3QSEgoKcHVibGljX2tleRgBIAEoCSI3ChRSZXZva2VBcGlLZXlSZXNwb25zZRIfCgNrZXkYASABKAsyEi5wcmVwYWlkLnYxLkFwaUtleSJBChZTZXRBcGlLZXlJcExvY2tSZXF1ZXN0EhIKCnB1YmxpY19rZXkYASABKAkSEwoLYWxsb3dlZF9pcHMYAiADKAkiOgoXU2V0QXBpS2V5SXBMb2NrUmVzcG9uc2USHwoDa2V5GAEgASgLMhIucHJlcGFpZC52MS5BcGlLZXkifwoTQ3JlZGl0V2FsbGV0UmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEhMKC2Ftb3VudF9rb2JvGAIgASgDEgwKBG1lbW8YAyABKAkSEQoJcmVmZXJlbmNlGAQgASgJEh4KBG1vZGUYBSABKA4yEC5wcmVwYWlkLnYxLk1vZGUifAoUQ3JlZGl0V2FsbGV0UmVzcG9uc2USFAoMYmFsYW5jZV9rb2JvGAEgASgDEiYKBWVudHJ5GAIgASgLMhcucHJlcGFpZC52MS5MZWRnZXJFbnRyeRIQCghyZXBsYXllZBgDIAEoCBIUCgtwcm9wb3NhbF9pZBjYBCABKAkidQoYTGlzdExlZGdlckVudHJpZXNSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSEQoJcGFnZV9zaXplGAIgASgFEhIKCnBhZ2VfdG9rZW4YAyABKAkSHgoEbW9kZRgEIAEoDjIQLnByZXBhaWQudjEuTW9kZSJeChlMaXN0TGVkZ2VyRW50cmllc1Jlc3BvbnNlEigKB2VudHJpZXMYASADKAsyFy5wcmVwYWlkLnYxLkxlZGdlckVudHJ5EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSISChBMaXN0VGllcnNSZXF1ZXN0IjQKEUxpc3RUaWVyc1Jlc3BvbnNlEh8KBXRpZXJzGAEgAygLMhAucHJlcGFpZC52MS5UaWVyIjMKEVVwc2VydFRpZXJSZXF1ZXN0Eh4KBHRpZXIYASABKAsyEC5wcmVwYWlkLnYxLlRpZXIiNAoSVXBzZXJ0VGllclJlc3BvbnNlEh4KBHRpZXIYASABKAsyEC5wcmVwYWlkLnYxLlRpZXIiKgoXTGlzdENhdGFsb2dQbGFuc1JlcXVlc3QSDwoHbmV0d29yaxgBIAEoCSJCChhMaXN0Q2F0YWxvZ1BsYW5zUmVzcG9uc2USJgoFcGxhbnMYASADKAsyFy5wcmVwYWlkLnYxLkNhdGFsb2dQbGFuIjoKEVVwc2VydFBsYW5SZXF1ZXN0EiUKBHBsYW4YASABKAsyFy5wcmVwYWlkLnYxLkNhdGFsb2dQbGFuIjsKElVwc2VydFBsYW5SZXNwb25zZRIlCgRwbGFuGAEgASgLMhcucHJlcGFpZC52MS5DYXRhbG9nUGxhbiIsChhMaXN0Q2FibGVQYWNrYWdlc1JlcXVlc3QSEAoIcHJvdmlkZXIYASABKAkiRwoZTGlzdENhYmxlUGFja2FnZXNSZXNwb25zZRIqCghwYWNrYWdlcxgBIAMoCzIYLnByZXBhaWQudjEuQ2FibGVQYWNrYWdlIkYKGVVwc2VydENhYmxlUGFja2FnZVJlcXVlc3QSKQoHcGFja2FnZRgBIAEoCzIYLnByZXBhaWQudjEuQ2FibGVQYWNrYWdlIkcKGlVwc2VydENhYmxlUGFja2FnZVJlc3BvbnNlEikKB3BhY2thZ2UYASABKAsyGC5wcmVwYWlkLnYxLkNhYmxlUGFja2FnZSITChFHZXRTbXNSYXRlUmVxdWVzdCIrChJHZXRTbXNSYXRlUmVzcG9uc2USFQoNa29ib19wZXJfcGFnZRgBIAEoAyIqChFTZXRTbXNSYXRlUmVxdWVzdBIVCg1rb2JvX3Blcl9wYWdlGAEgASgDIisKElNldFNtc1JhdGVSZXNwb25zZRIVCg1rb2JvX3Blcl9wYWdlGAEgASgDImUKHkxpc3RQZW5kaW5nVHJhbnNhY3Rpb25zUmVxdWVzdBIcChRuZWVkc19hdHRlbnRpb25fb25seRgBIAEoCBIRCglwYWdlX3NpemUYAiABKAUSEgoKcGFnZV90b2tlbhgDIAEoCSJpCh9MaXN0UGVuZGluZ1RyYW5zYWN0aW9uc1Jlc3BvbnNlEi0KDHRyYW5zYWN0aW9ucxgBIAMoCzIXLnByZXBhaWQudjEuVHJhbnNhY3Rpb24SFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIhQKEkNoZWNrTGVkZ2VyUmVxdWVzdCJ2Cg9MZWRnZXJWaW9sYXRpb24SDAoEa2luZBgBIAEoCRISCgphY2NvdW50X2lkGAIgASgJEhEKCXJlZmVyZW5jZRgDIAEoCRIOCgZkZXRhaWwYBCABKAkSHgoEbW9kZRgFIAEoDjIQLnByZXBhaWQudjEuTW9kZSK3AQoPTGVkZ2VyTW9kZUNoZWNrEh4KBG1vZGUYASABKA4yEC5wcmVwYWlkLnYxLk1vZGUSHAoUdHJhbnNhY3Rpb25zX2NoZWNrZWQYAiABKAMSFwoPZW50cmllc19jaGVja2VkGAMgASgDEhUKDXBlbmRpbmdfY291bnQYBCABKAMSHQoVbmVlZHNfYXR0ZW50aW9uX2NvdW50GAUgASgDEhcKD3Zpb2xhdGlvbl9jb3VudBgGIAEoAyKSAgoTQ2hlY2tMZWRnZXJSZXNwb25zZRIYChBhY2NvdW50c19jaGVja2VkGAEgASgDEhwKFHRyYW5zYWN0aW9uc19jaGVja2VkGAIgASgDEhcKD2VudHJpZXNfY2hlY2tlZBgDIAEoAxIXCg92aW9sYXRpb25fY291bnQYBCABKAMSLwoKdmlvbGF0aW9ucxgFIAMoCzIbLnByZXBhaWQudjEuTGVkZ2VyVmlvbGF0aW9uEhUKDXBlbmRpbmdfY291bnQYBiABKAMSHQoVbmVlZHNfYXR0ZW50aW9uX2NvdW50GAcgASgDEioKBW1vZGVzGAggAygLMhsucHJlcGFpZC52MS5MZWRnZXJNb2RlQ2hlY2siIwoQU3luY1BsYW5zUmVxdWVzdBIPCgdkcnlfcnVuGAEgASgIIooBCgpQbGFuQ2hhbmdlEiwKBmFjdGlvbhgBIAEoDjIcLnByZXBhaWQudjEuUGxhbkNoYW5nZUFjdGlvbhIlCgRwbGFuGAIgASgLMhcucHJlcGFpZC52MS5DYXRhbG9nUGxhbhInCgZiZWZvcmUYAyABKAsyFy5wcmVwYWlkLnYxLkNhdGFsb2dQbGFuIrEBChFTeW5jUGxhbnNSZXNwb25zZRIQCghwcm92aWRlchgBIAEoCRIRCglzdXBwb3J0ZWQYAiABKAgSDwoHZHJ5X3J1bhgDIAEoCBInCgdjaGFuZ2VzGAQgAygLMhYucHJlcGFpZC52MS5QbGFuQ2hhbmdlEhEKCXVuY2hhbmdlZBgFIAEoBRIYChB1bmNvZGVkX3BsYW5faWRzGAYgAygDEhAKCHdhcm5pbmdzGAcgAygJIl4KGVNldFBsYW5UeXBlRW5hYmxlZFJlcXVlc3QSDwoHbmV0d29yaxgBIAEoCRIRCglwbGFuX3R5cGUYAiABKAkSDwoHZW5hYmxlZBgDIAEoCBIMCgRub3RlGAQgASgJImUKGlNldFBsYW5UeXBlRW5hYmxlZFJlc3BvbnNlEg8KB2NoYW5nZWQYASABKAgSJgoFcGxhbnMYAiADKAsyFy5wcmVwYWlkLnYxLkNhdGFsb2dQbGFuEg4KBmV2ZW50cxgDIAEoBSJYChJTZXRQbGFuQ29zdFJlcXVlc3QSDwoHcGxhbl9pZBgBIAEoAxIQCgh1cHN0cmVhbRgCIAEoCRIRCgljb3N0X2tvYm8YAyABKAMSDAoEbm90ZRgEIAEoCSJMChNTZXRQbGFuQ29zdFJlc3BvbnNlEiUKBHBsYW4YASABKAsyFy5wcmVwYWlkLnYxLkNhdGFsb2dQbGFuEg4KBmV2ZW50cxgCIAEoBSJpChNTZXRQcmljZVJ1bGVSZXF1ZXN0Eg8KB3RpZXJfaWQYASABKAkSIwoEcnVsZRgCIAEoCzIVLnByZXBhaWQudjEuUHJpY2VSdWxlEg4KBnJlbW92ZRgDIAEoCBIMCgRub3RlGAQgASgJIkYKFFNldFByaWNlUnVsZVJlc3BvbnNlEh4KBHRpZXIYASABKAsyEC5wcmVwYWlkLnYxLlRpZXISDgoGZXZlbnRzGAIgASgFKpoBChBQbGFuQ2hhbmdlQWN0aW9uEiIKHlBMQU5fQ0hBTkdFX0FDVElPTl9VTlNQRUNJRklFRBAAEh4KGlBMQU5fQ0hBTkdFX0FDVElPTl9DUkVBVEVEEAESHgoaUExBTl9DSEFOR0VfQUNUSU9OX1VQREFURUQQAhIiCh5QTEFOX0NIQU5HRV9BQ1RJT05fREVBQ1RJVkFURUQQAzLLDwoMQWRtaW5TZXJ2aWNlElQKDUNyZWF0ZUFjY291bnQSIC5wcmVwYWlkLnYxLkNyZWF0ZUFjY291bnRSZXF1ZXN0GiEucHJlcGFpZC52MS5DcmVhdGVBY2NvdW50UmVzcG9uc2USSwoKR2V0QWNjb3VudBIdLnByZXBhaWQudjEuR2V0QWNjb3VudFJlcXVlc3QaHi5wcmVwYWlkLnYxLkdldEFjY291bnRSZXNwb25zZRJXCg5TZXRBY2NvdW50VGllchIhLnByZXBhaWQudjEuU2V0QWNjb3VudFRpZXJSZXF1ZXN0GiIucHJlcGFpZC52MS5TZXRBY2NvdW50VGllclJlc3BvbnNlElEKDENyZWF0ZUFwaUtleRIfLnByZXBhaWQudjEuQ3JlYXRlQXBpS2V5UmVxdWVzdBogLnByZXBhaWQudjEuQ3JlYXRlQXBpS2V5UmVzcG9uc2USTgoLTGlzdEFwaUtleXMSHi5wcmVwYWlkLnYxLkxpc3RBcGlLZXlzUmVxdWVzdBofLnByZXBhaWQudjEuTGlzdEFwaUtleXNSZXNwb25zZRJRCgxSZXZva2VBcGlLZXkSHy5wcmVwYWlkLnYxLlJldm9rZUFwaUtleVJlcXVlc3QaIC5wcmVwYWlkLnYxLlJldm9rZUFwaUtleVJlc3BvbnNlEloKD1NldEFwaUtleUlwTG9jaxIiLnByZXBhaWQudjEuU2V0QXBpS2V5SXBMb2NrUmVxdWVzdBojLnByZXBhaWQudjEuU2V0QXBpS2V5SXBMb2NrUmVzcG9uc2USUQoMQ3JlZGl0V2FsbGV0Eh8ucHJlcGFpZC52MS5DcmVkaXRXYWxsZXRSZXF1ZXN0GiAucHJlcGFpZC52MS5DcmVkaXRXYWxsZXRSZXNwb25zZRJgChFMaXN0TGVkZ2VyRW50cmllcxIkLnByZXBhaWQudjEuTGlzdExlZGdlckVudHJpZXNSZXF1ZXN0GiUucHJlcGFpZC52MS5MaXN0TGVkZ2VyRW50cmllc1Jlc3BvbnNlEkgKCUxpc3RUaWVycxIcLnByZXBhaWQudjEuTGlzdFRpZXJzUmVxdWVzdBodLnByZXBhaWQudjEuTGlzdFRpZXJzUmVzcG9uc2USSwoKVXBzZXJ0VGllchIdLnByZXBhaWQudjEuVXBzZXJ0VGllclJlcXVlc3QaHi5wcmVwYWlkLnYxLlVwc2VydFRpZXJSZXNwb25zZRJdChBMaXN0Q2F0YWxvZ1BsYW5zEiMucHJlcGFpZC52MS5MaXN0Q2F0YWxvZ1BsYW5zUmVxdWVzdBokLnByZXBhaWQudjEuTGlzdENhdGFsb2dQbGFuc1Jlc3BvbnNlEksKClVwc2VydFBsYW4SHS5wcmVwYWlkLnYxLlVwc2VydFBsYW5SZXF1ZXN0Gh4ucHJlcGFpZC52MS5VcHNlcnRQbGFuUmVzcG9uc2USYAoRTGlzdENhYmxlUGFja2FnZXMSJC5wcmVwYWlkLnYxLkxpc3RDYWJsZVBhY2thZ2VzUmVxdWVzdBolLnByZXBhaWQudjEuTGlzdENhYmxlUGFja2FnZXNSZXNwb25zZRJjChJVcHNlcnRDYWJsZVBhY2thZ2USJS5wcmVwYWlkLnYxLlVwc2VydENhYmxlUGFja2FnZVJlcXVlc3QaJi5wcmVwYWlkLnYxLlVwc2VydENhYmxlUGFja2FnZVJlc3BvbnNlEksKCkdldFNtc1JhdGUSHS5wcmVwYWlkLnYxLkdldFNtc1JhdGVSZXF1ZXN0Gh4ucHJlcGFpZC52MS5HZXRTbXNSYXRlUmVzcG9uc2USSwoKU2V0U21zUmF0ZRIdLnByZXBhaWQudjEuU2V0U21zUmF0ZVJlcXVlc3QaHi5wcmVwYWlkLnYxLlNldFNtc1JhdGVSZXNwb25zZRJyChdMaXN0UGVuZGluZ1RyYW5zYWN0aW9ucxIqLnByZXBhaWQudjEuTGlzdFBlbmRpbmdUcmFuc2FjdGlvbnNSZXF1ZXN0GisucHJlcGFpZC52MS5MaXN0UGVuZGluZ1RyYW5zYWN0aW9uc1Jlc3BvbnNlEk4KC0NoZWNrTGVkZ2VyEh4ucHJlcGFpZC52MS5DaGVja0xlZGdlclJlcXVlc3QaHy5wcmVwYWlkLnYxLkNoZWNrTGVkZ2VyUmVzcG9uc2USSAoJU3luY1BsYW5zEhwucHJlcGFpZC52MS5TeW5jUGxhbnNSZXF1ZXN0Gh0ucHJlcGFpZC52MS5TeW5jUGxhbnNSZXNwb25zZRJjChJTZXRQbGFuVHlwZUVuYWJsZWQSJS5wcmVwYWlkLnYxLlNldFBsYW5UeXBlRW5hYmxlZFJlcXVlc3QaJi5wcmVwYWlkLnYxLlNldFBsYW5UeXBlRW5hYmxlZFJlc3BvbnNlEk4KC1NldFBsYW5Db3N0Eh4ucHJlcGFpZC52MS5TZXRQbGFuQ29zdFJlcXVlc3QaHy5wcmVwYWlkLnYxLlNldFBsYW5Db3N0UmVzcG9uc2USUQoMU2V0UHJpY2VSdWxlEh8ucHJlcGFpZC52MS5TZXRQcmljZVJ1bGVSZXF1ZXN0GiAucHJlcGFpZC52MS5TZXRQcmljZVJ1bGVSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp, file_prepaid_v1_types]);
 
 /**
  * An account holder.
@@ -239,6 +239,13 @@ export type Tier = Message<"prepaid.v1.Tier"> & {
    * @generated from field: repeated prepaid.v1.Discount discounts = 4;
    */
   discounts: Discount[];
+
+  /**
+   * Cost-plus rules for data plans; read only here (SetPriceRule changes them, UpsertTier keeps them).
+   *
+   * @generated from field: repeated prepaid.v1.PriceRule price_rules = 500;
+   */
+  priceRules: PriceRule[];
 };
 
 /**
@@ -247,6 +254,90 @@ export type Tier = Message<"prepaid.v1.Tier"> & {
  */
 export const TierSchema: GenMessage<Tier> = /*@__PURE__*/
   messageDesc(file_prepaid_v1_admin, 4);
+
+/**
+ * A tier's data price as cost plus a margin, within an optional floor and ceiling.
+ *
+ * @generated from message prepaid.v1.PriceRule
+ */
+export type PriceRule = Message<"prepaid.v1.PriceRule"> & {
+  /**
+   * Network the rule applies to; empty for every network.
+   *
+   * @generated from field: string network = 1;
+   */
+  network: string;
+
+  /**
+   * Plan type it applies to (sme, sme2, cg, gifting, awoof, direct); empty for every type.
+   *
+   * @generated from field: string plan_type = 2;
+   */
+  planType: string;
+
+  /**
+   * Margin in basis points of the cost (100 = 1%).
+   *
+   * @generated from field: int32 margin_basis_points = 3;
+   */
+  marginBasisPoints: number;
+
+  /**
+   * Flat margin in kobo, added to the percentage.
+   *
+   * @generated from field: int64 margin_kobo = 4;
+   */
+  marginKobo: bigint;
+
+  /**
+   * The least the price may be, in kobo; 0 for none.
+   *
+   * @generated from field: int64 floor_kobo = 5;
+   */
+  floorKobo: bigint;
+
+  /**
+   * The most the price may be, in kobo; 0 for none.
+   *
+   * @generated from field: int64 ceiling_kobo = 6;
+   */
+  ceilingKobo: bigint;
+};
+
+/**
+ * Describes the message prepaid.v1.PriceRule.
+ * Use `create(PriceRuleSchema)` to create a new message.
+ */
+export const PriceRuleSchema: GenMessage<PriceRule> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_admin, 5);
+
+/**
+ * What one upstream charges for a plan.
+ *
+ * @generated from message prepaid.v1.PlanCost
+ */
+export type PlanCost = Message<"prepaid.v1.PlanCost"> & {
+  /**
+   * The upstream's name, for example "vtpass".
+   *
+   * @generated from field: string upstream = 1;
+   */
+  upstream: string;
+
+  /**
+   * Its cost in kobo.
+   *
+   * @generated from field: int64 cost_kobo = 2;
+   */
+  costKobo: bigint;
+};
+
+/**
+ * Describes the message prepaid.v1.PlanCost.
+ * Use `create(PlanCostSchema)` to create a new message.
+ */
+export const PlanCostSchema: GenMessage<PlanCost> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_admin, 6);
 
 /**
  * A data plan as the catalog stores it.
@@ -309,6 +400,41 @@ export type CatalogPlan = Message<"prepaid.v1.CatalogPlan"> & {
    * @generated from field: string provider_code = 8;
    */
   providerCode: string;
+
+  /**
+   * How the market sells it: sme, sme2, cg, gifting, awoof or direct.
+   *
+   * @generated from field: string type = 500;
+   */
+  type: string;
+
+  /**
+   * The data it gives in megabytes; 0 when not known.
+   *
+   * @generated from field: int32 size_mb = 501;
+   */
+  sizeMb: number;
+
+  /**
+   * How many days it lasts; 0 when not known.
+   *
+   * @generated from field: int32 validity_days = 502;
+   */
+  validityDays: number;
+
+  /**
+   * What each upstream charges for it; read only here (SetPlanCost, syncs and pushes change it).
+   *
+   * @generated from field: repeated prepaid.v1.PlanCost costs = 503;
+   */
+  costs: PlanCost[];
+
+  /**
+   * False when its type is switched off on its network (SetPlanTypeEnabled).
+   *
+   * @generated from field: bool type_enabled = 504;
+   */
+  typeEnabled: boolean;
 };
 
 /**
@@ -316,7 +442,7 @@ export type CatalogPlan = Message<"prepaid.v1.CatalogPlan"> & {
  * Use `create(CatalogPlanSchema)` to create a new message.
  */
 export const CatalogPlanSchema: GenMessage<CatalogPlan> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_admin, 5);
+  messageDesc(file_prepaid_v1_admin, 7);
 
 /**
  * What one tier pays for a plan.
@@ -344,7 +470,7 @@ export type TierPrice = Message<"prepaid.v1.TierPrice"> & {
  * Use `create(TierPriceSchema)` to create a new message.
  */
 export const TierPriceSchema: GenMessage<TierPrice> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_admin, 6);
+  messageDesc(file_prepaid_v1_admin, 8);
 
 /**
  * A cable TV package.
@@ -400,7 +526,7 @@ export type CablePackage = Message<"prepaid.v1.CablePackage"> & {
  * Use `create(CablePackageSchema)` to create a new message.
  */
 export const CablePackageSchema: GenMessage<CablePackage> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_admin, 7);
+  messageDesc(file_prepaid_v1_admin, 9);
 
 /**
  * A wallet ledger entry; immutable.
@@ -477,7 +603,7 @@ export type LedgerEntry = Message<"prepaid.v1.LedgerEntry"> & {
  * Use `create(LedgerEntrySchema)` to create a new message.
  */
 export const LedgerEntrySchema: GenMessage<LedgerEntry> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_admin, 8);
+  messageDesc(file_prepaid_v1_admin, 10);
 
 /**
  * Asks to create an account.
@@ -505,7 +631,7 @@ export type CreateAccountRequest = Message<"prepaid.v1.CreateAccountRequest"> & 
  * Use `create(CreateAccountRequestSchema)` to create a new message.
  */
 export const CreateAccountRequestSchema: GenMessage<CreateAccountRequest> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_admin, 9);
+  messageDesc(file_prepaid_v1_admin, 11);
 
 /**
  * The new account and, on a tier with API access, its first key pair.
@@ -533,7 +659,7 @@ export type CreateAccountResponse = Message<"prepaid.v1.CreateAccountResponse"> 
  * Use `create(CreateAccountResponseSchema)` to create a new message.
  */
 export const CreateAccountResponseSchema: GenMessage<CreateAccountResponse> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_admin, 10);
+  messageDesc(file_prepaid_v1_admin, 12);
 
 /**
  * Asks for one account.
@@ -554,7 +680,7 @@ export type GetAccountRequest = Message<"prepaid.v1.GetAccountRequest"> & {
  * Use `create(GetAccountRequestSchema)` to create a new message.
  */
 export const GetAccountRequestSchema: GenMessage<GetAccountRequest> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_admin, 11);
+  messageDesc(file_prepaid_v1_admin, 13);
 
 /**
  * One account.
@@ -575,7 +701,7 @@ export type GetAccountResponse = Message<"prepaid.v1.GetAccountResponse"> & {
  * Use `create(GetAccountResponseSchema)` to create a new message.
  */
 export const GetAccountResponseSchema: GenMessage<GetAccountResponse> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_admin, 12);
+  messageDesc(file_prepaid_v1_admin, 14);
 
 /**
  * Asks to move an account to a tier.
@@ -603,7 +729,7 @@ export type SetAccountTierRequest = Message<"prepaid.v1.SetAccountTierRequest"> 
  * Use `create(SetAccountTierRequestSchema)` to create a new message.
  */
 export const SetAccountTierRequestSchema: GenMessage<SetAccountTierRequest> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_admin, 13);
+  messageDesc(file_prepaid_v1_admin, 15);
 
 /**
  * The moved account, and its first key pair when it just gained API access without one.
@@ -631,7 +757,7 @@ export type SetAccountTierResponse = Message<"prepaid.v1.SetAccountTierResponse"
  * Use `create(SetAccountTierResponseSchema)` to create a new message.
  */
 export const SetAccountTierResponseSchema: GenMessage<SetAccountTierResponse> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_admin, 14);
+  messageDesc(file_prepaid_v1_admin, 16);
 
 /**
  * Asks for a new key pair.
@@ -659,7 +785,7 @@ export type CreateApiKeyRequest = Message<"prepaid.v1.CreateApiKeyRequest"> & {
  * Use `create(CreateApiKeyRequestSchema)` to create a new message.
  */
 export const CreateApiKeyRequestSchema: GenMessage<CreateApiKeyRequest> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_admin, 15);
+  messageDesc(file_prepaid_v1_admin, 17);
 
 /**
  * The new key pair.
@@ -680,7 +806,7 @@ export type CreateApiKeyResponse = Message<"prepaid.v1.CreateApiKeyResponse"> & 
  * Use `create(CreateApiKeyResponseSchema)` to create a new message.
  */
 export const CreateApiKeyResponseSchema: GenMessage<CreateApiKeyResponse> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_admin, 16);
+  messageDesc(file_prepaid_v1_admin, 18);
 
 /**
  * Asks for an account's keys.
@@ -701,7 +827,7 @@ export type ListApiKeysRequest = Message<"prepaid.v1.ListApiKeysRequest"> & {
  * Use `create(ListApiKeysRequestSchema)` to create a new message.
  */
 export const ListApiKeysRequestSchema: GenMessage<ListApiKeysRequest> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_admin, 17);
+  messageDesc(file_prepaid_v1_admin, 19);
 
 /**
  * An account's keys.
@@ -722,7 +848,7 @@ export type ListApiKeysResponse = Message<"prepaid.v1.ListApiKeysResponse"> & {
  * Use `create(ListApiKeysResponseSchema)` to create a new message.
  */
 export const ListApiKeysResponseSchema: GenMessage<ListApiKeysResponse> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_admin, 18);
+  messageDesc(file_prepaid_v1_admin, 20);
 
 /**
  * Asks to revoke a key pair.
@@ -743,7 +869,7 @@ export type RevokeApiKeyRequest = Message<"prepaid.v1.RevokeApiKeyRequest"> & {
  * Use `create(RevokeApiKeyRequestSchema)` to create a new message.
  */
 export const RevokeApiKeyRequestSchema: GenMessage<RevokeApiKeyRequest> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_admin, 19);
+  messageDesc(file_prepaid_v1_admin, 21);
 
 /**
  * The revoked key.
@@ -764,7 +890,7 @@ export type RevokeApiKeyResponse = Message<"prepaid.v1.RevokeApiKeyResponse"> & 
  * Use `create(RevokeApiKeyResponseSchema)` to create a new message.
  */
 export const RevokeApiKeyResponseSchema: GenMessage<RevokeApiKeyResponse> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_admin, 20);
+  messageDesc(file_prepaid_v1_admin, 22);
 
 /**
  * Asks to lock or unlock a key by client IP.
@@ -792,7 +918,7 @@ export type SetApiKeyIpLockRequest = Message<"prepaid.v1.SetApiKeyIpLockRequest"
  * Use `create(SetApiKeyIpLockRequestSchema)` to create a new message.
  */
 export const SetApiKeyIpLockRequestSchema: GenMessage<SetApiKeyIpLockRequest> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_admin, 21);
+  messageDesc(file_prepaid_v1_admin, 23);
 
 /**
  * The key with its new lock.
@@ -813,7 +939,7 @@ export type SetApiKeyIpLockResponse = Message<"prepaid.v1.SetApiKeyIpLockRespons
  * Use `create(SetApiKeyIpLockResponseSchema)` to create a new message.
  */
 export const SetApiKeyIpLockResponseSchema: GenMessage<SetApiKeyIpLockResponse> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_admin, 22);
+  messageDesc(file_prepaid_v1_admin, 24);
 
 /**
  * Asks to credit a wallet.
@@ -867,7 +993,7 @@ export type CreditWalletRequest = Message<"prepaid.v1.CreditWalletRequest"> & {
  * Use `create(CreditWalletRequestSchema)` to create a new message.
  */
 export const CreditWalletRequestSchema: GenMessage<CreditWalletRequest> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_admin, 23);
+  messageDesc(file_prepaid_v1_admin, 25);
 
 /**
  * The wallet after the credit.
@@ -911,7 +1037,7 @@ export type CreditWalletResponse = Message<"prepaid.v1.CreditWalletResponse"> & 
  * Use `create(CreditWalletResponseSchema)` to create a new message.
  */
 export const CreditWalletResponseSchema: GenMessage<CreditWalletResponse> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_admin, 24);
+  messageDesc(file_prepaid_v1_admin, 26);
 
 /**
  * Asks for a page of ledger entries.
@@ -953,7 +1079,7 @@ export type ListLedgerEntriesRequest = Message<"prepaid.v1.ListLedgerEntriesRequ
  * Use `create(ListLedgerEntriesRequestSchema)` to create a new message.
  */
 export const ListLedgerEntriesRequestSchema: GenMessage<ListLedgerEntriesRequest> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_admin, 25);
+  messageDesc(file_prepaid_v1_admin, 27);
 
 /**
  * A page of ledger entries.
@@ -981,7 +1107,7 @@ export type ListLedgerEntriesResponse = Message<"prepaid.v1.ListLedgerEntriesRes
  * Use `create(ListLedgerEntriesResponseSchema)` to create a new message.
  */
 export const ListLedgerEntriesResponseSchema: GenMessage<ListLedgerEntriesResponse> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_admin, 26);
+  messageDesc(file_prepaid_v1_admin, 28);
 
 /**
  * Asks for the tiers.
@@ -996,7 +1122,7 @@ export type ListTiersRequest = Message<"prepaid.v1.ListTiersRequest"> & {
  * Use `create(ListTiersRequestSchema)` to create a new message.
  */
 export const ListTiersRequestSchema: GenMessage<ListTiersRequest> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_admin, 27);
+  messageDesc(file_prepaid_v1_admin, 29);
 
 /**
  * The tiers.
@@ -1017,7 +1143,7 @@ export type ListTiersResponse = Message<"prepaid.v1.ListTiersResponse"> & {
  * Use `create(ListTiersResponseSchema)` to create a new message.
  */
 export const ListTiersResponseSchema: GenMessage<ListTiersResponse> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_admin, 28);
+  messageDesc(file_prepaid_v1_admin, 30);
 
 /**
  * Asks to create or replace a tier.
@@ -1038,7 +1164,7 @@ export type UpsertTierRequest = Message<"prepaid.v1.UpsertTierRequest"> & {
  * Use `create(UpsertTierRequestSchema)` to create a new message.
  */
 export const UpsertTierRequestSchema: GenMessage<UpsertTierRequest> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_admin, 29);
+  messageDesc(file_prepaid_v1_admin, 31);
 
 /**
  * The stored tier.
@@ -1059,7 +1185,7 @@ export type UpsertTierResponse = Message<"prepaid.v1.UpsertTierResponse"> & {
  * Use `create(UpsertTierResponseSchema)` to create a new message.
  */
 export const UpsertTierResponseSchema: GenMessage<UpsertTierResponse> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_admin, 30);
+  messageDesc(file_prepaid_v1_admin, 32);
 
 /**
  * Asks for catalog plans.
@@ -1080,7 +1206,7 @@ export type ListCatalogPlansRequest = Message<"prepaid.v1.ListCatalogPlansReques
  * Use `create(ListCatalogPlansRequestSchema)` to create a new message.
  */
 export const ListCatalogPlansRequestSchema: GenMessage<ListCatalogPlansRequest> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_admin, 31);
+  messageDesc(file_prepaid_v1_admin, 33);
 
 /**
  * Catalog plans.
@@ -1101,7 +1227,7 @@ export type ListCatalogPlansResponse = Message<"prepaid.v1.ListCatalogPlansRespo
  * Use `create(ListCatalogPlansResponseSchema)` to create a new message.
  */
 export const ListCatalogPlansResponseSchema: GenMessage<ListCatalogPlansResponse> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_admin, 32);
+  messageDesc(file_prepaid_v1_admin, 34);
 
 /**
  * Asks to create or replace a plan.
@@ -1122,7 +1248,7 @@ export type UpsertPlanRequest = Message<"prepaid.v1.UpsertPlanRequest"> & {
  * Use `create(UpsertPlanRequestSchema)` to create a new message.
  */
 export const UpsertPlanRequestSchema: GenMessage<UpsertPlanRequest> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_admin, 33);
+  messageDesc(file_prepaid_v1_admin, 35);
 
 /**
  * The stored plan.
@@ -1143,7 +1269,7 @@ export type UpsertPlanResponse = Message<"prepaid.v1.UpsertPlanResponse"> & {
  * Use `create(UpsertPlanResponseSchema)` to create a new message.
  */
 export const UpsertPlanResponseSchema: GenMessage<UpsertPlanResponse> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_admin, 34);
+  messageDesc(file_prepaid_v1_admin, 36);
 
 /**
  * Asks for cable packages.
@@ -1164,7 +1290,7 @@ export type ListCablePackagesRequest = Message<"prepaid.v1.ListCablePackagesRequ
  * Use `create(ListCablePackagesRequestSchema)` to create a new message.
  */
 export const ListCablePackagesRequestSchema: GenMessage<ListCablePackagesRequest> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_admin, 35);
+  messageDesc(file_prepaid_v1_admin, 37);
 
 /**
  * Cable packages.
@@ -1185,7 +1311,7 @@ export type ListCablePackagesResponse = Message<"prepaid.v1.ListCablePackagesRes
  * Use `create(ListCablePackagesResponseSchema)` to create a new message.
  */
 export const ListCablePackagesResponseSchema: GenMessage<ListCablePackagesResponse> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_admin, 36);
+  messageDesc(file_prepaid_v1_admin, 38);
 
 /**
  * Asks to create or replace a cable package.
@@ -1206,7 +1332,7 @@ export type UpsertCablePackageRequest = Message<"prepaid.v1.UpsertCablePackageRe
  * Use `create(UpsertCablePackageRequestSchema)` to create a new message.
  */
 export const UpsertCablePackageRequestSchema: GenMessage<UpsertCablePackageRequest> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_admin, 37);
+  messageDesc(file_prepaid_v1_admin, 39);
 
 /**
  * The stored package.
@@ -1227,7 +1353,7 @@ export type UpsertCablePackageResponse = Message<"prepaid.v1.UpsertCablePackageR
  * Use `create(UpsertCablePackageResponseSchema)` to create a new message.
  */
 export const UpsertCablePackageResponseSchema: GenMessage<UpsertCablePackageResponse> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_admin, 38);
+  messageDesc(file_prepaid_v1_admin, 40);
 
 /**
  * Asks for the SMS page rate.
@@ -1242,7 +1368,7 @@ export type GetSmsRateRequest = Message<"prepaid.v1.GetSmsRateRequest"> & {
  * Use `create(GetSmsRateRequestSchema)` to create a new message.
  */
 export const GetSmsRateRequestSchema: GenMessage<GetSmsRateRequest> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_admin, 39);
+  messageDesc(file_prepaid_v1_admin, 41);
 
 /**
  * The SMS page rate.
@@ -1263,7 +1389,7 @@ export type GetSmsRateResponse = Message<"prepaid.v1.GetSmsRateResponse"> & {
  * Use `create(GetSmsRateResponseSchema)` to create a new message.
  */
 export const GetSmsRateResponseSchema: GenMessage<GetSmsRateResponse> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_admin, 40);
+  messageDesc(file_prepaid_v1_admin, 42);
 
 /**
  * Asks to set the SMS page rate.
@@ -1284,7 +1410,7 @@ export type SetSmsRateRequest = Message<"prepaid.v1.SetSmsRateRequest"> & {
  * Use `create(SetSmsRateRequestSchema)` to create a new message.
  */
 export const SetSmsRateRequestSchema: GenMessage<SetSmsRateRequest> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_admin, 41);
+  messageDesc(file_prepaid_v1_admin, 43);
 
 /**
  * The new SMS page rate.
@@ -1305,7 +1431,7 @@ export type SetSmsRateResponse = Message<"prepaid.v1.SetSmsRateResponse"> & {
  * Use `create(SetSmsRateResponseSchema)` to create a new message.
  */
 export const SetSmsRateResponseSchema: GenMessage<SetSmsRateResponse> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_admin, 42);
+  messageDesc(file_prepaid_v1_admin, 44);
 
 /**
  * Asks for pending transactions.
@@ -1340,7 +1466,7 @@ export type ListPendingTransactionsRequest = Message<"prepaid.v1.ListPendingTran
  * Use `create(ListPendingTransactionsRequestSchema)` to create a new message.
  */
 export const ListPendingTransactionsRequestSchema: GenMessage<ListPendingTransactionsRequest> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_admin, 43);
+  messageDesc(file_prepaid_v1_admin, 45);
 
 /**
  * A page of pending transactions, oldest first.
@@ -1368,7 +1494,7 @@ export type ListPendingTransactionsResponse = Message<"prepaid.v1.ListPendingTra
  * Use `create(ListPendingTransactionsResponseSchema)` to create a new message.
  */
 export const ListPendingTransactionsResponseSchema: GenMessage<ListPendingTransactionsResponse> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_admin, 44);
+  messageDesc(file_prepaid_v1_admin, 46);
 
 /**
  * Asks for a full ledger check.
@@ -1383,7 +1509,7 @@ export type CheckLedgerRequest = Message<"prepaid.v1.CheckLedgerRequest"> & {
  * Use `create(CheckLedgerRequestSchema)` to create a new message.
  */
 export const CheckLedgerRequestSchema: GenMessage<CheckLedgerRequest> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_admin, 45);
+  messageDesc(file_prepaid_v1_admin, 47);
 
 /**
  * One way the money does not add up.
@@ -1433,7 +1559,7 @@ export type LedgerViolation = Message<"prepaid.v1.LedgerViolation"> & {
  * Use `create(LedgerViolationSchema)` to create a new message.
  */
 export const LedgerViolationSchema: GenMessage<LedgerViolation> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_admin, 46);
+  messageDesc(file_prepaid_v1_admin, 48);
 
 /**
  * What a ledger check found in one mode's wallets, so test money is never read as live.
@@ -1489,7 +1615,7 @@ export type LedgerModeCheck = Message<"prepaid.v1.LedgerModeCheck"> & {
  * Use `create(LedgerModeCheckSchema)` to create a new message.
  */
 export const LedgerModeCheckSchema: GenMessage<LedgerModeCheck> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_admin, 47);
+  messageDesc(file_prepaid_v1_admin, 49);
 
 /**
  * The result of a ledger check.
@@ -1559,7 +1685,7 @@ export type CheckLedgerResponse = Message<"prepaid.v1.CheckLedgerResponse"> & {
  * Use `create(CheckLedgerResponseSchema)` to create a new message.
  */
 export const CheckLedgerResponseSchema: GenMessage<CheckLedgerResponse> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_admin, 48);
+  messageDesc(file_prepaid_v1_admin, 50);
 
 /**
  * Asks for a plans sync from the data provider.
@@ -1580,7 +1706,7 @@ export type SyncPlansRequest = Message<"prepaid.v1.SyncPlansRequest"> & {
  * Use `create(SyncPlansRequestSchema)` to create a new message.
  */
 export const SyncPlansRequestSchema: GenMessage<SyncPlansRequest> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_admin, 49);
+  messageDesc(file_prepaid_v1_admin, 51);
 
 /**
  * One plan a sync created, changed or deactivated.
@@ -1615,7 +1741,7 @@ export type PlanChange = Message<"prepaid.v1.PlanChange"> & {
  * Use `create(PlanChangeSchema)` to create a new message.
  */
 export const PlanChangeSchema: GenMessage<PlanChange> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_admin, 50);
+  messageDesc(file_prepaid_v1_admin, 52);
 
 /**
  * What a plans sync did.
@@ -1678,7 +1804,224 @@ export type SyncPlansResponse = Message<"prepaid.v1.SyncPlansResponse"> & {
  * Use `create(SyncPlansResponseSchema)` to create a new message.
  */
 export const SyncPlansResponseSchema: GenMessage<SyncPlansResponse> = /*@__PURE__*/
-  messageDesc(file_prepaid_v1_admin, 51);
+  messageDesc(file_prepaid_v1_admin, 53);
+
+/**
+ * Switches a plan type on one network on or off.
+ *
+ * @generated from message prepaid.v1.SetPlanTypeEnabledRequest
+ */
+export type SetPlanTypeEnabledRequest = Message<"prepaid.v1.SetPlanTypeEnabledRequest"> & {
+  /**
+   * mtn, glo, airtel or 9mobile (t2).
+   *
+   * @generated from field: string network = 1;
+   */
+  network: string;
+
+  /**
+   * sme, sme2, cg, gifting, awoof or direct.
+   *
+   * @generated from field: string plan_type = 2;
+   */
+  planType: string;
+
+  /**
+   * True to sell the type again, false to stop selling it.
+   *
+   * @generated from field: bool enabled = 3;
+   */
+  enabled: boolean;
+
+  /**
+   * Why, kept in the audit log.
+   *
+   * @generated from field: string note = 4;
+   */
+  note: string;
+};
+
+/**
+ * Describes the message prepaid.v1.SetPlanTypeEnabledRequest.
+ * Use `create(SetPlanTypeEnabledRequestSchema)` to create a new message.
+ */
+export const SetPlanTypeEnabledRequestSchema: GenMessage<SetPlanTypeEnabledRequest> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_admin, 54);
+
+/**
+ * What the switch did.
+ *
+ * @generated from message prepaid.v1.SetPlanTypeEnabledResponse
+ */
+export type SetPlanTypeEnabledResponse = Message<"prepaid.v1.SetPlanTypeEnabledResponse"> & {
+  /**
+   * Whether the switch changed anything (false when it was already so).
+   *
+   * @generated from field: bool changed = 1;
+   */
+  changed: boolean;
+
+  /**
+   * The plans of that network and type.
+   *
+   * @generated from field: repeated prepaid.v1.CatalogPlan plans = 2;
+   */
+  plans: CatalogPlan[];
+
+  /**
+   * Events written for partners (plan.disabled or plan.updated).
+   *
+   * @generated from field: int32 events = 3;
+   */
+  events: number;
+};
+
+/**
+ * Describes the message prepaid.v1.SetPlanTypeEnabledResponse.
+ * Use `create(SetPlanTypeEnabledResponseSchema)` to create a new message.
+ */
+export const SetPlanTypeEnabledResponseSchema: GenMessage<SetPlanTypeEnabledResponse> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_admin, 55);
+
+/**
+ * Sets an upstream's cost of a data plan.
+ *
+ * @generated from message prepaid.v1.SetPlanCostRequest
+ */
+export type SetPlanCostRequest = Message<"prepaid.v1.SetPlanCostRequest"> & {
+  /**
+   * The plan.
+   *
+   * @generated from field: int64 plan_id = 1;
+   */
+  planId: bigint;
+
+  /**
+   * The upstream's name, for example "vtpass".
+   *
+   * @generated from field: string upstream = 2;
+   */
+  upstream: string;
+
+  /**
+   * Its cost in kobo; 0 forgets it.
+   *
+   * @generated from field: int64 cost_kobo = 3;
+   */
+  costKobo: bigint;
+
+  /**
+   * Why, kept in the audit log.
+   *
+   * @generated from field: string note = 4;
+   */
+  note: string;
+};
+
+/**
+ * Describes the message prepaid.v1.SetPlanCostRequest.
+ * Use `create(SetPlanCostRequestSchema)` to create a new message.
+ */
+export const SetPlanCostRequestSchema: GenMessage<SetPlanCostRequest> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_admin, 56);
+
+/**
+ * The plan after the change.
+ *
+ * @generated from message prepaid.v1.SetPlanCostResponse
+ */
+export type SetPlanCostResponse = Message<"prepaid.v1.SetPlanCostResponse"> & {
+  /**
+   * The plan with its costs.
+   *
+   * @generated from field: prepaid.v1.CatalogPlan plan = 1;
+   */
+  plan?: CatalogPlan | undefined;
+
+  /**
+   * Events written for partners whose price changed.
+   *
+   * @generated from field: int32 events = 2;
+   */
+  events: number;
+};
+
+/**
+ * Describes the message prepaid.v1.SetPlanCostResponse.
+ * Use `create(SetPlanCostResponseSchema)` to create a new message.
+ */
+export const SetPlanCostResponseSchema: GenMessage<SetPlanCostResponse> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_admin, 57);
+
+/**
+ * Sets or removes a tier's price rule for one network and plan type.
+ *
+ * @generated from message prepaid.v1.SetPriceRuleRequest
+ */
+export type SetPriceRuleRequest = Message<"prepaid.v1.SetPriceRuleRequest"> & {
+  /**
+   * The tier.
+   *
+   * @generated from field: string tier_id = 1;
+   */
+  tierId: string;
+
+  /**
+   * The rule; its network and plan_type say which rule it replaces.
+   *
+   * @generated from field: prepaid.v1.PriceRule rule = 2;
+   */
+  rule?: PriceRule | undefined;
+
+  /**
+   * True to remove the rule for that network and plan type instead.
+   *
+   * @generated from field: bool remove = 3;
+   */
+  remove: boolean;
+
+  /**
+   * Why, kept in the audit log.
+   *
+   * @generated from field: string note = 4;
+   */
+  note: string;
+};
+
+/**
+ * Describes the message prepaid.v1.SetPriceRuleRequest.
+ * Use `create(SetPriceRuleRequestSchema)` to create a new message.
+ */
+export const SetPriceRuleRequestSchema: GenMessage<SetPriceRuleRequest> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_admin, 58);
+
+/**
+ * The tier after the change.
+ *
+ * @generated from message prepaid.v1.SetPriceRuleResponse
+ */
+export type SetPriceRuleResponse = Message<"prepaid.v1.SetPriceRuleResponse"> & {
+  /**
+   * The tier with its rules.
+   *
+   * @generated from field: prepaid.v1.Tier tier = 1;
+   */
+  tier?: Tier | undefined;
+
+  /**
+   * Events written for partners whose price changed.
+   *
+   * @generated from field: int32 events = 2;
+   */
+  events: number;
+};
+
+/**
+ * Describes the message prepaid.v1.SetPriceRuleResponse.
+ * Use `create(SetPriceRuleResponseSchema)` to create a new message.
+ */
+export const SetPriceRuleResponseSchema: GenMessage<SetPriceRuleResponse> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_admin, 59);
 
 /**
  * What a plans sync did to one plan.
@@ -1928,6 +2271,37 @@ export const AdminService: GenService<{
     methodKind: "unary";
     input: typeof SyncPlansRequestSchema;
     output: typeof SyncPlansResponseSchema;
+  },
+  /**
+   * Switches every data plan of one type on one network on or off (audited); partners get
+   * plan.disabled or plan.updated events for the plans that changed.
+   *
+   * @generated from rpc prepaid.v1.AdminService.SetPlanTypeEnabled
+   */
+  setPlanTypeEnabled: {
+    methodKind: "unary";
+    input: typeof SetPlanTypeEnabledRequestSchema;
+    output: typeof SetPlanTypeEnabledResponseSchema;
+  },
+  /**
+   * Sets what an upstream charges for a data plan (audited); prices built on it follow.
+   *
+   * @generated from rpc prepaid.v1.AdminService.SetPlanCost
+   */
+  setPlanCost: {
+    methodKind: "unary";
+    input: typeof SetPlanCostRequestSchema;
+    output: typeof SetPlanCostResponseSchema;
+  },
+  /**
+   * Sets or removes one cost-plus price rule of a tier (audited); prices follow.
+   *
+   * @generated from rpc prepaid.v1.AdminService.SetPriceRule
+   */
+  setPriceRule: {
+    methodKind: "unary";
+    input: typeof SetPriceRuleRequestSchema;
+    output: typeof SetPriceRuleResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_prepaid_v1_admin, 0);

@@ -82,6 +82,10 @@ const PLAN: PlanRecord = {
   validity: '30 days',
   faceValueKobo: kobo(1_000_00),
   tierPricesKobo: { gold: kobo(900_00) },
+  type: 'direct',
+  sizeMb: 0,
+  validityDays: 0,
+  costsKobo: {},
   active: true,
   providerCode: '',
 };

@@ -10,7 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import * as assert from 'uvu/assert';
-import { type EventRecord, pingEvent } from '../../../core/domain/events.js';
+import { type EventRecord, pingEvent, planEvent, publicPlan } from '../../../core/domain/events.js';
 import { type NewInflow, newInflowId, type VirtualAccountRecord } from '../../../core/domain/funding.js';
 import { MODES, type Mode } from '../../../core/domain/mode.js';
 import { kobo } from '../../../core/domain/money.js';
@@ -409,6 +409,7 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       name: 'Standard',
       apiAccess: false,
       discounts: [{ product: 'airtime' as const, service: 'mtn', basisPoints: 200 }],
+      priceRules: [],
     };
 
     it('tiers upsert, read back and update in place', async (h) => {
@@ -418,6 +419,7 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
         name: 'API',
         apiAccess: true,
         discounts: [{ product: 'data' as const, service: '', basisPoints: 150 }],
+        priceRules: [],
       };
       await h.store.catalog.upsertTier(api);
       assert.equal(await h.store.catalog.getTier('api'), api);
@@ -432,6 +434,132 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       assert.is(await h.store.catalog.getTier('gold'), null);
     });
 
+    it('a plan keeps its type, size, validity days and costs, and a tier its price rules', async (h) => {
+      const rules = [
+        {
+          network: 'mtn',
+          planType: 'sme',
+          marginBasisPoints: 500,
+          marginKobo: kobo(10_00),
+          floorKobo: kobo(0),
+          ceilingKobo: kobo(900_00),
+        },
+      ];
+      assert.equal(await h.store.catalog.upsertTier({ ...standard, priceRules: rules }), {
+        ...standard,
+        priceRules: rules,
+      });
+      assert.equal((await h.store.catalog.getTier('standard'))!.priceRules, rules);
+      const plan: PlanRecord = {
+        planId: 0,
+        network: 'mtn',
+        label: 'SME 1GB',
+        validity: '30 days',
+        type: 'sme',
+        sizeMb: 1024,
+        validityDays: 30,
+        faceValueKobo: kobo(300_00),
+        tierPricesKobo: {},
+        costsKobo: { vtpass: kobo(250_00), 'odd.name': kobo(260_00) },
+        active: true,
+        providerCode: 'mtn-sme-1gb',
+      };
+      const stored = await h.store.catalog.upsertPlan(plan);
+      assert.equal(await h.store.catalog.getPlan(stored.planId), { ...plan, planId: stored.planId });
+    });
+
+    it('a plan change writes its plans, its type switch, a tier and its events together', async (h) => {
+      await h.store.catalog.upsertTier(standard);
+      const accountId = await h.account();
+      const plan = await h.store.catalog.upsertPlan({
+        planId: 0,
+        network: 'glo',
+        label: '2GB',
+        validity: '30 days',
+        type: 'cg',
+        sizeMb: 2048,
+        validityDays: 30,
+        faceValueKobo: kobo(1_000_00),
+        tierPricesKobo: {},
+        costsKobo: {},
+        active: true,
+        providerCode: '',
+      });
+      assert.equal(await h.store.catalog.listPlanTypesOff(), []);
+      const event = planEvent('plan.disabled', accountId, publicPlan(plan, kobo(970_00)), at(5));
+      const written = await h.store.catalog.applyPlanChanges({
+        plans: [{ ...plan, costsKobo: { vtpass: kobo(900_00) } }],
+        typeSwitch: { network: 'glo', type: 'cg', enabled: false },
+        tier: { ...standard, name: 'Standard, changed' },
+        events: [event],
+      });
+      assert.equal(written, [{ ...plan, costsKobo: { vtpass: kobo(900_00) } }]);
+      assert.equal(await h.store.catalog.listPlanTypesOff(), [{ network: 'glo', type: 'cg' }]);
+      assert.is((await h.store.catalog.getTier('standard'))!.name, 'Standard, changed');
+      const feed = await h.store.events.listFeed(accountId, 'live', 0, 10);
+      assert.equal(
+        feed.map((e) => [e.eventId, e.type, e.subject, e.body, e.delivery]),
+        [[event.eventId, 'plan.disabled', `plan:${plan.planId}`, event.body, 'none']],
+      );
+      // Switching off twice keeps one switch; switching on removes it.
+      await h.store.catalog.applyPlanChanges({
+        plans: [],
+        typeSwitch: { network: 'glo', type: 'cg', enabled: false },
+        events: [],
+      });
+      assert.is((await h.store.catalog.listPlanTypesOff()).length, 1);
+      await h.store.catalog.applyPlanChanges({
+        plans: [],
+        typeSwitch: { network: 'glo', type: 'cg', enabled: true },
+        events: [],
+      });
+      assert.equal(await h.store.catalog.listPlanTypesOff(), []);
+    });
+
+    it('a plan change whose event cannot be written writes nothing', async (h) => {
+      await h.store.catalog.upsertTier(standard);
+      const accountId = await h.account();
+      const plan = await h.store.catalog.upsertPlan({
+        planId: 0,
+        network: 'airtel',
+        label: '1GB',
+        validity: '1 day',
+        type: 'awoof',
+        sizeMb: 1024,
+        validityDays: 1,
+        faceValueKobo: kobo(300_00),
+        tierPricesKobo: {},
+        costsKobo: {},
+        active: true,
+        providerCode: '',
+      });
+      const event = planEvent('plan.updated', accountId, publicPlan(plan, kobo(290_00)), at(5));
+      // The same event id twice: the second insert breaks the unique id, so the whole change rolls back.
+      await h.store.catalog
+        .applyPlanChanges({
+          plans: [{ ...plan, active: false }],
+          typeSwitch: { network: 'airtel', type: 'awoof', enabled: false },
+          events: [event, event],
+        })
+        .then(
+          () => assert.unreachable('a duplicate event id must fail the change'),
+          (error: unknown) => assert.instance(error, Error),
+        );
+      assert.is((await h.store.catalog.getPlan(plan.planId))!.active, true);
+      assert.equal(await h.store.catalog.listPlanTypesOff(), []);
+      assert.equal(await h.store.events.listFeed(accountId, 'live', 0, 10), []);
+    });
+
+    it('the accounts on a tier are listed a page at a time, in id order', async (h) => {
+      // A tier of this run's own, should an adapter's fresh stores share a database.
+      const gold = `gold-${randomUUID().slice(0, 8)}`;
+      const ids = [await h.account(0, gold), await h.account(0, gold), await h.account(0, gold)].sort();
+      await h.account(0, 'silver');
+      assert.equal(await h.store.accounts.listIdsOnTier(gold, '', 2), ids.slice(0, 2));
+      assert.equal(await h.store.accounts.listIdsOnTier(gold, ids[1]!, 2), ids.slice(2));
+      assert.equal(await h.store.accounts.listIdsOnTier('bronze', '', 10), []);
+    });
+
     it('planId 0 allocates the next id; ids stay stable across updates and are never reused', async (h) => {
       const plan = (network: string, label: string): PlanRecord => ({
         planId: 0,
@@ -440,6 +568,10 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
         validity: '30 days',
         faceValueKobo: kobo(100_000),
         tierPricesKobo: { standard: kobo(98_000), api: kobo(95_000) },
+        type: 'direct' as const,
+        sizeMb: 0,
+        validityDays: 0,
+        costsKobo: {},
         active: true,
         providerCode: '',
       });
@@ -459,6 +591,10 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
         label: '1.5GB',
         active: false,
         tierPricesKobo: { standard: kobo(97_000) },
+        type: 'direct' as const,
+        sizeMb: 0,
+        validityDays: 0,
+        costsKobo: {},
       });
       assert.is(updated.planId, first.planId);
       assert.equal(await h.store.catalog.getPlan(first.planId), updated);
@@ -471,6 +607,10 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
         validity: '30 days',
         faceValueKobo: kobo(50_000),
         tierPricesKobo: { standard: kobo(49_000) },
+        type: 'direct' as const,
+        sizeMb: 0,
+        validityDays: 0,
+        costsKobo: {},
         providerCode: '',
       };
       const mtnA = await h.store.catalog.upsertPlan({
@@ -568,7 +708,7 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
 
     it('seedIfEmpty writes the seed once and never overwrites later edits', async (h) => {
       const seed: CatalogSeed = {
-        tiers: [standard, { tierId: 'api', name: 'API', apiAccess: true, discounts: [] }],
+        tiers: [standard, { tierId: 'api', name: 'API', apiAccess: true, discounts: [], priceRules: [] }],
         plans: [
           {
             planId: 1,
@@ -577,6 +717,10 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
             validity: '30 days',
             faceValueKobo: kobo(100_000),
             tierPricesKobo: { standard: kobo(98_000), api: kobo(95_000) },
+            type: 'direct' as const,
+            sizeMb: 0,
+            validityDays: 0,
+            costsKobo: {},
             active: true,
             providerCode: '',
           },
@@ -587,6 +731,10 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
             validity: '30 days',
             faceValueKobo: kobo(150_000),
             tierPricesKobo: { standard: kobo(147_000), api: kobo(140_000) },
+            type: 'direct' as const,
+            sizeMb: 0,
+            validityDays: 0,
+            costsKobo: {},
             active: true,
             providerCode: '',
           },
@@ -612,7 +760,7 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       await h.store.catalog.setSmsRateKobo(kobo(425));
       const changed: CatalogSeed = {
         ...seed,
-        tiers: [{ tierId: 'gold', name: 'Gold', apiAccess: true, discounts: [] }],
+        tiers: [{ tierId: 'gold', name: 'Gold', apiAccess: true, discounts: [], priceRules: [] }],
         smsRateKobo: kobo(999),
       };
       assert.is(await h.store.catalog.seedIfEmpty(changed), false);

@@ -185,6 +185,10 @@ money('a plan keeps tier prices under any tier id, even one with "." or "$" in i
     validity: '30 days',
     faceValueKobo: kobo(100_000),
     tierPricesKobo: { standard: kobo(98_000), 'gold.v2': kobo(95_000), $vip: kobo(90_000) },
+    type: 'direct',
+    sizeMb: 0,
+    validityDays: 0,
+    costsKobo: {},
     active: true,
     providerCode: 'mtn-1gb',
   };

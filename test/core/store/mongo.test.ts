@@ -240,6 +240,10 @@ function runAgainst(uri: string): void {
       validity: '30 days',
       faceValueKobo: kobo(100_000),
       tierPricesKobo: {},
+      type: 'direct' as const,
+      sizeMb: 0,
+      validityDays: 0,
+      costsKobo: {},
       active: true,
       providerCode: '',
     };

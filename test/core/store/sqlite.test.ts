@@ -83,6 +83,10 @@ async function populate(store: Store): Promise<void> {
     validity: '30 days',
     faceValueKobo: kobo(100_000),
     tierPricesKobo: { standard: kobo(98_000) },
+    type: 'direct',
+    sizeMb: 0,
+    validityDays: 0,
+    costsKobo: {},
     active: true,
     providerCode: '',
   });
@@ -112,6 +116,10 @@ sqlite('what was committed is still there after close and reopen', async () => {
     validity: '30 days',
     faceValueKobo: kobo(1),
     tierPricesKobo: {},
+    type: 'direct',
+    sizeMb: 0,
+    validityDays: 0,
+    costsKobo: {},
     active: true,
     providerCode: '',
   });

@@ -393,6 +393,7 @@ export function instrumentStore(
     history: store.history,
     upgrades: store.upgrades,
     auditLog: store.auditLog,
+    supply: store.supply,
     events: store.events,
     webhooks: store.webhooks,
     keyUse: store.keyUse,

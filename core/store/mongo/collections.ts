@@ -28,3 +28,10 @@ export const UPGRADE_REQUESTS_COLLECTION = 'upgrade_requests';
 
 /** The audit log (audit-log.ts), append-only; created by step 14. */
 export const AUDIT_LOG_COLLECTION = 'audit_log';
+
+/** Supply (supply.ts): upstream attempts, routes and upstream settings; created by step 15. */
+export const SUPPLY_COLLECTIONS = {
+  attempts: 'upstream_attempts',
+  routes: 'routes',
+  upstreamSettings: 'upstream_settings',
+} as const;

@@ -58,6 +58,7 @@ import { createHistoryStore } from './history.js';
 import { createKeyUseStore } from './key-use.js';
 import { createKeyStore } from './keys.js';
 import { ensureSchema, schemaTarget } from './schema.js';
+import { createSupplyStore } from './supply.js';
 import { createTransactionStore } from './transactions.js';
 import { createUpgradeStore } from './upgrades.js';
 import { createPeopleStore } from './users.js';
@@ -137,6 +138,7 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<MongoS
       history: createHistoryStore(ctx),
       upgrades: createUpgradeStore(ctx),
       auditLog: createAuditLogStore(ctx),
+      supply: createSupplyStore(ctx),
       events: createEventStore(ctx),
       webhooks: createWebhookStore(ctx),
       keyUse: createKeyUseStore(ctx),

@@ -23,6 +23,7 @@ import {
   FUNDING_COLLECTIONS,
   KEY_USE_COLLECTION,
   PEOPLE_COLLECTIONS,
+  SUPPLY_COLLECTIONS,
   UPGRADE_REQUESTS_COLLECTION,
 } from './collections.js';
 import {
@@ -259,6 +260,18 @@ export const SCHEMA_STEPS: readonly SchemaStep[] = [
       await target.createIndexes(AUDIT_LOG_COLLECTION, [
         { name: 'audit_log_actor', key: { actor: 1, _id: -1 } },
         { name: 'audit_log_target', key: { target: 1, _id: -1 } },
+      ]);
+    },
+  },
+  {
+    version: 15,
+    description: 'supply: the upstream attempts of each purchase, the route table, upstream settings',
+    async apply(target) {
+      await createMissingCollections(target, Object.values(SUPPLY_COLLECTIONS), {});
+      // An attempt's _id is "<reference>:<seq>", unique by itself; these serve the reads.
+      await target.createIndexes(SUPPLY_COLLECTIONS.attempts, [
+        { name: 'upstream_attempts_reference', key: { reference: 1, seq: 1 }, unique: true },
+        { name: 'upstream_attempts_started', key: { started_at: 1 } },
       ]);
     },
   },

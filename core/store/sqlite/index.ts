@@ -19,6 +19,7 @@ import { createHistoryStore } from './history.js';
 import { createKeyUseStore } from './key-use.js';
 import { createKeyStore } from './keys.js';
 import { migrate } from './schema.js';
+import { createSupplyStore } from './supply.js';
 import { createTransactionStore, prepareTransactionStatements } from './transactions.js';
 import { createUpgradeStore } from './upgrades.js';
 import { createPeopleStore } from './users.js';
@@ -81,6 +82,7 @@ function buildStore(db: Database.Database): Store {
     history: createHistoryStore(db),
     upgrades: createUpgradeStore(db),
     auditLog: createAuditLogStore(db),
+    supply: createSupplyStore(db, commit),
     events: createEventStore(eventSql, commit),
     webhooks: createWebhookStore(eventSql),
     keyUse: createKeyUseStore(db, commit),

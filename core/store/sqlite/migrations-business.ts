@@ -153,4 +153,36 @@ export const BUSINESS_MIGRATIONS: readonly Migration[] = [
       END;
     `,
   },
+  {
+    version: 15,
+    description: 'supply: the upstream attempts of each purchase, the route table, upstream settings',
+    sql: `
+      CREATE TABLE upstream_attempts (
+        reference  TEXT NOT NULL REFERENCES transactions (reference),
+        seq        INTEGER NOT NULL CHECK (seq >= 1),
+        upstream   TEXT NOT NULL,
+        started_at INTEGER NOT NULL,
+        outcome    TEXT CHECK (outcome IN ('not_delivered', 'failed', 'pending', 'delivered')),
+        evidence   TEXT,
+        cost_kobo  INTEGER,
+        ended_at   INTEGER,
+        PRIMARY KEY (reference, seq)
+      ) STRICT;
+      CREATE INDEX upstream_attempts_started ON upstream_attempts (started_at);
+      CREATE TABLE routes (
+        product    TEXT NOT NULL,
+        network    TEXT NOT NULL,
+        plan_type  TEXT NOT NULL,
+        disco      TEXT NOT NULL,
+        upstreams  TEXT NOT NULL,
+        updated_at INTEGER NOT NULL,
+        PRIMARY KEY (product, network, plan_type, disco)
+      ) STRICT;
+      CREATE TABLE upstream_settings (
+        upstream         TEXT PRIMARY KEY,
+        float_alert_kobo INTEGER CHECK (float_alert_kobo IS NULL OR float_alert_kobo >= 0),
+        updated_at       INTEGER NOT NULL
+      ) STRICT;
+    `,
+  },
 ];

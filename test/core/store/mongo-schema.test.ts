@@ -35,6 +35,7 @@ import {
   SCHEMA_VERSION,
   type SchemaStep,
   type SchemaTarget,
+  SUPPLY_COLLECTIONS,
   setValidator,
   TRANSACTIONS_BY_RECIPIENT_INDEX,
   UPGRADE_REQUESTS_COLLECTION,
@@ -123,7 +124,12 @@ steps('a fresh database gets every collection, its validator and its indexes, th
       ...Object.values(FUNDING_COLLECTIONS),
       UPGRADE_REQUESTS_COLLECTION,
       AUDIT_LOG_COLLECTION,
+      ...Object.values(SUPPLY_COLLECTIONS),
     ]),
+  );
+  assert.ok(
+    db.indexes.get(SUPPLY_COLLECTIONS.attempts)?.has('upstream_attempts_reference'),
+    "a purchase's attempts in order",
   );
   // Step 9 replaced two of the events' indexes with one unique per wallet.
   const replacedEvents = new Set(['events_seq', 'events_feed']);

@@ -28,6 +28,7 @@ import { createShopDesk } from './people/shop.js';
 import { createUpgrades } from './people/upgrades.js';
 import type { Providers } from './providers/port.js';
 import { createSandbox } from './providers/sandbox/index.js';
+import type { Supply } from './providers/supply.js';
 import { parseVtpassCallback } from './providers/vtpass/callback.js';
 import { VTPASS_NAME } from './providers/vtpass/index.js';
 import { createCallbackService } from './purchases/callbacks.js';
@@ -35,7 +36,10 @@ import type { PurchaseDeps } from './purchases/flow.js';
 import { createPendingList } from './purchases/pending-list.js';
 import { Background } from './purchases/receipts.js';
 import { createRecoveryWorker, type RecoveryWorker } from './purchases/recovery.js';
+import { createRouter } from './purchases/routing.js';
 import { createPurchaseService } from './purchases/service.js';
+import type { SupplyDeps } from './purchases/upstream-calls.js';
+import { createUpstreamHealth } from './purchases/upstream-health.js';
 import { createVerificationService } from './purchases/verification.js';
 import { type CoreServer, createCoreServer, SERVICE_NAMES } from './rpc/server.js';
 import type { Moved, Store, WalletStore } from './store/port.js';
@@ -53,6 +57,12 @@ export interface CoreDeps {
    * a fresh one by default). Never anything that reaches a real upstream.
    */
   testProviders?: Providers;
+  /**
+   * Every upstream and the default routes (core/providers/index.ts): live purchases are then
+   * routed, recorded per upstream and fail over on proven non-delivery. Without it each
+   * family's provider in `providers` takes every purchase.
+   */
+  supply?: Supply;
   adminToken: string;
   serviceToken: string;
   providerTimeoutMs: number;
@@ -133,6 +143,14 @@ export interface Core {
   forceShutdown(): void;
 }
 
+/** Routing and health over the configured upstreams; circuit changes are logged. */
+function createSupplyDeps(supply: Supply, store: Store, log: Logger, clock: () => Date): SupplyDeps {
+  const health = createUpstreamHealth({
+    onCircuit: (upstream, state) => log('upstream.circuit', { upstream, state }),
+  });
+  return { router: createRouter({ supply, store, health, clock }), health };
+}
+
 export function createCore(deps: CoreDeps): Core {
   const clock = deps.clock ?? (() => new Date());
   const background = new Background();
@@ -150,6 +168,7 @@ export function createCore(deps: CoreDeps): Core {
   const providers = instrumented(deps.providers, 'live');
   const testProviders = instrumented(deps.testProviders ?? createSandbox({ delayMs: 0, record: false }), 'test');
   deps.metrics?.watchPending(() => deps.store.transactions.pendingSummary(), clock);
+  const supplyDeps = deps.supply === undefined ? undefined : createSupplyDeps(deps.supply, store, deps.log, clock);
   const purchaseDeps = {
     store,
     providers: { live: providers, test: testProviders },
@@ -159,6 +178,7 @@ export function createCore(deps: CoreDeps): Core {
     background,
     log: deps.log,
     observer: outcomes,
+    ...(supplyDeps === undefined ? {} : { supply: supplyDeps }),
   } satisfies PurchaseDeps;
   const keyUses = createKeyUseRecorder({
     keyUse: store.keyUse,

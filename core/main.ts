@@ -22,6 +22,7 @@ import { createPaystackFunding } from './funding/paystack.js';
 import { createCoreMetrics, type MetricsServer, serveMetrics } from './metrics.js';
 import { type BuiltProviders, createProviders, describeRouting } from './providers/index.js';
 import type { Providers } from './providers/port.js';
+import type { Supply } from './providers/supply.js';
 import { openStore, SQLITE_FILE } from './store/index.js';
 
 export interface RunningCore extends Stoppable {
@@ -207,6 +208,6 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
 }
 
 /** The routed providers for live purchases, and the sandbox (never an upstream) for test ones. */
-function testModeProviders(built: BuiltProviders): { providers: Providers; testProviders: Providers } {
-  return { providers: built.providers, testProviders: built.sandbox };
+function testModeProviders(built: BuiltProviders): { providers: Providers; testProviders: Providers; supply: Supply } {
+  return { providers: built.providers, testProviders: built.sandbox, supply: built.supply };
 }

@@ -10,7 +10,7 @@
  */
 import { PRODUCTS, type ProductName } from '../domain/products.js';
 import { createClubkonnectProviders } from './clubkonnect/index.js';
-import type { Providers } from './port.js';
+import type { ProviderRequest, Providers } from './port.js';
 import { createPortedNumberProviders } from './ported-number/index.js';
 import { createSandbox, type Sandbox } from './sandbox/index.js';
 import { type Supply, type Upstream, upstreamOf } from './supply.js';
@@ -109,7 +109,12 @@ export function createProviders(
   let vtpassBills: ReturnType<typeof createVtpassProviders> | null = null;
   if (config.vtpass !== null) {
     vtpassBills = createVtpassProviders({ ...config.vtpass, ...common }, deps.catalog);
-    upstreams.set(VTPASS_UPSTREAM, upstreamOf(VTPASS_UPSTREAM, 'vtpass', vtpassBills));
+    // A data plan without its VTpass code (no `prepaid plans sync` yet) is not sold there.
+    const sells = async (request: ProviderRequest) =>
+      request.product !== 'data' ||
+      request.details.planId === undefined ||
+      ((await deps.catalog.getPlan(request.details.planId))?.providerCode ?? '') !== '';
+    upstreams.set(VTPASS_UPSTREAM, upstreamOf(VTPASS_UPSTREAM, 'vtpass', vtpassBills, { sells }));
   }
   for (const instance of config.upstreams)
     upstreams.set(instance.name, declaredUpstream(instance, planCodes, config.sandboxDelayMs, deps));
@@ -131,10 +136,10 @@ export function createProviders(
   if (vtpassSms !== null) {
     // Bulk SMS has one upstream, the messaging API; the bills upstream keeps its own families.
     const bills = upstreams.get(VTPASS_UPSTREAM);
-    upstreams.set(
-      VTPASS_UPSTREAM,
-      upstreamOf(VTPASS_UPSTREAM, 'vtpass', { ...(bills?.products ?? {}), bulksms: vtpassSms }),
-    );
+    upstreams.set(VTPASS_UPSTREAM, {
+      ...(bills ?? upstreamOf(VTPASS_UPSTREAM, 'vtpass', {})),
+      products: { ...(bills?.products ?? {}), bulksms: vtpassSms },
+    });
   }
 
   const first = <F extends Exclude<ProductName, 'bulksms'>>(family: F): Providers[F] => {
@@ -165,16 +170,30 @@ function declaredUpstream(
 ): Upstream {
   const log = deps.log ? { log: deps.log } : {};
   const planCode = (planId: number) => planCodes(instance.name, planId);
+  // Airtime is sold whole; a data plan only where the upstream has a code for it.
+  const sells = async (request: ProviderRequest) =>
+    request.product !== 'data' ||
+    (request.details.planId !== undefined && (await planCode(request.details.planId)) !== null);
   switch (instance.kind) {
     case 'sandbox':
       return upstreamOf(instance.name, 'sandbox', createSandbox({ delayMs: sandboxDelayMs, record: false }));
     case 'clubkonnect': {
       const ck = createClubkonnectProviders({ ...instance, planCode, ...log });
-      return upstreamOf(instance.name, 'clubkonnect', { airtime: ck.airtime, data: ck.data }, ck.balance);
+      return upstreamOf(
+        instance.name,
+        'clubkonnect',
+        { airtime: ck.airtime, data: ck.data },
+        { balance: ck.balance, sells },
+      );
     }
     case 'ported-number': {
       const pn = createPortedNumberProviders({ ...instance, planCode, ...log });
-      return upstreamOf(instance.name, 'ported-number', { airtime: pn.airtime, data: pn.data }, pn.balance);
+      return upstreamOf(
+        instance.name,
+        'ported-number',
+        { airtime: pn.airtime, data: pn.data },
+        { balance: pn.balance, sells },
+      );
     }
   }
 }

@@ -9,7 +9,7 @@ import type { Kobo } from '../domain/money.js';
 import type { ProductName } from '../domain/products.js';
 import type { FailoverRule } from './failover.js';
 import { FAILOVER_RULES } from './failover-rules.js';
-import type { ProductProvider } from './port.js';
+import type { ProductProvider, ProviderRequest } from './port.js';
 import type { UpstreamKind } from './upstreams.js';
 
 /** One upstream as the flow sees it. */
@@ -22,6 +22,8 @@ export interface Upstream {
   readonly notDelivered: FailoverRule;
   /** Our wallet at the upstream, where it has a balance call; rejects when it cannot tell. */
   readonly balance?: (signal: AbortSignal) => Promise<Kobo>;
+  /** Whether it sells this purchase (a data plan it has a code for); absent: everything of its families. */
+  readonly sells?: (request: ProviderRequest) => Promise<boolean>;
 }
 
 /** Every upstream by name, and each family's ordered default route (PROVIDER_<FAMILY>). */
@@ -35,7 +37,7 @@ export function upstreamOf(
   name: string,
   kind: UpstreamKind,
   products: Partial<Record<ProductName, ProductProvider>>,
-  balance?: (signal: AbortSignal) => Promise<Kobo>,
+  extras: Pick<Upstream, 'balance' | 'sells'> = {},
 ): Upstream {
-  return { name, kind, products, notDelivered: FAILOVER_RULES[kind], ...(balance ? { balance } : {}) };
+  return { name, kind, products, notDelivered: FAILOVER_RULES[kind], ...extras };
 }

@@ -247,4 +247,94 @@ test('a data plan the first does not sell goes straight to the second', async ()
   }
 });
 
+/**
+ * A TCP front for the site that flaps: listening (the site delivers) or closed (connections
+ * refused). Closing stops new connections only; those open finish, as at a real upstream.
+ */
+async function flappingFront(target: URL): Promise<{ url: string; open(): Promise<void>; shut(): Promise<void> }> {
+  const sockets = new Set<net.Socket>();
+  let server: net.Server | null = null;
+  const port = await closedPort();
+  const open = async () => {
+    if (server !== null) return;
+    const s = net.createServer((client) => {
+      const upstream = net.connect(Number(target.port), target.hostname);
+      sockets.add(client).add(upstream);
+      client.pipe(upstream).pipe(client);
+      const end = () => {
+        client.destroy();
+        upstream.destroy();
+      };
+      client.on('error', end).on('close', end);
+      upstream.on('error', end).on('close', end);
+    });
+    await new Promise<void>((resolve) => s.listen(port, '127.0.0.1', resolve));
+    server = s;
+  };
+  const shut = async () => {
+    const s = server;
+    if (s === null) return;
+    server = null;
+    await new Promise<void>((resolve) => s.close(() => resolve()));
+  };
+  await open();
+  return {
+    url: `http://127.0.0.1:${port}${target.pathname}`,
+    open,
+    async shut() {
+      await shut();
+      for (const socket of sockets) socket.destroy();
+    },
+  };
+}
+
+test('200 concurrent purchases while the first flaps between refusing and delivering: each delivered at most once across both fakes, ledger exact', async () => {
+  const site = await startFakePortedNumber();
+  const front = await flappingFront(new URL(site.baseUrl));
+  const stack = await startStack({ airtime: ['site', 'vtpass'] }, { siteUrl: front.url, balanceKobo: 0 });
+  try {
+    site.balance = 1_000_000;
+    const accounts: ApiKeys[] = [];
+    for (let i = 0; i < 4; i += 1) accounts.push(await stack.core.createApiAccount({ balanceKobo: 20_000_00 }));
+    const phones = Array.from({ length: 200 }, (_, i) => `0803${String(10_000_000 + i).slice(1)}`);
+    for (const phone of phones) stack.vtpass.script(phone, { answer: 'delivered' });
+    let flapping = true;
+    const flapper = (async () => {
+      for (let i = 0; flapping; i += 1) {
+        await (i % 2 === 0 ? front.shut() : front.open());
+        await new Promise((resolve) => setTimeout(resolve, 15));
+      }
+    })();
+    const replies = await Promise.all(
+      phones.map((phone, i) =>
+        buyAirtime(stack, phone, accounts[i % accounts.length]!).then((r) => [phone, r] as const),
+      ),
+    );
+    flapping = false;
+    await flapper;
+    await stack.core.recoverNow();
+    let delivered = 0;
+    for (const [phone, reply] of replies) {
+      assert.ok([200, 202].includes(reply.status), `${phone}: ${reply.status} ${reply.text}`);
+      const atSite = site.records.filter((r) => r.body['mobile_number'] === phone).length;
+      const atVtpass = stack.vtpass.paysFor(phone).length;
+      assert.ok(atSite + atVtpass <= 1, `${phone} was sent to ${atSite} + ${atVtpass} upstreams`);
+      if (reply.status === 200) {
+        assert.is(atSite + atVtpass, 1, `${phone} delivered exactly once`);
+        delivered += 1;
+      }
+    }
+    assert.ok(delivered > 0);
+    assert.ok(
+      stack.coreLog.some((l) => l.event === 'purchase.failover'),
+      'some purchases met the first refusing and moved on',
+    );
+    await ledgerIsExact(stack);
+  } finally {
+    await stack.close();
+    await front.shut();
+    await site.close();
+  }
+});
+
 test.run();

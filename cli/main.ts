@@ -33,6 +33,7 @@ import { ledgerGroup } from './ledger.js';
 import { pendingGroup } from './pending.js';
 import { plansGroup } from './plans.js';
 import { pricingGroup } from './pricing.js';
+import { routesGroup } from './routes.js';
 import { tiersGroup } from './tiers.js';
 import { upgradesGroup } from './upgrades.js';
 import { usersGroup } from './users.js';
@@ -59,6 +60,7 @@ export const COMMAND_GROUPS: readonly CommandGroup[] = [
   walletGroup,
   ledgerGroup,
   pendingGroup,
+  routesGroup,
   pricingGroup,
   tiersGroup,
   plansGroup,

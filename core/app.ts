@@ -38,6 +38,7 @@ import { Background } from './purchases/receipts.js';
 import { createRecoveryWorker, type RecoveryWorker } from './purchases/recovery.js';
 import { createRouter } from './purchases/routing.js';
 import { createPurchaseService } from './purchases/service.js';
+import { createSupplyAdmin } from './purchases/supply-admin.js';
 import type { SupplyDeps } from './purchases/upstream-calls.js';
 import { createUpstreamHealth } from './purchases/upstream-health.js';
 import { createVerificationService } from './purchases/verification.js';
@@ -233,6 +234,7 @@ export function createCore(deps: CoreDeps): Core {
     catalog,
     pendingList,
     ledgerCheck,
+    supplyAdmin: createSupplyAdmin({ store, supply: deps.supply, router: supplyDeps?.router, clock }),
     verification,
     callbacks,
     planSync,

@@ -7,7 +7,10 @@ import type { PlanSync } from '../catalog/sync.js';
 import { invalid } from '../domain/errors.js';
 import { MODES } from '../domain/mode.js';
 import { sizeOrDefault } from '../domain/paging.js';
+import type { RouteRecord, UpstreamAttemptRecord } from '../domain/records.js';
 import type { PendingList } from '../purchases/pending-list.js';
+import type { SupplyAdmin } from '../purchases/supply-admin.js';
+import type { RouteKey } from '../store/port.js';
 import {
   accountMessage,
   apiKeyMessage,
@@ -18,13 +21,49 @@ import {
   ledgerEntryMessage,
   MODE_TO_PROTO,
   modeIn,
+  PRODUCT_TO_PROTO,
   productFromProto,
   tierMessage,
+  timestampInit,
   transactionMessage,
 } from './convert.js';
 import type { Handlers } from './grpc.js';
 import { ownTurn } from './turns.js';
 import { planSyncMessage } from './upstream.js';
+
+/** The admin token's actor in the audit log. */
+const CLI_ACTOR = 'cli';
+
+function routeKeyIn(key: { product: number; network: string; planType: string; disco: string } | undefined): RouteKey {
+  const product = key === undefined ? null : productFromProto(key.product);
+  if (key === undefined || product === null) throw invalid('key.product', 'key.product must be set.');
+  return { product, network: key.network, planType: key.planType, disco: key.disco };
+}
+
+function routeMessage(route: RouteRecord) {
+  return {
+    key: {
+      product: PRODUCT_TO_PROTO[route.product],
+      network: route.network,
+      planType: route.planType,
+      disco: route.disco,
+    },
+    upstreams: route.upstreams,
+    updatedAt: timestampInit(route.updatedAt),
+  };
+}
+
+function attemptMessage(attempt: UpstreamAttemptRecord) {
+  return {
+    seq: attempt.seq,
+    upstream: attempt.upstream,
+    startedAt: timestampInit(attempt.startedAt),
+    outcome: attempt.outcome ?? '',
+    evidence: attempt.evidence ?? '',
+    costKobo: BigInt(attempt.costKobo ?? 0),
+    ...(attempt.endedAt === null ? {} : { endedAt: timestampInit(attempt.endedAt) }),
+  };
+}
 
 function issued(key: IssuedKeyPair | null) {
   return key ? { publicKey: key.publicKey, secretKey: key.secretKey, mode: MODE_TO_PROTO[key.mode] } : undefined;
@@ -33,7 +72,7 @@ function issued(key: IssuedKeyPair | null) {
 export function adminHandlers(
   accounts: AccountService,
   catalog: CatalogService,
-  operations: { pendingList: PendingList; ledgerCheck: LedgerCheck },
+  operations: { pendingList: PendingList; ledgerCheck: LedgerCheck; supply: SupplyAdmin },
   planSync: PlanSync,
 ): Handlers<(typeof AdminServiceDesc)['method']> {
   return {
@@ -144,6 +183,33 @@ export function adminHandlers(
         req.pageToken,
       );
       return { transactions: page.items.map(transactionMessage), nextPageToken: page.next ?? '' };
+    },
+    async listRoutes() {
+      const { routes, defaults } = await operations.supply.listRoutes();
+      return {
+        routes: routes.map(routeMessage),
+        defaults: defaults.map((d) => ({
+          key: { product: PRODUCT_TO_PROTO[d.product], network: '', planType: '', disco: '' },
+          upstreams: [...d.upstreams],
+        })),
+        upstreams: operations.supply.upstreams().map((u) => ({
+          name: u.name,
+          kind: u.kind,
+          products: u.products.map((p) => PRODUCT_TO_PROTO[p]),
+        })),
+      };
+    },
+    async setRoute(req) {
+      const { route, before } = await operations.supply.setRoute(routeKeyIn(req.key), req.upstreams, CLI_ACTOR);
+      return { route: routeMessage(route), ...(before === null ? {} : { before: routeMessage(before) }) };
+    },
+    async clearRoute(req) {
+      const before = await operations.supply.clearRoute(routeKeyIn(req.key), CLI_ACTOR);
+      return before === null ? {} : { before: routeMessage(before) };
+    },
+    async listUpstreamAttempts(req) {
+      if (req.reference === '') throw invalid('reference', 'reference must be set.');
+      return { attempts: (await operations.supply.attemptsOf(req.reference)).map(attemptMessage) };
     },
     async checkLedger(_req, call) {
       // A caller that gave up (deadline, Ctrl-C) cancels the call; the check stops with it

@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file prepaid/v1/admin.proto.
  */
 export const file_prepaid_v1_admin: GenFile = /*@__PURE__*/
-  fileDesc("ChZwcmVwYWlkL3YxL2FkbWluLnByb3RvEgpwcmVwYWlkLnYxIp0BCgdBY2NvdW50EhIKCmFjY291bnRfaWQYASABKAkSDAoEbmFtZRgCIAEoCRIPCgd0aWVyX2lkGAMgASgJEhQKDGJhbGFuY2Vfa29ibxgEIAEoAxIuCgpjcmVhdGVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIZChF0ZXN0X2JhbGFuY2Vfa29ibxgGIAEoAyJTCglJc3N1ZWRLZXkSEgoKcHVibGljX2tleRgBIAEoCRISCgpzZWNyZXRfa2V5GAIgASgJEh4KBG1vZGUYAyABKA4yEC5wcmVwYWlkLnYxLk1vZGUi2AEKBkFwaUtleRISCgpwdWJsaWNfa2V5GAEgASgJEhIKCmFjY291bnRfaWQYAiABKAkSEwoLYWxsb3dlZF9pcHMYAyADKAkSDwoHcmV2b2tlZBgEIAEoCBIuCgpjcmVhdGVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIeCgRtb2RlGAYgASgOMhAucHJlcGFpZC52MS5Nb2RlEjAKDGxhc3RfdXNlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiVwoIRGlzY291bnQSJAoHcHJvZHVjdBgBIAEoDjITLnByZXBhaWQudjEuUHJvZHVjdBIPCgdzZXJ2aWNlGAIgASgJEhQKDGJhc2lzX3BvaW50cxgDIAEoBSJiCgRUaWVyEg8KB3RpZXJfaWQYASABKAkSDAoEbmFtZRgCIAEoCRISCgphcGlfYWNjZXNzGAMgASgIEicKCWRpc2NvdW50cxgEIAMoCzIULnByZXBhaWQudjEuRGlzY291bnQivAEKC0NhdGFsb2dQbGFuEg8KB3BsYW5faWQYASABKAMSDwoHbmV0d29yaxgCIAEoCRINCgVsYWJlbBgDIAEoCRIQCgh2YWxpZGl0eRgEIAEoCRIXCg9mYWNlX3ZhbHVlX2tvYm8YBSABKAMSKgoLdGllcl9wcmljZXMYBiADKAsyFS5wcmVwYWlkLnYxLlRpZXJQcmljZRIOCgZhY3RpdmUYByABKAgSFQoNcHJvdmlkZXJfY29kZRgIIAEoCSIwCglUaWVyUHJpY2USDwoHdGllcl9pZBgBIAEoCRISCgpwcmljZV9rb2JvGAIgASgDIn8KDENhYmxlUGFja2FnZRIQCghwcm92aWRlchgBIAEoCRIUCgxwYWNrYWdlX2NvZGUYAiABKAkSDAoEbmFtZRgDIAEoCRISCgpwcmljZV9rb2JvGAQgASgDEg4KBmFjdGl2ZRgFIAEoCBIVCg1wcm92aWRlcl9jb2RlGAYgASgJIuMBCgtMZWRnZXJFbnRyeRIQCghlbnRyeV9pZBgBIAEoAxISCgphY2NvdW50X2lkGAIgASgJEhMKC2Ftb3VudF9rb2JvGAMgASgDEhoKEmJhbGFuY2VfYWZ0ZXJfa29ibxgEIAEoAxIMCgRraW5kGAUgASgJEhEKCXJlZmVyZW5jZRgGIAEoCRIMCgRtZW1vGAcgASgJEi4KCmNyZWF0ZWRfYXQYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEh4KBG1vZGUYCSABKA4yEC5wcmVwYWlkLnYxLk1vZGUiNQoUQ3JlYXRlQWNjb3VudFJlcXVlc3QSDAoEbmFtZRgBIAEoCRIPCgd0aWVyX2lkGAIgASgJImgKFUNyZWF0ZUFjY291bnRSZXNwb25zZRIkCgdhY2NvdW50GAEgASgLMhMucHJlcGFpZC52MS5BY2NvdW50EikKCmlzc3VlZF9rZXkYAiABKAsyFS5wcmVwYWlkLnYxLklzc3VlZEtleSInChFHZXRBY2NvdW50UmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJIjoKEkdldEFjY291bnRSZXNwb25zZRIkCgdhY2NvdW50GAEgASgLMhMucHJlcGFpZC52MS5BY2NvdW50IjwKFVNldEFjY291bnRUaWVyUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEg8KB3RpZXJfaWQYAiABKAkiaQoWU2V0QWNjb3VudFRpZXJSZXNwb25zZRIkCgdhY2NvdW50GAEgASgLMhMucHJlcGFpZC52MS5BY2NvdW50EikKCmlzc3VlZF9rZXkYAiABKAsyFS5wcmVwYWlkLnYxLklzc3VlZEtleSJJChNDcmVhdGVBcGlLZXlSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSHgoEbW9kZRgCIAEoDjIQLnByZXBhaWQudjEuTW9kZSJBChRDcmVhdGVBcGlLZXlSZXNwb25zZRIpCgppc3N1ZWRfa2V5GAEgASgLMhUucHJlcGFpZC52MS5Jc3N1ZWRLZXkiKAoSTGlzdEFwaUtleXNSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkiNwoTTGlzdEFwaUtleXNSZXNwb25zZRIgCgRrZXlzGAEgAygLMhIucHJlcGFpZC52MS5BcGlLZXkiKQoTUmV2b2tlQXBpS2V5UmVxdWVzdBISCgpwdWJsaWNfa2V5GAEgASgJIjcKFFJldm9rZUFwaUtleVJlc3BvbnNlEh8KA2tleRgBIAEoCzISLnByZXBhaWQudjEuQXBpS2V5IkEKFlNldEFwaUtleUlwTG9ja1JlcXVlc3QSEgoKcHVibGljX2tleRgBIAEoCRITCgthbGxvd2VkX2lwcxgCIAMoCSI6ChdTZXRBcGlLZXlJcExvY2tSZXNwb25zZRIfCgNrZXkYASABKAsyEi5wcmVwYWlkLnYxLkFwaUtleSJ/ChNDcmVkaXRXYWxsZXRSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSEwoLYW1vdW50X2tvYm8YAiABKAMSDAoEbWVtbxgDIAEoCRIRCglyZWZlcmVuY2UYBCABKAkSHgoEbW9kZRgFIAEoDjIQLnByZXBhaWQudjEuTW9kZSJmChRDcmVkaXRXYWxsZXRSZXNwb25zZRIUCgxiYWxhbmNlX2tvYm8YASABKAMSJgoFZW50cnkYAiABKAsyFy5wcmVwYWlkLnYxLkxlZGdlckVudHJ5EhAKCHJlcGxheWVkGAMgASgIInUKGExpc3RMZWRnZXJFbnRyaWVzUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEhEKCXBhZ2Vfc2l6ZRgCIAEoBRISCgpwYWdlX3Rva2VuGAMgASgJEh4KBG1vZGUYBCABKA4yEC5wcmVwYWlkLnYxLk1vZGUiXgoZTGlzdExlZGdlckVudHJpZXNSZXNwb25zZRIoCgdlbnRyaWVzGAEgAygLMhcucHJlcGFpZC52MS5MZWRnZXJFbnRyeRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiEgoQTGlzdFRpZXJzUmVxdWVzdCI0ChFMaXN0VGllcnNSZXNwb25zZRIfCgV0aWVycxgBIAMoCzIQLnByZXBhaWQudjEuVGllciIzChFVcHNlcnRUaWVyUmVxdWVzdBIeCgR0aWVyGAEgASgLMhAucHJlcGFpZC52MS5UaWVyIjQKElVwc2VydFRpZXJSZXNwb25zZRIeCgR0aWVyGAEgASgLMhAucHJlcGFpZC52MS5UaWVyIioKF0xpc3RDYXRhbG9nUGxhbnNSZXF1ZXN0Eg8KB25ldHdvcmsYASABKAkiQgoYTGlzdENhdGFsb2dQbGFuc1Jlc3BvbnNlEiYKBXBsYW5zGAEgAygLMhcucHJlcGFpZC52MS5DYXRhbG9nUGxhbiI6ChFVcHNlcnRQbGFuUmVxdWVzdBIlCgRwbGFuGAEgASgLMhcucHJlcGFpZC52MS5DYXRhbG9nUGxhbiI7ChJVcHNlcnRQbGFuUmVzcG9uc2USJQoEcGxhbhgBIAEoCzIXLnByZXBhaWQudjEuQ2F0YWxvZ1BsYW4iLAoYTGlzdENhYmxlUGFja2FnZXNSZXF1ZXN0EhAKCHByb3ZpZGVyGAEgASgJIkcKGUxpc3RDYWJsZVBhY2thZ2VzUmVzcG9uc2USKgoIcGFja2FnZXMYASADKAsyGC5wcmVwYWlkLnYxLkNhYmxlUGFja2FnZSJGChlVcHNlcnRDYWJsZVBhY2thZ2VSZXF1ZXN0EikKB3BhY2thZ2UYASABKAsyGC5wcmVwYWlkLnYxLkNhYmxlUGFja2FnZSJHChpVcHNlcnRDYWJsZVBhY2thZ2VSZXNwb25zZRIpCgdwYWNrYWdlGAEgASgLMhgucHJlcGFpZC52MS5DYWJsZVBhY2thZ2UiEwoRR2V0U21zUmF0ZVJlcXVlc3QiKwoSR2V0U21zUmF0ZVJlc3BvbnNlEhUKDWtvYm9fcGVyX3BhZ2UYASABKAMiKgoRU2V0U21zUmF0ZVJlcXVlc3QSFQoNa29ib19wZXJfcGFnZRgBIAEoAyIrChJTZXRTbXNSYXRlUmVzcG9uc2USFQoNa29ib19wZXJfcGFnZRgBIAEoAyJlCh5MaXN0UGVuZGluZ1RyYW5zYWN0aW9uc1JlcXVlc3QSHAoUbmVlZHNfYXR0ZW50aW9uX29ubHkYASABKAgSEQoJcGFnZV9zaXplGAIgASgFEhIKCnBhZ2VfdG9rZW4YAyABKAkiaQofTGlzdFBlbmRpbmdUcmFuc2FjdGlvbnNSZXNwb25zZRItCgx0cmFuc2FjdGlvbnMYASADKAsyFy5wcmVwYWlkLnYxLlRyYW5zYWN0aW9uEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSIUChJDaGVja0xlZGdlclJlcXVlc3QidgoPTGVkZ2VyVmlvbGF0aW9uEgwKBGtpbmQYASABKAkSEgoKYWNjb3VudF9pZBgCIAEoCRIRCglyZWZlcmVuY2UYAyABKAkSDgoGZGV0YWlsGAQgASgJEh4KBG1vZGUYBSABKA4yEC5wcmVwYWlkLnYxLk1vZGUitwEKD0xlZGdlck1vZGVDaGVjaxIeCgRtb2RlGAEgASgOMhAucHJlcGFpZC52MS5Nb2RlEhwKFHRyYW5zYWN0aW9uc19jaGVja2VkGAIgASgDEhcKD2VudHJpZXNfY2hlY2tlZBgDIAEoAxIVCg1wZW5kaW5nX2NvdW50GAQgASgDEh0KFW5lZWRzX2F0dGVudGlvbl9jb3VudBgFIAEoAxIXCg92aW9sYXRpb25fY291bnQYBiABKAMikgIKE0NoZWNrTGVkZ2VyUmVzcG9uc2USGAoQYWNjb3VudHNfY2hlY2tlZBgBIAEoAxIcChR0cmFuc2FjdGlvbnNfY2hlY2tlZBgCIAEoAxIXCg9lbnRyaWVzX2NoZWNrZWQYAyABKAMSFwoPdmlvbGF0aW9uX2NvdW50GAQgASgDEi8KCnZpb2xhdGlvbnMYBSADKAsyGy5wcmVwYWlkLnYxLkxlZGdlclZpb2xhdGlvbhIVCg1wZW5kaW5nX2NvdW50GAYgASgDEh0KFW5lZWRzX2F0dGVudGlvbl9jb3VudBgHIAEoAxIqCgVtb2RlcxgIIAMoCzIbLnByZXBhaWQudjEuTGVkZ2VyTW9kZUNoZWNrIiMKEFN5bmNQbGFuc1JlcXVlc3QSDwoHZHJ5X3J1bhgBIAEoCCKKAQoKUGxhbkNoYW5nZRIsCgZhY3Rpb24YASABKA4yHC5wcmVwYWlkLnYxLlBsYW5DaGFuZ2VBY3Rpb24SJQoEcGxhbhgCIAEoCzIXLnByZXBhaWQudjEuQ2F0YWxvZ1BsYW4SJwoGYmVmb3JlGAMgASgLMhcucHJlcGFpZC52MS5DYXRhbG9nUGxhbiKxAQoRU3luY1BsYW5zUmVzcG9uc2USEAoIcHJvdmlkZXIYASABKAkSEQoJc3VwcG9ydGVkGAIgASgIEg8KB2RyeV9ydW4YAyABKAgSJwoHY2hhbmdlcxgEIAMoCzIWLnByZXBhaWQudjEuUGxhbkNoYW5nZRIRCgl1bmNoYW5nZWQYBSABKAUSGAoQdW5jb2RlZF9wbGFuX2lkcxgGIAMoAxIQCgh3YXJuaW5ncxgHIAMoCSqaAQoQUGxhbkNoYW5nZUFjdGlvbhIiCh5QTEFOX0NIQU5HRV9BQ1RJT05fVU5TUEVDSUZJRUQQABIeChpQTEFOX0NIQU5HRV9BQ1RJT05fQ1JFQVRFRBABEh4KGlBMQU5fQ0hBTkdFX0FDVElPTl9VUERBVEVEEAISIgoeUExBTl9DSEFOR0VfQUNUSU9OX0RFQUNUSVZBVEVEEAMyww0KDEFkbWluU2VydmljZRJUCg1DcmVhdGVBY2NvdW50EiAucHJlcGFpZC52MS5DcmVhdGVBY2NvdW50UmVxdWVzdBohLnByZXBhaWQudjEuQ3JlYXRlQWNjb3VudFJlc3BvbnNlEksKCkdldEFjY291bnQSHS5wcmVwYWlkLnYxLkdldEFjY291bnRSZXF1ZXN0Gh4ucHJlcGFpZC52MS5HZXRBY2NvdW50UmVzcG9uc2USVwoOU2V0QWNjb3VudFRpZXISIS5wcmVwYWlkLnYxLlNldEFjY291bnRUaWVyUmVxdWVzdBoiLnByZXBhaWQudjEuU2V0QWNjb3VudFRpZXJSZXNwb25zZRJRCgxDcmVhdGVBcGlLZXkSHy5wcmVwYWlkLnYxLkNyZWF0ZUFwaUtleVJlcXVlc3QaIC5wcmVwYWlkLnYxLkNyZWF0ZUFwaUtleVJlc3BvbnNlEk4KC0xpc3RBcGlLZXlzEh4ucHJlcGFpZC52MS5MaXN0QXBpS2V5c1JlcXVlc3QaHy5wcmVwYWlkLnYxLkxpc3RBcGlLZXlzUmVzcG9uc2USUQoMUmV2b2tlQXBpS2V5Eh8ucHJlcGFpZC52MS5SZXZva2VBcGlLZXlSZXF1ZXN0GiAucHJlcGFpZC52MS5SZXZva2VBcGlLZXlSZXNwb25zZRJaCg9TZXRBcGlLZXlJcExvY2sSIi5wcmVwYWlkLnYxLlNldEFwaUtleUlwTG9ja1JlcXVlc3QaIy5wcmVwYWlkLnYxLlNldEFwaUtleUlwTG9ja1Jlc3BvbnNlElEKDENyZWRpdFdhbGxldBIfLnByZXBhaWQudjEuQ3JlZGl0V2FsbGV0UmVxdWVzdBogLnByZXBhaWQudjEuQ3JlZGl0V2FsbGV0UmVzcG9uc2USYAoRTGlzdExlZGdlckVudHJpZXMSJC5wcmVwYWlkLnYxLkxpc3RMZWRnZXJFbnRyaWVzUmVxdWVzdBolLnByZXBhaWQudjEuTGlzdExlZGdlckVudHJpZXNSZXNwb25zZRJICglMaXN0VGllcnMSHC5wcmVwYWlkLnYxLkxpc3RUaWVyc1JlcXVlc3QaHS5wcmVwYWlkLnYxLkxpc3RUaWVyc1Jlc3BvbnNlEksKClVwc2VydFRpZXISHS5wcmVwYWlkLnYxLlVwc2VydFRpZXJSZXF1ZXN0Gh4ucHJlcGFpZC52MS5VcHNlcnRUaWVyUmVzcG9uc2USXQoQTGlzdENhdGFsb2dQbGFucxIjLnByZXBhaWQudjEuTGlzdENhdGFsb2dQbGFuc1JlcXVlc3QaJC5wcmVwYWlkLnYxLkxpc3RDYXRhbG9nUGxhbnNSZXNwb25zZRJLCgpVcHNlcnRQbGFuEh0ucHJlcGFpZC52MS5VcHNlcnRQbGFuUmVxdWVzdBoeLnByZXBhaWQudjEuVXBzZXJ0UGxhblJlc3BvbnNlEmAKEUxpc3RDYWJsZVBhY2thZ2VzEiQucHJlcGFpZC52MS5MaXN0Q2FibGVQYWNrYWdlc1JlcXVlc3QaJS5wcmVwYWlkLnYxLkxpc3RDYWJsZVBhY2thZ2VzUmVzcG9uc2USYwoSVXBzZXJ0Q2FibGVQYWNrYWdlEiUucHJlcGFpZC52MS5VcHNlcnRDYWJsZVBhY2thZ2VSZXF1ZXN0GiYucHJlcGFpZC52MS5VcHNlcnRDYWJsZVBhY2thZ2VSZXNwb25zZRJLCgpHZXRTbXNSYXRlEh0ucHJlcGFpZC52MS5HZXRTbXNSYXRlUmVxdWVzdBoeLnByZXBhaWQudjEuR2V0U21zUmF0ZVJlc3BvbnNlEksKClNldFNtc1JhdGUSHS5wcmVwYWlkLnYxLlNldFNtc1JhdGVSZXF1ZXN0Gh4ucHJlcGFpZC52MS5TZXRTbXNSYXRlUmVzcG9uc2UScgoXTGlzdFBlbmRpbmdUcmFuc2FjdGlvbnMSKi5wcmVwYWlkLnYxLkxpc3RQZW5kaW5nVHJhbnNhY3Rpb25zUmVxdWVzdBorLnByZXBhaWQudjEuTGlzdFBlbmRpbmdUcmFuc2FjdGlvbnNSZXNwb25zZRJOCgtDaGVja0xlZGdlchIeLnByZXBhaWQudjEuQ2hlY2tMZWRnZXJSZXF1ZXN0Gh8ucHJlcGFpZC52MS5DaGVja0xlZGdlclJlc3BvbnNlEkgKCVN5bmNQbGFucxIcLnByZXBhaWQudjEuU3luY1BsYW5zUmVxdWVzdBodLnByZXBhaWQudjEuU3luY1BsYW5zUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp, file_prepaid_v1_types]);
+  fileDesc("ChZwcmVwYWlkL3YxL2FkbWluLnByb3RvEgpwcmVwYWlkLnYxIp0BCgdBY2NvdW50EhIKCmFjY291bnRfaWQYASABKAkSDAoEbmFtZRgCIAEoCRIPCgd0aWVyX2lkGAMgASgJEhQKDGJhbGFuY2Vfa29ibxgEIAEoAxIuCgpjcmVhdGVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIZChF0ZXN0X2JhbGFuY2Vfa29ibxgGIAEoAyJTCglJc3N1ZWRLZXkSEgoKcHVibGljX2tleRgBIAEoCRISCgpzZWNyZXRfa2V5GAIgASgJEh4KBG1vZGUYAyABKA4yEC5wcmVwYWlkLnYxLk1vZGUi2AEKBkFwaUtleRISCgpwdWJsaWNfa2V5GAEgASgJEhIKCmFjY291bnRfaWQYAiABKAkSEwoLYWxsb3dlZF9pcHMYAyADKAkSDwoHcmV2b2tlZBgEIAEoCBIuCgpjcmVhdGVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIeCgRtb2RlGAYgASgOMhAucHJlcGFpZC52MS5Nb2RlEjAKDGxhc3RfdXNlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiVwoIRGlzY291bnQSJAoHcHJvZHVjdBgBIAEoDjITLnByZXBhaWQudjEuUHJvZHVjdBIPCgdzZXJ2aWNlGAIgASgJEhQKDGJhc2lzX3BvaW50cxgDIAEoBSJiCgRUaWVyEg8KB3RpZXJfaWQYASABKAkSDAoEbmFtZRgCIAEoCRISCgphcGlfYWNjZXNzGAMgASgIEicKCWRpc2NvdW50cxgEIAMoCzIULnByZXBhaWQudjEuRGlzY291bnQivAEKC0NhdGFsb2dQbGFuEg8KB3BsYW5faWQYASABKAMSDwoHbmV0d29yaxgCIAEoCRINCgVsYWJlbBgDIAEoCRIQCgh2YWxpZGl0eRgEIAEoCRIXCg9mYWNlX3ZhbHVlX2tvYm8YBSABKAMSKgoLdGllcl9wcmljZXMYBiADKAsyFS5wcmVwYWlkLnYxLlRpZXJQcmljZRIOCgZhY3RpdmUYByABKAgSFQoNcHJvdmlkZXJfY29kZRgIIAEoCSIwCglUaWVyUHJpY2USDwoHdGllcl9pZBgBIAEoCRISCgpwcmljZV9rb2JvGAIgASgDIn8KDENhYmxlUGFja2FnZRIQCghwcm92aWRlchgBIAEoCRIUCgxwYWNrYWdlX2NvZGUYAiABKAkSDAoEbmFtZRgDIAEoCRISCgpwcmljZV9rb2JvGAQgASgDEg4KBmFjdGl2ZRgFIAEoCBIVCg1wcm92aWRlcl9jb2RlGAYgASgJIuMBCgtMZWRnZXJFbnRyeRIQCghlbnRyeV9pZBgBIAEoAxISCgphY2NvdW50X2lkGAIgASgJEhMKC2Ftb3VudF9rb2JvGAMgASgDEhoKEmJhbGFuY2VfYWZ0ZXJfa29ibxgEIAEoAxIMCgRraW5kGAUgASgJEhEKCXJlZmVyZW5jZRgGIAEoCRIMCgRtZW1vGAcgASgJEi4KCmNyZWF0ZWRfYXQYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEh4KBG1vZGUYCSABKA4yEC5wcmVwYWlkLnYxLk1vZGUiNQoUQ3JlYXRlQWNjb3VudFJlcXVlc3QSDAoEbmFtZRgBIAEoCRIPCgd0aWVyX2lkGAIgASgJImgKFUNyZWF0ZUFjY291bnRSZXNwb25zZRIkCgdhY2NvdW50GAEgASgLMhMucHJlcGFpZC52MS5BY2NvdW50EikKCmlzc3VlZF9rZXkYAiABKAsyFS5wcmVwYWlkLnYxLklzc3VlZEtleSInChFHZXRBY2NvdW50UmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJIjoKEkdldEFjY291bnRSZXNwb25zZRIkCgdhY2NvdW50GAEgASgLMhMucHJlcGFpZC52MS5BY2NvdW50IjwKFVNldEFjY291bnRUaWVyUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEg8KB3RpZXJfaWQYAiABKAkiaQoWU2V0QWNjb3VudFRpZXJSZXNwb25zZRIkCgdhY2NvdW50GAEgASgLMhMucHJlcGFpZC52MS5BY2NvdW50EikKCmlzc3VlZF9rZXkYAiABKAsyFS5wcmVwYWlkLnYxLklzc3VlZEtleSJJChNDcmVhdGVBcGlLZXlSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSHgoEbW9kZRgCIAEoDjIQLnByZXBhaWQudjEuTW9kZSJBChRDcmVhdGVBcGlLZXlSZXNwb25zZRIpCgppc3N1ZWRfa2V5GAEgASgLMhUucHJlcGFpZC52MS5Jc3N1ZWRLZXkiKAoSTGlzdEFwaUtleXNSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkiNwoTTGlzdEFwaUtleXNSZXNwb25zZRIgCgRrZXlzGAEgAygLMhIucHJlcGFpZC52MS5BcGlLZXkiKQoTUmV2b2tlQXBpS2V5UmVxdWVzdBISCgpwdWJsaWNfa2V5GAEgASgJIjcKFFJldm9rZUFwaUtleVJlc3BvbnNlEh8KA2tleRgBIAEoCzISLnByZXBhaWQudjEuQXBpS2V5IkEKFlNldEFwaUtleUlwTG9ja1JlcXVlc3QSEgoKcHVibGljX2tleRgBIAEoCRITCgthbGxvd2VkX2lwcxgCIAMoCSI6ChdTZXRBcGlLZXlJcExvY2tSZXNwb25zZRIfCgNrZXkYASABKAsyEi5wcmVwYWlkLnYxLkFwaUtleSJ/ChNDcmVkaXRXYWxsZXRSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSEwoLYW1vdW50X2tvYm8YAiABKAMSDAoEbWVtbxgDIAEoCRIRCglyZWZlcmVuY2UYBCABKAkSHgoEbW9kZRgFIAEoDjIQLnByZXBhaWQudjEuTW9kZSJmChRDcmVkaXRXYWxsZXRSZXNwb25zZRIUCgxiYWxhbmNlX2tvYm8YASABKAMSJgoFZW50cnkYAiABKAsyFy5wcmVwYWlkLnYxLkxlZGdlckVudHJ5EhAKCHJlcGxheWVkGAMgASgIInUKGExpc3RMZWRnZXJFbnRyaWVzUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEhEKCXBhZ2Vfc2l6ZRgCIAEoBRISCgpwYWdlX3Rva2VuGAMgASgJEh4KBG1vZGUYBCABKA4yEC5wcmVwYWlkLnYxLk1vZGUiXgoZTGlzdExlZGdlckVudHJpZXNSZXNwb25zZRIoCgdlbnRyaWVzGAEgAygLMhcucHJlcGFpZC52MS5MZWRnZXJFbnRyeRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiEgoQTGlzdFRpZXJzUmVxdWVzdCI0ChFMaXN0VGllcnNSZXNwb25zZRIfCgV0aWVycxgBIAMoCzIQLnByZXBhaWQudjEuVGllciIzChFVcHNlcnRUaWVyUmVxdWVzdBIeCgR0aWVyGAEgASgLMhAucHJlcGFpZC52MS5UaWVyIjQKElVwc2VydFRpZXJSZXNwb25zZRIeCgR0aWVyGAEgASgLMhAucHJlcGFpZC52MS5UaWVyIioKF0xpc3RDYXRhbG9nUGxhbnNSZXF1ZXN0Eg8KB25ldHdvcmsYASABKAkiQgoYTGlzdENhdGFsb2dQbGFuc1Jlc3BvbnNlEiYKBXBsYW5zGAEgAygLMhcucHJlcGFpZC52MS5DYXRhbG9nUGxhbiI6ChFVcHNlcnRQbGFuUmVxdWVzdBIlCgRwbGFuGAEgASgLMhcucHJlcGFpZC52MS5DYXRhbG9nUGxhbiI7ChJVcHNlcnRQbGFuUmVzcG9uc2USJQoEcGxhbhgBIAEoCzIXLnByZXBhaWQudjEuQ2F0YWxvZ1BsYW4iLAoYTGlzdENhYmxlUGFja2FnZXNSZXF1ZXN0EhAKCHByb3ZpZGVyGAEgASgJIkcKGUxpc3RDYWJsZVBhY2thZ2VzUmVzcG9uc2USKgoIcGFja2FnZXMYASADKAsyGC5wcmVwYWlkLnYxLkNhYmxlUGFja2FnZSJGChlVcHNlcnRDYWJsZVBhY2thZ2VSZXF1ZXN0EikKB3BhY2thZ2UYASABKAsyGC5wcmVwYWlkLnYxLkNhYmxlUGFja2FnZSJHChpVcHNlcnRDYWJsZVBhY2thZ2VSZXNwb25zZRIpCgdwYWNrYWdlGAEgASgLMhgucHJlcGFpZC52MS5DYWJsZVBhY2thZ2UiEwoRR2V0U21zUmF0ZVJlcXVlc3QiKwoSR2V0U21zUmF0ZVJlc3BvbnNlEhUKDWtvYm9fcGVyX3BhZ2UYASABKAMiKgoRU2V0U21zUmF0ZVJlcXVlc3QSFQoNa29ib19wZXJfcGFnZRgBIAEoAyIrChJTZXRTbXNSYXRlUmVzcG9uc2USFQoNa29ib19wZXJfcGFnZRgBIAEoAyJlCh5MaXN0UGVuZGluZ1RyYW5zYWN0aW9uc1JlcXVlc3QSHAoUbmVlZHNfYXR0ZW50aW9uX29ubHkYASABKAgSEQoJcGFnZV9zaXplGAIgASgFEhIKCnBhZ2VfdG9rZW4YAyABKAkiaQofTGlzdFBlbmRpbmdUcmFuc2FjdGlvbnNSZXNwb25zZRItCgx0cmFuc2FjdGlvbnMYASADKAsyFy5wcmVwYWlkLnYxLlRyYW5zYWN0aW9uEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSIUChJDaGVja0xlZGdlclJlcXVlc3QidgoPTGVkZ2VyVmlvbGF0aW9uEgwKBGtpbmQYASABKAkSEgoKYWNjb3VudF9pZBgCIAEoCRIRCglyZWZlcmVuY2UYAyABKAkSDgoGZGV0YWlsGAQgASgJEh4KBG1vZGUYBSABKA4yEC5wcmVwYWlkLnYxLk1vZGUitwEKD0xlZGdlck1vZGVDaGVjaxIeCgRtb2RlGAEgASgOMhAucHJlcGFpZC52MS5Nb2RlEhwKFHRyYW5zYWN0aW9uc19jaGVja2VkGAIgASgDEhcKD2VudHJpZXNfY2hlY2tlZBgDIAEoAxIVCg1wZW5kaW5nX2NvdW50GAQgASgDEh0KFW5lZWRzX2F0dGVudGlvbl9jb3VudBgFIAEoAxIXCg92aW9sYXRpb25fY291bnQYBiABKAMikgIKE0NoZWNrTGVkZ2VyUmVzcG9uc2USGAoQYWNjb3VudHNfY2hlY2tlZBgBIAEoAxIcChR0cmFuc2FjdGlvbnNfY2hlY2tlZBgCIAEoAxIXCg9lbnRyaWVzX2NoZWNrZWQYAyABKAMSFwoPdmlvbGF0aW9uX2NvdW50GAQgASgDEi8KCnZpb2xhdGlvbnMYBSADKAsyGy5wcmVwYWlkLnYxLkxlZGdlclZpb2xhdGlvbhIVCg1wZW5kaW5nX2NvdW50GAYgASgDEh0KFW5lZWRzX2F0dGVudGlvbl9jb3VudBgHIAEoAxIqCgVtb2RlcxgIIAMoCzIbLnByZXBhaWQudjEuTGVkZ2VyTW9kZUNoZWNrIiMKEFN5bmNQbGFuc1JlcXVlc3QSDwoHZHJ5X3J1bhgBIAEoCCKKAQoKUGxhbkNoYW5nZRIsCgZhY3Rpb24YASABKA4yHC5wcmVwYWlkLnYxLlBsYW5DaGFuZ2VBY3Rpb24SJQoEcGxhbhgCIAEoCzIXLnByZXBhaWQudjEuQ2F0YWxvZ1BsYW4SJwoGYmVmb3JlGAMgASgLMhcucHJlcGFpZC52MS5DYXRhbG9nUGxhbiKxAQoRU3luY1BsYW5zUmVzcG9uc2USEAoIcHJvdmlkZXIYASABKAkSEQoJc3VwcG9ydGVkGAIgASgIEg8KB2RyeV9ydW4YAyABKAgSJwoHY2hhbmdlcxgEIAMoCzIWLnByZXBhaWQudjEuUGxhbkNoYW5nZRIRCgl1bmNoYW5nZWQYBSABKAUSGAoQdW5jb2RlZF9wbGFuX2lkcxgGIAMoAxIQCgh3YXJuaW5ncxgHIAMoCSITChFMaXN0Um91dGVzUmVxdWVzdCJjCghSb3V0ZUtleRIkCgdwcm9kdWN0GAEgASgOMhMucHJlcGFpZC52MS5Qcm9kdWN0Eg8KB25ldHdvcmsYAiABKAkSEQoJcGxhbl90eXBlGAMgASgJEg0KBWRpc2NvGAQgASgJIm0KBVJvdXRlEiEKA2tleRgBIAEoCzIULnByZXBhaWQudjEuUm91dGVLZXkSEQoJdXBzdHJlYW1zGAIgAygJEi4KCnVwZGF0ZWRfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIlQKD1Vwc3RyZWFtU3VtbWFyeRIMCgRuYW1lGAEgASgJEgwKBGtpbmQYAiABKAkSJQoIcHJvZHVjdHMYAyADKA4yEy5wcmVwYWlkLnYxLlByb2R1Y3QijAEKEkxpc3RSb3V0ZXNSZXNwb25zZRIhCgZyb3V0ZXMYASADKAsyES5wcmVwYWlkLnYxLlJvdXRlEiMKCGRlZmF1bHRzGAIgAygLMhEucHJlcGFpZC52MS5Sb3V0ZRIuCgl1cHN0cmVhbXMYAyADKAsyGy5wcmVwYWlkLnYxLlVwc3RyZWFtU3VtbWFyeSJHCg9TZXRSb3V0ZVJlcXVlc3QSIQoDa2V5GAEgASgLMhQucHJlcGFpZC52MS5Sb3V0ZUtleRIRCgl1cHN0cmVhbXMYAiADKAkiVwoQU2V0Um91dGVSZXNwb25zZRIgCgVyb3V0ZRgBIAEoCzIRLnByZXBhaWQudjEuUm91dGUSIQoGYmVmb3JlGAIgASgLMhEucHJlcGFpZC52MS5Sb3V0ZSI2ChFDbGVhclJvdXRlUmVxdWVzdBIhCgNrZXkYASABKAsyFC5wcmVwYWlkLnYxLlJvdXRlS2V5IjcKEkNsZWFyUm91dGVSZXNwb25zZRIhCgZiZWZvcmUYASABKAsyES5wcmVwYWlkLnYxLlJvdXRlIjAKG0xpc3RVcHN0cmVhbUF0dGVtcHRzUmVxdWVzdBIRCglyZWZlcmVuY2UYASABKAkixAEKD1Vwc3RyZWFtQXR0ZW1wdBILCgNzZXEYASABKAUSEAoIdXBzdHJlYW0YAiABKAkSLgoKc3RhcnRlZF9hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHb3V0Y29tZRgEIAEoCRIQCghldmlkZW5jZRgFIAEoCRIRCgljb3N0X2tvYm8YBiABKAMSLAoIZW5kZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIk0KHExpc3RVcHN0cmVhbUF0dGVtcHRzUmVzcG9uc2USLQoIYXR0ZW1wdHMYASADKAsyGy5wcmVwYWlkLnYxLlVwc3RyZWFtQXR0ZW1wdCqaAQoQUGxhbkNoYW5nZUFjdGlvbhIiCh5QTEFOX0NIQU5HRV9BQ1RJT05fVU5TUEVDSUZJRUQQABIeChpQTEFOX0NIQU5HRV9BQ1RJT05fQ1JFQVRFRBABEh4KGlBMQU5fQ0hBTkdFX0FDVElPTl9VUERBVEVEEAISIgoeUExBTl9DSEFOR0VfQUNUSU9OX0RFQUNUSVZBVEVEEAMyjxAKDEFkbWluU2VydmljZRJUCg1DcmVhdGVBY2NvdW50EiAucHJlcGFpZC52MS5DcmVhdGVBY2NvdW50UmVxdWVzdBohLnByZXBhaWQudjEuQ3JlYXRlQWNjb3VudFJlc3BvbnNlEksKCkdldEFjY291bnQSHS5wcmVwYWlkLnYxLkdldEFjY291bnRSZXF1ZXN0Gh4ucHJlcGFpZC52MS5HZXRBY2NvdW50UmVzcG9uc2USVwoOU2V0QWNjb3VudFRpZXISIS5wcmVwYWlkLnYxLlNldEFjY291bnRUaWVyUmVxdWVzdBoiLnByZXBhaWQudjEuU2V0QWNjb3VudFRpZXJSZXNwb25zZRJRCgxDcmVhdGVBcGlLZXkSHy5wcmVwYWlkLnYxLkNyZWF0ZUFwaUtleVJlcXVlc3QaIC5wcmVwYWlkLnYxLkNyZWF0ZUFwaUtleVJlc3BvbnNlEk4KC0xpc3RBcGlLZXlzEh4ucHJlcGFpZC52MS5MaXN0QXBpS2V5c1JlcXVlc3QaHy5wcmVwYWlkLnYxLkxpc3RBcGlLZXlzUmVzcG9uc2USUQoMUmV2b2tlQXBpS2V5Eh8ucHJlcGFpZC52MS5SZXZva2VBcGlLZXlSZXF1ZXN0GiAucHJlcGFpZC52MS5SZXZva2VBcGlLZXlSZXNwb25zZRJaCg9TZXRBcGlLZXlJcExvY2sSIi5wcmVwYWlkLnYxLlNldEFwaUtleUlwTG9ja1JlcXVlc3QaIy5wcmVwYWlkLnYxLlNldEFwaUtleUlwTG9ja1Jlc3BvbnNlElEKDENyZWRpdFdhbGxldBIfLnByZXBhaWQudjEuQ3JlZGl0V2FsbGV0UmVxdWVzdBogLnByZXBhaWQudjEuQ3JlZGl0V2FsbGV0UmVzcG9uc2USYAoRTGlzdExlZGdlckVudHJpZXMSJC5wcmVwYWlkLnYxLkxpc3RMZWRnZXJFbnRyaWVzUmVxdWVzdBolLnByZXBhaWQudjEuTGlzdExlZGdlckVudHJpZXNSZXNwb25zZRJICglMaXN0VGllcnMSHC5wcmVwYWlkLnYxLkxpc3RUaWVyc1JlcXVlc3QaHS5wcmVwYWlkLnYxLkxpc3RUaWVyc1Jlc3BvbnNlEksKClVwc2VydFRpZXISHS5wcmVwYWlkLnYxLlVwc2VydFRpZXJSZXF1ZXN0Gh4ucHJlcGFpZC52MS5VcHNlcnRUaWVyUmVzcG9uc2USXQoQTGlzdENhdGFsb2dQbGFucxIjLnByZXBhaWQudjEuTGlzdENhdGFsb2dQbGFuc1JlcXVlc3QaJC5wcmVwYWlkLnYxLkxpc3RDYXRhbG9nUGxhbnNSZXNwb25zZRJLCgpVcHNlcnRQbGFuEh0ucHJlcGFpZC52MS5VcHNlcnRQbGFuUmVxdWVzdBoeLnByZXBhaWQudjEuVXBzZXJ0UGxhblJlc3BvbnNlEmAKEUxpc3RDYWJsZVBhY2thZ2VzEiQucHJlcGFpZC52MS5MaXN0Q2FibGVQYWNrYWdlc1JlcXVlc3QaJS5wcmVwYWlkLnYxLkxpc3RDYWJsZVBhY2thZ2VzUmVzcG9uc2USYwoSVXBzZXJ0Q2FibGVQYWNrYWdlEiUucHJlcGFpZC52MS5VcHNlcnRDYWJsZVBhY2thZ2VSZXF1ZXN0GiYucHJlcGFpZC52MS5VcHNlcnRDYWJsZVBhY2thZ2VSZXNwb25zZRJLCgpHZXRTbXNSYXRlEh0ucHJlcGFpZC52MS5HZXRTbXNSYXRlUmVxdWVzdBoeLnByZXBhaWQudjEuR2V0U21zUmF0ZVJlc3BvbnNlEksKClNldFNtc1JhdGUSHS5wcmVwYWlkLnYxLlNldFNtc1JhdGVSZXF1ZXN0Gh4ucHJlcGFpZC52MS5TZXRTbXNSYXRlUmVzcG9uc2UScgoXTGlzdFBlbmRpbmdUcmFuc2FjdGlvbnMSKi5wcmVwYWlkLnYxLkxpc3RQZW5kaW5nVHJhbnNhY3Rpb25zUmVxdWVzdBorLnByZXBhaWQudjEuTGlzdFBlbmRpbmdUcmFuc2FjdGlvbnNSZXNwb25zZRJOCgtDaGVja0xlZGdlchIeLnByZXBhaWQudjEuQ2hlY2tMZWRnZXJSZXF1ZXN0Gh8ucHJlcGFpZC52MS5DaGVja0xlZGdlclJlc3BvbnNlEkgKCVN5bmNQbGFucxIcLnByZXBhaWQudjEuU3luY1BsYW5zUmVxdWVzdBodLnByZXBhaWQudjEuU3luY1BsYW5zUmVzcG9uc2USSwoKTGlzdFJvdXRlcxIdLnByZXBhaWQudjEuTGlzdFJvdXRlc1JlcXVlc3QaHi5wcmVwYWlkLnYxLkxpc3RSb3V0ZXNSZXNwb25zZRJFCghTZXRSb3V0ZRIbLnByZXBhaWQudjEuU2V0Um91dGVSZXF1ZXN0GhwucHJlcGFpZC52MS5TZXRSb3V0ZVJlc3BvbnNlEksKCkNsZWFyUm91dGUSHS5wcmVwYWlkLnYxLkNsZWFyUm91dGVSZXF1ZXN0Gh4ucHJlcGFpZC52MS5DbGVhclJvdXRlUmVzcG9uc2USaQoUTGlzdFVwc3RyZWFtQXR0ZW1wdHMSJy5wcmVwYWlkLnYxLkxpc3RVcHN0cmVhbUF0dGVtcHRzUmVxdWVzdBooLnByZXBhaWQudjEuTGlzdFVwc3RyZWFtQXR0ZW1wdHNSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp, file_prepaid_v1_types]);
 
 /**
  * An account holder.
@@ -1672,6 +1672,372 @@ export const SyncPlansResponseSchema: GenMessage<SyncPlansResponse> = /*@__PURE_
   messageDesc(file_prepaid_v1_admin, 51);
 
 /**
+ * Asks for the route table.
+ *
+ * @generated from message prepaid.v1.ListRoutesRequest
+ */
+export type ListRoutesRequest = Message<"prepaid.v1.ListRoutesRequest"> & {
+};
+
+/**
+ * Describes the message prepaid.v1.ListRoutesRequest.
+ * Use `create(ListRoutesRequestSchema)` to create a new message.
+ */
+export const ListRoutesRequestSchema: GenMessage<ListRoutesRequest> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_admin, 52);
+
+/**
+ * Where a route applies: a product and, optionally, a network (airtime, data), a data plan
+ * type, or a disco or cable provider; an empty string matches any.
+ *
+ * @generated from message prepaid.v1.RouteKey
+ */
+export type RouteKey = Message<"prepaid.v1.RouteKey"> & {
+  /**
+   * The product.
+   *
+   * @generated from field: prepaid.v1.Product product = 1;
+   */
+  product: Product;
+
+  /**
+   * The network, for example "mtn"; empty: any.
+   *
+   * @generated from field: string network = 2;
+   */
+  network: string;
+
+  /**
+   * The data plan type, for example "sme"; empty: any.
+   *
+   * @generated from field: string plan_type = 3;
+   */
+  planType: string;
+
+  /**
+   * The disco or cable provider, for example "ikeja-electric"; empty: any.
+   *
+   * @generated from field: string disco = 4;
+   */
+  disco: string;
+};
+
+/**
+ * Describes the message prepaid.v1.RouteKey.
+ * Use `create(RouteKeySchema)` to create a new message.
+ */
+export const RouteKeySchema: GenMessage<RouteKey> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_admin, 53);
+
+/**
+ * One route: the upstreams that sell what its key names, in order.
+ *
+ * @generated from message prepaid.v1.Route
+ */
+export type Route = Message<"prepaid.v1.Route"> & {
+  /**
+   * Where it applies.
+   *
+   * @generated from field: prepaid.v1.RouteKey key = 1;
+   */
+  key?: RouteKey | undefined;
+
+  /**
+   * Upstream names, first tried first.
+   *
+   * @generated from field: repeated string upstreams = 2;
+   */
+  upstreams: string[];
+
+  /**
+   * When it was last set; unset for a default route.
+   *
+   * @generated from field: google.protobuf.Timestamp updated_at = 3;
+   */
+  updatedAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message prepaid.v1.Route.
+ * Use `create(RouteSchema)` to create a new message.
+ */
+export const RouteSchema: GenMessage<Route> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_admin, 54);
+
+/**
+ * One configured upstream.
+ *
+ * @generated from message prepaid.v1.UpstreamSummary
+ */
+export type UpstreamSummary = Message<"prepaid.v1.UpstreamSummary"> & {
+  /**
+   * Its name (UPSTREAMS, "sandbox", "vtpass").
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * Its adapter kind: vtpass, clubkonnect, ported-number or sandbox.
+   *
+   * @generated from field: string kind = 2;
+   */
+  kind: string;
+
+  /**
+   * The products it can sell.
+   *
+   * @generated from field: repeated prepaid.v1.Product products = 3;
+   */
+  products: Product[];
+};
+
+/**
+ * Describes the message prepaid.v1.UpstreamSummary.
+ * Use `create(UpstreamSummarySchema)` to create a new message.
+ */
+export const UpstreamSummarySchema: GenMessage<UpstreamSummary> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_admin, 55);
+
+/**
+ * The route table.
+ *
+ * @generated from message prepaid.v1.ListRoutesResponse
+ */
+export type ListRoutesResponse = Message<"prepaid.v1.ListRoutesResponse"> & {
+  /**
+   * Rows set by the operator, by product then key.
+   *
+   * @generated from field: repeated prepaid.v1.Route routes = 1;
+   */
+  routes: Route[];
+
+  /**
+   * Each product's default route, from PROVIDER_<FAMILY>.
+   *
+   * @generated from field: repeated prepaid.v1.Route defaults = 2;
+   */
+  defaults: Route[];
+
+  /**
+   * Every configured upstream.
+   *
+   * @generated from field: repeated prepaid.v1.UpstreamSummary upstreams = 3;
+   */
+  upstreams: UpstreamSummary[];
+};
+
+/**
+ * Describes the message prepaid.v1.ListRoutesResponse.
+ * Use `create(ListRoutesResponseSchema)` to create a new message.
+ */
+export const ListRoutesResponseSchema: GenMessage<ListRoutesResponse> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_admin, 56);
+
+/**
+ * Sets one route.
+ *
+ * @generated from message prepaid.v1.SetRouteRequest
+ */
+export type SetRouteRequest = Message<"prepaid.v1.SetRouteRequest"> & {
+  /**
+   * Where it applies.
+   *
+   * @generated from field: prepaid.v1.RouteKey key = 1;
+   */
+  key?: RouteKey | undefined;
+
+  /**
+   * Upstream names in order: each configured and selling the product, none twice, 1 to 8.
+   *
+   * @generated from field: repeated string upstreams = 2;
+   */
+  upstreams: string[];
+};
+
+/**
+ * Describes the message prepaid.v1.SetRouteRequest.
+ * Use `create(SetRouteRequestSchema)` to create a new message.
+ */
+export const SetRouteRequestSchema: GenMessage<SetRouteRequest> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_admin, 57);
+
+/**
+ * The route as set, and the row it replaced.
+ *
+ * @generated from message prepaid.v1.SetRouteResponse
+ */
+export type SetRouteResponse = Message<"prepaid.v1.SetRouteResponse"> & {
+  /**
+   * The route now.
+   *
+   * @generated from field: prepaid.v1.Route route = 1;
+   */
+  route?: Route | undefined;
+
+  /**
+   * The row before; unset when there was none.
+   *
+   * @generated from field: prepaid.v1.Route before = 2;
+   */
+  before?: Route | undefined;
+};
+
+/**
+ * Describes the message prepaid.v1.SetRouteResponse.
+ * Use `create(SetRouteResponseSchema)` to create a new message.
+ */
+export const SetRouteResponseSchema: GenMessage<SetRouteResponse> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_admin, 58);
+
+/**
+ * Removes one route.
+ *
+ * @generated from message prepaid.v1.ClearRouteRequest
+ */
+export type ClearRouteRequest = Message<"prepaid.v1.ClearRouteRequest"> & {
+  /**
+   * The route's key.
+   *
+   * @generated from field: prepaid.v1.RouteKey key = 1;
+   */
+  key?: RouteKey | undefined;
+};
+
+/**
+ * Describes the message prepaid.v1.ClearRouteRequest.
+ * Use `create(ClearRouteRequestSchema)` to create a new message.
+ */
+export const ClearRouteRequestSchema: GenMessage<ClearRouteRequest> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_admin, 59);
+
+/**
+ * What was removed.
+ *
+ * @generated from message prepaid.v1.ClearRouteResponse
+ */
+export type ClearRouteResponse = Message<"prepaid.v1.ClearRouteResponse"> & {
+  /**
+   * The row removed; unset when there was none.
+   *
+   * @generated from field: prepaid.v1.Route before = 1;
+   */
+  before?: Route | undefined;
+};
+
+/**
+ * Describes the message prepaid.v1.ClearRouteResponse.
+ * Use `create(ClearRouteResponseSchema)` to create a new message.
+ */
+export const ClearRouteResponseSchema: GenMessage<ClearRouteResponse> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_admin, 60);
+
+/**
+ * Asks for one purchase's upstream attempts.
+ *
+ * @generated from message prepaid.v1.ListUpstreamAttemptsRequest
+ */
+export type ListUpstreamAttemptsRequest = Message<"prepaid.v1.ListUpstreamAttemptsRequest"> & {
+  /**
+   * The transaction reference.
+   *
+   * @generated from field: string reference = 1;
+   */
+  reference: string;
+};
+
+/**
+ * Describes the message prepaid.v1.ListUpstreamAttemptsRequest.
+ * Use `create(ListUpstreamAttemptsRequestSchema)` to create a new message.
+ */
+export const ListUpstreamAttemptsRequestSchema: GenMessage<ListUpstreamAttemptsRequest> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_admin, 61);
+
+/**
+ * One call of a purchase to an upstream.
+ *
+ * @generated from message prepaid.v1.UpstreamAttempt
+ */
+export type UpstreamAttempt = Message<"prepaid.v1.UpstreamAttempt"> & {
+  /**
+   * 1 for the first upstream called, 2 for the next after a proven non-delivery, ...
+   *
+   * @generated from field: int32 seq = 1;
+   */
+  seq: number;
+
+  /**
+   * The upstream's name.
+   *
+   * @generated from field: string upstream = 2;
+   */
+  upstream: string;
+
+  /**
+   * When the call started (recorded before it).
+   *
+   * @generated from field: google.protobuf.Timestamp started_at = 3;
+   */
+  startedAt?: Timestamp | undefined;
+
+  /**
+   * not_delivered (moved on), failed, pending, delivered; empty while the call runs.
+   *
+   * @generated from field: string outcome = 4;
+   */
+  outcome: string;
+
+  /**
+   * What happened on the call, for example "refused" or "http 200, code 091".
+   *
+   * @generated from field: string evidence = 5;
+   */
+  evidence: string;
+
+  /**
+   * What the upstream says it charged, in kobo; 0 when it did not say.
+   *
+   * @generated from field: int64 cost_kobo = 6;
+   */
+  costKobo: bigint;
+
+  /**
+   * When the outcome was recorded; unset while the call runs.
+   *
+   * @generated from field: google.protobuf.Timestamp ended_at = 7;
+   */
+  endedAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message prepaid.v1.UpstreamAttempt.
+ * Use `create(UpstreamAttemptSchema)` to create a new message.
+ */
+export const UpstreamAttemptSchema: GenMessage<UpstreamAttempt> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_admin, 62);
+
+/**
+ * One purchase's attempts, in order; none for a test purchase or one made before upstreams were recorded.
+ *
+ * @generated from message prepaid.v1.ListUpstreamAttemptsResponse
+ */
+export type ListUpstreamAttemptsResponse = Message<"prepaid.v1.ListUpstreamAttemptsResponse"> & {
+  /**
+   * The attempts.
+   *
+   * @generated from field: repeated prepaid.v1.UpstreamAttempt attempts = 1;
+   */
+  attempts: UpstreamAttempt[];
+};
+
+/**
+ * Describes the message prepaid.v1.ListUpstreamAttemptsResponse.
+ * Use `create(ListUpstreamAttemptsResponseSchema)` to create a new message.
+ */
+export const ListUpstreamAttemptsResponseSchema: GenMessage<ListUpstreamAttemptsResponse> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_admin, 63);
+
+/**
  * What a plans sync did to one plan.
  *
  * @generated from enum prepaid.v1.PlanChangeAction
@@ -1919,6 +2285,46 @@ export const AdminService: GenService<{
     methodKind: "unary";
     input: typeof SyncPlansRequestSchema;
     output: typeof SyncPlansResponseSchema;
+  },
+  /**
+   * Lists the route table and each product's default route (PROVIDER_<FAMILY>), and the upstreams.
+   *
+   * @generated from rpc prepaid.v1.AdminService.ListRoutes
+   */
+  listRoutes: {
+    methodKind: "unary";
+    input: typeof ListRoutesRequestSchema;
+    output: typeof ListRoutesResponseSchema;
+  },
+  /**
+   * Sets the ordered upstreams of one route; audited.
+   *
+   * @generated from rpc prepaid.v1.AdminService.SetRoute
+   */
+  setRoute: {
+    methodKind: "unary";
+    input: typeof SetRouteRequestSchema;
+    output: typeof SetRouteResponseSchema;
+  },
+  /**
+   * Removes one route (the next less specific one, or the default, applies); audited.
+   *
+   * @generated from rpc prepaid.v1.AdminService.ClearRoute
+   */
+  clearRoute: {
+    methodKind: "unary";
+    input: typeof ClearRouteRequestSchema;
+    output: typeof ClearRouteResponseSchema;
+  },
+  /**
+   * The upstream attempts of one purchase, in order: which upstream got each call and why it moved on.
+   *
+   * @generated from rpc prepaid.v1.AdminService.ListUpstreamAttempts
+   */
+  listUpstreamAttempts: {
+    methodKind: "unary";
+    input: typeof ListUpstreamAttemptsRequestSchema;
+    output: typeof ListUpstreamAttemptsResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_prepaid_v1_admin, 0);

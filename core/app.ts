@@ -32,6 +32,7 @@ import type { Supply } from './providers/supply.js';
 import { parseVtpassCallback } from './providers/vtpass/callback.js';
 import { VTPASS_NAME } from './providers/vtpass/index.js';
 import { createCallbackService } from './purchases/callbacks.js';
+import { createFloatPoller, type FloatPoller } from './purchases/float-poller.js';
 import type { PurchaseDeps } from './purchases/flow.js';
 import { createPendingList } from './purchases/pending-list.js';
 import { Background } from './purchases/receipts.js';
@@ -64,6 +65,8 @@ export interface CoreDeps {
    * family's provider in `providers` takes every purchase.
    */
   supply?: Supply;
+  /** How often each upstream's float is read (UPSTREAM_FLOAT_POLL_MS); a minute by default. */
+  floatPollMs?: number;
   adminToken: string;
   serviceToken: string;
   providerTimeoutMs: number;
@@ -112,6 +115,9 @@ export interface WebhookDeps {
   poster?: Poster;
 }
 
+/** Each upstream's float is read this often unless UPSTREAM_FLOAT_POLL_MS says otherwise. */
+const DEFAULT_FLOAT_POLL_MS = 60_000;
+
 /** The worker also looks for due events this often (retries fall due without a nudge). */
 const DEFAULT_DELIVERY_POLL_MS = 1_000;
 
@@ -121,6 +127,8 @@ export interface Core {
   /** Money in: the use cases, and the sweeper core/main.ts starts like the recovery worker. */
   funding: FundingService;
   fundingSweeper: FundingSweeper;
+  /** Reads each upstream's float; started by core/main.ts like the recovery worker. Null without upstreams. */
+  floatPoller: FloatPoller | null;
   /** The webhook delivery worker; started by core/main.ts like the recovery worker. */
   deliveries: DeliveryWorker;
   /** Key uses noted in memory; written in the background, and by shutdown(). */
@@ -249,6 +257,16 @@ export function createCore(deps: CoreDeps): Core {
     serviceToken: deps.serviceToken,
     log: deps.log,
   });
+  const floatPoller =
+    supplyDeps === undefined
+      ? null
+      : createFloatPoller({
+          router: supplyDeps.router,
+          health: supplyDeps.health,
+          intervalMs: deps.floatPollMs ?? DEFAULT_FLOAT_POLL_MS,
+          clock,
+          log: deps.log,
+        });
   const fundingSweeper = createFundingSweeper({
     funding,
     store: store.funding,
@@ -271,6 +289,7 @@ export function createCore(deps: CoreDeps): Core {
     worker,
     funding,
     fundingSweeper,
+    floatPoller,
     deliveries,
     keyUses,
     seed: () => store.catalog.seedIfEmpty(defaultCatalog()),
@@ -282,6 +301,7 @@ export function createCore(deps: CoreDeps): Core {
       await new Promise<void>((resolve) => rpc.server.tryShutdown(() => resolve()));
       await worker.stop();
       await fundingSweeper.stop();
+      await floatPoller?.stop();
       await deliveries.stop();
       poster.close();
       await background.drain();

@@ -65,6 +65,8 @@ export interface CoreConfig {
   shutdownDrainMs: number;
   /** Which upstream serves each product family, and VTpass's settings when it serves any. */
   providers: ProvidersConfig;
+  /** How often each upstream's float is read. */
+  upstreamFloatPollMs: number;
   /** The dashboard's public base URL, which invitation links start with. */
   dashboardPublicUrl: string;
   /** The MongoDB store when MONGODB_URI is set; null means the embedded SQLite store in DATA_DIR. */
@@ -297,6 +299,12 @@ export const CORE_SCHEMA = {
     'none (only `sandbox`, and `vtpass` when its keys are set)',
     'Upstream instances, comma-separated names, each configured by `UPSTREAM_<NAME>_KIND`, `_BASE_URL` and its credentials (docs/upstreams.md).',
   ),
+  upstreamFloatPollMs: integer('UPSTREAM_FLOAT_POLL_MS', {
+    fallback: 60_000,
+    min: 1_000,
+    max: 86_400_000,
+    help: 'How often each upstream with a balance call (ClubKonnect, ported-number sites) has its float read; under its alert it is skipped by routes that have another choice.',
+  }),
   routeAirtime: route(
     'airtime',
     'Who sells airtime: upstream names in order, comma-separated (`sandbox`, `vtpass`, or names in `UPSTREAMS`); the next is tried only when the one before provably did not deliver.',
@@ -531,6 +539,7 @@ export function readCoreConfig(env: Env = process.env): CoreConfig {
     shutdownTimeoutMs: v.shutdownTimeoutMs,
     shutdownDrainMs: checkedDrain(v.shutdownDrainMs, v.shutdownTimeoutMs),
     providers: readProvidersConfig(env, v.sandboxDelayMs),
+    upstreamFloatPollMs: v.upstreamFloatPollMs,
     dashboardPublicUrl: v.dashboardPublicUrl.replace(/\/+$/, ''),
     mongo: v.mongoUri === undefined ? null : { uri: v.mongoUri, dbName: v.mongoDb },
     webhooks: {

@@ -76,6 +76,7 @@ export async function startCore(env: Record<string, string | undefined> = proces
     adminToken,
     serviceToken,
     providerTimeoutMs: config.providerTimeoutMs,
+    floatPollMs: config.upstreamFloatPollMs,
     recoveryIntervalMs: config.recoveryIntervalMs,
     recoveryAttentionAfterMs: config.recoveryAttentionAfterMs,
     dashboardPublicUrl: config.dashboardPublicUrl,
@@ -115,6 +116,7 @@ export async function startCore(env: Record<string, string | undefined> = proces
   }
   core.worker.start();
   core.fundingSweeper.start();
+  core.floatPoller?.start();
   core.deliveries.start();
   const address = `${config.host}:${port}`;
   log('core.listening', {

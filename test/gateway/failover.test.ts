@@ -7,6 +7,7 @@
  */
 import net from 'node:net';
 import * as assert from 'uvu/assert';
+import { kobo } from '../../core/domain/money.js';
 import { createProviders, type ProvidersConfig } from '../../core/providers/index.js';
 import { startCore, type TestCore } from '../helpers/core.js';
 import { type FakePortedNumber, startFakePortedNumber } from '../helpers/fake-ported-number.js';
@@ -239,6 +240,30 @@ test('a data plan the first does not sell goes straight to the second', async ()
     assert.is(stack.site.calls.filter((c) => c.method === 'POST').length, 0, 'the first was never called');
     assert.equal(
       (await attemptsOf(stack, reference)).map(([u]) => u),
+      ['vtpass'],
+    );
+    await ledgerIsExact(stack);
+  } finally {
+    await stack.close();
+  }
+});
+
+test("the first's float is under its alert: routed to the second without a call to the first", async () => {
+  const stack = await startStack({ airtime: ['site', 'vtpass'] });
+  try {
+    stack.site.balance = 100;
+    await stack.core.store.supply.setUpstreamSettings({
+      upstream: 'site',
+      floatAlertKobo: kobo(50_000_00),
+      updatedAt: new Date(),
+    });
+    await stack.core.core.floatPoller!.runOnce();
+    assert.ok(stack.coreLog.some((l) => l.event === 'upstream.float_low' && l['upstream'] === 'site'));
+    const reply = await buyAirtime(stack, '08011111111');
+    assert.is(reply.status, 200, reply.text);
+    assert.is(stack.site.calls.filter((c) => c.method === 'POST').length, 0, 'no call to the first');
+    assert.equal(
+      (await attemptsOf(stack, reply.json.reference as string)).map(([u]) => u),
       ['vtpass'],
     );
     await ledgerIsExact(stack);

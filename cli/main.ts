@@ -36,6 +36,7 @@ import { pricingGroup } from './pricing.js';
 import { routesGroup } from './routes.js';
 import { tiersGroup } from './tiers.js';
 import { upgradesGroup } from './upgrades.js';
+import { upstreamsGroup } from './upstreams.js';
 import { usersGroup } from './users.js';
 import { walletGroup } from './wallet.js';
 import { webhooksGroup } from './webhooks.js';
@@ -61,6 +62,7 @@ export const COMMAND_GROUPS: readonly CommandGroup[] = [
   ledgerGroup,
   pendingGroup,
   routesGroup,
+  upstreamsGroup,
   pricingGroup,
   tiersGroup,
   plansGroup,

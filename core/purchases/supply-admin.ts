@@ -5,11 +5,13 @@
  * set here can always be followed.
  */
 import { DomainError, invalid } from '../domain/errors.js';
+import type { Kobo } from '../domain/money.js';
 import { PRODUCTS, type ProductName } from '../domain/products.js';
 import type { RouteRecord, UpstreamAttemptRecord } from '../domain/records.js';
 import type { Supply } from '../providers/supply.js';
 import type { RouteKey, Store } from '../store/port.js';
 import type { Router } from './routing.js';
+import type { UpstreamHealth } from './upstream-health.js';
 
 /** More upstreams than this in one route is a mistake (the same bound as PROVIDER_<FAMILY>). */
 const MAX_ROUTE_UPSTREAMS = 8;
@@ -27,7 +29,27 @@ export interface SupplyAdmin {
   ): Promise<{ route: RouteRecord; before: RouteRecord | null }>;
   clearRoute(key: RouteKey, actor: string): Promise<RouteRecord | null>;
   attemptsOf(reference: string): Promise<UpstreamAttemptRecord[]>;
+  /** Each upstream's health as this core sees it, with the last hour's attempts from the store. */
+  health(): Promise<UpstreamHealthRow[]>;
+  setFloatAlert(name: string, alertKobo: Kobo | null, actor: string): Promise<{ before: Kobo | null }>;
 }
+
+/** One row of `prepaid upstreams list`. */
+interface UpstreamHealthRow {
+  name: string;
+  kind: string;
+  circuit: string;
+  floatKobo: Kobo | null;
+  floatAlertKobo: Kobo | null;
+  lastError: string | null;
+  purchasesLastHour: number;
+  failoversLastHour: number;
+  skipped: number;
+}
+
+/** Attempts read for the last hour's counts; more is a busy hour, counted up to this. */
+const MAX_HOUR_ATTEMPTS = 100_000;
+const HOUR_MS = 3_600_000;
 
 function checkKey(key: RouteKey): RouteKey {
   if (!(PRODUCTS as readonly string[]).includes(key.product)) throw invalid('product', 'product must be set.');
@@ -65,6 +87,7 @@ export function createSupplyAdmin(deps: {
   store: Pick<Store, 'supply' | 'auditLog'>;
   supply: Supply | undefined;
   router: Router | undefined;
+  health: UpstreamHealth | undefined;
   clock: () => Date;
 }): SupplyAdmin {
   const configured = () => deps.supply?.upstreams ?? new Map();
@@ -137,6 +160,51 @@ export function createSupplyAdmin(deps: {
     },
     attemptsOf(reference) {
       return deps.store.supply.attemptsOf(reference);
+    },
+    async health() {
+      const now = deps.clock();
+      const [settings, attempts] = await Promise.all([
+        deps.store.supply.listUpstreamSettings(),
+        deps.store.supply.attemptsBetween(new Date(now.getTime() - HOUR_MS), now, MAX_HOUR_ATTEMPTS),
+      ]);
+      const alerts = new Map(settings.map((s) => [s.upstream, s.floatAlertKobo]));
+      return [...configured().values()].map((u) => {
+        const view = deps.health?.view(u.name, now);
+        const mine = attempts.filter((a) => a.upstream === u.name);
+        return {
+          name: u.name,
+          kind: u.kind,
+          circuit: view?.circuit ?? 'closed',
+          floatKobo: view?.floatKobo ?? null,
+          floatAlertKobo: alerts.get(u.name) ?? null,
+          lastError: view?.lastError ?? null,
+          purchasesLastHour: mine.length,
+          failoversLastHour: mine.filter((a) => a.outcome === 'not_delivered').length,
+          skipped: (view?.skippedOpen ?? 0) + (view?.skippedFloat ?? 0),
+        };
+      });
+    },
+    async setFloatAlert(name, alertKobo, actor) {
+      if (!configured().has(name)) throw invalid('name', `${name.slice(0, 40)} is not a configured upstream.`);
+      const at = deps.clock();
+      const before = await deps.store.supply.setUpstreamSettings({
+        upstream: name,
+        floatAlertKobo: alertKobo,
+        updatedAt: at,
+      });
+      const beforeKobo = before?.floatAlertKobo ?? null;
+      await deps.store.auditLog.append({
+        at,
+        actor,
+        action: 'upstreams.set_float_alert',
+        target: `upstream:${name}`,
+        before: beforeKobo === null ? null : JSON.stringify({ alert_kobo: String(beforeKobo) }),
+        after: alertKobo === null ? null : JSON.stringify({ alert_kobo: String(alertKobo) }),
+        address: null,
+        note: '',
+      });
+      await deps.router?.reload();
+      return { before: beforeKobo };
     },
   };
 }

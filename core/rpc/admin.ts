@@ -211,6 +211,30 @@ export function adminHandlers(
       if (req.reference === '') throw invalid('reference', 'reference must be set.');
       return { attempts: (await operations.supply.attemptsOf(req.reference)).map(attemptMessage) };
     },
+    async listUpstreamHealth() {
+      return {
+        upstreams: (await operations.supply.health()).map((u) => ({
+          name: u.name,
+          kind: u.kind,
+          circuit: u.circuit,
+          ...(u.floatKobo === null ? {} : { floatKobo: BigInt(u.floatKobo) }),
+          ...(u.floatAlertKobo === null ? {} : { floatAlertKobo: BigInt(u.floatAlertKobo) }),
+          lastError: u.lastError ?? '',
+          purchasesLastHour: u.purchasesLastHour,
+          failoversLastHour: u.failoversLastHour,
+          skipped: u.skipped,
+        })),
+      };
+    },
+    async setUpstreamFloatAlert(req) {
+      if (req.alertKobo < 0n) throw invalid('alert_kobo', 'alert_kobo must be 0 (no alert) or more.');
+      const alert = req.alertKobo === 0n ? null : koboIn(req.alertKobo, 'alert_kobo');
+      const { before } = await operations.supply.setFloatAlert(req.name, alert, CLI_ACTOR);
+      return {
+        ...(alert === null ? {} : { alertKobo: BigInt(alert) }),
+        ...(before === null ? {} : { beforeKobo: BigInt(before) }),
+      };
+    },
     async checkLedger(_req, call) {
       // A caller that gave up (deadline, Ctrl-C) cancels the call; the check stops with it
       // instead of reading on for nobody.

@@ -97,4 +97,22 @@ test('a route naming an upstream that is not configured, or a bad product, is re
   assert.equal(await core.store.auditLog.list({ action: 'routes.', limit: 5 }), []);
 });
 
+test('upstreams list shows each upstream; set-float-alert is audited and 0 removes it', async () => {
+  const set = await runAgainst(core, ['upstreams', 'set-float-alert', 'spare', '50000']);
+  assert.is(set.code, 0, set.stderr);
+  assert.match(set.stdout, /spare: float alert .*50.?000.* \(was none\)/, set.stdout);
+  const listed = await runJson(core, ['upstreams', 'list']);
+  const spare = (listed.json['upstreams'] as Record<string, unknown>[]).find((u) => u['name'] === 'spare');
+  assert.equal(
+    [spare?.['kind'], spare?.['circuit'], spare?.['float_alert_kobo'], spare?.['purchases_last_hour']],
+    ['sandbox', 'closed', 5_000_000, 0],
+  );
+  const audit = await core.store.auditLog.list({ action: 'upstreams.set_float_alert', limit: 5 });
+  assert.equal([audit[0]?.actor, audit[0]?.target, audit[0]?.before], ['cli', 'upstream:spare', null]);
+  const removed = await runJson(core, ['upstreams', 'set-float-alert', 'spare', '0']);
+  assert.equal([removed.json['alert_kobo'], removed.json['before_kobo']], [null, 5_000_000]);
+  const unknown = await runAgainst(core, ['upstreams', 'set-float-alert', 'nobody', '10']);
+  assert.not.equal(unknown.code, 0);
+});
+
 test.run();

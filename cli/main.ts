@@ -33,9 +33,11 @@ import { ledgerGroup } from './ledger.js';
 import { pendingGroup } from './pending.js';
 import { plansGroup } from './plans.js';
 import { pricingGroup } from './pricing.js';
+import { routesGroup } from './routes.js';
 import { auditGroup, staffGroup } from './staff.js';
 import { tiersGroup } from './tiers.js';
 import { upgradesGroup } from './upgrades.js';
+import { upstreamsGroup } from './upstreams.js';
 import { usersGroup } from './users.js';
 import { walletGroup } from './wallet.js';
 import { webhooksGroup } from './webhooks.js';
@@ -60,6 +62,8 @@ export const COMMAND_GROUPS: readonly CommandGroup[] = [
   walletGroup,
   ledgerGroup,
   pendingGroup,
+  routesGroup,
+  upstreamsGroup,
   pricingGroup,
   tiersGroup,
   plansGroup,

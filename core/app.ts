@@ -39,15 +39,21 @@ import { createShopDesk } from './people/shop.js';
 import { createUpgrades } from './people/upgrades.js';
 import type { Providers } from './providers/port.js';
 import { createSandbox } from './providers/sandbox/index.js';
+import type { Supply } from './providers/supply.js';
 import { parseVtpassCallback, parseVtpassVariationsUpdate } from './providers/vtpass/callback.js';
 import { VTPASS_NAME } from './providers/vtpass/index.js';
 import { dataNetworkOfServiceId } from './providers/vtpass/services.js';
 import { createCallbackService } from './purchases/callbacks.js';
+import { createFloatPoller, type FloatPoller } from './purchases/float-poller.js';
 import type { PurchaseDeps } from './purchases/flow.js';
 import { createPendingList } from './purchases/pending-list.js';
 import { Background } from './purchases/receipts.js';
 import { createRecoveryWorker, type RecoveryWorker } from './purchases/recovery.js';
+import { createRouter } from './purchases/routing.js';
 import { createPurchaseService } from './purchases/service.js';
+import { createSupplyAdmin } from './purchases/supply-admin.js';
+import type { SupplyDeps } from './purchases/upstream-calls.js';
+import { createUpstreamHealth } from './purchases/upstream-health.js';
 import { createVerificationService } from './purchases/verification.js';
 import { type CoreServer, createCoreServer, SERVICE_NAMES } from './rpc/server.js';
 import { CLI_ACTOR, createAuditTrail } from './staff/audit.js';
@@ -68,6 +74,14 @@ export interface CoreDeps {
    * a fresh one by default). Never anything that reaches a real upstream.
    */
   testProviders?: Providers;
+  /**
+   * Every upstream and the default routes (core/providers/index.ts): live purchases are then
+   * routed, recorded per upstream and fail over on proven non-delivery. Without it each
+   * family's provider in `providers` takes every purchase.
+   */
+  supply?: Supply;
+  /** How often each upstream's float is read (UPSTREAM_FLOAT_POLL_MS); a minute by default. */
+  floatPollMs?: number;
   adminToken: string;
   serviceToken: string;
   providerTimeoutMs: number;
@@ -127,6 +141,9 @@ export interface WebhookDeps {
   poster?: Poster;
 }
 
+/** Each upstream's float is read this often unless UPSTREAM_FLOAT_POLL_MS says otherwise. */
+const DEFAULT_FLOAT_POLL_MS = 60_000;
+
 /** The worker also looks for due events this often (retries fall due without a nudge). */
 const DEFAULT_DELIVERY_POLL_MS = 1_000;
 
@@ -136,6 +153,8 @@ export interface Core {
   /** Money in: the use cases, and the sweeper core/main.ts starts like the recovery worker. */
   funding: FundingService;
   fundingSweeper: FundingSweeper;
+  /** Reads each upstream's float; started by core/main.ts like the recovery worker. Null without upstreams. */
+  floatPoller: FloatPoller | null;
   /** The webhook delivery worker; started by core/main.ts like the recovery worker. */
   deliveries: DeliveryWorker;
   /** Key uses noted in memory; written in the background, and by shutdown(). */
@@ -163,6 +182,14 @@ export interface Core {
   forceShutdown(): void;
 }
 
+/** Routing and health over the configured upstreams; circuit changes are logged. */
+function createSupplyDeps(supply: Supply, store: Store, log: Logger, clock: () => Date): SupplyDeps {
+  const health = createUpstreamHealth({
+    onCircuit: (upstream, state) => log('upstream.circuit', { upstream, state }),
+  });
+  return { router: createRouter({ supply, store, health, clock }), health };
+}
+
 export function createCore(deps: CoreDeps): Core {
   const clock = deps.clock ?? (() => new Date());
   const background = new Background();
@@ -180,6 +207,7 @@ export function createCore(deps: CoreDeps): Core {
   const providers = instrumented(deps.providers, 'live');
   const testProviders = instrumented(deps.testProviders ?? createSandbox({ delayMs: 0, record: false }), 'test');
   deps.metrics?.watchPending(() => deps.store.transactions.pendingSummary(), clock);
+  const supplyDeps = deps.supply === undefined ? undefined : createSupplyDeps(deps.supply, store, deps.log, clock);
   const purchaseDeps = {
     store,
     providers: { live: providers, test: testProviders },
@@ -189,6 +217,7 @@ export function createCore(deps: CoreDeps): Core {
     background,
     log: deps.log,
     observer: outcomes,
+    ...(supplyDeps === undefined ? {} : { supply: supplyDeps }),
   } satisfies PurchaseDeps;
   const keyUses = createKeyUseRecorder({
     keyUse: store.keyUse,
@@ -287,6 +316,13 @@ export function createCore(deps: CoreDeps): Core {
     catalog,
     pendingList,
     ledgerCheck,
+    supplyAdmin: createSupplyAdmin({
+      store,
+      supply: deps.supply,
+      router: supplyDeps?.router,
+      health: supplyDeps?.health,
+      clock,
+    }),
     verification,
     callbacks,
     planSync,
@@ -302,6 +338,16 @@ export function createCore(deps: CoreDeps): Core {
     serviceToken: deps.serviceToken,
     log: deps.log,
   });
+  const floatPoller =
+    supplyDeps === undefined
+      ? null
+      : createFloatPoller({
+          router: supplyDeps.router,
+          health: supplyDeps.health,
+          intervalMs: deps.floatPollMs ?? DEFAULT_FLOAT_POLL_MS,
+          clock,
+          log: deps.log,
+        });
   const fundingSweeper = createFundingSweeper({
     funding,
     store: store.funding,
@@ -324,6 +370,7 @@ export function createCore(deps: CoreDeps): Core {
     worker,
     funding,
     fundingSweeper,
+    floatPoller,
     deliveries,
     keyUses,
     mailer,
@@ -337,6 +384,7 @@ export function createCore(deps: CoreDeps): Core {
       await new Promise<void>((resolve) => rpc.server.tryShutdown(() => resolve()));
       await worker.stop();
       await fundingSweeper.stop();
+      await floatPoller?.stop();
       await deliveries.stop();
       poster.close();
       await background.drain();

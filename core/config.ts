@@ -37,12 +37,14 @@ import { DEFAULT_MONNIFY_BASE_URL } from './funding/monnify.js';
 import { DEFAULT_PAYSTACK_BASE_URL, DEFAULT_PAYSTACK_PREFERRED_BANK } from './funding/paystack.js';
 import { type MailSettings, mailFromProblem, parseSmtpUrl } from './mail/smtp.js';
 import {
-  PROVIDER_KINDS,
-  type ProviderKind,
+  FAMILIES_OF_KIND,
   type ProvidersConfig,
   ROUTING_VARIABLES,
+  SANDBOX_UPSTREAM,
   VTPASS_BILL_FAMILIES,
+  VTPASS_UPSTREAM,
 } from './providers/index.js';
+import { parseUpstreams, type UpstreamInstance } from './providers/upstreams.js';
 
 export interface CoreConfig {
   dataDir: string;
@@ -65,6 +67,8 @@ export interface CoreConfig {
   shutdownDrainMs: number;
   /** Which upstream serves each product family, and VTpass's settings when it serves any. */
   providers: ProvidersConfig;
+  /** How often each upstream's float is read. */
+  upstreamFloatPollMs: number;
   /** The dashboard's public base URL, which invitation links start with. */
   dashboardPublicUrl: string;
   /** The console's public base URL, which staff set-up links start with. */
@@ -157,9 +161,34 @@ function optional(name: string, fallback: string, help: string): Variable<string
   return variable(name, fallback, help, (raw) => raw);
 }
 
-/** The routing variable of one product family (PROVIDER_AIRTIME, ...). */
-function route(family: ProductName, help: string): Variable<ProviderKind> {
-  return oneOf(ROUTING_VARIABLES[family], { words: PROVIDER_KINDS, fallback: 'sandbox', help });
+/** Upstream names in a route: what UPSTREAMS allows, the built-in sandbox and vtpass included. */
+const ROUTE_NAME = /^[a-z][a-z0-9]{0,23}$/;
+/** More upstreams than this in one route is a mistake, not a plan. */
+const MAX_ROUTE_UPSTREAMS = 8;
+
+/**
+ * The routing variable of one product family (PROVIDER_AIRTIME, ...): upstream names in order,
+ * separated by commas. Whether each names a configured upstream is checked once all are read.
+ */
+function route(family: ProductName, help: string): Variable<readonly string[]> {
+  const name = ROUTING_VARIABLES[family];
+  return variable(name, SANDBOX_UPSTREAM, help, (raw) => {
+    if (raw === undefined || raw.trim() === '') return [SANDBOX_UPSTREAM];
+    const names = raw.split(',').map((part) => part.trim().toLowerCase());
+    if (names.length > MAX_ROUTE_UPSTREAMS)
+      throw new ConfigError(name, `names ${names.length} upstreams; at most ${MAX_ROUTE_UPSTREAMS}.`);
+    for (const upstream of names) {
+      if (!ROUTE_NAME.test(upstream))
+        throw new ConfigError(
+          name,
+          `must be upstream names separated by commas, such as vtpass,datahub; got ${JSON.stringify(upstream.slice(0, 40))}.`,
+        );
+    }
+    if (new Set(names).size !== names.length) throw new ConfigError(name, 'names an upstream twice.');
+    if (family === 'bulksms' && names.length > 1)
+      throw new ConfigError(name, 'takes one upstream: bulk SMS and receipts go to sandbox or vtpass.');
+    return names;
+  });
 }
 
 /** The core's variables, in the order --help and README.md list them. */
@@ -289,11 +318,25 @@ export const CORE_SCHEMA = {
     max: 256,
     help: "Webhook deliveries in flight at once to one account's webhook (as many more wait for them); a slow receiver holds no more.",
   }),
-  routeAirtime: route('airtime', 'Who sells airtime: `sandbox` or `vtpass`.'),
-  routeData: route('data', 'Who sells data: `sandbox` or `vtpass` (run `prepaid plans sync` first).'),
-  routeElectricity: route('electricity', 'Who sells electricity: `sandbox` or `vtpass`.'),
-  routeCable: route('cable', 'Who sells cable TV: `sandbox` or `vtpass`.'),
-  routeBulksms: route('bulksms', 'Who sends bulk SMS and receipts: `sandbox` or `vtpass` (messaging API).'),
+  upstreams: optional(
+    'UPSTREAMS',
+    'none (only `sandbox`, and `vtpass` when its keys are set)',
+    'Upstream instances, comma-separated names, each configured by `UPSTREAM_<NAME>_KIND`, `_BASE_URL` and its credentials (docs/upstreams.md).',
+  ),
+  upstreamFloatPollMs: integer('UPSTREAM_FLOAT_POLL_MS', {
+    fallback: 60_000,
+    min: 1_000,
+    max: 86_400_000,
+    help: 'How often each upstream with a balance call (ClubKonnect, ported-number sites) has its float read; under its alert it is skipped by routes that have another choice.',
+  }),
+  routeAirtime: route(
+    'airtime',
+    'Who sells airtime: upstream names in order, comma-separated (`sandbox`, `vtpass`, or names in `UPSTREAMS`); the next is tried only when the one before provably did not deliver.',
+  ),
+  routeData: route('data', 'Who sells data, as for `PROVIDER_AIRTIME` (VTpass: run `prepaid plans sync` first).'),
+  routeElectricity: route('electricity', 'Who sells electricity: `sandbox` or `vtpass`, or both in order.'),
+  routeCable: route('cable', 'Who sells cable TV: `sandbox` or `vtpass`, or both in order.'),
+  routeBulksms: route('bulksms', 'Who sends bulk SMS and receipts: `sandbox` or `vtpass` (messaging API); one name.'),
   vtpassBaseUrl: optional(
     'VTPASS_BASE_URL',
     DEFAULT_VTPASS_BASE_URL,
@@ -464,7 +507,7 @@ function upstreamUrl(name: string, text: string): string {
 }
 
 /** The routing variable of each family, by family. */
-const ROUTES: Readonly<Record<ProductName, Variable<ProviderKind>>> = {
+const ROUTES: Readonly<Record<ProductName, Variable<readonly string[]>>> = {
   airtime: CORE_SCHEMA.routeAirtime,
   data: CORE_SCHEMA.routeData,
   electricity: CORE_SCHEMA.routeElectricity,
@@ -473,19 +516,30 @@ const ROUTES: Readonly<Record<ProductName, Variable<ProviderKind>>> = {
 };
 
 /**
- * PROVIDER_* and VTPASS_*: each family's upstream, and VTpass's settings, required only for
- * what is routed to it, so a sandbox deployment needs none of them.
+ * PROVIDER_*, UPSTREAMS, UPSTREAM_<NAME>_* and VTPASS_*: each family's ordered upstreams, and
+ * the settings of the upstreams they name, required only for what is routed, so a sandbox
+ * deployment needs none of them. A route naming an upstream that is not configured, or one that
+ * does not sell the family, stops the start with a message naming the routing variable.
  */
 function readProvidersConfig(env: Env, sandboxDelayMs: number): ProvidersConfig {
   const routing = Object.fromEntries(
     PRODUCTS.map((family) => [family, ROUTES[family].read(env)]),
   ) as ProvidersConfig['routing'];
   const s = CORE_SCHEMA;
-  const billFamilies = VTPASS_BILL_FAMILIES.filter((family) => routing[family] === 'vtpass');
+  // VTpass is read below with its fallback phone; parseUpstreams checks the declared ones.
+  const declared = parseUpstreams(env).filter(
+    (instance): instance is Exclude<UpstreamInstance, { kind: 'vtpass' }> => instance.kind !== 'vtpass',
+  );
+  const kinds = new Map<string, UpstreamInstance['kind']>(declared.map((instance) => [instance.name, instance.kind]));
+  for (const family of PRODUCTS) {
+    for (const name of routing[family]) checkRouted(family, name, kinds);
+  }
+  const routedTo = (family: ProductName) => routing[family].includes(VTPASS_UPSTREAM);
+  const billFamilies = VTPASS_BILL_FAMILIES.filter(routedTo);
   let vtpass: ProvidersConfig['vtpass'] = null;
   if (billFamilies.length > 0) {
-    const why = `because ${billFamilies.map((f) => ROUTING_VARIABLES[f]).join(', ')} ${billFamilies.length === 1 ? 'is' : 'are'} vtpass`;
-    const needsPhone = routing.electricity === 'vtpass' || routing.cable === 'vtpass';
+    const why = `because ${billFamilies.map((f) => ROUTING_VARIABLES[f]).join(', ')} ${billFamilies.length === 1 ? 'names' : 'name'} vtpass`;
+    const needsPhone = routedTo('electricity') || routedTo('cable');
     const phone = s.vtpassFallbackPhone.read(env) ?? '';
     if (needsPhone && !PHONE_PATTERN.test(phone)) {
       throw new ConfigError(
@@ -502,7 +556,7 @@ function readProvidersConfig(env: Env, sandboxDelayMs: number): ProvidersConfig 
     };
   }
   let vtpassSms: ProvidersConfig['vtpassSms'] = null;
-  if (routing.bulksms === 'vtpass') {
+  if (routedTo('bulksms')) {
     const why = 'because PROVIDER_BULKSMS is vtpass';
     vtpassSms = {
       url: upstreamUrl(s.vtpassSmsUrl.name, s.vtpassSmsUrl.read(env) ?? DEFAULT_VTPASS_SMS_URL),
@@ -511,7 +565,25 @@ function readProvidersConfig(env: Env, sandboxDelayMs: number): ProvidersConfig 
       receiptSender: s.vtpassSmsSender.read(env),
     };
   }
-  return { routing, sandboxDelayMs, vtpass, vtpassSms };
+  return { routing, upstreams: declared, sandboxDelayMs, vtpass, vtpassSms };
+}
+
+/** One name of a family's route: a configured upstream that sells the family. */
+function checkRouted(family: ProductName, name: string, declared: ReadonlyMap<string, UpstreamInstance['kind']>): void {
+  const variableName = ROUTING_VARIABLES[family];
+  if (name === SANDBOX_UPSTREAM || (name === VTPASS_UPSTREAM && family !== 'bulksms')) return;
+  if (family === 'bulksms') {
+    if (name === VTPASS_UPSTREAM) return;
+    throw new ConfigError(variableName, `must be sandbox or vtpass; got ${JSON.stringify(name)}.`);
+  }
+  const kind = declared.get(name);
+  if (kind === undefined)
+    throw new ConfigError(
+      variableName,
+      `names ${name}, which is not an upstream: declare it in UPSTREAMS (with UPSTREAM_${name.toUpperCase()}_KIND), or use sandbox or vtpass.`,
+    );
+  if (!FAMILIES_OF_KIND[kind].includes(family))
+    throw new ConfigError(variableName, `names ${name}, a ${kind} upstream, which does not sell ${family}.`);
 }
 
 /** MONGODB_URI and MONGODB_DB; null when MONGODB_URI is unset (the embedded store). */
@@ -550,6 +622,7 @@ export function readCoreConfig(env: Env = process.env): CoreConfig {
     shutdownTimeoutMs: v.shutdownTimeoutMs,
     shutdownDrainMs: checkedDrain(v.shutdownDrainMs, v.shutdownTimeoutMs),
     providers: readProvidersConfig(env, v.sandboxDelayMs),
+    upstreamFloatPollMs: v.upstreamFloatPollMs,
     dashboardPublicUrl: v.dashboardPublicUrl.replace(/\/+$/, ''),
     consolePublicUrl: v.consolePublicUrl.replace(/\/+$/, ''),
     cliMoneyMoves: v.cliMoneyMoves,

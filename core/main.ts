@@ -24,6 +24,7 @@ import type { FundingProvider } from './funding/port.js';
 import { createCoreMetrics, type MetricsServer, serveMetrics } from './metrics.js';
 import { type BuiltProviders, createProviders, describeRouting } from './providers/index.js';
 import type { Providers } from './providers/port.js';
+import type { Supply } from './providers/supply.js';
 import { openStore, SQLITE_FILE } from './store/index.js';
 
 export interface RunningCore extends Stoppable {
@@ -77,6 +78,7 @@ export async function startCore(env: Record<string, string | undefined> = proces
     adminToken,
     serviceToken,
     providerTimeoutMs: config.providerTimeoutMs,
+    floatPollMs: config.upstreamFloatPollMs,
     recoveryIntervalMs: config.recoveryIntervalMs,
     recoveryAttentionAfterMs: config.recoveryAttentionAfterMs,
     dashboardPublicUrl: config.dashboardPublicUrl,
@@ -119,6 +121,7 @@ export async function startCore(env: Record<string, string | undefined> = proces
   }
   core.worker.start();
   core.fundingSweeper.start();
+  core.floatPoller?.start();
   core.deliveries.start();
   core.lowBalanceMail.start();
   const address = `${config.host}:${port}`;
@@ -223,6 +226,6 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
 }
 
 /** The routed providers for live purchases, and the sandbox (never an upstream) for test ones. */
-function testModeProviders(built: BuiltProviders): { providers: Providers; testProviders: Providers } {
-  return { providers: built.providers, testProviders: built.sandbox };
+function testModeProviders(built: BuiltProviders): { providers: Providers; testProviders: Providers; supply: Supply } {
+  return { providers: built.providers, testProviders: built.sandbox, supply: built.supply };
 }

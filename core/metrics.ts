@@ -410,6 +410,7 @@ export function instrumentStore(
     proposals: store.proposals,
     passwordResets: store.passwordResets,
     notices: store.notices,
+    supply: store.supply,
     events: store.events,
     webhooks: store.webhooks,
     keyUse: store.keyUse,

@@ -345,3 +345,56 @@ export interface PasswordResetRecord {
   expiresAt: Date;
   usedAt: Date | null;
 }
+
+/** What came of one call of a purchase to an upstream. */
+export type UpstreamAttemptOutcome =
+  /** The upstream provably did not deliver; the purchase moved to the next upstream. */
+  | 'not_delivered'
+  /** The upstream refused or failed it, and no other upstream was tried. */
+  | 'failed'
+  /** No certain answer: the purchase stays with this upstream and is re-queried there. */
+  | 'pending'
+  | 'delivered';
+
+/**
+ * One call of a purchase to an upstream (issue 27), written before the call, so a re-query, a
+ * callback or a reversal goes to the upstream that got the `pay`, whatever the routes say later.
+ * The operator sees them; partners never do.
+ */
+export interface UpstreamAttemptRecord {
+  reference: string;
+  /** 1 for the first upstream called, 2 for the next after a proven non-delivery, ... */
+  seq: number;
+  /** The instance name (UPSTREAMS, `sandbox`, `vtpass`). */
+  upstream: string;
+  startedAt: Date;
+  /** Null while the call runs (or its answer was never recorded: a crash). */
+  outcome: UpstreamAttemptOutcome | null;
+  /** What happened on the call, as the failover rule read it, for example `refused` or `http 200, code 091`. */
+  evidence: string | null;
+  /** What the upstream says it charged us, where it says so. */
+  costKobo: Kobo | null;
+  endedAt: Date | null;
+}
+
+/**
+ * One row of the route table: the upstreams, in order, that sell a product, optionally only
+ * for a network, a data plan type or a disco ("" matches any). The most specific row wins;
+ * without one, the family's PROVIDER_<FAMILY> default.
+ */
+export interface RouteRecord {
+  product: ProductName;
+  network: string;
+  planType: string;
+  disco: string;
+  upstreams: string[];
+  updatedAt: Date;
+}
+
+/** The operator's settings of one upstream instance. */
+export interface UpstreamSettingsRecord {
+  upstream: string;
+  /** Below this float (our wallet at the upstream) it is taken out of routes that have another choice; null: no alert. */
+  floatAlertKobo: Kobo | null;
+  updatedAt: Date;
+}

@@ -1,24 +1,29 @@
 /**
- * Builds the platform's providers from configuration: each product family goes to the
- * sandbox or to VTpass, independently (PROVIDER_AIRTIME=vtpass, ...), the sandbox by
- * default. core/config.ts reads and checks the variables; this file only assembles.
+ * Builds the platform's providers from configuration (issue 27): every upstream instance
+ * (the built-in `sandbox`, `vtpass` when its keys are set, and each one UPSTREAMS declares),
+ * and each product family's ordered default route (PROVIDER_AIRTIME=vtpass,datahub, ...), the
+ * sandbox by default. core/config.ts reads and checks the variables; this file only assembles.
  *
- * Switching a family while purchases of it are pending sends their re-queries to the new
- * provider, which does not know them: switch when `prepaid pending list` is empty.
+ * A purchase goes to the first upstream of its route that may take it and moves on only on
+ * proven non-delivery (core/purchases/flow.ts); its re-queries go to the upstream recorded on
+ * it, so changing a route while purchases are pending is safe.
  */
 import { PRODUCTS, type ProductName } from '../domain/products.js';
-import type { Providers } from './port.js';
+import { createClubkonnectProviders } from './clubkonnect/index.js';
+import type { ProviderRequest, Providers } from './port.js';
+import { createPortedNumberProviders } from './ported-number/index.js';
 import { createSandbox, type Sandbox } from './sandbox/index.js';
+import { type Supply, type Upstream, upstreamOf } from './supply.js';
+import type { UpstreamInstance } from './upstreams.js';
 import { createVtpassProviders, type VtpassCatalog, type VtpassOptions } from './vtpass/index.js';
 import { createVtpassSmsProvider, type VtpassSmsOptions } from './vtpass/sms.js';
 
-/** The upstreams a product family can be routed to. */
-export const PROVIDER_KINDS = ['sandbox', 'vtpass'] as const;
-/** One of PROVIDER_KINDS. */
-export type ProviderKind = (typeof PROVIDER_KINDS)[number];
+/** The built-in upstreams, which need no declaration in UPSTREAMS. */
+export const SANDBOX_UPSTREAM = 'sandbox';
+export const VTPASS_UPSTREAM = 'vtpass';
 
-/** Which provider serves each product family. */
-export type ProviderRouting = Readonly<Record<ProductName, ProviderKind>>;
+/** Which upstreams serve each product family, in order: the first that may take a purchase gets it. */
+export type ProviderRouting = Readonly<Record<ProductName, readonly string[]>>;
 
 /** The variable that routes each family. */
 export const ROUTING_VARIABLES: Readonly<Record<ProductName, string>> = {
@@ -32,6 +37,14 @@ export const ROUTING_VARIABLES: Readonly<Record<ProductName, string>> = {
 /** The families VTpass serves through its bills API (bulk SMS goes through its messaging API). */
 export const VTPASS_BILL_FAMILIES: readonly ProductName[] = ['airtime', 'data', 'electricity', 'cable'];
 
+/** The families each kind of declared upstream sells (VTpass and the sandbox sell all). */
+export const FAMILIES_OF_KIND: Readonly<Record<UpstreamInstance['kind'], readonly ProductName[]>> = {
+  vtpass: VTPASS_BILL_FAMILIES,
+  clubkonnect: ['airtime', 'data'],
+  'ported-number': ['airtime', 'data'],
+  sandbox: PRODUCTS,
+};
+
 /** VTpass's bills API as configured; secrets included, so never logged whole. */
 type VtpassSettings = Pick<VtpassOptions, 'baseUrl' | 'apiKey' | 'publicKey' | 'secretKey' | 'fallbackPhone'>;
 /** VTpass's messaging API as configured. */
@@ -40,8 +53,10 @@ type VtpassSmsSettings = Pick<VtpassSmsOptions, 'url' | 'token' | 'secret' | 're
 /** Everything createProviders needs, as core/config.ts read it. */
 export interface ProvidersConfig {
   routing: ProviderRouting;
+  /** The instances UPSTREAMS declares, besides `vtpass` (configured by `vtpass` below). */
+  upstreams: readonly Exclude<UpstreamInstance, { kind: 'vtpass' }>[];
   sandboxDelayMs: number;
-  /** Set when any of airtime, data, electricity or cable goes to VTpass. */
+  /** Set when any of airtime, data, electricity or cable may go to VTpass. */
   vtpass: VtpassSettings | null;
   /** Set when bulk SMS goes to VTpass. */
   vtpassSms: VtpassSmsSettings | null;
@@ -49,50 +64,141 @@ export interface ProvidersConfig {
 
 /** The routed providers, and the sandbox behind the families it serves. */
 export interface BuiltProviders {
+  /**
+   * The first upstream of each family's default route: what customer look-ups, plan syncs and
+   * receipts use, and purchases when no supply is given.
+   */
   providers: Providers;
   /** The sandbox, whichever families it serves (it keeps no records here). */
   sandbox: Sandbox;
+  /** Every upstream by name and the default routes: what purchases and re-queries use. */
+  supply: Supply;
 }
 
 /** Every family on the sandbox: the default, and what tests start from. */
-export const ALL_SANDBOX: ProviderRouting = Object.freeze(
-  Object.fromEntries(PRODUCTS.map((p) => [p, 'sandbox'])) as Record<ProductName, ProviderKind>,
-);
+export const ALL_SANDBOX: ProviderRouting = Object.freeze({
+  airtime: [SANDBOX_UPSTREAM],
+  data: [SANDBOX_UPSTREAM],
+  electricity: [SANDBOX_UPSTREAM],
+  cable: [SANDBOX_UPSTREAM],
+  bulksms: [SANDBOX_UPSTREAM],
+});
+
+/** Where a declared ClubKonnect or ported-number upstream finds its code of one of our data plans. */
+export type PlanCodes = (upstream: string, planId: number) => Promise<string | null>;
 
 /**
- * The providers of a configuration. A family routed to VTpass without its settings is a
- * programming error here (core/config.ts refuses such a configuration at start).
+ * The providers of a configuration. A family routed to an upstream that is not configured is
+ * a programming error here (core/config.ts refuses such a configuration at start).
  */
 export function createProviders(
   config: ProvidersConfig,
-  deps: { catalog: VtpassCatalog; log?: (event: string, fields: Record<string, unknown>) => void; clock?: () => Date },
+  deps: {
+    catalog: VtpassCatalog;
+    /** The plan codes of declared upstreams; none known: they sell no data. */
+    planCodes?: PlanCodes;
+    log?: (event: string, fields: Record<string, unknown>) => void;
+    clock?: () => Date;
+  },
 ): BuiltProviders {
   const sandbox = createSandbox({ delayMs: config.sandboxDelayMs, record: false });
-  const wantsBills = VTPASS_BILL_FAMILIES.some((family) => config.routing[family] === 'vtpass');
-  if (wantsBills && config.vtpass === null) throw new Error('VTpass is routed but not configured');
-  if (config.routing.bulksms === 'vtpass' && config.vtpassSms === null)
-    throw new Error('VTpass SMS is routed but not configured');
   const common = { ...(deps.log ? { log: deps.log } : {}), ...(deps.clock ? { clock: deps.clock } : {}) };
-  const vtpass =
-    wantsBills && config.vtpass ? createVtpassProviders({ ...config.vtpass, ...common }, deps.catalog) : null;
+  const planCodes = deps.planCodes ?? (async () => null);
+  const upstreams = new Map<string, Upstream>();
+  upstreams.set(SANDBOX_UPSTREAM, upstreamOf(SANDBOX_UPSTREAM, 'sandbox', sandbox));
+  let vtpassBills: ReturnType<typeof createVtpassProviders> | null = null;
+  if (config.vtpass !== null) {
+    vtpassBills = createVtpassProviders({ ...config.vtpass, ...common }, deps.catalog);
+    // A data plan without its VTpass code (no `prepaid plans sync` yet) is not sold there.
+    const sells = async (request: ProviderRequest) =>
+      request.product !== 'data' ||
+      request.details.planId === undefined ||
+      ((await deps.catalog.getPlan(request.details.planId))?.providerCode ?? '') !== '';
+    upstreams.set(VTPASS_UPSTREAM, upstreamOf(VTPASS_UPSTREAM, 'vtpass', vtpassBills, { sells }));
+  }
+  for (const instance of config.upstreams)
+    upstreams.set(instance.name, declaredUpstream(instance, planCodes, config.sandboxDelayMs, deps));
+
+  for (const family of PRODUCTS) {
+    for (const name of config.routing[family]) {
+      if (family === 'bulksms') continue;
+      if (upstreams.get(name)?.products[family] === undefined)
+        throw new Error(`${family} is routed to ${name}, which is not configured for it`);
+    }
+  }
+  const smsRoute = config.routing.bulksms[0] ?? SANDBOX_UPSTREAM;
+  if (smsRoute === VTPASS_UPSTREAM && config.vtpassSms === null)
+    throw new Error('VTpass SMS is routed but not configured');
   const vtpassSms =
-    config.routing.bulksms === 'vtpass' && config.vtpassSms
+    smsRoute === VTPASS_UPSTREAM && config.vtpassSms
       ? createVtpassSmsProvider({ ...config.vtpassSms, ...(deps.log ? { log: deps.log } : {}) })
       : null;
-  const routed = (family: ProductName) => config.routing[family] === 'vtpass' && vtpass !== null;
+  if (vtpassSms !== null) {
+    // Bulk SMS has one upstream, the messaging API; the bills upstream keeps its own families.
+    const bills = upstreams.get(VTPASS_UPSTREAM);
+    upstreams.set(VTPASS_UPSTREAM, {
+      ...(bills ?? upstreamOf(VTPASS_UPSTREAM, 'vtpass', {})),
+      products: { ...(bills?.products ?? {}), bulksms: vtpassSms },
+    });
+  }
+
+  const first = <F extends Exclude<ProductName, 'bulksms'>>(family: F): Providers[F] => {
+    const name = config.routing[family][0] ?? SANDBOX_UPSTREAM;
+    if (name === VTPASS_UPSTREAM && vtpassBills !== null) return vtpassBills[family] as Providers[F];
+    if (name === SANDBOX_UPSTREAM) return sandbox[family];
+    // Only airtime and data go to declared upstreams (config.ts refuses the rest).
+    return (upstreams.get(name)?.products[family] ?? sandbox[family]) as Providers[F];
+  };
   return {
     providers: {
-      airtime: routed('airtime') ? vtpass!.airtime : sandbox.airtime,
-      data: routed('data') ? vtpass!.data : sandbox.data,
-      electricity: routed('electricity') ? vtpass!.electricity : sandbox.electricity,
-      cable: routed('cable') ? vtpass!.cable : sandbox.cable,
+      airtime: first('airtime'),
+      data: first('data'),
+      electricity: first('electricity'),
+      cable: first('cable'),
       bulksms: vtpassSms ?? sandbox.bulksms,
     },
     sandbox,
+    supply: { upstreams, defaults: config.routing },
   };
 }
 
-/** "airtime=vtpass,data=vtpass,electricity=sandbox,..." for the start-up log line. */
+function declaredUpstream(
+  instance: Exclude<UpstreamInstance, { kind: 'vtpass' }>,
+  planCodes: PlanCodes,
+  sandboxDelayMs: number,
+  deps: { log?: (event: string, fields: Record<string, unknown>) => void },
+): Upstream {
+  const log = deps.log ? { log: deps.log } : {};
+  const planCode = (planId: number) => planCodes(instance.name, planId);
+  // Airtime is sold whole; a data plan only where the upstream has a code for it.
+  const sells = async (request: ProviderRequest) =>
+    request.product !== 'data' ||
+    (request.details.planId !== undefined && (await planCode(request.details.planId)) !== null);
+  switch (instance.kind) {
+    case 'sandbox':
+      return upstreamOf(instance.name, 'sandbox', createSandbox({ delayMs: sandboxDelayMs, record: false }));
+    case 'clubkonnect': {
+      const ck = createClubkonnectProviders({ ...instance, planCode, ...log });
+      return upstreamOf(
+        instance.name,
+        'clubkonnect',
+        { airtime: ck.airtime, data: ck.data },
+        { balance: ck.balance, sells },
+      );
+    }
+    case 'ported-number': {
+      const pn = createPortedNumberProviders({ ...instance, planCode, ...log });
+      return upstreamOf(
+        instance.name,
+        'ported-number',
+        { airtime: pn.airtime, data: pn.data },
+        { balance: pn.balance, sells },
+      );
+    }
+  }
+}
+
+/** "airtime=vtpass>datahub,data=vtpass,electricity=sandbox,..." for the start-up log line. */
 export function describeRouting(routing: ProviderRouting): string {
-  return PRODUCTS.map((family) => `${family}=${routing[family]}`).join(',');
+  return PRODUCTS.map((family) => `${family}=${routing[family].join('>')}`).join(',');
 }

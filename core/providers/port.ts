@@ -28,7 +28,8 @@ export interface ProviderRequest {
  * did not): what the failover rules (failover-rules.ts) read. Routing does not read it yet.
  */
 export type ProviderOutcome =
-  | { kind: 'delivered'; result: DeliveryResult }
+  /** `costKobo`: what the upstream says it charged us, where it says so (recorded for the operator). */
+  | { kind: 'delivered'; result: DeliveryResult; costKobo?: Kobo }
   /** Definitive failure: nothing was delivered and the upstream did not charge. */
   | { kind: 'failed'; reason: string; evidence?: CallEvidence }
   /** No certain answer (timeout, network error, still processing, unexpected body). */

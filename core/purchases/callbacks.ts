@@ -13,7 +13,8 @@
 import { DomainError } from '../domain/errors.js';
 import type { TransactionRecord } from '../domain/records.js';
 import type { ProviderOutcome } from '../providers/port.js';
-import { applyOutcome, callProvider, type PurchaseDeps, providerRequestOf } from './flow.js';
+import { applyOutcome, type PurchaseDeps, providerRequestOf } from './flow.js';
+import { callProvider, providerFor } from './upstream-calls.js';
 
 /** What became of one callback. */
 export type CallbackDisposition =
@@ -163,13 +164,15 @@ export function createCallbackService(
         return { disposition: 'unknown_reference', reference: parsed.reference, status: null };
       }
       // A test purchase is the sandbox's, so an upstream's callback naming one is ignored here,
-      // as is one for a family served by another provider now (or always).
-      const provider = deps.providers[tx.mode][tx.product];
-      if (provider.name !== providerName) {
+      // as is one for a purchase another upstream got (recorded on it), or, for a purchase with
+      // no upstream recorded, one its family's provider is not.
+      const { provider, upstream } = await providerFor(deps, tx);
+      const servedBy = upstream ?? provider?.name;
+      if (provider === null || servedBy !== providerName) {
         log('callback.ignored', {
           provider: providerName,
           reference: tx.reference,
-          reason: `${tx.product} is served by ${provider.name}`,
+          reason: `${tx.product} ${tx.reference} is served by ${servedBy}`,
         });
         return { disposition: 'ignored', reference: tx.reference, status: tx.status };
       }

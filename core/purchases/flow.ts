@@ -18,10 +18,11 @@ import { REQUEST_ID_PATTERN } from '../domain/validation.js';
 import type { ProviderOutcome, ProviderRequest, ProvidersByMode } from '../providers/port.js';
 import type { Store } from '../store/port.js';
 import { type Background, sendReceipt } from './receipts.js';
+import { callProvider, purchaseAtUpstreams, type SupplyDeps } from './upstream-calls.js';
 
 export interface PurchaseDeps {
-  /** The flow moves money and reads purchases back; nothing else. */
-  store: Pick<Store, 'wallet' | 'transactions'>;
+  /** The flow moves money, reads purchases back and records which upstream got each call. */
+  store: Pick<Store, 'wallet' | 'transactions' | 'supply'>;
   /** Each mode's providers: a purchase is always served by its own mode's (test: the sandbox). */
   providers: ProvidersByMode;
   clock: () => Date;
@@ -34,6 +35,11 @@ export interface PurchaseDeps {
   log: (event: string, fields: Record<string, unknown>) => void;
   /** Told when a purchase is left pending, for the outcome log and metrics (core/metrics.ts). */
   observer?: PurchaseObserver;
+  /**
+   * Upstreams, routes and their health (issue 27): live purchases are routed and may fail over;
+   * without it each family's provider takes every purchase, as before.
+   */
+  supply?: SupplyDeps;
 }
 
 /**
@@ -99,25 +105,6 @@ function stillInProgress(tx: TransactionRecord, inFlight: ReadonlySet<string>, n
   return inFlight.has(tx.reference) || (tx.attempts === 0 && tx.nextAttemptAt.getTime() > now.getTime());
 }
 
-/**
- * Runs a provider call with a deadline. A timeout, a thrown error or anything else that is
- * not a classified answer becomes `unknown`: the provider may have delivered.
- */
-export async function callProvider(
-  call: (signal: AbortSignal) => Promise<ProviderOutcome>,
-  timeoutMs: number,
-): Promise<ProviderOutcome> {
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
-  try {
-    return await call(controller.signal);
-  } catch (error) {
-    return { kind: 'unknown', reason: error instanceof Error ? error.message : String(error) };
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 export async function executePurchase(
   deps: PurchaseDeps,
   accountId: string,
@@ -167,20 +154,10 @@ export async function executePurchase(
   const tx = reserved.transaction;
   deps.inFlight.add(tx.reference);
   try {
-    const provider = deps.providers[tx.mode][tx.product];
-    const started = Date.now();
-    const outcome = await callProvider(
-      (signal) => provider.purchase(providerRequestOf(tx), signal),
-      deps.providerTimeoutMs,
-    );
-    deps.log('provider.purchase', {
-      reference: tx.reference,
-      mode: tx.mode,
-      product: tx.product,
-      provider: provider.name,
-      outcome: outcome.kind,
-      ms: Date.now() - started,
-    });
+    const outcome =
+      deps.supply !== undefined && tx.mode === 'live'
+        ? await purchaseAtUpstreams({ ...deps, supply: deps.supply }, tx, providerRequestOf(tx))
+        : await purchaseAtFamilyProvider(deps, tx);
     const final = await applyOutcome(deps, tx, outcome, 0);
     // The request's answer: a refunded failure is the caller's 502.
     if (final.status === 'failed') throw providerFailed(final);
@@ -188,6 +165,25 @@ export async function executePurchase(
   } finally {
     deps.inFlight.delete(tx.reference);
   }
+}
+
+/** A purchase without routing (test mode, or no supply given): its family's provider, once. */
+async function purchaseAtFamilyProvider(deps: PurchaseDeps, tx: TransactionRecord): Promise<ProviderOutcome> {
+  const provider = deps.providers[tx.mode][tx.product];
+  const started = Date.now();
+  const outcome = await callProvider(
+    (signal) => provider.purchase(providerRequestOf(tx), signal),
+    deps.providerTimeoutMs,
+  );
+  deps.log('provider.purchase', {
+    reference: tx.reference,
+    mode: tx.mode,
+    product: tx.product,
+    provider: provider.name,
+    outcome: outcome.kind,
+    ms: Date.now() - started,
+  });
+  return outcome;
 }
 
 /**

@@ -7,7 +7,8 @@
 
 import type { TransactionRecord } from '../domain/records.js';
 import { DEFAULT_RETRY_SCHEDULE, type RetrySchedule } from '../domain/transactions.js';
-import { applyOutcome, callProvider, leaseUntil, type PurchaseDeps, providerRequestOf } from './flow.js';
+import { applyOutcome, leaseUntil, type PurchaseDeps, providerRequestOf } from './flow.js';
+import { callProvider, providerFor } from './upstream-calls.js';
 
 /** Transactions looked at per pass, so one pass stays short however large the backlog. */
 const RECOVERY_BATCH_SIZE = 100;
@@ -44,15 +45,16 @@ export function createRecoveryWorker(
       at,
     });
     if (tx === null) return false;
-    const provider = deps.providers[tx.mode][tx.product];
-    const outcome = await callProvider(
-      (signal) => provider.query(providerRequestOf(tx), signal),
-      deps.providerTimeoutMs,
-    );
+    // The upstream that got the purchase answers for it, whatever the routes say now.
+    const { provider, upstream } = await providerFor(deps, tx);
+    const outcome =
+      provider === null
+        ? { kind: 'unknown' as const, reason: `the upstream ${upstream} that got the purchase is no longer configured` }
+        : await callProvider((signal) => provider.query(providerRequestOf(tx), signal), deps.providerTimeoutMs);
     deps.log('provider.query', {
       reference: tx.reference,
       product: tx.product,
-      provider: provider.name,
+      provider: upstream ?? provider?.name,
       outcome: outcome.kind,
       attempt: tx.attempts,
     });

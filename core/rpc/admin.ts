@@ -9,7 +9,10 @@ import { MODES } from '../domain/mode.js';
 import { sizeOrDefault } from '../domain/paging.js';
 import { planTypeFromName, sizeMbFromName, validityDaysFromText } from '../domain/plans.js';
 import type { PlanType } from '../domain/products.js';
+import type { RouteRecord, UpstreamAttemptRecord } from '../domain/records.js';
 import type { PendingList } from '../purchases/pending-list.js';
+import type { SupplyAdmin } from '../purchases/supply-admin.js';
+import type { RouteKey } from '../store/port.js';
 import {
   accountMessage,
   apiKeyMessage,
@@ -20,13 +23,49 @@ import {
   ledgerEntryMessage,
   MODE_TO_PROTO,
   modeIn,
+  PRODUCT_TO_PROTO,
   productFromProto,
   tierMessage,
+  timestampInit,
   transactionMessage,
 } from './convert.js';
 import type { Handlers } from './grpc.js';
 import { ownTurn } from './turns.js';
 import { planSyncMessage } from './upstream.js';
+
+/** The admin token's actor in the audit log. */
+const CLI_ACTOR = 'cli';
+
+function routeKeyIn(key: { product: number; network: string; planType: string; disco: string } | undefined): RouteKey {
+  const product = key === undefined ? null : productFromProto(key.product);
+  if (key === undefined || product === null) throw invalid('key.product', 'key.product must be set.');
+  return { product, network: key.network, planType: key.planType, disco: key.disco };
+}
+
+function routeMessage(route: RouteRecord) {
+  return {
+    key: {
+      product: PRODUCT_TO_PROTO[route.product],
+      network: route.network,
+      planType: route.planType,
+      disco: route.disco,
+    },
+    upstreams: route.upstreams,
+    updatedAt: timestampInit(route.updatedAt),
+  };
+}
+
+function attemptMessage(attempt: UpstreamAttemptRecord) {
+  return {
+    seq: attempt.seq,
+    upstream: attempt.upstream,
+    startedAt: timestampInit(attempt.startedAt),
+    outcome: attempt.outcome ?? '',
+    evidence: attempt.evidence ?? '',
+    costKobo: BigInt(attempt.costKobo ?? 0),
+    ...(attempt.endedAt === null ? {} : { endedAt: timestampInit(attempt.endedAt) }),
+  };
+}
 
 function issued(key: IssuedKeyPair | null) {
   return key ? { publicKey: key.publicKey, secretKey: key.secretKey, mode: MODE_TO_PROTO[key.mode] } : undefined;
@@ -38,6 +77,7 @@ export function adminHandlers(
   operations: {
     pendingList: PendingList;
     ledgerCheck: LedgerCheck;
+    supply: SupplyAdmin;
     /** Set under CLI_MONEY_MOVES=proposals: a live credit becomes a four-eyes proposal. */
     proposeCredit?: ((accountId: string, amountKobo: number, memo: string) => Promise<string>) | undefined;
   },
@@ -211,6 +251,57 @@ export function adminHandlers(
         req.pageToken,
       );
       return { transactions: page.items.map(transactionMessage), nextPageToken: page.next ?? '' };
+    },
+    async listRoutes() {
+      const { routes, defaults } = await operations.supply.listRoutes();
+      return {
+        routes: routes.map(routeMessage),
+        defaults: defaults.map((d) => ({
+          key: { product: PRODUCT_TO_PROTO[d.product], network: '', planType: '', disco: '' },
+          upstreams: [...d.upstreams],
+        })),
+        upstreams: operations.supply.upstreams().map((u) => ({
+          name: u.name,
+          kind: u.kind,
+          products: u.products.map((p) => PRODUCT_TO_PROTO[p]),
+        })),
+      };
+    },
+    async setRoute(req) {
+      const { route, before } = await operations.supply.setRoute(routeKeyIn(req.key), req.upstreams, CLI_ACTOR);
+      return { route: routeMessage(route), ...(before === null ? {} : { before: routeMessage(before) }) };
+    },
+    async clearRoute(req) {
+      const before = await operations.supply.clearRoute(routeKeyIn(req.key), CLI_ACTOR);
+      return before === null ? {} : { before: routeMessage(before) };
+    },
+    async listUpstreamAttempts(req) {
+      if (req.reference === '') throw invalid('reference', 'reference must be set.');
+      return { attempts: (await operations.supply.attemptsOf(req.reference)).map(attemptMessage) };
+    },
+    async listUpstreamHealth() {
+      return {
+        upstreams: (await operations.supply.health()).map((u) => ({
+          name: u.name,
+          kind: u.kind,
+          circuit: u.circuit,
+          ...(u.floatKobo === null ? {} : { floatKobo: BigInt(u.floatKobo) }),
+          ...(u.floatAlertKobo === null ? {} : { floatAlertKobo: BigInt(u.floatAlertKobo) }),
+          lastError: u.lastError ?? '',
+          purchasesLastHour: u.purchasesLastHour,
+          failoversLastHour: u.failoversLastHour,
+          skipped: u.skipped,
+        })),
+      };
+    },
+    async setUpstreamFloatAlert(req) {
+      if (req.alertKobo < 0n) throw invalid('alert_kobo', 'alert_kobo must be 0 (no alert) or more.');
+      const alert = req.alertKobo === 0n ? null : koboIn(req.alertKobo, 'alert_kobo');
+      const { before } = await operations.supply.setFloatAlert(req.name, alert, CLI_ACTOR);
+      return {
+        ...(alert === null ? {} : { alertKobo: BigInt(alert) }),
+        ...(before === null ? {} : { beforeKobo: BigInt(before) }),
+      };
     },
     async checkLedger(_req, call) {
       // A caller that gave up (deadline, Ctrl-C) cancels the call; the check stops with it

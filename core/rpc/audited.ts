@@ -11,10 +11,20 @@ import type { Handlers } from './grpc.js';
 /** Reads: nothing changes, nothing is audited. */
 const READ = /^(list|get|check)/;
 /**
- * Calls whose use case writes its own, fuller row (core/people: the two-step reset with what it
- * ended, the reset link with until when it works): audited there, not twice.
+ * Calls whose use case writes its own, fuller row with the state before and after (the two-step
+ * reset and the reset link in core/people, routes and float alerts in core/purchases/supply-admin.ts,
+ * plan types, costs and price rules in core/catalog/changes.ts): audited there, not twice.
  */
-const AUDITED_BY_USE_CASE = new Set(['resetTwoStep', 'issuePasswordReset']);
+const AUDITED_BY_USE_CASE = new Set([
+  'resetTwoStep',
+  'issuePasswordReset',
+  'setRoute',
+  'clearRoute',
+  'setUpstreamFloatAlert',
+  'setPlanTypeEnabled',
+  'setPlanCost',
+  'setPriceRule',
+]);
 /** Where a request names what it acts on, in order of preference. */
 const TARGET_FIELDS = ['accountId', 'publicKey', 'userId', 'email', 'inflowId', 'reference'] as const;
 /** The plain fields kept in the row's `after`. */

@@ -32,6 +32,7 @@ import type { Upgrades } from '../people/upgrades.js';
 import type { CallbackService } from '../purchases/callbacks.js';
 import type { PendingList } from '../purchases/pending-list.js';
 import type { PurchaseService as Purchases } from '../purchases/service.js';
+import type { SupplyAdmin } from '../purchases/supply-admin.js';
 import type { VerificationService } from '../purchases/verification.js';
 import type { AuditTrail } from '../staff/audit.js';
 import type { Desk } from '../staff/desk.js';
@@ -64,6 +65,8 @@ export interface CoreServerDeps {
   catalog: CatalogService;
   pendingList: PendingList;
   ledgerCheck: LedgerCheck;
+  /** Routes and upstream attempts for the operator (issue 27). */
+  supplyAdmin: SupplyAdmin;
   /** Customer verification, provider callbacks and the plans sync: the upstream-facing use cases. */
   verification: VerificationService;
   callbacks: CallbackService;
@@ -156,7 +159,12 @@ export function createCoreServer(deps: CoreServerDeps): CoreServer {
         adminHandlers(
           deps.accounts,
           deps.catalog,
-          { pendingList: deps.pendingList, ledgerCheck: deps.ledgerCheck, proposeCredit: deps.staff.proposeCredit },
+          {
+            pendingList: deps.pendingList,
+            ledgerCheck: deps.ledgerCheck,
+            supply: deps.supplyAdmin,
+            proposeCredit: deps.staff.proposeCredit,
+          },
           deps.planSync,
         ),
       ),

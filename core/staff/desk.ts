@@ -25,7 +25,8 @@ import {
 import { hasControlCharacters } from '../domain/validation.js';
 import type { FundingService } from '../funding/service.js';
 import type { Upgrades } from '../people/upgrades.js';
-import { applyOutcome, callProvider, type PurchaseDeps, providerRequestOf } from '../purchases/flow.js';
+import { applyOutcome, type PurchaseDeps, providerRequestOf } from '../purchases/flow.js';
+import { callProvider, providerFor } from '../purchases/upstream-calls.js';
 import type { Store } from '../store/port.js';
 import type { Actor, AuditTrail } from './audit.js';
 
@@ -167,11 +168,18 @@ export function createDesk(deps: DeskDeps) {
     async requery(reference: string, who: Actor): Promise<TransactionRecord> {
       const tx = await purchase(reference);
       if (tx.status !== 'pending') return tx;
-      const provider = deps.purchases.providers[tx.mode][tx.product];
-      const outcome = await callProvider(
-        (signal) => provider.query(providerRequestOf(tx), signal),
-        deps.purchases.providerTimeoutMs,
-      );
+      // The upstream that got the purchase answers for it, whatever the routes say now.
+      const { provider, upstream } = await providerFor(deps.purchases, tx);
+      const outcome =
+        provider === null
+          ? {
+              kind: 'unknown' as const,
+              reason: `the upstream ${upstream} that got the purchase is no longer configured`,
+            }
+          : await callProvider(
+              (signal) => provider.query(providerRequestOf(tx), signal),
+              deps.purchases.providerTimeoutMs,
+            );
       const after = await applyOutcome(deps.purchases, tx, outcome, tx.attempts);
       await audit(who, {
         action: 'purchase.requery',

@@ -36,11 +36,14 @@ import type {
   PendingSummary,
   PlanRecord,
   ReserveResult,
+  RouteRecord,
   SessionRecord,
   TierRecord,
   TransactionQuery,
   TransactionRecord,
   UpgradeRequestRecord,
+  UpstreamAttemptRecord,
+  UpstreamSettingsRecord,
   UserRecord,
 } from '../domain/records.js';
 import type { ProposalRecord, StaffMemberRecord, StaffSessionRecord } from '../domain/staff.js';
@@ -492,6 +495,38 @@ export interface NoticeStore {
   claimOnce(key: string, at: Date): Promise<boolean>;
 }
 
+/** Where a route applies: a product, and "" or a value for each narrower key. */
+export type RouteKey = Pick<RouteRecord, 'product' | 'network' | 'planType' | 'disco'>;
+
+/**
+ * Supply (issue 27): the upstream attempts of each purchase, the route table and each
+ * upstream's settings. An attempt is written before its call and ended once; nothing here
+ * moves money.
+ */
+export interface SupplyStore {
+  /** Records that an upstream is about to be called for a purchase; false (nothing written) when that seq exists. */
+  beginAttempt(attempt: { reference: string; seq: number; upstream: string; at: Date }): Promise<boolean>;
+  /** What came of an attempt; one ended already is left as it is. */
+  endAttempt(
+    reference: string,
+    seq: number,
+    end: Pick<UpstreamAttemptRecord, 'outcome' | 'evidence' | 'costKobo'> & { at: Date },
+  ): Promise<void>;
+  /** A purchase's attempts, in order; none for a purchase made before upstreams were recorded. */
+  attemptsOf(reference: string): Promise<UpstreamAttemptRecord[]>;
+  /** Attempts started in [from, to), oldest first, at most `limit`. */
+  attemptsBetween(from: Date, to: Date, limit: number): Promise<UpstreamAttemptRecord[]>;
+  /** Every route, by product then key. */
+  listRoutes(): Promise<RouteRecord[]>;
+  /** Sets one route; returns the row it replaced (null: none). */
+  setRoute(route: RouteRecord): Promise<RouteRecord | null>;
+  /** Removes one route; returns the row removed (null: there was none). */
+  clearRoute(key: RouteKey): Promise<RouteRecord | null>;
+  listUpstreamSettings(): Promise<UpstreamSettingsRecord[]>;
+  /** Sets one upstream's settings; returns the row it replaced (null: none). */
+  setUpstreamSettings(settings: UpstreamSettingsRecord): Promise<UpstreamSettingsRecord | null>;
+}
+
 /** The whole store: one sub-port per aggregate. Use cases take only the sub-ports they use. */
 export interface Store {
   readonly accounts: AccountStore;
@@ -511,5 +546,6 @@ export interface Store {
   readonly proposals: ProposalStore;
   readonly passwordResets: PasswordResetStore;
   readonly notices: NoticeStore;
+  readonly supply: SupplyStore;
   close(): Promise<void>;
 }

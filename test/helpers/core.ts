@@ -16,6 +16,7 @@ import { API_TIER_ID } from '../../core/catalog/defaults.js';
 import type { MailSettings } from '../../core/mail/smtp.js';
 import type { Providers } from '../../core/providers/port.js';
 import { createSandbox, type Sandbox } from '../../core/providers/sandbox/index.js';
+import type { Supply } from '../../core/providers/supply.js';
 import type { Store } from '../../core/store/port.js';
 import { openSqliteStore } from '../../core/store/sqlite/index.js';
 import { AdminService } from '../../gen/prepaid/v1/admin_pb.js';
@@ -63,6 +64,8 @@ export async function startCore(
     recoveryAttentionAfterMs?: number;
     /** Providers to use instead of the sandbox, built over the test's store (e.g. VTpass pointed at a fake). */
     providers?: (store: Store) => Providers;
+    /** Routed upstreams instead (core/providers/index.ts createProviders), built over the test's store. */
+    upstreams?: (store: Store) => { providers: Providers; supply: Supply };
     /** Receives everything the core logs (silent by default). */
     log?: (event: string, fields: Record<string, unknown>) => void;
     /** The core's clock (sessions, invitations, TOTP), so a test can move time instead of sleeping. */
@@ -84,9 +87,11 @@ export async function startCore(
   const sandbox = createSandbox({ delayMs: options.providerDelayMs ?? 0 });
   const adminToken = loadOrCreateToken(dataDir, ADMIN_TOKEN_FILE, null);
   const serviceToken = loadOrCreateToken(dataDir, SERVICE_TOKEN_FILE, null);
+  const upstreams = options.upstreams?.(store);
   const core = createCore({
     store,
-    providers: options.providers ? options.providers(store) : sandbox,
+    providers: upstreams?.providers ?? (options.providers ? options.providers(store) : sandbox),
+    ...(upstreams === undefined ? {} : { supply: upstreams.supply }),
     // Test purchases are the sandbox's whatever serves live ones, so tests can count them there.
     testProviders: sandbox,
     adminToken,

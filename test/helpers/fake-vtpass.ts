@@ -14,6 +14,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { ProductName } from '../../core/domain/products.js';
 import { createProviders, type ProvidersConfig } from '../../core/providers/index.js';
 import { startCore, type TestCore } from './core.js';
 import { startTestGateway, type TestGateway } from './gateway.js';
@@ -619,17 +620,21 @@ export async function startFakeVtpass(): Promise<FakeVtpass> {
   };
 }
 
-/** A providers configuration with every family on VTpass, pointed at a fake. */
-export function vtpassRouting(fake: FakeVtpass, routing: Partial<ProvidersConfig['routing']> = {}): ProvidersConfig {
+/** Each family's route as PROVIDER_<FAMILY> writes it: upstream names separated by commas. */
+export type RouteText = Partial<Record<ProductName, string>>;
+
+/** A providers configuration with every family on VTpass (unless `routing` says otherwise), pointed at a fake. */
+export function vtpassRouting(fake: FakeVtpass, routing: RouteText = {}): ProvidersConfig {
+  const route = (family: ProductName) => (routing[family] ?? 'vtpass').split(',');
   return {
     routing: {
-      airtime: 'vtpass',
-      data: 'vtpass',
-      electricity: 'vtpass',
-      cable: 'vtpass',
-      bulksms: 'vtpass',
-      ...routing,
+      airtime: route('airtime'),
+      data: route('data'),
+      electricity: route('electricity'),
+      cable: route('cable'),
+      bulksms: route('bulksms'),
     },
+    upstreams: [],
     sandboxDelayMs: 0,
     vtpass: {
       baseUrl: fake.baseUrl,
@@ -656,7 +661,7 @@ export interface VtpassStack {
 
 /** Starts the fake, a core routed to it (every family unless `routing` says otherwise) and a gateway. */
 export async function startVtpassStack(
-  options: { routing?: Partial<ProvidersConfig['routing']>; providerTimeoutMs?: number } = {},
+  options: { routing?: RouteText; providerTimeoutMs?: number } = {},
 ): Promise<VtpassStack> {
   const fake = await startFakeVtpass();
   const coreLog: string[] = [];

@@ -40,3 +40,9 @@ export const STAFF_COLLECTIONS = {
 } as const;
 /** Password reset links and notices mailed once (mail.ts); created by step 15. */
 export const MAIL_COLLECTIONS = { passwordResets: 'password_resets', noticesSent: 'notices_sent' } as const;
+/** Supply (supply.ts): upstream attempts, routes and upstream settings; created by step 15. */
+export const SUPPLY_COLLECTIONS = {
+  attempts: 'upstream_attempts',
+  routes: 'routes',
+  upstreamSettings: 'upstream_settings',
+} as const;

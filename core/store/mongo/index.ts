@@ -60,6 +60,7 @@ import { createKeyStore } from './keys.js';
 import { createNoticeStore, createPasswordResetStore } from './mail.js';
 import { ensureSchema, schemaTarget } from './schema.js';
 import { createProposalStore, createStaffStore } from './staff.js';
+import { createSupplyStore } from './supply.js';
 import { createTransactionStore } from './transactions.js';
 import { createUpgradeStore } from './upgrades.js';
 import { createPeopleStore } from './users.js';
@@ -143,6 +144,7 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<MongoS
       proposals: createProposalStore(ctx),
       passwordResets: createPasswordResetStore(ctx),
       notices: createNoticeStore(ctx),
+      supply: createSupplyStore(ctx),
       events: createEventStore(ctx),
       webhooks: createWebhookStore(ctx),
       keyUse: createKeyUseStore(ctx),

@@ -26,6 +26,7 @@ import {
   MEMBERSHIPS_COLLECTION,
   PEOPLE_COLLECTIONS,
   STAFF_COLLECTIONS,
+  SUPPLY_COLLECTIONS,
   UPGRADE_REQUESTS_COLLECTION,
 } from './collections.js';
 import {
@@ -342,6 +343,18 @@ export const SCHEMA_STEPS: readonly SchemaStep[] = [
         { plan_type: 'direct', size_mb: 0, validity_days: 0, costs: [] },
       );
       await target.updateMany(COLLECTIONS.tiers, { price_rules: { $exists: false } }, { price_rules: [] });
+    },
+  },
+  {
+    version: 19,
+    description: 'supply: the upstream attempts of each purchase, the route table, upstream settings',
+    async apply(target) {
+      await createMissingCollections(target, Object.values(SUPPLY_COLLECTIONS), {});
+      // An attempt's _id is "<reference>:<seq>", unique by itself; these serve the reads.
+      await target.createIndexes(SUPPLY_COLLECTIONS.attempts, [
+        { name: 'upstream_attempts_reference', key: { reference: 1, seq: 1 }, unique: true },
+        { name: 'upstream_attempts_started', key: { started_at: 1 } },
+      ]);
     },
   },
 ];

@@ -21,6 +21,7 @@ import { createKeyStore } from './keys.js';
 import { createNoticeStore, createPasswordResetStore } from './mail.js';
 import { migrate } from './schema.js';
 import { createProposalStore, createStaffStore } from './staff.js';
+import { createSupplyStore } from './supply.js';
 import { createTransactionStore, prepareTransactionStatements } from './transactions.js';
 import { createUpgradeStore } from './upgrades.js';
 import { createPeopleStore } from './users.js';
@@ -87,6 +88,7 @@ function buildStore(db: Database.Database): Store {
     proposals: createProposalStore(db),
     passwordResets: createPasswordResetStore(db),
     notices: createNoticeStore(db),
+    supply: createSupplyStore(db, commit),
     events: createEventStore(eventSql, commit),
     webhooks: createWebhookStore(eventSql),
     keyUse: createKeyUseStore(db, commit),

@@ -1,8 +1,9 @@
 /**
- * SQLite schema steps 11 to 18: wallet funding (virtual accounts, inflows, low-balance
+ * SQLite schema steps 11 to 19: wallet funding (virtual accounts, inflows, low-balance
  * thresholds), users' recovery codes, requests for API access, the audit log, the platform's
  * staff and four-eyes proposals, one person in several accounts (memberships, revocable
- * invitations), mail (reset links, notices sent), and plan types, costs and price rules.
+ * invitations), mail (reset links, notices sent), plan types, costs and price rules, and supply (upstream attempts, routes, upstream
+ * settings).
  */
 import type { Migration } from './schema.js';
 
@@ -309,6 +310,38 @@ export const BUSINESS_MIGRATIONS: readonly Migration[] = [
       BEGIN
         SELECT RAISE(ABORT, 'events are kept');
       END;
+    `,
+  },
+  {
+    version: 19,
+    description: 'supply: the upstream attempts of each purchase, the route table, upstream settings',
+    sql: `
+      CREATE TABLE upstream_attempts (
+        reference  TEXT NOT NULL REFERENCES transactions (reference),
+        seq        INTEGER NOT NULL CHECK (seq >= 1),
+        upstream   TEXT NOT NULL,
+        started_at INTEGER NOT NULL,
+        outcome    TEXT CHECK (outcome IN ('not_delivered', 'failed', 'pending', 'delivered')),
+        evidence   TEXT,
+        cost_kobo  INTEGER,
+        ended_at   INTEGER,
+        PRIMARY KEY (reference, seq)
+      ) STRICT;
+      CREATE INDEX upstream_attempts_started ON upstream_attempts (started_at);
+      CREATE TABLE routes (
+        product    TEXT NOT NULL,
+        network    TEXT NOT NULL,
+        plan_type  TEXT NOT NULL,
+        disco      TEXT NOT NULL,
+        upstreams  TEXT NOT NULL,
+        updated_at INTEGER NOT NULL,
+        PRIMARY KEY (product, network, plan_type, disco)
+      ) STRICT;
+      CREATE TABLE upstream_settings (
+        upstream         TEXT PRIMARY KEY,
+        float_alert_kobo INTEGER CHECK (float_alert_kobo IS NULL OR float_alert_kobo >= 0),
+        updated_at       INTEGER NOT NULL
+      ) STRICT;
     `,
   },
 ];

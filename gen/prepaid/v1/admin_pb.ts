@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file prepaid/v1/admin.proto.
  */
 export const file_prepaid_v1_admin: GenFile = /*@__PURE__*/
-  fileDesc("ChZwcmVwYWlkL3YxL2FkbWluLnByb3RvEgpwcmVwYWlkLnYxIp0BCgdBY2NvdW50EhIKCmFjY291bnRfaWQYASABKAkSDAoEbmFtZRgCIAEoCRIPCgd0aWVyX2lkGAMgASgJEhQKDGJhbGFuY2Vfa29ibxgEIAEoAxIuCgpjcmVhdGVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIZChF0ZXN0X2JhbGFuY2Vfa29ibxgGIAEoAyJTCglJc3N1ZWRLZXkSEgoKcHVibGljX2tleRgBIAEoCRISCgpzZWNyZXRfa2V5GAIgASgJEh4KBG1vZGUYAyABKA4yEC5wcmVwYWlkLnYxLk1vZGUi2AEKBkFwaUtleRISCgpwdWJsaWNfa2V5GAEgASgJEhIKCmFjY291bnRfaWQYAiABKAkSEwoLYWxsb3dlZF9pcHMYAyADKAkSDwoHcmV2b2tlZBgEIAEoCBIuCgpjcmVhdGVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIeCgRtb2RlGAYgASgOMhAucHJlcGFpZC52MS5Nb2RlEjAKDGxhc3RfdXNlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiVwoIRGlzY291bnQSJAoHcHJvZHVjdBgBIAEoDjITLnByZXBhaWQudjEuUHJvZHVjdBIPCgdzZXJ2aWNlGAIgASgJEhQKDGJhc2lzX3BvaW50cxgDIAEoBSKPAQoEVGllchIPCgd0aWVyX2lkGAEgASgJEgwKBG5hbWUYAiABKAkSEgoKYXBpX2FjY2VzcxgDIAEoCBInCglkaXNjb3VudHMYBCADKAsyFC5wcmVwYWlkLnYxLkRpc2NvdW50EisKC3ByaWNlX3J1bGVzGPQDIAMoCzIVLnByZXBhaWQudjEuUHJpY2VSdWxlIosBCglQcmljZVJ1bGUSDwoHbmV0d29yaxgBIAEoCRIRCglwbGFuX3R5cGUYAiABKAkSGwoTbWFyZ2luX2Jhc2lzX3BvaW50cxgDIAEoBRITCgttYXJnaW5fa29ibxgEIAEoAxISCgpmbG9vcl9rb2JvGAUgASgDEhQKDGNlaWxpbmdfa29ibxgGIAEoAyIvCghQbGFuQ29zdBIQCgh1cHN0cmVhbRgBIAEoCRIRCgljb3N0X2tvYm8YAiABKAMisgIKC0NhdGFsb2dQbGFuEg8KB3BsYW5faWQYASABKAMSDwoHbmV0d29yaxgCIAEoCRINCgVsYWJlbBgDIAEoCRIQCgh2YWxpZGl0eRgEIAEoCRIXCg9mYWNlX3ZhbHVlX2tvYm8YBSABKAMSKgoLdGllcl9wcmljZXMYBiADKAsyFS5wcmVwYWlkLnYxLlRpZXJQcmljZRIOCgZhY3RpdmUYByABKAgSFQoNcHJvdmlkZXJfY29kZRgIIAEoCRINCgR0eXBlGPQDIAEoCRIQCgdzaXplX21iGPUDIAEoBRIWCg12YWxpZGl0eV9kYXlzGPYDIAEoBRIkCgVjb3N0cxj3AyADKAsyFC5wcmVwYWlkLnYxLlBsYW5Db3N0EhUKDHR5cGVfZW5hYmxlZBj4AyABKAgiMAoJVGllclByaWNlEg8KB3RpZXJfaWQYASABKAkSEgoKcHJpY2Vfa29ibxgCIAEoAyJ/CgxDYWJsZVBhY2thZ2USEAoIcHJvdmlkZXIYASABKAkSFAoMcGFja2FnZV9jb2RlGAIgASgJEgwKBG5hbWUYAyABKAkSEgoKcHJpY2Vfa29ibxgEIAEoAxIOCgZhY3RpdmUYBSABKAgSFQoNcHJvdmlkZXJfY29kZRgGIAEoCSLjAQoLTGVkZ2VyRW50cnkSEAoIZW50cnlfaWQYASABKAMSEgoKYWNjb3VudF9pZBgCIAEoCRITCgthbW91bnRfa29ibxgDIAEoAxIaChJiYWxhbmNlX2FmdGVyX2tvYm8YBCABKAMSDAoEa2luZBgFIAEoCRIRCglyZWZlcmVuY2UYBiABKAkSDAoEbWVtbxgHIAEoCRIuCgpjcmVhdGVkX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIeCgRtb2RlGAkgASgOMhAucHJlcGFpZC52MS5Nb2RlIjUKFENyZWF0ZUFjY291bnRSZXF1ZXN0EgwKBG5hbWUYASABKAkSDwoHdGllcl9pZBgCIAEoCSJoChVDcmVhdGVBY2NvdW50UmVzcG9uc2USJAoHYWNjb3VudBgBIAEoCzITLnByZXBhaWQudjEuQWNjb3VudBIpCgppc3N1ZWRfa2V5GAIgASgLMhUucHJlcGFpZC52MS5Jc3N1ZWRLZXkiJwoRR2V0QWNjb3VudFJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCSI6ChJHZXRBY2NvdW50UmVzcG9uc2USJAoHYWNjb3VudBgBIAEoCzITLnByZXBhaWQudjEuQWNjb3VudCI8ChVTZXRBY2NvdW50VGllclJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRIPCgd0aWVyX2lkGAIgASgJImkKFlNldEFjY291bnRUaWVyUmVzcG9uc2USJAoHYWNjb3VudBgBIAEoCzITLnByZXBhaWQudjEuQWNjb3VudBIpCgppc3N1ZWRfa2V5GAIgASgLMhUucHJlcGFpZC52MS5Jc3N1ZWRLZXkiSQoTQ3JlYXRlQXBpS2V5UmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEh4KBG1vZGUYAiABKA4yEC5wcmVwYWlkLnYxLk1vZGUiQQoUQ3JlYXRlQXBpS2V5UmVzcG9uc2USKQoKaXNzdWVkX2tleRgBIAEoCzIVLnByZXBhaWQudjEuSXNzdWVkS2V5IigKEkxpc3RBcGlLZXlzUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJIjcKE0xpc3RBcGlLZXlzUmVzcG9uc2USIAoEa2V5cxgBIAMoCzISLnByZXBhaWQudjEuQXBpS2V5IikKE1Jldm9rZUFwaUtleVJlcXVlc3QSEgoKcHVibGljX2tleRgBIAEoCSI3ChRSZXZva2VBcGlLZXlSZXNwb25zZRIfCgNrZXkYASABKAsyEi5wcmVwYWlkLnYxLkFwaUtleSJBChZTZXRBcGlLZXlJcExvY2tSZXF1ZXN0EhIKCnB1YmxpY19rZXkYASABKAkSEwoLYWxsb3dlZF9pcHMYAiADKAkiOgoXU2V0QXBpS2V5SXBMb2NrUmVzcG9uc2USHwoDa2V5GAEgASgLMhIucHJlcGFpZC52MS5BcGlLZXkifwoTQ3JlZGl0V2FsbGV0UmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEhMKC2Ftb3VudF9rb2JvGAIgASgDEgwKBG1lbW8YAyABKAkSEQoJcmVmZXJlbmNlGAQgASgJEh4KBG1vZGUYBSABKA4yEC5wcmVwYWlkLnYxLk1vZGUifAoUQ3JlZGl0V2FsbGV0UmVzcG9uc2USFAoMYmFsYW5jZV9rb2JvGAEgASgDEiYKBWVudHJ5GAIgASgLMhcucHJlcGFpZC52MS5MZWRnZXJFbnRyeRIQCghyZXBsYXllZBgDIAEoCBIUCgtwcm9wb3NhbF9pZBjYBCABKAkidQoYTGlzdExlZGdlckVudHJpZXNSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSEQoJcGFnZV9zaXplGAIgASgFEhIKCnBhZ2VfdG9rZW4YAyABKAkSHgoEbW9kZRgEIAEoDjIQLnByZXBhaWQudjEuTW9kZSJeChlMaXN0TGVkZ2VyRW50cmllc1Jlc3BvbnNlEigKB2VudHJpZXMYASADKAsyFy5wcmVwYWlkLnYxLkxlZGdlckVudHJ5EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSISChBMaXN0VGllcnNSZXF1ZXN0IjQKEUxpc3RUaWVyc1Jlc3BvbnNlEh8KBXRpZXJzGAEgAygLMhAucHJlcGFpZC52MS5UaWVyIjMKEVVwc2VydFRpZXJSZXF1ZXN0Eh4KBHRpZXIYASABKAsyEC5wcmVwYWlkLnYxLlRpZXIiNAoSVXBzZXJ0VGllclJlc3BvbnNlEh4KBHRpZXIYASABKAsyEC5wcmVwYWlkLnYxLlRpZXIiKgoXTGlzdENhdGFsb2dQbGFuc1JlcXVlc3QSDwoHbmV0d29yaxgBIAEoCSJCChhMaXN0Q2F0YWxvZ1BsYW5zUmVzcG9uc2USJgoFcGxhbnMYASADKAsyFy5wcmVwYWlkLnYxLkNhdGFsb2dQbGFuIjoKEVVwc2VydFBsYW5SZXF1ZXN0EiUKBHBsYW4YASABKAsyFy5wcmVwYWlkLnYxLkNhdGFsb2dQbGFuIjsKElVwc2VydFBsYW5SZXNwb25zZRIlCgRwbGFuGAEgASgLMhcucHJlcGFpZC52MS5DYXRhbG9nUGxhbiIsChhMaXN0Q2FibGVQYWNrYWdlc1JlcXVlc3QSEAoIcHJvdmlkZXIYASABKAkiRwoZTGlzdENhYmxlUGFja2FnZXNSZXNwb25zZRIqCghwYWNrYWdlcxgBIAMoCzIYLnByZXBhaWQudjEuQ2FibGVQYWNrYWdlIkYKGVVwc2VydENhYmxlUGFja2FnZVJlcXVlc3QSKQoHcGFja2FnZRgBIAEoCzIYLnByZXBhaWQudjEuQ2FibGVQYWNrYWdlIkcKGlVwc2VydENhYmxlUGFja2FnZVJlc3BvbnNlEikKB3BhY2thZ2UYASABKAsyGC5wcmVwYWlkLnYxLkNhYmxlUGFja2FnZSITChFHZXRTbXNSYXRlUmVxdWVzdCIrChJHZXRTbXNSYXRlUmVzcG9uc2USFQoNa29ib19wZXJfcGFnZRgBIAEoAyIqChFTZXRTbXNSYXRlUmVxdWVzdBIVCg1rb2JvX3Blcl9wYWdlGAEgASgDIisKElNldFNtc1JhdGVSZXNwb25zZRIVCg1rb2JvX3Blcl9wYWdlGAEgASgDImUKHkxpc3RQZW5kaW5nVHJhbnNhY3Rpb25zUmVxdWVzdBIcChRuZWVkc19hdHRlbnRpb25fb25seRgBIAEoCBIRCglwYWdlX3NpemUYAiABKAUSEgoKcGFnZV90b2tlbhgDIAEoCSJpCh9MaXN0UGVuZGluZ1RyYW5zYWN0aW9uc1Jlc3BvbnNlEi0KDHRyYW5zYWN0aW9ucxgBIAMoCzIXLnByZXBhaWQudjEuVHJhbnNhY3Rpb24SFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIhQKEkNoZWNrTGVkZ2VyUmVxdWVzdCJ2Cg9MZWRnZXJWaW9sYXRpb24SDAoEa2luZBgBIAEoCRISCgphY2NvdW50X2lkGAIgASgJEhEKCXJlZmVyZW5jZRgDIAEoCRIOCgZkZXRhaWwYBCABKAkSHgoEbW9kZRgFIAEoDjIQLnByZXBhaWQudjEuTW9kZSK3AQoPTGVkZ2VyTW9kZUNoZWNrEh4KBG1vZGUYASABKA4yEC5wcmVwYWlkLnYxLk1vZGUSHAoUdHJhbnNhY3Rpb25zX2NoZWNrZWQYAiABKAMSFwoPZW50cmllc19jaGVja2VkGAMgASgDEhUKDXBlbmRpbmdfY291bnQYBCABKAMSHQoVbmVlZHNfYXR0ZW50aW9uX2NvdW50GAUgASgDEhcKD3Zpb2xhdGlvbl9jb3VudBgGIAEoAyKSAgoTQ2hlY2tMZWRnZXJSZXNwb25zZRIYChBhY2NvdW50c19jaGVja2VkGAEgASgDEhwKFHRyYW5zYWN0aW9uc19jaGVja2VkGAIgASgDEhcKD2VudHJpZXNfY2hlY2tlZBgDIAEoAxIXCg92aW9sYXRpb25fY291bnQYBCABKAMSLwoKdmlvbGF0aW9ucxgFIAMoCzIbLnByZXBhaWQudjEuTGVkZ2VyVmlvbGF0aW9uEhUKDXBlbmRpbmdfY291bnQYBiABKAMSHQoVbmVlZHNfYXR0ZW50aW9uX2NvdW50GAcgASgDEioKBW1vZGVzGAggAygLMhsucHJlcGFpZC52MS5MZWRnZXJNb2RlQ2hlY2siIwoQU3luY1BsYW5zUmVxdWVzdBIPCgdkcnlfcnVuGAEgASgIIooBCgpQbGFuQ2hhbmdlEiwKBmFjdGlvbhgBIAEoDjIcLnByZXBhaWQudjEuUGxhbkNoYW5nZUFjdGlvbhIlCgRwbGFuGAIgASgLMhcucHJlcGFpZC52MS5DYXRhbG9nUGxhbhInCgZiZWZvcmUYAyABKAsyFy5wcmVwYWlkLnYxLkNhdGFsb2dQbGFuIrEBChFTeW5jUGxhbnNSZXNwb25zZRIQCghwcm92aWRlchgBIAEoCRIRCglzdXBwb3J0ZWQYAiABKAgSDwoHZHJ5X3J1bhgDIAEoCBInCgdjaGFuZ2VzGAQgAygLMhYucHJlcGFpZC52MS5QbGFuQ2hhbmdlEhEKCXVuY2hhbmdlZBgFIAEoBRIYChB1bmNvZGVkX3BsYW5faWRzGAYgAygDEhAKCHdhcm5pbmdzGAcgAygJIl4KGVNldFBsYW5UeXBlRW5hYmxlZFJlcXVlc3QSDwoHbmV0d29yaxgBIAEoCRIRCglwbGFuX3R5cGUYAiABKAkSDwoHZW5hYmxlZBgDIAEoCBIMCgRub3RlGAQgASgJImUKGlNldFBsYW5UeXBlRW5hYmxlZFJlc3BvbnNlEg8KB2NoYW5nZWQYASABKAgSJgoFcGxhbnMYAiADKAsyFy5wcmVwYWlkLnYxLkNhdGFsb2dQbGFuEg4KBmV2ZW50cxgDIAEoBSJYChJTZXRQbGFuQ29zdFJlcXVlc3QSDwoHcGxhbl9pZBgBIAEoAxIQCgh1cHN0cmVhbRgCIAEoCRIRCgljb3N0X2tvYm8YAyABKAMSDAoEbm90ZRgEIAEoCSJMChNTZXRQbGFuQ29zdFJlc3BvbnNlEiUKBHBsYW4YASABKAsyFy5wcmVwYWlkLnYxLkNhdGFsb2dQbGFuEg4KBmV2ZW50cxgCIAEoBSJpChNTZXRQcmljZVJ1bGVSZXF1ZXN0Eg8KB3RpZXJfaWQYASABKAkSIwoEcnVsZRgCIAEoCzIVLnByZXBhaWQudjEuUHJpY2VSdWxlEg4KBnJlbW92ZRgDIAEoCBIMCgRub3RlGAQgASgJIkYKFFNldFByaWNlUnVsZVJlc3BvbnNlEh4KBHRpZXIYASABKAsyEC5wcmVwYWlkLnYxLlRpZXISDgoGZXZlbnRzGAIgASgFKpoBChBQbGFuQ2hhbmdlQWN0aW9uEiIKHlBMQU5fQ0hBTkdFX0FDVElPTl9VTlNQRUNJRklFRBAAEh4KGlBMQU5fQ0hBTkdFX0FDVElPTl9DUkVBVEVEEAESHgoaUExBTl9DSEFOR0VfQUNUSU9OX1VQREFURUQQAhIiCh5QTEFOX0NIQU5HRV9BQ1RJT05fREVBQ1RJVkFURUQQAzLLDwoMQWRtaW5TZXJ2aWNlElQKDUNyZWF0ZUFjY291bnQSIC5wcmVwYWlkLnYxLkNyZWF0ZUFjY291bnRSZXF1ZXN0GiEucHJlcGFpZC52MS5DcmVhdGVBY2NvdW50UmVzcG9uc2USSwoKR2V0QWNjb3VudBIdLnByZXBhaWQudjEuR2V0QWNjb3VudFJlcXVlc3QaHi5wcmVwYWlkLnYxLkdldEFjY291bnRSZXNwb25zZRJXCg5TZXRBY2NvdW50VGllchIhLnByZXBhaWQudjEuU2V0QWNjb3VudFRpZXJSZXF1ZXN0GiIucHJlcGFpZC52MS5TZXRBY2NvdW50VGllclJlc3BvbnNlElEKDENyZWF0ZUFwaUtleRIfLnByZXBhaWQudjEuQ3JlYXRlQXBpS2V5UmVxdWVzdBogLnByZXBhaWQudjEuQ3JlYXRlQXBpS2V5UmVzcG9uc2USTgoLTGlzdEFwaUtleXMSHi5wcmVwYWlkLnYxLkxpc3RBcGlLZXlzUmVxdWVzdBofLnByZXBhaWQudjEuTGlzdEFwaUtleXNSZXNwb25zZRJRCgxSZXZva2VBcGlLZXkSHy5wcmVwYWlkLnYxLlJldm9rZUFwaUtleVJlcXVlc3QaIC5wcmVwYWlkLnYxLlJldm9rZUFwaUtleVJlc3BvbnNlEloKD1NldEFwaUtleUlwTG9jaxIiLnByZXBhaWQudjEuU2V0QXBpS2V5SXBMb2NrUmVxdWVzdBojLnByZXBhaWQudjEuU2V0QXBpS2V5SXBMb2NrUmVzcG9uc2USUQoMQ3JlZGl0V2FsbGV0Eh8ucHJlcGFpZC52MS5DcmVkaXRXYWxsZXRSZXF1ZXN0GiAucHJlcGFpZC52MS5DcmVkaXRXYWxsZXRSZXNwb25zZRJgChFMaXN0TGVkZ2VyRW50cmllcxIkLnByZXBhaWQudjEuTGlzdExlZGdlckVudHJpZXNSZXF1ZXN0GiUucHJlcGFpZC52MS5MaXN0TGVkZ2VyRW50cmllc1Jlc3BvbnNlEkgKCUxpc3RUaWVycxIcLnByZXBhaWQudjEuTGlzdFRpZXJzUmVxdWVzdBodLnByZXBhaWQudjEuTGlzdFRpZXJzUmVzcG9uc2USSwoKVXBzZXJ0VGllchIdLnByZXBhaWQudjEuVXBzZXJ0VGllclJlcXVlc3QaHi5wcmVwYWlkLnYxLlVwc2VydFRpZXJSZXNwb25zZRJdChBMaXN0Q2F0YWxvZ1BsYW5zEiMucHJlcGFpZC52MS5MaXN0Q2F0YWxvZ1BsYW5zUmVxdWVzdBokLnByZXBhaWQudjEuTGlzdENhdGFsb2dQbGFuc1Jlc3BvbnNlEksKClVwc2VydFBsYW4SHS5wcmVwYWlkLnYxLlVwc2VydFBsYW5SZXF1ZXN0Gh4ucHJlcGFpZC52MS5VcHNlcnRQbGFuUmVzcG9uc2USYAoRTGlzdENhYmxlUGFja2FnZXMSJC5wcmVwYWlkLnYxLkxpc3RDYWJsZVBhY2thZ2VzUmVxdWVzdBolLnByZXBhaWQudjEuTGlzdENhYmxlUGFja2FnZXNSZXNwb25zZRJjChJVcHNlcnRDYWJsZVBhY2thZ2USJS5wcmVwYWlkLnYxLlVwc2VydENhYmxlUGFja2FnZVJlcXVlc3QaJi5wcmVwYWlkLnYxLlVwc2VydENhYmxlUGFja2FnZVJlc3BvbnNlEksKCkdldFNtc1JhdGUSHS5wcmVwYWlkLnYxLkdldFNtc1JhdGVSZXF1ZXN0Gh4ucHJlcGFpZC52MS5HZXRTbXNSYXRlUmVzcG9uc2USSwoKU2V0U21zUmF0ZRIdLnByZXBhaWQudjEuU2V0U21zUmF0ZVJlcXVlc3QaHi5wcmVwYWlkLnYxLlNldFNtc1JhdGVSZXNwb25zZRJyChdMaXN0UGVuZGluZ1RyYW5zYWN0aW9ucxIqLnByZXBhaWQudjEuTGlzdFBlbmRpbmdUcmFuc2FjdGlvbnNSZXF1ZXN0GisucHJlcGFpZC52MS5MaXN0UGVuZGluZ1RyYW5zYWN0aW9uc1Jlc3BvbnNlEk4KC0NoZWNrTGVkZ2VyEh4ucHJlcGFpZC52MS5DaGVja0xlZGdlclJlcXVlc3QaHy5wcmVwYWlkLnYxLkNoZWNrTGVkZ2VyUmVzcG9uc2USSAoJU3luY1BsYW5zEhwucHJlcGFpZC52MS5TeW5jUGxhbnNSZXF1ZXN0Gh0ucHJlcGFpZC52MS5TeW5jUGxhbnNSZXNwb25zZRJjChJTZXRQbGFuVHlwZUVuYWJsZWQSJS5wcmVwYWlkLnYxLlNldFBsYW5UeXBlRW5hYmxlZFJlcXVlc3QaJi5wcmVwYWlkLnYxLlNldFBsYW5UeXBlRW5hYmxlZFJlc3BvbnNlEk4KC1NldFBsYW5Db3N0Eh4ucHJlcGFpZC52MS5TZXRQbGFuQ29zdFJlcXVlc3QaHy5wcmVwYWlkLnYxLlNldFBsYW5Db3N0UmVzcG9uc2USUQoMU2V0UHJpY2VSdWxlEh8ucHJlcGFpZC52MS5TZXRQcmljZVJ1bGVSZXF1ZXN0GiAucHJlcGFpZC52MS5TZXRQcmljZVJ1bGVSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp, file_prepaid_v1_types]);
+  fileDesc("ChZwcmVwYWlkL3YxL2FkbWluLnByb3RvEgpwcmVwYWlkLnYxIp0BCgdBY2NvdW50EhIKCmFjY291bnRfaWQYASABKAkSDAoEbmFtZRgCIAEoCRIPCgd0aWVyX2lkGAMgASgJEhQKDGJhbGFuY2Vfa29ibxgEIAEoAxIuCgpjcmVhdGVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIZChF0ZXN0X2JhbGFuY2Vfa29ibxgGIAEoAyJTCglJc3N1ZWRLZXkSEgoKcHVibGljX2tleRgBIAEoCRISCgpzZWNyZXRfa2V5GAIgASgJEh4KBG1vZGUYAyABKA4yEC5wcmVwYWlkLnYxLk1vZGUi2AEKBkFwaUtleRISCgpwdWJsaWNfa2V5GAEgASgJEhIKCmFjY291bnRfaWQYAiABKAkSEwoLYWxsb3dlZF9pcHMYAyADKAkSDwoHcmV2b2tlZBgEIAEoCBIuCgpjcmVhdGVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIeCgRtb2RlGAYgASgOMhAucHJlcGFpZC52MS5Nb2RlEjAKDGxhc3RfdXNlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiVwoIRGlzY291bnQSJAoHcHJvZHVjdBgBIAEoDjITLnByZXBhaWQudjEuUHJvZHVjdBIPCgdzZXJ2aWNlGAIgASgJEhQKDGJhc2lzX3BvaW50cxgDIAEoBSKPAQoEVGllchIPCgd0aWVyX2lkGAEgASgJEgwKBG5hbWUYAiABKAkSEgoKYXBpX2FjY2VzcxgDIAEoCBInCglkaXNjb3VudHMYBCADKAsyFC5wcmVwYWlkLnYxLkRpc2NvdW50EisKC3ByaWNlX3J1bGVzGPQDIAMoCzIVLnByZXBhaWQudjEuUHJpY2VSdWxlIosBCglQcmljZVJ1bGUSDwoHbmV0d29yaxgBIAEoCRIRCglwbGFuX3R5cGUYAiABKAkSGwoTbWFyZ2luX2Jhc2lzX3BvaW50cxgDIAEoBRITCgttYXJnaW5fa29ibxgEIAEoAxISCgpmbG9vcl9rb2JvGAUgASgDEhQKDGNlaWxpbmdfa29ibxgGIAEoAyIvCghQbGFuQ29zdBIQCgh1cHN0cmVhbRgBIAEoCRIRCgljb3N0X2tvYm8YAiABKAMisgIKC0NhdGFsb2dQbGFuEg8KB3BsYW5faWQYASABKAMSDwoHbmV0d29yaxgCIAEoCRINCgVsYWJlbBgDIAEoCRIQCgh2YWxpZGl0eRgEIAEoCRIXCg9mYWNlX3ZhbHVlX2tvYm8YBSABKAMSKgoLdGllcl9wcmljZXMYBiADKAsyFS5wcmVwYWlkLnYxLlRpZXJQcmljZRIOCgZhY3RpdmUYByABKAgSFQoNcHJvdmlkZXJfY29kZRgIIAEoCRINCgR0eXBlGPQDIAEoCRIQCgdzaXplX21iGPUDIAEoBRIWCg12YWxpZGl0eV9kYXlzGPYDIAEoBRIkCgVjb3N0cxj3AyADKAsyFC5wcmVwYWlkLnYxLlBsYW5Db3N0EhUKDHR5cGVfZW5hYmxlZBj4AyABKAgiMAoJVGllclByaWNlEg8KB3RpZXJfaWQYASABKAkSEgoKcHJpY2Vfa29ibxgCIAEoAyJ/CgxDYWJsZVBhY2thZ2USEAoIcHJvdmlkZXIYASABKAkSFAoMcGFja2FnZV9jb2RlGAIgASgJEgwKBG5hbWUYAyABKAkSEgoKcHJpY2Vfa29ibxgEIAEoAxIOCgZhY3RpdmUYBSABKAgSFQoNcHJvdmlkZXJfY29kZRgGIAEoCSLjAQoLTGVkZ2VyRW50cnkSEAoIZW50cnlfaWQYASABKAMSEgoKYWNjb3VudF9pZBgCIAEoCRITCgthbW91bnRfa29ibxgDIAEoAxIaChJiYWxhbmNlX2FmdGVyX2tvYm8YBCABKAMSDAoEa2luZBgFIAEoCRIRCglyZWZlcmVuY2UYBiABKAkSDAoEbWVtbxgHIAEoCRIuCgpjcmVhdGVkX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIeCgRtb2RlGAkgASgOMhAucHJlcGFpZC52MS5Nb2RlIjUKFENyZWF0ZUFjY291bnRSZXF1ZXN0EgwKBG5hbWUYASABKAkSDwoHdGllcl9pZBgCIAEoCSJoChVDcmVhdGVBY2NvdW50UmVzcG9uc2USJAoHYWNjb3VudBgBIAEoCzITLnByZXBhaWQudjEuQWNjb3VudBIpCgppc3N1ZWRfa2V5GAIgASgLMhUucHJlcGFpZC52MS5Jc3N1ZWRLZXkiJwoRR2V0QWNjb3VudFJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCSI6ChJHZXRBY2NvdW50UmVzcG9uc2USJAoHYWNjb3VudBgBIAEoCzITLnByZXBhaWQudjEuQWNjb3VudCI8ChVTZXRBY2NvdW50VGllclJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRIPCgd0aWVyX2lkGAIgASgJImkKFlNldEFjY291bnRUaWVyUmVzcG9uc2USJAoHYWNjb3VudBgBIAEoCzITLnByZXBhaWQudjEuQWNjb3VudBIpCgppc3N1ZWRfa2V5GAIgASgLMhUucHJlcGFpZC52MS5Jc3N1ZWRLZXkiSQoTQ3JlYXRlQXBpS2V5UmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEh4KBG1vZGUYAiABKA4yEC5wcmVwYWlkLnYxLk1vZGUiQQoUQ3JlYXRlQXBpS2V5UmVzcG9uc2USKQoKaXNzdWVkX2tleRgBIAEoCzIVLnByZXBhaWQudjEuSXNzdWVkS2V5IigKEkxpc3RBcGlLZXlzUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJIjcKE0xpc3RBcGlLZXlzUmVzcG9uc2USIAoEa2V5cxgBIAMoCzISLnByZXBhaWQudjEuQXBpS2V5IikKE1Jldm9rZUFwaUtleVJlcXVlc3QSEgoKcHVibGljX2tleRgBIAEoCSI3ChRSZXZva2VBcGlLZXlSZXNwb25zZRIfCgNrZXkYASABKAsyEi5wcmVwYWlkLnYxLkFwaUtleSJBChZTZXRBcGlLZXlJcExvY2tSZXF1ZXN0EhIKCnB1YmxpY19rZXkYASABKAkSEwoLYWxsb3dlZF9pcHMYAiADKAkiOgoXU2V0QXBpS2V5SXBMb2NrUmVzcG9uc2USHwoDa2V5GAEgASgLMhIucHJlcGFpZC52MS5BcGlLZXkifwoTQ3JlZGl0V2FsbGV0UmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEhMKC2Ftb3VudF9rb2JvGAIgASgDEgwKBG1lbW8YAyABKAkSEQoJcmVmZXJlbmNlGAQgASgJEh4KBG1vZGUYBSABKA4yEC5wcmVwYWlkLnYxLk1vZGUifAoUQ3JlZGl0V2FsbGV0UmVzcG9uc2USFAoMYmFsYW5jZV9rb2JvGAEgASgDEiYKBWVudHJ5GAIgASgLMhcucHJlcGFpZC52MS5MZWRnZXJFbnRyeRIQCghyZXBsYXllZBgDIAEoCBIUCgtwcm9wb3NhbF9pZBjYBCABKAkidQoYTGlzdExlZGdlckVudHJpZXNSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSEQoJcGFnZV9zaXplGAIgASgFEhIKCnBhZ2VfdG9rZW4YAyABKAkSHgoEbW9kZRgEIAEoDjIQLnByZXBhaWQudjEuTW9kZSJeChlMaXN0TGVkZ2VyRW50cmllc1Jlc3BvbnNlEigKB2VudHJpZXMYASADKAsyFy5wcmVwYWlkLnYxLkxlZGdlckVudHJ5EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSISChBMaXN0VGllcnNSZXF1ZXN0IjQKEUxpc3RUaWVyc1Jlc3BvbnNlEh8KBXRpZXJzGAEgAygLMhAucHJlcGFpZC52MS5UaWVyIjMKEVVwc2VydFRpZXJSZXF1ZXN0Eh4KBHRpZXIYASABKAsyEC5wcmVwYWlkLnYxLlRpZXIiNAoSVXBzZXJ0VGllclJlc3BvbnNlEh4KBHRpZXIYASABKAsyEC5wcmVwYWlkLnYxLlRpZXIiKgoXTGlzdENhdGFsb2dQbGFuc1JlcXVlc3QSDwoHbmV0d29yaxgBIAEoCSJCChhMaXN0Q2F0YWxvZ1BsYW5zUmVzcG9uc2USJgoFcGxhbnMYASADKAsyFy5wcmVwYWlkLnYxLkNhdGFsb2dQbGFuIjoKEVVwc2VydFBsYW5SZXF1ZXN0EiUKBHBsYW4YASABKAsyFy5wcmVwYWlkLnYxLkNhdGFsb2dQbGFuIjsKElVwc2VydFBsYW5SZXNwb25zZRIlCgRwbGFuGAEgASgLMhcucHJlcGFpZC52MS5DYXRhbG9nUGxhbiIsChhMaXN0Q2FibGVQYWNrYWdlc1JlcXVlc3QSEAoIcHJvdmlkZXIYASABKAkiRwoZTGlzdENhYmxlUGFja2FnZXNSZXNwb25zZRIqCghwYWNrYWdlcxgBIAMoCzIYLnByZXBhaWQudjEuQ2FibGVQYWNrYWdlIkYKGVVwc2VydENhYmxlUGFja2FnZVJlcXVlc3QSKQoHcGFja2FnZRgBIAEoCzIYLnByZXBhaWQudjEuQ2FibGVQYWNrYWdlIkcKGlVwc2VydENhYmxlUGFja2FnZVJlc3BvbnNlEikKB3BhY2thZ2UYASABKAsyGC5wcmVwYWlkLnYxLkNhYmxlUGFja2FnZSITChFHZXRTbXNSYXRlUmVxdWVzdCIrChJHZXRTbXNSYXRlUmVzcG9uc2USFQoNa29ib19wZXJfcGFnZRgBIAEoAyIqChFTZXRTbXNSYXRlUmVxdWVzdBIVCg1rb2JvX3Blcl9wYWdlGAEgASgDIisKElNldFNtc1JhdGVSZXNwb25zZRIVCg1rb2JvX3Blcl9wYWdlGAEgASgDImUKHkxpc3RQZW5kaW5nVHJhbnNhY3Rpb25zUmVxdWVzdBIcChRuZWVkc19hdHRlbnRpb25fb25seRgBIAEoCBIRCglwYWdlX3NpemUYAiABKAUSEgoKcGFnZV90b2tlbhgDIAEoCSJpCh9MaXN0UGVuZGluZ1RyYW5zYWN0aW9uc1Jlc3BvbnNlEi0KDHRyYW5zYWN0aW9ucxgBIAMoCzIXLnByZXBhaWQudjEuVHJhbnNhY3Rpb24SFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIhQKEkNoZWNrTGVkZ2VyUmVxdWVzdCJ2Cg9MZWRnZXJWaW9sYXRpb24SDAoEa2luZBgBIAEoCRISCgphY2NvdW50X2lkGAIgASgJEhEKCXJlZmVyZW5jZRgDIAEoCRIOCgZkZXRhaWwYBCABKAkSHgoEbW9kZRgFIAEoDjIQLnByZXBhaWQudjEuTW9kZSK3AQoPTGVkZ2VyTW9kZUNoZWNrEh4KBG1vZGUYASABKA4yEC5wcmVwYWlkLnYxLk1vZGUSHAoUdHJhbnNhY3Rpb25zX2NoZWNrZWQYAiABKAMSFwoPZW50cmllc19jaGVja2VkGAMgASgDEhUKDXBlbmRpbmdfY291bnQYBCABKAMSHQoVbmVlZHNfYXR0ZW50aW9uX2NvdW50GAUgASgDEhcKD3Zpb2xhdGlvbl9jb3VudBgGIAEoAyKSAgoTQ2hlY2tMZWRnZXJSZXNwb25zZRIYChBhY2NvdW50c19jaGVja2VkGAEgASgDEhwKFHRyYW5zYWN0aW9uc19jaGVja2VkGAIgASgDEhcKD2VudHJpZXNfY2hlY2tlZBgDIAEoAxIXCg92aW9sYXRpb25fY291bnQYBCABKAMSLwoKdmlvbGF0aW9ucxgFIAMoCzIbLnByZXBhaWQudjEuTGVkZ2VyVmlvbGF0aW9uEhUKDXBlbmRpbmdfY291bnQYBiABKAMSHQoVbmVlZHNfYXR0ZW50aW9uX2NvdW50GAcgASgDEioKBW1vZGVzGAggAygLMhsucHJlcGFpZC52MS5MZWRnZXJNb2RlQ2hlY2siIwoQU3luY1BsYW5zUmVxdWVzdBIPCgdkcnlfcnVuGAEgASgIIooBCgpQbGFuQ2hhbmdlEiwKBmFjdGlvbhgBIAEoDjIcLnByZXBhaWQudjEuUGxhbkNoYW5nZUFjdGlvbhIlCgRwbGFuGAIgASgLMhcucHJlcGFpZC52MS5DYXRhbG9nUGxhbhInCgZiZWZvcmUYAyABKAsyFy5wcmVwYWlkLnYxLkNhdGFsb2dQbGFuIrEBChFTeW5jUGxhbnNSZXNwb25zZRIQCghwcm92aWRlchgBIAEoCRIRCglzdXBwb3J0ZWQYAiABKAgSDwoHZHJ5X3J1bhgDIAEoCBInCgdjaGFuZ2VzGAQgAygLMhYucHJlcGFpZC52MS5QbGFuQ2hhbmdlEhEKCXVuY2hhbmdlZBgFIAEoBRIYChB1bmNvZGVkX3BsYW5faWRzGAYgAygDEhAKCHdhcm5pbmdzGAcgAygJIl4KGVNldFBsYW5UeXBlRW5hYmxlZFJlcXVlc3QSDwoHbmV0d29yaxgBIAEoCRIRCglwbGFuX3R5cGUYAiABKAkSDwoHZW5hYmxlZBgDIAEoCBIMCgRub3RlGAQgASgJImUKGlNldFBsYW5UeXBlRW5hYmxlZFJlc3BvbnNlEg8KB2NoYW5nZWQYASABKAgSJgoFcGxhbnMYAiADKAsyFy5wcmVwYWlkLnYxLkNhdGFsb2dQbGFuEg4KBmV2ZW50cxgDIAEoBSJYChJTZXRQbGFuQ29zdFJlcXVlc3QSDwoHcGxhbl9pZBgBIAEoAxIQCgh1cHN0cmVhbRgCIAEoCRIRCgljb3N0X2tvYm8YAyABKAMSDAoEbm90ZRgEIAEoCSJMChNTZXRQbGFuQ29zdFJlc3BvbnNlEiUKBHBsYW4YASABKAsyFy5wcmVwYWlkLnYxLkNhdGFsb2dQbGFuEg4KBmV2ZW50cxgCIAEoBSJpChNTZXRQcmljZVJ1bGVSZXF1ZXN0Eg8KB3RpZXJfaWQYASABKAkSIwoEcnVsZRgCIAEoCzIVLnByZXBhaWQudjEuUHJpY2VSdWxlEg4KBnJlbW92ZRgDIAEoCBIMCgRub3RlGAQgASgJIkYKFFNldFByaWNlUnVsZVJlc3BvbnNlEh4KBHRpZXIYASABKAsyEC5wcmVwYWlkLnYxLlRpZXISDgoGZXZlbnRzGAIgASgFIhMKEUxpc3RSb3V0ZXNSZXF1ZXN0ImMKCFJvdXRlS2V5EiQKB3Byb2R1Y3QYASABKA4yEy5wcmVwYWlkLnYxLlByb2R1Y3QSDwoHbmV0d29yaxgCIAEoCRIRCglwbGFuX3R5cGUYAyABKAkSDQoFZGlzY28YBCABKAkibQoFUm91dGUSIQoDa2V5GAEgASgLMhQucHJlcGFpZC52MS5Sb3V0ZUtleRIRCgl1cHN0cmVhbXMYAiADKAkSLgoKdXBkYXRlZF9hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiVAoPVXBzdHJlYW1TdW1tYXJ5EgwKBG5hbWUYASABKAkSDAoEa2luZBgCIAEoCRIlCghwcm9kdWN0cxgDIAMoDjITLnByZXBhaWQudjEuUHJvZHVjdCKMAQoSTGlzdFJvdXRlc1Jlc3BvbnNlEiEKBnJvdXRlcxgBIAMoCzIRLnByZXBhaWQudjEuUm91dGUSIwoIZGVmYXVsdHMYAiADKAsyES5wcmVwYWlkLnYxLlJvdXRlEi4KCXVwc3RyZWFtcxgDIAMoCzIbLnByZXBhaWQudjEuVXBzdHJlYW1TdW1tYXJ5IkcKD1NldFJvdXRlUmVxdWVzdBIhCgNrZXkYASABKAsyFC5wcmVwYWlkLnYxLlJvdXRlS2V5EhEKCXVwc3RyZWFtcxgCIAMoCSJXChBTZXRSb3V0ZVJlc3BvbnNlEiAKBXJvdXRlGAEgASgLMhEucHJlcGFpZC52MS5Sb3V0ZRIhCgZiZWZvcmUYAiABKAsyES5wcmVwYWlkLnYxLlJvdXRlIjYKEUNsZWFyUm91dGVSZXF1ZXN0EiEKA2tleRgBIAEoCzIULnByZXBhaWQudjEuUm91dGVLZXkiNwoSQ2xlYXJSb3V0ZVJlc3BvbnNlEiEKBmJlZm9yZRgBIAEoCzIRLnByZXBhaWQudjEuUm91dGUiMAobTGlzdFVwc3RyZWFtQXR0ZW1wdHNSZXF1ZXN0EhEKCXJlZmVyZW5jZRgBIAEoCSLEAQoPVXBzdHJlYW1BdHRlbXB0EgsKA3NlcRgBIAEoBRIQCgh1cHN0cmVhbRgCIAEoCRIuCgpzdGFydGVkX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIPCgdvdXRjb21lGAQgASgJEhAKCGV2aWRlbmNlGAUgASgJEhEKCWNvc3Rfa29ibxgGIAEoAxIsCghlbmRlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiTQocTGlzdFVwc3RyZWFtQXR0ZW1wdHNSZXNwb25zZRItCghhdHRlbXB0cxgBIAMoCzIbLnByZXBhaWQudjEuVXBzdHJlYW1BdHRlbXB0IhsKGUxpc3RVcHN0cmVhbUhlYWx0aFJlcXVlc3Qi+AEKDlVwc3RyZWFtSGVhbHRoEgwKBG5hbWUYASABKAkSDAoEa2luZBgCIAEoCRIPCgdjaXJjdWl0GAMgASgJEhcKCmZsb2F0X2tvYm8YBCABKANIAIgBARIdChBmbG9hdF9hbGVydF9rb2JvGAUgASgDSAGIAQESEgoKbGFzdF9lcnJvchgGIAEoCRIbChNwdXJjaGFzZXNfbGFzdF9ob3VyGAcgASgFEhsKE2ZhaWxvdmVyc19sYXN0X2hvdXIYCCABKAUSDwoHc2tpcHBlZBgJIAEoBUINCgtfZmxvYXRfa29ib0ITChFfZmxvYXRfYWxlcnRfa29ibyJLChpMaXN0VXBzdHJlYW1IZWFsdGhSZXNwb25zZRItCgl1cHN0cmVhbXMYASADKAsyGi5wcmVwYWlkLnYxLlVwc3RyZWFtSGVhbHRoIkAKHFNldFVwc3RyZWFtRmxvYXRBbGVydFJlcXVlc3QSDAoEbmFtZRgBIAEoCRISCgphbGVydF9rb2JvGAIgASgDInEKHVNldFVwc3RyZWFtRmxvYXRBbGVydFJlc3BvbnNlEhcKCmFsZXJ0X2tvYm8YASABKANIAIgBARIYCgtiZWZvcmVfa29ibxgCIAEoA0gBiAEBQg0KC19hbGVydF9rb2JvQg4KDF9iZWZvcmVfa29ibyqaAQoQUGxhbkNoYW5nZUFjdGlvbhIiCh5QTEFOX0NIQU5HRV9BQ1RJT05fVU5TUEVDSUZJRUQQABIeChpQTEFOX0NIQU5HRV9BQ1RJT05fQ1JFQVRFRBABEh4KGlBMQU5fQ0hBTkdFX0FDVElPTl9VUERBVEVEEAISIgoeUExBTl9DSEFOR0VfQUNUSU9OX0RFQUNUSVZBVEVEEAMy6hMKDEFkbWluU2VydmljZRJUCg1DcmVhdGVBY2NvdW50EiAucHJlcGFpZC52MS5DcmVhdGVBY2NvdW50UmVxdWVzdBohLnByZXBhaWQudjEuQ3JlYXRlQWNjb3VudFJlc3BvbnNlEksKCkdldEFjY291bnQSHS5wcmVwYWlkLnYxLkdldEFjY291bnRSZXF1ZXN0Gh4ucHJlcGFpZC52MS5HZXRBY2NvdW50UmVzcG9uc2USVwoOU2V0QWNjb3VudFRpZXISIS5wcmVwYWlkLnYxLlNldEFjY291bnRUaWVyUmVxdWVzdBoiLnByZXBhaWQudjEuU2V0QWNjb3VudFRpZXJSZXNwb25zZRJRCgxDcmVhdGVBcGlLZXkSHy5wcmVwYWlkLnYxLkNyZWF0ZUFwaUtleVJlcXVlc3QaIC5wcmVwYWlkLnYxLkNyZWF0ZUFwaUtleVJlc3BvbnNlEk4KC0xpc3RBcGlLZXlzEh4ucHJlcGFpZC52MS5MaXN0QXBpS2V5c1JlcXVlc3QaHy5wcmVwYWlkLnYxLkxpc3RBcGlLZXlzUmVzcG9uc2USUQoMUmV2b2tlQXBpS2V5Eh8ucHJlcGFpZC52MS5SZXZva2VBcGlLZXlSZXF1ZXN0GiAucHJlcGFpZC52MS5SZXZva2VBcGlLZXlSZXNwb25zZRJaCg9TZXRBcGlLZXlJcExvY2sSIi5wcmVwYWlkLnYxLlNldEFwaUtleUlwTG9ja1JlcXVlc3QaIy5wcmVwYWlkLnYxLlNldEFwaUtleUlwTG9ja1Jlc3BvbnNlElEKDENyZWRpdFdhbGxldBIfLnByZXBhaWQudjEuQ3JlZGl0V2FsbGV0UmVxdWVzdBogLnByZXBhaWQudjEuQ3JlZGl0V2FsbGV0UmVzcG9uc2USYAoRTGlzdExlZGdlckVudHJpZXMSJC5wcmVwYWlkLnYxLkxpc3RMZWRnZXJFbnRyaWVzUmVxdWVzdBolLnByZXBhaWQudjEuTGlzdExlZGdlckVudHJpZXNSZXNwb25zZRJICglMaXN0VGllcnMSHC5wcmVwYWlkLnYxLkxpc3RUaWVyc1JlcXVlc3QaHS5wcmVwYWlkLnYxLkxpc3RUaWVyc1Jlc3BvbnNlEksKClVwc2VydFRpZXISHS5wcmVwYWlkLnYxLlVwc2VydFRpZXJSZXF1ZXN0Gh4ucHJlcGFpZC52MS5VcHNlcnRUaWVyUmVzcG9uc2USXQoQTGlzdENhdGFsb2dQbGFucxIjLnByZXBhaWQudjEuTGlzdENhdGFsb2dQbGFuc1JlcXVlc3QaJC5wcmVwYWlkLnYxLkxpc3RDYXRhbG9nUGxhbnNSZXNwb25zZRJLCgpVcHNlcnRQbGFuEh0ucHJlcGFpZC52MS5VcHNlcnRQbGFuUmVxdWVzdBoeLnByZXBhaWQudjEuVXBzZXJ0UGxhblJlc3BvbnNlEmAKEUxpc3RDYWJsZVBhY2thZ2VzEiQucHJlcGFpZC52MS5MaXN0Q2FibGVQYWNrYWdlc1JlcXVlc3QaJS5wcmVwYWlkLnYxLkxpc3RDYWJsZVBhY2thZ2VzUmVzcG9uc2USYwoSVXBzZXJ0Q2FibGVQYWNrYWdlEiUucHJlcGFpZC52MS5VcHNlcnRDYWJsZVBhY2thZ2VSZXF1ZXN0GiYucHJlcGFpZC52MS5VcHNlcnRDYWJsZVBhY2thZ2VSZXNwb25zZRJLCgpHZXRTbXNSYXRlEh0ucHJlcGFpZC52MS5HZXRTbXNSYXRlUmVxdWVzdBoeLnByZXBhaWQudjEuR2V0U21zUmF0ZVJlc3BvbnNlEksKClNldFNtc1JhdGUSHS5wcmVwYWlkLnYxLlNldFNtc1JhdGVSZXF1ZXN0Gh4ucHJlcGFpZC52MS5TZXRTbXNSYXRlUmVzcG9uc2UScgoXTGlzdFBlbmRpbmdUcmFuc2FjdGlvbnMSKi5wcmVwYWlkLnYxLkxpc3RQZW5kaW5nVHJhbnNhY3Rpb25zUmVxdWVzdBorLnByZXBhaWQudjEuTGlzdFBlbmRpbmdUcmFuc2FjdGlvbnNSZXNwb25zZRJOCgtDaGVja0xlZGdlchIeLnByZXBhaWQudjEuQ2hlY2tMZWRnZXJSZXF1ZXN0Gh8ucHJlcGFpZC52MS5DaGVja0xlZGdlclJlc3BvbnNlEkgKCVN5bmNQbGFucxIcLnByZXBhaWQudjEuU3luY1BsYW5zUmVxdWVzdBodLnByZXBhaWQudjEuU3luY1BsYW5zUmVzcG9uc2USYwoSU2V0UGxhblR5cGVFbmFibGVkEiUucHJlcGFpZC52MS5TZXRQbGFuVHlwZUVuYWJsZWRSZXF1ZXN0GiYucHJlcGFpZC52MS5TZXRQbGFuVHlwZUVuYWJsZWRSZXNwb25zZRJOCgtTZXRQbGFuQ29zdBIeLnByZXBhaWQudjEuU2V0UGxhbkNvc3RSZXF1ZXN0Gh8ucHJlcGFpZC52MS5TZXRQbGFuQ29zdFJlc3BvbnNlElEKDFNldFByaWNlUnVsZRIfLnByZXBhaWQudjEuU2V0UHJpY2VSdWxlUmVxdWVzdBogLnByZXBhaWQudjEuU2V0UHJpY2VSdWxlUmVzcG9uc2USSwoKTGlzdFJvdXRlcxIdLnByZXBhaWQudjEuTGlzdFJvdXRlc1JlcXVlc3QaHi5wcmVwYWlkLnYxLkxpc3RSb3V0ZXNSZXNwb25zZRJFCghTZXRSb3V0ZRIbLnByZXBhaWQudjEuU2V0Um91dGVSZXF1ZXN0GhwucHJlcGFpZC52MS5TZXRSb3V0ZVJlc3BvbnNlEksKCkNsZWFyUm91dGUSHS5wcmVwYWlkLnYxLkNsZWFyUm91dGVSZXF1ZXN0Gh4ucHJlcGFpZC52MS5DbGVhclJvdXRlUmVzcG9uc2USaQoUTGlzdFVwc3RyZWFtQXR0ZW1wdHMSJy5wcmVwYWlkLnYxLkxpc3RVcHN0cmVhbUF0dGVtcHRzUmVxdWVzdBooLnByZXBhaWQudjEuTGlzdFVwc3RyZWFtQXR0ZW1wdHNSZXNwb25zZRJjChJMaXN0VXBzdHJlYW1IZWFsdGgSJS5wcmVwYWlkLnYxLkxpc3RVcHN0cmVhbUhlYWx0aFJlcXVlc3QaJi5wcmVwYWlkLnYxLkxpc3RVcHN0cmVhbUhlYWx0aFJlc3BvbnNlEmwKFVNldFVwc3RyZWFtRmxvYXRBbGVydBIoLnByZXBhaWQudjEuU2V0VXBzdHJlYW1GbG9hdEFsZXJ0UmVxdWVzdBopLnByZXBhaWQudjEuU2V0VXBzdHJlYW1GbG9hdEFsZXJ0UmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp, file_prepaid_v1_types]);
 
 /**
  * An account holder.
@@ -2024,6 +2024,541 @@ export const SetPriceRuleResponseSchema: GenMessage<SetPriceRuleResponse> = /*@_
   messageDesc(file_prepaid_v1_admin, 59);
 
 /**
+ * Asks for the route table.
+ *
+ * @generated from message prepaid.v1.ListRoutesRequest
+ */
+export type ListRoutesRequest = Message<"prepaid.v1.ListRoutesRequest"> & {
+};
+
+/**
+ * Describes the message prepaid.v1.ListRoutesRequest.
+ * Use `create(ListRoutesRequestSchema)` to create a new message.
+ */
+export const ListRoutesRequestSchema: GenMessage<ListRoutesRequest> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_admin, 60);
+
+/**
+ * Where a route applies: a product and, optionally, a network (airtime, data), a data plan
+ * type, or a disco or cable provider; an empty string matches any.
+ *
+ * @generated from message prepaid.v1.RouteKey
+ */
+export type RouteKey = Message<"prepaid.v1.RouteKey"> & {
+  /**
+   * The product.
+   *
+   * @generated from field: prepaid.v1.Product product = 1;
+   */
+  product: Product;
+
+  /**
+   * The network, for example "mtn"; empty: any.
+   *
+   * @generated from field: string network = 2;
+   */
+  network: string;
+
+  /**
+   * The data plan type, for example "sme"; empty: any.
+   *
+   * @generated from field: string plan_type = 3;
+   */
+  planType: string;
+
+  /**
+   * The disco or cable provider, for example "ikeja-electric"; empty: any.
+   *
+   * @generated from field: string disco = 4;
+   */
+  disco: string;
+};
+
+/**
+ * Describes the message prepaid.v1.RouteKey.
+ * Use `create(RouteKeySchema)` to create a new message.
+ */
+export const RouteKeySchema: GenMessage<RouteKey> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_admin, 61);
+
+/**
+ * One route: the upstreams that sell what its key names, in order.
+ *
+ * @generated from message prepaid.v1.Route
+ */
+export type Route = Message<"prepaid.v1.Route"> & {
+  /**
+   * Where it applies.
+   *
+   * @generated from field: prepaid.v1.RouteKey key = 1;
+   */
+  key?: RouteKey | undefined;
+
+  /**
+   * Upstream names, first tried first.
+   *
+   * @generated from field: repeated string upstreams = 2;
+   */
+  upstreams: string[];
+
+  /**
+   * When it was last set; unset for a default route.
+   *
+   * @generated from field: google.protobuf.Timestamp updated_at = 3;
+   */
+  updatedAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message prepaid.v1.Route.
+ * Use `create(RouteSchema)` to create a new message.
+ */
+export const RouteSchema: GenMessage<Route> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_admin, 62);
+
+/**
+ * One configured upstream.
+ *
+ * @generated from message prepaid.v1.UpstreamSummary
+ */
+export type UpstreamSummary = Message<"prepaid.v1.UpstreamSummary"> & {
+  /**
+   * Its name (UPSTREAMS, "sandbox", "vtpass").
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * Its adapter kind: vtpass, clubkonnect, ported-number or sandbox.
+   *
+   * @generated from field: string kind = 2;
+   */
+  kind: string;
+
+  /**
+   * The products it can sell.
+   *
+   * @generated from field: repeated prepaid.v1.Product products = 3;
+   */
+  products: Product[];
+};
+
+/**
+ * Describes the message prepaid.v1.UpstreamSummary.
+ * Use `create(UpstreamSummarySchema)` to create a new message.
+ */
+export const UpstreamSummarySchema: GenMessage<UpstreamSummary> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_admin, 63);
+
+/**
+ * The route table.
+ *
+ * @generated from message prepaid.v1.ListRoutesResponse
+ */
+export type ListRoutesResponse = Message<"prepaid.v1.ListRoutesResponse"> & {
+  /**
+   * Rows set by the operator, by product then key.
+   *
+   * @generated from field: repeated prepaid.v1.Route routes = 1;
+   */
+  routes: Route[];
+
+  /**
+   * Each product's default route, from PROVIDER_<FAMILY>.
+   *
+   * @generated from field: repeated prepaid.v1.Route defaults = 2;
+   */
+  defaults: Route[];
+
+  /**
+   * Every configured upstream.
+   *
+   * @generated from field: repeated prepaid.v1.UpstreamSummary upstreams = 3;
+   */
+  upstreams: UpstreamSummary[];
+};
+
+/**
+ * Describes the message prepaid.v1.ListRoutesResponse.
+ * Use `create(ListRoutesResponseSchema)` to create a new message.
+ */
+export const ListRoutesResponseSchema: GenMessage<ListRoutesResponse> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_admin, 64);
+
+/**
+ * Sets one route.
+ *
+ * @generated from message prepaid.v1.SetRouteRequest
+ */
+export type SetRouteRequest = Message<"prepaid.v1.SetRouteRequest"> & {
+  /**
+   * Where it applies.
+   *
+   * @generated from field: prepaid.v1.RouteKey key = 1;
+   */
+  key?: RouteKey | undefined;
+
+  /**
+   * Upstream names in order: each configured and selling the product, none twice, 1 to 8.
+   *
+   * @generated from field: repeated string upstreams = 2;
+   */
+  upstreams: string[];
+};
+
+/**
+ * Describes the message prepaid.v1.SetRouteRequest.
+ * Use `create(SetRouteRequestSchema)` to create a new message.
+ */
+export const SetRouteRequestSchema: GenMessage<SetRouteRequest> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_admin, 65);
+
+/**
+ * The route as set, and the row it replaced.
+ *
+ * @generated from message prepaid.v1.SetRouteResponse
+ */
+export type SetRouteResponse = Message<"prepaid.v1.SetRouteResponse"> & {
+  /**
+   * The route now.
+   *
+   * @generated from field: prepaid.v1.Route route = 1;
+   */
+  route?: Route | undefined;
+
+  /**
+   * The row before; unset when there was none.
+   *
+   * @generated from field: prepaid.v1.Route before = 2;
+   */
+  before?: Route | undefined;
+};
+
+/**
+ * Describes the message prepaid.v1.SetRouteResponse.
+ * Use `create(SetRouteResponseSchema)` to create a new message.
+ */
+export const SetRouteResponseSchema: GenMessage<SetRouteResponse> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_admin, 66);
+
+/**
+ * Removes one route.
+ *
+ * @generated from message prepaid.v1.ClearRouteRequest
+ */
+export type ClearRouteRequest = Message<"prepaid.v1.ClearRouteRequest"> & {
+  /**
+   * The route's key.
+   *
+   * @generated from field: prepaid.v1.RouteKey key = 1;
+   */
+  key?: RouteKey | undefined;
+};
+
+/**
+ * Describes the message prepaid.v1.ClearRouteRequest.
+ * Use `create(ClearRouteRequestSchema)` to create a new message.
+ */
+export const ClearRouteRequestSchema: GenMessage<ClearRouteRequest> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_admin, 67);
+
+/**
+ * What was removed.
+ *
+ * @generated from message prepaid.v1.ClearRouteResponse
+ */
+export type ClearRouteResponse = Message<"prepaid.v1.ClearRouteResponse"> & {
+  /**
+   * The row removed; unset when there was none.
+   *
+   * @generated from field: prepaid.v1.Route before = 1;
+   */
+  before?: Route | undefined;
+};
+
+/**
+ * Describes the message prepaid.v1.ClearRouteResponse.
+ * Use `create(ClearRouteResponseSchema)` to create a new message.
+ */
+export const ClearRouteResponseSchema: GenMessage<ClearRouteResponse> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_admin, 68);
+
+/**
+ * Asks for one purchase's upstream attempts.
+ *
+ * @generated from message prepaid.v1.ListUpstreamAttemptsRequest
+ */
+export type ListUpstreamAttemptsRequest = Message<"prepaid.v1.ListUpstreamAttemptsRequest"> & {
+  /**
+   * The transaction reference.
+   *
+   * @generated from field: string reference = 1;
+   */
+  reference: string;
+};
+
+/**
+ * Describes the message prepaid.v1.ListUpstreamAttemptsRequest.
+ * Use `create(ListUpstreamAttemptsRequestSchema)` to create a new message.
+ */
+export const ListUpstreamAttemptsRequestSchema: GenMessage<ListUpstreamAttemptsRequest> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_admin, 69);
+
+/**
+ * One call of a purchase to an upstream.
+ *
+ * @generated from message prepaid.v1.UpstreamAttempt
+ */
+export type UpstreamAttempt = Message<"prepaid.v1.UpstreamAttempt"> & {
+  /**
+   * 1 for the first upstream called, 2 for the next after a proven non-delivery, ...
+   *
+   * @generated from field: int32 seq = 1;
+   */
+  seq: number;
+
+  /**
+   * The upstream's name.
+   *
+   * @generated from field: string upstream = 2;
+   */
+  upstream: string;
+
+  /**
+   * When the call started (recorded before it).
+   *
+   * @generated from field: google.protobuf.Timestamp started_at = 3;
+   */
+  startedAt?: Timestamp | undefined;
+
+  /**
+   * not_delivered (moved on), failed, pending, delivered; empty while the call runs.
+   *
+   * @generated from field: string outcome = 4;
+   */
+  outcome: string;
+
+  /**
+   * What happened on the call, for example "refused" or "http 200, code 091".
+   *
+   * @generated from field: string evidence = 5;
+   */
+  evidence: string;
+
+  /**
+   * What the upstream says it charged, in kobo; 0 when it did not say.
+   *
+   * @generated from field: int64 cost_kobo = 6;
+   */
+  costKobo: bigint;
+
+  /**
+   * When the outcome was recorded; unset while the call runs.
+   *
+   * @generated from field: google.protobuf.Timestamp ended_at = 7;
+   */
+  endedAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message prepaid.v1.UpstreamAttempt.
+ * Use `create(UpstreamAttemptSchema)` to create a new message.
+ */
+export const UpstreamAttemptSchema: GenMessage<UpstreamAttempt> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_admin, 70);
+
+/**
+ * One purchase's attempts, in order; none for a test purchase or one made before upstreams were recorded.
+ *
+ * @generated from message prepaid.v1.ListUpstreamAttemptsResponse
+ */
+export type ListUpstreamAttemptsResponse = Message<"prepaid.v1.ListUpstreamAttemptsResponse"> & {
+  /**
+   * The attempts.
+   *
+   * @generated from field: repeated prepaid.v1.UpstreamAttempt attempts = 1;
+   */
+  attempts: UpstreamAttempt[];
+};
+
+/**
+ * Describes the message prepaid.v1.ListUpstreamAttemptsResponse.
+ * Use `create(ListUpstreamAttemptsResponseSchema)` to create a new message.
+ */
+export const ListUpstreamAttemptsResponseSchema: GenMessage<ListUpstreamAttemptsResponse> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_admin, 71);
+
+/**
+ * Asks for every upstream's health.
+ *
+ * @generated from message prepaid.v1.ListUpstreamHealthRequest
+ */
+export type ListUpstreamHealthRequest = Message<"prepaid.v1.ListUpstreamHealthRequest"> & {
+};
+
+/**
+ * Describes the message prepaid.v1.ListUpstreamHealthRequest.
+ * Use `create(ListUpstreamHealthRequestSchema)` to create a new message.
+ */
+export const ListUpstreamHealthRequestSchema: GenMessage<ListUpstreamHealthRequest> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_admin, 72);
+
+/**
+ * One upstream's health.
+ *
+ * @generated from message prepaid.v1.UpstreamHealth
+ */
+export type UpstreamHealth = Message<"prepaid.v1.UpstreamHealth"> & {
+  /**
+   * Its name.
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * Its adapter kind.
+   *
+   * @generated from field: string kind = 2;
+   */
+  kind: string;
+
+  /**
+   * closed, open or half_open.
+   *
+   * @generated from field: string circuit = 3;
+   */
+  circuit: string;
+
+  /**
+   * Our wallet at the upstream in kobo, as last read; unset when unknown.
+   *
+   * @generated from field: optional int64 float_kobo = 4;
+   */
+  floatKobo?: bigint | undefined;
+
+  /**
+   * The float alert in kobo; unset when none.
+   *
+   * @generated from field: optional int64 float_alert_kobo = 5;
+   */
+  floatAlertKobo?: bigint | undefined;
+
+  /**
+   * The last proven failure, time-out or balance error, as text; empty when none.
+   *
+   * @generated from field: string last_error = 6;
+   */
+  lastError: string;
+
+  /**
+   * Purchases sent to it in the last hour (attempts started), all cores.
+   *
+   * @generated from field: int32 purchases_last_hour = 7;
+   */
+  purchasesLastHour: number;
+
+  /**
+   * Of those, the ones that moved on to the next upstream.
+   *
+   * @generated from field: int32 failovers_last_hour = 8;
+   */
+  failoversLastHour: number;
+
+  /**
+   * Purchases that skipped it since this core started, its circuit open or its float low.
+   *
+   * @generated from field: int32 skipped = 9;
+   */
+  skipped: number;
+};
+
+/**
+ * Describes the message prepaid.v1.UpstreamHealth.
+ * Use `create(UpstreamHealthSchema)` to create a new message.
+ */
+export const UpstreamHealthSchema: GenMessage<UpstreamHealth> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_admin, 73);
+
+/**
+ * Every upstream's health.
+ *
+ * @generated from message prepaid.v1.ListUpstreamHealthResponse
+ */
+export type ListUpstreamHealthResponse = Message<"prepaid.v1.ListUpstreamHealthResponse"> & {
+  /**
+   * By name.
+   *
+   * @generated from field: repeated prepaid.v1.UpstreamHealth upstreams = 1;
+   */
+  upstreams: UpstreamHealth[];
+};
+
+/**
+ * Describes the message prepaid.v1.ListUpstreamHealthResponse.
+ * Use `create(ListUpstreamHealthResponseSchema)` to create a new message.
+ */
+export const ListUpstreamHealthResponseSchema: GenMessage<ListUpstreamHealthResponse> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_admin, 74);
+
+/**
+ * Sets an upstream's float alert.
+ *
+ * @generated from message prepaid.v1.SetUpstreamFloatAlertRequest
+ */
+export type SetUpstreamFloatAlertRequest = Message<"prepaid.v1.SetUpstreamFloatAlertRequest"> & {
+  /**
+   * The upstream's name.
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * The alert in kobo; 0 removes it.
+   *
+   * @generated from field: int64 alert_kobo = 2;
+   */
+  alertKobo: bigint;
+};
+
+/**
+ * Describes the message prepaid.v1.SetUpstreamFloatAlertRequest.
+ * Use `create(SetUpstreamFloatAlertRequestSchema)` to create a new message.
+ */
+export const SetUpstreamFloatAlertRequestSchema: GenMessage<SetUpstreamFloatAlertRequest> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_admin, 75);
+
+/**
+ * The alert as set.
+ *
+ * @generated from message prepaid.v1.SetUpstreamFloatAlertResponse
+ */
+export type SetUpstreamFloatAlertResponse = Message<"prepaid.v1.SetUpstreamFloatAlertResponse"> & {
+  /**
+   * The alert now in kobo; unset when removed.
+   *
+   * @generated from field: optional int64 alert_kobo = 1;
+   */
+  alertKobo?: bigint | undefined;
+
+  /**
+   * The alert before; unset when there was none.
+   *
+   * @generated from field: optional int64 before_kobo = 2;
+   */
+  beforeKobo?: bigint | undefined;
+};
+
+/**
+ * Describes the message prepaid.v1.SetUpstreamFloatAlertResponse.
+ * Use `create(SetUpstreamFloatAlertResponseSchema)` to create a new message.
+ */
+export const SetUpstreamFloatAlertResponseSchema: GenMessage<SetUpstreamFloatAlertResponse> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_admin, 76);
+
+/**
  * What a plans sync did to one plan.
  *
  * @generated from enum prepaid.v1.PlanChangeAction
@@ -2302,6 +2837,66 @@ export const AdminService: GenService<{
     methodKind: "unary";
     input: typeof SetPriceRuleRequestSchema;
     output: typeof SetPriceRuleResponseSchema;
+  },
+  /**
+   * Lists the route table and each product's default route (PROVIDER_<FAMILY>), and the upstreams.
+   *
+   * @generated from rpc prepaid.v1.AdminService.ListRoutes
+   */
+  listRoutes: {
+    methodKind: "unary";
+    input: typeof ListRoutesRequestSchema;
+    output: typeof ListRoutesResponseSchema;
+  },
+  /**
+   * Sets the ordered upstreams of one route; audited.
+   *
+   * @generated from rpc prepaid.v1.AdminService.SetRoute
+   */
+  setRoute: {
+    methodKind: "unary";
+    input: typeof SetRouteRequestSchema;
+    output: typeof SetRouteResponseSchema;
+  },
+  /**
+   * Removes one route (the next less specific one, or the default, applies); audited.
+   *
+   * @generated from rpc prepaid.v1.AdminService.ClearRoute
+   */
+  clearRoute: {
+    methodKind: "unary";
+    input: typeof ClearRouteRequestSchema;
+    output: typeof ClearRouteResponseSchema;
+  },
+  /**
+   * The upstream attempts of one purchase, in order: which upstream got each call and why it moved on.
+   *
+   * @generated from rpc prepaid.v1.AdminService.ListUpstreamAttempts
+   */
+  listUpstreamAttempts: {
+    methodKind: "unary";
+    input: typeof ListUpstreamAttemptsRequestSchema;
+    output: typeof ListUpstreamAttemptsResponseSchema;
+  },
+  /**
+   * Each upstream's health as this core sees it: circuit, float, alert, last error, last hour's purchases.
+   *
+   * @generated from rpc prepaid.v1.AdminService.ListUpstreamHealth
+   */
+  listUpstreamHealth: {
+    methodKind: "unary";
+    input: typeof ListUpstreamHealthRequestSchema;
+    output: typeof ListUpstreamHealthResponseSchema;
+  },
+  /**
+   * Sets the float under which an upstream is skipped by routes that have another choice; audited.
+   *
+   * @generated from rpc prepaid.v1.AdminService.SetUpstreamFloatAlert
+   */
+  setUpstreamFloatAlert: {
+    methodKind: "unary";
+    input: typeof SetUpstreamFloatAlertRequestSchema;
+    output: typeof SetUpstreamFloatAlertResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_prepaid_v1_admin, 0);

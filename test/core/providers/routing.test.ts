@@ -44,11 +44,11 @@ test('by default every family is the sandbox and no VTpass setting is needed', (
 test('each family is routed on its own; VTpass defaults to its sandbox host', () => {
   const { providers } = readCoreConfig({ PROVIDER_AIRTIME: 'vtpass', PROVIDER_DATA: 'VTPASS', ...KEYS });
   assert.equal(providers.routing, {
-    airtime: 'vtpass',
-    data: 'vtpass',
-    electricity: 'sandbox',
-    cable: 'sandbox',
-    bulksms: 'sandbox',
+    airtime: ['vtpass'],
+    data: ['vtpass'],
+    electricity: ['sandbox'],
+    cable: ['sandbox'],
+    bulksms: ['sandbox'],
   });
   assert.equal(providers.vtpass, {
     baseUrl: DEFAULT_VTPASS_BASE_URL,
@@ -63,8 +63,23 @@ test('each family is routed on its own; VTpass defaults to its sandbox host', ()
 test('every wrong setting stops the start with a message naming its variable', () => {
   const cases: [Record<string, string>, string][] = [
     [{ PROVIDER_DATA: 'acme' }, 'PROVIDER_DATA'],
+    [{ PROVIDER_DATA: 'vtpass,,sandbox', ...KEYS }, 'PROVIDER_DATA'],
+    [{ PROVIDER_DATA: 'sandbox,sandbox' }, 'PROVIDER_DATA'],
+    [{ PROVIDER_BULKSMS: 'sandbox,vtpass' }, 'PROVIDER_BULKSMS'],
+    [{ PROVIDER_AIRTIME: 'sandbox,datahub' }, 'PROVIDER_AIRTIME'],
+    [
+      {
+        UPSTREAMS: 'ck',
+        UPSTREAM_CK_KIND: 'clubkonnect',
+        UPSTREAM_CK_USER_ID: 'CK1',
+        UPSTREAM_CK_API_KEY: 'k',
+        PROVIDER_CABLE: 'ck',
+      },
+      'PROVIDER_CABLE',
+    ],
     [{ PROVIDER_AIRTIME: 'vtpass' }, 'VTPASS_API_KEY'],
-    [{ PROVIDER_CABLE: 'vtpass', VTPASS_API_KEY: 'k', VTPASS_PUBLIC_KEY: 'p' }, 'VTPASS_FALLBACK_PHONE'],
+    [{ PROVIDER_CABLE: 'vtpass', ...KEYS }, 'VTPASS_FALLBACK_PHONE'],
+    [{ PROVIDER_CABLE: 'vtpass', VTPASS_API_KEY: 'k', VTPASS_PUBLIC_KEY: 'p' }, 'VTPASS_SECRET_KEY'],
     [{ PROVIDER_CABLE: 'vtpass', ...KEYS, VTPASS_FALLBACK_PHONE: '08099999999' }, ''],
     [{ PROVIDER_ELECTRICITY: 'vtpass', ...KEYS, VTPASS_FALLBACK_PHONE: '8099999999' }, 'VTPASS_FALLBACK_PHONE'],
     [{ PROVIDER_AIRTIME: 'vtpass', ...KEYS, VTPASS_BASE_URL: 'http://vtpass.example/api/' }, 'VTPASS_BASE_URL'],
@@ -94,6 +109,45 @@ test('every wrong setting stops the start with a message naming its variable', (
       .vtpass,
     'http to this machine is allowed',
   );
+});
+
+test('PROVIDER_<FAMILY> is an ordered list of upstream instances; a single name still works', () => {
+  const { providers } = readCoreConfig({
+    UPSTREAMS: 'datahub,ck',
+    UPSTREAM_DATAHUB_KIND: 'ported-number',
+    UPSTREAM_DATAHUB_BASE_URL: 'https://datahub.example/api/',
+    UPSTREAM_DATAHUB_TOKEN: 'tok123',
+    UPSTREAM_CK_KIND: 'clubkonnect',
+    UPSTREAM_CK_USER_ID: 'CK100000001',
+    UPSTREAM_CK_API_KEY: 'key456',
+    PROVIDER_AIRTIME: 'ck, vtpass ,DATAHUB',
+    PROVIDER_DATA: 'datahub',
+    ...KEYS,
+  });
+  assert.equal(providers.routing.airtime, ['ck', 'vtpass', 'datahub']);
+  assert.equal(providers.routing.data, ['datahub']);
+  assert.equal(providers.routing.cable, ['sandbox']);
+  assert.equal(
+    providers.upstreams.map((u) => [u.name, u.kind]),
+    [
+      ['datahub', 'ported-number'],
+      ['ck', 'clubkonnect'],
+    ],
+  );
+  const built = createProviders(providers, {
+    catalog: { getPlan: async () => null, getCablePackage: async () => null },
+  });
+  assert.equal([...built.supply.upstreams.keys()].sort(), ['ck', 'datahub', 'sandbox', 'vtpass']);
+  assert.is(built.providers.airtime.name, 'ck', 'look-ups and syncs use the first of the route');
+  assert.is(built.supply.upstreams.get('ck')!.kind, 'clubkonnect');
+  assert.is(built.supply.upstreams.get('ck')!.products.electricity, undefined);
+});
+
+test('a route naming an unknown upstream stops the start, naming the variable and the upstream', () => {
+  const error = configError({ PROVIDER_DATA: 'sandbox,datahub' });
+  assert.match(error.message, 'PROVIDER_DATA');
+  assert.match(error.message, 'datahub');
+  assert.match(error.message, 'UPSTREAMS');
 });
 
 test('a malformed secret is refused without repeating it', () => {

@@ -63,7 +63,7 @@ test('one transaction whose store write fails does not stop the others from sett
   };
   const logged: [string, Record<string, unknown>][] = [];
   const deps: PurchaseDeps = {
-    store: { wallet: failing, transactions: store.transactions },
+    store: { wallet: failing, transactions: store.transactions, supply: store.supply },
     providers: { live: createSandbox(), test: createSandbox() },
     clock: () => new Date(60_000),
     providerTimeoutMs: 1_000,

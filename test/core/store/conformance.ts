@@ -3429,4 +3429,116 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       );
     });
   });
+
+  define('supply', (it) => {
+    it('an upstream attempt is recorded once before its call and ended once, in order per purchase', async (h) => {
+      const accountId = await h.account(50_000);
+      const tx = await h.reserved(h.purchase(accountId));
+      assert.equal(await h.store.supply.attemptsOf(tx.reference), [], 'none before the first call');
+      assert.is(
+        await h.store.supply.beginAttempt({ reference: tx.reference, seq: 1, upstream: 'ck', at: at(11) }),
+        true,
+      );
+      assert.is(
+        await h.store.supply.beginAttempt({ reference: tx.reference, seq: 1, upstream: 'vtpass', at: at(12) }),
+        false,
+        'the same attempt twice writes nothing',
+      );
+      await h.store.supply.endAttempt(tx.reference, 1, {
+        outcome: 'not_delivered',
+        evidence: 'refused',
+        costKobo: null,
+        at: at(12),
+      });
+      await h.store.supply.endAttempt(tx.reference, 1, {
+        outcome: 'delivered',
+        evidence: null,
+        costKobo: kobo(9_700),
+        at: at(13),
+      });
+      assert.is(
+        await h.store.supply.beginAttempt({ reference: tx.reference, seq: 2, upstream: 'vtpass', at: at(13) }),
+        true,
+      );
+      await h.store.supply.endAttempt(tx.reference, 2, {
+        outcome: 'delivered',
+        evidence: 'http 200, code 000, delivered',
+        costKobo: kobo(9_800),
+        at: at(14),
+      });
+      assert.equal(await h.store.supply.attemptsOf(tx.reference), [
+        {
+          reference: tx.reference,
+          seq: 1,
+          upstream: 'ck',
+          startedAt: at(11),
+          outcome: 'not_delivered',
+          evidence: 'refused',
+          costKobo: null,
+          endedAt: at(12),
+        },
+        {
+          reference: tx.reference,
+          seq: 2,
+          upstream: 'vtpass',
+          startedAt: at(13),
+          outcome: 'delivered',
+          evidence: 'http 200, code 000, delivered',
+          costKobo: kobo(9_800),
+          endedAt: at(14),
+        },
+      ]);
+      const other = await h.reserved(h.purchase(accountId));
+      await h.store.supply.beginAttempt({ reference: other.reference, seq: 1, upstream: 'sandbox', at: at(30) });
+      assert.equal(
+        (await h.store.supply.attemptsBetween(at(11), at(30), 10)).map((a) => [a.upstream, a.seq]),
+        [
+          ['ck', 1],
+          ['vtpass', 2],
+        ],
+        'a window is [from, to)',
+      );
+      assert.is((await h.store.supply.attemptsBetween(at(0), at(31), 2)).length, 2, 'bounded by the limit');
+    });
+
+    it('routes are set, replaced and cleared by their key, each change returning the row before', async (h) => {
+      const key = { product: 'data' as const, network: 'mtn', planType: 'sme', disco: '' };
+      assert.equal(await h.store.supply.listRoutes(), []);
+      assert.is(await h.store.supply.setRoute({ ...key, upstreams: ['datahub', 'vtpass'], updatedAt: at(1) }), null);
+      await h.store.supply.setRoute({
+        product: 'airtime',
+        network: '',
+        planType: '',
+        disco: '',
+        upstreams: ['ck'],
+        updatedAt: at(2),
+      });
+      const before = await h.store.supply.setRoute({ ...key, upstreams: ['vtpass'], updatedAt: at(3) });
+      assert.equal(before, { ...key, upstreams: ['datahub', 'vtpass'], updatedAt: at(1) });
+      assert.equal(await h.store.supply.listRoutes(), [
+        { product: 'airtime', network: '', planType: '', disco: '', upstreams: ['ck'], updatedAt: at(2) },
+        { ...key, upstreams: ['vtpass'], updatedAt: at(3) },
+      ]);
+      assert.equal(await h.store.supply.clearRoute(key), { ...key, upstreams: ['vtpass'], updatedAt: at(3) });
+      assert.is(await h.store.supply.clearRoute(key), null, 'cleared once');
+      assert.is((await h.store.supply.listRoutes()).length, 1);
+    });
+
+    it("an upstream's settings are replaced whole, the row before returned", async (h) => {
+      assert.equal(await h.store.supply.listUpstreamSettings(), []);
+      assert.is(
+        await h.store.supply.setUpstreamSettings({ upstream: 'ck', floatAlertKobo: kobo(5_000_000), updatedAt: at(1) }),
+        null,
+      );
+      const before = await h.store.supply.setUpstreamSettings({
+        upstream: 'ck',
+        floatAlertKobo: null,
+        updatedAt: at(2),
+      });
+      assert.equal(before, { upstream: 'ck', floatAlertKobo: kobo(5_000_000), updatedAt: at(1) });
+      assert.equal(await h.store.supply.listUpstreamSettings(), [
+        { upstream: 'ck', floatAlertKobo: null, updatedAt: at(2) },
+      ]);
+    });
+  });
 }

@@ -39,6 +39,7 @@ import {
   type SchemaStep,
   type SchemaTarget,
   STAFF_COLLECTIONS,
+  SUPPLY_COLLECTIONS,
   setValidator,
   TRANSACTIONS_BY_RECIPIENT_INDEX,
   UPGRADE_REQUESTS_COLLECTION,
@@ -135,7 +136,12 @@ steps('a fresh database gets every collection, its validator and its indexes, th
       ...Object.values(STAFF_COLLECTIONS),
       MEMBERSHIPS_COLLECTION,
       ...Object.values(MAIL_COLLECTIONS),
+      ...Object.values(SUPPLY_COLLECTIONS),
     ]),
+  );
+  assert.ok(
+    db.indexes.get(SUPPLY_COLLECTIONS.attempts)?.has('upstream_attempts_reference'),
+    "a purchase's attempts in order",
   );
   // Step 9 replaced two of the events' indexes with one unique per wallet.
   const replacedEvents = new Set(['events_seq', 'events_feed']);

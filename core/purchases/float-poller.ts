@@ -1,0 +1,86 @@
+/**
+ * Polls each upstream's float (our wallet there) where its adapter has a balance call (issue 27),
+ * every UPSTREAM_FLOAT_POLL_MS. The reading goes to the upstream's health, so routes with another
+ * choice skip it while it is under the operator's alert, before it starts refusing purchases for
+ * want of money; under the alert a warning is logged at each reading.
+ */
+import { formatNaira } from '../domain/money.js';
+import type { Router } from './routing.js';
+import type { UpstreamHealth } from './upstream-health.js';
+
+/** One balance call may take this long; a slow answer is no reading, never a wrong one. */
+const BALANCE_TIMEOUT_MS = 10_000;
+
+export interface FloatPoller {
+  /** Reads every float once. */
+  runOnce(): Promise<void>;
+  start(): void;
+  stop(): Promise<void>;
+}
+
+export function createFloatPoller(deps: {
+  router: Router;
+  health: UpstreamHealth;
+  intervalMs: number;
+  clock: () => Date;
+  log: (event: string, fields: Record<string, unknown>) => void;
+}): FloatPoller {
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | undefined;
+  let stopped = true;
+
+  async function pass(): Promise<void> {
+    const settings = await deps.router.settings();
+    for (const upstream of deps.router.supply.upstreams.values()) {
+      if (upstream.balance === undefined) continue;
+      try {
+        const floatKobo = await upstream.balance(AbortSignal.timeout(BALANCE_TIMEOUT_MS));
+        deps.health.setFloat(upstream.name, floatKobo, deps.clock());
+        const alert = settings.get(upstream.name)?.floatAlertKobo ?? null;
+        if (alert !== null && floatKobo < alert) {
+          deps.log('upstream.float_low', {
+            upstream: upstream.name,
+            float_naira: formatNaira(floatKobo),
+            alert_naira: formatNaira(alert),
+          });
+        }
+      } catch (error) {
+        const reason = error instanceof Error ? error.message : String(error);
+        deps.health.floatFailed(upstream.name, reason, deps.clock());
+        deps.log('upstream.float_unknown', { upstream: upstream.name, error: reason });
+      }
+    }
+  }
+
+  function runOnce(): Promise<void> {
+    running ??= pass().finally(() => {
+      running = undefined;
+    });
+    return running;
+  }
+
+  function tick(): void {
+    if (stopped) return;
+    runOnce()
+      .catch((error: unknown) =>
+        deps.log('upstream.float_error', { error: error instanceof Error ? error.message : String(error) }),
+      )
+      .finally(() => {
+        if (!stopped) timer = setTimeout(tick, deps.intervalMs);
+      });
+  }
+
+  return {
+    runOnce,
+    start() {
+      if (!stopped) return;
+      stopped = false;
+      timer = setTimeout(tick, 0);
+    },
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await running?.catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,182 @@
+/**
+ * Calling upstreams for a purchase (issue 27). A live purchase goes to the upstreams its route
+ * gives, in order; each attempt is written on the purchase before its call, and the purchase
+ * moves to the next upstream only when its kind's rule (core/providers/failover-rules.ts)
+ * reads the call's evidence as proven non-delivery. Anything else (delivered, refused after
+ * processing, a time-out, a 5xx, garbage, pending) ends the walk: that upstream is the only
+ * one that could have delivered the purchase, and its re-queries, callbacks and reversals go
+ * there (providerFor), whatever the routes say later.
+ */
+import type { TransactionRecord } from '../domain/records.js';
+import type { CallEvidence } from '../providers/failover.js';
+import type { ProductProvider, ProviderOutcome, ProviderRequest, Providers } from '../providers/port.js';
+import type { Upstream } from '../providers/supply.js';
+import type { Store } from '../store/port.js';
+import type { Router } from './routing.js';
+import type { CallHealth, UpstreamHealth } from './upstream-health.js';
+
+/**
+ * Runs a provider call with a deadline. A timeout, a thrown error or anything else that is
+ * not a classified answer becomes `unknown`: the provider may have delivered.
+ */
+export async function callProvider(
+  call: (signal: AbortSignal) => Promise<ProviderOutcome>,
+  timeoutMs: number,
+): Promise<ProviderOutcome> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+  try {
+    return await call(controller.signal);
+  } catch (error) {
+    return { kind: 'unknown', reason: error instanceof Error ? error.message : String(error) };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** What routing needs beside the flow's own dependencies. */
+export interface SupplyDeps {
+  router: Router;
+  health: UpstreamHealth;
+  /** The data plan's type for routes by plan type; "" when the catalogue has none. */
+  planTypeOf?: (planId: number) => Promise<string>;
+}
+
+/** Everything a routed purchase uses of the flow's dependencies. */
+interface CallDeps {
+  store: Pick<Store, 'supply'>;
+  providers: Readonly<Record<'live' | 'test', Providers>>;
+  clock: () => Date;
+  providerTimeoutMs: number;
+  log: (event: string, fields: Record<string, unknown>) => void;
+  supply?: SupplyDeps;
+}
+
+/** The evidence as one short line for the operator: `refused`, `http 200, code 091, failed`. */
+function describeEvidence(evidence: CallEvidence | undefined): string | null {
+  if (evidence === undefined) return null;
+  if (evidence.kind !== 'answer') return evidence.cause;
+  if (!evidence.json) return `http ${evidence.httpStatus}, not JSON`;
+  return [`http ${evidence.httpStatus}`, evidence.code && `code ${evidence.code}`, evidence.status]
+    .filter((part) => part)
+    .join(', ');
+}
+
+/** What one call says about the upstream's health (the circuit breaker's input). */
+function healthOf(upstream: Upstream, outcome: ProviderOutcome): CallHealth {
+  const evidence = outcome.kind === 'failed' || outcome.kind === 'unknown' ? outcome.evidence : undefined;
+  if (evidence !== undefined && upstream.notDelivered(evidence)) return 'proven_failure';
+  if (outcome.kind !== 'unknown') return 'answered';
+  // No evidence on an unknown outcome: the deadline ended the call.
+  if (evidence === undefined || (evidence.kind === 'no_answer' && evidence.cause === 'timeout')) return 'timeout';
+  return 'answered';
+}
+
+/** The attempt's outcome as recorded, from the adapter's outcome. */
+function recordedOutcome(outcome: ProviderOutcome): 'failed' | 'pending' | 'delivered' {
+  if (outcome.kind === 'delivered') return 'delivered';
+  return outcome.kind === 'unknown' ? 'pending' : 'failed';
+}
+
+/**
+ * A live purchase's calls: the route's upstreams in order, moving on only on proven
+ * non-delivery. Returns the outcome that stands (the last upstream's).
+ */
+export async function purchaseAtUpstreams(
+  deps: CallDeps & { supply: SupplyDeps },
+  tx: TransactionRecord,
+  request: ProviderRequest,
+): Promise<ProviderOutcome> {
+  const { router, health } = deps.supply;
+  const planId = request.details.planId;
+  const planType = planId !== undefined && deps.supply.planTypeOf ? await deps.supply.planTypeOf(planId) : '';
+  const decision = await router.decide(request, planType);
+  deps.log('purchase.routed', {
+    reference: tx.reference,
+    product: tx.product,
+    service: tx.service,
+    route: decision.route.join(','),
+    candidates: decision.candidates.map((u) => u.name).join(','),
+    skipped: decision.skipped.map((s) => `${s.upstream}:${s.reason}`).join(','),
+  });
+  if (decision.candidates.length === 0) {
+    // Nothing was sent anywhere, so nothing can have been delivered: a plain refusal, refunded.
+    return { kind: 'failed', reason: `No upstream sells this ${tx.product} purchase now.` };
+  }
+  let outcome: ProviderOutcome = { kind: 'unknown', reason: 'no upstream was called' };
+  for (const [index, upstream] of decision.candidates.entries()) {
+    const seq = index + 1;
+    const provider = upstream.products[tx.product]!;
+    await deps.store.supply.beginAttempt({ reference: tx.reference, seq, upstream: upstream.name, at: deps.clock() });
+    health.willCall(upstream.name, deps.clock());
+    const started = Date.now();
+    outcome = await callProvider((signal) => provider.purchase(request, signal), deps.providerTimeoutMs);
+    const evidence = outcome.kind === 'failed' || outcome.kind === 'unknown' ? outcome.evidence : undefined;
+    const callHealth = healthOf(upstream, outcome);
+    health.record(
+      upstream.name,
+      callHealth,
+      deps.clock(),
+      callHealth === 'answered' ? undefined : (describeEvidence(evidence) ?? 'no answer'),
+    );
+    const proven = callHealth === 'proven_failure';
+    const next = decision.candidates[index + 1];
+    deps.log('provider.purchase', {
+      reference: tx.reference,
+      mode: tx.mode,
+      product: tx.product,
+      provider: upstream.name,
+      attempt: seq,
+      outcome: outcome.kind,
+      evidence: describeEvidence(evidence),
+      ms: Date.now() - started,
+    });
+    if (proven && next !== undefined) {
+      await deps.store.supply.endAttempt(tx.reference, seq, {
+        outcome: 'not_delivered',
+        evidence: describeEvidence(evidence),
+        costKobo: null,
+        at: deps.clock(),
+      });
+      deps.log('purchase.failover', {
+        reference: tx.reference,
+        product: tx.product,
+        from: upstream.name,
+        to: next.name,
+        evidence: describeEvidence(evidence),
+      });
+      continue;
+    }
+    await deps.store.supply.endAttempt(tx.reference, seq, {
+      outcome: recordedOutcome(outcome),
+      evidence: describeEvidence(evidence),
+      costKobo: outcome.kind === 'delivered' ? (outcome.costKobo ?? null) : null,
+      at: deps.clock(),
+    });
+    break;
+  }
+  return outcome;
+}
+
+/**
+ * The provider that answers for a purchase after its first call: the upstream recorded on it
+ * (its last attempt), or, for a purchase with none recorded (a test purchase, one made before
+ * upstreams were recorded, or one a crash stopped before its first call), its family's
+ * provider. Null when the recorded upstream is no longer configured: nobody else may be asked.
+ */
+export async function providerFor(
+  deps: CallDeps,
+  tx: TransactionRecord,
+): Promise<{ provider: ProductProvider; upstream: string | null } | { provider: null; upstream: string }> {
+  if (deps.supply !== undefined && tx.mode === 'live') {
+    const attempts = await deps.store.supply.attemptsOf(tx.reference);
+    const last = attempts[attempts.length - 1];
+    if (last !== undefined) {
+      const provider = deps.supply.router.supply.upstreams.get(last.upstream)?.products[tx.product];
+      return provider === undefined
+        ? { provider: null, upstream: last.upstream }
+        : { provider, upstream: last.upstream };
+    }
+  }
+  return { provider: deps.providers[tx.mode][tx.product], upstream: null };
+}

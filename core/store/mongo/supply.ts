@@ -1,0 +1,189 @@
+/**
+ * Supply on MongoDB (issue 27): upstream attempts, the route table and upstream settings.
+ * Each operation touches one document, so each is atomic without a transaction: an attempt
+ * is inserted under its own _id ("<reference>:<seq>", a duplicate key means it exists), ended
+ * only while it has no outcome, and a route or a setting is replaced or deleted with the
+ * document it had returned in the same step.
+ */
+import type { Collection } from 'mongodb';
+import { type Kobo, kobo } from '../../domain/money.js';
+import type { ProductName } from '../../domain/products.js';
+import type {
+  RouteRecord,
+  UpstreamAttemptOutcome,
+  UpstreamAttemptRecord,
+  UpstreamSettingsRecord,
+} from '../../domain/records.js';
+import type { RouteKey, SupplyStore } from '../port.js';
+import { SUPPLY_COLLECTIONS } from './collections.js';
+import type { MongoContext } from './context.js';
+
+/** The server's duplicate-key error. */
+const DUPLICATE_KEY = 11000;
+
+interface AttemptDoc {
+  _id: string;
+  reference: string;
+  seq: number;
+  upstream: string;
+  started_at: Date;
+  outcome: UpstreamAttemptOutcome | null;
+  evidence: string | null;
+  cost_kobo: number | null;
+  ended_at: Date | null;
+}
+
+interface RouteDoc {
+  /** product, network, plan type and disco joined by "|" (none of them holds one). */
+  _id: string;
+  product: string;
+  network: string;
+  plan_type: string;
+  disco: string;
+  upstreams: string[];
+  updated_at: Date;
+}
+
+interface SettingsDoc {
+  _id: string;
+  float_alert_kobo: number | null;
+  updated_at: Date;
+}
+
+function attemptFromDoc(doc: AttemptDoc): UpstreamAttemptRecord {
+  return {
+    reference: doc.reference,
+    seq: doc.seq,
+    upstream: doc.upstream,
+    startedAt: doc.started_at,
+    outcome: doc.outcome,
+    evidence: doc.evidence,
+    costKobo: doc.cost_kobo === null ? null : kobo(doc.cost_kobo),
+    endedAt: doc.ended_at,
+  };
+}
+
+function routeFromDoc(doc: RouteDoc): RouteRecord {
+  return {
+    product: doc.product as ProductName,
+    network: doc.network,
+    planType: doc.plan_type,
+    disco: doc.disco,
+    upstreams: doc.upstreams,
+    updatedAt: doc.updated_at,
+  };
+}
+
+function settingsFromDoc(doc: SettingsDoc): UpstreamSettingsRecord {
+  return {
+    upstream: doc._id,
+    floatAlertKobo: doc.float_alert_kobo === null ? null : kobo(doc.float_alert_kobo),
+    updatedAt: doc.updated_at,
+  };
+}
+
+function routeId(key: RouteKey): string {
+  return [key.product, key.network, key.planType, key.disco].join('|');
+}
+
+function isDuplicateKey(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === DUPLICATE_KEY;
+}
+
+function koboOrNull(value: Kobo | null): number | null {
+  return value === null ? null : Number(value);
+}
+
+export function createSupplyStore(ctx: MongoContext): SupplyStore {
+  const attempts = (): Collection<AttemptDoc> => {
+    ctx.live();
+    return ctx.db.collection<AttemptDoc>(SUPPLY_COLLECTIONS.attempts);
+  };
+  const routes = (): Collection<RouteDoc> => {
+    ctx.live();
+    return ctx.db.collection<RouteDoc>(SUPPLY_COLLECTIONS.routes);
+  };
+  const settings = (): Collection<SettingsDoc> => {
+    ctx.live();
+    return ctx.db.collection<SettingsDoc>(SUPPLY_COLLECTIONS.upstreamSettings);
+  };
+  return {
+    async beginAttempt(attempt) {
+      try {
+        await attempts().insertOne({
+          _id: `${attempt.reference}:${attempt.seq}`,
+          reference: attempt.reference,
+          seq: attempt.seq,
+          upstream: attempt.upstream,
+          started_at: attempt.at,
+          outcome: null,
+          evidence: null,
+          cost_kobo: null,
+          ended_at: null,
+        });
+        return true;
+      } catch (error) {
+        if (isDuplicateKey(error)) return false;
+        throw error;
+      }
+    },
+    async endAttempt(reference, seq, end) {
+      await attempts().updateOne(
+        { _id: `${reference}:${seq}`, outcome: null },
+        {
+          $set: {
+            outcome: end.outcome,
+            evidence: end.evidence,
+            cost_kobo: koboOrNull(end.costKobo),
+            ended_at: end.at,
+          },
+        },
+      );
+    },
+    async attemptsOf(reference) {
+      return (await attempts().find({ reference }).sort({ seq: 1 }).toArray()).map(attemptFromDoc);
+    },
+    async attemptsBetween(from, to, limit) {
+      const docs = await attempts()
+        .find({ started_at: { $gte: from, $lt: to } })
+        .sort({ started_at: 1, reference: 1, seq: 1 })
+        .limit(limit)
+        .toArray();
+      return docs.map(attemptFromDoc);
+    },
+    async listRoutes() {
+      const docs = await routes().find({}).sort({ product: 1, network: 1, plan_type: 1, disco: 1 }).toArray();
+      return docs.map(routeFromDoc);
+    },
+    async setRoute(route) {
+      const before = await routes().findOneAndReplace(
+        { _id: routeId(route) },
+        {
+          product: route.product,
+          network: route.network,
+          plan_type: route.planType,
+          disco: route.disco,
+          upstreams: [...route.upstreams],
+          updated_at: route.updatedAt,
+        },
+        { upsert: true, returnDocument: 'before' },
+      );
+      return before === null ? null : routeFromDoc(before);
+    },
+    async clearRoute(key) {
+      const before = await routes().findOneAndDelete({ _id: routeId(key) });
+      return before === null ? null : routeFromDoc(before);
+    },
+    async listUpstreamSettings() {
+      return (await settings().find({}).sort({ _id: 1 }).toArray()).map(settingsFromDoc);
+    },
+    async setUpstreamSettings(next) {
+      const before = await settings().findOneAndReplace(
+        { _id: next.upstream },
+        { float_alert_kobo: koboOrNull(next.floatAlertKobo), updated_at: next.updatedAt },
+        { upsert: true, returnDocument: 'before' },
+      );
+      return before === null ? null : settingsFromDoc(before);
+    },
+  };
+}

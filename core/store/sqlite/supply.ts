@@ -1,0 +1,189 @@
+/** Supply on SQLite (issue 27): upstream attempts, the route table and upstream settings. */
+import type Database from 'better-sqlite3';
+import { kobo } from '../../domain/money.js';
+import type { ProductName } from '../../domain/products.js';
+import type {
+  RouteRecord,
+  UpstreamAttemptOutcome,
+  UpstreamAttemptRecord,
+  UpstreamSettingsRecord,
+} from '../../domain/records.js';
+import type { RouteKey, SupplyStore } from '../port.js';
+import type { GroupCommit } from './group-commit.js';
+import { fromMs, toMs } from './rows.js';
+
+interface AttemptRow {
+  reference: string;
+  seq: number;
+  upstream: string;
+  started_at: number;
+  outcome: string | null;
+  evidence: string | null;
+  cost_kobo: number | null;
+  ended_at: number | null;
+}
+
+interface RouteRow {
+  product: string;
+  network: string;
+  plan_type: string;
+  disco: string;
+  upstreams: string;
+  updated_at: number;
+}
+
+interface SettingsRow {
+  upstream: string;
+  float_alert_kobo: number | null;
+  updated_at: number;
+}
+
+function attemptFromRow(row: AttemptRow): UpstreamAttemptRecord {
+  return {
+    reference: row.reference,
+    seq: row.seq,
+    upstream: row.upstream,
+    startedAt: fromMs(row.started_at),
+    outcome: row.outcome as UpstreamAttemptOutcome | null,
+    evidence: row.evidence,
+    costKobo: row.cost_kobo === null ? null : kobo(row.cost_kobo),
+    endedAt: row.ended_at === null ? null : fromMs(row.ended_at),
+  };
+}
+
+function routeFromRow(row: RouteRow): RouteRecord {
+  return {
+    product: row.product as ProductName,
+    network: row.network,
+    planType: row.plan_type,
+    disco: row.disco,
+    upstreams: JSON.parse(row.upstreams) as string[],
+    updatedAt: fromMs(row.updated_at),
+  };
+}
+
+function settingsFromRow(row: SettingsRow): UpstreamSettingsRecord {
+  return {
+    upstream: row.upstream,
+    floatAlertKobo: row.float_alert_kobo === null ? null : kobo(row.float_alert_kobo),
+    updatedAt: fromMs(row.updated_at),
+  };
+}
+
+function keyParams(key: RouteKey): Omit<RouteRow, 'upstreams' | 'updated_at'> {
+  return { product: key.product, network: key.network, plan_type: key.planType, disco: key.disco };
+}
+
+export function createSupplyStore(db: Database.Database, commit: GroupCommit): SupplyStore {
+  const begin = db.prepare<AttemptRow>(
+    `INSERT INTO upstream_attempts (reference, seq, upstream, started_at, outcome, evidence, cost_kobo, ended_at)
+     VALUES (@reference, @seq, @upstream, @started_at, NULL, NULL, NULL, NULL)
+     ON CONFLICT (reference, seq) DO NOTHING`,
+  );
+  const end = db.prepare<Pick<AttemptRow, 'reference' | 'seq' | 'outcome' | 'evidence' | 'cost_kobo' | 'ended_at'>>(
+    `UPDATE upstream_attempts SET outcome = @outcome, evidence = @evidence, cost_kobo = @cost_kobo, ended_at = @ended_at
+     WHERE reference = @reference AND seq = @seq AND outcome IS NULL`,
+  );
+  const attemptsOf = db.prepare<[string], AttemptRow>(
+    'SELECT * FROM upstream_attempts WHERE reference = ? ORDER BY seq',
+  );
+  const attemptsBetween = db.prepare<[number, number, number], AttemptRow>(
+    'SELECT * FROM upstream_attempts WHERE started_at >= ? AND started_at < ? ORDER BY started_at, reference, seq LIMIT ?',
+  );
+  const listRoutes = db.prepare<[], RouteRow>('SELECT * FROM routes ORDER BY product, network, plan_type, disco');
+  const getRoute = db.prepare<Omit<RouteRow, 'upstreams' | 'updated_at'>, RouteRow>(
+    'SELECT * FROM routes WHERE product = @product AND network = @network AND plan_type = @plan_type AND disco = @disco',
+  );
+  const putRoute = db.prepare<RouteRow>(
+    `INSERT INTO routes (product, network, plan_type, disco, upstreams, updated_at)
+     VALUES (@product, @network, @plan_type, @disco, @upstreams, @updated_at)
+     ON CONFLICT (product, network, plan_type, disco) DO UPDATE SET upstreams = excluded.upstreams, updated_at = excluded.updated_at`,
+  );
+  const deleteRoute = db.prepare<Omit<RouteRow, 'upstreams' | 'updated_at'>>(
+    'DELETE FROM routes WHERE product = @product AND network = @network AND plan_type = @plan_type AND disco = @disco',
+  );
+  const listSettings = db.prepare<[], SettingsRow>('SELECT * FROM upstream_settings ORDER BY upstream');
+  const getSettings = db.prepare<[string], SettingsRow>('SELECT * FROM upstream_settings WHERE upstream = ?');
+  const putSettings = db.prepare<SettingsRow>(
+    `INSERT INTO upstream_settings (upstream, float_alert_kobo, updated_at) VALUES (@upstream, @float_alert_kobo, @updated_at)
+     ON CONFLICT (upstream) DO UPDATE SET float_alert_kobo = excluded.float_alert_kobo, updated_at = excluded.updated_at`,
+  );
+  return {
+    async beginAttempt(attempt) {
+      // On the purchase path: one operation of the shared commit, like the money operations.
+      return commit.run(
+        () =>
+          begin.run({
+            reference: attempt.reference,
+            seq: attempt.seq,
+            upstream: attempt.upstream,
+            started_at: toMs(attempt.at),
+            outcome: null,
+            evidence: null,
+            cost_kobo: null,
+            ended_at: null,
+          }).changes === 1,
+      );
+    },
+    async endAttempt(reference, seq, outcome) {
+      await commit.run(() =>
+        end.run({
+          reference,
+          seq,
+          outcome: outcome.outcome,
+          evidence: outcome.evidence,
+          cost_kobo: outcome.costKobo,
+          ended_at: toMs(outcome.at),
+        }),
+      );
+    },
+    async attemptsOf(reference) {
+      return attemptsOf.all(reference).map(attemptFromRow);
+    },
+    async attemptsBetween(from, to, limit) {
+      return attemptsBetween.all(toMs(from), toMs(to), limit).map(attemptFromRow);
+    },
+    async listRoutes() {
+      return listRoutes.all().map(routeFromRow);
+    },
+    async setRoute(route) {
+      return db
+        .transaction(() => {
+          const before = getRoute.get(keyParams(route));
+          putRoute.run({
+            ...keyParams(route),
+            upstreams: JSON.stringify(route.upstreams),
+            updated_at: toMs(route.updatedAt),
+          });
+          return before === undefined ? null : routeFromRow(before);
+        })
+        .immediate();
+    },
+    async clearRoute(key) {
+      return db
+        .transaction(() => {
+          const before = getRoute.get(keyParams(key));
+          if (before === undefined) return null;
+          deleteRoute.run(keyParams(key));
+          return routeFromRow(before);
+        })
+        .immediate();
+    },
+    async listUpstreamSettings() {
+      return listSettings.all().map(settingsFromRow);
+    },
+    async setUpstreamSettings(settings) {
+      return db
+        .transaction(() => {
+          const before = getSettings.get(settings.upstream);
+          putSettings.run({
+            upstream: settings.upstream,
+            float_alert_kobo: settings.floatAlertKobo,
+            updated_at: toMs(settings.updatedAt),
+          });
+          return before === undefined ? null : settingsFromRow(before);
+        })
+        .immediate();
+    },
+  };
+}

@@ -63,10 +63,12 @@ const LIVE_PAGES = [
   '/webhooks',
   '/users',
   '/security',
+  '/fund',
 ];
 const TEST_PAGES = [
   '/test',
   '/test/funds',
+  '/test/fund',
   '/test/buy/airtime',
   '/test/keys',
   '/test/prices',
@@ -185,7 +187,7 @@ flow('signed out: the sign-in and invitation pages have no serious or critical a
   const context = await state.browser.newContext();
   const page = await context.newPage();
   try {
-    await assertAccessible(page, state.dashboard.url, ['/sign-in', state.invitePath]);
+    await assertAccessible(page, state.dashboard.url, ['/sign-in', '/password/forgot', state.invitePath]);
     // A form sent wrong: the error summary and the field's error are checked too.
     await page.goto(`${state.dashboard.url}/sign-in`);
     await page.getByLabel('Email address').fill(OWNER.email);

@@ -32,7 +32,13 @@ import { createLowBalanceMail, type LowBalanceMail } from './mail/low-balance.js
 import { createMailer, type Mailer } from './mail/mailer.js';
 import { createNotices } from './mail/notices.js';
 import type { MailSettings } from './mail/smtp.js';
-import { type CoreMetrics, createOutcomeRecorder, instrumentProviders, instrumentStore } from './metrics.js';
+import {
+  type CoreMetrics,
+  createOutcomeRecorder,
+  instrumentProviders,
+  instrumentStore,
+  instrumentSupply,
+} from './metrics.js';
 import { createHolderDesk } from './people/holder.js';
 import { createPeopleService } from './people/service.js';
 import { createShopDesk } from './people/shop.js';
@@ -207,7 +213,9 @@ export function createCore(deps: CoreDeps): Core {
   const providers = instrumented(deps.providers, 'live');
   const testProviders = instrumented(deps.testProviders ?? createSandbox({ delayMs: 0, record: false }), 'test');
   deps.metrics?.watchPending(() => deps.store.transactions.pendingSummary(), clock);
-  const supplyDeps = deps.supply === undefined ? undefined : createSupplyDeps(deps.supply, store, deps.log, clock);
+  const supply =
+    deps.supply === undefined || deps.metrics === undefined ? deps.supply : instrumentSupply(deps.supply, deps.metrics);
+  const supplyDeps = supply === undefined ? undefined : createSupplyDeps(supply, store, deps.log, clock);
   const purchaseDeps = {
     store,
     providers: { live: providers, test: testProviders },

@@ -41,6 +41,7 @@ import type { PendingSummary, TransactionRecord } from './domain/records.js';
 import { isRefunded } from './domain/transactions.js';
 import type { FundingObserver } from './funding/service.js';
 import type { ProductProvider, Providers } from './providers/port.js';
+import type { Supply, Upstream } from './providers/supply.js';
 import type { PurchaseObserver } from './purchases/flow.js';
 import type { UndeliveredSummary } from './store/event-port.js';
 import type { Store, WalletStore } from './store/port.js';
@@ -420,59 +421,91 @@ export function instrumentStore(
   };
 }
 
+/** One provider call timed and its outcome counted under `label` (a provider's or an upstream's name). */
+function observe<T>(
+  metrics: CoreMetrics,
+  mode: Mode,
+  label: string,
+  product: ProductName,
+  operation: ProviderOperation,
+  call: () => Promise<T>,
+  outcomeOf: (value: T) => string,
+): Promise<T> {
+  const started = performance.now();
+  return call().then(
+    (value) => {
+      metrics.providerCall(label, product, operation, outcomeOf(value), (performance.now() - started) / 1000, mode);
+      return value;
+    },
+    (error: unknown) => {
+      metrics.providerCall(label, product, operation, 'error', (performance.now() - started) / 1000, mode);
+      throw error;
+    },
+  );
+}
+
+/** A provider whose purchases and re-queries are timed and counted under `label`. */
+function timedCalls<P extends ProductProvider>(
+  metrics: CoreMetrics,
+  mode: Mode,
+  label: string,
+  product: ProductName,
+  provider: P,
+): P {
+  return {
+    ...provider,
+    purchase: (request, signal) =>
+      observe(
+        metrics,
+        mode,
+        label,
+        product,
+        'purchase',
+        () => provider.purchase(request, signal),
+        (o) => o.kind,
+      ),
+    query: (request, signal) =>
+      observe(
+        metrics,
+        mode,
+        label,
+        product,
+        'query',
+        () => provider.query(request, signal),
+        (o) => o.kind,
+      ),
+  };
+}
+
+/**
+ * Each upstream's purchases and re-queries (live only: test purchases never reach an upstream)
+ * timed and counted under the upstream's instance name, the name routes and attempts use.
+ */
+export function instrumentSupply(supply: Supply, metrics: CoreMetrics): Supply {
+  const upstreams = new Map<string, Upstream>();
+  for (const [name, upstream] of supply.upstreams) {
+    const products: Partial<Record<ProductName, ProductProvider>> = {};
+    for (const [product, provider] of Object.entries(upstream.products) as [ProductName, ProductProvider][])
+      products[product] = timedCalls(metrics, 'live', name, product, provider);
+    upstreams.set(name, { ...upstream, products });
+  }
+  return { ...supply, upstreams };
+}
+
 /**
  * The providers of one mode with every call timed and its outcome counted, by provider,
  * product and mode. Whatever else a provider offers (plan lists) is passed through as it is.
  */
 export function instrumentProviders(providers: Providers, metrics: CoreMetrics, mode: Mode): Providers {
-  function observe<T>(
+  const wrap = <P extends ProductProvider>(product: ProductName, provider: P): P =>
+    timedCalls(metrics, mode, provider.name, product, provider);
+  const observed = <T>(
     provider: ProductProvider,
     product: ProductName,
     operation: ProviderOperation,
     call: () => Promise<T>,
     outcomeOf: (value: T) => string,
-  ): Promise<T> {
-    const started = performance.now();
-    return call().then(
-      (value) => {
-        metrics.providerCall(
-          provider.name,
-          product,
-          operation,
-          outcomeOf(value),
-          (performance.now() - started) / 1000,
-          mode,
-        );
-        return value;
-      },
-      (error: unknown) => {
-        metrics.providerCall(provider.name, product, operation, 'error', (performance.now() - started) / 1000, mode);
-        throw error;
-      },
-    );
-  }
-  function wrap<P extends ProductProvider>(product: ProductName, provider: P): P {
-    const wrapped: P = {
-      ...provider,
-      purchase: (request, signal) =>
-        observe(
-          provider,
-          product,
-          'purchase',
-          () => provider.purchase(request, signal),
-          (o) => o.kind,
-        ),
-      query: (request, signal) =>
-        observe(
-          provider,
-          product,
-          'query',
-          () => provider.query(request, signal),
-          (o) => o.kind,
-        ),
-    };
-    return wrapped;
-  }
+  ) => observe(metrics, mode, provider.name, product, operation, call, outcomeOf);
   const { electricity, cable, bulksms } = providers;
   return {
     airtime: wrap('airtime', providers.airtime),
@@ -480,7 +513,7 @@ export function instrumentProviders(providers: Providers, metrics: CoreMetrics, 
     electricity: {
       ...wrap('electricity', electricity),
       verify: (query, signal) =>
-        observe(
+        observed(
           electricity,
           'electricity',
           'verify',
@@ -491,7 +524,7 @@ export function instrumentProviders(providers: Providers, metrics: CoreMetrics, 
     cable: {
       ...wrap('cable', cable),
       verify: (query, signal) =>
-        observe(
+        observed(
           cable,
           'cable',
           'verify',
@@ -502,7 +535,7 @@ export function instrumentProviders(providers: Providers, metrics: CoreMetrics, 
     bulksms: {
       ...wrap('bulksms', bulksms),
       notify: (message, signal) =>
-        observe(
+        observed(
           bulksms,
           'bulksms',
           'notify',

@@ -6,6 +6,7 @@
  */
 import { spawn } from 'node:child_process';
 import * as assert from 'uvu/assert';
+import { CONSOLE_SCHEMA } from '../../console/config.js';
 import { CORE_SCHEMA, readCoreConfig } from '../../core/config.js';
 import { DASHBOARD_SCHEMA, loadDashboardConfig } from '../../dashboard/config.js';
 import { GATEWAY_SCHEMA, loadGatewayConfig } from '../../gateway/config.js';
@@ -84,10 +85,11 @@ test('a bad value stops each entry point non-zero, naming the variable, before a
 });
 
 test('--help prints each process its own table, and npm start both', async () => {
-  const [core, gateway, dashboard, both] = await Promise.all([
+  const [core, gateway, dashboard, consoleApp, both] = await Promise.all([
     run('core/main.ts', ['--help'], {}),
     run('gateway/main.ts', ['--help'], {}),
     run('dashboard/main.ts', ['--help'], {}),
+    run('console/main.ts', ['--help'], {}),
     run('bin/start.ts', ['--help'], {}),
   ]);
   const listed = (text: string) => new Set([...text.matchAll(/^ {2}([A-Z][A-Z0-9_]+) /gm)].map((m) => m[1]!));
@@ -95,7 +97,8 @@ test('--help prints each process its own table, and npm start both', async () =>
     [core, [CORE_SCHEMA]],
     [gateway, [GATEWAY_SCHEMA]],
     [dashboard, [DASHBOARD_SCHEMA]],
-    [both, [CORE_SCHEMA, GATEWAY_SCHEMA, DASHBOARD_SCHEMA]],
+    [consoleApp, [CONSOLE_SCHEMA]],
+    [both, [CORE_SCHEMA, GATEWAY_SCHEMA, DASHBOARD_SCHEMA, CONSOLE_SCHEMA]],
   ] as const) {
     assert.is(output.code, 0, output.stderr);
     const names = listed(output.stdout);
@@ -107,6 +110,7 @@ test('--help prints each process its own table, and npm start both', async () =>
   assert.match(both.stdout, /^Core configuration/);
   assert.match(both.stdout, /Gateway configuration/);
   assert.match(both.stdout, /Dashboard configuration/);
+  assert.match(both.stdout, /Console configuration/);
   assert.match(dashboard.stdout, /DASHBOARD_PORT +.*Default: 8081\./);
 });
 

@@ -75,7 +75,7 @@ test('a run with keys and purchases logs each request and each outcome with its 
     for (const line of lines) {
       assert.not.ok('raw' in line, `every stdout line is JSON: ${String(line['raw'])}`);
       assert.type(line.event, 'string');
-      assert.ok(['core', 'gateway', 'dashboard'].includes(String(line.service)), JSON.stringify(line));
+      assert.ok(['core', 'gateway', 'dashboard', 'console'].includes(String(line.service)), JSON.stringify(line));
       assert.ok(['debug', 'info', 'warn', 'error'].includes(String(line.level)), JSON.stringify(line));
       assert.ok(!Number.isNaN(Date.parse(String(line['time']))), 'time is an ISO timestamp');
     }

@@ -99,7 +99,9 @@ export async function startService(env: Record<string, string> = {}, options: St
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const exited = once(child, 'exit').then(([code, signal]) => ({
+  // 'close', not 'exit': 'exit' can come before the last of stdout is read, and a test reads
+  // the stop's last lines as soon as this resolves (a full run once saw no shutdown line at all).
+  const exited = once(child, 'close').then(([code, signal]) => ({
     code: code as number | null,
     signal: signal as NodeJS.Signals | null,
   }));

@@ -56,6 +56,9 @@ export function announceReady(parts: readonly (readonly [label: string, where: s
 /** A flush that waits at most this long: a log pipe that is gone must not hold the exit. */
 const FINAL_FLUSH_TIMEOUT_MS = 2_000;
 
+/** A signal repeated sooner than this while starting is the same stop asked twice (npm echoes Ctrl-C). */
+const REPEAT_WHILE_STARTING_MS = 1_000;
+
 /** How often a process started by an npm script looks whether npm is still its parent. */
 const PARENT_CHECK_MS = 500;
 
@@ -83,6 +86,24 @@ function startedByNpm(): boolean {
  * never keeps the ports of a service that its process manager believes stopped.
  */
 export async function runUntilSignal(start: () => Promise<Stoppable>): Promise<void> {
+  // The handlers are in place before the start begins: a part logs that it listens before
+  // the whole start has returned, and a SIGTERM sent on seeing that line (a process manager,
+  // a test) must not meet Node's default, which ends the process with no graceful stop. A
+  // signal that comes while starting is kept and acted on as soon as the start is done; one
+  // more, a second or more later (Ctrl-C again on a start that hangs; npm's echo of the
+  // terminal's Ctrl-C comes at once), ends the process there and then.
+  let pending: { signal: NodeJS.Signals; at: number } | undefined;
+  let onSignal = (signal: NodeJS.Signals) => {
+    if (pending === undefined) {
+      pending = { signal, at: performance.now() };
+      return;
+    }
+    if (performance.now() - pending.at < REPEAT_WHILE_STARTING_MS) return;
+    console.error(`Stopped by a second ${signal} while starting.`);
+    process.exit(EXIT_FAILURE);
+  };
+  process.on('SIGTERM', (signal) => onSignal(signal));
+  process.on('SIGINT', (signal) => onSignal(signal));
   let running: Stoppable;
   try {
     running = await start();
@@ -134,8 +155,8 @@ export async function runUntilSignal(start: () => Promise<Stoppable>): Promise<v
         },
       );
   };
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
+  onSignal = stop;
+  if (pending !== undefined) stop(pending.signal);
   if (startedByNpm()) {
     const parent = process.ppid;
     const watch = setInterval(() => {

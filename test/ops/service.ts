@@ -121,7 +121,8 @@ export async function startService(env: Record<string, string> = {}, options: St
       const core = all.find((l) => l.event === 'core.listening');
       const gateway = all.find((l) => l.event === 'gateway.listening');
       const dashboard = all.find((l) => l.event === 'dashboard.listening');
-      if (core && gateway && dashboard) {
+      const consoleLine = all.find((l) => l.event === 'console.listening');
+      if (core && gateway && dashboard && consoleLine) {
         clearTimeout(timer);
         child.stdout!.off('data', check);
         resolve({ core, gateway });

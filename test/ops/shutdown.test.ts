@@ -8,6 +8,7 @@
  * pending for the next start's recovery worker.
  */
 
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -201,6 +202,48 @@ test('npm run start:core alone: SIGTERM turns health NOT_SERVING, closes the sto
     assert.ok(events.indexOf('core.draining') < events.indexOf('core.stopped'));
     assert.equal(events.at(-1), 'shutdown.completed', 'the last line is written before the exit');
   } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('SIGTERM while npm start is still starting (the core listens, the other parts not yet): the stop waits for the start, then is graceful, exit 0', async () => {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'prepaid-early-stop-'));
+  const child = spawn(process.execPath, ['--enable-source-maps', 'dist/bin/start.js'], {
+    env: {
+      ...process.env,
+      DATA_DIR: dataDir,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      CORE_PORT: '0',
+      CORE_METRICS_PORT: '0',
+      DASHBOARD_PORT: '0',
+      DASHBOARD_HOST: '127.0.0.1',
+      CONSOLE_PORT: '0',
+      SHUTDOWN_DRAIN_MS: '0',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  try {
+    const closed = once(child, 'close');
+    let stdout = '';
+    let signalled = false;
+    child.stdout!.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString('utf8');
+      // The first part's listening line: before it the process may still be loading; after
+      // it the start goes on with the gateway, the dashboard and the console.
+      if (!signalled && parseLines(stdout).some((l) => l.event === 'core.listening')) {
+        signalled = true;
+        child.kill('SIGTERM');
+      }
+    });
+    const [code, signal] = await closed;
+    assert.ok(signalled, `the core never said it listens: ${stdout}`);
+    assert.equal({ code, signal }, { code: 0, signal: null }, stdout);
+    const events = parseLines(stdout).map((l) => l.event);
+    assert.ok(events.includes('shutdown.started'), stdout);
+    assert.equal(events.at(-1), 'shutdown.completed', stdout);
+  } finally {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     rmSync(dataDir, { recursive: true, force: true });
   }
 });

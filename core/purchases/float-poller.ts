@@ -4,6 +4,7 @@
  * choice skip it while it is under the operator's alert, before it starts refusing purchases for
  * want of money; under the alert a warning is logged at each reading.
  */
+import { createPeriodicRunner, type PeriodicRunner } from '../../runtime/periodic.js';
 import { formatNaira } from '../domain/money.js';
 import type { Router } from './routing.js';
 import type { UpstreamHealth } from './upstream-health.js';
@@ -11,12 +12,8 @@ import type { UpstreamHealth } from './upstream-health.js';
 /** One balance call may take this long; a slow answer is no reading, never a wrong one. */
 const BALANCE_TIMEOUT_MS = 10_000;
 
-export interface FloatPoller {
-  /** Reads every float once. */
-  runOnce(): Promise<void>;
-  start(): void;
-  stop(): Promise<void>;
-}
+/** runOnce() reads every float once. */
+export type FloatPoller = PeriodicRunner<[], void>;
 
 export function createFloatPoller(deps: {
   router: Router;
@@ -25,10 +22,6 @@ export function createFloatPoller(deps: {
   clock: () => Date;
   log: (event: string, fields: Record<string, unknown>) => void;
 }): FloatPoller {
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> | undefined;
-  let stopped = true;
-
   async function pass(): Promise<void> {
     const settings = await deps.router.settings();
     for (const upstream of deps.router.supply.upstreams.values()) {
@@ -52,35 +45,11 @@ export function createFloatPoller(deps: {
     }
   }
 
-  function runOnce(): Promise<void> {
-    running ??= pass().finally(() => {
-      running = undefined;
-    });
-    return running;
-  }
-
-  function tick(): void {
-    if (stopped) return;
-    runOnce()
-      .catch((error: unknown) =>
-        deps.log('upstream.float_error', { error: error instanceof Error ? error.message : String(error) }),
-      )
-      .finally(() => {
-        if (!stopped) timer = setTimeout(tick, deps.intervalMs);
-      });
-  }
-
-  return {
-    runOnce,
-    start() {
-      if (!stopped) return;
-      stopped = false;
-      timer = setTimeout(tick, 0);
-    },
-    async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      await running?.catch(() => undefined);
-    },
-  };
+  return createPeriodicRunner({
+    pass,
+    intervalMs: deps.intervalMs,
+    overlap: 'join',
+    onError: (error) =>
+      deps.log('upstream.float_error', { error: error instanceof Error ? error.message : String(error) }),
+  });
 }

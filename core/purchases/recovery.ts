@@ -5,6 +5,7 @@
  * that stays unknown past the deadline is flagged for a person and keeps being re-queried.
  */
 
+import { createPeriodicRunner, type PeriodicRunner } from '../../runtime/periodic.js';
 import type { TransactionRecord } from '../domain/records.js';
 import { DEFAULT_RETRY_SCHEDULE, type RetrySchedule } from '../domain/transactions.js';
 import { applyOutcome, leaseUntil, type PurchaseDeps, providerRequestOf } from './flow.js';
@@ -13,22 +14,14 @@ import { callProvider, providerFor } from './upstream-calls.js';
 /** Transactions looked at per pass, so one pass stays short however large the backlog. */
 const RECOVERY_BATCH_SIZE = 100;
 
-export interface RecoveryWorker {
-  /** One pass over transactions due by `dueBy` (default now). Returns how many became final. */
-  runOnce(dueBy?: Date): Promise<number>;
-  start(): void;
-  /** Stops scheduling and waits for a running pass to end. */
-  stop(): Promise<void>;
-}
+/** runOnce(dueBy) is one pass over transactions due by `dueBy` (default now); it resolves to how many became final. */
+export type RecoveryWorker = PeriodicRunner<[dueBy?: Date], number>;
 
 export function createRecoveryWorker(
   deps: PurchaseDeps,
   options: { intervalMs: number; schedule?: RetrySchedule },
 ): RecoveryWorker {
   const schedule = options.schedule ?? DEFAULT_RETRY_SCHEDULE;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<number> | undefined;
-  let stopped = true;
 
   /**
    * Claims one due transaction, then re-queries it; true when it became final. The claim is
@@ -82,41 +75,11 @@ export function createRecoveryWorker(
     return finalized;
   }
 
-  function runOnce(dueBy: Date = deps.clock()): Promise<number> {
-    // One pass at a time: a second caller waits for the running pass, then runs its own.
-    const previous = running ?? Promise.resolve(0);
-    const next = previous.catch(() => 0).then(() => pass(dueBy));
-    running = next;
-    void next
-      .finally(() => {
-        if (running === next) running = undefined;
-      })
-      .catch(() => undefined);
-    return next;
-  }
-
-  function tick(): void {
-    if (stopped) return;
-    runOnce()
-      .catch((error: unknown) =>
-        deps.log('recovery.error', { error: error instanceof Error ? error.message : String(error) }),
-      )
-      .finally(() => {
-        if (!stopped) timer = setTimeout(tick, options.intervalMs);
-      });
-  }
-
-  return {
-    runOnce,
-    start() {
-      if (!stopped) return;
-      stopped = false;
-      timer = setTimeout(tick, 0);
-    },
-    async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      await running?.catch(() => undefined);
-    },
-  };
+  // One pass at a time: a second caller waits for the running pass, then runs its own.
+  return createPeriodicRunner<[dueBy?: Date], number>({
+    pass: (dueBy = deps.clock()) => pass(dueBy),
+    intervalMs: options.intervalMs,
+    overlap: 'queue',
+    onError: (error) => deps.log('recovery.error', { error: error instanceof Error ? error.message : String(error) }),
+  });
 }

@@ -48,6 +48,7 @@ import type { DashboardCore } from './core-client.js';
 import { type DashboardMode, modePath, page, type Viewer } from './layout.js';
 import type { DashboardLogger } from './log.js';
 import { routes } from './pages/index.js';
+import type { Answer, PageContext, Route } from './route.js';
 import { SAMPLE_STATIC_PATHS } from './samples.js';
 
 /** What the dashboard is built from. */
@@ -63,53 +64,6 @@ export interface DashboardDeps {
 
 /** A built dashboard: its server (not listening yet) and how to stop it. */
 export type Dashboard = WebServer;
-
-/** What a page handler answers. */
-export type Answer =
-  | { kind: 'page'; status?: number; body: SafeHtml }
-  | { kind: 'redirect'; location: string }
-  /** The handler wrote the answer itself (a CSV stream). */
-  | { kind: 'written' };
-
-/** Everything a page handler gets. */
-export interface PageContext {
-  req: IncomingMessage;
-  res: ServerResponse;
-  url: URL;
-  /** Groups of the route's pattern (for example a reference). */
-  params: readonly string[];
-  /** The submitted form of a POST (its CSRF token already checked); empty for a GET. */
-  form: URLSearchParams;
-  config: DashboardConfig;
-  core: DashboardCore;
-  csrf: Csrf;
-  /** The browser's address, for the core's sign-in throttling. */
-  clientIp: string;
-  /** Cookies to set with the answer. */
-  setCookies: string[];
-  /** Signed-in routes: the session token (from the cookie) and who it is. */
-  sessionToken: string;
-  viewer: Viewer | undefined;
-  /** Public routes: the token their forms carry. */
-  visitorCsrf: string;
-  /** Live, or test under the /test prefix: which wallet and keys the page asks the core for. */
-  mode: DashboardMode;
-  /** A path of this dashboard in the page's mode (prefixed with /test in test mode). */
-  link(path: string): string;
-}
-
-/** One route: a method, a path (exact, or a pattern whose groups become params), and its handler. */
-export interface Route {
-  method: 'GET' | 'POST';
-  path: string | RegExp;
-  /** The label in log lines (never the raw path, which may hold an invitation token). */
-  name: string;
-  /** Signed-in routes need a session the core knows. */
-  signedIn: boolean;
-  /** Also served under /test, for the test wallet and keys (the handler honours ctx.mode). */
-  testMode?: boolean;
-  handler(ctx: PageContext): Promise<Answer>;
-}
 
 const STATIC_FILES: Readonly<Record<string, { file: string; type: string }>> = {
   '/static/dashboard.css': { file: 'dashboard.css', type: 'text/css; charset=utf-8' },
@@ -219,7 +173,7 @@ async function handle(shared: Shared, req: IncomingMessage, res: ServerResponse)
   if (ctx === undefined) return route.name;
   let answer: Answer;
   try {
-    answer = await route.handler(ctx);
+    answer = await runHandler(route, ctx);
   } catch (error) {
     if (res.headersSent) throw error;
     answer = refusalAnswer(shared, ctx.viewer, ctx.setCookies, error);
@@ -230,6 +184,14 @@ async function handle(shared: Shared, req: IncomingMessage, res: ServerResponse)
     sendPage(res, answer.status ?? 200, answer.body, req.method === 'HEAD');
   }
   return route.name;
+}
+
+/** A signed-in route's handler gets the viewer that admit() found (it answered itself when there was none). */
+function runHandler(route: Route, ctx: PageContext): Promise<Answer> {
+  if (!route.signedIn) return route.handler(ctx);
+  const { viewer } = ctx;
+  if (viewer === undefined) throw new Error(`the signed-in route ${route.name} was reached without a viewer`);
+  return route.handler({ ...ctx, viewer });
 }
 
 /** The stylesheet, the script and /healthz; undefined for anything else. */

@@ -180,3 +180,8 @@ export async function listenWebApp(options: {
     },
   };
 }
+
+/** A form page's status: 400 when it shows field errors, else 200. */
+export function formStatus(errors: readonly unknown[]): 400 | 200 {
+  return errors.length > 0 ? 400 : 200;
+}

@@ -3,7 +3,7 @@
  * core checks that they are an active member of it and moves the session there. An account
  * they do not belong to reads as any page that does not exist.
  */
-import type { Route } from '../server.js';
+import type { Route } from '../route.js';
 
 export const accountRoutes: Route[] = [
   {

@@ -21,11 +21,12 @@ import { ErrorInfoSchema } from '../../gen/google/rpc/error_details_pb.js';
 import type { GetPricesResponse } from '../../gen/prepaid/v1/holder_pb.js';
 import type { Transaction } from '../../gen/prepaid/v1/types_pb.js';
 import { html, type SafeHtml } from '../../web/html.js';
+import { formStatus } from '../../web/http.js';
 import { refusalOf } from '../../web/refusal.js';
 import { coreMode } from '../core-client.js';
 import { naira } from '../format.js';
 import { csrfField, type FieldError, field, isOwner, page, select } from '../layout.js';
-import type { Answer, PageContext, Route } from '../server.js';
+import type { Answer, Route, SignedInContext } from '../route.js';
 import { koboOfInput } from './funds.js';
 
 /** A new form's request id: web_ and 22 random URL-safe characters (the API allows 64). */
@@ -69,17 +70,17 @@ const CORE_FIELDS: Readonly<Record<string, string>> = {
 
 type Values = Record<string, string>;
 
-function formValues(ctx: PageContext, names: readonly string[]): Values {
+function formValues(ctx: SignedInContext, names: readonly string[]): Values {
   const values: Values = {};
   for (const name of names) values[name] = (ctx.form.get(name) ?? '').trim();
   return values;
 }
 
-function viewersOnly(ctx: PageContext, title: string): Answer {
+function viewersOnly(ctx: SignedInContext, title: string): Answer {
   return {
     kind: 'page',
     body: page(
-      { title, current: '/buy', viewer: ctx.viewer! },
+      { title, current: '/buy', viewer: ctx.viewer },
       html`<h1>${title}</h1><p class="inset">You are a viewer on this account: only an owner can buy. You can see every purchase in <a href="${ctx.link('/transactions')}">Transactions</a>.</p>`,
     ),
   };
@@ -87,13 +88,13 @@ function viewersOnly(ctx: PageContext, title: string): Answer {
 
 /** The frame of every buy form: heading, the balance it spends, the form, errors at the top. */
 async function buyPage(
-  ctx: PageContext,
+  ctx: SignedInContext,
   title: string,
   intro: SafeHtml,
   form: SafeHtml,
   errors: readonly FieldError[],
 ): Promise<Answer> {
-  const viewer = ctx.viewer!;
+  const viewer = ctx.viewer;
   if (!isOwner(viewer)) return viewersOnly(ctx, title);
   const overview = await ctx.core.holder.getOverview({ sessionToken: ctx.sessionToken, mode: coreMode(ctx.mode) });
   const body = html`<p><a href="${ctx.link('/buy')}" class="back-link">All products</a></p>
@@ -102,18 +103,18 @@ async function buyPage(
 ${form}`;
   return {
     kind: 'page',
-    status: errors.length > 0 ? 400 : 200,
+    status: formStatus(errors),
     body: page({ title, current: '/buy', viewer, errors }, body),
   };
 }
 
-function formStart(ctx: PageContext, action: string, requestId: string): SafeHtml {
+function formStart(ctx: SignedInContext, action: string, requestId: string): SafeHtml {
   return html`<form method="post" action="${ctx.link(action)}" novalidate data-once>
-  ${csrfField(ctx.viewer!.csrfToken)}
+  ${csrfField(ctx.viewer.csrfToken)}
   ${requestId ? html`<input type="hidden" name="request_id" value="${requestId}">` : ''}`;
 }
 
-function submit(ctx: PageContext, label: string): SafeHtml {
+function submit(ctx: SignedInContext, label: string): SafeHtml {
   return html`<div class="button-group">
     <button type="submit" class="button">${label}</button>
     <a href="${ctx.link('/buy')}" class="link-button">Cancel</a>
@@ -137,7 +138,7 @@ function amountOf(values: Values, errors: FieldError[]): bigint {
  * same form sent while its purchase is still running is that purchase too.
  */
 async function afterPurchase(
-  ctx: PageContext,
+  ctx: SignedInContext,
   run: () => Promise<{ transaction?: Transaction | undefined; replayed: boolean }>,
   again: (errors: FieldError[], requestId: string) => Promise<Answer>,
   firstField: string,
@@ -188,7 +189,7 @@ async function afterPurchase(
 
 // ---- Airtime ----------------------------------------------------------------------------------
 
-function airtimeForm(ctx: PageContext, values: Values, requestId: string, errors: FieldError[]): Promise<Answer> {
+function airtimeForm(ctx: SignedInContext, values: Values, requestId: string, errors: FieldError[]): Promise<Answer> {
   const form = html`${formStart(ctx, '/buy/airtime', requestId)}
   ${select({ name: 'network', label: 'Network', options: NETWORK_OPTIONS, value: values.network ?? '', errors })}
   ${field({ name: 'phone', label: 'Phone number', hint: '11 digits, for example 08031234567', type: 'text', inputmode: 'tel', autocomplete: 'off', value: values.phone ?? '', width: 'input--medium', errors })}
@@ -203,7 +204,7 @@ function airtimeForm(ctx: PageContext, values: Values, requestId: string, errors
   );
 }
 
-async function buyAirtime(ctx: PageContext): Promise<Answer> {
+async function buyAirtime(ctx: SignedInContext): Promise<Answer> {
   const values = formValues(ctx, ['network', 'phone', 'amount', 'request_id']);
   const errors: FieldError[] = [];
   const amountKobo = amountOf(values, errors);
@@ -256,7 +257,12 @@ function groupedSelect(
 </div>`;
 }
 
-async function dataForm(ctx: PageContext, values: Values, requestId: string, errors: FieldError[]): Promise<Answer> {
+async function dataForm(
+  ctx: SignedInContext,
+  values: Values,
+  requestId: string,
+  errors: FieldError[],
+): Promise<Answer> {
   const prices = await ctx.core.holder.getPrices({ sessionToken: ctx.sessionToken });
   const form = html`${formStart(ctx, '/buy/data', requestId)}
   ${groupedSelect('plan_id', 'Data plan', 'Plans are grouped by network; the price is what you pay.', planOptions(prices, values.plan_id ?? ''), errors)}
@@ -271,7 +277,7 @@ async function dataForm(ctx: PageContext, values: Values, requestId: string, err
   );
 }
 
-async function buyData(ctx: PageContext): Promise<Answer> {
+async function buyData(ctx: SignedInContext): Promise<Answer> {
   const values = formValues(ctx, ['plan_id', 'phone', 'request_id']);
   if (!/^\d{1,18}$/.test(values.plan_id ?? ''))
     return dataForm(ctx, values, values.request_id ?? newRequestId(), [
@@ -296,7 +302,7 @@ async function buyData(ctx: PageContext): Promise<Answer> {
 
 // ---- Electricity ------------------------------------------------------------------------------
 
-function meterForm(ctx: PageContext, values: Values, errors: FieldError[]): Promise<Answer> {
+function meterForm(ctx: SignedInContext, values: Values, errors: FieldError[]): Promise<Answer> {
   const form = html`${formStart(ctx, '/buy/electricity/check', '')}
   ${select({ name: 'disco', label: 'Distribution company', options: DISCO_OPTIONS, value: values.disco ?? '', errors })}
   ${field({ name: 'meter_number', label: 'Meter number', inputmode: 'numeric', autocomplete: 'off', value: values.meter_number ?? '', width: 'input--medium', errors })}
@@ -315,7 +321,7 @@ function customerList(rows: ReadonlyArray<readonly [string, string]>): SafeHtml 
   return html`<dl class="summary-list">${rows.filter(([, value]) => value !== '').map(([label, value]) => html`<div><dt>${label}</dt><dd>${value}</dd></div>`)}</dl>`;
 }
 
-async function checkMeter(ctx: PageContext): Promise<Answer> {
+async function checkMeter(ctx: SignedInContext): Promise<Answer> {
   const values = formValues(ctx, ['disco', 'meter_number', 'meter_type']);
   try {
     const { customer } = await ctx.core.shop.verifyCustomer({
@@ -342,7 +348,7 @@ async function checkMeter(ctx: PageContext): Promise<Answer> {
   }
 }
 
-type Customer = NonNullable<Awaited<ReturnType<PageContext['core']['shop']['verifyCustomer']>>['customer']>;
+type Customer = NonNullable<Awaited<ReturnType<SignedInContext['core']['shop']['verifyCustomer']>>['customer']>;
 
 function customerRows(customer: Customer | undefined): Array<readonly [string, string]> {
   if (customer === undefined) return [];
@@ -361,7 +367,7 @@ function hiddenRows(rows: ReadonlyArray<readonly [string, string]>): SafeHtml {
   return html`${rows.map(([label, value]) => html`<input type="hidden" name="customer" value="${`${label}\t${value}`}">`)}`;
 }
 
-function rowsFromForm(ctx: PageContext): Array<readonly [string, string]> {
+function rowsFromForm(ctx: SignedInContext): Array<readonly [string, string]> {
   return ctx.form
     .getAll('customer')
     .slice(0, 8)
@@ -372,7 +378,7 @@ function rowsFromForm(ctx: PageContext): Array<readonly [string, string]> {
 }
 
 function electricityForm(
-  ctx: PageContext,
+  ctx: SignedInContext,
   values: Values,
   customer: ReadonlyArray<readonly [string, string]>,
   requestId: string,
@@ -392,7 +398,7 @@ ${formStart(ctx, '/buy/electricity', requestId)}
   return buyPage(ctx, 'Pay for electricity', html`Check the meter's owner below before paying.`, form, errors);
 }
 
-async function payElectricity(ctx: PageContext): Promise<Answer> {
+async function payElectricity(ctx: SignedInContext): Promise<Answer> {
   const values = formValues(ctx, ['disco', 'meter_number', 'meter_type', 'amount', 'phone', 'request_id']);
   const customer = rowsFromForm(ctx);
   const errors: FieldError[] = [];
@@ -420,7 +426,7 @@ async function payElectricity(ctx: PageContext): Promise<Answer> {
 
 // ---- Cable TV ---------------------------------------------------------------------------------
 
-function cardForm(ctx: PageContext, values: Values, errors: FieldError[]): Promise<Answer> {
+function cardForm(ctx: SignedInContext, values: Values, errors: FieldError[]): Promise<Answer> {
   const form = html`${formStart(ctx, '/buy/cable/check', '')}
   ${select({ name: 'provider', label: 'Provider', options: CABLE_OPTIONS, value: values.provider ?? '', errors })}
   ${field({ name: 'smart_card', label: 'Smart card or IUC number', inputmode: 'numeric', autocomplete: 'off', value: values.smart_card ?? '', width: 'input--medium', errors })}
@@ -434,7 +440,7 @@ function cardForm(ctx: PageContext, values: Values, errors: FieldError[]): Promi
   );
 }
 
-async function checkCard(ctx: PageContext): Promise<Answer> {
+async function checkCard(ctx: SignedInContext): Promise<Answer> {
   const values = formValues(ctx, ['provider', 'smart_card']);
   try {
     const { customer } = await ctx.core.shop.verifyCustomer({
@@ -457,7 +463,7 @@ async function checkCard(ctx: PageContext): Promise<Answer> {
 }
 
 async function cableForm(
-  ctx: PageContext,
+  ctx: SignedInContext,
   values: Values,
   customer: ReadonlyArray<readonly [string, string]>,
   requestId: string,
@@ -482,7 +488,7 @@ ${formStart(ctx, '/buy/cable', requestId)}
   return buyPage(ctx, 'Pay for cable TV', html`Check the card's owner below before paying.`, form, errors);
 }
 
-async function payCable(ctx: PageContext): Promise<Answer> {
+async function payCable(ctx: SignedInContext): Promise<Answer> {
   const values = formValues(ctx, ['provider', 'smart_card', 'package_code', 'phone', 'request_id']);
   const customer = rowsFromForm(ctx);
   if ((values.package_code ?? '') === '')
@@ -520,7 +526,7 @@ function textarea(name: string, label: string, hint: string, value: string, erro
 </div>`;
 }
 
-async function smsForm(ctx: PageContext, values: Values, requestId: string, errors: FieldError[]): Promise<Answer> {
+async function smsForm(ctx: SignedInContext, values: Values, requestId: string, errors: FieldError[]): Promise<Answer> {
   const prices = await ctx.core.holder.getPrices({ sessionToken: ctx.sessionToken });
   const form = html`${formStart(ctx, '/buy/sms', requestId)}
   ${field({ name: 'sender', label: 'Sender name', hint: '1 to 11 letters or digits, as the recipients will see it.', autocomplete: 'off', value: values.sender ?? '', width: 'input--medium', errors })}
@@ -536,7 +542,7 @@ async function smsForm(ctx: PageContext, values: Values, requestId: string, erro
   );
 }
 
-async function sendSms(ctx: PageContext): Promise<Answer> {
+async function sendSms(ctx: SignedInContext): Promise<Answer> {
   const values = formValues(ctx, ['sender', 'recipients', 'message', 'request_id']);
   // Reading what was typed into a list; the core de-duplicates, counts and checks each number.
   const recipients = (values.recipients ?? '').split(/[\s,;]+/).filter((r) => r !== '');
@@ -566,8 +572,8 @@ async function sendSms(ctx: PageContext): Promise<Answer> {
 
 // ---- Routes -----------------------------------------------------------------------------------
 
-async function buyIndex(ctx: PageContext): Promise<Answer> {
-  if (!isOwner(ctx.viewer!)) return viewersOnly(ctx, 'Buy');
+async function buyIndex(ctx: SignedInContext): Promise<Answer> {
+  if (!isOwner(ctx.viewer)) return viewersOnly(ctx, 'Buy');
   const body = html`<h1>${ctx.mode === 'test' ? 'Buy in test mode' : 'Buy'}</h1>
 <p>Buy for your customers from here, at the same prices as through the API. ${
     ctx.mode === 'test'
@@ -578,14 +584,14 @@ async function buyIndex(ctx: PageContext): Promise<Answer> {
     ([path, name, sentence]) =>
       html`<li class="card-list__item"><h2 class="card-list__title"><a href="${ctx.link(`/buy/${path}`)}">${name}</a></h2><p>${sentence}</p></li>`,
   )}</ul>`;
-  return { kind: 'page', body: page({ title: 'Buy', current: '/buy', viewer: ctx.viewer! }, body) };
+  return { kind: 'page', body: page({ title: 'Buy', current: '/buy', viewer: ctx.viewer }, body) };
 }
 
 const route = (
   method: 'GET' | 'POST',
   path: string,
   name: string,
-  handler: (ctx: PageContext) => Promise<Answer>,
+  handler: (ctx: SignedInContext) => Promise<Answer>,
 ): Route => ({
   method,
   path,

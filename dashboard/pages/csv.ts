@@ -7,7 +7,7 @@
  */
 import { once } from 'node:events';
 import { stringify } from 'csv-stringify';
-import type { Answer, PageContext } from '../server.js';
+import type { Answer, SignedInContext } from '../route.js';
 
 /**
  * Cells a spreadsheet would run as a formula start with one of these; such a cell gets a
@@ -36,7 +36,7 @@ function neutralised(cell: string | TextCell): string {
 }
 
 export async function streamCsv(
-  ctx: PageContext,
+  ctx: SignedInContext,
   filename: string,
   columns: readonly string[],
   rows: () => AsyncGenerator<Array<string | TextCell>>,

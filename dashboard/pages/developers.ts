@@ -7,7 +7,7 @@
 import { html, type SafeHtml } from '../../web/html.js';
 import { coreMode } from '../core-client.js';
 import { page } from '../layout.js';
-import type { Route } from '../server.js';
+import type { Route } from '../route.js';
 
 /** A command block with a copy button (the script shows it); a labelled region the keyboard can scroll. */
 function command(id: string, text: string): SafeHtml {
@@ -49,7 +49,7 @@ ${command('curl-plans', `curl -s '${base}?action=plans&network=mtn' ${keyHeaders
 <h2>Look up a transaction</h2>
 ${command('curl-transaction', `curl -s '${base}?action=transaction&reference=REFERENCE' ${keyHeaders}`)}
 <p>The <code>request_id</code> makes a purchase safe to retry: the same request_id never charges twice.</p>`;
-      return { kind: 'page', body: page({ title: 'Developers', current: '/developers', viewer: ctx.viewer! }, body) };
+      return { kind: 'page', body: page({ title: 'Developers', current: '/developers', viewer: ctx.viewer }, body) };
     },
   },
 ];

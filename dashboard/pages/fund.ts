@@ -9,11 +9,12 @@
  */
 import type { GetSessionFundingResponse, VirtualAccount } from '../../gen/prepaid/v1/funding_pb.js';
 import { html, type SafeHtml } from '../../web/html.js';
+import { formStatus } from '../../web/http.js';
 import { refusalOf } from '../../web/refusal.js';
 import { coreMode } from '../core-client.js';
 import { lagosTime, naira } from '../format.js';
 import { csrfField, empty, type FieldError, field, isOwner, page, select } from '../layout.js';
-import type { Answer, PageContext, Route } from '../server.js';
+import type { Answer, Route, SignedInContext } from '../route.js';
 import { koboOfInput } from './funds.js';
 
 /** What the identity form sends back to itself after an error; never the number. */
@@ -64,8 +65,8 @@ function accountCard(account: VirtualAccount, index: number): SafeHtml {
 </dl>`;
 }
 
-function kycForm(ctx: PageContext, values: KycValues, errors: readonly FieldError[]): SafeHtml {
-  const viewer = ctx.viewer!;
+function kycForm(ctx: SignedInContext, values: KycValues, errors: readonly FieldError[]): SafeHtml {
+  const viewer = ctx.viewer;
   return html`<h2>Get your account numbers</h2>
 <p>The Central Bank of Nigeria requires a BVN or a NIN behind every account number. It is sent to the bank's partner once; we keep only its last four digits and never show it again.</p>
 <form method="post" action="${ctx.link('/fund')}" novalidate>
@@ -89,8 +90,8 @@ function kycForm(ctx: PageContext, values: KycValues, errors: readonly FieldErro
 </form>`;
 }
 
-function thresholdForm(ctx: PageContext, current: bigint, value: string, errors: readonly FieldError[]): SafeHtml {
-  const viewer = ctx.viewer!;
+function thresholdForm(ctx: SignedInContext, current: bigint, value: string, errors: readonly FieldError[]): SafeHtml {
+  const viewer = ctx.viewer;
   const now =
     current > 0n
       ? html`<p>You are warned (a <code>wallet.low_balance</code> event) when a purchase takes the balance below ${naira(current)}.</p>`
@@ -123,8 +124,8 @@ interface FormState {
   threshold?: { value: string; errors: FieldError[] };
 }
 
-async function fundPage(ctx: PageContext, state: FormState = {}): Promise<Answer> {
-  const viewer = ctx.viewer!;
+async function fundPage(ctx: SignedInContext, state: FormState = {}): Promise<Answer> {
+  const viewer = ctx.viewer;
   const test = ctx.mode === 'test';
   const funding = await ctx.core.holderFunding.getSessionFunding({
     sessionToken: ctx.sessionToken,
@@ -161,7 +162,7 @@ ${thresholdForm(ctx, funding.lowBalanceThresholdKobo, state.threshold?.value ?? 
   const notice = NOTICES[ctx.url.searchParams.get('done') ?? ''];
   return {
     kind: 'page',
-    status: errors.length > 0 ? 400 : 200,
+    status: formStatus(errors),
     body: page(
       {
         title: test ? 'Fund test wallet' : 'Fund wallet',

@@ -8,9 +8,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import { html } from '../../web/html.js';
+import { formStatus } from '../../web/http.js';
 import { refusalOf } from '../../web/refusal.js';
 import { csrfField, type FieldError, field, isOwner, page } from '../layout.js';
-import type { Answer, PageContext, Route } from '../server.js';
+import type { Answer, Route, SignedInContext } from '../route.js';
 
 /** Naira as a person types them: 5000, 5,000, ₦5,000.50. Bounds are the core's. */
 const NAIRA_INPUT = /^(\d{1,12})(?:\.(\d{1,2}))?$/;
@@ -27,19 +28,19 @@ function newReference(): string {
   return randomBytes(16).toString('base64url');
 }
 
-function notInLive(ctx: PageContext): Answer {
+function notInLive(ctx: SignedInContext): Answer {
   return {
     kind: 'page',
     status: 404,
     body: page(
-      { title: 'Page not found', viewer: ctx.viewer! },
+      { title: 'Page not found', viewer: ctx.viewer },
       html`<h1>Page not found</h1><p>Test money is added in test mode. <a href="/test/funds">Add test funds</a></p>`,
     ),
   };
 }
 
-function fundsForm(ctx: PageContext, values: { amount: string; reference: string }, errors: FieldError[]): Answer {
-  const viewer = ctx.viewer!;
+function fundsForm(ctx: SignedInContext, values: { amount: string; reference: string }, errors: FieldError[]): Answer {
+  const viewer = ctx.viewer;
   const form = isOwner(viewer)
     ? html`<form method="post" action="/test/funds" novalidate>
   ${csrfField(viewer.csrfToken)}
@@ -56,7 +57,7 @@ function fundsForm(ctx: PageContext, values: { amount: string; reference: string
 ${form}`;
   return {
     kind: 'page',
-    status: errors.length > 0 ? 400 : 200,
+    status: formStatus(errors),
     body: page({ title: 'Add test funds', current: '/', viewer, errors }, body),
   };
 }

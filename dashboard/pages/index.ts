@@ -1,5 +1,5 @@
 /** Every page's routes, in one list the server matches in order. */
-import type { Route } from '../server.js';
+import type { Route } from '../route.js';
 import { accountRoutes } from './accounts.js';
 import { buyRoutes } from './buy.js';
 import { developerRoutes } from './developers.js';

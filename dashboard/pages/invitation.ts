@@ -9,10 +9,11 @@
  */
 import { UserRole } from '../../gen/prepaid/v1/holder_pb.js';
 import { html } from '../../web/html.js';
+import { formStatus } from '../../web/http.js';
 import { refusalOf } from '../../web/refusal.js';
 import { lagosTime } from '../format.js';
 import { csrfField, type FieldError, field, page } from '../layout.js';
-import type { Answer, PageContext, Route } from '../server.js';
+import type { Answer, PageContext, Route } from '../route.js';
 
 /** What the page tells the invitee; the core's own minimum is what counts. */
 const PASSWORD_HINT = 'At least 12 characters. A few unrelated words make a long password that is easy to remember.';
@@ -52,7 +53,7 @@ Your email address, <strong>${invitation.email}</strong>, already signs in to th
 </form>`;
     return {
       kind: 'page',
-      status: errors.length > 0 ? 400 : 200,
+      status: formStatus(errors),
       body: page({ title: 'Join an account', errors }, joinBody),
     };
   }
@@ -68,7 +69,7 @@ Your email address is <strong>${invitation.email}</strong>. This link works once
 </form>`;
   return {
     kind: 'page',
-    status: errors.length > 0 ? 400 : 200,
+    status: formStatus(errors),
     body: page({ title: 'Set your password', errors }, body),
   };
 }

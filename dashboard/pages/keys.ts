@@ -16,12 +16,13 @@
 import { ApiAccessStatus } from '../../gen/prepaid/v1/access_pb.js';
 import type { HolderApiKey } from '../../gen/prepaid/v1/holder_pb.js';
 import { html, type SafeHtml } from '../../web/html.js';
+import { formStatus } from '../../web/http.js';
 import { refusalOf } from '../../web/refusal.js';
 import { coreMode } from '../core-client.js';
 import { isoTime, lagosTime } from '../format.js';
 import { csrfField, empty, type FieldError, field, isOwner, page, secretBox, type Viewer } from '../layout.js';
 import { newKeyPairs } from '../once.js';
-import type { Answer, PageContext, Route } from '../server.js';
+import type { Answer, Route, SignedInContext } from '../route.js';
 
 const NOTICES: Readonly<Record<string, string>> = {
   revoked: 'The key is revoked. Requests signed with it are now refused.',
@@ -33,7 +34,7 @@ const NOTICES: Readonly<Record<string, string>> = {
     'The new key pair is listed below. Its secret key was shown once and is not shown again; if it was not copied, revoke the key and create another.',
 };
 
-function keyRow(ctx: PageContext, viewer: Viewer, key: HolderApiKey): SafeHtml {
+function keyRow(ctx: SignedInContext, viewer: Viewer, key: HolderApiKey): SafeHtml {
   const owner = isOwner(viewer) && !key.revoked;
   return html`<tr>
   <th scope="row" data-label="Public key"><code>${key.publicKey}</code></th>
@@ -53,10 +54,10 @@ function keyRow(ctx: PageContext, viewer: Viewer, key: HolderApiKey): SafeHtml {
 }
 
 async function keysPage(
-  ctx: PageContext,
+  ctx: SignedInContext,
   extra: { created?: { publicKey: string; secretKey: string }; errors?: FieldError[]; notice?: string } = {},
 ): Promise<Answer> {
-  const viewer = ctx.viewer!;
+  const viewer = ctx.viewer;
   const { keys } = await ctx.core.holder.listApiKeys({ sessionToken: ctx.sessionToken, mode: coreMode(ctx.mode) });
   const test = ctx.mode === 'test';
   const errors = extra.errors ?? [];
@@ -98,7 +99,7 @@ ${
 ${createForm}`;
   return {
     kind: 'page',
-    status: errors.length > 0 ? 400 : 200,
+    status: formStatus(errors),
     body: page(
       {
         title: test ? 'Test API keys' : 'API keys',
@@ -116,8 +117,8 @@ ${createForm}`;
  * For an account whose tier has no API access: what that means in plain words, where its
  * request stands, and (for an owner) the form that asks for access.
  */
-async function accessPanel(ctx: PageContext): Promise<SafeHtml> {
-  const viewer = ctx.viewer!;
+async function accessPanel(ctx: SignedInContext): Promise<SafeHtml> {
+  const viewer = ctx.viewer;
   const { request } = await ctx.core.access.getApiAccessRequest({ sessionToken: ctx.sessionToken });
   const intro = html`<h2>Use the API</h2>
 <p>Your account can sell from this site: see <a href="${ctx.link('/buy')}">Buy</a>. To sell from your own website or app through the API, your account needs API access. Ask for it here; once it is approved, your first key pair appears on this page.</p>`;
@@ -147,8 +148,8 @@ async function accessPanel(ctx: PageContext): Promise<SafeHtml> {
  * owner who opens the keys page or the overview and held for its one showing; undefined when
  * there is none to show (the core hands it out once).
  */
-export async function firstKeyRedirect(ctx: PageContext): Promise<Answer | undefined> {
-  const viewer = ctx.viewer!;
+export async function firstKeyRedirect(ctx: SignedInContext): Promise<Answer | undefined> {
+  const viewer = ctx.viewer;
   if (ctx.mode !== 'live' || !viewer.session.apiAccess || !isOwner(viewer)) return undefined;
   const { issuedKey } = await ctx.core.access.claimFirstKey({ sessionToken: ctx.sessionToken });
   if (issuedKey === undefined) return undefined;
@@ -157,24 +158,24 @@ export async function firstKeyRedirect(ctx: PageContext): Promise<Answer | undef
 }
 
 /** The key named in the address, if it is one of this account's (the core's list says). */
-async function findKey(ctx: PageContext, publicKey: string): Promise<HolderApiKey | undefined> {
+async function findKey(ctx: SignedInContext, publicKey: string): Promise<HolderApiKey | undefined> {
   const { keys } = await ctx.core.holder.listApiKeys({ sessionToken: ctx.sessionToken, mode: coreMode(ctx.mode) });
   return keys.find((key) => key.publicKey === publicKey);
 }
 
-function notFound(ctx: PageContext): Answer {
+function notFound(ctx: SignedInContext): Answer {
   return {
     kind: 'page',
     status: 404,
     body: page(
-      { title: 'Key not found', current: '/keys', viewer: ctx.viewer! },
+      { title: 'Key not found', current: '/keys', viewer: ctx.viewer },
       html`<h1>Key not found</h1><p>This account has no such key. <a href="${ctx.link('/keys')}">Back to API keys</a></p>`,
     ),
   };
 }
 
-function ipLockForm(ctx: PageContext, key: HolderApiKey, value: string, errors: FieldError[]): Answer {
-  const viewer = ctx.viewer!;
+function ipLockForm(ctx: SignedInContext, key: HolderApiKey, value: string, errors: FieldError[]): Answer {
+  const viewer = ctx.viewer;
   const body = html`<h1>IP lock of <code class="break">${key.publicKey}</code></h1>
 <p>Requests with this key are taken only from these addresses. Leave the box empty to take requests from any address.</p>
 <form method="post" action="${ctx.link('/keys/ip-lock')}" novalidate>
@@ -188,7 +189,7 @@ function ipLockForm(ctx: PageContext, key: HolderApiKey, value: string, errors: 
 </form>`;
   return {
     kind: 'page',
-    status: errors.length > 0 ? 400 : 200,
+    status: formStatus(errors),
     body: page({ title: 'IP lock', current: '/keys', viewer, errors }, body),
   };
 }
@@ -267,7 +268,7 @@ export const keyRoutes: Route[] = [
     signedIn: true,
     testMode: true,
     async handler(ctx) {
-      const viewer = ctx.viewer!;
+      const viewer = ctx.viewer;
       const key = await findKey(ctx, ctx.url.searchParams.get('key') ?? '');
       if (key === undefined || key.revoked) return notFound(ctx);
       const body = html`<h1>Revoke <code class="break">${key.publicKey}</code>?</h1>

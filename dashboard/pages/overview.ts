@@ -11,7 +11,7 @@ import { html, type SafeHtml } from '../../web/html.js';
 import { coreMode } from '../core-client.js';
 import { naira, shortDay } from '../format.js';
 import { isOwner, page } from '../layout.js';
-import type { Route } from '../server.js';
+import type { Route } from '../route.js';
 import { firstKeyRedirect } from './keys.js';
 import { PRODUCT_LABELS } from './labels.js';
 
@@ -124,7 +124,7 @@ export const overviewRoutes: Route[] = [
       // Just approved for API access: the first key pair is shown once, on the keys page.
       const first = await firstKeyRedirect(ctx);
       if (first !== undefined) return first;
-      const viewer = ctx.viewer!;
+      const viewer = ctx.viewer;
       const test = ctx.mode === 'test';
       const [overview, funding] = await Promise.all([
         ctx.core.holder.getOverview({ sessionToken: ctx.sessionToken, mode: coreMode(ctx.mode) }),

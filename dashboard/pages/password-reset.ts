@@ -8,10 +8,11 @@
  */
 
 import { html } from '../../web/html.js';
+import { formStatus } from '../../web/http.js';
 import { refusalOf } from '../../web/refusal.js';
 import { lagosTime } from '../format.js';
 import { csrfField, type FieldError, field, page } from '../layout.js';
-import type { Answer, PageContext, Route } from '../server.js';
+import type { Answer, PageContext, Route } from '../route.js';
 
 const PASSWORD_HINT = 'At least 12 characters. Setting it signs you out everywhere.';
 
@@ -26,7 +27,7 @@ function askForm(ctx: PageContext, errors: FieldError[], email = '', status?: nu
 <p><a href="/sign-in">Back to sign in</a></p>`;
   return {
     kind: 'page',
-    status: status ?? (errors.length > 0 ? 400 : 200),
+    status: status ?? formStatus(errors),
     body: page({ title: 'Reset your password', errors }, body),
   };
 }
@@ -91,7 +92,7 @@ async function resetForm(ctx: PageContext, token: string, errors: FieldError[]):
 </form>`;
   return {
     kind: 'page',
-    status: errors.length > 0 ? 400 : 200,
+    status: formStatus(errors),
     body: page({ title: 'Choose a new password', errors }, body),
   };
 }

@@ -9,7 +9,7 @@ import type { RatePrice } from '../../gen/prepaid/v1/holder_pb.js';
 import { html, type SafeHtml } from '../../web/html.js';
 import { naira } from '../format.js';
 import { page } from '../layout.js';
-import type { Route } from '../server.js';
+import type { Route } from '../route.js';
 
 function percent(basisPoints: number): string {
   return `${(basisPoints / 100).toLocaleString('en-NG', { maximumFractionDigits: 2 })}%`;
@@ -77,7 +77,7 @@ ${rateTable('Electricity per distribution company', 'Disco', prices.electricity)
 <div><dt>You pay for one page to one recipient</dt><dd>${naira(prices.smsPagePriceKobo)}</dd></div>
 </dl>
 <p>A message is charged once for all its pages and recipients, so a large send's total is worked out on the whole, not page by page.</p>`;
-      return { kind: 'page', body: page({ title: 'Prices', current: '/prices', viewer: ctx.viewer! }, body) };
+      return { kind: 'page', body: page({ title: 'Prices', current: '/prices', viewer: ctx.viewer }, body) };
     },
   },
 ];

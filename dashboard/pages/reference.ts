@@ -9,7 +9,7 @@
 import { html, type SafeHtml } from '../../web/html.js';
 import { type ApiReference, type ReferenceAction, type ReferenceField, referenceSource } from '../api-reference.js';
 import { page } from '../layout.js';
-import type { PageContext, Route } from '../server.js';
+import type { PageContext, Route } from '../route.js';
 
 /** One source per document address (one per dashboard in practice), so the document is fetched once per few minutes. */
 const sources = new Map<string, ReturnType<typeof referenceSource>>();
@@ -122,7 +122,7 @@ export const referenceRoutes: Route[] = [
         sources.set(url, source);
       }
       const reference = await source.get();
-      const options = { title: 'API reference', current: '/developers', viewer: ctx.viewer! };
+      const options = { title: 'API reference', current: '/developers', viewer: ctx.viewer };
       if (reference === undefined) {
         const body = html`<h1>API reference</h1>
 <p>The API's description could not be read from <a href="${url}">${url}</a> just now. Try again in a minute; the <a href="${ctx.link('/developers')}">Developers</a> page has the commands to start with.</p>`;

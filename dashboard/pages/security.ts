@@ -7,10 +7,11 @@
  */
 
 import { html, type SafeHtml, trusted } from '../../web/html.js';
+import { formStatus } from '../../web/http.js';
 import { refusalOf } from '../../web/refusal.js';
 import { sessionCookie } from '../../web/security.js';
 import { csrfField, type FieldError, field, page, secretBox } from '../layout.js';
-import type { Answer, PageContext, Route } from '../server.js';
+import type { Answer, Route, SignedInContext } from '../route.js';
 
 const NOTICES: Readonly<Record<string, string>> = {
   on: 'Two-step sign-in is on. You will be asked for a code from your app when you sign in and when you create a key.',
@@ -30,8 +31,11 @@ function qrCode(svg: string): SafeHtml {
   return html`<div class="qr">${trusted(body)}</div>`;
 }
 
-async function securityPage(ctx: PageContext, extra: { errors?: FieldError[]; notice?: string } = {}): Promise<Answer> {
-  const viewer = ctx.viewer!;
+async function securityPage(
+  ctx: SignedInContext,
+  extra: { errors?: FieldError[]; notice?: string } = {},
+): Promise<Answer> {
+  const viewer = ctx.viewer;
   const on = viewer.session.user?.totpEnabled === true;
   const errors = extra.errors ?? [];
   const body = html`<h1>Security</h1>
@@ -62,7 +66,7 @@ ${
 <p>A session ends after 30 minutes without use, and 12 hours after sign-in in any case. Signing out ends it at once.</p>`;
   return {
     kind: 'page',
-    status: errors.length > 0 ? 400 : 200,
+    status: formStatus(errors),
     body: page(
       { title: 'Security', current: '/security', viewer, errors, ...(extra.notice ? { notice: extra.notice } : {}) },
       body,
@@ -70,8 +74,8 @@ ${
   };
 }
 
-async function setupPage(ctx: PageContext, errors: FieldError[]): Promise<Answer> {
-  const viewer = ctx.viewer!;
+async function setupPage(ctx: SignedInContext, errors: FieldError[]): Promise<Answer> {
+  const viewer = ctx.viewer;
   // After a mistyped code the same secret is shown again, so the entry just scanned stays right.
   let setup: Awaited<ReturnType<typeof ctx.core.holder.beginTotpSetup>>;
   try {
@@ -98,7 +102,7 @@ ${secretBox('Setup key', 'totp-secret', setup.secret)}
 </ol>`;
   return {
     kind: 'page',
-    status: errors.length > 0 ? 400 : 200,
+    status: formStatus(errors),
     body: page({ title: 'Set up two-step sign-in', current: '/security', viewer, errors }, body),
   };
 }
@@ -107,8 +111,8 @@ ${secretBox('Setup key', 'totp-secret', setup.secret)}
  * The answer to turning two-step sign-in on: the ten recovery codes, on this page only (the
  * core keeps their hashes; the page is not cached, and reloading it cannot show them again).
  */
-function recoveryCodesPage(ctx: PageContext, codes: readonly string[]): Answer {
-  const viewer = ctx.viewer!;
+function recoveryCodesPage(ctx: SignedInContext, codes: readonly string[]): Answer {
+  const viewer = ctx.viewer;
   const body = html`<h1>Save your recovery codes</h1>
 <div class="panel panel--secret" role="region" aria-labelledby="recovery-title">
 <h2 id="recovery-title">Ten recovery codes</h2>

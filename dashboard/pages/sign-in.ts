@@ -6,6 +6,7 @@
  */
 import { SignInOutcome } from '../../gen/prepaid/v1/holder_pb.js';
 import { html } from '../../web/html.js';
+import { formStatus } from '../../web/http.js';
 import {
   CHALLENGE_COOKIE,
   challengeCookie,
@@ -15,7 +16,7 @@ import {
   sessionCookie,
 } from '../../web/security.js';
 import { csrfField, type FieldError, field, page } from '../layout.js';
-import type { Answer, PageContext, Route } from '../server.js';
+import type { Answer, PageContext, Route } from '../route.js';
 
 /** Why the browser came to sign in, from a flag in the address (never anything secret). */
 const SIGN_IN_NOTICES: ReadonlyArray<readonly [string, string]> = [
@@ -38,7 +39,7 @@ function signInForm(ctx: PageContext, errors: FieldError[], email = '', notice?:
 <p>No account yet? The operator of the platform invites the first person of an account; ask them for an invitation link.</p>`;
   return {
     kind: 'page',
-    status: errors.length > 0 ? 400 : 200,
+    status: formStatus(errors),
     body: page({ title: 'Sign in', errors, ...(notice ? { notice } : {}) }, body),
   };
 }
@@ -54,7 +55,7 @@ function codeForm(ctx: PageContext, errors: FieldError[]): Answer {
 <p><a href="/sign-in">Start again</a></p>`;
   return {
     kind: 'page',
-    status: errors.length > 0 ? 400 : 200,
+    status: formStatus(errors),
     body: page({ title: 'Enter your code', errors }, body),
   };
 }

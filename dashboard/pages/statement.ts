@@ -8,7 +8,7 @@ import { html, type SafeHtml } from '../../web/html.js';
 import { coreMode } from '../core-client.js';
 import { isoTime, lagosIso, lagosTime, naira, signedNaira } from '../format.js';
 import { empty, page } from '../layout.js';
-import type { Answer, PageContext, Route } from '../server.js';
+import type { Answer, Route, SignedInContext } from '../route.js';
 import { streamCsv } from './csv.js';
 
 const PAGE_SIZE = 100;
@@ -21,7 +21,7 @@ const KIND_LABELS: Readonly<Record<string, string>> = {
   refund: 'Refund',
 };
 
-function row(ctx: PageContext, entry: LedgerEntry): SafeHtml {
+function row(ctx: SignedInContext, entry: LedgerEntry): SafeHtml {
   const reference = entry.reference;
   // A debit or a refund names the purchase it belongs to; a credit names the operator's credit.
   const isPurchase = entry.kind === 'debit' || entry.kind === 'refund';
@@ -34,7 +34,7 @@ function row(ctx: PageContext, entry: LedgerEntry): SafeHtml {
 </tr>`;
 }
 
-async function statementPage(ctx: PageContext): Promise<Answer> {
+async function statementPage(ctx: SignedInContext): Promise<Answer> {
   const after = ctx.url.searchParams.get('after') ?? '';
   const { entries, nextPageToken } = await ctx.core.holder.listStatement({
     sessionToken: ctx.sessionToken,
@@ -61,11 +61,11 @@ ${nextPageToken !== '' ? html`<a href="${ctx.link(`/statement?after=${encodeURIC
 </nav>`;
   return {
     kind: 'page',
-    body: page({ title: test ? 'Test statement' : 'Statement', current: '/statement', viewer: ctx.viewer! }, body),
+    body: page({ title: test ? 'Test statement' : 'Statement', current: '/statement', viewer: ctx.viewer }, body),
   };
 }
 
-async function exportCsv(ctx: PageContext): Promise<Answer> {
+async function exportCsv(ctx: SignedInContext): Promise<Answer> {
   const mode = coreMode(ctx.mode);
   const first = await ctx.core.holder.listStatement({
     sessionToken: ctx.sessionToken,

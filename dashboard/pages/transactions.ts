@@ -10,11 +10,12 @@ import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { TransactionFilterSchema } from '../../gen/prepaid/v1/holder_pb.js';
 import { Product, type Transaction, TransactionStatus } from '../../gen/prepaid/v1/types_pb.js';
 import { html, type SafeHtml } from '../../web/html.js';
+import { formStatus } from '../../web/http.js';
 import { refusalOf } from '../../web/refusal.js';
 import { coreMode } from '../core-client.js';
 import { dateOf, isoTime, lagosIso, lagosTime, naira } from '../format.js';
 import { empty, type FieldError, field, page, select } from '../layout.js';
-import type { Answer, PageContext, Route } from '../server.js';
+import type { Answer, Route, SignedInContext } from '../route.js';
 import { asText, streamCsv, type TextCell } from './csv.js';
 import { fromWord, PRODUCT_LABELS, PRODUCT_WORDS, STATUS_LABELS, STATUS_WORDS } from './labels.js';
 import { lagosWallTime, nairaNumber, streamXlsx, type XlsxCell, type XlsxColumn } from './xlsx.js';
@@ -62,7 +63,7 @@ const CORE_FIELDS: Readonly<Record<string, string>> = {
   page_token: 'from',
 };
 
-function filterForm(ctx: PageContext, params: URLSearchParams, errors: FieldError[]): SafeHtml {
+function filterForm(ctx: SignedInContext, params: URLSearchParams, errors: FieldError[]): SafeHtml {
   const value = (name: string) => params.get(name) ?? '';
   return html`<form method="get" action="${ctx.link('/transactions')}" class="filters" novalidate>
 <fieldset class="fieldset">
@@ -99,7 +100,7 @@ function itemOf(t: Transaction): string {
   return [t.service.toUpperCase(), detail].filter((part) => part !== '').join(' · ');
 }
 
-function row(ctx: PageContext, t: Transaction): SafeHtml {
+function row(ctx: SignedInContext, t: Transaction): SafeHtml {
   // Each cell names its column (data-label): on a phone the rows become cards, so the status
   // and the money are never off-screen.
   return html`<tr>
@@ -113,8 +114,8 @@ function row(ctx: PageContext, t: Transaction): SafeHtml {
 </tr>`;
 }
 
-async function listPage(ctx: PageContext): Promise<Answer> {
-  const viewer = ctx.viewer!;
+async function listPage(ctx: SignedInContext): Promise<Answer> {
+  const viewer = ctx.viewer;
   const params = ctx.url.searchParams;
   const query = filterQuery(params);
   let errors: FieldError[] = [];
@@ -164,7 +165,7 @@ ${next !== '' ? html`<a href="${ctx.link(`/transactions?${nextQuery.toString()}`
 </nav>`;
   return {
     kind: 'page',
-    status: errors.length > 0 ? 400 : 200,
+    status: formStatus(errors),
     body: page({ title: test ? 'Test transactions' : 'Transactions', current: '/transactions', viewer, errors }, body),
   };
 }
@@ -194,7 +195,7 @@ function statusSentence(t: Transaction): string {
   }
 }
 
-async function detailPage(ctx: PageContext): Promise<Answer> {
+async function detailPage(ctx: SignedInContext): Promise<Answer> {
   const mode = coreMode(ctx.mode);
   const reference = ctx.params[0] ?? '';
   const { transaction: t } = await ctx.core.holder.getTransaction({ sessionToken: ctx.sessionToken, reference, mode });
@@ -247,7 +248,7 @@ ${detailRow('Last changed', lagosTime(t.updatedAt))}
       {
         title: `Transaction ${t.reference}`,
         current: '/transactions',
-        viewer: ctx.viewer!,
+        viewer: ctx.viewer,
         ...(notice ? { notice } : {}),
       },
       body,
@@ -323,7 +324,7 @@ function csvRow(t: Transaction): Array<string | TextCell> {
   ];
 }
 
-async function exportCsv(ctx: PageContext): Promise<Answer> {
+async function exportCsv(ctx: SignedInContext): Promise<Answer> {
   const filter = filterOf(ctx.url.searchParams);
   const mode = coreMode(ctx.mode);
   // The first page is asked before anything is sent, so a bad filter is still a page with the error.
@@ -392,7 +393,7 @@ function xlsxRow(t: Transaction): XlsxCell[] {
 
 /** Every page of the filtered history, one transaction at a time; the first page asked before anything is sent. */
 async function exportRows(
-  ctx: PageContext,
+  ctx: SignedInContext,
   write: (rows: () => AsyncGenerator<Transaction>) => Promise<Answer>,
 ): Promise<Answer> {
   const filter = filterOf(ctx.url.searchParams);
@@ -420,7 +421,7 @@ async function exportRows(
   });
 }
 
-function exportXlsx(ctx: PageContext): Promise<Answer> {
+function exportXlsx(ctx: SignedInContext): Promise<Answer> {
   return exportRows(ctx, (transactions) =>
     streamXlsx(
       ctx,

@@ -7,10 +7,11 @@
  */
 import { type PendingInvitation, type User, UserRole } from '../../gen/prepaid/v1/holder_pb.js';
 import { html, type SafeHtml } from '../../web/html.js';
+import { formStatus } from '../../web/http.js';
 import { refusalOf } from '../../web/refusal.js';
 import { lagosTime } from '../format.js';
 import { csrfField, type FieldError, field, isOwner, page, secretBox, select, type Viewer } from '../layout.js';
-import type { Answer, PageContext, Route } from '../server.js';
+import type { Answer, Route, SignedInContext } from '../route.js';
 
 const ROLE_WORDS: ReadonlyArray<readonly [string, string]> = [
   ['viewer', 'Viewer: sees everything, changes nothing'],
@@ -64,7 +65,7 @@ const DONE_NOTICES: Readonly<Record<string, string>> = {
 };
 
 async function usersPage(
-  ctx: PageContext,
+  ctx: SignedInContext,
   extra: {
     invited?: { email: string; url: string };
     errors?: FieldError[];
@@ -73,7 +74,7 @@ async function usersPage(
     notice?: string;
   } = {},
 ): Promise<Answer> {
-  const viewer = ctx.viewer!;
+  const viewer = ctx.viewer;
   const { users } = await ctx.core.holder.listUsers({ sessionToken: ctx.sessionToken });
   const { invitations } = await ctx.core.holder.listInvitations({ sessionToken: ctx.sessionToken });
   const errors = extra.errors ?? [];
@@ -120,7 +121,7 @@ ${
 }`;
   return {
     kind: 'page',
-    status: errors.length > 0 ? 400 : 200,
+    status: formStatus(errors),
     body: page(
       { title: 'Users', current: '/users', viewer, errors, ...(extra.notice ? { notice: extra.notice } : {}) },
       body,
@@ -189,7 +190,7 @@ export const userRoutes: Route[] = [
     name: 'users_disable',
     signedIn: true,
     async handler(ctx) {
-      const viewer = ctx.viewer!;
+      const viewer = ctx.viewer;
       const { users } = await ctx.core.holder.listUsers({ sessionToken: ctx.sessionToken });
       const user = users.find((u) => u.userId === ctx.url.searchParams.get('user'));
       if (user === undefined || user.disabled)

@@ -13,8 +13,8 @@ import { html, type SafeHtml } from '../../web/html.js';
 import { type CoreRefusal, refusalOf } from '../../web/refusal.js';
 import { isoTime, lagosTime } from '../format.js';
 import { csrfField, empty, type FieldError, isOwner, page, secretBox, type Viewer } from '../layout.js';
+import type { Answer, Route, SignedInContext } from '../route.js';
 import { signatureSamples } from '../samples.js';
-import type { Answer, PageContext, Route } from '../server.js';
 
 type ModeName = 'live' | 'test';
 const MODES: readonly ModeName[] = ['live', 'test'];
@@ -126,8 +126,8 @@ function deliveryRow(viewer: Viewer, mode: ModeName, d: Delivery): SafeHtml {
 </tr>`;
 }
 
-async function webhooksPage(ctx: PageContext, extra: Extra = {}, status = 200): Promise<Answer> {
-  const viewer = ctx.viewer!;
+async function webhooksPage(ctx: SignedInContext, extra: Extra = {}, status = 200): Promise<Answer> {
+  const viewer = ctx.viewer;
   const query = ctx.url.searchParams;
   const logMode = modeOf(query.get('log') ?? extra.secret?.mode ?? extra.typed?.mode ?? null);
   const failedOnly = query.get('failed') === '1';
@@ -220,7 +220,7 @@ function action(
   path: string,
   name: string,
   done: string,
-  call: (ctx: PageContext, mode: ModeName) => Promise<unknown>,
+  call: (ctx: SignedInContext, mode: ModeName) => Promise<unknown>,
 ): Route {
   return {
     method: 'POST',

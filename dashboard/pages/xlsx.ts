@@ -6,7 +6,7 @@
  * As with the CSV, a core failure half-way cuts the download instead of ending a short file.
  */
 import ExcelJS from 'exceljs';
-import type { Answer, PageContext } from '../server.js';
+import type { Answer, SignedInContext } from '../route.js';
 
 export type XlsxCell = string | number | Date | null;
 
@@ -35,7 +35,7 @@ export function nairaNumber(amountKobo: bigint): number {
 }
 
 export async function streamXlsx(
-  ctx: PageContext,
+  ctx: SignedInContext,
   filename: string,
   sheetName: string,
   columns: readonly XlsxColumn[],

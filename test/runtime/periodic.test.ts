@@ -34,7 +34,7 @@ const turn = () => new Promise((resolve) => setImmediate(resolve));
 test('join: a call while a pass runs gets that pass, and no second pass starts', async () => {
   const c = controlledPasses();
   const runner = createPeriodicRunner<[label?: string], string>({
-    pass: (label) => c.pass(label),
+    pass: (label?: string) => c.pass(label),
     intervalMs: 60_000,
     overlap: 'join',
     onError: () => assert.unreachable('no error'),
@@ -51,7 +51,7 @@ test('join: a call while a pass runs gets that pass, and no second pass starts',
 test('queue: a call while a pass runs waits for it, then runs its own; never two at once', async () => {
   const c = controlledPasses();
   const runner = createPeriodicRunner<[label?: string], string>({
-    pass: (label) => c.pass(label),
+    pass: (label?: string) => c.pass(label),
     intervalMs: 60_000,
     overlap: 'queue',
     onError: () => assert.unreachable('no error'),

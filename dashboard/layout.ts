@@ -246,6 +246,38 @@ export function secretBox(label: string, id: string, value: string): SafeHtml {
 }
 
 /** An empty state in a sentence. */
+/**
+ * The page that asks "are you sure?" before a step that cannot be undone (revoke a key, disable
+ * a user): the question, what it will do, and a form that posts `hidden` with the CSRF token, or
+ * a link back.
+ */
+export function confirmPage(options: {
+  viewer: Viewer;
+  title: string;
+  current: string;
+  question: SafeHtml | string;
+  warning: string;
+  action: string;
+  hidden: Readonly<Record<string, string>>;
+  /** The browser's own second question (dashboard.js), for a double click. */
+  confirm: string;
+  yes: string;
+  no: { label: string; href: string };
+}): SafeHtml {
+  const { viewer } = options;
+  const body = html`<h1>${options.question}</h1>
+<div class="warning"><p>${options.warning}</p></div>
+<form method="post" action="${options.action}" data-confirm="${options.confirm}">
+  ${csrfField(viewer.csrfToken)}
+  ${Object.entries(options.hidden).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}
+  <div class="button-group">
+    <button type="submit" class="button button--warning">${options.yes}</button>
+    <a href="${options.no.href}" class="link-button">${options.no.label}</a>
+  </div>
+</form>`;
+  return page({ title: options.title, current: options.current, viewer }, body);
+}
+
 export function empty(text: string): SafeHtml {
   return html`<p class="empty">${text}</p>`;
 }

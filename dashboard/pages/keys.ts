@@ -20,7 +20,17 @@ import { formStatus } from '../../web/http.js';
 import { refusalOf } from '../../web/refusal.js';
 import { coreMode } from '../core-client.js';
 import { isoTime, lagosTime } from '../format.js';
-import { csrfField, empty, type FieldError, field, isOwner, page, secretBox, type Viewer } from '../layout.js';
+import {
+  confirmPage,
+  csrfField,
+  empty,
+  type FieldError,
+  field,
+  isOwner,
+  page,
+  secretBox,
+  type Viewer,
+} from '../layout.js';
 import { newKeyPairs } from '../once.js';
 import type { Answer, Route, SignedInContext } from '../route.js';
 
@@ -271,17 +281,20 @@ export const keyRoutes: Route[] = [
       const viewer = ctx.viewer;
       const key = await findKey(ctx, ctx.url.searchParams.get('key') ?? '');
       if (key === undefined || key.revoked) return notFound(ctx);
-      const body = html`<h1>Revoke <code class="break">${key.publicKey}</code>?</h1>
-<div class="warning"><p>Every request signed with this key will be refused from now on. This cannot be undone; a new key pair can be created instead.</p></div>
-<form method="post" action="${ctx.link('/keys/revoke')}" data-confirm="Revoke this key for good?">
-  ${csrfField(viewer.csrfToken)}
-  <input type="hidden" name="key" value="${key.publicKey}">
-  <div class="button-group">
-    <button type="submit" class="button button--warning">Yes, revoke this key</button>
-    <a href="${ctx.link('/keys')}" class="link-button">No, keep it</a>
-  </div>
-</form>`;
-      return { kind: 'page', body: page({ title: 'Revoke a key', current: '/keys', viewer }, body) };
+      const body = confirmPage({
+        viewer,
+        title: 'Revoke a key',
+        current: '/keys',
+        question: html`Revoke <code class="break">${key.publicKey}</code>?`,
+        warning:
+          'Every request signed with this key will be refused from now on. This cannot be undone; a new key pair can be created instead.',
+        action: ctx.link('/keys/revoke'),
+        hidden: { key: key.publicKey },
+        confirm: 'Revoke this key for good?',
+        yes: 'Yes, revoke this key',
+        no: { label: 'No, keep it', href: ctx.link('/keys') },
+      });
+      return { kind: 'page', body };
     },
   },
   {

@@ -10,7 +10,17 @@ import { html, type SafeHtml } from '../../web/html.js';
 import { formStatus } from '../../web/http.js';
 import { refusalOf } from '../../web/refusal.js';
 import { lagosTime } from '../format.js';
-import { csrfField, type FieldError, field, isOwner, page, secretBox, select, type Viewer } from '../layout.js';
+import {
+  confirmPage,
+  csrfField,
+  type FieldError,
+  field,
+  isOwner,
+  page,
+  secretBox,
+  select,
+  type Viewer,
+} from '../layout.js';
 import type { Answer, Route, SignedInContext } from '../route.js';
 
 const ROLE_WORDS: ReadonlyArray<readonly [string, string]> = [
@@ -202,17 +212,20 @@ export const userRoutes: Route[] = [
             html`<h1>User not found</h1><p><a href="/users">Back to users</a></p>`,
           ),
         };
-      const body = html`<h1>Disable ${user.email}?</h1>
-<div class="warning"><p>They will be signed out of this account at once and cannot come back to it; any other account they belong to is not affected. To let them back in, invite them anew: accepting the invitation enables them again, with the role you choose then.</p></div>
-<form method="post" action="/users/disable" data-confirm="Disable this user?">
-  ${csrfField(viewer.csrfToken)}
-  <input type="hidden" name="user" value="${user.userId}">
-  <div class="button-group">
-    <button type="submit" class="button button--warning">Yes, disable this user</button>
-    <a href="/users" class="link-button">No, keep them</a>
-  </div>
-</form>`;
-      return { kind: 'page', body: page({ title: 'Disable a user', current: '/users', viewer }, body) };
+      const body = confirmPage({
+        viewer,
+        title: 'Disable a user',
+        current: '/users',
+        question: `Disable ${user.email}?`,
+        warning:
+          'They will be signed out of this account at once and cannot come back to it; any other account they belong to is not affected. To let them back in, invite them anew: accepting the invitation enables them again, with the role you choose then.',
+        action: '/users/disable',
+        hidden: { user: user.userId },
+        confirm: 'Disable this user?',
+        yes: 'Yes, disable this user',
+        no: { label: 'No, keep them', href: '/users' },
+      });
+      return { kind: 'page', body };
     },
   },
   {

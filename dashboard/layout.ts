@@ -52,7 +52,7 @@ const NAV: ReadonlyArray<readonly [string, string, boolean]> = [
   ['/transactions', 'Transactions', true],
   ['/statement', 'Statement', true],
   ['/developers', 'Developers', true],
-  ['/webhooks', 'Webhooks', false],
+  ['/webhooks', 'Webhooks', true],
   ['/users', 'Users', false],
   ['/security', 'Security', false],
 ];

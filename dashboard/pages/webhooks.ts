@@ -1,6 +1,7 @@
 /**
- * Webhooks: the account's live and test endpoints (URL, enabled, the end of the secret, a
- * rotation in progress) and the delivery log of one mode, newest first, page by page. Owners
+ * Webhooks: the endpoint of the page's mode (URL, enabled, the end of the secret, a rotation in
+ * progress) and its delivery log, newest first, page by page. The mode lives in the address, as
+ * on every page: /webhooks is live, /test/webhooks the test endpoint and its deliveries. Owners
  * set or replace a URL and rotate a secret (the new secret is shown on the answer to that
  * POST, once, with a copy button, never in a URL), disable an endpoint, send a test event and
  * resend one event. Viewers see everything without the buttons, and the core refuses their
@@ -12,12 +13,11 @@ import type { Delivery, Webhook } from '../../gen/prepaid/v1/webhooks_pb.js';
 import { html, type SafeHtml } from '../../web/html.js';
 import { type CoreRefusal, refusalOf } from '../../web/refusal.js';
 import { isoTime, lagosTime } from '../format.js';
-import { csrfField, empty, type FieldError, isOwner, page, secretBox, type Viewer } from '../layout.js';
+import { csrfField, type DashboardMode, empty, type FieldError, isOwner, page, secretBox } from '../layout.js';
 import type { Answer, Route, SignedInContext } from '../route.js';
 import { signatureSamples } from '../samples.js';
 
-type ModeName = 'live' | 'test';
-const MODES: readonly ModeName[] = ['live', 'test'];
+type ModeName = DashboardMode;
 const MODE_PROTO: Readonly<Record<ModeName, Mode>> = { live: Mode.LIVE, test: Mode.TEST };
 const MODE_LABEL: Readonly<Record<ModeName, string>> = { live: 'Live', test: 'Test' };
 
@@ -30,10 +30,6 @@ const NOTICES: Readonly<Record<string, string>> = {
   resent: 'The event is queued again and will be delivered in a moment.',
 };
 
-function modeOf(value: string | null): ModeName {
-  return value === 'test' ? 'test' : 'live';
-}
-
 /** The core's sentence about a field, as the page says it ("url must ..." -> "The URL must ..."). */
 function plainSentence(text: string): string {
   return text.replace(/^url\b/, 'The URL');
@@ -41,10 +37,10 @@ function plainSentence(text: string): string {
 
 interface Extra {
   /** A secret just made: shown this once. */
-  secret?: { mode: ModeName; value: string; rotated: boolean };
+  secret?: { value: string; rotated: boolean };
   errors?: FieldError[];
   /** What the owner typed, kept after a refusal. */
-  typed?: { mode: ModeName; url: string };
+  typed?: { url: string };
   notice?: string;
 }
 
@@ -60,12 +56,13 @@ function time(ts: Delivery['createdAt']): SafeHtml | string {
   return ts ? html`<time datetime="${isoTime(ts)}">${lagosTime(ts)}</time>` : '—';
 }
 
-function endpointSection(viewer: Viewer, mode: ModeName, webhook: Webhook | undefined, extra: Extra): SafeHtml {
+function endpointSection(ctx: SignedInContext, webhook: Webhook | undefined, extra: Extra): SafeHtml {
+  const { viewer, mode } = ctx;
   const label = MODE_LABEL[mode];
   const lower = label.toLowerCase();
   const fieldId = `url_${mode}`;
   const error = extra.errors?.find((e) => e.field === fieldId);
-  const value = extra.typed?.mode === mode ? extra.typed.url : (webhook?.url ?? '');
+  const value = extra.typed !== undefined ? extra.typed.url : (webhook?.url ?? '');
   const summary = webhook
     ? html`<dl class="summary-list">
 <div><dt>URL</dt><dd><code class="break">${webhook.url}</code></dd></div>
@@ -79,9 +76,8 @@ function endpointSection(viewer: Viewer, mode: ModeName, webhook: Webhook | unde
   if (!isOwner(viewer))
     return html`<section aria-labelledby="webhook-${mode}"><h2 id="webhook-${mode}">${label} webhook</h2>${summary}</section>`;
   const describedBy = [`${fieldId}-hint`, error ? `${fieldId}-error` : ''].filter((id) => id !== '').join(' ');
-  const setForm = html`<form method="post" action="/webhooks/url" novalidate>
+  const setForm = html`<form method="post" action="${ctx.link('/webhooks/url')}" novalidate>
   ${csrfField(viewer.csrfToken)}
-  <input type="hidden" name="mode" value="${mode}">
   <div class="form-group${error ? ' form-group--error' : ''}">
     <label class="label" for="${fieldId}">${label} webhook URL</label>
     <p class="hint" id="${fieldId}-hint">An https address on the public internet, for example https://example.com/prepaid/events.${webhook ? ' A new secret is made; the old one keeps signing for 24 hours.' : ''}</p>
@@ -92,16 +88,16 @@ function endpointSection(viewer: Viewer, mode: ModeName, webhook: Webhook | unde
 </form>`;
   const actions = webhook?.enabled
     ? html`<div class="button-group webhook-actions">
-  <form method="post" action="/webhooks/test" class="inline-form">${csrfField(viewer.csrfToken)}<input type="hidden" name="mode" value="${mode}"><button type="submit" class="button button--secondary">Send a test event to the ${lower} URL</button></form>
-  <form method="post" action="/webhooks/rotate" class="inline-form" data-confirm="Make a new ${lower} secret? The old one keeps signing for 24 hours.">${csrfField(viewer.csrfToken)}<input type="hidden" name="mode" value="${mode}"><button type="submit" class="button button--secondary">Rotate ${lower} secret</button></form>
-  <form method="post" action="/webhooks/disable" class="inline-form" data-confirm="Stop ${lower} deliveries?">${csrfField(viewer.csrfToken)}<input type="hidden" name="mode" value="${mode}"><button type="submit" class="button button--warning">Disable ${lower} webhook</button></form>
+  <form method="post" action="${ctx.link('/webhooks/test')}" class="inline-form">${csrfField(viewer.csrfToken)}<button type="submit" class="button button--secondary">Send a test event to the ${lower} URL</button></form>
+  <form method="post" action="${ctx.link('/webhooks/rotate')}" class="inline-form" data-confirm="Make a new ${lower} secret? The old one keeps signing for 24 hours.">${csrfField(viewer.csrfToken)}<button type="submit" class="button button--secondary">Rotate ${lower} secret</button></form>
+  <form method="post" action="${ctx.link('/webhooks/disable')}" class="inline-form" data-confirm="Stop ${lower} deliveries?">${csrfField(viewer.csrfToken)}<button type="submit" class="button button--warning">Disable ${lower} webhook</button></form>
 </div>`
     : '';
   return html`<section aria-labelledby="webhook-${mode}"><h2 id="webhook-${mode}">${label} webhook</h2>${summary}${actions}${setForm}</section>`;
 }
 
-function secretPanel(secret: NonNullable<Extra['secret']>): SafeHtml {
-  const lower = MODE_LABEL[secret.mode].toLowerCase();
+function secretPanel(mode: ModeName, secret: NonNullable<Extra['secret']>): SafeHtml {
+  const lower = MODE_LABEL[mode].toLowerCase();
   return html`<div class="panel panel--secret" role="region" aria-labelledby="new-secret-title">
   <h2 id="new-secret-title">Your new ${lower} webhook secret</h2>
   <p class="warning"><strong>Copy the secret now. It will not be shown again.</strong> Your receiver uses it to check that each delivery comes from us.${secret.rotated ? ' The previous secret keeps signing too for 24 hours, while you deploy this one.' : ''}</p>
@@ -109,7 +105,8 @@ function secretPanel(secret: NonNullable<Extra['secret']>): SafeHtml {
 </div>`;
 }
 
-function deliveryRow(viewer: Viewer, mode: ModeName, d: Delivery): SafeHtml {
+function deliveryRow(ctx: SignedInContext, d: Delivery): SafeHtml {
+  const { viewer } = ctx;
   return html`<tr>
   <td data-label="State">${stateTag(d)}</td>
   <th scope="row" data-label="Event"><code>${d.eventId}</code></th>
@@ -120,7 +117,7 @@ function deliveryRow(viewer: Viewer, mode: ModeName, d: Delivery): SafeHtml {
   <td data-label="Recorded">${time(d.createdAt)}</td>
   <td class="table__actions" data-label="Actions">${
     isOwner(viewer)
-      ? html`<form method="post" action="/webhooks/resend" class="inline-form">${csrfField(viewer.csrfToken)}<input type="hidden" name="mode" value="${mode}"><input type="hidden" name="event_id" value="${d.eventId}"><button type="submit" class="button button--secondary">Resend<span class="visually-hidden"> ${d.eventId}</span></button></form>`
+      ? html`<form method="post" action="${ctx.link('/webhooks/resend')}" class="inline-form">${csrfField(viewer.csrfToken)}<input type="hidden" name="event_id" value="${d.eventId}"><button type="submit" class="button button--secondary">Resend<span class="visually-hidden"> ${d.eventId}</span></button></form>`
       : ''
   }</td>
 </tr>`;
@@ -129,24 +126,22 @@ function deliveryRow(viewer: Viewer, mode: ModeName, d: Delivery): SafeHtml {
 async function webhooksPage(ctx: SignedInContext, extra: Extra = {}, status = 200): Promise<Answer> {
   const viewer = ctx.viewer;
   const query = ctx.url.searchParams;
-  const logMode = modeOf(query.get('log') ?? extra.secret?.mode ?? extra.typed?.mode ?? null);
+  const logMode = ctx.mode;
   const failedOnly = query.get('failed') === '1';
   const after = query.get('after') ?? '';
   const sessionToken = ctx.sessionToken;
-  const [live, test, log] = await Promise.all([
-    ctx.core.holder.getWebhook({ sessionToken, mode: Mode.LIVE }),
-    ctx.core.holder.getWebhook({ sessionToken, mode: Mode.TEST }),
+  const [endpoint, log] = await Promise.all([
+    ctx.core.holder.getWebhook({ sessionToken, mode: MODE_PROTO[logMode] }),
     ctx.core.holder.listDeliveries({ sessionToken, mode: MODE_PROTO[logMode], failedOnly, pageToken: after }),
   ]);
-  const endpoints: Record<ModeName, Webhook | undefined> = { live: live.webhook, test: test.webhook };
-  const base = new URLSearchParams({ log: logMode, ...(failedOnly ? { failed: '1' } : {}) });
+  const base = new URLSearchParams(failedOnly ? { failed: '1' } : {});
   const next = new URLSearchParams(base);
   next.set('after', log.nextPageToken);
   const body = html`<h1>Webhooks</h1>
-${extra.secret ? secretPanel(extra.secret) : ''}
-<p>When a purchase reaches its final state, or your wallet is credited, we send a signed event to your webhook URL. Live and test each have their own URL and secret; test events carry <code>"livemode": false</code>.</p>
+${extra.secret ? secretPanel(logMode, extra.secret) : ''}
+<p>When a purchase reaches its final state, or your wallet is credited, we send a signed event to your webhook URL. Live and test each have their own URL and secret: ${logMode === 'test' ? html`this is the test webhook, for events of test purchases, which carry <code>"livemode": false</code>; the live one is on the <a href="/webhooks">live side</a>.` : html`this is the live webhook; the test one, for test purchases, is on the <a href="/test/webhooks">test side</a>.`}</p>
 ${isOwner(viewer) ? '' : html`<p class="inset">You are a viewer on this account: you can see its webhooks and deliveries, but only an owner can change them.</p>`}
-${MODES.map((mode) => endpointSection(viewer, mode, endpoints[mode], extra))}
+${endpointSection(ctx, endpoint.webhook, extra)}
 <section aria-labelledby="verifying">
 <h2 id="verifying">Checking a delivery</h2>
 <p>Each delivery carries a <code>Prepaid-Signature: t=&lt;unix seconds&gt;,v1=&lt;hex&gt;</code> header. Compute HMAC-SHA256 of <code>&lt;t&gt;.&lt;raw body&gt;</code> with your secret, over the body exactly as received (before parsing it), and compare it in constant time with each <code>v1</code>: during a rotation there is one per secret, and one match is enough. Refuse a <code>t</code> more than five minutes from your clock, and use the event's <code>id</code> to ignore repeats. ${ctx.config.docsUrl === '' ? '' : html`The whole contract is in the documentation, section <a href="${ctx.config.docsUrl}#webhooks-and-events">${README_SECTION}</a>.`}</p>
@@ -155,13 +150,7 @@ ${signatureSamples()}
 </section>
 <section aria-labelledby="deliveries">
 <h2 id="deliveries">Deliveries</h2>
-<form method="get" action="/webhooks" class="toolbar">
-  <div class="form-group">
-    <label class="label" for="log">Mode</label>
-    <select class="select" id="log" name="log">
-      ${MODES.map((mode) => html`<option value="${mode}"${mode === logMode ? html` selected` : ''}>${MODE_LABEL[mode]}</option>`)}
-    </select>
-  </div>
+<form method="get" action="${ctx.link('/webhooks')}" class="toolbar">
   <div class="form-group checkbox">
     <input type="checkbox" id="failed" name="failed" value="1"${failedOnly ? html` checked` : ''}>
     <label for="failed">Only deliveries that failed for good</label>
@@ -174,19 +163,19 @@ ${
     ? empty(
         failedOnly
           ? `No ${logMode} delivery has failed for good.`
-          : endpoints[logMode] === undefined
+          : endpoint.webhook === undefined
             ? `No ${logMode} delivery: set a ${logMode} webhook URL above to receive events.`
             : `No ${logMode} event yet.`,
       )
     : html`<div class="table-wrap" role="region" aria-label="${MODE_LABEL[logMode]} deliveries" tabindex="0"><table class="table table--cards">
 <caption class="visually-hidden">${MODE_LABEL[logMode]} deliveries, newest first</caption>
 <thead><tr><th scope="col">State</th><th scope="col">Event</th><th scope="col">Type</th><th scope="col">Attempts</th><th scope="col">Last answer</th><th scope="col">Next attempt</th><th scope="col">Recorded</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
-<tbody>${log.deliveries.map((d) => deliveryRow(viewer, logMode, d))}</tbody>
+<tbody>${log.deliveries.map((d) => deliveryRow(ctx, d))}</tbody>
 </table></div>`
 }
 <nav class="pagination" aria-label="Pages">
-${after !== '' ? html`<a href="/webhooks?${base.toString()}#deliveries">First page</a>` : ''}
-${log.nextPageToken !== '' ? html`<a href="/webhooks?${next.toString()}#deliveries" rel="next">Next page</a>` : ''}
+${after !== '' ? html`<a href="${ctx.link(`/webhooks?${base.toString()}`)}#deliveries">First page</a>` : ''}
+${log.nextPageToken !== '' ? html`<a href="${ctx.link(`/webhooks?${next.toString()}`)}#deliveries" rel="next">Next page</a>` : ''}
 </nav>
 </section>`;
   const errors = extra.errors ?? [];
@@ -227,14 +216,14 @@ function action(
     path,
     name,
     signedIn: true,
+    testMode: true,
     async handler(ctx) {
-      const mode = modeOf(ctx.form.get('mode'));
       try {
-        await call(ctx, mode);
+        await call(ctx, ctx.mode);
       } catch (error) {
-        return webhooksPage(ctx, { errors: shownRefusal(error, `webhook-${mode}`).errors }, 400);
+        return webhooksPage(ctx, { errors: shownRefusal(error, `webhook-${ctx.mode}`).errors }, 400);
       }
-      return { kind: 'redirect', location: `/webhooks?done=${done}&log=${mode}` };
+      return { kind: 'redirect', location: ctx.link(`/webhooks?done=${done}`) };
     },
   };
 }
@@ -245,6 +234,7 @@ export const webhookRoutes: Route[] = [
     path: '/webhooks',
     name: 'webhooks',
     signedIn: true,
+    testMode: true,
     handler: (ctx) => {
       const notice = NOTICES[ctx.url.searchParams.get('done') ?? ''];
       return webhooksPage(ctx, notice ? { notice } : {});
@@ -255,18 +245,19 @@ export const webhookRoutes: Route[] = [
     path: '/webhooks/url',
     name: 'webhooks_set',
     signedIn: true,
+    testMode: true,
     async handler(ctx) {
-      const mode = modeOf(ctx.form.get('mode'));
+      const { mode } = ctx;
       const url = (ctx.form.get('url') ?? '').trim();
       try {
         const set = await ctx.core.holder.setWebhook({ sessionToken: ctx.sessionToken, mode: MODE_PROTO[mode], url });
         // The secret is in this answer's body only (no-store, no redirect that could carry it).
         return webhooksPage(ctx, {
-          secret: { mode, value: set.secret, rotated: false },
+          secret: { value: set.secret, rotated: false },
           notice: `The ${mode} webhook URL is set and deliveries are on.`,
         });
       } catch (error) {
-        return webhooksPage(ctx, { errors: shownRefusal(error, `url_${mode}`).errors, typed: { mode, url } }, 400);
+        return webhooksPage(ctx, { errors: shownRefusal(error, `url_${mode}`).errors, typed: { url } }, 400);
       }
     },
   },
@@ -275,14 +266,15 @@ export const webhookRoutes: Route[] = [
     path: '/webhooks/rotate',
     name: 'webhooks_rotate',
     signedIn: true,
+    testMode: true,
     async handler(ctx) {
-      const mode = modeOf(ctx.form.get('mode'));
+      const { mode } = ctx;
       try {
         const rotated = await ctx.core.holder.rotateWebhookSecret({
           sessionToken: ctx.sessionToken,
           mode: MODE_PROTO[mode],
         });
-        return webhooksPage(ctx, { secret: { mode, value: rotated.secret, rotated: true } });
+        return webhooksPage(ctx, { secret: { value: rotated.secret, rotated: true } });
       } catch (error) {
         return webhooksPage(ctx, { errors: shownRefusal(error, `webhook-${mode}`).errors }, 400);
       }

@@ -145,7 +145,7 @@ flow('the owner sets the URL, reads the secret once, and a test event arrives si
   assert.match(live, `…${state.secret.slice(-4)}`, 'the end of the secret, to tell secrets apart');
 
   await page.getByRole('button', { name: 'Send a test event to the live URL' }).click();
-  await page.waitForURL(/\/webhooks\?done=test&log=live$/);
+  await page.waitForURL(/\/webhooks\?done=test$/);
   await receiver.waitFor(1, 'test events');
   const [ping] = received(state, (r) => r.json.type === 'ping');
   assert.ok(ping, 'the receiver got the ping');
@@ -225,7 +225,7 @@ flow('a receiver answering 500 shows a retry; once it is fixed, Resend delivers 
   receiver.answers = [];
   row = page.locator('tbody tr', { hasText: eventId });
   await row.getByRole('button', { name: `Resend ${eventId}` }).click();
-  await page.waitForURL(/\/webhooks\?done=resent&log=live$/);
+  await page.waitForURL(/\/webhooks\?done=resent$/);
   await receiver.waitFor(seen + 2, 'the resent event');
   const again = receiver.received[seen + 1]!;
   assert.is(again.json.id, eventId, 'the same event');
@@ -243,20 +243,17 @@ flow(
   'the test endpoint is its own: its URL and secret, test events with livemode false, its own delivery log',
   async (state) => {
     const { dashboard, page, receiver } = state;
-    await page.goto(`${dashboard.url}/webhooks`);
+    // The mode lives in the address: the test endpoint is on /test/webhooks.
+    await page.goto(`${dashboard.url}/test/webhooks`);
+    assert.is(await page.getByLabel('Live webhook URL').count(), 0, 'the test side shows the test endpoint only');
     await page.getByLabel('Test webhook URL').fill(`${receiver.url}/test`);
     await page.getByRole('button', { name: 'Set test URL' }).click();
     const secret = (await page.textContent('#webhook-secret'))!.trim();
     assert.match(secret, /^whsec_/);
     assert.is.not(secret, state.secret, 'a secret of its own');
-    assert.match(
-      (await page.textContent('section[aria-labelledby="webhook-live"]')) ?? '',
-      receiver.url,
-      'the live endpoint is untouched',
-    );
     const seen = receiver.received.length;
     await page.getByRole('button', { name: 'Send a test event to the test URL' }).click();
-    await page.waitForURL(/\/webhooks\?done=test&log=test$/);
+    await page.waitForURL(/\/test\/webhooks\?done=test$/);
     await receiver.waitFor(seen + 1, 'the test-mode ping');
     const ping = receiver.received[seen]!;
     assert.is(ping.json.livemode, false);
@@ -269,10 +266,15 @@ flow(
       if (items.some((e) => e.eventId === ping.json.id && e.delivery === 'delivered')) break;
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
-    await page.goto(`${dashboard.url}/webhooks?log=test`);
+    await page.goto(`${dashboard.url}/test/webhooks`);
     assert.match((await page.locator('tbody tr', { hasText: ping.json.id }).textContent()) ?? '', 'Delivered');
-    await page.goto(`${dashboard.url}/webhooks?log=live`);
+    await page.goto(`${dashboard.url}/webhooks`);
     assert.is(await page.locator('tbody tr', { hasText: ping.json.id }).count(), 0, 'not in the live log');
+    assert.match(
+      (await page.textContent('section[aria-labelledby="webhook-live"]')) ?? '',
+      receiver.url,
+      'the live endpoint is untouched',
+    );
   },
 );
 
@@ -304,11 +306,11 @@ flow('a viewer sees the page without its buttons, and the core refuses their for
   const seen = receiver.received.length;
   const csrf = await viewer.locator('input[name=csrf_token]').first().inputValue();
   for (const [path, form] of [
-    ['/webhooks/url', { url: 'http://127.0.0.1:9/elsewhere', mode: 'live' }],
-    ['/webhooks/rotate', { mode: 'live' }],
-    ['/webhooks/disable', { mode: 'live' }],
-    ['/webhooks/test', { mode: 'live' }],
-    ['/webhooks/resend', { mode: 'live', event_id: eventId }],
+    ['/webhooks/url', { url: 'http://127.0.0.1:9/elsewhere' }],
+    ['/webhooks/rotate', {}],
+    ['/webhooks/disable', {}],
+    ['/webhooks/test', {}],
+    ['/webhooks/resend', { event_id: eventId }],
   ] as const) {
     const forged = await viewer.request.post(`${dashboard.url}${path}`, { form: { csrf_token: csrf, ...form } });
     assert.is(forged.status(), 403, path);
@@ -348,7 +350,7 @@ flow('the owner rotates the secret (the old one still signs for a day) and disab
   );
 
   await page.getByRole('button', { name: 'Disable live webhook' }).click();
-  await page.waitForURL(/\/webhooks\?done=disabled&log=live$/);
+  await page.waitForURL(/\/webhooks\?done=disabled$/);
   assert.match((await page.textContent('section[aria-labelledby="webhook-live"]')) ?? '', 'Disabled');
   assert.is(await page.getByRole('button', { name: 'Send a test event to the live URL' }).count(), 0);
   assert.ok(await page.getByRole('button', { name: 'Enable live webhook' }).isVisible());

@@ -39,9 +39,9 @@ import {
   instrumentStore,
   instrumentSupply,
 } from './metrics.js';
-import { createHolderDesk } from './people/holder.js';
+import { createHolderDesk } from './holders/desk.js';
 import { createPeopleService } from './people/service.js';
-import { createShopDesk } from './people/shop.js';
+import { createShopDesk } from './holders/shop.js';
 import { createUpgrades } from './people/upgrades.js';
 import type { Providers } from './providers/port.js';
 import { createSandbox } from './providers/sandbox/index.js';

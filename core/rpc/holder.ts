@@ -25,7 +25,7 @@ import type { Mode } from '../domain/mode.js';
 import { sessionEndsAt } from '../domain/people.js';
 import type { TransactionStatus as Status } from '../domain/products.js';
 import type { ApiKeyRecord, MemberRecord, UserRole as Role } from '../domain/records.js';
-import type { HolderDesk, HolderFilter, Overview, Prices } from '../people/holder.js';
+import type { HolderDesk, HolderFilter, Overview, Prices } from '../holders/desk.js';
 import type { HolderContext, NewInvitation, PeopleService, SignInAnswer } from '../people/service.js';
 import {
   koboIn,

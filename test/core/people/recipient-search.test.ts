@@ -6,7 +6,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { prefixRange, recipientSearch } from '../../../core/domain/recipient-search.js';
-import { transactionQuery } from '../../../core/people/holder.js';
+import { transactionQuery } from '../../../core/holders/desk.js';
 
 const filter = { product: null, status: null, fromDate: '', toDate: '', reference: '', requestId: '' };
 

@@ -37,7 +37,7 @@ import type { Notices } from '../mail/notices.js';
 import type { PricedCablePackage, PricedPlan, PurchaseService } from '../purchases/service.js';
 import type { Credited, Store } from '../store/port.js';
 import type { EndpointWithSecret, WebhookService } from '../webhooks/service.js';
-import type { HolderContext } from './service.js';
+import type { HolderContext } from '../people/service.js';
 
 /** Days the overview's chart covers, today included. */
 export const CHART_DAYS = 30;

@@ -40,25 +40,25 @@ import type { EndpointWithSecret, WebhookService } from '../webhooks/service.js'
 import type { HolderContext } from '../people/service.js';
 
 /** Days the overview's chart covers, today included. */
-export const CHART_DAYS = 30;
-export const DEFAULT_HOLDER_PAGE_SIZE = 50;
+const CHART_DAYS = 30;
+const DEFAULT_HOLDER_PAGE_SIZE = 50;
 /** An export reads pages of this size one after the other. */
-export const MAX_HOLDER_PAGE_SIZE = 500;
+const MAX_HOLDER_PAGE_SIZE = 500;
 /** The face value the rate-priced products are shown at: 1,000 Naira. */
-export const EXAMPLE_FACE_VALUE_KOBO: Kobo = kobo(100_000);
+const EXAMPLE_FACE_VALUE_KOBO: Kobo = kobo(100_000);
 /** The most test money one AddTestFunds adds: 1,000,000 Naira. Enough for any test, and a typo of a few zeros is caught. */
-export const MAX_TEST_FUNDS_KOBO: Kobo = kobo(100_000_000);
+const MAX_TEST_FUNDS_KOBO: Kobo = kobo(100_000_000);
 /** A test-funds form's reference as the dashboard makes it: random letters and digits. */
 const TEST_FUNDS_REFERENCE = /^[A-Za-z0-9_-]{8,48}$/;
 /**
  * Stored credit references of holder test funds start with this, so a form's reference can
  * never meet an operator's credit reference (which could be a live one).
  */
-export const TEST_FUNDS_REFERENCE_PREFIX = 'TF-';
+const TEST_FUNDS_REFERENCE_PREFIX = 'TF-';
 /** Longest exact-match filter value accepted (references, phones, request ids are far shorter). */
 const MAX_FILTER_CHARS = 100;
 
-export interface DaySpendTotal {
+interface DaySpendTotal {
   date: string;
   products: { product: ProductName; spentKobo: Kobo }[];
   totalKobo: Kobo;

@@ -20,7 +20,7 @@ const MAX_DOCUMENT_BYTES = 2 * 1024 * 1024;
 const MAX_EXAMPLE_DEPTH = 8;
 
 /** One query or header parameter of an action. */
-export interface ReferenceParameter {
+interface ReferenceParameter {
   name: string;
   in: string;
   description: string;
@@ -99,7 +99,7 @@ function numberExample(schema: Schema): number {
  * non-null enum value, the first of its `oneOf`/`anyOf`, or one built from its type (an object
  * with every property, an array of one item).
  */
-export function exampleOf(document: Schema, schema: unknown, depth = 0): unknown {
+function exampleOf(document: Schema, schema: unknown, depth = 0): unknown {
   const resolve = resolver(document);
   const s = resolve(schema);
   if (depth > MAX_EXAMPLE_DEPTH) return {};
@@ -207,7 +207,7 @@ function errorsOf(document: Schema): ApiReference['errors'] {
 }
 
 /** Reads the reference out of an OpenAPI document as the gateway serves it. */
-export function readReference(document: Schema): ApiReference {
+function readReference(document: Schema): ApiReference {
   const info = isObject(document['info']) ? document['info'] : {};
   const actions = isObject(document['x-actions']) ? document['x-actions'] : {};
   const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });

@@ -58,7 +58,7 @@ export interface DashboardConfig {
 }
 
 /** The file the dashboard keeps its CSRF key in, beside the core's tokens. */
-export const DASHBOARD_SECRET_FILE = 'dashboard.secret';
+const DASHBOARD_SECRET_FILE = 'dashboard.secret';
 
 /** Long enough that the HMAC key cannot be guessed: 32 characters of base64url is 192 bits. */
 const MIN_SECRET_CHARS = 32;

@@ -169,7 +169,7 @@ function testBanner(): SafeHtml {
 }
 
 /** The box at the top listing every problem, each a link to its field. */
-export function errorSummary(errors: readonly FieldError[]): SafeHtml {
+function errorSummary(errors: readonly FieldError[]): SafeHtml {
   if (errors.length === 0) return html``;
   return html`<div class="error-summary" role="alert" aria-labelledby="error-summary-title" tabindex="-1">
   <h2 id="error-summary-title" class="error-summary__title">There is a problem</h2>

@@ -363,7 +363,7 @@ function findRoute(method: string, path: string): { route: Route; params: string
 }
 
 /** A page with a heading and one sentence. */
-export function messagePage(title: string, sentence: string, viewer?: Viewer): SafeHtml {
+function messagePage(title: string, sentence: string, viewer?: Viewer): SafeHtml {
   return page(
     { title, ...(viewer ? { viewer } : {}) },
     html`<h1>${title}</h1><p>${sentence}</p><p><a href="/">Go to the overview</a></p>`,

@@ -511,7 +511,7 @@ const schemas: Record<string, Schema> = {
 };
 
 /** One action: its method, request schema (POST) and the schema of each success status. */
-export interface ActionDoc {
+interface ActionDoc {
   method: 'GET' | 'POST';
   summary: string;
   request?: string;
@@ -520,7 +520,7 @@ export interface ActionDoc {
 
 const PURCHASE_PENDING = { '202': 'PendingResponse' } as const;
 
-export const ACTION_DOCS: Readonly<Record<string, ActionDoc>> = {
+const ACTION_DOCS: Readonly<Record<string, ActionDoc>> = {
   balance: { method: 'GET', summary: 'Wallet balance and tier.', responses: { '200': 'BalanceResponse' } },
   funding: {
     method: 'GET',
@@ -800,7 +800,7 @@ const openapiOperation = (method: 'GET' | 'HEAD'): Schema => ({
 });
 
 /** The document, built once. */
-export const OPENAPI_DOCUMENT = {
+const OPENAPI_DOCUMENT = {
   openapi: '3.1.0',
   info: {
     title: 'Prepaid services API',

@@ -30,7 +30,7 @@ export class SafeHtml {
 }
 
 /** Text escaped for HTML element content and quoted attribute values. */
-export function escapeHtml(value: string): string {
+function escapeHtml(value: string): string {
   return value.replace(/[&<>"'`]/g, (ch) => HTML_ESCAPES[ch]!);
 }
 

@@ -32,7 +32,7 @@ const CHALLENGE_COOKIE_MAX_AGE_S = 5 * 60;
  * origin (data: for nothing), no inline script or style at all, no plugins, no framing, forms
  * posting only here. `style-src 'self'` has no 'unsafe-inline', so the stylesheet is a file.
  */
-export const CONTENT_SECURITY_POLICY = [
+const CONTENT_SECURITY_POLICY = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",

@@ -7,11 +7,11 @@
  */
 import { randomBytes, type ScryptOptions, scrypt, timingSafeEqual } from 'node:crypto';
 
-export const SCRYPT_LOG2_N = 15;
-export const SCRYPT_R = 8;
-export const SCRYPT_P = 1;
-export const SALT_BYTES = 16;
-export const KEY_BYTES = 32;
+const SCRYPT_LOG2_N = 15;
+const SCRYPT_R = 8;
+const SCRYPT_P = 1;
+const SALT_BYTES = 16;
+const KEY_BYTES = 32;
 /** Beyond these a stored hash is refused rather than allowed to make a sign-in cost seconds or gigabytes. */
 const MAX_LOG2_N = 20;
 const MAX_R = 16;

@@ -9,7 +9,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { hashSecret } from '../accounts/keys.js';
 
-export const RECOVERY_CODE_COUNT = 10;
+const RECOVERY_CODE_COUNT = 10;
 const ALPHABET = 'abcdefghijklmnopqrstuvwxyz234567';
 const CODE_CHARS = 10;
 

@@ -20,7 +20,7 @@ import type { Store } from '../store/port.js';
 import { hashPassword } from './passwords.js';
 
 /** How long a reset link works. */
-export const RESET_TTL_MS = 3_600_000;
+const RESET_TTL_MS = 3_600_000;
 /** Links asked for one email address within RESET_WINDOW_MS at most: enough for a lost mail or two. */
 const RESETS_PER_EMAIL = 3;
 /** Links asked from one client address (an IPv6 /64) within RESET_WINDOW_MS at most. */
@@ -32,7 +32,7 @@ const MAX_THROTTLE_KEYS = 100_000;
 const MAX_TOKEN_CHARS = 128;
 
 /** The link a person opens: the dashboard's reset page with the token as the last path segment. */
-export function resetUrl(base: string, token: string): string {
+function resetUrl(base: string, token: string): string {
   return `${base.replace(/\/+$/, '')}/reset/${token}`;
 }
 

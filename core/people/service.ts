@@ -53,14 +53,14 @@ export interface HolderContext {
 }
 
 /** An account a person may act for (the account switcher's choices). */
-export interface AccountChoice {
+interface AccountChoice {
   accountId: string;
   name: string;
   role: UserRole;
 }
 
 /** An open invitation as the Users page lists it. */
-export interface OpenInvitation {
+interface OpenInvitation {
   invitation: InvitationRecord;
   /** The inviting member's email, "the operator", or "" when that person is gone. */
   invitedBy: string;
@@ -118,7 +118,7 @@ const noSuchAccount = () => new DomainError('NOT_FOUND', 'You are not a member o
 const sessionEnded = () => new DomainError('UNAUTHENTICATED', 'The session has ended or is not valid; sign in again.');
 
 /** The link an invitee opens: the dashboard's accept page with the token as the last path segment. */
-export function invitationUrl(base: string, token: string): string {
+function invitationUrl(base: string, token: string): string {
   return `${base.replace(/\/+$/, '')}/invite/${token}`;
 }
 

@@ -7,12 +7,12 @@
  */
 import { Secret, TOTP } from 'otpauth';
 
-export const TOTP_PERIOD_SECONDS = 30;
-export const TOTP_DIGITS = 6;
+const TOTP_PERIOD_SECONDS = 30;
+const TOTP_DIGITS = 6;
 /** Steps accepted either side of the current one. */
-export const TOTP_WINDOW = 1;
+const TOTP_WINDOW = 1;
 /** The name authenticator apps show above the code. */
-export const TOTP_ISSUER = 'Prepaid';
+const TOTP_ISSUER = 'Prepaid';
 
 function totp(secret: string, label = ''): TOTP {
   return new TOTP({

@@ -14,9 +14,9 @@ import type { Store } from '../store/port.js';
 import type { HolderContext } from './service.js';
 
 /** What an owner may say about their plans; a paragraph, not a document. */
-export const MAX_UPGRADE_NOTE_CHARS = 500;
+const MAX_UPGRADE_NOTE_CHARS = 500;
 /** The operator's queue shows this many at most, oldest first. */
-export const MAX_PENDING_LISTED = 200;
+const MAX_PENDING_LISTED = 200;
 
 export interface UpgradeDeps {
   store: Pick<Store, 'upgrades' | 'catalog'>;

@@ -30,7 +30,7 @@ import type { Answer, Route, SignedInContext } from '../route.js';
 import { koboOfInput } from './funds.js';
 
 /** A new form's request id: web_ and 22 random URL-safe characters (the API allows 64). */
-export function newRequestId(): string {
+function newRequestId(): string {
   return `web_${randomBytes(16).toString('base64url')}`;
 }
 

@@ -47,7 +47,7 @@ const NOTICES: Readonly<Record<string, string>> = {
   'threshold-removed': 'The low-balance threshold is removed.',
 };
 
-export function feeSentence(basisPoints: number, capKobo: bigint): string {
+function feeSentence(basisPoints: number, capKobo: bigint): string {
   if (basisPoints === 0) return 'No fee: the whole amount you transfer reaches your wallet.';
   const percent = `${basisPoints / 100}%`;
   return capKobo > 0n

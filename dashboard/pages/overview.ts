@@ -46,7 +46,7 @@ function axisTop(maxKobo: number): number {
 }
 
 /** The chart, drawn from the core's numbers; every label goes through html``'s escaping. */
-export function spendChart(days: readonly DailySpend[]): SafeHtml {
+function spendChart(days: readonly DailySpend[]): SafeHtml {
   const top = axisTop(Math.max(0, ...days.map((d) => Number(d.totalKobo))));
   const plotWidth = CHART_WIDTH - CHART_LEFT - 8;
   const plotHeight = CHART_HEIGHT - CHART_BOTTOM - CHART_TOP;

@@ -20,7 +20,7 @@ const CHROMIUM_ARGS = [
   '--disable-sync',
 ];
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const SCREENSHOTS = path.join(ROOT, '.screenshots', 'dashboard');
+const SCREENSHOTS = path.join(ROOT, '.screenshots', 'dashboard');
 const WIDTHS = [1280, 390] as const;
 
 /** Whether Chromium is here; without it the browser tests say SKIPPED (with the install command) and count as skipped. */

@@ -10,7 +10,7 @@ import { createDashboard, type Dashboard } from '../../dashboard/server.js';
 import type { HttpBounds } from '../../runtime/http-bounds.js';
 import type { TestCore } from './core.js';
 
-export interface LoggedDashboardLine {
+interface LoggedDashboardLine {
   level: 'info' | 'error';
   event: string;
   fields: Record<string, unknown> | undefined;
@@ -27,7 +27,7 @@ export interface TestDashboard {
 }
 
 /** A fixed CSRF key for tests (32+ characters). */
-export const TEST_DASHBOARD_SECRET = 'test-dashboard-secret-0123456789abcdef';
+const TEST_DASHBOARD_SECRET = 'test-dashboard-secret-0123456789abcdef';
 
 export async function startTestDashboard(
   core: TestCore,

@@ -32,34 +32,77 @@ export interface EndpointWithSecret {
   secret: string | null;
 }
 
-export function createWebhookService(deps: WebhookServiceDeps) {
-  const { accounts, events, webhooks, clock } = deps;
+async function requireAccount(deps: WebhookServiceDeps, accountId: string): Promise<void> {
+  if ((await deps.accounts.get(accountId)) === null) throw notFound(`Account ${accountId || '""'}`);
+}
 
-  async function requireAccount(accountId: string): Promise<void> {
-    if ((await accounts.get(accountId)) === null) throw notFound(`Account ${accountId || '""'}`);
-  }
+async function requireEndpoint(
+  deps: WebhookServiceDeps,
+  accountId: string,
+  mode: Mode,
+): Promise<WebhookEndpointRecord> {
+  await requireAccount(deps, accountId);
+  const endpoint = await deps.webhooks.get(accountId, mode);
+  if (endpoint === null) throw notFound(`The ${mode} webhook of account ${accountId}`);
+  return endpoint;
+}
 
-  async function requireEndpoint(accountId: string, mode: Mode): Promise<WebhookEndpointRecord> {
-    await requireAccount(accountId);
-    const endpoint = await webhooks.get(accountId, mode);
-    if (endpoint === null) throw notFound(`The ${mode} webhook of account ${accountId}`);
-    return endpoint;
-  }
-
-  /** A new secret, the one it replaces still signing for ROTATION_OVERLAP_MS. */
-  function rotated(endpoint: WebhookEndpointRecord, at: Date): { endpoint: WebhookEndpointRecord; secret: string } {
-    const secret = newWebhookSecret();
-    return {
+/** A new secret, the one it replaces still signing for ROTATION_OVERLAP_MS. */
+function rotated(endpoint: WebhookEndpointRecord, at: Date): { endpoint: WebhookEndpointRecord; secret: string } {
+  const secret = newWebhookSecret();
+  return {
+    secret,
+    endpoint: {
+      ...endpoint,
       secret,
-      endpoint: {
-        ...endpoint,
-        secret,
-        previousSecret: endpoint.secret,
-        previousSecretUntil: new Date(at.getTime() + ROTATION_OVERLAP_MS),
-        updatedAt: at,
-      },
-    };
-  }
+      previousSecret: endpoint.secret,
+      previousSecretUntil: new Date(at.getTime() + ROTATION_OVERLAP_MS),
+      updatedAt: at,
+    },
+  };
+}
+
+/** The first endpoint of a mode: enabled, with a secret of its own and none before it. */
+function firstEndpoint(
+  accountId: string,
+  mode: Mode,
+  url: string,
+  at: Date,
+): { endpoint: WebhookEndpointRecord; secret: string } {
+  const secret = newWebhookSecret();
+  return {
+    secret,
+    endpoint: {
+      accountId,
+      mode,
+      url,
+      secret,
+      previousSecret: null,
+      previousSecretUntil: null,
+      enabled: true,
+      createdAt: at,
+      updatedAt: at,
+    },
+  };
+}
+
+/** An event of another account or mode is not found for an owner, exactly as one that does not exist. */
+async function ownedEvent(
+  deps: WebhookServiceDeps,
+  eventId: string,
+  owner: { accountId: string; mode: Mode } | undefined,
+): Promise<EventRecord> {
+  const found = eventId === '' ? null : await deps.events.get(eventId);
+  const event =
+    found !== null && owner !== undefined && (found.accountId !== owner.accountId || found.mode !== owner.mode)
+      ? null
+      : found;
+  if (event === null) throw notFound(`Event ${eventId.slice(0, 64) || '""'}`);
+  return event;
+}
+
+export function createWebhookService(deps: WebhookServiceDeps) {
+  const { events, webhooks, clock } = deps;
 
   return {
     /**
@@ -70,47 +113,31 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     async set(accountId: string, mode: Mode, urlText: string): Promise<EndpointWithSecret> {
       const checked = checkWebhookUrl(urlText, deps.allowPrivate);
       if (checked.url === undefined) throw invalid('url', checked.problem);
-      await requireAccount(accountId);
+      await requireAccount(deps, accountId);
       const at = clock();
       const existing = await webhooks.get(accountId, mode);
       const url = checked.url.toString();
-      let result: { endpoint: WebhookEndpointRecord; secret: string };
-      if (existing === null) {
-        const secret = newWebhookSecret();
-        result = {
-          secret,
-          endpoint: {
-            accountId,
-            mode,
-            url,
-            secret,
-            previousSecret: null,
-            previousSecretUntil: null,
-            enabled: true,
-            createdAt: at,
-            updatedAt: at,
-          },
-        };
-      } else {
-        const next = rotated(existing, at);
-        result = { secret: next.secret, endpoint: { ...next.endpoint, url, enabled: true } };
-      }
+      const next = existing === null ? null : rotated(existing, at);
+      const result =
+        next === null
+          ? firstEndpoint(accountId, mode, url, at)
+          : { secret: next.secret, endpoint: { ...next.endpoint, url, enabled: true } };
       await webhooks.put(result.endpoint);
       return result;
     },
 
     async get(accountId: string, mode: Mode): Promise<WebhookEndpointRecord> {
-      return requireEndpoint(accountId, mode);
+      return requireEndpoint(deps, accountId, mode);
     },
 
     /** The endpoint, or null when the mode never had one (the developer area shows "not set"). */
     async find(accountId: string, mode: Mode): Promise<WebhookEndpointRecord | null> {
-      await requireAccount(accountId);
+      await requireAccount(deps, accountId);
       return webhooks.get(accountId, mode);
     },
 
     async rotate(accountId: string, mode: Mode): Promise<EndpointWithSecret> {
-      const endpoint = await requireEndpoint(accountId, mode);
+      const endpoint = await requireEndpoint(deps, accountId, mode);
       const next = rotated(endpoint, clock());
       await webhooks.put(next.endpoint);
       return next;
@@ -118,7 +145,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
 
     /** Stops deliveries; events go on being recorded for the feed, and `set` enables it again. */
     async disable(accountId: string, mode: Mode): Promise<WebhookEndpointRecord> {
-      const endpoint = await requireEndpoint(accountId, mode);
+      const endpoint = await requireEndpoint(deps, accountId, mode);
       const disabled = { ...endpoint, enabled: false, updatedAt: clock() };
       await webhooks.put(disabled);
       return disabled;
@@ -132,7 +159,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       pageToken: string,
     ): Promise<Page<EventRecord>> {
       const limit = historyPageSize(pageSize);
-      await requireAccount(accountId);
+      await requireAccount(deps, accountId);
       return readPage('cursor', () =>
         events.listDeliveries(accountId, mode, { failedOnly }, { limit, ...(pageToken ? { after: pageToken } : {}) }),
       );
@@ -144,12 +171,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
      * found, exactly as one that does not exist.
      */
     async resend(eventId: string, owner?: { accountId: string; mode: Mode }): Promise<EventRecord> {
-      const found = eventId === '' ? null : await events.get(eventId);
-      const event =
-        found !== null && owner !== undefined && (found.accountId !== owner.accountId || found.mode !== owner.mode)
-          ? null
-          : found;
-      if (event === null) throw notFound(`Event ${eventId.slice(0, 64) || '""'}`);
+      const event = await ownedEvent(deps, eventId, owner);
       const endpoint = await webhooks.get(event.accountId, event.mode);
       if (endpoint === null || !endpoint.enabled) {
         throw new DomainError(
@@ -165,7 +187,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
 
     /** Records a ping event and queues it, to check that a receiver takes and verifies deliveries. */
     async test(accountId: string, mode: Mode): Promise<EventRecord> {
-      const endpoint = await requireEndpoint(accountId, mode);
+      const endpoint = await requireEndpoint(deps, accountId, mode);
       if (!endpoint.enabled)
         throw new DomainError(
           'FAILED_PRECONDITION',

@@ -237,9 +237,34 @@ const CHANGE_COLUMNS: Readonly<Record<keyof UserChange, keyof UserRow>> = {
   recoveryCodeHashes: 'recovery_code_hashes',
 };
 
+type Statements = ReturnType<typeof prepare>;
+
+type InvitationMethods =
+  | 'insertInvitation'
+  | 'findInvitation'
+  | 'listOpenInvitations'
+  | 'revokeInvitations'
+  | 'acceptInvitation'
+  | 'listMembers'
+  | 'listMemberships'
+  | 'getMembership'
+  | 'setMembershipDisabled';
+type SessionMethods =
+  | 'insertSession'
+  | 'findSession'
+  | 'touchSession'
+  | 'setSessionAccount'
+  | 'deleteSession'
+  | 'deleteUserSessions'
+  | 'deleteExpiredSessions';
+
 export function createPeopleStore(db: Database.Database): PeopleStore {
   const sql = prepare(db);
+  return { ...invitationsAndMemberships(db, sql), ...persons(db, sql), ...sessions(sql) };
+}
 
+/** Invitations, their acceptance, and the memberships a person has of accounts. */
+function invitationsAndMemberships(db: Database.Database, sql: Statements): Pick<PeopleStore, InvitationMethods> {
   const accept = db.transaction((tokenHash: string, user: UserRecord, at: Date) => {
     const holder = sql.userByEmail.get(user.email);
     if (holder && holder.user_id !== user.userId) return { outcome: 'email_taken' as const };
@@ -260,16 +285,6 @@ export function createPeopleStore(db: Database.Database): PeopleStore {
       user: userFromRow(sql.getUser.get(user.userId)!),
       membership: membershipFromRow(sql.getMembership.get({ user_id: user.userId, account_id: used.account_id })!),
     };
-  });
-
-  // IMMEDIATE below: the read and the write of the list see one state, whatever another process does.
-  const useCode = db.transaction((userId: string, codeHash: string) => {
-    const row = sql.getUser.get(userId);
-    if (!row) return false;
-    const left = (JSON.parse(row.recovery_code_hashes) as string[]).filter((hash) => hash !== codeHash);
-    if (left.length === (JSON.parse(row.recovery_code_hashes) as string[]).length) return false;
-    sql.setRecoveryCodes.run({ user_id: userId, hashes: JSON.stringify(left) });
-    return true;
   });
 
   return {
@@ -300,14 +315,6 @@ export function createPeopleStore(db: Database.Database): PeopleStore {
       // IMMEDIATE: the email check and the insert see one state, whatever another process does.
       return accept.immediate(tokenHash, user, at);
     },
-    async getUser(userId) {
-      const row = sql.getUser.get(userId);
-      return row ? userFromRow(row) : null;
-    },
-    async findUserByEmail(email) {
-      const row = sql.userByEmail.get(email);
-      return row ? userFromRow(row) : null;
-    },
     async listMembers(accountId) {
       return sql.listMembers.all(accountId).map(memberFromRow);
     },
@@ -322,6 +329,30 @@ export function createPeopleStore(db: Database.Database): PeopleStore {
       const row = sql.setMembershipDisabled.get({ user_id: userId, account_id: accountId, disabled: toFlag(disabled) });
       return row ? membershipFromRow(row) : null;
     },
+  };
+}
+
+/** The person: their record, a change to it, TOTP steps and recovery codes. */
+function persons(db: Database.Database, sql: Statements): Omit<PeopleStore, InvitationMethods | SessionMethods> {
+  // IMMEDIATE below: the read and the write of the list see one state, whatever another process does.
+  const useCode = db.transaction((userId: string, codeHash: string) => {
+    const row = sql.getUser.get(userId);
+    if (!row) return false;
+    const left = (JSON.parse(row.recovery_code_hashes) as string[]).filter((hash) => hash !== codeHash);
+    if (left.length === (JSON.parse(row.recovery_code_hashes) as string[]).length) return false;
+    sql.setRecoveryCodes.run({ user_id: userId, hashes: JSON.stringify(left) });
+    return true;
+  });
+
+  const store: Omit<PeopleStore, InvitationMethods | SessionMethods> = {
+    async getUser(userId) {
+      const row = sql.getUser.get(userId);
+      return row ? userFromRow(row) : null;
+    },
+    async findUserByEmail(email) {
+      const row = sql.userByEmail.get(email);
+      return row ? userFromRow(row) : null;
+    },
     async updateUser(userId, change) {
       const sets: string[] = [];
       const values: Record<string, unknown> = { user_id: userId };
@@ -331,7 +362,7 @@ export function createPeopleStore(db: Database.Database): PeopleStore {
         sets.push(`${column} = @${column}`);
         values[column] = Array.isArray(value) ? JSON.stringify(value) : value;
       }
-      if (sets.length === 0) return this.getUser(userId);
+      if (sets.length === 0) return store.getUser(userId);
       const row = db.prepare(`UPDATE users SET ${sets.join(', ')} WHERE user_id = @user_id RETURNING *`).get(values) as
         | UserRow
         | undefined;
@@ -343,6 +374,13 @@ export function createPeopleStore(db: Database.Database): PeopleStore {
     async useRecoveryCode(userId, codeHash) {
       return useCode.immediate(userId, codeHash);
     },
+  };
+  return store;
+}
+
+/** Sessions of the developer area. */
+function sessions(sql: Statements): Pick<PeopleStore, SessionMethods> {
+  return {
     async insertSession(session) {
       sql.insertSession.run({
         token_hash: session.tokenHash,

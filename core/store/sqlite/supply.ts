@@ -142,9 +142,7 @@ export function createSupplyStore(db: Database.Database, commit: GroupCommit): S
       );
     },
     async deliveredLater(reference, seq, costKobo, at) {
-      return commit.run(
-        () => later.run({ reference, seq, cost_kobo: costKobo, ended_at: toMs(at) }).changes === 1,
-      );
+      return commit.run(() => later.run({ reference, seq, cost_kobo: costKobo, ended_at: toMs(at) }).changes === 1);
     },
     async attemptsOf(reference) {
       return attemptsOf.all(reference).map(attemptFromRow);

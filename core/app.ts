@@ -166,6 +166,8 @@ export interface Core {
   deliveries: DeliveryWorker;
   /** Key uses noted in memory; written in the background, and by shutdown(). */
   keyUses: KeyUseRecorder;
+  /** Work after a purchase's answer (receipts, observed costs); shutdown() waits for it, and so may a test. */
+  background: Pick<Background, 'drain'>;
   /** The mail queue; null without SMTP_URL. */
   mailer: Mailer | null;
   /** The low-balance alerts by mail; started by core/main.ts like the recovery worker. */
@@ -410,6 +412,7 @@ export function createCore(deps: CoreDeps): Core {
     funding,
     fundingSweeper,
     floatPoller,
+    background,
     deliveries,
     keyUses,
     mailer,

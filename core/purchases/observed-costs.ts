@@ -9,8 +9,8 @@
  * - The data plan's cost at that upstream: when the cost differs from the plan's stored cost
  *   there, it is set through the catalogue's cost-setting use case (source `observed`, actor
  *   `system`, audited), which reprices the tiers built on it and tells partners (plan.updated).
- *   A cost equal to the stored one, or to the one this core set last, writes nothing, so a
- *   stream of purchases at the same cost costs one read each and no write.
+ *   A cost equal to the stored one, or to one this core is writing now, writes nothing, so a
+ *   stream of purchases at the same cost costs one read each and one write at most.
  */
 import type { Kobo } from '../domain/money.js';
 import { planCostAt } from '../domain/pricing.js';
@@ -37,8 +37,8 @@ export function createCostObserver(deps: {
   clock: () => Date;
   log: (event: string, fields: Record<string, unknown>) => void;
 }): CostObserver {
-  /** The cost this core last set per "<plan>:<upstream>", so concurrent deliveries set it once. */
-  const lastSet = new Map<string, Kobo>();
+  /** Costs being written now per "<plan>:<upstream>", so concurrent deliveries at one new cost write it once. */
+  const writing = new Map<string, Kobo>();
 
   async function observePlan(tx: TransactionRecord, upstream: string, costKobo: Kobo): Promise<void> {
     const planId = tx.details.planId;
@@ -46,13 +46,10 @@ export function createCostObserver(deps: {
     // make the catalogue forget the cost, so it is never taken as an observation.
     if (tx.product !== 'data' || planId === undefined || costKobo <= 0) return;
     const key = `${planId}:${upstream}`;
-    if (lastSet.get(key) === costKobo) return;
+    if (writing.get(key) === costKobo) return;
     const plan = await deps.store.catalog.getPlan(planId);
-    if (plan === null || planCostAt(plan, upstream) === costKobo) {
-      lastSet.set(key, costKobo);
-      return;
-    }
-    lastSet.set(key, costKobo);
+    if (plan === null || planCostAt(plan, upstream) === costKobo || writing.get(key) === costKobo) return;
+    writing.set(key, costKobo);
     try {
       await deps.setPlanCost(
         planId,
@@ -61,9 +58,8 @@ export function createCostObserver(deps: {
         { actor: 'system', note: `cost observed in the answer to purchase ${tx.reference}` },
         'observed',
       );
-    } catch (error) {
-      lastSet.delete(key);
-      throw error;
+    } finally {
+      if (writing.get(key) === costKobo) writing.delete(key);
     }
     deps.log('catalog.cost_observed', {
       reference: tx.reference,

@@ -255,7 +255,7 @@ function findByIdent(json: unknown, reference: string): Record<string, unknown> 
  * data balance (`payment_medium` such as "MTN SME2 DATA BALANCE", whose balances are not
  * naira), so a record naming any other medium gives no cost. Nothing positive, no cost.
  */
-function portedNumberCost(record: Record<string, unknown>): Kobo | undefined {
+export function portedNumberCost(record: Record<string, unknown>): Kobo | undefined {
   const paid = nairaCostToKobo(record['paid_amount']);
   if (paid !== undefined) return paid;
   const medium = record['payment_medium'];

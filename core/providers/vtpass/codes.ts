@@ -389,7 +389,7 @@ export function codeMeaning(code: string): string | undefined {
  * convenience fee. `total_amount` is read first; without it, `amount` less the commission;
  * with neither, no cost is claimed (the operator sees none rather than a guess).
  */
-function vtpassCost(body: Record<string, unknown>): Kobo | undefined {
+export function vtpassCost(body: Record<string, unknown>): Kobo | undefined {
   const transaction = asObject(asObject(body['content'])?.['transactions']);
   if (transaction === undefined) return undefined;
   const total = nairaCostToKobo(transaction['total_amount']);

@@ -12,6 +12,7 @@ import * as assert from 'uvu/assert';
 import { kobo } from '../../core/domain/money.js';
 import { type CoreMetrics, createCoreMetrics } from '../../core/metrics.js';
 import { createProviders, type ProvidersConfig } from '../../core/providers/index.js';
+import { runAgainst, runJson } from '../cli/run.js';
 import { startCore, type TestCore } from '../helpers/core.js';
 import { type FakePortedNumber, startFakePortedNumber } from '../helpers/fake-ported-number.js';
 import { type FakeVtpass, startFakeVtpass } from '../helpers/fake-vtpass.js';
@@ -136,6 +137,9 @@ test('VTpass delivers: the attempt carries what VTpass charged (the face value l
     const reference = reply.json.reference as string;
     // N250 less the fake's 3% airtime commission (its total_amount): N242.50.
     assert.equal(await attemptsSeen(stack, reference), [['vtpass', 'delivered', 24_250n]]);
+    const cli = await runJson(stack.core, ['routes', 'attempts', reference]);
+    assert.is((cli.json['attempts'] as { cost_naira: string | null }[])[0]?.cost_naira, '242.50', 'the CLI shows it');
+    assert.match((await runAgainst(stack.core, ['routes', 'attempts', reference])).stdout, /COST[\s\S]*242\.50/);
     assert.not.match(reply.text, /cost|upstream|vtpass/i, 'partners never see the cost or the upstream');
     assert.is(
       await sampleOf(stack, 'prepaid_core_upstream_purchases_total', {

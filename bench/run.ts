@@ -55,6 +55,17 @@ const ONLY = (process.env['BENCH_ONLY'] ?? '')
 
 const HOP_CEILING = 'baseline: one hop, grpc-js client';
 const ECHO_CEILING = 'baseline: bare gRPC echo';
+/**
+ * Airtime with failover (issue 27): the first upstream of the route refuses every connection
+ * (a declared ported-number instance on a closed loopback port), the second (a declared
+ * sandbox instance) delivers. Its purchases per second are compared with plain airtime of the
+ * same run: at least FAILOVER_MIN_SHARE (a target: reported, failing only with BENCH_STRICT=1).
+ * The first upstream's circuit opens after a few refusals, so most purchases skip it, as in
+ * production; each half-open probe is refused again and moves on.
+ */
+const FAILOVER_SCENARIO = 'scenario: airtime with failover';
+const FAILOVER_MIN_SHARE = 0.8;
+
 /** Each measurement's ceiling, for its ratio. */
 const CEILINGS: Record<string, string> = {
   'baseline: one hop, connect client': HOP_CEILING,
@@ -76,6 +87,8 @@ function selected(name: string): boolean {
   const asked = (n: string) => ONLY.some((part) => n.includes(part));
   // The webhooks scenario is judged against airtime without webhooks, in the same run.
   if (name === 'scenario: airtime' && asked(WEBHOOKS_SCENARIO)) return true;
+  // So is the failover scenario.
+  if (name === 'scenario: airtime' && asked(FAILOVER_SCENARIO)) return true;
   return asked(name) || Object.entries(CEILINGS).some(([n, ceiling]) => ceiling === name && asked(n));
 }
 
@@ -387,11 +400,78 @@ async function slowUpstream(): Promise<void> {
   }
 }
 
+/** A counter's sum over every label set, read from the core's metrics listener. */
+async function counterSum(metricsPort: number, name: string): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith(`${name}{`))
+    .reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0);
+}
+
+/** Airtime through a route whose first upstream refuses every connection (FAILOVER_SCENARIO). */
+async function airtimeWithFailover(): Promise<void> {
+  if (!selected(FAILOVER_SCENARIO)) return;
+  console.error('the service with a route whose first upstream refuses every connection');
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'prepaid-bench-failover-'));
+  const metricsPort = await freePort();
+  // A port that was free a moment ago and that nothing listens on: connections are refused.
+  const closedPort = await freePort();
+  const { service, port, corePort } = await startService(dataDir, {
+    CORE_METRICS_PORT: String(metricsPort),
+    UPSTREAMS: 'dead,backup',
+    UPSTREAM_DEAD_KIND: 'ported-number',
+    UPSTREAM_DEAD_BASE_URL: `http://127.0.0.1:${closedPort}/api/`,
+    UPSTREAM_DEAD_TOKEN: 'bench-token-never-sent',
+    UPSTREAM_BACKUP_KIND: 'sandbox',
+    PROVIDER_AIRTIME: 'dead,backup',
+  });
+  try {
+    const coreUrl = `http://127.0.0.1:${corePort}`;
+    const admin = createClient(
+      AdminService,
+      createGrpcTransport({ baseUrl: coreUrl, interceptors: [bearer(readTokenFile(dataDir, ADMIN_TOKEN_FILE)!)] }),
+    );
+    const created = await admin.createAccount({ name: 'Bench Failover', tierId: 'api' });
+    await admin.creditWallet({
+      accountId: created.account!.accountId,
+      amountKobo: 10_000_000_000n,
+      memo: 'bench funding',
+    });
+    const headers = {
+      'X-Public-Key': created.issuedKey!.publicKey,
+      'X-Secret-Key': created.issuedKey!.secretKey,
+      'Content-Type': 'application/json',
+    };
+    const body = JSON.stringify({ network: 'mtn', phone: '08031234567', amount: 100 });
+    record(
+      FAILOVER_SCENARIO,
+      await http(port, [{ method: 'POST', path: '/api/v1?action=airtime', headers, body }], { cpuPid: service.pid! }),
+    );
+    const failovers = await counterSum(metricsPort, 'prepaid_core_upstream_failovers_total');
+    const skips = await counterSum(metricsPort, 'prepaid_core_upstream_skips_total');
+    if (failovers === 0) throw new Error('airtime with failover: no purchase moved on from the refusing upstream');
+    console.error(`  failover: ${failovers} purchases moved on from the refusing upstream, ${skips} skipped it`);
+    const check = await admin.checkLedger({});
+    if (check.violationCount !== 0n)
+      throw new Error(`ledger check after the failover run: ${check.violationCount} violations`);
+  } finally {
+    await stop(service);
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
 /** The targets of issue 29 that are ratios of this run's own figures. */
 function ratioTargets(): void {
   const ratioOf = (name: string) => results[name]?.ratio;
   const share = (a: string, b: string) =>
     results[a] && results[b] ? results[a]!.requestsPerSecond / results[b]!.requestsPerSecond : undefined;
+  const failover = share(FAILOVER_SCENARIO, 'scenario: airtime');
+  if (failover !== undefined)
+    target(
+      failover >= FAILOVER_MIN_SHARE,
+      `airtime with failover at ${(failover * 100).toFixed(0)}% of plain airtime (at least ${FAILOVER_MIN_SHARE * 100}%)`,
+    );
   const airtime = ratioOf('scenario: airtime');
   if (airtime !== undefined)
     target(airtime >= 0.6, `airtime at ${(airtime * 100).toFixed(0)}% of the one-hop grpc-js ceiling (at least 60%)`);
@@ -428,6 +508,7 @@ execFileSync(process.execPath, ['bin/build.js'], { stdio: 'inherit' });
 await baselines();
 await scenarios();
 await slowUpstream();
+await airtimeWithFailover();
 ratioTargets();
 const scaleResults: ScaleFigures[] = SCALE_SIZES.length > 0 ? await scale(SCALE_SIZES) : [];
 if (Object.keys(results).length === 0 && scaleResults.length === 0) {

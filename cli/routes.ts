@@ -3,9 +3,10 @@
  * change the route table in the store (audited, actor `cli`); `attempts` shows which upstream
  * got each call of one purchase. The core checks every name; nothing here decides.
  */
+import { formatNaira } from '../core/domain/money.js';
 import { Product } from '../gen/prepaid/v1/types_pb.js';
 import { type CommandGroup, UsageError } from './command.js';
-import { columns, isoTime, productName } from './format.js';
+import { columns, isoTime, kobo, productName } from './format.js';
 
 /** The options that narrow a route, shared by set and clear. */
 const KEY_OPTIONS = {
@@ -137,6 +138,8 @@ export const routesGroup: CommandGroup = {
               upstream: a.upstream,
               outcome: a.outcome || null,
               evidence: a.evidence || null,
+              // What the upstream said it charged, in Naira; null where it did not say.
+              cost_naira: a.costKobo > 0n ? formatNaira(kobo(a.costKobo)) : null,
               started_at: isoTime(a.startedAt),
             })),
           },
@@ -144,12 +147,13 @@ export const routesGroup: CommandGroup = {
             attempts.length === 0
               ? [`${reference}: no upstream recorded (a test purchase, or one made before upstreams were recorded).`]
               : columns([
-                  ['#', 'UPSTREAM', 'OUTCOME', 'EVIDENCE', 'STARTED'],
+                  ['#', 'UPSTREAM', 'OUTCOME', 'EVIDENCE', 'COST', 'STARTED'],
                   ...attempts.map((a) => [
                     String(a.seq),
                     a.upstream,
                     a.outcome || 'calling',
                     a.evidence || '-',
+                    a.costKobo > 0n ? formatNaira(kobo(a.costKobo)) : '-',
                     isoTime(a.startedAt) ?? '-',
                   ]),
                 ]),

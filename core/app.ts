@@ -52,6 +52,7 @@ import { dataNetworkOfServiceId } from './providers/vtpass/services.js';
 import { createCallbackService } from './purchases/callbacks.js';
 import { createFloatPoller, type FloatPoller } from './purchases/float-poller.js';
 import type { PurchaseDeps } from './purchases/flow.js';
+import { createCostObserver, type SetPlanCost } from './purchases/observed-costs.js';
 import { createPendingList } from './purchases/pending-list.js';
 import { Background } from './purchases/receipts.js';
 import { createRecoveryWorker, type RecoveryWorker } from './purchases/recovery.js';
@@ -165,6 +166,8 @@ export interface Core {
   deliveries: DeliveryWorker;
   /** Key uses noted in memory; written in the background, and by shutdown(). */
   keyUses: KeyUseRecorder;
+  /** Work after a purchase's answer (receipts, observed costs); shutdown() waits for it, and so may a test. */
+  background: Pick<Background, 'drain'>;
   /** The mail queue; null without SMTP_URL. */
   mailer: Mailer | null;
   /** The low-balance alerts by mail; started by core/main.ts like the recovery worker. */
@@ -188,12 +191,32 @@ export interface Core {
   forceShutdown(): void;
 }
 
-/** Routing and health over the configured upstreams; circuit changes are logged. */
-function createSupplyDeps(supply: Supply, store: Store, log: Logger, clock: () => Date): SupplyDeps {
+/**
+ * Routing and health over the configured upstreams; circuit changes are logged and, like the
+ * rest of supply, counted; what an upstream charged is kept after delivery (observed-costs.ts).
+ */
+function createSupplyDeps(
+  supply: Supply,
+  store: Store,
+  deps: { log: Logger; clock: () => Date; metrics: CoreMetrics | undefined; setPlanCost: SetPlanCost },
+): SupplyDeps {
+  const { log, clock } = deps;
+  const observer = deps.metrics?.supply;
   const health = createUpstreamHealth({
-    onCircuit: (upstream, state) => log('upstream.circuit', { upstream, state }),
+    onCircuit: (upstream, state) => {
+      log('upstream.circuit', { upstream, state });
+      observer?.circuit(upstream, state);
+    },
   });
-  return { router: createRouter({ supply, store, health, clock }), health };
+  // Every upstream's circuit is a series from the start, closed.
+  for (const name of supply.upstreams.keys()) observer?.circuit(name, 'closed');
+  const costs = createCostObserver({ store, setPlanCost: deps.setPlanCost, clock, log });
+  return {
+    router: createRouter({ supply, store, health, clock }),
+    health,
+    costs,
+    ...(observer === undefined ? {} : { observer }),
+  };
 }
 
 export function createCore(deps: CoreDeps): Core {
@@ -215,7 +238,16 @@ export function createCore(deps: CoreDeps): Core {
   deps.metrics?.watchPending(() => deps.store.transactions.pendingSummary(), clock);
   const supply =
     deps.supply === undefined || deps.metrics === undefined ? deps.supply : instrumentSupply(deps.supply, deps.metrics);
-  const supplyDeps = supply === undefined ? undefined : createSupplyDeps(supply, store, deps.log, clock);
+  const supplyDeps =
+    supply === undefined
+      ? undefined
+      : createSupplyDeps(supply, store, {
+          log: deps.log,
+          clock,
+          metrics: deps.metrics,
+          // The catalogue is built below; a cost is only ever observed after a purchase.
+          setPlanCost: (...args) => catalog.setPlanCost(...args),
+        });
   const purchaseDeps = {
     store,
     providers: { live: providers, test: testProviders },
@@ -355,6 +387,7 @@ export function createCore(deps: CoreDeps): Core {
           intervalMs: deps.floatPollMs ?? DEFAULT_FLOAT_POLL_MS,
           clock,
           log: deps.log,
+          observer: deps.metrics?.supply,
         });
   const fundingSweeper = createFundingSweeper({
     funding,
@@ -379,6 +412,7 @@ export function createCore(deps: CoreDeps): Core {
     funding,
     fundingSweeper,
     floatPoller,
+    background,
     deliveries,
     keyUses,
     mailer,

@@ -15,6 +15,13 @@
  *   prepaid_core_webhook_undelivered_events                          events waiting for delivery (read at scrape time)
  *   prepaid_core_webhook_oldest_undelivered_age_seconds              age of the oldest of them (0 when none)
  *   prepaid_core_sales_below_cost_total{product,upstream,mode}       sales refused by the margin guard
+ *   prepaid_core_upstream_purchases_total{upstream,product,outcome}  live purchase calls per upstream (below)
+ *   prepaid_core_upstream_failovers_total{from,to,reason}            moves to the next upstream on proven non-delivery
+ *   prepaid_core_upstream_skips_total{upstream,reason}               upstreams a route left out: circuit_open, float_low, not_sold, not_configured
+ *   prepaid_core_upstream_circuit_state{upstream}                    0 closed, 1 half-open, 2 open (this core's breaker)
+ *   prepaid_core_upstream_float_naira{upstream}                      our wallet at the upstream, last reading
+ *   prepaid_core_upstream_float_alert_naira{upstream}                its alert threshold (0: none)
+ *   prepaid_core_upstream_float_low_total{upstream}                  readings under the alert
  *
  * `state` counts each purchase when it is answered pending (202) and each time the store
  * records a final state, whoever records it (the purchase itself, the recovery worker, a
@@ -24,6 +31,8 @@
  * counts as live sales or as the sandbox-routed live families' calls.
  * Provider `outcome` is delivered, failed, reversed, unknown (pending), or error (the call
  * threw or timed out); `operation` is purchase, query (requery), verify or notify.
+ * An upstream purchase's `outcome` is what its attempt records: delivered, failed, pending, or
+ * not_delivered (proven non-delivery; the purchase moved on, counted again at the next one).
  *
  * Nothing here is on the request path but counter increments and histogram observations:
  * the series are made once, with the core, and the pending gauges are read from the store
@@ -43,6 +52,8 @@ import type { FundingObserver } from './funding/service.js';
 import type { ProductProvider, Providers } from './providers/port.js';
 import type { Supply, Upstream } from './providers/supply.js';
 import type { PurchaseObserver } from './purchases/flow.js';
+import type { SupplyObserver } from './purchases/upstream-calls.js';
+import type { CircuitState } from './purchases/upstream-health.js';
 import type { UndeliveredSummary } from './store/event-port.js';
 import type { Store, WalletStore } from './store/port.js';
 
@@ -81,6 +92,8 @@ export interface CoreMetrics {
   watchUnmatched(count: () => Promise<number>): void;
   /** Counts a sale the margin guard refused: its price was below the upstream's cost. */
   belowCost(product: ProductName, upstream: string, mode: Mode): void;
+  /** Supply by upstream: attempts, failovers, skips, circuits, floats (core/purchases/upstream-calls.ts). */
+  readonly supply: SupplyObserver;
 }
 
 /** Provider latency buckets in seconds: upstreams answer in 0.1 to 5 s; 15 s is the default timeout. */
@@ -187,6 +200,7 @@ export function createCoreMetrics(options: { defaultMetrics?: boolean } = {}): C
   );
 
   const webhooks = webhookSeries(registers);
+  const supply = supplySeries(registers);
   const funding = fundingSeries(registers);
   const belowCost = new Counter({
     name: 'prepaid_core_sales_below_cost_total',
@@ -217,6 +231,67 @@ export function createCoreMetrics(options: { defaultMetrics?: boolean } = {}): C
     funding: funding.observer,
     watchUnmatched: (count) => funding.watch(count),
     belowCost: (product, upstream, mode) => belowCost.inc({ product, upstream, mode }),
+    supply,
+  };
+}
+
+/** The value of each circuit state in prepaid_core_upstream_circuit_state. */
+const CIRCUIT_VALUES: Readonly<Record<CircuitState, number>> = { closed: 0, half_open: 1, open: 2 };
+
+/** Supply by upstream (issue 27): what routing, the circuit breakers and the float poller decide. */
+function supplySeries(registers: Registry[]): SupplyObserver {
+  const purchases = new Counter({
+    name: 'prepaid_core_upstream_purchases_total',
+    help: 'Live purchase calls by upstream, product and outcome: delivered, failed, pending, not_delivered (proven; moved to the next upstream).',
+    labelNames: ['upstream', 'product', 'outcome'] as const,
+    registers,
+  });
+  const failovers = new Counter({
+    name: 'prepaid_core_upstream_failovers_total',
+    help: 'Purchases moved to the next upstream on proven non-delivery, by from, to and reason (refused, dns, tls, code_091, http_401...).',
+    labelNames: ['from', 'to', 'reason'] as const,
+    registers,
+  });
+  const skips = new Counter({
+    name: 'prepaid_core_upstream_skips_total',
+    help: 'Upstreams a route left out of a purchase, by upstream and reason: circuit_open, float_low, not_sold, not_configured.',
+    labelNames: ['upstream', 'reason'] as const,
+    registers,
+  });
+  const circuits = new Gauge({
+    name: 'prepaid_core_upstream_circuit_state',
+    help: "This core's circuit breaker per upstream: 0 closed, 1 half-open, 2 open.",
+    labelNames: ['upstream'] as const,
+    registers,
+  });
+  const floats = new Gauge({
+    name: 'prepaid_core_upstream_float_naira',
+    help: 'Our wallet at the upstream in Naira, as last read (upstreams with a balance call only).',
+    labelNames: ['upstream'] as const,
+    registers,
+  });
+  const alerts = new Gauge({
+    name: 'prepaid_core_upstream_float_alert_naira',
+    help: "The upstream's float alert in Naira (npx prepaid upstreams set-float-alert); 0 when none is set.",
+    labelNames: ['upstream'] as const,
+    registers,
+  });
+  const low = new Counter({
+    name: 'prepaid_core_upstream_float_low_total',
+    help: 'Float readings under the upstream float alert, by upstream (each also logged as upstream.float_low).',
+    labelNames: ['upstream'] as const,
+    registers,
+  });
+  return {
+    attempt: (upstream, product, outcome) => purchases.inc({ upstream, product, outcome }),
+    failover: (from, to, reason) => failovers.inc({ from, to, reason }),
+    skipped: (upstream, reason) => skips.inc({ upstream, reason }),
+    circuit: (upstream, state) => circuits.set({ upstream }, CIRCUIT_VALUES[state]),
+    float(upstream, floatKobo, alertKobo) {
+      floats.set({ upstream }, floatKobo / 100);
+      alerts.set({ upstream }, (alertKobo ?? 0) / 100);
+      if (alertKobo !== null && floatKobo < alertKobo) low.inc({ upstream });
+    },
   };
 }
 

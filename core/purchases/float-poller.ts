@@ -7,6 +7,7 @@
 import { createPeriodicRunner, type PeriodicRunner } from '../../runtime/periodic.js';
 import { formatNaira } from '../domain/money.js';
 import type { Router } from './routing.js';
+import type { SupplyObserver } from './upstream-calls.js';
 import type { UpstreamHealth } from './upstream-health.js';
 
 /** One balance call may take this long; a slow answer is no reading, never a wrong one. */
@@ -21,6 +22,8 @@ export function createFloatPoller(deps: {
   intervalMs: number;
   clock: () => Date;
   log: (event: string, fields: Record<string, unknown>) => void;
+  /** Told each reading, for the float metrics. */
+  observer?: Pick<SupplyObserver, 'float'> | undefined;
 }): FloatPoller {
   async function pass(): Promise<void> {
     const settings = await deps.router.settings();
@@ -30,6 +33,7 @@ export function createFloatPoller(deps: {
         const floatKobo = await upstream.balance(AbortSignal.timeout(BALANCE_TIMEOUT_MS));
         deps.health.setFloat(upstream.name, floatKobo, deps.clock());
         const alert = settings.get(upstream.name)?.floatAlertKobo ?? null;
+        deps.observer?.float(upstream.name, floatKobo, alert);
         if (alert !== null && floatKobo < alert) {
           deps.log('upstream.float_low', {
             upstream: upstream.name,

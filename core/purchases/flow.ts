@@ -193,7 +193,7 @@ async function purchaseAtFamilyProvider(deps: PurchaseDeps, tx: TransactionRecor
  * turns a refunded failure into its PROVIDER_FAILED answer.
  */
 export async function applyOutcome(
-  deps: Pick<PurchaseDeps, 'store' | 'providers' | 'clock' | 'background' | 'log' | 'observer'>,
+  deps: Pick<PurchaseDeps, 'store' | 'providers' | 'clock' | 'background' | 'log' | 'observer' | 'supply'>,
   tx: TransactionRecord,
   outcome: ProviderOutcome,
   attemptsSoFar: number,
@@ -203,7 +203,13 @@ export async function applyOutcome(
   if (outcome.kind === 'delivered') {
     const settled = await deps.store.wallet.settle(tx.reference, outcome.result, at);
     if (!settled) throw new DomainError('INTERNAL', `Transaction ${tx.reference} vanished while settling.`);
-    if (settled.changed) sendReceipt(deps, settled.transaction);
+    if (settled.changed) {
+      sendReceipt(deps, settled.transaction);
+      // What the upstream charged, for the operator and the plan's cost: after the answer, best-effort.
+      const costs = deps.supply?.costs;
+      if (costs !== undefined && tx.mode === 'live')
+        deps.background.run(() => costs.delivered(settled.transaction, outcome.costKobo));
+    }
     return settled.transaction;
   }
   // A reversal of a purchase that never settled is a failure like any other: nothing stays

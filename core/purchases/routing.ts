@@ -28,7 +28,7 @@ interface RouteQuery {
 }
 
 /** Why an upstream of the route was left out of a purchase's candidates. */
-type SkipReason = 'not_sold' | 'circuit_open' | 'float_low' | 'not_configured';
+export type SkipReason = 'not_sold' | 'circuit_open' | 'float_low' | 'not_configured';
 
 interface RoutingDecision {
   /** The upstreams to try, in order. */

@@ -7,13 +7,16 @@
  * one that could have delivered the purchase, and its re-queries, callbacks and reversals go
  * there (providerFor), whatever the routes say later.
  */
-import type { TransactionRecord } from '../domain/records.js';
+import type { Kobo } from '../domain/money.js';
+import type { ProductName } from '../domain/products.js';
+import type { TransactionRecord, UpstreamAttemptOutcome } from '../domain/records.js';
 import type { CallEvidence } from '../providers/failover.js';
 import type { ProductProvider, ProviderOutcome, ProviderRequest, Providers } from '../providers/port.js';
 import type { Upstream } from '../providers/supply.js';
 import type { Store } from '../store/port.js';
-import type { Router } from './routing.js';
-import type { CallHealth, UpstreamHealth } from './upstream-health.js';
+import type { CostObserver } from './observed-costs.js';
+import type { Router, SkipReason } from './routing.js';
+import type { CallHealth, CircuitState, UpstreamHealth } from './upstream-health.js';
 
 /**
  * Runs a provider call with a deadline. A timeout, a thrown error or anything else that is
@@ -34,12 +37,29 @@ export async function callProvider(
   }
 }
 
+/**
+ * Hears what supply decides, for the metrics (core/metrics.ts): each attempt's outcome, each
+ * move to the next upstream and why, each upstream a route skipped, each circuit change and
+ * each float reading.
+ */
+export interface SupplyObserver {
+  attempt(upstream: string, product: ProductName, outcome: UpstreamAttemptOutcome): void;
+  /** `reason`: a short, bounded word for the proof (`refused`, `code_091`, `http_401`...). */
+  failover(from: string, to: string, reason: string): void;
+  skipped(upstream: string, reason: SkipReason): void;
+  circuit(upstream: string, state: CircuitState): void;
+  float(upstream: string, floatKobo: Kobo, alertKobo: Kobo | null): void;
+}
+
 /** What routing needs beside the flow's own dependencies. */
 export interface SupplyDeps {
   router: Router;
   health: UpstreamHealth;
   /** The data plan's type for routes by plan type; "" when the catalogue has none. */
   planTypeOf?: (planId: number) => Promise<string>;
+  /** Keeps what the upstream charged once a purchase is delivered (observed-costs.ts). */
+  costs?: CostObserver;
+  observer?: SupplyObserver;
 }
 
 /** Everything a routed purchase uses of the flow's dependencies. */
@@ -60,6 +80,23 @@ function describeEvidence(evidence: CallEvidence | undefined): string | null {
   return [`http ${evidence.httpStatus}`, evidence.code && `code ${evidence.code}`, evidence.status]
     .filter((part) => part)
     .join(', ');
+}
+
+/** The proof of a failover as a metric label: a few words at most, never free text. */
+function failoverReason(evidence: CallEvidence | undefined): string {
+  if (evidence === undefined) return 'unknown';
+  const word =
+    evidence.kind !== 'answer'
+      ? evidence.cause
+      : evidence.code !== null
+        ? `code_${evidence.code}`
+        : evidence.status !== null
+          ? `status_${evidence.status}`
+          : `http_${evidence.httpStatus}`;
+  return word
+    .toLowerCase()
+    .replace(/[^a-z0-9_]/g, '_')
+    .slice(0, 40);
 }
 
 /** What one call says about the upstream's health (the circuit breaker's input). */
@@ -97,8 +134,10 @@ export async function purchaseAtUpstreams(
     service: tx.service,
     route: decision.route.join(','),
     candidates: decision.candidates.map((u) => u.name).join(','),
+    chosen: decision.candidates[0]?.name ?? null,
     skipped: decision.skipped.map((s) => `${s.upstream}:${s.reason}`).join(','),
   });
+  for (const skip of decision.skipped) deps.supply.observer?.skipped(skip.upstream, skip.reason);
   if (decision.candidates.length === 0) {
     // Nothing was sent anywhere, so nothing can have been delivered: a plain refusal, refunded.
     return { kind: 'failed', reason: `No upstream sells this ${tx.product} purchase now.` };
@@ -138,6 +177,8 @@ export async function purchaseAtUpstreams(
         costKobo: null,
         at: deps.clock(),
       });
+      deps.supply.observer?.attempt(upstream.name, tx.product, 'not_delivered');
+      deps.supply.observer?.failover(upstream.name, next.name, failoverReason(evidence));
       deps.log('purchase.failover', {
         reference: tx.reference,
         product: tx.product,
@@ -147,6 +188,7 @@ export async function purchaseAtUpstreams(
       });
       continue;
     }
+    deps.supply.observer?.attempt(upstream.name, tx.product, recordedOutcome(outcome));
     await deps.store.supply.endAttempt(tx.reference, seq, {
       outcome: recordedOutcome(outcome),
       evidence: describeEvidence(evidence),

@@ -512,6 +512,12 @@ export interface SupplyStore {
     seq: number,
     end: Pick<UpstreamAttemptRecord, 'outcome' | 'evidence' | 'costKobo'> & { at: Date },
   ): Promise<void>;
+  /**
+   * An attempt whose answer was not certain (pending, or never recorded) that a re-query or a
+   * callback later found delivered: marks it delivered with the cost the upstream stated (null:
+   * none). An attempt with any other outcome is left as it is; true when it changed.
+   */
+  deliveredLater(reference: string, seq: number, costKobo: Kobo | null, at: Date): Promise<boolean>;
   /** A purchase's attempts, in order; none for a purchase made before upstreams were recorded. */
   attemptsOf(reference: string): Promise<UpstreamAttemptRecord[]>;
   /** Attempts started in [from, to), oldest first, at most `limit`. */

@@ -14,6 +14,7 @@ import { createGrpcTransport } from '@connectrpc/connect-node';
 import { type Core, createCore, type FundingConfig, type WebhookDeps } from '../../core/app.js';
 import { API_TIER_ID } from '../../core/catalog/defaults.js';
 import type { MailSettings } from '../../core/mail/smtp.js';
+import type { CoreMetrics } from '../../core/metrics.js';
 import type { Providers } from '../../core/providers/port.js';
 import { createSandbox, type Sandbox } from '../../core/providers/sandbox/index.js';
 import type { Supply } from '../../core/providers/supply.js';
@@ -80,6 +81,8 @@ export async function startCore(
     cliMoneyMoves?: 'direct' | 'proposals';
     /** SMTP_URL and MAIL_FROM as the core reads them (nothing is mailed by default). */
     mail?: MailSettings;
+    /** The core's Prometheus series, to read them in the test. */
+    metrics?: CoreMetrics;
   } = {},
 ): Promise<TestCore> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'prepaid-core-'));
@@ -106,6 +109,7 @@ export async function startCore(
     ...(options.funding === undefined ? {} : { funding: options.funding }),
     ...(options.cliMoneyMoves === undefined ? {} : { cliMoneyMoves: options.cliMoneyMoves }),
     ...(options.mail === undefined ? {} : { mail: options.mail }),
+    ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
   });
   await core.seed();
   if (options.webhooks !== undefined) core.deliveries.start();

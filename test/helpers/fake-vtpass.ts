@@ -67,6 +67,19 @@ interface FakeTransaction {
   transactionId: string;
 }
 
+/**
+ * Our commission rate at the fake VTpass, percent of the face value: VTpass pays a few
+ * percent on airtime and data and about one on bills (the real rates vary by product).
+ */
+function commissionRate(tx: FakeTransaction): number {
+  return /-data$|^(mtn|glo|airtel|etisalat)$/.test(tx.serviceID) ? 3 : 1;
+}
+
+/** Our commission on one transaction, in naira to the kobo. */
+function commissionOf(tx: FakeTransaction): number {
+  return Math.round(Number(tx.body['amount']) * commissionRate(tx)) / 100;
+}
+
 /** One plan as service-variations lists it. */
 export interface FakeVariation {
   variation_code: string;
@@ -281,8 +294,15 @@ export async function startFakeVtpass(): Promise<FakeVtpass> {
       unit_price: tx.body['amount'],
       quantity: 1,
       channel: 'api',
-      commission: 1,
-      total_amount: tx.body['amount'],
+      // Our commission, and what our VTpass wallet paid: the face value less the commission.
+      commission: commissionOf(tx),
+      commission_details: {
+        amount: commissionOf(tx),
+        rate: commissionRate(tx).toFixed(2),
+        rate_type: 'percent',
+        computation_type: 'default',
+      },
+      total_amount: Math.round((Number(tx.body['amount']) - commissionOf(tx)) * 100) / 100,
       type: tx.serviceID,
       transactionId: tx.transactionId,
     });

@@ -47,6 +47,14 @@ const CORE_SERIES = [
   'prepaid_core_provider_call_duration_seconds',
   'prepaid_core_provider_calls_total',
   'prepaid_core_wallet_operation_duration_seconds',
+  // Supply by upstream (issue 27): declared from the start, whatever the routes.
+  'prepaid_core_upstream_purchases_total',
+  'prepaid_core_upstream_failovers_total',
+  'prepaid_core_upstream_skips_total',
+  'prepaid_core_upstream_circuit_state',
+  'prepaid_core_upstream_float_naira',
+  'prepaid_core_upstream_float_alert_naira',
+  'prepaid_core_upstream_float_low_total',
   'nodejs_eventloop_lag_seconds',
 ];
 

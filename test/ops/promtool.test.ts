@@ -35,6 +35,13 @@ async function everySeries(): Promise<[string, string]> {
   for (const operation of ['reserve', 'settle', 'refund', 'reverse', 'credit'] as const)
     core.walletOperation(operation, 0.001);
   core.watchPending(async () => ({ count: 1, needsAttentionCount: 0, oldestCreatedAt: new Date(0) }));
+  for (const outcome of ['delivered', 'failed', 'pending', 'not_delivered'] as const)
+    core.supply.attempt('vtpass', 'airtime', outcome);
+  core.supply.failover('datahub', 'vtpass', 'refused');
+  for (const reason of ['circuit_open', 'float_low', 'not_sold', 'not_configured'] as const)
+    core.supply.skipped('datahub', reason);
+  core.supply.circuit('datahub', 'half_open');
+  core.supply.float('datahub', kobo(1_000_00), kobo(5_000_00));
   const gateway = createGatewayMetrics({ defaultMetrics: true });
   return [await core.registry.metrics(), await gateway.registry.metrics()];
 }

@@ -14,6 +14,7 @@
  *   an HTML page (IP not whitelisted), an answer about another RequestID, anything else.
  *   An ORDER_ERROR on a query describes the query, not the order, so it is unknown there.
  */
+import { nairaCostToKobo } from '../naira-text.js';
 import type { ProviderOutcome } from '../port.js';
 import { asObject } from '../vtpass/codes.js';
 import type { HttpAnswer } from '../vtpass/http.js';
@@ -47,9 +48,13 @@ export function classifyClubkonnect(call: ClubkonnectCall, answer: HttpAnswer, r
   const label = `${code ?? '-'} ${status ?? '-'}`;
   if (code === '200' && status === 'ORDER_COMPLETED') {
     const orderId = body['orderid'] ?? body['transactionid'];
+    // `amountcharged`: what our ClubKonnect wallet paid, after its discount (facts: the query
+    // answer; unsure like every ClubKonnect fact). Read on any completed answer that carries it.
+    const costKobo = nairaCostToKobo(body['amountcharged']);
     return {
       kind: 'delivered',
       result: typeof orderId === 'string' || typeof orderId === 'number' ? { providerReference: String(orderId) } : {},
+      ...(costKobo === undefined ? {} : { costKobo }),
     };
   }
   const orderError = code === null ? status !== null && ORDER_ERROR_NAMES.has(status) : /^4\d\d$/.test(code);

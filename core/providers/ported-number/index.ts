@@ -19,10 +19,10 @@
  * Not routed yet; electricity and cable (`/api/billpayment/`, `/api/cablesub/`) are not
  * implemented.
  */
-import type { Kobo } from '../../domain/money.js';
+import { type Kobo, kobo } from '../../domain/money.js';
 import type { Network } from '../../domain/products.js';
 import { evidenceOf } from '../failover.js';
-import { nairaTextToKobo } from '../naira-text.js';
+import { nairaCostToKobo, nairaTextToKobo } from '../naira-text.js';
 import type { PlanSource, ProductProvider, ProviderOutcome, ProviderRequest, UpstreamPlan } from '../port.js';
 import { asObject } from '../vtpass/codes.js';
 import { exchange, type Fetch, type HttpAnswer } from '../vtpass/http.js';
@@ -216,11 +216,14 @@ function readRecord(record: Record<string, unknown>, call: 'purchase' | 'query')
   const status = typeof record['Status'] === 'string' ? record['Status'].trim().toLowerCase() : undefined;
   const id = record['id'];
   switch (status) {
-    case 'successful':
+    case 'successful': {
+      const costKobo = portedNumberCost(record);
       return {
         kind: 'delivered',
         result: typeof id === 'number' || typeof id === 'string' ? { providerReference: String(id) } : {},
+        ...(costKobo === undefined ? {} : { costKobo }),
       };
+    }
     case 'failed':
       return {
         kind: 'failed',
@@ -242,4 +245,24 @@ function findByIdent(json: unknown, reference: string): Record<string, unknown> 
   const results = asObject(json)?.['results'];
   if (!Array.isArray(results)) return undefined;
   return results.map(asObject).find((entry) => entry?.['ident'] === reference);
+}
+
+/**
+ * What the site charged our wallet for a successful purchase record (facts file): an airtime
+ * record's `paid_amount` (after the site's discount); otherwise the fall of our balance,
+ * `balance_before` less `balance_after`. The balance fall is (unsure) as a cost: it is naira
+ * only when the purchase was paid from the main wallet, and Gladtidings pays some data from a
+ * data balance (`payment_medium` such as "MTN SME2 DATA BALANCE", whose balances are not
+ * naira), so a record naming any other medium gives no cost. Nothing positive, no cost.
+ */
+export function portedNumberCost(record: Record<string, unknown>): Kobo | undefined {
+  const paid = nairaCostToKobo(record['paid_amount']);
+  if (paid !== undefined) return paid;
+  const medium = record['payment_medium'];
+  if (medium !== undefined && medium !== null && String(medium).trim().toUpperCase() !== 'MAIN WALLET')
+    return undefined;
+  const before = nairaCostToKobo(record['balance_before']);
+  const after = nairaCostToKobo(record['balance_after']);
+  if (before === undefined || after === undefined || before <= after) return undefined;
+  return kobo(before - after);
 }

@@ -13,7 +13,9 @@
  * on a requery says nothing about whether the purchase was delivered, so on a requery only
  * the codes that describe a transaction are believed.
  */
+import { type Kobo, kobo } from '../../domain/money.js';
 import type { DeliveryResult } from '../../domain/products.js';
+import { nairaCostToKobo } from '../naira-text.js';
 import type { ProviderOutcome } from '../port.js';
 import type { HttpAnswer } from './http.js';
 
@@ -316,8 +318,14 @@ function processed(
 ): Classification {
   const meaning = status === undefined ? undefined : Object.hasOwn(STATUSES, status) ? STATUSES[status] : undefined;
   switch (meaning) {
-    case 'delivered':
-      return { outcome: { kind: 'delivered', result: ctx.result(body) }, code, alert: false };
+    case 'delivered': {
+      const costKobo = vtpassCost(body);
+      return {
+        outcome: { kind: 'delivered', result: ctx.result(body), ...(costKobo === undefined ? {} : { costKobo }) },
+        code,
+        alert: false,
+      };
+    }
     case 'reversed':
       return {
         outcome: { kind: 'reversed', reason: 'The provider reversed the transaction after taking it.' },
@@ -370,4 +378,26 @@ export function asObject(value: unknown): Record<string, unknown> | undefined {
 /** The meaning of a code for logs, or undefined for a code outside the table. */
 export function codeMeaning(code: string): string | undefined {
   return Object.hasOwn(CODES, code) ? CODES[code]!.meaning : undefined;
+}
+
+/**
+ * What VTpass charged our wallet for a delivered purchase, from `content.transactions` of a
+ * `pay` or `requery` answer. ../shared/upstreams/vtpass.md does not describe these fields, so
+ * the reading is (unsure), taken from VTpass's published sample answers: `amount` is the
+ * face value, `commission` (also `commission_details.amount`) our commission, and
+ * `total_amount` what the wallet was debited, that is `amount` less the commission plus any
+ * convenience fee. `total_amount` is read first; without it, `amount` less the commission;
+ * with neither, no cost is claimed (the operator sees none rather than a guess).
+ */
+export function vtpassCost(body: Record<string, unknown>): Kobo | undefined {
+  const transaction = asObject(asObject(body['content'])?.['transactions']);
+  if (transaction === undefined) return undefined;
+  const total = nairaCostToKobo(transaction['total_amount']);
+  if (total !== undefined) return total;
+  const amount = nairaCostToKobo(transaction['amount']);
+  const commission =
+    nairaCostToKobo(transaction['commission']) ??
+    nairaCostToKobo(asObject(transaction['commission_details'])?.['amount']);
+  if (amount === undefined || commission === undefined || commission > amount) return undefined;
+  return kobo(amount - commission);
 }

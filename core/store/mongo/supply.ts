@@ -140,6 +140,13 @@ export function createSupplyStore(ctx: MongoContext): SupplyStore {
         },
       );
     },
+    async deliveredLater(reference, seq, costKobo, at) {
+      // An update pipeline, so an end time already recorded (the pending answer's) is kept.
+      const result = await attempts().updateOne({ _id: `${reference}:${seq}`, outcome: { $in: [null, 'pending'] } }, [
+        { $set: { outcome: 'delivered', cost_kobo: koboOrNull(costKobo), ended_at: { $ifNull: ['$ended_at', at] } } },
+      ]);
+      return result.modifiedCount === 1;
+    },
     async attemptsOf(reference) {
       return (await attempts().find({ reference }).sort({ seq: 1 }).toArray()).map(attemptFromDoc);
     },

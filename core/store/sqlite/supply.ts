@@ -84,6 +84,10 @@ export function createSupplyStore(db: Database.Database, commit: GroupCommit): S
     `UPDATE upstream_attempts SET outcome = @outcome, evidence = @evidence, cost_kobo = @cost_kobo, ended_at = @ended_at
      WHERE reference = @reference AND seq = @seq AND outcome IS NULL`,
   );
+  const later = db.prepare<Pick<AttemptRow, 'reference' | 'seq' | 'cost_kobo' | 'ended_at'>>(
+    `UPDATE upstream_attempts SET outcome = 'delivered', cost_kobo = @cost_kobo, ended_at = COALESCE(ended_at, @ended_at)
+     WHERE reference = @reference AND seq = @seq AND (outcome IS NULL OR outcome = 'pending')`,
+  );
   const attemptsOf = db.prepare<[string], AttemptRow>(
     'SELECT * FROM upstream_attempts WHERE reference = ? ORDER BY seq',
   );
@@ -136,6 +140,9 @@ export function createSupplyStore(db: Database.Database, commit: GroupCommit): S
           ended_at: toMs(outcome.at),
         }),
       );
+    },
+    async deliveredLater(reference, seq, costKobo, at) {
+      return commit.run(() => later.run({ reference, seq, cost_kobo: costKobo, ended_at: toMs(at) }).changes === 1);
     },
     async attemptsOf(reference) {
       return attemptsOf.all(reference).map(attemptFromRow);

@@ -3431,6 +3431,38 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
   });
 
   define('supply', (it) => {
+    it('a pending attempt found delivered later gets the outcome and the cost, once', async (h) => {
+      const accountId = await h.account(50_000);
+      const tx = await h.reserved(h.purchase(accountId));
+      await h.store.supply.beginAttempt({ reference: tx.reference, seq: 1, upstream: 'ck', at: at(11) });
+      await h.store.supply.endAttempt(tx.reference, 1, {
+        outcome: 'pending',
+        evidence: 'timeout',
+        costKobo: null,
+        at: at(12),
+      });
+      assert.is(await h.store.supply.deliveredLater(tx.reference, 1, kobo(9_650), at(40)), true);
+      assert.is(
+        await h.store.supply.deliveredLater(tx.reference, 1, kobo(9_999), at(41)),
+        false,
+        'a second answer changes nothing',
+      );
+      const crashed = await h.reserved(h.purchase(accountId));
+      await h.store.supply.beginAttempt({ reference: crashed.reference, seq: 1, upstream: 'vtpass', at: at(13) });
+      assert.is(await h.store.supply.deliveredLater(crashed.reference, 1, null, at(42)), true, 'one never ended');
+      assert.is(await h.store.supply.deliveredLater(crashed.reference, 2, null, at(42)), false, 'no such attempt');
+      assert.equal(
+        [
+          ...(await h.store.supply.attemptsOf(tx.reference)),
+          ...(await h.store.supply.attemptsOf(crashed.reference)),
+        ].map((a) => [a.upstream, a.outcome, a.evidence, a.costKobo, a.endedAt]),
+        [
+          ['ck', 'delivered', 'timeout', kobo(9_650), at(12)],
+          ['vtpass', 'delivered', null, null, at(42)],
+        ],
+      );
+    });
+
     it('an upstream attempt is recorded once before its call and ended once, in order per purchase', async (h) => {
       const accountId = await h.account(50_000);
       const tx = await h.reserved(h.purchase(accountId));
@@ -3488,6 +3520,17 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
           endedAt: at(14),
         },
       ]);
+      assert.is(
+        await h.store.supply.deliveredLater(tx.reference, 1, kobo(9_600), at(20)),
+        false,
+        'an attempt that did not deliver stays as it is',
+      );
+      assert.is(
+        await h.store.supply.deliveredLater(tx.reference, 2, kobo(9_600), at(20)),
+        false,
+        'nor does one delivered already',
+      );
+      assert.equal((await h.store.supply.attemptsOf(tx.reference))[1]?.costKobo, kobo(9_800));
       const other = await h.reserved(h.purchase(accountId));
       await h.store.supply.beginAttempt({ reference: other.reference, seq: 1, upstream: 'sandbox', at: at(30) });
       assert.equal(

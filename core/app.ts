@@ -11,6 +11,7 @@ import { createLedgerCheck } from './accounts/ledger-check.js';
 import { createAccountService } from './accounts/service.js';
 import { createPlanChanges } from './catalog/changes.js';
 import { defaultCatalog } from './catalog/defaults.js';
+import { createPlanBook, createPlanCodesAdmin, type PlanBook } from './catalog/plan-codes.js';
 import { createVariationsPush } from './catalog/push.js';
 import { createCatalogService } from './catalog/service.js';
 import { createPlanSync } from './catalog/sync.js';
@@ -86,6 +87,11 @@ export interface CoreDeps {
    * family's provider in `providers` takes every purchase.
    */
   supply?: Supply;
+  /**
+   * The plan codes and types kept in memory, the same book createProviders' `planCodes` reads
+   * (so a code changed here is in force at once); one over the store when not given.
+   */
+  planBook?: PlanBook;
   /** How often each upstream's float is read (UPSTREAM_FLOAT_POLL_MS); a minute by default. */
   floatPollMs?: number;
   adminToken: string;
@@ -189,11 +195,17 @@ export interface Core {
 }
 
 /** Routing and health over the configured upstreams; circuit changes are logged. */
-function createSupplyDeps(supply: Supply, store: Store, log: Logger, clock: () => Date): SupplyDeps {
+function createSupplyDeps(
+  supply: Supply,
+  store: Store,
+  planBook: PlanBook,
+  log: Logger,
+  clock: () => Date,
+): SupplyDeps {
   const health = createUpstreamHealth({
     onCircuit: (upstream, state) => log('upstream.circuit', { upstream, state }),
   });
-  return { router: createRouter({ supply, store, health, clock }), health };
+  return { router: createRouter({ supply, store, health, clock }), health, planTypeOf: planBook.typeOf };
 }
 
 export function createCore(deps: CoreDeps): Core {
@@ -215,7 +227,8 @@ export function createCore(deps: CoreDeps): Core {
   deps.metrics?.watchPending(() => deps.store.transactions.pendingSummary(), clock);
   const supply =
     deps.supply === undefined || deps.metrics === undefined ? deps.supply : instrumentSupply(deps.supply, deps.metrics);
-  const supplyDeps = supply === undefined ? undefined : createSupplyDeps(supply, store, deps.log, clock);
+  const planBook = deps.planBook ?? createPlanBook({ store, clock });
+  const supplyDeps = supply === undefined ? undefined : createSupplyDeps(supply, store, planBook, deps.log, clock);
   const purchaseDeps = {
     store,
     providers: { live: providers, test: testProviders },
@@ -331,6 +344,7 @@ export function createCore(deps: CoreDeps): Core {
       health: supplyDeps?.health,
       clock,
     }),
+    planCodes: createPlanCodesAdmin({ store, book: planBook, catalog, supply: deps.supply, clock, log: deps.log }),
     verification,
     callbacks,
     planSync,

@@ -183,7 +183,7 @@ function declaredUpstream(
         instance.name,
         'clubkonnect',
         { airtime: ck.airtime, data: ck.data },
-        { balance: ck.balance, sells },
+        { balance: ck.balance, sells, listPlans: ck.data.listPlans },
       );
     }
     case 'ported-number': {
@@ -192,7 +192,7 @@ function declaredUpstream(
         instance.name,
         'ported-number',
         { airtime: pn.airtime, data: pn.data },
-        { balance: pn.balance, sells },
+        { balance: pn.balance, sells, listPlans: pn.data.listPlans },
       );
     }
   }

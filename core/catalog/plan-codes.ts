@@ -111,7 +111,7 @@ interface SyncUnmatched {
 }
 
 /** What `plans sync --upstream` did, or would do. */
-export interface UpstreamSyncReport {
+interface UpstreamSyncReport {
   upstream: string;
   dryRun: boolean;
   matched: SyncMatch[];

@@ -138,6 +138,155 @@ function takesCodes(upstream: Upstream): boolean {
   return upstream.kind === 'clubkonnect' || upstream.kind === 'ported-number';
 }
 
+/** Matches one network's list to our active plans of that network. */
+function match(
+  network: Network,
+  listed: UpstreamPlan[],
+  ours: PlanRecord[],
+  known: ReadonlyMap<number, string>,
+  upstream: string,
+  report: UpstreamSyncReport,
+): void {
+  const tentative = new Map<number, { item: UpstreamPlan; plan: PlanRecord }[]>();
+  for (const item of listed) {
+    const sizeMb = sizeMbFromName(item.name);
+    const days = validityDaysFromText(splitName(item.name).validity);
+    const unmatched = (reason: SyncUnmatched['reason'], candidatePlanIds: number[] = []) =>
+      report.unmatched.push({ network, code: item.code, upstreamName: item.name, reason, candidatePlanIds });
+    if (sizeMb === 0 || days === 0) {
+      unmatched('unreadable');
+      continue;
+    }
+    // A name that states no type ("direct") fits a plan of any type of that size and validity.
+    const type = planTypeFromName(item.name);
+    const fits = ours.filter(
+      (p) => p.sizeMb === sizeMb && p.validityDays === days && (type === 'direct' || p.type === type),
+    );
+    if (fits.length === 0) unmatched('no_plan');
+    else if (fits.length > 1)
+      unmatched(
+        'ambiguous',
+        fits.map((p) => p.planId),
+      );
+    else tentative.set(fits[0]!.planId, [...(tentative.get(fits[0]!.planId) ?? []), { item, plan: fits[0]! }]);
+  }
+  for (const [planId, found] of tentative) {
+    if (found.length > 1) {
+      // Two of theirs fit one of ours: which one we mean is a person's call.
+      for (const { item } of found)
+        report.unmatched.push({
+          network,
+          code: item.code,
+          upstreamName: item.name,
+          reason: 'ambiguous',
+          candidatePlanIds: [planId],
+        });
+      continue;
+    }
+    const { item, plan } = found[0]!;
+    const beforeCode = known.get(planId) ?? null;
+    report.matched.push({
+      planId,
+      network,
+      label: plan.label,
+      code: item.code,
+      upstreamName: item.name,
+      costKobo: item.amountKobo,
+      beforeCode,
+      changed: beforeCode !== item.code || planCostAt(plan, upstream) !== item.amountKobo,
+    });
+  }
+}
+
+/** Every network's list, read before anything is written; rejects with why when one cannot be read. */
+async function readLists(
+  name: string,
+  listPlans: NonNullable<Upstream['listPlans']>,
+): Promise<Map<Network, UpstreamPlan[]>> {
+  const lists = new Map<Network, UpstreamPlan[]>();
+  for (const network of NETWORKS) {
+    try {
+      lists.set(network, await listPlans(network, AbortSignal.timeout(LIST_TIMEOUT_MS)));
+    } catch (error) {
+      throw new DomainError(
+        'FAILED_PRECONDITION',
+        `${name}'s plans could not be read, so nothing was changed: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
+  }
+  return lists;
+}
+
+/** What a sync of these lists does: the matches, what is left unmatched, the codes to remove. */
+function planSync(
+  name: string,
+  dryRun: boolean,
+  lists: ReadonlyMap<Network, UpstreamPlan[]>,
+  known: ReadonlyMap<number, PlanCodeRecord>,
+  plans: PlanRecord[],
+): UpstreamSyncReport {
+  const report: UpstreamSyncReport = { upstream: name, dryRun, matched: [], unmatched: [], cleared: [], warnings: [] };
+  const knownCodes = new Map([...known].map(([planId, c]) => [planId, c.code]));
+  for (const network of NETWORKS) {
+    const listed = lists.get(network) ?? [];
+    if (listed.length === 0) {
+      report.warnings.push(`${name} listed no ${network} plans; their codes there were left as they are.`);
+      continue;
+    }
+    const ours = plans.filter((p) => p.network === network && p.active);
+    match(network, listed, ours, knownCodes, name, report);
+    // A code the upstream no longer lists would be refused there: the plan is no longer sold there.
+    const listedCodes = new Set(listed.map((item) => item.code));
+    const matchedIds = new Set(report.matched.map((m) => m.planId));
+    for (const plan of plans.filter((p) => p.network === network)) {
+      const code = known.get(plan.planId);
+      if (code !== undefined && !listedCodes.has(code.code) && !matchedIds.has(plan.planId))
+        report.cleared.push({ ...code, network, label: plan.label });
+    }
+  }
+  return report;
+}
+
+/** A configured upstream that takes plan codes, or the error naming why not. */
+function declaredIn(supply: Supply | undefined, name: string): Upstream {
+  const upstream = supply?.upstreams.get(name);
+  if (upstream === undefined || !takesCodes(upstream))
+    throw invalid(
+      'upstream',
+      `${name.slice(0, 40)} is not a configured ClubKonnect or ported-number upstream (see prepaid routes list).`,
+    );
+  return upstream;
+}
+
+/** A code the upstream can be sent. */
+function checkCode(upstream: Upstream, code: string): void {
+  if (!CODE.test(code)) throw invalid('code', 'code must be 1 to 40 letters, digits, ".", "_" or "-".');
+  if (upstream.kind === 'ported-number' && !SITE_CODE.test(code))
+    throw invalid('code', `${upstream.name} is a ported-number site: its plan codes are whole numbers.`);
+}
+
+/** A code change in the audit log, with the code before and after. */
+async function audit(
+  deps: { store: Pick<Store, 'auditLog'>; clock: () => Date },
+  actor: string,
+  planId: number,
+  upstream: string,
+  before: string | null,
+  after: string | null,
+  note: string,
+) {
+  await deps.store.auditLog.append({
+    at: deps.clock(),
+    actor,
+    action: after === null ? 'plans.code_clear' : 'plans.code_set',
+    target: `plan:${planId}@${upstream}`,
+    before: before === null ? null : JSON.stringify({ code: before }),
+    after: after === null ? null : JSON.stringify({ code: after }),
+    address: null,
+    note,
+  });
+}
+
 export function createPlanCodesAdmin(deps: {
   store: Pick<Store, 'planCodes' | 'catalog' | 'auditLog'>;
   book: PlanBook;
@@ -148,47 +297,11 @@ export function createPlanCodesAdmin(deps: {
 }): PlanCodesAdmin {
   let syncing = false;
 
-  function declared(name: string): Upstream {
-    const upstream = deps.supply?.upstreams.get(name);
-    if (upstream === undefined || !takesCodes(upstream))
-      throw invalid(
-        'upstream',
-        `${name.slice(0, 40)} is not a configured ClubKonnect or ported-number upstream (see prepaid routes list).`,
-      );
-    return upstream;
-  }
-
-  function checkCode(upstream: Upstream, code: string): void {
-    if (!CODE.test(code)) throw invalid('code', 'code must be 1 to 40 letters, digits, ".", "_" or "-".');
-    if (upstream.kind === 'ported-number' && !SITE_CODE.test(code))
-      throw invalid('code', `${upstream.name} is a ported-number site: its plan codes are whole numbers.`);
-  }
-
   async function requirePlan(planId: number): Promise<PlanRecord> {
     if (!Number.isSafeInteger(planId) || planId <= 0) throw invalid('plan_id', 'plan_id must be a plan id.');
     const plan = await deps.store.catalog.getPlan(planId);
     if (plan === null) throw notFound(`plan ${planId}`);
     return plan;
-  }
-
-  async function audit(
-    actor: string,
-    planId: number,
-    upstream: string,
-    before: string | null,
-    after: string | null,
-    note: string,
-  ) {
-    await deps.store.auditLog.append({
-      at: deps.clock(),
-      actor,
-      action: after === null ? 'plans.code_clear' : 'plans.code_set',
-      target: `plan:${planId}@${upstream}`,
-      before: before === null ? null : JSON.stringify({ code: before }),
-      after: after === null ? null : JSON.stringify({ code: after }),
-      address: null,
-      note,
-    });
   }
 
   async function rows(records: PlanCodeRecord[]): Promise<PlanCodeRow[]> {
@@ -200,78 +313,18 @@ export function createPlanCodesAdmin(deps: {
     }));
   }
 
-  /** Matches one network's list to our active plans of that network. */
-  function match(
-    network: Network,
-    listed: UpstreamPlan[],
-    ours: PlanRecord[],
-    known: ReadonlyMap<number, string>,
-    upstream: string,
-    report: UpstreamSyncReport,
-  ): void {
-    const tentative = new Map<number, { item: UpstreamPlan; plan: PlanRecord }[]>();
-    for (const item of listed) {
-      const sizeMb = sizeMbFromName(item.name);
-      const days = validityDaysFromText(splitName(item.name).validity);
-      const unmatched = (reason: SyncUnmatched['reason'], candidatePlanIds: number[] = []) =>
-        report.unmatched.push({ network, code: item.code, upstreamName: item.name, reason, candidatePlanIds });
-      if (sizeMb === 0 || days === 0) {
-        unmatched('unreadable');
-        continue;
-      }
-      // A name that states no type ("direct") fits a plan of any type of that size and validity.
-      const type = planTypeFromName(item.name);
-      const fits = ours.filter(
-        (p) => p.sizeMb === sizeMb && p.validityDays === days && (type === 'direct' || p.type === type),
-      );
-      if (fits.length === 0) unmatched('no_plan');
-      else if (fits.length > 1)
-        unmatched(
-          'ambiguous',
-          fits.map((p) => p.planId),
-        );
-      else tentative.set(fits[0]!.planId, [...(tentative.get(fits[0]!.planId) ?? []), { item, plan: fits[0]! }]);
-    }
-    for (const [planId, found] of tentative) {
-      if (found.length > 1) {
-        // Two of theirs fit one of ours: which one we mean is a person's call.
-        for (const { item } of found)
-          report.unmatched.push({
-            network,
-            code: item.code,
-            upstreamName: item.name,
-            reason: 'ambiguous',
-            candidatePlanIds: [planId],
-          });
-        continue;
-      }
-      const { item, plan } = found[0]!;
-      const beforeCode = known.get(planId) ?? null;
-      report.matched.push({
-        planId,
-        network,
-        label: plan.label,
-        code: item.code,
-        upstreamName: item.name,
-        costKobo: item.amountKobo,
-        beforeCode,
-        changed: beforeCode !== item.code || planCostAt(plan, upstream) !== item.amountKobo,
-      });
-    }
-  }
-
   return {
     async list(upstream) {
       return rows(await deps.store.planCodes.list(upstream === '' ? {} : { upstream }));
     },
 
     async set(planId, name, code, actor) {
-      const upstream = declared(name);
+      const upstream = declaredIn(deps.supply, name);
       checkCode(upstream, code);
       await requirePlan(planId);
       const record: PlanCodeRecord = { planId, upstream: name, code, updatedAt: deps.clock() };
       const before = (await deps.store.planCodes.set(record))?.code ?? null;
-      await audit(actor, planId, name, before, code, '');
+      await audit(deps, actor, planId, name, before, code, '');
       await deps.book.reload();
       return { code: (await rows([record]))[0]!, before };
     },
@@ -281,59 +334,23 @@ export function createPlanCodesAdmin(deps: {
       if (name === '') throw invalid('upstream', 'upstream must be set.');
       const before = await deps.store.planCodes.clear(planId, name);
       if (before === null) return null;
-      await audit(actor, planId, name, before.code, null, '');
+      await audit(deps, actor, planId, name, before.code, null, '');
       await deps.book.reload();
       return before.code;
     },
 
     async sync(name, dryRun, actor) {
-      const upstream = declared(name);
+      const upstream = declaredIn(deps.supply, name);
       const listPlans = upstream.listPlans;
       if (listPlans === undefined)
         throw new DomainError('FAILED_PRECONDITION', `${name} publishes no plan list to sync from.`);
       if (syncing) throw new DomainError('FAILED_PRECONDITION', 'A plan codes sync is running; try again later.');
       syncing = true;
       try {
-        // Every network's list is read before anything is written.
-        const lists = new Map<Network, UpstreamPlan[]>();
-        for (const network of NETWORKS) {
-          try {
-            lists.set(network, await listPlans(network, AbortSignal.timeout(LIST_TIMEOUT_MS)));
-          } catch (error) {
-            throw new DomainError(
-              'FAILED_PRECONDITION',
-              `${name}'s plans could not be read, so nothing was changed: ${error instanceof Error ? error.message : String(error)}`,
-            );
-          }
-        }
-        const report: UpstreamSyncReport = {
-          upstream: name,
-          dryRun,
-          matched: [],
-          unmatched: [],
-          cleared: [],
-          warnings: [],
-        };
+        const lists = await readLists(name, listPlans);
         const known = new Map((await deps.store.planCodes.list({ upstream: name })).map((c) => [c.planId, c]));
-        const knownCodes = new Map([...known].map(([planId, c]) => [planId, c.code]));
         const plans = await deps.store.catalog.listPlans();
-        for (const network of NETWORKS) {
-          const listed = lists.get(network)!;
-          if (listed.length === 0) {
-            report.warnings.push(`${name} listed no ${network} plans; their codes there were left as they are.`);
-            continue;
-          }
-          const ours = plans.filter((p) => p.network === network && p.active);
-          match(network, listed, ours, knownCodes, name, report);
-          // A code the upstream no longer lists would be refused there: the plan is no longer sold there.
-          const listedCodes = new Set(listed.map((item) => item.code));
-          const matchedIds = new Set(report.matched.map((m) => m.planId));
-          for (const plan of plans.filter((p) => p.network === network)) {
-            const code = known.get(plan.planId);
-            if (code !== undefined && !listedCodes.has(code.code) && !matchedIds.has(plan.planId))
-              report.cleared.push({ ...code, network, label: plan.label });
-          }
-        }
+        const report = planSync(name, dryRun, lists, known, plans);
         if (!dryRun) {
           const author: ChangeAuthor = { actor, note: `plans sync --upstream ${name}` };
           for (const m of report.matched) {
@@ -345,7 +362,7 @@ export function createPlanCodesAdmin(deps: {
                 code: m.code,
                 updatedAt: deps.clock(),
               });
-              await audit(actor, m.planId, name, m.beforeCode, m.code, author.note);
+              await audit(deps, actor, m.planId, name, m.beforeCode, m.code, author.note);
             }
             const plan = plans.find((p) => p.planId === m.planId)!;
             if (planCostAt(plan, name) !== m.costKobo && m.costKobo > 0)
@@ -353,7 +370,7 @@ export function createPlanCodesAdmin(deps: {
           }
           for (const c of report.cleared) {
             await deps.store.planCodes.clear(c.planId, name);
-            await audit(actor, c.planId, name, c.code, null, author.note);
+            await audit(deps, actor, c.planId, name, c.code, null, author.note);
           }
           await deps.book.reload();
         }

@@ -52,7 +52,7 @@ const DISCO_IDS = new Set([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
 /** Meters the fake knows, with their holders. */
 const METERS: Readonly<Record<string, string>> = { '43067784709': 'David Dele', '1111111111111': 'Ayo' };
 /** The token of a successful prepaid bill payment, as the facts' sample writes it. */
-export const SITE_METER_TOKEN_TEXT = 'Token : 26362054405982757802';
+const SITE_METER_TOKEN_TEXT = 'Token : 26362054405982757802';
 
 /** Plans by id: network, size, price in naira text. */
 const PLANS: ReadonlyMap<number, { network: number; plan: string; amount: string; type: string }> = new Map([

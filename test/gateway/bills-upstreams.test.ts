@@ -184,6 +184,33 @@ test('electricity at the site: verify there; a disco it has no id for goes strai
   }
 });
 
+test('a site bill payment still processing is pending there, then delivered with its token on re-query at the site', async () => {
+  const stack = await startStack(['site', 'ck']);
+  try {
+    stack.site.script('43067784709', { answer: 'processing' });
+    const reply = await buyPower(stack, 'ekedc', '43067784709', 1000);
+    assert.is(reply.status, 202, reply.text);
+    const reference = reply.json.reference as string;
+    assert.equal(await attemptsOf(stack, reference), [['site', 'pending']]);
+    assert.is(stack.ck.calls.length, 0, 'processing proves nothing: no call to ClubKonnect');
+    const record = stack.site.records.find((r) => r.kind === 'billpayment')!;
+    assert.is(record.body['disco_name'], 2, "Eko is the site's disco 2");
+    stack.site.settle(record.id, 'successful');
+    assert.is(await stack.core.recoverNow(), 1);
+    const tx = await transaction(stack, reference);
+    assert.is(tx.status, 'success');
+    assert.is(tx.token, TOKEN);
+    assert.ok(
+      stack.site.calls.some((c) => c.method === 'GET' && c.path === '/api/billpayment/'),
+      'found in the history list by our reference',
+    );
+    assert.equal(await entriesOf(stack, reference), ['debit']);
+    await ledgerIsExact(stack);
+  } finally {
+    await stack.close();
+  }
+});
+
 test('a ClubKonnect order cancelled after ORDER_RECEIVED is refunded once and never moves on', async () => {
   const stack = await startStack(['ck', 'site']);
   try {

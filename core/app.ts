@@ -11,6 +11,7 @@ import { createLedgerCheck } from './accounts/ledger-check.js';
 import { createAccountService } from './accounts/service.js';
 import { createPlanChanges } from './catalog/changes.js';
 import { defaultCatalog } from './catalog/defaults.js';
+import { createPlanBook, createPlanCodesAdmin, type PlanBook } from './catalog/plan-codes.js';
 import { createVariationsPush } from './catalog/push.js';
 import { createCatalogService } from './catalog/service.js';
 import { createPlanSync } from './catalog/sync.js';
@@ -28,6 +29,8 @@ import type { FundingProvider } from './funding/port.js';
 import { createSandboxFunding, type SandboxFunding } from './funding/sandbox.js';
 import { createFundingService, type FundingService } from './funding/service.js';
 import { createFundingSweeper, type FundingSweeper } from './funding/sweeper.js';
+import { createHolderDesk } from './holders/desk.js';
+import { createShopDesk } from './holders/shop.js';
 import { createLowBalanceMail, type LowBalanceMail } from './mail/low-balance.js';
 import { createMailer, type Mailer } from './mail/mailer.js';
 import { createNotices } from './mail/notices.js';
@@ -39,9 +42,7 @@ import {
   instrumentStore,
   instrumentSupply,
 } from './metrics.js';
-import { createHolderDesk } from './holders/desk.js';
 import { createPeopleService } from './people/service.js';
-import { createShopDesk } from './holders/shop.js';
 import { createUpgrades } from './people/upgrades.js';
 import type { Providers } from './providers/port.js';
 import { createSandbox } from './providers/sandbox/index.js';
@@ -87,6 +88,11 @@ export interface CoreDeps {
    * family's provider in `providers` takes every purchase.
    */
   supply?: Supply;
+  /**
+   * The plan codes and types kept in memory, the same book createProviders' `planCodes` reads
+   * (so a code changed here is in force at once); one over the store when not given.
+   */
+  planBook?: PlanBook;
   /** How often each upstream's float is read (UPSTREAM_FLOAT_POLL_MS); a minute by default. */
   floatPollMs?: number;
   adminToken: string;
@@ -198,6 +204,7 @@ export interface Core {
 function createSupplyDeps(
   supply: Supply,
   store: Store,
+  planBook: PlanBook,
   deps: { log: Logger; clock: () => Date; metrics: CoreMetrics | undefined; setPlanCost: SetPlanCost },
 ): SupplyDeps {
   const { log, clock } = deps;
@@ -215,6 +222,7 @@ function createSupplyDeps(
     router: createRouter({ supply, store, health, clock }),
     health,
     costs,
+    planTypeOf: planBook.typeOf,
     ...(observer === undefined ? {} : { observer }),
   };
 }
@@ -238,10 +246,11 @@ export function createCore(deps: CoreDeps): Core {
   deps.metrics?.watchPending(() => deps.store.transactions.pendingSummary(), clock);
   const supply =
     deps.supply === undefined || deps.metrics === undefined ? deps.supply : instrumentSupply(deps.supply, deps.metrics);
+  const planBook = deps.planBook ?? createPlanBook({ store, clock });
   const supplyDeps =
     supply === undefined
       ? undefined
-      : createSupplyDeps(supply, store, {
+      : createSupplyDeps(supply, store, planBook, {
           log: deps.log,
           clock,
           metrics: deps.metrics,
@@ -363,6 +372,7 @@ export function createCore(deps: CoreDeps): Core {
       health: supplyDeps?.health,
       clock,
     }),
+    planCodes: createPlanCodesAdmin({ store, book: planBook, catalog, supply: deps.supply, clock, log: deps.log }),
     verification,
     callbacks,
     planSync,

@@ -17,6 +17,7 @@ import { ADMIN_TOKEN_FILE, loadOrCreateToken, SERVICE_TOKEN_FILE } from '../runt
 const FUNDING_KYC_KEY_FILE = 'funding-kyc.key';
 
 import { createCore } from './app.js';
+import { createPlanBook } from './catalog/plan-codes.js';
 import { type CoreConfig, coreConfigHelp, readCoreConfig } from './config.js';
 import { createMonnifyFunding } from './funding/monnify.js';
 import { createPaystackFunding } from './funding/paystack.js';
@@ -72,9 +73,14 @@ export async function startCore(env: Record<string, string | undefined> = proces
     throw error;
   }
   const metrics = config.metricsPort === null ? undefined : createCoreMetrics({ defaultMetrics: true });
+  // One book of plan codes and types for the upstreams and the core, so a change is in force at once.
+  const planBook = createPlanBook({ store, clock: () => new Date() });
   const core = createCore({
     store,
-    ...testModeProviders(createProviders(config.providers, { catalog: store.catalog, log })),
+    ...testModeProviders(
+      createProviders(config.providers, { catalog: store.catalog, planCodes: planBook.codeOf, log }),
+    ),
+    planBook,
     adminToken,
     serviceToken,
     providerTimeoutMs: config.providerTimeoutMs,

@@ -487,6 +487,7 @@ export function instrumentStore(
     passwordResets: store.passwordResets,
     notices: store.notices,
     supply: store.supply,
+    planCodes: store.planCodes,
     events: store.events,
     webhooks: store.webhooks,
     keyUse: store.keyUse,

@@ -96,6 +96,19 @@ export interface PlanRecord {
   providerCode: string;
 }
 
+/**
+ * One upstream's code for one of our data plans (issue 27): what a declared upstream
+ * (ClubKonnect's `PRODUCT_ID`, a ported-number site's integer plan id) is sent for the plan.
+ * An upstream without a row for a plan does not sell it.
+ */
+export interface PlanCodeRecord {
+  planId: number;
+  /** The upstream instance's name (UPSTREAMS). */
+  upstream: string;
+  code: string;
+  updatedAt: Date;
+}
+
 export interface CablePackageRecord {
   provider: string;
   packageCode: string;

@@ -9,8 +9,10 @@
  * it, so changing a route while purchases are pending is safe.
  */
 import { PRODUCTS, type ProductName } from '../domain/products.js';
+import { ckSellsBill } from './clubkonnect/bills.js';
 import { createClubkonnectProviders } from './clubkonnect/index.js';
 import type { ProviderRequest, Providers } from './port.js';
+import { siteSellsBill } from './ported-number/bills.js';
 import { createPortedNumberProviders } from './ported-number/index.js';
 import { createSandbox, type Sandbox } from './sandbox/index.js';
 import { type Supply, type Upstream, upstreamOf } from './supply.js';
@@ -40,8 +42,8 @@ export const VTPASS_BILL_FAMILIES: readonly ProductName[] = ['airtime', 'data', 
 /** The families each kind of declared upstream sells (VTpass and the sandbox sell all). */
 export const FAMILIES_OF_KIND: Readonly<Record<UpstreamInstance['kind'], readonly ProductName[]>> = {
   vtpass: VTPASS_BILL_FAMILIES,
-  clubkonnect: ['airtime', 'data'],
-  'ported-number': ['airtime', 'data'],
+  clubkonnect: ['airtime', 'data', 'electricity', 'cable'],
+  'ported-number': ['airtime', 'data', 'electricity'],
   sandbox: PRODUCTS,
 };
 
@@ -146,7 +148,7 @@ export function createProviders(
     const name = config.routing[family][0] ?? SANDBOX_UPSTREAM;
     if (name === VTPASS_UPSTREAM && vtpassBills !== null) return vtpassBills[family] as Providers[F];
     if (name === SANDBOX_UPSTREAM) return sandbox[family];
-    // Only airtime and data go to declared upstreams (config.ts refuses the rest).
+    // A declared upstream serves only the families of its kind (config.ts refuses the rest).
     return (upstreams.get(name)?.products[family] ?? sandbox[family]) as Providers[F];
   };
   return {
@@ -179,20 +181,25 @@ function declaredUpstream(
       return upstreamOf(instance.name, 'sandbox', createSandbox({ delayMs: sandboxDelayMs, record: false }));
     case 'clubkonnect': {
       const ck = createClubkonnectProviders({ ...instance, planCode, ...log });
+      // A disco, package or number of months ClubKonnect has no code for is not sold there.
+      const ckSells = async (request: ProviderRequest) =>
+        request.product === 'electricity' || request.product === 'cable' ? ckSellsBill(request) : sells(request);
       return upstreamOf(
         instance.name,
         'clubkonnect',
-        { airtime: ck.airtime, data: ck.data },
-        { balance: ck.balance, sells },
+        { airtime: ck.airtime, data: ck.data, electricity: ck.electricity, cable: ck.cable },
+        { balance: ck.balance, sells: ckSells, listPlans: ck.data.listPlans },
       );
     }
     case 'ported-number': {
       const pn = createPortedNumberProviders({ ...instance, planCode, ...log });
+      const siteSells = async (request: ProviderRequest) =>
+        request.product === 'electricity' ? siteSellsBill(request) : sells(request);
       return upstreamOf(
         instance.name,
         'ported-number',
-        { airtime: pn.airtime, data: pn.data },
-        { balance: pn.balance, sells },
+        { airtime: pn.airtime, data: pn.data, electricity: pn.electricity },
+        { balance: pn.balance, sells: siteSells, listPlans: pn.data.listPlans },
       );
     }
   }

@@ -9,7 +9,7 @@ import type { Kobo } from '../domain/money.js';
 import type { ProductName } from '../domain/products.js';
 import type { FailoverRule } from './failover.js';
 import { FAILOVER_RULES } from './failover-rules.js';
-import type { ProductProvider, ProviderRequest } from './port.js';
+import type { PlanSource, ProductProvider, ProviderRequest } from './port.js';
 import type { UpstreamKind } from './upstreams.js';
 
 /** One upstream as the flow sees it. */
@@ -24,6 +24,8 @@ export interface Upstream {
   readonly balance?: (signal: AbortSignal) => Promise<Kobo>;
   /** Whether it sells this purchase (a data plan it has a code for); absent: everything of its families. */
   readonly sells?: (request: ProviderRequest) => Promise<boolean>;
+  /** Its data plans, where it publishes them (`prepaid plans sync --upstream`). */
+  readonly listPlans?: PlanSource['listPlans'];
 }
 
 /** Every upstream by name, and each family's ordered default route (PROVIDER_<FAMILY>). */
@@ -37,7 +39,7 @@ export function upstreamOf(
   name: string,
   kind: UpstreamKind,
   products: Partial<Record<ProductName, ProductProvider>>,
-  extras: Pick<Upstream, 'balance' | 'sells'> = {},
+  extras: Pick<Upstream, 'balance' | 'sells' | 'listPlans'> = {},
 ): Upstream {
   return { name, kind, products, notDelivered: FAILOVER_RULES[kind], ...extras };
 }

@@ -30,6 +30,7 @@ import {
   transactionMessage,
 } from './convert.js';
 import type { Handlers } from './grpc.js';
+import type { PlanCodeMethods } from './plan-codes.js';
 import { ownTurn } from './turns.js';
 import { planSyncMessage } from './upstream.js';
 
@@ -82,7 +83,7 @@ export function adminHandlers(
     proposeCredit?: ((accountId: string, amountKobo: number, memo: string) => Promise<string>) | undefined;
   },
   planSync: PlanSync,
-): Handlers<(typeof AdminServiceDesc)['method']> {
+): Omit<Handlers<(typeof AdminServiceDesc)['method']>, PlanCodeMethods> {
   return {
     async createAccount(req) {
       const { account, issuedKey } = await accounts.createAccount(req.name, req.tierId);

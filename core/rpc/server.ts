@@ -22,6 +22,7 @@ import { file_prepaid_v1_shop, ShopService } from '../../gen/prepaid/v1/shop_pb.
 import { EventService, file_prepaid_v1_webhooks, WebhookService } from '../../gen/prepaid/v1/webhooks_pb.js';
 import type { LedgerCheck } from '../accounts/ledger-check.js';
 import type { AccountService } from '../accounts/service.js';
+import type { PlanCodesAdmin } from '../catalog/plan-codes.js';
 import type { CatalogService } from '../catalog/service.js';
 import type { PlanSync } from '../catalog/sync.js';
 import type { FundingService as Funding } from '../funding/service.js';
@@ -51,6 +52,7 @@ import { fundingCallbackHandlers, fundingHandlers, holderFundingHandlers } from 
 import { implement, serviceDefinition, tokenCheck } from './grpc.js';
 import { type CoreHealth, createHealth } from './health.js';
 import { holderHandlers, userAdminHandlers } from './holder.js';
+import { planCodeHandlers } from './plan-codes.js';
 import { purchaseHandlers } from './purchase.js';
 import { addReflection } from './reflection.js';
 import { shopHandlers } from './shop.js';
@@ -67,6 +69,8 @@ export interface CoreServerDeps {
   ledgerCheck: LedgerCheck;
   /** Routes and upstream attempts for the operator (issue 27). */
   supplyAdmin: SupplyAdmin;
+  /** Each declared upstream's code for our data plans (issue 27). */
+  planCodes: PlanCodesAdmin;
   /** Customer verification, provider callbacks and the plans sync: the upstream-facing use cases. */
   verification: VerificationService;
   callbacks: CallbackService;
@@ -155,8 +159,8 @@ export function createCoreServer(deps: CoreServerDeps): CoreServer {
     serviceDefinition(AdminService),
     implement(
       AdminService,
-      audited(
-        adminHandlers(
+      audited<(typeof AdminService)['method']>({
+        ...adminHandlers(
           deps.accounts,
           deps.catalog,
           {
@@ -167,7 +171,8 @@ export function createCoreServer(deps: CoreServerDeps): CoreServer {
           },
           deps.planSync,
         ),
-      ),
+        ...planCodeHandlers(deps.planCodes),
+      }),
       adminCallers,
       deps.log,
     ),

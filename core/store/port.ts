@@ -34,6 +34,7 @@ import type {
   NewTransaction,
   PasswordResetRecord,
   PendingSummary,
+  PlanCodeRecord,
   PlanRecord,
   ReserveResult,
   RouteRecord,
@@ -533,6 +534,16 @@ export interface SupplyStore {
   setUpstreamSettings(settings: UpstreamSettingsRecord): Promise<UpstreamSettingsRecord | null>;
 }
 
+/** Each declared upstream's code for our data plans (issue 27). */
+export interface PlanCodeStore {
+  /** Every code, by upstream then plan id; only one upstream's when it is given. */
+  list(filter: { upstream?: string }): Promise<PlanCodeRecord[]>;
+  /** Sets one plan's code at one upstream; returns the row it replaced (null: none). */
+  set(record: PlanCodeRecord): Promise<PlanCodeRecord | null>;
+  /** Removes one plan's code at one upstream; returns the row removed (null: there was none). */
+  clear(planId: number, upstream: string): Promise<PlanCodeRecord | null>;
+}
+
 /** The whole store: one sub-port per aggregate. Use cases take only the sub-ports they use. */
 export interface Store {
   readonly accounts: AccountStore;
@@ -553,5 +564,6 @@ export interface Store {
   readonly passwordResets: PasswordResetStore;
   readonly notices: NoticeStore;
   readonly supply: SupplyStore;
+  readonly planCodes: PlanCodeStore;
   close(): Promise<void>;
 }

@@ -13,8 +13,10 @@ import { type Client, createClient, type Interceptor } from '@connectrpc/connect
 import { createGrpcTransport } from '@connectrpc/connect-node';
 import { type Core, createCore, type FundingConfig, type WebhookDeps } from '../../core/app.js';
 import { API_TIER_ID } from '../../core/catalog/defaults.js';
+import { createPlanBook } from '../../core/catalog/plan-codes.js';
 import type { MailSettings } from '../../core/mail/smtp.js';
 import type { CoreMetrics } from '../../core/metrics.js';
+import type { PlanCodes } from '../../core/providers/index.js';
 import type { Providers } from '../../core/providers/port.js';
 import { createSandbox, type Sandbox } from '../../core/providers/sandbox/index.js';
 import type { Supply } from '../../core/providers/supply.js';
@@ -66,7 +68,7 @@ export async function startCore(
     /** Providers to use instead of the sandbox, built over the test's store (e.g. VTpass pointed at a fake). */
     providers?: (store: Store) => Providers;
     /** Routed upstreams instead (core/providers/index.ts createProviders), built over the test's store. */
-    upstreams?: (store: Store) => { providers: Providers; supply: Supply };
+    upstreams?: (store: Store, planCodes: PlanCodes) => { providers: Providers; supply: Supply };
     /** Receives everything the core logs (silent by default). */
     log?: (event: string, fields: Record<string, unknown>) => void;
     /** The core's clock (sessions, invitations, TOTP), so a test can move time instead of sleeping. */
@@ -90,9 +92,12 @@ export async function startCore(
   const sandbox = createSandbox({ delayMs: options.providerDelayMs ?? 0 });
   const adminToken = loadOrCreateToken(dataDir, ADMIN_TOKEN_FILE, null);
   const serviceToken = loadOrCreateToken(dataDir, SERVICE_TOKEN_FILE, null);
-  const upstreams = options.upstreams?.(store);
+  // The core's book of plan codes, which createProviders reads (as core/main.ts builds it).
+  const planBook = createPlanBook({ store, clock: options.clock ?? (() => new Date()) });
+  const upstreams = options.upstreams?.(store, planBook.codeOf);
   const core = createCore({
     store,
+    planBook,
     providers: upstreams?.providers ?? (options.providers ? options.providers(store) : sandbox),
     ...(upstreams === undefined ? {} : { supply: upstreams.supply }),
     // Test purchases are the sandbox's whatever serves live ones, so tests can count them there.

@@ -4,7 +4,9 @@
  * is as strict as the file and no looser): credentials in the query string (a wrong APIKey
  * is `{"status":"INVALID_CREDENTIALS"}`), MobileNetwork 01-04, Amount at least 100, a
  * purchase answered `100 ORDER_RECEIVED` with an orderid and settled later, a query by
- * RequestID or OrderID from the record, the wallet balance and the data plan list.
+ * RequestID or OrderID from the record, the wallet balance and the data plan list; electricity
+ * (ElectricCompany 01-12, MeterType 01/02, a `metertoken` once a prepaid order completed) and
+ * cable (CableTV and the facts' package codes) orders, and the two verify scripts.
  *
  * A test scripts a recipient's next purchase with `script()`: the order completes (default),
  * stays pending, is cancelled (506), or the purchase is refused with an ORDER_ERROR, answered
@@ -53,7 +55,22 @@ const STATUS_OF: Readonly<Record<string, string>> = {
   '5': 'ORDER_CANCELLED',
   '6': 'ORDER_ONHOLD',
 };
-const PURCHASES = new Set(['APIAirtimeV1.asp', 'APIDatabundleV1.asp']);
+const PURCHASES = new Set(['APIAirtimeV1.asp', 'APIDatabundleV1.asp', 'APIElectricityV1.asp', 'APICableTVV1.asp']);
+/** ElectricCompany codes of the facts (01-09 two sources, 10 and 12 one). */
+const DISCOS = new Set(['01', '02', '03', '04', '05', '06', '07', '08', '09', '10', '12']);
+/** Package codes of the facts' examples. */
+const PACKAGES: Readonly<Record<string, readonly string[]>> = {
+  dstv: ['dstv-padi', 'dstv-yanga', 'dstv-confam', 'dstv79', 'dstv7', 'dstv3'],
+  gotv: ['gotv-smallie', 'gotv-jinja', 'gotv-jolli', 'gotv-max', 'gotv-supa'],
+  startimes: ['nova', 'basic', 'smart', 'classic', 'super'],
+};
+/** The meter and card numbers the fake knows, with their holders. */
+const HOLDERS: Readonly<Record<string, string>> = {
+  '04185663657': 'JOHN DOE',
+  '7034567890': 'ADA NWAIKPO',
+};
+/** The token a completed prepaid order carries (20 digits, as the facts' metertoken). */
+export const CK_METER_TOKEN = '26362054405982757802';
 
 export async function startFakeClubkonnect(): Promise<FakeClubkonnect> {
   const userId = 'CK100000001';
@@ -83,9 +100,35 @@ export async function startFakeClubkonnect(): Promise<FakeClubkonnect> {
     mobilenumber: order.params['MobileNumber'],
     amountcharged: order.params['Amount'] === undefined ? '390' : String(Number(order.params['Amount']) * 0.965),
     walletbalance: fake.balance,
+    ...(order.script === 'APIElectricityV1.asp'
+      ? {
+          meterno: order.params['MeterNo'],
+          metertoken: order.code === '200' && order.params['MeterType'] === '01' ? CK_METER_TOKEN : '',
+        }
+      : {}),
   });
 
+  /** The recipient of an electricity or cable order, or the error it is refused with. */
+  function billRecipient(script: string, params: Record<string, string>): string | [string, string] {
+    if (script === 'APIElectricityV1.asp') {
+      if (!DISCOS.has(params['ElectricCompany'] ?? '')) return ['499', 'INVALID_ELECTRICCOMPANY'];
+      if (!['01', '02'].includes(params['MeterType'] ?? '')) return ['499', 'INVALID_METERTYPE'];
+      if (params['Amount'] === undefined) return ['405', 'MISSING_AMOUNT'];
+      if (!/^\d+$/.test(params['Amount'])) return ['406', 'INVALID_AMOUNT'];
+      if (!/^\d{6,13}$/.test(params['MeterNo'] ?? '')) return ['409', 'INVALID_RECIPIENT'];
+      return params['MeterNo']!;
+    }
+    if (!(PACKAGES[params['CableTV'] ?? ''] ?? []).includes(params['Package'] ?? '')) return ['499', 'INVALID_PACKAGE'];
+    if (!/^\d{6,12}$/.test(params['SmartCardNo'] ?? '')) return ['409', 'INVALID_RECIPIENT'];
+    return params['SmartCardNo']!;
+  }
+
   function purchase(script: string, params: Record<string, string>, res: ServerResponse): void {
+    if (script === 'APIElectricityV1.asp' || script === 'APICableTVV1.asp') {
+      const recipient = billRecipient(script, params);
+      if (Array.isArray(recipient)) return error(res, recipient[0], recipient[1]);
+      return order(script, params, recipient, res);
+    }
     if (!['01', '02', '03', '04'].includes(params['MobileNetwork'] ?? ''))
       return error(
         res,
@@ -98,7 +141,11 @@ export async function startFakeClubkonnect(): Promise<FakeClubkonnect> {
       if (Number(params['Amount']) < 100) return error(res, '407', 'MINIMUM_100');
     } else if (!/^\d+(\.\d+)?$/.test(params['DataPlan'] ?? '')) return error(res, '499', 'INVALID_PRODUCT_CODE');
     if (!/^0\d{10}$/.test(params['MobileNumber'] ?? '')) return error(res, '409', 'INVALID_RECIPIENT');
-    const next = scripts.get(params['MobileNumber']!)?.shift() ?? { answer: 'complete' };
+    order(script, params, params['MobileNumber']!, res);
+  }
+
+  function order(script: string, params: Record<string, string>, recipient: string, res: ServerResponse): void {
+    const next = scripts.get(recipient)?.shift() ?? { answer: 'complete' };
     if (next.answer === 'error') return error(res, next.code, next.status);
     const orderId = String(nextOrder++);
     const order: CkOrder = { orderId, requestId: params['RequestID'] ?? '', script, params, code: '100' };
@@ -112,7 +159,16 @@ export async function startFakeClubkonnect(): Promise<FakeClubkonnect> {
       res.on('close', () => hanging.delete(res));
       return;
     }
-    // Purchases always start as ORDER_RECEIVED; the order settles later.
+    // Purchases always start as ORDER_RECEIVED; the order settles later. Electricity answers
+    // carry transactionid, meterno and a metertoken empty until the order completes.
+    if (script === 'APIElectricityV1.asp')
+      return send(res, {
+        transactionid: orderId,
+        statuscode: '100',
+        status: 'ORDER_RECEIVED',
+        meterno: params['MeterNo'],
+        metertoken: '',
+      });
     send(res, { orderid: orderId, statuscode: '100', status: 'ORDER_RECEIVED' });
   }
 
@@ -135,6 +191,16 @@ export async function startFakeClubkonnect(): Promise<FakeClubkonnect> {
       // What ClubKonnect answers for an unknown order is not documented.
       if (order === undefined) return send(res, { status: 'INVALID_ORDERID' });
       return send(res, queryAnswer(order));
+    }
+    // Verification answers carry customer_name; what an unknown number gets is not documented
+    // (the fake answers an empty name, which the adapter reads as not found).
+    if (script === 'APIVerifyElectricityV1.asp') {
+      if (!DISCOS.has(params['ElectricCompany'] ?? '')) return error(res, '499', 'INVALID_ELECTRICCOMPANY');
+      return send(res, { customer_name: HOLDERS[params['MeterNo'] ?? ''] ?? '' });
+    }
+    if (script === 'APIVerifyCableTVV1.0.asp') {
+      if (PACKAGES[params['CableTV'] ?? ''] === undefined) return error(res, '499', 'INVALID_CABLETV');
+      return send(res, { customer_name: HOLDERS[params['SmartCardNo'] ?? ''] ?? '' });
     }
     if (script === 'APIWalletBalanceV1.asp')
       return send(res, { date: '22th-Jul-2023', id: userId, phoneno: '08030000000', balance: fake.balance });

@@ -6,7 +6,8 @@
  * DRF field errors as HTTP 400, `{"error":["insufficient balance..."]}` when our wallet there
  * is short, 201 with a record whose `Status` is successful/processing/failed, the record by
  * id, the paginated history (newest first, echoing `ident`), and `/api/user/` with the
- * balance and `Dataplans`.
+ * balance and `Dataplans`; bill payments (`/api/billpayment/`, Husmodata's disco ids, the token
+ * as "Token : ...") and `/api/validatemeter`.
  *
  * A test scripts a recipient's next purchase with `script()`: processing (settled later
  * with `settle()`), failed, an HTML 500 page, or no answer at all.
@@ -23,7 +24,7 @@ type PnScript =
 
 interface PnRecord {
   id: number;
-  kind: 'data' | 'topup';
+  kind: 'data' | 'topup' | 'billpayment';
   body: Record<string, unknown>;
   Status: 'successful' | 'processing' | 'failed';
   amount: number;
@@ -50,6 +51,13 @@ export interface FakePortedNumber {
   close(): Promise<void>;
 }
 
+/** Husmodata's disco ids (facts file). */
+const DISCO_IDS = new Set([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+/** Meters the fake knows, with their holders. */
+const METERS: Readonly<Record<string, string>> = { '43067784709': 'David Dele', '1111111111111': 'Ayo' };
+/** The token of a successful prepaid bill payment, as the facts' sample writes it. */
+const SITE_METER_TOKEN_TEXT = 'Token : 26362054405982757802';
+
 /** Plans by id: network, size, price in naira text. */
 const PLANS: ReadonlyMap<number, { network: number; plan: string; amount: string; type: string }> = new Map([
   [292, { network: 1, plan: '50.0MB', amount: '18.0', type: 'CORPORATE GIFTING' }],
@@ -69,7 +77,22 @@ export async function startFakePortedNumber(): Promise<FakePortedNumber> {
       .writeHead(status, { 'content-type': html ? 'text/html' : 'application/json' })
       .end(html ? body : JSON.stringify(body));
   };
-  const view = (r: PnRecord) => ({
+  const billView = (r: PnRecord) => ({
+    id: r.id,
+    meter_no: r.body['meter_number'],
+    company: 'ikeja-electric',
+    meter_type: r.body['MeterType'] === 1 ? 'prepaid' : 'postpaid',
+    token: r.Status === 'successful' && r.body['MeterType'] === 1 ? SITE_METER_TOKEN_TEXT : '',
+    amount: r.amount,
+    pay_amount: String(r.charged),
+    Status: r.Status,
+    refund: r.Status === 'failed',
+    date_created: '2023-12-27T07:19:07.544254',
+    Customer_name: METERS[r.body['meter_number'] as string] ?? '',
+    ...(typeof r.body['ident'] === 'string' ? { ident: r.body['ident'] } : {}),
+  });
+  const view = (r: PnRecord) => (r.kind === 'billpayment' ? billView(r) : dataView(r));
+  const dataView = (r: PnRecord) => ({
     id: r.id,
     ...r.body,
     balance_before: String(r.balanceBefore),
@@ -81,30 +104,44 @@ export async function startFakePortedNumber(): Promise<FakePortedNumber> {
       : { paid_amount: r.charged.toFixed(1), amount: String(r.amount) }),
   });
 
-  function purchase(kind: 'data' | 'topup', body: Record<string, unknown>, res: ServerResponse): void {
+  function purchase(kind: PnRecord['kind'], body: Record<string, unknown>, res: ServerResponse): void {
     const errors: Record<string, string[]> = {};
-    if (![1, 2, 3, 4].includes(body['network'] as number)) errors['network'] = ['Invalid pk - object does not exist.'];
-    if (typeof body['mobile_number'] !== 'string' || !/^0\d{10}$/.test(body['mobile_number']))
-      errors['mobile_number'] = ['Enter a valid 11-digit phone number.'];
-    if (typeof body['Ported_number'] !== 'boolean') errors['Ported_number'] = ['Must be a valid boolean.'];
     let amount = 0;
+    if (kind === 'billpayment') {
+      if (!DISCO_IDS.has(body['disco_name'] as number)) errors['disco_name'] = ['Invalid pk - object does not exist.'];
+      if (body['MeterType'] !== 1 && body['MeterType'] !== 2) errors['MeterType'] = ['"x" is not a valid choice.'];
+      if (typeof body['meter_number'] !== 'string' || !/^\d{6,13}$/.test(body['meter_number']))
+        errors['meter_number'] = ['Enter a valid meter number.'];
+      if (typeof body['amount'] !== 'number' || !Number.isInteger(body['amount']) || body['amount'] < 500)
+        errors['amount'] = ['Ensure this value is greater than or equal to 500.'];
+      else amount = body['amount'];
+    } else {
+      if (![1, 2, 3, 4].includes(body['network'] as number))
+        errors['network'] = ['Invalid pk - object does not exist.'];
+      if (typeof body['mobile_number'] !== 'string' || !/^0\d{10}$/.test(body['mobile_number']))
+        errors['mobile_number'] = ['Enter a valid 11-digit phone number.'];
+      if (typeof body['Ported_number'] !== 'boolean') errors['Ported_number'] = ['Must be a valid boolean.'];
+    }
     if (kind === 'data') {
       const plan = PLANS.get(body['plan'] as number);
       if (plan === undefined || plan.network !== body['network'])
         errors['plan'] = ['Invalid pk - object does not exist.'];
       else amount = Number(plan.amount);
-    } else {
+    } else if (kind === 'topup') {
       if (typeof body['amount'] !== 'number' || !Number.isInteger(body['amount']) || body['amount'] < 50)
         errors['amount'] = ['Ensure this value is greater than or equal to 50.'];
       else amount = body['amount'];
       if (body['airtime_type'] !== 'VTU') errors['airtime_type'] = ['"x" is not a valid choice.'];
     }
     if (Object.keys(errors).length > 0) return send(res, 400, errors);
-    // Airtime is sold at a 3% discount (the facts' sample: 100 paid 97.0); data at the plan's price.
-    const charged = kind === 'data' ? amount : Math.round(amount * 97) / 100;
+    // Airtime is sold at a 3% discount (the facts' sample: 100 paid 97.0); data at the plan's price;
+    // electricity with a charge on top (the facts' sample: amount 1000, pay_amount "1050.0").
+    const charged = kind === 'data' ? amount : kind === 'billpayment' ? amount + 50 : Math.round(amount * 97) / 100;
     if (charged > fake.balance)
       return send(res, 400, { error: [`insufficient balance,  your current balance ₦${fake.balance}  `] });
-    const next = scripts.get(body['mobile_number'] as string)?.shift() ?? { answer: 'successful' };
+    const next = scripts.get((body['mobile_number'] ?? body['meter_number']) as string)?.shift() ?? {
+      answer: 'successful',
+    };
     const balanceBefore = fake.balance;
     fake.balance = Math.round((fake.balance - charged) * 100) / 100;
     const record: PnRecord = {
@@ -150,9 +187,10 @@ export async function startFakePortedNumber(): Promise<FakePortedNumber> {
       fake.calls.at(-1)!.body = body;
       if (url.pathname === '/api/data/') return purchase('data', body, res);
       if (url.pathname === '/api/topup/') return purchase('topup', body, res);
+      if (url.pathname === '/api/billpayment/') return purchase('billpayment', body, res);
     }
     if (req.method === 'GET') {
-      const list = /^\/api\/(data|topup)\/$/.exec(url.pathname);
+      const list = /^\/api\/(data|topup|billpayment)\/$/.exec(url.pathname);
       if (list) {
         const results = fake.records
           .filter((r) => r.kind === list[1])
@@ -161,10 +199,24 @@ export async function startFakePortedNumber(): Promise<FakePortedNumber> {
           .map(view);
         return send(res, 200, { count: results.length, next: null, previous: null, results });
       }
-      const one = /^\/api\/(data|topup)\/(\d+)$/.exec(url.pathname);
+      const one = /^\/api\/(data|topup|billpayment)\/(\d+)$/.exec(url.pathname);
       if (one) {
         const record = fake.records.find((r) => r.kind === one[1] && r.id === Number(one[2]));
         return record === undefined ? send(res, 404, { detail: 'Not found.' }) : send(res, 200, view(record));
+      }
+      if (url.pathname === '/api/validatemeter') {
+        const number = url.searchParams.get('meternumber') ?? '';
+        const disco = Number(url.searchParams.get('disconame'));
+        if (!DISCO_IDS.has(disco) || !['1', '2'].includes(url.searchParams.get('mtype') ?? ''))
+          return send(res, 400, { error: ['Invalid disco or meter type.'] });
+        const name = METERS[number];
+        if (name === undefined) return send(res, 200, { invalid: true });
+        return send(res, 200, {
+          invalid: false,
+          name,
+          address: '87 AJIMATU OFF MURITALA STREET',
+          content: { Customer_Name: name },
+        });
       }
       if (url.pathname === '/api/user/') {
         const plan = (id: number) => {

@@ -9,16 +9,26 @@
  * ClubKonnect refuses a repeated RequestID is unknown. Reads (query, balance, plans) are
  * sent once too; the caller asks again later.
  *
- * Not routed yet: instances are configured (upstreams.ts) and tested against the fake;
- * electricity and cable (APIElectricityV1.asp, APICableTVV1.asp) are not implemented.
+ * Electricity and cable (APIElectricityV1.asp, APICableTVV1.asp, and their verify scripts)
+ * are read in bills.ts.
  */
 import type { Kobo } from '../../domain/money.js';
 import type { Network } from '../../domain/products.js';
 import { evidenceOf } from '../failover.js';
 import { nairaTextToKobo } from '../naira-text.js';
-import type { PlanSource, ProductProvider, ProviderOutcome, ProviderRequest, UpstreamPlan } from '../port.js';
+import type {
+  CustomerQuery,
+  CustomerVerifier,
+  PlanSource,
+  ProductProvider,
+  ProviderOutcome,
+  ProviderRequest,
+  UpstreamPlan,
+  VerifyOutcome,
+} from '../port.js';
 import { asObject } from '../vtpass/codes.js';
 import { exchange, type Fetch, type HttpAnswer } from '../vtpass/http.js';
+import { cableParams, electricityExtras, electricityParams, readVerify, verifyParams } from './bills.js';
 import { classifyClubkonnect, codeAndStatus } from './codes.js';
 
 /** `MobileNetwork` codes (4 public clients agree; unsure). */
@@ -43,6 +53,8 @@ interface ClubkonnectOptions {
 export interface ClubkonnectProviders {
   airtime: ProductProvider;
   data: ProductProvider & PlanSource;
+  electricity: ProductProvider & CustomerVerifier;
+  cable: ProductProvider & CustomerVerifier;
   /** Our wallet at ClubKonnect (`APIWalletBalanceV1.asp`); rejects when it cannot tell. */
   balance(signal: AbortSignal): Promise<Kobo>;
 }
@@ -75,7 +87,7 @@ export function createClubkonnectProviders(options: ClubkonnectOptions): Clubkon
         // Nothing was sent, so nothing can have been charged.
         if (!built.ok) return { kind: 'failed', reason: built.reason };
         const answer = await get(built.script, { ...built.params, RequestID: request.reference }, signal);
-        const outcome = classifyClubkonnect('purchase', answer, request.reference);
+        const outcome = withExtras(request, answer, classifyClubkonnect('purchase', answer, request.reference));
         logCall('purchase', request, answer, outcome);
         return outcome.kind === 'failed' || outcome.kind === 'unknown'
           ? { ...outcome, evidence: evidenceOf(answer, codeAndStatus(answer)) }
@@ -83,11 +95,31 @@ export function createClubkonnectProviders(options: ClubkonnectOptions): Clubkon
       },
       async query(request, signal) {
         const answer = await get('APIQueryV1.asp', { RequestID: request.reference }, signal);
-        const outcome = classifyClubkonnect('query', answer, request.reference);
+        const outcome = withExtras(request, answer, classifyClubkonnect('query', answer, request.reference));
         logCall('query', request, answer, outcome);
         return outcome;
       },
     };
+  }
+
+  /** A delivered electricity order's token, read from the answer that said it completed. */
+  function withExtras(request: ProviderRequest, answer: HttpAnswer, outcome: ProviderOutcome): ProviderOutcome {
+    const body = answer.kind === 'answer' ? asObject(answer.json) : undefined;
+    if (outcome.kind !== 'delivered' || body === undefined) return outcome;
+    return { ...outcome, result: { ...outcome.result, ...electricityExtras(request, body) } };
+  }
+
+  async function verify(query: CustomerQuery, signal: AbortSignal): Promise<VerifyOutcome> {
+    const call = verifyParams(query);
+    if (call === null) return { kind: 'not_found', reason: `The provider does not serve ${query.service}.` };
+    const outcome = readVerify(await get(call.script, call.params, signal));
+    log('provider.clubkonnect', {
+      upstream: options.name,
+      product: query.product,
+      call: 'verify',
+      outcome: outcome.kind,
+    });
+    return outcome;
   }
 
   function logCall(call: string, request: ProviderRequest, answer: HttpAnswer, outcome: ProviderOutcome): void {
@@ -156,7 +188,10 @@ export function createClubkonnectProviders(options: ClubkonnectOptions): Clubkon
     return amount;
   }
 
-  return { airtime, data, balance };
+  const electricity = { ...provider(async (request) => electricityParams(request)), verify };
+  const cable = { ...provider(async (request) => cableParams(request)), verify };
+
+  return { airtime, data, electricity, cable, balance };
 }
 
 /**

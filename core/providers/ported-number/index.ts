@@ -16,16 +16,25 @@
  * matches our reference in the echoed `ident` (echoed by some sites only: unsure); when it
  * is not found the purchase stays unknown, never failed.
  *
- * Not routed yet; electricity and cable (`/api/billpayment/`, `/api/cablesub/`) are not
- * implemented.
+ * Electricity (`/api/billpayment/`) is read in bills.ts; cable is not sold through the family.
  */
 import { type Kobo, kobo } from '../../domain/money.js';
 import type { Network } from '../../domain/products.js';
 import { evidenceOf } from '../failover.js';
 import { nairaCostToKobo, nairaTextToKobo } from '../naira-text.js';
-import type { PlanSource, ProductProvider, ProviderOutcome, ProviderRequest, UpstreamPlan } from '../port.js';
+import type {
+  CustomerQuery,
+  CustomerVerifier,
+  PlanSource,
+  ProductProvider,
+  ProviderOutcome,
+  ProviderRequest,
+  UpstreamPlan,
+  VerifyOutcome,
+} from '../port.js';
 import { asObject } from '../vtpass/codes.js';
 import { exchange, type Fetch, type HttpAnswer } from '../vtpass/http.js';
+import { billBody, billExtras, readValidateMeter, validateMeterPath } from './bills.js';
 
 /** Network ids of the Django family (unsure per site: read the site's plan list). */
 const PORTED_NUMBER_NETWORKS: Readonly<Record<Network, number>> = { mtn: 1, glo: 2, '9mobile': 3, airtel: 4 };
@@ -55,11 +64,14 @@ interface PortedNumberOptions {
 export interface PortedNumberProviders {
   airtime: ProductProvider;
   data: ProductProvider & PlanSource;
+  /** Electricity (bills.ts); cable is not sold through the family. */
+  electricity: ProductProvider & CustomerVerifier;
   /** Our wallet at the site (`user.Account_Balance` of `/api/user/`); rejects when it cannot tell. */
   balance(signal: AbortSignal): Promise<Kobo>;
 }
 
-type Built = { ok: true; path: 'topup/' | 'data/'; body: Record<string, unknown> } | { ok: false; reason: string };
+type SitePath = 'topup/' | 'data/' | 'billpayment/';
+type Built = { ok: true; path: SitePath; body: Record<string, unknown> } | { ok: false; reason: string };
 
 export function createPortedNumberProviders(options: PortedNumberOptions): PortedNumberProviders {
   const base = new URL(options.baseUrl.endsWith('/') ? options.baseUrl : `${options.baseUrl}/`);
@@ -79,7 +91,7 @@ export function createPortedNumberProviders(options: PortedNumberOptions): Porte
       fetchImpl,
     );
 
-  function provider(path: 'topup/' | 'data/', build: (request: ProviderRequest) => Promise<Built>): ProductProvider {
+  function provider(path: SitePath, build: (request: ProviderRequest) => Promise<Built>): ProductProvider {
     return {
       name: options.name,
       async purchase(request, signal) {
@@ -87,10 +99,12 @@ export function createPortedNumberProviders(options: PortedNumberOptions): Porte
         if (!built.ok) return { kind: 'failed', reason: built.reason };
         const answer = await call('POST', built.path, signal, {
           ...built.body,
-          Ported_number: true,
+          // A bill payment has no ported number to check.
+          ...(built.path === 'billpayment/' ? {} : { Ported_number: true }),
           ident: request.reference,
         });
-        const outcome = readPurchase(answer);
+        const body = answer.kind === 'answer' ? asObject(answer.json) : undefined;
+        const outcome = withExtras(request, body, readPurchase(answer));
         logCall('purchase', request, answer, outcome);
         return outcome.kind === 'failed' || outcome.kind === 'unknown'
           ? { ...outcome, evidence: evidenceOf(answer, { code: null, status: statusOf(answer) }) }
@@ -103,12 +117,43 @@ export function createPortedNumberProviders(options: PortedNumberOptions): Porte
         const outcome: ProviderOutcome =
           record === undefined
             ? { kind: 'unknown', reason: 'the provider has no record of the purchase under our reference (yet)' }
-            : readRecord(record, 'query');
+            : withExtras(request, record, readRecord(record, 'query'));
         logCall('query', request, answer, outcome);
         return outcome;
       },
     };
   }
+
+  /** A delivered electricity record's token. */
+  function withExtras(
+    request: ProviderRequest,
+    record: Record<string, unknown> | undefined,
+    outcome: ProviderOutcome,
+  ): ProviderOutcome {
+    if (outcome.kind !== 'delivered' || record === undefined) return outcome;
+    return { ...outcome, result: { ...outcome.result, ...billExtras(request, record) } };
+  }
+
+  async function verify(query: CustomerQuery, signal: AbortSignal): Promise<VerifyOutcome> {
+    const path = validateMeterPath(query);
+    if (path === null) return { kind: 'not_found', reason: `The provider does not serve ${query.service}.` };
+    const outcome = readValidateMeter(await call('GET', path, signal));
+    log('provider.ported_number', {
+      upstream: options.name,
+      product: query.product,
+      call: 'verify',
+      outcome: outcome.kind,
+    });
+    return outcome;
+  }
+
+  const electricity = {
+    ...provider('billpayment/', async (request): Promise<Built> => {
+      const built = billBody(request);
+      return built.ok ? { ok: true, path: 'billpayment/', body: built.body } : built;
+    }),
+    verify,
+  };
 
   function logCall(what: string, request: ProviderRequest, answer: HttpAnswer, outcome: ProviderOutcome): void {
     log('provider.ported_number', {
@@ -185,7 +230,7 @@ export function createPortedNumberProviders(options: PortedNumberOptions): Porte
     return amount;
   }
 
-  return { airtime, data, balance };
+  return { airtime, data, electricity, balance };
 }
 
 function statusOf(answer: HttpAnswer): string | null {

@@ -46,3 +46,5 @@ export const SUPPLY_COLLECTIONS = {
   routes: 'routes',
   upstreamSettings: 'upstream_settings',
 } as const;
+/** Each declared upstream's code for our data plans (plan-codes.ts); created by the plan codes step. */
+export const PLAN_CODES_COLLECTION = 'plan_codes';

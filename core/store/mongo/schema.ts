@@ -25,6 +25,7 @@ import {
   MAIL_COLLECTIONS,
   MEMBERSHIPS_COLLECTION,
   PEOPLE_COLLECTIONS,
+  PLAN_CODES_COLLECTION,
   STAFF_COLLECTIONS,
   SUPPLY_COLLECTIONS,
   UPGRADE_REQUESTS_COLLECTION,
@@ -354,6 +355,17 @@ export const SCHEMA_STEPS: readonly SchemaStep[] = [
       await target.createIndexes(SUPPLY_COLLECTIONS.attempts, [
         { name: 'upstream_attempts_reference', key: { reference: 1, seq: 1 }, unique: true },
         { name: 'upstream_attempts_started', key: { started_at: 1 } },
+      ]);
+    },
+  },
+  {
+    version: 20,
+    description: "supply: each declared upstream's code for our data plans",
+    async apply(target) {
+      await createMissingCollections(target, [PLAN_CODES_COLLECTION], {});
+      // A code's _id is "<upstream>:<plan id>", unique by itself; this serves the listing.
+      await target.createIndexes(PLAN_CODES_COLLECTION, [
+        { name: 'plan_codes_by_upstream', key: { upstream: 1, plan_id: 1 }, unique: true },
       ]);
     },
   },

@@ -344,4 +344,17 @@ export const BUSINESS_MIGRATIONS: readonly Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    version: 20,
+    description: "supply: each declared upstream's code for our data plans",
+    sql: `
+      CREATE TABLE plan_codes (
+        plan_id    INTEGER NOT NULL REFERENCES plans (plan_id),
+        upstream   TEXT NOT NULL,
+        code       TEXT NOT NULL CHECK (code <> ''),
+        updated_at INTEGER NOT NULL,
+        PRIMARY KEY (upstream, plan_id)
+      ) STRICT;
+    `,
+  },
 ];

@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file prepaid/v1/admin.proto.
  */
 export const file_prepaid_v1_admin: GenFile = /*@__PURE__*/
-  fileDesc("ChZwcmVwYWlkL3YxL2FkbWluLnByb3RvEgpwcmVwYWlkLnYxIp0BCgdBY2NvdW50EhIKCmFjY291bnRfaWQYASABKAkSDAoEbmFtZRgCIAEoCRIPCgd0aWVyX2lkGAMgASgJEhQKDGJhbGFuY2Vfa29ibxgEIAEoAxIuCgpjcmVhdGVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIZChF0ZXN0X2JhbGFuY2Vfa29ibxgGIAEoAyJTCglJc3N1ZWRLZXkSEgoKcHVibGljX2tleRgBIAEoCRISCgpzZWNyZXRfa2V5GAIgASgJEh4KBG1vZGUYAyABKA4yEC5wcmVwYWlkLnYxLk1vZGUi2AEKBkFwaUtleRISCgpwdWJsaWNfa2V5GAEgASgJEhIKCmFjY291bnRfaWQYAiABKAkSEwoLYWxsb3dlZF9pcHMYAyADKAkSDwoHcmV2b2tlZBgEIAEoCBIuCgpjcmVhdGVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIeCgRtb2RlGAYgASgOMhAucHJlcGFpZC52MS5Nb2RlEjAKDGxhc3RfdXNlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiVwoIRGlzY291bnQSJAoHcHJvZHVjdBgBIAEoDjITLnByZXBhaWQudjEuUHJvZHVjdBIPCgdzZXJ2aWNlGAIgASgJEhQKDGJhc2lzX3BvaW50cxgDIAEoBSKPAQoEVGllchIPCgd0aWVyX2lkGAEgASgJEgwKBG5hbWUYAiABKAkSEgoKYXBpX2FjY2VzcxgDIAEoCBInCglkaXNjb3VudHMYBCADKAsyFC5wcmVwYWlkLnYxLkRpc2NvdW50EisKC3ByaWNlX3J1bGVzGPQDIAMoCzIVLnByZXBhaWQudjEuUHJpY2VSdWxlIosBCglQcmljZVJ1bGUSDwoHbmV0d29yaxgBIAEoCRIRCglwbGFuX3R5cGUYAiABKAkSGwoTbWFyZ2luX2Jhc2lzX3BvaW50cxgDIAEoBRITCgttYXJnaW5fa29ibxgEIAEoAxISCgpmbG9vcl9rb2JvGAUgASgDEhQKDGNlaWxpbmdfa29ibxgGIAEoAyIvCghQbGFuQ29zdBIQCgh1cHN0cmVhbRgBIAEoCRIRCgljb3N0X2tvYm8YAiABKAMisgIKC0NhdGFsb2dQbGFuEg8KB3BsYW5faWQYASABKAMSDwoHbmV0d29yaxgCIAEoCRINCgVsYWJlbBgDIAEoCRIQCgh2YWxpZGl0eRgEIAEoCRIXCg9mYWNlX3ZhbHVlX2tvYm8YBSABKAMSKgoLdGllcl9wcmljZXMYBiADKAsyFS5wcmVwYWlkLnYxLlRpZXJQcmljZRIOCgZhY3RpdmUYByABKAgSFQoNcHJvdmlkZXJfY29kZRgIIAEoCRINCgR0eXBlGPQDIAEoCRIQCgdzaXplX21iGPUDIAEoBRIWCg12YWxpZGl0eV9kYXlzGPYDIAEoBRIkCgVjb3N0cxj3AyADKAsyFC5wcmVwYWlkLnYxLlBsYW5Db3N0EhUKDHR5cGVfZW5hYmxlZBj4AyABKAgiMAoJVGllclByaWNlEg8KB3RpZXJfaWQYASABKAkSEgoKcHJpY2Vfa29ibxgCIAEoAyJ/CgxDYWJsZVBhY2thZ2USEAoIcHJvdmlkZXIYASABKAkSFAoMcGFja2FnZV9jb2RlGAIgASgJEgwKBG5hbWUYAyABKAkSEgoKcHJpY2Vfa29ibxgEIAEoAxIOCgZhY3RpdmUYBSABKAgSFQoNcHJvdmlkZXJfY29kZRgGIAEoCSLjAQoLTGVkZ2VyRW50cnkSEAoIZW50cnlfaWQYASABKAMSEgoKYWNjb3VudF9pZBgCIAEoCRITCgthbW91bnRfa29ibxgDIAEoAxIaChJiYWxhbmNlX2FmdGVyX2tvYm8YBCABKAMSDAoEa2luZBgFIAEoCRIRCglyZWZlcmVuY2UYBiABKAkSDAoEbWVtbxgHIAEoCRIuCgpjcmVhdGVkX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIeCgRtb2RlGAkgASgOMhAucHJlcGFpZC52MS5Nb2RlIjUKFENyZWF0ZUFjY291bnRSZXF1ZXN0EgwKBG5hbWUYASABKAkSDwoHdGllcl9pZBgCIAEoCSJoChVDcmVhdGVBY2NvdW50UmVzcG9uc2USJAoHYWNjb3VudBgBIAEoCzITLnByZXBhaWQudjEuQWNjb3VudBIpCgppc3N1ZWRfa2V5GAIgASgLMhUucHJlcGFpZC52MS5Jc3N1ZWRLZXkiJwoRR2V0QWNjb3VudFJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCSI6ChJHZXRBY2NvdW50UmVzcG9uc2USJAoHYWNjb3VudBgBIAEoCzITLnByZXBhaWQudjEuQWNjb3VudCI8ChVTZXRBY2NvdW50VGllclJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRIPCgd0aWVyX2lkGAIgASgJImkKFlNldEFjY291bnRUaWVyUmVzcG9uc2USJAoHYWNjb3VudBgBIAEoCzITLnByZXBhaWQudjEuQWNjb3VudBIpCgppc3N1ZWRfa2V5GAIgASgLMhUucHJlcGFpZC52MS5Jc3N1ZWRLZXkiSQoTQ3JlYXRlQXBpS2V5UmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEh4KBG1vZGUYAiABKA4yEC5wcmVwYWlkLnYxLk1vZGUiQQoUQ3JlYXRlQXBpS2V5UmVzcG9uc2USKQoKaXNzdWVkX2tleRgBIAEoCzIVLnByZXBhaWQudjEuSXNzdWVkS2V5IigKEkxpc3RBcGlLZXlzUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJIjcKE0xpc3RBcGlLZXlzUmVzcG9uc2USIAoEa2V5cxgBIAMoCzISLnByZXBhaWQudjEuQXBpS2V5IikKE1Jldm9rZUFwaUtleVJlcXVlc3QSEgoKcHVibGljX2tleRgBIAEoCSI3ChRSZXZva2VBcGlLZXlSZXNwb25zZRIfCgNrZXkYASABKAsyEi5wcmVwYWlkLnYxLkFwaUtleSJBChZTZXRBcGlLZXlJcExvY2tSZXF1ZXN0EhIKCnB1YmxpY19rZXkYASABKAkSEwoLYWxsb3dlZF9pcHMYAiADKAkiOgoXU2V0QXBpS2V5SXBMb2NrUmVzcG9uc2USHwoDa2V5GAEgASgLMhIucHJlcGFpZC52MS5BcGlLZXkifwoTQ3JlZGl0V2FsbGV0UmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEhMKC2Ftb3VudF9rb2JvGAIgASgDEgwKBG1lbW8YAyABKAkSEQoJcmVmZXJlbmNlGAQgASgJEh4KBG1vZGUYBSABKA4yEC5wcmVwYWlkLnYxLk1vZGUifAoUQ3JlZGl0V2FsbGV0UmVzcG9uc2USFAoMYmFsYW5jZV9rb2JvGAEgASgDEiYKBWVudHJ5GAIgASgLMhcucHJlcGFpZC52MS5MZWRnZXJFbnRyeRIQCghyZXBsYXllZBgDIAEoCBIUCgtwcm9wb3NhbF9pZBjYBCABKAkidQoYTGlzdExlZGdlckVudHJpZXNSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSEQoJcGFnZV9zaXplGAIgASgFEhIKCnBhZ2VfdG9rZW4YAyABKAkSHgoEbW9kZRgEIAEoDjIQLnByZXBhaWQudjEuTW9kZSJeChlMaXN0TGVkZ2VyRW50cmllc1Jlc3BvbnNlEigKB2VudHJpZXMYASADKAsyFy5wcmVwYWlkLnYxLkxlZGdlckVudHJ5EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSISChBMaXN0VGllcnNSZXF1ZXN0IjQKEUxpc3RUaWVyc1Jlc3BvbnNlEh8KBXRpZXJzGAEgAygLMhAucHJlcGFpZC52MS5UaWVyIjMKEVVwc2VydFRpZXJSZXF1ZXN0Eh4KBHRpZXIYASABKAsyEC5wcmVwYWlkLnYxLlRpZXIiNAoSVXBzZXJ0VGllclJlc3BvbnNlEh4KBHRpZXIYASABKAsyEC5wcmVwYWlkLnYxLlRpZXIiKgoXTGlzdENhdGFsb2dQbGFuc1JlcXVlc3QSDwoHbmV0d29yaxgBIAEoCSJCChhMaXN0Q2F0YWxvZ1BsYW5zUmVzcG9uc2USJgoFcGxhbnMYASADKAsyFy5wcmVwYWlkLnYxLkNhdGFsb2dQbGFuIjoKEVVwc2VydFBsYW5SZXF1ZXN0EiUKBHBsYW4YASABKAsyFy5wcmVwYWlkLnYxLkNhdGFsb2dQbGFuIjsKElVwc2VydFBsYW5SZXNwb25zZRIlCgRwbGFuGAEgASgLMhcucHJlcGFpZC52MS5DYXRhbG9nUGxhbiIsChhMaXN0Q2FibGVQYWNrYWdlc1JlcXVlc3QSEAoIcHJvdmlkZXIYASABKAkiRwoZTGlzdENhYmxlUGFja2FnZXNSZXNwb25zZRIqCghwYWNrYWdlcxgBIAMoCzIYLnByZXBhaWQudjEuQ2FibGVQYWNrYWdlIkYKGVVwc2VydENhYmxlUGFja2FnZVJlcXVlc3QSKQoHcGFja2FnZRgBIAEoCzIYLnByZXBhaWQudjEuQ2FibGVQYWNrYWdlIkcKGlVwc2VydENhYmxlUGFja2FnZVJlc3BvbnNlEikKB3BhY2thZ2UYASABKAsyGC5wcmVwYWlkLnYxLkNhYmxlUGFja2FnZSITChFHZXRTbXNSYXRlUmVxdWVzdCIrChJHZXRTbXNSYXRlUmVzcG9uc2USFQoNa29ib19wZXJfcGFnZRgBIAEoAyIqChFTZXRTbXNSYXRlUmVxdWVzdBIVCg1rb2JvX3Blcl9wYWdlGAEgASgDIisKElNldFNtc1JhdGVSZXNwb25zZRIVCg1rb2JvX3Blcl9wYWdlGAEgASgDImUKHkxpc3RQZW5kaW5nVHJhbnNhY3Rpb25zUmVxdWVzdBIcChRuZWVkc19hdHRlbnRpb25fb25seRgBIAEoCBIRCglwYWdlX3NpemUYAiABKAUSEgoKcGFnZV90b2tlbhgDIAEoCSJpCh9MaXN0UGVuZGluZ1RyYW5zYWN0aW9uc1Jlc3BvbnNlEi0KDHRyYW5zYWN0aW9ucxgBIAMoCzIXLnByZXBhaWQudjEuVHJhbnNhY3Rpb24SFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIhQKEkNoZWNrTGVkZ2VyUmVxdWVzdCJ2Cg9MZWRnZXJWaW9sYXRpb24SDAoEa2luZBgBIAEoCRISCgphY2NvdW50X2lkGAIgASgJEhEKCXJlZmVyZW5jZRgDIAEoCRIOCgZkZXRhaWwYBCABKAkSHgoEbW9kZRgFIAEoDjIQLnByZXBhaWQudjEuTW9kZSK3AQoPTGVkZ2VyTW9kZUNoZWNrEh4KBG1vZGUYASABKA4yEC5wcmVwYWlkLnYxLk1vZGUSHAoUdHJhbnNhY3Rpb25zX2NoZWNrZWQYAiABKAMSFwoPZW50cmllc19jaGVja2VkGAMgASgDEhUKDXBlbmRpbmdfY291bnQYBCABKAMSHQoVbmVlZHNfYXR0ZW50aW9uX2NvdW50GAUgASgDEhcKD3Zpb2xhdGlvbl9jb3VudBgGIAEoAyKSAgoTQ2hlY2tMZWRnZXJSZXNwb25zZRIYChBhY2NvdW50c19jaGVja2VkGAEgASgDEhwKFHRyYW5zYWN0aW9uc19jaGVja2VkGAIgASgDEhcKD2VudHJpZXNfY2hlY2tlZBgDIAEoAxIXCg92aW9sYXRpb25fY291bnQYBCABKAMSLwoKdmlvbGF0aW9ucxgFIAMoCzIbLnByZXBhaWQudjEuTGVkZ2VyVmlvbGF0aW9uEhUKDXBlbmRpbmdfY291bnQYBiABKAMSHQoVbmVlZHNfYXR0ZW50aW9uX2NvdW50GAcgASgDEioKBW1vZGVzGAggAygLMhsucHJlcGFpZC52MS5MZWRnZXJNb2RlQ2hlY2siIwoQU3luY1BsYW5zUmVxdWVzdBIPCgdkcnlfcnVuGAEgASgIIooBCgpQbGFuQ2hhbmdlEiwKBmFjdGlvbhgBIAEoDjIcLnByZXBhaWQudjEuUGxhbkNoYW5nZUFjdGlvbhIlCgRwbGFuGAIgASgLMhcucHJlcGFpZC52MS5DYXRhbG9nUGxhbhInCgZiZWZvcmUYAyABKAsyFy5wcmVwYWlkLnYxLkNhdGFsb2dQbGFuIrEBChFTeW5jUGxhbnNSZXNwb25zZRIQCghwcm92aWRlchgBIAEoCRIRCglzdXBwb3J0ZWQYAiABKAgSDwoHZHJ5X3J1bhgDIAEoCBInCgdjaGFuZ2VzGAQgAygLMhYucHJlcGFpZC52MS5QbGFuQ2hhbmdlEhEKCXVuY2hhbmdlZBgFIAEoBRIYChB1bmNvZGVkX3BsYW5faWRzGAYgAygDEhAKCHdhcm5pbmdzGAcgAygJIl4KGVNldFBsYW5UeXBlRW5hYmxlZFJlcXVlc3QSDwoHbmV0d29yaxgBIAEoCRIRCglwbGFuX3R5cGUYAiABKAkSDwoHZW5hYmxlZBgDIAEoCBIMCgRub3RlGAQgASgJImUKGlNldFBsYW5UeXBlRW5hYmxlZFJlc3BvbnNlEg8KB2NoYW5nZWQYASABKAgSJgoFcGxhbnMYAiADKAsyFy5wcmVwYWlkLnYxLkNhdGFsb2dQbGFuEg4KBmV2ZW50cxgDIAEoBSJYChJTZXRQbGFuQ29zdFJlcXVlc3QSDwoHcGxhbl9pZBgBIAEoAxIQCgh1cHN0cmVhbRgCIAEoCRIRCgljb3N0X2tvYm8YAyABKAMSDAoEbm90ZRgEIAEoCSJMChNTZXRQbGFuQ29zdFJlc3BvbnNlEiUKBHBsYW4YASABKAsyFy5wcmVwYWlkLnYxLkNhdGFsb2dQbGFuEg4KBmV2ZW50cxgCIAEoBSJpChNTZXRQcmljZVJ1bGVSZXF1ZXN0Eg8KB3RpZXJfaWQYASABKAkSIwoEcnVsZRgCIAEoCzIVLnByZXBhaWQudjEuUHJpY2VSdWxlEg4KBnJlbW92ZRgDIAEoCBIMCgRub3RlGAQgASgJIkYKFFNldFByaWNlUnVsZVJlc3BvbnNlEh4KBHRpZXIYASABKAsyEC5wcmVwYWlkLnYxLlRpZXISDgoGZXZlbnRzGAIgASgFIhMKEUxpc3RSb3V0ZXNSZXF1ZXN0ImMKCFJvdXRlS2V5EiQKB3Byb2R1Y3QYASABKA4yEy5wcmVwYWlkLnYxLlByb2R1Y3QSDwoHbmV0d29yaxgCIAEoCRIRCglwbGFuX3R5cGUYAyABKAkSDQoFZGlzY28YBCABKAkibQoFUm91dGUSIQoDa2V5GAEgASgLMhQucHJlcGFpZC52MS5Sb3V0ZUtleRIRCgl1cHN0cmVhbXMYAiADKAkSLgoKdXBkYXRlZF9hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiVAoPVXBzdHJlYW1TdW1tYXJ5EgwKBG5hbWUYASABKAkSDAoEa2luZBgCIAEoCRIlCghwcm9kdWN0cxgDIAMoDjITLnByZXBhaWQudjEuUHJvZHVjdCKMAQoSTGlzdFJvdXRlc1Jlc3BvbnNlEiEKBnJvdXRlcxgBIAMoCzIRLnByZXBhaWQudjEuUm91dGUSIwoIZGVmYXVsdHMYAiADKAsyES5wcmVwYWlkLnYxLlJvdXRlEi4KCXVwc3RyZWFtcxgDIAMoCzIbLnByZXBhaWQudjEuVXBzdHJlYW1TdW1tYXJ5IkcKD1NldFJvdXRlUmVxdWVzdBIhCgNrZXkYASABKAsyFC5wcmVwYWlkLnYxLlJvdXRlS2V5EhEKCXVwc3RyZWFtcxgCIAMoCSJXChBTZXRSb3V0ZVJlc3BvbnNlEiAKBXJvdXRlGAEgASgLMhEucHJlcGFpZC52MS5Sb3V0ZRIhCgZiZWZvcmUYAiABKAsyES5wcmVwYWlkLnYxLlJvdXRlIjYKEUNsZWFyUm91dGVSZXF1ZXN0EiEKA2tleRgBIAEoCzIULnByZXBhaWQudjEuUm91dGVLZXkiNwoSQ2xlYXJSb3V0ZVJlc3BvbnNlEiEKBmJlZm9yZRgBIAEoCzIRLnByZXBhaWQudjEuUm91dGUiMAobTGlzdFVwc3RyZWFtQXR0ZW1wdHNSZXF1ZXN0EhEKCXJlZmVyZW5jZRgBIAEoCSLEAQoPVXBzdHJlYW1BdHRlbXB0EgsKA3NlcRgBIAEoBRIQCgh1cHN0cmVhbRgCIAEoCRIuCgpzdGFydGVkX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIPCgdvdXRjb21lGAQgASgJEhAKCGV2aWRlbmNlGAUgASgJEhEKCWNvc3Rfa29ibxgGIAEoAxIsCghlbmRlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiTQocTGlzdFVwc3RyZWFtQXR0ZW1wdHNSZXNwb25zZRItCghhdHRlbXB0cxgBIAMoCzIbLnByZXBhaWQudjEuVXBzdHJlYW1BdHRlbXB0IhsKGUxpc3RVcHN0cmVhbUhlYWx0aFJlcXVlc3Qi+AEKDlVwc3RyZWFtSGVhbHRoEgwKBG5hbWUYASABKAkSDAoEa2luZBgCIAEoCRIPCgdjaXJjdWl0GAMgASgJEhcKCmZsb2F0X2tvYm8YBCABKANIAIgBARIdChBmbG9hdF9hbGVydF9rb2JvGAUgASgDSAGIAQESEgoKbGFzdF9lcnJvchgGIAEoCRIbChNwdXJjaGFzZXNfbGFzdF9ob3VyGAcgASgFEhsKE2ZhaWxvdmVyc19sYXN0X2hvdXIYCCABKAUSDwoHc2tpcHBlZBgJIAEoBUINCgtfZmxvYXRfa29ib0ITChFfZmxvYXRfYWxlcnRfa29ibyJLChpMaXN0VXBzdHJlYW1IZWFsdGhSZXNwb25zZRItCgl1cHN0cmVhbXMYASADKAsyGi5wcmVwYWlkLnYxLlVwc3RyZWFtSGVhbHRoIkAKHFNldFVwc3RyZWFtRmxvYXRBbGVydFJlcXVlc3QSDAoEbmFtZRgBIAEoCRISCgphbGVydF9rb2JvGAIgASgDInEKHVNldFVwc3RyZWFtRmxvYXRBbGVydFJlc3BvbnNlEhcKCmFsZXJ0X2tvYm8YASABKANIAIgBARIYCgtiZWZvcmVfa29ibxgCIAEoA0gBiAEBQg0KC19hbGVydF9rb2JvQg4KDF9iZWZvcmVfa29ibyqaAQoQUGxhbkNoYW5nZUFjdGlvbhIiCh5QTEFOX0NIQU5HRV9BQ1RJT05fVU5TUEVDSUZJRUQQABIeChpQTEFOX0NIQU5HRV9BQ1RJT05fQ1JFQVRFRBABEh4KGlBMQU5fQ0hBTkdFX0FDVElPTl9VUERBVEVEEAISIgoeUExBTl9DSEFOR0VfQUNUSU9OX0RFQUNUSVZBVEVEEAMy6hMKDEFkbWluU2VydmljZRJUCg1DcmVhdGVBY2NvdW50EiAucHJlcGFpZC52MS5DcmVhdGVBY2NvdW50UmVxdWVzdBohLnByZXBhaWQudjEuQ3JlYXRlQWNjb3VudFJlc3BvbnNlEksKCkdldEFjY291bnQSHS5wcmVwYWlkLnYxLkdldEFjY291bnRSZXF1ZXN0Gh4ucHJlcGFpZC52MS5HZXRBY2NvdW50UmVzcG9uc2USVwoOU2V0QWNjb3VudFRpZXISIS5wcmVwYWlkLnYxLlNldEFjY291bnRUaWVyUmVxdWVzdBoiLnByZXBhaWQudjEuU2V0QWNjb3VudFRpZXJSZXNwb25zZRJRCgxDcmVhdGVBcGlLZXkSHy5wcmVwYWlkLnYxLkNyZWF0ZUFwaUtleVJlcXVlc3QaIC5wcmVwYWlkLnYxLkNyZWF0ZUFwaUtleVJlc3BvbnNlEk4KC0xpc3RBcGlLZXlzEh4ucHJlcGFpZC52MS5MaXN0QXBpS2V5c1JlcXVlc3QaHy5wcmVwYWlkLnYxLkxpc3RBcGlLZXlzUmVzcG9uc2USUQoMUmV2b2tlQXBpS2V5Eh8ucHJlcGFpZC52MS5SZXZva2VBcGlLZXlSZXF1ZXN0GiAucHJlcGFpZC52MS5SZXZva2VBcGlLZXlSZXNwb25zZRJaCg9TZXRBcGlLZXlJcExvY2sSIi5wcmVwYWlkLnYxLlNldEFwaUtleUlwTG9ja1JlcXVlc3QaIy5wcmVwYWlkLnYxLlNldEFwaUtleUlwTG9ja1Jlc3BvbnNlElEKDENyZWRpdFdhbGxldBIfLnByZXBhaWQudjEuQ3JlZGl0V2FsbGV0UmVxdWVzdBogLnByZXBhaWQudjEuQ3JlZGl0V2FsbGV0UmVzcG9uc2USYAoRTGlzdExlZGdlckVudHJpZXMSJC5wcmVwYWlkLnYxLkxpc3RMZWRnZXJFbnRyaWVzUmVxdWVzdBolLnByZXBhaWQudjEuTGlzdExlZGdlckVudHJpZXNSZXNwb25zZRJICglMaXN0VGllcnMSHC5wcmVwYWlkLnYxLkxpc3RUaWVyc1JlcXVlc3QaHS5wcmVwYWlkLnYxLkxpc3RUaWVyc1Jlc3BvbnNlEksKClVwc2VydFRpZXISHS5wcmVwYWlkLnYxLlVwc2VydFRpZXJSZXF1ZXN0Gh4ucHJlcGFpZC52MS5VcHNlcnRUaWVyUmVzcG9uc2USXQoQTGlzdENhdGFsb2dQbGFucxIjLnByZXBhaWQudjEuTGlzdENhdGFsb2dQbGFuc1JlcXVlc3QaJC5wcmVwYWlkLnYxLkxpc3RDYXRhbG9nUGxhbnNSZXNwb25zZRJLCgpVcHNlcnRQbGFuEh0ucHJlcGFpZC52MS5VcHNlcnRQbGFuUmVxdWVzdBoeLnByZXBhaWQudjEuVXBzZXJ0UGxhblJlc3BvbnNlEmAKEUxpc3RDYWJsZVBhY2thZ2VzEiQucHJlcGFpZC52MS5MaXN0Q2FibGVQYWNrYWdlc1JlcXVlc3QaJS5wcmVwYWlkLnYxLkxpc3RDYWJsZVBhY2thZ2VzUmVzcG9uc2USYwoSVXBzZXJ0Q2FibGVQYWNrYWdlEiUucHJlcGFpZC52MS5VcHNlcnRDYWJsZVBhY2thZ2VSZXF1ZXN0GiYucHJlcGFpZC52MS5VcHNlcnRDYWJsZVBhY2thZ2VSZXNwb25zZRJLCgpHZXRTbXNSYXRlEh0ucHJlcGFpZC52MS5HZXRTbXNSYXRlUmVxdWVzdBoeLnByZXBhaWQudjEuR2V0U21zUmF0ZVJlc3BvbnNlEksKClNldFNtc1JhdGUSHS5wcmVwYWlkLnYxLlNldFNtc1JhdGVSZXF1ZXN0Gh4ucHJlcGFpZC52MS5TZXRTbXNSYXRlUmVzcG9uc2UScgoXTGlzdFBlbmRpbmdUcmFuc2FjdGlvbnMSKi5wcmVwYWlkLnYxLkxpc3RQZW5kaW5nVHJhbnNhY3Rpb25zUmVxdWVzdBorLnByZXBhaWQudjEuTGlzdFBlbmRpbmdUcmFuc2FjdGlvbnNSZXNwb25zZRJOCgtDaGVja0xlZGdlchIeLnByZXBhaWQudjEuQ2hlY2tMZWRnZXJSZXF1ZXN0Gh8ucHJlcGFpZC52MS5DaGVja0xlZGdlclJlc3BvbnNlEkgKCVN5bmNQbGFucxIcLnByZXBhaWQudjEuU3luY1BsYW5zUmVxdWVzdBodLnByZXBhaWQudjEuU3luY1BsYW5zUmVzcG9uc2USYwoSU2V0UGxhblR5cGVFbmFibGVkEiUucHJlcGFpZC52MS5TZXRQbGFuVHlwZUVuYWJsZWRSZXF1ZXN0GiYucHJlcGFpZC52MS5TZXRQbGFuVHlwZUVuYWJsZWRSZXNwb25zZRJOCgtTZXRQbGFuQ29zdBIeLnByZXBhaWQudjEuU2V0UGxhbkNvc3RSZXF1ZXN0Gh8ucHJlcGFpZC52MS5TZXRQbGFuQ29zdFJlc3BvbnNlElEKDFNldFByaWNlUnVsZRIfLnByZXBhaWQudjEuU2V0UHJpY2VSdWxlUmVxdWVzdBogLnByZXBhaWQudjEuU2V0UHJpY2VSdWxlUmVzcG9uc2USSwoKTGlzdFJvdXRlcxIdLnByZXBhaWQudjEuTGlzdFJvdXRlc1JlcXVlc3QaHi5wcmVwYWlkLnYxLkxpc3RSb3V0ZXNSZXNwb25zZRJFCghTZXRSb3V0ZRIbLnByZXBhaWQudjEuU2V0Um91dGVSZXF1ZXN0GhwucHJlcGFpZC52MS5TZXRSb3V0ZVJlc3BvbnNlEksKCkNsZWFyUm91dGUSHS5wcmVwYWlkLnYxLkNsZWFyUm91dGVSZXF1ZXN0Gh4ucHJlcGFpZC52MS5DbGVhclJvdXRlUmVzcG9uc2USaQoUTGlzdFVwc3RyZWFtQXR0ZW1wdHMSJy5wcmVwYWlkLnYxLkxpc3RVcHN0cmVhbUF0dGVtcHRzUmVxdWVzdBooLnByZXBhaWQudjEuTGlzdFVwc3RyZWFtQXR0ZW1wdHNSZXNwb25zZRJjChJMaXN0VXBzdHJlYW1IZWFsdGgSJS5wcmVwYWlkLnYxLkxpc3RVcHN0cmVhbUhlYWx0aFJlcXVlc3QaJi5wcmVwYWlkLnYxLkxpc3RVcHN0cmVhbUhlYWx0aFJlc3BvbnNlEmwKFVNldFVwc3RyZWFtRmxvYXRBbGVydBIoLnByZXBhaWQudjEuU2V0VXBzdHJlYW1GbG9hdEFsZXJ0UmVxdWVzdBopLnByZXBhaWQudjEuU2V0VXBzdHJlYW1GbG9hdEFsZXJ0UmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp, file_prepaid_v1_types]);
+  fileDesc("ChZwcmVwYWlkL3YxL2FkbWluLnByb3RvEgpwcmVwYWlkLnYxIp0BCgdBY2NvdW50EhIKCmFjY291bnRfaWQYASABKAkSDAoEbmFtZRgCIAEoCRIPCgd0aWVyX2lkGAMgASgJEhQKDGJhbGFuY2Vfa29ibxgEIAEoAxIuCgpjcmVhdGVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIZChF0ZXN0X2JhbGFuY2Vfa29ibxgGIAEoAyJTCglJc3N1ZWRLZXkSEgoKcHVibGljX2tleRgBIAEoCRISCgpzZWNyZXRfa2V5GAIgASgJEh4KBG1vZGUYAyABKA4yEC5wcmVwYWlkLnYxLk1vZGUi2AEKBkFwaUtleRISCgpwdWJsaWNfa2V5GAEgASgJEhIKCmFjY291bnRfaWQYAiABKAkSEwoLYWxsb3dlZF9pcHMYAyADKAkSDwoHcmV2b2tlZBgEIAEoCBIuCgpjcmVhdGVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIeCgRtb2RlGAYgASgOMhAucHJlcGFpZC52MS5Nb2RlEjAKDGxhc3RfdXNlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiVwoIRGlzY291bnQSJAoHcHJvZHVjdBgBIAEoDjITLnByZXBhaWQudjEuUHJvZHVjdBIPCgdzZXJ2aWNlGAIgASgJEhQKDGJhc2lzX3BvaW50cxgDIAEoBSKPAQoEVGllchIPCgd0aWVyX2lkGAEgASgJEgwKBG5hbWUYAiABKAkSEgoKYXBpX2FjY2VzcxgDIAEoCBInCglkaXNjb3VudHMYBCADKAsyFC5wcmVwYWlkLnYxLkRpc2NvdW50EisKC3ByaWNlX3J1bGVzGPQDIAMoCzIVLnByZXBhaWQudjEuUHJpY2VSdWxlIosBCglQcmljZVJ1bGUSDwoHbmV0d29yaxgBIAEoCRIRCglwbGFuX3R5cGUYAiABKAkSGwoTbWFyZ2luX2Jhc2lzX3BvaW50cxgDIAEoBRITCgttYXJnaW5fa29ibxgEIAEoAxISCgpmbG9vcl9rb2JvGAUgASgDEhQKDGNlaWxpbmdfa29ibxgGIAEoAyIvCghQbGFuQ29zdBIQCgh1cHN0cmVhbRgBIAEoCRIRCgljb3N0X2tvYm8YAiABKAMisgIKC0NhdGFsb2dQbGFuEg8KB3BsYW5faWQYASABKAMSDwoHbmV0d29yaxgCIAEoCRINCgVsYWJlbBgDIAEoCRIQCgh2YWxpZGl0eRgEIAEoCRIXCg9mYWNlX3ZhbHVlX2tvYm8YBSABKAMSKgoLdGllcl9wcmljZXMYBiADKAsyFS5wcmVwYWlkLnYxLlRpZXJQcmljZRIOCgZhY3RpdmUYByABKAgSFQoNcHJvdmlkZXJfY29kZRgIIAEoCRINCgR0eXBlGPQDIAEoCRIQCgdzaXplX21iGPUDIAEoBRIWCg12YWxpZGl0eV9kYXlzGPYDIAEoBRIkCgVjb3N0cxj3AyADKAsyFC5wcmVwYWlkLnYxLlBsYW5Db3N0EhUKDHR5cGVfZW5hYmxlZBj4AyABKAgiMAoJVGllclByaWNlEg8KB3RpZXJfaWQYASABKAkSEgoKcHJpY2Vfa29ibxgCIAEoAyJ/CgxDYWJsZVBhY2thZ2USEAoIcHJvdmlkZXIYASABKAkSFAoMcGFja2FnZV9jb2RlGAIgASgJEgwKBG5hbWUYAyABKAkSEgoKcHJpY2Vfa29ibxgEIAEoAxIOCgZhY3RpdmUYBSABKAgSFQoNcHJvdmlkZXJfY29kZRgGIAEoCSLjAQoLTGVkZ2VyRW50cnkSEAoIZW50cnlfaWQYASABKAMSEgoKYWNjb3VudF9pZBgCIAEoCRITCgthbW91bnRfa29ibxgDIAEoAxIaChJiYWxhbmNlX2FmdGVyX2tvYm8YBCABKAMSDAoEa2luZBgFIAEoCRIRCglyZWZlcmVuY2UYBiABKAkSDAoEbWVtbxgHIAEoCRIuCgpjcmVhdGVkX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIeCgRtb2RlGAkgASgOMhAucHJlcGFpZC52MS5Nb2RlIjUKFENyZWF0ZUFjY291bnRSZXF1ZXN0EgwKBG5hbWUYASABKAkSDwoHdGllcl9pZBgCIAEoCSJoChVDcmVhdGVBY2NvdW50UmVzcG9uc2USJAoHYWNjb3VudBgBIAEoCzITLnByZXBhaWQudjEuQWNjb3VudBIpCgppc3N1ZWRfa2V5GAIgASgLMhUucHJlcGFpZC52MS5Jc3N1ZWRLZXkiJwoRR2V0QWNjb3VudFJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCSI6ChJHZXRBY2NvdW50UmVzcG9uc2USJAoHYWNjb3VudBgBIAEoCzITLnByZXBhaWQudjEuQWNjb3VudCI8ChVTZXRBY2NvdW50VGllclJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRIPCgd0aWVyX2lkGAIgASgJImkKFlNldEFjY291bnRUaWVyUmVzcG9uc2USJAoHYWNjb3VudBgBIAEoCzITLnByZXBhaWQudjEuQWNjb3VudBIpCgppc3N1ZWRfa2V5GAIgASgLMhUucHJlcGFpZC52MS5Jc3N1ZWRLZXkiSQoTQ3JlYXRlQXBpS2V5UmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEh4KBG1vZGUYAiABKA4yEC5wcmVwYWlkLnYxLk1vZGUiQQoUQ3JlYXRlQXBpS2V5UmVzcG9uc2USKQoKaXNzdWVkX2tleRgBIAEoCzIVLnByZXBhaWQudjEuSXNzdWVkS2V5IigKEkxpc3RBcGlLZXlzUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJIjcKE0xpc3RBcGlLZXlzUmVzcG9uc2USIAoEa2V5cxgBIAMoCzISLnByZXBhaWQudjEuQXBpS2V5IikKE1Jldm9rZUFwaUtleVJlcXVlc3QSEgoKcHVibGljX2tleRgBIAEoCSI3ChRSZXZva2VBcGlLZXlSZXNwb25zZRIfCgNrZXkYASABKAsyEi5wcmVwYWlkLnYxLkFwaUtleSJBChZTZXRBcGlLZXlJcExvY2tSZXF1ZXN0EhIKCnB1YmxpY19rZXkYASABKAkSEwoLYWxsb3dlZF9pcHMYAiADKAkiOgoXU2V0QXBpS2V5SXBMb2NrUmVzcG9uc2USHwoDa2V5GAEgASgLMhIucHJlcGFpZC52MS5BcGlLZXkifwoTQ3JlZGl0V2FsbGV0UmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEhMKC2Ftb3VudF9rb2JvGAIgASgDEgwKBG1lbW8YAyABKAkSEQoJcmVmZXJlbmNlGAQgASgJEh4KBG1vZGUYBSABKA4yEC5wcmVwYWlkLnYxLk1vZGUifAoUQ3JlZGl0V2FsbGV0UmVzcG9uc2USFAoMYmFsYW5jZV9rb2JvGAEgASgDEiYKBWVudHJ5GAIgASgLMhcucHJlcGFpZC52MS5MZWRnZXJFbnRyeRIQCghyZXBsYXllZBgDIAEoCBIUCgtwcm9wb3NhbF9pZBjYBCABKAkidQoYTGlzdExlZGdlckVudHJpZXNSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSEQoJcGFnZV9zaXplGAIgASgFEhIKCnBhZ2VfdG9rZW4YAyABKAkSHgoEbW9kZRgEIAEoDjIQLnByZXBhaWQudjEuTW9kZSJeChlMaXN0TGVkZ2VyRW50cmllc1Jlc3BvbnNlEigKB2VudHJpZXMYASADKAsyFy5wcmVwYWlkLnYxLkxlZGdlckVudHJ5EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSISChBMaXN0VGllcnNSZXF1ZXN0IjQKEUxpc3RUaWVyc1Jlc3BvbnNlEh8KBXRpZXJzGAEgAygLMhAucHJlcGFpZC52MS5UaWVyIjMKEVVwc2VydFRpZXJSZXF1ZXN0Eh4KBHRpZXIYASABKAsyEC5wcmVwYWlkLnYxLlRpZXIiNAoSVXBzZXJ0VGllclJlc3BvbnNlEh4KBHRpZXIYASABKAsyEC5wcmVwYWlkLnYxLlRpZXIiKgoXTGlzdENhdGFsb2dQbGFuc1JlcXVlc3QSDwoHbmV0d29yaxgBIAEoCSJCChhMaXN0Q2F0YWxvZ1BsYW5zUmVzcG9uc2USJgoFcGxhbnMYASADKAsyFy5wcmVwYWlkLnYxLkNhdGFsb2dQbGFuIjoKEVVwc2VydFBsYW5SZXF1ZXN0EiUKBHBsYW4YASABKAsyFy5wcmVwYWlkLnYxLkNhdGFsb2dQbGFuIjsKElVwc2VydFBsYW5SZXNwb25zZRIlCgRwbGFuGAEgASgLMhcucHJlcGFpZC52MS5DYXRhbG9nUGxhbiIsChhMaXN0Q2FibGVQYWNrYWdlc1JlcXVlc3QSEAoIcHJvdmlkZXIYASABKAkiRwoZTGlzdENhYmxlUGFja2FnZXNSZXNwb25zZRIqCghwYWNrYWdlcxgBIAMoCzIYLnByZXBhaWQudjEuQ2FibGVQYWNrYWdlIkYKGVVwc2VydENhYmxlUGFja2FnZVJlcXVlc3QSKQoHcGFja2FnZRgBIAEoCzIYLnByZXBhaWQudjEuQ2FibGVQYWNrYWdlIkcKGlVwc2VydENhYmxlUGFja2FnZVJlc3BvbnNlEikKB3BhY2thZ2UYASABKAsyGC5wcmVwYWlkLnYxLkNhYmxlUGFja2FnZSITChFHZXRTbXNSYXRlUmVxdWVzdCIrChJHZXRTbXNSYXRlUmVzcG9uc2USFQoNa29ib19wZXJfcGFnZRgBIAEoAyIqChFTZXRTbXNSYXRlUmVxdWVzdBIVCg1rb2JvX3Blcl9wYWdlGAEgASgDIisKElNldFNtc1JhdGVSZXNwb25zZRIVCg1rb2JvX3Blcl9wYWdlGAEgASgDImUKHkxpc3RQZW5kaW5nVHJhbnNhY3Rpb25zUmVxdWVzdBIcChRuZWVkc19hdHRlbnRpb25fb25seRgBIAEoCBIRCglwYWdlX3NpemUYAiABKAUSEgoKcGFnZV90b2tlbhgDIAEoCSJpCh9MaXN0UGVuZGluZ1RyYW5zYWN0aW9uc1Jlc3BvbnNlEi0KDHRyYW5zYWN0aW9ucxgBIAMoCzIXLnByZXBhaWQudjEuVHJhbnNhY3Rpb24SFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIhQKEkNoZWNrTGVkZ2VyUmVxdWVzdCJ2Cg9MZWRnZXJWaW9sYXRpb24SDAoEa2luZBgBIAEoCRISCgphY2NvdW50X2lkGAIgASgJEhEKCXJlZmVyZW5jZRgDIAEoCRIOCgZkZXRhaWwYBCABKAkSHgoEbW9kZRgFIAEoDjIQLnByZXBhaWQudjEuTW9kZSK3AQoPTGVkZ2VyTW9kZUNoZWNrEh4KBG1vZGUYASABKA4yEC5wcmVwYWlkLnYxLk1vZGUSHAoUdHJhbnNhY3Rpb25zX2NoZWNrZWQYAiABKAMSFwoPZW50cmllc19jaGVja2VkGAMgASgDEhUKDXBlbmRpbmdfY291bnQYBCABKAMSHQoVbmVlZHNfYXR0ZW50aW9uX2NvdW50GAUgASgDEhcKD3Zpb2xhdGlvbl9jb3VudBgGIAEoAyKSAgoTQ2hlY2tMZWRnZXJSZXNwb25zZRIYChBhY2NvdW50c19jaGVja2VkGAEgASgDEhwKFHRyYW5zYWN0aW9uc19jaGVja2VkGAIgASgDEhcKD2VudHJpZXNfY2hlY2tlZBgDIAEoAxIXCg92aW9sYXRpb25fY291bnQYBCABKAMSLwoKdmlvbGF0aW9ucxgFIAMoCzIbLnByZXBhaWQudjEuTGVkZ2VyVmlvbGF0aW9uEhUKDXBlbmRpbmdfY291bnQYBiABKAMSHQoVbmVlZHNfYXR0ZW50aW9uX2NvdW50GAcgASgDEioKBW1vZGVzGAggAygLMhsucHJlcGFpZC52MS5MZWRnZXJNb2RlQ2hlY2siIwoQU3luY1BsYW5zUmVxdWVzdBIPCgdkcnlfcnVuGAEgASgIIooBCgpQbGFuQ2hhbmdlEiwKBmFjdGlvbhgBIAEoDjIcLnByZXBhaWQudjEuUGxhbkNoYW5nZUFjdGlvbhIlCgRwbGFuGAIgASgLMhcucHJlcGFpZC52MS5DYXRhbG9nUGxhbhInCgZiZWZvcmUYAyABKAsyFy5wcmVwYWlkLnYxLkNhdGFsb2dQbGFuIrEBChFTeW5jUGxhbnNSZXNwb25zZRIQCghwcm92aWRlchgBIAEoCRIRCglzdXBwb3J0ZWQYAiABKAgSDwoHZHJ5X3J1bhgDIAEoCBInCgdjaGFuZ2VzGAQgAygLMhYucHJlcGFpZC52MS5QbGFuQ2hhbmdlEhEKCXVuY2hhbmdlZBgFIAEoBRIYChB1bmNvZGVkX3BsYW5faWRzGAYgAygDEhAKCHdhcm5pbmdzGAcgAygJIl4KGVNldFBsYW5UeXBlRW5hYmxlZFJlcXVlc3QSDwoHbmV0d29yaxgBIAEoCRIRCglwbGFuX3R5cGUYAiABKAkSDwoHZW5hYmxlZBgDIAEoCBIMCgRub3RlGAQgASgJImUKGlNldFBsYW5UeXBlRW5hYmxlZFJlc3BvbnNlEg8KB2NoYW5nZWQYASABKAgSJgoFcGxhbnMYAiADKAsyFy5wcmVwYWlkLnYxLkNhdGFsb2dQbGFuEg4KBmV2ZW50cxgDIAEoBSJYChJTZXRQbGFuQ29zdFJlcXVlc3QSDwoHcGxhbl9pZBgBIAEoAxIQCgh1cHN0cmVhbRgCIAEoCRIRCgljb3N0X2tvYm8YAyABKAMSDAoEbm90ZRgEIAEoCSJMChNTZXRQbGFuQ29zdFJlc3BvbnNlEiUKBHBsYW4YASABKAsyFy5wcmVwYWlkLnYxLkNhdGFsb2dQbGFuEg4KBmV2ZW50cxgCIAEoBSJpChNTZXRQcmljZVJ1bGVSZXF1ZXN0Eg8KB3RpZXJfaWQYASABKAkSIwoEcnVsZRgCIAEoCzIVLnByZXBhaWQudjEuUHJpY2VSdWxlEg4KBnJlbW92ZRgDIAEoCBIMCgRub3RlGAQgASgJIkYKFFNldFByaWNlUnVsZVJlc3BvbnNlEh4KBHRpZXIYASABKAsyEC5wcmVwYWlkLnYxLlRpZXISDgoGZXZlbnRzGAIgASgFIhMKEUxpc3RSb3V0ZXNSZXF1ZXN0ImMKCFJvdXRlS2V5EiQKB3Byb2R1Y3QYASABKA4yEy5wcmVwYWlkLnYxLlByb2R1Y3QSDwoHbmV0d29yaxgCIAEoCRIRCglwbGFuX3R5cGUYAyABKAkSDQoFZGlzY28YBCABKAkibQoFUm91dGUSIQoDa2V5GAEgASgLMhQucHJlcGFpZC52MS5Sb3V0ZUtleRIRCgl1cHN0cmVhbXMYAiADKAkSLgoKdXBkYXRlZF9hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiVAoPVXBzdHJlYW1TdW1tYXJ5EgwKBG5hbWUYASABKAkSDAoEa2luZBgCIAEoCRIlCghwcm9kdWN0cxgDIAMoDjITLnByZXBhaWQudjEuUHJvZHVjdCKMAQoSTGlzdFJvdXRlc1Jlc3BvbnNlEiEKBnJvdXRlcxgBIAMoCzIRLnByZXBhaWQudjEuUm91dGUSIwoIZGVmYXVsdHMYAiADKAsyES5wcmVwYWlkLnYxLlJvdXRlEi4KCXVwc3RyZWFtcxgDIAMoCzIbLnByZXBhaWQudjEuVXBzdHJlYW1TdW1tYXJ5IkcKD1NldFJvdXRlUmVxdWVzdBIhCgNrZXkYASABKAsyFC5wcmVwYWlkLnYxLlJvdXRlS2V5EhEKCXVwc3RyZWFtcxgCIAMoCSJXChBTZXRSb3V0ZVJlc3BvbnNlEiAKBXJvdXRlGAEgASgLMhEucHJlcGFpZC52MS5Sb3V0ZRIhCgZiZWZvcmUYAiABKAsyES5wcmVwYWlkLnYxLlJvdXRlIjYKEUNsZWFyUm91dGVSZXF1ZXN0EiEKA2tleRgBIAEoCzIULnByZXBhaWQudjEuUm91dGVLZXkiNwoSQ2xlYXJSb3V0ZVJlc3BvbnNlEiEKBmJlZm9yZRgBIAEoCzIRLnByZXBhaWQudjEuUm91dGUiMAobTGlzdFVwc3RyZWFtQXR0ZW1wdHNSZXF1ZXN0EhEKCXJlZmVyZW5jZRgBIAEoCSLEAQoPVXBzdHJlYW1BdHRlbXB0EgsKA3NlcRgBIAEoBRIQCgh1cHN0cmVhbRgCIAEoCRIuCgpzdGFydGVkX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIPCgdvdXRjb21lGAQgASgJEhAKCGV2aWRlbmNlGAUgASgJEhEKCWNvc3Rfa29ibxgGIAEoAxIsCghlbmRlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiTQocTGlzdFVwc3RyZWFtQXR0ZW1wdHNSZXNwb25zZRItCghhdHRlbXB0cxgBIAMoCzIbLnByZXBhaWQudjEuVXBzdHJlYW1BdHRlbXB0IhsKGUxpc3RVcHN0cmVhbUhlYWx0aFJlcXVlc3Qi+AEKDlVwc3RyZWFtSGVhbHRoEgwKBG5hbWUYASABKAkSDAoEa2luZBgCIAEoCRIPCgdjaXJjdWl0GAMgASgJEhcKCmZsb2F0X2tvYm8YBCABKANIAIgBARIdChBmbG9hdF9hbGVydF9rb2JvGAUgASgDSAGIAQESEgoKbGFzdF9lcnJvchgGIAEoCRIbChNwdXJjaGFzZXNfbGFzdF9ob3VyGAcgASgFEhsKE2ZhaWxvdmVyc19sYXN0X2hvdXIYCCABKAUSDwoHc2tpcHBlZBgJIAEoBUINCgtfZmxvYXRfa29ib0ITChFfZmxvYXRfYWxlcnRfa29ibyJLChpMaXN0VXBzdHJlYW1IZWFsdGhSZXNwb25zZRItCgl1cHN0cmVhbXMYASADKAsyGi5wcmVwYWlkLnYxLlVwc3RyZWFtSGVhbHRoIkAKHFNldFVwc3RyZWFtRmxvYXRBbGVydFJlcXVlc3QSDAoEbmFtZRgBIAEoCRISCgphbGVydF9rb2JvGAIgASgDInEKHVNldFVwc3RyZWFtRmxvYXRBbGVydFJlc3BvbnNlEhcKCmFsZXJ0X2tvYm8YASABKANIAIgBARIYCgtiZWZvcmVfa29ibxgCIAEoA0gBiAEBQg0KC19hbGVydF9rb2JvQg4KDF9iZWZvcmVfa29ibyKLAQoIUGxhbkNvZGUSDwoHcGxhbl9pZBgBIAEoAxIQCgh1cHN0cmVhbRgCIAEoCRIMCgRjb2RlGAMgASgJEi4KCnVwZGF0ZWRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg8KB25ldHdvcmsYBSABKAkSDQoFbGFiZWwYBiABKAkiKAoUTGlzdFBsYW5Db2Rlc1JlcXVlc3QSEAoIdXBzdHJlYW0YASABKAkiPAoVTGlzdFBsYW5Db2Rlc1Jlc3BvbnNlEiMKBWNvZGVzGAEgAygLMhQucHJlcGFpZC52MS5QbGFuQ29kZSJFChJTZXRQbGFuQ29kZVJlcXVlc3QSDwoHcGxhbl9pZBgBIAEoAxIQCgh1cHN0cmVhbRgCIAEoCRIMCgRjb2RlGAMgASgJIlkKE1NldFBsYW5Db2RlUmVzcG9uc2USIgoEY29kZRgBIAEoCzIULnByZXBhaWQudjEuUGxhbkNvZGUSEwoGYmVmb3JlGAIgASgJSACIAQFCCQoHX2JlZm9yZSI5ChRDbGVhclBsYW5Db2RlUmVxdWVzdBIPCgdwbGFuX2lkGAEgASgDEhAKCHVwc3RyZWFtGAIgASgJIjcKFUNsZWFyUGxhbkNvZGVSZXNwb25zZRITCgZiZWZvcmUYASABKAlIAIgBAUIJCgdfYmVmb3JlIj0KGFN5bmNVcHN0cmVhbVBsYW5zUmVxdWVzdBIQCgh1cHN0cmVhbRgBIAEoCRIPCgdkcnlfcnVuGAIgASgIIqIBChFVcHN0cmVhbVBsYW5NYXRjaBIPCgdwbGFuX2lkGAEgASgDEg8KB25ldHdvcmsYAiABKAkSDQoFbGFiZWwYAyABKAkSDAoEY29kZRgEIAEoCRIVCg11cHN0cmVhbV9uYW1lGAUgASgJEhEKCWNvc3Rfa29ibxgGIAEoAxITCgtiZWZvcmVfY29kZRgHIAEoCRIPCgdjaGFuZ2VkGAggASgIInkKFVVubWF0Y2hlZFVwc3RyZWFtUGxhbhIPCgduZXR3b3JrGAEgASgJEgwKBGNvZGUYAiABKAkSFQoNdXBzdHJlYW1fbmFtZRgDIAEoCRIOCgZyZWFzb24YBCABKAkSGgoSY2FuZGlkYXRlX3BsYW5faWRzGAUgAygDIt0BChlTeW5jVXBzdHJlYW1QbGFuc1Jlc3BvbnNlEhAKCHVwc3RyZWFtGAEgASgJEg8KB2RyeV9ydW4YAiABKAgSLgoHbWF0Y2hlZBgDIAMoCzIdLnByZXBhaWQudjEuVXBzdHJlYW1QbGFuTWF0Y2gSNAoJdW5tYXRjaGVkGAQgAygLMiEucHJlcGFpZC52MS5Vbm1hdGNoZWRVcHN0cmVhbVBsYW4SJQoHY2xlYXJlZBgFIAMoCzIULnByZXBhaWQudjEuUGxhbkNvZGUSEAoId2FybmluZ3MYBiADKAkqmgEKEFBsYW5DaGFuZ2VBY3Rpb24SIgoeUExBTl9DSEFOR0VfQUNUSU9OX1VOU1BFQ0lGSUVEEAASHgoaUExBTl9DSEFOR0VfQUNUSU9OX0NSRUFURUQQARIeChpQTEFOX0NIQU5HRV9BQ1RJT05fVVBEQVRFRBACEiIKHlBMQU5fQ0hBTkdFX0FDVElPTl9ERUFDVElWQVRFRBADMsgWCgxBZG1pblNlcnZpY2USVAoNQ3JlYXRlQWNjb3VudBIgLnByZXBhaWQudjEuQ3JlYXRlQWNjb3VudFJlcXVlc3QaIS5wcmVwYWlkLnYxLkNyZWF0ZUFjY291bnRSZXNwb25zZRJLCgpHZXRBY2NvdW50Eh0ucHJlcGFpZC52MS5HZXRBY2NvdW50UmVxdWVzdBoeLnByZXBhaWQudjEuR2V0QWNjb3VudFJlc3BvbnNlElcKDlNldEFjY291bnRUaWVyEiEucHJlcGFpZC52MS5TZXRBY2NvdW50VGllclJlcXVlc3QaIi5wcmVwYWlkLnYxLlNldEFjY291bnRUaWVyUmVzcG9uc2USUQoMQ3JlYXRlQXBpS2V5Eh8ucHJlcGFpZC52MS5DcmVhdGVBcGlLZXlSZXF1ZXN0GiAucHJlcGFpZC52MS5DcmVhdGVBcGlLZXlSZXNwb25zZRJOCgtMaXN0QXBpS2V5cxIeLnByZXBhaWQudjEuTGlzdEFwaUtleXNSZXF1ZXN0Gh8ucHJlcGFpZC52MS5MaXN0QXBpS2V5c1Jlc3BvbnNlElEKDFJldm9rZUFwaUtleRIfLnByZXBhaWQudjEuUmV2b2tlQXBpS2V5UmVxdWVzdBogLnByZXBhaWQudjEuUmV2b2tlQXBpS2V5UmVzcG9uc2USWgoPU2V0QXBpS2V5SXBMb2NrEiIucHJlcGFpZC52MS5TZXRBcGlLZXlJcExvY2tSZXF1ZXN0GiMucHJlcGFpZC52MS5TZXRBcGlLZXlJcExvY2tSZXNwb25zZRJRCgxDcmVkaXRXYWxsZXQSHy5wcmVwYWlkLnYxLkNyZWRpdFdhbGxldFJlcXVlc3QaIC5wcmVwYWlkLnYxLkNyZWRpdFdhbGxldFJlc3BvbnNlEmAKEUxpc3RMZWRnZXJFbnRyaWVzEiQucHJlcGFpZC52MS5MaXN0TGVkZ2VyRW50cmllc1JlcXVlc3QaJS5wcmVwYWlkLnYxLkxpc3RMZWRnZXJFbnRyaWVzUmVzcG9uc2USSAoJTGlzdFRpZXJzEhwucHJlcGFpZC52MS5MaXN0VGllcnNSZXF1ZXN0Gh0ucHJlcGFpZC52MS5MaXN0VGllcnNSZXNwb25zZRJLCgpVcHNlcnRUaWVyEh0ucHJlcGFpZC52MS5VcHNlcnRUaWVyUmVxdWVzdBoeLnByZXBhaWQudjEuVXBzZXJ0VGllclJlc3BvbnNlEl0KEExpc3RDYXRhbG9nUGxhbnMSIy5wcmVwYWlkLnYxLkxpc3RDYXRhbG9nUGxhbnNSZXF1ZXN0GiQucHJlcGFpZC52MS5MaXN0Q2F0YWxvZ1BsYW5zUmVzcG9uc2USSwoKVXBzZXJ0UGxhbhIdLnByZXBhaWQudjEuVXBzZXJ0UGxhblJlcXVlc3QaHi5wcmVwYWlkLnYxLlVwc2VydFBsYW5SZXNwb25zZRJgChFMaXN0Q2FibGVQYWNrYWdlcxIkLnByZXBhaWQudjEuTGlzdENhYmxlUGFja2FnZXNSZXF1ZXN0GiUucHJlcGFpZC52MS5MaXN0Q2FibGVQYWNrYWdlc1Jlc3BvbnNlEmMKElVwc2VydENhYmxlUGFja2FnZRIlLnByZXBhaWQudjEuVXBzZXJ0Q2FibGVQYWNrYWdlUmVxdWVzdBomLnByZXBhaWQudjEuVXBzZXJ0Q2FibGVQYWNrYWdlUmVzcG9uc2USSwoKR2V0U21zUmF0ZRIdLnByZXBhaWQudjEuR2V0U21zUmF0ZVJlcXVlc3QaHi5wcmVwYWlkLnYxLkdldFNtc1JhdGVSZXNwb25zZRJLCgpTZXRTbXNSYXRlEh0ucHJlcGFpZC52MS5TZXRTbXNSYXRlUmVxdWVzdBoeLnByZXBhaWQudjEuU2V0U21zUmF0ZVJlc3BvbnNlEnIKF0xpc3RQZW5kaW5nVHJhbnNhY3Rpb25zEioucHJlcGFpZC52MS5MaXN0UGVuZGluZ1RyYW5zYWN0aW9uc1JlcXVlc3QaKy5wcmVwYWlkLnYxLkxpc3RQZW5kaW5nVHJhbnNhY3Rpb25zUmVzcG9uc2USTgoLQ2hlY2tMZWRnZXISHi5wcmVwYWlkLnYxLkNoZWNrTGVkZ2VyUmVxdWVzdBofLnByZXBhaWQudjEuQ2hlY2tMZWRnZXJSZXNwb25zZRJICglTeW5jUGxhbnMSHC5wcmVwYWlkLnYxLlN5bmNQbGFuc1JlcXVlc3QaHS5wcmVwYWlkLnYxLlN5bmNQbGFuc1Jlc3BvbnNlEmMKElNldFBsYW5UeXBlRW5hYmxlZBIlLnByZXBhaWQudjEuU2V0UGxhblR5cGVFbmFibGVkUmVxdWVzdBomLnByZXBhaWQudjEuU2V0UGxhblR5cGVFbmFibGVkUmVzcG9uc2USTgoLU2V0UGxhbkNvc3QSHi5wcmVwYWlkLnYxLlNldFBsYW5Db3N0UmVxdWVzdBofLnByZXBhaWQudjEuU2V0UGxhbkNvc3RSZXNwb25zZRJRCgxTZXRQcmljZVJ1bGUSHy5wcmVwYWlkLnYxLlNldFByaWNlUnVsZVJlcXVlc3QaIC5wcmVwYWlkLnYxLlNldFByaWNlUnVsZVJlc3BvbnNlEksKCkxpc3RSb3V0ZXMSHS5wcmVwYWlkLnYxLkxpc3RSb3V0ZXNSZXF1ZXN0Gh4ucHJlcGFpZC52MS5MaXN0Um91dGVzUmVzcG9uc2USRQoIU2V0Um91dGUSGy5wcmVwYWlkLnYxLlNldFJvdXRlUmVxdWVzdBocLnByZXBhaWQudjEuU2V0Um91dGVSZXNwb25zZRJLCgpDbGVhclJvdXRlEh0ucHJlcGFpZC52MS5DbGVhclJvdXRlUmVxdWVzdBoeLnByZXBhaWQudjEuQ2xlYXJSb3V0ZVJlc3BvbnNlEmkKFExpc3RVcHN0cmVhbUF0dGVtcHRzEicucHJlcGFpZC52MS5MaXN0VXBzdHJlYW1BdHRlbXB0c1JlcXVlc3QaKC5wcmVwYWlkLnYxLkxpc3RVcHN0cmVhbUF0dGVtcHRzUmVzcG9uc2USYwoSTGlzdFVwc3RyZWFtSGVhbHRoEiUucHJlcGFpZC52MS5MaXN0VXBzdHJlYW1IZWFsdGhSZXF1ZXN0GiYucHJlcGFpZC52MS5MaXN0VXBzdHJlYW1IZWFsdGhSZXNwb25zZRJsChVTZXRVcHN0cmVhbUZsb2F0QWxlcnQSKC5wcmVwYWlkLnYxLlNldFVwc3RyZWFtRmxvYXRBbGVydFJlcXVlc3QaKS5wcmVwYWlkLnYxLlNldFVwc3RyZWFtRmxvYXRBbGVydFJlc3BvbnNlElQKDUxpc3RQbGFuQ29kZXMSIC5wcmVwYWlkLnYxLkxpc3RQbGFuQ29kZXNSZXF1ZXN0GiEucHJlcGFpZC52MS5MaXN0UGxhbkNvZGVzUmVzcG9uc2USTgoLU2V0UGxhbkNvZGUSHi5wcmVwYWlkLnYxLlNldFBsYW5Db2RlUmVxdWVzdBofLnByZXBhaWQudjEuU2V0UGxhbkNvZGVSZXNwb25zZRJUCg1DbGVhclBsYW5Db2RlEiAucHJlcGFpZC52MS5DbGVhclBsYW5Db2RlUmVxdWVzdBohLnByZXBhaWQudjEuQ2xlYXJQbGFuQ29kZVJlc3BvbnNlEmAKEVN5bmNVcHN0cmVhbVBsYW5zEiQucHJlcGFpZC52MS5TeW5jVXBzdHJlYW1QbGFuc1JlcXVlc3QaJS5wcmVwYWlkLnYxLlN5bmNVcHN0cmVhbVBsYW5zUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp, file_prepaid_v1_types]);
 
 /**
  * An account holder.
@@ -2559,6 +2559,419 @@ export const SetUpstreamFloatAlertResponseSchema: GenMessage<SetUpstreamFloatAle
   messageDesc(file_prepaid_v1_admin, 76);
 
 /**
+ * One data plan's code at one upstream.
+ *
+ * @generated from message prepaid.v1.PlanCode
+ */
+export type PlanCode = Message<"prepaid.v1.PlanCode"> & {
+  /**
+   * Our plan.
+   *
+   * @generated from field: int64 plan_id = 1;
+   */
+  planId: bigint;
+
+  /**
+   * The upstream instance (UPSTREAMS).
+   *
+   * @generated from field: string upstream = 2;
+   */
+  upstream: string;
+
+  /**
+   * What a purchase of the plan is sent there.
+   *
+   * @generated from field: string code = 3;
+   */
+  code: string;
+
+  /**
+   * When it was set.
+   *
+   * @generated from field: google.protobuf.Timestamp updated_at = 4;
+   */
+  updatedAt?: Timestamp | undefined;
+
+  /**
+   * The plan's network, for reading.
+   *
+   * @generated from field: string network = 5;
+   */
+  network: string;
+
+  /**
+   * The plan's label, for reading.
+   *
+   * @generated from field: string label = 6;
+   */
+  label: string;
+};
+
+/**
+ * Describes the message prepaid.v1.PlanCode.
+ * Use `create(PlanCodeSchema)` to create a new message.
+ */
+export const PlanCodeSchema: GenMessage<PlanCode> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_admin, 77);
+
+/**
+ * Lists plan codes.
+ *
+ * @generated from message prepaid.v1.ListPlanCodesRequest
+ */
+export type ListPlanCodesRequest = Message<"prepaid.v1.ListPlanCodesRequest"> & {
+  /**
+   * Only this upstream's; empty: every upstream's.
+   *
+   * @generated from field: string upstream = 1;
+   */
+  upstream: string;
+};
+
+/**
+ * Describes the message prepaid.v1.ListPlanCodesRequest.
+ * Use `create(ListPlanCodesRequestSchema)` to create a new message.
+ */
+export const ListPlanCodesRequestSchema: GenMessage<ListPlanCodesRequest> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_admin, 78);
+
+/**
+ * The plan codes, by upstream then plan.
+ *
+ * @generated from message prepaid.v1.ListPlanCodesResponse
+ */
+export type ListPlanCodesResponse = Message<"prepaid.v1.ListPlanCodesResponse"> & {
+  /**
+   * The codes.
+   *
+   * @generated from field: repeated prepaid.v1.PlanCode codes = 1;
+   */
+  codes: PlanCode[];
+};
+
+/**
+ * Describes the message prepaid.v1.ListPlanCodesResponse.
+ * Use `create(ListPlanCodesResponseSchema)` to create a new message.
+ */
+export const ListPlanCodesResponseSchema: GenMessage<ListPlanCodesResponse> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_admin, 79);
+
+/**
+ * Sets one plan's code at one upstream.
+ *
+ * @generated from message prepaid.v1.SetPlanCodeRequest
+ */
+export type SetPlanCodeRequest = Message<"prepaid.v1.SetPlanCodeRequest"> & {
+  /**
+   * Our plan.
+   *
+   * @generated from field: int64 plan_id = 1;
+   */
+  planId: bigint;
+
+  /**
+   * A declared upstream (ClubKonnect or ported-number kind).
+   *
+   * @generated from field: string upstream = 2;
+   */
+  upstream: string;
+
+  /**
+   * The upstream's code for the plan.
+   *
+   * @generated from field: string code = 3;
+   */
+  code: string;
+};
+
+/**
+ * Describes the message prepaid.v1.SetPlanCodeRequest.
+ * Use `create(SetPlanCodeRequestSchema)` to create a new message.
+ */
+export const SetPlanCodeRequestSchema: GenMessage<SetPlanCodeRequest> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_admin, 80);
+
+/**
+ * The code as set.
+ *
+ * @generated from message prepaid.v1.SetPlanCodeResponse
+ */
+export type SetPlanCodeResponse = Message<"prepaid.v1.SetPlanCodeResponse"> & {
+  /**
+   * The code now.
+   *
+   * @generated from field: prepaid.v1.PlanCode code = 1;
+   */
+  code?: PlanCode | undefined;
+
+  /**
+   * The code before; unset when there was none.
+   *
+   * @generated from field: optional string before = 2;
+   */
+  before?: string | undefined;
+};
+
+/**
+ * Describes the message prepaid.v1.SetPlanCodeResponse.
+ * Use `create(SetPlanCodeResponseSchema)` to create a new message.
+ */
+export const SetPlanCodeResponseSchema: GenMessage<SetPlanCodeResponse> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_admin, 81);
+
+/**
+ * Removes one plan's code at one upstream.
+ *
+ * @generated from message prepaid.v1.ClearPlanCodeRequest
+ */
+export type ClearPlanCodeRequest = Message<"prepaid.v1.ClearPlanCodeRequest"> & {
+  /**
+   * Our plan.
+   *
+   * @generated from field: int64 plan_id = 1;
+   */
+  planId: bigint;
+
+  /**
+   * The upstream.
+   *
+   * @generated from field: string upstream = 2;
+   */
+  upstream: string;
+};
+
+/**
+ * Describes the message prepaid.v1.ClearPlanCodeRequest.
+ * Use `create(ClearPlanCodeRequestSchema)` to create a new message.
+ */
+export const ClearPlanCodeRequestSchema: GenMessage<ClearPlanCodeRequest> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_admin, 82);
+
+/**
+ * What was removed.
+ *
+ * @generated from message prepaid.v1.ClearPlanCodeResponse
+ */
+export type ClearPlanCodeResponse = Message<"prepaid.v1.ClearPlanCodeResponse"> & {
+  /**
+   * The code removed; unset when there was none.
+   *
+   * @generated from field: optional string before = 1;
+   */
+  before?: string | undefined;
+};
+
+/**
+ * Describes the message prepaid.v1.ClearPlanCodeResponse.
+ * Use `create(ClearPlanCodeResponseSchema)` to create a new message.
+ */
+export const ClearPlanCodeResponseSchema: GenMessage<ClearPlanCodeResponse> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_admin, 83);
+
+/**
+ * Syncs one upstream's plan codes from its plan list.
+ *
+ * @generated from message prepaid.v1.SyncUpstreamPlansRequest
+ */
+export type SyncUpstreamPlansRequest = Message<"prepaid.v1.SyncUpstreamPlansRequest"> & {
+  /**
+   * A declared upstream that publishes its plans (ClubKonnect, ported-number).
+   *
+   * @generated from field: string upstream = 1;
+   */
+  upstream: string;
+
+  /**
+   * True: report what would change and change nothing.
+   *
+   * @generated from field: bool dry_run = 2;
+   */
+  dryRun: boolean;
+};
+
+/**
+ * Describes the message prepaid.v1.SyncUpstreamPlansRequest.
+ * Use `create(SyncUpstreamPlansRequestSchema)` to create a new message.
+ */
+export const SyncUpstreamPlansRequestSchema: GenMessage<SyncUpstreamPlansRequest> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_admin, 84);
+
+/**
+ * One of the upstream's plans matched to one of ours.
+ *
+ * @generated from message prepaid.v1.UpstreamPlanMatch
+ */
+export type UpstreamPlanMatch = Message<"prepaid.v1.UpstreamPlanMatch"> & {
+  /**
+   * Our plan.
+   *
+   * @generated from field: int64 plan_id = 1;
+   */
+  planId: bigint;
+
+  /**
+   * Its network.
+   *
+   * @generated from field: string network = 2;
+   */
+  network: string;
+
+  /**
+   * Our label.
+   *
+   * @generated from field: string label = 3;
+   */
+  label: string;
+
+  /**
+   * The upstream's code.
+   *
+   * @generated from field: string code = 4;
+   */
+  code: string;
+
+  /**
+   * The upstream's name for the plan.
+   *
+   * @generated from field: string upstream_name = 5;
+   */
+  upstreamName: string;
+
+  /**
+   * The upstream's price for it, recorded as the plan's cost there.
+   *
+   * @generated from field: int64 cost_kobo = 6;
+   */
+  costKobo: bigint;
+
+  /**
+   * The code the plan had there before; empty when none.
+   *
+   * @generated from field: string before_code = 7;
+   */
+  beforeCode: string;
+
+  /**
+   * False when the plan already had this code and cost.
+   *
+   * @generated from field: bool changed = 8;
+   */
+  changed: boolean;
+};
+
+/**
+ * Describes the message prepaid.v1.UpstreamPlanMatch.
+ * Use `create(UpstreamPlanMatchSchema)` to create a new message.
+ */
+export const UpstreamPlanMatchSchema: GenMessage<UpstreamPlanMatch> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_admin, 85);
+
+/**
+ * One of the upstream's plans that was not matched.
+ *
+ * @generated from message prepaid.v1.UnmatchedUpstreamPlan
+ */
+export type UnmatchedUpstreamPlan = Message<"prepaid.v1.UnmatchedUpstreamPlan"> & {
+  /**
+   * Its network.
+   *
+   * @generated from field: string network = 1;
+   */
+  network: string;
+
+  /**
+   * The upstream's code.
+   *
+   * @generated from field: string code = 2;
+   */
+  code: string;
+
+  /**
+   * The upstream's name for it.
+   *
+   * @generated from field: string upstream_name = 3;
+   */
+  upstreamName: string;
+
+  /**
+   * Why: "no_plan" (none of ours fits), "ambiguous" (several fit, or several of theirs fit one of ours), "unreadable".
+   *
+   * @generated from field: string reason = 4;
+   */
+  reason: string;
+
+  /**
+   * Our plans that fit, when ambiguous.
+   *
+   * @generated from field: repeated int64 candidate_plan_ids = 5;
+   */
+  candidatePlanIds: bigint[];
+};
+
+/**
+ * Describes the message prepaid.v1.UnmatchedUpstreamPlan.
+ * Use `create(UnmatchedUpstreamPlanSchema)` to create a new message.
+ */
+export const UnmatchedUpstreamPlanSchema: GenMessage<UnmatchedUpstreamPlan> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_admin, 86);
+
+/**
+ * What the sync did, or would do.
+ *
+ * @generated from message prepaid.v1.SyncUpstreamPlansResponse
+ */
+export type SyncUpstreamPlansResponse = Message<"prepaid.v1.SyncUpstreamPlansResponse"> & {
+  /**
+   * The upstream.
+   *
+   * @generated from field: string upstream = 1;
+   */
+  upstream: string;
+
+  /**
+   * Whether nothing was changed.
+   *
+   * @generated from field: bool dry_run = 2;
+   */
+  dryRun: boolean;
+
+  /**
+   * The matched plans.
+   *
+   * @generated from field: repeated prepaid.v1.UpstreamPlanMatch matched = 3;
+   */
+  matched: UpstreamPlanMatch[];
+
+  /**
+   * The upstream's plans left unmatched.
+   *
+   * @generated from field: repeated prepaid.v1.UnmatchedUpstreamPlan unmatched = 4;
+   */
+  unmatched: UnmatchedUpstreamPlan[];
+
+  /**
+   * Our plans whose code there was removed: the upstream no longer lists it.
+   *
+   * @generated from field: repeated prepaid.v1.PlanCode cleared = 5;
+   */
+  cleared: PlanCode[];
+
+  /**
+   * Anything else the operator should know (a network whose list was empty, ...).
+   *
+   * @generated from field: repeated string warnings = 6;
+   */
+  warnings: string[];
+};
+
+/**
+ * Describes the message prepaid.v1.SyncUpstreamPlansResponse.
+ * Use `create(SyncUpstreamPlansResponseSchema)` to create a new message.
+ */
+export const SyncUpstreamPlansResponseSchema: GenMessage<SyncUpstreamPlansResponse> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_admin, 87);
+
+/**
  * What a plans sync did to one plan.
  *
  * @generated from enum prepaid.v1.PlanChangeAction
@@ -2897,6 +3310,47 @@ export const AdminService: GenService<{
     methodKind: "unary";
     input: typeof SetUpstreamFloatAlertRequestSchema;
     output: typeof SetUpstreamFloatAlertResponseSchema;
+  },
+  /**
+   * Each declared upstream's code for our data plans; an upstream without a code for a plan does not sell it.
+   *
+   * @generated from rpc prepaid.v1.AdminService.ListPlanCodes
+   */
+  listPlanCodes: {
+    methodKind: "unary";
+    input: typeof ListPlanCodesRequestSchema;
+    output: typeof ListPlanCodesResponseSchema;
+  },
+  /**
+   * Sets one data plan's code at one declared upstream; audited.
+   *
+   * @generated from rpc prepaid.v1.AdminService.SetPlanCode
+   */
+  setPlanCode: {
+    methodKind: "unary";
+    input: typeof SetPlanCodeRequestSchema;
+    output: typeof SetPlanCodeResponseSchema;
+  },
+  /**
+   * Removes one data plan's code at one upstream, which then no longer sells it; audited.
+   *
+   * @generated from rpc prepaid.v1.AdminService.ClearPlanCode
+   */
+  clearPlanCode: {
+    methodKind: "unary";
+    input: typeof ClearPlanCodeRequestSchema;
+    output: typeof ClearPlanCodeResponseSchema;
+  },
+  /**
+   * Reads one declared upstream's plan list and matches its plans to ours by network, type, size
+   * and validity: each plan matched once gets its code and cost there; ambiguous ones are reported.
+   *
+   * @generated from rpc prepaid.v1.AdminService.SyncUpstreamPlans
+   */
+  syncUpstreamPlans: {
+    methodKind: "unary";
+    input: typeof SyncUpstreamPlansRequestSchema;
+    output: typeof SyncUpstreamPlansResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_prepaid_v1_admin, 0);

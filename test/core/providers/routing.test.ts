@@ -70,9 +70,9 @@ test('every wrong setting stops the start with a message naming its variable', (
     [
       {
         UPSTREAMS: 'ck',
-        UPSTREAM_CK_KIND: 'clubkonnect',
-        UPSTREAM_CK_USER_ID: 'CK1',
-        UPSTREAM_CK_API_KEY: 'k',
+        UPSTREAM_CK_KIND: 'ported-number',
+        UPSTREAM_CK_TOKEN: 'tok123',
+        UPSTREAM_CK_BASE_URL: 'https://site.example/api/',
         PROVIDER_CABLE: 'ck',
       },
       'PROVIDER_CABLE',
@@ -140,7 +140,10 @@ test('PROVIDER_<FAMILY> is an ordered list of upstream instances; a single name 
   assert.equal([...built.supply.upstreams.keys()].sort(), ['ck', 'datahub', 'sandbox', 'vtpass']);
   assert.is(built.providers.airtime.name, 'ck', 'look-ups and syncs use the first of the route');
   assert.is(built.supply.upstreams.get('ck')!.kind, 'clubkonnect');
-  assert.is(built.supply.upstreams.get('ck')!.products.electricity, undefined);
+  assert.ok(built.supply.upstreams.get('ck')!.products.electricity, 'ClubKonnect sells electricity');
+  assert.ok(built.supply.upstreams.get('ck')!.products.cable, 'and cable');
+  assert.ok(built.supply.upstreams.get('datahub')!.products.electricity, 'the family sells electricity');
+  assert.is(built.supply.upstreams.get('datahub')!.products.cable, undefined, 'but not cable');
 });
 
 test('a route naming an unknown upstream stops the start, naming the variable and the upstream', () => {

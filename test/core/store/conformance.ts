@@ -3583,5 +3583,54 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
         { upstream: 'ck', floatAlertKobo: null, updatedAt: at(2) },
       ]);
     });
+
+    it("an upstream's plan codes are set, replaced and cleared by (plan, upstream), listed by upstream then plan", async (h) => {
+      const plan = (label: string): PlanRecord => ({
+        planId: 0,
+        network: 'mtn',
+        label,
+        validity: '30 days',
+        type: 'sme',
+        sizeMb: 1024,
+        validityDays: 30,
+        faceValueKobo: kobo(300_00),
+        tierPricesKobo: {},
+        costsKobo: {},
+        active: true,
+        providerCode: '',
+      });
+      const one = (await h.store.catalog.upsertPlan(plan('1GB'))).planId;
+      const two = (await h.store.catalog.upsertPlan(plan('2GB'))).planId;
+      assert.equal(await h.store.planCodes.list({}), []);
+      assert.is(await h.store.planCodes.set({ planId: two, upstream: 'ck', code: '1000.01', updatedAt: at(1) }), null);
+      await h.store.planCodes.set({ planId: one, upstream: 'ck', code: '500.01', updatedAt: at(2) });
+      await h.store.planCodes.set({ planId: one, upstream: 'datahub', code: '353', updatedAt: at(3) });
+      const before = await h.store.planCodes.set({ planId: two, upstream: 'ck', code: '1000.02', updatedAt: at(4) });
+      assert.equal(before, { planId: two, upstream: 'ck', code: '1000.01', updatedAt: at(1) });
+      assert.equal(await h.store.planCodes.list({}), [
+        { planId: one, upstream: 'ck', code: '500.01', updatedAt: at(2) },
+        { planId: two, upstream: 'ck', code: '1000.02', updatedAt: at(4) },
+        { planId: one, upstream: 'datahub', code: '353', updatedAt: at(3) },
+      ]);
+      assert.equal(await h.store.planCodes.list({ upstream: 'datahub' }), [
+        { planId: one, upstream: 'datahub', code: '353', updatedAt: at(3) },
+      ]);
+      assert.equal(await h.store.planCodes.list({ upstream: 'nobody' }), []);
+      assert.equal(await h.store.planCodes.clear(one, 'ck'), {
+        planId: one,
+        upstream: 'ck',
+        code: '500.01',
+        updatedAt: at(2),
+      });
+      assert.is(await h.store.planCodes.clear(one, 'ck'), null, 'cleared once');
+      assert.equal(
+        (await h.store.planCodes.list({})).map((c) => [c.upstream, c.planId]),
+        [
+          ['ck', two],
+          ['datahub', one],
+        ],
+        'the other upstream keeps its code for the same plan',
+      );
+    });
   });
 }

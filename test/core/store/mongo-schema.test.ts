@@ -32,6 +32,7 @@ import {
   MissingValidatorError,
   PEOPLE_COLLECTIONS,
   PEOPLE_INDEXES,
+  PLAN_CODES_COLLECTION,
   REQUEST_ID_INDEX,
   runSchemaSteps,
   SCHEMA_STEPS,
@@ -137,6 +138,7 @@ steps('a fresh database gets every collection, its validator and its indexes, th
       MEMBERSHIPS_COLLECTION,
       ...Object.values(MAIL_COLLECTIONS),
       ...Object.values(SUPPLY_COLLECTIONS),
+      PLAN_CODES_COLLECTION,
     ]),
   );
   assert.ok(

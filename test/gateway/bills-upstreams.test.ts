@@ -120,7 +120,11 @@ test('ClubKonnect electricity: verify, ORDER_RECEIVED pending, the re-query deli
     const tx = await transaction(stack, reference);
     assert.is(tx.status, 'success');
     assert.is(tx.token, TOKEN, 'the token of the completed order');
-    assert.equal(await attemptsOf(stack, reference), [['ck', 'pending']]);
+    assert.equal(
+      await attemptsOf(stack, reference),
+      [['ck', 'delivered']],
+      "the re-query's answer marks the attempt delivered",
+    );
     assert.equal(await entriesOf(stack, reference), ['debit']);
     await ledgerIsExact(stack);
   } finally {

@@ -10,6 +10,7 @@ import { createKeyUseRecorder, type KeyUseRecorder } from './accounts/key-use.js
 import { createLedgerCheck } from './accounts/ledger-check.js';
 import { createAccountService } from './accounts/service.js';
 import { createPlanChanges } from './catalog/changes.js';
+import { createCostRules } from './catalog/costs.js';
 import { defaultCatalog } from './catalog/defaults.js';
 import { createVariationsPush } from './catalog/push.js';
 import { createCatalogService } from './catalog/service.js';
@@ -235,7 +236,8 @@ export function createCore(deps: CoreDeps): Core {
   const accounts = createAccountService({ store, clock, keyUses });
   const planChanges = createPlanChanges({ store, clock, log: deps.log });
   const catalog = createCatalogService({ store, changes: planChanges });
-  const purchases = createPurchaseService(purchaseDeps);
+  const costRules = createCostRules({ store, clock, log: deps.log });
+  const purchases = createPurchaseService({ ...purchaseDeps, costRules });
   const pendingList = createPendingList({ transactions: store.transactions });
   const ledgerCheck = createLedgerCheck({ wallet: store.wallet, log: deps.log });
   const verification = createVerificationService(purchaseDeps);
@@ -322,6 +324,7 @@ export function createCore(deps: CoreDeps): Core {
     purchases,
     accounts,
     catalog,
+    costRules,
     pendingList,
     ledgerCheck,
     supplyAdmin: createSupplyAdmin({

@@ -9,6 +9,7 @@ import type { Logger } from '../runtime/log.js';
 import { createKeyUseRecorder, type KeyUseRecorder } from './accounts/key-use.js';
 import { createLedgerCheck } from './accounts/ledger-check.js';
 import { createAccountService } from './accounts/service.js';
+import { createCableFollow } from './catalog/cable-follow.js';
 import { createPlanChanges } from './catalog/changes.js';
 import { createCostRules } from './catalog/costs.js';
 import { defaultCatalog } from './catalog/defaults.js';
@@ -49,7 +50,7 @@ import { createSandbox } from './providers/sandbox/index.js';
 import type { Supply } from './providers/supply.js';
 import { parseVtpassCallback, parseVtpassVariationsUpdate } from './providers/vtpass/callback.js';
 import { VTPASS_NAME } from './providers/vtpass/index.js';
-import { dataNetworkOfServiceId } from './providers/vtpass/services.js';
+import { cableProviderOfServiceId, dataNetworkOfServiceId } from './providers/vtpass/services.js';
 import { createCallbackService } from './purchases/callbacks.js';
 import { createFloatPoller, type FloatPoller } from './purchases/float-poller.js';
 import type { PurchaseDeps } from './purchases/flow.js';
@@ -252,6 +253,8 @@ export function createCore(deps: CoreDeps): Core {
         parse: parseVtpassVariationsUpdate,
         networkOf: dataNetworkOfServiceId,
         planSync,
+        cableProviderOf: cableProviderOfServiceId,
+        cableFollow: createCableFollow({ store, providers, clock, log: deps.log }),
         log: deps.log,
       }),
     },

@@ -137,7 +137,9 @@ export function createPurchaseService(
     deps.observer?.refusedBelowCost(order.product, upstream, mode);
     throw new DomainError(
       'PRICE_BELOW_COST',
-      'This product cannot be sold at this price right now: its cost has gone up. Nothing was charged; see action=plans for current prices and try again shortly.',
+      order.product === 'data'
+        ? 'This product cannot be sold at this price right now: its cost has gone up. Nothing was charged; see action=plans for current prices and try again shortly.'
+        : `This ${order.product} purchase cannot be sold at your price right now: it costs more than that at the upstream. Nothing was charged; try again shortly.`,
     );
   }
 

@@ -61,6 +61,7 @@ async function assertRefusedBelowCost(
   const refused = await buy(stack, account, sale.action, sale.body);
   assert.is(refused.status, 422, refused.text);
   assert.is(refused.json.code, 'PRICE_BELOW_COST');
+  assert.match(refused.json.message, new RegExp(`^This ${sale.product} purchase cannot be sold at your price`));
   assert.is(await balanceOf(stack, account), before, 'nothing was debited');
   assert.is(stack.fake.paysFor(sale.recipient).length, pays, 'nothing was sent to VTpass');
   const warned = stack.coreLog.filter((line) => line.includes('"event":"pricing.below_cost"')).slice(warns);

@@ -232,4 +232,15 @@ test('test-mode sales are served by the sandbox, which has no commission rule, s
   assert.is(sale.status, 200, sale.text);
 });
 
+test('a tier discount may name t2: it is kept as 9mobile and prices t2 airtime', async ({ stack, a }) => {
+  const api = (await stack.core.admin.listTiers({})).tiers.find((t) => t.tierId === 'api')!;
+  const discounts = api.discounts.map((d) => (d.service === '9mobile' ? { ...d, service: 't2', basisPoints: 100 } : d));
+  const written = await stack.core.admin.upsertTier({ tier: { ...api, discounts } });
+  assert.ok(written.tier!.discounts.some((d) => d.service === '9mobile' && d.basisPoints === 100));
+  assert.not.ok(written.tier!.discounts.some((d) => d.service === 't2'));
+  const sale = await buy(stack, a, 'airtime', { network: 't2', phone: PHONE, amount: 1000 });
+  assert.is(sale.status, 200, sale.text);
+  assert.is(sale.json.charged, 990);
+});
+
 test.run();

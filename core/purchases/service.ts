@@ -187,6 +187,8 @@ export function createPurchaseService(
     ): Promise<PurchaseResult> {
       const { tier } = await accountAndTier(accountId);
       const order = electricityOrder(input, tier);
+      // Before the lookup: a sale refused for cost asks the upstream nothing.
+      await guardFaceValueMargin(order, mode);
       // The disco's own minimum and arrears for this meter, where it tells them (verify).
       const meter = await lookUp(deps, mode, {
         product: 'electricity',
@@ -195,7 +197,6 @@ export function createPurchaseService(
         meterType: order.details.meterType!,
       });
       if (meter !== null) checkMeterMinimum(input, meter);
-      await guardFaceValueMargin(order, mode);
       return executePurchase(deps, accountId, mode, order, requestId);
     },
 

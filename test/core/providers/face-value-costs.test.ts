@@ -161,12 +161,15 @@ test('electricity: a disco rule wins over the product-wide one', async ({ stack,
   await costs(stack, 'set', 'electricity', '--upstream', 'vtpass', '--commission-percent', '0.3');
   await costs(stack, 'set', 'electricity', '--disco', 'ikedc', '--upstream', 'vtpass', '--commission-percent', '1');
   const body = { meter_number: METER, meter_type: 'prepaid', amount: 5000, phone: PHONE };
+  const verifies = () => stack.fake.calls.filter((c) => c.path === '/api/merchant-verify').length;
+  const verifiesBefore = verifies();
   await assertRefusedBelowCost(stack, a, {
     action: 'electricity',
     body: { ...body, disco: 'ekedc' },
     recipient: METER,
     product: 'electricity',
   });
+  assert.is(verifies(), verifiesBefore, 'a sale refused for cost does not look the meter up');
   const ikeja = await buy(stack, a, 'electricity', { ...body, disco: 'ikedc' });
   assert.is(ikeja.status, 200, ikeja.text);
   assert.is(ikeja.json.charged, 4975);

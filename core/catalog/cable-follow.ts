@@ -112,7 +112,10 @@ export function createCableFollow(deps: {
     async followProvider(provider: CableProvider, author: ChangeAuthor): Promise<CableFollowReport> {
       const source = deps.providers.cable;
       if (source.listPackages === undefined) return { provider, supported: false, changes: [] };
-      const listed = await source.listPackages(provider, AbortSignal.timeout(FOLLOW_TIMEOUT_MS));
+      // A bouquet listed without a price is not one we can sell: never put on sale at 0.
+      const listed = (await source.listPackages(provider, AbortSignal.timeout(FOLLOW_TIMEOUT_MS))).filter(
+        (item) => item.amountKobo > 0,
+      );
       const existing = await deps.store.catalog.listCablePackages({ provider });
       const planned = plan(existing, listed, provider);
       if ('skipped' in planned) {

@@ -83,6 +83,7 @@ test('a push re-prices, adds and withdraws DStv bouquets as VTpass lists them, a
     variation('dstv79', 'DStv Compact N15,700', '15700.00'),
     variation('dstv3', 'DStv Premium N29,500', '29500.00'),
     variation('dstv-prima', 'DStv Prima N5,000', '5000.00'),
+    variation('dstv-free', 'DStv Free', '0.00'),
   ]);
   const reads = () => stack.fake.calls.filter((c) => c.path.includes('service-variations')).length;
   const readsBefore = reads();
@@ -97,6 +98,7 @@ test('a push re-prices, adds and withdraws DStv bouquets as VTpass lists them, a
   assert.is(prices.get('DSTV CONFAM'), 8910, 'unchanged');
   assert.is(prices.get('dstv-prima'), 4950, 'a new bouquet is on sale');
   assert.not.ok(prices.has('DSTV YANGA'), 'a withdrawn bouquet is not listed');
+  assert.not.ok(prices.has('dstv-free'), 'a bouquet listed without a price is never put on sale');
 
   const sale = await buy(stack, a, 'DSTV PADI');
   assert.is(sale.status, 200, sale.text);

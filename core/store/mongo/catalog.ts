@@ -111,6 +111,41 @@ function catalogWriters(live: () => Collections) {
   };
 }
 
+/** The cost rules, as settings documents (COST_RULE_PREFIX). */
+function costRuleMethods(live: () => Collections): Pick<CatalogStore, 'listCostRules' | 'setCostRule'> {
+  return {
+    async listCostRules() {
+      const docs = await live()
+        .settings.find({ _id: { $regex: `^${COST_RULE_PREFIX}` } })
+        .sort({ _id: 1 })
+        .limit(MAX_LIST_ITEMS + 1)
+        .toArray();
+      return bounded(docs, 'cost rules').map((doc): CostRule => {
+        const [product = '', service = '', upstream = ''] = doc._id.slice(COST_RULE_PREFIX.length).split(':');
+        return {
+          product: product as CostRule['product'],
+          service,
+          upstream,
+          commissionBasisPoints: readInteger(doc.value, 'settings.cost_rule'),
+        };
+      });
+    },
+    async setCostRule(key, commissionBasisPoints) {
+      const _id = costRuleId(key);
+      if (commissionBasisPoints === null) {
+        await live().settings.deleteOne({ _id });
+        return;
+      }
+      requireCommission(commissionBasisPoints);
+      await live().settings.updateOne(
+        { _id },
+        { $set: { value: toLong(commissionBasisPoints, 'commissionBasisPoints') } },
+        { upsert: true },
+      );
+    },
+  };
+}
+
 export function createCatalogStore(ctx: MongoContext): CatalogStore {
   const { live, inTransaction } = ctx;
   const write = catalogWriters(live);
@@ -184,35 +219,7 @@ export function createCatalogStore(ctx: MongoContext): CatalogStore {
         return { network, type: type as PlanType };
       });
     },
-    async listCostRules() {
-      const docs = await live()
-        .settings.find({ _id: { $regex: `^${COST_RULE_PREFIX}` } })
-        .sort({ _id: 1 })
-        .limit(MAX_LIST_ITEMS + 1)
-        .toArray();
-      return bounded(docs, 'cost rules').map((doc): CostRule => {
-        const [product = '', service = '', upstream = ''] = doc._id.slice(COST_RULE_PREFIX.length).split(':');
-        return {
-          product: product as CostRule['product'],
-          service,
-          upstream,
-          commissionBasisPoints: readInteger(doc.value, 'settings.cost_rule'),
-        };
-      });
-    },
-    async setCostRule(key, commissionBasisPoints) {
-      const _id = costRuleId(key);
-      if (commissionBasisPoints === null) {
-        await live().settings.deleteOne({ _id });
-        return;
-      }
-      requireCommission(commissionBasisPoints);
-      await live().settings.updateOne(
-        { _id },
-        { $set: { value: toLong(commissionBasisPoints, 'commissionBasisPoints') } },
-        { upsert: true },
-      );
-    },
+    ...costRuleMethods(live),
     async applyPlanChanges(change) {
       for (const plan of change.plans) planFields(plan);
       // The plans, the switch and the events that announce them commit together (an outbox).

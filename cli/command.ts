@@ -56,6 +56,8 @@ export interface CommandSpec {
   args: readonly string[];
   /** When true, the last positional argument may repeat (`IP [IP...]`). */
   variadic?: boolean;
+  /** Positional arguments that may follow `args` or be left out, for example ['PRODUCT']. */
+  optionalArgs?: readonly string[];
   options?: Readonly<Record<string, OptionSpec>>;
   /**
    * Runs the command. `core()` opens the connection on first use: a command checks its
@@ -104,6 +106,7 @@ export function usageLine(group: CommandGroup, command: CommandSpec): string {
   const parts = ['prepaid', group.name, command.name, ...command.args];
   const last = command.args[command.args.length - 1];
   if (command.variadic && last) parts.push(`[${last}...]`);
+  for (const optional of command.optionalArgs ?? []) parts.push(`[${optional}]`);
   const options = Object.entries(command.options ?? {});
   // Required options first, as a person would type them.
   for (const [name, spec] of options.filter(([, o]) => o.required)) parts.push(`--${name} ${spec.placeholder}`);

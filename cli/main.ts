@@ -254,8 +254,9 @@ function resolveCommand(positionals: string[], values: Record<string, unknown>):
   }
   const missing = command.args.slice(rest.length);
   if (missing.length > 0) throw new UsageError(`missing ${missing.join(' and ')}.`, usage);
-  if (rest.length > command.args.length && !command.variadic) {
-    throw new UsageError(`unexpected argument ${JSON.stringify(rest[command.args.length])}.`, usage);
+  const most = command.args.length + (command.optionalArgs?.length ?? 0);
+  if (rest.length > most && !command.variadic) {
+    throw new UsageError(`unexpected argument ${JSON.stringify(rest[most])}.`, usage);
   }
   return { kind: 'run', group, command, args: rest, options };
 }

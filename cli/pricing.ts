@@ -1,4 +1,7 @@
-/** `prepaid pricing ...`: the bulk SMS page rate, plan costs per upstream and tiers' price rules. */
+/**
+ * `prepaid pricing ...`: the bulk SMS page rate, plan costs per upstream, tiers' price rules,
+ * and the commissions that make airtime, electricity and cable costs.
+ */
 
 import { koboToNaira } from '../core/domain/money.js';
 import { type CommandGroup, type CommandResult, UsageError } from './command.js';
@@ -19,11 +22,11 @@ function nairaOrZero(name: string, text: string | undefined): bigint {
 }
 
 /** "5%" or "5" as basis points (500); at most two decimals. */
-function percentOption(text: string | undefined): number {
+function percentOption(text: string | undefined, name = '--margin-percent'): number {
   if (text === undefined) return 0;
   const match = /^(\d{1,4})(?:\.(\d{1,2}))?%?$/.exec(text);
   if (match === null)
-    throw new UsageError(`--margin-percent must be a percentage such as 5 or 2.5; got ${JSON.stringify(text)}.`);
+    throw new UsageError(`${name} must be a percentage such as 5 or 2.5; got ${JSON.stringify(text)}.`);
   return Number(match[1]) * 100 + Number((match[2] ?? '').padEnd(2, '0'));
 }
 
@@ -114,6 +117,78 @@ export const pricingGroup: CommandGroup = {
             remove
               ? `Tier ${tierId}: the rule for ${scope} is removed; ${res.events} event(s) for partners.`
               : `Tier ${tierId}: data plans (${scope}) cost plus ${percentText(rule.marginBasisPoints)} plus ${nairaText(kobo(rule.marginKobo))}; ${res.events} event(s) for partners.`,
+          ],
+        };
+      },
+    },
+    {
+      name: 'costs',
+      summary:
+        "Airtime, electricity and cable costs: `costs set PRODUCT` sets an upstream's commission off face value (audited), `costs list` lists them.",
+      args: ['set|list'],
+      optionalArgs: ['PRODUCT'],
+      options: {
+        network: { placeholder: 'NET', summary: 'airtime: only this network (default: every network).' },
+        disco: { placeholder: 'DISCO', summary: 'electricity: only this disco (default: every disco).' },
+        provider: { placeholder: 'PROVIDER', summary: 'cable: only this provider (default: every provider).' },
+        upstream: { placeholder: 'NAME', summary: 'set: the upstream, for example vtpass.' },
+        'commission-percent': { placeholder: 'PCT', summary: "set: the upstream's commission, for example 3 or 2.5." },
+        remove: { placeholder: '', summary: 'set: remove the rule instead.', flag: true },
+        note: { placeholder: 'TEXT', summary: 'Why, kept in the audit log.' },
+      },
+      async run({ args, options }, core) {
+        const [action, product] = args;
+        if (action === 'list') {
+          if (product !== undefined) throw new UsageError('costs list takes no PRODUCT.');
+          const rules = (await core().listCostRules({})).rules;
+          return {
+            json: {
+              rules: rules.map((r) => ({
+                product: r.product,
+                service: r.service || null,
+                upstream: r.upstream,
+                commission_percent: r.commissionBasisPoints / 100,
+              })),
+            },
+            text:
+              rules.length === 0
+                ? ['No cost rules: airtime, electricity and cable sales have no margin guard.']
+                : rules.map(
+                    (r) =>
+                      `${r.product} ${r.service || '(every one)'} at ${r.upstream}: commission ${percentText(r.commissionBasisPoints)}`,
+                  ),
+          };
+        }
+        if (action !== 'set') throw new UsageError(`costs takes set or list; got ${JSON.stringify(action)}.`);
+        if (product === undefined) throw new UsageError('costs set needs a PRODUCT: airtime, electricity or cable.');
+        const scoped = (['network', 'disco', 'provider'] as const).filter((name) => options[name] !== undefined);
+        if (scoped.length > 1) throw new UsageError('give at most one of --network, --disco and --provider.');
+        const service = scoped.length === 0 ? '' : options[scoped[0]!]!;
+        const upstream = options['upstream'];
+        if (upstream === undefined) throw new UsageError('costs set needs --upstream NAME.');
+        const remove = options['remove'] === 'yes';
+        const percent = options['commission-percent'];
+        if (!remove && percent === undefined) throw new UsageError('costs set needs --commission-percent PCT.');
+        const commissionBasisPoints = remove ? 0 : percentOption(percent, '--commission-percent');
+        const res = await core().setCostRule({
+          rule: { product, service, upstream, commissionBasisPoints },
+          remove,
+          note: options['note'] ?? '',
+        });
+        const scope = `${product} ${res.rule?.service || service || '(every one)'} at ${upstream}`;
+        return {
+          json: {
+            product,
+            service: res.rule?.service || service || null,
+            upstream,
+            removed: remove,
+            commission_percent: remove ? null : commissionBasisPoints / 100,
+            changed: res.changed,
+          },
+          text: [
+            remove
+              ? `${scope}: the commission rule is removed${res.changed ? '' : ' (there was none)'}.`
+              : `${scope}: commission ${percentText(commissionBasisPoints)}${res.changed ? '' : ' (unchanged)'}; sales priced below face value less it are refused.`,
           ],
         };
       },

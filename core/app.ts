@@ -9,7 +9,9 @@ import type { Logger } from '../runtime/log.js';
 import { createKeyUseRecorder, type KeyUseRecorder } from './accounts/key-use.js';
 import { createLedgerCheck } from './accounts/ledger-check.js';
 import { createAccountService } from './accounts/service.js';
+import { createCableFollow } from './catalog/cable-follow.js';
 import { createPlanChanges } from './catalog/changes.js';
+import { createCostRules } from './catalog/costs.js';
 import { defaultCatalog } from './catalog/defaults.js';
 import { createPlanBook, createPlanCodesAdmin, type PlanBook } from './catalog/plan-codes.js';
 import { createVariationsPush } from './catalog/push.js';
@@ -49,7 +51,7 @@ import { createSandbox } from './providers/sandbox/index.js';
 import type { Supply } from './providers/supply.js';
 import { parseVtpassCallback, parseVtpassVariationsUpdate } from './providers/vtpass/callback.js';
 import { VTPASS_NAME } from './providers/vtpass/index.js';
-import { dataNetworkOfServiceId } from './providers/vtpass/services.js';
+import { cableProviderOfServiceId, dataNetworkOfServiceId } from './providers/vtpass/services.js';
 import { createCallbackService } from './purchases/callbacks.js';
 import { createFloatPoller, type FloatPoller } from './purchases/float-poller.js';
 import type { PurchaseDeps } from './purchases/flow.js';
@@ -276,7 +278,8 @@ export function createCore(deps: CoreDeps): Core {
   const accounts = createAccountService({ store, clock, keyUses });
   const planChanges = createPlanChanges({ store, clock, log: deps.log });
   const catalog = createCatalogService({ store, changes: planChanges });
-  const purchases = createPurchaseService(purchaseDeps);
+  const costRules = createCostRules({ store, clock, log: deps.log });
+  const purchases = createPurchaseService({ ...purchaseDeps, costRules });
   const pendingList = createPendingList({ transactions: store.transactions });
   const ledgerCheck = createLedgerCheck({ wallet: store.wallet, log: deps.log });
   const verification = createVerificationService(purchaseDeps);
@@ -291,6 +294,8 @@ export function createCore(deps: CoreDeps): Core {
         parse: parseVtpassVariationsUpdate,
         networkOf: dataNetworkOfServiceId,
         planSync,
+        cableProviderOf: cableProviderOfServiceId,
+        cableFollow: createCableFollow({ store, providers, clock, log: deps.log }),
         log: deps.log,
       }),
     },
@@ -363,6 +368,7 @@ export function createCore(deps: CoreDeps): Core {
     purchases,
     accounts,
     catalog,
+    costRules,
     pendingList,
     ledgerCheck,
     supplyAdmin: createSupplyAdmin({

@@ -617,7 +617,7 @@ const ERROR_RESPONSES = {
   '409': errorResponse('REQUEST_IN_PROGRESS: the same idempotency key is still being processed.'),
   '417': errorResponse('EXPECTATION_FAILED: an Expect header other than 100-continue.', {}),
   '422': errorResponse(
-    'INVALID_PARAMETER (errors lists every field), IDEMPOTENCY_KEY_REUSED, UNKNOWN_ACTION, INVALID_CONTENT_TYPE, INVALID_JSON, PAYLOAD_TOO_LARGE, FAILED_PRECONDITION.',
+    'INVALID_PARAMETER (errors lists every field), IDEMPOTENCY_KEY_REUSED, UNKNOWN_ACTION, INVALID_CONTENT_TYPE, INVALID_JSON, PAYLOAD_TOO_LARGE, FAILED_PRECONDITION, PLAN_DISABLED (the plan type is switched off), PRICE_BELOW_COST (the price is below its cost now; nothing was charged).',
   ),
   '429': errorResponse(
     'RATE_LIMITED: more than 60 requests in any 60 seconds for this key, or too many failed authentications from this address.',

@@ -3,10 +3,13 @@
  * callback handler. The push is a hint and nothing more: it names a service, and the plans
  * of that network are read again from the upstream itself and followed as a sync follows
  * them (costs move, prices built on them follow, partners are told, all audited). A push
- * about another service (cable bouquets, Smile) is taken and ignored.
+ * about a cable provider's bouquets makes its packages follow the upstream's list the same
+ * way (core/catalog/cable-follow.ts). A push about another service (Smile) is taken and
+ * ignored.
  */
-import type { Network } from '../domain/products.js';
+import type { CableProvider, Network } from '../domain/products.js';
 import type { CallbackResult, PushHandler } from '../purchases/callbacks.js';
+import type { CableFollow } from './cable-follow.js';
 import type { PlanSync } from './sync.js';
 
 /** What an upstream's parser makes of a callback body. */
@@ -18,6 +21,9 @@ export function createVariationsPush(deps: {
   /** The network whose data plans a service sells; undefined for any other service. */
   networkOf: (serviceId: string) => Network | undefined;
   planSync: PlanSync;
+  /** The cable provider whose bouquets a service sells; undefined for any other service. */
+  cableProviderOf: (serviceId: string) => CableProvider | undefined;
+  cableFollow: CableFollow;
   log: (event: string, fields: Record<string, unknown>) => void;
 }): PushHandler {
   const answer = (disposition: CallbackResult['disposition']): CallbackResult => ({
@@ -32,12 +38,30 @@ export function createVariationsPush(deps: {
       deps.log('catalog.push_ignored', { provider: deps.upstream, reason: parsed.reason });
       return answer('ignored');
     }
+    const cable = deps.cableProviderOf(parsed.serviceId);
+    if (cable !== undefined) {
+      try {
+        const report = await deps.cableFollow.followProvider(cable, {
+          actor: 'system',
+          note: `${deps.upstream} variations-update push for ${parsed.serviceId}`,
+        });
+        return answer(report.changes.length > 0 ? 'applied' : 'unchanged');
+      } catch (error) {
+        deps.log('catalog.push_failed', {
+          level: 'warn',
+          provider: deps.upstream,
+          service: parsed.serviceId,
+          error: error instanceof Error ? error.message : String(error),
+        });
+        return answer('retry_later');
+      }
+    }
     const network = deps.networkOf(parsed.serviceId);
     if (network === undefined) {
       deps.log('catalog.push_ignored', {
         provider: deps.upstream,
         service: parsed.serviceId,
-        reason: 'not a data service',
+        reason: 'not a data or cable service',
       });
       return answer('ignored');
     }

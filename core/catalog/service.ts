@@ -79,7 +79,16 @@ export function createCatalogService(deps: { store: Pick<Store, 'catalog'>; chan
   return {
     listTiers: () => catalog.listTiers(),
 
-    async upsertTier(tier: TierRecord): Promise<TierRecord> {
+    async upsertTier(asked: TierRecord): Promise<TierRecord> {
+      // A network's discount may name it t2; it is kept under 9mobile, the name prices are read by.
+      const tier: TierRecord = {
+        ...asked,
+        discounts: asked.discounts.map((d) =>
+          (d.product === 'airtime' || d.product === 'data') && d.service !== ''
+            ? { ...d, service: canonicalNetwork(d.service) ?? d.service }
+            : d,
+        ),
+      };
       const violations: FieldViolation[] = [];
       if (!TIER_ID.test(tier.tierId))
         violations.push({

@@ -253,9 +253,15 @@ export function cableOrder(
     violations.push({ field: 'package_code', description: 'package_code is required.' });
   } else if (known && pkg === null) {
     const codes = packages.filter((p) => p.active).map((p) => p.packageCode);
+    // A bouquet the upstream stopped selling is kept (old transactions name it) but withdrawn.
+    const wanted = input.packageCode.trim().toLowerCase();
+    const withdrawn = packages.find((p) => p.provider === input.provider && p.packageCode.toLowerCase() === wanted);
     violations.push({
       field: 'package_code',
-      description: `package_code ${describeValue(input.packageCode)} is not a ${input.provider} package; one of ${codes.join(', ')}.`,
+      description:
+        withdrawn === undefined
+          ? `package_code ${describeValue(input.packageCode)} is not a ${input.provider} package; one of ${codes.join(', ')}.`
+          : `package_code ${describeValue(input.packageCode)} (${withdrawn.name}) is no longer sold by ${input.provider}; one of ${codes.join(', ')}.`,
     });
   }
   const asked = input.subscriptionType ?? '';

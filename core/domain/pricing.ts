@@ -6,7 +6,7 @@
  */
 import { type Kobo, kobo } from './money.js';
 import type { ProductName } from './products.js';
-import type { DiscountRule, PlanRecord, PriceRule, TierRecord } from './records.js';
+import type { CostRule, DiscountRule, PlanRecord, PriceRule, TierRecord } from './records.js';
 
 /** No tier may sell at more than half off: a typo in basis points must not give stock away. */
 export const MAX_DISCOUNT_BASIS_POINTS = 5_000;
@@ -108,4 +108,33 @@ export function planPriceFor(
   const cost = pricingCost(plan);
   if (rule !== undefined && cost !== undefined) return costPlus(cost, rule);
   return priceFor(tier, 'data', plan.network, plan.faceValueKobo);
+}
+
+/** The products sold at face value less a tier discount, whose cost is a commission rule. */
+export const FACE_VALUE_PRODUCTS = ['airtime', 'electricity', 'cable'] as const satisfies readonly ProductName[];
+
+/** No upstream gives away half of the face value: a commission above 50% is a typo. */
+export const MAX_COMMISSION_BASIS_POINTS = 5_000;
+
+/**
+ * What `upstream` charges for a face-value sale: the face value less its commission, by
+ * the rule for this service, else the product-wide one; undefined when no rule tells it
+ * (no cost, no margin guard). The commission is rounded down to whole kobo, so the cost is
+ * never understated by rounding. `service` is canonical (a network by its canonical name).
+ */
+export function faceValueCostAt(
+  rules: readonly CostRule[],
+  sale: { product: ProductName; service: string; faceValueKobo: Kobo },
+  upstream: string,
+): Kobo | undefined {
+  let productWide: CostRule | undefined;
+  let own: CostRule | undefined;
+  for (const rule of rules) {
+    if (rule.product !== sale.product || rule.upstream !== upstream) continue;
+    if (rule.service === sale.service) own = rule;
+    else if (rule.service === '') productWide = rule;
+  }
+  const rule = own ?? productWide;
+  if (rule === undefined) return undefined;
+  return kobo(sale.faceValueKobo - Math.floor((sale.faceValueKobo * rule.commissionBasisPoints) / 10_000));
 }

@@ -72,6 +72,21 @@ export interface PriceRule {
   ceilingKobo: Kobo;
 }
 
+/**
+ * What an upstream charges for a product sold at face value (airtime, electricity, cable):
+ * the face value less the upstream's commission on it (VTpass tells its commission per
+ * service). One rule per product, service and upstream; `service` '' is every network,
+ * disco or cable provider of the product that has no rule of its own.
+ */
+export interface CostRule {
+  product: 'airtime' | 'electricity' | 'cable';
+  /** The network (canonical: 9mobile, never t2), the disco or the cable provider; '' for all. */
+  service: string;
+  upstream: string;
+  /** The upstream's commission in basis points of the face value (250 = 2.5%). */
+  commissionBasisPoints: number;
+}
+
 export interface PlanRecord {
   planId: number;
   network: string;

@@ -6,7 +6,7 @@
  */
 import type { Mode } from '../domain/mode.js';
 import type { Kobo } from '../domain/money.js';
-import type { DeliveryResult, Network, ProductName, PurchaseDetails } from '../domain/products.js';
+import type { CableProvider, DeliveryResult, Network, ProductName, PurchaseDetails } from '../domain/products.js';
 import type { CustomerQuery } from '../domain/verification.js';
 import type { CallEvidence } from './failover.js';
 
@@ -110,12 +110,21 @@ export interface PlanSource {
   listPlans(network: Network, signal: AbortSignal): Promise<UpstreamPlan[]>;
 }
 
+/**
+ * A cable provider whose upstream publishes its bouquets and their prices (VTpass's
+ * service-variations for dstv, gotv, startimes), so the catalog can follow its pushes.
+ */
+export interface PackageSource {
+  /** Every bouquet the upstream sells for a cable provider now; rejects when it cannot tell. */
+  listPackages(provider: CableProvider, signal: AbortSignal): Promise<UpstreamPlan[]>;
+}
+
 export interface Providers {
   airtime: ProductProvider;
   /** A data provider may publish its plans (`prepaid plans sync`); the sandbox does not. */
   data: ProductProvider & Partial<PlanSource>;
   electricity: ProductProvider & CustomerVerifier;
-  cable: ProductProvider & CustomerVerifier;
+  cable: ProductProvider & CustomerVerifier & Partial<PackageSource>;
   bulksms: SmsProvider;
 }
 

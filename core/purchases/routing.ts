@@ -5,7 +5,7 @@
  * whose circuit is open or whose float is under its alert is left out while the route has
  * another choice. The flow tries the rest in order and moves on only on proven non-delivery.
  */
-import type { ProductName } from '../domain/products.js';
+import { canonicalNetwork, type ProductName } from '../domain/products.js';
 import type { RouteRecord, UpstreamSettingsRecord } from '../domain/records.js';
 import type { ProviderRequest } from '../providers/port.js';
 import type { Supply, Upstream } from '../providers/supply.js';
@@ -55,6 +55,12 @@ function serviceKey(product: ProductName): 'network' | 'disco' {
   return product === 'electricity' || product === 'cable' ? 'disco' : 'network';
 }
 
+/** Whether a route's network or disco names the purchase's: t2 is 9mobile, whichever name either uses. */
+function sameService(key: 'network' | 'disco', routed: string, asked: string): boolean {
+  if (key === 'disco') return routed === asked;
+  return (canonicalNetwork(routed) ?? routed) === (canonicalNetwork(asked) ?? asked);
+}
+
 /** The most specific route row that applies: every set key must match, and more set keys win. */
 function matchRoute(rows: readonly RouteRecord[], query: RouteQuery): RouteRecord | undefined {
   const key = serviceKey(query.product);
@@ -63,7 +69,7 @@ function matchRoute(rows: readonly RouteRecord[], query: RouteQuery): RouteRecor
   for (const row of rows) {
     if (row.product !== query.product) continue;
     const service = key === 'network' ? row.network : row.disco;
-    if (service !== '' && service !== query.service) continue;
+    if (service !== '' && !sameService(key, service, query.service)) continue;
     if (row.planType !== '' && row.planType !== query.planType) continue;
     // A network or disco is more specific than a plan type (a plan type is within a network).
     const score = (service !== '' ? 2 : 0) + (row.planType !== '' ? 1 : 0);

@@ -19,13 +19,14 @@ import {
   electricityOrder,
 } from '../domain/orders.js';
 import { historyPageSize, type Page, readPage } from '../domain/paging.js';
-import { planCostAt, planPriceFor, priceFor } from '../domain/pricing.js';
+import { faceValueCostAt, planCostAt, planPriceFor, priceFor } from '../domain/pricing.js';
 import {
   CABLE_PROVIDERS,
   canonicalNetwork,
   NETWORK_NAMES,
   networkNames,
   PLAN_TYPES,
+  type ProductName,
   type PurchaseOrder,
   RENEWABLE_CABLE_PROVIDERS,
 } from '../domain/products.js';
@@ -33,6 +34,7 @@ import {
   type AccountRecord,
   balanceOf,
   type CablePackageRecord,
+  type CostRule,
   type PlanRecord,
   type TierRecord,
   type TransactionRecord,
@@ -59,9 +61,50 @@ export interface PricedCablePackage {
  */
 const LOOKUP_BEFORE_PURCHASE_MS = 5_000;
 
+/** The cost rules of airtime, electricity and cable as the margin guard reads them (core/catalog/costs.ts). */
+interface CostRuleReader {
+  current(): Promise<readonly CostRule[]>;
+}
+
 /** Pricing needs the account's tier and the catalog besides what the flow touches. */
-export function createPurchaseService(deps: PurchaseDeps & { store: Pick<Store, 'accounts' | 'catalog'> }) {
+export function createPurchaseService(
+  deps: PurchaseDeps & { store: Pick<Store, 'accounts' | 'catalog'>; costRules?: CostRuleReader },
+) {
   const { store } = deps;
+  const costRules: CostRuleReader = deps.costRules ?? { current: () => store.catalog.listCostRules() };
+
+  /**
+   * The upstream a purchase would be sent to: in live mode with routing, the first upstream
+   * of its route that sells the product (the one the flow calls first); otherwise its
+   * family's provider. Read without the route's health, which only reorders a choice the
+   * operator made, and without side effects (no skip is counted twice).
+   */
+  async function servingUpstream(mode: Mode, product: ProductName, service: string, planType = ''): Promise<string> {
+    const supply = deps.supply;
+    if (mode !== 'live' || supply === undefined) return deps.providers[mode][product].name;
+    const route = await supply.router.routeOf({ product, service, planType });
+    const selling = route.find((name) => supply.router.supply.upstreams.get(name)?.products[product] !== undefined);
+    return selling ?? route[0] ?? deps.providers[mode][product].name;
+  }
+
+  /**
+   * The margin guard of a sale at face value less a tier discount (airtime, electricity,
+   * cable): its cost is the face value less the commission of the upstream that would serve
+   * it, where the operator told that commission (`prepaid pricing costs set`).
+   */
+  async function guardFaceValueMargin(order: PurchaseOrder, mode: Mode): Promise<void> {
+    const rules = await costRules.current();
+    if (rules.length === 0) return;
+    const upstream = await servingUpstream(mode, order.product, order.service);
+    // A rule names the network by its canonical name; a sale may name it t2.
+    const service = order.product === 'airtime' ? (canonicalNetwork(order.service) ?? order.service) : order.service;
+    const cost = faceValueCostAt(
+      rules,
+      { product: order.product, service, faceValueKobo: order.faceValueKobo },
+      upstream,
+    );
+    guardMargin(order, cost, upstream, mode);
+  }
 
   async function accountAndTier(accountId: string): Promise<{ account: AccountRecord; tier: TierRecord }> {
     if (accountId === '') throw invalid('account_id', 'account_id is required.');
@@ -85,7 +128,8 @@ export function createPurchaseService(deps: PurchaseDeps & { store: Pick<Store, 
       mode,
       product: order.product,
       product_service: order.service,
-      plan_id: order.details.planId,
+      ...(order.details.planId === undefined ? {} : { plan_id: order.details.planId }),
+      face_value_kobo: order.faceValueKobo,
       upstream,
       price_kobo: order.chargedKobo,
       cost_kobo: costKobo,
@@ -93,7 +137,9 @@ export function createPurchaseService(deps: PurchaseDeps & { store: Pick<Store, 
     deps.observer?.refusedBelowCost(order.product, upstream, mode);
     throw new DomainError(
       'PRICE_BELOW_COST',
-      'This product cannot be sold at this price right now: its cost has gone up. Nothing was charged; see action=plans for current prices and try again shortly.',
+      order.product === 'data'
+        ? 'This product cannot be sold at this price right now: its cost has gone up. Nothing was charged; see action=plans for current prices and try again shortly.'
+        : `This ${order.product} purchase cannot be sold at your price right now: it costs more than that at the upstream. Nothing was charged; try again shortly.`,
     );
   }
 
@@ -109,7 +155,9 @@ export function createPurchaseService(deps: PurchaseDeps & { store: Pick<Store, 
 
     async airtime(accountId: string, mode: Mode, input: AirtimeInput, requestId: string): Promise<PurchaseResult> {
       const { tier } = await accountAndTier(accountId);
-      return executePurchase(deps, accountId, mode, airtimeOrder(input, tier), requestId);
+      const order = airtimeOrder(input, tier);
+      await guardFaceValueMargin(order, mode);
+      return executePurchase(deps, accountId, mode, order, requestId);
     },
 
     async data(accountId: string, mode: Mode, input: DataInput, requestId: string): Promise<PurchaseResult> {
@@ -126,7 +174,8 @@ export function createPurchaseService(deps: PurchaseDeps & { store: Pick<Store, 
           { metadata: { plan_id: String(sold.planId), network: sold.network, plan_type: sold.type } },
         );
       }
-      guardMargin(order, planCostAt(sold, deps.providers[mode].data.name), deps.providers[mode].data.name, mode);
+      const upstream = await servingUpstream(mode, 'data', order.service, sold.type);
+      guardMargin(order, planCostAt(sold, upstream), upstream, mode);
       return executePurchase(deps, accountId, mode, order, requestId);
     },
 
@@ -138,6 +187,8 @@ export function createPurchaseService(deps: PurchaseDeps & { store: Pick<Store, 
     ): Promise<PurchaseResult> {
       const { tier } = await accountAndTier(accountId);
       const order = electricityOrder(input, tier);
+      // Before the lookup: a sale refused for cost asks the upstream nothing.
+      await guardFaceValueMargin(order, mode);
       // The disco's own minimum and arrears for this meter, where it tells them (verify).
       const meter = await lookUp(deps, mode, {
         product: 'electricity',
@@ -159,7 +210,9 @@ export function createPurchaseService(deps: PurchaseDeps & { store: Pick<Store, 
       const card = (RENEWABLE_CABLE_PROVIDERS as readonly string[]).includes(input.provider)
         ? await lookUp(deps, mode, { product: 'cable', service: input.provider, number: input.smartCard })
         : null;
-      return executePurchase(deps, accountId, mode, cableOrder(input, packages, tier, card), requestId);
+      const order = cableOrder(input, packages, tier, card);
+      await guardFaceValueMargin(order, mode);
+      return executePurchase(deps, accountId, mode, order, requestId);
     },
 
     async bulkSms(accountId: string, mode: Mode, input: BulkSmsInput, requestId: string): Promise<PurchaseResult> {

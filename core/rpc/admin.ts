@@ -2,6 +2,7 @@
 import type { AdminService as AdminServiceDesc } from '../../gen/prepaid/v1/admin_pb.js';
 import type { LedgerCheck } from '../accounts/ledger-check.js';
 import type { AccountService, IssuedKeyPair } from '../accounts/service.js';
+import type { CostRules } from '../catalog/costs.js';
 import type { CatalogService } from '../catalog/service.js';
 import type { PlanSync } from '../catalog/sync.js';
 import { invalid } from '../domain/errors.js';
@@ -9,7 +10,7 @@ import { MODES } from '../domain/mode.js';
 import { sizeOrDefault } from '../domain/paging.js';
 import { planTypeFromName, sizeMbFromName, validityDaysFromText } from '../domain/plans.js';
 import type { PlanType } from '../domain/products.js';
-import type { RouteRecord, UpstreamAttemptRecord } from '../domain/records.js';
+import type { CostRule, RouteRecord, UpstreamAttemptRecord } from '../domain/records.js';
 import type { PendingList } from '../purchases/pending-list.js';
 import type { SupplyAdmin } from '../purchases/supply-admin.js';
 import type { RouteKey } from '../store/port.js';
@@ -56,6 +57,15 @@ function routeMessage(route: RouteRecord) {
   };
 }
 
+function costRuleMessage(rule: CostRule) {
+  return {
+    product: rule.product,
+    service: rule.service,
+    upstream: rule.upstream,
+    commissionBasisPoints: rule.commissionBasisPoints,
+  };
+}
+
 function attemptMessage(attempt: UpstreamAttemptRecord) {
   return {
     seq: attempt.seq,
@@ -79,6 +89,8 @@ export function adminHandlers(
     pendingList: PendingList;
     ledgerCheck: LedgerCheck;
     supply: SupplyAdmin;
+    /** What upstreams charge for airtime, electricity and cable (their commission). */
+    costRules: CostRules;
     /** Set under CLI_MONEY_MOVES=proposals: a live credit becomes a four-eyes proposal. */
     proposeCredit?: ((accountId: string, amountKobo: number, memo: string) => Promise<string>) | undefined;
   },
@@ -222,6 +234,23 @@ export function adminHandlers(
         { actor: 'cli', note: req.note },
       );
       return { tier: tierMessage(result.tier), events: result.events };
+    },
+    async listCostRules() {
+      return { rules: (await operations.costRules.list()).map(costRuleMessage) };
+    },
+    async setCostRule(req) {
+      if (!req.rule) throw invalid('rule', 'rule is required (its product, service and upstream name the rule).');
+      const r = req.rule;
+      const result = await operations.costRules.set(
+        {
+          product: r.product,
+          service: r.service,
+          upstream: r.upstream,
+          commissionBasisPoints: req.remove ? null : r.commissionBasisPoints,
+        },
+        { actor: CLI_ACTOR, note: req.note },
+      );
+      return { ...(result.rule === null ? {} : { rule: costRuleMessage(result.rule) }), changed: result.changed };
     },
     async listCablePackages(req) {
       return { packages: (await catalog.listCablePackages(req.provider)).map(cablePackageMessage) };

@@ -12,8 +12,9 @@ import type { Handlers } from './grpc.js';
 const READ = /^(list|get|check)/;
 /**
  * Calls whose use case writes its own, fuller row with the state before and after (the two-step
- * reset and the reset link in core/people, routes and float alerts in core/purchases/supply-admin.ts, plan codes in core/catalog/plan-codes.ts,
- * plan types, costs and price rules in core/catalog/changes.ts): audited there, not twice.
+ * reset and the reset link in core/people, routes and float alerts in core/purchases/supply-admin.ts,
+ * plan codes in core/catalog/plan-codes.ts, plan types, costs and price rules in core/catalog/changes.ts,
+ * commissions in core/catalog/costs.ts): audited there, not twice.
  */
 const AUDITED_BY_USE_CASE = new Set([
   'resetTwoStep',
@@ -27,6 +28,7 @@ const AUDITED_BY_USE_CASE = new Set([
   'setPlanCode',
   'clearPlanCode',
   'syncUpstreamPlans',
+  'setCostRule',
 ]);
 /** Where a request names what it acts on, in order of preference. */
 const TARGET_FIELDS = ['accountId', 'publicKey', 'userId', 'email', 'inflowId', 'reference'] as const;

@@ -22,13 +22,14 @@ import { file_prepaid_v1_shop, ShopService } from '../../gen/prepaid/v1/shop_pb.
 import { EventService, file_prepaid_v1_webhooks, WebhookService } from '../../gen/prepaid/v1/webhooks_pb.js';
 import type { LedgerCheck } from '../accounts/ledger-check.js';
 import type { AccountService } from '../accounts/service.js';
+import type { CostRules } from '../catalog/costs.js';
 import type { PlanCodesAdmin } from '../catalog/plan-codes.js';
 import type { CatalogService } from '../catalog/service.js';
 import type { PlanSync } from '../catalog/sync.js';
 import type { FundingService as Funding } from '../funding/service.js';
 import type { HolderDesk } from '../holders/desk.js';
-import type { PeopleService } from '../people/service.js';
 import type { ShopDesk } from '../holders/shop.js';
+import type { PeopleService } from '../people/service.js';
 import type { Upgrades } from '../people/upgrades.js';
 import type { CallbackService } from '../purchases/callbacks.js';
 import type { PendingList } from '../purchases/pending-list.js';
@@ -65,6 +66,7 @@ export interface CoreServerDeps {
   purchases: Purchases;
   accounts: AccountService;
   catalog: CatalogService;
+  costRules: CostRules;
   pendingList: PendingList;
   ledgerCheck: LedgerCheck;
   /** Routes and upstream attempts for the operator (issue 27). */
@@ -167,6 +169,7 @@ export function createCoreServer(deps: CoreServerDeps): CoreServer {
             pendingList: deps.pendingList,
             ledgerCheck: deps.ledgerCheck,
             supply: deps.supplyAdmin,
+            costRules: deps.costRules,
             proposeCredit: deps.staff.proposeCredit,
           },
           deps.planSync,

@@ -26,6 +26,7 @@ import type {
   AuditEntryRecord,
   CablePackageRecord,
   CatalogSeed,
+  CostRule,
   DaySpend,
   InvitationRecord,
   LedgerEntryRecord,
@@ -64,6 +65,9 @@ export interface AccountStore {
 }
 
 /** A data plan type switched off on one network. */
+/** What names one cost rule: its product, service ('' for all) and upstream. */
+export type CostRuleKey = Omit<CostRule, 'commissionBasisPoints'>;
+
 export interface PlanTypeOff {
   network: string;
   type: PlanType;
@@ -111,6 +115,10 @@ export interface CatalogStore {
   listPlanTypesOff(): Promise<PlanTypeOff[]>;
   /** Writes a plan change set in one transaction (plans, switch and events together); returns the plans written. */
   applyPlanChanges(change: PlanChangeSet): Promise<PlanRecord[]>;
+  /** The cost rules of the face-value products (airtime, electricity, cable), by product, service, upstream. */
+  listCostRules(): Promise<CostRule[]>;
+  /** Sets the rule for its product, service and upstream (replacing it), or removes it (null). */
+  setCostRule(key: CostRuleKey, commissionBasisPoints: number | null): Promise<void>;
   /** Writes the default catalog once, the first time the store starts empty. Returns true if it seeded. */
   seedIfEmpty(seed: CatalogSeed): Promise<boolean>;
 }

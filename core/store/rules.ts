@@ -59,3 +59,9 @@ export function requirePlanAmounts(plan: CatalogSeed['plans'][number]): void {
   requireAmount('sizeMb', plan.sizeMb, 0);
   requireAmount('validityDays', plan.validityDays, 0);
 }
+
+/** A commission is whole basis points, 0 to 100%: anything else is a caller's bug. */
+export function requireCommission(basisPoints: number): void {
+  if (!Number.isSafeInteger(basisPoints) || basisPoints < 0 || basisPoints > 10_000)
+    throw new Error(`store: commissionBasisPoints must be an integer from 0 to 10000, got ${basisPoints}`);
+}

@@ -16,13 +16,20 @@
  * only read, so they are retried after no answer or a 5xx.
  */
 import { koboToNaira } from '../../domain/money.js';
-import { type DeliveryResult, NETWORKS, type Network } from '../../domain/products.js';
+import {
+  CABLE_PROVIDERS,
+  type CableProvider,
+  type DeliveryResult,
+  NETWORKS,
+  type Network,
+} from '../../domain/products.js';
 import type { CablePackageRecord, PlanRecord } from '../../domain/records.js';
 import { REFERENCE_PATTERN } from '../../domain/reference.js';
 import { evidenceOf } from '../failover.js';
 import type {
   CustomerQuery,
   CustomerVerifier,
+  PackageSource,
   PlanSource,
   ProductProvider,
   ProviderOutcome,
@@ -211,11 +218,35 @@ export function createVtpassProviders(options: VtpassOptions, catalog: VtpassCat
     },
   };
 
+  /** A cable provider's bouquets, read from service-variations exactly as the data plans are. */
+  const packages: PackageSource = {
+    async listPackages(cable: CableProvider, signal: AbortSignal): Promise<UpstreamPlan[]> {
+      if (!(CABLE_PROVIDERS as readonly string[]).includes(cable))
+        throw new Error(`unknown cable provider ${String(cable)}`);
+      const answer = await withRetries(
+        READ_ATTEMPTS,
+        signal,
+        () => get('service-variations', { serviceID: CABLE_SERVICE_IDS[cable] }, signal, MAX_VARIATIONS_BYTES),
+        readAgain,
+      );
+      const read = readVariations(answer);
+      log('provider.vtpass', {
+        call: 'service-variations',
+        cable_provider: cable,
+        http_status: answer.kind === 'answer' ? answer.status : null,
+        packages: read.ok ? read.plans.length : null,
+        skipped: read.ok ? read.skipped : null,
+      });
+      if (!read.ok) throw new Error(`VTpass bouquets for ${cable}: ${read.reason}`);
+      return read.plans;
+    },
+  };
+
   return {
     airtime: provider(airtimeBody),
     data,
     electricity: { ...provider((request) => electricityBody(request, options.fallbackPhone)), verify },
-    cable: { ...provider((request) => cableBody(request, catalog, options.fallbackPhone)), verify },
+    cable: { ...provider((request) => cableBody(request, catalog, options.fallbackPhone)), verify, ...packages },
   };
 }
 

@@ -62,3 +62,8 @@ export function networkServiceId(table: Readonly<Record<Network, string>>, name:
 export function dataNetworkOfServiceId(serviceId: string): Network | undefined {
   return (Object.keys(DATA_SERVICE_IDS) as Network[]).find((network) => DATA_SERVICE_IDS[network] === serviceId);
 }
+
+/** The cable provider whose bouquets a serviceID sells ("dstv" -> dstv), or undefined for any other service. */
+export function cableProviderOfServiceId(serviceId: string): CableProvider | undefined {
+  return (Object.keys(CABLE_SERVICE_IDS) as CableProvider[]).find((cable) => CABLE_SERVICE_IDS[cable] === serviceId);
+}

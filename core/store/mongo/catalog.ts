@@ -2,10 +2,17 @@
 import { type ClientSession, type Filter, Long } from 'mongodb';
 import type { Kobo } from '../../domain/money.js';
 import type { PlanType } from '../../domain/products.js';
-import type { CablePackageRecord, PlanRecord } from '../../domain/records.js';
+import type { CablePackageRecord, CostRule, PlanRecord } from '../../domain/records.js';
 import { requireAmount } from '../bounds.js';
-import type { CatalogStore } from '../port.js';
-import { catalogNeedsSeed, requirePlanAmounts, requireSeed, SMS_RATE_SETTING, smsRateMissing } from '../rules.js';
+import type { CatalogStore, CostRuleKey } from '../port.js';
+import {
+  catalogNeedsSeed,
+  requireCommission,
+  requirePlanAmounts,
+  requireSeed,
+  SMS_RATE_SETTING,
+  smsRateMissing,
+} from '../rules.js';
 import { bounded, type Collections, MAX_LIST_ITEMS, type MongoContext } from './context.js';
 import {
   type CablePackageDoc,
@@ -30,6 +37,16 @@ const PLAN_ID_COUNTER = 'plan_id';
  * (`plan_type_off:mtn:sme`); switching it on removes the document.
  */
 const TYPE_OFF_PREFIX = 'plan_type_off:';
+/**
+ * A cost rule is a settings document too (`cost_rule:airtime:mtn:vtpass`, `cost_rule:cable::vtpass`
+ * for every provider) whose value is the commission in basis points. Product, service and
+ * upstream names hold no colon (the catalog checks them), so the id splits back into them.
+ */
+const COST_RULE_PREFIX = 'cost_rule:';
+
+function costRuleId(key: CostRuleKey): string {
+  return `${COST_RULE_PREFIX}${key.product}:${key.service}:${key.upstream}`;
+}
 
 /** The catalog's writes, each optionally inside a transaction's session. */
 function catalogWriters(live: () => Collections) {
@@ -89,6 +106,41 @@ function catalogWriters(live: () => Collections) {
         { _id: SMS_RATE_SETTING },
         { $set: { value: toLong(kobo, 'smsRateKobo') } },
         { upsert: true, session },
+      );
+    },
+  };
+}
+
+/** The cost rules, as settings documents (COST_RULE_PREFIX). */
+function costRuleMethods(live: () => Collections): Pick<CatalogStore, 'listCostRules' | 'setCostRule'> {
+  return {
+    async listCostRules() {
+      const docs = await live()
+        .settings.find({ _id: { $regex: `^${COST_RULE_PREFIX}` } })
+        .sort({ _id: 1 })
+        .limit(MAX_LIST_ITEMS + 1)
+        .toArray();
+      return bounded(docs, 'cost rules').map((doc): CostRule => {
+        const [product = '', service = '', upstream = ''] = doc._id.slice(COST_RULE_PREFIX.length).split(':');
+        return {
+          product: product as CostRule['product'],
+          service,
+          upstream,
+          commissionBasisPoints: readInteger(doc.value, 'settings.cost_rule'),
+        };
+      });
+    },
+    async setCostRule(key, commissionBasisPoints) {
+      const _id = costRuleId(key);
+      if (commissionBasisPoints === null) {
+        await live().settings.deleteOne({ _id });
+        return;
+      }
+      requireCommission(commissionBasisPoints);
+      await live().settings.updateOne(
+        { _id },
+        { $set: { value: toLong(commissionBasisPoints, 'commissionBasisPoints') } },
+        { upsert: true },
       );
     },
   };
@@ -167,6 +219,7 @@ export function createCatalogStore(ctx: MongoContext): CatalogStore {
         return { network, type: type as PlanType };
       });
     },
+    ...costRuleMethods(live),
     async applyPlanChanges(change) {
       for (const plan of change.plans) planFields(plan);
       // The plans, the switch and the events that announce them commit together (an outbox).

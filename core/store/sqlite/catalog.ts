@@ -2,10 +2,17 @@
 import type Database from 'better-sqlite3';
 import { isKobo, type Kobo } from '../../domain/money.js';
 import type { PlanType } from '../../domain/products.js';
-import type { CablePackageRecord, CatalogSeed, PlanRecord, TierRecord } from '../../domain/records.js';
+import type { CablePackageRecord, CatalogSeed, CostRule, PlanRecord, TierRecord } from '../../domain/records.js';
 import { requireAmount } from '../bounds.js';
 import type { CatalogStore, PlanChangeSet } from '../port.js';
-import { catalogNeedsSeed, requirePlanAmounts, requireSeed, SMS_RATE_SETTING, smsRateMissing } from '../rules.js';
+import {
+  catalogNeedsSeed,
+  requireCommission,
+  requirePlanAmounts,
+  requireSeed,
+  SMS_RATE_SETTING,
+  smsRateMissing,
+} from '../rules.js';
 import { type EventStatements, recordEvent } from './events.js';
 import {
   type CablePackageRow,
@@ -75,6 +82,18 @@ function prepareCatalogStatements(db: Database.Database) {
     ),
     typeOn: db.prepare<{ network: string; plan_type: string }>(
       'DELETE FROM plan_types_off WHERE network = @network AND plan_type = @plan_type',
+    ),
+    costRules: db.prepare<[], { product: string; service: string; upstream: string; commission_basis_points: number }>(
+      'SELECT * FROM cost_rules ORDER BY product, service, upstream',
+    ),
+    putCostRule: db.prepare<{ product: string; service: string; upstream: string; commission_basis_points: number }>(
+      `INSERT INTO cost_rules (product, service, upstream, commission_basis_points)
+       VALUES (@product, @service, @upstream, @commission_basis_points)
+       ON CONFLICT (product, service, upstream) DO UPDATE SET
+         commission_basis_points = excluded.commission_basis_points`,
+    ),
+    removeCostRule: db.prepare<{ product: string; service: string; upstream: string }>(
+      'DELETE FROM cost_rules WHERE product = @product AND service = @service AND upstream = @upstream',
     ),
     getSetting: db.prepare<[string], { value: unknown }>('SELECT value FROM settings WHERE key = ?'),
     setSetting: db.prepare<{ key: string; value: number }>(
@@ -175,6 +194,25 @@ export function createCatalogStore(db: Database.Database, events: EventStatement
     },
     async applyPlanChanges(change) {
       return changeTx.immediate(change);
+    },
+    async listCostRules() {
+      return sql.costRules.all().map(
+        (row): CostRule => ({
+          product: row.product as CostRule['product'],
+          service: row.service,
+          upstream: row.upstream,
+          commissionBasisPoints: row.commission_basis_points,
+        }),
+      );
+    },
+    async setCostRule(key, commissionBasisPoints) {
+      const params = { product: key.product, service: key.service, upstream: key.upstream };
+      if (commissionBasisPoints === null) {
+        sql.removeCostRule.run(params);
+        return;
+      }
+      requireCommission(commissionBasisPoints);
+      sql.putCostRule.run({ ...params, commission_basis_points: commissionBasisPoints });
     },
     async seedIfEmpty(seed) {
       requireSeed(seed);

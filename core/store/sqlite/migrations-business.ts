@@ -357,4 +357,17 @@ export const BUSINESS_MIGRATIONS: readonly Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    version: 21,
+    description: 'products: cost rules of airtime, electricity and cable per upstream (a commission off face value)',
+    sql: `
+      CREATE TABLE cost_rules (
+        product                 TEXT NOT NULL CHECK (product IN ('airtime', 'electricity', 'cable')),
+        service                 TEXT NOT NULL,
+        upstream                TEXT NOT NULL,
+        commission_basis_points INTEGER NOT NULL CHECK (commission_basis_points BETWEEN 0 AND 10000),
+        PRIMARY KEY (product, service, upstream)
+      ) STRICT;
+    `,
+  },
 ];

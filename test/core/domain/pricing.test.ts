@@ -2,8 +2,14 @@ import * as assert from 'uvu/assert';
 import { API_TIER_ID, defaultCatalog } from '../../../core/catalog/defaults.js';
 import { type Kobo, kobo } from '../../../core/domain/money.js';
 import { airtimeOrder, bulkSmsOrder, cableOrder, dataOrder, electricityOrder } from '../../../core/domain/orders.js';
-import { applyDiscount, discountBasisPoints, planPriceFor, priceFor } from '../../../core/domain/pricing.js';
-import type { DiscountRule, PlanRecord, TierRecord } from '../../../core/domain/records.js';
+import {
+  applyDiscount,
+  discountBasisPoints,
+  faceValueCostAt,
+  planPriceFor,
+  priceFor,
+} from '../../../core/domain/pricing.js';
+import type { CostRule, DiscountRule, PlanRecord, TierRecord } from '../../../core/domain/records.js';
 import { suite } from '../../helpers/suite.js';
 
 function tier(discounts: DiscountRule[], tierId = 'test'): Pick<TierRecord, 'tierId' | 'discounts'> {
@@ -176,3 +182,28 @@ defaults('a tier without API access and the API tier are both seeded', () => {
 });
 
 defaults.run();
+
+const commissions = suite('face-value costs: face value less the upstream commission');
+
+const COST_RULES: CostRule[] = [
+  { product: 'airtime', service: '', upstream: 'vtpass', commissionBasisPoints: 250 },
+  { product: 'airtime', service: 'mtn', upstream: 'vtpass', commissionBasisPoints: 300 },
+  { product: 'airtime', service: 'mtn', upstream: 'site', commissionBasisPoints: 100 },
+];
+
+commissions('the rule for the service wins over the product-wide one, per upstream', () => {
+  const sale = (service: string) => ({ product: 'airtime' as const, service, faceValueKobo: kobo(1_000_00) });
+  assert.is(faceValueCostAt(COST_RULES, sale('mtn'), 'vtpass'), 970_00);
+  assert.is(faceValueCostAt(COST_RULES, sale('glo'), 'vtpass'), 975_00);
+  assert.is(faceValueCostAt(COST_RULES, sale('mtn'), 'site'), 990_00);
+  assert.is(faceValueCostAt(COST_RULES, sale('glo'), 'site'), undefined, 'no rule, no cost');
+  assert.is(faceValueCostAt(COST_RULES, { ...sale('mtn'), product: 'cable' }, 'vtpass'), undefined);
+});
+
+commissions('the commission is rounded down, so the cost is never understated', () => {
+  // 2.5% of 333 kobo is 8.325 kobo: the commission is 8, the cost 325.
+  const cost = faceValueCostAt(COST_RULES, { product: 'airtime', service: 'glo', faceValueKobo: kobo(333) }, 'vtpass');
+  assert.is(cost, 325);
+});
+
+commissions.run();

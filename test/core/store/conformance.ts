@@ -550,6 +550,36 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       assert.equal(await h.store.events.listFeed(accountId, 'live', 0, 10), []);
     });
 
+    it('cost rules are kept one per product, service and upstream, replaced, listed in order and removed', async (h) => {
+      assert.equal(await h.store.catalog.listCostRules(), []);
+      await h.store.catalog.setCostRule({ product: 'cable', service: '', upstream: 'vtpass' }, 150);
+      await h.store.catalog.setCostRule({ product: 'airtime', service: 'mtn', upstream: 'vtpass' }, 300);
+      await h.store.catalog.setCostRule({ product: 'airtime', service: '', upstream: 'vtpass' }, 250);
+      await h.store.catalog.setCostRule({ product: 'airtime', service: 'mtn', upstream: 'clubkonnect' }, 0);
+      // Setting the same key again replaces its commission.
+      await h.store.catalog.setCostRule({ product: 'airtime', service: 'mtn', upstream: 'vtpass' }, 320);
+      assert.equal(await h.store.catalog.listCostRules(), [
+        { product: 'airtime', service: '', upstream: 'vtpass', commissionBasisPoints: 250 },
+        { product: 'airtime', service: 'mtn', upstream: 'clubkonnect', commissionBasisPoints: 0 },
+        { product: 'airtime', service: 'mtn', upstream: 'vtpass', commissionBasisPoints: 320 },
+        { product: 'cable', service: '', upstream: 'vtpass', commissionBasisPoints: 150 },
+      ]);
+      await h.store.catalog.setCostRule({ product: 'airtime', service: 'mtn', upstream: 'vtpass' }, null);
+      // Removing what is not there changes nothing.
+      await h.store.catalog.setCostRule({ product: 'electricity', service: 'ikedc', upstream: 'vtpass' }, null);
+      assert.equal(
+        (await h.store.catalog.listCostRules()).map((r) => `${r.product}/${r.service}/${r.upstream}`),
+        ['airtime//vtpass', 'airtime/mtn/clubkonnect', 'cable//vtpass'],
+      );
+      // A commission that is not whole basis points from 0 to 100% is refused by the store itself.
+      for (const bad of [-1, 10_001, 2.5])
+        await h.store.catalog.setCostRule({ product: 'cable', service: 'dstv', upstream: 'vtpass' }, bad).then(
+          () => assert.unreachable(`commission ${bad} must be refused`),
+          (error: unknown) => assert.instance(error, Error),
+        );
+      assert.is((await h.store.catalog.listCostRules()).length, 3);
+    });
+
     it('the accounts on a tier are listed a page at a time, in id order', async (h) => {
       // A tier of this run's own, should an adapter's fresh stores share a database.
       const gold = `gold-${randomUUID().slice(0, 8)}`;

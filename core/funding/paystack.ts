@@ -41,6 +41,7 @@ import type {
   InflowHint,
   OpenedAccount,
   OpeningOutcome,
+  OpeningOwner,
   OpenRequest,
   OpenResult,
   VerifyResult,
@@ -145,10 +146,7 @@ export function createPaystackFunding(options: PaystackOptions): FundingProvider
   }
 
   /** Whose wallet a Paystack customer is, from the metadata we gave it; null when not ours. */
-  async function customerOwner(
-    code: string,
-    signal: AbortSignal,
-  ): Promise<{ accountId: string; mode: 'live' | 'test'; kycKind: KycKind; kycLast4: string } | 'unknown' | null> {
+  async function customerOwner(code: string, signal: AbortSignal): Promise<OpeningOwner | 'unknown' | null> {
     const answer = await call('GET', `/customer/${encodeURIComponent(code)}`, undefined, signal);
     if (answer.httpStatus === 404) return null;
     if (!answer.ok) return 'unknown';
@@ -173,7 +171,7 @@ export function createPaystackFunding(options: PaystackOptions): FundingProvider
 
   return {
     name: 'paystack',
-    async completeOpening(event: AccountEvent, hasAccount, signal): Promise<OpeningOutcome> {
+    async completeOpening(event: AccountEvent, admit, signal): Promise<OpeningOutcome> {
       let owner: Awaited<ReturnType<typeof customerOwner>>;
       try {
         owner = await customerOwner(event.customerRef, signal);
@@ -190,9 +188,11 @@ export function createPaystackFunding(options: PaystackOptions): FundingProvider
             : 'Paystack could not assign a dedicated account.');
         return { kind: 'failed', accountId: owner.accountId, mode: owner.mode, reason };
       }
-      if (await hasAccount(owner.accountId, owner.mode)) return { kind: 'already_open', accountId: owner.accountId };
+      // An assignment event names its account, which is only read back; anything else creates one.
+      const readsBack = event.step === 'assignment' && /^\d+$/.test(event.accountRef);
+      if (!(await admit(owner, !readsBack))) return { kind: 'already_open', accountId: owner.accountId };
       let account: OpenedAccount;
-      if (event.step === 'assignment' && /^\d+$/.test(event.accountRef)) {
+      if (readsBack) {
         // The event names the account: read it back from Paystack rather than believe the event.
         const fetched = await call('GET', `/dedicated_account/${event.accountRef}`, undefined, signal);
         if (!fetched.ok) return { kind: 'unknown', reason: `Paystack answered ${fetched.httpStatus} for the account` };
@@ -232,6 +232,7 @@ export function createPaystackFunding(options: PaystackOptions): FundingProvider
       const code = str(obj(customer.body['data'])['customer_code']);
       if (code === '') throw new Error('paystack: customer answer without customer_code');
       if (kyc.bankAccount !== '' && kyc.bankCode !== '') {
+        await request.beforeLaterAnswer?.(code);
         const identification = await call(
           'POST',
           `/customer/${encodeURIComponent(code)}/identification`,
@@ -249,6 +250,7 @@ export function createPaystackFunding(options: PaystackOptions): FundingProvider
         if (identification.httpStatus === 202 || identification.ok) {
           return {
             kind: 'pending',
+            customerRef: code,
             reason:
               'Paystack is validating the BVN; the account is created when it answers (customeridentification.success).',
           };

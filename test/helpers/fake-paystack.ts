@@ -45,6 +45,8 @@ export interface FakePaystack {
   identify(code: string, ok: boolean, reason?: string): { body: string; signature: string };
   /** Paystack's later answer to an assignment (the account is created when ok): the signed event body. */
   assign(code: string, ok: boolean): { body: string; signature: string; accountNumber: string };
+  /** The next call of `call` ("POST /dedicated_account") answers 500, as a Paystack outage would. */
+  failNext(call: string): void;
   /** What verify says about `reference` from now on (another amount, or a status other than success). */
   setVerify(reference: string, change: { amount?: number; status?: string }): void;
   stop(): Promise<void>;
@@ -72,6 +74,7 @@ export async function startFakePaystack(secretKey = 'sk_test_fake_paystack_key')
   const dvas = new Map<string, { id: number; customerCode: string; accountNumber: string; assigned: boolean }>();
   const txs = new Map<string, FakeTx>();
   const calls: string[] = [];
+  const failing = new Set<string>();
   let seq = 1000;
 
   function txData(tx: FakeTx): Record<string, unknown> {
@@ -146,6 +149,8 @@ export async function startFakePaystack(secretKey = 'sk_test_fake_paystack_key')
     calls.push(`${req.method} ${url.pathname}`);
     if (req.headers.authorization !== `Bearer ${secretKey}`)
       return send(res, 401, { status: false, message: 'Invalid key' });
+    if (failing.delete(`${req.method} ${url.pathname}`))
+      return send(res, 500, { status: false, message: 'An error occurred' });
     const body =
       chunks.length === 0 ? {} : (JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, string>);
     const path = url.pathname;
@@ -289,6 +294,9 @@ export async function startFakePaystack(secretKey = 'sk_test_fake_paystack_key')
       return { body, signature: signHmacSha512Hex(secretKey, body) };
     },
     customerCodes: () => [...customers.keys()],
+    failNext: (call) => {
+      failing.add(call);
+    },
     identificationsAsked: () => [...identifications],
     identify(code, ok, reason = 'Account number or BVN is incorrect') {
       const c = customers.get(code);

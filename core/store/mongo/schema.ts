@@ -21,6 +21,7 @@ import {
   AUDIT_LOG_COLLECTION,
   COLLECTIONS,
   FUNDING_COLLECTIONS,
+  FUNDING_OPENINGS_COLLECTION,
   KEY_USE_COLLECTION,
   MAIL_COLLECTIONS,
   MEMBERSHIPS_COLLECTION,
@@ -355,6 +356,14 @@ export const SCHEMA_STEPS: readonly SchemaStep[] = [
         { name: 'upstream_attempts_reference', key: { reference: 1, seq: 1 }, unique: true },
         { name: 'upstream_attempts_started', key: { started_at: 1 } },
       ]);
+    },
+  },
+  {
+    version: 20,
+    description: 'funding: openings a provider answers later, claimed by one core at a time',
+    // Keyed by _id "<provider>:<customer>", unique by itself: nothing else to index.
+    async apply(target) {
+      await createMissingCollections(target, [FUNDING_OPENINGS_COLLECTION], {});
     },
   },
 ];

@@ -23,6 +23,7 @@ import {
   ensureSchema,
   FUNDING_COLLECTIONS,
   FUNDING_INDEXES,
+  FUNDING_OPENINGS_COLLECTION,
   INDEXES,
   KEY_USE_COLLECTION,
   LEDGER_BY_ACCOUNT_INDEX,
@@ -137,6 +138,7 @@ steps('a fresh database gets every collection, its validator and its indexes, th
       MEMBERSHIPS_COLLECTION,
       ...Object.values(MAIL_COLLECTIONS),
       ...Object.values(SUPPLY_COLLECTIONS),
+      FUNDING_OPENINGS_COLLECTION,
     ]),
   );
   assert.ok(

@@ -178,6 +178,11 @@ export function validateKyc(input: KycInput): KycInput {
   if (input.bankCode !== '' && !/^\d{3,6}$/.test(input.bankCode)) throw invalid('bank_code', 'must be 3 to 6 digits');
   if (input.bankAccount !== '' && !/^\d{10}$/.test(input.bankAccount))
     throw invalid('bank_account', 'must be a 10-digit account number');
+  // Paystack's identification needs both; one alone would silently skip it.
+  if (input.bankCode === '' && input.bankAccount !== '')
+    throw invalid('bank_code', 'must be given with the bank account number');
+  if (input.bankAccount === '' && input.bankCode !== '')
+    throw invalid('bank_account', 'must be given with the bank code');
   return {
     ...input,
     firstName: input.firstName.trim(),

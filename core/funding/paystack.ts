@@ -171,6 +171,7 @@ export function createPaystackFunding(options: PaystackOptions): FundingProvider
 
   return {
     name: 'paystack',
+    asksBankAccount: true,
     async completeOpening(event: AccountEvent, admit, signal): Promise<OpeningOutcome> {
       let owner: Awaited<ReturnType<typeof customerOwner>>;
       try {

@@ -66,6 +66,8 @@ export interface InflowHint {
 
 export interface FundingProvider {
   readonly name: FundingProviderName;
+  /** The opening may need a bank account linked to the BVN (Paystack's identification step). */
+  readonly asksBankAccount?: boolean;
   open(request: OpenRequest, signal: AbortSignal): Promise<OpenResult>;
   verify(providerReference: string, signal: AbortSignal): Promise<VerifyResult>;
   /** Paid inflows into this virtual account since `since`, newest first, bounded by the adapter. */

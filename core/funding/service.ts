@@ -89,6 +89,8 @@ export interface FundingOverview {
   recentCredits: InflowRecord[];
   /** Why a provider refused to open an account for this wallet (its latest answer), or "". */
   openingProblem: string;
+  /** A provider of this mode asks for a bank account linked to the BVN when opening. */
+  bankAccountAsked: boolean;
 }
 
 function signal(): AbortSignal {
@@ -436,6 +438,7 @@ export function createFundingService(deps: FundingDeps) {
         lowBalanceThresholdKobo,
         recentCredits: inflows.filter((i) => i.status === 'credited'),
         openingProblem: await openingProblem(accountId, mode, accounts),
+        bankAccountAsked: deps.providers[mode].some((p) => p.asksBankAccount === true),
       };
     },
 

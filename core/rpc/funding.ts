@@ -177,6 +177,7 @@ export function holderFundingHandlers(
         recentCredits: overview.recentCredits.map((i) => inflowMessage(i, false)),
         balanceKobo: BigInt(balanceKobo),
         openingProblem: overview.openingProblem,
+        bankAccountAsked: overview.bankAccountAsked,
       };
     },
     async openSessionFunding(req) {

@@ -41,6 +41,8 @@ export interface FakePaystack {
   customerCodes(): string[];
   /** The customers whose identification was asked for. */
   identificationsAsked(): string[];
+  /** The bank account an identification of `code` was asked with. */
+  identificationBankAccount(code: string): { bankCode: string; accountNumber: string } | undefined;
   /** Paystack's later answer to an identification: the signed event body. */
   identify(code: string, ok: boolean, reason?: string): { body: string; signature: string };
   /** Paystack's later answer to an assignment (the account is created when ok): the signed event body. */
@@ -71,6 +73,7 @@ export async function startFakePaystack(secretKey = 'sk_test_fake_paystack_key')
     }
   >();
   const identifications: string[] = [];
+  const bankAccounts = new Map<string, { bankCode: string; accountNumber: string }>();
   const dvas = new Map<string, { id: number; customerCode: string; accountNumber: string; assigned: boolean }>();
   const txs = new Map<string, FakeTx>();
   const calls: string[] = [];
@@ -185,6 +188,7 @@ export async function startFakePaystack(secretKey = 'sk_test_fake_paystack_key')
       for (const field of ['country', 'type', 'account_number', 'bvn', 'bank_code', 'first_name', 'last_name'])
         if (!body[field]) return send(res, 400, { status: false, message: `${field} is required` });
       identifications.push(code);
+      bankAccounts.set(code, { bankCode: body['bank_code']!, accountNumber: body['account_number']! });
       return send(res, 202, { status: true, message: 'Customer Identification in progress' });
     }
     const customerPath = /^\/customer\/([^/]+)$/.exec(path);
@@ -298,6 +302,7 @@ export async function startFakePaystack(secretKey = 'sk_test_fake_paystack_key')
       failing.add(call);
     },
     identificationsAsked: () => [...identifications],
+    identificationBankAccount: (code) => bankAccounts.get(code),
     identify(code, ok, reason = 'Account number or BVN is incorrect') {
       const c = customers.get(code);
       if (c === undefined) throw new Error(`fake paystack: no customer ${code}`);

@@ -21,6 +21,12 @@ export interface OpenRequest {
   beforeLaterAnswer?: (customerRef: string) => Promise<void>;
 }
 
+/** A bank in a provider's list: its code as the provider takes it, and its name. */
+export interface FundingBank {
+  code: string;
+  name: string;
+}
+
 /** One NUBAN a provider reserved. */
 export interface OpenedAccount {
   accountNumber: string;
@@ -68,6 +74,8 @@ export interface FundingProvider {
   readonly name: FundingProviderName;
   /** The opening may need a bank account linked to the BVN (Paystack's identification step). */
   readonly asksBankAccount?: boolean;
+  /** The banks that bank account may be at, as the provider lists them (code and name). */
+  listBanks?(signal: AbortSignal): Promise<FundingBank[]>;
   open(request: OpenRequest, signal: AbortSignal): Promise<OpenResult>;
   verify(providerReference: string, signal: AbortSignal): Promise<VerifyResult>;
   /** Paid inflows into this virtual account since `since`, newest first, bounded by the adapter. */

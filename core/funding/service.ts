@@ -28,6 +28,7 @@ import { kycHash, kycLast4 } from './kyc.js';
 import type {
   AccountEvent,
   ConfirmedInflow,
+  FundingBank,
   FundingProvider,
   InflowHint,
   OpeningAdmission,
@@ -49,6 +50,10 @@ const OPENING_FAILED = 'funding.opening_failed';
  * claimer that died loses it; shorter than Paystack's live retry interval of 3 minutes.
  */
 const OPENING_CLAIM_LEASE_MS = 2 * 60 * 1000;
+/** How long a provider's bank list is kept: banks join and leave Paystack's list rarely. */
+const BANK_LIST_TTL_MS = 24 * 60 * 60 * 1000;
+/** How long a failed bank list read is remembered, so a provider outage is not asked on every page view. */
+const BANK_LIST_RETRY_MS = 5 * 60 * 1000;
 /** Funding credits the Fund wallet page and `funding accounts` show. */
 const RECENT_CREDITS = 20;
 
@@ -104,6 +109,29 @@ export function createFundingService(deps: FundingDeps) {
 
   async function requireAccount(accountId: string): Promise<void> {
     if ((await store.accounts.get(accountId)) === null) throw notFound(`Account ${accountId}`);
+  }
+
+  /** Each provider's bank list, kept for BANK_LIST_TTL_MS; one read at a time however many pages ask. */
+  const bankLists = new Map<FundingProviderName, { until: number; banks: Promise<FundingBank[]> }>();
+
+  function banksOf(provider: FundingProvider): Promise<FundingBank[]> {
+    const now = clock().getTime();
+    const kept = bankLists.get(provider.name);
+    if (kept !== undefined && kept.until > now) return kept.banks;
+    const entry = {
+      until: now + BANK_LIST_TTL_MS,
+      banks: (provider.listBanks?.(signal()) ?? Promise.resolve([])).catch((error: unknown) => {
+        log('funding.bank_list_failed', {
+          level: 'warn',
+          provider: provider.name,
+          reason: error instanceof Error ? error.message : String(error),
+        });
+        entry.until = clock().getTime() + BANK_LIST_RETRY_MS;
+        return [] as FundingBank[];
+      }),
+    };
+    bankLists.set(provider.name, entry);
+    return entry.banks;
   }
 
   /** Account events in progress, by provider and customer (accountEvent). */
@@ -443,6 +471,12 @@ export function createFundingService(deps: FundingDeps) {
     },
 
     notify,
+
+    /** The banks the identity form offers for a bank account linked to the BVN, when a provider of the mode asks for one. */
+    async identificationBanks(mode: Mode): Promise<FundingBank[]> {
+      const provider = deps.providers[mode].find((p) => p.asksBankAccount === true && p.listBanks !== undefined);
+      return provider === undefined ? [] : banksOf(provider);
+    },
 
     /** A notification as the gateway received it: signature, then what it claims, then the re-query. */
     async applyNotification(

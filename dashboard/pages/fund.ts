@@ -7,7 +7,7 @@
  * puts it back in a form, even after an error. Test mode always gets a Sandbox Bank account.
  * Every decision (who may give the identity or set the threshold, which wallet) is the core's.
  */
-import type { GetSessionFundingResponse, VirtualAccount } from '../../gen/prepaid/v1/funding_pb.js';
+import type { FundingBank, GetSessionFundingResponse, VirtualAccount } from '../../gen/prepaid/v1/funding_pb.js';
 import { html, type SafeHtml } from '../../web/html.js';
 import { refusalOf } from '../../web/refusal.js';
 import { coreMode } from '../core-client.js';
@@ -78,14 +78,33 @@ function accountCard(account: VirtualAccount, index: number): SafeHtml {
 
 /**
  * Paystack's identification step: a bank account in the holder's name, linked to the BVN. The
- * bank's code is typed, not chosen: Paystack names its bank list (`GET /bank`) but the facts file
- * gives none of its answer, so the page does not build a list on a guess.
+ * bank is chosen from the provider's list the core keeps; without a list (the provider did not
+ * answer) its code is typed.
  */
-function bankAccountFields(values: KycValues, errors: readonly FieldError[]): SafeHtml {
+function bankAccountFields(values: KycValues, errors: readonly FieldError[], banks: readonly FundingBank[]): SafeHtml {
+  const bank =
+    banks.length > 0
+      ? select({
+          name: 'bank_code',
+          label: 'Bank',
+          options: [['', 'Choose the bank'] as const, ...banks.map((b) => [b.code, b.name] as const)],
+          value: values.bankCode,
+          errors,
+        })
+      : field({
+          name: 'bank_code',
+          label: 'Bank code',
+          hint: 'The 3 to 6 digit code of the bank that holds the account.',
+          inputmode: 'numeric',
+          autocomplete: 'off',
+          value: values.bankCode,
+          width: 'input--short',
+          errors,
+        });
   return html`<fieldset class="fieldset">
   <legend class="fieldset__legend">A bank account linked to the BVN</legend>
   <p class="hint">The bank's partner checks the BVN against an account in your name. Give both, with a BVN, or leave both empty.</p>
-  ${field({ name: 'bank_code', label: 'Bank code', hint: 'The 3 to 6 digit code of the bank that holds the account.', inputmode: 'numeric', autocomplete: 'off', value: values.bankCode, width: 'input--short', errors })}
+  ${bank}
   ${field({ name: 'bank_account', label: 'Account number', hint: 'The 10 digits of the account (NUBAN).', inputmode: 'numeric', autocomplete: 'off', value: values.bankAccount, width: 'input--short', errors })}
 </fieldset>`;
 }
@@ -95,6 +114,7 @@ function kycForm(
   values: KycValues,
   errors: readonly FieldError[],
   bankAccountAsked: boolean,
+  banks: readonly FundingBank[],
 ): SafeHtml {
   const viewer = ctx.viewer!;
   return html`<h2>Get your account numbers</h2>
@@ -116,7 +136,7 @@ function kycForm(
   ${field({ name: 'last_name', label: 'Last name', autocomplete: 'family-name', value: values.lastName, errors })}
   ${field({ name: 'phone', label: 'Phone number', hint: 'For example 08031234567.', type: 'text', inputmode: 'tel', autocomplete: 'tel', value: values.phone, width: 'input--short', errors })}
   ${field({ name: 'email', label: 'Email address', type: 'email', autocomplete: 'email', value: values.email, errors })}
-  ${bankAccountAsked ? bankAccountFields(values, errors) : ''}
+  ${bankAccountAsked ? bankAccountFields(values, errors, banks) : ''}
   <div class="button-group"><button type="submit" class="button">Get account numbers</button></div>
 </form>`;
 }
@@ -176,7 +196,7 @@ ${active.map(accountCard)}
 <p>${feeText}</p>
 <p class="hint">Identity behind these accounts: ${identity}.</p>`
       : isOwner(viewer)
-        ? html`<p>${feeText} Transfers usually arrive within a minute.</p>${kycForm(ctx, state.kyc?.values ?? NO_KYC, state.kyc?.errors ?? [], funding.bankAccountAsked)}`
+        ? html`<p>${feeText} Transfers usually arrive within a minute.</p>${kycForm(ctx, state.kyc?.values ?? NO_KYC, state.kyc?.errors ?? [], funding.bankAccountAsked, funding.identificationBanks)}`
         : html`<p>${feeText}</p><p class="inset">This wallet has no account numbers yet. An owner of this account gives the identity the central bank requires; then they appear here.</p>`;
   const body = html`<h1>${test ? 'Fund test wallet' : 'Fund wallet'}</h1>
 ${test ? html`<p>Test mode has its own Sandbox Bank account: transfers to it are simulated (<code>npx prepaid funding simulate-transfer</code>) and only ever reach the test balance.</p>` : ''}

@@ -1,7 +1,9 @@
 /**
  * The Fund wallet page with Paystack enabled, in a real browser (Chromium through
  * playwright-core) against a real core and dashboard on port 0 and the fake Paystack: the
- * identity form asks for a bank account linked to the BVN (bank code and account number);
+ * identity form asks for a bank account linked to the BVN (the bank, chosen from Paystack's
+ * bank list as the core keeps it, or its code typed while the list cannot be had; and the
+ * account number);
  * a wrong account number, or one without its bank code, is a field error beside the field; a
  * correct one starts Paystack's identification with that bank account, and the page says the
  * account appears when Paystack answers. When Paystack's signed customeridentification.success
@@ -28,6 +30,8 @@ interface State {
   accountId: string;
   coreLog: string[];
   seen: string[];
+  /** How far the core's clock is ahead of the machine's. */
+  aheadMs: number;
 }
 
 const test = suite<State>('dashboard: Fund wallet with a bank account for Paystack, in a real browser');
@@ -43,6 +47,7 @@ test.before(async (state) => {
   if (!haveChromium) return;
   state.coreLog = [];
   state.seen = [];
+  state.aheadMs = 0;
   state.paystack = await startFakePaystack();
   state.core = await startCore({
     funding: {
@@ -55,6 +60,7 @@ test.before(async (state) => {
       ],
     },
     log: (event, fields) => state.coreLog.push(JSON.stringify({ event, ...fields })),
+    clock: () => new Date(Date.now() + state.aheadMs),
   });
   state.dashboard = await startTestDashboard(state.core);
   state.browser = await launchChromium();
@@ -72,6 +78,8 @@ test.before(async (state) => {
       () => {},
     );
   });
+  // The first read of Paystack's bank list (the overview after sign-in reads the wallet's funding) fails.
+  state.paystack.failNext('GET /bank');
   await acceptInvitation(state.page, state.dashboard.url, invitation!.inviteUrl, OWNER.password);
   await signIn(state.page, state.dashboard.url, OWNER.email, OWNER.password);
   await state.page.waitForURL(`${state.dashboard.url}/`);
@@ -89,7 +97,7 @@ async function fillIdentity(page: Page, bankCode: string, bankAccount: string): 
   await page.getByLabel('Last name').fill('Obi');
   await page.getByLabel('Phone number').fill('08031234567');
   await page.getByLabel('Email address').fill(OWNER.email);
-  await page.getByLabel('Bank code').fill(bankCode);
+  await page.getByLabel('Bank', { exact: true }).selectOption(bankCode);
   await page.getByLabel('Account number', { exact: true }).fill(bankAccount);
   await page.getByRole('button', { name: 'Get account numbers' }).click();
 }
@@ -98,8 +106,30 @@ flow(
   'the owner gives a bank account linked to the BVN; Paystack validates it and the account appears',
   async (state) => {
     const { dashboard, page, paystack, core } = state;
+    // Paystack's bank list could not be had (before): the code is typed, and it is not asked again at once.
     await page.goto(`${dashboard.url}/fund`);
     assert.match(await mainText(page), 'A bank account linked to the BVN');
+    assert.is(await page.locator('input[name="bank_code"]').count(), 1);
+    await page.reload();
+    assert.is(paystack.bankListReads(), 0);
+    assert.is(await page.locator('input[name="bank_code"]').count(), 1);
+    // Five minutes later the list is read again (both pages), then kept.
+    state.aheadMs = 6 * 60 * 1000;
+    await page.reload();
+    assert.is(paystack.bankListReads(), 2);
+    await page.reload();
+    assert.is(paystack.bankListReads(), 2, 'the list is kept, not read on every page');
+    const offered = await page
+      .locator('select[name="bank_code"] option')
+      .evaluateAll((options) => options.map((o) => [(o as HTMLOptionElement).value, o.textContent]));
+    assert.equal(offered, [
+      ['', 'Choose the bank'],
+      ['044', 'Access Bank'],
+      ['063', 'Access Bank (Diamond)'],
+      ['070', 'Fidelity Bank'],
+      ['007', 'Test Bank'],
+      ['058', 'Guaranty Trust Bank'],
+    ]);
 
     // Nine digits: the error is beside the account number field, and nothing reaches Paystack.
     await fillIdentity(page, '007', '012345678');
@@ -108,7 +138,7 @@ flow(
       'Account number must be a 10-digit account number',
     );
     assert.match((await page.textContent('.error-summary')) ?? '', 'Account number must be a 10-digit account number');
-    assert.is(await page.getByLabel('Bank code').inputValue(), '007', 'the bank code stays');
+    assert.is(await page.getByLabel('Bank', { exact: true }).inputValue(), '007', 'the bank stays chosen');
     assert.is(await page.getByLabel('BVN or NIN').inputValue(), '', 'the BVN is not put back');
     state.seen.push(await page.content());
     await snap(page, 'fund-bank-account-error');

@@ -47,6 +47,8 @@ export interface FakePaystack {
   identify(code: string, ok: boolean, reason?: string): { body: string; signature: string };
   /** Paystack's later answer to an assignment (the account is created when ok): the signed event body. */
   assign(code: string, ok: boolean): { body: string; signature: string; accountNumber: string };
+  /** How many pages of the bank list were read. */
+  bankListReads(): number;
   /** The next call of `call` ("POST /dedicated_account") answers 500, as a Paystack outage would. */
   failNext(call: string): void;
   /** What verify says about `reference` from now on (another amount, or a status other than success). */
@@ -78,6 +80,7 @@ export async function startFakePaystack(secretKey = 'sk_test_fake_paystack_key')
   const txs = new Map<string, FakeTx>();
   const calls: string[] = [];
   const failing = new Set<string>();
+  let bankListReads = 0;
   let seq = 1000;
 
   function txData(tx: FakeTx): Record<string, unknown> {
@@ -179,6 +182,30 @@ export async function startFakePaystack(secretKey = 'sk_test_fake_paystack_key')
         status: true,
         message: 'Customer created',
         data: { email: body['email'], customer_code: code, id: seq, identified: false },
+      });
+    }
+    if (req.method === 'GET' && path === '/bank') {
+      // As Paystack's published snippets show the list (the facts file names it only): two pages
+      // by cursor, an inactive bank and one whose code the identification step cannot take.
+      const second = url.searchParams.get('next') === 'YmFua3M6Mg==';
+      const data = second
+        ? [
+            { id: 3, name: 'Guaranty Trust Bank', slug: 'guaranty-trust-bank', code: '058', active: true },
+            { id: 4, name: 'Closed Bank', slug: 'closed-bank', code: '999', active: false },
+          ]
+        : [
+            { id: 1, name: 'Access Bank', slug: 'access-bank', code: '044', active: true },
+            { id: 2, name: 'Access Bank (Diamond)', slug: 'access-bank-diamond', code: '063', active: true },
+            { id: 5, name: 'ALAT by WEMA', slug: 'alat-by-wema', code: '035A', active: true },
+            { id: 6, name: 'Fidelity Bank', slug: 'fidelity-bank', code: '070', active: true },
+            { id: 7, name: 'Test Bank', slug: 'test-bank', code: '007', active: true },
+          ];
+      bankListReads += 1;
+      return send(res, 200, {
+        status: true,
+        message: 'Banks retrieved',
+        data,
+        meta: { next: second ? null : 'YmFua3M6Mg==', previous: null, perPage: 100 },
       });
     }
     const identification = /^\/customer\/([^/]+)\/identification$/.exec(path);
@@ -298,6 +325,7 @@ export async function startFakePaystack(secretKey = 'sk_test_fake_paystack_key')
       return { body, signature: signHmacSha512Hex(secretKey, body) };
     },
     customerCodes: () => [...customers.keys()],
+    bankListReads: () => bankListReads,
     failNext: (call) => {
       failing.add(call);
     },

@@ -352,7 +352,9 @@ export function createFundingService(deps: FundingDeps) {
             ? { kycKind: kept.kycKind, kycLast4: kept.kycLast4, kycHash: kept.kycHash }
             : { kycKind: outcome.kycKind, kycLast4: outcome.kycLast4, kycHash: '' };
         for (const opened of outcome.accounts) {
-          // Saved by (provider, account number): a copy that read the same account back writes the same row.
+          // A number recorded already (by a copy that read the same account back, or closed by
+          // us) is left as it is: an event never reopens or moves an account.
+          if ((await store.funding.findVirtualAccount(provider.name, opened.accountNumber)) !== null) continue;
           await store.funding.saveVirtualAccount({
             provider: provider.name,
             ...opened,

@@ -94,6 +94,8 @@ export interface HttpLoad {
   path: string;
   headers?: Record<string, string>;
   body?: string;
+  /** Called before each request goes out: its own body and extra headers (a new transfer each time). */
+  fresh?: () => { body: string; headers: Record<string, string> };
 }
 
 /**
@@ -130,6 +132,8 @@ export interface HttpOptions {
   cpuPid?: number;
   /** Waited for after the load and before the CPU is read again (e.g. deliveries catching up). */
   settle?: () => Promise<void>;
+  /** Requests a second over all connections, at most (default: as fast as answers come back). */
+  overallRate?: number;
 }
 
 /** autocannon for DURATION_MS over CONNECTIONS keep-alive connections, after a warm-up. */
@@ -138,11 +142,20 @@ export async function http(port: number, requests: HttpLoad[], extra: HttpOption
     url: `http://127.0.0.1:${port}`,
     connections: extra.connections ?? CONNECTIONS,
     duration: durationMs / 1000,
+    ...(extra.overallRate === undefined ? {} : { overallRate: extra.overallRate }),
     requests: requests.map((r) => ({
       method: r.method ?? 'GET',
       path: r.path,
       headers: r.headers ?? {},
       ...(r.body ? { body: r.body } : {}),
+      ...(r.fresh
+        ? {
+            setupRequest: (request: autocannon.Request) => {
+              const next = r.fresh!();
+              return { ...request, body: next.body, headers: { ...request.headers, ...next.headers } };
+            },
+          }
+        : {}),
     })),
   });
   await autocannon(options(extra.warmupMs ?? WARMUP_MS));

@@ -16,7 +16,8 @@
  * scale benchmark of bench/scale.ts, after the rest; "BENCH_ONLY=none BENCH_SCALE=1m" runs it
  * alone), BENCH_STRICT (1: a missed target fails the run), BENCH_SLOW_CONNECTIONS (default
  * 3000) and BENCH_SLOW_DELAY_MS (default 2000): the slow-upstream scenario's purchases in
- * flight and the sandbox's answer time.
+ * flight and the sandbox's answer time. The "funding" scenario (bank transfers' notifications,
+ * and purchases beside them) is bench/funding.ts.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -30,6 +31,7 @@ import { PurchaseService } from '../gen/prepaid/v1/purchase_pb.js';
 import { WebhookService } from '../gen/prepaid/v1/webhooks_pb.js';
 import { ADMIN_TOKEN_FILE, readTokenFile, SERVICE_TOKEN_FILE } from '../runtime/tokens.js';
 import { bearer } from '../test/helpers/core.js';
+import { FUNDING_SCENARIO, fundingScenario } from './funding.js';
 import { grpcJsCaller } from './grpc-js-client.js';
 import {
   built,
@@ -89,6 +91,8 @@ function selected(name: string): boolean {
   if (name === 'scenario: airtime' && asked(WEBHOOKS_SCENARIO)) return true;
   // So is the failover scenario.
   if (name === 'scenario: airtime' && asked(FAILOVER_SCENARIO)) return true;
+  // So is the funding scenario (notifications against purchases).
+  if (name === 'scenario: airtime' && asked(FUNDING_SCENARIO)) return true;
   return asked(name) || Object.entries(CEILINGS).some(([n, ceiling]) => ceiling === name && asked(n));
 }
 
@@ -509,6 +513,12 @@ await baselines();
 await scenarios();
 await slowUpstream();
 await airtimeWithFailover();
+if (selected(FUNDING_SCENARIO))
+  await fundingScenario({
+    record,
+    target,
+    airtimePerSecond: () => results['scenario: airtime']?.requestsPerSecond,
+  });
 ratioTargets();
 const scaleResults: ScaleFigures[] = SCALE_SIZES.length > 0 ? await scale(SCALE_SIZES) : [];
 if (Object.keys(results).length === 0 && scaleResults.length === 0) {

@@ -46,6 +46,32 @@ export interface VirtualAccountRecord {
 }
 
 /**
+ * An opening a provider answers later (Paystack's identification step): whose wallet the
+ * provider's customer is and the identity's last four digits and keyed hash, taken from the
+ * request that started it (the number itself is not kept), so the account opened by the later
+ * event carries them as one opened directly does. Its status is the store's decision of who
+ * opens: `pending` until one caller claims it (`opening`), `opened` once its account is saved.
+ */
+export interface FundingOpeningRecord {
+  provider: FundingProviderName;
+  /** The provider's customer key (Paystack customer code). */
+  customerRef: string;
+  accountId: string;
+  mode: Mode;
+  kycKind: KycKind;
+  kycLast4: string;
+  /** "" when the opening was learnt from the provider's event alone (started before this was kept). */
+  kycHash: string;
+  status: 'pending' | 'opening' | 'opened';
+  /** When the current claim was taken; a claim older than its lease may be taken over. */
+  claimedAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export type NewFundingOpening = Omit<FundingOpeningRecord, 'status' | 'claimedAt' | 'updatedAt'>;
+
+/**
  * What happened to a transfer the platform heard of: `verified` (the provider confirmed it
  * and it is about to be credited: a crash leaves it here for the sweeper), `credited`,
  * `unmatched` (waiting for a person) or `rejected` (a person decided it is not ours).
@@ -152,6 +178,11 @@ export function validateKyc(input: KycInput): KycInput {
   if (input.bankCode !== '' && !/^\d{3,6}$/.test(input.bankCode)) throw invalid('bank_code', 'must be 3 to 6 digits');
   if (input.bankAccount !== '' && !/^\d{10}$/.test(input.bankAccount))
     throw invalid('bank_account', 'must be a 10-digit account number');
+  // Paystack's identification needs both; one alone would silently skip it.
+  if (input.bankCode === '' && input.bankAccount !== '')
+    throw invalid('bank_code', 'must be given with the bank account number');
+  if (input.bankAccount === '' && input.bankCode !== '')
+    throw invalid('bank_account', 'must be given with the bank code');
   return {
     ...input,
     firstName: input.firstName.trim(),

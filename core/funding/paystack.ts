@@ -30,6 +30,10 @@
  *   a customer without our account id in it is not ours (nothing opened).
  * - One paragraph of Paystack's guide names the assignment events `assigndedicatedaccount.*`;
  *   both names are read (unsure which one is sent).
+ * - The facts file names `GET /bank` as where identification's `bank_code` comes from, without
+ *   its answer. It is read as Paystack's published snippets show it (unsure): `data` an array of
+ *   banks with `name`, `code` and `active`, paged by cursor (`use_cursor`, `meta.next`). When it
+ *   cannot be read, the page asks for the code itself.
  */
 import { invalid } from '../domain/errors.js';
 import type { KycKind, VirtualAccountRecord } from '../domain/funding.js';
@@ -37,10 +41,12 @@ import { isKobo, kobo, MAX_AMOUNT_KOBO } from '../domain/money.js';
 import type {
   AccountEvent,
   ConfirmedInflow,
+  FundingBank,
   FundingProvider,
   InflowHint,
   OpenedAccount,
   OpeningOutcome,
+  OpeningOwner,
   OpenRequest,
   OpenResult,
   VerifyResult,
@@ -52,6 +58,8 @@ export const DEFAULT_PAYSTACK_PREFERRED_BANK = 'wema-bank';
 
 /** Transactions one sweep reads per account: far above the transfers one account gets in a day. */
 const SWEEP_PAGE_SIZE = 100;
+/** Pages of 100 banks read from `GET /bank`: Nigeria's list is a few hundred banks. */
+const MAX_BANK_PAGES = 10;
 /** A Paystack answer larger than this is not one we can trust to parse. */
 const MAX_ANSWER_BYTES = 1_000_000;
 
@@ -145,10 +153,7 @@ export function createPaystackFunding(options: PaystackOptions): FundingProvider
   }
 
   /** Whose wallet a Paystack customer is, from the metadata we gave it; null when not ours. */
-  async function customerOwner(
-    code: string,
-    signal: AbortSignal,
-  ): Promise<{ accountId: string; mode: 'live' | 'test'; kycKind: KycKind; kycLast4: string } | 'unknown' | null> {
+  async function customerOwner(code: string, signal: AbortSignal): Promise<OpeningOwner | 'unknown' | null> {
     const answer = await call('GET', `/customer/${encodeURIComponent(code)}`, undefined, signal);
     if (answer.httpStatus === 404) return null;
     if (!answer.ok) return 'unknown';
@@ -173,7 +178,29 @@ export function createPaystackFunding(options: PaystackOptions): FundingProvider
 
   return {
     name: 'paystack',
-    async completeOpening(event: AccountEvent, hasAccount, signal): Promise<OpeningOutcome> {
+    asksBankAccount: true,
+    async listBanks(signal): Promise<FundingBank[]> {
+      const banks: FundingBank[] = [];
+      let cursor = '';
+      for (let page = 0; page < MAX_BANK_PAGES; page += 1) {
+        const query = new URLSearchParams({ country: 'nigeria', perPage: '100', use_cursor: 'true' });
+        if (cursor !== '') query.set('next', cursor);
+        const answer = await call('GET', `/bank?${query.toString()}`, undefined, signal);
+        if (!answer.ok || !Array.isArray(answer.body['data']))
+          throw new Error(`paystack: bank list failed (${answer.httpStatus})`);
+        for (const item of answer.body['data'] as unknown[]) {
+          const bank = obj(item);
+          const code = str(bank['code']);
+          // Only codes the identification step can take (validateKyc); an inactive bank is left out.
+          if (bank['active'] === false || !/^\d{3,6}$/.test(code)) continue;
+          banks.push({ code, name: str(bank['name']).slice(0, 100) || code });
+        }
+        cursor = str(obj(answer.body['meta'])['next']);
+        if (cursor === '') break;
+      }
+      return banks;
+    },
+    async completeOpening(event: AccountEvent, admit, signal): Promise<OpeningOutcome> {
       let owner: Awaited<ReturnType<typeof customerOwner>>;
       try {
         owner = await customerOwner(event.customerRef, signal);
@@ -190,9 +217,11 @@ export function createPaystackFunding(options: PaystackOptions): FundingProvider
             : 'Paystack could not assign a dedicated account.');
         return { kind: 'failed', accountId: owner.accountId, mode: owner.mode, reason };
       }
-      if (await hasAccount(owner.accountId, owner.mode)) return { kind: 'already_open', accountId: owner.accountId };
+      // An assignment event names its account, which is only read back; anything else creates one.
+      const readsBack = event.step === 'assignment' && /^\d+$/.test(event.accountRef);
+      if (!(await admit(owner, !readsBack))) return { kind: 'already_open', accountId: owner.accountId };
       let account: OpenedAccount;
-      if (event.step === 'assignment' && /^\d+$/.test(event.accountRef)) {
+      if (readsBack) {
         // The event names the account: read it back from Paystack rather than believe the event.
         const fetched = await call('GET', `/dedicated_account/${event.accountRef}`, undefined, signal);
         if (!fetched.ok) return { kind: 'unknown', reason: `Paystack answered ${fetched.httpStatus} for the account` };
@@ -232,6 +261,7 @@ export function createPaystackFunding(options: PaystackOptions): FundingProvider
       const code = str(obj(customer.body['data'])['customer_code']);
       if (code === '') throw new Error('paystack: customer answer without customer_code');
       if (kyc.bankAccount !== '' && kyc.bankCode !== '') {
+        await request.beforeLaterAnswer?.(code);
         const identification = await call(
           'POST',
           `/customer/${encodeURIComponent(code)}/identification`,
@@ -249,6 +279,7 @@ export function createPaystackFunding(options: PaystackOptions): FundingProvider
         if (identification.httpStatus === 202 || identification.ok) {
           return {
             kind: 'pending',
+            customerRef: code,
             reason:
               'Paystack is validating the BVN; the account is created when it answers (customeridentification.success).',
           };

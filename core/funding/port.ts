@@ -14,6 +14,17 @@ export interface OpenRequest {
   mode: Mode;
   /** The identity the central bank requires; sent to the provider, never stored whole. */
   kyc: KycInput;
+  /**
+   * Called with the provider's customer key before a step the provider answers later (Paystack's
+   * identification) is asked for, so the core keeps what the later answer needs before it can come.
+   */
+  beforeLaterAnswer?: (customerRef: string) => Promise<void>;
+}
+
+/** A bank in a provider's list: its code as the provider takes it, and its name. */
+export interface FundingBank {
+  code: string;
+  name: string;
 }
 
 /** One NUBAN a provider reserved. */
@@ -29,7 +40,7 @@ export interface OpenedAccount {
 export type OpenResult =
   | { kind: 'opened'; accounts: OpenedAccount[] }
   /** The provider took the request and answers later (Paystack's identification step). */
-  | { kind: 'pending'; reason: string };
+  | { kind: 'pending'; reason: string; customerRef: string };
 
 /** A transfer the provider itself confirmed as paid. */
 export interface ConfirmedInflow {
@@ -61,6 +72,10 @@ export interface InflowHint {
 
 export interface FundingProvider {
   readonly name: FundingProviderName;
+  /** The opening may need a bank account linked to the BVN (Paystack's identification step). */
+  readonly asksBankAccount?: boolean;
+  /** The banks that bank account may be at, as the provider lists them (code and name). */
+  listBanks?(signal: AbortSignal): Promise<FundingBank[]>;
   open(request: OpenRequest, signal: AbortSignal): Promise<OpenResult>;
   verify(providerReference: string, signal: AbortSignal): Promise<VerifyResult>;
   /** Paid inflows into this virtual account since `since`, newest first, bounded by the adapter. */
@@ -74,14 +89,12 @@ export interface FundingProvider {
   /**
    * Finishes an opening the provider answered later (Paystack's identification and assignment
    * events): re-queries the provider for the customer the event names and, when it is one of
-   * ours and `hasAccount` says the wallet has none of this provider's yet, returns the accounts
-   * opened for it, or why the provider refused.
+   * ours and `admit` lets it, returns the accounts opened for it, or why the provider refused.
+   * `admit` is asked before anything is opened (`creates`: the adapter is about to ask the
+   * provider for a new account, not only read one back); false means another caller has the
+   * account or is opening it (`already_open`).
    */
-  completeOpening?(
-    event: AccountEvent,
-    hasAccount: (accountId: string, mode: Mode) => Promise<boolean>,
-    signal: AbortSignal,
-  ): Promise<OpeningOutcome>;
+  completeOpening?(event: AccountEvent, admit: OpeningAdmission, signal: AbortSignal): Promise<OpeningOutcome>;
 }
 
 /** A provider's news about an account it was asked to open, as its signed notification claims it. */
@@ -96,8 +109,18 @@ export interface AccountEvent {
   reason: string;
 }
 
+/** Whose wallet a provider's customer is, from what the core gave the provider at creation. */
+export interface OpeningOwner {
+  accountId: string;
+  mode: Mode;
+  kycKind: KycKind;
+  kycLast4: string;
+}
+
+export type OpeningAdmission = (owner: OpeningOwner, creates: boolean) => Promise<boolean>;
+
 export type OpeningOutcome =
-  | { kind: 'opened'; accountId: string; mode: Mode; kycKind: KycKind; kycLast4: string; accounts: OpenedAccount[] }
+  | ({ kind: 'opened'; accounts: OpenedAccount[] } & OpeningOwner)
   /** The wallet has this provider's account already (a repeated event): nothing to do. */
   | { kind: 'already_open'; accountId: string }
   | { kind: 'failed'; accountId: string; mode: Mode; reason: string }

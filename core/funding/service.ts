@@ -25,7 +25,15 @@ import type { Mode } from '../domain/mode.js';
 import { type Kobo, MAX_AMOUNT_KOBO } from '../domain/money.js';
 import type { Store } from '../store/port.js';
 import { kycHash, kycLast4 } from './kyc.js';
-import type { AccountEvent, ConfirmedInflow, FundingProvider, InflowHint } from './port.js';
+import type {
+  AccountEvent,
+  ConfirmedInflow,
+  FundingBank,
+  FundingProvider,
+  InflowHint,
+  OpeningAdmission,
+  OpeningOutcome,
+} from './port.js';
 import type { SandboxFunding } from './sandbox.js';
 
 /** How long one provider call may take before its answer counts as unknown. */
@@ -36,6 +44,16 @@ const SWEEP_LOOKBACK_MS = 24 * 60 * 60 * 1000;
 export const MAX_INFLOWS_PER_RUN = 500;
 /** The audit action of a provider's refusal to open a wallet's account (shown to its owner). */
 const OPENING_FAILED = 'funding.opening_failed';
+/**
+ * How long a core's claim on an opening holds before another core may take it over: far longer
+ * than the provider calls of one opening take (two of FUNDING_PROVIDER_TIMEOUT_MS), so only a
+ * claimer that died loses it; shorter than Paystack's live retry interval of 3 minutes.
+ */
+const OPENING_CLAIM_LEASE_MS = 2 * 60 * 1000;
+/** How long a provider's bank list is kept: banks join and leave Paystack's list rarely. */
+const BANK_LIST_TTL_MS = 24 * 60 * 60 * 1000;
+/** How long a failed bank list read is remembered, so a provider outage is not asked on every page view. */
+const BANK_LIST_RETRY_MS = 5 * 60 * 1000;
 /** Funding credits the Fund wallet page and `funding accounts` show. */
 const RECENT_CREDITS = 20;
 
@@ -76,6 +94,8 @@ export interface FundingOverview {
   recentCredits: InflowRecord[];
   /** Why a provider refused to open an account for this wallet (its latest answer), or "". */
   openingProblem: string;
+  /** A provider of this mode asks for a bank account linked to the BVN when opening. */
+  bankAccountAsked: boolean;
 }
 
 function signal(): AbortSignal {
@@ -89,6 +109,29 @@ export function createFundingService(deps: FundingDeps) {
 
   async function requireAccount(accountId: string): Promise<void> {
     if ((await store.accounts.get(accountId)) === null) throw notFound(`Account ${accountId}`);
+  }
+
+  /** Each provider's bank list, kept for BANK_LIST_TTL_MS; one read at a time however many pages ask. */
+  const bankLists = new Map<FundingProviderName, { until: number; banks: Promise<FundingBank[]> }>();
+
+  function banksOf(provider: FundingProvider): Promise<FundingBank[]> {
+    const now = clock().getTime();
+    const kept = bankLists.get(provider.name);
+    if (kept !== undefined && kept.until > now) return kept.banks;
+    const entry = {
+      until: now + BANK_LIST_TTL_MS,
+      banks: (provider.listBanks?.(signal()) ?? Promise.resolve([])).catch((error: unknown) => {
+        log('funding.bank_list_failed', {
+          level: 'warn',
+          provider: provider.name,
+          reason: error instanceof Error ? error.message : String(error),
+        });
+        entry.until = clock().getTime() + BANK_LIST_RETRY_MS;
+        return [] as FundingBank[];
+      }),
+    };
+    bankLists.set(provider.name, entry);
+    return entry.banks;
   }
 
   /** Account events in progress, by provider and customer (accountEvent). */
@@ -225,8 +268,8 @@ export function createFundingService(deps: FundingDeps) {
    * on the Fund wallet page, and a repeated event changes nothing.
    */
   function accountEvent(provider: FundingProvider, event: AccountEvent): Promise<'account_event' | 'unknown'> {
-    // One event per customer at a time in this core, so copies arriving together open one
-    // account; the provider's own answer for a customer that has one is the backstop (unsure).
+    // One event per customer at a time in this core, so its copies wait for each other instead
+    // of all asking the store; across cores the store's claim on the opening decides.
     const key = `${provider.name}:${event.customerRef}`;
     const previous = openings.get(key) ?? Promise.resolve();
     const run = previous.then(
@@ -249,11 +292,31 @@ export function createFundingService(deps: FundingDeps) {
     event: AccountEvent,
   ): Promise<'account_event' | 'unknown'> {
     if (provider.completeOpening === undefined) return 'account_event';
-    const hasAccount = async (accountId: string, mode: Mode) =>
-      (await store.funding.listVirtualAccounts(accountId, mode)).some(
-        (a) => a.provider === provider.name && a.status === 'active',
+    let claimed = false;
+    // The store decides who opens: copies of the event at several cores sharing one store each
+    // ask, and only the one whose claim the store grants asks the provider for an account.
+    const admit: OpeningAdmission = async (owner, creates) => {
+      const accounts = await store.funding.listVirtualAccounts(owner.accountId, owner.mode);
+      if (accounts.some((a) => a.provider === provider.name && a.status === 'active')) return false;
+      if (!creates) return true;
+      const now = clock();
+      const claim = await store.funding.claimOpening(
+        { provider: provider.name, customerRef: event.customerRef, ...owner, kycHash: '', createdAt: now },
+        now,
+        new Date(now.getTime() - OPENING_CLAIM_LEASE_MS),
       );
-    const outcome = await provider.completeOpening(event, hasAccount, signal());
+      claimed = claim !== null;
+      return claimed;
+    };
+    let outcome: OpeningOutcome;
+    try {
+      outcome = await provider.completeOpening(event, admit, signal());
+    } catch (error) {
+      if (claimed) await store.funding.finishOpening(provider.name, event.customerRef, 'pending', clock());
+      throw error;
+    }
+    if (claimed && outcome.kind !== 'opened')
+      await store.funding.finishOpening(provider.name, event.customerRef, 'pending', clock());
     switch (outcome.kind) {
       case 'unknown':
         log('funding.opening_unconfirmed', { level: 'warn', provider: provider.name, reason: outcome.reason });
@@ -279,8 +342,18 @@ export function createFundingService(deps: FundingDeps) {
           note: outcome.reason,
         });
         return 'account_event';
-      case 'opened':
+      case 'opened': {
+        // The identity as the request that started the opening kept it (last four digits and
+        // keyed hash); an opening started before it was kept has the provider's copy of the
+        // last four digits only.
+        const kept = await store.funding.getOpening(provider.name, event.customerRef);
+        const identity =
+          kept !== null && kept.accountId === outcome.accountId && kept.mode === outcome.mode
+            ? { kycKind: kept.kycKind, kycLast4: kept.kycLast4, kycHash: kept.kycHash }
+            : { kycKind: outcome.kycKind, kycLast4: outcome.kycLast4, kycHash: '' };
         for (const opened of outcome.accounts) {
+          // A number recorded already (by a copy that read the same account back, or closed by
+          // us) is left as it is: an event never reopens or moves an account.
           if ((await store.funding.findVirtualAccount(provider.name, opened.accountNumber)) !== null) continue;
           await store.funding.saveVirtualAccount({
             provider: provider.name,
@@ -288,14 +361,11 @@ export function createFundingService(deps: FundingDeps) {
             accountId: outcome.accountId,
             mode: outcome.mode,
             status: 'active',
-            kycKind: outcome.kycKind,
-            kycLast4: outcome.kycLast4,
-            // The number itself was given before and is not kept anywhere, so its keyed hash
-            // cannot be made here: an account opened by a later answer has none.
-            kycHash: '',
+            ...identity,
             createdAt: clock(),
           });
         }
+        if (claimed) await store.funding.finishOpening(provider.name, event.customerRef, 'opened', clock());
         log('funding.accounts_opened', {
           account_id: outcome.accountId,
           mode: outcome.mode,
@@ -304,6 +374,7 @@ export function createFundingService(deps: FundingDeps) {
           step: event.step,
         });
         return 'account_event';
+      }
     }
   }
 
@@ -343,7 +414,22 @@ export function createFundingService(deps: FundingDeps) {
       const pending: string[] = [];
       for (const provider of deps.providers[mode]) {
         if (existing.some((a) => a.provider === provider.name && a.status === 'active')) continue;
-        const result = await provider.open({ accountId, mode, kyc }, signal());
+        const identity = {
+          kycKind: kyc.kind,
+          kycLast4: kycLast4(kyc.number),
+          kycHash: kycHash(deps.kycKey, kyc.kind, kyc.number),
+        };
+        // Kept before the provider is asked for a step it answers later, so the answer finds it.
+        const beforeLaterAnswer = (customerRef: string) =>
+          store.funding.saveOpening({
+            provider: provider.name,
+            customerRef,
+            accountId,
+            mode,
+            ...identity,
+            createdAt: clock(),
+          });
+        const result = await provider.open({ accountId, mode, kyc, beforeLaterAnswer }, signal());
         if (result.kind === 'pending') {
           pending.push(`${provider.name}: ${result.reason}`);
           continue;
@@ -355,9 +441,7 @@ export function createFundingService(deps: FundingDeps) {
             accountId,
             mode,
             status: 'active',
-            kycKind: kyc.kind,
-            kycLast4: kycLast4(kyc.number),
-            kycHash: kycHash(deps.kycKey, kyc.kind, kyc.number),
+            ...identity,
             createdAt: clock(),
           });
         }
@@ -384,10 +468,17 @@ export function createFundingService(deps: FundingDeps) {
         lowBalanceThresholdKobo,
         recentCredits: inflows.filter((i) => i.status === 'credited'),
         openingProblem: await openingProblem(accountId, mode, accounts),
+        bankAccountAsked: deps.providers[mode].some((p) => p.asksBankAccount === true),
       };
     },
 
     notify,
+
+    /** The banks the identity form offers for a bank account linked to the BVN, when a provider of the mode asks for one. */
+    async identificationBanks(mode: Mode): Promise<FundingBank[]> {
+      const provider = deps.providers[mode].find((p) => p.asksBankAccount === true && p.listBanks !== undefined);
+      return provider === undefined ? [] : banksOf(provider);
+    },
 
     /** A notification as the gateway received it: signature, then what it claims, then the re-query. */
     async applyNotification(

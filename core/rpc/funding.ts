@@ -177,6 +177,12 @@ export function holderFundingHandlers(
         recentCredits: overview.recentCredits.map((i) => inflowMessage(i, false)),
         balanceKobo: BigInt(balanceKobo),
         openingProblem: overview.openingProblem,
+        bankAccountAsked: overview.bankAccountAsked,
+        // Only while the form is shown: a wallet with an account is asked nothing more.
+        identificationBanks:
+          overview.bankAccountAsked && !overview.accounts.some((a) => a.status === 'active')
+            ? await funding.identificationBanks(mode)
+            : [],
       };
     },
     async openSessionFunding(req) {

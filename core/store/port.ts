@@ -8,10 +8,12 @@
 import type { AuditOptions, LedgerAudit } from '../domain/audit.js';
 import type { EventRecord, FundingFacts, NewEvent } from '../domain/events.js';
 import type {
+  FundingOpeningRecord,
   FundingProviderName,
   InflowCredit,
   InflowRecord,
   InflowStatus,
+  NewFundingOpening,
   NewInflow,
   VirtualAccountRecord,
 } from '../domain/funding.js';
@@ -398,6 +400,26 @@ export interface FundingStore {
   listInflows(status: InflowStatus, limit: number): Promise<InflowRecord[]>;
   /** One wallet's inflows, newest first, at most `limit`. */
   listAccountInflows(accountId: string, mode: Mode, limit: number): Promise<InflowRecord[]>;
+  /**
+   * Keeps an opening the provider answers later, as `pending`: inserted, or replacing the one of
+   * the same (provider, customer) unless that one is being opened right now (`opening`).
+   */
+  saveOpening(opening: NewFundingOpening): Promise<void>;
+  getOpening(provider: FundingProviderName, customerRef: string): Promise<FundingOpeningRecord | null>;
+  /**
+   * Claims the opening for the one caller that may open its account, atomically across
+   * processes sharing the store: a `pending` opening (inserted from `fallback` when there is
+   * none), or an `opening` one claimed before `staleBefore` (its claimer died), becomes
+   * `opening` at `at` and is returned; null for everyone else and once it is `opened`.
+   */
+  claimOpening(fallback: NewFundingOpening, at: Date, staleBefore: Date): Promise<FundingOpeningRecord | null>;
+  /** `opening` -> `opened` (its account is saved) or back to `pending` (released after a failure). */
+  finishOpening(
+    provider: FundingProviderName,
+    customerRef: string,
+    status: 'opened' | 'pending',
+    at: Date,
+  ): Promise<void>;
   /** Sets (or, with null, removes) a wallet's low-balance threshold; false when the account does not exist. */
   setLowBalanceThreshold(accountId: string, mode: Mode, thresholdKobo: Kobo | null): Promise<boolean>;
   getLowBalanceThreshold(accountId: string, mode: Mode): Promise<Kobo | null>;

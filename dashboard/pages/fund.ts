@@ -7,7 +7,7 @@
  * puts it back in a form, even after an error. Test mode always gets a Sandbox Bank account.
  * Every decision (who may give the identity or set the threshold, which wallet) is the core's.
  */
-import type { GetSessionFundingResponse, VirtualAccount } from '../../gen/prepaid/v1/funding_pb.js';
+import type { FundingBank, GetSessionFundingResponse, VirtualAccount } from '../../gen/prepaid/v1/funding_pb.js';
 import { html, type SafeHtml } from '../../web/html.js';
 import { formStatus } from '../../web/http.js';
 import { refusalOf } from '../../web/refusal.js';
@@ -24,9 +24,19 @@ interface KycValues {
   lastName: string;
   phone: string;
   email: string;
+  bankCode: string;
+  bankAccount: string;
 }
 
-const NO_KYC: KycValues = { kind: 'bvn', firstName: '', lastName: '', phone: '', email: '' };
+const NO_KYC: KycValues = {
+  kind: 'bvn',
+  firstName: '',
+  lastName: '',
+  phone: '',
+  email: '',
+  bankCode: '',
+  bankAccount: '',
+};
 
 /** The core's field names, as the form names and labels them (the number's field is named after its kind). */
 const KYC_FIELDS: Readonly<Record<string, readonly [string, string]>> = {
@@ -37,6 +47,8 @@ const KYC_FIELDS: Readonly<Record<string, readonly [string, string]>> = {
   last_name: ['last_name', 'Last name'],
   phone: ['phone', 'Phone number'],
   email: ['email', 'Email address'],
+  bank_code: ['bank_code', 'Bank code'],
+  bank_account: ['bank_account', 'Account number'],
 };
 
 /** After a form (post/redirect/get). */
@@ -65,7 +77,46 @@ function accountCard(account: VirtualAccount, index: number): SafeHtml {
 </dl>`;
 }
 
-function kycForm(ctx: SignedInContext, values: KycValues, errors: readonly FieldError[]): SafeHtml {
+/**
+ * Paystack's identification step: a bank account in the holder's name, linked to the BVN. The
+ * bank is chosen from the provider's list the core keeps; without a list (the provider did not
+ * answer) its code is typed.
+ */
+function bankAccountFields(values: KycValues, errors: readonly FieldError[], banks: readonly FundingBank[]): SafeHtml {
+  const bank =
+    banks.length > 0
+      ? select({
+          name: 'bank_code',
+          label: 'Bank',
+          options: [['', 'Choose the bank'] as const, ...banks.map((b) => [b.code, b.name] as const)],
+          value: values.bankCode,
+          errors,
+        })
+      : field({
+          name: 'bank_code',
+          label: 'Bank code',
+          hint: 'The 3 to 6 digit code of the bank that holds the account.',
+          inputmode: 'numeric',
+          autocomplete: 'off',
+          value: values.bankCode,
+          width: 'input--short',
+          errors,
+        });
+  return html`<fieldset class="fieldset">
+  <legend class="fieldset__legend">A bank account linked to the BVN</legend>
+  <p class="hint">The bank's partner checks the BVN against an account in your name. Give both, with a BVN, or leave both empty.</p>
+  ${bank}
+  ${field({ name: 'bank_account', label: 'Account number', hint: 'The 10 digits of the account (NUBAN).', inputmode: 'numeric', autocomplete: 'off', value: values.bankAccount, width: 'input--short', errors })}
+</fieldset>`;
+}
+
+function kycForm(
+  ctx: SignedInContext,
+  values: KycValues,
+  errors: readonly FieldError[],
+  bankAccountAsked: boolean,
+  banks: readonly FundingBank[],
+): SafeHtml {
   const viewer = ctx.viewer;
   return html`<h2>Get your account numbers</h2>
 <p>The Central Bank of Nigeria requires a BVN or a NIN behind every account number. It is sent to the bank's partner once; we keep only its last four digits and never show it again.</p>
@@ -86,6 +137,7 @@ function kycForm(ctx: SignedInContext, values: KycValues, errors: readonly Field
   ${field({ name: 'last_name', label: 'Last name', autocomplete: 'family-name', value: values.lastName, errors })}
   ${field({ name: 'phone', label: 'Phone number', hint: 'For example 08031234567.', type: 'text', inputmode: 'tel', autocomplete: 'tel', value: values.phone, width: 'input--short', errors })}
   ${field({ name: 'email', label: 'Email address', type: 'email', autocomplete: 'email', value: values.email, errors })}
+  ${bankAccountAsked ? bankAccountFields(values, errors, banks) : ''}
   <div class="button-group"><button type="submit" class="button">Get account numbers</button></div>
 </form>`;
 }
@@ -145,7 +197,7 @@ ${active.map(accountCard)}
 <p>${feeText}</p>
 <p class="hint">Identity behind these accounts: ${identity}.</p>`
       : isOwner(viewer)
-        ? html`<p>${feeText} Transfers usually arrive within a minute.</p>${kycForm(ctx, state.kyc?.values ?? NO_KYC, state.kyc?.errors ?? [])}`
+        ? html`<p>${feeText} Transfers usually arrive within a minute.</p>${kycForm(ctx, state.kyc?.values ?? NO_KYC, state.kyc?.errors ?? [], funding.bankAccountAsked, funding.identificationBanks)}`
         : html`<p>${feeText}</p><p class="inset">This wallet has no account numbers yet. An owner of this account gives the identity the central bank requires; then they appear here.</p>`;
   const body = html`<h1>${test ? 'Fund test wallet' : 'Fund wallet'}</h1>
 ${test ? html`<p>Test mode has its own Sandbox Bank account: transfers to it are simulated (<code>npx prepaid funding simulate-transfer</code>) and only ever reach the test balance.</p>` : ''}
@@ -199,6 +251,8 @@ export const fundRoutes: Route[] = [
         lastName: get('last_name'),
         phone: get('phone'),
         email: get('email'),
+        bankCode: get('bank_code'),
+        bankAccount: get('bank_account'),
       };
       try {
         const opened = await ctx.core.holderFunding.openSessionFunding({
@@ -211,8 +265,8 @@ export const fundRoutes: Route[] = [
             lastName: values.lastName,
             phone: values.phone,
             email: values.email,
-            bankCode: '',
-            bankAccount: '',
+            bankCode: values.bankCode,
+            bankAccount: values.bankAccount,
           },
         });
         const done = opened.accounts.length === 0 && opened.pending.length > 0 ? 'pending' : 'opened';

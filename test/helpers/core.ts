@@ -85,10 +85,12 @@ export async function startCore(
     mail?: MailSettings;
     /** The core's Prometheus series, to read them in the test. */
     metrics?: CoreMetrics;
+    /** Another core's SQLite file, opened with a handle of this core's own: two cores sharing one store. */
+    storeFile?: string;
   } = {},
 ): Promise<TestCore> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'prepaid-core-'));
-  const store = openSqliteStore({ filename: path.join(dataDir, 'prepaid.sqlite') });
+  const store = openSqliteStore({ filename: options.storeFile ?? path.join(dataDir, 'prepaid.sqlite') });
   const sandbox = createSandbox({ delayMs: options.providerDelayMs ?? 0 });
   const adminToken = loadOrCreateToken(dataDir, ADMIN_TOKEN_FILE, null);
   const serviceToken = loadOrCreateToken(dataDir, SERVICE_TOKEN_FILE, null);

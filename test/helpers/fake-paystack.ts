@@ -41,10 +41,16 @@ export interface FakePaystack {
   customerCodes(): string[];
   /** The customers whose identification was asked for. */
   identificationsAsked(): string[];
+  /** The bank account an identification of `code` was asked with. */
+  identificationBankAccount(code: string): { bankCode: string; accountNumber: string } | undefined;
   /** Paystack's later answer to an identification: the signed event body. */
   identify(code: string, ok: boolean, reason?: string): { body: string; signature: string };
   /** Paystack's later answer to an assignment (the account is created when ok): the signed event body. */
   assign(code: string, ok: boolean): { body: string; signature: string; accountNumber: string };
+  /** How many pages of the bank list were read. */
+  bankListReads(): number;
+  /** The next call of `call` ("POST /dedicated_account") answers 500, as a Paystack outage would. */
+  failNext(call: string): void;
   /** What verify says about `reference` from now on (another amount, or a status other than success). */
   setVerify(reference: string, change: { amount?: number; status?: string }): void;
   stop(): Promise<void>;
@@ -69,9 +75,12 @@ export async function startFakePaystack(secretKey = 'sk_test_fake_paystack_key')
     }
   >();
   const identifications: string[] = [];
+  const bankAccounts = new Map<string, { bankCode: string; accountNumber: string }>();
   const dvas = new Map<string, { id: number; customerCode: string; accountNumber: string; assigned: boolean }>();
   const txs = new Map<string, FakeTx>();
   const calls: string[] = [];
+  const failing = new Set<string>();
+  let bankListReads = 0;
   let seq = 1000;
 
   function txData(tx: FakeTx): Record<string, unknown> {
@@ -146,6 +155,8 @@ export async function startFakePaystack(secretKey = 'sk_test_fake_paystack_key')
     calls.push(`${req.method} ${url.pathname}`);
     if (req.headers.authorization !== `Bearer ${secretKey}`)
       return send(res, 401, { status: false, message: 'Invalid key' });
+    if (failing.delete(`${req.method} ${url.pathname}`))
+      return send(res, 500, { status: false, message: 'An error occurred' });
     const body =
       chunks.length === 0 ? {} : (JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, string>);
     const path = url.pathname;
@@ -173,6 +184,30 @@ export async function startFakePaystack(secretKey = 'sk_test_fake_paystack_key')
         data: { email: body['email'], customer_code: code, id: seq, identified: false },
       });
     }
+    if (req.method === 'GET' && path === '/bank') {
+      // As Paystack's published snippets show the list (the facts file names it only): two pages
+      // by cursor, an inactive bank and one whose code the identification step cannot take.
+      const second = url.searchParams.get('next') === 'YmFua3M6Mg==';
+      const data = second
+        ? [
+            { id: 3, name: 'Guaranty Trust Bank', slug: 'guaranty-trust-bank', code: '058', active: true },
+            { id: 4, name: 'Closed Bank', slug: 'closed-bank', code: '999', active: false },
+          ]
+        : [
+            { id: 1, name: 'Access Bank', slug: 'access-bank', code: '044', active: true },
+            { id: 2, name: 'Access Bank (Diamond)', slug: 'access-bank-diamond', code: '063', active: true },
+            { id: 5, name: 'ALAT by WEMA', slug: 'alat-by-wema', code: '035A', active: true },
+            { id: 6, name: 'Fidelity Bank', slug: 'fidelity-bank', code: '070', active: true },
+            { id: 7, name: 'Test Bank', slug: 'test-bank', code: '007', active: true },
+          ];
+      bankListReads += 1;
+      return send(res, 200, {
+        status: true,
+        message: 'Banks retrieved',
+        data,
+        meta: { next: second ? null : 'YmFua3M6Mg==', previous: null, perPage: 100 },
+      });
+    }
     const identification = /^\/customer\/([^/]+)\/identification$/.exec(path);
     if (req.method === 'POST' && identification) {
       const code = decodeURIComponent(identification[1]!);
@@ -180,6 +215,7 @@ export async function startFakePaystack(secretKey = 'sk_test_fake_paystack_key')
       for (const field of ['country', 'type', 'account_number', 'bvn', 'bank_code', 'first_name', 'last_name'])
         if (!body[field]) return send(res, 400, { status: false, message: `${field} is required` });
       identifications.push(code);
+      bankAccounts.set(code, { bankCode: body['bank_code']!, accountNumber: body['account_number']! });
       return send(res, 202, { status: true, message: 'Customer Identification in progress' });
     }
     const customerPath = /^\/customer\/([^/]+)$/.exec(path);
@@ -289,7 +325,12 @@ export async function startFakePaystack(secretKey = 'sk_test_fake_paystack_key')
       return { body, signature: signHmacSha512Hex(secretKey, body) };
     },
     customerCodes: () => [...customers.keys()],
+    bankListReads: () => bankListReads,
+    failNext: (call) => {
+      failing.add(call);
+    },
     identificationsAsked: () => [...identifications],
+    identificationBankAccount: (code) => bankAccounts.get(code),
     identify(code, ok, reason = 'Account number or BVN is incorrect') {
       const c = customers.get(code);
       if (c === undefined) throw new Error(`fake paystack: no customer ${code}`);

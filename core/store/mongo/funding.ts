@@ -9,10 +9,12 @@
 import { type ClientSession, type Collection, ObjectId } from 'mongodb';
 import { creditEvent, newEventId } from '../../domain/events.js';
 import type {
+  FundingOpeningRecord,
   FundingProviderName,
   InflowRecord,
   InflowStatus,
   KycKind,
+  NewFundingOpening,
   VirtualAccountRecord,
 } from '../../domain/funding.js';
 import { type Kobo, kobo } from '../../domain/money.js';
@@ -22,7 +24,7 @@ import { followUpRead, type MongoContext } from './context.js';
 import { readKobo, readMode, type StoredInteger, toDate, toLong } from './documents.js';
 import { isDuplicateKeyOn } from './errors.js';
 import { deliversTo, writeEventIn } from './events.js';
-import { FUNDING_COLLECTIONS, INFLOW_REFERENCE_INDEX } from './schema.js';
+import { FUNDING_COLLECTIONS, FUNDING_OPENINGS_COLLECTION, INFLOW_REFERENCE_INDEX } from './schema.js';
 import { addToWallet } from './wallet.js';
 
 interface VirtualAccountDoc {
@@ -81,6 +83,55 @@ function virtualAccountFromDoc(doc: VirtualAccountDoc): VirtualAccountRecord {
   };
 }
 
+interface OpeningDoc {
+  /** provider:customer_ref */
+  _id: string;
+  provider: string;
+  customer_ref: string;
+  account_id: string;
+  mode: string;
+  kyc_kind: string;
+  kyc_last4: string;
+  kyc_hash: string;
+  status: string;
+  claimed_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+function openingFromDoc(doc: OpeningDoc): FundingOpeningRecord {
+  return {
+    provider: doc.provider as FundingProviderName,
+    customerRef: doc.customer_ref,
+    accountId: doc.account_id,
+    mode: readMode(doc.mode, 'funding_openings.mode'),
+    kycKind: doc.kyc_kind as KycKind,
+    kycLast4: doc.kyc_last4,
+    kycHash: doc.kyc_hash,
+    status: doc.status as FundingOpeningRecord['status'],
+    claimedAt: doc.claimed_at,
+    createdAt: doc.created_at,
+    updatedAt: doc.updated_at,
+  };
+}
+
+function openingDoc(opening: NewFundingOpening, at: Date): OpeningDoc {
+  return {
+    _id: `${opening.provider}:${opening.customerRef}`,
+    provider: opening.provider,
+    customer_ref: opening.customerRef,
+    account_id: opening.accountId,
+    mode: opening.mode,
+    kyc_kind: opening.kycKind,
+    kyc_last4: opening.kycLast4,
+    kyc_hash: opening.kycHash,
+    status: 'pending',
+    claimed_at: null,
+    created_at: toDate(opening.createdAt, 'createdAt'),
+    updated_at: at,
+  };
+}
+
 function inflowFromDoc(doc: InflowDoc): InflowRecord {
   return {
     inflowId: doc._id,
@@ -108,6 +159,11 @@ function collections(ctx: MongoContext): { accounts: Collection<VirtualAccountDo
     accounts: ctx.db.collection<VirtualAccountDoc>(FUNDING_COLLECTIONS.virtualAccounts),
     inflows: ctx.db.collection<InflowDoc>(FUNDING_COLLECTIONS.inflows),
   };
+}
+
+function openings(ctx: MongoContext): Collection<OpeningDoc> {
+  ctx.live();
+  return ctx.db.collection<OpeningDoc>(FUNDING_OPENINGS_COLLECTION);
 }
 
 /** The account to credit does not exist; thrown to abort the transaction. */
@@ -324,6 +380,46 @@ export function createFundingStore(ctx: MongoContext): FundingStore {
         .limit(requireLimit(limit))
         .toArray();
       return docs.map(inflowFromDoc);
+    },
+    async saveOpening(opening) {
+      const doc = openingDoc(opening, toDate(opening.createdAt, 'createdAt'));
+      // A claim in progress is never replaced: its claimer may be creating the account right now.
+      // The filter excludes it, so the upsert then tries an insert on the existing _id, which the
+      // server refuses as a duplicate: that refusal is the "left as it is".
+      try {
+        await openings(ctx).replaceOne({ _id: doc._id, status: { $ne: 'opening' } }, doc, { upsert: true });
+      } catch (error) {
+        if (!isDuplicateKeyOn(error, '_id_', ['_id'])) throw error;
+      }
+    },
+    async getOpening(provider, customerRef) {
+      const doc = await openings(ctx).findOne({ _id: `${provider}:${customerRef}` });
+      return doc === null ? null : openingFromDoc(doc);
+    },
+    async claimOpening(fallback, at, staleBefore) {
+      const when = toDate(at, 'at');
+      const doc = openingDoc(fallback, when);
+      try {
+        await openings(ctx).insertOne(doc);
+      } catch (error) {
+        if (!isDuplicateKeyOn(error, '_id_', ['_id'])) throw error;
+      }
+      // One document, one atomic conditional update: of several cores, exactly one matches.
+      const claimed = await openings(ctx).findOneAndUpdate(
+        {
+          _id: doc._id,
+          $or: [{ status: 'pending' }, { status: 'opening', claimed_at: { $lt: toDate(staleBefore, 'staleBefore') } }],
+        },
+        { $set: { status: 'opening', claimed_at: when, updated_at: when } },
+        { returnDocument: 'after' },
+      );
+      return claimed === null ? null : openingFromDoc(claimed);
+    },
+    async finishOpening(provider, customerRef, status, at) {
+      await openings(ctx).updateOne(
+        { _id: `${provider}:${customerRef}`, status: 'opening' },
+        { $set: { status, claimed_at: null, updated_at: toDate(at, 'at') } },
+      );
     },
     async setLowBalanceThreshold(accountId, mode, thresholdKobo) {
       if (thresholdKobo !== null) requireAmount('thresholdKobo', thresholdKobo, 1);

@@ -21,6 +21,7 @@ import {
   AUDIT_LOG_COLLECTION,
   COLLECTIONS,
   FUNDING_COLLECTIONS,
+  FUNDING_OPENINGS_COLLECTION,
   KEY_USE_COLLECTION,
   MAIL_COLLECTIONS,
   MEMBERSHIPS_COLLECTION,
@@ -367,6 +368,14 @@ export const SCHEMA_STEPS: readonly SchemaStep[] = [
       await target.createIndexes(PLAN_CODES_COLLECTION, [
         { name: 'plan_codes_by_upstream', key: { upstream: 1, plan_id: 1 }, unique: true },
       ]);
+    },
+  },
+  {
+    version: 21,
+    description: 'funding: openings a provider answers later, claimed by one core at a time',
+    // Keyed by _id "<provider>:<customer>", unique by itself: nothing else to index.
+    async apply(target) {
+      await createMissingCollections(target, [FUNDING_OPENINGS_COLLECTION], {});
     },
   },
 ];

@@ -8,10 +8,12 @@
  */
 import Database from 'better-sqlite3';
 import type {
+  FundingOpeningRecord,
   FundingProviderName,
   InflowRecord,
   InflowStatus,
   KycKind,
+  NewFundingOpening,
   VirtualAccountRecord,
 } from '../../domain/funding.js';
 import type { Mode } from '../../domain/mode.js';
@@ -72,6 +74,36 @@ function virtualAccountFromRow(row: VirtualAccountRow): VirtualAccountRecord {
     kycLast4: row.kyc_last4,
     kycHash: row.kyc_hash,
     createdAt: fromMs(row.created_at),
+  };
+}
+
+interface OpeningRow {
+  provider: string;
+  customer_ref: string;
+  account_id: string;
+  mode: string;
+  kyc_kind: string;
+  kyc_last4: string;
+  kyc_hash: string;
+  status: string;
+  claimed_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+function openingFromRow(row: OpeningRow): FundingOpeningRecord {
+  return {
+    provider: row.provider as FundingProviderName,
+    customerRef: row.customer_ref,
+    accountId: row.account_id,
+    mode: row.mode as Mode,
+    kycKind: row.kyc_kind as KycKind,
+    kycLast4: row.kyc_last4,
+    kycHash: row.kyc_hash,
+    status: row.status as FundingOpeningRecord['status'],
+    claimedAt: row.claimed_at === null ? null : fromMs(row.claimed_at),
+    createdAt: fromMs(row.created_at),
+    updatedAt: fromMs(row.updated_at),
   };
 }
 
@@ -149,6 +181,37 @@ function prepareFundingStatements(db: Database.Database) {
     listByAccount: db.prepare<{ account_id: string; mode: string; limit: number }, InflowRow>(
       'SELECT * FROM inflows WHERE account_id = @account_id AND mode = @mode ORDER BY created_at DESC, inflow_id DESC LIMIT @limit',
     ),
+    // A claim in progress is never replaced: its claimer may be creating the account right now.
+    saveOpening: db.prepare<OpeningRow>(
+      `INSERT INTO funding_openings (provider, customer_ref, account_id, mode, kyc_kind, kyc_last4, kyc_hash, status,
+         claimed_at, created_at, updated_at)
+       VALUES (@provider, @customer_ref, @account_id, @mode, @kyc_kind, @kyc_last4, @kyc_hash, 'pending', NULL,
+         @created_at, @updated_at)
+       ON CONFLICT (provider, customer_ref) DO UPDATE SET account_id = excluded.account_id, mode = excluded.mode,
+         kyc_kind = excluded.kyc_kind, kyc_last4 = excluded.kyc_last4, kyc_hash = excluded.kyc_hash, status = 'pending',
+         claimed_at = NULL, updated_at = excluded.updated_at
+       WHERE funding_openings.status <> 'opening'`,
+    ),
+    insertOpening: db.prepare<OpeningRow>(
+      `INSERT INTO funding_openings (provider, customer_ref, account_id, mode, kyc_kind, kyc_last4, kyc_hash, status,
+         claimed_at, created_at, updated_at)
+       VALUES (@provider, @customer_ref, @account_id, @mode, @kyc_kind, @kyc_last4, @kyc_hash, 'pending', NULL,
+         @created_at, @updated_at)
+       ON CONFLICT (provider, customer_ref) DO NOTHING`,
+    ),
+    getOpening: db.prepare<{ provider: string; customer_ref: string }, OpeningRow>(
+      'SELECT * FROM funding_openings WHERE provider = @provider AND customer_ref = @customer_ref',
+    ),
+    claimOpening: db.prepare<{ provider: string; customer_ref: string; at: number; stale_before: number }, OpeningRow>(
+      `UPDATE funding_openings SET status = 'opening', claimed_at = @at, updated_at = @at
+       WHERE provider = @provider AND customer_ref = @customer_ref
+         AND (status = 'pending' OR (status = 'opening' AND claimed_at < @stale_before))
+       RETURNING *`,
+    ),
+    finishOpening: db.prepare<{ provider: string; customer_ref: string; status: string; at: number }>(
+      `UPDATE funding_openings SET status = @status, claimed_at = NULL, updated_at = @at
+       WHERE provider = @provider AND customer_ref = @customer_ref AND status = 'opening'`,
+    ),
     setLive: db.prepare<{ account_id: string; threshold: number | null }>(
       'UPDATE accounts SET low_balance_kobo = @threshold WHERE account_id = @account_id',
     ),
@@ -158,6 +221,22 @@ function prepareFundingStatements(db: Database.Database) {
     thresholds: db.prepare<[string], { low_balance_kobo: number | null; test_low_balance_kobo: number | null }>(
       'SELECT low_balance_kobo, test_low_balance_kobo FROM accounts WHERE account_id = ?',
     ),
+  };
+}
+
+function openingRow(opening: NewFundingOpening, at: number): OpeningRow {
+  return {
+    provider: opening.provider,
+    customer_ref: opening.customerRef,
+    account_id: opening.accountId,
+    mode: opening.mode,
+    kyc_kind: opening.kycKind,
+    kyc_last4: opening.kycLast4,
+    kyc_hash: opening.kycHash,
+    status: 'pending',
+    claimed_at: null,
+    created_at: toMs(opening.createdAt),
+    updated_at: at,
   };
 }
 
@@ -305,6 +384,30 @@ export function createFundingStore(
     },
     async listAccountInflows(accountId, mode, limit) {
       return sql.listByAccount.all({ account_id: accountId, mode, limit: requireLimit(limit) }).map(inflowFromRow);
+    },
+    async saveOpening(opening) {
+      const at = toMs(opening.createdAt);
+      sql.saveOpening.run(openingRow(opening, at));
+    },
+    async getOpening(provider, customerRef) {
+      const row = sql.getOpening.get({ provider, customer_ref: customerRef });
+      return row === undefined ? null : openingFromRow(row);
+    },
+    async claimOpening(fallback, at, staleBefore) {
+      // One operation: the insert of a missing opening and the conditional claim commit together.
+      return commit.run(() => {
+        sql.insertOpening.run(openingRow(fallback, toMs(at)));
+        const row = sql.claimOpening.get({
+          provider: fallback.provider,
+          customer_ref: fallback.customerRef,
+          at: toMs(at),
+          stale_before: toMs(staleBefore),
+        });
+        return row === undefined ? null : openingFromRow(row);
+      });
+    },
+    async finishOpening(provider, customerRef, status, at) {
+      sql.finishOpening.run({ provider, customer_ref: customerRef, status, at: toMs(at) });
     },
     async setLowBalanceThreshold(accountId, mode, thresholdKobo) {
       if (thresholdKobo !== null) requireAmount('thresholdKobo', thresholdKobo, 1);

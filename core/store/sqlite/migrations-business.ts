@@ -1,9 +1,9 @@
 /**
- * SQLite schema steps 11 to 19: wallet funding (virtual accounts, inflows, low-balance
+ * SQLite schema steps 11 to 20: wallet funding (virtual accounts, inflows, low-balance
  * thresholds), users' recovery codes, requests for API access, the audit log, the platform's
  * staff and four-eyes proposals, one person in several accounts (memberships, revocable
  * invitations), mail (reset links, notices sent), plan types, costs and price rules, and supply (upstream attempts, routes, upstream
- * settings).
+ * settings), funding openings answered later.
  */
 import type { Migration } from './schema.js';
 
@@ -367,6 +367,29 @@ export const BUSINESS_MIGRATIONS: readonly Migration[] = [
         upstream                TEXT NOT NULL,
         commission_basis_points INTEGER NOT NULL CHECK (commission_basis_points BETWEEN 0 AND 10000),
         PRIMARY KEY (product, service, upstream)
+      ) STRICT;
+    `,
+  },
+  {
+    version: 22,
+    description: 'funding: openings a provider answers later, claimed by one core at a time',
+    // One row per (provider, customer): the store, not a core's memory, decides who opens the
+    // customer's account when copies of the provider's event reach several cores at once.
+    sql: `
+      CREATE TABLE funding_openings (
+        provider      TEXT NOT NULL CHECK (provider IN ('sandbox', 'paystack', 'monnify')),
+        customer_ref  TEXT NOT NULL,
+        account_id    TEXT NOT NULL REFERENCES accounts (account_id),
+        mode          TEXT NOT NULL CHECK (mode IN ('live', 'test')),
+        kyc_kind      TEXT NOT NULL CHECK (kyc_kind IN ('bvn', 'nin')),
+        kyc_last4     TEXT NOT NULL,
+        kyc_hash      TEXT NOT NULL,
+        status        TEXT NOT NULL CHECK (status IN ('pending', 'opening', 'opened')),
+        claimed_at    INTEGER,
+        created_at    INTEGER NOT NULL,
+        updated_at    INTEGER NOT NULL,
+        CHECK ((status = 'opening') = (claimed_at IS NOT NULL)),
+        PRIMARY KEY (provider, customer_ref)
       ) STRICT;
     `,
   },

@@ -3387,6 +3387,92 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       assert.is(await h.store.funding.setLowBalanceThreshold(accountId, 'live', null), true);
       assert.is(await h.store.funding.getLowBalanceThreshold(accountId, 'live'), null);
     });
+
+    it('an opening answered later keeps its identity, and one of many concurrent claims wins it', async (h) => {
+      const accountId = await h.account();
+      const customerRef = h.unique('CUS_');
+      const opening = {
+        provider: 'paystack' as const,
+        customerRef,
+        accountId,
+        mode: 'live' as const,
+        kycKind: 'bvn' as const,
+        kycLast4: '2222',
+        kycHash: 'a'.repeat(64),
+        createdAt: at(5),
+      };
+      await h.store.funding.saveOpening(opening);
+      assert.equal(await h.store.funding.getOpening('paystack', customerRef), {
+        ...opening,
+        status: 'pending',
+        claimedAt: null,
+        updatedAt: at(5),
+      });
+      assert.is(await h.store.funding.getOpening('monnify', customerRef), null);
+      // The fallback of a claim never overwrites what the request kept.
+      const fallback = { ...opening, kycLast4: '9999', kycHash: '', createdAt: at(6) };
+      const claims = await Promise.all(
+        Array.from({ length: 20 }, () => h.store.funding.claimOpening(fallback, at(6), at(1))),
+      );
+      const won = claims.filter((c) => c !== null);
+      assert.is(won.length, 1);
+      assert.equal(
+        [won[0]!.status, won[0]!.claimedAt, won[0]!.kycHash, won[0]!.kycLast4],
+        ['opening', at(6), 'a'.repeat(64), '2222'],
+      );
+      // A new request while it is being opened leaves the claim alone.
+      await h.store.funding.saveOpening({ ...opening, kycLast4: '1111', createdAt: at(7) });
+      assert.is((await h.store.funding.getOpening('paystack', customerRef))?.status, 'opening');
+      assert.is((await h.store.funding.getOpening('paystack', customerRef))?.kycLast4, '2222');
+      // A claim older than the lease may be taken over (its claimer died); a fresh one may not.
+      assert.is(await h.store.funding.claimOpening(fallback, at(8), at(6)), null);
+      assert.equal((await h.store.funding.claimOpening(fallback, at(9), at(7)))?.claimedAt, at(9));
+      // Released after a failure, it can be claimed again; once opened, never.
+      await h.store.funding.finishOpening('paystack', customerRef, 'pending', at(10));
+      assert.equal((await h.store.funding.claimOpening(fallback, at(11), at(1)))?.status, 'opening');
+      await h.store.funding.finishOpening('paystack', customerRef, 'opened', at(12));
+      assert.equal(await h.store.funding.getOpening('paystack', customerRef), {
+        ...opening,
+        status: 'opened',
+        claimedAt: null,
+        updatedAt: at(12),
+      });
+      assert.is(await h.store.funding.claimOpening(fallback, at(13), at(13)), null);
+      // A new request after it opened (the account was closed) makes it pending again.
+      await h.store.funding.saveOpening({ ...opening, kycLast4: '3333', createdAt: at(14) });
+      assert.equal(
+        [
+          (await h.store.funding.getOpening('paystack', customerRef))?.status,
+          (await h.store.funding.getOpening('paystack', customerRef))?.kycLast4,
+        ],
+        ['pending', '3333'],
+      );
+    });
+
+    it('a claim on an opening nobody kept inserts it from the fallback', async (h) => {
+      const accountId = await h.account();
+      const customerRef = h.unique('CUS_');
+      const fallback = {
+        provider: 'paystack' as const,
+        customerRef,
+        accountId,
+        mode: 'test' as const,
+        kycKind: 'bvn' as const,
+        kycLast4: '4444',
+        kycHash: '',
+        createdAt: at(20),
+      };
+      const claims = await Promise.all(
+        Array.from({ length: 10 }, () => h.store.funding.claimOpening(fallback, at(20), at(10))),
+      );
+      assert.is(claims.filter((c) => c !== null).length, 1);
+      assert.equal(await h.store.funding.getOpening('paystack', customerRef), {
+        ...fallback,
+        status: 'opening',
+        claimedAt: at(20),
+        updatedAt: at(20),
+      });
+    });
   });
 
   define('password reset links and notices', (it) => {

@@ -23,6 +23,7 @@ import {
   ensureSchema,
   FUNDING_COLLECTIONS,
   FUNDING_INDEXES,
+  FUNDING_OPENINGS_COLLECTION,
   INDEXES,
   KEY_USE_COLLECTION,
   LEDGER_BY_ACCOUNT_INDEX,
@@ -139,6 +140,7 @@ steps('a fresh database gets every collection, its validator and its indexes, th
       ...Object.values(MAIL_COLLECTIONS),
       ...Object.values(SUPPLY_COLLECTIONS),
       PLAN_CODES_COLLECTION,
+      FUNDING_OPENINGS_COLLECTION,
     ]),
   );
   assert.ok(

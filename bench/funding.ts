@@ -1,0 +1,174 @@
+/**
+ * The "funding" scenario (issue 33): money in, measured as the service takes it. The service
+ * runs as `npm start` runs it, with Paystack pointed at the test suite's fake Paystack, served
+ * here on loopback as a real HTTP server. Every request is a new transfer into one of
+ * FUNDING_ACCOUNTS accounts' dedicated accounts: the fake records it (so the core's re-query,
+ * `GET /transaction/verify/{reference}`, finds it paid) and the request is its signed
+ * `charge.success` to the gateway's `/callbacks/paystack`, which checks the signature, re-queries
+ * and credits. Any answer but 200 is an error and fails the run.
+ *
+ * Measured: notifications a second (target: at least half of airtime's rate in the same run);
+ * airtime purchases on the same accounts alone, then while transfers arrive beside them at a
+ * tenth of that rate (target: at least 80% of their rate alone). The ledger check must pass afterwards, and the
+ * core must have credited at least every notification answered 200.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createClient } from '@connectrpc/connect';
+import { createGrpcTransport } from '@connectrpc/connect-node';
+import { AdminService } from '../gen/prepaid/v1/admin_pb.js';
+import { FundingService } from '../gen/prepaid/v1/funding_pb.js';
+import { ADMIN_TOKEN_FILE, readTokenFile } from '../runtime/tokens.js';
+import { bearer } from '../test/helpers/core.js';
+import { startFakePaystack } from '../test/helpers/fake-paystack.js';
+import { freePort, type HttpLoad, http, startService, stop } from './harness.js';
+import type { Figures } from './stats.js';
+
+export const FUNDING_SCENARIO = 'scenario: funding';
+export const FUNDING_PURCHASES_ALONE = 'scenario: funding, purchases alone';
+export const FUNDING_PURCHASES_BESIDE = 'scenario: funding, purchases while transfers arrive';
+/** The accounts transfers go to, in turn: enough that no one wallet's row is all the load. */
+const FUNDING_ACCOUNTS = 20;
+/** Each transfer: 500 Naira. */
+const TRANSFER_KOBO = 50_000;
+/** Transfers arriving beside purchases, per purchase measured alone. */
+const TRANSFERS_PER_PURCHASE = 0.1;
+/** Connections the paced transfers use: enough that a slow answer does not hold the pace back. */
+const TRANSFER_CONNECTIONS = 10;
+const MIN_SHARE_OF_AIRTIME = 0.5;
+const MIN_PURCHASES_KEPT = 0.8;
+
+interface FundingBench {
+  record(name: string, figures: Figures): void;
+  target(met: boolean, text: string): void;
+  /** The airtime scenario's rate in this run, when it ran. */
+  airtimePerSecond(): number | undefined;
+}
+
+/** The core's credited-inflow counter for Paystack, read from its metrics listener. */
+async function creditedByPaystack(metricsPort: number): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+  const line = text
+    .split('\n')
+    .find(
+      (l) =>
+        l.startsWith('prepaid_core_funding_inflows_total{') &&
+        l.includes('provider="paystack"') &&
+        l.includes('outcome="credited"'),
+    );
+  return line === undefined ? 0 : Number(line.split(' ').at(-1));
+}
+
+export async function fundingScenario(bench: FundingBench): Promise<void> {
+  console.error('the service taking bank transfers (Paystack notifications, re-queried against a fake on loopback)');
+  const paystack = await startFakePaystack();
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'prepaid-bench-funding-'));
+  const metricsPort = await freePort();
+  const { service, port, corePort } = await startService(dataDir, {
+    PAYSTACK_SECRET_KEY: paystack.secretKey,
+    PAYSTACK_BASE_URL: paystack.url,
+    PAYSTACK_PREFERRED_BANK: 'test-bank',
+    // The notifications all come from this machine's address: the per-address limit would be measured, not the service.
+    CALLBACKS_PER_MINUTE: '1000000',
+    CORE_METRICS_PORT: String(metricsPort),
+  });
+  try {
+    const transport = createGrpcTransport({
+      baseUrl: `http://127.0.0.1:${corePort}`,
+      interceptors: [bearer(readTokenFile(dataDir, ADMIN_TOKEN_FILE)!)],
+    });
+    const admin = createClient(AdminService, transport);
+    const funding = createClient(FundingService, transport);
+    const accounts: { number: string; keys: Record<string, string> }[] = [];
+    for (let i = 0; i < FUNDING_ACCOUNTS; i += 1) {
+      const created = await admin.createAccount({ name: `Bench Funding ${i}`, tierId: 'api' });
+      const accountId = created.account!.accountId;
+      const opened = await funding.openFundingAccounts({
+        accountId,
+        kyc: {
+          kind: 'bvn',
+          number: '22222222222',
+          firstName: 'Ada',
+          lastName: 'Obi',
+          phone: '08031234567',
+          email: `bench-${i}@example.com`,
+          bankCode: '',
+          bankAccount: '',
+        },
+      });
+      const number = opened.accounts.find((a) => a.provider === 'paystack')?.accountNumber;
+      if (number === undefined) throw new Error('the bench account got no Paystack dedicated account');
+      // Room for the purchases before any transfer arrives.
+      await admin.creditWallet({ accountId, amountKobo: 1_000_000_000n, memo: 'bench funding' });
+      accounts.push({
+        number,
+        keys: {
+          'X-Public-Key': created.issuedKey!.publicKey,
+          'X-Secret-Key': created.issuedKey!.secretKey,
+          'Content-Type': 'application/json',
+        },
+      });
+    }
+
+    let sent = 0;
+    const notification: HttpLoad = {
+      method: 'POST',
+      path: '/callbacks/paystack',
+      headers: { 'Content-Type': 'application/json' },
+      fresh: () => {
+        sent += 1;
+        const to = accounts[sent % accounts.length]!;
+        const transfer = paystack.transfer(to.number, TRANSFER_KOBO, `bench_${sent}_${process.pid}`);
+        return { body: transfer.body, headers: { 'x-paystack-signature': transfer.signature } };
+      },
+    };
+    const purchases: HttpLoad[] = accounts.map((a) => ({
+      method: 'POST',
+      path: '/api/v1?action=airtime',
+      headers: a.keys,
+      body: JSON.stringify({ network: 'mtn', phone: '08031234567', amount: 100 }),
+    }));
+    const cpuPid = service.pid!;
+
+    const alone = await http(port, [notification], { cpuPid });
+    bench.record(FUNDING_SCENARIO, alone);
+    // Purchases alone, then with transfers arriving beside them at a tenth of their rate (a
+    // reseller's wallet takes a transfer for many purchases): what is measured is what the
+    // transfers' credits cost the purchases on the same wallets (their rows, the store's
+    // commits), not two saturating loads splitting the machine's cores.
+    const purchasesAlone = await http(port, purchases, {});
+    bench.record(FUNDING_PURCHASES_ALONE, purchasesAlone);
+    const transferRate = Math.max(1, Math.round(purchasesAlone.requestsPerSecond * TRANSFERS_PER_PURCHASE));
+    const [beside, transfers] = await Promise.all([
+      http(port, purchases, {}),
+      http(port, [notification], { connections: TRANSFER_CONNECTIONS, overallRate: transferRate }),
+    ]);
+    bench.record(FUNDING_PURCHASES_BESIDE, beside);
+    bench.record(`${FUNDING_SCENARIO}, beside purchases`, transfers);
+
+    const airtime = bench.airtimePerSecond();
+    if (airtime === undefined) console.error('  funding: no airtime scenario in this run to compare with');
+    else
+      bench.target(
+        alone.requestsPerSecond >= MIN_SHARE_OF_AIRTIME * airtime,
+        `funding: ${alone.requestsPerSecond} notifications/s, ${((alone.requestsPerSecond / airtime) * 100).toFixed(0)}% of airtime's ${airtime} purchases/s (at least ${MIN_SHARE_OF_AIRTIME * 100}%)`,
+      );
+    const kept = beside.requestsPerSecond / purchasesAlone.requestsPerSecond;
+    bench.target(
+      kept >= MIN_PURCHASES_KEPT,
+      `funding: purchases while transfers arrive at ${beside.requestsPerSecond}/s, ${(kept * 100).toFixed(0)}% of their ${purchasesAlone.requestsPerSecond}/s alone (at least ${MIN_PURCHASES_KEPT * 100}%)`,
+    );
+
+    const check = await admin.checkLedger({});
+    if (check.violationCount !== 0n)
+      throw new Error(`ledger check after the funding run: ${check.violationCount} violations`);
+    const credited = await creditedByPaystack(metricsPort);
+    if (credited > sent) throw new Error(`the core credited ${credited} transfers of the ${sent} sent`);
+    console.error(`  funding: ${sent} transfers sent, ${credited} credited`);
+  } finally {
+    await stop(service);
+    await paystack.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}

@@ -234,7 +234,7 @@ export function createCore(deps: CoreDeps): Core {
   });
   const accounts = createAccountService({ store, clock, keyUses });
   const planChanges = createPlanChanges({ store, clock, log: deps.log });
-  const catalog = createCatalogService({ store, changes: planChanges });
+  const catalog = createCatalogService({ store, changes: planChanges, clock });
   const purchases = createPurchaseService(purchaseDeps);
   const pendingList = createPendingList({ transactions: store.transactions });
   const ledgerCheck = createLedgerCheck({ wallet: store.wallet, log: deps.log });

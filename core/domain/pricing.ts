@@ -109,3 +109,14 @@ export function planPriceFor(
   if (rule !== undefined && cost !== undefined) return costPlus(cost, rule);
   return priceFor(tier, 'data', plan.network, plan.faceValueKobo);
 }
+
+/** Where a tier's price of a plan comes from, in planPriceFor's order (the console shows it). */
+export type PlanPriceBasis = 'fixed' | 'rule' | 'discount';
+
+export function planPriceBasis(
+  tier: Pick<TierRecord, 'tierId'> & Partial<Pick<TierRecord, 'priceRules'>>,
+  plan: PlanRecord,
+): PlanPriceBasis {
+  if (Object.hasOwn(plan.tierPricesKobo, tier.tierId)) return 'fixed';
+  return priceRuleFor(tier, plan) !== undefined && pricingCost(plan) !== undefined ? 'rule' : 'discount';
+}

@@ -34,7 +34,7 @@ import type { PendingList } from '../purchases/pending-list.js';
 import type { PurchaseService as Purchases } from '../purchases/service.js';
 import type { SupplyAdmin } from '../purchases/supply-admin.js';
 import type { VerificationService } from '../purchases/verification.js';
-import type { AuditTrail } from '../staff/audit.js';
+import { type Actor, type AuditTrail, CLI_ACTOR } from '../staff/audit.js';
 import type { Desk } from '../staff/desk.js';
 import type { StaffRealm } from '../staff/realm.js';
 import type { Store } from '../store/port.js';
@@ -151,26 +151,24 @@ export function createCoreServer(deps: CoreServerDeps): CoreServer {
     serviceDefinition(EventService),
     implement(EventService, eventHandlers(deps.eventFeed), serviceCallers, deps.log),
   );
+  // The admin service's handlers, by the admin token or, for the console's catalogue and
+  // settings changes, by a staff member: one translation to the same use cases.
+  const adminAs = (who: Actor) =>
+    adminHandlers(
+      deps.accounts,
+      deps.catalog,
+      {
+        pendingList: deps.pendingList,
+        ledgerCheck: deps.ledgerCheck,
+        supply: deps.supplyAdmin,
+        proposeCredit: deps.staff.proposeCredit,
+      },
+      deps.planSync,
+      who,
+    );
   server.addService(
     serviceDefinition(AdminService),
-    implement(
-      AdminService,
-      audited(
-        adminHandlers(
-          deps.accounts,
-          deps.catalog,
-          {
-            pendingList: deps.pendingList,
-            ledgerCheck: deps.ledgerCheck,
-            supply: deps.supplyAdmin,
-            proposeCredit: deps.staff.proposeCredit,
-          },
-          deps.planSync,
-        ),
-      ),
-      adminCallers,
-      deps.log,
-    ),
+    implement(AdminService, audited(adminAs(CLI_ACTOR)), adminCallers, deps.log),
   );
   // The dashboard presents the service token; every holder call is then bound to a session.
   server.addService(
@@ -226,7 +224,13 @@ export function createCoreServer(deps: CoreServerDeps): CoreServer {
     serviceDefinition(ConsoleService),
     implement(
       ConsoleService,
-      consoleHandlers({ realm: deps.staff.realm, desk: deps.staff.desk, auditLog: deps.staff.auditLog }),
+      consoleHandlers({
+        realm: deps.staff.realm,
+        desk: deps.staff.desk,
+        auditLog: deps.staff.auditLog,
+        catalog: deps.catalog,
+        adminAs,
+      }),
       serviceCallers,
       deps.log,
     ),

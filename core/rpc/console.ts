@@ -296,6 +296,26 @@ export function consoleHandlers({
         ledger: overview.ledger.map(ledgerEntryMessage),
       };
     },
+    ...settingsHandlers(realm, catalog, adminAs),
+  };
+}
+
+/** The catalogue, settings and staff RPCs: reads for every role, changes for admins. */
+function settingsHandlers(
+  realm: StaffRealm,
+  catalog: CatalogService,
+  adminAs: ConsoleRpcDeps['adminAs'],
+): Pick<
+  Handlers<(typeof ConsoleDesc)['method']>,
+  | 'getCatalogue'
+  | 'getSupplySettings'
+  | 'changeCatalogue'
+  | 'listStaffMembers'
+  | 'inviteStaffMember'
+  | 'disableStaffMember'
+  | 'setStaffRole'
+> {
+  return {
     async getCatalogue(req) {
       await realm.require(req.sessionToken, 'read', req.clientAddress);
       return catalogue(catalog, req.network.trim().slice(0, MAX_FILTER_CHARS));

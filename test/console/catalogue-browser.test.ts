@@ -168,6 +168,16 @@ flow(
       ['routes.set', `staff:${ADA}`, '127.0.0.1', '', '["spare"]'],
     );
 
+    const spare = ada.locator('[data-upstream="spare"]');
+    await spare.getByLabel(/Float alert in Naira/).fill('50,000');
+    await spare.getByRole('button', { name: 'Set the alert of spare' }).click();
+    await ada.waitForURL(/done=/);
+    assert.match((await ada.locator('[data-upstream="spare"]').textContent()) ?? '', /Alert below\s*₦50,000\.00/);
+    assert.equal(
+      (await audit(state, 'upstream:spare')).map((e) => [e.action, e.actor, e.address, e.after]),
+      [['upstreams.set_float_alert', `staff:${ADA}`, '127.0.0.1', '{"alert_kobo":"5000000"}']],
+    );
+
     // A route naming an upstream that does not exist comes back as the form with the core's sentence.
     await ada.getByLabel('Product').selectOption('data');
     await ada.getByLabel(/^Upstreams, first tried first/).fill('nowhere');
@@ -268,6 +278,15 @@ flow('a tier name and a plan label are shown as text, never markup', async (stat
   assert.is(await ada.locator('main script').count(), 0);
   assert.match(await mainText(ada), /gold ₦/, "the new tier's price of every plan is listed");
   assert.is(await ada.evaluate(() => (window as unknown as { __xss?: number }).__xss), undefined);
+  await ada.locator('#type_network').selectOption('glo');
+  await ada.locator('#type_type').selectOption('awoof');
+  await ada.getByRole('button', { name: 'Stop selling' }).click();
+  await ada.waitForURL(/done=/);
+  assert.match(await mainText(ada), /Done: awoof plans on glo are switched off/);
+  assert.equal(
+    (await audit(state, 'glo/awoof')).map((e) => [e.action, e.actor]),
+    [['plans.type_disabled', `staff:${ADA}`]],
+  );
   const width = await ada.evaluate(() => document.documentElement.scrollWidth);
   await ada.setViewportSize({ width: 390, height: 800 });
   assert.ok(width > 0);

@@ -1,9 +1,13 @@
 /**
  * The console's configuration: one typed schema read from the environment (STYLE.md 8).
- * It binds to loopback by default: staff reach it through a VPN or a proxy they choose.
+ * It binds to loopback by default: staff reach it through a VPN or a proxy they choose. It
+ * serves TLS itself when given a certificate and key (CONSOLE_TLS_CERT, CONSOLE_TLS_KEY, as the
+ * core's CORE_TLS_*), and believes X-Forwarded-For only from CONSOLE_TRUSTED_PROXIES.
  */
 import path from 'node:path';
+import { parseAddressList } from '../runtime/client-ip.js';
 import {
+  ConfigError,
   type Env,
   helpText,
   integer,
@@ -16,6 +20,7 @@ import {
 } from '../runtime/env-schema.js';
 import type { LogLevel } from '../runtime/log.js';
 import { loadOrCreateToken, serviceTokenOf } from '../runtime/tokens.js';
+import { baseUrlText, checkUrl } from '../runtime/url.js';
 
 /** The file the console keeps its CSRF key in, beside the core's tokens. */
 const CONSOLE_SECRET_FILE = 'console.secret';
@@ -30,17 +35,23 @@ export interface ConsoleConfig {
   secret: string | undefined;
   dataDir: string;
   secureCookies: boolean;
+  /** Proxies whose X-Forwarded-For is believed, as written (IPs or CIDRs). */
+  trustedProxies: readonly string[];
+  /** PEM files of the console's own TLS certificate and key; undefined serves plain http. */
+  tls: { certFile: string; keyFile: string } | undefined;
   logLevel: LogLevel;
   shutdownTimeoutMs: number;
 }
 
+const CONSOLE_PORT = integer('CONSOLE_PORT', {
+  fallback: 8082,
+  min: 0,
+  max: 65535,
+  help: "HTTP port of the operator's console (0 picks a free one).",
+});
+
 export const CONSOLE_SCHEMA = {
-  port: integer('CONSOLE_PORT', {
-    fallback: 8082,
-    min: 0,
-    max: 65535,
-    help: "HTTP port of the operator's console (0 picks a free one).",
-  }),
+  port: CONSOLE_PORT,
   host: text('CONSOLE_HOST', {
     fallback: '127.0.0.1',
     help: 'Interface the console binds; loopback by default, so staff reach it through a VPN or a proxy.',
@@ -65,11 +76,36 @@ export const CONSOLE_SCHEMA = {
       return raw;
     },
   ),
+  publicUrl: variable(
+    'CONSOLE_PUBLIC_URL',
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the help text shows the variable the default is built from.
+    'http://localhost:${CONSOLE_PORT}',
+    'The address staff open the console at (behind a TLS proxy, its https:// address); the core reads it too, for set-up links.',
+    (raw, env) => parsePublicUrl(raw ?? `http://localhost:${CONSOLE_PORT.read(env) || 8082}`),
+  ),
   secureCookies: oneOf('CONSOLE_SECURE_COOKIES', {
-    words: ['no', 'yes'],
-    fallback: 'no',
-    help: '`yes` marks the session cookie `Secure` (sent over https only): set it when staff reach the console through a TLS proxy.',
+    words: ['auto', 'yes', 'no'],
+    fallback: 'auto',
+    help: '`yes` marks the session cookie `Secure` (sent over https only); `auto` does when the console serves TLS (`CONSOLE_TLS_CERT`) or `CONSOLE_PUBLIC_URL` is https://, as behind a TLS proxy.',
   }),
+  trustedProxies: variable(
+    'CONSOLE_TRUSTED_PROXIES',
+    'none',
+    'Comma-separated IPs or CIDRs of reverse proxies whose `X-Forwarded-For` is believed (the address sign-in attempts are counted by and the audit log keeps).',
+    (raw) => parseAddressList('CONSOLE_TRUSTED_PROXIES', raw ?? ''),
+  ),
+  tlsCert: variable(
+    'CONSOLE_TLS_CERT',
+    'none (plain http)',
+    "PEM file of the console's TLS certificate (chain); with `CONSOLE_TLS_KEY` the console serves https only.",
+    (raw) => (raw === undefined || raw.trim() === '' ? undefined : raw),
+  ),
+  tlsKey: variable(
+    'CONSOLE_TLS_KEY',
+    'required with `CONSOLE_TLS_CERT`',
+    'PEM file of the private key of `CONSOLE_TLS_CERT` (keep it 0600).',
+    (raw) => (raw === undefined || raw.trim() === '' ? undefined : raw),
+  ),
   dataDir: text('DATA_DIR', {
     fallback: './data',
     help: "The core's data directory (`service.token`, `console.secret`).",
@@ -91,6 +127,18 @@ export function loadConsoleConfig(env: Env = process.env): ConsoleConfig {
     throw new Error(
       'CONSOLE_CORE_URL must be an http:// address on this machine (the console trusts no other hop yet).',
     );
+  // Half a TLS setting is a mistake, not plain http.
+  if (v.tlsCert === undefined && v.tlsKey !== undefined)
+    throw new ConfigError('CONSOLE_TLS_CERT', 'is required when CONSOLE_TLS_KEY is set.');
+  if (v.tlsCert !== undefined && v.tlsKey === undefined)
+    throw new ConfigError('CONSOLE_TLS_KEY', 'is required when CONSOLE_TLS_CERT is set.');
+  const tls = v.tlsCert === undefined ? undefined : { certFile: v.tlsCert, keyFile: v.tlsKey! };
+  const overHttps = tls !== undefined || v.publicUrl.startsWith('https:');
+  if (v.secureCookies === 'no' && overHttps)
+    throw new ConfigError(
+      'CONSOLE_SECURE_COOKIES',
+      'is no, but staff reach the console over https (CONSOLE_TLS_CERT or an https:// CONSOLE_PUBLIC_URL); the session cookie must be Secure.',
+    );
   return {
     port: v.port,
     host: v.host,
@@ -98,10 +146,22 @@ export function loadConsoleConfig(env: Env = process.env): ConsoleConfig {
     serviceToken: v.serviceToken,
     secret: v.secret,
     dataDir: path.resolve(v.dataDir),
-    secureCookies: v.secureCookies === 'yes',
+    secureCookies: v.secureCookies === 'yes' || (v.secureCookies === 'auto' && overHttps),
+    trustedProxies: v.trustedProxies,
+    tls,
     logLevel: v.logLevel,
     shutdownTimeoutMs: v.shutdownTimeoutMs,
   };
+}
+
+function parsePublicUrl(raw: string): string {
+  const checked = checkUrl(raw, {
+    schemes: ['http:', 'https:'],
+    noCredentials: true,
+    example: 'https://console.example.ng',
+  });
+  if (checked.problem !== undefined) throw new ConfigError('CONSOLE_PUBLIC_URL', checked.problem);
+  return baseUrlText(checked.url);
 }
 
 export function resolveConsoleServiceToken(config: ConsoleConfig): string {

@@ -17,6 +17,10 @@ const NAV: ReadonlyArray<readonly [string, string]> = [
   ['/accounts', 'Accounts'],
   ['/credit', 'Propose a credit'],
   ['/audit', 'Audit log'],
+  ['/catalogue/tiers', 'Tiers'],
+  ['/catalogue/plans', 'Data plans'],
+  ['/settings', 'Settings'],
+  ['/staff', 'Staff'],
 ];
 
 /** The hidden CSRF field every form of a signed-in page carries. */

@@ -6,6 +6,7 @@ import { processFlags } from '../runtime/flags.js';
 import { announceReady, runUntilSignal } from '../runtime/lifecycle.js';
 import { createProcessLog } from '../runtime/log.js';
 import { checkPortFree } from '../runtime/ports.js';
+import { readPem } from '../runtime/tls.js';
 import { listenWebApp, type RunningWebApp } from '../web/http.js';
 import { consoleConfigHelp, loadConsoleConfig, resolveConsoleSecret, resolveConsoleServiceToken } from './config.js';
 import { createConsole } from './server.js';
@@ -28,6 +29,15 @@ export async function startConsole(env: NodeJS.ProcessEnv = process.env): Promis
     core: createClient(ConsoleService, transport),
     secret: resolveConsoleSecret(config),
     secureCookies: config.secureCookies,
+    trustedProxies: config.trustedProxies,
+    ...(config.tls === undefined
+      ? {}
+      : {
+          tls: {
+            cert: readPem('CONSOLE_TLS_CERT', config.tls.certFile),
+            key: readPem('CONSOLE_TLS_KEY', config.tls.keyFile),
+          },
+        }),
     log,
   });
   const running = await listenWebApp({

@@ -10,17 +10,10 @@ import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Client } from '@connectrpc/connect';
 import type { ConsoleService } from '../gen/prepaid/v1/console_pb.js';
+import { addressList, type ClientIpResolver, createClientIpResolver } from '../runtime/client-ip.js';
 import type { HttpBounds } from '../runtime/http-bounds.js';
 import type { SafeHtml } from '../web/html.js';
-import {
-  boundedWebServer,
-  plainAddress,
-  readForm,
-  redirect,
-  requestUrl,
-  sendPage,
-  type WebServer,
-} from '../web/http.js';
+import { boundedWebServer, readForm, redirect, requestUrl, sendPage, type WebServer } from '../web/http.js';
 import { refusalOf } from '../web/refusal.js';
 import {
   CSRF_FIELD,
@@ -56,6 +49,10 @@ export interface ConsoleDeps {
   secureCookies: boolean;
   log: ConsoleLogger;
   bounds?: Partial<HttpBounds>;
+  /** Proxies whose X-Forwarded-For is believed (CONSOLE_TRUSTED_PROXIES); none by default. */
+  trustedProxies?: readonly string[];
+  /** The console's own TLS certificate chain and key (CONSOLE_TLS_CERT, CONSOLE_TLS_KEY): https only. */
+  tls?: { cert: Buffer; key: Buffer };
 }
 
 export type Answer = { kind: 'page'; status?: number; body: SafeHtml } | { kind: 'redirect'; location: string };
@@ -92,18 +89,29 @@ const STYLESHEET = readFileSync(new URL('./static/console.css', import.meta.url)
 
 export function createConsole(deps: ConsoleDeps): Console {
   const csrf = createCsrf(deps.secret);
+  // The member's address (the sign-in throttle's and the audit log's) is the connection's,
+  // unless that is a trusted proxy: the gateway's rule, from runtime/client-ip.ts.
+  const clientAddressOf = createClientIpResolver(addressList('CONSOLE_TRUSTED_PROXIES', deps.trustedProxies ?? []));
   // The same connection, pipelining, header and idle bounds as the gateway and the developer area.
-  return boundedWebServer((req, res) => {
-    handle(deps, csrf, req, res).then(
-      (name) => deps.log.info('http.request', { method: req.method, route: name, status: res.statusCode }),
-      (error: unknown) => {
-        deps.log.error('http.request_failed', { error: error instanceof Error ? error.message : String(error) });
-        if (!res.headersSent)
-          sendPage(res, 500, messagePage('Sorry, there is a problem with the service', 'Try again in a few minutes.'));
-        else res.destroy();
-      },
-    );
-  }, deps.bounds);
+  return boundedWebServer(
+    (req, res) => {
+      handle(deps, csrf, clientAddressOf, req, res).then(
+        (name) => deps.log.info('http.request', { method: req.method, route: name, status: res.statusCode }),
+        (error: unknown) => {
+          deps.log.error('http.request_failed', { error: error instanceof Error ? error.message : String(error) });
+          if (!res.headersSent)
+            sendPage(
+              res,
+              500,
+              messagePage('Sorry, there is a problem with the service', 'Try again in a few minutes.'),
+            );
+          else res.destroy();
+        },
+      );
+    },
+    deps.bounds,
+    deps.tls,
+  );
 }
 
 function findRoute(method: string, path: string): { route: Route; params: string[] } | undefined {
@@ -115,7 +123,13 @@ function findRoute(method: string, path: string): { route: Route; params: string
   return undefined;
 }
 
-async function handle(deps: ConsoleDeps, csrf: Csrf, req: IncomingMessage, res: ServerResponse): Promise<string> {
+async function handle(
+  deps: ConsoleDeps,
+  csrf: Csrf,
+  clientAddressOf: ClientIpResolver,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<string> {
   setSecurityHeaders(res);
   const url = requestUrl(req.url);
   const method = req.method === 'HEAD' ? 'GET' : (req.method ?? '');
@@ -145,7 +159,7 @@ async function handle(deps: ConsoleDeps, csrf: Csrf, req: IncomingMessage, res: 
     setCookies.push(httpOnlyCookie(STAFF_VISITOR_COOKIE, visitorId, VISITOR_COOKIE_MAX_AGE_S, cookieOptions));
   }
   const visitorCsrf = visitorId === undefined ? '' : csrf.forVisitor(visitorId);
-  const clientAddress = plainAddress(req.socket.remoteAddress ?? '');
+  const clientAddress = clientAddressOf(req);
 
   let form = new URLSearchParams();
   if (route.method === 'POST') {

@@ -277,7 +277,7 @@ export function createCore(deps: CoreDeps): Core {
   });
   const accounts = createAccountService({ store, clock, keyUses });
   const planChanges = createPlanChanges({ store, clock, log: deps.log });
-  const catalog = createCatalogService({ store, changes: planChanges });
+  const catalog = createCatalogService({ store, changes: planChanges, clock });
   const costRules = createCostRules({ store, clock, log: deps.log });
   const purchases = createPurchaseService({ ...purchaseDeps, costRules });
   const pendingList = createPendingList({ transactions: store.transactions });

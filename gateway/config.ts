@@ -4,8 +4,9 @@
  * the rest through factories. An invalid value stops the process with an error that names
  * the variable, never a silent fallback.
  */
-import { BlockList, isIP } from 'node:net';
+import type { BlockList } from 'node:net';
 import path from 'node:path';
+import { addressList, parseAddressList } from '../runtime/client-ip.js';
 import {
   ConfigError,
   checkedDrain,
@@ -322,18 +323,6 @@ export function trustedProxyList(entries: readonly string[]): BlockList {
   return addressList('TRUSTED_PROXIES', entries);
 }
 
-/** A BlockList of IPs and CIDRs as a configuration variable `name` wrote them. */
-export function addressList(name: string, entries: readonly string[]): BlockList {
-  const list = new BlockList();
-  for (const entry of entries) {
-    const parsed = parseAddressOrCidr(entry);
-    if (parsed === undefined) throw new ConfigError(name, `"${entry}" is not an IP address or CIDR.`);
-    if (parsed.prefix === undefined) list.addAddress(parsed.address, parsed.family);
-    else list.addSubnet(parsed.address, parsed.prefix, parsed.family);
-  }
-  return list;
-}
-
 function parseUrl(name: string, text: string): string {
   const checked = checkUrl(text, { schemes: ['http:', 'https:'], example: 'http://127.0.0.1:50051' });
   if (checked.problem !== undefined) throw new ConfigError(name, checked.problem);
@@ -358,36 +347,4 @@ function parseBasePaths(name: string, text: string): string[] {
       throw new ConfigError(name, `"${trimmed}" is reserved (${RESERVED_PATHS.join(', ')}).`);
     return trimmed;
   });
-}
-
-/** A comma-separated list of IPs and CIDRs, as written; empty text is an empty list. */
-function parseAddressList(name: string, text: string): string[] {
-  const entries = text
-    .split(',')
-    .map((p) => p.trim())
-    .filter((p) => p !== '');
-  for (const entry of entries) {
-    if (parseAddressOrCidr(entry) === undefined)
-      throw new ConfigError(name, `"${entry}" is not an IP address or CIDR.`);
-  }
-  return entries;
-}
-
-interface ParsedAddress {
-  address: string;
-  family: 'ipv4' | 'ipv6';
-  prefix: number | undefined;
-}
-
-function parseAddressOrCidr(entry: string): ParsedAddress | undefined {
-  const [address = '', prefixText, extra] = entry.split('/');
-  if (extra !== undefined) return undefined;
-  const version = isIP(address);
-  if (version === 0) return undefined;
-  const family = version === 4 ? 'ipv4' : 'ipv6';
-  if (prefixText === undefined) return { address, family, prefix: undefined };
-  if (!/^\d{1,3}$/.test(prefixText)) return undefined;
-  const prefix = Number(prefixText);
-  if (prefix > (version === 4 ? 32 : 128)) return undefined;
-  return { address, family, prefix };
 }

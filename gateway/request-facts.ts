@@ -7,7 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { Mode } from '../core/domain/mode.js';
-import { normalizeAddress } from './client-ip.js';
+import { normalizeAddress } from '../runtime/client-ip.js';
 import type { GatewayLogger } from './log.js';
 import type { GatewayMetrics } from './metrics.js';
 

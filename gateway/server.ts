@@ -12,13 +12,13 @@
 import http, { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { Duplex } from 'node:stream';
+import { addressList, createClientIpResolver } from '../runtime/client-ip.js';
 import { applyHttpBounds, boundedServerOptions } from '../runtime/http-bounds.js';
 import { findAction } from './actions/index.js';
 import { createKeyAuthenticator } from './auth.js';
 import { ClientGoneError } from './body.js';
 import { type CallbackHandler, createCallbackHandler } from './callbacks.js';
-import { createClientIpResolver } from './client-ip.js';
-import { addressList, type GatewayConfig, trustedProxyList } from './config.js';
+import { type GatewayConfig, trustedProxyList } from './config.js';
 import type { CoreClients } from './core-client.js';
 import { errorBody, gatewayError, toApiError } from './errors.js';
 import { createFundingCallbackHandler } from './funding-callbacks.js';

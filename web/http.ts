@@ -5,6 +5,7 @@
  */
 
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import https from 'node:https';
 import { type AddressInfo, isIP, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { applyHttpBounds, boundedServerOptions, type HttpBounds } from '../runtime/http-bounds.js';
@@ -83,15 +84,25 @@ export interface WebServer {
  * An HTTP server that keeps the gateway's connection, pipelining, header and idle bounds
  * (runtime/http-bounds.ts), answers a malformed request with a bare 400, and tracks its
  * sockets so that a stop can drop them. `handle` runs for every request the bounds admit.
+ * With `tls` (PEM certificate chain and key) it serves https only, with the same bounds.
  */
 export function boundedWebServer(
   handle: (req: IncomingMessage, res: ServerResponse) => void,
   overrides?: Partial<HttpBounds>,
+  tls?: { cert: Buffer; key: Buffer },
 ): WebServer {
   const open = new Set<Socket>();
-  const server = http.createServer(boundedServerOptions(), (req, res) => {
+  const listener = (req: IncomingMessage, res: ServerResponse) => {
     if (bounds.admit(req, res)) handle(req, res);
-  });
+  };
+  // An https server is an http server over TLS sockets: the same requests, options and bounds.
+  const server =
+    tls === undefined
+      ? http.createServer(boundedServerOptions(), listener)
+      : (https.createServer(
+          { ...boundedServerOptions(), cert: tls.cert, key: tls.key },
+          listener,
+        ) as unknown as http.Server);
   const bounds = applyHttpBounds(server, overrides);
   server.on('connection', (socket: Socket) => {
     open.add(socket);
@@ -117,7 +128,7 @@ export function boundedWebServer(
 
 /** A web app listening: where, and how process lifecycle (runtime/lifecycle.ts) stops it. */
 export interface RunningWebApp extends Stoppable {
-  /** http://host:port as a browser on this machine opens it. */
+  /** http://host:port (https:// when it serves TLS) as a browser on this machine opens it. */
   url: string;
   port: number;
   drain(): void;
@@ -155,9 +166,10 @@ export async function listenWebApp(options: {
   }
   const { port } = app.server.address() as AddressInfo;
   const shownHost = options.host === '::' || options.host === '0.0.0.0' ? '127.0.0.1' : options.host;
+  const scheme = app.server instanceof https.Server ? 'https' : 'http';
   let closing: Promise<void> | undefined;
   return {
-    url: `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}`,
+    url: `${scheme}://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}`,
     port,
     shutdownTimeoutMs: options.shutdownTimeoutMs,
     drainMs: 0,

@@ -2,7 +2,18 @@
 import type { Route } from '../server.js';
 import { accountRoutes } from './accounts.js';
 import { auditRoutes } from './audit.js';
+import { catalogueRoutes } from './catalogue.js';
 import { queueRoutes } from './queue.js';
+import { settingsRoutes } from './settings.js';
 import { signInRoutes } from './sign-in.js';
+import { staffRoutes } from './staff.js';
 
-export const routes: readonly Route[] = [...signInRoutes, ...queueRoutes, ...accountRoutes, ...auditRoutes];
+export const routes: readonly Route[] = [
+  ...signInRoutes,
+  ...queueRoutes,
+  ...accountRoutes,
+  ...auditRoutes,
+  ...catalogueRoutes,
+  ...settingsRoutes,
+  ...staffRoutes,
+];

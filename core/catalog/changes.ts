@@ -26,6 +26,8 @@ export interface ChangeAuthor {
   /** `cli` for the admin token, `staff:<email>`, or `system` (syncs, pushes, observed answers). */
   actor: string;
   note: string;
+  /** The staff member's address (console changes); none for the CLI and the core's own. */
+  address?: string | null;
 }
 
 /** One plan before and after a change; `before` null for a plan that is new. */
@@ -126,7 +128,7 @@ export function createPlanChanges(deps: {
         target: request.audit.target,
         before: request.audit.before === null ? null : JSON.stringify(request.audit.before),
         after: request.audit.after === null ? null : JSON.stringify(request.audit.after),
-        address: null,
+        address: author.address ?? null,
         note: author.note,
       });
       deps.log('catalog.plans_changed', {

@@ -54,8 +54,27 @@ function checkProviderCode(field: string, value: string, violations: FieldViolat
 /** Upstream names as the providers give them ("vtpass", "clubkonnect", a named instance). */
 const UPSTREAM_NAME = /^[a-z][a-z0-9_-]{0,31}$/;
 
-export function createCatalogService(deps: { store: Pick<Store, 'catalog'>; changes: PlanChanges }) {
-  const { catalog } = deps.store;
+export function createCatalogService(deps: {
+  store: Pick<Store, 'catalog' | 'auditLog'>;
+  changes: PlanChanges;
+  clock?: () => Date;
+}) {
+  const { catalog, auditLog } = deps.store;
+  const clock = deps.clock ?? (() => new Date());
+
+  /** The audit row of a change partners are not told about (a tier's name or discounts, the SMS rate). */
+  async function audited(who: ChangeAuthor, action: string, target: string, before: unknown, after: unknown) {
+    await auditLog.append({
+      at: clock(),
+      actor: who.actor,
+      action,
+      target,
+      before: before === null ? null : JSON.stringify(before),
+      after: JSON.stringify(after),
+      address: who.address ?? null,
+      note: who.note,
+    });
+  }
   const { changes } = deps;
 
   async function requirePlan(planId: number): Promise<PlanRecord> {
@@ -79,7 +98,8 @@ export function createCatalogService(deps: { store: Pick<Store, 'catalog'>; chan
   return {
     listTiers: () => catalog.listTiers(),
 
-    async upsertTier(asked: TierRecord): Promise<TierRecord> {
+    /** Creates or replaces a tier (its name, API access and discounts), audited with before and after. */
+    async upsertTier(asked: TierRecord, who: ChangeAuthor = author): Promise<TierRecord> {
       // A network's discount may name it t2; it is kept under 9mobile, the name prices are read by.
       const tier: TierRecord = {
         ...asked,
@@ -118,7 +138,10 @@ export function createCatalogService(deps: { store: Pick<Store, 'catalog'>; chan
         seen.add(key);
       });
       throwIfViolations(violations);
-      return catalog.upsertTier(tier);
+      const before = await catalog.getTier(tier.tierId);
+      const written = await catalog.upsertTier(tier);
+      await audited(who, 'tiers.upsert', `tier:${tier.tierId}`, before, written);
+      return written;
     },
 
     listPlans: (network: string) => catalog.listPlans(network ? { network } : {}),
@@ -325,12 +348,14 @@ export function createCatalogService(deps: { store: Pick<Store, 'catalog'>; chan
 
     getSmsRate: () => catalog.getSmsRateKobo(),
 
-    async setSmsRate(koboPerPage: Kobo): Promise<Kobo> {
+    async setSmsRate(koboPerPage: Kobo, who: ChangeAuthor = author): Promise<Kobo> {
       if (!isKobo(koboPerPage) || koboPerPage <= 0 || koboPerPage > MAX_SMS_RATE_KOBO) {
         const description = `kobo_per_page must be 1 to ${MAX_SMS_RATE_KOBO}.`;
         throwIfViolations([{ field: 'kobo_per_page', description }]);
       }
+      const before = await catalog.getSmsRateKobo();
       await catalog.setSmsRateKobo(koboPerPage);
+      await audited(who, 'prices.sms_rate', 'sms_rate', { kobo_per_page: before }, { kobo_per_page: koboPerPage });
       return koboPerPage;
     },
 

@@ -138,3 +138,14 @@ export function faceValueCostAt(
   if (rule === undefined) return undefined;
   return kobo(sale.faceValueKobo - Math.floor((sale.faceValueKobo * rule.commissionBasisPoints) / 10_000));
 }
+
+/** Where a tier's price of a plan comes from, in planPriceFor's order (the console shows it). */
+export type PlanPriceBasis = 'fixed' | 'rule' | 'discount';
+
+export function planPriceBasis(
+  tier: Pick<TierRecord, 'tierId'> & Partial<Pick<TierRecord, 'priceRules'>>,
+  plan: PlanRecord,
+): PlanPriceBasis {
+  if (Object.hasOwn(plan.tierPricesKobo, tier.tierId)) return 'fixed';
+  return priceRuleFor(tier, plan) !== undefined && pricingCost(plan) !== undefined ? 'rule' : 'discount';
+}

@@ -9,13 +9,23 @@ export const STAFF_ROLES = ['admin', 'support', 'finance'] as const;
 export type StaffRole = (typeof STAFF_ROLES)[number];
 
 /** What a staff member may be asked to do; each is allowed to some roles only (`STAFF_POWERS`). */
-export type StaffPower = 'read' | 'resolve' | 'propose' | 'propose_money' | 'approve' | 'upgrades' | 'staff';
+export type StaffPower =
+  | 'read'
+  | 'resolve'
+  | 'propose'
+  | 'propose_money'
+  | 'approve'
+  | 'upgrades'
+  | 'staff'
+  | 'settings';
 
 /**
  * Which roles hold which power. Support may look, re-query and resolve a pending purchase as
  * delivered (no money moves), and propose a pending resolved as failed (`propose`: a refund a
  * finance member approves). Finance proposes the other money moves (`propose_money`: credits,
- * forced refunds, inflow assignments) and approves; admin does everything.
+ * forced refunds, inflow assignments) and approves; admin does everything, and alone manages
+ * staff and changes the catalogue and settings (`settings`: tiers, prices, plans, the SMS rate,
+ * routes, float alerts), which every role may read.
  */
 const STAFF_POWERS: Readonly<Record<StaffPower, readonly StaffRole[]>> = {
   read: ['admin', 'support', 'finance'],
@@ -25,7 +35,13 @@ const STAFF_POWERS: Readonly<Record<StaffPower, readonly StaffRole[]>> = {
   approve: ['admin', 'finance'],
   upgrades: ['admin'],
   staff: ['admin'],
+  settings: ['admin'],
 };
+
+/** Whether a member counts as an admin who can still act: not disabled, and set up. */
+export function isActiveAdmin(member: Pick<StaffMemberRecord, 'role' | 'disabled' | 'passwordHash'>): boolean {
+  return member.role === 'admin' && !member.disabled && member.passwordHash !== '';
+}
 
 export function mayDo(role: StaffRole, power: StaffPower): boolean {
   return STAFF_POWERS[power].includes(role);

@@ -22,16 +22,23 @@ export interface SupplyAdmin {
   listRoutes(): Promise<{ routes: RouteRecord[]; defaults: { product: ProductName; upstreams: readonly string[] }[] }>;
   /** The configured upstreams, with the products each sells. */
   upstreams(): { name: string; kind: string; products: ProductName[] }[];
+  /** `address`: the staff member's, for the audit log (none for the CLI). */
   setRoute(
     key: RouteKey,
     upstreams: string[],
     actor: string,
+    address?: string | null,
   ): Promise<{ route: RouteRecord; before: RouteRecord | null }>;
-  clearRoute(key: RouteKey, actor: string): Promise<RouteRecord | null>;
+  clearRoute(key: RouteKey, actor: string, address?: string | null): Promise<RouteRecord | null>;
   attemptsOf(reference: string): Promise<UpstreamAttemptRecord[]>;
   /** Each upstream's health as this core sees it, with the last hour's attempts from the store. */
   health(): Promise<UpstreamHealthRow[]>;
-  setFloatAlert(name: string, alertKobo: Kobo | null, actor: string): Promise<{ before: Kobo | null }>;
+  setFloatAlert(
+    name: string,
+    alertKobo: Kobo | null,
+    actor: string,
+    address?: string | null,
+  ): Promise<{ before: Kobo | null }>;
 }
 
 /** One row of `prepaid upstreams list`. */
@@ -106,7 +113,7 @@ export function createSupplyAdmin(deps: {
         products: PRODUCTS.filter((p) => u.products[p] !== undefined),
       }));
     },
-    async setRoute(key, upstreams, actor) {
+    async setRoute(key, upstreams, actor, address = null) {
       checkKey(key);
       if (deps.supply === undefined)
         throw new DomainError(
@@ -134,13 +141,13 @@ export function createSupplyAdmin(deps: {
         target: routeTarget(key),
         before: routeJson(before),
         after: routeJson(route),
-        address: null,
+        address,
         note: '',
       });
       await deps.router?.reload();
       return { route, before };
     },
-    async clearRoute(key, actor) {
+    async clearRoute(key, actor, address = null) {
       checkKey(key);
       const before = await deps.store.supply.clearRoute(key);
       if (before !== null) {
@@ -151,7 +158,7 @@ export function createSupplyAdmin(deps: {
           target: routeTarget(key),
           before: routeJson(before),
           after: null,
-          address: null,
+          address,
           note: '',
         });
       }
@@ -184,7 +191,7 @@ export function createSupplyAdmin(deps: {
         };
       });
     },
-    async setFloatAlert(name, alertKobo, actor) {
+    async setFloatAlert(name, alertKobo, actor, address = null) {
       if (!configured().has(name)) throw invalid('name', `${name.slice(0, 40)} is not a configured upstream.`);
       const at = deps.clock();
       const before = await deps.store.supply.setUpstreamSettings({
@@ -200,7 +207,7 @@ export function createSupplyAdmin(deps: {
         target: `upstream:${name}`,
         before: beforeKobo === null ? null : JSON.stringify({ alert_kobo: String(beforeKobo) }),
         after: alertKobo === null ? null : JSON.stringify({ alert_kobo: String(alertKobo) }),
-        address: null,
+        address,
         note: '',
       });
       await deps.router?.reload();

@@ -13,6 +13,7 @@ import type { PlanType } from '../domain/products.js';
 import type { CostRule, RouteRecord, UpstreamAttemptRecord } from '../domain/records.js';
 import type { PendingList } from '../purchases/pending-list.js';
 import type { SupplyAdmin } from '../purchases/supply-admin.js';
+import { type Actor, CLI_ACTOR } from '../staff/audit.js';
 import type { RouteKey } from '../store/port.js';
 import {
   accountMessage,
@@ -34,9 +35,6 @@ import type { Handlers } from './grpc.js';
 import type { PlanCodeMethods } from './plan-codes.js';
 import { ownTurn } from './turns.js';
 import { planSyncMessage } from './upstream.js';
-
-/** The admin token's actor in the audit log. */
-const CLI_ACTOR = 'cli';
 
 function routeKeyIn(key: { product: number; network: string; planType: string; disco: string } | undefined): RouteKey {
   const product = key === undefined ? null : productFromProto(key.product);
@@ -95,7 +93,13 @@ export function adminHandlers(
     proposeCredit?: ((accountId: string, amountKobo: number, memo: string) => Promise<string>) | undefined;
   },
   planSync: PlanSync,
+  /**
+   * Who the changes are by, for the audit log: the admin token (`cli`), or a staff member
+   * when the console makes the same change through these handlers (core/rpc/console.ts).
+   */
+  who: Actor = CLI_ACTOR,
 ): Omit<Handlers<(typeof AdminServiceDesc)['method']>, PlanCodeMethods> {
+  const by = (note: string) => ({ actor: who.actor, address: who.address, note });
   return {
     async createAccount(req) {
       const { account, issuedKey } = await accounts.createAccount(req.name, req.tierId);
@@ -155,13 +159,16 @@ export function adminHandlers(
       });
       // Price rules change only through SetPriceRule (audited, announced); an upsert keeps them.
       const existing = await catalog.listTiers();
-      const tier = await catalog.upsertTier({
-        tierId: req.tier.tierId,
-        name: req.tier.name,
-        apiAccess: req.tier.apiAccess,
-        discounts,
-        priceRules: existing.find((t) => t.tierId === req.tier!.tierId)?.priceRules ?? [],
-      });
+      const tier = await catalog.upsertTier(
+        {
+          tierId: req.tier.tierId,
+          name: req.tier.name,
+          apiAccess: req.tier.apiAccess,
+          discounts,
+          priceRules: existing.find((t) => t.tierId === req.tier!.tierId)?.priceRules ?? [],
+        },
+        by(''),
+      );
       return { tier: tierMessage(tier) };
     },
     async listCatalogPlans(req) {
@@ -198,10 +205,7 @@ export function adminHandlers(
       return { plan: catalogPlanMessage(plan) };
     },
     async setPlanTypeEnabled(req) {
-      const result = await catalog.setPlanTypeEnabled(req.network, req.planType, req.enabled, {
-        actor: 'cli',
-        note: req.note,
-      });
+      const result = await catalog.setPlanTypeEnabled(req.network, req.planType, req.enabled, by(req.note));
       return {
         changed: result.changed,
         plans: result.plans.map((plan) => catalogPlanMessage(plan, req.enabled)),
@@ -213,7 +217,7 @@ export function adminHandlers(
         int64In(req.planId, 'plan_id'),
         req.upstream,
         koboIn(req.costKobo, 'cost_kobo'),
-        { actor: 'cli', note: req.note },
+        by(req.note),
       );
       return { plan: catalogPlanMessage(result.plan), events: result.events };
     },
@@ -231,7 +235,7 @@ export function adminHandlers(
               floorKobo: koboIn(r.floorKobo, 'rule.floor_kobo'),
               ceilingKobo: koboIn(r.ceilingKobo, 'rule.ceiling_kobo'),
             },
-        { actor: 'cli', note: req.note },
+        by(req.note),
       );
       return { tier: tierMessage(result.tier), events: result.events };
     },
@@ -248,7 +252,7 @@ export function adminHandlers(
           upstream: r.upstream,
           commissionBasisPoints: req.remove ? null : r.commissionBasisPoints,
         },
-        { actor: CLI_ACTOR, note: req.note },
+        by(req.note),
       );
       return { ...(result.rule === null ? {} : { rule: costRuleMessage(result.rule) }), changed: result.changed };
     },
@@ -272,7 +276,7 @@ export function adminHandlers(
       return { koboPerPage: BigInt(await catalog.getSmsRate()) };
     },
     async setSmsRate(req) {
-      return { koboPerPage: BigInt(await catalog.setSmsRate(koboIn(req.koboPerPage, 'kobo_per_page'))) };
+      return { koboPerPage: BigInt(await catalog.setSmsRate(koboIn(req.koboPerPage, 'kobo_per_page'), by(''))) };
     },
     async listPendingTransactions(req) {
       const page = await operations.pendingList.list(
@@ -298,11 +302,16 @@ export function adminHandlers(
       };
     },
     async setRoute(req) {
-      const { route, before } = await operations.supply.setRoute(routeKeyIn(req.key), req.upstreams, CLI_ACTOR);
+      const { route, before } = await operations.supply.setRoute(
+        routeKeyIn(req.key),
+        req.upstreams,
+        who.actor,
+        who.address,
+      );
       return { route: routeMessage(route), ...(before === null ? {} : { before: routeMessage(before) }) };
     },
     async clearRoute(req) {
-      const before = await operations.supply.clearRoute(routeKeyIn(req.key), CLI_ACTOR);
+      const before = await operations.supply.clearRoute(routeKeyIn(req.key), who.actor, who.address);
       return before === null ? {} : { before: routeMessage(before) };
     },
     async listUpstreamAttempts(req) {
@@ -327,7 +336,7 @@ export function adminHandlers(
     async setUpstreamFloatAlert(req) {
       if (req.alertKobo < 0n) throw invalid('alert_kobo', 'alert_kobo must be 0 (no alert) or more.');
       const alert = req.alertKobo === 0n ? null : koboIn(req.alertKobo, 'alert_kobo');
-      const { before } = await operations.supply.setFloatAlert(req.name, alert, CLI_ACTOR);
+      const { before } = await operations.supply.setFloatAlert(req.name, alert, who.actor, who.address);
       return {
         ...(alert === null ? {} : { alertKobo: BigInt(alert) }),
         ...(before === null ? {} : { beforeKobo: BigInt(before) }),

@@ -14,9 +14,12 @@ const READ = /^(list|get|check)/;
  * Calls whose use case writes its own, fuller row with the state before and after (the two-step
  * reset and the reset link in core/people, routes and float alerts in core/purchases/supply-admin.ts,
  * plan codes in core/catalog/plan-codes.ts, plan types, costs and price rules in core/catalog/changes.ts,
- * commissions in core/catalog/costs.ts): audited there, not twice.
+ * commissions in core/catalog/costs.ts, tiers and the SMS rate in core/catalog/service.ts): audited there,
+ * not twice.
  */
 const AUDITED_BY_USE_CASE = new Set([
+  'upsertTier',
+  'setSmsRate',
   'resetTwoStep',
   'issuePasswordReset',
   'setRoute',

@@ -3,17 +3,26 @@
  * operator's admin token). The handlers only translate: every RPC's first step is the role
  * check in core/staff/realm.ts, and the rules are in core/staff/.
  */
-import type { MessageInitShape } from '@bufbuild/protobuf';
+import { create, type MessageInitShape } from '@bufbuild/protobuf';
+import type { ServerUnaryCall } from '@grpc/grpc-js';
+import {
+  type AdminService as AdminServiceDesc,
+  ListRoutesRequestSchema,
+  ListUpstreamHealthRequestSchema,
+} from '../../gen/prepaid/v1/admin_pb.js';
 import {
   type AuditEntrySchema,
   type AuditFilter,
+  type ChangeCatalogueRequest,
   type ConsoleService as ConsoleDesc,
   type ProposalSchema,
   type StaffAdminService as StaffAdminDesc,
   type StaffMemberSchema,
   StaffSignInOutcome,
 } from '../../gen/prepaid/v1/console_pb.js';
-import { DomainError } from '../domain/errors.js';
+import type { CatalogService } from '../catalog/service.js';
+import { DomainError, invalid } from '../domain/errors.js';
+import { planPriceBasis, planPriceFor } from '../domain/pricing.js';
 import type { AuditEntryRecord } from '../domain/records.js';
 import type { ProposalRecord, StaffMemberRecord } from '../domain/staff.js';
 import { type Actor, CLI_ACTOR } from '../staff/audit.js';
@@ -23,18 +32,23 @@ import type { Store } from '../store/port.js';
 import {
   accountMessage,
   apiKeyMessage,
+  catalogPlanMessage,
   int64In,
   ledgerEntryMessage,
+  tierMessage,
   timestampInit,
   transactionMessage,
 } from './convert.js';
 import { inflowMessage } from './funding.js';
 import type { Handlers } from './grpc.js';
 import { userMessage } from './holder.js';
+import type { PlanCodeMethods } from './plan-codes.js';
 
 /** Audit rows a list returns by default and at most. */
 const DEFAULT_AUDIT_ROWS = 50;
 const MAX_AUDIT_ROWS = 200;
+/** A network name is a short word; longer text is cut before it reaches the store. */
+const MAX_FILTER_CHARS = 40;
 
 function memberMessage(member: StaffMemberRecord): MessageInitShape<typeof StaffMemberSchema> {
   return {
@@ -92,13 +106,84 @@ async function listAudit(auditLog: Store['auditLog'], filter: AuditFilter | unde
   return { entries: entries.map(auditMessage) };
 }
 
+/** The admin service's handlers acting for `who` (core/rpc/admin.ts): the console's changes go through them. */
+type AdminHandlers = Omit<Handlers<(typeof AdminServiceDesc)['method']>, PlanCodeMethods>;
+
 export interface ConsoleRpcDeps {
   realm: StaffRealm;
   desk: Desk;
   auditLog: Store['auditLog'];
+  catalog: CatalogService;
+  adminAs: (who: Actor) => AdminHandlers;
 }
 
-export function consoleHandlers({ realm, desk, auditLog }: ConsoleRpcDeps): Handlers<(typeof ConsoleDesc)['method']> {
+/** The catalogue's plans, each with every tier's price and where it comes from. */
+async function catalogue(catalog: CatalogService, network: string) {
+  const [tiers, plans, off, smsRate] = await Promise.all([
+    catalog.listTiers(),
+    catalog.listPlans(network),
+    catalog.listPlanTypesOff(),
+    catalog.getSmsRate(),
+  ]);
+  return {
+    tiers: tiers.map(tierMessage),
+    plans: plans.map((plan) => ({
+      plan: catalogPlanMessage(plan, !off.some((o) => o.network === plan.network && o.type === plan.type)),
+      prices: tiers.map((tier) => ({
+        tierId: tier.tierId,
+        priceKobo: BigInt(planPriceFor(tier, plan)),
+        basis: planPriceBasis(tier, plan),
+      })),
+    })),
+    smsKoboPerPage: BigInt(smsRate),
+  };
+}
+
+/**
+ * One catalogue or settings change, by the admin service's handler for the same request (so
+ * the same use case, checks and audit row, with the member as the actor), read back as
+ * events written and whether anything changed.
+ */
+async function changeCatalogue(
+  admin: AdminHandlers,
+  change: ChangeCatalogueRequest['change'],
+  call: ServerUnaryCall<unknown, unknown>,
+): Promise<{ events: number; changed: boolean }> {
+  switch (change.case) {
+    case 'tier':
+      await admin.upsertTier(change.value, call);
+      return { events: 0, changed: true };
+    case 'planCost':
+      return { events: (await admin.setPlanCost(change.value, call)).events ?? 0, changed: true };
+    case 'priceRule':
+      return { events: (await admin.setPriceRule(change.value, call)).events ?? 0, changed: true };
+    case 'planType': {
+      const done = await admin.setPlanTypeEnabled(change.value, call);
+      return { events: done.events ?? 0, changed: done.changed ?? false };
+    }
+    case 'smsRate':
+      await admin.setSmsRate(change.value, call);
+      return { events: 0, changed: true };
+    case 'route':
+      await admin.setRoute(change.value, call);
+      return { events: 0, changed: true };
+    case 'clearRoute':
+      return { events: 0, changed: (await admin.clearRoute(change.value, call)).before !== undefined };
+    case 'floatAlert':
+      await admin.setUpstreamFloatAlert(change.value, call);
+      return { events: 0, changed: true };
+    default:
+      throw invalid('change', 'change must name what to change.');
+  }
+}
+
+export function consoleHandlers({
+  realm,
+  desk,
+  auditLog,
+  catalog,
+  adminAs,
+}: ConsoleRpcDeps): Handlers<(typeof ConsoleDesc)['method']> {
   return {
     async getStaffSetup(req) {
       const setup = await realm.describeSetup(req.setupToken);
@@ -211,6 +296,60 @@ export function consoleHandlers({ realm, desk, auditLog }: ConsoleRpcDeps): Hand
         transactions: overview.transactions.map(transactionMessage),
         ledger: overview.ledger.map(ledgerEntryMessage),
       };
+    },
+    ...settingsHandlers(realm, catalog, adminAs),
+  };
+}
+
+/** The catalogue, settings and staff RPCs: reads for every role, changes for admins. */
+function settingsHandlers(
+  realm: StaffRealm,
+  catalog: CatalogService,
+  adminAs: ConsoleRpcDeps['adminAs'],
+): Pick<
+  Handlers<(typeof ConsoleDesc)['method']>,
+  | 'getCatalogue'
+  | 'getSupplySettings'
+  | 'changeCatalogue'
+  | 'listStaffMembers'
+  | 'inviteStaffMember'
+  | 'disableStaffMember'
+  | 'setStaffRole'
+> {
+  return {
+    async getCatalogue(req) {
+      await realm.require(req.sessionToken, 'read', req.clientAddress);
+      return catalogue(catalog, req.network.trim().slice(0, MAX_FILTER_CHARS));
+    },
+    async getSupplySettings(req, call) {
+      const { who } = await realm.require(req.sessionToken, 'read', req.clientAddress);
+      const admin = adminAs(who);
+      const [routes, health] = await Promise.all([
+        admin.listRoutes(create(ListRoutesRequestSchema), call),
+        admin.listUpstreamHealth(create(ListUpstreamHealthRequestSchema), call),
+      ]);
+      return { routes, upstreams: health.upstreams ?? [] };
+    },
+    async changeCatalogue(req, call) {
+      const { who } = await realm.require(req.sessionToken, 'settings', req.clientAddress);
+      return changeCatalogue(adminAs(who), req.change, call);
+    },
+    async listStaffMembers(req) {
+      await realm.require(req.sessionToken, 'staff', req.clientAddress);
+      return { members: (await realm.listMembers()).map(memberMessage) };
+    },
+    async inviteStaffMember(req) {
+      const { who } = await realm.require(req.sessionToken, 'staff', req.clientAddress);
+      const { member, url } = await realm.invite(req.email, req.role, who);
+      return { member: memberMessage(member), setupUrl: url };
+    },
+    async disableStaffMember(req) {
+      const { who } = await realm.require(req.sessionToken, 'staff', req.clientAddress);
+      return { member: memberMessage(await realm.disable(req.email, who)) };
+    },
+    async setStaffRole(req) {
+      const { who } = await realm.require(req.sessionToken, 'staff', req.clientAddress);
+      return { member: memberMessage(await realm.setRole(req.email, req.role, who)) };
     },
   };
 }

@@ -36,7 +36,7 @@ import type { PendingList } from '../purchases/pending-list.js';
 import type { PurchaseService as Purchases } from '../purchases/service.js';
 import type { SupplyAdmin } from '../purchases/supply-admin.js';
 import type { VerificationService } from '../purchases/verification.js';
-import type { AuditTrail } from '../staff/audit.js';
+import { type Actor, type AuditTrail, CLI_ACTOR } from '../staff/audit.js';
 import type { Desk } from '../staff/desk.js';
 import type { StaffRealm } from '../staff/realm.js';
 import type { Store } from '../store/port.js';
@@ -157,25 +157,27 @@ export function createCoreServer(deps: CoreServerDeps): CoreServer {
     serviceDefinition(EventService),
     implement(EventService, eventHandlers(deps.eventFeed), serviceCallers, deps.log),
   );
+  // The admin service's handlers, by the admin token or, for the console's catalogue and
+  // settings changes, by a staff member: one translation to the same use cases.
+  const adminAs = (who: Actor) =>
+    adminHandlers(
+      deps.accounts,
+      deps.catalog,
+      {
+        pendingList: deps.pendingList,
+        ledgerCheck: deps.ledgerCheck,
+        supply: deps.supplyAdmin,
+        costRules: deps.costRules,
+        proposeCredit: deps.staff.proposeCredit,
+      },
+      deps.planSync,
+      who,
+    );
   server.addService(
     serviceDefinition(AdminService),
     implement(
       AdminService,
-      audited<(typeof AdminService)['method']>({
-        ...adminHandlers(
-          deps.accounts,
-          deps.catalog,
-          {
-            pendingList: deps.pendingList,
-            ledgerCheck: deps.ledgerCheck,
-            supply: deps.supplyAdmin,
-            costRules: deps.costRules,
-            proposeCredit: deps.staff.proposeCredit,
-          },
-          deps.planSync,
-        ),
-        ...planCodeHandlers(deps.planCodes),
-      }),
+      audited<(typeof AdminService)['method']>({ ...adminAs(CLI_ACTOR), ...planCodeHandlers(deps.planCodes) }),
       adminCallers,
       deps.log,
     ),
@@ -234,7 +236,13 @@ export function createCoreServer(deps: CoreServerDeps): CoreServer {
     serviceDefinition(ConsoleService),
     implement(
       ConsoleService,
-      consoleHandlers({ realm: deps.staff.realm, desk: deps.staff.desk, auditLog: deps.staff.auditLog }),
+      consoleHandlers({
+        realm: deps.staff.realm,
+        desk: deps.staff.desk,
+        auditLog: deps.staff.auditLog,
+        catalog: deps.catalog,
+        adminAs,
+      }),
       serviceCallers,
       deps.log,
     ),

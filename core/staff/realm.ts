@@ -15,6 +15,7 @@ import {
   passwordViolations,
 } from '../domain/people.js';
 import {
+  isActiveAdmin,
   mayDo,
   STAFF_ROLES,
   STAFF_SESSION_ABSOLUTE_MS,
@@ -85,6 +86,28 @@ export function createStaffRealm(deps: StaffRealmDeps) {
     if (!member || member.disabled || (member.setupExpiresAt?.getTime() ?? 0) <= clock().getTime())
       throw setupInvalid();
     return member;
+  }
+
+  async function memberByEmail(email: string): Promise<StaffMemberRecord> {
+    const member = await staff.findMemberByEmail(normalizeEmail(email));
+    if (!member) throw notFound(`Staff member ${email.slice(0, MAX_EMAIL_CHARS) || '(empty email)'}`);
+    return member;
+  }
+
+  /**
+   * Refuses, for a staff member acting in the console, to disable or demote the last active
+   * admin (which only that admin can be, acting on themselves). A check before the write: two
+   * admins demoting each other in the same instant could both pass, which leaves the CLI to
+   * invite an admin again.
+   */
+  async function keepOneAdmin(member: StaffMemberRecord, by: Actor, what: string): Promise<void> {
+    if (!by.actor.startsWith('staff:') || !isActiveAdmin(member)) return;
+    const others = (await staff.listMembers()).filter((m) => m.staffId !== member.staffId && isActiveAdmin(m));
+    if (others.length === 0)
+      throw new DomainError(
+        'FAILED_PRECONDITION',
+        `${member.email} is the last active admin and cannot be ${what}; make another member admin first.`,
+      );
   }
 
   return {
@@ -193,10 +216,14 @@ export function createStaffRealm(deps: StaffRealmDeps) {
 
     listMembers: () => staff.listMembers(),
 
-    /** Disables a member by email and ends their sessions. */
+    /**
+     * Disables a member by email and ends their sessions. From the console, never the last
+     * active admin: the console would be left with nobody to manage it (the CLI, which holds
+     * the platform's root token, may, and can invite a new admin).
+     */
     async disable(email: string, by: Actor): Promise<StaffMemberRecord> {
-      const member = await staff.findMemberByEmail(normalizeEmail(email));
-      if (!member) throw notFound(`Staff member ${email || '(empty email)'}`);
+      const member = await memberByEmail(email);
+      await keepOneAdmin(member, by, 'disabled');
       const disabled = await staff.setDisabled(member.staffId, true);
       if (!disabled) throw notFound(`Staff member ${email}`);
       await staff.deleteMemberSessions(member.staffId);
@@ -207,6 +234,24 @@ export function createStaffRealm(deps: StaffRealmDeps) {
         after: memberFacts(disabled),
       });
       return disabled;
+    },
+
+    /** Changes a member's role by email; their sessions carry on with the new role's powers at once. */
+    async setRole(email: string, role: string, by: Actor): Promise<StaffMemberRecord> {
+      if (!(STAFF_ROLES as readonly string[]).includes(role))
+        throw invalid('role', 'role must be admin, support or finance.');
+      const member = await memberByEmail(email);
+      if (member.role === role) return member;
+      await keepOneAdmin(member, by, 'moved to another role');
+      const changed = await staff.setRole(member.staffId, role as StaffRole);
+      if (!changed) throw notFound(`Staff member ${member.email}`);
+      await audit(by, {
+        action: 'staff.set_role',
+        target: member.email,
+        before: memberFacts(member),
+        after: memberFacts(changed),
+      });
+      return changed;
     },
   };
 }

@@ -50,7 +50,7 @@ import type {
   UpstreamSettingsRecord,
   UserRecord,
 } from '../domain/records.js';
-import type { ProposalRecord, StaffMemberRecord, StaffSessionRecord } from '../domain/staff.js';
+import type { ProposalRecord, StaffMemberRecord, StaffRole, StaffSessionRecord } from '../domain/staff.js';
 import type { EventStore, WebhookStore } from './event-port.js';
 
 export interface AccountStore {
@@ -479,6 +479,8 @@ export interface StaffStore {
   completeSetup(tokenHash: string, passwordHash: string, totpStep: number, at: Date): Promise<StaffMemberRecord | null>;
   /** Null when the member does not exist. */
   setDisabled(staffId: string, disabled: boolean): Promise<StaffMemberRecord | null>;
+  /** Null when the member does not exist. */
+  setRole(staffId: string, role: StaffRole): Promise<StaffMemberRecord | null>;
   /** Like PeopleStore.claimTotpStep: true only when `step` is later than the last accepted. */
   claimTotpStep(staffId: string, step: number): Promise<boolean>;
   insertSession(session: StaffSessionRecord): Promise<void>;

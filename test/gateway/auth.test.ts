@@ -6,7 +6,7 @@
  */
 import http from 'node:http';
 import * as assert from 'uvu/assert';
-import { normalizeAddress } from '../../gateway/client-ip.js';
+import { normalizeAddress } from '../../runtime/client-ip.js';
 import { startCore, type TestCore } from '../helpers/core.js';
 import { type ApiKeys, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { suite } from '../helpers/suite.js';

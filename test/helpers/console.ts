@@ -14,7 +14,11 @@ export interface TestConsole {
   close(): Promise<void>;
 }
 
-export async function startTestConsole(core: TestCore, bounds?: Partial<HttpBounds>): Promise<TestConsole> {
+export async function startTestConsole(
+  core: TestCore,
+  bounds?: Partial<HttpBounds>,
+  options: { trustedProxies?: readonly string[]; tls?: { cert: Buffer; key: Buffer } } = {},
+): Promise<TestConsole> {
   const logged: string[] = [];
   const app = createConsole({
     core: createClient(
@@ -28,10 +32,11 @@ export async function startTestConsole(core: TestCore, bounds?: Partial<HttpBoun
       error: (event, fields) => logged.push(JSON.stringify({ event, ...fields })),
     },
     ...(bounds === undefined ? {} : { bounds }),
+    ...options,
   });
   await new Promise<void>((resolve) => app.server.listen(0, '127.0.0.1', resolve));
   return {
-    url: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`,
+    url: `${options.tls === undefined ? 'http' : 'https'}://127.0.0.1:${(app.server.address() as AddressInfo).port}`,
     server: app.server,
     logged,
     async close() {

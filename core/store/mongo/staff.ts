@@ -165,6 +165,10 @@ export function createStaffStore(ctx: MongoContext): StaffStore {
         await members.findOneAndUpdate({ _id: staffId }, { $set: { disabled } }, { returnDocument: 'after' }),
       );
     },
+    async setRole(staffId, role) {
+      ctx.live();
+      return member(await members.findOneAndUpdate({ _id: staffId }, { $set: { role } }, { returnDocument: 'after' }));
+    },
     async claimTotpStep(staffId, step) {
       ctx.live();
       const result = await members.updateOne(

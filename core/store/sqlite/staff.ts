@@ -117,6 +117,9 @@ export function createStaffStore(db: Database.Database): StaffStore {
   const setDisabled = db.prepare<{ staff_id: string; disabled: number }, MemberRow>(
     'UPDATE staff_members SET disabled = @disabled WHERE staff_id = @staff_id RETURNING *',
   );
+  const setRole = db.prepare<{ staff_id: string; role: string }, MemberRow>(
+    'UPDATE staff_members SET role = @role WHERE staff_id = @staff_id RETURNING *',
+  );
   const claimStep = db.prepare<{ staff_id: string; step: number }>(
     'UPDATE staff_members SET totp_last_step = @step WHERE staff_id = @staff_id AND totp_last_step < @step',
   );
@@ -167,6 +170,10 @@ export function createStaffStore(db: Database.Database): StaffStore {
     },
     async setDisabled(staffId, disabled) {
       const row = setDisabled.get({ staff_id: staffId, disabled: toFlag(disabled) });
+      return row === undefined ? null : memberFromRow(row);
+    },
+    async setRole(staffId, role) {
+      const row = setRole.get({ staff_id: staffId, role });
       return row === undefined ? null : memberFromRow(row);
     },
     async claimTotpStep(staffId, step) {

@@ -6,7 +6,7 @@ import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobu
 import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
-import type { Account, ApiKey, LedgerEntry } from "./admin_pb.js";
+import type { Account, ApiKey, CatalogPlan, ClearRouteRequest, LedgerEntry, ListRoutesResponse, SetPlanCostRequest, SetPlanTypeEnabledRequest, SetPriceRuleRequest, SetRouteRequest, SetSmsRateRequest, SetUpstreamFloatAlertRequest, Tier, UpsertTierRequest, UpstreamHealth } from "./admin_pb.js";
 import { file_prepaid_v1_admin } from "./admin_pb.js";
 import type { Inflow } from "./funding_pb.js";
 import { file_prepaid_v1_funding } from "./funding_pb.js";
@@ -20,7 +20,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file prepaid/v1/console.proto.
  */
 export const file_prepaid_v1_console: GenFile = /*@__PURE__*/
-  fileDesc("ChhwcmVwYWlkL3YxL2NvbnNvbGUucHJvdG8SCnByZXBhaWQudjEijgEKC1N0YWZmTWVtYmVyEhAKCHN0YWZmX2lkGAEgASgJEg0KBWVtYWlsGAIgASgJEgwKBHJvbGUYAyABKAkSEAoIZGlzYWJsZWQYBCABKAgSDgoGc2V0X3VwGAUgASgIEi4KCmNyZWF0ZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIs8CCghQcm9wb3NhbBITCgtwcm9wb3NhbF9pZBgBIAEoCRIMCgRraW5kGAIgASgJEhIKCmFjY291bnRfaWQYAyABKAkSDgoGdGFyZ2V0GAQgASgJEhMKC2Ftb3VudF9rb2JvGAUgASgDEgwKBG5vdGUYBiABKAkSEwoLcHJvcG9zZWRfYnkYByABKAkSLwoLcHJvcG9zZWRfYXQYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCmV4cGlyZXNfYXQYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg4KBnN0YXR1cxgKIAEoCRISCgpkZWNpZGVkX2J5GAsgASgJEi4KCmRlY2lkZWRfYXQYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg8KB2FwcGxpZWQYDSABKAgifAoSVXBncmFkZVJlcXVlc3RJdGVtEhIKCmFjY291bnRfaWQYASABKAkSFAoMcmVxdWVzdGVkX2J5GAIgASgJEgwKBG5vdGUYAyABKAkSLgoKY3JlYXRlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAirQEKCkF1ZGl0RW50cnkSCgoCaWQYASABKAkSJgoCYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg0KBWFjdG9yGAMgASgJEg4KBmFjdGlvbhgEIAEoCRIOCgZ0YXJnZXQYBSABKAkSDgoGYmVmb3JlGAYgASgJEg0KBWFmdGVyGAcgASgJEg8KB2FkZHJlc3MYCCABKAkSDAoEbm90ZRgJIAEoCSJeCgtBdWRpdEZpbHRlchINCgVhY3RvchgBIAEoCRIOCgZhY3Rpb24YAiABKAkSDgoGdGFyZ2V0GAMgASgJEhEKCWJlZm9yZV9pZBgEIAEoCRINCgVsaW1pdBgFIAEoBSIrChRHZXRTdGFmZlNldHVwUmVxdWVzdBITCgtzZXR1cF90b2tlbhgBIAEoCSJwChVHZXRTdGFmZlNldHVwUmVzcG9uc2USDQoFZW1haWwYASABKAkSDAoEcm9sZRgCIAEoCRITCgt0b3RwX3NlY3JldBgDIAEoCRIQCgh0b3RwX3VyaRgEIAEoCRITCgt0b3RwX3FyX3N2ZxgFIAEoCSJtChlDb21wbGV0ZVN0YWZmU2V0dXBSZXF1ZXN0EhMKC3NldHVwX3Rva2VuGAEgASgJEhAKCHBhc3N3b3JkGAIgASgJEhEKCXRvdHBfY29kZRgDIAEoCRIWCg5jbGllbnRfYWRkcmVzcxgEIAEoCSJFChpDb21wbGV0ZVN0YWZmU2V0dXBSZXNwb25zZRInCgZtZW1iZXIYASABKAsyFy5wcmVwYWlkLnYxLlN0YWZmTWVtYmVyImAKElN0YWZmU2lnbkluUmVxdWVzdBINCgVlbWFpbBgBIAEoCRIQCghwYXNzd29yZBgCIAEoCRIRCgl0b3RwX2NvZGUYAyABKAkSFgoOY2xpZW50X2FkZHJlc3MYBCABKAkiowEKE1N0YWZmU2lnbkluUmVzcG9uc2USLwoHb3V0Y29tZRgBIAEoDjIeLnByZXBhaWQudjEuU3RhZmZTaWduSW5PdXRjb21lEhUKDXNlc3Npb25fdG9rZW4YAiABKAkSJwoGbWVtYmVyGAMgASgLMhcucHJlcGFpZC52MS5TdGFmZk1lbWJlchIbChNyZXRyeV9hZnRlcl9zZWNvbmRzGAQgASgFIiwKE1N0YWZmU2lnbk91dFJlcXVlc3QSFQoNc2Vzc2lvbl90b2tlbhgBIAEoCSIWChRTdGFmZlNpZ25PdXRSZXNwb25zZSJHChZHZXRTdGFmZlNlc3Npb25SZXF1ZXN0EhUKDXNlc3Npb25fdG9rZW4YASABKAkSFgoOY2xpZW50X2FkZHJlc3MYAiABKAkiQgoXR2V0U3RhZmZTZXNzaW9uUmVzcG9uc2USJwoGbWVtYmVyGAEgASgLMhcucHJlcGFpZC52MS5TdGFmZk1lbWJlciJEChNHZXRBdHRlbnRpb25SZXF1ZXN0EhUKDXNlc3Npb25fdG9rZW4YASABKAkSFgoOY2xpZW50X2FkZHJlc3MYAiABKAkiggEKC1BlbmRpbmdJdGVtEiwKC3RyYW5zYWN0aW9uGAEgASgLMhcucHJlcGFpZC52MS5UcmFuc2FjdGlvbhIQCghhdHRlbXB0cxgCIAEoBRIzCg9uZXh0X2F0dGVtcHRfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIsABChRHZXRBdHRlbnRpb25SZXNwb25zZRIoCgdwZW5kaW5nGAEgAygLMhcucHJlcGFpZC52MS5QZW5kaW5nSXRlbRIwCgh1cGdyYWRlcxgCIAMoCzIeLnByZXBhaWQudjEuVXBncmFkZVJlcXVlc3RJdGVtEiMKB2luZmxvd3MYAyADKAsyEi5wcmVwYWlkLnYxLkluZmxvdxInCglwcm9wb3NhbHMYBCADKAsyFC5wcmVwYWlkLnYxLlByb3Bvc2FsIloKFlJlcXVlcnlQdXJjaGFzZVJlcXVlc3QSFQoNc2Vzc2lvbl90b2tlbhgBIAEoCRIWCg5jbGllbnRfYWRkcmVzcxgCIAEoCRIRCglyZWZlcmVuY2UYAyABKAkiRwoXUmVxdWVyeVB1cmNoYXNlUmVzcG9uc2USLAoLdHJhbnNhY3Rpb24YASABKAsyFy5wcmVwYWlkLnYxLlRyYW5zYWN0aW9uImkKF1Jlc29sdmVEZWxpdmVyZWRSZXF1ZXN0EhUKDXNlc3Npb25fdG9rZW4YASABKAkSFgoOY2xpZW50X2FkZHJlc3MYAiABKAkSEQoJcmVmZXJlbmNlGAMgASgJEgwKBG5vdGUYBCABKAkiSAoYUmVzb2x2ZURlbGl2ZXJlZFJlc3BvbnNlEiwKC3RyYW5zYWN0aW9uGAEgASgLMhcucHJlcGFpZC52MS5UcmFuc2FjdGlvbiKdAQoXUHJvcG9zZU1vbmV5TW92ZVJlcXVlc3QSFQoNc2Vzc2lvbl90b2tlbhgBIAEoCRIWCg5jbGllbnRfYWRkcmVzcxgCIAEoCRIMCgRraW5kGAMgASgJEhIKCmFjY291bnRfaWQYBCABKAkSDgoGdGFyZ2V0GAUgASgJEhMKC2Ftb3VudF9rb2JvGAYgASgDEgwKBG5vdGUYByABKAkiQgoYUHJvcG9zZU1vbmV5TW92ZVJlc3BvbnNlEiYKCHByb3Bvc2FsGAEgASgLMhQucHJlcGFpZC52MS5Qcm9wb3NhbCJ6ChVEZWNpZGVQcm9wb3NhbFJlcXVlc3QSFQoNc2Vzc2lvbl90b2tlbhgBIAEoCRIWCg5jbGllbnRfYWRkcmVzcxgCIAEoCRITCgtwcm9wb3NhbF9pZBgDIAEoCRIPCgdhcHByb3ZlGAQgASgIEgwKBG5vdGUYBSABKAkiQAoWRGVjaWRlUHJvcG9zYWxSZXNwb25zZRImCghwcm9wb3NhbBgBIAEoCzIULnByZXBhaWQudjEuUHJvcG9zYWwiiQEKFERlY2lkZVVwZ3JhZGVSZXF1ZXN0EhUKDXNlc3Npb25fdG9rZW4YASABKAkSFgoOY2xpZW50X2FkZHJlc3MYAiABKAkSEgoKYWNjb3VudF9pZBgDIAEoCRIPCgdhcHByb3ZlGAQgASgIEg8KB3RpZXJfaWQYBSABKAkSDAoEbm90ZRgGIAEoCSInChVEZWNpZGVVcGdyYWRlUmVzcG9uc2USDgoGc3RhdHVzGAEgASgJIm4KHFJlamVjdFVubWF0Y2hlZEluZmxvd1JlcXVlc3QSFQoNc2Vzc2lvbl90b2tlbhgBIAEoCRIWCg5jbGllbnRfYWRkcmVzcxgCIAEoCRIRCglpbmZsb3dfaWQYAyABKAkSDAoEbm90ZRgEIAEoCSJDCh1SZWplY3RVbm1hdGNoZWRJbmZsb3dSZXNwb25zZRIiCgZpbmZsb3cYASABKAsyEi5wcmVwYWlkLnYxLkluZmxvdyJxChdMaXN0QXVkaXRFbnRyaWVzUmVxdWVzdBIVCg1zZXNzaW9uX3Rva2VuGAEgASgJEhYKDmNsaWVudF9hZGRyZXNzGAIgASgJEicKBmZpbHRlchgDIAEoCzIXLnByZXBhaWQudjEuQXVkaXRGaWx0ZXIiQwoYTGlzdEF1ZGl0RW50cmllc1Jlc3BvbnNlEicKB2VudHJpZXMYASADKAsyFi5wcmVwYWlkLnYxLkF1ZGl0RW50cnkiMQoSSW52aXRlU3RhZmZSZXF1ZXN0Eg0KBWVtYWlsGAEgASgJEgwKBHJvbGUYAiABKAkiUQoTSW52aXRlU3RhZmZSZXNwb25zZRInCgZtZW1iZXIYASABKAsyFy5wcmVwYWlkLnYxLlN0YWZmTWVtYmVyEhEKCXNldHVwX3VybBgCIAEoCSISChBMaXN0U3RhZmZSZXF1ZXN0Ij0KEUxpc3RTdGFmZlJlc3BvbnNlEigKB21lbWJlcnMYASADKAsyFy5wcmVwYWlkLnYxLlN0YWZmTWVtYmVyIiQKE0Rpc2FibGVTdGFmZlJlcXVlc3QSDQoFZW1haWwYASABKAkiPwoURGlzYWJsZVN0YWZmUmVzcG9uc2USJwoGbWVtYmVyGAEgASgLMhcucHJlcGFpZC52MS5TdGFmZk1lbWJlciI7ChBMaXN0QXVkaXRSZXF1ZXN0EicKBmZpbHRlchgBIAEoCzIXLnByZXBhaWQudjEuQXVkaXRGaWx0ZXIiPAoRTGlzdEF1ZGl0UmVzcG9uc2USJwoHZW50cmllcxgBIAMoCzIWLnByZXBhaWQudjEuQXVkaXRFbnRyeSJVChVTZWFyY2hBY2NvdW50c1JlcXVlc3QSFQoNc2Vzc2lvbl90b2tlbhgBIAEoCRIWCg5jbGllbnRfYWRkcmVzcxgCIAEoCRINCgVxdWVyeRgDIAEoCSI/ChZTZWFyY2hBY2NvdW50c1Jlc3BvbnNlEiUKCGFjY291bnRzGAEgAygLMhMucHJlcGFpZC52MS5BY2NvdW50Il4KGUdldEFjY291bnRPdmVydmlld1JlcXVlc3QSFQoNc2Vzc2lvbl90b2tlbhgBIAEoCRIWCg5jbGllbnRfYWRkcmVzcxgCIAEoCRISCgphY2NvdW50X2lkGAMgASgJIt0BChpHZXRBY2NvdW50T3ZlcnZpZXdSZXNwb25zZRIkCgdhY2NvdW50GAEgASgLMhMucHJlcGFpZC52MS5BY2NvdW50EiAKBGtleXMYAiADKAsyEi5wcmVwYWlkLnYxLkFwaUtleRIfCgV1c2VycxgDIAMoCzIQLnByZXBhaWQudjEuVXNlchItCgx0cmFuc2FjdGlvbnMYBCADKAsyFy5wcmVwYWlkLnYxLlRyYW5zYWN0aW9uEicKBmxlZGdlchgFIAMoCzIXLnByZXBhaWQudjEuTGVkZ2VyRW50cnkqtAEKElN0YWZmU2lnbkluT3V0Y29tZRIlCiFTVEFGRl9TSUdOX0lOX09VVENPTUVfVU5TUEVDSUZJRUQQABIjCh9TVEFGRl9TSUdOX0lOX09VVENPTUVfU0lHTkVEX0lOEAESLQopU1RBRkZfU0lHTl9JTl9PVVRDT01FX0lOVkFMSURfQ1JFREVOVElBTFMQAhIjCh9TVEFGRl9TSUdOX0lOX09VVENPTUVfVEhST1RUTEVEEAMy8QoKDkNvbnNvbGVTZXJ2aWNlElQKDUdldFN0YWZmU2V0dXASIC5wcmVwYWlkLnYxLkdldFN0YWZmU2V0dXBSZXF1ZXN0GiEucHJlcGFpZC52MS5HZXRTdGFmZlNldHVwUmVzcG9uc2USYwoSQ29tcGxldGVTdGFmZlNldHVwEiUucHJlcGFpZC52MS5Db21wbGV0ZVN0YWZmU2V0dXBSZXF1ZXN0GiYucHJlcGFpZC52MS5Db21wbGV0ZVN0YWZmU2V0dXBSZXNwb25zZRJOCgtTdGFmZlNpZ25JbhIeLnByZXBhaWQudjEuU3RhZmZTaWduSW5SZXF1ZXN0Gh8ucHJlcGFpZC52MS5TdGFmZlNpZ25JblJlc3BvbnNlElEKDFN0YWZmU2lnbk91dBIfLnByZXBhaWQudjEuU3RhZmZTaWduT3V0UmVxdWVzdBogLnByZXBhaWQudjEuU3RhZmZTaWduT3V0UmVzcG9uc2USWgoPR2V0U3RhZmZTZXNzaW9uEiIucHJlcGFpZC52MS5HZXRTdGFmZlNlc3Npb25SZXF1ZXN0GiMucHJlcGFpZC52MS5HZXRTdGFmZlNlc3Npb25SZXNwb25zZRJRCgxHZXRBdHRlbnRpb24SHy5wcmVwYWlkLnYxLkdldEF0dGVudGlvblJlcXVlc3QaIC5wcmVwYWlkLnYxLkdldEF0dGVudGlvblJlc3BvbnNlEloKD1JlcXVlcnlQdXJjaGFzZRIiLnByZXBhaWQudjEuUmVxdWVyeVB1cmNoYXNlUmVxdWVzdBojLnByZXBhaWQudjEuUmVxdWVyeVB1cmNoYXNlUmVzcG9uc2USXQoQUmVzb2x2ZURlbGl2ZXJlZBIjLnByZXBhaWQudjEuUmVzb2x2ZURlbGl2ZXJlZFJlcXVlc3QaJC5wcmVwYWlkLnYxLlJlc29sdmVEZWxpdmVyZWRSZXNwb25zZRJdChBQcm9wb3NlTW9uZXlNb3ZlEiMucHJlcGFpZC52MS5Qcm9wb3NlTW9uZXlNb3ZlUmVxdWVzdBokLnByZXBhaWQudjEuUHJvcG9zZU1vbmV5TW92ZVJlc3BvbnNlElcKDkRlY2lkZVByb3Bvc2FsEiEucHJlcGFpZC52MS5EZWNpZGVQcm9wb3NhbFJlcXVlc3QaIi5wcmVwYWlkLnYxLkRlY2lkZVByb3Bvc2FsUmVzcG9uc2USVAoNRGVjaWRlVXBncmFkZRIgLnByZXBhaWQudjEuRGVjaWRlVXBncmFkZVJlcXVlc3QaIS5wcmVwYWlkLnYxLkRlY2lkZVVwZ3JhZGVSZXNwb25zZRJsChVSZWplY3RVbm1hdGNoZWRJbmZsb3cSKC5wcmVwYWlkLnYxLlJlamVjdFVubWF0Y2hlZEluZmxvd1JlcXVlc3QaKS5wcmVwYWlkLnYxLlJlamVjdFVubWF0Y2hlZEluZmxvd1Jlc3BvbnNlEl0KEExpc3RBdWRpdEVudHJpZXMSIy5wcmVwYWlkLnYxLkxpc3RBdWRpdEVudHJpZXNSZXF1ZXN0GiQucHJlcGFpZC52MS5MaXN0QXVkaXRFbnRyaWVzUmVzcG9uc2USVwoOU2VhcmNoQWNjb3VudHMSIS5wcmVwYWlkLnYxLlNlYXJjaEFjY291bnRzUmVxdWVzdBoiLnByZXBhaWQudjEuU2VhcmNoQWNjb3VudHNSZXNwb25zZRJjChJHZXRBY2NvdW50T3ZlcnZpZXcSJS5wcmVwYWlkLnYxLkdldEFjY291bnRPdmVydmlld1JlcXVlc3QaJi5wcmVwYWlkLnYxLkdldEFjY291bnRPdmVydmlld1Jlc3BvbnNlMsoCChFTdGFmZkFkbWluU2VydmljZRJOCgtJbnZpdGVTdGFmZhIeLnByZXBhaWQudjEuSW52aXRlU3RhZmZSZXF1ZXN0Gh8ucHJlcGFpZC52MS5JbnZpdGVTdGFmZlJlc3BvbnNlEkgKCUxpc3RTdGFmZhIcLnByZXBhaWQudjEuTGlzdFN0YWZmUmVxdWVzdBodLnByZXBhaWQudjEuTGlzdFN0YWZmUmVzcG9uc2USUQoMRGlzYWJsZVN0YWZmEh8ucHJlcGFpZC52MS5EaXNhYmxlU3RhZmZSZXF1ZXN0GiAucHJlcGFpZC52MS5EaXNhYmxlU3RhZmZSZXNwb25zZRJICglMaXN0QXVkaXQSHC5wcmVwYWlkLnYxLkxpc3RBdWRpdFJlcXVlc3QaHS5wcmVwYWlkLnYxLkxpc3RBdWRpdFJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp, file_prepaid_v1_admin, file_prepaid_v1_funding, file_prepaid_v1_holder, file_prepaid_v1_types]);
+  fileDesc("ChhwcmVwYWlkL3YxL2NvbnNvbGUucHJvdG8SCnByZXBhaWQudjEijgEKC1N0YWZmTWVtYmVyEhAKCHN0YWZmX2lkGAEgASgJEg0KBWVtYWlsGAIgASgJEgwKBHJvbGUYAyABKAkSEAoIZGlzYWJsZWQYBCABKAgSDgoGc2V0X3VwGAUgASgIEi4KCmNyZWF0ZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIs8CCghQcm9wb3NhbBITCgtwcm9wb3NhbF9pZBgBIAEoCRIMCgRraW5kGAIgASgJEhIKCmFjY291bnRfaWQYAyABKAkSDgoGdGFyZ2V0GAQgASgJEhMKC2Ftb3VudF9rb2JvGAUgASgDEgwKBG5vdGUYBiABKAkSEwoLcHJvcG9zZWRfYnkYByABKAkSLwoLcHJvcG9zZWRfYXQYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCmV4cGlyZXNfYXQYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg4KBnN0YXR1cxgKIAEoCRISCgpkZWNpZGVkX2J5GAsgASgJEi4KCmRlY2lkZWRfYXQYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg8KB2FwcGxpZWQYDSABKAgifAoSVXBncmFkZVJlcXVlc3RJdGVtEhIKCmFjY291bnRfaWQYASABKAkSFAoMcmVxdWVzdGVkX2J5GAIgASgJEgwKBG5vdGUYAyABKAkSLgoKY3JlYXRlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAirQEKCkF1ZGl0RW50cnkSCgoCaWQYASABKAkSJgoCYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg0KBWFjdG9yGAMgASgJEg4KBmFjdGlvbhgEIAEoCRIOCgZ0YXJnZXQYBSABKAkSDgoGYmVmb3JlGAYgASgJEg0KBWFmdGVyGAcgASgJEg8KB2FkZHJlc3MYCCABKAkSDAoEbm90ZRgJIAEoCSJeCgtBdWRpdEZpbHRlchINCgVhY3RvchgBIAEoCRIOCgZhY3Rpb24YAiABKAkSDgoGdGFyZ2V0GAMgASgJEhEKCWJlZm9yZV9pZBgEIAEoCRINCgVsaW1pdBgFIAEoBSIrChRHZXRTdGFmZlNldHVwUmVxdWVzdBITCgtzZXR1cF90b2tlbhgBIAEoCSJwChVHZXRTdGFmZlNldHVwUmVzcG9uc2USDQoFZW1haWwYASABKAkSDAoEcm9sZRgCIAEoCRITCgt0b3RwX3NlY3JldBgDIAEoCRIQCgh0b3RwX3VyaRgEIAEoCRITCgt0b3RwX3FyX3N2ZxgFIAEoCSJtChlDb21wbGV0ZVN0YWZmU2V0dXBSZXF1ZXN0EhMKC3NldHVwX3Rva2VuGAEgASgJEhAKCHBhc3N3b3JkGAIgASgJEhEKCXRvdHBfY29kZRgDIAEoCRIWCg5jbGllbnRfYWRkcmVzcxgEIAEoCSJFChpDb21wbGV0ZVN0YWZmU2V0dXBSZXNwb25zZRInCgZtZW1iZXIYASABKAsyFy5wcmVwYWlkLnYxLlN0YWZmTWVtYmVyImAKElN0YWZmU2lnbkluUmVxdWVzdBINCgVlbWFpbBgBIAEoCRIQCghwYXNzd29yZBgCIAEoCRIRCgl0b3RwX2NvZGUYAyABKAkSFgoOY2xpZW50X2FkZHJlc3MYBCABKAkiowEKE1N0YWZmU2lnbkluUmVzcG9uc2USLwoHb3V0Y29tZRgBIAEoDjIeLnByZXBhaWQudjEuU3RhZmZTaWduSW5PdXRjb21lEhUKDXNlc3Npb25fdG9rZW4YAiABKAkSJwoGbWVtYmVyGAMgASgLMhcucHJlcGFpZC52MS5TdGFmZk1lbWJlchIbChNyZXRyeV9hZnRlcl9zZWNvbmRzGAQgASgFIiwKE1N0YWZmU2lnbk91dFJlcXVlc3QSFQoNc2Vzc2lvbl90b2tlbhgBIAEoCSIWChRTdGFmZlNpZ25PdXRSZXNwb25zZSJHChZHZXRTdGFmZlNlc3Npb25SZXF1ZXN0EhUKDXNlc3Npb25fdG9rZW4YASABKAkSFgoOY2xpZW50X2FkZHJlc3MYAiABKAkiQgoXR2V0U3RhZmZTZXNzaW9uUmVzcG9uc2USJwoGbWVtYmVyGAEgASgLMhcucHJlcGFpZC52MS5TdGFmZk1lbWJlciJEChNHZXRBdHRlbnRpb25SZXF1ZXN0EhUKDXNlc3Npb25fdG9rZW4YASABKAkSFgoOY2xpZW50X2FkZHJlc3MYAiABKAkiggEKC1BlbmRpbmdJdGVtEiwKC3RyYW5zYWN0aW9uGAEgASgLMhcucHJlcGFpZC52MS5UcmFuc2FjdGlvbhIQCghhdHRlbXB0cxgCIAEoBRIzCg9uZXh0X2F0dGVtcHRfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIsABChRHZXRBdHRlbnRpb25SZXNwb25zZRIoCgdwZW5kaW5nGAEgAygLMhcucHJlcGFpZC52MS5QZW5kaW5nSXRlbRIwCgh1cGdyYWRlcxgCIAMoCzIeLnByZXBhaWQudjEuVXBncmFkZVJlcXVlc3RJdGVtEiMKB2luZmxvd3MYAyADKAsyEi5wcmVwYWlkLnYxLkluZmxvdxInCglwcm9wb3NhbHMYBCADKAsyFC5wcmVwYWlkLnYxLlByb3Bvc2FsIloKFlJlcXVlcnlQdXJjaGFzZVJlcXVlc3QSFQoNc2Vzc2lvbl90b2tlbhgBIAEoCRIWCg5jbGllbnRfYWRkcmVzcxgCIAEoCRIRCglyZWZlcmVuY2UYAyABKAkiRwoXUmVxdWVyeVB1cmNoYXNlUmVzcG9uc2USLAoLdHJhbnNhY3Rpb24YASABKAsyFy5wcmVwYWlkLnYxLlRyYW5zYWN0aW9uImkKF1Jlc29sdmVEZWxpdmVyZWRSZXF1ZXN0EhUKDXNlc3Npb25fdG9rZW4YASABKAkSFgoOY2xpZW50X2FkZHJlc3MYAiABKAkSEQoJcmVmZXJlbmNlGAMgASgJEgwKBG5vdGUYBCABKAkiSAoYUmVzb2x2ZURlbGl2ZXJlZFJlc3BvbnNlEiwKC3RyYW5zYWN0aW9uGAEgASgLMhcucHJlcGFpZC52MS5UcmFuc2FjdGlvbiKdAQoXUHJvcG9zZU1vbmV5TW92ZVJlcXVlc3QSFQoNc2Vzc2lvbl90b2tlbhgBIAEoCRIWCg5jbGllbnRfYWRkcmVzcxgCIAEoCRIMCgRraW5kGAMgASgJEhIKCmFjY291bnRfaWQYBCABKAkSDgoGdGFyZ2V0GAUgASgJEhMKC2Ftb3VudF9rb2JvGAYgASgDEgwKBG5vdGUYByABKAkiQgoYUHJvcG9zZU1vbmV5TW92ZVJlc3BvbnNlEiYKCHByb3Bvc2FsGAEgASgLMhQucHJlcGFpZC52MS5Qcm9wb3NhbCJ6ChVEZWNpZGVQcm9wb3NhbFJlcXVlc3QSFQoNc2Vzc2lvbl90b2tlbhgBIAEoCRIWCg5jbGllbnRfYWRkcmVzcxgCIAEoCRITCgtwcm9wb3NhbF9pZBgDIAEoCRIPCgdhcHByb3ZlGAQgASgIEgwKBG5vdGUYBSABKAkiQAoWRGVjaWRlUHJvcG9zYWxSZXNwb25zZRImCghwcm9wb3NhbBgBIAEoCzIULnByZXBhaWQudjEuUHJvcG9zYWwiiQEKFERlY2lkZVVwZ3JhZGVSZXF1ZXN0EhUKDXNlc3Npb25fdG9rZW4YASABKAkSFgoOY2xpZW50X2FkZHJlc3MYAiABKAkSEgoKYWNjb3VudF9pZBgDIAEoCRIPCgdhcHByb3ZlGAQgASgIEg8KB3RpZXJfaWQYBSABKAkSDAoEbm90ZRgGIAEoCSInChVEZWNpZGVVcGdyYWRlUmVzcG9uc2USDgoGc3RhdHVzGAEgASgJIm4KHFJlamVjdFVubWF0Y2hlZEluZmxvd1JlcXVlc3QSFQoNc2Vzc2lvbl90b2tlbhgBIAEoCRIWCg5jbGllbnRfYWRkcmVzcxgCIAEoCRIRCglpbmZsb3dfaWQYAyABKAkSDAoEbm90ZRgEIAEoCSJDCh1SZWplY3RVbm1hdGNoZWRJbmZsb3dSZXNwb25zZRIiCgZpbmZsb3cYASABKAsyEi5wcmVwYWlkLnYxLkluZmxvdyJxChdMaXN0QXVkaXRFbnRyaWVzUmVxdWVzdBIVCg1zZXNzaW9uX3Rva2VuGAEgASgJEhYKDmNsaWVudF9hZGRyZXNzGAIgASgJEicKBmZpbHRlchgDIAEoCzIXLnByZXBhaWQudjEuQXVkaXRGaWx0ZXIiQwoYTGlzdEF1ZGl0RW50cmllc1Jlc3BvbnNlEicKB2VudHJpZXMYASADKAsyFi5wcmVwYWlkLnYxLkF1ZGl0RW50cnkiMQoSSW52aXRlU3RhZmZSZXF1ZXN0Eg0KBWVtYWlsGAEgASgJEgwKBHJvbGUYAiABKAkiUQoTSW52aXRlU3RhZmZSZXNwb25zZRInCgZtZW1iZXIYASABKAsyFy5wcmVwYWlkLnYxLlN0YWZmTWVtYmVyEhEKCXNldHVwX3VybBgCIAEoCSISChBMaXN0U3RhZmZSZXF1ZXN0Ij0KEUxpc3RTdGFmZlJlc3BvbnNlEigKB21lbWJlcnMYASADKAsyFy5wcmVwYWlkLnYxLlN0YWZmTWVtYmVyIiQKE0Rpc2FibGVTdGFmZlJlcXVlc3QSDQoFZW1haWwYASABKAkiPwoURGlzYWJsZVN0YWZmUmVzcG9uc2USJwoGbWVtYmVyGAEgASgLMhcucHJlcGFpZC52MS5TdGFmZk1lbWJlciI7ChBMaXN0QXVkaXRSZXF1ZXN0EicKBmZpbHRlchgBIAEoCzIXLnByZXBhaWQudjEuQXVkaXRGaWx0ZXIiPAoRTGlzdEF1ZGl0UmVzcG9uc2USJwoHZW50cmllcxgBIAMoCzIWLnByZXBhaWQudjEuQXVkaXRFbnRyeSJVChVTZWFyY2hBY2NvdW50c1JlcXVlc3QSFQoNc2Vzc2lvbl90b2tlbhgBIAEoCRIWCg5jbGllbnRfYWRkcmVzcxgCIAEoCRINCgVxdWVyeRgDIAEoCSI/ChZTZWFyY2hBY2NvdW50c1Jlc3BvbnNlEiUKCGFjY291bnRzGAEgAygLMhMucHJlcGFpZC52MS5BY2NvdW50Il4KGUdldEFjY291bnRPdmVydmlld1JlcXVlc3QSFQoNc2Vzc2lvbl90b2tlbhgBIAEoCRIWCg5jbGllbnRfYWRkcmVzcxgCIAEoCRISCgphY2NvdW50X2lkGAMgASgJIt0BChpHZXRBY2NvdW50T3ZlcnZpZXdSZXNwb25zZRIkCgdhY2NvdW50GAEgASgLMhMucHJlcGFpZC52MS5BY2NvdW50EiAKBGtleXMYAiADKAsyEi5wcmVwYWlkLnYxLkFwaUtleRIfCgV1c2VycxgDIAMoCzIQLnByZXBhaWQudjEuVXNlchItCgx0cmFuc2FjdGlvbnMYBCADKAsyFy5wcmVwYWlkLnYxLlRyYW5zYWN0aW9uEicKBmxlZGdlchgFIAMoCzIXLnByZXBhaWQudjEuTGVkZ2VyRW50cnkiVQoTR2V0Q2F0YWxvZ3VlUmVxdWVzdBIVCg1zZXNzaW9uX3Rva2VuGAEgASgJEhYKDmNsaWVudF9hZGRyZXNzGAIgASgJEg8KB25ldHdvcmsYAyABKAkiRAoOQ2F0YWxvZ3VlUHJpY2USDwoHdGllcl9pZBgBIAEoCRISCgpwcmljZV9rb2JvGAIgASgDEg0KBWJhc2lzGAMgASgJImIKDUNhdGFsb2d1ZVBsYW4SJQoEcGxhbhgBIAEoCzIXLnByZXBhaWQudjEuQ2F0YWxvZ1BsYW4SKgoGcHJpY2VzGAIgAygLMhoucHJlcGFpZC52MS5DYXRhbG9ndWVQcmljZSJ8ChRHZXRDYXRhbG9ndWVSZXNwb25zZRIfCgV0aWVycxgBIAMoCzIQLnByZXBhaWQudjEuVGllchIoCgVwbGFucxgCIAMoCzIZLnByZXBhaWQudjEuQ2F0YWxvZ3VlUGxhbhIZChFzbXNfa29ib19wZXJfcGFnZRgDIAEoAyJJChhHZXRTdXBwbHlTZXR0aW5nc1JlcXVlc3QSFQoNc2Vzc2lvbl90b2tlbhgBIAEoCRIWCg5jbGllbnRfYWRkcmVzcxgCIAEoCSJ6ChlHZXRTdXBwbHlTZXR0aW5nc1Jlc3BvbnNlEi4KBnJvdXRlcxgBIAEoCzIeLnByZXBhaWQudjEuTGlzdFJvdXRlc1Jlc3BvbnNlEi0KCXVwc3RyZWFtcxgCIAMoCzIaLnByZXBhaWQudjEuVXBzdHJlYW1IZWFsdGgigAQKFkNoYW5nZUNhdGFsb2d1ZVJlcXVlc3QSFQoNc2Vzc2lvbl90b2tlbhgBIAEoCRIWCg5jbGllbnRfYWRkcmVzcxgCIAEoCRItCgR0aWVyGAMgASgLMh0ucHJlcGFpZC52MS5VcHNlcnRUaWVyUmVxdWVzdEgAEjMKCXBsYW5fY29zdBgEIAEoCzIeLnByZXBhaWQudjEuU2V0UGxhbkNvc3RSZXF1ZXN0SAASNQoKcHJpY2VfcnVsZRgFIAEoCzIfLnByZXBhaWQudjEuU2V0UHJpY2VSdWxlUmVxdWVzdEgAEjoKCXBsYW5fdHlwZRgGIAEoCzIlLnByZXBhaWQudjEuU2V0UGxhblR5cGVFbmFibGVkUmVxdWVzdEgAEjEKCHNtc19yYXRlGAcgASgLMh0ucHJlcGFpZC52MS5TZXRTbXNSYXRlUmVxdWVzdEgAEiwKBXJvdXRlGAggASgLMhsucHJlcGFpZC52MS5TZXRSb3V0ZVJlcXVlc3RIABI0CgtjbGVhcl9yb3V0ZRgJIAEoCzIdLnByZXBhaWQudjEuQ2xlYXJSb3V0ZVJlcXVlc3RIABI/CgtmbG9hdF9hbGVydBgKIAEoCzIoLnByZXBhaWQudjEuU2V0VXBzdHJlYW1GbG9hdEFsZXJ0UmVxdWVzdEgAQggKBmNoYW5nZSI6ChdDaGFuZ2VDYXRhbG9ndWVSZXNwb25zZRIOCgZldmVudHMYASABKAUSDwoHY2hhbmdlZBgCIAEoCCJIChdMaXN0U3RhZmZNZW1iZXJzUmVxdWVzdBIVCg1zZXNzaW9uX3Rva2VuGAEgASgJEhYKDmNsaWVudF9hZGRyZXNzGAIgASgJIkQKGExpc3RTdGFmZk1lbWJlcnNSZXNwb25zZRIoCgdtZW1iZXJzGAEgAygLMhcucHJlcGFpZC52MS5TdGFmZk1lbWJlciJmChhJbnZpdGVTdGFmZk1lbWJlclJlcXVlc3QSFQoNc2Vzc2lvbl90b2tlbhgBIAEoCRIWCg5jbGllbnRfYWRkcmVzcxgCIAEoCRINCgVlbWFpbBgDIAEoCRIMCgRyb2xlGAQgASgJIlcKGUludml0ZVN0YWZmTWVtYmVyUmVzcG9uc2USJwoGbWVtYmVyGAEgASgLMhcucHJlcGFpZC52MS5TdGFmZk1lbWJlchIRCglzZXR1cF91cmwYAiABKAkiWQoZRGlzYWJsZVN0YWZmTWVtYmVyUmVxdWVzdBIVCg1zZXNzaW9uX3Rva2VuGAEgASgJEhYKDmNsaWVudF9hZGRyZXNzGAIgASgJEg0KBWVtYWlsGAMgASgJIkUKGkRpc2FibGVTdGFmZk1lbWJlclJlc3BvbnNlEicKBm1lbWJlchgBIAEoCzIXLnByZXBhaWQudjEuU3RhZmZNZW1iZXIiYQoTU2V0U3RhZmZSb2xlUmVxdWVzdBIVCg1zZXNzaW9uX3Rva2VuGAEgASgJEhYKDmNsaWVudF9hZGRyZXNzGAIgASgJEg0KBWVtYWlsGAMgASgJEgwKBHJvbGUYBCABKAkiPwoUU2V0U3RhZmZSb2xlUmVzcG9uc2USJwoGbWVtYmVyGAEgASgLMhcucHJlcGFpZC52MS5TdGFmZk1lbWJlciq0AQoSU3RhZmZTaWduSW5PdXRjb21lEiUKIVNUQUZGX1NJR05fSU5fT1VUQ09NRV9VTlNQRUNJRklFRBAAEiMKH1NUQUZGX1NJR05fSU5fT1VUQ09NRV9TSUdORURfSU4QARItCilTVEFGRl9TSUdOX0lOX09VVENPTUVfSU5WQUxJRF9DUkVERU5USUFMUxACEiMKH1NUQUZGX1NJR05fSU5fT1VUQ09NRV9USFJPVFRMRUQQAzL7DwoOQ29uc29sZVNlcnZpY2USVAoNR2V0U3RhZmZTZXR1cBIgLnByZXBhaWQudjEuR2V0U3RhZmZTZXR1cFJlcXVlc3QaIS5wcmVwYWlkLnYxLkdldFN0YWZmU2V0dXBSZXNwb25zZRJjChJDb21wbGV0ZVN0YWZmU2V0dXASJS5wcmVwYWlkLnYxLkNvbXBsZXRlU3RhZmZTZXR1cFJlcXVlc3QaJi5wcmVwYWlkLnYxLkNvbXBsZXRlU3RhZmZTZXR1cFJlc3BvbnNlEk4KC1N0YWZmU2lnbkluEh4ucHJlcGFpZC52MS5TdGFmZlNpZ25JblJlcXVlc3QaHy5wcmVwYWlkLnYxLlN0YWZmU2lnbkluUmVzcG9uc2USUQoMU3RhZmZTaWduT3V0Eh8ucHJlcGFpZC52MS5TdGFmZlNpZ25PdXRSZXF1ZXN0GiAucHJlcGFpZC52MS5TdGFmZlNpZ25PdXRSZXNwb25zZRJaCg9HZXRTdGFmZlNlc3Npb24SIi5wcmVwYWlkLnYxLkdldFN0YWZmU2Vzc2lvblJlcXVlc3QaIy5wcmVwYWlkLnYxLkdldFN0YWZmU2Vzc2lvblJlc3BvbnNlElEKDEdldEF0dGVudGlvbhIfLnByZXBhaWQudjEuR2V0QXR0ZW50aW9uUmVxdWVzdBogLnByZXBhaWQudjEuR2V0QXR0ZW50aW9uUmVzcG9uc2USWgoPUmVxdWVyeVB1cmNoYXNlEiIucHJlcGFpZC52MS5SZXF1ZXJ5UHVyY2hhc2VSZXF1ZXN0GiMucHJlcGFpZC52MS5SZXF1ZXJ5UHVyY2hhc2VSZXNwb25zZRJdChBSZXNvbHZlRGVsaXZlcmVkEiMucHJlcGFpZC52MS5SZXNvbHZlRGVsaXZlcmVkUmVxdWVzdBokLnByZXBhaWQudjEuUmVzb2x2ZURlbGl2ZXJlZFJlc3BvbnNlEl0KEFByb3Bvc2VNb25leU1vdmUSIy5wcmVwYWlkLnYxLlByb3Bvc2VNb25leU1vdmVSZXF1ZXN0GiQucHJlcGFpZC52MS5Qcm9wb3NlTW9uZXlNb3ZlUmVzcG9uc2USVwoORGVjaWRlUHJvcG9zYWwSIS5wcmVwYWlkLnYxLkRlY2lkZVByb3Bvc2FsUmVxdWVzdBoiLnByZXBhaWQudjEuRGVjaWRlUHJvcG9zYWxSZXNwb25zZRJUCg1EZWNpZGVVcGdyYWRlEiAucHJlcGFpZC52MS5EZWNpZGVVcGdyYWRlUmVxdWVzdBohLnByZXBhaWQudjEuRGVjaWRlVXBncmFkZVJlc3BvbnNlEmwKFVJlamVjdFVubWF0Y2hlZEluZmxvdxIoLnByZXBhaWQudjEuUmVqZWN0VW5tYXRjaGVkSW5mbG93UmVxdWVzdBopLnByZXBhaWQudjEuUmVqZWN0VW5tYXRjaGVkSW5mbG93UmVzcG9uc2USXQoQTGlzdEF1ZGl0RW50cmllcxIjLnByZXBhaWQudjEuTGlzdEF1ZGl0RW50cmllc1JlcXVlc3QaJC5wcmVwYWlkLnYxLkxpc3RBdWRpdEVudHJpZXNSZXNwb25zZRJXCg5TZWFyY2hBY2NvdW50cxIhLnByZXBhaWQudjEuU2VhcmNoQWNjb3VudHNSZXF1ZXN0GiIucHJlcGFpZC52MS5TZWFyY2hBY2NvdW50c1Jlc3BvbnNlEmMKEkdldEFjY291bnRPdmVydmlldxIlLnByZXBhaWQudjEuR2V0QWNjb3VudE92ZXJ2aWV3UmVxdWVzdBomLnByZXBhaWQudjEuR2V0QWNjb3VudE92ZXJ2aWV3UmVzcG9uc2USUQoMR2V0Q2F0YWxvZ3VlEh8ucHJlcGFpZC52MS5HZXRDYXRhbG9ndWVSZXF1ZXN0GiAucHJlcGFpZC52MS5HZXRDYXRhbG9ndWVSZXNwb25zZRJgChFHZXRTdXBwbHlTZXR0aW5ncxIkLnByZXBhaWQudjEuR2V0U3VwcGx5U2V0dGluZ3NSZXF1ZXN0GiUucHJlcGFpZC52MS5HZXRTdXBwbHlTZXR0aW5nc1Jlc3BvbnNlEloKD0NoYW5nZUNhdGFsb2d1ZRIiLnByZXBhaWQudjEuQ2hhbmdlQ2F0YWxvZ3VlUmVxdWVzdBojLnByZXBhaWQudjEuQ2hhbmdlQ2F0YWxvZ3VlUmVzcG9uc2USXQoQTGlzdFN0YWZmTWVtYmVycxIjLnByZXBhaWQudjEuTGlzdFN0YWZmTWVtYmVyc1JlcXVlc3QaJC5wcmVwYWlkLnYxLkxpc3RTdGFmZk1lbWJlcnNSZXNwb25zZRJgChFJbnZpdGVTdGFmZk1lbWJlchIkLnByZXBhaWQudjEuSW52aXRlU3RhZmZNZW1iZXJSZXF1ZXN0GiUucHJlcGFpZC52MS5JbnZpdGVTdGFmZk1lbWJlclJlc3BvbnNlEmMKEkRpc2FibGVTdGFmZk1lbWJlchIlLnByZXBhaWQudjEuRGlzYWJsZVN0YWZmTWVtYmVyUmVxdWVzdBomLnByZXBhaWQudjEuRGlzYWJsZVN0YWZmTWVtYmVyUmVzcG9uc2USUQoMU2V0U3RhZmZSb2xlEh8ucHJlcGFpZC52MS5TZXRTdGFmZlJvbGVSZXF1ZXN0GiAucHJlcGFpZC52MS5TZXRTdGFmZlJvbGVSZXNwb25zZTLKAgoRU3RhZmZBZG1pblNlcnZpY2USTgoLSW52aXRlU3RhZmYSHi5wcmVwYWlkLnYxLkludml0ZVN0YWZmUmVxdWVzdBofLnByZXBhaWQudjEuSW52aXRlU3RhZmZSZXNwb25zZRJICglMaXN0U3RhZmYSHC5wcmVwYWlkLnYxLkxpc3RTdGFmZlJlcXVlc3QaHS5wcmVwYWlkLnYxLkxpc3RTdGFmZlJlc3BvbnNlElEKDERpc2FibGVTdGFmZhIfLnByZXBhaWQudjEuRGlzYWJsZVN0YWZmUmVxdWVzdBogLnByZXBhaWQudjEuRGlzYWJsZVN0YWZmUmVzcG9uc2USSAoJTGlzdEF1ZGl0EhwucHJlcGFpZC52MS5MaXN0QXVkaXRSZXF1ZXN0Gh0ucHJlcGFpZC52MS5MaXN0QXVkaXRSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp, file_prepaid_v1_admin, file_prepaid_v1_funding, file_prepaid_v1_holder, file_prepaid_v1_types]);
 
 /**
  * One staff member, without secrets.
@@ -1254,6 +1254,455 @@ export const GetAccountOverviewResponseSchema: GenMessage<GetAccountOverviewResp
   messageDesc(file_prepaid_v1_console, 43);
 
 /**
+ * @generated from message prepaid.v1.GetCatalogueRequest
+ */
+export type GetCatalogueRequest = Message<"prepaid.v1.GetCatalogueRequest"> & {
+  /**
+   * @generated from field: string session_token = 1;
+   */
+  sessionToken: string;
+
+  /**
+   * @generated from field: string client_address = 2;
+   */
+  clientAddress: string;
+
+  /**
+   * Only this network's plans; empty for every network.
+   *
+   * @generated from field: string network = 3;
+   */
+  network: string;
+};
+
+/**
+ * Describes the message prepaid.v1.GetCatalogueRequest.
+ * Use `create(GetCatalogueRequestSchema)` to create a new message.
+ */
+export const GetCatalogueRequestSchema: GenMessage<GetCatalogueRequest> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_console, 44);
+
+/**
+ * What one tier pays for a plan, and why.
+ *
+ * @generated from message prepaid.v1.CataloguePrice
+ */
+export type CataloguePrice = Message<"prepaid.v1.CataloguePrice"> & {
+  /**
+   * @generated from field: string tier_id = 1;
+   */
+  tierId: string;
+
+  /**
+   * @generated from field: int64 price_kobo = 2;
+   */
+  priceKobo: bigint;
+
+  /**
+   * fixed (the plan's own price for the tier, overriding any rule), rule (cost plus margin) or
+   * discount (face value less the tier's data discount).
+   *
+   * @generated from field: string basis = 3;
+   */
+  basis: string;
+};
+
+/**
+ * Describes the message prepaid.v1.CataloguePrice.
+ * Use `create(CataloguePriceSchema)` to create a new message.
+ */
+export const CataloguePriceSchema: GenMessage<CataloguePrice> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_console, 45);
+
+/**
+ * A data plan with each tier's price.
+ *
+ * @generated from message prepaid.v1.CataloguePlan
+ */
+export type CataloguePlan = Message<"prepaid.v1.CataloguePlan"> & {
+  /**
+   * @generated from field: prepaid.v1.CatalogPlan plan = 1;
+   */
+  plan?: CatalogPlan | undefined;
+
+  /**
+   * @generated from field: repeated prepaid.v1.CataloguePrice prices = 2;
+   */
+  prices: CataloguePrice[];
+};
+
+/**
+ * Describes the message prepaid.v1.CataloguePlan.
+ * Use `create(CataloguePlanSchema)` to create a new message.
+ */
+export const CataloguePlanSchema: GenMessage<CataloguePlan> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_console, 46);
+
+/**
+ * @generated from message prepaid.v1.GetCatalogueResponse
+ */
+export type GetCatalogueResponse = Message<"prepaid.v1.GetCatalogueResponse"> & {
+  /**
+   * @generated from field: repeated prepaid.v1.Tier tiers = 1;
+   */
+  tiers: Tier[];
+
+  /**
+   * @generated from field: repeated prepaid.v1.CataloguePlan plans = 2;
+   */
+  plans: CataloguePlan[];
+
+  /**
+   * @generated from field: int64 sms_kobo_per_page = 3;
+   */
+  smsKoboPerPage: bigint;
+};
+
+/**
+ * Describes the message prepaid.v1.GetCatalogueResponse.
+ * Use `create(GetCatalogueResponseSchema)` to create a new message.
+ */
+export const GetCatalogueResponseSchema: GenMessage<GetCatalogueResponse> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_console, 47);
+
+/**
+ * @generated from message prepaid.v1.GetSupplySettingsRequest
+ */
+export type GetSupplySettingsRequest = Message<"prepaid.v1.GetSupplySettingsRequest"> & {
+  /**
+   * @generated from field: string session_token = 1;
+   */
+  sessionToken: string;
+
+  /**
+   * @generated from field: string client_address = 2;
+   */
+  clientAddress: string;
+};
+
+/**
+ * Describes the message prepaid.v1.GetSupplySettingsRequest.
+ * Use `create(GetSupplySettingsRequestSchema)` to create a new message.
+ */
+export const GetSupplySettingsRequestSchema: GenMessage<GetSupplySettingsRequest> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_console, 48);
+
+/**
+ * @generated from message prepaid.v1.GetSupplySettingsResponse
+ */
+export type GetSupplySettingsResponse = Message<"prepaid.v1.GetSupplySettingsResponse"> & {
+  /**
+   * @generated from field: prepaid.v1.ListRoutesResponse routes = 1;
+   */
+  routes?: ListRoutesResponse | undefined;
+
+  /**
+   * @generated from field: repeated prepaid.v1.UpstreamHealth upstreams = 2;
+   */
+  upstreams: UpstreamHealth[];
+};
+
+/**
+ * Describes the message prepaid.v1.GetSupplySettingsResponse.
+ * Use `create(GetSupplySettingsResponseSchema)` to create a new message.
+ */
+export const GetSupplySettingsResponseSchema: GenMessage<GetSupplySettingsResponse> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_console, 49);
+
+/**
+ * @generated from message prepaid.v1.ChangeCatalogueRequest
+ */
+export type ChangeCatalogueRequest = Message<"prepaid.v1.ChangeCatalogueRequest"> & {
+  /**
+   * @generated from field: string session_token = 1;
+   */
+  sessionToken: string;
+
+  /**
+   * @generated from field: string client_address = 2;
+   */
+  clientAddress: string;
+
+  /**
+   * The change, as the admin service's RPC of the same request takes it.
+   *
+   * @generated from oneof prepaid.v1.ChangeCatalogueRequest.change
+   */
+  change: {
+    /**
+     * @generated from field: prepaid.v1.UpsertTierRequest tier = 3;
+     */
+    value: UpsertTierRequest;
+    case: "tier";
+  } | {
+    /**
+     * @generated from field: prepaid.v1.SetPlanCostRequest plan_cost = 4;
+     */
+    value: SetPlanCostRequest;
+    case: "planCost";
+  } | {
+    /**
+     * @generated from field: prepaid.v1.SetPriceRuleRequest price_rule = 5;
+     */
+    value: SetPriceRuleRequest;
+    case: "priceRule";
+  } | {
+    /**
+     * @generated from field: prepaid.v1.SetPlanTypeEnabledRequest plan_type = 6;
+     */
+    value: SetPlanTypeEnabledRequest;
+    case: "planType";
+  } | {
+    /**
+     * @generated from field: prepaid.v1.SetSmsRateRequest sms_rate = 7;
+     */
+    value: SetSmsRateRequest;
+    case: "smsRate";
+  } | {
+    /**
+     * @generated from field: prepaid.v1.SetRouteRequest route = 8;
+     */
+    value: SetRouteRequest;
+    case: "route";
+  } | {
+    /**
+     * @generated from field: prepaid.v1.ClearRouteRequest clear_route = 9;
+     */
+    value: ClearRouteRequest;
+    case: "clearRoute";
+  } | {
+    /**
+     * @generated from field: prepaid.v1.SetUpstreamFloatAlertRequest float_alert = 10;
+     */
+    value: SetUpstreamFloatAlertRequest;
+    case: "floatAlert";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message prepaid.v1.ChangeCatalogueRequest.
+ * Use `create(ChangeCatalogueRequestSchema)` to create a new message.
+ */
+export const ChangeCatalogueRequestSchema: GenMessage<ChangeCatalogueRequest> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_console, 50);
+
+/**
+ * @generated from message prepaid.v1.ChangeCatalogueResponse
+ */
+export type ChangeCatalogueResponse = Message<"prepaid.v1.ChangeCatalogueResponse"> & {
+  /**
+   * Events written for partners (plan.updated, plan.disabled); 0 for changes partners do not see.
+   *
+   * @generated from field: int32 events = 1;
+   */
+  events: number;
+
+  /**
+   * False when the change changed nothing (a plan type already so, a route that was not there).
+   *
+   * @generated from field: bool changed = 2;
+   */
+  changed: boolean;
+};
+
+/**
+ * Describes the message prepaid.v1.ChangeCatalogueResponse.
+ * Use `create(ChangeCatalogueResponseSchema)` to create a new message.
+ */
+export const ChangeCatalogueResponseSchema: GenMessage<ChangeCatalogueResponse> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_console, 51);
+
+/**
+ * @generated from message prepaid.v1.ListStaffMembersRequest
+ */
+export type ListStaffMembersRequest = Message<"prepaid.v1.ListStaffMembersRequest"> & {
+  /**
+   * @generated from field: string session_token = 1;
+   */
+  sessionToken: string;
+
+  /**
+   * @generated from field: string client_address = 2;
+   */
+  clientAddress: string;
+};
+
+/**
+ * Describes the message prepaid.v1.ListStaffMembersRequest.
+ * Use `create(ListStaffMembersRequestSchema)` to create a new message.
+ */
+export const ListStaffMembersRequestSchema: GenMessage<ListStaffMembersRequest> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_console, 52);
+
+/**
+ * @generated from message prepaid.v1.ListStaffMembersResponse
+ */
+export type ListStaffMembersResponse = Message<"prepaid.v1.ListStaffMembersResponse"> & {
+  /**
+   * @generated from field: repeated prepaid.v1.StaffMember members = 1;
+   */
+  members: StaffMember[];
+};
+
+/**
+ * Describes the message prepaid.v1.ListStaffMembersResponse.
+ * Use `create(ListStaffMembersResponseSchema)` to create a new message.
+ */
+export const ListStaffMembersResponseSchema: GenMessage<ListStaffMembersResponse> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_console, 53);
+
+/**
+ * @generated from message prepaid.v1.InviteStaffMemberRequest
+ */
+export type InviteStaffMemberRequest = Message<"prepaid.v1.InviteStaffMemberRequest"> & {
+  /**
+   * @generated from field: string session_token = 1;
+   */
+  sessionToken: string;
+
+  /**
+   * @generated from field: string client_address = 2;
+   */
+  clientAddress: string;
+
+  /**
+   * @generated from field: string email = 3;
+   */
+  email: string;
+
+  /**
+   * @generated from field: string role = 4;
+   */
+  role: string;
+};
+
+/**
+ * Describes the message prepaid.v1.InviteStaffMemberRequest.
+ * Use `create(InviteStaffMemberRequestSchema)` to create a new message.
+ */
+export const InviteStaffMemberRequestSchema: GenMessage<InviteStaffMemberRequest> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_console, 54);
+
+/**
+ * @generated from message prepaid.v1.InviteStaffMemberResponse
+ */
+export type InviteStaffMemberResponse = Message<"prepaid.v1.InviteStaffMemberResponse"> & {
+  /**
+   * @generated from field: prepaid.v1.StaffMember member = 1;
+   */
+  member?: StaffMember | undefined;
+
+  /**
+   * The one-time set-up link; shown once.
+   *
+   * @generated from field: string setup_url = 2;
+   */
+  setupUrl: string;
+};
+
+/**
+ * Describes the message prepaid.v1.InviteStaffMemberResponse.
+ * Use `create(InviteStaffMemberResponseSchema)` to create a new message.
+ */
+export const InviteStaffMemberResponseSchema: GenMessage<InviteStaffMemberResponse> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_console, 55);
+
+/**
+ * @generated from message prepaid.v1.DisableStaffMemberRequest
+ */
+export type DisableStaffMemberRequest = Message<"prepaid.v1.DisableStaffMemberRequest"> & {
+  /**
+   * @generated from field: string session_token = 1;
+   */
+  sessionToken: string;
+
+  /**
+   * @generated from field: string client_address = 2;
+   */
+  clientAddress: string;
+
+  /**
+   * @generated from field: string email = 3;
+   */
+  email: string;
+};
+
+/**
+ * Describes the message prepaid.v1.DisableStaffMemberRequest.
+ * Use `create(DisableStaffMemberRequestSchema)` to create a new message.
+ */
+export const DisableStaffMemberRequestSchema: GenMessage<DisableStaffMemberRequest> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_console, 56);
+
+/**
+ * @generated from message prepaid.v1.DisableStaffMemberResponse
+ */
+export type DisableStaffMemberResponse = Message<"prepaid.v1.DisableStaffMemberResponse"> & {
+  /**
+   * @generated from field: prepaid.v1.StaffMember member = 1;
+   */
+  member?: StaffMember | undefined;
+};
+
+/**
+ * Describes the message prepaid.v1.DisableStaffMemberResponse.
+ * Use `create(DisableStaffMemberResponseSchema)` to create a new message.
+ */
+export const DisableStaffMemberResponseSchema: GenMessage<DisableStaffMemberResponse> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_console, 57);
+
+/**
+ * @generated from message prepaid.v1.SetStaffRoleRequest
+ */
+export type SetStaffRoleRequest = Message<"prepaid.v1.SetStaffRoleRequest"> & {
+  /**
+   * @generated from field: string session_token = 1;
+   */
+  sessionToken: string;
+
+  /**
+   * @generated from field: string client_address = 2;
+   */
+  clientAddress: string;
+
+  /**
+   * @generated from field: string email = 3;
+   */
+  email: string;
+
+  /**
+   * admin, support or finance.
+   *
+   * @generated from field: string role = 4;
+   */
+  role: string;
+};
+
+/**
+ * Describes the message prepaid.v1.SetStaffRoleRequest.
+ * Use `create(SetStaffRoleRequestSchema)` to create a new message.
+ */
+export const SetStaffRoleRequestSchema: GenMessage<SetStaffRoleRequest> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_console, 58);
+
+/**
+ * @generated from message prepaid.v1.SetStaffRoleResponse
+ */
+export type SetStaffRoleResponse = Message<"prepaid.v1.SetStaffRoleResponse"> & {
+  /**
+   * @generated from field: prepaid.v1.StaffMember member = 1;
+   */
+  member?: StaffMember | undefined;
+};
+
+/**
+ * Describes the message prepaid.v1.SetStaffRoleResponse.
+ * Use `create(SetStaffRoleResponseSchema)` to create a new message.
+ */
+export const SetStaffRoleResponseSchema: GenMessage<SetStaffRoleResponse> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_console, 59);
+
+/**
  * How a staff sign-in ended.
  *
  * @generated from enum prepaid.v1.StaffSignInOutcome
@@ -1452,6 +1901,79 @@ export const ConsoleService: GenService<{
     methodKind: "unary";
     input: typeof GetAccountOverviewRequestSchema;
     output: typeof GetAccountOverviewResponseSchema;
+  },
+  /**
+   * The catalogue: tiers with their discounts and price rules, the data plans (of one network,
+   * or all) with their costs per upstream and each tier's price and where it comes from, and the
+   * SMS page rate. Every role may read it.
+   *
+   * @generated from rpc prepaid.v1.ConsoleService.GetCatalogue
+   */
+  getCatalogue: {
+    methodKind: "unary";
+    input: typeof GetCatalogueRequestSchema;
+    output: typeof GetCatalogueResponseSchema;
+  },
+  /**
+   * The route table and each upstream's health and float alert. Every role may read it.
+   *
+   * @generated from rpc prepaid.v1.ConsoleService.GetSupplySettings
+   */
+  getSupplySettings: {
+    methodKind: "unary";
+    input: typeof GetSupplySettingsRequestSchema;
+    output: typeof GetSupplySettingsResponseSchema;
+  },
+  /**
+   * Admin. One change of the catalogue or the settings, made by the same use case as the admin
+   * service's RPC of the same request, audited with the member and their address.
+   *
+   * @generated from rpc prepaid.v1.ConsoleService.ChangeCatalogue
+   */
+  changeCatalogue: {
+    methodKind: "unary";
+    input: typeof ChangeCatalogueRequestSchema;
+    output: typeof ChangeCatalogueResponseSchema;
+  },
+  /**
+   * Admin. Every staff member, oldest first.
+   *
+   * @generated from rpc prepaid.v1.ConsoleService.ListStaffMembers
+   */
+  listStaffMembers: {
+    methodKind: "unary";
+    input: typeof ListStaffMembersRequestSchema;
+    output: typeof ListStaffMembersResponseSchema;
+  },
+  /**
+   * Admin. A new member and the one-time set-up link (shown once).
+   *
+   * @generated from rpc prepaid.v1.ConsoleService.InviteStaffMember
+   */
+  inviteStaffMember: {
+    methodKind: "unary";
+    input: typeof InviteStaffMemberRequestSchema;
+    output: typeof InviteStaffMemberResponseSchema;
+  },
+  /**
+   * Admin. Disables a member and ends their sessions; never the last active admin.
+   *
+   * @generated from rpc prepaid.v1.ConsoleService.DisableStaffMember
+   */
+  disableStaffMember: {
+    methodKind: "unary";
+    input: typeof DisableStaffMemberRequestSchema;
+    output: typeof DisableStaffMemberResponseSchema;
+  },
+  /**
+   * Admin. Changes a member's role; the last active admin keeps theirs.
+   *
+   * @generated from rpc prepaid.v1.ConsoleService.SetStaffRole
+   */
+  setStaffRole: {
+    methodKind: "unary";
+    input: typeof SetStaffRoleRequestSchema;
+    output: typeof SetStaffRoleResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_prepaid_v1_console, 0);

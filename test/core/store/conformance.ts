@@ -2380,6 +2380,10 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       );
       assert.is((await h.store.staff.setDisabled('stf_bob', true))?.disabled, true);
       assert.is(await h.store.staff.setDisabled('stf_nobody', true), null);
+      const promoted = await h.store.staff.setRole('stf_bob', 'finance');
+      assert.is(promoted?.role, 'finance');
+      assert.equal(await h.store.staff.getMember('stf_bob'), promoted, 'the new role is stored');
+      assert.is(await h.store.staff.setRole('stf_nobody', 'admin'), null);
     });
 
     it('staff sessions are found, touched forward only, and ended one by one or all of a member', async (h) => {

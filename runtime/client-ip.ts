@@ -2,10 +2,12 @@
  * Which address a request came from. The socket's peer is the truth unless that peer is a
  * proxy we were told to trust; only then is X-Forwarded-For read, from the right, because
  * everything left of the last hop a trusted proxy appended was written by the client and
- * can be forged.
+ * can be forged. The gateway, the developer area's neighbour and the console read their
+ * trusted proxies (TRUSTED_PROXIES, CONSOLE_TRUSTED_PROXIES) with the same functions here.
  */
 import type { IncomingMessage } from 'node:http';
-import { type BlockList, isIP, type Socket } from 'node:net';
+import { BlockList, isIP, type Socket } from 'node:net';
+import { ConfigError } from './env-schema.js';
 
 /** Returns the client IP of a request. */
 export type ClientIpResolver = (req: IncomingMessage) => string;
@@ -68,4 +70,48 @@ export function normalizeAddress(raw: string): string | undefined {
   if (mapped) address = mapped[1]!;
   if (isIP(address) === 0) return undefined;
   return address.toLowerCase();
+}
+
+/** A BlockList of IPs and CIDRs as a configuration variable `name` wrote them. */
+export function addressList(name: string, entries: readonly string[]): BlockList {
+  const list = new BlockList();
+  for (const entry of entries) {
+    const parsed = parseAddressOrCidr(entry);
+    if (parsed === undefined) throw new ConfigError(name, `"${entry}" is not an IP address or CIDR.`);
+    if (parsed.prefix === undefined) list.addAddress(parsed.address, parsed.family);
+    else list.addSubnet(parsed.address, parsed.prefix, parsed.family);
+  }
+  return list;
+}
+
+/** A comma-separated list of IPs and CIDRs, as written; empty text is an empty list. */
+export function parseAddressList(name: string, text: string): string[] {
+  const entries = text
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p !== '');
+  for (const entry of entries) {
+    if (parseAddressOrCidr(entry) === undefined)
+      throw new ConfigError(name, `"${entry}" is not an IP address or CIDR.`);
+  }
+  return entries;
+}
+
+interface ParsedAddress {
+  address: string;
+  family: 'ipv4' | 'ipv6';
+  prefix: number | undefined;
+}
+
+function parseAddressOrCidr(entry: string): ParsedAddress | undefined {
+  const [address = '', prefixText, extra] = entry.split('/');
+  if (extra !== undefined) return undefined;
+  const version = isIP(address);
+  if (version === 0) return undefined;
+  const family = version === 4 ? 'ipv4' : 'ipv6';
+  if (prefixText === undefined) return { address, family, prefix: undefined };
+  if (!/^\d{1,3}$/.test(prefixText)) return undefined;
+  const prefix = Number(prefixText);
+  if (prefix > (version === 4 ? 32 : 128)) return undefined;
+  return { address, family, prefix };
 }

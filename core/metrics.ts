@@ -412,6 +412,7 @@ export function instrumentStore(
     passwordResets: store.passwordResets,
     notices: store.notices,
     supply: store.supply,
+    reports: store.reports,
     events: store.events,
     webhooks: store.webhooks,
     keyUse: store.keyUse,

@@ -9,13 +9,22 @@ export const STAFF_ROLES = ['admin', 'support', 'finance'] as const;
 export type StaffRole = (typeof STAFF_ROLES)[number];
 
 /** What a staff member may be asked to do; each is allowed to some roles only (`STAFF_POWERS`). */
-export type StaffPower = 'read' | 'resolve' | 'propose' | 'propose_money' | 'approve' | 'upgrades' | 'staff';
+export type StaffPower =
+  | 'read'
+  | 'resolve'
+  | 'propose'
+  | 'propose_money'
+  | 'approve'
+  | 'upgrades'
+  | 'staff'
+  | 'reports';
 
 /**
  * Which roles hold which power. Support may look, re-query and resolve a pending purchase as
  * delivered (no money moves), and propose a pending resolved as failed (`propose`: a refund a
  * finance member approves). Finance proposes the other money moves (`propose_money`: credits,
- * forced refunds, inflow assignments) and approves; admin does everything.
+ * forced refunds, inflow assignments) and approves; admin does everything. The reports (sales,
+ * cost, margin, money in) are the business's figures: finance and admin read them, support does not.
  */
 const STAFF_POWERS: Readonly<Record<StaffPower, readonly StaffRole[]>> = {
   read: ['admin', 'support', 'finance'],
@@ -25,6 +34,7 @@ const STAFF_POWERS: Readonly<Record<StaffPower, readonly StaffRole[]>> = {
   approve: ['admin', 'finance'],
   upgrades: ['admin'],
   staff: ['admin'],
+  reports: ['admin', 'finance'],
 };
 
 export function mayDo(role: StaffRole, power: StaffPower): boolean {

@@ -16,6 +16,7 @@ import {
 import { DomainError } from '../domain/errors.js';
 import type { AuditEntryRecord } from '../domain/records.js';
 import type { ProposalRecord, StaffMemberRecord } from '../domain/staff.js';
+import type { Reports } from '../reports/service.js';
 import { type Actor, CLI_ACTOR } from '../staff/audit.js';
 import type { Desk } from '../staff/desk.js';
 import type { StaffRealm } from '../staff/realm.js';
@@ -31,6 +32,7 @@ import {
 import { inflowMessage } from './funding.js';
 import type { Handlers } from './grpc.js';
 import { userMessage } from './holder.js';
+import { fundingReportMessage, reportAsk, salesReportMessage } from './reports.js';
 
 /** Audit rows a list returns by default and at most. */
 const DEFAULT_AUDIT_ROWS = 50;
@@ -96,9 +98,15 @@ export interface ConsoleRpcDeps {
   realm: StaffRealm;
   desk: Desk;
   auditLog: Store['auditLog'];
+  reports: Reports;
 }
 
-export function consoleHandlers({ realm, desk, auditLog }: ConsoleRpcDeps): Handlers<(typeof ConsoleDesc)['method']> {
+export function consoleHandlers({
+  realm,
+  desk,
+  auditLog,
+  reports,
+}: ConsoleRpcDeps): Handlers<(typeof ConsoleDesc)['method']> {
   return {
     async getStaffSetup(req) {
       const setup = await realm.describeSetup(req.setupToken);
@@ -212,6 +220,14 @@ export function consoleHandlers({ realm, desk, auditLog }: ConsoleRpcDeps): Hand
         ledger: overview.ledger.map(ledgerEntryMessage),
       };
     },
+    async getSalesReport(req) {
+      await realm.require(req.sessionToken, 'reports', req.clientAddress);
+      return { report: salesReportMessage(await reports.sales(reportAsk(req.query))) };
+    },
+    async getFundingReport(req) {
+      await realm.require(req.sessionToken, 'reports', req.clientAddress);
+      return { report: fundingReportMessage(await reports.funding(reportAsk(req.query))) };
+    },
   };
 }
 
@@ -230,6 +246,7 @@ async function requireRefuser(desk: Desk, proposalId: string, who: Actor, role: 
 export function staffAdminHandlers(
   realm: StaffRealm,
   auditLog: Store['auditLog'],
+  reports: Reports,
 ): Handlers<(typeof StaffAdminDesc)['method']> {
   return {
     async inviteStaff(req) {
@@ -244,6 +261,12 @@ export function staffAdminHandlers(
     },
     async listAudit(req) {
       return listAudit(auditLog, req.filter);
+    },
+    async reportSales(req) {
+      return { report: salesReportMessage(await reports.sales(reportAsk(req.query))) };
+    },
+    async reportFunding(req) {
+      return { report: fundingReportMessage(await reports.funding(reportAsk(req.query))) };
     },
   };
 }

@@ -34,6 +34,7 @@ import type { PendingList } from '../purchases/pending-list.js';
 import type { PurchaseService as Purchases } from '../purchases/service.js';
 import type { SupplyAdmin } from '../purchases/supply-admin.js';
 import type { VerificationService } from '../purchases/verification.js';
+import type { Reports } from '../reports/service.js';
 import type { AuditTrail } from '../staff/audit.js';
 import type { Desk } from '../staff/desk.js';
 import type { StaffRealm } from '../staff/realm.js';
@@ -90,6 +91,7 @@ export interface CoreServerDeps {
     desk: Desk;
     audit: AuditTrail;
     auditLog: Store['auditLog'];
+    reports: Reports;
     proposeCredit?: ((accountId: string, amountKobo: number, memo: string) => Promise<string>) | undefined;
   };
   /** Grants the admin service (and, for operators' convenience, the other two). */
@@ -226,14 +228,24 @@ export function createCoreServer(deps: CoreServerDeps): CoreServer {
     serviceDefinition(ConsoleService),
     implement(
       ConsoleService,
-      consoleHandlers({ realm: deps.staff.realm, desk: deps.staff.desk, auditLog: deps.staff.auditLog }),
+      consoleHandlers({
+        realm: deps.staff.realm,
+        desk: deps.staff.desk,
+        auditLog: deps.staff.auditLog,
+        reports: deps.staff.reports,
+      }),
       serviceCallers,
       deps.log,
     ),
   );
   server.addService(
     serviceDefinition(StaffAdminService),
-    implement(StaffAdminService, staffAdminHandlers(deps.staff.realm, deps.staff.auditLog), adminCallers, deps.log),
+    implement(
+      StaffAdminService,
+      staffAdminHandlers(deps.staff.realm, deps.staff.auditLog, deps.staff.reports),
+      adminCallers,
+      deps.log,
+    ),
   );
 
   const health = createHealth({

@@ -58,6 +58,7 @@ import { createHistoryStore } from './history.js';
 import { createKeyUseStore } from './key-use.js';
 import { createKeyStore } from './keys.js';
 import { createNoticeStore, createPasswordResetStore } from './mail.js';
+import { createReportStore } from './reports.js';
 import { ensureSchema, schemaTarget } from './schema.js';
 import { createProposalStore, createStaffStore } from './staff.js';
 import { createSupplyStore } from './supply.js';
@@ -145,6 +146,7 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<MongoS
       passwordResets: createPasswordResetStore(ctx),
       notices: createNoticeStore(ctx),
       supply: createSupplyStore(ctx),
+      reports: createReportStore(ctx),
       events: createEventStore(ctx),
       webhooks: createWebhookStore(ctx),
       keyUse: createKeyUseStore(ctx),

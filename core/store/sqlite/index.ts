@@ -19,6 +19,7 @@ import { createHistoryStore } from './history.js';
 import { createKeyUseStore } from './key-use.js';
 import { createKeyStore } from './keys.js';
 import { createNoticeStore, createPasswordResetStore } from './mail.js';
+import { createReportStore } from './reports.js';
 import { migrate } from './schema.js';
 import { createProposalStore, createStaffStore } from './staff.js';
 import { createSupplyStore } from './supply.js';
@@ -89,6 +90,7 @@ function buildStore(db: Database.Database): Store {
     passwordResets: createPasswordResetStore(db),
     notices: createNoticeStore(db),
     supply: createSupplyStore(db, commit),
+    reports: createReportStore(db),
     events: createEventStore(eventSql, commit),
     webhooks: createWebhookStore(eventSql),
     keyUse: createKeyUseStore(db, commit),

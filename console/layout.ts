@@ -17,6 +17,7 @@ const NAV: ReadonlyArray<readonly [string, string]> = [
   ['/accounts', 'Accounts'],
   ['/credit', 'Propose a credit'],
   ['/audit', 'Audit log'],
+  ['/reports', 'Reports'],
 ];
 
 /** The hidden CSRF field every form of a signed-in page carries. */

@@ -44,7 +44,7 @@ function salesCells(f: SalesFigures | undefined): string[] {
 }
 
 /** The group's column heading: Product, Upstream or Tier. */
-export function groupHeading(group: string): string {
+function groupHeading(group: string): string {
   return group === 'upstream' ? 'Upstream' : group === 'tier' ? 'Tier' : 'Product';
 }
 

@@ -3,6 +3,13 @@ import type { Route } from '../server.js';
 import { accountRoutes } from './accounts.js';
 import { auditRoutes } from './audit.js';
 import { queueRoutes } from './queue.js';
+import { reportRoutes } from './reports.js';
 import { signInRoutes } from './sign-in.js';
 
-export const routes: readonly Route[] = [...signInRoutes, ...queueRoutes, ...accountRoutes, ...auditRoutes];
+export const routes: readonly Route[] = [
+  ...signInRoutes,
+  ...queueRoutes,
+  ...accountRoutes,
+  ...auditRoutes,
+  ...reportRoutes,
+];

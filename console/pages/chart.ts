@@ -23,6 +23,8 @@ const HEIGHT = 240;
 const MARGIN_BOTTOM = 40;
 const MARGIN_TOP = 10;
 const MARGIN_LEFT = 10;
+/** One period alone would make bars as wide as the chart; they stay bars. */
+const MAX_BAR_WIDTH = 48;
 /** More periods than this and the labels under the axis would overlap: every nth is shown. */
 const MAX_AXIS_LABELS = 12;
 
@@ -40,7 +42,7 @@ export function barChart(
   const plotHeight = HEIGHT - MARGIN_TOP - MARGIN_BOTTOM;
   const y = (value: number) => MARGIN_TOP + ((top - value) / span) * plotHeight;
   const slot = (WIDTH - MARGIN_LEFT) / Math.max(groups.length, 1);
-  const barWidth = Math.max(1, (slot * 0.8) / Math.max(series.length, 1));
+  const barWidth = Math.min(MAX_BAR_WIDTH, Math.max(1, (slot * 0.8) / Math.max(series.length, 1)));
   const every = Math.max(1, Math.ceil(groups.length / MAX_AXIS_LABELS));
   const round = (n: number) => Math.round(n * 10) / 10;
   const bars = groups.map((group, i) => {

@@ -47,7 +47,7 @@ function session(ctx: PageContext) {
 function tableHtml(caption: string, table: ReportTable): SafeHtml {
   // Columns after the first two are figures: right-aligned so the digits line up.
   const cell = (text: string, i: number) => (i < 2 ? html`<td>${text}</td>` : html`<td class="number">${text}</td>`);
-  return html`<table><caption>${caption}</caption>
+  return html`<table class="report"><caption>${caption}</caption>
 <thead><tr>${table.columns.map((c, i) => (i < 2 ? html`<th scope="col">${c}</th>` : html`<th scope="col" class="number">${c}</th>`))}</tr></thead>
 <tbody>${table.rows.map((row) => html`<tr>${row.map(cell)}</tr>`)}</tbody></table>`;
 }
@@ -75,16 +75,20 @@ function salesSection(report: SalesReport, ask: Ask): SafeHtml {
 <h2 id="sales-heading">Sales, cost and margin</h2>
 <p>Purchases count on the Lagos day they were made. Margin is what delivered purchases of known cost were charged less
 their cost; pending purchases and those of unknown cost are shown apart, never as zero cost.</p>
-${barChart(
-  'sales-chart',
-  `Charged less refunds, and margin, per ${report.by}`,
-  `Bars per ${report.by} from ${report.from} to ${report.to}, in Naira: charged less refunds, then margin. The table below has every figure.`,
-  [
-    { label: 'Charged less refunds (NGN)', className: 'series-a' },
-    { label: 'Margin (NGN)', className: 'series-b' },
-  ],
-  groups,
-)}
+${
+  report.rows.length === 0
+    ? html`<p>No live purchases were made in this period.</p>`
+    : barChart(
+        'sales-chart',
+        `Charged less refunds, and margin, per ${report.by}`,
+        `Bars per ${report.by} from ${report.from} to ${report.to}, in Naira: charged less refunds, then margin. The table below has every figure.`,
+        [
+          { label: 'Charged less refunds (NGN)', className: 'series-a' },
+          { label: 'Margin (NGN)', className: 'series-b' },
+        ],
+        groups,
+      )
+}
 ${tableHtml(`Sales by ${report.group}, ${report.from} to ${report.to}`, salesTable(report))}
 <p><a href="/reports/sales.csv?${queryString(ask)}" download>Download CSV of sales</a></p>
 </section>`;
@@ -97,16 +101,20 @@ function fundingSection(report: FundingReport, ask: Ask): SafeHtml {
   ]);
   return html`<section aria-labelledby="funding-heading">
 <h2 id="funding-heading">Money in</h2>
-${barChart(
-  'funding-chart',
-  `Paid in and credited, per ${report.by}`,
-  `Bars per ${report.by} from ${report.from} to ${report.to}, in Naira: amount paid by transfer, then what was credited to wallets. The table below has every figure.`,
-  [
-    { label: 'Paid (NGN)', className: 'series-a' },
-    { label: 'Credited (NGN)', className: 'series-b' },
-  ],
-  groups,
-)}
+${
+  report.rows.length === 0
+    ? html`<p>No transfers came in during this period.</p>`
+    : barChart(
+        'funding-chart',
+        `Paid in and credited, per ${report.by}`,
+        `Bars per ${report.by} from ${report.from} to ${report.to}, in Naira: amount paid by transfer, then what was credited to wallets. The table below has every figure.`,
+        [
+          { label: 'Paid (NGN)', className: 'series-a' },
+          { label: 'Credited (NGN)', className: 'series-b' },
+        ],
+        groups,
+      )
+}
 ${tableHtml(`Money in by provider, ${report.from} to ${report.to}`, fundingTable(report))}
 <p><a href="/reports/funding.csv?${queryString(ask)}" download>Download CSV of money in</a></p>
 </section>`;

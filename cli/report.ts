@@ -4,7 +4,7 @@
  * (exact kobo), `--csv` for a spreadsheet (the console's columns, cells guarded against formulas).
  */
 import { DomainError } from '../core/domain/errors.js';
-import { reportGroup, reportPeriod } from '../core/domain/reports.js';
+import { MAX_REPORT_DAYS, MAX_REPORT_MONTHS, reportGroup, reportPeriod } from '../core/domain/reports.js';
 import {
   type FundingFigures,
   type ReportQuery,
@@ -19,7 +19,10 @@ import { columns, kobo, present } from './format.js';
 const PERIOD_OPTIONS: Readonly<Record<string, OptionSpec>> = {
   from: { placeholder: 'YYYY-MM-DD', summary: 'First day (Lagos calendar day).', required: true },
   to: { placeholder: 'YYYY-MM-DD', summary: 'Last day, included.', required: true },
-  by: { placeholder: 'day|month', summary: 'One row per day (at most 366 days) or per month (60); default day.' },
+  by: {
+    placeholder: 'day|month',
+    summary: `One row per day (at most ${MAX_REPORT_DAYS} days) or per month (${MAX_REPORT_MONTHS}); default day.`,
+  },
   csv: { placeholder: '', summary: 'Print CSV instead of a table (--json wins when both are given).', flag: true },
 };
 

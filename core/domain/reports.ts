@@ -10,11 +10,11 @@ import type { Kobo } from './money.js';
 import { lagosDate, lagosDayStart, lagosMonthStart, parseLagosDate } from './people.js';
 
 /** What the rows of a sales report are keyed by. */
-export const REPORT_GROUPS = ['product', 'upstream', 'tier'] as const;
+const REPORT_GROUPS = ['product', 'upstream', 'tier'] as const;
 export type ReportGroup = (typeof REPORT_GROUPS)[number];
 
 /** The length of each row's period: a Lagos calendar day or a Lagos calendar month. */
-export const REPORT_BUCKETS = ['day', 'month'] as const;
+const REPORT_BUCKETS = ['day', 'month'] as const;
 export type ReportBucket = (typeof REPORT_BUCKETS)[number];
 
 /**
@@ -72,7 +72,7 @@ export function periodInstants(period: ReportPeriod): { from: Date; until: Date 
 }
 
 /** The label of the bucket a Lagos day falls in: 2026-11-26 by day, 2026-11 by month. */
-export function bucketLabel(day: number, by: ReportBucket): string {
+function bucketLabel(day: number, by: ReportBucket): string {
   return by === 'day' ? lagosDate(day) : lagosDate(lagosMonthStart(day)).slice(0, 7);
 }
 

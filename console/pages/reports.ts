@@ -47,7 +47,8 @@ function session(ctx: PageContext) {
 function tableHtml(caption: string, table: ReportTable): SafeHtml {
   // Columns after the first two are figures: right-aligned so the digits line up.
   const cell = (text: string, i: number) => (i < 2 ? html`<td>${text}</td>` : html`<td class="number">${text}</td>`);
-  return html`<table class="report"><caption>${caption}</caption>
+  // The table scrolls sideways at phone width; focusable, a keyboard can scroll it too.
+  return html`<table class="report" tabindex="0"><caption>${caption}</caption>
 <thead><tr>${table.columns.map((c, i) => (i < 2 ? html`<th scope="col">${c}</th>` : html`<th scope="col" class="number">${c}</th>`))}</tr></thead>
 <tbody>${table.rows.map((row) => html`<tr>${row.map(cell)}</tr>`)}</tbody></table>`;
 }

@@ -6,6 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Code, ConnectError } from '@connectrpc/connect';
+import axeCore from 'axe-core';
 import type { Browser, Page } from 'playwright-core';
 import * as assert from 'uvu/assert';
 import { chromiumOrSkip, closeAll, launchChromium, snap } from '../helpers/browser.js';
@@ -58,6 +59,28 @@ async function member(state: State, role: 'finance' | 'support'): Promise<{ page
   return { page, blocked };
 }
 
+/** axe-core's serious and critical findings on the page as shown, at desktop and phone width. */
+async function axeFindings(page: Page): Promise<string[]> {
+  const found: string[] = [];
+  for (const viewport of [
+    { width: 1280, height: 900 },
+    { width: 390, height: 844 },
+  ]) {
+    await page.setViewportSize(viewport);
+    await page.evaluate(axeCore.source);
+    const ids = await page.evaluate(async () => {
+      const axe = (window as unknown as { axe: typeof axeCore }).axe;
+      const result = await axe.run(document, { resultTypes: ['violations'] });
+      return result.violations
+        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+        .map((v) => `${v.id}: ${v.nodes.map((n) => n.html).join(' | ')}`);
+    });
+    found.push(...ids.map((id) => `${viewport.width}px ${id}`));
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
+  return found;
+}
+
 /** Naira as the tables write them, from kobo. */
 const naira = (k: number) =>
   `${k < 0 ? '-' : ''}${Math.trunc(Math.abs(k) / 100)}.${String(Math.abs(k) % 100).padStart(2, '0')}`;
@@ -94,6 +117,7 @@ flow('a finance member opens a day of sales; the page and its CSV equal the ledg
   assert.is(await chart.locator('title').textContent(), 'Charged less refunds, and margin, per day');
   assert.is(await chart.locator('rect').count(), 2, 'one period, two bars');
   await snap(page, 'console-reports');
+  assert.equal(await axeFindings(page), [], 'no serious or critical axe-core finding');
 
   const [download] = await Promise.all([
     page.waitForEvent('download'),
@@ -116,6 +140,7 @@ flow('a period the core refuses is shown as a form error beside the field', asyn
   assert.match((await page.locator('#to-error').textContent()) ?? '', /same day as from or later/);
   await page.goto(`${state.app.url}/reports?from=2025-01-01&to=2026-06-01&by=day`);
   assert.match((await page.locator('.error-summary').textContent()) ?? '', /at most 366 days/);
+  assert.equal(await axeFindings(page), [], 'the form with its errors has no serious or critical axe-core finding');
 });
 
 flow('a support member is refused by the core: the page, the CSV and the RPC', async (state) => {

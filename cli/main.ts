@@ -33,6 +33,7 @@ import { ledgerGroup } from './ledger.js';
 import { pendingGroup } from './pending.js';
 import { plansGroup } from './plans.js';
 import { pricingGroup } from './pricing.js';
+import { reportsGroup } from './report.js';
 import { routesGroup } from './routes.js';
 import { auditGroup, staffGroup } from './staff.js';
 import { tiersGroup } from './tiers.js';
@@ -73,6 +74,7 @@ export const COMMAND_GROUPS: readonly CommandGroup[] = [
   fundingGroup,
   staffGroup,
   auditGroup,
+  reportsGroup,
 ];
 
 /** Flags every command accepts, before or after the command words. */

@@ -21,6 +21,7 @@ const NAV: ReadonlyArray<readonly [string, string]> = [
   ['/catalogue/plans', 'Data plans'],
   ['/settings', 'Settings'],
   ['/staff', 'Staff'],
+  ['/reports', 'Reports'],
 ];
 
 /** The hidden CSRF field every form of a signed-in page carries. */

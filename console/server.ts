@@ -55,7 +55,11 @@ export interface ConsoleDeps {
   tls?: { cert: Buffer; key: Buffer };
 }
 
-export type Answer = { kind: 'page'; status?: number; body: SafeHtml } | { kind: 'redirect'; location: string };
+export type Answer =
+  | { kind: 'page'; status?: number; body: SafeHtml }
+  | { kind: 'redirect'; location: string }
+  /** A file to save (a report's CSV): never cached, never shown in the page. */
+  | { kind: 'download'; filename: string; contentType: string; body: string };
 
 export interface PageContext {
   url: URL;
@@ -211,7 +215,15 @@ async function handle(
       },
     });
     if (answer.kind === 'redirect') redirect(res, answer.location, setCookies);
-    else {
+    else if (answer.kind === 'download') {
+      res.writeHead(200, {
+        'Content-Type': answer.contentType,
+        'Content-Disposition': `attachment; filename="${answer.filename}"`,
+        'Cache-Control': 'no-store',
+        ...(setCookies.length > 0 ? { 'Set-Cookie': setCookies } : {}),
+      });
+      res.end(req.method === 'HEAD' ? undefined : answer.body);
+    } else {
       if (setCookies.length > 0) res.setHeader('Set-Cookie', setCookies);
       sendPage(res, answer.status ?? 200, answer.body, req.method === 'HEAD');
     }

@@ -65,6 +65,7 @@ import { createSupplyAdmin } from './purchases/supply-admin.js';
 import type { SupplyDeps } from './purchases/upstream-calls.js';
 import { createUpstreamHealth } from './purchases/upstream-health.js';
 import { createVerificationService } from './purchases/verification.js';
+import { createReports } from './reports/service.js';
 import { type CoreServer, createCoreServer, SERVICE_NAMES } from './rpc/server.js';
 import { CLI_ACTOR, createAuditTrail } from './staff/audit.js';
 import { createDesk } from './staff/desk.js';
@@ -386,7 +387,7 @@ export function createCore(deps: CoreDeps): Core {
     holderDesk,
     shopDesk: createShopDesk({ store, purchases }),
     upgrades,
-    staff: { realm, desk, audit, auditLog: store.auditLog, proposeCredit },
+    staff: { realm, desk, audit, auditLog: store.auditLog, reports: createReports(store), proposeCredit },
     eventFeed: createEventFeed({ accounts: store.accounts, events: store.events }),
     webhooks,
     funding,

@@ -488,6 +488,7 @@ export function instrumentStore(
     notices: store.notices,
     supply: store.supply,
     planCodes: store.planCodes,
+    reports: store.reports,
     events: store.events,
     webhooks: store.webhooks,
     keyUse: store.keyUse,

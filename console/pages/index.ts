@@ -4,6 +4,7 @@ import { accountRoutes } from './accounts.js';
 import { auditRoutes } from './audit.js';
 import { catalogueRoutes } from './catalogue.js';
 import { queueRoutes } from './queue.js';
+import { reportRoutes } from './reports.js';
 import { settingsRoutes } from './settings.js';
 import { signInRoutes } from './sign-in.js';
 import { staffRoutes } from './staff.js';
@@ -16,4 +17,5 @@ export const routes: readonly Route[] = [
   ...catalogueRoutes,
   ...settingsRoutes,
   ...staffRoutes,
+  ...reportRoutes,
 ];

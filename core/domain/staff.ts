@@ -17,7 +17,8 @@ export type StaffPower =
   | 'approve'
   | 'upgrades'
   | 'staff'
-  | 'settings';
+  | 'settings'
+  | 'reports';
 
 /**
  * Which roles hold which power. Support may look, re-query and resolve a pending purchase as
@@ -25,7 +26,8 @@ export type StaffPower =
  * finance member approves). Finance proposes the other money moves (`propose_money`: credits,
  * forced refunds, inflow assignments) and approves; admin does everything, and alone manages
  * staff and changes the catalogue and settings (`settings`: tiers, prices, plans, the SMS rate,
- * routes, float alerts), which every role may read.
+ * routes, float alerts), which every role may read. The reports (sales,
+ * cost, margin, money in) are the business's figures: finance and admin read them, support does not.
  */
 const STAFF_POWERS: Readonly<Record<StaffPower, readonly StaffRole[]>> = {
   read: ['admin', 'support', 'finance'],
@@ -36,6 +38,7 @@ const STAFF_POWERS: Readonly<Record<StaffPower, readonly StaffRole[]>> = {
   upgrades: ['admin'],
   staff: ['admin'],
   settings: ['admin'],
+  reports: ['admin', 'finance'],
 };
 
 /** Whether a member counts as an admin who can still act: not disabled, and set up. */

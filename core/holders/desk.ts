@@ -34,10 +34,10 @@ import type {
 } from '../domain/records.js';
 import { smsChargeKobo } from '../domain/sms.js';
 import type { Notices } from '../mail/notices.js';
+import type { HolderContext } from '../people/service.js';
 import type { PricedCablePackage, PricedPlan, PurchaseService } from '../purchases/service.js';
 import type { Credited, Store } from '../store/port.js';
 import type { EndpointWithSecret, WebhookService } from '../webhooks/service.js';
-import type { HolderContext } from '../people/service.js';
 
 /** Days the overview's chart covers, today included. */
 const CHART_DAYS = 30;

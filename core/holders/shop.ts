@@ -7,9 +7,9 @@
  */
 import type { Mode } from '../domain/mode.js';
 import type { LedgerEntryRecord } from '../domain/records.js';
+import type { HolderContext } from '../people/service.js';
 import type { PurchaseService } from '../purchases/service.js';
 import type { Store } from '../store/port.js';
-import type { HolderContext } from '../people/service.js';
 
 export interface ShopDeskDeps {
   store: Pick<Store, 'wallet'>;

@@ -25,6 +25,7 @@ import { DomainError, invalid } from '../domain/errors.js';
 import { planPriceBasis, planPriceFor } from '../domain/pricing.js';
 import type { AuditEntryRecord } from '../domain/records.js';
 import type { ProposalRecord, StaffMemberRecord } from '../domain/staff.js';
+import type { Reports } from '../reports/service.js';
 import { type Actor, CLI_ACTOR } from '../staff/audit.js';
 import type { Desk } from '../staff/desk.js';
 import type { StaffRealm } from '../staff/realm.js';
@@ -43,6 +44,7 @@ import { inflowMessage } from './funding.js';
 import type { Handlers } from './grpc.js';
 import { userMessage } from './holder.js';
 import type { PlanCodeMethods } from './plan-codes.js';
+import { fundingReportMessage, reportAsk, salesReportMessage } from './reports.js';
 
 /** Audit rows a list returns by default and at most. */
 const DEFAULT_AUDIT_ROWS = 50;
@@ -115,6 +117,7 @@ export interface ConsoleRpcDeps {
   auditLog: Store['auditLog'];
   catalog: CatalogService;
   adminAs: (who: Actor) => AdminHandlers;
+  reports: Reports;
 }
 
 /** The catalogue's plans, each with every tier's price and where it comes from. */
@@ -183,6 +186,7 @@ export function consoleHandlers({
   auditLog,
   catalog,
   adminAs,
+  reports,
 }: ConsoleRpcDeps): Handlers<(typeof ConsoleDesc)['method']> {
   return {
     async getStaffSetup(req) {
@@ -298,6 +302,14 @@ export function consoleHandlers({
       };
     },
     ...settingsHandlers(realm, catalog, adminAs),
+    async getSalesReport(req) {
+      await realm.require(req.sessionToken, 'reports', req.clientAddress);
+      return { report: salesReportMessage(await reports.sales(reportAsk(req.query))) };
+    },
+    async getFundingReport(req) {
+      await realm.require(req.sessionToken, 'reports', req.clientAddress);
+      return { report: fundingReportMessage(await reports.funding(reportAsk(req.query))) };
+    },
   };
 }
 
@@ -369,6 +381,7 @@ async function requireRefuser(desk: Desk, proposalId: string, who: Actor, role: 
 export function staffAdminHandlers(
   realm: StaffRealm,
   auditLog: Store['auditLog'],
+  reports: Reports,
 ): Handlers<(typeof StaffAdminDesc)['method']> {
   return {
     async inviteStaff(req) {
@@ -383,6 +396,12 @@ export function staffAdminHandlers(
     },
     async listAudit(req) {
       return listAudit(auditLog, req.filter);
+    },
+    async reportSales(req) {
+      return { report: salesReportMessage(await reports.sales(reportAsk(req.query))) };
+    },
+    async reportFunding(req) {
+      return { report: fundingReportMessage(await reports.funding(reportAsk(req.query))) };
     },
   };
 }

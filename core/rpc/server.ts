@@ -36,6 +36,7 @@ import type { PendingList } from '../purchases/pending-list.js';
 import type { PurchaseService as Purchases } from '../purchases/service.js';
 import type { SupplyAdmin } from '../purchases/supply-admin.js';
 import type { VerificationService } from '../purchases/verification.js';
+import type { Reports } from '../reports/service.js';
 import { type Actor, type AuditTrail, CLI_ACTOR } from '../staff/audit.js';
 import type { Desk } from '../staff/desk.js';
 import type { StaffRealm } from '../staff/realm.js';
@@ -96,6 +97,7 @@ export interface CoreServerDeps {
     desk: Desk;
     audit: AuditTrail;
     auditLog: Store['auditLog'];
+    reports: Reports;
     proposeCredit?: ((accountId: string, amountKobo: number, memo: string) => Promise<string>) | undefined;
   };
   /** Grants the admin service (and, for operators' convenience, the other two). */
@@ -242,6 +244,7 @@ export function createCoreServer(deps: CoreServerDeps): CoreServer {
         auditLog: deps.staff.auditLog,
         catalog: deps.catalog,
         adminAs,
+        reports: deps.staff.reports,
       }),
       serviceCallers,
       deps.log,
@@ -249,7 +252,12 @@ export function createCoreServer(deps: CoreServerDeps): CoreServer {
   );
   server.addService(
     serviceDefinition(StaffAdminService),
-    implement(StaffAdminService, staffAdminHandlers(deps.staff.realm, deps.staff.auditLog), adminCallers, deps.log),
+    implement(
+      StaffAdminService,
+      staffAdminHandlers(deps.staff.realm, deps.staff.auditLog, deps.staff.reports),
+      adminCallers,
+      deps.log,
+    ),
   );
 
   const health = createHealth({

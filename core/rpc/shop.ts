@@ -7,8 +7,8 @@
 import type { PurchaseService as PurchaseServiceDesc } from '../../gen/prepaid/v1/purchase_pb.js';
 import type { ShopService as ShopServiceDesc } from '../../gen/prepaid/v1/shop_pb.js';
 import { invalid } from '../domain/errors.js';
-import type { PeopleService } from '../people/service.js';
 import type { ShopDesk } from '../holders/shop.js';
+import type { PeopleService } from '../people/service.js';
 import { ledgerEntryMessage, modeIn } from './convert.js';
 import type { Handlers } from './grpc.js';
 

@@ -50,6 +50,7 @@ import type {
   UpstreamSettingsRecord,
   UserRecord,
 } from '../domain/records.js';
+import type { FundingDayRow, ReportGroup, SalesDayRow } from '../domain/reports.js';
 import type { ProposalRecord, StaffMemberRecord, StaffRole, StaffSessionRecord } from '../domain/staff.js';
 import type { EventStore, WebhookStore } from './event-port.js';
 
@@ -576,6 +577,29 @@ export interface PlanCodeStore {
   clear(planId: number, upstream: string): Promise<PlanCodeRecord | null>;
 }
 
+/** What a report reads: a period of instants, and the offset that makes whole days local (Lagos: one hour). */
+export interface ReportWindow {
+  from: Date;
+  until: Date;
+  /** Added to an instant before it is cut into whole days of 86 400 000 ms. */
+  offsetMs: number;
+}
+
+/**
+ * The reports' aggregations (core/reports/): sums per day, done where the data is. Both read
+ * live rows only (test money is not the business's) created in [from, until).
+ */
+export interface ReportStore {
+  /**
+   * Live purchases summed per day and per group key: the product, the upstream of the
+   * purchase's last attempt ("" when none), or the account's tier now. The cost of a delivered
+   * purchase is its delivered attempt's costKobo; without one it counts as of unknown cost.
+   */
+  salesByDay(window: ReportWindow, group: ReportGroup): Promise<SalesDayRow[]>;
+  /** Live inflows summed per day and per funding provider. */
+  fundingByDay(window: ReportWindow): Promise<FundingDayRow[]>;
+}
+
 /** The whole store: one sub-port per aggregate. Use cases take only the sub-ports they use. */
 export interface Store {
   readonly accounts: AccountStore;
@@ -597,5 +621,6 @@ export interface Store {
   readonly notices: NoticeStore;
   readonly supply: SupplyStore;
   readonly planCodes: PlanCodeStore;
+  readonly reports: ReportStore;
   close(): Promise<void>;
 }

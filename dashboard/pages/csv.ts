@@ -1,39 +1,14 @@
 /**
  * CSV exports, streamed: rows come from an async generator that asks the core page after page,
- * go through csv-stringify (quoting, CR LF line ends), and are written as the socket takes them,
- * so memory stays one page whatever the history's length. A core failure half-way cannot become
+ * go through csv-stringify (quoting, CR LF line ends) with runtime/csv.ts's formula guard, and
+ * are written as the socket takes them, so memory stays one page whatever the history's length. A core failure half-way cannot become
  * an error page any more (the status is sent): the stream is cut, which the browser reports as a
  * failed download rather than a short file that looks whole.
  */
 import { once } from 'node:events';
 import { stringify } from 'csv-stringify';
+import { neutralised, type TextCell } from '../../runtime/csv.js';
 import type { Answer, SignedInContext } from '../route.js';
-
-/**
- * Cells a spreadsheet would run as a formula start with one of these; such a cell gets a
- * leading apostrophe (OWASP's advice against CSV injection). A recipient or a failure reason
- * is text from outside.
- */
-const FORMULA_START = /^[=+\-@\t\r]/;
-
-/** A number that is text (a phone, meter or smart card number): its leading zeros must survive. */
-export interface TextCell {
-  text: string;
-}
-
-export function asText(text: string): TextCell {
-  return { text };
-}
-
-function neutralised(cell: string | TextCell): string {
-  if (typeof cell !== 'string') {
-    // Excel drops the leading zero of 08031234567 and writes 45012345678 as 4.5E+10 unless the
-    // cell is a text formula. Only bare digits get one (built here, not from the text), so
-    // nothing the client typed can become a formula.
-    return /^\d{1,30}$/.test(cell.text) ? `="${cell.text}"` : neutralised(cell.text);
-  }
-  return FORMULA_START.test(cell) && !/^-?\d+(\.\d+)?$/.test(cell) ? `'${cell}` : cell;
-}
 
 export async function streamCsv(
   ctx: SignedInContext,

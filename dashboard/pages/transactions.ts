@@ -9,6 +9,7 @@
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { TransactionFilterSchema } from '../../gen/prepaid/v1/holder_pb.js';
 import { Product, type Transaction, TransactionStatus } from '../../gen/prepaid/v1/types_pb.js';
+import { asText, type TextCell } from '../../runtime/csv.js';
 import { html, type SafeHtml } from '../../web/html.js';
 import { formStatus } from '../../web/http.js';
 import { refusalOf } from '../../web/refusal.js';
@@ -16,7 +17,7 @@ import { coreMode } from '../core-client.js';
 import { dateOf, isoTime, lagosIso, lagosTime, naira } from '../format.js';
 import { empty, type FieldError, field, page, select } from '../layout.js';
 import type { Answer, Route, SignedInContext } from '../route.js';
-import { asText, streamCsv, type TextCell } from './csv.js';
+import { streamCsv } from './csv.js';
 import { fromWord, PRODUCT_LABELS, PRODUCT_WORDS, STATUS_LABELS, STATUS_WORDS } from './labels.js';
 import { lagosWallTime, nairaNumber, streamXlsx, type XlsxCell, type XlsxColumn } from './xlsx.js';
 

@@ -59,6 +59,7 @@ import { createKeyUseStore } from './key-use.js';
 import { createKeyStore } from './keys.js';
 import { createNoticeStore, createPasswordResetStore } from './mail.js';
 import { createPlanCodeStore } from './plan-codes.js';
+import { createReportStore } from './reports.js';
 import { ensureSchema, schemaTarget } from './schema.js';
 import { createProposalStore, createStaffStore } from './staff.js';
 import { createSupplyStore } from './supply.js';
@@ -147,6 +148,7 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<MongoS
       notices: createNoticeStore(ctx),
       supply: createSupplyStore(ctx),
       planCodes: createPlanCodeStore(ctx),
+      reports: createReportStore(ctx),
       events: createEventStore(ctx),
       webhooks: createWebhookStore(ctx),
       keyUse: createKeyUseStore(ctx),

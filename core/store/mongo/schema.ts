@@ -378,6 +378,19 @@ export const SCHEMA_STEPS: readonly SchemaStep[] = [
       await createMissingCollections(target, [FUNDING_OPENINGS_COLLECTION], {});
     },
   },
+  {
+    version: 22,
+    description: 'reports: purchases and inflows by creation time',
+    // A report's first stage is a range on created_at. Purchases written before test mode have
+    // no mode (they are live), which a partial index cannot select, so that index is whole;
+    // every inflow has its mode, so theirs holds live ones only.
+    async apply(target) {
+      await target.createIndexes(COLLECTIONS.transactions, [{ name: 'transactions_by_time', key: { created_at: 1 } }]);
+      await target.createIndexes(FUNDING_COLLECTIONS.inflows, [
+        { name: 'inflows_live_by_time', key: { created_at: 1 }, partialFilterExpression: { mode: 'live' } },
+      ]);
+    },
+  },
 ];
 
 /**

@@ -20,6 +20,7 @@ import { createKeyUseStore } from './key-use.js';
 import { createKeyStore } from './keys.js';
 import { createNoticeStore, createPasswordResetStore } from './mail.js';
 import { createPlanCodeStore } from './plan-codes.js';
+import { createReportStore } from './reports.js';
 import { migrate } from './schema.js';
 import { createProposalStore, createStaffStore } from './staff.js';
 import { createSupplyStore } from './supply.js';
@@ -91,6 +92,7 @@ function buildStore(db: Database.Database): Store {
     notices: createNoticeStore(db),
     supply: createSupplyStore(db, commit),
     planCodes: createPlanCodeStore(db),
+    reports: createReportStore(db),
     events: createEventStore(eventSql, commit),
     webhooks: createWebhookStore(eventSql),
     keyUse: createKeyUseStore(db, commit),

@@ -20,7 +20,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file prepaid/v1/console.proto.
  */
 export const file_prepaid_v1_console: GenFile = /*@__PURE__*/
-  fileDesc("ChhwcmVwYWlkL3YxL2NvbnNvbGUucHJvdG8SCnByZXBhaWQudjEijgEKC1N0YWZmTWVtYmVyEhAKCHN0YWZmX2lkGAEgASgJEg0KBWVtYWlsGAIgASgJEgwKBHJvbGUYAyABKAkSEAoIZGlzYWJsZWQYBCABKAgSDgoGc2V0X3VwGAUgASgIEi4KCmNyZWF0ZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIs8CCghQcm9wb3NhbBITCgtwcm9wb3NhbF9pZBgBIAEoCRIMCgRraW5kGAIgASgJEhIKCmFjY291bnRfaWQYAyABKAkSDgoGdGFyZ2V0GAQgASgJEhMKC2Ftb3VudF9rb2JvGAUgASgDEgwKBG5vdGUYBiABKAkSEwoLcHJvcG9zZWRfYnkYByABKAkSLwoLcHJvcG9zZWRfYXQYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCmV4cGlyZXNfYXQYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg4KBnN0YXR1cxgKIAEoCRISCgpkZWNpZGVkX2J5GAsgASgJEi4KCmRlY2lkZWRfYXQYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg8KB2FwcGxpZWQYDSABKAgifAoSVXBncmFkZVJlcXVlc3RJdGVtEhIKCmFjY291bnRfaWQYASABKAkSFAoMcmVxdWVzdGVkX2J5GAIgASgJEgwKBG5vdGUYAyABKAkSLgoKY3JlYXRlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAirQEKCkF1ZGl0RW50cnkSCgoCaWQYASABKAkSJgoCYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg0KBWFjdG9yGAMgASgJEg4KBmFjdGlvbhgEIAEoCRIOCgZ0YXJnZXQYBSABKAkSDgoGYmVmb3JlGAYgASgJEg0KBWFmdGVyGAcgASgJEg8KB2FkZHJlc3MYCCABKAkSDAoEbm90ZRgJIAEoCSJeCgtBdWRpdEZpbHRlchINCgVhY3RvchgBIAEoCRIOCgZhY3Rpb24YAiABKAkSDgoGdGFyZ2V0GAMgASgJEhEKCWJlZm9yZV9pZBgEIAEoCRINCgVsaW1pdBgFIAEoBSIrChRHZXRTdGFmZlNldHVwUmVxdWVzdBITCgtzZXR1cF90b2tlbhgBIAEoCSJwChVHZXRTdGFmZlNldHVwUmVzcG9uc2USDQoFZW1haWwYASABKAkSDAoEcm9sZRgCIAEoCRITCgt0b3RwX3NlY3JldBgDIAEoCRIQCgh0b3RwX3VyaRgEIAEoCRITCgt0b3RwX3FyX3N2ZxgFIAEoCSJtChlDb21wbGV0ZVN0YWZmU2V0dXBSZXF1ZXN0EhMKC3NldHVwX3Rva2VuGAEgASgJEhAKCHBhc3N3b3JkGAIgASgJEhEKCXRvdHBfY29kZRgDIAEoCRIWCg5jbGllbnRfYWRkcmVzcxgEIAEoCSJFChpDb21wbGV0ZVN0YWZmU2V0dXBSZXNwb25zZRInCgZtZW1iZXIYASABKAsyFy5wcmVwYWlkLnYxLlN0YWZmTWVtYmVyImAKElN0YWZmU2lnbkluUmVxdWVzdBINCgVlbWFpbBgBIAEoCRIQCghwYXNzd29yZBgCIAEoCRIRCgl0b3RwX2NvZGUYAyABKAkSFgoOY2xpZW50X2FkZHJlc3MYBCABKAkiowEKE1N0YWZmU2lnbkluUmVzcG9uc2USLwoHb3V0Y29tZRgBIAEoDjIeLnByZXBhaWQudjEuU3RhZmZTaWduSW5PdXRjb21lEhUKDXNlc3Npb25fdG9rZW4YAiABKAkSJwoGbWVtYmVyGAMgASgLMhcucHJlcGFpZC52MS5TdGFmZk1lbWJlchIbChNyZXRyeV9hZnRlcl9zZWNvbmRzGAQgASgFIiwKE1N0YWZmU2lnbk91dFJlcXVlc3QSFQoNc2Vzc2lvbl90b2tlbhgBIAEoCSIWChRTdGFmZlNpZ25PdXRSZXNwb25zZSJHChZHZXRTdGFmZlNlc3Npb25SZXF1ZXN0EhUKDXNlc3Npb25fdG9rZW4YASABKAkSFgoOY2xpZW50X2FkZHJlc3MYAiABKAkiQgoXR2V0U3RhZmZTZXNzaW9uUmVzcG9uc2USJwoGbWVtYmVyGAEgASgLMhcucHJlcGFpZC52MS5TdGFmZk1lbWJlciJEChNHZXRBdHRlbnRpb25SZXF1ZXN0EhUKDXNlc3Npb25fdG9rZW4YASABKAkSFgoOY2xpZW50X2FkZHJlc3MYAiABKAkiggEKC1BlbmRpbmdJdGVtEiwKC3RyYW5zYWN0aW9uGAEgASgLMhcucHJlcGFpZC52MS5UcmFuc2FjdGlvbhIQCghhdHRlbXB0cxgCIAEoBRIzCg9uZXh0X2F0dGVtcHRfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIsABChRHZXRBdHRlbnRpb25SZXNwb25zZRIoCgdwZW5kaW5nGAEgAygLMhcucHJlcGFpZC52MS5QZW5kaW5nSXRlbRIwCgh1cGdyYWRlcxgCIAMoCzIeLnByZXBhaWQudjEuVXBncmFkZVJlcXVlc3RJdGVtEiMKB2luZmxvd3MYAyADKAsyEi5wcmVwYWlkLnYxLkluZmxvdxInCglwcm9wb3NhbHMYBCADKAsyFC5wcmVwYWlkLnYxLlByb3Bvc2FsIloKFlJlcXVlcnlQdXJjaGFzZVJlcXVlc3QSFQoNc2Vzc2lvbl90b2tlbhgBIAEoCRIWCg5jbGllbnRfYWRkcmVzcxgCIAEoCRIRCglyZWZlcmVuY2UYAyABKAkiRwoXUmVxdWVyeVB1cmNoYXNlUmVzcG9uc2USLAoLdHJhbnNhY3Rpb24YASABKAsyFy5wcmVwYWlkLnYxLlRyYW5zYWN0aW9uImkKF1Jlc29sdmVEZWxpdmVyZWRSZXF1ZXN0EhUKDXNlc3Npb25fdG9rZW4YASABKAkSFgoOY2xpZW50X2FkZHJlc3MYAiABKAkSEQoJcmVmZXJlbmNlGAMgASgJEgwKBG5vdGUYBCABKAkiSAoYUmVzb2x2ZURlbGl2ZXJlZFJlc3BvbnNlEiwKC3RyYW5zYWN0aW9uGAEgASgLMhcucHJlcGFpZC52MS5UcmFuc2FjdGlvbiKdAQoXUHJvcG9zZU1vbmV5TW92ZVJlcXVlc3QSFQoNc2Vzc2lvbl90b2tlbhgBIAEoCRIWCg5jbGllbnRfYWRkcmVzcxgCIAEoCRIMCgRraW5kGAMgASgJEhIKCmFjY291bnRfaWQYBCABKAkSDgoGdGFyZ2V0GAUgASgJEhMKC2Ftb3VudF9rb2JvGAYgASgDEgwKBG5vdGUYByABKAkiQgoYUHJvcG9zZU1vbmV5TW92ZVJlc3BvbnNlEiYKCHByb3Bvc2FsGAEgASgLMhQucHJlcGFpZC52MS5Qcm9wb3NhbCJ6ChVEZWNpZGVQcm9wb3NhbFJlcXVlc3QSFQoNc2Vzc2lvbl90b2tlbhgBIAEoCRIWCg5jbGllbnRfYWRkcmVzcxgCIAEoCRITCgtwcm9wb3NhbF9pZBgDIAEoCRIPCgdhcHByb3ZlGAQgASgIEgwKBG5vdGUYBSABKAkiQAoWRGVjaWRlUHJvcG9zYWxSZXNwb25zZRImCghwcm9wb3NhbBgBIAEoCzIULnByZXBhaWQudjEuUHJvcG9zYWwiiQEKFERlY2lkZVVwZ3JhZGVSZXF1ZXN0EhUKDXNlc3Npb25fdG9rZW4YASABKAkSFgoOY2xpZW50X2FkZHJlc3MYAiABKAkSEgoKYWNjb3VudF9pZBgDIAEoCRIPCgdhcHByb3ZlGAQgASgIEg8KB3RpZXJfaWQYBSABKAkSDAoEbm90ZRgGIAEoCSInChVEZWNpZGVVcGdyYWRlUmVzcG9uc2USDgoGc3RhdHVzGAEgASgJIm4KHFJlamVjdFVubWF0Y2hlZEluZmxvd1JlcXVlc3QSFQoNc2Vzc2lvbl90b2tlbhgBIAEoCRIWCg5jbGllbnRfYWRkcmVzcxgCIAEoCRIRCglpbmZsb3dfaWQYAyABKAkSDAoEbm90ZRgEIAEoCSJDCh1SZWplY3RVbm1hdGNoZWRJbmZsb3dSZXNwb25zZRIiCgZpbmZsb3cYASABKAsyEi5wcmVwYWlkLnYxLkluZmxvdyJxChdMaXN0QXVkaXRFbnRyaWVzUmVxdWVzdBIVCg1zZXNzaW9uX3Rva2VuGAEgASgJEhYKDmNsaWVudF9hZGRyZXNzGAIgASgJEicKBmZpbHRlchgDIAEoCzIXLnByZXBhaWQudjEuQXVkaXRGaWx0ZXIiQwoYTGlzdEF1ZGl0RW50cmllc1Jlc3BvbnNlEicKB2VudHJpZXMYASADKAsyFi5wcmVwYWlkLnYxLkF1ZGl0RW50cnkiMQoSSW52aXRlU3RhZmZSZXF1ZXN0Eg0KBWVtYWlsGAEgASgJEgwKBHJvbGUYAiABKAkiUQoTSW52aXRlU3RhZmZSZXNwb25zZRInCgZtZW1iZXIYASABKAsyFy5wcmVwYWlkLnYxLlN0YWZmTWVtYmVyEhEKCXNldHVwX3VybBgCIAEoCSISChBMaXN0U3RhZmZSZXF1ZXN0Ij0KEUxpc3RTdGFmZlJlc3BvbnNlEigKB21lbWJlcnMYASADKAsyFy5wcmVwYWlkLnYxLlN0YWZmTWVtYmVyIiQKE0Rpc2FibGVTdGFmZlJlcXVlc3QSDQoFZW1haWwYASABKAkiPwoURGlzYWJsZVN0YWZmUmVzcG9uc2USJwoGbWVtYmVyGAEgASgLMhcucHJlcGFpZC52MS5TdGFmZk1lbWJlciI7ChBMaXN0QXVkaXRSZXF1ZXN0EicKBmZpbHRlchgBIAEoCzIXLnByZXBhaWQudjEuQXVkaXRGaWx0ZXIiPAoRTGlzdEF1ZGl0UmVzcG9uc2USJwoHZW50cmllcxgBIAMoCzIWLnByZXBhaWQudjEuQXVkaXRFbnRyeSJVChVTZWFyY2hBY2NvdW50c1JlcXVlc3QSFQoNc2Vzc2lvbl90b2tlbhgBIAEoCRIWCg5jbGllbnRfYWRkcmVzcxgCIAEoCRINCgVxdWVyeRgDIAEoCSI/ChZTZWFyY2hBY2NvdW50c1Jlc3BvbnNlEiUKCGFjY291bnRzGAEgAygLMhMucHJlcGFpZC52MS5BY2NvdW50Il4KGUdldEFjY291bnRPdmVydmlld1JlcXVlc3QSFQoNc2Vzc2lvbl90b2tlbhgBIAEoCRIWCg5jbGllbnRfYWRkcmVzcxgCIAEoCRISCgphY2NvdW50X2lkGAMgASgJIt0BChpHZXRBY2NvdW50T3ZlcnZpZXdSZXNwb25zZRIkCgdhY2NvdW50GAEgASgLMhMucHJlcGFpZC52MS5BY2NvdW50EiAKBGtleXMYAiADKAsyEi5wcmVwYWlkLnYxLkFwaUtleRIfCgV1c2VycxgDIAMoCzIQLnByZXBhaWQudjEuVXNlchItCgx0cmFuc2FjdGlvbnMYBCADKAsyFy5wcmVwYWlkLnYxLlRyYW5zYWN0aW9uEicKBmxlZGdlchgFIAMoCzIXLnByZXBhaWQudjEuTGVkZ2VyRW50cnkiVQoTR2V0Q2F0YWxvZ3VlUmVxdWVzdBIVCg1zZXNzaW9uX3Rva2VuGAEgASgJEhYKDmNsaWVudF9hZGRyZXNzGAIgASgJEg8KB25ldHdvcmsYAyABKAkiRAoOQ2F0YWxvZ3VlUHJpY2USDwoHdGllcl9pZBgBIAEoCRISCgpwcmljZV9rb2JvGAIgASgDEg0KBWJhc2lzGAMgASgJImIKDUNhdGFsb2d1ZVBsYW4SJQoEcGxhbhgBIAEoCzIXLnByZXBhaWQudjEuQ2F0YWxvZ1BsYW4SKgoGcHJpY2VzGAIgAygLMhoucHJlcGFpZC52MS5DYXRhbG9ndWVQcmljZSJ8ChRHZXRDYXRhbG9ndWVSZXNwb25zZRIfCgV0aWVycxgBIAMoCzIQLnByZXBhaWQudjEuVGllchIoCgVwbGFucxgCIAMoCzIZLnByZXBhaWQudjEuQ2F0YWxvZ3VlUGxhbhIZChFzbXNfa29ib19wZXJfcGFnZRgDIAEoAyJJChhHZXRTdXBwbHlTZXR0aW5nc1JlcXVlc3QSFQoNc2Vzc2lvbl90b2tlbhgBIAEoCRIWCg5jbGllbnRfYWRkcmVzcxgCIAEoCSJ6ChlHZXRTdXBwbHlTZXR0aW5nc1Jlc3BvbnNlEi4KBnJvdXRlcxgBIAEoCzIeLnByZXBhaWQudjEuTGlzdFJvdXRlc1Jlc3BvbnNlEi0KCXVwc3RyZWFtcxgCIAMoCzIaLnByZXBhaWQudjEuVXBzdHJlYW1IZWFsdGgigAQKFkNoYW5nZUNhdGFsb2d1ZVJlcXVlc3QSFQoNc2Vzc2lvbl90b2tlbhgBIAEoCRIWCg5jbGllbnRfYWRkcmVzcxgCIAEoCRItCgR0aWVyGAMgASgLMh0ucHJlcGFpZC52MS5VcHNlcnRUaWVyUmVxdWVzdEgAEjMKCXBsYW5fY29zdBgEIAEoCzIeLnByZXBhaWQudjEuU2V0UGxhbkNvc3RSZXF1ZXN0SAASNQoKcHJpY2VfcnVsZRgFIAEoCzIfLnByZXBhaWQudjEuU2V0UHJpY2VSdWxlUmVxdWVzdEgAEjoKCXBsYW5fdHlwZRgGIAEoCzIlLnByZXBhaWQudjEuU2V0UGxhblR5cGVFbmFibGVkUmVxdWVzdEgAEjEKCHNtc19yYXRlGAcgASgLMh0ucHJlcGFpZC52MS5TZXRTbXNSYXRlUmVxdWVzdEgAEiwKBXJvdXRlGAggASgLMhsucHJlcGFpZC52MS5TZXRSb3V0ZVJlcXVlc3RIABI0CgtjbGVhcl9yb3V0ZRgJIAEoCzIdLnByZXBhaWQudjEuQ2xlYXJSb3V0ZVJlcXVlc3RIABI/CgtmbG9hdF9hbGVydBgKIAEoCzIoLnByZXBhaWQudjEuU2V0VXBzdHJlYW1GbG9hdEFsZXJ0UmVxdWVzdEgAQggKBmNoYW5nZSI6ChdDaGFuZ2VDYXRhbG9ndWVSZXNwb25zZRIOCgZldmVudHMYASABKAUSDwoHY2hhbmdlZBgCIAEoCCJIChdMaXN0U3RhZmZNZW1iZXJzUmVxdWVzdBIVCg1zZXNzaW9uX3Rva2VuGAEgASgJEhYKDmNsaWVudF9hZGRyZXNzGAIgASgJIkQKGExpc3RTdGFmZk1lbWJlcnNSZXNwb25zZRIoCgdtZW1iZXJzGAEgAygLMhcucHJlcGFpZC52MS5TdGFmZk1lbWJlciJmChhJbnZpdGVTdGFmZk1lbWJlclJlcXVlc3QSFQoNc2Vzc2lvbl90b2tlbhgBIAEoCRIWCg5jbGllbnRfYWRkcmVzcxgCIAEoCRINCgVlbWFpbBgDIAEoCRIMCgRyb2xlGAQgASgJIlcKGUludml0ZVN0YWZmTWVtYmVyUmVzcG9uc2USJwoGbWVtYmVyGAEgASgLMhcucHJlcGFpZC52MS5TdGFmZk1lbWJlchIRCglzZXR1cF91cmwYAiABKAkiWQoZRGlzYWJsZVN0YWZmTWVtYmVyUmVxdWVzdBIVCg1zZXNzaW9uX3Rva2VuGAEgASgJEhYKDmNsaWVudF9hZGRyZXNzGAIgASgJEg0KBWVtYWlsGAMgASgJIkUKGkRpc2FibGVTdGFmZk1lbWJlclJlc3BvbnNlEicKBm1lbWJlchgBIAEoCzIXLnByZXBhaWQudjEuU3RhZmZNZW1iZXIiYQoTU2V0U3RhZmZSb2xlUmVxdWVzdBIVCg1zZXNzaW9uX3Rva2VuGAEgASgJEhYKDmNsaWVudF9hZGRyZXNzGAIgASgJEg0KBWVtYWlsGAMgASgJEgwKBHJvbGUYBCABKAkiPwoUU2V0U3RhZmZSb2xlUmVzcG9uc2USJwoGbWVtYmVyGAEgASgLMhcucHJlcGFpZC52MS5TdGFmZk1lbWJlciq0AQoSU3RhZmZTaWduSW5PdXRjb21lEiUKIVNUQUZGX1NJR05fSU5fT1VUQ09NRV9VTlNQRUNJRklFRBAAEiMKH1NUQUZGX1NJR05fSU5fT1VUQ09NRV9TSUdORURfSU4QARItCilTVEFGRl9TSUdOX0lOX09VVENPTUVfSU5WQUxJRF9DUkVERU5USUFMUxACEiMKH1NUQUZGX1NJR05fSU5fT1VUQ09NRV9USFJPVFRMRUQQAzL7DwoOQ29uc29sZVNlcnZpY2USVAoNR2V0U3RhZmZTZXR1cBIgLnByZXBhaWQudjEuR2V0U3RhZmZTZXR1cFJlcXVlc3QaIS5wcmVwYWlkLnYxLkdldFN0YWZmU2V0dXBSZXNwb25zZRJjChJDb21wbGV0ZVN0YWZmU2V0dXASJS5wcmVwYWlkLnYxLkNvbXBsZXRlU3RhZmZTZXR1cFJlcXVlc3QaJi5wcmVwYWlkLnYxLkNvbXBsZXRlU3RhZmZTZXR1cFJlc3BvbnNlEk4KC1N0YWZmU2lnbkluEh4ucHJlcGFpZC52MS5TdGFmZlNpZ25JblJlcXVlc3QaHy5wcmVwYWlkLnYxLlN0YWZmU2lnbkluUmVzcG9uc2USUQoMU3RhZmZTaWduT3V0Eh8ucHJlcGFpZC52MS5TdGFmZlNpZ25PdXRSZXF1ZXN0GiAucHJlcGFpZC52MS5TdGFmZlNpZ25PdXRSZXNwb25zZRJaCg9HZXRTdGFmZlNlc3Npb24SIi5wcmVwYWlkLnYxLkdldFN0YWZmU2Vzc2lvblJlcXVlc3QaIy5wcmVwYWlkLnYxLkdldFN0YWZmU2Vzc2lvblJlc3BvbnNlElEKDEdldEF0dGVudGlvbhIfLnByZXBhaWQudjEuR2V0QXR0ZW50aW9uUmVxdWVzdBogLnByZXBhaWQudjEuR2V0QXR0ZW50aW9uUmVzcG9uc2USWgoPUmVxdWVyeVB1cmNoYXNlEiIucHJlcGFpZC52MS5SZXF1ZXJ5UHVyY2hhc2VSZXF1ZXN0GiMucHJlcGFpZC52MS5SZXF1ZXJ5UHVyY2hhc2VSZXNwb25zZRJdChBSZXNvbHZlRGVsaXZlcmVkEiMucHJlcGFpZC52MS5SZXNvbHZlRGVsaXZlcmVkUmVxdWVzdBokLnByZXBhaWQudjEuUmVzb2x2ZURlbGl2ZXJlZFJlc3BvbnNlEl0KEFByb3Bvc2VNb25leU1vdmUSIy5wcmVwYWlkLnYxLlByb3Bvc2VNb25leU1vdmVSZXF1ZXN0GiQucHJlcGFpZC52MS5Qcm9wb3NlTW9uZXlNb3ZlUmVzcG9uc2USVwoORGVjaWRlUHJvcG9zYWwSIS5wcmVwYWlkLnYxLkRlY2lkZVByb3Bvc2FsUmVxdWVzdBoiLnByZXBhaWQudjEuRGVjaWRlUHJvcG9zYWxSZXNwb25zZRJUCg1EZWNpZGVVcGdyYWRlEiAucHJlcGFpZC52MS5EZWNpZGVVcGdyYWRlUmVxdWVzdBohLnByZXBhaWQudjEuRGVjaWRlVXBncmFkZVJlc3BvbnNlEmwKFVJlamVjdFVubWF0Y2hlZEluZmxvdxIoLnByZXBhaWQudjEuUmVqZWN0VW5tYXRjaGVkSW5mbG93UmVxdWVzdBopLnByZXBhaWQudjEuUmVqZWN0VW5tYXRjaGVkSW5mbG93UmVzcG9uc2USXQoQTGlzdEF1ZGl0RW50cmllcxIjLnByZXBhaWQudjEuTGlzdEF1ZGl0RW50cmllc1JlcXVlc3QaJC5wcmVwYWlkLnYxLkxpc3RBdWRpdEVudHJpZXNSZXNwb25zZRJXCg5TZWFyY2hBY2NvdW50cxIhLnByZXBhaWQudjEuU2VhcmNoQWNjb3VudHNSZXF1ZXN0GiIucHJlcGFpZC52MS5TZWFyY2hBY2NvdW50c1Jlc3BvbnNlEmMKEkdldEFjY291bnRPdmVydmlldxIlLnByZXBhaWQudjEuR2V0QWNjb3VudE92ZXJ2aWV3UmVxdWVzdBomLnByZXBhaWQudjEuR2V0QWNjb3VudE92ZXJ2aWV3UmVzcG9uc2USUQoMR2V0Q2F0YWxvZ3VlEh8ucHJlcGFpZC52MS5HZXRDYXRhbG9ndWVSZXF1ZXN0GiAucHJlcGFpZC52MS5HZXRDYXRhbG9ndWVSZXNwb25zZRJgChFHZXRTdXBwbHlTZXR0aW5ncxIkLnByZXBhaWQudjEuR2V0U3VwcGx5U2V0dGluZ3NSZXF1ZXN0GiUucHJlcGFpZC52MS5HZXRTdXBwbHlTZXR0aW5nc1Jlc3BvbnNlEloKD0NoYW5nZUNhdGFsb2d1ZRIiLnByZXBhaWQudjEuQ2hhbmdlQ2F0YWxvZ3VlUmVxdWVzdBojLnByZXBhaWQudjEuQ2hhbmdlQ2F0YWxvZ3VlUmVzcG9uc2USXQoQTGlzdFN0YWZmTWVtYmVycxIjLnByZXBhaWQudjEuTGlzdFN0YWZmTWVtYmVyc1JlcXVlc3QaJC5wcmVwYWlkLnYxLkxpc3RTdGFmZk1lbWJlcnNSZXNwb25zZRJgChFJbnZpdGVTdGFmZk1lbWJlchIkLnByZXBhaWQudjEuSW52aXRlU3RhZmZNZW1iZXJSZXF1ZXN0GiUucHJlcGFpZC52MS5JbnZpdGVTdGFmZk1lbWJlclJlc3BvbnNlEmMKEkRpc2FibGVTdGFmZk1lbWJlchIlLnByZXBhaWQudjEuRGlzYWJsZVN0YWZmTWVtYmVyUmVxdWVzdBomLnByZXBhaWQudjEuRGlzYWJsZVN0YWZmTWVtYmVyUmVzcG9uc2USUQoMU2V0U3RhZmZSb2xlEh8ucHJlcGFpZC52MS5TZXRTdGFmZlJvbGVSZXF1ZXN0GiAucHJlcGFpZC52MS5TZXRTdGFmZlJvbGVSZXNwb25zZTLKAgoRU3RhZmZBZG1pblNlcnZpY2USTgoLSW52aXRlU3RhZmYSHi5wcmVwYWlkLnYxLkludml0ZVN0YWZmUmVxdWVzdBofLnByZXBhaWQudjEuSW52aXRlU3RhZmZSZXNwb25zZRJICglMaXN0U3RhZmYSHC5wcmVwYWlkLnYxLkxpc3RTdGFmZlJlcXVlc3QaHS5wcmVwYWlkLnYxLkxpc3RTdGFmZlJlc3BvbnNlElEKDERpc2FibGVTdGFmZhIfLnByZXBhaWQudjEuRGlzYWJsZVN0YWZmUmVxdWVzdBogLnByZXBhaWQudjEuRGlzYWJsZVN0YWZmUmVzcG9uc2USSAoJTGlzdEF1ZGl0EhwucHJlcGFpZC52MS5MaXN0QXVkaXRSZXF1ZXN0Gh0ucHJlcGFpZC52MS5MaXN0QXVkaXRSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp, file_prepaid_v1_admin, file_prepaid_v1_funding, file_prepaid_v1_holder, file_prepaid_v1_types]);
+  fileDesc("ChhwcmVwYWlkL3YxL2NvbnNvbGUucHJvdG8SCnByZXBhaWQudjEijgEKC1N0YWZmTWVtYmVyEhAKCHN0YWZmX2lkGAEgASgJEg0KBWVtYWlsGAIgASgJEgwKBHJvbGUYAyABKAkSEAoIZGlzYWJsZWQYBCABKAgSDgoGc2V0X3VwGAUgASgIEi4KCmNyZWF0ZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIs8CCghQcm9wb3NhbBITCgtwcm9wb3NhbF9pZBgBIAEoCRIMCgRraW5kGAIgASgJEhIKCmFjY291bnRfaWQYAyABKAkSDgoGdGFyZ2V0GAQgASgJEhMKC2Ftb3VudF9rb2JvGAUgASgDEgwKBG5vdGUYBiABKAkSEwoLcHJvcG9zZWRfYnkYByABKAkSLwoLcHJvcG9zZWRfYXQYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCmV4cGlyZXNfYXQYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg4KBnN0YXR1cxgKIAEoCRISCgpkZWNpZGVkX2J5GAsgASgJEi4KCmRlY2lkZWRfYXQYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg8KB2FwcGxpZWQYDSABKAgifAoSVXBncmFkZVJlcXVlc3RJdGVtEhIKCmFjY291bnRfaWQYASABKAkSFAoMcmVxdWVzdGVkX2J5GAIgASgJEgwKBG5vdGUYAyABKAkSLgoKY3JlYXRlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAirQEKCkF1ZGl0RW50cnkSCgoCaWQYASABKAkSJgoCYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg0KBWFjdG9yGAMgASgJEg4KBmFjdGlvbhgEIAEoCRIOCgZ0YXJnZXQYBSABKAkSDgoGYmVmb3JlGAYgASgJEg0KBWFmdGVyGAcgASgJEg8KB2FkZHJlc3MYCCABKAkSDAoEbm90ZRgJIAEoCSJeCgtBdWRpdEZpbHRlchINCgVhY3RvchgBIAEoCRIOCgZhY3Rpb24YAiABKAkSDgoGdGFyZ2V0GAMgASgJEhEKCWJlZm9yZV9pZBgEIAEoCRINCgVsaW1pdBgFIAEoBSIrChRHZXRTdGFmZlNldHVwUmVxdWVzdBITCgtzZXR1cF90b2tlbhgBIAEoCSJwChVHZXRTdGFmZlNldHVwUmVzcG9uc2USDQoFZW1haWwYASABKAkSDAoEcm9sZRgCIAEoCRITCgt0b3RwX3NlY3JldBgDIAEoCRIQCgh0b3RwX3VyaRgEIAEoCRITCgt0b3RwX3FyX3N2ZxgFIAEoCSJtChlDb21wbGV0ZVN0YWZmU2V0dXBSZXF1ZXN0EhMKC3NldHVwX3Rva2VuGAEgASgJEhAKCHBhc3N3b3JkGAIgASgJEhEKCXRvdHBfY29kZRgDIAEoCRIWCg5jbGllbnRfYWRkcmVzcxgEIAEoCSJFChpDb21wbGV0ZVN0YWZmU2V0dXBSZXNwb25zZRInCgZtZW1iZXIYASABKAsyFy5wcmVwYWlkLnYxLlN0YWZmTWVtYmVyImAKElN0YWZmU2lnbkluUmVxdWVzdBINCgVlbWFpbBgBIAEoCRIQCghwYXNzd29yZBgCIAEoCRIRCgl0b3RwX2NvZGUYAyABKAkSFgoOY2xpZW50X2FkZHJlc3MYBCABKAkiowEKE1N0YWZmU2lnbkluUmVzcG9uc2USLwoHb3V0Y29tZRgBIAEoDjIeLnByZXBhaWQudjEuU3RhZmZTaWduSW5PdXRjb21lEhUKDXNlc3Npb25fdG9rZW4YAiABKAkSJwoGbWVtYmVyGAMgASgLMhcucHJlcGFpZC52MS5TdGFmZk1lbWJlchIbChNyZXRyeV9hZnRlcl9zZWNvbmRzGAQgASgFIiwKE1N0YWZmU2lnbk91dFJlcXVlc3QSFQoNc2Vzc2lvbl90b2tlbhgBIAEoCSIWChRTdGFmZlNpZ25PdXRSZXNwb25zZSJHChZHZXRTdGFmZlNlc3Npb25SZXF1ZXN0EhUKDXNlc3Npb25fdG9rZW4YASABKAkSFgoOY2xpZW50X2FkZHJlc3MYAiABKAkiQgoXR2V0U3RhZmZTZXNzaW9uUmVzcG9uc2USJwoGbWVtYmVyGAEgASgLMhcucHJlcGFpZC52MS5TdGFmZk1lbWJlciJEChNHZXRBdHRlbnRpb25SZXF1ZXN0EhUKDXNlc3Npb25fdG9rZW4YASABKAkSFgoOY2xpZW50X2FkZHJlc3MYAiABKAkiggEKC1BlbmRpbmdJdGVtEiwKC3RyYW5zYWN0aW9uGAEgASgLMhcucHJlcGFpZC52MS5UcmFuc2FjdGlvbhIQCghhdHRlbXB0cxgCIAEoBRIzCg9uZXh0X2F0dGVtcHRfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIsABChRHZXRBdHRlbnRpb25SZXNwb25zZRIoCgdwZW5kaW5nGAEgAygLMhcucHJlcGFpZC52MS5QZW5kaW5nSXRlbRIwCgh1cGdyYWRlcxgCIAMoCzIeLnByZXBhaWQudjEuVXBncmFkZVJlcXVlc3RJdGVtEiMKB2luZmxvd3MYAyADKAsyEi5wcmVwYWlkLnYxLkluZmxvdxInCglwcm9wb3NhbHMYBCADKAsyFC5wcmVwYWlkLnYxLlByb3Bvc2FsIloKFlJlcXVlcnlQdXJjaGFzZVJlcXVlc3QSFQoNc2Vzc2lvbl90b2tlbhgBIAEoCRIWCg5jbGllbnRfYWRkcmVzcxgCIAEoCRIRCglyZWZlcmVuY2UYAyABKAkiRwoXUmVxdWVyeVB1cmNoYXNlUmVzcG9uc2USLAoLdHJhbnNhY3Rpb24YASABKAsyFy5wcmVwYWlkLnYxLlRyYW5zYWN0aW9uImkKF1Jlc29sdmVEZWxpdmVyZWRSZXF1ZXN0EhUKDXNlc3Npb25fdG9rZW4YASABKAkSFgoOY2xpZW50X2FkZHJlc3MYAiABKAkSEQoJcmVmZXJlbmNlGAMgASgJEgwKBG5vdGUYBCABKAkiSAoYUmVzb2x2ZURlbGl2ZXJlZFJlc3BvbnNlEiwKC3RyYW5zYWN0aW9uGAEgASgLMhcucHJlcGFpZC52MS5UcmFuc2FjdGlvbiKdAQoXUHJvcG9zZU1vbmV5TW92ZVJlcXVlc3QSFQoNc2Vzc2lvbl90b2tlbhgBIAEoCRIWCg5jbGllbnRfYWRkcmVzcxgCIAEoCRIMCgRraW5kGAMgASgJEhIKCmFjY291bnRfaWQYBCABKAkSDgoGdGFyZ2V0GAUgASgJEhMKC2Ftb3VudF9rb2JvGAYgASgDEgwKBG5vdGUYByABKAkiQgoYUHJvcG9zZU1vbmV5TW92ZVJlc3BvbnNlEiYKCHByb3Bvc2FsGAEgASgLMhQucHJlcGFpZC52MS5Qcm9wb3NhbCJ6ChVEZWNpZGVQcm9wb3NhbFJlcXVlc3QSFQoNc2Vzc2lvbl90b2tlbhgBIAEoCRIWCg5jbGllbnRfYWRkcmVzcxgCIAEoCRITCgtwcm9wb3NhbF9pZBgDIAEoCRIPCgdhcHByb3ZlGAQgASgIEgwKBG5vdGUYBSABKAkiQAoWRGVjaWRlUHJvcG9zYWxSZXNwb25zZRImCghwcm9wb3NhbBgBIAEoCzIULnByZXBhaWQudjEuUHJvcG9zYWwiiQEKFERlY2lkZVVwZ3JhZGVSZXF1ZXN0EhUKDXNlc3Npb25fdG9rZW4YASABKAkSFgoOY2xpZW50X2FkZHJlc3MYAiABKAkSEgoKYWNjb3VudF9pZBgDIAEoCRIPCgdhcHByb3ZlGAQgASgIEg8KB3RpZXJfaWQYBSABKAkSDAoEbm90ZRgGIAEoCSInChVEZWNpZGVVcGdyYWRlUmVzcG9uc2USDgoGc3RhdHVzGAEgASgJIm4KHFJlamVjdFVubWF0Y2hlZEluZmxvd1JlcXVlc3QSFQoNc2Vzc2lvbl90b2tlbhgBIAEoCRIWCg5jbGllbnRfYWRkcmVzcxgCIAEoCRIRCglpbmZsb3dfaWQYAyABKAkSDAoEbm90ZRgEIAEoCSJDCh1SZWplY3RVbm1hdGNoZWRJbmZsb3dSZXNwb25zZRIiCgZpbmZsb3cYASABKAsyEi5wcmVwYWlkLnYxLkluZmxvdyJxChdMaXN0QXVkaXRFbnRyaWVzUmVxdWVzdBIVCg1zZXNzaW9uX3Rva2VuGAEgASgJEhYKDmNsaWVudF9hZGRyZXNzGAIgASgJEicKBmZpbHRlchgDIAEoCzIXLnByZXBhaWQudjEuQXVkaXRGaWx0ZXIiQwoYTGlzdEF1ZGl0RW50cmllc1Jlc3BvbnNlEicKB2VudHJpZXMYASADKAsyFi5wcmVwYWlkLnYxLkF1ZGl0RW50cnkiMQoSSW52aXRlU3RhZmZSZXF1ZXN0Eg0KBWVtYWlsGAEgASgJEgwKBHJvbGUYAiABKAkiUQoTSW52aXRlU3RhZmZSZXNwb25zZRInCgZtZW1iZXIYASABKAsyFy5wcmVwYWlkLnYxLlN0YWZmTWVtYmVyEhEKCXNldHVwX3VybBgCIAEoCSISChBMaXN0U3RhZmZSZXF1ZXN0Ij0KEUxpc3RTdGFmZlJlc3BvbnNlEigKB21lbWJlcnMYASADKAsyFy5wcmVwYWlkLnYxLlN0YWZmTWVtYmVyIiQKE0Rpc2FibGVTdGFmZlJlcXVlc3QSDQoFZW1haWwYASABKAkiPwoURGlzYWJsZVN0YWZmUmVzcG9uc2USJwoGbWVtYmVyGAEgASgLMhcucHJlcGFpZC52MS5TdGFmZk1lbWJlciI7ChBMaXN0QXVkaXRSZXF1ZXN0EicKBmZpbHRlchgBIAEoCzIXLnByZXBhaWQudjEuQXVkaXRGaWx0ZXIiPAoRTGlzdEF1ZGl0UmVzcG9uc2USJwoHZW50cmllcxgBIAMoCzIWLnByZXBhaWQudjEuQXVkaXRFbnRyeSJVChVTZWFyY2hBY2NvdW50c1JlcXVlc3QSFQoNc2Vzc2lvbl90b2tlbhgBIAEoCRIWCg5jbGllbnRfYWRkcmVzcxgCIAEoCRINCgVxdWVyeRgDIAEoCSI/ChZTZWFyY2hBY2NvdW50c1Jlc3BvbnNlEiUKCGFjY291bnRzGAEgAygLMhMucHJlcGFpZC52MS5BY2NvdW50Il4KGUdldEFjY291bnRPdmVydmlld1JlcXVlc3QSFQoNc2Vzc2lvbl90b2tlbhgBIAEoCRIWCg5jbGllbnRfYWRkcmVzcxgCIAEoCRISCgphY2NvdW50X2lkGAMgASgJIt0BChpHZXRBY2NvdW50T3ZlcnZpZXdSZXNwb25zZRIkCgdhY2NvdW50GAEgASgLMhMucHJlcGFpZC52MS5BY2NvdW50EiAKBGtleXMYAiADKAsyEi5wcmVwYWlkLnYxLkFwaUtleRIfCgV1c2VycxgDIAMoCzIQLnByZXBhaWQudjEuVXNlchItCgx0cmFuc2FjdGlvbnMYBCADKAsyFy5wcmVwYWlkLnYxLlRyYW5zYWN0aW9uEicKBmxlZGdlchgFIAMoCzIXLnByZXBhaWQudjEuTGVkZ2VyRW50cnkiVQoTR2V0Q2F0YWxvZ3VlUmVxdWVzdBIVCg1zZXNzaW9uX3Rva2VuGAEgASgJEhYKDmNsaWVudF9hZGRyZXNzGAIgASgJEg8KB25ldHdvcmsYAyABKAkiRAoOQ2F0YWxvZ3VlUHJpY2USDwoHdGllcl9pZBgBIAEoCRISCgpwcmljZV9rb2JvGAIgASgDEg0KBWJhc2lzGAMgASgJImIKDUNhdGFsb2d1ZVBsYW4SJQoEcGxhbhgBIAEoCzIXLnByZXBhaWQudjEuQ2F0YWxvZ1BsYW4SKgoGcHJpY2VzGAIgAygLMhoucHJlcGFpZC52MS5DYXRhbG9ndWVQcmljZSJ8ChRHZXRDYXRhbG9ndWVSZXNwb25zZRIfCgV0aWVycxgBIAMoCzIQLnByZXBhaWQudjEuVGllchIoCgVwbGFucxgCIAMoCzIZLnByZXBhaWQudjEuQ2F0YWxvZ3VlUGxhbhIZChFzbXNfa29ib19wZXJfcGFnZRgDIAEoAyJJChhHZXRTdXBwbHlTZXR0aW5nc1JlcXVlc3QSFQoNc2Vzc2lvbl90b2tlbhgBIAEoCRIWCg5jbGllbnRfYWRkcmVzcxgCIAEoCSJ6ChlHZXRTdXBwbHlTZXR0aW5nc1Jlc3BvbnNlEi4KBnJvdXRlcxgBIAEoCzIeLnByZXBhaWQudjEuTGlzdFJvdXRlc1Jlc3BvbnNlEi0KCXVwc3RyZWFtcxgCIAMoCzIaLnByZXBhaWQudjEuVXBzdHJlYW1IZWFsdGgigAQKFkNoYW5nZUNhdGFsb2d1ZVJlcXVlc3QSFQoNc2Vzc2lvbl90b2tlbhgBIAEoCRIWCg5jbGllbnRfYWRkcmVzcxgCIAEoCRItCgR0aWVyGAMgASgLMh0ucHJlcGFpZC52MS5VcHNlcnRUaWVyUmVxdWVzdEgAEjMKCXBsYW5fY29zdBgEIAEoCzIeLnByZXBhaWQudjEuU2V0UGxhbkNvc3RSZXF1ZXN0SAASNQoKcHJpY2VfcnVsZRgFIAEoCzIfLnByZXBhaWQudjEuU2V0UHJpY2VSdWxlUmVxdWVzdEgAEjoKCXBsYW5fdHlwZRgGIAEoCzIlLnByZXBhaWQudjEuU2V0UGxhblR5cGVFbmFibGVkUmVxdWVzdEgAEjEKCHNtc19yYXRlGAcgASgLMh0ucHJlcGFpZC52MS5TZXRTbXNSYXRlUmVxdWVzdEgAEiwKBXJvdXRlGAggASgLMhsucHJlcGFpZC52MS5TZXRSb3V0ZVJlcXVlc3RIABI0CgtjbGVhcl9yb3V0ZRgJIAEoCzIdLnByZXBhaWQudjEuQ2xlYXJSb3V0ZVJlcXVlc3RIABI/CgtmbG9hdF9hbGVydBgKIAEoCzIoLnByZXBhaWQudjEuU2V0VXBzdHJlYW1GbG9hdEFsZXJ0UmVxdWVzdEgAQggKBmNoYW5nZSI6ChdDaGFuZ2VDYXRhbG9ndWVSZXNwb25zZRIOCgZldmVudHMYASABKAUSDwoHY2hhbmdlZBgCIAEoCCJIChdMaXN0U3RhZmZNZW1iZXJzUmVxdWVzdBIVCg1zZXNzaW9uX3Rva2VuGAEgASgJEhYKDmNsaWVudF9hZGRyZXNzGAIgASgJIkQKGExpc3RTdGFmZk1lbWJlcnNSZXNwb25zZRIoCgdtZW1iZXJzGAEgAygLMhcucHJlcGFpZC52MS5TdGFmZk1lbWJlciJmChhJbnZpdGVTdGFmZk1lbWJlclJlcXVlc3QSFQoNc2Vzc2lvbl90b2tlbhgBIAEoCRIWCg5jbGllbnRfYWRkcmVzcxgCIAEoCRINCgVlbWFpbBgDIAEoCRIMCgRyb2xlGAQgASgJIlcKGUludml0ZVN0YWZmTWVtYmVyUmVzcG9uc2USJwoGbWVtYmVyGAEgASgLMhcucHJlcGFpZC52MS5TdGFmZk1lbWJlchIRCglzZXR1cF91cmwYAiABKAkiWQoZRGlzYWJsZVN0YWZmTWVtYmVyUmVxdWVzdBIVCg1zZXNzaW9uX3Rva2VuGAEgASgJEhYKDmNsaWVudF9hZGRyZXNzGAIgASgJEg0KBWVtYWlsGAMgASgJIkUKGkRpc2FibGVTdGFmZk1lbWJlclJlc3BvbnNlEicKBm1lbWJlchgBIAEoCzIXLnByZXBhaWQudjEuU3RhZmZNZW1iZXIiYQoTU2V0U3RhZmZSb2xlUmVxdWVzdBIVCg1zZXNzaW9uX3Rva2VuGAEgASgJEhYKDmNsaWVudF9hZGRyZXNzGAIgASgJEg0KBWVtYWlsGAMgASgJEgwKBHJvbGUYBCABKAkiPwoUU2V0U3RhZmZSb2xlUmVzcG9uc2USJwoGbWVtYmVyGAEgASgLMhcucHJlcGFpZC52MS5TdGFmZk1lbWJlciJCCgtSZXBvcnRRdWVyeRIMCgRmcm9tGAEgASgJEgoKAnRvGAIgASgJEgoKAmJ5GAMgASgJEg0KBWdyb3VwGAQgASgJIpACCgxTYWxlc0ZpZ3VyZXMSEwoLc2FsZXNfY291bnQYASABKAMSFAoMY2hhcmdlZF9rb2JvGAIgASgDEhQKDHJlZnVuZF9jb3VudBgDIAEoAxIVCg1yZWZ1bmRlZF9rb2JvGAQgASgDEhUKDXBlbmRpbmdfY291bnQYBSABKAMSFAoMcGVuZGluZ19rb2JvGAYgASgDEhQKDGNvc3RlZF9jb3VudBgHIAEoAxIRCgljb3N0X2tvYm8YCCABKAMSGgoSY29zdF91bmtub3duX2NvdW50GAkgASgDEiEKGWNvc3RfdW5rbm93bl9jaGFyZ2VkX2tvYm8YCiABKAMSEwoLbWFyZ2luX2tvYm8YCyABKAMiWAoOU2FsZXNSZXBvcnRSb3cSDgoGcGVyaW9kGAEgASgJEgsKA2tleRgCIAEoCRIpCgdmaWd1cmVzGAMgASgLMhgucHJlcGFpZC52MS5TYWxlc0ZpZ3VyZXMilQEKC1NhbGVzUmVwb3J0EgwKBGZyb20YASABKAkSCgoCdG8YAiABKAkSCgoCYnkYAyABKAkSDQoFZ3JvdXAYBCABKAkSKAoEcm93cxgFIAMoCzIaLnByZXBhaWQudjEuU2FsZXNSZXBvcnRSb3cSJwoFdG90YWwYBiABKAsyGC5wcmVwYWlkLnYxLlNhbGVzRmlndXJlcyKrAQoORnVuZGluZ0ZpZ3VyZXMSDQoFY291bnQYASABKAMSGAoQYW1vdW50X3BhaWRfa29ibxgCIAEoAxIWCg5jcmVkaXRlZF9jb3VudBgDIAEoAxIQCghmZWVfa29ibxgEIAEoAxIVCg1jcmVkaXRlZF9rb2JvGAUgASgDEhcKD3VubWF0Y2hlZF9jb3VudBgGIAEoAxIWCg51bm1hdGNoZWRfa29ibxgHIAEoAyJhChBGdW5kaW5nUmVwb3J0Um93Eg4KBnBlcmlvZBgBIAEoCRIQCghwcm92aWRlchgCIAEoCRIrCgdmaWd1cmVzGAMgASgLMhoucHJlcGFpZC52MS5GdW5kaW5nRmlndXJlcyKMAQoNRnVuZGluZ1JlcG9ydBIMCgRmcm9tGAEgASgJEgoKAnRvGAIgASgJEgoKAmJ5GAMgASgJEioKBHJvd3MYBCADKAsyHC5wcmVwYWlkLnYxLkZ1bmRpbmdSZXBvcnRSb3cSKQoFdG90YWwYBSABKAsyGi5wcmVwYWlkLnYxLkZ1bmRpbmdGaWd1cmVzIm4KFUdldFNhbGVzUmVwb3J0UmVxdWVzdBIVCg1zZXNzaW9uX3Rva2VuGAEgASgJEhYKDmNsaWVudF9hZGRyZXNzGAIgASgJEiYKBXF1ZXJ5GAMgASgLMhcucHJlcGFpZC52MS5SZXBvcnRRdWVyeSJBChZHZXRTYWxlc1JlcG9ydFJlc3BvbnNlEicKBnJlcG9ydBgBIAEoCzIXLnByZXBhaWQudjEuU2FsZXNSZXBvcnQicAoXR2V0RnVuZGluZ1JlcG9ydFJlcXVlc3QSFQoNc2Vzc2lvbl90b2tlbhgBIAEoCRIWCg5jbGllbnRfYWRkcmVzcxgCIAEoCRImCgVxdWVyeRgDIAEoCzIXLnByZXBhaWQudjEuUmVwb3J0UXVlcnkiRQoYR2V0RnVuZGluZ1JlcG9ydFJlc3BvbnNlEikKBnJlcG9ydBgBIAEoCzIZLnByZXBhaWQudjEuRnVuZGluZ1JlcG9ydCI8ChJSZXBvcnRTYWxlc1JlcXVlc3QSJgoFcXVlcnkYASABKAsyFy5wcmVwYWlkLnYxLlJlcG9ydFF1ZXJ5Ij4KE1JlcG9ydFNhbGVzUmVzcG9uc2USJwoGcmVwb3J0GAEgASgLMhcucHJlcGFpZC52MS5TYWxlc1JlcG9ydCI+ChRSZXBvcnRGdW5kaW5nUmVxdWVzdBImCgVxdWVyeRgBIAEoCzIXLnByZXBhaWQudjEuUmVwb3J0UXVlcnkiQgoVUmVwb3J0RnVuZGluZ1Jlc3BvbnNlEikKBnJlcG9ydBgBIAEoCzIZLnByZXBhaWQudjEuRnVuZGluZ1JlcG9ydCq0AQoSU3RhZmZTaWduSW5PdXRjb21lEiUKIVNUQUZGX1NJR05fSU5fT1VUQ09NRV9VTlNQRUNJRklFRBAAEiMKH1NUQUZGX1NJR05fSU5fT1VUQ09NRV9TSUdORURfSU4QARItCilTVEFGRl9TSUdOX0lOX09VVENPTUVfSU5WQUxJRF9DUkVERU5USUFMUxACEiMKH1NUQUZGX1NJR05fSU5fT1VUQ09NRV9USFJPVFRMRUQQAzKzEQoOQ29uc29sZVNlcnZpY2USVAoNR2V0U3RhZmZTZXR1cBIgLnByZXBhaWQudjEuR2V0U3RhZmZTZXR1cFJlcXVlc3QaIS5wcmVwYWlkLnYxLkdldFN0YWZmU2V0dXBSZXNwb25zZRJjChJDb21wbGV0ZVN0YWZmU2V0dXASJS5wcmVwYWlkLnYxLkNvbXBsZXRlU3RhZmZTZXR1cFJlcXVlc3QaJi5wcmVwYWlkLnYxLkNvbXBsZXRlU3RhZmZTZXR1cFJlc3BvbnNlEk4KC1N0YWZmU2lnbkluEh4ucHJlcGFpZC52MS5TdGFmZlNpZ25JblJlcXVlc3QaHy5wcmVwYWlkLnYxLlN0YWZmU2lnbkluUmVzcG9uc2USUQoMU3RhZmZTaWduT3V0Eh8ucHJlcGFpZC52MS5TdGFmZlNpZ25PdXRSZXF1ZXN0GiAucHJlcGFpZC52MS5TdGFmZlNpZ25PdXRSZXNwb25zZRJaCg9HZXRTdGFmZlNlc3Npb24SIi5wcmVwYWlkLnYxLkdldFN0YWZmU2Vzc2lvblJlcXVlc3QaIy5wcmVwYWlkLnYxLkdldFN0YWZmU2Vzc2lvblJlc3BvbnNlElEKDEdldEF0dGVudGlvbhIfLnByZXBhaWQudjEuR2V0QXR0ZW50aW9uUmVxdWVzdBogLnByZXBhaWQudjEuR2V0QXR0ZW50aW9uUmVzcG9uc2USWgoPUmVxdWVyeVB1cmNoYXNlEiIucHJlcGFpZC52MS5SZXF1ZXJ5UHVyY2hhc2VSZXF1ZXN0GiMucHJlcGFpZC52MS5SZXF1ZXJ5UHVyY2hhc2VSZXNwb25zZRJdChBSZXNvbHZlRGVsaXZlcmVkEiMucHJlcGFpZC52MS5SZXNvbHZlRGVsaXZlcmVkUmVxdWVzdBokLnByZXBhaWQudjEuUmVzb2x2ZURlbGl2ZXJlZFJlc3BvbnNlEl0KEFByb3Bvc2VNb25leU1vdmUSIy5wcmVwYWlkLnYxLlByb3Bvc2VNb25leU1vdmVSZXF1ZXN0GiQucHJlcGFpZC52MS5Qcm9wb3NlTW9uZXlNb3ZlUmVzcG9uc2USVwoORGVjaWRlUHJvcG9zYWwSIS5wcmVwYWlkLnYxLkRlY2lkZVByb3Bvc2FsUmVxdWVzdBoiLnByZXBhaWQudjEuRGVjaWRlUHJvcG9zYWxSZXNwb25zZRJUCg1EZWNpZGVVcGdyYWRlEiAucHJlcGFpZC52MS5EZWNpZGVVcGdyYWRlUmVxdWVzdBohLnByZXBhaWQudjEuRGVjaWRlVXBncmFkZVJlc3BvbnNlEmwKFVJlamVjdFVubWF0Y2hlZEluZmxvdxIoLnByZXBhaWQudjEuUmVqZWN0VW5tYXRjaGVkSW5mbG93UmVxdWVzdBopLnByZXBhaWQudjEuUmVqZWN0VW5tYXRjaGVkSW5mbG93UmVzcG9uc2USXQoQTGlzdEF1ZGl0RW50cmllcxIjLnByZXBhaWQudjEuTGlzdEF1ZGl0RW50cmllc1JlcXVlc3QaJC5wcmVwYWlkLnYxLkxpc3RBdWRpdEVudHJpZXNSZXNwb25zZRJXCg5TZWFyY2hBY2NvdW50cxIhLnByZXBhaWQudjEuU2VhcmNoQWNjb3VudHNSZXF1ZXN0GiIucHJlcGFpZC52MS5TZWFyY2hBY2NvdW50c1Jlc3BvbnNlEmMKEkdldEFjY291bnRPdmVydmlldxIlLnByZXBhaWQudjEuR2V0QWNjb3VudE92ZXJ2aWV3UmVxdWVzdBomLnByZXBhaWQudjEuR2V0QWNjb3VudE92ZXJ2aWV3UmVzcG9uc2USUQoMR2V0Q2F0YWxvZ3VlEh8ucHJlcGFpZC52MS5HZXRDYXRhbG9ndWVSZXF1ZXN0GiAucHJlcGFpZC52MS5HZXRDYXRhbG9ndWVSZXNwb25zZRJgChFHZXRTdXBwbHlTZXR0aW5ncxIkLnByZXBhaWQudjEuR2V0U3VwcGx5U2V0dGluZ3NSZXF1ZXN0GiUucHJlcGFpZC52MS5HZXRTdXBwbHlTZXR0aW5nc1Jlc3BvbnNlEloKD0NoYW5nZUNhdGFsb2d1ZRIiLnByZXBhaWQudjEuQ2hhbmdlQ2F0YWxvZ3VlUmVxdWVzdBojLnByZXBhaWQudjEuQ2hhbmdlQ2F0YWxvZ3VlUmVzcG9uc2USXQoQTGlzdFN0YWZmTWVtYmVycxIjLnByZXBhaWQudjEuTGlzdFN0YWZmTWVtYmVyc1JlcXVlc3QaJC5wcmVwYWlkLnYxLkxpc3RTdGFmZk1lbWJlcnNSZXNwb25zZRJgChFJbnZpdGVTdGFmZk1lbWJlchIkLnByZXBhaWQudjEuSW52aXRlU3RhZmZNZW1iZXJSZXF1ZXN0GiUucHJlcGFpZC52MS5JbnZpdGVTdGFmZk1lbWJlclJlc3BvbnNlEmMKEkRpc2FibGVTdGFmZk1lbWJlchIlLnByZXBhaWQudjEuRGlzYWJsZVN0YWZmTWVtYmVyUmVxdWVzdBomLnByZXBhaWQudjEuRGlzYWJsZVN0YWZmTWVtYmVyUmVzcG9uc2USUQoMU2V0U3RhZmZSb2xlEh8ucHJlcGFpZC52MS5TZXRTdGFmZlJvbGVSZXF1ZXN0GiAucHJlcGFpZC52MS5TZXRTdGFmZlJvbGVSZXNwb25zZRJXCg5HZXRTYWxlc1JlcG9ydBIhLnByZXBhaWQudjEuR2V0U2FsZXNSZXBvcnRSZXF1ZXN0GiIucHJlcGFpZC52MS5HZXRTYWxlc1JlcG9ydFJlc3BvbnNlEl0KEEdldEZ1bmRpbmdSZXBvcnQSIy5wcmVwYWlkLnYxLkdldEZ1bmRpbmdSZXBvcnRSZXF1ZXN0GiQucHJlcGFpZC52MS5HZXRGdW5kaW5nUmVwb3J0UmVzcG9uc2Uy8AMKEVN0YWZmQWRtaW5TZXJ2aWNlEk4KC0ludml0ZVN0YWZmEh4ucHJlcGFpZC52MS5JbnZpdGVTdGFmZlJlcXVlc3QaHy5wcmVwYWlkLnYxLkludml0ZVN0YWZmUmVzcG9uc2USSAoJTGlzdFN0YWZmEhwucHJlcGFpZC52MS5MaXN0U3RhZmZSZXF1ZXN0Gh0ucHJlcGFpZC52MS5MaXN0U3RhZmZSZXNwb25zZRJRCgxEaXNhYmxlU3RhZmYSHy5wcmVwYWlkLnYxLkRpc2FibGVTdGFmZlJlcXVlc3QaIC5wcmVwYWlkLnYxLkRpc2FibGVTdGFmZlJlc3BvbnNlEkgKCUxpc3RBdWRpdBIcLnByZXBhaWQudjEuTGlzdEF1ZGl0UmVxdWVzdBodLnByZXBhaWQudjEuTGlzdEF1ZGl0UmVzcG9uc2USTgoLUmVwb3J0U2FsZXMSHi5wcmVwYWlkLnYxLlJlcG9ydFNhbGVzUmVxdWVzdBofLnByZXBhaWQudjEuUmVwb3J0U2FsZXNSZXNwb25zZRJUCg1SZXBvcnRGdW5kaW5nEiAucHJlcGFpZC52MS5SZXBvcnRGdW5kaW5nUmVxdWVzdBohLnByZXBhaWQudjEuUmVwb3J0RnVuZGluZ1Jlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp, file_prepaid_v1_admin, file_prepaid_v1_funding, file_prepaid_v1_holder, file_prepaid_v1_types]);
 
 /**
  * One staff member, without secrets.
@@ -1703,6 +1703,460 @@ export const SetStaffRoleResponseSchema: GenMessage<SetStaffRoleResponse> = /*@_
   messageDesc(file_prepaid_v1_console, 59);
 
 /**
+ * A report's period and rows: from and to are Lagos calendar days (YYYY-MM-DD, both included);
+ * by is day (at most 366 days) or month (at most 60 months), "" meaning day; group is product,
+ * upstream or tier, "" meaning product (the funding report is always by provider).
+ *
+ * @generated from message prepaid.v1.ReportQuery
+ */
+export type ReportQuery = Message<"prepaid.v1.ReportQuery"> & {
+  /**
+   * @generated from field: string from = 1;
+   */
+  from: string;
+
+  /**
+   * @generated from field: string to = 2;
+   */
+  to: string;
+
+  /**
+   * @generated from field: string by = 3;
+   */
+  by: string;
+
+  /**
+   * @generated from field: string group = 4;
+   */
+  group: string;
+};
+
+/**
+ * Describes the message prepaid.v1.ReportQuery.
+ * Use `create(ReportQuerySchema)` to create a new message.
+ */
+export const ReportQuerySchema: GenMessage<ReportQuery> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_console, 60);
+
+/**
+ * What live purchases made in one period add up to, in kobo. Failed and reversed purchases are
+ * refunds; pending ones are apart; a delivered purchase's cost is what its upstream said it
+ * charged, or it counts among those of unknown cost (never as zero cost). margin_kobo is what
+ * delivered purchases of known cost were charged less that cost.
+ *
+ * @generated from message prepaid.v1.SalesFigures
+ */
+export type SalesFigures = Message<"prepaid.v1.SalesFigures"> & {
+  /**
+   * @generated from field: int64 sales_count = 1;
+   */
+  salesCount: bigint;
+
+  /**
+   * @generated from field: int64 charged_kobo = 2;
+   */
+  chargedKobo: bigint;
+
+  /**
+   * @generated from field: int64 refund_count = 3;
+   */
+  refundCount: bigint;
+
+  /**
+   * @generated from field: int64 refunded_kobo = 4;
+   */
+  refundedKobo: bigint;
+
+  /**
+   * @generated from field: int64 pending_count = 5;
+   */
+  pendingCount: bigint;
+
+  /**
+   * @generated from field: int64 pending_kobo = 6;
+   */
+  pendingKobo: bigint;
+
+  /**
+   * @generated from field: int64 costed_count = 7;
+   */
+  costedCount: bigint;
+
+  /**
+   * @generated from field: int64 cost_kobo = 8;
+   */
+  costKobo: bigint;
+
+  /**
+   * @generated from field: int64 cost_unknown_count = 9;
+   */
+  costUnknownCount: bigint;
+
+  /**
+   * @generated from field: int64 cost_unknown_charged_kobo = 10;
+   */
+  costUnknownChargedKobo: bigint;
+
+  /**
+   * @generated from field: int64 margin_kobo = 11;
+   */
+  marginKobo: bigint;
+};
+
+/**
+ * Describes the message prepaid.v1.SalesFigures.
+ * Use `create(SalesFiguresSchema)` to create a new message.
+ */
+export const SalesFiguresSchema: GenMessage<SalesFigures> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_console, 61);
+
+/**
+ * One row: the period (2026-11-26 by day, 2026-11 by month) and the group's key (a product, an
+ * upstream, "" for purchases no upstream was called for, or a tier id).
+ *
+ * @generated from message prepaid.v1.SalesReportRow
+ */
+export type SalesReportRow = Message<"prepaid.v1.SalesReportRow"> & {
+  /**
+   * @generated from field: string period = 1;
+   */
+  period: string;
+
+  /**
+   * @generated from field: string key = 2;
+   */
+  key: string;
+
+  /**
+   * @generated from field: prepaid.v1.SalesFigures figures = 3;
+   */
+  figures?: SalesFigures | undefined;
+};
+
+/**
+ * Describes the message prepaid.v1.SalesReportRow.
+ * Use `create(SalesReportRowSchema)` to create a new message.
+ */
+export const SalesReportRowSchema: GenMessage<SalesReportRow> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_console, 62);
+
+/**
+ * @generated from message prepaid.v1.SalesReport
+ */
+export type SalesReport = Message<"prepaid.v1.SalesReport"> & {
+  /**
+   * The period as understood: first and last day, day or month, and the group.
+   *
+   * @generated from field: string from = 1;
+   */
+  from: string;
+
+  /**
+   * @generated from field: string to = 2;
+   */
+  to: string;
+
+  /**
+   * @generated from field: string by = 3;
+   */
+  by: string;
+
+  /**
+   * @generated from field: string group = 4;
+   */
+  group: string;
+
+  /**
+   * @generated from field: repeated prepaid.v1.SalesReportRow rows = 5;
+   */
+  rows: SalesReportRow[];
+
+  /**
+   * @generated from field: prepaid.v1.SalesFigures total = 6;
+   */
+  total?: SalesFigures | undefined;
+};
+
+/**
+ * Describes the message prepaid.v1.SalesReport.
+ * Use `create(SalesReportSchema)` to create a new message.
+ */
+export const SalesReportSchema: GenMessage<SalesReport> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_console, 63);
+
+/**
+ * Live inflows of one provider in one period, in kobo: every inflow recorded and its amount
+ * paid; the credited ones, their fees and what reached the wallets; the unmatched ones.
+ *
+ * @generated from message prepaid.v1.FundingFigures
+ */
+export type FundingFigures = Message<"prepaid.v1.FundingFigures"> & {
+  /**
+   * @generated from field: int64 count = 1;
+   */
+  count: bigint;
+
+  /**
+   * @generated from field: int64 amount_paid_kobo = 2;
+   */
+  amountPaidKobo: bigint;
+
+  /**
+   * @generated from field: int64 credited_count = 3;
+   */
+  creditedCount: bigint;
+
+  /**
+   * @generated from field: int64 fee_kobo = 4;
+   */
+  feeKobo: bigint;
+
+  /**
+   * @generated from field: int64 credited_kobo = 5;
+   */
+  creditedKobo: bigint;
+
+  /**
+   * @generated from field: int64 unmatched_count = 6;
+   */
+  unmatchedCount: bigint;
+
+  /**
+   * @generated from field: int64 unmatched_kobo = 7;
+   */
+  unmatchedKobo: bigint;
+};
+
+/**
+ * Describes the message prepaid.v1.FundingFigures.
+ * Use `create(FundingFiguresSchema)` to create a new message.
+ */
+export const FundingFiguresSchema: GenMessage<FundingFigures> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_console, 64);
+
+/**
+ * @generated from message prepaid.v1.FundingReportRow
+ */
+export type FundingReportRow = Message<"prepaid.v1.FundingReportRow"> & {
+  /**
+   * @generated from field: string period = 1;
+   */
+  period: string;
+
+  /**
+   * The funding provider: sandbox, paystack or monnify.
+   *
+   * @generated from field: string provider = 2;
+   */
+  provider: string;
+
+  /**
+   * @generated from field: prepaid.v1.FundingFigures figures = 3;
+   */
+  figures?: FundingFigures | undefined;
+};
+
+/**
+ * Describes the message prepaid.v1.FundingReportRow.
+ * Use `create(FundingReportRowSchema)` to create a new message.
+ */
+export const FundingReportRowSchema: GenMessage<FundingReportRow> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_console, 65);
+
+/**
+ * @generated from message prepaid.v1.FundingReport
+ */
+export type FundingReport = Message<"prepaid.v1.FundingReport"> & {
+  /**
+   * @generated from field: string from = 1;
+   */
+  from: string;
+
+  /**
+   * @generated from field: string to = 2;
+   */
+  to: string;
+
+  /**
+   * @generated from field: string by = 3;
+   */
+  by: string;
+
+  /**
+   * @generated from field: repeated prepaid.v1.FundingReportRow rows = 4;
+   */
+  rows: FundingReportRow[];
+
+  /**
+   * @generated from field: prepaid.v1.FundingFigures total = 5;
+   */
+  total?: FundingFigures | undefined;
+};
+
+/**
+ * Describes the message prepaid.v1.FundingReport.
+ * Use `create(FundingReportSchema)` to create a new message.
+ */
+export const FundingReportSchema: GenMessage<FundingReport> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_console, 66);
+
+/**
+ * @generated from message prepaid.v1.GetSalesReportRequest
+ */
+export type GetSalesReportRequest = Message<"prepaid.v1.GetSalesReportRequest"> & {
+  /**
+   * @generated from field: string session_token = 1;
+   */
+  sessionToken: string;
+
+  /**
+   * @generated from field: string client_address = 2;
+   */
+  clientAddress: string;
+
+  /**
+   * @generated from field: prepaid.v1.ReportQuery query = 3;
+   */
+  query?: ReportQuery | undefined;
+};
+
+/**
+ * Describes the message prepaid.v1.GetSalesReportRequest.
+ * Use `create(GetSalesReportRequestSchema)` to create a new message.
+ */
+export const GetSalesReportRequestSchema: GenMessage<GetSalesReportRequest> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_console, 67);
+
+/**
+ * @generated from message prepaid.v1.GetSalesReportResponse
+ */
+export type GetSalesReportResponse = Message<"prepaid.v1.GetSalesReportResponse"> & {
+  /**
+   * @generated from field: prepaid.v1.SalesReport report = 1;
+   */
+  report?: SalesReport | undefined;
+};
+
+/**
+ * Describes the message prepaid.v1.GetSalesReportResponse.
+ * Use `create(GetSalesReportResponseSchema)` to create a new message.
+ */
+export const GetSalesReportResponseSchema: GenMessage<GetSalesReportResponse> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_console, 68);
+
+/**
+ * @generated from message prepaid.v1.GetFundingReportRequest
+ */
+export type GetFundingReportRequest = Message<"prepaid.v1.GetFundingReportRequest"> & {
+  /**
+   * @generated from field: string session_token = 1;
+   */
+  sessionToken: string;
+
+  /**
+   * @generated from field: string client_address = 2;
+   */
+  clientAddress: string;
+
+  /**
+   * @generated from field: prepaid.v1.ReportQuery query = 3;
+   */
+  query?: ReportQuery | undefined;
+};
+
+/**
+ * Describes the message prepaid.v1.GetFundingReportRequest.
+ * Use `create(GetFundingReportRequestSchema)` to create a new message.
+ */
+export const GetFundingReportRequestSchema: GenMessage<GetFundingReportRequest> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_console, 69);
+
+/**
+ * @generated from message prepaid.v1.GetFundingReportResponse
+ */
+export type GetFundingReportResponse = Message<"prepaid.v1.GetFundingReportResponse"> & {
+  /**
+   * @generated from field: prepaid.v1.FundingReport report = 1;
+   */
+  report?: FundingReport | undefined;
+};
+
+/**
+ * Describes the message prepaid.v1.GetFundingReportResponse.
+ * Use `create(GetFundingReportResponseSchema)` to create a new message.
+ */
+export const GetFundingReportResponseSchema: GenMessage<GetFundingReportResponse> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_console, 70);
+
+/**
+ * @generated from message prepaid.v1.ReportSalesRequest
+ */
+export type ReportSalesRequest = Message<"prepaid.v1.ReportSalesRequest"> & {
+  /**
+   * @generated from field: prepaid.v1.ReportQuery query = 1;
+   */
+  query?: ReportQuery | undefined;
+};
+
+/**
+ * Describes the message prepaid.v1.ReportSalesRequest.
+ * Use `create(ReportSalesRequestSchema)` to create a new message.
+ */
+export const ReportSalesRequestSchema: GenMessage<ReportSalesRequest> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_console, 71);
+
+/**
+ * @generated from message prepaid.v1.ReportSalesResponse
+ */
+export type ReportSalesResponse = Message<"prepaid.v1.ReportSalesResponse"> & {
+  /**
+   * @generated from field: prepaid.v1.SalesReport report = 1;
+   */
+  report?: SalesReport | undefined;
+};
+
+/**
+ * Describes the message prepaid.v1.ReportSalesResponse.
+ * Use `create(ReportSalesResponseSchema)` to create a new message.
+ */
+export const ReportSalesResponseSchema: GenMessage<ReportSalesResponse> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_console, 72);
+
+/**
+ * @generated from message prepaid.v1.ReportFundingRequest
+ */
+export type ReportFundingRequest = Message<"prepaid.v1.ReportFundingRequest"> & {
+  /**
+   * @generated from field: prepaid.v1.ReportQuery query = 1;
+   */
+  query?: ReportQuery | undefined;
+};
+
+/**
+ * Describes the message prepaid.v1.ReportFundingRequest.
+ * Use `create(ReportFundingRequestSchema)` to create a new message.
+ */
+export const ReportFundingRequestSchema: GenMessage<ReportFundingRequest> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_console, 73);
+
+/**
+ * @generated from message prepaid.v1.ReportFundingResponse
+ */
+export type ReportFundingResponse = Message<"prepaid.v1.ReportFundingResponse"> & {
+  /**
+   * @generated from field: prepaid.v1.FundingReport report = 1;
+   */
+  report?: FundingReport | undefined;
+};
+
+/**
+ * Describes the message prepaid.v1.ReportFundingResponse.
+ * Use `create(ReportFundingResponseSchema)` to create a new message.
+ */
+export const ReportFundingResponseSchema: GenMessage<ReportFundingResponse> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_console, 74);
+
+/**
  * How a staff sign-in ended.
  *
  * @generated from enum prepaid.v1.StaffSignInOutcome
@@ -1975,6 +2429,27 @@ export const ConsoleService: GenService<{
     input: typeof SetStaffRoleRequestSchema;
     output: typeof SetStaffRoleResponseSchema;
   },
+  /**
+   * Finance and admin. Live sales, refunds, cost and margin by product, upstream or tier, per
+   * Lagos day or month.
+   *
+   * @generated from rpc prepaid.v1.ConsoleService.GetSalesReport
+   */
+  getSalesReport: {
+    methodKind: "unary";
+    input: typeof GetSalesReportRequestSchema;
+    output: typeof GetSalesReportResponseSchema;
+  },
+  /**
+   * Finance and admin. Live money in per funding provider, per Lagos day or month.
+   *
+   * @generated from rpc prepaid.v1.ConsoleService.GetFundingReport
+   */
+  getFundingReport: {
+    methodKind: "unary";
+    input: typeof GetFundingReportRequestSchema;
+    output: typeof GetFundingReportResponseSchema;
+  },
 }> = /*@__PURE__*/
   serviceDesc(file_prepaid_v1_console, 0);
 
@@ -2023,6 +2498,26 @@ export const StaffAdminService: GenService<{
     methodKind: "unary";
     input: typeof ListAuditRequestSchema;
     output: typeof ListAuditResponseSchema;
+  },
+  /**
+   * The sales report, as the console's (`prepaid report margin`).
+   *
+   * @generated from rpc prepaid.v1.StaffAdminService.ReportSales
+   */
+  reportSales: {
+    methodKind: "unary";
+    input: typeof ReportSalesRequestSchema;
+    output: typeof ReportSalesResponseSchema;
+  },
+  /**
+   * The funding report, as the console's (`prepaid report funding`).
+   *
+   * @generated from rpc prepaid.v1.StaffAdminService.ReportFunding
+   */
+  reportFunding: {
+    methodKind: "unary";
+    input: typeof ReportFundingRequestSchema;
+    output: typeof ReportFundingResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_prepaid_v1_console, 1);

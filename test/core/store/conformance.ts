@@ -28,6 +28,7 @@ import {
   type TransactionRecord,
   type UserRecord,
 } from '../../../core/domain/records.js';
+import type { SalesDayRow } from '../../../core/domain/reports.js';
 import type { ProposalRecord, StaffMemberRecord } from '../../../core/domain/staff.js';
 import { canMove, TRANSITIONS } from '../../../core/domain/transactions.js';
 import type { ProviderOutcome, ProviderRequest } from '../../../core/providers/port.js';
@@ -3751,6 +3752,253 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
         ],
         'the other upstream keeps its code for the same plan',
       );
+    });
+  });
+
+  define('reports', (it) => {
+    /** Reports are read in Lagos days: an instant is moved by one hour before it is cut into days. */
+    const LAGOS = 3_600_000;
+    /** A month far from the suite's other times, so no other case's rows fall inside. */
+    const utc = (day: number, hour: number, minute = 0) => new Date(Date.UTC(2031, 2, day, hour, minute));
+    const dayOf = (day: number) => Date.UTC(2031, 2, day) / 86_400_000;
+    const window = { from: new Date(Date.UTC(2031, 2, 1) - LAGOS), until: new Date(Date.UTC(2031, 2, 3) - LAGOS) };
+
+    /** A live purchase made at `createdAt`, its attempts (upstream, outcome, cost) and its end. */
+    async function sale(
+      h: Harness,
+      accountId: string,
+      createdAt: Date,
+      attempts: ReadonlyArray<readonly [string, 'delivered' | 'not_delivered' | 'failed' | 'pending', number | null]>,
+      end: 'settle' | 'refund' | 'reverse' | 'pending',
+      overrides: Partial<NewTransaction> = {},
+    ): Promise<void> {
+      const tx = await h.reserved(h.purchase(accountId, { createdAt, ...overrides }));
+      for (const [i, [upstream, outcome, cost]] of attempts.entries()) {
+        await h.store.supply.beginAttempt({ reference: tx.reference, seq: i + 1, upstream, at: createdAt });
+        await h.store.supply.endAttempt(tx.reference, i + 1, {
+          outcome,
+          evidence: null,
+          costKobo: cost === null ? null : kobo(cost),
+          at: createdAt,
+        });
+      }
+      if (end === 'settle' || end === 'reverse')
+        await h.store.wallet.settle(tx.reference, { providerReference: 'P' }, createdAt);
+      if (end === 'reverse') await h.store.wallet.reverse(tx.reference, 'reversed upstream', createdAt);
+      if (end === 'refund') await h.store.wallet.refund(tx.reference, 'failed upstream', createdAt);
+    }
+
+    /** Figures with every field named, zero unless given. */
+    function figures(f: Partial<SalesDayRow> & Pick<SalesDayRow, 'day' | 'key'>): SalesDayRow {
+      return {
+        salesCount: 0,
+        chargedKobo: kobo(0),
+        refundCount: 0,
+        refundedKobo: kobo(0),
+        pendingCount: 0,
+        pendingKobo: kobo(0),
+        costedCount: 0,
+        costKobo: kobo(0),
+        costUnknownCount: 0,
+        costUnknownChargedKobo: kobo(0),
+        ...f,
+      };
+    }
+
+    async function seedSales(h: Harness): Promise<void> {
+      const standard = await h.account(1_000_000);
+      const api = await h.account(1_000_000, 'api');
+      await h.creditTest(standard, 100_000);
+      // Lagos 1 March: a delivery of known cost; a failover delivered by the second upstream at
+      // a known cost, made at 23:30 UTC, which is 2 March in Lagos; data delivered at an unknown
+      // cost; a failed purchase (refunded); a pending one; a delivery reversed later (refunded,
+      // its cost not counted); a delivery recorded before upstreams were (no attempt at all).
+      await sale(h, standard, utc(1, 10), [['ck', 'delivered', 9_600]], 'settle');
+      await sale(
+        h,
+        standard,
+        utc(1, 23, 30),
+        [
+          ['ck', 'not_delivered', null],
+          ['vtpass', 'delivered', 9_700],
+        ],
+        'settle',
+      );
+      await sale(h, api, utc(1, 12), [['vtpass', 'delivered', null]], 'settle', {
+        product: 'data',
+        chargedKobo: kobo(50_000),
+      });
+      await sale(h, standard, utc(1, 13), [['ck', 'failed', null]], 'refund');
+      await sale(h, api, utc(1, 14), [['ck', 'pending', null]], 'pending');
+      await sale(h, standard, utc(1, 15), [['ck', 'delivered', 9_600]], 'reverse');
+      await sale(h, api, utc(1, 16), [], 'settle', { chargedKobo: kobo(20_000) });
+      // Outside: a test purchase, the last Lagos minute before the period, the first after it.
+      await sale(h, standard, utc(1, 11), [['sandbox', 'delivered', 9_000]], 'settle', { mode: 'test' });
+      await sale(h, standard, new Date(Date.UTC(2031, 1, 28, 22, 59)), [['ck', 'delivered', 1]], 'settle');
+      await sale(h, standard, utc(2, 23), [['ck', 'delivered', 1]], 'settle');
+    }
+
+    it('report: sales by product sum live purchases per Lagos day: charged, refunds, pending, known and unknown cost', async (h) => {
+      await seedSales(h);
+      assert.equal(await h.store.reports.salesByDay({ ...window, offsetMs: LAGOS }, 'product'), [
+        figures({
+          day: dayOf(1),
+          key: 'airtime',
+          salesCount: 5,
+          chargedKobo: kobo(9_800 * 4 + 20_000),
+          refundCount: 2,
+          refundedKobo: kobo(9_800 * 2),
+          pendingCount: 1,
+          pendingKobo: kobo(9_800),
+          costedCount: 1,
+          costKobo: kobo(9_600),
+          costUnknownCount: 1,
+          costUnknownChargedKobo: kobo(20_000),
+        }),
+        figures({
+          day: dayOf(1),
+          key: 'data',
+          salesCount: 1,
+          chargedKobo: kobo(50_000),
+          costUnknownCount: 1,
+          costUnknownChargedKobo: kobo(50_000),
+        }),
+        figures({
+          day: dayOf(2),
+          key: 'airtime',
+          salesCount: 1,
+          chargedKobo: kobo(9_800),
+          costedCount: 1,
+          costKobo: kobo(9_700),
+        }),
+      ]);
+    });
+
+    it('report: sales by upstream go to the last upstream called ("" for none); by tier to the account\'s tier', async (h) => {
+      await seedSales(h);
+      const read = (group: 'upstream' | 'tier') => h.store.reports.salesByDay({ ...window, offsetMs: LAGOS }, group);
+      assert.equal(await read('upstream'), [
+        figures({
+          day: dayOf(1),
+          key: '',
+          salesCount: 1,
+          chargedKobo: kobo(20_000),
+          costUnknownCount: 1,
+          costUnknownChargedKobo: kobo(20_000),
+        }),
+        figures({
+          day: dayOf(1),
+          key: 'ck',
+          salesCount: 4,
+          chargedKobo: kobo(9_800 * 4),
+          refundCount: 2,
+          refundedKobo: kobo(9_800 * 2),
+          pendingCount: 1,
+          pendingKobo: kobo(9_800),
+          costedCount: 1,
+          costKobo: kobo(9_600),
+        }),
+        figures({
+          day: dayOf(1),
+          key: 'vtpass',
+          salesCount: 1,
+          chargedKobo: kobo(50_000),
+          costUnknownCount: 1,
+          costUnknownChargedKobo: kobo(50_000),
+        }),
+        figures({
+          day: dayOf(2),
+          key: 'vtpass',
+          salesCount: 1,
+          chargedKobo: kobo(9_800),
+          costedCount: 1,
+          costKobo: kobo(9_700),
+        }),
+      ]);
+      const tiers = await read('tier');
+      assert.equal(
+        tiers.map((r) => [r.day - dayOf(1), r.key, r.salesCount, r.chargedKobo, r.costKobo, r.costUnknownCount]),
+        [
+          [0, 'api', 3, 50_000 + 9_800 + 20_000, 0, 2],
+          [0, 'standard', 3, 9_800 * 3, 9_600, 0],
+          [1, 'standard', 1, 9_800, 9_700, 0],
+        ],
+      );
+    });
+
+    it('report: funding sums live inflows per Lagos day and provider: paid, credited with fees, unmatched', async (h) => {
+      const accountId = await h.account();
+      const record = async (provider: 'paystack' | 'monnify', amount: number, createdAt: Date, mode: Mode = 'live') =>
+        (
+          await h.store.funding.recordInflow({
+            inflowId: newInflowId(),
+            provider,
+            providerReference: h.unique('REF'),
+            accountNumber: '9930000737',
+            accountId: null,
+            mode,
+            amountPaidKobo: kobo(amount),
+            payerName: 'ADA OBI',
+            status: 'verified',
+            reason: '',
+            raw: '{}',
+            createdAt,
+          })
+        ).inflow.inflowId;
+      const credited = await record('paystack', 500_000, utc(1, 9));
+      await h.store.funding.creditInflow(
+        credited,
+        { accountId, mode: 'live', feeKobo: kobo(5_000), at: utc(1, 9) },
+        'verified',
+      );
+      await record('paystack', 200_000, utc(1, 10));
+      const unmatched = await h.store.funding.recordInflow({
+        inflowId: newInflowId(),
+        provider: 'monnify',
+        providerReference: h.unique('REF'),
+        accountNumber: '',
+        accountId: null,
+        mode: 'live',
+        amountPaidKobo: kobo(70_000),
+        payerName: 'NOBODY',
+        status: 'unmatched',
+        reason: 'unknown account',
+        raw: '{}',
+        createdAt: utc(1, 23, 30),
+      });
+      assert.is(unmatched.inflow.status, 'unmatched');
+      await record('paystack', 900_000, utc(1, 11), 'test');
+      await record('paystack', 900_000, utc(2, 23));
+      assert.equal(await h.store.reports.fundingByDay({ ...window, offsetMs: LAGOS }), [
+        {
+          day: dayOf(1),
+          provider: 'paystack',
+          count: 2,
+          amountPaidKobo: kobo(700_000),
+          creditedCount: 1,
+          feeKobo: kobo(5_000),
+          creditedKobo: kobo(495_000),
+          unmatchedCount: 0,
+          unmatchedKobo: kobo(0),
+        },
+        {
+          day: dayOf(2),
+          provider: 'monnify',
+          count: 1,
+          amountPaidKobo: kobo(70_000),
+          creditedCount: 0,
+          feeKobo: kobo(0),
+          creditedKobo: kobo(0),
+          unmatchedCount: 1,
+          unmatchedKobo: kobo(70_000),
+        },
+      ]);
+    });
+
+    it('report: a period with nothing in it has no rows', async (h) => {
+      const empty = { from: utc(20, 0), until: utc(21, 0), offsetMs: LAGOS };
+      assert.equal(await h.store.reports.salesByDay(empty, 'product'), []);
+      assert.equal(await h.store.reports.fundingByDay(empty), []);
     });
   });
 }

@@ -1,0 +1,66 @@
+/**
+ * The operator's reports (docs/console.md, Reports): the period is checked and bounded here,
+ * the store sums live rows per Lagos day where the data is, and the days add up into the
+ * period's days or months. Who may read them is the caller's check (finance and admin in the
+ * console, the admin token in the CLI).
+ */
+import { LAGOS_OFFSET_MS } from '../domain/people.js';
+import {
+  type FundingFigures,
+  fundingFiguresOf,
+  periodInstants,
+  type ReportGroup,
+  type ReportPeriod,
+  type ReportRow,
+  reportGroup,
+  reportPeriod,
+  rollUp,
+  type SalesFigures,
+  salesFiguresOf,
+  zeroFunding,
+  zeroSales,
+} from '../domain/reports.js';
+import type { Store } from '../store/port.js';
+
+/** What a staff member or the CLI asks for, as typed: dates YYYY-MM-DD, by day or month, a group. */
+export interface ReportAsk {
+  from: string;
+  to: string;
+  by: string;
+  group: string;
+}
+
+export interface SalesReport {
+  period: ReportPeriod;
+  group: ReportGroup;
+  rows: ReportRow<SalesFigures>[];
+  total: SalesFigures;
+}
+
+export interface FundingReport {
+  period: ReportPeriod;
+  rows: ReportRow<FundingFigures>[];
+  total: FundingFigures;
+}
+
+export interface Reports {
+  sales(ask: ReportAsk): Promise<SalesReport>;
+  funding(ask: ReportAsk): Promise<FundingReport>;
+}
+
+export function createReports(store: Pick<Store, 'reports'>): Reports {
+  const windowOf = (period: ReportPeriod) => ({ ...periodInstants(period), offsetMs: LAGOS_OFFSET_MS });
+  return {
+    async sales(ask) {
+      const period = reportPeriod(ask.from, ask.to, ask.by);
+      const group = reportGroup(ask.group);
+      const days = await store.reports.salesByDay(windowOf(period), group);
+      return { period, group, ...rollUp(days, period.by, (row) => row.key, salesFiguresOf, zeroSales) };
+    },
+    async funding(ask) {
+      const period = reportPeriod(ask.from, ask.to, ask.by);
+      const days = await store.reports.fundingByDay(windowOf(period));
+      return { period, ...rollUp(days, period.by, (row) => row.provider, fundingFiguresOf, zeroFunding) };
+    },
+  };
+}

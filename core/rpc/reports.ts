@@ -1,0 +1,59 @@
+/** The reports (core/reports/) as messages: the console's and the admin token's RPCs answer the same. */
+import type { MessageInitShape } from '@bufbuild/protobuf';
+import type { FundingReportSchema, ReportQuery, SalesReportSchema } from '../../gen/prepaid/v1/console_pb.js';
+import { lagosDate } from '../domain/people.js';
+import { type FundingFigures, marginKobo, type ReportPeriod, type SalesFigures } from '../domain/reports.js';
+import type { FundingReport, ReportAsk, SalesReport } from '../reports/service.js';
+
+export function reportAsk(query: ReportQuery | undefined): ReportAsk {
+  return { from: query?.from ?? '', to: query?.to ?? '', by: query?.by ?? '', group: query?.group ?? '' };
+}
+
+function periodFields(period: ReportPeriod) {
+  return { from: lagosDate(period.fromDay), to: lagosDate(period.toDay), by: period.by };
+}
+
+function salesFigures(f: SalesFigures) {
+  return {
+    salesCount: BigInt(f.salesCount),
+    chargedKobo: BigInt(f.chargedKobo),
+    refundCount: BigInt(f.refundCount),
+    refundedKobo: BigInt(f.refundedKobo),
+    pendingCount: BigInt(f.pendingCount),
+    pendingKobo: BigInt(f.pendingKobo),
+    costedCount: BigInt(f.costedCount),
+    costKobo: BigInt(f.costKobo),
+    costUnknownCount: BigInt(f.costUnknownCount),
+    costUnknownChargedKobo: BigInt(f.costUnknownChargedKobo),
+    marginKobo: BigInt(marginKobo(f)),
+  };
+}
+
+function fundingFigures(f: FundingFigures) {
+  return {
+    count: BigInt(f.count),
+    amountPaidKobo: BigInt(f.amountPaidKobo),
+    creditedCount: BigInt(f.creditedCount),
+    feeKobo: BigInt(f.feeKobo),
+    creditedKobo: BigInt(f.creditedKobo),
+    unmatchedCount: BigInt(f.unmatchedCount),
+    unmatchedKobo: BigInt(f.unmatchedKobo),
+  };
+}
+
+export function salesReportMessage(report: SalesReport): MessageInitShape<typeof SalesReportSchema> {
+  return {
+    ...periodFields(report.period),
+    group: report.group,
+    rows: report.rows.map((row) => ({ period: row.period, key: row.key, figures: salesFigures(row.figures) })),
+    total: salesFigures(report.total),
+  };
+}
+
+export function fundingReportMessage(report: FundingReport): MessageInitShape<typeof FundingReportSchema> {
+  return {
+    ...periodFields(report.period),
+    rows: report.rows.map((row) => ({ period: row.period, provider: row.key, figures: fundingFigures(row.figures) })),
+    total: fundingFigures(report.total),
+  };
+}

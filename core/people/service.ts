@@ -10,7 +10,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { hashSecret } from '../accounts/keys.js';
-import { DomainError, invalid, notFound, throwIfViolations } from '../domain/errors.js';
+import { DomainError, invalid, notFound, refuseHolderWriteIfSuspended, throwIfViolations } from '../domain/errors.js';
 import {
   checkEmail,
   INVITATION_TTL_MS,
@@ -279,6 +279,8 @@ export function createPeopleService(deps: PeopleDeps) {
           'Only an owner of the account can do this; viewers can look but not change.',
         );
       }
+      // Every change to an account from the developer area passes here; a suspended one is read-only.
+      refuseHolderWriteIfSuspended(context.account);
     },
 
     /** When TOTP is on, a current code is needed again (creating a key, inviting an owner); throttled. */
@@ -665,6 +667,7 @@ function invitationListCommands(people: Store['people'], clock: () => Date) {
     async revokeInvitation(context: HolderContext, email: string): Promise<void> {
       if (context.membership.role !== 'owner')
         throw new DomainError('PERMISSION_DENIED', 'Only an owner of the account can revoke invitations.');
+      refuseHolderWriteIfSuspended(context.account);
       const normalized = normalizeEmail(email).slice(0, MAX_EMAIL_CHARS);
       const revoked =
         normalized === '' ? 0 : await people.revokeInvitations(context.account.accountId, normalized, clock());

@@ -2,7 +2,7 @@
  * Purchase use cases: load what the pure rules need from the store, build the order,
  * run the two-phase flow. One function per public operation.
  */
-import { DomainError, type FieldViolation, invalid, notFound, throwIfViolations } from '../domain/errors.js';
+import { DomainError, type FieldViolation, invalid, notFound, refuseIfSuspended, throwIfViolations } from '../domain/errors.js';
 import type { Mode } from '../domain/mode.js';
 import type { Kobo } from '../domain/money.js';
 import {
@@ -67,6 +67,9 @@ export function createPurchaseService(deps: PurchaseDeps & { store: Pick<Store, 
     if (accountId === '') throw invalid('account_id', 'account_id is required.');
     const account = await store.accounts.get(accountId);
     if (!account) throw notFound(`Account ${accountId}`);
+    // Every API action comes through here or transaction(): a suspension holds at once,
+    // whatever the gateway's short key cache still trusts.
+    refuseIfSuspended(account);
     const tier = await store.catalog.getTier(account.tierId);
     if (!tier)
       throw new DomainError('INTERNAL', `Account ${accountId} is on tier ${account.tierId}, which does not exist.`);
@@ -210,6 +213,8 @@ export function createPurchaseService(deps: PurchaseDeps & { store: Pick<Store, 
      * other mode, is not found, never shown.
      */
     async transaction(accountId: string, mode: Mode, reference: string): Promise<TransactionRecord> {
+      const account = accountId === '' ? null : await store.accounts.get(accountId);
+      if (account) refuseIfSuspended(account);
       const tx = reference ? await store.transactions.get(reference) : null;
       if (!tx || tx.accountId !== accountId || tx.mode !== mode)
         throw notFound(`Transaction ${quotedReference(reference)}`);

@@ -560,6 +560,42 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       assert.equal(await h.store.accounts.listIdsOnTier('bronze', '', 10), []);
     });
 
+    it('an account is suspended with when, by whom and why, and resumed; the money stays', async (h) => {
+      const accountId = await h.account(5_000);
+      assert.is((await h.store.accounts.get(accountId))!.suspension, undefined);
+      const suspension = { at: at(60), by: 'staff:ada@ops.example.ng', note: 'Chargeback under review' };
+      const suspended = await h.store.accounts.setSuspension(accountId, suspension);
+      assert.equal(suspended!.suspension, suspension);
+      assert.is(suspended!.balanceKobo, 5_000);
+      assert.equal((await h.store.accounts.get(accountId))!.suspension, suspension);
+      const resumed = await h.store.accounts.setSuspension(accountId, null);
+      assert.is(resumed!.suspension, undefined);
+      assert.is((await h.store.accounts.get(accountId))!.suspension, undefined);
+      assert.is(await h.store.accounts.setSuspension('nobody', suspension), null);
+    });
+
+    it('accounts are found by a fragment of their name, ignoring case, literally, bounded', async (h) => {
+      const run = randomUUID().slice(0, 8);
+      const make = async (name: string) => {
+        const accountId = h.unique('acct');
+        await h.store.accounts.create({ accountId, name, tierId: 'standard', createdAt: at(0) });
+        h.accountIds.add(accountId);
+        return accountId;
+      };
+      const a = await make(`Ade Stores ${run}`);
+      const b = await make(`ADE STORES ${run} Ikeja`);
+      await make(`Bola Ventures ${run}`);
+      const pct = await make(`100% Data_${run}`);
+      const found = await h.store.accounts.searchByName(`ade stores ${run}`, 10);
+      assert.equal(found.map((x) => x.accountId), [a, b].sort());
+      assert.is((await h.store.accounts.searchByName(`stores ${run}`, 1)).length, 1);
+      assert.equal((await h.store.accounts.searchByName(`0% data_${run}`, 10)).map((x) => x.accountId), [pct]);
+      // % _ . * are letters here, never patterns.
+      assert.equal(await h.store.accounts.searchByName(`% Ventures ${run}`, 10), []);
+      assert.equal(await h.store.accounts.searchByName(`.* ${run}`, 10), []);
+      assert.equal(await h.store.accounts.searchByName('', 10), []);
+    });
+
     it('planId 0 allocates the next id; ids stay stable across updates and are never reused', async (h) => {
       const plan = (network: string, label: string): PlanRecord => ({
         planId: 0,

@@ -4,5 +4,12 @@ import { accountRoutes } from './accounts.js';
 import { auditRoutes } from './audit.js';
 import { queueRoutes } from './queue.js';
 import { signInRoutes } from './sign-in.js';
+import { suspensionRoutes } from './suspension.js';
 
-export const routes: readonly Route[] = [...signInRoutes, ...queueRoutes, ...accountRoutes, ...auditRoutes];
+export const routes: readonly Route[] = [
+  ...signInRoutes,
+  ...queueRoutes,
+  ...accountRoutes,
+  ...auditRoutes,
+  ...suspensionRoutes,
+];

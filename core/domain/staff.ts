@@ -9,7 +9,15 @@ export const STAFF_ROLES = ['admin', 'support', 'finance'] as const;
 export type StaffRole = (typeof STAFF_ROLES)[number];
 
 /** What a staff member may be asked to do; each is allowed to some roles only (`STAFF_POWERS`). */
-export type StaffPower = 'read' | 'resolve' | 'propose' | 'propose_money' | 'approve' | 'upgrades' | 'staff';
+export type StaffPower =
+  | 'read'
+  | 'resolve'
+  | 'propose'
+  | 'propose_money'
+  | 'approve'
+  | 'upgrades'
+  | 'suspend'
+  | 'staff';
 
 /**
  * Which roles hold which power. Support may look, re-query and resolve a pending purchase as
@@ -24,6 +32,8 @@ const STAFF_POWERS: Readonly<Record<StaffPower, readonly StaffRole[]>> = {
   propose_money: ['admin', 'finance'],
   approve: ['admin', 'finance'],
   upgrades: ['admin'],
+  // Not a money move, but it stops a business's sales at once: the platform's administrators only.
+  suspend: ['admin'],
   staff: ['admin'],
 };
 

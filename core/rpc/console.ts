@@ -212,6 +212,14 @@ export function consoleHandlers({ realm, desk, auditLog }: ConsoleRpcDeps): Hand
         ledger: overview.ledger.map(ledgerEntryMessage),
       };
     },
+    async suspendAccount(req) {
+      const { who } = await realm.require(req.sessionToken, 'suspend', req.clientAddress);
+      return { account: accountMessage(await desk.suspend(req.accountId, req.note, who)) };
+    },
+    async resumeAccount(req) {
+      const { who } = await realm.require(req.sessionToken, 'suspend', req.clientAddress);
+      return { account: accountMessage(await desk.resume(req.accountId, req.note, who)) };
+    },
   };
 }
 
@@ -230,6 +238,7 @@ async function requireRefuser(desk: Desk, proposalId: string, who: Actor, role: 
 export function staffAdminHandlers(
   realm: StaffRealm,
   auditLog: Store['auditLog'],
+  desk: Pick<Desk, 'suspend' | 'resume'>,
 ): Handlers<(typeof StaffAdminDesc)['method']> {
   return {
     async inviteStaff(req) {
@@ -244,6 +253,12 @@ export function staffAdminHandlers(
     },
     async listAudit(req) {
       return listAudit(auditLog, req.filter);
+    },
+    async suspendAccountByAdmin(req) {
+      return { account: accountMessage(await desk.suspend(req.accountId, req.note, CLI_ACTOR)) };
+    },
+    async resumeAccountByAdmin(req) {
+      return { account: accountMessage(await desk.resume(req.accountId, req.note, CLI_ACTOR)) };
     },
   };
 }

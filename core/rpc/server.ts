@@ -233,7 +233,12 @@ export function createCoreServer(deps: CoreServerDeps): CoreServer {
   );
   server.addService(
     serviceDefinition(StaffAdminService),
-    implement(StaffAdminService, staffAdminHandlers(deps.staff.realm, deps.staff.auditLog), adminCallers, deps.log),
+    implement(
+      StaffAdminService,
+      staffAdminHandlers(deps.staff.realm, deps.staff.auditLog, deps.staff.desk),
+      adminCallers,
+      deps.log,
+    ),
   );
 
   const health = createHealth({

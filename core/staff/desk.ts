@@ -35,8 +35,12 @@ const ATTENTION_LIMIT = 100;
 
 /** Rows an account's page shows of its newest transactions and ledger entries. */
 const OVERVIEW_ROWS = 20;
-/** A search query is an id, an email, a key, an account number or a reference: short text. */
+/** A search query is an id, an email, a key, an account number, a reference or part of a name: short text. */
 const MAX_QUERY_CHARS = 128;
+/** Accounts a search by name lists at most; a longer fragment narrows it. */
+const NAME_MATCHES = 20;
+/** A fragment of a name shorter than this would match most accounts. */
+const MIN_NAME_FRAGMENT = 2;
 
 export interface DeskDeps {
   store: Pick<
@@ -302,7 +306,49 @@ export function createDesk(deps: DeskDeps) {
       const found = await Promise.all(
         [...new Set(ids.flat().filter((id): id is string => id !== undefined))].map((id) => store.accounts.get(id)),
       );
-      return found.filter((a): a is AccountRecord => a !== null);
+      const exact = found.filter((a): a is AccountRecord => a !== null);
+      // Then the accounts whose name holds the query; an exact match is listed once, first.
+      const named = q.length < MIN_NAME_FRAGMENT ? [] : await store.accounts.searchByName(q, NAME_MATCHES);
+      const seen = new Set(exact.map((a) => a.accountId));
+      return [...exact, ...named.filter((a) => !seen.has(a.accountId))];
+    },
+
+    /**
+     * Suspends an account: its keys answer 401 on every action and its developer area is
+     * read-only, from the next request on (the core reads the account on each). Audited.
+     */
+    async suspend(accountId: string, note: string, who: Actor): Promise<AccountRecord> {
+      const text = checkNote(note);
+      const before = accountId === '' ? null : await store.accounts.get(accountId);
+      if (!before) throw notFound(`Account ${accountId || '(empty id)'}`);
+      if (before.suspension) throw new DomainError('FAILED_PRECONDITION', `Account ${accountId} is already suspended.`);
+      const after = await store.accounts.setSuspension(accountId, { at: clock(), by: who.actor, note: text });
+      if (!after) throw notFound(`Account ${accountId}`);
+      await audit(who, {
+        action: 'account.suspend',
+        target: accountId,
+        before: { suspended: false },
+        after: { suspended: true },
+        note: text,
+      });
+      return after;
+    },
+
+    async resume(accountId: string, note: string, who: Actor): Promise<AccountRecord> {
+      const text = checkNote(note);
+      const before = accountId === '' ? null : await store.accounts.get(accountId);
+      if (!before) throw notFound(`Account ${accountId || '(empty id)'}`);
+      if (!before.suspension) throw new DomainError('FAILED_PRECONDITION', `Account ${accountId} is not suspended.`);
+      const after = await store.accounts.setSuspension(accountId, null);
+      if (!after) throw notFound(`Account ${accountId}`);
+      await audit(who, {
+        action: 'account.resume',
+        target: accountId,
+        before: { suspended: true, suspended_by: before.suspension.by, note: before.suspension.note },
+        after: { suspended: false },
+        note: text,
+      });
+      return after;
     },
 
     async accountOverview(accountId: string) {

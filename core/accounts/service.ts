@@ -6,7 +6,14 @@
 import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import { DEFAULT_TIER_ID } from '../catalog/defaults.js';
-import { DomainError, type FieldViolation, invalid, notFound, refuseIfSuspended, throwIfViolations } from '../domain/errors.js';
+import {
+  DomainError,
+  type FieldViolation,
+  invalid,
+  notFound,
+  refuseIfSuspended,
+  throwIfViolations,
+} from '../domain/errors.js';
 import type { Mode } from '../domain/mode.js';
 import { isKobo, type Kobo, MAX_AMOUNT_KOBO } from '../domain/money.js';
 import { LEDGER_PAGES, type Page, pageSize, readPage } from '../domain/paging.js';

@@ -2,7 +2,14 @@
  * Purchase use cases: load what the pure rules need from the store, build the order,
  * run the two-phase flow. One function per public operation.
  */
-import { DomainError, type FieldViolation, invalid, notFound, refuseIfSuspended, throwIfViolations } from '../domain/errors.js';
+import {
+  DomainError,
+  type FieldViolation,
+  invalid,
+  notFound,
+  refuseIfSuspended,
+  throwIfViolations,
+} from '../domain/errors.js';
 import type { Mode } from '../domain/mode.js';
 import type { Kobo } from '../domain/money.js';
 import {

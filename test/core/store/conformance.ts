@@ -587,9 +587,15 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       await make(`Bola Ventures ${run}`);
       const pct = await make(`100% Data_${run}`);
       const found = await h.store.accounts.searchByName(`ade stores ${run}`, 10);
-      assert.equal(found.map((x) => x.accountId), [a, b].sort());
+      assert.equal(
+        found.map((x) => x.accountId),
+        [a, b].sort(),
+      );
       assert.is((await h.store.accounts.searchByName(`stores ${run}`, 1)).length, 1);
-      assert.equal((await h.store.accounts.searchByName(`0% data_${run}`, 10)).map((x) => x.accountId), [pct]);
+      assert.equal(
+        (await h.store.accounts.searchByName(`0% data_${run}`, 10)).map((x) => x.accountId),
+        [pct],
+      );
       // % _ . * are letters here, never patterns.
       assert.equal(await h.store.accounts.searchByName(`% Ventures ${run}`, 10), []);
       assert.equal(await h.store.accounts.searchByName(`.* ${run}`, 10), []);

@@ -78,7 +78,7 @@ export function throwIfViolations(violations: readonly FieldViolation[]): void {
 }
 
 /** What a suspended account's API keys are told, on every action (docs/api.md). */
-export const ACCOUNT_SUSPENDED_MESSAGE = 'This account is suspended. Contact support.';
+const ACCOUNT_SUSPENDED_MESSAGE = 'This account is suspended. Contact support.';
 
 /** Refuses every API action of a suspended account. */
 export function refuseIfSuspended(account: { suspension?: unknown }): void {

@@ -2867,6 +2867,41 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       assert.is(await h.store.webhooks.get(accountId, 'test'), null);
     });
 
+    it('destinations with events undelivered since before a time are listed, oldest first, bounded', async (h) => {
+      const early = await h.account();
+      const late = await h.account();
+      const quiet = await h.account();
+      await endpoint(h, early);
+      await endpoint(h, late);
+      const credit = (accountId: string, seconds: number) =>
+        h.store.wallet.credit({
+          accountId,
+          amountKobo: kobo(100),
+          reference: h.unique('CR'),
+          memo: '',
+          at: at(seconds),
+          mode: 'live',
+        });
+      await credit(early, 0);
+      await credit(early, 10);
+      await credit(late, 100_000);
+      await credit(quiet, 0);
+      const mine = (list: { accountId: string }[]) => list.filter((d) => [early, late, quiet].includes(d.accountId));
+      const dayOld = mine(await h.store.events.failingDestinations(at(50), 100));
+      assert.equal(dayOld, [
+        { accountId: early, mode: 'live', oldestCreatedAt: at(0), undelivered: 2, lastStatus: null, lastError: null },
+      ]);
+      const all = mine(await h.store.events.failingDestinations(at(200_000), 100));
+      assert.equal(
+        all.map((d) => [d.accountId, d.undelivered]),
+        [
+          [early, 2],
+          [late, 1],
+        ],
+      );
+      assert.ok((await h.store.events.failingDestinations(at(200_000), 1)).length <= 1);
+    });
+
     it('a claim leases due events to one owner; attempts are recorded only by the owner', async (h) => {
       const accountId = await h.account();
       const busy = await h.account();

@@ -2886,7 +2886,8 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       await credit(early, 10);
       await credit(late, 100_000);
       await credit(quiet, 0);
-      const mine = (list: { accountId: string }[]) => list.filter((d) => [early, late, quiet].includes(d.accountId));
+      const mine = <T extends { accountId: string }>(list: T[]) =>
+        list.filter((d) => [early, late, quiet].includes(d.accountId));
       const dayOld = mine(await h.store.events.failingDestinations(at(50), 100));
       assert.equal(dayOld, [
         { accountId: early, mode: 'live', oldestCreatedAt: at(0), undelivered: 2, lastStatus: null, lastError: null },

@@ -307,7 +307,23 @@ export function createCore(deps: CoreDeps): Core {
     clock,
     consoleUrl: deps.consolePublicUrl ?? DEFAULT_CONSOLE_PUBLIC_URL,
   });
-  const desk = createDesk({ store, accounts, funding, upgrades, purchases: purchaseDeps, audit, clock });
+  const supplyAdmin = createSupplyAdmin({
+    store,
+    supply: deps.supply,
+    router: supplyDeps?.router,
+    health: supplyDeps?.health,
+    clock,
+  });
+  const desk = createDesk({
+    store,
+    accounts,
+    funding,
+    upgrades,
+    purchases: purchaseDeps,
+    audit,
+    clock,
+    upstreamHealth: supplyAdmin,
+  });
   const proposeCredit =
     deps.cliMoneyMoves === 'proposals'
       ? async (accountId: string, amountKobo: number, memo: string) =>
@@ -324,13 +340,7 @@ export function createCore(deps: CoreDeps): Core {
     catalog,
     pendingList,
     ledgerCheck,
-    supplyAdmin: createSupplyAdmin({
-      store,
-      supply: deps.supply,
-      router: supplyDeps?.router,
-      health: supplyDeps?.health,
-      clock,
-    }),
+    supplyAdmin,
     verification,
     callbacks,
     planSync,

@@ -20,6 +20,7 @@ import { type Actor, CLI_ACTOR } from '../staff/audit.js';
 import type { Desk } from '../staff/desk.js';
 import type { StaffRealm } from '../staff/realm.js';
 import type { Store } from '../store/port.js';
+import { attemptMessage, upstreamHealthMessage } from './admin.js';
 import {
   accountMessage,
   apiKeyMessage,
@@ -142,7 +143,17 @@ export function consoleHandlers({ realm, desk, auditLog }: ConsoleRpcDeps): Hand
           transaction: transactionMessage(tx),
           attempts: tx.attempts,
           nextAttemptAt: timestampInit(tx.nextAttemptAt),
+          upstreamAttempts: tx.upstreamAttempts.map(attemptMessage),
         })),
+        failingWebhooks: queue.failingWebhooks.map((d) => ({
+          accountId: d.accountId,
+          mode: d.mode,
+          oldestCreatedAt: timestampInit(d.oldestCreatedAt),
+          undelivered: d.undelivered,
+          lastStatus: d.lastStatus ?? 0,
+          lastError: d.lastError ?? '',
+        })),
+        upstreams: queue.upstreams.map(upstreamHealthMessage),
         upgrades: queue.upgrades.map((request) => ({
           accountId: request.accountId,
           requestedBy: request.requestedBy,

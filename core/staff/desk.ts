@@ -14,7 +14,12 @@ import type { AccountService } from '../accounts/service.js';
 import { DomainError, invalid, notFound } from '../domain/errors.js';
 import { FUNDING_PROVIDERS, type InflowRecord } from '../domain/funding.js';
 import { isKobo, type Kobo, kobo, MAX_AMOUNT_KOBO } from '../domain/money.js';
-import type { AccountRecord, TransactionRecord, UpgradeRequestRecord } from '../domain/records.js';
+import type {
+  AccountRecord,
+  TransactionRecord,
+  UpgradeRequestRecord,
+  UpstreamAttemptRecord,
+} from '../domain/records.js';
 import {
   MAX_NOTE_CHARS,
   PROPOSAL_KINDS,
@@ -26,7 +31,9 @@ import { hasControlCharacters } from '../domain/validation.js';
 import type { FundingService } from '../funding/service.js';
 import type { Upgrades } from '../people/upgrades.js';
 import { applyOutcome, type PurchaseDeps, providerRequestOf } from '../purchases/flow.js';
+import type { SupplyAdmin } from '../purchases/supply-admin.js';
 import { callProvider, providerFor } from '../purchases/upstream-calls.js';
+import type { FailingDestination } from '../store/event-port.js';
 import type { Store } from '../store/port.js';
 import type { Actor, AuditTrail } from './audit.js';
 
@@ -45,8 +52,20 @@ const MIN_NAME_FRAGMENT = 2;
 export interface DeskDeps {
   store: Pick<
     Store,
-    'transactions' | 'wallet' | 'accounts' | 'upgrades' | 'funding' | 'proposals' | 'auditLog' | 'people' | 'keys'
+    | 'transactions'
+    | 'wallet'
+    | 'accounts'
+    | 'upgrades'
+    | 'funding'
+    | 'proposals'
+    | 'auditLog'
+    | 'people'
+    | 'keys'
+    | 'events'
+    | 'supply'
   >;
+  /** The upstreams' circuits and floats as this core sees them; absent without configured upstreams. */
+  upstreamHealth?: Pick<SupplyAdmin, 'health'> | undefined;
   accounts: AccountService;
   funding: FundingService;
   upgrades: Upgrades;
@@ -55,8 +74,14 @@ export interface DeskDeps {
   clock: () => Date;
 }
 
+/** A webhook destination is failing once its oldest undelivered event is this old. */
+const WEBHOOK_FAILING_AFTER_MS = 24 * 3_600_000;
+
 export interface Attention {
-  pending: TransactionRecord[];
+  pending: (TransactionRecord & { upstreamAttempts: UpstreamAttemptRecord[] })[];
+  failingWebhooks: FailingDestination[];
+  /** Upstreams with a circuit not closed, or a float under its alert. */
+  upstreams: Awaited<ReturnType<SupplyAdmin['health']>>;
   upgrades: UpgradeRequestRecord[];
   inflows: InflowRecord[];
   proposals: ProposalRecord[];
@@ -159,13 +184,32 @@ export function createDesk(deps: DeskDeps) {
 
   return {
     async attention(): Promise<Attention> {
-      const [pending, upgrades, inflows, proposals] = await Promise.all([
+      const now = clock();
+      const [pending, upgrades, inflows, proposals, failingWebhooks, health] = await Promise.all([
         store.transactions.listPending({ needsAttentionOnly: true }, { limit: ATTENTION_LIMIT }),
         deps.upgrades.listPending(),
         store.funding.listInflows('unmatched', ATTENTION_LIMIT),
-        store.proposals.listOpen(clock(), ATTENTION_LIMIT),
+        store.proposals.listOpen(now, ATTENTION_LIMIT),
+        store.events.failingDestinations(new Date(now.getTime() - WEBHOOK_FAILING_AFTER_MS), ATTENTION_LIMIT),
+        deps.upstreamHealth?.health() ?? [],
       ]);
-      return { pending: pending.items, upgrades: upgrades.slice(0, ATTENTION_LIMIT), inflows, proposals };
+      // Each pending purchase's evidence: the upstreams called and what their answers were read as.
+      const withAttempts = await Promise.all(
+        pending.items.map(async (tx) => ({ ...tx, upstreamAttempts: await store.supply.attemptsOf(tx.reference) })),
+      );
+      const upstreams = health.filter(
+        (u) =>
+          u.circuit !== 'closed' ||
+          (u.floatAlertKobo !== null && u.floatKobo !== null && u.floatKobo < u.floatAlertKobo),
+      );
+      return {
+        pending: withAttempts,
+        upgrades: upgrades.slice(0, ATTENTION_LIMIT),
+        inflows,
+        proposals,
+        failingWebhooks,
+        upstreams,
+      };
     },
 
     /** Asks the purchase's provider now, as the recovery worker would, and records what it said. */

@@ -44,6 +44,16 @@ import { createSignInThrottle, createStepUpThrottle, type SignInThrottle, type S
 import { matchTotp, newTotpSecret, totpQrSvg, totpUri } from './totp.js';
 
 /** Who a session acts for: the person, and their membership of the session's account. */
+/** The one role check: only an owner changes the account. */
+function checkOwnerRole(context: HolderContext): void {
+  if (context.membership.role !== 'owner') {
+    throw new DomainError(
+      'PERMISSION_DENIED',
+      'Only an owner of the account can do this; viewers can look but not change.',
+    );
+  }
+}
+
 export interface HolderContext {
   session: SessionRecord;
   user: UserRecord;
@@ -273,15 +283,13 @@ export function createPeopleService(deps: PeopleDeps) {
 
     /** Refuses a viewer of the session's account: the server decides, whatever the page showed. */
     requireOwner(context: HolderContext): void {
-      if (context.membership.role !== 'owner') {
-        throw new DomainError(
-          'PERMISSION_DENIED',
-          'Only an owner of the account can do this; viewers can look but not change.',
-        );
-      }
+      checkOwnerRole(context);
       // Every change to an account from the developer area passes here; a suspended one is read-only.
       refuseHolderWriteIfSuspended(context.account);
     },
+
+    /** The role check alone, for an owner's reads that a suspension leaves open (the first key's claim). */
+    requireOwnerRole: checkOwnerRole,
 
     /** When TOTP is on, a current code is needed again (creating a key, inviting an owner); throttled. */
     async requireFreshCode(context: HolderContext, code: string): Promise<void> {

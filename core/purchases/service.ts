@@ -74,9 +74,6 @@ export function createPurchaseService(deps: PurchaseDeps & { store: Pick<Store, 
     if (accountId === '') throw invalid('account_id', 'account_id is required.');
     const account = await store.accounts.get(accountId);
     if (!account) throw notFound(`Account ${accountId}`);
-    // Every API action comes through here or transaction(): a suspension holds at once,
-    // whatever the gateway's short key cache still trusts.
-    refuseIfSuspended(account);
     const tier = await store.catalog.getTier(account.tierId);
     if (!tier)
       throw new DomainError('INTERNAL', `Account ${accountId} is on tier ${account.tierId}, which does not exist.`);
@@ -108,6 +105,17 @@ export function createPurchaseService(deps: PurchaseDeps & { store: Pick<Store, 
   }
 
   return {
+    /**
+     * Refuses a suspended account's API call (ACCOUNT_SUSPENDED). Every PurchaseService RPC
+     * asks it first, so a suspension holds from the next request whatever the gateway's short
+     * key cache still trusts; the developer area's reads (which use this service too) are not
+     * refused, only its changes (PeopleService.requireOwner).
+     */
+    async requireActive(accountId: string): Promise<void> {
+      const account = accountId === '' ? null : await store.accounts.get(accountId);
+      if (account) refuseIfSuspended(account);
+    },
+
     /** The account, its tier, and the balance of its wallet in `mode`. */
     async balance(
       accountId: string,
@@ -220,8 +228,6 @@ export function createPurchaseService(deps: PurchaseDeps & { store: Pick<Store, 
      * other mode, is not found, never shown.
      */
     async transaction(accountId: string, mode: Mode, reference: string): Promise<TransactionRecord> {
-      const account = accountId === '' ? null : await store.accounts.get(accountId);
-      if (account) refuseIfSuspended(account);
       const tx = reference ? await store.transactions.get(reference) : null;
       if (!tx || tx.accountId !== accountId || tx.mode !== mode)
         throw notFound(`Transaction ${quotedReference(reference)}`);

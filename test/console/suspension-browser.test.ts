@@ -153,8 +153,16 @@ flow(
     }
     assert.is((await state.core.admin.getAccount({ accountId: state.accountId })).account!.balanceKobo, 50_000_00n);
 
-    await state.holder.goto(`${state.dashboard.url}/`);
-    assert.match((await state.holder.textContent('[role="alert"]')) ?? '', /This account is suspended/);
+    // The overview still opens (reading is allowed), under the banner.
+    const overview = await state.holder.goto(`${state.dashboard.url}/`);
+    assert.is(overview?.status(), 200);
+    assert.match(
+      (await state.holder.textContent('.suspended-banner')) ?? '',
+      /This account is suspended\. Its API keys/,
+    );
+    const keysPage = await state.holder.goto(`${state.dashboard.url}/keys`);
+    assert.is(keysPage?.status(), 200);
+    assert.is(await state.holder.locator('.suspended-banner').count(), 1);
     const refusedPage = await setWebhook(state);
     assert.match(refusedPage, /suspended: its developer area is read-only/);
     assert.is(await state.core.store.webhooks.get(state.accountId, 'live'), null);

@@ -1,5 +1,6 @@
 /** `prepaid accounts ...`: create an account, show one, move one to another tier. */
 import type { Account, IssuedKey } from '../gen/prepaid/v1/admin_pb.js';
+import { StaffAdminService } from '../gen/prepaid/v1/console_pb.js';
 import type { CommandGroup, CommandResult } from './command.js';
 import { isoTime, kobo, moneyFields, nairaText, present, SECRET_SHOWN_ONCE_WARNING } from './format.js';
 
@@ -12,6 +13,14 @@ function accountJson(account: Account): Record<string, unknown> {
     ...moneyFields('balance', account.balanceKobo),
     ...moneyFields('test_balance', account.testBalanceKobo),
     created_at: isoTime(account.createdAt),
+    suspended: account.suspension !== undefined,
+    ...(account.suspension
+      ? {
+          suspended_at: isoTime(account.suspension.suspendedAt),
+          suspended_by: account.suspension.suspendedBy,
+          suspension_note: account.suspension.note,
+        }
+      : {}),
   };
 }
 
@@ -65,6 +74,11 @@ export const accountsGroup: CommandGroup = {
             `Balance:  ${nairaText(kobo(account.balanceKobo))}`,
             `Test balance: ${nairaText(kobo(account.testBalanceKobo))} (test money, for test keys only)`,
             `Created:  ${isoTime(account.createdAt) ?? '-'}`,
+            ...(account.suspension
+              ? [
+                  `SUSPENDED since ${isoTime(account.suspension.suspendedAt) ?? '-'} by ${account.suspension.suspendedBy}: ${account.suspension.note}`,
+                ]
+              : []),
           ],
         };
       },
@@ -80,6 +94,42 @@ export const accountsGroup: CommandGroup = {
           { json: accountJson(account), text: [`Account ${account.accountId} is now on tier ${account.tierId}.`] },
           response.issuedKey,
         );
+      },
+    },
+    {
+      name: 'suspend',
+      summary: 'Suspend an account: its keys answer 401 on every action and its developer area is read-only (audited).',
+      args: ['ACCOUNT_ID'],
+      options: {
+        reason: { placeholder: 'TEXT', summary: 'Why, for the record (1 to 500 characters).', required: true },
+      },
+      async run({ args, options }, _core, clients) {
+        const { account } = await clients(StaffAdminService).suspendAccountByAdmin({
+          accountId: args[0],
+          note: options['reason'] ?? '',
+        });
+        const suspended = present(account, 'account');
+        return {
+          json: accountJson(suspended),
+          text: [`Suspended account ${suspended.accountId} (${suspended.name}); its keys answer 401 from now on.`],
+        };
+      },
+    },
+    {
+      name: 'resume',
+      summary: 'Resume a suspended account: its keys and developer area work again (audited).',
+      args: ['ACCOUNT_ID'],
+      options: { reason: { placeholder: 'TEXT', summary: 'Why, for the record; default: "Resumed from the CLI".' } },
+      async run({ args, options }, _core, clients) {
+        const { account } = await clients(StaffAdminService).resumeAccountByAdmin({
+          accountId: args[0],
+          note: options['reason'] || 'Resumed from the CLI',
+        });
+        const resumed = present(account, 'account');
+        return {
+          json: accountJson(resumed),
+          text: [`Resumed account ${resumed.accountId} (${resumed.name}).`],
+        };
       },
     },
   ],

@@ -354,7 +354,23 @@ export function createCore(deps: CoreDeps): Core {
     clock,
     consoleUrl: deps.consolePublicUrl ?? DEFAULT_CONSOLE_PUBLIC_URL,
   });
-  const desk = createDesk({ store, accounts, funding, upgrades, purchases: purchaseDeps, audit, clock });
+  const supplyAdmin = createSupplyAdmin({
+    store,
+    supply: deps.supply,
+    router: supplyDeps?.router,
+    health: supplyDeps?.health,
+    clock,
+  });
+  const desk = createDesk({
+    store,
+    accounts,
+    funding,
+    upgrades,
+    purchases: purchaseDeps,
+    audit,
+    clock,
+    upstreamHealth: supplyAdmin,
+  });
   const proposeCredit =
     deps.cliMoneyMoves === 'proposals'
       ? async (accountId: string, amountKobo: number, memo: string) =>
@@ -372,13 +388,7 @@ export function createCore(deps: CoreDeps): Core {
     costRules,
     pendingList,
     ledgerCheck,
-    supplyAdmin: createSupplyAdmin({
-      store,
-      supply: deps.supply,
-      router: supplyDeps?.router,
-      health: supplyDeps?.health,
-      clock,
-    }),
+    supplyAdmin,
     planCodes: createPlanCodesAdmin({ store, book: planBook, catalog, supply: deps.supply, clock, log: deps.log }),
     verification,
     callbacks,

@@ -86,6 +86,7 @@ export function page(options: PageOptions, body: SafeHtml): SafeHtml {
 <body>
 <a class="skip-link" href="#main">Skip to main content</a>
 ${viewer?.mode === 'test' ? testBanner() : ''}
+${viewer?.session.accountSuspended ? suspendedBanner() : ''}
 <header class="site-header${viewer?.mode === 'test' ? ' site-header--test' : ''}">
   <div class="site-header__inner">
     <a class="site-header__brand" href="/">Prepaid<span class="site-header__brand-long"> developer area</span></a>
@@ -162,6 +163,13 @@ function modeSwitch(mode: DashboardMode, current: string | undefined): SafeHtml 
 }
 
 /** Above everything while in test mode: no doubt which money a page is about. */
+/** The core refuses every change while the platform has the account suspended; the banner says why forms fail. */
+function suspendedBanner(): SafeHtml {
+  return html`<div class="suspended-banner" role="alert">
+  <p><strong>This account is suspended.</strong> Its API keys answer 401 and nothing here can be changed until the platform resumes it. Contact support.</p>
+</div>`;
+}
+
 function testBanner(): SafeHtml {
   return html`<div class="test-banner" role="note" aria-label="Test mode">
   <p><strong class="test-banner__label">Test mode</strong> <span class="test-banner__more">You are looking at test keys and test money. Test purchases are never sent to a network or a biller, and nothing here touches your live balance.</span> <a href="/">Leave test mode</a></p>

@@ -83,6 +83,11 @@ const ERROR_TABLE: Readonly<Record<ErrorKey, ErrorRow>> = {
     code: 'INVALID_API_KEY',
     message: () => 'The API key pair is not valid: it is unknown, revoked, or its account has no API access.',
   },
+  ACCOUNT_SUSPENDED: {
+    status: 401,
+    code: 'ACCOUNT_SUSPENDED',
+    message: () => 'This account is suspended. Contact support.',
+  },
   IP_NOT_ALLOWED: {
     status: 401,
     code: 'IP_NOT_ALLOWED',

@@ -603,7 +603,9 @@ const errorResponse = (description: string, headers: Record<string, unknown> = r
 
 const ERROR_RESPONSES = {
   '400': errorResponse('A message that is not HTTP at all (MALFORMED_REQUEST).', {}),
-  '401': errorResponse('MISSING_API_KEY, INVALID_API_KEY, or IP_NOT_ALLOWED (the key is locked to other IPs).'),
+  '401': errorResponse(
+    'MISSING_API_KEY, INVALID_API_KEY, IP_NOT_ALLOWED (the key is locked to other IPs), or ACCOUNT_SUSPENDED (the platform suspended the account).',
+  ),
   '402': errorResponse('INSUFFICIENT_BALANCE: the wallet does not cover the charge; nothing was debited.'),
   '404': errorResponse('NOT_FOUND: a reference that is not yours, or an unknown customer number (verify).'),
   '405': errorResponse('METHOD_NOT_ALLOWED; the Allow header names the method.', {

@@ -1,6 +1,6 @@
 /**
- * Finding an account (by id, a user's email, a public key, a virtual account number or a
- * transaction reference) and its page: balance, tier, keys without secrets, users, the newest
+ * Finding an account (by id, a user's email, a public key, a virtual account number, a
+ * transaction reference, or a part of its name) and its page: balance, tier, keys without secrets, users, the newest
  * transactions and ledger entries of the live wallet.
  */
 import { type Timestamp, timestampDate } from '@bufbuild/protobuf/wkt';
@@ -8,10 +8,11 @@ import { formatNaira, kobo } from '../../core/domain/money.js';
 import { html } from '../../web/html.js';
 import { page } from '../layout.js';
 import type { Route } from '../server.js';
+import { suspensionSection } from './suspension.js';
 
 const naira = (amountKobo: bigint) => `₦${formatNaira(kobo(Number(amountKobo)))}`;
 const when = (at: Timestamp | undefined) => (at === undefined ? '-' : timestampDate(at).toISOString());
-/** Longest query passed on; the core takes exact values, none of them long. */
+/** Longest query passed on; the core takes exact values or part of a name, none of them long. */
 const MAX_QUERY_CHARS = 128;
 
 export const accountRoutes: Route[] = [
@@ -28,7 +29,7 @@ export const accountRoutes: Route[] = [
           : await ctx.core.searchAccounts({ sessionToken: ctx.sessionToken, clientAddress: ctx.clientAddress, query });
       const body = html`<h1>Find an account</h1>
 <form method="get" action="/accounts">
-<label for="q">Account id, user email, public key, virtual account number or transaction reference</label>
+<label for="q">Account id, user email, public key, virtual account number, transaction reference, or part of the name</label>
 <input id="q" name="q" value="${query}" required>
 <button type="submit">Search</button></form>
 ${
@@ -38,7 +39,7 @@ ${
       ? html`<p>No account matches ${query}.</p>`
       : html`<ul>${accounts.map(
           (a) =>
-            html`<li><a href="/accounts/${encodeURIComponent(a.accountId)}">${a.name}</a> (${a.accountId}, ${a.tierId})</li>`,
+            html`<li><a href="/accounts/${encodeURIComponent(a.accountId)}">${a.name}</a> (${a.accountId}, ${a.tierId})${a.suspension ? ' suspended' : ''}</li>`,
         )}</ul>`
 }`;
       return { kind: 'page', body: page('Find an account', body, ctx.viewer) };
@@ -59,6 +60,7 @@ ${
       const body = html`<h1>${a.name}</h1>
 <dl><dt>Account</dt><dd>${a.accountId}</dd><dt>Tier</dt><dd>${a.tierId}</dd>
 <dt>Balance</dt><dd>${naira(a.balanceKobo)}</dd><dt>Test balance</dt><dd>${naira(a.testBalanceKobo)}</dd></dl>
+${suspensionSection(ctx.viewer!, a)}
 <section><h2>Keys</h2>${
         o.keys.length === 0
           ? html`<p>None.</p>`

@@ -8,6 +8,7 @@ import { reportRoutes } from './reports.js';
 import { settingsRoutes } from './settings.js';
 import { signInRoutes } from './sign-in.js';
 import { staffRoutes } from './staff.js';
+import { suspensionRoutes } from './suspension.js';
 
 export const routes: readonly Route[] = [
   ...signInRoutes,
@@ -18,4 +19,5 @@ export const routes: readonly Route[] = [
   ...settingsRoutes,
   ...staffRoutes,
   ...reportRoutes,
+  ...suspensionRoutes,
 ];

@@ -6,7 +6,14 @@
 import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import { DEFAULT_TIER_ID } from '../catalog/defaults.js';
-import { DomainError, type FieldViolation, invalid, notFound, throwIfViolations } from '../domain/errors.js';
+import {
+  DomainError,
+  type FieldViolation,
+  invalid,
+  notFound,
+  refuseIfSuspended,
+  throwIfViolations,
+} from '../domain/errors.js';
 import type { Mode } from '../domain/mode.js';
 import { isKobo, type Kobo, MAX_AMOUNT_KOBO } from '../domain/money.js';
 import { LEDGER_PAGES, type Page, pageSize, readPage } from '../domain/paging.js';
@@ -299,6 +306,8 @@ async function verifyPresentedPair(
   const account = await store.accounts.get(key.accountId);
   const tier = account ? await store.catalog.getTier(account.tierId) : null;
   if (!account || !tier) throw invalidKeys();
+  // Only after the secret matched: a suspended account is not told to strangers.
+  refuseIfSuspended(account);
   if (!tier.apiAccess) {
     throw new DomainError('INVALID_API_KEY', 'The API keys are invalid: the account is not on the API tier.');
   }

@@ -36,7 +36,9 @@ export type ErrorCode =
   /** The plan's type is switched off on its network for now (the operator's switch); nothing was debited. */
   | 'PLAN_DISABLED'
   /** The price would be below what the upstream charges us for it now; nothing was debited. */
-  | 'PRICE_BELOW_COST';
+  | 'PRICE_BELOW_COST'
+  /** The account's key pair is right, but the platform's staff have suspended the account. */
+  | 'ACCOUNT_SUSPENDED';
 
 /** One rule broken by one field, for BadRequest field violations and 422 bodies. */
 export interface FieldViolation {
@@ -73,6 +75,23 @@ export function throwIfViolations(violations: readonly FieldViolation[]): void {
       ? violations[0]!.description
       : `${violations.length} parameters are invalid: ${violations.map((v) => v.field).join(', ')}.`;
   throw new DomainError('INVALID_PARAMETER', message, { violations });
+}
+
+/** What a suspended account's API keys are told, on every action (docs/api.md). */
+const ACCOUNT_SUSPENDED_MESSAGE = 'This account is suspended. Contact support.';
+
+/** Refuses every API action of a suspended account. */
+export function refuseIfSuspended(account: { suspension?: unknown }): void {
+  if (account.suspension !== undefined) throw new DomainError('ACCOUNT_SUSPENDED', ACCOUNT_SUSPENDED_MESSAGE);
+}
+
+/** Refuses every change from the developer area of a suspended account: it is read-only until resumed. */
+export function refuseHolderWriteIfSuspended(account: { suspension?: unknown }): void {
+  if (account.suspension !== undefined)
+    throw new DomainError(
+      'FAILED_PRECONDITION',
+      'This account is suspended: its developer area is read-only until the platform resumes it. Contact support.',
+    );
 }
 
 export function invalid(field: string, description: string): DomainError {

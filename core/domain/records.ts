@@ -17,6 +17,16 @@ export interface AccountRecord {
   /** The test wallet's balance: test money only, moved only by test keys and test credits. */
   testBalanceKobo: Kobo;
   createdAt: Date;
+  /** Set while the platform's staff have suspended the account (its keys answer 401, its developer area is read-only). */
+  suspension?: AccountSuspension;
+}
+
+/** Why and by whom an account was suspended (docs/console.md). */
+export interface AccountSuspension {
+  at: Date;
+  /** `staff:<email>` or `cli`. */
+  by: string;
+  note: string;
 }
 
 /** A wallet's balance: the account's live or test one. */

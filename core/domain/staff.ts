@@ -16,6 +16,7 @@ export type StaffPower =
   | 'propose_money'
   | 'approve'
   | 'upgrades'
+  | 'suspend'
   | 'staff'
   | 'settings'
   | 'reports';
@@ -36,6 +37,8 @@ const STAFF_POWERS: Readonly<Record<StaffPower, readonly StaffRole[]>> = {
   propose_money: ['admin', 'finance'],
   approve: ['admin', 'finance'],
   upgrades: ['admin'],
+  // Not a money move, but it stops a business's sales at once: the platform's administrators only.
+  suspend: ['admin'],
   staff: ['admin'],
   settings: ['admin'],
   reports: ['admin', 'finance'],

@@ -10,7 +10,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { hashSecret } from '../accounts/keys.js';
-import { DomainError, invalid, notFound, throwIfViolations } from '../domain/errors.js';
+import { DomainError, invalid, notFound, refuseHolderWriteIfSuspended, throwIfViolations } from '../domain/errors.js';
 import {
   checkEmail,
   INVITATION_TTL_MS,
@@ -44,6 +44,16 @@ import { createSignInThrottle, createStepUpThrottle, type SignInThrottle, type S
 import { matchTotp, newTotpSecret, totpQrSvg, totpUri } from './totp.js';
 
 /** Who a session acts for: the person, and their membership of the session's account. */
+/** The one role check: only an owner changes the account. */
+function checkOwnerRole(context: HolderContext): void {
+  if (context.membership.role !== 'owner') {
+    throw new DomainError(
+      'PERMISSION_DENIED',
+      'Only an owner of the account can do this; viewers can look but not change.',
+    );
+  }
+}
+
 export interface HolderContext {
   session: SessionRecord;
   user: UserRecord;
@@ -273,13 +283,13 @@ export function createPeopleService(deps: PeopleDeps) {
 
     /** Refuses a viewer of the session's account: the server decides, whatever the page showed. */
     requireOwner(context: HolderContext): void {
-      if (context.membership.role !== 'owner') {
-        throw new DomainError(
-          'PERMISSION_DENIED',
-          'Only an owner of the account can do this; viewers can look but not change.',
-        );
-      }
+      checkOwnerRole(context);
+      // Every change to an account from the developer area passes here; a suspended one is read-only.
+      refuseHolderWriteIfSuspended(context.account);
     },
+
+    /** The role check alone, for an owner's reads that a suspension leaves open (the first key's claim). */
+    requireOwnerRole: checkOwnerRole,
 
     /** When TOTP is on, a current code is needed again (creating a key, inviting an owner); throttled. */
     async requireFreshCode(context: HolderContext, code: string): Promise<void> {
@@ -665,6 +675,7 @@ function invitationListCommands(people: Store['people'], clock: () => Date) {
     async revokeInvitation(context: HolderContext, email: string): Promise<void> {
       if (context.membership.role !== 'owner')
         throw new DomainError('PERMISSION_DENIED', 'Only an owner of the account can revoke invitations.');
+      refuseHolderWriteIfSuspended(context.account);
       const normalized = normalizeEmail(email).slice(0, MAX_EMAIL_CHARS);
       const revoked =
         normalized === '' ? 0 : await people.revokeInvitations(context.account.accountId, normalized, clock());

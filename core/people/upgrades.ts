@@ -60,6 +60,8 @@ export function createUpgrades(deps: UpgradeDeps) {
     /** The first live key pair of an approval, once; null for every other call. */
     async claimFirstKey(context: HolderContext): Promise<IssuedKeyPair | null> {
       if (!context.tier.apiAccess) return null;
+      // A suspended account's first key waits (unclaimed) until it is resumed; its pages still open.
+      if (context.account.suspension !== undefined) return null;
       if (!(await store.upgrades.claimFirstKey(context.account.accountId, clock()))) return null;
       return accounts.createKey(context.account.accountId, 'live');
     },

@@ -2,7 +2,14 @@
  * Purchase use cases: load what the pure rules need from the store, build the order,
  * run the two-phase flow. One function per public operation.
  */
-import { DomainError, type FieldViolation, invalid, notFound, throwIfViolations } from '../domain/errors.js';
+import {
+  DomainError,
+  type FieldViolation,
+  invalid,
+  notFound,
+  refuseIfSuspended,
+  throwIfViolations,
+} from '../domain/errors.js';
 import type { Mode } from '../domain/mode.js';
 import type { Kobo } from '../domain/money.js';
 import {
@@ -144,6 +151,17 @@ export function createPurchaseService(
   }
 
   return {
+    /**
+     * Refuses a suspended account's API call (ACCOUNT_SUSPENDED). Every PurchaseService RPC
+     * asks it first, so a suspension holds from the next request whatever the gateway's short
+     * key cache still trusts; the developer area's reads (which use this service too) are not
+     * refused, only its changes (PeopleService.requireOwner).
+     */
+    async requireActive(accountId: string): Promise<void> {
+      const account = accountId === '' ? null : await store.accounts.get(accountId);
+      if (account) refuseIfSuspended(account);
+    },
+
     /** The account, its tier, and the balance of its wallet in `mode`. */
     async balance(
       accountId: string,

@@ -49,7 +49,9 @@ export function apiAccessHandlers(people: PeopleService, upgrades: Upgrades): Ha
       return found === null ? {} : { request: requestMessage(found) };
     },
     async claimFirstKey(req) {
-      const issued = await upgrades.claimFirstKey(await owner(req.sessionToken));
+      const context = await people.authenticate(req.sessionToken);
+      people.requireOwnerRole(context);
+      const issued = await upgrades.claimFirstKey(context);
       return issued === null
         ? {}
         : { issuedKey: { publicKey: issued.publicKey, secretKey: issued.secretKey, mode: MODE_TO_PROTO[issued.mode] } };

@@ -64,7 +64,7 @@ function costRuleMessage(rule: CostRule) {
   };
 }
 
-function attemptMessage(attempt: UpstreamAttemptRecord) {
+export function attemptMessage(attempt: UpstreamAttemptRecord) {
   return {
     seq: attempt.seq,
     upstream: attempt.upstream,
@@ -73,6 +73,21 @@ function attemptMessage(attempt: UpstreamAttemptRecord) {
     evidence: attempt.evidence ?? '',
     costKobo: BigInt(attempt.costKobo ?? 0),
     ...(attempt.endedAt === null ? {} : { endedAt: timestampInit(attempt.endedAt) }),
+  };
+}
+
+/** One upstream's health, as `upstreams list` and the console's queue show it. */
+export function upstreamHealthMessage(u: Awaited<ReturnType<SupplyAdmin['health']>>[number]) {
+  return {
+    name: u.name,
+    kind: u.kind,
+    circuit: u.circuit,
+    ...(u.floatKobo === null ? {} : { floatKobo: BigInt(u.floatKobo) }),
+    ...(u.floatAlertKobo === null ? {} : { floatAlertKobo: BigInt(u.floatAlertKobo) }),
+    lastError: u.lastError ?? '',
+    purchasesLastHour: u.purchasesLastHour,
+    failoversLastHour: u.failoversLastHour,
+    skipped: u.skipped,
   };
 }
 
@@ -320,17 +335,7 @@ export function adminHandlers(
     },
     async listUpstreamHealth() {
       return {
-        upstreams: (await operations.supply.health()).map((u) => ({
-          name: u.name,
-          kind: u.kind,
-          circuit: u.circuit,
-          ...(u.floatKobo === null ? {} : { floatKobo: BigInt(u.floatKobo) }),
-          ...(u.floatAlertKobo === null ? {} : { floatAlertKobo: BigInt(u.floatAlertKobo) }),
-          lastError: u.lastError ?? '',
-          purchasesLastHour: u.purchasesLastHour,
-          failoversLastHour: u.failoversLastHour,
-          skipped: u.skipped,
-        })),
+        upstreams: (await operations.supply.health()).map(upstreamHealthMessage),
       };
     },
     async setUpstreamFloatAlert(req) {

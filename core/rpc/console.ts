@@ -30,6 +30,7 @@ import { type Actor, CLI_ACTOR } from '../staff/audit.js';
 import type { Desk } from '../staff/desk.js';
 import type { StaffRealm } from '../staff/realm.js';
 import type { Store } from '../store/port.js';
+import { attemptMessage, upstreamHealthMessage } from './admin.js';
 import {
   accountMessage,
   apiKeyMessage,
@@ -231,7 +232,17 @@ export function consoleHandlers({
           transaction: transactionMessage(tx),
           attempts: tx.attempts,
           nextAttemptAt: timestampInit(tx.nextAttemptAt),
+          upstreamAttempts: tx.upstreamAttempts.map(attemptMessage),
         })),
+        failingWebhooks: queue.failingWebhooks.map((d) => ({
+          accountId: d.accountId,
+          mode: d.mode,
+          oldestCreatedAt: timestampInit(d.oldestCreatedAt),
+          undelivered: d.undelivered,
+          lastStatus: d.lastStatus ?? 0,
+          lastError: d.lastError ?? '',
+        })),
+        upstreams: queue.upstreams.map(upstreamHealthMessage),
         upgrades: queue.upgrades.map((request) => ({
           accountId: request.accountId,
           requestedBy: request.requestedBy,
@@ -302,6 +313,14 @@ export function consoleHandlers({
       };
     },
     ...settingsHandlers(realm, catalog, adminAs),
+    async suspendAccount(req) {
+      const { who } = await realm.require(req.sessionToken, 'suspend', req.clientAddress);
+      return { account: accountMessage(await desk.suspend(req.accountId, req.note, who)) };
+    },
+    async resumeAccount(req) {
+      const { who } = await realm.require(req.sessionToken, 'suspend', req.clientAddress);
+      return { account: accountMessage(await desk.resume(req.accountId, req.note, who)) };
+    },
     async getSalesReport(req) {
       await realm.require(req.sessionToken, 'reports', req.clientAddress);
       return { report: salesReportMessage(await reports.sales(reportAsk(req.query))) };
@@ -382,6 +401,7 @@ export function staffAdminHandlers(
   realm: StaffRealm,
   auditLog: Store['auditLog'],
   reports: Reports,
+  desk: Pick<Desk, 'suspend' | 'resume'>,
 ): Handlers<(typeof StaffAdminDesc)['method']> {
   return {
     async inviteStaff(req) {
@@ -402,6 +422,12 @@ export function staffAdminHandlers(
     },
     async reportFunding(req) {
       return { report: fundingReportMessage(await reports.funding(reportAsk(req.query))) };
+    },
+    async suspendAccountByAdmin(req) {
+      return { account: accountMessage(await desk.suspend(req.accountId, req.note, CLI_ACTOR)) };
+    },
+    async resumeAccountByAdmin(req) {
+      return { account: accountMessage(await desk.resume(req.accountId, req.note, CLI_ACTOR)) };
     },
   };
 }

@@ -144,6 +144,15 @@ export function accountMessage(account: AccountRecord): MessageInitShape<typeof 
     balanceKobo: BigInt(account.balanceKobo),
     createdAt: timestampFromDate(account.createdAt),
     testBalanceKobo: BigInt(account.testBalanceKobo),
+    ...(account.suspension
+      ? {
+          suspension: {
+            suspendedAt: timestampFromDate(account.suspension.at),
+            suspendedBy: account.suspension.by,
+            note: account.suspension.note,
+          },
+        }
+      : {}),
   };
 }
 

@@ -45,6 +45,7 @@ export const GRPC_STATUS_BY_CODE: Readonly<Record<ErrorCode, status>> = {
   // The catalogue's state refuses the sale for now; the same request may succeed later.
   PLAN_DISABLED: status.FAILED_PRECONDITION,
   PRICE_BELOW_COST: status.FAILED_PRECONDITION,
+  ACCOUNT_SUSPENDED: status.UNAUTHENTICATED,
 };
 
 export type ErrorLogger = (event: string, fields: Record<string, unknown>) => void;

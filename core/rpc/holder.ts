@@ -89,6 +89,7 @@ function sessionMessage(context: HolderContext): MessageInitShape<typeof HolderS
     apiAccess: context.tier.apiAccess,
     idleExpiresAt: timestampFromDate(sessionEndsAt(context.session)),
     absoluteExpiresAt: timestampFromDate(context.session.absoluteExpiresAt),
+    accountSuspended: context.account.suspension !== undefined,
   };
 }
 

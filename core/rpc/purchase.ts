@@ -25,7 +25,7 @@ export function purchaseHandlers(
   purchases: PurchaseService,
   upstream: { verification: VerificationService; callbacks: CallbackService },
 ): Handlers<(typeof PurchaseServiceDesc)['method']> {
-  return {
+  return refusingSuspended(purchases, {
     async getBalance(req) {
       const { tier, balanceKobo } = await purchases.balance(req.accountId, modeIn(req.mode));
       return {
@@ -103,5 +103,21 @@ export function purchaseHandlers(
     async applyProviderCallback(req) {
       return callbackMessage(await upstream.callbacks.applyCallback(req.provider, req.body));
     },
-  };
+  });
+}
+
+type PurchaseHandlers = Handlers<(typeof PurchaseServiceDesc)['method']>;
+
+/** Every call naming an account first asks whether it is suspended (the API's 401, docs/api.md). */
+function refusingSuspended(purchases: Pick<PurchaseService, 'requireActive'>, handlers: PurchaseHandlers) {
+  const wrapped = {} as PurchaseHandlers;
+  for (const name of Object.keys(handlers) as (keyof PurchaseHandlers)[]) {
+    const handler = handlers[name] as (request: unknown, call: unknown) => Promise<unknown>;
+    (wrapped as Record<string, unknown>)[name] = async (request: unknown, call: unknown) => {
+      const accountId = (request as { accountId?: unknown }).accountId;
+      if (typeof accountId === 'string' && accountId !== '') await purchases.requireActive(accountId);
+      return handler(request, call);
+    };
+  }
+  return wrapped;
 }

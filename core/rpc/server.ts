@@ -254,7 +254,7 @@ export function createCoreServer(deps: CoreServerDeps): CoreServer {
     serviceDefinition(StaffAdminService),
     implement(
       StaffAdminService,
-      staffAdminHandlers(deps.staff.realm, deps.staff.auditLog, deps.staff.reports),
+      staffAdminHandlers(deps.staff.realm, deps.staff.auditLog, deps.staff.reports, deps.staff.desk),
       adminCallers,
       deps.log,
     ),

@@ -14,7 +14,12 @@ import type { AccountService } from '../accounts/service.js';
 import { DomainError, invalid, notFound } from '../domain/errors.js';
 import { FUNDING_PROVIDERS, type InflowRecord } from '../domain/funding.js';
 import { isKobo, type Kobo, kobo, MAX_AMOUNT_KOBO } from '../domain/money.js';
-import type { AccountRecord, TransactionRecord, UpgradeRequestRecord } from '../domain/records.js';
+import type {
+  AccountRecord,
+  TransactionRecord,
+  UpgradeRequestRecord,
+  UpstreamAttemptRecord,
+} from '../domain/records.js';
 import {
   MAX_NOTE_CHARS,
   PROPOSAL_KINDS,
@@ -26,7 +31,9 @@ import { hasControlCharacters } from '../domain/validation.js';
 import type { FundingService } from '../funding/service.js';
 import type { Upgrades } from '../people/upgrades.js';
 import { applyOutcome, type PurchaseDeps, providerRequestOf } from '../purchases/flow.js';
+import type { SupplyAdmin } from '../purchases/supply-admin.js';
 import { callProvider, providerFor } from '../purchases/upstream-calls.js';
+import type { FailingDestination } from '../store/event-port.js';
 import type { Store } from '../store/port.js';
 import type { Actor, AuditTrail } from './audit.js';
 
@@ -35,14 +42,30 @@ const ATTENTION_LIMIT = 100;
 
 /** Rows an account's page shows of its newest transactions and ledger entries. */
 const OVERVIEW_ROWS = 20;
-/** A search query is an id, an email, a key, an account number or a reference: short text. */
+/** A search query is an id, an email, a key, an account number, a reference or part of a name: short text. */
 const MAX_QUERY_CHARS = 128;
+/** Accounts a search by name lists at most; a longer fragment narrows it. */
+const NAME_MATCHES = 20;
+/** A fragment of a name shorter than this would match most accounts. */
+const MIN_NAME_FRAGMENT = 2;
 
 export interface DeskDeps {
   store: Pick<
     Store,
-    'transactions' | 'wallet' | 'accounts' | 'upgrades' | 'funding' | 'proposals' | 'auditLog' | 'people' | 'keys'
+    | 'transactions'
+    | 'wallet'
+    | 'accounts'
+    | 'upgrades'
+    | 'funding'
+    | 'proposals'
+    | 'auditLog'
+    | 'people'
+    | 'keys'
+    | 'events'
+    | 'supply'
   >;
+  /** The upstreams' circuits and floats as this core sees them; absent without configured upstreams. */
+  upstreamHealth?: Pick<SupplyAdmin, 'health'> | undefined;
   accounts: AccountService;
   funding: FundingService;
   upgrades: Upgrades;
@@ -51,8 +74,14 @@ export interface DeskDeps {
   clock: () => Date;
 }
 
+/** A webhook destination is failing once its oldest undelivered event is this old. */
+const WEBHOOK_FAILING_AFTER_MS = 24 * 3_600_000;
+
 export interface Attention {
-  pending: TransactionRecord[];
+  pending: (TransactionRecord & { upstreamAttempts: UpstreamAttemptRecord[] })[];
+  failingWebhooks: FailingDestination[];
+  /** Upstreams with a circuit not closed, or a float under its alert. */
+  upstreams: Awaited<ReturnType<SupplyAdmin['health']>>;
   upgrades: UpgradeRequestRecord[];
   inflows: InflowRecord[];
   proposals: ProposalRecord[];
@@ -155,13 +184,32 @@ export function createDesk(deps: DeskDeps) {
 
   return {
     async attention(): Promise<Attention> {
-      const [pending, upgrades, inflows, proposals] = await Promise.all([
+      const now = clock();
+      const [pending, upgrades, inflows, proposals, failingWebhooks, health] = await Promise.all([
         store.transactions.listPending({ needsAttentionOnly: true }, { limit: ATTENTION_LIMIT }),
         deps.upgrades.listPending(),
         store.funding.listInflows('unmatched', ATTENTION_LIMIT),
-        store.proposals.listOpen(clock(), ATTENTION_LIMIT),
+        store.proposals.listOpen(now, ATTENTION_LIMIT),
+        store.events.failingDestinations(new Date(now.getTime() - WEBHOOK_FAILING_AFTER_MS), ATTENTION_LIMIT),
+        deps.upstreamHealth?.health() ?? [],
       ]);
-      return { pending: pending.items, upgrades: upgrades.slice(0, ATTENTION_LIMIT), inflows, proposals };
+      // Each pending purchase's evidence: the upstreams called and what their answers were read as.
+      const withAttempts = await Promise.all(
+        pending.items.map(async (tx) => ({ ...tx, upstreamAttempts: await store.supply.attemptsOf(tx.reference) })),
+      );
+      const upstreams = health.filter(
+        (u) =>
+          u.circuit !== 'closed' ||
+          (u.floatAlertKobo !== null && u.floatKobo !== null && u.floatKobo < u.floatAlertKobo),
+      );
+      return {
+        pending: withAttempts,
+        upgrades: upgrades.slice(0, ATTENTION_LIMIT),
+        inflows,
+        proposals,
+        failingWebhooks,
+        upstreams,
+      };
     },
 
     /** Asks the purchase's provider now, as the recovery worker would, and records what it said. */
@@ -302,7 +350,49 @@ export function createDesk(deps: DeskDeps) {
       const found = await Promise.all(
         [...new Set(ids.flat().filter((id): id is string => id !== undefined))].map((id) => store.accounts.get(id)),
       );
-      return found.filter((a): a is AccountRecord => a !== null);
+      const exact = found.filter((a): a is AccountRecord => a !== null);
+      // Then the accounts whose name holds the query; an exact match is listed once, first.
+      const named = q.length < MIN_NAME_FRAGMENT ? [] : await store.accounts.searchByName(q, NAME_MATCHES);
+      const seen = new Set(exact.map((a) => a.accountId));
+      return [...exact, ...named.filter((a) => !seen.has(a.accountId))];
+    },
+
+    /**
+     * Suspends an account: its keys answer 401 on every action and its developer area is
+     * read-only, from the next request on (the core reads the account on each). Audited.
+     */
+    async suspend(accountId: string, note: string, who: Actor): Promise<AccountRecord> {
+      const text = checkNote(note);
+      const before = accountId === '' ? null : await store.accounts.get(accountId);
+      if (!before) throw notFound(`Account ${accountId || '(empty id)'}`);
+      if (before.suspension) throw new DomainError('FAILED_PRECONDITION', `Account ${accountId} is already suspended.`);
+      const after = await store.accounts.setSuspension(accountId, { at: clock(), by: who.actor, note: text });
+      if (!after) throw notFound(`Account ${accountId}`);
+      await audit(who, {
+        action: 'account.suspend',
+        target: accountId,
+        before: { suspended: false },
+        after: { suspended: true },
+        note: text,
+      });
+      return after;
+    },
+
+    async resume(accountId: string, note: string, who: Actor): Promise<AccountRecord> {
+      const text = checkNote(note);
+      const before = accountId === '' ? null : await store.accounts.get(accountId);
+      if (!before) throw notFound(`Account ${accountId || '(empty id)'}`);
+      if (!before.suspension) throw new DomainError('FAILED_PRECONDITION', `Account ${accountId} is not suspended.`);
+      const after = await store.accounts.setSuspension(accountId, null);
+      if (!after) throw notFound(`Account ${accountId}`);
+      await audit(who, {
+        action: 'account.resume',
+        target: accountId,
+        before: { suspended: true, suspended_by: before.suspension.by, note: before.suspension.note },
+        after: { suspended: false },
+        note: text,
+      });
+      return after;
     },
 
     async accountOverview(accountId: string) {

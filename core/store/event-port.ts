@@ -29,6 +29,18 @@ interface EventClaim {
 }
 
 /** How many events wait for delivery, and since when the oldest of them exists. */
+/** A webhook destination (an account's endpoint of one mode) with events still undelivered since `oldestCreatedAt`. */
+export interface FailingDestination {
+  accountId: string;
+  mode: Mode;
+  oldestCreatedAt: Date;
+  /** Its events still pending delivery. */
+  undelivered: number;
+  /** What the last attempt of its oldest undelivered event met (HTTP status, error), null before any. */
+  lastStatus: number | null;
+  lastError: string | null;
+}
+
 export interface UndeliveredSummary {
   count: number;
   oldestCreatedAt: Date | null;
@@ -58,6 +70,11 @@ export interface EventStore {
     page: PageRequest,
   ): Promise<Page<EventRecord>>;
   undeliveredSummary(): Promise<UndeliveredSummary>;
+  /**
+   * The destinations whose oldest event still pending delivery was created before `before`
+   * (the console's "failing for over a day"), oldest first, at most `limit`.
+   */
+  failingDestinations(before: Date, limit: number): Promise<FailingDestination[]>;
 }
 
 export interface WebhookStore {

@@ -24,6 +24,7 @@ import type { DeliveryResult, PlanType } from '../domain/products.js';
 import type {
   AcceptInvitationResult,
   AccountRecord,
+  AccountSuspension,
   ApiKeyRecord,
   AuditEntryRecord,
   CablePackageRecord,
@@ -65,6 +66,13 @@ export interface AccountStore {
    * order, at most `limit`: who a price change concerns, read a page at a time.
    */
   listIdsOnTier(tierId: string, afterId: string, limit: number): Promise<string[]>;
+  /** Suspends (a suspension) or resumes (null) the account; null when it does not exist. */
+  setSuspension(accountId: string, suspension: AccountSuspension | null): Promise<AccountRecord | null>;
+  /**
+   * The accounts whose name contains `fragment` literally, ignoring the case of ASCII letters at least, in id order,
+   * at most `limit`. A bounded scan: no index serves a substring.
+   */
+  searchByName(fragment: string, limit: number): Promise<AccountRecord[]>;
 }
 
 /** A data plan type switched off on one network. */

@@ -43,6 +43,7 @@ const CORE_REASONS: [ErrorCode, Code, number, string][] = [
   ['OUTCOME_UNKNOWN', Code.Unknown, 500, 'INTERNAL'],
   ['PLAN_DISABLED', Code.FailedPrecondition, 422, 'PLAN_DISABLED'],
   ['PRICE_BELOW_COST', Code.FailedPrecondition, 422, 'PRICE_BELOW_COST'],
+  ['ACCOUNT_SUSPENDED', Code.Unauthenticated, 401, 'ACCOUNT_SUSPENDED'],
 ];
 
 for (const [reason, code, status, publicCode] of CORE_REASONS) {

@@ -32,5 +32,26 @@ export function createAccountStore({ live }: MongoContext): AccountStore {
         .toArray();
       return docs.map((doc) => doc._id);
     },
+    async setSuspension(accountId, suspension) {
+      const doc = await live().accounts.findOneAndUpdate(
+        { _id: accountId },
+        suspension ? { $set: { suspension: { ...suspension } } } : { $unset: { suspension: '' } },
+        { returnDocument: 'after' },
+      );
+      return doc === null ? null : accountFromDoc(doc);
+    },
+    async searchByName(fragment, limit) {
+      requireLimit(limit);
+      if (fragment === '') return [];
+      // A bounded scan: no index serves a substring. The fragment is matched literally
+      // (escaped), ignoring case.
+      const literal = fragment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      const docs = await live()
+        .accounts.find({ name: { $regex: literal, $options: 'i' } })
+        .sort({ _id: 1 })
+        .limit(limit)
+        .toArray();
+      return docs.map(accountFromDoc);
+    },
   };
 }

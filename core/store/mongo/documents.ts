@@ -95,6 +95,8 @@ export interface AccountDoc {
   /** The wallets' low-balance thresholds (core/domain/funding.ts); absent or null: none. */
   low_balance_kobo?: StoredInteger | null;
   test_low_balance_kobo?: StoredInteger | null;
+  /** Present while the platform's staff have the account suspended. */
+  suspension?: { at: Date; by: string; note: string } | null;
 }
 
 export function accountToDoc(account: Omit<AccountRecord, 'balanceKobo' | 'testBalanceKobo'>): AccountDoc {
@@ -117,6 +119,7 @@ export function accountFromDoc(doc: AccountDoc): AccountRecord {
     balanceKobo: readKobo(doc.balance_kobo, 'accounts.balance_kobo'),
     testBalanceKobo: readKobo(doc.test_balance_kobo ?? 0, 'accounts.test_balance_kobo'),
     createdAt: doc.created_at,
+    ...(doc.suspension ? { suspension: { ...doc.suspension } } : {}),
   };
 }
 

@@ -242,6 +242,42 @@ export function createEventStore(ctx: MongoContext): EventStore {
         .toArray();
       return toPage(docs, limit, eventFromDoc, (doc) => encodeEventCursor(readInteger(doc.seq, 'events.seq')));
     },
+    async failingDestinations(before, limit) {
+      requireLimit(limit);
+      const { events } = eventCollections(ctx);
+      // The pending events older than `before`, by destination: the oldest one's last attempt.
+      const rows = await events
+        .aggregate<{
+          _id: { account_id: string; mode: Mode };
+          oldest: Date;
+          undelivered: number;
+          last_status: number | null;
+          last_error: string | null;
+        }>([
+          { $match: { delivery: 'pending', created_at: { $lt: before } } },
+          { $sort: { created_at: 1 } },
+          {
+            $group: {
+              _id: { account_id: '$account_id', mode: '$mode' },
+              oldest: { $first: '$created_at' },
+              undelivered: { $sum: 1 },
+              last_status: { $first: '$last_status' },
+              last_error: { $first: '$last_error' },
+            },
+          },
+          { $sort: { oldest: 1 } },
+          { $limit: limit },
+        ])
+        .toArray();
+      return rows.map((row) => ({
+        accountId: row._id.account_id,
+        mode: row._id.mode,
+        oldestCreatedAt: row.oldest,
+        undelivered: row.undelivered,
+        lastStatus: row.last_status ?? null,
+        lastError: row.last_error ?? null,
+      }));
+    },
     async undeliveredSummary() {
       const { events } = eventCollections(ctx);
       const [count, oldest] = await Promise.all([

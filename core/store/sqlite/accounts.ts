@@ -24,6 +24,17 @@ export function prepareAccountStatements(db: Database.Database) {
         'SELECT account_id FROM accounts WHERE tier_id = @tier_id AND account_id > @after ORDER BY account_id LIMIT @limit',
       )
       .pluck(),
+    setSuspension: db.prepare<
+      { account_id: string; at: number | null; by: string | null; note: string | null },
+      AccountRow
+    >(
+      `UPDATE accounts SET suspended_at = @at, suspended_by = @by, suspension_note = @note
+       WHERE account_id = @account_id RETURNING *`,
+    ),
+    // lower() folds ASCII letters only, as the port promises; instr() needs no escaping of % and _.
+    byName: db.prepare<{ fragment: string; limit: number }, AccountRow>(
+      `SELECT * FROM accounts WHERE instr(lower(name), lower(@fragment)) > 0 ORDER BY account_id LIMIT @limit`,
+    ),
     // One statement per wallet column: a column name cannot be a parameter, and a CASE on
     // the mode would make every purchase's debit evaluate both.
     debitBalance: debitStatement(db, 'balance_kobo'),
@@ -85,6 +96,20 @@ export function createAccountStore(sql: AccountStatements): AccountStore {
     async listIdsOnTier(tierId, afterId, limit) {
       requireLimit(limit);
       return sql.idsOnTier.all({ tier_id: tierId, after: afterId, limit });
+    },
+    async setSuspension(accountId, suspension) {
+      const row = sql.setSuspension.get({
+        account_id: accountId,
+        at: suspension ? toMs(suspension.at) : null,
+        by: suspension?.by ?? null,
+        note: suspension?.note ?? null,
+      });
+      return row ? accountFromRow(row) : null;
+    },
+    async searchByName(fragment, limit) {
+      requireLimit(limit);
+      if (fragment === '') return [];
+      return sql.byName.all({ fragment, limit }).map(accountFromRow);
     },
   };
 }

@@ -159,6 +159,22 @@ export function prepareEventStatements(db: Database.Database) {
     undelivered: db.prepare<[], { count: number; oldest: number | null }>(
       `SELECT COUNT(*) AS count, MIN(created_at) AS oldest FROM events WHERE delivery = 'pending'`,
     ),
+    // SQLite fills the bare columns from the row holding MIN(created_at): the oldest event's last attempt.
+    failing: db.prepare<
+      { before: number; limit: number },
+      {
+        account_id: string;
+        mode: string;
+        oldest: number;
+        undelivered: number;
+        last_status: number | null;
+        last_error: string | null;
+      }
+    >(
+      `SELECT account_id, mode, MIN(created_at) AS oldest, COUNT(*) AS undelivered, last_status, last_error
+       FROM events WHERE delivery = 'pending' AND created_at < @before
+       GROUP BY account_id, mode ORDER BY oldest LIMIT @limit`,
+    ),
     getEndpoint: db.prepare<[string, string], EndpointRow>(
       'SELECT * FROM webhook_endpoints WHERE account_id = ? AND mode = ?',
     ),
@@ -273,6 +289,17 @@ export function createEventStore(sql: EventStatements, commit: GroupCommit): Eve
         limit: limit + 1,
       });
       return toPage(rows, limit, eventFromRow, (row) => encodeEventCursor(row.seq));
+    },
+    async failingDestinations(before, limit) {
+      requireLimit(limit);
+      return sql.failing.all({ before: toMs(before), limit }).map((row) => ({
+        accountId: row.account_id,
+        mode: row.mode as Mode,
+        oldestCreatedAt: fromMs(row.oldest),
+        undelivered: row.undelivered,
+        lastStatus: row.last_status,
+        lastError: row.last_error,
+      }));
     },
     async undeliveredSummary() {
       const row = sql.undelivered.get()!;

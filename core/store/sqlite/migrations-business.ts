@@ -407,4 +407,13 @@ export const BUSINESS_MIGRATIONS: readonly Migration[] = [
         WHERE mode = 'live';
     `,
   },
+  {
+    version: 24,
+    description: 'console: an account suspended by staff (when, by whom, why)',
+    sql: `
+      ALTER TABLE accounts ADD COLUMN suspended_at INTEGER;
+      ALTER TABLE accounts ADD COLUMN suspended_by TEXT;
+      ALTER TABLE accounts ADD COLUMN suspension_note TEXT;
+    `,
+  },
 ];

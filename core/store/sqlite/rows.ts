@@ -48,10 +48,14 @@ export interface AccountRow {
   balance_kobo: number;
   test_balance_kobo: number;
   created_at: number;
+  /** Null (or absent before the schema step that added them) unless the account is suspended. */
+  suspended_at?: number | null;
+  suspended_by?: string | null;
+  suspension_note?: string | null;
 }
 
 export function accountFromRow(row: AccountRow): AccountRecord {
-  return {
+  const account: AccountRecord = {
     accountId: row.account_id,
     name: row.name,
     tierId: row.tier_id,
@@ -59,6 +63,13 @@ export function accountFromRow(row: AccountRow): AccountRecord {
     testBalanceKobo: kobo(row.test_balance_kobo),
     createdAt: fromMs(row.created_at),
   };
+  if (row.suspended_at != null)
+    account.suspension = {
+      at: fromMs(row.suspended_at),
+      by: row.suspended_by ?? '',
+      note: row.suspension_note ?? '',
+    };
+  return account;
 }
 
 export interface ApiKeyRow {

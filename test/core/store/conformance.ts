@@ -591,6 +591,48 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       assert.equal(await h.store.accounts.listIdsOnTier('bronze', '', 10), []);
     });
 
+    it('an account is suspended with when, by whom and why, and resumed; the money stays', async (h) => {
+      const accountId = await h.account(5_000);
+      assert.is((await h.store.accounts.get(accountId))!.suspension, undefined);
+      const suspension = { at: at(60), by: 'staff:ada@ops.example.ng', note: 'Chargeback under review' };
+      const suspended = await h.store.accounts.setSuspension(accountId, suspension);
+      assert.equal(suspended!.suspension, suspension);
+      assert.is(suspended!.balanceKobo, 5_000);
+      assert.equal((await h.store.accounts.get(accountId))!.suspension, suspension);
+      const resumed = await h.store.accounts.setSuspension(accountId, null);
+      assert.is(resumed!.suspension, undefined);
+      assert.is((await h.store.accounts.get(accountId))!.suspension, undefined);
+      assert.is(await h.store.accounts.setSuspension('nobody', suspension), null);
+    });
+
+    it('accounts are found by a fragment of their name, ignoring case, literally, bounded', async (h) => {
+      const run = randomUUID().slice(0, 8);
+      const make = async (name: string) => {
+        const accountId = h.unique('acct');
+        await h.store.accounts.create({ accountId, name, tierId: 'standard', createdAt: at(0) });
+        h.accountIds.add(accountId);
+        return accountId;
+      };
+      const a = await make(`Ade Stores ${run}`);
+      const b = await make(`ADE STORES ${run} Ikeja`);
+      await make(`Bola Ventures ${run}`);
+      const pct = await make(`100% Data_${run}`);
+      const found = await h.store.accounts.searchByName(`ade stores ${run}`, 10);
+      assert.equal(
+        found.map((x) => x.accountId),
+        [a, b].sort(),
+      );
+      assert.is((await h.store.accounts.searchByName(`stores ${run}`, 1)).length, 1);
+      assert.equal(
+        (await h.store.accounts.searchByName(`0% data_${run}`, 10)).map((x) => x.accountId),
+        [pct],
+      );
+      // % _ . * are letters here, never patterns.
+      assert.equal(await h.store.accounts.searchByName(`% Ventures ${run}`, 10), []);
+      assert.equal(await h.store.accounts.searchByName(`.* ${run}`, 10), []);
+      assert.equal(await h.store.accounts.searchByName('', 10), []);
+    });
+
     it('planId 0 allocates the next id; ids stay stable across updates and are never reused', async (h) => {
       const plan = (network: string, label: string): PlanRecord => ({
         planId: 0,
@@ -2858,6 +2900,42 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       assert.is(endpointRead?.enabled, false);
       assert.is(endpointRead?.secret, 'whsec_one');
       assert.is(await h.store.webhooks.get(accountId, 'test'), null);
+    });
+
+    it('destinations with events undelivered since before a time are listed, oldest first, bounded', async (h) => {
+      const early = await h.account();
+      const late = await h.account();
+      const quiet = await h.account();
+      await endpoint(h, early);
+      await endpoint(h, late);
+      const credit = (accountId: string, seconds: number) =>
+        h.store.wallet.credit({
+          accountId,
+          amountKobo: kobo(100),
+          reference: h.unique('CR'),
+          memo: '',
+          at: at(seconds),
+          mode: 'live',
+        });
+      await credit(early, 0);
+      await credit(early, 10);
+      await credit(late, 100_000);
+      await credit(quiet, 0);
+      const mine = <T extends { accountId: string }>(list: T[]) =>
+        list.filter((d) => [early, late, quiet].includes(d.accountId));
+      const dayOld = mine(await h.store.events.failingDestinations(at(50), 100));
+      assert.equal(dayOld, [
+        { accountId: early, mode: 'live', oldestCreatedAt: at(0), undelivered: 2, lastStatus: null, lastError: null },
+      ]);
+      const all = mine(await h.store.events.failingDestinations(at(200_000), 100));
+      assert.equal(
+        all.map((d) => [d.accountId, d.undelivered]),
+        [
+          [early, 2],
+          [late, 1],
+        ],
+      );
+      assert.ok((await h.store.events.failingDestinations(at(200_000), 1)).length <= 1);
     });
 
     it('a claim leases due events to one owner; attempts are recorded only by the owner', async (h) => {

@@ -1,0 +1,59 @@
+/**
+ * More of the attention queue: a pending purchase's evidence (each upstream called and what
+ * its answer was read as), webhook destinations failing for over a day, and upstreams with an
+ * open circuit or a float under its alert. Read-only: what a person does about them is on the
+ * account's page, in the CLI (`upstreams`, `routes`) or with the partner.
+ */
+import { type Timestamp, timestampDate } from '@bufbuild/protobuf/wkt';
+import { formatNaira, kobo } from '../../core/domain/money.js';
+import type { UpstreamAttempt, UpstreamHealth } from '../../gen/prepaid/v1/admin_pb.js';
+import type { FailingWebhook } from '../../gen/prepaid/v1/console_pb.js';
+import { html, type SafeHtml } from '../../web/html.js';
+
+const naira = (amountKobo: bigint) => `₦${formatNaira(kobo(Number(amountKobo)))}`;
+const when = (at: Timestamp | undefined) => (at === undefined ? '-' : timestampDate(at).toISOString());
+
+/** The upstreams a pending purchase was sent to, in order, with the evidence each answer gave. */
+export function attemptsTable(attempts: readonly UpstreamAttempt[]): SafeHtml {
+  if (attempts.length === 0) return html`<p>No upstream attempt recorded (a purchase made before they were).</p>`;
+  return html`<table class="attempts"><caption>Upstream attempts</caption>
+<thead><tr><th>#</th><th>Upstream</th><th>Started</th><th>Ended</th><th>Outcome</th><th>Evidence</th><th>Cost</th></tr></thead>
+<tbody>${attempts.map(
+    (a) =>
+      html`<tr><td>${a.seq}</td><td>${a.upstream}</td><td>${when(a.startedAt)}</td><td>${when(a.endedAt)}</td>
+<td>${a.outcome || 'no answer recorded'}</td><td><code>${a.evidence}</code></td><td>${a.costKobo > 0n ? naira(a.costKobo) : '-'}</td></tr>`,
+  )}</tbody></table>`;
+}
+
+export function failingWebhooksSection(list: readonly FailingWebhook[]): SafeHtml {
+  return html`<section><h2>Webhook endpoints failing for over a day (${list.length})</h2>
+${
+  list.length === 0
+    ? html`<p>None.</p>`
+    : list.map(
+        (d) => html`<div class="item" data-webhook="${d.accountId}:${d.mode}">
+<dl><dt>Account</dt><dd><a href="/accounts/${encodeURIComponent(d.accountId)}">${d.accountId}</a></dd><dt>Mode</dt><dd>${d.mode}</dd>
+<dt>Undelivered since</dt><dd>${when(d.oldestCreatedAt)}</dd><dt>Events waiting</dt><dd>${d.undelivered}</dd>
+<dt>Last answer</dt><dd>${d.lastStatus === 0 ? 'none' : `HTTP ${d.lastStatus}`}${d.lastError === '' ? '' : html`: <code>${d.lastError}</code>`}</dd></dl>
+</div>`,
+      )
+}
+</section>`;
+}
+
+export function upstreamsSection(list: readonly UpstreamHealth[]): SafeHtml {
+  return html`<section><h2>Upstreams with an open circuit or a low float (${list.length})</h2>
+${
+  list.length === 0
+    ? html`<p>None.</p>`
+    : list.map(
+        (u) => html`<div class="item" data-upstream="${u.name}">
+<dl><dt>Upstream</dt><dd>${u.name} (${u.kind})</dd><dt>Circuit</dt><dd>${u.circuit.replace('_', '-')}</dd>
+<dt>Float</dt><dd>${u.floatKobo === undefined ? 'unknown' : naira(u.floatKobo)}${u.floatAlertKobo === undefined ? '' : ` (alert under ${naira(u.floatAlertKobo)})`}</dd>
+<dt>Last error</dt><dd>${u.lastError === '' ? '-' : html`<code>${u.lastError}</code>`}</dd>
+<dt>Purchases skipping it</dt><dd>${u.skipped}</dd></dl>
+</div>`,
+      )
+}
+</section>`;
+}

@@ -1,0 +1,133 @@
+/**
+ * More of the attention queue in a real browser against a real core with routed (sandbox)
+ * upstreams: a pending purchase shows the upstream attempts it made, a webhook destination
+ * whose oldest undelivered event is two days old is listed, and the sandbox upstream, whose
+ * circuit opened after declines and a time-out, is listed with its last error.
+ */
+import type { Browser, Page } from 'playwright-core';
+import * as assert from 'uvu/assert';
+import { kobo } from '../../core/domain/money.js';
+import { ALL_SANDBOX, createProviders } from '../../core/providers/index.js';
+import { chromiumOrSkip, closeAll, launchChromium } from '../helpers/browser.js';
+import { startTestConsole, type TestConsole } from '../helpers/console.js';
+import { startCore, type TestCore } from '../helpers/core.js';
+import { consoleClients, STAFF_PASSWORD, TestClock } from '../helpers/staff.js';
+import { suite } from '../helpers/suite.js';
+
+interface State {
+  core: TestCore;
+  app: TestConsole;
+  browser: Browser;
+  clock: TestClock;
+}
+
+const test = suite<State>('console: evidence, failing webhooks and upstreams in the queue', {} as State);
+const haveChromium = chromiumOrSkip('console queue browser tests');
+const flow = haveChromium ? test : test.skip;
+
+test.before(async (state) => {
+  if (!haveChromium) return;
+  state.clock = new TestClock();
+  state.core = await startCore({
+    clock: state.clock.now,
+    providerTimeoutMs: 200,
+    upstreams: (store) =>
+      createProviders(
+        { routing: ALL_SANDBOX, upstreams: [], sandboxDelayMs: 0, vtpass: null, vtpassSms: null },
+        { catalog: store.catalog },
+      ),
+  });
+  state.app = await startTestConsole(state.core);
+  state.browser = await launchChromium();
+});
+
+test.after(async (state) => {
+  if (haveChromium) await closeAll(state.browser, state.app, state.core);
+});
+
+async function supportMember(state: State): Promise<Page> {
+  const { staffAdmin, console } = consoleClients(state.core);
+  const email = 'yemi@ops.example.ng';
+  const { setupUrl } = await staffAdmin.inviteStaff({ email, role: 'support' });
+  const setupToken = setupUrl.split('/setup/')[1]!;
+  const { totpSecret } = await console.getStaffSetup({ setupToken });
+  const page = await (await state.browser.newContext()).newPage();
+  await page.goto(`${state.app.url}/setup/${setupToken}`);
+  await page.getByLabel(/Choose a password/).fill(STAFF_PASSWORD);
+  await page.getByLabel('Code your app shows now').fill(state.clock.nextCode(totpSecret));
+  await page.getByRole('button', { name: 'Finish set-up' }).click();
+  await page.waitForURL(`${state.app.url}/sign-in`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(STAFF_PASSWORD);
+  await page.getByLabel('Code from your authenticator app').fill(state.clock.nextCode(totpSecret));
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(`${state.app.url}/`);
+  return page;
+}
+
+flow(
+  'a pending purchase shows its attempts; a day-old failing webhook and an open circuit are listed',
+  async (state) => {
+    const { accountId } = await state.core.createApiAccount({ balanceKobo: 50_000_00 });
+    // 8888: the sandbox never answers; the purchase stays pending where it went.
+    const bought = await state.core.purchase.buyAirtime({
+      accountId,
+      network: 'mtn',
+      phone: '08031238888',
+      amountKobo: 100_00n,
+    });
+    const reference = bought.transaction!.reference;
+    await state.core.store.wallet.recordAttempt(reference, {
+      attempts: 9,
+      nextAttemptAt: new Date(state.clock.ms + 3_600_000),
+      needsAttention: true,
+      at: state.clock.now(),
+    });
+    // 9999: declined, a proven non-delivery; with the time-out, five in a row open the circuit.
+    for (let i = 0; i < 4; i++) {
+      await state.core.purchase
+        .buyAirtime({ accountId, network: 'mtn', phone: '08031239999', amountKobo: 100_00n })
+        .then(
+          () => assert.unreachable('a declined purchase is refused'),
+          () => undefined,
+        );
+    }
+
+    // A webhook whose oldest event has waited two days (no delivery worker runs here).
+    await state.core.store.webhooks.put({
+      accountId,
+      mode: 'live',
+      url: 'https://hooks.example.ng/prepaid',
+      secret: 'whsec_queue',
+      previousSecret: null,
+      previousSecretUntil: null,
+      enabled: true,
+      createdAt: state.clock.now(),
+      updatedAt: state.clock.now(),
+    });
+    await state.core.store.wallet.credit({
+      accountId,
+      mode: 'live',
+      amountKobo: kobo(1_00),
+      reference: 'CR-QUEUE-OLD',
+      memo: 'old',
+      at: new Date(state.clock.ms - 2 * 24 * 3_600_000),
+    });
+
+    const page = await supportMember(state);
+    const item = page.locator(`[data-reference="${reference}"]`);
+    const itemText = (await item.textContent()) ?? '';
+    assert.match(itemText, /Upstream attempts/);
+    assert.match(itemText, /1\s*sandbox/);
+
+    const webhook = page.locator(`[data-webhook="${accountId}:live"]`);
+    assert.is(await webhook.count(), 1);
+    assert.match((await webhook.textContent()) ?? '', /Events waiting\s*1/);
+
+    const upstream = page.locator('[data-upstream="sandbox"]');
+    assert.is(await upstream.count(), 1);
+    assert.match((await upstream.textContent()) ?? '', /Circuit\s*(open|half-open)/);
+  },
+);
+
+test.run();

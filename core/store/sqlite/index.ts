@@ -21,7 +21,7 @@ import { createKeyStore } from './keys.js';
 import { createNoticeStore, createPasswordResetStore } from './mail.js';
 import { migrate } from './schema.js';
 import { createProposalStore, createStaffStore } from './staff.js';
-import { createSupplyStore } from './supply.js';
+import { createSupplyStore, prepareAttemptStatements } from './supply.js';
 import { createTransactionStore, prepareTransactionStatements } from './transactions.js';
 import { createUpgradeStore } from './upgrades.js';
 import { createPeopleStore } from './users.js';
@@ -72,13 +72,19 @@ function buildStore(db: Database.Database): Store {
   const accountSql = prepareAccountStatements(db);
   const transactionSql = prepareTransactionStatements(db);
   const eventSql = prepareEventStatements(db);
+  const attemptSql = prepareAttemptStatements(db);
   // Money operations share commits (see group-commit.ts); the rare admin writes commit alone.
   const commit = createGroupCommit(db);
   return {
     accounts: createAccountStore(accountSql),
     keys: createKeyStore(db),
     catalog: createCatalogStore(db, eventSql),
-    wallet: createWalletStore(db, commit, { accounts: accountSql, transactions: transactionSql, events: eventSql }),
+    wallet: createWalletStore(db, commit, {
+      accounts: accountSql,
+      transactions: transactionSql,
+      events: eventSql,
+      attempts: attemptSql,
+    }),
     transactions: createTransactionStore(transactionSql),
     people: createPeopleStore(db),
     history: createHistoryStore(db),
@@ -100,6 +106,7 @@ function buildStore(db: Database.Database): Store {
         transactions: transactionSql,
         events: eventSql,
         ledger: prepareLedgerStatements(db),
+        attempts: attemptSql,
       }),
     ),
     async close() {

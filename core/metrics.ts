@@ -463,11 +463,13 @@ export function instrumentStore(
   };
   const wallet: WalletStore = {
     credit: (input) => timed('credit', () => inner.credit(input)),
-    reserve: (tx) => timed('reserve', () => inner.reserve(tx)),
-    settle: async (reference, result, at) => told(await timed('settle', () => inner.settle(reference, result, at))),
-    refund: async (reference, reason, at) => told(await timed('refund', () => inner.refund(reference, reason, at))),
+    reserve: (tx, first) => timed('reserve', () => inner.reserve(tx, first)),
+    settle: async (reference, result, at, attempt) =>
+      told(await timed('settle', () => inner.settle(reference, result, at, attempt))),
+    refund: async (reference, reason, at, attempt) =>
+      told(await timed('refund', () => inner.refund(reference, reason, at, attempt))),
     reverse: async (reference, reason, at) => told(await timed('reverse', () => inner.reverse(reference, reason, at))),
-    recordAttempt: (reference, next) => inner.recordAttempt(reference, next),
+    recordAttempt: (reference, next, attempt) => inner.recordAttempt(reference, next, attempt),
     claimAttempt: (reference, claim) => inner.claimAttempt(reference, claim),
     listLedger: (accountId, mode, page) => inner.listLedger(accountId, mode, page),
     ledgerOf: (accountId, mode, reference) => inner.ledgerOf(accountId, mode, reference),

@@ -16,9 +16,9 @@ import { newReference } from '../domain/reference.js';
 import { DEFAULT_RETRY_SCHEDULE, firstAnswer, nextAttempt, type RetrySchedule } from '../domain/transactions.js';
 import { REQUEST_ID_PATTERN } from '../domain/validation.js';
 import type { ProviderOutcome, ProviderRequest, ProvidersByMode } from '../providers/port.js';
-import type { Store } from '../store/port.js';
+import type { AttemptEnd, Store } from '../store/port.js';
 import { type Background, sendReceipt } from './receipts.js';
-import { callProvider, purchaseAtUpstreams, type SupplyDeps } from './upstream-calls.js';
+import { callProvider, purchaseAtUpstreams, routePurchase, type SupplyDeps } from './upstream-calls.js';
 
 export interface PurchaseDeps {
   /** The flow moves money, reads purchases back and records which upstream got each call. */
@@ -75,7 +75,9 @@ export function orderHash(order: Pick<PurchaseOrder, 'product' | 'asked'>): stri
     .digest('hex');
 }
 
-export function providerRequestOf(tx: TransactionRecord): ProviderRequest {
+export function providerRequestOf(
+  tx: Pick<TransactionRecord, 'reference' | 'product' | 'service' | 'recipient' | 'faceValueKobo' | 'details'>,
+): ProviderRequest {
   return {
     reference: tx.reference,
     product: tx.product,
@@ -117,24 +119,34 @@ export async function executePurchase(
   }
   const now = deps.clock();
   const requestHash = requestId ? orderHash(order) : null;
-  const reserved = await deps.store.wallet.reserve({
-    reference: newReference(now),
-    accountId,
-    mode,
-    product: order.product,
-    service: order.service,
-    recipient: order.recipient,
-    faceValueKobo: order.faceValueKobo,
-    chargedKobo: order.chargedKobo,
-    details: order.details,
-    requestId: requestId || null,
-    requestHash,
-    // The recovery worker leaves the transaction alone while this request may still be
-    // waiting for the provider (the lease); after that it is a crash survivor and gets
-    // re-queried. Until then a retry with the same key, on any core, is REQUEST_IN_PROGRESS.
-    nextAttemptAt: leaseUntil(now, deps.providerTimeoutMs),
-    createdAt: now,
-  });
+  const reference = newReference(now);
+  // A live purchase is routed first, so its first attempt is written with the reserve.
+  const routed =
+    deps.supply !== undefined && mode === 'live'
+      ? await routePurchase(deps.supply, providerRequestOf({ reference, ...order }))
+      : undefined;
+  const first = routed?.candidates[0];
+  const reserved = await deps.store.wallet.reserve(
+    {
+      reference,
+      accountId,
+      mode,
+      product: order.product,
+      service: order.service,
+      recipient: order.recipient,
+      faceValueKobo: order.faceValueKobo,
+      chargedKobo: order.chargedKobo,
+      details: order.details,
+      requestId: requestId || null,
+      requestHash,
+      // The recovery worker leaves the transaction alone while this request may still be
+      // waiting for the provider (the lease); after that it is a crash survivor and gets
+      // re-queried. Until then a retry with the same key, on any core, is REQUEST_IN_PROGRESS.
+      nextAttemptAt: leaseUntil(now, deps.providerTimeoutMs),
+      createdAt: now,
+    },
+    first === undefined ? undefined : { upstream: first.name },
+  );
 
   switch (reserved.outcome) {
     case 'no_account':
@@ -154,11 +166,11 @@ export async function executePurchase(
   const tx = reserved.transaction;
   deps.inFlight.add(tx.reference);
   try {
-    const outcome =
-      deps.supply !== undefined && tx.mode === 'live'
-        ? await purchaseAtUpstreams({ ...deps, supply: deps.supply }, tx, providerRequestOf(tx))
-        : await purchaseAtFamilyProvider(deps, tx);
-    const final = await applyOutcome(deps, tx, outcome, 0);
+    const { outcome, attempt } =
+      deps.supply !== undefined && routed !== undefined
+        ? await purchaseAtUpstreams({ ...deps, supply: deps.supply }, tx, providerRequestOf(tx), routed)
+        : { outcome: await purchaseAtFamilyProvider(deps, tx), attempt: undefined };
+    const final = await applyOutcome(deps, tx, outcome, 0, DEFAULT_RETRY_SCHEDULE, attempt);
     // The request's answer: a refunded failure is the caller's 502.
     if (final.status === 'failed') throw providerFailed(final);
     return { transaction: final, replayed: false };
@@ -198,10 +210,12 @@ export async function applyOutcome(
   outcome: ProviderOutcome,
   attemptsSoFar: number,
   schedule: RetrySchedule = DEFAULT_RETRY_SCHEDULE,
+  /** The upstream attempt this outcome came from, ended in the same store transaction. */
+  attempt?: AttemptEnd,
 ): Promise<TransactionRecord> {
   const at = deps.clock();
   if (outcome.kind === 'delivered') {
-    const settled = await deps.store.wallet.settle(tx.reference, outcome.result, at);
+    const settled = await deps.store.wallet.settle(tx.reference, outcome.result, at, attempt);
     if (!settled) throw new DomainError('INTERNAL', `Transaction ${tx.reference} vanished while settling.`);
     if (settled.changed) {
       sendReceipt(deps, settled.transaction);
@@ -217,15 +231,15 @@ export async function applyOutcome(
   // somebody settled it first (a late success beats a failure learned second), the refund
   // changes nothing and the success is returned.
   if (outcome.kind === 'failed' || outcome.kind === 'reversed') {
-    const refunded = await deps.store.wallet.refund(tx.reference, outcome.reason, at);
+    const refunded = await deps.store.wallet.refund(tx.reference, outcome.reason, at, attempt);
     if (!refunded) throw new DomainError('INTERNAL', `Transaction ${tx.reference} vanished while refunding.`);
     return refunded.transaction;
   }
-  const attempt = nextAttempt(tx, attemptsSoFar, at, schedule);
-  await deps.store.wallet.recordAttempt(tx.reference, attempt);
+  const next = nextAttempt(tx, attemptsSoFar, at, schedule);
+  await deps.store.wallet.recordAttempt(tx.reference, next, attempt);
   const after = (await deps.store.transactions.get(tx.reference)) ?? tx;
   // Attempt 1 is the purchase's own call (answered 202), or a crash survivor's first requery.
-  if (attempt.attempts === 1) deps.observer?.leftPending(after);
+  if (next.attempts === 1) deps.observer?.leftPending(after);
   return after;
 }
 

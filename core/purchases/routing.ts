@@ -30,7 +30,7 @@ interface RouteQuery {
 /** Why an upstream of the route was left out of a purchase's candidates. */
 export type SkipReason = 'not_sold' | 'circuit_open' | 'float_low' | 'not_configured';
 
-interface RoutingDecision {
+export interface RoutingDecision {
   /** The upstreams to try, in order. */
   candidates: Upstream[];
   /** The route's names in order, as the table or the default gave them. */

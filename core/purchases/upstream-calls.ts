@@ -13,9 +13,9 @@ import type { TransactionRecord, UpstreamAttemptOutcome } from '../domain/record
 import type { CallEvidence } from '../providers/failover.js';
 import type { ProductProvider, ProviderOutcome, ProviderRequest, Providers } from '../providers/port.js';
 import type { Upstream } from '../providers/supply.js';
-import type { Store } from '../store/port.js';
+import type { AttemptEnd, Store } from '../store/port.js';
 import type { CostObserver } from './observed-costs.js';
-import type { Router, SkipReason } from './routing.js';
+import type { Router, RoutingDecision, SkipReason } from './routing.js';
 import type { CallHealth, CircuitState, UpstreamHealth } from './upstream-health.js';
 
 /**
@@ -116,18 +116,37 @@ function recordedOutcome(outcome: ProviderOutcome): 'failed' | 'pending' | 'deli
 }
 
 /**
- * A live purchase's calls: the route's upstreams in order, moving on only on proven
- * non-delivery. Returns the outcome that stands (the last upstream's).
+ * A live purchase's route, decided before its reserve: the first candidate's attempt is
+ * written in the reserve's own transaction (issue 29: an attempt's row cost a commit of its
+ * own before the call, and another after it).
+ */
+export async function routePurchase(supply: SupplyDeps, request: ProviderRequest): Promise<RoutingDecision> {
+  const planId = request.details.planId;
+  const planType = planId !== undefined && supply.planTypeOf ? await supply.planTypeOf(planId) : '';
+  return supply.router.decide(request, planType);
+}
+
+/** What a routed purchase's calls came to: the outcome that stands, and its attempt's end to write with it. */
+interface UpstreamsOutcome {
+  outcome: ProviderOutcome;
+  /** The last attempt's end, for the settle, refund or pending write (absent: no upstream was called). */
+  attempt?: AttemptEnd;
+}
+
+/**
+ * A live purchase's calls: the decision's candidates in order, moving on only on proven
+ * non-delivery. The first attempt was written with the reserve (`routePurchase`); each later
+ * one is written before its call, after the one before it has ended. Returns the outcome that
+ * stands (the last upstream's) and that attempt's end, which the caller writes in the same
+ * transaction as what the outcome does to the purchase.
  */
 export async function purchaseAtUpstreams(
   deps: CallDeps & { supply: SupplyDeps },
   tx: TransactionRecord,
   request: ProviderRequest,
-): Promise<ProviderOutcome> {
-  const { router, health } = deps.supply;
-  const planId = request.details.planId;
-  const planType = planId !== undefined && deps.supply.planTypeOf ? await deps.supply.planTypeOf(planId) : '';
-  const decision = await router.decide(request, planType);
+  decision: RoutingDecision,
+): Promise<UpstreamsOutcome> {
+  const { health } = deps.supply;
   deps.log('purchase.routed', {
     reference: tx.reference,
     product: tx.product,
@@ -140,16 +159,17 @@ export async function purchaseAtUpstreams(
   for (const skip of decision.skipped) deps.supply.observer?.skipped(skip.upstream, skip.reason);
   if (decision.candidates.length === 0) {
     // Nothing was sent anywhere, so nothing can have been delivered: a plain refusal, refunded.
-    return { kind: 'failed', reason: `No upstream sells this ${tx.product} purchase now.` };
+    return { outcome: { kind: 'failed', reason: `No upstream sells this ${tx.product} purchase now.` } };
   }
-  let outcome: ProviderOutcome = { kind: 'unknown', reason: 'no upstream was called' };
   for (const [index, upstream] of decision.candidates.entries()) {
     const seq = index + 1;
     const provider = upstream.products[tx.product]!;
-    await deps.store.supply.beginAttempt({ reference: tx.reference, seq, upstream: upstream.name, at: deps.clock() });
+    if (seq > 1) {
+      await deps.store.supply.beginAttempt({ reference: tx.reference, seq, upstream: upstream.name, at: deps.clock() });
+    }
     health.willCall(upstream.name, deps.clock());
     const started = Date.now();
-    outcome = await callProvider((signal) => provider.purchase(request, signal), deps.providerTimeoutMs);
+    const outcome = await callProvider((signal) => provider.purchase(request, signal), deps.providerTimeoutMs);
     const evidence = outcome.kind === 'failed' || outcome.kind === 'unknown' ? outcome.evidence : undefined;
     const callHealth = healthOf(upstream, outcome);
     health.record(
@@ -189,15 +209,18 @@ export async function purchaseAtUpstreams(
       continue;
     }
     deps.supply.observer?.attempt(upstream.name, tx.product, recordedOutcome(outcome));
-    await deps.store.supply.endAttempt(tx.reference, seq, {
-      outcome: recordedOutcome(outcome),
-      evidence: describeEvidence(evidence),
-      costKobo: outcome.kind === 'delivered' ? (outcome.costKobo ?? null) : null,
-      at: deps.clock(),
-    });
-    break;
+    return {
+      outcome,
+      attempt: {
+        seq,
+        outcome: recordedOutcome(outcome),
+        evidence: describeEvidence(evidence),
+        costKobo: outcome.kind === 'delivered' ? (outcome.costKobo ?? null) : null,
+      },
+    };
   }
-  return outcome;
+  // Not reached: the last candidate has no next, so its outcome returned above.
+  return { outcome: { kind: 'unknown', reason: 'no upstream was called' } };
 }
 
 /**

@@ -182,16 +182,22 @@ export interface WalletStore {
   /**
    * Phase one of a purchase, atomically: if the idempotency key is new in the account's
    * `tx.mode` and that wallet's balance covers the charge, debit it, write the debit entry
-   * and the pending transaction.
+   * and the pending transaction. With `first`, the purchase's first upstream attempt (seq 1,
+   * started at `tx.createdAt`) is written in the same transaction, only when it reserved: the
+   * attempt is on disk before the call, with no commit of its own (issue 29).
    */
-  reserve(tx: NewTransaction): Promise<ReserveResult>;
-  /** pending -> success with the provider's result. A transaction not pending is returned unchanged. */
-  settle(reference: string, result: DeliveryResult, at: Date): Promise<Moved | null>;
+  reserve(tx: NewTransaction, first?: FirstAttempt): Promise<ReserveResult>;
+  /**
+   * pending -> success with the provider's result. A transaction not pending is returned unchanged.
+   * With `attempt`, that upstream attempt's outcome is written in the same transaction, whether
+   * or not the purchase moved (as SupplyStore.endAttempt: one ended already is left as it is).
+   */
+  settle(reference: string, result: DeliveryResult, at: Date, attempt?: AttemptEnd): Promise<Moved | null>;
   /**
    * pending -> failed and a refund entry of the full charge, exactly once, atomically.
-   * A transaction not pending is returned unchanged (changed = false).
+   * A transaction not pending is returned unchanged (changed = false). `attempt` as in settle.
    */
-  refund(reference: string, reason: string, at: Date): Promise<Moved | null>;
+  refund(reference: string, reason: string, at: Date, attempt?: AttemptEnd): Promise<Moved | null>;
   /**
    * success -> reversed and a refund entry of the full charge, exactly once, atomically: the
    * provider undid a delivered purchase. Any other state is returned unchanged (changed = false).
@@ -200,8 +206,9 @@ export interface WalletStore {
   /**
    * Records a recovery attempt on a pending transaction; no effect on other states, nor
    * when the transaction already counts more attempts (a later claim by another core).
+   * `attempt` as in settle: the upstream attempt's outcome, in the same transaction.
    */
-  recordAttempt(reference: string, next: AttemptRecord): Promise<void>;
+  recordAttempt(reference: string, next: AttemptRecord, attempt?: AttemptEnd): Promise<void>;
   /**
    * Claims a due pending transaction for one re-query, atomically: only if it is still
    * pending, due by `claim.dueBy` and at `claim.attempts` attempts, its attempts go up by one
@@ -225,6 +232,16 @@ export interface WalletStore {
    * snapshot, and never holds up the money operations while it reads.
    */
   audit(options?: AuditOptions): Promise<LedgerAudit>;
+}
+
+/** The first upstream a purchase is sent to, written with its reserve. */
+export interface FirstAttempt {
+  upstream: string;
+}
+
+/** What came of one upstream attempt, written with the money operation that follows the call. */
+export interface AttemptEnd extends Pick<UpstreamAttemptRecord, 'outcome' | 'evidence' | 'costKobo'> {
+  seq: number;
 }
 
 /** What a claim of a due transaction expects of it, and the lease it takes. */

@@ -223,6 +223,30 @@ for (const answer of ['html500', 'hang'] as const) {
   });
 }
 
+test('the attempt is in the store while its call runs: written with the reserve, ended with the pending write', async () => {
+  const stack = await startStack({ airtime: ['vtpass', 'site'] });
+  try {
+    stack.vtpass.script('08031234567', { answer: 'hang', later: 'delivered' });
+    const replied = buyAirtime(stack, '08031234567');
+    // The upstream has the pay: what a crash now would leave in the store.
+    while (!stack.vtpass.calls.some((c) => c.path === '/api/pay')) await new Promise((r) => setTimeout(r, 10));
+    const page = await stack.core.store.transactions.listByAccount(stack.keys.accountId, 'live', { limit: 10 });
+    assert.equal(
+      page.items.map((t) => t.status),
+      ['pending'],
+    );
+    const reference = page.items[0]!.reference;
+    assert.equal(await attemptsOf(stack, reference), [['vtpass', null, null]]);
+    const reply = await replied;
+    assert.is(reply.json.reference, reference);
+    assert.is(reply.status, 202, reply.text);
+    assert.equal(await attemptsOf(stack, reference), [['vtpass', 'pending', 'timeout']]);
+    await ledgerIsExact(stack);
+  } finally {
+    await stack.close();
+  }
+});
+
 test('a data plan the first does not sell goes straight to the second', async () => {
   const stack = await startStack({ airtime: ['site', 'vtpass'] }, { siteSellsPlans: false });
   try {

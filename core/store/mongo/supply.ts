@@ -5,7 +5,7 @@
  * only while it has no outcome, and a route or a setting is replaced or deleted with the
  * document it had returned in the same step.
  */
-import type { Collection } from 'mongodb';
+import type { ClientSession, Collection } from 'mongodb';
 import { type Kobo, kobo } from '../../domain/money.js';
 import type { ProductName } from '../../domain/products.js';
 import type {
@@ -14,7 +14,7 @@ import type {
   UpstreamAttemptRecord,
   UpstreamSettingsRecord,
 } from '../../domain/records.js';
-import type { RouteKey, SupplyStore } from '../port.js';
+import type { AttemptEnd, RouteKey, SupplyStore } from '../port.js';
 import { SUPPLY_COLLECTIONS } from './collections.js';
 import type { MongoContext } from './context.js';
 
@@ -94,11 +94,58 @@ function koboOrNull(value: Kobo | null): number | null {
   return value === null ? null : Number(value);
 }
 
-export function createSupplyStore(ctx: MongoContext): SupplyStore {
-  const attempts = (): Collection<AttemptDoc> => {
-    ctx.live();
-    return ctx.db.collection<AttemptDoc>(SUPPLY_COLLECTIONS.attempts);
+function attemptsOf(ctx: MongoContext): Collection<AttemptDoc> {
+  ctx.live();
+  return ctx.db.collection<AttemptDoc>(SUPPLY_COLLECTIONS.attempts);
+}
+
+/** A new attempt's document: begun, not ended. */
+function newAttemptDoc(attempt: { reference: string; seq: number; upstream: string; at: Date }): AttemptDoc {
+  return {
+    _id: `${attempt.reference}:${attempt.seq}`,
+    reference: attempt.reference,
+    seq: attempt.seq,
+    upstream: attempt.upstream,
+    started_at: attempt.at,
+    outcome: null,
+    evidence: null,
+    cost_kobo: null,
+    ended_at: null,
   };
+}
+
+/**
+ * A purchase's first attempt, inside the reserve's transaction (issue 29). Its _id is the
+ * reference's, new with the reserve, so it cannot exist yet; a retried transaction starts
+ * over from nothing.
+ */
+export async function beginFirstAttemptIn(
+  ctx: MongoContext,
+  session: ClientSession,
+  reference: string,
+  upstream: string,
+  at: Date,
+): Promise<void> {
+  await attemptsOf(ctx).insertOne(newAttemptDoc({ reference, seq: 1, upstream, at }), { session });
+}
+
+/** An attempt's outcome, once: one ended already is left as it is. In `session` when given. */
+export async function endAttemptIn(
+  ctx: MongoContext,
+  session: ClientSession | undefined,
+  reference: string,
+  end: AttemptEnd,
+  at: Date,
+): Promise<void> {
+  await attemptsOf(ctx).updateOne(
+    { _id: `${reference}:${end.seq}`, outcome: null },
+    { $set: { outcome: end.outcome, evidence: end.evidence, cost_kobo: koboOrNull(end.costKobo), ended_at: at } },
+    session === undefined ? {} : { session },
+  );
+}
+
+export function createSupplyStore(ctx: MongoContext): SupplyStore {
+  const attempts = (): Collection<AttemptDoc> => attemptsOf(ctx);
   const routes = (): Collection<RouteDoc> => {
     ctx.live();
     return ctx.db.collection<RouteDoc>(SUPPLY_COLLECTIONS.routes);
@@ -110,17 +157,7 @@ export function createSupplyStore(ctx: MongoContext): SupplyStore {
   return {
     async beginAttempt(attempt) {
       try {
-        await attempts().insertOne({
-          _id: `${attempt.reference}:${attempt.seq}`,
-          reference: attempt.reference,
-          seq: attempt.seq,
-          upstream: attempt.upstream,
-          started_at: attempt.at,
-          outcome: null,
-          evidence: null,
-          cost_kobo: null,
-          ended_at: null,
-        });
+        await attempts().insertOne(newAttemptDoc(attempt));
         return true;
       } catch (error) {
         if (isDuplicateKey(error)) return false;
@@ -128,17 +165,7 @@ export function createSupplyStore(ctx: MongoContext): SupplyStore {
       }
     },
     async endAttempt(reference, seq, end) {
-      await attempts().updateOne(
-        { _id: `${reference}:${seq}`, outcome: null },
-        {
-          $set: {
-            outcome: end.outcome,
-            evidence: end.evidence,
-            cost_kobo: koboOrNull(end.costKobo),
-            ended_at: end.at,
-          },
-        },
-      );
+      await endAttemptIn(ctx, undefined, reference, { ...end, seq }, end.at);
     },
     async deliveredLater(reference, seq, costKobo, at) {
       // An update pipeline, so an end time already recorded (the pending answer's) is kept.

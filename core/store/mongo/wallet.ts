@@ -14,7 +14,7 @@ import type { LedgerEntryRecord, NewTransaction, ReserveResult } from '../../dom
 import { movesInto, type RefundedStatus } from '../../domain/transactions.js';
 import { requireAmount, requireAttempts, requireLimit } from '../bounds.js';
 import { decodeLedgerCursor, encodeLedgerCursor, toPage } from '../paging.js';
-import type { Credited, Moved, WalletStore } from '../port.js';
+import type { AttemptEnd, Credited, FirstAttempt, Moved, WalletStore } from '../port.js';
 import { purchaseMemo, refundMemo, reversalMemo } from '../rules.js';
 import { auditLedger } from './audit.js';
 import { attemptFilter, claimFilter, claimUpdate } from './claims.js';
@@ -38,6 +38,7 @@ import {
 import { creditFailure, isDuplicateKeyOn, isUnknownCommitResult } from './errors.js';
 import { deliversTo, eventCollections, writeEventIn } from './events.js';
 import { CREDIT_REFERENCE_INDEX, REQUEST_ID_INDEX } from './schema.js';
+import { beginFirstAttemptIn, endAttemptIn } from './supply.js';
 
 /** A money movement into a wallet, everything fixed before the transaction's first attempt. */
 export interface Addition {
@@ -110,6 +111,7 @@ async function giveBack(
   move: GiveBack,
   reason: string,
   at: Date,
+  attempt: AttemptEnd | undefined,
 ): Promise<Moved | null> {
   const updatedAt = toDate(at, 'at');
   const entryId = new ObjectId();
@@ -117,6 +119,7 @@ async function giveBack(
   return ctx.inTransaction(
     async (session) => {
       const c = ctx.live();
+      if (attempt !== undefined) await endAttemptIn(ctx, session, reference, attempt, updatedAt);
       // The status change is conditional and the ledger's unique (reference, kind) index
       // refuses a second refund entry, so the money goes back at most once however many
       // cores try at the same moment.
@@ -193,6 +196,7 @@ async function reserveIn(
   session: ClientSession,
   tx: NewTransaction,
   entryId: ObjectId,
+  first: FirstAttempt | undefined,
 ): Promise<ReserveResult> {
   const c = ctx.live();
   const sameRequest = sameRequestQuery(tx);
@@ -235,6 +239,7 @@ async function reserveIn(
   // insert fail on the unique (account_id, request_id) index; the error aborts the
   // transaction (debit included) and is classified by reserveRecovered.
   await c.transactions.insertOne(doc, { session });
+  if (first !== undefined) await beginFirstAttemptIn(ctx, session, tx.reference, first.upstream, entry.createdAt);
   // The threshold came back with the debit (the same document), so no second read.
   const thresholdField = tx.mode === 'test' ? 'test_low_balance_kobo' : 'low_balance_kobo';
   const threshold = debited[thresholdField];
@@ -276,7 +281,13 @@ async function reserveRecovered(
 }
 
 /** A pending purchase settled, and its event, in one transaction (WalletStore.settle). */
-async function settleIn(ctx: MongoContext, reference: string, result: DeliveryResult, at: Date): Promise<Moved | null> {
+async function settleIn(
+  ctx: MongoContext,
+  reference: string,
+  result: DeliveryResult,
+  at: Date,
+  attempt: AttemptEnd | undefined,
+): Promise<Moved | null> {
   const { live, inTransaction } = ctx;
   const updatedAt = toDate(at, 'at');
   const eventId = newEventId();
@@ -286,6 +297,7 @@ async function settleIn(ctx: MongoContext, reference: string, result: DeliveryRe
   return inTransaction(
     async (session): Promise<Moved | null> => {
       const c = live();
+      if (attempt !== undefined) await endAttemptIn(ctx, session, reference, attempt, updatedAt);
       const settled = await c.transactions.findOneAndUpdate(
         { _id: reference, status: MOVES_INTO.success },
         { $set: { status: 'success', result: withoutUndefined(result), updated_at: updatedAt } },
@@ -363,32 +375,42 @@ export function createWalletStore(ctx: MongoContext): WalletStore {
         throw creditFailure(error, input);
       }
     },
-    async reserve(tx) {
+    async reserve(tx, first) {
       requireAmount('chargedKobo', tx.chargedKobo, 1);
       requireAmount('faceValueKobo', tx.faceValueKobo, 0);
       // Everything the callback writes is fixed here, before the first attempt.
       const entryId = new ObjectId();
       return inTransaction(
-        (session) => reserveIn(ctx, session, tx, entryId),
+        (session) => reserveIn(ctx, session, tx, entryId, first),
         (error, session) => reserveRecovered(ctx, error, session, tx, entryId),
       );
     },
-    settle: (reference, result, at) => settleIn(ctx, reference, result, at),
-    async refund(reference, reason, at) {
-      return giveBack(ctx, reference, { to: 'failed', memo: refundMemo(reason) }, reason, at);
+    settle: (reference, result, at, attempt) => settleIn(ctx, reference, result, at, attempt),
+    async refund(reference, reason, at, attempt) {
+      return giveBack(ctx, reference, { to: 'failed', memo: refundMemo(reason) }, reason, at, attempt);
     },
     async reverse(reference, reason, at) {
-      return giveBack(ctx, reference, { to: 'reversed', memo: reversalMemo(reason) }, reason, at);
+      return giveBack(ctx, reference, { to: 'reversed', memo: reversalMemo(reason) }, reason, at, undefined);
     },
-    async recordAttempt(reference, next) {
+    async recordAttempt(reference, next, attempt) {
       requireAttempts(next.attempts);
-      await live().transactions.updateOne(attemptFilter(reference, next), {
+      const update = {
         $set: {
           attempts: next.attempts,
           next_attempt_at: toDate(next.nextAttemptAt, 'nextAttemptAt'),
           needs_attention: next.needsAttention,
           updated_at: toDate(next.at, 'at'),
         },
+      };
+      if (attempt === undefined) {
+        await live().transactions.updateOne(attemptFilter(reference, next), update);
+        return;
+      }
+      // With the upstream attempt's outcome: both in one transaction, each conditional, so a
+      // transaction the driver runs again writes the same.
+      await inTransaction(async (session) => {
+        await endAttemptIn(ctx, session, reference, attempt, update.$set.updated_at);
+        await live().transactions.updateOne(attemptFilter(reference, next), update, { session });
       });
     },
     async claimAttempt(reference, claim) {

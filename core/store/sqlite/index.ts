@@ -23,7 +23,7 @@ import { createPlanCodeStore } from './plan-codes.js';
 import { createReportStore } from './reports.js';
 import { migrate } from './schema.js';
 import { createProposalStore, createStaffStore } from './staff.js';
-import { createSupplyStore } from './supply.js';
+import { createSupplyStore, prepareAttemptStatements } from './supply.js';
 import { createTransactionStore, prepareTransactionStatements } from './transactions.js';
 import { createUpgradeStore } from './upgrades.js';
 import { createPeopleStore } from './users.js';
@@ -74,13 +74,19 @@ function buildStore(db: Database.Database): Store {
   const accountSql = prepareAccountStatements(db);
   const transactionSql = prepareTransactionStatements(db);
   const eventSql = prepareEventStatements(db);
+  const attemptSql = prepareAttemptStatements(db);
   // Money operations share commits (see group-commit.ts); the rare admin writes commit alone.
   const commit = createGroupCommit(db);
   return {
     accounts: createAccountStore(accountSql),
     keys: createKeyStore(db),
     catalog: createCatalogStore(db, eventSql),
-    wallet: createWalletStore(db, commit, { accounts: accountSql, transactions: transactionSql, events: eventSql }),
+    wallet: createWalletStore(db, commit, {
+      accounts: accountSql,
+      transactions: transactionSql,
+      events: eventSql,
+      attempts: attemptSql,
+    }),
     transactions: createTransactionStore(transactionSql),
     people: createPeopleStore(db),
     history: createHistoryStore(db),
@@ -104,6 +110,7 @@ function buildStore(db: Database.Database): Store {
         transactions: transactionSql,
         events: eventSql,
         ledger: prepareLedgerStatements(db),
+        attempts: attemptSql,
       }),
     ),
     async close() {

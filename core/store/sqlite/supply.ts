@@ -8,7 +8,7 @@ import type {
   UpstreamAttemptRecord,
   UpstreamSettingsRecord,
 } from '../../domain/records.js';
-import type { RouteKey, SupplyStore } from '../port.js';
+import type { AttemptEnd, RouteKey, SupplyStore } from '../port.js';
 import type { GroupCommit } from './group-commit.js';
 import { fromMs, toMs } from './rows.js';
 
@@ -74,16 +74,38 @@ function keyParams(key: RouteKey): Omit<RouteRow, 'upstreams' | 'updated_at'> {
   return { product: key.product, network: key.network, plan_type: key.planType, disco: key.disco };
 }
 
-export function createSupplyStore(db: Database.Database, commit: GroupCommit): SupplyStore {
-  const begin = db.prepare<AttemptRow>(
-    `INSERT INTO upstream_attempts (reference, seq, upstream, started_at, outcome, evidence, cost_kobo, ended_at)
+/**
+ * Writing attempts: begun before a call, ended once. The wallet runs them too, inside the
+ * reserve and the settle, refund or pending write of the same purchase (issue 29).
+ */
+export function prepareAttemptStatements(db: Database.Database) {
+  return {
+    begin: db.prepare<AttemptRow>(
+      `INSERT INTO upstream_attempts (reference, seq, upstream, started_at, outcome, evidence, cost_kobo, ended_at)
      VALUES (@reference, @seq, @upstream, @started_at, NULL, NULL, NULL, NULL)
      ON CONFLICT (reference, seq) DO NOTHING`,
-  );
-  const end = db.prepare<Pick<AttemptRow, 'reference' | 'seq' | 'outcome' | 'evidence' | 'cost_kobo' | 'ended_at'>>(
-    `UPDATE upstream_attempts SET outcome = @outcome, evidence = @evidence, cost_kobo = @cost_kobo, ended_at = @ended_at
+    ),
+    end: db.prepare<Pick<AttemptRow, 'reference' | 'seq' | 'outcome' | 'evidence' | 'cost_kobo' | 'ended_at'>>(
+      `UPDATE upstream_attempts SET outcome = @outcome, evidence = @evidence, cost_kobo = @cost_kobo, ended_at = @ended_at
      WHERE reference = @reference AND seq = @seq AND outcome IS NULL`,
-  );
+    ),
+  };
+}
+
+/** An attempt's end as its row's parameters. */
+export function attemptEndRow(reference: string, end: AttemptEnd, at: Date) {
+  return {
+    reference,
+    seq: end.seq,
+    outcome: end.outcome,
+    evidence: end.evidence,
+    cost_kobo: end.costKobo,
+    ended_at: toMs(at),
+  };
+}
+
+export function createSupplyStore(db: Database.Database, commit: GroupCommit): SupplyStore {
+  const { begin, end } = prepareAttemptStatements(db);
   const later = db.prepare<Pick<AttemptRow, 'reference' | 'seq' | 'cost_kobo' | 'ended_at'>>(
     `UPDATE upstream_attempts SET outcome = 'delivered', cost_kobo = @cost_kobo, ended_at = COALESCE(ended_at, @ended_at)
      WHERE reference = @reference AND seq = @seq AND (outcome IS NULL OR outcome = 'pending')`,
@@ -130,16 +152,7 @@ export function createSupplyStore(db: Database.Database, commit: GroupCommit): S
       );
     },
     async endAttempt(reference, seq, outcome) {
-      await commit.run(() =>
-        end.run({
-          reference,
-          seq,
-          outcome: outcome.outcome,
-          evidence: outcome.evidence,
-          cost_kobo: outcome.costKobo,
-          ended_at: toMs(outcome.at),
-        }),
-      );
+      await commit.run(() => end.run(attemptEndRow(reference, { ...outcome, seq }, outcome.at)));
     },
     async deliveredLater(reference, seq, costKobo, at) {
       return commit.run(() => later.run({ reference, seq, cost_kobo: costKobo, ended_at: toMs(at) }).changes === 1);

@@ -14,7 +14,7 @@ import type { NewTransaction, ReserveResult } from '../../domain/records.js';
 import { canMove, type RefundedStatus } from '../../domain/transactions.js';
 import { requireAmount, requireAttempts, requireLimit } from '../bounds.js';
 import { decodeLedgerCursor, toPage } from '../paging.js';
-import type { Credited, CreditInput, Moved, WalletStore } from '../port.js';
+import type { AttemptEnd, Credited, CreditInput, FirstAttempt, Moved, WalletStore } from '../port.js';
 import { purchaseMemo, refundMemo, reversalMemo } from '../rules.js';
 import { type AccountStatements, walletStatements } from './accounts.js';
 import { runLedgerAudit } from './audit.js';
@@ -30,6 +30,7 @@ import {
   toMs,
   transactionFromRow,
 } from './rows.js';
+import { attemptEndRow, type prepareAttemptStatements } from './supply.js';
 import type { TransactionStatements } from './transactions.js';
 
 export function prepareLedgerStatements(db: Database.Database) {
@@ -58,6 +59,7 @@ export interface WalletStatements {
   transactions: TransactionStatements;
   events: EventStatements;
   ledger: ReturnType<typeof prepareLedgerStatements>;
+  attempts: ReturnType<typeof prepareAttemptStatements>;
 }
 
 /** The pending transaction row a reserve writes, once the debit gave its balance. */
@@ -89,7 +91,12 @@ function pendingRow(tx: NewTransaction, balanceAfterKobo: number): TransactionRo
 
 /** The money operations, each to run inside one transaction. */
 export function moneyOperations(sql: WalletStatements) {
-  const { accounts, transactions, ledger, events } = sql;
+  const { accounts, transactions, ledger, events, attempts } = sql;
+
+  /** An upstream attempt's outcome, written with the money operation after its call. */
+  function endAttempt(reference: string, attempt: AttemptEnd | undefined, at: Date): void {
+    if (attempt !== undefined) attempts.end.run(attemptEndRow(reference, attempt, at));
+  }
 
   /** The event of a purchase's move, in the same transaction as the move. */
   function announce(moved: Moved, at: Date): Moved {
@@ -144,7 +151,7 @@ export function moneyOperations(sql: WalletStatements) {
     return existing ? { outcome: 'duplicate', transaction: transactionFromRow(existing) } : null;
   }
 
-  function reserve(tx: NewTransaction): ReserveResult {
+  function reserve(tx: NewTransaction, first?: FirstAttempt): ReserveResult {
     const duplicate = duplicateOf(tx);
     if (duplicate !== null) return duplicate;
     // The conditional debit is the guard; only when it refuses is the account read, to
@@ -173,6 +180,18 @@ export function moneyOperations(sql: WalletStatements) {
       created_at: row.created_at,
     });
     transactions.insert.run(row);
+    if (first !== undefined) {
+      attempts.begin.run({
+        reference: tx.reference,
+        seq: 1,
+        upstream: first.upstream,
+        started_at: row.created_at,
+        outcome: null,
+        evidence: null,
+        cost_kobo: null,
+        ended_at: null,
+      });
+    }
     if (crossesLowBalance(debited.balance_kobo + tx.chargedKobo, debited.balance_kobo, debited.threshold_kobo)) {
       const event = lowBalanceEvent(
         tx.accountId,
@@ -191,7 +210,8 @@ export function moneyOperations(sql: WalletStatements) {
    * One conditional UPDATE is the whole settlement; only when it matched nothing is the
    * row read, to tell "already final" from "missing".
    */
-  function settle(reference: string, result: DeliveryResult, at: Date): Moved | null {
+  function settle(reference: string, result: DeliveryResult, at: Date, attempt?: AttemptEnd): Moved | null {
+    endAttempt(reference, attempt, at);
     const settled = transactions.markSuccess.get({ reference, result: JSON.stringify(result), updated_at: toMs(at) });
     if (settled) return announce({ transaction: transactionFromRow(settled), changed: true }, at);
     const row = transactions.get.get(reference);
@@ -205,7 +225,15 @@ export function moneyOperations(sql: WalletStatements) {
    * kind) index refuses a second refund entry, so the money goes back at most once even if
    * a check were bypassed.
    */
-  function giveBack(reference: string, to: RefundedStatus, memo: string, reason: string, at: Date): Moved | null {
+  function giveBack(
+    reference: string,
+    to: RefundedStatus,
+    memo: string,
+    reason: string,
+    at: Date,
+    attempt?: AttemptEnd,
+  ): Moved | null {
+    endAttempt(reference, attempt, at);
     const row = transactions.get.get(reference);
     if (!row) return null;
     if (!canMove(row.status as TransactionStatus, to)) return { transaction: transactionFromRow(row), changed: false };
@@ -230,13 +258,13 @@ export function moneyOperations(sql: WalletStatements) {
     return announce({ transaction: transactionFromRow(moved), changed: true }, at);
   }
 
-  return { credit, reserve, duplicateOf, settle, giveBack };
+  return { credit, reserve, duplicateOf, settle, giveBack, endAttempt };
 }
 
 export function createWalletStore(
   db: Database.Database,
   commit: GroupCommit,
-  statements: { accounts: AccountStatements; transactions: TransactionStatements; events: EventStatements },
+  statements: Omit<WalletStatements, 'ledger'>,
 ): WalletStore {
   const sql: WalletStatements = { ...statements, ledger: prepareLedgerStatements(db) };
   const money = moneyOperations(sql);
@@ -245,11 +273,11 @@ export function createWalletStore(
       requireAmount('amountKobo', input.amountKobo, 1);
       return commit.run(() => money.credit(input));
     },
-    async reserve(tx) {
+    async reserve(tx, first) {
       requireAmount('chargedKobo', tx.chargedKobo, 1);
       requireAmount('faceValueKobo', tx.faceValueKobo, 0);
       return commit.run(
-        () => money.reserve(tx),
+        () => money.reserve(tx, first),
         (error): ReserveResult => {
           // The unique index on (account_id, mode, request_id) is the real idempotency guard; the
           // read inside the transaction only makes the common case cheap.
@@ -259,26 +287,27 @@ export function createWalletStore(
         },
       );
     },
-    async settle(reference, result, at) {
-      return commit.run(() => money.settle(reference, result, at));
+    async settle(reference, result, at, attempt) {
+      return commit.run(() => money.settle(reference, result, at, attempt));
     },
-    async refund(reference, reason, at) {
-      return commit.run(() => money.giveBack(reference, 'failed', refundMemo(reason), reason, at));
+    async refund(reference, reason, at, attempt) {
+      return commit.run(() => money.giveBack(reference, 'failed', refundMemo(reason), reason, at, attempt));
     },
     async reverse(reference, reason, at) {
       return commit.run(() => money.giveBack(reference, 'reversed', reversalMemo(reason), reason, at));
     },
-    async recordAttempt(reference, next) {
+    async recordAttempt(reference, next, attempt) {
       requireAttempts(next.attempts);
-      await commit.run(() =>
+      await commit.run(() => {
+        money.endAttempt(reference, attempt, next.at);
         sql.transactions.recordAttempt.run({
           reference,
           attempts: next.attempts,
           next_attempt_at: toMs(next.nextAttemptAt),
           needs_attention: toFlag(next.needsAttention),
           updated_at: toMs(next.at),
-        }),
-      );
+        });
+      });
     },
     async claimAttempt(reference, claim) {
       requireAttempts(claim.attempts);

@@ -3743,6 +3743,97 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       assert.is((await h.store.supply.attemptsBetween(at(0), at(31), 2)).length, 2, 'bounded by the limit');
     });
 
+    it('a reserve writes the first attempt with the purchase, and a refused reserve writes none', async (h) => {
+      const accountId = await h.account(50_000);
+      const tx = h.purchase(accountId);
+      const reserved = await h.store.wallet.reserve(tx, { upstream: 'ck' });
+      assert.is(reserved.outcome, 'reserved');
+      assert.equal(await h.store.supply.attemptsOf(tx.reference), [
+        {
+          reference: tx.reference,
+          seq: 1,
+          upstream: 'ck',
+          startedAt: tx.createdAt,
+          outcome: null,
+          evidence: null,
+          costKobo: null,
+          endedAt: null,
+        },
+      ]);
+      assert.is(
+        await h.store.supply.beginAttempt({ reference: tx.reference, seq: 1, upstream: 'vtpass', at: at(12) }),
+        false,
+        'seq 1 exists already',
+      );
+      const short = h.purchase(accountId, { chargedKobo: kobo(1_000_000) });
+      assert.is((await h.store.wallet.reserve(short, { upstream: 'ck' })).outcome, 'insufficient');
+      assert.equal(await h.store.supply.attemptsOf(short.reference), [], 'no purchase, no attempt');
+      const keyed = h.purchase(accountId, { requestId: 'first-attempt' });
+      await h.reserved(keyed);
+      const again = h.purchase(accountId, { requestId: 'first-attempt' });
+      assert.is((await h.store.wallet.reserve(again, { upstream: 'vtpass' })).outcome, 'duplicate');
+      assert.equal(await h.store.supply.attemptsOf(again.reference), [], 'a duplicate writes no attempt');
+    });
+
+    it('a settle, refund or pending write ends the attempt it names, once, moved or not', async (h) => {
+      const accountId = await h.account(50_000);
+      const ended = (seq: number, outcome: 'delivered' | 'failed' | 'pending', costKobo: number | null = null) => ({
+        seq,
+        outcome,
+        evidence: outcome === 'delivered' ? null : `http 200, ${outcome}`,
+        costKobo: costKobo === null ? null : kobo(costKobo),
+      });
+      const settled = h.purchase(accountId);
+      await h.store.wallet.reserve(settled, { upstream: 'ck' });
+      const moved = await h.store.wallet.settle(
+        settled.reference,
+        { providerReference: 'P-1' },
+        at(20),
+        ended(1, 'delivered', 9_700),
+      );
+      assert.is(moved?.changed, true);
+      const [first] = await h.store.supply.attemptsOf(settled.reference);
+      assert.equal([first?.outcome, first?.costKobo, first?.endedAt], ['delivered', kobo(9_700), at(20)]);
+      // Already final and already ended: neither changes.
+      const again = await h.store.wallet.settle(
+        settled.reference,
+        { providerReference: 'P-2' },
+        at(21),
+        ended(1, 'failed'),
+      );
+      assert.is(again?.changed, false);
+      assert.is((await h.store.supply.attemptsOf(settled.reference))[0]?.outcome, 'delivered');
+
+      const refunded = h.purchase(accountId);
+      await h.store.wallet.reserve(refunded, { upstream: 'ck' });
+      await h.store.supply.endAttempt(refunded.reference, 1, {
+        outcome: 'not_delivered',
+        evidence: 'refused',
+        costKobo: null,
+        at: at(15),
+      });
+      await h.store.supply.beginAttempt({ reference: refunded.reference, seq: 2, upstream: 'vtpass', at: at(15) });
+      assert.is(
+        (await h.store.wallet.refund(refunded.reference, 'bad number', at(22), ended(2, 'failed')))?.changed,
+        true,
+      );
+      assert.equal(
+        (await h.store.supply.attemptsOf(refunded.reference)).map((a) => [a.seq, a.upstream, a.outcome, a.endedAt]),
+        [
+          [1, 'ck', 'not_delivered', at(15)],
+          [2, 'vtpass', 'failed', at(22)],
+        ],
+      );
+
+      const pending = h.purchase(accountId);
+      await h.store.wallet.reserve(pending, { upstream: 'vtpass' });
+      const next = { attempts: 1, nextAttemptAt: at(600), needsAttention: false, at: at(23) };
+      await h.store.wallet.recordAttempt(pending.reference, next, ended(1, 'pending'));
+      const [open] = await h.store.supply.attemptsOf(pending.reference);
+      assert.equal([open?.outcome, open?.endedAt], ['pending', at(23)]);
+      assert.is((await h.store.transactions.get(pending.reference))?.attempts, 1, 'the pending write itself');
+    });
+
     it('routes are set, replaced and cleared by their key, each change returning the row before', async (h) => {
       const key = { product: 'data' as const, network: 'mtn', planType: 'sme', disco: '' };
       assert.equal(await h.store.supply.listRoutes(), []);

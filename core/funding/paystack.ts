@@ -36,7 +36,7 @@
  *   cannot be read, the page asks for the code itself.
  */
 import { invalid } from '../domain/errors.js';
-import type { KycKind, VirtualAccountRecord } from '../domain/funding.js';
+import type { VirtualAccountRecord } from '../domain/funding.js';
 import { isKobo, kobo, MAX_AMOUNT_KOBO } from '../domain/money.js';
 import type {
   AccountEvent,

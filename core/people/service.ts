@@ -43,7 +43,6 @@ import { createPasswordResets } from './resets.js';
 import { createSignInThrottle, createStepUpThrottle, type SignInThrottle, type StepUpThrottle } from './throttle.js';
 import { matchTotp, newTotpSecret, totpQrSvg, totpUri } from './totp.js';
 
-/** Who a session acts for: the person, and their membership of the session's account. */
 /** The one role check: only an owner changes the account. */
 function checkOwnerRole(context: HolderContext): void {
   if (context.membership.role !== 'owner') {
@@ -54,6 +53,7 @@ function checkOwnerRole(context: HolderContext): void {
   }
 }
 
+/** Who a session acts for: the person, and their membership of the session's account. */
 export interface HolderContext {
   session: SessionRecord;
   user: UserRecord;

@@ -14,7 +14,7 @@ import { chromiumOrSkip, closeAll, launchChromium } from '../helpers/browser.js'
 import { startTestConsole, type TestConsole } from '../helpers/console.js';
 import { startCore, type TestCore } from '../helpers/core.js';
 import { type ApiKeys, startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { consoleClients, STAFF_PASSWORD, TestClock } from '../helpers/staff.js';
+import { consoleClients, staffInBrowser, TestClock } from '../helpers/staff.js';
 import { suite } from '../helpers/suite.js';
 
 interface State {
@@ -62,25 +62,13 @@ test.after(async (state) => {
   await closeAll(state.browser, state.app, state.gateway, state.core);
 });
 
-/** Invites a member, sets them up through the set-up page and signs them in, in a fresh browser context. */
-async function member(state: State, role: 'admin' | 'support' | 'finance', email: string): Promise<Page> {
-  const { staffAdmin, console } = consoleClients(state.core);
-  const { setupUrl } = await staffAdmin.inviteStaff({ email, role });
-  const setupToken = setupUrl.split('/setup/')[1]!;
-  const { totpSecret } = await console.getStaffSetup({ setupToken });
-  const page = await (await state.browser.newContext()).newPage();
-  await page.goto(`${state.app.url}/setup/${setupToken}`);
-  await page.getByLabel(/Choose a password/).fill(STAFF_PASSWORD);
-  await page.getByLabel('Code your app shows now').fill(state.clock.nextCode(totpSecret));
-  await page.getByRole('button', { name: 'Finish set-up' }).click();
-  await page.waitForURL(`${state.app.url}/sign-in`);
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill(STAFF_PASSWORD);
-  await page.getByLabel('Code from your authenticator app').fill(state.clock.nextCode(totpSecret));
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL(`${state.app.url}/`);
-  return page;
-}
+/** A member signed in through the console's pages (test/helpers/staff.ts). */
+const member = (state: State, role: 'admin' | 'support' | 'finance', email: string): Promise<Page> =>
+  staffInBrowser(
+    { core: state.core, clock: state.clock, browser: state.browser, consoleUrl: state.app.url },
+    role,
+    email,
+  );
 
 const mainText = async (page: Page) => (await page.textContent('main')) ?? '';
 

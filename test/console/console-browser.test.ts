@@ -6,13 +6,13 @@
  * staff; a support member's forged POST to a finance action is refused; every action leaves an
  * audit row; what an account holder wrote is shown as text, never markup; phone width fits.
  */
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import * as assert from 'uvu/assert';
 import { DEFAULT_TIER_ID } from '../../core/catalog/defaults.js';
 import { chromiumOrSkip, closeAll, launchChromium, snap } from '../helpers/browser.js';
 import { startTestConsole, type TestConsole } from '../helpers/console.js';
 import { startCore, type TestCore } from '../helpers/core.js';
-import { consoleClients, STAFF_PASSWORD, TestClock } from '../helpers/staff.js';
+import { consoleClients, staffInBrowser, TestClock } from '../helpers/staff.js';
 import { suite } from '../helpers/suite.js';
 
 interface State {
@@ -38,26 +38,13 @@ test.after(async (state) => {
   await closeAll(state.browser, state.app, state.core);
 });
 
-/** Invites a member, sets them up through the set-up page and signs them in, in a fresh browser context. */
-async function member(state: State, role: 'admin' | 'support' | 'finance', email: string): Promise<Page> {
-  const { staffAdmin, console } = consoleClients(state.core);
-  const { setupUrl } = await staffAdmin.inviteStaff({ email, role });
-  const setupToken = setupUrl.split('/setup/')[1]!;
-  const { totpSecret } = await console.getStaffSetup({ setupToken });
-  const context: BrowserContext = await state.browser.newContext();
-  const page = await context.newPage();
-  await page.goto(`${state.app.url}/setup/${setupToken}`);
-  await page.getByLabel(/Choose a password/).fill(STAFF_PASSWORD);
-  await page.getByLabel('Code your app shows now').fill(state.clock.nextCode(totpSecret));
-  await page.getByRole('button', { name: 'Finish set-up' }).click();
-  await page.waitForURL(`${state.app.url}/sign-in`);
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill(STAFF_PASSWORD);
-  await page.getByLabel('Code from your authenticator app').fill(state.clock.nextCode(totpSecret));
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL(`${state.app.url}/`);
-  return page;
-}
+/** A member signed in through the console's pages (test/helpers/staff.ts). */
+const member = (state: State, role: 'admin' | 'support' | 'finance', email: string): Promise<Page> =>
+  staffInBrowser(
+    { core: state.core, clock: state.clock, browser: state.browser, consoleUrl: state.app.url },
+    role,
+    email,
+  );
 
 const mainText = async (page: Page) => (await page.textContent('main')) ?? '';
 

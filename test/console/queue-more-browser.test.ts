@@ -11,7 +11,7 @@ import { ALL_SANDBOX, createProviders } from '../../core/providers/index.js';
 import { chromiumOrSkip, closeAll, launchChromium } from '../helpers/browser.js';
 import { startTestConsole, type TestConsole } from '../helpers/console.js';
 import { startCore, type TestCore } from '../helpers/core.js';
-import { consoleClients, STAFF_PASSWORD, TestClock } from '../helpers/staff.js';
+import { staffInBrowser, TestClock } from '../helpers/staff.js';
 import { suite } from '../helpers/suite.js';
 
 interface State {
@@ -45,25 +45,13 @@ test.after(async (state) => {
   if (haveChromium) await closeAll(state.browser, state.app, state.core);
 });
 
-async function supportMember(state: State): Promise<Page> {
-  const { staffAdmin, console } = consoleClients(state.core);
-  const email = 'yemi@ops.example.ng';
-  const { setupUrl } = await staffAdmin.inviteStaff({ email, role: 'support' });
-  const setupToken = setupUrl.split('/setup/')[1]!;
-  const { totpSecret } = await console.getStaffSetup({ setupToken });
-  const page = await (await state.browser.newContext()).newPage();
-  await page.goto(`${state.app.url}/setup/${setupToken}`);
-  await page.getByLabel(/Choose a password/).fill(STAFF_PASSWORD);
-  await page.getByLabel('Code your app shows now').fill(state.clock.nextCode(totpSecret));
-  await page.getByRole('button', { name: 'Finish set-up' }).click();
-  await page.waitForURL(`${state.app.url}/sign-in`);
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill(STAFF_PASSWORD);
-  await page.getByLabel('Code from your authenticator app').fill(state.clock.nextCode(totpSecret));
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL(`${state.app.url}/`);
-  return page;
-}
+/** The support member of these flows, signed in through the console's pages. */
+const supportMember = (state: State): Promise<Page> =>
+  staffInBrowser(
+    { core: state.core, clock: state.clock, browser: state.browser, consoleUrl: state.app.url },
+    'support',
+    'yemi@ops.example.ng',
+  );
 
 flow(
   'a pending purchase shows its attempts; a day-old failing webhook and an open circuit are listed',

@@ -6,7 +6,7 @@
  * form error; resumed, all of it works again. A support member's forged POST to suspend is
  * refused by the core. Both decisions are audited.
  */
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import * as assert from 'uvu/assert';
 import { UserAdminService, UserRole } from '../../gen/prepaid/v1/holder_pb.js';
 import { Mode } from '../../gen/prepaid/v1/types_pb.js';
@@ -15,7 +15,7 @@ import { startTestConsole, type TestConsole } from '../helpers/console.js';
 import { startCore, type TestCore } from '../helpers/core.js';
 import { startTestDashboard, type TestDashboard } from '../helpers/dashboard.js';
 import { type ApiKeys, startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { consoleClients, STAFF_PASSWORD, TestClock } from '../helpers/staff.js';
+import { consoleClients, staffInBrowser, TestClock } from '../helpers/staff.js';
 import { suite } from '../helpers/suite.js';
 
 interface State {
@@ -71,26 +71,13 @@ test.after(async (state) => {
   if (haveChromium) await closeAll(state.browser, state.app, state.dashboard, state.gateway, state.core);
 });
 
-/** Invites a member, sets them up and signs them in through the console's pages. */
-async function member(state: State, role: 'admin' | 'support' | 'finance', email: string): Promise<Page> {
-  const { staffAdmin, console } = consoleClients(state.core);
-  const { setupUrl } = await staffAdmin.inviteStaff({ email, role });
-  const setupToken = setupUrl.split('/setup/')[1]!;
-  const { totpSecret } = await console.getStaffSetup({ setupToken });
-  const context: BrowserContext = await state.browser.newContext();
-  const page = await context.newPage();
-  await page.goto(`${state.app.url}/setup/${setupToken}`);
-  await page.getByLabel(/Choose a password/).fill(STAFF_PASSWORD);
-  await page.getByLabel('Code your app shows now').fill(state.clock.nextCode(totpSecret));
-  await page.getByRole('button', { name: 'Finish set-up' }).click();
-  await page.waitForURL(`${state.app.url}/sign-in`);
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill(STAFF_PASSWORD);
-  await page.getByLabel('Code from your authenticator app').fill(state.clock.nextCode(totpSecret));
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL(`${state.app.url}/`);
-  return page;
-}
+/** A member signed in through the console's pages (test/helpers/staff.ts). */
+const member = (state: State, role: 'admin' | 'support' | 'finance', email: string): Promise<Page> =>
+  staffInBrowser(
+    { core: state.core, clock: state.clock, browser: state.browser, consoleUrl: state.app.url },
+    role,
+    email,
+  );
 
 const balance = (state: State, keys: ApiKeys) => state.gateway.request({ query: { action: 'balance' }, keys });
 const airtime = (state: State, keys: ApiKeys) =>

@@ -4,6 +4,7 @@
  */
 import { createClient } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
+import type { Browser, Page } from 'playwright-core';
 import { totpCode } from '../../core/people/totp.js';
 import { ConsoleService, StaffAdminService, StaffSignInOutcome } from '../../gen/prepaid/v1/console_pb.js';
 import { bearer, type TestCore } from './core.js';
@@ -64,4 +65,32 @@ export async function signedInStaff(
   });
   if (signedIn.outcome !== StaffSignInOutcome.SIGNED_IN) throw new Error(`${email} could not sign in`);
   return { email, secret: setup.totpSecret, token: signedIn.sessionToken, setupUrl: invited.setupUrl };
+}
+
+/**
+ * Invites a member, then sets them up and signs them in through the console's own pages (the
+ * set-up page, then the sign-in page with a fresh code), in a fresh browser context.
+ */
+export async function staffInBrowser(
+  target: { core: TestCore; clock: TestClock; browser: Browser; consoleUrl: string },
+  role: 'admin' | 'support' | 'finance',
+  email: string,
+): Promise<Page> {
+  const { core, clock, browser, consoleUrl } = target;
+  const { staffAdmin, console } = consoleClients(core);
+  const { setupUrl } = await staffAdmin.inviteStaff({ email, role });
+  const setupToken = setupUrl.split('/setup/')[1]!;
+  const { totpSecret } = await console.getStaffSetup({ setupToken });
+  const page = await (await browser.newContext()).newPage();
+  await page.goto(`${consoleUrl}/setup/${setupToken}`);
+  await page.getByLabel(/Choose a password/).fill(STAFF_PASSWORD);
+  await page.getByLabel('Code your app shows now').fill(clock.nextCode(totpSecret));
+  await page.getByRole('button', { name: 'Finish set-up' }).click();
+  await page.waitForURL(`${consoleUrl}/sign-in`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(STAFF_PASSWORD);
+  await page.getByLabel('Code from your authenticator app').fill(clock.nextCode(totpSecret));
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(`${consoleUrl}/`);
+  return page;
 }

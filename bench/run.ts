@@ -219,16 +219,8 @@ async function scenarios(): Promise<void> {
   const receiver = selected(WEBHOOKS_SCENARIO) ? await startChild('bench/servers/http-bare.ts') : undefined;
   try {
     const coreUrl = `http://127.0.0.1:${corePort}`;
-    const admin = createClient(
-      AdminService,
-      createGrpcTransport({ baseUrl: coreUrl, interceptors: [bearer(readTokenFile(dataDir, ADMIN_TOKEN_FILE)!)] }),
-    );
-    const created = await admin.createAccount({ name: 'Bench Stores', tierId: 'api' });
-    const accountId = created.account!.accountId;
-    // 100 million Naira: room for a million airtime purchases.
-    await admin.creditWallet({ accountId, amountKobo: 10_000_000_000n, memo: 'bench funding' });
-    const keys = { 'X-Public-Key': created.issuedKey!.publicKey, 'X-Secret-Key': created.issuedKey!.secretKey };
-    const json = { ...keys, 'Content-Type': 'application/json' };
+    const admin = adminOf(dataDir, corePort);
+    const { accountId, keys, json } = await fundedAccount(admin, 'Bench Stores');
     if (selected('scenario: history')) {
       // History reads a full page of 100 rows, so the account has more than a page before anything is measured.
       const buy = grpcJsCaller(coreUrl, PurchaseService, 'buyAirtime', readTokenFile(dataDir, SERVICE_TOKEN_FILE)!);
@@ -341,6 +333,26 @@ async function scenarios(): Promise<void> {
   }
 }
 
+/** The admin client of a service this bench started, with the admin token its data directory holds. */
+function adminOf(dataDir: string, corePort: number) {
+  return createClient(
+    AdminService,
+    createGrpcTransport({
+      baseUrl: `http://127.0.0.1:${corePort}`,
+      interceptors: [bearer(readTokenFile(dataDir, ADMIN_TOKEN_FILE)!)],
+    }),
+  );
+}
+
+/** An API account with 100 million Naira (room for a million airtime purchases) and its key pair's headers. */
+async function fundedAccount(admin: ReturnType<typeof adminOf>, name: string) {
+  const created = await admin.createAccount({ name, tierId: 'api' });
+  const accountId = created.account!.accountId;
+  await admin.creditWallet({ accountId, amountKobo: 10_000_000_000n, memo: 'bench funding' });
+  const keys = { 'X-Public-Key': created.issuedKey!.publicKey, 'X-Secret-Key': created.issuedKey!.secretKey };
+  return { accountId, keys, json: { ...keys, 'Content-Type': 'application/json' } };
+}
+
 /**
  * Airtime against a slow upstream: the sandbox answers after SLOW_DELAY_MS, SLOW_CONNECTIONS
  * purchases in flight. Ideal is every connection completing one purchase per upstream
@@ -352,22 +364,8 @@ async function slowUpstream(): Promise<void> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'prepaid-bench-slow-'));
   const { service, port, corePort } = await startService(dataDir, { SANDBOX_DELAY_MS: String(SLOW_DELAY_MS) });
   try {
-    const coreUrl = `http://127.0.0.1:${corePort}`;
-    const admin = createClient(
-      AdminService,
-      createGrpcTransport({ baseUrl: coreUrl, interceptors: [bearer(readTokenFile(dataDir, ADMIN_TOKEN_FILE)!)] }),
-    );
-    const created = await admin.createAccount({ name: 'Bench Slow', tierId: 'api' });
-    await admin.creditWallet({
-      accountId: created.account!.accountId,
-      amountKobo: 10_000_000_000n,
-      memo: 'bench funding',
-    });
-    const headers = {
-      'X-Public-Key': created.issuedKey!.publicKey,
-      'X-Secret-Key': created.issuedKey!.secretKey,
-      'Content-Type': 'application/json',
-    };
+    const admin = adminOf(dataDir, corePort);
+    const { json: headers } = await fundedAccount(admin, 'Bench Slow');
     const body = JSON.stringify({ network: 'mtn', phone: '08031234567', amount: 100 });
     record(
       SLOW_SCENARIO,
@@ -431,22 +429,8 @@ async function airtimeWithFailover(): Promise<void> {
     PROVIDER_AIRTIME: 'dead,backup',
   });
   try {
-    const coreUrl = `http://127.0.0.1:${corePort}`;
-    const admin = createClient(
-      AdminService,
-      createGrpcTransport({ baseUrl: coreUrl, interceptors: [bearer(readTokenFile(dataDir, ADMIN_TOKEN_FILE)!)] }),
-    );
-    const created = await admin.createAccount({ name: 'Bench Failover', tierId: 'api' });
-    await admin.creditWallet({
-      accountId: created.account!.accountId,
-      amountKobo: 10_000_000_000n,
-      memo: 'bench funding',
-    });
-    const headers = {
-      'X-Public-Key': created.issuedKey!.publicKey,
-      'X-Secret-Key': created.issuedKey!.secretKey,
-      'Content-Type': 'application/json',
-    };
+    const admin = adminOf(dataDir, corePort);
+    const { json: headers } = await fundedAccount(admin, 'Bench Failover');
     const body = JSON.stringify({ network: 'mtn', phone: '08031234567', amount: 100 });
     record(
       FAILOVER_SCENARIO,

@@ -9,6 +9,7 @@ import { createProviders } from '../../core/providers/index.js';
 import { startCore, type TestCore } from '../helpers/core.js';
 import { type FakePortedNumber, startFakePortedNumber } from '../helpers/fake-ported-number.js';
 import { suite } from '../helpers/suite.js';
+import { testProvidersConfig } from '../helpers/supply.js';
 import { runAgainst, runJson } from './run.js';
 
 const test = suite('cli: plans codes');
@@ -20,19 +21,9 @@ test.before.each(async () => {
   core = await startCore({
     upstreams: (store, planCodes) =>
       createProviders(
-        {
-          routing: {
-            airtime: ['sandbox'],
-            data: ['sandbox'],
-            electricity: ['sandbox'],
-            cable: ['sandbox'],
-            bulksms: ['sandbox'],
-          },
+        testProvidersConfig({
           upstreams: [{ name: 'site', kind: 'ported-number', baseUrl: site.baseUrl, token: site.token }],
-          sandboxDelayMs: 0,
-          vtpass: null,
-          vtpassSms: null,
-        },
+        }),
         { catalog: store.catalog, planCodes },
       ),
   });

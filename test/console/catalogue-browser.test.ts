@@ -9,13 +9,14 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import * as assert from 'uvu/assert';
-import { createProviders, type ProvidersConfig } from '../../core/providers/index.js';
+import { createProviders } from '../../core/providers/index.js';
 import { chromiumOrSkip, closeAll, launchChromium } from '../helpers/browser.js';
 import { startTestConsole, type TestConsole } from '../helpers/console.js';
 import { startCore, type TestCore } from '../helpers/core.js';
 import { type ApiKeys, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { consoleClients, staffInBrowser, TestClock } from '../helpers/staff.js';
 import { suite } from '../helpers/suite.js';
+import { testProvidersConfig } from '../helpers/supply.js';
 
 interface State {
   core: TestCore;
@@ -35,19 +36,7 @@ const flow = haveChromium ? test : test.skip;
 test.before(async (state) => {
   if (!haveChromium) return;
   state.clock = new TestClock();
-  const config: ProvidersConfig = {
-    routing: {
-      airtime: ['sandbox'],
-      data: ['sandbox'],
-      electricity: ['sandbox'],
-      cable: ['sandbox'],
-      bulksms: ['sandbox'],
-    },
-    upstreams: [{ name: 'spare', kind: 'sandbox' }],
-    sandboxDelayMs: 0,
-    vtpass: null,
-    vtpassSms: null,
-  };
+  const config = testProvidersConfig({ upstreams: [{ name: 'spare', kind: 'sandbox' }] });
   state.core = await startCore({
     clock: state.clock.now,
     upstreams: (store) =>

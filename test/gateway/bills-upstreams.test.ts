@@ -13,6 +13,7 @@ import { CK_METER_TOKEN, type FakeClubkonnect, startFakeClubkonnect } from '../h
 import { type FakePortedNumber, startFakePortedNumber } from '../helpers/fake-ported-number.js';
 import { type ApiKeys, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { suite } from '../helpers/suite.js';
+import { testProvidersConfig } from '../helpers/supply.js';
 
 interface Stack {
   ck: FakeClubkonnect;
@@ -31,16 +32,13 @@ async function startStack(electricity: string[], cable: string[] = ['ck']): Prom
   const core = await startCore({
     upstreams: (store, planCodes) =>
       createProviders(
-        {
-          routing: { airtime: ['sandbox'], data: ['sandbox'], electricity, cable, bulksms: ['sandbox'] },
+        testProvidersConfig({
+          routing: { electricity, cable },
           upstreams: [
             { name: 'ck', kind: 'clubkonnect', baseUrl: ck.baseUrl, userId: ck.userId, apiKey: ck.apiKey },
             { name: 'site', kind: 'ported-number', baseUrl: site.baseUrl, token: site.token },
           ],
-          sandboxDelayMs: 0,
-          vtpass: null,
-          vtpassSms: null,
-        },
+        }),
         { catalog: store.catalog, planCodes },
       ),
   });

@@ -14,6 +14,7 @@ import { startCore, type TestCore } from '../helpers/core.js';
 import { type FakePortedNumber, startFakePortedNumber } from '../helpers/fake-ported-number.js';
 import { type ApiKeys, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { suite } from '../helpers/suite.js';
+import { testProvidersConfig } from '../helpers/supply.js';
 
 const test = suite('data plan codes per upstream');
 
@@ -27,19 +28,9 @@ test.before.each(async () => {
   core = await startCore({
     upstreams: (store, planCodes) =>
       createProviders(
-        {
-          routing: {
-            airtime: ['sandbox'],
-            data: ['sandbox'],
-            electricity: ['sandbox'],
-            cable: ['sandbox'],
-            bulksms: ['sandbox'],
-          },
+        testProvidersConfig({
           upstreams: [{ name: 'site', kind: 'ported-number', baseUrl: site.baseUrl, token: site.token }],
-          sandboxDelayMs: 0,
-          vtpass: null,
-          vtpassSms: null,
-        },
+        }),
         { catalog: store.catalog, planCodes },
       ),
   });

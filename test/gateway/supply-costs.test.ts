@@ -11,13 +11,14 @@ import net from 'node:net';
 import * as assert from 'uvu/assert';
 import { kobo } from '../../core/domain/money.js';
 import { type CoreMetrics, createCoreMetrics } from '../../core/metrics.js';
-import { createProviders, type ProvidersConfig } from '../../core/providers/index.js';
+import { createProviders } from '../../core/providers/index.js';
 import { runAgainst, runJson } from '../cli/run.js';
 import { startCore, type TestCore } from '../helpers/core.js';
 import { type FakePortedNumber, startFakePortedNumber } from '../helpers/fake-ported-number.js';
 import { type FakeVtpass, startFakeVtpass } from '../helpers/fake-vtpass.js';
 import { type ApiKeys, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { suite } from '../helpers/suite.js';
+import { testProvidersConfig } from '../helpers/supply.js';
 
 interface Stack {
   vtpass: FakeVtpass;
@@ -46,19 +47,11 @@ async function startStack(route: string[], options: { siteUrl?: string } = {}): 
   const metrics = createCoreMetrics();
   const coreLog: Stack['coreLog'] = [];
   const log = (event: string, fields: Record<string, unknown>) => coreLog.push({ event, ...fields });
-  const config: ProvidersConfig = {
-    routing: { airtime: route, data: route, electricity: ['sandbox'], cable: ['sandbox'], bulksms: ['sandbox'] },
+  const config = testProvidersConfig({
+    routing: { airtime: route, data: route },
     upstreams: [{ name: 'site', kind: 'ported-number', baseUrl: options.siteUrl ?? site.baseUrl, token: site.token }],
-    sandboxDelayMs: 0,
-    vtpass: {
-      baseUrl: vtpass.baseUrl,
-      apiKey: vtpass.apiKey,
-      publicKey: vtpass.publicKey,
-      secretKey: vtpass.secretKey,
-      fallbackPhone: '08099999999',
-    },
-    vtpassSms: null,
-  };
+    vtpass,
+  });
   const planCodes = async (upstream: string, planId: number) => (upstream === 'site' && planId === 7 ? '353' : null);
   const core = await startCore({
     providerTimeoutMs: 1_000,

@@ -6,13 +6,14 @@
  * routes (and guards) airtime bought as t2.
  */
 import * as assert from 'uvu/assert';
-import { createProviders, type ProvidersConfig } from '../../../core/providers/index.js';
+import { createProviders } from '../../../core/providers/index.js';
 import { runAgainst, runJson } from '../../cli/run.js';
 import { startCore, type TestCore } from '../../helpers/core.js';
 import { type FakePortedNumber, startFakePortedNumber } from '../../helpers/fake-ported-number.js';
 import { type FakeVtpass, startFakeVtpass } from '../../helpers/fake-vtpass.js';
 import { type ApiKeys, startTestGateway, type TestGateway } from '../../helpers/gateway.js';
 import { suite } from '../../helpers/suite.js';
+import { testProvidersConfig } from '../../helpers/supply.js';
 
 interface Ctx {
   vtpass: FakeVtpass;
@@ -33,25 +34,11 @@ test.before(async (ctx) => {
   ctx.coreLog = [];
   const log = (event: string, fields: Record<string, unknown>) =>
     ctx.coreLog.push(JSON.stringify({ event, ...fields }));
-  const config: ProvidersConfig = {
-    routing: {
-      airtime: ['site', 'vtpass'],
-      data: ['vtpass'],
-      electricity: ['sandbox'],
-      cable: ['sandbox'],
-      bulksms: ['sandbox'],
-    },
+  const config = testProvidersConfig({
+    routing: { airtime: ['site', 'vtpass'], data: ['vtpass'] },
     upstreams: [{ name: 'site', kind: 'ported-number', baseUrl: ctx.site.baseUrl, token: ctx.site.token }],
-    sandboxDelayMs: 0,
-    vtpass: {
-      baseUrl: ctx.vtpass.baseUrl,
-      apiKey: ctx.vtpass.apiKey,
-      publicKey: ctx.vtpass.publicKey,
-      secretKey: ctx.vtpass.secretKey,
-      fallbackPhone: '08099999999',
-    },
-    vtpassSms: null,
-  };
+    vtpass: ctx.vtpass,
+  });
   ctx.core = await startCore({
     providerTimeoutMs: 1_000,
     upstreams: (store) => createProviders(config, { catalog: store.catalog, planCodes: async () => null, log }),

@@ -6,6 +6,7 @@
  * (core/purchases/service.ts) refuses a sale whose price is below that cost. Every change is
  * in the audit log (`prices.commission`).
  */
+import { keptFresh } from '../../runtime/kept-fresh.js';
 import { type FieldViolation, throwIfViolations } from '../domain/errors.js';
 import { FACE_VALUE_PRODUCTS, MAX_COMMISSION_BASIS_POINTS } from '../domain/pricing.js';
 import { canonicalNetwork, isOneOf, NETWORK_NAMES, SERVICES_BY_PRODUCT } from '../domain/products.js';
@@ -38,26 +39,15 @@ export function createCostRules(deps: {
   log: (event: string, fields: Record<string, unknown>) => void;
 }) {
   const { catalog } = deps.store;
-  let cached: readonly CostRule[] = [];
-  let readAt = Number.NEGATIVE_INFINITY;
-  let reading: Promise<readonly CostRule[]> | undefined;
-
-  async function reload(): Promise<readonly CostRule[]> {
-    const rules = await catalog.listCostRules();
-    cached = rules;
-    readAt = deps.clock().getTime();
-    return rules;
-  }
+  const rules = keptFresh<readonly CostRule[]>({
+    read: () => catalog.listCostRules(),
+    freshMs: COST_RULES_REFRESH_MS,
+    clock: deps.clock,
+  });
 
   return {
     /** The rules in force, read again from the store at most every few seconds. */
-    async current(): Promise<readonly CostRule[]> {
-      if (deps.clock().getTime() - readAt < COST_RULES_REFRESH_MS) return cached;
-      reading ??= reload().finally(() => {
-        reading = undefined;
-      });
-      return reading;
-    },
+    current: (): Promise<readonly CostRule[]> => rules.get(),
 
     /** Every rule, by product, service and upstream. */
     list: () => catalog.listCostRules(),
@@ -119,7 +109,7 @@ export function createCostRules(deps: {
         commission_basis_points: bp,
         actor: author.actor,
       });
-      await reload();
+      await rules.reload();
       return { rule: after, changed: true };
     },
   };

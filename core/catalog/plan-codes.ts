@@ -11,6 +11,7 @@
  * only one of theirs to fit it, gets its code and its price as the plan's cost there; anything
  * else is reported, never guessed.
  */
+import { keptFresh } from '../../runtime/kept-fresh.js';
 import { DomainError, invalid, notFound } from '../domain/errors.js';
 import type { Kobo } from '../domain/money.js';
 import { planTypeFromName, sizeMbFromName, validityDaysFromText } from '../domain/plans.js';
@@ -44,39 +45,28 @@ export interface PlanBook {
 }
 
 export function createPlanBook(deps: { store: Pick<Store, 'planCodes' | 'catalog'>; clock: () => Date }): PlanBook {
-  let codes = new Map<string, string>();
-  let types = new Map<number, string>();
-  let loadedAt = Number.NEGATIVE_INFINITY;
-  let loading: Promise<void> | undefined;
   const key = (upstream: string, planId: number) => `${upstream}\n${planId}`;
-
-  async function load(): Promise<void> {
-    const at = deps.clock().getTime();
-    const [rows, plans] = await Promise.all([deps.store.planCodes.list({}), deps.store.catalog.listPlans()]);
-    codes = new Map(rows.map((row) => [key(row.upstream, row.planId), row.code]));
-    types = new Map(plans.map((plan) => [plan.planId, plan.type]));
-    loadedAt = at;
-  }
-
-  async function fresh(): Promise<void> {
-    if (deps.clock().getTime() - loadedAt < REFRESH_MS) return;
-    loading ??= load().finally(() => {
-      loading = undefined;
-    });
-    await loading;
-  }
+  const book = keptFresh({
+    read: async () => {
+      const [rows, plans] = await Promise.all([deps.store.planCodes.list({}), deps.store.catalog.listPlans()]);
+      return {
+        codes: new Map(rows.map((row) => [key(row.upstream, row.planId), row.code])),
+        types: new Map(plans.map((plan) => [plan.planId, plan.type])),
+      };
+    },
+    freshMs: REFRESH_MS,
+    clock: deps.clock,
+  });
 
   return {
     async codeOf(upstream, planId) {
-      await fresh();
-      return codes.get(key(upstream, planId)) ?? null;
+      return (await book.get()).codes.get(key(upstream, planId)) ?? null;
     },
     async typeOf(planId) {
-      await fresh();
-      return types.get(planId) ?? '';
+      return (await book.get()).types.get(planId) ?? '';
     },
     async reload() {
-      await load();
+      await book.reload();
     },
   };
 }

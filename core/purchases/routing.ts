@@ -5,6 +5,7 @@
  * whose circuit is open or whose float is under its alert is left out while the route has
  * another choice. The flow tries the rest in order and moves on only on proven non-delivery.
  */
+import { keptFresh } from '../../runtime/kept-fresh.js';
 import { canonicalNetwork, type ProductName } from '../domain/products.js';
 import type { RouteRecord, UpstreamSettingsRecord } from '../domain/records.js';
 import type { ProviderRequest } from '../providers/port.js';
@@ -87,46 +88,34 @@ export function createRouter(deps: {
   health: UpstreamHealth;
   clock: () => Date;
 }): Router {
-  let rows: RouteRecord[] = [];
-  let settings = new Map<string, UpstreamSettingsRecord>();
-  let loadedAt = Number.NEGATIVE_INFINITY;
-  let loading: Promise<void> | undefined;
-
-  async function load(): Promise<void> {
-    const [routes, upstreamSettings] = await Promise.all([
-      deps.store.supply.listRoutes(),
-      deps.store.supply.listUpstreamSettings(),
-    ]);
-    rows = routes;
-    settings = new Map(upstreamSettings.map((s) => [s.upstream, s]));
-    loadedAt = deps.clock().getTime();
-  }
-
-  async function fresh(): Promise<void> {
-    if (deps.clock().getTime() - loadedAt < ROUTES_REFRESH_MS) return;
-    loading ??= load().finally(() => {
-      loading = undefined;
-    });
-    await loading;
-  }
+  const table = keptFresh({
+    read: async () => {
+      const [routes, upstreamSettings] = await Promise.all([
+        deps.store.supply.listRoutes(),
+        deps.store.supply.listUpstreamSettings(),
+      ]);
+      return { routes, settings: new Map(upstreamSettings.map((s) => [s.upstream, s])) };
+    },
+    freshMs: ROUTES_REFRESH_MS,
+    clock: deps.clock,
+  });
 
   async function routeOf(query: RouteQuery): Promise<readonly string[]> {
-    await fresh();
-    return matchRoute(rows, query)?.upstreams ?? deps.supply.defaults[query.product];
+    return matchRoute((await table.get()).routes, query)?.upstreams ?? deps.supply.defaults[query.product];
   }
 
   return {
     supply: deps.supply,
     routeOf,
     async reload() {
-      await load();
+      await table.reload();
     },
     async settings() {
-      await fresh();
-      return settings;
+      return (await table.get()).settings;
     },
     async decide(request, planType) {
       const route = await routeOf({ product: request.product, service: request.service, planType });
+      const { settings } = await table.get();
       const skipped: RoutingDecision['skipped'] = [];
       const selling: Upstream[] = [];
       for (const name of route) {

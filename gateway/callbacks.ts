@@ -21,8 +21,8 @@ import { CallbackDisposition } from '../gen/prepaid/v1/purchase_pb.js';
 import { TransactionStatus } from '../gen/prepaid/v1/types_pb.js';
 import { readBounded } from './body.js';
 import type { CoreClients } from './core-client.js';
+import { type Limiter, rateLimitHeaders } from './limiter.js';
 import type { GatewayLogger } from './log.js';
-import { type Limiter, rateLimitHeaders } from './rate-limit.js';
 import { sendJson } from './reply.js';
 
 /** Where VTpass posts; the secret follows. */

@@ -17,7 +17,7 @@
  * taken as now, so it holds a key back for at most one window (sliding-window.ts).
  */
 import { beyondBound as beyondAny, type ClockSample, clockSample } from '../runtime/clock-skew.js';
-import type { Limiter } from './rate-limit.js';
+import type { Limiter } from './limiter.js';
 
 export { type ClockSample, clockSample };
 

@@ -16,8 +16,8 @@ import { type BlockList, isIPv6 } from 'node:net';
 import { Code, ConnectError } from '@connectrpc/connect';
 import { readBounded } from './body.js';
 import type { CoreClients } from './core-client.js';
+import { type Limiter, rateLimitHeaders } from './limiter.js';
 import type { GatewayLogger } from './log.js';
-import { type Limiter, rateLimitHeaders } from './rate-limit.js';
 import { sendJson } from './reply.js';
 
 /** Where each provider posts, and the header its signature comes in. */

@@ -13,9 +13,9 @@ import type { Caller, KeyAuthenticator } from './auth.js';
 import { ClientGoneError, isJsonContentType, type JsonObject, readJsonObject } from './body.js';
 import type { CoreClients } from './core-client.js';
 import { errorBody, gatewayError, toApiError } from './errors.js';
+import { type Limiter, rateLimitHeaders } from './limiter.js';
 import type { GatewayLogger } from './log.js';
 import type { GatewayMetrics } from './metrics.js';
-import { type Limiter, rateLimitHeaders } from './rate-limit.js';
 import { EncodedJson, sendJson } from './reply.js';
 import { noteError, type RequestFacts } from './request-facts.js';
 

@@ -36,6 +36,7 @@ import {
 } from 'rate-limiter-flexible';
 import { helloTime } from '../runtime/clock-skew.js';
 import { createClockWatch, skewGuarded } from './clock-skew.js';
+import type { LimitDecision, Limiter, RateLimitPolicy } from './limiter.js';
 import type { GatewayLogger } from './log.js';
 import {
   createSharedSlidingWindowLimiter,
@@ -43,16 +44,6 @@ import {
   type SlidingWindowDoc,
   withinDeadline,
 } from './sliding-window.js';
-
-/** A named quota per window, as the RateLimit-Policy header announces it. */
-export interface RateLimitPolicy {
-  /** Policy name in the headers, for example "per-key". */
-  name: string;
-  /** Requests allowed per window. */
-  quota: number;
-  /** Window length in seconds. */
-  windowSeconds: number;
-}
 
 /** Both gateway limits count per minute, as the spec states its limit. */
 const RATE_LIMIT_WINDOW_SECONDS = 60;
@@ -73,26 +64,6 @@ export function gatewayPolicies(config: { rateLimitPerMinute: number; authFailur
       windowSeconds: RATE_LIMIT_WINDOW_SECONDS,
     },
   };
-}
-
-/** What a limiter says about one key right now. */
-export type LimitDecision =
-  /** Within the quota; `remaining` more are allowed before the window resets. */
-  | { kind: 'allowed'; remaining: number; resetSeconds: number }
-  /** Over the quota until the window resets. */
-  | { kind: 'limited'; resetSeconds: number }
-  /** The counter store failed; the request is let through and the failure logged. */
-  | { kind: 'unknown' };
-
-/** A quota per key. */
-export interface Limiter {
-  readonly policy: RateLimitPolicy;
-  /** Counts one request for the key and says whether it is within the quota. */
-  consume(key: string): Promise<LimitDecision>;
-  /** Says whether the key has quota left, without counting anything. */
-  peek(key: string): Promise<LimitDecision>;
-  /** Gives back one request counted for the key (one reserved but not spent). */
-  reward(key: string): Promise<void>;
 }
 
 /** Wraps any rate-limiter-flexible limiter whose points and duration match the policy. */
@@ -466,25 +437,6 @@ function fallbackReporter(policy: RateLimitPolicy, log: GatewayLogger): () => vo
 
 function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
-}
-
-/**
- * The IETF httpapi rate-limit headers in their structured-field form, for example
- * `RateLimit-Policy: "per-key";q=60;w=60` and `RateLimit: "per-key";r=59;t=60`, plus
- * Retry-After when the key is over its quota. A store failure announces the policy only:
- * there is no honest remaining count to give.
- */
-export function rateLimitHeaders(policy: RateLimitPolicy, decision: LimitDecision): Record<string, string> {
-  const name = JSON.stringify(policy.name);
-  const headers: Record<string, string> = {
-    'RateLimit-Policy': `${name};q=${policy.quota};w=${policy.windowSeconds}`,
-  };
-  if (decision.kind === 'allowed') headers['RateLimit'] = `${name};r=${decision.remaining};t=${decision.resetSeconds}`;
-  if (decision.kind === 'limited') {
-    headers['RateLimit'] = `${name};r=0;t=${decision.resetSeconds}`;
-    headers['Retry-After'] = String(decision.resetSeconds);
-  }
-  return headers;
 }
 
 /** Whole seconds until a window resets, at least 1 so that nobody is told to retry at once. */

@@ -22,10 +22,11 @@ import { type GatewayConfig, trustedProxyList } from './config.js';
 import type { CoreClients } from './core-client.js';
 import { errorBody, gatewayError, toApiError } from './errors.js';
 import { createFundingCallbackHandler } from './funding-callbacks.js';
+import type { Limiter } from './limiter.js';
 import { consoleLogger, type GatewayLogger } from './log.js';
 import { createGatewayMetrics, type GatewayMetrics } from './metrics.js';
 import { type ApiHandler, createApiHandler } from './pipeline.js';
-import { createMemoryLimiter, type Limiter } from './rate-limit.js';
+import { createMemoryLimiter } from './rate-limit.js';
 import { sendJson } from './reply.js';
 import { newRequestFacts, noteError, type RequestFacts, recordAnswer } from './request-facts.js';
 import {

@@ -14,7 +14,7 @@
  *   costs MongoDB nothing until a place frees (refused requests are not counted anyway).
  */
 import type { Document } from 'mongodb';
-import type { LimitDecision, RateLimitPolicy } from './rate-limit.js';
+import type { LimitDecision, RateLimitPolicy } from './limiter.js';
 
 /**
  * The largest quota counted exactly: at most this many times in a key's document, about

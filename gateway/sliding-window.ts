@@ -18,7 +18,7 @@
  * they expire (sliding-window-counter.ts).
  */
 import type { Collection, Document } from 'mongodb';
-import type { LimitDecision, Limiter, RateLimitPolicy } from './rate-limit.js';
+import type { LimitDecision, Limiter, RateLimitPolicy } from './limiter.js';
 import {
   counterDecision,
   EXACT_WINDOW_MAX_QUOTA,

@@ -11,7 +11,7 @@ import {
   MAX_CLOCK_SKEW_MS,
   skewGuarded,
 } from '../../gateway/clock-skew.js';
-import type { LimitDecision, Limiter } from '../../gateway/rate-limit.js';
+import type { LimitDecision, Limiter } from '../../gateway/limiter.js';
 import { suite } from '../helpers/suite.js';
 
 const skew = suite('clock skew of the shared auth-failure counters');

@@ -7,8 +7,9 @@
 
 import { RateLimiterMemory } from 'rate-limiter-flexible';
 import * as assert from 'uvu/assert';
+import { rateLimitHeaders } from '../../gateway/limiter.js';
 import type { GatewayLogger } from '../../gateway/log.js';
-import { createLimiter, createMemoryLimiter, rateLimitHeaders } from '../../gateway/rate-limit.js';
+import { createLimiter, createMemoryLimiter } from '../../gateway/rate-limit.js';
 import { startCore, type TestCore } from '../helpers/core.js';
 import { type ApiKeys, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { suite } from '../helpers/suite.js';

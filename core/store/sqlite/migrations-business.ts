@@ -5,7 +5,7 @@
  * invitations), mail (reset links, notices sent), plan types, costs and price rules, and supply (upstream attempts, routes, upstream
  * settings), funding openings answered later.
  */
-import type { Migration } from './schema.js';
+import type { Migration } from './migration.js';
 
 export const BUSINESS_MIGRATIONS: readonly Migration[] = [
   {

@@ -3,7 +3,7 @@
  * then the pending list, the reversed state, the ledger's entry-order index, test mode and
  * single-use credit references. Shipped steps are never edited (schema.ts says why).
  */
-import type { Migration } from './schema.js';
+import type { Migration } from './migration.js';
 
 export const MONEY_MIGRATIONS: readonly Migration[] = [
   {

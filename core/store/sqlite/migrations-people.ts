@@ -2,7 +2,7 @@
  * SQLite schema steps 7 to 10: the developer area's users, invitations and sessions, the
  * events outbox and webhook endpoints, key pairs' last use, and due events by destination.
  */
-import type { Migration } from './schema.js';
+import type { Migration } from './migration.js';
 
 export const PEOPLE_AND_EVENTS_MIGRATIONS: readonly Migration[] = [
   {

@@ -1,21 +1,16 @@
 /**
  * The SQLite schema as an ordered list of migrations (the steps themselves, by what they
- * build, in migrations-money.ts, migrations-people.ts and migrations-business.ts). `PRAGMA user_version` records how
- * many have run; opening a store runs the missing ones, each in its own transaction. A
- * later change to the schema appends a migration here and never edits a shipped one,
- * because files written by older versions must still open.
+ * build, in migrations-money.ts, migrations-people.ts and migrations-business.ts; their
+ * shape in migration.ts). `PRAGMA user_version` records how many have run; opening a store
+ * runs the missing ones, each in its own transaction. A later change to the schema appends a
+ * migration here and never edits a shipped one, because files written by older versions must
+ * still open.
  */
 import type Database from 'better-sqlite3';
+import type { Migration } from './migration.js';
 import { BUSINESS_MIGRATIONS } from './migrations-business.js';
 import { MONEY_MIGRATIONS } from './migrations-money.js';
 import { PEOPLE_AND_EVENTS_MIGRATIONS } from './migrations-people.js';
-
-/** One schema step; `version` is the user_version the file has once it ran. */
-export interface Migration {
-  version: number;
-  description: string;
-  sql: string;
-}
 
 export const MIGRATIONS: readonly Migration[] = [
   ...MONEY_MIGRATIONS,

@@ -7,7 +7,7 @@
 
 import type { CreateCollectionOptions, Document, IndexDescription } from 'mongodb';
 import * as assert from 'uvu/assert';
-import { EVENT_COLLECTIONS, EVENT_INDEXES } from '../../../core/store/mongo/events.js';
+import { EVENT_COLLECTIONS, EVENT_INDEXES } from '../../../core/store/mongo/event-indexes.js';
 import {
   checkFeatureCompatibility,
   explainSchemaFailure,

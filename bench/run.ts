@@ -154,6 +154,7 @@ const results: Record<
     cpuAddedByWebhooks?: number;
     idealPerSecond?: number;
     shareOfIdeal?: number;
+    stagesMs?: Record<string, number>;
   }
 > = {};
 function record(name: string, figures: Figures): void {
@@ -397,11 +398,16 @@ async function slowUpstream(): Promise<void> {
   if (!selected(SLOW_SCENARIO)) return;
   console.error(`the service with an upstream answering after ${SLOW_DELAY_MS} ms`);
   const dataDir = mkdtempSync(path.join(tmpdir(), 'prepaid-bench-slow-'));
-  const { service, port, corePort } = await startService(dataDir, { SANDBOX_DELAY_MS: String(SLOW_DELAY_MS) });
+  const metricsPort = await freePort();
+  const { service, port, corePort } = await startService(dataDir, {
+    SANDBOX_DELAY_MS: String(SLOW_DELAY_MS),
+    CORE_METRICS_PORT: String(metricsPort),
+  });
   try {
     const admin = adminOf(dataDir, corePort);
     const { json: headers } = await fundedAccount(admin, 'Bench Slow');
     const body = JSON.stringify({ network: 'mtn', phone: '08031234567', amount: 100 });
+    let atStart: StageSums | undefined;
     record(
       SLOW_SCENARIO,
       await http(port, [{ method: 'POST', path: '/api/v1?action=airtime', headers, body }], {
@@ -414,9 +420,14 @@ async function slowUpstream(): Promise<void> {
         warmupMs: SLOW_DELAY_MS + 1_000,
         pauseMs: 2 * SLOW_DELAY_MS,
         cpuPid: service.pid!,
+        atWindowStart: async () => {
+          atStart = await stageSums(port, metricsPort);
+        },
       }),
     );
     const figures = results[SLOW_SCENARIO]!;
+    figures.stagesMs = stagesOver(atStart!, await stageSums(port, metricsPort));
+    console.error(`  slow upstream, where a purchase's time went (mean ms): ${JSON.stringify(figures.stagesMs)}`);
     const ideal = SLOW_CONNECTIONS / (SLOW_DELAY_MS / 1000);
     figures.idealPerSecond = ideal;
     figures.shareOfIdeal = Number((figures.requestsPerSecond / ideal).toFixed(3));
@@ -435,6 +446,63 @@ async function slowUpstream(): Promise<void> {
     await stop(service);
     rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/** Sums and counts of the service's stage histograms, and its threads' event-loop lag, at one moment. */
+interface StageSums {
+  sums: Record<string, number>;
+  counts: Record<string, number>;
+  lagP99: Record<string, number>;
+}
+
+/** The histograms a purchase passes through, by the name each is reported under. */
+const STAGE_SERIES: Record<string, string> = {
+  request: 'prepaid_gateway_http_request_duration_seconds',
+  upstream: 'prepaid_core_provider_call_duration_seconds',
+  reserve: 'prepaid_core_wallet_operation_duration_seconds{operation="reserve"',
+  settle: 'prepaid_core_wallet_operation_duration_seconds{operation="settle"',
+};
+
+/**
+ * Reads the stage histograms of the gateway (request) and the core (upstream call, reserve
+ * and settle, each including its wait in the commit queue), and the event-loop lag p99 of
+ * each thread (prom-client resets its lag histogram at every scrape, so the second reading
+ * covers the time since the first).
+ */
+async function stageSums(gatewayPort: number, metricsPort: number): Promise<StageSums> {
+  const texts = {
+    gateway: await (await fetch(`http://127.0.0.1:${gatewayPort}/metrics`)).text(),
+    core: await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text(),
+  };
+  const all = `${texts.gateway}\n${texts.core}`.split('\n');
+  const total = (prefix: string, suffix: string) => {
+    const [name, labels] = prefix.split('{');
+    return all
+      .filter((l) => l.startsWith(`${name}${suffix}`) && (labels === undefined || l.includes(`{${labels}`)))
+      .reduce((sum, l) => sum + Number(l.split(' ').at(-1)), 0);
+  };
+  const lag = (text: string) =>
+    Number(
+      text
+        .split('\n')
+        .find((l) => l.startsWith('nodejs_eventloop_lag_p99_seconds '))
+        ?.split(' ')[1] ?? Number.NaN,
+    );
+  return {
+    sums: Object.fromEntries(Object.entries(STAGE_SERIES).map(([k, v]) => [k, total(v, '_sum')])),
+    counts: Object.fromEntries(Object.entries(STAGE_SERIES).map(([k, v]) => [k, total(v, '_count')])),
+    lagP99: { gatewayLoop: lag(texts.gateway), coreLoop: lag(texts.core) },
+  };
+}
+
+/** Each stage's mean in ms between two readings, and each loop's lag p99 over them. */
+function stagesOver(before: StageSums, after: StageSums): Record<string, number> {
+  const means = Object.keys(STAGE_SERIES).map((k) => {
+    const count = after.counts[k]! - before.counts[k]!;
+    return [k, count > 0 ? Math.round(((after.sums[k]! - before.sums[k]!) * 1000) / count) : Number.NaN];
+  });
+  const lags = Object.entries(after.lagP99).map(([k, v]) => [`${k}LagP99`, Math.round(v * 1000)]);
+  return Object.fromEntries([...means, ...lags]);
 }
 
 /** A counter's sum over every label set, read from the core's metrics listener. */

@@ -134,6 +134,8 @@ export interface HttpOptions {
   settle?: () => Promise<void>;
   /** Requests a second over all connections, at most (default: as fast as answers come back). */
   overallRate?: number;
+  /** Called just before the measured window opens (e.g. to read the service's counters). */
+  atWindowStart?: () => Promise<void>;
 }
 
 /** autocannon for DURATION_MS over CONNECTIONS keep-alive connections, after a warm-up. */
@@ -160,6 +162,7 @@ export async function http(port: number, requests: HttpLoad[], extra: HttpOption
   });
   await autocannon(options(extra.warmupMs ?? WARMUP_MS));
   if (extra.pauseMs) await new Promise((resolve) => setTimeout(resolve, extra.pauseMs));
+  await extra.atWindowStart?.();
   const cpuBefore = extra.cpuPid === undefined ? 0 : cpuSeconds(extra.cpuPid);
   const windowMs = extra.durationMs ?? DURATION_MS;
   const result = await autocannon(options(windowMs));

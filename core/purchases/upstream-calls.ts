@@ -127,10 +127,10 @@ export async function routePurchase(supply: SupplyDeps, request: ProviderRequest
 }
 
 /**
- * A routing decision's line (`purchase.routed`), when it says more than the call's own
- * `provider.purchase` line, which names the route and the upstream called: when something was
- * skipped, or nothing was left to call. A purchase that simply went to its route's first
- * upstream writes one info line, not two (issue 29).
+ * A routing decision's info line (`purchase.routed`), when it says more than the purchase's
+ * recorded attempt and the call's own debug line (`provider.purchase`, which names the route
+ * and the upstream called): when something was skipped, or nothing was left to call. A
+ * purchase that simply went to its route's first upstream has no second info line (issue 29).
  */
 function logDecision(deps: Pick<CallDeps, 'log'>, tx: TransactionRecord, decision: RoutingDecision): void {
   if (decision.skipped.length === 0 && decision.candidates.length > 0) return;

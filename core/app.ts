@@ -383,6 +383,7 @@ export function createCore(deps: CoreDeps): Core {
       : undefined;
   const rpc = createCoreServer({
     purchases,
+    apiPurchases: createPurchaseService({ ...purchaseDeps, costRules, refuseSuspended: true }),
     accounts,
     catalog,
     costRules,

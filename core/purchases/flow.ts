@@ -17,6 +17,7 @@ import { DEFAULT_RETRY_SCHEDULE, firstAnswer, nextAttempt, type RetrySchedule } 
 import { REQUEST_ID_PATTERN } from '../domain/validation.js';
 import type { ProviderOutcome, ProviderRequest, ProvidersByMode } from '../providers/port.js';
 import type { AttemptEnd, Store } from '../store/port.js';
+import { leavesCostToRecord } from './observed-costs.js';
 import { type Background, sendReceipt } from './receipts.js';
 import { callProvider, purchaseAtUpstreams, routePurchase, type SupplyDeps } from './upstream-calls.js';
 
@@ -221,7 +222,11 @@ export async function applyOutcome(
       sendReceipt(deps, settled.transaction);
       // What the upstream charged, for the operator and the plan's cost: after the answer, best-effort.
       const costs = deps.supply?.costs;
-      if (costs !== undefined && tx.mode === 'live')
+      if (
+        costs !== undefined &&
+        tx.mode === 'live' &&
+        leavesCostToRecord(settled.transaction, outcome.costKobo, attempt)
+      )
         deps.background.run(() => costs.delivered(settled.transaction, outcome.costKobo));
     }
     return settled.transaction;

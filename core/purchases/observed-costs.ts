@@ -15,7 +15,7 @@
 import type { Kobo } from '../domain/money.js';
 import { planCostAt } from '../domain/pricing.js';
 import type { TransactionRecord } from '../domain/records.js';
-import type { Store } from '../store/port.js';
+import type { AttemptEnd, Store } from '../store/port.js';
 
 /** The catalogue's cost-setting use case (core/catalog/service.ts setPlanCost), as this needs it. */
 export type SetPlanCost = (
@@ -29,6 +29,20 @@ export type SetPlanCost = (
 export interface CostObserver {
   /** A live purchase was delivered (its settlement changed it); `costKobo` when its upstream stated one. */
   delivered(tx: TransactionRecord, costKobo: Kobo | undefined): Promise<void>;
+}
+
+/**
+ * Whether a delivery leaves anything here to do. Not when its own attempt ended delivered in
+ * the settle (its cost written there) unless it is a data plan with a cost stated: then the
+ * background read of its attempts would find nothing to write (issue 29: a read a purchase).
+ */
+export function leavesCostToRecord(
+  tx: TransactionRecord,
+  costKobo: Kobo | undefined,
+  ended: AttemptEnd | undefined,
+): boolean {
+  if (ended?.outcome !== 'delivered') return true;
+  return tx.product === 'data' && costKobo !== undefined && costKobo > 0;
 }
 
 export function createCostObserver(deps: {

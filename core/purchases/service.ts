@@ -73,10 +73,19 @@ interface CostRuleReader {
   current(): Promise<readonly CostRule[]>;
 }
 
-/** Pricing needs the account's tier and the catalog besides what the flow touches. */
-export function createPurchaseService(
-  deps: PurchaseDeps & { store: Pick<Store, 'accounts' | 'catalog'>; costRules?: CostRuleReader },
-) {
+type PurchaseServiceDeps = PurchaseDeps & {
+  store: Pick<Store, 'accounts' | 'catalog'>;
+  costRules?: CostRuleReader;
+  refuseSuspended?: boolean;
+};
+
+/**
+ * Pricing needs the account's tier and the catalog besides what the flow touches. With
+ * `refuseSuspended` (the API's instance, core/rpc/purchase.ts) every use case that reads the
+ * account refuses a suspended one on that same read: the suspension holds from the next
+ * request, at no read of its own (issue 29). Without it (the developer area's reads) it is not refused.
+ */
+export function createPurchaseService(deps: PurchaseServiceDeps) {
   const { store } = deps;
   const costRules: CostRuleReader = deps.costRules ?? { current: () => store.catalog.listCostRules() };
 
@@ -117,6 +126,7 @@ export function createPurchaseService(
     if (accountId === '') throw invalid('account_id', 'account_id is required.');
     const account = await store.accounts.get(accountId);
     if (!account) throw notFound(`Account ${accountId}`);
+    if (deps.refuseSuspended) refuseIfSuspended(account);
     const tier = await store.catalog.getTier(account.tierId);
     if (!tier)
       throw new DomainError('INTERNAL', `Account ${accountId} is on tier ${account.tierId}, which does not exist.`);
@@ -151,6 +161,9 @@ export function createPurchaseService(
   }
 
   return {
+    /** Whether the use cases that read the account refuse a suspended one themselves (above). */
+    refusesSuspended: deps.refuseSuspended === true,
+
     /**
      * Refuses a suspended account's API call (ACCOUNT_SUSPENDED). Every PurchaseService RPC
      * asks it first, so a suspension holds from the next request whatever the gateway's short

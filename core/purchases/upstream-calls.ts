@@ -126,6 +126,25 @@ export async function routePurchase(supply: SupplyDeps, request: ProviderRequest
   return supply.router.decide(request, planType);
 }
 
+/**
+ * A routing decision's info line (`purchase.routed`), when it says more than the purchase's
+ * recorded attempt and the call's own debug line (`provider.purchase`, which names the route
+ * and the upstream called): when something was skipped, or nothing was left to call. A
+ * purchase that simply went to its route's first upstream has no second info line (issue 29).
+ */
+function logDecision(deps: Pick<CallDeps, 'log'>, tx: TransactionRecord, decision: RoutingDecision): void {
+  if (decision.skipped.length === 0 && decision.candidates.length > 0) return;
+  deps.log('purchase.routed', {
+    reference: tx.reference,
+    product: tx.product,
+    service: tx.service,
+    route: decision.route.join(','),
+    candidates: decision.candidates.map((u) => u.name).join(','),
+    chosen: decision.candidates[0]?.name ?? null,
+    skipped: decision.skipped.map((s) => `${s.upstream}:${s.reason}`).join(','),
+  });
+}
+
 /** What a routed purchase's calls came to: the outcome that stands, and its attempt's end to write with it. */
 interface UpstreamsOutcome {
   outcome: ProviderOutcome;
@@ -147,15 +166,7 @@ export async function purchaseAtUpstreams(
   decision: RoutingDecision,
 ): Promise<UpstreamsOutcome> {
   const { health } = deps.supply;
-  deps.log('purchase.routed', {
-    reference: tx.reference,
-    product: tx.product,
-    service: tx.service,
-    route: decision.route.join(','),
-    candidates: decision.candidates.map((u) => u.name).join(','),
-    chosen: decision.candidates[0]?.name ?? null,
-    skipped: decision.skipped.map((s) => `${s.upstream}:${s.reason}`).join(','),
-  });
+  logDecision(deps, tx, decision);
   for (const skip of decision.skipped) deps.supply.observer?.skipped(skip.upstream, skip.reason);
   if (decision.candidates.length === 0) {
     // Nothing was sent anywhere, so nothing can have been delivered: a plain refusal, refunded.
@@ -185,6 +196,7 @@ export async function purchaseAtUpstreams(
       mode: tx.mode,
       product: tx.product,
       provider: upstream.name,
+      ...(seq === 1 ? { route: decision.route.join(',') } : {}),
       attempt: seq,
       outcome: outcome.kind,
       evidence: describeEvidence(evidence),

@@ -108,11 +108,37 @@ export function purchaseHandlers(
 
 type PurchaseHandlers = Handlers<(typeof PurchaseServiceDesc)['method']>;
 
-/** Every call naming an account first asks whether it is suspended (the API's 401, docs/api.md). */
-function refusingSuspended(purchases: Pick<PurchaseService, 'requireActive'>, handlers: PurchaseHandlers) {
+/**
+ * The RPCs whose use case reads the account first (`accountAndTier`): a service built with
+ * `refuseSuspended` refuses a suspended account on that read, so they need no read of their own.
+ */
+const CHECKED_BY_THE_USE_CASE: ReadonlySet<string> = new Set([
+  'getBalance',
+  'buyAirtime',
+  'buyData',
+  'payElectricity',
+  'payCable',
+  'sendBulkSms',
+  'listPackages',
+  'listPlans',
+  'listTransactions',
+]);
+
+/**
+ * Every call naming an account is refused while it is suspended (the API's 401, docs/api.md):
+ * by the use case's own account read where it makes one (above), by a read here otherwise.
+ */
+function refusingSuspended(
+  purchases: Pick<PurchaseService, 'requireActive' | 'refusesSuspended'>,
+  handlers: PurchaseHandlers,
+) {
   const wrapped = {} as PurchaseHandlers;
   for (const name of Object.keys(handlers) as (keyof PurchaseHandlers)[]) {
     const handler = handlers[name] as (request: unknown, call: unknown) => Promise<unknown>;
+    if (purchases.refusesSuspended && CHECKED_BY_THE_USE_CASE.has(name)) {
+      (wrapped as Record<string, unknown>)[name] = handler;
+      continue;
+    }
     (wrapped as Record<string, unknown>)[name] = async (request: unknown, call: unknown) => {
       const accountId = (request as { accountId?: unknown }).accountId;
       if (typeof accountId === 'string' && accountId !== '') await purchases.requireActive(accountId);

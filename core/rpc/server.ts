@@ -64,7 +64,10 @@ import { webhookHandlers } from './webhooks.js';
 const MAX_RECEIVE_MESSAGE_BYTES = 1024 * 1024;
 
 export interface CoreServerDeps {
+  /** The developer area's reads (a suspended account's are not refused). */
   purchases: Purchases;
+  /** The API's and the shop's: built with `refuseSuspended` (core/purchases/service.ts). */
+  apiPurchases: Purchases;
   accounts: AccountService;
   catalog: CatalogService;
   costRules: CostRules;
@@ -149,7 +152,7 @@ export function createCoreServer(deps: CoreServerDeps): CoreServer {
   const audited = auditedCalls(deps.staff.audit);
   server.addService(
     serviceDefinition(PurchaseService),
-    implement(PurchaseService, purchaseHandlers(deps.purchases, deps), serviceCallers, deps.log),
+    implement(PurchaseService, purchaseHandlers(deps.apiPurchases, deps), serviceCallers, deps.log),
   );
   server.addService(
     serviceDefinition(AuthService),
@@ -194,7 +197,7 @@ export function createCoreServer(deps: CoreServerDeps): CoreServer {
     serviceDefinition(ShopService),
     implement(
       ShopService,
-      shopHandlers(deps.people, deps.shopDesk, purchaseHandlers(deps.purchases, deps)),
+      shopHandlers(deps.people, deps.shopDesk, purchaseHandlers(deps.apiPurchases, deps)),
       serviceCallers,
       deps.log,
     ),

@@ -89,7 +89,7 @@ export function createCostRules(deps: {
         target: `${key.product}/${key.service || '*'}/${key.upstream}`,
         before: before === null ? null : JSON.stringify(before),
         after: after === null ? null : JSON.stringify(after),
-        address: null,
+        address: author.address ?? null,
         note: author.note,
       });
       deps.log('catalog.cost_rule_changed', {

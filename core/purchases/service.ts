@@ -26,7 +26,7 @@ import {
   electricityOrder,
 } from '../domain/orders.js';
 import { historyPageSize, type Page, readPage } from '../domain/paging.js';
-import { faceValueCostAt, faceValuePriceFor, planCostAt, planPriceFor } from '../domain/pricing.js';
+import { type FaceValueSale, faceValueCostAt, faceValuePriceFor, planCostAt, planPriceFor } from '../domain/pricing.js';
 import {
   CABLE_PROVIDERS,
   canonicalNetwork,
@@ -288,6 +288,11 @@ export function createPurchaseService(
           plan: network === '' || network === plan.network ? plan : { ...plan, network },
           priceKobo: planPriceFor(tier, plan),
         }));
+    },
+
+    /** What `tier` pays for a sale of airtime, electricity or cable: the very charge the purchase makes. */
+    async faceValuePrice(tier: TierRecord, sale: FaceValueSale): Promise<Kobo> {
+      return faceValuePriceFor(tier, sale, await costRules.current());
     },
 
     /** The active cable packages at this account's price: the very charge PayCable makes. */

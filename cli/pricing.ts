@@ -74,7 +74,8 @@ export const pricingGroup: CommandGroup = {
     {
       name: 'rule',
       summary:
-        "Set a tier's price rule (data, or airtime, electricity, cable over their commissions): cost plus a margin (percent and/or flat), within an optional floor and ceiling.",
+        "Set a tier's price rule (data, or airtime, electricity, cable over their commissions): " +
+        'cost plus a margin (percent and/or flat), within an optional floor and ceiling.',
       args: ['TIER_ID'],
       options: {
         product: { placeholder: 'PRODUCT', summary: 'data (the default), airtime, electricity or cable.' },
@@ -135,7 +136,8 @@ export const pricingGroup: CommandGroup = {
           text: [
             remove
               ? `Tier ${tierId}: the rule for ${scope} is removed; ${res.events} event(s) for partners.`
-              : `Tier ${tierId}: ${scope} cost plus ${percentText(rule.marginBasisPoints)} plus ${nairaText(kobo(rule.marginKobo))}; ${res.events} event(s) for partners.`,
+              : `Tier ${tierId}: ${scope} cost plus ${percentText(rule.marginBasisPoints)} plus ` +
+                `${nairaText(kobo(rule.marginKobo))}; ${res.events} event(s) for partners.`,
           ],
         };
       },

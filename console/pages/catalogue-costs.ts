@@ -32,20 +32,26 @@ const serviceText = (service: string) => service || 'every one';
 
 function costRows(viewer: StaffViewer, rules: readonly CostRule[]): SafeHtml {
   if (rules.length === 0) return html`<p>No commissions told: these products have no cost and no margin guard.</p>`;
-  return html`<table><thead><tr><th>Product</th><th>Network, disco or provider</th><th>Upstream</th><th>Commission</th><th></th></tr></thead>
+  return html`<table><thead><tr><th>Product</th><th>Network, disco or provider</th><th>Upstream</th>
+<th>Commission</th><th></th></tr></thead>
 <tbody>${rules.map(
-    (
-      r,
-    ) => html`<tr data-cost="${r.product}/${r.service}/${r.upstream}"><td>${r.product}</td><td>${serviceText(r.service)}</td><td>${r.upstream}</td><td>${percentText(r.commissionBasisPoints)}</td>
+    (r) => html`<tr data-cost="${r.product}/${r.service}/${r.upstream}"><td>${r.product}</td>
+<td>${serviceText(r.service)}</td><td>${r.upstream}</td><td>${percentText(r.commissionBasisPoints)}</td>
 <td><form method="post" action="${PATH}/commission" class="inline">${csrfField(viewer)}
 <input type="hidden" name="product" value="${r.product}"><input type="hidden" name="service" value="${r.service}">
 <input type="hidden" name="upstream" value="${r.upstream}"><input type="hidden" name="remove" value="yes">
-<button type="submit" class="warning">Remove the commission of ${r.upstream} on ${r.product} ${serviceText(r.service)}</button></form></td></tr>`,
+<button type="submit" class="warning">Remove the commission of ${r.upstream} on ${r.product}
+${serviceText(r.service)}</button>
+</form></td></tr>`,
   )}</tbody></table>`;
 }
 
 function ruleText(r: PriceRule): SafeHtml {
-  return html`${r.product} (${serviceText(r.service)}): cost plus ${percentText(r.marginBasisPoints)} plus ${naira(r.marginKobo)}${r.floorKobo > 0n ? html`, at least ${naira(r.floorKobo)}` : ''}${r.ceilingKobo > 0n ? html`, at most ${naira(r.ceilingKobo)}` : ''}${r.aboveFaceValue ? ', may pass the face value' : ', never above the face value'}`;
+  const floor = r.floorKobo > 0n ? html`, at least ${naira(r.floorKobo)}` : '';
+  const ceiling = r.ceilingKobo > 0n ? html`, at most ${naira(r.ceilingKobo)}` : '';
+  const faceValue = r.aboveFaceValue ? ', may pass the face value' : ', never above the face value';
+  const margin = html`cost plus ${percentText(r.marginBasisPoints)} plus ${naira(r.marginKobo)}`;
+  return html`${r.product} (${serviceText(r.service)}): ${margin}${floor}${ceiling}${faceValue}`;
 }
 
 function tierRules(viewer: StaffViewer, tier: Tier): SafeHtml {
@@ -57,7 +63,9 @@ function tierRules(viewer: StaffViewer, tier: Tier): SafeHtml {
           (r) => html`<li>${ruleText(r)} <form method="post" action="${PATH}/rule" class="inline">${csrfField(viewer)}
 <input type="hidden" name="tier_id" value="${tier.tierId}"><input type="hidden" name="product" value="${r.product}">
 <input type="hidden" name="service" value="${r.service}"><input type="hidden" name="remove" value="yes">
-<button type="submit" class="warning">Remove the ${r.product} rule of ${tier.tierId} for ${serviceText(r.service)}</button></form></li>`,
+<button type="submit" class="warning">Remove the ${r.product} rule of ${tier.tierId} for
+${serviceText(r.service)}</button>
+</form></li>`,
         )}</ul>`
   }</div>`;
 }
@@ -67,14 +75,19 @@ async function costsPage(ctx: PageContext, problem = ''): Promise<Answer> {
   const { tiers, costRules } = await ctx.core.getCatalogue({ ...session(ctx), network: NO_PLANS });
   const body = html`<h1>Airtime, electricity and cable prices</h1>
 ${doneNotice(ctx)}${errorSummary(problem)}
-<p>An upstream sells these at face value less its commission: that is their cost. A tier's rule prices them at the highest such cost plus a margin (the percentage rounded down to the kobo), within its floor and ceiling, and never above the face value unless the rule allows it. Without a rule, or with no commission told, the tier's discount prices them. A sale below its cost at an upstream goes to another upstream of its route, and is refused when none covers it.</p>
+<p>An upstream sells these at face value less its commission: that is their cost. A tier's rule prices them at
+the highest such cost plus a margin (the percentage rounded down to the kobo), within its floor and ceiling, and never
+above the face value unless the rule allows it. Without a rule, or with no commission told, the tier's discount prices
+them. A sale below its cost at an upstream goes to another upstream of its route, and is refused when none covers
+it.</p>
 <section><h2>What the upstreams charge</h2>${costRows(viewer, costRules)}
 <h3>Set a commission</h3>
 <form method="post" action="${PATH}/commission">${csrfField(viewer)}
 <label for="cost_product">Product</label>${select('cost_product', 'product', FACE_VALUE_PRODUCTS)}
 <label for="cost_service">Network, disco or provider (empty: every one)</label><input id="cost_service" name="service">
 <label for="cost_upstream">Upstream</label><input id="cost_upstream" name="upstream" required>
-<label for="cost_pct">Commission, percent of the face value</label><input id="cost_pct" name="commission_percent" inputmode="decimal" required>
+<label for="cost_pct">Commission, percent of the face value</label>
+<input id="cost_pct" name="commission_percent" inputmode="decimal" required>
 <label for="cost_note">Why (kept in the audit log)</label><input id="cost_note" name="note">
 <button type="submit">Set the commission</button></form></section>
 <section><h2>Price rules of the tiers</h2>${tiers.map((t) => tierRules(viewer, t))}
@@ -88,9 +101,11 @@ ${doneNotice(ctx)}${errorSummary(problem)}
 <label for="rule_product">Product</label>${select('rule_product', 'product', FACE_VALUE_PRODUCTS)}
 <label for="rule_service">Network, disco or provider (empty: every one)</label><input id="rule_service" name="service">
 <label for="rule_pct">Margin, percent of the cost</label><input id="rule_pct" name="margin_percent" inputmode="decimal">
-<label for="rule_flat">Margin in Naira per sale, added</label><input id="rule_flat" name="margin_naira" inputmode="decimal">
+<label for="rule_flat">Margin in Naira per sale, added</label>
+<input id="rule_flat" name="margin_naira" inputmode="decimal">
 <label for="rule_floor">Floor in Naira (empty: none)</label><input id="rule_floor" name="floor" inputmode="decimal">
-<label for="rule_ceiling">Ceiling in Naira (empty: the face value)</label><input id="rule_ceiling" name="ceiling" inputmode="decimal">
+<label for="rule_ceiling">Ceiling in Naira (empty: the face value)</label>
+<input id="rule_ceiling" name="ceiling" inputmode="decimal">
 <label for="rule_above">Above the face value</label>${select('rule_above', 'above_face_value', ['no', 'yes'], 'no')}
 <label for="rule_note">Why (kept in the audit log)</label><input id="rule_note" name="note">
 <button type="submit">Save the rule</button></form></section>`;

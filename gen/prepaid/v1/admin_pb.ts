@@ -249,7 +249,8 @@ export type Tier = Message<"prepaid.v1.Tier"> & {
   discounts: Discount[];
 
   /**
-   * Cost-plus rules for data plans, airtime, electricity and cable; read only here (SetPriceRule changes them, UpsertTier keeps them).
+   * Cost-plus rules for data plans, airtime, electricity and cable; read only here (SetPriceRule
+   * changes them, UpsertTier keeps them).
    *
    * @generated from field: repeated prepaid.v1.PriceRule price_rules = 500;
    */

@@ -74,11 +74,20 @@ export const pricingGroup: CommandGroup = {
     {
       name: 'rule',
       summary:
-        "Set a tier's data price rule: cost plus a margin (percent and/or flat), within an optional floor and ceiling.",
+        "Set a tier's price rule (data, or airtime, electricity, cable over their commissions): " +
+        'cost plus a margin (percent and/or flat), within an optional floor and ceiling.',
       args: ['TIER_ID'],
       options: {
-        network: { placeholder: 'NET', summary: 'Only this network (default: every network).' },
-        type: { placeholder: 'TYPE', summary: 'Only this plan type (default: every type).' },
+        product: { placeholder: 'PRODUCT', summary: 'data (the default), airtime, electricity or cable.' },
+        network: { placeholder: 'NET', summary: 'data, airtime: only this network (default: every network).' },
+        type: { placeholder: 'TYPE', summary: 'data: only this plan type (default: every type).' },
+        disco: { placeholder: 'DISCO', summary: 'electricity: only this disco (default: every disco).' },
+        provider: { placeholder: 'PROVIDER', summary: 'cable: only this provider (default: every provider).' },
+        'above-face-value': {
+          placeholder: '',
+          summary: 'airtime, electricity, cable: let the price go above the face value (never, by default).',
+          flag: true,
+        },
         'margin-percent': { placeholder: 'PCT', summary: 'Margin as a percentage of the cost, for example 5.' },
         'margin-naira': { placeholder: 'NAIRA', summary: 'Flat margin in Naira, added to the percentage.' },
         floor: { placeholder: 'NAIRA', summary: 'The least the price may be.' },
@@ -89,8 +98,13 @@ export const pricingGroup: CommandGroup = {
       async run({ args, options }, core) {
         const tierId = args[0] ?? '';
         const remove = options['remove'] === 'yes';
+        const product = options['product'] ?? 'data';
         const rule = {
-          network: options['network'] ?? '',
+          product,
+          // An airtime rule's network is its service.
+          network: product === 'airtime' ? '' : (options['network'] ?? ''),
+          service: (product === 'airtime' ? options['network'] : (options['disco'] ?? options['provider'])) ?? '',
+          aboveFaceValue: options['above-face-value'] === 'yes',
           planType: options['type'] ?? '',
           marginBasisPoints: percentOption(options['margin-percent']),
           marginKobo: nairaOrZero('--margin-naira', options['margin-naira']),
@@ -98,12 +112,18 @@ export const pricingGroup: CommandGroup = {
           ceilingKobo: nairaOrZero('--ceiling', options['ceiling']),
         };
         const res = await core().setPriceRule({ tierId, rule, remove, note: options['note'] ?? '' });
-        const scope = `${rule.network || 'every network'}, ${rule.planType || 'every type'}`;
+        const scope =
+          product === 'data'
+            ? `data plans (${rule.network || 'every network'}, ${rule.planType || 'every type'})`
+            : `${product} (${rule.service || 'every one'})`;
         return {
           json: {
             tier_id: tierId,
             removed: remove,
             rules: (res.tier?.priceRules ?? []).map((r) => ({
+              product: r.product || 'data',
+              service: r.service || null,
+              above_face_value: r.aboveFaceValue,
               network: r.network || null,
               type: r.planType || null,
               margin_percent: r.marginBasisPoints / 100,
@@ -116,7 +136,8 @@ export const pricingGroup: CommandGroup = {
           text: [
             remove
               ? `Tier ${tierId}: the rule for ${scope} is removed; ${res.events} event(s) for partners.`
-              : `Tier ${tierId}: data plans (${scope}) cost plus ${percentText(rule.marginBasisPoints)} plus ${nairaText(kobo(rule.marginKobo))}; ${res.events} event(s) for partners.`,
+              : `Tier ${tierId}: ${scope} cost plus ${percentText(rule.marginBasisPoints)} plus ` +
+                `${nairaText(kobo(rule.marginKobo))}; ${res.events} event(s) for partners.`,
           ],
         };
       },

@@ -19,6 +19,7 @@ const NAV: ReadonlyArray<readonly [string, string]> = [
   ['/audit', 'Audit log'],
   ['/catalogue/tiers', 'Tiers'],
   ['/catalogue/plans', 'Data plans'],
+  ['/catalogue/costs', 'Airtime, power, cable'],
   ['/settings', 'Settings'],
   ['/staff', 'Staff'],
   ['/reports', 'Reports'],

@@ -17,7 +17,7 @@
  *   prepaid_core_sales_below_cost_total{product,upstream,mode}       sales refused by the margin guard
  *   prepaid_core_upstream_purchases_total{upstream,product,outcome}  live purchase calls per upstream (below)
  *   prepaid_core_upstream_failovers_total{from,to,reason}            moves to the next upstream on proven non-delivery
- *   prepaid_core_upstream_skips_total{upstream,reason}               upstreams a route left out: circuit_open, float_low, not_sold, not_configured
+ *   prepaid_core_upstream_skips_total{upstream,reason}               upstreams a route left out (reasons: its help)
  *   prepaid_core_upstream_circuit_state{upstream}                    0 closed, 1 half-open, 2 open (this core's breaker)
  *   prepaid_core_upstream_float_naira{upstream}                      our wallet at the upstream, last reading
  *   prepaid_core_upstream_float_alert_naira{upstream}                its alert threshold (0: none)
@@ -254,7 +254,9 @@ function supplySeries(registers: Registry[]): SupplyObserver {
   });
   const skips = new Counter({
     name: 'prepaid_core_upstream_skips_total',
-    help: 'Upstreams a route left out of a purchase, by upstream and reason: circuit_open, float_low, not_sold, not_configured.',
+    help:
+      'Upstreams a route left out of a purchase, by upstream and reason: ' +
+      'circuit_open, float_low, not_sold, not_configured, below_cost.',
     labelNames: ['upstream', 'reason'] as const,
     registers,
   });

@@ -66,10 +66,14 @@ ${discountRows(tier, id)}
 <button type="submit">${tier === undefined ? 'Create the tier' : `Save tier ${tier.tierId}`}</button></form>`;
 }
 
+/** A tier's data rules (airtime, electricity and cable rules are on catalogue-costs.ts's page). */
+const dataRules = (tier: Tier) => tier.priceRules.filter((r) => r.product === '' || r.product === 'data');
+
 function rulesOf(tier: Tier): SafeHtml {
-  return tier.priceRules.length === 0
+  const rules = dataRules(tier);
+  return rules.length === 0
     ? html`<p>No price rules: data plans cost the face value less the data discount, or a fixed price.</p>`
-    : html`<ul>${tier.priceRules.map(
+    : html`<ul>${rules.map(
         (r) =>
           html`<li>${r.network || 'every network'}, ${r.planType || 'every type'}: cost plus ${percentText(r.marginBasisPoints)} plus ${naira(r.marginKobo)}${r.floorKobo > 0n ? html`, at least ${naira(r.floorKobo)}` : ''}${r.ceilingKobo > 0n ? html`, at most ${naira(r.ceilingKobo)}` : ''}</li>`,
       )}</ul>`;
@@ -151,7 +155,7 @@ ${catalogue.plans.length === 0 ? html`<p>No plans.</p>` : planRows(catalogue)}
 <section><h2>Price rules of the tiers</h2>
 ${catalogue.tiers.map(
   (t) =>
-    html`<div class="item" data-rules="${t.tierId}"><h3>${t.name} (${t.tierId})</h3>${rulesOf(t)}${t.priceRules.map(
+    html`<div class="item" data-rules="${t.tierId}"><h3>${t.name} (${t.tierId})</h3>${rulesOf(t)}${dataRules(t).map(
       (r) => html`<form method="post" action="/catalogue/plans/rule${back}" class="inline">${csrfField(viewer)}
 <input type="hidden" name="tier_id" value="${t.tierId}"><input type="hidden" name="network" value="${r.network}">
 <input type="hidden" name="plan_type" value="${r.planType}"><input type="hidden" name="remove" value="yes">

@@ -3,6 +3,7 @@ import type { Route } from '../server.js';
 import { accountRoutes } from './accounts.js';
 import { auditRoutes } from './audit.js';
 import { catalogueRoutes } from './catalogue.js';
+import { catalogueCostRoutes } from './catalogue-costs.js';
 import { queueRoutes } from './queue.js';
 import { reportRoutes } from './reports.js';
 import { settingsRoutes } from './settings.js';
@@ -16,6 +17,7 @@ export const routes: readonly Route[] = [
   ...accountRoutes,
   ...auditRoutes,
   ...catalogueRoutes,
+  ...catalogueCostRoutes,
   ...settingsRoutes,
   ...staffRoutes,
   ...reportRoutes,

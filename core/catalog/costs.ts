@@ -9,10 +9,11 @@
 import { keptFresh } from '../../runtime/kept-fresh.js';
 import { type FieldViolation, throwIfViolations } from '../domain/errors.js';
 import { FACE_VALUE_PRODUCTS, MAX_COMMISSION_BASIS_POINTS } from '../domain/pricing.js';
-import { canonicalNetwork, isOneOf, NETWORK_NAMES, SERVICES_BY_PRODUCT } from '../domain/products.js';
+import { isOneOf } from '../domain/products.js';
 import type { CostRule } from '../domain/records.js';
 import type { Store } from '../store/port.js';
 import type { ChangeAuthor } from './changes.js';
+import { faceValueService } from './price-rules.js';
 
 /**
  * How long a core keeps the rules it read: a change made on another core is in force here
@@ -61,19 +62,8 @@ export function createCostRules(deps: {
           field: 'product',
           description: `product must be one of ${FACE_VALUE_PRODUCTS.join(', ')} (data plans have costs of their own).`,
         });
-      } else if (service !== '') {
-        if (request.product === 'airtime') {
-          const network = canonicalNetwork(service);
-          if (network === undefined)
-            violations.push({ field: 'service', description: `network must be one of ${NETWORK_NAMES.join(', ')}.` });
-          else service = network;
-        } else if (!SERVICES_BY_PRODUCT[request.product].includes(service)) {
-          const what = request.product === 'electricity' ? 'disco' : 'cable provider';
-          violations.push({
-            field: 'service',
-            description: `${what} must be one of ${SERVICES_BY_PRODUCT[request.product].join(', ')}.`,
-          });
-        }
+      } else {
+        service = faceValueService(request.product, service, 'service', violations) ?? service;
       }
       if (!UPSTREAM_NAME.test(request.upstream))
         violations.push({ field: 'upstream', description: 'upstream must be an upstream name such as "vtpass".' });
@@ -99,7 +89,7 @@ export function createCostRules(deps: {
         target: `${key.product}/${key.service || '*'}/${key.upstream}`,
         before: before === null ? null : JSON.stringify(before),
         after: after === null ? null : JSON.stringify(after),
-        address: null,
+        address: author.address ?? null,
         note: author.note,
       });
       deps.log('catalog.cost_rule_changed', {

@@ -4,7 +4,7 @@
  */
 import { type FieldViolation, notFound, throwIfViolations } from '../domain/errors.js';
 import { isKobo, type Kobo, kobo, MAX_AMOUNT_KOBO } from '../domain/money.js';
-import { MAX_DISCOUNT_BASIS_POINTS, MAX_MARGIN_BASIS_POINTS } from '../domain/pricing.js';
+import { MAX_DISCOUNT_BASIS_POINTS } from '../domain/pricing.js';
 import {
   CABLE_PROVIDERS,
   canonicalNetwork,
@@ -20,6 +20,7 @@ import type { CablePackageRecord, PlanRecord, PriceRule, TierRecord } from '../d
 import { hasControlCharacters } from '../domain/validation.js';
 import type { Store } from '../store/port.js';
 import type { ChangeAuthor, PlanChanges } from './changes.js';
+import { checkPriceRule, isRuleFor, type PriceRuleTarget, type PriceRuleTerms } from './price-rules.js';
 
 const TIER_ID = /^[a-z][a-z0-9_-]{0,31}$/;
 /** Labels are shown to partners and customers: short, printable. */
@@ -264,61 +265,37 @@ export function createCatalogService(deps: {
     },
 
     /**
-     * Sets a tier's price rule for one network and plan type (replacing the one there), or
-     * removes it with `rule` null; every price it makes follows at once, and accounts on the
-     * tier whose price changed are told (plan.updated).
+     * Sets a tier's price rule (a data rule for one network and plan type; an airtime,
+     * electricity or cable rule for one service or all), replacing the one there, or removes
+     * it with `rule` null; every price it makes follows at once (prices are computed when
+     * read). Accounts on the tier whose data price changed are told (plan.updated).
      */
     async setPriceRule(
       tierId: string,
-      target: { network: string; planType: string },
-      rule: Omit<PriceRule, 'network' | 'planType'> | null,
+      target: PriceRuleTarget,
+      rule: PriceRuleTerms | null,
       who: ChangeAuthor = author,
     ): Promise<{ tier: TierRecord; events: number }> {
-      const violations: FieldViolation[] = [];
-      const network = target.network === '' ? '' : canonicalNetwork(target.network);
-      if (network === undefined)
-        violations.push({
-          field: 'rule.network',
-          description: `network must be empty or one of ${NETWORK_NAMES.join(', ')}.`,
-        });
-      if (target.planType !== '' && !isOneOf(PLAN_TYPES, target.planType))
-        violations.push({
-          field: 'rule.plan_type',
-          description: `plan_type must be empty or one of ${PLAN_TYPES.join(', ')}.`,
-        });
-      if (rule !== null) {
-        const bp = rule.marginBasisPoints;
-        if (!Number.isInteger(bp) || bp < 0 || bp > MAX_MARGIN_BASIS_POINTS)
-          violations.push({
-            field: 'rule.margin_basis_points',
-            description: `margin_basis_points must be 0 to ${MAX_MARGIN_BASIS_POINTS}.`,
-          });
-        for (const [field, value] of [
-          ['rule.margin_kobo', rule.marginKobo],
-          ['rule.floor_kobo', rule.floorKobo],
-          ['rule.ceiling_kobo', rule.ceilingKobo],
-        ] as const) {
-          if (!isKobo(value) || value < 0 || value > MAX_AMOUNT_KOBO)
-            violations.push({ field, description: `${field.slice(5)} must be 0 to ${MAX_AMOUNT_KOBO} kobo.` });
-        }
-        if (rule.floorKobo > 0 && rule.ceilingKobo > 0 && rule.floorKobo > rule.ceilingKobo)
-          violations.push({ field: 'rule.floor_kobo', description: 'floor_kobo must not be above ceiling_kobo.' });
-      }
-      throwIfViolations(violations);
+      const key = checkPriceRule(target, rule);
       const before = await catalog.getTier(tierId);
       if (!before) throw notFound(`Tier ${tierId}`);
-      const others = before.priceRules.filter((r) => !(r.network === network && r.planType === target.planType));
-      const next: PriceRule | null = rule === null ? null : { ...rule, network: network!, planType: target.planType };
+      const others = before.priceRules.filter((r) => !isRuleFor(r, key));
+      const next: PriceRule | null = rule === null ? null : { ...rule, ...key };
       const after: TierRecord = { ...before, priceRules: next === null ? others : [...others, next] };
-      const plans = await catalog.listPlans({ activeOnly: true });
+      // Only a data rule moves plan prices partners are told about.
+      const plans = key.product === 'data' ? await catalog.listPlans({ activeOnly: true }) : [];
+      const scope =
+        key.product === 'data'
+          ? `${key.network || '*'}/${key.planType || '*'}`
+          : `${key.product}/${key.service || '*'}`;
       const result = await changes.apply(
         {
           plans: plans.map((p) => ({ before: p, after: p })),
           tier: { before, after },
           audit: {
             action: rule === null ? 'prices.rule_removed' : 'prices.rule',
-            target: `tier:${tierId}/${network || '*'}/${target.planType || '*'}`,
-            before: before.priceRules.find((r) => r.network === network && r.planType === target.planType) ?? null,
+            target: `tier:${tierId}/${scope}`,
+            before: before.priceRules.find((r) => isRuleFor(r, key)) ?? null,
             after: next,
           },
         },

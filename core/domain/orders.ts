@@ -6,7 +6,7 @@
  */
 import { DomainError, type FieldViolation, throwIfViolations } from './errors.js';
 import { formatNaira, type Kobo, kobo } from './money.js';
-import { planPriceFor, priceFor } from './pricing.js';
+import { faceValuePriceFor, planPriceFor, priceFor } from './pricing.js';
 import {
   CABLE_MAX_MONTHS,
   CABLE_PROVIDERS,
@@ -20,7 +20,7 @@ import {
   SUBSCRIPTION_TYPES,
   type SubscriptionType,
 } from './products.js';
-import type { CablePackageRecord, PlanRecord, TierRecord } from './records.js';
+import type { CablePackageRecord, CostRule, PlanRecord, TierRecord } from './records.js';
 import { SMS_MAX_CHARACTERS, SMS_MAX_RECIPIENTS, smsChargeKobo, smsPages, uniqueRecipients } from './sms.js';
 import {
   checkAmount,
@@ -43,7 +43,11 @@ export const ELECTRICITY_MIN_KOBO: Kobo = kobo(1_000_00);
 /** Our bound: the largest single vend discos accept through aggregators is around 500,000 Naira. */
 const ELECTRICITY_MAX_KOBO: Kobo = kobo(500_000_00);
 
-/** Price rules matter to data plans only; callers that price other products may leave them out. */
+/**
+ * The tier as pricing reads it; without price rules every product is priced by the tier's
+ * discounts. The cost rules (the upstreams' commissions) are what airtime, electricity and
+ * cable rules price over; none, and those products are priced by the discounts.
+ */
 type PricingTier = Pick<TierRecord, 'tierId' | 'discounts'> & Partial<Pick<TierRecord, 'priceRules'>>;
 
 export interface AirtimeInput {
@@ -52,7 +56,11 @@ export interface AirtimeInput {
   amountKobo: Kobo;
 }
 
-export function airtimeOrder(input: AirtimeInput, tier: PricingTier): PurchaseOrder {
+export function airtimeOrder(
+  input: AirtimeInput,
+  tier: PricingTier,
+  costRules: readonly CostRule[] = [],
+): PurchaseOrder {
   const violations: FieldViolation[] = [];
   checkOneOf('network', input.network, NETWORK_NAMES, violations);
   checkPhone('phone', input.phone, violations);
@@ -64,7 +72,11 @@ export function airtimeOrder(input: AirtimeInput, tier: PricingTier): PurchaseOr
     service: input.network,
     recipient: input.phone,
     faceValueKobo: input.amountKobo,
-    chargedKobo: priceFor(tier, 'airtime', canonicalNetwork(input.network)!, input.amountKobo),
+    chargedKobo: faceValuePriceFor(
+      tier,
+      { product: 'airtime', service: canonicalNetwork(input.network)!, faceValueKobo: input.amountKobo },
+      costRules,
+    ),
     details: {},
     asked: { network: input.network, phone: input.phone, amountKobo: input.amountKobo },
   };
@@ -112,7 +124,11 @@ export interface ElectricityInput {
   phone: string;
 }
 
-export function electricityOrder(input: ElectricityInput, tier: PricingTier): PurchaseOrder {
+export function electricityOrder(
+  input: ElectricityInput,
+  tier: PricingTier,
+  costRules: readonly CostRule[] = [],
+): PurchaseOrder {
   const violations: FieldViolation[] = [];
   checkOneOf('disco', input.disco, DISCOS, violations);
   checkMeterNumber('meter_number', input.meterNumber, violations);
@@ -125,7 +141,11 @@ export function electricityOrder(input: ElectricityInput, tier: PricingTier): Pu
     service: input.disco,
     recipient: input.meterNumber,
     faceValueKobo: input.amountKobo,
-    chargedKobo: priceFor(tier, 'electricity', input.disco, input.amountKobo),
+    chargedKobo: faceValuePriceFor(
+      tier,
+      { product: 'electricity', service: input.disco, faceValueKobo: input.amountKobo },
+      costRules,
+    ),
     details: {
       meterType: input.meterType as MeterType,
       ...(input.phone ? { customerPhone: input.phone } : {}),
@@ -241,6 +261,7 @@ export function cableOrder(
   packages: readonly CablePackageRecord[],
   tier: PricingTier,
   card: CardFacts | null = null,
+  costRules: readonly CostRule[] = [],
 ): PurchaseOrder {
   const violations: FieldViolation[] = [];
   checkOneOf('provider', input.provider, CABLE_PROVIDERS, violations);
@@ -304,7 +325,7 @@ export function cableOrder(
     service: input.provider,
     recipient: input.smartCard,
     faceValueKobo,
-    chargedKobo: priceFor(tier, 'cable', input.provider, faceValueKobo),
+    chargedKobo: faceValuePriceFor(tier, { product: 'cable', service: input.provider, faceValueKobo }, costRules),
     details: {
       packageCode: chosen.packageCode,
       planLabel: chosen.name,

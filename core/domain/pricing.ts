@@ -53,6 +53,7 @@ function priceRuleFor(
   let best: PriceRule | undefined;
   let bestScore = -1;
   for (const rule of tier.priceRules ?? []) {
+    if (rule.product !== 'data') continue;
     if (rule.network !== '' && rule.network !== plan.network) continue;
     if (rule.planType !== '' && rule.planType !== plan.type) continue;
     const score = (rule.network !== '' ? 2 : 0) + (rule.planType !== '' ? 1 : 0);
@@ -137,6 +138,63 @@ export function faceValueCostAt(
   const rule = own ?? productWide;
   if (rule === undefined) return undefined;
   return kobo(sale.faceValueKobo - Math.floor((sale.faceValueKobo * rule.commissionBasisPoints) / 10_000));
+}
+
+/** A sale of airtime, electricity or cable as pricing sees it; `service` canonical (9mobile, never t2). */
+export interface FaceValueSale {
+  product: CostRule['product'];
+  service: string;
+  faceValueKobo: Kobo;
+}
+
+/** The tier's rule for a face-value sale: the one naming its service, else the product-wide one. */
+function faceValueRuleFor(tier: Partial<Pick<TierRecord, 'priceRules'>>, sale: FaceValueSale): PriceRule | undefined {
+  let productWide: PriceRule | undefined;
+  for (const rule of tier.priceRules ?? []) {
+    if (rule.product !== sale.product) continue;
+    if (rule.service === sale.service) return rule;
+    if (rule.service === '') productWide = rule;
+  }
+  return productWide;
+}
+
+/**
+ * The cost a face-value price rule is built on: the highest any upstream with a cost rule for
+ * the sale charges, so the price covers it wherever the sale is routed (as data plans do);
+ * undefined when no upstream's commission is known.
+ */
+function faceValuePricingCost(rules: readonly CostRule[], sale: FaceValueSale): Kobo | undefined {
+  let highest: Kobo | undefined;
+  const seen = new Set<string>();
+  for (const rule of rules) {
+    if (rule.product !== sale.product || seen.has(rule.upstream)) continue;
+    seen.add(rule.upstream);
+    const cost = faceValueCostAt(rules, sale, rule.upstream);
+    if (cost !== undefined && (highest === undefined || cost > highest)) highest = cost;
+  }
+  return highest;
+}
+
+/**
+ * What the tier pays for a sale of airtime, electricity or cable: the tier's rule over the
+ * sale's cost where both exist, else the face value less the tier's discount (as before costs
+ * were known). A rule's price is the cost plus the margin, its percentage rounded DOWN to the
+ * kobo (rounding favours the account holder), raised to the floor, lowered to the ceiling,
+ * then lowered to the face value unless the rule allows more.
+ */
+export function faceValuePriceFor(
+  tier: Pick<TierRecord, 'discounts'> & Partial<Pick<TierRecord, 'priceRules'>>,
+  sale: FaceValueSale,
+  costRules: readonly CostRule[],
+): Kobo {
+  const rule = faceValueRuleFor(tier, sale);
+  const cost = rule === undefined ? undefined : faceValuePricingCost(costRules, sale);
+  if (rule === undefined || cost === undefined) return priceFor(tier, sale.product, sale.service, sale.faceValueKobo);
+  let price = cost + Math.floor((cost * rule.marginBasisPoints) / 10_000) + rule.marginKobo;
+  if (rule.floorKobo > 0 && price < rule.floorKobo) price = rule.floorKobo;
+  if (rule.ceilingKobo > 0 && price > rule.ceilingKobo) price = rule.ceilingKobo;
+  if (!rule.aboveFaceValue && price > sale.faceValueKobo) price = sale.faceValueKobo;
+  return kobo(price);
 }
 
 /** Where a tier's price of a plan comes from, in planPriceFor's order (the console shows it). */

@@ -63,24 +63,38 @@ export interface TierRecord {
   name: string;
   apiAccess: boolean;
   discounts: DiscountRule[];
-  /** Cost-plus rules for data plans (core/domain/pricing.ts); the most specific one applies. */
+  /**
+   * Cost-plus rules for data plans, airtime, electricity and cable (core/domain/pricing.ts);
+   * the most specific one of the sale's product applies.
+   */
   priceRules: PriceRule[];
 }
 
 /**
- * A tier's data price as a rule over cost: the plan's cost plus a margin (basis points of the
- * cost and a flat amount, either may be 0), then raised to the floor and lowered to the
- * ceiling where they are set (0: none). It applies to the plans of `network` and `planType`
- * ("" for every one); a plan's fixed tier price, where set, wins over any rule.
+ * A tier's price as a rule over cost: the cost plus a margin (basis points of the cost and a
+ * flat amount, either may be 0), then raised to the floor and lowered to the ceiling where
+ * they are set (0: none). A data rule applies to the plans of `network` and `planType` (""
+ * for every one), and a plan's fixed tier price, where set, wins over it. An airtime,
+ * electricity or cable rule applies to the sales of `service` ("" for every one), and is also
+ * lowered to the face value unless `aboveFaceValue`.
  */
 export interface PriceRule {
+  product: PricedProduct;
+  /** Data rules only ('' otherwise). */
   network: string;
   planType: string;
   marginBasisPoints: number;
   marginKobo: Kobo;
   floorKobo: Kobo;
   ceilingKobo: Kobo;
+  /** Airtime, electricity, cable: the network (canonical), disco or cable provider; '' for all (and for data). */
+  service: string;
+  /** Airtime, electricity, cable: the price may go above the face value (false for data). */
+  aboveFaceValue: boolean;
 }
+
+/** The products a tier prices by a rule over cost. */
+export type PricedProduct = 'data' | CostRule['product'];
 
 /**
  * What an upstream charges for a product sold at face value (airtime, electricity, cable):

@@ -264,18 +264,23 @@ export function createHolderDesk(deps: HolderDeskDeps) {
     async prices(context: HolderContext): Promise<Prices> {
       const { tier } = context;
       const accountId = context.account.accountId;
-      const rate = (product: 'airtime' | 'electricity', service: string): RatePrice => ({
+      const rate = async (product: 'airtime' | 'electricity', service: string): Promise<RatePrice> => ({
         service,
         basisPoints: discountBasisPoints(tier, product, service),
         exampleFaceValueKobo: EXAMPLE_FACE_VALUE_KOBO,
-        examplePriceKobo: priceFor(tier, product, service, EXAMPLE_FACE_VALUE_KOBO),
+        // A tier rule over cost, where one is set, else the discount (core/domain/pricing.ts).
+        examplePriceKobo: await purchases.faceValuePrice(tier, {
+          product,
+          service,
+          faceValueKobo: EXAMPLE_FACE_VALUE_KOBO,
+        }),
       });
       const smsRateKobo = await store.catalog.getSmsRateKobo();
       return {
-        airtime: NETWORKS.map((network) => rate('airtime', network)),
+        airtime: await Promise.all(NETWORKS.map((network) => rate('airtime', network))),
         // MTN, Airtel, Glo, 9mobile/T2, and the cheapest first within a network.
         plans: (await purchases.plans(accountId, '')).sort(byNetworkThenPrice),
-        electricity: DISCOS.map((disco) => rate('electricity', disco)),
+        electricity: await Promise.all(DISCOS.map((disco) => rate('electricity', disco))),
         cablePackages: await purchases.cablePackages(accountId, ''),
         smsRateKobo,
         smsBasisPoints: discountBasisPoints(tier, 'bulksms', ''),

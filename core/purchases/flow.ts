@@ -114,6 +114,8 @@ export async function executePurchase(
   mode: Mode,
   order: PurchaseOrder,
   requestId: string,
+  /** Upstreams of the route the sale would be below cost at (the margin guard's choice). */
+  belowCost: readonly string[] = [],
 ): Promise<PurchaseResult> {
   if (requestId !== '' && !REQUEST_ID_PATTERN.test(requestId)) {
     throw invalid('request_id', 'request_id must be 1 to 64 letters, digits, "_" or "-".');
@@ -124,7 +126,7 @@ export async function executePurchase(
   // A live purchase is routed first, so its first attempt is written with the reserve.
   const routed =
     deps.supply !== undefined && mode === 'live'
-      ? await routePurchase(deps.supply, providerRequestOf({ reference, ...order }))
+      ? await routePurchase(deps.supply, providerRequestOf({ reference, ...order }), belowCost)
       : undefined;
   const first = routed?.candidates[0];
   const reserved = await deps.store.wallet.reserve(

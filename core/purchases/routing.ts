@@ -28,8 +28,11 @@ interface RouteQuery {
   planType: string;
 }
 
-/** Why an upstream of the route was left out of a purchase's candidates. */
-export type SkipReason = 'not_sold' | 'circuit_open' | 'float_low' | 'not_configured';
+/**
+ * Why an upstream of the route was left out of a purchase's candidates; `below_cost`: the
+ * sale's price is below its cost there, and a later upstream of the route covers it.
+ */
+export type SkipReason = 'not_sold' | 'circuit_open' | 'float_low' | 'not_configured' | 'below_cost';
 
 export interface RoutingDecision {
   /** The upstreams to try, in order. */
@@ -41,8 +44,11 @@ export interface RoutingDecision {
 
 export interface Router {
   readonly supply: Supply;
-  /** The upstreams of one purchase, in order; none when no configured upstream sells it. */
-  decide(request: ProviderRequest, planType: string): Promise<RoutingDecision>;
+  /**
+   * The upstreams of one purchase, in order; none when no configured upstream sells it.
+   * `belowCost`: upstreams the margin guard left out (the purchase service decided it).
+   */
+  decide(request: ProviderRequest, planType: string, belowCost?: readonly string[]): Promise<RoutingDecision>;
   /** The route a purchase of this kind takes now, before what each upstream can take. */
   routeOf(query: RouteQuery): Promise<readonly string[]>;
   /** Reads the route table and settings again (after this core changed them). */
@@ -113,7 +119,7 @@ export function createRouter(deps: {
     async settings() {
       return (await table.get()).settings;
     },
-    async decide(request, planType) {
+    async decide(request, planType, belowCost = []) {
       const route = await routeOf({ product: request.product, service: request.service, planType });
       const { settings } = await table.get();
       const skipped: RoutingDecision['skipped'] = [];
@@ -122,6 +128,10 @@ export function createRouter(deps: {
         const upstream = deps.supply.upstreams.get(name);
         if (upstream?.products[request.product] === undefined) {
           skipped.push({ upstream: name, reason: 'not_configured' });
+          continue;
+        }
+        if (belowCost.includes(name)) {
+          skipped.push({ upstream: name, reason: 'below_cost' });
           continue;
         }
         if (upstream.sells !== undefined && !(await upstream.sells(request))) {

@@ -26,14 +26,13 @@ import {
   electricityOrder,
 } from '../domain/orders.js';
 import { historyPageSize, type Page, readPage } from '../domain/paging.js';
-import { faceValueCostAt, planCostAt, planPriceFor, priceFor } from '../domain/pricing.js';
+import { type FaceValueSale, faceValueCostAt, faceValuePriceFor, planCostAt, planPriceFor } from '../domain/pricing.js';
 import {
   CABLE_PROVIDERS,
   canonicalNetwork,
   NETWORK_NAMES,
   networkNames,
   PLAN_TYPES,
-  type ProductName,
   type PurchaseOrder,
   RENEWABLE_CABLE_PROVIDERS,
 } from '../domain/products.js';
@@ -90,36 +89,60 @@ export function createPurchaseService(deps: PurchaseServiceDeps) {
   const costRules: CostRuleReader = deps.costRules ?? { current: () => store.catalog.listCostRules() };
 
   /**
-   * The upstream a purchase would be sent to: in live mode with routing, the first upstream
-   * of its route that sells the product (the one the flow calls first); otherwise its
-   * family's provider. Read without the route's health, which only reorders a choice the
-   * operator made, and without side effects (no skip is counted twice).
+   * The margin guard, which routes before it refuses: the upstreams of the sale's route (in
+   * live mode with routing; otherwise its family's provider alone) that sell its product and
+   * would sell it below their cost. When some upstream of the route covers the cost, the
+   * others are returned for routing to leave out (`below_cost`); when none does, the sale is
+   * refused (guardMargin). An upstream with no known cost is no guard's business. Read from
+   * the kept route table, without the route's health (which only reorders the operator's
+   * choice) and without side effects.
    */
-  async function servingUpstream(mode: Mode, product: ProductName, service: string, planType = ''): Promise<string> {
+  async function upstreamsBelowCost(
+    order: PurchaseOrder,
+    mode: Mode,
+    costAt: (upstream: string) => Kobo | undefined,
+    planType = '',
+  ): Promise<readonly string[]> {
     const supply = deps.supply;
-    if (mode !== 'live' || supply === undefined) return deps.providers[mode][product].name;
-    const route = await supply.router.routeOf({ product, service, planType });
-    const selling = route.find((name) => supply.router.supply.upstreams.get(name)?.products[product] !== undefined);
-    return selling ?? route[0] ?? deps.providers[mode][product].name;
+    const own = deps.providers[mode][order.product].name;
+    if (mode !== 'live' || supply === undefined) {
+      guardMargin(order, costAt(own), own, mode);
+      return [];
+    }
+    const route = await supply.router.routeOf({ product: order.product, service: order.service, planType });
+    const selling = route.filter(
+      (name) => supply.router.supply.upstreams.get(name)?.products[order.product] !== undefined,
+    );
+    if (selling.length === 0) selling.push(route[0] ?? own);
+    const below = selling.filter((name) => {
+      const cost = costAt(name);
+      return cost !== undefined && order.chargedKobo < cost;
+    });
+    if (below.length === selling.length) guardMargin(order, costAt(selling[0]!), selling[0]!, mode);
+    if (below.length > 0)
+      deps.log('pricing.routed_for_margin', {
+        mode,
+        product: order.product,
+        product_service: order.service,
+        price_kobo: order.chargedKobo,
+        below_cost: below.join(','),
+      });
+    return below;
   }
 
   /**
-   * The margin guard of a sale at face value less a tier discount (airtime, electricity,
-   * cable): its cost is the face value less the commission of the upstream that would serve
-   * it, where the operator told that commission (`prepaid pricing costs set`).
+   * The margin guard of a sale of airtime, electricity or cable: its cost at an upstream is
+   * the face value less that upstream's commission, where the operator told it (`prepaid
+   * pricing costs set`). No rule, no guard, and no route read.
    */
-  async function guardFaceValueMargin(order: PurchaseOrder, mode: Mode): Promise<void> {
-    const rules = await costRules.current();
-    if (rules.length === 0) return;
-    const upstream = await servingUpstream(mode, order.product, order.service);
-    // A rule names the network by its canonical name; a sale may name it t2.
-    const service = order.product === 'airtime' ? (canonicalNetwork(order.service) ?? order.service) : order.service;
-    const cost = faceValueCostAt(
-      rules,
-      { product: order.product, service, faceValueKobo: order.faceValueKobo },
-      upstream,
-    );
-    guardMargin(order, cost, upstream, mode);
+  async function faceValueBelowCost(
+    order: PurchaseOrder,
+    mode: Mode,
+    rules: readonly CostRule[],
+  ): Promise<readonly string[]> {
+    if (rules.length === 0) return [];
+    const sale = { product: order.product, service: costService(order), faceValueKobo: order.faceValueKobo };
+    return upstreamsBelowCost(order, mode, (upstream) => faceValueCostAt(rules, sale, upstream));
   }
 
   async function accountAndTier(accountId: string): Promise<{ account: AccountRecord; tier: TierRecord }> {
@@ -186,9 +209,10 @@ export function createPurchaseService(deps: PurchaseServiceDeps) {
 
     async airtime(accountId: string, mode: Mode, input: AirtimeInput, requestId: string): Promise<PurchaseResult> {
       const { tier } = await accountAndTier(accountId);
-      const order = airtimeOrder(input, tier);
-      await guardFaceValueMargin(order, mode);
-      return executePurchase(deps, accountId, mode, order, requestId);
+      const rules = await costRules.current();
+      const order = airtimeOrder(input, tier, rules);
+      const belowCost = await faceValueBelowCost(order, mode, rules);
+      return executePurchase(deps, accountId, mode, order, requestId, belowCost);
     },
 
     async data(accountId: string, mode: Mode, input: DataInput, requestId: string): Promise<PurchaseResult> {
@@ -205,9 +229,11 @@ export function createPurchaseService(deps: PurchaseServiceDeps) {
           { metadata: { plan_id: String(sold.planId), network: sold.network, plan_type: sold.type } },
         );
       }
-      const upstream = await servingUpstream(mode, 'data', order.service, sold.type);
-      guardMargin(order, planCostAt(sold, upstream), upstream, mode);
-      return executePurchase(deps, accountId, mode, order, requestId);
+      const belowCost =
+        Object.keys(sold.costsKobo).length === 0
+          ? []
+          : await upstreamsBelowCost(order, mode, (upstream) => planCostAt(sold, upstream), sold.type);
+      return executePurchase(deps, accountId, mode, order, requestId, belowCost);
     },
 
     async electricity(
@@ -217,9 +243,10 @@ export function createPurchaseService(deps: PurchaseServiceDeps) {
       requestId: string,
     ): Promise<PurchaseResult> {
       const { tier } = await accountAndTier(accountId);
-      const order = electricityOrder(input, tier);
+      const rules = await costRules.current();
+      const order = electricityOrder(input, tier, rules);
       // Before the lookup: a sale refused for cost asks the upstream nothing.
-      await guardFaceValueMargin(order, mode);
+      const belowCost = await faceValueBelowCost(order, mode, rules);
       // The disco's own minimum and arrears for this meter, where it tells them (verify).
       const meter = await lookUp(deps, mode, {
         product: 'electricity',
@@ -228,7 +255,7 @@ export function createPurchaseService(deps: PurchaseServiceDeps) {
         meterType: order.details.meterType!,
       });
       if (meter !== null) checkMeterMinimum(input, meter);
-      return executePurchase(deps, accountId, mode, order, requestId);
+      return executePurchase(deps, accountId, mode, order, requestId, belowCost);
     },
 
     async cable(accountId: string, mode: Mode, input: CableInput, requestId: string): Promise<PurchaseResult> {
@@ -241,9 +268,10 @@ export function createPurchaseService(deps: PurchaseServiceDeps) {
       const card = (RENEWABLE_CABLE_PROVIDERS as readonly string[]).includes(input.provider)
         ? await lookUp(deps, mode, { product: 'cable', service: input.provider, number: input.smartCard })
         : null;
-      const order = cableOrder(input, packages, tier, card);
-      await guardFaceValueMargin(order, mode);
-      return executePurchase(deps, accountId, mode, order, requestId);
+      const rules = await costRules.current();
+      const order = cableOrder(input, packages, tier, card, rules);
+      const belowCost = await faceValueBelowCost(order, mode, rules);
+      return executePurchase(deps, accountId, mode, order, requestId, belowCost);
     },
 
     async bulkSms(accountId: string, mode: Mode, input: BulkSmsInput, requestId: string): Promise<PurchaseResult> {
@@ -275,6 +303,11 @@ export function createPurchaseService(deps: PurchaseServiceDeps) {
         }));
     },
 
+    /** What `tier` pays for a sale of airtime, electricity or cable: the very charge the purchase makes. */
+    async faceValuePrice(tier: TierRecord, sale: FaceValueSale): Promise<Kobo> {
+      return faceValuePriceFor(tier, sale, await costRules.current());
+    },
+
     /** The active cable packages at this account's price: the very charge PayCable makes. */
     async cablePackages(accountId: string, provider: string): Promise<PricedCablePackage[]> {
       const { tier } = await accountAndTier(accountId);
@@ -284,9 +317,17 @@ export function createPurchaseService(deps: PurchaseServiceDeps) {
         throwIfViolations(violations);
       }
       const packages = await store.catalog.listCablePackages(provider ? { provider } : {});
+      const rules = await costRules.current();
       return packages
         .filter((pkg) => pkg.active)
-        .map((pkg) => ({ pkg, priceKobo: priceFor(tier, 'cable', pkg.provider, pkg.priceKobo) }));
+        .map((pkg) => ({
+          pkg,
+          priceKobo: faceValuePriceFor(
+            tier,
+            { product: 'cable', service: pkg.provider, faceValueKobo: pkg.priceKobo },
+            rules,
+          ),
+        }));
     },
 
     /**
@@ -346,6 +387,11 @@ async function lookUp(
     outcome: outcome.kind,
   });
   return outcome.kind === 'found' ? outcome.customer : null;
+}
+
+/** The service a cost or price rule names for a sale: a network by its canonical name (a sale may name it t2). */
+function costService(order: PurchaseOrder): string {
+  return order.product === 'airtime' ? (canonicalNetwork(order.service) ?? order.service) : order.service;
 }
 
 /** The longest reference a message repeats whole; ours are 10 characters, a caller's may be anything. */

@@ -120,10 +120,14 @@ function recordedOutcome(outcome: ProviderOutcome): 'failed' | 'pending' | 'deli
  * written in the reserve's own transaction (issue 29: an attempt's row cost a commit of its
  * own before the call, and another after it).
  */
-export async function routePurchase(supply: SupplyDeps, request: ProviderRequest): Promise<RoutingDecision> {
+export async function routePurchase(
+  supply: SupplyDeps,
+  request: ProviderRequest,
+  belowCost: readonly string[] = [],
+): Promise<RoutingDecision> {
   const planId = request.details.planId;
   const planType = planId !== undefined && supply.planTypeOf ? await supply.planTypeOf(planId) : '';
-  return supply.router.decide(request, planType);
+  return supply.router.decide(request, planType, belowCost);
 }
 
 /**

@@ -10,7 +10,7 @@ import { MODES } from '../domain/mode.js';
 import { sizeOrDefault } from '../domain/paging.js';
 import { planTypeFromName, sizeMbFromName, validityDaysFromText } from '../domain/plans.js';
 import type { PlanType } from '../domain/products.js';
-import type { CostRule, RouteRecord, UpstreamAttemptRecord } from '../domain/records.js';
+import type { CostRule, PricedProduct, RouteRecord, UpstreamAttemptRecord } from '../domain/records.js';
 import type { PendingList } from '../purchases/pending-list.js';
 import type { SupplyAdmin } from '../purchases/supply-admin.js';
 import { type Actor, CLI_ACTOR } from '../staff/audit.js';
@@ -237,11 +237,16 @@ export function adminHandlers(
       return { plan: catalogPlanMessage(result.plan), events: result.events };
     },
     async setPriceRule(req) {
-      if (!req.rule) throw invalid('rule', 'rule is required (its network and plan_type name the rule).');
+      if (!req.rule) throw invalid('rule', 'rule is required (its product, network, plan_type and service name it).');
       const r = req.rule;
       const result = await catalog.setPriceRule(
         req.tierId,
-        { network: r.network, planType: r.planType },
+        {
+          product: (r.product || 'data') as PricedProduct,
+          network: r.network,
+          planType: r.planType,
+          service: r.service,
+        },
         req.remove
           ? null
           : {
@@ -249,6 +254,7 @@ export function adminHandlers(
               marginKobo: koboIn(r.marginKobo, 'rule.margin_kobo'),
               floorKobo: koboIn(r.floorKobo, 'rule.floor_kobo'),
               ceilingKobo: koboIn(r.ceilingKobo, 'rule.ceiling_kobo'),
+              aboveFaceValue: r.aboveFaceValue,
             },
         by(req.note),
       );

@@ -7,6 +7,7 @@ import { create, type MessageInitShape } from '@bufbuild/protobuf';
 import type { ServerUnaryCall } from '@grpc/grpc-js';
 import {
   type AdminService as AdminServiceDesc,
+  ListCostRulesRequestSchema,
   ListRoutesRequestSchema,
   ListUpstreamHealthRequestSchema,
 } from '../../gen/prepaid/v1/admin_pb.js';
@@ -176,6 +177,8 @@ async function changeCatalogue(
     case 'floatAlert':
       await admin.setUpstreamFloatAlert(change.value, call);
       return { events: 0, changed: true };
+    case 'costRule':
+      return { events: 0, changed: (await admin.setCostRule(change.value, call)).changed ?? false };
     default:
       throw invalid('change', 'change must name what to change.');
   }
@@ -348,9 +351,13 @@ function settingsHandlers(
   | 'setStaffRole'
 > {
   return {
-    async getCatalogue(req) {
-      await realm.require(req.sessionToken, 'read', req.clientAddress);
-      return catalogue(catalog, req.network.trim().slice(0, MAX_FILTER_CHARS));
+    async getCatalogue(req, call) {
+      const { who } = await realm.require(req.sessionToken, 'read', req.clientAddress);
+      const [answer, costs] = await Promise.all([
+        catalogue(catalog, req.network.trim().slice(0, MAX_FILTER_CHARS)),
+        adminAs(who).listCostRules(create(ListCostRulesRequestSchema), call),
+      ]);
+      return { ...answer, costRules: costs.rules ?? [] };
     },
     async getSupplySettings(req, call) {
       const { who } = await realm.require(req.sessionToken, 'read', req.clientAddress);

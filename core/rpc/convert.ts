@@ -200,6 +200,9 @@ export function tierMessage(tier: TierRecord): MessageInitShape<typeof TierSchem
       marginKobo: BigInt(r.marginKobo),
       floorKobo: BigInt(r.floorKobo),
       ceilingKobo: BigInt(r.ceilingKobo),
+      product: r.product,
+      service: r.service,
+      aboveFaceValue: r.aboveFaceValue,
     })),
   };
 }

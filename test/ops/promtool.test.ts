@@ -38,7 +38,7 @@ async function everySeries(): Promise<[string, string]> {
   for (const outcome of ['delivered', 'failed', 'pending', 'not_delivered'] as const)
     core.supply.attempt('vtpass', 'airtime', outcome);
   core.supply.failover('datahub', 'vtpass', 'refused');
-  for (const reason of ['circuit_open', 'float_low', 'not_sold', 'not_configured'] as const)
+  for (const reason of ['circuit_open', 'float_low', 'not_sold', 'not_configured', 'below_cost'] as const)
     core.supply.skipped('datahub', reason);
   core.supply.circuit('datahub', 'half_open');
   core.supply.float('datahub', kobo(1_000_00), kobo(5_000_00));

@@ -19,7 +19,7 @@
  * Electricity (`/api/billpayment/`) is read in bills.ts; cable is not sold through the family.
  */
 import { type Kobo, kobo } from '../../domain/money.js';
-import type { Network } from '../../domain/products.js';
+import { canonicalNetwork, type Network } from '../../domain/products.js';
 import { evidenceOf } from '../failover.js';
 import { nairaCostToKobo, nairaTextToKobo } from '../naira-text.js';
 import type {
@@ -167,8 +167,11 @@ export function createPortedNumberProviders(options: PortedNumberOptions): Porte
     });
   }
 
-  const network = (service: string): number | undefined =>
-    Object.hasOwn(PORTED_NUMBER_NETWORKS, service) ? PORTED_NUMBER_NETWORKS[service as Network] : undefined;
+  // A sale may name 9mobile t2 (issue 34).
+  const network = (service: string): number | undefined => {
+    const canonical = canonicalNetwork(service) ?? service;
+    return Object.hasOwn(PORTED_NUMBER_NETWORKS, canonical) ? PORTED_NUMBER_NETWORKS[canonical as Network] : undefined;
+  };
 
   const airtime = provider('topup/', async (request) => {
     const id = network(request.service);

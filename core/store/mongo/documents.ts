@@ -191,6 +191,10 @@ export interface TierDoc {
 }
 
 interface PriceRuleDoc {
+  /** Absent on rules written before airtime, electricity and cable had rules: data. */
+  product?: PriceRule['product'];
+  service?: string;
+  above_face_value?: boolean;
   network: string;
   plan_type: string;
   margin_basis_points: number;
@@ -206,6 +210,9 @@ export function tierToDoc(tier: TierRecord): TierDoc {
     api_access: tier.apiAccess,
     discounts: tier.discounts.map((d) => ({ product: d.product, service: d.service, basis_points: d.basisPoints })),
     price_rules: tier.priceRules.map((r) => ({
+      product: r.product,
+      service: r.service,
+      above_face_value: r.aboveFaceValue,
       network: r.network,
       plan_type: r.planType,
       margin_basis_points: r.marginBasisPoints,
@@ -226,6 +233,9 @@ export function tierFromDoc(doc: TierDoc): TierRecord {
     ),
     priceRules: (doc.price_rules ?? []).map(
       (r): PriceRule => ({
+        product: r.product ?? 'data',
+        service: r.service ?? '',
+        aboveFaceValue: r.above_face_value ?? false,
         network: r.network,
         planType: r.plan_type,
         marginBasisPoints: r.margin_basis_points,

@@ -108,7 +108,10 @@ export function tierFromRow(row: TierRow): TierRecord {
     name: row.name,
     apiAccess: row.api_access === 1,
     discounts: JSON.parse(row.discounts) as DiscountRule[],
-    priceRules: JSON.parse(row.price_rules) as PriceRule[],
+    // Rules kept before airtime, electricity and cable had rules are data rules.
+    priceRules: (JSON.parse(row.price_rules) as Partial<PriceRule>[]).map(
+      (r): PriceRule => ({ product: 'data', service: '', aboveFaceValue: false, ...r }) as PriceRule,
+    ),
   };
 }
 

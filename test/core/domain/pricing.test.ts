@@ -6,10 +6,11 @@ import {
   applyDiscount,
   discountBasisPoints,
   faceValueCostAt,
+  faceValuePriceFor,
   planPriceFor,
   priceFor,
 } from '../../../core/domain/pricing.js';
-import type { CostRule, DiscountRule, PlanRecord, TierRecord } from '../../../core/domain/records.js';
+import type { CostRule, DiscountRule, PlanRecord, PriceRule, TierRecord } from '../../../core/domain/records.js';
 import { suite } from '../../helpers/suite.js';
 
 function tier(discounts: DiscountRule[], tierId = 'test'): Pick<TierRecord, 'tierId' | 'discounts'> {
@@ -207,3 +208,68 @@ commissions('the commission is rounded down, so the cost is never understated', 
 });
 
 commissions.run();
+
+const faceRules = suite('face-value price rules: cost plus margin, within floor, ceiling and face value');
+
+function faceRule(over: Partial<PriceRule>): PriceRule {
+  return {
+    product: 'airtime',
+    network: '',
+    planType: '',
+    service: '',
+    marginBasisPoints: 0,
+    marginKobo: kobo(0),
+    floorKobo: kobo(0),
+    ceilingKobo: kobo(0),
+    aboveFaceValue: false,
+    ...over,
+  };
+}
+
+const MTN_COSTS: CostRule[] = [
+  { product: 'airtime', service: 'mtn', upstream: 'vtpass', commissionBasisPoints: 300 },
+  { product: 'airtime', service: '', upstream: 'clubkonnect', commissionBasisPoints: 250 },
+];
+const MTN_1000 = { product: 'airtime', service: 'mtn', faceValueKobo: kobo(1_000_00) } as const;
+
+faceRules('the cost is the highest over the upstreams; the margin percent is rounded down', () => {
+  const t = {
+    ...tier([{ product: 'airtime', service: 'mtn', basisPoints: 300 }]),
+    priceRules: [faceRule({ marginBasisPoints: 33 })],
+  };
+  // ClubKonnect's 2.5% makes 975.00 the highest cost; 0.33% of it is 321.75 kobo, kept as 321.
+  assert.is(faceValuePriceFor(t, MTN_1000, MTN_COSTS), 975_00 + 321);
+});
+
+faceRules('the rule for the service beats the product-wide one; a data rule does not apply', () => {
+  const t = {
+    ...tier([]),
+    priceRules: [
+      faceRule({ marginKobo: kobo(1_00) }),
+      faceRule({ service: 'mtn', marginKobo: kobo(2_00) }),
+      faceRule({ product: 'data', marginKobo: kobo(9_00) }),
+    ],
+  };
+  assert.is(faceValuePriceFor(t, MTN_1000, MTN_COSTS), 977_00);
+  assert.is(faceValuePriceFor(t, { ...MTN_1000, service: 'glo' }, MTN_COSTS), 976_00, 'only the product-wide cost');
+});
+
+faceRules('floor, ceiling, then the face value unless the rule allows more', () => {
+  const priced = (rule: Partial<PriceRule>) =>
+    faceValuePriceFor({ ...tier([]), priceRules: [faceRule(rule)] }, MTN_1000, MTN_COSTS);
+  assert.is(priced({ floorKobo: kobo(990_00) }), 990_00);
+  assert.is(priced({ marginKobo: kobo(20_00), ceilingKobo: kobo(980_00) }), 980_00);
+  assert.is(priced({ marginKobo: kobo(50_00) }), 1_000_00, 'never above the face value by default');
+  assert.is(priced({ marginKobo: kobo(50_00), aboveFaceValue: true }), 1_025_00);
+});
+
+faceRules('no rule, or no cost told: the tier discount, as before', () => {
+  const discounted = tier([{ product: 'airtime', service: 'mtn', basisPoints: 300 }]);
+  assert.is(faceValuePriceFor({ ...discounted, priceRules: [] }, MTN_1000, MTN_COSTS), 970_00);
+  assert.is(
+    faceValuePriceFor({ ...discounted, priceRules: [faceRule({ marginKobo: kobo(1) })] }, MTN_1000, []),
+    970_00,
+  );
+});
+
+faceRules.run();

@@ -1,11 +1,12 @@
 /**
  * The airtime margin guard with several upstreams (issue 27's routes), through the real
- * gateway and core with the fake VTpass and the fake ported-number site: the cost that
- * counts is the one at the upstream the purchase's route sends it to first, so a commission
- * rule for VTpass refuses a sale only while VTpass comes first; and a route for 9mobile also
- * routes (and guards) airtime bought as t2.
+ * gateway and core with the fake VTpass and the fake ported-number site: a sale below its
+ * cost at the route's first upstream goes to a later one where it is not (skipped for
+ * `below_cost`), and is refused, with nothing debited, only when no upstream of the route
+ * covers its cost; a route for 9mobile also routes (and guards) airtime bought as t2.
  */
 import * as assert from 'uvu/assert';
+import { type CoreMetrics, createCoreMetrics } from '../../../core/metrics.js';
 import { createProviders } from '../../../core/providers/index.js';
 import { runAgainst, runJson } from '../../cli/run.js';
 import { startCore, type TestCore } from '../../helpers/core.js';
@@ -22,6 +23,7 @@ interface Ctx {
   gateway: TestGateway;
   keys: ApiKeys & { accountId: string };
   coreLog: string[];
+  metrics: CoreMetrics;
 }
 
 const test = suite<Ctx>('the airtime margin guard follows the route');
@@ -39,7 +41,9 @@ test.before(async (ctx) => {
     upstreams: [{ name: 'site', kind: 'ported-number', baseUrl: ctx.site.baseUrl, token: ctx.site.token }],
     vtpass: ctx.vtpass,
   });
+  ctx.metrics = createCoreMetrics();
   ctx.core = await startCore({
+    metrics: ctx.metrics,
     providerTimeoutMs: 1_000,
     upstreams: (store) => createProviders(config, { catalog: store.catalog, planCodes: async () => null, log }),
     log,
@@ -63,7 +67,11 @@ function buy(ctx: Ctx, network: string) {
   });
 }
 
-test('a VTpass commission below the tier discount refuses a sale only while VTpass comes first', async (ctx) => {
+async function balance(ctx: Ctx): Promise<bigint> {
+  return (await ctx.core.admin.getAccount({ accountId: ctx.keys.accountId })).account!.balanceKobo;
+}
+
+test('a sale below cost at the first upstream is served by a later one; refused when none covers it', async (ctx) => {
   // VTpass gives 1% on MTN and 9mobile airtime: 990 for 1,000, above the API tier's 970 and 960.
   for (const network of ['mtn', '9mobile']) {
     const set = await runJson(ctx.core, [
@@ -91,9 +99,43 @@ test('a VTpass commission below the tier discount refuses a sale only while VTpa
 
   const route = await runAgainst(ctx.core, ['routes', 'set', 'airtime', '--network', 'mtn', 'vtpass,site']);
   assert.is(route.code, 0, route.stderr);
+  // VTpass comes first but would sell at 970 what costs it 990: the site, with no cost told, serves it.
+  const routed = await buy(ctx, 'mtn');
+  assert.is(routed.status, 200, routed.text);
+  assert.is(routed.json.charged, 970);
+  const attempts = await ctx.core.store.supply.attemptsOf(routed.json.reference as string);
+  assert.equal(
+    attempts.map((a) => a.upstream),
+    ['site'],
+  );
+  const routedLine = ctx.coreLog.find(
+    (line) => line.includes('"event":"purchase.routed"') && line.includes(routed.json.reference as string),
+  );
+  assert.match(routedLine ?? '', /"skipped":"vtpass:below_cost"/);
+  const metrics = await ctx.metrics.registry.metrics();
+  // Both sales left VTpass out: the first too, where it came second (no failover sells below cost).
+  assert.match(metrics, /prepaid_core_upstream_skips_total\{upstream="vtpass",reason="below_cost"\} 2/);
+  assert.is(ctx.coreLog.filter((line) => line.includes('"event":"pricing.below_cost"')).length, 0);
+
+  // The site's commission is told too, and it is below cost there as well: refused, nothing debited.
+  const site = await runJson(ctx.core, [
+    'pricing',
+    'costs',
+    'set',
+    'airtime',
+    '--network',
+    'mtn',
+    '--upstream',
+    'site',
+    '--commission-percent',
+    '2',
+  ]);
+  assert.is(site.code, 0, site.stderr);
+  const before = await balance(ctx);
   const refused = await buy(ctx, 'mtn');
   assert.is(refused.status, 422, refused.text);
   assert.is(refused.json.code, 'PRICE_BELOW_COST');
+  assert.is(await balance(ctx), before, 'nothing was debited');
   const warned = ctx.coreLog.filter((line) => line.includes('"event":"pricing.below_cost"'));
   assert.is(warned.length, 1);
   assert.match(warned[0]!, /"upstream":"vtpass"/);
@@ -106,9 +148,14 @@ test('a VTpass commission below the tier discount refuses a sale only while VTpa
 test('a route set for 9mobile is the route of airtime bought as t2, and its guard applies', async (ctx) => {
   const route = await runAgainst(ctx.core, ['routes', 'set', 'airtime', '--network', '9mobile', 'vtpass,site']);
   assert.is(route.code, 0, route.stderr);
-  const refused = await buy(ctx, 't2');
-  assert.is(refused.status, 422, refused.text);
-  assert.is(refused.json.code, 'PRICE_BELOW_COST');
+  // Below cost at VTpass (990 for the 960 the tier pays): the site serves it.
+  const routed = await buy(ctx, 't2');
+  assert.is(routed.status, 200, routed.text);
+  const atSite = await ctx.core.store.supply.attemptsOf(routed.json.reference as string);
+  assert.equal(
+    atSite.map((a) => a.upstream),
+    ['site'],
+  );
 
   const removed = await runJson(ctx.core, [
     'pricing',

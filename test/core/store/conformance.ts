@@ -23,6 +23,7 @@ import {
   type LedgerEntryRecord,
   type NewTransaction,
   type PlanRecord,
+  type PriceRule,
   type SessionRecord,
   type TransactionQuery,
   type TransactionRecord,
@@ -436,14 +437,40 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
     });
 
     it('a plan keeps its type, size, validity days and costs, and a tier its price rules', async (h) => {
-      const rules = [
+      const rules: PriceRule[] = [
         {
+          product: 'data',
           network: 'mtn',
           planType: 'sme',
+          service: '',
           marginBasisPoints: 500,
           marginKobo: kobo(10_00),
           floorKobo: kobo(0),
           ceilingKobo: kobo(900_00),
+          aboveFaceValue: false,
+        },
+        // Airtime, electricity and cable rules price over the commissions; one may pass face value.
+        {
+          product: 'electricity',
+          network: '',
+          planType: '',
+          service: 'ikedc',
+          marginBasisPoints: 150,
+          marginKobo: kobo(25),
+          floorKobo: kobo(0),
+          ceilingKobo: kobo(0),
+          aboveFaceValue: true,
+        },
+        {
+          product: 'airtime',
+          network: '',
+          planType: '',
+          service: '',
+          marginBasisPoints: 0,
+          marginKobo: kobo(5_00),
+          floorKobo: kobo(1_00),
+          ceilingKobo: kobo(0),
+          aboveFaceValue: false,
         },
       ];
       assert.equal(await h.store.catalog.upsertTier({ ...standard, priceRules: rules }), {

@@ -23,7 +23,7 @@ import {
 } from '../domain/funding.js';
 import type { Mode } from '../domain/mode.js';
 import { type Kobo, MAX_AMOUNT_KOBO } from '../domain/money.js';
-import type { Store } from '../store/port.js';
+import type { CreditInflowResult, Store } from '../store/port.js';
 import { kycHash, kycLast4, withoutIdentityNumbers } from './kyc.js';
 import type {
   AccountEvent,
@@ -308,20 +308,25 @@ export function createFundingService(deps: FundingDeps) {
     else if (confirmed.amountPaidKobo < 1 || confirmed.amountPaidKobo > MAX_AMOUNT_KOBO)
       reason = 'the amount is outside what a wallet takes';
     const now = clock();
-    const { inflow, created } = await store.funding.recordInflow({
-      inflowId: newInflowId(),
-      provider,
-      providerReference: confirmed.providerReference,
-      accountNumber,
-      accountId: reason === '' ? account!.accountId : null,
-      mode: account?.mode ?? 'live',
-      amountPaidKobo: confirmed.amountPaidKobo,
-      payerName: confirmed.payerName.slice(0, 200),
-      status: reason === '' ? 'verified' : 'unmatched',
-      reason,
-      raw: confirmed.raw.slice(0, 16_000),
-      createdAt: now,
-    });
+    // A new verified inflow is recorded and credited in one store operation (one commit).
+    const { inflow, created, credit } = await store.funding.recordAndCreditInflow(
+      {
+        inflowId: newInflowId(),
+        provider,
+        providerReference: confirmed.providerReference,
+        accountNumber,
+        accountId: reason === '' ? account!.accountId : null,
+        mode: account?.mode ?? 'live',
+        amountPaidKobo: confirmed.amountPaidKobo,
+        payerName: confirmed.payerName.slice(0, 200),
+        status: reason === '' ? 'verified' : 'unmatched',
+        reason,
+        raw: confirmed.raw.slice(0, 16_000),
+        createdAt: now,
+      },
+      { feeKobo: fundingFeeKobo(confirmed.amountPaidKobo, deps.fee), at: now },
+    );
+    if (credit !== null) return afterCredit(inflow, credit);
     if (!created && inflow.amountPaidKobo !== confirmed.amountPaidKobo) {
       // The same reference with another amount: the first record stands and nothing moves.
       log('funding.reference_amount_differs', {
@@ -345,6 +350,11 @@ export function createFundingService(deps: FundingDeps) {
       { accountId: inflow.accountId!, mode: inflow.mode, feeKobo, at: clock() },
       'verified',
     );
+    return afterCredit(inflow, result);
+  }
+
+  /** What a credit of a verified inflow came to, logged, counted and nudged. */
+  function afterCredit(inflow: InflowRecord, result: CreditInflowResult): NotifyOutcome {
     switch (result.outcome) {
       case 'credited':
         deps.nudge?.({ accountId: result.inflow.accountId!, mode: result.inflow.mode });

@@ -232,7 +232,9 @@ export async function startService(
   env: Record<string, string> = {},
 ): Promise<{ service: ChildProcess; port: number; corePort: number }> {
   const [port, corePort] = [await freePort(), await freePort()];
-  const service = spawn(process.execPath, built('bin/start.ts'), {
+  // BENCH_SERVICE_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"): node's flags for the service alone.
+  const nodeArgs = (process.env['BENCH_SERVICE_NODE_ARGS'] ?? '').split(' ').filter(Boolean);
+  const service = spawn(process.execPath, [...nodeArgs, ...built('bin/start.ts')], {
     env: {
       ...process.env,
       DATA_DIR: dataDir,

@@ -16,8 +16,9 @@
  * scale benchmark of bench/scale.ts, after the rest; "BENCH_ONLY=none BENCH_SCALE=1m" runs it
  * alone), BENCH_STRICT (1: a missed target fails the run), BENCH_SLOW_CONNECTIONS (default
  * 3000) and BENCH_SLOW_DELAY_MS (default 2000): the slow-upstream scenario's purchases in
- * flight and the sandbox's answer time. The "funding" scenario (bank transfers' notifications,
- * and purchases beside them) is bench/funding.ts.
+ * flight and the sandbox's answer time, BENCH_SERVICE_NODE_ARGS (node's flags for the service
+ * alone, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile it). The "funding" scenario (bank
+ * transfers' notifications, and purchases beside them) is bench/funding.ts.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

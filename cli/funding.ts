@@ -5,7 +5,7 @@
  */
 
 import { parseNaira } from '../core/domain/money.js';
-import { FundingService, type Inflow, type VirtualAccount } from '../gen/prepaid/v1/funding_pb.js';
+import { FundingService, type Inflow, type OpeningRefusal, type VirtualAccount } from '../gen/prepaid/v1/funding_pb.js';
 import { type CommandGroup, UsageError } from './command.js';
 import {
   columns,
@@ -65,6 +65,19 @@ function inflowText(i: Inflow): string {
   return `${i.inflowId} ${i.status}: ${nairaText(kobo(i.amountPaidKobo))} from ${i.payerName || 'an unnamed payer'} ${where} via ${i.provider} (${i.providerReference})${i.reason === '' ? '' : `; ${i.reason}`}`;
 }
 
+function refusalJson(r: OpeningRefusal): Record<string, unknown> {
+  return { provider: r.provider, at: isoTime(r.at), step: r.step, reason: r.reason };
+}
+
+/** A provider's refusal, and what to do about it. */
+function refusalText(accountId: string, r: OpeningRefusal): string {
+  const step = r.step === 'open' ? 'refused the identity' : `refused the ${r.step}`;
+  return (
+    `Refused: ${r.provider} ${step} at ${isoTime(r.at)}: ${r.reason} ` +
+    `Give the identity again: \`prepaid funding open ${accountId} --bvn ...\` (or the owner on the Fund wallet page).`
+  );
+}
+
 /** A threshold in Naira; 0 removes it. */
 function thresholdArgument(text: string): bigint {
   const parsed = parseNaira(text);
@@ -118,11 +131,17 @@ export const fundingGroup: CommandGroup = {
           },
         });
         return {
-          json: { account_id: args[0], accounts: response.accounts.map(accountJson), pending: response.pending },
+          json: {
+            account_id: args[0],
+            accounts: response.accounts.map(accountJson),
+            pending: response.pending,
+            refused: response.refused.map(refusalJson),
+          },
           text: [
             `Virtual accounts of ${args[0]}:`,
             ...accountRows(response.accounts),
             ...response.pending.map((p) => `Pending: ${p}`),
+            ...response.refused.map((r) => refusalText(args[0]!, r)),
           ],
         };
       },
@@ -144,9 +163,11 @@ export const fundingGroup: CommandGroup = {
             fee: { percent: fee.basisPoints / 100, cap: fee.capKobo > 0n ? Number(fee.capKobo) / 100 : null },
             low_balance_threshold: r.lowBalanceThresholdKobo > 0n ? Number(r.lowBalanceThresholdKobo) / 100 : null,
             recent_credits: r.recentCredits.map(inflowJson),
+            refusals: r.refusals.map(refusalJson),
           },
           text: [
             ...accountRows(r.accounts),
+            ...r.refusals.map((refusal) => refusalText(args[0]!, refusal)),
             `Fee: ${feeText}. Low-balance threshold: ${r.lowBalanceThresholdKobo > 0n ? nairaText(kobo(r.lowBalanceThresholdKobo)) : 'none'}.`,
             ...r.recentCredits.map(inflowText),
           ],

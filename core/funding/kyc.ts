@@ -14,3 +14,15 @@ export function kycLast4(number: string): string {
 export function kycHash(key: string, kind: string, number: string): string {
   return createHmac('sha256', key).update(`${kind}:${number}`).digest('hex');
 }
+
+/**
+ * A provider's words about an identity, fit to keep and show: any run of eight or more digits
+ * (with single spaces or dashes between them: a BVN, a NIN, a bank account number a provider
+ * echoed back) is withheld, and the text is bounded.
+ */
+export function withoutIdentityNumbers(text: string): string {
+  return text
+    .replace(/\d(?:[ -]?\d){7,}/g, '[number withheld]')
+    .trim()
+    .slice(0, 300);
+}

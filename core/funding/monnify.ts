@@ -35,6 +35,7 @@ import { invalid } from '../domain/errors.js';
 import type { VirtualAccountRecord } from '../domain/funding.js';
 import type { Mode } from '../domain/mode.js';
 import { type Kobo, MAX_AMOUNT_KOBO, parseNaira } from '../domain/money.js';
+import { callProvider } from './http.js';
 import type { ConfirmedInflow, FundingProvider, InflowHint, OpenRequest, OpenResult, VerifyResult } from './port.js';
 import { verifyHmacSha512Hex } from './signature.js';
 
@@ -151,19 +152,22 @@ export function createMonnifyFunding(options: MonnifyOptions): FundingProvider {
     body: Json | undefined,
     signal: AbortSignal,
   ): Promise<MonnifyAnswer> {
-    const response = await fetch(`${base}${path}`, {
-      method,
-      headers: {
-        Authorization: authorization,
-        Accept: 'application/json',
-        ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+    const response = await callProvider(
+      `${base}${path}`,
+      {
+        method,
+        headers: {
+          Authorization: authorization,
+          Accept: 'application/json',
+          ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        signal,
       },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      signal,
-      redirect: 'error',
-    });
-    const text = await response.text();
-    if (text.length > MAX_ANSWER_BYTES) throw new Error('monnify: answer too large');
+      MAX_ANSWER_BYTES,
+      'monnify',
+    );
+    const text = response.text;
     let parsed: unknown = null;
     try {
       parsed = JSON.parse(text);

@@ -38,6 +38,7 @@
 import { invalid } from '../domain/errors.js';
 import type { VirtualAccountRecord } from '../domain/funding.js';
 import { isKobo, kobo, MAX_AMOUNT_KOBO } from '../domain/money.js';
+import { callProvider } from './http.js';
 import type {
   AccountEvent,
   ConfirmedInflow,
@@ -121,19 +122,22 @@ export function createPaystackFunding(options: PaystackOptions): FundingProvider
     body: Json | undefined,
     signal: AbortSignal,
   ): Promise<PaystackAnswer> {
-    const response = await fetch(`${base}${path}`, {
-      method,
-      headers: {
-        Authorization: `Bearer ${options.secretKey}`,
-        Accept: 'application/json',
-        ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+    const response = await callProvider(
+      `${base}${path}`,
+      {
+        method,
+        headers: {
+          Authorization: `Bearer ${options.secretKey}`,
+          Accept: 'application/json',
+          ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        signal,
       },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      signal,
-      redirect: 'error',
-    });
-    const text = await response.text();
-    if (text.length > MAX_ANSWER_BYTES) throw new Error('paystack: answer too large');
+      MAX_ANSWER_BYTES,
+      'paystack',
+    );
+    const text = response.text;
     let parsed: unknown = null;
     try {
       parsed = JSON.parse(text);

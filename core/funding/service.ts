@@ -23,8 +23,8 @@ import {
 } from '../domain/funding.js';
 import type { Mode } from '../domain/mode.js';
 import { type Kobo, MAX_AMOUNT_KOBO } from '../domain/money.js';
-import type { Store } from '../store/port.js';
-import { kycHash, kycLast4 } from './kyc.js';
+import type { CreditInflowResult, Store } from '../store/port.js';
+import { kycHash, kycLast4, withoutIdentityNumbers } from './kyc.js';
 import type {
   AccountEvent,
   ConfirmedInflow,
@@ -92,14 +92,138 @@ export interface FundingOverview {
   fee: FundingFee;
   lowBalanceThresholdKobo: Kobo | null;
   recentCredits: InflowRecord[];
-  /** Why a provider refused to open an account for this wallet (its latest answer), or "". */
-  openingProblem: string;
+  /** Each provider's latest refusal to open an account for this wallet, unless it opened one since. */
+  refusals: OpeningRefusal[];
   /** A provider of this mode asks for a bank account linked to the BVN when opening. */
   bankAccountAsked: boolean;
 }
 
+/** A provider's refusal to open a wallet's account: at once (the identity) or later (Paystack's identification). */
+export interface OpeningRefusal {
+  provider: FundingProviderName;
+  at: Date;
+  /** The provider's reason, identity numbers withheld (withoutIdentityNumbers). */
+  reason: string;
+  /** `open` (refused when asked), `identification` or `assignment` (a later answer). */
+  step: string;
+}
+
+/** A provider's refusal of the identity itself, as its adapter throws it: a field error. */
+function isRefusal(error: unknown): error is DomainError {
+  return error instanceof DomainError && error.code === 'INVALID_PARAMETER';
+}
+
 function signal(): AbortSignal {
   return AbortSignal.timeout(FUNDING_PROVIDER_TIMEOUT_MS);
+}
+
+/** A provider's refusal, kept in the audit log (actor `system`) for the owner and the operator to read. */
+async function recordRefusal(
+  { store, clock }: Pick<FundingDeps, 'store' | 'clock'>,
+  provider: FundingProviderName,
+  accountId: string,
+  mode: Mode,
+  step: string,
+  reason: string,
+): Promise<OpeningRefusal> {
+  const refusal = { provider, at: clock(), reason: withoutIdentityNumbers(reason), step };
+  await store.auditLog.append({
+    at: refusal.at,
+    actor: 'system',
+    action: OPENING_FAILED,
+    target: accountId,
+    before: null,
+    after: JSON.stringify({ provider, mode, step }),
+    address: null,
+    note: refusal.reason,
+  });
+  return refusal;
+}
+
+/** Each provider's latest refusal of an opening for this wallet, unless that provider opened an account after it. */
+async function openingRefusals(
+  store: FundingDeps['store'],
+  accountId: string,
+  mode: Mode,
+  accounts: VirtualAccountRecord[],
+): Promise<OpeningRefusal[]> {
+  const entries = await store.auditLog.list({ action: OPENING_FAILED, target: accountId, limit: 20 });
+  const latest = new Map<string, OpeningRefusal>();
+  for (const entry of entries.sort((a, b) => b.at.getTime() - a.at.getTime())) {
+    const after = JSON.parse(entry.after ?? '{}') as { provider?: string; mode?: string; step?: string };
+    if (after.mode !== mode || !isFundingProvider(after.provider ?? '') || latest.has(after.provider!)) continue;
+    latest.set(after.provider!, {
+      provider: after.provider as FundingProviderName,
+      at: entry.at,
+      // Refusals kept before their reasons were cleaned are cleaned as they are read.
+      reason: withoutIdentityNumbers(entry.note),
+      step: after.step ?? '',
+    });
+  }
+  return [...latest.values()].filter(
+    (refusal) =>
+      !accounts.some((a) => a.provider === refusal.provider && a.status === 'active' && a.createdAt >= refusal.at),
+  );
+}
+
+/**
+ * Opens the wallet's accounts with one provider. A refusal of the identity (the adapter's
+ * field error: Monnify refusing the BVN, Paystack's identification refused at once) is kept
+ * for the Fund wallet page and `funding accounts`, and the other providers are still asked.
+ */
+async function openWith(
+  deps: FundingDeps,
+  provider: FundingProvider,
+  accountId: string,
+  mode: Mode,
+  kyc: ReturnType<typeof validateKyc>,
+): Promise<
+  { kind: 'opened' } | { kind: 'pending'; reason: string } | { kind: 'refused'; refusal: OpeningRefusal; field: string }
+> {
+  const { store, clock, log } = deps;
+  const identity = {
+    kycKind: kyc.kind,
+    kycLast4: kycLast4(kyc.number),
+    kycHash: kycHash(deps.kycKey, kyc.kind, kyc.number),
+  };
+  // Kept before the provider is asked for a step it answers later, so the answer finds it.
+  const beforeLaterAnswer = (customerRef: string) =>
+    store.funding.saveOpening({
+      provider: provider.name,
+      customerRef,
+      accountId,
+      mode,
+      ...identity,
+      createdAt: clock(),
+    });
+  let result: Awaited<ReturnType<FundingProvider['open']>>;
+  try {
+    result = await provider.open({ accountId, mode, kyc, beforeLaterAnswer }, signal());
+  } catch (error) {
+    if (!isRefusal(error)) throw error;
+    log('funding.opening_failed', { level: 'warn', provider: provider.name, account_id: accountId, step: 'open' });
+    const refusal = await recordRefusal(deps, provider.name, accountId, mode, 'open', error.message);
+    return { kind: 'refused', refusal, field: error.violations[0]?.field ?? kyc.kind };
+  }
+  if (result.kind === 'pending') return result;
+  for (const opened of result.accounts) {
+    await store.funding.saveVirtualAccount({
+      provider: provider.name,
+      ...opened,
+      accountId,
+      mode,
+      status: 'active',
+      ...identity,
+      createdAt: clock(),
+    });
+  }
+  log('funding.accounts_opened', {
+    account_id: accountId,
+    mode,
+    provider: provider.name,
+    count: result.accounts.length,
+  });
+  return { kind: 'opened' };
 }
 
 export function createFundingService(deps: FundingDeps) {
@@ -184,20 +308,25 @@ export function createFundingService(deps: FundingDeps) {
     else if (confirmed.amountPaidKobo < 1 || confirmed.amountPaidKobo > MAX_AMOUNT_KOBO)
       reason = 'the amount is outside what a wallet takes';
     const now = clock();
-    const { inflow, created } = await store.funding.recordInflow({
-      inflowId: newInflowId(),
-      provider,
-      providerReference: confirmed.providerReference,
-      accountNumber,
-      accountId: reason === '' ? account!.accountId : null,
-      mode: account?.mode ?? 'live',
-      amountPaidKobo: confirmed.amountPaidKobo,
-      payerName: confirmed.payerName.slice(0, 200),
-      status: reason === '' ? 'verified' : 'unmatched',
-      reason,
-      raw: confirmed.raw.slice(0, 16_000),
-      createdAt: now,
-    });
+    // A new verified inflow is recorded and credited in one store operation (one commit).
+    const { inflow, created, credit } = await store.funding.recordAndCreditInflow(
+      {
+        inflowId: newInflowId(),
+        provider,
+        providerReference: confirmed.providerReference,
+        accountNumber,
+        accountId: reason === '' ? account!.accountId : null,
+        mode: account?.mode ?? 'live',
+        amountPaidKobo: confirmed.amountPaidKobo,
+        payerName: confirmed.payerName.slice(0, 200),
+        status: reason === '' ? 'verified' : 'unmatched',
+        reason,
+        raw: confirmed.raw.slice(0, 16_000),
+        createdAt: now,
+      },
+      { feeKobo: fundingFeeKobo(confirmed.amountPaidKobo, deps.fee), at: now },
+    );
+    if (credit !== null) return afterCredit(inflow, credit);
     if (!created && inflow.amountPaidKobo !== confirmed.amountPaidKobo) {
       // The same reference with another amount: the first record stands and nothing moves.
       log('funding.reference_amount_differs', {
@@ -221,6 +350,11 @@ export function createFundingService(deps: FundingDeps) {
       { accountId: inflow.accountId!, mode: inflow.mode, feeKobo, at: clock() },
       'verified',
     );
+    return afterCredit(inflow, result);
+  }
+
+  /** What a credit of a verified inflow came to, logged, counted and nudged. */
+  function afterCredit(inflow: InflowRecord, result: CreditInflowResult): NotifyOutcome {
     switch (result.outcome) {
       case 'credited':
         deps.nudge?.({ accountId: result.inflow.accountId!, mode: result.inflow.mode });
@@ -331,16 +465,7 @@ export function createFundingService(deps: FundingDeps) {
           account_id: outcome.accountId,
           step: event.step,
         });
-        await store.auditLog.append({
-          at: clock(),
-          actor: 'system',
-          action: OPENING_FAILED,
-          target: outcome.accountId,
-          before: null,
-          after: JSON.stringify({ provider: provider.name, mode: outcome.mode, step: event.step }),
-          address: null,
-          note: outcome.reason,
-        });
+        await recordRefusal(deps, provider.name, outcome.accountId, outcome.mode, event.step, outcome.reason);
         return 'account_event';
       case 'opened': {
         // The identity as the request that started the opening kept it (last four digits and
@@ -378,16 +503,6 @@ export function createFundingService(deps: FundingDeps) {
     }
   }
 
-  /** The latest refusal of an opening for this wallet, unless an account was opened after it. */
-  async function openingProblem(accountId: string, mode: Mode, accounts: VirtualAccountRecord[]): Promise<string> {
-    const [latest] = (await store.auditLog.list({ action: OPENING_FAILED, target: accountId, limit: 5 })).filter(
-      (entry) => (JSON.parse(entry.after ?? '{}') as { mode?: string }).mode === mode,
-    );
-    if (latest === undefined) return '';
-    const opened = accounts.some((a) => a.status === 'active' && a.createdAt >= latest.at);
-    return opened ? '' : latest.note;
-  }
-
   function providerOf(name: FundingProviderName): FundingProvider {
     const provider = byName.get(name);
     if (provider === undefined)
@@ -407,52 +522,30 @@ export function createFundingService(deps: FundingDeps) {
       accountId: string,
       mode: Mode,
       input: KycInput,
-    ): Promise<{ accounts: VirtualAccountRecord[]; pending: string[] }> {
+    ): Promise<{ accounts: VirtualAccountRecord[]; pending: string[]; refused: OpeningRefusal[] }> {
       const kyc = validateKyc(input);
       await requireAccount(accountId);
       const existing = await store.funding.listVirtualAccounts(accountId, mode);
       const pending: string[] = [];
+      const refused: { refusal: OpeningRefusal; field: string }[] = [];
+      let opened = 0;
       for (const provider of deps.providers[mode]) {
         if (existing.some((a) => a.provider === provider.name && a.status === 'active')) continue;
-        const identity = {
-          kycKind: kyc.kind,
-          kycLast4: kycLast4(kyc.number),
-          kycHash: kycHash(deps.kycKey, kyc.kind, kyc.number),
-        };
-        // Kept before the provider is asked for a step it answers later, so the answer finds it.
-        const beforeLaterAnswer = (customerRef: string) =>
-          store.funding.saveOpening({
-            provider: provider.name,
-            customerRef,
-            accountId,
-            mode,
-            ...identity,
-            createdAt: clock(),
-          });
-        const result = await provider.open({ accountId, mode, kyc, beforeLaterAnswer }, signal());
-        if (result.kind === 'pending') {
-          pending.push(`${provider.name}: ${result.reason}`);
-          continue;
-        }
-        for (const opened of result.accounts) {
-          await store.funding.saveVirtualAccount({
-            provider: provider.name,
-            ...opened,
-            accountId,
-            mode,
-            status: 'active',
-            ...identity,
-            createdAt: clock(),
-          });
-        }
-        log('funding.accounts_opened', {
-          account_id: accountId,
-          mode,
-          provider: provider.name,
-          count: result.accounts.length,
-        });
+        const result = await openWith(deps, provider, accountId, mode, kyc);
+        if (result.kind === 'pending') pending.push(`${provider.name}: ${result.reason}`);
+        else if (result.kind === 'refused') refused.push(result);
+        else opened++;
       }
-      return { accounts: await store.funding.listVirtualAccounts(accountId, mode), pending };
+      // Every provider asked refused the identity: the form says so, each provider in its words.
+      if (refused.length > 0 && opened === 0 && pending.length === 0) {
+        const [first] = refused;
+        throw invalid(first!.field, refused.map((r) => r.refusal.reason).join(' '));
+      }
+      return {
+        accounts: await store.funding.listVirtualAccounts(accountId, mode),
+        pending,
+        refused: refused.map((r) => r.refusal),
+      };
     },
 
     async overview(accountId: string, mode: Mode): Promise<FundingOverview> {
@@ -467,7 +560,7 @@ export function createFundingService(deps: FundingDeps) {
         fee: deps.fee,
         lowBalanceThresholdKobo,
         recentCredits: inflows.filter((i) => i.status === 'credited'),
-        openingProblem: await openingProblem(accountId, mode, accounts),
+        refusals: await openingRefusals(store, accountId, mode, accounts),
         bankAccountAsked: deps.providers[mode].some((p) => p.asksBankAccount === true),
       };
     },

@@ -6,6 +6,7 @@ import type {
   FundingService as FundingServiceDesc,
   HolderFundingService as HolderFundingServiceDesc,
   InflowSchema,
+  OpeningRefusalSchema,
   VirtualAccountSchema,
 } from '../../gen/prepaid/v1/funding_pb.js';
 import { invalid } from '../domain/errors.js';
@@ -13,7 +14,7 @@ import type { InflowRecord, InflowStatus, KycInput, KycKind, VirtualAccountRecor
 import type { Mode } from '../domain/mode.js';
 import { kobo } from '../domain/money.js';
 import { randomChars } from '../domain/random.js';
-import type { FundingService } from '../funding/service.js';
+import type { FundingService, OpeningRefusal } from '../funding/service.js';
 import type { PeopleService } from '../people/service.js';
 import { koboIn, MODE_TO_PROTO, modeIn, timestampInit } from './convert.js';
 import type { Handlers } from './grpc.js';
@@ -22,6 +23,10 @@ import type { Handlers } from './grpc.js';
 const REFERENCE_ALPHABET = '0123456789ABCDEFGHJKLMNPQRSTUVWX';
 
 const INFLOW_STATUSES: readonly InflowStatus[] = ['verified', 'credited', 'unmatched', 'rejected'];
+
+function refusalMessage(refusal: OpeningRefusal): MessageInitShape<typeof OpeningRefusalSchema> {
+  return { provider: refusal.provider, at: timestampInit(refusal.at), reason: refusal.reason, step: refusal.step };
+}
 
 function virtualAccountMessage(account: VirtualAccountRecord): MessageInitShape<typeof VirtualAccountSchema> {
   return {
@@ -82,7 +87,11 @@ export function fundingHandlers(funding: FundingService): Handlers<(typeof Fundi
   return {
     async openFundingAccounts(req) {
       const opened = await funding.openAccounts(req.accountId, modeIn(req.mode), kycIn(req.kyc));
-      return { accounts: opened.accounts.map(virtualAccountMessage), pending: opened.pending };
+      return {
+        accounts: opened.accounts.map(virtualAccountMessage),
+        pending: opened.pending,
+        refused: opened.refused.map(refusalMessage),
+      };
     },
     async getFunding(req) {
       const overview = await funding.overview(req.accountId, modeIn(req.mode));
@@ -91,6 +100,7 @@ export function fundingHandlers(funding: FundingService): Handlers<(typeof Fundi
         fee: { basisPoints: overview.fee.basisPoints, capKobo: BigInt(overview.fee.capKobo ?? 0) },
         lowBalanceThresholdKobo: BigInt(overview.lowBalanceThresholdKobo ?? 0),
         recentCredits: overview.recentCredits.map((i) => inflowMessage(i, false)),
+        refusals: overview.refusals.map(refusalMessage),
       };
     },
     async simulateTransfer(req) {
@@ -176,7 +186,8 @@ export function holderFundingHandlers(
         lowBalanceThresholdKobo: BigInt(overview.lowBalanceThresholdKobo ?? 0),
         recentCredits: overview.recentCredits.map((i) => inflowMessage(i, false)),
         balanceKobo: BigInt(balanceKobo),
-        openingProblem: overview.openingProblem,
+        openingProblem: overview.refusals[0]?.reason ?? '',
+        refusals: overview.refusals.map(refusalMessage),
         bankAccountAsked: overview.bankAccountAsked,
         // Only while the form is shown: a wallet with an account is asked nothing more.
         identificationBanks:
@@ -188,7 +199,11 @@ export function holderFundingHandlers(
     async openSessionFunding(req) {
       const context = await owner(req.sessionToken);
       const opened = await funding.openAccounts(context.account.accountId, modeIn(req.mode), kycIn(req.kyc));
-      return { accounts: opened.accounts.map(virtualAccountMessage), pending: opened.pending };
+      return {
+        accounts: opened.accounts.map(virtualAccountMessage),
+        pending: opened.pending,
+        refused: opened.refused.map(refusalMessage),
+      };
     },
     async setSessionLowBalanceThreshold(req) {
       const context = await owner(req.sessionToken);

@@ -420,6 +420,19 @@ export interface FundingStore {
    * and writes `wallet.credited` with the transfer's facts, all in one transaction.
    */
   creditInflow(inflowId: string, credit: InflowCredit, from: 'verified' | 'unmatched'): Promise<CreditInflowResult>;
+  /**
+   * recordInflow, then, only when this call wrote the row and wrote it `verified` (to a
+   * wallet), creditInflow of it from `verified`, with the row's wallet and mode: a new
+   * notification's two writes in one transaction where the store can (SQLite: the credit in a
+   * savepoint, so a credit that fails leaves the verified row for the sweeper), in two steps
+   * where it cannot (MongoDB). `credit` is null when no credit was tried, or when SQLite's
+   * credit failed on anything but a missing wallet: the row stays verified, and the caller
+   * credits it with creditInflow as it would have.
+   */
+  recordAndCreditInflow(
+    inflow: NewInflow,
+    credit: { feeKobo: Kobo; at: Date },
+  ): Promise<RecordedInflow & { credit: CreditInflowResult | null }>;
   /** verified or unmatched -> rejected with the reason; any other status is returned unchanged. Null when missing. */
   rejectInflow(inflowId: string, reason: string, at: Date): Promise<InflowRecord | null>;
   /** Inflows in one status, oldest first, at most `limit`. */

@@ -7,12 +7,17 @@
  * puts it back in a form, even after an error. Test mode always gets a Sandbox Bank account.
  * Every decision (who may give the identity or set the threshold, which wallet) is the core's.
  */
-import type { FundingBank, GetSessionFundingResponse, VirtualAccount } from '../../gen/prepaid/v1/funding_pb.js';
+import type {
+  FundingBank,
+  GetSessionFundingResponse,
+  OpeningRefusal,
+  VirtualAccount,
+} from '../../gen/prepaid/v1/funding_pb.js';
 import { html, type SafeHtml } from '../../web/html.js';
 import { formStatus } from '../../web/http.js';
 import { refusalOf } from '../../web/refusal.js';
 import { coreMode } from '../core-client.js';
-import { lagosTime, naira } from '../format.js';
+import { isoTime, lagosTime, naira } from '../format.js';
 import { csrfField, empty, type FieldError, field, isOwner, page, select } from '../layout.js';
 import type { Answer, Route, SignedInContext } from '../route.js';
 import { koboOfInput } from './funds.js';
@@ -176,6 +181,27 @@ interface FormState {
   threshold?: { value: string; errors: FieldError[] };
 }
 
+const PROVIDER_LABELS: Readonly<Record<string, string>> = {
+  paystack: 'Paystack',
+  monnify: 'Monnify',
+  sandbox: 'Sandbox',
+};
+
+/** Which provider refused to open an account, when, its reason (no identity number in it), and what to do. */
+function refusalsNotice(refusals: readonly OpeningRefusal[], owner: boolean) {
+  if (refusals.length === 0) return '';
+  const items = refusals.map(
+    (r) =>
+      html`<li><strong>${PROVIDER_LABELS[r.provider] ?? r.provider}</strong> refused on <time datetime="${isoTime(r.at)}">${lagosTime(r.at)}</time>: ${r.reason}</li>`,
+  );
+  const todo = owner
+    ? 'Check the details and give the identity again below; only the providers that refused are asked again.'
+    : 'An owner of this account can check the details and give the identity again on this page.';
+  return html`<div class="warning" role="alert" id="opening-refusals"><p><strong>An account could not be opened.</strong></p>
+<ul>${items}</ul>
+<p>${todo} If it is refused again, ask us for help quoting your account id.</p></div>`;
+}
+
 async function fundPage(ctx: SignedInContext, state: FormState = {}): Promise<Answer> {
   const viewer = ctx.viewer;
   const test = ctx.mode === 'test';
@@ -195,7 +221,8 @@ async function fundPage(ctx: SignedInContext, state: FormState = {}): Promise<An
 <p>Send money from any Nigerian bank app. Transfers usually arrive within a minute.</p>
 ${active.map(accountCard)}
 <p>${feeText}</p>
-<p class="hint">Identity behind these accounts: ${identity}.</p>`
+<p class="hint">Identity behind these accounts: ${identity}.</p>
+${isOwner(viewer) && funding.refusals.length > 0 ? kycForm(ctx, state.kyc?.values ?? NO_KYC, state.kyc?.errors ?? [], funding.bankAccountAsked, funding.identificationBanks) : ''}`
       : isOwner(viewer)
         ? html`<p>${feeText} Transfers usually arrive within a minute.</p>${kycForm(ctx, state.kyc?.values ?? NO_KYC, state.kyc?.errors ?? [], funding.bankAccountAsked, funding.identificationBanks)}`
         : html`<p>${feeText}</p><p class="inset">This wallet has no account numbers yet. An owner of this account gives the identity the central bank requires; then they appear here.</p>`;
@@ -206,7 +233,7 @@ ${below ? html`<div class="warning" role="alert"><p><strong>Low balance.</strong
   <div class="card"><dt>${test ? 'Test balance' : 'Balance'}</dt><dd class="card__figure" id="balance">${naira(funding.balanceKobo)}</dd></div>
   <div class="card"><dt>Account id</dt><dd><code id="account-id">${funding.accountId}</code> <button type="button" class="button button--secondary" data-copy="account-id" hidden>Copy account id</button></dd></div>
 </dl>
-${funding.openingProblem === '' ? '' : html`<div class="warning" role="alert"><p><strong>An account could not be opened.</strong> The bank's partner answered: ${funding.openingProblem}</p><p>Check the details and give them again, or ask us for help quoting your account id.</p></div>`}
+${refusalsNotice(funding.refusals, isOwner(viewer))}
 ${accounts}
 <h2>Recent funding credits</h2>
 ${creditsTable(funding)}

@@ -1,6 +1,7 @@
 /**
  * POST /callbacks/paystack through the real gateway and core, against the fake Paystack: a
- * signed charge.success credits once (50 copies at once too); a bad or missing signature or a
+ * signed charge.success credits once (50 copies at once too, and copies of several transfers
+ * at once, out of order); a bad or missing signature or a
  * tampered body is 401 and changes nothing; an event type not handled is 200; a body that is
  * not JSON is 400; a re-query that contradicts the notification credits nothing; an address
  * outside FUNDING_CALLBACK_ALLOW is 403. The ledger check passes after each.
@@ -94,6 +95,24 @@ test('a signed notification credits once, even 50 copies at once', async ({ core
     1,
     'one credit event',
   );
+  await ledgerClean(core, accountId);
+});
+
+test('copies of several transfers, at once and out of order, credit each once', async ({ core, gateway, paystack }) => {
+  const { accountId, number } = await openAccount(core);
+  const amounts = [100_000, 200_000, 300_000, 400_000, 500_000];
+  const sent = amounts.map((amount, i) => paystack.transfer(number, amount, `ref_gw_mix_${i}`));
+  // Ten copies of each, interleaved so that no transfer's copies arrive together.
+  const copies = Array.from({ length: 10 }, (_, round) => sent.map((_, i) => sent[(i + round) % sent.length]!)).flat();
+  const answers = await Promise.all(
+    copies.map((s) => post(gateway, '/callbacks/paystack', s.body, { 'x-paystack-signature': s.signature })),
+  );
+  assert.equal([...new Set(answers.map((a) => a.status))], [200]);
+  assert.is(await balance(core, accountId), 1_500_000n);
+  const credits = (await core.store.events.listFeed(accountId, 'live', 0, 100)).filter(
+    (e) => e.type === 'wallet.credited',
+  );
+  assert.is(credits.length, 5, 'one credit event per transfer');
   await ledgerClean(core, accountId);
 });
 

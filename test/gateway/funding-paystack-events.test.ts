@@ -101,7 +101,10 @@ test("a failed identification opens nothing and keeps Paystack's reason for the 
   assert.is(await post(gateway, paystack.identify(code, false, 'Account number or BVN is incorrect')), 200);
   assert.is((await accountsOf(core, accountId)).length, 0);
   const overview = await core.core.funding.overview(accountId, 'live');
-  assert.is(overview.openingProblem, 'Account number or BVN is incorrect');
+  assert.equal(
+    overview.refusals.map((r) => [r.provider, r.step, r.reason]),
+    [['paystack', 'identification', 'Account number or BVN is incorrect']],
+  );
   const audit = await core.store.auditLog.list({ action: 'funding.opening_failed', target: accountId, limit: 5 });
   assert.equal(
     audit.map((a) => a.actor),
@@ -110,7 +113,7 @@ test("a failed identification opens nothing and keeps Paystack's reason for the 
   // Validated on a second try: the account opens and the problem is no longer shown.
   assert.is(await post(gateway, paystack.identify(code, true)), 200);
   assert.is((await accountsOf(core, accountId)).length, 1);
-  assert.is((await core.core.funding.overview(accountId, 'live')).openingProblem, '');
+  assert.equal((await core.core.funding.overview(accountId, 'live')).refusals, []);
 });
 
 test('an assignment event gives the account Paystack names, read back from Paystack', async ({
@@ -129,7 +132,8 @@ test('an assignment event gives the account Paystack names, read back from Payst
   const other = await openPending(core, paystack);
   assert.is(await post(gateway, paystack.assign(other.code, false)), 200);
   assert.is((await accountsOf(core, other.accountId)).length, 0);
-  assert.match((await core.core.funding.overview(other.accountId, 'live')).openingProblem, 'could not assign');
+  const [refusal] = (await core.core.funding.overview(other.accountId, 'live')).refusals;
+  assert.match(refusal!.reason, 'could not assign');
 });
 
 test('an account event with a bad signature is 401 and opens nothing', async ({ core, gateway, paystack }) => {

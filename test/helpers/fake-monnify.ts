@@ -67,6 +67,11 @@ export interface FakeMonnify {
   ): { body: string; signature: string; reference: string };
   /** What the status call says about `reference` from now on. */
   setStatus(reference: string, change: { amountKobo?: number; paymentStatus?: string }): void;
+  /**
+   * Reservations carrying this BVN or NIN are refused from now on with a 400 and `message`, as
+   * Monnify's validation refuses an identity it cannot match; null accepts it again.
+   */
+  refuseIdentity(number: string, message: string | null): void;
   stop(): Promise<void>;
 }
 
@@ -98,6 +103,7 @@ export async function startFakeMonnify(
   const reservations = new Map<string, Reservation>();
   const byNuban = new Map<string, Reservation>();
   const txs = new Map<string, FakeTx>();
+  const refusedIdentities = new Map<string, string>();
   const tokens = new Map<string, number>();
   const calls: string[] = [];
   let loginCount = 0;
@@ -168,6 +174,8 @@ export async function startFakeMonnify(
       const kyc = (['bvn', 'nin'] as const).filter((k) => body[k] !== undefined);
       if (kyc.length === 0) return failure(res, 400, 'BVN or NIN is required');
       if (kyc.some((k) => !/^\d{11}$/.test(String(body[k])))) return failure(res, 400, 'Invalid BVN or NIN');
+      const refusal = kyc.map((k) => refusedIdentities.get(String(body[k]))).find((m) => m !== undefined);
+      if (refusal !== undefined) return failure(res, 400, refusal);
       if (typeof body['getAllAvailableBanks'] !== 'boolean')
         return failure(res, 400, 'Field getAllAvailableBanks cannot be null');
       const reference = body['accountReference'] as string;
@@ -352,6 +360,10 @@ export async function startFakeMonnify(
       if (tx === undefined) throw new Error(`fake monnify: no transaction ${reference}`);
       if (change.amountKobo !== undefined) tx.amountNaira = naira(change.amountKobo);
       if (change.paymentStatus !== undefined) tx.paymentStatus = change.paymentStatus;
+    },
+    refuseIdentity(number: string, message: string | null) {
+      if (message === null) refusedIdentities.delete(number);
+      else refusedIdentities.set(number, message);
     },
     async stop() {
       server.closeAllConnections();

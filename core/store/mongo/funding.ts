@@ -243,7 +243,7 @@ export function createFundingStore(ctx: MongoContext): FundingStore {
     return { outcome: 'credited', inflow: done, balanceKobo: entry.balanceAfterKobo };
   }
 
-  return {
+  const store: FundingStore = {
     async saveVirtualAccount(account) {
       const doc: VirtualAccountDoc = {
         _id: `${account.provider}:${account.accountNumber}`,
@@ -435,5 +435,16 @@ export function createFundingStore(ctx: MongoContext): FundingStore {
       const value = mode === 'test' ? account?.test_low_balance_kobo : account?.low_balance_kobo;
       return value === undefined || value === null ? null : readKobo(value, 'accounts.low_balance_kobo');
     },
+    async recordAndCreditInflow(inflow, credit) {
+      // Two steps: the credit is conditional on the row's status, so a crash between them
+      // leaves a verified row that the sweeper credits, once.
+      const recorded = await store.recordInflow(inflow);
+      const accountId = recorded.inflow.accountId;
+      if (!recorded.created || recorded.inflow.status !== 'verified' || accountId === null)
+        return { ...recorded, credit: null };
+      const to = { accountId, mode: recorded.inflow.mode, ...credit };
+      return { ...recorded, credit: await store.creditInflow(recorded.inflow.inflowId, to, 'verified') };
+    },
   };
+  return store;
 }

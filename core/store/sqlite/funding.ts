@@ -14,6 +14,7 @@ import type {
   InflowStatus,
   KycKind,
   NewFundingOpening,
+  NewInflow,
   VirtualAccountRecord,
 } from '../../domain/funding.js';
 import type { Mode } from '../../domain/mode.js';
@@ -240,6 +241,13 @@ function openingRow(opening: NewFundingOpening, at: number): OpeningRow {
   };
 }
 
+function isMissingAccount(error: unknown): boolean {
+  return (
+    error instanceof MissingAccount ||
+    (error instanceof Database.SqliteError && error.code === 'SQLITE_CONSTRAINT_FOREIGNKEY')
+  );
+}
+
 export function createFundingStore(
   db: Database.Database,
   commit: GroupCommit,
@@ -291,6 +299,30 @@ export function createFundingStore(
     return { outcome: 'credited', inflow, balanceKobo: credited.balanceKobo };
   }
 
+  function recordIn(inflow: NewInflow): { inflow: InflowRecord; created: boolean } {
+    const at = toMs(inflow.createdAt);
+    const inserted = sql.insertInflow.run({
+      inflow_id: inflow.inflowId,
+      provider: inflow.provider,
+      provider_reference: inflow.providerReference,
+      account_number: inflow.accountNumber,
+      account_id: inflow.accountId,
+      mode: inflow.mode,
+      amount_paid_kobo: inflow.amountPaidKobo,
+      fee_kobo: 0,
+      credited_kobo: 0,
+      payer_name: inflow.payerName,
+      status: inflow.status,
+      reason: inflow.reason,
+      raw: inflow.raw,
+      credit_reference: '',
+      created_at: at,
+      updated_at: at,
+    });
+    const row = sql.findInflow.get({ provider: inflow.provider, provider_reference: inflow.providerReference })!;
+    return { inflow: inflowFromRow(row), created: inserted.changes === 1 };
+  }
+
   return {
     async saveVirtualAccount(account) {
       sql.saveAccount.run({
@@ -325,28 +357,28 @@ export function createFundingStore(
     },
     async recordInflow(inflow) {
       requireAmount('amountPaidKobo', inflow.amountPaidKobo, 1);
+      return commit.run(() => recordIn(inflow));
+    },
+    async recordAndCreditInflow(inflow, credit) {
+      requireAmount('amountPaidKobo', inflow.amountPaidKobo, 1);
+      requireAmount('feeKobo', credit.feeKobo, 0);
       return commit.run(() => {
-        const at = toMs(inflow.createdAt);
-        const inserted = sql.insertInflow.run({
-          inflow_id: inflow.inflowId,
-          provider: inflow.provider,
-          provider_reference: inflow.providerReference,
-          account_number: inflow.accountNumber,
-          account_id: inflow.accountId,
-          mode: inflow.mode,
-          amount_paid_kobo: inflow.amountPaidKobo,
-          fee_kobo: 0,
-          credited_kobo: 0,
-          payer_name: inflow.payerName,
-          status: inflow.status,
-          reason: inflow.reason,
-          raw: inflow.raw,
-          credit_reference: '',
-          created_at: at,
-          updated_at: at,
-        });
-        const row = sql.findInflow.get({ provider: inflow.provider, provider_reference: inflow.providerReference })!;
-        return { inflow: inflowFromRow(row), created: inserted.changes === 1 };
+        const recorded = recordIn(inflow);
+        const accountId = recorded.inflow.accountId;
+        if (!recorded.created || recorded.inflow.status !== 'verified' || accountId === null)
+          return { ...recorded, credit: null };
+        const to = { accountId, mode: recorded.inflow.mode, ...credit };
+        try {
+          // Nested in the batch, a transaction function is a savepoint: a failed credit leaves the row.
+          return {
+            ...recorded,
+            credit: db.transaction(() => creditInflow(recorded.inflow.inflowId, to, 'verified'))(),
+          };
+        } catch (error) {
+          if (isMissingAccount(error)) return { ...recorded, credit: { outcome: 'no_account' as const } };
+          // Anything else: the row stays verified and the caller credits it on its own (and meets the error there).
+          return { ...recorded, credit: null };
+        }
       });
     },
     async getInflow(inflowId) {
@@ -363,11 +395,7 @@ export function createFundingStore(
         () => creditInflow(inflowId, credit, from),
         (error) => {
           // The inflow's account_id is a foreign key, so a missing account usually fails there.
-          if (
-            error instanceof MissingAccount ||
-            (error instanceof Database.SqliteError && error.code === 'SQLITE_CONSTRAINT_FOREIGNKEY')
-          )
-            return { outcome: 'no_account' };
+          if (isMissingAccount(error)) return { outcome: 'no_account' };
           throw error;
         },
       );

@@ -3400,6 +3400,34 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       assert.is((await h.ledger(accountId, AUDIT_PAGE_LIMIT, 'test')).length, 1);
     });
 
+    it('recording a new verified transfer credits it in the same call, once; a repeat or an unmatched one is not', async (h) => {
+      const accountId = await h.account(1_000);
+      const first = inflow(h, { accountId });
+      const credit = { feeKobo: kobo(5_000), at: at(30) };
+      const results = await Promise.all(
+        Array.from({ length: 20 }, () =>
+          h.store.funding.recordAndCreditInflow({ ...first, inflowId: newInflowId() }, credit),
+        ),
+      );
+      const created = results.filter((r) => r.created);
+      assert.is(created.length, 1);
+      assert.is(created[0]!.credit?.outcome, 'credited');
+      assert.ok(results.filter((r) => !r.created).every((r) => r.credit === null));
+      assert.is(await h.balance(accountId), 496_000);
+      const inflowId = created[0]!.inflow.inflowId;
+      assert.equal((await h.ledger(accountId)).filter((e) => e.reference === inflowId).length, 1);
+      assert.is((await feed(h, accountId)).filter((e) => e.subject === inflowId).length, 1);
+      const stored = await h.store.funding.getInflow(inflowId);
+      assert.equal([stored!.status, stored!.feeKobo, stored!.creditedKobo], ['credited', 5_000, 495_000]);
+      // Recorded unmatched, it waits for a person, whatever wallet it names.
+      const lost = await h.store.funding.recordAndCreditInflow(
+        inflow(h, { status: 'unmatched', reason: 'no virtual account has this number' }),
+        credit,
+      );
+      assert.equal([lost.created, lost.credit, lost.inflow.status], [true, null, 'unmatched']);
+      assert.is(await h.balance(accountId), 496_000);
+    });
+
     it('an unmatched inflow waits; assigning credits it once; a rejected one is never credited', async (h) => {
       const accountId = await h.account();
       const lost = await h.store.funding.recordInflow(

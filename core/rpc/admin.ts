@@ -95,6 +95,13 @@ function issued(key: IssuedKeyPair | null) {
   return key ? { publicKey: key.publicKey, secretKey: key.secretKey, mode: MODE_TO_PROTO[key.mode] } : undefined;
 }
 
+/** Under CLI_MONEY_MOVES=proposals: a live debit made a four-eyes proposal, with its warning if the wallet is short. */
+export type ProposeDebit = (
+  accountId: string,
+  amountKobo: number,
+  reason: string,
+) => Promise<{ proposalId: string; warning: string }>;
+
 export function adminHandlers(
   accounts: AccountService,
   catalog: CatalogService,
@@ -106,6 +113,8 @@ export function adminHandlers(
     costRules: CostRules;
     /** Set under CLI_MONEY_MOVES=proposals: a live credit becomes a four-eyes proposal. */
     proposeCredit?: ((accountId: string, amountKobo: number, memo: string) => Promise<string>) | undefined;
+    /** Set under CLI_MONEY_MOVES=proposals: a live debit becomes a four-eyes proposal. */
+    proposeDebit?: ProposeDebit | undefined;
   },
   planSync: PlanSync,
   /**
@@ -156,6 +165,26 @@ export function adminHandlers(
         },
       );
       return { balanceKobo: BigInt(balanceKobo), entry: ledgerEntryMessage(entry), replayed };
+    },
+    async debitWallet(req) {
+      const mode = modeIn(req.mode);
+      if (operations.proposeDebit !== undefined && mode === 'live') {
+        const { proposalId, warning } = await operations.proposeDebit(
+          req.accountId,
+          int64In(req.amountKobo, 'amount'),
+          req.reason,
+        );
+        const account = await accounts.getAccount(req.accountId);
+        return { balanceKobo: BigInt(account.balanceKobo), replayed: false, proposalId, warning };
+      }
+      const debited = await accounts.debit(req.accountId, mode, koboIn(req.amountKobo, 'amount'), req.reason, {
+        reference: req.reference,
+      });
+      return {
+        balanceKobo: BigInt(debited.balanceKobo),
+        entry: ledgerEntryMessage(debited.entry),
+        replayed: debited.replayed,
+      };
     },
     async listLedgerEntries(req) {
       await ownTurn();

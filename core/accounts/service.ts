@@ -209,11 +209,15 @@ export function createAccountService(deps: {
       reason: string,
       options: { reference?: string } = {},
     ): Promise<ManualDebit> {
-      const reference = options.reference ?? '';
-      const text = reason.trim();
-      throwIfViolations(debitViolations(amountKobo, text, reference));
       await requireAccount(accountId);
-      return debitOnce(store.wallet, { accountId, mode, amountKobo, reason: text, reference, at: clock() });
+      return debitOnce(store.wallet, {
+        accountId,
+        mode,
+        amountKobo,
+        reason,
+        reference: options.reference ?? '',
+        at: clock(),
+      });
     },
 
     /** One page of the account's ledger in `mode`, newest first. */
@@ -262,7 +266,9 @@ function ipLockViolations(ips: readonly string[]): FieldViolation[] {
 export type ManualDebit = Extract<Debited, { outcome: 'debited' }>;
 
 /** One manual debit: as creditOnce, and a balance short of the amount refused with both figures. */
-async function debitOnce(wallet: WalletStore, input: DebitInput): Promise<ManualDebit> {
+async function debitOnce(wallet: WalletStore, asked: DebitInput): Promise<ManualDebit> {
+  const input = { ...asked, reason: asked.reason.trim() };
+  throwIfViolations(debitViolations(input.amountKobo, input.reason, input.reference));
   const reference = input.reference === '' ? `DB${newReference(input.at)}` : input.reference;
   const debited = await wallet.debit({ ...input, reference });
   if (debited.outcome === 'no_account') throw notFound(`Account ${input.accountId}`);

@@ -113,6 +113,40 @@ const purchaseFacts = (tx: TransactionRecord) => ({
   attempts: tx.attempts,
 });
 
+/** What a debit proposal's wallet holds short of its amount now, in kobo; 0 when covered (or not a debit). */
+async function shortfall(
+  store: Pick<Store, 'accounts'>,
+  proposal: ProposalRecord,
+): Promise<{ balance: Kobo; short: boolean }> {
+  const balance = (await store.accounts.get(proposal.accountId))?.balanceKobo ?? kobo(0);
+  return { balance, short: proposal.kind === 'debit' && balance < proposal.amountKobo };
+}
+
+/**
+ * A debit the wallet does not cover is refused before the proposal is marked approved, so it
+ * stays open (to approve once the money is there, or to refuse); the store refuses it again
+ * if the balance fell meanwhile.
+ */
+async function requireCover(store: Pick<Store, 'accounts'>, proposal: ProposalRecord): Promise<void> {
+  const { balance, short } = await shortfall(store, proposal);
+  if (short)
+    throw new DomainError(
+      'INSUFFICIENT_BALANCE',
+      `The wallet holds ₦${formatNaira(balance)}, less than this debit of ₦${formatNaira(proposal.amountKobo)}; ` +
+        'nothing was taken (a wallet never goes below zero).',
+    );
+}
+
+/** What the proposer is told beside a proposal: for a debit the wallet does not cover now, that it would be refused. */
+async function warningFor(store: Pick<Store, 'accounts'>, proposal: ProposalRecord): Promise<string> {
+  const { balance, short } = await shortfall(store, proposal);
+  if (!short) return '';
+  return (
+    `The wallet holds ₦${formatNaira(balance)} now, less than this debit of ₦${formatNaira(proposal.amountKobo)}: ` +
+    'approving it is refused until the balance covers it.'
+  );
+}
+
 export function createDesk(deps: DeskDeps) {
   const { store, audit, clock } = deps;
 
@@ -150,21 +184,6 @@ export function createDesk(deps: DeskDeps) {
         `Transaction ${tx.reference} is ${tx.status}; ${kind === 'refund' ? 'only a delivered purchase is refunded by force' : 'only a pending purchase is resolved'}.`,
       );
     return { accountId: tx.accountId, target: tx.reference };
-  }
-
-  /**
-   * A debit the wallet does not cover is refused before the proposal is marked approved, so it
-   * stays open (to approve once the money is there, or to refuse); the store refuses it again
-   * if the balance fell meanwhile.
-   */
-  async function requireCover(proposal: ProposalRecord): Promise<void> {
-    const balance = await balanceOf(proposal.accountId);
-    if (proposal.kind === 'debit' && balance !== null && balance < proposal.amountKobo)
-      throw new DomainError(
-        'INSUFFICIENT_BALANCE',
-        `The wallet holds ₦${formatNaira(balance)}, less than this debit of ₦${formatNaira(proposal.amountKobo)}; ` +
-          'nothing was taken (a wallet never goes below zero).',
-      );
   }
 
   /** Makes an approved proposal's move; each is idempotent, so a second call after a crash moves nothing twice. */
@@ -323,7 +342,7 @@ export function createDesk(deps: DeskDeps) {
         await apply(found);
         return (await store.proposals.get(proposalId)) ?? found;
       }
-      if (approve && found.status === 'pending') await requireCover(found);
+      if (approve && found.status === 'pending') await requireCover(store, found);
       const balanceBefore = await balanceOf(found.accountId);
       const decided = await store.proposals.decide(proposalId, approve ? 'approved' : 'refused', who.actor, clock());
       if (!decided) {
@@ -347,16 +366,7 @@ export function createDesk(deps: DeskDeps) {
 
     getProposal: (proposalId: string) => store.proposals.get(proposalId),
 
-    /** What the proposer is told beside a proposal: for a debit the wallet does not cover now, that it would be refused. */
-    async warningFor(proposal: ProposalRecord): Promise<string> {
-      if (proposal.kind !== 'debit') return '';
-      const balance = await balanceOf(proposal.accountId);
-      if (balance === null || balance >= proposal.amountKobo) return '';
-      return (
-        `The wallet holds ₦${formatNaira(balance)} now, less than this debit of ₦${formatNaira(proposal.amountKobo)}: ` +
-        'approving it is refused until the balance covers it.'
-      );
-    },
+    warningFor: (proposal: ProposalRecord) => warningFor(store, proposal),
 
     /**
      * The accounts the query names exactly: as an account id, a user's email, a public key, a

@@ -389,6 +389,28 @@ async function settleIn(
   );
 }
 
+/** A manual debit in one transaction, its outcome found again after an unknown commit (WalletStore.debit). */
+async function debitWallet(ctx: MongoContext, input: DebitInput): Promise<Debited> {
+  const { live, inTransaction } = ctx;
+  requireAmount('amountKobo', input.amountKobo, 1);
+  const ids = { entryId: new ObjectId(), eventId: newEventId() };
+  const earlierDebit = sameManualDebitQuery(input);
+  return inTransaction(
+    (session) => debitIn(ctx, session, input, ids),
+    async (error, session) => {
+      if (isDuplicateKeyOn(error, MANUAL_DEBIT_REFERENCE_INDEX.name, MANUAL_DEBIT_REFERENCE_INDEX.fields)) {
+        // A debit with this reference committed first; its answer is this one's.
+        const earlier = await live().ledger.findOne(earlierDebit, followUpRead(session));
+        return earlier === null ? undefined : replayedDebit(earlier);
+      }
+      const committed = await ctx.committedEntry(error, ids.entryId, session);
+      if (committed === null) return undefined;
+      const entry = ledgerEntryFromDoc(committed);
+      return { outcome: 'debited', balanceKobo: entry.balanceAfterKobo, entry, replayed: false };
+    },
+  );
+}
+
 export function createWalletStore(ctx: MongoContext): WalletStore {
   const { live, inTransaction } = ctx;
   return {
@@ -434,25 +456,7 @@ export function createWalletStore(ctx: MongoContext): WalletStore {
         throw creditFailure(error, input);
       }
     },
-    async debit(input) {
-      requireAmount('amountKobo', input.amountKobo, 1);
-      const ids = { entryId: new ObjectId(), eventId: newEventId() };
-      const earlierDebit = sameManualDebitQuery(input);
-      return inTransaction(
-        (session) => debitIn(ctx, session, input, ids),
-        async (error, session) => {
-          if (isDuplicateKeyOn(error, MANUAL_DEBIT_REFERENCE_INDEX.name, MANUAL_DEBIT_REFERENCE_INDEX.fields)) {
-            // A debit with this reference committed first; its answer is this one's.
-            const earlier = await live().ledger.findOne(earlierDebit, followUpRead(session));
-            return earlier === null ? undefined : replayedDebit(earlier);
-          }
-          const committed = await ctx.committedEntry(error, ids.entryId, session);
-          if (committed === null) return undefined;
-          const entry = ledgerEntryFromDoc(committed);
-          return { outcome: 'debited', balanceKobo: entry.balanceAfterKobo, entry, replayed: false };
-        },
-      );
-    },
+    debit: (input) => debitWallet(ctx, input),
     async reserve(tx, first) {
       requireAmount('chargedKobo', tx.chargedKobo, 1);
       requireAmount('faceValueKobo', tx.faceValueKobo, 0);

@@ -101,6 +101,52 @@ function pendingRow(tx: NewTransaction, balanceAfterKobo: number): TransactionRo
   };
 }
 
+/** The account's manual debit of this reference made before, if any. */
+function replayedDebit(sql: WalletStatements, input: DebitInput): Debited | null {
+  const earlier = sql.ledger.manualDebitByReference.get({ account_id: input.accountId, reference: input.reference });
+  if (earlier === undefined) return null;
+  const entry = ledgerFromRow(earlier);
+  return { outcome: 'debited', balanceKobo: entry.balanceAfterKobo, entry, replayed: true };
+}
+
+/** A manual debit, its entry and events, only if the wallet covers it (WalletStore.debit). */
+function manualDebit(sql: WalletStatements, input: DebitInput): Debited {
+  const { accounts, ledger, events } = sql;
+  const earlier = replayedDebit(sql, input);
+  if (earlier !== null) return earlier;
+  const debited = walletStatements(accounts, input.mode).debit.get({
+    account_id: input.accountId,
+    amount_kobo: input.amountKobo,
+  });
+  if (debited === undefined) {
+    const account = accounts.get.get(input.accountId);
+    if (!account) return { outcome: 'no_account' };
+    const balance = input.mode === 'test' ? account.test_balance_kobo : account.balance_kobo;
+    return { outcome: 'insufficient', balanceKobo: kobo(balance) };
+  }
+  const balanceKobo = kobo(debited.balance_kobo);
+  const entry = ledger.insert.get({
+    account_id: input.accountId,
+    mode: input.mode,
+    amount_kobo: -input.amountKobo,
+    balance_after_kobo: balanceKobo,
+    kind: 'manual_debit',
+    reference: input.reference,
+    memo: input.reason,
+    created_at: toMs(input.at),
+  })!;
+  const facts = { ...input, balanceKobo };
+  recordEvent(events, debitEvent(facts, input.mode, input.at));
+  if (crossesLowBalance(balanceKobo + input.amountKobo, balanceKobo, debited.threshold_kobo)) {
+    const threshold = kobo(debited.threshold_kobo!);
+    recordEvent(
+      events,
+      lowBalanceEvent(input.accountId, input.mode, balanceKobo, threshold, input.reference, input.at),
+    );
+  }
+  return { outcome: 'debited', balanceKobo, entry: ledgerFromRow(entry), replayed: false };
+}
+
 /** The money operations, each to run inside one transaction. */
 export function moneyOperations(sql: WalletStatements) {
   const { accounts, transactions, ledger, events, attempts } = sql;
@@ -151,51 +197,6 @@ export function moneyOperations(sql: WalletStatements) {
     };
     recordEvent(events, creditEvent(facts, input.mode, input.at));
     return { balanceKobo: balance.balance_kobo, entry: ledgerFromRow(entry), replayed: false };
-  }
-
-  /** The account's manual debit of this reference made before, if any. */
-  function replayedDebit(input: DebitInput): Debited | null {
-    const earlier = ledger.manualDebitByReference.get({ account_id: input.accountId, reference: input.reference });
-    if (earlier === undefined) return null;
-    const entry = ledgerFromRow(earlier);
-    return { outcome: 'debited', balanceKobo: entry.balanceAfterKobo, entry, replayed: true };
-  }
-
-  /** A manual debit, its entry and events, only if the wallet covers it (WalletStore.debit). */
-  function debit(input: DebitInput): Debited {
-    const earlier = replayedDebit(input);
-    if (earlier !== null) return earlier;
-    const debited = walletStatements(accounts, input.mode).debit.get({
-      account_id: input.accountId,
-      amount_kobo: input.amountKobo,
-    });
-    if (debited === undefined) {
-      const account = accounts.get.get(input.accountId);
-      if (!account) return { outcome: 'no_account' };
-      const balance = input.mode === 'test' ? account.test_balance_kobo : account.balance_kobo;
-      return { outcome: 'insufficient', balanceKobo: kobo(balance) };
-    }
-    const balanceKobo = kobo(debited.balance_kobo);
-    const entry = ledger.insert.get({
-      account_id: input.accountId,
-      mode: input.mode,
-      amount_kobo: -input.amountKobo,
-      balance_after_kobo: balanceKobo,
-      kind: 'manual_debit',
-      reference: input.reference,
-      memo: input.reason,
-      created_at: toMs(input.at),
-    })!;
-    const facts = { ...input, balanceKobo };
-    recordEvent(events, debitEvent(facts, input.mode, input.at));
-    if (crossesLowBalance(balanceKobo + input.amountKobo, balanceKobo, debited.threshold_kobo)) {
-      const threshold = kobo(debited.threshold_kobo!);
-      recordEvent(
-        events,
-        lowBalanceEvent(input.accountId, input.mode, balanceKobo, threshold, input.reference, input.at),
-      );
-    }
-    return { outcome: 'debited', balanceKobo, entry: ledgerFromRow(entry), replayed: false };
   }
 
   function duplicateOf(tx: NewTransaction): ReserveResult | null {
@@ -315,7 +316,8 @@ export function moneyOperations(sql: WalletStatements) {
     return announce({ transaction: transactionFromRow(moved), changed: true }, at);
   }
 
-  return { credit, debit, replayedDebit, reserve, duplicateOf, settle, giveBack, endAttempt };
+  const debit = (input: DebitInput) => manualDebit(sql, input);
+  return { credit, debit, reserve, duplicateOf, settle, giveBack, endAttempt };
 }
 
 export function createWalletStore(
@@ -336,7 +338,7 @@ export function createWalletStore(
         () => money.debit(input),
         (error): Debited => {
           // The unique index on (account_id, reference) of manual debits is the guard behind the read.
-          const earlier = isUniqueViolation(error) ? money.replayedDebit(input) : null;
+          const earlier = isUniqueViolation(error) ? replayedDebit(sql, input) : null;
           if (earlier !== null) return earlier;
           throw error;
         },

@@ -1,8 +1,9 @@
-/** `prepaid wallet ...`: credit a wallet and read its ledger. */
+/** `prepaid wallet ...`: credit or debit a wallet and read its ledger. */
 
+import type { Kobo } from '../core/domain/money.js';
 import { LEDGER_PAGES } from '../core/domain/paging.js';
-import type { LedgerEntry } from '../gen/prepaid/v1/admin_pb.js';
-import type { CommandGroup } from './command.js';
+import type { DebitWalletResponse, LedgerEntry } from '../gen/prepaid/v1/admin_pb.js';
+import type { CommandGroup, CommandResult, CommandSpec } from './command.js';
 import {
   columns,
   isoTime,
@@ -33,10 +34,81 @@ function entryJson(entry: LedgerEntry): Record<string, unknown> {
   };
 }
 
+/** What `wallet debit` says: the proposal it became, or the debit made (or made before). */
+function debitOutput(accountId: string, amountKobo: Kobo, response: DebitWalletResponse): CommandResult {
+  if (response.proposalId !== '') {
+    return {
+      json: {
+        account_id: accountId,
+        ...moneyFields('amount', BigInt(amountKobo)),
+        ...moneyFields('balance', response.balanceKobo),
+        proposal_id: response.proposalId,
+        warning: response.warning,
+      },
+      text: [
+        `Proposed a debit of ${nairaText(amountKobo)} from ${accountId} as ${response.proposalId}; nothing moves ` +
+          'until a finance or admin member approves it in the console (within 24 hours).',
+      ],
+      ...(response.warning === '' ? {} : { warnings: [response.warning] }),
+    };
+  }
+  const entry = present(response.entry, 'entry');
+  const wallet = modeName(entry.mode);
+  const whose = `${wallet === 'test' ? 'the test wallet of ' : ''}${accountId}`;
+  return {
+    json: {
+      account_id: accountId,
+      mode: wallet,
+      ...moneyFields('amount', BigInt(amountKobo)),
+      ...moneyFields('balance', response.balanceKobo),
+      entry_id: Number(entry.entryId),
+      reference: entry.reference,
+      replayed: response.replayed,
+    },
+    text: [
+      response.replayed
+        ? `Already debited: ${nairaText(amountKobo)} from ${whose} under ledger reference ${entry.reference}; ` +
+          'nothing new was written.'
+        : `Debited ${nairaText(amountKobo)} from ${whose} (ledger reference ${entry.reference}).`,
+      `${wallet === 'test' ? 'Test balance' : 'Balance'}: ${nairaText(kobo(response.balanceKobo))}`,
+    ],
+  };
+}
+
+const debitCommand: CommandSpec = {
+  name: 'debit',
+  summary:
+    'Take an amount in Naira out of a wallet, with a required --reason (never below zero); --mode test debits test money.',
+  args: ['ACCOUNT_ID', 'AMOUNT_NAIRA'],
+  options: {
+    reason: {
+      placeholder: 'TEXT',
+      required: true,
+      summary: 'Why the money is taken (required): kept on the ledger entry, told in wallet.debited.',
+    },
+    reference: {
+      placeholder: 'REF',
+      summary: 'Unique per account among debits: a retry with the same REF and amount debits once.',
+    },
+    mode: MODE_OPTION,
+  },
+  async run({ args, options }, core) {
+    const amountKobo = nairaArgument('AMOUNT_NAIRA', args[1] ?? '');
+    const response = await core().debitWallet({
+      accountId: args[0],
+      amountKobo: BigInt(amountKobo),
+      reason: options['reason'] ?? '',
+      reference: options['reference'] ?? '',
+      mode: modeArgument(options['mode']),
+    });
+    return debitOutput(args[0] ?? '', amountKobo, response);
+  },
+};
+
 /** The wallet command group. */
 export const walletGroup: CommandGroup = {
   name: 'wallet',
-  summary: 'Wallet credits and the ledger.',
+  summary: 'Wallet credits, debits and the ledger.',
   commands: [
     {
       name: 'credit',
@@ -99,6 +171,7 @@ export const walletGroup: CommandGroup = {
         };
       },
     },
+    debitCommand,
     {
       name: 'ledger',
       summary: `Show a wallet's newest ledger entries (default ${DEFAULT_LEDGER_LIMIT}); --mode test shows the test wallet's.`,

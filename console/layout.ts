@@ -16,6 +16,7 @@ const NAV: ReadonlyArray<readonly [string, string]> = [
   ['/', 'Attention'],
   ['/accounts', 'Accounts'],
   ['/credit', 'Propose a credit'],
+  ['/debit', 'Propose a debit'],
   ['/audit', 'Audit log'],
   ['/catalogue/tiers', 'Tiers'],
   ['/catalogue/plans', 'Data plans'],

@@ -108,7 +108,7 @@ export interface CoreDeps {
   dashboardPublicUrl?: string;
   /** The console's public base URL, for staff set-up links (CONSOLE_PUBLIC_URL). */
   consolePublicUrl?: string;
-  /** CLI_MONEY_MOVES: `proposals` makes the CLI's live credits four-eyes proposals. */
+  /** CLI_MONEY_MOVES: `proposals` makes the CLI's live credits and debits four-eyes proposals. */
   cliMoneyMoves?: 'direct' | 'proposals';
   clock?: () => Date;
   /** Where the core's series go (core/metrics.ts); without it only the outcome log lines are written. */
@@ -381,6 +381,16 @@ export function createCore(deps: CoreDeps): Core {
             )
           ).proposalId
       : undefined;
+  const proposeDebit =
+    deps.cliMoneyMoves === 'proposals'
+      ? async (accountId: string, amountKobo: number, reason: string) => {
+          const proposal = await desk.propose(
+            { kind: 'debit', accountId, target: accountId, amountKobo, note: reason },
+            CLI_ACTOR,
+          );
+          return { proposalId: proposal.proposalId, warning: await desk.warningFor(proposal) };
+        }
+      : undefined;
   const rpc = createCoreServer({
     purchases,
     apiPurchases: createPurchaseService({ ...purchaseDeps, costRules, refuseSuspended: true }),
@@ -398,7 +408,7 @@ export function createCore(deps: CoreDeps): Core {
     holderDesk,
     shopDesk: createShopDesk({ store, purchases }),
     upgrades,
-    staff: { realm, desk, audit, auditLog: store.auditLog, reports: createReports(store), proposeCredit },
+    staff: { realm, desk, audit, auditLog: store.auditLog, reports: createReports(store), proposeCredit, proposeDebit },
     eventFeed: createEventFeed({ accounts: store.accounts, events: store.events }),
     webhooks,
     funding,

@@ -282,7 +282,10 @@ export const CORE_SCHEMA = {
   cliMoneyMoves: oneOf('CLI_MONEY_MOVES', {
     words: ['direct', 'proposals'],
     fallback: 'direct',
-    help: "`proposals` turns the CLI's money moves (`wallet credit`) into four-eyes proposals a finance or admin member approves in the console; `direct` makes them at once (each audited with actor `cli`).",
+    help:
+      "`proposals` turns the CLI's money moves (`wallet credit`, `wallet debit`; live wallets) into four-eyes " +
+      'proposals a finance or admin member approves in the console; `direct` makes them at once (each audited with ' +
+      'actor `cli`).',
   }),
   mongoUri: mongoUriVariable(
     'none (embedded SQLite in `DATA_DIR`)',

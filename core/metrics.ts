@@ -465,6 +465,7 @@ export function instrumentStore(
   };
   const wallet: WalletStore = {
     credit: (input) => timed('credit', () => inner.credit(input)),
+    debit: (input) => inner.debit(input),
     reserve: (tx, first) => timed('reserve', () => inner.reserve(tx, first)),
     settle: async (reference, result, at, attempt) =>
       told(await timed('settle', () => inner.settle(reference, result, at, attempt))),

@@ -466,6 +466,7 @@ const schemas: Record<string, Schema> = {
       'An event exactly as a webhook delivers it. `data` is `{"transaction": Transaction}` for the transaction.* types, ' +
       '`{"reference","amount","balance","memo","source"}` (Naira) for wallet.credited, where `source` is `operator` or `bank_transfer` ' +
       '(then with `"funding":{"provider","provider_reference","amount_paid","fee","payer_name"}`), ' +
+      '`{"reference","amount","balance","reason","source"}` (Naira; `source` is `operator`) for wallet.debited, ' +
       '`{"balance","threshold"}` (Naira) for wallet.low_balance, `{"plan": Plan}` (as ?action=plans shows it to the ' +
       'account, under its canonical network) for plan.updated and plan.disabled, and `{"message"}` for ping.',
     properties: {
@@ -476,6 +477,7 @@ const schemas: Record<string, Schema> = {
           'transaction.failed',
           'transaction.reversed',
           'wallet.credited',
+          'wallet.debited',
           'wallet.low_balance',
           'ping',
           'plan.updated',

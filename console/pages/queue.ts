@@ -124,24 +124,58 @@ ${upstreamsSection(queue.upstreams)}`;
   return { kind: 'page', body: page('Needs attention', body, viewer) };
 }
 
-function creditPage(viewer: StaffViewer, problem = ''): Answer {
+/** The two money moves proposed from a form of their own: a credit, or a manual debit (never below zero). */
+const MOVES = {
+  credit: {
+    title: 'Propose a credit',
+    intro: 'A credit moves money only when a different finance or admin member approves it, within 24 hours.',
+    button: 'Propose the credit',
+  },
+  debit: {
+    title: 'Propose a debit',
+    intro:
+      'A debit takes money out of the wallet (a manual debit, shown to the holder with your reason) only when a ' +
+      'different finance or admin member approves it, within 24 hours; never more than the wallet holds.',
+    button: 'Propose the debit',
+  },
+} as const;
+type MoveKind = keyof typeof MOVES;
+
+function movePage(viewer: StaffViewer, kind: MoveKind, problem = ''): Answer {
+  const move = MOVES[kind];
   return {
     kind: 'page',
     status: problem === '' ? 200 : 400,
     body: page(
-      'Propose a credit',
-      html`<h1>Propose a credit</h1>
-<p>A credit moves money only when a different finance or admin member approves it, within 24 hours.</p>
+      move.title,
+      html`<h1>${move.title}</h1>
+<p>${move.intro}</p>
 ${problem === '' ? '' : html`<div class="error-summary" role="alert"><p>${problem}</p></div>`}
-<form method="post" action="/proposals/credit">${csrfField(viewer)}
+<form method="post" action="/proposals/${kind}">${csrfField(viewer)}
 <label for="account_id">Account id</label><input id="account_id" name="account_id" required>
 <label for="amount">Amount in Naira</label><input id="amount" name="amount" inputmode="decimal" required>
 <label for="note">Why (required)</label><textarea id="note" name="note" rows="3" required></textarea>
-<button type="submit">Propose the credit</button>
+<button type="submit">${move.button}</button>
 </form>`,
       viewer,
     ),
   };
+}
+
+/** Proposes a credit or a debit from its form; a debit the wallet does not cover now is proposed with a warning. */
+async function proposeMove(ctx: PageContext, kind: MoveKind): Promise<Answer> {
+  const amount = parseNaira((ctx.form.get('amount') ?? '').replace(/[₦,\s]/g, ''));
+  if (!amount.ok || amount.kobo <= 0)
+    return movePage(ctx.viewer!, kind, 'Enter the amount in Naira, such as 5000 or 5000.50.');
+  const { proposal, warning } = await ctx.core.proposeMoneyMove({
+    ...session(ctx),
+    kind,
+    accountId: (ctx.form.get('account_id') ?? '').trim(),
+    amountKobo: BigInt(amount.kobo),
+    note: note(ctx),
+  });
+  const proposed = `${kind} proposed as ${proposal?.proposalId ?? ''}; a colleague must approve it`;
+  return done(warning === '' ? proposed : `${proposed}. Warning: ${warning}`);
 }
 
 const done = (what: string): Answer => ({ kind: 'redirect', location: `/?done=${encodeURIComponent(what)}` });
@@ -152,25 +186,33 @@ const ID = '([A-Za-z0-9_.%-]{1,96})';
 
 export const queueRoutes: Route[] = [
   { method: 'GET', path: '/', name: 'queue', signedIn: true, handler: queuePage },
-  { method: 'GET', path: '/credit', name: 'credit', signedIn: true, handler: async (ctx) => creditPage(ctx.viewer!) },
+  {
+    method: 'GET',
+    path: '/credit',
+    name: 'credit',
+    signedIn: true,
+    handler: async (ctx) => movePage(ctx.viewer!, 'credit'),
+  },
+  {
+    method: 'GET',
+    path: '/debit',
+    name: 'debit',
+    signedIn: true,
+    handler: async (ctx) => movePage(ctx.viewer!, 'debit'),
+  },
   {
     method: 'POST',
     path: '/proposals/credit',
     name: 'propose_credit',
     signedIn: true,
-    async handler(ctx) {
-      const amount = parseNaira((ctx.form.get('amount') ?? '').replace(/[₦,\s]/g, ''));
-      if (!amount.ok || amount.kobo <= 0)
-        return creditPage(ctx.viewer!, 'Enter the amount in Naira, such as 5000 or 5000.50.');
-      const { proposal } = await ctx.core.proposeMoneyMove({
-        ...session(ctx),
-        kind: 'credit',
-        accountId: (ctx.form.get('account_id') ?? '').trim(),
-        amountKobo: BigInt(amount.kobo),
-        note: note(ctx),
-      });
-      return done(`credit proposed as ${proposal?.proposalId ?? ''}; a colleague must approve it`);
-    },
+    handler: (ctx) => proposeMove(ctx, 'credit'),
+  },
+  {
+    method: 'POST',
+    path: '/proposals/debit',
+    name: 'propose_debit',
+    signedIn: true,
+    handler: (ctx) => proposeMove(ctx, 'debit'),
   },
   {
     method: 'POST',

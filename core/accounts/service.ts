@@ -15,12 +15,12 @@ import {
   throwIfViolations,
 } from '../domain/errors.js';
 import type { Mode } from '../domain/mode.js';
-import { isKobo, type Kobo, MAX_AMOUNT_KOBO } from '../domain/money.js';
+import { formatNaira, isKobo, type Kobo, MAX_AMOUNT_KOBO } from '../domain/money.js';
 import { LEDGER_PAGES, type Page, pageSize, readPage } from '../domain/paging.js';
 import type { AccountRecord, ApiKeyRecord, LedgerEntryRecord, ListedApiKey } from '../domain/records.js';
 import { newReference } from '../domain/reference.js';
 import { hasControlCharacters } from '../domain/validation.js';
-import type { Credited, CreditInput, Store, WalletStore } from '../store/port.js';
+import type { Credited, CreditInput, Debited, DebitInput, Store, WalletStore } from '../store/port.js';
 import type { KeyUseRecorder } from './key-use.js';
 import {
   DUMMY_SECRET_HASH,
@@ -196,6 +196,30 @@ export function createAccountService(deps: {
       return creditOnce(store.wallet, { accountId, mode, amountKobo, memo, reference, at: clock() });
     },
 
+    /**
+     * Takes money out of the account's wallet in `mode` (a `manual_debit` entry and the
+     * `wallet.debited` event), with a required reason, once per reference (a retry with the
+     * reference of an earlier debit of the same amount writes nothing), and never below zero:
+     * a short balance is refused with what it is.
+     */
+    async debit(
+      accountId: string,
+      mode: Mode,
+      amountKobo: Kobo,
+      reason: string,
+      options: { reference?: string } = {},
+    ): Promise<ManualDebit> {
+      await requireAccount(accountId);
+      return debitOnce(store.wallet, {
+        accountId,
+        mode,
+        amountKobo,
+        reason,
+        reference: options.reference ?? '',
+        at: clock(),
+      });
+    },
+
     /** One page of the account's ledger in `mode`, newest first. */
     async ledger(
       accountId: string,
@@ -235,6 +259,44 @@ function ipLockViolations(ips: readonly string[]): FieldViolation[] {
         description: `${JSON.stringify(ip.slice(0, 60))} is not an IPv4 or IPv6 address.`,
       });
   });
+  return violations;
+}
+
+/** A manual debit made (or made before, `replayed`). */
+export type ManualDebit = Extract<Debited, { outcome: 'debited' }>;
+
+/** One manual debit: as creditOnce, and a balance short of the amount refused with both figures. */
+async function debitOnce(wallet: WalletStore, asked: DebitInput): Promise<ManualDebit> {
+  const input = { ...asked, reason: asked.reason.trim() };
+  throwIfViolations(debitViolations(input.amountKobo, input.reason, input.reference));
+  const reference = input.reference === '' ? `DB${newReference(input.at)}` : input.reference;
+  const debited = await wallet.debit({ ...input, reference });
+  if (debited.outcome === 'no_account') throw notFound(`Account ${input.accountId}`);
+  if (debited.outcome === 'insufficient')
+    throw new DomainError(
+      'INSUFFICIENT_BALANCE',
+      `The ${input.mode} wallet of ${input.accountId} holds ₦${formatNaira(debited.balanceKobo)}, ` +
+        `less than the debit of ₦${formatNaira(input.amountKobo)}; nothing was taken (a wallet never goes below zero).`,
+    );
+  if (debited.replayed && (debited.entry.amountKobo !== -input.amountKobo || debited.entry.mode !== input.mode)) {
+    throw new DomainError(
+      'IDEMPOTENCY_KEY_REUSED',
+      `Reference ${reference} already debited ${-debited.entry.amountKobo} kobo from the ${debited.entry.mode} wallet ` +
+        `of account ${input.accountId}; a retry must repeat that amount and wallet, and a new debit needs a new reference.`,
+      { metadata: { reference } },
+    );
+  }
+  return debited;
+}
+
+/** Why a manual debit is refused before it reaches the wallet: the amount, a reason, the reference. */
+function debitViolations(amountKobo: Kobo, reason: string, reference: string): FieldViolation[] {
+  const violations = creditViolations(amountKobo, '', reference);
+  if (reason === '' || reason.length > MAX_MEMO_LENGTH || hasControlCharacters(reason))
+    violations.push({
+      field: 'reason',
+      description: `reason is required: 1 to ${MAX_MEMO_LENGTH} printable characters saying why the money is taken.`,
+    });
   return violations;
 }
 

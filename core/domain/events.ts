@@ -21,6 +21,7 @@ const EVENT_TYPES = [
   'transaction.failed',
   'transaction.reversed',
   'wallet.credited',
+  'wallet.debited',
   'wallet.low_balance',
   'ping',
   'plan.updated',
@@ -167,6 +168,38 @@ export function creditEvent(credit: CreditFacts, mode: Mode, at: Date, eventId =
     type: 'wallet.credited',
     subject: credit.reference,
     body: render(eventId, 'wallet.credited', at, mode, data),
+    createdAt: at,
+  };
+}
+
+/** What a manual debit tells: its reference, amount, the balance after it and the operator's reason. */
+export interface DebitFacts {
+  accountId: string;
+  reference: string;
+  amountKobo: Kobo;
+  balanceKobo: Kobo;
+  reason: string;
+}
+
+/**
+ * `wallet.debited`: the operator took money out of the wallet (a manual debit, never a
+ * purchase: purchases have transaction events). Written in the debit's own transaction.
+ */
+export function debitEvent(debit: DebitFacts, mode: Mode, at: Date, eventId = newEventId()): NewEvent {
+  const data = {
+    reference: debit.reference,
+    amount: koboToNaira(debit.amountKobo),
+    balance: koboToNaira(debit.balanceKobo),
+    reason: debit.reason,
+    source: 'operator',
+  };
+  return {
+    eventId,
+    accountId: debit.accountId,
+    mode,
+    type: 'wallet.debited',
+    subject: debit.reference,
+    body: render(eventId, 'wallet.debited', at, mode, data),
     createdAt: at,
   };
 }

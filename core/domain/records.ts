@@ -158,7 +158,12 @@ export interface CablePackageRecord {
   providerCode: string;
 }
 
-export type LedgerKind = 'credit' | 'debit' | 'refund';
+/**
+ * credit: money in (operator or bank transfer); debit: a purchase's charge; refund: a purchase's
+ * charge given back; manual_debit: money taken out by the operator with a reason (negative,
+ * tied to no purchase, never below zero).
+ */
+export type LedgerKind = 'credit' | 'debit' | 'refund' | 'manual_debit';
 
 export interface LedgerEntryRecord {
   entryId: number;

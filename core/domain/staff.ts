@@ -96,10 +96,10 @@ export function staffSessionEndsAt(session: StaffSessionRecord): Date {
 
 /**
  * The money moves that need a second person: a manual credit, a forced refund of a delivered
- * purchase (a reversal), a pending purchase resolved as failed (its refund) and an unmatched
- * inflow credited to an account.
+ * purchase (a reversal), a pending purchase resolved as failed (its refund), an unmatched
+ * inflow credited to an account and a manual debit (money taken out with a reason).
  */
-export const PROPOSAL_KINDS = ['credit', 'refund', 'pending_failed', 'inflow_assign'] as const;
+export const PROPOSAL_KINDS = ['credit', 'refund', 'pending_failed', 'inflow_assign', 'debit'] as const;
 export type ProposalKind = (typeof PROPOSAL_KINDS)[number];
 
 export type ProposalStatus = 'pending' | 'approved' | 'refused';
@@ -109,9 +109,9 @@ export interface ProposalRecord {
   kind: ProposalKind;
   /** The account whose wallet moves. */
   accountId: string;
-  /** What it is done to: the account (credit), the purchase's reference, or the inflow's id. */
+  /** What it is done to: the account (credit, debit), the purchase's reference, or the inflow's id. */
   target: string;
-  /** The amount of a credit; 0 where the amount is the purchase's or the inflow's own. */
+  /** The amount of a credit or debit; 0 where the amount is the purchase's or the inflow's own. */
   amountKobo: Kobo;
   note: string;
   /** `staff:<email>` or `cli`. */

@@ -1,5 +1,10 @@
 /** prepaid.v1.AdminService: requests in, use cases, messages out. No rule lives here. */
-import type { AdminService as AdminServiceDesc } from '../../gen/prepaid/v1/admin_pb.js';
+import type { MessageInitShape } from '@bufbuild/protobuf';
+import type {
+  AdminService as AdminServiceDesc,
+  DebitWalletRequest,
+  DebitWalletResponseSchema,
+} from '../../gen/prepaid/v1/admin_pb.js';
 import type { LedgerCheck } from '../accounts/ledger-check.js';
 import type { AccountService, IssuedKeyPair } from '../accounts/service.js';
 import type { CostRules } from '../catalog/costs.js';
@@ -95,6 +100,35 @@ function issued(key: IssuedKeyPair | null) {
   return key ? { publicKey: key.publicKey, secretKey: key.secretKey, mode: MODE_TO_PROTO[key.mode] } : undefined;
 }
 
+/** Under CLI_MONEY_MOVES=proposals: a live debit made a four-eyes proposal, with its warning if the wallet is short. */
+export type ProposeDebit = (
+  accountId: string,
+  amountKobo: number,
+  reason: string,
+) => Promise<{ proposalId: string; warning: string }>;
+
+/** DebitWalletRequest: a manual debit, or under CLI_MONEY_MOVES=proposals a live one proposed. */
+async function debitWallet(
+  accounts: AccountService,
+  proposeDebit: ProposeDebit | undefined,
+  req: DebitWalletRequest,
+): Promise<MessageInitShape<typeof DebitWalletResponseSchema>> {
+  const mode = modeIn(req.mode);
+  if (proposeDebit !== undefined && mode === 'live') {
+    const { proposalId, warning } = await proposeDebit(req.accountId, int64In(req.amountKobo, 'amount'), req.reason);
+    const account = await accounts.getAccount(req.accountId);
+    return { balanceKobo: BigInt(account.balanceKobo), replayed: false, proposalId, warning };
+  }
+  const debited = await accounts.debit(req.accountId, mode, koboIn(req.amountKobo, 'amount'), req.reason, {
+    reference: req.reference,
+  });
+  return {
+    balanceKobo: BigInt(debited.balanceKobo),
+    entry: ledgerEntryMessage(debited.entry),
+    replayed: debited.replayed,
+  };
+}
+
 export function adminHandlers(
   accounts: AccountService,
   catalog: CatalogService,
@@ -106,6 +140,8 @@ export function adminHandlers(
     costRules: CostRules;
     /** Set under CLI_MONEY_MOVES=proposals: a live credit becomes a four-eyes proposal. */
     proposeCredit?: ((accountId: string, amountKobo: number, memo: string) => Promise<string>) | undefined;
+    /** Set under CLI_MONEY_MOVES=proposals: a live debit becomes a four-eyes proposal. */
+    proposeDebit?: ProposeDebit | undefined;
   },
   planSync: PlanSync,
   /**
@@ -157,6 +193,7 @@ export function adminHandlers(
       );
       return { balanceKobo: BigInt(balanceKobo), entry: ledgerEntryMessage(entry), replayed };
     },
+    debitWallet: (req) => debitWallet(accounts, operations.proposeDebit, req),
     async listLedgerEntries(req) {
       await ownTurn();
       const page = await accounts.ledger(req.accountId, modeIn(req.mode), sizeOrDefault(req.pageSize), req.pageToken);

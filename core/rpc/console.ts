@@ -278,7 +278,7 @@ export function consoleHandlers({
         },
         who,
       );
-      return { proposal: proposalMessage(proposal) };
+      return { proposal: proposalMessage(proposal), warning: await desk.warningFor(proposal) };
     },
     async decideProposal(req) {
       const context = await realm.require(req.sessionToken, req.approve ? 'approve' : 'read', req.clientAddress);

@@ -44,7 +44,7 @@ import type { Store } from '../store/port.js';
 import type { EventFeed } from '../webhooks/feed.js';
 import type { WebhookService as Webhooks } from '../webhooks/service.js';
 import { apiAccessAdminHandlers, apiAccessHandlers } from './access.js';
-import { adminHandlers } from './admin.js';
+import { adminHandlers, type ProposeDebit } from './admin.js';
 import { auditedCalls } from './audited.js';
 import { authHandlers } from './auth.js';
 import { consoleHandlers, staffAdminHandlers } from './console.js';
@@ -102,6 +102,7 @@ export interface CoreServerDeps {
     auditLog: Store['auditLog'];
     reports: Reports;
     proposeCredit?: ((accountId: string, amountKobo: number, memo: string) => Promise<string>) | undefined;
+    proposeDebit?: ProposeDebit | undefined;
   };
   /** Grants the admin service (and, for operators' convenience, the other two). */
   adminToken: string;
@@ -174,6 +175,7 @@ export function createCoreServer(deps: CoreServerDeps): CoreServer {
         supply: deps.supplyAdmin,
         costRules: deps.costRules,
         proposeCredit: deps.staff.proposeCredit,
+        proposeDebit: deps.staff.proposeDebit,
       },
       deps.planSync,
       who,

@@ -6,14 +6,14 @@
  *
  * Four eyes: a credit, a forced refund (the reversal of a delivered purchase), a pending
  * purchase resolved as failed (its refund) and an unmatched inflow assigned to an account
- * are proposals. One member proposes; a different finance or admin member approves, and only
+ * and a manual debit are proposals. One member proposes; a different finance or admin member approves, and only
  * then does the money move; the store refuses an approval by the proposer and one after 24 h.
  */
 import { randomBytes } from 'node:crypto';
 import type { AccountService } from '../accounts/service.js';
 import { DomainError, invalid, notFound } from '../domain/errors.js';
 import { FUNDING_PROVIDERS, type InflowRecord } from '../domain/funding.js';
-import { isKobo, type Kobo, kobo, MAX_AMOUNT_KOBO } from '../domain/money.js';
+import { formatNaira, isKobo, type Kobo, kobo, MAX_AMOUNT_KOBO } from '../domain/money.js';
 import type {
   AccountRecord,
   TransactionRecord,
@@ -113,6 +113,40 @@ const purchaseFacts = (tx: TransactionRecord) => ({
   attempts: tx.attempts,
 });
 
+/** What a debit proposal's wallet holds short of its amount now, in kobo; 0 when covered (or not a debit). */
+async function shortfall(
+  store: Pick<Store, 'accounts'>,
+  proposal: ProposalRecord,
+): Promise<{ balance: Kobo; short: boolean }> {
+  const balance = (await store.accounts.get(proposal.accountId))?.balanceKobo ?? kobo(0);
+  return { balance, short: proposal.kind === 'debit' && balance < proposal.amountKobo };
+}
+
+/**
+ * A debit the wallet does not cover is refused before the proposal is marked approved, so it
+ * stays open (to approve once the money is there, or to refuse); the store refuses it again
+ * if the balance fell meanwhile.
+ */
+async function requireCover(store: Pick<Store, 'accounts'>, proposal: ProposalRecord): Promise<void> {
+  const { balance, short } = await shortfall(store, proposal);
+  if (short)
+    throw new DomainError(
+      'INSUFFICIENT_BALANCE',
+      `The wallet holds ₦${formatNaira(balance)}, less than this debit of ₦${formatNaira(proposal.amountKobo)}; ` +
+        'nothing was taken (a wallet never goes below zero).',
+    );
+}
+
+/** What the proposer is told beside a proposal: for a debit the wallet does not cover now, that it would be refused. */
+async function warningFor(store: Pick<Store, 'accounts'>, proposal: ProposalRecord): Promise<string> {
+  const { balance, short } = await shortfall(store, proposal);
+  if (!short) return '';
+  return (
+    `The wallet holds ₦${formatNaira(balance)} now, less than this debit of ₦${formatNaira(proposal.amountKobo)}: ` +
+    'approving it is refused until the balance covers it.'
+  );
+}
+
 export function createDesk(deps: DeskDeps) {
   const { store, audit, clock } = deps;
 
@@ -128,7 +162,7 @@ export function createDesk(deps: DeskDeps) {
 
   /** What a proposal's target must be for it to be made, and the account it moves. */
   async function checkProposal(kind: ProposalKind, input: NewProposal): Promise<{ accountId: string; target: string }> {
-    if (kind === 'credit') {
+    if (kind === 'credit' || kind === 'debit') {
       if (!isKobo(input.amountKobo) || input.amountKobo <= 0 || input.amountKobo > MAX_AMOUNT_KOBO)
         throw invalid('amount', `amount must be a positive number of kobo up to ${MAX_AMOUNT_KOBO}.`);
       if (!(await store.accounts.get(input.accountId))) throw notFound(`Account ${input.accountId || '(empty id)'}`);
@@ -157,6 +191,11 @@ export function createDesk(deps: DeskDeps) {
     const at = clock();
     if (proposal.kind === 'credit') {
       await deps.accounts.credit(proposal.accountId, 'live', proposal.amountKobo, 'Manual credit', {
+        reference: proposal.proposalId,
+      });
+    } else if (proposal.kind === 'debit') {
+      // The proposal's id is the debit's reference: applied again, it takes nothing twice.
+      await deps.accounts.debit(proposal.accountId, 'live', proposal.amountKobo, proposal.note.slice(0, 200), {
         reference: proposal.proposalId,
       });
     } else if (proposal.kind === 'inflow_assign') {
@@ -274,7 +313,7 @@ export function createDesk(deps: DeskDeps) {
         kind,
         accountId,
         target,
-        amountKobo: kind === 'credit' ? kobo(input.amountKobo) : kobo(0),
+        amountKobo: kind === 'credit' || kind === 'debit' ? kobo(input.amountKobo) : kobo(0),
         note,
         proposedBy: who.actor,
         proposedAt: now,
@@ -303,6 +342,7 @@ export function createDesk(deps: DeskDeps) {
         await apply(found);
         return (await store.proposals.get(proposalId)) ?? found;
       }
+      if (approve && found.status === 'pending') await requireCover(store, found);
       const balanceBefore = await balanceOf(found.accountId);
       const decided = await store.proposals.decide(proposalId, approve ? 'approved' : 'refused', who.actor, clock());
       if (!decided) {
@@ -325,6 +365,8 @@ export function createDesk(deps: DeskDeps) {
     },
 
     getProposal: (proposalId: string) => store.proposals.get(proposalId),
+
+    warningFor: (proposal: ProposalRecord) => warningFor(store, proposal),
 
     /**
      * The accounts the query names exactly: as an account id, a user's email, a public key, a

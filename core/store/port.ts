@@ -156,6 +156,26 @@ export interface Credited {
   replayed: boolean;
 }
 
+/**
+ * A manual debit: money the operator takes out of one wallet, with a required reason (kept as
+ * the entry's memo and told in `wallet.debited`). The reference is unique among the account's
+ * manual debits: a retry (a proposal applied again after a crash) writes nothing twice.
+ */
+export interface DebitInput {
+  accountId: string;
+  mode: Mode;
+  amountKobo: Kobo;
+  reference: string;
+  reason: string;
+  at: Date;
+}
+
+/** What a manual debit did; it never leaves a negative balance, so a short wallet refuses it. */
+export type Debited =
+  | { outcome: 'debited'; balanceKobo: Kobo; entry: LedgerEntryRecord; replayed: boolean }
+  | { outcome: 'insufficient'; balanceKobo: Kobo }
+  | { outcome: 'no_account' };
+
 /** A state change of a purchase, and whether this call made it (false: it was already final). */
 export interface Moved {
   transaction: TransactionRecord;
@@ -179,6 +199,13 @@ export interface WalletStore {
    * compares). The check runs inside the transaction, behind a unique index.
    */
   credit(input: CreditInput): Promise<Credited | null>;
+  /**
+   * Takes money out and writes a `manual_debit` entry and the `wallet.debited` event (and
+   * `wallet.low_balance` when it crosses the threshold) atomically, only if the wallet's
+   * balance covers it. A reference the account has manually debited before writes nothing and
+   * returns that first entry as `replayed` (whatever its amount: the caller compares).
+   */
+  debit(input: DebitInput): Promise<Debited>;
   /**
    * Phase one of a purchase, atomically: if the idempotency key is new in the account's
    * `tx.mode` and that wallet's balance covers the charge, debit it, write the debit entry

@@ -19,6 +19,7 @@ const KIND_LABELS: Readonly<Record<string, string>> = {
   credit: 'Wallet funded',
   debit: 'Purchase',
   refund: 'Refund',
+  manual_debit: 'Debited by the operator',
 };
 
 function row(ctx: SignedInContext, entry: LedgerEntry): SafeHtml {

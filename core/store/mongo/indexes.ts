@@ -63,6 +63,21 @@ export const CREDIT_REFERENCE_INDEX = {
   },
 } as const;
 
+/**
+ * The unique index that makes a manual debit's reference (its proposal's id, or the CLI's)
+ * single-use per account: a proposal applied again after a crash cannot take the money twice.
+ */
+export const MANUAL_DEBIT_REFERENCE_INDEX = {
+  name: 'ledger_manual_debit_reference',
+  fields: ['account_id', 'reference'],
+  description: {
+    name: 'ledger_manual_debit_reference',
+    key: { account_id: 1, reference: 1 },
+    unique: true,
+    partialFilterExpression: { kind: 'manual_debit' },
+  },
+} as const;
+
 /** The unique index that allows one debit and one refund entry per purchase. */
 export const ONCE_PER_PURCHASE_INDEX = { name: 'ledger_once_per_purchase', fields: ['reference', 'kind'] } as const;
 

@@ -48,6 +48,7 @@ import {
   INVITATIONS_BY_ACCOUNT_INDEX,
   LEDGER_BY_ACCOUNT_INDEX,
   LEDGER_BY_WALLET_INDEX,
+  MANUAL_DEBIT_REFERENCE_INDEX,
   MEMBERSHIP_INDEXES,
   PEOPLE_INDEXES,
   REQUEST_ID_INDEX,
@@ -389,6 +390,16 @@ export const SCHEMA_STEPS: readonly SchemaStep[] = [
       await target.createIndexes(FUNDING_COLLECTIONS.inflows, [
         { name: 'inflows_live_by_time', key: { created_at: 1 }, partialFilterExpression: { mode: 'live' } },
       ]);
+    },
+  },
+  {
+    version: 23,
+    description: 'console: manual debits, a ledger kind of their own, once per reference per account',
+    // The ledger's validator learns the kind (negative, with a reason); proposals and events
+    // have no validator, so a debit proposal and wallet.debited need nothing more.
+    async apply(target) {
+      await refreshValidators(target);
+      await target.createIndexes(COLLECTIONS.ledger, [{ ...MANUAL_DEBIT_REFERENCE_INDEX.description }]);
     },
   },
 ];

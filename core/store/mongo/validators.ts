@@ -137,7 +137,7 @@ export const TRANSACTION_STATUSES = [
   'reversed',
 ] as const satisfies readonly TransactionStatus[];
 /** Every ledger entry kind, likewise. */
-export const LEDGER_KINDS = ['credit', 'debit', 'refund'] as const satisfies readonly LedgerKind[];
+export const LEDGER_KINDS = ['credit', 'debit', 'refund', 'manual_debit'] as const satisfies readonly LedgerKind[];
 // Compile-time checks that no status or kind of the domain is missing from the lists above.
 type Missing<All, Listed> = Exclude<All, Listed> extends never ? true : never;
 const statusesComplete: Missing<TransactionStatus, (typeof TRANSACTION_STATUSES)[number]> = true;
@@ -155,8 +155,28 @@ void kindsComplete;
 export const LISTS_AT_LAST_VALIDATORS_STEP = {
   products: ['airtime', 'data', 'electricity', 'cable', 'bulksms'],
   statuses: ['pending', 'success', 'failed', 'reversed'],
-  kinds: ['credit', 'debit', 'refund'],
+  kinds: ['credit', 'debit', 'refund', 'manual_debit'],
 } as const;
+
+/** The kinds whose amount is negative (money out); every other kind's is positive. */
+const NEGATIVE_KINDS = ['debit', 'manual_debit'] as const satisfies readonly LedgerKind[];
+
+/**
+ * The sign of an amount follows its kind, as the SQLite CHECK has it, over every kind of this
+ * build; and a manual debit says why (its memo is the operator's reason).
+ */
+function ledgerSignRule(): Document {
+  return {
+    $or: [
+      { kind: { $in: [...NEGATIVE_KINDS] }, amount_kobo: { $lt: 0 } },
+      {
+        kind: { $in: LEDGER_KINDS.filter((k) => !(NEGATIVE_KINDS as readonly string[]).includes(k)) },
+        amount_kobo: { $gt: 0 },
+      },
+    ],
+  };
+}
+const MANUAL_DEBIT_HAS_REASON: Document = { $or: [{ kind: { $ne: 'manual_debit' } }, { memo: { $ne: '' } }] };
 
 /** A validator's $jsonSchema (the first of an $and), changed by `change`. */
 function withSchema(validator: Document, change: (schema: Document) => Document): Document {
@@ -180,9 +200,17 @@ export function currentValidators(): Record<string, Document> {
   });
   return {
     [COLLECTIONS.accounts]: VALIDATORS_V4[COLLECTIONS.accounts]!,
-    [COLLECTIONS.ledger]: withSchema(VALIDATORS_V4[COLLECTIONS.ledger]!, (schema) =>
-      requireMode(lists(schema, { kind: { enum: [...LEDGER_KINDS] } })),
-    ),
+    [COLLECTIONS.ledger]: {
+      $and: [
+        ...(
+          withSchema(VALIDATORS_V4[COLLECTIONS.ledger]!, (schema) =>
+            requireMode(lists(schema, { kind: { enum: [...LEDGER_KINDS] } })),
+          )['$and'] as Document[]
+        ).slice(0, 1),
+        ledgerSignRule(),
+        MANUAL_DEBIT_HAS_REASON,
+      ],
+    },
     [COLLECTIONS.transactions]: withSchema(VALIDATORS_V4[COLLECTIONS.transactions]!, (schema) =>
       requireMode(lists(schema, { product: { enum: [...PRODUCTS] }, status: { enum: [...TRANSACTION_STATUSES] } })),
     ),

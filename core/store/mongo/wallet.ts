@@ -5,7 +5,7 @@
  * is unknown).
  */
 import { type ClientSession, type Filter, Long, ObjectId } from 'mongodb';
-import { creditEvent, lowBalanceEvent, newEventId, transactionEvent } from '../../domain/events.js';
+import { creditEvent, debitEvent, lowBalanceEvent, newEventId, transactionEvent } from '../../domain/events.js';
 import { crossesLowBalance } from '../../domain/funding.js';
 import type { Mode } from '../../domain/mode.js';
 import { type Kobo, negateKobo } from '../../domain/money.js';
@@ -14,7 +14,7 @@ import type { LedgerEntryRecord, NewTransaction, ReserveResult } from '../../dom
 import { movesInto, type RefundedStatus } from '../../domain/transactions.js';
 import { requireAmount, requireAttempts, requireLimit } from '../bounds.js';
 import { decodeLedgerCursor, encodeLedgerCursor, toPage } from '../paging.js';
-import type { AttemptEnd, Credited, FirstAttempt, Moved, WalletStore } from '../port.js';
+import type { AttemptEnd, Credited, Debited, DebitInput, FirstAttempt, Moved, WalletStore } from '../port.js';
 import { purchaseMemo, refundMemo, reversalMemo } from '../rules.js';
 import { auditLedger } from './audit.js';
 import { attemptFilter, claimFilter, claimUpdate } from './claims.js';
@@ -37,7 +37,7 @@ import {
 } from './documents.js';
 import { creditFailure, isDuplicateKeyOn, isUnknownCommitResult } from './errors.js';
 import { deliversTo, eventCollections, writeEventIn } from './events.js';
-import { CREDIT_REFERENCE_INDEX, REQUEST_ID_INDEX } from './schema.js';
+import { CREDIT_REFERENCE_INDEX, MANUAL_DEBIT_REFERENCE_INDEX, REQUEST_ID_INDEX } from './schema.js';
 import { beginFirstAttemptIn, endAttemptIn } from './supply.js';
 
 /** A money movement into a wallet, everything fixed before the transaction's first attempt. */
@@ -190,6 +190,65 @@ function replayedCredit(doc: LedgerEntryDoc): Credited {
   return { balanceKobo: entry.balanceAfterKobo, entry, replayed: true };
 }
 
+/** The account's manual debit of this reference; the query implies the partial unique index's filter. */
+function sameManualDebitQuery(debit: { accountId: string; reference: string }): Filter<LedgerEntryDoc> {
+  return { account_id: debit.accountId, reference: debit.reference, kind: 'manual_debit' };
+}
+
+function replayedDebit(doc: LedgerEntryDoc): Debited {
+  const entry = ledgerEntryFromDoc(doc);
+  return { outcome: 'debited', balanceKobo: entry.balanceAfterKobo, entry, replayed: true };
+}
+
+/** A manual debit inside `session`: the replay check, the conditional debit, its entry and its events. */
+async function debitIn(
+  ctx: MongoContext,
+  session: ClientSession,
+  input: DebitInput,
+  ids: { entryId: ObjectId; eventId: string },
+): Promise<Debited> {
+  const c = ctx.live();
+  const earlier = await c.ledger.findOne(sameManualDebitQuery(input), { session });
+  if (earlier !== null) return replayedDebit(earlier);
+  const field = balanceField(input.mode);
+  const amount = toLong(input.amountKobo, 'amountKobo');
+  const debited = await c.accounts.findOneAndUpdate(
+    { _id: input.accountId, [field]: { $gte: amount } },
+    { $inc: { [field]: amount.negate(), ledger_seq: Long.ONE } },
+    { session, returnDocument: 'after' },
+  );
+  if (debited === null) {
+    const account = await c.accounts.findOne({ _id: input.accountId }, { session });
+    if (account === null) return { outcome: 'no_account' };
+    return { outcome: 'insufficient', balanceKobo: readKobo(account[field] ?? 0, `accounts.${field}`) };
+  }
+  const balanceKobo = readKobo(debited[field], `accounts.${field}`);
+  const at = toDate(input.at, 'at');
+  const entry: LedgerEntryRecord = {
+    entryId: readInteger(debited.ledger_seq, 'accounts.ledger_seq'),
+    accountId: input.accountId,
+    mode: input.mode,
+    amountKobo: negateKobo(input.amountKobo),
+    balanceAfterKobo: balanceKobo,
+    kind: 'manual_debit',
+    reference: input.reference,
+    memo: input.reason,
+    createdAt: at,
+  };
+  await c.ledger.insertOne(ledgerEntryToDoc(entry, ids.entryId), { session });
+  const deliver = await deliversTo(ctx, session, input.accountId, input.mode);
+  await writeEventIn(ctx, session, debitEvent({ ...input, balanceKobo }, input.mode, at, ids.eventId), deliver);
+  const thresholdField = input.mode === 'test' ? 'test_low_balance_kobo' : 'low_balance_kobo';
+  const threshold = debited[thresholdField];
+  const thresholdKobo =
+    threshold === undefined || threshold === null ? null : readKobo(threshold, `accounts.${thresholdField}`);
+  if (crossesLowBalance(balanceKobo + input.amountKobo, balanceKobo, thresholdKobo)) {
+    const low = lowBalanceEvent(input.accountId, input.mode, balanceKobo, thresholdKobo!, input.reference, at);
+    await writeEventIn(ctx, session, low, deliver);
+  }
+  return { outcome: 'debited', balanceKobo, entry, replayed: false };
+}
+
 /** Phase one of a purchase inside `session`: the duplicate check, the conditional debit, its entry and the pending transaction. */
 async function reserveIn(
   ctx: MongoContext,
@@ -330,6 +389,28 @@ async function settleIn(
   );
 }
 
+/** A manual debit in one transaction, its outcome found again after an unknown commit (WalletStore.debit). */
+async function debitWallet(ctx: MongoContext, input: DebitInput): Promise<Debited> {
+  const { live, inTransaction } = ctx;
+  requireAmount('amountKobo', input.amountKobo, 1);
+  const ids = { entryId: new ObjectId(), eventId: newEventId() };
+  const earlierDebit = sameManualDebitQuery(input);
+  return inTransaction(
+    (session) => debitIn(ctx, session, input, ids),
+    async (error, session) => {
+      if (isDuplicateKeyOn(error, MANUAL_DEBIT_REFERENCE_INDEX.name, MANUAL_DEBIT_REFERENCE_INDEX.fields)) {
+        // A debit with this reference committed first; its answer is this one's.
+        const earlier = await live().ledger.findOne(earlierDebit, followUpRead(session));
+        return earlier === null ? undefined : replayedDebit(earlier);
+      }
+      const committed = await ctx.committedEntry(error, ids.entryId, session);
+      if (committed === null) return undefined;
+      const entry = ledgerEntryFromDoc(committed);
+      return { outcome: 'debited', balanceKobo: entry.balanceAfterKobo, entry, replayed: false };
+    },
+  );
+}
+
 export function createWalletStore(ctx: MongoContext): WalletStore {
   const { live, inTransaction } = ctx;
   return {
@@ -375,6 +456,7 @@ export function createWalletStore(ctx: MongoContext): WalletStore {
         throw creditFailure(error, input);
       }
     },
+    debit: (input) => debitWallet(ctx, input),
     async reserve(tx, first) {
       requireAmount('chargedKobo', tx.chargedKobo, 1);
       requireAmount('faceValueKobo', tx.faceValueKobo, 0);

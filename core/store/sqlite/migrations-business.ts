@@ -416,4 +416,116 @@ export const BUSINESS_MIGRATIONS: readonly Migration[] = [
       ALTER TABLE accounts ADD COLUMN suspension_note TEXT;
     `,
   },
+  {
+    version: 25,
+    description:
+      'console: manual debits (a ledger kind of their own, once per reference), wallet.debited, debit proposals',
+    // Three CHECKs widen, and SQLite cannot change a CHECK in place: ledger_entries, events and
+    // proposals are rebuilt as in steps 3 and 18 (new table, copy every row, drop, rename, then
+    // every index and trigger again). DROP TABLE removes a table's triggers before its implicit
+    // delete, so the no-delete triggers do not fire; no table references these three.
+    // AUTOINCREMENT positions move with the rows (the copies keep entry_id and seq).
+    sql: `
+      CREATE TABLE ledger_entries_next (
+        entry_id            INTEGER PRIMARY KEY AUTOINCREMENT,
+        account_id          TEXT NOT NULL REFERENCES accounts (account_id),
+        amount_kobo         INTEGER NOT NULL,
+        balance_after_kobo  INTEGER NOT NULL CHECK (balance_after_kobo >= 0),
+        kind                TEXT NOT NULL CHECK (kind IN ('credit', 'debit', 'refund', 'manual_debit')),
+        reference           TEXT NOT NULL,
+        memo                TEXT NOT NULL,
+        created_at          INTEGER NOT NULL,
+        mode                TEXT NOT NULL DEFAULT 'live' CHECK (mode IN ('live', 'test')),
+        CHECK ((kind IN ('debit', 'manual_debit') AND amount_kobo < 0)
+          OR (kind IN ('credit', 'refund') AND amount_kobo > 0)),
+        CHECK (kind <> 'manual_debit' OR memo <> '')
+      ) STRICT;
+      INSERT INTO ledger_entries_next (entry_id, account_id, amount_kobo, balance_after_kobo, kind, reference, memo,
+          created_at, mode)
+        SELECT entry_id, account_id, amount_kobo, balance_after_kobo, kind, reference, memo, created_at, mode
+        FROM ledger_entries;
+      DROP TABLE ledger_entries;
+      ALTER TABLE ledger_entries_next RENAME TO ledger_entries;
+      CREATE INDEX ledger_by_account ON ledger_entries (account_id, mode, entry_id, amount_kobo, balance_after_kobo);
+      CREATE UNIQUE INDEX ledger_once_per_purchase ON ledger_entries (reference, kind)
+        WHERE kind IN ('debit', 'refund');
+      CREATE UNIQUE INDEX ledger_credit_reference ON ledger_entries (account_id, reference)
+        WHERE kind = 'credit';
+      -- A manual debit's reference (its proposal's id, or the CLI's) is used once per account:
+      -- a proposal applied again after a crash cannot take the money twice.
+      CREATE UNIQUE INDEX ledger_manual_debit_reference ON ledger_entries (account_id, reference)
+        WHERE kind = 'manual_debit';
+      CREATE TRIGGER ledger_entries_no_update BEFORE UPDATE ON ledger_entries
+      BEGIN
+        SELECT RAISE(ABORT, 'ledger entries are immutable');
+      END;
+      CREATE TRIGGER ledger_entries_no_delete BEFORE DELETE ON ledger_entries
+      BEGIN
+        SELECT RAISE(ABORT, 'ledger entries are immutable');
+      END;
+
+      CREATE TABLE events_next (
+        seq              INTEGER PRIMARY KEY AUTOINCREMENT,
+        event_id         TEXT NOT NULL UNIQUE,
+        account_id       TEXT NOT NULL REFERENCES accounts (account_id),
+        mode             TEXT NOT NULL CHECK (mode IN ('live', 'test')),
+        type             TEXT NOT NULL CHECK (type IN ('transaction.success', 'transaction.failed',
+                           'transaction.reversed', 'wallet.credited', 'wallet.debited', 'wallet.low_balance',
+                           'ping', 'plan.updated', 'plan.disabled')),
+        subject          TEXT NOT NULL,
+        body             TEXT NOT NULL CHECK (json_valid(body)),
+        created_at       INTEGER NOT NULL,
+        delivery         TEXT NOT NULL CHECK (delivery IN ('none', 'pending', 'delivered', 'failed')),
+        attempts         INTEGER NOT NULL CHECK (attempts >= 0),
+        next_attempt_at  INTEGER,
+        queued_at        INTEGER NOT NULL,
+        lease_owner      TEXT,
+        last_status      INTEGER,
+        last_error       TEXT,
+        last_attempt_at  INTEGER,
+        CHECK ((delivery = 'pending') = (next_attempt_at IS NOT NULL))
+      ) STRICT;
+      INSERT INTO events_next SELECT * FROM events;
+      DROP TABLE events;
+      ALTER TABLE events_next RENAME TO events;
+      CREATE INDEX events_feed ON events (account_id, mode, seq);
+      CREATE INDEX events_due ON events (next_attempt_at, seq) WHERE delivery = 'pending';
+      CREATE INDEX events_undelivered ON events (created_at) WHERE delivery = 'pending';
+      CREATE UNIQUE INDEX events_once_per_move ON events (subject, type)
+        WHERE type IN ('transaction.success', 'transaction.failed', 'transaction.reversed');
+      CREATE INDEX events_due_by_destination ON events (account_id, mode, next_attempt_at, seq)
+        WHERE delivery = 'pending';
+      CREATE INDEX events_low_balance ON events (created_at) WHERE type = 'wallet.low_balance' AND mode = 'live';
+      CREATE TRIGGER events_fixed BEFORE UPDATE OF seq, event_id, account_id, mode, type, subject, body, created_at
+        ON events
+      BEGIN
+        SELECT RAISE(ABORT, 'an event cannot be changed');
+      END;
+      CREATE TRIGGER events_no_delete BEFORE DELETE ON events
+      BEGIN
+        SELECT RAISE(ABORT, 'events are kept');
+      END;
+
+      CREATE TABLE proposals_next (
+        proposal_id  TEXT PRIMARY KEY,
+        kind         TEXT NOT NULL CHECK (kind IN ('credit', 'refund', 'pending_failed', 'inflow_assign', 'debit')),
+        account_id   TEXT NOT NULL,
+        target       TEXT NOT NULL,
+        amount_kobo  INTEGER NOT NULL CHECK (amount_kobo >= 0),
+        note         TEXT NOT NULL,
+        proposed_by  TEXT NOT NULL,
+        proposed_at  INTEGER NOT NULL,
+        expires_at   INTEGER NOT NULL,
+        status       TEXT NOT NULL CHECK (status IN ('pending', 'approved', 'refused')),
+        decided_by   TEXT,
+        decided_at   INTEGER,
+        applied_at   INTEGER,
+        CHECK (decided_by IS NULL OR decided_by <> proposed_by OR status = 'refused')
+      ) STRICT;
+      INSERT INTO proposals_next SELECT * FROM proposals;
+      DROP TABLE proposals;
+      ALTER TABLE proposals_next RENAME TO proposals;
+      CREATE INDEX proposals_open ON proposals (proposed_at) WHERE status = 'pending';
+    `,
+  },
 ];

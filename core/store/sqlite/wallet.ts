@@ -5,7 +5,7 @@
  * which makes each one atomic.
  */
 import Database from 'better-sqlite3';
-import { creditEvent, lowBalanceEvent, transactionEvent } from '../../domain/events.js';
+import { creditEvent, debitEvent, lowBalanceEvent, transactionEvent } from '../../domain/events.js';
 import { crossesLowBalance } from '../../domain/funding.js';
 import type { Mode } from '../../domain/mode.js';
 import { isKobo, kobo } from '../../domain/money.js';
@@ -14,7 +14,16 @@ import type { NewTransaction, ReserveResult } from '../../domain/records.js';
 import { canMove, type RefundedStatus } from '../../domain/transactions.js';
 import { requireAmount, requireAttempts, requireLimit } from '../bounds.js';
 import { decodeLedgerCursor, toPage } from '../paging.js';
-import type { AttemptEnd, Credited, CreditInput, FirstAttempt, Moved, WalletStore } from '../port.js';
+import type {
+  AttemptEnd,
+  Credited,
+  CreditInput,
+  Debited,
+  DebitInput,
+  FirstAttempt,
+  Moved,
+  WalletStore,
+} from '../port.js';
 import { purchaseMemo, refundMemo, reversalMemo } from '../rules.js';
 import { type AccountStatements, walletStatements } from './accounts.js';
 import { runLedgerAudit } from './audit.js';
@@ -42,6 +51,9 @@ export function prepareLedgerStatements(db: Database.Database) {
     ),
     creditByReference: db.prepare<{ account_id: string; reference: string }, LedgerRow>(
       `SELECT * FROM ledger_entries WHERE account_id = @account_id AND reference = @reference AND kind = 'credit'`,
+    ),
+    manualDebitByReference: db.prepare<{ account_id: string; reference: string }, LedgerRow>(
+      `SELECT * FROM ledger_entries WHERE account_id = @account_id AND reference = @reference AND kind = 'manual_debit'`,
     ),
     list: db.prepare<{ account_id: string; mode: string; before: number; limit: number }, LedgerRow>(
       `SELECT * FROM ledger_entries WHERE account_id = @account_id AND mode = @mode AND entry_id < @before
@@ -87,6 +99,52 @@ function pendingRow(tx: NewTransaction, balanceAfterKobo: number): TransactionRo
     created_at: createdAt,
     updated_at: createdAt,
   };
+}
+
+/** The account's manual debit of this reference made before, if any. */
+function replayedDebit(sql: WalletStatements, input: DebitInput): Debited | null {
+  const earlier = sql.ledger.manualDebitByReference.get({ account_id: input.accountId, reference: input.reference });
+  if (earlier === undefined) return null;
+  const entry = ledgerFromRow(earlier);
+  return { outcome: 'debited', balanceKobo: entry.balanceAfterKobo, entry, replayed: true };
+}
+
+/** A manual debit, its entry and events, only if the wallet covers it (WalletStore.debit). */
+function manualDebit(sql: WalletStatements, input: DebitInput): Debited {
+  const { accounts, ledger, events } = sql;
+  const earlier = replayedDebit(sql, input);
+  if (earlier !== null) return earlier;
+  const debited = walletStatements(accounts, input.mode).debit.get({
+    account_id: input.accountId,
+    amount_kobo: input.amountKobo,
+  });
+  if (debited === undefined) {
+    const account = accounts.get.get(input.accountId);
+    if (!account) return { outcome: 'no_account' };
+    const balance = input.mode === 'test' ? account.test_balance_kobo : account.balance_kobo;
+    return { outcome: 'insufficient', balanceKobo: kobo(balance) };
+  }
+  const balanceKobo = kobo(debited.balance_kobo);
+  const entry = ledger.insert.get({
+    account_id: input.accountId,
+    mode: input.mode,
+    amount_kobo: -input.amountKobo,
+    balance_after_kobo: balanceKobo,
+    kind: 'manual_debit',
+    reference: input.reference,
+    memo: input.reason,
+    created_at: toMs(input.at),
+  })!;
+  const facts = { ...input, balanceKobo };
+  recordEvent(events, debitEvent(facts, input.mode, input.at));
+  if (crossesLowBalance(balanceKobo + input.amountKobo, balanceKobo, debited.threshold_kobo)) {
+    const threshold = kobo(debited.threshold_kobo!);
+    recordEvent(
+      events,
+      lowBalanceEvent(input.accountId, input.mode, balanceKobo, threshold, input.reference, input.at),
+    );
+  }
+  return { outcome: 'debited', balanceKobo, entry: ledgerFromRow(entry), replayed: false };
 }
 
 /** The money operations, each to run inside one transaction. */
@@ -258,7 +316,8 @@ export function moneyOperations(sql: WalletStatements) {
     return announce({ transaction: transactionFromRow(moved), changed: true }, at);
   }
 
-  return { credit, reserve, duplicateOf, settle, giveBack, endAttempt };
+  const debit = (input: DebitInput) => manualDebit(sql, input);
+  return { credit, debit, reserve, duplicateOf, settle, giveBack, endAttempt };
 }
 
 export function createWalletStore(
@@ -272,6 +331,18 @@ export function createWalletStore(
     async credit(input) {
       requireAmount('amountKobo', input.amountKobo, 1);
       return commit.run(() => money.credit(input));
+    },
+    async debit(input) {
+      requireAmount('amountKobo', input.amountKobo, 1);
+      return commit.run(
+        () => money.debit(input),
+        (error): Debited => {
+          // The unique index on (account_id, reference) of manual debits is the guard behind the read.
+          const earlier = isUniqueViolation(error) ? replayedDebit(sql, input) : null;
+          if (earlier !== null) return earlier;
+          throw error;
+        },
+      );
     },
     async reserve(tx, first) {
       requireAmount('chargedKobo', tx.chargedKobo, 1);

@@ -38,7 +38,7 @@ import type { PurchaseDeps } from '../../../core/purchases/flow.js';
 import { Background } from '../../../core/purchases/receipts.js';
 import { createRecoveryWorker } from '../../../core/purchases/recovery.js';
 import { transactionCursorBefore } from '../../../core/store/paging.js';
-import type { Store } from '../../../core/store/port.js';
+import type { DebitInput, Store } from '../../../core/store/port.js';
 import { unchecked } from '../../helpers/money.js';
 import { airtimePurchase } from '../../helpers/purchases.js';
 import { suite } from '../../helpers/suite.js';
@@ -168,7 +168,8 @@ async function auditWallet(h: Harness, accountId: string, mode: Mode): Promise<v
       assert.is(entry.accountId, accountId);
       assert.is(entry.mode, mode, 'a wallet lists only its own entries');
       assert.ok(Number.isSafeInteger(entry.amountKobo) && entry.amountKobo !== 0, 'entry amount is a non-zero integer');
-      assert.ok(entry.kind === 'debit' ? entry.amountKobo < 0 : entry.amountKobo > 0, `sign of a ${entry.kind} entry`);
+      const negative = entry.kind === 'debit' || entry.kind === 'manual_debit';
+      assert.ok(negative ? entry.amountKobo < 0 : entry.amountKobo > 0, `sign of a ${entry.kind} entry`);
       running += entry.amountKobo;
       assert.is(entry.balanceAfterKobo, running, `balance after entry ${entry.entryId} is the running sum`);
       assert.ok(running >= 0, 'the balance never went negative');
@@ -4223,6 +4224,129 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       const empty = { from: utc(20, 0), until: utc(21, 0), offsetMs: LAGOS };
       assert.equal(await h.store.reports.salesByDay(empty, 'product'), []);
       assert.equal(await h.store.reports.fundingByDay(empty), []);
+    });
+  });
+
+  define('wallet manual debit', (it) => {
+    const debitOf = (accountId: string, amount: number, reference: string, overrides: Partial<DebitInput> = {}) => ({
+      accountId,
+      mode: 'live' as const,
+      amountKobo: kobo(amount),
+      reference,
+      reason: 'Chargeback from the bank',
+      at: at(30),
+      ...overrides,
+    });
+
+    it('a manual debit takes money out with its reason and writes wallet.debited in the same move', async (h) => {
+      const accountId = await h.account(50_000);
+      const debited = await h.store.wallet.debit(debitOf(accountId, 12_500, 'prp_1'));
+      assert.equal(debited, {
+        outcome: 'debited',
+        balanceKobo: kobo(37_500),
+        replayed: false,
+        entry: {
+          entryId: debited.outcome === 'debited' ? debited.entry.entryId : 0,
+          accountId,
+          mode: 'live',
+          amountKobo: kobo(-12_500),
+          balanceAfterKobo: kobo(37_500),
+          kind: 'manual_debit',
+          reference: 'prp_1',
+          memo: 'Chargeback from the bank',
+          createdAt: at(30),
+        },
+      });
+      assert.is(await h.balance(accountId), 37_500);
+      const events = await h.store.events.listFeed(accountId, 'live', 0, 10);
+      assert.equal(
+        events.map((e) => [e.type, e.subject]),
+        [
+          ['wallet.credited', events[0]!.subject],
+          ['wallet.debited', 'prp_1'],
+        ],
+      );
+      assert.equal(JSON.parse(events[1]!.body).data, {
+        reference: 'prp_1',
+        amount: 125,
+        balance: 375,
+        reason: 'Chargeback from the bank',
+        source: 'operator',
+      });
+    });
+
+    it('a debit retried with its reference takes the money once, even at the same moment', async (h) => {
+      const accountId = await h.account(10_000);
+      const results = await Promise.all([1, 2, 3].map(() => h.store.wallet.debit(debitOf(accountId, 4_000, 'R-9'))));
+      assert.equal(
+        results.map((r) => (r.outcome === 'debited' ? r.replayed : r.outcome)).sort(),
+        [false, true, true],
+        'one writes, the others answer it',
+      );
+      const later = await h.store.wallet.debit(debitOf(accountId, 9_999, 'R-9', { at: at(50) }));
+      assert.ok(later.outcome === 'debited' && later.replayed && later.entry.amountKobo === -4_000, 'the first debit');
+      assert.is(await h.balance(accountId), 6_000);
+      const debits = (await h.ledger(accountId)).filter((e) => e.kind === 'manual_debit');
+      assert.is(debits.length, 1);
+      const events = await h.store.events.listFeed(accountId, 'live', 0, 10);
+      assert.is(events.filter((e) => e.type === 'wallet.debited').length, 1, 'one event for the one debit');
+    });
+
+    it('a debit the wallet does not cover is refused with the balance and writes nothing', async (h) => {
+      const accountId = await h.account(3_000);
+      assert.equal(await h.store.wallet.debit(debitOf(accountId, 3_001, 'R-1')), {
+        outcome: 'insufficient',
+        balanceKobo: kobo(3_000),
+      });
+      assert.is(await h.balance(accountId), 3_000);
+      assert.is((await h.ledger(accountId)).length, 1, 'only the opening credit');
+      const events = await h.store.events.listFeed(accountId, 'live', 0, 10);
+      assert.equal(
+        events.map((e) => e.type),
+        ['wallet.credited'],
+      );
+      // The whole balance may go, to zero and no further.
+      const all = await h.store.wallet.debit(debitOf(accountId, 3_000, 'R-2'));
+      assert.is(all.outcome === 'debited' ? all.balanceKobo : -1, 0);
+    });
+
+    it('an unknown account is no_account; the test wallet is debited apart from the live one', async (h) => {
+      assert.equal(await h.store.wallet.debit(debitOf('nobody', 100, 'R-1')), { outcome: 'no_account' });
+      const accountId = await h.account(5_000);
+      await h.creditTest(accountId, 2_000);
+      assert.equal(await h.store.wallet.debit(debitOf(accountId, 2_500, 'R-T', { mode: 'test' })), {
+        outcome: 'insufficient',
+        balanceKobo: kobo(2_000),
+      });
+      const test = await h.store.wallet.debit(debitOf(accountId, 1_500, 'R-T', { mode: 'test' }));
+      assert.ok(test.outcome === 'debited' && test.entry.mode === 'test');
+      assert.is(await h.balance(accountId, 'test'), 500);
+      assert.is(await h.balance(accountId), 5_000, 'the live wallet is untouched');
+      assert.equal(
+        (await h.store.events.listFeed(accountId, 'test', 0, 10))
+          .map((e) => e.type)
+          .filter((t) => t !== 'wallet.credited'),
+        ['wallet.debited'],
+      );
+    });
+
+    it('a debit that takes the wallet under its threshold writes wallet.low_balance too', async (h) => {
+      const accountId = await h.account(10_000);
+      assert.ok(await h.store.funding.setLowBalanceThreshold(accountId, 'live', kobo(5_000)));
+      await h.store.wallet.debit(debitOf(accountId, 6_000, 'R-1'));
+      const types = (await h.store.events.listFeed(accountId, 'live', 0, 10)).map((e) => e.type);
+      assert.equal(types, ['wallet.credited', 'wallet.debited', 'wallet.low_balance']);
+    });
+
+    it('a zero, negative or fractional debit is refused and writes nothing', async (h) => {
+      const accountId = await h.account(10_000);
+      for (const amount of [0, -5, 1.5]) {
+        await h.store.wallet.debit({ ...debitOf(accountId, 1, `R-${amount}`), amountKobo: unchecked(amount) }).then(
+          () => assert.unreachable(`a debit of ${amount} kobo was accepted`),
+          (error: unknown) => assert.ok(error instanceof RangeError, 'refused before any write'),
+        );
+      }
+      assert.is(await h.balance(accountId), 10_000);
     });
   });
 }

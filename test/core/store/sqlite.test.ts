@@ -410,4 +410,90 @@ function duplicateOf(tx: TransactionRecord) {
   };
 }
 
+sqlite('step 25 rebuilds the ledger, events and proposals keeping every row, index and guard', async () => {
+  const db = raw();
+  for (const migration of MIGRATIONS.filter((m) => m.version <= 24)) db.exec(migration.sql);
+  db.pragma('user_version = 24');
+  db.prepare(
+    "INSERT INTO accounts (account_id, name, tier_id, balance_kobo, created_at) VALUES ('acct-1', 'Ada', 'standard', 40200, 1000)",
+  ).run();
+  db.prepare(`INSERT INTO ledger_entries (account_id, amount_kobo, balance_after_kobo, kind, reference, memo, created_at, mode)
+              VALUES ('acct-1', 50000, 50000, 'credit', 'CR-1', '', 1000, 'live'),
+                     ('acct-1', -9800, 40200, 'debit', 'TX-1', 'airtime', 2000, 'live')`).run();
+  db.prepare(`INSERT INTO events (event_id, account_id, mode, type, subject, body, created_at, delivery, attempts,
+                next_attempt_at, queued_at) VALUES ('evt_1', 'acct-1', 'live', 'wallet.credited', 'CR-1', '{}', 1000, 'none', 0, NULL, 1000)`).run();
+  db.prepare(`INSERT INTO proposals VALUES ('prp_1', 'credit', 'acct-1', 'acct-1', 500, 'why', 'staff:a@x.ng', 1000, 9000,
+              'pending', NULL, NULL, NULL)`).run();
+  const shape = () =>
+    db
+      .prepare(
+        `SELECT type, name, tbl_name FROM sqlite_master
+         WHERE tbl_name IN ('ledger_entries', 'events', 'proposals') AND name NOT LIKE 'sqlite_autoindex%' ORDER BY name`,
+      )
+      .all() as { name: string }[];
+  const rows = () => ({
+    ledger: db.prepare('SELECT * FROM ledger_entries ORDER BY entry_id').all(),
+    events: db.prepare('SELECT * FROM events ORDER BY seq').all(),
+    proposals: db.prepare('SELECT * FROM proposals').all(),
+  });
+  const kept = rows();
+  const objects = shape();
+  const store = open();
+  assert.is(db.pragma('user_version', { simple: true }), SCHEMA_VERSION);
+  assert.equal(rows(), kept, 'every row is kept, with its ids and seq');
+  assert.equal(
+    shape().map((o) => o.name),
+    [...objects.map((o) => o.name), 'ledger_manual_debit_reference'].sort(),
+    'every index and trigger again, and the manual debits reference index',
+  );
+  assert.throws(() => db.prepare('DELETE FROM ledger_entries').run(), /ledger entries are immutable/);
+  assert.throws(() => db.prepare('DELETE FROM events').run(), /events are kept/);
+  // A manual debit is negative and says why; the schema refuses anything else.
+  const insert = (amount: number, memo: string) =>
+    db
+      .prepare(`INSERT INTO ledger_entries (account_id, amount_kobo, balance_after_kobo, kind, reference, memo, created_at)
+                VALUES ('acct-1', ?, 0, 'manual_debit', 'M-1', ?, 7000)`)
+      .run(amount, memo);
+  assert.throws(() => insert(100, 'why'), /CHECK/);
+  assert.throws(() => insert(-100, ''), /CHECK/);
+  // New entries continue the sequence after the kept ones.
+  const debited = await store.wallet.debit({
+    accountId: 'acct-1',
+    mode: 'live',
+    amountKobo: kobo(200),
+    reference: 'M-2',
+    reason: 'Chargeback',
+    at: new Date(8_000),
+  });
+  assert.ok(debited.outcome === 'debited' && debited.entry.entryId === 3 && debited.balanceKobo === 40_000);
+  // The purchase debit written above has no purchase row: the check still says so, and the
+  // manual debit, tied to no purchase by design, is not reported.
+  assert.equal(
+    (await store.wallet.audit()).violations.map((v) => `${v.kind}:${v.reference}`),
+    ['orphan_entry:TX-1'],
+  );
+});
+
+sqlite('the audit still finds a manual debit that breaks the running balance', async () => {
+  const store = open();
+  await populate(store);
+  const balance = (await store.accounts.get('acct-1'))!.balanceKobo;
+  const debited = await store.wallet.debit({
+    accountId: 'acct-1',
+    mode: 'live',
+    amountKobo: kobo(1_000),
+    reference: 'M-1',
+    reason: 'Chargeback',
+    at: new Date(8_000),
+  });
+  assert.is(debited.outcome, 'debited');
+  assert.equal((await store.wallet.audit()).violations, [], 'a manual debit needs no purchase');
+  raw()
+    .prepare(`INSERT INTO ledger_entries (account_id, amount_kobo, balance_after_kobo, kind, reference, memo, created_at)
+              VALUES ('acct-1', -500, ?, 'manual_debit', 'M-2', 'behind the adapter', 9000)`)
+    .run(balance - 1_000);
+  const kinds = (await store.wallet.audit()).violations.map((v) => `${v.kind}:${v.reference}`).sort();
+  assert.equal(kinds, ['balance_mismatch:', 'running_balance_mismatch:M-2']);
+});
+
 sqlite.run();

@@ -115,9 +115,9 @@ export const DASHBOARD_SCHEMA = {
     (raw) => parseAddressList('DASHBOARD_TRUSTED_PROXIES', raw ?? ''),
   ),
   corePort: CORE_PORT,
-  // biome-ignore lint/suspicious/noTemplateCurlyInString: the help text shows the variable the default is built from.
   coreUrl: variable(
     'CORE_URL',
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the help shows the variable the default is built from.
     'http://127.0.0.1:${CORE_PORT}',
     "The core's gRPC address, for a dashboard running apart from the core.",
     (raw, env) => parseUrl('CORE_URL', raw ?? `http://127.0.0.1:${CORE_PORT.read(env)}`),

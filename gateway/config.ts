@@ -141,9 +141,9 @@ export const GATEWAY_SCHEMA = {
     parseBasePaths('BASE_PATHS', raw ?? '/api/v1,/api'),
   ),
   corePort: CORE_PORT,
-  // biome-ignore lint/suspicious/noTemplateCurlyInString: the help text shows the variable the default is built from.
   coreUrl: variable(
     'CORE_URL',
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the help shows the variable the default is built from.
     'http://127.0.0.1:${CORE_PORT}',
     "The core's gRPC address, for a gateway running apart from the core.",
     (raw, env) => parseUrl('CORE_URL', raw ?? `http://127.0.0.1:${CORE_PORT.read(env)}`),

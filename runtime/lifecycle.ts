@@ -122,8 +122,7 @@ export async function runUntilSignal(start: () => Promise<Stoppable>): Promise<v
     log.error('shutdown.timeout_error', {
       message:
         `The graceful stop did not finish within SHUTDOWN_TIMEOUT_MS (${running.shutdownTimeoutMs} ms); ` +
-        `what is ` +
-        `still open is dropped.`,
+        `what is still open is dropped.`,
       after_ms: Math.round(performance.now() - (started ?? 0)),
     });
     running.forceClose();

@@ -89,9 +89,8 @@ export function readTokenFile(dataDir: string, file: string): string | null {
   if (token.length < MIN_TOKEN_CHARS) {
     throw new TokenFileError(
       `${full} holds a token of ${token.length} characters; at least ${MIN_TOKEN_CHARS} are required. ` +
-        'Delete the file to have the core generate a new one (clients then read the new one), or write a longer ' +
-        'token ' +
-        'into it.',
+        'Delete the file to have the core generate a new one (clients then read the new one), or write a ' +
+        'longer token into it.',
     );
   }
   return token;

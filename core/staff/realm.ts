@@ -38,14 +38,14 @@ const FREE_FAILURES_PER_PERSON = 10;
 const MAX_TOKEN_CHARS = 128;
 
 /** Who a console session acts for. */
-export interface StaffContext {
+interface StaffContext {
   session: StaffSessionRecord;
   member: StaffMemberRecord;
   /** The audit's actor and the address of this request. */
   who: Actor;
 }
 
-export type StaffSignIn =
+type StaffSignIn =
   | { outcome: 'signed_in'; token: string; member: StaffMemberRecord }
   | { outcome: 'invalid_credentials' }
   | { outcome: 'throttled'; retryAfterSeconds: number };

@@ -27,8 +27,16 @@ const SYNC_NETWORK_TIMEOUT_MS = 60_000;
 /** The catalog's bound on labels and validity texts (core/catalog/service.ts). */
 const MAX_TEXT = 60;
 /** What a plan's validity looks like inside an upstream name, e.g. "30 days", "24 hrs", "Monthly". */
-const VALIDITY =
-  /(\d+(?:\.\d+)?\s*(?:-\s*\d+\s*)?(?:hrs?|hours?|days?|weeks?|wks?|months?|mnths?|years?|mins?|minutes?)|daily|weekly|monthly|yearly)/gi;
+const VALIDITY = new RegExp(
+  `(${[
+    String.raw`\d+(?:\.\d+)?\s*(?:-\s*\d+\s*)?(?:hrs?|hours?|days?|weeks?|wks?|months?|mnths?|years?|mins?|minutes?)`,
+    'daily',
+    'weekly',
+    'monthly',
+    'yearly',
+  ].join('|')})`,
+  'gi',
+);
 
 /** What a sync did to one plan. */
 type PlanChangeAction = 'created' | 'updated' | 'deactivated';

@@ -76,7 +76,8 @@ export const accountsGroup: CommandGroup = {
             `Created:  ${isoTime(account.createdAt) ?? '-'}`,
             ...(account.suspension
               ? [
-                  `SUSPENDED since ${isoTime(account.suspension.suspendedAt) ?? '-'} by ${account.suspension.suspendedBy}: ${account.suspension.note}`,
+                  `SUSPENDED since ${isoTime(account.suspension.suspendedAt) ?? '-'} by ` +
+                    `${account.suspension.suspendedBy}: ${account.suspension.note}`,
                 ]
               : []),
           ],

@@ -32,7 +32,8 @@ export const keysGroup: CommandGroup = {
     {
       name: 'create',
       summary:
-        'Issue a new key pair for an account on a tier with API access (--mode test: a pk_test_/sk_test_ pair); the secret is shown once.',
+        'Issue a new key pair for an account on a tier with API access (--mode test: a pk_test_/sk_test_ ' +
+        'pair); the secret is shown once.',
       args: ['ACCOUNT_ID'],
       options: { mode: MODE_OPTION },
       async run({ args, options }, core) {

@@ -42,7 +42,8 @@ export const ledgerGroup: CommandGroup = {
         );
         const clean = report.violationCount === 0n;
         const summary =
-          `Checked ${report.accountsChecked} accounts, ${report.transactionsChecked} transactions, ${report.entriesChecked} ledger entries: ` +
+          `Checked ${report.accountsChecked} accounts, ${report.transactionsChecked} transactions, ` +
+          `${report.entriesChecked} ledger entries: ` +
           (clean ? 'no violation.' : `${report.violationCount} violation(s).`);
         return {
           failed: !clean,
@@ -63,7 +64,8 @@ export const ledgerGroup: CommandGroup = {
             ...report.modes.map(
               (m) =>
                 `  ${modeName(m.mode)}: ${m.transactionsChecked} transactions, ${m.entriesChecked} ledger entries, ` +
-                `${m.pendingCount} pending (${m.needsAttentionCount} needing a person), ${m.violationCount} violation(s).`,
+                `${m.pendingCount} pending (${m.needsAttentionCount} needing a person), ${m.violationCount} ` +
+                `violation(s).`,
             ),
             ...violations.map((v) => `  ${v.kind}  ${v.mode}  ${v.account_id}  ${v.reference || '-'}  ${v.detail}`),
             ...(report.violationCount > BigInt(violations.length)

@@ -68,7 +68,8 @@ function switchCommand(enabled: boolean): CommandSpec {
         },
         text: [
           res.changed
-            ? `${planType.toUpperCase()} plans on ${network} are now ${state}: ${res.plans.length} plan(s), ${res.events} event(s) for partners.`
+            ? `${planType.toUpperCase()} plans on ${network} are now ${state}: ${res.plans.length} plan(s), ` +
+              `${res.events} event(s) for partners.`
             : `${planType.toUpperCase()} plans on ${network} were already ${state}; nothing changed.`,
         ],
       };
@@ -85,7 +86,8 @@ function codeChange(code: string, before: string): string {
 const codesCommand: CommandSpec = {
   name: 'codes',
   summary:
-    'Upstream plan codes: `codes list [--upstream U]`, `codes set PLAN_ID UPSTREAM CODE`, `codes clear PLAN_ID UPSTREAM` (audited).',
+    'Upstream plan codes: `codes list [--upstream U]`, `codes set PLAN_ID UPSTREAM CODE`, `codes clear PLAN_ID ' +
+    'UPSTREAM` (audited).',
   args: ['ACTION'],
   variadic: true,
   options: { upstream: { placeholder: 'U', summary: 'list: only this upstream.' } },
@@ -190,7 +192,10 @@ async function syncUpstream(upstream: string, dryRun: boolean, core: () => Admin
   };
   const verb = report.dryRun ? 'Would match' : 'Matched';
   const text = [
-    `${verb} ${report.matched.length} of ${upstream}'s plans to ours (${changed.length} new or changed), ${report.unmatched.length} not matched, ${report.cleared.length} code(s) ${report.dryRun ? 'to clear' : 'cleared'}.`,
+    `${verb} ${report.matched.length} of ${upstream}'s plans to ours (${changed.length} new or changed), ` +
+      `${report.unmatched.length} not matched, ${report.cleared.length} code(s) ${
+        report.dryRun ? 'to clear' : 'cleared'
+      }.`,
   ];
   if (report.matched.length > 0)
     text.push(
@@ -333,7 +338,8 @@ export const plansGroup: CommandGroup = {
         }
         const verb = report.dryRun ? 'Would sync' : 'Synced';
         const text = [
-          `${verb} data plans from ${report.provider}: ${counts.created} created, ${counts.updated} updated, ${counts.deactivated} deactivated, ${counts.unchanged} unchanged.`,
+          `${verb} data plans from ${report.provider}: ${counts.created} created, ${counts.updated} updated, ` +
+            `${counts.deactivated} deactivated, ${counts.unchanged} unchanged.`,
         ];
         const rows = report.changes.map((c) => {
           const plan = c.plan!;
@@ -350,7 +356,8 @@ export const plansGroup: CommandGroup = {
         const warnings = [...report.warnings];
         if (report.uncodedPlanIds.length > 0) {
           warnings.push(
-            `${report.uncodedPlanIds.length} active plan(s) have no provider code and cannot be bought from ${report.provider}: ${report.uncodedPlanIds.join(', ')}. ` +
+            `${report.uncodedPlanIds.length} active plan(s) have no provider code and cannot be bought from ` +
+              `${report.provider}: ${report.uncodedPlanIds.join(', ')}. ` +
               'Give them a provider code or deactivate them.',
           );
         }

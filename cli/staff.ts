@@ -39,7 +39,8 @@ function entryJson(entry: AuditEntry): Record<string, unknown> {
 }
 
 const SETUP_LINK_WARNING =
-  'warning: the link lets whoever opens it first set the password and the two-step code; send it to the new member only. It works once, for 72 hours.';
+  'warning: the link lets whoever opens it first set the password and the two-step code; send it to the new ' +
+  'member only. It works once, for 72 hours.';
 
 /** The staff command group. */
 export const staffGroup: CommandGroup = {

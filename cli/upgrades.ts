@@ -54,7 +54,8 @@ export const upgradesGroup: CommandGroup = {
     {
       name: 'approve',
       summary:
-        "Approve an account's request: moves it to an API tier; its owner sees the first key pair once in the developer area.",
+        "Approve an account's request: moves it to an API tier; its owner sees the first key pair once in the " +
+        'developer area.',
       args: ['ACCOUNT_ID'],
       options: { tier: { placeholder: 'TIER', summary: 'The API tier to move the account to; default the api tier.' } },
       async run({ args, options }, _core, clients) {
@@ -67,7 +68,8 @@ export const upgradesGroup: CommandGroup = {
           json: requestJson(approved),
           text: [
             `Approved API access for ${approved.accountId}.`,
-            'Its first key pair is shown to an owner of the account the next time they open the developer area; it is not printed here.',
+            'Its first key pair is shown to an owner of the account the next time they open the developer ' +
+              'area; it is not printed here.',
           ],
         };
       },

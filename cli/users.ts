@@ -27,10 +27,12 @@ function userJson(user: User): Record<string, unknown> {
 }
 
 const INVITATION_LINK_WARNING =
-  'warning: the link lets whoever opens it first set a password; send it to the invitee only. It works once, for 72 hours.';
+  'warning: the link lets whoever opens it first set a password; send it to the invitee only. It works once, ' +
+  'for 72 hours.';
 
 const RESET_LINK_WARNING =
-  'warning: the link lets whoever opens it first set the password; send it to that person only. It works once, for one hour.';
+  'warning: the link lets whoever opens it first set the password; send it to that person only. It works once, ' +
+  'for one hour.';
 
 /** The users command group. */
 export const usersGroup: CommandGroup = {
@@ -108,7 +110,8 @@ export const usersGroup: CommandGroup = {
     {
       name: 'reset-password',
       summary:
-        'Make a password reset link for a user (single use, valid one hour); prints it, and the core mails it to them when SMTP_URL is set.',
+        'Make a password reset link for a user (single use, valid one hour); prints it, and the core mails it ' +
+        'to them when SMTP_URL is set.',
       args: ['USER_ID'],
       async run({ args }, _core, clients) {
         const answer = await clients(UserAdminService).issuePasswordReset({ userId: args[0] });
@@ -134,14 +137,16 @@ export const usersGroup: CommandGroup = {
     {
       name: 'reset-2fa',
       summary:
-        "Turn a user's two-step sign-in off (recovery codes too) and end their sessions, for someone who lost their phone and codes.",
+        "Turn a user's two-step sign-in off (recovery codes too) and end their sessions, for someone who lost " +
+        'their phone and codes.',
       args: ['USER_ID'],
       async run({ args }, _core, clients) {
         const user = present((await clients(UserAdminService).resetTwoStep({ userId: args[0] })).user, 'user');
         return {
           json: userJson(user),
           text: [
-            `Two-step sign-in is off for ${user.email} (${user.userId}); their sessions have ended, the reset is in the audit log, and they are told by mail when SMTP_URL is set.`,
+            `Two-step sign-in is off for ${user.email} (${user.userId}); their sessions have ended, the reset ` +
+              `is in the audit log, and they are told by mail when SMTP_URL is set.`,
             'Make sure the request came from them; they should set two-step sign-in up again after signing in.',
           ],
         };

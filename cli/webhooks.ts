@@ -34,7 +34,9 @@ function webhookText(webhook: Webhook): string[] {
   const until = isoTime(webhook.previousSecretUntil);
   return [
     `Webhook of ${webhook.accountId} (${modeName(webhook.mode)}): ${webhook.url}`,
-    `State: ${webhook.enabled ? 'enabled' : 'disabled'}; secret ${webhook.secretHint}${until === null ? '' : `, the previous one signs too until ${until}`}.`,
+    `State: ${webhook.enabled ? 'enabled' : 'disabled'}; secret ${webhook.secretHint}${
+      until === null ? '' : `, the previous one signs too until ${until}`
+    }.`,
   ];
 }
 
@@ -71,7 +73,8 @@ export const webhooksGroup: CommandGroup = {
     {
       name: 'set',
       summary:
-        'Set the webhook URL (https, public) and enable it; prints a new secret once (a previous one signs for 24 h more).',
+        'Set the webhook URL (https, public) and enable it; prints a new secret once (a previous one signs for ' +
+        '24 h more).',
       args: ['ACCOUNT_ID', 'URL'],
       options: { mode: MODE_OPTION },
       async run({ args, options }, _core, clients) {

@@ -80,18 +80,22 @@ export const CONSOLE_SCHEMA = {
     'CONSOLE_PUBLIC_URL',
     // biome-ignore lint/suspicious/noTemplateCurlyInString: the help text shows the variable the default is built from.
     'http://localhost:${CONSOLE_PORT}',
-    'The address staff open the console at (behind a TLS proxy, its https:// address); the core reads it too, for set-up links.',
+    'The address staff open the console at (behind a TLS proxy, its https:// address); the core reads it too, ' +
+      'for set-up links.',
     (raw, env) => parsePublicUrl(raw ?? `http://localhost:${CONSOLE_PORT.read(env) || 8082}`),
   ),
   secureCookies: oneOf('CONSOLE_SECURE_COOKIES', {
     words: ['auto', 'yes', 'no'],
     fallback: 'auto',
-    help: '`yes` marks the session cookie `Secure` (sent over https only); `auto` does when the console serves TLS (`CONSOLE_TLS_CERT`) or `CONSOLE_PUBLIC_URL` is https://, as behind a TLS proxy.',
+    help:
+      '`yes` marks the session cookie `Secure` (sent over https only); `auto` does when the console serves ' +
+      'TLS (`CONSOLE_TLS_CERT`) or `CONSOLE_PUBLIC_URL` is https://, as behind a TLS proxy.',
   }),
   trustedProxies: variable(
     'CONSOLE_TRUSTED_PROXIES',
     'none',
-    'Comma-separated IPs or CIDRs of reverse proxies whose `X-Forwarded-For` is believed (the address sign-in attempts are counted by and the audit log keeps).',
+    'Comma-separated IPs or CIDRs of reverse proxies whose `X-Forwarded-For` is believed (the address sign-in ' +
+      'attempts are counted by and the audit log keeps).',
     (raw) => parseAddressList('CONSOLE_TRUSTED_PROXIES', raw ?? ''),
   ),
   tlsCert: variable(
@@ -137,7 +141,8 @@ export function loadConsoleConfig(env: Env = process.env): ConsoleConfig {
   if (v.secureCookies === 'no' && overHttps)
     throw new ConfigError(
       'CONSOLE_SECURE_COOKIES',
-      'is no, but staff reach the console over https (CONSOLE_TLS_CERT or an https:// CONSOLE_PUBLIC_URL); the session cookie must be Secure.',
+      'is no, but staff reach the console over https (CONSOLE_TLS_CERT or an https:// CONSOLE_PUBLIC_URL); the ' +
+        'session cookie must be Secure.',
     );
   return {
     port: v.port,

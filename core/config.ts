@@ -134,7 +134,10 @@ export const DEFAULT_PER_DESTINATION = 16;
 /** Events one core holds at once (WEBHOOK_CONCURRENCY): four busy receivers, with their waiting events. */
 export const DEFAULT_DELIVERY_CONCURRENCY = 128;
 
-/** A bearer token: at least 16 characters, not a trivial pattern; unset means "generate one in DATA_DIR". Not trimmed. */
+/**
+ * A bearer token: at least 16 characters, not a trivial pattern; unset means "generate one in DATA_DIR". Not
+ * trimmed.
+ */
 function secret(name: string, fallback: string, help: string): Variable<string | null> {
   return {
     name,
@@ -148,7 +151,8 @@ function secret(name: string, fallback: string, help: string): Variable<string |
       if (weak !== undefined) {
         throw new ConfigError(
           name,
-          `${weak} Use a long random value (for example the output of \`openssl rand -base64 32\`), or leave ${name} unset to have one generated in DATA_DIR.`,
+          `${weak} Use a long random value (for example the output of \`openssl rand -base64 32\`), or leave ` +
+            `${name} unset to have one generated in DATA_DIR.`,
         );
       }
       return raw;
@@ -181,7 +185,9 @@ function route(family: ProductName, help: string): Variable<readonly string[]> {
       if (!ROUTE_NAME.test(upstream))
         throw new ConfigError(
           name,
-          `must be upstream names separated by commas, such as vtpass,datahub; got ${JSON.stringify(upstream.slice(0, 40))}.`,
+          `must be upstream names separated by commas, such as vtpass,datahub; got ${JSON.stringify(
+            upstream.slice(0, 40),
+          )}.`,
         );
     }
     if (new Set(names).size !== names.length) throw new ConfigError(name, 'names an upstream twice.');
@@ -195,7 +201,9 @@ function route(family: ProductName, help: string): Variable<readonly string[]> {
 export const CORE_SCHEMA = {
   dataDir: text('DATA_DIR', {
     fallback: './data',
-    help: 'Where the embedded database and the generated tokens live; made private at start (0700, its files 0600) and, with the embedded store, held by one core at a time (`core.lock`).',
+    help:
+      'Where the embedded database and the generated tokens live; made private at start (0700, its files ' +
+      '0600) and, with the embedded store, held by one core at a time (`core.lock`).',
   }),
   host: text('CORE_HOST', {
     fallback: '127.0.0.1',
@@ -217,7 +225,8 @@ export const CORE_SCHEMA = {
   tlsCert: optional(
     'CORE_TLS_CERT',
     'none (plaintext gRPC)',
-    "PEM file of the core's TLS certificate (chain); with `CORE_TLS_KEY` the core serves TLS only, and clients dial `https://`.",
+    "PEM file of the core's TLS certificate (chain); with `CORE_TLS_KEY` the core serves TLS only, and clients " +
+      'dial `https://`.',
   ),
   tlsKey: optional(
     'CORE_TLS_KEY',
@@ -260,21 +269,27 @@ export const CORE_SCHEMA = {
   }),
   logLevel: logLevelVariable(),
   shutdownTimeoutMs: shutdownTimeoutVariable(
-    'How long a graceful stop (SIGTERM, SIGINT) may take; past it the core is ended anyway and exits 1. Keep it above `PROVIDER_TIMEOUT_MS`.',
+    'How long a graceful stop (SIGTERM, SIGINT) may take; past it the core is ended anyway and exits 1. Keep ' +
+      'it above `PROVIDER_TIMEOUT_MS`.',
   ),
   shutdownDrainMs: shutdownDrainVariable(
-    'On a stop, how long gRPC health says `NOT_SERVING` while calls are still taken, before the core stops accepting; what a load balancer needs to notice (counts within `SHUTDOWN_TIMEOUT_MS`).',
+    'On a stop, how long gRPC health says `NOT_SERVING` while calls are still taken, before the core stops ' +
+      'accepting; what a load balancer needs to notice (counts within `SHUTDOWN_TIMEOUT_MS`).',
   ),
   dashboardPublicUrl: text('DASHBOARD_PUBLIC_URL', {
     fallback: DEFAULT_DASHBOARD_PUBLIC_URL,
-    help: "The developer area's address as account holders reach it; invitation links (`prepaid users invite`) start with it. http:// or https://, no path needed.",
+    help:
+      "The developer area's address as account holders reach it; invitation links (`prepaid users invite`) " +
+      'start with it. http:// or https://, no path needed.',
     check: (value) =>
       checkUrl(value, { schemes: ['https:', 'http:'], noCredentials: true, example: 'https://dashboard.example.com' })
         .problem,
   }),
   consolePublicUrl: text('CONSOLE_PUBLIC_URL', {
     fallback: DEFAULT_CONSOLE_PUBLIC_URL,
-    help: "The operator's console's address as staff reach it; staff set-up links (`prepaid staff invite`) start with it.",
+    help:
+      "The operator's console's address as staff reach it; staff set-up links (`prepaid staff invite`) " +
+      'start with it.',
     check: (value) =>
       checkUrl(value, { schemes: ['https:', 'http:'], noCredentials: true, example: 'https://console.example.com' })
         .problem,
@@ -283,13 +298,14 @@ export const CORE_SCHEMA = {
     words: ['direct', 'proposals'],
     fallback: 'direct',
     help:
-      "`proposals` turns the CLI's money moves (`wallet credit`, `wallet debit`; live wallets) into four-eyes " +
-      'proposals a finance or admin member approves in the console; `direct` makes them at once (each audited with ' +
-      'actor `cli`).',
+      "`proposals` turns the CLI's money moves (`wallet credit`, `wallet debit`; live wallets) into " +
+      'four-eyes proposals a finance or admin member approves in the console; `direct` makes them at once ' +
+      '(each audited with actor `cli`).',
   }),
   mongoUri: mongoUriVariable(
     'none (embedded SQLite in `DATA_DIR`)',
-    'MongoDB connection string; when set the core stores everything there. A replica set or sharded cluster, MongoDB 6.0 or newer.',
+    'MongoDB connection string; when set the core stores everything there. A replica set or sharded cluster, ' +
+      'MongoDB 6.0 or newer.',
   ),
   mongoDb: mongoDbVariable('Database of the MongoDB store.'),
   webhookRetryBaseMs: integer('WEBHOOK_RETRY_BASE_MS', {
@@ -301,40 +317,52 @@ export const CORE_SCHEMA = {
   webhookAllowPrivate: oneOf('WEBHOOK_ALLOW_PRIVATE', {
     words: ['false', 'true'],
     fallback: 'false',
-    help: '`true` lets webhook URLs use `http` and private or loopback addresses: development and tests only, never in production.',
+    help:
+      '`true` lets webhook URLs use `http` and private or loopback addresses: development and tests only, ' +
+      'never in production.',
   }),
   webhookTimeoutMs: integer('WEBHOOK_TIMEOUT_MS', {
     fallback: 10_000,
     min: 100,
     max: 10_000,
-    help: 'How long a webhook receiver has to answer with a 2xx before the attempt counts as failed (the contract says 10 s; lower only for tests).',
+    help:
+      'How long a webhook receiver has to answer with a 2xx before the attempt counts as failed (the ' +
+      'contract says 10 s; lower only for tests).',
   }),
   webhookConcurrency: integer('WEBHOOK_CONCURRENCY', {
     fallback: DEFAULT_DELIVERY_CONCURRENCY,
     min: 1,
     max: 1_000,
-    help: 'Webhook events this core holds at once: being delivered, or claimed and waiting for their receiver to have room.',
+    help:
+      'Webhook events this core holds at once: being delivered, or claimed and waiting for their receiver ' +
+      'to have room.',
   }),
   webhookPerDestination: integer('WEBHOOK_PER_DESTINATION', {
     fallback: DEFAULT_PER_DESTINATION,
     min: 1,
     max: 256,
-    help: "Webhook deliveries in flight at once to one account's webhook (as many more wait for them); a slow receiver holds no more.",
+    help:
+      "Webhook deliveries in flight at once to one account's webhook (as many more wait for them); a slow " +
+      'receiver holds no more.',
   }),
   upstreams: optional(
     'UPSTREAMS',
     'none (only `sandbox`, and `vtpass` when its keys are set)',
-    'Upstream instances, comma-separated names, each configured by `UPSTREAM_<NAME>_KIND`, `_BASE_URL` and its credentials (docs/upstreams.md).',
+    'Upstream instances, comma-separated names, each configured by `UPSTREAM_<NAME>_KIND`, `_BASE_URL` and its ' +
+      'credentials (docs/upstreams.md).',
   ),
   upstreamFloatPollMs: integer('UPSTREAM_FLOAT_POLL_MS', {
     fallback: 60_000,
     min: 1_000,
     max: 86_400_000,
-    help: 'How often each upstream with a balance call (ClubKonnect, ported-number sites) has its float read; under its alert it is skipped by routes that have another choice.',
+    help:
+      'How often each upstream with a balance call (ClubKonnect, ported-number sites) has its float read; ' +
+      'under its alert it is skipped by routes that have another choice.',
   }),
   routeAirtime: route(
     'airtime',
-    'Who sells airtime: upstream names in order, comma-separated (`sandbox`, `vtpass`, or names in `UPSTREAMS`); the next is tried only when the one before provably did not deliver.',
+    'Who sells airtime: upstream names in order, comma-separated (`sandbox`, `vtpass`, or names in ' +
+      '`UPSTREAMS`); the next is tried only when the one before provably did not deliver.',
   ),
   routeData: route('data', 'Who sells data, as for `PROVIDER_AIRTIME` (VTpass: run `prepaid plans sync` first).'),
   routeElectricity: route('electricity', 'Who sells electricity: `sandbox` or `vtpass`, or both in order.'),
@@ -380,7 +408,8 @@ export const CORE_SCHEMA = {
   fundingFeePercent: variable(
     'FUNDING_FEE_PERCENT',
     '0',
-    'Fee on every wallet funding by bank transfer, in percent of the amount paid (at most two decimals, below 100), rounded down to the kobo.',
+    'Fee on every wallet funding by bank transfer, in percent of the amount paid (at most two decimals, below ' +
+      '100), rounded down to the kobo.',
     (raw): number => {
       const basisPoints = parseFeePercent(raw ?? '0');
       if (basisPoints === null)
@@ -403,12 +432,15 @@ export const CORE_SCHEMA = {
     fallback: 600_000,
     min: 1_000,
     max: 86_400_000,
-    help: 'How often the funding sweeper asks each provider for recent transfers (crediting any no notification brought) and finishes credits a crash interrupted.',
+    help:
+      'How often the funding sweeper asks each provider for recent transfers (crediting any no ' +
+      'notification brought) and finishes credits a crash interrupted.',
   }),
   paystackSecretKey: optional(
     'PAYSTACK_SECRET_KEY',
     'none (Paystack funding off)',
-    "Paystack secret key (`sk_live_…` or `sk_test_…`); when set, wallets get Paystack dedicated virtual accounts. It also signs Paystack's notifications.",
+    'Paystack secret key (`sk_live_…` or `sk_test_…`); when set, wallets get Paystack dedicated virtual ' +
+      "accounts. It also signs Paystack's notifications.",
   ),
   paystackBaseUrl: optional(
     'PAYSTACK_BASE_URL',
@@ -417,7 +449,9 @@ export const CORE_SCHEMA = {
   ),
   paystackPreferredBank: text('PAYSTACK_PREFERRED_BANK', {
     fallback: DEFAULT_PAYSTACK_PREFERRED_BANK,
-    help: "The bank of new Paystack dedicated accounts (a provider slug from Paystack's available_providers: wema-bank, titan-paystack, access-bank; test-bank in test mode).",
+    help:
+      "The bank of new Paystack dedicated accounts (a provider slug from Paystack's available_providers: " +
+      'wema-bank, titan-paystack, access-bank; test-bank in test mode).',
     check: (value) => (/^[a-z0-9-]{1,50}$/.test(value) ? undefined : 'must be a provider slug such as wema-bank.'),
   }),
   monnifyApiKey: optional(
@@ -434,12 +468,16 @@ export const CORE_SCHEMA = {
   monnifyBaseUrl: optional(
     'MONNIFY_BASE_URL',
     DEFAULT_MONNIFY_BASE_URL,
-    'Monnify API base (`https://sandbox.monnify.com` with sandbox keys). https only (http only to localhost, for tests).',
+    'Monnify API base (`https://sandbox.monnify.com` with sandbox keys). https only (http only to localhost, ' +
+      'for tests).',
   ),
   smtpUrl: variable(
     'SMTP_URL',
     'none (no mail: links are printed by the CLI)',
-    'The mail server the core sends with: `smtps://user:password@smtp.example.ng` (TLS, port 465 by default) or `smtp://…` (STARTTLS when offered, port 587 by default); user and password percent-encoded. Never logged or shown. With it: password reset by email, invitation mails, and notices (sign-in, key pairs, two-step sign-in, low balance); see docs/email.md.',
+    'The mail server the core sends with: `smtps://user:password@smtp.example.ng` (TLS, port 465 by default) ' +
+      'or `smtp://…` (STARTTLS when offered, port 587 by default); user and password percent-encoded. Never ' +
+      'logged or shown. With it: password reset by email, invitation mails, and notices (sign-in, key pairs, ' +
+      'two-step sign-in, low balance); see docs/email.md.',
     (raw) => {
       if (raw === undefined || raw === '') return null;
       const parsed = parseSmtpUrl(raw);
@@ -450,7 +488,8 @@ export const CORE_SCHEMA = {
   mailFrom: variable(
     'MAIL_FROM',
     'required with `SMTP_URL`',
-    'The From of every mail: `no-reply@example.ng` or `Prepaid <no-reply@example.ng>`, an address the mail server may send as.',
+    'The From of every mail: `no-reply@example.ng` or `Prepaid <no-reply@example.ng>`, an address the mail ' +
+      'server may send as.',
     (raw) => {
       if (raw === undefined || raw === '') return null;
       const problem = mailFromProblem(raw);
@@ -461,7 +500,8 @@ export const CORE_SCHEMA = {
   fundingKycKey: secret(
     'FUNDING_KYC_KEY',
     'generated in `DATA_DIR/funding-kyc.key`',
-    'Key of the keyed hash (HMAC-SHA256) kept instead of each BVN or NIN (16+ characters). Keep it with the backups of the data: a new key cannot match numbers hashed under the old one.',
+    'Key of the keyed hash (HMAC-SHA256) kept instead of each BVN or NIN (16+ characters). Keep it with the ' +
+      'backups of the data: a new key cannot match numbers hashed under the old one.',
   ),
 } as const;
 
@@ -541,13 +581,16 @@ function readProvidersConfig(env: Env, sandboxDelayMs: number): ProvidersConfig 
   const billFamilies = VTPASS_BILL_FAMILIES.filter(routedTo);
   let vtpass: ProvidersConfig['vtpass'] = null;
   if (billFamilies.length > 0) {
-    const why = `because ${billFamilies.map((f) => ROUTING_VARIABLES[f]).join(', ')} ${billFamilies.length === 1 ? 'names' : 'name'} vtpass`;
+    const why = `because ${billFamilies.map((f) => ROUTING_VARIABLES[f]).join(', ')} ${
+      billFamilies.length === 1 ? 'names' : 'name'
+    } vtpass`;
     const needsPhone = routedTo('electricity') || routedTo('cable');
     const phone = s.vtpassFallbackPhone.read(env) ?? '';
     if (needsPhone && !PHONE_PATTERN.test(phone)) {
       throw new ConfigError(
         'VTPASS_FALLBACK_PHONE',
-        'must be an 11-digit phone starting with 0 when electricity or cable goes to vtpass (VTpass wants a phone with every payment).',
+        'must be an 11-digit phone starting with 0 when electricity or cable goes to vtpass (VTpass wants a ' +
+          'phone with every payment).',
       );
     }
     vtpass = {
@@ -583,7 +626,8 @@ function checkRouted(family: ProductName, name: string, declared: ReadonlyMap<st
   if (kind === undefined)
     throw new ConfigError(
       variableName,
-      `names ${name}, which is not an upstream: declare it in UPSTREAMS (with UPSTREAM_${name.toUpperCase()}_KIND), or use sandbox or vtpass.`,
+      `names ${name}, which is not an upstream: declare it in UPSTREAMS (with ` +
+        `UPSTREAM_${name.toUpperCase()}_KIND), or use sandbox or vtpass.`,
     );
   if (!FAMILIES_OF_KIND[kind].includes(family))
     throw new ConfigError(variableName, `names ${name}, a ${kind} upstream, which does not sell ${family}.`);

@@ -5,10 +5,11 @@
  */
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
+import type { Registry } from 'prom-client';
 import { createPrivateFile, type DirLock, LOCK_FILE, lockDir, makePrivate } from '../runtime/data-dir.js';
 import { processFlags } from '../runtime/flags.js';
 import { announceReady, runUntilSignal, type Stoppable } from '../runtime/lifecycle.js';
-import { createProcessLog, eventLogger } from '../runtime/log.js';
+import { createProcessLog, eventLogger, type Logger } from '../runtime/log.js';
 import { bindError, checkPortFree } from '../runtime/ports.js';
 import { readPem } from '../runtime/tls.js';
 import { ADMIN_TOKEN_FILE, loadOrCreateToken, SERVICE_TOKEN_FILE } from '../runtime/tokens.js';
@@ -43,12 +44,7 @@ export async function startCore(env: Record<string, string | undefined> = proces
   const config = readCoreConfig(env);
   const processLog = createProcessLog({ level: config.logLevel, service: 'core' });
   const log = eventLogger(processLog);
-  if (config.shutdownTimeoutMs <= config.providerTimeoutMs) {
-    log('config.warning', {
-      variable: 'SHUTDOWN_TIMEOUT_MS',
-      message: `SHUTDOWN_TIMEOUT_MS (${config.shutdownTimeoutMs}) is not above PROVIDER_TIMEOUT_MS (${config.providerTimeoutMs}): a purchase waiting on its provider at shutdown may be cut off and left to the recovery worker of the next start.`,
-    });
-  }
+  warnShortShutdown(config, log);
   // TLS files that cannot be read, and a port that is taken, stop the start before the data
   // directory or the store is touched.
   const tls =
@@ -57,21 +53,7 @@ export async function startCore(env: Record<string, string | undefined> = proces
       : { cert: readPem('CORE_TLS_CERT', config.tls.certFile), key: readPem('CORE_TLS_KEY', config.tls.keyFile) };
   await checkPortFree(CORE_ADDRESS, config.host, config.port);
   const dataDirLock = privateDataDir(config);
-  let store: Awaited<ReturnType<typeof openStore>>;
-  let adminToken: string;
-  let serviceToken: string;
-  let fundingKycKey: string;
-  try {
-    adminToken = loadOrCreateToken(config.dataDir, ADMIN_TOKEN_FILE, config.adminToken);
-    serviceToken = loadOrCreateToken(config.dataDir, SERVICE_TOKEN_FILE, config.serviceToken);
-    fundingKycKey = loadOrCreateToken(config.dataDir, FUNDING_KYC_KEY_FILE, config.funding.kycKey);
-    // MongoDB when MONGODB_URI is set, else SQLite in DATA_DIR; a deployment that cannot hold
-    // the money safely (a standalone mongod, a server too old) is refused here, before listening.
-    store = await openStore(config, log);
-  } catch (error) {
-    dataDirLock?.release();
-    throw error;
-  }
+  const { store, adminToken, serviceToken, fundingKycKey } = await openData(config, log, dataDirLock);
   const metrics = config.metricsPort === null ? undefined : createCoreMetrics({ defaultMetrics: true });
   // One book of plan codes and types for the upstreams and the core, so a change is in force at once.
   const planBook = createPlanBook({ store, clock: () => new Date() });
@@ -111,20 +93,7 @@ export async function startCore(env: Record<string, string | undefined> = proces
     dataDirLock?.release();
     throw bindError(CORE_ADDRESS, config.host, config.port, error);
   }
-  // Metrics are worth a log line, not an outage: a metrics port that is taken is reported
-  // and the core serves without it.
-  let metricsServer: MetricsServer | null = null;
-  if (metrics !== undefined && config.metricsPort !== null) {
-    try {
-      metricsServer = await serveMetrics(metrics.registry, config.host, config.metricsPort);
-    } catch (error) {
-      log('metrics.listen_failed', {
-        host: config.host,
-        port: config.metricsPort,
-        error: error instanceof Error ? error.message : String(error),
-      });
-    }
-  }
+  const metricsServer = metrics === undefined ? null : await serveMetricsOrLog(metrics.registry, config, log);
   core.worker.start();
   core.fundingSweeper.start();
   core.floatPoller?.start();
@@ -179,6 +148,56 @@ export async function startCore(env: Record<string, string | undefined> = proces
       void metricsServer?.close();
     },
   };
+}
+
+/** A shutdown bound at or below the provider timeout may cut off a purchase waiting on its provider. */
+function warnShortShutdown(config: CoreConfig, log: Logger): void {
+  if (config.shutdownTimeoutMs > config.providerTimeoutMs) return;
+  log('config.warning', {
+    variable: 'SHUTDOWN_TIMEOUT_MS',
+    message:
+      `SHUTDOWN_TIMEOUT_MS (${config.shutdownTimeoutMs}) is not above PROVIDER_TIMEOUT_MS ` +
+      `(${config.providerTimeoutMs}): a purchase waiting on its provider at shutdown may be cut off ` +
+      'and left to the recovery worker of the next start.',
+  });
+}
+
+/**
+ * The tokens and key DATA_DIR keeps, and the store. The data directory's lock is released
+ * when either cannot be had.
+ */
+async function openData(config: CoreConfig, log: Logger, dataDirLock: DirLock | undefined) {
+  try {
+    return {
+      adminToken: loadOrCreateToken(config.dataDir, ADMIN_TOKEN_FILE, config.adminToken),
+      serviceToken: loadOrCreateToken(config.dataDir, SERVICE_TOKEN_FILE, config.serviceToken),
+      fundingKycKey: loadOrCreateToken(config.dataDir, FUNDING_KYC_KEY_FILE, config.funding.kycKey),
+      // MongoDB when MONGODB_URI is set, else SQLite in DATA_DIR; a deployment that cannot hold
+      // the money safely (a standalone mongod, a server too old) is refused here, before listening.
+      store: await openStore(config, log),
+    };
+  } catch (error) {
+    dataDirLock?.release();
+    throw error;
+  }
+}
+
+/**
+ * The Prometheus listener. Metrics are worth a log line, not an outage: a metrics port that
+ * is taken is reported and the core serves without it (null).
+ */
+async function serveMetricsOrLog(registry: Registry, config: CoreConfig, log: Logger): Promise<MetricsServer | null> {
+  if (config.metricsPort === null) return null;
+  try {
+    return await serveMetrics(registry, config.host, config.metricsPort);
+  } catch (error) {
+    log('metrics.listen_failed', {
+      host: config.host,
+      port: config.metricsPort,
+      error: error instanceof Error ? error.message : String(error),
+    });
+    return null;
+  }
 }
 
 /** The live funding providers configured; none means the sandbox serves live wallets too. */

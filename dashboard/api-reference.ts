@@ -16,7 +16,10 @@ const DOCUMENT_TTL_MS = 5 * 60_000;
 const FETCH_TIMEOUT_MS = 5_000;
 /** The document is about 60 KB; anything far larger is not it. */
 const MAX_DOCUMENT_BYTES = 2 * 1024 * 1024;
-/** Nested schemas deeper than this are shown as `{}` in examples (the document has no cycles, but a bound costs nothing). */
+/**
+ * Nested schemas deeper than this are shown as `{}` in examples (the document has no cycles, but a bound costs
+ * nothing).
+ */
 const MAX_EXAMPLE_DEPTH = 8;
 
 /** One query or header parameter of an action. */

@@ -88,7 +88,8 @@ export const DASHBOARD_SCHEMA = {
     'DASHBOARD_PUBLIC_URL',
     // biome-ignore lint/suspicious/noTemplateCurlyInString: the help text shows the variable the default is built from.
     'http://localhost:${DASHBOARD_PORT}',
-    'The address people open the developer area at (behind a TLS proxy, its https:// address); invitation links start with it.',
+    'The address people open the developer area at (behind a TLS proxy, its https:// address); invitation ' +
+      'links start with it.',
     (raw, env) => parseUrl('DASHBOARD_PUBLIC_URL', raw ?? `http://localhost:${DASHBOARD_PORT.read(env) || 8081}`),
   ),
   apiUrl: variable(
@@ -100,24 +101,28 @@ export const DASHBOARD_SCHEMA = {
   docsUrl: variable(
     'DASHBOARD_DOCS_URL',
     'none',
-    "Where the platform's README is published (an http(s) address); the Webhooks page links its `Webhooks and events` section. Unset, the page names the section without a link.",
+    "Where the platform's README is published (an http(s) address); the Webhooks page links its `Webhooks and " +
+      'events` section. Unset, the page names the section without a link.',
     (raw) => (raw === undefined || raw.trim() === '' ? '' : parseUrl('DASHBOARD_DOCS_URL', raw)),
   ),
   secureCookies: oneOf('DASHBOARD_SECURE_COOKIES', {
     words: ['auto', 'yes', 'no'],
     fallback: 'auto',
-    help: '`yes` marks the session cookie `Secure` (sent over https only); `auto` does when `DASHBOARD_PUBLIC_URL` is https://, as behind a TLS proxy.',
+    help:
+      '`yes` marks the session cookie `Secure` (sent over https only); `auto` does when ' +
+      '`DASHBOARD_PUBLIC_URL` is https://, as behind a TLS proxy.',
   }),
   trustedProxies: variable(
     'DASHBOARD_TRUSTED_PROXIES',
     'none',
-    'Comma-separated IPs or CIDRs of reverse proxies whose `X-Forwarded-For` is believed (the address sign-in attempts are counted by).',
+    'Comma-separated IPs or CIDRs of reverse proxies whose `X-Forwarded-For` is believed (the address sign-in ' +
+      'attempts are counted by).',
     (raw) => parseAddressList('DASHBOARD_TRUSTED_PROXIES', raw ?? ''),
   ),
   corePort: CORE_PORT,
-  // biome-ignore lint/suspicious/noTemplateCurlyInString: the help text shows the variable the default is built from.
   coreUrl: variable(
     'CORE_URL',
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the help shows the variable the default is built from.
     'http://127.0.0.1:${CORE_PORT}',
     "The core's gRPC address, for a dashboard running apart from the core.",
     (raw, env) => parseUrl('CORE_URL', raw ?? `http://127.0.0.1:${CORE_PORT.read(env)}`),
@@ -131,7 +136,9 @@ export const DASHBOARD_SCHEMA = {
   coreAllowPlaintext: oneOf(ALLOW_PLAINTEXT_VARIABLE, {
     words: ['no', 'yes'],
     fallback: 'no',
-    help: '`yes` lets an `http://` `CORE_URL` name another machine, so the service token travels unencrypted; only for a private, trusted network.',
+    help:
+      '`yes` lets an `http://` `CORE_URL` name another machine, so the service token travels unencrypted; ' +
+      'only for a private, trusted network.',
   }),
   serviceToken: variable(
     'SERVICE_TOKEN',
@@ -142,7 +149,8 @@ export const DASHBOARD_SCHEMA = {
   secret: variable(
     'DASHBOARD_SECRET',
     'generated in `DATA_DIR/dashboard.secret`',
-    `Key of the forms' CSRF tokens (at least ${MIN_SECRET_CHARS} characters); every dashboard behind one address needs the same.`,
+    `Key of the forms' CSRF tokens (at least ${MIN_SECRET_CHARS} characters); every dashboard behind one ` +
+      `address needs the same.`,
     (raw) => {
       // The value is never echoed: it is a secret.
       if (raw !== undefined && raw.length < MIN_SECRET_CHARS)

@@ -77,7 +77,8 @@ export function page(options: PageOptions, body: SafeHtml): SafeHtml {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="description" content="The developer area of the prepaid services platform: sell airtime, data, electricity, cable TV and bulk SMS, manage API keys, prices, transactions and webhooks.">
+<meta name="description" content="The developer area of the prepaid services platform: sell airtime, data, \
+electricity, cable TV and bulk SMS, manage API keys, prices, transactions and webhooks.">
 <link rel="icon" href="/static/favicon.svg" type="image/svg+xml">
 <title>${viewer?.mode === 'test' ? 'Test mode: ' : ''}${title} · Prepaid developer area</title>
 <link rel="stylesheet" href="/static/dashboard.css">
@@ -108,7 +109,8 @@ function accountBar(viewer: Viewer): SafeHtml {
   const { session } = viewer;
   const role = session.user?.role === UserRole.OWNER ? 'owner' : 'viewer';
   return html`<div class="account-bar">
-    <p class="account-bar__who"><span class="account-bar__account"><span class="visually-hidden">Account: </span>${session.accountName}</span>
+    <p class="account-bar__who"><span class="account-bar__account"><span class="visually-hidden">Account: \
+</span>${session.accountName}</span>
       <span class="account-bar__user">${session.user?.email} (${role})</span></p>
     ${viewer.accounts.length > 1 ? accountSwitcher(viewer) : ''}
     <form method="post" action="/sign-out" class="inline-form">
@@ -130,7 +132,9 @@ function accountSwitcher(viewer: Viewer): SafeHtml {
       <select id="switch-account" name="account" class="select account-switch__select">
         ${viewer.accounts.map(
           (one) =>
-            html`<option value="${one.accountId}"${one.accountId === current ? html` selected` : ''}>${one.name}${one.accountId === current ? ' (this one)' : ''}</option>`,
+            html`<option value="${one.accountId}"${
+              one.accountId === current ? html` selected` : ''
+            }>${one.name}${one.accountId === current ? ' (this one)' : ''}</option>`,
         )}
       </select>
       <button type="submit" class="button button--secondary">Switch</button>
@@ -139,7 +143,12 @@ function accountSwitcher(viewer: Viewer): SafeHtml {
 
 function navigation(mode: DashboardMode, current: string | undefined): SafeHtml {
   return html`<div class="site-nav__bar"><nav class="site-nav" aria-label="Sections"><ul>
-    ${NAV.map(([href, label, hasTest]) => html`<li><a href="${hasTest ? modePath(mode, href) : href}"${href === current ? html` aria-current="page"` : ''}>${label}</a></li>`)}
+    ${NAV.map(
+      ([href, label, hasTest]) =>
+        html`<li><a href="${hasTest ? modePath(mode, href) : href}"${
+          href === current ? html` aria-current="page"` : ''
+        }>${label}</a></li>`,
+    )}
   </ul></nav>
   ${modeSwitch(mode, current)}</div>`;
 }
@@ -154,7 +163,8 @@ function modeSwitch(mode: DashboardMode, current: string | undefined): SafeHtml 
   const live = mode === 'live' ? (current ?? '/') : target;
   const link = (to: DashboardMode, href: string, label: string) =>
     to === mode
-      ? html`<li><a href="${href}" aria-current="true" class="mode-switch__on">${label}<span class="visually-hidden"> (shown now)</span></a></li>`
+      ? html`<li><a href="${href}" aria-current="true" class="mode-switch__on">${label}<span \
+class="visually-hidden"> (shown now)</span></a></li>`
       : html`<li><a href="${href}">${label}</a></li>`;
   return html`<nav class="mode-switch" aria-label="Mode"><ul>
     ${link('live', live, 'Live')}
@@ -166,13 +176,16 @@ function modeSwitch(mode: DashboardMode, current: string | undefined): SafeHtml 
 /** The core refuses every change while the platform has the account suspended; the banner says why forms fail. */
 function suspendedBanner(): SafeHtml {
   return html`<div class="suspended-banner" role="alert">
-  <p><strong>This account is suspended.</strong> Its API keys answer 401 and nothing here can be changed until the platform resumes it. Contact support.</p>
+  <p><strong>This account is suspended.</strong> Its API keys answer 401 and nothing here can be changed until \
+the platform resumes it. Contact support.</p>
 </div>`;
 }
 
 function testBanner(): SafeHtml {
   return html`<div class="test-banner" role="note" aria-label="Test mode">
-  <p><strong class="test-banner__label">Test mode</strong> <span class="test-banner__more">You are looking at test keys and test money. Test purchases are never sent to a network or a biller, and nothing here touches your live balance.</span> <a href="/">Leave test mode</a></p>
+  <p><strong class="test-banner__label">Test mode</strong> <span class="test-banner__more">You are looking at \
+test keys and test money. Test purchases are never sent to a network or a biller, and nothing here touches \
+your live balance.</span> <a href="/">Leave test mode</a></p>
 </div>`;
 }
 
@@ -218,9 +231,22 @@ export function field(options: FieldOptions): SafeHtml {
   return html`<div class="form-group${error ? ' form-group--error' : ''}">
   <label class="label" for="${options.name}">${options.label}</label>
   ${options.hint ? html`<p class="hint" id="${options.name}-hint">${options.hint}</p>` : ''}
-  ${error ? html`<p class="error-message" id="${options.name}-error"><span class="visually-hidden">Error:</span> ${error.message}</p>` : ''}
-  <input class="input${options.width ? ` ${options.width}` : ''}${error ? ' input--error' : ''}" id="${options.name}" name="${options.name}" type="${options.type ?? 'text'}"
-    value="${options.value ?? ''}"${options.autocomplete ? html` autocomplete="${options.autocomplete}"` : ''}${options.inputmode ? html` inputmode="${options.inputmode}"` : ''}${options.required ? html` required` : ''}${options.autofocus ? html` autofocus` : ''}${describedBy ? html` aria-describedby="${describedBy}"` : ''}${error ? html` aria-invalid="true"` : ''}>
+  ${
+    error
+      ? html`<p class="error-message" id="${options.name}-error"><span \
+class="visually-hidden">Error:</span> ${error.message}</p>`
+      : ''
+  }
+  <input class="input${options.width ? ` ${options.width}` : ''}${
+    error ? ' input--error' : ''
+  }" id="${options.name}" name="${options.name}" type="${options.type ?? 'text'}"
+    value="${options.value ?? ''}"${
+      options.autocomplete ? html` autocomplete="${options.autocomplete}"` : ''
+    }${options.inputmode ? html` inputmode="${options.inputmode}"` : ''}${
+      options.required ? html` required` : ''
+    }${options.autofocus ? html` autofocus` : ''}${
+      describedBy ? html` aria-describedby="${describedBy}"` : ''
+    }${error ? html` aria-invalid="true"` : ''}>
 </div>`;
 }
 
@@ -237,9 +263,19 @@ export function select(options: SelectOptions): SafeHtml {
   const error = options.errors?.find((e) => e.field === options.name);
   return html`<div class="form-group${error ? ' form-group--error' : ''}">
   <label class="label" for="${options.name}">${options.label}</label>
-  ${error ? html`<p class="error-message" id="${options.name}-error"><span class="visually-hidden">Error:</span> ${error.message}</p>` : ''}
-  <select class="select" id="${options.name}" name="${options.name}"${error ? html` aria-describedby="${options.name}-error" aria-invalid="true"` : ''}>
-    ${options.options.map(([value, label]) => html`<option value="${value}"${value === options.value ? html` selected` : ''}>${label}</option>`)}
+  ${
+    error
+      ? html`<p class="error-message" id="${options.name}-error"><span \
+class="visually-hidden">Error:</span> ${error.message}</p>`
+      : ''
+  }
+  <select class="select" id="${options.name}" name="${options.name}"${
+    error ? html` aria-describedby="${options.name}-error" aria-invalid="true"` : ''
+  }>
+    ${options.options.map(
+      ([value, label]) =>
+        html`<option value="${value}"${value === options.value ? html` selected` : ''}>${label}</option>`,
+    )}
   </select>
 </div>`;
 }

@@ -32,8 +32,10 @@ export function signatureSamples(): SafeHtml {
   return html`${samples.map(
     ({ language, file, text }, index) => html`<details class="details">
 <summary>${language}</summary>
-<div class="code-block"><pre class="scroll-region" role="region" aria-label="${language} sample" tabindex="0"><code id="signature-sample-${index}">${text}</code></pre>
-<button type="button" class="button button--secondary" data-copy="signature-sample-${index}" hidden>Copy the ${language} sample</button>
+<div class="code-block"><pre class="scroll-region" role="region" aria-label="${language} sample" \
+tabindex="0"><code id="signature-sample-${index}">${text}</code></pre>
+<button type="button" class="button button--secondary" data-copy="signature-sample-${index}" hidden>Copy the \
+${language} sample</button>
 <p><a href="/static/samples/${file}" download>Download ${file}</a></p></div>
 </details>`,
   )}`;

@@ -381,6 +381,7 @@ function notFoundPage(viewer?: Viewer): SafeHtml {
 function csrfPage(): SafeHtml {
   return messagePage(
     'That form could not be accepted',
-    'The form was missing its security token, or it came from another page or an earlier sign-in. Nothing was changed. Go back, reload the page and send it again.',
+    'The form was missing its security token, or it came from another page or an earlier sign-in. Nothing was ' +
+      'changed. Go back, reload the page and send it again.',
   );
 }

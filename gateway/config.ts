@@ -79,7 +79,10 @@ export interface GatewayConfig {
   shutdownDrainMs: number;
   /** Client addresses (IPs or CIDRs) allowed to read GET /metrics; empty turns it off. */
   metricsAllow: readonly string[];
-  /** Who may post funding notifications (FUNDING_CALLBACK_ALLOW); empty: anyone (the signature and the re-query protect the money). */
+  /**
+   * Who may post funding notifications (FUNDING_CALLBACK_ALLOW); empty: anyone (the signature and the re-query
+   * protect the money).
+   */
   fundingCallbackAllow: readonly string[];
 }
 
@@ -135,15 +138,17 @@ export const GATEWAY_SCHEMA = {
   }),
   host: text('HOST', {
     fallback: '::',
-    help: 'Interface the HTTP server binds; the default :: takes IPv6 and IPv4 (0.0.0.0 where the machine has no IPv6).',
+    help:
+      'Interface the HTTP server binds; the default :: takes IPv6 and IPv4 (0.0.0.0 where the machine has ' +
+      'no IPv6).',
   }),
   basePaths: variable('BASE_PATHS', '/api/v1,/api', 'Comma-separated paths the API answers at.', (raw) =>
     parseBasePaths('BASE_PATHS', raw ?? '/api/v1,/api'),
   ),
   corePort: CORE_PORT,
-  // biome-ignore lint/suspicious/noTemplateCurlyInString: the help text shows the variable the default is built from.
   coreUrl: variable(
     'CORE_URL',
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the help shows the variable the default is built from.
     'http://127.0.0.1:${CORE_PORT}',
     "The core's gRPC address, for a gateway running apart from the core.",
     (raw, env) => parseUrl('CORE_URL', raw ?? `http://127.0.0.1:${CORE_PORT.read(env)}`),
@@ -151,13 +156,16 @@ export const GATEWAY_SCHEMA = {
   coreTlsCa: variable(
     'CORE_TLS_CA',
     "the system's roots",
-    "PEM file of the CA certificates that signed the core's certificate, for an `https://` `CORE_URL` (which always means TLS, verified).",
+    "PEM file of the CA certificates that signed the core's certificate, for an `https://` `CORE_URL` (which " +
+      'always means TLS, verified).',
     (raw) => raw,
   ),
   coreAllowPlaintext: oneOf(ALLOW_PLAINTEXT_VARIABLE, {
     words: ['no', 'yes'],
     fallback: 'no',
-    help: '`yes` lets an `http://` `CORE_URL` name another machine, so the service token travels unencrypted; only for a private, trusted network.',
+    help:
+      '`yes` lets an `http://` `CORE_URL` name another machine, so the service token travels unencrypted; ' +
+      'only for a private, trusted network.',
   }),
   serviceToken: variable(
     'SERVICE_TOKEN',
@@ -210,7 +218,8 @@ export const GATEWAY_SCHEMA = {
   vtpassCallbackSecret: variable(
     'VTPASS_CALLBACK_SECRET',
     'none (callbacks off)',
-    'Secret path segment of the VTpass callback URL, `POST /callbacks/vtpass/<secret>` (32 to 256 letters, digits, `_` or `-`).',
+    'Secret path segment of the VTpass callback URL, `POST /callbacks/vtpass/<secret>` (32 to 256 letters, ' +
+      'digits, `_` or `-`).',
     (raw) => {
       // The value is never echoed: it is a secret.
       if (raw !== undefined && !CALLBACK_SECRET.test(raw))
@@ -223,21 +232,26 @@ export const GATEWAY_SCHEMA = {
   ),
   logLevel: logLevelVariable(),
   shutdownTimeoutMs: shutdownTimeoutVariable(
-    'How long a graceful stop (SIGTERM, SIGINT) may take; past it open connections are dropped and the process exits 1.',
+    'How long a graceful stop (SIGTERM, SIGINT) may take; past it open connections are dropped and the process ' +
+      'exits 1.',
   ),
   shutdownDrainMs: shutdownDrainVariable(
-    'On a stop, how long `/healthz` answers 503 while requests are still taken, before the gateway stops accepting; what a load balancer needs to notice (counts within `SHUTDOWN_TIMEOUT_MS`).',
+    'On a stop, how long `/healthz` answers 503 while requests are still taken, before the gateway stops ' +
+      'accepting; what a load balancer needs to notice (counts within `SHUTDOWN_TIMEOUT_MS`).',
   ),
   metricsAllow: variable(
     'METRICS_ALLOW',
     DEFAULT_METRICS_ALLOW,
-    'Client IPs or CIDRs that may read `GET /metrics` (this machine and private networks by default); `none` turns it off.',
+    'Client IPs or CIDRs that may read `GET /metrics` (this machine and private networks by default); `none` ' +
+      'turns it off.',
     (raw) => (raw?.toLowerCase() === 'none' ? [] : parseAddressList('METRICS_ALLOW', raw ?? DEFAULT_METRICS_ALLOW)),
   ),
   fundingCallbackAllow: variable(
     'FUNDING_CALLBACK_ALLOW',
     'any',
-    "Client IPs or CIDRs that may post `/callbacks/paystack` and `/callbacks/monnify` (the providers publish theirs: Paystack 52.31.139.75, 52.49.173.169, 52.214.14.220; Monnify 35.242.133.146); `any` by default, since each notification's signature and the core's re-query are what protect the money.",
+    'Client IPs or CIDRs that may post `/callbacks/paystack` and `/callbacks/monnify` (the providers publish ' +
+      'theirs: Paystack 52.31.139.75, 52.49.173.169, 52.214.14.220; Monnify 35.242.133.146); `any` by default, ' +
+      "since each notification's signature and the core's re-query are what protect the money.",
     (raw) =>
       raw === undefined || raw === '' || raw.toLowerCase() === 'any'
         ? []

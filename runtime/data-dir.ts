@@ -59,7 +59,8 @@ function tighten(target: string, mode: number, what: string): void {
     chmodSync(target, mode);
   } catch (error) {
     throw new DataDirError(
-      `the ${what} ${target} is readable by other users (mode ${current.toString(8)}) and cannot be made private: ${(error as Error).message}.`,
+      `the ${what} ${target} is readable by other users (mode ${current.toString(8)}) and cannot be made ` +
+        `private: ${(error as Error).message}.`,
     );
   }
 }
@@ -89,7 +90,8 @@ export function lockDir(dir: string, service = 'core'): DirLock {
       const holder = readOwner(file);
       if (holder !== undefined && isRunning(holder)) {
         throw new DataDirError(
-          `DATA_DIR ${dir} is in use by another ${service} (pid ${holder.pid}); stop that one first, or give this one a DATA_DIR of its own.`,
+          `DATA_DIR ${dir} is in use by another ${service} (pid ${holder.pid}); stop that one first, or give ` +
+            `this one a DATA_DIR of its own.`,
         );
       }
       // Stale: its process is gone. Removed, then taken with O_EXCL like any other time.

@@ -27,7 +27,10 @@ function readFlags(args: readonly string[], extra: readonly string[] = []): Flag
 
 /** The sentence for an unknown flag, with the hint to the help. */
 function unknownFlagMessage(flag: string): string {
-  return `Unknown option ${JSON.stringify(flag)}: this service is configured through environment variables. Run it with --help (or -h) to list them.`;
+  return (
+    `Unknown option ${JSON.stringify(flag)}: this service is configured through environment variables. ` +
+    `Run it with --help (or -h) to list them.`
+  );
 }
 
 /**

@@ -8,7 +8,8 @@
  * next to a plain grpc-js client on the same machine, while the process sits partly idle.
  * This transport implements Connect's public `Transport` interface directly: one
  * `session.request`, one envelope written with END_STREAM, the reply collected and parsed
- * once (with the compiled codec of runtime/proto-codec/), the status read with Connect's own `findTrailerError` (so error details such as
+ * once (with the compiled codec of runtime/proto-codec/), the status read with Connect's own `findTrailerError` (so
+ * error details such as
  * google.rpc.ErrorInfo reach `ConnectError.findDetails` exactly as before). Clients,
  * interceptors and errors stay Connect's; streaming calls go to the stock transport.
  */

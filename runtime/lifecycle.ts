@@ -120,7 +120,9 @@ export async function runUntilSignal(start: () => Promise<Stoppable>): Promise<v
   const force = () => {
     forced = true;
     log.error('shutdown.timeout_error', {
-      message: `The graceful stop did not finish within SHUTDOWN_TIMEOUT_MS (${running.shutdownTimeoutMs} ms); what is still open is dropped.`,
+      message:
+        `The graceful stop did not finish within SHUTDOWN_TIMEOUT_MS (${running.shutdownTimeoutMs} ms); ` +
+        `what is still open is dropped.`,
       after_ms: Math.round(performance.now() - (started ?? 0)),
     });
     running.forceClose();

@@ -88,8 +88,14 @@ export const REDACTED = '[redacted]';
  * upper- and lower-case letters and digits (the service and admin tokens are 43 of them; a
  * hex hash or a reference never matches).
  */
-const SECRET_SHAPES =
-  /\b(?:sk|whsec|sess|inv)_[A-Za-z0-9_-]{6,}|\bBearer\s+\S+|(?=[A-Za-z0-9_-]*[A-Z])(?=[A-Za-z0-9_-]*[a-z])(?=[A-Za-z0-9_-]*\d)[A-Za-z0-9_-]{32,}/g;
+const SECRET_SHAPES = new RegExp(
+  [
+    String.raw`\b(?:sk|whsec|sess|inv)_[A-Za-z0-9_-]{6,}`,
+    String.raw`\bBearer\s+\S+`,
+    String.raw`(?=[A-Za-z0-9_-]*[A-Z])(?=[A-Za-z0-9_-]*[a-z])(?=[A-Za-z0-9_-]*\d)[A-Za-z0-9_-]{32,}`,
+  ].join('|'),
+  'g',
+);
 /** A quick test that lets the common string (short, no underscore, no long run) skip the search. */
 const MAYBE_SECRET = /_|Bearer|[A-Za-z0-9-]{32}/;
 /** Nested objects are searched this deep; a log line's fields are flat or nearly so. */

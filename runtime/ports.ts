@@ -77,7 +77,8 @@ export function checkDistinctPorts(listeners: readonly PlannedListener[]): void 
       if (first.port === 0 || first.port !== second.port || !hostsOverlap(first.host, second.host)) continue;
       throw new ConfigError(
         second.names.port,
-        `is ${second.port}, the same port as ${first.names.port}; each part of the service needs its own port. Set ${second.names.port} or ${first.names.port} to another one.`,
+        `is ${second.port}, the same port as ${first.names.port}; each part of the service needs its own port. ` +
+          `Set ${second.names.port} or ${first.names.port} to another one.`,
       );
     }
   });

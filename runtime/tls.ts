@@ -38,7 +38,9 @@ export function plaintextProblem(
 ): string | undefined {
   if (url.protocol !== 'http:' || allowPlaintext || isLoopback(url.hostname)) return undefined;
   return (
-    `${url.host} is another machine, and http:// would send the bearer token (and partners' keys) readable across the network. ` +
-    `Use https:// (the core serves TLS when given CORE_TLS_CERT and CORE_TLS_KEY), or set ${ALLOW_PLAINTEXT_VARIABLE}=yes if this network is private and trusted.`
+    `${url.host} is another machine, and http:// would send the bearer token (and partners' keys) readable ` +
+    `across the network. ` +
+    `Use https:// (the core serves TLS when given CORE_TLS_CERT and CORE_TLS_KEY), or set ` +
+    `${ALLOW_PLAINTEXT_VARIABLE}=yes if this network is private and trusted.`
   );
 }

@@ -12,10 +12,16 @@ import path from 'node:path';
 export const ADMIN_TOKEN_FILE = 'admin.token';
 export const SERVICE_TOKEN_FILE = 'service.token';
 
-/** The shortest token accepted, from the environment or from a file: 16 characters is 96+ bits of a random base64url token. */
+/**
+ * The shortest token accepted, from the environment or from a file: 16 characters is 96+ bits of a random
+ * base64url token.
+ */
 export const MIN_TOKEN_CHARS = 16;
 
-/** Fewer different characters than this in a token is a pattern, not a secret (a random 16-character hex token has about 10). */
+/**
+ * Fewer different characters than this in a token is a pattern, not a secret (a random 16-character hex token
+ * has about 10).
+ */
 const MIN_DISTINCT_CHARS = 6;
 /** A token whose neighbouring characters are this share or more of the time one apart or equal is a run. */
 const RUN_SHARE = 0.75;
@@ -83,7 +89,8 @@ export function readTokenFile(dataDir: string, file: string): string | null {
   if (token.length < MIN_TOKEN_CHARS) {
     throw new TokenFileError(
       `${full} holds a token of ${token.length} characters; at least ${MIN_TOKEN_CHARS} are required. ` +
-        'Delete the file to have the core generate a new one (clients then read the new one), or write a longer token into it.',
+        'Delete the file to have the core generate a new one (clients then read the new one), or write a ' +
+        'longer token into it.',
     );
   }
   return token;
@@ -98,7 +105,8 @@ export function serviceTokenOf(dataDir: string, fromEnv: string | undefined): st
   const token = readTokenFile(dataDir, SERVICE_TOKEN_FILE);
   if (token === null)
     throw new TokenFileError(
-      `${dataDir}/${SERVICE_TOKEN_FILE} does not exist; start the core first (it writes the file) or set SERVICE_TOKEN.`,
+      `${dataDir}/${SERVICE_TOKEN_FILE} does not exist; start the core first (it writes the file) or set ` +
+        `SERVICE_TOKEN.`,
     );
   return token;
 }

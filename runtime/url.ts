@@ -42,7 +42,9 @@ export function checkUrl(text: string, rules: UrlRules): UrlCheck {
     url = new URL(text);
   } catch {
     return {
-      problem: `must be a URL${rules.example === undefined ? '' : ` such as ${rules.example}`}; got ${JSON.stringify(text)}.`,
+      problem: `must be a URL${
+        rules.example === undefined ? '' : ` such as ${rules.example}`
+      }; got ${JSON.stringify(text)}.`,
     };
   }
   if (!rules.schemes.includes(url.protocol)) {

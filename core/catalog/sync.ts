@@ -16,7 +16,7 @@ import { type Kobo, kobo } from '../domain/money.js';
 import { planTypeFromName, sizeMbFromName, validityDaysFromText } from '../domain/plans.js';
 import { planCostAt, planPriceFor } from '../domain/pricing.js';
 import { NETWORKS, type Network, type PlanType } from '../domain/products.js';
-import type { PlanRecord } from '../domain/records.js';
+import type { PlanRecord, TierRecord } from '../domain/records.js';
 import type { Providers, UpstreamPlan } from '../providers/port.js';
 import type { Store } from '../store/port.js';
 import type { ChangeAuthor, PlanChanges, PlanPair } from './changes.js';
@@ -27,8 +27,16 @@ const SYNC_NETWORK_TIMEOUT_MS = 60_000;
 /** The catalog's bound on labels and validity texts (core/catalog/service.ts). */
 const MAX_TEXT = 60;
 /** What a plan's validity looks like inside an upstream name, e.g. "30 days", "24 hrs", "Monthly". */
-const VALIDITY =
-  /(\d+(?:\.\d+)?\s*(?:-\s*\d+\s*)?(?:hrs?|hours?|days?|weeks?|wks?|months?|mnths?|years?|mins?|minutes?)|daily|weekly|monthly|yearly)/gi;
+const VALIDITY = new RegExp(
+  `(${[
+    String.raw`\d+(?:\.\d+)?\s*(?:-\s*\d+\s*)?(?:hrs?|hours?|days?|weeks?|wks?|months?|mnths?|years?|mins?|minutes?)`,
+    'daily',
+    'weekly',
+    'monthly',
+    'yearly',
+  ].join('|')})`,
+  'gi',
+);
 
 /** What a sync did to one plan. */
 type PlanChangeAction = 'created' | 'updated' | 'deactivated';
@@ -77,21 +85,15 @@ export function createPlanSync(deps: {
 }) {
   let running = false;
 
-  async function fetchAll(
-    listPlans: NonNullable<Providers['data']['listPlans']>,
-  ): Promise<Map<Network, UpstreamPlan[]>> {
-    const lists = new Map<Network, UpstreamPlan[]>();
-    for (const network of NETWORKS) {
-      try {
-        lists.set(network, await listPlans(network, AbortSignal.timeout(SYNC_NETWORK_TIMEOUT_MS)));
-      } catch (error) {
-        throw new DomainError(
-          'FAILED_PRECONDITION',
-          `The data provider's plans could not be read, so nothing was changed: ${error instanceof Error ? error.message : String(error)}`,
-        );
-      }
+  /** Runs `work` unless a sync is running (two at once would both create the same new plans). */
+  async function exclusive<T>(busy: string, work: () => Promise<T>): Promise<T> {
+    if (running) throw new DomainError('FAILED_PRECONDITION', busy);
+    running = true;
+    try {
+      return await work();
+    } finally {
+      running = false;
     }
-    return lists;
   }
 
   async function syncNetwork(
@@ -106,76 +108,27 @@ export function createPlanSync(deps: {
       return;
     }
     const upstreamName = deps.providers.data.name;
-    const existing = await deps.store.catalog.listPlans({ network });
-    const byCode = new Map<string, PlanRecord>();
-    for (const plan of existing) {
-      if (plan.providerCode === '') continue;
-      if (byCode.has(plan.providerCode)) {
-        report.warnings.push(
-          `Plans ${byCode.get(plan.providerCode)!.planId} and ${plan.planId} share the provider code ${plan.providerCode}; only ${byCode.get(plan.providerCode)!.planId} follows the provider.`,
-        );
-        continue;
-      }
-      byCode.set(plan.providerCode, plan);
-    }
+    const byCode = plansByCode(await deps.store.catalog.listPlans({ network }), report);
     const offered = new Set<string>();
     const changed: PlanPair[] = [];
     for (const item of upstream) {
       offered.add(item.code);
-      const { label, validity } = splitName(item.name);
       const plan = byCode.get(item.code);
       if (plan === undefined) {
-        const created: PlanRecord = {
-          planId: 0,
-          network,
-          label,
-          validity,
-          type: planTypeFromName(item.name),
-          sizeMb: sizeMbFromName(item.name),
-          validityDays: validityDaysFromText(validity),
-          faceValueKobo: item.amountKobo,
-          tierPricesKobo: {},
-          costsKobo: {},
-          active: true,
-          providerCode: item.code,
-        };
+        const created = newPlan(network, item);
         const stored = dryRun ? created : await deps.catalog.upsertPlan(created);
         report.changes.push({ action: 'created', ...pickChange(stored) });
         continue;
       }
-      const costKobo = followedCost(plan, upstreamName, item.amountKobo);
-      const costsKobo = { ...plan.costsKobo };
-      if (costKobo !== undefined) costsKobo[upstreamName] = costKobo;
-      if (
-        plan.label === label &&
-        plan.validity === validity &&
-        plan.faceValueKobo === item.amountKobo &&
-        plan.active &&
-        planCostAt(plan, upstreamName) === costKobo
-      ) {
+      const next = followedPlan(plan, item, upstreamName);
+      if (next === undefined) {
         report.unchanged += 1;
         continue;
       }
-      // The type is the operator's once a plan exists; size and days follow the texts they come from.
-      const next: PlanRecord = {
-        ...plan,
-        label,
-        validity,
-        sizeMb: plan.label === label ? plan.sizeMb : sizeMbFromName(item.name),
-        validityDays: plan.validity === validity ? plan.validityDays : validityDaysFromText(validity),
-        faceValueKobo: item.amountKobo,
-        costsKobo,
-        active: true,
-      };
       changed.push({ before: plan, after: next });
       report.changes.push({ action: 'updated', ...pickChange(next), before: pickBefore(plan) });
-      if (costKobo === undefined) continue;
-      for (const tier of await deps.store.catalog.listTiers()) {
-        if (planPriceFor(tier, next) < costKobo)
-          report.warnings.push(
-            `Plan ${plan.planId}: tier ${tier.tierId} would pay less than its cost at ${upstreamName}; sales are refused until its price rule or fixed price is raised.`,
-          );
-      }
+      if (planCostAt(next, upstreamName) !== undefined)
+        report.warnings.push(...underCost(next, await deps.store.catalog.listTiers(), upstreamName));
     }
     for (const plan of byCode.values()) {
       if (offered.has(plan.providerCode) || !plan.active) continue;
@@ -221,23 +174,13 @@ export function createPlanSync(deps: {
       const report = emptyReport(false);
       const listPlans = deps.providers.data.listPlans?.bind(deps.providers.data);
       if (listPlans === undefined) return report;
-      if (running) throw new DomainError('FAILED_PRECONDITION', 'A plans sync is running; the push is taken later.');
-      running = true;
-      try {
+      return exclusive('A plans sync is running; the push is taken later.', async () => {
         report.supported = true;
         const upstream = await listPlans(network, AbortSignal.timeout(SYNC_NETWORK_TIMEOUT_MS));
         await syncNetwork(network, upstream, false, report, author);
-        deps.log('catalog.plans_pushed', {
-          provider: report.provider,
-          network,
-          updated: report.changes.filter((c) => c.action === 'updated').length,
-          created: report.changes.filter((c) => c.action === 'created').length,
-          deactivated: report.changes.filter((c) => c.action === 'deactivated').length,
-        });
+        deps.log('catalog.plans_pushed', { provider: report.provider, network, ...countChanges(report) });
         return report;
-      } finally {
-        running = false;
-      }
+      });
     },
 
     /** Syncs the data plans from the data provider; `dryRun` reports without writing. */
@@ -245,14 +188,7 @@ export function createPlanSync(deps: {
       const report = emptyReport(dryRun);
       const listPlans = deps.providers.data.listPlans?.bind(deps.providers.data);
       if (listPlans === undefined) return report;
-      // Two syncs at once would both create the same new plans.
-      if (running)
-        throw new DomainError(
-          'FAILED_PRECONDITION',
-          'A plans sync is already running; try again when it has finished.',
-        );
-      running = true;
-      try {
+      return exclusive('A plans sync is already running; try again when it has finished.', async () => {
         report.supported = true;
         const lists = await fetchAll(listPlans);
         for (const network of NETWORKS)
@@ -264,21 +200,120 @@ export function createPlanSync(deps: {
         deps.log('catalog.plans_synced', {
           provider: report.provider,
           dry_run: dryRun,
-          created: report.changes.filter((c) => c.action === 'created').length,
-          updated: report.changes.filter((c) => c.action === 'updated').length,
-          deactivated: report.changes.filter((c) => c.action === 'deactivated').length,
+          ...countChanges(report),
           unchanged: report.unchanged,
         });
         return report;
-      } finally {
-        running = false;
-      }
+      });
     },
   };
 }
 
 /** The plans sync, as the RPC layer sees it. */
 export type PlanSync = ReturnType<typeof createPlanSync>;
+
+/** Every network's upstream list, or an error before anything is changed. */
+async function fetchAll(listPlans: NonNullable<Providers['data']['listPlans']>): Promise<Map<Network, UpstreamPlan[]>> {
+  const lists = new Map<Network, UpstreamPlan[]>();
+  for (const network of NETWORKS) {
+    try {
+      lists.set(network, await listPlans(network, AbortSignal.timeout(SYNC_NETWORK_TIMEOUT_MS)));
+    } catch (error) {
+      throw new DomainError(
+        'FAILED_PRECONDITION',
+        "The data provider's plans could not be read, so nothing was changed: " +
+          (error instanceof Error ? error.message : String(error)),
+      );
+    }
+  }
+  return lists;
+}
+
+/** A warning for each tier that would pay less for `plan` than it costs at `upstreamName`. */
+function underCost(plan: PlanRecord, tiers: TierRecord[], upstreamName: string): string[] {
+  const costKobo = planCostAt(plan, upstreamName);
+  if (costKobo === undefined) return [];
+  return tiers
+    .filter((tier) => planPriceFor(tier, plan) < costKobo)
+    .map(
+      (tier) =>
+        `Plan ${plan.planId}: tier ${tier.tierId} would pay less than its cost at ${upstreamName}; ` +
+        'sales are refused until its price rule or fixed price is raised.',
+    );
+}
+
+/** How many plans a sync created, updated and deactivated, for its log line. */
+function countChanges(report: PlanSyncReport) {
+  const count = (action: PlanChange['action']) => report.changes.filter((c) => c.action === action).length;
+  return { created: count('created'), updated: count('updated'), deactivated: count('deactivated') };
+}
+
+/**
+ * A network's coded plans by their provider code. Where two plans share a code, the first
+ * follows the provider and the report says so.
+ */
+function plansByCode(existing: PlanRecord[], report: PlanSyncReport): Map<string, PlanRecord> {
+  const byCode = new Map<string, PlanRecord>();
+  for (const plan of existing) {
+    if (plan.providerCode === '') continue;
+    const first = byCode.get(plan.providerCode);
+    if (first !== undefined) {
+      report.warnings.push(
+        `Plans ${first.planId} and ${plan.planId} share the provider code ${plan.providerCode}; ` +
+          `only ${first.planId} follows the provider.`,
+      );
+      continue;
+    }
+    byCode.set(plan.providerCode, plan);
+  }
+  return byCode;
+}
+
+/** A plan the upstream offers and the catalogue does not have yet. */
+function newPlan(network: Network, item: UpstreamPlan): PlanRecord {
+  const { label, validity } = splitName(item.name);
+  return {
+    planId: 0,
+    network,
+    label,
+    validity,
+    type: planTypeFromName(item.name),
+    sizeMb: sizeMbFromName(item.name),
+    validityDays: validityDaysFromText(validity),
+    faceValueKobo: item.amountKobo,
+    tierPricesKobo: {},
+    costsKobo: {},
+    active: true,
+    providerCode: item.code,
+  };
+}
+
+/** `plan` as it follows the upstream's `item`, or undefined when it already matches. */
+function followedPlan(plan: PlanRecord, item: UpstreamPlan, upstreamName: string): PlanRecord | undefined {
+  const { label, validity } = splitName(item.name);
+  const costKobo = followedCost(plan, upstreamName, item.amountKobo);
+  const costsKobo = { ...plan.costsKobo };
+  if (costKobo !== undefined) costsKobo[upstreamName] = costKobo;
+  if (
+    plan.label === label &&
+    plan.validity === validity &&
+    plan.faceValueKobo === item.amountKobo &&
+    plan.active &&
+    planCostAt(plan, upstreamName) === costKobo
+  )
+    return undefined;
+  // The type is the operator's once a plan exists; size and days follow the texts they come from.
+  return {
+    ...plan,
+    label,
+    validity,
+    sizeMb: plan.label === label ? plan.sizeMb : sizeMbFromName(item.name),
+    validityDays: plan.validity === validity ? plan.validityDays : validityDaysFromText(validity),
+    faceValueKobo: item.amountKobo,
+    costsKobo,
+    active: true,
+  };
+}
 
 function pickChange(plan: PlanRecord): Omit<PlanChange, 'action' | 'before'> {
   return {

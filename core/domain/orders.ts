@@ -192,7 +192,8 @@ export function checkMeterMinimum(
   const arrears = input.meterType === 'prepaid' ? (facts.arrearsKobo ?? 0) : 0;
   const why =
     arrears > 0
-      ? ` (the disco's minimum vend ${formatNaira(kobo(facts.minimumAmountKobo ?? 0))} Naira plus ${formatNaira(kobo(arrears))} Naira of arrears, which a vend pays first)`
+      ? ` (the disco's minimum vend ${formatNaira(kobo(facts.minimumAmountKobo ?? 0))} Naira plus ` +
+        `${formatNaira(kobo(arrears))} Naira of arrears, which a vend pays first)`
       : '';
   const description = `amount must be at least ${formatNaira(minimum)} Naira for meter ${input.meterNumber}${why}.`;
   throw new DomainError('INVALID_PARAMETER', description, {
@@ -281,8 +282,10 @@ export function cableOrder(
       field: 'package_code',
       description:
         withdrawn === undefined
-          ? `package_code ${describeValue(input.packageCode)} is not a ${input.provider} package; one of ${codes.join(', ')}.`
-          : `package_code ${describeValue(input.packageCode)} (${withdrawn.name}) is no longer sold by ${input.provider}; one of ${codes.join(', ')}.`,
+          ? `package_code ${describeValue(input.packageCode)} is not a ${input.provider} package; one of ` +
+            `${codes.join(', ')}.`
+          : `package_code ${describeValue(input.packageCode)} (${withdrawn.name}) is no longer sold by ` +
+            `${input.provider}; one of ${codes.join(', ')}.`,
     });
   }
   const asked = input.subscriptionType ?? '';
@@ -307,7 +310,9 @@ export function cableOrder(
   if (asked === 'renew' && pkg !== null && card?.currentBouquet !== undefined && !current) {
     violations.push({
       field: 'subscription_type',
-      description: `renew keeps the card's current bouquet (${card.currentBouquet}), and package_code names ${pkg.name}; send subscription_type "change" to move to it.`,
+      description:
+        `renew keeps the card's current bouquet (${card.currentBouquet}), and package_code names ` +
+        `${pkg.name}; send subscription_type "change" to move to it.`,
     });
   }
   throwIfViolations(violations);

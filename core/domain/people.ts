@@ -32,7 +32,10 @@ export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
-/** The email as stored, or an INVALID_PARAMETER naming `field`. Deliberately loose: the invitation link proves the address. */
+/**
+ * The email as stored, or an INVALID_PARAMETER naming `field`. Deliberately loose: the invitation link proves
+ * the address.
+ */
 export function checkEmail(field: string, email: string): string {
   const normalized = normalizeEmail(email);
   if (normalized.length > MAX_EMAIL_CHARS || !/^[^\s@<>"',;]+@[^\s@<>"',;]+\.[^\s@<>"',;]+$/.test(normalized)) {

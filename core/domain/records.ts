@@ -17,7 +17,10 @@ export interface AccountRecord {
   /** The test wallet's balance: test money only, moved only by test keys and test credits. */
   testBalanceKobo: Kobo;
   createdAt: Date;
-  /** Set while the platform's staff have suspended the account (its keys answer 401, its developer area is read-only). */
+  /**
+   * Set while the platform's staff have suspended the account (its keys answer 401, its developer area is read-
+   * only).
+   */
   suspension?: AccountSuspension;
 }
 
@@ -451,7 +454,10 @@ export interface RouteRecord {
 /** The operator's settings of one upstream instance. */
 export interface UpstreamSettingsRecord {
   upstream: string;
-  /** Below this float (our wallet at the upstream) it is taken out of routes that have another choice; null: no alert. */
+  /**
+   * Below this float (our wallet at the upstream) it is taken out of routes that have another choice; null: no
+   * alert.
+   */
   floatAlertKobo: Kobo | null;
   updatedAt: Date;
 }

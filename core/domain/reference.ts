@@ -32,7 +32,9 @@ const LAGOS_OFFSET_MS = 60 * 60 * 1000;
 export function lagosStamp(at: Date): string {
   const t = new Date(at.getTime() + LAGOS_OFFSET_MS);
   const two = (n: number) => String(n).padStart(2, '0');
-  return `${t.getUTCFullYear()}${two(t.getUTCMonth() + 1)}${two(t.getUTCDate())}${two(t.getUTCHours())}${two(t.getUTCMinutes())}`;
+  return `${t.getUTCFullYear()}${two(
+    t.getUTCMonth() + 1,
+  )}${two(t.getUTCDate())}${two(t.getUTCHours())}${two(t.getUTCMinutes())}`;
 }
 
 /** The references this process gave out in the current step, so it never repeats one. */

@@ -4,7 +4,10 @@
  */
 import type { Kobo } from './money.js';
 
-/** support: read everything, re-query, resolve pendings as delivered; finance: money moves; admin: all of it and staff. */
+/**
+ * support: read everything, re-query, resolve pendings as delivered; finance: money moves; admin: all of it and
+ * staff.
+ */
 export const STAFF_ROLES = ['admin', 'support', 'finance'] as const;
 export type StaffRole = (typeof STAFF_ROLES)[number];
 

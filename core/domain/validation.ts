@@ -44,7 +44,9 @@ export function checkPhone(field: string, value: string, violations: FieldViolat
   else if (!PHONE_PATTERN.test(value))
     violations.push({
       field,
-      description: `${field} must be an 11-digit Nigerian number starting with 0, such as 08031234567; got ${describeValue(value)}.`,
+      description:
+        `${field} must be an 11-digit Nigerian number starting with 0, such as 08031234567; got ` +
+        `${describeValue(value)}.`,
     });
 }
 

@@ -23,7 +23,8 @@ export interface VerifyInput {
 }
 
 const WHICH =
-  'Send disco, meter_number and meter_type to verify a meter, or provider and smart_card to verify a cable subscription.';
+  'Send disco, meter_number and meter_type to verify a meter, or provider and smart_card to verify a cable ' +
+  'subscription.';
 
 /** Validates a verification request into the query a provider answers; every violation at once. */
 export function customerQuery(input: VerifyInput): CustomerQuery {

@@ -46,7 +46,10 @@ const DEFAULT_HOLDER_PAGE_SIZE = 50;
 const MAX_HOLDER_PAGE_SIZE = 500;
 /** The face value the rate-priced products are shown at: 1,000 Naira. */
 const EXAMPLE_FACE_VALUE_KOBO: Kobo = kobo(100_000);
-/** The most test money one AddTestFunds adds: 1,000,000 Naira. Enough for any test, and a typo of a few zeros is caught. */
+/**
+ * The most test money one AddTestFunds adds: 1,000,000 Naira. Enough for any test, and a typo
+ * of a few zeros is caught.
+ */
 const MAX_TEST_FUNDS_KOBO: Kobo = kobo(100_000_000);
 /** A test-funds form's reference as the dashboard makes it: random letters and digits. */
 const TEST_FUNDS_REFERENCE = /^[A-Za-z0-9_-]{8,48}$/;
@@ -150,6 +153,24 @@ export function transactionQuery(filter: HolderFilter): TransactionQuery {
   return query;
 }
 
+/** What is wrong with a test-funds form's amount and reference, if anything. */
+function testFundsViolations(amountKobo: number, reference: string): FieldViolation[] {
+  const violations: FieldViolation[] = [];
+  if (!isKobo(amountKobo) || amountKobo <= 0)
+    violations.push({ field: 'amount_kobo', description: 'Enter an amount of test money greater than zero.' });
+  else if (amountKobo > MAX_TEST_FUNDS_KOBO)
+    violations.push({
+      field: 'amount_kobo',
+      description: `At most ₦${formatNaira(MAX_TEST_FUNDS_KOBO)} of test money can be added at a time.`,
+    });
+  if (!TEST_FUNDS_REFERENCE.test(reference))
+    violations.push({
+      field: 'reference',
+      description: 'reference must be 8 to 48 letters, digits, hyphens or underscores.',
+    });
+  return violations;
+}
+
 /** The account's own webhook, per mode, through the operator's webhook service (no rule of its own). */
 function holderWebhooks(webhooks: WebhookService) {
   return {
@@ -183,8 +204,9 @@ function holderWebhooks(webhooks: WebhookService) {
   };
 }
 
-export function createHolderDesk(deps: HolderDeskDeps) {
-  const { store, accounts, purchases, webhooks, clock } = deps;
+/** The account's own key pairs, through the operator's account service (the same IP rule). */
+function holderKeys(deps: HolderDeskDeps) {
+  const { store, accounts } = deps;
 
   /** One of the session's account's keys; another account's key is not found, never touched. */
   async function ownKey(context: HolderContext, publicKey: string): Promise<ApiKeyRecord> {
@@ -193,6 +215,41 @@ export function createHolderDesk(deps: HolderDeskDeps) {
       throw notFound(`Key ${publicKey.slice(0, 64) || '(empty key)'}`);
     return key;
   }
+
+  return {
+    /** The account's key pairs of one mode: test pairs are never listed with live ones. */
+    async listKeys(context: HolderContext, mode: Mode): Promise<ListedApiKey[]> {
+      return (await accounts.listKeys(context.account.accountId)).filter((key) => key.mode === mode);
+    },
+
+    async createKey(context: HolderContext, mode: Mode): Promise<{ issued: IssuedKeyPair; key: ApiKeyRecord }> {
+      const issued = await accounts.createKey(context.account.accountId, mode);
+      const key = await ownKey(context, issued.publicKey);
+      deps.notices?.keyCreated({
+        accountId: context.account.accountId,
+        accountName: context.account.name,
+        mode,
+        publicKey: issued.publicKey,
+        by: context.user.email,
+        at: key.createdAt,
+      });
+      return { issued, key };
+    },
+
+    async revokeKey(context: HolderContext, publicKey: string): Promise<ApiKeyRecord> {
+      await ownKey(context, publicKey);
+      return accounts.revokeKey(publicKey);
+    },
+
+    async setKeyIpLock(context: HolderContext, publicKey: string, ips: readonly string[]): Promise<ApiKeyRecord> {
+      await ownKey(context, publicKey);
+      return accounts.setKeyIpLock(publicKey, ips);
+    },
+  };
+}
+
+export function createHolderDesk(deps: HolderDeskDeps) {
+  const { store, accounts, purchases, webhooks, clock } = deps;
 
   return {
     async overview(context: HolderContext, mode: Mode): Promise<Overview> {
@@ -229,35 +286,6 @@ export function createHolderDesk(deps: HolderDeskDeps) {
         pendingCount: await store.history.pendingCount(accountId, mode),
         daily,
       };
-    },
-
-    /** The account's key pairs of one mode: test pairs are never listed with live ones. */
-    async listKeys(context: HolderContext, mode: Mode): Promise<ListedApiKey[]> {
-      return (await accounts.listKeys(context.account.accountId)).filter((key) => key.mode === mode);
-    },
-
-    async createKey(context: HolderContext, mode: Mode): Promise<{ issued: IssuedKeyPair; key: ApiKeyRecord }> {
-      const issued = await accounts.createKey(context.account.accountId, mode);
-      const key = await ownKey(context, issued.publicKey);
-      deps.notices?.keyCreated({
-        accountId: context.account.accountId,
-        accountName: context.account.name,
-        mode,
-        publicKey: issued.publicKey,
-        by: context.user.email,
-        at: key.createdAt,
-      });
-      return { issued, key };
-    },
-
-    async revokeKey(context: HolderContext, publicKey: string): Promise<ApiKeyRecord> {
-      await ownKey(context, publicKey);
-      return accounts.revokeKey(publicKey);
-    },
-
-    async setKeyIpLock(context: HolderContext, publicKey: string, ips: readonly string[]): Promise<ApiKeyRecord> {
-      await ownKey(context, publicKey);
-      return accounts.setKeyIpLock(publicKey, ips);
     },
 
     /** The account's prices, each computed by the function the purchase path charges with. */
@@ -323,20 +351,7 @@ export function createHolderDesk(deps: HolderDeskDeps) {
      * another amount (a form sent again after editing) is refused, not credited.
      */
     async addTestFunds(context: HolderContext, amountKobo: number, reference: string): Promise<Credited> {
-      const violations: FieldViolation[] = [];
-      if (!isKobo(amountKobo) || amountKobo <= 0)
-        violations.push({ field: 'amount_kobo', description: 'Enter an amount of test money greater than zero.' });
-      else if (amountKobo > MAX_TEST_FUNDS_KOBO)
-        violations.push({
-          field: 'amount_kobo',
-          description: `At most ₦${formatNaira(MAX_TEST_FUNDS_KOBO)} of test money can be added at a time.`,
-        });
-      if (!TEST_FUNDS_REFERENCE.test(reference))
-        violations.push({
-          field: 'reference',
-          description: 'reference must be 8 to 48 letters, digits, hyphens or underscores.',
-        });
-      throwIfViolations(violations);
+      throwIfViolations(testFundsViolations(amountKobo, reference));
       const memo = `Test money added in the developer area by ${context.user.email}`.slice(0, 200);
       try {
         return await accounts.credit(context.account.accountId, 'test', amountKobo as Kobo, memo, {
@@ -346,13 +361,14 @@ export function createHolderDesk(deps: HolderDeskDeps) {
         if (error instanceof DomainError && error.code === 'IDEMPOTENCY_KEY_REUSED') {
           throw new DomainError(
             'FAILED_PRECONDITION',
-            'This form was already used to add test money with another amount. Reload the page and send it again.',
+            'This form was already used to add test money with another amount. ' + 'Reload the page and send it again.',
           );
         }
         throw error;
       }
     },
 
+    ...holderKeys(deps),
     ...holderWebhooks(webhooks),
   };
 }

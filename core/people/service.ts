@@ -194,22 +194,23 @@ function codeChecks(people: Store['people'], clock: () => Date) {
   return { acceptCode, acceptSecondFactor };
 }
 
-export function createPeopleService(deps: PeopleDeps) {
-  const { store, clock } = deps;
-  const people = store.people;
-  const throttle = deps.throttle ?? createSignInThrottle();
-  const log = deps.log ?? (() => {});
-  const notices = deps.notices ?? createNotices({ mailer: null, people, log });
+/** Starts the sessions of signed-in people, sweeping ended ones now and then. */
+function sessionStarter(
+  people: Store['people'],
+  clock: () => Date,
+  accountAndTier: (accountId: string) => Promise<{ account: AccountRecord; tier: TierRecord }>,
+) {
   let lastSweepMs = 0;
 
-  /** At most every SWEEP_EVERY_MS, on a sign-in, ended sessions are removed (MongoDB's TTL index does it there too). */
+  /**
+   * At most every SWEEP_EVERY_MS, on a sign-in, ended sessions are removed (MongoDB's TTL index
+   * does it there too).
+   */
   function sweepNowAndThen(now: Date): void {
     if (now.getTime() - lastSweepMs < SWEEP_EVERY_MS) return;
     lastSweepMs = now.getTime();
     people.deleteExpiredSessions(now, new Date(now.getTime() - SESSION_IDLE_MS)).catch(() => undefined);
   }
-
-  const accountAndTier = (accountId: string) => accountAndTierOf(store, accountId);
 
   /** A new session of `user` acting for `membership`'s account. */
   async function startSession(
@@ -231,6 +232,18 @@ export function createPeopleService(deps: PeopleDeps) {
     sweepNowAndThen(now);
     return { token, context: { session, user, membership, ...(await accountAndTier(membership.accountId)) } };
   }
+
+  return startSession;
+}
+
+export function createPeopleService(deps: PeopleDeps) {
+  const { store, clock } = deps;
+  const people = store.people;
+  const throttle = deps.throttle ?? createSignInThrottle();
+  const log = deps.log ?? (() => {});
+  const notices = deps.notices ?? createNotices({ mailer: null, people, log });
+  const accountAndTier = (accountId: string) => accountAndTierOf(store, accountId);
+  const startSession = sessionStarter(people, clock, accountAndTier);
 
   const { acceptCode, acceptSecondFactor } = codeChecks(people, clock);
   const stepUpThrottle = deps.stepUpThrottle ?? createStepUpThrottle();
@@ -815,7 +828,8 @@ interface TotpKit {
 const alreadyOn = () =>
   new DomainError(
     'FAILED_PRECONDITION',
-    'Two-step sign-in is already on. To move it to another app, turn it off with a current code first, then set it up again.',
+    'Two-step sign-in is already on. To move it to another app, turn it off with a current code first, ' +
+      'then set it up again.',
   );
 
 function totpCommands({ people, clock, requireActiveUser, acceptCode, checkStepUp, notices }: TotpKit) {
@@ -846,7 +860,8 @@ function totpCommands({ people, clock, requireActiveUser, acceptCode, checkStepU
       if (!(await acceptCode(user, user.totpPendingSecret, code)))
         throw invalid(
           'totp_code',
-          'That code is not right. The QR code and key are the same as before, so keep the entry you added: check the time on your phone and enter the code it shows now.',
+          'That code is not right. The QR code and key are the same as before, so keep the entry you added: ' +
+            'check the time on your phone and enter the code it shows now.',
         );
       const recoveryCodes = newRecoveryCodes();
       const recoveryCodeHashes = recoveryCodes.map((one) => recoveryCodeHash(one)!);

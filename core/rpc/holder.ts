@@ -266,18 +266,127 @@ function invitationHandlers(
   };
 }
 
+/** The session's context, and the owner check for the RPCs that change something. */
+function gates(people: PeopleService) {
+  return {
+    signedIn: (token: string) => people.authenticate(token),
+    owner: async (token: string) => {
+      const context = await people.authenticate(token);
+      people.requireOwner(context);
+      return context;
+    },
+  };
+}
+
+/** The account's people: invitations from the account, its users, and one's own sign-in settings. */
+function userHandlers(
+  people: PeopleService,
+): Pick<
+  Handlers<HolderMethods>,
+  'inviteUser' | 'listUsers' | 'disableUser' | 'beginTotpSetup' | 'confirmTotp' | 'changePassword' | 'disableTotp'
+> {
+  const { signedIn, owner } = gates(people);
+  return {
+    async inviteUser(req) {
+      const context = await owner(req.sessionToken);
+      return {
+        invitation: invitationMessage(
+          await people.inviteFromAccount(context, req.email, roleFromProto(req.role), req.totpCode),
+        ),
+      };
+    },
+    async listUsers(req) {
+      const context = await signedIn(req.sessionToken);
+      return { users: (await people.listUsers(context.account.accountId)).map(userMessage) };
+    },
+    async disableUser(req) {
+      const context = await owner(req.sessionToken);
+      if (req.userId === context.user.userId) {
+        throw new DomainError('FAILED_PRECONDITION', 'You cannot disable yourself; ask another owner.');
+      }
+      return { user: userMessage(await people.disableUser(req.userId, context.account.accountId)) };
+    },
+    async beginTotpSetup(req) {
+      const context = await signedIn(req.sessionToken);
+      const setup = await people.beginTotpSetup(context, req.keepPending);
+      return { secret: setup.secret, otpauthUri: setup.uri, qrSvg: setup.qrSvg };
+    },
+    async confirmTotp(req) {
+      const context = await signedIn(req.sessionToken);
+      const { user, recoveryCodes } = await people.confirmTotp(context, req.totpCode);
+      return { user: userMessage({ user, membership: context.membership }), recoveryCodes };
+    },
+    async changePassword(req) {
+      const context = await signedIn(req.sessionToken);
+      const { token } = await people.changePassword(context, req.currentPassword, req.newPassword, req.totpCode);
+      return { sessionToken: token };
+    },
+    async disableTotp(req) {
+      const context = await signedIn(req.sessionToken);
+      const user = await people.disableTotp(context, req.totpCode);
+      return { user: userMessage({ user, membership: context.membership }) };
+    },
+  };
+}
+
+/** The account's own webhook of each mode, its deliveries and resends. */
+function webhookHandlers(
+  people: PeopleService,
+  desk: HolderDesk,
+  clock: () => Date,
+): Pick<
+  Handlers<HolderMethods>,
+  | 'getWebhook'
+  | 'setWebhook'
+  | 'rotateWebhookSecret'
+  | 'disableWebhook'
+  | 'listDeliveries'
+  | 'resendEvent'
+  | 'sendTestEvent'
+> {
+  const { signedIn, owner } = gates(people);
+  return {
+    async getWebhook(req) {
+      const context = await signedIn(req.sessionToken);
+      const endpoint = await desk.webhook(context, modeIn(req.mode));
+      return endpoint === null ? {} : { webhook: webhookMessage(endpoint, clock()) };
+    },
+    async setWebhook(req) {
+      const context = await owner(req.sessionToken);
+      const { endpoint, secret } = await desk.setWebhook(context, modeIn(req.mode), req.url);
+      return { webhook: webhookMessage(endpoint, clock()), secret: secret ?? '' };
+    },
+    async rotateWebhookSecret(req) {
+      const context = await owner(req.sessionToken);
+      const { endpoint, secret } = await desk.rotateWebhookSecret(context, modeIn(req.mode));
+      return { webhook: webhookMessage(endpoint, clock()), secret: secret ?? '' };
+    },
+    async disableWebhook(req) {
+      const context = await owner(req.sessionToken);
+      return { webhook: webhookMessage(await desk.disableWebhook(context, modeIn(req.mode)), clock()) };
+    },
+    async listDeliveries(req) {
+      const context = await signedIn(req.sessionToken);
+      const page = await desk.deliveries(context, modeIn(req.mode), req.failedOnly, req.pageSize, req.pageToken);
+      return { deliveries: page.items.map(deliveryMessage), nextPageToken: page.next ?? '' };
+    },
+    async resendEvent(req) {
+      const context = await owner(req.sessionToken);
+      return { delivery: deliveryMessage(await desk.resendEvent(context, modeIn(req.mode), req.eventId)) };
+    },
+    async sendTestEvent(req) {
+      const context = await owner(req.sessionToken);
+      return { delivery: deliveryMessage(await desk.sendTestEvent(context, modeIn(req.mode))) };
+    },
+  };
+}
+
 export function holderHandlers(
   people: PeopleService,
   desk: HolderDesk,
   clock: () => Date = () => new Date(),
 ): Handlers<HolderMethods> {
-  /** The session's context, and the owner check for the RPCs that change something. */
-  const signedIn = (token: string) => people.authenticate(token);
-  const owner = async (token: string) => {
-    const context = await people.authenticate(token);
-    people.requireOwner(context);
-    return context;
-  };
+  const { signedIn, owner } = gates(people);
 
   return {
     ...sessionHandlers(people),
@@ -340,77 +449,8 @@ export function holderHandlers(
       );
       return { balanceKobo: BigInt(balanceKobo), entry: ledgerEntryMessage(entry), replayed };
     },
-    async inviteUser(req) {
-      const context = await owner(req.sessionToken);
-      return {
-        invitation: invitationMessage(
-          await people.inviteFromAccount(context, req.email, roleFromProto(req.role), req.totpCode),
-        ),
-      };
-    },
-    async listUsers(req) {
-      const context = await signedIn(req.sessionToken);
-      return { users: (await people.listUsers(context.account.accountId)).map(userMessage) };
-    },
-    async disableUser(req) {
-      const context = await owner(req.sessionToken);
-      if (req.userId === context.user.userId) {
-        throw new DomainError('FAILED_PRECONDITION', 'You cannot disable yourself; ask another owner.');
-      }
-      return { user: userMessage(await people.disableUser(req.userId, context.account.accountId)) };
-    },
-    async beginTotpSetup(req) {
-      const context = await signedIn(req.sessionToken);
-      const setup = await people.beginTotpSetup(context, req.keepPending);
-      return { secret: setup.secret, otpauthUri: setup.uri, qrSvg: setup.qrSvg };
-    },
-    async confirmTotp(req) {
-      const context = await signedIn(req.sessionToken);
-      const { user, recoveryCodes } = await people.confirmTotp(context, req.totpCode);
-      return { user: userMessage({ user, membership: context.membership }), recoveryCodes };
-    },
-    async changePassword(req) {
-      const context = await signedIn(req.sessionToken);
-      const { token } = await people.changePassword(context, req.currentPassword, req.newPassword, req.totpCode);
-      return { sessionToken: token };
-    },
-    async disableTotp(req) {
-      const context = await signedIn(req.sessionToken);
-      const user = await people.disableTotp(context, req.totpCode);
-      return { user: userMessage({ user, membership: context.membership }) };
-    },
-    async getWebhook(req) {
-      const context = await signedIn(req.sessionToken);
-      const endpoint = await desk.webhook(context, modeIn(req.mode));
-      return endpoint === null ? {} : { webhook: webhookMessage(endpoint, clock()) };
-    },
-    async setWebhook(req) {
-      const context = await owner(req.sessionToken);
-      const { endpoint, secret } = await desk.setWebhook(context, modeIn(req.mode), req.url);
-      return { webhook: webhookMessage(endpoint, clock()), secret: secret ?? '' };
-    },
-    async rotateWebhookSecret(req) {
-      const context = await owner(req.sessionToken);
-      const { endpoint, secret } = await desk.rotateWebhookSecret(context, modeIn(req.mode));
-      return { webhook: webhookMessage(endpoint, clock()), secret: secret ?? '' };
-    },
-    async disableWebhook(req) {
-      const context = await owner(req.sessionToken);
-      return { webhook: webhookMessage(await desk.disableWebhook(context, modeIn(req.mode)), clock()) };
-    },
-    async listDeliveries(req) {
-      const context = await signedIn(req.sessionToken);
-      const page = await desk.deliveries(context, modeIn(req.mode), req.failedOnly, req.pageSize, req.pageToken);
-      return { deliveries: page.items.map(deliveryMessage), nextPageToken: page.next ?? '' };
-    },
-    async resendEvent(req) {
-      const context = await owner(req.sessionToken);
-      return { delivery: deliveryMessage(await desk.resendEvent(context, modeIn(req.mode), req.eventId)) };
-    },
-    async sendTestEvent(req) {
-      const context = await owner(req.sessionToken);
-      return { delivery: deliveryMessage(await desk.sendTestEvent(context, modeIn(req.mode))) };
-    },
+    ...userHandlers(people),
+    ...webhookHandlers(people, desk, clock),
   };
 }
 

@@ -2,6 +2,8 @@
  * The core's gRPC server: the purchase, auth and admin services, grpc.health.v1 and
  * reflection. A factory: it returns the server unbound; only core/main.ts listens.
  */
+
+import type { GenService, GenServiceMethods } from '@bufbuild/protobuf/codegenv2';
 import { Server, ServerCredentials } from '@grpc/grpc-js';
 import { file_google_rpc_error_details } from '../../gen/google/rpc/error_details_pb.js';
 import { file_google_rpc_status } from '../../gen/google/rpc/status_pb.js';
@@ -51,7 +53,7 @@ import { consoleHandlers, staffAdminHandlers } from './console.js';
 import type { ErrorLogger } from './errors.js';
 import { eventHandlers } from './events.js';
 import { fundingCallbackHandlers, fundingHandlers, holderFundingHandlers } from './funding.js';
-import { implement, serviceDefinition, tokenCheck } from './grpc.js';
+import { type Access, type Handlers, implement, serviceDefinition, tokenCheck } from './grpc.js';
 import { type CoreHealth, createHealth } from './health.js';
 import { holderHandlers, userAdminHandlers } from './holder.js';
 import { planCodeHandlers } from './plan-codes.js';
@@ -139,6 +141,15 @@ export const SERVICE_NAMES = [
   HolderFundingService.typeName,
 ] as const;
 
+/** The two kinds of caller: the service token (or the admin token), and the admin token alone. */
+interface Callers {
+  service: Access;
+  admin: Access;
+}
+
+/** Adds `service` with its handlers to `server`, for the callers `access` lets in. */
+type AddService = <S extends GenServiceMethods>(service: GenService<S>, handlers: Handlers<S>, access: Access) => void;
+
 export function createCoreServer(deps: CoreServerDeps): CoreServer {
   const server = new Server({
     'grpc.max_receive_message_length': MAX_RECEIVE_MESSAGE_BYTES,
@@ -147,22 +158,13 @@ export function createCoreServer(deps: CoreServerDeps): CoreServer {
     'grpc.enable_channelz': 0,
   });
   const known = tokenCheck(deps.serviceToken, deps.adminToken);
-  const serviceCallers = { allowed: known, known };
-  const adminCallers = { allowed: tokenCheck(deps.adminToken), known };
-  // Every call the admin token makes that changes something leaves an audit row (actor `cli`).
-  const audited = auditedCalls(deps.staff.audit);
-  server.addService(
-    serviceDefinition(PurchaseService),
-    implement(PurchaseService, purchaseHandlers(deps.apiPurchases, deps), serviceCallers, deps.log),
-  );
-  server.addService(
-    serviceDefinition(AuthService),
-    implement(AuthService, authHandlers(deps.accounts), serviceCallers, deps.log),
-  );
-  server.addService(
-    serviceDefinition(EventService),
-    implement(EventService, eventHandlers(deps.eventFeed), serviceCallers, deps.log),
-  );
+  const callers: Callers = {
+    service: { allowed: known, known },
+    admin: { allowed: tokenCheck(deps.adminToken), known },
+  };
+  const add: AddService = (service, handlers, access) =>
+    server.addService(serviceDefinition(service), implement(service, handlers, access, deps.log));
+  addApiServices(add, deps, callers);
   // The admin service's handlers, by the admin token or, for the console's catalogue and
   // settings changes, by a staff member: one translation to the same use cases.
   const adminAs = (who: Actor) =>
@@ -180,91 +182,79 @@ export function createCoreServer(deps: CoreServerDeps): CoreServer {
       deps.planSync,
       who,
     );
-  server.addService(
-    serviceDefinition(AdminService),
-    implement(
-      AdminService,
-      audited<(typeof AdminService)['method']>({ ...adminAs(CLI_ACTOR), ...planCodeHandlers(deps.planCodes) }),
-      adminCallers,
-      deps.log,
-    ),
+  addAdminServices(add, deps, callers, adminAs);
+  addDeveloperAreaServices(add, deps, callers);
+  addConsoleServices(add, deps, callers, adminAs);
+  const health = addHealthAndReflection(server);
+  return { server, health, listen: (host, port, tls) => listenOn(server, health, host, port, tls) };
+}
+
+/** What the gateway calls for the public API: purchases, key checks, the events feed, provider callbacks. */
+function addApiServices(add: AddService, deps: CoreServerDeps, callers: Callers): void {
+  add(PurchaseService, purchaseHandlers(deps.apiPurchases, deps), callers.service);
+  add(AuthService, authHandlers(deps.accounts), callers.service);
+  add(EventService, eventHandlers(deps.eventFeed), callers.service);
+  add(FundingCallbackService, fundingCallbackHandlers(deps.funding), callers.service);
+}
+
+/** The operator's services, by the admin token alone. */
+function addAdminServices(
+  add: AddService,
+  deps: CoreServerDeps,
+  callers: Callers,
+  adminAs: (who: Actor) => ReturnType<typeof adminHandlers>,
+): void {
+  // Every call the admin token makes that changes something leaves an audit row (actor `cli`).
+  const audited = auditedCalls(deps.staff.audit);
+  add(
+    AdminService,
+    audited<(typeof AdminService)['method']>({ ...adminAs(CLI_ACTOR), ...planCodeHandlers(deps.planCodes) }),
+    callers.admin,
   );
-  // The dashboard presents the service token; every holder call is then bound to a session.
-  server.addService(
-    serviceDefinition(HolderService),
-    implement(HolderService, holderHandlers(deps.people, deps.holderDesk), serviceCallers, deps.log),
-  );
+  add(ApiAccessAdminService, audited(apiAccessAdminHandlers(deps.upgrades)), callers.admin);
+  add(UserAdminService, audited(userAdminHandlers(deps.people)), callers.admin);
+  add(FundingService, audited(fundingHandlers(deps.funding)), callers.admin);
+  add(WebhookService, audited(webhookHandlers(deps.webhooks, () => new Date())), callers.admin);
+}
+
+/**
+ * The developer area's services. The dashboard presents the service token; every call is
+ * then bound to a session.
+ */
+function addDeveloperAreaServices(add: AddService, deps: CoreServerDeps, callers: Callers): void {
+  add(HolderService, holderHandlers(deps.people, deps.holderDesk), callers.service);
   // Buying from the developer area: the API's own purchase handlers, for the session's account.
-  server.addService(
-    serviceDefinition(ShopService),
-    implement(
-      ShopService,
-      shopHandlers(deps.people, deps.shopDesk, purchaseHandlers(deps.apiPurchases, deps)),
-      serviceCallers,
-      deps.log,
-    ),
+  add(
+    ShopService,
+    shopHandlers(deps.people, deps.shopDesk, purchaseHandlers(deps.apiPurchases, deps)),
+    callers.service,
   );
-  server.addService(
-    serviceDefinition(ApiAccessService),
-    implement(ApiAccessService, apiAccessHandlers(deps.people, deps.upgrades), serviceCallers, deps.log),
+  add(ApiAccessService, apiAccessHandlers(deps.people, deps.upgrades), callers.service);
+  add(
+    HolderFundingService,
+    holderFundingHandlers(deps.funding, deps.people, (accountId, mode) => deps.purchases.balance(accountId, mode)),
+    callers.service,
   );
-  server.addService(
-    serviceDefinition(ApiAccessAdminService),
-    implement(ApiAccessAdminService, audited(apiAccessAdminHandlers(deps.upgrades)), adminCallers, deps.log),
-  );
-  server.addService(
-    serviceDefinition(UserAdminService),
-    implement(UserAdminService, audited(userAdminHandlers(deps.people)), adminCallers, deps.log),
-  );
-  server.addService(
-    serviceDefinition(FundingService),
-    implement(FundingService, audited(fundingHandlers(deps.funding)), adminCallers, deps.log),
-  );
-  server.addService(
-    serviceDefinition(FundingCallbackService),
-    implement(FundingCallbackService, fundingCallbackHandlers(deps.funding), serviceCallers, deps.log),
-  );
-  server.addService(
-    serviceDefinition(HolderFundingService),
-    implement(
-      HolderFundingService,
-      holderFundingHandlers(deps.funding, deps.people, (accountId, mode) => deps.purchases.balance(accountId, mode)),
-      serviceCallers,
-      deps.log,
-    ),
-  );
+}
 
-  server.addService(
-    serviceDefinition(WebhookService),
-    implement(WebhookService, audited(webhookHandlers(deps.webhooks, () => new Date())), adminCallers, deps.log),
+/** The staff's console (service token, then a staff session) and its administration (admin token). */
+function addConsoleServices(
+  add: AddService,
+  deps: CoreServerDeps,
+  callers: Callers,
+  adminAs: (who: Actor) => ReturnType<typeof adminHandlers>,
+): void {
+  const { realm, desk, auditLog, reports } = deps.staff;
+  add(
+    ConsoleService,
+    consoleHandlers({ realm, desk, auditLog, catalog: deps.catalog, adminAs, reports }),
+    callers.service,
   );
+  add(StaffAdminService, staffAdminHandlers(realm, auditLog, reports, desk), callers.admin);
+}
 
-  server.addService(
-    serviceDefinition(ConsoleService),
-    implement(
-      ConsoleService,
-      consoleHandlers({
-        realm: deps.staff.realm,
-        desk: deps.staff.desk,
-        auditLog: deps.staff.auditLog,
-        catalog: deps.catalog,
-        adminAs,
-        reports: deps.staff.reports,
-      }),
-      serviceCallers,
-      deps.log,
-    ),
-  );
-  server.addService(
-    serviceDefinition(StaffAdminService),
-    implement(
-      StaffAdminService,
-      staffAdminHandlers(deps.staff.realm, deps.staff.auditLog, deps.staff.reports, deps.staff.desk),
-      adminCallers,
-      deps.log,
-    ),
-  );
-
+/** grpc.health.v1 (every service NOT_SERVING until listening) and reflection. */
+function addHealthAndReflection(server: Server): CoreHealth {
   const health = createHealth({
     '': 'NOT_SERVING',
     ...Object.fromEntries(SERVICE_NAMES.map((name) => [name, 'NOT_SERVING'])),
@@ -290,23 +280,27 @@ export function createCoreServer(deps: CoreServerDeps): CoreServer {
     ],
     [...SERVICE_NAMES, 'grpc.health.v1.Health'],
   );
+  return health;
+}
 
-  return {
-    server,
-    health,
-    listen(host, port, tls) {
-      return new Promise((resolve, reject) => {
-        // No client certificates are asked for: callers authenticate with their bearer token.
-        const credentials =
-          tls === undefined
-            ? ServerCredentials.createInsecure()
-            : ServerCredentials.createSsl(null, [{ cert_chain: tls.cert, private_key: tls.key }], false);
-        server.bindAsync(`${host.includes(':') ? `[${host}]` : host}:${port}`, credentials, (error, bound) => {
-          if (error) return reject(error);
-          for (const name of ['', ...SERVICE_NAMES]) health.setStatus(name, 'SERVING');
-          resolve(bound);
-        });
-      });
-    },
-  };
+/** Binds and starts serving (TLS only when `tls` is given); every service SERVING once bound. */
+function listenOn(
+  server: Server,
+  health: CoreHealth,
+  host: string,
+  port: number,
+  tls: { cert: Buffer; key: Buffer } | undefined,
+): Promise<number> {
+  return new Promise((resolve, reject) => {
+    // No client certificates are asked for: callers authenticate with their bearer token.
+    const credentials =
+      tls === undefined
+        ? ServerCredentials.createInsecure()
+        : ServerCredentials.createSsl(null, [{ cert_chain: tls.cert, private_key: tls.key }], false);
+    server.bindAsync(`${host.includes(':') ? `[${host}]` : host}:${port}`, credentials, (error, bound) => {
+      if (error) return reject(error);
+      for (const name of ['', ...SERVICE_NAMES]) health.setStatus(name, 'SERVING');
+      resolve(bound);
+    });
+  });
 }

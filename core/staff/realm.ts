@@ -38,14 +38,14 @@ const FREE_FAILURES_PER_PERSON = 10;
 const MAX_TOKEN_CHARS = 128;
 
 /** Who a console session acts for. */
-export interface StaffContext {
+interface StaffContext {
   session: StaffSessionRecord;
   member: StaffMemberRecord;
   /** The audit's actor and the address of this request. */
   who: Actor;
 }
 
-export type StaffSignIn =
+type StaffSignIn =
   | { outcome: 'signed_in'; token: string; member: StaffMemberRecord }
   | { outcome: 'invalid_credentials' }
   | { outcome: 'throttled'; retryAfterSeconds: number };
@@ -76,9 +76,13 @@ function memberFacts(member: StaffMemberRecord) {
 }
 
 export function createStaffRealm(deps: StaffRealmDeps) {
+  return { ...setupCommands(deps), ...sessionCommands(deps), ...memberCommands(deps) };
+}
+
+/** Inviting a member, and the one-time set-up link that sets their password. */
+function setupCommands(deps: StaffRealmDeps) {
   const { clock, audit } = deps;
   const staff = deps.store.staff;
-  const throttle = deps.throttle ?? createSignInThrottle({ freePerPerson: FREE_FAILURES_PER_PERSON });
 
   async function openSetup(token: string): Promise<StaffMemberRecord> {
     const hash = tokenHash(token);
@@ -86,28 +90,6 @@ export function createStaffRealm(deps: StaffRealmDeps) {
     if (!member || member.disabled || (member.setupExpiresAt?.getTime() ?? 0) <= clock().getTime())
       throw setupInvalid();
     return member;
-  }
-
-  async function memberByEmail(email: string): Promise<StaffMemberRecord> {
-    const member = await staff.findMemberByEmail(normalizeEmail(email));
-    if (!member) throw notFound(`Staff member ${email.slice(0, MAX_EMAIL_CHARS) || '(empty email)'}`);
-    return member;
-  }
-
-  /**
-   * Refuses, for a staff member acting in the console, to disable or demote the last active
-   * admin (which only that admin can be, acting on themselves). A check before the write: two
-   * admins demoting each other in the same instant could both pass, which leaves the CLI to
-   * invite an admin again.
-   */
-  async function keepOneAdmin(member: StaffMemberRecord, by: Actor, what: string): Promise<void> {
-    if (!by.actor.startsWith('staff:') || !isActiveAdmin(member)) return;
-    const others = (await staff.listMembers()).filter((m) => m.staffId !== member.staffId && isActiveAdmin(m));
-    if (others.length === 0)
-      throw new DomainError(
-        'FAILED_PRECONDITION',
-        `${member.email} is the last active admin and cannot be ${what}; make another member admin first.`,
-      );
   }
 
   return {
@@ -158,8 +140,20 @@ export function createStaffRealm(deps: StaffRealmDeps) {
       await audit(staffActor(done, address), { action: 'staff.setup', target: done.email, after: memberFacts(done) });
       return done;
     },
+  };
+}
 
-    /** Email, password and code together: the second step is mandatory for staff. Every failure reads the same. */
+/** Signing in (password and code, throttled), out, and each call's session and power check. */
+function sessionCommands(deps: StaffRealmDeps) {
+  const { clock, audit } = deps;
+  const staff = deps.store.staff;
+  const throttle = deps.throttle ?? createSignInThrottle({ freePerPerson: FREE_FAILURES_PER_PERSON });
+
+  return {
+    /**
+     * Email, password and code together: the second step is mandatory for staff. Every failure
+     * reads the same.
+     */
     async signIn(emailText: string, password: string, code: string, address: string): Promise<StaffSignIn> {
       const email = normalizeEmail(emailText).slice(0, MAX_EMAIL_CHARS);
       const wait = throttle.waitMs(email, address, clock());
@@ -213,7 +207,37 @@ export function createStaffRealm(deps: StaffRealmDeps) {
       if (!session) throw sessionEnded();
       return { session, member, who: staffActor(member, address) };
     },
+  };
+}
 
+/** The members' list, disabling and roles, never leaving the console without an admin. */
+function memberCommands(deps: StaffRealmDeps) {
+  const { audit } = deps;
+  const staff = deps.store.staff;
+
+  async function memberByEmail(email: string): Promise<StaffMemberRecord> {
+    const member = await staff.findMemberByEmail(normalizeEmail(email));
+    if (!member) throw notFound(`Staff member ${email.slice(0, MAX_EMAIL_CHARS) || '(empty email)'}`);
+    return member;
+  }
+
+  /**
+   * Refuses, for a staff member acting in the console, to disable or demote the last active
+   * admin (which only that admin can be, acting on themselves). A check before the write: two
+   * admins demoting each other in the same instant could both pass, which leaves the CLI to
+   * invite an admin again.
+   */
+  async function keepOneAdmin(member: StaffMemberRecord, by: Actor, what: string): Promise<void> {
+    if (!by.actor.startsWith('staff:') || !isActiveAdmin(member)) return;
+    const others = (await staff.listMembers()).filter((m) => m.staffId !== member.staffId && isActiveAdmin(m));
+    if (others.length === 0)
+      throw new DomainError(
+        'FAILED_PRECONDITION',
+        `${member.email} is the last active admin and cannot be ${what}; make another member admin first.`,
+      );
+  }
+
+  return {
     listMembers: () => staff.listMembers(),
 
     /**

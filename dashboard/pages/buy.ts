@@ -81,7 +81,8 @@ function viewersOnly(ctx: SignedInContext, title: string): Answer {
     kind: 'page',
     body: page(
       { title, current: '/buy', viewer: ctx.viewer },
-      html`<h1>${title}</h1><p class="inset">You are a viewer on this account: only an owner can buy. You can see every purchase in <a href="${ctx.link('/transactions')}">Transactions</a>.</p>`,
+      html`<h1>${title}</h1><p class="inset">You are a viewer on this account: only an owner can buy. You can \
+see every purchase in <a href="${ctx.link('/transactions')}">Transactions</a>.</p>`,
     ),
   };
 }
@@ -160,7 +161,9 @@ async function afterPurchase(
       return {
         kind: 'redirect',
         location: ctx.link(
-          `/transactions/${encodeURIComponent(reference)}?bought=${info.reason === 'PROVIDER_FAILED' ? 'failed' : 'again'}`,
+          `/transactions/${encodeURIComponent(reference)}?bought=${
+            info.reason === 'PROVIDER_FAILED' ? 'failed' : 'again'
+          }`,
         ),
       };
     }
@@ -170,7 +173,9 @@ async function afterPurchase(
         [
           {
             field: firstField,
-            message: `This form was already used for purchase ${reference}. Check the details below and buy again to make a new purchase.`,
+            message:
+              `This form was already used for purchase ${reference}. Check the details below and buy ` +
+              `again to make a new purchase.`,
           },
         ],
         newRequestId(),
@@ -192,8 +197,26 @@ async function afterPurchase(
 function airtimeForm(ctx: SignedInContext, values: Values, requestId: string, errors: FieldError[]): Promise<Answer> {
   const form = html`${formStart(ctx, '/buy/airtime', requestId)}
   ${select({ name: 'network', label: 'Network', options: NETWORK_OPTIONS, value: values.network ?? '', errors })}
-  ${field({ name: 'phone', label: 'Phone number', hint: '11 digits, for example 08031234567', type: 'text', inputmode: 'tel', autocomplete: 'off', value: values.phone ?? '', width: 'input--medium', errors })}
-  ${field({ name: 'amount', label: 'Amount of airtime, in Naira', hint: 'For example 500. You are charged your price for it, shown on the receipt.', inputmode: 'decimal', value: values.amount ?? '', width: 'input--short', errors })}
+  ${field({
+    name: 'phone',
+    label: 'Phone number',
+    hint: '11 digits, for example 08031234567',
+    type: 'text',
+    inputmode: 'tel',
+    autocomplete: 'off',
+    value: values.phone ?? '',
+    width: 'input--medium',
+    errors,
+  })}
+  ${field({
+    name: 'amount',
+    label: 'Amount of airtime, in Naira',
+    hint: 'For example 500. You are charged your price for it, shown on the receipt.',
+    inputmode: 'decimal',
+    value: values.amount ?? '',
+    width: 'input--short',
+    errors,
+  })}
   ${submit(ctx, 'Buy airtime')}`;
   return buyPage(
     ctx,
@@ -235,7 +258,9 @@ function planOptions(prices: GetPricesResponse, chosen: string): SafeHtml {
     if (plans.length === 0) return '';
     return html`<optgroup label="${network.toUpperCase()}">${plans.map(
       (plan) =>
-        html`<option value="${String(plan.planId)}"${String(plan.planId) === chosen ? html` selected` : ''}>${plan.label}${plan.validity ? `, ${plan.validity}` : ''}: you pay ${naira(plan.priceKobo)}</option>`,
+        html`<option value="${String(plan.planId)}"${
+          String(plan.planId) === chosen ? html` selected` : ''
+        }>${plan.label}${plan.validity ? `, ${plan.validity}` : ''}: you pay ${naira(plan.priceKobo)}</option>`,
     )}</optgroup>`;
   })}`;
 }
@@ -252,8 +277,15 @@ function groupedSelect(
   return html`<div class="form-group${error ? ' form-group--error' : ''}">
   <label class="label" for="${name}">${label}</label>
   <p class="hint" id="${name}-hint">${hint}</p>
-  ${error ? html`<p class="error-message" id="${name}-error"><span class="visually-hidden">Error:</span> ${error.message}</p>` : ''}
-  <select class="select" id="${name}" name="${name}" aria-describedby="${name}-hint${error ? ` ${name}-error` : ''}"${error ? html` aria-invalid="true"` : ''}>${options}</select>
+  ${
+    error
+      ? html`<p class="error-message" id="${name}-error"><span class="visually-hidden">Error:</span> \
+${error.message}</p>`
+      : ''
+  }
+  <select class="select" id="${name}" name="${name}" aria-describedby="${name}-hint${
+    error ? ` ${name}-error` : ''
+  }"${error ? html` aria-invalid="true"` : ''}>${options}</select>
 </div>`;
 }
 
@@ -265,8 +297,23 @@ async function dataForm(
 ): Promise<Answer> {
   const prices = await ctx.core.holder.getPrices({ sessionToken: ctx.sessionToken });
   const form = html`${formStart(ctx, '/buy/data', requestId)}
-  ${groupedSelect('plan_id', 'Data plan', 'Plans are grouped by network; the price is what you pay.', planOptions(prices, values.plan_id ?? ''), errors)}
-  ${field({ name: 'phone', label: 'Phone number', hint: '11 digits, for example 08031234567', inputmode: 'tel', autocomplete: 'off', value: values.phone ?? '', width: 'input--medium', errors })}
+  ${groupedSelect(
+    'plan_id',
+    'Data plan',
+    'Plans are grouped by network; the price is what you pay.',
+    planOptions(prices, values.plan_id ?? ''),
+    errors,
+  )}
+  ${field({
+    name: 'phone',
+    label: 'Phone number',
+    hint: '11 digits, for example 08031234567',
+    inputmode: 'tel',
+    autocomplete: 'off',
+    value: values.phone ?? '',
+    width: 'input--medium',
+    errors,
+  })}
   ${submit(ctx, 'Buy data')}`;
   return buyPage(
     ctx,
@@ -305,8 +352,22 @@ async function buyData(ctx: SignedInContext): Promise<Answer> {
 function meterForm(ctx: SignedInContext, values: Values, errors: FieldError[]): Promise<Answer> {
   const form = html`${formStart(ctx, '/buy/electricity/check', '')}
   ${select({ name: 'disco', label: 'Distribution company', options: DISCO_OPTIONS, value: values.disco ?? '', errors })}
-  ${field({ name: 'meter_number', label: 'Meter number', inputmode: 'numeric', autocomplete: 'off', value: values.meter_number ?? '', width: 'input--medium', errors })}
-  ${select({ name: 'meter_type', label: 'Meter type', options: METER_OPTIONS, value: values.meter_type ?? 'prepaid', errors })}
+  ${field({
+    name: 'meter_number',
+    label: 'Meter number',
+    inputmode: 'numeric',
+    autocomplete: 'off',
+    value: values.meter_number ?? '',
+    width: 'input--medium',
+    errors,
+  })}
+  ${select({
+    name: 'meter_type',
+    label: 'Meter type',
+    options: METER_OPTIONS,
+    value: values.meter_type ?? 'prepaid',
+    errors,
+  })}
   ${submit(ctx, 'Check the meter')}`;
   return buyPage(
     ctx,
@@ -318,7 +379,9 @@ function meterForm(ctx: SignedInContext, values: Values, errors: FieldError[]): 
 }
 
 function customerList(rows: ReadonlyArray<readonly [string, string]>): SafeHtml {
-  return html`<dl class="summary-list">${rows.filter(([, value]) => value !== '').map(([label, value]) => html`<div><dt>${label}</dt><dd>${value}</dd></div>`)}</dl>`;
+  return html`<dl class="summary-list">${rows
+    .filter(([, value]) => value !== '')
+    .map(([label, value]) => html`<div><dt>${label}</dt><dd>${value}</dd></div>`)}</dl>`;
 }
 
 async function checkMeter(ctx: SignedInContext): Promise<Answer> {
@@ -364,7 +427,10 @@ function customerRows(customer: Customer | undefined): Array<readonly [string, s
 
 /** The customer's rows travel with the form as hidden fields, only to be shown again on an error. */
 function hiddenRows(rows: ReadonlyArray<readonly [string, string]>): SafeHtml {
-  return html`${rows.map(([label, value]) => html`<input type="hidden" name="customer" value="${`${label}\t${value}`}">`)}`;
+  return html`${rows.map(
+    ([label, value]) => html`<input type="hidden" name="customer" \
+value="${`${label}\t${value}`}">`,
+  )}`;
 }
 
 function rowsFromForm(ctx: SignedInContext): Array<readonly [string, string]> {
@@ -385,15 +451,37 @@ function electricityForm(
   errors: FieldError[],
 ): Promise<Answer> {
   const form = html`<h2>The meter</h2>
-${customerList([['Distribution company', (values.disco ?? '').toUpperCase()], ['Meter number', values.meter_number ?? ''], ['Meter type', values.meter_type ?? ''], ...customer])}
+${customerList([
+  ['Distribution company', (values.disco ?? '').toUpperCase()],
+  ['Meter number', values.meter_number ?? ''],
+  ['Meter type', values.meter_type ?? ''],
+  ...customer,
+])}
 <p><a href="${ctx.link('/buy/electricity')}">Not this meter? Check another</a></p>
 ${formStart(ctx, '/buy/electricity', requestId)}
   <input type="hidden" name="disco" value="${values.disco ?? ''}">
   <input type="hidden" name="meter_number" value="${values.meter_number ?? ''}">
   <input type="hidden" name="meter_type" value="${values.meter_type ?? ''}">
   ${hiddenRows(customer)}
-  ${field({ name: 'amount', label: 'Amount of electricity, in Naira', hint: 'You are charged your price for it, shown on the receipt.', inputmode: 'decimal', value: values.amount ?? '', width: 'input--short', errors })}
-  ${field({ name: 'phone', label: "Customer's phone number (optional)", hint: 'For the biller\u2019s text message with the token.', inputmode: 'tel', autocomplete: 'off', value: values.phone ?? '', width: 'input--medium', errors })}
+  ${field({
+    name: 'amount',
+    label: 'Amount of electricity, in Naira',
+    hint: 'You are charged your price for it, shown on the receipt.',
+    inputmode: 'decimal',
+    value: values.amount ?? '',
+    width: 'input--short',
+    errors,
+  })}
+  ${field({
+    name: 'phone',
+    label: "Customer's phone number (optional)",
+    hint: 'For the biller\u2019s text message with the token.',
+    inputmode: 'tel',
+    autocomplete: 'off',
+    value: values.phone ?? '',
+    width: 'input--medium',
+    errors,
+  })}
   ${submit(ctx, 'Pay for electricity')}`;
   return buyPage(ctx, 'Pay for electricity', html`Check the meter's owner below before paying.`, form, errors);
 }
@@ -429,7 +517,15 @@ async function payElectricity(ctx: SignedInContext): Promise<Answer> {
 function cardForm(ctx: SignedInContext, values: Values, errors: FieldError[]): Promise<Answer> {
   const form = html`${formStart(ctx, '/buy/cable/check', '')}
   ${select({ name: 'provider', label: 'Provider', options: CABLE_OPTIONS, value: values.provider ?? '', errors })}
-  ${field({ name: 'smart_card', label: 'Smart card or IUC number', inputmode: 'numeric', autocomplete: 'off', value: values.smart_card ?? '', width: 'input--medium', errors })}
+  ${field({
+    name: 'smart_card',
+    label: 'Smart card or IUC number',
+    inputmode: 'numeric',
+    autocomplete: 'off',
+    value: values.smart_card ?? '',
+    width: 'input--medium',
+    errors,
+  })}
   ${submit(ctx, 'Check the smart card')}`;
   return buyPage(
     ctx,
@@ -473,17 +569,31 @@ async function cableForm(
   const packages = prices.cablePackages.filter((pkg) => pkg.provider === values.provider);
   const options = html`<option value="">Choose a package</option>${packages.map(
     (pkg) =>
-      html`<option value="${pkg.packageCode}"${pkg.packageCode === values.package_code ? html` selected` : ''}>${pkg.name}: you pay ${naira(pkg.priceKobo)}</option>`,
+      html`<option value="${pkg.packageCode}"${
+        pkg.packageCode === values.package_code ? html` selected` : ''
+      }>${pkg.name}: you pay ${naira(pkg.priceKobo)}</option>`,
   )}`;
   const form = html`<h2>The smart card</h2>
-${customerList([['Provider', (values.provider ?? '').toUpperCase()], ['Smart card', values.smart_card ?? ''], ...customer])}
+${customerList([
+  ['Provider', (values.provider ?? '').toUpperCase()],
+  ['Smart card', values.smart_card ?? ''],
+  ...customer,
+])}
 <p><a href="${ctx.link('/buy/cable')}">Not this smart card? Check another</a></p>
 ${formStart(ctx, '/buy/cable', requestId)}
   <input type="hidden" name="provider" value="${values.provider ?? ''}">
   <input type="hidden" name="smart_card" value="${values.smart_card ?? ''}">
   ${hiddenRows(customer)}
   ${groupedSelect('package_code', 'Package', 'The price is what you pay.', options, errors)}
-  ${field({ name: 'phone', label: "Customer's phone number (optional)", inputmode: 'tel', autocomplete: 'off', value: values.phone ?? '', width: 'input--medium', errors })}
+  ${field({
+    name: 'phone',
+    label: "Customer's phone number (optional)",
+    inputmode: 'tel',
+    autocomplete: 'off',
+    value: values.phone ?? '',
+    width: 'input--medium',
+    errors,
+  })}
   ${submit(ctx, 'Pay for cable TV')}`;
   return buyPage(ctx, 'Pay for cable TV', html`Check the card's owner below before paying.`, form, errors);
 }
@@ -521,16 +631,39 @@ function textarea(name: string, label: string, hint: string, value: string, erro
   return html`<div class="form-group${error ? ' form-group--error' : ''}">
   <label class="label" for="${name}">${label}</label>
   <p class="hint" id="${name}-hint">${hint}</p>
-  ${error ? html`<p class="error-message" id="${name}-error"><span class="visually-hidden">Error:</span> ${error.message}</p>` : ''}
-  <textarea class="textarea${error ? ' input--error' : ''}" id="${name}" name="${name}" rows="5" aria-describedby="${name}-hint${error ? ` ${name}-error` : ''}"${error ? html` aria-invalid="true"` : ''}>${value}</textarea>
+  ${
+    error
+      ? html`<p class="error-message" id="${name}-error"><span class="visually-hidden">Error:</span> \
+${error.message}</p>`
+      : ''
+  }
+  <textarea class="textarea${
+    error ? ' input--error' : ''
+  }" id="${name}" name="${name}" rows="5" aria-describedby="${name}-hint${error ? ` ${name}-error` : ''}"${
+    error ? html` aria-invalid="true"` : ''
+  }>${value}</textarea>
 </div>`;
 }
 
 async function smsForm(ctx: SignedInContext, values: Values, requestId: string, errors: FieldError[]): Promise<Answer> {
   const prices = await ctx.core.holder.getPrices({ sessionToken: ctx.sessionToken });
   const form = html`${formStart(ctx, '/buy/sms', requestId)}
-  ${field({ name: 'sender', label: 'Sender name', hint: '1 to 11 letters or digits, as the recipients will see it.', autocomplete: 'off', value: values.sender ?? '', width: 'input--medium', errors })}
-  ${textarea('recipients', 'Recipients', 'Phone numbers of 11 digits, separated by commas, spaces or new lines. Each number is charged once.', values.recipients ?? '', errors)}
+  ${field({
+    name: 'sender',
+    label: 'Sender name',
+    hint: '1 to 11 letters or digits, as the recipients will see it.',
+    autocomplete: 'off',
+    value: values.sender ?? '',
+    width: 'input--medium',
+    errors,
+  })}
+  ${textarea(
+    'recipients',
+    'Recipients',
+    'Phone numbers of 11 digits, separated by commas, spaces or new ' + 'lines. Each number is charged once.',
+    values.recipients ?? '',
+    errors,
+  )}
   ${textarea('message', 'Message', 'Every 160 characters is one page.', values.message ?? '', errors)}
   ${submit(ctx, 'Send the SMS')}`;
   return buyPage(
@@ -582,7 +715,8 @@ async function buyIndex(ctx: SignedInContext): Promise<Answer> {
   }</p>
 <ul class="card-list">${PRODUCTS.map(
     ([path, name, sentence]) =>
-      html`<li class="card-list__item"><h2 class="card-list__title"><a href="${ctx.link(`/buy/${path}`)}">${name}</a></h2><p>${sentence}</p></li>`,
+      html`<li class="card-list__item"><h2 class="card-list__title"><a \
+href="${ctx.link(`/buy/${path}`)}">${name}</a></h2><p>${sentence}</p></li>`,
   )}</ul>`;
   return { kind: 'page', body: page({ title: 'Buy', current: '/buy', viewer: ctx.viewer }, body) };
 }

@@ -1,7 +1,8 @@
 /**
  * CSV exports, streamed: rows come from an async generator that asks the core page after page,
  * go through csv-stringify (quoting, CR LF line ends) with runtime/csv.ts's formula guard, and
- * are written as the socket takes them, so memory stays one page whatever the history's length. A core failure half-way cannot become
+ * are written as the socket takes them, so memory stays one page whatever the history's length. A core failure
+ * half-way cannot become
  * an error page any more (the status is sent): the stream is cut, which the browser reports as a
  * failed download rather than a short file that looks whole.
  */

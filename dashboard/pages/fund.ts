@@ -77,7 +77,8 @@ function accountCard(account: VirtualAccount, index: number): SafeHtml {
   return html`<dl class="summary-list panel">
   <div><dt>Bank</dt><dd>${account.bankName}</dd></div>
   <div><dt>Account number</dt><dd><code id="${id}" class="card__figure">${account.accountNumber}</code>
-    <button type="button" class="button button--secondary" data-copy="${id}" hidden>Copy account number</button></dd></div>
+    <button type="button" class="button button--secondary" data-copy="${id}" hidden>Copy account \
+number</button></dd></div>
   <div><dt>Account name</dt><dd>${account.accountName}</dd></div>
 </dl>`;
 }
@@ -109,9 +110,19 @@ function bankAccountFields(values: KycValues, errors: readonly FieldError[], ban
         });
   return html`<fieldset class="fieldset">
   <legend class="fieldset__legend">A bank account linked to the BVN</legend>
-  <p class="hint">The bank's partner checks the BVN against an account in your name. Give both, with a BVN, or leave both empty.</p>
+  <p class="hint">The bank's partner checks the BVN against an account in your name. Give both, with a BVN, or \
+leave both empty.</p>
   ${bank}
-  ${field({ name: 'bank_account', label: 'Account number', hint: 'The 10 digits of the account (NUBAN).', inputmode: 'numeric', autocomplete: 'off', value: values.bankAccount, width: 'input--short', errors })}
+  ${field({
+    name: 'bank_account',
+    label: 'Account number',
+    hint: 'The 10 digits of the account (NUBAN).',
+    inputmode: 'numeric',
+    autocomplete: 'off',
+    value: values.bankAccount,
+    width: 'input--short',
+    errors,
+  })}
 </fieldset>`;
 }
 
@@ -124,7 +135,8 @@ function kycForm(
 ): SafeHtml {
   const viewer = ctx.viewer;
   return html`<h2>Get your account numbers</h2>
-<p>The Central Bank of Nigeria requires a BVN or a NIN behind every account number. It is sent to the bank's partner once; we keep only its last four digits and never show it again.</p>
+<p>The Central Bank of Nigeria requires a BVN or a NIN behind every account number. It is sent to the bank's \
+partner once; we keep only its last four digits and never show it again.</p>
 <form method="post" action="${ctx.link('/fund')}" novalidate>
   ${csrfField(viewer.csrfToken)}
   ${select({
@@ -137,10 +149,35 @@ function kycForm(
     value: values.kind,
     errors,
   })}
-  ${field({ name: 'number', label: 'BVN or NIN', hint: '11 digits.', inputmode: 'numeric', autocomplete: 'off', width: 'input--short', errors })}
-  ${field({ name: 'first_name', label: 'First name', hint: 'As on the BVN or NIN record.', autocomplete: 'given-name', value: values.firstName, errors })}
+  ${field({
+    name: 'number',
+    label: 'BVN or NIN',
+    hint: '11 digits.',
+    inputmode: 'numeric',
+    autocomplete: 'off',
+    width: 'input--short',
+    errors,
+  })}
+  ${field({
+    name: 'first_name',
+    label: 'First name',
+    hint: 'As on the BVN or NIN record.',
+    autocomplete: 'given-name',
+    value: values.firstName,
+    errors,
+  })}
   ${field({ name: 'last_name', label: 'Last name', autocomplete: 'family-name', value: values.lastName, errors })}
-  ${field({ name: 'phone', label: 'Phone number', hint: 'For example 08031234567.', type: 'text', inputmode: 'tel', autocomplete: 'tel', value: values.phone, width: 'input--short', errors })}
+  ${field({
+    name: 'phone',
+    label: 'Phone number',
+    hint: 'For example 08031234567.',
+    type: 'text',
+    inputmode: 'tel',
+    autocomplete: 'tel',
+    value: values.phone,
+    width: 'input--short',
+    errors,
+  })}
   ${field({ name: 'email', label: 'Email address', type: 'email', autocomplete: 'email', value: values.email, errors })}
   ${bankAccountAsked ? bankAccountFields(values, errors, banks) : ''}
   <div class="button-group"><button type="submit" class="button">Get account numbers</button></div>
@@ -151,26 +188,42 @@ function thresholdForm(ctx: SignedInContext, current: bigint, value: string, err
   const viewer = ctx.viewer;
   const now =
     current > 0n
-      ? html`<p>You are warned (a <code>wallet.low_balance</code> event) when a purchase takes the balance below ${naira(current)}.</p>`
+      ? html`<p>You are warned (a <code>wallet.low_balance</code> event) when a purchase takes the balance \
+below ${naira(current)}.</p>`
       : html`<p>No low-balance threshold is set.</p>`;
   if (!isOwner(viewer)) return html`<h2>Low balance</h2>${now}<p class="inset">Only an owner can change it.</p>`;
   return html`<h2>Low balance</h2>${now}
 <form method="post" action="${ctx.link('/fund/low-balance')}" novalidate>
   ${csrfField(viewer.csrfToken)}
-  ${field({ name: 'threshold', label: 'Warn me below, in Naira', hint: '0 removes the warning.', inputmode: 'decimal', value, width: 'input--short', errors })}
+  ${field({
+    name: 'threshold',
+    label: 'Warn me below, in Naira',
+    hint: '0 removes the warning.',
+    inputmode: 'decimal',
+    value,
+    width: 'input--short',
+    errors,
+  })}
   <div class="button-group"><button type="submit" class="button button--secondary">Save threshold</button></div>
 </form>`;
 }
 
 function creditsTable(funding: GetSessionFundingResponse): SafeHtml {
   if (funding.recentCredits.length === 0) return empty('No bank transfer has been credited yet.');
-  return html`<div class="table-wrap" role="region" aria-label="Recent funding credits" tabindex="0"><table class="table table--cards">
+  return html`<div class="table-wrap" role="region" aria-label="Recent funding credits" tabindex="0"><table \
+class="table table--cards">
 <caption class="visually-hidden">Recent funding credits, newest first</caption>
-<thead><tr><th scope="col">Time</th><th scope="col">Payer</th><th scope="col" class="num">Paid</th><th scope="col" class="num">Fee</th><th scope="col" class="num">Credited</th><th scope="col">Provider reference</th></tr></thead>
+<thead><tr><th scope="col">Time</th><th scope="col">Payer</th><th scope="col" class="num">Paid</th><th \
+scope="col" class="num">Fee</th><th scope="col" class="num">Credited</th><th scope="col">Provider \
+reference</th></tr></thead>
 <tbody>
 ${funding.recentCredits.map(
   (c) =>
-    html`<tr><td data-label="Time">${lagosTime(c.createdAt)}</td><td data-label="Payer">${c.payerName}</td><td class="num" data-label="Paid">${naira(c.amountPaidKobo)}</td><td class="num" data-label="Fee">${naira(c.feeKobo)}</td><td class="num" data-label="Credited">${naira(c.creditedKobo)}</td><td data-label="Provider reference"><code>${c.providerReference}</code></td></tr>`,
+    html`<tr><td data-label="Time">${lagosTime(c.createdAt)}</td><td data-label="Payer">${c.payerName}</td><td \
+class="num" data-label="Paid">${naira(c.amountPaidKobo)}</td><td class="num" \
+data-label="Fee">${naira(c.feeKobo)}</td><td class="num" \
+data-label="Credited">${naira(c.creditedKobo)}</td><td data-label="Provider \
+reference"><code>${c.providerReference}</code></td></tr>`,
 )}
 </tbody>
 </table></div>`;
@@ -192,12 +245,14 @@ function refusalsNotice(refusals: readonly OpeningRefusal[], owner: boolean) {
   if (refusals.length === 0) return '';
   const items = refusals.map(
     (r) =>
-      html`<li><strong>${PROVIDER_LABELS[r.provider] ?? r.provider}</strong> refused on <time datetime="${isoTime(r.at)}">${lagosTime(r.at)}</time>: ${r.reason}</li>`,
+      html`<li><strong>${PROVIDER_LABELS[r.provider] ?? r.provider}</strong> refused on \
+<time datetime="${isoTime(r.at)}">${lagosTime(r.at)}</time>: ${r.reason}</li>`,
   );
   const todo = owner
     ? 'Check the details and give the identity again below; only the providers that refused are asked again.'
     : 'An owner of this account can check the details and give the identity again on this page.';
-  return html`<div class="warning" role="alert" id="opening-refusals"><p><strong>An account could not be opened.</strong></p>
+  return html`<div class="warning" role="alert" id="opening-refusals"><p><strong>An account could not be \
+opened.</strong></p>
 <ul>${items}</ul>
 <p>${todo} If it is refused again, ask us for help quoting your account id.</p></div>`;
 }
@@ -222,16 +277,45 @@ async function fundPage(ctx: SignedInContext, state: FormState = {}): Promise<An
 ${active.map(accountCard)}
 <p>${feeText}</p>
 <p class="hint">Identity behind these accounts: ${identity}.</p>
-${isOwner(viewer) && funding.refusals.length > 0 ? kycForm(ctx, state.kyc?.values ?? NO_KYC, state.kyc?.errors ?? [], funding.bankAccountAsked, funding.identificationBanks) : ''}`
+${
+  isOwner(viewer) && funding.refusals.length > 0
+    ? kycForm(
+        ctx,
+        state.kyc?.values ?? NO_KYC,
+        state.kyc?.errors ?? [],
+        funding.bankAccountAsked,
+        funding.identificationBanks,
+      )
+    : ''
+}`
       : isOwner(viewer)
-        ? html`<p>${feeText} Transfers usually arrive within a minute.</p>${kycForm(ctx, state.kyc?.values ?? NO_KYC, state.kyc?.errors ?? [], funding.bankAccountAsked, funding.identificationBanks)}`
-        : html`<p>${feeText}</p><p class="inset">This wallet has no account numbers yet. An owner of this account gives the identity the central bank requires; then they appear here.</p>`;
+        ? html`<p>${feeText} Transfers usually arrive within a minute.</p>${kycForm(
+            ctx,
+            state.kyc?.values ?? NO_KYC,
+            state.kyc?.errors ?? [],
+            funding.bankAccountAsked,
+            funding.identificationBanks,
+          )}`
+        : html`<p>${feeText}</p><p class="inset">This wallet has no account numbers yet. An owner of this \
+account gives the identity the central bank requires; then they appear here.</p>`;
   const body = html`<h1>${test ? 'Fund test wallet' : 'Fund wallet'}</h1>
-${test ? html`<p>Test mode has its own Sandbox Bank account: transfers to it are simulated (<code>npx prepaid funding simulate-transfer</code>) and only ever reach the test balance.</p>` : ''}
-${below ? html`<div class="warning" role="alert"><p><strong>Low balance.</strong> The balance is below your threshold of ${naira(funding.lowBalanceThresholdKobo)}.</p></div>` : ''}
+${
+  test
+    ? html`<p>Test mode has its own Sandbox Bank account: transfers to it are simulated (<code>npx prepaid \
+funding simulate-transfer</code>) and only ever reach the test balance.</p>`
+    : ''
+}
+${
+  below
+    ? html`<div class="warning" role="alert"><p><strong>Low balance.</strong> The balance is below your \
+threshold of ${naira(funding.lowBalanceThresholdKobo)}.</p></div>`
+    : ''
+}
 <dl class="summary-cards">
-  <div class="card"><dt>${test ? 'Test balance' : 'Balance'}</dt><dd class="card__figure" id="balance">${naira(funding.balanceKobo)}</dd></div>
-  <div class="card"><dt>Account id</dt><dd><code id="account-id">${funding.accountId}</code> <button type="button" class="button button--secondary" data-copy="account-id" hidden>Copy account id</button></dd></div>
+  <div class="card"><dt>${test ? 'Test balance' : 'Balance'}</dt><dd class="card__figure" \
+id="balance">${naira(funding.balanceKobo)}</dd></div>
+  <div class="card"><dt>Account id</dt><dd><code id="account-id">${funding.accountId}</code> <button \
+type="button" class="button button--secondary" data-copy="account-id" hidden>Copy account id</button></dd></div>
 </dl>
 ${refusalsNotice(funding.refusals, isOwner(viewer))}
 ${accounts}

@@ -45,7 +45,15 @@ function fundsForm(ctx: SignedInContext, values: { amount: string; reference: st
     ? html`<form method="post" action="/test/funds" novalidate>
   ${csrfField(viewer.csrfToken)}
   <input type="hidden" name="reference" value="${values.reference}">
-  ${field({ name: 'amount', label: 'Amount of test money, in Naira', hint: 'For example 50,000. At most ₦1,000,000 at a time.', inputmode: 'decimal', value: values.amount, width: 'input--short', errors })}
+  ${field({
+    name: 'amount',
+    label: 'Amount of test money, in Naira',
+    hint: 'For example 50,000. At most ₦1,000,000 at a time.',
+    inputmode: 'decimal',
+    value: values.amount,
+    width: 'input--short',
+    errors,
+  })}
   <div class="button-group">
     <button type="submit" class="button">Add test funds</button>
     <a href="/test" class="link-button">Cancel</a>
@@ -53,7 +61,9 @@ function fundsForm(ctx: SignedInContext, values: { amount: string; reference: st
 </form>`
     : html`<p class="inset">You are a viewer on this account: only an owner can add test money.</p>`;
   const body = html`<h1>Add test funds</h1>
-<p>Test money goes to this account's <strong>test balance</strong>, which only test key pairs (<code>pk_test_</code>, <code>sk_test_</code>) spend. It is not real money: it cannot be spent live, withdrawn or moved to your live balance, and test purchases are never sent to a network or a biller.</p>
+<p>Test money goes to this account's <strong>test balance</strong>, which only test key pairs \
+(<code>pk_test_</code>, <code>sk_test_</code>) spend. It is not real money: it cannot be spent live, withdrawn \
+or moved to your live balance, and test purchases are never sent to a network or a biller.</p>
 ${form}`;
   return {
     kind: 'page',

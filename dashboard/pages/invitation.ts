@@ -25,7 +25,8 @@ function invalidLink(): Answer {
     body: page(
       { title: 'This invitation link does not work' },
       html`<h1>This invitation link does not work</h1>
-<p>It may have been used already, withdrawn, or it is older than 72 hours. Ask the person who invited you for a new link.</p>
+<p>It may have been used already, withdrawn, or it is older than 72 hours. Ask the person who invited you for \
+a new link.</p>
 <p><a href="/sign-in">Sign in</a> if you have set your password already.</p>`,
     ),
   };
@@ -43,7 +44,8 @@ async function form(ctx: PageContext, token: string, errors: FieldError[]): Prom
   if (invitation.hasPassword) {
     const joinBody = html`<h1>Join ${invitation.accountName}</h1>
 <p>You are invited to the developer area of <strong>${invitation.accountName}</strong> as ${role}.
-Your email address, <strong>${invitation.email}</strong>, already signs in to the developer area: enter your password to add this account to it. This link works once, until ${lagosTime(invitation.expiresAt)}.</p>
+Your email address, <strong>${invitation.email}</strong>, already signs in to the developer area: enter your \
+password to add this account to it. This link works once, until ${lagosTime(invitation.expiresAt)}.</p>
 <form method="post" action="/invitation" novalidate>
   ${csrfField(ctx.visitorCsrf)}
   <input type="hidden" name="token" value="${token}">
@@ -59,11 +61,19 @@ Your email address, <strong>${invitation.email}</strong>, already signs in to th
   }
   const body = html`<h1>Set your password</h1>
 <p>You are invited to the developer area of <strong>${invitation.accountName}</strong> as ${role}.
-Your email address is <strong>${invitation.email}</strong>. This link works once, until ${lagosTime(invitation.expiresAt)}.</p>
+Your email address is <strong>${invitation.email}</strong>. This link works once, until \
+${lagosTime(invitation.expiresAt)}.</p>
 <form method="post" action="/invitation" novalidate>
   ${csrfField(ctx.visitorCsrf)}
   <input type="hidden" name="token" value="${token}">
-  ${field({ name: 'password', label: 'Password', type: 'password', hint: PASSWORD_HINT, autocomplete: 'new-password', errors })}
+  ${field({
+    name: 'password',
+    label: 'Password',
+    type: 'password',
+    hint: PASSWORD_HINT,
+    autocomplete: 'new-password',
+    errors,
+  })}
   ${field({ name: 'password_again', label: 'Password again', type: 'password', autocomplete: 'new-password', errors })}
   <button type="submit" class="button">Set password</button>
 </form>`;

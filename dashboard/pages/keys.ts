@@ -41,22 +41,38 @@ const NOTICES: Readonly<Record<string, string>> = {
   approved: 'Your account now has API access. Here is its first key pair.',
   requested: 'Your request for API access is sent. We will look at it soon; this page shows when it is approved.',
   shown:
-    'The new key pair is listed below. Its secret key was shown once and is not shown again; if it was not copied, revoke the key and create another.',
+    'The new key pair is listed below. Its secret key was shown once and is not shown again; if it was not ' +
+    'copied, revoke the key and create another.',
 };
 
 function keyRow(ctx: SignedInContext, viewer: Viewer, key: HolderApiKey): SafeHtml {
   const owner = isOwner(viewer) && !key.revoked;
   return html`<tr>
   <th scope="row" data-label="Public key"><code>${key.publicKey}</code></th>
-  <td data-label="State">${key.revoked ? html`<strong class="tag tag--grey">Revoked</strong>` : html`<strong class="tag tag--green">Active</strong>`}</td>
+  <td data-label="State">${
+    key.revoked
+      ? html`<strong class="tag tag--grey">Revoked</strong>`
+      : html`<strong class="tag tag--green">Active</strong>`
+  }</td>
   <td data-label="Created"><time datetime="${isoTime(key.createdAt)}">${lagosTime(key.createdAt)}</time></td>
-  <td data-label="Last used">${key.lastUsedAt ? html`<time datetime="${isoTime(key.lastUsedAt)}">${lagosTime(key.lastUsedAt)}</time>` : 'Never'}</td>
-  <td data-label="IP lock">${key.allowedIps.length === 0 ? 'Any address' : html`<ul class="plain-list">${key.allowedIps.map((ip) => html`<li><code>${ip}</code></li>`)}</ul>`}</td>
+  <td data-label="Last used">${
+    key.lastUsedAt
+      ? html`<time \
+datetime="${isoTime(key.lastUsedAt)}">${lagosTime(key.lastUsedAt)}</time>`
+      : 'Never'
+  }</td>
+  <td data-label="IP lock">${
+    key.allowedIps.length === 0
+      ? 'Any address'
+      : html`<ul class="plain-list">${key.allowedIps.map((ip) => html`<li><code>${ip}</code></li>`)}</ul>`
+  }</td>
   <td class="table__actions">${
     owner
       ? html`<ul class="actions">
-      <li><a href="${ctx.link(`/keys/ip-lock?key=${encodeURIComponent(key.publicKey)}`)}">Change IP lock<span class="visually-hidden"> of ${key.publicKey}</span></a></li>
-      <li><a href="${ctx.link(`/keys/revoke?key=${encodeURIComponent(key.publicKey)}`)}" class="danger-link">Revoke<span class="visually-hidden"> ${key.publicKey}</span></a></li>
+      <li><a href="${ctx.link(`/keys/ip-lock?key=${encodeURIComponent(key.publicKey)}`)}">Change IP lock<span \
+class="visually-hidden"> of ${key.publicKey}</span></a></li>
+      <li><a href="${ctx.link(`/keys/revoke?key=${encodeURIComponent(key.publicKey)}`)}" \
+class="danger-link">Revoke<span class="visually-hidden"> ${key.publicKey}</span></a></li>
     </ul>`
       : ''
   }</td>
@@ -75,7 +91,11 @@ async function keysPage(
   const created = extra.created
     ? html`<div class="panel panel--secret" role="region" aria-labelledby="new-key-title">
   <h2 id="new-key-title">Your new ${test ? 'test ' : ''}key pair</h2>
-  <p class="warning"><strong>Copy the secret key now. It will not be shown again.</strong> ${test ? "Anyone with both keys can spend this account's test money." : "Keep it on your server only; anyone with both keys can spend this account's money."}</p>
+  <p class="warning"><strong>Copy the secret key now. It will not be shown again.</strong> ${
+    test
+      ? "Anyone with both keys can spend this account's test money."
+      : "Keep it on your server only; anyone with both keys can spend this account's money."
+  }</p>
   ${secretBox('Public key', 'new-public-key', extra.created.publicKey)}
   ${secretBox('Secret key', 'new-secret-key', extra.created.secretKey)}
 </div>`
@@ -86,23 +106,41 @@ async function keysPage(
       ? html`<h2>Create a ${test ? 'test ' : ''}key pair</h2>
 <form method="post" action="${ctx.link('/keys')}" novalidate>
   ${csrfField(viewer.csrfToken)}
-  ${totpOn ? field({ name: 'totp_code', label: 'Code from your authenticator app', hint: 'Two-step sign-in is on, so a new key needs a current code.', inputmode: 'numeric', autocomplete: 'one-time-code', width: 'input--short', errors }) : ''}
+  ${
+    totpOn
+      ? field({
+          name: 'totp_code',
+          label: 'Code from your authenticator app',
+          hint: 'Two-step sign-in is on, so a new key needs a current code.',
+          inputmode: 'numeric',
+          autocomplete: 'one-time-code',
+          width: 'input--short',
+          errors,
+        })
+      : ''
+  }
   <button type="submit" class="button">Create a ${test ? 'test ' : ''}key pair</button>
 </form>`
-      : html`<p class="inset">You are a viewer on this account: you can see its keys, but only an owner can create, lock or revoke them.</p>`;
+      : html`<p class="inset">You are a viewer on this account: you can see its keys, but only an owner can \
+create, lock or revoke them.</p>`;
   const body = html`<h1>${test ? 'Test API keys' : 'API keys'}</h1>
 ${created}
 ${
   test
-    ? html`<p>Test key pairs start with <code>pk_test_</code> and <code>sk_test_</code>. Requests made with them run exactly as live ones, but spend your test balance only and are always answered by the sandbox: nothing is sent to a network or a biller. <a href="/test/funds">Add test funds</a>.</p>`
-    : html`<p>Every request to the API carries a public key and its secret key. A key can be locked to the addresses of your servers. Test key pairs are in <a href="/test/keys">test mode</a>.</p>`
+    ? html`<p>Test key pairs start with <code>pk_test_</code> and <code>sk_test_</code>. Requests made with \
+them run exactly as live ones, but spend your test balance only and are always answered by the sandbox: \
+nothing is sent to a network or a biller. <a href="/test/funds">Add test funds</a>.</p>`
+    : html`<p>Every request to the API carries a public key and its secret key. A key can be locked to the \
+addresses of your servers. Test key pairs are in <a href="/test/keys">test mode</a>.</p>`
 }
 ${
   keys.length === 0
     ? empty(test ? 'This account has no test keys yet.' : 'This account has no keys yet.')
     : html`<div class="table-wrap" role="region" aria-label="Key pairs" tabindex="0"><table class="table table--cards">
 <caption class="visually-hidden">${test ? 'Test key pairs' : 'Key pairs'}</caption>
-<thead><tr><th scope="col">Public key</th><th scope="col">State</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">IP lock</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+<thead><tr><th scope="col">Public key</th><th scope="col">State</th><th scope="col">Created</th><th \
+scope="col">Last used</th><th scope="col">IP lock</th><th scope="col"><span \
+class="visually-hidden">Actions</span></th></tr></thead>
 <tbody>${keys.map((key) => keyRow(ctx, viewer, key))}</tbody>
 </table></div>`
 }
@@ -131,13 +169,17 @@ async function accessPanel(ctx: SignedInContext): Promise<SafeHtml> {
   const viewer = ctx.viewer;
   const { request } = await ctx.core.access.getApiAccessRequest({ sessionToken: ctx.sessionToken });
   const intro = html`<h2>Use the API</h2>
-<p>Your account can sell from this site: see <a href="${ctx.link('/buy')}">Buy</a>. To sell from your own website or app through the API, your account needs API access. Ask for it here; once it is approved, your first key pair appears on this page.</p>`;
+<p>Your account can sell from this site: see <a href="${ctx.link('/buy')}">Buy</a>. To sell from your own \
+website or app through the API, your account needs API access. Ask for it here; once it is approved, your \
+first key pair appears on this page.</p>`;
   if (request?.status === ApiAccessStatus.PENDING) {
-    return html`${intro}<p class="inset" role="status">You asked for API access on ${lagosTime(request.createdAt)}. The request is waiting for approval.</p>`;
+    return html`${intro}<p class="inset" role="status">You asked for API access on \
+${lagosTime(request.createdAt)}. The request is waiting for approval.</p>`;
   }
   const refused =
     request?.status === ApiAccessStatus.REFUSED
-      ? html`<p class="inset">Your request of ${lagosTime(request.createdAt)} was not approved. You may ask again; say a little more about what you will build.</p>`
+      ? html`<p class="inset">Your request of ${lagosTime(request.createdAt)} was not approved. You may ask \
+again; say a little more about what you will build.</p>`
       : '';
   if (!isOwner(viewer))
     return html`${intro}${refused}<p class="inset">Only an owner of the account can ask for API access.</p>`;
@@ -179,7 +221,8 @@ function notFound(ctx: SignedInContext): Answer {
     status: 404,
     body: page(
       { title: 'Key not found', current: '/keys', viewer: ctx.viewer },
-      html`<h1>Key not found</h1><p>This account has no such key. <a href="${ctx.link('/keys')}">Back to API keys</a></p>`,
+      html`<h1>Key not found</h1><p>This account has no such key. <a href="${ctx.link('/keys')}">Back to API \
+keys</a></p>`,
     ),
   };
 }
@@ -187,11 +230,18 @@ function notFound(ctx: SignedInContext): Answer {
 function ipLockForm(ctx: SignedInContext, key: HolderApiKey, value: string, errors: FieldError[]): Answer {
   const viewer = ctx.viewer;
   const body = html`<h1>IP lock of <code class="break">${key.publicKey}</code></h1>
-<p>Requests with this key are taken only from these addresses. Leave the box empty to take requests from any address.</p>
+<p>Requests with this key are taken only from these addresses. Leave the box empty to take requests from any \
+address.</p>
 <form method="post" action="${ctx.link('/keys/ip-lock')}" novalidate>
   ${csrfField(viewer.csrfToken)}
   <input type="hidden" name="key" value="${key.publicKey}">
-  ${field({ name: 'allowed_ips', label: 'Allowed addresses', hint: 'IPv4 or IPv6 addresses, separated by commas or spaces, for example 203.0.113.7, 2001:db8::1', value, errors })}
+  ${field({
+    name: 'allowed_ips',
+    label: 'Allowed addresses',
+    hint: 'IPv4 or IPv6 addresses, separated by commas or spaces, for example 203.0.113.7, 2001:db8::1',
+    value,
+    errors,
+  })}
   <div class="button-group">
     <button type="submit" class="button">Save IP lock</button>
     <a href="${ctx.link('/keys')}" class="link-button">Cancel</a>
@@ -287,7 +337,8 @@ export const keyRoutes: Route[] = [
         current: '/keys',
         question: html`Revoke <code class="break">${key.publicKey}</code>?`,
         warning:
-          'Every request signed with this key will be refused from now on. This cannot be undone; a new key pair can be created instead.',
+          'Every request signed with this key will be refused from now on. This cannot be undone; a new key ' +
+          'pair can be created instead.',
         action: ctx.link('/keys/revoke'),
         hidden: { key: key.publicKey },
         confirm: 'Revoke this key for good?',

@@ -63,19 +63,24 @@ function spendChart(days: readonly DailySpend[]): SafeHtml {
       const y1 = y(base + spent);
       const height = y(base) - y1;
       bars.push(
-        html`<rect class="bar bar--${cls}" x="${x.toFixed(1)}" y="${y1.toFixed(1)}" width="${barWidth.toFixed(1)}" height="${Math.max(height, 0.5).toFixed(1)}"><title>${shortDay(day.date)}: ${PRODUCT_LABELS[product]} ${naira(spent)}</title></rect>`,
+        html`<rect class="bar bar--${cls}" x="${x.toFixed(1)}" y="${y1.toFixed(1)}" \
+width="${barWidth.toFixed(1)}" height="${Math.max(height, 0.5).toFixed(
+          1,
+        )}"><title>${shortDay(day.date)}: ${PRODUCT_LABELS[product]} ${naira(spent)}</title></rect>`,
       );
       base += spent;
     }
   });
   const gridLines = [0, 0.5, 1].map(
     (share) =>
-      html`<line class="grid" x1="${CHART_LEFT}" x2="${CHART_WIDTH - 8}" y1="${y(top * share).toFixed(1)}" y2="${y(top * share).toFixed(1)}"></line>`,
+      html`<line class="grid" x1="${CHART_LEFT}" x2="${CHART_WIDTH - 8}" y1="${y(top * share).toFixed(1)}" \
+y2="${y(top * share).toFixed(1)}"></line>`,
   );
   // Drawn after the bars, with a halo (CSS), so a tall bar never hides them; the baseline needs no label.
   const amounts = [0.5, 1].map(
     (share) =>
-      html`<text class="axis axis--amount" x="${CHART_LEFT}" y="${(y(top * share) - 5).toFixed(1)}">${naira(Math.round(top * share)).replace(/\.00$/, '')}</text>`,
+      html`<text class="axis axis--amount" x="${CHART_LEFT}" \
+y="${(y(top * share) - 5).toFixed(1)}">${naira(Math.round(top * share)).replace(/\.00$/, '')}</text>`,
   );
   const labels = days
     .map((day, i) => ({ day, i }))
@@ -83,30 +88,42 @@ function spendChart(days: readonly DailySpend[]): SafeHtml {
     .filter(({ i }) => i % 7 === 0 || (i === days.length - 1 && i % 7 >= 4))
     .map(
       ({ day, i }) =>
-        html`<text class="axis" x="${(CHART_LEFT + i * slot + slot / 2).toFixed(1)}" y="${CHART_HEIGHT - 8}" text-anchor="${i === 0 ? 'start' : i === days.length - 1 ? 'end' : 'middle'}">${shortDay(day.date)}</text>`,
+        html`<text class="axis" x="${(CHART_LEFT + i * slot + slot / 2).toFixed(
+          1,
+        )}" y="${CHART_HEIGHT - 8}" text-anchor="${
+          i === 0 ? 'start' : i === days.length - 1 ? 'end' : 'middle'
+        }">${shortDay(day.date)}</text>`,
     );
   const total = days.reduce((sum, d) => sum + Number(d.totalKobo), 0);
   return html`<figure class="chart">
-<svg viewBox="0 0 ${CHART_WIDTH} ${CHART_HEIGHT}" role="img" aria-labelledby="chart-title chart-desc" class="chart__svg">
+<svg viewBox="0 0 ${CHART_WIDTH} ${CHART_HEIGHT}" role="img" aria-labelledby="chart-title chart-desc" \
+class="chart__svg">
 <title id="chart-title">Daily spend per product, last 30 days</title>
 <desc id="chart-desc">Spent ${naira(total)} in the last 30 days. The table below has the numbers.</desc>
 ${gridLines}${bars}${amounts}${labels}
 </svg>
 <figcaption>
-<ul class="legend">${CHART_PRODUCTS.map(([product, cls]) => html`<li><span class="legend__swatch bar--${cls}"></span>${PRODUCT_LABELS[product]}</li>`)}</ul>
+<ul class="legend">${CHART_PRODUCTS.map(
+    ([product, cls]) => html`<li><span class="legend__swatch bar--${cls}"></span>${PRODUCT_LABELS[product]}</li>`,
+  )}</ul>
 </figcaption>
 </figure>
 <details class="details">
 <summary>Daily spend as a table</summary>
 <div class="table-wrap" role="region" aria-label="Daily spend as a table" tabindex="0"><table class="table">
 <caption class="visually-hidden">Daily spend per product</caption>
-<thead><tr><th scope="col">Day</th>${CHART_PRODUCTS.map(([product]) => html`<th scope="col" class="num">${PRODUCT_LABELS[product]}</th>`)}<th scope="col" class="num">Total</th></tr></thead>
+<thead><tr><th scope="col">Day</th>${CHART_PRODUCTS.map(
+    ([product]) => html`<th scope="col" class="num">${PRODUCT_LABELS[product]}</th>`,
+  )}<th scope="col" class="num">Total</th></tr></thead>
 <tbody>
 ${days
   .filter((d) => d.totalKobo > 0n)
   .map(
     (day) =>
-      html`<tr><th scope="row">${shortDay(day.date)}</th>${CHART_PRODUCTS.map(([product]) => html`<td class="num">${naira(day.products.find((p) => p.product === product)?.spentKobo ?? 0n)}</td>`)}<td class="num">${naira(day.totalKobo)}</td></tr>`,
+      html`<tr><th scope="row">${shortDay(day.date)}</th>${CHART_PRODUCTS.map(
+        ([product]) =>
+          html`<td class="num">${naira(day.products.find((p) => p.product === product)?.spentKobo ?? 0n)}</td>`,
+      )}<td class="num">${naira(day.totalKobo)}</td></tr>`,
   )}
 </tbody>
 </table></div>
@@ -133,7 +150,8 @@ export const overviewRoutes: Route[] = [
       const threshold = funding.lowBalanceThresholdKobo;
       const lowBalance =
         threshold > 0n && overview.balanceKobo < threshold
-          ? html`<div class="warning" role="alert"><p><strong>Low balance.</strong> The balance is below your threshold of ${naira(threshold)}. <a href="${ctx.link('/fund')}">Fund wallet</a></p></div>`
+          ? html`<div class="warning" role="alert"><p><strong>Low balance.</strong> The balance is below your \
+threshold of ${naira(threshold)}. <a href="${ctx.link('/fund')}">Fund wallet</a></p></div>`
           : '';
       const notice = test
         ? FUNDS_NOTICES[ctx.url.searchParams.get('done') ?? '']
@@ -142,20 +160,31 @@ export const overviewRoutes: Route[] = [
           : undefined;
       const funds = test
         ? isOwner(viewer)
-          ? html`<p class="toolbar"><a href="/test/funds" class="button">Add test funds</a> <a href="/test/keys" class="button button--secondary">Create a test key pair</a></p>`
+          ? html`<p class="toolbar"><a href="/test/funds" class="button">Add test funds</a> <a \
+href="/test/keys" class="button button--secondary">Create a test key pair</a></p>`
           : html`<p class="inset">Test money is added by an owner of this account.</p>`
         : '';
       const body = html`<h1>${test ? 'Test overview' : 'Overview'}</h1>
-${test ? html`<p>Your test balance is test money for trying the API with a test key pair (<code>pk_test_</code>, <code>sk_test_</code>). It can never be spent live.</p>` : ''}
+${
+  test
+    ? html`<p>Your test balance is test money for trying the API with a test key pair \
+(<code>pk_test_</code>, <code>sk_test_</code>). It can never be spent live.</p>`
+    : ''
+}
 ${funds}
 ${lowBalance}
 <dl class="summary-cards">
-  <div class="card"><dt>${test ? 'Test balance' : 'Balance'}</dt><dd class="card__figure">${naira(overview.balanceKobo)}</dd><dd><a href="${ctx.link('/fund')}">Fund wallet</a></dd></div>
+  <div class="card"><dt>${test ? 'Test balance' : 'Balance'}</dt><dd \
+class="card__figure">${naira(overview.balanceKobo)}</dd><dd><a href="${ctx.link('/fund')}">Fund wallet</a></dd></div>
   <div class="card"><dt>Account id</dt><dd><code>${funding.accountId}</code></dd></div>
   <div class="card"><dt>Tier</dt><dd class="card__figure">${overview.tierName}</dd></div>
   <div class="card"><dt>Spent today</dt><dd class="card__figure">${naira(overview.todaySpentKobo)}</dd></div>
   <div class="card"><dt>Spent this month</dt><dd class="card__figure">${naira(overview.monthSpentKobo)}</dd></div>
-  <div class="card"><dt>Pending purchases</dt><dd class="card__figure">${overview.pendingCount > 0n ? html`<a href="${ctx.link('/transactions?status=pending')}">${overview.pendingCount}</a>` : '0'}</dd></div>
+  <div class="card"><dt>Pending purchases</dt><dd class="card__figure">${
+    overview.pendingCount > 0n
+      ? html`<a href="${ctx.link('/transactions?status=pending')}">${overview.pendingCount}</a>`
+      : '0'
+  }</dd></div>
 </dl>
 <h2>Daily spend, last 30 days</h2>
 ${spendChart(overview.daily)}

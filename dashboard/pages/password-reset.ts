@@ -18,10 +18,19 @@ const PASSWORD_HINT = 'At least 12 characters. Setting it signs you out everywhe
 
 function askForm(ctx: PageContext, errors: FieldError[], email = '', status?: number): Answer {
   const body = html`<h1>Reset your password</h1>
-<p>Enter the email address you sign in with. If it belongs to a user, we mail a link to it that lets you choose a new password. The link works once, for one hour.</p>
+<p>Enter the email address you sign in with. If it belongs to a user, we mail a link to it that lets you \
+choose a new password. The link works once, for one hour.</p>
 <form method="post" action="/password/forgot" novalidate>
   ${csrfField(ctx.visitorCsrf)}
-  ${field({ name: 'email', label: 'Email address', type: 'email', value: email, autocomplete: 'username', autofocus: true, errors })}
+  ${field({
+    name: 'email',
+    label: 'Email address',
+    type: 'email',
+    value: email,
+    autocomplete: 'username',
+    autofocus: true,
+    errors,
+  })}
   <button type="submit" class="button">Send the link</button>
 </form>
 <p><a href="/sign-in">Back to sign in</a></p>`;
@@ -39,8 +48,10 @@ function sentPage(email: string): Answer {
     body: page(
       { title: 'Check your email' },
       html`<h1>Check your email</h1>
-<p>If <strong>${email}</strong> belongs to a user of the developer area, a link to choose a new password is on its way. It works once, for one hour.</p>
-<p>Nothing arrived after a few minutes? Look in your spam folder, check the address, or <a href="/password/forgot">ask again</a>.</p>
+<p>If <strong>${email}</strong> belongs to a user of the developer area, a link to choose a new password is on \
+its way. It works once, for one hour.</p>
+<p>Nothing arrived after a few minutes? Look in your spam folder, check the address, or <a \
+href="/password/forgot">ask again</a>.</p>
 <p><a href="/sign-in">Back to sign in</a></p>`,
     ),
   };
@@ -53,7 +64,8 @@ function noMailPage(): Answer {
     body: page(
       { title: 'Ask the operator for a reset link' },
       html`<h1>Ask the operator for a reset link</h1>
-<p>This platform does not send email. Ask its operator for a password reset link: they can make one that works once, for one hour.</p>
+<p>This platform does not send email. Ask its operator for a password reset link: they can make one that works \
+once, for one hour.</p>
 <p><a href="/sign-in">Back to sign in</a></p>`,
     ),
   };
@@ -86,8 +98,21 @@ async function resetForm(ctx: PageContext, token: string, errors: FieldError[]):
 <form method="post" action="/password/reset" novalidate>
   ${csrfField(ctx.visitorCsrf)}
   <input type="hidden" name="token" value="${token}">
-  ${field({ name: 'password', label: 'New password', type: 'password', hint: PASSWORD_HINT, autocomplete: 'new-password', errors })}
-  ${field({ name: 'password_again', label: 'New password again', type: 'password', autocomplete: 'new-password', errors })}
+  ${field({
+    name: 'password',
+    label: 'New password',
+    type: 'password',
+    hint: PASSWORD_HINT,
+    autocomplete: 'new-password',
+    errors,
+  })}
+  ${field({
+    name: 'password_again',
+    label: 'New password again',
+    type: 'password',
+    autocomplete: 'new-password',
+    errors,
+  })}
   <button type="submit" class="button">Set new password</button>
 </form>`;
   return {
@@ -124,7 +149,9 @@ export const passwordResetRoutes: Route[] = [
           [
             {
               field: 'email',
-              message: `Too many reset links were asked for. Wait ${minutes} minute${minutes === 1 ? '' : 's'}, then try again.`,
+              message: `Too many reset links were asked for. Wait ${minutes} minute${
+                minutes === 1 ? '' : 's'
+              }, then try again.`,
             },
           ],
           email,

@@ -25,16 +25,24 @@ function prose(text: string): SafeHtml {
 
 /** A scrollable code block: a labelled region the keyboard can reach, with a copy button (the script shows it). */
 function codeBlock(id: string, label: string, text: string): SafeHtml {
-  return html`<div class="code-block"><pre class="scroll-region" role="region" aria-label="${label}" tabindex="0"><code id="${id}">${text}</code></pre><button type="button" class="button button--secondary" data-copy="${id}" hidden>Copy<span class="visually-hidden"> ${label.toLowerCase()}</span></button></div>`;
+  return html`<div class="code-block"><pre class="scroll-region" role="region" aria-label="${label}" \
+tabindex="0"><code id="${id}">${text}</code></pre><button type="button" class="button button--secondary" \
+data-copy="${id}" hidden>Copy<span class="visually-hidden"> ${label.toLowerCase()}</span></button></div>`;
 }
 
 function fieldsTable(caption: string, fields: readonly ReferenceField[]): SafeHtml {
-  return html`<div class="table-wrap" role="region" aria-label="${caption}" tabindex="0"><table class="table table--reference">
+  return html`<div class="table-wrap" role="region" aria-label="${caption}" tabindex="0"><table class="table \
+table--reference">
 <caption class="table__caption">${caption}</caption>
 <thead><tr><th scope="col">Field</th><th scope="col">Type</th><th scope="col">Description</th></tr></thead>
 <tbody>${fields.map(
     (f) =>
-      html`<tr><th scope="row"><code>${f.name}</code>${f.required ? '' : html` <span class="hint">optional</span>`}</th><td>${prose(f.type)}</td><td>${prose(f.description)}</td></tr>`,
+      html`<tr><th scope="row"><code>${f.name}</code>${
+        f.required
+          ? ''
+          : html` <span \
+class="hint">optional</span>`
+      }</th><td>${prose(f.type)}</td><td>${prose(f.description)}</td></tr>`,
   )}</tbody>
 </table></div>`;
 }
@@ -51,7 +59,10 @@ function exampleCommand(base: string, action: ReferenceAction): string {
   if (action.method === 'GET') return `curl -s '${base}?${query.toString()}' \\\n  ${keys}`;
   // A JSON body in single quotes: an apostrophe inside is closed, escaped and reopened.
   const body = JSON.stringify(action.requestExample).replaceAll("'", "'\\''");
-  return `curl -s -X POST '${base}?${query.toString()}' \\\n  ${keys} \\\n  -H 'Content-Type: application/json' \\\n  -d '${body}'`;
+  return (
+    `curl -s -X POST '${base}?${query.toString()}' \\\n  ${keys} \\\n  -H 'Content-Type: ` +
+    `application/json' \\\n  -d '${body}'`
+  );
 }
 
 function actionSection(base: string, action: ReferenceAction): SafeHtml {
@@ -62,12 +73,15 @@ function actionSection(base: string, action: ReferenceAction): SafeHtml {
 ${
   action.parameters.length === 0
     ? ''
-    : html`<div class="table-wrap" role="region" aria-label="Parameters of ${action.name}" tabindex="0"><table class="table table--reference">
+    : html`<div class="table-wrap" role="region" aria-label="Parameters of ${action.name}" tabindex="0"><table \
+class="table table--reference">
 <caption class="table__caption">Parameters</caption>
 <thead><tr><th scope="col">Name</th><th scope="col">In</th><th scope="col">Description</th></tr></thead>
 <tbody>${action.parameters.map(
         (p) =>
-          html`<tr><th scope="row"><code>${p.name}</code>${p.required ? '' : html` <span class="hint">optional</span>`}</th><td>${p.in}</td><td>${prose(p.description)}</td></tr>`,
+          html`<tr><th scope="row"><code>${p.name}</code>${
+            p.required ? '' : html` <span class="hint">optional</span>`
+          }</th><td>${p.in}</td><td>${prose(p.description)}</td></tr>`,
       )}</tbody></table></div>`
 }
 ${action.requestFields.length === 0 ? '' : fieldsTable('Request body', action.requestFields)}
@@ -75,10 +89,15 @@ ${action.requestFields.length === 0 ? '' : fieldsTable('Request body', action.re
 ${codeBlock(`${id}-request`, `Example request of ${action.name}`, exampleCommand(base, action))}
 ${action.answers.map(
   (answer) => html`<h3>Example answer: HTTP ${answer.status}${answer.status === '202' ? ' (pending)' : ''}</h3>
-${codeBlock(`${id}-${answer.status}`, `Example answer ${answer.status} of ${action.name}`, JSON.stringify(answer.example, null, 2))}
+${codeBlock(
+  `${id}-${answer.status}`,
+  `Example answer ${answer.status} of ${action.name}`,
+  JSON.stringify(answer.example, null, 2),
+)}
 ${
   answer.status === '200'
-    ? html`<details class="details"><summary>Fields of the answer (${answer.schemaName})</summary>${fieldsTable(`Fields of ${answer.schemaName}`, answer.fields)}</details>`
+    ? html`<details class="details"><summary>Fields of the answer \
+(${answer.schemaName})</summary>${fieldsTable(`Fields of ${answer.schemaName}`, answer.fields)}</details>`
     : ''
 }`,
 )}
@@ -89,7 +108,10 @@ function referenceBody(ctx: PageContext, reference: ApiReference): SafeHtml {
   const base = ctx.config.apiUrl;
   return html`<h1>API reference</h1>
 <p>${prose(reference.description)}</p>
-<p>This reference is read from the API's own description, <a href="${documentUrl(ctx)}">${documentUrl(ctx)}</a> (OpenAPI 3.1), which code generators can read too. The base URL is <code>${base}</code>; every request carries your public key (<code>X-Public-Key</code>) and secret key (<code>X-Secret-Key</code>). Examples use sandbox values.</p>
+<p>This reference is read from the API's own description, <a \
+href="${documentUrl(ctx)}">${documentUrl(ctx)}</a> (OpenAPI 3.1), which code generators can read too. The base \
+URL is <code>${base}</code>; every request carries your public key (<code>X-Public-Key</code>) and secret key \
+(<code>X-Secret-Key</code>). Examples use sandbox values.</p>
 <nav aria-label="Actions" class="contents"><ul>
 ${reference.actions.map((a) => html`<li><a href="#action-${a.name}">${a.name}</a></li>`)}
 <li><a href="#errors">Errors</a></li>
@@ -97,12 +119,16 @@ ${reference.actions.map((a) => html`<li><a href="#action-${a.name}">${a.name}</a
 ${reference.actions.map((action) => actionSection(base, action))}
 <section aria-labelledby="errors">
 <h2 id="errors">Errors</h2>
-<p>Every error answers with this body; <code>code</code> is the one to act on, <code>message</code> a sentence to log or show.</p>
+<p>Every error answers with this body; <code>code</code> is the one to act on, <code>message</code> a sentence \
+to log or show.</p>
 ${codeBlock('error-example', 'Example error answer', JSON.stringify(reference.errorExample, null, 2))}
 <div class="table-wrap" role="region" aria-label="Error statuses" tabindex="0"><table class="table table--reference">
 <caption class="table__caption">Error statuses</caption>
 <thead><tr><th scope="col">Status</th><th scope="col">When</th></tr></thead>
-<tbody>${reference.errors.map((e) => html`<tr><th scope="row">${e.status}</th><td>${prose(e.description)}</td></tr>`)}</tbody>
+<tbody>${reference.errors.map(
+    (e) => html`<tr><th \
+scope="row">${e.status}</th><td>${prose(e.description)}</td></tr>`,
+  )}</tbody>
 </table></div>
 </section>`;
 }
@@ -125,7 +151,8 @@ export const referenceRoutes: Route[] = [
       const options = { title: 'API reference', current: '/developers', viewer: ctx.viewer };
       if (reference === undefined) {
         const body = html`<h1>API reference</h1>
-<p>The API's description could not be read from <a href="${url}">${url}</a> just now. Try again in a minute; the <a href="${ctx.link('/developers')}">Developers</a> page has the commands to start with.</p>`;
+<p>The API's description could not be read from <a href="${url}">${url}</a> just now. Try again in a minute; \
+the <a href="${ctx.link('/developers')}">Developers</a> page has the commands to start with.</p>`;
         return { kind: 'page', status: 503, body: page(options, body) };
       }
       return { kind: 'page', body: page(options, referenceBody(ctx, reference)) };

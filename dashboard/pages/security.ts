@@ -42,13 +42,22 @@ async function securityPage(
 <h2>Two-step sign-in</h2>
 ${
   on
-    ? html`<p>Two-step sign-in is <strong>on</strong>. Signing in and creating a key ask for a code from your authenticator app.</p>
+    ? html`<p>Two-step sign-in is <strong>on</strong>. Signing in and creating a key ask for a code from your \
+authenticator app.</p>
 <form method="post" action="/security/totp/disable" novalidate>
   ${csrfField(viewer.csrfToken)}
-  ${field({ name: 'totp_code', label: 'Code from your authenticator app', hint: 'To turn two-step sign-in off, enter a current code, or one of your recovery codes.', autocomplete: 'one-time-code', width: 'input--short', errors })}
+  ${field({
+    name: 'totp_code',
+    label: 'Code from your authenticator app',
+    hint: 'To turn two-step sign-in off, enter a current code, or one of your recovery codes.',
+    autocomplete: 'one-time-code',
+    width: 'input--short',
+    errors,
+  })}
   <button type="submit" class="button button--warning">Turn two-step sign-in off</button>
 </form>`
-    : html`<p>Two-step sign-in is <strong>off</strong>. With it on, a stolen password is not enough to sign in: you also need a code from an authenticator app on your phone.</p>
+    : html`<p>Two-step sign-in is <strong>off</strong>. With it on, a stolen password is not enough to sign \
+in: you also need a code from an authenticator app on your phone.</p>
 <form method="post" action="/security/totp/begin">
   ${csrfField(viewer.csrfToken)}
   <button type="submit" class="button">Set up two-step sign-in</button>
@@ -57,13 +66,38 @@ ${
 <h2>Password</h2>
 <form method="post" action="/security/password" novalidate>
   ${csrfField(viewer.csrfToken)}
-  ${field({ name: 'current_password', label: 'Current password', type: 'password', autocomplete: 'current-password', errors })}
-  ${field({ name: 'new_password', label: 'New password', type: 'password', hint: 'At least 12 characters. Changing it signs you out everywhere else.', autocomplete: 'new-password', errors })}
-  ${on ? field({ name: 'password_totp_code', label: 'Code from your authenticator app', hint: 'Or one of your recovery codes.', autocomplete: 'one-time-code', width: 'input--short', errors }) : ''}
+  ${field({
+    name: 'current_password',
+    label: 'Current password',
+    type: 'password',
+    autocomplete: 'current-password',
+    errors,
+  })}
+  ${field({
+    name: 'new_password',
+    label: 'New password',
+    type: 'password',
+    hint: 'At least 12 characters. Changing it signs you out everywhere else.',
+    autocomplete: 'new-password',
+    errors,
+  })}
+  ${
+    on
+      ? field({
+          name: 'password_totp_code',
+          label: 'Code from your authenticator app',
+          hint: 'Or one of your recovery codes.',
+          autocomplete: 'one-time-code',
+          width: 'input--short',
+          errors,
+        })
+      : ''
+  }
   <button type="submit" class="button">Change password</button>
 </form>
 <h2>Sessions</h2>
-<p>A session ends after 30 minutes without use, and 12 hours after sign-in in any case. Signing out ends it at once.</p>`;
+<p>A session ends after 30 minutes without use, and 12 hours after sign-in in any case. Signing out ends it at \
+once.</p>`;
   return {
     kind: 'page',
     status: formStatus(errors),
@@ -84,9 +118,15 @@ async function setupPage(ctx: SignedInContext, errors: FieldError[]): Promise<An
     return securityPage(ctx, { errors: codeRefusal(error) });
   }
   const body = html`<h1>Set up two-step sign-in</h1>
-${errors.length > 0 ? html`<p>The QR code and key below are the ones you scanned already: keep that entry in your app.</p>` : ''}
+${
+  errors.length > 0
+    ? html`<p>The QR code and key below are the ones you scanned already: keep that entry in \
+your app.</p>`
+    : ''
+}
 <ol class="steps">
-<li>Open an authenticator app on your phone (for example Google Authenticator, Microsoft Authenticator or 1Password).</li>
+<li>Open an authenticator app on your phone (for example Google Authenticator, Microsoft Authenticator or \
+1Password).</li>
 <li>Scan this QR code with it.
 ${qrCode(setup.qrSvg)}
 <p>Or type this key into the app:</p>
@@ -95,7 +135,14 @@ ${secretBox('Setup key', 'totp-secret', setup.secret)}
 <li>Enter the 6-digit code the app shows.
 <form method="post" action="/security/totp/confirm" novalidate>
   ${csrfField(viewer.csrfToken)}
-  ${field({ name: 'totp_code', label: 'Code from your authenticator app', inputmode: 'numeric', autocomplete: 'one-time-code', width: 'input--short', errors })}
+  ${field({
+    name: 'totp_code',
+    label: 'Code from your authenticator app',
+    inputmode: 'numeric',
+    autocomplete: 'one-time-code',
+    width: 'input--short',
+    errors,
+  })}
   <button type="submit" class="button">Turn two-step sign-in on</button>
 </form>
 </li>
@@ -116,8 +163,10 @@ function recoveryCodesPage(ctx: SignedInContext, codes: readonly string[]): Answ
   const body = html`<h1>Save your recovery codes</h1>
 <div class="panel panel--secret" role="region" aria-labelledby="recovery-title">
 <h2 id="recovery-title">Ten recovery codes</h2>
-<p class="warning"><strong>Write these down or store them in your password manager now. They will not be shown again.</strong></p>
-<p>If you lose your phone, enter one of these instead of a code, when you sign in or when a code is asked for. Each works once.</p>
+<p class="warning"><strong>Write these down or store them in your password manager now. They will not be shown \
+again.</strong></p>
+<p>If you lose your phone, enter one of these instead of a code, when you sign in or when a code is asked for. \
+Each works once.</p>
 <ul class="recovery-codes" id="recovery-codes">${codes.map((code) => html`<li><code>${code}</code></li>`)}</ul>
 </div>
 <p><a href="/security?done=on" class="button">I have saved my recovery codes</a></p>`;

@@ -36,7 +36,8 @@ function signInForm(ctx: PageContext, errors: FieldError[], email = '', notice?:
   <button type="submit" class="button">Sign in</button>
 </form>
 <p><a href="/password/forgot">Forgot password?</a></p>
-<p>No account yet? The operator of the platform invites the first person of an account; ask them for an invitation link.</p>`;
+<p>No account yet? The operator of the platform invites the first person of an account; ask them for an \
+invitation link.</p>`;
   return {
     kind: 'page',
     status: formStatus(errors),
@@ -46,10 +47,19 @@ function signInForm(ctx: PageContext, errors: FieldError[], email = '', notice?:
 
 function codeForm(ctx: PageContext, errors: FieldError[]): Answer {
   const body = html`<h1>Enter your code</h1>
-<p>Two-step sign-in is on for this user. Open your authenticator app and enter the 6-digit code it shows for the prepaid developer area.</p>
+<p>Two-step sign-in is on for this user. Open your authenticator app and enter the 6-digit code it shows for \
+the prepaid developer area.</p>
 <form method="post" action="/sign-in/code" novalidate>
   ${csrfField(ctx.visitorCsrf)}
-  ${field({ name: 'totp_code', label: 'Code', hint: 'No phone to hand? Enter one of your recovery codes instead; each works once.', autocomplete: 'one-time-code', width: 'input--short', autofocus: true, errors })}
+  ${field({
+    name: 'totp_code',
+    label: 'Code',
+    hint: 'No phone to hand? Enter one of your recovery codes ' + 'instead; each works once.',
+    autocomplete: 'one-time-code',
+    width: 'input--short',
+    autofocus: true,
+    errors,
+  })}
   <button type="submit" class="button">Continue</button>
 </form>
 <p><a href="/sign-in">Start again</a></p>`;
@@ -160,7 +170,8 @@ export const signInRoutes: Route[] = [
             {
               field: 'email',
               message:
-                'The code was not right, or the sign-in took too long. Sign in again and enter the code your app shows now',
+                'The code was not right, or the sign-in took too long. Sign in again and enter the code your ' +
+                'app shows now',
             },
           ]);
       }

@@ -28,8 +28,15 @@ function row(ctx: SignedInContext, entry: LedgerEntry): SafeHtml {
   const isPurchase = entry.kind === 'debit' || entry.kind === 'refund';
   return html`<tr>
 <td data-label="Time"><time datetime="${isoTime(entry.createdAt)}">${lagosTime(entry.createdAt)}</time></td>
-<td data-label="What">${KIND_LABELS[entry.kind] ?? entry.kind}${entry.memo ? html`<br><span class="secondary">${entry.memo}</span>` : ''}</td>
-<td data-label="Reference">${isPurchase ? html`<a href="${ctx.link(`/transactions/${encodeURIComponent(reference)}`)}"><code>${reference}</code></a>` : html`<code>${reference}</code>`}</td>
+<td data-label="What">${KIND_LABELS[entry.kind] ?? entry.kind}${
+    entry.memo ? html`<br><span class="secondary">${entry.memo}</span>` : ''
+  }</td>
+<td data-label="Reference">${
+    isPurchase
+      ? html`<a \
+href="${ctx.link(`/transactions/${encodeURIComponent(reference)}`)}"><code>${reference}</code></a>`
+      : html`<code>${reference}</code>`
+  }</td>
 <td class="num${entry.amountKobo < 0n ? ' negative' : ''}" data-label="Amount">${signedNaira(entry.amountKobo)}</td>
 <td class="num" data-label="Balance after">${naira(entry.balanceAfterKobo)}</td>
 </tr>`;
@@ -46,19 +53,26 @@ async function statementPage(ctx: SignedInContext): Promise<Answer> {
   const test = ctx.mode === 'test';
   const body = html`<h1>${test ? 'Test statement' : 'Statement'}</h1>
 <p>Every change to the ${test ? 'test wallet' : 'wallet'}, newest first, with the balance right after it.</p>
-<p class="toolbar"><a href="${ctx.link('/statement.csv')}" class="button button--secondary" download>Download the statement as CSV</a></p>
+<p class="toolbar"><a href="${ctx.link('/statement.csv')}" class="button button--secondary" download>Download \
+the statement as CSV</a></p>
 ${
   entries.length === 0
     ? empty('No money has moved on this account yet.')
     : html`<div class="table-wrap" role="region" aria-label="Statement" tabindex="0"><table class="table table--cards">
 <caption class="visually-hidden">Ledger entries, newest first</caption>
-<thead><tr><th scope="col">Time</th><th scope="col">What</th><th scope="col">Reference</th><th scope="col" class="num">Amount</th><th scope="col" class="num">Balance after</th></tr></thead>
+<thead><tr><th scope="col">Time</th><th scope="col">What</th><th scope="col">Reference</th><th scope="col" \
+class="num">Amount</th><th scope="col" class="num">Balance after</th></tr></thead>
 <tbody>${entries.map((entry) => row(ctx, entry))}</tbody>
 </table></div>`
 }
 <nav class="pagination" aria-label="Pages">
 ${after !== '' ? html`<a href="${ctx.link('/statement')}">First page</a>` : ''}
-${nextPageToken !== '' ? html`<a href="${ctx.link(`/statement?after=${encodeURIComponent(nextPageToken)}`)}" rel="next">Next page</a>` : ''}
+${
+  nextPageToken !== ''
+    ? html`<a href="${ctx.link(`/statement?after=${encodeURIComponent(nextPageToken)}`)}" \
+rel="next">Next page</a>`
+    : ''
+}
 </nav>`;
   return {
     kind: 'page',

@@ -70,11 +70,31 @@ function filterForm(ctx: SignedInContext, params: URLSearchParams, errors: Field
 <fieldset class="fieldset">
 <legend class="fieldset__legend">Filter</legend>
 <div class="filters__grid">
-${select({ name: 'product', label: 'Product', value: value('product'), options: Object.entries(PRODUCT_WORDS).map(([k, word]) => [word, PRODUCT_LABELS[Number(k) as Product]] as const), errors })}
-${select({ name: 'status', label: 'Status', value: value('status'), options: Object.entries(STATUS_WORDS).map(([k, word]) => [word, STATUS_LABELS[Number(k) as TransactionStatus]] as const), errors })}
+${select({
+  name: 'product',
+  label: 'Product',
+  value: value('product'),
+  options: Object.entries(PRODUCT_WORDS).map(([k, word]) => [word, PRODUCT_LABELS[Number(k) as Product]] as const),
+  errors,
+})}
+${select({
+  name: 'status',
+  label: 'Status',
+  value: value('status'),
+  options: Object.entries(STATUS_WORDS).map(
+    ([k, word]) => [word, STATUS_LABELS[Number(k) as TransactionStatus]] as const,
+  ),
+  errors,
+})}
 ${field({ name: 'from', label: 'From (date)', type: 'date', value: value('from'), errors })}
 ${field({ name: 'to', label: 'To (date)', type: 'date', value: value('to'), errors })}
-${field({ name: 'recipient', label: 'Recipient', hint: 'A phone, meter or smart card number, or its start: 0803123, +234 803 123 4567', value: value('recipient'), errors })}
+${field({
+  name: 'recipient',
+  label: 'Recipient',
+  hint: 'A phone, meter or smart card number, or its start: ' + '0803123, +234 803 123 4567',
+  value: value('recipient'),
+  errors,
+})}
 ${field({ name: 'reference', label: 'Reference', value: value('reference'), errors })}
 ${field({ name: 'request_id', label: 'Request ID', value: value('request_id'), errors })}
 </div>
@@ -105,7 +125,8 @@ function row(ctx: SignedInContext, t: Transaction): SafeHtml {
   // Each cell names its column (data-label): on a phone the rows become cards, so the status
   // and the money are never off-screen.
   return html`<tr>
-<th scope="row" data-label="Reference"><a href="${ctx.link(`/transactions/${encodeURIComponent(t.reference)}`)}"><code>${t.reference}</code></a></th>
+<th scope="row" data-label="Reference"><a \
+href="${ctx.link(`/transactions/${encodeURIComponent(t.reference)}`)}"><code>${t.reference}</code></a></th>
 <td data-label="Status">${statusTag(t.status)}</td>
 <td class="num" data-label="Amount">${naira(t.faceValueKobo)}</td>
 <td class="num" data-label="Charged">${naira(t.chargedKobo)}</td>
@@ -149,19 +170,30 @@ async function listPage(ctx: SignedInContext): Promise<Answer> {
   const test = ctx.mode === 'test';
   const body = html`<h1>${test ? 'Test transactions' : 'Transactions'}</h1>
 ${filterForm(ctx, params, errors)}
-<p class="toolbar"><a href="${ctx.link(`/transactions.csv${exportQuery ? `?${exportQuery}` : ''}`)}" class="button button--secondary" download>Download CSV of this filter</a>
-<a href="${ctx.link(`/transactions.xlsx${exportQuery ? `?${exportQuery}` : ''}`)}" class="button button--secondary" download>Download Excel file (.xlsx)</a></p>
+<p class="toolbar"><a href="${ctx.link(
+    `/transactions.csv${exportQuery ? `?${exportQuery}` : ''}`,
+  )}" class="button button--secondary" download>Download CSV of this filter</a>
+<a href="${ctx.link(
+    `/transactions.xlsx${exportQuery ? `?${exportQuery}` : ''}`,
+  )}" class="button button--secondary" download>Download Excel file (.xlsx)</a></p>
 ${
   transactions.length === 0
     ? empty(errors.length > 0 ? 'Correct the filter to see transactions.' : 'No transactions match this filter.')
-    : html`<div class="table-wrap" role="region" aria-label="Transactions" tabindex="0"><table class="table table--cards">
+    : html`<div class="table-wrap" role="region" aria-label="Transactions" tabindex="0"><table class="table \
+table--cards">
 <caption class="visually-hidden">Transactions, newest first</caption>
-<thead><tr><th scope="col">Reference</th><th scope="col">Status</th><th scope="col" class="num">Amount</th><th scope="col" class="num">Charged</th><th scope="col">Time</th><th scope="col">Product</th><th scope="col">Recipient</th></tr></thead>
+<thead><tr><th scope="col">Reference</th><th scope="col">Status</th><th scope="col" class="num">Amount</th><th \
+scope="col" class="num">Charged</th><th scope="col">Time</th><th scope="col">Product</th><th \
+scope="col">Recipient</th></tr></thead>
 <tbody>${transactions.map((t) => row(ctx, t))}</tbody>
 </table></div>`
 }
 <nav class="pagination" aria-label="Pages">
-${params.has('after') ? html`<a href="${ctx.link(`/transactions${exportQuery ? `?${exportQuery}` : ''}`)}">First page</a>` : ''}
+${
+  params.has('after')
+    ? html`<a href="${ctx.link(`/transactions${exportQuery ? `?${exportQuery}` : ''}`)}">First page</a>`
+    : ''
+}
 ${next !== '' ? html`<a href="${ctx.link(`/transactions?${nextQuery.toString()}`)}" rel="next">Next page</a>` : ''}
 </nav>`;
   return {
@@ -186,7 +218,11 @@ const BOUGHT_NOTICES: Readonly<Record<string, string>> = {
 function statusSentence(t: Transaction): string {
   switch (t.status) {
     case TransactionStatus.PENDING:
-      return 'Waiting for the network or biller to confirm. The charge stays on hold meanwhile: if the purchase fails it is refunded in full, and if it went through it is confirmed here. Reload this page to see the outcome.';
+      return (
+        'Waiting for the network or biller to confirm. The charge stays on hold meanwhile: if the ' +
+        'purchase fails it is refunded in full, and if it went through it is confirmed here. Reload this page ' +
+        'to see the outcome.'
+      );
     case TransactionStatus.FAILED:
       return 'This purchase failed and nothing was delivered. The charge was refunded to the balance in full.';
     case TransactionStatus.REVERSED:
@@ -209,14 +245,22 @@ async function detailPage(ctx: SignedInContext): Promise<Answer> {
   const refund = entries.find((entry) => entry.kind === 'refund');
   const sentence = statusSentence(t);
   const token = t.token
-    ? html`<code class="token" id="token">${t.token}</code> <button type="button" class="button button--secondary button--small" data-copy="token" hidden>Copy token</button>`
+    ? html`<code class="token" id="token">${t.token}</code> <button type="button" class="button \
+button--secondary button--small" data-copy="token" hidden>Copy token</button>`
     : t.status === TransactionStatus.PENDING
       ? 'Not yet: it is shown here once the biller confirms.'
       : '';
   const notice = BOUGHT_NOTICES[ctx.url.searchParams.get('bought') ?? ''];
-  const body = html`<p class="no-print"><a href="${ctx.link('/transactions')}" class="back-link">Back to transactions</a></p>
+  const body = html`<p class="no-print"><a href="${ctx.link('/transactions')}" class="back-link">Back to \
+transactions</a></p>
 <h1>${ctx.mode === 'test' ? 'Test transaction' : 'Transaction'} <code class="break">${t.reference}</code></h1>
-${sentence ? html`<p class="${t.status === TransactionStatus.PENDING ? 'inset inset--pending' : 'inset'}" role="status">${sentence}</p>` : ''}
+${
+  sentence
+    ? html`<p class="${
+        t.status === TransactionStatus.PENDING ? 'inset inset--pending' : 'inset'
+      }" role="status">${sentence}</p>`
+    : ''
+}
 <dl class="summary-list receipt">
 ${detailRow('Reference', html`<code>${t.reference}</code>`)}
 ${detailRow('Status', statusTag(t.status))}
@@ -228,13 +272,32 @@ ${t.packageCode ? detailRow('Package', t.packageCode) : ''}
 ${t.meterType ? detailRow('Meter type', t.meterType) : ''}
 ${t.product === Product.ELECTRICITY ? detailRow('Token', token) : ''}
 ${t.product === Product.ELECTRICITY ? detailRow('Units', t.units) : ''}
-${t.kctTokens.length > 0 ? detailRow('Key-change tokens (enter first)', html`<code class="token" id="kct-tokens">${t.kctTokens.join(' then ')}</code>`) : ''}
-${t.bonusTokens.length > 0 ? detailRow('Bonus tokens', html`<code class="token" id="bonus-tokens">${t.bonusTokens.join(', ')}</code>`) : ''}
-${t.smsPages > 0 ? detailRow('SMS sent', `${t.smsSent} recipients, ${t.smsPages} page${t.smsPages === 1 ? '' : 's'}`) : ''}
+${
+  t.kctTokens.length > 0
+    ? detailRow(
+        'Key-change tokens (enter first)',
+        html`<code class="token" id="kct-tokens">${t.kctTokens.join(' then ')}</code>`,
+      )
+    : ''
+}
+${
+  t.bonusTokens.length > 0
+    ? detailRow('Bonus tokens', html`<code class="token" id="bonus-tokens">${t.bonusTokens.join(', ')}</code>`)
+    : ''
+}
+${
+  t.smsPages > 0
+    ? detailRow('SMS sent', `${t.smsSent} recipients, ${t.smsPages} page${t.smsPages === 1 ? '' : 's'}`)
+    : ''
+}
 ${detailRow('Amount', naira(t.faceValueKobo))}
 ${detailRow('Charged', naira(t.chargedKobo))}
 ${detailRow('Balance after the charge', naira(t.balanceAfterKobo))}
-${refund ? detailRow('Refunded', html`<strong>+${naira(refund.amountKobo)}</strong> on ${lagosTime(refund.createdAt)}`) : ''}
+${
+  refund
+    ? detailRow('Refunded', html`<strong>+${naira(refund.amountKobo)}</strong> on ${lagosTime(refund.createdAt)}`)
+    : ''
+}
 ${refund ? detailRow('Balance after the refund', naira(refund.balanceAfterKobo)) : ''}
 ${refund ? detailRow('Cost of this purchase', naira(t.chargedKobo - refund.amountKobo)) : ''}
 ${t.failureReason ? detailRow('Why it failed', t.failureReason) : ''}
@@ -242,7 +305,8 @@ ${detailRow('Request ID', t.requestId)}
 ${detailRow('Created', lagosTime(t.createdAt))}
 ${detailRow('Last changed', lagosTime(t.updatedAt))}
 </dl>
-<p class="no-print"><button type="button" class="button button--secondary" data-print hidden>Print receipt</button></p>`;
+<p class="no-print"><button type="button" class="button button--secondary" data-print hidden>Print \
+receipt</button></p>`;
   return {
     kind: 'page',
     body: page(

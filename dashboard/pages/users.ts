@@ -34,10 +34,19 @@ function userRow(viewer: Viewer, user: User): SafeHtml {
   return html`<tr>
 <th scope="row" data-label="Email">${user.email}${self ? ' (you)' : ''}</th>
 <td data-label="Role">${user.role === UserRole.OWNER ? 'Owner' : 'Viewer'}</td>
-<td data-label="State">${user.disabled ? html`<strong class="tag tag--grey">Disabled</strong>` : html`<strong class="tag tag--green">Active</strong>`}</td>
+<td data-label="State">${
+    user.disabled
+      ? html`<strong class="tag tag--grey">Disabled</strong>`
+      : html`<strong class="tag tag--green">Active</strong>`
+  }</td>
 <td data-label="Two-step sign-in">${user.totpEnabled ? 'On' : 'Off'}</td>
 <td data-label="Since">${lagosTime(user.createdAt)}</td>
-<td class="table__actions" data-label="Actions">${canDisable ? html`<a href="/users/disable?user=${encodeURIComponent(user.userId)}" class="danger-link">Disable<span class="visually-hidden"> ${user.email}</span></a>` : ''}</td>
+<td class="table__actions" data-label="Actions">${
+    canDisable
+      ? html`<a href="/users/disable?user=${encodeURIComponent(user.userId)}" class="danger-link">Disable<span \
+class="visually-hidden"> ${user.email}</span></a>`
+      : ''
+  }</td>
 </tr>`;
 }
 
@@ -52,7 +61,8 @@ function invitationRow(viewer: Viewer, invitation: PendingInvitation): SafeHtml 
       ? html`<form method="post" action="/users/revoke" class="inline-form" data-confirm="Revoke this invitation?">
   ${csrfField(viewer.csrfToken)}
   <input type="hidden" name="email" value="${invitation.email}">
-  <button type="submit" class="button button--secondary">Revoke<span class="visually-hidden"> the invitation of ${invitation.email}</span></button>
+  <button type="submit" class="button button--secondary">Revoke<span class="visually-hidden"> the invitation \
+of ${invitation.email}</span></button>
 </form>`
       : ''
   }</td>
@@ -63,7 +73,8 @@ function invitationsTable(viewer: Viewer, invitations: readonly PendingInvitatio
   if (invitations.length === 0) return html`<p>No invitation is waiting.</p>`;
   return html`<div class="table-wrap"><table class="table">
 <caption class="visually-hidden">Invitations not yet accepted</caption>
-<thead><tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Invited by</th><th scope="col">Link works until</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+<thead><tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Invited by</th><th \
+scope="col">Link works until</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
 <tbody>${invitations.map((invitation) => invitationRow(viewer, invitation))}</tbody>
 </table></div>`;
 }
@@ -93,14 +104,17 @@ ${
   extra.invited
     ? html`<div class="panel panel--secret" role="region" aria-labelledby="invited-title">
 <h2 id="invited-title">Invitation for ${extra.invited.email}</h2>
-<p class="warning"><strong>Send this link to ${extra.invited.email} yourself. It will not be shown again.</strong> It works once, for 72 hours.</p>
+<p class="warning"><strong>Send this link to ${extra.invited.email} yourself. It will not be shown \
+again.</strong> It works once, for 72 hours.</p>
 ${secretBox('Invitation link', 'invite-url', extra.invited.url)}
 </div>`
     : ''
 }
 <div class="table-wrap" role="region" aria-label="People" tabindex="0"><table class="table table--cards">
 <caption class="visually-hidden">People who can sign in to this account</caption>
-<thead><tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">State</th><th scope="col">Two-step sign-in</th><th scope="col">Since</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+<thead><tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">State</th><th \
+scope="col">Two-step sign-in</th><th scope="col">Since</th><th scope="col"><span \
+class="visually-hidden">Actions</span></th></tr></thead>
 <tbody>${users.map((user) => userRow(viewer, user))}</tbody>
 </table></div>
 <h2>Invitations waiting</h2>
@@ -110,7 +124,14 @@ ${
     ? html`<h2>Invite someone</h2>
 <form method="post" action="/users/invite" novalidate>
   ${csrfField(viewer.csrfToken)}
-  ${field({ name: 'email', label: 'Email address', type: 'email', value: extra.email ?? '', autocomplete: 'off', errors })}
+  ${field({
+    name: 'email',
+    label: 'Email address',
+    type: 'email',
+    value: extra.email ?? '',
+    autocomplete: 'off',
+    errors,
+  })}
   ${select({ name: 'role', label: 'Role', options: ROLE_WORDS, value: extra.role ?? 'viewer', errors })}
   ${
     viewer.session.user?.totpEnabled === true
@@ -218,7 +239,9 @@ export const userRoutes: Route[] = [
         current: '/users',
         question: `Disable ${user.email}?`,
         warning:
-          'They will be signed out of this account at once and cannot come back to it; any other account they belong to is not affected. To let them back in, invite them anew: accepting the invitation enables them again, with the role you choose then.',
+          'They will be signed out of this account at once and cannot come back to it; any other account they ' +
+          'belong to is not affected. To let them back in, invite them anew: accepting the invitation ' +
+          'enables them again, with the role you choose then.',
         action: '/users/disable',
         hidden: { user: user.userId },
         confirm: 'Disable this user?',

@@ -21,7 +21,10 @@ type ModeName = DashboardMode;
 const MODE_PROTO: Readonly<Record<ModeName, Mode>> = { live: Mode.LIVE, test: Mode.TEST };
 const MODE_LABEL: Readonly<Record<ModeName, string>> = { live: 'Live', test: 'Test' };
 
-/** The documentation's section with the whole contract of events and signatures (linked only when DASHBOARD_DOCS_URL is set). */
+/**
+ * The documentation's section with the whole contract of events and signatures (linked only when
+ * DASHBOARD_DOCS_URL is set).
+ */
 const README_SECTION = 'Webhooks and events';
 
 const NOTICES: Readonly<Record<string, string>> = {
@@ -66,41 +69,73 @@ function endpointSection(ctx: SignedInContext, webhook: Webhook | undefined, ext
   const summary = webhook
     ? html`<dl class="summary-list">
 <div><dt>URL</dt><dd><code class="break">${webhook.url}</code></dd></div>
-<div><dt>State</dt><dd>${webhook.enabled ? html`<strong class="tag tag--green">Enabled</strong>` : html`<strong class="tag tag--grey">Disabled</strong>`}</dd></div>
+<div><dt>State</dt><dd>${
+        webhook.enabled
+          ? html`<strong class="tag tag--green">Enabled</strong>`
+          : html`<strong class="tag tag--grey">Disabled</strong>`
+      }</dd></div>
 <div><dt>Secret</dt><dd>Ends in <code>${webhook.secretHint}</code></dd></div>
-<div><dt>Rotation</dt><dd>${webhook.previousSecretUntil ? html`The previous secret signs too until ${time(webhook.previousSecretUntil)}` : 'None in progress'}</dd></div>
+<div><dt>Rotation</dt><dd>${
+        webhook.previousSecretUntil
+          ? html`The previous secret signs too until ${time(webhook.previousSecretUntil)}`
+          : 'None in progress'
+      }</dd></div>
 </dl>`
     : empty(
-        `No ${lower} webhook is set. ${mode === 'test' ? 'Test events' : 'Events'} are still listed by the API's events feed.`,
+        `No ${lower} webhook is set. ${
+          mode === 'test' ? 'Test events' : 'Events'
+        } are still listed by the API's events feed.`,
       );
   if (!isOwner(viewer))
-    return html`<section aria-labelledby="webhook-${mode}"><h2 id="webhook-${mode}">${label} webhook</h2>${summary}</section>`;
+    return html`<section aria-labelledby="webhook-${mode}"><h2 id="webhook-${mode}">${label} \
+webhook</h2>${summary}</section>`;
   const describedBy = [`${fieldId}-hint`, error ? `${fieldId}-error` : ''].filter((id) => id !== '').join(' ');
   const setForm = html`<form method="post" action="${ctx.link('/webhooks/url')}" novalidate>
   ${csrfField(viewer.csrfToken)}
   <div class="form-group${error ? ' form-group--error' : ''}">
     <label class="label" for="${fieldId}">${label} webhook URL</label>
-    <p class="hint" id="${fieldId}-hint">An https address on the public internet, for example https://example.com/prepaid/events.${webhook ? ' A new secret is made; the old one keeps signing for 24 hours.' : ''}</p>
-    ${error ? html`<p class="error-message" id="${fieldId}-error"><span class="visually-hidden">Error:</span> ${error.message}</p>` : ''}
-    <input class="input${error ? ' input--error' : ''}" id="${fieldId}" name="url" type="url" value="${value}" autocomplete="off" spellcheck="false" aria-describedby="${describedBy}"${error ? html` aria-invalid="true"` : ''}>
+    <p class="hint" id="${fieldId}-hint">An https address on the public internet, for example \
+https://example.com/prepaid/events.${
+    webhook ? ' A new secret is made; the old one keeps signing for 24 hours.' : ''
+  }</p>
+    ${
+      error
+        ? html`<p class="error-message" id="${fieldId}-error"><span class="visually-hidden">Error:</span> \
+${error.message}</p>`
+        : ''
+    }
+    <input class="input${error ? ' input--error' : ''}" id="${fieldId}" name="url" type="url" value="${value}" \
+autocomplete="off" spellcheck="false" aria-describedby="${describedBy}"${error ? html` aria-invalid="true"` : ''}>
   </div>
-  <button type="submit" class="button">${webhook ? (webhook.enabled ? `Replace ${lower} URL` : `Enable ${lower} webhook`) : `Set ${lower} URL`}</button>
+  <button type="submit" class="button">${
+    webhook ? (webhook.enabled ? `Replace ${lower} URL` : `Enable ${lower} webhook`) : `Set ${lower} URL`
+  }</button>
 </form>`;
   const actions = webhook?.enabled
     ? html`<div class="button-group webhook-actions">
-  <form method="post" action="${ctx.link('/webhooks/test')}" class="inline-form">${csrfField(viewer.csrfToken)}<button type="submit" class="button button--secondary">Send a test event to the ${lower} URL</button></form>
-  <form method="post" action="${ctx.link('/webhooks/rotate')}" class="inline-form" data-confirm="Make a new ${lower} secret? The old one keeps signing for 24 hours.">${csrfField(viewer.csrfToken)}<button type="submit" class="button button--secondary">Rotate ${lower} secret</button></form>
-  <form method="post" action="${ctx.link('/webhooks/disable')}" class="inline-form" data-confirm="Stop ${lower} deliveries?">${csrfField(viewer.csrfToken)}<button type="submit" class="button button--warning">Disable ${lower} webhook</button></form>
+  <form method="post" action="${ctx.link('/webhooks/test')}" \
+class="inline-form">${csrfField(viewer.csrfToken)}<button type="submit" class="button button--secondary">Send \
+a test event to the ${lower} URL</button></form>
+  <form method="post" action="${ctx.link('/webhooks/rotate')}" class="inline-form" data-confirm="Make a new \
+${lower} secret? The old one keeps signing for 24 hours.">${csrfField(viewer.csrfToken)}<button type="submit" \
+class="button button--secondary">Rotate ${lower} secret</button></form>
+  <form method="post" action="${ctx.link('/webhooks/disable')}" class="inline-form" data-confirm="Stop \
+${lower} deliveries?">${csrfField(viewer.csrfToken)}<button type="submit" class="button \
+button--warning">Disable ${lower} webhook</button></form>
 </div>`
     : '';
-  return html`<section aria-labelledby="webhook-${mode}"><h2 id="webhook-${mode}">${label} webhook</h2>${summary}${actions}${setForm}</section>`;
+  return html`<section aria-labelledby="webhook-${mode}"><h2 id="webhook-${mode}">${label} \
+webhook</h2>${summary}${actions}${setForm}</section>`;
 }
 
 function secretPanel(mode: ModeName, secret: NonNullable<Extra['secret']>): SafeHtml {
   const lower = MODE_LABEL[mode].toLowerCase();
   return html`<div class="panel panel--secret" role="region" aria-labelledby="new-secret-title">
   <h2 id="new-secret-title">Your new ${lower} webhook secret</h2>
-  <p class="warning"><strong>Copy the secret now. It will not be shown again.</strong> Your receiver uses it to check that each delivery comes from us.${secret.rotated ? ' The previous secret keeps signing too for 24 hours, while you deploy this one.' : ''}</p>
+  <p class="warning"><strong>Copy the secret now. It will not be shown again.</strong> Your receiver uses it \
+to check that each delivery comes from us.${
+    secret.rotated ? ' The previous secret keeps signing too for 24 hours, while you deploy this one.' : ''
+  }</p>
   ${secretBox('Webhook secret', 'webhook-secret', secret.value)}
 </div>`;
 }
@@ -112,12 +147,17 @@ function deliveryRow(ctx: SignedInContext, d: Delivery): SafeHtml {
   <th scope="row" data-label="Event"><code>${d.eventId}</code></th>
   <td data-label="Type"><code class="nowrap">${d.type}</code></td>
   <td data-label="Attempts">${d.attempts}</td>
-  <td data-label="Last answer">${d.lastStatus !== 0 ? String(d.lastStatus) : d.lastError !== '' ? d.lastError : '—'}${d.lastStatus !== 0 && d.lastError !== '' ? html`<br><span class="hint">${d.lastError}</span>` : ''}</td>
+  <td data-label="Last answer">${
+    d.lastStatus !== 0 ? String(d.lastStatus) : d.lastError !== '' ? d.lastError : '—'
+  }${d.lastStatus !== 0 && d.lastError !== '' ? html`<br><span class="hint">${d.lastError}</span>` : ''}</td>
   <td data-label="Next attempt">${d.nextAttemptAt ? time(d.nextAttemptAt) : '—'}</td>
   <td data-label="Recorded">${time(d.createdAt)}</td>
   <td class="table__actions" data-label="Actions">${
     isOwner(viewer)
-      ? html`<form method="post" action="${ctx.link('/webhooks/resend')}" class="inline-form">${csrfField(viewer.csrfToken)}<input type="hidden" name="event_id" value="${d.eventId}"><button type="submit" class="button button--secondary">Resend<span class="visually-hidden"> ${d.eventId}</span></button></form>`
+      ? html`<form method="post" action="${ctx.link('/webhooks/resend')}" \
+class="inline-form">${csrfField(viewer.csrfToken)}<input type="hidden" name="event_id" \
+value="${d.eventId}"><button type="submit" class="button button--secondary">Resend<span \
+class="visually-hidden"> ${d.eventId}</span></button></form>`
       : ''
   }</td>
 </tr>`;
@@ -139,12 +179,33 @@ async function webhooksPage(ctx: SignedInContext, extra: Extra = {}, status = 20
   next.set('after', log.nextPageToken);
   const body = html`<h1>Webhooks</h1>
 ${extra.secret ? secretPanel(logMode, extra.secret) : ''}
-<p>When a purchase reaches its final state, or your wallet is credited, we send a signed event to your webhook URL. Live and test each have their own URL and secret: ${logMode === 'test' ? html`this is the test webhook, for events of test purchases, which carry <code>"livemode": false</code>; the live one is on the <a href="/webhooks">live side</a>.` : html`this is the live webhook; the test one, for test purchases, is on the <a href="/test/webhooks">test side</a>.`}</p>
-${isOwner(viewer) ? '' : html`<p class="inset">You are a viewer on this account: you can see its webhooks and deliveries, but only an owner can change them.</p>`}
+<p>When a purchase reaches its final state, or your wallet is credited, we send a signed event to your webhook \
+URL. Live and test each have their own URL and secret: ${
+    logMode === 'test'
+      ? html`this is the test webhook, for events of test purchases, which carry <code>"livemode": false</code>; \
+the live one is on the <a href="/webhooks">live side</a>.`
+      : html`this is the live webhook; the test one, for test purchases, is on the <a href="/test/webhooks">test \
+side</a>.`
+  }</p>
+${
+  isOwner(viewer)
+    ? ''
+    : html`<p class="inset">You are a viewer on this account: you can see its webhooks and \
+deliveries, but only an owner can change them.</p>`
+}
 ${endpointSection(ctx, endpoint.webhook, extra)}
 <section aria-labelledby="verifying">
 <h2 id="verifying">Checking a delivery</h2>
-<p>Each delivery carries a <code>Prepaid-Signature: t=&lt;unix seconds&gt;,v1=&lt;hex&gt;</code> header. Compute HMAC-SHA256 of <code>&lt;t&gt;.&lt;raw body&gt;</code> with your secret, over the body exactly as received (before parsing it), and compare it in constant time with each <code>v1</code>: during a rotation there is one per secret, and one match is enough. Refuse a <code>t</code> more than five minutes from your clock, and use the event's <code>id</code> to ignore repeats. ${ctx.config.docsUrl === '' ? '' : html`The whole contract is in the documentation, section <a href="${ctx.config.docsUrl}#webhooks-and-events">${README_SECTION}</a>.`}</p>
+<p>Each delivery carries a <code>Prepaid-Signature: t=&lt;unix seconds&gt;,v1=&lt;hex&gt;</code> header. \
+Compute HMAC-SHA256 of <code>&lt;t&gt;.&lt;raw body&gt;</code> with your secret, over the body exactly as \
+received (before parsing it), and compare it in constant time with each <code>v1</code>: during a rotation \
+there is one per secret, and one match is enough. Refuse a <code>t</code> more than five minutes from your \
+clock, and use the event's <code>id</code> to ignore repeats. ${
+    ctx.config.docsUrl === ''
+      ? ''
+      : html`The whole contract is in the documentation, section <a \
+href="${ctx.config.docsUrl}#webhooks-and-events">${README_SECTION}</a>.`
+  }</p>
 <p>The same check, ready to copy into your receiver:</p>
 ${signatureSamples()}
 </section>
@@ -155,7 +216,8 @@ ${signatureSamples()}
     <input type="checkbox" id="failed" name="failed" value="1"${failedOnly ? html` checked` : ''}>
     <label for="failed">Only deliveries that failed for good</label>
   </div>
-  <p class="hint">Deliveries still being retried are not failed yet: they are in the full list, with their next attempt.</p>
+  <p class="hint">Deliveries still being retried are not failed yet: they are in the full list, with their \
+next attempt.</p>
   <button type="submit" class="button button--secondary">Show deliveries</button>
 </form>
 ${
@@ -167,15 +229,23 @@ ${
             ? `No ${logMode} delivery: set a ${logMode} webhook URL above to receive events.`
             : `No ${logMode} event yet.`,
       )
-    : html`<div class="table-wrap" role="region" aria-label="${MODE_LABEL[logMode]} deliveries" tabindex="0"><table class="table table--cards">
+    : html`<div class="table-wrap" role="region" aria-label="${MODE_LABEL[logMode]} deliveries" \
+tabindex="0"><table class="table table--cards">
 <caption class="visually-hidden">${MODE_LABEL[logMode]} deliveries, newest first</caption>
-<thead><tr><th scope="col">State</th><th scope="col">Event</th><th scope="col">Type</th><th scope="col">Attempts</th><th scope="col">Last answer</th><th scope="col">Next attempt</th><th scope="col">Recorded</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+<thead><tr><th scope="col">State</th><th scope="col">Event</th><th scope="col">Type</th><th \
+scope="col">Attempts</th><th scope="col">Last answer</th><th scope="col">Next attempt</th><th \
+scope="col">Recorded</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
 <tbody>${log.deliveries.map((d) => deliveryRow(ctx, d))}</tbody>
 </table></div>`
 }
 <nav class="pagination" aria-label="Pages">
 ${after !== '' ? html`<a href="${ctx.link(`/webhooks?${base.toString()}`)}#deliveries">First page</a>` : ''}
-${log.nextPageToken !== '' ? html`<a href="${ctx.link(`/webhooks?${next.toString()}`)}#deliveries" rel="next">Next page</a>` : ''}
+${
+  log.nextPageToken !== ''
+    ? html`<a href="${ctx.link(`/webhooks?${next.toString()}`)}#deliveries" \
+rel="next">Next page</a>`
+    : ''
+}
 </nav>
 </section>`;
   const errors = extra.errors ?? [];

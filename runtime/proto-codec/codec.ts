@@ -253,7 +253,10 @@ interface ScalarCodec {
 
 // biome-ignore lint/suspicious/noDoubleEquals: 0, 0n and "0" alike, as protobuf-es judges an integer's zero
 const numberZero = (value: unknown) => value == 0;
-/** numberZero, with a bigint (every 64-bit field of a message) told at once: `==` between a bigint and 0 is a slow runtime call. */
+/**
+ * numberZero, with a bigint (every 64-bit field of a message) told at once: `==` between a bigint
+ * and 0 is a slow runtime call.
+ */
 const int64Zero = (value: unknown) => (typeof value === 'bigint' ? value === 0n : numberZero(value));
 /** Object.is tells -0 from 0: -0 is written, as protobuf-es writes it. */
 const floatZero = (value: unknown) => Object.is(value, 0);
@@ -785,8 +788,10 @@ function compiledRead(
     const key = `m[${JSON.stringify(name)}]`;
     if (read.kind === 'value') return `case ${no}: ${key} = r${i}(reader, tag & 7, depth); break;`;
     // A second occurrence would be merged into the first: protobuf-es does that.
-    if (read.kind === 'message')
-      return `case ${no}: if (${key} !== undefined) throw new NotSimple(); ${key} = r${i}(reader, tag & 7, depth); break;`;
+    if (read.kind === 'message') {
+      const once = `if (${key} !== undefined) throw new NotSimple();`;
+      return `case ${no}: ${once} ${key} = r${i}(reader, tag & 7, depth); break;`;
+    }
     return `case ${no}: r${i}(reader, ${key}, tag & 7, depth); break;`;
   });
   // The source holds only field names (as JSON strings) and numbers; the reads come in as arguments.

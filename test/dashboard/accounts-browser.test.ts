@@ -63,7 +63,8 @@ async function invite(state: State, email: string, role: 'Viewer' | 'Owner' = 'V
   const link = (await page.textContent('#invite-url')) ?? '';
   assert.match(link, '/invite/', `an invitation link for ${email}`);
   // What the answer says about this invitation: the panel with the link, and any error.
-  const text = `${(await page.textContent('.panel--secret')) ?? ''} errors: ${await page.locator('.error-summary').count()}`;
+  const text =
+    `${(await page.textContent('.panel--secret')) ?? ''} errors: ` + `${await page.locator('.error-summary').count()}`;
   return { link, text };
 }
 

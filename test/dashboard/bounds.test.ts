@@ -81,7 +81,8 @@ async function partnerIsServed(gateway: TestGateway, partner: ApiKeys, quiet: nu
   const bound = Math.max(100, 4 * median(quiet));
   assert.ok(
     median(times) < bound,
-    `the public API's median answer took ${Math.round(median(times))} ms during the flood (bound ${Math.round(bound)} ms)`,
+    `the public API's median answer took ${Math.round(median(times))} ms during the flood (bound ` +
+      `${Math.round(bound)} ms)`,
   );
   assert.ok(
     times.at(-1)! < 2000,
@@ -100,46 +101,46 @@ test('the server is built with the shared bounds: connections, headers, slow cli
   assert.is(server.timeout, SOCKET_IDLE_TIMEOUT_MS);
 });
 
-test('sockets that pipeline hundreds of requests and never read get at most the bound served; memory stays bounded and the API answers', async ({
-  dashboard,
-  gateway,
-  partner,
-}) => {
-  const SOCKETS = 100;
-  const REQUESTS_PER_SOCKET = 300;
-  const quiet = await balanceTimes(gateway, partner, 11);
-  const answeredBefore = dashboard.logged.filter((line) => line.event === 'http.request').length;
-  const rssBefore = process.memoryUsage().rss;
-  const sockets: net.Socket[] = [];
-  try {
-    for (let i = 0; i < SOCKETS; i++) {
-      const socket = await connect(portOf(dashboard));
-      socket.pause();
-      socket.write('GET /healthz HTTP/1.1\r\nHost: dashboard\r\n\r\n'.repeat(REQUESTS_PER_SOCKET));
-      sockets.push(socket);
+test(
+  'sockets that pipeline hundreds of requests and never read get at most the bound served; memory stays ' +
+    'bounded and the API answers',
+  async ({ dashboard, gateway, partner }) => {
+    const SOCKETS = 100;
+    const REQUESTS_PER_SOCKET = 300;
+    const quiet = await balanceTimes(gateway, partner, 11);
+    const answeredBefore = dashboard.logged.filter((line) => line.event === 'http.request').length;
+    const rssBefore = process.memoryUsage().rss;
+    const sockets: net.Socket[] = [];
+    try {
+      for (let i = 0; i < SOCKETS; i++) {
+        const socket = await connect(portOf(dashboard));
+        socket.pause();
+        socket.write('GET /healthz HTTP/1.1\r\nHost: dashboard\r\n\r\n'.repeat(REQUESTS_PER_SOCKET));
+        sockets.push(socket);
+      }
+      // Once the dashboard has dealt with what was sent (its count of answers stops growing),
+      // the partner's calls are served as usual.
+      let answered = -1;
+      for (;;) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        const now = dashboard.logged.filter((line) => line.event === 'http.request').length - answeredBefore;
+        if (now === answered) break;
+        answered = now;
+      }
+      // Unbounded, the dashboard would have built an answer for each of the 30,000 requests.
+      assert.ok(
+        answered <= SOCKETS * MAX_PIPELINED_REQUESTS,
+        `answered ${answered} of ${SOCKETS * REQUESTS_PER_SOCKET} requests`,
+      );
+      assert.ok(answered >= 1);
+      await partnerIsServed(gateway, partner, quiet, 11);
+      const grownMb = (process.memoryUsage().rss - rssBefore) / 1024 / 1024;
+      assert.ok(grownMb < 256, `the process grew by ${Math.round(grownMb)} MB`);
+    } finally {
+      for (const socket of sockets) socket.destroy();
     }
-    // Once the dashboard has dealt with what was sent (its count of answers stops growing),
-    // the partner's calls are served as usual.
-    let answered = -1;
-    for (;;) {
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      const now = dashboard.logged.filter((line) => line.event === 'http.request').length - answeredBefore;
-      if (now === answered) break;
-      answered = now;
-    }
-    // Unbounded, the dashboard would have built an answer for each of the 30,000 requests.
-    assert.ok(
-      answered <= SOCKETS * MAX_PIPELINED_REQUESTS,
-      `answered ${answered} of ${SOCKETS * REQUESTS_PER_SOCKET} requests`,
-    );
-    assert.ok(answered >= 1);
-    await partnerIsServed(gateway, partner, quiet, 11);
-    const grownMb = (process.memoryUsage().rss - rssBefore) / 1024 / 1024;
-    assert.ok(grownMb < 256, `the process grew by ${Math.round(grownMb)} MB`);
-  } finally {
-    for (const socket of sockets) socket.destroy();
-  }
-});
+  },
+);
 
 test('half-sent requests past the connection cap are closed at once; the API keeps answering', async ({
   capped,

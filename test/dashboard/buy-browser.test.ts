@@ -285,7 +285,8 @@ flow('test mode: the same page spends the test wallet only', async (state) => {
 });
 
 flow(
-  "on a phone (390 px) a transaction's status, amount and charged are inside the viewport, and the statement's balance too",
+  "on a phone (390 px) a transaction's status, amount and charged are inside the viewport, and the statement's " +
+    'balance too',
   async (state) => {
     const { dashboard, page } = state;
     await page.setViewportSize({ width: 390, height: 844 });

@@ -65,7 +65,10 @@ test.after(async (state) => {
   await state.core?.close();
 });
 
-/** A CSV line's cells (the export quotes only what needs it; none of these rows has a comma inside a quote but the failure reason). */
+/**
+ * A CSV line's cells (the export quotes only what needs it; none of these rows has a comma inside a quote but
+ * the failure reason).
+ */
 function cells(line: string): string[] {
   const out: string[] = [];
   const pattern = /("(?:[^"]|"")*"|[^,]*)(,|$)/g;
@@ -78,27 +81,31 @@ function cells(line: string): string[] {
   return out;
 }
 
-test('the CSV: API product names, ISO 8601 times, a refunded column, charges that sum to the spend, numbers kept as text', async (state) => {
-  const response = await fetch(`${state.dashboard.url}/transactions.csv`, { headers: { cookie: state.cookie } });
-  assert.is(response.status, 200);
-  const [header, ...lines] = (await response.text()).trim().split('\r\n');
-  const columns = cells(header!);
-  const rows = lines.map((line) => Object.fromEntries(cells(line).map((cell, i) => [columns[i], cell])));
-  assert.is(rows.length, 4);
-  assert.ok(columns.includes('refunded'));
-  assert.equal(rows.map((r) => r.product).sort(), ['airtime', 'airtime', 'bulksms', 'electricity']);
-  for (const row of rows) assert.match(row.created_at!, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+01:00$/);
-  const failed = rows.find((r) => r.status === 'failed')!;
-  assert.is(failed.charged, '0.00', 'a refunded purchase cost nothing');
-  assert.ok(Number(failed.refunded) > 0 && Number(failed.refunded) <= 100, 'its whole charge came back');
-  const charged = rows.reduce((sum, r) => sum + Math.round(Number(r.charged) * 100), 0);
-  assert.is(BigInt(charged), state.spentKobo, 'the charged column sums to what the wallet really spent');
-  const electricity = rows.find((r) => r.product === 'electricity')!;
-  assert.is(electricity.recipient, '="04512345678"', 'the meter number stays text in Excel, leading zero and all');
-  assert.is(rows.find((r) => r.product === 'bulksms')!.recipient, '', 'a bulk SMS has no one recipient');
-});
+test(
+  'the CSV: API product names, ISO 8601 times, a refunded column, charges that sum to the spend, numbers ' +
+    'kept as text',
+  async (state) => {
+    const response = await fetch(`${state.dashboard.url}/transactions.csv`, { headers: { cookie: state.cookie } });
+    assert.is(response.status, 200);
+    const [header, ...lines] = (await response.text()).trim().split('\r\n');
+    const columns = cells(header!);
+    const rows = lines.map((line) => Object.fromEntries(cells(line).map((cell, i) => [columns[i], cell])));
+    assert.is(rows.length, 4);
+    assert.ok(columns.includes('refunded'));
+    assert.equal(rows.map((r) => r.product).sort(), ['airtime', 'airtime', 'bulksms', 'electricity']);
+    for (const row of rows) assert.match(row.created_at!, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+01:00$/);
+    const failed = rows.find((r) => r.status === 'failed')!;
+    assert.is(failed.charged, '0.00', 'a refunded purchase cost nothing');
+    assert.ok(Number(failed.refunded) > 0 && Number(failed.refunded) <= 100, 'its whole charge came back');
+    const charged = rows.reduce((sum, r) => sum + Math.round(Number(r.charged) * 100), 0);
+    assert.is(BigInt(charged), state.spentKobo, 'the charged column sums to what the wallet really spent');
+    const electricity = rows.find((r) => r.product === 'electricity')!;
+    assert.is(electricity.recipient, '="04512345678"', 'the meter number stays text in Excel, leading zero and all');
+    assert.is(rows.find((r) => r.product === 'bulksms')!.recipient, '', 'a bulk SMS has no one recipient');
+  },
+);
 
-test('the .xlsx: typed cells (text numbers with their zeros, dates, money) with the same columns and sums', async (state) => {
+test('the .xlsx: typed cells (zero-led text numbers, dates, money), the same columns and sums', async (state) => {
   const response = await fetch(`${state.dashboard.url}/transactions.xlsx`, { headers: { cookie: state.cookie } });
   assert.is(response.status, 200);
   assert.match(response.headers.get('content-type') ?? '', 'spreadsheetml');

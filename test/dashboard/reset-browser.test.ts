@@ -55,7 +55,10 @@ test.after(async (state) => {
 const fresh = async (state: State): Promise<Page> =>
   (await state.browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
 
-/** The path of the reset link in a mail (the core builds it on DASHBOARD_PUBLIC_URL; the test's dashboard has its own port). */
+/**
+ * The path of the reset link in a mail (the core builds it on DASHBOARD_PUBLIC_URL; the test's dashboard has
+ * its own port).
+ */
 function linkPath(text: string): string {
   const found = /https?:\/\/\S+?(\/reset\/[A-Za-z0-9_-]{43})/.exec(text);
   assert.ok(found, 'the mail carries a reset link');

@@ -37,7 +37,8 @@ test('html`` escapes every interpolation, keeps its own fragments, and only trus
   const evil = `<script>alert("x")</script>' onmouseover='1`;
   assert.is(
     html`<p title="${evil}">${evil}</p>`.text,
-    '<p title="&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&#39; onmouseover=&#39;1">&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&#39; onmouseover=&#39;1</p>',
+    '<p title="&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&#39; ' +
+      'onmouseover=&#39;1">&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&#39; onmouseover=&#39;1</p>',
   );
   assert.is(
     html`<ul>${['a<', 'b'].map((item) => html`<li>${item}</li>`)}</ul>`.text,
@@ -99,34 +100,36 @@ test('the visitor cookie is HttpOnly and SameSite, and Secure when the public ad
   }
 });
 
-test("a POST without its CSRF token, or with another browser's, is refused with a page that says so, before the core is asked", async ({
-  dashboard,
-}) => {
-  const first = await fetch(`${dashboard.url}/sign-in`);
-  const cookies = cookiePairs(first);
-  const form = { 'content-type': 'application/x-www-form-urlencoded', cookie: cookies };
-  const without = await fetch(`${dashboard.url}/sign-in`, {
-    method: 'POST',
-    headers: form,
-    body: 'email=a%40b.ng&password=whatever-long-enough',
-  });
-  assert.is(without.status, 403);
-  assert.match(await without.text(), 'That form could not be accepted');
-  const forged = createCsrf('another-secret-of-at-least-32-characters').forVisitor('someone-else');
-  const wrong = await fetch(`${dashboard.url}/sign-in`, {
-    method: 'POST',
-    headers: form,
-    body: `email=a%40b.ng&password=x&csrf_token=${forged}`,
-  });
-  assert.is(wrong.status, 403);
-  const signedInForm = await fetch(`${dashboard.url}/keys`, {
-    method: 'POST',
-    headers: { ...form, cookie: `${cookies}; prepaid_session=forged` },
-    body: 'x=1',
-  });
-  assert.is(signedInForm.status, 403, 'a signed-in form without its token');
-  await signedInForm.arrayBuffer();
-});
+test(
+  "a POST without its CSRF token, or with another browser's, is refused with a page that says so, before " +
+    'the core is asked',
+  async ({ dashboard }) => {
+    const first = await fetch(`${dashboard.url}/sign-in`);
+    const cookies = cookiePairs(first);
+    const form = { 'content-type': 'application/x-www-form-urlencoded', cookie: cookies };
+    const without = await fetch(`${dashboard.url}/sign-in`, {
+      method: 'POST',
+      headers: form,
+      body: 'email=a%40b.ng&password=whatever-long-enough',
+    });
+    assert.is(without.status, 403);
+    assert.match(await without.text(), 'That form could not be accepted');
+    const forged = createCsrf('another-secret-of-at-least-32-characters').forVisitor('someone-else');
+    const wrong = await fetch(`${dashboard.url}/sign-in`, {
+      method: 'POST',
+      headers: form,
+      body: `email=a%40b.ng&password=x&csrf_token=${forged}`,
+    });
+    assert.is(wrong.status, 403);
+    const signedInForm = await fetch(`${dashboard.url}/keys`, {
+      method: 'POST',
+      headers: { ...form, cookie: `${cookies}; prepaid_session=forged` },
+      body: 'x=1',
+    });
+    assert.is(signedInForm.status, 403, 'a signed-in form without its token');
+    await signedInForm.arrayBuffer();
+  },
+);
 
 test('a signed-in page without a session, or with one the core does not know, goes back to sign-in', async ({
   dashboard,
@@ -143,53 +146,54 @@ test('a signed-in page without a session, or with one the core does not know, go
   assert.match(unknown.headers.getSetCookie().join('\n'), /prepaid_session=; .*Max-Age=0/);
 });
 
-test('test mode is a path prefix: only pages that honour the mode exist under /test, each with the banner and its links kept in test mode', async ({
-  core,
-  dashboard,
-}) => {
-  assert.is(
-    (await fetch(`${dashboard.url}/test/keys`, { redirect: 'manual' })).headers.get('location'),
-    '/sign-in',
-    'signed-in there too',
-  );
-  assert.is((await fetch(`${dashboard.url}/test/sign-in`)).status, 404, 'no public page under /test');
-  const { accountId } = await core.createApiAccount();
-  const { invitation } = await core
-    .clientWithToken(UserAdminService, core.adminToken)
-    .inviteUser({ accountId, email: 'modes@example.ng', role: UserRole.OWNER });
-  await dashboard.client.holder.acceptInvitation({
-    invitationToken: invitation!.invitationToken,
-    password: 'a long enough password',
-  });
-  const signedIn = await dashboard.client.holder.signIn({
-    email: 'modes@example.ng',
-    password: 'a long enough password',
-    clientIp: '127.0.0.1',
-  });
-  const get = (path: string) =>
-    fetch(`${dashboard.url}${path}`, {
-      redirect: 'manual',
-      headers: { cookie: `prepaid_session=${signedIn.sessionToken}` },
+test(
+  'test mode is a path prefix: only pages that honour the mode exist under /test, each with the banner and ' +
+    'its links kept in test mode',
+  async ({ core, dashboard }) => {
+    assert.is(
+      (await fetch(`${dashboard.url}/test/keys`, { redirect: 'manual' })).headers.get('location'),
+      '/sign-in',
+      'signed-in there too',
+    );
+    assert.is((await fetch(`${dashboard.url}/test/sign-in`)).status, 404, 'no public page under /test');
+    const { accountId } = await core.createApiAccount();
+    const { invitation } = await core
+      .clientWithToken(UserAdminService, core.adminToken)
+      .inviteUser({ accountId, email: 'modes@example.ng', role: UserRole.OWNER });
+    await dashboard.client.holder.acceptInvitation({
+      invitationToken: invitation!.invitationToken,
+      password: 'a long enough password',
     });
-  for (const path of [
-    '/test',
-    '/test/keys',
-    '/test/transactions',
-    '/test/statement',
-    '/test/prices',
-    '/test/developers',
-    '/test/funds',
-  ]) {
-    const answer = await get(path);
-    assert.is(answer.status, 200, path);
-    const body = await answer.text();
-    assert.match(body, 'class="test-banner"', `${path} has the Test mode banner`);
-    assert.match(body, 'href="/test/transactions"', `${path} keeps test mode in its links`);
-  }
-  assert.not.match(await (await get('/keys')).text(), 'class="test-banner"', 'no banner live');
-  // The account's own pages have no test side; Add test funds has no live one.
-  for (const path of ['/test/users', '/test/security', '/funds']) assert.is((await get(path)).status, 404, path);
-});
+    const signedIn = await dashboard.client.holder.signIn({
+      email: 'modes@example.ng',
+      password: 'a long enough password',
+      clientIp: '127.0.0.1',
+    });
+    const get = (path: string) =>
+      fetch(`${dashboard.url}${path}`, {
+        redirect: 'manual',
+        headers: { cookie: `prepaid_session=${signedIn.sessionToken}` },
+      });
+    for (const path of [
+      '/test',
+      '/test/keys',
+      '/test/transactions',
+      '/test/statement',
+      '/test/prices',
+      '/test/developers',
+      '/test/funds',
+    ]) {
+      const answer = await get(path);
+      assert.is(answer.status, 200, path);
+      const body = await answer.text();
+      assert.match(body, 'class="test-banner"', `${path} has the Test mode banner`);
+      assert.match(body, 'href="/test/transactions"', `${path} keeps test mode in its links`);
+    }
+    assert.not.match(await (await get('/keys')).text(), 'class="test-banner"', 'no banner live');
+    // The account's own pages have no test side; Add test funds has no live one.
+    for (const path of ['/test/users', '/test/security', '/funds']) assert.is((await get(path)).status, 404, path);
+  },
+);
 
 test('request log lines name the route, never the path: an invitation token stays out of the log', async ({
   dashboard,
@@ -201,7 +205,7 @@ test('request log lines name the route, never the path: an invitation token stay
   assert.not.match(lines, token);
 });
 
-test('the CSV export streams every page of the history the core hands over, in order, formula-like cells neutralised', async ({
+test('the CSV export streams every page of the history in order, formula-like cells neutralised', async ({
   core,
   dashboard,
 }) => {

@@ -188,7 +188,8 @@ flow('the owner creates a test key pair: its secret shown once, listed only in t
 });
 
 flow(
-  'a test purchase through the real gateway shows in test transactions, statement and CSV, never live; the live balance is unchanged to the kobo',
+  'a test purchase through the real gateway shows in test transactions, statement and CSV, never live; the ' +
+    'live balance is unchanged to the kobo',
   async (state) => {
     const { core, dashboard, gateway, page } = state;
     const bought = await gateway.request({

@@ -1,7 +1,8 @@
 /**
  * The walls between the parts (issue 12, point 1): the gateway reaches nothing under core/
  * except the generated contract and pure domain rules, and the dashboard (issue 15) likewise,
- * nothing of the gateway either, and the console (issue 28) likewise, sharing only web/; runtime/ (the plumbing every process shares) reaches neither
+ * nothing of the gateway either, and the console (issue 28) likewise, sharing only web/; runtime/ (the plumbing
+ * every process shares) reaches neither
  * core/ nor gateway/; and loading the gateway's configuration loads
  * no provider adapter. Read from the import statements themselves, followed file to file.
  */
@@ -72,71 +73,79 @@ test('the gateway reaches nothing under core/ but pure domain rules, and runtime
   }
 });
 
-test('the dashboard reaches only gen/, runtime/ and pure core/domain rules: nothing of the gateway, no store, no use case', () => {
-  const fromDashboard = [...reachable('dashboard/main.ts')];
-  assert.ok(
-    fromDashboard.includes('dashboard/server.ts') && fromDashboard.includes('runtime/core-transport.ts'),
-    'the walk follows imports',
-  );
-  const outside = fromDashboard.filter(
-    (file) =>
-      !file.startsWith('dashboard/') &&
-      !file.startsWith('web/') &&
-      !file.startsWith('gen/') &&
-      !file.startsWith('runtime/'),
-  );
-  assert.equal(
-    outside.filter((file) => !PURE_DOMAIN.test(file)),
-    [],
-    'only gen/, runtime/ and core/domain',
-  );
-  for (const file of outside) {
-    const nodeImports = [...readFileSync(path.join(ROOT, file), 'utf8').matchAll(/from '(node:[a-z_/]+)'/g)].map(
-      (m) => m[1],
+test(
+  'the dashboard reaches only gen/, runtime/ and pure core/domain rules: nothing of the gateway, no store, ' +
+    'no use case',
+  () => {
+    const fromDashboard = [...reachable('dashboard/main.ts')];
+    assert.ok(
+      fromDashboard.includes('dashboard/server.ts') && fromDashboard.includes('runtime/core-transport.ts'),
+      'the walk follows imports',
+    );
+    const outside = fromDashboard.filter(
+      (file) =>
+        !file.startsWith('dashboard/') &&
+        !file.startsWith('web/') &&
+        !file.startsWith('gen/') &&
+        !file.startsWith('runtime/'),
     );
     assert.equal(
-      nodeImports.filter((name) => name !== 'node:crypto'),
+      outside.filter((file) => !PURE_DOMAIN.test(file)),
       [],
-      `${file} does no I/O`,
+      'only gen/, runtime/ and core/domain',
     );
-  }
-  for (const entry of ['runtime/core-transport.ts', 'runtime/lifecycle.ts', 'runtime/env-schema.ts']) {
-    assert.equal(
-      [...reachable(entry)].filter((file) => file.startsWith('dashboard/')),
-      [],
-      `${entry} reaches nothing of the dashboard`,
-    );
-  }
-});
+    for (const file of outside) {
+      const nodeImports = [...readFileSync(path.join(ROOT, file), 'utf8').matchAll(/from '(node:[a-z_/]+)'/g)].map(
+        (m) => m[1],
+      );
+      assert.equal(
+        nodeImports.filter((name) => name !== 'node:crypto'),
+        [],
+        `${file} does no I/O`,
+      );
+    }
+    for (const entry of ['runtime/core-transport.ts', 'runtime/lifecycle.ts', 'runtime/env-schema.ts']) {
+      assert.equal(
+        [...reachable(entry)].filter((file) => file.startsWith('dashboard/')),
+        [],
+        `${entry} reaches nothing of the dashboard`,
+      );
+    }
+  },
+);
 
-test('the console reaches only web/, gen/, runtime/ and pure core/domain rules; web/ is shared and reaches no app nor the core', () => {
-  const fromConsole = [...reachable('console/main.ts')];
-  assert.ok(
-    fromConsole.includes('console/server.ts') && fromConsole.includes('web/security.ts'),
-    'the walk follows imports',
-  );
-  const outside = fromConsole.filter(
-    (file) =>
-      !file.startsWith('console/') &&
-      !file.startsWith('web/') &&
-      !file.startsWith('gen/') &&
-      !file.startsWith('runtime/'),
-  );
-  assert.equal(
-    outside.filter((file) => !PURE_DOMAIN.test(file)),
-    [],
-    'only web/, gen/, runtime/ and core/domain',
-  );
-  for (const entry of ['web/html.ts', 'web/security.ts', 'web/http.ts', 'web/refusal.ts']) {
-    assert.equal(
-      [...reachable(entry)].filter(
-        (file) => !file.startsWith('web/') && !file.startsWith('gen/') && !file.startsWith('runtime/'),
-      ),
-      [],
-      `${entry} reaches only web/, gen/ and runtime/`,
+test(
+  'the console reaches only web/, gen/, runtime/ and pure core/domain rules; web/ is shared and reaches no ' +
+    'app nor the core',
+  () => {
+    const fromConsole = [...reachable('console/main.ts')];
+    assert.ok(
+      fromConsole.includes('console/server.ts') && fromConsole.includes('web/security.ts'),
+      'the walk follows imports',
     );
-  }
-});
+    const outside = fromConsole.filter(
+      (file) =>
+        !file.startsWith('console/') &&
+        !file.startsWith('web/') &&
+        !file.startsWith('gen/') &&
+        !file.startsWith('runtime/'),
+    );
+    assert.equal(
+      outside.filter((file) => !PURE_DOMAIN.test(file)),
+      [],
+      'only web/, gen/, runtime/ and core/domain',
+    );
+    for (const entry of ['web/html.ts', 'web/security.ts', 'web/http.ts', 'web/refusal.ts']) {
+      assert.equal(
+        [...reachable(entry)].filter(
+          (file) => !file.startsWith('web/') && !file.startsWith('gen/') && !file.startsWith('runtime/'),
+        ),
+        [],
+        `${entry} reaches only web/, gen/ and runtime/`,
+      );
+    }
+  },
+);
 
 test("loading the gateway's configuration loads no provider adapter and nothing of the core", () => {
   const files = [...reachable('gateway/config.ts')];
@@ -147,7 +156,7 @@ test("loading the gateway's configuration loads no provider adapter and nothing 
   );
 });
 
-test('the admin CLI (cli/) is a client like the others: it reaches only gen/, runtime/ and pure core/domain rules', () => {
+test('the admin CLI (cli/) is a client: it reaches only gen/, runtime/ and pure core/domain rules', () => {
   const fromCli = [...reachable('cli/main.ts')];
   assert.ok(
     fromCli.includes('cli/connection.ts') && fromCli.includes('runtime/core-transport.ts'),

@@ -127,7 +127,7 @@ function namesRead(parse: (env: Env) => unknown, env: Record<string, string>): S
   return read;
 }
 
-test('each parser reads exactly the variables of its table, and every one has a default or says when it is required', () => {
+test("each parser reads exactly its table's variables, each with a default or saying when required", () => {
   // Everything routed to VTpass, so that the conditional variables are read too.
   const everything = {
     PROVIDER_AIRTIME: 'vtpass',

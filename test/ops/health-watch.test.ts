@@ -49,28 +49,32 @@ function watch(address: string, service: string): Watched {
   return { statuses, ended, first };
 }
 
-test('SIGTERM with Watch streams open: each gets NOT_SERVING once, ends OK, and the service exits 0 without the timeout', async () => {
-  let service: Service | undefined;
-  try {
-    service = await startService({ SHUTDOWN_DRAIN_MS: '200', SHUTDOWN_TIMEOUT_MS: '15000' });
-    const address = service.coreUrl.replace('http://', '');
-    const watchers = [watch(address, ''), watch(address, PurchaseService.typeName), watch(address, '')];
-    await Promise.all(watchers.map((w) => w.first));
-    for (const w of watchers) assert.equal(w.statuses, ['SERVING']);
+test(
+  'SIGTERM with Watch streams open: each gets NOT_SERVING once, ends OK, and the service exits 0 without ' +
+    'the timeout',
+  async () => {
+    let service: Service | undefined;
+    try {
+      service = await startService({ SHUTDOWN_DRAIN_MS: '200', SHUTDOWN_TIMEOUT_MS: '15000' });
+      const address = service.coreUrl.replace('http://', '');
+      const watchers = [watch(address, ''), watch(address, PurchaseService.typeName), watch(address, '')];
+      await Promise.all(watchers.map((w) => w.first));
+      for (const w of watchers) assert.equal(w.statuses, ['SERVING']);
 
-    service.child.kill('SIGTERM');
-    const codes = await Promise.all(watchers.map((w) => w.ended));
-    const exit = await service.exited;
+      service.child.kill('SIGTERM');
+      const codes = await Promise.all(watchers.map((w) => w.ended));
+      const exit = await service.exited;
 
-    assert.equal(codes, [status.OK, status.OK, status.OK], 'every Watch stream ended with OK');
-    for (const w of watchers) assert.equal(w.statuses, ['SERVING', 'NOT_SERVING'], 'NOT_SERVING exactly once');
-    assert.equal(exit, { code: 0, signal: null }, service.stderr());
-    const events = service.lines().map((l) => l.event);
-    assert.not.ok(events.includes('shutdown.timeout_error'), 'the stop did not run into SHUTDOWN_TIMEOUT_MS');
-    assert.ok(events.includes('shutdown.completed'));
-  } finally {
-    await service?.cleanup();
-  }
-});
+      assert.equal(codes, [status.OK, status.OK, status.OK], 'every Watch stream ended with OK');
+      for (const w of watchers) assert.equal(w.statuses, ['SERVING', 'NOT_SERVING'], 'NOT_SERVING exactly once');
+      assert.equal(exit, { code: 0, signal: null }, service.stderr());
+      const events = service.lines().map((l) => l.event);
+      assert.not.ok(events.includes('shutdown.timeout_error'), 'the stop did not run into SHUTDOWN_TIMEOUT_MS');
+      assert.ok(events.includes('shutdown.completed'));
+    } finally {
+      await service?.cleanup();
+    }
+  },
+);
 
 test.run();

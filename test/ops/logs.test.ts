@@ -17,7 +17,7 @@ function events(lines: LogLine[], event: string): LogLine[] {
   return lines.filter((l) => l.event === event);
 }
 
-test('a run with keys and purchases logs each request and each outcome with its facts, and never a secret', async () => {
+test('a run with keys and purchases logs each request and outcome with its facts, never a secret', async () => {
   let service: Service | undefined;
   try {
     // debug: every line the service can write is in the scan, provider and probe chatter too.

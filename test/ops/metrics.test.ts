@@ -175,7 +175,7 @@ test('both processes expose the named series, and they move when purchases happe
   }
 });
 
-test('a purchase left pending and then delivered by the recovery worker moves from the pending gauge to success', async () => {
+test('a pending purchase the recovery worker delivers moves from the pending gauge to success', async () => {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'prepaid-metrics-'));
   const store = openSqliteStore({ filename: path.join(dataDir, SQLITE_FILE) });
   const metrics = createCoreMetrics();

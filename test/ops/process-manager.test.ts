@@ -92,7 +92,7 @@ test('SIGTERM to the npm start process: a graceful stop, exit 0 through npm, not
   }
 });
 
-test('npm killed outright (SIGKILL): the service sees its parent gone and stops gracefully, freeing the ports', async () => {
+test('npm killed (SIGKILL): the service sees its parent gone and stops gracefully, freeing the ports', async () => {
   let service: Service | undefined;
   let pid: number | undefined;
   try {

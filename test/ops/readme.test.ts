@@ -36,32 +36,36 @@ function tableRows(section: string): Map<string, Set<string>> {
   return tables;
 }
 
-test('docs/configuration.md lists every variable of the core, the gateway, the dashboard and the console, in their own tables, and no other', () => {
-  const section = configurationSection(readFileSync(new URL('../../docs/configuration.md', import.meta.url), 'utf8'));
-  assert.ok(section !== '', 'docs/configuration.md opens with "# Configuration"');
-  const tables = tableRows(section);
-  const table = (word: string) =>
-    [...tables.entries()].find(([heading]) => heading.includes(word))?.[1] ?? new Set<string>();
-  const problems: string[] = [];
-  for (const [label, schema] of [
-    ['core', CORE_SCHEMA],
-    ['gateway', GATEWAY_SCHEMA],
-    ['dashboard', DASHBOARD_SCHEMA],
-    ['console', CONSOLE_SCHEMA],
-  ] as const) {
-    const rows = table(label);
-    const names = schemaNames(schema);
-    const missing = names.filter((name) => !rows.has(name));
-    const unknown = [...rows].filter((name) => !names.includes(name));
-    if (missing.length > 0) problems.push(`the ${label} table lacks ${missing.join(', ')}`);
-    if (unknown.length > 0)
-      problems.push(`the ${label} table lists ${unknown.join(', ')}, which the ${label} does not read`);
-  }
-  assert.equal(
-    problems,
-    [],
-    `docs/configuration.md: ${problems.join('; ')} (npm start -- --help --markdown prints the tables)`,
-  );
-});
+test(
+  'docs/configuration.md lists every variable of the core, the gateway, the dashboard and the console, in ' +
+    'their own tables, and no other',
+  () => {
+    const section = configurationSection(readFileSync(new URL('../../docs/configuration.md', import.meta.url), 'utf8'));
+    assert.ok(section !== '', 'docs/configuration.md opens with "# Configuration"');
+    const tables = tableRows(section);
+    const table = (word: string) =>
+      [...tables.entries()].find(([heading]) => heading.includes(word))?.[1] ?? new Set<string>();
+    const problems: string[] = [];
+    for (const [label, schema] of [
+      ['core', CORE_SCHEMA],
+      ['gateway', GATEWAY_SCHEMA],
+      ['dashboard', DASHBOARD_SCHEMA],
+      ['console', CONSOLE_SCHEMA],
+    ] as const) {
+      const rows = table(label);
+      const names = schemaNames(schema);
+      const missing = names.filter((name) => !rows.has(name));
+      const unknown = [...rows].filter((name) => !names.includes(name));
+      if (missing.length > 0) problems.push(`the ${label} table lacks ${missing.join(', ')}`);
+      if (unknown.length > 0)
+        problems.push(`the ${label} table lists ${unknown.join(', ')}, which the ${label} does not read`);
+    }
+    assert.equal(
+      problems,
+      [],
+      `docs/configuration.md: ${problems.join('; ')} (npm start -- --help --markdown prints the tables)`,
+    );
+  },
+);
 
 test.run();

@@ -64,7 +64,10 @@ function buildOnce(): void {
 
 /** How the service is started: node itself (the default), or `npm start` as an operator types it. */
 export interface StartOptions {
-  /** Run `npm start` (its prestart build included): `child` is then the npm process, the one a process manager holds. */
+  /**
+   * Run `npm start` (its prestart build included): `child` is then the npm process, the one a process manager
+   * holds.
+   */
   npm?: boolean;
 }
 

@@ -46,7 +46,7 @@ interface Sent {
   answeredAtMs?: number;
 }
 
-test('SIGTERM during slow purchases: 503 first, in-flight purchases finish, every 2xx is stored, ledger clean, exit 0', async () => {
+test('SIGTERM in slow purchases: 503 first, in-flight ones finish, each 2xx stored, ledger clean, exit 0', async () => {
   let service: Service | undefined;
   try {
     service = await startService({
@@ -185,7 +185,7 @@ test('SIGTERM during slow purchases: 503 first, in-flight purchases finish, ever
   }
 });
 
-test('npm run start:core alone: SIGTERM turns health NOT_SERVING, closes the store, flushes its log and exits 0', async () => {
+test('start:core alone: SIGTERM turns health NOT_SERVING, closes the store, flushes its log, exits 0', async () => {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'prepaid-core-stop-'));
   try {
     const core = await spawnCore({ DATA_DIR: dataDir, CORE_METRICS_PORT: '0' });
@@ -206,49 +206,53 @@ test('npm run start:core alone: SIGTERM turns health NOT_SERVING, closes the sto
   }
 });
 
-test('SIGTERM while npm start is still starting (the core listens, the other parts not yet): the stop waits for the start, then is graceful, exit 0', async () => {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'prepaid-early-stop-'));
-  const child = spawn(process.execPath, ['--enable-source-maps', 'dist/bin/start.js'], {
-    env: {
-      ...process.env,
-      DATA_DIR: dataDir,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      CORE_PORT: '0',
-      CORE_METRICS_PORT: '0',
-      DASHBOARD_PORT: '0',
-      DASHBOARD_HOST: '127.0.0.1',
-      CONSOLE_PORT: '0',
-      SHUTDOWN_DRAIN_MS: '0',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  try {
-    const closed = once(child, 'close');
-    let stdout = '';
-    let signalled = false;
-    child.stdout!.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString('utf8');
-      // The first part's listening line: before it the process may still be loading; after
-      // it the start goes on with the gateway, the dashboard and the console.
-      if (!signalled && parseLines(stdout).some((l) => l.event === 'core.listening')) {
-        signalled = true;
-        child.kill('SIGTERM');
-      }
+test(
+  'SIGTERM while npm start is still starting (the core listens, the other parts not yet): the stop waits ' +
+    'for the start, then is graceful, exit 0',
+  async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'prepaid-early-stop-'));
+    const child = spawn(process.execPath, ['--enable-source-maps', 'dist/bin/start.js'], {
+      env: {
+        ...process.env,
+        DATA_DIR: dataDir,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        CORE_PORT: '0',
+        CORE_METRICS_PORT: '0',
+        DASHBOARD_PORT: '0',
+        DASHBOARD_HOST: '127.0.0.1',
+        CONSOLE_PORT: '0',
+        SHUTDOWN_DRAIN_MS: '0',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
-    const [code, signal] = await closed;
-    assert.ok(signalled, `the core never said it listens: ${stdout}`);
-    assert.equal({ code, signal }, { code: 0, signal: null }, stdout);
-    const events = parseLines(stdout).map((l) => l.event);
-    assert.ok(events.includes('shutdown.started'), stdout);
-    assert.equal(events.at(-1), 'shutdown.completed', stdout);
-  } finally {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    rmSync(dataDir, { recursive: true, force: true });
-  }
-});
+    try {
+      const closed = once(child, 'close');
+      let stdout = '';
+      let signalled = false;
+      child.stdout!.on('data', (chunk: Buffer) => {
+        stdout += chunk.toString('utf8');
+        // The first part's listening line: before it the process may still be loading; after
+        // it the start goes on with the gateway, the dashboard and the console.
+        if (!signalled && parseLines(stdout).some((l) => l.event === 'core.listening')) {
+          signalled = true;
+          child.kill('SIGTERM');
+        }
+      });
+      const [code, signal] = await closed;
+      assert.ok(signalled, `the core never said it listens: ${stdout}`);
+      assert.equal({ code, signal }, { code: 0, signal: null }, stdout);
+      const events = parseLines(stdout).map((l) => l.event);
+      assert.ok(events.includes('shutdown.started'), stdout);
+      assert.equal(events.at(-1), 'shutdown.completed', stdout);
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  },
+);
 
-test('past SHUTDOWN_TIMEOUT_MS the core is ended anyway, logs it, exits 1, and the cut-off purchase stays pending', async () => {
+test('past SHUTDOWN_TIMEOUT_MS the core ends anyway, logs it, exits 1; the cut-off purchase is pending', async () => {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'prepaid-forced-'));
   try {
     // A provider slower than the shutdown bound: the purchase cannot finish in time.

@@ -14,7 +14,7 @@ const test = suite('ops: npm run start:dashboard');
 
 const START_TIMEOUT_MS = 60_000;
 
-test('npm run start:dashboard serves the developer area against a running core and exits 0 on SIGTERM to npm', async () => {
+test('npm run start:dashboard serves the developer area against a core, exits 0 on SIGTERM to npm', async () => {
   let service: Service | undefined;
   let dashboard: ReturnType<typeof spawn> | undefined;
   try {

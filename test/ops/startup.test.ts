@@ -96,7 +96,7 @@ test('-h is --help at every entry point', async () => {
   assert.match(both!.stdout, 'Gateway configuration');
 });
 
-test('a CORE_PORT that is taken names CORE_PORT and stops the core before DATA_DIR or the store is touched', async () => {
+test('a taken CORE_PORT is named, and stops the core before DATA_DIR or the store is touched', async () => {
   const taken = await takenPort();
   const dataDir = path.join(mkdtempSync(path.join(tmpdir(), 'prepaid-startup-')), 'data');
   try {

@@ -19,7 +19,7 @@ import {
   type WebhookEndpointRecord,
 } from '../../domain/events.js';
 import { requireLimit } from '../bounds.js';
-import type { EventStore, WebhookStore } from '../event-port.js';
+import type { EventStore, FailingDestination, WebhookStore } from '../event-port.js';
 import { decodeEventCursor, encodeEventCursor, toPage } from '../paging.js';
 import type { MongoContext } from './context.js';
 import { deliveriesFilter, developerRead } from './developer-reads.js';
@@ -178,30 +178,7 @@ export function createEventStore(ctx: MongoContext): EventStore {
       );
       return eventFromDoc(doc);
     },
-    async claimDue(claim) {
-      requireLimit(claim.limit);
-      const { events } = eventCollections(ctx);
-      const leaseUntil = toDate(claim.leaseUntil, 'leaseUntil');
-      const { destination } = claim;
-      if (destination !== undefined && claim.excludeAccounts.includes(destination.accountId)) return [];
-      const claimed: EventRecord[] = [];
-      // One conditional update per event: whichever core's update matches first owns it.
-      for (let i = 0; i < claim.limit; i++) {
-        const filter: Filter<EventDoc> = { delivery: 'pending', next_attempt_at: { $lte: toDate(claim.now, 'now') } };
-        if (claim.excludeAccounts.length > 0) filter.account_id = { $nin: [...claim.excludeAccounts] };
-        // One destination's: answered from events_due_by_destination.
-        if (destination !== undefined)
-          Object.assign(filter, { account_id: destination.accountId, mode: destination.mode });
-        const doc = await events.findOneAndUpdate(
-          filter,
-          { $set: { lease_owner: claim.owner, next_attempt_at: leaseUntil } },
-          { sort: { next_attempt_at: 1, seq: 1 }, returnDocument: 'after' },
-        );
-        if (doc === null) break;
-        claimed.push(eventFromDoc(doc));
-      }
-      return claimed;
-    },
+    claimDue: (claim) => claimDueEvents(ctx, claim),
     async recordAttempt(eventId, owner, outcome: AttemptOutcome) {
       const at = toDate(outcome.at, 'at');
       const nextDue = nextDueAfter(outcome);
@@ -241,42 +218,7 @@ export function createEventStore(ctx: MongoContext): EventStore {
         .toArray();
       return toPage(docs, limit, eventFromDoc, (doc) => encodeEventCursor(readInteger(doc.seq, 'events.seq')));
     },
-    async failingDestinations(before, limit) {
-      requireLimit(limit);
-      const { events } = eventCollections(ctx);
-      // The pending events older than `before`, by destination: the oldest one's last attempt.
-      const rows = await events
-        .aggregate<{
-          _id: { account_id: string; mode: Mode };
-          oldest: Date;
-          undelivered: number;
-          last_status: number | null;
-          last_error: string | null;
-        }>([
-          { $match: { delivery: 'pending', created_at: { $lt: before } } },
-          { $sort: { created_at: 1 } },
-          {
-            $group: {
-              _id: { account_id: '$account_id', mode: '$mode' },
-              oldest: { $first: '$created_at' },
-              undelivered: { $sum: 1 },
-              last_status: { $first: '$last_status' },
-              last_error: { $first: '$last_error' },
-            },
-          },
-          { $sort: { oldest: 1 } },
-          { $limit: limit },
-        ])
-        .toArray();
-      return rows.map((row) => ({
-        accountId: row._id.account_id,
-        mode: row._id.mode,
-        oldestCreatedAt: row.oldest,
-        undelivered: row.undelivered,
-        lastStatus: row.last_status ?? null,
-        lastError: row.last_error ?? null,
-      }));
-    },
+    failingDestinations: (before, limit) => failingDestinationsOf(ctx, before, limit),
     async undeliveredSummary() {
       const { events } = eventCollections(ctx);
       const [count, oldest] = await Promise.all([
@@ -291,6 +233,69 @@ export function createEventStore(ctx: MongoContext): EventStore {
       return { count, oldestCreatedAt: oldest[0]?.created_at ?? null };
     },
   };
+}
+
+/** Leases up to `claim.limit` due events to `claim.owner` (EventStore.claimDue). */
+async function claimDueEvents(ctx: MongoContext, claim: Parameters<EventStore['claimDue']>[0]): Promise<EventRecord[]> {
+  requireLimit(claim.limit);
+  const { events } = eventCollections(ctx);
+  const leaseUntil = toDate(claim.leaseUntil, 'leaseUntil');
+  const { destination } = claim;
+  if (destination !== undefined && claim.excludeAccounts.includes(destination.accountId)) return [];
+  const claimed: EventRecord[] = [];
+  // One conditional update per event: whichever core's update matches first owns it.
+  for (let i = 0; i < claim.limit; i++) {
+    const filter: Filter<EventDoc> = { delivery: 'pending', next_attempt_at: { $lte: toDate(claim.now, 'now') } };
+    if (claim.excludeAccounts.length > 0) filter.account_id = { $nin: [...claim.excludeAccounts] };
+    // One destination's: answered from events_due_by_destination.
+    if (destination !== undefined) Object.assign(filter, { account_id: destination.accountId, mode: destination.mode });
+    const doc = await events.findOneAndUpdate(
+      filter,
+      { $set: { lease_owner: claim.owner, next_attempt_at: leaseUntil } },
+      { sort: { next_attempt_at: 1, seq: 1 }, returnDocument: 'after' },
+    );
+    if (doc === null) break;
+    claimed.push(eventFromDoc(doc));
+  }
+  return claimed;
+}
+
+/** The destinations whose oldest pending event is older than `before` (EventStore.failingDestinations). */
+async function failingDestinationsOf(ctx: MongoContext, before: Date, limit: number): Promise<FailingDestination[]> {
+  requireLimit(limit);
+  const { events } = eventCollections(ctx);
+  // The pending events older than `before`, by destination: the oldest one's last attempt.
+  const rows = await events
+    .aggregate<{
+      _id: { account_id: string; mode: Mode };
+      oldest: Date;
+      undelivered: number;
+      last_status: number | null;
+      last_error: string | null;
+    }>([
+      { $match: { delivery: 'pending', created_at: { $lt: before } } },
+      { $sort: { created_at: 1 } },
+      {
+        $group: {
+          _id: { account_id: '$account_id', mode: '$mode' },
+          oldest: { $first: '$created_at' },
+          undelivered: { $sum: 1 },
+          last_status: { $first: '$last_status' },
+          last_error: { $first: '$last_error' },
+        },
+      },
+      { $sort: { oldest: 1 } },
+      { $limit: limit },
+    ])
+    .toArray();
+  return rows.map((row) => ({
+    accountId: row._id.account_id,
+    mode: row._id.mode,
+    oldestCreatedAt: row.oldest,
+    undelivered: row.undelivered,
+    lastStatus: row.last_status ?? null,
+    lastError: row.last_error ?? null,
+  }));
 }
 
 export function createWebhookStore(ctx: MongoContext): WebhookStore {

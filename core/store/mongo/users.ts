@@ -152,7 +152,8 @@ class Refused extends Error {
   }
 }
 
-export function createPeopleStore(ctx: MongoContext): PeopleStore {
+/** The people store's collections, each through `live` (a closed store is refused, not reopened). */
+function peopleCollections(ctx: MongoContext) {
   const users = ctx.db.collection<UserDoc>(PEOPLE_COLLECTIONS.users);
   const memberships = ctx.db.collection<MembershipDoc>(MEMBERSHIPS_COLLECTION);
   const invitations = ctx.db.collection<InvitationDoc>(PEOPLE_COLLECTIONS.invitations);
@@ -162,7 +163,94 @@ export function createPeopleStore(ctx: MongoContext): PeopleStore {
     ctx.live();
     return collection;
   };
+  return { users, memberships, invitations, sessions, live };
+}
 
+export function createPeopleStore(ctx: MongoContext): PeopleStore {
+  const { users, memberships, live } = peopleCollections(ctx);
+  const getUser = async (userId: string) => {
+    const doc = await live(users).findOne({ _id: userId });
+    return doc === null ? null : userFromDoc(doc);
+  };
+
+  return {
+    ...invitationMethods(ctx),
+    getUser,
+    async findUserByEmail(email) {
+      const doc = await live(users).findOne({ email });
+      return doc === null ? null : userFromDoc(doc);
+    },
+    async listMembers(accountId) {
+      const docs = await live(memberships)
+        .find({ account_id: accountId })
+        .sort({ created_at: 1, user_id: 1 })
+        .limit(MAX_LIST_ITEMS + 1)
+        .toArray();
+      const found = bounded(docs, `members of account ${accountId}`);
+      const persons = await users.find({ _id: { $in: found.map((doc) => doc.user_id) } }).toArray();
+      const byId = new Map(persons.map((doc) => [doc._id, userFromDoc(doc)]));
+      return found.flatMap((doc): MemberRecord[] => {
+        const user = byId.get(doc.user_id);
+        return user === undefined ? [] : [{ user, membership: membershipFromDoc(doc) }];
+      });
+    },
+    async listMemberships(userId) {
+      const docs = await live(memberships)
+        .find({ user_id: userId })
+        .sort({ created_at: 1, account_id: 1 })
+        .limit(MAX_LIST_ITEMS + 1)
+        .toArray();
+      return bounded(docs, `memberships of ${userId}`).map(membershipFromDoc);
+    },
+    async getMembership(userId, accountId) {
+      const doc = await live(memberships).findOne({ _id: membershipId(userId, accountId) });
+      return doc === null ? null : membershipFromDoc(doc);
+    },
+    async setMembershipDisabled(userId, accountId, disabled) {
+      const doc = await live(memberships).findOneAndUpdate(
+        { _id: membershipId(userId, accountId) },
+        { $set: { disabled } },
+        { returnDocument: 'after' },
+      );
+      return doc === null ? null : membershipFromDoc(doc);
+    },
+    async updateUser(userId, change) {
+      const set: Partial<UserDoc> = {};
+      for (const [field, name] of Object.entries(CHANGE_FIELDS) as [keyof UserChange, keyof UserDoc][]) {
+        const value = change[field];
+        if (value !== undefined) (set as Record<string, unknown>)[name] = value;
+      }
+      if (Object.keys(set).length === 0) return getUser(userId);
+      const doc = await live(users).findOneAndUpdate({ _id: userId }, { $set: set }, { returnDocument: 'after' });
+      return doc === null ? null : userFromDoc(doc);
+    },
+    async claimTotpStep(userId, step) {
+      const result = await live(users).updateOne(
+        { _id: userId, totp_last_step: { $lt: step } },
+        { $set: { totp_last_step: step } },
+      );
+      return result.modifiedCount === 1;
+    },
+    async useRecoveryCode(userId, codeHash) {
+      // One document, one update: matching the code and pulling it happen together.
+      const result = await live(users).updateOne(
+        { _id: userId, recovery_code_hashes: codeHash },
+        { $pull: { recovery_code_hashes: codeHash } },
+      );
+      return result.modifiedCount === 1;
+    },
+    ...sessionMethods(ctx),
+  };
+}
+
+/** Invitations, and accepting one (the person, the invitation's use and the membership together). */
+function invitationMethods(
+  ctx: MongoContext,
+): Pick<
+  PeopleStore,
+  'insertInvitation' | 'listOpenInvitations' | 'revokeInvitations' | 'findInvitation' | 'acceptInvitation'
+> {
+  const { users, memberships, invitations, live } = peopleCollections(ctx);
   return {
     async insertInvitation(invitation) {
       await live(invitations).insertOne({
@@ -230,73 +318,24 @@ export function createPeopleStore(ctx: MongoContext): PeopleStore {
         throw error;
       }
     },
-    async getUser(userId) {
-      const doc = await live(users).findOne({ _id: userId });
-      return doc === null ? null : userFromDoc(doc);
-    },
-    async findUserByEmail(email) {
-      const doc = await live(users).findOne({ email });
-      return doc === null ? null : userFromDoc(doc);
-    },
-    async listMembers(accountId) {
-      const docs = await live(memberships)
-        .find({ account_id: accountId })
-        .sort({ created_at: 1, user_id: 1 })
-        .limit(MAX_LIST_ITEMS + 1)
-        .toArray();
-      const found = bounded(docs, `members of account ${accountId}`);
-      const persons = await users.find({ _id: { $in: found.map((doc) => doc.user_id) } }).toArray();
-      const byId = new Map(persons.map((doc) => [doc._id, userFromDoc(doc)]));
-      return found.flatMap((doc): MemberRecord[] => {
-        const user = byId.get(doc.user_id);
-        return user === undefined ? [] : [{ user, membership: membershipFromDoc(doc) }];
-      });
-    },
-    async listMemberships(userId) {
-      const docs = await live(memberships)
-        .find({ user_id: userId })
-        .sort({ created_at: 1, account_id: 1 })
-        .limit(MAX_LIST_ITEMS + 1)
-        .toArray();
-      return bounded(docs, `memberships of ${userId}`).map(membershipFromDoc);
-    },
-    async getMembership(userId, accountId) {
-      const doc = await live(memberships).findOne({ _id: membershipId(userId, accountId) });
-      return doc === null ? null : membershipFromDoc(doc);
-    },
-    async setMembershipDisabled(userId, accountId, disabled) {
-      const doc = await live(memberships).findOneAndUpdate(
-        { _id: membershipId(userId, accountId) },
-        { $set: { disabled } },
-        { returnDocument: 'after' },
-      );
-      return doc === null ? null : membershipFromDoc(doc);
-    },
-    async updateUser(userId, change) {
-      const set: Partial<UserDoc> = {};
-      for (const [field, name] of Object.entries(CHANGE_FIELDS) as [keyof UserChange, keyof UserDoc][]) {
-        const value = change[field];
-        if (value !== undefined) (set as Record<string, unknown>)[name] = value;
-      }
-      if (Object.keys(set).length === 0) return this.getUser(userId);
-      const doc = await live(users).findOneAndUpdate({ _id: userId }, { $set: set }, { returnDocument: 'after' });
-      return doc === null ? null : userFromDoc(doc);
-    },
-    async claimTotpStep(userId, step) {
-      const result = await live(users).updateOne(
-        { _id: userId, totp_last_step: { $lt: step } },
-        { $set: { totp_last_step: step } },
-      );
-      return result.modifiedCount === 1;
-    },
-    async useRecoveryCode(userId, codeHash) {
-      // One document, one update: matching the code and pulling it happen together.
-      const result = await live(users).updateOne(
-        { _id: userId, recovery_code_hashes: codeHash },
-        { $pull: { recovery_code_hashes: codeHash } },
-      );
-      return result.modifiedCount === 1;
-    },
+  };
+}
+
+/** The developer area's sessions. */
+function sessionMethods(
+  ctx: MongoContext,
+): Pick<
+  PeopleStore,
+  | 'insertSession'
+  | 'findSession'
+  | 'touchSession'
+  | 'setSessionAccount'
+  | 'deleteSession'
+  | 'deleteUserSessions'
+  | 'deleteExpiredSessions'
+> {
+  const { sessions, live } = peopleCollections(ctx);
+  return {
     async insertSession(session) {
       await live(sessions).insertOne({
         _id: session.tokenHash,

@@ -30,6 +30,7 @@ import {
   STAFF_COLLECTIONS,
   SUPPLY_COLLECTIONS,
   UPGRADE_REQUESTS_COLLECTION,
+  UPSTREAM_ANSWERS_COLLECTION,
 } from './collections.js';
 import {
   DELIVERIES_INDEX,
@@ -388,6 +389,17 @@ export const SCHEMA_STEPS: readonly SchemaStep[] = [
       await target.createIndexes(COLLECTIONS.transactions, [{ name: 'transactions_by_time', key: { created_at: 1 } }]);
       await target.createIndexes(FUNDING_COLLECTIONS.inflows, [
         { name: 'inflows_live_by_time', key: { created_at: 1 }, partialFilterExpression: { mode: 'live' } },
+      ]);
+    },
+  },
+  {
+    version: 23,
+    description: "console: each purchase's upstream answers (purchase calls, re-queries, callbacks), cleaned and bounded",
+    // An answer's _id is "<reference>:<n>", unique by itself; this serves a purchase's list and its last one.
+    async apply(target) {
+      await createMissingCollections(target, [UPSTREAM_ANSWERS_COLLECTION], {});
+      await target.createIndexes(UPSTREAM_ANSWERS_COLLECTION, [
+        { name: 'upstream_answers_reference', key: { reference: 1, n: 1 }, unique: true },
       ]);
     },
   },

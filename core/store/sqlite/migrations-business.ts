@@ -416,4 +416,19 @@ export const BUSINESS_MIGRATIONS: readonly Migration[] = [
       ALTER TABLE accounts ADD COLUMN suspension_note TEXT;
     `,
   },
+  {
+    version: 25,
+    description: "console: each purchase's upstream answers (purchase calls, re-queries, callbacks), cleaned and bounded",
+    sql: `
+      CREATE TABLE upstream_answers (
+        reference  TEXT NOT NULL,
+        n          INTEGER NOT NULL CHECK (n >= 1),
+        upstream   TEXT NOT NULL,
+        source     TEXT NOT NULL CHECK (source IN ('purchase', 'requery', 'callback')),
+        body       TEXT NOT NULL,
+        at         INTEGER NOT NULL,
+        PRIMARY KEY (reference, n)
+      ) STRICT, WITHOUT ROWID;
+    `,
+  },
 ];

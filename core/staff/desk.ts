@@ -32,7 +32,7 @@ import type { FundingService } from '../funding/service.js';
 import type { Upgrades } from '../people/upgrades.js';
 import { applyOutcome, type PurchaseDeps, providerRequestOf } from '../purchases/flow.js';
 import type { SupplyAdmin } from '../purchases/supply-admin.js';
-import { callProvider, providerFor } from '../purchases/upstream-calls.js';
+import { answersOf, callProvider, providerFor } from '../purchases/upstream-calls.js';
 import type { FailingDestination } from '../store/event-port.js';
 import type { Store } from '../store/port.js';
 import type { Actor, AuditTrail } from './audit.js';
@@ -228,7 +228,8 @@ export function createDesk(deps: DeskDeps) {
               (signal) => provider.query(providerRequestOf(tx), signal),
               deps.purchases.providerTimeoutMs,
             );
-      const after = await applyOutcome(deps.purchases, tx, outcome, tx.attempts);
+      const answers = answersOf('requery', upstream ?? provider?.name ?? '', outcome);
+      const after = await applyOutcome(deps.purchases, tx, outcome, tx.attempts, undefined, undefined, answers);
       await audit(who, {
         action: 'purchase.requery',
         target: tx.reference,

@@ -394,7 +394,8 @@ export const SCHEMA_STEPS: readonly SchemaStep[] = [
   },
   {
     version: 23,
-    description: "console: each purchase's upstream answers (purchase calls, re-queries, callbacks), cleaned and bounded",
+    description:
+      "console: each purchase's upstream answers (purchase calls, re-queries, callbacks), cleaned and bounded",
     // An answer's _id is "<reference>:<n>", unique by itself; this serves a purchase's list and its last one.
     async apply(target) {
       await createMissingCollections(target, [UPSTREAM_ANSWERS_COLLECTION], {});

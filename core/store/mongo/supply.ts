@@ -7,8 +7,8 @@
  */
 import type { ClientSession, Collection } from 'mongodb';
 import { type Kobo, kobo } from '../../domain/money.js';
-import { RAW_ANSWERS_PER_PURCHASE } from '../../domain/raw-answers.js';
 import type { ProductName } from '../../domain/products.js';
+import { RAW_ANSWERS_PER_PURCHASE } from '../../domain/raw-answers.js';
 import type {
   RouteRecord,
   UpstreamAnswerRecord,

@@ -418,7 +418,8 @@ export const BUSINESS_MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 25,
-    description: "console: each purchase's upstream answers (purchase calls, re-queries, callbacks), cleaned and bounded",
+    description:
+      "console: each purchase's upstream answers (purchase calls, re-queries, callbacks), cleaned and bounded",
     sql: `
       CREATE TABLE upstream_answers (
         reference  TEXT NOT NULL,

@@ -1,8 +1,8 @@
 /** Supply on SQLite (issue 27): upstream attempts, the route table and upstream settings. */
 import type Database from 'better-sqlite3';
 import { kobo } from '../../domain/money.js';
-import { RAW_ANSWERS_PER_PURCHASE } from '../../domain/raw-answers.js';
 import type { ProductName } from '../../domain/products.js';
+import { RAW_ANSWERS_PER_PURCHASE } from '../../domain/raw-answers.js';
 import type {
   RouteRecord,
   UpstreamAnswerRecord,

@@ -233,6 +233,13 @@ export function consoleHandlers({
           attempts: tx.attempts,
           nextAttemptAt: timestampInit(tx.nextAttemptAt),
           upstreamAttempts: tx.upstreamAttempts.map(attemptMessage),
+          upstreamAnswers: tx.upstreamAnswers.map((a) => ({
+            n: a.n,
+            upstream: a.upstream,
+            source: a.source,
+            body: a.body,
+            at: timestampInit(a.at),
+          })),
         })),
         failingWebhooks: queue.failingWebhooks.map((d) => ({
           accountId: d.accountId,

@@ -18,6 +18,7 @@ import type {
   AccountRecord,
   TransactionRecord,
   UpgradeRequestRecord,
+  UpstreamAnswerRecord,
   UpstreamAttemptRecord,
 } from '../domain/records.js';
 import {
@@ -78,7 +79,10 @@ export interface DeskDeps {
 const WEBHOOK_FAILING_AFTER_MS = 24 * 3_600_000;
 
 export interface Attention {
-  pending: (TransactionRecord & { upstreamAttempts: UpstreamAttemptRecord[] })[];
+  pending: (TransactionRecord & {
+    upstreamAttempts: UpstreamAttemptRecord[];
+    upstreamAnswers: UpstreamAnswerRecord[];
+  })[];
   failingWebhooks: FailingDestination[];
   /** Upstreams with a circuit not closed, or a float under its alert. */
   upstreams: Awaited<ReturnType<SupplyAdmin['health']>>;
@@ -195,7 +199,11 @@ export function createDesk(deps: DeskDeps) {
       ]);
       // Each pending purchase's evidence: the upstreams called and what their answers were read as.
       const withAttempts = await Promise.all(
-        pending.items.map(async (tx) => ({ ...tx, upstreamAttempts: await store.supply.attemptsOf(tx.reference) })),
+        pending.items.map(async (tx) => ({
+          ...tx,
+          upstreamAttempts: await store.supply.attemptsOf(tx.reference),
+          upstreamAnswers: await store.supply.answersOf(tx.reference),
+        })),
       );
       const upstreams = health.filter(
         (u) =>

@@ -37,6 +37,7 @@ import { answersOf, callProvider, providerFor } from '../purchases/upstream-call
 import type { FailingDestination } from '../store/event-port.js';
 import type { Store } from '../store/port.js';
 import type { Actor, AuditTrail } from './audit.js';
+import { webhooksState } from './webhooks-state.js';
 
 /** Items of each kind the attention queue shows at once, oldest first. */
 const ATTENTION_LIMIT = 100;
@@ -64,6 +65,7 @@ export interface DeskDeps {
     | 'keys'
     | 'events'
     | 'supply'
+    | 'webhooks'
   >;
   /** The upstreams' circuits and floats as this core sees them; absent without configured upstreams. */
   upstreamHealth?: Pick<SupplyAdmin, 'health'> | undefined;
@@ -407,13 +409,14 @@ export function createDesk(deps: DeskDeps) {
     async accountOverview(accountId: string) {
       const account = accountId === '' ? null : await store.accounts.get(accountId);
       if (!account) throw notFound(`Account ${accountId || '(empty id)'}`);
-      const [keys, users, transactions, ledger] = await Promise.all([
+      const [keys, users, transactions, ledger, webhooks] = await Promise.all([
         deps.accounts.listKeys(accountId),
         store.people.listMembers(accountId),
         store.transactions.listByAccount(accountId, 'live', { limit: OVERVIEW_ROWS }),
         store.wallet.listLedger(accountId, 'live', { limit: OVERVIEW_ROWS }),
+        webhooksState(store, accountId, clock()),
       ]);
-      return { account, keys, users, transactions: transactions.items, ledger: ledger.items };
+      return { account, keys, users, transactions: transactions.items, ledger: ledger.items, webhooks };
     },
 
     async approveUpgrade(accountId: string, tierId: string, who: Actor): Promise<UpgradeRequestRecord> {

@@ -2,7 +2,7 @@
  * More of the attention queue in a real browser against a real core with routed (sandbox)
  * upstreams: a pending purchase shows the upstream attempts it made and its upstreams' answers
  * (collapsed, escaped, without credentials), a webhook destination
- * whose oldest undelivered event is two days old is listed, and the sandbox upstream, whose
+ * whose oldest undelivered event is two days old is listed (and shown on its account's page), and the sandbox upstream, whose
  * circuit opened after declines and a time-out, is listed with its last error.
  */
 import type { Browser, Page } from 'playwright-core';
@@ -99,7 +99,8 @@ flow(
     await state.core.store.webhooks.put({
       accountId,
       mode: 'live',
-      url: 'https://hooks.example.ng/prepaid',
+      // A holder's text in the URL: shown on the account page as text, never markup.
+      url: 'https://hooks.example.ng/prepaid?x="><b id=hookxss>',
       secret: 'whsec_queue',
       previousSecret: null,
       previousSecretUntil: null,
@@ -142,6 +143,18 @@ flow(
     const upstream = page.locator('[data-upstream="sandbox"]');
     assert.is(await upstream.count(), 1);
     assert.match((await upstream.textContent()) ?? '', /Circuit\s*(open|half-open)/);
+
+    // The account's page: each mode's destination, its newest delivery and its backlog.
+    await page.goto(`${state.app.url}/accounts/${encodeURIComponent(accountId)}`);
+    const live = page.locator('[data-webhook-mode="live"]');
+    const liveText = (await live.textContent()) ?? '';
+    assert.ok(liveText.includes('https://hooks.example.ng/prepaid?x="><b id=hookxss>'), liveText);
+    assert.is(await page.locator('#hookxss').count(), 0, 'the URL is text');
+    assert.not.match(liveText, /disabled/);
+    assert.match(liveText, /Newest delivery\s*pending \(no attempt yet\)/);
+    assert.match(liveText, /Waiting for delivery\s*1, since \d{4}-/);
+    assert.not.match(await page.content(), /whsec_queue/);
+    assert.match((await page.locator('[data-webhook-mode="test"]').textContent()) ?? '', /Destination\s*none set/);
   },
 );
 

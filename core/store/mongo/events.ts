@@ -242,7 +242,7 @@ export function createEventStore(ctx: MongoContext): EventStore {
         .toArray();
       return toPage(docs, limit, eventFromDoc, (doc) => encodeEventCursor(readInteger(doc.seq, 'events.seq')));
     },
-    async failingDestinations(before, limit) {
+    async failingDestinations(before, limit, accountId) {
       requireLimit(limit);
       const { events } = eventCollections(ctx);
       // The pending events older than `before`, by destination: the oldest one's last attempt.
@@ -254,7 +254,13 @@ export function createEventStore(ctx: MongoContext): EventStore {
           last_status: number | null;
           last_error: string | null;
         }>([
-          { $match: { delivery: 'pending', created_at: { $lt: before } } },
+          {
+            $match: {
+              delivery: 'pending',
+              created_at: { $lt: before },
+              ...(accountId === undefined ? {} : { account_id: accountId }),
+            },
+          },
           { $sort: { created_at: 1 } },
           {
             $group: {

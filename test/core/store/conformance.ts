@@ -2937,6 +2937,12 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
         ],
       );
       assert.ok((await h.store.events.failingDestinations(at(200_000), 1)).length <= 1);
+      assert.equal(
+        (await h.store.events.failingDestinations(at(200_000), 2, late)).map((d) => [d.accountId, d.undelivered]),
+        [[late, 1]],
+        "one account's backlog (its console page)",
+      );
+      assert.equal(await h.store.events.failingDestinations(at(200_000), 2, quiet), []);
     });
 
     it('a claim leases due events to one owner; attempts are recorded only by the owner', async (h) => {

@@ -1,6 +1,7 @@
 /**
  * Finding an account (by id, a user's email, a public key, a virtual account number, a
- * transaction reference, or a part of its name) and its page: balance, tier, keys without secrets, users, webhooks, the newest
+ * transaction reference, or a part of its name) and its page: balance, tier, keys without secrets, users,
+ * webhooks, the newest
  * transactions and ledger entries of the live wallet.
  */
 import { type Timestamp, timestampDate } from '@bufbuild/protobuf/wkt';

@@ -20,11 +20,20 @@ function lastDelivery(w: AccountWebhookState): SafeHtml | string {
   return html`${w.lastDelivery} (${answer})`;
 }
 
+function destination(w: AccountWebhookState): SafeHtml | string {
+  if (w.url === '') return 'none set';
+  return html`<code>${w.url}</code>${w.enabled ? '' : ' (disabled)'}`;
+}
+
+function backlog(w: AccountWebhookState): string {
+  return w.undelivered === 0 ? '0' : `${w.undelivered}, since ${when(w.undeliveredSince)}`;
+}
+
 export function webhooksStateSection(webhooks: readonly AccountWebhookState[]): SafeHtml {
   return html`<section><h2>Webhooks</h2>${webhooks.map(
     (w) => html`<dl class="webhook" data-webhook-mode="${w.mode}"><dt>Mode</dt><dd>${w.mode}</dd>
-<dt>Destination</dt><dd>${w.url === '' ? 'none set' : html`<code>${w.url}</code>`}${w.url !== '' && !w.enabled ? ' (disabled)' : ''}</dd>
+<dt>Destination</dt><dd>${destination(w)}</dd>
 <dt>Newest delivery</dt><dd>${lastDelivery(w)}</dd>
-<dt>Waiting for delivery</dt><dd>${w.undelivered}${w.undelivered === 0 ? '' : `, since ${when(w.undeliveredSince)}`}</dd></dl>`,
+<dt>Waiting for delivery</dt><dd>${backlog(w)}</dd></dl>`,
   )}</section>`;
 }

@@ -28,16 +28,33 @@ const REMOVED = '[removed]';
  * Field names whose values are credentials. A bare `token` is not among them: VTpass and the
  * other upstreams name the electricity token so.
  */
-const SECRET_NAME =
-  /(^|[_-])(api|secret|private|public)?[_-]?key$|secret|passw|pwd|^pin$|[_-]pin$|pincode|auth|signature|hash|cookie|session|credential|(access|refresh|api|bearer|auth|session|id)[_-]?token/i;
+const SECRET_NAME = new RegExp(
+  [
+    '(^|[_-])(api|secret|private|public)?[_-]?key$',
+    'secret|passw|pwd|^pin$|[_-]pin$|pincode',
+    'auth|signature|hash|cookie|session|credential',
+    '(access|refresh|api|bearer|auth|session|id)[_-]?token',
+  ].join('|'),
+  'i',
+);
 
 /** Text shaped like a credential wherever it stands (as runtime/log.ts reads one). */
-const SECRET_SHAPES =
-  /\b(?:sk|pk|whsec|sess|inv)_[A-Za-z0-9_-]{6,}|\bBearer\s+\S+|\bBasic\s+[A-Za-z0-9+/=]{8,}|(?=[A-Za-z0-9_-]*[A-Z])(?=[A-Za-z0-9_-]*[a-z])(?=[A-Za-z0-9_-]*\d)[A-Za-z0-9_-]{32,}/g;
+const SECRET_SHAPES = new RegExp(
+  [
+    String.raw`\b(?:sk|pk|whsec|sess|inv)_[A-Za-z0-9_-]{6,}`,
+    String.raw`\bBearer\s+\S+`,
+    String.raw`\bBasic\s+[A-Za-z0-9+/=]{8,}`,
+    String.raw`(?=[A-Za-z0-9_-]*[A-Z])(?=[A-Za-z0-9_-]*[a-z])(?=[A-Za-z0-9_-]*\d)[A-Za-z0-9_-]{32,}`,
+  ].join('|'),
+  'g',
+);
 
 /** `name=value` and `"name": "value"` pairs in a body that is not JSON (a query string, XML-ish text). */
-const SECRET_PAIRS =
-  /\b([A-Za-z_-]*(?:key|secret|passw|pwd|pin|auth|signature|session|credential)[A-Za-z_-]*)(\s*[=:]\s*"?)([^&"\s,;<]+)/gi;
+const SECRET_PAIRS = new RegExp(
+  String.raw`\b([A-Za-z_-]*(?:key|secret|passw|pwd|pin|auth|signature|session|credential)[A-Za-z_-]*)` +
+    String.raw`(\s*[=:]\s*"?)([^&"\s,;<]+)`,
+  'gi',
+);
 
 /** Nested values are cleaned this deep; anything deeper is replaced whole. */
 const MAX_DEPTH = 8;

@@ -47,7 +47,7 @@ export type ProviderOutcome =
   };
 
 /** An upstream's answer body, uncleaned (core/domain/raw-answers.ts cleans it). */
-export interface RawAnswer {
+interface RawAnswer {
   httpStatus?: number;
   body: string;
 }

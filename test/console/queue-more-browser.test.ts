@@ -1,9 +1,9 @@
 /**
  * More of the attention queue in a real browser against a real core with routed (sandbox)
  * upstreams: a pending purchase shows the upstream attempts it made and its upstreams' answers
- * (collapsed, escaped, without credentials), a webhook destination
- * whose oldest undelivered event is two days old is listed (and shown on its account's page), and the sandbox upstream, whose
- * circuit opened after declines and a time-out, is listed with its last error.
+ * (collapsed, escaped, without credentials), a webhook destination whose oldest undelivered
+ * event is two days old is listed (and shown on its account's page), and the sandbox upstream,
+ * whose circuit opened after declines and a time-out, is listed with its last error.
  */
 import type { Browser, Page } from 'playwright-core';
 import * as assert from 'uvu/assert';

@@ -519,8 +519,15 @@ function announcing(store: Store, recorded: (destination: { accountId: string; m
       if (credited !== null && !credited.replayed) recorded(input);
       return credited;
     },
-    settle: async (reference, result, at, attempt) => tell(await inner.settle(reference, result, at, attempt)),
-    refund: async (reference, reason, at, attempt) => tell(await inner.refund(reference, reason, at, attempt)),
+    debit: async (input) => {
+      const debited = await inner.debit(input);
+      if (debited.outcome === 'debited' && !debited.replayed) recorded(input);
+      return debited;
+    },
+    settle: async (reference, result, at, attempt, answers) =>
+      tell(await inner.settle(reference, result, at, attempt, answers)),
+    refund: async (reference, reason, at, attempt, answers) =>
+      tell(await inner.refund(reference, reason, at, attempt, answers)),
     reverse: async (reference, reason, at) => tell(await inner.reverse(reference, reason, at)),
   };
   return { ...store, wallet };

@@ -467,12 +467,12 @@ export function instrumentStore(
     credit: (input) => timed('credit', () => inner.credit(input)),
     debit: (input) => inner.debit(input),
     reserve: (tx, first) => timed('reserve', () => inner.reserve(tx, first)),
-    settle: async (reference, result, at, attempt) =>
-      told(await timed('settle', () => inner.settle(reference, result, at, attempt))),
-    refund: async (reference, reason, at, attempt) =>
-      told(await timed('refund', () => inner.refund(reference, reason, at, attempt))),
+    settle: async (reference, result, at, attempt, answers) =>
+      told(await timed('settle', () => inner.settle(reference, result, at, attempt, answers))),
+    refund: async (reference, reason, at, attempt, answers) =>
+      told(await timed('refund', () => inner.refund(reference, reason, at, attempt, answers))),
     reverse: async (reference, reason, at) => told(await timed('reverse', () => inner.reverse(reference, reason, at))),
-    recordAttempt: (reference, next, attempt) => inner.recordAttempt(reference, next, attempt),
+    recordAttempt: (reference, next, attempt, answers) => inner.recordAttempt(reference, next, attempt, answers),
     claimAttempt: (reference, claim) => inner.claimAttempt(reference, claim),
     listLedger: (accountId, mode, page) => inner.listLedger(accountId, mode, page),
     ledgerOf: (accountId, mode, reference) => inner.ledgerOf(accountId, mode, reference),

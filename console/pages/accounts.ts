@@ -1,6 +1,7 @@
 /**
  * Finding an account (by id, a user's email, a public key, a virtual account number, a
- * transaction reference, or a part of its name) and its page: balance, tier, keys without secrets, users, the newest
+ * transaction reference, or a part of its name) and its page: balance, tier, keys without secrets, users,
+ * webhooks, the newest
  * transactions and ledger entries of the live wallet.
  */
 import { type Timestamp, timestampDate } from '@bufbuild/protobuf/wkt';
@@ -9,6 +10,7 @@ import { html } from '../../web/html.js';
 import { page } from '../layout.js';
 import type { Route } from '../server.js';
 import { suspensionSection } from './suspension.js';
+import { webhooksStateSection } from './webhooks-state.js';
 
 const naira = (amountKobo: bigint) => `₦${formatNaira(kobo(Number(amountKobo)))}`;
 const when = (at: Timestamp | undefined) => (at === undefined ? '-' : timestampDate(at).toISOString());
@@ -71,6 +73,7 @@ ${suspensionSection(ctx.viewer!, a)}
           ? html`<p>None.</p>`
           : html`<ul>${o.users.map((u) => html`<li>${u.email}${u.disabled ? ' (disabled)' : ''}</li>`)}</ul>`
       }</section>
+${webhooksStateSection(o.webhooks)}
 <section><h2>Newest purchases</h2><table><thead><tr><th>Reference</th><th>Service</th><th>Recipient</th><th>Charged</th><th>Made</th></tr></thead>
 <tbody>${o.transactions.map(
         (t) =>

@@ -7,7 +7,7 @@
 import { type Timestamp, timestampDate } from '@bufbuild/protobuf/wkt';
 import { formatNaira, kobo } from '../../core/domain/money.js';
 import type { UpstreamAttempt, UpstreamHealth } from '../../gen/prepaid/v1/admin_pb.js';
-import type { FailingWebhook } from '../../gen/prepaid/v1/console_pb.js';
+import type { FailingWebhook, UpstreamAnswer } from '../../gen/prepaid/v1/console_pb.js';
 import { html, type SafeHtml } from '../../web/html.js';
 
 const naira = (amountKobo: bigint) => `₦${formatNaira(kobo(Number(amountKobo)))}`;
@@ -23,6 +23,19 @@ export function attemptsTable(attempts: readonly UpstreamAttempt[]): SafeHtml {
       html`<tr><td>${a.seq}</td><td>${a.upstream}</td><td>${when(a.startedAt)}</td><td>${when(a.endedAt)}</td>
 <td>${a.outcome || 'no answer recorded'}</td><td><code>${a.evidence}</code></td><td>${a.costKobo > 0n ? naira(a.costKobo) : '-'}</td></tr>`,
   )}</tbody></table>`;
+}
+
+/**
+ * What the upstreams answered about a pending purchase, as they sent it (the core removed
+ * every credential and bounded each): collapsed, one <details> each, readable without script.
+ */
+export function answersList(answers: readonly UpstreamAnswer[]): SafeHtml {
+  if (answers.length === 0)
+    return html`<p>No upstream answer kept (none came, or the purchase is older than them).</p>`;
+  return html`<div class="answers"><h3>Upstream answers (${answers.length})</h3>${answers.map(
+    (a) => html`<details data-answer="${a.n}"><summary>${a.source} answer from ${a.upstream}, ${when(a.at)}</summary>
+<pre>${a.body}</pre></details>`,
+  )}</div>`;
 }
 
 export function failingWebhooksSection(list: readonly FailingWebhook[]): SafeHtml {

@@ -11,7 +11,7 @@ import { TransactionStatus } from '../../gen/prepaid/v1/types_pb.js';
 import { html, type SafeHtml } from '../../web/html.js';
 import { csrfField, page, type StaffViewer } from '../layout.js';
 import type { Answer, PageContext, Route } from '../server.js';
-import { attemptsTable, failingWebhooksSection, upstreamsSection } from './queue-more.js';
+import { answersList, attemptsTable, failingWebhooksSection, upstreamsSection } from './queue-more.js';
 
 const naira = (amountKobo: bigint | number) => `₦${formatNaira(kobo(Number(amountKobo)))}`;
 const when = (at: Timestamp | undefined) => (at === undefined ? '-' : timestampDate(at).toISOString());
@@ -67,7 +67,7 @@ ${queue.proposals.length === 0 ? html`<p>None.</p>` : queue.proposals.map((p) =>
 ${
   queue.pending.length === 0
     ? html`<p>None.</p>`
-    : queue.pending.map(({ transaction: tx, attempts, nextAttemptAt, upstreamAttempts }) => {
+    : queue.pending.map(({ transaction: tx, attempts, nextAttemptAt, upstreamAttempts, upstreamAnswers }) => {
         const ref = encodeURIComponent(tx!.reference);
         return html`<div class="item" data-reference="${tx!.reference}">
 <dl><dt>Reference</dt><dd>${tx!.reference}</dd><dt>Account</dt><dd>${tx!.accountId}</dd>
@@ -75,6 +75,7 @@ ${
 <dt>Charged</dt><dd>${naira(tx!.chargedKobo)}</dd><dt>Status</dt><dd>${STATUS_NAMES[tx!.status] ?? 'unknown'}</dd>
 <dt>Re-queries</dt><dd>${attempts}</dd><dt>Made</dt><dd>${when(tx!.createdAt)}</dd><dt>Next re-query</dt><dd>${when(nextAttemptAt)}</dd></dl>
 ${attemptsTable(upstreamAttempts)}
+${answersList(upstreamAnswers)}
 ${actionForm(viewer, `/pending/${ref}/requery`, 'Re-query the upstream now')}
 ${actionForm(viewer, `/pending/${ref}/delivered`, 'Resolve as delivered', { note: 'Evidence of delivery (required)' })}
 ${actionForm(viewer, `/pending/${ref}/failed`, 'Propose as failed (refund)', {

@@ -437,6 +437,24 @@ export interface UpstreamAttemptRecord {
   endedAt: Date | null;
 }
 
+/** Where an upstream's answer about a purchase came from. */
+export type UpstreamAnswerSource = 'purchase' | 'requery' | 'callback';
+
+/**
+ * One answer of an upstream about a purchase (issue 28): the body of a purchase call, a
+ * re-query or a callback, cleaned of secrets and bounded (core/domain/raw-answers.ts), written
+ * in the same store transaction as what it did to the purchase. The operator sees them.
+ */
+export interface UpstreamAnswerRecord {
+  reference: string;
+  /** 1, 2, ... in the order written; at the bound the last one is replaced by the newest. */
+  n: number;
+  upstream: string;
+  source: UpstreamAnswerSource;
+  body: string;
+  at: Date;
+}
+
 /**
  * One row of the route table: the upstreams, in order, that sell a product, optionally only
  * for a network, a data plan type or a disco ("" matches any). The most specific row wins;

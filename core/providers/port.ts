@@ -29,17 +29,28 @@ export interface ProviderRequest {
  */
 export type ProviderOutcome =
   /** `costKobo`: what the upstream says it charged us, where it says so (recorded for the operator). */
-  | { kind: 'delivered'; result: DeliveryResult; costKobo?: Kobo }
-  /** Definitive failure: nothing was delivered and the upstream did not charge. */
-  | { kind: 'failed'; reason: string; evidence?: CallEvidence }
-  /** No certain answer (timeout, network error, still processing, unexpected body). */
-  | { kind: 'unknown'; reason: string; evidence?: CallEvidence }
-  /**
-   * The upstream undid the purchase and returned the money to us (a reversal). For a
-   * pending transaction it is a failure like any other (refunded once); for one already
-   * settled it turns `success` into `reversed`, with one refund.
-   */
-  | { kind: 'reversed'; reason: string };
+  (
+    | { kind: 'delivered'; result: DeliveryResult; costKobo?: Kobo }
+    /** Definitive failure: nothing was delivered and the upstream did not charge. */
+    | { kind: 'failed'; reason: string; evidence?: CallEvidence }
+    /** No certain answer (timeout, network error, still processing, unexpected body). */
+    | { kind: 'unknown'; reason: string; evidence?: CallEvidence }
+    /**
+     * The upstream undid the purchase and returned the money to us (a reversal). For a
+     * pending transaction it is a failure like any other (refunded once); for one already
+     * settled it turns `success` into `reversed`, with one refund.
+     */
+    | { kind: 'reversed'; reason: string }
+  ) & {
+    /** The upstream's answer as it came (no header), when there was one; cleaned before it is stored. */
+    raw?: RawAnswer;
+  };
+
+/** An upstream's answer body, uncleaned (core/domain/raw-answers.ts cleans it). */
+interface RawAnswer {
+  httpStatus?: number;
+  body: string;
+}
 
 export interface ProductProvider {
   /** Name for logs and metrics, for example "sandbox". */

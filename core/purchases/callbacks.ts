@@ -13,8 +13,9 @@
 import { DomainError } from '../domain/errors.js';
 import type { TransactionRecord } from '../domain/records.js';
 import type { ProviderOutcome } from '../providers/port.js';
+import type { NewUpstreamAnswer } from '../store/port.js';
 import { applyOutcome, type PurchaseDeps, providerRequestOf } from './flow.js';
-import { callProvider, providerFor } from './upstream-calls.js';
+import { answersOf, callbackAnswers, callProvider, providerFor } from './upstream-calls.js';
 
 /** What became of one callback. */
 export type CallbackDisposition =
@@ -97,7 +98,11 @@ export function createCallbackService(
   }
 
   /** The requery's answer applied to the transaction as it stands. */
-  async function apply(tx: TransactionRecord, outcome: ProviderOutcome): Promise<CallbackResult> {
+  async function apply(
+    tx: TransactionRecord,
+    outcome: ProviderOutcome,
+    answers: readonly NewUpstreamAnswer[],
+  ): Promise<CallbackResult> {
     const done = (disposition: CallbackDisposition, after: TransactionRecord): CallbackResult => ({
       disposition,
       reference: tx.reference,
@@ -107,7 +112,7 @@ export function createCallbackService(
 
     if (tx.status === 'pending') {
       // The flow's own rule for a requery answer, so a callback and the worker agree.
-      const after = await applyOutcome(deps, tx, outcome, tx.attempts);
+      const after = await applyOutcome(deps, tx, outcome, tx.attempts, undefined, undefined, answers);
       return done(after.status === 'pending' ? 'unchanged' : 'applied', after);
     }
 
@@ -184,7 +189,8 @@ export function createCallbackService(
           (signal) => provider.query(providerRequestOf(tx), signal),
           deps.providerTimeoutMs,
         );
-        const result = await apply(tx, outcome);
+        const heard = [...callbackAnswers(providerName, body), ...answersOf('requery', providerName, outcome)];
+        const result = await apply(tx, outcome, heard);
         log('callback.applied', {
           provider: providerName,
           reference: tx.reference,

@@ -16,10 +16,10 @@ import { newReference } from '../domain/reference.js';
 import { DEFAULT_RETRY_SCHEDULE, firstAnswer, nextAttempt, type RetrySchedule } from '../domain/transactions.js';
 import { REQUEST_ID_PATTERN } from '../domain/validation.js';
 import type { ProviderOutcome, ProviderRequest, ProvidersByMode } from '../providers/port.js';
-import type { AttemptEnd, Store } from '../store/port.js';
+import type { AttemptEnd, NewUpstreamAnswer, Store } from '../store/port.js';
 import { leavesCostToRecord } from './observed-costs.js';
 import { type Background, sendReceipt } from './receipts.js';
-import { callProvider, purchaseAtUpstreams, routePurchase, type SupplyDeps } from './upstream-calls.js';
+import { answersOf, callProvider, purchaseAtUpstreams, routePurchase, type SupplyDeps } from './upstream-calls.js';
 
 export interface PurchaseDeps {
   /** The flow moves money, reads purchases back and records which upstream got each call. */
@@ -169,11 +169,11 @@ export async function executePurchase(
   const tx = reserved.transaction;
   deps.inFlight.add(tx.reference);
   try {
-    const { outcome, attempt } =
+    const { outcome, attempt, answers } =
       deps.supply !== undefined && routed !== undefined
         ? await purchaseAtUpstreams({ ...deps, supply: deps.supply }, tx, providerRequestOf(tx), routed)
-        : { outcome: await purchaseAtFamilyProvider(deps, tx), attempt: undefined };
-    const final = await applyOutcome(deps, tx, outcome, 0, DEFAULT_RETRY_SCHEDULE, attempt);
+        : await purchaseAtFamilyProvider(deps, tx);
+    const final = await applyOutcome(deps, tx, outcome, 0, DEFAULT_RETRY_SCHEDULE, attempt, answers);
     // The request's answer: a refunded failure is the caller's 502.
     if (final.status === 'failed') throw providerFailed(final);
     return { transaction: final, replayed: false };
@@ -183,7 +183,10 @@ export async function executePurchase(
 }
 
 /** A purchase without routing (test mode, or no supply given): its family's provider, once. */
-async function purchaseAtFamilyProvider(deps: PurchaseDeps, tx: TransactionRecord): Promise<ProviderOutcome> {
+async function purchaseAtFamilyProvider(
+  deps: PurchaseDeps,
+  tx: TransactionRecord,
+): Promise<{ outcome: ProviderOutcome; attempt?: undefined; answers: NewUpstreamAnswer[] }> {
   const provider = deps.providers[tx.mode][tx.product];
   const started = Date.now();
   const outcome = await callProvider(
@@ -198,7 +201,7 @@ async function purchaseAtFamilyProvider(deps: PurchaseDeps, tx: TransactionRecor
     outcome: outcome.kind,
     ms: Date.now() - started,
   });
-  return outcome;
+  return { outcome, answers: answersOf('purchase', provider.name, outcome) };
 }
 
 /**
@@ -215,10 +218,12 @@ export async function applyOutcome(
   schedule: RetrySchedule = DEFAULT_RETRY_SCHEDULE,
   /** The upstream attempt this outcome came from, ended in the same store transaction. */
   attempt?: AttemptEnd,
+  /** The upstream's answers that said it (issue 28), kept in the same store transaction. */
+  answers?: readonly NewUpstreamAnswer[],
 ): Promise<TransactionRecord> {
   const at = deps.clock();
   if (outcome.kind === 'delivered') {
-    const settled = await deps.store.wallet.settle(tx.reference, outcome.result, at, attempt);
+    const settled = await deps.store.wallet.settle(tx.reference, outcome.result, at, attempt, answers);
     if (!settled) throw new DomainError('INTERNAL', `Transaction ${tx.reference} vanished while settling.`);
     if (settled.changed) {
       sendReceipt(deps, settled.transaction);
@@ -238,12 +243,12 @@ export async function applyOutcome(
   // somebody settled it first (a late success beats a failure learned second), the refund
   // changes nothing and the success is returned.
   if (outcome.kind === 'failed' || outcome.kind === 'reversed') {
-    const refunded = await deps.store.wallet.refund(tx.reference, outcome.reason, at, attempt);
+    const refunded = await deps.store.wallet.refund(tx.reference, outcome.reason, at, attempt, answers);
     if (!refunded) throw new DomainError('INTERNAL', `Transaction ${tx.reference} vanished while refunding.`);
     return refunded.transaction;
   }
   const next = nextAttempt(tx, attemptsSoFar, at, schedule);
-  await deps.store.wallet.recordAttempt(tx.reference, next, attempt);
+  await deps.store.wallet.recordAttempt(tx.reference, next, attempt, answers);
   const after = (await deps.store.transactions.get(tx.reference)) ?? tx;
   // Attempt 1 is the purchase's own call (answered 202), or a crash survivor's first requery.
   if (next.attempts === 1) deps.observer?.leftPending(after);

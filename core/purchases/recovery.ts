@@ -9,7 +9,7 @@ import { createPeriodicRunner, type PeriodicRunner } from '../../runtime/periodi
 import type { TransactionRecord } from '../domain/records.js';
 import { DEFAULT_RETRY_SCHEDULE, type RetrySchedule } from '../domain/transactions.js';
 import { applyOutcome, leaseUntil, type PurchaseDeps, providerRequestOf } from './flow.js';
-import { callProvider, providerFor } from './upstream-calls.js';
+import { answersOf, callProvider, providerFor } from './upstream-calls.js';
 
 /** Transactions looked at per pass, so one pass stays short however large the backlog. */
 const RECOVERY_BATCH_SIZE = 100;
@@ -51,7 +51,8 @@ export function createRecoveryWorker(
       outcome: outcome.kind,
       attempt: tx.attempts,
     });
-    const after = await applyOutcome(deps, tx, outcome, tx.attempts - 1, schedule);
+    const answers = answersOf('requery', upstream ?? provider?.name ?? '', outcome);
+    const after = await applyOutcome(deps, tx, outcome, tx.attempts - 1, schedule, undefined, answers);
     return after.status !== 'pending';
   }
 

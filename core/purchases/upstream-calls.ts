@@ -9,11 +9,12 @@
  */
 import type { Kobo } from '../domain/money.js';
 import type { ProductName } from '../domain/products.js';
-import type { TransactionRecord, UpstreamAttemptOutcome } from '../domain/records.js';
+import { cleanRawAnswer } from '../domain/raw-answers.js';
+import type { TransactionRecord, UpstreamAnswerSource, UpstreamAttemptOutcome } from '../domain/records.js';
 import type { CallEvidence } from '../providers/failover.js';
 import type { ProductProvider, ProviderOutcome, ProviderRequest, Providers } from '../providers/port.js';
 import type { Upstream } from '../providers/supply.js';
-import type { AttemptEnd, Store } from '../store/port.js';
+import type { AttemptEnd, NewUpstreamAnswer, Store } from '../store/port.js';
 import type { CostObserver } from './observed-costs.js';
 import type { Router, RoutingDecision, SkipReason } from './routing.js';
 import type { CallHealth, CircuitState, UpstreamHealth } from './upstream-health.js';
@@ -70,6 +71,24 @@ interface CallDeps {
   providerTimeoutMs: number;
   log: (event: string, fields: Record<string, unknown>) => void;
   supply?: SupplyDeps;
+}
+
+/**
+ * An outcome's raw answer as it is kept for the operator (issue 28): cleaned of secrets and
+ * bounded by core/domain/raw-answers.ts. None when the call had no answer.
+ */
+export function answersOf(
+  source: UpstreamAnswerSource,
+  upstream: string,
+  outcome: ProviderOutcome,
+): NewUpstreamAnswer[] {
+  if (outcome.raw === undefined) return [];
+  return [{ source, upstream, body: cleanRawAnswer(outcome.raw.body, outcome.raw.httpStatus) }];
+}
+
+/** A callback's body as it is kept beside the re-query it led to (issue 28). */
+export function callbackAnswers(upstream: string, body: Uint8Array): NewUpstreamAnswer[] {
+  return [{ source: 'callback', upstream, body: cleanRawAnswer(new TextDecoder().decode(body)) }];
 }
 
 /** The evidence as one short line for the operator: `refused`, `http 200, code 091, failed`. */
@@ -154,6 +173,8 @@ interface UpstreamsOutcome {
   outcome: ProviderOutcome;
   /** The last attempt's end, for the settle, refund or pending write (absent: no upstream was called). */
   attempt?: AttemptEnd;
+  /** The last upstream's answer, kept with that write. */
+  answers?: NewUpstreamAnswer[];
 }
 
 /**
@@ -212,6 +233,7 @@ export async function purchaseAtUpstreams(
         evidence: describeEvidence(evidence),
         costKobo: null,
         at: deps.clock(),
+        answers: answersOf('purchase', upstream.name, outcome),
       });
       deps.supply.observer?.attempt(upstream.name, tx.product, 'not_delivered');
       deps.supply.observer?.failover(upstream.name, next.name, failoverReason(evidence));
@@ -233,6 +255,7 @@ export async function purchaseAtUpstreams(
         evidence: describeEvidence(evidence),
         costKobo: outcome.kind === 'delivered' ? (outcome.costKobo ?? null) : null,
       },
+      answers: answersOf('purchase', upstream.name, outcome),
     };
   }
   // Not reached: the last candidate has no next, so its outcome returned above.

@@ -236,6 +236,13 @@ export function consoleHandlers({
           attempts: tx.attempts,
           nextAttemptAt: timestampInit(tx.nextAttemptAt),
           upstreamAttempts: tx.upstreamAttempts.map(attemptMessage),
+          upstreamAnswers: tx.upstreamAnswers.map((a) => ({
+            n: a.n,
+            upstream: a.upstream,
+            source: a.source,
+            body: a.body,
+            at: timestampInit(a.at),
+          })),
         })),
         failingWebhooks: queue.failingWebhooks.map((d) => ({
           accountId: d.accountId,
@@ -313,6 +320,17 @@ export function consoleHandlers({
         users: overview.users.map(userMessage),
         transactions: overview.transactions.map(transactionMessage),
         ledger: overview.ledger.map(ledgerEntryMessage),
+        webhooks: overview.webhooks.map((w) => ({
+          mode: w.mode,
+          url: w.url,
+          enabled: w.enabled,
+          lastDelivery: w.lastDelivery?.state ?? '',
+          ...(w.lastDelivery?.attemptAt ? { lastAttemptAt: timestampInit(w.lastDelivery.attemptAt) } : {}),
+          lastStatus: w.lastDelivery?.status ?? 0,
+          lastError: w.lastDelivery?.error ?? '',
+          undelivered: w.undelivered,
+          ...(w.undeliveredSince === null ? {} : { undeliveredSince: timestampInit(w.undeliveredSince) }),
+        })),
       };
     },
     ...settingsHandlers(realm, catalog, adminAs),

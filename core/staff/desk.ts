@@ -18,6 +18,7 @@ import type {
   AccountRecord,
   TransactionRecord,
   UpgradeRequestRecord,
+  UpstreamAnswerRecord,
   UpstreamAttemptRecord,
 } from '../domain/records.js';
 import {
@@ -32,10 +33,11 @@ import type { FundingService } from '../funding/service.js';
 import type { Upgrades } from '../people/upgrades.js';
 import { applyOutcome, type PurchaseDeps, providerRequestOf } from '../purchases/flow.js';
 import type { SupplyAdmin } from '../purchases/supply-admin.js';
-import { callProvider, providerFor } from '../purchases/upstream-calls.js';
+import { answersOf, callProvider, providerFor } from '../purchases/upstream-calls.js';
 import type { FailingDestination } from '../store/event-port.js';
 import type { Store } from '../store/port.js';
 import type { Actor, AuditTrail } from './audit.js';
+import { webhooksState } from './webhooks-state.js';
 
 /** Items of each kind the attention queue shows at once, oldest first. */
 const ATTENTION_LIMIT = 100;
@@ -63,6 +65,7 @@ export interface DeskDeps {
     | 'keys'
     | 'events'
     | 'supply'
+    | 'webhooks'
   >;
   /** The upstreams' circuits and floats as this core sees them; absent without configured upstreams. */
   upstreamHealth?: Pick<SupplyAdmin, 'health'> | undefined;
@@ -78,7 +81,10 @@ export interface DeskDeps {
 const WEBHOOK_FAILING_AFTER_MS = 24 * 3_600_000;
 
 export interface Attention {
-  pending: (TransactionRecord & { upstreamAttempts: UpstreamAttemptRecord[] })[];
+  pending: (TransactionRecord & {
+    upstreamAttempts: UpstreamAttemptRecord[];
+    upstreamAnswers: UpstreamAnswerRecord[];
+  })[];
   failingWebhooks: FailingDestination[];
   /** Upstreams with a circuit not closed, or a float under its alert. */
   upstreams: Awaited<ReturnType<SupplyAdmin['health']>>;
@@ -234,7 +240,11 @@ export function createDesk(deps: DeskDeps) {
       ]);
       // Each pending purchase's evidence: the upstreams called and what their answers were read as.
       const withAttempts = await Promise.all(
-        pending.items.map(async (tx) => ({ ...tx, upstreamAttempts: await store.supply.attemptsOf(tx.reference) })),
+        pending.items.map(async (tx) => ({
+          ...tx,
+          upstreamAttempts: await store.supply.attemptsOf(tx.reference),
+          upstreamAnswers: await store.supply.answersOf(tx.reference),
+        })),
       );
       const upstreams = health.filter(
         (u) =>
@@ -267,7 +277,8 @@ export function createDesk(deps: DeskDeps) {
               (signal) => provider.query(providerRequestOf(tx), signal),
               deps.purchases.providerTimeoutMs,
             );
-      const after = await applyOutcome(deps.purchases, tx, outcome, tx.attempts);
+      const answers = answersOf('requery', upstream ?? provider?.name ?? '', outcome);
+      const after = await applyOutcome(deps.purchases, tx, outcome, tx.attempts, undefined, undefined, answers);
       await audit(who, {
         action: 'purchase.requery',
         target: tx.reference,
@@ -440,13 +451,14 @@ export function createDesk(deps: DeskDeps) {
     async accountOverview(accountId: string) {
       const account = accountId === '' ? null : await store.accounts.get(accountId);
       if (!account) throw notFound(`Account ${accountId || '(empty id)'}`);
-      const [keys, users, transactions, ledger] = await Promise.all([
+      const [keys, users, transactions, ledger, webhooks] = await Promise.all([
         deps.accounts.listKeys(accountId),
         store.people.listMembers(accountId),
         store.transactions.listByAccount(accountId, 'live', { limit: OVERVIEW_ROWS }),
         store.wallet.listLedger(accountId, 'live', { limit: OVERVIEW_ROWS }),
+        webhooksState(store, accountId, clock()),
       ]);
-      return { account, keys, users, transactions: transactions.items, ledger: ledger.items };
+      return { account, keys, users, transactions: transactions.items, ledger: ledger.items, webhooks };
     },
 
     async approveUpgrade(accountId: string, tierId: string, who: Actor): Promise<UpgradeRequestRecord> {

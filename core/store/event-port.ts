@@ -72,9 +72,10 @@ export interface EventStore {
   undeliveredSummary(): Promise<UndeliveredSummary>;
   /**
    * The destinations whose oldest event still pending delivery was created before `before`
-   * (the console's "failing for over a day"), oldest first, at most `limit`.
+   * (the console's "failing for over a day"), oldest first, at most `limit`; only the
+   * account's when `accountId` is given (its page's webhooks state).
    */
-  failingDestinations(before: Date, limit: number): Promise<FailingDestination[]>;
+  failingDestinations(before: Date, limit: number, accountId?: string): Promise<FailingDestination[]>;
 }
 
 export interface WebhookStore {

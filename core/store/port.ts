@@ -47,6 +47,7 @@ import type {
   TransactionQuery,
   TransactionRecord,
   UpgradeRequestRecord,
+  UpstreamAnswerRecord,
   UpstreamAttemptRecord,
   UpstreamSettingsRecord,
   UserRecord,
@@ -218,13 +219,27 @@ export interface WalletStore {
    * pending -> success with the provider's result. A transaction not pending is returned unchanged.
    * With `attempt`, that upstream attempt's outcome is written in the same transaction, whether
    * or not the purchase moved (as SupplyStore.endAttempt: one ended already is left as it is).
+   * `answers`: the upstream's answers that led here (issue 28), kept in the same transaction
+   * (SupplyStore.answersOf; one equal to the last kept is not kept again).
    */
-  settle(reference: string, result: DeliveryResult, at: Date, attempt?: AttemptEnd): Promise<Moved | null>;
+  settle(
+    reference: string,
+    result: DeliveryResult,
+    at: Date,
+    attempt?: AttemptEnd,
+    answers?: readonly NewUpstreamAnswer[],
+  ): Promise<Moved | null>;
   /**
    * pending -> failed and a refund entry of the full charge, exactly once, atomically.
    * A transaction not pending is returned unchanged (changed = false). `attempt` as in settle.
    */
-  refund(reference: string, reason: string, at: Date, attempt?: AttemptEnd): Promise<Moved | null>;
+  refund(
+    reference: string,
+    reason: string,
+    at: Date,
+    attempt?: AttemptEnd,
+    answers?: readonly NewUpstreamAnswer[],
+  ): Promise<Moved | null>;
   /**
    * success -> reversed and a refund entry of the full charge, exactly once, atomically: the
    * provider undid a delivered purchase. Any other state is returned unchanged (changed = false).
@@ -235,7 +250,12 @@ export interface WalletStore {
    * when the transaction already counts more attempts (a later claim by another core).
    * `attempt` as in settle: the upstream attempt's outcome, in the same transaction.
    */
-  recordAttempt(reference: string, next: AttemptRecord, attempt?: AttemptEnd): Promise<void>;
+  recordAttempt(
+    reference: string,
+    next: AttemptRecord,
+    attempt?: AttemptEnd,
+    answers?: readonly NewUpstreamAnswer[],
+  ): Promise<void>;
   /**
    * Claims a due pending transaction for one re-query, atomically: only if it is still
    * pending, due by `claim.dueBy` and at `claim.attempts` attempts, its attempts go up by one
@@ -265,6 +285,9 @@ export interface WalletStore {
 export interface FirstAttempt {
   upstream: string;
 }
+
+/** An upstream's answer to keep with a write about its purchase (the store adds reference, n and time). */
+export type NewUpstreamAnswer = Pick<UpstreamAnswerRecord, 'upstream' | 'source' | 'body'>;
 
 /** What came of one upstream attempt, written with the money operation that follows the call. */
 export interface AttemptEnd extends Pick<UpstreamAttemptRecord, 'outcome' | 'evidence' | 'costKobo'> {
@@ -609,7 +632,10 @@ export interface SupplyStore {
   endAttempt(
     reference: string,
     seq: number,
-    end: Pick<UpstreamAttemptRecord, 'outcome' | 'evidence' | 'costKobo'> & { at: Date },
+    end: Pick<UpstreamAttemptRecord, 'outcome' | 'evidence' | 'costKobo'> & {
+      at: Date;
+      answers?: readonly NewUpstreamAnswer[];
+    },
   ): Promise<void>;
   /**
    * An attempt whose answer was not certain (pending, or never recorded) that a re-query or a
@@ -619,6 +645,8 @@ export interface SupplyStore {
   deliveredLater(reference: string, seq: number, costKobo: Kobo | null, at: Date): Promise<boolean>;
   /** A purchase's attempts, in order; none for a purchase made before upstreams were recorded. */
   attemptsOf(reference: string): Promise<UpstreamAttemptRecord[]>;
+  /** A purchase's kept upstream answers (issue 28), in the order written (at most RAW_ANSWERS_PER_PURCHASE). */
+  answersOf(reference: string): Promise<UpstreamAnswerRecord[]>;
   /** Attempts started in [from, to), oldest first, at most `limit`. */
   attemptsBetween(from: Date, to: Date, limit: number): Promise<UpstreamAttemptRecord[]>;
   /** Every route, by product then key. */

@@ -1,12 +1,14 @@
 /**
  * More of the attention queue in a real browser against a real core with routed (sandbox)
- * upstreams: a pending purchase shows the upstream attempts it made, a webhook destination
- * whose oldest undelivered event is two days old is listed, and the sandbox upstream, whose
- * circuit opened after declines and a time-out, is listed with its last error.
+ * upstreams: a pending purchase shows the upstream attempts it made and its upstreams' answers
+ * (collapsed, escaped, without credentials), a webhook destination whose oldest undelivered
+ * event is two days old is listed (and shown on its account's page), and the sandbox upstream,
+ * whose circuit opened after declines and a time-out, is listed with its last error.
  */
 import type { Browser, Page } from 'playwright-core';
 import * as assert from 'uvu/assert';
 import { kobo } from '../../core/domain/money.js';
+import { cleanRawAnswer } from '../../core/domain/raw-answers.js';
 import { ALL_SANDBOX, createProviders } from '../../core/providers/index.js';
 import { chromiumOrSkip, closeAll, launchChromium } from '../helpers/browser.js';
 import { startTestConsole, type TestConsole } from '../helpers/console.js';
@@ -65,12 +67,24 @@ flow(
       amountKobo: 100_00n,
     });
     const reference = bought.transaction!.reference;
-    await state.core.store.wallet.recordAttempt(reference, {
-      attempts: 9,
-      nextAttemptAt: new Date(state.clock.ms + 3_600_000),
-      needsAttention: true,
-      at: state.clock.now(),
-    });
+    await state.core.store.wallet.recordAttempt(
+      reference,
+      {
+        attempts: 9,
+        nextAttemptAt: new Date(state.clock.ms + 3_600_000),
+        needsAttention: true,
+        at: state.clock.now(),
+      },
+      undefined,
+      // What the upstream said, as the core keeps it: cleaned of its credential, escaped on the page.
+      [
+        {
+          source: 'requery',
+          upstream: 'sandbox',
+          body: cleanRawAnswer('{"status":"pending","api_key":"key-k5-secret","note":"<b id=injected>x</b>"}', 200),
+        },
+      ],
+    );
     // 9999: declined, a proven non-delivery; with the time-out, five in a row open the circuit.
     for (let i = 0; i < 4; i++) {
       await state.core.purchase
@@ -85,7 +99,8 @@ flow(
     await state.core.store.webhooks.put({
       accountId,
       mode: 'live',
-      url: 'https://hooks.example.ng/prepaid',
+      // A holder's text in the URL: shown on the account page as text, never markup.
+      url: 'https://hooks.example.ng/prepaid?x="><b id=hookxss>',
       secret: 'whsec_queue',
       previousSecret: null,
       previousSecretUntil: null,
@@ -107,6 +122,19 @@ flow(
     const itemText = (await item.textContent()) ?? '';
     assert.match(itemText, /Upstream attempts/);
     assert.match(itemText, /1\s*sandbox/);
+    // The answer: collapsed by default (no script), its text escaped, its credential gone.
+    const answer = item.locator('details[data-answer="1"]');
+    assert.is(await answer.count(), 1);
+    assert.is(await answer.getAttribute('open'), null, 'collapsed');
+    assert.is(await answer.locator('pre').isVisible(), false);
+    assert.match((await answer.locator('summary').textContent()) ?? '', /requery answer from sandbox/);
+    const pre = (await answer.locator('pre').textContent()) ?? '';
+    assert.match(pre, /^HTTP 200/);
+    assert.match(pre, /<b id=injected>x<\/b>/, 'shown as text');
+    assert.is(await page.locator('#injected').count(), 0, 'never markup');
+    assert.not.match(await page.content(), /key-k5-secret/);
+    await answer.locator('summary').click();
+    assert.is(await answer.locator('pre').isVisible(), true, 'opens without script');
 
     const webhook = page.locator(`[data-webhook="${accountId}:live"]`);
     assert.is(await webhook.count(), 1);
@@ -115,6 +143,18 @@ flow(
     const upstream = page.locator('[data-upstream="sandbox"]');
     assert.is(await upstream.count(), 1);
     assert.match((await upstream.textContent()) ?? '', /Circuit\s*(open|half-open)/);
+
+    // The account's page: each mode's destination, its newest delivery and its backlog.
+    await page.goto(`${state.app.url}/accounts/${encodeURIComponent(accountId)}`);
+    const live = page.locator('[data-webhook-mode="live"]');
+    const liveText = (await live.textContent()) ?? '';
+    assert.ok(liveText.includes('https://hooks.example.ng/prepaid?x="><b id=hookxss>'), liveText);
+    assert.is(await page.locator('#hookxss').count(), 0, 'the URL is text');
+    assert.not.match(liveText, /disabled/);
+    assert.match(liveText, /Newest delivery\s*pending \(no attempt yet\)/);
+    assert.match(liveText, /Waiting for delivery\s*1, since \d{4}-/);
+    assert.not.match(await page.content(), /whsec_queue/);
+    assert.match((await page.locator('[data-webhook-mode="test"]').textContent()) ?? '', /Destination\s*none set/);
   },
 );
 

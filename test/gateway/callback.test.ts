@@ -101,6 +101,18 @@ test('a callback settles a pending purchase before the worker does, once', async
   assert.is(tx.status, 'success');
   assert.is(tx.token, stack.fake.tokenDigits(reference).match(/\d{4}/g)!.join('-'));
   assert.equal(await kinds(stack, accountId, reference), ['debit']);
+  // What VTpass said is kept for the operator with the settle: the callback and the re-query's answer.
+  const answers = await stack.core.store.supply.answersOf(reference);
+  assert.equal(
+    answers.map((a) => [a.source, a.upstream]),
+    [
+      ['callback', 'vtpass'],
+      ['requery', 'vtpass'],
+    ],
+  );
+  assert.ok(answers[0]!.body.includes(reference));
+  assert.match(answers[1]!.body, /^HTTP 200\n/);
+  assert.ok(answers[1]!.body.includes(stack.fake.tokenDigits(reference).slice(0, 4)), 'the token is the goods: kept');
   assert.is((await postCallback(stack, stack.fake.callbackBody(reference))).status, 200);
   assert.equal(await kinds(stack, accountId, reference), ['debit']);
 });

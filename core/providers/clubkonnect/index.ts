@@ -27,7 +27,7 @@ import type {
   VerifyOutcome,
 } from '../port.js';
 import { asObject } from '../vtpass/codes.js';
-import { exchange, type Fetch, type HttpAnswer } from '../vtpass/http.js';
+import { exchange, type Fetch, type HttpAnswer, withRaw } from '../vtpass/http.js';
 import { cableParams, electricityExtras, electricityParams, readVerify, verifyParams } from './bills.js';
 import { classifyClubkonnect, codeAndStatus } from './codes.js';
 
@@ -89,15 +89,18 @@ export function createClubkonnectProviders(options: ClubkonnectOptions): Clubkon
         const answer = await get(built.script, { ...built.params, RequestID: request.reference }, signal);
         const outcome = withExtras(request, answer, classifyClubkonnect('purchase', answer, request.reference));
         logCall('purchase', request, answer, outcome);
-        return outcome.kind === 'failed' || outcome.kind === 'unknown'
-          ? { ...outcome, evidence: evidenceOf(answer, codeAndStatus(answer)) }
-          : outcome;
+        return withRaw(
+          outcome.kind === 'failed' || outcome.kind === 'unknown'
+            ? { ...outcome, evidence: evidenceOf(answer, codeAndStatus(answer)) }
+            : outcome,
+          answer,
+        );
       },
       async query(request, signal) {
         const answer = await get('APIQueryV1.asp', { RequestID: request.reference }, signal);
         const outcome = withExtras(request, answer, classifyClubkonnect('query', answer, request.reference));
         logCall('query', request, answer, outcome);
-        return outcome;
+        return withRaw(outcome, answer);
       },
     };
   }

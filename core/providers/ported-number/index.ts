@@ -33,7 +33,7 @@ import type {
   VerifyOutcome,
 } from '../port.js';
 import { asObject } from '../vtpass/codes.js';
-import { exchange, type Fetch, type HttpAnswer } from '../vtpass/http.js';
+import { exchange, type Fetch, type HttpAnswer, withRaw } from '../vtpass/http.js';
 import { billBody, billExtras, readValidateMeter, validateMeterPath } from './bills.js';
 
 /** Network ids of the Django family (unsure per site: read the site's plan list). */
@@ -106,9 +106,12 @@ export function createPortedNumberProviders(options: PortedNumberOptions): Porte
         const body = answer.kind === 'answer' ? asObject(answer.json) : undefined;
         const outcome = withExtras(request, body, readPurchase(answer));
         logCall('purchase', request, answer, outcome);
-        return outcome.kind === 'failed' || outcome.kind === 'unknown'
-          ? { ...outcome, evidence: evidenceOf(answer, { code: null, status: statusOf(answer) }) }
-          : outcome;
+        return withRaw(
+          outcome.kind === 'failed' || outcome.kind === 'unknown'
+            ? { ...outcome, evidence: evidenceOf(answer, { code: null, status: statusOf(answer) }) }
+            : outcome,
+          answer,
+        );
       },
       async query(request, signal) {
         const answer = await call('GET', path, signal, undefined, MAX_LIST_BYTES);
@@ -119,7 +122,8 @@ export function createPortedNumberProviders(options: PortedNumberOptions): Porte
             ? { kind: 'unknown', reason: 'the provider has no record of the purchase under our reference (yet)' }
             : withExtras(request, record, readRecord(record, 'query'));
         logCall('query', request, answer, outcome);
-        return outcome;
+        // The whole list is the answer; the record of this purchase is what says something about it.
+        return record === undefined ? withRaw(outcome, answer) : { ...outcome, raw: { body: JSON.stringify(record) } };
       },
     };
   }

@@ -59,6 +59,15 @@ export interface Sandbox extends Providers {
   readonly verifications: readonly CustomerQuery[];
 }
 
+/** A sandbox answer with the body a real upstream would have sent for it (what it says, as JSON). */
+function sandboxAnswered(outcome: ProviderOutcome): ProviderOutcome {
+  const said =
+    outcome.kind === 'delivered'
+      ? { status: 'delivered', ...outcome.result }
+      : { status: outcome.kind, reason: outcome.reason };
+  return { ...outcome, raw: { httpStatus: 200, body: JSON.stringify({ sandbox: true, ...said }) } };
+}
+
 /**
  * Builds the sandbox providers. Each call is recorded as it arrives (an aborted call was
  * still received, as it would be upstream), then waits `delayMs`, then answers by the rules.
@@ -102,7 +111,9 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     return {
       name: SANDBOX_NAME,
       purchase: (request, signal) => answer(purchases, purchaseOutcome, request, signal),
-      query: (request, signal) => answer(queries, queryOutcome, request, signal),
+      // A re-query's answer as the operator sees it (issue 28); purchases carry none, so the
+      // benchmarks' purchase path writes no answer.
+      query: async (request, signal) => sandboxAnswered(await answer(queries, queryOutcome, request, signal)),
     };
   }
 

@@ -5,10 +5,12 @@
  * into an error message, so no credential can leave through it.
  */
 
+import type { ProviderOutcome } from '../port.js';
+
 /** What came back from one HTTP exchange. */
 export type HttpAnswer =
   /** The upstream answered. `json` is undefined when the body was not JSON or too large. */
-  | { kind: 'answer'; status: number; json: unknown; problem?: string }
+  | { kind: 'answer'; status: number; json: unknown; problem?: string; text?: string }
   /**
    * No answer: timeout, reset, refused. `delivered` is false only when the request provably
    * never reached the upstream (the connection was refused or the host name did not
@@ -41,6 +43,15 @@ export type Fetch = typeof fetch;
 
 /** Socket errors that mean the request never left this machine or never reached a server. */
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/**
+ * The outcome with the answer's body beside it (`raw`), for the operator (issue 28): as it
+ * came; core/domain/raw-answers.ts cleans it before it is stored.
+ */
+export function withRaw(outcome: ProviderOutcome, answer: HttpAnswer): ProviderOutcome {
+  if (answer.kind !== 'answer') return outcome;
+  return { ...outcome, raw: { httpStatus: answer.status, body: answer.text ?? `(${answer.problem ?? 'no body'})` } };
+}
 
 /** Sends one request and reads a bounded JSON answer. Never rejects. */
 export async function exchange(request: HttpRequest, fetchImpl: Fetch = fetch): Promise<HttpAnswer> {
@@ -85,9 +96,9 @@ export async function exchange(request: HttpRequest, fetchImpl: Fetch = fetch): 
       problem: `answer larger than ${request.maxBytes} bytes`,
     };
   try {
-    return { kind: 'answer', status: response.status, json: JSON.parse(text) as unknown };
+    return { kind: 'answer', status: response.status, json: JSON.parse(text) as unknown, text };
   } catch {
-    return { kind: 'answer', status: response.status, json: undefined, problem: 'answer is not JSON' };
+    return { kind: 'answer', status: response.status, json: undefined, problem: 'answer is not JSON', text };
   }
 }
 

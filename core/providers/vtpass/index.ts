@@ -39,7 +39,7 @@ import type {
 } from '../port.js';
 import { asObject, classify, codeMeaning, transactionStatus, type VtpassCall } from './codes.js';
 import { electricityResult } from './electricity.js';
-import { exchange, type Fetch, type HttpAnswer, pause } from './http.js';
+import { exchange, type Fetch, type HttpAnswer, pause, withRaw } from './http.js';
 import {
   AIRTIME_SERVICE_IDS,
   CABLE_SERVICE_IDS,
@@ -110,7 +110,7 @@ export function createVtpassProviders(options: VtpassOptions, catalog: VtpassCat
   const { post, get } = vtpassRequests(options, base, fetchImpl);
 
   const outcomeOf = (call: VtpassCall, request: ProviderRequest, answer: HttpAnswer, started: number) =>
-    classifyAndLog(call, request, answer, started, { clock, log });
+    withRaw(classifyAndLog(call, request, answer, started, { clock, log }), answer);
 
   function provider(build: (request: ProviderRequest) => Promise<PayBody>): ProductProvider {
     return {

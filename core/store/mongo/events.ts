@@ -218,7 +218,7 @@ export function createEventStore(ctx: MongoContext): EventStore {
         .toArray();
       return toPage(docs, limit, eventFromDoc, (doc) => encodeEventCursor(readInteger(doc.seq, 'events.seq')));
     },
-    failingDestinations: (before, limit) => failingDestinationsOf(ctx, before, limit),
+    failingDestinations: (before, limit, accountId) => failingDestinationsOf(ctx, before, limit, accountId),
     async undeliveredSummary() {
       const { events } = eventCollections(ctx);
       const [count, oldest] = await Promise.all([
@@ -261,7 +261,12 @@ async function claimDueEvents(ctx: MongoContext, claim: Parameters<EventStore['c
 }
 
 /** The destinations whose oldest pending event is older than `before` (EventStore.failingDestinations). */
-async function failingDestinationsOf(ctx: MongoContext, before: Date, limit: number): Promise<FailingDestination[]> {
+async function failingDestinationsOf(
+  ctx: MongoContext,
+  before: Date,
+  limit: number,
+  accountId?: string,
+): Promise<FailingDestination[]> {
   requireLimit(limit);
   const { events } = eventCollections(ctx);
   // The pending events older than `before`, by destination: the oldest one's last attempt.
@@ -273,7 +278,13 @@ async function failingDestinationsOf(ctx: MongoContext, before: Date, limit: num
       last_status: number | null;
       last_error: string | null;
     }>([
-      { $match: { delivery: 'pending', created_at: { $lt: before } } },
+      {
+        $match: {
+          delivery: 'pending',
+          created_at: { $lt: before },
+          ...(accountId === undefined ? {} : { account_id: accountId }),
+        },
+      },
       { $sort: { created_at: 1 } },
       {
         $group: {

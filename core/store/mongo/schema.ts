@@ -30,6 +30,7 @@ import {
   STAFF_COLLECTIONS,
   SUPPLY_COLLECTIONS,
   UPGRADE_REQUESTS_COLLECTION,
+  UPSTREAM_ANSWERS_COLLECTION,
 } from './collections.js';
 import {
   DELIVERIES_INDEX,
@@ -400,6 +401,18 @@ export const SCHEMA_STEPS: readonly SchemaStep[] = [
     async apply(target) {
       await refreshValidators(target);
       await target.createIndexes(COLLECTIONS.ledger, [{ ...MANUAL_DEBIT_REFERENCE_INDEX.description }]);
+    },
+  },
+  {
+    version: 24,
+    description:
+      "console: each purchase's upstream answers (purchase calls, re-queries, callbacks), cleaned and bounded",
+    // An answer's _id is "<reference>:<n>", unique by itself; this serves a purchase's list and its last one.
+    async apply(target) {
+      await createMissingCollections(target, [UPSTREAM_ANSWERS_COLLECTION], {});
+      await target.createIndexes(UPSTREAM_ANSWERS_COLLECTION, [
+        { name: 'upstream_answers_reference', key: { reference: 1, n: 1 }, unique: true },
+      ]);
     },
   },
 ];

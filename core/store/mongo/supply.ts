@@ -8,14 +8,17 @@
 import type { ClientSession, Collection } from 'mongodb';
 import { type Kobo, kobo } from '../../domain/money.js';
 import type { ProductName } from '../../domain/products.js';
+import { RAW_ANSWERS_PER_PURCHASE } from '../../domain/raw-answers.js';
 import type {
   RouteRecord,
+  UpstreamAnswerRecord,
+  UpstreamAnswerSource,
   UpstreamAttemptOutcome,
   UpstreamAttemptRecord,
   UpstreamSettingsRecord,
 } from '../../domain/records.js';
-import type { AttemptEnd, RouteKey, SupplyStore } from '../port.js';
-import { SUPPLY_COLLECTIONS } from './collections.js';
+import type { AttemptEnd, NewUpstreamAnswer, RouteKey, SupplyStore } from '../port.js';
+import { SUPPLY_COLLECTIONS, UPSTREAM_ANSWERS_COLLECTION } from './collections.js';
 import type { MongoContext } from './context.js';
 
 /** The server's duplicate-key error. */
@@ -31,6 +34,17 @@ interface AttemptDoc {
   evidence: string | null;
   cost_kobo: number | null;
   ended_at: Date | null;
+}
+
+interface AnswerDoc {
+  /** "<reference>:<n>" */
+  _id: string;
+  reference: string;
+  n: number;
+  upstream: string;
+  source: UpstreamAnswerSource;
+  body: string;
+  at: Date;
 }
 
 interface RouteDoc {
@@ -144,6 +158,39 @@ export async function endAttemptIn(
   );
 }
 
+function answersOf(ctx: MongoContext): Collection<AnswerDoc> {
+  ctx.live();
+  return ctx.db.collection<AnswerDoc>(UPSTREAM_ANSWERS_COLLECTION);
+}
+
+function answerFromDoc(doc: AnswerDoc): UpstreamAnswerRecord {
+  return { reference: doc.reference, n: doc.n, upstream: doc.upstream, source: doc.source, body: doc.body, at: doc.at };
+}
+
+/**
+ * Keeps an upstream's answer about a purchase, in the caller's transaction: not again when it
+ * equals the last one kept; past the bound, in the last one's place (as the SQLite store).
+ */
+export async function keepAnswerIn(
+  ctx: MongoContext,
+  session: ClientSession,
+  reference: string,
+  answers: readonly NewUpstreamAnswer[] | undefined,
+  at: Date,
+): Promise<void> {
+  const kept = answersOf(ctx);
+  for (const answer of answers ?? []) {
+    const last = await kept.find({ reference }, { session }).sort({ n: -1 }).limit(1).next();
+    if (last !== null && last.source === answer.source && last.body === answer.body) continue;
+    const n = last === null ? 1 : Math.min(last.n + 1, RAW_ANSWERS_PER_PURCHASE);
+    await kept.replaceOne(
+      { _id: `${reference}:${n}` },
+      { reference, n, upstream: answer.upstream, source: answer.source, body: answer.body, at },
+      { session, upsert: true },
+    );
+  }
+}
+
 export function createSupplyStore(ctx: MongoContext): SupplyStore {
   const attempts = (): Collection<AttemptDoc> => attemptsOf(ctx);
   const routes = (): Collection<RouteDoc> => {
@@ -165,7 +212,15 @@ export function createSupplyStore(ctx: MongoContext): SupplyStore {
       }
     },
     async endAttempt(reference, seq, end) {
-      await endAttemptIn(ctx, undefined, reference, { ...end, seq }, end.at);
+      const { answers } = end;
+      if (answers === undefined || answers.length === 0) {
+        await endAttemptIn(ctx, undefined, reference, { ...end, seq }, end.at);
+        return;
+      }
+      await ctx.inTransaction(async (session) => {
+        await endAttemptIn(ctx, session, reference, { ...end, seq }, end.at);
+        await keepAnswerIn(ctx, session, reference, answers, end.at);
+      });
     },
     async deliveredLater(reference, seq, costKobo, at) {
       // An update pipeline, so an end time already recorded (the pending answer's) is kept.
@@ -176,6 +231,9 @@ export function createSupplyStore(ctx: MongoContext): SupplyStore {
     },
     async attemptsOf(reference) {
       return (await attempts().find({ reference }).sort({ seq: 1 }).toArray()).map(attemptFromDoc);
+    },
+    async answersOf(reference) {
+      return (await answersOf(ctx).find({ reference }).sort({ n: 1 }).toArray()).map(answerFromDoc);
     },
     async attemptsBetween(from, to, limit) {
       const docs = await attempts()

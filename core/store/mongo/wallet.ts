@@ -14,7 +14,16 @@ import type { LedgerEntryRecord, NewTransaction, ReserveResult } from '../../dom
 import { movesInto, type RefundedStatus } from '../../domain/transactions.js';
 import { requireAmount, requireAttempts, requireLimit } from '../bounds.js';
 import { decodeLedgerCursor, encodeLedgerCursor, toPage } from '../paging.js';
-import type { AttemptEnd, Credited, Debited, DebitInput, FirstAttempt, Moved, WalletStore } from '../port.js';
+import type {
+  AttemptEnd,
+  Credited,
+  Debited,
+  DebitInput,
+  FirstAttempt,
+  Moved,
+  NewUpstreamAnswer,
+  WalletStore,
+} from '../port.js';
 import { purchaseMemo, refundMemo, reversalMemo } from '../rules.js';
 import { auditLedger } from './audit.js';
 import { attemptFilter, claimFilter, claimUpdate } from './claims.js';
@@ -38,7 +47,7 @@ import {
 import { creditFailure, isDuplicateKeyOn, isUnknownCommitResult } from './errors.js';
 import { deliversTo, eventCollections, writeEventIn } from './events.js';
 import { CREDIT_REFERENCE_INDEX, MANUAL_DEBIT_REFERENCE_INDEX, REQUEST_ID_INDEX } from './schema.js';
-import { beginFirstAttemptIn, endAttemptIn } from './supply.js';
+import { beginFirstAttemptIn, endAttemptIn, keepAnswerIn } from './supply.js';
 
 /** A money movement into a wallet, everything fixed before the transaction's first attempt. */
 export interface Addition {
@@ -112,6 +121,7 @@ async function giveBack(
   reason: string,
   at: Date,
   attempt: AttemptEnd | undefined,
+  answers?: readonly NewUpstreamAnswer[],
 ): Promise<Moved | null> {
   const updatedAt = toDate(at, 'at');
   const entryId = new ObjectId();
@@ -120,6 +130,7 @@ async function giveBack(
     async (session) => {
       const c = ctx.live();
       if (attempt !== undefined) await endAttemptIn(ctx, session, reference, attempt, updatedAt);
+      await keepAnswerIn(ctx, session, reference, answers, updatedAt);
       // The status change is conditional and the ledger's unique (reference, kind) index
       // refuses a second refund entry, so the money goes back at most once however many
       // cores try at the same moment.
@@ -346,6 +357,7 @@ async function settleIn(
   result: DeliveryResult,
   at: Date,
   attempt: AttemptEnd | undefined,
+  answers?: readonly NewUpstreamAnswer[],
 ): Promise<Moved | null> {
   const { live, inTransaction } = ctx;
   const updatedAt = toDate(at, 'at');
@@ -357,6 +369,7 @@ async function settleIn(
     async (session): Promise<Moved | null> => {
       const c = live();
       if (attempt !== undefined) await endAttemptIn(ctx, session, reference, attempt, updatedAt);
+      await keepAnswerIn(ctx, session, reference, answers, updatedAt);
       const settled = await c.transactions.findOneAndUpdate(
         { _id: reference, status: MOVES_INTO.success },
         { $set: { status: 'success', result: withoutUndefined(result), updated_at: updatedAt } },
@@ -467,14 +480,14 @@ export function createWalletStore(ctx: MongoContext): WalletStore {
         (error, session) => reserveRecovered(ctx, error, session, tx, entryId),
       );
     },
-    settle: (reference, result, at, attempt) => settleIn(ctx, reference, result, at, attempt),
-    async refund(reference, reason, at, attempt) {
-      return giveBack(ctx, reference, { to: 'failed', memo: refundMemo(reason) }, reason, at, attempt);
+    settle: (reference, result, at, attempt, answers) => settleIn(ctx, reference, result, at, attempt, answers),
+    async refund(reference, reason, at, attempt, answers) {
+      return giveBack(ctx, reference, { to: 'failed', memo: refundMemo(reason) }, reason, at, attempt, answers);
     },
     async reverse(reference, reason, at) {
       return giveBack(ctx, reference, { to: 'reversed', memo: reversalMemo(reason) }, reason, at, undefined);
     },
-    async recordAttempt(reference, next, attempt) {
+    async recordAttempt(reference, next, attempt, answers) {
       requireAttempts(next.attempts);
       const update = {
         $set: {
@@ -484,14 +497,15 @@ export function createWalletStore(ctx: MongoContext): WalletStore {
           updated_at: toDate(next.at, 'at'),
         },
       };
-      if (attempt === undefined) {
+      if (attempt === undefined && (answers === undefined || answers.length === 0)) {
         await live().transactions.updateOne(attemptFilter(reference, next), update);
         return;
       }
-      // With the upstream attempt's outcome: both in one transaction, each conditional, so a
-      // transaction the driver runs again writes the same.
+      // With the upstream attempt's outcome and its answer: all in one transaction, each
+      // conditional, so a transaction the driver runs again writes the same.
       await inTransaction(async (session) => {
-        await endAttemptIn(ctx, session, reference, attempt, update.$set.updated_at);
+        if (attempt !== undefined) await endAttemptIn(ctx, session, reference, attempt, update.$set.updated_at);
+        await keepAnswerIn(ctx, session, reference, answers, update.$set.updated_at);
         await live().transactions.updateOne(attemptFilter(reference, next), update, { session });
       });
     },

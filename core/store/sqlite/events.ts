@@ -161,7 +161,7 @@ export function prepareEventStatements(db: Database.Database) {
     ),
     // SQLite fills the bare columns from the row holding MIN(created_at): the oldest event's last attempt.
     failing: db.prepare<
-      { before: number; limit: number },
+      { before: number; limit: number; account_id: string | null },
       {
         account_id: string;
         mode: string;
@@ -173,6 +173,7 @@ export function prepareEventStatements(db: Database.Database) {
     >(
       `SELECT account_id, mode, MIN(created_at) AS oldest, COUNT(*) AS undelivered, last_status, last_error
        FROM events WHERE delivery = 'pending' AND created_at < @before
+         AND (@account_id IS NULL OR account_id = @account_id)
        GROUP BY account_id, mode ORDER BY oldest LIMIT @limit`,
     ),
     getEndpoint: db.prepare<[string, string], EndpointRow>(
@@ -290,9 +291,9 @@ export function createEventStore(sql: EventStatements, commit: GroupCommit): Eve
       });
       return toPage(rows, limit, eventFromRow, (row) => encodeEventCursor(row.seq));
     },
-    async failingDestinations(before, limit) {
+    async failingDestinations(before, limit, accountId) {
       requireLimit(limit);
-      return sql.failing.all({ before: toMs(before), limit }).map((row) => ({
+      return sql.failing.all({ before: toMs(before), limit, account_id: accountId ?? null }).map((row) => ({
         accountId: row.account_id,
         mode: row.mode as Mode,
         oldestCreatedAt: fromMs(row.oldest),

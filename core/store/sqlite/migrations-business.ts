@@ -528,4 +528,20 @@ export const BUSINESS_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX proposals_open ON proposals (proposed_at) WHERE status = 'pending';
     `,
   },
+  {
+    version: 26,
+    description:
+      "console: each purchase's upstream answers (purchase calls, re-queries, callbacks), cleaned and bounded",
+    sql: `
+      CREATE TABLE upstream_answers (
+        reference  TEXT NOT NULL,
+        n          INTEGER NOT NULL CHECK (n >= 1),
+        upstream   TEXT NOT NULL,
+        source     TEXT NOT NULL CHECK (source IN ('purchase', 'requery', 'callback')),
+        body       TEXT NOT NULL,
+        at         INTEGER NOT NULL,
+        PRIMARY KEY (reference, n)
+      ) STRICT, WITHOUT ROWID;
+    `,
+  },
 ];

@@ -2,13 +2,16 @@
 import type Database from 'better-sqlite3';
 import { kobo } from '../../domain/money.js';
 import type { ProductName } from '../../domain/products.js';
+import { RAW_ANSWERS_PER_PURCHASE } from '../../domain/raw-answers.js';
 import type {
   RouteRecord,
+  UpstreamAnswerRecord,
+  UpstreamAnswerSource,
   UpstreamAttemptOutcome,
   UpstreamAttemptRecord,
   UpstreamSettingsRecord,
 } from '../../domain/records.js';
-import type { AttemptEnd, RouteKey, SupplyStore } from '../port.js';
+import type { AttemptEnd, NewUpstreamAnswer, RouteKey, SupplyStore } from '../port.js';
 import type { GroupCommit } from './group-commit.js';
 import { fromMs, toMs } from './rows.js';
 
@@ -21,6 +24,26 @@ interface AttemptRow {
   evidence: string | null;
   cost_kobo: number | null;
   ended_at: number | null;
+}
+
+interface AnswerRow {
+  reference: string;
+  n: number;
+  upstream: string;
+  source: string;
+  body: string;
+  at: number;
+}
+
+function answerFromRow(row: AnswerRow): UpstreamAnswerRecord {
+  return {
+    reference: row.reference,
+    n: row.n,
+    upstream: row.upstream,
+    source: row.source as UpstreamAnswerSource,
+    body: row.body,
+    at: fromMs(row.at),
+  };
 }
 
 interface RouteRow {
@@ -80,6 +103,15 @@ function keyParams(key: RouteKey): Omit<RouteRow, 'upstreams' | 'updated_at'> {
  */
 export function prepareAttemptStatements(db: Database.Database) {
   return {
+    lastAnswer: db.prepare<[string], AnswerRow>(
+      'SELECT * FROM upstream_answers WHERE reference = ? ORDER BY n DESC LIMIT 1',
+    ),
+    addAnswer: db.prepare<AnswerRow>(
+      `INSERT INTO upstream_answers (reference, n, upstream, source, body, at)
+     VALUES (@reference, @n, @upstream, @source, @body, @at)
+     ON CONFLICT (reference, n) DO UPDATE SET upstream = excluded.upstream, source = excluded.source,
+       body = excluded.body, at = excluded.at`,
+    ),
     begin: db.prepare<AttemptRow>(
       `INSERT INTO upstream_attempts (reference, seq, upstream, started_at, outcome, evidence, cost_kobo, ended_at)
      VALUES (@reference, @seq, @upstream, @started_at, NULL, NULL, NULL, NULL)
@@ -90,6 +122,24 @@ export function prepareAttemptStatements(db: Database.Database) {
      WHERE reference = @reference AND seq = @seq AND outcome IS NULL`,
     ),
   };
+}
+
+/**
+ * Keeps an upstream's answer about a purchase, inside the caller's transaction: not again when
+ * it equals the last one kept; past the bound, in the last one's place.
+ */
+export function keepAnswer(
+  statements: ReturnType<typeof prepareAttemptStatements>,
+  reference: string,
+  answers: readonly NewUpstreamAnswer[] | undefined,
+  at: Date,
+): void {
+  for (const answer of answers ?? []) {
+    const last = statements.lastAnswer.get(reference);
+    if (last !== undefined && last.source === answer.source && last.body === answer.body) continue;
+    const n = last === undefined ? 1 : Math.min(last.n + 1, RAW_ANSWERS_PER_PURCHASE);
+    statements.addAnswer.run({ reference, n, ...answer, at: toMs(at) });
+  }
 }
 
 /** An attempt's end as its row's parameters. */
@@ -105,7 +155,9 @@ export function attemptEndRow(reference: string, end: AttemptEnd, at: Date) {
 }
 
 export function createSupplyStore(db: Database.Database, commit: GroupCommit): SupplyStore {
-  const { begin, end } = prepareAttemptStatements(db);
+  const statements = prepareAttemptStatements(db);
+  const { begin, end } = statements;
+  const answersOf = db.prepare<[string], AnswerRow>('SELECT * FROM upstream_answers WHERE reference = ? ORDER BY n');
   const later = db.prepare<Pick<AttemptRow, 'reference' | 'seq' | 'cost_kobo' | 'ended_at'>>(
     `UPDATE upstream_attempts SET outcome = 'delivered', cost_kobo = @cost_kobo, ended_at = COALESCE(ended_at, @ended_at)
      WHERE reference = @reference AND seq = @seq AND (outcome IS NULL OR outcome = 'pending')`,
@@ -152,13 +204,19 @@ export function createSupplyStore(db: Database.Database, commit: GroupCommit): S
       );
     },
     async endAttempt(reference, seq, outcome) {
-      await commit.run(() => end.run(attemptEndRow(reference, { ...outcome, seq }, outcome.at)));
+      await commit.run(() => {
+        end.run(attemptEndRow(reference, { ...outcome, seq }, outcome.at));
+        keepAnswer(statements, reference, outcome.answers, outcome.at);
+      });
     },
     async deliveredLater(reference, seq, costKobo, at) {
       return commit.run(() => later.run({ reference, seq, cost_kobo: costKobo, ended_at: toMs(at) }).changes === 1);
     },
     async attemptsOf(reference) {
       return attemptsOf.all(reference).map(attemptFromRow);
+    },
+    async answersOf(reference) {
+      return answersOf.all(reference).map(answerFromRow);
     },
     async attemptsBetween(from, to, limit) {
       return attemptsBetween.all(toMs(from), toMs(to), limit).map(attemptFromRow);

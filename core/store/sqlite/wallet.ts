@@ -22,6 +22,7 @@ import type {
   DebitInput,
   FirstAttempt,
   Moved,
+  NewUpstreamAnswer,
   WalletStore,
 } from '../port.js';
 import { purchaseMemo, refundMemo, reversalMemo } from '../rules.js';
@@ -39,7 +40,7 @@ import {
   toMs,
   transactionFromRow,
 } from './rows.js';
-import { attemptEndRow, type prepareAttemptStatements } from './supply.js';
+import { attemptEndRow, keepAnswer, type prepareAttemptStatements } from './supply.js';
 import type { TransactionStatements } from './transactions.js';
 
 export function prepareLedgerStatements(db: Database.Database) {
@@ -152,8 +153,14 @@ export function moneyOperations(sql: WalletStatements) {
   const { accounts, transactions, ledger, events, attempts } = sql;
 
   /** An upstream attempt's outcome, written with the money operation after its call. */
-  function endAttempt(reference: string, attempt: AttemptEnd | undefined, at: Date): void {
+  function endAttempt(
+    reference: string,
+    attempt: AttemptEnd | undefined,
+    at: Date,
+    answers?: readonly NewUpstreamAnswer[],
+  ): void {
     if (attempt !== undefined) attempts.end.run(attemptEndRow(reference, attempt, at));
+    keepAnswer(attempts, reference, answers, at);
   }
 
   /** The event of a purchase's move, in the same transaction as the move. */
@@ -268,8 +275,14 @@ export function moneyOperations(sql: WalletStatements) {
    * One conditional UPDATE is the whole settlement; only when it matched nothing is the
    * row read, to tell "already final" from "missing".
    */
-  function settle(reference: string, result: DeliveryResult, at: Date, attempt?: AttemptEnd): Moved | null {
-    endAttempt(reference, attempt, at);
+  function settle(
+    reference: string,
+    result: DeliveryResult,
+    at: Date,
+    attempt?: AttemptEnd,
+    answers?: readonly NewUpstreamAnswer[],
+  ): Moved | null {
+    endAttempt(reference, attempt, at, answers);
     const settled = transactions.markSuccess.get({ reference, result: JSON.stringify(result), updated_at: toMs(at) });
     if (settled) return announce({ transaction: transactionFromRow(settled), changed: true }, at);
     const row = transactions.get.get(reference);
@@ -290,8 +303,9 @@ export function moneyOperations(sql: WalletStatements) {
     reason: string,
     at: Date,
     attempt?: AttemptEnd,
+    answers?: readonly NewUpstreamAnswer[],
   ): Moved | null {
-    endAttempt(reference, attempt, at);
+    endAttempt(reference, attempt, at, answers);
     const row = transactions.get.get(reference);
     if (!row) return null;
     if (!canMove(row.status as TransactionStatus, to)) return { transaction: transactionFromRow(row), changed: false };
@@ -358,19 +372,19 @@ export function createWalletStore(
         },
       );
     },
-    async settle(reference, result, at, attempt) {
-      return commit.run(() => money.settle(reference, result, at, attempt));
+    async settle(reference, result, at, attempt, answers) {
+      return commit.run(() => money.settle(reference, result, at, attempt, answers));
     },
-    async refund(reference, reason, at, attempt) {
-      return commit.run(() => money.giveBack(reference, 'failed', refundMemo(reason), reason, at, attempt));
+    async refund(reference, reason, at, attempt, answers) {
+      return commit.run(() => money.giveBack(reference, 'failed', refundMemo(reason), reason, at, attempt, answers));
     },
     async reverse(reference, reason, at) {
       return commit.run(() => money.giveBack(reference, 'reversed', reversalMemo(reason), reason, at));
     },
-    async recordAttempt(reference, next, attempt) {
+    async recordAttempt(reference, next, attempt, answers) {
       requireAttempts(next.attempts);
       await commit.run(() => {
-        money.endAttempt(reference, attempt, next.at);
+        money.endAttempt(reference, attempt, next.at, answers);
         sql.transactions.recordAttempt.run({
           reference,
           attempts: next.attempts,

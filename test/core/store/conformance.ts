@@ -16,6 +16,7 @@ import { MODES, type Mode } from '../../../core/domain/mode.js';
 import { kobo } from '../../../core/domain/money.js';
 import { InvalidCursorError, type Page, type PageRequest } from '../../../core/domain/paging.js';
 import type { TransactionStatus } from '../../../core/domain/products.js';
+import { RAW_ANSWERS_PER_PURCHASE } from '../../../core/domain/raw-answers.js';
 import {
   balanceOf,
   type CatalogSeed,
@@ -2964,6 +2965,12 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
         ],
       );
       assert.ok((await h.store.events.failingDestinations(at(200_000), 1)).length <= 1);
+      assert.equal(
+        (await h.store.events.failingDestinations(at(200_000), 2, late)).map((d) => [d.accountId, d.undelivered]),
+        [[late, 1]],
+        "one account's backlog (its console page)",
+      );
+      assert.equal(await h.store.events.failingDestinations(at(200_000), 2, quiet), []);
     });
 
     it('a claim leases due events to one owner; attempts are recorded only by the owner', async (h) => {
@@ -3686,6 +3693,75 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
   });
 
   define('supply', (it) => {
+    it("an upstream's answers are kept with the write they led to, in order, once each, bounded", async (h) => {
+      const accountId = await h.account(50_000);
+      const tx = await h.reserved(h.purchase(accountId));
+      await h.store.supply.beginAttempt({ reference: tx.reference, seq: 1, upstream: 'ck', at: at(11) });
+      const said = (source: 'purchase' | 'requery' | 'callback', body: string) => ({ source, upstream: 'ck', body });
+      await h.store.wallet.recordAttempt(
+        tx.reference,
+        { attempts: 1, nextAttemptAt: at(60), needsAttention: false, at: at(12) },
+        { seq: 1, outcome: 'pending', evidence: 'http 200', costKobo: null },
+        [said('purchase', '{"status":"pending"}')],
+      );
+      const requery = { attempts: 2, nextAttemptAt: at(90), needsAttention: false, at: at(61) };
+      await h.store.wallet.recordAttempt(tx.reference, requery, undefined, [said('requery', '{"status":"pending"}')]);
+      await h.store.wallet.recordAttempt(tx.reference, { ...requery, attempts: 3, at: at(62) }, undefined, [
+        said('requery', '{"status":"pending"}'),
+      ]);
+      await h.store.wallet.settle(tx.reference, { token: '1234' }, at(70), undefined, [
+        said('callback', '{"type":"transaction-update"}'),
+        said('requery', '{"status":"delivered","token":"1234"}'),
+      ]);
+      assert.equal(
+        (await h.store.supply.answersOf(tx.reference)).map((a) => [a.n, a.upstream, a.source, a.body, a.at]),
+        [
+          [1, 'ck', 'purchase', '{"status":"pending"}', at(12)],
+          [2, 'ck', 'requery', '{"status":"pending"}', at(61)],
+          [3, 'ck', 'callback', '{"type":"transaction-update"}', at(70)],
+          [4, 'ck', 'requery', '{"status":"delivered","token":"1234"}', at(70)],
+        ],
+        'the same answer again is not kept twice',
+      );
+      const refused = await h.reserved(h.purchase(accountId));
+      await h.store.supply.beginAttempt({ reference: refused.reference, seq: 1, upstream: 'ck', at: at(11) });
+      await h.store.supply.endAttempt(refused.reference, 1, {
+        outcome: 'not_delivered',
+        evidence: 'http 200, code 401',
+        costKobo: null,
+        at: at(12),
+        answers: [said('purchase', 'HTTP 200 {"statuscode":"401"}')],
+      });
+      await h.store.wallet.refund(refused.reference, 'refused', at(13), undefined, [said('purchase', 'second')]);
+      assert.equal(
+        (await h.store.supply.answersOf(refused.reference)).map((a) => a.body),
+        ['HTTP 200 {"statuscode":"401"}', 'second'],
+      );
+      assert.equal(await h.store.supply.answersOf('TX-none'), []);
+    });
+
+    it('a purchase keeps at most RAW_ANSWERS_PER_PURCHASE answers: the first ones and the newest', async (h) => {
+      const accountId = await h.account(50_000);
+      const tx = await h.reserved(h.purchase(accountId));
+      for (let i = 1; i <= RAW_ANSWERS_PER_PURCHASE + 3; i += 1) {
+        await h.store.wallet.recordAttempt(
+          tx.reference,
+          { attempts: i, nextAttemptAt: at(1000 + i), needsAttention: false, at: at(100 + i) },
+          undefined,
+          [{ source: 'requery', upstream: 'vtpass', body: `answer ${i}` }],
+        );
+      }
+      const kept = await h.store.supply.answersOf(tx.reference);
+      assert.is(kept.length, RAW_ANSWERS_PER_PURCHASE);
+      assert.equal(kept[0]?.body, 'answer 1');
+      assert.equal(kept[RAW_ANSWERS_PER_PURCHASE - 2]?.body, `answer ${RAW_ANSWERS_PER_PURCHASE - 1}`);
+      assert.equal(
+        kept[RAW_ANSWERS_PER_PURCHASE - 1]?.body,
+        `answer ${RAW_ANSWERS_PER_PURCHASE + 3}`,
+        'the newest last',
+      );
+    });
+
     it('a pending attempt found delivered later gets the outcome and the cost, once', async (h) => {
       const accountId = await h.account(50_000);
       const tx = await h.reserved(h.purchase(accountId));

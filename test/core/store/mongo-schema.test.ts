@@ -45,6 +45,7 @@ import {
   setValidator,
   TRANSACTIONS_BY_RECIPIENT_INDEX,
   UPGRADE_REQUESTS_COLLECTION,
+  UPSTREAM_ANSWERS_COLLECTION,
   VALIDATORS,
 } from '../../../core/store/mongo/schema.js';
 import { suite } from '../../helpers/suite.js';
@@ -141,6 +142,7 @@ steps('a fresh database gets every collection, its validator and its indexes, th
       ...Object.values(SUPPLY_COLLECTIONS),
       PLAN_CODES_COLLECTION,
       FUNDING_OPENINGS_COLLECTION,
+      UPSTREAM_ANSWERS_COLLECTION,
     ]),
   );
   assert.ok(

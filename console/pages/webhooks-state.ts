@@ -1,0 +1,39 @@
+/**
+ * An account's webhooks on its console page (issue 28, item 5): each mode's destination, its
+ * newest delivery and its backlog, as the core tells them. Every value is the holder's or the
+ * receiver's text, so everything goes through the escaping template.
+ */
+import { type Timestamp, timestampDate } from '@bufbuild/protobuf/wkt';
+import type { AccountWebhookState } from '../../gen/prepaid/v1/console_pb.js';
+import { html, type SafeHtml } from '../../web/html.js';
+
+const when = (at: Timestamp | undefined) => (at === undefined ? '-' : timestampDate(at).toISOString());
+
+function lastDelivery(w: AccountWebhookState): SafeHtml | string {
+  if (w.lastDelivery === '') return 'none yet';
+  const answer =
+    w.lastAttemptAt === undefined
+      ? 'no attempt yet'
+      : html`${when(w.lastAttemptAt)}, ${w.lastStatus === 0 ? 'no answer' : `HTTP ${w.lastStatus}`}${
+          w.lastError === '' ? '' : html`: <code>${w.lastError}</code>`
+        }`;
+  return html`${w.lastDelivery} (${answer})`;
+}
+
+function destination(w: AccountWebhookState): SafeHtml | string {
+  if (w.url === '') return 'none set';
+  return html`<code>${w.url}</code>${w.enabled ? '' : ' (disabled)'}`;
+}
+
+function backlog(w: AccountWebhookState): string {
+  return w.undelivered === 0 ? '0' : `${w.undelivered}, since ${when(w.undeliveredSince)}`;
+}
+
+export function webhooksStateSection(webhooks: readonly AccountWebhookState[]): SafeHtml {
+  return html`<section><h2>Webhooks</h2>${webhooks.map(
+    (w) => html`<dl class="webhook" data-webhook-mode="${w.mode}"><dt>Mode</dt><dd>${w.mode}</dd>
+<dt>Destination</dt><dd>${destination(w)}</dd>
+<dt>Newest delivery</dt><dd>${lastDelivery(w)}</dd>
+<dt>Waiting for delivery</dt><dd>${backlog(w)}</dd></dl>`,
+  )}</section>`;
+}

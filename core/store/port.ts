@@ -101,6 +101,8 @@ export interface PlanChangeSet {
 export interface KeyStore {
   insert(key: ApiKeyRecord): Promise<void>;
   find(publicKey: string): Promise<ApiKeyRecord | null>;
+  /** The keys whose public key starts with `prefix`, by public key, at most `limit` (the console's search). */
+  findByPrefix(prefix: string, limit: number): Promise<ApiKeyRecord[]>;
   /** Newest first, revoked ones included, both modes. */
   listByAccount(accountId: string): Promise<ApiKeyRecord[]>;
   /** Returns null when the key does not exist. */

@@ -1,4 +1,5 @@
 /** API keys on MongoDB: one document per key pair, keyed by the public key. */
+import { requireLimit } from '../bounds.js';
 import type { KeyStore } from '../port.js';
 import { bounded, MAX_LIST_ITEMS, type MongoContext } from './context.js';
 import { apiKeyFromDoc, apiKeyToDoc } from './documents.js';
@@ -11,6 +12,17 @@ export function createKeyStore({ live }: MongoContext): KeyStore {
     async find(publicKey) {
       const doc = await live().apiKeys.findOne({ _id: publicKey });
       return doc === null ? null : apiKeyFromDoc(doc);
+    },
+    async findByPrefix(prefix, limit) {
+      requireLimit(limit);
+      if (prefix === '') return [];
+      // A range on _id (the public key), not a regular expression: nothing in the prefix is a pattern.
+      const docs = await live()
+        .apiKeys.find({ _id: { $gte: prefix, $lt: `${prefix}\uffff` } })
+        .sort({ _id: 1 })
+        .limit(limit)
+        .toArray();
+      return docs.map(apiKeyFromDoc);
     },
     async listByAccount(accountId) {
       const docs = await live()

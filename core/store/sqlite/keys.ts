@@ -1,5 +1,6 @@
 /** API keys on SQLite: one row per key pair, the secret only as its hash. */
 import type Database from 'better-sqlite3';
+import { requireLimit } from '../bounds.js';
 import type { KeyStore } from '../port.js';
 import { type ApiKeyRow, apiKeyFromRow, toFlag, toMs } from './rows.js';
 
@@ -10,6 +11,10 @@ function prepareKeyStatements(db: Database.Database) {
        VALUES (@public_key, @account_id, @secret_hash, @allowed_ips, @revoked, @mode, @created_at)`,
     ),
     get: db.prepare<[string], ApiKeyRow>('SELECT * FROM api_keys WHERE public_key = ?'),
+    // A range on the primary key, not LIKE: no wildcard in the prefix can widen it.
+    byPrefix: db.prepare<[string, string, number], ApiKeyRow>(
+      'SELECT * FROM api_keys WHERE public_key >= ? AND public_key < ? ORDER BY public_key LIMIT ?',
+    ),
     list: db.prepare<[string], ApiKeyRow>(
       'SELECT * FROM api_keys WHERE account_id = ? ORDER BY created_at DESC, public_key DESC',
     ),
@@ -37,6 +42,11 @@ export function createKeyStore(db: Database.Database): KeyStore {
     async find(publicKey) {
       const row = sql.get.get(publicKey);
       return row ? apiKeyFromRow(row) : null;
+    },
+    async findByPrefix(prefix, limit) {
+      requireLimit(limit);
+      if (prefix === '') return [];
+      return sql.byPrefix.all(prefix, `${prefix}\uffff`, limit).map(apiKeyFromRow);
     },
     async listByAccount(accountId) {
       return sql.list.all(accountId).map(apiKeyFromRow);

@@ -265,6 +265,34 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       assert.is(await h.store.keys.find('pk_missing'), null);
     });
 
+    it('keys are found by the start of their public key, in order, bounded, wildcards literal', async (h) => {
+      const a = await h.account();
+      const b = await h.account();
+      const key = (publicKey: string, accountId: string) => ({
+        publicKey,
+        accountId,
+        secretHash: 'h',
+        allowedIps: [],
+        revoked: false,
+        mode: 'live' as const,
+        createdAt: at(1),
+      });
+      for (const k of [key('pk_ab12', a), key('pk_ab34', b), key('pk_ac00', a), key('pk_test_ab', b)])
+        await h.store.keys.insert(k);
+      const found = async (prefix: string, limit = 10) =>
+        (await h.store.keys.findByPrefix(prefix, limit)).map((k) => [k.publicKey, k.accountId]);
+      assert.equal(await found('pk_ab'), [
+        ['pk_ab12', a],
+        ['pk_ab34', b],
+      ]);
+      assert.equal(await found('pk_ab', 1), [['pk_ab12', a]]);
+      assert.equal(await found('pk_ab12'), [['pk_ab12', a]]);
+      assert.equal(await found('pk_a%'), []);
+      assert.equal(await found('pk_a_'), []);
+      assert.equal(await found('pk_zz'), []);
+      assert.equal(await found(''), []);
+    });
+
     it("an account's keys list newest first, revoked ones included, other accounts' excluded", async (h) => {
       const accountId = await h.account();
       const other = await h.account();

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from '../runtime/log.js';
 import { createKeyUseRecorder, type KeyUseRecorder } from './accounts/key-use.js';
 import { createLedgerCheck } from './accounts/ledger-check.js';
-import { createAccountService } from './accounts/service.js';
+import { type AccountService, createAccountService } from './accounts/service.js';
 import { createCableFollow } from './catalog/cable-follow.js';
 import { createPlanChanges } from './catalog/changes.js';
 import { createCostRules } from './catalog/costs.js';
@@ -45,7 +45,7 @@ import {
   instrumentSupply,
 } from './metrics.js';
 import { createPeopleService } from './people/service.js';
-import { createUpgrades } from './people/upgrades.js';
+import { createUpgrades, type Upgrades } from './people/upgrades.js';
 import type { Providers } from './providers/port.js';
 import { createSandbox } from './providers/sandbox/index.js';
 import type { Supply } from './providers/supply.js';
@@ -60,7 +60,7 @@ import { createPendingList } from './purchases/pending-list.js';
 import { Background } from './purchases/receipts.js';
 import { createRecoveryWorker, type RecoveryWorker } from './purchases/recovery.js';
 import { createRouter } from './purchases/routing.js';
-import { createPurchaseService } from './purchases/service.js';
+import { createPurchaseService, type PurchaseService } from './purchases/service.js';
 import { createSupplyAdmin } from './purchases/supply-admin.js';
 import type { SupplyDeps } from './purchases/upstream-calls.js';
 import { createUpstreamHealth } from './purchases/upstream-health.js';
@@ -68,7 +68,7 @@ import { createVerificationService } from './purchases/verification.js';
 import { createReports } from './reports/service.js';
 import { type CoreServer, createCoreServer, SERVICE_NAMES } from './rpc/server.js';
 import { CLI_ACTOR, createAuditTrail } from './staff/audit.js';
-import { createDesk } from './staff/desk.js';
+import { createDesk, type Desk } from './staff/desk.js';
 import { createStaffRealm } from './staff/realm.js';
 import type { Moved, Store, WalletStore } from './store/port.js';
 import { createDeliveryWorker, type DeliveryWorker } from './webhooks/delivery.js';
@@ -130,7 +130,10 @@ const DEFAULT_LOW_BALANCE_MAIL_MS = 60_000;
 
 /** How this core takes money in. */
 export interface FundingConfig {
-  /** The live providers (Paystack, Monnify); none: the sandbox serves live mode too. Test mode always has only the sandbox. */
+  /**
+   * The live providers (Paystack, Monnify); none: the sandbox serves live mode too. Test mode
+   * always has only the sandbox.
+   */
   providers?: FundingProvider[];
   fee?: FundingFee;
   /** The key of the identity numbers' keyed hash; a random one per process by default (tests). */
@@ -230,8 +233,77 @@ function createSupplyDeps(
   };
 }
 
+/**
+ * The core from its groups, each a builder over the same deps: the money path every use case
+ * shares, purchasing, people, money in, staff and the console, the background jobs, and the
+ * lifecycle that stops them in order.
+ */
 export function createCore(deps: CoreDeps): Core {
   const clock = deps.clock ?? (() => new Date());
+  // The catalogue is built with purchasing; a cost is only ever observed after a purchase.
+  const money = moneyPath(deps, clock, (...args) => buying.catalog.setPlanCost(...args));
+  const buying = purchasing(deps, money);
+  const holders = peopleParts(deps, money, buying.purchases);
+  const funding = fundingParts(deps, money);
+  const staff = staffParts(deps, money, { accounts: holders.accounts, funding, upgrades: holders.upgrades });
+  const { store } = money;
+  const rpc = createCoreServer({
+    ...buying,
+    accounts: holders.accounts,
+    people: holders.people,
+    holderDesk: holders.holderDesk,
+    upgrades: holders.upgrades,
+    webhooks: holders.webhooks,
+    supplyAdmin: staff.supplyAdmin,
+    planCodes: createPlanCodesAdmin({
+      store,
+      book: money.planBook,
+      catalog: buying.catalog,
+      supply: deps.supply,
+      clock,
+      log: deps.log,
+    }),
+    shopDesk: createShopDesk({ store, purchases: buying.purchases }),
+    staff: {
+      realm: staff.realm,
+      desk: staff.desk,
+      audit: staff.audit,
+      auditLog: store.auditLog,
+      reports: createReports(store),
+      ...cliProposals(deps, staff.desk),
+    },
+    eventFeed: createEventFeed({ accounts: store.accounts, events: store.events }),
+    funding,
+    adminToken: deps.adminToken,
+    serviceToken: deps.serviceToken,
+    log: deps.log,
+  });
+  const parts = {
+    rpc,
+    ...backgroundJobs(deps, money, funding),
+    funding,
+    background: money.background,
+    deliveries: money.deliveries,
+    keyUses: holders.keyUses,
+    mailer: holders.mailer,
+    lowBalanceMail: holders.lowBalanceMail,
+  };
+  return {
+    ...parts,
+    seed: () => store.catalog.seedIfEmpty(defaultCatalog()),
+    ...lifecycle(parts, money.poster),
+  };
+}
+
+/** What every use case shares: the store as announced and counted, providers, supply, the purchase deps. */
+type MoneyPath = ReturnType<typeof moneyPath>;
+
+/**
+ * The money path: the store with its outcomes logged and counted and its money changes
+ * announced to the webhook worker, the providers of both modes, supply over the upstreams,
+ * and the purchase deps the purchasing use cases and the workers share.
+ */
+function moneyPath(deps: CoreDeps, clock: () => Date, setPlanCost: SetPlanCost) {
   const background = new Background();
   // Every purchase outcome is logged (and counted) where it is decided: a settlement, refund
   // or reversal where the store records it, a pending answer where the flow gives it.
@@ -253,13 +325,7 @@ export function createCore(deps: CoreDeps): Core {
   const supplyDeps =
     supply === undefined
       ? undefined
-      : createSupplyDeps(supply, store, planBook, {
-          log: deps.log,
-          clock,
-          metrics: deps.metrics,
-          // The catalogue is built below; a cost is only ever observed after a purchase.
-          setPlanCost: (...args) => catalog.setPlanCost(...args),
-        });
+      : createSupplyDeps(supply, store, planBook, { log: deps.log, clock, metrics: deps.metrics, setPlanCost });
   const purchaseDeps = {
     store,
     providers: { live: providers, test: testProviders },
@@ -271,21 +337,22 @@ export function createCore(deps: CoreDeps): Core {
     observer: outcomes,
     ...(supplyDeps === undefined ? {} : { supply: supplyDeps }),
   } satisfies PurchaseDeps;
-  const keyUses = createKeyUseRecorder({
-    keyUse: store.keyUse,
-    log: deps.log,
-    ...(deps.keyUseFlushMs === undefined ? {} : { intervalMs: deps.keyUseFlushMs }),
-  });
-  const accounts = createAccountService({ store, clock, keyUses });
+  return { clock, background, deliveries, poster, allowPrivate, store, providers, planBook, supplyDeps, purchaseDeps };
+}
+
+/**
+ * Purchasing: the catalogue and its cost rules, the purchases (the developer area's and the
+ * API's, which refuses a suspended account), lookups, the pending list, the ledger check, and
+ * the upstreams' callbacks and pushes.
+ */
+function purchasing(deps: CoreDeps, money: MoneyPath) {
+  const { store, clock, providers, purchaseDeps } = money;
   const planChanges = createPlanChanges({ store, clock, log: deps.log });
   const catalog = createCatalogService({ store, changes: planChanges, clock });
   const costRules = createCostRules({ store, clock, log: deps.log });
   const purchases = createPurchaseService({ ...purchaseDeps, costRules });
-  const pendingList = createPendingList({ transactions: store.transactions });
-  const ledgerCheck = createLedgerCheck({ wallet: store.wallet, log: deps.log });
-  const verification = createVerificationService(purchaseDeps);
-  // Callbacks are accepted from the upstreams that send them; each is confirmed by a requery.
   const planSync = createPlanSync({ store, catalog, changes: planChanges, providers, log: deps.log });
+  // Callbacks are accepted from the upstreams that send them; each is confirmed by a requery.
   const callbacks = createCallbackService(
     purchaseDeps,
     { [VTPASS_NAME]: parseVtpassCallback },
@@ -301,6 +368,31 @@ export function createCore(deps: CoreDeps): Core {
       }),
     },
   );
+  return {
+    purchases,
+    apiPurchases: createPurchaseService({ ...purchaseDeps, costRules, refuseSuspended: true }),
+    catalog,
+    costRules,
+    pendingList: createPendingList({ transactions: store.transactions }),
+    ledgerCheck: createLedgerCheck({ wallet: store.wallet, log: deps.log }),
+    verification: createVerificationService(purchaseDeps),
+    callbacks,
+    planSync,
+  };
+}
+
+/**
+ * People and their accounts: keys and their uses, invitations and resets, the mail they
+ * get, webhooks, the developer area's desk and plan upgrades.
+ */
+function peopleParts(deps: CoreDeps, money: MoneyPath, purchases: PurchaseService) {
+  const { store, clock, deliveries } = money;
+  const keyUses = createKeyUseRecorder({
+    keyUse: store.keyUse,
+    log: deps.log,
+    ...(deps.keyUseFlushMs === undefined ? {} : { intervalMs: deps.keyUseFlushMs }),
+  });
+  const accounts = createAccountService({ store, clock, keyUses });
   // The core sends the mail: it owns people, their addresses and the reset links, and it
   // reads the events the low-balance alert comes from.
   const mailer = deps.mail ? createMailer(deps.mail, deps.log) : null;
@@ -324,10 +416,17 @@ export function createCore(deps: CoreDeps): Core {
     events: store.events,
     webhooks: store.webhooks,
     clock,
-    allowPrivate,
+    allowPrivate: money.allowPrivate,
     nudge: (destination) => deliveries.nudge(destination),
   });
   const holderDesk = createHolderDesk({ store, accounts, purchases, webhooks, clock, notices });
+  const upgrades = createUpgrades({ store, accounts, clock });
+  return { keyUses, accounts, mailer, people, lowBalanceMail, webhooks, holderDesk, upgrades };
+}
+
+/** Money in: the funding providers of each mode (the sandbox bank where none is live), the fee, the KYC hash. */
+function fundingParts(deps: CoreDeps, money: MoneyPath): FundingService {
+  const { store, clock, deliveries } = money;
   const sandboxFunding =
     deps.funding?.sandbox ??
     createSandboxFunding({
@@ -346,7 +445,16 @@ export function createCore(deps: CoreDeps): Core {
     ...(deps.metrics === undefined ? {} : { observer: deps.metrics.funding }),
   });
   deps.metrics?.watchUnmatched(async () => (await deps.store.funding.listInflows('unmatched', 1_000)).length);
-  const upgrades = createUpgrades({ store, accounts, clock });
+  return funding;
+}
+
+/** Staff and the console: the audit trail, staff sign-in, supply administration and the desk. */
+function staffParts(
+  deps: CoreDeps,
+  money: MoneyPath,
+  uses: { accounts: AccountService; funding: FundingService; upgrades: Upgrades },
+) {
+  const { store, clock, supplyDeps } = money;
   const audit = createAuditTrail(store.auditLog, clock);
   const realm = createStaffRealm({
     store,
@@ -363,59 +471,42 @@ export function createCore(deps: CoreDeps): Core {
   });
   const desk = createDesk({
     store,
-    accounts,
-    funding,
-    upgrades,
-    purchases: purchaseDeps,
+    ...uses,
+    purchases: money.purchaseDeps,
     audit,
     clock,
     upstreamHealth: supplyAdmin,
   });
-  const proposeCredit =
-    deps.cliMoneyMoves === 'proposals'
-      ? async (accountId: string, amountKobo: number, memo: string) =>
-          (
-            await desk.propose(
-              { kind: 'credit', accountId, target: accountId, amountKobo, note: memo || 'Credit from the CLI' },
-              CLI_ACTOR,
-            )
-          ).proposalId
-      : undefined;
-  const proposeDebit =
-    deps.cliMoneyMoves === 'proposals'
-      ? async (accountId: string, amountKobo: number, reason: string) => {
-          const proposal = await desk.propose(
-            { kind: 'debit', accountId, target: accountId, amountKobo, note: reason },
-            CLI_ACTOR,
-          );
-          return { proposalId: proposal.proposalId, warning: await desk.warningFor(proposal) };
-        }
-      : undefined;
-  const rpc = createCoreServer({
-    purchases,
-    apiPurchases: createPurchaseService({ ...purchaseDeps, costRules, refuseSuspended: true }),
-    accounts,
-    catalog,
-    costRules,
-    pendingList,
-    ledgerCheck,
-    supplyAdmin,
-    planCodes: createPlanCodesAdmin({ store, book: planBook, catalog, supply: deps.supply, clock, log: deps.log }),
-    verification,
-    callbacks,
-    planSync,
-    people,
-    holderDesk,
-    shopDesk: createShopDesk({ store, purchases }),
-    upgrades,
-    staff: { realm, desk, audit, auditLog: store.auditLog, reports: createReports(store), proposeCredit, proposeDebit },
-    eventFeed: createEventFeed({ accounts: store.accounts, events: store.events }),
-    webhooks,
-    funding,
-    adminToken: deps.adminToken,
-    serviceToken: deps.serviceToken,
-    log: deps.log,
-  });
+  return { audit, realm, supplyAdmin, desk };
+}
+
+/**
+ * With CLI_MONEY_MOVES=proposals the CLI's live credits and debits become four-eyes
+ * proposals on the desk; otherwise (direct) there are none and the CLI moves the money.
+ */
+function cliProposals(deps: CoreDeps, desk: Desk) {
+  if (deps.cliMoneyMoves !== 'proposals') return { proposeCredit: undefined, proposeDebit: undefined };
+  return {
+    proposeCredit: async (accountId: string, amountKobo: number, memo: string) =>
+      (
+        await desk.propose(
+          { kind: 'credit', accountId, target: accountId, amountKobo, note: memo || 'Credit from the CLI' },
+          CLI_ACTOR,
+        )
+      ).proposalId,
+    proposeDebit: async (accountId: string, amountKobo: number, reason: string) => {
+      const proposal = await desk.propose(
+        { kind: 'debit', accountId, target: accountId, amountKobo, note: reason },
+        CLI_ACTOR,
+      );
+      return { proposalId: proposal.proposalId, warning: await desk.warningFor(proposal) };
+    },
+  };
+}
+
+/** The workers core/main.ts starts: the float poller (with upstreams), the funding sweeper, the recovery worker. */
+function backgroundJobs(deps: CoreDeps, money: MoneyPath, funding: FundingService) {
+  const { supplyDeps, clock } = money;
   const floatPoller =
     supplyDeps === undefined
       ? null
@@ -429,33 +520,40 @@ export function createCore(deps: CoreDeps): Core {
         });
   const fundingSweeper = createFundingSweeper({
     funding,
-    store: store.funding,
+    store: money.store.funding,
     intervalMs: deps.funding?.sweepIntervalMs ?? 600_000,
     log: deps.log,
   });
-  const worker = createRecoveryWorker(purchaseDeps, {
+  const worker = createRecoveryWorker(money.purchaseDeps, {
     intervalMs: deps.recoveryIntervalMs,
     schedule: { ...DEFAULT_RETRY_SCHEDULE, attentionAfterMs: deps.recoveryAttentionAfterMs },
   });
+  return { floatPoller, fundingSweeper, worker };
+}
 
+/** The core's stop: drain, then the calls, the workers, the queued work, the key uses and the mail, in that order. */
+function lifecycle(
+  parts: Pick<
+    Core,
+    | 'rpc'
+    | 'worker'
+    | 'fundingSweeper'
+    | 'floatPoller'
+    | 'deliveries'
+    | 'background'
+    | 'keyUses'
+    | 'lowBalanceMail'
+    | 'mailer'
+  >,
+  poster: Poster,
+): Pick<Core, 'drain' | 'shutdown' | 'forceShutdown'> {
+  const { rpc, worker, fundingSweeper, floatPoller, deliveries, background, keyUses, lowBalanceMail, mailer } = parts;
   const drain = () => {
     for (const name of ['', ...SERVICE_NAMES]) rpc.health.setStatus(name, 'NOT_SERVING');
     // Watchers have their NOT_SERVING; an open Watch stream would hold the stop until its bound.
     rpc.health.endWatches();
   };
-
   return {
-    rpc,
-    worker,
-    funding,
-    fundingSweeper,
-    floatPoller,
-    background,
-    deliveries,
-    keyUses,
-    mailer,
-    lowBalanceMail,
-    seed: () => store.catalog.seedIfEmpty(defaultCatalog()),
     drain,
     async shutdown() {
       drain();

@@ -10,15 +10,18 @@
  *   prepaid_core_pending_oldest_age_seconds                          age of the oldest pending (0 when none)
  *   prepaid_core_provider_call_duration_seconds{provider,product,operation,mode}   provider latency
  *   prepaid_core_provider_calls_total{provider,product,operation,outcome,mode}     provider answers
- *   prepaid_core_wallet_operation_duration_seconds{operation}        store transactions: reserve, settle, refund, reverse, credit
- *   prepaid_core_webhook_deliveries_total{outcome}                   webhook attempts: delivered, retry, failed (gave up)
+ *   prepaid_core_wallet_operation_duration_seconds{operation}        store transactions: reserve, settle, refund,
+ *                                                                    reverse, credit
+ *   prepaid_core_webhook_deliveries_total{outcome}                   webhook attempts: delivered, retry, failed
+ *                                                                    (gave up)
  *   prepaid_core_webhook_undelivered_events                          events waiting for delivery (read at scrape time)
  *   prepaid_core_webhook_oldest_undelivered_age_seconds              age of the oldest of them (0 when none)
  *   prepaid_core_sales_below_cost_total{product,upstream,mode}       sales refused by the margin guard
  *   prepaid_core_upstream_purchases_total{upstream,product,outcome}  live purchase calls per upstream (below)
  *   prepaid_core_upstream_failovers_total{from,to,reason}            moves to the next upstream on proven non-delivery
  *   prepaid_core_upstream_skips_total{upstream,reason}               upstreams a route left out (reasons: its help)
- *   prepaid_core_upstream_circuit_state{upstream}                    0 closed, 1 half-open, 2 open (this core's breaker)
+ *   prepaid_core_upstream_circuit_state{upstream}                    0 closed, 1 half-open, 2 open (this core's
+ *                                                                    breaker)
  *   prepaid_core_upstream_float_naira{upstream}                      our wallet at the upstream, last reading
  *   prepaid_core_upstream_float_alert_naira{upstream}                its alert threshold (0: none)
  *   prepaid_core_upstream_float_low_total{upstream}                  readings under the alert
@@ -86,7 +89,10 @@ export interface CoreMetrics {
   webhookDelivery(outcome: 'delivered' | 'retry' | 'failed'): void;
   /** Reads the undelivered-events gauges from `summary` at every scrape. */
   watchUndelivered(summary: () => Promise<UndeliveredSummary>, clock?: () => Date): void;
-  /** Money in: inflows by provider and outcome, credited Naira, sweeper runs (core/funding/service.ts FundingObserver). */
+  /**
+   * Money in: inflows by provider and outcome, credited Naira, sweeper runs
+   * (core/funding/service.ts FundingObserver).
+   */
   readonly funding: FundingObserver;
   /** Reads the unmatched-inflows gauge from `count` at every scrape. */
   watchUnmatched(count: () => Promise<number>): void;
@@ -114,13 +120,17 @@ export function createCoreMetrics(options: { defaultMetrics?: boolean } = {}): C
   const registers = [registry];
   const purchases = new Counter({
     name: 'prepaid_core_purchases_total',
-    help: 'Purchase outcomes by product, state and mode (live or test): pending when answered 202; success, failed or reversed when the store records that final state.',
+    help:
+      'Purchase outcomes by product, state and mode (live or test): pending when answered 202; ' +
+      'success, failed or reversed when the store records that final state.',
     labelNames: ['product', 'state', 'mode'] as const,
     registers,
   });
   const refunds = new Counter({
     name: 'prepaid_core_refunds_total',
-    help: 'Refunds to wallets by product, cause (failed: the purchase failed; reversed: the provider undid a delivered one) and mode.',
+    help:
+      'Refunds to wallets by product, cause (failed: the purchase failed; ' +
+      'reversed: the provider undid a delivered one) and mode.',
     labelNames: ['product', 'cause', 'mode'] as const,
     registers,
   });
@@ -139,7 +149,9 @@ export function createCoreMetrics(options: { defaultMetrics?: boolean } = {}): C
   });
   const providerCalls = new Counter({
     name: 'prepaid_core_provider_calls_total',
-    help: 'Provider calls by provider, product, operation, outcome and mode; failed, unknown and error are the failures.',
+    help:
+      'Provider calls by provider, product, operation, outcome and mode; ' +
+      'failed, unknown and error are the failures.',
     labelNames: ['provider', 'product', 'operation', 'outcome', 'mode'] as const,
     registers,
   });
@@ -150,6 +162,50 @@ export function createCoreMetrics(options: { defaultMetrics?: boolean } = {}): C
     buckets: WALLET_DURATION_BUCKETS,
     registers,
   });
+  const pending = pendingSeries(registers);
+
+  const webhooks = webhookSeries(registers);
+  const supply = supplySeries(registers);
+  const funding = fundingSeries(registers);
+  const belowCost = new Counter({
+    name: 'prepaid_core_sales_below_cost_total',
+    help:
+      'Sales refused by the margin guard (422 PRICE_BELOW_COST): ' + "the price was below the upstream's current cost.",
+    labelNames: ['product', 'upstream', 'mode'] as const,
+    registers,
+  });
+
+  return {
+    registry,
+    webhookDelivery: (outcome) => webhooks.deliveries.inc({ outcome }),
+    watchUndelivered(summary, clock = () => new Date()) {
+      webhooks.watch(summary, clock);
+    },
+    purchase: (product, state, mode) => purchases.inc({ product, state, mode }),
+    refund(product, cause, chargedKobo, mode) {
+      refunds.inc({ product, cause, mode });
+      refundedKobo.inc({ product, mode }, chargedKobo);
+    },
+    providerCall(provider, product, operation, outcome, seconds, mode) {
+      providerDuration.observe({ provider, product, operation, mode }, seconds);
+      providerCalls.inc({ provider, product, operation, outcome, mode });
+    },
+    walletOperation: (operation, seconds) => walletDuration.observe({ operation }, seconds),
+    watchPending(summary, clock = () => new Date()) {
+      pending(summary, clock);
+    },
+    funding: funding.observer,
+    watchUnmatched: (count) => funding.watch(count),
+    belowCost: (product, upstream, mode) => belowCost.inc({ product, upstream, mode }),
+    supply,
+  };
+}
+
+/**
+ * The three pending gauges, read from the store's pending summary at scrape time; returns
+ * the function that names where that summary comes from.
+ */
+function pendingSeries(registers: Registry[]) {
   let pendingSource: { summary: () => Promise<PendingSummary>; clock: () => Date } | undefined;
   let lastSummary: Promise<PendingSummary> | undefined;
   /**
@@ -198,40 +254,8 @@ export function createCoreMetrics(options: { defaultMetrics?: boolean } = {}): C
     'Age of the oldest pending purchase in seconds; 0 when none is pending.',
     (s, now) => (s.oldestCreatedAt === null ? 0 : Math.max(0, (now.getTime() - s.oldestCreatedAt.getTime()) / 1000)),
   );
-
-  const webhooks = webhookSeries(registers);
-  const supply = supplySeries(registers);
-  const funding = fundingSeries(registers);
-  const belowCost = new Counter({
-    name: 'prepaid_core_sales_below_cost_total',
-    help: "Sales refused by the margin guard (422 PRICE_BELOW_COST): the price was below the upstream's current cost.",
-    labelNames: ['product', 'upstream', 'mode'] as const,
-    registers,
-  });
-
-  return {
-    registry,
-    webhookDelivery: (outcome) => webhooks.deliveries.inc({ outcome }),
-    watchUndelivered(summary, clock = () => new Date()) {
-      webhooks.watch(summary, clock);
-    },
-    purchase: (product, state, mode) => purchases.inc({ product, state, mode }),
-    refund(product, cause, chargedKobo, mode) {
-      refunds.inc({ product, cause, mode });
-      refundedKobo.inc({ product, mode }, chargedKobo);
-    },
-    providerCall(provider, product, operation, outcome, seconds, mode) {
-      providerDuration.observe({ provider, product, operation, mode }, seconds);
-      providerCalls.inc({ provider, product, operation, outcome, mode });
-    },
-    walletOperation: (operation, seconds) => walletDuration.observe({ operation }, seconds),
-    watchPending(summary, clock = () => new Date()) {
-      pendingSource = { summary, clock };
-    },
-    funding: funding.observer,
-    watchUnmatched: (count) => funding.watch(count),
-    belowCost: (product, upstream, mode) => belowCost.inc({ product, upstream, mode }),
-    supply,
+  return (summary: () => Promise<PendingSummary>, clock: () => Date) => {
+    pendingSource = { summary, clock };
   };
 }
 
@@ -242,13 +266,17 @@ const CIRCUIT_VALUES: Readonly<Record<CircuitState, number>> = { closed: 0, half
 function supplySeries(registers: Registry[]): SupplyObserver {
   const purchases = new Counter({
     name: 'prepaid_core_upstream_purchases_total',
-    help: 'Live purchase calls by upstream, product and outcome: delivered, failed, pending, not_delivered (proven; moved to the next upstream).',
+    help:
+      'Live purchase calls by upstream, product and outcome: ' +
+      'delivered, failed, pending, not_delivered (proven; moved to the next upstream).',
     labelNames: ['upstream', 'product', 'outcome'] as const,
     registers,
   });
   const failovers = new Counter({
     name: 'prepaid_core_upstream_failovers_total',
-    help: 'Purchases moved to the next upstream on proven non-delivery, by from, to and reason (refused, dns, tls, code_091, http_401...).',
+    help:
+      'Purchases moved to the next upstream on proven non-delivery, by from, to and reason ' +
+      '(refused, dns, tls, code_091, http_401...).',
     labelNames: ['from', 'to', 'reason'] as const,
     registers,
   });
@@ -297,11 +325,16 @@ function supplySeries(registers: Registry[]): SupplyObserver {
   };
 }
 
-/** Money in: every inflow's outcome by provider, the Naira credited, the unmatched backlog and the sweeper's runs. */
+/**
+ * Money in: every inflow's outcome by provider, the Naira credited, the unmatched backlog and
+ * the sweeper's runs.
+ */
 function fundingSeries(registers: Registry[]) {
   const inflows = new Counter({
     name: 'prepaid_core_funding_inflows_total',
-    help: 'Bank transfers heard of (notification, sweep or simulation) by provider and outcome: credited, already_credited, unmatched, not_paid, unknown, rejected.',
+    help:
+      'Bank transfers heard of (notification, sweep or simulation) by provider and outcome: ' +
+      'credited, already_credited, unmatched, not_paid, unknown, rejected.',
     labelNames: ['provider', 'outcome'] as const,
     registers,
   });
@@ -358,7 +391,9 @@ function fundingSeries(registers: Registry[]) {
 function webhookSeries(registers: Registry[]) {
   const webhookDeliveries = new Counter({
     name: 'prepaid_core_webhook_deliveries_total',
-    help: 'Webhook delivery attempts by outcome: delivered (a 2xx), retry (failed, tried again later), failed (the retry window closed).',
+    help:
+      'Webhook delivery attempts by outcome: delivered (a 2xx), retry (failed, tried again later), ' +
+      'failed (the retry window closed).',
     labelNames: ['outcome'] as const,
     registers,
   });

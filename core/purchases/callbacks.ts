@@ -97,49 +97,6 @@ export function createCallbackService(
     return result;
   }
 
-  /** The requery's answer applied to the transaction as it stands. */
-  async function apply(
-    tx: TransactionRecord,
-    outcome: ProviderOutcome,
-    answers: readonly NewUpstreamAnswer[],
-  ): Promise<CallbackResult> {
-    const done = (disposition: CallbackDisposition, after: TransactionRecord): CallbackResult => ({
-      disposition,
-      reference: tx.reference,
-      status: after.status,
-    });
-    if (outcome.kind === 'unknown') return done('retry_later', tx);
-
-    if (tx.status === 'pending') {
-      // The flow's own rule for a requery answer, so a callback and the worker agree.
-      const after = await applyOutcome(deps, tx, outcome, tx.attempts, undefined, undefined, answers);
-      return done(after.status === 'pending' ? 'unchanged' : 'applied', after);
-    }
-
-    if (tx.status === 'success' && outcome.kind === 'reversed') {
-      const reversed = await store.wallet.reverse(tx.reference, outcome.reason, deps.clock());
-      if (!reversed) throw new DomainError('INTERNAL', `Transaction ${tx.reference} vanished while reversing.`);
-      log('purchase.reversed', { reference: tx.reference, product: tx.product, changed: reversed.changed });
-      return done(reversed.changed ? 'applied' : 'unchanged', reversed.transaction);
-    }
-
-    const agrees =
-      (tx.status === 'success' && outcome.kind === 'delivered') ||
-      (tx.status === 'failed' && (outcome.kind === 'failed' || outcome.kind === 'reversed')) ||
-      (tx.status === 'reversed' && outcome.kind === 'reversed');
-    if (!agrees) {
-      // A refunded purchase the provider calls delivered, or a delivered one it calls failed:
-      // no rule can settle that safely; a person compares the two records.
-      log('callback.conflict_error', {
-        reference: tx.reference,
-        product: tx.product,
-        status: tx.status,
-        provider_says: outcome.kind,
-      });
-    }
-    return done('unchanged', tx);
-  }
-
   return {
     /** Applies one upstream callback; never throws for anything the body says. */
     async applyCallback(providerName: string, body: Uint8Array): Promise<CallbackResult> {
@@ -190,7 +147,7 @@ export function createCallbackService(
           deps.providerTimeoutMs,
         );
         const heard = [...callbackAnswers(providerName, body), ...answersOf('requery', providerName, outcome)];
-        const result = await apply(tx, outcome, heard);
+        const result = await applyRequeryAnswer(deps, tx, outcome, heard);
         log('callback.applied', {
           provider: providerName,
           reference: tx.reference,
@@ -202,6 +159,53 @@ export function createCallbackService(
       });
     },
   };
+}
+
+/**
+ * The requery's answer applied to the transaction as it stands: the flow's rule while it is
+ * pending, a reversal once after success, and otherwise nothing but a logged contradiction.
+ */
+async function applyRequeryAnswer(
+  deps: PurchaseDeps,
+  tx: TransactionRecord,
+  outcome: ProviderOutcome,
+  answers: readonly NewUpstreamAnswer[],
+): Promise<CallbackResult> {
+  const done = (disposition: CallbackDisposition, after: TransactionRecord): CallbackResult => ({
+    disposition,
+    reference: tx.reference,
+    status: after.status,
+  });
+  if (outcome.kind === 'unknown') return done('retry_later', tx);
+
+  if (tx.status === 'pending') {
+    // The flow's own rule for a requery answer, so a callback and the worker agree.
+    const after = await applyOutcome(deps, tx, outcome, tx.attempts, undefined, undefined, answers);
+    return done(after.status === 'pending' ? 'unchanged' : 'applied', after);
+  }
+
+  if (tx.status === 'success' && outcome.kind === 'reversed') {
+    const reversed = await deps.store.wallet.reverse(tx.reference, outcome.reason, deps.clock());
+    if (!reversed) throw new DomainError('INTERNAL', `Transaction ${tx.reference} vanished while reversing.`);
+    deps.log('purchase.reversed', { reference: tx.reference, product: tx.product, changed: reversed.changed });
+    return done(reversed.changed ? 'applied' : 'unchanged', reversed.transaction);
+  }
+
+  const agrees =
+    (tx.status === 'success' && outcome.kind === 'delivered') ||
+    (tx.status === 'failed' && (outcome.kind === 'failed' || outcome.kind === 'reversed')) ||
+    (tx.status === 'reversed' && outcome.kind === 'reversed');
+  if (!agrees) {
+    // A refunded purchase the provider calls delivered, or a delivered one it calls failed:
+    // no rule can settle that safely; a person compares the two records.
+    deps.log('callback.conflict_error', {
+      reference: tx.reference,
+      product: tx.product,
+      status: tx.status,
+      provider_says: outcome.kind,
+    });
+  }
+  return done('unchanged', tx);
 }
 
 /** The callback use case, as the RPC layer sees it. */

@@ -157,7 +157,8 @@ export async function executePurchase(
     case 'insufficient':
       throw new DomainError(
         'INSUFFICIENT_BALANCE',
-        `The wallet balance of ${formatNaira(reserved.balanceKobo)} Naira does not cover the charge of ${formatNaira(order.chargedKobo)} Naira.`,
+        `The wallet balance of ${formatNaira(reserved.balanceKobo)} Naira ` +
+          `does not cover the charge of ${formatNaira(order.chargedKobo)} Naira.`,
         { metadata: { balance_kobo: String(reserved.balanceKobo), charge_kobo: String(order.chargedKobo) } },
       );
     case 'duplicate':
@@ -258,7 +259,8 @@ export async function applyOutcome(
 function providerFailed(tx: TransactionRecord): DomainError {
   return new DomainError(
     'PROVIDER_FAILED',
-    `The provider could not complete the purchase: ${sentence(tx.failureReason ?? 'it failed')} The wallet was refunded ${formatNaira(tx.chargedKobo)} Naira in full.`,
+    `The provider could not complete the purchase: ${sentence(tx.failureReason ?? 'it failed')} ` +
+      `The wallet was refunded ${formatNaira(tx.chargedKobo)} Naira in full.`,
     { metadata: { reference: tx.reference, charged_kobo: String(tx.chargedKobo), refunded: 'true' } },
   );
 }
@@ -273,7 +275,8 @@ function replay(deps: PurchaseDeps, tx: TransactionRecord, requestHash: string |
   if (tx.requestHash !== requestHash) {
     throw new DomainError(
       'IDEMPOTENCY_KEY_REUSED',
-      `request_id ${tx.requestId} was already used for a different request (reference ${tx.reference}); use a new request_id for a new purchase.`,
+      `request_id ${tx.requestId} was already used for a different request (reference ${tx.reference}); ` +
+        'use a new request_id for a new purchase.',
       { metadata: { reference: tx.reference } },
     );
   }

@@ -86,8 +86,238 @@ type PurchaseServiceDeps = PurchaseDeps & {
  */
 export function createPurchaseService(deps: PurchaseServiceDeps) {
   const { store } = deps;
-  const costRules: CostRuleReader = deps.costRules ?? { current: () => store.catalog.listCostRules() };
+  const shared: SharedReads = {
+    accountAndTier: accountReader(deps),
+    costRules: deps.costRules ?? { current: () => store.catalog.listCostRules() },
+  };
+  const { accountAndTier } = shared;
 
+  return {
+    /** Whether the use cases that read the account refuse a suspended one themselves (above). */
+    refusesSuspended: deps.refuseSuspended === true,
+
+    /**
+     * Refuses a suspended account's API call (ACCOUNT_SUSPENDED). Every PurchaseService RPC
+     * asks it first, so a suspension holds from the next request whatever the gateway's short
+     * key cache still trusts; the developer area's reads (which use this service too) are not
+     * refused, only its changes (PeopleService.requireOwner).
+     */
+    async requireActive(accountId: string): Promise<void> {
+      const account = accountId === '' ? null : await store.accounts.get(accountId);
+      if (account) refuseIfSuspended(account);
+    },
+
+    /** The account, its tier, and the balance of its wallet in `mode`. */
+    async balance(
+      accountId: string,
+      mode: Mode,
+    ): Promise<{ account: AccountRecord; tier: TierRecord; balanceKobo: Kobo }> {
+      const { account, tier } = await accountAndTier(accountId);
+      return { account, tier, balanceKobo: balanceOf(account, mode) };
+    },
+
+    ...purchaseOperations(deps, shared, createMarginGuard(deps)),
+
+    ...priceLists(deps, shared),
+
+    /**
+     * One of the account's transactions in `mode`; another account's reference, or one of the
+     * other mode, is not found, never shown.
+     */
+    async transaction(accountId: string, mode: Mode, reference: string): Promise<TransactionRecord> {
+      const tx = reference ? await store.transactions.get(reference) : null;
+      if (!tx || tx.accountId !== accountId || tx.mode !== mode)
+        throw notFound(`Transaction ${quotedReference(reference)}`);
+      return tx;
+    },
+
+    /** A page of the account's history in `mode`; `pageSize` undefined means the default size. */
+    async history(
+      accountId: string,
+      mode: Mode,
+      pageSize: number | undefined,
+      pageToken: string,
+    ): Promise<Page<TransactionRecord>> {
+      await accountAndTier(accountId);
+      const limit = historyPageSize(pageSize);
+      return readPage('cursor', () =>
+        store.transactions.listByAccount(accountId, mode, { limit, ...(pageToken ? { after: pageToken } : {}) }),
+      );
+    },
+  };
+}
+
+/** What every use case of the service reads first: the account with its tier, and the cost rules. */
+interface SharedReads {
+  accountAndTier(accountId: string): Promise<{ account: AccountRecord; tier: TierRecord }>;
+  readonly costRules: CostRuleReader;
+}
+
+/** The account and its tier, refusing a suspended account when the service is built to (above). */
+function accountReader(deps: PurchaseServiceDeps): SharedReads['accountAndTier'] {
+  const { store } = deps;
+  return async function accountAndTier(accountId: string): Promise<{ account: AccountRecord; tier: TierRecord }> {
+    if (accountId === '') throw invalid('account_id', 'account_id is required.');
+    const account = await store.accounts.get(accountId);
+    if (!account) throw notFound(`Account ${accountId}`);
+    if (deps.refuseSuspended) refuseIfSuspended(account);
+    const tier = await store.catalog.getTier(account.tierId);
+    if (!tier)
+      throw new DomainError('INTERNAL', `Account ${accountId} is on tier ${account.tierId}, which does not exist.`);
+    return { account, tier };
+  };
+}
+
+/**
+ * The five purchases: each prices its order for the account's tier, asks the margin guard
+ * which upstreams would sell below cost, and runs the two-phase flow.
+ */
+function purchaseOperations(deps: PurchaseServiceDeps, shared: SharedReads, margin: MarginGuard) {
+  const { accountAndTier, costRules } = shared;
+  return {
+    async airtime(accountId: string, mode: Mode, input: AirtimeInput, requestId: string): Promise<PurchaseResult> {
+      const { tier } = await accountAndTier(accountId);
+      const rules = await costRules.current();
+      const order = airtimeOrder(input, tier, rules);
+      const belowCost = await margin.faceValueBelowCost(order, mode, rules);
+      return executePurchase(deps, accountId, mode, order, requestId, belowCost);
+    },
+
+    async data(accountId: string, mode: Mode, input: DataInput, requestId: string): Promise<PurchaseResult> {
+      const { tier } = await accountAndTier(accountId);
+      const plan =
+        Number.isSafeInteger(input.planId) && input.planId > 0 ? await deps.store.catalog.getPlan(input.planId) : null;
+      const order = dataOrder(input, plan, tier);
+      const sold = plan!;
+      const off = await deps.store.catalog.listPlanTypesOff();
+      if (off.some((o) => o.network === sold.network && o.type === sold.type)) {
+        throw new DomainError(
+          'PLAN_DISABLED',
+          `plan_id ${sold.planId} is not on sale for now: ${sold.type.toUpperCase()} plans on ` +
+            `${networkNames(sold.network).join(' / ').toUpperCase()} are switched off. ` +
+            'Nothing was charged; see action=plans for the plans on sale.',
+          { metadata: { plan_id: String(sold.planId), network: sold.network, plan_type: sold.type } },
+        );
+      }
+      const belowCost =
+        Object.keys(sold.costsKobo).length === 0
+          ? []
+          : await margin.upstreamsBelowCost(order, mode, (upstream) => planCostAt(sold, upstream), sold.type);
+      return executePurchase(deps, accountId, mode, order, requestId, belowCost);
+    },
+
+    async electricity(
+      accountId: string,
+      mode: Mode,
+      input: ElectricityInput,
+      requestId: string,
+    ): Promise<PurchaseResult> {
+      const { tier } = await accountAndTier(accountId);
+      const rules = await costRules.current();
+      const order = electricityOrder(input, tier, rules);
+      // Before the lookup: a sale refused for cost asks the upstream nothing.
+      const belowCost = await margin.faceValueBelowCost(order, mode, rules);
+      // The disco's own minimum and arrears for this meter, where it tells them (verify).
+      const meter = await lookUp(deps, mode, {
+        product: 'electricity',
+        service: input.disco,
+        number: input.meterNumber,
+        meterType: order.details.meterType!,
+      });
+      if (meter !== null) checkMeterMinimum(input, meter);
+      return executePurchase(deps, accountId, mode, order, requestId, belowCost);
+    },
+
+    async cable(accountId: string, mode: Mode, input: CableInput, requestId: string): Promise<PurchaseResult> {
+      const { tier } = await accountAndTier(accountId);
+      const packages = input.provider ? await deps.store.catalog.listCablePackages({ provider: input.provider }) : [];
+      // Check the request before asking the upstream about the card: a bad one is a 422 either way.
+      cableOrder(input, packages, tier);
+      // DStv and GOtv: the card's current bouquet decides between renew and change, and a
+      // renewal costs what the upstream says it costs.
+      const card = (RENEWABLE_CABLE_PROVIDERS as readonly string[]).includes(input.provider)
+        ? await lookUp(deps, mode, { product: 'cable', service: input.provider, number: input.smartCard })
+        : null;
+      const rules = await costRules.current();
+      const order = cableOrder(input, packages, tier, card, rules);
+      const belowCost = await margin.faceValueBelowCost(order, mode, rules);
+      return executePurchase(deps, accountId, mode, order, requestId, belowCost);
+    },
+
+    async bulkSms(accountId: string, mode: Mode, input: BulkSmsInput, requestId: string): Promise<PurchaseResult> {
+      const { tier } = await accountAndTier(accountId);
+      const rateKobo = await deps.store.catalog.getSmsRateKobo();
+      return executePurchase(deps, accountId, mode, bulkSmsOrder(input, rateKobo, tier), requestId);
+    },
+  };
+}
+
+/** What the account pays, before it buys: plans, face-value prices and cable packages. */
+function priceLists(deps: PurchaseServiceDeps, shared: SharedReads) {
+  const { accountAndTier, costRules } = shared;
+  return {
+    /**
+     * The plans on sale with the account's price, optionally for one network and one type:
+     * active, and of a type not switched off on its network.
+     */
+    async plans(accountId: string, network: string, planType = ''): Promise<PricedPlan[]> {
+      const { tier } = await accountAndTier(accountId);
+      const violations: FieldViolation[] = [];
+      if (network !== '') checkOneOf('network', network, NETWORK_NAMES, violations);
+      if (planType !== '') checkOneOf('type', planType, PLAN_TYPES, violations);
+      throwIfViolations(violations);
+      const canonical = network === '' ? undefined : canonicalNetwork(network);
+      const plans = await deps.store.catalog.listPlans({
+        activeOnly: true,
+        ...(canonical ? { network: canonical } : {}),
+      });
+      const off = await deps.store.catalog.listPlanTypesOff();
+      const onSale = (plan: PlanRecord) => !off.some((o) => o.network === plan.network && o.type === plan.type);
+      // Asked by another name (t2), the plans answer under that name.
+      return plans
+        .filter((plan) => (planType === '' || plan.type === planType) && onSale(plan))
+        .map((plan) => ({
+          plan: network === '' || network === plan.network ? plan : { ...plan, network },
+          priceKobo: planPriceFor(tier, plan),
+        }));
+    },
+
+    /** What `tier` pays for a sale of airtime, electricity or cable: the very charge the purchase makes. */
+    async faceValuePrice(tier: TierRecord, sale: FaceValueSale): Promise<Kobo> {
+      return faceValuePriceFor(tier, sale, await costRules.current());
+    },
+
+    /** The active cable packages at this account's price: the very charge PayCable makes. */
+    async cablePackages(accountId: string, provider: string): Promise<PricedCablePackage[]> {
+      const { tier } = await accountAndTier(accountId);
+      if (provider !== '') {
+        const violations: FieldViolation[] = [];
+        checkOneOf('provider', provider, CABLE_PROVIDERS, violations);
+        throwIfViolations(violations);
+      }
+      const packages = await deps.store.catalog.listCablePackages(provider ? { provider } : {});
+      const rules = await costRules.current();
+      return packages
+        .filter((pkg) => pkg.active)
+        .map((pkg) => ({
+          pkg,
+          priceKobo: faceValuePriceFor(
+            tier,
+            { product: 'cable', service: pkg.provider, faceValueKobo: pkg.priceKobo },
+            rules,
+          ),
+        }));
+    },
+  };
+}
+
+type MarginGuard = ReturnType<typeof createMarginGuard>;
+
+/**
+ * The margin guard over the purchase deps: which upstreams of a sale's route would sell it
+ * below their cost, and the refusal when all of them would.
+ */
+function createMarginGuard(deps: PurchaseServiceDeps) {
   /**
    * The margin guard, which routes before it refuses: the upstreams of the sale's route (in
    * live mode with routing; otherwise its family's provider alone) that sell its product and
@@ -145,17 +375,6 @@ export function createPurchaseService(deps: PurchaseServiceDeps) {
     return upstreamsBelowCost(order, mode, (upstream) => faceValueCostAt(rules, sale, upstream));
   }
 
-  async function accountAndTier(accountId: string): Promise<{ account: AccountRecord; tier: TierRecord }> {
-    if (accountId === '') throw invalid('account_id', 'account_id is required.');
-    const account = await store.accounts.get(accountId);
-    if (!account) throw notFound(`Account ${accountId}`);
-    if (deps.refuseSuspended) refuseIfSuspended(account);
-    const tier = await store.catalog.getTier(account.tierId);
-    if (!tier)
-      throw new DomainError('INTERNAL', `Account ${accountId} is on tier ${account.tierId}, which does not exist.`);
-    return { account, tier };
-  }
-
   /**
    * The margin guard: a sale priced below what the upstream charges for it now is refused
    * before any debit, and an operator is told (a warn line, a metric), since the price
@@ -178,183 +397,14 @@ export function createPurchaseService(deps: PurchaseServiceDeps) {
     throw new DomainError(
       'PRICE_BELOW_COST',
       order.product === 'data'
-        ? 'This product cannot be sold at this price right now: its cost has gone up. Nothing was charged; see action=plans for current prices and try again shortly.'
-        : `This ${order.product} purchase cannot be sold at your price right now: it costs more than that at the upstream. Nothing was charged; try again shortly.`,
+        ? 'This product cannot be sold at this price right now: its cost has gone up. ' +
+            'Nothing was charged; see action=plans for current prices and try again shortly.'
+        : `This ${order.product} purchase cannot be sold at your price right now: ` +
+            'it costs more than that at the upstream. Nothing was charged; try again shortly.',
     );
   }
 
-  return {
-    /** Whether the use cases that read the account refuse a suspended one themselves (above). */
-    refusesSuspended: deps.refuseSuspended === true,
-
-    /**
-     * Refuses a suspended account's API call (ACCOUNT_SUSPENDED). Every PurchaseService RPC
-     * asks it first, so a suspension holds from the next request whatever the gateway's short
-     * key cache still trusts; the developer area's reads (which use this service too) are not
-     * refused, only its changes (PeopleService.requireOwner).
-     */
-    async requireActive(accountId: string): Promise<void> {
-      const account = accountId === '' ? null : await store.accounts.get(accountId);
-      if (account) refuseIfSuspended(account);
-    },
-
-    /** The account, its tier, and the balance of its wallet in `mode`. */
-    async balance(
-      accountId: string,
-      mode: Mode,
-    ): Promise<{ account: AccountRecord; tier: TierRecord; balanceKobo: Kobo }> {
-      const { account, tier } = await accountAndTier(accountId);
-      return { account, tier, balanceKobo: balanceOf(account, mode) };
-    },
-
-    async airtime(accountId: string, mode: Mode, input: AirtimeInput, requestId: string): Promise<PurchaseResult> {
-      const { tier } = await accountAndTier(accountId);
-      const rules = await costRules.current();
-      const order = airtimeOrder(input, tier, rules);
-      const belowCost = await faceValueBelowCost(order, mode, rules);
-      return executePurchase(deps, accountId, mode, order, requestId, belowCost);
-    },
-
-    async data(accountId: string, mode: Mode, input: DataInput, requestId: string): Promise<PurchaseResult> {
-      const { tier } = await accountAndTier(accountId);
-      const plan =
-        Number.isSafeInteger(input.planId) && input.planId > 0 ? await store.catalog.getPlan(input.planId) : null;
-      const order = dataOrder(input, plan, tier);
-      const sold = plan!;
-      const off = await store.catalog.listPlanTypesOff();
-      if (off.some((o) => o.network === sold.network && o.type === sold.type)) {
-        throw new DomainError(
-          'PLAN_DISABLED',
-          `plan_id ${sold.planId} is not on sale for now: ${sold.type.toUpperCase()} plans on ${networkNames(sold.network).join(' / ').toUpperCase()} are switched off. Nothing was charged; see action=plans for the plans on sale.`,
-          { metadata: { plan_id: String(sold.planId), network: sold.network, plan_type: sold.type } },
-        );
-      }
-      const belowCost =
-        Object.keys(sold.costsKobo).length === 0
-          ? []
-          : await upstreamsBelowCost(order, mode, (upstream) => planCostAt(sold, upstream), sold.type);
-      return executePurchase(deps, accountId, mode, order, requestId, belowCost);
-    },
-
-    async electricity(
-      accountId: string,
-      mode: Mode,
-      input: ElectricityInput,
-      requestId: string,
-    ): Promise<PurchaseResult> {
-      const { tier } = await accountAndTier(accountId);
-      const rules = await costRules.current();
-      const order = electricityOrder(input, tier, rules);
-      // Before the lookup: a sale refused for cost asks the upstream nothing.
-      const belowCost = await faceValueBelowCost(order, mode, rules);
-      // The disco's own minimum and arrears for this meter, where it tells them (verify).
-      const meter = await lookUp(deps, mode, {
-        product: 'electricity',
-        service: input.disco,
-        number: input.meterNumber,
-        meterType: order.details.meterType!,
-      });
-      if (meter !== null) checkMeterMinimum(input, meter);
-      return executePurchase(deps, accountId, mode, order, requestId, belowCost);
-    },
-
-    async cable(accountId: string, mode: Mode, input: CableInput, requestId: string): Promise<PurchaseResult> {
-      const { tier } = await accountAndTier(accountId);
-      const packages = input.provider ? await store.catalog.listCablePackages({ provider: input.provider }) : [];
-      // Check the request before asking the upstream about the card: a bad one is a 422 either way.
-      cableOrder(input, packages, tier);
-      // DStv and GOtv: the card's current bouquet decides between renew and change, and a
-      // renewal costs what the upstream says it costs.
-      const card = (RENEWABLE_CABLE_PROVIDERS as readonly string[]).includes(input.provider)
-        ? await lookUp(deps, mode, { product: 'cable', service: input.provider, number: input.smartCard })
-        : null;
-      const rules = await costRules.current();
-      const order = cableOrder(input, packages, tier, card, rules);
-      const belowCost = await faceValueBelowCost(order, mode, rules);
-      return executePurchase(deps, accountId, mode, order, requestId, belowCost);
-    },
-
-    async bulkSms(accountId: string, mode: Mode, input: BulkSmsInput, requestId: string): Promise<PurchaseResult> {
-      const { tier } = await accountAndTier(accountId);
-      const rateKobo = await store.catalog.getSmsRateKobo();
-      return executePurchase(deps, accountId, mode, bulkSmsOrder(input, rateKobo, tier), requestId);
-    },
-
-    /**
-     * The plans on sale with the account's price, optionally for one network and one type:
-     * active, and of a type not switched off on its network.
-     */
-    async plans(accountId: string, network: string, planType = ''): Promise<PricedPlan[]> {
-      const { tier } = await accountAndTier(accountId);
-      const violations: FieldViolation[] = [];
-      if (network !== '') checkOneOf('network', network, NETWORK_NAMES, violations);
-      if (planType !== '') checkOneOf('type', planType, PLAN_TYPES, violations);
-      throwIfViolations(violations);
-      const canonical = network === '' ? undefined : canonicalNetwork(network);
-      const plans = await store.catalog.listPlans({ activeOnly: true, ...(canonical ? { network: canonical } : {}) });
-      const off = await store.catalog.listPlanTypesOff();
-      const onSale = (plan: PlanRecord) => !off.some((o) => o.network === plan.network && o.type === plan.type);
-      // Asked by another name (t2), the plans answer under that name.
-      return plans
-        .filter((plan) => (planType === '' || plan.type === planType) && onSale(plan))
-        .map((plan) => ({
-          plan: network === '' || network === plan.network ? plan : { ...plan, network },
-          priceKobo: planPriceFor(tier, plan),
-        }));
-    },
-
-    /** What `tier` pays for a sale of airtime, electricity or cable: the very charge the purchase makes. */
-    async faceValuePrice(tier: TierRecord, sale: FaceValueSale): Promise<Kobo> {
-      return faceValuePriceFor(tier, sale, await costRules.current());
-    },
-
-    /** The active cable packages at this account's price: the very charge PayCable makes. */
-    async cablePackages(accountId: string, provider: string): Promise<PricedCablePackage[]> {
-      const { tier } = await accountAndTier(accountId);
-      if (provider !== '') {
-        const violations: FieldViolation[] = [];
-        checkOneOf('provider', provider, CABLE_PROVIDERS, violations);
-        throwIfViolations(violations);
-      }
-      const packages = await store.catalog.listCablePackages(provider ? { provider } : {});
-      const rules = await costRules.current();
-      return packages
-        .filter((pkg) => pkg.active)
-        .map((pkg) => ({
-          pkg,
-          priceKobo: faceValuePriceFor(
-            tier,
-            { product: 'cable', service: pkg.provider, faceValueKobo: pkg.priceKobo },
-            rules,
-          ),
-        }));
-    },
-
-    /**
-     * One of the account's transactions in `mode`; another account's reference, or one of the
-     * other mode, is not found, never shown.
-     */
-    async transaction(accountId: string, mode: Mode, reference: string): Promise<TransactionRecord> {
-      const tx = reference ? await store.transactions.get(reference) : null;
-      if (!tx || tx.accountId !== accountId || tx.mode !== mode)
-        throw notFound(`Transaction ${quotedReference(reference)}`);
-      return tx;
-    },
-
-    /** A page of the account's history in `mode`; `pageSize` undefined means the default size. */
-    async history(
-      accountId: string,
-      mode: Mode,
-      pageSize: number | undefined,
-      pageToken: string,
-    ): Promise<Page<TransactionRecord>> {
-      await accountAndTier(accountId);
-      const limit = historyPageSize(pageSize);
-      return readPage('cursor', () =>
-        store.transactions.listByAccount(accountId, mode, { limit, ...(pageToken ? { after: pageToken } : {}) }),
-      );
-    },
-  };
+  return { upstreamsBelowCost, faceValueBelowCost };
 }
 
 export type PurchaseService = ReturnType<typeof createPurchaseService>;

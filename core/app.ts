@@ -55,7 +55,7 @@ import { cableProviderOfServiceId, dataNetworkOfServiceId } from './providers/vt
 import { createCallbackService } from './purchases/callbacks.js';
 import { createFloatPoller, type FloatPoller } from './purchases/float-poller.js';
 import type { PurchaseDeps } from './purchases/flow.js';
-import { createCostObserver, type SetPlanCost } from './purchases/observed-costs.js';
+import { type CommissionRules, createCostObserver, type SetPlanCost } from './purchases/observed-costs.js';
 import { createPendingList } from './purchases/pending-list.js';
 import { Background } from './purchases/receipts.js';
 import { createRecoveryWorker, type RecoveryWorker } from './purchases/recovery.js';
@@ -211,7 +211,7 @@ function createSupplyDeps(
   supply: Supply,
   store: Store,
   planBook: PlanBook,
-  deps: { log: Logger; clock: () => Date; metrics: CoreMetrics | undefined; setPlanCost: SetPlanCost },
+  deps: { log: Logger; clock: () => Date; metrics: CoreMetrics | undefined } & CatalogueLater,
 ): SupplyDeps {
   const { log, clock } = deps;
   const observer = deps.metrics?.supply;
@@ -223,7 +223,13 @@ function createSupplyDeps(
   });
   // Every upstream's circuit is a series from the start, closed.
   for (const name of supply.upstreams.keys()) observer?.circuit(name, 'closed');
-  const costs = createCostObserver({ store, setPlanCost: deps.setPlanCost, clock, log });
+  const costs = createCostObserver({
+    store,
+    setPlanCost: deps.setPlanCost,
+    commissions: deps.commissions,
+    clock,
+    log,
+  });
   return {
     router: createRouter({ supply, store, health, clock }),
     health,
@@ -241,7 +247,10 @@ function createSupplyDeps(
 export function createCore(deps: CoreDeps): Core {
   const clock = deps.clock ?? (() => new Date());
   // The catalogue is built with purchasing; a cost is only ever observed after a purchase.
-  const money = moneyPath(deps, clock, (...args) => buying.catalog.setPlanCost(...args));
+  const money = moneyPath(deps, clock, {
+    setPlanCost: (...args) => buying.catalog.setPlanCost(...args),
+    commissions: { current: () => buying.costRules.current(), set: (rule, who) => buying.costRules.set(rule, who) },
+  });
   const buying = purchasing(deps, money);
   const holders = peopleParts(deps, money, buying.purchases);
   const funding = fundingParts(deps, money);
@@ -298,12 +307,18 @@ export function createCore(deps: CoreDeps): Core {
 /** What every use case shares: the store as announced and counted, providers, supply, the purchase deps. */
 type MoneyPath = ReturnType<typeof moneyPath>;
 
+/** What supply's cost observer calls in the catalogue, which is built after it (purchasing). */
+interface CatalogueLater {
+  setPlanCost: SetPlanCost;
+  commissions: CommissionRules;
+}
+
 /**
  * The money path: the store with its outcomes logged and counted and its money changes
  * announced to the webhook worker, the providers of both modes, supply over the upstreams,
  * and the purchase deps the purchasing use cases and the workers share.
  */
-function moneyPath(deps: CoreDeps, clock: () => Date, setPlanCost: SetPlanCost) {
+function moneyPath(deps: CoreDeps, clock: () => Date, catalogue: CatalogueLater) {
   const background = new Background();
   // Every purchase outcome is logged (and counted) where it is decided: a settlement, refund
   // or reversal where the store records it, a pending answer where the flow gives it.
@@ -325,7 +340,7 @@ function moneyPath(deps: CoreDeps, clock: () => Date, setPlanCost: SetPlanCost) 
   const supplyDeps =
     supply === undefined
       ? undefined
-      : createSupplyDeps(supply, store, planBook, { log: deps.log, clock, metrics: deps.metrics, setPlanCost });
+      : createSupplyDeps(supply, store, planBook, { log: deps.log, clock, metrics: deps.metrics, ...catalogue });
   const purchaseDeps = {
     store,
     providers: { live: providers, test: testProviders },

@@ -140,6 +140,21 @@ export function faceValueCostAt(
   return kobo(sale.faceValueKobo - Math.floor((sale.faceValueKobo * rule.commissionBasisPoints) / 10_000));
 }
 
+/**
+ * The commission, in basis points, that explains what an upstream charged for a face-value
+ * sale under faceValueCostAt's rounding: the smallest rate whose rounded-down commission is
+ * exactly the face value less the cost, so a rate read from one sale never understates the
+ * cost of the next. Undefined when no rate up to MAX_COMMISSION_BASIS_POINTS gives that cost
+ * (a fee on top, a flat commission, a cost above face value): such an answer moves no rule.
+ */
+export function commissionExplaining(faceValueKobo: Kobo, costKobo: Kobo): number | undefined {
+  const commission = faceValueKobo - costKobo;
+  if (faceValueKobo <= 0 || commission < 0) return undefined;
+  const basisPoints = Math.ceil((commission * 10_000) / faceValueKobo);
+  if (basisPoints > MAX_COMMISSION_BASIS_POINTS) return undefined;
+  return Math.floor((faceValueKobo * basisPoints) / 10_000) === commission ? basisPoints : undefined;
+}
+
 /** A sale of airtime, electricity or cable as pricing sees it; `service` canonical (9mobile, never t2). */
 export interface FaceValueSale {
   product: CostRule['product'];

@@ -11,10 +11,19 @@
  *   `system`, audited), which reprices the tiers built on it and tells partners (plan.updated).
  *   A cost equal to the stored one, or to one this core is writing now, writes nothing, so a
  *   stream of purchases at the same cost costs one read each and one write at most.
+ * - The commission of airtime, electricity and cable (issue 34 item 5): when the upstream's
+ *   cost differs from what the commission rule in force says, the rule the operator set for
+ *   that product at that upstream follows the answer (the smallest rate that explains the
+ *   cost exactly: commissionExplaining), through the cost rules' own use case (actor
+ *   `system`, audited as `prices.commission`), and every tier price built on it moves. It
+ *   reads the rules kept in memory, never the store. It never creates a rule where the
+ *   operator set none (which products are guarded stays the operator's choice), and a cost
+ *   no rate explains (a fee on top, a flat commission) moves nothing and is logged at warn.
  */
 import type { Kobo } from '../domain/money.js';
-import { planCostAt } from '../domain/pricing.js';
-import type { TransactionRecord } from '../domain/records.js';
+import { commissionExplaining, FACE_VALUE_PRODUCTS, faceValueCostAt, planCostAt } from '../domain/pricing.js';
+import { canonicalNetwork, isOneOf } from '../domain/products.js';
+import type { CostRule, TransactionRecord } from '../domain/records.js';
 import type { AttemptEnd, Store } from '../store/port.js';
 
 /** The catalogue's cost-setting use case (core/catalog/service.ts setPlanCost), as this needs it. */
@@ -25,6 +34,15 @@ export type SetPlanCost = (
   who: { actor: string; note: string },
   source: string,
 ) => Promise<unknown>;
+
+/** The cost rules of airtime, electricity and cable as this needs them (core/catalog/costs.ts). */
+export interface CommissionRules {
+  current(): Promise<readonly CostRule[]>;
+  set(
+    request: { product: string; service: string; upstream: string; commissionBasisPoints: number | null },
+    author: { actor: string; note: string },
+  ): Promise<unknown>;
+}
 
 export interface CostObserver {
   /** A live purchase was delivered (its settlement changed it); `costKobo` when its upstream stated one. */
@@ -42,17 +60,20 @@ export function leavesCostToRecord(
   ended: AttemptEnd | undefined,
 ): boolean {
   if (ended?.outcome !== 'delivered') return true;
-  return tx.product === 'data' && costKobo !== undefined && costKobo > 0;
+  return (tx.product === 'data' || isOneOf(FACE_VALUE_PRODUCTS, tx.product)) && costKobo !== undefined && costKobo > 0;
 }
 
 export function createCostObserver(deps: {
   store: Pick<Store, 'supply' | 'catalog'>;
   setPlanCost: SetPlanCost;
+  /** Absent: commissions are never followed (tests of the plan costs alone). */
+  commissions?: CommissionRules;
   clock: () => Date;
   log: (event: string, fields: Record<string, unknown>) => void;
 }): CostObserver {
   /** Costs being written now per "<plan>:<upstream>", so concurrent deliveries at one new cost write it once. */
   const writing = new Map<string, Kobo>();
+  const followCommission = commissionFollower(deps);
 
   async function observePlan(tx: TransactionRecord, upstream: string, costKobo: Kobo): Promise<void> {
     const planId = tx.details.planId;
@@ -93,6 +114,7 @@ export function createCostObserver(deps: {
         if (last.outcome !== 'delivered')
           await deps.store.supply.deliveredLater(tx.reference, last.seq, costKobo ?? null, deps.clock());
         if (costKobo !== undefined) await observePlan(tx, last.upstream, costKobo);
+        if (costKobo !== undefined) await followCommission(tx, last.upstream, costKobo);
       } catch (error) {
         deps.log('purchase.cost_not_recorded', {
           level: 'warn',
@@ -101,5 +123,44 @@ export function createCostObserver(deps: {
         });
       }
     },
+  };
+}
+
+/**
+ * Follows an upstream's stated cost of an airtime, electricity or cable sale into the
+ * commission rule in force for it (see the file's comment); one write per new rate even when
+ * many deliveries state it at once.
+ */
+function commissionFollower(deps: {
+  commissions?: CommissionRules;
+  log: (event: string, fields: Record<string, unknown>) => void;
+}): (tx: TransactionRecord, upstream: string, costKobo: Kobo) => Promise<void> {
+  const writing = new Map<string, number>();
+  return async (tx, upstream, costKobo) => {
+    const commissions = deps.commissions;
+    if (commissions === undefined || !isOneOf(FACE_VALUE_PRODUCTS, tx.product) || costKobo <= 0) return;
+    const service = tx.product === 'airtime' ? (canonicalNetwork(tx.service) ?? tx.service) : tx.service;
+    const sale = { product: tx.product, service, faceValueKobo: tx.faceValueKobo };
+    // Only a rule in force for the sale (its service's, else the product-wide one) follows.
+    const ruled = faceValueCostAt(await commissions.current(), sale, upstream);
+    if (ruled === undefined || ruled === costKobo) return;
+    const fields = { reference: tx.reference, product: tx.product, service, upstream, cost_kobo: costKobo };
+    const basisPoints = commissionExplaining(tx.faceValueKobo, costKobo);
+    if (basisPoints === undefined) {
+      deps.log('pricing.commission_unexplained', { level: 'warn', ...fields, face_value_kobo: tx.faceValueKobo });
+      return;
+    }
+    const key = `${tx.product}:${service}:${upstream}`;
+    if (writing.get(key) === basisPoints) return;
+    writing.set(key, basisPoints);
+    try {
+      await commissions.set(
+        { product: tx.product, service, upstream, commissionBasisPoints: basisPoints },
+        { actor: 'system', note: `commission observed in the answer to purchase ${tx.reference}` },
+      );
+    } finally {
+      if (writing.get(key) === basisPoints) writing.delete(key);
+    }
+    deps.log('pricing.commission_observed', { ...fields, commission_basis_points: basisPoints });
   };
 }

@@ -16,6 +16,11 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ProductName } from '../../core/domain/products.js';
 import { createProviders, type ProvidersConfig } from '../../core/providers/index.js';
+import {
+  AIRTIME_SERVICE_IDS,
+  CABLE_SERVICE_IDS,
+  ELECTRICITY_SERVICE_IDS,
+} from '../../core/providers/vtpass/services.js';
 import { startCore, type TestCore } from './core.js';
 import { startTestGateway, type TestGateway } from './gateway.js';
 
@@ -71,13 +76,13 @@ interface FakeTransaction {
  * Our commission rate at the fake VTpass, percent of the face value: VTpass pays a few
  * percent on airtime and data and about one on bills (the real rates vary by product).
  */
-function commissionRate(tx: FakeTransaction): number {
-  return /-data$|^(mtn|glo|airtel|etisalat)$/.test(tx.serviceID) ? 3 : 1;
+function commissionRate(tx: FakeTransaction, rates: ReadonlyMap<string, number>): number {
+  return rates.get(tx.serviceID) ?? (/-data$|^(mtn|glo|airtel|etisalat)$/.test(tx.serviceID) ? 3 : 1);
 }
 
 /** Our commission on one transaction, in naira to the kobo. */
-function commissionOf(tx: FakeTransaction): number {
-  return Math.round(Number(tx.body['amount']) * commissionRate(tx)) / 100;
+function commissionOf(tx: FakeTransaction, rates: ReadonlyMap<string, number>): number {
+  return Math.round(Number(tx.body['amount']) * commissionRate(tx, rates)) / 100;
 }
 
 /** One plan as service-variations lists it. */
@@ -105,6 +110,8 @@ export interface FakeVtpass {
   variations: Map<string, FakeVariation[]>;
   /** serviceIDs answered with the old misspelling `varations`. */
   misspelled: Set<string>;
+  /** Commission percent per serviceID ("mtn", "ikeja-electric"), over the defaults (3 airtime, 1 bills). */
+  commissions: Map<string, number>;
   /** Customers merchant-verify knows, by billersCode: the `content` it answers. */
   customers: Map<string, Record<string, unknown>>;
   /** Every batch sendsms took: sender, recipients, message, clientbatchid. */
@@ -295,14 +302,14 @@ export async function startFakeVtpass(): Promise<FakeVtpass> {
       quantity: 1,
       channel: 'api',
       // Our commission, and what our VTpass wallet paid: the face value less the commission.
-      commission: commissionOf(tx),
+      commission: commissionOf(tx, commissions),
       commission_details: {
-        amount: commissionOf(tx),
-        rate: commissionRate(tx).toFixed(2),
+        amount: commissionOf(tx, commissions),
+        rate: commissionRate(tx, commissions).toFixed(2),
         rate_type: 'percent',
         computation_type: 'default',
       },
-      total_amount: Math.round((Number(tx.body['amount']) - commissionOf(tx)) * 100) / 100,
+      total_amount: Math.round((Number(tx.body['amount']) - commissionOf(tx, commissions)) * 100) / 100,
       type: tx.serviceID,
       transactionId: tx.transactionId,
     });
@@ -576,6 +583,7 @@ export async function startFakeVtpass(): Promise<FakeVtpass> {
 
   const variations = defaultVariations();
   const misspelled = new Set<string>();
+  const commissions = new Map<string, number>();
   const server = http.createServer((req, res) => {
     handle(req, res).catch(() => res.destroy());
   });
@@ -590,6 +598,7 @@ export async function startFakeVtpass(): Promise<FakeVtpass> {
     transactions,
     variations,
     misspelled,
+    commissions,
     customers,
     sms,
     script(recipient, ...answers) {
@@ -681,15 +690,18 @@ export interface VtpassStack {
 
 /** Starts the fake, a core routed to it (every family unless `routing` says otherwise) and a gateway. */
 export async function startVtpassStack(
-  options: { routing?: RouteText; providerTimeoutMs?: number } = {},
+  /** `supply`: the core gets the upstreams as `npm start` does (routes, attempts, observed costs). */
+  options: { routing?: RouteText; providerTimeoutMs?: number; supply?: boolean } = {},
 ): Promise<VtpassStack> {
   const fake = await startFakeVtpass();
   const coreLog: string[] = [];
   const log = (event: string, fields: Record<string, unknown>) => coreLog.push(JSON.stringify({ event, ...fields }));
+  const config = vtpassRouting(fake, options.routing);
   const core = await startCore({
     providerTimeoutMs: options.providerTimeoutMs ?? 1_000,
-    providers: (store) =>
-      createProviders(vtpassRouting(fake, options.routing), { catalog: store.catalog, log }).providers,
+    ...(options.supply === true
+      ? { upstreams: (store, planCodes) => createProviders(config, { catalog: store.catalog, planCodes, log }) }
+      : { providers: (store) => createProviders(config, { catalog: store.catalog, log }).providers }),
     log,
   });
   const callbackSecret = randomBytes(24).toString('hex');
@@ -706,4 +718,20 @@ export async function startVtpassStack(
       await fake.close();
     },
   };
+}
+
+/**
+ * Makes the fake's answers state the commission a test has just set as a cost rule, so that
+ * the core, which follows the commissions the upstream states (observed-costs.ts), keeps the
+ * rule the test set. `service` '' means every service of the product.
+ */
+export function stateCommission(fake: FakeVtpass, product: string, service: string, percent: number): void {
+  const tables: Record<string, Readonly<Record<string, string>>> = {
+    airtime: { ...AIRTIME_SERVICE_IDS, t2: AIRTIME_SERVICE_IDS['9mobile'] },
+    electricity: ELECTRICITY_SERVICE_IDS,
+    cable: CABLE_SERVICE_IDS,
+  };
+  const table = tables[product] ?? {};
+  const ids = service === '' ? Object.values(table) : [table[service]];
+  for (const id of ids) if (id !== undefined) fake.commissions.set(id, percent);
 }

@@ -4,6 +4,7 @@ import { type Kobo, kobo } from '../../../core/domain/money.js';
 import { airtimeOrder, bulkSmsOrder, cableOrder, dataOrder, electricityOrder } from '../../../core/domain/orders.js';
 import {
   applyDiscount,
+  commissionExplaining,
   discountBasisPoints,
   faceValueCostAt,
   faceValuePriceFor,
@@ -273,3 +274,38 @@ faceRules('no rule, or no cost told: the tier discount, as before', () => {
 });
 
 faceRules.run();
+
+const observed = suite('the commission that explains a stated cost');
+
+observed('is the smallest rate whose rounded-down commission gives exactly the cost', () => {
+  assert.is(commissionExplaining(kobo(1000_00), kobo(970_00)), 300);
+  // 33,300 kobo at 2%: 666 kobo of commission; 2.01% would round down to 669.
+  assert.is(commissionExplaining(kobo(333_00), kobo(326_34)), 200);
+  // 50 Naira less 1 kobo: 0.02% (1 kobo) is the smallest rate that gives it.
+  assert.is(commissionExplaining(kobo(50_00), kobo(49_99)), 2);
+  assert.is(commissionExplaining(kobo(1000_00), kobo(1000_00)), 0);
+  // Whatever it returns, the rule it makes reproduces the cost.
+  for (const [face, cost] of [
+    [1000_00, 975_00],
+    [777_77, 760_00],
+    [50_00, 48_50],
+  ] as const) {
+    const bp = commissionExplaining(kobo(face), kobo(cost));
+    if (bp === undefined) continue;
+    const rule: CostRule = { product: 'airtime', service: 'mtn', upstream: 'vtpass', commissionBasisPoints: bp };
+    assert.is(
+      faceValueCostAt([rule], { product: 'airtime', service: 'mtn', faceValueKobo: kobo(face) }, 'vtpass'),
+      cost,
+    );
+  }
+});
+
+observed('explains nothing above face value, beyond 50%, or between two rates', () => {
+  assert.is(commissionExplaining(kobo(1000_00), kobo(1001_00)), undefined, 'a fee on top');
+  assert.is(commissionExplaining(kobo(1000_00), kobo(400_00)), undefined, 'a 60% commission is a typo');
+  // 2.5% of 333 Naira rounded to the kobo (833): 2.51% gives 835 rounded down.
+  assert.is(commissionExplaining(kobo(333_00), kobo(324_67)), undefined);
+  assert.is(commissionExplaining(kobo(0), kobo(0)), undefined);
+});
+
+observed.run();

@@ -48,7 +48,7 @@ export interface IssuedKeyPair {
   mode: Mode;
 }
 
-export interface VerifiedKey {
+interface VerifiedKey {
   accountId: string;
   tierId: string;
   /** The pair's mode: every call the gateway makes for this request acts in it. */
@@ -281,7 +281,7 @@ function ipLockViolations(ips: readonly string[]): FieldViolation[] {
 }
 
 /** A manual debit made (or made before, `replayed`). */
-export type ManualDebit = Extract<Debited, { outcome: 'debited' }>;
+type ManualDebit = Extract<Debited, { outcome: 'debited' }>;
 
 /** One manual debit: as creditOnce, and a balance short of the amount refused with both figures. */
 async function debitOnce(wallet: WalletStore, asked: DebitInput): Promise<ManualDebit> {

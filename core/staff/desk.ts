@@ -93,7 +93,7 @@ export interface Attention {
   proposals: ProposalRecord[];
 }
 
-export interface NewProposal {
+interface NewProposal {
   kind: string;
   accountId: string;
   /** The purchase's reference (refund, pending_failed) or the inflow's id (inflow_assign); unused for a credit. */

@@ -48,7 +48,7 @@ export interface IssuedKeyPair {
   mode: Mode;
 }
 
-export interface VerifiedKey {
+interface VerifiedKey {
   accountId: string;
   tierId: string;
   /** The pair's mode: every call the gateway makes for this request acts in it. */
@@ -65,40 +65,42 @@ async function requireTier(catalog: Store['catalog'], tierId: string) {
   return tier;
 }
 
-export function createAccountService(deps: {
+interface AccountServiceDeps {
   store: Pick<Store, 'accounts' | 'keys' | 'catalog' | 'wallet' | 'keyUse'>;
   clock: () => Date;
   /** Told of every key pair that passes the check (in memory; see key-use.ts). */
   keyUses?: Pick<KeyUseRecorder, 'note'>;
-}) {
+}
+
+async function requireAccount(store: Pick<Store, 'accounts'>, accountId: string): Promise<AccountRecord> {
+  const account = accountId ? await store.accounts.get(accountId) : null;
+  if (!account) throw notFound(`Account ${accountId || '(empty id)'}`);
+  return account;
+}
+
+async function issueKey(deps: AccountServiceDeps, accountId: string, mode: Mode): Promise<IssuedKeyPair> {
+  const pair = generateKeyPair(mode);
+  await deps.store.keys.insert({
+    publicKey: pair.publicKey,
+    accountId,
+    secretHash: pair.secretHash,
+    allowedIps: [],
+    revoked: false,
+    mode,
+    createdAt: deps.clock(),
+  });
+  return { publicKey: pair.publicKey, secretKey: pair.secretKey, mode };
+}
+
+async function requireKey(store: Pick<Store, 'keys'>, publicKey: string): Promise<ApiKeyRecord> {
+  const key = publicKey && publicKey.length <= MAX_KEY_LENGTH ? await store.keys.find(publicKey) : null;
+  if (!key) throw notFound(`Key ${publicKey || '(empty key)'}`);
+  return key;
+}
+
+/** The accounts themselves: opened, read, moved to another tier. */
+function accountMethods(deps: AccountServiceDeps) {
   const { store, clock } = deps;
-
-  async function requireAccount(accountId: string): Promise<AccountRecord> {
-    const account = accountId ? await store.accounts.get(accountId) : null;
-    if (!account) throw notFound(`Account ${accountId || '(empty id)'}`);
-    return account;
-  }
-
-  async function issueKey(accountId: string, mode: Mode): Promise<IssuedKeyPair> {
-    const pair = generateKeyPair(mode);
-    await store.keys.insert({
-      publicKey: pair.publicKey,
-      accountId,
-      secretHash: pair.secretHash,
-      allowedIps: [],
-      revoked: false,
-      mode,
-      createdAt: clock(),
-    });
-    return { publicKey: pair.publicKey, secretKey: pair.secretKey, mode };
-  }
-
-  async function requireKey(publicKey: string): Promise<ApiKeyRecord> {
-    const key = publicKey && publicKey.length <= MAX_KEY_LENGTH ? await store.keys.find(publicKey) : null;
-    if (!key) throw notFound(`Key ${publicKey || '(empty key)'}`);
-    return key;
-  }
-
   return {
     async createAccount(
       name: string,
@@ -115,11 +117,11 @@ export function createAccountService(deps: {
         tierId: tier.tierId,
         createdAt: clock(),
       });
-      const issuedKey = tier.apiAccess ? await issueKey(account.accountId, 'live') : null;
+      const issuedKey = tier.apiAccess ? await issueKey(deps, account.accountId, 'live') : null;
       return { account, issuedKey };
     },
 
-    getAccount: requireAccount,
+    getAccount: (accountId: string) => requireAccount(store, accountId),
 
     /**
      * Moving to a tier with API access issues the first live key pair if the account has none
@@ -131,19 +133,25 @@ export function createAccountService(deps: {
       tierId: string,
       options: { issueFirstKey?: boolean } = {},
     ): Promise<{ account: AccountRecord; issuedKey: IssuedKeyPair | null }> {
-      await requireAccount(accountId);
+      await requireAccount(store, accountId);
       const tier = await requireTier(store.catalog, tierId);
       const account = await store.accounts.setTier(accountId, tier.tierId);
       if (!account) throw notFound(`Account ${accountId}`);
       const hasKey = (await store.keys.listByAccount(accountId)).some((k) => !k.revoked && k.mode === 'live');
       const issuedKey =
-        tier.apiAccess && !hasKey && options.issueFirstKey !== false ? await issueKey(accountId, 'live') : null;
+        tier.apiAccess && !hasKey && options.issueFirstKey !== false ? await issueKey(deps, accountId, 'live') : null;
       return { account, issuedKey };
     },
+  };
+}
 
+/** The account's key pairs: issued, listed, revoked, locked to addresses, and checked as presented. */
+function keyMethods(deps: AccountServiceDeps) {
+  const { store, clock } = deps;
+  return {
     /** A new key pair for `mode`: test pairs act on the test wallet and only ever reach the sandbox. */
     async createKey(accountId: string, mode: Mode): Promise<IssuedKeyPair> {
-      const account = await requireAccount(accountId);
+      const account = await requireAccount(store, accountId);
       const tier = await requireTier(store.catalog, account.tierId);
       if (!tier.apiAccess) {
         throw new DomainError(
@@ -151,12 +159,12 @@ export function createAccountService(deps: {
           `Account ${accountId} is on tier ${tier.tierId}, which has no API access; move it to an API tier first.`,
         );
       }
-      return issueKey(accountId, mode);
+      return issueKey(deps, accountId, mode);
     },
 
     /** The account's keys, newest first, each with its last use as the store has it (written every few seconds). */
     async listKeys(accountId: string): Promise<ListedApiKey[]> {
-      await requireAccount(accountId);
+      await requireAccount(store, accountId);
       const keys = await store.keys.listByAccount(accountId);
       const uses =
         keys.length === 0 ? new Map<string, Date>() : await store.keyUse.lastUses(keys.map((key) => key.publicKey));
@@ -164,20 +172,32 @@ export function createAccountService(deps: {
     },
 
     async revokeKey(publicKey: string): Promise<ApiKeyRecord> {
-      await requireKey(publicKey);
+      await requireKey(store, publicKey);
       const key = await store.keys.revoke(publicKey);
       if (!key) throw notFound(`Key ${publicKey}`);
       return key;
     },
 
     async setKeyIpLock(publicKey: string, ips: readonly string[]): Promise<ApiKeyRecord> {
-      await requireKey(publicKey);
+      await requireKey(store, publicKey);
       throwIfViolations(ipLockViolations(ips));
       const key = await store.keys.setAllowedIps(publicKey, [...new Set(ips.map(normalizeIp))]);
       if (!key) throw notFound(`Key ${publicKey}`);
       return key;
     },
 
+    async verifyKeyPair(publicKey: string, secretKey: string, clientIp: string): Promise<VerifiedKey> {
+      const verified = await verifyPresentedPair(store, publicKey, secretKey, clientIp);
+      deps.keyUses?.note(publicKey, clock());
+      return verified;
+    },
+  };
+}
+
+/** The wallets: the operator's credits and debits, and the ledger read a page at a time. */
+function walletMethods(deps: AccountServiceDeps) {
+  const { store, clock } = deps;
+  return {
     /**
      * Credits the account's wallet in `mode` (test credits are test money, never spendable
      * live), once per reference (see `creditOnce`). Without a reference the core makes one up,
@@ -192,7 +212,7 @@ export function createAccountService(deps: {
     ): Promise<Credited> {
       const reference = options.reference ?? '';
       throwIfViolations(creditViolations(amountKobo, memo, reference));
-      await requireAccount(accountId);
+      await requireAccount(store, accountId);
       return creditOnce(store.wallet, { accountId, mode, amountKobo, memo, reference, at: clock() });
     },
 
@@ -209,7 +229,7 @@ export function createAccountService(deps: {
       reason: string,
       options: { reference?: string } = {},
     ): Promise<ManualDebit> {
-      await requireAccount(accountId);
+      await requireAccount(store, accountId);
       return debitOnce(store.wallet, {
         accountId,
         mode,
@@ -227,19 +247,17 @@ export function createAccountService(deps: {
       requestedSize: number | undefined,
       pageToken: string,
     ): Promise<Page<LedgerEntryRecord>> {
-      await requireAccount(accountId);
+      await requireAccount(store, accountId);
       const limit = pageSize(requestedSize, LEDGER_PAGES, 'page_size');
       return readPage('page_token', () =>
         store.wallet.listLedger(accountId, mode, { limit, ...(pageToken ? { after: pageToken } : {}) }),
       );
     },
-
-    async verifyKeyPair(publicKey: string, secretKey: string, clientIp: string): Promise<VerifiedKey> {
-      const verified = await verifyPresentedPair(store, publicKey, secretKey, clientIp);
-      deps.keyUses?.note(publicKey, clock());
-      return verified;
-    },
   };
+}
+
+export function createAccountService(deps: AccountServiceDeps) {
+  return { ...accountMethods(deps), ...keyMethods(deps), ...walletMethods(deps) };
 }
 
 export type AccountService = ReturnType<typeof createAccountService>;
@@ -263,7 +281,7 @@ function ipLockViolations(ips: readonly string[]): FieldViolation[] {
 }
 
 /** A manual debit made (or made before, `replayed`). */
-export type ManualDebit = Extract<Debited, { outcome: 'debited' }>;
+type ManualDebit = Extract<Debited, { outcome: 'debited' }>;
 
 /** One manual debit: as creditOnce, and a balance short of the amount refused with both figures. */
 async function debitOnce(wallet: WalletStore, asked: DebitInput): Promise<ManualDebit> {
@@ -276,13 +294,15 @@ async function debitOnce(wallet: WalletStore, asked: DebitInput): Promise<Manual
     throw new DomainError(
       'INSUFFICIENT_BALANCE',
       `The ${input.mode} wallet of ${input.accountId} holds ₦${formatNaira(debited.balanceKobo)}, ` +
-        `less than the debit of ₦${formatNaira(input.amountKobo)}; nothing was taken (a wallet never goes below zero).`,
+        `less than the debit of ₦${formatNaira(input.amountKobo)}; ` +
+        'nothing was taken (a wallet never goes below zero).',
     );
   if (debited.replayed && (debited.entry.amountKobo !== -input.amountKobo || debited.entry.mode !== input.mode)) {
     throw new DomainError(
       'IDEMPOTENCY_KEY_REUSED',
-      `Reference ${reference} already debited ${-debited.entry.amountKobo} kobo from the ${debited.entry.mode} wallet ` +
-        `of account ${input.accountId}; a retry must repeat that amount and wallet, and a new debit needs a new reference.`,
+      `Reference ${reference} already debited ${-debited.entry.amountKobo} kobo ` +
+        `from the ${debited.entry.mode} wallet of account ${input.accountId}; ` +
+        'a retry must repeat that amount and wallet, and a new debit needs a new reference.',
       { metadata: { reference } },
     );
   }
@@ -300,7 +320,6 @@ function debitViolations(amountKobo: Kobo, reason: string, reference: string): F
   return violations;
 }
 
-/** Why an operator's credit is refused, if it is. */
 /**
  * One credit: a retry with the reference of an earlier credit of the same amount writes
  * nothing and answers that credit (`replayed`), and one with another amount is refused.
@@ -316,7 +335,8 @@ async function creditOnce(
   if (credited.replayed && (credited.entry.amountKobo !== input.amountKobo || credited.entry.mode !== input.mode)) {
     throw new DomainError(
       'IDEMPOTENCY_KEY_REUSED',
-      `Reference ${reference} already credited ${credited.entry.amountKobo} kobo to the ${credited.entry.mode} wallet of account ${input.accountId}; ` +
+      `Reference ${reference} already credited ${credited.entry.amountKobo} kobo ` +
+        `to the ${credited.entry.mode} wallet of account ${input.accountId}; ` +
         'a retry must repeat that amount and wallet, and a new credit needs a new reference.',
       { metadata: { reference } },
     );
@@ -324,6 +344,7 @@ async function creditOnce(
   return credited;
 }
 
+/** Why an operator's credit is refused, if it is. */
 function creditViolations(amountKobo: Kobo, memo: string, reference: string): FieldViolation[] {
   const violations: FieldViolation[] = [];
   if (reference !== '' && !CREDIT_REFERENCE.test(reference)) {

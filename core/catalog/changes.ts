@@ -76,7 +76,7 @@ export function createPlanChanges(deps: {
       if (!tierAfter.apiAccess && !tierBefore.apiAccess) continue;
       const told: Array<{ type: 'plan.updated' | 'plan.disabled'; plan: Record<string, unknown> }> = [];
       for (const { before, after } of request.plans) {
-        const wasOn = before !== null && before.active && !isOff(before, offBefore) && tierBefore.apiAccess;
+        const wasOn = before?.active && !isOff(before, offBefore) && tierBefore.apiAccess;
         const isOn = after.active && !isOff(after, offAfter) && tierAfter.apiAccess;
         const viewAfter = publicPlan(after, planPriceFor(tierAfter, after));
         if (isOn) {

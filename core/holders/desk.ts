@@ -248,45 +248,49 @@ function holderKeys(deps: HolderDeskDeps) {
   };
 }
 
+/** The account's home page figures: the balance, what was spent today and this month, a chart of the last days. */
+async function overview(deps: HolderDeskDeps, context: HolderContext, mode: Mode): Promise<Overview> {
+  const { store, purchases, clock } = deps;
+  const accountId = context.account.accountId;
+  const today = lagosDay(clock());
+  const firstChartDay = today - (CHART_DAYS - 1);
+  const monthStart = lagosMonthStart(today);
+  const firstDay = Math.min(firstChartDay, monthStart);
+  const rows = await store.history.spendByDay(
+    accountId,
+    mode,
+    lagosDayStart(firstDay),
+    lagosDayStart(today + 1),
+    LAGOS_OFFSET_MS,
+  );
+  const daily: DaySpendTotal[] = [];
+  for (let day = firstChartDay; day <= today; day++) {
+    const products = rows
+      .filter((row) => row.day === day)
+      .map((row) => ({ product: row.product, spentKobo: row.spentKobo }));
+    daily.push({
+      date: lagosDate(day),
+      products,
+      totalKobo: kobo(products.reduce((sum, p) => sum + p.spentKobo, 0)),
+    });
+  }
+  const sumFrom = (from: number) =>
+    kobo(rows.filter((row) => row.day >= from).reduce((sum, row) => sum + row.spentKobo, 0));
+  const { balanceKobo } = await purchases.balance(accountId, mode);
+  return {
+    balanceKobo,
+    todaySpentKobo: sumFrom(today),
+    monthSpentKobo: sumFrom(monthStart),
+    pendingCount: await store.history.pendingCount(accountId, mode),
+    daily,
+  };
+}
+
 export function createHolderDesk(deps: HolderDeskDeps) {
-  const { store, accounts, purchases, webhooks, clock } = deps;
+  const { store, accounts, purchases, webhooks } = deps;
 
   return {
-    async overview(context: HolderContext, mode: Mode): Promise<Overview> {
-      const accountId = context.account.accountId;
-      const today = lagosDay(clock());
-      const firstChartDay = today - (CHART_DAYS - 1);
-      const monthStart = lagosMonthStart(today);
-      const firstDay = Math.min(firstChartDay, monthStart);
-      const rows = await store.history.spendByDay(
-        accountId,
-        mode,
-        lagosDayStart(firstDay),
-        lagosDayStart(today + 1),
-        LAGOS_OFFSET_MS,
-      );
-      const daily: DaySpendTotal[] = [];
-      for (let day = firstChartDay; day <= today; day++) {
-        const products = rows
-          .filter((row) => row.day === day)
-          .map((row) => ({ product: row.product, spentKobo: row.spentKobo }));
-        daily.push({
-          date: lagosDate(day),
-          products,
-          totalKobo: kobo(products.reduce((sum, p) => sum + p.spentKobo, 0)),
-        });
-      }
-      const sumFrom = (from: number) =>
-        kobo(rows.filter((row) => row.day >= from).reduce((sum, row) => sum + row.spentKobo, 0));
-      const { balanceKobo } = await purchases.balance(accountId, mode);
-      return {
-        balanceKobo,
-        todaySpentKobo: sumFrom(today),
-        monthSpentKobo: sumFrom(monthStart),
-        pendingCount: await store.history.pendingCount(accountId, mode),
-        daily,
-      };
-    },
+    overview: (context: HolderContext, mode: Mode): Promise<Overview> => overview(deps, context, mode),
 
     /** The account's prices, each computed by the function the purchase path charges with. */
     async prices(context: HolderContext): Promise<Prices> {

@@ -129,28 +129,26 @@ async function debitWallet(
   };
 }
 
-export function adminHandlers(
-  accounts: AccountService,
-  catalog: CatalogService,
-  operations: {
-    pendingList: PendingList;
-    ledgerCheck: LedgerCheck;
-    supply: SupplyAdmin;
-    /** What upstreams charge for airtime, electricity and cable (their commission). */
-    costRules: CostRules;
-    /** Set under CLI_MONEY_MOVES=proposals: a live credit becomes a four-eyes proposal. */
-    proposeCredit?: ((accountId: string, amountKobo: number, memo: string) => Promise<string>) | undefined;
-    /** Set under CLI_MONEY_MOVES=proposals: a live debit becomes a four-eyes proposal. */
-    proposeDebit?: ProposeDebit | undefined;
-  },
-  planSync: PlanSync,
-  /**
-   * Who the changes are by, for the audit log: the admin token (`cli`), or a staff member
-   * when the console makes the same change through these handlers (core/rpc/console.ts).
-   */
-  who: Actor = CLI_ACTOR,
-): Omit<Handlers<(typeof AdminServiceDesc)['method']>, PlanCodeMethods> {
-  const by = (note: string) => ({ actor: who.actor, address: who.address, note });
+type AdminHandlers = Omit<Handlers<(typeof AdminServiceDesc)['method']>, PlanCodeMethods>;
+
+/** What the admin handlers call besides the accounts and the catalogue. */
+interface AdminOperations {
+  pendingList: PendingList;
+  ledgerCheck: LedgerCheck;
+  supply: SupplyAdmin;
+  /** What upstreams charge for airtime, electricity and cable (their commission). */
+  costRules: CostRules;
+  /** Set under CLI_MONEY_MOVES=proposals: a live credit becomes a four-eyes proposal. */
+  proposeCredit?: ((accountId: string, amountKobo: number, memo: string) => Promise<string>) | undefined;
+  /** Set under CLI_MONEY_MOVES=proposals: a live debit becomes a four-eyes proposal. */
+  proposeDebit?: ProposeDebit | undefined;
+}
+
+/** An audit row's author and note, as the catalogue's changes take them. */
+type By = (note: string) => Actor & { note: string };
+
+/** Accounts, their key pairs and their wallets. */
+function accountHandlers(accounts: AccountService, operations: AdminOperations) {
   return {
     async createAccount(req) {
       const { account, issuedKey } = await accounts.createAccount(req.name, req.tierId);
@@ -199,6 +197,12 @@ export function adminHandlers(
       const page = await accounts.ledger(req.accountId, modeIn(req.mode), sizeOrDefault(req.pageSize), req.pageToken);
       return { entries: page.items.map(ledgerEntryMessage), nextPageToken: page.next ?? '' };
     },
+  } satisfies Partial<AdminHandlers>;
+}
+
+/** What each tier pays: tiers, their price rules, what upstreams charge and the SMS rate. */
+function pricingHandlers(catalog: CatalogService, costRules: CostRules, by: By) {
+  return {
     async listTiers() {
       return { tiers: (await catalog.listTiers()).map(tierMessage) };
     },
@@ -223,6 +227,59 @@ export function adminHandlers(
       );
       return { tier: tierMessage(tier) };
     },
+    async setPriceRule(req) {
+      if (!req.rule) throw invalid('rule', 'rule is required (its product, network, plan_type and service name it).');
+      const r = req.rule;
+      const result = await catalog.setPriceRule(
+        req.tierId,
+        {
+          product: (r.product || 'data') as PricedProduct,
+          network: r.network,
+          planType: r.planType,
+          service: r.service,
+        },
+        req.remove
+          ? null
+          : {
+              marginBasisPoints: r.marginBasisPoints,
+              marginKobo: koboIn(r.marginKobo, 'rule.margin_kobo'),
+              floorKobo: koboIn(r.floorKobo, 'rule.floor_kobo'),
+              ceilingKobo: koboIn(r.ceilingKobo, 'rule.ceiling_kobo'),
+              aboveFaceValue: r.aboveFaceValue,
+            },
+        by(req.note),
+      );
+      return { tier: tierMessage(result.tier), events: result.events };
+    },
+    async listCostRules() {
+      return { rules: (await costRules.list()).map(costRuleMessage) };
+    },
+    async setCostRule(req) {
+      if (!req.rule) throw invalid('rule', 'rule is required (its product, service and upstream name the rule).');
+      const r = req.rule;
+      const result = await costRules.set(
+        {
+          product: r.product,
+          service: r.service,
+          upstream: r.upstream,
+          commissionBasisPoints: req.remove ? null : r.commissionBasisPoints,
+        },
+        by(req.note),
+      );
+      return { ...(result.rule === null ? {} : { rule: costRuleMessage(result.rule) }), changed: result.changed };
+    },
+    async getSmsRate() {
+      return { koboPerPage: BigInt(await catalog.getSmsRate()) };
+    },
+    async setSmsRate(req) {
+      return { koboPerPage: BigInt(await catalog.setSmsRate(koboIn(req.koboPerPage, 'kobo_per_page'), by(''))) };
+    },
+  } satisfies Partial<AdminHandlers>;
+}
+
+/** What is sold: data plans (kept by hand or synced from the upstreams) and cable packages. */
+function productHandlers(catalog: CatalogService, planSync: PlanSync, by: By) {
+  return {
     async listCatalogPlans(req) {
       const off = await catalog.listPlanTypesOff();
       return {
@@ -273,47 +330,6 @@ export function adminHandlers(
       );
       return { plan: catalogPlanMessage(result.plan), events: result.events };
     },
-    async setPriceRule(req) {
-      if (!req.rule) throw invalid('rule', 'rule is required (its product, network, plan_type and service name it).');
-      const r = req.rule;
-      const result = await catalog.setPriceRule(
-        req.tierId,
-        {
-          product: (r.product || 'data') as PricedProduct,
-          network: r.network,
-          planType: r.planType,
-          service: r.service,
-        },
-        req.remove
-          ? null
-          : {
-              marginBasisPoints: r.marginBasisPoints,
-              marginKobo: koboIn(r.marginKobo, 'rule.margin_kobo'),
-              floorKobo: koboIn(r.floorKobo, 'rule.floor_kobo'),
-              ceilingKobo: koboIn(r.ceilingKobo, 'rule.ceiling_kobo'),
-              aboveFaceValue: r.aboveFaceValue,
-            },
-        by(req.note),
-      );
-      return { tier: tierMessage(result.tier), events: result.events };
-    },
-    async listCostRules() {
-      return { rules: (await operations.costRules.list()).map(costRuleMessage) };
-    },
-    async setCostRule(req) {
-      if (!req.rule) throw invalid('rule', 'rule is required (its product, service and upstream name the rule).');
-      const r = req.rule;
-      const result = await operations.costRules.set(
-        {
-          product: r.product,
-          service: r.service,
-          upstream: r.upstream,
-          commissionBasisPoints: req.remove ? null : r.commissionBasisPoints,
-        },
-        by(req.note),
-      );
-      return { ...(result.rule === null ? {} : { rule: costRuleMessage(result.rule) }), changed: result.changed };
-    },
     async listCablePackages(req) {
       return { packages: (await catalog.listCablePackages(req.provider)).map(cablePackageMessage) };
     },
@@ -330,12 +346,15 @@ export function adminHandlers(
       });
       return { package: cablePackageMessage(pkg) };
     },
-    async getSmsRate() {
-      return { koboPerPage: BigInt(await catalog.getSmsRate()) };
+    async syncPlans(req) {
+      return planSyncMessage(await planSync.sync(req.dryRun));
     },
-    async setSmsRate(req) {
-      return { koboPerPage: BigInt(await catalog.setSmsRate(koboIn(req.koboPerPage, 'kobo_per_page'), by(''))) };
-    },
+  } satisfies Partial<AdminHandlers>;
+}
+
+/** The supply side: pending purchases, routes to upstreams, their attempts and health. */
+function supplyHandlers(operations: AdminOperations, who: Actor) {
+  return {
     async listPendingTransactions(req) {
       const page = await operations.pendingList.list(
         req.needsAttentionOnly,
@@ -390,35 +409,57 @@ export function adminHandlers(
         ...(before === null ? {} : { beforeKobo: BigInt(before) }),
       };
     },
-    async checkLedger(_req, call) {
-      // A caller that gave up (deadline, Ctrl-C) cancels the call; the check stops with it
-      // instead of reading on for nobody.
-      const abandoned = new AbortController();
-      call.once('cancelled', () => abandoned.abort(new Error('the caller cancelled the ledger check')));
-      const audit = await operations.ledgerCheck.check(abandoned.signal);
-      return {
-        accountsChecked: BigInt(audit.accountsChecked),
-        transactionsChecked: BigInt(audit.transactionsChecked),
-        entriesChecked: BigInt(audit.entriesChecked),
-        violationCount: BigInt(audit.violationCount),
-        violations: audit.violations.map((v) => ({ ...v, mode: MODE_TO_PROTO[v.mode] })),
-        pendingCount: BigInt(audit.pendingCount),
-        needsAttentionCount: BigInt(audit.needsAttentionCount),
-        modes: MODES.map((mode) => {
-          const found = audit.modes[mode];
-          return {
-            mode: MODE_TO_PROTO[mode],
-            transactionsChecked: BigInt(found.transactionsChecked),
-            entriesChecked: BigInt(found.entriesChecked),
-            pendingCount: BigInt(found.pendingCount),
-            needsAttentionCount: BigInt(found.needsAttentionCount),
-            violationCount: BigInt(found.violationCount),
-          };
-        }),
-      };
-    },
-    async syncPlans(req) {
-      return planSyncMessage(await planSync.sync(req.dryRun));
-    },
+  } satisfies Partial<AdminHandlers>;
+}
+
+/** The ledger's consistency check, stopped when its caller gives up. */
+const checkLedger =
+  (ledgerCheck: LedgerCheck): AdminHandlers['checkLedger'] =>
+  async (_req, call) => {
+    // A caller that gave up (deadline, Ctrl-C) cancels the call; the check stops with it
+    // instead of reading on for nobody.
+    const abandoned = new AbortController();
+    call.once('cancelled', () => abandoned.abort(new Error('the caller cancelled the ledger check')));
+    const audit = await ledgerCheck.check(abandoned.signal);
+    return {
+      accountsChecked: BigInt(audit.accountsChecked),
+      transactionsChecked: BigInt(audit.transactionsChecked),
+      entriesChecked: BigInt(audit.entriesChecked),
+      violationCount: BigInt(audit.violationCount),
+      violations: audit.violations.map((v) => ({ ...v, mode: MODE_TO_PROTO[v.mode] })),
+      pendingCount: BigInt(audit.pendingCount),
+      needsAttentionCount: BigInt(audit.needsAttentionCount),
+      modes: MODES.map((mode) => {
+        const found = audit.modes[mode];
+        return {
+          mode: MODE_TO_PROTO[mode],
+          transactionsChecked: BigInt(found.transactionsChecked),
+          entriesChecked: BigInt(found.entriesChecked),
+          pendingCount: BigInt(found.pendingCount),
+          needsAttentionCount: BigInt(found.needsAttentionCount),
+          violationCount: BigInt(found.violationCount),
+        };
+      }),
+    };
+  };
+
+export function adminHandlers(
+  accounts: AccountService,
+  catalog: CatalogService,
+  operations: AdminOperations,
+  planSync: PlanSync,
+  /**
+   * Who the changes are by, for the audit log: the admin token (`cli`), or a staff member
+   * when the console makes the same change through these handlers (core/rpc/console.ts).
+   */
+  who: Actor = CLI_ACTOR,
+): AdminHandlers {
+  const by: By = (note) => ({ actor: who.actor, address: who.address, note });
+  return {
+    ...accountHandlers(accounts, operations),
+    ...pricingHandlers(catalog, operations.costRules, by),
+    ...productHandlers(catalog, planSync, by),
+    ...supplyHandlers(operations, who),
+    checkLedger: checkLedger(operations.ledgerCheck),
   };
 }

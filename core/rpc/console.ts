@@ -16,6 +16,8 @@ import {
   type AuditFilter,
   type ChangeCatalogueRequest,
   type ConsoleService as ConsoleDesc,
+  type GetAccountOverviewResponseSchema,
+  type GetAttentionResponseSchema,
   type ProposalSchema,
   type StaffAdminService as StaffAdminDesc,
   type StaffMemberSchema,
@@ -28,7 +30,7 @@ import type { AuditEntryRecord } from '../domain/records.js';
 import type { ProposalRecord, StaffMemberRecord } from '../domain/staff.js';
 import type { Reports } from '../reports/service.js';
 import { type Actor, CLI_ACTOR } from '../staff/audit.js';
-import type { Desk } from '../staff/desk.js';
+import type { Attention, Desk } from '../staff/desk.js';
 import type { StaffRealm } from '../staff/realm.js';
 import type { Store } from '../store/port.js';
 import { attemptMessage, upstreamHealthMessage } from './admin.js';
@@ -184,14 +186,73 @@ async function changeCatalogue(
   }
 }
 
-export function consoleHandlers({
-  realm,
-  desk,
-  auditLog,
-  catalog,
-  adminAs,
-  reports,
-}: ConsoleRpcDeps): Handlers<(typeof ConsoleDesc)['method']> {
+/** The attention queue as the console shows it: each pending purchase with its evidence. */
+function attentionMessage(queue: Attention): MessageInitShape<typeof GetAttentionResponseSchema> {
+  return {
+    pending: queue.pending.map((tx) => ({
+      transaction: transactionMessage(tx),
+      attempts: tx.attempts,
+      nextAttemptAt: timestampInit(tx.nextAttemptAt),
+      upstreamAttempts: tx.upstreamAttempts.map(attemptMessage),
+      upstreamAnswers: tx.upstreamAnswers.map((a) => ({
+        n: a.n,
+        upstream: a.upstream,
+        source: a.source,
+        body: a.body,
+        at: timestampInit(a.at),
+      })),
+    })),
+    failingWebhooks: queue.failingWebhooks.map((d) => ({
+      accountId: d.accountId,
+      mode: d.mode,
+      oldestCreatedAt: timestampInit(d.oldestCreatedAt),
+      undelivered: d.undelivered,
+      lastStatus: d.lastStatus ?? 0,
+      lastError: d.lastError ?? '',
+    })),
+    upstreams: queue.upstreams.map(upstreamHealthMessage),
+    upgrades: queue.upgrades.map((request) => ({
+      accountId: request.accountId,
+      requestedBy: request.requestedBy,
+      note: request.note,
+      createdAt: timestampInit(request.createdAt),
+    })),
+    inflows: queue.inflows.map((inflow) => inflowMessage(inflow, true)),
+    proposals: queue.proposals.map(proposalMessage),
+  };
+}
+
+/** An account's page: the account, its keys, people, newest transactions and entries, and its webhooks' state. */
+function overviewMessage(
+  overview: Awaited<ReturnType<Desk['accountOverview']>>,
+): MessageInitShape<typeof GetAccountOverviewResponseSchema> {
+  return {
+    account: accountMessage(overview.account),
+    keys: overview.keys.map(apiKeyMessage),
+    users: overview.users.map(userMessage),
+    transactions: overview.transactions.map(transactionMessage),
+    ledger: overview.ledger.map(ledgerEntryMessage),
+    webhooks: overview.webhooks.map((w) => ({
+      mode: w.mode,
+      url: w.url,
+      enabled: w.enabled,
+      lastDelivery: w.lastDelivery?.state ?? '',
+      ...(w.lastDelivery?.attemptAt ? { lastAttemptAt: timestampInit(w.lastDelivery.attemptAt) } : {}),
+      lastStatus: w.lastDelivery?.status ?? 0,
+      lastError: w.lastDelivery?.error ?? '',
+      undelivered: w.undelivered,
+      ...(w.undeliveredSince === null ? {} : { undeliveredSince: timestampInit(w.undeliveredSince) }),
+    })),
+  };
+}
+
+/** A member's sign-in: the set-up link, signing in and out, and the session's check. */
+function staffSessionHandlers(
+  realm: StaffRealm,
+): Pick<
+  Handlers<(typeof ConsoleDesc)['method']>,
+  'getStaffSetup' | 'completeStaffSetup' | 'staffSignIn' | 'staffSignOut' | 'getStaffSession'
+> {
   return {
     async getStaffSetup(req) {
       const setup = await realm.describeSetup(req.setupToken);
@@ -227,41 +288,22 @@ export function consoleHandlers({
       const context = await realm.require(req.sessionToken, 'read', req.clientAddress);
       return { member: memberMessage(context.member) };
     },
+  };
+}
+
+export function consoleHandlers({
+  realm,
+  desk,
+  auditLog,
+  catalog,
+  adminAs,
+  reports,
+}: ConsoleRpcDeps): Handlers<(typeof ConsoleDesc)['method']> {
+  return {
+    ...staffSessionHandlers(realm),
     async getAttention(req) {
       await realm.require(req.sessionToken, 'read', req.clientAddress);
-      const queue = await desk.attention();
-      return {
-        pending: queue.pending.map((tx) => ({
-          transaction: transactionMessage(tx),
-          attempts: tx.attempts,
-          nextAttemptAt: timestampInit(tx.nextAttemptAt),
-          upstreamAttempts: tx.upstreamAttempts.map(attemptMessage),
-          upstreamAnswers: tx.upstreamAnswers.map((a) => ({
-            n: a.n,
-            upstream: a.upstream,
-            source: a.source,
-            body: a.body,
-            at: timestampInit(a.at),
-          })),
-        })),
-        failingWebhooks: queue.failingWebhooks.map((d) => ({
-          accountId: d.accountId,
-          mode: d.mode,
-          oldestCreatedAt: timestampInit(d.oldestCreatedAt),
-          undelivered: d.undelivered,
-          lastStatus: d.lastStatus ?? 0,
-          lastError: d.lastError ?? '',
-        })),
-        upstreams: queue.upstreams.map(upstreamHealthMessage),
-        upgrades: queue.upgrades.map((request) => ({
-          accountId: request.accountId,
-          requestedBy: request.requestedBy,
-          note: request.note,
-          createdAt: timestampInit(request.createdAt),
-        })),
-        inflows: queue.inflows.map((inflow) => inflowMessage(inflow, true)),
-        proposals: queue.proposals.map(proposalMessage),
-      };
+      return attentionMessage(await desk.attention());
     },
     async requeryPurchase(req) {
       const { who } = await realm.require(req.sessionToken, 'resolve', req.clientAddress);
@@ -313,25 +355,7 @@ export function consoleHandlers({
     },
     async getAccountOverview(req) {
       await realm.require(req.sessionToken, 'read', req.clientAddress);
-      const overview = await desk.accountOverview(req.accountId);
-      return {
-        account: accountMessage(overview.account),
-        keys: overview.keys.map(apiKeyMessage),
-        users: overview.users.map(userMessage),
-        transactions: overview.transactions.map(transactionMessage),
-        ledger: overview.ledger.map(ledgerEntryMessage),
-        webhooks: overview.webhooks.map((w) => ({
-          mode: w.mode,
-          url: w.url,
-          enabled: w.enabled,
-          lastDelivery: w.lastDelivery?.state ?? '',
-          ...(w.lastDelivery?.attemptAt ? { lastAttemptAt: timestampInit(w.lastDelivery.attemptAt) } : {}),
-          lastStatus: w.lastDelivery?.status ?? 0,
-          lastError: w.lastDelivery?.error ?? '',
-          undelivered: w.undelivered,
-          ...(w.undeliveredSince === null ? {} : { undeliveredSince: timestampInit(w.undeliveredSince) }),
-        })),
-      };
+      return overviewMessage(await desk.accountOverview(req.accountId));
     },
     ...settingsHandlers(realm, catalog, adminAs),
     async suspendAccount(req) {

@@ -93,7 +93,7 @@ export interface Attention {
   proposals: ProposalRecord[];
 }
 
-export interface NewProposal {
+interface NewProposal {
   kind: string;
   accountId: string;
   /** The purchase's reference (refund, pending_failed) or the inflow's id (inflow_assign); unused for a credit. */
@@ -148,119 +148,127 @@ async function warningFor(store: Pick<Store, 'accounts'>, proposal: ProposalReco
   const { balance, short } = await shortfall(store, proposal);
   if (!short) return '';
   return (
-    `The wallet holds ₦${formatNaira(balance)} now, less than this debit of ₦${formatNaira(proposal.amountKobo)}: ` +
+    `The wallet holds ₦${formatNaira(balance)} now, ` +
+    `less than this debit of ₦${formatNaira(proposal.amountKobo)}: ` +
     'approving it is refused until the balance covers it.'
   );
 }
 
-export function createDesk(deps: DeskDeps) {
-  const { store, audit, clock } = deps;
+/** The purchase a reference names, or NOT_FOUND. */
+async function purchaseOf(store: Pick<Store, 'transactions'>, reference: string): Promise<TransactionRecord> {
+  const tx = reference === '' ? null : await store.transactions.get(reference);
+  if (!tx) throw notFound(`Transaction ${reference || '(empty reference)'}`);
+  return tx;
+}
 
-  async function purchase(reference: string): Promise<TransactionRecord> {
-    const tx = reference === '' ? null : await store.transactions.get(reference);
-    if (!tx) throw notFound(`Transaction ${reference || '(empty reference)'}`);
-    return tx;
+/** What a proposal's target must be for it to be made, and the account it moves. */
+async function checkProposal(
+  store: DeskDeps['store'],
+  kind: ProposalKind,
+  input: NewProposal,
+): Promise<{ accountId: string; target: string }> {
+  if (kind === 'credit' || kind === 'debit') {
+    if (!isKobo(input.amountKobo) || input.amountKobo <= 0 || input.amountKobo > MAX_AMOUNT_KOBO)
+      throw invalid('amount', `amount must be a positive number of kobo up to ${MAX_AMOUNT_KOBO}.`);
+    if (!(await store.accounts.get(input.accountId))) throw notFound(`Account ${input.accountId || '(empty id)'}`);
+    return { accountId: input.accountId, target: input.accountId };
   }
-
-  async function balanceOf(accountId: string): Promise<Kobo | null> {
-    return (await store.accounts.get(accountId))?.balanceKobo ?? null;
+  if (kind === 'inflow_assign') {
+    const inflow = input.target === '' ? null : await store.funding.getInflow(input.target);
+    if (!inflow) throw notFound(`Inflow ${input.target || '(empty id)'}`);
+    if (inflow.status !== 'unmatched')
+      throw new DomainError('FAILED_PRECONDITION', `Inflow ${inflow.inflowId} is ${inflow.status}, not unmatched.`);
+    if (!(await store.accounts.get(input.accountId))) throw notFound(`Account ${input.accountId || '(empty id)'}`);
+    return { accountId: input.accountId, target: inflow.inflowId };
   }
+  const tx = await purchaseOf(store, input.target);
+  const wanted = kind === 'refund' ? 'success' : 'pending';
+  if (tx.status !== wanted)
+    throw new DomainError(
+      'FAILED_PRECONDITION',
+      `Transaction ${tx.reference} is ${tx.status}; ` +
+        (kind === 'refund'
+          ? 'only a delivered purchase is refunded by force.'
+          : 'only a pending purchase is resolved.'),
+    );
+  return { accountId: tx.accountId, target: tx.reference };
+}
 
-  /** What a proposal's target must be for it to be made, and the account it moves. */
-  async function checkProposal(kind: ProposalKind, input: NewProposal): Promise<{ accountId: string; target: string }> {
-    if (kind === 'credit' || kind === 'debit') {
-      if (!isKobo(input.amountKobo) || input.amountKobo <= 0 || input.amountKobo > MAX_AMOUNT_KOBO)
-        throw invalid('amount', `amount must be a positive number of kobo up to ${MAX_AMOUNT_KOBO}.`);
-      if (!(await store.accounts.get(input.accountId))) throw notFound(`Account ${input.accountId || '(empty id)'}`);
-      return { accountId: input.accountId, target: input.accountId };
-    }
-    if (kind === 'inflow_assign') {
-      const inflow = input.target === '' ? null : await store.funding.getInflow(input.target);
-      if (!inflow) throw notFound(`Inflow ${input.target || '(empty id)'}`);
-      if (inflow.status !== 'unmatched')
-        throw new DomainError('FAILED_PRECONDITION', `Inflow ${inflow.inflowId} is ${inflow.status}, not unmatched.`);
-      if (!(await store.accounts.get(input.accountId))) throw notFound(`Account ${input.accountId || '(empty id)'}`);
-      return { accountId: input.accountId, target: inflow.inflowId };
-    }
-    const tx = await purchase(input.target);
-    const wanted = kind === 'refund' ? 'success' : 'pending';
-    if (tx.status !== wanted)
+/** Makes an approved proposal's move; each is idempotent, so a second call after a crash moves nothing twice. */
+async function apply(deps: DeskDeps, proposal: ProposalRecord): Promise<void> {
+  const { store, clock } = deps;
+  const at = clock();
+  if (proposal.kind === 'credit') {
+    await deps.accounts.credit(proposal.accountId, 'live', proposal.amountKobo, 'Manual credit', {
+      reference: proposal.proposalId,
+    });
+  } else if (proposal.kind === 'debit') {
+    // The proposal's id is the debit's reference: applied again, it takes nothing twice.
+    await deps.accounts.debit(proposal.accountId, 'live', proposal.amountKobo, proposal.note.slice(0, 200), {
+      reference: proposal.proposalId,
+    });
+  } else if (proposal.kind === 'inflow_assign') {
+    await deps.funding.assign(proposal.target, proposal.accountId);
+  } else {
+    const reason = `Resolved by staff: ${proposal.note}`.slice(0, MAX_NOTE_CHARS);
+    const moved =
+      proposal.kind === 'refund'
+        ? await store.wallet.reverse(proposal.target, reason, at)
+        : await store.wallet.refund(proposal.target, reason, at);
+    if (!moved) throw notFound(`Transaction ${proposal.target}`);
+    if (
+      !moved.changed &&
+      proposal.appliedAt === null &&
+      moved.transaction.status !== 'failed' &&
+      moved.transaction.status !== 'reversed'
+    )
       throw new DomainError(
         'FAILED_PRECONDITION',
-        `Transaction ${tx.reference} is ${tx.status}; ${kind === 'refund' ? 'only a delivered purchase is refunded by force' : 'only a pending purchase is resolved'}.`,
+        `Transaction ${proposal.target} is ${moved.transaction.status} now; nothing was refunded.`,
       );
-    return { accountId: tx.accountId, target: tx.reference };
   }
+  await store.proposals.markApplied(proposal.proposalId, at);
+}
 
-  /** Makes an approved proposal's move; each is idempotent, so a second call after a crash moves nothing twice. */
-  async function apply(proposal: ProposalRecord): Promise<void> {
-    const at = clock();
-    if (proposal.kind === 'credit') {
-      await deps.accounts.credit(proposal.accountId, 'live', proposal.amountKobo, 'Manual credit', {
-        reference: proposal.proposalId,
-      });
-    } else if (proposal.kind === 'debit') {
-      // The proposal's id is the debit's reference: applied again, it takes nothing twice.
-      await deps.accounts.debit(proposal.accountId, 'live', proposal.amountKobo, proposal.note.slice(0, 200), {
-        reference: proposal.proposalId,
-      });
-    } else if (proposal.kind === 'inflow_assign') {
-      await deps.funding.assign(proposal.target, proposal.accountId);
-    } else {
-      const reason = `Resolved by staff: ${proposal.note}`.slice(0, MAX_NOTE_CHARS);
-      const moved =
-        proposal.kind === 'refund'
-          ? await store.wallet.reverse(proposal.target, reason, at)
-          : await store.wallet.refund(proposal.target, reason, at);
-      if (!moved) throw notFound(`Transaction ${proposal.target}`);
-      if (
-        !moved.changed &&
-        proposal.appliedAt === null &&
-        moved.transaction.status !== 'failed' &&
-        moved.transaction.status !== 'reversed'
-      )
-        throw new DomainError(
-          'FAILED_PRECONDITION',
-          `Transaction ${proposal.target} is ${moved.transaction.status} now; nothing was refunded.`,
-        );
-    }
-    await store.proposals.markApplied(proposal.proposalId, at);
-  }
-
+/** The attention queue: what waits for a person, each kind oldest first. */
+async function attention(deps: DeskDeps): Promise<Attention> {
+  const { store, clock } = deps;
+  const now = clock();
+  const [pending, upgrades, inflows, proposals, failingWebhooks, health] = await Promise.all([
+    store.transactions.listPending({ needsAttentionOnly: true }, { limit: ATTENTION_LIMIT }),
+    deps.upgrades.listPending(),
+    store.funding.listInflows('unmatched', ATTENTION_LIMIT),
+    store.proposals.listOpen(now, ATTENTION_LIMIT),
+    store.events.failingDestinations(new Date(now.getTime() - WEBHOOK_FAILING_AFTER_MS), ATTENTION_LIMIT),
+    deps.upstreamHealth?.health() ?? [],
+  ]);
+  // Each pending purchase's evidence: the upstreams called and what their answers were read as.
+  const withAttempts = await Promise.all(
+    pending.items.map(async (tx) => ({
+      ...tx,
+      upstreamAttempts: await store.supply.attemptsOf(tx.reference),
+      upstreamAnswers: await store.supply.answersOf(tx.reference),
+    })),
+  );
+  const upstreams = health.filter(
+    (u) =>
+      u.circuit !== 'closed' || (u.floatAlertKobo !== null && u.floatKobo !== null && u.floatKobo < u.floatAlertKobo),
+  );
   return {
-    async attention(): Promise<Attention> {
-      const now = clock();
-      const [pending, upgrades, inflows, proposals, failingWebhooks, health] = await Promise.all([
-        store.transactions.listPending({ needsAttentionOnly: true }, { limit: ATTENTION_LIMIT }),
-        deps.upgrades.listPending(),
-        store.funding.listInflows('unmatched', ATTENTION_LIMIT),
-        store.proposals.listOpen(now, ATTENTION_LIMIT),
-        store.events.failingDestinations(new Date(now.getTime() - WEBHOOK_FAILING_AFTER_MS), ATTENTION_LIMIT),
-        deps.upstreamHealth?.health() ?? [],
-      ]);
-      // Each pending purchase's evidence: the upstreams called and what their answers were read as.
-      const withAttempts = await Promise.all(
-        pending.items.map(async (tx) => ({
-          ...tx,
-          upstreamAttempts: await store.supply.attemptsOf(tx.reference),
-          upstreamAnswers: await store.supply.answersOf(tx.reference),
-        })),
-      );
-      const upstreams = health.filter(
-        (u) =>
-          u.circuit !== 'closed' ||
-          (u.floatAlertKobo !== null && u.floatKobo !== null && u.floatKobo < u.floatAlertKobo),
-      );
-      return {
-        pending: withAttempts,
-        upgrades: upgrades.slice(0, ATTENTION_LIMIT),
-        inflows,
-        proposals,
-        failingWebhooks,
-        upstreams,
-      };
-    },
+    pending: withAttempts,
+    upgrades: upgrades.slice(0, ATTENTION_LIMIT),
+    inflows,
+    proposals,
+    failingWebhooks,
+    upstreams,
+  };
+}
 
+/** The pending purchases' actions: asked again, or settled as delivered on a person's evidence. */
+function purchaseDesk(deps: DeskDeps) {
+  const { store, audit, clock } = deps;
+  const purchase = (reference: string) => purchaseOf(store, reference);
+  return {
     /** Asks the purchase's provider now, as the recovery worker would, and records what it said. */
     async requery(reference: string, who: Actor): Promise<TransactionRecord> {
       const tx = await purchase(reference);
@@ -310,14 +318,25 @@ export function createDesk(deps: DeskDeps) {
       });
       return settled.transaction;
     },
+  };
+}
 
+/** The four-eyes money moves: proposed by one member, approved or refused by another. */
+function proposalDesk(deps: DeskDeps) {
+  const { store, audit, clock } = deps;
+
+  async function balanceOf(accountId: string): Promise<Kobo | null> {
+    return (await store.accounts.get(accountId))?.balanceKobo ?? null;
+  }
+
+  return {
     /** A money move waiting for a second person. */
     async propose(input: NewProposal, who: Actor): Promise<ProposalRecord> {
       if (!(PROPOSAL_KINDS as readonly string[]).includes(input.kind))
         throw invalid('kind', `kind must be one of ${PROPOSAL_KINDS.join(', ')}.`);
       const kind = input.kind as ProposalKind;
       const note = checkNote(input.note);
-      const { accountId, target } = await checkProposal(kind, input);
+      const { accountId, target } = await checkProposal(store, kind, input);
       const now = clock();
       const proposal: ProposalRecord = {
         proposalId: `prp_${randomBytes(10).toString('hex')}`,
@@ -350,7 +369,7 @@ export function createDesk(deps: DeskDeps) {
       if (approve && found.proposedBy === who.actor)
         throw new DomainError('PERMISSION_DENIED', 'You made this proposal; a different colleague must approve it.');
       if (approve && found.status === 'approved' && found.appliedAt === null) {
-        await apply(found);
+        await apply(deps, found);
         return (await store.proposals.get(proposalId)) ?? found;
       }
       if (approve && found.status === 'pending') await requireCover(store, found);
@@ -363,7 +382,7 @@ export function createDesk(deps: DeskDeps) {
           expired ? 'This proposal expired (24 hours); propose it again.' : `This proposal is already ${found.status}.`,
         );
       }
-      if (approve) await apply(decided);
+      if (approve) await apply(deps, decided);
       const after = (await store.proposals.get(proposalId)) ?? decided;
       await audit(who, {
         action: approve ? 'proposal.approve' : 'proposal.refuse',
@@ -378,7 +397,13 @@ export function createDesk(deps: DeskDeps) {
     getProposal: (proposalId: string) => store.proposals.get(proposalId),
 
     warningFor: (proposal: ProposalRecord) => warningFor(store, proposal),
+  };
+}
 
+/** The accounts: found, looked at, suspended or resumed. */
+function accountDesk(deps: DeskDeps) {
+  const { store, audit, clock } = deps;
+  return {
     /**
      * The accounts the query names exactly: as an account id, a user's email, a public key, a
      * virtual account number (of any funding provider) or a transaction reference.
@@ -460,7 +485,13 @@ export function createDesk(deps: DeskDeps) {
       ]);
       return { account, keys, users, transactions: transactions.items, ledger: ledger.items, webhooks };
     },
+  };
+}
 
+/** The developers' tier upgrade requests and the unmatched inflows, decided. */
+function decisionDesk(deps: DeskDeps) {
+  const { store, audit } = deps;
+  return {
     async approveUpgrade(accountId: string, tierId: string, who: Actor): Promise<UpgradeRequestRecord> {
       const before = await store.accounts.get(accountId);
       const decided = await deps.upgrades.approve(accountId, tierId);
@@ -485,6 +516,16 @@ export function createDesk(deps: DeskDeps) {
       await audit(who, { action: 'inflow.reject', target: inflowId, after: { status: inflow.status }, note: text });
       return inflow;
     },
+  };
+}
+
+export function createDesk(deps: DeskDeps) {
+  return {
+    attention: (): Promise<Attention> => attention(deps),
+    ...purchaseDesk(deps),
+    ...proposalDesk(deps),
+    ...accountDesk(deps),
+    ...decisionDesk(deps),
   };
 }
 

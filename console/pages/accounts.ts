@@ -8,7 +8,7 @@ import { type Timestamp, timestampDate } from '@bufbuild/protobuf/wkt';
 import { formatNaira, kobo } from '../../core/domain/money.js';
 import { html } from '../../web/html.js';
 import { page } from '../layout.js';
-import type { Route } from '../server.js';
+import type { Route } from '../route.js';
 import { suspensionSection } from './suspension.js';
 import { webhooksStateSection } from './webhooks-state.js';
 

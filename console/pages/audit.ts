@@ -2,7 +2,7 @@
 import { timestampDate } from '@bufbuild/protobuf/wkt';
 import { html } from '../../web/html.js';
 import { page } from '../layout.js';
-import type { Route } from '../server.js';
+import type { Route } from '../route.js';
 
 const FILTERS = [
   ['actor', 'Actor (cli, system, staff:email)'],

@@ -11,7 +11,7 @@ import type { GetCatalogueResponse } from '../../gen/prepaid/v1/console_pb.js';
 import type { Product } from '../../gen/prepaid/v1/types_pb.js';
 import { html, type SafeHtml } from '../../web/html.js';
 import { csrfField, page, type StaffViewer } from '../layout.js';
-import type { Answer, PageContext, Route } from '../server.js';
+import type { Answer, PageContext, Route } from '../route.js';
 import {
   change,
   doneNotice,

@@ -10,7 +10,7 @@ import { PRODUCTS, type ProductName } from '../../core/domain/products.js';
 import { Product } from '../../gen/prepaid/v1/types_pb.js';
 import { html, type SafeHtml } from '../../web/html.js';
 import { refusalOf } from '../../web/refusal.js';
-import type { Answer, PageContext } from '../server.js';
+import type { Answer, PageContext } from '../route.js';
 
 export const naira = (amountKobo: bigint | number) => `₦${formatNaira(kobo(Number(amountKobo)))}`;
 export const when = (at: Timestamp | undefined) => (at === undefined ? '-' : timestampDate(at).toISOString());

@@ -10,7 +10,7 @@ import type { Proposal } from '../../gen/prepaid/v1/console_pb.js';
 import { TransactionStatus } from '../../gen/prepaid/v1/types_pb.js';
 import { html, type SafeHtml } from '../../web/html.js';
 import { csrfField, page, type StaffViewer } from '../layout.js';
-import type { Answer, PageContext, Route } from '../server.js';
+import type { Answer, PageContext, Route } from '../route.js';
 import { answersList, attemptsTable, failingWebhooksSection, upstreamsSection } from './queue-more.js';
 
 const naira = (amountKobo: bigint | number) => `₦${formatNaira(kobo(Number(amountKobo)))}`;

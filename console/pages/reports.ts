@@ -11,7 +11,7 @@ import { fundingTable, type ReportTable, salesTable } from '../../runtime/report
 import { html, type SafeHtml } from '../../web/html.js';
 import { refusalOf } from '../../web/refusal.js';
 import { page } from '../layout.js';
-import type { PageContext, Route } from '../server.js';
+import type { PageContext, Route } from '../route.js';
 import { barChart } from './chart.js';
 
 /** The longest value a period field may carry to the core (a date is 10 characters). */

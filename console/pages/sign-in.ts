@@ -4,7 +4,7 @@ import { html, type SafeHtml, trusted } from '../../web/html.js';
 import { refusalOf } from '../../web/refusal.js';
 import { CSRF_FIELD } from '../../web/security.js';
 import { page } from '../layout.js';
-import type { Answer, Route } from '../server.js';
+import type { Answer, Route } from '../route.js';
 
 function errorSummary(message: string): SafeHtml {
   return html`<div class="error-summary" role="alert"><h2>There is a problem</h2><p>${message}</p></div>`;

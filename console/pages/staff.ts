@@ -8,7 +8,7 @@ import { STAFF_ROLES } from '../../core/domain/staff.js';
 import type { StaffMember } from '../../gen/prepaid/v1/console_pb.js';
 import { html, type SafeHtml } from '../../web/html.js';
 import { csrfField, page, type StaffViewer } from '../layout.js';
-import type { Answer, PageContext, Route } from '../server.js';
+import type { Answer, PageContext, Route } from '../route.js';
 import { change, doneNotice, errorSummary, field, pageAnswer, select, session, when } from './forms.js';
 
 const BACK = '/staff';

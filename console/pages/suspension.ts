@@ -7,7 +7,7 @@ import { type Timestamp, timestampDate } from '@bufbuild/protobuf/wkt';
 import type { Account } from '../../gen/prepaid/v1/admin_pb.js';
 import { html, type SafeHtml } from '../../web/html.js';
 import { csrfField, type StaffViewer } from '../layout.js';
-import type { Route } from '../server.js';
+import type { Route } from '../route.js';
 
 const when = (at: Timestamp | undefined) => (at === undefined ? '-' : timestampDate(at).toISOString());
 

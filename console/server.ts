@@ -144,7 +144,8 @@ async function handle(
         403,
         messagePage(
           'That form could not be accepted',
-          'The form was missing its security token, or it came from another page or an earlier sign-in. Nothing was changed.',
+          'The form was missing its security token, or it came from another page or an earlier sign-in. ' +
+            'Nothing was changed.',
         ),
       );
       return route.name;

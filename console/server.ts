@@ -8,11 +8,8 @@
  */
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Client } from '@connectrpc/connect';
-import type { ConsoleService } from '../gen/prepaid/v1/console_pb.js';
 import { addressList, type ClientIpResolver, createClientIpResolver } from '../runtime/client-ip.js';
 import type { HttpBounds } from '../runtime/http-bounds.js';
-import type { SafeHtml } from '../web/html.js';
 import { boundedWebServer, readForm, redirect, requestUrl, sendPage, type WebServer } from '../web/http.js';
 import { refusalOf } from '../web/refusal.js';
 import {
@@ -27,6 +24,7 @@ import {
 } from '../web/security.js';
 import { messagePage, type StaffViewer } from './layout.js';
 import { routes } from './pages/index.js';
+import type { ConsoleCore, Route } from './route.js';
 
 /** The console's own cookie names: the developer area may share the host (cookies ignore ports). */
 const STAFF_SESSION_COOKIE = 'prepaid_staff_session';
@@ -34,8 +32,6 @@ const STAFF_VISITOR_COOKIE = 'prepaid_staff_visitor';
 /** The core ends a staff session after 8 hours; the cookie never outlives it. */
 const SESSION_COOKIE_MAX_AGE_S = 8 * 60 * 60;
 const VISITOR_COOKIE_MAX_AGE_S = 24 * 60 * 60;
-
-type ConsoleCore = Client<typeof ConsoleService>;
 
 interface ConsoleLogger {
   info(event: string, fields?: Record<string, unknown>): void;
@@ -53,38 +49,6 @@ export interface ConsoleDeps {
   trustedProxies?: readonly string[];
   /** The console's own TLS certificate chain and key (CONSOLE_TLS_CERT, CONSOLE_TLS_KEY): https only. */
   tls?: { cert: Buffer; key: Buffer };
-}
-
-export type Answer =
-  | { kind: 'page'; status?: number; body: SafeHtml }
-  | { kind: 'redirect'; location: string }
-  /** A file to save (a report's CSV): never cached, never shown in the page. */
-  | { kind: 'download'; filename: string; contentType: string; body: string };
-
-export interface PageContext {
-  url: URL;
-  params: readonly string[];
-  form: URLSearchParams;
-  core: ConsoleCore;
-  /** The member's address, for the core's throttle and the audit log. */
-  clientAddress: string;
-  sessionToken: string;
-  /** Signed-in routes: who the core says the session is. */
-  viewer: StaffViewer | undefined;
-  /** Public routes: the token their forms carry. */
-  visitorCsrf: string;
-  /** Sets the session cookie (sign-in) or clears it (sign-out). */
-  startSession(token: string): void;
-  endSession(): void;
-}
-
-export interface Route {
-  method: 'GET' | 'POST';
-  path: string | RegExp;
-  /** The label in log lines (never the raw path, which may hold a set-up token). */
-  name: string;
-  signedIn: boolean;
-  handler(ctx: PageContext): Promise<Answer>;
 }
 
 export type Console = WebServer;
@@ -180,7 +144,8 @@ async function handle(
         403,
         messagePage(
           'That form could not be accepted',
-          'The form was missing its security token, or it came from another page or an earlier sign-in. Nothing was changed.',
+          'The form was missing its security token, or it came from another page or an earlier sign-in. ' +
+            'Nothing was changed.',
         ),
       );
       return route.name;

@@ -8,7 +8,7 @@ import { type Timestamp, timestampDate } from '@bufbuild/protobuf/wkt';
 import { formatNaira, kobo } from '../../core/domain/money.js';
 import { html } from '../../web/html.js';
 import { page } from '../layout.js';
-import type { Route } from '../server.js';
+import type { Route } from '../route.js';
 import { suspensionSection } from './suspension.js';
 import { webhooksStateSection } from './webhooks-state.js';
 
@@ -31,7 +31,8 @@ export const accountRoutes: Route[] = [
           : await ctx.core.searchAccounts({ sessionToken: ctx.sessionToken, clientAddress: ctx.clientAddress, query });
       const body = html`<h1>Find an account</h1>
 <form method="get" action="/accounts">
-<label for="q">Account id, user email, public key, virtual account number, transaction reference, or part of the name</label>
+<label for="q">Account id, user email, public key, virtual account number, transaction reference, or part of the \
+name</label>
 <input id="q" name="q" value="${query}" required>
 <button type="submit">Search</button></form>
 ${
@@ -41,7 +42,8 @@ ${
       ? html`<p>No account matches ${query}.</p>`
       : html`<ul>${accounts.map(
           (a) =>
-            html`<li><a href="/accounts/${encodeURIComponent(a.accountId)}">${a.name}</a> (${a.accountId}, ${a.tierId})${a.suspension ? ' suspended' : ''}</li>`,
+            html`<li><a href="/accounts/${encodeURIComponent(a.accountId)}">${a.name}</a> \
+(${a.accountId}, ${a.tierId})${a.suspension ? ' suspended' : ''}</li>`,
         )}</ul>`
 }`;
       return { kind: 'page', body: page('Find an account', body, ctx.viewer) };
@@ -74,15 +76,19 @@ ${suspensionSection(ctx.viewer!, a)}
           : html`<ul>${o.users.map((u) => html`<li>${u.email}${u.disabled ? ' (disabled)' : ''}</li>`)}</ul>`
       }</section>
 ${webhooksStateSection(o.webhooks)}
-<section><h2>Newest purchases</h2><table><thead><tr><th>Reference</th><th>Service</th><th>Recipient</th><th>Charged</th><th>Made</th></tr></thead>
+<section><h2>Newest purchases</h2><table><thead><tr><th>Reference</th><th>Service</th><th>Recipient</th>\
+<th>Charged</th><th>Made</th></tr></thead>
 <tbody>${o.transactions.map(
         (t) =>
-          html`<tr><td>${t.reference}</td><td>${t.service}</td><td>${t.recipient}</td><td>${naira(t.chargedKobo)}</td><td>${when(t.createdAt)}</td></tr>`,
+          html`<tr><td>${t.reference}</td><td>${t.service}</td><td>${t.recipient}</td><td>${naira(t.chargedKobo)}</td>\
+<td>${when(t.createdAt)}</td></tr>`,
       )}</tbody></table></section>
-<section><h2>Newest ledger entries</h2><table><thead><tr><th>Reference</th><th>Amount</th><th>Balance after</th><th>Memo</th></tr></thead>
+<section><h2>Newest ledger entries</h2><table><thead><tr><th>Reference</th><th>Amount</th><th>Balance after</th>\
+<th>Memo</th></tr></thead>
 <tbody>${o.ledger.map(
         (e) =>
-          html`<tr><td>${e.reference}</td><td>${naira(e.amountKobo)}</td><td>${naira(e.balanceAfterKobo)}</td><td>${e.memo}</td></tr>`,
+          html`<tr><td>${e.reference}</td><td>${naira(e.amountKobo)}</td><td>${naira(e.balanceAfterKobo)}</td>\
+<td>${e.memo}</td></tr>`,
       )}</tbody></table></section>`;
       return { kind: 'page', body: page(a.name, body, ctx.viewer) };
     },

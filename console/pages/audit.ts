@@ -2,7 +2,7 @@
 import { timestampDate } from '@bufbuild/protobuf/wkt';
 import { html } from '../../web/html.js';
 import { page } from '../layout.js';
-import type { Route } from '../server.js';
+import type { Route } from '../route.js';
 
 const FILTERS = [
   ['actor', 'Actor (cli, system, staff:email)'],
@@ -28,12 +28,17 @@ export const auditRoutes: Route[] = [
       if (last !== undefined) next.set('before', last.id);
       const body = html`<h1>Audit log</h1>
 <form method="get" action="/audit">
-${FILTERS.map(([name, label]) => html`<label for="${name}">${label}</label><input id="${name}" name="${name}" value="${q(name)}">`)}
+${FILTERS.map(
+  ([name, label]) => html`<label for="${name}">${label}</label>\
+<input id="${name}" name="${name}" value="${q(name)}">`,
+)}
 <button type="submit">Filter</button></form>
-<table><thead><tr><th>When</th><th>Who</th><th>Action</th><th>Target</th><th>Note</th><th>Before</th><th>After</th><th>Address</th></tr></thead>
+<table><thead><tr><th>When</th><th>Who</th><th>Action</th><th>Target</th><th>Note</th><th>Before</th><th>After</th>\
+<th>Address</th></tr></thead>
 <tbody>${entries.map(
         (e) =>
-          html`<tr><td>${e.at ? timestampDate(e.at).toISOString() : '-'}</td><td>${e.actor}</td><td>${e.action}</td><td>${e.target}</td>
+          html`<tr><td>${e.at ? timestampDate(e.at).toISOString() : '-'}</td><td>${e.actor}</td><td>${e.action}</td>\
+<td>${e.target}</td>
 <td>${e.note}</td><td><code>${e.before}</code></td><td><code>${e.after}</code></td><td>${e.address}</td></tr>`,
       )}</tbody></table>
 ${entries.length === 100 ? html`<p><a href="/audit?${next.toString()}">Older rows</a></p>` : ''}`;

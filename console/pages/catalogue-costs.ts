@@ -9,7 +9,7 @@ import { FACE_VALUE_PRODUCTS } from '../../core/domain/pricing.js';
 import type { CostRule, PriceRule, Tier } from '../../gen/prepaid/v1/admin_pb.js';
 import { html, type SafeHtml } from '../../web/html.js';
 import { csrfField, page, type StaffViewer } from '../layout.js';
-import type { Answer, PageContext, Route } from '../server.js';
+import type { Answer, PageContext, Route } from '../route.js';
 import {
   change,
   doneNotice,

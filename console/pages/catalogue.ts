@@ -11,7 +11,7 @@ import type { GetCatalogueResponse } from '../../gen/prepaid/v1/console_pb.js';
 import type { Product } from '../../gen/prepaid/v1/types_pb.js';
 import { html, type SafeHtml } from '../../web/html.js';
 import { csrfField, page, type StaffViewer } from '../layout.js';
-import type { Answer, PageContext, Route } from '../server.js';
+import type { Answer, PageContext, Route } from '../route.js';
 import {
   change,
   doneNotice,
@@ -44,12 +44,24 @@ function discountRows(tier: Tier | undefined, prefix: string): SafeHtml {
     })),
     ...Array.from({ length: NEW_DISCOUNT_ROWS }, () => ({ product: '', service: '', percent: '' })),
   ];
-  return html`<table><thead><tr><th>Product</th><th>Service (empty: all)</th><th>Discount %</th></tr></thead><tbody>${rows.map(
+  return html`<table><thead><tr><th>Product</th><th>Service (empty: all)</th><th>Discount %</th></tr></thead>\
+<tbody>${rows.map(
     (row, i) => html`<tr>
-<td><label class="visually-hidden" for="${prefix}p${i}">Product of discount ${i + 1}</label>${select(`${prefix}p${i}`, `product_${i}`, PRODUCTS, row.product, 'none')}</td>
-<td><label class="visually-hidden" for="${prefix}s${i}">Service of discount ${i + 1}</label><input id="${prefix}s${i}" name="service_${i}" value="${row.service}"></td>
-<td><label class="visually-hidden" for="${prefix}d${i}">Percent of discount ${i + 1}</label><input id="${prefix}d${i}" name="percent_${i}" inputmode="decimal" value="${row.percent}"></td></tr>`,
+<td><label class="visually-hidden" for="${prefix}p${i}">Product of \
+discount ${i + 1}</label>${select(`${prefix}p${i}`, `product_${i}`, PRODUCTS, row.product, 'none')}</td>
+<td><label class="visually-hidden" for="${prefix}s${i}">Service of discount ${i + 1}</label>\
+<input id="${prefix}s${i}" name="service_${i}" value="${row.service}"></td>
+<td><label class="visually-hidden" for="${prefix}d${i}">Percent of discount ${i + 1}</label>\
+<input id="${prefix}d${i}" name="percent_${i}" inputmode="decimal" value="${row.percent}"></td></tr>`,
   )}</tbody></table>`;
+}
+
+/** A tier's discounts in a line: product, service when one is named, and percentage. */
+function discountsText(tier: Tier): string {
+  if (tier.discounts.length === 0) return 'none';
+  return tier.discounts
+    .map((d) => `${productLabel(d.product)}${d.service ? `/${d.service}` : ''} ${percentText(d.basisPoints)}`)
+    .join(', ');
 }
 
 function tierForm(viewer: StaffViewer, tier: Tier | undefined): SafeHtml {
@@ -57,11 +69,13 @@ function tierForm(viewer: StaffViewer, tier: Tier | undefined): SafeHtml {
   return html`<form method="post" action="/catalogue/tiers">${csrfField(viewer)}
 ${
   tier === undefined
-    ? html`<label for="${id}_id">Tier id (lower-case letters, digits, "_" or "-")</label><input id="${id}_id" name="tier_id" required>`
+    ? html`<label for="${id}_id">Tier id (lower-case letters, digits, "_" or "-")</label>\
+<input id="${id}_id" name="tier_id" required>`
     : html`<input type="hidden" name="tier_id" value="${tier.tierId}">`
 }
 <label for="${id}_name">Name</label><input id="${id}_name" name="name" value="${tier?.name ?? ''}" required>
-<label for="${id}_api">API access</label>${select(`${id}_api`, 'api_access', ['no', 'yes'], tier?.apiAccess ? 'yes' : 'no')}
+<label for="${id}_api">API access</label>\
+${select(`${id}_api`, 'api_access', ['no', 'yes'], tier?.apiAccess ? 'yes' : 'no')}
 ${discountRows(tier, id)}
 <button type="submit">${tier === undefined ? 'Create the tier' : `Save tier ${tier.tierId}`}</button></form>`;
 }
@@ -75,7 +89,10 @@ function rulesOf(tier: Tier): SafeHtml {
     ? html`<p>No price rules: data plans cost the face value less the data discount, or a fixed price.</p>`
     : html`<ul>${rules.map(
         (r) =>
-          html`<li>${r.network || 'every network'}, ${r.planType || 'every type'}: cost plus ${percentText(r.marginBasisPoints)} plus ${naira(r.marginKobo)}${r.floorKobo > 0n ? html`, at least ${naira(r.floorKobo)}` : ''}${r.ceilingKobo > 0n ? html`, at most ${naira(r.ceilingKobo)}` : ''}</li>`,
+          html`<li>${r.network || 'every network'}, ${r.planType || 'every type'}: \
+cost plus ${percentText(r.marginBasisPoints)} plus ${naira(r.marginKobo)}\
+${r.floorKobo > 0n ? html`, at least ${naira(r.floorKobo)}` : ''}\
+${r.ceilingKobo > 0n ? html`, at most ${naira(r.ceilingKobo)}` : ''}</li>`,
       )}</ul>`;
 }
 
@@ -84,11 +101,12 @@ async function tiersPage(ctx: PageContext, problem = ''): Promise<Answer> {
   const { tiers } = await ctx.core.getCatalogue({ ...session(ctx), network: NO_PLANS });
   const body = html`<h1>Tiers and discounts</h1>
 ${doneNotice(ctx)}${errorSummary(problem)}
-<p>A discount is a percentage off the face value of a product (one network, disco or provider when a service is named). Data plans priced by a rule or a fixed price are on the <a href="/catalogue/plans">Data plans</a> page.</p>
+<p>A discount is a percentage off the face value of a product (one network, disco or provider when a service is \
+named). Data plans priced by a rule or a fixed price are on the <a href="/catalogue/plans">Data plans</a> page.</p>
 ${tiers.map(
   (t) => html`<section class="item" data-tier="${t.tierId}"><h2>${t.name} (${t.tierId})</h2>
 <dl><dt>API access</dt><dd>${t.apiAccess ? 'yes' : 'no'}</dd>
-<dt>Discounts</dt><dd>${t.discounts.length === 0 ? 'none' : t.discounts.map((d) => `${productLabel(d.product)}${d.service ? `/${d.service}` : ''} ${percentText(d.basisPoints)}`).join(', ')}</dd></dl>
+<dt>Discounts</dt><dd>${discountsText(t)}</dd></dl>
 <h3>Data price rules</h3>${rulesOf(t)}
 ${tierForm(viewer, t)}</section>`,
 )}
@@ -122,13 +140,23 @@ async function saveTier(ctx: PageContext): Promise<Answer> {
 }
 
 function planRows(catalogue: GetCatalogueResponse): SafeHtml {
-  return html`<table><thead><tr><th>Plan</th><th>Network</th><th>Label</th><th>Type</th><th>Validity</th><th>Face value</th><th>Costs</th><th>Prices by tier</th><th>State</th></tr></thead>
+  return html`<table><thead><tr><th>Plan</th><th>Network</th><th>Label</th><th>Type</th><th>Validity</th>\
+<th>Face value</th><th>Costs</th><th>Prices by tier</th><th>State</th></tr></thead>
 <tbody>${catalogue.plans.map(({ plan, prices }) => {
     const p = plan!;
-    return html`<tr data-plan="${String(p.planId)}"><td>${String(p.planId)}</td><td>${p.network}</td><td>${p.label}</td><td>${p.type || '-'}</td><td>${p.validity}</td>
+    return html`<tr data-plan="${String(p.planId)}"><td>${String(p.planId)}</td><td>${p.network}</td>\
+<td>${p.label}</td><td>${p.type || '-'}</td><td>${p.validity}</td>
 <td>${naira(p.faceValueKobo)}</td>
 <td>${p.costs.length === 0 ? '-' : p.costs.map((c) => html`${c.upstream} ${naira(c.costKobo)}<br>`)}</td>
-<td>${prices.map((tp) => html`${tp.tierId} ${naira(tp.priceKobo)}${tp.basis === 'fixed' ? html` <strong class="flag">fixed</strong>` : ` (${tp.basis})`}<br>`)}</td>
+<td>${prices.map(
+      (tp) =>
+        html`${tp.tierId} ${naira(tp.priceKobo)}${
+          tp.basis === 'fixed'
+            ? html` \
+<strong class="flag">fixed</strong>`
+            : ` (${tp.basis})`
+        }<br>`,
+    )}</td>
 <td>${p.active ? (p.typeEnabled ? 'on sale' : 'type switched off') : 'inactive'}</td></tr>`;
   })}</tbody></table>`;
 }
@@ -141,15 +169,18 @@ async function plansPage(ctx: PageContext, problem = ''): Promise<Answer> {
   const back = network === '' ? '' : `?network=${encodeURIComponent(network)}`;
   const body = html`<h1>Data plans and prices</h1>
 ${doneNotice(ctx)}${errorSummary(problem)}
-<form method="get" action="/catalogue/plans"><label for="network">Network</label>${select('network', 'network', NETWORKS, network, 'every network')}
+<form method="get" action="/catalogue/plans"><label \
+for="network">Network</label>${select('network', 'network', NETWORKS, network, 'every network')}
 <button type="submit">Show</button></form>
-<p>A tier's price is its <strong>fixed</strong> price for the plan where one is set (it overrides any rule); else its price rule over the highest upstream cost; else the face value less its data discount.</p>
+<p>A tier's price is its <strong>fixed</strong> price for the plan where one is set (it overrides any rule); else its \
+price rule over the highest upstream cost; else the face value less its data discount.</p>
 ${catalogue.plans.length === 0 ? html`<p>No plans.</p>` : planRows(catalogue)}
 <section><h2>Set what an upstream charges</h2>
 <form method="post" action="/catalogue/plans/cost${back}">${csrfField(viewer)}
 <label for="cost_plan">Plan id</label><input id="cost_plan" name="plan_id" inputmode="numeric" required>
 <label for="cost_upstream">Upstream</label><input id="cost_upstream" name="upstream" required>
-<label for="cost_naira">Cost in Naira (0 forgets it)</label><input id="cost_naira" name="cost" inputmode="decimal" required>
+<label for="cost_naira">Cost in Naira (0 forgets it)</label>\
+<input id="cost_naira" name="cost" inputmode="decimal" required>
 <label for="cost_note">Why (kept in the audit log)</label><input id="cost_note" name="note">
 <button type="submit">Set the cost</button></form></section>
 <section><h2>Price rules of the tiers</h2>
@@ -159,7 +190,8 @@ ${catalogue.tiers.map(
       (r) => html`<form method="post" action="/catalogue/plans/rule${back}" class="inline">${csrfField(viewer)}
 <input type="hidden" name="tier_id" value="${t.tierId}"><input type="hidden" name="network" value="${r.network}">
 <input type="hidden" name="plan_type" value="${r.planType}"><input type="hidden" name="remove" value="yes">
-<button type="submit" class="warning">Remove the rule for ${r.network || 'every network'}, ${r.planType || 'every type'}</button></form> `,
+<button type="submit" class="warning">Remove the rule \
+for ${r.network || 'every network'}, ${r.planType || 'every type'}</button></form> `,
     )}</div>`,
 )}
 <h3>Set a rule</h3>
@@ -170,7 +202,8 @@ ${catalogue.tiers.map(
 <label for="rule_pct">Margin, percent of the cost</label><input id="rule_pct" name="margin_percent" inputmode="decimal">
 <label for="rule_flat">Margin in Naira, added</label><input id="rule_flat" name="margin_naira" inputmode="decimal">
 <label for="rule_floor">Floor in Naira (empty: none)</label><input id="rule_floor" name="floor" inputmode="decimal">
-<label for="rule_ceiling">Ceiling in Naira (empty: none)</label><input id="rule_ceiling" name="ceiling" inputmode="decimal">
+<label for="rule_ceiling">Ceiling in Naira (empty: none)</label>\
+<input id="rule_ceiling" name="ceiling" inputmode="decimal">
 <label for="rule_note">Why (kept in the audit log)</label><input id="rule_note" name="note">
 <button type="submit">Save the rule</button></form></section>
 <section><h2>Switch a plan type on or off</h2>

@@ -50,7 +50,8 @@ export function barChart(
     return html`${group.values.map((value, s) => {
       const yTop = y(Math.max(value, 0));
       const height = Math.max(Math.abs(y(value) - y(0)), value === 0 ? 0 : 1);
-      return html`<rect class="${series[s]?.className ?? ''}" x="${round(x0 + s * barWidth)}" y="${round(yTop)}" width="${round(barWidth)}" height="${round(height)}"></rect>`;
+      return html`<rect class="${series[s]?.className ?? ''}" x="${round(x0 + s * barWidth)}" y="${round(yTop)}" \
+width="${round(barWidth)}" height="${round(height)}"></rect>`;
     })}${
       i % every === 0
         ? html`<text class="axis" x="${round(x0)}" y="${HEIGHT - MARGIN_BOTTOM + 16}">${group.label}</text>`

@@ -10,7 +10,7 @@ import { PRODUCTS, type ProductName } from '../../core/domain/products.js';
 import { Product } from '../../gen/prepaid/v1/types_pb.js';
 import { html, type SafeHtml } from '../../web/html.js';
 import { refusalOf } from '../../web/refusal.js';
-import type { Answer, PageContext } from '../server.js';
+import type { Answer, PageContext } from '../route.js';
 
 export const naira = (amountKobo: bigint | number) => `₦${formatNaira(kobo(Number(amountKobo)))}`;
 export const when = (at: Timestamp | undefined) => (at === undefined ? '-' : timestampDate(at).toISOString());
@@ -37,9 +37,12 @@ export function productLabel(product: Product): string {
 
 /** A `<select>` of `options` (value and label the same), `selected` chosen; `blank` adds a first empty option. */
 export function select(id: string, name: string, options: readonly string[], selected = '', blank = ''): SafeHtml {
-  return html`<select id="${id}" name="${name}">${blank === '' ? '' : html`<option value="">${blank}</option>`}${options.map(
-    (o) => html`<option value="${o}"${o === selected ? html` selected` : ''}>${o}</option>`,
-  )}</select>`;
+  return html`<select id="${id}" name="${name}">${
+    blank === ''
+      ? ''
+      : html`<option \
+value="">${blank}</option>`
+  }${options.map((o) => html`<option value="${o}"${o === selected ? html` selected` : ''}>${o}</option>`)}</select>`;
 }
 
 /** An amount in Naira as typed ("5000", "₦5,000.50"); "" and "0" are 0; undefined when it is not an amount. */

@@ -1,5 +1,5 @@
 /** Every route of the console, in the order they are matched. */
-import type { Route } from '../server.js';
+import type { Route } from '../route.js';
 import { accountRoutes } from './accounts.js';
 import { auditRoutes } from './audit.js';
 import { catalogueRoutes } from './catalogue.js';

@@ -17,11 +17,13 @@ const when = (at: Timestamp | undefined) => (at === undefined ? '-' : timestampD
 export function attemptsTable(attempts: readonly UpstreamAttempt[]): SafeHtml {
   if (attempts.length === 0) return html`<p>No upstream attempt recorded (a purchase made before they were).</p>`;
   return html`<table class="attempts"><caption>Upstream attempts</caption>
-<thead><tr><th>#</th><th>Upstream</th><th>Started</th><th>Ended</th><th>Outcome</th><th>Evidence</th><th>Cost</th></tr></thead>
+<thead><tr><th>#</th><th>Upstream</th><th>Started</th><th>Ended</th><th>Outcome</th><th>Evidence</th><th>Cost</th></tr>\
+</thead>
 <tbody>${attempts.map(
     (a) =>
       html`<tr><td>${a.seq}</td><td>${a.upstream}</td><td>${when(a.startedAt)}</td><td>${when(a.endedAt)}</td>
-<td>${a.outcome || 'no answer recorded'}</td><td><code>${a.evidence}</code></td><td>${a.costKobo > 0n ? naira(a.costKobo) : '-'}</td></tr>`,
+<td>${a.outcome || 'no answer recorded'}</td><td><code>${a.evidence}</code></td>\
+<td>${a.costKobo > 0n ? naira(a.costKobo) : '-'}</td></tr>`,
   )}</tbody></table>`;
 }
 
@@ -45,9 +47,15 @@ ${
     ? html`<p>None.</p>`
     : list.map(
         (d) => html`<div class="item" data-webhook="${d.accountId}:${d.mode}">
-<dl><dt>Account</dt><dd><a href="/accounts/${encodeURIComponent(d.accountId)}">${d.accountId}</a></dd><dt>Mode</dt><dd>${d.mode}</dd>
+<dl><dt>Account</dt><dd><a href="/accounts/${encodeURIComponent(d.accountId)}">${d.accountId}</a></dd><dt>Mode</dt>\
+<dd>${d.mode}</dd>
 <dt>Undelivered since</dt><dd>${when(d.oldestCreatedAt)}</dd><dt>Events waiting</dt><dd>${d.undelivered}</dd>
-<dt>Last answer</dt><dd>${d.lastStatus === 0 ? 'none' : `HTTP ${d.lastStatus}`}${d.lastError === '' ? '' : html`: <code>${d.lastError}</code>`}</dd></dl>
+<dt>Last answer</dt><dd>${d.lastStatus === 0 ? 'none' : `HTTP ${d.lastStatus}`}${
+          d.lastError === ''
+            ? ''
+            : html`: \
+<code>${d.lastError}</code>`
+        }</dd></dl>
 </div>`,
       )
 }
@@ -62,7 +70,8 @@ ${
     : list.map(
         (u) => html`<div class="item" data-upstream="${u.name}">
 <dl><dt>Upstream</dt><dd>${u.name} (${u.kind})</dd><dt>Circuit</dt><dd>${u.circuit.replace('_', '-')}</dd>
-<dt>Float</dt><dd>${u.floatKobo === undefined ? 'unknown' : naira(u.floatKobo)}${u.floatAlertKobo === undefined ? '' : ` (alert under ${naira(u.floatAlertKobo)})`}</dd>
+<dt>Float</dt><dd>${u.floatKobo === undefined ? 'unknown' : naira(u.floatKobo)}\
+${u.floatAlertKobo === undefined ? '' : ` (alert under ${naira(u.floatAlertKobo)})`}</dd>
 <dt>Last error</dt><dd>${u.lastError === '' ? '-' : html`<code>${u.lastError}</code>`}</dd>
 <dt>Purchases skipping it</dt><dd>${u.skipped}</dd></dl>
 </div>`,

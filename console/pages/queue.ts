@@ -10,7 +10,7 @@ import type { Proposal } from '../../gen/prepaid/v1/console_pb.js';
 import { TransactionStatus } from '../../gen/prepaid/v1/types_pb.js';
 import { html, type SafeHtml } from '../../web/html.js';
 import { csrfField, page, type StaffViewer } from '../layout.js';
-import type { Answer, PageContext, Route } from '../server.js';
+import type { Answer, PageContext, Route } from '../route.js';
 import { answersList, attemptsTable, failingWebhooksSection, upstreamsSection } from './queue-more.js';
 
 const naira = (amountKobo: bigint | number) => `₦${formatNaira(kobo(Number(amountKobo)))}`;
@@ -35,7 +35,8 @@ function actionForm(
 ${
   options.note === undefined
     ? ''
-    : html`<label for="${id}">${options.note}</label><textarea id="${id}" name="note" rows="2"${options.optionalNote ? '' : html` required`}></textarea>`
+    : html`<label for="${id}">${options.note}</label>\
+<textarea id="${id}" name="note" rows="2"${options.optionalNote ? '' : html` required`}></textarea>`
 }
 <button type="submit"${options.warning ? html` class="warning"` : ''}>${label}</button></form>`;
 }
@@ -45,7 +46,8 @@ function proposalItem(viewer: StaffViewer, p: Proposal): SafeHtml {
   return html`<div class="item" data-proposal="${p.proposalId}">
 <dl><dt>Kind</dt><dd>${p.kind}</dd><dt>Account</dt><dd>${p.accountId}</dd><dt>Target</dt><dd>${p.target}</dd>
 ${p.amountKobo > 0n ? html`<dt>Amount</dt><dd>${naira(p.amountKobo)}</dd>` : ''}
-<dt>Note</dt><dd>${p.note}</dd><dt>Proposed by</dt><dd>${p.proposedBy}</dd><dt>Expires</dt><dd>${when(p.expiresAt)}</dd></dl>
+<dt>Note</dt><dd>${p.note}</dd><dt>Proposed by</dt><dd>${p.proposedBy}</dd><dt>Expires</dt>\
+<dd>${when(p.expiresAt)}</dd></dl>
 ${actionForm(viewer, `/proposals/${id}/approve`, 'Approve and move the money', {
   note: 'Note (optional)',
   optionalNote: true,
@@ -73,7 +75,8 @@ ${
 <dl><dt>Reference</dt><dd>${tx!.reference}</dd><dt>Account</dt><dd>${tx!.accountId}</dd>
 <dt>Service</dt><dd>${tx!.service}</dd><dt>Recipient</dt><dd>${tx!.recipient}</dd>
 <dt>Charged</dt><dd>${naira(tx!.chargedKobo)}</dd><dt>Status</dt><dd>${STATUS_NAMES[tx!.status] ?? 'unknown'}</dd>
-<dt>Re-queries</dt><dd>${attempts}</dd><dt>Made</dt><dd>${when(tx!.createdAt)}</dd><dt>Next re-query</dt><dd>${when(nextAttemptAt)}</dd></dl>
+<dt>Re-queries</dt><dd>${attempts}</dd><dt>Made</dt><dd>${when(tx!.createdAt)}</dd><dt>Next re-query</dt>\
+<dd>${when(nextAttemptAt)}</dd></dl>
 ${attemptsTable(upstreamAttempts)}
 ${answersList(upstreamAnswers)}
 ${actionForm(viewer, `/pending/${ref}/requery`, 'Re-query the upstream now')}
@@ -93,7 +96,8 @@ ${
     : queue.upgrades.map((u) => {
         const account = encodeURIComponent(u.accountId);
         return html`<div class="item" data-upgrade="${u.accountId}">
-<dl><dt>Account</dt><dd>${u.accountId}</dd><dt>Asked by</dt><dd>${u.requestedBy}</dd><dt>What they will build</dt><dd>${u.note}</dd>
+<dl><dt>Account</dt><dd>${u.accountId}</dd><dt>Asked by</dt><dd>${u.requestedBy}</dd><dt>What they will build</dt>\
+<dd>${u.note}</dd>
 <dt>Asked</dt><dd>${when(u.createdAt)}</dd></dl>
 ${actionForm(viewer, `/upgrades/${account}/approve`, 'Approve: move to the API tier')}
 ${actionForm(viewer, `/upgrades/${account}/refuse`, 'Refuse', { warning: true })}

@@ -11,7 +11,7 @@ import { fundingTable, type ReportTable, salesTable } from '../../runtime/report
 import { html, type SafeHtml } from '../../web/html.js';
 import { refusalOf } from '../../web/refusal.js';
 import { page } from '../layout.js';
-import type { PageContext, Route } from '../server.js';
+import type { PageContext, Route } from '../route.js';
 import { barChart } from './chart.js';
 
 /** The longest value a period field may carry to the core (a date is 10 characters). */
@@ -49,7 +49,12 @@ function tableHtml(caption: string, table: ReportTable): SafeHtml {
   const cell = (text: string, i: number) => (i < 2 ? html`<td>${text}</td>` : html`<td class="number">${text}</td>`);
   // The table scrolls sideways at phone width; focusable, a keyboard can scroll it too.
   return html`<table class="report" tabindex="0"><caption>${caption}</caption>
-<thead><tr>${table.columns.map((c, i) => (i < 2 ? html`<th scope="col">${c}</th>` : html`<th scope="col" class="number">${c}</th>`))}</tr></thead>
+<thead><tr>${table.columns.map((c, i) =>
+    i < 2
+      ? html`<th scope="col">${c}</th>`
+      : html`<th scope="col" \
+class="number">${c}</th>`,
+  )}</tr></thead>
 <tbody>${table.rows.map((row) => html`<tr>${row.map(cell)}</tr>`)}</tbody></table>`;
 }
 
@@ -82,7 +87,8 @@ ${
     : barChart(
         'sales-chart',
         `Charged less refunds, and margin, per ${report.by}`,
-        `Bars per ${report.by} from ${report.from} to ${report.to}, in Naira: charged less refunds, then margin. The table below has every figure.`,
+        `Bars per ${report.by} from ${report.from} to ${report.to}, in Naira: charged less refunds, then margin. The \
+table below has every figure.`,
         [
           { label: 'Charged less refunds (NGN)', className: 'series-a' },
           { label: 'Margin (NGN)', className: 'series-b' },
@@ -108,7 +114,8 @@ ${
     : barChart(
         'funding-chart',
         `Paid in and credited, per ${report.by}`,
-        `Bars per ${report.by} from ${report.from} to ${report.to}, in Naira: amount paid by transfer, then what was credited to wallets. The table below has every figure.`,
+        `Bars per ${report.by} from ${report.from} to ${report.to}, in Naira: amount paid by transfer, then what was \
+credited to wallets. The table below has every figure.`,
         [
           { label: 'Paid (NGN)', className: 'series-a' },
           { label: 'Credited (NGN)', className: 'series-b' },
@@ -137,10 +144,15 @@ function periodForm(ask: Ask, errors: Map<string, string>): SafeHtml {
       : ''
   }
 <form method="get" action="/reports" class="period-form">
-<div><label for="from">From (Lagos day)</label>${error('from')}<input id="from" name="from" type="date" value="${ask.from}" aria-describedby="${described('from')}"></div>
-<div><label for="to">To, included</label>${error('to')}<input id="to" name="to" type="date" value="${ask.to}" aria-describedby="${described('to')}"></div>
-<div><label for="by">Rows per</label>${error('by')}<select id="by" name="by">${option('day', 'Day', ask.by)}${option('month', 'Month', ask.by)}</select></div>
-<div><label for="group">Sales by</label>${error('group')}<select id="group" name="group">${option('product', 'Product', ask.group)}${option('upstream', 'Upstream', ask.group)}${option('tier', 'Tier', ask.group)}</select></div>
+<div><label for="from">From (Lagos day)</label>${error('from')}<input id="from" name="from" type="date" \
+value="${ask.from}" aria-describedby="${described('from')}"></div>
+<div><label for="to">To, included</label>${error('to')}<input id="to" name="to" type="date" value="${ask.to}" \
+aria-describedby="${described('to')}"></div>
+<div><label for="by">Rows per</label>${error('by')}<select id="by" \
+name="by">${option('day', 'Day', ask.by)}${option('month', 'Month', ask.by)}</select></div>
+<div><label for="group">Sales by</label>${error('group')}<select id="group" \
+name="group">${option('product', 'Product', ask.group)}\
+${option('upstream', 'Upstream', ask.group)}${option('tier', 'Tier', ask.group)}</select></div>
 <div><button type="submit">Show reports</button></div>
 </form>`;
 }

@@ -9,7 +9,7 @@ import { PRODUCTS } from '../../core/domain/products.js';
 import type { Route as RouteRow } from '../../gen/prepaid/v1/admin_pb.js';
 import { html, type SafeHtml } from '../../web/html.js';
 import { csrfField, page, type StaffViewer } from '../layout.js';
-import type { Answer, PageContext, Route } from '../server.js';
+import type { Answer, PageContext, Route } from '../route.js';
 import {
   change,
   doneNotice,
@@ -42,7 +42,8 @@ function keyText(row: RouteRow): string {
 function clearForm(viewer: StaffViewer, row: RouteRow): SafeHtml {
   const key = row.key!;
   return html`<form method="post" action="/settings/routes/clear" class="inline">${csrfField(viewer)}
-<input type="hidden" name="product" value="${productLabel(key.product)}"><input type="hidden" name="network" value="${key.network}">
+<input type="hidden" name="product" value="${productLabel(key.product)}">\
+<input type="hidden" name="network" value="${key.network}">
 <input type="hidden" name="plan_type" value="${key.planType}"><input type="hidden" name="disco" value="${key.disco}">
 <button type="submit" class="warning">Remove this route</button></form>`;
 }
@@ -66,29 +67,45 @@ ${doneNotice(ctx)}${errorSummary(problem)}
 <table><thead><tr><th>Route</th><th>Upstreams, in order</th><th>Set</th><th></th></tr></thead><tbody>
 ${table.routes.map(
   (r) =>
-    html`<tr data-route="${keyText(r)}"><td>${keyText(r)}</td><td>${r.upstreams.join(', ')}</td><td>${when(r.updatedAt)}</td><td>${clearForm(viewer, r)}</td></tr>`,
+    html`<tr data-route="${keyText(r)}"><td>${keyText(r)}</td><td>${r.upstreams.join(', ')}</td>\
+<td>${when(r.updatedAt)}</td><td>${clearForm(viewer, r)}</td></tr>`,
 )}
-${table.defaults.map((r) => html`<tr><td>${keyText(r)} (default)</td><td>${r.upstreams.join(', ')}</td><td>-</td><td></td></tr>`)}
+${table.defaults.map(
+  (r) => html`<tr><td>${keyText(r)} (default)</td><td>${r.upstreams.join(', ')}</td><td>-</td><td>\
+</td></tr>`,
+)}
 </tbody></table>
 <h3>Set a route</h3>
 <form method="post" action="/settings/routes">${csrfField(viewer)}
 <label for="route_product">Product</label>${select('route_product', 'product', PRODUCTS)}
 <label for="route_network">Network (airtime, data; empty: any)</label><input id="route_network" name="network">
 <label for="route_type">Data plan type (empty: any)</label><input id="route_type" name="plan_type">
-<label for="route_disco">Disco or cable provider (electricity, cable; empty: any)</label><input id="route_disco" name="disco">
-<label for="route_upstreams">Upstreams, first tried first, separated by commas</label><input id="route_upstreams" name="upstreams" required>
+<label for="route_disco">Disco or cable provider (electricity, cable; empty: any)</label>\
+<input id="route_disco" name="disco">
+<label for="route_upstreams">Upstreams, first tried first, separated by commas</label>\
+<input id="route_upstreams" name="upstreams" required>
 <button type="submit">Set the route</button></form>
-<p>Upstreams: ${table.upstreams.map((u) => `${u.name} (${u.kind}: ${u.products.map(productLabel).join(', ')})`).join('; ') || 'none configured'}.</p></section>
+<p>Upstreams: ${
+    table.upstreams
+      .map(
+        (u) => `${u.name} \
+(${u.kind}: ${u.products.map(productLabel).join(', ')})`,
+      )
+      .join('; ') || 'none configured'
+  }.</p></section>
 <section><h2>Upstreams and float alerts</h2>
 <p>Below its alert, an upstream is skipped by routes that have another choice.</p>
 ${upstreams.map(
-  (
-    u,
-  ) => html`<div class="item" data-upstream="${u.name}"><dl><dt>Upstream</dt><dd>${u.name} (${u.kind})</dd><dt>Circuit</dt><dd>${u.circuit}</dd>
-<dt>Float</dt><dd>${u.floatKobo === undefined ? 'unknown' : naira(u.floatKobo)}</dd><dt>Alert below</dt><dd>${u.floatAlertKobo === undefined ? 'none' : naira(u.floatAlertKobo)}</dd>
-<dt>Last error</dt><dd>${u.lastError || 'none'}</dd><dt>Last hour</dt><dd>${u.purchasesLastHour} purchases, ${u.failoversLastHour} failovers</dd></dl>
-<form method="post" action="/settings/float-alert">${csrfField(viewer)}<input type="hidden" name="name" value="${u.name}">
-<label for="alert_${u.name}">Float alert in Naira (0 removes it)</label><input id="alert_${u.name}" name="alert" inputmode="decimal" required>
+  (u) => html`<div class="item" data-upstream="${u.name}"><dl><dt>Upstream</dt><dd>${u.name} (${u.kind})</dd>\
+<dt>Circuit</dt><dd>${u.circuit}</dd>
+<dt>Float</dt><dd>${u.floatKobo === undefined ? 'unknown' : naira(u.floatKobo)}</dd><dt>Alert below</dt>\
+<dd>${u.floatAlertKobo === undefined ? 'none' : naira(u.floatAlertKobo)}</dd>
+<dt>Last error</dt><dd>${u.lastError || 'none'}</dd><dt>Last hour</dt>\
+<dd>${u.purchasesLastHour} purchases, ${u.failoversLastHour} failovers</dd></dl>
+<form method="post" action="/settings/float-alert">${csrfField(viewer)}<input type="hidden" name="name" \
+value="${u.name}">
+<label for="alert_${u.name}">Float alert in Naira (0 removes it)</label>\
+<input id="alert_${u.name}" name="alert" inputmode="decimal" required>
 <button type="submit">Set the alert of ${u.name}</button></form></div>`,
 )}</section>`;
   return pageAnswer(page('Settings', body, viewer), problem);

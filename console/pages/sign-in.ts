@@ -4,7 +4,7 @@ import { html, type SafeHtml, trusted } from '../../web/html.js';
 import { refusalOf } from '../../web/refusal.js';
 import { CSRF_FIELD } from '../../web/security.js';
 import { page } from '../layout.js';
-import type { Answer, Route } from '../server.js';
+import type { Answer, Route } from '../route.js';
 
 function errorSummary(message: string): SafeHtml {
   return html`<div class="error-summary" role="alert"><h2>There is a problem</h2><p>${message}</p></div>`;
@@ -21,8 +21,10 @@ ${ended ? html`<p class="notice">Your session ended; sign in again.</p>` : ''}
 ${problem === '' ? '' : errorSummary(problem)}
 <form method="post" action="/sign-in">
 <input type="hidden" name="${CSRF_FIELD}" value="${csrf}">
-<label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" value="${email}" required>
-<label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
+<label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" value="${email}" \
+required>
+<label for="password">Password</label><input id="password" name="password" type="password" \
+autocomplete="current-password" required>
 <label for="totp_code">Code from your authenticator app</label>
 <input id="totp_code" name="totp_code" inputmode="numeric" autocomplete="one-time-code" required>
 <button type="submit">Sign in</button>

@@ -8,19 +8,21 @@ import { STAFF_ROLES } from '../../core/domain/staff.js';
 import type { StaffMember } from '../../gen/prepaid/v1/console_pb.js';
 import { html, type SafeHtml } from '../../web/html.js';
 import { csrfField, page, type StaffViewer } from '../layout.js';
-import type { Answer, PageContext, Route } from '../server.js';
+import type { Answer, PageContext, Route } from '../route.js';
 import { change, doneNotice, errorSummary, field, pageAnswer, select, session, when } from './forms.js';
 
 const BACK = '/staff';
 
 function memberItem(viewer: StaffViewer, m: StaffMember, index: number): SafeHtml {
   const state = m.disabled ? 'disabled' : m.setUp ? 'active' : 'invited, not set up yet';
-  return html`<div class="item" data-member="${m.email}"><dl><dt>Email</dt><dd>${m.email}</dd><dt>Role</dt><dd>${m.role}</dd>
+  return html`<div class="item" data-member="${m.email}"><dl><dt>Email</dt><dd>${m.email}</dd><dt>Role</dt>\
+<dd>${m.role}</dd>
 <dt>State</dt><dd>${state}</dd><dt>Since</dt><dd>${when(m.createdAt)}</dd></dl>
 ${
   m.disabled
     ? ''
-    : html`<form method="post" action="/staff/role">${csrfField(viewer)}<input type="hidden" name="email" value="${m.email}">
+    : html`<form method="post" action="/staff/role">${csrfField(viewer)}<input type="hidden" name="email" \
+value="${m.email}">
 <label for="role${index}">Role of ${m.email}</label>${select(`role${index}`, 'role', STAFF_ROLES, m.role)}
 <button type="submit">Change the role</button></form>
 <form method="post" action="/staff/disable">${csrfField(viewer)}<input type="hidden" name="email" value="${m.email}">
@@ -33,7 +35,8 @@ async function staffPage(ctx: PageContext, problem = ''): Promise<Answer> {
   const { members } = await ctx.core.listStaffMembers(session(ctx));
   const body = html`<h1>Staff</h1>
 ${doneNotice(ctx)}${errorSummary(problem)}
-<p>Support reads everything and resolves pending purchases; finance also proposes and approves money moves; admin also manages staff, the catalogue and the settings.</p>
+<p>Support reads everything and resolves pending purchases; finance also proposes and approves money moves; admin also \
+manages staff, the catalogue and the settings.</p>
 <section><h2>Invite a member</h2>
 <form method="post" action="/staff/invite">${csrfField(viewer)}
 <label for="invite_email">Email</label><input id="invite_email" name="email" type="email" required>
@@ -68,7 +71,8 @@ export const staffRoutes: Route[] = [
       if (invited === undefined) return answer;
       // The link is on this answer only: never in an address, never shown again.
       const body = html`<h1>${invited.email} is invited as ${invited.role}</h1>
-<p>Send this set-up link to them only. Whoever opens it first sets the password and the two-step code; it works once, for 72 hours, and is not shown again.</p>
+<p>Send this set-up link to them only. Whoever opens it first sets the password and the two-step code; it works once, \
+for 72 hours, and is not shown again.</p>
 <p><code class="setup-link">${invited.url}</code></p>
 <p><a href="${BACK}">Back to the staff</a></p>`;
       return { kind: 'page', body: page('Invited', body, ctx.viewer) };

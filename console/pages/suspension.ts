@@ -7,7 +7,7 @@ import { type Timestamp, timestampDate } from '@bufbuild/protobuf/wkt';
 import type { Account } from '../../gen/prepaid/v1/admin_pb.js';
 import { html, type SafeHtml } from '../../web/html.js';
 import { csrfField, type StaffViewer } from '../layout.js';
-import type { Route } from '../server.js';
+import type { Route } from '../route.js';
 
 const when = (at: Timestamp | undefined) => (at === undefined ? '-' : timestampDate(at).toISOString());
 
@@ -18,7 +18,8 @@ export function suspensionSection(viewer: StaffViewer, account: Account): SafeHt
   const state =
     s === undefined
       ? html`<p>Active: its keys and developer area work.</p>`
-      : html`<p class="warning" data-suspended="yes"><strong>Suspended</strong> since ${when(s.suspendedAt)} by ${s.suspendedBy}: ${s.note}</p>`;
+      : html`<p class="warning" data-suspended="yes">\
+<strong>Suspended</strong> since ${when(s.suspendedAt)} by ${s.suspendedBy}: ${s.note}</p>`;
   const action = s === undefined ? 'suspend' : 'resume';
   const label =
     s === undefined
@@ -27,7 +28,12 @@ export function suspensionSection(viewer: StaffViewer, account: Account): SafeHt
   return html`<section><h2>Suspension</h2>${state}
 <form method="post" action="${path}/${action}">${csrfField(viewer)}
 <label for="suspension-note">${label}</label><textarea id="suspension-note" name="note" rows="2" required></textarea>
-<button type="submit"${s === undefined ? html` class="warning"` : ''}>${s === undefined ? 'Suspend the account' : 'Resume the account'}</button></form>
+<button type="submit"${
+    s === undefined
+      ? html` \
+class="warning"`
+      : ''
+  }>${s === undefined ? 'Suspend the account' : 'Resume the account'}</button></form>
 </section>`;
 }
 

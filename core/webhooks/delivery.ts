@@ -58,7 +58,10 @@ export interface DeliveryWorker {
   drain(): Promise<void>;
 }
 
-/** One attempt of one leased event: sign, POST, record the outcome, log it (never the secret, the signature or the body). */
+/**
+ * One attempt of one leased event: sign, POST, record the outcome, log it (never the secret,
+ * the signature or the body).
+ */
 async function attempt(
   options: DeliveryWorkerOptions,
   owner: string,
@@ -171,10 +174,24 @@ async function settled(inFlight: Set<Promise<void>>, busy: () => boolean): Promi
  */
 const LEASE_IN_ATTEMPTS = 4;
 
+/**
+ * Leases up to `limit` due events to `owner` for LEASE_IN_ATTEMPTS attempt timeouts: of one
+ * destination (after a nudge or an ended attempt), or of every account not excluded (a sweep).
+ */
+function claimDue(
+  options: DeliveryWorkerOptions,
+  owner: string,
+  limit: number,
+  scope: { excludeAccounts: readonly string[]; destination?: { accountId: string; mode: Mode } },
+): Promise<EventRecord[]> {
+  const now = options.clock();
+  const leaseUntil = new Date(now.getTime() + options.attemptTimeoutMs * LEASE_IN_ATTEMPTS);
+  return options.events.claimDue({ now, owner, leaseUntil, limit, ...scope });
+}
+
 export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
-  const { events, log, clock, perDestination } = options;
+  const { log, perDestination } = options;
   const owner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
-  const leaseMs = options.attemptTimeoutMs * LEASE_IN_ATTEMPTS;
   const holdLimit = 2 * perDestination;
   const destinations = destinationTable();
   /** Attempts and the writes of their outcomes, for stop() and drain(). */
@@ -253,16 +270,8 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
           d.claimAgain = false;
           const limit = room(d);
           if (state.stopped || limit <= 0) break;
-          const now = clock();
           const destination = { accountId: d.accountId, mode: d.mode };
-          const claimed = await events.claimDue({
-            now,
-            owner,
-            leaseUntil: new Date(now.getTime() + leaseMs),
-            limit,
-            excludeAccounts: [],
-            destination,
-          });
+          const claimed = await claimDue(options, owner, limit, { excludeAccounts: [], destination });
           take(claimed);
           // A full claim may have left more behind.
           if (claimed.length === limit) d.claimAgain = true;
@@ -292,15 +301,8 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
         while (!state.stopped && heldTotal < options.concurrency) {
           // A sweep adds at most perDestination to a destination, so none holds more than holdLimit.
           const full = destinations.accountsHolding(perDestination);
-          const now = clock();
           const limit = Math.min(options.concurrency - heldTotal, perDestination);
-          const claimed = await events.claimDue({
-            now,
-            owner,
-            leaseUntil: new Date(now.getTime() + leaseMs),
-            limit,
-            excludeAccounts: full,
-          });
+          const claimed = await claimDue(options, owner, limit, { excludeAccounts: full });
           take(claimed);
           if (claimed.length < limit) break;
         }

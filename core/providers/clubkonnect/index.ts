@@ -62,6 +62,62 @@ export interface ClubkonnectProviders {
 type Params = { ok: true; script: string; params: Record<string, string> } | { ok: false; reason: string };
 
 export function createClubkonnectProviders(options: ClubkonnectOptions): ClubkonnectProviders {
+  const { get, provider, verify } = clubkonnectCalls(options);
+
+  const network = (service: string): string | undefined =>
+    Object.hasOwn(CLUBKONNECT_NETWORKS, service) ? CLUBKONNECT_NETWORKS[service as Network] : undefined;
+
+  const airtime = provider(async (request) => {
+    const code = network(request.service);
+    if (code === undefined) return { ok: false, reason: `The provider does not sell airtime on ${request.service}.` };
+    if (request.faceValueKobo % 100 !== 0)
+      return { ok: false, reason: 'The provider sells airtime in whole naira only.' };
+    return {
+      ok: true,
+      script: 'APIAirtimeV1.asp',
+      params: { MobileNetwork: code, Amount: String(request.faceValueKobo / 100), MobileNumber: request.recipient },
+    };
+  });
+
+  const data: ProductProvider & PlanSource = {
+    ...provider(async (request) => {
+      const code = network(request.service);
+      if (code === undefined) return { ok: false, reason: `The provider does not sell data on ${request.service}.` };
+      const planId = request.details.planId;
+      const plan = planId === undefined ? null : await options.planCode(planId);
+      if (plan === null || plan === '')
+        return { ok: false, reason: `Data plan ${planId ?? '?'} is not sold by this provider.` };
+      return {
+        ok: true,
+        script: 'APIDatabundleV1.asp',
+        params: { MobileNetwork: code, DataPlan: plan, MobileNumber: request.recipient },
+      };
+    }),
+    async listPlans(net, signal) {
+      const code = network(net);
+      if (code === undefined) throw new Error(`unknown network ${String(net)}`);
+      const answer = await get('APIDatabundlePlansV2.asp', {}, signal, MAX_PLANS_BYTES);
+      const plans = readPlans(answer, code);
+      if (plans === undefined) throw new Error(`ClubKonnect plans for ${net}: no usable plan list`);
+      return plans;
+    },
+  };
+
+  async function balance(signal: AbortSignal): Promise<Kobo> {
+    return readBalance(await get('APIWalletBalanceV1.asp', {}, signal));
+  }
+
+  const electricity = { ...provider(async (request) => electricityParams(request)), verify };
+  const cable = { ...provider(async (request) => cableParams(request)), verify };
+
+  return { airtime, data, electricity, cable, balance };
+}
+
+/**
+ * The wire under every product: the GET signed with UserID and APIKey, a purchase and its
+ * re-query read and logged the same way for each product, and a customer's verification.
+ */
+function clubkonnectCalls(options: ClubkonnectOptions) {
   const base = new URL(options.baseUrl.endsWith('/') ? options.baseUrl : `${options.baseUrl}/`);
   const log = options.log ?? (() => {});
   const fetchImpl = options.fetch ?? fetch;
@@ -139,62 +195,16 @@ export function createClubkonnectProviders(options: ClubkonnectOptions): Clubkon
     });
   }
 
-  const network = (service: string): string | undefined =>
-    Object.hasOwn(CLUBKONNECT_NETWORKS, service) ? CLUBKONNECT_NETWORKS[service as Network] : undefined;
+  return { get, provider, verify };
+}
 
-  const airtime = provider(async (request) => {
-    const code = network(request.service);
-    if (code === undefined) return { ok: false, reason: `The provider does not sell airtime on ${request.service}.` };
-    if (request.faceValueKobo % 100 !== 0)
-      return { ok: false, reason: 'The provider sells airtime in whole naira only.' };
-    return {
-      ok: true,
-      script: 'APIAirtimeV1.asp',
-      params: { MobileNetwork: code, Amount: String(request.faceValueKobo / 100), MobileNumber: request.recipient },
-    };
-  });
-
-  const data: ProductProvider & PlanSource = {
-    ...provider(async (request) => {
-      const code = network(request.service);
-      if (code === undefined) return { ok: false, reason: `The provider does not sell data on ${request.service}.` };
-      const planId = request.details.planId;
-      const plan = planId === undefined ? null : await options.planCode(planId);
-      if (plan === null || plan === '')
-        return { ok: false, reason: `Data plan ${planId ?? '?'} is not sold by this provider.` };
-      return {
-        ok: true,
-        script: 'APIDatabundleV1.asp',
-        params: { MobileNetwork: code, DataPlan: plan, MobileNumber: request.recipient },
-      };
-    }),
-    async listPlans(net, signal) {
-      const code = network(net);
-      if (code === undefined) throw new Error(`unknown network ${String(net)}`);
-      const answer = await get('APIDatabundlePlansV2.asp', {}, signal, MAX_PLANS_BYTES);
-      const plans = readPlans(answer, code);
-      if (plans === undefined) throw new Error(`ClubKonnect plans for ${net}: no usable plan list`);
-      return plans;
-    },
-  };
-
-  async function balance(signal: AbortSignal): Promise<Kobo> {
-    const answer = await get('APIWalletBalanceV1.asp', {}, signal);
-    const amount =
-      answer.kind === 'answer' && answer.status === 200
-        ? nairaTextToKobo(asObject(answer.json)?.['balance'])
-        : undefined;
-    if (amount === undefined)
-      throw new Error(
-        `ClubKonnect balance: ${answer.kind === 'answer' ? `no balance in the answer (HTTP ${answer.status})` : answer.reason}`,
-      );
-    return amount;
-  }
-
-  const electricity = { ...provider(async (request) => electricityParams(request)), verify };
-  const cable = { ...provider(async (request) => cableParams(request)), verify };
-
-  return { airtime, data, electricity, cable, balance };
+/** Our wallet's balance from `APIWalletBalanceV1.asp`'s answer; throws when it cannot tell. */
+function readBalance(answer: HttpAnswer): Kobo {
+  const amount =
+    answer.kind === 'answer' && answer.status === 200 ? nairaTextToKobo(asObject(answer.json)?.['balance']) : undefined;
+  if (amount !== undefined) return amount;
+  const why = answer.kind === 'answer' ? `no balance in the answer (HTTP ${answer.status})` : answer.reason;
+  throw new Error(`ClubKonnect balance: ${why}`);
 }
 
 /**

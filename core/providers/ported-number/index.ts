@@ -74,6 +74,68 @@ type SitePath = 'topup/' | 'data/' | 'billpayment/';
 type Built = { ok: true; path: SitePath; body: Record<string, unknown> } | { ok: false; reason: string };
 
 export function createPortedNumberProviders(options: PortedNumberOptions): PortedNumberProviders {
+  const { provider, verify, readUser } = portedNumberCalls(options);
+
+  // A sale may name 9mobile t2 (issue 34).
+  const network = (service: string): number | undefined => {
+    const canonical = canonicalNetwork(service) ?? service;
+    return Object.hasOwn(PORTED_NUMBER_NETWORKS, canonical) ? PORTED_NUMBER_NETWORKS[canonical as Network] : undefined;
+  };
+
+  const airtime = provider('topup/', async (request) => {
+    const id = network(request.service);
+    if (id === undefined) return { ok: false, reason: `The provider does not sell airtime on ${request.service}.` };
+    if (request.faceValueKobo % 100 !== 0)
+      return { ok: false, reason: 'The provider sells airtime in whole naira only.' };
+    return {
+      ok: true,
+      path: 'topup/',
+      body: { network: id, amount: request.faceValueKobo / 100, mobile_number: request.recipient, airtime_type: 'VTU' },
+    };
+  });
+
+  const data: ProductProvider & PlanSource = {
+    ...provider('data/', async (request) => {
+      const id = network(request.service);
+      if (id === undefined) return { ok: false, reason: `The provider does not sell data on ${request.service}.` };
+      const planId = request.details.planId;
+      const plan = planId === undefined ? null : await options.planCode(planId);
+      if (plan === null || !/^\d{1,9}$/.test(plan))
+        return { ok: false, reason: `Data plan ${planId ?? '?'} is not sold by this provider.` };
+      return { ok: true, path: 'data/', body: { network: id, mobile_number: request.recipient, plan: Number(plan) } };
+    }),
+    async listPlans(net, signal) {
+      if (!Object.hasOwn(PLAN_KEYS, net)) throw new Error(`unknown network ${String(net)}`);
+      const user = await readUser(signal);
+      const groups = asObject(asObject(asObject(user['Dataplans'])?.[PLAN_KEYS[net]]));
+      if (groups === undefined) throw new Error(`${options.name} plans for ${net}: no plan list`);
+      return plansOf(groups);
+    },
+  };
+
+  const electricity = {
+    ...provider('billpayment/', async (request): Promise<Built> => {
+      const built = billBody(request);
+      return built.ok ? { ok: true, path: 'billpayment/', body: built.body } : built;
+    }),
+    verify,
+  };
+
+  async function balance(signal: AbortSignal): Promise<Kobo> {
+    const amount = nairaTextToKobo(asObject((await readUser(signal))['user'])?.['Account_Balance']);
+    if (amount === undefined) throw new Error(`${options.name} /api/user/: no balance in the answer`);
+    return amount;
+  }
+
+  return { airtime, data, electricity, balance };
+}
+
+/**
+ * The wire under every product: the call with the site's token, a purchase (its ident our
+ * reference) and its re-query from the site's list, each read and logged the same way, a
+ * meter's validation, and the user record that carries the plans and the balance.
+ */
+function portedNumberCalls(options: PortedNumberOptions) {
   const base = new URL(options.baseUrl.endsWith('/') ? options.baseUrl : `${options.baseUrl}/`);
   const log = options.log ?? (() => {});
   const fetchImpl = options.fetch ?? fetch;
@@ -151,14 +213,6 @@ export function createPortedNumberProviders(options: PortedNumberOptions): Porte
     return outcome;
   }
 
-  const electricity = {
-    ...provider('billpayment/', async (request): Promise<Built> => {
-      const built = billBody(request);
-      return built.ok ? { ok: true, path: 'billpayment/', body: built.body } : built;
-    }),
-    verify,
-  };
-
   function logCall(what: string, request: ProviderRequest, answer: HttpAnswer, outcome: ProviderOutcome): void {
     log('provider.ported_number', {
       upstream: options.name,
@@ -171,56 +225,6 @@ export function createPortedNumberProviders(options: PortedNumberOptions): Porte
     });
   }
 
-  // A sale may name 9mobile t2 (issue 34).
-  const network = (service: string): number | undefined => {
-    const canonical = canonicalNetwork(service) ?? service;
-    return Object.hasOwn(PORTED_NUMBER_NETWORKS, canonical) ? PORTED_NUMBER_NETWORKS[canonical as Network] : undefined;
-  };
-
-  const airtime = provider('topup/', async (request) => {
-    const id = network(request.service);
-    if (id === undefined) return { ok: false, reason: `The provider does not sell airtime on ${request.service}.` };
-    if (request.faceValueKobo % 100 !== 0)
-      return { ok: false, reason: 'The provider sells airtime in whole naira only.' };
-    return {
-      ok: true,
-      path: 'topup/',
-      body: { network: id, amount: request.faceValueKobo / 100, mobile_number: request.recipient, airtime_type: 'VTU' },
-    };
-  });
-
-  const data: ProductProvider & PlanSource = {
-    ...provider('data/', async (request) => {
-      const id = network(request.service);
-      if (id === undefined) return { ok: false, reason: `The provider does not sell data on ${request.service}.` };
-      const planId = request.details.planId;
-      const plan = planId === undefined ? null : await options.planCode(planId);
-      if (plan === null || !/^\d{1,9}$/.test(plan))
-        return { ok: false, reason: `Data plan ${planId ?? '?'} is not sold by this provider.` };
-      return { ok: true, path: 'data/', body: { network: id, mobile_number: request.recipient, plan: Number(plan) } };
-    }),
-    async listPlans(net, signal) {
-      if (!Object.hasOwn(PLAN_KEYS, net)) throw new Error(`unknown network ${String(net)}`);
-      const user = await readUser(signal);
-      const groups = asObject(asObject(asObject(user['Dataplans'])?.[PLAN_KEYS[net]]));
-      if (groups === undefined) throw new Error(`${options.name} plans for ${net}: no plan list`);
-      const plans = new Map<string, UpstreamPlan>();
-      for (const group of Object.values(groups)) {
-        if (!Array.isArray(group)) continue;
-        for (const item of group) {
-          const plan = asObject(item);
-          const id = plan?.['id'];
-          const amountKobo = nairaTextToKobo(plan?.['plan_amount']);
-          if (typeof id !== 'number' || amountKobo === undefined || typeof plan?.['plan'] !== 'string') continue;
-          const type = typeof plan['plan_type'] === 'string' ? ` ${plan['plan_type']}` : '';
-          const days = typeof plan['month_validate'] === 'string' ? ` - ${plan['month_validate']} days` : '';
-          plans.set(String(id), { code: String(id), name: `${plan['plan']}${type}${days}`, amountKobo });
-        }
-      }
-      return [...plans.values()];
-    },
-  };
-
   async function readUser(signal: AbortSignal): Promise<Record<string, unknown>> {
     const answer = await call('GET', 'user/', signal, undefined, MAX_LIST_BYTES);
     const body = answer.kind === 'answer' && answer.status === 200 ? asObject(answer.json) : undefined;
@@ -231,13 +235,25 @@ export function createPortedNumberProviders(options: PortedNumberOptions): Porte
     return body;
   }
 
-  async function balance(signal: AbortSignal): Promise<Kobo> {
-    const amount = nairaTextToKobo(asObject((await readUser(signal))['user'])?.['Account_Balance']);
-    if (amount === undefined) throw new Error(`${options.name} /api/user/: no balance in the answer`);
-    return amount;
-  }
+  return { provider, verify, readUser };
+}
 
-  return { airtime, data, electricity, balance };
+/** The plans of one network's groups in `/api/user/`'s `Dataplans`, each named with its type and validity. */
+function plansOf(groups: Record<string, unknown>): UpstreamPlan[] {
+  const plans = new Map<string, UpstreamPlan>();
+  for (const group of Object.values(groups)) {
+    if (!Array.isArray(group)) continue;
+    for (const item of group) {
+      const plan = asObject(item);
+      const id = plan?.['id'];
+      const amountKobo = nairaTextToKobo(plan?.['plan_amount']);
+      if (typeof id !== 'number' || amountKobo === undefined || typeof plan?.['plan'] !== 'string') continue;
+      const type = typeof plan['plan_type'] === 'string' ? ` ${plan['plan_type']}` : '';
+      const days = typeof plan['month_validate'] === 'string' ? ` - ${plan['month_validate']} days` : '';
+      plans.set(String(id), { code: String(id), name: `${plan['plan']}${type}${days}`, amountKobo });
+    }
+  }
+  return [...plans.values()];
 }
 
 function statusOf(answer: HttpAnswer): string | null {

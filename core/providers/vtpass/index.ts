@@ -169,43 +169,37 @@ export function createVtpassProviders(options: VtpassOptions, catalog: VtpassCat
     return outcome;
   }
 
-  const data: ProductProvider & PlanSource = {
-    ...provider(async (request) => {
-      const serviceID = networkServiceId(DATA_SERVICE_IDS, request.service);
-      if (serviceID === undefined)
-        return { ok: false, reason: `The provider does not sell data on ${request.service}.` };
-      const planId = request.details.planId;
-      const plan = planId === undefined ? null : await catalog.getPlan(planId);
-      // A plan without the upstream's code cannot be bought from VTpass. Refusing here sends
-      // nothing, so the purchase fails cleanly and is refunded at once; `prepaid plans sync`
-      // gives plans their codes.
-      if (plan === null || plan.providerCode === '') {
-        return {
-          ok: false,
-          reason: `Data plan ${planId ?? '?'} cannot be bought from the provider yet (it has no provider code); choose another plan.`,
-        };
-      }
-      return {
-        ok: true,
-        body: {
-          request_id: request.reference,
-          serviceID,
-          billersCode: request.recipient,
-          variation_code: plan.providerCode,
-          amount: koboToNaira(request.faceValueKobo),
-          phone: request.recipient,
-        },
-      };
-    }),
+  const { plans, packages } = vtpassVariations(get, log);
+  const data: ProductProvider & PlanSource = { ...provider((request) => dataBody(request, catalog)), ...plans };
+
+  return {
+    airtime: provider(airtimeBody),
+    data,
+    electricity: { ...provider((request) => electricityBody(request, options.fallbackPhone)), verify },
+    cable: { ...provider((request) => cableBody(request, catalog, options.fallbackPhone)), verify, ...packages },
+  };
+}
+
+/**
+ * The catalogue reads: a network's data plans and a cable provider's bouquets, both from
+ * service-variations with the public key, asked again while VTpass cannot answer, and logged.
+ */
+function vtpassVariations(get: VtpassRequests['get'], log: VtpassLog): { plans: PlanSource; packages: PackageSource } {
+  /** One service's variations (data plans or bouquets), asked again while VTpass cannot answer. */
+  async function variations(serviceID: string, signal: AbortSignal) {
+    const answer = await withRetries(
+      READ_ATTEMPTS,
+      signal,
+      () => get('service-variations', { serviceID }, signal, MAX_VARIATIONS_BYTES),
+      readAgain,
+    );
+    return { answer, read: readVariations(answer) };
+  }
+
+  const plans: PlanSource = {
     async listPlans(network: Network, signal: AbortSignal): Promise<UpstreamPlan[]> {
       if (!(NETWORKS as readonly string[]).includes(network)) throw new Error(`unknown network ${String(network)}`);
-      const answer = await withRetries(
-        READ_ATTEMPTS,
-        signal,
-        () => get('service-variations', { serviceID: DATA_SERVICE_IDS[network] }, signal, MAX_VARIATIONS_BYTES),
-        readAgain,
-      );
-      const read = readVariations(answer);
+      const { answer, read } = await variations(DATA_SERVICE_IDS[network], signal);
       log('provider.vtpass', {
         call: 'service-variations',
         network,
@@ -223,13 +217,7 @@ export function createVtpassProviders(options: VtpassOptions, catalog: VtpassCat
     async listPackages(cable: CableProvider, signal: AbortSignal): Promise<UpstreamPlan[]> {
       if (!(CABLE_PROVIDERS as readonly string[]).includes(cable))
         throw new Error(`unknown cable provider ${String(cable)}`);
-      const answer = await withRetries(
-        READ_ATTEMPTS,
-        signal,
-        () => get('service-variations', { serviceID: CABLE_SERVICE_IDS[cable] }, signal, MAX_VARIATIONS_BYTES),
-        readAgain,
-      );
-      const read = readVariations(answer);
+      const { answer, read } = await variations(CABLE_SERVICE_IDS[cable], signal);
       log('provider.vtpass', {
         call: 'service-variations',
         cable_provider: cable,
@@ -242,12 +230,7 @@ export function createVtpassProviders(options: VtpassOptions, catalog: VtpassCat
     },
   };
 
-  return {
-    airtime: provider(airtimeBody),
-    data,
-    electricity: { ...provider((request) => electricityBody(request, options.fallbackPhone)), verify },
-    cable: { ...provider((request) => cableBody(request, catalog, options.fallbackPhone)), verify, ...packages },
-  };
+  return { plans, packages };
 }
 
 /** Classifies and logs one pay or requery exchange. */
@@ -256,7 +239,7 @@ function classifyAndLog(
   request: ProviderRequest,
   answer: HttpAnswer,
   started: number,
-  { clock, log }: { clock: () => Date; log: (event: string, fields: Record<string, unknown>) => void },
+  { clock, log }: { clock: () => Date; log: VtpassLog },
 ): ProviderOutcome {
   const { outcome, code, alert } = classify(call, answer, {
     reference: request.reference,
@@ -296,6 +279,9 @@ function classifyAndLog(
   }
   return outcome;
 }
+
+type VtpassRequests = ReturnType<typeof vtpassRequests>;
+type VtpassLog = (event: string, fields: Record<string, unknown>) => void;
 
 /** The two ways of calling VTpass: POST with the secret key, GET with the public key. */
 function vtpassRequests(options: VtpassOptions, base: URL, fetchImpl: Fetch) {
@@ -362,6 +348,36 @@ async function airtimeBody(request: ProviderRequest): Promise<PayBody> {
     body: {
       request_id: request.reference,
       serviceID,
+      amount: koboToNaira(request.faceValueKobo),
+      phone: request.recipient,
+    },
+  };
+}
+
+/** The pay body of a data purchase: the plan's VTpass code (variation_code) from the catalog. */
+async function dataBody(request: ProviderRequest, catalog: VtpassCatalog): Promise<PayBody> {
+  const serviceID = networkServiceId(DATA_SERVICE_IDS, request.service);
+  if (serviceID === undefined) return { ok: false, reason: `The provider does not sell data on ${request.service}.` };
+  const planId = request.details.planId;
+  const plan = planId === undefined ? null : await catalog.getPlan(planId);
+  // A plan without the upstream's code cannot be bought from VTpass. Refusing here sends
+  // nothing, so the purchase fails cleanly and is refunded at once; `prepaid plans sync`
+  // gives plans their codes.
+  if (plan === null || plan.providerCode === '') {
+    return {
+      ok: false,
+      reason:
+        `Data plan ${planId ?? '?'} cannot be bought from the provider yet ` +
+        '(it has no provider code); choose another plan.',
+    };
+  }
+  return {
+    ok: true,
+    body: {
+      request_id: request.reference,
+      serviceID,
+      billersCode: request.recipient,
+      variation_code: plan.providerCode,
       amount: koboToNaira(request.faceValueKobo),
       phone: request.recipient,
     },

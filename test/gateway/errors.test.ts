@@ -372,7 +372,9 @@ test('a bulk SMS to 10,000 recipients fits within the body limit', async () => {
 
 test('__proto__ and constructor keys in a body are dropped and pollute nothing', async () => {
   const { keys } = await fundedAccount(core);
-  const body = `{"network":"mtn","phone":"08031234567","amount":100,"__proto__":{"polluted":"yes"},"constructor":{"prototype":{"polluted":"yes"}}}`;
+  const body =
+    `{"network":"mtn","phone":"08031234567","amount":100,` +
+    `"__proto__":{"polluted":"yes"},"constructor":{"prototype":{"polluted":"yes"}}}`;
   const reply = await gateway.request({
     query: { action: 'airtime' },
     keys,
@@ -398,7 +400,8 @@ test('a body nested deeper than any action needs is 422 INVALID_JSON, however de
   const { keys, accountId } = await fundedAccount(core);
   const before = await balanceKobo(core, accountId);
   for (const depth of [MAX_DEPTH + 1, 50_000]) {
-    const body = `{"network":"mtn","phone":"08031234567","amount":100,"extra":${'['.repeat(depth)}${']'.repeat(depth)}}`;
+    const body =
+      `{"network":"mtn","phone":"08031234567","amount":100,` + `"extra":${'['.repeat(depth)}${']'.repeat(depth)}}`;
     const reply = await gateway.request({
       query: { action: 'airtime' },
       keys,
@@ -410,7 +413,9 @@ test('a body nested deeper than any action needs is 422 INVALID_JSON, however de
   }
   assert.is(await balanceKobo(core, accountId), before);
   // As deep as allowed is an ordinary body (a field no action reads is ignored).
-  const deepest = `{"network":"mtn","phone":"08031234567","amount":100,"extra":${'['.repeat(MAX_DEPTH - 1)}${']'.repeat(MAX_DEPTH - 1)}}`;
+  const deepest =
+    `{"network":"mtn","phone":"08031234567","amount":100,"extra"` +
+    `:${'['.repeat(MAX_DEPTH - 1)}${']'.repeat(MAX_DEPTH - 1)}}`;
   const allowed = await gateway.request({
     query: { action: 'airtime' },
     keys,

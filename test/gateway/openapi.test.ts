@@ -44,7 +44,8 @@ function assertValid(schemaName: string, reply: Reply, what: string): void {
   const ok = validate(reply.json);
   assert.ok(
     ok,
-    `${what} (HTTP ${reply.status}) matches ${schemaName}: ${ajv.errorsText(validate.errors)}\n${reply.text.slice(0, 500)}`,
+    `${what} (HTTP ${reply.status}) matches ${schemaName}: ` +
+      `${ajv.errorsText(validate.errors)}\n${reply.text.slice(0, 500)}`,
   );
 }
 

@@ -40,7 +40,9 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-/** A core routing airtime and data over `route`: `site` (a ported-number fake) and `vtpass`. Plan 7 is 353 at the site. */
+/**
+ * A core routing airtime and data over `route`: `site` (a ported-number fake) and `vtpass`. Plan 7 is 353 at the site.
+ */
 async function startStack(route: string[], options: { siteUrl?: string } = {}): Promise<Stack> {
   const vtpass = await startFakeVtpass();
   const site = await startFakePortedNumber();

@@ -37,7 +37,9 @@ async function world(stack: VtpassStack): Promise<World> {
   };
 }
 
-/** 08011111111 is a number VTpass's sandbox (and so the fake) delivers to; the platform's sandbox delivers to it too. */
+/**
+ * 08011111111 is a number VTpass's sandbox (and so the fake) delivers to; the platform's sandbox delivers to it too.
+ */
 const airtime = (phone: string, extra: Record<string, unknown> = {}) => ({
   network: 'mtn',
   phone,

@@ -36,7 +36,8 @@ const SAMPLE_LIST: readonly Sample[] = [
     command: 'php',
     args: (file) => [
       '-r',
-      `require $argv[1]; echo prepaid_signature_is_valid(stream_get_contents(STDIN), getenv('HEADER'), getenv('SECRET')) ? 'valid' : 'invalid';`,
+      `require $argv[1]; echo prepaid_signature_is_valid(stream_get_contents(STDIN), ` +
+        `getenv('HEADER'), getenv('SECRET')) ? 'valid' : 'invalid';`,
       file,
     ],
   },

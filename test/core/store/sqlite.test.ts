@@ -288,7 +288,8 @@ sqlite('step 16 makes every user a person with one membership, keeping passwords
   for (const migration of MIGRATIONS.filter((m) => m.version <= 15)) db.exec(migration.sql);
   db.pragma('user_version = 15');
   db.prepare(
-    "INSERT INTO accounts (account_id, name, tier_id, balance_kobo, created_at) VALUES ('acct-1', 'Ada', 'standard', 0, 1000)",
+    'INSERT INTO accounts (account_id, name, tier_id, balance_kobo, created_at) ' +
+      "VALUES ('acct-1', 'Ada', 'standard', 0, 1000)",
   ).run();
   db.prepare(
     `INSERT INTO users (user_id, account_id, email, role, password_hash, disabled, totp_secret, totp_pending_secret,
@@ -343,12 +344,15 @@ sqlite('a file at schema version 2 migrates to the current one with its money in
   db.pragma('user_version = 2');
   db.prepare("INSERT INTO accounts VALUES ('acct-1', 'Ada', 'standard', 40200, 1000)").run();
   db.prepare(
-    "INSERT INTO ledger_entries (account_id, amount_kobo, balance_after_kobo, kind, reference, memo, created_at) VALUES ('acct-1', 50000, 50000, 'credit', 'CR-1', '', 1000), ('acct-1', -9800, 40200, 'debit', 'TX-1', '', 2000)",
+    'INSERT INTO ledger_entries (account_id, amount_kobo, balance_after_kobo, kind, ' +
+      "reference, memo, created_at) VALUES ('acct-1', 50000, 50000, 'credit', 'CR-1', " +
+      "'', 1000), ('acct-1', -9800, 40200, 'debit', 'TX-1', '', 2000)",
   ).run();
   db.prepare(`INSERT INTO transactions VALUES ('TX-1', 'acct-1', 'airtime', 'success', 'mtn', '08031234567', 10000, 9800, 40200,
               '{}', '{}', NULL, 'r-1', 'h', 0, 3000, 0, 2000, 2500)`).run();
   db.prepare(
-    "INSERT INTO plans (plan_id, network, label, validity, face_value_kobo, tier_prices, active) VALUES (7, 'mtn', '1GB', '30 days', 100000, '{}', 1)",
+    'INSERT INTO plans (plan_id, network, label, validity, face_value_kobo, ' +
+      "tier_prices, active) VALUES (7, 'mtn', '1GB', '30 days', 100000, '{}', 1)",
   ).run();
   db.close();
 
@@ -415,7 +419,8 @@ sqlite('step 25 rebuilds the ledger, events and proposals keeping every row, ind
   for (const migration of MIGRATIONS.filter((m) => m.version <= 24)) db.exec(migration.sql);
   db.pragma('user_version = 24');
   db.prepare(
-    "INSERT INTO accounts (account_id, name, tier_id, balance_kobo, created_at) VALUES ('acct-1', 'Ada', 'standard', 40200, 1000)",
+    'INSERT INTO accounts (account_id, name, tier_id, balance_kobo, created_at) ' +
+      "VALUES ('acct-1', 'Ada', 'standard', 40200, 1000)",
   ).run();
   db.prepare(`INSERT INTO ledger_entries (account_id, amount_kobo, balance_after_kobo, kind, reference, memo, created_at, mode)
               VALUES ('acct-1', 50000, 50000, 'credit', 'CR-1', '', 1000, 'live'),

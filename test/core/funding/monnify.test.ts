@@ -133,7 +133,7 @@ test('a reservation takes every available bank, the BVN goes to Monnify, and a l
   assert.equal(monnify.reservation('PREPAID-acct_monnify_2-test')?.kyc, ['nin:12345678901']);
 });
 
-test('the re-query: PAID in Naira strings becomes kobo; other statuses are not paid; the list feeds the sweeper', async ({
+test('the re-query: PAID in Naira strings becomes kobo; other statuses are unpaid; the list feeds the sweeper', async ({
   monnify,
 }) => {
   const provider = adapter(monnify);

@@ -38,7 +38,7 @@ test('no key headers is 401 MISSING_API_KEY', async () => {
   assertError(onlyPublic, 401, 'MISSING_API_KEY');
 });
 
-test('a wrong secret, an unknown public key, or a key of an account without API access: 401', async () => {
+test('a wrong secret, unknown public key, or key of an account without API access is 401 INVALID_API_KEY', async () => {
   const { accountId, keys } = await fundedAccount(core);
   assertError(
     await gateway.request({ query: { action: 'balance' }, keys: { ...keys, secretKey: `${keys.secretKey}x` } }),

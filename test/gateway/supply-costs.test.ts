@@ -204,7 +204,7 @@ test('airtime pending at the site, delivered on requery: the attempt turns deliv
   }
 });
 
-test('a refusing first upstream: failovers by from, to, reason; its circuit opens, it is skipped', async () => {
+test('a refusing first upstream: failovers counted by from, to, reason; its circuit opens and is skipped', async () => {
   const stack = await startStack(['site', 'vtpass'], { siteUrl: `http://127.0.0.1:${await closedPort()}/api/` });
   try {
     assert.is(await sampleOf(stack, 'prepaid_core_upstream_circuit_state', { upstream: 'site' }), 0, 'closed');

@@ -125,7 +125,7 @@ test('verifying charges nothing and writes no ledger entry or transaction', asyn
   assert.equal(history.json.transactions, []);
 });
 
-test('through VTpass: merchant-verify answers; a wrong number is 404, an unreachable VTpass 500', async () => {
+test('through VTpass: merchant-verify answers, a wrong number is 404, an unreachable VTpass is 500', async () => {
   const stack = await startVtpassStack({ routing: { airtime: 'sandbox', data: 'sandbox', bulksms: 'sandbox' } });
   try {
     const created = await stack.core.createApiAccount({ balanceKobo: 0 });

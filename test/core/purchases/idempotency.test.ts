@@ -144,7 +144,7 @@ test('a retry of a failed, refunded request answers the same failure, with no se
   await assertLedgerInvariant(core, accountId);
 });
 
-test('a retry after a pending purchase settled repeats its pending answer; GetTransaction has the end', async () => {
+test('a retry after a pending purchase settles repeats its pending answer; GetTransaction shows the end', async () => {
   const { accountId } = await core.createApiAccount({ balanceKobo: 1_000_00 });
   const first = await core.purchase.buyAirtime({
     accountId,

@@ -72,7 +72,7 @@ test('support and finance read the catalogue and settings; the core refuses them
   );
 });
 
-test('an admin change is audited once, member and address; CLI tier and SMS rate changes keep old, new', async () => {
+test('an admin change is audited once with member and address; CLI tier and SMS rate changes keep both', async () => {
   const { console, staffAdmin } = consoleClients(core);
   const session = { sessionToken: admin.token, clientAddress: at };
   await console.changeCatalogue({ ...session, change: { case: 'smsRate', value: { koboPerPage: 400n } } as never });

@@ -4139,7 +4139,7 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       await sale(h, standard, utc(2, 23), [['ck', 'delivered', 1]], 'settle');
     }
 
-    it('report: sales by product sum live purchases per Lagos day: charged, refunds, pending, costs', async (h) => {
+    it('report: live sales by product per Lagos day: charged, refunds, pending, known and unknown cost', async (h) => {
       await seedSales(h);
       assert.equal(await h.store.reports.salesByDay({ ...window, offsetMs: LAGOS }, 'product'), [
         figures({

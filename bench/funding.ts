@@ -152,12 +152,16 @@ export async function fundingScenario(bench: FundingBench): Promise<void> {
     else
       bench.target(
         alone.requestsPerSecond >= MIN_SHARE_OF_AIRTIME * airtime,
-        `funding: ${alone.requestsPerSecond} notifications/s, ${((alone.requestsPerSecond / airtime) * 100).toFixed(0)}% of airtime's ${airtime} purchases/s (at least ${MIN_SHARE_OF_AIRTIME * 100}%)`,
+        `funding: ${alone.requestsPerSecond} notifications/s, ` +
+          `${((alone.requestsPerSecond / airtime) * 100).toFixed(0)}% of airtime's ` +
+          `${airtime} purchases/s (at least ${MIN_SHARE_OF_AIRTIME * 100}%)`,
       );
     const kept = beside.requestsPerSecond / purchasesAlone.requestsPerSecond;
     bench.target(
       kept >= MIN_PURCHASES_KEPT,
-      `funding: purchases while transfers arrive at ${beside.requestsPerSecond}/s, ${(kept * 100).toFixed(0)}% of their ${purchasesAlone.requestsPerSecond}/s alone (at least ${MIN_PURCHASES_KEPT * 100}%)`,
+      `funding: purchases while transfers arrive at ${beside.requestsPerSecond}/s, ` +
+        `${(kept * 100).toFixed(0)}% of their ${purchasesAlone.requestsPerSecond}/s ` +
+        `alone (at least ${MIN_PURCHASES_KEPT * 100}%)`,
     );
 
     const check = await admin.checkLedger({});

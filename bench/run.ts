@@ -172,9 +172,11 @@ function record(name: string, figures: Figures): void {
   const what =
     kinds === undefined
       ? ''
-      : ` (${kinds.timeouts} timed out, ${kinds.connectionErrors} connection errors, statuses ${JSON.stringify(kinds.statuses)})`;
+      : ` (${kinds.timeouts} timed out, ${kinds.connectionErrors} connection errors, ` +
+        `statuses ${JSON.stringify(kinds.statuses)})`;
   console.error(
-    `  ${name}: ${figures.requestsPerSecond} req/s, p50 ${figures.p50Ms} ms, p99 ${figures.p99Ms} ms, errors ${figures.errors}${what}${cpu}`,
+    `  ${name}: ${figures.requestsPerSecond} req/s, p50 ${figures.p50Ms} ms, p99 ` +
+      `${figures.p99Ms} ms, errors ${figures.errors}${what}${cpu}`,
   );
 }
 
@@ -340,7 +342,9 @@ async function afterTheWrites(shared: SharedService, receiverPort: number | unde
   const first = results['scenario: airtime'];
   if (first?.serviceCpuMsPerRequest !== undefined && without.serviceCpuMsPerRequest !== undefined)
     console.error(
-      `  airtime after the writes: ${without.serviceCpuMsPerRequest} ms of service CPU a purchase, ${first.serviceCpuMsPerRequest} ms in the first airtime run (reported)`,
+      `  airtime after the writes: ${without.serviceCpuMsPerRequest} ms of service CPU ` +
+        `a purchase, ${first.serviceCpuMsPerRequest} ms in the first airtime run ` +
+        `(reported)`,
     );
   if (receiverPort === undefined) return;
   const hooked = await fundedAccount(admin, 'Bench Hooks');
@@ -362,7 +366,9 @@ async function afterTheWrites(shared: SharedService, receiverPort: number | unde
   console.error(`  webhooks: throughput ${(share * 100).toFixed(0)}% of airtime without (reported, not a target)`);
   target(
     added <= WEBHOOK_MAX_CPU_ADDED,
-    `webhooks add ${(added * 100).toFixed(0)}% to the service's CPU per purchase (${without.serviceCpuMsPerRequest} -> ${withHooks.serviceCpuMsPerRequest} ms, against airtime after the same writes; at most ${WEBHOOK_MAX_CPU_ADDED * 100}%)`,
+    `webhooks add ${(added * 100).toFixed(0)}% to the service's CPU per purchase ` +
+      `(${without.serviceCpuMsPerRequest} -> ${withHooks.serviceCpuMsPerRequest} ms, ` +
+      `against airtime after the same writes; at most ${WEBHOOK_MAX_CPU_ADDED * 100}%)`,
   );
   target(
     lag < WEBHOOK_MAX_LAG_S,
@@ -434,11 +440,15 @@ async function slowUpstream(): Promise<void> {
     figures.shareOfIdeal = Number((figures.requestsPerSecond / ideal).toFixed(3));
     target(
       figures.shareOfIdeal >= SLOW_MIN_SHARE_OF_IDEAL,
-      `slow upstream: ${figures.requestsPerSecond} purchases/s, ${(figures.shareOfIdeal * 100).toFixed(0)}% of the ideal ${ideal} (at least ${SLOW_MIN_SHARE_OF_IDEAL * 100}%)`,
+      `slow upstream: ${figures.requestsPerSecond} purchases/s, ` +
+        `${(figures.shareOfIdeal * 100).toFixed(0)}% of the ideal ${ideal} (at least ` +
+        `${SLOW_MIN_SHARE_OF_IDEAL * 100}%)`,
     );
     target(
       figures.requests > 0 && figures.p99Ms < SLOW_MAX_P99_MS,
-      `slow upstream: p99 ${figures.p99Ms} ms, ${(figures.p99Ms / SLOW_DELAY_MS).toFixed(2)}x the upstream's ${SLOW_DELAY_MS} ms (under ${SLOW_MAX_P99_MS} ms); p50 ${figures.p50Ms} ms`,
+      `slow upstream: p99 ${figures.p99Ms} ms, ` +
+        `${(figures.p99Ms / SLOW_DELAY_MS).toFixed(2)}x the upstream's ${SLOW_DELAY_MS} ` +
+        `ms (under ${SLOW_MAX_P99_MS} ms); p50 ${figures.p50Ms} ms`,
     );
     const check = await admin.checkLedger({});
     if (check.violationCount !== 0n)
@@ -562,7 +572,8 @@ function ratioTargets(): void {
   if (failover !== undefined)
     target(
       failover >= FAILOVER_MIN_SHARE,
-      `airtime with failover at ${(failover * 100).toFixed(0)}% of plain airtime (at least ${FAILOVER_MIN_SHARE * 100}%)`,
+      `airtime with failover at ${(failover * 100).toFixed(0)}% of plain airtime (at ` +
+        `least ${FAILOVER_MIN_SHARE * 100}%)`,
     );
   const airtime = ratioOf('scenario: airtime');
   if (airtime !== undefined)
@@ -643,7 +654,8 @@ if (failed.length > 0) {
 const missed = targets.filter((t) => !t.met);
 if (missed.length > 0) {
   console.error(
-    `${missed.length} of ${targets.length} targets not met${STRICT ? '' : ' (reported only; BENCH_STRICT=1 fails the run on them)'}:`,
+    `${missed.length} of ${targets.length} targets not ` +
+      `met${STRICT ? '' : ' (reported only; BENCH_STRICT=1 fails the run on them)'}:`,
   );
   for (const t of missed) console.error(`  - ${t.text}`);
   if (STRICT) process.exit(1);

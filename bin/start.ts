@@ -96,11 +96,22 @@ if (flags.kind === 'help') {
   if (flags.flags.has('--markdown')) {
     // The README's configuration tables, printed from the same schemas as the help.
     console.log(
-      `### The core\n\n${markdownTable(CORE_SCHEMA)}\n\n### The gateway\n\n${markdownTable(GATEWAY_SCHEMA)}\n\n### The dashboard\n\n${markdownTable(DASHBOARD_SCHEMA)}\n\n### The console\n\n${markdownTable(CONSOLE_SCHEMA)}`,
+      [
+        `### The core\n\n${markdownTable(CORE_SCHEMA)}`,
+        `### The gateway\n\n${markdownTable(GATEWAY_SCHEMA)}`,
+        `### The dashboard\n\n${markdownTable(DASHBOARD_SCHEMA)}`,
+        `### The console\n\n${markdownTable(CONSOLE_SCHEMA)}`,
+      ].join('\n\n'),
     );
   } else {
     console.log(
-      `${coreConfigHelp()}\n\n${gatewayConfigHelp()}\n\n${dashboardConfigHelp()}\n\n${consoleConfigHelp()}\n\nUnder npm start the CORE_URL of the gateway and the dashboard is the core's own address.`,
+      [
+        coreConfigHelp(),
+        gatewayConfigHelp(),
+        dashboardConfigHelp(),
+        consoleConfigHelp(),
+        "Under npm start the CORE_URL of the gateway and the dashboard is the core's own address.",
+      ].join('\n\n'),
     );
   }
 } else {

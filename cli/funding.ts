@@ -62,7 +62,11 @@ function inflowJson(i: Inflow): Record<string, unknown> {
 
 function inflowText(i: Inflow): string {
   const where = i.accountId === '' ? `to ${i.accountNumber || 'an unnamed account'}` : `to ${i.accountId}`;
-  return `${i.inflowId} ${i.status}: ${nairaText(kobo(i.amountPaidKobo))} from ${i.payerName || 'an unnamed payer'} ${where} via ${i.provider} (${i.providerReference})${i.reason === '' ? '' : `; ${i.reason}`}`;
+  return (
+    `${i.inflowId} ${i.status}: ${nairaText(kobo(i.amountPaidKobo))} from ` +
+    `${i.payerName || 'an unnamed payer'} ${where} via ${i.provider} ` +
+    `(${i.providerReference})${i.reason === '' ? '' : `; ${i.reason}`}`
+  );
 }
 
 function refusalJson(r: OpeningRefusal): Record<string, unknown> {
@@ -88,12 +92,14 @@ function thresholdArgument(text: string): bigint {
 export const fundingGroup: CommandGroup = {
   name: 'funding',
   summary:
-    'Wallet funding by bank transfer: virtual accounts, simulated transfers, unmatched inflows, low-balance thresholds.',
+    'Wallet funding by bank transfer: virtual accounts, simulated transfers, ' +
+    'unmatched inflows, low-balance thresholds.',
   commands: [
     {
       name: 'open',
       summary:
-        "Opens the wallet's virtual accounts with every enabled provider; needs a BVN or NIN (11 digits, never stored whole nor shown again).",
+        "Opens the wallet's virtual accounts with every enabled provider; needs a BVN or " +
+        'NIN (11 digits, never stored whole nor shown again).',
       args: ['ACCOUNT_ID'],
       options: {
         bvn: { placeholder: 'BVN', summary: 'The 11-digit Bank Verification Number (or give --nin).' },
@@ -155,7 +161,8 @@ export const fundingGroup: CommandGroup = {
       async run({ args, options }, _core, clients) {
         const r = await clients(FundingService).getFunding({ accountId: args[0], mode: modeArgument(options['mode']) });
         const fee = present(r.fee, 'fee');
-        const feeText = `${percentText(fee.basisPoints)}${fee.capKobo > 0n ? `, at most ${nairaText(kobo(fee.capKobo))}` : ''}`;
+        const cap = fee.capKobo > 0n ? `, at most ${nairaText(kobo(fee.capKobo))}` : '';
+        const feeText = `${percentText(fee.basisPoints)}${cap}`;
         return {
           json: {
             account_id: args[0],
@@ -168,7 +175,8 @@ export const fundingGroup: CommandGroup = {
           text: [
             ...accountRows(r.accounts),
             ...r.refusals.map((refusal) => refusalText(args[0]!, refusal)),
-            `Fee: ${feeText}. Low-balance threshold: ${r.lowBalanceThresholdKobo > 0n ? nairaText(kobo(r.lowBalanceThresholdKobo)) : 'none'}.`,
+            `Fee: ${feeText}. Low-balance threshold: ` +
+              `${r.lowBalanceThresholdKobo > 0n ? nairaText(kobo(r.lowBalanceThresholdKobo)) : 'none'}.`,
             ...r.recentCredits.map(inflowText),
           ],
         };
@@ -177,7 +185,8 @@ export const fundingGroup: CommandGroup = {
     {
       name: 'simulate-transfer',
       summary:
-        'Sends a simulated bank transfer into a sandbox account number; it is credited through the same path as a real transfer.',
+        'Sends a simulated bank transfer into a sandbox account number; it is credited ' +
+        'through the same path as a real transfer.',
       args: ['ACCOUNT_NUMBER', 'AMOUNT_NAIRA'],
       options: {
         reference: {
@@ -240,7 +249,8 @@ export const fundingGroup: CommandGroup = {
     {
       name: 'low-balance',
       summary:
-        "Sets the wallet's low-balance threshold in Naira (0 removes it): a debit that crosses it sends one wallet.low_balance event.",
+        "Sets the wallet's low-balance threshold in Naira (0 removes it): a debit that " +
+        'crosses it sends one wallet.low_balance event.',
       args: ['ACCOUNT_ID', 'AMOUNT_NAIRA'],
       options: { mode: MODE_OPTION },
       async run({ args, options }, _core, clients) {

@@ -66,7 +66,8 @@ export const pricingGroup: CommandGroup = {
           text: [
             costKobo === 0n
               ? `Plan ${planId}: the cost at ${upstream} is forgotten; ${res.events} event(s) for partners.`
-              : `Plan ${planId} costs ${nairaText(kobo(costKobo))} at ${upstream}; ${res.events} event(s) for partners.`,
+              : `Plan ${planId} costs ${nairaText(kobo(costKobo))} at ${upstream}; ${res.events} ` +
+                `event(s) for partners.`,
           ],
         };
       },
@@ -145,7 +146,8 @@ export const pricingGroup: CommandGroup = {
     {
       name: 'costs',
       summary:
-        "Airtime, electricity and cable costs: `costs set PRODUCT` sets an upstream's commission off face value (audited), `costs list` lists them.",
+        "Airtime, electricity and cable costs: `costs set PRODUCT` sets an upstream's " +
+        'commission off face value (audited), `costs list` lists them.',
       args: ['set|list'],
       optionalArgs: ['PRODUCT'],
       options: {
@@ -176,7 +178,8 @@ export const pricingGroup: CommandGroup = {
                 ? ['No cost rules: airtime, electricity and cable sales have no margin guard.']
                 : rules.map(
                     (r) =>
-                      `${r.product} ${r.service || '(every one)'} at ${r.upstream}: commission ${percentText(r.commissionBasisPoints)}`,
+                      `${r.product} ${r.service || '(every one)'} at ${r.upstream}: commission ` +
+                      `${percentText(r.commissionBasisPoints)}`,
                   ),
           };
         }
@@ -209,7 +212,9 @@ export const pricingGroup: CommandGroup = {
           text: [
             remove
               ? `${scope}: the commission rule is removed${res.changed ? '' : ' (there was none)'}.`
-              : `${scope}: commission ${percentText(commissionBasisPoints)}${res.changed ? '' : ' (unchanged)'}; sales priced below face value less it are refused.`,
+              : `${scope}: commission ` +
+                `${percentText(commissionBasisPoints)}${res.changed ? '' : ' (unchanged)'}; ` +
+                `sales priced below face value less it are refused.`,
           ],
         };
       },

@@ -78,7 +78,8 @@ function debitOutput(accountId: string, amountKobo: Kobo, response: DebitWalletR
 const debitCommand: CommandSpec = {
   name: 'debit',
   summary:
-    'Take an amount in Naira out of a wallet, with a required --reason (never below zero); --mode test debits test money.',
+    'Take an amount in Naira out of a wallet, with a required --reason (never below ' +
+    'zero); --mode test debits test money.',
   args: ['ACCOUNT_ID', 'AMOUNT_NAIRA'],
   options: {
     reason: {
@@ -113,14 +114,16 @@ export const walletGroup: CommandGroup = {
     {
       name: 'credit',
       summary:
-        'Credit a wallet with an amount in Naira (at most two decimals), for example after a bank transfer; --mode test credits test money.',
+        'Credit a wallet with an amount in Naira (at most two decimals), for example ' +
+        'after a bank transfer; --mode test credits test money.',
       args: ['ACCOUNT_ID', 'AMOUNT_NAIRA'],
       options: {
         memo: { placeholder: 'TEXT', summary: "Kept on the ledger entry, for example the bank transfer's reference." },
         reference: {
           placeholder: 'REF',
           summary:
-            'Unique per account and mode (for example the bank transfer id): a retry with the same REF and amount credits once.',
+            'Unique per account and mode (for example the bank transfer id): a retry with ' +
+            'the same REF and amount credits once.',
         },
         mode: MODE_OPTION,
       },
@@ -144,7 +147,9 @@ export const walletGroup: CommandGroup = {
               proposal_id: response.proposalId,
             },
             text: [
-              `Proposed a credit of ${nairaText(amountKobo)} to ${args[0]} as ${response.proposalId}; nothing moves until a finance or admin member approves it in the console (within 24 hours).`,
+              `Proposed a credit of ${nairaText(amountKobo)} to ${args[0]} as ` +
+                `${response.proposalId}; nothing moves until a finance or admin member approves ` +
+                `it in the console (within 24 hours).`,
             ],
           };
         }
@@ -152,7 +157,8 @@ export const walletGroup: CommandGroup = {
         const wallet = modeName(entry.mode);
         const whose = `${wallet === 'test' ? 'the test wallet of ' : ''}${args[0]}`;
         const done = response.replayed
-          ? `Already credited: ${nairaText(amountKobo)} to ${whose} under ledger reference ${entry.reference}; nothing new was written.`
+          ? `Already credited: ${nairaText(amountKobo)} to ${whose} under ledger reference ` +
+            `${entry.reference}; nothing new was written.`
           : `Credited ${nairaText(amountKobo)} to ${whose} (ledger reference ${entry.reference}).`;
         return {
           json: {
@@ -166,7 +172,8 @@ export const walletGroup: CommandGroup = {
           },
           text: [
             done,
-            `${wallet === 'test' ? 'Test balance' : 'Balance'}${response.replayed ? ' after that credit' : ''}: ${nairaText(kobo(response.balanceKobo))}`,
+            `${wallet === 'test' ? 'Test balance' : 'Balance'}${response.replayed ? ' after that credit' : ''}: ` +
+              nairaText(kobo(response.balanceKobo)),
           ],
         };
       },
@@ -174,7 +181,9 @@ export const walletGroup: CommandGroup = {
     debitCommand,
     {
       name: 'ledger',
-      summary: `Show a wallet's newest ledger entries (default ${DEFAULT_LEDGER_LIMIT}); --mode test shows the test wallet's.`,
+      summary:
+        `Show a wallet's newest ledger entries (default ${DEFAULT_LEDGER_LIMIT}); ` +
+        "--mode test shows the test wallet's.",
       args: ['ACCOUNT_ID'],
       options: {
         limit: { placeholder: 'N', summary: `How many entries, 1 to ${LEDGER_PAGES.maxSize}.` },

@@ -60,7 +60,9 @@ export async function readJsonObject(
   const inexact = firstInexactNumber(text);
   if (inexact !== undefined) {
     throw gatewayError('INVALID_JSON', {
-      message: `The number ${inexact.slice(0, 40)} has more digits than can be read exactly; send amounts with at most two decimals.`,
+      message:
+        `The number ${inexact.slice(0, 40)} has more digits than can be read exactly; ` +
+        `send amounts with at most two decimals.`,
     });
   }
 

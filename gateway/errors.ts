@@ -207,7 +207,8 @@ const ERROR_TABLE: Readonly<Record<ErrorKey, ErrorRow>> = {
     status: 500,
     code: 'INTERNAL',
     message: ({ errorId }) =>
-      `We could not confirm whether this change was saved; check transactions before retrying, or retry with the same idempotency key (error ${errorId ?? 'id'}).`,
+      `We could not confirm whether this change was saved; check transactions before ` +
+      `retrying, or retry with the same idempotency key (error ${errorId ?? 'id'}).`,
     logged: true,
   },
   PROVIDER_FAILED: {
@@ -216,7 +217,8 @@ const ERROR_TABLE: Readonly<Record<ErrorKey, ErrorRow>> = {
     message: ({ chargedKobo }) =>
       chargedKobo === undefined
         ? 'The provider could not complete this purchase; the wallet was refunded in full.'
-        : `The provider could not complete this purchase; the wallet was refunded in full (NGN ${formatNaira(chargedKobo)}).`,
+        : `The provider could not complete this purchase; the wallet was refunded in full ` +
+          `(NGN ${formatNaira(chargedKobo)}).`,
   },
   // The core refusing the gateway's own service token is a deployment fault, not the
   // caller's: to the caller it is an outage, to the operator a logged error.

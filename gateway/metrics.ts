@@ -49,7 +49,9 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {})
   if (options.defaultMetrics) collectProcessMetrics(registry);
   const requests = new Counter({
     name: 'prepaid_gateway_http_requests_total',
-    help: 'HTTP requests answered, by action (or route), status and the key pair mode (live, test, or none when no pair was verified).',
+    help:
+      'HTTP requests answered, by action (or route), status and the key pair mode ' +
+      '(live, test, or none when no pair was verified).',
     labelNames: ['action', 'status', 'mode'] as const,
     registers: [registry],
   });
@@ -67,7 +69,9 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {})
   });
   const limited = new Counter({
     name: 'prepaid_gateway_rate_limited_total',
-    help: 'Requests refused with 429, by limit: per-key (60 a minute per key) or auth-failures (failed authentications per client IP).',
+    help:
+      'Requests refused with 429, by limit: per-key (60 a minute per key) or ' +
+      'auth-failures (failed authentications per client IP).',
     labelNames: ['policy'] as const,
     registers: [registry],
   });

@@ -269,7 +269,8 @@ const schemas: Record<string, Schema> = {
       type: 'array',
       items: stsToken,
       description:
-        'Key-change tokens (KCT) that came with the vend, in the order the meter takes them (enter them before the token); empty when none.',
+        'Key-change tokens (KCT) that came with the vend, in the order the meter takes ' +
+        'them (enter them before the token); empty when none.',
     },
     bonus_tokens: {
       type: 'array',
@@ -288,7 +289,10 @@ const schemas: Record<string, Schema> = {
       subscription_type: {
         enum: ['renew', 'change'],
         description:
-          'DStv and GOtv only. "renew" renews the card\'s current bouquet at the renewal amount the provider tells (package_code must name that bouquet); "change" moves the card to package_code. Default: renew when package_code names the current bouquet (by code or name, any case), else change.',
+          'DStv and GOtv only. "renew" renews the card\'s current bouquet at the renewal ' +
+          'amount the provider tells (package_code must name that bouquet); "change" moves ' +
+          'the card to package_code. Default: renew when package_code names the current ' +
+          'bouquet (by code or name, any case), else change.',
       },
       months: {
         oneOf: [
@@ -296,7 +300,8 @@ const schemas: Record<string, Schema> = {
           { type: 'string', pattern: '^\\d+$' },
         ],
         description:
-          "Months to pay for, 1 to 12 (default 1); more than one for DStv and GOtv only. The price is the month's price times months.",
+          'Months to pay for, 1 to 12 (default 1); more than one for DStv and GOtv only. ' +
+          "The price is the month's price times months.",
       },
     },
     required: ['provider', 'smart_card', 'package_code'],
@@ -319,7 +324,8 @@ const schemas: Record<string, Schema> = {
         minLength: 1,
         maxLength: SMS_MAX_CHARACTERS,
         description:
-          '160 GSM-7 characters a page (GSM extended characters count two); a message with any other character is UCS-2, 70 UTF-16 units a page.',
+          '160 GSM-7 characters a page (GSM extended characters count two); a message with ' +
+          'any other character is UCS-2, 70 UTF-16 units a page.',
       },
       request_id: requestId,
     },
@@ -422,7 +428,8 @@ const schemas: Record<string, Schema> = {
         type: ['array', 'null'],
         items: { type: 'string' },
         description:
-          'Electricity: the key-change tokens of the vend, in the order the meter takes them ([] when none); null for other products.',
+          'Electricity: the key-change tokens of the vend, in the order the meter takes ' +
+          'them ([] when none); null for other products.',
       },
       bonus_tokens: {
         type: ['array', 'null'],
@@ -463,8 +470,10 @@ const schemas: Record<string, Schema> = {
   Event: {
     type: 'object',
     description:
-      'An event exactly as a webhook delivers it. `data` is `{"transaction": Transaction}` for the transaction.* types, ' +
-      '`{"reference","amount","balance","memo","source"}` (Naira) for wallet.credited, where `source` is `operator` or `bank_transfer` ' +
+      'An event exactly as a webhook delivers it. `data` is `{"transaction": ' +
+      'Transaction}` for the transaction.* types, ' +
+      '`{"reference","amount","balance","memo","source"}` (Naira) for wallet.credited, ' +
+      'where `source` is `operator` or `bank_transfer` ' +
       '(then with `"funding":{"provider","provider_reference","amount_paid","fee","payer_name"}`), ' +
       '`{"reference","amount","balance","reason","source"}` (Naira; `source` is `operator`) for wallet.debited, ' +
       '`{"balance","threshold"}` (Naira) for wallet.low_balance, `{"plan": Plan}` (as ?action=plans shows it to the ' +
@@ -551,7 +560,9 @@ const ACTION_DOCS: Readonly<Record<string, ActionDoc>> = {
   },
   events: {
     method: 'GET',
-    summary: `Your events (what your webhook receives), oldest first; \`limit\` 1-${MAX_HISTORY_PAGE_SIZE}, \`cursor\` (always returned).`,
+    summary:
+      `Your events (what your webhook receives), oldest first; \`limit\` ` +
+      `1-${MAX_HISTORY_PAGE_SIZE}, \`cursor\` (always returned).`,
     responses: { '200': 'EventsResponse' },
   },
   airtime: {
@@ -606,7 +617,8 @@ const errorResponse = (description: string, headers: Record<string, unknown> = r
 const ERROR_RESPONSES = {
   '400': errorResponse('A message that is not HTTP at all (MALFORMED_REQUEST).', {}),
   '401': errorResponse(
-    'MISSING_API_KEY, INVALID_API_KEY, IP_NOT_ALLOWED (the key is locked to other IPs), or ACCOUNT_SUSPENDED (the platform suspended the account).',
+    'MISSING_API_KEY, INVALID_API_KEY, IP_NOT_ALLOWED (the key is locked to other ' +
+      'IPs), or ACCOUNT_SUSPENDED (the platform suspended the account).',
   ),
   '402': errorResponse('INSUFFICIENT_BALANCE: the wallet does not cover the charge; nothing was debited.'),
   '404': errorResponse('NOT_FOUND: a reference that is not yours, or an unknown customer number (verify).'),
@@ -621,10 +633,14 @@ const ERROR_RESPONSES = {
   '409': errorResponse('REQUEST_IN_PROGRESS: the same idempotency key is still being processed.'),
   '417': errorResponse('EXPECTATION_FAILED: an Expect header other than 100-continue.', {}),
   '422': errorResponse(
-    'INVALID_PARAMETER (errors lists every field), IDEMPOTENCY_KEY_REUSED, UNKNOWN_ACTION, INVALID_CONTENT_TYPE, INVALID_JSON, PAYLOAD_TOO_LARGE, FAILED_PRECONDITION, PLAN_DISABLED (the plan type is switched off), PRICE_BELOW_COST (the price is below its cost now; nothing was charged).',
+    'INVALID_PARAMETER (errors lists every field), IDEMPOTENCY_KEY_REUSED, ' +
+      'UNKNOWN_ACTION, INVALID_CONTENT_TYPE, INVALID_JSON, PAYLOAD_TOO_LARGE, ' +
+      'FAILED_PRECONDITION, PLAN_DISABLED (the plan type is switched off), ' +
+      'PRICE_BELOW_COST (the price is below its cost now; nothing was charged).',
   ),
   '429': errorResponse(
-    'RATE_LIMITED: more than 60 requests in any 60 seconds for this key, or too many failed authentications from this address.',
+    'RATE_LIMITED: more than 60 requests in any 60 seconds for this key, or too many ' +
+      'failed authentications from this address.',
     {
       ...rateLimitHeaders,
       'Retry-After': header('Seconds to wait.', { type: 'integer', minimum: 1 }),
@@ -679,7 +695,9 @@ function operation(method: 'GET' | 'POST'): Schema {
             {
               name: 'limit',
               in: 'query',
-              description: `transactions, events: page size, 1 to ${MAX_HISTORY_PAGE_SIZE} (default ${DEFAULT_HISTORY_PAGE_SIZE}).`,
+              description:
+                `transactions, events: page size, 1 to ${MAX_HISTORY_PAGE_SIZE} (default ` +
+                `${DEFAULT_HISTORY_PAGE_SIZE}).`,
               schema: { type: 'integer', minimum: 1, maximum: MAX_HISTORY_PAGE_SIZE },
             },
             {
@@ -810,8 +828,10 @@ const OPENAPI_DOCUMENT = {
     title: 'Prepaid services API',
     version: '1.0.0',
     description:
-      'Airtime, data, electricity, cable TV and bulk SMS paid from a prepaid wallet. One address; the operation is chosen ' +
-      "with the `action` query parameter (see `x-actions` for each action's method, request and responses); each action is " +
+      'Airtime, data, electricity, cable TV and bulk SMS paid from a prepaid wallet. ' +
+      'One address; the operation is chosen ' +
+      "with the `action` query parameter (see `x-actions` for each action's method, " +
+      'request and responses); each action is ' +
       'also served at its own path, `/{action}`, the same in every respect. Money is Naira ' +
       'with at most two decimals. Every request carries the key pair of an API-tier account.',
   },

@@ -224,7 +224,9 @@ function loggablePublicKey(value: string): string {
   return PUBLIC_KEY_SHAPE.test(value) ? value : `(not a public key: ${value.length} characters)`;
 }
 
-/** The failure budget's key: an IPv4 address, or the /64 network of an IPv6 one (the rule the sign-in throttle shares). */
+/**
+ * The failure budget's key: an IPv4 address, or the /64 network of an IPv6 one (the rule the sign-in throttle shares).
+ */
 export function failureBudgetKey(clientIp: string): string {
   return addressBudgetKey(clientIp);
 }

@@ -136,7 +136,8 @@ export async function handleMetrics(
 
 /** The 404 of a path nothing is served at, naming where the API is. */
 export function notFoundAnswer(basePaths: ReadonlySet<string>): (res: ServerResponse, facts: RequestFacts) => void {
-  const message = `Nothing is served at this path; the API answers at ${[...basePaths].join(' and ')} with ?action=<action>.`;
+  const paths = [...basePaths].join(' and ');
+  const message = `Nothing is served at this path; the API answers at ${paths} with ?action=<action>.`;
   return (res, facts) => {
     facts.action = 'not_found';
     const error = gatewayError('ROUTE_NOT_FOUND', { message });

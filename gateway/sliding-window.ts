@@ -163,7 +163,10 @@ export function decisionOf(policy: RateLimitPolicy, doc: Pick<SlidingWindowDoc, 
   return decide(policy, doc.t.length, doc.t[0]?.getTime(), doc.now.getTime(), doc.ok);
 }
 
-/** What the shared store returns of a key's document: how many times it counts, the oldest, and the verdict, never the list itself. */
+/**
+ * What the shared store returns of a key's document: how many times it counts, the oldest, and the verdict, never the
+ * list itself.
+ */
 export interface WindowSummary {
   n: number;
   first: Date | null;

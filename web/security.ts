@@ -1,6 +1,6 @@
 /**
- * What keeps the web apps' answers and forms safe (the developer area's and the console's), in one place: the headers on every
- * answer, the session cookie, and the CSRF tokens of the forms.
+ * What keeps the web apps' answers and forms safe (the developer area's and the console's), in one place: the headers
+ * on every answer, the session cookie, and the CSRF tokens of the forms.
  *
  * CSRF: a synchroniser token tied to the session. A signed-in form carries
  * HMAC(secret, "session:" + session token); a form shown before sign-in (sign-in, the TOTP

@@ -32,7 +32,8 @@ function oneLine(text: string): string {
 
 const SIGN_OFF = '\n\n— The prepaid developer area';
 const NOT_YOU =
-  'If this was not you, reset your password from the sign-in page ("Forgot password?") and tell the operator of the platform.';
+  'If this was not you, reset your password from the sign-in page ("Forgot ' +
+  'password?") and tell the operator of the platform.';
 
 interface SignInFacts {
   at: Date;
@@ -81,7 +82,8 @@ export function createNotices(deps: { mailer: Mailer | null; people: PeopleStore
         'invitation',
         email,
         `You are invited to ${oneLine(accountName)} on the prepaid developer area`,
-        `You are invited to the developer area of ${oneLine(accountName)} as ${role === 'owner' ? 'an owner' : 'a viewer'}.\n\n` +
+        `You are invited to the developer area of ${oneLine(accountName)} as ` +
+          `${role === 'owner' ? 'an owner' : 'a viewer'}.\n\n` +
           `Open this link to set your password (it works once, until ${lagosTime(expiresAt)}):\n${url}\n\n` +
           'If you did not expect this, ignore this mail: nothing happens unless the link is opened.',
       );
@@ -94,7 +96,8 @@ export function createNotices(deps: { mailer: Mailer | null; people: PeopleStore
         'Reset your password for the prepaid developer area',
         `Someone (we hope you) asked to reset the password of ${user.email}.\n\n` +
           `Open this link to choose a new one. It works once, until ${lagosTime(expiresAt)}:\n${url}\n\n` +
-          'Setting a new password signs you out everywhere. If you did not ask for this, ignore this mail: your password stays as it is.',
+          'Setting a new password signs you out everywhere. If you did not ask for this, ' +
+          'ignore this mail: your password stays as it is.',
       );
     },
 
@@ -103,7 +106,9 @@ export function createNotices(deps: { mailer: Mailer | null; people: PeopleStore
         'password_changed',
         user.email,
         'Your password was changed',
-        `The password of ${user.email} was ${how === 'reset' ? 'reset by email link' : 'changed on the Security page'} at ${lagosTime(at)}, and every other session was ended.\n\n${NOT_YOU}`,
+        `The password of ${user.email} was ` +
+          `${how === 'reset' ? 'reset by email link' : 'changed on the Security page'} at ` +
+          `${lagosTime(at)}, and every other session was ended.\n\n${NOT_YOU}`,
       );
     },
 
@@ -112,7 +117,8 @@ export function createNotices(deps: { mailer: Mailer | null; people: PeopleStore
         'sign_in',
         user.email,
         'New sign-in to the prepaid developer area',
-        `${user.email} signed in at ${lagosTime(at)}.\n\nAddress: ${oneLine(address)}\nBrowser: ${oneLine(userAgent)}\n\n${NOT_YOU}`,
+        `${user.email} signed in at ${lagosTime(at)}.\n\nAddress: ` +
+          `${oneLine(address)}\nBrowser: ${oneLine(userAgent)}\n\n${NOT_YOU}`,
       );
     },
 
@@ -143,7 +149,8 @@ export function createNotices(deps: { mailer: Mailer | null; people: PeopleStore
               owner.email,
               `A new ${mode} key pair for ${oneLine(accountName)}`,
               `${by} created a ${mode} key pair for ${oneLine(accountName)} at ${lagosTime(at)}.\n\n` +
-                `Public key: ${publicKey.slice(0, 12)}…\n\nIf nobody of your account did this, revoke it on the API keys page at once and tell the operator of the platform.`,
+                `Public key: ${publicKey.slice(0, 12)}…\n\nIf nobody of your account did this, ` +
+                `revoke it on the API keys page at once and tell the operator of the platform.`,
             );
           }
         })
@@ -163,8 +170,10 @@ export function createNotices(deps: { mailer: Mailer | null; people: PeopleStore
           'low_balance',
           owner.email,
           `Your balance is low: ₦${balance}`,
-          `The live wallet of account ${accountId} fell to ₦${balance} at ${lagosTime(at)}, below the ₦${threshold} you set.\n\n` +
-            'Fund it by bank transfer to your account number on the Fund wallet page, so that purchases are not refused.',
+          `The live wallet of account ${accountId} fell to ₦${balance} at ` +
+            `${lagosTime(at)}, below the ₦${threshold} you set.\n\n` +
+            'Fund it by bank transfer to your account number on the Fund wallet page, so ' +
+            'that purchases are not refused.',
         );
       }
       return owners.length;

@@ -39,7 +39,8 @@ function resetUrl(base: string, token: string): string {
 const linkInvalid = () =>
   new DomainError(
     'NOT_FOUND',
-    'This password reset link is not valid: it was used already, is older than an hour or is mistyped. Ask for a new one.',
+    'This password reset link is not valid: it was used already, is older than an ' +
+      'hour or is mistyped. Ask for a new one.',
   );
 
 /** Counts requests (not failures: every request may send a mail) in a sliding window per key. */
@@ -149,7 +150,10 @@ export function createPasswordResets({ store, clock, dashboardUrl, notices, log 
       return { mailConfigured: true, retryAfterSeconds: 0 };
     },
 
-    /** The operator's link for a person (`prepaid users reset-password`): printed, and mailed when mail is set up. Audited. */
+    /**
+     * The operator's link for a person (`prepaid users reset-password`): printed, and mailed when mail is set up.
+     * Audited.
+     */
     async issuePasswordReset(
       userId: string,
     ): Promise<{ user: MemberRecord; url: string; expiresAt: Date; mailed: boolean }> {

@@ -83,7 +83,9 @@ export class AuditCollector {
       accountId: row.accountId,
       mode: row.mode,
       reference: row.reference,
-      detail: `entry ${row.entryId} records a balance of ${row.balanceAfterKobo} kobo; the entries up to it add up to ${row.runningKobo} kobo`,
+      detail:
+        `entry ${row.entryId} records a balance of ${row.balanceAfterKobo} kobo; the ` +
+        `entries up to it add up to ${row.runningKobo} kobo`,
     });
   }
 
@@ -97,7 +99,10 @@ export class AuditCollector {
       accountId: row.accountId,
       mode: row.mode,
       reference: row.reference,
-      detail: `${row.status} purchase charged ${row.chargedKobo} kobo has ${row.debits} debit(s) of ${row.debitKobo} kobo and ${row.refunds} refund(s) of ${row.refundKobo} kobo`,
+      detail:
+        `${row.status} purchase charged ${row.chargedKobo} kobo has ${row.debits} ` +
+        `debit(s) of ${row.debitKobo} kobo and ${row.refunds} refund(s) of ` +
+        `${row.refundKobo} kobo`,
     });
   }
 

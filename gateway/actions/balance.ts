@@ -1,4 +1,6 @@
-/** GET ?action=balance: the balance of the caller's wallet (live or test, as its key pair), the tier name, and the mode. */
+/**
+ * GET ?action=balance: the balance of the caller's wallet (live or test, as its key pair), the tier name, and the mode.
+ */
 
 import { Mode as ProtoMode } from '../../gen/prepaid/v1/types_pb.js';
 import { type Action, accountOf } from './action.js';

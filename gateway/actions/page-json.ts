@@ -220,7 +220,8 @@ class PageWriter {
   private write(t: TxFields): void {
     const product = t.number[F_PRODUCT]!;
     const span = t.text;
-    // Text the view does not show must still be text protobuf-es reads: account_id, customer_phone, and the plan fields of other products.
+    // Text the view does not show must still be text protobuf-es reads: account_id, customer_phone, and the plan fields
+    // of other products.
     this.checkUtf8(span[2 * F_ACCOUNT_ID]!, span[2 * F_ACCOUNT_ID + 1]!);
     this.checkUtf8(span[2 * F_CUSTOMER_PHONE]!, span[2 * F_CUSTOMER_PHONE + 1]!);
     this.checkUtf8(span[2 * F_SUBSCRIPTION_TYPE]!, span[2 * F_SUBSCRIPTION_TYPE + 1]!);

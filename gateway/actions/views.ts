@@ -122,7 +122,10 @@ export interface TransactionView {
   meter_type: string | null;
   token: string | null;
   units: string | null;
-  /** Key-change tokens of a prepaid vend, in the order the meter takes them; [] for electricity without any, null for other products. */
+  /**
+   * Key-change tokens of a prepaid vend, in the order the meter takes them; [] for electricity without any, null for
+   * other products.
+   */
   kct_tokens: string[] | null;
   /** Bonus (free basic electricity) tokens; [] for electricity without any, null for other products. */
   bonus_tokens: string[] | null;

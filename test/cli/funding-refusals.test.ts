@@ -94,7 +94,7 @@ async function assertBvnNowhere(state: State, accountId: string, printed: string
   assert.not.ok(JSON.stringify(audit).includes(BVN), 'the BVN is in the audit log');
 }
 
-test('Monnify refuses the BVN, Paystack opens: `funding accounts` names Monnify, when, why and what to do', async (state) => {
+test('Monnify refuses a BVN, Paystack opens: `funding accounts` names Monnify, when, why, what now', async (state) => {
   const { accountId } = await state.core.createApiAccount();
   state.monnify.refuseIdentity(BVN, `BVN ${BVN} could not be validated with the customer name`);
   const before = Date.now();

@@ -98,7 +98,8 @@ test('--csv prints the columns and rows as CSV, the total last', async ({ core }
   assert.is(lines.length, 5, 'four CR LF lines and nothing after the last');
   assert.is(
     lines[0],
-    'Period,Product,Sales,Charged (NGN),Refunds,Refunded (NGN),Pending,Pending (NGN),Costed,Cost (NGN),Cost unknown,"Charged, cost unknown (NGN)",Margin (NGN)',
+    'Period,Product,Sales,Charged (NGN),Refunds,Refunded (NGN),Pending,Pending ' +
+      '(NGN),Costed,Cost (NGN),Cost unknown,"Charged, cost unknown (NGN)",Margin (NGN)',
   );
   assert.is(lines[1], `${REPORT_DAY},airtime,4,392.00,2,196.00,0,0.00,1,96.00,1,98.00,2.00`);
   assert.is(lines[3], 'Total,,6,2382.00,2,196.00,1,490.00,2,1496.00,1,98.00,102.00');

@@ -32,7 +32,7 @@ test.after.each(async () => {
   await core.close();
 });
 
-test('set sends the next purchase to the route’s first upstream, audited; clear goes back to the default', async () => {
+test('set sends the next purchase to the route’s first upstream, audited; clear restores the default', async () => {
   const listed = await runJson(core, ['routes', 'list']);
   assert.is(listed.code, 0, listed.stderr);
   assert.equal(listed.json['routes'], []);
@@ -84,7 +84,7 @@ test('set sends the next purchase to the route’s first upstream, audited; clea
   assert.is((await core.admin.checkLedger({})).violationCount, 0n);
 });
 
-test('a route naming an upstream that is not configured, or a bad product, is refused and changes nothing', async () => {
+test('a route naming an upstream that is not configured, or a bad product, is refused, changing nothing', async () => {
   const unknown = await runAgainst(core, ['routes', 'set', 'airtime', 'datahub']);
   assert.not.equal(unknown.code, 0);
   assert.match(unknown.stderr, /datahub is not a configured upstream/);

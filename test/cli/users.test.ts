@@ -141,7 +141,7 @@ test('users reset-2fa turns two-step sign-in off, ends the sessions and is recor
   assert.match(unknown.stderr, /NOT_FOUND/);
 });
 
-test('users reset-password prints a one-hour link that sets the password once and ends the sessions; audited, never logged', async ({
+test('users reset-password prints a one-hour link: sets the password once, ends sessions; audited, not logged', async ({
   core,
   logged,
 }) => {

@@ -109,7 +109,8 @@ flow('the last active admin can neither demote nor disable themselves, refused b
 });
 
 flow(
-  'an admin changes a tier discount and a route: the next purchase through the gateway follows both, and both are audited',
+  'an admin changes a tier discount and a route: the next purchase through the ' +
+    'gateway follows both, and both are audited',
   async (state) => {
     const keys = await state.core.createApiAccount({ balanceKobo: 10_000_00 });
     assert.equal(await buyMtn(state, keys, '08031110001'), { chargedKobo: 242_50n, upstreams: ['sandbox'] });

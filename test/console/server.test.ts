@@ -91,7 +91,7 @@ test('odd paths are a 404; answers carry the strict CSP and are never cached', a
   );
 });
 
-test('a POST without its CSRF token is refused before the core; a planted session cookie is replaced at sign-in', async ({
+test('a POST lacking its CSRF token is refused before the core; a planted session cookie is reset at sign-in', async ({
   app,
   core,
   clock,

@@ -167,7 +167,7 @@ test('GET balance answers exactly status, balance, tier and mode, equal to the w
   assert.ok(reply.json.tier.length > 0);
 });
 
-test('GET plans answers {status, plans} with plan_id, network, plan, validity, price, type, size and days; network filters', async () => {
+test('GET plans: {status, plans}: plan_id, network, plan, validity, price, type, size, days; by network', async () => {
   const { keys } = await fundedAccount(core);
   const all = await gateway.request({ query: { action: 'plans' }, keys });
   assert.is(all.status, 200, all.text);

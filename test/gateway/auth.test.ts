@@ -65,7 +65,7 @@ test('an IP-locked key from another address is 401 IP_NOT_ALLOWED, with a messag
   assert.match(direct.json.message, /127\.0\.0\.3/);
 });
 
-test('on one keep-alive connection from a trusted proxy, each request is judged by its own X-Forwarded-For', async () => {
+test('on one keep-alive connection from a trusted proxy, each request is judged by its X-Forwarded-For', async () => {
   const keys = await lockedKeys([PARTNER_IP]);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const ask = (forwardedFor: string) =>
@@ -184,7 +184,7 @@ test('a cached success never answers a wrong secret or another address', async (
   );
 });
 
-test('a key used before, then locked: IP_NOT_ALLOWED still names the address the gateway saw (the partner who moved servers needs it)', async () => {
+test('a key used, then locked: IP_NOT_ALLOWED names the address seen (a partner who moved needs it)', async () => {
   const { publicKey, secretKey } = await core.createApiAccount({ balanceKobo: 1_000_000 });
   const keys = { publicKey, secretKey };
   assert.is(
@@ -217,7 +217,7 @@ test('a revoked key keeps working from the cache for at most the TTL, then is 40
   );
 });
 
-test('within the TTL a revoked key is still answered from the cache; with a TTL of 0 it is refused at once', async () => {
+test('within the TTL a revoked key is still answered from the cache; with a TTL of 0 it is refused now', async () => {
   const cached = await startTestGateway(core, { authCacheTtlMs: 5_000 });
   const uncached = await startTestGateway(core, { authCacheTtlMs: 0 });
   try {

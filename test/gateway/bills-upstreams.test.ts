@@ -186,7 +186,7 @@ test('electricity at the site: verify there; a disco it has no id for goes strai
   }
 });
 
-test('a site bill payment still processing is pending there, then delivered with its token on re-query at the site', async () => {
+test('a site bill payment still processing is pending, then delivered with its token on requery there', async () => {
   const stack = await startStack(['site', 'ck']);
   try {
     stack.site.script('43067784709', { answer: 'processing' });
@@ -230,7 +230,7 @@ test('a ClubKonnect order cancelled after ORDER_RECEIVED is refunded once and ne
   }
 });
 
-test('ClubKonnect cable: verify the card, the package sent by its ClubKonnect code, delivered on re-query', async () => {
+test('ClubKonnect cable: verify the card, the package sent by its ClubKonnect code, delivered on requery', async () => {
   const stack = await startStack(['ck'], ['ck']);
   try {
     const verified = await stack.gateway.request({

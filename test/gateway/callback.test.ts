@@ -52,7 +52,7 @@ async function buyAirtime(stack: VtpassStack, keys: ApiKeys, phone: string): Pro
   return stack.gateway.request({ query: { action: 'airtime' }, keys, body: { network: 'mtn', phone, amount: 250 } });
 }
 
-test('a reversal after a delivery refunds the charge once and the partner sees "reversed"; the replay changes nothing', async ({
+test('a reversal after delivery refunds the charge once, the partner sees "reversed"; a replay does nothing', async ({
   stack,
 }) => {
   const { accountId, keys } = await account(stack);

@@ -39,7 +39,9 @@ test.after(async () => {
   await core?.close();
 });
 
-/** A new account on the api tier with `naira` in its live wallet, credited as `prepaid wallet credit` does (no memo). */
+/**
+ * A new account on the api tier with `naira` in its live wallet, credited as `prepaid wallet credit` does (no memo).
+ */
 async function fundedAccount(naira: number): Promise<ApiKeys> {
   const account = await core.createApiAccount();
   await core.admin.creditWallet({
@@ -85,7 +87,8 @@ async function walk(file: URL, keys: ApiKeys | undefined, learned = new Substitu
       if (command.output.length === 0) continue;
       if (printed.length !== command.output.length) {
         problems.push(
-          `${name} line ${command.line}: prepaid ${command.args.join(' ')} printed ${printed.length} lines, the document shows ${command.output.length}:\n${stdout}`,
+          `${name} line ${command.line}: prepaid ${command.args.join(' ')} printed ` +
+            `${printed.length} lines, the document shows ${command.output.length}:\n${stdout}`,
         );
         continue;
       }

@@ -178,7 +178,7 @@ test('a meter whose disco tells a higher minimum is refused with 422 naming it, 
   await assertLedgerInvariant(stack.core, accountId);
 });
 
-test('the sandbox: meters ending in 6666 get two KCTs and a bonus token; meters ending in 5555 need 2,500 Naira', async ({
+test('the sandbox: meters ending 6666 get two KCTs and a bonus token; meters ending 5555 need 2,500 Naira', async ({
   core,
   gateway,
 }) => {

@@ -38,7 +38,7 @@ test('no key headers is 401 MISSING_API_KEY', async () => {
   assertError(onlyPublic, 401, 'MISSING_API_KEY');
 });
 
-test('a wrong secret, an unknown public key, or a key of an account without API access is 401 INVALID_API_KEY', async () => {
+test('a wrong secret, unknown public key, or key of an account without API access is 401 INVALID_API_KEY', async () => {
   const { accountId, keys } = await fundedAccount(core);
   assertError(
     await gateway.request({ query: { action: 'balance' }, keys: { ...keys, secretKey: `${keys.secretKey}x` } }),
@@ -372,7 +372,9 @@ test('a bulk SMS to 10,000 recipients fits within the body limit', async () => {
 
 test('__proto__ and constructor keys in a body are dropped and pollute nothing', async () => {
   const { keys } = await fundedAccount(core);
-  const body = `{"network":"mtn","phone":"08031234567","amount":100,"__proto__":{"polluted":"yes"},"constructor":{"prototype":{"polluted":"yes"}}}`;
+  const body =
+    `{"network":"mtn","phone":"08031234567","amount":100,` +
+    `"__proto__":{"polluted":"yes"},"constructor":{"prototype":{"polluted":"yes"}}}`;
   const reply = await gateway.request({
     query: { action: 'airtime' },
     keys,
@@ -394,11 +396,12 @@ test('__proto__ and constructor keys in a body are dropped and pollute nothing',
   assert.is(missing.json.errors[0].field, 'phone', 'a field hidden in __proto__ does not count');
 });
 
-test('a body nested deeper than any action needs is 422 INVALID_JSON, however deep, and nothing is debited', async () => {
+test('a body nested deeper than any action needs is 422 INVALID_JSON, however deep; nothing is debited', async () => {
   const { keys, accountId } = await fundedAccount(core);
   const before = await balanceKobo(core, accountId);
   for (const depth of [MAX_DEPTH + 1, 50_000]) {
-    const body = `{"network":"mtn","phone":"08031234567","amount":100,"extra":${'['.repeat(depth)}${']'.repeat(depth)}}`;
+    const nested = `${'['.repeat(depth)}${']'.repeat(depth)}`;
+    const body = `{"network":"mtn","phone":"08031234567","amount":100,"extra":${nested}}`;
     const reply = await gateway.request({
       query: { action: 'airtime' },
       keys,
@@ -410,7 +413,8 @@ test('a body nested deeper than any action needs is 422 INVALID_JSON, however de
   }
   assert.is(await balanceKobo(core, accountId), before);
   // As deep as allowed is an ordinary body (a field no action reads is ignored).
-  const deepest = `{"network":"mtn","phone":"08031234567","amount":100,"extra":${'['.repeat(MAX_DEPTH - 1)}${']'.repeat(MAX_DEPTH - 1)}}`;
+  const allowedNesting = `${'['.repeat(MAX_DEPTH - 1)}${']'.repeat(MAX_DEPTH - 1)}`;
+  const deepest = `{"network":"mtn","phone":"08031234567","amount":100,"extra":${allowedNesting}}`;
   const allowed = await gateway.request({
     query: { action: 'airtime' },
     keys,
@@ -429,7 +433,7 @@ const PROVIDER_FAILURES: { action: string; body: Record<string, unknown> }[] = [
 ];
 
 for (const { action, body } of PROVIDER_FAILURES) {
-  test(`${action} the provider fails is 502 PROVIDER_FAILED with the reference, and the wallet is refunded in full`, async () => {
+  test(`${action} the provider fails: 502 PROVIDER_FAILED, the reference, the wallet refunded in full`, async () => {
     const { accountId, keys } = await fundedAccount(core);
     const reply = await gateway.request({ query: { action }, keys, body });
     assertError(reply, 502, 'PROVIDER_FAILED', { reference: 'string' });

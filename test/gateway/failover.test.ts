@@ -156,7 +156,7 @@ test('VTpass 016 (processed, then failed) is refunded once and never moves on', 
   }
 });
 
-test('the first times out and later delivers: no call to the second; pending, then success on re-query at the first', async () => {
+test('the first times out, then delivers: second not called; pending, then success on requery at first', async () => {
   const stack = await startStack({ airtime: ['vtpass', 'site'] });
   try {
     stack.vtpass.script('08031234567', { answer: 'hang', later: 'delivered' });
@@ -187,7 +187,8 @@ test('the first times out and later delivers: no call to the second; pending, th
 });
 
 for (const answer of ['html500', 'hang'] as const) {
-  test(`the first answers ${answer === 'html500' ? 'a 5xx page' : 'nothing'}: no call to the second; pending and re-queried at the first`, async () => {
+  const what = answer === 'html500' ? 'a 5xx page' : 'nothing';
+  test(`the first answers ${what}: no call to the second; pending and re-queried at the first`, async () => {
     const stack = await startStack({ airtime: ['site', 'vtpass'] });
     try {
       stack.site.script('08031234567', { answer });
@@ -210,7 +211,7 @@ for (const answer of ['html500', 'hang'] as const) {
   });
 }
 
-test('the attempt is in the store while its call runs: written with the reserve, ended with the pending write', async () => {
+test('the attempt is stored while its call runs: written with the reserve, ended with the pending write', async () => {
   const stack = await startStack({ airtime: ['vtpass', 'site'] });
   try {
     stack.vtpass.script('08031234567', { answer: 'hang', later: 'delivered' });
@@ -324,7 +325,7 @@ async function flappingFront(target: URL): Promise<{ url: string; open(): Promis
   };
 }
 
-test('200 concurrent purchases while the first flaps between refusing and delivering: each delivered at most once across both fakes, ledger exact', async () => {
+test('200 concurrent purchases while the first flaps: each delivered at most once in all; ledger exact', async () => {
   const site = await startFakePortedNumber();
   const front = await flappingFront(new URL(site.baseUrl));
   const stack = await startStack({ airtime: ['site', 'vtpass'] }, { siteUrl: front.url, balanceKobo: 0 });

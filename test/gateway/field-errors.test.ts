@@ -62,7 +62,7 @@ test('electricity: a wrong type on amount still lists the bad disco, meter and m
   assert.equal(fieldsOf(reply.json), ['amount', 'disco', 'meter_number', 'meter_type'], reply.text);
 });
 
-test('bulk SMS: a lone surrogate written as a JSON escape is 422 on message, with the other fields listed; nothing charged', async () => {
+test('bulk SMS: a lone surrogate as a JSON escape is 422 on message, other fields too; nothing charged', async () => {
   const { accountId, keys } = await fundedAccount(core);
   const before = await balanceKobo(core, accountId);
   // Written by hand: JSON.stringify would never produce the escape of half a pair from a well-formed string.

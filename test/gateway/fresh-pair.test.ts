@@ -24,7 +24,7 @@ test.after(async () => {
 
 const FROM = '127.0.0.23';
 
-test('strangers use up the address budget; a pair never used before still answers 200 there, wrong ones stay 429', async () => {
+test('strangers use up the address budget; a never-used pair still answers 200 there, wrong ones 429', async () => {
   await Promise.all(
     Array.from({ length: 20 }, (_, i) =>
       gateway.request({

@@ -69,7 +69,7 @@ async function post(gateway: TestGateway, sent: { body: string; signature: strin
   return response.status;
 }
 
-test('20 copies of one identification event at two cores open and record one account, with the BVN kept as at a direct opening', async ({
+test('20 copies of one identification event at two cores record one account, the BVN kept as when direct', async ({
   cores,
   gateways,
   paystack,

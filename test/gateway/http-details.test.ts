@@ -82,7 +82,9 @@ test('HEAD on a GET action answers like GET, without the body', async () => {
 test('100 Continue only once the keys and the declared length are accepted', async () => {
   const body = JSON.stringify({ network: 'mtn', phone: '08031234567', amount: 50 });
   const head = (k: string, length: number) =>
-    `POST /api/v1?action=airtime HTTP/1.1\r\nHost: gw\r\nContent-Type: application/json\r\n${k}Content-Length: ${length}\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n`;
+    `POST /api/v1?action=airtime HTTP/1.1\r\nHost: gw\r\nContent-Type: ` +
+    `application/json\r\n${k}Content-Length: ${length}\r\nExpect: ` +
+    `100-continue\r\nConnection: close\r\n\r\n`;
 
   const wrongKeys = await raw(
     head(keyHeaders({ publicKey: keys.publicKey, secretKey: 'sk_wrong' }), body.length),

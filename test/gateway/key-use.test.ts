@@ -56,7 +56,7 @@ async function lastUses(accountId: string, sessionToken: string): Promise<Map<st
   return fromHolder;
 }
 
-test('a key used for a purchase through the gateway shows that time once written; an unused key shows none; it never goes back', async () => {
+test('a key used for a gateway purchase shows that time once written, unused keys none; never goes back', async () => {
   const used = await core.createApiAccount({ balanceKobo: 100_000 });
   const unused = (await core.admin.createApiKey({ accountId: used.accountId })).issuedKey!;
   const session = await ownerSession(used.accountId);

@@ -44,7 +44,8 @@ function assertValid(schemaName: string, reply: Reply, what: string): void {
   const ok = validate(reply.json);
   assert.ok(
     ok,
-    `${what} (HTTP ${reply.status}) matches ${schemaName}: ${ajv.errorsText(validate.errors)}\n${reply.text.slice(0, 500)}`,
+    `${what} (HTTP ${reply.status}) matches ${schemaName}: ` +
+      `${ajv.errorsText(validate.errors)}\n${reply.text.slice(0, 500)}`,
   );
 }
 
@@ -108,7 +109,7 @@ test("every action's real 200 answer validates", async () => {
   }
 });
 
-test('pending (202) answers of every purchase validate, and so does the transaction once settled or failed', async () => {
+test('pending (202) answers of every purchase validate, as does the transaction once settled or failed', async () => {
   const pendingBodies: Record<string, unknown> = {
     airtime: { network: 'mtn', phone: '08031238888', amount: 100 },
     data: { plan_id: 1, phone: '08031238888' },

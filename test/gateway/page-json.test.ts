@@ -488,7 +488,7 @@ test('bytes off the plain case get the old answer, or fail where the old path fa
   assert.throws(() => writeTransactionsPage(cases['a key-change token as a varint']!));
 });
 
-test('the field table is the generated schema: it follows a renumbering, and a field it cannot account for turns the fast path off', () => {
+test('the field table is the generated schema: it follows renumbering; an unplaced field stops the fast path', () => {
   const fields = schemaFields(TransactionSchema);
   assert.ok(FIELDS_MATCH, 'the writer agrees with gen/ as it is');
   const plan = fieldPlan(fields);

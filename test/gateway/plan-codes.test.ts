@@ -75,7 +75,7 @@ async function ledgerIsExact(): Promise<void> {
   assert.is(audit.violationCount, 0n, 'prepaid ledger check finds nothing');
 }
 
-test('a route by plan type sends SME data to the site with its code; a plan it has no code for goes straight to the next', async () => {
+test('a route by plan type sends SME data to the site with its code; a plan without one goes to the next', async () => {
   const sme1 = await addPlan('mtn', '1GB SME', 'sme', 1024);
   const sme2 = await addPlan('mtn', '2GB SME', 'sme', 2048);
   const cg = await addPlan('mtn', '1GB CG', 'cg', 1024);
@@ -127,7 +127,7 @@ test('a route by plan type sends SME data to the site with its code; a plan it h
   await ledgerIsExact();
 });
 
-test('a code is refused for an upstream that is not declared, a site code that is not a number, an unknown plan', async () => {
+test('a code is refused for an undeclared upstream, a site code that is not a number, an unknown plan', async () => {
   const plan = await addPlan('mtn', '1GB SME', 'sme', 1024);
   const refused = async (request: { planId: bigint; upstream: string; code: string }, pattern: RegExp) => {
     try {
@@ -149,7 +149,7 @@ test('a code is refused for an upstream that is not declared, a site code that i
   assert.equal(await core.store.planCodes.list({}), []);
 });
 
-test("plans sync --upstream matches the site's plans by network, type, size and validity and records their price as cost", async () => {
+test('plans sync --upstream matches site plans by network, type, size, validity; their price is the cost', async () => {
   const sme = await addPlan('mtn', '1GB SME', 'sme', 1024);
   const cg = await addPlan('mtn', '50MB CG', 'cg', 50);
   const gloA = await addPlan('glo', '1GB gifting A', 'gifting', 1024);

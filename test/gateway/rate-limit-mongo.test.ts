@@ -71,7 +71,9 @@ async function settles<T>(promise: Promise<T>, ms: number, what: string): Promis
   }
 }
 
-/** Far above the deadlines the tests set (50 ms), so that it never fires on a loaded machine unless a call is unbounded. */
+/**
+ * Far above the deadlines the tests set (50 ms), so that it never fires on a loaded machine unless a call is unbounded.
+ */
 const HANG_GUARD_MS = 20_000;
 
 const config = suite('gateway config: shared rate limits');
@@ -228,7 +230,8 @@ insured(
 );
 
 insured(
-  'a MongoDB that takes the counter updates and never answers costs each call its deadline, and the limit holds in memory',
+  'a MongoDB that takes the counter updates and never answers costs each call its ' +
+    'deadline, and the limit holds in memory',
   async () => {
     fake = await startFakeMongo({ setName: 'rs0', maxWireVersion: 21, answer: () => SILENCE });
     const { log, logged } = capture();
@@ -371,7 +374,9 @@ clashes('an index on the same keys that is not equivalent does not count', () =>
   assert.equal(indexesToCreate([key], [{ key: { key: 1.0 }, unique: true }]), []);
 });
 
-/** A fake that creates nothing: the counters' collection holds `existing`; a clash is answered 85, as the server does. */
+/**
+ * A fake that creates nothing: the counters' collection holds `existing`; a clash is answered 85, as the server does.
+ */
 function indexAnswers(existing: ExistingIndex[]) {
   const created: string[][] = [];
   const answer = (name: string, command: Record<string, unknown>) => {

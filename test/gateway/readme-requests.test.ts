@@ -76,7 +76,7 @@ function validator(schema: unknown) {
   return ajv.compile({ ...(schema as object), components: document.components });
 }
 
-test('every request of docs/api.md and the README matches the document, and every real answer matches its documented response', async () => {
+test('every request in docs/api.md and the README, and every real answer, matches the document', async () => {
   const requests = [...readmeRequests('docs/api.md'), ...readmeRequests('README.md')];
   assert.ok(requests.length >= 20, `${requests.length} requests in docs/api.md and README.md`);
   // Placeholders of the documents stand for the reader's own values: a reference and a cursor.

@@ -64,7 +64,8 @@ size(
 );
 
 size(
-  'the exact update returns a summary (count, oldest, verdict), never the list, and takes a time ahead of the server as now',
+  'the exact update returns a summary (count, oldest, verdict), never the list, ' +
+    'and takes a time ahead of the server as now',
   () => {
     assert.equal(WINDOW_SUMMARY_PROJECTION, { _id: 0, n: { $size: '$t' }, first: { $first: '$t' }, ok: 1, now: 1 });
     const update = slidingWindowUpdate({ name: 'per-key', quota: 60, windowSeconds: 60 });
@@ -110,7 +111,8 @@ approx('the previous window counts by the part the sliding window still covers',
 });
 
 approx(
-  'the update is timed by the server, rolls windows over, and holds a start from a clock that ran ahead to the current window',
+  'the update is timed by the server, rolls windows over, and holds a start from a ' +
+    'clock that ran ahead to the current window',
   () => {
     const update = windowCounterUpdate(policy);
     assert.is(update.length, 3);

@@ -40,7 +40,9 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-/** A core routing airtime and data over `route`: `site` (a ported-number fake) and `vtpass`. Plan 7 is 353 at the site. */
+/**
+ * A core routing airtime and data over `route`: `site` (a ported-number fake) and `vtpass`. Plan 7 is 353 at the site.
+ */
 async function startStack(route: string[], options: { siteUrl?: string } = {}): Promise<Stack> {
   const vtpass = await startFakeVtpass();
   const site = await startFakePortedNumber();
@@ -122,7 +124,7 @@ async function sampleOf(stack: Stack, name: string, labels: Record<string, strin
 
 const test = suite('supply: costs and metrics');
 
-test('VTpass delivers: the attempt carries what VTpass charged (the face value less our commission), never the partner', async () => {
+test('VTpass delivers: the attempt keeps what VTpass charged (face value less commission), not partner', async () => {
   const stack = await startStack(['vtpass']);
   try {
     const reply = await buyAirtime(stack, '08011111111');
@@ -148,7 +150,7 @@ test('VTpass delivers: the attempt carries what VTpass charged (the face value l
   }
 });
 
-test("a data plan delivered at the site: its balance fall is the cost, and the plan's cost there follows once, audited", async () => {
+test("a data plan delivered at the site: its balance fall is the cost; the plan's cost follows, audited", async () => {
   const stack = await startStack(['site', 'vtpass']);
   try {
     const first = await buyPlan7(stack, '08031234567');
@@ -181,7 +183,7 @@ test("a data plan delivered at the site: its balance fall is the cost, and the p
   }
 });
 
-test('airtime pending at the site and found delivered on the re-query: the attempt turns delivered with paid_amount', async () => {
+test('airtime pending at the site, delivered on requery: the attempt turns delivered with paid_amount', async () => {
   const stack = await startStack(['site', 'vtpass']);
   try {
     stack.site.script('08134567890', { answer: 'processing' });
@@ -202,7 +204,7 @@ test('airtime pending at the site and found delivered on the re-query: the attem
   }
 });
 
-test('a refusing first upstream: failovers by from, to and reason; its circuit opens and is skipped, all counted', async () => {
+test('a refusing first upstream: failovers counted by from, to, reason; its circuit opens and is skipped', async () => {
   const stack = await startStack(['site', 'vtpass'], { siteUrl: `http://127.0.0.1:${await closedPort()}/api/` });
   try {
     assert.is(await sampleOf(stack, 'prepaid_core_upstream_circuit_state', { upstream: 'site' }), 0, 'closed');

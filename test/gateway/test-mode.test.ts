@@ -37,7 +37,9 @@ async function world(stack: VtpassStack): Promise<World> {
   };
 }
 
-/** 08011111111 is a number VTpass's sandbox (and so the fake) delivers to; the platform's sandbox delivers to it too. */
+/**
+ * 08011111111 is a number VTpass's sandbox (and so the fake) delivers to; the platform's sandbox delivers to it too.
+ */
 const airtime = (phone: string, extra: Record<string, unknown> = {}) => ({
   network: 'mtn',
   phone,
@@ -58,7 +60,7 @@ test.after(async () => {
   await stack.close();
 });
 
-test('a test pair is issued as pk_test_/sk_test_ with its mode, and the balance says which wallet it reads', async () => {
+test('a test pair is issued as pk_test_/sk_test_ with its mode; the balance says which wallet it reads', async () => {
   const w = await world(stack);
   assert.match(w.test.publicKey, /^pk_test_[0-9a-f]{24}$/);
   assert.match(w.test.secretKey, /^sk_test_/);
@@ -72,7 +74,7 @@ test('a test pair is issued as pk_test_/sk_test_ with its mode, and the balance 
   assert.equal(liveBalance.json, { status: 'success', balance: 1000, tier: 'API Client', mode: 'live' });
 });
 
-test('a test purchase of a VTpass-routed family is served by the sandbox, debits the test wallet only, and VTpass sees nothing', async () => {
+test('a VTpass-routed test purchase is served by the sandbox, debits the test wallet; VTpass sees none', async () => {
   const w = await world(stack);
   const liveLedgerBefore = await ledgerOf(stack.core, w.accountId);
   const vtpassCallsBefore = stack.fake.calls.length;
@@ -129,7 +131,7 @@ test("a test purchase's sandbox outcomes behave as documented: 9999 fails and re
   assert.is(account.balanceKobo, 100_000n);
 });
 
-test('history and requery never cross modes: a reference of the other mode is 404, and every transaction says its livemode', async () => {
+test("history and requery never cross modes: another mode's reference is 404; transactions say livemode", async () => {
   const w = await world(stack);
   const inTest = await stack.gateway.request({
     query: { action: 'airtime' },
@@ -179,7 +181,7 @@ test('history and requery never cross modes: a reference of the other mode is 40
   );
 });
 
-test('the same idempotency key in both modes makes two independent purchases, each replayed in its own mode', async () => {
+test('the same idempotency key in both modes makes two separate purchases, each replayed in its own mode', async () => {
   const w = await world(stack);
   const body = airtime('08011111111', { request_id: 'order-77' });
   const inTest = await stack.gateway.request({ query: { action: 'airtime' }, keys: w.test, body });

@@ -48,7 +48,7 @@ const VERIFY_FIELDS = {
 
 const verify = (body: unknown, k: ApiKeys = keys) => gateway.request({ query: { action: 'verify' }, keys: k, body });
 
-test('a meter: the sandbox names its customer the same way every time, with an address and the minimum vend', async () => {
+test('a meter: the sandbox names its customer the same each time, with an address and the minimum vend', async () => {
   const body = { disco: 'ikedc', meter_number: '45031234567', meter_type: 'prepaid' };
   const first = await verify(body);
   assert.is(first.status, 200, first.text);
@@ -125,7 +125,7 @@ test('verifying charges nothing and writes no ledger entry or transaction', asyn
   assert.equal(history.json.transactions, []);
 });
 
-test('through VTpass: merchant-verify answers, a wrong number is 404, an unreachable VTpass is 500 and nothing else', async () => {
+test('through VTpass: merchant-verify answers, a wrong number is 404, an unreachable VTpass is 500', async () => {
   const stack = await startVtpassStack({ routing: { airtime: 'sandbox', data: 'sandbox', bulksms: 'sandbox' } });
   try {
     const created = await stack.core.createApiAccount({ balanceKobo: 0 });

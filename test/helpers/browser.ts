@@ -23,7 +23,9 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const SCREENSHOTS = path.join(ROOT, '.screenshots', 'dashboard');
 const WIDTHS = [1280, 390] as const;
 
-/** Whether Chromium is here; without it the browser tests say SKIPPED (with the install command) and count as skipped. */
+/**
+ * Whether Chromium is here; without it the browser tests say SKIPPED (with the install command) and count as skipped.
+ */
 export function chromiumOrSkip(what: string): boolean {
   const found = existsSync(CHROMIUM);
   if (!found) console.log(`SKIPPED: ${what}: no Chromium at ${CHROMIUM}. Install it with: apt-get install -y chromium`);
@@ -61,7 +63,10 @@ export async function signIn(page: Page, url: string, email: string, password: s
 /** What a browser test starts and must end: the browser, servers, a receiver. */
 type Closable = { close(): Promise<unknown> } | { stop(): Promise<unknown> };
 
-/** Ends what a browser test started, in the order given (the browser first); a part never started is passed as undefined. */
+/**
+ * Ends what a browser test started, in the order given (the browser first); a part never started is passed as
+ * undefined.
+ */
 export async function closeAll(...parts: Array<Closable | undefined>): Promise<void> {
   for (const part of parts) {
     if (part === undefined) continue;

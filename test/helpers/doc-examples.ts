@@ -96,7 +96,8 @@ function parseShown(text: string, line: number): unknown {
     return JSON.parse(marked);
   } catch (error) {
     throw new Error(
-      `the answer shown under line ${line} is not JSON once its elisions are marked: ${(error as Error).message}\n${marked}`,
+      `the answer shown under line ${line} is not JSON once its elisions are marked: ` +
+        `${(error as Error).message}\n${marked}`,
     );
   }
 }

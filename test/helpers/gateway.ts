@@ -44,7 +44,9 @@ export interface RequestOptions {
   keys?: ApiKeys;
   /** An array sends the header once per value. */
   headers?: Record<string, string | string[]>;
-  /** An object is sent as JSON (with Content-Type: application/json unless headers set one); a string or Buffer as is. */
+  /**
+   * An object is sent as JSON (with Content-Type: application/json unless headers set one); a string or Buffer as is.
+   */
   body?: unknown;
   /** The local address to connect from, for example 127.0.0.2. */
   localAddress?: string;

@@ -22,7 +22,10 @@ export interface SmtpReceiver {
   user: string;
   password: string;
   mails: ReceivedMail[];
-  /** The next mail to `to` (whose subject has `subject`, if given) not yet taken by an earlier call; waits up to `boundMs`. */
+  /**
+   * The next mail to `to` (whose subject has `subject`, if given) not yet taken by an earlier call; waits up to
+   * `boundMs`.
+   */
   next(to: string, subject?: string, boundMs?: number): Promise<ReceivedMail>;
   /** Sign-in attempts refused (wrong credentials). */
   refusedLogins: number;

@@ -35,7 +35,7 @@ async function withService(
 
 const test = suite('money under concurrency');
 
-test('200 concurrent purchases against a balance for exactly 50: 50 succeed, 150 are 402, balance ends at 0', async () => {
+test('200 concurrent purchases against a balance for 50: 50 succeed, 150 are 402, balance ends at 0', async () => {
   await withService({}, async (core, gateway) => {
     const { accountId, publicKey, secretKey } = await core.createApiAccount({ balanceKobo: 50 * AIRTIME_CHARGE_KOBO });
     const keys = { publicKey, secretKey };
@@ -62,7 +62,7 @@ test('200 concurrent purchases against a balance for exactly 50: 50 succeed, 150
   });
 });
 
-test('50 concurrent requests with one idempotency key: one debit, one provider call, the rest replay or get 409', async () => {
+test('50 concurrent requests with one idempotency key: one debit, one provider call; others replay, 409', async () => {
   await withService({ providerDelayMs: 300 }, async (core, gateway) => {
     const { accountId, publicKey, secretKey } = await core.createApiAccount({ balanceKobo: 1_000_000 });
     const keys = { publicKey, secretKey };
@@ -136,7 +136,7 @@ test('the same key with a different request is 422 and has no side effect', asyn
   });
 });
 
-test('unknown outcomes answer 202 with the money debited, then the worker settles or refunds exactly once', async () => {
+test('unknown outcomes answer 202 with the money debited, then the worker settles or refunds once', async () => {
   await withService({}, async (core, gateway) => {
     const { accountId, publicKey, secretKey } = await core.createApiAccount({ balanceKobo: 1_000_000 });
     const keys = { publicKey, secretKey };

@@ -28,7 +28,10 @@ import { suite } from '../helpers/suite.js';
 
 const test = suite('funding: kill -9 between verification and credit');
 
-/** How long the restarted core's first sweep may take before the test gives up (not a timed assertion: a bound on waiting). */
+/**
+ * How long the restarted core's first sweep may take before the test gives up (not a timed assertion: a bound on
+ * waiting).
+ */
 const SWEEP_WAIT_MS = 30_000;
 
 function clients(url: string, dataDir: string) {

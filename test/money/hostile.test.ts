@@ -234,7 +234,9 @@ for (const action of Object.keys(ACTIONS) as Array<keyof typeof ACTIONS>) {
           headers: sent.headers,
           ...(sent.body !== undefined ? { body: sent.body } : {}),
         });
-        const context = `${sent.method} ${JSON.stringify(sent.query)} ${String(sent.body).slice(0, 200)} -> ${reply.status} ${reply.text.slice(0, 300)}`;
+        const context =
+          `${sent.method} ${JSON.stringify(sent.query)} ${String(sent.body).slice(0, 200)} ` +
+          `-> ${reply.status} ${reply.text.slice(0, 300)}`;
         assert.ok(reply.status < 500, `no 5xx: ${context}`);
         if (reply.status >= 400) assertWellFormedError(reply, sent);
         if (reply.status < 200 || reply.status >= 300)

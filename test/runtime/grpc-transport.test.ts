@@ -139,7 +139,7 @@ test('one connection carries many calls at once', async () => {
   transport.close();
 });
 
-test('replyBytes: the reply undecoded, through the interceptors, and errors as ever; only this transport keeps it', async () => {
+test('replyBytes: the reply undecoded, through interceptors, errors as ever; only this transport has it', async () => {
   const { transport, purchase } = client();
   const { accountId } = await core.createApiAccount({ balanceKobo: 70_000 });
   const bytes = await replyBytes((options) => purchase.getBalance({ accountId }, options));

@@ -69,7 +69,7 @@ test('queue: a call while a pass runs waits for it, then runs its own; never two
   assert.is(c.stats().most, 1);
 });
 
-test('the schedule: a failed pass goes to onError and the next pass still comes; stop() waits for the pass in progress', async () => {
+test('the schedule: a failed pass goes to onError, the next still comes; stop() waits for a running pass', async () => {
   const errors: unknown[] = [];
   let passes = 0;
   let release: (() => void) | undefined;

@@ -87,7 +87,7 @@ async function settled(accountId: string): Promise<void> {
   throw new Error('deliveries did not settle');
 }
 
-test('every event type arrives signed: a credit, a delivery, a failure, a settled 8888, a reversal and a ping', async () => {
+test('every event type arrives signed: credit, delivery, failure, a settled 8888, a reversal and a ping', async () => {
   const to = await receiver();
   const { accountId, keys, secret } = await accountWithWebhook(to);
   await core.admin.creditWallet({ accountId, amountKobo: 1_000_000n, memo: 'funding' });

@@ -116,7 +116,7 @@ async function localReceiver(
   };
 }
 
-test('the bounds of one attempt: no redirect followed, a long answer read only so far, a silent receiver cut off, a refused connection named', async () => {
+test("one attempt's bounds: no redirect followed, long answers cut, silent ones dropped, refusals named", async () => {
   const poster = createPoster({ allowPrivate: true, timeoutMs: 300 });
   const redirect = await localReceiver((_req, res) => res.writeHead(302, { Location: '/elsewhere' }).end());
   let sent = 0;

@@ -36,7 +36,8 @@ export function leaseClockVerdict(sample: ClockSample): { ok: true } | { ok: fal
   return {
     ok: false,
     reason:
-      `this host's clock differs from the MongoDB primary's by ${seconds} s (more than ${MAX_LEASE_CLOCK_SKEW_MS / 1000} s): ` +
+      `this host's clock differs from the MongoDB primary's by ${seconds} s (more than ` +
+      `${MAX_LEASE_CLOCK_SKEW_MS / 1000} s): ` +
       'webhook and recovery leases would not hold between cores. Synchronise the clock (NTP) and start again.',
   };
 }

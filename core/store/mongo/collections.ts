@@ -26,7 +26,9 @@ export const MEMBERSHIPS_COLLECTION = 'memberships';
 /** Money in (core/store/mongo/funding.ts): virtual accounts and inflows, created by step 12. */
 export const FUNDING_COLLECTIONS = { virtualAccounts: 'virtual_accounts', inflows: 'inflows' } as const;
 
-/** Openings a funding provider answers later (funding.ts), one document per (provider, customer); created by step 20. */
+/**
+ * Openings a funding provider answers later (funding.ts), one document per (provider, customer); created by step 20.
+ */
 export const FUNDING_OPENINGS_COLLECTION = 'funding_openings';
 
 /** Requests for API access (upgrades.ts), one document per account; created by step 13. */

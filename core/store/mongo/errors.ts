@@ -57,8 +57,10 @@ export function creditFailure(error: unknown, credit: { accountId: string; refer
   if (!isUnknownCommitResult(error)) return error;
   return new DomainError(
     'OUTCOME_UNKNOWN',
-    `The database could not confirm whether the credit ${credit.reference} to account ${credit.accountId} was written ` +
-      '(its commit result is unknown, which happens when the replica set is degraded). Check the ledger before retrying; ' +
+    `The database could not confirm whether the credit ${credit.reference} to ` +
+      `account ${credit.accountId} was written ` +
+      '(its commit result is unknown, which happens when the replica set is degraded). ' +
+      'Check the ledger before retrying; ' +
       `a retry with the reference ${credit.reference} is applied at most once.`,
     { metadata: { reference: credit.reference } },
   );

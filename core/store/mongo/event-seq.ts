@@ -43,7 +43,10 @@ export function startSeqUpdate(previousSeq: number): Document[] {
   ];
 }
 
-/** Takes the next seq of the wallet's events inside the caller's transaction. Throws (aborting it) when the account does not exist. */
+/**
+ * Takes the next seq of the wallet's events inside the caller's transaction. Throws (aborting it) when the account does
+ * not exist.
+ */
 export async function nextEventSeq(
   ctx: MongoContext,
   session: ClientSession,

@@ -65,14 +65,18 @@ export function checkDeployment(hello: HelloReply): DeploymentCheck {
   if (wire < MIN_WIRE_VERSION) {
     return {
       ok: false,
-      reason: `MongoDB ${version} (wire version ${wire}) is too old: the store needs MongoDB ${serverVersionOf(MIN_WIRE_VERSION)} or newer.`,
+      reason:
+        `MongoDB ${version} (wire version ${wire}) is too old: the store needs MongoDB ` +
+        `${serverVersionOf(MIN_WIRE_VERSION)} or newer.`,
     };
   }
   if (hello.logicalSessionTimeoutMinutes === undefined || hello.logicalSessionTimeoutMinutes === null) {
     return {
       ok: false,
       reason:
-        'MongoDB reports no logical sessions (logicalSessionTimeoutMinutes), so it cannot run transactions; check that every member runs the same version and the set is initiated.',
+        'MongoDB reports no logical sessions (logicalSessionTimeoutMinutes), so it ' +
+        'cannot run transactions; check that every member runs the same version and the ' +
+        'set is initiated.',
     };
   }
   if (!sharded && hello.isWritablePrimary !== true) {
@@ -82,7 +86,10 @@ export function checkDeployment(hello: HelloReply): DeploymentCheck {
       hello.arbiterOnly === true ? 'an arbiter' : hello.secondary === true ? 'a secondary' : 'not the primary';
     return {
       ok: false,
-      reason: `the MongoDB server the store is connected to is ${role}; connect to the replica set (list its members, or drop directConnection=true) so that writes reach the primary.`,
+      reason:
+        `the MongoDB server the store is connected to is ${role}; connect to the replica ` +
+        `set (list its members, or drop directConnection=true) so that writes reach the ` +
+        `primary.`,
     };
   }
   return { ok: true, topology: sharded ? 'sharded' : 'replica_set', serverVersion: version };
@@ -110,7 +117,8 @@ const MIN_FEATURE_COMPATIBILITY = '6.0';
 /** What to do about a featureCompatibilityVersion below MIN_FEATURE_COMPATIBILITY. */
 const FCV_ADVICE =
   `set it to ${MIN_FEATURE_COMPATIBILITY} or newer once every member runs MongoDB ${MIN_FEATURE_COMPATIBILITY}+ ` +
-  `(as a cluster administrator: db.adminCommand({ setFeatureCompatibilityVersion: "${MIN_FEATURE_COMPATIBILITY}", confirm: true })), then start again.`;
+  `(as a cluster administrator: db.adminCommand({ setFeatureCompatibilityVersion: ` +
+  `"${MIN_FEATURE_COMPATIBILITY}", confirm: true })), then start again.`;
 
 /**
  * Decides from a `getParameter: { featureCompatibilityVersion: 1 }` reply whether the schema
@@ -126,7 +134,9 @@ export function checkFeatureCompatibility(reply: unknown): { ok: true } | { ok: 
   if (compareVersions(fcv, MIN_FEATURE_COMPATIBILITY) >= 0) return { ok: true };
   return {
     ok: false,
-    reason: `the replica set's featureCompatibilityVersion is ${fcv}; the store needs ${MIN_FEATURE_COMPATIBILITY} or newer: ${FCV_ADVICE}`,
+    reason:
+      `the replica set's featureCompatibilityVersion is ${fcv}; the store needs ` +
+      `${MIN_FEATURE_COMPATIBILITY} or newer: ${FCV_ADVICE}`,
   };
 }
 
@@ -147,7 +157,9 @@ export function explainSchemaFailure(error: unknown): unknown {
   const message = error instanceof Error ? error.message : '';
   if (typeof code === 'number' && INDEX_REFUSED_CODES.has(code) && /partial|\$in|expression/i.test(message)) {
     return new UnsuitableDeploymentError(
-      `MongoDB refused the store's indexes (${message}); this is what a featureCompatibilityVersion below ${MIN_FEATURE_COMPATIBILITY} does: ${FCV_ADVICE}`,
+      `MongoDB refused the store's indexes (${message}); this is what a ` +
+        `featureCompatibilityVersion below ${MIN_FEATURE_COMPATIBILITY} does: ` +
+        `${FCV_ADVICE}`,
     );
   }
   return error;

@@ -127,7 +127,8 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<MongoS
       options.warn?.('store.validator_differs', {
         collections: report.different,
         detail:
-          'a collection validator differs from the one this build sets; the store runs, but check that the money guards are still there',
+          'a collection validator differs from the one this build sets; the store runs, ' +
+          'but check that the money guards are still there',
       });
     }
     const ctx = createMongoContext(client, db);

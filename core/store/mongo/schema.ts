@@ -104,7 +104,9 @@ async function refreshValidators(target: SchemaTarget): Promise<void> {
     await target.command(setValidator(collection, validator));
 }
 
-/** The rows without a mode (written before test mode, or by a core of an earlier build during an upgrade), made live. */
+/**
+ * The rows without a mode (written before test mode, or by a core of an earlier build during an upgrade), made live.
+ */
 async function giveOlderRowsTheirMode(target: SchemaTarget): Promise<void> {
   await target.updateMany(
     COLLECTIONS.accounts,
@@ -144,7 +146,8 @@ export const SCHEMA_STEPS: readonly SchemaStep[] = [
   {
     version: 4,
     description:
-      'test mode: a test wallet per account; the mode of every key, entry and purchase; idempotency and history per mode',
+      'test mode: a test wallet per account; the mode of every key, entry and ' +
+      'purchase; idempotency and history per mode',
     async apply(target) {
       // Everything written before test mode is live, and every account's test wallet starts
       // empty. Each update matches only documents still without the field, so a step

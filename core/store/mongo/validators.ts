@@ -229,7 +229,10 @@ export interface CollectionInfo {
   options?: { validator?: Document; validationLevel?: string; validationAction?: string };
 }
 
-/** What the validator check found: collections that run without the money guards, and ones whose guards differ from ours. */
+/**
+ * What the validator check found: collections that run without the money guards, and ones whose guards differ from
+ * ours.
+ */
 export interface ValidatorReport {
   missing: string[];
   different: string[];
@@ -271,7 +274,8 @@ export class MissingValidatorError extends Error {
     super(
       `the MongoDB collection(s) ${collections.join(', ')} have no validator in force (restored from a dump without ` +
         'its options, or created by hand), so nothing in the database would refuse a negative balance. Restore them ' +
-        'with `mongorestore` keeping collection options, or set the validators with collMod (see core/store/mongo/schema.ts, ' +
+        'with `mongorestore` keeping collection options, or set the validators with ' +
+        'collMod (see core/store/mongo/schema.ts, ' +
         'CURRENT_VALIDATORS), then start again.',
     );
     this.name = 'MissingValidatorError';

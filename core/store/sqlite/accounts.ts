@@ -21,7 +21,8 @@ export function prepareAccountStatements(db: Database.Database) {
     ),
     idsOnTier: db
       .prepare<{ tier_id: string; after: string; limit: number }, string>(
-        'SELECT account_id FROM accounts WHERE tier_id = @tier_id AND account_id > @after ORDER BY account_id LIMIT @limit',
+        `SELECT account_id FROM accounts WHERE tier_id = @tier_id AND account_id > @after
+         ORDER BY account_id LIMIT @limit`,
       )
       .pluck(),
     setSuspension: db.prepare<
@@ -54,7 +55,8 @@ function debitStatement(db: Database.Database, column: 'balance_kobo' | 'test_ba
     { balance_kobo: number; threshold_kobo: number | null }
   >(
     `UPDATE accounts SET ${column} = ${column} - @amount_kobo
-     WHERE account_id = @account_id AND ${column} >= @amount_kobo RETURNING ${column} AS balance_kobo, ${threshold} AS threshold_kobo`,
+     WHERE account_id = @account_id AND ${column} >= @amount_kobo
+       RETURNING ${column} AS balance_kobo, ${threshold} AS threshold_kobo`,
   );
 }
 

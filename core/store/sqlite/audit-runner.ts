@@ -44,7 +44,8 @@ function startThread(data: AuditThreadData): Worker {
   const fromSource = import.meta.url.endsWith('.ts');
   if (!fromSource) return new Worker(new URL('./audit-thread.js', import.meta.url), { workerData: data });
   const entry = new URL('./audit-thread.ts', import.meta.url).href;
-  const boot = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(entry)}); });`;
+  const load = `import(${JSON.stringify(entry)})`;
+  const boot = `import('tsx/esm/api').then(({ register }) => { register(); return ${load}; });`;
   return new Worker(boot, { eval: true, workerData: data });
 }
 

@@ -93,14 +93,18 @@ type InsertParams = Omit<EventRow, 'seq' | 'lease_owner' | 'last_status' | 'last
 export function prepareEventStatements(db: Database.Database) {
   return {
     insert: db.prepare<InsertParams, EventRow>(
-      `INSERT INTO events (event_id, account_id, mode, type, subject, body, created_at, delivery, attempts, next_attempt_at, queued_at)
-       VALUES (@event_id, @account_id, @mode, @type, @subject, @body, @created_at, @delivery, @attempts, @next_attempt_at, @queued_at)
+      `INSERT INTO events (event_id, account_id, mode, type, subject, body, created_at, delivery, attempts,
+         next_attempt_at, queued_at)
+       VALUES (@event_id, @account_id, @mode, @type, @subject, @body, @created_at, @delivery, @attempts,
+         @next_attempt_at, @queued_at)
        RETURNING *`,
     ),
     /** The same insert without reading the row back: the money operations need nothing of it. */
     record: db.prepare<InsertParams>(
-      `INSERT INTO events (event_id, account_id, mode, type, subject, body, created_at, delivery, attempts, next_attempt_at, queued_at)
-       VALUES (@event_id, @account_id, @mode, @type, @subject, @body, @created_at, @delivery, @attempts, @next_attempt_at, @queued_at)`,
+      `INSERT INTO events (event_id, account_id, mode, type, subject, body, created_at, delivery, attempts,
+         next_attempt_at, queued_at)
+       VALUES (@event_id, @account_id, @mode, @type, @subject, @body, @created_at, @delivery, @attempts,
+         @next_attempt_at, @queued_at)`,
     ),
     endpointEnabled: db.prepare<[string, string], { enabled: number }>(
       'SELECT enabled FROM webhook_endpoints WHERE account_id = ? AND mode = ?',
@@ -121,10 +125,12 @@ export function prepareEventStatements(db: Database.Database) {
     ),
     // The literal state matches the partial index events_due_by_destination.
     anyDueFor: db.prepare<{ now: number; account_id: string; mode: string }, { found: number }>(
-      `SELECT 1 AS found FROM events WHERE delivery = 'pending' AND account_id = @account_id AND mode = @mode AND next_attempt_at <= @now LIMIT 1`,
+      `SELECT 1 AS found FROM events
+       WHERE delivery = 'pending' AND account_id = @account_id AND mode = @mode AND next_attempt_at <= @now LIMIT 1`,
     ),
     dueFor: db.prepare<{ now: number; account_id: string; mode: string; limit: number }, EventRow>(
-      `SELECT * FROM events WHERE delivery = 'pending' AND account_id = @account_id AND mode = @mode AND next_attempt_at <= @now
+      `SELECT * FROM events
+       WHERE delivery = 'pending' AND account_id = @account_id AND mode = @mode AND next_attempt_at <= @now
        ORDER BY next_attempt_at, seq LIMIT @limit`,
     ),
     lease: db.prepare<{ seq: number; owner: string; until: number }>(
@@ -180,8 +186,10 @@ export function prepareEventStatements(db: Database.Database) {
       'SELECT * FROM webhook_endpoints WHERE account_id = ? AND mode = ?',
     ),
     putEndpoint: db.prepare<EndpointRow>(
-      `INSERT INTO webhook_endpoints (account_id, mode, url, secret, previous_secret, previous_secret_until, enabled, created_at, updated_at)
-       VALUES (@account_id, @mode, @url, @secret, @previous_secret, @previous_secret_until, @enabled, @created_at, @updated_at)
+      `INSERT INTO webhook_endpoints (account_id, mode, url, secret, previous_secret, previous_secret_until, enabled,
+         created_at, updated_at)
+       VALUES (@account_id, @mode, @url, @secret, @previous_secret, @previous_secret_until, @enabled, @created_at,
+         @updated_at)
        ON CONFLICT (account_id, mode) DO UPDATE SET url = excluded.url, secret = excluded.secret,
          previous_secret = excluded.previous_secret, previous_secret_until = excluded.previous_secret_until,
          enabled = excluded.enabled, updated_at = excluded.updated_at`,

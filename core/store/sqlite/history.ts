@@ -64,7 +64,8 @@ export function createHistoryStore(db: Database.Database): HistoryStore {
         );
       statement = db
         .prepare<Record<string, unknown>, string>(
-          `SELECT ${TRANSACTION_JSON} FROM transactions WHERE ${where.join(' AND ')} ORDER BY created_at DESC, reference DESC LIMIT @limit`,
+          `SELECT ${TRANSACTION_JSON} FROM transactions WHERE ${where.join(' AND ')}
+           ORDER BY created_at DESC, reference DESC LIMIT @limit`,
         )
         .pluck(true);
       searches.set(key, statement);
@@ -78,7 +79,8 @@ export function createHistoryStore(db: Database.Database): HistoryStore {
   >(
     `SELECT (created_at + CAST(@offset AS INTEGER)) / ${DAY_MS} AS day, product, SUM(charged_kobo) AS spent
      FROM transactions
-     WHERE account_id = @account_id AND mode = @mode AND created_at >= @from AND created_at < @until AND status IN ('pending', 'success')
+     WHERE account_id = @account_id AND mode = @mode AND created_at >= @from AND created_at < @until
+       AND status IN ('pending', 'success')
      GROUP BY day, product ORDER BY day, product`,
   );
   const pending = db.prepare<[string, Mode], { count: number }>(

@@ -2,8 +2,8 @@
  * SQLite schema steps 11 to 20: wallet funding (virtual accounts, inflows, low-balance
  * thresholds), users' recovery codes, requests for API access, the audit log, the platform's
  * staff and four-eyes proposals, one person in several accounts (memberships, revocable
- * invitations), mail (reset links, notices sent), plan types, costs and price rules, and supply (upstream attempts, routes, upstream
- * settings), funding openings answered later.
+ * invitations), mail (reset links, notices sent), plan types, costs and price rules, and
+ * supply (upstream attempts, routes, upstream settings), funding openings answered later.
  */
 import type { Migration } from './migration.js';
 
@@ -254,8 +254,9 @@ export const BUSINESS_MIGRATIONS: readonly Migration[] = [
       'data plan types, sizes, validity days and costs; tier price rules; plan types switched off; plan events',
     // Plans written before types existed are the networks' retail bundles: direct. Their
     // size and validity days stay 0 (unknown) until a sync or an edit tells them. The events
-    // table is rebuilt as in step 11, for its type CHECK (with every index since, step 17's too); plan events are not once per
-    // subject (a plan changes many times), so the unique index keeps to purchases.
+    // table is rebuilt as in step 11, for its type CHECK (with every index since, step 17's
+    // too); plan events are not once per subject (a plan changes many times), so the unique
+    // index keeps to purchases.
     sql: `
       ALTER TABLE plans ADD COLUMN plan_type TEXT NOT NULL DEFAULT 'direct'
         CHECK (plan_type IN ('sme', 'sme2', 'cg', 'gifting', 'awoof', 'direct'));

@@ -172,7 +172,8 @@ function startThread(data: ReportThreadData): Worker {
   if (!import.meta.url.endsWith('.ts'))
     return new Worker(new URL('./report-thread.js', import.meta.url), { workerData: data });
   const entry = new URL('./report-thread.ts', import.meta.url).href;
-  const boot = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(entry)}); });`;
+  const load = `import(${JSON.stringify(entry)})`;
+  const boot = `import('tsx/esm/api').then(({ register }) => { register(); return ${load}; });`;
   return new Worker(boot, { eval: true, workerData: data });
 }
 

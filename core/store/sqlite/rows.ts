@@ -265,10 +265,15 @@ export interface TransactionRow {
 
 /** Every column of a transaction row, in the order transactionFromJson reads them. */
 export const TRANSACTION_COLUMNS =
-  'reference, account_id, mode, product, status, service, recipient, face_value_kobo, charged_kobo, balance_after_kobo, details, result, failure_reason, request_id, request_hash, attempts, next_attempt_at, needs_attention, created_at, updated_at';
+  'reference, account_id, mode, product, status, service, recipient, ' +
+  'face_value_kobo, charged_kobo, balance_after_kobo, details, result, ' +
+  'failure_reason, request_id, request_hash, attempts, next_attempt_at, ' +
+  'needs_attention, created_at, updated_at';
+
+const JSON_VALUES = 'json(details), json(result)';
 
 /** A transaction row as one JSON array (details and result as JSON values, not text), for transactionFromJson. */
-export const TRANSACTION_JSON = `json_array(${TRANSACTION_COLUMNS.replace('details, result', 'json(details), json(result)')})`;
+export const TRANSACTION_JSON = `json_array(${TRANSACTION_COLUMNS.replace('details, result', JSON_VALUES)})`;
 
 /**
  * TRANSACTION_JSON for the pages of an account's history: a bulk SMS's recipients are left

@@ -118,7 +118,8 @@ export function prepareAttemptStatements(db: Database.Database) {
      ON CONFLICT (reference, seq) DO NOTHING`,
     ),
     end: db.prepare<Pick<AttemptRow, 'reference' | 'seq' | 'outcome' | 'evidence' | 'cost_kobo' | 'ended_at'>>(
-      `UPDATE upstream_attempts SET outcome = @outcome, evidence = @evidence, cost_kobo = @cost_kobo, ended_at = @ended_at
+      `UPDATE upstream_attempts SET outcome = @outcome, evidence = @evidence, cost_kobo = @cost_kobo,
+         ended_at = @ended_at
      WHERE reference = @reference AND seq = @seq AND outcome IS NULL`,
     ),
   };
@@ -159,23 +160,27 @@ export function createSupplyStore(db: Database.Database, commit: GroupCommit): S
   const { begin, end } = statements;
   const answersOf = db.prepare<[string], AnswerRow>('SELECT * FROM upstream_answers WHERE reference = ? ORDER BY n');
   const later = db.prepare<Pick<AttemptRow, 'reference' | 'seq' | 'cost_kobo' | 'ended_at'>>(
-    `UPDATE upstream_attempts SET outcome = 'delivered', cost_kobo = @cost_kobo, ended_at = COALESCE(ended_at, @ended_at)
+    `UPDATE upstream_attempts SET outcome = 'delivered', cost_kobo = @cost_kobo,
+       ended_at = COALESCE(ended_at, @ended_at)
      WHERE reference = @reference AND seq = @seq AND (outcome IS NULL OR outcome = 'pending')`,
   );
   const attemptsOf = db.prepare<[string], AttemptRow>(
     'SELECT * FROM upstream_attempts WHERE reference = ? ORDER BY seq',
   );
   const attemptsBetween = db.prepare<[number, number, number], AttemptRow>(
-    'SELECT * FROM upstream_attempts WHERE started_at >= ? AND started_at < ? ORDER BY started_at, reference, seq LIMIT ?',
+    `SELECT * FROM upstream_attempts WHERE started_at >= ? AND started_at < ?
+     ORDER BY started_at, reference, seq LIMIT ?`,
   );
   const listRoutes = db.prepare<[], RouteRow>('SELECT * FROM routes ORDER BY product, network, plan_type, disco');
   const getRoute = db.prepare<Omit<RouteRow, 'upstreams' | 'updated_at'>, RouteRow>(
-    'SELECT * FROM routes WHERE product = @product AND network = @network AND plan_type = @plan_type AND disco = @disco',
+    `SELECT * FROM routes
+     WHERE product = @product AND network = @network AND plan_type = @plan_type AND disco = @disco`,
   );
   const putRoute = db.prepare<RouteRow>(
     `INSERT INTO routes (product, network, plan_type, disco, upstreams, updated_at)
      VALUES (@product, @network, @plan_type, @disco, @upstreams, @updated_at)
-     ON CONFLICT (product, network, plan_type, disco) DO UPDATE SET upstreams = excluded.upstreams, updated_at = excluded.updated_at`,
+     ON CONFLICT (product, network, plan_type, disco) DO UPDATE SET upstreams = excluded.upstreams,
+       updated_at = excluded.updated_at`,
   );
   const deleteRoute = db.prepare<Omit<RouteRow, 'upstreams' | 'updated_at'>>(
     'DELETE FROM routes WHERE product = @product AND network = @network AND plan_type = @plan_type AND disco = @disco',
@@ -183,8 +188,10 @@ export function createSupplyStore(db: Database.Database, commit: GroupCommit): S
   const listSettings = db.prepare<[], SettingsRow>('SELECT * FROM upstream_settings ORDER BY upstream');
   const getSettings = db.prepare<[string], SettingsRow>('SELECT * FROM upstream_settings WHERE upstream = ?');
   const putSettings = db.prepare<SettingsRow>(
-    `INSERT INTO upstream_settings (upstream, float_alert_kobo, updated_at) VALUES (@upstream, @float_alert_kobo, @updated_at)
-     ON CONFLICT (upstream) DO UPDATE SET float_alert_kobo = excluded.float_alert_kobo, updated_at = excluded.updated_at`,
+    `INSERT INTO upstream_settings (upstream, float_alert_kobo, updated_at)
+       VALUES (@upstream, @float_alert_kobo, @updated_at)
+     ON CONFLICT (upstream) DO UPDATE SET float_alert_kobo = excluded.float_alert_kobo,
+       updated_at = excluded.updated_at`,
   );
   return {
     async beginAttempt(attempt) {

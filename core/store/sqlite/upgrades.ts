@@ -28,8 +28,10 @@ function fromRow(row: UpgradeRow): UpgradeRequestRecord {
 
 export function createUpgradeStore(db: Database.Database): UpgradeStore {
   const open = db.prepare<{ account_id: string; requested_by: string; note: string; at: number }, UpgradeRow>(
-    `INSERT INTO upgrade_requests (account_id, status, requested_by, note, created_at) VALUES (@account_id, 'pending', @requested_by, @note, @at)
-     ON CONFLICT (account_id) DO UPDATE SET status = 'pending', requested_by = excluded.requested_by, note = excluded.note,
+    `INSERT INTO upgrade_requests (account_id, status, requested_by, note, created_at)
+       VALUES (@account_id, 'pending', @requested_by, @note, @at)
+     ON CONFLICT (account_id) DO UPDATE SET status = 'pending', requested_by = excluded.requested_by,
+       note = excluded.note,
        created_at = excluded.created_at, decided_at = NULL, key_issued_at = NULL
      WHERE upgrade_requests.status = 'refused'
      RETURNING *`,
@@ -39,10 +41,12 @@ export function createUpgradeStore(db: Database.Database): UpgradeStore {
     `SELECT * FROM upgrade_requests WHERE status = 'pending' ORDER BY created_at, account_id LIMIT ?`,
   );
   const decide = db.prepare<{ account_id: string; status: string; at: number }, UpgradeRow>(
-    `UPDATE upgrade_requests SET status = @status, decided_at = @at WHERE account_id = @account_id AND status = 'pending' RETURNING *`,
+    `UPDATE upgrade_requests SET status = @status, decided_at = @at
+     WHERE account_id = @account_id AND status = 'pending' RETURNING *`,
   );
   const claim = db.prepare<{ account_id: string; at: number }>(
-    `UPDATE upgrade_requests SET key_issued_at = @at WHERE account_id = @account_id AND status = 'approved' AND key_issued_at IS NULL`,
+    `UPDATE upgrade_requests SET key_issued_at = @at
+     WHERE account_id = @account_id AND status = 'approved' AND key_issued_at IS NULL`,
   );
   return {
     async open(request) {

@@ -156,7 +156,8 @@ function sessionFromRow(row: SessionRow): SessionRecord {
 function prepare(db: Database.Database) {
   return {
     insertInvitation: db.prepare<InvitationRow>(
-      `INSERT INTO invitations (token_hash, account_id, email, role, invited_by, created_at, expires_at, used_at, revoked_at)
+      `INSERT INTO invitations (token_hash, account_id, email, role, invited_by, created_at, expires_at, used_at,
+         revoked_at)
        VALUES (@token_hash, @account_id, @email, @role, @invited_by, @created_at, @expires_at, @used_at, @revoked_at)`,
     ),
     getInvitation: db.prepare<[string], InvitationRow>('SELECT * FROM invitations WHERE token_hash = ?'),
@@ -167,7 +168,8 @@ function prepare(db: Database.Database) {
     ),
     revokeInvitations: db.prepare<{ account_id: string; email: string; at: number }>(
       `UPDATE invitations SET revoked_at = @at
-       WHERE account_id = @account_id AND email = @email AND used_at IS NULL AND revoked_at IS NULL AND expires_at > @at`,
+       WHERE account_id = @account_id AND email = @email AND used_at IS NULL AND revoked_at IS NULL
+         AND expires_at > @at`,
     ),
     useInvitation: db.prepare<{ token_hash: string; at: number }, InvitationRow>(
       `UPDATE invitations SET used_at = @at
@@ -196,8 +198,10 @@ function prepare(db: Database.Database) {
        WHERE m.account_id = ? ORDER BY m.created_at, m.user_id`,
     ),
     insertUser: db.prepare<NewUserRow>(
-      `INSERT INTO users (user_id, account_id, email, role, password_hash, disabled, totp_secret, totp_pending_secret, totp_last_step, recovery_code_hashes, created_at)
-       VALUES (@user_id, @account_id, @email, @role, @password_hash, @disabled, @totp_secret, @totp_pending_secret, @totp_last_step, @recovery_code_hashes, @created_at)`,
+      `INSERT INTO users (user_id, account_id, email, role, password_hash, disabled, totp_secret, totp_pending_secret,
+         totp_last_step, recovery_code_hashes, created_at)
+       VALUES (@user_id, @account_id, @email, @role, @password_hash, @disabled, @totp_secret, @totp_pending_secret,
+         @totp_last_step, @recovery_code_hashes, @created_at)`,
     ),
     getUser: db.prepare<[string], UserRow>('SELECT * FROM users WHERE user_id = ?'),
     userByEmail: db.prepare<[string], UserRow>('SELECT * FROM users WHERE email = ?'),

@@ -3291,7 +3291,8 @@ export const HolderService: GenService<{
     output: typeof DisableTotpResponseSchema;
   },
   /**
-   * Changes the signed-in person's password (current password, and a code when two-step sign-in is on); every session ends and a new one is returned.
+   * Changes the signed-in person's password (current password, and a code when two-step sign-in is on);
+   * every session ends and a new one is returned.
    *
    * @generated from rpc prepaid.v1.HolderService.ChangePassword
    */

@@ -51,7 +51,7 @@ const CASES: ReadonlyArray<readonly [string[], string, boolean]> = [
 ];
 
 for (const [allowedIps, clientIp, passes] of CASES) {
-  test(`locked to ${allowedIps.join(', ')}: a request from ${clientIp} ${passes ? 'passes' : 'is IP_NOT_ALLOWED'}`, async () => {
+  test(`locked to ${allowedIps.join(', ')}: ${clientIp} ${passes ? 'passes' : 'is IP_NOT_ALLOWED'}`, async () => {
     const api = await lockedKey(allowedIps);
     if (passes) {
       assert.is((await verify(api, clientIp)).accountId, api.accountId);

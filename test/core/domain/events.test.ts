@@ -18,7 +18,7 @@ test('ids of the same millisecond differ', () => {
   assert.is(ids.size, 1_000);
 });
 
-test('an event is queued at once when the webhook is enabled or delivery is forced, else kept for the feed only', () => {
+test('an event is queued at once when the webhook is on or delivery is forced, else kept for the feed only', () => {
   const at = new Date(Date.UTC(2026, 0, 1));
   assert.equal(initialDelivery(true, false, at), { delivery: 'pending', nextAttemptAt: at });
   assert.equal(initialDelivery(false, true, at), { delivery: 'pending', nextAttemptAt: at });

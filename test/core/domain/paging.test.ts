@@ -39,7 +39,7 @@ test("a plain int32's 0 means no size named; any other value is passed on to be 
   assert.is(pageSize(sizeOrDefault(0), LEDGER_PAGES, 'page_size'), 100);
 });
 
-test('a cursor the store cannot read is the caller field, invalid; any other failure passes through unchanged', async () => {
+test('a cursor the store cannot read is the caller field, invalid; any other failure passes through', async () => {
   assert.is(await readPage('cursor', async () => 'page'), 'page');
   try {
     await readPage('page_token', async () => {

@@ -1,4 +1,7 @@
-/** The funding series a scrape shows: inflows by provider and outcome, credited Naira, the unmatched backlog, the sweeper's runs. */
+/**
+ * The funding series a scrape shows: inflows by provider and outcome, credited Naira, the unmatched backlog, the
+ * sweeper's runs.
+ */
 import * as assert from 'uvu/assert';
 import { createCoreMetrics } from '../../../core/metrics.js';
 import { suite } from '../../helpers/suite.js';

@@ -45,10 +45,19 @@ const signal = () => AbortSignal.timeout(10_000);
 
 test("the signature check holds the facts file's official test vector, and only it", () => {
   const body = Buffer.from(
-    '{"eventData":{"product":{"reference":"111222333","type":"OFFLINE_PAYMENT_AGENT"},"transactionReference":"MNFY|76|20211117154810|000001","paymentReference":"0.01462001097368737","paidOn":"17/11/2021 3:48:10 PM","paymentDescription":"Mockaroo Jesse","metaData":{},"destinationAccountInformation":{},"paymentSourceInformation":{},"amountPaid":78000,"totalPayable":78000,"offlineProductInformation":{"code":"41470","type":"DYNAMIC"},"cardDetails":{},"paymentMethod":"CASH","currency":"NGN","settlementAmount":77600,"paymentStatus":"PAID","customer":{"name":"Mockaroo Jesse","email":"111222333@ZZAMZ4WT4Y3E.monnify"}},"eventType":"SUCCESSFUL_TRANSACTION"}',
+    '{"eventData":{"product":{"reference":"111222333","type":"OFFLINE_PAYMENT_AGENT"},' +
+      '"transactionReference":"MNFY|76|20211117154810|000001",' +
+      '"paymentReference":"0.01462001097368737","paidOn":"17/11/2021 3:48:10 PM",' +
+      '"paymentDescription":"Mockaroo Jesse","metaData":{},"destinationAccountInformation":{},' +
+      '"paymentSourceInformation":{},"amountPaid":78000,"totalPayable":78000,' +
+      '"offlineProductInformation":{"code":"41470","type":"DYNAMIC"},"cardDetails":{},' +
+      '"paymentMethod":"CASH","currency":"NGN","settlementAmount":77600,"paymentStatus":"PAID",' +
+      '"customer":{"name":"Mockaroo Jesse","email":"111222333@ZZAMZ4WT4Y3E.monnify"}},' +
+      '"eventType":"SUCCESSFUL_TRANSACTION"}',
   );
   const signature =
-    'f04fb635e04d71648bd3cc7999003da6861483342c856d05ddfa9b2dafacb873b0de1d0f8f67405d0010b4348b721c49fa171d317972618debba6b638aedcd3c';
+    'f04fb635e04d71648bd3cc7999003da6861483342c856d05ddfa9b2dafacb873b0de1d0f8f67405d' +
+    '0010b4348b721c49fa171d317972618debba6b638aedcd3c';
   const secret = '91MUDL9N6U3BQRXBQ2PJ9M0PW4J22M1Y';
   assert.ok(verifyHmacSha512Hex(secret, body, signature));
   const pretty = Buffer.from(JSON.stringify(JSON.parse(body.toString()), null, 2));
@@ -124,7 +133,7 @@ test('a reservation takes every available bank, the BVN goes to Monnify, and a l
   assert.equal(monnify.reservation('PREPAID-acct_monnify_2-test')?.kyc, ['nin:12345678901']);
 });
 
-test('the re-query: PAID in Naira strings becomes kobo; other statuses are not paid; the list feeds the sweeper', async ({
+test('the re-query: PAID in Naira strings becomes kobo; other statuses are unpaid; the list feeds the sweeper', async ({
   monnify,
 }) => {
   const provider = adapter(monnify);

@@ -66,11 +66,14 @@ async function ledgerClean(core: TestCore, accountId: string): Promise<void> {
 
 test("the signature check holds the facts file's test vector, and refuses a tampered body or a bad header", () => {
   const body = Buffer.from(
-    '{"event":"charge.success","data":{"id":1001,"domain":"test","status":"success","reference":"ref_example_1","amount":500000,"currency":"NGN","channel":"dedicated_nuban","fees":5000}}',
+    '{"event":"charge.success","data":{"id":1001,"domain":"test","status":"success",' +
+      '"reference":"ref_example_1","amount":500000,"currency":"NGN",' +
+      '"channel":"dedicated_nuban","fees":5000}}',
   );
   assert.is(body.length, 181);
   const signature =
-    '538b5f5adb5535bfdd89c3fc151f24cc1e5197f22a7e3df00e747a24f80c50a01a498bcde18bf9b67e4fa09648bc048e4bb40f220a774e28c1a3223315b3493a';
+    '538b5f5adb5535bfdd89c3fc151f24cc1e5197f22a7e3df00e747a24f80c50a01a498bcde18bf9b6' +
+    '7e4fa09648bc048e4bb40f220a774e28c1a3223315b3493a';
   assert.ok(verifyHmacSha512Hex('sk_test_example', body, signature));
   assert.not.ok(
     verifyHmacSha512Hex('sk_test_example', Buffer.from(body.toString().replace('500000', '900000')), signature),

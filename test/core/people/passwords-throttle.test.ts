@@ -27,7 +27,7 @@ test('scrypt hashes carry their parameters and a fresh salt, and verify only the
   assert.is(await verifyPassword('x', 'not a hash'), false);
 });
 
-test('the throttle slows one (email, address) after 5 failures, with growing waits, and leaves other addresses alone', () => {
+test('the throttle slows one (email, address) after 5 failures, with growing waits; others untouched', () => {
   const throttle = createSignInThrottle();
   const t0 = Date.UTC(2025, 0, 1);
   const at = (ms: number) => new Date(t0 + ms);

@@ -42,7 +42,7 @@ test('the start of a number is a prefix of the stored form, however the country 
   }
 });
 
-test('meter and smart card numbers, whole or their start, are prefixes as typed; a bare 234... is not read as a country', () => {
+test('meter and smart card numbers, whole or a start, are prefixes as typed; a bare 234... is no country code', () => {
   assert.equal(recipientSearch('45012345678'), { prefix: '45012345678' });
   assert.equal(recipientSearch('7023456789'), { prefix: '7023456789' });
   assert.equal(recipientSearch('4501'), { prefix: '4501' });

@@ -80,7 +80,7 @@ test('a signed-in session cannot replace the authenticator: set-up is refused wh
   assert.is(signIn.outcome, SignInOutcome.SIGNED_IN);
 });
 
-test('the sixth wrong step-up code in a minute is refused without being checked, with a plain wait; per person, across sessions', async ({
+test('the sixth wrong step-up code in a minute is refused unchecked, with a wait; per person, all sessions', async ({
   core,
 }) => {
   const { h, token, secret, email } = await ownerWithTotp(core);
@@ -176,7 +176,7 @@ test('a mistyped code during set-up keeps the secret just scanned, and the messa
   assert.is(confirmed.user!.totpEnabled, true);
 });
 
-test('a password change needs the current password and a code; every other session ends, and the new password signs in', async ({
+test('a password change needs the current password and a code; other sessions end, the new password signs in', async ({
   core,
 }) => {
   const { h, token, secret, email } = await ownerWithTotp(core);
@@ -247,7 +247,7 @@ test('a password change needs the current password and a code; every other sessi
   assert.is(fresh.outcome, SignInOutcome.SIGNED_IN);
 });
 
-test('ten recovery codes at set-up: each signs in or steps up once, then is refused; turning two-step sign-in off ends them', async ({
+test('ten recovery codes at set-up: each signs in or steps up once, then not; two-step sign-in off ends them', async ({
   core,
 }) => {
   const { h, token, email, recoveryCodes } = await ownerWithTotp(core);

@@ -232,7 +232,7 @@ test('a bad rule is refused by the core with the field named, and nothing is wri
   assert.is((await stack.core.store.catalog.listCostRules()).length, before);
 });
 
-test('test-mode sales are served by the sandbox, which has no commission rule, so they are never refused for cost', async ({
+test('test-mode sales are served by the sandbox, which has no commission rule, so are not refused for cost', async ({
   stack,
   a,
 }) => {

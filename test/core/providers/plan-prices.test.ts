@@ -112,7 +112,7 @@ test('a cost and a cost-plus rule set the price; only the plan whose price moved
   }
 });
 
-test('a variations-update push raises the cost, the price follows, partners are told once, and the old price is gone', async ({
+test('a variations-update push raises the cost, the price follows, partners told once, the old price gone', async ({
   stack,
   a,
   b,
@@ -200,7 +200,7 @@ test('the margin guard refuses a sale priced below cost with 422 PRICE_BELOW_COS
   assert.is(restore.code, 0, restore.stderr);
 });
 
-test('a disabled plan type is not listed, answers 422 PLAN_DISABLED, and partners get plan.disabled then plan.updated', async ({
+test('a disabled plan type is unlisted, 422 PLAN_DISABLED; partners get plan.disabled then plan.updated', async ({
   stack,
   a,
   b,

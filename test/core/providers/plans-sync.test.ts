@@ -76,7 +76,7 @@ test('the first sync creates a plan per code with new ids; the old uncoded plans
   assert.match(run.stderr, /21 active plan\(s\) have no provider code/);
 });
 
-test('a second sync keeps every plan id: it updates changed plans in place, creates new codes, deactivates vanished ones', async ({
+test('a second sync keeps every plan id: changed plans updated in place, new codes created, vanished ones off', async ({
   stack,
 }) => {
   const before = await plansByCode(stack.core);

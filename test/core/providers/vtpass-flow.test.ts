@@ -148,7 +148,7 @@ test('099 is 202 pending with the charge held; the requery that says delivered s
   );
 });
 
-test('no answer in time is 202 pending; the requery that says failed refunds it once, and a second pass changes nothing', async ({
+test('no answer in time is 202 pending; a requery saying failed refunds it once, a second pass does nothing', async ({
   stack,
 }) => {
   const { accountId, keys } = await account(stack);

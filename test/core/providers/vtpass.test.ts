@@ -73,7 +73,7 @@ function lastPay(fake: FakeVtpass) {
   return call!;
 }
 
-test('airtime: 000 delivered is delivered, with our reference as request_id, the amount in Naira and the POST keys', async ({
+test('airtime: 000 delivered is delivered, with our reference as request_id, the Naira amount, the POST keys', async ({
   fake,
   providers,
 }) => {
@@ -178,7 +178,7 @@ test('electricity: both answer shapes, and a purchased_code alone, give the toke
   }
 });
 
-test('electricity: the meter type is the variation_code, and a payment without a phone sends the fallback phone', async ({
+test('electricity: the meter type is the variation_code, and a payment without a phone sends the fallback', async ({
   fake,
   providers,
 }) => {
@@ -197,7 +197,7 @@ test('electricity: the meter type is the variation_code, and a payment without a
   assert.is(outcome.kind === 'delivered' && outcome.result.units, undefined);
 });
 
-test("cable: the package's provider code, or its package code when it has none; DStv and GOtv say subscription_type change", async ({
+test("cable: the package's provider code, else its package code; DStv and GOtv say subscription_type change", async ({
   fake,
   providers,
   store,
@@ -231,7 +231,7 @@ test("cable: the package's provider code, or its package code when it has none; 
   assert.is(body['phone'], '08099999999');
 });
 
-test('pay: every code is read as the facts say; only "not processed" codes fail, 040 reverses, the rest stay unknown', async ({
+test('pay: each code read as the facts say; only "not processed" codes fail, 040 reverses, others unknown', async ({
   fake,
   providers,
 }) => {
@@ -345,7 +345,7 @@ test('requery: 015 is unknown while the purchase is young and a failure once the
   assert.match(outcome.kind === 'failed' ? outcome.reason : '', /never received/);
 });
 
-test('requery: a refusal of the requery itself (our keys) says nothing about the purchase: unknown, never failed', async ({
+test('requery: a refusal of the requery itself (our keys) says nothing of the purchase: unknown, never failed', async ({
   fake,
   store,
 }) => {
@@ -368,7 +368,7 @@ test('requery: a refusal of the requery itself (our keys) says nothing about the
   );
 });
 
-test('retries: a pay is sent twice only when the connection was refused, with the same request_id; reads three times', async ({
+test('retries: a pay is sent twice only on a refused connection, with the same request_id; reads three times', async ({
   store,
 }) => {
   const sent: { url: string; body: string }[] = [];
@@ -475,7 +475,7 @@ test('service-variations: both spellings of the list are read, with the GET keys
   fake.misspelled.delete('glo-data');
 });
 
-test('bulk SMS: TG00 is delivered with the recipients sent; rejections count out; all rejected or TG17 fail; a bad answer is unknown', async ({
+test('bulk SMS: TG00 delivers to recipients less rejections; all rejected or TG17 fail; bad answers unknown', async ({
   fake,
   providers,
 }) => {

@@ -22,7 +22,7 @@ test.after(async () => {
 });
 
 for (const { product, chargedKobo, buy } of PRODUCT_CASES) {
-  test(`${product}: when the balance is one kobo short, the purchase is refused and nothing is debited or sent`, async () => {
+  test(`${product}: one kobo short, the purchase is refused and nothing is debited or sent`, async () => {
     const { accountId } = await core.createApiAccount({ balanceKobo: Number(chargedKobo - 1n) });
     const before = await walletOf(core, accountId);
 

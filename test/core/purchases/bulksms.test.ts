@@ -43,7 +43,9 @@ test('duplicates are charged once and sms_sent counts unique recipients', async 
   await assertLedgerInvariant(core, accountId);
 });
 
-/** [what, message, pages]: GSM-7 text is ceil(units / 160); text with an emoji travels as UCS-2, 70 UTF-16 units a page. */
+/**
+ * [what, message, pages]: GSM-7 text is ceil(units / 160); text with an emoji travels as UCS-2, 70 UTF-16 units a page.
+ */
 const MESSAGES: ReadonlyArray<readonly [string, string, number]> = [
   ['160 characters', 'a'.repeat(160), 1],
   ['161 characters', 'a'.repeat(161), 2],

@@ -42,7 +42,7 @@ for (const { product, chargedKobo, buy } of PRODUCT_CASES) {
   });
 }
 
-test('the same request_id with a different body is INVALID_ARGUMENT, IDEMPOTENCY_KEY_REUSED, and debits nothing', async () => {
+test('the same request_id with another body is INVALID_ARGUMENT, IDEMPOTENCY_KEY_REUSED; nothing debited', async () => {
   const { accountId } = await core.createApiAccount({ balanceKobo: 10_000_00 });
   const first = await core.purchase.buyAirtime({
     accountId,
@@ -113,7 +113,7 @@ test('request_ids belong to one account: another account may use the same one', 
   await assertLedgerInvariant(core, b.accountId);
 });
 
-test('a retried request that failed and was refunded answers the same failure, with no second debit or refund', async () => {
+test('a retry of a failed, refunded request answers the same failure, with no second debit or refund', async () => {
   const { accountId } = await core.createApiAccount({ balanceKobo: 1_000_00 });
   const first = await rejection(
     core.purchase.buyAirtime({
@@ -144,7 +144,7 @@ test('a retried request that failed and was refunded answers the same failure, w
   await assertLedgerInvariant(core, accountId);
 });
 
-test('a retry after a pending purchase was settled repeats the first (pending) answer; GetTransaction shows the outcome', async () => {
+test('a retry after a pending purchase settles repeats its pending answer; GetTransaction shows the end', async () => {
   const { accountId } = await core.createApiAccount({ balanceKobo: 1_000_00 });
   const first = await core.purchase.buyAirtime({
     accountId,

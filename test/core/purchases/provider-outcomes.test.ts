@@ -31,7 +31,7 @@ async function statusOf(accountId: string, reference: string) {
 }
 
 for (const { product, chargedKobo, buy } of PRODUCT_CASES) {
-  test(`${product} to a number ending 9999: ABORTED, refunded exactly once, transaction failed, recovery changes nothing`, async () => {
+  test(`${product} to a number ending 9999: ABORTED, refunded once, failed, recovery changes nothing`, async () => {
     const { accountId } = await core.createApiAccount({ balanceKobo: FUNDS_KOBO });
     const purchasesBefore = core.sandbox.purchases.length;
 
@@ -60,7 +60,7 @@ for (const { product, chargedKobo, buy } of PRODUCT_CASES) {
     await assertLedgerInvariant(core, accountId);
   });
 
-  test(`${product} to a number ending 8888: PENDING with the money debited, then recovery settles it with no refund`, async () => {
+  test(`${product} to a number ending 8888: PENDING, money debited, recovery settles it, no refund`, async () => {
     const { accountId } = await core.createApiAccount({ balanceKobo: FUNDS_KOBO });
     const { transaction } = await buy(core, accountId, '8888');
     assert.is(transaction!.status, TransactionStatus.PENDING);
@@ -92,7 +92,7 @@ for (const { product, chargedKobo, buy } of PRODUCT_CASES) {
     assert.is((await statusOf(accountId, reference)).status, TransactionStatus.SUCCESS);
   });
 
-  test(`${product} to a number ending 7777: PENDING, then recovery finds it failed and refunds exactly once`, async () => {
+  test(`${product} to a number ending 7777: PENDING, then recovery finds it failed and refunds once`, async () => {
     const { accountId } = await core.createApiAccount({ balanceKobo: FUNDS_KOBO });
     const { transaction } = await buy(core, accountId, '7777');
     assert.is(transaction!.status, TransactionStatus.PENDING);

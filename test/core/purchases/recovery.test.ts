@@ -116,7 +116,7 @@ const ORDER: PurchaseOrder = {
   asked: { network: 'mtn', phone: '08031234567', amount: 10_000 },
 };
 
-test('a retry that lands on another core while the first request waits for the provider is REQUEST_IN_PROGRESS, not pending', async () => {
+test('a retry at another core while the first waits for the provider is REQUEST_IN_PROGRESS, not pending', async () => {
   const sandbox = createSandbox();
   let release!: () => void;
   const held = new Promise<void>((resolve) => {

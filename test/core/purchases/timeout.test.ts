@@ -30,7 +30,7 @@ test.after(async () => {
   await core.close();
 });
 
-test('the purchase answers PENDING after the timeout, keeps the money debited, and is never refunded on a timeout', async () => {
+test('the purchase answers PENDING after the timeout, keeps the money debited; a timeout never refunds', async () => {
   const { accountId } = await core.createApiAccount({ balanceKobo: 1_000_00 });
   const started = Date.now();
   const { transaction } = await core.purchase.buyAirtime({
@@ -86,7 +86,7 @@ test('the purchase answers PENDING after the timeout, keeps the money debited, a
   await assertLedgerInvariant(core, accountId);
 });
 
-test('a retry that arrives while the first call is still with the provider is ABORTED, REQUEST_IN_PROGRESS, and debits nothing', async () => {
+test('a retry while the first call is with the provider is ABORTED, REQUEST_IN_PROGRESS; nothing debited', async () => {
   const { accountId } = await core.createApiAccount({ balanceKobo: 1_000_00 });
   const request = { accountId, network: 'glo', phone: '08051234567', amountKobo: 100_00n, requestId: 'in-flight-1' };
   const callsBefore = core.sandbox.purchases.length;

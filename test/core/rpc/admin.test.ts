@@ -1,6 +1,7 @@
 /**
  * AdminService over real gRPC: accounts and tiers, key pairs and IP locks, wallet credits and
- * the ledger, the catalog (tiers, plans, cable packages, SMS rate) and the operators' calls (pending list, ledger check).
+ * the ledger, the catalog (tiers, plans, cable packages, SMS rate) and the operators' calls (pending list, ledger
+ * check).
  */
 
 import { Code } from '@connectrpc/connect';

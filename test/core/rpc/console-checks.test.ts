@@ -21,7 +21,7 @@ test.after(async () => {
   await core.close();
 });
 
-test('guesses at one person from a different network each time are throttled, even with the right password', async () => {
+test('guesses at one person from a new network each time are throttled, even with the right password', async () => {
   const member = await signedInStaff(core, clock, 'finance', 'adaeze@ops.example.ng');
   const { console } = consoleClients(core);
   // The member's next code, taken now: the clock then stands still through the guesses.
@@ -50,7 +50,7 @@ test('guesses at one person from a different network each time are throttled, ev
   assert.ok(other.token.length > 0);
 });
 
-test('search finds an account by its public key and by its virtual account number, and nothing by a near miss', async () => {
+test('search finds an account by its public key and its virtual account number, nothing by a near miss', async () => {
   const staff = await signedInStaff(core, clock, 'support');
   const { console } = consoleClients(core);
   const { accountId, publicKey } = await core.createApiAccount({ name: 'Search By Key Ltd' });

@@ -44,7 +44,7 @@ const CHANGES: ChangeCatalogueRequest['change'][] = [
   { case: 'floatAlert', value: { name: 'sandbox', alertKobo: 1n } as never },
 ];
 
-test('support and finance read the catalogue and the settings, and every change is refused to them in the core', async () => {
+test('support and finance read the catalogue and settings; the core refuses them every change', async () => {
   const { console } = consoleClients(core);
   for (const role of ['support', 'finance'] as const) {
     const member = await signedInStaff(core, clock, role);
@@ -72,7 +72,7 @@ test('support and finance read the catalogue and the settings, and every change 
   );
 });
 
-test('an admin change is audited once with the member and address; the CLI’s tier and SMS rate changes keep before and after', async () => {
+test('an admin change is audited once with member and address; CLI tier and SMS rate changes keep both', async () => {
   const { console, staffAdmin } = consoleClients(core);
   const session = { sessionToken: admin.token, clientAddress: at };
   await console.changeCatalogue({ ...session, change: { case: 'smsRate', value: { koboPerPage: 400n } } as never });

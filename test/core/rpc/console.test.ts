@@ -93,7 +93,7 @@ test('a member sets up once with a code, signs in only with password and a fresh
   assert.is(members[0]!.disabled, true);
 });
 
-test('a credit proposed by finance moves nothing until a different finance member approves; never its proposer', async () => {
+test('a credit proposed by finance moves nothing until another finance member approves, not its proposer', async () => {
   const { console } = consoleClients(core);
   const { accountId } = await core.createApiAccount({ balanceKobo: 1_000_00 });
   const ada = await signedInStaff(core, clock, 'finance');
@@ -208,7 +208,7 @@ test('a proposal expires after 24 hours', async () => {
   assert.is((await core.admin.getAccount({ accountId })).account!.balanceKobo, 0n);
 });
 
-test('support resolves a pending purchase as delivered with a note; failed is a proposal finance approves', async () => {
+test('support resolves a pending purchase as delivered, with a note; failed is a proposal for finance', async () => {
   const { console } = consoleClients(core);
   const { accountId } = await core.createApiAccount({ balanceKobo: 5_000_00 });
   const sade = await signedInStaff(core, clock, 'support');
@@ -280,7 +280,7 @@ test('support resolves a pending purchase as delivered with a note; failed is a 
   );
 });
 
-test('every RPC checks the role in the core: support cannot decide upgrades, nobody without a session can read', async () => {
+test('every RPC checks the role in the core: support cannot decide upgrades, no session cannot read', async () => {
   const { console } = consoleClients(core);
   const sade = await signedInStaff(core, clock, 'support');
   const denied = await rejection(
@@ -306,7 +306,7 @@ test('every RPC checks the role in the core: support cannot decide upgrades, nob
   assert.is(anonymous.code, Code.Unauthenticated);
 });
 
-test("the admin token's changes are audited with actor cli; with CLI_MONEY_MOVES=proposals a live credit waits", async () => {
+test("the admin token's changes are audited as actor cli; CLI_MONEY_MOVES=proposals holds a live credit", async () => {
   const { staffAdmin } = consoleClients(core);
   const { accountId } = await core.createApiAccount({ balanceKobo: 700_00 });
   const rows = await staffAdmin.listAudit({ filter: { actor: 'cli', target: accountId } });

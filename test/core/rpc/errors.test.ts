@@ -102,7 +102,7 @@ const INVALID_REQUESTS: ReadonlyArray<{ rpc: string; call: () => Promise<unknown
 ];
 
 for (const { rpc, call, fields } of INVALID_REQUESTS) {
-  test(`${rpc}: INVALID_ARGUMENT, reason INVALID_PARAMETER, violations on ${fields.join(', ')}; nothing is debited`, async () => {
+  test(`${rpc}: INVALID_ARGUMENT, INVALID_PARAMETER, violations on ${fields.join(', ')}; nothing debited`, async () => {
     const before = (await core.purchase.getBalance({ accountId })).balanceKobo;
     const calls = core.sandbox.purchases.length;
     assertInvalid(await rejection(call()), fields);
@@ -126,7 +126,7 @@ test('an unknown account is NOT_FOUND with reason NOT_FOUND', async () => {
   assert.equal(refused.violations, []);
 });
 
-test('a short balance is FAILED_PRECONDITION with reason INSUFFICIENT_BALANCE and the amounts in metadata', async () => {
+test('a short balance is FAILED_PRECONDITION, reason INSUFFICIENT_BALANCE, and the amounts in metadata', async () => {
   const poor = await core.createApiAccount({ balanceKobo: 10_00 });
   const refused = await rejection(
     core.purchase.buyAirtime({ accountId: poor.accountId, network: 'mtn', phone: '08031234567', amountKobo: 100_00n }),
@@ -137,7 +137,7 @@ test('a short balance is FAILED_PRECONDITION with reason INSUFFICIENT_BALANCE an
   assert.match(refused.message, /10\.00 Naira.*97\.00 Naira/);
 });
 
-test('a definitive provider failure is ABORTED with reason PROVIDER_FAILED, the reference and the refund in metadata', async () => {
+test('a definite provider failure is ABORTED, PROVIDER_FAILED, with the reference and refund in metadata', async () => {
   const refused = await rejection(
     core.purchase.buyAirtime({ accountId, network: 'mtn', phone: '08031239999', amountKobo: 100_00n }),
   );

@@ -56,7 +56,7 @@ test.after(async () => {
   await core?.close();
 });
 
-test('an owner sets the URL (secret once), sends a test event the receiver verifies, rotates, and disables', async () => {
+test('an owner sets the URL (secret once), sends a test event the receiver verifies, rotates, disables', async () => {
   const { accountId } = await core.createApiAccount();
   const session = await signedIn(accountId, UserRole.OWNER);
 
@@ -207,7 +207,7 @@ test('a viewer reads the webhook and its deliveries but the core refuses every c
   assert.is(signedOut.code, Code.Unauthenticated);
 });
 
-test("an owner resends the account's own event; another account's event, or one of the other mode, is not found", async () => {
+test("an owner resends the account's own event; another account's or the other mode's is not found", async () => {
   const mine = await core.createApiAccount();
   const theirs = await core.createApiAccount();
   const owner = await signedIn(mine.accountId, UserRole.OWNER);

@@ -113,7 +113,7 @@ test('a mode the core does not know is refused, never taken as live', async () =
   assert.is((await core.purchase.getBalance({ accountId })).balanceKobo, 100_000n, 'nothing was debited');
 });
 
-test('a test key pair is issued as pk_test_/sk_test_ and verifies as MODE_TEST; the first live pair is still the one a new API account gets', async () => {
+test('a test pair is pk_test_/sk_test_, verifies as MODE_TEST; a new API account gets a live pair', async () => {
   const { accountId, publicKey } = await core.createApiAccount();
   assert.match(publicKey, /^pk_[0-9a-f]{24}$/);
   const issued = (await core.admin.createApiKey({ accountId, mode: Mode.TEST })).issuedKey!;

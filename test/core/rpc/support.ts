@@ -39,7 +39,8 @@ export async function rejection(call: Promise<unknown>): Promise<Rejection> {
     };
   }
   throw new Error(
-    `expected the call to fail, it answered ${JSON.stringify(result, (_, v) => (typeof v === 'bigint' ? String(v) : v))}`,
+    `expected the call to fail, it answered ` +
+      `${JSON.stringify(result, (_, v) => (typeof v === 'bigint' ? String(v) : v))}`,
   );
 }
 

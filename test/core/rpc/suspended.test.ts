@@ -28,7 +28,7 @@ async function assertSuspended(call: Promise<unknown>, what: string): Promise<vo
   assert.is(refused.reason, 'ACCOUNT_SUSPENDED', what);
 }
 
-test('every call naming a suspended account is refused, nothing is debited, and a resume takes effect at once', async () => {
+test('every call naming a suspended account is refused, nothing debited; a resume takes effect at once', async () => {
   const { accountId } = await core.createApiAccount({ balanceKobo: 100_000_00 });
   const [first] = PRODUCT_CASES;
   const bought = await first!.buy(core, accountId, '0001');

@@ -608,7 +608,7 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       assert.equal(await h.store.events.listFeed(accountId, 'live', 0, 10), []);
     });
 
-    it('cost rules are kept one per product, service and upstream, replaced, listed in order and removed', async (h) => {
+    it('cost rules are kept one per product, service and upstream, replaced, listed in order, removed', async (h) => {
       assert.equal(await h.store.catalog.listCostRules(), []);
       await h.store.catalog.setCostRule({ product: 'cable', service: '', upstream: 'vtpass' }, 150);
       await h.store.catalog.setCostRule({ product: 'airtime', service: 'mtn', upstream: 'vtpass' }, 300);
@@ -1241,7 +1241,7 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       assert.is((await h.ledger(accountId)).length, 2, 'settling writes no ledger entry');
     });
 
-    it('an electricity vend keeps its key-change and bonus tokens in order, and a cable renewal its type and months', async (h) => {
+    it('an electricity vend keeps its key-change and bonus tokens in order; cable renewals type, months', async (h) => {
       const accountId = await h.account(20_000);
       const power = await h.reserved(
         h.purchase(accountId, {
@@ -1304,7 +1304,7 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       assert.is((await h.ledger(accountId)).filter((e) => e.kind === 'refund').length, 1);
     });
 
-    it("a purchase's own entries: its debit, then its refund with the balance after it; nothing for another account or mode", async (h) => {
+    it("a purchase's entries: its debit, then refund and balance after; none of another account or mode", async (h) => {
       const { accountId, tx } = await pending(h);
       await h.reserved(h.purchase(accountId, { chargedKobo: kobo(1_000) }));
       assert.equal(
@@ -1431,7 +1431,7 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       assert.is((await h.store.transactions.get(delivered.reference))?.status, 'reversed');
     });
 
-    it('every move the state machine forbids is refused, and moves no money; every move it allows is made', async (h) => {
+    it('every move the state machine forbids is refused, moving no money; every move it allows is made', async (h) => {
       const accountId = await h.account(500_000);
       const moves: Record<
         Exclude<TransactionStatus, 'pending'>,
@@ -1751,7 +1751,7 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       assert.is((await h.ledger(accountId, 10, 'live')).length, 1, 'the live ledger has only its opening credit');
     });
 
-    it('a test purchase debits the test wallet, and its refund goes back there; live is untouched to the kobo', async (h) => {
+    it('a test purchase debits the test wallet, and its refund goes back there; live is untouched', async (h) => {
       const accountId = await h.account(50_000);
       await h.creditTest(accountId, 20_000);
       const tx = await h.reserved(h.purchase(accountId, { mode: 'test' }));
@@ -1788,7 +1788,7 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       assert.is(await h.balance(testOnly, 'test'), 1_000_000);
     });
 
-    it('an idempotency key is scoped to the account and the mode: the same key makes one purchase in each', async (h) => {
+    it('an idempotency key is scoped to the account and mode: the same key makes one purchase in each', async (h) => {
       const accountId = await h.account(50_000);
       await h.creditTest(accountId, 50_000);
       const keyed = { requestId: 'order-1', requestHash: 'hash-1' };
@@ -2162,7 +2162,7 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       assert.equal(claims.filter(Boolean).length, 1, 'one step, one sign-in');
     });
 
-    it('one person in two accounts: a second invitation adds a membership; disabling one leaves the other', async (h) => {
+    it('one person in two accounts: a second invitation adds a membership; disabling one keeps another', async (h) => {
       const first = await h.account();
       const second = await h.account();
       const ada = user(h, { totpSecret: 'SECRET', recoveryCodeHashes: ['r1'] });
@@ -2220,7 +2220,7 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       assert.is((await h.store.people.listMembers(accountId)).length, 1, 'still one membership');
     });
 
-    it('open invitations: listed oldest first without used, revoked or expired ones; revoked ones cannot be used', async (h) => {
+    it('open invitations: oldest first, not used, revoked or expired ones; revoked ones cannot be used', async (h) => {
       const accountId = await h.account();
       const other = await h.account();
       const now = at(1000);
@@ -2689,7 +2689,7 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       assert.equal(refs(tested.items), [testOne.reference], 'the test wallet sees its own purchases only');
     });
 
-    it('search by the start of a recipient finds every number that starts so, newest first, page by page, and nothing else', async (h) => {
+    it('search by a recipient start finds each number starting so, newest first, page by page', async (h) => {
       const accountId = await h.account(1_000_000);
       const other = await h.account(1_000_000);
       const recipients = ['08031234567', '08031239999', '08031299999', '08041234567', '0803', '45031234567', '08030'];
@@ -2882,7 +2882,7 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       assert.is(await h.store.events.get('evt_missing'), null);
     });
 
-    it("live and test purchases interleaved on one account: each mode's feed has its own events, each once, in seq order", async (h) => {
+    it("live and test purchases on one account: each mode's feed has its events once, in seq order", async (h) => {
       // On MongoDB each mode's seq has a counter document of its own, and settles no longer write
       // the account; the two worlds' events must still never mix, skip or repeat.
       const accountId = await h.account(100_000);
@@ -3436,7 +3436,7 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       assert.is((await h.ledger(accountId, AUDIT_PAGE_LIMIT, 'test')).length, 1);
     });
 
-    it('recording a new verified transfer credits it in the same call, once; a repeat or an unmatched one is not', async (h) => {
+    it('a new verified transfer is credited in the same call, once; a repeat or an unmatched one is not', async (h) => {
       const accountId = await h.account(1_000);
       const first = inflow(h, { accountId });
       const credit = { feeKobo: kobo(5_000), at: at(30) };
@@ -4034,7 +4034,7 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       ]);
     });
 
-    it("an upstream's plan codes are set, replaced and cleared by (plan, upstream), listed by upstream then plan", async (h) => {
+    it('upstream plan codes are set, replaced, cleared by (plan, upstream), listed by upstream, plan', async (h) => {
       const plan = (label: string): PlanRecord => ({
         planId: 0,
         network: 'mtn',
@@ -4167,7 +4167,7 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       await sale(h, standard, utc(2, 23), [['ck', 'delivered', 1]], 'settle');
     }
 
-    it('report: sales by product sum live purchases per Lagos day: charged, refunds, pending, known and unknown cost', async (h) => {
+    it('report: live sales by product per Lagos day: charged, refunds, pending, known and unknown cost', async (h) => {
       await seedSales(h);
       assert.equal(await h.store.reports.salesByDay({ ...window, offsetMs: LAGOS }, 'product'), [
         figures({
@@ -4203,7 +4203,7 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       ]);
     });
 
-    it('report: sales by upstream go to the last upstream called ("" for none); by tier to the account\'s tier', async (h) => {
+    it('report: sales by upstream go to the last one called ("" for none); by tier to the account tier', async (h) => {
       await seedSales(h);
       const read = (group: 'upstream' | 'tier') => h.store.reports.salesByDay({ ...window, offsetMs: LAGOS }, group);
       assert.equal(await read('upstream'), [
@@ -4255,7 +4255,7 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       );
     });
 
-    it('report: funding sums live inflows per Lagos day and provider: paid, credited with fees, unmatched', async (h) => {
+    it('report: funding sums live inflows by Lagos day and provider: paid, credited, fees, unmatched', async (h) => {
       const accountId = await h.account();
       const record = async (provider: 'paystack' | 'monnify', amount: number, createdAt: Date, mode: Mode = 'live') =>
         (

@@ -148,7 +148,7 @@ test('more operations than one batch holds all complete, in order, one batch per
   );
 });
 
-test('a deep queue commits in larger batches: a quarter of what waits, within the bounds, each in its own turn', async () => {
+test('a deep queue commits in larger batches: a quarter of what waits, within bounds, each in its turn', async () => {
   const commit = createGroupCommit(db);
   // Thousands in flight behind a slow upstream: a fixed 16 would take one fsync per 16 of them.
   const count = MAX_BATCH_OPERATIONS * 4 + 100;

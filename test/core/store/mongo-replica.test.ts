@@ -40,7 +40,9 @@ function runAgainst(uri: string): void {
   let appName: string;
   const opened: MongoStore[] = [];
 
-  /** A store on the test's database; its connections carry the test's appName, so a fail point can target them alone. */
+  /**
+   * A store on the test's database; its connections carry the test's appName, so a fail point can target them alone.
+   */
   async function open(): Promise<MongoStore> {
     const store = await openMongoStore({ uri, dbName, clientOptions: { appName } });
     opened.push(store);
@@ -64,14 +66,19 @@ function runAgainst(uri: string): void {
     await raw.close();
   });
 
-  /** Arms failCommand for this test's store connections; false (and SKIPPED printed) when the server refuses test commands. */
+  /**
+   * Arms failCommand for this test's store connections; false (and SKIPPED printed) when the server refuses test
+   * commands.
+   */
   async function failPoint(what: string, times: number, data: Document): Promise<boolean> {
     try {
       await raw.db('admin').command({ configureFailPoint: 'failCommand', mode: { times }, data: { appName, ...data } });
       return true;
     } catch (error) {
       console.log(
-        `mongo review: ${what}: SKIPPED (failCommand refused: ${(error as Error).message}; start mongod with --setParameter enableTestCommands=1)`,
+        `mongo review: ${what}: SKIPPED (failCommand refused: ` +
+          `${(error as Error).message}; start mongod with --setParameter ` +
+          `enableTestCommands=1)`,
       );
       return false;
     }
@@ -110,7 +117,8 @@ function runAgainst(uri: string): void {
   );
 
   replica(
-    'every paged or claimed query of the money, history and events collections uses an index and sorts nothing in memory (profiler)',
+    'every paged or claimed query of the money, history and events collections uses ' +
+      'an index and sorts nothing in memory (profiler)',
     async () => {
       const store = await open();
       await funded(store);
@@ -331,7 +339,8 @@ function runAgainst(uri: string): void {
   });
 
   replica(
-    'the upgrade from schema 8: rows without a mode become live, the same idempotency key still answers, the feed keeps counting',
+    'the upgrade from schema 8: rows without a mode become live, the same ' +
+      'idempotency key still answers, the feed keeps counting',
     async () => {
       let store = await open();
       await funded(store);
@@ -408,7 +417,8 @@ function runAgainst(uri: string): void {
     );
     const seconds = (performance.now() - started) / 1000;
     console.log(
-      `mongo review: one account, 50 in flight: ${total} purchases (reserve + settle) in ${seconds.toFixed(2)} s, ${(total / seconds).toFixed(0)} a second`,
+      `mongo review: one account, 50 in flight: ${total} purchases (reserve + settle) ` +
+        `in ${seconds.toFixed(2)} s, ${(total / seconds).toFixed(0)} a second`,
     );
     assert.is(await count(COLLECTIONS.ledger, { kind: 'debit' }), total);
   });

@@ -69,7 +69,8 @@ builds.run();
 const seq = suite('mongo review: event sequences per wallet');
 
 seq(
-  'each account and mode has its own counter document; an existing one is incremented, a new one starts after the old per-account seq',
+  'each account and mode has its own counter document; an existing one is ' +
+    'incremented, a new one starts after the old per-account seq',
   () => {
     assert.is.not(eventSeqCounterId('acct-1', 'live'), eventSeqCounterId('acct-1', 'test'));
     assert.is.not(eventSeqCounterId('acct-1', 'live'), eventSeqCounterId('acct-2', 'live'));
@@ -105,7 +106,8 @@ seq.run();
 const audit = suite('mongo review: the audit');
 
 audit(
-  'the running balance partitions by the plain account_id and sorts by entry_id, the keys of an index, with one conditional running sum per mode',
+  'the running balance partitions by the plain account_id and sorts by entry_id, ' +
+    'the keys of an index, with one conditional running sum per mode',
   () => {
     const window = RUNNING_BALANCE_PIPELINE[0]!['$setWindowFields'];
     assert.is(window.partitionBy, '$account_id');
@@ -141,7 +143,8 @@ audit.run();
 const upgrade = suite('mongo review: validators and modes on an existing database');
 
 upgrade(
-  'from the previous schema version, step 10 sets every validator with collMod, then gives every row without a mode the live one',
+  'from the previous schema version, step 10 sets every validator with collMod, ' +
+    'then gives every row without a mode the live one',
   async () => {
     const db = new RecordingTarget();
     await runSchemaSteps(db, SCHEMA_STEPS.slice(0, 8));
@@ -192,10 +195,12 @@ upgrade(
 );
 
 upgrade(
-  "the lists frozen into the validators are the domain's: a new product, status or kind needs a step that calls refreshValidators",
+  "the lists frozen into the validators are the domain's: a new product, status or " +
+    'kind needs a step that calls refreshValidators',
   () => {
     const message =
-      'a list a validator holds changed: append a schema step that calls refreshValidators, then update LISTS_AT_LAST_VALIDATORS_STEP';
+      'a list a validator holds changed: append a schema step that calls ' +
+      'refreshValidators, then update LISTS_AT_LAST_VALIDATORS_STEP';
     assert.equal([...PRODUCTS], [...LISTS_AT_LAST_VALIDATORS_STEP.products], message);
     assert.equal([...TRANSACTION_STATUSES], [...LISTS_AT_LAST_VALIDATORS_STEP.statuses], message);
     assert.equal([...LEDGER_KINDS], [...LISTS_AT_LAST_VALIDATORS_STEP.kinds], message);

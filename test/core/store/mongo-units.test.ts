@@ -373,7 +373,8 @@ errors('a duplicate credit reference is told apart from a duplicate entry id', (
 });
 
 errors(
-  'a credit whose commit result is unknown is OUTCOME_UNKNOWN, saying to check the ledger and which reference to retry with',
+  'a credit whose commit result is unknown is OUTCOME_UNKNOWN, saying to check the ' +
+    'ledger and which reference to retry with',
   () => {
     const credit = { accountId: 'acct-1', reference: 'GTB-42' };
     const unknown = new MongoServerError({

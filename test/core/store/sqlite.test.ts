@@ -173,7 +173,8 @@ sqlite('the schema refuses a second refund, a negative balance and reopening a s
   assert.throws(
     () =>
       db
-        .prepare(`INSERT INTO ledger_entries (account_id, amount_kobo, balance_after_kobo, kind, reference, memo, created_at)
+        .prepare(`INSERT INTO ledger_entries (account_id, amount_kobo, balance_after_kobo, kind, reference, memo,
+                    created_at)
                   VALUES ('acct-1', 9800, 50000, 'refund', 'TX-2', 'again', 7000)`)
         .run(),
     /UNIQUE/,
@@ -240,7 +241,8 @@ sqlite('the audit checks the test wallet apart and names the mode of what it fin
   // The test balance edited by hand, and a live purchase's refund written to the test wallet
   // (money moved between worlds): each is found, in the mode it is in.
   db.prepare("UPDATE accounts SET test_balance_kobo = test_balance_kobo + 700 WHERE account_id = 'acct-1'").run();
-  db.prepare(`INSERT INTO ledger_entries (account_id, mode, amount_kobo, balance_after_kobo, kind, reference, memo, created_at)
+  db.prepare(`INSERT INTO ledger_entries (account_id, mode, amount_kobo, balance_after_kobo, kind, reference, memo,
+                created_at)
               VALUES ('acct-1', 'test', 9800, 29800, 'refund', 'TX-2', 'wrong wallet', 7000)`).run();
   const audit = await store.wallet.audit();
   const found = audit.violations.map((v) => `${v.mode}:${v.kind}:${v.reference}`).sort();
@@ -268,7 +270,8 @@ sqlite('the audit finds money changed behind the adapter', async () => {
   // A balance edited by hand, a purchase failed without its refund, a refund for a delivered purchase.
   db.prepare("UPDATE accounts SET balance_kobo = balance_kobo + 500 WHERE account_id = 'acct-1'").run();
   db.prepare("UPDATE transactions SET status = 'failed' WHERE reference = 'TX-2'").run();
-  db.prepare(`INSERT INTO ledger_entries (account_id, amount_kobo, balance_after_kobo, kind, reference, memo, created_at)
+  db.prepare(`INSERT INTO ledger_entries (account_id, amount_kobo, balance_after_kobo, kind, reference, memo,
+                created_at)
               VALUES ('acct-1', 9800, 99999, 'refund', 'TX-1', 'wrong', 7000)`).run();
   const audit = await store.wallet.audit();
   const kinds = audit.violations.map((v) => `${v.kind}:${v.reference}`).sort();
@@ -288,7 +291,8 @@ sqlite('step 16 makes every user a person with one membership, keeping passwords
   for (const migration of MIGRATIONS.filter((m) => m.version <= 15)) db.exec(migration.sql);
   db.pragma('user_version = 15');
   db.prepare(
-    "INSERT INTO accounts (account_id, name, tier_id, balance_kobo, created_at) VALUES ('acct-1', 'Ada', 'standard', 0, 1000)",
+    'INSERT INTO accounts (account_id, name, tier_id, balance_kobo, created_at) ' +
+      "VALUES ('acct-1', 'Ada', 'standard', 0, 1000)",
   ).run();
   db.prepare(
     `INSERT INTO users (user_id, account_id, email, role, password_hash, disabled, totp_secret, totp_pending_secret,
@@ -343,12 +347,15 @@ sqlite('a file at schema version 2 migrates to the current one with its money in
   db.pragma('user_version = 2');
   db.prepare("INSERT INTO accounts VALUES ('acct-1', 'Ada', 'standard', 40200, 1000)").run();
   db.prepare(
-    "INSERT INTO ledger_entries (account_id, amount_kobo, balance_after_kobo, kind, reference, memo, created_at) VALUES ('acct-1', 50000, 50000, 'credit', 'CR-1', '', 1000), ('acct-1', -9800, 40200, 'debit', 'TX-1', '', 2000)",
+    'INSERT INTO ledger_entries (account_id, amount_kobo, balance_after_kobo, kind, ' +
+      "reference, memo, created_at) VALUES ('acct-1', 50000, 50000, 'credit', 'CR-1', " +
+      "'', 1000), ('acct-1', -9800, 40200, 'debit', 'TX-1', '', 2000)",
   ).run();
-  db.prepare(`INSERT INTO transactions VALUES ('TX-1', 'acct-1', 'airtime', 'success', 'mtn', '08031234567', 10000, 9800, 40200,
-              '{}', '{}', NULL, 'r-1', 'h', 0, 3000, 0, 2000, 2500)`).run();
+  db.prepare(`INSERT INTO transactions VALUES ('TX-1', 'acct-1', 'airtime', 'success', 'mtn', '08031234567', 10000,
+              9800, 40200, '{}', '{}', NULL, 'r-1', 'h', 0, 3000, 0, 2000, 2500)`).run();
   db.prepare(
-    "INSERT INTO plans (plan_id, network, label, validity, face_value_kobo, tier_prices, active) VALUES (7, 'mtn', '1GB', '30 days', 100000, '{}', 1)",
+    'INSERT INTO plans (plan_id, network, label, validity, face_value_kobo, ' +
+      "tier_prices, active) VALUES (7, 'mtn', '1GB', '30 days', 100000, '{}', 1)",
   ).run();
   db.close();
 
@@ -415,20 +422,24 @@ sqlite('step 25 rebuilds the ledger, events and proposals keeping every row, ind
   for (const migration of MIGRATIONS.filter((m) => m.version <= 24)) db.exec(migration.sql);
   db.pragma('user_version = 24');
   db.prepare(
-    "INSERT INTO accounts (account_id, name, tier_id, balance_kobo, created_at) VALUES ('acct-1', 'Ada', 'standard', 40200, 1000)",
+    'INSERT INTO accounts (account_id, name, tier_id, balance_kobo, created_at) ' +
+      "VALUES ('acct-1', 'Ada', 'standard', 40200, 1000)",
   ).run();
-  db.prepare(`INSERT INTO ledger_entries (account_id, amount_kobo, balance_after_kobo, kind, reference, memo, created_at, mode)
+  db.prepare(`INSERT INTO ledger_entries (account_id, amount_kobo, balance_after_kobo, kind, reference, memo,
+                created_at, mode)
               VALUES ('acct-1', 50000, 50000, 'credit', 'CR-1', '', 1000, 'live'),
                      ('acct-1', -9800, 40200, 'debit', 'TX-1', 'airtime', 2000, 'live')`).run();
   db.prepare(`INSERT INTO events (event_id, account_id, mode, type, subject, body, created_at, delivery, attempts,
-                next_attempt_at, queued_at) VALUES ('evt_1', 'acct-1', 'live', 'wallet.credited', 'CR-1', '{}', 1000, 'none', 0, NULL, 1000)`).run();
-  db.prepare(`INSERT INTO proposals VALUES ('prp_1', 'credit', 'acct-1', 'acct-1', 500, 'why', 'staff:a@x.ng', 1000, 9000,
-              'pending', NULL, NULL, NULL)`).run();
+                next_attempt_at, queued_at)
+              VALUES ('evt_1', 'acct-1', 'live', 'wallet.credited', 'CR-1', '{}', 1000, 'none', 0, NULL, 1000)`).run();
+  db.prepare(`INSERT INTO proposals VALUES ('prp_1', 'credit', 'acct-1', 'acct-1', 500, 'why', 'staff:a@x.ng', 1000,
+              9000, 'pending', NULL, NULL, NULL)`).run();
   const shape = () =>
     db
       .prepare(
         `SELECT type, name, tbl_name FROM sqlite_master
-         WHERE tbl_name IN ('ledger_entries', 'events', 'proposals') AND name NOT LIKE 'sqlite_autoindex%' ORDER BY name`,
+         WHERE tbl_name IN ('ledger_entries', 'events', 'proposals') AND name NOT LIKE 'sqlite_autoindex%'
+           ORDER BY name`,
       )
       .all() as { name: string }[];
   const rows = () => ({
@@ -451,7 +462,8 @@ sqlite('step 25 rebuilds the ledger, events and proposals keeping every row, ind
   // A manual debit is negative and says why; the schema refuses anything else.
   const insert = (amount: number, memo: string) =>
     db
-      .prepare(`INSERT INTO ledger_entries (account_id, amount_kobo, balance_after_kobo, kind, reference, memo, created_at)
+      .prepare(`INSERT INTO ledger_entries (account_id, amount_kobo, balance_after_kobo, kind, reference, memo,
+                  created_at)
                 VALUES ('acct-1', ?, 0, 'manual_debit', 'M-1', ?, 7000)`)
       .run(amount, memo);
   assert.throws(() => insert(100, 'why'), /CHECK/);
@@ -489,7 +501,8 @@ sqlite('the audit still finds a manual debit that breaks the running balance', a
   assert.is(debited.outcome, 'debited');
   assert.equal((await store.wallet.audit()).violations, [], 'a manual debit needs no purchase');
   raw()
-    .prepare(`INSERT INTO ledger_entries (account_id, amount_kobo, balance_after_kobo, kind, reference, memo, created_at)
+    .prepare(`INSERT INTO ledger_entries (account_id, amount_kobo, balance_after_kobo, kind, reference, memo,
+                created_at)
               VALUES ('acct-1', -500, ?, 'manual_debit', 'M-2', 'behind the adapter', 9000)`)
     .run(balance - 1_000);
   const kinds = (await store.wallet.audit()).violations.map((v) => `${v.kind}:${v.reference}`).sort();

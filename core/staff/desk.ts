@@ -10,6 +10,7 @@
  * then does the money move; the store refuses an approval by the proposer and one after 24 h.
  */
 import { randomBytes } from 'node:crypto';
+import { PUBLIC_KEY_PREFIX } from '../accounts/keys.js';
 import type { AccountService } from '../accounts/service.js';
 import { DomainError, invalid, notFound } from '../domain/errors.js';
 import { FUNDING_PROVIDERS, type InflowRecord } from '../domain/funding.js';
@@ -50,6 +51,8 @@ const MAX_QUERY_CHARS = 128;
 const NAME_MATCHES = 20;
 /** A fragment of a name shorter than this would match most accounts. */
 const MIN_NAME_FRAGMENT = 2;
+/** The shortest start of a public key searched for: `pk_` and four characters of it. */
+const MIN_KEY_PREFIX = PUBLIC_KEY_PREFIX.length + 4;
 
 export interface DeskDeps {
   store: Pick<
@@ -405,8 +408,8 @@ function accountDesk(deps: DeskDeps) {
   const { store, audit, clock } = deps;
   return {
     /**
-     * The accounts the query names exactly: as an account id, a user's email, a public key, a
-     * virtual account number (of any funding provider) or a transaction reference.
+     * The accounts the query names exactly: as an account id, a user's email, a public key or
+     * its start, a virtual account number (of any funding provider) or a transaction reference.
      */
     async searchAccounts(query: string): Promise<AccountRecord[]> {
       const q = query.trim();
@@ -420,7 +423,7 @@ function accountDesk(deps: DeskDeps) {
         store.accounts.get(q).then((a) => [a?.accountId]),
         store.transactions.get(q).then((tx) => [tx?.accountId]),
         memberOf(),
-        store.keys.find(q).then((k) => [k?.accountId]),
+        keyHolders(store, q),
         ...FUNDING_PROVIDERS.map((provider) =>
           store.funding.findVirtualAccount(provider, q).then((v) => [v?.accountId]),
         ),
@@ -530,3 +533,12 @@ export function createDesk(deps: DeskDeps) {
 }
 
 export type Desk = ReturnType<typeof createDesk>;
+
+/**
+ * The accounts of the keys the query names: the key itself, or every key it is the start of
+ * (`pk_3f9a`, as a holder reads it from the developer area), at most NAME_MATCHES of them.
+ */
+async function keyHolders(store: Pick<Store, 'keys'>, q: string): Promise<(string | undefined)[]> {
+  if (!q.startsWith(PUBLIC_KEY_PREFIX) || q.length < MIN_KEY_PREFIX) return [(await store.keys.find(q))?.accountId];
+  return (await store.keys.findByPrefix(q, NAME_MATCHES)).map((k) => k.accountId);
+}

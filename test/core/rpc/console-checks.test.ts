@@ -50,7 +50,7 @@ test('guesses at one person from a new network each time are throttled, even wit
   assert.ok(other.token.length > 0);
 });
 
-test('search finds an account by its public key and its virtual account number, nothing by a near miss', async () => {
+test('search finds an account by its public key or its start, its virtual account number; no near miss', async () => {
   const staff = await signedInStaff(core, clock, 'support');
   const { console } = consoleClients(core);
   const { accountId, publicKey } = await core.createApiAccount({ name: 'Search By Key Ltd' });
@@ -76,7 +76,11 @@ test('search finds an account by its public key and its virtual account number, 
   assert.equal(await search(publicKey), [accountId]);
   assert.equal(await search(' 9912345678 '), [accountId]);
   assert.equal(await search('9912345679'), []);
-  assert.equal(await search(publicKey.slice(0, -1)), []);
+  // The start of a key, as a holder reads it out: `pk_` and at least four characters.
+  assert.equal(await search(publicKey.slice(0, 10)), [accountId]);
+  const last = publicKey.at(-1) === '0' ? '1' : '0';
+  assert.equal(await search(publicKey.slice(0, -1) + last), [], 'a near miss finds nothing');
+  assert.equal(await search(publicKey.slice(0, 6)), [], 'pk_ and three characters are too short a start');
 });
 
 test.run();

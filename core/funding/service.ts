@@ -60,7 +60,7 @@ const BANK_LIST_RETRY_MS = 5 * 60 * 1000;
 /** Funding credits the Fund wallet page and `funding accounts` show. */
 const RECENT_CREDITS = 20;
 
-export type NotifyOutcome =
+type NotifyOutcome =
   | 'credited'
   | 'already_credited'
   | 'unmatched'
@@ -90,7 +90,7 @@ export interface FundingDeps {
   observer?: FundingObserver;
 }
 
-export interface FundingOverview {
+interface FundingOverview {
   accounts: VirtualAccountRecord[];
   fee: FundingFee;
   lowBalanceThresholdKobo: Kobo | null;

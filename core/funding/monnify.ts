@@ -138,7 +138,38 @@ function confirmedFromList(item: Json, accountReference: string): ConfirmedInflo
   };
 }
 
-export function createMonnifyFunding(options: MonnifyOptions): FundingProvider {
+/** The accounts of an ACTIVE reservation, as Monnify answered its creation or read. */
+function openedFromReservation(reservation: Json): OpenResult {
+  if (reservation['status'] !== undefined && reservation['status'] !== 'ACTIVE')
+    throw new Error(`monnify: the reservation is ${str(reservation['status'])}`);
+  const reference = str(reservation['accountReference']);
+  const accounts = (Array.isArray(reservation['accounts']) ? reservation['accounts'] : [])
+    .map(obj)
+    .filter((a) => /^\d{10}$/.test(str(a['accountNumber'])))
+    .map((a) => ({
+      accountNumber: str(a['accountNumber']),
+      bankName: str(a['bankName']),
+      bankCode: str(a['bankCode']),
+      accountName: str(a['accountName']) || str(reservation['accountName']),
+      providerCustomerRef: reference,
+    }));
+  if (reference === '' || accounts.length === 0)
+    throw new Error('monnify: reservation answer without an accountReference and 10-digit account numbers');
+  return { kind: 'opened', accounts };
+}
+
+type MonnifyCall = (
+  method: string,
+  path: string,
+  body: Json | undefined,
+  signal: AbortSignal,
+) => Promise<MonnifyAnswer>;
+
+/**
+ * Monnify's authenticated calls: a bearer token from the login, cached until shortly before it
+ * expires, and a call refused as unauthorised retried once after a fresh login.
+ */
+function createMonnifyCall(options: MonnifyOptions): MonnifyCall {
   const base = (options.baseUrl ?? DEFAULT_MONNIFY_BASE_URL).replace(/\/+$/, '');
   const clock = options.clock ?? (() => new Date());
   const basic = Buffer.from(`${options.apiKey}:${options.secretKey}`).toString('base64');
@@ -208,62 +239,89 @@ export function createMonnifyFunding(options: MonnifyOptions): FundingProvider {
     return send(method, path, `Bearer ${await accessToken(signal)}`, body, signal);
   }
 
-  function opened(reservation: Json): OpenResult {
-    if (reservation['status'] !== undefined && reservation['status'] !== 'ACTIVE')
-      throw new Error(`monnify: the reservation is ${str(reservation['status'])}`);
-    const reference = str(reservation['accountReference']);
-    const accounts = (Array.isArray(reservation['accounts']) ? reservation['accounts'] : [])
-      .map(obj)
-      .filter((a) => /^\d{10}$/.test(str(a['accountNumber'])))
-      .map((a) => ({
-        accountNumber: str(a['accountNumber']),
-        bankName: str(a['bankName']),
-        bankCode: str(a['bankCode']),
-        accountName: str(a['accountName']) || str(reservation['accountName']),
-        providerCustomerRef: reference,
-      }));
-    if (reference === '' || accounts.length === 0)
-      throw new Error('monnify: reservation answer without an accountReference and 10-digit account numbers');
-    return { kind: 'opened', accounts };
-  }
+  return call;
+}
 
+/** Reserves the wallet's accounts, or reads the reservation back when one exists under its reference. */
+async function openReserved(
+  call: MonnifyCall,
+  contractCode: string,
+  request: OpenRequest,
+  signal: AbortSignal,
+): Promise<OpenResult> {
+  const { kyc } = request;
+  const accountReference = monnifyAccountReference(request.accountId, request.mode);
+  const name = `${kyc.firstName} ${kyc.lastName}`;
+  const created = await call(
+    'POST',
+    '/api/v2/bank-transfer/reserved-accounts',
+    {
+      accountReference,
+      accountName: name,
+      currencyCode: 'NGN',
+      contractCode,
+      customerEmail: kyc.email,
+      customerName: name,
+      [kyc.kind]: kyc.number,
+      getAllAvailableBanks: true,
+    },
+    signal,
+  );
+  if (created.ok) return openedFromReservation(created.payload);
+  const message = str(created.body['responseMessage']);
+  if (/same reference/i.test(message)) {
+    const existing = await call(
+      'GET',
+      `/api/v2/bank-transfer/reserved-accounts/${encodeURIComponent(accountReference)}`,
+      undefined,
+      signal,
+    );
+    if (existing.ok) return openedFromReservation(existing.payload);
+    throw new Error(`monnify: reservation exists but could not be read (${existing.describe()})`);
+  }
+  if (created.httpStatus === 400 && /bvn|nin/i.test(message))
+    throw invalid(kyc.kind, `Monnify refused the ${kyc.kind.toUpperCase()}: ${message}`);
+  throw new Error(`monnify: reserved account not created (${created.describe()})`);
+}
+
+/** The paid transfers into a reserved account since `since`, from the list's first page. */
+async function recentMonnifyInflows(
+  call: MonnifyCall,
+  account: VirtualAccountRecord,
+  since: Date,
+  signal: AbortSignal,
+): Promise<ConfirmedInflow[]> {
+  const query = new URLSearchParams({
+    accountReference: account.providerCustomerRef,
+    page: '0',
+    size: String(SWEEP_PAGE_SIZE),
+  });
+  const answer = await call(
+    'GET',
+    `/api/v1/bank-transfer/reserved-accounts/transactions?${query.toString()}`,
+    undefined,
+    signal,
+  );
+  const content = answer.payload['content'];
+  if (!answer.ok || !Array.isArray(content))
+    throw new Error(`monnify: reserved-account transactions failed (${answer.describe()})`);
+  const inflows: ConfirmedInflow[] = [];
+  for (const item of content) {
+    const record = obj(item);
+    // The list is newest first; older than the window is the sweeper's business no more.
+    const completed = Date.parse(str(record['completedOn']) || str(record['createdOn']));
+    if (Number.isFinite(completed) && completed < since.getTime()) continue;
+    const confirmed = confirmedFromList(record, account.providerCustomerRef);
+    if (confirmed !== null) inflows.push(confirmed);
+  }
+  return inflows;
+}
+
+export function createMonnifyFunding(options: MonnifyOptions): FundingProvider {
+  const call = createMonnifyCall(options);
   return {
     name: 'monnify',
-    async open(request: OpenRequest, signal): Promise<OpenResult> {
-      const { kyc } = request;
-      const accountReference = monnifyAccountReference(request.accountId, request.mode);
-      const name = `${kyc.firstName} ${kyc.lastName}`;
-      const created = await call(
-        'POST',
-        '/api/v2/bank-transfer/reserved-accounts',
-        {
-          accountReference,
-          accountName: name,
-          currencyCode: 'NGN',
-          contractCode: options.contractCode,
-          customerEmail: kyc.email,
-          customerName: name,
-          [kyc.kind]: kyc.number,
-          getAllAvailableBanks: true,
-        },
-        signal,
-      );
-      if (created.ok) return opened(created.payload);
-      const message = str(created.body['responseMessage']);
-      if (/same reference/i.test(message)) {
-        const existing = await call(
-          'GET',
-          `/api/v2/bank-transfer/reserved-accounts/${encodeURIComponent(accountReference)}`,
-          undefined,
-          signal,
-        );
-        if (existing.ok) return opened(existing.payload);
-        throw new Error(`monnify: reservation exists but could not be read (${existing.describe()})`);
-      }
-      if (created.httpStatus === 400 && /bvn|nin/i.test(message))
-        throw invalid(kyc.kind, `Monnify refused the ${kyc.kind.toUpperCase()}: ${message}`);
-      throw new Error(`monnify: reserved account not created (${created.describe()})`);
-    },
+    open: (request, signal) => openReserved(call, options.contractCode, request, signal),
     async verify(reference, signal): Promise<VerifyResult> {
       let answer: MonnifyAnswer;
       try {
@@ -277,32 +335,7 @@ export function createMonnifyFunding(options: MonnifyOptions): FundingProvider {
       if (typeof confirmed === 'string') return { kind: 'not_paid', reason: confirmed };
       return { kind: 'paid', inflow: confirmed };
     },
-    async recentInflows(account: VirtualAccountRecord, since, signal) {
-      const query = new URLSearchParams({
-        accountReference: account.providerCustomerRef,
-        page: '0',
-        size: String(SWEEP_PAGE_SIZE),
-      });
-      const answer = await call(
-        'GET',
-        `/api/v1/bank-transfer/reserved-accounts/transactions?${query.toString()}`,
-        undefined,
-        signal,
-      );
-      const content = answer.payload['content'];
-      if (!answer.ok || !Array.isArray(content))
-        throw new Error(`monnify: reserved-account transactions failed (${answer.describe()})`);
-      const inflows: ConfirmedInflow[] = [];
-      for (const item of content) {
-        const record = obj(item);
-        // The list is newest first; older than the window is the sweeper's business no more.
-        const completed = Date.parse(str(record['completedOn']) || str(record['createdOn']));
-        if (Number.isFinite(completed) && completed < since.getTime()) continue;
-        const confirmed = confirmedFromList(record, account.providerCustomerRef);
-        if (confirmed !== null) inflows.push(confirmed);
-      }
-      return inflows;
-    },
+    recentInflows: (account, since, signal) => recentMonnifyInflows(call, account, since, signal),
     readNotification(rawBody, signature) {
       if (!verifyHmacSha512Hex(options.secretKey, rawBody, signature)) return 'bad_signature';
       let parsed: unknown;

@@ -46,6 +46,7 @@ import type {
   FundingProvider,
   InflowHint,
   OpenedAccount,
+  OpeningAdmission,
   OpeningOutcome,
   OpeningOwner,
   OpenRequest,
@@ -111,11 +112,16 @@ function confirmedFrom(tx: Json, expectedDomain: string): ConfirmedInflow | stri
   };
 }
 
-export function createPaystackFunding(options: PaystackOptions): FundingProvider {
-  const base = (options.baseUrl ?? DEFAULT_PAYSTACK_BASE_URL).replace(/\/+$/, '');
-  const preferredBank = options.preferredBank ?? DEFAULT_PAYSTACK_PREFERRED_BANK;
-  const domain = options.secretKey.startsWith('sk_live_') ? 'live' : 'test';
+type PaystackCall = (
+  method: string,
+  path: string,
+  body: Json | undefined,
+  signal: AbortSignal,
+) => Promise<PaystackAnswer>;
 
+/** Paystack's calls, each with the secret key as its bearer token. */
+function createPaystackCall(options: PaystackOptions): PaystackCall {
+  const base = (options.baseUrl ?? DEFAULT_PAYSTACK_BASE_URL).replace(/\/+$/, '');
   async function call(
     method: string,
     path: string,
@@ -147,154 +153,191 @@ export function createPaystackFunding(options: PaystackOptions): FundingProvider
     return new PaystackAnswer(response.status, obj(parsed));
   }
 
-  async function createDedicated(code: string, signal: AbortSignal): Promise<OpenedAccount> {
-    const created = await call('POST', '/dedicated_account', { customer: code, preferred_bank: preferredBank }, signal);
-    if (!created.ok)
-      throw new Error(
-        `paystack: dedicated account not created (${created.httpStatus} ${str(created.body['message'])})`,
-      );
-    return dedicatedFrom(obj(created.body['data']), code);
-  }
+  return call;
+}
 
-  /** Whose wallet a Paystack customer is, from the metadata we gave it; null when not ours. */
-  async function customerOwner(code: string, signal: AbortSignal): Promise<OpeningOwner | 'unknown' | null> {
-    const answer = await call('GET', `/customer/${encodeURIComponent(code)}`, undefined, signal);
-    if (answer.httpStatus === 404) return null;
-    if (!answer.ok) return 'unknown';
-    const raw = obj(answer.body['data'])['metadata'];
-    let metadata: Json = obj(raw);
-    if (typeof raw === 'string') {
-      try {
-        metadata = obj(JSON.parse(raw));
-      } catch {
-        metadata = {};
-      }
+/** A dedicated account created for the customer at the preferred bank. */
+async function createDedicated(
+  call: PaystackCall,
+  preferredBank: string,
+  code: string,
+  signal: AbortSignal,
+): Promise<OpenedAccount> {
+  const created = await call('POST', '/dedicated_account', { customer: code, preferred_bank: preferredBank }, signal);
+  if (!created.ok)
+    throw new Error(`paystack: dedicated account not created (${created.httpStatus} ${str(created.body['message'])})`);
+  return dedicatedFrom(obj(created.body['data']), code);
+}
+
+/** Whose wallet a Paystack customer is, from the metadata we gave it; null when not ours. */
+async function customerOwner(
+  call: PaystackCall,
+  code: string,
+  signal: AbortSignal,
+): Promise<OpeningOwner | 'unknown' | null> {
+  const answer = await call('GET', `/customer/${encodeURIComponent(code)}`, undefined, signal);
+  if (answer.httpStatus === 404) return null;
+  if (!answer.ok) return 'unknown';
+  const raw = obj(answer.body['data'])['metadata'];
+  let metadata: Json = obj(raw);
+  if (typeof raw === 'string') {
+    try {
+      metadata = obj(JSON.parse(raw));
+    } catch {
+      metadata = {};
     }
-    const accountId = str(metadata['account_id']);
-    if (accountId === '') return null;
-    return {
-      accountId,
-      mode: metadata['mode'] === 'test' ? 'test' : 'live',
-      kycKind: metadata['kyc_kind'] === 'nin' ? 'nin' : 'bvn',
-      kycLast4: /^\d{4}$/.test(str(metadata['kyc_last4'])) ? str(metadata['kyc_last4']) : '',
-    };
   }
+  const accountId = str(metadata['account_id']);
+  if (accountId === '') return null;
+  return {
+    accountId,
+    mode: metadata['mode'] === 'test' ? 'test' : 'live',
+    kycKind: metadata['kyc_kind'] === 'nin' ? 'nin' : 'bvn',
+    kycLast4: /^\d{4}$/.test(str(metadata['kyc_last4'])) ? str(metadata['kyc_last4']) : '',
+  };
+}
+
+/** The banks Paystack lists for Nigeria, page by page up to MAX_BANK_PAGES. */
+async function listPaystackBanks(call: PaystackCall, signal: AbortSignal): Promise<FundingBank[]> {
+  const banks: FundingBank[] = [];
+  let cursor = '';
+  for (let page = 0; page < MAX_BANK_PAGES; page += 1) {
+    const query = new URLSearchParams({ country: 'nigeria', perPage: '100', use_cursor: 'true' });
+    if (cursor !== '') query.set('next', cursor);
+    const answer = await call('GET', `/bank?${query.toString()}`, undefined, signal);
+    if (!answer.ok || !Array.isArray(answer.body['data']))
+      throw new Error(`paystack: bank list failed (${answer.httpStatus})`);
+    for (const item of answer.body['data'] as unknown[]) {
+      const bank = obj(item);
+      const code = str(bank['code']);
+      // Only codes the identification step can take (validateKyc); an inactive bank is left out.
+      if (bank['active'] === false || !/^\d{3,6}$/.test(code)) continue;
+      banks.push({ code, name: str(bank['name']).slice(0, 100) || code });
+    }
+    cursor = str(obj(answer.body['meta'])['next']);
+    if (cursor === '') break;
+  }
+  return banks;
+}
+
+/** A later answer to an opening: the customer's owner read back, then the account read back or created. */
+async function completePaystackOpening(
+  call: PaystackCall,
+  preferredBank: string,
+  event: AccountEvent,
+  admit: OpeningAdmission,
+  signal: AbortSignal,
+): Promise<OpeningOutcome> {
+  let owner: Awaited<ReturnType<typeof customerOwner>>;
+  try {
+    owner = await customerOwner(call, event.customerRef, signal);
+  } catch (error) {
+    return { kind: 'unknown', reason: error instanceof Error ? error.message : String(error) };
+  }
+  if (owner === 'unknown') return { kind: 'unknown', reason: 'Paystack did not answer for the customer' };
+  if (owner === null) return { kind: 'not_ours', reason: 'the customer carries no account of ours' };
+  if (!event.ok) {
+    const reason =
+      event.reason ||
+      (event.step === 'identification'
+        ? 'Paystack could not validate the BVN with the bank account given.'
+        : 'Paystack could not assign a dedicated account.');
+    return { kind: 'failed', accountId: owner.accountId, mode: owner.mode, reason };
+  }
+  // An assignment event names its account, which is only read back; anything else creates one.
+  const readsBack = event.step === 'assignment' && /^\d+$/.test(event.accountRef);
+  if (!(await admit(owner, !readsBack))) return { kind: 'already_open', accountId: owner.accountId };
+  let account: OpenedAccount;
+  if (readsBack) {
+    // The event names the account: read it back from Paystack rather than believe the event.
+    const fetched = await call('GET', `/dedicated_account/${event.accountRef}`, undefined, signal);
+    if (!fetched.ok) return { kind: 'unknown', reason: `Paystack answered ${fetched.httpStatus} for the account` };
+    const data = obj(fetched.body['data']);
+    if (str(obj(data['customer'])['customer_code']) !== event.customerRef || data['active'] === false)
+      return { kind: 'not_ours', reason: 'the dedicated account belongs to another customer or is inactive' };
+    account = dedicatedFrom(data, event.customerRef);
+  } else {
+    account = await createDedicated(call, preferredBank, event.customerRef, signal);
+  }
+  return { kind: 'opened', ...owner, accounts: [account] };
+}
+
+/** A customer created with its owner in the metadata, then its identification asked or its account created. */
+async function openPaystack(
+  call: PaystackCall,
+  preferredBank: string,
+  request: OpenRequest,
+  signal: AbortSignal,
+): Promise<OpenResult> {
+  const { kyc } = request;
+  if (kyc.kind !== 'bvn') throw invalid('bvn', 'Paystack dedicated accounts need a BVN.');
+  const customer = await call(
+    'POST',
+    '/customer',
+    {
+      email: kyc.email,
+      first_name: kyc.firstName,
+      last_name: kyc.lastName,
+      phone: kyc.phone,
+      // Read back when Paystack's identification answers later: whose wallet, which identity
+      // (kind and last four digits only; Paystack has the number itself).
+      metadata: JSON.stringify({
+        account_id: request.accountId,
+        mode: request.mode,
+        kyc_kind: kyc.kind,
+        kyc_last4: kyc.number.slice(-4),
+      }),
+    },
+    signal,
+  );
+  if (!customer.ok)
+    throw new Error(`paystack: customer not created (${customer.httpStatus} ${str(customer.body['message'])})`);
+  const code = str(obj(customer.body['data'])['customer_code']);
+  if (code === '') throw new Error('paystack: customer answer without customer_code');
+  if (kyc.bankAccount !== '' && kyc.bankCode !== '') {
+    await request.beforeLaterAnswer?.(code);
+    const identification = await call(
+      'POST',
+      `/customer/${encodeURIComponent(code)}/identification`,
+      {
+        country: 'NG',
+        type: 'bank_account',
+        account_number: kyc.bankAccount,
+        bvn: kyc.number,
+        bank_code: kyc.bankCode,
+        first_name: kyc.firstName,
+        last_name: kyc.lastName,
+      },
+      signal,
+    );
+    if (identification.httpStatus === 202 || identification.ok) {
+      return {
+        kind: 'pending',
+        customerRef: code,
+        reason:
+          'Paystack is validating the BVN; the account is created when it answers ' +
+          '(customeridentification.success).',
+      };
+    }
+    throw invalid(
+      'bvn',
+      `Paystack refused the identification: ${str(identification.body['message']) || identification.httpStatus}.`,
+    );
+  }
+  return { kind: 'opened', accounts: [await createDedicated(call, preferredBank, code, signal)] };
+}
+
+export function createPaystackFunding(options: PaystackOptions): FundingProvider {
+  const preferredBank = options.preferredBank ?? DEFAULT_PAYSTACK_PREFERRED_BANK;
+  const domain = options.secretKey.startsWith('sk_live_') ? 'live' : 'test';
+  const call = createPaystackCall(options);
 
   return {
     name: 'paystack',
     asksBankAccount: true,
-    async listBanks(signal): Promise<FundingBank[]> {
-      const banks: FundingBank[] = [];
-      let cursor = '';
-      for (let page = 0; page < MAX_BANK_PAGES; page += 1) {
-        const query = new URLSearchParams({ country: 'nigeria', perPage: '100', use_cursor: 'true' });
-        if (cursor !== '') query.set('next', cursor);
-        const answer = await call('GET', `/bank?${query.toString()}`, undefined, signal);
-        if (!answer.ok || !Array.isArray(answer.body['data']))
-          throw new Error(`paystack: bank list failed (${answer.httpStatus})`);
-        for (const item of answer.body['data'] as unknown[]) {
-          const bank = obj(item);
-          const code = str(bank['code']);
-          // Only codes the identification step can take (validateKyc); an inactive bank is left out.
-          if (bank['active'] === false || !/^\d{3,6}$/.test(code)) continue;
-          banks.push({ code, name: str(bank['name']).slice(0, 100) || code });
-        }
-        cursor = str(obj(answer.body['meta'])['next']);
-        if (cursor === '') break;
-      }
-      return banks;
-    },
-    async completeOpening(event: AccountEvent, admit, signal): Promise<OpeningOutcome> {
-      let owner: Awaited<ReturnType<typeof customerOwner>>;
-      try {
-        owner = await customerOwner(event.customerRef, signal);
-      } catch (error) {
-        return { kind: 'unknown', reason: error instanceof Error ? error.message : String(error) };
-      }
-      if (owner === 'unknown') return { kind: 'unknown', reason: 'Paystack did not answer for the customer' };
-      if (owner === null) return { kind: 'not_ours', reason: 'the customer carries no account of ours' };
-      if (!event.ok) {
-        const reason =
-          event.reason ||
-          (event.step === 'identification'
-            ? 'Paystack could not validate the BVN with the bank account given.'
-            : 'Paystack could not assign a dedicated account.');
-        return { kind: 'failed', accountId: owner.accountId, mode: owner.mode, reason };
-      }
-      // An assignment event names its account, which is only read back; anything else creates one.
-      const readsBack = event.step === 'assignment' && /^\d+$/.test(event.accountRef);
-      if (!(await admit(owner, !readsBack))) return { kind: 'already_open', accountId: owner.accountId };
-      let account: OpenedAccount;
-      if (readsBack) {
-        // The event names the account: read it back from Paystack rather than believe the event.
-        const fetched = await call('GET', `/dedicated_account/${event.accountRef}`, undefined, signal);
-        if (!fetched.ok) return { kind: 'unknown', reason: `Paystack answered ${fetched.httpStatus} for the account` };
-        const data = obj(fetched.body['data']);
-        if (str(obj(data['customer'])['customer_code']) !== event.customerRef || data['active'] === false)
-          return { kind: 'not_ours', reason: 'the dedicated account belongs to another customer or is inactive' };
-        account = dedicatedFrom(data, event.customerRef);
-      } else {
-        account = await createDedicated(event.customerRef, signal);
-      }
-      return { kind: 'opened', ...owner, accounts: [account] };
-    },
-    async open(request: OpenRequest, signal): Promise<OpenResult> {
-      const { kyc } = request;
-      if (kyc.kind !== 'bvn') throw invalid('bvn', 'Paystack dedicated accounts need a BVN.');
-      const customer = await call(
-        'POST',
-        '/customer',
-        {
-          email: kyc.email,
-          first_name: kyc.firstName,
-          last_name: kyc.lastName,
-          phone: kyc.phone,
-          // Read back when Paystack's identification answers later: whose wallet, which identity
-          // (kind and last four digits only; Paystack has the number itself).
-          metadata: JSON.stringify({
-            account_id: request.accountId,
-            mode: request.mode,
-            kyc_kind: kyc.kind,
-            kyc_last4: kyc.number.slice(-4),
-          }),
-        },
-        signal,
-      );
-      if (!customer.ok)
-        throw new Error(`paystack: customer not created (${customer.httpStatus} ${str(customer.body['message'])})`);
-      const code = str(obj(customer.body['data'])['customer_code']);
-      if (code === '') throw new Error('paystack: customer answer without customer_code');
-      if (kyc.bankAccount !== '' && kyc.bankCode !== '') {
-        await request.beforeLaterAnswer?.(code);
-        const identification = await call(
-          'POST',
-          `/customer/${encodeURIComponent(code)}/identification`,
-          {
-            country: 'NG',
-            type: 'bank_account',
-            account_number: kyc.bankAccount,
-            bvn: kyc.number,
-            bank_code: kyc.bankCode,
-            first_name: kyc.firstName,
-            last_name: kyc.lastName,
-          },
-          signal,
-        );
-        if (identification.httpStatus === 202 || identification.ok) {
-          return {
-            kind: 'pending',
-            customerRef: code,
-            reason:
-              'Paystack is validating the BVN; the account is created when it answers (customeridentification.success).',
-          };
-        }
-        throw invalid(
-          'bvn',
-          `Paystack refused the identification: ${str(identification.body['message']) || identification.httpStatus}.`,
-        );
-      }
-      return { kind: 'opened', accounts: [await createDedicated(code, signal)] };
-    },
+    listBanks: (signal) => listPaystackBanks(call, signal),
+    completeOpening: (event, admit, signal) => completePaystackOpening(call, preferredBank, event, admit, signal),
+    open: (request, signal) => openPaystack(call, preferredBank, request, signal),
     async verify(reference, signal): Promise<VerifyResult> {
       let answer: PaystackAnswer;
       try {

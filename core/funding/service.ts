@@ -38,7 +38,10 @@ import type { SandboxFunding } from './sandbox.js';
 
 /** How long one provider call may take before its answer counts as unknown. */
 const FUNDING_PROVIDER_TIMEOUT_MS = 15_000;
-/** How far back the sweeper asks each provider for inflows: a day covers Paystack's and Monnify's retry windows of a lost notification's first hours; the providers' own resend covers the rest. */
+/**
+ * How far back the sweeper asks each provider for inflows: a day covers Paystack's and Monnify's retry windows
+ * of a lost notification's first hours; the providers' own resend covers the rest.
+ */
 const SWEEP_LOOKBACK_MS = 24 * 60 * 60 * 1000;
 /** Verified inflows the sweeper finishes per run, and unmatched ones a list shows. */
 export const MAX_INFLOWS_PER_RUN = 500;
@@ -57,7 +60,7 @@ const BANK_LIST_RETRY_MS = 5 * 60 * 1000;
 /** Funding credits the Fund wallet page and `funding accounts` show. */
 const RECENT_CREDITS = 20;
 
-export type NotifyOutcome =
+type NotifyOutcome =
   | 'credited'
   | 'already_credited'
   | 'unmatched'
@@ -87,7 +90,7 @@ export interface FundingDeps {
   observer?: FundingObserver;
 }
 
-export interface FundingOverview {
+interface FundingOverview {
   accounts: VirtualAccountRecord[];
   fee: FundingFee;
   lowBalanceThresholdKobo: Kobo | null;
@@ -226,60 +229,82 @@ async function openWith(
   return { kind: 'opened' };
 }
 
-export function createFundingService(deps: FundingDeps) {
-  const { store, clock, log } = deps;
-  const byName = new Map<FundingProviderName, FundingProvider>();
-  for (const provider of [...deps.providers.live, ...deps.providers.test]) byName.set(provider.name, provider);
-
-  async function requireAccount(accountId: string): Promise<void> {
-    if ((await store.accounts.get(accountId)) === null) throw notFound(`Account ${accountId}`);
+/** A notification's outcome, counted, and an unmatched inflow warned about. */
+function told(
+  deps: FundingDeps,
+  provider: FundingProviderName,
+  outcome: NotifyOutcome,
+  inflow: InflowRecord | null,
+): NotifyOutcome {
+  deps.observer?.inflow(provider, outcome, outcome === 'credited' && inflow !== null ? inflow.creditedKobo : 0);
+  if (outcome === 'unmatched' && inflow !== null) {
+    // Warn: money arrived that no wallet received; a person must assign or reject it.
+    deps.log('funding.unmatched', {
+      level: 'warn',
+      inflow_id: inflow.inflowId,
+      provider,
+      provider_reference: inflow.providerReference,
+      reason: inflow.reason,
+    });
   }
+  return outcome;
+}
 
-  /** Each provider's bank list, kept for BANK_LIST_TTL_MS; one read at a time however many pages ask. */
-  const bankLists = new Map<FundingProviderName, { until: number; banks: Promise<FundingBank[]> }>();
+/** The provider's customer key of a virtual account (Paystack's carries `#<dedicated account id>` after it). */
+function customerOf(account: VirtualAccountRecord): string {
+  return account.providerCustomerRef.split('#')[0] ?? '';
+}
 
-  function banksOf(provider: FundingProvider): Promise<FundingBank[]> {
-    const now = clock().getTime();
-    const kept = bankLists.get(provider.name);
-    if (kept !== undefined && kept.until > now) return kept.banks;
-    const entry = {
-      until: now + BANK_LIST_TTL_MS,
-      banks: (provider.listBanks?.(signal()) ?? Promise.resolve([])).catch((error: unknown) => {
-        log('funding.bank_list_failed', {
-          level: 'warn',
-          provider: provider.name,
-          reason: error instanceof Error ? error.message : String(error),
-        });
-        entry.until = clock().getTime() + BANK_LIST_RETRY_MS;
-        return [] as FundingBank[];
-      }),
-    };
-    bankLists.set(provider.name, entry);
-    return entry.banks;
-  }
+/** Why a confirmed inflow cannot be credited to the account it names, or '' when it can. */
+function inflowRefusal(
+  confirmed: ConfirmedInflow,
+  hint: InflowHint | null,
+  account: VirtualAccountRecord | null,
+): string {
+  let reason = '';
+  if (hint !== null && hint.amountPaidKobo !== confirmed.amountPaidKobo)
+    reason = 'the notification and the provider disagree on the amount';
+  else if (
+    hint !== null &&
+    hint.accountNumber !== '' &&
+    confirmed.accountNumber !== '' &&
+    hint.accountNumber !== confirmed.accountNumber
+  )
+    reason = 'the notification and the provider disagree on the account';
+  else if (account === null) reason = 'no virtual account has this number';
+  else if (account.status !== 'active') reason = 'the virtual account is closed';
+  else if (confirmed.customerRef !== '' && customerOf(account) !== confirmed.customerRef)
+    reason = 'the provider says another customer was paid';
+  else if (confirmed.amountPaidKobo < 1 || confirmed.amountPaidKobo > MAX_AMOUNT_KOBO)
+    reason = 'the amount is outside what a wallet takes';
+  return reason;
+}
 
-  /** Account events in progress, by provider and customer (accountEvent). */
-  const openings = new Map<string, Promise<void>>();
-
-  function told(provider: FundingProviderName, outcome: NotifyOutcome, inflow: InflowRecord | null): NotifyOutcome {
-    deps.observer?.inflow(provider, outcome, outcome === 'credited' && inflow !== null ? inflow.creditedKobo : 0);
-    if (outcome === 'unmatched' && inflow !== null) {
-      // Warn: money arrived that no wallet received; a person must assign or reject it.
-      log('funding.unmatched', {
-        level: 'warn',
-        inflow_id: inflow.inflowId,
-        provider,
-        provider_reference: inflow.providerReference,
-        reason: inflow.reason,
+/** What a credit of a verified inflow came to, logged, counted and nudged. */
+function afterCredit(deps: FundingDeps, inflow: InflowRecord, result: CreditInflowResult): NotifyOutcome {
+  switch (result.outcome) {
+    case 'credited':
+      deps.nudge?.({ accountId: result.inflow.accountId!, mode: result.inflow.mode });
+      deps.log('funding.credited', {
+        inflow_id: result.inflow.inflowId,
+        account_id: result.inflow.accountId,
+        mode: result.inflow.mode,
+        provider: result.inflow.provider,
+        provider_reference: result.inflow.providerReference,
+        credited_kobo: result.inflow.creditedKobo,
+        fee_kobo: result.inflow.feeKobo,
       });
-    }
-    return outcome;
+      return told(deps, inflow.provider, 'credited', result.inflow);
+    case 'already_credited':
+      return told(deps, inflow.provider, 'already_credited', result.inflow);
+    default:
+      return told(deps, inflow.provider, 'unmatched', null);
   }
+}
 
-  /** The provider's customer key of a virtual account (Paystack's carries `#<dedicated account id>` after it). */
-  function customerOf(account: VirtualAccountRecord): string {
-    return account.providerCustomerRef.split('#')[0] ?? '';
-  }
+/** Inflows in: a notification re-queried, a confirmed inflow recorded and credited when it is ours. */
+function createIntake(deps: FundingDeps, providerOf: (name: FundingProviderName) => FundingProvider) {
+  const { store, clock, log } = deps;
 
   /** Records a confirmed inflow (or finds it recorded) and credits it when it is ours and agrees. */
   async function take(
@@ -291,22 +316,7 @@ export function createFundingService(deps: FundingDeps) {
     // notification names it, and the customer it belongs to must be the one the provider names.
     const accountNumber = confirmed.accountNumber || hint?.accountNumber || '';
     const account = accountNumber === '' ? null : await store.funding.findVirtualAccount(provider, accountNumber);
-    let reason = '';
-    if (hint !== null && hint.amountPaidKobo !== confirmed.amountPaidKobo)
-      reason = 'the notification and the provider disagree on the amount';
-    else if (
-      hint !== null &&
-      hint.accountNumber !== '' &&
-      confirmed.accountNumber !== '' &&
-      hint.accountNumber !== confirmed.accountNumber
-    )
-      reason = 'the notification and the provider disagree on the account';
-    else if (account === null) reason = 'no virtual account has this number';
-    else if (account.status !== 'active') reason = 'the virtual account is closed';
-    else if (confirmed.customerRef !== '' && customerOf(account) !== confirmed.customerRef)
-      reason = 'the provider says another customer was paid';
-    else if (confirmed.amountPaidKobo < 1 || confirmed.amountPaidKobo > MAX_AMOUNT_KOBO)
-      reason = 'the amount is outside what a wallet takes';
+    const reason = inflowRefusal(confirmed, hint, account);
     const now = clock();
     // A new verified inflow is recorded and credited in one store operation (one commit).
     const { inflow, created, credit } = await store.funding.recordAndCreditInflow(
@@ -326,7 +336,7 @@ export function createFundingService(deps: FundingDeps) {
       },
       { feeKobo: fundingFeeKobo(confirmed.amountPaidKobo, deps.fee), at: now },
     );
-    if (credit !== null) return afterCredit(inflow, credit);
+    if (credit !== null) return afterCredit(deps, inflow, credit);
     if (!created && inflow.amountPaidKobo !== confirmed.amountPaidKobo) {
       // The same reference with another amount: the first record stands and nothing moves.
       log('funding.reference_amount_differs', {
@@ -335,11 +345,11 @@ export function createFundingService(deps: FundingDeps) {
         provider,
         provider_reference: inflow.providerReference,
       });
-      return told(provider, 'unmatched', null);
+      return told(deps, provider, 'unmatched', null);
     }
-    if (inflow.status === 'credited') return told(provider, 'already_credited', inflow);
-    if (inflow.status === 'rejected') return told(provider, 'rejected', inflow);
-    if (inflow.status === 'unmatched') return told(provider, 'unmatched', created ? inflow : null);
+    if (inflow.status === 'credited') return told(deps, provider, 'already_credited', inflow);
+    if (inflow.status === 'rejected') return told(deps, provider, 'rejected', inflow);
+    if (inflow.status === 'unmatched') return told(deps, provider, 'unmatched', created ? inflow : null);
     return creditVerified(inflow);
   }
 
@@ -350,36 +360,14 @@ export function createFundingService(deps: FundingDeps) {
       { accountId: inflow.accountId!, mode: inflow.mode, feeKobo, at: clock() },
       'verified',
     );
-    return afterCredit(inflow, result);
-  }
-
-  /** What a credit of a verified inflow came to, logged, counted and nudged. */
-  function afterCredit(inflow: InflowRecord, result: CreditInflowResult): NotifyOutcome {
-    switch (result.outcome) {
-      case 'credited':
-        deps.nudge?.({ accountId: result.inflow.accountId!, mode: result.inflow.mode });
-        log('funding.credited', {
-          inflow_id: result.inflow.inflowId,
-          account_id: result.inflow.accountId,
-          mode: result.inflow.mode,
-          provider: result.inflow.provider,
-          provider_reference: result.inflow.providerReference,
-          credited_kobo: result.inflow.creditedKobo,
-          fee_kobo: result.inflow.feeKobo,
-        });
-        return told(inflow.provider, 'credited', result.inflow);
-      case 'already_credited':
-        return told(inflow.provider, 'already_credited', result.inflow);
-      default:
-        return told(inflow.provider, 'unmatched', null);
-    }
+    return afterCredit(deps, inflow, result);
   }
 
   /** A provider's notification, its signature already checked: re-query, then credit what the provider confirms. */
   async function notify(providerName: FundingProviderName, hint: InflowHint): Promise<NotifyOutcome> {
     const provider = providerOf(providerName);
     const known = await store.funding.findInflow(providerName, hint.providerReference);
-    if (known?.status === 'credited') return told(providerName, 'already_credited', known);
+    if (known?.status === 'credited') return told(deps, providerName, 'already_credited', known);
     const verified = await provider.verify(hint.providerReference, signal());
     if (verified.kind !== 'paid') {
       log('funding.not_confirmed', {
@@ -388,13 +376,54 @@ export function createFundingService(deps: FundingDeps) {
         kind: verified.kind,
         reason: verified.reason,
       });
-      return told(providerName, verified.kind === 'unknown' ? 'unknown' : 'not_paid', null);
+      return told(deps, providerName, verified.kind === 'unknown' ? 'unknown' : 'not_paid', null);
     }
     if (verified.inflow.providerReference !== hint.providerReference) {
-      return told(providerName, 'not_paid', null);
+      return told(deps, providerName, 'not_paid', null);
     }
     return take(providerName, verified.inflow, hint);
   }
+
+  return { take, creditVerified, notify };
+}
+
+/** The accounts of an opening the provider finished, saved with the identity the opening kept. */
+async function saveOpened(
+  deps: FundingDeps,
+  provider: FundingProviderName,
+  customerRef: string,
+  outcome: Extract<OpeningOutcome, { kind: 'opened' }>,
+): Promise<void> {
+  const { store, clock } = deps;
+  // The identity as the request that started the opening kept it (last four digits and
+  // keyed hash); an opening started before it was kept has the provider's copy of the
+  // last four digits only.
+  const kept = await store.funding.getOpening(provider, customerRef);
+  const identity =
+    kept !== null && kept.accountId === outcome.accountId && kept.mode === outcome.mode
+      ? { kycKind: kept.kycKind, kycLast4: kept.kycLast4, kycHash: kept.kycHash }
+      : { kycKind: outcome.kycKind, kycLast4: outcome.kycLast4, kycHash: '' };
+  for (const opened of outcome.accounts) {
+    // A number recorded already (by a copy that read the same account back, or closed by
+    // us) is left as it is: an event never reopens or moves an account.
+    if ((await store.funding.findVirtualAccount(provider, opened.accountNumber)) !== null) continue;
+    await store.funding.saveVirtualAccount({
+      provider,
+      ...opened,
+      accountId: outcome.accountId,
+      mode: outcome.mode,
+      status: 'active',
+      ...identity,
+      createdAt: clock(),
+    });
+  }
+}
+
+/** A provider's later answers to openings, one per customer at a time in this core. */
+function createAccountEvents(deps: FundingDeps) {
+  const { store, clock, log } = deps;
+  /** Account events in progress, by provider and customer (accountEvent). */
+  const openings = new Map<string, Promise<void>>();
 
   /**
    * A provider's later answer to an opening (Paystack's identification and assignment events):
@@ -468,28 +497,7 @@ export function createFundingService(deps: FundingDeps) {
         await recordRefusal(deps, provider.name, outcome.accountId, outcome.mode, event.step, outcome.reason);
         return 'account_event';
       case 'opened': {
-        // The identity as the request that started the opening kept it (last four digits and
-        // keyed hash); an opening started before it was kept has the provider's copy of the
-        // last four digits only.
-        const kept = await store.funding.getOpening(provider.name, event.customerRef);
-        const identity =
-          kept !== null && kept.accountId === outcome.accountId && kept.mode === outcome.mode
-            ? { kycKind: kept.kycKind, kycLast4: kept.kycLast4, kycHash: kept.kycHash }
-            : { kycKind: outcome.kycKind, kycLast4: outcome.kycLast4, kycHash: '' };
-        for (const opened of outcome.accounts) {
-          // A number recorded already (by a copy that read the same account back, or closed by
-          // us) is left as it is: an event never reopens or moves an account.
-          if ((await store.funding.findVirtualAccount(provider.name, opened.accountNumber)) !== null) continue;
-          await store.funding.saveVirtualAccount({
-            provider: provider.name,
-            ...opened,
-            accountId: outcome.accountId,
-            mode: outcome.mode,
-            status: 'active',
-            ...identity,
-            createdAt: clock(),
-          });
-        }
+        await saveOpened(deps, provider.name, event.customerRef, outcome);
         if (claimed) await store.funding.finishOpening(provider.name, event.customerRef, 'opened', clock());
         log('funding.accounts_opened', {
           account_id: outcome.accountId,
@@ -503,16 +511,44 @@ export function createFundingService(deps: FundingDeps) {
     }
   }
 
-  function providerOf(name: FundingProviderName): FundingProvider {
-    const provider = byName.get(name);
-    if (provider === undefined)
-      throw new DomainError('FAILED_PRECONDITION', `The funding provider ${name} is not configured.`);
-    return provider;
+  return accountEvent;
+}
+
+/** Each provider's bank list, kept for BANK_LIST_TTL_MS; one read at a time however many pages ask. */
+function createBankLists(deps: FundingDeps): (provider: FundingProvider) => Promise<FundingBank[]> {
+  const { clock, log } = deps;
+  const bankLists = new Map<FundingProviderName, { until: number; banks: Promise<FundingBank[]> }>();
+
+  function banksOf(provider: FundingProvider): Promise<FundingBank[]> {
+    const now = clock().getTime();
+    const kept = bankLists.get(provider.name);
+    if (kept !== undefined && kept.until > now) return kept.banks;
+    const entry = {
+      until: now + BANK_LIST_TTL_MS,
+      banks: (provider.listBanks?.(signal()) ?? Promise.resolve([])).catch((error: unknown) => {
+        log('funding.bank_list_failed', {
+          level: 'warn',
+          provider: provider.name,
+          reason: error instanceof Error ? error.message : String(error),
+        });
+        entry.until = clock().getTime() + BANK_LIST_RETRY_MS;
+        return [] as FundingBank[];
+      }),
+    };
+    bankLists.set(provider.name, entry);
+    return entry.banks;
   }
 
-  return {
-    fee: deps.fee,
+  return banksOf;
+}
 
+type RequireAccount = (accountId: string) => Promise<void>;
+
+/** The holder's side: opening accounts, the Fund wallet page's reads, the low-balance threshold. */
+function holderFunding(deps: FundingDeps, requireAccount: RequireAccount) {
+  const { store } = deps;
+  const banksOf = createBankLists(deps);
+  return {
     /**
      * Opens the wallet's virtual accounts with every provider of its mode that has none yet.
      * The identity number goes to the providers and, as last four digits and keyed hash, to
@@ -565,13 +601,36 @@ export function createFundingService(deps: FundingDeps) {
       };
     },
 
-    notify,
-
-    /** The banks the identity form offers for a bank account linked to the BVN, when a provider of the mode asks for one. */
+    /**
+     * The banks the identity form offers for a bank account linked to the BVN, when a provider of the mode
+     * asks for one.
+     */
     async identificationBanks(mode: Mode): Promise<FundingBank[]> {
       const provider = deps.providers[mode].find((p) => p.asksBankAccount === true && p.listBanks !== undefined);
       return provider === undefined ? [] : banksOf(provider);
     },
+
+    async setLowBalanceThreshold(accountId: string, mode: Mode, thresholdKobo: Kobo | null): Promise<void> {
+      if (thresholdKobo !== null && (thresholdKobo < 1 || thresholdKobo > MAX_AMOUNT_KOBO)) {
+        throw invalid('threshold', 'threshold must be from 0.01 to 100,000,000 Naira, or 0 for none.');
+      }
+      if (!(await store.funding.setLowBalanceThreshold(accountId, mode, thresholdKobo)))
+        throw notFound(`Account ${accountId}`);
+    },
+  };
+}
+
+/** Money arriving: notifications, sandbox transfers and the sweeper, all through the same intake. */
+function moneyIn(
+  deps: FundingDeps,
+  byName: ReadonlyMap<FundingProviderName, FundingProvider>,
+  intake: ReturnType<typeof createIntake>,
+) {
+  const { store, clock } = deps;
+  const { take, creditVerified, notify } = intake;
+  const accountEvent = createAccountEvents(deps);
+  return {
+    notify,
 
     /** A notification as the gateway received it: signature, then what it claims, then the re-query. */
     async applyNotification(
@@ -647,7 +706,13 @@ export function createFundingService(deps: FundingDeps) {
         throw error;
       }
     },
+  };
+}
 
+/** The operator's desk: unmatched inflows listed, assigned to a wallet or rejected. */
+function inflowDesk(deps: FundingDeps, requireAccount: RequireAccount) {
+  const { store, clock, log } = deps;
+  return {
     async listInflows(status: 'unmatched' | 'verified' | 'credited' | 'rejected'): Promise<InflowRecord[]> {
       return store.funding.listInflows(status, MAX_INFLOWS_PER_RUN);
     },
@@ -694,14 +759,30 @@ export function createFundingService(deps: FundingDeps) {
       log('funding.rejected', { inflow_id: inflowId });
       return inflow;
     },
+  };
+}
 
-    async setLowBalanceThreshold(accountId: string, mode: Mode, thresholdKobo: Kobo | null): Promise<void> {
-      if (thresholdKobo !== null && (thresholdKobo < 1 || thresholdKobo > MAX_AMOUNT_KOBO)) {
-        throw invalid('threshold', 'threshold must be from 0.01 to 100,000,000 Naira, or 0 for none.');
-      }
-      if (!(await store.funding.setLowBalanceThreshold(accountId, mode, thresholdKobo)))
-        throw notFound(`Account ${accountId}`);
-    },
+export function createFundingService(deps: FundingDeps) {
+  const { store } = deps;
+  const byName = new Map<FundingProviderName, FundingProvider>();
+  for (const provider of [...deps.providers.live, ...deps.providers.test]) byName.set(provider.name, provider);
+
+  async function requireAccount(accountId: string): Promise<void> {
+    if ((await store.accounts.get(accountId)) === null) throw notFound(`Account ${accountId}`);
+  }
+
+  function providerOf(name: FundingProviderName): FundingProvider {
+    const provider = byName.get(name);
+    if (provider === undefined)
+      throw new DomainError('FAILED_PRECONDITION', `The funding provider ${name} is not configured.`);
+    return provider;
+  }
+
+  return {
+    fee: deps.fee,
+    ...holderFunding(deps, requireAccount),
+    ...moneyIn(deps, byName, createIntake(deps, providerOf)),
+    ...inflowDesk(deps, requireAccount),
   };
 }
 

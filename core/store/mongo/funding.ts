@@ -15,6 +15,7 @@ import type {
   InflowStatus,
   KycKind,
   NewFundingOpening,
+  NewInflow,
   VirtualAccountRecord,
 } from '../../domain/funding.js';
 import { type Kobo, kobo } from '../../domain/money.js';
@@ -173,77 +174,152 @@ class MissingAccount extends Error {
   }
 }
 
-export function createFundingStore(ctx: MongoContext): FundingStore {
-  async function creditIn(
-    session: ClientSession,
-    inflowId: string,
-    credit: { accountId: string; mode: 'live' | 'test'; feeKobo: Kobo; at: Date },
-    from: string,
-    ids: { entryId: ObjectId; eventId: string },
-  ): Promise<CreditInflowResult> {
-    const { inflows } = collections(ctx);
-    const at = toDate(credit.at, 'at');
-    const current = await inflows.findOne({ _id: inflowId }, { session });
-    if (current === null) return { outcome: 'not_found' };
-    const inflow = inflowFromDoc(current);
-    if (inflow.status !== from)
-      return inflow.status === 'credited'
-        ? { outcome: 'already_credited', inflow }
-        : { outcome: 'wrong_status', inflow };
-    if (inflow.amountPaidKobo <= credit.feeKobo) return { outcome: 'wrong_status', inflow };
-    const creditedKobo = kobo(inflow.amountPaidKobo - credit.feeKobo);
-    // Whether the credit's event goes to a webhook, read before the first write to the account.
-    const deliver = await deliversTo(ctx, session, credit.accountId, credit.mode);
-    // Conditional on the status read above: a concurrent credit that committed first makes
-    // this match nothing, and a write conflict makes the driver re-run the whole callback.
-    const moved = await inflows.findOneAndUpdate(
-      { _id: inflowId, status: from },
-      {
-        $set: {
-          status: 'credited',
-          account_id: credit.accountId,
-          mode: credit.mode,
-          fee_kobo: toLong(credit.feeKobo, 'feeKobo'),
-          credited_kobo: toLong(creditedKobo, 'creditedKobo'),
-          credit_reference: inflowId,
-          reason: '',
-          updated_at: at,
-        },
+/** The conditional status change of an inflow, its credit, ledger entry and event inside `session`. */
+async function creditIn(
+  ctx: MongoContext,
+  session: ClientSession,
+  inflowId: string,
+  credit: { accountId: string; mode: 'live' | 'test'; feeKobo: Kobo; at: Date },
+  from: string,
+  ids: { entryId: ObjectId; eventId: string },
+): Promise<CreditInflowResult> {
+  const { inflows } = collections(ctx);
+  const at = toDate(credit.at, 'at');
+  const current = await inflows.findOne({ _id: inflowId }, { session });
+  if (current === null) return { outcome: 'not_found' };
+  const inflow = inflowFromDoc(current);
+  if (inflow.status !== from)
+    return inflow.status === 'credited' ? { outcome: 'already_credited', inflow } : { outcome: 'wrong_status', inflow };
+  if (inflow.amountPaidKobo <= credit.feeKobo) return { outcome: 'wrong_status', inflow };
+  const creditedKobo = kobo(inflow.amountPaidKobo - credit.feeKobo);
+  // Whether the credit's event goes to a webhook, read before the first write to the account.
+  const deliver = await deliversTo(ctx, session, credit.accountId, credit.mode);
+  // Conditional on the status read above: a concurrent credit that committed first makes
+  // this match nothing, and a write conflict makes the driver re-run the whole callback.
+  const moved = await inflows.findOneAndUpdate(
+    { _id: inflowId, status: from },
+    {
+      $set: {
+        status: 'credited',
+        account_id: credit.accountId,
+        mode: credit.mode,
+        fee_kobo: toLong(credit.feeKobo, 'feeKobo'),
+        credited_kobo: toLong(creditedKobo, 'creditedKobo'),
+        credit_reference: inflowId,
+        reason: '',
+        updated_at: at,
       },
-      { session, returnDocument: 'after' },
-    );
-    if (moved === null) throw new Error(`store: inflow ${inflowId} changed inside its own transaction`);
-    const done = inflowFromDoc(moved);
-    const entry = await addToWallet(ctx, session, {
-      accountId: credit.accountId,
-      mode: credit.mode,
-      amountKobo: creditedKobo,
-      kind: 'credit',
-      reference: inflowId,
-      memo: `Bank transfer via ${done.provider} (${done.providerReference})`,
-      at,
-      id: ids.entryId,
-    });
-    if (entry === null) throw new MissingAccount();
-    const facts = {
-      accountId: credit.accountId,
-      reference: inflowId,
-      amountKobo: creditedKobo,
-      balanceKobo: entry.balanceAfterKobo,
-      memo: entry.memo,
-      funding: {
-        provider: done.provider,
-        providerReference: done.providerReference,
-        amountPaidKobo: done.amountPaidKobo,
-        feeKobo: done.feeKobo,
-        payerName: done.payerName,
-      },
-    };
-    await writeEventIn(ctx, session, creditEvent(facts, credit.mode, at, ids.eventId), deliver);
-    return { outcome: 'credited', inflow: done, balanceKobo: entry.balanceAfterKobo };
-  }
+    },
+    { session, returnDocument: 'after' },
+  );
+  if (moved === null) throw new Error(`store: inflow ${inflowId} changed inside its own transaction`);
+  const done = inflowFromDoc(moved);
+  const entry = await addToWallet(ctx, session, {
+    accountId: credit.accountId,
+    mode: credit.mode,
+    amountKobo: creditedKobo,
+    kind: 'credit',
+    reference: inflowId,
+    memo: `Bank transfer via ${done.provider} (${done.providerReference})`,
+    at,
+    id: ids.entryId,
+  });
+  if (entry === null) throw new MissingAccount();
+  const facts = {
+    accountId: credit.accountId,
+    reference: inflowId,
+    amountKobo: creditedKobo,
+    balanceKobo: entry.balanceAfterKobo,
+    memo: entry.memo,
+    funding: {
+      provider: done.provider,
+      providerReference: done.providerReference,
+      amountPaidKobo: done.amountPaidKobo,
+      feeKobo: done.feeKobo,
+      payerName: done.payerName,
+    },
+  };
+  await writeEventIn(ctx, session, creditEvent(facts, credit.mode, at, ids.eventId), deliver);
+  return { outcome: 'credited', inflow: done, balanceKobo: entry.balanceAfterKobo };
+}
 
-  const store: FundingStore = {
+/** An inflow's document, written once per (provider, provider reference); a copy finds the first. */
+async function recordInflow(ctx: MongoContext, inflow: NewInflow): Promise<{ inflow: InflowRecord; created: boolean }> {
+  requireAmount('amountPaidKobo', inflow.amountPaidKobo, 1);
+  const { inflows } = collections(ctx);
+  const at = toDate(inflow.createdAt, 'createdAt');
+  const doc: InflowDoc = {
+    _id: inflow.inflowId,
+    provider: inflow.provider,
+    provider_reference: inflow.providerReference,
+    account_number: inflow.accountNumber,
+    account_id: inflow.accountId,
+    mode: inflow.mode,
+    amount_paid_kobo: toLong(inflow.amountPaidKobo, 'amountPaidKobo'),
+    fee_kobo: toLong(0, 'feeKobo'),
+    credited_kobo: toLong(0, 'creditedKobo'),
+    payer_name: inflow.payerName,
+    status: inflow.status,
+    reason: inflow.reason,
+    raw: inflow.raw,
+    credit_reference: '',
+    created_at: at,
+    updated_at: at,
+  };
+  try {
+    await inflows.insertOne(doc);
+    return { inflow: inflowFromDoc(doc), created: true };
+  } catch (error) {
+    // The unique index answered: another notification, the sweeper or another core
+    // recorded this (provider, reference) first. Its row is the one that counts.
+    if (!isDuplicateKeyOn(error, INFLOW_REFERENCE_INDEX.name, INFLOW_REFERENCE_INDEX.fields)) throw error;
+    const existing = await inflows.findOne({
+      provider: inflow.provider,
+      provider_reference: inflow.providerReference,
+    });
+    if (existing === null) throw error;
+    return { inflow: inflowFromDoc(existing), created: false };
+  }
+}
+
+/** An inflow credited in one transaction, its outcome found again after an unknown commit. */
+async function creditInflow(
+  ctx: MongoContext,
+  inflowId: string,
+  credit: { accountId: string; mode: 'live' | 'test'; feeKobo: Kobo; at: Date },
+  from: string,
+): Promise<CreditInflowResult> {
+  requireAmount('feeKobo', credit.feeKobo, 0);
+  // Fixed before the first attempt, so a retried transaction writes the same entry and event.
+  const ids = { entryId: new ObjectId(), eventId: newEventId() };
+  try {
+    return await ctx.inTransaction(
+      (session) => creditIn(ctx, session, inflowId, credit, from, ids),
+      async (error, session) => {
+        // An unknown commit: the ledger entry, chosen in advance, proves whether it committed.
+        if ((await ctx.committedEntry(error, ids.entryId, session)) === null) return undefined;
+        const doc = await collections(ctx).inflows.findOne({ _id: inflowId }, followUpRead(session));
+        return doc === null ? undefined : { outcome: 'credited', inflow: inflowFromDoc(doc), balanceKobo: kobo(0) };
+      },
+    );
+  } catch (error) {
+    if (error instanceof MissingAccount) return { outcome: 'no_account' };
+    throw error;
+  }
+}
+
+/** The virtual accounts a provider opened for an account, kept as the provider answered. */
+function virtualAccountStore(
+  ctx: MongoContext,
+): Pick<
+  FundingStore,
+  | 'saveVirtualAccount'
+  | 'listVirtualAccounts'
+  | 'listActiveVirtualAccounts'
+  | 'findVirtualAccount'
+  | 'closeVirtualAccount'
+> {
+  return {
     async saveVirtualAccount(account) {
       const doc: VirtualAccountDoc = {
         _id: `${account.provider}:${account.accountNumber}`,
@@ -291,42 +367,34 @@ export function createFundingStore(ctx: MongoContext): FundingStore {
       );
       return doc === null ? null : virtualAccountFromDoc(doc);
     },
-    async recordInflow(inflow) {
-      requireAmount('amountPaidKobo', inflow.amountPaidKobo, 1);
-      const { inflows } = collections(ctx);
-      const at = toDate(inflow.createdAt, 'createdAt');
-      const doc: InflowDoc = {
-        _id: inflow.inflowId,
-        provider: inflow.provider,
-        provider_reference: inflow.providerReference,
-        account_number: inflow.accountNumber,
-        account_id: inflow.accountId,
-        mode: inflow.mode,
-        amount_paid_kobo: toLong(inflow.amountPaidKobo, 'amountPaidKobo'),
-        fee_kobo: toLong(0, 'feeKobo'),
-        credited_kobo: toLong(0, 'creditedKobo'),
-        payer_name: inflow.payerName,
-        status: inflow.status,
-        reason: inflow.reason,
-        raw: inflow.raw,
-        credit_reference: '',
-        created_at: at,
-        updated_at: at,
-      };
-      try {
-        await inflows.insertOne(doc);
-        return { inflow: inflowFromDoc(doc), created: true };
-      } catch (error) {
-        // The unique index answered: another notification, the sweeper or another core
-        // recorded this (provider, reference) first. Its row is the one that counts.
-        if (!isDuplicateKeyOn(error, INFLOW_REFERENCE_INDEX.name, INFLOW_REFERENCE_INDEX.fields)) throw error;
-        const existing = await inflows.findOne({
-          provider: inflow.provider,
-          provider_reference: inflow.providerReference,
-        });
-        if (existing === null) throw error;
-        return { inflow: inflowFromDoc(existing), created: false };
-      }
+  };
+}
+
+/** Inflows: recorded once, credited once, each credit in one transaction with its entry and event. */
+function inflowStore(
+  ctx: MongoContext,
+): Pick<
+  FundingStore,
+  | 'recordInflow'
+  | 'recordAndCreditInflow'
+  | 'getInflow'
+  | 'findInflow'
+  | 'creditInflow'
+  | 'rejectInflow'
+  | 'listInflows'
+  | 'listAccountInflows'
+> {
+  return {
+    recordInflow: (inflow) => recordInflow(ctx, inflow),
+    async recordAndCreditInflow(inflow, credit) {
+      // Two steps: the credit is conditional on the row's status, so a crash between them
+      // leaves a verified row that the sweeper credits, once.
+      const recorded = await recordInflow(ctx, inflow);
+      const accountId = recorded.inflow.accountId;
+      if (!recorded.created || recorded.inflow.status !== 'verified' || accountId === null)
+        return { ...recorded, credit: null };
+      const to = { accountId, mode: recorded.inflow.mode, ...credit };
+      return { ...recorded, credit: await creditInflow(ctx, recorded.inflow.inflowId, to, 'verified') };
     },
     async getInflow(inflowId) {
       const doc = await collections(ctx).inflows.findOne({ _id: inflowId });
@@ -337,23 +405,7 @@ export function createFundingStore(ctx: MongoContext): FundingStore {
       return doc === null ? null : inflowFromDoc(doc);
     },
     async creditInflow(inflowId, credit, from) {
-      requireAmount('feeKobo', credit.feeKobo, 0);
-      // Fixed before the first attempt, so a retried transaction writes the same entry and event.
-      const ids = { entryId: new ObjectId(), eventId: newEventId() };
-      try {
-        return await ctx.inTransaction(
-          (session) => creditIn(session, inflowId, credit, from, ids),
-          async (error, session) => {
-            // An unknown commit: the ledger entry, chosen in advance, proves whether it committed.
-            if ((await ctx.committedEntry(error, ids.entryId, session)) === null) return undefined;
-            const doc = await collections(ctx).inflows.findOne({ _id: inflowId }, followUpRead(session));
-            return doc === null ? undefined : { outcome: 'credited', inflow: inflowFromDoc(doc), balanceKobo: kobo(0) };
-          },
-        );
-      } catch (error) {
-        if (error instanceof MissingAccount) return { outcome: 'no_account' };
-        throw error;
-      }
+      return creditInflow(ctx, inflowId, credit, from);
     },
     async rejectInflow(inflowId, reason, at) {
       const { inflows } = collections(ctx);
@@ -381,6 +433,14 @@ export function createFundingStore(ctx: MongoContext): FundingStore {
         .toArray();
       return docs.map(inflowFromDoc);
     },
+  };
+}
+
+/** Openings of virtual accounts: saved, claimed by one caller at a time, finished. */
+function openingStore(
+  ctx: MongoContext,
+): Pick<FundingStore, 'saveOpening' | 'getOpening' | 'claimOpening' | 'finishOpening'> {
+  return {
     async saveOpening(opening) {
       const doc = openingDoc(opening, toDate(opening.createdAt, 'createdAt'));
       // A claim in progress is never replaced: its claimer may be creating the account right now.
@@ -421,6 +481,12 @@ export function createFundingStore(ctx: MongoContext): FundingStore {
         { $set: { status, claimed_at: null, updated_at: toDate(at, 'at') } },
       );
     },
+  };
+}
+
+/** The low-balance thresholds of an account's two wallets. */
+function thresholdStore(ctx: MongoContext): Pick<FundingStore, 'setLowBalanceThreshold' | 'getLowBalanceThreshold'> {
+  return {
     async setLowBalanceThreshold(accountId, mode, thresholdKobo) {
       if (thresholdKobo !== null) requireAmount('thresholdKobo', thresholdKobo, 1);
       const field = mode === 'test' ? 'test_low_balance_kobo' : 'low_balance_kobo';
@@ -435,16 +501,14 @@ export function createFundingStore(ctx: MongoContext): FundingStore {
       const value = mode === 'test' ? account?.test_low_balance_kobo : account?.low_balance_kobo;
       return value === undefined || value === null ? null : readKobo(value, 'accounts.low_balance_kobo');
     },
-    async recordAndCreditInflow(inflow, credit) {
-      // Two steps: the credit is conditional on the row's status, so a crash between them
-      // leaves a verified row that the sweeper credits, once.
-      const recorded = await store.recordInflow(inflow);
-      const accountId = recorded.inflow.accountId;
-      if (!recorded.created || recorded.inflow.status !== 'verified' || accountId === null)
-        return { ...recorded, credit: null };
-      const to = { accountId, mode: recorded.inflow.mode, ...credit };
-      return { ...recorded, credit: await store.creditInflow(recorded.inflow.inflowId, to, 'verified') };
-    },
   };
-  return store;
+}
+
+export function createFundingStore(ctx: MongoContext): FundingStore {
+  return {
+    ...virtualAccountStore(ctx),
+    ...inflowStore(ctx),
+    ...openingStore(ctx),
+    ...thresholdStore(ctx),
+  };
 }

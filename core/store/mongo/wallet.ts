@@ -17,6 +17,7 @@ import { decodeLedgerCursor, encodeLedgerCursor, toPage } from '../paging.js';
 import type {
   AttemptEnd,
   Credited,
+  CreditInput,
   Debited,
   DebitInput,
   FirstAttempt,
@@ -260,7 +261,10 @@ async function debitIn(
   return { outcome: 'debited', balanceKobo, entry, replayed: false };
 }
 
-/** Phase one of a purchase inside `session`: the duplicate check, the conditional debit, its entry and the pending transaction. */
+/**
+ * Phase one of a purchase inside `session`: the duplicate check, the conditional debit, its entry and the
+ * pending transaction.
+ */
 async function reserveIn(
   ctx: MongoContext,
   session: ClientSession,
@@ -424,51 +428,55 @@ async function debitWallet(ctx: MongoContext, input: DebitInput): Promise<Debite
   );
 }
 
+/** A credit in one transaction with its event, its outcome found again after an unknown commit (WalletStore.credit). */
+async function creditWallet(ctx: MongoContext, input: CreditInput): Promise<Credited | null> {
+  const { live, inTransaction } = ctx;
+  requireAmount('amountKobo', input.amountKobo, 1);
+  const at = toDate(input.at, 'at');
+  const entryId = new ObjectId();
+  const earlierCredit = sameCreditQuery(input);
+  const eventId = newEventId();
+  try {
+    return await inTransaction(
+      async (session) => {
+        const earlier = await live().ledger.findOne(earlierCredit, { session });
+        if (earlier !== null) return replayedCredit(earlier);
+        const deliver = await deliversTo(ctx, session, input.accountId, input.mode);
+        const entry = await addToWallet(ctx, session, { ...input, kind: 'credit', at, id: entryId });
+        if (entry === null) return null;
+        const facts = {
+          accountId: input.accountId,
+          reference: input.reference,
+          amountKobo: input.amountKobo,
+          balanceKobo: entry.balanceAfterKobo,
+          memo: input.memo,
+          funding: input.funding,
+        };
+        await writeEventIn(ctx, session, creditEvent(facts, input.mode, at, eventId), deliver);
+        return { balanceKobo: entry.balanceAfterKobo, entry, replayed: false };
+      },
+      async (error, session) => {
+        if (isDuplicateKeyOn(error, CREDIT_REFERENCE_INDEX.name, CREDIT_REFERENCE_INDEX.fields)) {
+          // A credit with this reference committed first (on this core or another); its
+          // answer is this one's, once a majority has it.
+          const earlier = await live().ledger.findOne(earlierCredit, followUpRead(session));
+          return earlier === null ? undefined : replayedCredit(earlier);
+        }
+        const committed = await ctx.committedEntry(error, entryId, session);
+        if (committed === null) return undefined;
+        const entry = ledgerEntryFromDoc(committed);
+        return { balanceKobo: entry.balanceAfterKobo, entry, replayed: false };
+      },
+    );
+  } catch (error) {
+    throw creditFailure(error, input);
+  }
+}
+
 export function createWalletStore(ctx: MongoContext): WalletStore {
   const { live, inTransaction } = ctx;
   return {
-    async credit(input) {
-      requireAmount('amountKobo', input.amountKobo, 1);
-      const at = toDate(input.at, 'at');
-      const entryId = new ObjectId();
-      const earlierCredit = sameCreditQuery(input);
-      const eventId = newEventId();
-      try {
-        return await inTransaction(
-          async (session) => {
-            const earlier = await live().ledger.findOne(earlierCredit, { session });
-            if (earlier !== null) return replayedCredit(earlier);
-            const deliver = await deliversTo(ctx, session, input.accountId, input.mode);
-            const entry = await addToWallet(ctx, session, { ...input, kind: 'credit', at, id: entryId });
-            if (entry === null) return null;
-            const facts = {
-              accountId: input.accountId,
-              reference: input.reference,
-              amountKobo: input.amountKobo,
-              balanceKobo: entry.balanceAfterKobo,
-              memo: input.memo,
-              funding: input.funding,
-            };
-            await writeEventIn(ctx, session, creditEvent(facts, input.mode, at, eventId), deliver);
-            return { balanceKobo: entry.balanceAfterKobo, entry, replayed: false };
-          },
-          async (error, session) => {
-            if (isDuplicateKeyOn(error, CREDIT_REFERENCE_INDEX.name, CREDIT_REFERENCE_INDEX.fields)) {
-              // A credit with this reference committed first (on this core or another); its
-              // answer is this one's, once a majority has it.
-              const earlier = await live().ledger.findOne(earlierCredit, followUpRead(session));
-              return earlier === null ? undefined : replayedCredit(earlier);
-            }
-            const committed = await ctx.committedEntry(error, entryId, session);
-            if (committed === null) return undefined;
-            const entry = ledgerEntryFromDoc(committed);
-            return { balanceKobo: entry.balanceAfterKobo, entry, replayed: false };
-          },
-        );
-      } catch (error) {
-        throw creditFailure(error, input);
-      }
-    },
+    credit: (input) => creditWallet(ctx, input),
     debit: (input) => debitWallet(ctx, input),
     async reserve(tx, first) {
       requireAmount('chargedKobo', tx.chargedKobo, 1);

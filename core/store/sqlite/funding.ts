@@ -142,16 +142,19 @@ function prepareFundingStatements(db: Database.Database) {
          kyc_last4 = excluded.kyc_last4, kyc_hash = excluded.kyc_hash`,
     ),
     listAccounts: db.prepare<{ account_id: string; mode: string }, VirtualAccountRow>(
-      'SELECT * FROM virtual_accounts WHERE account_id = @account_id AND mode = @mode ORDER BY created_at, provider, account_number',
+      `SELECT * FROM virtual_accounts WHERE account_id = @account_id AND mode = @mode
+       ORDER BY created_at, provider, account_number`,
     ),
     listActive: db.prepare<{ limit: number }, VirtualAccountRow>(
-      `SELECT * FROM virtual_accounts WHERE status = 'active' ORDER BY created_at, provider, account_number LIMIT @limit`,
+      `SELECT * FROM virtual_accounts WHERE status = 'active'
+       ORDER BY created_at, provider, account_number LIMIT @limit`,
     ),
     findAccount: db.prepare<{ provider: string; account_number: string }, VirtualAccountRow>(
       'SELECT * FROM virtual_accounts WHERE provider = @provider AND account_number = @account_number',
     ),
     closeAccount: db.prepare<{ provider: string; account_number: string }, VirtualAccountRow>(
-      `UPDATE virtual_accounts SET status = 'closed' WHERE provider = @provider AND account_number = @account_number RETURNING *`,
+      `UPDATE virtual_accounts SET status = 'closed'
+       WHERE provider = @provider AND account_number = @account_number RETURNING *`,
     ),
     insertInflow: db.prepare<InflowRow>(
       `INSERT INTO inflows (inflow_id, provider, provider_reference, account_number, account_id, mode, amount_paid_kobo,
@@ -169,7 +172,8 @@ function prepareFundingStatements(db: Database.Database) {
       InflowRow
     >(
       `UPDATE inflows SET status = 'credited', account_id = @account_id, mode = @mode, fee_kobo = @fee_kobo,
-         credited_kobo = amount_paid_kobo - @fee_kobo, credit_reference = inflow_id, reason = '', updated_at = @updated_at
+         credited_kobo = amount_paid_kobo - @fee_kobo, credit_reference = inflow_id, reason = '',
+         updated_at = @updated_at
        WHERE inflow_id = @inflow_id AND status = @from AND amount_paid_kobo > @fee_kobo RETURNING *`,
     ),
     reject: db.prepare<{ inflow_id: string; reason: string; updated_at: number }, InflowRow>(
@@ -180,7 +184,8 @@ function prepareFundingStatements(db: Database.Database) {
       'SELECT * FROM inflows WHERE status = @status ORDER BY created_at, inflow_id LIMIT @limit',
     ),
     listByAccount: db.prepare<{ account_id: string; mode: string; limit: number }, InflowRow>(
-      'SELECT * FROM inflows WHERE account_id = @account_id AND mode = @mode ORDER BY created_at DESC, inflow_id DESC LIMIT @limit',
+      `SELECT * FROM inflows WHERE account_id = @account_id AND mode = @mode
+       ORDER BY created_at DESC, inflow_id DESC LIMIT @limit`,
     ),
     // A claim in progress is never replaced: its claimer may be creating the account right now.
     saveOpening: db.prepare<OpeningRow>(
@@ -225,6 +230,9 @@ function prepareFundingStatements(db: Database.Database) {
   };
 }
 
+type FundingStatements = ReturnType<typeof prepareFundingStatements>;
+type MoneyOperations = ReturnType<typeof moneyOperations>;
+
 function openingRow(opening: NewFundingOpening, at: number): OpeningRow {
   return {
     provider: opening.provider,
@@ -248,81 +256,90 @@ function isMissingAccount(error: unknown): boolean {
   );
 }
 
-export function createFundingStore(
-  db: Database.Database,
-  commit: GroupCommit,
-  money: ReturnType<typeof moneyOperations>,
-): FundingStore {
-  const sql = prepareFundingStatements(db);
-
-  function creditInflow(
-    inflowId: string,
-    credit: { accountId: string; mode: Mode; feeKobo: Kobo; at: Date },
-    from: string,
-  ): CreditInflowResult {
-    const at = toMs(credit.at);
-    const row = sql.markCredited.get({
-      inflow_id: inflowId,
-      from,
-      account_id: credit.accountId,
-      mode: credit.mode,
-      fee_kobo: credit.feeKobo,
-      updated_at: at,
-    });
-    if (row === undefined) {
-      const current = sql.getInflow.get(inflowId);
-      if (current === undefined) return { outcome: 'not_found' };
-      const inflow = inflowFromRow(current);
-      return inflow.status === 'credited'
-        ? { outcome: 'already_credited', inflow }
-        : { outcome: 'wrong_status', inflow };
-    }
-    const inflow = inflowFromRow(row);
-    const credited = money.credit({
-      accountId: credit.accountId,
-      mode: credit.mode,
-      amountKobo: inflow.creditedKobo,
-      reference: inflow.creditReference,
-      memo: `Bank transfer via ${inflow.provider} (${inflow.providerReference})`,
-      at: credit.at,
-      funding: {
-        provider: inflow.provider,
-        providerReference: inflow.providerReference,
-        amountPaidKobo: inflow.amountPaidKobo,
-        feeKobo: inflow.feeKobo,
-        payerName: inflow.payerName,
-      },
-    });
-    // Thrown, not returned: it rolls the status change back with it.
-    if (credited === null) throw new MissingAccount();
-    if (credited.replayed) throw new Error(`store: inflow ${inflowId} found its credit reference used already`);
-    return { outcome: 'credited', inflow, balanceKobo: credited.balanceKobo };
+/**
+ * The conditional status change of an inflow and its wallet credit, inside one transaction; a
+ * missing account throws, so the status change rolls back with it.
+ */
+function creditInflow(
+  sql: FundingStatements,
+  money: MoneyOperations,
+  inflowId: string,
+  credit: { accountId: string; mode: Mode; feeKobo: Kobo; at: Date },
+  from: string,
+): CreditInflowResult {
+  const at = toMs(credit.at);
+  const row = sql.markCredited.get({
+    inflow_id: inflowId,
+    from,
+    account_id: credit.accountId,
+    mode: credit.mode,
+    fee_kobo: credit.feeKobo,
+    updated_at: at,
+  });
+  if (row === undefined) {
+    const current = sql.getInflow.get(inflowId);
+    if (current === undefined) return { outcome: 'not_found' };
+    const inflow = inflowFromRow(current);
+    return inflow.status === 'credited' ? { outcome: 'already_credited', inflow } : { outcome: 'wrong_status', inflow };
   }
-
-  function recordIn(inflow: NewInflow): { inflow: InflowRecord; created: boolean } {
-    const at = toMs(inflow.createdAt);
-    const inserted = sql.insertInflow.run({
-      inflow_id: inflow.inflowId,
+  const inflow = inflowFromRow(row);
+  const credited = money.credit({
+    accountId: credit.accountId,
+    mode: credit.mode,
+    amountKobo: inflow.creditedKobo,
+    reference: inflow.creditReference,
+    memo: `Bank transfer via ${inflow.provider} (${inflow.providerReference})`,
+    at: credit.at,
+    funding: {
       provider: inflow.provider,
-      provider_reference: inflow.providerReference,
-      account_number: inflow.accountNumber,
-      account_id: inflow.accountId,
-      mode: inflow.mode,
-      amount_paid_kobo: inflow.amountPaidKobo,
-      fee_kobo: 0,
-      credited_kobo: 0,
-      payer_name: inflow.payerName,
-      status: inflow.status,
-      reason: inflow.reason,
-      raw: inflow.raw,
-      credit_reference: '',
-      created_at: at,
-      updated_at: at,
-    });
-    const row = sql.findInflow.get({ provider: inflow.provider, provider_reference: inflow.providerReference })!;
-    return { inflow: inflowFromRow(row), created: inserted.changes === 1 };
-  }
+      providerReference: inflow.providerReference,
+      amountPaidKobo: inflow.amountPaidKobo,
+      feeKobo: inflow.feeKobo,
+      payerName: inflow.payerName,
+    },
+  });
+  // Thrown, not returned: it rolls the status change back with it.
+  if (credited === null) throw new MissingAccount();
+  if (credited.replayed) throw new Error(`store: inflow ${inflowId} found its credit reference used already`);
+  return { outcome: 'credited', inflow, balanceKobo: credited.balanceKobo };
+}
 
+/** An inflow's row, written once per (provider, provider reference); a copy finds the first. */
+function recordIn(sql: FundingStatements, inflow: NewInflow): { inflow: InflowRecord; created: boolean } {
+  const at = toMs(inflow.createdAt);
+  const inserted = sql.insertInflow.run({
+    inflow_id: inflow.inflowId,
+    provider: inflow.provider,
+    provider_reference: inflow.providerReference,
+    account_number: inflow.accountNumber,
+    account_id: inflow.accountId,
+    mode: inflow.mode,
+    amount_paid_kobo: inflow.amountPaidKobo,
+    fee_kobo: 0,
+    credited_kobo: 0,
+    payer_name: inflow.payerName,
+    status: inflow.status,
+    reason: inflow.reason,
+    raw: inflow.raw,
+    credit_reference: '',
+    created_at: at,
+    updated_at: at,
+  });
+  const row = sql.findInflow.get({ provider: inflow.provider, provider_reference: inflow.providerReference })!;
+  return { inflow: inflowFromRow(row), created: inserted.changes === 1 };
+}
+
+/** The virtual accounts a provider opened for an account, kept as the provider answered. */
+function virtualAccountStore(
+  sql: FundingStatements,
+): Pick<
+  FundingStore,
+  | 'saveVirtualAccount'
+  | 'listVirtualAccounts'
+  | 'listActiveVirtualAccounts'
+  | 'findVirtualAccount'
+  | 'closeVirtualAccount'
+> {
   return {
     async saveVirtualAccount(account) {
       sql.saveAccount.run({
@@ -355,15 +372,36 @@ export function createFundingStore(
       const row = sql.closeAccount.get({ provider, account_number: accountNumber });
       return row === undefined ? null : virtualAccountFromRow(row);
     },
+  };
+}
+
+/** Inflows: recorded once, credited once, in one group-commit operation with the wallet's credit. */
+function inflowStore(
+  db: Database.Database,
+  commit: GroupCommit,
+  sql: FundingStatements,
+  money: MoneyOperations,
+): Pick<
+  FundingStore,
+  | 'recordInflow'
+  | 'recordAndCreditInflow'
+  | 'getInflow'
+  | 'findInflow'
+  | 'creditInflow'
+  | 'rejectInflow'
+  | 'listInflows'
+  | 'listAccountInflows'
+> {
+  return {
     async recordInflow(inflow) {
       requireAmount('amountPaidKobo', inflow.amountPaidKobo, 1);
-      return commit.run(() => recordIn(inflow));
+      return commit.run(() => recordIn(sql, inflow));
     },
     async recordAndCreditInflow(inflow, credit) {
       requireAmount('amountPaidKobo', inflow.amountPaidKobo, 1);
       requireAmount('feeKobo', credit.feeKobo, 0);
       return commit.run(() => {
-        const recorded = recordIn(inflow);
+        const recorded = recordIn(sql, inflow);
         const accountId = recorded.inflow.accountId;
         if (!recorded.created || recorded.inflow.status !== 'verified' || accountId === null)
           return { ...recorded, credit: null };
@@ -372,7 +410,7 @@ export function createFundingStore(
           // Nested in the batch, a transaction function is a savepoint: a failed credit leaves the row.
           return {
             ...recorded,
-            credit: db.transaction(() => creditInflow(recorded.inflow.inflowId, to, 'verified'))(),
+            credit: db.transaction(() => creditInflow(sql, money, recorded.inflow.inflowId, to, 'verified'))(),
           };
         } catch (error) {
           if (isMissingAccount(error)) return { ...recorded, credit: { outcome: 'no_account' as const } };
@@ -392,7 +430,7 @@ export function createFundingStore(
     async creditInflow(inflowId, credit, from) {
       requireAmount('feeKobo', credit.feeKobo, 0);
       return commit.run(
-        () => creditInflow(inflowId, credit, from),
+        () => creditInflow(sql, money, inflowId, credit, from),
         (error) => {
           // The inflow's account_id is a foreign key, so a missing account usually fails there.
           if (isMissingAccount(error)) return { outcome: 'no_account' };
@@ -413,6 +451,15 @@ export function createFundingStore(
     async listAccountInflows(accountId, mode, limit) {
       return sql.listByAccount.all({ account_id: accountId, mode, limit: requireLimit(limit) }).map(inflowFromRow);
     },
+  };
+}
+
+/** Openings of virtual accounts: saved, claimed by one caller at a time, finished. */
+function openingStore(
+  commit: GroupCommit,
+  sql: FundingStatements,
+): Pick<FundingStore, 'saveOpening' | 'getOpening' | 'claimOpening' | 'finishOpening'> {
+  return {
     async saveOpening(opening) {
       const at = toMs(opening.createdAt);
       sql.saveOpening.run(openingRow(opening, at));
@@ -437,6 +484,15 @@ export function createFundingStore(
     async finishOpening(provider, customerRef, status, at) {
       sql.finishOpening.run({ provider, customer_ref: customerRef, status, at: toMs(at) });
     },
+  };
+}
+
+/** The low-balance thresholds of an account's two wallets. */
+function thresholdStore(
+  commit: GroupCommit,
+  sql: FundingStatements,
+): Pick<FundingStore, 'setLowBalanceThreshold' | 'getLowBalanceThreshold'> {
+  return {
     async setLowBalanceThreshold(accountId, mode, thresholdKobo) {
       if (thresholdKobo !== null) requireAmount('thresholdKobo', thresholdKobo, 1);
       const statement = mode === 'test' ? sql.setTest : sql.setLive;
@@ -448,6 +504,16 @@ export function createFundingStore(
       const value = mode === 'test' ? row.test_low_balance_kobo : row.low_balance_kobo;
       return value === null ? null : kobo(value);
     },
+  };
+}
+
+export function createFundingStore(db: Database.Database, commit: GroupCommit, money: MoneyOperations): FundingStore {
+  const sql = prepareFundingStatements(db);
+  return {
+    ...virtualAccountStore(sql),
+    ...inflowStore(db, commit, sql, money),
+    ...openingStore(commit, sql),
+    ...thresholdStore(commit, sql),
   };
 }
 

@@ -54,14 +54,16 @@ export function prepareLedgerStatements(db: Database.Database) {
       `SELECT * FROM ledger_entries WHERE account_id = @account_id AND reference = @reference AND kind = 'credit'`,
     ),
     manualDebitByReference: db.prepare<{ account_id: string; reference: string }, LedgerRow>(
-      `SELECT * FROM ledger_entries WHERE account_id = @account_id AND reference = @reference AND kind = 'manual_debit'`,
+      `SELECT * FROM ledger_entries
+       WHERE account_id = @account_id AND reference = @reference AND kind = 'manual_debit'`,
     ),
     list: db.prepare<{ account_id: string; mode: string; before: number; limit: number }, LedgerRow>(
       `SELECT * FROM ledger_entries WHERE account_id = @account_id AND mode = @mode AND entry_id < @before
        ORDER BY entry_id DESC LIMIT @limit`,
     ),
     ofReference: db.prepare<{ account_id: string; mode: string; reference: string }, LedgerRow>(
-      `SELECT * FROM ledger_entries WHERE reference = @reference AND kind IN ('debit', 'refund') AND account_id = @account_id AND mode = @mode
+      `SELECT * FROM ledger_entries
+       WHERE reference = @reference AND kind IN ('debit', 'refund') AND account_id = @account_id AND mode = @mode
        ORDER BY entry_id`,
     ),
   };
@@ -148,6 +150,112 @@ function manualDebit(sql: WalletStatements, input: DebitInput): Debited {
   return { outcome: 'debited', balanceKobo, entry: ledgerFromRow(entry), replayed: false };
 }
 
+/** A credit, its entry and its event (WalletStore.credit); a reference credited before is answered again. */
+function creditWallet(sql: WalletStatements, input: CreditInput): Credited | null {
+  const { accounts, ledger, events } = sql;
+  // A reference credited before (in either mode): the first credit's answer, and nothing written.
+  const earlier = ledger.creditByReference.get({ account_id: input.accountId, reference: input.reference });
+  if (earlier !== undefined)
+    return { balanceKobo: kobo(earlier.balance_after_kobo), entry: ledgerFromRow(earlier), replayed: true };
+  const balance = walletStatements(accounts, input.mode).add.get({
+    account_id: input.accountId,
+    amount_kobo: input.amountKobo,
+  });
+  if (balance === undefined) return null;
+  if (!isKobo(balance.balance_kobo)) {
+    // Throwing rolls the credit back; such a balance could not be read back exactly.
+    throw new RangeError('store: the credit would take the balance beyond the safe integer range');
+  }
+  const entry = ledger.insert.get({
+    account_id: input.accountId,
+    mode: input.mode,
+    amount_kobo: input.amountKobo,
+    balance_after_kobo: balance.balance_kobo,
+    kind: 'credit',
+    reference: input.reference,
+    memo: input.memo,
+    created_at: toMs(input.at),
+  })!;
+  const facts = {
+    accountId: input.accountId,
+    reference: input.reference,
+    amountKobo: input.amountKobo,
+    balanceKobo: kobo(balance.balance_kobo),
+    memo: input.memo,
+    funding: input.funding,
+  };
+  recordEvent(events, creditEvent(facts, input.mode, input.at));
+  return { balanceKobo: balance.balance_kobo, entry: ledgerFromRow(entry), replayed: false };
+}
+
+/** The purchase this request made before, if the request carried an id. */
+function duplicateOf(sql: WalletStatements, tx: NewTransaction): ReserveResult | null {
+  if (tx.requestId === null) return null;
+  const existing = sql.transactions.getByRequestId.get({
+    account_id: tx.accountId,
+    mode: tx.mode,
+    request_id: tx.requestId,
+  });
+  return existing ? { outcome: 'duplicate', transaction: transactionFromRow(existing) } : null;
+}
+
+/** Phase one of a purchase: the duplicate check, the conditional debit, its entry and the pending transaction. */
+function reservePurchase(sql: WalletStatements, tx: NewTransaction, first?: FirstAttempt): ReserveResult {
+  const { accounts, transactions, ledger, events, attempts } = sql;
+  const duplicate = duplicateOf(sql, tx);
+  if (duplicate !== null) return duplicate;
+  // The conditional debit is the guard; only when it refuses is the account read, to
+  // tell a missing account from a short balance.
+  const debited = walletStatements(accounts, tx.mode).debit.get({
+    account_id: tx.accountId,
+    amount_kobo: tx.chargedKobo,
+  });
+  if (debited === undefined) {
+    const account = accounts.get.get(tx.accountId);
+    if (!account) return { outcome: 'no_account' };
+    return {
+      outcome: 'insufficient',
+      balanceKobo: kobo(tx.mode === 'test' ? account.test_balance_kobo : account.balance_kobo),
+    };
+  }
+  const row = pendingRow(tx, debited.balance_kobo);
+  ledger.insert.run({
+    account_id: tx.accountId,
+    mode: tx.mode,
+    amount_kobo: -tx.chargedKobo,
+    balance_after_kobo: debited.balance_kobo,
+    kind: 'debit',
+    reference: tx.reference,
+    memo: purchaseMemo(tx),
+    created_at: row.created_at,
+  });
+  transactions.insert.run(row);
+  if (first !== undefined) {
+    attempts.begin.run({
+      reference: tx.reference,
+      seq: 1,
+      upstream: first.upstream,
+      started_at: row.created_at,
+      outcome: null,
+      evidence: null,
+      cost_kobo: null,
+      ended_at: null,
+    });
+  }
+  if (crossesLowBalance(debited.balance_kobo + tx.chargedKobo, debited.balance_kobo, debited.threshold_kobo)) {
+    const event = lowBalanceEvent(
+      tx.accountId,
+      tx.mode,
+      kobo(debited.balance_kobo),
+      kobo(debited.threshold_kobo!),
+      tx.reference,
+      tx.createdAt,
+    );
+    recordEvent(events, event);
+  }
+  return { outcome: 'reserved', transaction: transactionFromRow(row) };
+}
+
 /** The money operations, each to run inside one transaction. */
 export function moneyOperations(sql: WalletStatements) {
   const { accounts, transactions, ledger, events, attempts } = sql;
@@ -168,107 +276,6 @@ export function moneyOperations(sql: WalletStatements) {
     const event = transactionEvent(moved.transaction, moved.transaction.mode, at);
     if (event !== null) recordEvent(events, event);
     return moved;
-  }
-
-  function credit(input: CreditInput): Credited | null {
-    // A reference credited before (in either mode): the first credit's answer, and nothing written.
-    const earlier = ledger.creditByReference.get({ account_id: input.accountId, reference: input.reference });
-    if (earlier !== undefined)
-      return { balanceKobo: kobo(earlier.balance_after_kobo), entry: ledgerFromRow(earlier), replayed: true };
-    const balance = walletStatements(accounts, input.mode).add.get({
-      account_id: input.accountId,
-      amount_kobo: input.amountKobo,
-    });
-    if (balance === undefined) return null;
-    if (!isKobo(balance.balance_kobo)) {
-      // Throwing rolls the credit back; such a balance could not be read back exactly.
-      throw new RangeError('store: the credit would take the balance beyond the safe integer range');
-    }
-    const entry = ledger.insert.get({
-      account_id: input.accountId,
-      mode: input.mode,
-      amount_kobo: input.amountKobo,
-      balance_after_kobo: balance.balance_kobo,
-      kind: 'credit',
-      reference: input.reference,
-      memo: input.memo,
-      created_at: toMs(input.at),
-    })!;
-    const facts = {
-      accountId: input.accountId,
-      reference: input.reference,
-      amountKobo: input.amountKobo,
-      balanceKobo: kobo(balance.balance_kobo),
-      memo: input.memo,
-      funding: input.funding,
-    };
-    recordEvent(events, creditEvent(facts, input.mode, input.at));
-    return { balanceKobo: balance.balance_kobo, entry: ledgerFromRow(entry), replayed: false };
-  }
-
-  function duplicateOf(tx: NewTransaction): ReserveResult | null {
-    if (tx.requestId === null) return null;
-    const existing = transactions.getByRequestId.get({
-      account_id: tx.accountId,
-      mode: tx.mode,
-      request_id: tx.requestId,
-    });
-    return existing ? { outcome: 'duplicate', transaction: transactionFromRow(existing) } : null;
-  }
-
-  function reserve(tx: NewTransaction, first?: FirstAttempt): ReserveResult {
-    const duplicate = duplicateOf(tx);
-    if (duplicate !== null) return duplicate;
-    // The conditional debit is the guard; only when it refuses is the account read, to
-    // tell a missing account from a short balance.
-    const debited = walletStatements(accounts, tx.mode).debit.get({
-      account_id: tx.accountId,
-      amount_kobo: tx.chargedKobo,
-    });
-    if (debited === undefined) {
-      const account = accounts.get.get(tx.accountId);
-      if (!account) return { outcome: 'no_account' };
-      return {
-        outcome: 'insufficient',
-        balanceKobo: kobo(tx.mode === 'test' ? account.test_balance_kobo : account.balance_kobo),
-      };
-    }
-    const row = pendingRow(tx, debited.balance_kobo);
-    ledger.insert.run({
-      account_id: tx.accountId,
-      mode: tx.mode,
-      amount_kobo: -tx.chargedKobo,
-      balance_after_kobo: debited.balance_kobo,
-      kind: 'debit',
-      reference: tx.reference,
-      memo: purchaseMemo(tx),
-      created_at: row.created_at,
-    });
-    transactions.insert.run(row);
-    if (first !== undefined) {
-      attempts.begin.run({
-        reference: tx.reference,
-        seq: 1,
-        upstream: first.upstream,
-        started_at: row.created_at,
-        outcome: null,
-        evidence: null,
-        cost_kobo: null,
-        ended_at: null,
-      });
-    }
-    if (crossesLowBalance(debited.balance_kobo + tx.chargedKobo, debited.balance_kobo, debited.threshold_kobo)) {
-      const event = lowBalanceEvent(
-        tx.accountId,
-        tx.mode,
-        kobo(debited.balance_kobo),
-        kobo(debited.threshold_kobo!),
-        tx.reference,
-        tx.createdAt,
-      );
-      recordEvent(events, event);
-    }
-    return { outcome: 'reserved', transaction: transactionFromRow(row) };
   }
 
   /**
@@ -330,8 +337,15 @@ export function moneyOperations(sql: WalletStatements) {
     return announce({ transaction: transactionFromRow(moved), changed: true }, at);
   }
 
-  const debit = (input: DebitInput) => manualDebit(sql, input);
-  return { credit, debit, reserve, duplicateOf, settle, giveBack, endAttempt };
+  return {
+    credit: (input: CreditInput) => creditWallet(sql, input),
+    debit: (input: DebitInput) => manualDebit(sql, input),
+    reserve: (tx: NewTransaction, first?: FirstAttempt) => reservePurchase(sql, tx, first),
+    duplicateOf: (tx: NewTransaction) => duplicateOf(sql, tx),
+    settle,
+    giveBack,
+    endAttempt,
+  };
 }
 
 export function createWalletStore(

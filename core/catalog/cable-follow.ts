@@ -63,7 +63,8 @@ export function createCableFollow(deps: {
     if (onSale.length > 0 && !onSale.some((pkg) => byKey.has(keyOf(pkg))))
       return {
         skipped:
-          'none of the bouquets on sale has a code the upstream lists; set their provider codes (UpsertCablePackage) first',
+          'none of the bouquets on sale has a code the upstream lists; ' +
+          'set their provider codes (UpsertCablePackage) first',
       };
     const writes: CablePackageRecord[] = [];
     const changes: PackageChange[] = [];

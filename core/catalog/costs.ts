@@ -71,7 +71,9 @@ export function createCostRules(deps: {
       if (bp !== null && (!Number.isSafeInteger(bp) || bp < 0 || bp > MAX_COMMISSION_BASIS_POINTS))
         violations.push({
           field: 'commission_basis_points',
-          description: `the commission must be 0 to ${MAX_COMMISSION_BASIS_POINTS / 100} percent, in hundredths of a percent.`,
+          description:
+            `the commission must be 0 to ${MAX_COMMISSION_BASIS_POINTS / 100} percent, ` +
+            'in hundredths of a percent.',
         });
       throwIfViolations(violations);
       const key = { product: request.product as CostRule['product'], service, upstream: request.upstream };

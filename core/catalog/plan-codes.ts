@@ -200,7 +200,8 @@ async function readLists(
     } catch (error) {
       throw new DomainError(
         'FAILED_PRECONDITION',
-        `${name}'s plans could not be read, so nothing was changed: ${error instanceof Error ? error.message : String(error)}`,
+        `${name}'s plans could not be read, so nothing was changed: ` +
+          `${error instanceof Error ? error.message : String(error)}`,
       );
     }
   }

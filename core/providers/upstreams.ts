@@ -67,7 +67,8 @@ function declaredNames(env: Env): string[] {
     if (!NAME_PATTERN.test(name)) {
       throw new ConfigError(
         'UPSTREAMS',
-        `must be upstream names separated by commas, each a lower-case letter then up to 23 letters or digits; got ${JSON.stringify(name.slice(0, 40))}.`,
+        'must be upstream names separated by commas, each a lower-case letter then up to 23 letters or digits; ' +
+          `got ${JSON.stringify(name.slice(0, 40))}.`,
       );
     }
     if (seen.has(name)) throw new ConfigError('UPSTREAMS', `names ${name} twice.`);
@@ -122,7 +123,8 @@ function readInstance(env: Env, name: string): UpstreamInstance {
       if (base === undefined || base === '')
         throw new ConfigError(
           urlVariable,
-          `is required for the ported-number upstream ${name}: every site has its own address, such as https://site.example/api/.`,
+          `is required for the ported-number upstream ${name}: ` +
+            'every site has its own address, such as https://site.example/api/.',
         );
       return {
         name,

@@ -49,7 +49,10 @@ export interface SandboxOptions {
 }
 
 export interface Sandbox extends Providers {
-  /** Every platform SMS (receipts) the sandbox would have sent, in order. Tests read it. The four lists stay empty unless `record`. */
+  /**
+   * Every platform SMS (receipts) the sandbox would have sent, in order. Tests read it. The
+   * four lists stay empty unless `record`.
+   */
   readonly outbox: readonly NotificationSms[];
   /** Every purchase call received, in order (product + request), so tests can count provider calls. */
   readonly purchases: readonly ProviderRequest[];

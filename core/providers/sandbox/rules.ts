@@ -100,7 +100,9 @@ export function purchaseOutcome(request: ProviderRequest): ProviderOutcome {
       return {
         kind: 'unknown',
         evidence: { kind: 'no_answer', cause: 'timeout' },
-        reason: `No answer from the provider in time for ${choice.recipient} (sandbox: numbers ending in ${choice.ending} answer only a re-query).`,
+        reason:
+          `No answer from the provider in time for ${choice.recipient} ` +
+          `(sandbox: numbers ending in ${choice.ending} answer only a re-query).`,
       };
   }
 }
@@ -120,7 +122,9 @@ export function queryOutcome(request: ProviderRequest): ProviderOutcome {
     case 'no-answer-then-fail':
       return {
         kind: 'failed',
-        reason: `The provider reports that the purchase for ${choice.recipient} failed (sandbox: numbers ending in 7777 fail on re-query).`,
+        reason:
+          `The provider reports that the purchase for ${choice.recipient} failed ` +
+          '(sandbox: numbers ending in 7777 fail on re-query).',
       };
   }
 }

@@ -90,10 +90,12 @@ export function sandboxVerify(query: CustomerQuery, now: Date): VerifyOutcome {
   if (query.number.endsWith(NOT_FOUND_ENDING)) {
     return {
       kind: 'not_found',
-      reason: `No customer has number ${query.number} (sandbox: numbers ending in ${NOT_FOUND_ENDING} are never found).`,
+      reason:
+        `No customer has number ${query.number} ` + `(sandbox: numbers ending in ${NOT_FOUND_ENDING} are never found).`,
     };
   }
-  const customerName = `${FIRST_NAMES[pick(query.number, 'first', FIRST_NAMES.length)]} ${LAST_NAMES[pick(query.number, 'last', LAST_NAMES.length)]}`;
+  const first = FIRST_NAMES[pick(query.number, 'first', FIRST_NAMES.length)];
+  const customerName = `${first} ${LAST_NAMES[pick(query.number, 'last', LAST_NAMES.length)]}`;
   if (query.product === 'electricity') {
     const customer: CustomerDetails = {
       customerName,

@@ -60,7 +60,9 @@ export function parseVtpassCallback(body: Uint8Array): ParsedCallback {
   if (root['type'] !== TRANSACTION_UPDATE) {
     return {
       ok: false,
-      reason: `the callback type is ${typeof root['type'] === 'string' ? JSON.stringify(root['type'].slice(0, 40)) : 'missing'}, not ${TRANSACTION_UPDATE}`,
+      reason: `the callback type is ${
+        typeof root['type'] === 'string' ? JSON.stringify(root['type'].slice(0, 40)) : 'missing'
+      }, not ${TRANSACTION_UPDATE}`,
     };
   }
   const data = asObject(root['data']);

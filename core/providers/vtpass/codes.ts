@@ -131,7 +131,9 @@ const CODES: Readonly<Record<string, CodeRule>> = {
     meaning: 'likely duplicate transaction',
     pay: 'failed',
     requery: 'unknown',
-    reason: `${REFUSED} as a likely duplicate of a purchase for the same number and amount less than 30 seconds ago (code 019); try again in a minute.`,
+    reason:
+      `${REFUSED} as a likely duplicate of a purchase for the same number and amount ` +
+      'less than 30 seconds ago (code 019); try again in a minute.',
   },
   // A verification answer; on `pay` it is unexpected, so it proves nothing.
   '020': { meaning: 'biller confirmed', pay: 'unknown', requery: 'unknown' },

@@ -102,7 +102,9 @@ export function createVtpassSmsProvider(options: VtpassSmsOptions): SmsProvider 
     async query(request: ProviderRequest): Promise<ProviderOutcome> {
       return {
         kind: 'unknown',
-        reason: `the messaging API cannot be re-queried; check batch ${request.reference} in the VTpass messaging dashboard`,
+        reason:
+          'the messaging API cannot be re-queried; ' +
+          `check batch ${request.reference} in the VTpass messaging dashboard`,
       };
     },
     async notify(message: NotificationSms, signal: AbortSignal): Promise<boolean> {

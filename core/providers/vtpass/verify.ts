@@ -27,7 +27,9 @@ export function verifyOutcome(answer: HttpAnswer): VerifyOutcome {
   if (code !== '000' && code !== '020') {
     return {
       kind: 'unavailable',
-      reason: `the provider could not verify the customer (code ${typeof code === 'string' ? code.slice(0, 8) : 'missing'})`,
+      reason: `the provider could not verify the customer (code ${
+        typeof code === 'string' ? code.slice(0, 8) : 'missing'
+      })`,
     };
   }
   const content = asObject(body['content']);

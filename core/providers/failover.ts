@@ -10,21 +10,8 @@
  * failover the adapter's own outcome stands. The rules per kind are in failover-rules.ts;
  * routing does not use them yet.
  */
+import type { CallEvidence } from './port.js';
 import type { HttpAnswer } from './vtpass/http.js';
-
-/** What happened on one purchase call, as far as delivery is concerned. */
-export type CallEvidence =
-  /** The request was provably never written: refused, the name did not resolve, TLS failed. */
-  | { kind: 'not_sent'; cause: 'refused' | 'dns' | 'tls' }
-  /** No answer, and the request may have been written. */
-  | { kind: 'no_answer'; cause: 'timeout' | 'reset' | 'other' }
-  /**
-   * An answer. `json` is whether the body was a JSON object; `code` the upstream's code
-   * (VTpass `code`, ClubKonnect `statuscode`) and `status` its status word (VTpass
-   * transaction status, ClubKonnect `status`, the ported-number family's `Status`),
-   * each null when absent.
-   */
-  | { kind: 'answer'; httpStatus: number; json: boolean; code: string | null; status: string | null };
 
 /** True when the evidence proves the upstream did not deliver (the purchase may move on). */
 export type FailoverRule = (evidence: CallEvidence) => boolean;

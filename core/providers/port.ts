@@ -8,7 +8,20 @@ import type { Mode } from '../domain/mode.js';
 import type { Kobo } from '../domain/money.js';
 import type { CableProvider, DeliveryResult, Network, ProductName, PurchaseDetails } from '../domain/products.js';
 import type { CustomerQuery } from '../domain/verification.js';
-import type { CallEvidence } from './failover.js';
+
+/** What happened on one purchase call, as far as delivery is concerned. */
+export type CallEvidence =
+  /** The request was provably never written: refused, the name did not resolve, TLS failed. */
+  | { kind: 'not_sent'; cause: 'refused' | 'dns' | 'tls' }
+  /** No answer, and the request may have been written. */
+  | { kind: 'no_answer'; cause: 'timeout' | 'reset' | 'other' }
+  /**
+   * An answer. `json` is whether the body was a JSON object; `code` the upstream's code
+   * (VTpass `code`, ClubKonnect `statuscode`) and `status` its status word (VTpass
+   * transaction status, ClubKonnect `status`, the ported-number family's `Status`),
+   * each null when absent.
+   */
+  | { kind: 'answer'; httpStatus: number; json: boolean; code: string | null; status: string | null };
 
 export type { CustomerQuery };
 

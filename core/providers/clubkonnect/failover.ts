@@ -7,7 +7,8 @@
  * cancellation (5xx: the order was taken, then cancelled), an HTML page (IP not whitelisted)
  * and anything else prove nothing.
  */
-import { type CallEvidence, neverSent } from '../failover.js';
+import { neverSent } from '../failover.js';
+import type { CallEvidence } from '../port.js';
 
 /** ORDER_ERROR names of the status table (codes 400-499), for answers that carry only `status`. */
 export const ORDER_ERROR_NAMES: ReadonlySet<string> = new Set([

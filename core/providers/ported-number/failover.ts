@@ -6,7 +6,8 @@
  * non-delivery. A 2xx `successful`, `processing` or `pending`, a 2xx without `Status`, a 5xx,
  * an HTML page, a time-out or a reset prove nothing.
  */
-import { type CallEvidence, neverSent } from '../failover.js';
+import { neverSent } from '../failover.js';
+import type { CallEvidence } from '../port.js';
 
 export function portedNumberNotDelivered(evidence: CallEvidence): boolean {
   if (neverSent(evidence)) return true;

@@ -3,7 +3,8 @@
  * process: its only proven non-delivery is its `declined` answer (numbers ending in 9999);
  * its "no answer" scenarios (8888, 7777) are time-outs and never move on.
  */
-import { type CallEvidence, neverSent } from '../failover.js';
+import { neverSent } from '../failover.js';
+import type { CallEvidence } from '../port.js';
 
 /** The code the sandbox reports with its decline. */
 export const SANDBOX_DECLINED = 'declined';

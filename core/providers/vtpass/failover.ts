@@ -10,7 +10,8 @@
  * do not say the biller never saw it) and 019 (a likely duplicate: moving it elsewhere would
  * defeat the guard). Both stay failed and refunded as today, without failover.
  */
-import { type CallEvidence, neverSent } from '../failover.js';
+import { neverSent } from '../failover.js';
+import type { CallEvidence } from '../port.js';
 
 /** `pay` codes that mean "refused before processing". */
 const REFUSED_AT_THE_DOOR = new Set([

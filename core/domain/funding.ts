@@ -213,6 +213,16 @@ export function crossesLowBalance(
 const INFLOW_ID_ALPHABET = '0123456789abcdefghijklmnopqrstuv';
 
 /** An inflow id: "inf_" and 20 random characters (100 bits). */
+/**
+ * The account an inflow just recorded is credited to in the same store operation, or null
+ * when it is not to be credited there: recorded before (its first recording decided), not
+ * verified (unmatched waits for a person), or matched to no account. Both store adapters ask.
+ */
+export function creditNowTo(recorded: { created: boolean; inflow: InflowRecord }): string | null {
+  const { created, inflow } = recorded;
+  return created && inflow.status === 'verified' ? inflow.accountId : null;
+}
+
 export function newInflowId(): string {
   return `inf_${randomChars(INFLOW_ID_ALPHABET, 20)}`;
 }

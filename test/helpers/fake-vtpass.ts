@@ -721,11 +721,24 @@ export async function startVtpassStack(
 }
 
 /**
- * Makes the fake's answers state the commission a test has just set as a cost rule, so that
- * the core, which follows the commissions the upstream states (observed-costs.ts), keeps the
- * rule the test set. `service` '' means every service of the product.
+ * Makes the fake's answers state the commission a test has just set with `prepaid pricing
+ * costs set ARGS` (ARGS after `set`: the product, then its flags), as a real VTpass would, so
+ * that the core, which follows the commissions the upstream states (observed-costs.ts), keeps
+ * the rule the test set. A removal or another upstream's rule changes nothing here.
  */
-export function stateCommission(fake: FakeVtpass, product: string, service: string, percent: number): void {
+export function stateCommissionSet(fake: FakeVtpass, args: readonly string[]): void {
+  const after = (flag: string) => {
+    const i = args.indexOf(flag);
+    return i < 0 ? undefined : args[i + 1];
+  };
+  const percent = after('--commission-percent');
+  if (args.includes('--remove') || percent === undefined || after('--upstream') !== 'vtpass') return;
+  const service = after('--network') ?? after('--disco') ?? after('--provider') ?? '';
+  stateCommission(fake, args[0]!, service, Number(percent));
+}
+
+/** The fake states `percent` for the product's service ('' means every service of the product). */
+function stateCommission(fake: FakeVtpass, product: string, service: string, percent: number): void {
   const tables: Record<string, Readonly<Record<string, string>>> = {
     airtime: { ...AIRTIME_SERVICE_IDS, t2: AIRTIME_SERVICE_IDS['9mobile'] },
     electricity: ELECTRICITY_SERVICE_IDS,

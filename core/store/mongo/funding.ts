@@ -8,15 +8,16 @@
  */
 import { type ClientSession, type Collection, ObjectId } from 'mongodb';
 import { creditEvent, newEventId } from '../../domain/events.js';
-import type {
-  FundingOpeningRecord,
-  FundingProviderName,
-  InflowRecord,
-  InflowStatus,
-  KycKind,
-  NewFundingOpening,
-  NewInflow,
-  VirtualAccountRecord,
+import {
+  creditNowTo,
+  type FundingOpeningRecord,
+  type FundingProviderName,
+  type InflowRecord,
+  type InflowStatus,
+  type KycKind,
+  type NewFundingOpening,
+  type NewInflow,
+  type VirtualAccountRecord,
 } from '../../domain/funding.js';
 import { type Kobo, kobo } from '../../domain/money.js';
 import { requireAmount, requireLimit } from '../bounds.js';
@@ -390,9 +391,8 @@ function inflowStore(
       // Two steps: the credit is conditional on the row's status, so a crash between them
       // leaves a verified row that the sweeper credits, once.
       const recorded = await recordInflow(ctx, inflow);
-      const accountId = recorded.inflow.accountId;
-      if (!recorded.created || recorded.inflow.status !== 'verified' || accountId === null)
-        return { ...recorded, credit: null };
+      const accountId = creditNowTo(recorded);
+      if (accountId === null) return { ...recorded, credit: null };
       const to = { accountId, mode: recorded.inflow.mode, ...credit };
       return { ...recorded, credit: await creditInflow(ctx, recorded.inflow.inflowId, to, 'verified') };
     },

@@ -7,15 +7,16 @@
  * same row impossible.
  */
 import Database from 'better-sqlite3';
-import type {
-  FundingOpeningRecord,
-  FundingProviderName,
-  InflowRecord,
-  InflowStatus,
-  KycKind,
-  NewFundingOpening,
-  NewInflow,
-  VirtualAccountRecord,
+import {
+  creditNowTo,
+  type FundingOpeningRecord,
+  type FundingProviderName,
+  type InflowRecord,
+  type InflowStatus,
+  type KycKind,
+  type NewFundingOpening,
+  type NewInflow,
+  type VirtualAccountRecord,
 } from '../../domain/funding.js';
 import type { Mode } from '../../domain/mode.js';
 import { type Kobo, kobo } from '../../domain/money.js';
@@ -402,9 +403,8 @@ function inflowStore(
       requireAmount('feeKobo', credit.feeKobo, 0);
       return commit.run(() => {
         const recorded = recordIn(sql, inflow);
-        const accountId = recorded.inflow.accountId;
-        if (!recorded.created || recorded.inflow.status !== 'verified' || accountId === null)
-          return { ...recorded, credit: null };
+        const accountId = creditNowTo(recorded);
+        if (accountId === null) return { ...recorded, credit: null };
         const to = { accountId, mode: recorded.inflow.mode, ...credit };
         try {
           // Nested in the batch, a transaction function is a savepoint: a failed credit leaves the row.

@@ -9,7 +9,7 @@
 import * as assert from 'uvu/assert';
 import { Mode } from '../../../gen/prepaid/v1/types_pb.js';
 import { runJson } from '../../cli/run.js';
-import { startVtpassStack, stateCommission, type VtpassStack } from '../../helpers/fake-vtpass.js';
+import { startVtpassStack, stateCommissionSet, type VtpassStack } from '../../helpers/fake-vtpass.js';
 import type { Reply } from '../../helpers/gateway.js';
 import { suite } from '../../helpers/suite.js';
 
@@ -42,23 +42,8 @@ function buy(stack: VtpassStack, account: Account, action: string, body: Record<
 async function costs(stack: VtpassStack, ...args: string[]) {
   const run = await runJson(stack.core, ['pricing', 'costs', ...args]);
   assert.is(run.code, 0, run.stderr);
-  if (args[0] === 'set') sameAtTheFake(stack, args.slice(1));
+  if (args[0] === 'set') stateCommissionSet(stack.fake, args.slice(1));
   return run.json;
-}
-
-/**
- * The fake VTpass states the commission the test just set, as a real one would: the core
- * follows the commission an answer states (observed-costs.ts), which would move the rule.
- */
-function sameAtTheFake(stack: VtpassStack, args: string[]): void {
-  const after = (flag: string) => {
-    const i = args.indexOf(flag);
-    return i < 0 ? undefined : args[i + 1];
-  };
-  const percent = after('--commission-percent');
-  if (args.includes('--remove') || percent === undefined || after('--upstream') !== 'vtpass') return;
-  const service = after('--network') ?? after('--disco') ?? after('--provider') ?? '';
-  stateCommission(stack.fake, args[0]!, service, Number(percent));
 }
 
 async function balanceOf(stack: VtpassStack, account: Account): Promise<bigint> {

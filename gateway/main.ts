@@ -7,6 +7,7 @@
 import net, { type AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { processFlags } from '../runtime/flags.js';
+import { LISTEN_BACKLOG } from '../runtime/http-bounds.js';
 import { announceReady, runUntilSignal, type Stoppable } from '../runtime/lifecycle.js';
 import { bindError, checkPortFree } from '../runtime/ports.js';
 import { readPem } from '../runtime/tls.js';
@@ -64,7 +65,7 @@ export async function startGateway(env: NodeJS.ProcessEnv = process.env, log?: G
   try {
     await new Promise<void>((resolve, reject) => {
       gateway.server.once('error', reject);
-      gateway.server.listen(config.port, config.host, () => {
+      gateway.server.listen({ port: config.port, host: config.host, backlog: LISTEN_BACKLOG }, () => {
         gateway.server.off('error', reject);
         resolve();
       });

@@ -8,7 +8,7 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import https from 'node:https';
 import { type AddressInfo, isIP, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { applyHttpBounds, boundedServerOptions, type HttpBounds } from '../runtime/http-bounds.js';
+import { applyHttpBounds, boundedServerOptions, type HttpBounds, LISTEN_BACKLOG } from '../runtime/http-bounds.js';
 import type { Stoppable } from '../runtime/lifecycle.js';
 import { bindError } from '../runtime/ports.js';
 import type { SafeHtml } from './html.js';
@@ -155,7 +155,7 @@ export async function listenWebApp(options: {
   try {
     await new Promise<void>((resolve, reject) => {
       app.server.once('error', reject);
-      app.server.listen(options.port, options.host, () => {
+      app.server.listen({ port: options.port, host: options.host, backlog: LISTEN_BACKLOG }, () => {
         app.server.off('error', reject);
         resolve();
       });

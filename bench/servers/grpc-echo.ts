@@ -10,9 +10,12 @@ import { AuthService, VerifyKeyPairResponseSchema } from '../../gen/prepaid/v1/a
 import { announcePort } from './announce.js';
 
 const answer = create(VerifyKeyPairResponseSchema, { accountId: 'acc_bench', tierId: 'api' });
+/** ECHO_DELAY_MS: answer after this long, as a slow upstream would (the slow-upstream ceiling). */
+const delayMs = Number(process.env['ECHO_DELAY_MS'] ?? 0);
 const server = new Server();
 server.addService(serviceDefinition(AuthService), {
-  verifyKeyPair: (_call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) => callback(null, answer),
+  verifyKeyPair: (_call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) =>
+    delayMs > 0 ? setTimeout(() => callback(null, answer), delayMs) : callback(null, answer),
 });
 server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (error, port) => {
   if (error) throw error;

@@ -233,13 +233,14 @@ function unclashed(fields: LogFields): LogFields {
 
 /**
  * The level of an event, from its name: faults (`*error*`, `*failed*`) are errors,
- * `*warning*` events are warnings, the chatter of every provider call and receipt is debug,
+ * `*warning*` events are warnings, the chatter of every provider call, receipt and delivered
+ * webhook is debug,
  * and everything else is info. Names are a small closed set, so each is worked out once.
  */
 function levelOf(event: string): Exclude<LogLevel, 'silent'> {
   if (/error|failed/.test(event)) return 'error';
   if (/warning/.test(event)) return 'warn';
-  if (/^provider\.|^receipt\./.test(event)) return 'debug';
+  if (/^provider\.|^receipt\.|^webhook\.delivered$/.test(event)) return 'debug';
   return 'info';
 }
 

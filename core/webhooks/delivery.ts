@@ -24,7 +24,13 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from '../../runtime/log.js';
-import { type DeliverySchedule, type EventRecord, type Mode, nextDeliveryAt } from '../domain/events.js';
+import {
+  type DeliverySchedule,
+  type EventRecord,
+  type Mode,
+  nextDeliveryAt,
+  type WebhookEndpointRecord,
+} from '../domain/events.js';
 import type { EventStore, WebhookStore } from '../store/event-port.js';
 import type { Poster, PostResult } from './destination.js';
 import { signatureHeader } from './signing.js';
@@ -65,13 +71,13 @@ export interface DeliveryWorker {
 async function attempt(
   options: DeliveryWorkerOptions,
   owner: string,
-  event: EventRecord,
+  { event, endpoint }: Claimed,
   answered: () => void,
 ): Promise<void> {
   const { events, log, clock, schedule } = options;
   let result: PostResult;
   try {
-    result = await post(options, event);
+    result = await post(options, event, endpoint);
   } finally {
     // The receiver's slot is free once it answered; the outcome is written after.
     answered();
@@ -89,8 +95,10 @@ async function attempt(
     nextAttemptAt: next,
   });
   options.observe?.(delivery === 'pending' ? 'retry' : delivery);
-  // Names the event, never the secret, the signature or the body.
-  log('webhook.attempt', {
+  // Names the event, never the secret, the signature or the body. A delivery is a debug line
+  // (`webhook.delivered`): the store keeps each attempt and the metric counts them, while a
+  // retry or a failure (`webhook.attempt`) is what an operator looks for in the log.
+  log(delivery === 'delivered' ? 'webhook.delivered' : 'webhook.attempt', {
     event_id: event.eventId,
     account: event.accountId,
     type: event.type,
@@ -104,8 +112,11 @@ async function attempt(
 }
 
 /** Signs the event's body with every valid secret of its destination and POSTs it. */
-async function post(options: DeliveryWorkerOptions, event: EventRecord): Promise<PostResult> {
-  const endpoint = await options.webhooks.get(event.accountId, event.mode);
+async function post(
+  options: DeliveryWorkerOptions,
+  event: EventRecord,
+  endpoint: WebhookEndpointRecord | null,
+): Promise<PostResult> {
   if (endpoint === null || !endpoint.enabled) return { status: 0, error: 'no enabled webhook URL' };
   const at = options.clock();
   const timestamp = Math.floor(at.getTime() / 1000);
@@ -120,12 +131,39 @@ async function post(options: DeliveryWorkerOptions, event: EventRecord): Promise
   });
 }
 
+/**
+ * A claimed event with its destination's webhook as read right after the claim: once per
+ * destination and claim, not once per event (a claim takes up to 2 x perDestination of them).
+ * A URL changed or disabled after the claim is in force from the next claim, within one round
+ * of the destination's attempts.
+ */
+interface Claimed {
+  event: EventRecord;
+  endpoint: WebhookEndpointRecord | null;
+}
+
+/** Each claimed event with its destination's webhook, read once per destination. */
+async function withEndpoints(webhooks: WebhookStore, claimed: readonly EventRecord[]): Promise<Claimed[]> {
+  const endpoints = new Map<string, Promise<WebhookEndpointRecord | null>>();
+  return Promise.all(
+    claimed.map(async (event) => {
+      const key = `${event.accountId}\u0000${event.mode}`;
+      let endpoint = endpoints.get(key);
+      if (endpoint === undefined) {
+        endpoint = webhooks.get(event.accountId, event.mode);
+        endpoints.set(key, endpoint);
+      }
+      return { event, endpoint: await endpoint };
+    }),
+  );
+}
+
 /** One account's webhook of one mode, as this core's worker holds it. */
 interface Destination {
   accountId: string;
   mode: Mode;
   /** Claimed events waiting for one of its slots. */
-  waiting: EventRecord[];
+  waiting: Claimed[];
   /** Attempts waiting for the receiver's answer. */
   running: number;
   claiming: boolean;
@@ -207,10 +245,10 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   const room = (d: Destination) => Math.min(holdLimit - held(d), options.concurrency - heldTotal);
 
   /** Takes claimed events into their destinations, and starts what each allows. */
-  function take(claimed: readonly EventRecord[]): void {
-    for (const event of claimed) {
-      const d = destinations.of(event.accountId, event.mode);
-      d.waiting.push(event);
+  function take(claimed: readonly Claimed[]): void {
+    for (const one of claimed) {
+      const d = destinations.of(one.event.accountId, one.event.mode);
+      d.waiting.push(one);
       heldTotal += 1;
       start(d);
     }
@@ -225,9 +263,10 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     // Once stopped, claimed events that have not started stay leased: the next start (here
     // or on another core) takes them when the lease runs out.
     while (!state.stopped && d.waiting.length > 0 && d.running < perDestination) {
-      const event = d.waiting.shift()!;
+      const claimed = d.waiting.shift()!;
+      const { event } = claimed;
       d.running += 1;
-      const task = attempt(options, owner, event, () => {
+      const task = attempt(options, owner, claimed, () => {
         d.running -= 1;
         heldTotal -= 1;
         // Claims first, so the destination is still known while its claim runs.
@@ -272,7 +311,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
           if (state.stopped || limit <= 0) break;
           const destination = { accountId: d.accountId, mode: d.mode };
           const claimed = await claimDue(options, owner, limit, { excludeAccounts: [], destination });
-          take(claimed);
+          take(await withEndpoints(options.webhooks, claimed));
           // A full claim may have left more behind.
           if (claimed.length === limit) d.claimAgain = true;
         } while (d.claimAgain);
@@ -303,7 +342,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
           const full = destinations.accountsHolding(perDestination);
           const limit = Math.min(options.concurrency - heldTotal, perDestination);
           const claimed = await claimDue(options, owner, limit, { excludeAccounts: full });
-          take(claimed);
+          take(await withEndpoints(options.webhooks, claimed));
           if (claimed.length < limit) break;
         }
       } while (sweepAgain && !state.stopped);

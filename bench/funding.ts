@@ -1,7 +1,8 @@
 /**
  * The "funding" scenario (issue 33): money in, measured as the service takes it. The service
  * runs as `npm start` runs it, with Paystack pointed at the test suite's fake Paystack, served
- * here on loopback as a real HTTP server. Every request is a new transfer into one of
+ * on loopback as a real HTTP server by a process of its own (bench/servers/paystack-side.ts),
+ * which also sends the notifications. Every request is a new transfer into one of
  * FUNDING_ACCOUNTS accounts' dedicated accounts: the fake records it (so the core's re-query,
  * `GET /transaction/verify/{reference}`, finds it paid) and the request is its signed
  * `charge.success` to the gateway's `/callbacks/paystack`, which checks the signature, re-queries
@@ -12,17 +13,19 @@
  * tenth of that rate (target: at least 80% of their rate alone). The ledger check must pass afterwards, and the
  * core must have credited at least every notification answered 200.
  */
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { createInterface } from 'node:readline';
 import { createClient } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
 import { AdminService } from '../gen/prepaid/v1/admin_pb.js';
 import { FundingService } from '../gen/prepaid/v1/funding_pb.js';
 import { ADMIN_TOKEN_FILE, readTokenFile } from '../runtime/tokens.js';
 import { bearer } from '../test/helpers/core.js';
-import { startFakePaystack } from '../test/helpers/fake-paystack.js';
-import { freePort, type HttpLoad, http, startService, stop } from './harness.js';
+import { children, freePort, type HttpLoad, http, startService, stop } from './harness.js';
+import type { NotificationLoad } from './servers/paystack-side.js';
 import type { Figures } from './stats.js';
 
 export const FUNDING_SCENARIO = 'scenario: funding';
@@ -30,8 +33,8 @@ export const FUNDING_PURCHASES_ALONE = 'scenario: funding, purchases alone';
 export const FUNDING_PURCHASES_BESIDE = 'scenario: funding, purchases while transfers arrive';
 /** The accounts transfers go to, in turn: enough that no one wallet's row is all the load. */
 const FUNDING_ACCOUNTS = 20;
-/** Each transfer: 500 Naira. */
-const TRANSFER_KOBO = 50_000;
+/** The fake Paystack's secret key, which the service is given and the fake signs with. */
+const PAYSTACK_SECRET_KEY = 'sk_test_bench_paystack_key';
 /** Transfers arriving beside purchases, per purchase measured alone. */
 const TRANSFERS_PER_PURCHASE = 0.1;
 /** Connections the paced transfers use: enough that a slow answer does not hold the pace back. */
@@ -60,13 +63,41 @@ async function creditedByPaystack(metricsPort: number): Promise<number> {
   return line === undefined ? 0 : Number(line.split(' ').at(-1));
 }
 
+/** The fake Paystack and the notifications' sender, in a process of their own. */
+async function paystackSide(): Promise<{
+  url: string;
+  notify(load: NotificationLoad): Promise<{ figures: Figures; sent: number }>;
+  child: ChildProcess;
+}> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/servers/paystack-side.ts'], {
+    env: { ...process.env, PAYSTACK_SECRET_KEY },
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  children.push(child);
+  const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
+  const next = async () => {
+    const line = await lines.next();
+    if (line.done) throw new Error('the Paystack side of the funding bench exited');
+    return JSON.parse(line.value as string);
+  };
+  const { port } = (await next()) as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    async notify(load) {
+      child.stdin!.write(`${JSON.stringify(load)}\n`);
+      return (await next()) as { figures: Figures; sent: number };
+    },
+    child,
+  };
+}
+
 export async function fundingScenario(bench: FundingBench): Promise<void> {
   console.error('the service taking bank transfers (Paystack notifications, re-queried against a fake on loopback)');
-  const paystack = await startFakePaystack();
+  const paystack = await paystackSide();
   const dataDir = mkdtempSync(path.join(tmpdir(), 'prepaid-bench-funding-'));
   const metricsPort = await freePort();
   const { service, port, corePort } = await startService(dataDir, {
-    PAYSTACK_SECRET_KEY: paystack.secretKey,
+    PAYSTACK_SECRET_KEY,
     PAYSTACK_BASE_URL: paystack.url,
     PAYSTACK_PREFERRED_BANK: 'test-bank',
     // The notifications all come from this machine's address: the per-address limit would be measured, not the service.
@@ -111,18 +142,7 @@ export async function fundingScenario(bench: FundingBench): Promise<void> {
       });
     }
 
-    let sent = 0;
-    const notification: HttpLoad = {
-      method: 'POST',
-      path: '/callbacks/paystack',
-      headers: { 'Content-Type': 'application/json' },
-      fresh: () => {
-        sent += 1;
-        const to = accounts[sent % accounts.length]!;
-        const transfer = paystack.transfer(to.number, TRANSFER_KOBO, `bench_${sent}_${process.pid}`);
-        return { body: transfer.body, headers: { 'x-paystack-signature': transfer.signature } };
-      },
-    };
+    const numbers = accounts.map((a) => a.number);
     const purchases: HttpLoad[] = accounts.map((a) => ({
       method: 'POST',
       path: '/api/v1?action=airtime',
@@ -131,7 +151,7 @@ export async function fundingScenario(bench: FundingBench): Promise<void> {
     }));
     const cpuPid = service.pid!;
 
-    const alone = await http(port, [notification], { cpuPid });
+    const alone = (await paystack.notify({ gateway: port, accounts: numbers, cpuPid })).figures;
     bench.record(FUNDING_SCENARIO, alone);
     // Purchases alone, then with transfers arriving beside them at a tenth of their rate (a
     // reseller's wallet takes a transfer for many purchases): what is measured is what the
@@ -140,9 +160,14 @@ export async function fundingScenario(bench: FundingBench): Promise<void> {
     const purchasesAlone = await http(port, purchases, {});
     bench.record(FUNDING_PURCHASES_ALONE, purchasesAlone);
     const transferRate = Math.max(1, Math.round(purchasesAlone.requestsPerSecond * TRANSFERS_PER_PURCHASE));
-    const [beside, transfers] = await Promise.all([
+    const [beside, { figures: transfers, sent }] = await Promise.all([
       http(port, purchases, {}),
-      http(port, [notification], { connections: TRANSFER_CONNECTIONS, overallRate: transferRate }),
+      paystack.notify({
+        gateway: port,
+        accounts: numbers,
+        connections: TRANSFER_CONNECTIONS,
+        overallRate: transferRate,
+      }),
     ]);
     bench.record(FUNDING_PURCHASES_BESIDE, beside);
     bench.record(`${FUNDING_SCENARIO}, beside purchases`, transfers);
@@ -172,7 +197,7 @@ export async function fundingScenario(bench: FundingBench): Promise<void> {
     console.error(`  funding: ${sent} transfers sent, ${credited} credited`);
   } finally {
     await stop(service);
-    await paystack.stop();
+    await stop(paystack.child);
     rmSync(dataDir, { recursive: true, force: true });
   }
 }

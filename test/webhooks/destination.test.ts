@@ -147,6 +147,28 @@ test("one attempt's bounds: no redirect followed, long answers cut, silent ones 
   }
 });
 
+test('attempts that share a deadline each get at least their whole time before they are given up', async () => {
+  const poster = createPoster({ allowPrivate: true, timeoutMs: 300 });
+  const silent = await localReceiver(() => {});
+  try {
+    // Started 40 ms apart, so the later ones join a deadline the first one opened.
+    const attempts = [0, 40, 80].map(async (delayMs) => {
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+      const started = performance.now();
+      const result = await poster.post(silent.url, '{}', {});
+      return { result, tookMs: performance.now() - started };
+    });
+    for (const { result, tookMs } of await Promise.all(attempts)) {
+      assert.equal(result, { status: 0, error: 'no answer within 0.3 s' });
+      // A shared deadline may end an attempt a little late, never early.
+      assert.ok(tookMs >= 299, `given up after ${tookMs.toFixed(0)} ms`);
+    }
+  } finally {
+    poster.close();
+    await silent.close();
+  }
+});
+
 test('without WEBHOOK_ALLOW_PRIVATE the core refuses a private destination', async () => {
   const core = await startCore({ webhooks: { allowPrivate: false, pollIntervalMs: 25 } });
   const receiver = await startReceiver();

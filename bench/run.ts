@@ -423,11 +423,13 @@ async function slowCeilings(): Promise<void> {
     record(name, await steady(port, [{ path: '/' }], { ...SLOW_LOAD, cpuPid: pid }));
     results[name]!.shareOfIdeal = Number((results[name]!.requestsPerSecond / ideal).toFixed(3));
   };
-  if (selected(SLOW_BARE)) {
+  // Both whenever the scenario runs: they say what of its verdict is the machine's.
+  const wanted = (name: string) => selected(name) || selected(SLOW_SCENARIO);
+  if (wanted(SLOW_BARE)) {
     const bare = await startChild('bench/servers/http-bare.ts', [], { BARE_DELAY_MS: String(SLOW_DELAY_MS) });
     await measure(SLOW_BARE, bare.port, bare.child.pid!).finally(() => stop(bare.child));
   }
-  if (selected(SLOW_HOP)) {
+  if (wanted(SLOW_HOP)) {
     const echo = await startChild('bench/servers/grpc-echo.ts', [], { ECHO_DELAY_MS: String(SLOW_DELAY_MS) });
     const hop = await startChild('bench/servers/http-hop.ts', ['connect-lean'], {
       ECHO_URL: `http://127.0.0.1:${echo.port}`,
@@ -439,11 +441,6 @@ async function slowCeilings(): Promise<void> {
   }
 }
 
-/**
- * Airtime against a slow upstream: the sandbox answers after SLOW_DELAY_MS, SLOW_CONNECTIONS
- * purchases in flight. Ideal is every connection completing one purchase per upstream
- * answer; the tail is compared with the upstream's own latency.
- */
 /** What the server that only waits reached under the same load, for the slow-upstream verdicts. */
 function bareSays(): string {
   const bare = results[SLOW_BARE];
@@ -451,6 +448,11 @@ function bareSays(): string {
   return `; a server that only waits: ${(bare.shareOfIdeal * 100).toFixed(0)}%, p99 ${Math.round(bare.p99Ms)} ms`;
 }
 
+/**
+ * Airtime against a slow upstream: the sandbox answers after SLOW_DELAY_MS, SLOW_CONNECTIONS
+ * purchases in flight. Ideal is every connection completing one purchase per upstream
+ * answer; the tail is compared with the upstream's own latency.
+ */
 async function slowUpstream(): Promise<void> {
   if (!selected(SLOW_SCENARIO)) return;
   console.error(`the service with an upstream answering after ${SLOW_DELAY_MS} ms`);

@@ -208,15 +208,12 @@ export async function http(port: number, requests: HttpLoad[], extra: HttpOption
 export async function steady(port: number, requests: HttpLoad[], extra: HttpOptions = {}): Promise<Figures> {
   const warmupMs = extra.warmupMs ?? WARMUP_MS;
   const windowMs = extra.durationMs ?? DURATION_MS;
-  let finished!: (result: autocannon.Result) => void;
-  let failed!: (error: unknown) => void;
+  let run!: autocannon.Instance;
   const ended = new Promise<autocannon.Result>((resolve, reject) => {
-    finished = resolve;
-    failed = reject;
+    run = autocannon(loadOptions(port, requests, extra, warmupMs + windowMs), (error, result) =>
+      error ? reject(error) : resolve(result),
+    );
   });
-  const run = autocannon(loadOptions(port, requests, extra, warmupMs + windowMs), (error, result) =>
-    error ? failed(error) : finished(result),
-  );
   const started = performance.now();
   const latencies: number[] = [];
   let cpuBefore = 0;

@@ -86,6 +86,10 @@ const SLOW_HOP = 'baseline: one hop, upstream answering slowly';
 const SLOW_DELAY_MS = Number(process.env['BENCH_SLOW_DELAY_MS'] ?? 2_000);
 const SLOW_CONNECTIONS = Number(process.env['BENCH_SLOW_CONNECTIONS'] ?? 3_000);
 const SLOW_MIN_SHARE_OF_IDEAL = 0.95;
+/** The ideal: every connection completes one purchase per upstream answer. */
+const SLOW_IDEAL_PER_SECOND = SLOW_CONNECTIONS / (SLOW_DELAY_MS / 1000);
+/** A slow measurement's rate as a share of the ideal. */
+const shareOfIdeal = (figures: Figures) => Number((figures.requestsPerSecond / SLOW_IDEAL_PER_SECOND).toFixed(3));
 /**
  * The slow scenarios' load, measured in a steady window (bench/harness.ts): several upstream
  * answers per connection, or the window measures the ramp and not the flow; a warm-up of two
@@ -418,10 +422,9 @@ async function fundedAccount(admin: ReturnType<typeof adminOf>, name: string) {
  * transport whose echo answers after SLOW_DELAY_MS (the HTTP/2 hop too; no store, no product code).
  */
 async function slowCeilings(): Promise<void> {
-  const ideal = SLOW_CONNECTIONS / (SLOW_DELAY_MS / 1000);
   const measure = async (name: string, port: number, pid: number) => {
     record(name, await steady(port, [{ path: '/' }], { ...SLOW_LOAD, cpuPid: pid }));
-    results[name]!.shareOfIdeal = Number((results[name]!.requestsPerSecond / ideal).toFixed(3));
+    results[name]!.shareOfIdeal = shareOfIdeal(results[name]!);
   };
   // Both whenever the scenario runs: they say what of its verdict is the machine's.
   const wanted = (name: string) => selected(name) || selected(SLOW_SCENARIO);
@@ -480,9 +483,9 @@ async function slowUpstream(): Promise<void> {
     const figures = results[SLOW_SCENARIO]!;
     figures.stagesMs = stagesOver(atStart!, await stageSums(port, metricsPort));
     console.error(`  slow upstream, where a purchase's time went (mean ms): ${JSON.stringify(figures.stagesMs)}`);
-    const ideal = SLOW_CONNECTIONS / (SLOW_DELAY_MS / 1000);
+    const ideal = SLOW_IDEAL_PER_SECOND;
     figures.idealPerSecond = ideal;
-    figures.shareOfIdeal = Number((figures.requestsPerSecond / ideal).toFixed(3));
+    figures.shareOfIdeal = shareOfIdeal(figures);
     target(
       figures.shareOfIdeal >= SLOW_MIN_SHARE_OF_IDEAL,
       `slow upstream: ${figures.requestsPerSecond} purchases/s, ` +

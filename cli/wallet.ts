@@ -34,6 +34,24 @@ function entryJson(entry: LedgerEntry): Record<string, unknown> {
   };
 }
 
+/** What `wallet credit` and `wallet debit` print as JSON for the entry written (or written before). */
+function movedJson(
+  accountId: string,
+  amountKobo: Kobo,
+  response: { balanceKobo: bigint; replayed: boolean },
+  entry: LedgerEntry,
+): Record<string, unknown> {
+  return {
+    account_id: accountId,
+    mode: modeName(entry.mode),
+    ...moneyFields('amount', BigInt(amountKobo)),
+    ...moneyFields('balance', response.balanceKobo),
+    entry_id: Number(entry.entryId),
+    reference: entry.reference,
+    replayed: response.replayed,
+  };
+}
+
 /** What `wallet debit` says: the proposal it became, or the debit made (or made before). */
 function debitOutput(accountId: string, amountKobo: Kobo, response: DebitWalletResponse): CommandResult {
   if (response.proposalId !== '') {
@@ -56,15 +74,7 @@ function debitOutput(accountId: string, amountKobo: Kobo, response: DebitWalletR
   const wallet = modeName(entry.mode);
   const whose = `${wallet === 'test' ? 'the test wallet of ' : ''}${accountId}`;
   return {
-    json: {
-      account_id: accountId,
-      mode: wallet,
-      ...moneyFields('amount', BigInt(amountKobo)),
-      ...moneyFields('balance', response.balanceKobo),
-      entry_id: Number(entry.entryId),
-      reference: entry.reference,
-      replayed: response.replayed,
-    },
+    json: movedJson(accountId, amountKobo, response, entry),
     text: [
       response.replayed
         ? `Already debited: ${nairaText(amountKobo)} from ${whose} under ledger reference ${entry.reference}; ` +
@@ -161,15 +171,7 @@ export const walletGroup: CommandGroup = {
             `${entry.reference}; nothing new was written.`
           : `Credited ${nairaText(amountKobo)} to ${whose} (ledger reference ${entry.reference}).`;
         return {
-          json: {
-            account_id: args[0],
-            mode: wallet,
-            ...moneyFields('amount', BigInt(amountKobo)),
-            ...moneyFields('balance', response.balanceKobo),
-            entry_id: Number(entry.entryId),
-            reference: entry.reference,
-            replayed: response.replayed,
-          },
+          json: movedJson(args[0]!, amountKobo, response, entry),
           text: [
             done,
             `${wallet === 'test' ? 'Test balance' : 'Balance'}${response.replayed ? ' after that credit' : ''}: ` +

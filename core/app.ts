@@ -286,6 +286,7 @@ export function createCore(deps: CoreDeps): Core {
     adminToken: deps.adminToken,
     serviceToken: deps.serviceToken,
     log: deps.log,
+    settled: () => store.settled(),
   });
   const parts = {
     rpc,

@@ -534,6 +534,7 @@ export function instrumentStore(
     keyUse: store.keyUse,
     funding: store.funding,
     wallet,
+    settled: () => store.settled(),
     close: () => store.close(),
   };
 }

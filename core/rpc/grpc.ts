@@ -80,12 +80,24 @@ function bearer(metadata: Metadata): string {
   return match ? match[1]! : '';
 }
 
+/**
+ * What every answer waits for besides its handler: `settled` (Store.settled), so that no
+ * answer, an error included, shows a write the disk does not hold yet. The embedded store
+ * commits its money operations before their fsync (core/store/sqlite/group-commit.ts); an
+ * answer built on a read of such a commit goes out once the sync covers it.
+ */
+interface Answering {
+  log: ErrorLogger;
+  settled: () => Promise<void>;
+}
+
 export function implement<S extends GenServiceMethods>(
   service: GenService<S>,
   handlers: Handlers<S>,
   access: Access,
-  log: ErrorLogger,
+  answering: Answering,
 ): UntypedServiceImplementation {
+  const { log, settled } = answering;
   const implementation: UntypedServiceImplementation = {};
   for (const method of service.methods) {
     const handler = handlers[method.localName as keyof S];
@@ -105,8 +117,16 @@ export function implement<S extends GenServiceMethods>(
         .then(
           // The init shape as it is: responseSerialize writes it as create() would make it,
           // without building the message first (for a 100-row history page, a third of its cost).
-          (response) => callback(null, response),
-          (error: unknown) => callback(toServiceError(error, log, rpc)),
+          (response) =>
+            settled().then(
+              () => callback(null, response),
+              (error: unknown) => callback(toServiceError(error, log, rpc)),
+            ),
+          (error: unknown) =>
+            settled().then(
+              () => callback(toServiceError(error, log, rpc)),
+              (failed: unknown) => callback(toServiceError(failed, log, rpc)),
+            ),
         );
     };
   }

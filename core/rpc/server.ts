@@ -111,6 +111,8 @@ export interface CoreServerDeps {
   /** Grants the purchase and auth services: the gateway and internal services. */
   serviceToken: string;
   log: ErrorLogger;
+  /** Resolves once every write committed so far is on disk (Store.settled): no answer goes out before. */
+  settled: () => Promise<void>;
 }
 
 export interface CoreServer {
@@ -163,7 +165,7 @@ export function createCoreServer(deps: CoreServerDeps): CoreServer {
     admin: { allowed: tokenCheck(deps.adminToken), known },
   };
   const add: AddService = (service, handlers, access) =>
-    server.addService(serviceDefinition(service), implement(service, handlers, access, deps.log));
+    server.addService(serviceDefinition(service), implement(service, handlers, access, deps));
   addApiServices(add, deps, callers);
   // The admin service's handlers, by the admin token or, for the console's catalogue and
   // settings changes, by a staff member: one translation to the same use cases.

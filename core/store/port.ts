@@ -717,5 +717,12 @@ export interface Store {
   readonly supply: SupplyStore;
   readonly planCodes: PlanCodeStore;
   readonly reports: ReportStore;
+  /**
+   * Resolves once every write committed so far is durable; the core answers no RPC before
+   * (core/rpc/grpc.ts). SQLite's money operations commit before their fsync, which runs off
+   * the event loop (core/store/sqlite/group-commit.ts); MongoDB's majority commits are durable
+   * when they return. Rejects once the store can no longer make a commit durable.
+   */
+  settled(): Promise<void>;
   close(): Promise<void>;
 }

@@ -154,6 +154,8 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<MongoS
       webhooks: createWebhookStore(ctx),
       keyUse: createKeyUseStore(ctx),
       funding: createFundingStore(ctx),
+      // Majority-committed transactions are durable when they return: nothing waits.
+      settled: () => Promise.resolve(),
       close: () => ctx.close(),
     };
   } catch (error) {

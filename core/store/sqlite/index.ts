@@ -7,6 +7,8 @@
  * so that another process on the same file makes them wait out the busy timeout instead
  * of failing half-way with a stale snapshot.
  */
+import { closeSync, fsync, fsyncSync, openSync } from 'node:fs';
+import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { Store } from '../port.js';
 import { createAccountStore, prepareAccountStatements } from './accounts.js';
@@ -14,7 +16,7 @@ import { createAuditLogStore } from './audit-log.js';
 import { createCatalogStore } from './catalog.js';
 import { createEventStore, createWebhookStore, prepareEventStatements } from './events.js';
 import { createFundingStore } from './funding.js';
-import { createGroupCommit } from './group-commit.js';
+import { createGroupCommit, type Durability } from './group-commit.js';
 import { createHistoryStore } from './history.js';
 import { createKeyUseStore } from './key-use.js';
 import { createKeyStore } from './keys.js';
@@ -75,8 +77,10 @@ function buildStore(db: Database.Database): Store {
   const transactionSql = prepareTransactionStatements(db);
   const eventSql = prepareEventStatements(db);
   const attemptSql = prepareAttemptStatements(db);
-  // Money operations share commits (see group-commit.ts); the rare admin writes commit alone.
-  const commit = createGroupCommit(db);
+  // Money operations share commits (see group-commit.ts) and wait for the disk off the event
+  // loop; the rare admin writes commit alone, with FULL.
+  const wal = walDurability(db);
+  const commit = createGroupCommit(db, wal);
   return {
     accounts: createAccountStore(accountSql),
     keys: createKeyStore(db),
@@ -113,8 +117,52 @@ function buildStore(db: Database.Database): Store {
         attempts: attemptSql,
       }),
     ),
+    settled: () => commit.settled(),
     async close() {
+      // What was committed is synced first (a failed sync changes nothing here: SQLite's
+      // close checkpoints, and what the disk holds is what a restart reads).
+      await commit.settled().catch(() => undefined);
       if (db.open) db.close();
+      wal?.close();
     },
   };
+}
+
+/**
+ * The WAL's sync for the group commit: `fs.fsync` of the `-wal` file on libuv's thread pool,
+ * which makes durable what SQLite's FULL would have synced in the COMMIT. The file is
+ * opened at the first sync (it exists once anything was written in WAL mode) and kept
+ * open: while this connection is open SQLite never deletes it. The directory is synced
+ * once then, as SQLite does after creating the file. None for a database in memory.
+ */
+function walDurability(db: Database.Database): (Durability & { close(): void }) | undefined {
+  if (db.memory || db.pragma('journal_mode', { simple: true }) !== 'wal') return undefined;
+  const file = `${db.name}-wal`;
+  let fd: number | undefined;
+  return {
+    sync(done) {
+      try {
+        fd ??= openWal(file);
+      } catch (error) {
+        done(error as Error);
+        return;
+      }
+      fsync(fd, (error) => done(error));
+    },
+    close() {
+      if (fd !== undefined) closeSync(fd);
+      fd = undefined;
+    },
+  };
+}
+
+function openWal(file: string): number {
+  const fd = openSync(file, 'r');
+  const dir = openSync(path.dirname(file), 'r');
+  try {
+    fsyncSync(dir);
+  } finally {
+    closeSync(dir);
+  }
+  return fd;
 }

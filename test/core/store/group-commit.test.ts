@@ -4,6 +4,9 @@
  * the careful, savepoint-per-operation run), keep their order, are acknowledged only once
  * committed, come in bounded batches, and all fail together when the commit cannot happen.
  * Riding operations join the others' batches outside their count, or commit alone soon.
+ * With a Durability (the store's WAL fsync, held here by the test), nothing resolves before
+ * the sync that covers it, the batches committed meanwhile share the next sync, answers wait
+ * on settled(), and a failed sync fails what waits and refuses everything after.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,9 +16,11 @@ import * as assert from 'uvu/assert';
 import {
   batchSize,
   createGroupCommit,
+  type Durability,
   MAX_BATCH_OPERATIONS,
   MAX_BATCH_RIDERS,
   MIN_BATCH_OPERATIONS,
+  SyncFailed,
 } from '../../../core/store/sqlite/group-commit.js';
 import { suite } from '../../helpers/suite.js';
 
@@ -254,6 +259,97 @@ test('more riders than one batch holds all commit, in order', async () => {
     ids.map(Number),
     Array.from({ length: count }, (_, i) => i + 1),
   );
+});
+
+/** A Durability whose syncs the test finishes by hand; `calls` are the syncs asked for. */
+function heldSync() {
+  const calls: ((error: Error | null) => void)[] = [];
+  const durability: Durability = { sync: (done) => calls.push(done) };
+  return { durability, calls };
+}
+
+/** Whether `promise` has settled after the event loop has had a few turns. */
+async function settledYet(promise: Promise<unknown>): Promise<boolean> {
+  let done = false;
+  promise.then(
+    () => {
+      done = true;
+    },
+    () => {
+      done = true;
+    },
+  );
+  for (let i = 0; i < 5; i += 1) await new Promise((resolve) => setImmediate(resolve));
+  return done;
+}
+
+const synchronous = () => db.pragma('synchronous', { simple: true });
+
+test('with a durability: committed with NORMAL, answered only after the sync that covers it', async () => {
+  const { durability, calls } = heldSync();
+  const commit = createGroupCommit(db, durability);
+  db.pragma('synchronous = FULL');
+  let during: unknown;
+  const first = commit.run(() => {
+    during = synchronous();
+    return insert('a')();
+  });
+  assert.not.ok(await settledYet(first), 'not answered before the sync');
+  assert.is(during, 1, 'the batch ran with synchronous = NORMAL');
+  assert.is(synchronous(), 2, 'FULL again for every other write on the connection');
+  const other = new Database(file);
+  others.push(other);
+  assert.equal(other.prepare('SELECT v FROM t').pluck().all(), ['a'], 'committed already, waiting for the disk');
+  assert.is(calls.length, 1, 'one sync asked for');
+  const settled = commit.settled();
+  assert.not.ok(await settledYet(settled), 'settled() waits for the same sync');
+
+  // Committed while that sync is in flight: the next sync covers it, not this one.
+  const second = commit.run(insert('b'));
+  await settledYet(second);
+  assert.is(calls.length, 1, 'one sync at a time');
+  calls[0]!(null);
+  assert.is(await first, 1);
+  await settled;
+  assert.not.ok(await settledYet(second), 'a batch committed during the sync waits for the next one');
+  assert.is(calls.length, 2, 'the next sync starts as soon as the first is done');
+  const third = commit.settled();
+  calls[1]!(null);
+  assert.is(await second, 2);
+  await third;
+  assert.ok(await settledYet(commit.settled()), 'nothing left to sync: settled() at once');
+});
+
+test('with a durability: a failed sync fails what waits, and the store acknowledges nothing more', async () => {
+  const { durability, calls } = heldSync();
+  const commit = createGroupCommit(db, durability);
+  const waiting = commit.run(insert('a'));
+  await settledYet(waiting);
+  calls[0]!(new Error('EIO: the disk refused'));
+  const [failed, settled] = await Promise.allSettled([waiting, commit.settled()]);
+  assert.ok(failed.status === 'rejected' && failed.reason instanceof SyncFailed, 'the waiting operation fails');
+  assert.match(String((failed as PromiseRejectedResult).reason.cause), /EIO/);
+  assert.is(settled.status, 'rejected', 'and so does settled()');
+  const after = await Promise.allSettled([commit.run(insert('b')), commit.ride(insert('c'))]);
+  assert.equal(
+    after.map((r) => r.status),
+    ['rejected', 'rejected'],
+  );
+  assert.equal(db.prepare('SELECT v FROM t ORDER BY id').pluck().all(), ['a'], 'nothing written after the failure');
+  assert.is(calls.length, 1, 'no sync asked for after it');
+});
+
+test('with a durability: a batch whose commit failed is answered at once, with nothing to sync', async () => {
+  const { durability, calls } = heldSync();
+  const commit = createGroupCommit(db, durability);
+  const blocker = new Database(file, { timeout: 0 });
+  others.push(blocker);
+  blocker.exec('BEGIN IMMEDIATE'); // BEGIN IMMEDIATE of the batch then fails: SQLITE_BUSY
+  const results = await Promise.allSettled([commit.run(insert('a'))]);
+  blocker.exec('ROLLBACK');
+  assert.is(results[0]!.status, 'rejected');
+  assert.match(String((results[0] as PromiseRejectedResult).reason), /locked|busy/i);
+  assert.is(calls.length, 0);
 });
 
 test.run();

@@ -176,7 +176,7 @@ export function createGroupCommit(db: Database.Database, durability?: Durability
     if (failed !== undefined) answer(batch, failedAll(batch, failed));
     else if (sync === undefined) answer(batch, committed(batch));
     else {
-      const outcomes = sync.withoutWaiting(() => committed(batch));
+      const outcomes = committed(batch, (transaction) => sync.withoutWaiting(transaction));
       // A batch that committed nothing (BEGIN or COMMIT failed) has nothing to wait for.
       if (outcomes.every((outcome) => !outcome.ok)) answer(batch, outcomes);
       else
@@ -194,9 +194,10 @@ export function createGroupCommit(db: Database.Database, durability?: Durability
     }
   }
 
-  function committed(batch: Pending[]): Outcome[] {
+  /** The batch committed (through `around`, the sync's NORMAL, when given); its outcomes. */
+  function committed(batch: Pending[], around?: (transaction: () => Outcome[]) => Outcome[]): Outcome[] {
     try {
-      return commit(batch);
+      return around === undefined ? commit(batch) : around(() => commit(batch));
     } catch (error) {
       // BEGIN or the shared COMMIT failed: nothing of this batch is on disk.
       return failedAll(batch, error);
@@ -321,8 +322,8 @@ function syncAfterCommit(db: Database.Database, durability: Durability) {
       try {
         return transaction();
       } finally {
-        db.exec('PRAGMA synchronous = FULL');
         commits += 1;
+        if (db.open) db.exec('PRAGMA synchronous = FULL');
       }
     },
     whenSynced: after,

@@ -352,4 +352,16 @@ test('with a durability: a batch whose commit failed is answered at once, with n
   assert.is(calls.length, 0);
 });
 
+test('with a durability: a database closed before the batch runs fails the batch, it does not throw', async () => {
+  const { durability, calls } = heldSync();
+  const commit = createGroupCommit(db, durability);
+  const waiting = commit.run(insert('a'));
+  db.close(); // as a shutdown can, with an operation still queued
+  const [result] = await Promise.allSettled([waiting]);
+  assert.is(result!.status, 'rejected');
+  assert.match(String((result as PromiseRejectedResult).reason), /not open/);
+  assert.is(calls.length, 0);
+  db = new Database(file); // for after.each
+});
+
 test.run();

@@ -8,6 +8,7 @@
 import * as assert from 'uvu/assert';
 import { SyncFailed } from '../../../core/store/sqlite/group-commit.js';
 import { startCore, type TestCore } from '../../helpers/core.js';
+import { settledAfter } from '../../helpers/pending.js';
 import { suite } from '../../helpers/suite.js';
 import { rejection } from './support.js';
 
@@ -29,20 +30,6 @@ function holdSettled(next: () => Promise<void>): () => void {
   };
 }
 
-async function answeredWithin(call: Promise<unknown>, turns: number): Promise<boolean> {
-  let answered = false;
-  call.then(
-    () => {
-      answered = true;
-    },
-    () => {
-      answered = true;
-    },
-  );
-  for (let i = 0; i < turns; i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
-  return answered;
-}
-
 test('the real store: a purchase is answered, and settled() resolves once its sync is done', async () => {
   const { accountId } = await core.createApiAccount({ balanceKobo: 100_000 });
   await core.store.settled();
@@ -59,7 +46,7 @@ test('an answer waits for settled(), then goes out', async () => {
   const restore = holdSettled(() => held);
   try {
     const call = core.purchase.getBalance({ accountId });
-    assert.not.ok(await answeredWithin(call, 10), 'no answer while the store has not settled');
+    assert.not.ok(await settledAfter(call, 10, 10), 'no answer while the store has not settled');
     release();
     assert.is((await call).balanceKobo, 5_000n);
   } finally {
@@ -75,7 +62,7 @@ test('an error answer waits too; a store whose sync failed answers an error', as
   const restore = holdSettled(() => held);
   try {
     const refused = core.purchase.getBalance({ accountId: 'acct_missing' });
-    assert.not.ok(await answeredWithin(refused, 10), 'the refusal waits as well');
+    assert.not.ok(await settledAfter(refused, 10, 10), 'the refusal waits as well');
     release();
     assert.ok((await rejection(refused)).code > 0);
   } finally {

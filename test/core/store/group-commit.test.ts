@@ -22,6 +22,7 @@ import {
   MIN_BATCH_OPERATIONS,
   SyncFailed,
 } from '../../../core/store/sqlite/group-commit.js';
+import { settledAfter } from '../../helpers/pending.js';
 import { suite } from '../../helpers/suite.js';
 
 const test = suite('sqlite group commit');
@@ -268,21 +269,6 @@ function heldSync() {
   return { durability, calls };
 }
 
-/** Whether `promise` has settled after the event loop has had a few turns. */
-async function settledYet(promise: Promise<unknown>): Promise<boolean> {
-  let done = false;
-  promise.then(
-    () => {
-      done = true;
-    },
-    () => {
-      done = true;
-    },
-  );
-  for (let i = 0; i < 5; i += 1) await new Promise((resolve) => setImmediate(resolve));
-  return done;
-}
-
 const synchronous = () => db.pragma('synchronous', { simple: true });
 
 test('with a durability: committed with NORMAL, answered only after the sync that covers it', async () => {
@@ -294,7 +280,7 @@ test('with a durability: committed with NORMAL, answered only after the sync tha
     during = synchronous();
     return insert('a')();
   });
-  assert.not.ok(await settledYet(first), 'not answered before the sync');
+  assert.not.ok(await settledAfter(first), 'not answered before the sync');
   assert.is(during, 1, 'the batch ran with synchronous = NORMAL');
   assert.is(synchronous(), 2, 'FULL again for every other write on the connection');
   const other = new Database(file);
@@ -302,29 +288,29 @@ test('with a durability: committed with NORMAL, answered only after the sync tha
   assert.equal(other.prepare('SELECT v FROM t').pluck().all(), ['a'], 'committed already, waiting for the disk');
   assert.is(calls.length, 1, 'one sync asked for');
   const settled = commit.settled();
-  assert.not.ok(await settledYet(settled), 'settled() waits for the same sync');
+  assert.not.ok(await settledAfter(settled), 'settled() waits for the same sync');
 
   // Committed while that sync is in flight: the next sync covers it, not this one.
   const second = commit.run(insert('b'));
-  await settledYet(second);
+  await settledAfter(second);
   assert.is(calls.length, 1, 'one sync at a time');
   calls[0]!(null);
   assert.is(await first, 1);
   await settled;
-  assert.not.ok(await settledYet(second), 'a batch committed during the sync waits for the next one');
+  assert.not.ok(await settledAfter(second), 'a batch committed during the sync waits for the next one');
   assert.is(calls.length, 2, 'the next sync starts as soon as the first is done');
   const third = commit.settled();
   calls[1]!(null);
   assert.is(await second, 2);
   await third;
-  assert.ok(await settledYet(commit.settled()), 'nothing left to sync: settled() at once');
+  assert.ok(await settledAfter(commit.settled()), 'nothing left to sync: settled() at once');
 });
 
 test('with a durability: a failed sync fails what waits, and the store acknowledges nothing more', async () => {
   const { durability, calls } = heldSync();
   const commit = createGroupCommit(db, durability);
   const waiting = commit.run(insert('a'));
-  await settledYet(waiting);
+  await settledAfter(waiting);
   calls[0]!(new Error('EIO: the disk refused'));
   const [failed, settled] = await Promise.allSettled([waiting, commit.settled()]);
   assert.ok(failed.status === 'rejected' && failed.reason instanceof SyncFailed, 'the waiting operation fails');

@@ -186,7 +186,8 @@ export function createGroupCommit(db: Database.Database, durability?: Durability
         );
     }
     // setImmediate: after the I/O callbacks of this turn, so requests that arrived
-    // together are committed together, and the answers of this batch go out first.
+    // together are committed together, and the answers of this batch (or, with a
+    // Durability, of the batches its sync covered) go out first.
     if (queue.length > 0 || riders.length >= MAX_BATCH_RIDERS) setImmediate(flush);
     else {
       scheduled = false;

@@ -483,13 +483,12 @@ async function slowUpstream(): Promise<void> {
     const figures = results[SLOW_SCENARIO]!;
     figures.stagesMs = stagesOver(atStart!, await stageSums(port, metricsPort));
     console.error(`  slow upstream, where a purchase's time went (mean ms): ${JSON.stringify(figures.stagesMs)}`);
-    const ideal = SLOW_IDEAL_PER_SECOND;
-    figures.idealPerSecond = ideal;
+    figures.idealPerSecond = SLOW_IDEAL_PER_SECOND;
     figures.shareOfIdeal = shareOfIdeal(figures);
     target(
       figures.shareOfIdeal >= SLOW_MIN_SHARE_OF_IDEAL,
       `slow upstream: ${figures.requestsPerSecond} purchases/s, ` +
-        `${(figures.shareOfIdeal * 100).toFixed(0)}% of the ideal ${ideal} (at least ` +
+        `${(figures.shareOfIdeal * 100).toFixed(0)}% of the ideal ${SLOW_IDEAL_PER_SECOND} (at least ` +
         `${SLOW_MIN_SHARE_OF_IDEAL * 100}%)${bareSays()}`,
     );
     target(

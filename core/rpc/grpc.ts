@@ -102,6 +102,9 @@ export function implement<S extends GenServiceMethods>(
   for (const method of service.methods) {
     const handler = handlers[method.localName as keyof S];
     const rpc = `${service.typeName}/${method.name}`;
+    /** Sends once the store has settled; a store that cannot settle sends its error instead. */
+    const whenSettled = (callback: sendUnaryData<unknown>, send: () => void) =>
+      settled().then(send, (failed: unknown) => callback(toServiceError(failed, log, rpc)));
     implementation[method.localName] = (call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) => {
       Promise.resolve()
         .then(() => {
@@ -117,16 +120,8 @@ export function implement<S extends GenServiceMethods>(
         .then(
           // The init shape as it is: responseSerialize writes it as create() would make it,
           // without building the message first (for a 100-row history page, a third of its cost).
-          (response) =>
-            settled().then(
-              () => callback(null, response),
-              (error: unknown) => callback(toServiceError(error, log, rpc)),
-            ),
-          (error: unknown) =>
-            settled().then(
-              () => callback(toServiceError(error, log, rpc)),
-              (failed: unknown) => callback(toServiceError(failed, log, rpc)),
-            ),
+          (response) => whenSettled(callback, () => callback(null, response)),
+          (error: unknown) => whenSettled(callback, () => callback(toServiceError(error, log, rpc))),
         );
     };
   }

@@ -174,11 +174,10 @@ export function createGroupCommit(db: Database.Database, durability?: Durability
     const batch = [...queue.splice(0, batchSize(queue.length)), ...riders.splice(0, MAX_BATCH_RIDERS)];
     const failed = sync?.failure();
     if (failed !== undefined) answer(batch, failedAll(batch, failed));
-    else if (sync === undefined) answer(batch, committed(batch));
     else {
-      const outcomes = committed(batch, (transaction) => sync.withoutWaiting(transaction));
-      // A batch that committed nothing (BEGIN or COMMIT failed) has nothing to wait for.
-      if (outcomes.every((outcome) => !outcome.ok)) answer(batch, outcomes);
+      const outcomes = committed(batch);
+      // With no sync, or a batch that committed nothing (BEGIN or COMMIT failed), nothing to wait for.
+      if (sync === undefined || outcomes.every((outcome) => !outcome.ok)) answer(batch, outcomes);
       else
         sync.whenSynced(
           () => answer(batch, outcomes),
@@ -195,10 +194,10 @@ export function createGroupCommit(db: Database.Database, durability?: Durability
     }
   }
 
-  /** The batch committed (through `around`, the sync's NORMAL, when given); its outcomes. */
-  function committed(batch: Pending[], around?: (transaction: () => Outcome[]) => Outcome[]): Outcome[] {
+  /** The batch committed (with the sync's NORMAL when there is a sync); its outcomes. */
+  function committed(batch: Pending[]): Outcome[] {
     try {
-      return around === undefined ? commit(batch) : around(() => commit(batch));
+      return sync === undefined ? commit(batch) : sync.withoutWaiting(() => commit(batch));
     } catch (error) {
       // BEGIN or the shared COMMIT failed: nothing of this batch is on disk.
       return failedAll(batch, error);

@@ -14,7 +14,9 @@
  * parts of measurement names, e.g. "airtime,balance": only those run, with the ceilings
  * their ratios need), BENCH_SCALE (opt-in, comma-separated sizes such as "100k,1m": the
  * scale benchmark of bench/scale.ts, after the rest; "BENCH_ONLY=none BENCH_SCALE=1m" runs it
- * alone), BENCH_STRICT (1: a missed target fails the run), BENCH_SLOW_CONNECTIONS (default
+ * alone), BENCH_STRICT (1: a missed target fails the run), BENCH_PAIRED_ROUNDS (default 8:
+ * rounds of balance and airtime beside their ceiling, PAIRED below, and of the webhooks
+ * scenario's two accounts in turn), BENCH_SLOW_CONNECTIONS (default
  * 3000) and BENCH_SLOW_DELAY_MS (default 2000): the slow-upstream scenario's purchases in
  * flight and the sandbox's answer time, BENCH_SERVICE_NODE_ARGS (node's flags for the service
  * alone, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile it). The "funding" scenario (bank
@@ -102,6 +104,24 @@ const SLOW_LOAD = {
 };
 const SLOW_MAX_P99_MS = 2_500;
 
+/**
+ * The ratio targets (balance and airtime against the one-hop ceiling) measured beside their
+ * ceiling as well (issue 29): PAIRED_ROUNDS rounds of one window on the ceiling and one on the
+ * scenario, in turn (each round in the other order), and the median of the rounds' ratios.
+ * On the development machine the ceiling measured once at the start of a run swung from 2,386
+ * to 4,395 a second between quiet runs minutes apart, and with it every ratio; windows a few
+ * seconds apart share the machine's mood. Single rounds still swing (69% to 91% for balance),
+ * so the median of eight: balance measured 80% and 78% so in two runs, against 66% and 62% of
+ * the ceiling at their start (docs/performance.md). The targets are judged on the paired
+ * ratio; the ratio to the ceiling at the start of the run is still reported.
+ */
+const PAIRED_ROUNDS = Number(process.env['BENCH_PAIRED_ROUNDS'] ?? 8);
+const PAIRED_WINDOW = { durationMs: Math.max(2_000, Math.round(DURATION_MS / 2)), warmupMs: 500 };
+const PAIRED: Record<string, { min: number }> = {
+  'scenario: balance': { min: 0.8 },
+  'scenario: airtime': { min: 0.6 },
+};
+
 /** Each measurement's ceiling, for its ratio. */
 const CEILINGS: Record<string, string> = {
   'baseline: one hop, connect client': HOP_CEILING,
@@ -175,6 +195,10 @@ const results: Record<
     idealPerSecond?: number;
     shareOfIdeal?: number;
     stagesMs?: Record<string, number>;
+    pairedRatio?: number;
+    pairedRatios?: number[];
+    pairedCpuAdded?: number;
+    pairedCpuAddedRounds?: number[];
   }
 > = {};
 function record(name: string, figures: Figures): void {
@@ -319,6 +343,22 @@ async function scenarios(): Promise<void> {
         await grpcLoad(() => buy({ accountId, network: 'mtn', phone: '08031234567', amountKobo: 10_000n })),
       );
     }
+    const paired = Object.keys(PAIRED).filter((name) => selected(name) && results[name] !== undefined);
+    if (paired.length > 0) {
+      // Last, so the scenarios before run as they always did; on the store after all their writes.
+      const ceiling = await startHopCeiling();
+      try {
+        for (const name of paired)
+          await pairedWithCeiling(
+            name,
+            ceiling.port,
+            port,
+            name === 'scenario: balance' ? loads.balance! : loads.airtime!,
+          );
+      } finally {
+        await ceiling.stop();
+      }
+    }
     const check = await admin.checkLedger({});
     if (check.violationCount !== 0n) throw new Error(`ledger check after the run: ${check.violationCount} violations`);
   } finally {
@@ -326,6 +366,51 @@ async function scenarios(): Promise<void> {
     if (receiver !== undefined) await stop(receiver.child);
     rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length / 2;
+  return sorted.length % 2 === 1 ? sorted[Math.floor(middle)]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+/** The one-hop ceiling's servers (an echo and the grpc-js hop in front of it), kept running beside the service. */
+async function startHopCeiling(): Promise<{ port: number; stop(): Promise<void> }> {
+  const echo = await startChild('bench/servers/grpc-echo.ts');
+  const hop = await startChild('bench/servers/http-hop.ts', ['grpc-js'], { ECHO_URL: `http://127.0.0.1:${echo.port}` });
+  // Warmed as the service is by then (its JIT, its connection to the echo), or its first window would flatter the scenario.
+  await http(hop.port, [{ path: '/' }], PAIRED_WINDOW);
+  return {
+    port: hop.port,
+    async stop() {
+      await stop(hop.child);
+      await stop(echo.child);
+    },
+  };
+}
+
+/** `name` beside its ceiling (PAIRED): the median ratio of PAIRED_ROUNDS rounds, recorded with the scenario's figures. */
+async function pairedWithCeiling(name: string, ceilingPort: number, port: number, load: HttpLoad): Promise<void> {
+  const ratios: number[] = [];
+  for (let round = 0; round < PAIRED_ROUNDS; round += 1) {
+    const windows = {
+      ceiling: () => http(ceilingPort, [{ path: '/' }], PAIRED_WINDOW),
+      scenario: () => http(port, [load], PAIRED_WINDOW),
+    };
+    const order = round % 2 === 0 ? (['ceiling', 'scenario'] as const) : (['scenario', 'ceiling'] as const);
+    const figures: Partial<Record<'ceiling' | 'scenario', Figures>> = {};
+    for (const side of order) figures[side] = await windows[side]();
+    if (figures.scenario!.errors > 0 || figures.ceiling!.errors > 0)
+      throw new Error(`${name} beside its ceiling: errors ${figures.scenario!.errors} and ${figures.ceiling!.errors}`);
+    ratios.push(figures.scenario!.requestsPerSecond / figures.ceiling!.requestsPerSecond);
+  }
+  const ratio = median(ratios);
+  results[name]!.pairedRatio = Number(ratio.toFixed(3));
+  results[name]!.pairedRatios = ratios.map((r) => Number(r.toFixed(3)));
+  console.error(
+    `  ${name}, beside its ceiling: ${(ratio * 100).toFixed(0)}% at the median of ${ratios.length} rounds ` +
+      `(${ratios.map((r) => `${(r * 100).toFixed(0)}%`).join(', ')})`,
+  );
 }
 
 /** What the scenarios after the writes need of the service the scenarios share. */
@@ -344,7 +429,9 @@ interface SharedService {
  * another made the same way but whose every event goes to the receiver (a bare HTTP server on
  * loopback answering 200). Both runs wait for the deliveries to catch up (or
  * WEBHOOK_DRAIN_MS) before the CPU is read, so the work left after the window counts, and
- * both pay the same metrics scrapes while waiting.
+ * both pay the same metrics scrapes while waiting. Then PAIRED_ROUNDS rounds of a window on
+ * each account in turn: the target is judged on the median of the rounds' added CPU, which in
+ * the runs of 2026-11-27 read +29% where the two long windows read +61%.
  */
 async function afterTheWrites(shared: SharedService, receiverPort: number | undefined): Promise<void> {
   const { port, cpuPid, metricsPort, admin } = shared;
@@ -380,18 +467,42 @@ async function afterTheWrites(shared: SharedService, receiverPort: number | unde
   const share = withHooks.requestsPerSecond / without.requestsPerSecond;
   const added = (withHooks.serviceCpuMsPerRequest ?? Number.NaN) / (without.serviceCpuMsPerRequest ?? Number.NaN) - 1;
   withHooks.shareOfAirtime = Number(share.toFixed(3));
-  withHooks.oldestUndeliveredSeconds = lag;
+  // The hooked window's lag: the rounds below settle too, and would overwrite it.
+  const hookedLag = lag;
+  withHooks.oldestUndeliveredSeconds = hookedLag;
   withHooks.cpuAddedByWebhooks = Number(added.toFixed(3));
   console.error(`  webhooks: throughput ${(share * 100).toFixed(0)}% of airtime without (reported, not a target)`);
-  target(
-    added <= WEBHOOK_MAX_CPU_ADDED,
-    `webhooks add ${(added * 100).toFixed(0)}% to the service's CPU per purchase ` +
-      `(${without.serviceCpuMsPerRequest} -> ${withHooks.serviceCpuMsPerRequest} ms, ` +
-      `against airtime after the same writes; at most ${WEBHOOK_MAX_CPU_ADDED * 100}%)`,
+  // Then the two accounts in turn, window by window, as the ratio targets are measured beside their ceiling.
+  const rounds: number[] = [];
+  for (let round = 0; round < PAIRED_ROUNDS; round += 1) {
+    const cpu = async (json: Record<string, string>) => {
+      const figures = await http(port, [{ ...shared.airtime, headers: json }], { cpuPid, settle, ...PAIRED_WINDOW });
+      if (figures.errors > 0) throw new Error(`webhooks, paired round ${round}: ${figures.errors} errors`);
+      return figures.serviceCpuMsPerRequest!;
+    };
+    const [a, b] = round % 2 === 0 ? [plain, hooked] : [hooked, plain];
+    const first = await cpu(a.json);
+    const second = await cpu(b.json);
+    const [without, withHooks] = a === plain ? [first, second] : [second, first];
+    rounds.push(withHooks / without - 1);
+  }
+  const paired = median(rounds);
+  withHooks.pairedCpuAdded = Number(paired.toFixed(3));
+  withHooks.pairedCpuAddedRounds = rounds.map((r) => Number(r.toFixed(3)));
+  console.error(
+    `  webhooks, the two accounts in turn: +${(paired * 100).toFixed(0)}% at the median of ${rounds.length} rounds ` +
+      `(${rounds.map((r) => `${r >= 0 ? '+' : ''}${(r * 100).toFixed(0)}%`).join(', ')})`,
   );
   target(
-    lag < WEBHOOK_MAX_LAG_S,
-    `oldest undelivered event ${lag.toFixed(2)} s old when the load ended (under ${WEBHOOK_MAX_LAG_S} s)`,
+    paired <= WEBHOOK_MAX_CPU_ADDED,
+    `webhooks add ${(paired * 100).toFixed(0)}% to the service's CPU per purchase, at the median of ` +
+      `${rounds.length} rounds in turn with airtime after the same writes (at most ${WEBHOOK_MAX_CPU_ADDED * 100}%; ` +
+      `${(added * 100).toFixed(0)}% in the two long windows: ${without.serviceCpuMsPerRequest} -> ` +
+      `${withHooks.serviceCpuMsPerRequest} ms)`,
+  );
+  target(
+    hookedLag < WEBHOOK_MAX_LAG_S,
+    `oldest undelivered event ${hookedLag.toFixed(2)} s old when the load ended (under ${WEBHOOK_MAX_LAG_S} s)`,
   );
 }
 
@@ -622,12 +733,20 @@ function ratioTargets(): void {
       `airtime with failover at ${(failover * 100).toFixed(0)}% of plain airtime (at ` +
         `least ${FAILOVER_MIN_SHARE * 100}%)`,
     );
-  const airtime = ratioOf('scenario: airtime');
-  if (airtime !== undefined)
-    target(airtime >= 0.6, `airtime at ${(airtime * 100).toFixed(0)}% of the one-hop grpc-js ceiling (at least 60%)`);
-  const balance = ratioOf('scenario: balance');
-  if (balance !== undefined)
-    target(balance >= 0.8, `balance at ${(balance * 100).toFixed(0)}% of the one-hop grpc-js ceiling (at least 80%)`);
+  for (const [name, { min }] of Object.entries(PAIRED)) {
+    const single = ratioOf(name);
+    if (single === undefined) continue;
+    const paired = results[name]!.pairedRatio;
+    const what = name.replace('scenario: ', '');
+    const percent = (r: number) => `${(r * 100).toFixed(0)}%`;
+    target(
+      (paired ?? single) >= min,
+      paired === undefined
+        ? `${what} at ${percent(single)} of the one-hop grpc-js ceiling (at least ${percent(min)})`
+        : `${what} at ${percent(paired)} of the one-hop grpc-js ceiling measured beside it (at least ` +
+            `${percent(min)}; ${percent(single)} of the ceiling measured at the start of the run)`,
+    );
+  }
   const fresh = share('scenario: history, fresh store', 'scenario: balance');
   if (fresh !== undefined) console.error(`  history on a fresh store: ${fresh.toFixed(2)} of balance (reported)`);
   const afterWrites = share('scenario: history', 'scenario: balance');
@@ -645,7 +764,8 @@ function table(): string {
     f.p50Ms.toFixed(1),
     f.p99Ms.toFixed(1),
     String(f.errors),
-    f.ratio === undefined ? '' : `${(f.ratio * 100).toFixed(0)}% of ${f.ceiling!.replace('baseline: ', '')}`,
+    (f.ratio === undefined ? '' : `${(f.ratio * 100).toFixed(0)}% of ${f.ceiling!.replace('baseline: ', '')}`) +
+      (f.pairedRatio === undefined ? '' : `; ${(f.pairedRatio * 100).toFixed(0)}% beside it`),
   ]);
   const header = ['measurement', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'ratio to its ceiling'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));

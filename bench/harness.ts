@@ -7,7 +7,12 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
+import { createClient } from '@connectrpc/connect';
+import { createGrpcTransport } from '@connectrpc/connect-node';
 import autocannon from 'autocannon';
+import { AdminService } from '../gen/prepaid/v1/admin_pb.js';
+import { ADMIN_TOKEN_FILE, readTokenFile } from '../runtime/tokens.js';
+import { bearer } from '../test/helpers/core.js';
 import { type Figures, summarize } from './stats.js';
 
 export const DURATION_MS = Number(process.env['BENCH_DURATION_MS'] ?? 10_000);
@@ -24,8 +29,8 @@ process.on('exit', () => {
  * The command line that runs `script` (a .ts path) built, as `npm start` runs the service:
  * ceilings and scenarios alike run from dist/ (bin/build.js, done at the start of the run).
  */
-export function built(script: string, args: string[] = []): string[] {
-  return ['--enable-source-maps', path.join('dist', script.replace(/\.ts$/, '.js')), ...args];
+export function built(script: string, args: string[] = [], dist = 'dist'): string[] {
+  return ['--enable-source-maps', path.join(dist, script.replace(/\.ts$/, '.js')), ...args];
 }
 
 /** Starts `script` built and waits for its {"port":N} line. */
@@ -272,11 +277,14 @@ export async function grpcLoad(call: () => Promise<unknown>): Promise<Figures> {
 export async function startService(
   dataDir: string,
   env: Record<string, string> = {},
+  // BENCH_SERVICE_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"): node's flags for the service alone.
+  {
+    nodeArgs = (process.env['BENCH_SERVICE_NODE_ARGS'] ?? '').split(' ').filter(Boolean),
+    dist = 'dist',
+  }: { nodeArgs?: string[]; dist?: string } = {},
 ): Promise<{ service: ChildProcess; port: number; corePort: number }> {
   const [port, corePort] = [await freePort(), await freePort()];
-  // BENCH_SERVICE_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"): node's flags for the service alone.
-  const nodeArgs = (process.env['BENCH_SERVICE_NODE_ARGS'] ?? '').split(' ').filter(Boolean);
-  const service = spawn(process.execPath, [...nodeArgs, ...built('bin/start.ts')], {
+  const service = spawn(process.execPath, [...nodeArgs, ...built('bin/start.ts', [], dist)], {
     env: {
       ...process.env,
       DATA_DIR: dataDir,
@@ -295,4 +303,24 @@ export async function startService(
   children.push(service);
   await waitForHealth(port);
   return { service, port, corePort };
+}
+
+/** The core's admin service, with the admin token the service wrote in `dataDir`. */
+export function adminOf(dataDir: string, corePort: number) {
+  return createClient(
+    AdminService,
+    createGrpcTransport({
+      baseUrl: `http://127.0.0.1:${corePort}`,
+      interceptors: [bearer(readTokenFile(dataDir, ADMIN_TOKEN_FILE)!)],
+    }),
+  );
+}
+
+/** An API account with 100 million Naira (room for a million airtime purchases) and its key pair's headers. */
+export async function fundedAccount(admin: ReturnType<typeof adminOf>, name: string) {
+  const created = await admin.createAccount({ name, tierId: 'api' });
+  const accountId = created.account!.accountId;
+  await admin.creditWallet({ accountId, amountKobo: 10_000_000_000n, memo: 'bench funding' });
+  const keys = { 'X-Public-Key': created.issuedKey!.publicKey, 'X-Secret-Key': created.issuedKey!.secretKey };
+  return { accountId, keys, json: { ...keys, 'Content-Type': 'application/json' } };
 }

@@ -28,7 +28,6 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createClient } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
-import { AdminService } from '../gen/prepaid/v1/admin_pb.js';
 import { AuthService } from '../gen/prepaid/v1/auth_pb.js';
 import { PurchaseService } from '../gen/prepaid/v1/purchase_pb.js';
 import { WebhookService } from '../gen/prepaid/v1/webhooks_pb.js';
@@ -37,11 +36,13 @@ import { bearer } from '../test/helpers/core.js';
 import { FUNDING_SCENARIO, fundingScenario } from './funding.js';
 import { grpcJsCaller } from './grpc-js-client.js';
 import {
+  adminOf,
   built,
   CONNECTIONS,
   children,
   DURATION_MS,
   freePort,
+  fundedAccount,
   grpcLoad,
   type HttpLoad,
   http,
@@ -51,7 +52,7 @@ import {
   stop,
 } from './harness.js';
 import { parseScaleSizes, type ScaleFigures, scale } from './scale.js';
-import type { Figures } from './stats.js';
+import { type Figures, median } from './stats.js';
 
 const OUTPUT = process.env['BENCH_OUTPUT'] ?? 'bench/results.json';
 const ONLY = (process.env['BENCH_ONLY'] ?? '')
@@ -368,12 +369,6 @@ async function scenarios(): Promise<void> {
   }
 }
 
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length / 2;
-  return sorted.length % 2 === 1 ? sorted[Math.floor(middle)]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-}
-
 /** The one-hop ceiling's servers (an echo and the grpc-js hop in front of it), kept running beside the service. */
 async function startHopCeiling(): Promise<{ port: number; stop(): Promise<void> }> {
   const echo = await startChild('bench/servers/grpc-echo.ts');
@@ -507,25 +502,6 @@ async function afterTheWrites(shared: SharedService, receiverPort: number | unde
 }
 
 /** The admin client of a service this bench started, with the admin token its data directory holds. */
-function adminOf(dataDir: string, corePort: number) {
-  return createClient(
-    AdminService,
-    createGrpcTransport({
-      baseUrl: `http://127.0.0.1:${corePort}`,
-      interceptors: [bearer(readTokenFile(dataDir, ADMIN_TOKEN_FILE)!)],
-    }),
-  );
-}
-
-/** An API account with 100 million Naira (room for a million airtime purchases) and its key pair's headers. */
-async function fundedAccount(admin: ReturnType<typeof adminOf>, name: string) {
-  const created = await admin.createAccount({ name, tierId: 'api' });
-  const accountId = created.account!.accountId;
-  await admin.creditWallet({ accountId, amountKobo: 10_000_000_000n, memo: 'bench funding' });
-  const keys = { 'X-Public-Key': created.issuedKey!.publicKey, 'X-Secret-Key': created.issuedKey!.secretKey };
-  return { accountId, keys, json: { ...keys, 'Content-Type': 'application/json' } };
-}
-
 /**
  * The slow-upstream scenario's ceilings, under its load (SLOW_LOAD): a bare HTTP server that
  * answers after SLOW_DELAY_MS (the load generator and the measurement alone: it must reach the

@@ -32,3 +32,11 @@ export function summarize(latenciesMs: number[], elapsedMs: number, errors: numb
     requests: latenciesMs.length + errors,
   };
 }
+
+/** The middle value (the mean of the two middle ones for an even count). */
+export function median(values: readonly number[]): number {
+  if (values.length === 0) throw new Error('the median of nothing');
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length / 2;
+  return sorted.length % 2 === 1 ? sorted[Math.floor(middle)]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}

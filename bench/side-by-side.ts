@@ -1,0 +1,104 @@
+/**
+ * `npm run bench:side-by-side`: is one way of running the service cheaper than another? Two or
+ * more services, started at once and loaded in turn, window by window, so that they share
+ * the machine's mood; alternating whole `npm run bench` runs cannot tell 15% apart on the
+ * development machine (docs/performance.md). Each variant runs as `npm start` runs the
+ * service, with its own data directory and a funded account; after a warm-up window each,
+ * SIDE_BY_SIDE_ROUNDS rounds (default 8) of one window per variant (BENCH_DURATION_MS / 2,
+ * each round in the other order), then the median, per variant, of the service's CPU a request
+ * (gateway and core, every thread) and of the requests a second.
+ *
+ * SIDE_BY_SIDE (required): a JSON object naming each variant, each with node's flags for the
+ * service (`nodeArgs`), environment variables (`env`) and the built directory it runs from
+ * (`dist`, default dist/, built at the start; another checkout's, e.g. a git worktree of the
+ * commit before, built there with `npm run build`). SIDE_BY_SIDE_LOAD: `airtime` (default) or
+ * `balance`. For example:
+ *
+ *   SIDE_BY_SIDE='{"info":{},"warn":{"env":{"LOG_LEVEL":"warn"}}}' npm run bench:side-by-side
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { adminOf, DURATION_MS, fundedAccount, type HttpLoad, http, startService, stop } from './harness.js';
+import { median } from './stats.js';
+
+interface Variant {
+  nodeArgs: string[];
+  env: Record<string, string>;
+  dist: string;
+}
+
+/** SIDE_BY_SIDE, checked: every variant an object of nodeArgs (strings), env (strings) and dist (a string), nothing else. */
+function parseVariants(text: string | undefined): Record<string, Variant> {
+  const fail = (why: string): never => {
+    throw new Error(`SIDE_BY_SIDE: ${why}`);
+  };
+  const strings = (value: unknown) => Array.isArray(value) && value.every((x) => typeof x === 'string');
+  const parsed: unknown = JSON.parse(text ?? 'null');
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return fail('a JSON object of variants');
+  return Object.fromEntries(
+    Object.entries(parsed).map(([name, given]): [string, Variant] => {
+      if (typeof given !== 'object' || given === null || Array.isArray(given)) return fail(`${name} is not an object`);
+      const { nodeArgs = [], env = {}, dist = 'dist', ...unknown } = given as Record<string, unknown>;
+      if (Object.keys(unknown).length > 0) fail(`${name}: no ${Object.keys(unknown).join(', ')}`);
+      if (!strings(nodeArgs)) fail(`${name}: nodeArgs is a list of strings`);
+      if (typeof env !== 'object' || env === null || !strings(Object.values(env)))
+        fail(`${name}: env maps names to strings`);
+      if (typeof dist !== 'string') fail(`${name}: dist is a directory`);
+      return [name, { nodeArgs: nodeArgs as string[], env: env as Record<string, string>, dist: dist as string }];
+    }),
+  );
+}
+const variants = parseVariants(process.env['SIDE_BY_SIDE']);
+const names = Object.keys(variants);
+if (names.length < 2) throw new Error('SIDE_BY_SIDE names at least two variants');
+const rounds = Number(process.env['SIDE_BY_SIDE_ROUNDS'] ?? 8);
+const kind = process.env['SIDE_BY_SIDE_LOAD'] ?? 'airtime';
+if (kind !== 'airtime' && kind !== 'balance') throw new Error('SIDE_BY_SIDE_LOAD is airtime or balance');
+const window = { durationMs: Math.max(2_000, Math.round(DURATION_MS / 2)), warmupMs: 500 };
+
+execFileSync(process.execPath, ['bin/build.js'], { stdio: 'inherit' });
+const running = await Promise.all(
+  names.map(async (name) => {
+    const { nodeArgs, env, dist } = variants[name]!;
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'prepaid-side-by-side-'));
+    const { service, port, corePort } = await startService(dataDir, env, { nodeArgs, dist });
+    const { keys, json } = await fundedAccount(adminOf(dataDir, corePort), `Side by side ${name}`);
+    const load: HttpLoad =
+      kind === 'balance'
+        ? { path: '/api/v1?action=balance', headers: keys }
+        : {
+            method: 'POST',
+            path: '/api/v1?action=airtime',
+            headers: json,
+            body: JSON.stringify({ network: 'mtn', phone: '08031234567', amount: 100 }),
+          };
+    return { name, service, port, load, dataDir, cpu: [] as number[], rates: [] as number[] };
+  }),
+);
+try {
+  for (const one of running) await http(one.port, [one.load], window);
+  for (let round = 0; round < rounds; round += 1) {
+    const order = round % 2 === 0 ? running : [...running].reverse();
+    for (const one of order) {
+      const figures = await http(one.port, [one.load], { ...window, cpuPid: one.service.pid! });
+      if (figures.errors > 0) throw new Error(`${one.name}: ${figures.errors} errors in round ${round}`);
+      one.cpu.push(figures.serviceCpuMsPerRequest!);
+      one.rates.push(figures.requestsPerSecond);
+      console.error(
+        `  round ${round + 1}, ${one.name}: ${figures.requestsPerSecond} req/s, ` +
+          `${figures.serviceCpuMsPerRequest} ms of service CPU a request`,
+      );
+    }
+  }
+  console.log(`\n${kind}, ${rounds} rounds of ${window.durationMs / 1000} s, medians:`);
+  for (const one of running)
+    console.log(`  ${one.name}: ${median(one.cpu).toFixed(4)} ms of service CPU a request, ${median(one.rates)} req/s`);
+} finally {
+  for (const one of running) {
+    await stop(one.service);
+    rmSync(one.dataDir, { recursive: true, force: true });
+  }
+}
+process.exit(0);

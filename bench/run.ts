@@ -112,8 +112,8 @@ const SLOW_MAX_P99_MS = 2_500;
  * On the development machine the ceiling measured once at the start of a run swung from 2,386
  * to 4,395 a second between quiet runs minutes apart, and with it every ratio; windows a few
  * seconds apart share the machine's mood. Single rounds still swing (69% to 91% for balance),
- * so the median of eight: balance measured 80% and 78% so in two runs, against 66% and 62% of
- * the ceiling at their start (docs/performance.md). The targets are judged on the paired
+ * so the median of eight: in two runs balance measured 80% and 78% this way, against 66% and
+ * 62% of the ceiling at their start (docs/performance.md). The targets are judged on the paired
  * ratio; the ratio to the ceiling at the start of the run is still reported.
  */
 const PAIRED_ROUNDS = Number(process.env['BENCH_PAIRED_ROUNDS'] ?? 8);
@@ -478,8 +478,8 @@ async function afterTheWrites(shared: SharedService, receiverPort: number | unde
     const [a, b] = round % 2 === 0 ? [plain, hooked] : [hooked, plain];
     const first = await cpu(a.json);
     const second = await cpu(b.json);
-    const [without, withHooks] = a === plain ? [first, second] : [second, first];
-    rounds.push(withHooks / without - 1);
+    const [plainCpu, hookedCpu] = a === plain ? [first, second] : [second, first];
+    rounds.push(hookedCpu / plainCpu - 1);
   }
   const paired = median(rounds);
   withHooks.pairedCpuAdded = Number(paired.toFixed(3));

@@ -19,6 +19,12 @@ export const DURATION_MS = Number(process.env['BENCH_DURATION_MS'] ?? 10_000);
 export const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 50);
 /** A short warm-up before each measurement lets the JIT and connections settle. */
 const WARMUP_MS = Math.min(2_000, DURATION_MS / 4);
+/**
+ * Measurements in turn (bench/run.ts, PAIRED; bench/side-by-side.ts): this many rounds
+ * (BENCH_PAIRED_ROUNDS) of one window on each side, each window half a measurement long.
+ */
+export const PAIRED_ROUNDS = Number(process.env['BENCH_PAIRED_ROUNDS'] ?? 8);
+export const PAIRED_WINDOW = { durationMs: Math.max(2_000, Math.round(DURATION_MS / 2)), warmupMs: 500 };
 
 export const children: ChildProcess[] = [];
 process.on('exit', () => {

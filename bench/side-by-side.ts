@@ -4,7 +4,7 @@
  * the machine's mood; alternating whole `npm run bench` runs cannot tell 15% apart on the
  * development machine (docs/performance.md). Each variant runs as `npm start` runs the
  * service, with its own data directory and a funded account; after a warm-up window each,
- * SIDE_BY_SIDE_ROUNDS rounds (default 8) of one window per variant (BENCH_DURATION_MS / 2,
+ * SIDE_BY_SIDE_ROUNDS rounds (default BENCH_PAIRED_ROUNDS, 8) of one window per variant (BENCH_DURATION_MS / 2,
  * each round in the other order), then the median, per variant, of the service's CPU a request
  * (gateway and core, every thread) and of the requests a second.
  *
@@ -20,7 +20,16 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { adminOf, DURATION_MS, fundedAccount, type HttpLoad, http, startService, stop } from './harness.js';
+import {
+  adminOf,
+  fundedAccount,
+  type HttpLoad,
+  http,
+  PAIRED_ROUNDS,
+  PAIRED_WINDOW,
+  startService,
+  stop,
+} from './harness.js';
 import { median } from './stats.js';
 
 interface Variant {
@@ -53,10 +62,10 @@ function parseVariants(text: string | undefined): Record<string, Variant> {
 const variants = parseVariants(process.env['SIDE_BY_SIDE']);
 const names = Object.keys(variants);
 if (names.length < 2) throw new Error('SIDE_BY_SIDE names at least two variants');
-const rounds = Number(process.env['SIDE_BY_SIDE_ROUNDS'] ?? 8);
+const rounds = Number(process.env['SIDE_BY_SIDE_ROUNDS'] ?? PAIRED_ROUNDS);
 const kind = process.env['SIDE_BY_SIDE_LOAD'] ?? 'airtime';
 if (kind !== 'airtime' && kind !== 'balance') throw new Error('SIDE_BY_SIDE_LOAD is airtime or balance');
-const window = { durationMs: Math.max(2_000, Math.round(DURATION_MS / 2)), warmupMs: 500 };
+const window = PAIRED_WINDOW;
 
 execFileSync(process.execPath, ['bin/build.js'], { stdio: 'inherit' });
 const running = await Promise.all(

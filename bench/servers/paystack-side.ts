@@ -29,6 +29,9 @@ export interface NotificationLoad {
   overallRate?: number;
   /** The service's process, whose CPU per notification is reported. */
   cpuPid?: number;
+  /** The window and its warm-up, when not a whole measurement's (rounds in turn). */
+  durationMs?: number;
+  warmupMs?: number;
 }
 
 const paystack = await startFakePaystack(process.env['PAYSTACK_SECRET_KEY']);
@@ -56,6 +59,8 @@ for await (const line of createInterface({ input: process.stdin })) {
       ...(load.connections === undefined ? {} : { connections: load.connections }),
       ...(load.overallRate === undefined ? {} : { overallRate: load.overallRate }),
       ...(load.cpuPid === undefined ? {} : { cpuPid: load.cpuPid }),
+      ...(load.durationMs === undefined ? {} : { durationMs: load.durationMs }),
+      ...(load.warmupMs === undefined ? {} : { warmupMs: load.warmupMs }),
     },
   );
   process.stdout.write(`${JSON.stringify({ figures, sent })}\n`);

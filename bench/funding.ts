@@ -26,16 +26,7 @@ import { AdminService } from '../gen/prepaid/v1/admin_pb.js';
 import { FundingService } from '../gen/prepaid/v1/funding_pb.js';
 import { ADMIN_TOKEN_FILE, readTokenFile } from '../runtime/tokens.js';
 import { bearer } from '../test/helpers/core.js';
-import {
-  children,
-  freePort,
-  type HttpLoad,
-  http,
-  PAIRED_ROUNDS,
-  PAIRED_WINDOW,
-  startService,
-  stop,
-} from './harness.js';
+import { children, freePort, type HttpLoad, http, inTurn, PAIRED_WINDOW, startService, stop } from './harness.js';
 import type { NotificationLoad } from './servers/paystack-side.js';
 import { type Figures, median } from './stats.js';
 
@@ -184,30 +175,21 @@ export async function fundingScenario(bench: FundingBench): Promise<void> {
     bench.record(`${FUNDING_SCENARIO}, beside purchases`, notified.figures);
     /** Transfers sent so far (the Paystack side counts them all), for the check against the credits. */
     let sent = notified.sent;
-    // Then in turn, as the bench's other targets (bench/run.ts, PAIRED): a window of purchases
-    // alone and one with transfers beside them, each round in the other order.
-    const kept: number[] = [];
-    for (let round = 0; round < PAIRED_ROUNDS; round += 1) {
-      const windows = {
-        alone: () => http(port, purchases, PAIRED_WINDOW),
-        beside: async () => {
-          const [figures, transfers] = await Promise.all([
-            http(port, purchases, PAIRED_WINDOW),
-            transfersBeside(PAIRED_WINDOW),
-          ]);
-          if (transfers.figures.errors > 0)
-            throw new Error(`funding round ${round}: ${transfers.figures.errors} errors`);
-          sent = transfers.sent;
-          return figures;
-        },
-      };
-      const order = round % 2 === 0 ? (['alone', 'beside'] as const) : (['beside', 'alone'] as const);
-      const figures: Partial<Record<'alone' | 'beside', Figures>> = {};
-      for (const side of order) figures[side] = await windows[side]();
-      if (figures.alone!.errors > 0 || figures.beside!.errors > 0)
-        throw new Error(`funding round ${round}: errors ${figures.alone!.errors} and ${figures.beside!.errors}`);
-      kept.push(figures.beside!.requestsPerSecond / figures.alone!.requestsPerSecond);
-    }
+    // Then in turn, as the bench's other targets: a window of purchases alone and one with
+    // transfers beside them.
+    const purchasesOnly = () => http(port, purchases, PAIRED_WINDOW);
+    const withTransfers = async () => {
+      const [figures, transfers] = await Promise.all([
+        http(port, purchases, PAIRED_WINDOW),
+        transfersBeside(PAIRED_WINDOW),
+      ]);
+      if (transfers.figures.errors > 0) throw new Error(`funding in turn: ${transfers.figures.errors} transfer errors`);
+      sent = transfers.sent;
+      return figures;
+    };
+    const kept = (await inTurn('funding', purchasesOnly, withTransfers)).map(
+      ([a, b]) => b.requestsPerSecond / a.requestsPerSecond,
+    );
     const keptInTurn = median(kept);
     console.error(
       `  funding: purchases with transfers beside them, in turn with purchases alone: ` +

@@ -26,6 +26,33 @@ const WARMUP_MS = Math.min(2_000, DURATION_MS / 4);
 export const PAIRED_ROUNDS = Number(process.env['BENCH_PAIRED_ROUNDS'] ?? 8);
 export const PAIRED_WINDOW = { durationMs: Math.max(2_000, Math.round(DURATION_MS / 2)), warmupMs: 500 };
 
+/**
+ * PAIRED_ROUNDS rounds of one window of `a` and one of `b`, each round in the other order so
+ * that neither always runs first: each round's two figures. Any error fails the run.
+ */
+export async function inTurn(
+  what: string,
+  a: () => Promise<Figures>,
+  b: () => Promise<Figures>,
+): Promise<[Figures, Figures][]> {
+  const rounds: [Figures, Figures][] = [];
+  for (let round = 0; round < PAIRED_ROUNDS; round += 1) {
+    let ofA: Figures;
+    let ofB: Figures;
+    if (round % 2 === 0) {
+      ofA = await a();
+      ofB = await b();
+    } else {
+      ofB = await b();
+      ofA = await a();
+    }
+    if (ofA.errors > 0 || ofB.errors > 0)
+      throw new Error(`${what}, round ${round + 1} in turn: errors ${ofA.errors} and ${ofB.errors}`);
+    rounds.push([ofA, ofB]);
+  }
+  return rounds;
+}
+
 export const children: ChildProcess[] = [];
 process.on('exit', () => {
   for (const child of children) child.kill('SIGKILL');

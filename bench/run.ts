@@ -47,7 +47,7 @@ import {
   grpcLoad,
   type HttpLoad,
   http,
-  PAIRED_ROUNDS,
+  inTurn,
   PAIRED_WINDOW,
   startChild,
   startService,
@@ -401,19 +401,12 @@ interface Side {
  * ratio of PAIRED_ROUNDS rounds, recorded with the scenario's figures.
  */
 async function pairedWithCeiling(name: string, ceilingSide: Side, scenarioSide: Side): Promise<void> {
-  const ratios: number[] = [];
-  for (let round = 0; round < PAIRED_ROUNDS; round += 1) {
-    const windows = {
-      ceiling: () => http(ceilingSide.port, [ceilingSide.load], PAIRED_WINDOW),
-      scenario: () => http(scenarioSide.port, [scenarioSide.load], PAIRED_WINDOW),
-    };
-    const order = round % 2 === 0 ? (['ceiling', 'scenario'] as const) : (['scenario', 'ceiling'] as const);
-    const figures: Partial<Record<'ceiling' | 'scenario', Figures>> = {};
-    for (const side of order) figures[side] = await windows[side]();
-    if (figures.scenario!.errors > 0 || figures.ceiling!.errors > 0)
-      throw new Error(`${name} beside its ceiling: errors ${figures.scenario!.errors} and ${figures.ceiling!.errors}`);
-    ratios.push(figures.scenario!.requestsPerSecond / figures.ceiling!.requestsPerSecond);
-  }
+  const rounds = await inTurn(
+    name,
+    () => http(ceilingSide.port, [ceilingSide.load], PAIRED_WINDOW),
+    () => http(scenarioSide.port, [scenarioSide.load], PAIRED_WINDOW),
+  );
+  const ratios = rounds.map(([ceiling, scenario]) => scenario.requestsPerSecond / ceiling.requestsPerSecond);
   const ratio = median(ratios);
   results[name]!.pairedRatio = Number(ratio.toFixed(3));
   results[name]!.pairedRatios = ratios.map((r) => Number(r.toFixed(3)));
@@ -483,19 +476,11 @@ async function afterTheWrites(shared: SharedService, receiverPort: number | unde
   withHooks.cpuAddedByWebhooks = Number(added.toFixed(3));
   console.error(`  webhooks: throughput ${(share * 100).toFixed(0)}% of airtime without (reported, not a target)`);
   // Then the two accounts in turn, window by window, as the ratio targets are measured beside their ceiling.
-  const rounds: number[] = [];
-  for (let round = 0; round < PAIRED_ROUNDS; round += 1) {
-    const cpu = async (json: Record<string, string>) => {
-      const figures = await http(port, [{ ...shared.airtime, headers: json }], { cpuPid, settle, ...PAIRED_WINDOW });
-      if (figures.errors > 0) throw new Error(`webhooks, paired round ${round}: ${figures.errors} errors`);
-      return figures.serviceCpuMsPerRequest!;
-    };
-    const [a, b] = round % 2 === 0 ? [plain, hooked] : [hooked, plain];
-    const first = await cpu(a.json);
-    const second = await cpu(b.json);
-    const [plainCpu, hookedCpu] = a === plain ? [first, second] : [second, first];
-    rounds.push(hookedCpu / plainCpu - 1);
-  }
+  const window = (json: Record<string, string>) => () =>
+    http(port, [{ ...shared.airtime, headers: json }], { cpuPid, settle, ...PAIRED_WINDOW });
+  const rounds = (await inTurn('webhooks', window(plain.json), window(hooked.json))).map(
+    ([without, withHooks]) => withHooks.serviceCpuMsPerRequest! / without.serviceCpuMsPerRequest! - 1,
+  );
   const paired = median(rounds);
   withHooks.pairedCpuAdded = Number(paired.toFixed(3));
   withHooks.pairedCpuAddedRounds = rounds.map((r) => Number(r.toFixed(3)));

@@ -479,7 +479,7 @@ async function afterTheWrites(shared: SharedService, receiverPort: number | unde
   const window = (json: Record<string, string>) => () =>
     http(port, [{ ...shared.airtime, headers: json }], { cpuPid, settle, ...PAIRED_WINDOW });
   const rounds = (await inTurn('webhooks', window(plain.json), window(hooked.json))).map(
-    ([without, withHooks]) => withHooks.serviceCpuMsPerRequest! / without.serviceCpuMsPerRequest! - 1,
+    ([plainWindow, hookedWindow]) => hookedWindow.serviceCpuMsPerRequest! / plainWindow.serviceCpuMsPerRequest! - 1,
   );
   const paired = median(rounds);
   withHooks.pairedCpuAdded = Number(paired.toFixed(3));

@@ -26,9 +26,19 @@ import { AdminService } from '../gen/prepaid/v1/admin_pb.js';
 import { FundingService } from '../gen/prepaid/v1/funding_pb.js';
 import { ADMIN_TOKEN_FILE, readTokenFile } from '../runtime/tokens.js';
 import { bearer } from '../test/helpers/core.js';
-import { children, freePort, type HttpLoad, http, inTurn, PAIRED_WINDOW, startService, stop } from './harness.js';
+import {
+  airtimeLoad,
+  children,
+  freePort,
+  type HttpLoad,
+  http,
+  inTurn,
+  PAIRED_WINDOW,
+  startService,
+  stop,
+} from './harness.js';
 import type { NotificationLoad } from './servers/paystack-side.js';
-import { type Figures, median } from './stats.js';
+import { type Figures, median, percents } from './stats.js';
 
 export const FUNDING_SCENARIO = 'scenario: funding';
 export const FUNDING_PURCHASES_ALONE = 'scenario: funding, purchases alone';
@@ -139,18 +149,12 @@ export async function fundingScenario(bench: FundingBench): Promise<void> {
         keys: {
           'X-Public-Key': created.issuedKey!.publicKey,
           'X-Secret-Key': created.issuedKey!.secretKey,
-          'Content-Type': 'application/json',
         },
       });
     }
 
     const numbers = accounts.map((a) => a.number);
-    const purchases: HttpLoad[] = accounts.map((a) => ({
-      method: 'POST',
-      path: '/api/v1?action=airtime',
-      headers: a.keys,
-      body: JSON.stringify({ network: 'mtn', phone: '08031234567', amount: 100 }),
-    }));
+    const purchases: HttpLoad[] = accounts.map((a) => airtimeLoad(a.keys));
     const cpuPid = service.pid!;
 
     const alone = (await paystack.notify({ gateway: port, accounts: numbers, cpuPid })).figures;
@@ -194,7 +198,7 @@ export async function fundingScenario(bench: FundingBench): Promise<void> {
     console.error(
       `  funding: purchases with transfers beside them, in turn with purchases alone: ` +
         `${(keptInTurn * 100).toFixed(0)}% at the median of ${kept.length} rounds ` +
-        `(${kept.map((k) => `${(k * 100).toFixed(0)}%`).join(', ')})`,
+        `(${percents(kept)})`,
     );
 
     const airtime = bench.airtimePerSecond();

@@ -127,6 +127,21 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** The API's balance request with a key pair's headers. */
+export function balanceLoad(keys: Record<string, string>): HttpLoad {
+  return { path: '/api/v1?action=balance', headers: keys };
+}
+
+/** The benchmark's airtime purchase (100 Naira of MTN) with a key pair's headers, Content-Type added. */
+export function airtimeLoad(keys: Record<string, string>): HttpLoad {
+  return {
+    method: 'POST',
+    path: '/api/v1?action=airtime',
+    headers: { ...keys, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ network: 'mtn', phone: '08031234567', amount: 100 }),
+  };
+}
+
 export interface HttpLoad {
   method?: 'GET' | 'POST';
   path: string;

@@ -38,6 +38,8 @@ import { FUNDING_SCENARIO, fundingScenario } from './funding.js';
 import { grpcJsCaller } from './grpc-js-client.js';
 import {
   adminOf,
+  airtimeLoad,
+  balanceLoad,
   built,
   CONNECTIONS,
   children,
@@ -55,7 +57,7 @@ import {
   stop,
 } from './harness.js';
 import { parseScaleSizes, type ScaleFigures, scale } from './scale.js';
-import { type Figures, median } from './stats.js';
+import { type Figures, median, percents } from './stats.js';
 
 const OUTPUT = process.env['BENCH_OUTPUT'] ?? 'bench/results.json';
 const ONLY = (process.env['BENCH_ONLY'] ?? '')
@@ -292,13 +294,8 @@ async function scenarios(): Promise<void> {
     }
     const recipients = Array.from({ length: 100 }, (_, i) => `0803${String(1_000_000 + i).padStart(7, '0')}`);
     const loads: Record<string, HttpLoad> = {
-      balance: { path: '/api/v1?action=balance', headers: keys },
-      airtime: {
-        method: 'POST',
-        path: '/api/v1?action=airtime',
-        headers: json,
-        body: JSON.stringify({ network: 'mtn', phone: '08031234567', amount: 100 }),
-      },
+      balance: balanceLoad(keys),
+      airtime: airtimeLoad(keys),
       data: {
         method: 'POST',
         path: '/api/v1?action=data',
@@ -324,10 +321,7 @@ async function scenarios(): Promise<void> {
       if (selected(`scenario: ${name}`)) record(`scenario: ${name}`, await http(port, [loads[name]!], { cpuPid }));
     }
     if (selected(AIRTIME_AFTER_WRITES))
-      await afterTheWrites(
-        { port, cpuPid, metricsPort, admin, coreUrl, dataDir, airtime: loads.airtime! },
-        receiver?.port,
-      );
+      await afterTheWrites({ port, cpuPid, metricsPort, admin, coreUrl, dataDir }, receiver?.port);
     if (selected('scenario: mixed')) {
       // Mixed: mostly reads and airtime, as a reseller's traffic looks.
       record(
@@ -412,7 +406,7 @@ async function pairedWithCeiling(name: string, ceilingSide: Side, scenarioSide: 
   results[name]!.pairedRatios = ratios.map((r) => Number(r.toFixed(3)));
   console.error(
     `  ${name}, in turn with ${name === HISTORY_SCENARIO ? 'balance' : 'its ceiling'}: ${(ratio * 100).toFixed(0)}% ` +
-      `at the median of ${ratios.length} rounds (${ratios.map((r) => `${(r * 100).toFixed(0)}%`).join(', ')})`,
+      `at the median of ${ratios.length} rounds (${percents(ratios)})`,
   );
 }
 
@@ -424,7 +418,6 @@ interface SharedService {
   admin: ReturnType<typeof adminOf>;
   coreUrl: string;
   dataDir: string;
-  airtime: HttpLoad;
 }
 
 /**
@@ -446,7 +439,7 @@ async function afterTheWrites(shared: SharedService, receiverPort: number | unde
       await new Promise((r) => setTimeout(r, 100));
   };
   const plain = await fundedAccount(admin, 'Bench Plain');
-  record(AIRTIME_AFTER_WRITES, await http(port, [{ ...shared.airtime, headers: plain.json }], { cpuPid, settle }));
+  record(AIRTIME_AFTER_WRITES, await http(port, [airtimeLoad(plain.keys)], { cpuPid, settle }));
   const without = results[AIRTIME_AFTER_WRITES]!;
   const first = results['scenario: airtime'];
   if (first?.serviceCpuMsPerRequest !== undefined && without.serviceCpuMsPerRequest !== undefined)
@@ -465,7 +458,7 @@ async function afterTheWrites(shared: SharedService, receiverPort: number | unde
     }),
   );
   await webhooks.setWebhook({ accountId: hooked.accountId, url: `http://127.0.0.1:${receiverPort}/hooks` });
-  record(WEBHOOKS_SCENARIO, await http(port, [{ ...shared.airtime, headers: hooked.json }], { cpuPid, settle }));
+  record(WEBHOOKS_SCENARIO, await http(port, [airtimeLoad(hooked.keys)], { cpuPid, settle }));
   const withHooks = results[WEBHOOKS_SCENARIO]!;
   const share = withHooks.requestsPerSecond / without.requestsPerSecond;
   const added = (withHooks.serviceCpuMsPerRequest ?? Number.NaN) / (without.serviceCpuMsPerRequest ?? Number.NaN) - 1;
@@ -476,9 +469,9 @@ async function afterTheWrites(shared: SharedService, receiverPort: number | unde
   withHooks.cpuAddedByWebhooks = Number(added.toFixed(3));
   console.error(`  webhooks: throughput ${(share * 100).toFixed(0)}% of airtime without (reported, not a target)`);
   // Then the two accounts in turn, window by window, as the ratio targets are measured beside their ceiling.
-  const window = (json: Record<string, string>) => () =>
-    http(port, [{ ...shared.airtime, headers: json }], { cpuPid, settle, ...PAIRED_WINDOW });
-  const rounds = (await inTurn('webhooks', window(plain.json), window(hooked.json))).map(
+  const window = (keys: Record<string, string>) => () =>
+    http(port, [airtimeLoad(keys)], { cpuPid, settle, ...PAIRED_WINDOW });
+  const rounds = (await inTurn('webhooks', window(plain.keys), window(hooked.keys))).map(
     ([plainWindow, hookedWindow]) => hookedWindow.serviceCpuMsPerRequest! / plainWindow.serviceCpuMsPerRequest! - 1,
   );
   const paired = median(rounds);
@@ -486,7 +479,7 @@ async function afterTheWrites(shared: SharedService, receiverPort: number | unde
   withHooks.pairedCpuAddedRounds = rounds.map((r) => Number(r.toFixed(3)));
   console.error(
     `  webhooks, the two accounts in turn: +${(paired * 100).toFixed(0)}% at the median of ${rounds.length} rounds ` +
-      `(${rounds.map((r) => `${r >= 0 ? '+' : ''}${(r * 100).toFixed(0)}%`).join(', ')})`,
+      `(${percents(rounds, { signed: true })})`,
   );
   target(
     paired <= WEBHOOK_MAX_CPU_ADDED,
@@ -554,12 +547,11 @@ async function slowUpstream(): Promise<void> {
   });
   try {
     const admin = adminOf(dataDir, corePort);
-    const { json: headers } = await fundedAccount(admin, 'Bench Slow');
-    const body = JSON.stringify({ network: 'mtn', phone: '08031234567', amount: 100 });
+    const { keys } = await fundedAccount(admin, 'Bench Slow');
     let atStart: StageSums | undefined;
     record(
       SLOW_SCENARIO,
-      await steady(port, [{ method: 'POST', path: '/api/v1?action=airtime', headers, body }], {
+      await steady(port, [airtimeLoad(keys)], {
         ...SLOW_LOAD,
         cpuPid: service.pid!,
         atWindowStart: async () => {
@@ -678,12 +670,8 @@ async function airtimeWithFailover(): Promise<void> {
   });
   try {
     const admin = adminOf(dataDir, corePort);
-    const { json: headers } = await fundedAccount(admin, 'Bench Failover');
-    const body = JSON.stringify({ network: 'mtn', phone: '08031234567', amount: 100 });
-    record(
-      FAILOVER_SCENARIO,
-      await http(port, [{ method: 'POST', path: '/api/v1?action=airtime', headers, body }], { cpuPid: service.pid! }),
-    );
+    const { keys } = await fundedAccount(admin, 'Bench Failover');
+    record(FAILOVER_SCENARIO, await http(port, [airtimeLoad(keys)], { cpuPid: service.pid! }));
     const failovers = await counterSum(metricsPort, 'prepaid_core_upstream_failovers_total');
     const skips = await counterSum(metricsPort, 'prepaid_core_upstream_skips_total');
     if (failovers === 0) throw new Error('airtime with failover: no purchase moved on from the refusing upstream');

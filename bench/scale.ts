@@ -18,7 +18,7 @@ import { SQLITE_FILE } from '../core/store/index.js';
 import { AdminService } from '../gen/prepaid/v1/admin_pb.js';
 import { ADMIN_TOKEN_FILE, readTokenFile } from '../runtime/tokens.js';
 import { bearer } from '../test/helpers/core.js';
-import { built, type HttpLoad, http, startService, stop } from './harness.js';
+import { airtimeLoad, balanceLoad, built, type HttpLoad, http, startService, stop } from './harness.js';
 import type { Figures } from './stats.js';
 
 /** What one size gave. */
@@ -103,13 +103,8 @@ async function measureSize(label: string, count: number): Promise<ScaleFigures> 
       const key = (await admin.createApiKey({ accountId })).issuedKey!;
       const keys = { 'X-Public-Key': key.publicKey, 'X-Secret-Key': key.secretKey };
       const loads: Record<string, HttpLoad> = {
-        balance: { path: '/api/v1?action=balance', headers: keys },
-        airtime: {
-          method: 'POST',
-          path: '/api/v1?action=airtime',
-          headers: { ...keys, 'Content-Type': 'application/json' },
-          body: JSON.stringify({ network: 'mtn', phone: '08031234567', amount: 100 }),
-        },
+        balance: balanceLoad(keys),
+        airtime: airtimeLoad(keys),
         'history, first page of 100': { path: '/api/v1?action=transactions&limit=100', headers: keys },
         ...(filled.deepCursor
           ? {

@@ -22,8 +22,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
   adminOf,
+  airtimeLoad,
+  balanceLoad,
   fundedAccount,
-  type HttpLoad,
   http,
   PAIRED_ROUNDS,
   PAIRED_WINDOW,
@@ -65,7 +66,6 @@ if (names.length < 2) throw new Error('SIDE_BY_SIDE names at least two variants'
 const rounds = Number(process.env['SIDE_BY_SIDE_ROUNDS'] ?? PAIRED_ROUNDS);
 const kind = process.env['SIDE_BY_SIDE_LOAD'] ?? 'airtime';
 if (kind !== 'airtime' && kind !== 'balance') throw new Error('SIDE_BY_SIDE_LOAD is airtime or balance');
-const window = PAIRED_WINDOW;
 
 execFileSync(process.execPath, ['bin/build.js'], { stdio: 'inherit' });
 const running = await Promise.all(
@@ -73,25 +73,17 @@ const running = await Promise.all(
     const { nodeArgs, env, dist } = variants[name]!;
     const dataDir = mkdtempSync(path.join(tmpdir(), 'prepaid-side-by-side-'));
     const { service, port, corePort } = await startService(dataDir, env, { nodeArgs, dist });
-    const { keys, json } = await fundedAccount(adminOf(dataDir, corePort), `Side by side ${name}`);
-    const load: HttpLoad =
-      kind === 'balance'
-        ? { path: '/api/v1?action=balance', headers: keys }
-        : {
-            method: 'POST',
-            path: '/api/v1?action=airtime',
-            headers: json,
-            body: JSON.stringify({ network: 'mtn', phone: '08031234567', amount: 100 }),
-          };
+    const { keys } = await fundedAccount(adminOf(dataDir, corePort), `Side by side ${name}`);
+    const load = kind === 'balance' ? balanceLoad(keys) : airtimeLoad(keys);
     return { name, service, port, load, dataDir, cpu: [] as number[], rates: [] as number[] };
   }),
 );
 try {
-  for (const one of running) await http(one.port, [one.load], window);
+  for (const one of running) await http(one.port, [one.load], PAIRED_WINDOW);
   for (let round = 0; round < rounds; round += 1) {
     const order = round % 2 === 0 ? running : [...running].reverse();
     for (const one of order) {
-      const figures = await http(one.port, [one.load], { ...window, cpuPid: one.service.pid! });
+      const figures = await http(one.port, [one.load], { ...PAIRED_WINDOW, cpuPid: one.service.pid! });
       if (figures.errors > 0) throw new Error(`${one.name}: ${figures.errors} errors in round ${round}`);
       one.cpu.push(figures.serviceCpuMsPerRequest!);
       one.rates.push(figures.requestsPerSecond);
@@ -101,7 +93,7 @@ try {
       );
     }
   }
-  console.log(`\n${kind}, ${rounds} rounds of ${window.durationMs / 1000} s, medians:`);
+  console.log(`\n${kind}, ${rounds} rounds of ${PAIRED_WINDOW.durationMs / 1000} s, medians:`);
   for (const one of running)
     console.log(`  ${one.name}: ${median(one.cpu).toFixed(4)} ms of service CPU a request, ${median(one.rates)} req/s`);
 } finally {

@@ -33,6 +33,11 @@ export function summarize(latenciesMs: number[], elapsedMs: number, errors: numb
   };
 }
 
+/** Each round's share in whole percent, for a line of the report: "44%, 48%" (signed: "+29%, -3%"). */
+export function percents(values: readonly number[], { signed = false } = {}): string {
+  return values.map((v) => `${signed && v >= 0 ? '+' : ''}${(v * 100).toFixed(0)}%`).join(', ');
+}
+
 /** The middle value (the mean of the two middle ones for an even count). */
 export function median(values: readonly number[]): number {
   if (values.length === 0) throw new Error('the median of nothing');

@@ -158,10 +158,10 @@ function accountReader(deps: PurchaseServiceDeps): SharedReads['accountAndTier']
   const { store } = deps;
   return async function accountAndTier(accountId: string): Promise<{ account: AccountRecord; tier: TierRecord }> {
     if (accountId === '') throw invalid('account_id', 'account_id is required.');
-    const account = await store.accounts.get(accountId);
-    if (!account) throw notFound(`Account ${accountId}`);
+    const found = await store.accounts.getWithTier(accountId);
+    if (!found) throw notFound(`Account ${accountId}`);
+    const { account, tier } = found;
     if (deps.refuseSuspended) refuseIfSuspended(account);
-    const tier = await store.catalog.getTier(account.tierId);
     if (!tier)
       throw new DomainError('INTERNAL', `Account ${accountId} is on tier ${account.tierId}, which does not exist.`);
     return { account, tier };

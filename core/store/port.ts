@@ -60,6 +60,11 @@ export interface AccountStore {
   /** Both wallets, live and test, start at zero. */
   create(account: Omit<AccountRecord, 'balanceKobo' | 'testBalanceKobo'>): Promise<AccountRecord>;
   get(accountId: string): Promise<AccountRecord | null>;
+  /**
+   * The account with its tier (null when the tier does not exist), read at once: what every
+   * API call reads first (core/purchases/service.ts). Null when the account does not exist.
+   */
+  getWithTier(accountId: string): Promise<{ account: AccountRecord; tier: TierRecord | null } | null>;
   /** Returns null when the account does not exist. */
   setTier(accountId: string, tierId: string): Promise<AccountRecord | null>;
   /**

@@ -2,7 +2,7 @@
 import { requireLimit } from '../bounds.js';
 import type { AccountStore } from '../port.js';
 import type { MongoContext } from './context.js';
-import { accountFromDoc, accountToDoc } from './documents.js';
+import { accountFromDoc, accountToDoc, tierFromDoc } from './documents.js';
 
 export function createAccountStore({ live }: MongoContext): AccountStore {
   return {
@@ -14,6 +14,13 @@ export function createAccountStore({ live }: MongoContext): AccountStore {
     async get(accountId) {
       const doc = await live().accounts.findOne({ _id: accountId });
       return doc === null ? null : accountFromDoc(doc);
+    },
+    async getWithTier(accountId) {
+      // Two reads: a document read takes no lock worth saving here, unlike SQLite's.
+      const doc = await live().accounts.findOne({ _id: accountId });
+      if (doc === null) return null;
+      const tier = await live().tiers.findOne({ _id: doc.tier_id });
+      return { account: accountFromDoc(doc), tier: tier === null ? null : tierFromDoc(tier) };
     },
     async setTier(accountId, tierId) {
       const doc = await live().accounts.findOneAndUpdate(

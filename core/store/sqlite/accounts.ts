@@ -7,7 +7,16 @@ import type Database from 'better-sqlite3';
 import type { Mode } from '../../domain/mode.js';
 import { requireLimit } from '../bounds.js';
 import type { AccountStore } from '../port.js';
-import { type AccountRow, accountFromRow, toMs } from './rows.js';
+import { type AccountRow, accountFromRow, tierFromRow, toMs } from './rows.js';
+
+/** An account's row with its tier's columns beside it (null when the tier does not exist). */
+interface AccountWithTierRow extends AccountRow {
+  tier_found: string | null;
+  tier_name: string | null;
+  tier_api_access: number | null;
+  tier_discounts: string | null;
+  tier_price_rules: string | null;
+}
 
 export function prepareAccountStatements(db: Database.Database) {
   return {
@@ -16,6 +25,13 @@ export function prepareAccountStatements(db: Database.Database) {
        VALUES (@account_id, @name, @tier_id, 0, 0, @created_at) RETURNING *`,
     ),
     get: db.prepare<[string], AccountRow>('SELECT * FROM accounts WHERE account_id = ?'),
+    // One statement, so one read transaction: on a WAL database each one takes and gives back
+    // a read lock (two fcntl calls), which cost more than the two lookups themselves.
+    withTier: db.prepare<[string], AccountWithTierRow>(
+      `SELECT a.*, t.tier_id AS tier_found, t.name AS tier_name, t.api_access AS tier_api_access,
+              t.discounts AS tier_discounts, t.price_rules AS tier_price_rules
+       FROM accounts a LEFT JOIN tiers t ON t.tier_id = a.tier_id WHERE a.account_id = ?`,
+    ),
     setTier: db.prepare<{ account_id: string; tier_id: string }, AccountRow>(
       'UPDATE accounts SET tier_id = @tier_id WHERE account_id = @account_id RETURNING *',
     ),
@@ -90,6 +106,21 @@ export function createAccountStore(sql: AccountStatements): AccountStore {
     async get(accountId) {
       const row = sql.get.get(accountId);
       return row ? accountFromRow(row) : null;
+    },
+    async getWithTier(accountId) {
+      const row = sql.withTier.get(accountId);
+      if (!row) return null;
+      const tier =
+        row.tier_found === null
+          ? null
+          : tierFromRow({
+              tier_id: row.tier_found,
+              name: row.tier_name!,
+              api_access: row.tier_api_access!,
+              discounts: row.tier_discounts!,
+              price_rules: row.tier_price_rules!,
+            });
+      return { account: accountFromRow(row), tier };
     },
     async setTier(accountId, tierId) {
       const row = sql.setTier.get({ account_id: accountId, tier_id: tierId });

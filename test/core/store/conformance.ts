@@ -239,6 +239,39 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       assert.is(await h.store.accounts.setTier('nobody', 'api'), null);
     });
 
+    it('getWithTier reads the account with its tier, a missing tier as null', async (h) => {
+      const gold = {
+        tierId: 'gold',
+        name: 'Gold',
+        apiAccess: true,
+        discounts: [{ product: 'airtime' as const, service: 'mtn', basisPoints: 300 }],
+        priceRules: [
+          {
+            product: 'airtime' as const,
+            network: '',
+            planType: '',
+            service: 'mtn',
+            marginBasisPoints: 50,
+            marginKobo: kobo(0),
+            floorKobo: kobo(1_00),
+            ceilingKobo: kobo(0),
+            aboveFaceValue: false,
+          },
+        ],
+      };
+      await h.store.catalog.upsertTier(gold);
+      const accountId = await h.account(5_000);
+      await h.store.accounts.setTier(accountId, 'gold');
+      const found = await h.store.accounts.getWithTier(accountId);
+      assert.equal(found?.account, await h.store.accounts.get(accountId));
+      assert.equal(found?.tier, gold);
+      await h.store.accounts.setTier(accountId, 'no-such-tier');
+      const orphan = await h.store.accounts.getWithTier(accountId);
+      assert.is(orphan?.account.tierId, 'no-such-tier');
+      assert.is(orphan?.tier, null);
+      assert.is(await h.store.accounts.getWithTier('nobody'), null);
+    });
+
     it('setTier moves the account and keeps its balance', async (h) => {
       const accountId = await h.account(5_000);
       const moved = await h.store.accounts.setTier(accountId, 'api');

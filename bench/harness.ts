@@ -11,6 +11,7 @@ import { createClient } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
 import autocannon from 'autocannon';
 import { AdminService } from '../gen/prepaid/v1/admin_pb.js';
+import { WebhookService } from '../gen/prepaid/v1/webhooks_pb.js';
 import { ADMIN_TOKEN_FILE, readTokenFile } from '../runtime/tokens.js';
 import { bearer } from '../test/helpers/core.js';
 import { type Figures, summarize } from './stats.js';
@@ -371,4 +372,40 @@ export async function fundedAccount(admin: ReturnType<typeof adminOf>, name: str
   await admin.creditWallet({ accountId, amountKobo: 10_000_000_000n, memo: 'bench funding' });
   const keys = { 'X-Public-Key': created.issuedKey!.publicKey, 'X-Secret-Key': created.issuedKey!.secretKey };
   return { accountId, keys, json: { ...keys, 'Content-Type': 'application/json' } };
+}
+
+/** Points the account's live webhook at a receiver on loopback (the service needs WEBHOOK_ALLOW_PRIVATE). */
+export async function hookAccount(dataDir: string, coreUrl: string, accountId: string, receiverPort: number) {
+  const webhooks = createClient(
+    WebhookService,
+    createGrpcTransport({
+      baseUrl: coreUrl,
+      interceptors: [bearer(readTokenFile(dataDir, ADMIN_TOKEN_FILE)!)],
+    }),
+  );
+  await webhooks.setWebhook({ accountId, url: `http://127.0.0.1:${receiverPort}/hooks` });
+}
+
+/** The core's oldest-undelivered gauge, read from its metrics listener. */
+export async function oldestUndeliveredSeconds(metricsPort: number): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith('prepaid_core_webhook_oldest_undelivered_age_seconds '));
+  if (line === undefined)
+    throw new Error('the core does not export prepaid_core_webhook_oldest_undelivered_age_seconds');
+  return Number(line.split(' ')[1]);
+}
+
+/** How long a webhooks measurement waits for the deliveries to catch up before reading the CPU. */
+const WEBHOOK_DRAIN_MS = 30_000;
+
+/**
+ * Waits until nothing is left undelivered (or WEBHOOK_DRAIN_MS), so that a window's CPU counts
+ * the deliveries of its purchases; returns the oldest undelivered event's age when it was called.
+ */
+export async function drainWebhooks(metricsPort: number): Promise<number> {
+  const lag = await oldestUndeliveredSeconds(metricsPort);
+  const deadline = Date.now() + WEBHOOK_DRAIN_MS;
+  while ((await oldestUndeliveredSeconds(metricsPort)) > 0 && Date.now() < deadline)
+    await new Promise((r) => setTimeout(r, 100));
+  return lag;
 }

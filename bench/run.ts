@@ -27,13 +27,9 @@ import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createClient } from '@connectrpc/connect';
-import { createGrpcTransport } from '@connectrpc/connect-node';
 import { AuthService } from '../gen/prepaid/v1/auth_pb.js';
 import { PurchaseService } from '../gen/prepaid/v1/purchase_pb.js';
-import { WebhookService } from '../gen/prepaid/v1/webhooks_pb.js';
-import { ADMIN_TOKEN_FILE, readTokenFile, SERVICE_TOKEN_FILE } from '../runtime/tokens.js';
-import { bearer } from '../test/helpers/core.js';
+import { readTokenFile, SERVICE_TOKEN_FILE } from '../runtime/tokens.js';
 import { FUNDING_SCENARIO, fundingScenario } from './funding.js';
 import { grpcJsCaller } from './grpc-js-client.js';
 import {
@@ -44,10 +40,12 @@ import {
   CONNECTIONS,
   children,
   DURATION_MS,
+  drainWebhooks,
   freePort,
   fundedAccount,
   grpcLoad,
   type HttpLoad,
+  hookAccount,
   http,
   inTurn,
   PAIRED_WINDOW,
@@ -171,8 +169,6 @@ function selected(name: string): boolean {
 const WEBHOOKS_SCENARIO = 'scenario: airtime with webhooks';
 const WEBHOOK_MAX_CPU_ADDED = 0.25;
 const WEBHOOK_MAX_LAG_S = 5;
-/** How long the webhooks scenario waits for deliveries to catch up before reading the CPU. */
-const WEBHOOK_DRAIN_MS = 30_000;
 
 const STRICT = process.env['BENCH_STRICT'] === '1';
 /** Each target of issue 29 as measured in this run: met or not, in words. */
@@ -180,15 +176,6 @@ const targets: { met: boolean; text: string }[] = [];
 function target(met: boolean, text: string): void {
   targets.push({ met, text });
   console.error(`  target ${met ? 'met' : 'NOT met'}: ${text}`);
-}
-
-/** The core's oldest-undelivered gauge, read from its metrics listener. */
-async function oldestUndeliveredSeconds(metricsPort: number): Promise<number> {
-  const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
-  const line = text.split('\n').find((l) => l.startsWith('prepaid_core_webhook_oldest_undelivered_age_seconds '));
-  if (line === undefined)
-    throw new Error('the core does not export prepaid_core_webhook_oldest_undelivered_age_seconds');
-  return Number(line.split(' ')[1]);
 }
 
 const results: Record<
@@ -424,7 +411,7 @@ interface SharedService {
  * AIRTIME_AFTER_WRITES on one fresh account, then, when a receiver runs, WEBHOOKS_SCENARIO on
  * another made the same way but whose every event goes to the receiver (a bare HTTP server on
  * loopback answering 200). Both runs wait for the deliveries to catch up (or
- * WEBHOOK_DRAIN_MS) before the CPU is read, so the work left after the window counts, and
+ * WEBHOOK_DRAIN_MS, harness.ts) before the CPU is read, so the work left after the window counts, and
  * both pay the same metrics scrapes while waiting. Then PAIRED_ROUNDS rounds of a window on
  * each account in turn: the target is judged on the median of the rounds' added CPU, which in
  * the runs of 2026-11-27 read +29% where the two long windows read +61%.
@@ -433,10 +420,7 @@ async function afterTheWrites(shared: SharedService, receiverPort: number | unde
   const { port, cpuPid, metricsPort, admin } = shared;
   let lag = Number.NaN;
   const settle = async () => {
-    lag = await oldestUndeliveredSeconds(metricsPort);
-    const deadline = Date.now() + WEBHOOK_DRAIN_MS;
-    while ((await oldestUndeliveredSeconds(metricsPort)) > 0 && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 100));
+    lag = await drainWebhooks(metricsPort);
   };
   const plain = await fundedAccount(admin, 'Bench Plain');
   record(AIRTIME_AFTER_WRITES, await http(port, [airtimeLoad(plain.keys)], { cpuPid, settle }));
@@ -450,14 +434,7 @@ async function afterTheWrites(shared: SharedService, receiverPort: number | unde
     );
   if (receiverPort === undefined) return;
   const hooked = await fundedAccount(admin, 'Bench Hooks');
-  const webhooks = createClient(
-    WebhookService,
-    createGrpcTransport({
-      baseUrl: shared.coreUrl,
-      interceptors: [bearer(readTokenFile(shared.dataDir, ADMIN_TOKEN_FILE)!)],
-    }),
-  );
-  await webhooks.setWebhook({ accountId: hooked.accountId, url: `http://127.0.0.1:${receiverPort}/hooks` });
+  await hookAccount(shared.dataDir, shared.coreUrl, hooked.accountId, receiverPort);
   record(WEBHOOKS_SCENARIO, await http(port, [airtimeLoad(hooked.keys)], { cpuPid, settle }));
   const withHooks = results[WEBHOOKS_SCENARIO]!;
   const share = withHooks.requestsPerSecond / without.requestsPerSecond;

@@ -11,8 +11,9 @@
  * SIDE_BY_SIDE (required): a JSON object naming each variant, each with node's flags for the
  * service (`nodeArgs`), environment variables (`env`) and the built directory it runs from
  * (`dist`, default dist/, built at the start; another checkout's, e.g. a git worktree of the
- * commit before, built there with `npm run build`). SIDE_BY_SIDE_LOAD: `airtime` (default) or
- * `balance`. For example:
+ * commit before, built there with `npm run build`). SIDE_BY_SIDE_LOAD: `airtime` (default),
+ * `balance`, or `webhooks`: airtime for an account whose every event is POSTed to a bare
+ * receiver on loopback, each window's CPU read once the deliveries have caught up. For example:
  *
  *   SIDE_BY_SIDE='{"info":{},"warn":{"env":{"LOG_LEVEL":"warn"}}}' npm run bench:side-by-side
  */
@@ -24,10 +25,14 @@ import {
   adminOf,
   airtimeLoad,
   balanceLoad,
+  drainWebhooks,
+  freePort,
   fundedAccount,
+  hookAccount,
   http,
   PAIRED_ROUNDS,
   PAIRED_WINDOW,
+  startChild,
   startService,
   stop,
 } from './harness.js';
@@ -65,17 +70,26 @@ const names = Object.keys(variants);
 if (names.length < 2) throw new Error('SIDE_BY_SIDE names at least two variants');
 const rounds = Number(process.env['SIDE_BY_SIDE_ROUNDS'] ?? PAIRED_ROUNDS);
 const kind = process.env['SIDE_BY_SIDE_LOAD'] ?? 'airtime';
-if (kind !== 'airtime' && kind !== 'balance') throw new Error('SIDE_BY_SIDE_LOAD is airtime or balance');
+if (kind !== 'airtime' && kind !== 'balance' && kind !== 'webhooks')
+  throw new Error('SIDE_BY_SIDE_LOAD is airtime, balance or webhooks');
 
 execFileSync(process.execPath, ['bin/build.js'], { stdio: 'inherit' });
+const receiver = kind === 'webhooks' ? await startChild('bench/servers/http-bare.ts') : undefined;
 const running = await Promise.all(
   names.map(async (name) => {
     const { nodeArgs, env, dist } = variants[name]!;
     const dataDir = mkdtempSync(path.join(tmpdir(), 'prepaid-side-by-side-'));
-    const { service, port, corePort } = await startService(dataDir, env, { nodeArgs, dist });
-    const { keys } = await fundedAccount(adminOf(dataDir, corePort), `Side by side ${name}`);
+    const metricsPort = await freePort();
+    const { service, port, corePort } = await startService(
+      dataDir,
+      { WEBHOOK_ALLOW_PRIVATE: 'true', CORE_METRICS_PORT: String(metricsPort), ...env },
+      { nodeArgs, dist },
+    );
+    const { accountId, keys } = await fundedAccount(adminOf(dataDir, corePort), `Side by side ${name}`);
+    if (receiver !== undefined) await hookAccount(dataDir, `http://127.0.0.1:${corePort}`, accountId, receiver.port);
     const load = kind === 'balance' ? balanceLoad(keys) : airtimeLoad(keys);
-    return { name, service, port, load, dataDir, cpu: [] as number[], rates: [] as number[] };
+    const settle = receiver === undefined ? undefined : () => drainWebhooks(metricsPort).then(() => undefined);
+    return { name, service, port, load, settle, dataDir, cpu: [] as number[], rates: [] as number[] };
   }),
 );
 try {
@@ -83,7 +97,8 @@ try {
   for (let round = 0; round < rounds; round += 1) {
     const order = round % 2 === 0 ? running : [...running].reverse();
     for (const one of order) {
-      const figures = await http(one.port, [one.load], { ...PAIRED_WINDOW, cpuPid: one.service.pid! });
+      const window = { ...PAIRED_WINDOW, cpuPid: one.service.pid!, ...(one.settle ? { settle: one.settle } : {}) };
+      const figures = await http(one.port, [one.load], window);
       if (figures.errors > 0) throw new Error(`${one.name}: ${figures.errors} errors in round ${round}`);
       one.cpu.push(figures.serviceCpuMsPerRequest!);
       one.rates.push(figures.requestsPerSecond);
@@ -101,5 +116,6 @@ try {
     await stop(one.service);
     rmSync(one.dataDir, { recursive: true, force: true });
   }
+  if (receiver !== undefined) await stop(receiver.child);
 }
 process.exit(0);

@@ -21,12 +21,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { createClient } from '@connectrpc/connect';
-import { createGrpcTransport } from '@connectrpc/connect-node';
 import { AdminService } from '../gen/prepaid/v1/admin_pb.js';
 import { FundingService } from '../gen/prepaid/v1/funding_pb.js';
-import { ADMIN_TOKEN_FILE, readTokenFile } from '../runtime/tokens.js';
-import { bearer } from '../test/helpers/core.js';
 import {
+  adminTransport,
   airtimeLoad,
   children,
   freePort,
@@ -117,10 +115,7 @@ export async function fundingScenario(bench: FundingBench): Promise<void> {
     CORE_METRICS_PORT: String(metricsPort),
   });
   try {
-    const transport = createGrpcTransport({
-      baseUrl: `http://127.0.0.1:${corePort}`,
-      interceptors: [bearer(readTokenFile(dataDir, ADMIN_TOKEN_FILE)!)],
-    });
+    const transport = adminTransport(dataDir, corePort);
     const admin = createClient(AdminService, transport);
     const funding = createClient(FundingService, transport);
     const accounts: { number: string; keys: Record<string, string> }[] = [];

@@ -354,15 +354,17 @@ export async function startService(
   return { service, port, corePort };
 }
 
+/** The core on `corePort`, with the admin token the service wrote in `dataDir`: for its admin-only services. */
+export function adminTransport(dataDir: string, corePort: number) {
+  return createGrpcTransport({
+    baseUrl: `http://127.0.0.1:${corePort}`,
+    interceptors: [bearer(readTokenFile(dataDir, ADMIN_TOKEN_FILE)!)],
+  });
+}
+
 /** The core's admin service, with the admin token the service wrote in `dataDir`. */
 export function adminOf(dataDir: string, corePort: number) {
-  return createClient(
-    AdminService,
-    createGrpcTransport({
-      baseUrl: `http://127.0.0.1:${corePort}`,
-      interceptors: [bearer(readTokenFile(dataDir, ADMIN_TOKEN_FILE)!)],
-    }),
-  );
+  return createClient(AdminService, adminTransport(dataDir, corePort));
 }
 
 /** An API account with 100 million Naira (room for a million airtime purchases) and its key pair's headers. */
@@ -375,14 +377,8 @@ export async function fundedAccount(admin: ReturnType<typeof adminOf>, name: str
 }
 
 /** Points the account's live webhook at a receiver on loopback (the service needs WEBHOOK_ALLOW_PRIVATE). */
-export async function hookAccount(dataDir: string, coreUrl: string, accountId: string, receiverPort: number) {
-  const webhooks = createClient(
-    WebhookService,
-    createGrpcTransport({
-      baseUrl: coreUrl,
-      interceptors: [bearer(readTokenFile(dataDir, ADMIN_TOKEN_FILE)!)],
-    }),
-  );
+export async function hookAccount(dataDir: string, corePort: number, accountId: string, receiverPort: number) {
+  const webhooks = createClient(WebhookService, adminTransport(dataDir, corePort));
   await webhooks.setWebhook({ accountId, url: `http://127.0.0.1:${receiverPort}/hooks` });
 }
 

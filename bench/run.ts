@@ -308,7 +308,7 @@ async function scenarios(): Promise<void> {
       if (selected(`scenario: ${name}`)) record(`scenario: ${name}`, await http(port, [loads[name]!], { cpuPid }));
     }
     if (selected(AIRTIME_AFTER_WRITES))
-      await afterTheWrites({ port, cpuPid, metricsPort, admin, coreUrl, dataDir }, receiver?.port);
+      await afterTheWrites({ port, cpuPid, metricsPort, admin, corePort, dataDir }, receiver?.port);
     if (selected('scenario: mixed')) {
       // Mixed: mostly reads and airtime, as a reseller's traffic looks.
       record(
@@ -403,7 +403,7 @@ interface SharedService {
   cpuPid: number;
   metricsPort: number;
   admin: ReturnType<typeof adminOf>;
-  coreUrl: string;
+  corePort: number;
   dataDir: string;
 }
 
@@ -434,7 +434,7 @@ async function afterTheWrites(shared: SharedService, receiverPort: number | unde
     );
   if (receiverPort === undefined) return;
   const hooked = await fundedAccount(admin, 'Bench Hooks');
-  await hookAccount(shared.dataDir, shared.coreUrl, hooked.accountId, receiverPort);
+  await hookAccount(shared.dataDir, shared.corePort, hooked.accountId, receiverPort);
   record(WEBHOOKS_SCENARIO, await http(port, [airtimeLoad(hooked.keys)], { cpuPid, settle }));
   const withHooks = results[WEBHOOKS_SCENARIO]!;
   const share = withHooks.requestsPerSecond / without.requestsPerSecond;

@@ -12,13 +12,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createClient } from '@connectrpc/connect';
-import { createGrpcTransport } from '@connectrpc/connect-node';
 import { SQLITE_FILE } from '../core/store/index.js';
-import { AdminService } from '../gen/prepaid/v1/admin_pb.js';
-import { ADMIN_TOKEN_FILE, readTokenFile } from '../runtime/tokens.js';
-import { bearer } from '../test/helpers/core.js';
-import { airtimeLoad, balanceLoad, built, type HttpLoad, http, startService, stop } from './harness.js';
+import { adminOf, airtimeLoad, balanceLoad, built, type HttpLoad, http, startService, stop } from './harness.js';
 import type { Figures } from './stats.js';
 
 /** What one size gave. */
@@ -86,13 +81,7 @@ async function measureSize(label: string, count: number): Promise<ScaleFigures> 
     const databaseBytes = count === 0 ? 0 : statSync(path.join(dataDir, SQLITE_FILE)).size;
     const { service, port, corePort } = await startService(dataDir);
     try {
-      const admin = createClient(
-        AdminService,
-        createGrpcTransport({
-          baseUrl: `http://127.0.0.1:${corePort}`,
-          interceptors: [bearer(readTokenFile(dataDir, ADMIN_TOKEN_FILE)!)],
-        }),
-      );
+      const admin = adminOf(dataDir, corePort);
       // The big reseller of a filled store, or a fresh one in the empty store.
       const accountId =
         count === 0

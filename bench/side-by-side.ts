@@ -86,7 +86,7 @@ const running = await Promise.all(
       { nodeArgs, dist },
     );
     const { accountId, keys } = await fundedAccount(adminOf(dataDir, corePort), `Side by side ${name}`);
-    if (receiver !== undefined) await hookAccount(dataDir, `http://127.0.0.1:${corePort}`, accountId, receiver.port);
+    if (receiver !== undefined) await hookAccount(dataDir, corePort, accountId, receiver.port);
     const load = kind === 'balance' ? balanceLoad(keys) : airtimeLoad(keys);
     const settle = receiver === undefined ? undefined : () => drainWebhooks(metricsPort).then(() => undefined);
     return { name, service, port, load, settle, dataDir, cpu: [] as number[], rates: [] as number[] };

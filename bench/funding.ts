@@ -158,7 +158,7 @@ export async function fundingScenario(bench: FundingBench): Promise<void> {
     // reseller's wallet takes a transfer for many purchases): what is measured is what the
     // transfers' credits cost the purchases on the same wallets (their rows, the store's
     // commits), not two saturating loads splitting the machine's cores.
-    const purchasesAlone = await http(port, purchases, {});
+    const purchasesAlone = await http(port, purchases, { cpuPid });
     bench.record(FUNDING_PURCHASES_ALONE, purchasesAlone);
     const transferRate = Math.max(1, Math.round(purchasesAlone.requestsPerSecond * TRANSFERS_PER_PURCHASE));
     const transfersBeside = (window: { durationMs?: number; warmupMs?: number }) =>
@@ -169,7 +169,7 @@ export async function fundingScenario(bench: FundingBench): Promise<void> {
         overallRate: transferRate,
         ...window,
       });
-    const [beside, notified] = await Promise.all([http(port, purchases, {}), transfersBeside({})]);
+    const [beside, notified] = await Promise.all([http(port, purchases, { cpuPid }), transfersBeside({})]);
     bench.record(FUNDING_PURCHASES_BESIDE, beside);
     bench.record(`${FUNDING_SCENARIO}, beside purchases`, notified.figures);
     /** Transfers sent so far (the Paystack side counts them all), for the check against the credits. */

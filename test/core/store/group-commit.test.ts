@@ -5,8 +5,9 @@
  * committed, come in bounded batches, and all fail together when the commit cannot happen.
  * Riding operations join the others' batches outside their count, or commit alone soon.
  * With a Durability (the store's WAL fsync, held here by the test), nothing resolves before
- * the sync that covers it, the batches committed meanwhile share the next sync, answers wait
- * on settled(), and a failed sync fails what waits and refuses everything after.
+ * the sync that covers it, what is asked for meanwhile gathers for the batch after it (a full
+ * batch commits at once), answers wait on settled(), and a failed sync fails what waits and
+ * refuses everything after.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -290,20 +291,60 @@ test('with a durability: committed with NORMAL, answered only after the sync tha
   const settled = commit.settled();
   assert.not.ok(await settledAfter(settled), 'settled() waits for the same sync');
 
-  // Committed while that sync is in flight: the next sync covers it, not this one.
+  // Asked for while that sync is in flight: held until it is done, then committed and covered by the next.
   const second = commit.run(insert('b'));
   await settledAfter(second);
   assert.is(calls.length, 1, 'one sync at a time');
+  assert.equal(other.prepare('SELECT v FROM t').pluck().all(), ['a'], 'held, not committed, during the sync');
   calls[0]!(null);
   assert.is(await first, 1);
   await settled;
-  assert.not.ok(await settledAfter(second), 'a batch committed during the sync waits for the next one');
+  assert.not.ok(await settledAfter(second), 'what was held waits for the next sync');
+  assert.equal(other.prepare('SELECT v FROM t').pluck().all(), ['a', 'b'], 'committed once the sync was done');
   assert.is(calls.length, 2, 'the next sync starts as soon as the first is done');
   const third = commit.settled();
   calls[1]!(null);
   assert.is(await second, 2);
   await third;
   assert.ok(await settledAfter(commit.settled()), 'nothing left to sync: settled() at once');
+});
+
+test('with a durability: what gathers during a sync commits after it, back to back; a full batch at once', async () => {
+  const { durability, calls } = heldSync();
+  const commit = createGroupCommit(db, durability);
+  const other = new Database(file);
+  others.push(other);
+  const count = () => other.prepare('SELECT count(*) FROM t').pluck().get();
+  const first = commit.run(insert('first'));
+  await settledAfter(first);
+  assert.is(calls.length, 1);
+  // Fewer than a full batch: they wait for the sync, then share one transaction.
+  const transactions: number[] = [];
+  const gathered = Array.from({ length: 3 }, (_, i) =>
+    commit.run(() => {
+      transactions.push(Number(db.prepare('SELECT count(*) FROM t').pluck().get()));
+      return insert(`g${i}`)();
+    }),
+  );
+  await settledAfter(Promise.all(gathered));
+  assert.is(count(), 1, 'nothing of them committed during the sync');
+  // A full batch does not wait: the sync's wait is then worth using. What is left over gathers again.
+  const full = Array.from({ length: MAX_BATCH_OPERATIONS }, (_, i) => commit.run(insert(`f${i}`)));
+  await settledAfter(Promise.all(full));
+  assert.is(count(), 1 + MAX_BATCH_OPERATIONS, 'a full batch commits while the sync is in flight');
+  assert.equal(transactions, [1, 2, 3], 'the gathered ones ran back to back, first of the batch');
+  calls[0]!(null);
+  await first;
+  assert.is(calls.length, 2, 'the next sync covers the full batch at once');
+  await settledAfter(Promise.all(full));
+  assert.is(count(), 1 + MAX_BATCH_OPERATIONS, 'the three left over gather during it');
+  calls[1]!(null);
+  assert.equal(await Promise.all(gathered), [2, 3, 4], "the gathered ones, with the full batch's sync");
+  assert.not.ok(await settledAfter(Promise.all(full)), 'the three left over wait for the sync after');
+  assert.is(count(), 1 + 3 + MAX_BATCH_OPERATIONS, 'committed once that sync was done');
+  assert.is(calls.length, 3);
+  calls[2]!(null);
+  assert.is((await Promise.all(full)).length, MAX_BATCH_OPERATIONS);
 });
 
 test('with a durability: a failed sync fails what waits, and the store acknowledges nothing more', async () => {

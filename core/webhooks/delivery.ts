@@ -31,7 +31,7 @@ import {
   nextDeliveryAt,
   type WebhookEndpointRecord,
 } from '../domain/events.js';
-import type { EventStore, WebhookStore } from '../store/event-port.js';
+import type { ClaimedWithEndpoint, EventStore, WebhookStore } from '../store/event-port.js';
 import type { Poster, PostResult } from './destination.js';
 import { signatureHeader } from './signing.js';
 
@@ -132,8 +132,9 @@ async function post(
 }
 
 /**
- * A claimed event with its destination's webhook as read right after the claim: once per
- * destination and claim, not once per event (a claim takes up to 2 x perDestination of them).
+ * A claimed event with its destination's webhook as read with the claim (in its transaction,
+ * for a destination's own claim; right after it, for a sweep's): once per destination and
+ * claim, not once per event (a claim takes up to 2 x perDestination of them).
  * A URL changed or disabled after the claim is in force from the next claim, within one round
  * of the destination's attempts.
  */
@@ -212,19 +213,40 @@ async function settled(inFlight: Set<Promise<void>>, busy: () => boolean): Promi
  */
 const LEASE_IN_ATTEMPTS = 4;
 
-/**
- * Leases up to `limit` due events to `owner` for LEASE_IN_ATTEMPTS attempt timeouts: of one
- * destination (after a nudge or an ended attempt), or of every account not excluded (a sweep).
- */
+/** A claim's time and the end of its lease: LEASE_IN_ATTEMPTS attempt timeouts from now. */
+function leaseFromNow(options: DeliveryWorkerOptions): { now: Date; leaseUntil: Date } {
+  const now = options.clock();
+  return { now, leaseUntil: new Date(now.getTime() + options.attemptTimeoutMs * LEASE_IN_ATTEMPTS) };
+}
+
+/** Leases up to `limit` due events of every account not excluded to `owner` (a sweep). */
 function claimDue(
   options: DeliveryWorkerOptions,
   owner: string,
   limit: number,
-  scope: { excludeAccounts: readonly string[]; destination?: { accountId: string; mode: Mode } },
+  excludeAccounts: readonly string[],
 ): Promise<EventRecord[]> {
-  const now = options.clock();
-  const leaseUntil = new Date(now.getTime() + options.attemptTimeoutMs * LEASE_IN_ATTEMPTS);
-  return options.events.claimDue({ now, owner, leaseUntil, limit, ...scope });
+  return options.events.claimDue({ ...leaseFromNow(options), owner, limit, excludeAccounts });
+}
+
+/**
+ * Leases up to `limit` due events of one destination to `owner` (after a nudge or an ended
+ * attempt), with its webhook read in the claim's transaction (EventStore.claimDueWithEndpoint).
+ */
+function claimForDestination(
+  options: DeliveryWorkerOptions,
+  owner: string,
+  limit: number,
+  d: { accountId: string; mode: Mode },
+): Promise<ClaimedWithEndpoint> {
+  const destination = { accountId: d.accountId, mode: d.mode };
+  return options.events.claimDueWithEndpoint({
+    ...leaseFromNow(options),
+    owner,
+    limit,
+    excludeAccounts: [],
+    destination,
+  });
 }
 
 export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
@@ -309,11 +331,10 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
           d.claimAgain = false;
           const limit = room(d);
           if (state.stopped || limit <= 0) break;
-          const destination = { accountId: d.accountId, mode: d.mode };
-          const claimed = await claimDue(options, owner, limit, { excludeAccounts: [], destination });
-          take(await withEndpoints(options.webhooks, claimed));
+          const { events, endpoint } = await claimForDestination(options, owner, limit, d);
+          take(events.map((event) => ({ event, endpoint })));
           // A full claim may have left more behind.
-          if (claimed.length === limit) d.claimAgain = true;
+          if (events.length === limit) d.claimAgain = true;
         } while (d.claimAgain);
       } catch (error) {
         log('webhook.claim_error', { error: error instanceof Error ? error.message : String(error) });
@@ -341,7 +362,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
           // A sweep adds at most perDestination to a destination, so none holds more than holdLimit.
           const full = destinations.accountsHolding(perDestination);
           const limit = Math.min(options.concurrency - heldTotal, perDestination);
-          const claimed = await claimDue(options, owner, limit, { excludeAccounts: full });
+          const claimed = await claimDue(options, owner, limit, full);
           take(await withEndpoints(options.webhooks, claimed));
           if (claimed.length < limit) break;
         }

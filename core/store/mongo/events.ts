@@ -179,6 +179,13 @@ export function createEventStore(ctx: MongoContext): EventStore {
       return eventFromDoc(doc);
     },
     claimDue: (claim) => claimDueEvents(ctx, claim),
+    async claimDueWithEndpoint(claim) {
+      // Each event is leased by an update of its own here (no transaction to read in): the
+      // endpoint is read right after, as the worker read it before.
+      const events = await claimDueEvents(ctx, claim);
+      const { accountId, mode } = claim.destination;
+      return { events, endpoint: events.length === 0 ? null : await endpointOf(ctx, accountId, mode) };
+    },
     async recordAttempt(eventId, owner, outcome: AttemptOutcome) {
       const at = toDate(outcome.at, 'at');
       const nextDue = nextDueAfter(outcome);
@@ -309,23 +316,26 @@ async function failingDestinationsOf(
   }));
 }
 
+/** One account's webhook endpoint of one mode (WebhookStore.get). */
+async function endpointOf(ctx: MongoContext, accountId: string, mode: Mode): Promise<WebhookEndpointRecord | null> {
+  const doc = await eventCollections(ctx).webhooks.findOne({ _id: endpointId(accountId, mode) });
+  if (doc === null) return null;
+  return {
+    accountId: doc.account_id,
+    mode: doc.mode,
+    url: doc.url,
+    secret: doc.secret,
+    previousSecret: doc.previous_secret,
+    previousSecretUntil: doc.previous_secret_until,
+    enabled: doc.enabled,
+    createdAt: doc.created_at,
+    updatedAt: doc.updated_at,
+  };
+}
+
 export function createWebhookStore(ctx: MongoContext): WebhookStore {
   return {
-    async get(accountId, mode) {
-      const doc = await eventCollections(ctx).webhooks.findOne({ _id: endpointId(accountId, mode) });
-      if (doc === null) return null;
-      return {
-        accountId: doc.account_id,
-        mode: doc.mode,
-        url: doc.url,
-        secret: doc.secret,
-        previousSecret: doc.previous_secret,
-        previousSecretUntil: doc.previous_secret_until,
-        enabled: doc.enabled,
-        createdAt: doc.created_at,
-        updatedAt: doc.updated_at,
-      };
-    },
+    get: (accountId, mode) => endpointOf(ctx, accountId, mode),
     async put(endpoint: WebhookEndpointRecord) {
       const { createdAt, ...rest } = endpoint;
       await eventCollections(ctx).webhooks.updateOne(

@@ -3177,6 +3177,58 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       );
     });
 
+    it("a destination's claim with its endpoint leases as claimDue does and reads the webhook as it is then", async (h) => {
+      const accountId = await h.account();
+      await endpoint(h, accountId);
+      const credit = (second: number) =>
+        h.store.wallet.credit({
+          accountId,
+          amountKobo: kobo(100),
+          reference: h.unique('CR'),
+          memo: '',
+          at: at(second),
+          mode: 'live',
+        });
+      await credit(3);
+      const claim = {
+        now: at(10),
+        owner: 'w',
+        leaseUntil: at(40),
+        limit: 10,
+        excludeAccounts: [],
+        destination: { accountId, mode: 'live' as const },
+      };
+      const first = await h.store.events.claimDueWithEndpoint(claim);
+      assert.equal(
+        first.events.map((e) => [e.accountId, e.createdAt, e.nextAttemptAt]),
+        [[accountId, at(3), at(40)]],
+      );
+      assert.equal(first.endpoint, await h.store.webhooks.get(accountId, 'live'), 'the endpoint as stored');
+      assert.equal(
+        await h.store.events.claimDueWithEndpoint(claim),
+        { events: [], endpoint: null },
+        'a leased event is not taken again, and with nothing claimed no endpoint is given',
+      );
+      await h.store.webhooks.put({
+        ...(await h.store.webhooks.get(accountId, 'live'))!,
+        url: 'https://moved.example/hooks',
+        updatedAt: at(4),
+      });
+      await credit(5);
+      const second = await h.store.events.claimDueWithEndpoint(claim);
+      assert.equal(
+        second.events.map((e) => e.createdAt),
+        [at(5)],
+      );
+      assert.is(second.endpoint?.url, 'https://moved.example/hooks', 'a changed URL is read at the next claim');
+      await credit(6);
+      assert.equal(
+        await h.store.events.claimDueWithEndpoint({ ...claim, excludeAccounts: [accountId] }),
+        { events: [], endpoint: null },
+        'an excluded account gets none',
+      );
+    });
+
     it('a lease that runs out lets another owner take the event (its first owner died)', async (h) => {
       const accountId = await h.account();
       await endpoint(h, accountId);

@@ -93,6 +93,10 @@ export async function runUntilSignal(start: () => Promise<Stoppable>): Promise<v
   // more, a second or more later (Ctrl-C again on a start that hangs; npm's echo of the
   // terminal's Ctrl-C comes at once), ends the process there and then.
   let pending: { signal: NodeJS.Signals; at: number } | undefined;
+  // The parent is read before the start too: npm killed on seeing a listening line, before
+  // the start has returned, would otherwise be read as a parent that is already init's, and
+  // its going never noticed.
+  const parent = process.ppid;
   let onSignal = (signal: NodeJS.Signals) => {
     if (pending === undefined) {
       pending = { signal, at: performance.now() };
@@ -160,7 +164,6 @@ export async function runUntilSignal(start: () => Promise<Stoppable>): Promise<v
   onSignal = stop;
   if (pending !== undefined) stop(pending.signal);
   if (startedByNpm()) {
-    const parent = process.ppid;
     const watch = setInterval(() => {
       if (process.ppid === parent) return;
       clearInterval(watch);

@@ -5,6 +5,7 @@
  * `node dist/bin/start.js` keeping the ports. And when npm dies without passing anything on
  * (SIGKILL), the service notices that its parent is gone and stops the same way.
  */
+import { once } from 'node:events';
 import net from 'node:net';
 import * as assert from 'uvu/assert';
 import { suite } from '../helpers/suite.js';
@@ -102,8 +103,12 @@ test('npm killed (SIGKILL): the service sees its parent gone and stops gracefull
     const ports = listenedPorts(lines);
 
     service.child.kill('SIGKILL');
-    await service.exited;
+    // npm's own exit, not service.exited: that waits for npm's output to close, which the
+    // service holds, so a service that never noticed would hang the test past any bound.
+    if (service.child.exitCode === null && service.child.signalCode === null) await once(service.child, 'exit');
     await waitUntilGone(pid);
+    // Now that the service is gone too, its last lines have all been read.
+    await service.exited;
     for (const port of ports) assert.ok(await portFree(port), `port ${port} is free`);
     const completed = service.lines().find((l) => l.event === 'shutdown.completed');
     assert.ok(completed, `the stop was graceful: ${service.stdout()}`);

@@ -7,7 +7,7 @@
  */
 import * as assert from 'uvu/assert';
 import { startGateway } from '../../gateway/main.js';
-import { createProcessLog, REDACTED, redactSecrets } from '../../runtime/log.js';
+import { createProcessLog, isoTime, MAYBE_SECRET, REDACTED, redactSecrets, SECRET_SHAPES } from '../../runtime/log.js';
 import { startCore } from '../helpers/core.js';
 import { type RequestOptions, send } from '../helpers/gateway.js';
 import { suite } from '../helpers/suite.js';
@@ -36,6 +36,60 @@ test('secret shapes are redacted wherever they stand; facts are left alone', () 
     service: 'mtn',
   };
   assert.equal(redactSecrets(facts), facts);
+});
+
+/**
+ * SECRET_SHAPES as it reads most plainly, without the lookbehind that makes it linear: the
+ * fast form must replace exactly what this one replaces, and MAYBE_SECRET must let through
+ * (to the search) every text this one would change.
+ */
+const PLAIN_SHAPES = new RegExp(
+  [
+    String.raw`\b(?:sk|whsec|sess|inv)_[A-Za-z0-9_-]{6,}`,
+    String.raw`\bBearer\s+\S+`,
+    String.raw`(?=[A-Za-z0-9_-]*[A-Z])(?=[A-Za-z0-9_-]*[a-z])(?=[A-Za-z0-9_-]*\d)[A-Za-z0-9_-]{32,}`,
+  ].join('|'),
+  'g',
+);
+
+test('the fast secret search changes what the plain one changes, on generated text', () => {
+  // Pieces that make the shapes' edges: prefixes inside and at the start of words, runs of each
+  // character class that join into runs over 32 (or stop short), separators, a bearer.
+  const pieces = 'sk_|whsec_|sess_|inv_|task_|Bearer|Bearer | |\t|-|_|.|/|:|=|é|a|Z|7|x9Y|Q9x_Q9x_Q9x_'.split('|');
+  pieces.push('abcdefghijklmnop', 'ABCDEFGHIJKLMNOP', '0123456789012345');
+  // A fixed xorshift sequence, so that every run tries the same texts.
+  let state = 29;
+  const next = (n: number) => {
+    state ^= state << 13;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    return (state >>> 0) % n;
+  };
+  let changed = 0;
+  for (let i = 0; i < 20_000; i++) {
+    let text = '';
+    for (let k = 1 + next(12); k > 0; k--) text += pieces[next(pieces.length)];
+    const plain = text.replace(PLAIN_SHAPES, REDACTED);
+    assert.is(text.replace(SECRET_SHAPES, REDACTED), plain, JSON.stringify(text));
+    if (plain !== text) {
+      changed += 1;
+      assert.ok(MAYBE_SECRET.test(text), `the quick test lets ${JSON.stringify(text)} skip the search`);
+    }
+  }
+  assert.ok(changed > 2_000, `the texts exercised the search (${changed} changed)`);
+});
+
+test("a request line's ids skip the search", () => {
+  for (const id of ['acc_e9c2d226c1a21a23', 'pk_9f8e7d6c5b4a39281706f5e4', '202611271027X5PWE68YT7', '127.0.0.1'])
+    assert.not.ok(MAYBE_SECRET.test(id), id);
+});
+
+test("the line's time is pino's isoTime, made once a millisecond", () => {
+  const before = Date.now();
+  const time = isoTime();
+  const at = Date.parse(JSON.parse(`{${time.slice(1)}}`).time as string);
+  assert.ok(at >= before && at <= Date.now(), time);
+  assert.match(time, /^,"time":"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z"$/);
 });
 
 test('hostile requests leave no secret in the gateway log', async () => {

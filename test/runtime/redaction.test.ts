@@ -84,7 +84,7 @@ test("a request line's ids skip the search", () => {
     assert.not.ok(MAYBE_SECRET.test(id), id);
 });
 
-test("the line's time is pino's isoTime, made once a millisecond", () => {
+test("the line's time is written as pino's isoTime writes it, and is now", () => {
   const before = Date.now();
   const time = isoTime();
   const at = Date.parse(JSON.parse(`{${time.slice(1)}}`).time as string);

@@ -14,7 +14,7 @@ import { AdminService } from '../gen/prepaid/v1/admin_pb.js';
 import { WebhookService } from '../gen/prepaid/v1/webhooks_pb.js';
 import { ADMIN_TOKEN_FILE, readTokenFile } from '../runtime/tokens.js';
 import { bearer } from '../test/helpers/core.js';
-import { type Figures, summarize } from './stats.js';
+import { type Figures, sliceP99s, summarize } from './stats.js';
 
 export const DURATION_MS = Number(process.env['BENCH_DURATION_MS'] ?? 10_000);
 export const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 50);
@@ -184,6 +184,8 @@ export interface HttpOptions {
   overallRate?: number;
   /** Called just before the measured window opens (e.g. to read the service's counters). */
   atWindowStart?: () => Promise<void>;
+  /** `steady` only: also the p99 of each slice of this many ms of the window (`sliceP99Ms`). */
+  sliceMs?: number;
 }
 
 /** autocannon's options for `requests` over `port`, for `durationMs`. */
@@ -270,6 +272,7 @@ export async function steady(port: number, requests: HttpLoad[], extra: HttpOpti
   });
   const started = performance.now();
   const latencies: number[] = [];
+  const answers: { atMs: number; latencyMs: number }[] = [];
   let cpuBefore = 0;
   let cpuAfter = 0;
   const opens = setTimeout(() => {
@@ -281,13 +284,18 @@ export async function steady(port: number, requests: HttpLoad[], extra: HttpOpti
   }, warmupMs + windowMs);
   run.on('response', (_client: unknown, _status: number, _bytes: number, responseTime: number) => {
     const at = performance.now() - started;
-    if (at >= warmupMs && at < warmupMs + windowMs) latencies.push(responseTime);
+    if (at >= warmupMs && at < warmupMs + windowMs) {
+      latencies.push(responseTime);
+      if (extra.sliceMs !== undefined) answers.push({ atMs: at, latencyMs: responseTime });
+    }
   });
   const result = await ended;
   clearTimeout(opens);
   clearTimeout(closes);
   const figures = { ...summarize(latencies, windowMs, 0), ...errorsOf(result) };
   figures.maxMs = Math.max(0, ...latencies);
+  if (extra.sliceMs !== undefined)
+    figures.sliceP99Ms = sliceP99s(answers, warmupMs, extra.sliceMs, Math.ceil(windowMs / extra.sliceMs));
   if (extra.cpuPid !== undefined && latencies.length > 0 && cpuAfter > 0)
     figures.serviceCpuMsPerRequest = Number((((cpuAfter - cpuBefore) * 1000) / latencies.length).toFixed(4));
   return figures;

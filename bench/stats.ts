@@ -8,6 +8,8 @@ export interface Figures {
   requests: number;
   /** The slowest answer, where the load generator reports it. */
   maxMs?: number;
+  /** The p99 of the answers that arrived in each slice of the window, in order, where asked for (`steady`'s sliceMs). */
+  sliceP99Ms?: number[];
   /** The service's CPU (gateway and core, every thread) per request, where it was measured. */
   serviceCpuMsPerRequest?: number;
   /**
@@ -44,4 +46,30 @@ export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = sorted.length / 2;
   return sorted.length % 2 === 1 ? sorted[Math.floor(middle)]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+/**
+ * The p99 latency of the answers that arrived in each of `count` slices of `sliceMs`, the
+ * first starting at `startMs` (0 for a slice no answer arrived in): how a steady window's tail
+ * moves along it, where one p99 for the window says only its worst part.
+ */
+export function sliceP99s(
+  answers: readonly { atMs: number; latencyMs: number }[],
+  startMs: number,
+  sliceMs: number,
+  count: number,
+): number[] {
+  const slices: number[][] = Array.from({ length: count }, () => []);
+  for (const { atMs, latencyMs } of answers) {
+    const slice = Math.floor((atMs - startMs) / sliceMs);
+    if (slice >= 0 && slice < count) slices[slice]!.push(latencyMs);
+  }
+  return slices.map((latencies) =>
+    Number(
+      percentile(
+        [...latencies].sort((a, b) => a - b),
+        99,
+      ).toFixed(2),
+    ),
+  );
 }

@@ -2,7 +2,7 @@
  * A form acts only for the account it was made for, over real HTTP against a real core and
  * dashboard on port 0. One person owns two accounts; a "tab" loads a form while the session acts
  * for the first, another tab switches the session to the second, and the first tab sends its form.
- * For a purchase, a new key pair, an invitation and a webhook alike, the core refuses it (409, a page
+ * For a purchase, a new key pair, an invitation, a webhook, test funds and a low-balance warning alike, the core refuses it (409, a page
  * naming the account the session acts for now) and nothing changes in either account; the same
  * form loaded again after the switch acts for the second account. The ledger check passes.
  */
@@ -93,6 +93,8 @@ async function footprint(state: State) {
   const holder = state.dashboard.client.holder;
   const read = async (accountId: string) => ({
     balance: (await state.core.admin.getAccount({ accountId })).account!.balanceKobo,
+    testBalance: (await state.core.admin.getAccount({ accountId })).account!.testBalanceKobo,
+    lowBalance: await state.core.store.funding.getLowBalanceThreshold(accountId, 'live'),
     keys: (await state.core.store.keys.listByAccount(accountId)).length,
     invitations: (await state.core.store.people.listOpenInvitations(accountId, new Date())).length,
   });
@@ -120,6 +122,8 @@ const CASES: ReadonlyArray<{ name: string; page: string; action: string; fields:
     fields: { email: 'new@example.ng', role: 'viewer' },
   },
   { name: 'a webhook', page: '/webhooks', action: '/webhooks/url', fields: { url: 'https://example.com/hooks' } },
+  { name: 'test funds', page: '/test/funds', action: '/test/funds', fields: { amount: '50000' } },
+  { name: 'a low-balance warning', page: '/fund', action: '/fund/low-balance', fields: { threshold: '5000' } },
 ];
 
 for (const one of CASES) {

@@ -114,7 +114,7 @@ function accountBar(viewer: Viewer): SafeHtml {
       <span class="account-bar__user">${session.user?.email} (${role})</span></p>
     ${viewer.accounts.length > 1 ? accountSwitcher(viewer) : ''}
     <form method="post" action="/sign-out" class="inline-form">
-      ${csrfField(viewer.csrfToken)}
+      ${formFields(viewer)}
       <button type="submit" class="button button--secondary">Sign out</button>
     </form>
   </div>`;
@@ -127,7 +127,7 @@ function accountBar(viewer: Viewer): SafeHtml {
 function accountSwitcher(viewer: Viewer): SafeHtml {
   const current = viewer.session.user?.accountId ?? '';
   return html`<form method="post" action="/account" class="inline-form account-switch">
-      ${csrfField(viewer.csrfToken)}
+      ${formFields(viewer)}
       <label for="switch-account" class="account-switch__label">Switch account</label>
       <select id="switch-account" name="account" class="select account-switch__select">
         ${viewer.accounts.map(
@@ -202,6 +202,20 @@ function errorSummary(errors: readonly FieldError[]): SafeHtml {
 
 export function csrfField(token: string): SafeHtml {
   return html`<input type="hidden" name="${CSRF_FIELD}" value="${token}">`;
+}
+
+/** The hidden field that names the account a signed-in form was made for (route.ts formAccountId). */
+export const FORM_ACCOUNT_FIELD = 'form_account';
+
+/**
+ * The hidden fields of every signed-in form: the CSRF token and the account the page was made for, which the
+ * core checks against the account the session acts for when the form comes back (another tab may have switched
+ * it). The mode needs no field: the form's action address carries it (/test/...), as every link does.
+ */
+export function formFields(viewer: Viewer): SafeHtml {
+  return html`${csrfField(viewer.csrfToken)}<input type="hidden" name="${FORM_ACCOUNT_FIELD}" value="${
+    viewer.session.user?.accountId ?? ''
+  }">`;
 }
 
 export interface FieldOptions {
@@ -312,7 +326,7 @@ export function confirmPage(options: {
   const body = html`<h1>${options.question}</h1>
 <div class="warning"><p>${options.warning}</p></div>
 <form method="post" action="${options.action}" data-confirm="${options.confirm}">
-  ${csrfField(viewer.csrfToken)}
+  ${formFields(viewer)}
   ${Object.entries(options.hidden).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}
   <div class="button-group">
     <button type="submit" class="button button--warning">${options.yes}</button>

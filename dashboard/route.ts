@@ -27,6 +27,11 @@ export interface PageContext {
   params: readonly string[];
   /** The submitted form of a POST (its CSRF token already checked); empty for a GET. */
   form: URLSearchParams;
+  /**
+   * The account a signed-in form was made for (its hidden field, layout.ts formFields); '' for a GET. Every
+   * call that acts on the account sends it, and the core refuses it when the session acts for another now.
+   */
+  formAccountId: string;
   config: DashboardConfig;
   core: DashboardCore;
   csrf: Csrf;

@@ -29,7 +29,7 @@ import {
   sendPage,
   type WebServer,
 } from '../web/http.js';
-import { refusalOf } from '../web/refusal.js';
+import { type CoreRefusal, refusalOf } from '../web/refusal.js';
 import {
   CHALLENGE_COOKIE,
   CSRF_FIELD,
@@ -45,7 +45,7 @@ import {
 } from '../web/security.js';
 import { type DashboardConfig, proxyList } from './config.js';
 import type { DashboardCore } from './core-client.js';
-import { type DashboardMode, modePath, page, type Viewer } from './layout.js';
+import { type DashboardMode, FORM_ACCOUNT_FIELD, modePath, page, type Viewer } from './layout.js';
 import type { DashboardLogger } from './log.js';
 import { routes } from './pages/index.js';
 import type { Answer, PageContext, Route } from './route.js';
@@ -289,6 +289,7 @@ async function admit(
     url,
     params,
     form,
+    formAccountId: form.get(FORM_ACCOUNT_FIELD) ?? '',
     config: shared.config,
     core: shared.core,
     csrf,
@@ -334,6 +335,8 @@ function refusalAnswer(shared: Shared, viewer: Viewer | undefined, setCookies: s
     case 'invalid':
     case 'refused':
       return { kind: 'page', status: 400, body: messagePage('That could not be done', refusal.message, viewer) };
+    case 'switched':
+      return { kind: 'page', status: 409, body: switchedPage(refusal, viewer) };
     case 'unavailable':
       shared.log.error('dashboard.core_failed', { message: refusal.message });
       return {
@@ -375,6 +378,23 @@ function notFoundPage(viewer?: Viewer): SafeHtml {
     'Page not found',
     'If you typed the address, check it is correct. If you followed a link, it may be out of date.',
     viewer,
+  );
+}
+
+/**
+ * A form made for one account, sent after the session was switched to another in another tab: the core did
+ * nothing, and the page says which account the session acts for now (from the core's refusal, not the page).
+ */
+function switchedPage(refusal: CoreRefusal, viewer?: Viewer): SafeHtml {
+  const active = refusal.activeAccount ?? { accountId: '', name: '' };
+  return page(
+    { title: 'You are working in another account now', ...(viewer ? { viewer } : {}) },
+    html`<h1>You are working in another account now</h1>
+<p>This form was made for another account. Since then you switched to <strong>${active.name}</strong> \
+(account ${active.accountId}), in another tab or window. Nothing was done.</p>
+<p>To do this for <strong>${active.name}</strong>, start again from its page. To do it for the other account, \
+switch back to it first.</p>
+<p><a href="/">Go to the overview of ${active.name}</a></p>`,
   );
 }
 

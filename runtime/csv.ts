@@ -3,6 +3,7 @@
  * area's exports, the console's reports, the CLI's `--csv`). Quoting and line ends are
  * csv-stringify's; what a cell may start with is ours.
  */
+import { type Options, type Stringifier, stringify as stringifyStream } from 'csv-stringify';
 import { stringify } from 'csv-stringify/sync';
 
 /**
@@ -32,12 +33,27 @@ export function neutralised(cell: string | TextCell): string {
   return FORMULA_START.test(cell) && !/^-?\d+(\.\d+)?$/.test(cell) ? `'${cell}` : cell;
 }
 
-/** A whole CSV document, header first, CR LF line ends (RFC 4180), every cell neutralised. */
+/**
+ * How every CSV here is written: header first, CR LF line ends (RFC 4180), and a cell quoted when it holds a
+ * CR or an LF of its own as well as a quote or the separator. csv-stringify quotes a line break only when it is
+ * the whole record delimiter (CR LF), but a spreadsheet ends a row at a bare CR or LF too: a transfer reference
+ * `\r=1+1` left bare would start a new row whose first cell is a formula the guard never saw.
+ */
+function csvOptions(columns: readonly string[]): Options {
+  return { header: true, columns: [...columns], record_delimiter: 'windows', quoted_match: /[\r\n]/ };
+}
+
+/** A whole CSV document, every cell neutralised (the formula guard), then quoted as csvOptions says. */
 export function csvDocument(columns: readonly string[], rows: ReadonlyArray<ReadonlyArray<string | TextCell>>): string {
   return stringify(
     rows.map((row) => row.map(neutralised)),
-    { header: true, columns: [...columns], record_delimiter: 'windows' },
+    csvOptions(columns),
   );
+}
+
+/** The streamed form of csvDocument: its writer passes each row's cells through `neutralised` first. */
+export function csvStream(columns: readonly string[]): Stringifier {
+  return stringifyStream(csvOptions(columns));
 }
 
 /** Naira with two decimals and no separators, from integer kobo without floating point: -1234.05. */

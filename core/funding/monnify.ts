@@ -34,7 +34,7 @@
 import { invalid } from '../domain/errors.js';
 import type { VirtualAccountRecord } from '../domain/funding.js';
 import type { Mode } from '../domain/mode.js';
-import { type Kobo, MAX_AMOUNT_KOBO, parseNaira } from '../domain/money.js';
+import { type Kobo, kobo, MAX_AMOUNT_KOBO, parseNaira } from '../domain/money.js';
 import { callProvider } from './http.js';
 import type { ConfirmedInflow, FundingProvider, InflowHint, OpenRequest, OpenResult, VerifyResult } from './port.js';
 import { verifyHmacSha512Hex } from './signature.js';
@@ -69,10 +69,19 @@ function str(value: unknown): string {
   return typeof value === 'string' ? value : typeof value === 'number' ? String(value) : '';
 }
 
-/** Monnify's Naira amounts (numbers or decimal strings) in kobo; null when not a whole kobo amount in range. */
+/**
+ * Monnify's Naira amounts (numbers or decimal strings) in kobo; null when not a positive whole kobo amount. One
+ * above what a wallet takes is still Monnify's answer: kept, so the inflow is recorded and waits as unmatched
+ * (service.ts) instead of the notification being refused as a bad body and the transfer recorded nowhere.
+ */
 function nairaToKobo(value: unknown): Kobo | null {
   const parsed = parseNaira(value);
-  return parsed.ok && parsed.kobo >= 1 && parsed.kobo <= MAX_AMOUNT_KOBO ? parsed.kobo : null;
+  if (parsed.ok) return parsed.kobo >= 1 ? parsed.kobo : null;
+  const text = typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : '';
+  const match = /^(\d{1,15})(?:\.(\d{1,2}))?$/.exec(text);
+  if (match === null) return null;
+  const amount = Number(match[1]) * 100 + Number((match[2] ?? '').padEnd(2, '0'));
+  return Number.isSafeInteger(amount) && amount > MAX_AMOUNT_KOBO ? kobo(amount) : null;
 }
 
 /** Our key for one wallet's reservation at Monnify: stable, so an open whose answer was lost finds it again. */
@@ -108,7 +117,7 @@ function confirmedFromStatus(tx: Json): ConfirmedInflow | string {
   const product = obj(tx['product']);
   if (product['type'] !== 'RESERVED_ACCOUNT') return `product is ${str(product['type']) || 'missing'}`;
   const amount = nairaToKobo(tx['amountPaid']);
-  if (amount === null) return 'amountPaid is not a Naira amount in range';
+  if (amount === null) return 'amountPaid is not a Naira amount';
   const destination = obj(tx['destinationAccountInformation']);
   const payer = obj(tx['accountDetails']);
   return {

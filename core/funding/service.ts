@@ -180,6 +180,7 @@ async function openWith(
   accountId: string,
   mode: Mode,
   kyc: ReturnType<typeof validateKyc>,
+  accountsSaved: AccountsSaved,
 ): Promise<
   { kind: 'opened' } | { kind: 'pending'; reason: string } | { kind: 'refused'; refusal: OpeningRefusal; field: string }
 > {
@@ -226,8 +227,15 @@ async function openWith(
     provider: provider.name,
     count: result.accounts.length,
   });
+  await accountsSaved(
+    provider.name,
+    result.accounts.map((a) => a.accountNumber),
+  );
   return { kind: 'opened' };
 }
+
+/** Told of virtual accounts just saved, so inflows that came before them are matched (createFundingService). */
+type AccountsSaved = (provider: FundingProviderName, accountNumbers: readonly string[]) => Promise<void>;
 
 /** A notification's outcome, counted, and an unmatched inflow warned about. */
 function told(
@@ -255,6 +263,17 @@ function customerOf(account: VirtualAccountRecord): string {
   return account.providerCustomerRef.split('#')[0] ?? '';
 }
 
+/** Why an unmatched inflow whose account number no wallet had then was kept; the one reason an assignment ends. */
+const NO_ACCOUNT = 'no virtual account has this number';
+/**
+ * Reasons a later look cannot end: the notification contradicted the provider, and only a person can say which
+ * was right. Every other reason is found again whenever the inflow is seen again.
+ */
+const DISAGREEMENTS: ReadonlySet<string> = new Set([
+  'the notification and the provider disagree on the amount',
+  'the notification and the provider disagree on the account',
+]);
+
 /** Why a confirmed inflow cannot be credited to the account it names, or '' when it can. */
 function inflowRefusal(
   confirmed: ConfirmedInflow,
@@ -271,7 +290,7 @@ function inflowRefusal(
     hint.accountNumber !== confirmed.accountNumber
   )
     reason = 'the notification and the provider disagree on the account';
-  else if (account === null) reason = 'no virtual account has this number';
+  else if (account === null) reason = NO_ACCOUNT;
   else if (account.status !== 'active') reason = 'the virtual account is closed';
   else if (confirmed.customerRef !== '' && customerOf(account) !== confirmed.customerRef)
     reason = 'the provider says another customer was paid';
@@ -302,8 +321,82 @@ function afterCredit(deps: FundingDeps, inflow: InflowRecord, result: CreditInfl
   }
 }
 
+/**
+ * An unmatched inflow seen again (the provider's retry, the sweeper, its account assigned since): its reason
+ * found again from what the provider confirmed now and the virtual accounts now kept, so a transfer that came
+ * before its account's assignment is credited once the account is there, and the reason shown stays true.
+ * A disagreement between the notification and the provider stays for a person to settle.
+ */
+async function reconsider(
+  deps: FundingDeps,
+  inflow: InflowRecord,
+  confirmed: ConfirmedInflow,
+  hint: InflowHint | null,
+): Promise<NotifyOutcome> {
+  const { store, clock, log } = deps;
+  const accountNumber = confirmed.accountNumber || hint?.accountNumber || inflow.accountNumber;
+  if (DISAGREEMENTS.has(inflow.reason) || (inflow.accountNumber !== '' && accountNumber !== inflow.accountNumber))
+    return told(deps, inflow.provider, 'unmatched', null);
+  const account = accountNumber === '' ? null : await store.funding.findVirtualAccount(inflow.provider, accountNumber);
+  const reason = inflowRefusal(confirmed, hint, account);
+  if (reason === '') {
+    const result = await store.funding.creditInflow(
+      inflow.inflowId,
+      {
+        accountId: account!.accountId,
+        mode: account!.mode,
+        feeKobo: fundingFeeKobo(inflow.amountPaidKobo, deps.fee),
+        at: clock(),
+      },
+      'unmatched',
+    );
+    if (result.outcome === 'credited')
+      log('funding.matched_later', { inflow_id: inflow.inflowId, account_id: account!.accountId });
+    return afterCredit(deps, inflow, result);
+  }
+  if (reason === inflow.reason) return told(deps, inflow.provider, 'unmatched', null);
+  const changed = await store.funding.reconsiderInflow(inflow.inflowId, reason, clock());
+  return told(deps, inflow.provider, 'unmatched', changed?.status === 'unmatched' ? changed : null);
+}
+
+/**
+ * Looks again at unmatched inflows into these account numbers (or, with none given, at those kept because no
+ * wallet had their number, wherever one has it now): each re-queried first, never credited on the record alone.
+ */
+async function reexamine(
+  deps: FundingDeps,
+  byName: ReadonlyMap<FundingProviderName, FundingProvider>,
+  take: (provider: FundingProviderName, confirmed: ConfirmedInflow, hint: null) => Promise<NotifyOutcome>,
+  provider: FundingProviderName | null,
+  accountNumbers: readonly string[] | null,
+): Promise<number> {
+  const { store } = deps;
+  let credited = 0;
+  for (const inflow of await store.funding.listInflows('unmatched', MAX_INFLOWS_PER_RUN)) {
+    if (provider !== null && inflow.provider !== provider) continue;
+    if (accountNumbers !== null ? !accountNumbers.includes(inflow.accountNumber) : inflow.reason !== NO_ACCOUNT)
+      continue;
+    if (DISAGREEMENTS.has(inflow.reason) || inflow.accountNumber === '') continue;
+    if (
+      accountNumbers === null &&
+      (await store.funding.findVirtualAccount(inflow.provider, inflow.accountNumber)) === null
+    )
+      continue;
+    const source = byName.get(inflow.provider);
+    if (source === undefined) continue;
+    const verified = await source.verify(inflow.providerReference, signal());
+    if (verified.kind !== 'paid' || verified.inflow.providerReference !== inflow.providerReference) continue;
+    if ((await take(inflow.provider, verified.inflow, null)) === 'credited') credited++;
+  }
+  return credited;
+}
+
 /** Inflows in: a notification re-queried, a confirmed inflow recorded and credited when it is ours. */
-function createIntake(deps: FundingDeps, providerOf: (name: FundingProviderName) => FundingProvider) {
+function createIntake(
+  deps: FundingDeps,
+  byName: ReadonlyMap<FundingProviderName, FundingProvider>,
+  providerOf: (name: FundingProviderName) => FundingProvider,
+) {
   const { store, clock, log } = deps;
 
   /** Records a confirmed inflow (or finds it recorded) and credits it when it is ours and agrees. */
@@ -349,7 +442,8 @@ function createIntake(deps: FundingDeps, providerOf: (name: FundingProviderName)
     }
     if (inflow.status === 'credited') return told(deps, provider, 'already_credited', inflow);
     if (inflow.status === 'rejected') return told(deps, provider, 'rejected', inflow);
-    if (inflow.status === 'unmatched') return told(deps, provider, 'unmatched', created ? inflow : null);
+    if (inflow.status === 'unmatched')
+      return created ? told(deps, provider, 'unmatched', inflow) : reconsider(deps, inflow, confirmed, hint);
     return creditVerified(inflow);
   }
 
@@ -384,7 +478,13 @@ function createIntake(deps: FundingDeps, providerOf: (name: FundingProviderName)
     return take(providerName, verified.inflow, hint);
   }
 
-  return { take, creditVerified, notify };
+  return {
+    take,
+    creditVerified,
+    notify,
+    reexamine: (provider: FundingProviderName | null, accountNumbers: readonly string[] | null) =>
+      reexamine(deps, byName, take, provider, accountNumbers),
+  };
 }
 
 /** The accounts of an opening the provider finished, saved with the identity the opening kept. */
@@ -420,7 +520,7 @@ async function saveOpened(
 }
 
 /** A provider's later answers to openings, one per customer at a time in this core. */
-function createAccountEvents(deps: FundingDeps) {
+function createAccountEvents(deps: FundingDeps, accountsSaved: AccountsSaved) {
   const { store, clock, log } = deps;
   /** Account events in progress, by provider and customer (accountEvent). */
   const openings = new Map<string, Promise<void>>();
@@ -498,6 +598,10 @@ function createAccountEvents(deps: FundingDeps) {
         return 'account_event';
       case 'opened': {
         await saveOpened(deps, provider.name, event.customerRef, outcome);
+        await accountsSaved(
+          provider.name,
+          outcome.accounts.map((a) => a.accountNumber),
+        );
         if (claimed) await store.funding.finishOpening(provider.name, event.customerRef, 'opened', clock());
         log('funding.accounts_opened', {
           account_id: outcome.accountId,
@@ -545,7 +649,7 @@ function createBankLists(deps: FundingDeps): (provider: FundingProvider) => Prom
 type RequireAccount = (accountId: string) => Promise<void>;
 
 /** The holder's side: opening accounts, the Fund wallet page's reads, the low-balance threshold. */
-function holderFunding(deps: FundingDeps, requireAccount: RequireAccount) {
+function holderFunding(deps: FundingDeps, requireAccount: RequireAccount, accountsSaved: AccountsSaved) {
   const { store } = deps;
   const banksOf = createBankLists(deps);
   return {
@@ -567,7 +671,7 @@ function holderFunding(deps: FundingDeps, requireAccount: RequireAccount) {
       let opened = 0;
       for (const provider of deps.providers[mode]) {
         if (existing.some((a) => a.provider === provider.name && a.status === 'active')) continue;
-        const result = await openWith(deps, provider, accountId, mode, kyc);
+        const result = await openWith(deps, provider, accountId, mode, kyc, accountsSaved);
         if (result.kind === 'pending') pending.push(`${provider.name}: ${result.reason}`);
         else if (result.kind === 'refused') refused.push(result);
         else opened++;
@@ -625,10 +729,11 @@ function moneyIn(
   deps: FundingDeps,
   byName: ReadonlyMap<FundingProviderName, FundingProvider>,
   intake: ReturnType<typeof createIntake>,
+  accountsSaved: AccountsSaved,
 ) {
   const { store, clock } = deps;
-  const { take, creditVerified, notify } = intake;
-  const accountEvent = createAccountEvents(deps);
+  const { take, creditVerified, notify, reexamine } = intake;
+  const accountEvent = createAccountEvents(deps, accountsSaved);
   return {
     notify,
 
@@ -687,7 +792,8 @@ function moneyIn(
           if (provider === undefined) continue;
           for (const confirmed of await provider.recentInflows(account, since, signal())) {
             const known = await store.funding.findInflow(account.provider, confirmed.providerReference);
-            if (known !== null) continue;
+            // Known and settled, or waiting with nothing new to learn: an unmatched one is looked at again.
+            if (known !== null && known.status !== 'unmatched') continue;
             // The list answer is the provider's own; the account it names must still be ours.
             if (
               (await take(
@@ -699,6 +805,8 @@ function moneyIn(
               credited++;
           }
         }
+        // Unmatched because no wallet had the number, older than the look-back or missed when the account came.
+        credited += await reexamine(null, null);
         deps.observer?.sweep(true, clock());
         return credited;
       } catch (error) {
@@ -778,10 +886,24 @@ export function createFundingService(deps: FundingDeps) {
     return provider;
   }
 
+  const intake = createIntake(deps, byName, providerOf);
+  /** Accounts just saved: unmatched inflows into them are looked at again; a failure is left to the sweeper. */
+  const accountsSaved: AccountsSaved = async (provider, accountNumbers) => {
+    try {
+      await intake.reexamine(provider, accountNumbers);
+    } catch (error) {
+      deps.log('funding.reexamine_failed', {
+        level: 'warn',
+        provider,
+        reason: error instanceof Error ? error.message : String(error),
+      });
+    }
+  };
+
   return {
     fee: deps.fee,
-    ...holderFunding(deps, requireAccount),
-    ...moneyIn(deps, byName, createIntake(deps, providerOf)),
+    ...holderFunding(deps, requireAccount, accountsSaved),
+    ...moneyIn(deps, byName, intake, accountsSaved),
     ...inflowDesk(deps, requireAccount),
   };
 }

@@ -53,6 +53,22 @@ function checkOwnerRole(context: HolderContext): void {
   }
 }
 
+/**
+ * A form is acted on only for the account it was made for: a session switched to another account in another tab
+ * would otherwise charge, key or invite for the account it acts for now, not the one the page showed. An empty
+ * id (a caller that names none) is not checked. The refusal names the account the session acts for, so the page
+ * can say so; the form's own account is not described (the person may have left it).
+ */
+function checkFormAccount(context: HolderContext, formAccountId: string): void {
+  if (formAccountId === '' || formAccountId === context.account.accountId) return;
+  throw new DomainError(
+    'FAILED_PRECONDITION',
+    `This form was made for account ${formAccountId.slice(0, 64)}, but you are now working in ` +
+      `${context.account.name} (${context.account.accountId}), chosen in another tab or window. Nothing was done.`,
+    { metadata: { active_account_id: context.account.accountId, active_account_name: context.account.name } },
+  );
+}
+
 /** Who a session acts for: the person, and their membership of the session's account. */
 export interface HolderContext {
   session: SessionRecord;
@@ -300,6 +316,9 @@ export function createPeopleService(deps: PeopleDeps) {
       // Every change to an account from the developer area passes here; a suspended one is read-only.
       refuseHolderWriteIfSuspended(context.account);
     },
+
+    /** Refuses a form made for another account than the one the session acts for now (checkFormAccount). */
+    requireFormAccount: checkFormAccount,
 
     /** The role check alone, for an owner's reads that a suspension leaves open (the first key's claim). */
     requireOwnerRole: checkOwnerRole,

@@ -35,14 +35,17 @@ function requestMessage(record: UpgradeRequestRecord): MessageInitShape<typeof A
 }
 
 export function apiAccessHandlers(people: PeopleService, upgrades: Upgrades): Handlers<(typeof HolderDesc)['method']> {
-  const owner = async (token: string) => {
+  const owner = async (token: string, formAccountId: string) => {
     const context = await people.authenticate(token);
+    people.requireFormAccount(context, formAccountId);
     people.requireOwner(context);
     return context;
   };
   return {
     async requestApiAccess(req) {
-      return { request: requestMessage(await upgrades.request(await owner(req.sessionToken), req.note)) };
+      return {
+        request: requestMessage(await upgrades.request(await owner(req.sessionToken, req.formAccountId), req.note)),
+      };
     },
     async getApiAccessRequest(req) {
       const found = await upgrades.status(await people.authenticate(req.sessionToken));
@@ -50,6 +53,7 @@ export function apiAccessHandlers(people: PeopleService, upgrades: Upgrades): Ha
     },
     async claimFirstKey(req) {
       const context = await people.authenticate(req.sessionToken);
+      people.requireFormAccount(context, req.formAccountId);
       people.requireOwnerRole(context);
       const issued = await upgrades.claimFirstKey(context);
       return issued === null

@@ -155,11 +155,12 @@ export function fundingCallbackHandlers(
  */
 export function holderFundingHandlers(
   funding: FundingService,
-  people: Pick<PeopleService, 'authenticate' | 'requireOwner'>,
+  people: Pick<PeopleService, 'authenticate' | 'requireOwner' | 'requireFormAccount'>,
   balanceOf: (accountId: string, mode: Mode) => Promise<{ balanceKobo: number }>,
 ): Handlers<(typeof HolderFundingServiceDesc)['method']> {
-  const owner = async (token: string) => {
+  const owner = async (token: string, formAccountId: string) => {
     const context = await people.authenticate(token);
+    people.requireFormAccount(context, formAccountId);
     people.requireOwner(context);
     return context;
   };
@@ -197,7 +198,7 @@ export function holderFundingHandlers(
       };
     },
     async openSessionFunding(req) {
-      const context = await owner(req.sessionToken);
+      const context = await owner(req.sessionToken, req.formAccountId);
       const opened = await funding.openAccounts(context.account.accountId, modeIn(req.mode), kycIn(req.kyc));
       return {
         accounts: opened.accounts.map(virtualAccountMessage),
@@ -206,7 +207,7 @@ export function holderFundingHandlers(
       };
     },
     async setSessionLowBalanceThreshold(req) {
-      const context = await owner(req.sessionToken);
+      const context = await owner(req.sessionToken, req.formAccountId);
       await funding.setLowBalanceThreshold(context.account.accountId, modeIn(req.mode), thresholdIn(req.thresholdKobo));
       return {};
     },

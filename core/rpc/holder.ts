@@ -260,18 +260,24 @@ function invitationHandlers(
     },
     async revokeInvitation(req) {
       // revokeInvitation refuses a viewer itself.
-      await people.revokeInvitation(await people.authenticate(req.sessionToken), req.email);
+      const context = await people.authenticate(req.sessionToken);
+      people.requireFormAccount(context, req.formAccountId);
+      await people.revokeInvitation(context, req.email);
       return {};
     },
   };
 }
 
-/** The session's context, and the owner check for the RPCs that change something. */
+/**
+ * The session's context, and for the RPCs that change something the form's account (the one the page was made
+ * for) and the owner check.
+ */
 function gates(people: PeopleService) {
   return {
     signedIn: (token: string) => people.authenticate(token),
-    owner: async (token: string) => {
+    owner: async (token: string, formAccountId: string) => {
       const context = await people.authenticate(token);
+      people.requireFormAccount(context, formAccountId);
       people.requireOwner(context);
       return context;
     },
@@ -288,7 +294,7 @@ function userHandlers(
   const { signedIn, owner } = gates(people);
   return {
     async inviteUser(req) {
-      const context = await owner(req.sessionToken);
+      const context = await owner(req.sessionToken, req.formAccountId);
       return {
         invitation: invitationMessage(
           await people.inviteFromAccount(context, req.email, roleFromProto(req.role), req.totpCode),
@@ -300,7 +306,7 @@ function userHandlers(
       return { users: (await people.listUsers(context.account.accountId)).map(userMessage) };
     },
     async disableUser(req) {
-      const context = await owner(req.sessionToken);
+      const context = await owner(req.sessionToken, req.formAccountId);
       if (req.userId === context.user.userId) {
         throw new DomainError('FAILED_PRECONDITION', 'You cannot disable yourself; ask another owner.');
       }
@@ -352,17 +358,17 @@ function webhookHandlers(
       return endpoint === null ? {} : { webhook: webhookMessage(endpoint, clock()) };
     },
     async setWebhook(req) {
-      const context = await owner(req.sessionToken);
+      const context = await owner(req.sessionToken, req.formAccountId);
       const { endpoint, secret } = await desk.setWebhook(context, modeIn(req.mode), req.url);
       return { webhook: webhookMessage(endpoint, clock()), secret: secret ?? '' };
     },
     async rotateWebhookSecret(req) {
-      const context = await owner(req.sessionToken);
+      const context = await owner(req.sessionToken, req.formAccountId);
       const { endpoint, secret } = await desk.rotateWebhookSecret(context, modeIn(req.mode));
       return { webhook: webhookMessage(endpoint, clock()), secret: secret ?? '' };
     },
     async disableWebhook(req) {
-      const context = await owner(req.sessionToken);
+      const context = await owner(req.sessionToken, req.formAccountId);
       return { webhook: webhookMessage(await desk.disableWebhook(context, modeIn(req.mode)), clock()) };
     },
     async listDeliveries(req) {
@@ -371,11 +377,11 @@ function webhookHandlers(
       return { deliveries: page.items.map(deliveryMessage), nextPageToken: page.next ?? '' };
     },
     async resendEvent(req) {
-      const context = await owner(req.sessionToken);
+      const context = await owner(req.sessionToken, req.formAccountId);
       return { delivery: deliveryMessage(await desk.resendEvent(context, modeIn(req.mode), req.eventId)) };
     },
     async sendTestEvent(req) {
-      const context = await owner(req.sessionToken);
+      const context = await owner(req.sessionToken, req.formAccountId);
       return { delivery: deliveryMessage(await desk.sendTestEvent(context, modeIn(req.mode))) };
     },
   };
@@ -401,17 +407,17 @@ export function holderHandlers(
       return { keys: (await desk.listKeys(context, modeIn(req.mode))).map(keyMessage) };
     },
     async createApiKey(req) {
-      const context = await owner(req.sessionToken);
+      const context = await owner(req.sessionToken, req.formAccountId);
       await people.requireFreshCode(context, req.totpCode);
       const { issued, key } = await desk.createKey(context, modeIn(req.mode));
       return { issuedKey: { publicKey: issued.publicKey, secretKey: issued.secretKey }, key: keyMessage(key) };
     },
     async revokeApiKey(req) {
-      const context = await owner(req.sessionToken);
+      const context = await owner(req.sessionToken, req.formAccountId);
       return { key: keyMessage(await desk.revokeKey(context, req.publicKey)) };
     },
     async setApiKeyIpLock(req) {
-      const context = await owner(req.sessionToken);
+      const context = await owner(req.sessionToken, req.formAccountId);
       return { key: keyMessage(await desk.setKeyIpLock(context, req.publicKey, req.allowedIps)) };
     },
     async getPrices(req) {
@@ -441,7 +447,7 @@ export function holderHandlers(
       return { entries: page.items.map(ledgerEntryMessage), nextPageToken: page.next ?? '' };
     },
     async addTestFunds(req) {
-      const context = await owner(req.sessionToken);
+      const context = await owner(req.sessionToken, req.formAccountId);
       const { balanceKobo, entry, replayed } = await desk.addTestFunds(
         context,
         koboIn(req.amountKobo, 'amount_kobo'),

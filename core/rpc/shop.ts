@@ -19,21 +19,25 @@ export function shopHandlers(
   desk: ShopDesk,
   purchase: PurchaseHandlers,
 ): Handlers<(typeof ShopServiceDesc)['method']> {
-  /** The session's account id, for an owner; a viewer is refused before anything is bought. */
-  const ownerAccount = async (token: string): Promise<string> => {
+  /**
+   * The session's account id, for an owner; a viewer, or a form made for another account than the session's
+   * now, is refused before anything is bought.
+   */
+  const ownerAccount = async (token: string, formAccountId = ''): Promise<string> => {
     const context = await people.authenticate(token);
+    people.requireFormAccount(context, formAccountId);
     people.requireOwner(context);
     return context.account.accountId;
   };
 
   return {
     async buyAirtime(req, call) {
-      const accountId = await ownerAccount(req.sessionToken);
+      const accountId = await ownerAccount(req.sessionToken, req.formAccountId);
       const { transaction, replayed } = await purchase.buyAirtime({ ...requireOrder(req.order), accountId }, call);
       return { transaction, replayed: replayed ?? false };
     },
     async buyData(req, call) {
-      const accountId = await ownerAccount(req.sessionToken);
+      const accountId = await ownerAccount(req.sessionToken, req.formAccountId);
       const { transaction, replayed } = await purchase.buyData({ ...requireOrder(req.order), accountId }, call);
       return { transaction, replayed: replayed ?? false };
     },
@@ -42,17 +46,17 @@ export function shopHandlers(
       return { customer: await purchase.verifyCustomer({ ...requireOrder(req.check), accountId }, call) };
     },
     async payElectricity(req, call) {
-      const accountId = await ownerAccount(req.sessionToken);
+      const accountId = await ownerAccount(req.sessionToken, req.formAccountId);
       const { transaction, replayed } = await purchase.payElectricity({ ...requireOrder(req.order), accountId }, call);
       return { transaction, replayed: replayed ?? false };
     },
     async payCable(req, call) {
-      const accountId = await ownerAccount(req.sessionToken);
+      const accountId = await ownerAccount(req.sessionToken, req.formAccountId);
       const { transaction, replayed } = await purchase.payCable({ ...requireOrder(req.order), accountId }, call);
       return { transaction, replayed: replayed ?? false };
     },
     async sendBulkSms(req, call) {
-      const accountId = await ownerAccount(req.sessionToken);
+      const accountId = await ownerAccount(req.sessionToken, req.formAccountId);
       const { transaction, replayed } = await purchase.sendBulkSms({ ...requireOrder(req.order), accountId }, call);
       return { transaction, replayed: replayed ?? false };
     },

@@ -492,6 +492,11 @@ export interface FundingStore {
   ): Promise<RecordedInflow & { credit: CreditInflowResult | null }>;
   /** verified or unmatched -> rejected with the reason; any other status is returned unchanged. Null when missing. */
   rejectInflow(inflowId: string, reason: string, at: Date): Promise<InflowRecord | null>;
+  /**
+   * An unmatched inflow's reason replaced by one found again (its account assigned since, for example); any
+   * other status is returned unchanged. Null when missing.
+   */
+  reconsiderInflow(inflowId: string, reason: string, at: Date): Promise<InflowRecord | null>;
   /** Inflows in one status, oldest first, at most `limit`. */
   listInflows(status: InflowStatus, limit: number): Promise<InflowRecord[]>;
   /** One wallet's inflows, newest first, at most `limit`. */

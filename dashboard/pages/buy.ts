@@ -25,7 +25,7 @@ import { formStatus } from '../../web/http.js';
 import { refusalOf } from '../../web/refusal.js';
 import { coreMode } from '../core-client.js';
 import { naira } from '../format.js';
-import { csrfField, type FieldError, field, isOwner, page, select } from '../layout.js';
+import { type FieldError, field, formFields, isOwner, page, select } from '../layout.js';
 import type { Answer, Route, SignedInContext } from '../route.js';
 import { koboOfInput } from './funds.js';
 
@@ -111,7 +111,7 @@ ${form}`;
 
 function formStart(ctx: SignedInContext, action: string, requestId: string): SafeHtml {
   return html`<form method="post" action="${ctx.link(action)}" novalidate data-once>
-  ${csrfField(ctx.viewer.csrfToken)}
+  ${formFields(ctx.viewer)}
   ${requestId ? html`<input type="hidden" name="request_id" value="${requestId}">` : ''}`;
 }
 
@@ -237,6 +237,7 @@ async function buyAirtime(ctx: SignedInContext): Promise<Answer> {
     async () =>
       ctx.core.shop.buyAirtime({
         sessionToken: ctx.sessionToken,
+        formAccountId: ctx.formAccountId,
         order: {
           network: values.network,
           phone: values.phone,
@@ -335,6 +336,7 @@ async function buyData(ctx: SignedInContext): Promise<Answer> {
     async () =>
       ctx.core.shop.buyData({
         sessionToken: ctx.sessionToken,
+        formAccountId: ctx.formAccountId,
         order: {
           planId: BigInt(values.plan_id ?? '0'),
           phone: values.phone,
@@ -497,6 +499,7 @@ async function payElectricity(ctx: SignedInContext): Promise<Answer> {
     async () =>
       ctx.core.shop.payElectricity({
         sessionToken: ctx.sessionToken,
+        formAccountId: ctx.formAccountId,
         order: {
           disco: values.disco,
           meterNumber: values.meter_number,
@@ -610,6 +613,7 @@ async function payCable(ctx: SignedInContext): Promise<Answer> {
     async () =>
       ctx.core.shop.payCable({
         sessionToken: ctx.sessionToken,
+        formAccountId: ctx.formAccountId,
         order: {
           provider: values.provider,
           smartCard: values.smart_card,
@@ -684,6 +688,7 @@ async function sendSms(ctx: SignedInContext): Promise<Answer> {
     async () =>
       ctx.core.shop.sendBulkSms({
         sessionToken: ctx.sessionToken,
+        formAccountId: ctx.formAccountId,
         order: {
           sender: values.sender,
           recipients,

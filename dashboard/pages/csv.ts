@@ -1,14 +1,13 @@
 /**
  * CSV exports, streamed: rows come from an async generator that asks the core page after page,
- * go through csv-stringify (quoting, CR LF line ends) with runtime/csv.ts's formula guard, and
+ * go through runtime/csv.ts's stream (quoting, CR LF line ends) with runtime/csv.ts's formula guard, and
  * are written as the socket takes them, so memory stays one page whatever the history's length. A core failure
  * half-way cannot become
  * an error page any more (the status is sent): the stream is cut, which the browser reports as a
  * failed download rather than a short file that looks whole.
  */
 import { once } from 'node:events';
-import { stringify } from 'csv-stringify';
-import { neutralised, type TextCell } from '../../runtime/csv.js';
+import { csvStream, neutralised, type TextCell } from '../../runtime/csv.js';
 import type { Answer, SignedInContext } from '../route.js';
 
 export async function streamCsv(
@@ -23,7 +22,7 @@ export async function streamCsv(
     'Content-Disposition': `attachment; filename="${filename}"`,
     'Cache-Control': 'no-store',
   });
-  const csv = stringify({ header: true, columns: [...columns], record_delimiter: 'windows' });
+  const csv = csvStream(columns);
   csv.pipe(res);
   try {
     for await (const row of rows()) {

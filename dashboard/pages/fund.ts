@@ -18,7 +18,7 @@ import { formStatus } from '../../web/http.js';
 import { refusalOf } from '../../web/refusal.js';
 import { coreMode } from '../core-client.js';
 import { isoTime, lagosTime, naira } from '../format.js';
-import { csrfField, empty, type FieldError, field, isOwner, page, select } from '../layout.js';
+import { empty, type FieldError, field, formFields, isOwner, page, select } from '../layout.js';
 import type { Answer, Route, SignedInContext } from '../route.js';
 import { koboOfInput } from './funds.js';
 
@@ -138,7 +138,7 @@ function kycForm(
 <p>The Central Bank of Nigeria requires a BVN or a NIN behind every account number. It is sent to the bank's \
 partner once; we keep only its last four digits and never show it again.</p>
 <form method="post" action="${ctx.link('/fund')}" novalidate>
-  ${csrfField(viewer.csrfToken)}
+  ${formFields(viewer)}
   ${select({
     name: 'kind',
     label: 'Identity number',
@@ -194,7 +194,7 @@ below ${naira(current)}.</p>`
   if (!isOwner(viewer)) return html`<h2>Low balance</h2>${now}<p class="inset">Only an owner can change it.</p>`;
   return html`<h2>Low balance</h2>${now}
 <form method="post" action="${ctx.link('/fund/low-balance')}" novalidate>
-  ${csrfField(viewer.csrfToken)}
+  ${formFields(viewer)}
   ${field({
     name: 'threshold',
     label: 'Warn me below, in Naira',
@@ -368,6 +368,7 @@ export const fundRoutes: Route[] = [
       try {
         const opened = await ctx.core.holderFunding.openSessionFunding({
           sessionToken: ctx.sessionToken,
+          formAccountId: ctx.formAccountId,
           mode: coreMode(ctx.mode),
           kyc: {
             kind: values.kind,
@@ -418,6 +419,7 @@ export const fundRoutes: Route[] = [
       try {
         await ctx.core.holderFunding.setSessionLowBalanceThreshold({
           sessionToken: ctx.sessionToken,
+          formAccountId: ctx.formAccountId,
           mode: coreMode(ctx.mode),
           thresholdKobo,
         });

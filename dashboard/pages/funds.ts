@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { html } from '../../web/html.js';
 import { formStatus } from '../../web/http.js';
 import { refusalOf } from '../../web/refusal.js';
-import { csrfField, type FieldError, field, isOwner, page } from '../layout.js';
+import { type FieldError, field, formFields, isOwner, page } from '../layout.js';
 import type { Answer, Route, SignedInContext } from '../route.js';
 
 /** Naira as a person types them: 5000, 5,000, ₦5,000.50. Bounds are the core's. */
@@ -43,7 +43,7 @@ function fundsForm(ctx: SignedInContext, values: { amount: string; reference: st
   const viewer = ctx.viewer;
   const form = isOwner(viewer)
     ? html`<form method="post" action="/test/funds" novalidate>
-  ${csrfField(viewer.csrfToken)}
+  ${formFields(viewer)}
   <input type="hidden" name="reference" value="${values.reference}">
   ${field({
     name: 'amount',
@@ -100,7 +100,12 @@ export const fundsRoutes: Route[] = [
       }
       try {
         // The core is told nothing about a wallet: AddTestFunds only ever credits the test one.
-        const added = await ctx.core.holder.addTestFunds({ sessionToken: ctx.sessionToken, amountKobo, reference });
+        const added = await ctx.core.holder.addTestFunds({
+          sessionToken: ctx.sessionToken,
+          formAccountId: ctx.formAccountId,
+          amountKobo,
+          reference,
+        });
         return { kind: 'redirect', location: `/test?done=${added.replayed ? 'replayed' : 'funded'}` };
       } catch (error) {
         const refusal = refusalOf(error);

@@ -22,10 +22,10 @@ import { coreMode } from '../core-client.js';
 import { isoTime, lagosTime } from '../format.js';
 import {
   confirmPage,
-  csrfField,
   empty,
   type FieldError,
   field,
+  formFields,
   isOwner,
   page,
   secretBox,
@@ -105,7 +105,7 @@ async function keysPage(
     : isOwner(viewer)
       ? html`<h2>Create a ${test ? 'test ' : ''}key pair</h2>
 <form method="post" action="${ctx.link('/keys')}" novalidate>
-  ${csrfField(viewer.csrfToken)}
+  ${formFields(viewer)}
   ${
     totpOn
       ? field({
@@ -185,7 +185,7 @@ again; say a little more about what you will build.</p>`
     return html`${intro}${refused}<p class="inset">Only an owner of the account can ask for API access.</p>`;
   return html`${intro}${refused}
 <form method="post" action="${ctx.link('/keys/request-access')}" novalidate>
-  ${csrfField(viewer.csrfToken)}
+  ${formFields(viewer)}
   <div class="form-group">
     <label class="label" for="note">What will you build with the API? (optional)</label>
     <p class="hint" id="note-hint">For example: "our shop's website sells airtime and data". At most 500 characters.</p>
@@ -203,7 +203,10 @@ again; say a little more about what you will build.</p>`
 export async function firstKeyRedirect(ctx: SignedInContext): Promise<Answer | undefined> {
   const viewer = ctx.viewer;
   if (ctx.mode !== 'live' || !viewer.session.apiAccess || !isOwner(viewer)) return undefined;
-  const { issuedKey } = await ctx.core.access.claimFirstKey({ sessionToken: ctx.sessionToken });
+  const { issuedKey } = await ctx.core.access.claimFirstKey({
+    sessionToken: ctx.sessionToken,
+    formAccountId: ctx.formAccountId,
+  });
   if (issuedKey === undefined) return undefined;
   const handle = newKeyPairs.put(ctx.sessionToken, { publicKey: issuedKey.publicKey, secretKey: issuedKey.secretKey });
   return { kind: 'redirect', location: `/keys?created=${handle}&first=1` };
@@ -233,7 +236,7 @@ function ipLockForm(ctx: SignedInContext, key: HolderApiKey, value: string, erro
 <p>Requests with this key are taken only from these addresses. Leave the box empty to take requests from any \
 address.</p>
 <form method="post" action="${ctx.link('/keys/ip-lock')}" novalidate>
-  ${csrfField(viewer.csrfToken)}
+  ${formFields(viewer)}
   <input type="hidden" name="key" value="${key.publicKey}">
   ${field({
     name: 'allowed_ips',
@@ -285,6 +288,7 @@ export const keyRoutes: Route[] = [
       try {
         const created = await ctx.core.holder.createApiKey({
           sessionToken: ctx.sessionToken,
+          formAccountId: ctx.formAccountId,
           totpCode: (ctx.form.get('totp_code') ?? '').replace(/\s+/g, ''),
           mode: coreMode(ctx.mode),
         });
@@ -312,7 +316,11 @@ export const keyRoutes: Route[] = [
     testMode: true,
     async handler(ctx) {
       try {
-        await ctx.core.access.requestApiAccess({ sessionToken: ctx.sessionToken, note: ctx.form.get('note') ?? '' });
+        await ctx.core.access.requestApiAccess({
+          sessionToken: ctx.sessionToken,
+          formAccountId: ctx.formAccountId,
+          note: ctx.form.get('note') ?? '',
+        });
       } catch (error) {
         const refusal = refusalOf(error);
         if (refusal.kind !== 'invalid') throw error;
@@ -355,7 +363,11 @@ export const keyRoutes: Route[] = [
     signedIn: true,
     testMode: true,
     async handler(ctx) {
-      await ctx.core.holder.revokeApiKey({ sessionToken: ctx.sessionToken, publicKey: ctx.form.get('key') ?? '' });
+      await ctx.core.holder.revokeApiKey({
+        sessionToken: ctx.sessionToken,
+        formAccountId: ctx.formAccountId,
+        publicKey: ctx.form.get('key') ?? '',
+      });
       return { kind: 'redirect', location: ctx.link('/keys?done=revoked') };
     },
   },
@@ -382,7 +394,12 @@ export const keyRoutes: Route[] = [
       const value = ctx.form.get('allowed_ips') ?? '';
       const allowedIps = value.split(/[\s,]+/).filter((ip) => ip !== '');
       try {
-        await ctx.core.holder.setApiKeyIpLock({ sessionToken: ctx.sessionToken, publicKey, allowedIps });
+        await ctx.core.holder.setApiKeyIpLock({
+          sessionToken: ctx.sessionToken,
+          formAccountId: ctx.formAccountId,
+          publicKey,
+          allowedIps,
+        });
       } catch (error) {
         const refusal = refusalOf(error);
         if (refusal.kind !== 'invalid') throw error;

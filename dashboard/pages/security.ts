@@ -10,7 +10,7 @@ import { html, type SafeHtml, trusted } from '../../web/html.js';
 import { formStatus } from '../../web/http.js';
 import { refusalOf } from '../../web/refusal.js';
 import { sessionCookie } from '../../web/security.js';
-import { csrfField, type FieldError, field, page, secretBox } from '../layout.js';
+import { type FieldError, field, formFields, page, secretBox } from '../layout.js';
 import type { Answer, Route, SignedInContext } from '../route.js';
 
 const NOTICES: Readonly<Record<string, string>> = {
@@ -45,7 +45,7 @@ ${
     ? html`<p>Two-step sign-in is <strong>on</strong>. Signing in and creating a key ask for a code from your \
 authenticator app.</p>
 <form method="post" action="/security/totp/disable" novalidate>
-  ${csrfField(viewer.csrfToken)}
+  ${formFields(viewer)}
   ${field({
     name: 'totp_code',
     label: 'Code from your authenticator app',
@@ -59,13 +59,13 @@ authenticator app.</p>
     : html`<p>Two-step sign-in is <strong>off</strong>. With it on, a stolen password is not enough to sign \
 in: you also need a code from an authenticator app on your phone.</p>
 <form method="post" action="/security/totp/begin">
-  ${csrfField(viewer.csrfToken)}
+  ${formFields(viewer)}
   <button type="submit" class="button">Set up two-step sign-in</button>
 </form>`
 }
 <h2>Password</h2>
 <form method="post" action="/security/password" novalidate>
-  ${csrfField(viewer.csrfToken)}
+  ${formFields(viewer)}
   ${field({
     name: 'current_password',
     label: 'Current password',
@@ -134,7 +134,7 @@ ${secretBox('Setup key', 'totp-secret', setup.secret)}
 </li>
 <li>Enter the 6-digit code the app shows.
 <form method="post" action="/security/totp/confirm" novalidate>
-  ${csrfField(viewer.csrfToken)}
+  ${formFields(viewer)}
   ${field({
     name: 'totp_code',
     label: 'Code from your authenticator app',

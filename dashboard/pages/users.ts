@@ -12,9 +12,9 @@ import { refusalOf } from '../../web/refusal.js';
 import { lagosTime } from '../format.js';
 import {
   confirmPage,
-  csrfField,
   type FieldError,
   field,
+  formFields,
   isOwner,
   page,
   secretBox,
@@ -59,7 +59,7 @@ function invitationRow(viewer: Viewer, invitation: PendingInvitation): SafeHtml 
 <td>${
     isOwner(viewer)
       ? html`<form method="post" action="/users/revoke" class="inline-form" data-confirm="Revoke this invitation?">
-  ${csrfField(viewer.csrfToken)}
+  ${formFields(viewer)}
   <input type="hidden" name="email" value="${invitation.email}">
   <button type="submit" class="button button--secondary">Revoke<span class="visually-hidden"> the invitation \
 of ${invitation.email}</span></button>
@@ -123,7 +123,7 @@ ${
   isOwner(viewer)
     ? html`<h2>Invite someone</h2>
 <form method="post" action="/users/invite" novalidate>
-  ${csrfField(viewer.csrfToken)}
+  ${formFields(viewer)}
   ${field({
     name: 'email',
     label: 'Email address',
@@ -177,7 +177,11 @@ export const userRoutes: Route[] = [
     name: 'users_revoke',
     signedIn: true,
     async handler(ctx) {
-      await ctx.core.holder.revokeInvitation({ sessionToken: ctx.sessionToken, email: ctx.form.get('email') ?? '' });
+      await ctx.core.holder.revokeInvitation({
+        sessionToken: ctx.sessionToken,
+        formAccountId: ctx.formAccountId,
+        email: ctx.form.get('email') ?? '',
+      });
       return { kind: 'redirect', location: '/users?done=revoked' };
     },
   },
@@ -200,6 +204,7 @@ export const userRoutes: Route[] = [
         const totpCode = (ctx.form.get('totp_code') ?? '').replace(/\s+/g, '');
         const { invitation } = await ctx.core.holder.inviteUser({
           sessionToken: ctx.sessionToken,
+          formAccountId: ctx.formAccountId,
           email,
           role,
           totpCode,
@@ -257,7 +262,11 @@ export const userRoutes: Route[] = [
     name: 'users_disable',
     signedIn: true,
     async handler(ctx) {
-      await ctx.core.holder.disableUser({ sessionToken: ctx.sessionToken, userId: ctx.form.get('user') ?? '' });
+      await ctx.core.holder.disableUser({
+        sessionToken: ctx.sessionToken,
+        formAccountId: ctx.formAccountId,
+        userId: ctx.form.get('user') ?? '',
+      });
       return { kind: 'redirect', location: '/users?done=disabled' };
     },
   },

@@ -13,7 +13,7 @@ import type { Delivery, Webhook } from '../../gen/prepaid/v1/webhooks_pb.js';
 import { html, type SafeHtml } from '../../web/html.js';
 import { type CoreRefusal, refusalOf } from '../../web/refusal.js';
 import { isoTime, lagosTime } from '../format.js';
-import { csrfField, type DashboardMode, empty, type FieldError, isOwner, page, secretBox } from '../layout.js';
+import { type DashboardMode, empty, type FieldError, formFields, isOwner, page, secretBox } from '../layout.js';
 import type { Answer, Route, SignedInContext } from '../route.js';
 import { signatureSamples } from '../samples.js';
 
@@ -91,7 +91,7 @@ function endpointSection(ctx: SignedInContext, webhook: Webhook | undefined, ext
 webhook</h2>${summary}</section>`;
   const describedBy = [`${fieldId}-hint`, error ? `${fieldId}-error` : ''].filter((id) => id !== '').join(' ');
   const setForm = html`<form method="post" action="${ctx.link('/webhooks/url')}" novalidate>
-  ${csrfField(viewer.csrfToken)}
+  ${formFields(viewer)}
   <div class="form-group${error ? ' form-group--error' : ''}">
     <label class="label" for="${fieldId}">${label} webhook URL</label>
     <p class="hint" id="${fieldId}-hint">An https address on the public internet, for example \
@@ -114,13 +114,13 @@ autocomplete="off" spellcheck="false" aria-describedby="${describedBy}"${error ?
   const actions = webhook?.enabled
     ? html`<div class="button-group webhook-actions">
   <form method="post" action="${ctx.link('/webhooks/test')}" \
-class="inline-form">${csrfField(viewer.csrfToken)}<button type="submit" class="button button--secondary">Send \
+class="inline-form">${formFields(viewer)}<button type="submit" class="button button--secondary">Send \
 a test event to the ${lower} URL</button></form>
   <form method="post" action="${ctx.link('/webhooks/rotate')}" class="inline-form" data-confirm="Make a new \
-${lower} secret? The old one keeps signing for 24 hours.">${csrfField(viewer.csrfToken)}<button type="submit" \
+${lower} secret? The old one keeps signing for 24 hours.">${formFields(viewer)}<button type="submit" \
 class="button button--secondary">Rotate ${lower} secret</button></form>
   <form method="post" action="${ctx.link('/webhooks/disable')}" class="inline-form" data-confirm="Stop \
-${lower} deliveries?">${csrfField(viewer.csrfToken)}<button type="submit" class="button \
+${lower} deliveries?">${formFields(viewer)}<button type="submit" class="button \
 button--warning">Disable ${lower} webhook</button></form>
 </div>`
     : '';
@@ -155,7 +155,7 @@ function deliveryRow(ctx: SignedInContext, d: Delivery): SafeHtml {
   <td class="table__actions" data-label="Actions">${
     isOwner(viewer)
       ? html`<form method="post" action="${ctx.link('/webhooks/resend')}" \
-class="inline-form">${csrfField(viewer.csrfToken)}<input type="hidden" name="event_id" \
+class="inline-form">${formFields(viewer)}<input type="hidden" name="event_id" \
 value="${d.eventId}"><button type="submit" class="button button--secondary">Resend<span \
 class="visually-hidden"> ${d.eventId}</span></button></form>`
       : ''
@@ -320,7 +320,12 @@ export const webhookRoutes: Route[] = [
       const { mode } = ctx;
       const url = (ctx.form.get('url') ?? '').trim();
       try {
-        const set = await ctx.core.holder.setWebhook({ sessionToken: ctx.sessionToken, mode: MODE_PROTO[mode], url });
+        const set = await ctx.core.holder.setWebhook({
+          sessionToken: ctx.sessionToken,
+          formAccountId: ctx.formAccountId,
+          mode: MODE_PROTO[mode],
+          url,
+        });
         // The secret is in this answer's body only (no-store, no redirect that could carry it).
         return webhooksPage(ctx, {
           secret: { value: set.secret, rotated: false },
@@ -342,6 +347,7 @@ export const webhookRoutes: Route[] = [
       try {
         const rotated = await ctx.core.holder.rotateWebhookSecret({
           sessionToken: ctx.sessionToken,
+          formAccountId: ctx.formAccountId,
           mode: MODE_PROTO[mode],
         });
         return webhooksPage(ctx, { secret: { value: rotated.secret, rotated: true } });
@@ -351,14 +357,23 @@ export const webhookRoutes: Route[] = [
     },
   },
   action('/webhooks/disable', 'webhooks_disable', 'disabled', (ctx, mode) =>
-    ctx.core.holder.disableWebhook({ sessionToken: ctx.sessionToken, mode: MODE_PROTO[mode] }),
+    ctx.core.holder.disableWebhook({
+      sessionToken: ctx.sessionToken,
+      formAccountId: ctx.formAccountId,
+      mode: MODE_PROTO[mode],
+    }),
   ),
   action('/webhooks/test', 'webhooks_test', 'test', (ctx, mode) =>
-    ctx.core.holder.sendTestEvent({ sessionToken: ctx.sessionToken, mode: MODE_PROTO[mode] }),
+    ctx.core.holder.sendTestEvent({
+      sessionToken: ctx.sessionToken,
+      formAccountId: ctx.formAccountId,
+      mode: MODE_PROTO[mode],
+    }),
   ),
   action('/webhooks/resend', 'webhooks_resend', 'resent', (ctx, mode) =>
     ctx.core.holder.resendEvent({
       sessionToken: ctx.sessionToken,
+      formAccountId: ctx.formAccountId,
       mode: MODE_PROTO[mode],
       eventId: ctx.form.get('event_id') ?? '',
     }),

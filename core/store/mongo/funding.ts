@@ -382,6 +382,7 @@ function inflowStore(
   | 'findInflow'
   | 'creditInflow'
   | 'rejectInflow'
+  | 'reconsiderInflow'
   | 'listInflows'
   | 'listAccountInflows'
 > {
@@ -413,6 +414,17 @@ function inflowStore(
         (await inflows.findOneAndUpdate(
           { _id: inflowId, status: { $in: ['verified', 'unmatched'] } },
           { $set: { status: 'rejected', reason, updated_at: toDate(at, 'at') } },
+          { returnDocument: 'after' },
+        )) ?? (await inflows.findOne({ _id: inflowId }));
+      return doc === null ? null : inflowFromDoc(doc);
+    },
+    async reconsiderInflow(inflowId, reason, at) {
+      const { inflows } = collections(ctx);
+      // One document's conditional update is atomic: a credit or a rejection that won first is left as it is.
+      const doc =
+        (await inflows.findOneAndUpdate(
+          { _id: inflowId, status: 'unmatched' },
+          { $set: { reason, updated_at: toDate(at, 'at') } },
           { returnDocument: 'after' },
         )) ?? (await inflows.findOne({ _id: inflowId }));
       return doc === null ? null : inflowFromDoc(doc);

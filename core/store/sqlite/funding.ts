@@ -181,6 +181,10 @@ function prepareFundingStatements(db: Database.Database) {
       `UPDATE inflows SET status = 'rejected', reason = @reason, updated_at = @updated_at
        WHERE inflow_id = @inflow_id AND status IN ('verified', 'unmatched') RETURNING *`,
     ),
+    reconsider: db.prepare<{ inflow_id: string; reason: string; updated_at: number }, InflowRow>(
+      `UPDATE inflows SET reason = @reason, updated_at = @updated_at
+       WHERE inflow_id = @inflow_id AND status = 'unmatched' RETURNING *`,
+    ),
     listByStatus: db.prepare<{ status: string; limit: number }, InflowRow>(
       'SELECT * FROM inflows WHERE status = @status ORDER BY created_at, inflow_id LIMIT @limit',
     ),
@@ -390,6 +394,7 @@ function inflowStore(
   | 'findInflow'
   | 'creditInflow'
   | 'rejectInflow'
+  | 'reconsiderInflow'
   | 'listInflows'
   | 'listAccountInflows'
 > {
@@ -442,6 +447,13 @@ function inflowStore(
       return commit.run(() => {
         const row =
           sql.reject.get({ inflow_id: inflowId, reason, updated_at: toMs(at) }) ?? sql.getInflow.get(inflowId);
+        return row === undefined ? null : inflowFromRow(row);
+      });
+    },
+    async reconsiderInflow(inflowId, reason, at) {
+      return commit.run(() => {
+        const row =
+          sql.reconsider.get({ inflow_id: inflowId, reason, updated_at: toMs(at) }) ?? sql.getInflow.get(inflowId);
         return row === undefined ? null : inflowFromRow(row);
       });
     },

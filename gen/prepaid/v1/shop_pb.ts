@@ -16,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file prepaid/v1/shop.proto.
  */
 export const file_prepaid_v1_shop: GenFile = /*@__PURE__*/
-  fileDesc("ChVwcmVwYWlkL3YxL3Nob3AucHJvdG8SCnByZXBhaWQudjEiYwocU2hvcFNlcnZpY2VCdXlBaXJ0aW1lUmVxdWVzdBIVCg1zZXNzaW9uX3Rva2VuGAEgASgJEiwKBW9yZGVyGAIgASgLMh0ucHJlcGFpZC52MS5CdXlBaXJ0aW1lUmVxdWVzdCJfCh1TaG9wU2VydmljZUJ1eUFpcnRpbWVSZXNwb25zZRIsCgt0cmFuc2FjdGlvbhgBIAEoCzIXLnByZXBhaWQudjEuVHJhbnNhY3Rpb24SEAoIcmVwbGF5ZWQYAiABKAgiXQoZU2hvcFNlcnZpY2VCdXlEYXRhUmVxdWVzdBIVCg1zZXNzaW9uX3Rva2VuGAEgASgJEikKBW9yZGVyGAIgASgLMhoucHJlcGFpZC52MS5CdXlEYXRhUmVxdWVzdCJcChpTaG9wU2VydmljZUJ1eURhdGFSZXNwb25zZRIsCgt0cmFuc2FjdGlvbhgBIAEoCzIXLnByZXBhaWQudjEuVHJhbnNhY3Rpb24SEAoIcmVwbGF5ZWQYAiABKAgiawogU2hvcFNlcnZpY2VWZXJpZnlDdXN0b21lclJlcXVlc3QSFQoNc2Vzc2lvbl90b2tlbhgBIAEoCRIwCgVjaGVjaxgCIAEoCzIhLnByZXBhaWQudjEuVmVyaWZ5Q3VzdG9tZXJSZXF1ZXN0IlkKIVNob3BTZXJ2aWNlVmVyaWZ5Q3VzdG9tZXJSZXNwb25zZRI0CghjdXN0b21lchgBIAEoCzIiLnByZXBhaWQudjEuVmVyaWZ5Q3VzdG9tZXJSZXNwb25zZSJrCiBTaG9wU2VydmljZVBheUVsZWN0cmljaXR5UmVxdWVzdBIVCg1zZXNzaW9uX3Rva2VuGAEgASgJEjAKBW9yZGVyGAIgASgLMiEucHJlcGFpZC52MS5QYXlFbGVjdHJpY2l0eVJlcXVlc3QiYwohU2hvcFNlcnZpY2VQYXlFbGVjdHJpY2l0eVJlc3BvbnNlEiwKC3RyYW5zYWN0aW9uGAEgASgLMhcucHJlcGFpZC52MS5UcmFuc2FjdGlvbhIQCghyZXBsYXllZBgCIAEoCCJfChpTaG9wU2VydmljZVBheUNhYmxlUmVxdWVzdBIVCg1zZXNzaW9uX3Rva2VuGAEgASgJEioKBW9yZGVyGAIgASgLMhsucHJlcGFpZC52MS5QYXlDYWJsZVJlcXVlc3QiXQobU2hvcFNlcnZpY2VQYXlDYWJsZVJlc3BvbnNlEiwKC3RyYW5zYWN0aW9uGAEgASgLMhcucHJlcGFpZC52MS5UcmFuc2FjdGlvbhIQCghyZXBsYXllZBgCIAEoCCJlCh1TaG9wU2VydmljZVNlbmRCdWxrU21zUmVxdWVzdBIVCg1zZXNzaW9uX3Rva2VuGAEgASgJEi0KBW9yZGVyGAIgASgLMh4ucHJlcGFpZC52MS5TZW5kQnVsa1Ntc1JlcXVlc3QiYAoeU2hvcFNlcnZpY2VTZW5kQnVsa1Ntc1Jlc3BvbnNlEiwKC3RyYW5zYWN0aW9uGAEgASgLMhcucHJlcGFpZC52MS5UcmFuc2FjdGlvbhIQCghyZXBsYXllZBgCIAEoCCJmChpMaXN0UHVyY2hhc2VFbnRyaWVzUmVxdWVzdBIVCg1zZXNzaW9uX3Rva2VuGAEgASgJEh4KBG1vZGUYAiABKA4yEC5wcmVwYWlkLnYxLk1vZGUSEQoJcmVmZXJlbmNlGAMgASgJIkcKG0xpc3RQdXJjaGFzZUVudHJpZXNSZXNwb25zZRIoCgdlbnRyaWVzGAEgAygLMhcucHJlcGFpZC52MS5MZWRnZXJFbnRyeTLTBQoLU2hvcFNlcnZpY2USYQoKQnV5QWlydGltZRIoLnByZXBhaWQudjEuU2hvcFNlcnZpY2VCdXlBaXJ0aW1lUmVxdWVzdBopLnByZXBhaWQudjEuU2hvcFNlcnZpY2VCdXlBaXJ0aW1lUmVzcG9uc2USWAoHQnV5RGF0YRIlLnByZXBhaWQudjEuU2hvcFNlcnZpY2VCdXlEYXRhUmVxdWVzdBomLnByZXBhaWQudjEuU2hvcFNlcnZpY2VCdXlEYXRhUmVzcG9uc2USbQoOVmVyaWZ5Q3VzdG9tZXISLC5wcmVwYWlkLnYxLlNob3BTZXJ2aWNlVmVyaWZ5Q3VzdG9tZXJSZXF1ZXN0Gi0ucHJlcGFpZC52MS5TaG9wU2VydmljZVZlcmlmeUN1c3RvbWVyUmVzcG9uc2USbQoOUGF5RWxlY3RyaWNpdHkSLC5wcmVwYWlkLnYxLlNob3BTZXJ2aWNlUGF5RWxlY3RyaWNpdHlSZXF1ZXN0Gi0ucHJlcGFpZC52MS5TaG9wU2VydmljZVBheUVsZWN0cmljaXR5UmVzcG9uc2USWwoIUGF5Q2FibGUSJi5wcmVwYWlkLnYxLlNob3BTZXJ2aWNlUGF5Q2FibGVSZXF1ZXN0GicucHJlcGFpZC52MS5TaG9wU2VydmljZVBheUNhYmxlUmVzcG9uc2USZAoLU2VuZEJ1bGtTbXMSKS5wcmVwYWlkLnYxLlNob3BTZXJ2aWNlU2VuZEJ1bGtTbXNSZXF1ZXN0GioucHJlcGFpZC52MS5TaG9wU2VydmljZVNlbmRCdWxrU21zUmVzcG9uc2USZgoTTGlzdFB1cmNoYXNlRW50cmllcxImLnByZXBhaWQudjEuTGlzdFB1cmNoYXNlRW50cmllc1JlcXVlc3QaJy5wcmVwYWlkLnYxLkxpc3RQdXJjaGFzZUVudHJpZXNSZXNwb25zZWIGcHJvdG8z", [file_prepaid_v1_admin, file_prepaid_v1_purchase, file_prepaid_v1_types]);
+  fileDesc("ChVwcmVwYWlkL3YxL3Nob3AucHJvdG8SCnByZXBhaWQudjEifAocU2hvcFNlcnZpY2VCdXlBaXJ0aW1lUmVxdWVzdBIVCg1zZXNzaW9uX3Rva2VuGAEgASgJEiwKBW9yZGVyGAIgASgLMh0ucHJlcGFpZC52MS5CdXlBaXJ0aW1lUmVxdWVzdBIXCg9mb3JtX2FjY291bnRfaWQYAyABKAkiXwodU2hvcFNlcnZpY2VCdXlBaXJ0aW1lUmVzcG9uc2USLAoLdHJhbnNhY3Rpb24YASABKAsyFy5wcmVwYWlkLnYxLlRyYW5zYWN0aW9uEhAKCHJlcGxheWVkGAIgASgIInYKGVNob3BTZXJ2aWNlQnV5RGF0YVJlcXVlc3QSFQoNc2Vzc2lvbl90b2tlbhgBIAEoCRIpCgVvcmRlchgCIAEoCzIaLnByZXBhaWQudjEuQnV5RGF0YVJlcXVlc3QSFwoPZm9ybV9hY2NvdW50X2lkGAMgASgJIlwKGlNob3BTZXJ2aWNlQnV5RGF0YVJlc3BvbnNlEiwKC3RyYW5zYWN0aW9uGAEgASgLMhcucHJlcGFpZC52MS5UcmFuc2FjdGlvbhIQCghyZXBsYXllZBgCIAEoCCJrCiBTaG9wU2VydmljZVZlcmlmeUN1c3RvbWVyUmVxdWVzdBIVCg1zZXNzaW9uX3Rva2VuGAEgASgJEjAKBWNoZWNrGAIgASgLMiEucHJlcGFpZC52MS5WZXJpZnlDdXN0b21lclJlcXVlc3QiWQohU2hvcFNlcnZpY2VWZXJpZnlDdXN0b21lclJlc3BvbnNlEjQKCGN1c3RvbWVyGAEgASgLMiIucHJlcGFpZC52MS5WZXJpZnlDdXN0b21lclJlc3BvbnNlIoQBCiBTaG9wU2VydmljZVBheUVsZWN0cmljaXR5UmVxdWVzdBIVCg1zZXNzaW9uX3Rva2VuGAEgASgJEjAKBW9yZGVyGAIgASgLMiEucHJlcGFpZC52MS5QYXlFbGVjdHJpY2l0eVJlcXVlc3QSFwoPZm9ybV9hY2NvdW50X2lkGAMgASgJImMKIVNob3BTZXJ2aWNlUGF5RWxlY3RyaWNpdHlSZXNwb25zZRIsCgt0cmFuc2FjdGlvbhgBIAEoCzIXLnByZXBhaWQudjEuVHJhbnNhY3Rpb24SEAoIcmVwbGF5ZWQYAiABKAgieAoaU2hvcFNlcnZpY2VQYXlDYWJsZVJlcXVlc3QSFQoNc2Vzc2lvbl90b2tlbhgBIAEoCRIqCgVvcmRlchgCIAEoCzIbLnByZXBhaWQudjEuUGF5Q2FibGVSZXF1ZXN0EhcKD2Zvcm1fYWNjb3VudF9pZBgDIAEoCSJdChtTaG9wU2VydmljZVBheUNhYmxlUmVzcG9uc2USLAoLdHJhbnNhY3Rpb24YASABKAsyFy5wcmVwYWlkLnYxLlRyYW5zYWN0aW9uEhAKCHJlcGxheWVkGAIgASgIIn4KHVNob3BTZXJ2aWNlU2VuZEJ1bGtTbXNSZXF1ZXN0EhUKDXNlc3Npb25fdG9rZW4YASABKAkSLQoFb3JkZXIYAiABKAsyHi5wcmVwYWlkLnYxLlNlbmRCdWxrU21zUmVxdWVzdBIXCg9mb3JtX2FjY291bnRfaWQYAyABKAkiYAoeU2hvcFNlcnZpY2VTZW5kQnVsa1Ntc1Jlc3BvbnNlEiwKC3RyYW5zYWN0aW9uGAEgASgLMhcucHJlcGFpZC52MS5UcmFuc2FjdGlvbhIQCghyZXBsYXllZBgCIAEoCCJmChpMaXN0UHVyY2hhc2VFbnRyaWVzUmVxdWVzdBIVCg1zZXNzaW9uX3Rva2VuGAEgASgJEh4KBG1vZGUYAiABKA4yEC5wcmVwYWlkLnYxLk1vZGUSEQoJcmVmZXJlbmNlGAMgASgJIkcKG0xpc3RQdXJjaGFzZUVudHJpZXNSZXNwb25zZRIoCgdlbnRyaWVzGAEgAygLMhcucHJlcGFpZC52MS5MZWRnZXJFbnRyeTLTBQoLU2hvcFNlcnZpY2USYQoKQnV5QWlydGltZRIoLnByZXBhaWQudjEuU2hvcFNlcnZpY2VCdXlBaXJ0aW1lUmVxdWVzdBopLnByZXBhaWQudjEuU2hvcFNlcnZpY2VCdXlBaXJ0aW1lUmVzcG9uc2USWAoHQnV5RGF0YRIlLnByZXBhaWQudjEuU2hvcFNlcnZpY2VCdXlEYXRhUmVxdWVzdBomLnByZXBhaWQudjEuU2hvcFNlcnZpY2VCdXlEYXRhUmVzcG9uc2USbQoOVmVyaWZ5Q3VzdG9tZXISLC5wcmVwYWlkLnYxLlNob3BTZXJ2aWNlVmVyaWZ5Q3VzdG9tZXJSZXF1ZXN0Gi0ucHJlcGFpZC52MS5TaG9wU2VydmljZVZlcmlmeUN1c3RvbWVyUmVzcG9uc2USbQoOUGF5RWxlY3RyaWNpdHkSLC5wcmVwYWlkLnYxLlNob3BTZXJ2aWNlUGF5RWxlY3RyaWNpdHlSZXF1ZXN0Gi0ucHJlcGFpZC52MS5TaG9wU2VydmljZVBheUVsZWN0cmljaXR5UmVzcG9uc2USWwoIUGF5Q2FibGUSJi5wcmVwYWlkLnYxLlNob3BTZXJ2aWNlUGF5Q2FibGVSZXF1ZXN0GicucHJlcGFpZC52MS5TaG9wU2VydmljZVBheUNhYmxlUmVzcG9uc2USZAoLU2VuZEJ1bGtTbXMSKS5wcmVwYWlkLnYxLlNob3BTZXJ2aWNlU2VuZEJ1bGtTbXNSZXF1ZXN0GioucHJlcGFpZC52MS5TaG9wU2VydmljZVNlbmRCdWxrU21zUmVzcG9uc2USZgoTTGlzdFB1cmNoYXNlRW50cmllcxImLnByZXBhaWQudjEuTGlzdFB1cmNoYXNlRW50cmllc1JlcXVlc3QaJy5wcmVwYWlkLnYxLkxpc3RQdXJjaGFzZUVudHJpZXNSZXNwb25zZWIGcHJvdG8z", [file_prepaid_v1_admin, file_prepaid_v1_purchase, file_prepaid_v1_types]);
 
 /**
  * Buys airtime for the session's account.
@@ -37,6 +37,16 @@ export type ShopServiceBuyAirtimeRequest = Message<"prepaid.v1.ShopServiceBuyAir
    * @generated from field: prepaid.v1.BuyAirtimeRequest order = 2;
    */
   order?: BuyAirtimeRequest | undefined;
+
+  /**
+   * The account the page's form was made for (the one the session acted for when it was shown).
+   * When set and the session acts for another account now (switched in another tab), nothing is
+   * done: FAILED_PRECONDITION, with ErrorInfo metadata "active_account_id" and
+   * "active_account_name" naming the account it acts for. Unset: not checked.
+   *
+   * @generated from field: string form_account_id = 3;
+   */
+  formAccountId: string;
 };
 
 /**
@@ -93,6 +103,16 @@ export type ShopServiceBuyDataRequest = Message<"prepaid.v1.ShopServiceBuyDataRe
    * @generated from field: prepaid.v1.BuyDataRequest order = 2;
    */
   order?: BuyDataRequest | undefined;
+
+  /**
+   * The account the page's form was made for (the one the session acted for when it was shown).
+   * When set and the session acts for another account now (switched in another tab), nothing is
+   * done: FAILED_PRECONDITION, with ErrorInfo metadata "active_account_id" and
+   * "active_account_name" naming the account it acts for. Unset: not checked.
+   *
+   * @generated from field: string form_account_id = 3;
+   */
+  formAccountId: string;
 };
 
 /**
@@ -198,6 +218,16 @@ export type ShopServicePayElectricityRequest = Message<"prepaid.v1.ShopServicePa
    * @generated from field: prepaid.v1.PayElectricityRequest order = 2;
    */
   order?: PayElectricityRequest | undefined;
+
+  /**
+   * The account the page's form was made for (the one the session acted for when it was shown).
+   * When set and the session acts for another account now (switched in another tab), nothing is
+   * done: FAILED_PRECONDITION, with ErrorInfo metadata "active_account_id" and
+   * "active_account_name" naming the account it acts for. Unset: not checked.
+   *
+   * @generated from field: string form_account_id = 3;
+   */
+  formAccountId: string;
 };
 
 /**
@@ -254,6 +284,16 @@ export type ShopServicePayCableRequest = Message<"prepaid.v1.ShopServicePayCable
    * @generated from field: prepaid.v1.PayCableRequest order = 2;
    */
   order?: PayCableRequest | undefined;
+
+  /**
+   * The account the page's form was made for (the one the session acted for when it was shown).
+   * When set and the session acts for another account now (switched in another tab), nothing is
+   * done: FAILED_PRECONDITION, with ErrorInfo metadata "active_account_id" and
+   * "active_account_name" naming the account it acts for. Unset: not checked.
+   *
+   * @generated from field: string form_account_id = 3;
+   */
+  formAccountId: string;
 };
 
 /**
@@ -310,6 +350,16 @@ export type ShopServiceSendBulkSmsRequest = Message<"prepaid.v1.ShopServiceSendB
    * @generated from field: prepaid.v1.SendBulkSmsRequest order = 2;
    */
   order?: SendBulkSmsRequest | undefined;
+
+  /**
+   * The account the page's form was made for (the one the session acted for when it was shown).
+   * When set and the session acts for another account now (switched in another tab), nothing is
+   * done: FAILED_PRECONDITION, with ErrorInfo metadata "active_account_id" and
+   * "active_account_name" naming the account it acts for. Unset: not checked.
+   *
+   * @generated from field: string form_account_id = 3;
+   */
+  formAccountId: string;
 };
 
 /**

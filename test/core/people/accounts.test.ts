@@ -196,6 +196,41 @@ people('a membership disabled in one account leaves the others; re-invited, the 
   assert.is((await rejection(holder.getSession({ sessionToken: home.token }))).code, Code.Unauthenticated);
 });
 
+people("a call made for the account a session acted for before its switch is refused, naming today's", async () => {
+  const ada = await accountWithOwner('Ada Form Ltd');
+  const bayo = await accountWithOwner('Bayo Form Ltd');
+  const { invitation } = await holder.inviteUser({ sessionToken: bayo.token, email: ada.email, role: UserRole.OWNER });
+  await holder.acceptInvitation({ invitationToken: invitation!.invitationToken, password: PASSWORD });
+  await holder.switchAccount({ sessionToken: ada.token, accountId: bayo.accountId });
+  const refused = await rejection(
+    holder.inviteUser({
+      sessionToken: ada.token,
+      email: newEmail(),
+      role: UserRole.VIEWER,
+      formAccountId: ada.accountId,
+    }),
+  );
+  assert.equal(
+    [refused.code, refused.reason, refused.metadata],
+    [
+      Code.FailedPrecondition,
+      'FAILED_PRECONDITION',
+      { active_account_id: bayo.accountId, active_account_name: 'Bayo Form Ltd' },
+    ],
+  );
+  assert.match(refused.message, 'Nothing was done');
+  assert.equal((await holder.listInvitations({ sessionToken: ada.token })).invitations, []);
+  // Made for the account the session acts for now, or naming none, the same call goes through.
+  await holder.inviteUser({
+    sessionToken: ada.token,
+    email: newEmail(),
+    role: UserRole.VIEWER,
+    formAccountId: bayo.accountId,
+  });
+  await holder.inviteUser({ sessionToken: ada.token, email: newEmail(), role: UserRole.VIEWER });
+  assert.is((await holder.listInvitations({ sessionToken: ada.token })).invitations.length, 2);
+});
+
 people('waiting invitations are listed with who invited; an owner revokes one and its link works no more', async () => {
   const owner = await accountWithOwner('Listed Ltd');
   const email = newEmail();

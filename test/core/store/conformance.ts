@@ -3549,6 +3549,31 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       assert.is(await h.balance(accountId), 496_000);
     });
 
+    it("an unmatched inflow's reason is replaced while it waits, and only then", async (h) => {
+      const accountId = await h.account();
+      const lost = await h.store.funding.recordInflow(
+        inflow(h, { status: 'unmatched', reason: 'no virtual account has this number' }),
+      );
+      const found = await h.store.funding.reconsiderInflow(
+        lost.inflow.inflowId,
+        'the provider says another customer was paid',
+        at(50),
+      );
+      assert.equal([found?.status, found?.reason], ['unmatched', 'the provider says another customer was paid']);
+      assert.is(
+        (await h.store.funding.getInflow(lost.inflow.inflowId))?.reason,
+        'the provider says another customer was paid',
+      );
+      await h.store.funding.creditInflow(
+        lost.inflow.inflowId,
+        { accountId, mode: 'live', feeKobo: kobo(0), at: at(51) },
+        'unmatched',
+      );
+      const late = await h.store.funding.reconsiderInflow(lost.inflow.inflowId, 'too late', at(52));
+      assert.equal([late?.status, late?.reason], ['credited', '']);
+      assert.is(await h.store.funding.reconsiderInflow('inf_missing', 'x', at(53)), null);
+    });
+
     it('an unmatched inflow waits; assigning credits it once; a rejected one is never credited', async (h) => {
       const accountId = await h.account();
       const lost = await h.store.funding.recordInflow(

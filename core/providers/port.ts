@@ -38,7 +38,7 @@ export interface ProviderRequest {
 
 /**
  * `evidence` is set on the answer to a purchase call that reached the network (or provably
- * did not): what the failover rules (failover-rules.ts) read. Routing does not read it yet.
+ * did not): what the failover rules (failover-rules.ts) read for a routed purchase's calls.
  */
 export type ProviderOutcome =
   /** `costKobo`: what the upstream says it charged us, where it says so (recorded for the operator). */

@@ -5,7 +5,8 @@
  * reads the call's evidence as proven non-delivery. Anything else (delivered, refused after
  * processing, a time-out, a 5xx, garbage, pending) ends the walk: that upstream is the only
  * one that could have delivered the purchase, and its re-queries, callbacks and reversals go
- * there (providerFor), whatever the routes say later.
+ * there (providerFor), whatever the routes say later. When the route's last upstream also
+ * provably did not deliver, no upstream has the purchase: it fails and is refunded at once.
  */
 import type { Kobo } from '../domain/money.js';
 import type { ProductName } from '../domain/products.js';
@@ -127,6 +128,20 @@ function healthOf(upstream: Upstream, outcome: ProviderOutcome): CallHealth {
   return 'answered';
 }
 
+/**
+ * An unknown outcome whose evidence the upstream's rule reads as proven non-delivery, at the
+ * route's last upstream: a failure. Its reason is the same words for every cause, since the
+ * adapter's own (a host name in a DNS error) would tell partners about the upstream.
+ */
+function deliveredNowhere(outcome: ProviderOutcome & { kind: 'unknown' }): ProviderOutcome {
+  return {
+    kind: 'failed',
+    reason: 'No provider could be reached for this purchase.',
+    ...(outcome.evidence === undefined ? {} : { evidence: outcome.evidence }),
+    ...(outcome.raw === undefined ? {} : { raw: outcome.raw }),
+  };
+}
+
 /** The attempt's outcome as recorded, from the adapter's outcome. */
 function recordedOutcome(outcome: ProviderOutcome): 'failed' | 'pending' | 'delivered' {
   if (outcome.kind === 'delivered') return 'delivered';
@@ -245,14 +260,18 @@ export async function purchaseAtUpstreams(
       });
       continue;
     }
-    deps.supply.observer?.attempt(upstream.name, tx.product, recordedOutcome(outcome));
+    // The route's last upstream provably did not deliver either, and every one before it was
+    // left only on such proof: nobody can deliver this purchase, so it fails and is refunded
+    // now (the contract's 502) instead of waiting for re-queries that cannot change it.
+    const stands = proven && outcome.kind === 'unknown' ? deliveredNowhere(outcome) : outcome;
+    deps.supply.observer?.attempt(upstream.name, tx.product, recordedOutcome(stands));
     return {
-      outcome,
+      outcome: stands,
       attempt: {
         seq,
-        outcome: recordedOutcome(outcome),
+        outcome: recordedOutcome(stands),
         evidence: describeEvidence(evidence),
-        costKobo: outcome.kind === 'delivered' ? (outcome.costKobo ?? null) : null,
+        costKobo: stands.kind === 'delivered' ? (stands.costKobo ?? null) : null,
       },
       answers: answersOf('purchase', upstream.name, outcome),
     };

@@ -16,7 +16,8 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 type PnScript =
-  | { answer: 'successful' }
+  /** `tokenLate`: a prepaid bill payment is successful with an empty `token`, until `giveToken()`. */
+  | { answer: 'successful'; tokenLate?: boolean }
   | { answer: 'processing' }
   | { answer: 'failed' }
   | { answer: 'html500' }
@@ -32,6 +33,8 @@ interface PnRecord {
   charged: number;
   balanceBefore: number;
   balanceAfter: number;
+  /** A successful prepaid bill payment whose token is still empty (unsure whether sites do this; the attack saw it). */
+  tokenLate: boolean;
 }
 
 export interface FakePortedNumber {
@@ -48,6 +51,8 @@ export interface FakePortedNumber {
   balance: number;
   script(recipient: string, ...answers: PnScript[]): void;
   settle(id: number, status: 'successful' | 'failed'): void;
+  /** The token of a bill payment scripted `tokenLate` appears in its record. */
+  giveToken(id: number): void;
   close(): Promise<void>;
 }
 
@@ -82,7 +87,7 @@ export async function startFakePortedNumber(): Promise<FakePortedNumber> {
     meter_no: r.body['meter_number'],
     company: 'ikeja-electric',
     meter_type: r.body['MeterType'] === 1 ? 'prepaid' : 'postpaid',
-    token: r.Status === 'successful' && r.body['MeterType'] === 1 ? SITE_METER_TOKEN_TEXT : '',
+    token: r.Status === 'successful' && r.body['MeterType'] === 1 && !r.tokenLate ? SITE_METER_TOKEN_TEXT : '',
     amount: r.amount,
     pay_amount: String(r.charged),
     Status: r.Status,
@@ -153,6 +158,7 @@ export async function startFakePortedNumber(): Promise<FakePortedNumber> {
       charged,
       balanceBefore,
       balanceAfter: fake.balance,
+      tokenLate: next.answer === 'successful' && next.tokenLate === true,
     };
     // A failed purchase is refunded at the site (unsure in the facts; the fake assumes it).
     if (record.Status === 'failed') fake.balance = Math.round((fake.balance + charged) * 100) / 100;
@@ -271,6 +277,11 @@ export async function startFakePortedNumber(): Promise<FakePortedNumber> {
       const record = fake.records.find((r) => r.id === id);
       if (record === undefined) throw new Error(`the fake site has no record ${id}`);
       record.Status = status;
+    },
+    giveToken(id) {
+      const record = fake.records.find((r) => r.id === id);
+      if (record === undefined) throw new Error(`the fake site has no record ${id}`);
+      record.tokenLate = false;
     },
     async close() {
       for (const res of hanging) res.destroy();

@@ -142,6 +142,12 @@ function deliveredNowhere(outcome: ProviderOutcome & { kind: 'unknown' }): Provi
   };
 }
 
+/** The upstream's own id of the purchase in an outcome, kept on its attempt for re-queries. */
+function upstreamReferenceOf(outcome: ProviderOutcome): string | null {
+  if (outcome.kind === 'delivered') return outcome.result.providerReference ?? null;
+  return outcome.kind === 'unknown' ? (outcome.upstreamReference ?? null) : null;
+}
+
 /** The attempt's outcome as recorded, from the adapter's outcome. */
 function recordedOutcome(outcome: ProviderOutcome): 'failed' | 'pending' | 'delivered' {
   if (outcome.kind === 'delivered') return 'delivered';
@@ -272,6 +278,7 @@ export async function purchaseAtUpstreams(
         outcome: recordedOutcome(stands),
         evidence: describeEvidence(evidence),
         costKobo: stands.kind === 'delivered' ? (stands.costKobo ?? null) : null,
+        upstreamReference: upstreamReferenceOf(stands),
       },
       answers: answersOf('purchase', upstream.name, outcome),
     };
@@ -285,20 +292,28 @@ export async function purchaseAtUpstreams(
  * (its last attempt), or, for a purchase with none recorded (a test purchase, one made before
  * upstreams were recorded, or one a crash stopped before its first call), its family's
  * provider. Null when the recorded upstream is no longer configured: nobody else may be asked.
+ * `request` is the purchase's request with the upstream's own id of it, when its attempt kept
+ * one, for the re-query.
  */
 export async function providerFor(
   deps: CallDeps,
   tx: TransactionRecord,
-): Promise<{ provider: ProductProvider; upstream: string | null } | { provider: null; upstream: string }> {
+  request: ProviderRequest,
+): Promise<
+  | { provider: ProductProvider; upstream: string | null; request: ProviderRequest }
+  | { provider: null; upstream: string; request: ProviderRequest }
+> {
   if (deps.supply !== undefined && tx.mode === 'live') {
     const attempts = await deps.store.supply.attemptsOf(tx.reference);
     const last = attempts[attempts.length - 1];
     if (last !== undefined) {
       const provider = deps.supply.router.supply.upstreams.get(last.upstream)?.products[tx.product];
+      const asked =
+        last.upstreamReference === null ? request : { ...request, upstreamReference: last.upstreamReference };
       return provider === undefined
-        ? { provider: null, upstream: last.upstream }
-        : { provider, upstream: last.upstream };
+        ? { provider: null, upstream: last.upstream, request: asked }
+        : { provider, upstream: last.upstream, request: asked };
     }
   }
-  return { provider: deps.providers[tx.mode][tx.product], upstream: null };
+  return { provider: deps.providers[tx.mode][tx.product], upstream: null, request };
 }

@@ -226,8 +226,8 @@ export async function applyOutcome(
   const missing = outcome.kind === 'delivered' ? goodsMissing(tx, outcome.result) : null;
   if (missing !== null) {
     // Delivered in the upstream's words, but not the goods (a prepaid vend without its token):
-    // pending, re-queried for them. The attempt stays pending too, so a later answer with the
-    // goods marks it delivered with its cost (observed-costs.ts).
+    // pending, re-queried for them. The attempt stays pending too, saying why for the operator,
+    // so a later answer with the goods marks it delivered with its cost (observed-costs.ts).
     deps.log('purchase.goods_missing', { reference: tx.reference, product: tx.product, reason: missing });
     return applyOutcome(
       deps,
@@ -235,7 +235,7 @@ export async function applyOutcome(
       { kind: 'unknown', reason: missing },
       attemptsSoFar,
       schedule,
-      attempt === undefined ? undefined : { ...attempt, outcome: 'pending', costKobo: null },
+      attempt === undefined ? undefined : { ...attempt, outcome: 'pending', evidence: missing, costKobo: null },
       answers,
     );
   }

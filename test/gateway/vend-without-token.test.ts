@@ -130,6 +130,11 @@ test('VTpass: 000 delivered without a token is answered pending, then success wi
     assert.is(reply.status, 202, reply.text);
     assert.is(reply.json.status, 'pending');
     const reference = reply.json.reference as string;
+    assert.equal(
+      (await stack.core.store.supply.attemptsOf(reference)).map((a) => [a.outcome, a.evidence]),
+      [['pending', 'the provider reports the prepaid vend as delivered without its token']],
+      'the attempt says why it is pending',
+    );
     await heldForItsToken(stack, reference);
     stack.vtpass.transactions.get(reference)!.shape = 'standard';
     const token = stack.vtpass.tokenDigits(reference).match(/\d{4}/g)!.join('-');

@@ -9,7 +9,7 @@
  * provably did not deliver, no upstream has the purchase: it fails and is refunded at once.
  */
 import type { Kobo } from '../domain/money.js';
-import type { ProductName } from '../domain/products.js';
+import { goodsMissing, type ProductName } from '../domain/products.js';
 import { cleanRawAnswer } from '../domain/raw-answers.js';
 import type { TransactionRecord, UpstreamAnswerSource, UpstreamAttemptOutcome } from '../domain/records.js';
 import type { CallEvidence, ProductProvider, ProviderOutcome, ProviderRequest, Providers } from '../providers/port.js';
@@ -148,9 +148,12 @@ function upstreamReferenceOf(outcome: ProviderOutcome): string | null {
   return outcome.kind === 'unknown' ? (outcome.upstreamReference ?? null) : null;
 }
 
-/** The attempt's outcome as recorded, from the adapter's outcome. */
-function recordedOutcome(outcome: ProviderOutcome): 'failed' | 'pending' | 'delivered' {
-  if (outcome.kind === 'delivered') return 'delivered';
+/**
+ * The attempt's outcome as recorded, from the adapter's outcome: a delivery without the goods
+ * (a prepaid vend without its token) is pending, as the flow keeps its purchase (goodsMissing).
+ */
+function recordedOutcome(outcome: ProviderOutcome, tx: TransactionRecord): 'failed' | 'pending' | 'delivered' {
+  if (outcome.kind === 'delivered') return goodsMissing(tx, outcome.result) === null ? 'delivered' : 'pending';
   return outcome.kind === 'unknown' ? 'pending' : 'failed';
 }
 
@@ -270,12 +273,12 @@ export async function purchaseAtUpstreams(
     // left only on such proof: nobody can deliver this purchase, so it fails and is refunded
     // now (the contract's 502) instead of waiting for re-queries that cannot change it.
     const stands = proven && outcome.kind === 'unknown' ? deliveredNowhere(outcome) : outcome;
-    deps.supply.observer?.attempt(upstream.name, tx.product, recordedOutcome(stands));
+    deps.supply.observer?.attempt(upstream.name, tx.product, recordedOutcome(stands, tx));
     return {
       outcome: stands,
       attempt: {
         seq,
-        outcome: recordedOutcome(stands),
+        outcome: recordedOutcome(stands, tx),
         evidence: describeEvidence(evidence),
         costKobo: stands.kind === 'delivered' ? (stands.costKobo ?? null) : null,
         upstreamReference: upstreamReferenceOf(stands),

@@ -162,6 +162,24 @@ export interface DeliveryResult {
 }
 
 /**
+ * Why a delivery an upstream reports is not yet the goods, or null when it is. A prepaid
+ * vend is its token: without it the customer has nothing to enter into the meter, so the
+ * purchase is not a success, whatever the upstream's status word says. It stays pending and
+ * is re-queried for the token (every upstream kind may send it later: ClubKonnect's
+ * `metertoken` is empty until the order completes, a VTpass requery repeats the vend's
+ * fields, a ported-number record is read again), and a person is asked past the deadline.
+ */
+export function goodsMissing(
+  purchase: { product: ProductName; details: Pick<PurchaseDetails, 'meterType'> },
+  result: Pick<DeliveryResult, 'token'>,
+): string | null {
+  if (purchase.product !== 'electricity' || purchase.details.meterType !== 'prepaid') return null;
+  return result.token === undefined || result.token === ''
+    ? 'the provider reports the prepaid vend as delivered without its token'
+    : null;
+}
+
+/**
  * A validated, priced purchase that has not touched the wallet yet: everything the
  * two-phase flow needs to reserve, call the provider and answer.
  */

@@ -434,6 +434,11 @@ export interface UpstreamAttemptRecord {
   evidence: string | null;
   /** What the upstream says it charged us, where it says so. */
   costKobo: Kobo | null;
+  /**
+   * The upstream's own id of the purchase, when its answer gave one (a ported-number site's
+   * record `id`): what a re-query asks by where the upstream looks purchases up by its id only.
+   */
+  upstreamReference: string | null;
   endedAt: Date | null;
 }
 

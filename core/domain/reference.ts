@@ -68,3 +68,12 @@ export function newReference(at: Date): string {
 }
 
 export const REFERENCE_PATTERN = /^\d{12}[A-Z0-9]{10}$/;
+
+/** The minute a reference was made (its Lagos stamp read back), or null for a text without one. */
+export function referenceMinute(reference: string): Date | null {
+  const m = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})/.exec(reference);
+  if (m === null) return null;
+  const [, y, mo, d, h, mi] = m.map(Number) as [number, number, number, number, number, number];
+  const ms = Date.UTC(y, mo - 1, d, h, mi) - LAGOS_OFFSET_MS;
+  return Number.isFinite(ms) ? new Date(ms) : null;
+}

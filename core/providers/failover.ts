@@ -6,9 +6,10 @@
  * not on the kind's list) is not proof: the purchase stays where it is and is re-queried there,
  * so one purchase has at most one upstream that could have delivered it.
  *
- * A rule only ever narrows: it never turns an adapter's `unknown` into a failure. Outside
- * failover the adapter's own outcome stands. The rules per kind are in failover-rules.ts;
- * routing does not use them yet.
+ * A rule turns an adapter's `unknown` into a failure in one place only: at a route's last
+ * upstream, when every upstream of the route provably did not deliver, the purchase fails and
+ * is refunded (core/purchases/upstream-calls.ts). Otherwise the adapter's own outcome stands.
+ * The rules per kind are in failover-rules.ts.
  */
 import type { CallEvidence } from './port.js';
 import type { HttpAnswer } from './vtpass/http.js';

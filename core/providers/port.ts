@@ -34,11 +34,16 @@ export interface ProviderRequest {
   /** Face value in kobo (what the upstream delivers), not what the wallet paid. */
   faceValueKobo: Kobo;
   details: PurchaseDetails;
+  /**
+   * On a re-query: the upstream's own id of the purchase, when an earlier answer gave one
+   * (kept on the attempt). An upstream that looks purchases up by its own id asks by it.
+   */
+  upstreamReference?: string;
 }
 
 /**
  * `evidence` is set on the answer to a purchase call that reached the network (or provably
- * did not): what the failover rules (failover-rules.ts) read. Routing does not read it yet.
+ * did not): what the failover rules (failover-rules.ts) read for a routed purchase's calls.
  */
 export type ProviderOutcome =
   /** `costKobo`: what the upstream says it charged us, where it says so (recorded for the operator). */
@@ -46,8 +51,11 @@ export type ProviderOutcome =
     | { kind: 'delivered'; result: DeliveryResult; costKobo?: Kobo }
     /** Definitive failure: nothing was delivered and the upstream did not charge. */
     | { kind: 'failed'; reason: string; evidence?: CallEvidence }
-    /** No certain answer (timeout, network error, still processing, unexpected body). */
-    | { kind: 'unknown'; reason: string; evidence?: CallEvidence }
+    /**
+     * No certain answer (timeout, network error, still processing, unexpected body).
+     * `upstreamReference`: the upstream's own id of the purchase, when the answer gave one.
+     */
+    | { kind: 'unknown'; reason: string; evidence?: CallEvidence; upstreamReference?: string }
     /**
      * The upstream undid the purchase and returned the money to us (a reversal). For a
      * pending transaction it is a failure like any other (refunded once); for one already

@@ -128,7 +128,7 @@ export function createCallbackService(
       // A test purchase is the sandbox's, so an upstream's callback naming one is ignored here,
       // as is one for a purchase another upstream got (recorded on it), or, for a purchase with
       // no upstream recorded, one its family's provider is not.
-      const { provider, upstream } = await providerFor(deps, tx);
+      const { provider, upstream, request } = await providerFor(deps, tx, providerRequestOf(tx));
       const servedBy = upstream ?? provider?.name;
       if (provider === null || servedBy !== providerName) {
         log('callback.ignored', {
@@ -142,10 +142,7 @@ export function createCallbackService(
       if (deps.inFlight.has(tx.reference))
         return { disposition: 'retry_later', reference: tx.reference, status: tx.status };
       return requeryOnce(tx, async () => {
-        const outcome = await callProvider(
-          (signal) => provider.query(providerRequestOf(tx), signal),
-          deps.providerTimeoutMs,
-        );
+        const outcome = await callProvider((signal) => provider.query(request, signal), deps.providerTimeoutMs);
         const heard = [...callbackAnswers(providerName, body), ...answersOf('requery', providerName, outcome)];
         const result = await applyRequeryAnswer(deps, tx, outcome, heard);
         log('callback.applied', {

@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { DomainError, invalid } from '../domain/errors.js';
 import type { Mode } from '../domain/mode.js';
 import { formatNaira } from '../domain/money.js';
-import type { ProductName, PurchaseOrder } from '../domain/products.js';
+import { goodsMissing, type ProductName, type PurchaseOrder } from '../domain/products.js';
 import type { TransactionRecord } from '../domain/records.js';
 import { newReference } from '../domain/reference.js';
 import { DEFAULT_RETRY_SCHEDULE, firstAnswer, nextAttempt, type RetrySchedule } from '../domain/transactions.js';
@@ -223,6 +223,22 @@ export async function applyOutcome(
   answers?: readonly NewUpstreamAnswer[],
 ): Promise<TransactionRecord> {
   const at = deps.clock();
+  const missing = outcome.kind === 'delivered' ? goodsMissing(tx, outcome.result) : null;
+  if (missing !== null) {
+    // Delivered in the upstream's words, but not the goods (a prepaid vend without its token):
+    // pending, re-queried for them. The attempt stays pending too, saying why for the operator,
+    // so a later answer with the goods marks it delivered with its cost (observed-costs.ts).
+    deps.log('purchase.goods_missing', { reference: tx.reference, product: tx.product, reason: missing });
+    return applyOutcome(
+      deps,
+      tx,
+      { kind: 'unknown', reason: missing },
+      attemptsSoFar,
+      schedule,
+      attempt === undefined ? undefined : { ...attempt, outcome: 'pending', evidence: missing, costKobo: null },
+      answers,
+    );
+  }
   if (outcome.kind === 'delivered') {
     const settled = await deps.store.wallet.settle(tx.reference, outcome.result, at, attempt, answers);
     if (!settled) throw new DomainError('INTERNAL', `Transaction ${tx.reference} vanished while settling.`);

@@ -39,11 +39,11 @@ export function createRecoveryWorker(
     });
     if (tx === null) return false;
     // The upstream that got the purchase answers for it, whatever the routes say now.
-    const { provider, upstream } = await providerFor(deps, tx);
+    const { provider, upstream, request } = await providerFor(deps, tx, providerRequestOf(tx));
     const outcome =
       provider === null
         ? { kind: 'unknown' as const, reason: `the upstream ${upstream} that got the purchase is no longer configured` }
-        : await callProvider((signal) => provider.query(providerRequestOf(tx), signal), deps.providerTimeoutMs);
+        : await callProvider((signal) => provider.query(request, signal), deps.providerTimeoutMs);
     deps.log('provider.query', {
       reference: tx.reference,
       product: tx.product,

@@ -5,10 +5,11 @@
  * reads the call's evidence as proven non-delivery. Anything else (delivered, refused after
  * processing, a time-out, a 5xx, garbage, pending) ends the walk: that upstream is the only
  * one that could have delivered the purchase, and its re-queries, callbacks and reversals go
- * there (providerFor), whatever the routes say later.
+ * there (providerFor), whatever the routes say later. When the route's last upstream also
+ * provably did not deliver, no upstream has the purchase: it fails and is refunded at once.
  */
 import type { Kobo } from '../domain/money.js';
-import type { ProductName } from '../domain/products.js';
+import { goodsMissing, type ProductName } from '../domain/products.js';
 import { cleanRawAnswer } from '../domain/raw-answers.js';
 import type { TransactionRecord, UpstreamAnswerSource, UpstreamAttemptOutcome } from '../domain/records.js';
 import type { CallEvidence, ProductProvider, ProviderOutcome, ProviderRequest, Providers } from '../providers/port.js';
@@ -127,9 +128,32 @@ function healthOf(upstream: Upstream, outcome: ProviderOutcome): CallHealth {
   return 'answered';
 }
 
-/** The attempt's outcome as recorded, from the adapter's outcome. */
-function recordedOutcome(outcome: ProviderOutcome): 'failed' | 'pending' | 'delivered' {
-  if (outcome.kind === 'delivered') return 'delivered';
+/**
+ * An unknown outcome whose evidence the upstream's rule reads as proven non-delivery, at the
+ * route's last upstream: a failure. Its reason is the same words for every cause, since the
+ * adapter's own (a host name in a DNS error) would tell partners about the upstream.
+ */
+function deliveredNowhere(outcome: ProviderOutcome & { kind: 'unknown' }): ProviderOutcome {
+  return {
+    kind: 'failed',
+    reason: 'No provider could be reached for this purchase.',
+    ...(outcome.evidence === undefined ? {} : { evidence: outcome.evidence }),
+    ...(outcome.raw === undefined ? {} : { raw: outcome.raw }),
+  };
+}
+
+/** The upstream's own id of the purchase in an outcome, kept on its attempt for re-queries. */
+function upstreamReferenceOf(outcome: ProviderOutcome): string | null {
+  if (outcome.kind === 'delivered') return outcome.result.providerReference ?? null;
+  return outcome.kind === 'unknown' ? (outcome.upstreamReference ?? null) : null;
+}
+
+/**
+ * The attempt's outcome as recorded, from the adapter's outcome: a delivery without the goods
+ * (a prepaid vend without its token) is pending, as the flow keeps its purchase (goodsMissing).
+ */
+function recordedOutcome(outcome: ProviderOutcome, tx: TransactionRecord): 'failed' | 'pending' | 'delivered' {
+  if (outcome.kind === 'delivered') return goodsMissing(tx, outcome.result) === null ? 'delivered' : 'pending';
   return outcome.kind === 'unknown' ? 'pending' : 'failed';
 }
 
@@ -245,14 +269,19 @@ export async function purchaseAtUpstreams(
       });
       continue;
     }
-    deps.supply.observer?.attempt(upstream.name, tx.product, recordedOutcome(outcome));
+    // The route's last upstream provably did not deliver either, and every one before it was
+    // left only on such proof: nobody can deliver this purchase, so it fails and is refunded
+    // now (the contract's 502) instead of waiting for re-queries that cannot change it.
+    const stands = proven && outcome.kind === 'unknown' ? deliveredNowhere(outcome) : outcome;
+    deps.supply.observer?.attempt(upstream.name, tx.product, recordedOutcome(stands, tx));
     return {
-      outcome,
+      outcome: stands,
       attempt: {
         seq,
-        outcome: recordedOutcome(outcome),
+        outcome: recordedOutcome(stands, tx),
         evidence: describeEvidence(evidence),
-        costKobo: outcome.kind === 'delivered' ? (outcome.costKobo ?? null) : null,
+        costKobo: stands.kind === 'delivered' ? (stands.costKobo ?? null) : null,
+        upstreamReference: upstreamReferenceOf(stands),
       },
       answers: answersOf('purchase', upstream.name, outcome),
     };
@@ -266,20 +295,28 @@ export async function purchaseAtUpstreams(
  * (its last attempt), or, for a purchase with none recorded (a test purchase, one made before
  * upstreams were recorded, or one a crash stopped before its first call), its family's
  * provider. Null when the recorded upstream is no longer configured: nobody else may be asked.
+ * `request` is the purchase's request with the upstream's own id of it, when its attempt kept
+ * one, for the re-query.
  */
 export async function providerFor(
   deps: CallDeps,
   tx: TransactionRecord,
-): Promise<{ provider: ProductProvider; upstream: string | null } | { provider: null; upstream: string }> {
+  request: ProviderRequest,
+): Promise<
+  | { provider: ProductProvider; upstream: string | null; request: ProviderRequest }
+  | { provider: null; upstream: string; request: ProviderRequest }
+> {
   if (deps.supply !== undefined && tx.mode === 'live') {
     const attempts = await deps.store.supply.attemptsOf(tx.reference);
     const last = attempts[attempts.length - 1];
     if (last !== undefined) {
       const provider = deps.supply.router.supply.upstreams.get(last.upstream)?.products[tx.product];
+      const asked =
+        last.upstreamReference === null ? request : { ...request, upstreamReference: last.upstreamReference };
       return provider === undefined
-        ? { provider: null, upstream: last.upstream }
-        : { provider, upstream: last.upstream };
+        ? { provider: null, upstream: last.upstream, request: asked }
+        : { provider, upstream: last.upstream, request: asked };
     }
   }
-  return { provider: deps.providers[tx.mode][tx.product], upstream: null };
+  return { provider: deps.providers[tx.mode][tx.product], upstream: null, request };
 }

@@ -277,17 +277,14 @@ function purchaseDesk(deps: DeskDeps) {
       const tx = await purchase(reference);
       if (tx.status !== 'pending') return tx;
       // The upstream that got the purchase answers for it, whatever the routes say now.
-      const { provider, upstream } = await providerFor(deps.purchases, tx);
+      const { provider, upstream, request } = await providerFor(deps.purchases, tx, providerRequestOf(tx));
       const outcome =
         provider === null
           ? {
               kind: 'unknown' as const,
               reason: `the upstream ${upstream} that got the purchase is no longer configured`,
             }
-          : await callProvider(
-              (signal) => provider.query(providerRequestOf(tx), signal),
-              deps.purchases.providerTimeoutMs,
-            );
+          : await callProvider((signal) => provider.query(request, signal), deps.purchases.providerTimeoutMs);
       const answers = answersOf('requery', upstream ?? provider?.name ?? '', outcome);
       const after = await applyOutcome(deps.purchases, tx, outcome, tx.attempts, undefined, undefined, answers);
       await audit(who, {

@@ -296,8 +296,13 @@ export interface FirstAttempt {
 /** An upstream's answer to keep with a write about its purchase (the store adds reference, n and time). */
 export type NewUpstreamAnswer = Pick<UpstreamAnswerRecord, 'upstream' | 'source' | 'body'>;
 
-/** What came of one upstream attempt, written with the money operation that follows the call. */
-export interface AttemptEnd extends Pick<UpstreamAttemptRecord, 'outcome' | 'evidence' | 'costKobo'> {
+/**
+ * What came of one upstream attempt, written with the money operation that follows the call.
+ * `upstreamReference` is written when given (absent or null keeps what the attempt has).
+ */
+export interface AttemptEnd
+  extends Pick<UpstreamAttemptRecord, 'outcome' | 'evidence' | 'costKobo'>,
+    Partial<Pick<UpstreamAttemptRecord, 'upstreamReference'>> {
   seq: number;
 }
 

@@ -203,8 +203,8 @@ test('a site bill payment still processing is pending, then delivered with its t
     assert.is(tx.status, 'success');
     assert.is(tx.token, TOKEN);
     assert.ok(
-      stack.site.calls.some((c) => c.method === 'GET' && c.path === '/api/billpayment/'),
-      'found in the history list by our reference',
+      stack.site.calls.some((c) => c.method === 'GET' && c.path === `/api/billpayment/${record.id}`),
+      "asked for by the site's id its processing answer gave",
     );
     assert.equal(await entriesOf(stack, reference), ['debit']);
     await ledgerIsExact(stack);

@@ -156,6 +156,52 @@ test('VTpass 016 (processed, then failed) is refunded once and never moves on', 
   }
 });
 
+test('a DNS failure at the only upstream proves nothing was sent: 502, refunded at once, never re-queried', async () => {
+  const stack = await startStack({ airtime: ['site'] }, { siteUrl: 'https://site.invalid/api/' });
+  try {
+    const reply = await buyAirtime(stack, '08031234567');
+    assert.is(reply.status, 502, reply.text);
+    assert.match(reply.json.message, /refunded in full/);
+    assert.not.match(reply.text, /invalid|ENOTFOUND/, 'partners never see the upstream or its error');
+    const reference = reply.json.reference as string;
+    assert.equal(await attemptsOf(stack, reference), [['site', 'failed', 'dns']]);
+    const entries = await stack.core.store.wallet.ledgerOf(stack.keys.accountId, 'live', reference);
+    assert.equal(
+      entries.map((e) => e.kind),
+      ['debit', 'refund'],
+    );
+    assert.is(await stack.core.recoverNow(), 0, 'nothing is left pending');
+    await ledgerIsExact(stack);
+  } finally {
+    await stack.close();
+  }
+});
+
+test('every upstream of the route provably did not deliver (091, then refused): 502 and one refund', async () => {
+  const stack = await startStack(
+    { airtime: ['vtpass', 'site'] },
+    { siteUrl: `http://127.0.0.1:${await closedPort()}/api/` },
+  );
+  try {
+    stack.vtpass.script('08031234567', { answer: 'code', code: '091' });
+    const reply = await buyAirtime(stack, '08031234567');
+    assert.is(reply.status, 502, reply.text);
+    const reference = reply.json.reference as string;
+    assert.equal(await attemptsOf(stack, reference), [
+      ['vtpass', 'not_delivered', 'http 200, code 091'],
+      ['site', 'failed', 'refused'],
+    ]);
+    const entries = await stack.core.store.wallet.ledgerOf(stack.keys.accountId, 'live', reference);
+    assert.equal(
+      entries.map((e) => e.kind),
+      ['debit', 'refund'],
+    );
+    await ledgerIsExact(stack);
+  } finally {
+    await stack.close();
+  }
+});
+
 test('the first times out, then delivers: second not called; pending, then success on requery at first', async () => {
   const stack = await startStack({ airtime: ['vtpass', 'site'] });
   try {

@@ -16,7 +16,8 @@ import http, { type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 type CkScript =
-  | { answer: 'complete' }
+  /** `tokenLate`: a prepaid order completes with its metertoken still empty, until `giveToken()`. */
+  | { answer: 'complete'; tokenLate?: boolean }
   | { answer: 'pending'; code?: '100' | '300' | '201' | '600' }
   | { answer: 'cancel' }
   | { answer: 'error'; code: string; status: string }
@@ -30,6 +31,8 @@ interface CkOrder {
   params: Record<string, string>;
   /** The statuscode a query answers now. */
   code: string;
+  /** A completed prepaid order whose metertoken is still empty (the facts: possibly empty until completed). */
+  tokenLate: boolean;
 }
 
 export interface FakeClubkonnect {
@@ -44,6 +47,8 @@ export interface FakeClubkonnect {
   script(recipient: string, ...answers: CkScript[]): void;
   /** Settles a recorded order, as ClubKonnect does later. */
   settle(requestId: string, code: string): void;
+  /** The token of a completed order scripted `tokenLate` appears in its query answers. */
+  giveToken(requestId: string): void;
   close(): Promise<void>;
 }
 
@@ -103,7 +108,8 @@ export async function startFakeClubkonnect(): Promise<FakeClubkonnect> {
     ...(order.script === 'APIElectricityV1.asp'
       ? {
           meterno: order.params['MeterNo'],
-          metertoken: order.code === '200' && order.params['MeterType'] === '01' ? CK_METER_TOKEN : '',
+          metertoken:
+            order.code === '200' && order.params['MeterType'] === '01' && !order.tokenLate ? CK_METER_TOKEN : '',
         }
       : {}),
   });
@@ -148,7 +154,14 @@ export async function startFakeClubkonnect(): Promise<FakeClubkonnect> {
     const next = scripts.get(recipient)?.shift() ?? { answer: 'complete' };
     if (next.answer === 'error') return error(res, next.code, next.status);
     const orderId = String(nextOrder++);
-    const order: CkOrder = { orderId, requestId: params['RequestID'] ?? '', script, params, code: '100' };
+    const order: CkOrder = {
+      orderId,
+      requestId: params['RequestID'] ?? '',
+      script,
+      params,
+      code: '100',
+      tokenLate: next.answer === 'complete' && next.tokenLate === true,
+    };
     orders.set(orderId, order);
     if (next.answer === 'complete') order.code = '200';
     if (next.answer === 'cancel') order.code = '506';
@@ -246,6 +259,11 @@ export async function startFakeClubkonnect(): Promise<FakeClubkonnect> {
       const order = [...orders.values()].find((o) => o.requestId === requestId);
       if (order === undefined) throw new Error(`the fake ClubKonnect has no order ${requestId}`);
       order.code = code;
+    },
+    giveToken(requestId) {
+      const order = [...orders.values()].find((o) => o.requestId === requestId);
+      if (order === undefined) throw new Error(`the fake ClubKonnect has no order ${requestId}`);
+      order.tokenLate = false;
     },
     async close() {
       for (const res of hanging) res.destroy();

@@ -5,7 +5,9 @@
  * otherwise), JSON bodies, network ids 1-4, an 11-digit mobile_number, a known plan id,
  * DRF field errors as HTTP 400, `{"error":["insufficient balance..."]}` when our wallet there
  * is short, 201 with a record whose `Status` is successful/processing/failed, the record by
- * id, the paginated history (newest first, echoing `ident`), and `/api/user/` with the
+ * id (`/api/data/{id}`, 404 for another kind's or none), the history paged by 50 as DRF's
+ * page-number pagination writes it (newest first, `?page=N`, an absolute `next` link, echoing
+ * `ident`, each record's naive Lagos `create_date`), and `/api/user/` with the
  * balance and `Dataplans`; bill payments (`/api/billpayment/`, Husmodata's disco ids, the token
  * as "Token : ...") and `/api/validatemeter`.
  *
@@ -16,7 +18,8 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 type PnScript =
-  | { answer: 'successful' }
+  /** `tokenLate`: a prepaid bill payment is successful with an empty `token`, until `giveToken()`. */
+  | { answer: 'successful'; tokenLate?: boolean }
   | { answer: 'processing' }
   | { answer: 'failed' }
   | { answer: 'html500' }
@@ -32,6 +35,10 @@ interface PnRecord {
   charged: number;
   balanceBefore: number;
   balanceAfter: number;
+  /** When the site made it, as its naive local (Lagos) date-time. */
+  created: string;
+  /** A successful prepaid bill payment whose token is still empty (unsure whether sites do this; the attack saw it). */
+  tokenLate: boolean;
 }
 
 export interface FakePortedNumber {
@@ -48,6 +55,10 @@ export interface FakePortedNumber {
   balance: number;
   script(recipient: string, ...answers: PnScript[]): void;
   settle(id: number, status: 'successful' | 'failed'): void;
+  /** `count` successful purchases of other buyers at the site, newer than every record so far. */
+  otherSales(kind: 'data' | 'topup' | 'billpayment', count: number): void;
+  /** The token of a bill payment scripted `tokenLate` appears in its record. */
+  giveToken(id: number): void;
   close(): Promise<void>;
 }
 
@@ -57,6 +68,14 @@ const DISCO_IDS = new Set([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
 const METERS: Readonly<Record<string, string>> = { '43067784709': 'David Dele', '1111111111111': 'Ayo' };
 /** The token of a successful prepaid bill payment, as the facts' sample writes it. */
 const SITE_METER_TOKEN_TEXT = 'Token : 26362054405982757802';
+
+/** The history's page size (DRF PageNumberPagination's PAGE_SIZE as the family's sites set it: unsure). */
+const HISTORY_PAGE_SIZE = 50;
+
+/** A moment as the site's naive Lagos date-time with microseconds, as `create_date` is written. */
+function siteNow(): string {
+  return `${new Date(Date.now() + 60 * 60_000).toISOString().slice(0, 23)}000`;
+}
 
 /** Plans by id: network, size, price in naira text. */
 const PLANS: ReadonlyMap<number, { network: number; plan: string; amount: string; type: string }> = new Map([
@@ -82,12 +101,12 @@ export async function startFakePortedNumber(): Promise<FakePortedNumber> {
     meter_no: r.body['meter_number'],
     company: 'ikeja-electric',
     meter_type: r.body['MeterType'] === 1 ? 'prepaid' : 'postpaid',
-    token: r.Status === 'successful' && r.body['MeterType'] === 1 ? SITE_METER_TOKEN_TEXT : '',
+    token: r.Status === 'successful' && r.body['MeterType'] === 1 && !r.tokenLate ? SITE_METER_TOKEN_TEXT : '',
     amount: r.amount,
     pay_amount: String(r.charged),
     Status: r.Status,
     refund: r.Status === 'failed',
-    date_created: '2023-12-27T07:19:07.544254',
+    date_created: r.created,
     Customer_name: METERS[r.body['meter_number'] as string] ?? '',
     ...(typeof r.body['ident'] === 'string' ? { ident: r.body['ident'] } : {}),
   });
@@ -98,7 +117,7 @@ export async function startFakePortedNumber(): Promise<FakePortedNumber> {
     balance_before: String(r.balanceBefore),
     balance_after: String(r.balanceAfter),
     Status: r.Status,
-    create_date: '2024-09-10T10:47:01.643585',
+    create_date: r.created,
     ...(r.kind === 'data'
       ? { plan_amount: `₦${r.amount}` }
       : { paid_amount: r.charged.toFixed(1), amount: String(r.amount) }),
@@ -153,6 +172,8 @@ export async function startFakePortedNumber(): Promise<FakePortedNumber> {
       charged,
       balanceBefore,
       balanceAfter: fake.balance,
+      created: siteNow(),
+      tokenLate: next.answer === 'successful' && next.tokenLate === true,
     };
     // A failed purchase is refunded at the site (unsure in the facts; the fake assumes it).
     if (record.Status === 'failed') fake.balance = Math.round((fake.balance + charged) * 100) / 100;
@@ -192,12 +213,14 @@ export async function startFakePortedNumber(): Promise<FakePortedNumber> {
     if (req.method === 'GET') {
       const list = /^\/api\/(data|topup|billpayment)\/$/.exec(url.pathname);
       if (list) {
-        const results = fake.records
-          .filter((r) => r.kind === list[1])
-          .reverse()
-          .slice(0, 20)
-          .map(view);
-        return send(res, 200, { count: results.length, next: null, previous: null, results });
+        const all = fake.records.filter((r) => r.kind === list[1]).reverse();
+        const page = Number(url.searchParams.get('page') ?? '1');
+        const pages = Math.max(1, Math.ceil(all.length / HISTORY_PAGE_SIZE));
+        if (!Number.isInteger(page) || page < 1 || page > pages) return send(res, 404, { detail: 'Invalid page.' });
+        const link = (n: number) =>
+          n < 1 || n > pages ? null : `http://${req.headers.host}${url.pathname}${n === 1 ? '' : `?page=${n}`}`;
+        const results = all.slice((page - 1) * HISTORY_PAGE_SIZE, page * HISTORY_PAGE_SIZE).map(view);
+        return send(res, 200, { count: all.length, next: link(page + 1), previous: link(page - 1), results });
       }
       const one = /^\/api\/(data|topup|billpayment)\/(\d+)$/.exec(url.pathname);
       if (one) {
@@ -271,6 +294,34 @@ export async function startFakePortedNumber(): Promise<FakePortedNumber> {
       const record = fake.records.find((r) => r.id === id);
       if (record === undefined) throw new Error(`the fake site has no record ${id}`);
       record.Status = status;
+    },
+    otherSales(kind, count) {
+      for (let i = 0; i < count; i += 1) {
+        const body =
+          kind === 'billpayment'
+            ? { disco_name: 1, amount: 1000, meter_number: '1111111111111', MeterType: 1 }
+            : kind === 'data'
+              ? { network: 1, mobile_number: '08030000000', plan: 292, Ported_number: true }
+              : { network: 1, amount: 100, mobile_number: '08030000000', Ported_number: true, airtime_type: 'VTU' };
+        const amount = kind === 'data' ? 18 : Number(body['amount']);
+        fake.records.push({
+          id: nextId++,
+          kind,
+          body,
+          Status: 'successful',
+          amount,
+          charged: amount,
+          balanceBefore: fake.balance,
+          balanceAfter: fake.balance,
+          created: siteNow(),
+          tokenLate: false,
+        });
+      }
+    },
+    giveToken(id) {
+      const record = fake.records.find((r) => r.id === id);
+      if (record === undefined) throw new Error(`the fake site has no record ${id}`);
+      record.tokenLate = false;
     },
     async close() {
       for (const res of hanging) res.destroy();

@@ -31,9 +31,12 @@ type FakeState = 'delivered' | 'pending' | 'processing' | 'failed' | 'not_proces
  * Electricity answer shapes: most discos, Eko's, only `purchased_code` (facts file), and a
  * vend with key-change tokens (`kct1`/`kct2`, facts file) and a bonus token. How VTpass writes
  * a KCT's digits is not in the facts (unsure): the fake writes them grouped with spaces, as
- * `purchased_code` writes the main token, and the parser accepts any grouping.
+ * `purchased_code` writes the main token, and the parser accepts any grouping. `no_token` is a
+ * prepaid vend reported delivered with no token anywhere (`purchased_code` empty): whether a
+ * later requery then carries it is not in the facts (unsure); a test changes the recorded
+ * transaction's shape to stand for a requery that does.
  */
-type ElectricityShape = 'standard' | 'eko' | 'purchased_code_only' | 'kct';
+type ElectricityShape = 'standard' | 'eko' | 'purchased_code_only' | 'kct' | 'no_token';
 
 /** The next answer to a `pay` for one recipient. */
 type PayScript =
@@ -390,6 +393,8 @@ export async function startFakeVtpass(): Promise<FakeVtpass> {
         };
       case 'purchased_code_only':
         return { purchased_code: `Token : ${spaced} Bonus Token : ${bonus}` };
+      case 'no_token':
+        return { purchased_code: '', exchangeReference: `EX${tx.transactionId}` };
       case 'kct': {
         const spacedOf = (kind: 'kct1' | 'kct2' | 'bonus') =>
           tokenDigits(tx.requestId, kind).match(/\d{4}/g)!.join(' ');

@@ -7,7 +7,9 @@
  *   customer gave one (whether it is required is unknown). The purchase is answered
  *   ORDER_RECEIVED like any other; the token comes as `metertoken`, possibly empty until the
  *   order completes, so it is read from the query answer (and from a purchase answer that
- *   already completed). No units field is documented: units are not shown for ClubKonnect.
+ *   already completed); a completed prepaid order with it still empty stays pending
+ *   (goodsMissing, core/domain/products.ts). No units field is documented: units are not
+ *   shown for ClubKonnect.
  * - Cable: `APICableTVV1.asp` with CableTV (dstv, gotv, startimes), Package (ClubKonnect's
  *   code, mapped from ours below; one source only), SmartCardNo, PhoneNo. No months or
  *   renew/change parameter is documented, so only one month is sold here (more is left to an

@@ -7,10 +7,12 @@
  *   customer's.
  * - Buy: `POST /api/billpayment/` `{"disco_name","amount","meter_number","MeterType"}`; the
  *   answer is a purchase record whose `Status` decides as for data, and whose `token` is a
- *   display string ("Token : 2636 ..."): read as a 20-digit STS token or left out. No units
- *   are in the one published sample, so none are shown.
- * - Re-query: by our reference in the `ident` of the history list `GET /api/billpayment/`,
- *   as for data (whether sites keep `ident` on bill payments is unsure; not found stays pending).
+ *   display string ("Token : 2636 ..."): read as a 20-digit STS token or left out (a prepaid
+ *   record without one stays pending: goodsMissing, core/domain/products.ts). No units are
+ *   in the one published sample, so none are shown.
+ * - Re-query: as for data (requery.ts), by the record's id `GET /api/billpayment/{id}`, else by
+ *   our reference in the `ident` of the history list `GET /api/billpayment/` (whether sites
+ *   keep `ident` on bill payments is unsure; not found stays pending).
  *
  * Cable (`/api/cablesub/`) is not sold here: its `cableplan` is a site-specific id from the
  * site's `Cableplan` list, whose entries no source shows.

@@ -11,10 +11,14 @@
  * unknown. HTTP 400 with a JSON body (validation, balance at the site), 401, 403 and 404
  * are refusals before any purchase (400: unsure, from the script source only).
  *
- * Re-query: the family documents lookups by the site's own id only, which a purchase whose
- * answer was lost never got. So `query` reads the newest page of the history list and
- * matches our reference in the echoed `ident` (echoed by some sites only: unsure); when it
- * is not found the purchase stays unknown, never failed.
+ * Re-query: the family documents lookups by the site's own id only (`GET /api/data/{id}`,
+ * `/api/topup/{id}`, `/api/billpayment/{id}`), so the id of every answer that carried one is
+ * kept on the purchase's attempt and `query` asks by it. A purchase whose answer was lost
+ * never got an id: then `query` walks the history list (DRF page-number pages, newest first:
+ * unsure) by its `next` links on the site's own address, matching our reference in the echoed
+ * `ident` (echoed by some sites only: unsure), until it is found, an entry older than our
+ * purchase shows the list has passed it, or MAX_HISTORY_PAGES were read. Not found, or a 404
+ * by id (a record not ours or gone: unsure), the purchase stays unknown, never failed.
  *
  * Electricity (`/api/billpayment/`) is read in bills.ts; cable is not sold through the family.
  */
@@ -35,6 +39,7 @@ import type {
 import { asObject } from '../vtpass/codes.js';
 import { exchange, type Fetch, type HttpAnswer, withRaw } from '../vtpass/http.js';
 import { billBody, billExtras, readValidateMeter, validateMeterPath } from './bills.js';
+import { findById, findInHistory, SITE_ID } from './requery.js';
 
 /** Network ids of the Django family (unsure per site: read the site's plan list). */
 const PORTED_NUMBER_NETWORKS: Readonly<Record<Network, number>> = { mtn: 1, glo: 2, '9mobile': 3, airtel: 4 };
@@ -176,16 +181,20 @@ function portedNumberCalls(options: PortedNumberOptions) {
         );
       },
       async query(request, signal) {
-        const answer = await call('GET', path, signal, undefined, MAX_LIST_BYTES);
-        const record =
-          answer.kind === 'answer' && answer.status === 200 ? findByIdent(answer.json, request.reference) : undefined;
+        const id = request.upstreamReference;
+        const found =
+          id !== undefined && SITE_ID.test(id)
+            ? await findById(call, path, id, signal)
+            : await findInHistory(call, new URL(path, base), request.reference, signal);
         const outcome: ProviderOutcome =
-          record === undefined
-            ? { kind: 'unknown', reason: 'the provider has no record of the purchase under our reference (yet)' }
-            : withExtras(request, record, readRecord(record, 'query'));
-        logCall('query', request, answer, outcome);
-        // The whole list is the answer; the record of this purchase is what says something about it.
-        return record === undefined ? withRaw(outcome, answer) : { ...outcome, raw: { body: JSON.stringify(record) } };
+          found.record === undefined
+            ? { kind: 'unknown', reason: found.reason }
+            : withExtras(request, found.record, readRecord(found.record, 'query'));
+        logCall('query', request, found.answer, outcome, found.pages);
+        // A history page is the whole list; the record of this purchase is what says something about it.
+        return found.record === undefined
+          ? withRaw(outcome, found.answer)
+          : { ...outcome, raw: { body: JSON.stringify(found.record) } };
       },
     };
   }
@@ -213,12 +222,19 @@ function portedNumberCalls(options: PortedNumberOptions) {
     return outcome;
   }
 
-  function logCall(what: string, request: ProviderRequest, answer: HttpAnswer, outcome: ProviderOutcome): void {
+  function logCall(
+    what: string,
+    request: ProviderRequest,
+    answer: HttpAnswer,
+    outcome: ProviderOutcome,
+    pages?: number,
+  ): void {
     log('provider.ported_number', {
       upstream: options.name,
       reference: request.reference,
       product: request.product,
       call: what,
+      ...(pages === undefined ? {} : { pages }),
       http_status: answer.kind === 'answer' ? answer.status : null,
       status: statusOf(answer),
       outcome: outcome.kind,
@@ -304,15 +320,12 @@ function readRecord(record: Record<string, unknown>, call: 'purchase' | 'query')
           status === undefined
             ? 'malformed answer from the provider: no Status'
             : `the provider reports the purchase as ${status.slice(0, 24)}`,
+        // Kept on the attempt, so the re-query asks for this record by its id.
+        ...((typeof id === 'number' || typeof id === 'string') && SITE_ID.test(String(id))
+          ? { upstreamReference: String(id) }
+          : {}),
       };
   }
-}
-
-/** The entry of the newest history page whose echoed `ident` is our reference. */
-function findByIdent(json: unknown, reference: string): Record<string, unknown> | undefined {
-  const results = asObject(json)?.['results'];
-  if (!Array.isArray(results)) return undefined;
-  return results.map(asObject).find((entry) => entry?.['ident'] === reference);
 }
 
 /**

@@ -3,7 +3,8 @@
  * `token` and `units` (and `purchased_code` reading "Token : 4216 1234 ..."); Eko (EKEDC)
  * sends `mainToken` and `mainTokenUnits`. Both become our `token` (20 digits shown
  * 4-4-4-4-4) and `units` ("<n> kWh"). Fields may sit at the top of the answer or inside
- * `content`. A token that cannot be read exactly is left out rather than guessed.
+ * `content`. A token that cannot be read exactly is left out rather than guessed, and a
+ * prepaid vend left without one stays pending (goodsMissing, core/domain/products.ts).
  *
  * Key-change tokens come as `kct1` and `kct2` (facts file). The facts do not say how their
  * values are written (unsure): they are read like the main token, as a string of 20 digits

@@ -33,6 +33,8 @@ interface AttemptDoc {
   outcome: UpstreamAttemptOutcome | null;
   evidence: string | null;
   cost_kobo: number | null;
+  /** Absent on attempts written before it was kept: read as null. */
+  upstream_reference?: string | null;
   ended_at: Date | null;
 }
 
@@ -73,6 +75,7 @@ function attemptFromDoc(doc: AttemptDoc): UpstreamAttemptRecord {
     outcome: doc.outcome,
     evidence: doc.evidence,
     costKobo: doc.cost_kobo === null ? null : kobo(doc.cost_kobo),
+    upstreamReference: doc.upstream_reference ?? null,
     endedAt: doc.ended_at,
   };
 }
@@ -124,6 +127,7 @@ function newAttemptDoc(attempt: { reference: string; seq: number; upstream: stri
     outcome: null,
     evidence: null,
     cost_kobo: null,
+    upstream_reference: null,
     ended_at: null,
   };
 }
@@ -153,7 +157,18 @@ export async function endAttemptIn(
 ): Promise<void> {
   await attemptsOf(ctx).updateOne(
     { _id: `${reference}:${end.seq}`, outcome: null },
-    { $set: { outcome: end.outcome, evidence: end.evidence, cost_kobo: koboOrNull(end.costKobo), ended_at: at } },
+    {
+      $set: {
+        outcome: end.outcome,
+        evidence: end.evidence,
+        cost_kobo: koboOrNull(end.costKobo),
+        ended_at: at,
+        // Written when given, as SQLite's COALESCE: a null keeps what the attempt has.
+        ...(end.upstreamReference === undefined || end.upstreamReference === null
+          ? {}
+          : { upstream_reference: end.upstreamReference }),
+      },
+    },
     session === undefined ? {} : { session },
   );
 }

@@ -545,4 +545,11 @@ export const BUSINESS_MIGRATIONS: readonly Migration[] = [
       ) STRICT, WITHOUT ROWID;
     `,
   },
+  {
+    version: 27,
+    description: "supply: an attempt keeps the upstream's own id of the purchase, for re-queries by that id",
+    sql: `
+      ALTER TABLE upstream_attempts ADD COLUMN upstream_reference TEXT;
+    `,
+  },
 ];

@@ -23,6 +23,7 @@ interface AttemptRow {
   outcome: string | null;
   evidence: string | null;
   cost_kobo: number | null;
+  upstream_reference: string | null;
   ended_at: number | null;
 }
 
@@ -70,6 +71,7 @@ function attemptFromRow(row: AttemptRow): UpstreamAttemptRecord {
     outcome: row.outcome as UpstreamAttemptOutcome | null,
     evidence: row.evidence,
     costKobo: row.cost_kobo === null ? null : kobo(row.cost_kobo),
+    upstreamReference: row.upstream_reference,
     endedAt: row.ended_at === null ? null : fromMs(row.ended_at),
   };
 }
@@ -112,14 +114,17 @@ export function prepareAttemptStatements(db: Database.Database) {
      ON CONFLICT (reference, n) DO UPDATE SET upstream = excluded.upstream, source = excluded.source,
        body = excluded.body, at = excluded.at`,
     ),
-    begin: db.prepare<AttemptRow>(
+    // A new attempt has no upstream id yet: the column takes its default, null.
+    begin: db.prepare<Omit<AttemptRow, 'upstream_reference'>>(
       `INSERT INTO upstream_attempts (reference, seq, upstream, started_at, outcome, evidence, cost_kobo, ended_at)
      VALUES (@reference, @seq, @upstream, @started_at, NULL, NULL, NULL, NULL)
      ON CONFLICT (reference, seq) DO NOTHING`,
     ),
-    end: db.prepare<Pick<AttemptRow, 'reference' | 'seq' | 'outcome' | 'evidence' | 'cost_kobo' | 'ended_at'>>(
+    end: db.prepare<
+      Pick<AttemptRow, 'reference' | 'seq' | 'outcome' | 'evidence' | 'cost_kobo' | 'upstream_reference' | 'ended_at'>
+    >(
       `UPDATE upstream_attempts SET outcome = @outcome, evidence = @evidence, cost_kobo = @cost_kobo,
-         ended_at = @ended_at
+         upstream_reference = COALESCE(@upstream_reference, upstream_reference), ended_at = @ended_at
      WHERE reference = @reference AND seq = @seq AND outcome IS NULL`,
     ),
   };
@@ -151,6 +156,7 @@ export function attemptEndRow(reference: string, end: AttemptEnd, at: Date) {
     outcome: end.outcome,
     evidence: end.evidence,
     cost_kobo: end.costKobo,
+    upstream_reference: end.upstreamReference ?? null,
     ended_at: toMs(at),
   };
 }

@@ -1,5 +1,5 @@
 import * as assert from 'uvu/assert';
-import { lagosStamp, newReference, REFERENCE_PATTERN } from '../../../core/domain/reference.js';
+import { lagosStamp, newReference, REFERENCE_PATTERN, referenceMinute } from '../../../core/domain/reference.js';
 import { suite } from '../../helpers/suite.js';
 
 const references = suite('transaction references: Lagos minute stamp, 3 time-ordered and 7 random characters');
@@ -62,6 +62,11 @@ references('the pattern refuses other shapes', () => {
   ]) {
     assert.not.match(bad, REFERENCE_PATTERN, bad);
   }
+});
+
+references('the minute a reference was made reads back from its Lagos stamp', () => {
+  assert.equal(referenceMinute(newReference(new Date('2026-11-21T05:15:42Z'))), new Date('2026-11-21T05:15:00Z'));
+  assert.is(referenceMinute('not-a-reference'), null);
 });
 
 references.run();

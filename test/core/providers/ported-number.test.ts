@@ -149,6 +149,61 @@ test('an HTML 500 page and a time-out are unknown and prove nothing, though the 
   assert.is((await site.airtime.query(hungReq, signal())).kind, 'delivered', 'found by our reference in the history');
 });
 
+test('re-query by the site id a processing answer gave: found however many sales came after', async ({
+  fake,
+  site,
+}) => {
+  fake.script('08030000601', { answer: 'processing' });
+  const req = request('08030000601', 23_900, 'data', { planId: 7 });
+  const bought = await site.data.purchase(req, signal());
+  const id = String(fake.records.at(-1)!.id);
+  assert.equal(bought.kind === 'unknown' ? bought.upstreamReference : null, id, 'the site id travels with unknown');
+  fake.otherSales('data', 120);
+  fake.settle(Number(id), 'successful');
+  const before = fake.calls.length;
+  const found = await site.data.query({ ...req, upstreamReference: id }, signal());
+  assert.is(found.kind, 'delivered');
+  assert.equal(
+    fake.calls.slice(before).map((c) => `${c.method} ${c.path}`),
+    [`GET /api/data/${id}`],
+    'one read of the record by its id, no history',
+  );
+  const gone = await site.data.query({ ...req, upstreamReference: '99999999' }, signal());
+  assert.is(gone.kind, 'unknown', 'a 404 by id is never a failure');
+});
+
+test('a lost answer has no site id: the history is followed page by page (50 a page) until found', async ({
+  fake,
+  site,
+}) => {
+  fake.script('08030000602', { answer: 'hang' });
+  const req = request('08030000602');
+  assert.is((await site.airtime.purchase(req, AbortSignal.timeout(300))).kind, 'unknown');
+  const record = fake.records.at(-1)!;
+  fake.otherSales('topup', 60);
+  fake.settle(record.id, 'successful');
+  const before = fake.calls.length;
+  const found = await site.airtime.query(req, signal());
+  assert.is(found.kind, 'delivered', 'on the second page');
+  assert.equal(found.kind === 'delivered' ? found.result.providerReference : null, String(record.id));
+  const pages = fake.calls.slice(before).map((c) => c.path);
+  assert.equal(pages, ['/api/topup/', '/api/topup/'], 'two pages read, then it stops');
+});
+
+test('the history walk stops when the list has passed our purchase, and at its end', async ({ fake, site }) => {
+  fake.otherSales('topup', 120);
+  const total = fake.records.filter((r) => r.kind === 'topup').length;
+  const never = request('08030000603');
+  let before = fake.calls.length;
+  assert.is((await site.airtime.query(never, signal())).kind, 'unknown', 'never seen: unknown, not failed');
+  assert.is(fake.calls.length - before, Math.ceil(total / 50), 'every page once, to the last');
+  // A purchase made three days after every record at the site: the first page is already older.
+  const later = { ...never, reference: newReference(new Date(Date.now() + 3 * 86_400_000)) };
+  before = fake.calls.length;
+  assert.is((await site.airtime.query(later, signal())).kind, 'unknown');
+  assert.is(fake.calls.length - before, 1, 'one page: the list had passed it');
+});
+
 test('balance and plan list from /api/user/', async ({ fake, site }) => {
   fake.balance = 20176.49999999992;
   assert.is(await site.balance(signal()), 2_017_650, 'a number with float noise is read as 20176.50 naira');

@@ -3900,6 +3900,44 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       );
     });
 
+    it("an attempt keeps the upstream's own id from the write that ends it, for re-queries by it", async (h) => {
+      const accountId = await h.account(50_000);
+      const pending = await h.reserved(h.purchase(accountId));
+      await h.store.supply.beginAttempt({ reference: pending.reference, seq: 1, upstream: 'site', at: at(11) });
+      await h.store.wallet.recordAttempt(
+        pending.reference,
+        { attempts: 1, nextAttemptAt: at(60), needsAttention: false, at: at(12) },
+        { seq: 1, outcome: 'pending', evidence: 'http 201, processing', costKobo: null, upstreamReference: '108602' },
+      );
+      await h.store.wallet.recordAttempt(pending.reference, {
+        attempts: 2,
+        nextAttemptAt: at(90),
+        needsAttention: false,
+        at: at(61),
+      });
+      const delivered = await h.reserved(h.purchase(accountId));
+      await h.store.supply.beginAttempt({ reference: delivered.reference, seq: 1, upstream: 'site', at: at(11) });
+      await h.store.wallet.settle(delivered.reference, {}, at(13), {
+        seq: 1,
+        outcome: 'delivered',
+        evidence: null,
+        costKobo: null,
+        upstreamReference: '108603',
+      });
+      const none = await h.reserved(h.purchase(accountId));
+      await h.store.supply.beginAttempt({ reference: none.reference, seq: 1, upstream: 'site', at: at(11) });
+      await h.store.wallet.recordAttempt(
+        none.reference,
+        { attempts: 1, nextAttemptAt: at(60), needsAttention: false, at: at(12) },
+        { seq: 1, outcome: 'pending', evidence: 'timeout', costKobo: null },
+      );
+      const ids = async (reference: string) =>
+        (await h.store.supply.attemptsOf(reference)).map((a) => [a.outcome, a.upstreamReference]);
+      assert.equal(await ids(pending.reference), [['pending', '108602']], 'kept through later re-queries');
+      assert.equal(await ids(delivered.reference), [['delivered', '108603']]);
+      assert.equal(await ids(none.reference), [['pending', null]], 'none given: null');
+    });
+
     it('a pending attempt found delivered later gets the outcome and the cost, once', async (h) => {
       const accountId = await h.account(50_000);
       const tx = await h.reserved(h.purchase(accountId));
@@ -3976,6 +4014,7 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
           outcome: 'not_delivered',
           evidence: 'refused',
           costKobo: null,
+          upstreamReference: null,
           endedAt: at(12),
         },
         {
@@ -3986,6 +4025,7 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
           outcome: 'delivered',
           evidence: 'http 200, code 000, delivered',
           costKobo: kobo(9_800),
+          upstreamReference: null,
           endedAt: at(14),
         },
       ]);
@@ -4027,6 +4067,7 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
           outcome: null,
           evidence: null,
           costKobo: null,
+          upstreamReference: null,
           endedAt: null,
         },
       ]);

@@ -144,7 +144,7 @@ export interface CatalogStore {
 
 /**
  * What a wallet credit is told: whose wallet (account and mode), how much, and what the
- * ledger entry says. The reference is unique among the account's credits, in both modes.
+ * ledger entry says. The reference is unique among the credits of one wallet (account and mode).
  */
 export interface CreditInput {
   accountId: string;

@@ -545,4 +545,15 @@ export const BUSINESS_MIGRATIONS: readonly Migration[] = [
       ) STRICT, WITHOUT ROWID;
     `,
   },
+  {
+    version: 27,
+    description: 'credit references unique per wallet (account and mode), as docs/cli.md says',
+    // A reference rehearsed in the test wallet no longer blocks the live credit it rehearsed;
+    // each wallet keeps its own once-only guard. The old index was stricter, so the rows meet it.
+    sql: `
+      DROP INDEX ledger_credit_reference;
+      CREATE UNIQUE INDEX ledger_credit_reference ON ledger_entries (account_id, mode, reference)
+        WHERE kind = 'credit';
+    `,
+  },
 ];

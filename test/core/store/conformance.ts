@@ -1040,16 +1040,21 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       assert.is(other?.replayed, true);
       assert.is(other?.entry.amountKobo, 1_000, 'the caller compares the amounts');
       assert.is(await h.balance(accountId), 1_000);
-      // The reference is the account's, in both modes: a test credit cannot reuse it either.
-      const test = await h.store.wallet.credit({
-        mode: 'test',
-        accountId,
-        amountKobo: kobo(1_000),
-        reference: 'R-1',
-        memo: '',
-        at: at(22),
-      });
-      assert.equal([test?.replayed, test?.entry.mode], [true, 'live'], 'the caller compares the wallets');
+    });
+
+    it('a credit reference is once per wallet: the test wallet and the live wallet each credit it once', async (h) => {
+      const accountId = await h.account();
+      const credit = (mode: 'live' | 'test', minute: number) =>
+        h.store.wallet.credit({ mode, accountId, amountKobo: kobo(1_000), reference: 'R-1', memo: '', at: at(minute) });
+      const rehearsal = await credit('test', 20);
+      const live = await credit('live', 21);
+      const [liveAgain, testAgain] = [await credit('live', 22), await credit('test', 23)];
+      assert.equal([rehearsal?.replayed, rehearsal?.entry.mode], [false, 'test']);
+      assert.equal([live?.replayed, live?.entry.mode], [false, 'live'], 'the test credit does not block the live one');
+      assert.equal([liveAgain?.replayed, liveAgain?.entry.entryId], [true, live?.entry.entryId]);
+      assert.equal([testAgain?.replayed, testAgain?.entry.entryId], [true, rehearsal?.entry.entryId]);
+      assert.is(await h.balance(accountId), 1_000);
+      assert.is((await h.ledger(accountId)).length, 1);
     });
 
     it('the same reference credits each account once, and concurrent retries credit once', async (h) => {

@@ -285,12 +285,14 @@ steps(
   },
 );
 
-steps('step 3 makes a credit reference unique per account, and only for credits', async () => {
+steps('step 25 makes a credit reference unique per wallet (account and mode), only for credits', async () => {
   const db = await current();
-  const index = db.indexes.get(COLLECTIONS.ledger)?.get(CREDIT_REFERENCE_INDEX.name);
-  assert.equal(index?.key, { account_id: 1, reference: 1 });
+  const ledger = db.indexes.get(COLLECTIONS.ledger)!;
+  const index = ledger.get(CREDIT_REFERENCE_INDEX.name);
+  assert.equal(index?.key, { account_id: 1, mode: 1, reference: 1 });
   assert.is(index?.unique, true);
   assert.equal(index?.partialFilterExpression, { kind: 'credit' });
+  assert.not.ok(ledger.has('ledger_credit_reference'), "step 3's index per account is gone");
 });
 
 steps(

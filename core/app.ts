@@ -66,6 +66,7 @@ import type { SupplyDeps } from './purchases/upstream-calls.js';
 import { createUpstreamHealth } from './purchases/upstream-health.js';
 import { createVerificationService } from './purchases/verification.js';
 import { createReports } from './reports/service.js';
+import type { ProposedMove } from './rpc/admin.js';
 import { type CoreServer, createCoreServer, SERVICE_NAMES } from './rpc/server.js';
 import { CLI_ACTOR, createAuditTrail } from './staff/audit.js';
 import { createDesk, type Desk } from './staff/desk.js';
@@ -503,19 +504,39 @@ function staffParts(
 function cliProposals(deps: CoreDeps, desk: Desk) {
   if (deps.cliMoneyMoves !== 'proposals') return { proposeCredit: undefined, proposeDebit: undefined };
   return {
-    proposeCredit: async (accountId: string, amountKobo: number, memo: string) =>
-      (
-        await desk.propose(
-          { kind: 'credit', accountId, target: accountId, amountKobo, note: memo || 'Credit from the CLI' },
-          CLI_ACTOR,
-        )
-      ).proposalId,
-    proposeDebit: async (accountId: string, amountKobo: number, reason: string) => {
+    proposeCredit: async (credit: ProposedMove) => {
       const proposal = await desk.propose(
-        { kind: 'debit', accountId, target: accountId, amountKobo, note: reason },
+        {
+          kind: 'credit',
+          accountId: credit.accountId,
+          target: credit.accountId,
+          amountKobo: credit.amountKobo,
+          note: credit.text || 'Credit from the CLI',
+          reference: credit.reference,
+          memo: credit.text,
+        },
         CLI_ACTOR,
       );
-      return { proposalId: proposal.proposalId, warning: await desk.warningFor(proposal) };
+      return { proposalId: proposal.proposalId, replayed: proposal.replayed, status: proposal.status };
+    },
+    proposeDebit: async (debit: ProposedMove) => {
+      const proposal = await desk.propose(
+        {
+          kind: 'debit',
+          accountId: debit.accountId,
+          target: debit.accountId,
+          amountKobo: debit.amountKobo,
+          note: debit.text,
+          reference: debit.reference,
+        },
+        CLI_ACTOR,
+      );
+      return {
+        proposalId: proposal.proposalId,
+        replayed: proposal.replayed,
+        status: proposal.status,
+        warning: await desk.warningFor(proposal),
+      };
     },
   };
 }

@@ -117,6 +117,14 @@ export interface ProposalRecord {
   /** The amount of a credit or debit; 0 where the amount is the purchase's or the inflow's own. */
   amountKobo: Kobo;
   note: string;
+  /**
+   * The ledger reference a credit or debit is made under, as its proposer gave it (a bank
+   * transfer's id); unique per account and kind among proposals, so a retried proposal is the
+   * same proposal. Empty: the proposal's own id is the reference.
+   */
+  reference: string;
+  /** A credit's memo, kept on its ledger entry; empty for the default ("Manual credit"). */
+  memo: string;
   /** `staff:<email>` or `cli`. */
   proposedBy: string;
   proposedAt: Date;

@@ -82,6 +82,8 @@ function proposalMessage(proposal: ProposalRecord): MessageInitShape<typeof Prop
     decidedBy: proposal.decidedBy ?? '',
     ...(proposal.decidedAt ? { decidedAt: timestampInit(proposal.decidedAt) } : {}),
     applied: proposal.appliedAt !== null,
+    reference: proposal.reference,
+    memo: proposal.memo,
   };
 }
 

@@ -46,7 +46,7 @@ import type { Store } from '../store/port.js';
 import type { EventFeed } from '../webhooks/feed.js';
 import type { WebhookService as Webhooks } from '../webhooks/service.js';
 import { apiAccessAdminHandlers, apiAccessHandlers } from './access.js';
-import { adminHandlers, type ProposeDebit } from './admin.js';
+import { adminHandlers, type ProposeMove } from './admin.js';
 import { auditedCalls } from './audited.js';
 import { authHandlers } from './auth.js';
 import { consoleHandlers, staffAdminHandlers } from './console.js';
@@ -103,8 +103,8 @@ export interface CoreServerDeps {
     audit: AuditTrail;
     auditLog: Store['auditLog'];
     reports: Reports;
-    proposeCredit?: ((accountId: string, amountKobo: number, memo: string) => Promise<string>) | undefined;
-    proposeDebit?: ProposeDebit | undefined;
+    proposeCredit?: ProposeMove | undefined;
+    proposeDebit?: ProposeMove | undefined;
   };
   /** Grants the admin service (and, for operators' convenience, the other two). */
   adminToken: string;

@@ -11,8 +11,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { PUBLIC_KEY_PREFIX } from '../accounts/keys.js';
-import type { AccountService } from '../accounts/service.js';
-import { DomainError, invalid, notFound } from '../domain/errors.js';
+import { type AccountService, creditViolations } from '../accounts/service.js';
+import { DomainError, invalid, notFound, throwIfViolations } from '../domain/errors.js';
 import { FUNDING_PROVIDERS, type InflowRecord } from '../domain/funding.js';
 import { formatNaira, isKobo, type Kobo, kobo, MAX_AMOUNT_KOBO } from '../domain/money.js';
 import type {
@@ -103,7 +103,14 @@ interface NewProposal {
   target: string;
   amountKobo: number;
   note: string;
+  /** A credit's or debit's ledger reference (a bank transfer's id); empty: the proposal's id. */
+  reference?: string | undefined;
+  /** A credit's memo for its ledger entry. */
+  memo?: string | undefined;
 }
+
+/** A proposal as `propose` answers it: `replayed` when it was made before under the same reference. */
+type Proposed = ProposalRecord & { replayed: boolean };
 
 /** A required note: why, in a sentence, for the second person and the audit log. */
 function checkNote(note: string): string {
@@ -197,18 +204,45 @@ async function checkProposal(
   return { accountId: tx.accountId, target: tx.reference };
 }
 
+/** The ledger reference and memo of a credit or debit proposal, checked as a direct credit checks them. */
+function moveFields(kind: ProposalKind, input: NewProposal): { reference: string; memo: string } {
+  if (kind !== 'credit' && kind !== 'debit') return { reference: '', memo: '' };
+  const reference = input.reference ?? '';
+  const memo = kind === 'credit' ? (input.memo ?? '') : '';
+  throwIfViolations(creditViolations(kobo(1), memo, reference));
+  return { reference, memo };
+}
+
+/**
+ * A proposal retried under a reference an earlier one has: that earlier one, when it is the
+ * same move; otherwise refused with its id (a new move needs a new reference).
+ */
+function sameProposal(earlier: ProposalRecord, wanted: ProposalRecord): Proposed {
+  if (earlier.amountKobo !== wanted.amountKobo)
+    throw new DomainError(
+      'IDEMPOTENCY_KEY_REUSED',
+      `Reference ${wanted.reference} was proposed before as ${earlier.proposalId}, a ${earlier.kind} of ` +
+        `₦${formatNaira(earlier.amountKobo)} (${earlier.status}); a retry must repeat that amount, ` +
+        'and a new move needs a new reference.',
+      { metadata: { reference: wanted.reference, proposal_id: earlier.proposalId } },
+    );
+  return { ...earlier, replayed: true };
+}
+
 /** Makes an approved proposal's move; each is idempotent, so a second call after a crash moves nothing twice. */
 async function apply(deps: DeskDeps, proposal: ProposalRecord): Promise<void> {
   const { store, clock } = deps;
   const at = clock();
   if (proposal.kind === 'credit') {
-    await deps.accounts.credit(proposal.accountId, 'live', proposal.amountKobo, 'Manual credit', {
-      reference: proposal.proposalId,
+    // Under the proposer's reference (else the proposal's id): applied again, or credited
+    // directly before under that reference, it credits nothing twice.
+    await deps.accounts.credit(proposal.accountId, 'live', proposal.amountKobo, proposal.memo || 'Manual credit', {
+      reference: proposal.reference || proposal.proposalId,
     });
   } else if (proposal.kind === 'debit') {
-    // The proposal's id is the debit's reference: applied again, it takes nothing twice.
+    // Likewise the debit's reference: applied again, it takes nothing twice.
     await deps.accounts.debit(proposal.accountId, 'live', proposal.amountKobo, proposal.note.slice(0, 200), {
-      reference: proposal.proposalId,
+      reference: proposal.reference || proposal.proposalId,
     });
   } else if (proposal.kind === 'inflow_assign') {
     await deps.funding.assign(proposal.target, proposal.accountId);
@@ -333,12 +367,16 @@ function proposalDesk(deps: DeskDeps) {
   }
 
   return {
-    /** A money move waiting for a second person. */
-    async propose(input: NewProposal, who: Actor): Promise<ProposalRecord> {
+    /**
+     * A money move waiting for a second person. A credit or debit proposed again under the
+     * reference of an earlier one is that earlier proposal (`replayed`), never a second one.
+     */
+    async propose(input: NewProposal, who: Actor): Promise<Proposed> {
       if (!(PROPOSAL_KINDS as readonly string[]).includes(input.kind))
         throw invalid('kind', `kind must be one of ${PROPOSAL_KINDS.join(', ')}.`);
       const kind = input.kind as ProposalKind;
       const note = checkNote(input.note);
+      const { reference, memo } = moveFields(kind, input);
       const { accountId, target } = await checkProposal(store, kind, input);
       const now = clock();
       const proposal: ProposalRecord = {
@@ -348,6 +386,8 @@ function proposalDesk(deps: DeskDeps) {
         target,
         amountKobo: kind === 'credit' || kind === 'debit' ? kobo(input.amountKobo) : kobo(0),
         note,
+        reference,
+        memo,
         proposedBy: who.actor,
         proposedAt: now,
         expiresAt: new Date(now.getTime() + PROPOSAL_TTL_MS),
@@ -356,9 +396,10 @@ function proposalDesk(deps: DeskDeps) {
         decidedAt: null,
         appliedAt: null,
       };
-      await store.proposals.insert(proposal);
+      const stored = await store.proposals.insert(proposal);
+      if (stored.proposalId !== proposal.proposalId) return sameProposal(stored, proposal);
       await audit(who, { action: `proposal.${kind}`, target: proposal.proposalId, after: proposal, note });
-      return proposal;
+      return { ...proposal, replayed: false };
     },
 
     /**

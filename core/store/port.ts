@@ -590,7 +590,11 @@ export interface StaffStore {
 
 /** Four-eyes proposals of money moves (core/staff/proposals.ts). */
 export interface ProposalStore {
-  insert(proposal: ProposalRecord): Promise<void>;
+  /**
+   * Writes a new proposal and returns it; when one of the same account and kind already has
+   * its non-empty reference, writes nothing and returns that earlier one as it is.
+   */
+  insert(proposal: ProposalRecord): Promise<ProposalRecord>;
   get(proposalId: string): Promise<ProposalRecord | null>;
   /** Pending proposals not expired at `now`, oldest first, at most `limit`. */
   listOpen(now: Date, limit: number): Promise<ProposalRecord[]>;

@@ -90,6 +90,22 @@ export const MANUAL_DEBIT_REFERENCE_INDEX = {
   },
 } as const;
 
+/**
+ * A proposed credit's or debit's reference is one proposal per account and kind: a retried
+ * `wallet credit --reference` is the proposal it made the first time. Proposals without a
+ * reference (an empty string, or none before step 26) are left out.
+ */
+export const PROPOSAL_REFERENCE_INDEX = {
+  name: 'proposals_reference',
+  fields: ['account_id', 'kind', 'reference'],
+  description: {
+    name: 'proposals_reference',
+    key: { account_id: 1, kind: 1, reference: 1 },
+    unique: true,
+    partialFilterExpression: { reference: { $gt: '' } },
+  },
+} as const;
+
 /** The unique index that allows one debit and one refund entry per purchase. */
 export const ONCE_PER_PURCHASE_INDEX = { name: 'ledger_once_per_purchase', fields: ['reference', 'kind'] } as const;
 

@@ -53,6 +53,7 @@ import {
   MANUAL_DEBIT_REFERENCE_INDEX,
   MEMBERSHIP_INDEXES,
   PEOPLE_INDEXES,
+  PROPOSAL_REFERENCE_INDEX,
   REQUEST_ID_INDEX,
   TRANSACTIONS_BY_RECIPIENT_INDEX,
 } from './indexes.js';
@@ -427,6 +428,14 @@ export const SCHEMA_STEPS: readonly SchemaStep[] = [
     async apply(target) {
       await target.createIndexes(COLLECTIONS.ledger, [{ ...CREDIT_REFERENCE_INDEX.description }]);
       await target.dropIndex(COLLECTIONS.ledger, CREDIT_REFERENCE_PER_ACCOUNT_INDEX.name);
+    },
+  },
+  {
+    version: 26,
+    description: "four eyes: a proposed credit's or debit's reference, once per account and kind",
+    // Proposals have no validator; those made before have no reference and stay out of the index.
+    async apply(target) {
+      await target.createIndexes(STAFF_COLLECTIONS.proposals, [{ ...PROPOSAL_REFERENCE_INDEX.description }]);
     },
   },
 ];

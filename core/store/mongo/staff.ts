@@ -17,7 +17,8 @@ import type {
 import type { ProposalStore, StaffStore } from '../port.js';
 import { STAFF_COLLECTIONS } from './collections.js';
 import { bounded, MAX_LIST_ITEMS, type MongoContext } from './context.js';
-import { DUPLICATE_KEY_CODE } from './errors.js';
+import { DUPLICATE_KEY_CODE, isDuplicateKeyOn } from './errors.js';
+import { PROPOSAL_REFERENCE_INDEX } from './indexes.js';
 
 interface MemberDoc {
   _id: string;
@@ -47,6 +48,9 @@ interface ProposalDoc {
   target: string;
   amount_kobo: number;
   note: string;
+  /** Absent on proposals made before step 26: their id was the ledger's reference. */
+  reference?: string;
+  memo?: string;
   proposed_by: string;
   proposed_at: Date;
   expires_at: Date;
@@ -89,6 +93,8 @@ function proposalFromDoc(doc: ProposalDoc): ProposalRecord {
     target: doc.target,
     amountKobo: kobo(doc.amount_kobo),
     note: doc.note,
+    reference: doc.reference ?? '',
+    memo: doc.memo ?? '',
     proposedBy: doc.proposed_by,
     proposedAt: doc.proposed_at,
     expiresAt: doc.expires_at,
@@ -217,21 +223,36 @@ export function createProposalStore(ctx: MongoContext): ProposalStore {
   return {
     async insert(proposal) {
       ctx.live();
-      await proposals.insertOne({
-        _id: proposal.proposalId,
-        kind: proposal.kind,
-        account_id: proposal.accountId,
-        target: proposal.target,
-        amount_kobo: proposal.amountKobo,
-        note: proposal.note,
-        proposed_by: proposal.proposedBy,
-        proposed_at: proposal.proposedAt,
-        expires_at: proposal.expiresAt,
-        status: proposal.status,
-        decided_by: proposal.decidedBy,
-        decided_at: proposal.decidedAt,
-        applied_at: proposal.appliedAt,
-      });
+      try {
+        await proposals.insertOne({
+          _id: proposal.proposalId,
+          kind: proposal.kind,
+          account_id: proposal.accountId,
+          target: proposal.target,
+          amount_kobo: proposal.amountKobo,
+          note: proposal.note,
+          reference: proposal.reference,
+          memo: proposal.memo,
+          proposed_by: proposal.proposedBy,
+          proposed_at: proposal.proposedAt,
+          expires_at: proposal.expiresAt,
+          status: proposal.status,
+          decided_by: proposal.decidedBy,
+          decided_at: proposal.decidedAt,
+          applied_at: proposal.appliedAt,
+        });
+        return proposal;
+      } catch (error) {
+        if (!isDuplicateKeyOn(error, PROPOSAL_REFERENCE_INDEX.name, PROPOSAL_REFERENCE_INDEX.fields)) throw error;
+        // A proposal of this reference was written first (a retry, or two at once): that one is the answer.
+        const earlier = await proposals.findOne({
+          account_id: proposal.accountId,
+          kind: proposal.kind,
+          reference: proposal.reference,
+        });
+        if (earlier === null) throw error;
+        return proposalFromDoc(earlier);
+      }
     },
     async get(proposalId) {
       ctx.live();

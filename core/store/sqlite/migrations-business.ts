@@ -556,4 +556,16 @@ export const BUSINESS_MIGRATIONS: readonly Migration[] = [
         WHERE kind = 'credit';
     `,
   },
+  {
+    version: 28,
+    description:
+      "four eyes: a proposed credit's or debit's reference and memo, the reference once per account and kind",
+    // Proposals made before kept no reference (their id was the ledger's): '' says so, and the
+    // partial index leaves them out.
+    sql: `
+      ALTER TABLE proposals ADD COLUMN reference TEXT NOT NULL DEFAULT '';
+      ALTER TABLE proposals ADD COLUMN memo TEXT NOT NULL DEFAULT '';
+      CREATE UNIQUE INDEX proposals_reference ON proposals (account_id, kind, reference) WHERE reference <> '';
+    `,
+  },
 ];

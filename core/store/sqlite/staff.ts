@@ -43,6 +43,8 @@ interface ProposalRow {
   target: string;
   amount_kobo: number;
   note: string;
+  reference: string;
+  memo: string;
   proposed_by: string;
   proposed_at: number;
   expires_at: number;
@@ -87,6 +89,8 @@ function proposalFromRow(row: ProposalRow): ProposalRecord {
     target: row.target,
     amountKobo: kobo(row.amount_kobo),
     note: row.note,
+    reference: row.reference,
+    memo: row.memo,
     proposedBy: row.proposed_by,
     proposedAt: fromMs(row.proposed_at),
     expiresAt: fromMs(row.expires_at),
@@ -207,10 +211,14 @@ export function createStaffStore(db: Database.Database): StaffStore {
 
 export function createProposalStore(db: Database.Database): ProposalStore {
   const insert = db.prepare<ProposalRow>(
-    `INSERT INTO proposals (proposal_id, kind, account_id, target, amount_kobo, note, proposed_by, proposed_at,
-       expires_at, status, decided_by, decided_at, applied_at)
-     VALUES (@proposal_id, @kind, @account_id, @target, @amount_kobo, @note, @proposed_by, @proposed_at,
-       @expires_at, @status, @decided_by, @decided_at, @applied_at)`,
+    `INSERT INTO proposals (proposal_id, kind, account_id, target, amount_kobo, note, reference, memo, proposed_by,
+       proposed_at, expires_at, status, decided_by, decided_at, applied_at)
+     VALUES (@proposal_id, @kind, @account_id, @target, @amount_kobo, @note, @reference, @memo, @proposed_by,
+       @proposed_at, @expires_at, @status, @decided_by, @decided_at, @applied_at)
+     ON CONFLICT (account_id, kind, reference) WHERE reference <> '' DO NOTHING`,
+  );
+  const byReference = db.prepare<{ account_id: string; kind: string; reference: string }, ProposalRow>(
+    'SELECT * FROM proposals WHERE account_id = @account_id AND kind = @kind AND reference = @reference',
   );
   const get = db.prepare<[string], ProposalRow>('SELECT * FROM proposals WHERE proposal_id = ?');
   const open = db.prepare<{ now: number; limit: number }, ProposalRow>(
@@ -228,13 +236,15 @@ export function createProposalStore(db: Database.Database): ProposalStore {
   );
   return {
     async insert(proposal) {
-      insert.run({
+      const written = insert.run({
         proposal_id: proposal.proposalId,
         kind: proposal.kind,
         account_id: proposal.accountId,
         target: proposal.target,
         amount_kobo: proposal.amountKobo,
         note: proposal.note,
+        reference: proposal.reference,
+        memo: proposal.memo,
         proposed_by: proposal.proposedBy,
         proposed_at: toMs(proposal.proposedAt),
         expires_at: toMs(proposal.expiresAt),
@@ -243,6 +253,13 @@ export function createProposalStore(db: Database.Database): ProposalStore {
         decided_at: proposal.decidedAt === null ? null : toMs(proposal.decidedAt),
         applied_at: proposal.appliedAt === null ? null : toMs(proposal.appliedAt),
       });
+      if (written.changes === 1) return proposal;
+      const earlier = byReference.get({
+        account_id: proposal.accountId,
+        kind: proposal.kind,
+        reference: proposal.reference,
+      });
+      return proposalFromRow(earlier!);
     },
     async get(proposalId) {
       const row = get.get(proposalId);

@@ -2553,6 +2553,8 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
         target: 'ACC1',
         amountKobo: kobo(500_000),
         note: 'goodwill after outage',
+        reference: '',
+        memo: '',
         proposedBy: 'staff:ada@example.ng',
         proposedAt: at(1),
         expiresAt: at(100),
@@ -2591,6 +2593,45 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
         (await h.store.proposals.decide('prp_3', 'refused', 'staff:ada@example.ng', at(5)))?.status,
         'refused',
         'a proposer may withdraw',
+      );
+    });
+
+    it("a proposal's reference is one proposal per account and kind, concurrent inserts too", async (h) => {
+      const proposal: ProposalRecord = {
+        proposalId: 'prp_r1',
+        kind: 'credit',
+        accountId: 'ACC1',
+        target: 'ACC1',
+        amountKobo: kobo(77_700),
+        note: 'bank transfer',
+        reference: 'GTB-777',
+        memo: 'GTB transfer 777',
+        proposedBy: 'cli',
+        proposedAt: at(1),
+        expiresAt: at(100),
+        status: 'pending',
+        decidedBy: null,
+        decidedAt: null,
+        appliedAt: null,
+      };
+      assert.equal(await h.store.proposals.insert(proposal), proposal);
+      const retries = await Promise.all(
+        ['prp_r2', 'prp_r3', 'prp_r4'].map((id) => h.store.proposals.insert({ ...proposal, proposalId: id })),
+      );
+      assert.equal(
+        retries.map((p) => p.proposalId),
+        ['prp_r1', 'prp_r1', 'prp_r1'],
+      );
+      assert.is(await h.store.proposals.get('prp_r2'), null, 'nothing written for a retry');
+      assert.equal((await h.store.proposals.get('prp_r1'))?.memo, 'GTB transfer 777');
+      const debit = await h.store.proposals.insert({ ...proposal, proposalId: 'prp_d1', kind: 'debit' });
+      const other = await h.store.proposals.insert({ ...proposal, proposalId: 'prp_o1', accountId: 'ACC2' });
+      const none = await h.store.proposals.insert({ ...proposal, proposalId: 'prp_n1', reference: '' });
+      const none2 = await h.store.proposals.insert({ ...proposal, proposalId: 'prp_n2', reference: '' });
+      assert.equal(
+        [debit.proposalId, other.proposalId, none.proposalId, none2.proposalId],
+        ['prp_d1', 'prp_o1', 'prp_n1', 'prp_n2'],
+        'another kind, another account, and proposals without a reference are their own',
       );
     });
   });

@@ -229,6 +229,17 @@ function sameProposal(earlier: ProposalRecord, wanted: ProposalRecord): Proposed
   return { ...earlier, replayed: true };
 }
 
+/** What a member is told whose decision did not take effect: whose did. */
+function alreadyDecided(proposal: ProposalRecord): DomainError {
+  const by = proposal.decidedBy === null ? '' : ` by ${proposal.decidedBy}`;
+  return new DomainError(
+    'FAILED_PRECONDITION',
+    `This proposal was already ${proposal.status}${by}; your decision changed nothing` +
+      (proposal.status === 'approved' ? ' and the money moved once.' : '.'),
+    { metadata: { decided_by: proposal.decidedBy ?? '', status: proposal.status } },
+  );
+}
+
 /** Makes an approved proposal's move; each is idempotent, so a second call after a crash moves nothing twice. */
 async function apply(deps: DeskDeps, proposal: ProposalRecord): Promise<void> {
   const { store, clock } = deps;
@@ -413,18 +424,20 @@ function proposalDesk(deps: DeskDeps) {
       if (approve && found.proposedBy === who.actor)
         throw new DomainError('PERMISSION_DENIED', 'You made this proposal; a different colleague must approve it.');
       if (approve && found.status === 'approved' && found.appliedAt === null) {
+        // Its move did not finish (a crash, or its approver is making it now): made here, once
+        // whoever makes it, but only its approver is told they approved it.
         await apply(deps, found);
+        if (found.decidedBy !== who.actor) throw alreadyDecided(found);
         return (await store.proposals.get(proposalId)) ?? found;
       }
       if (approve && found.status === 'pending') await requireCover(store, found);
       const balanceBefore = await balanceOf(found.accountId);
       const decided = await store.proposals.decide(proposalId, approve ? 'approved' : 'refused', who.actor, clock());
       if (!decided) {
-        const expired = found.status === 'pending' && found.expiresAt.getTime() <= clock().getTime();
-        throw new DomainError(
-          'FAILED_PRECONDITION',
-          expired ? 'This proposal expired (24 hours); propose it again.' : `This proposal is already ${found.status}.`,
-        );
+        // Read again: a colleague's decision may have taken effect since `found` was read.
+        const now = (await store.proposals.get(proposalId)) ?? found;
+        if (now.status !== 'pending') throw alreadyDecided(now);
+        throw new DomainError('FAILED_PRECONDITION', 'This proposal expired (24 hours); propose it again.');
       }
       if (approve) await apply(deps, decided);
       const after = (await store.proposals.get(proposalId)) ?? decided;

@@ -132,10 +132,15 @@ const DEFAULT_LOW_BALANCE_MAIL_MS = 60_000;
 /** How this core takes money in. */
 export interface FundingConfig {
   /**
-   * The live providers (Paystack, Monnify); none: the sandbox serves live mode too. Test mode
-   * always has only the sandbox.
+   * The live providers (Paystack, Monnify); none: live wallets have no bank transfer funding
+   * (no account number is shown) unless `sandboxLive`. Test mode always has only the sandbox.
    */
   providers?: FundingProvider[];
+  /**
+   * FUNDING_SANDBOX_LIVE=on: the sandbox bank serves live wallets as well, so a simulated
+   * transfer credits live money. Off by default: only for a demonstration without real money.
+   */
+  sandboxLive?: boolean;
   fee?: FundingFee;
   /** The key of the identity numbers' keyed hash; a random one per process by default (tests). */
   kycKey?: string;
@@ -441,7 +446,10 @@ function peopleParts(deps: CoreDeps, money: MoneyPath, purchases: PurchaseServic
   return { keyUses, accounts, mailer, people, lowBalanceMail, webhooks, holderDesk, upgrades };
 }
 
-/** Money in: the funding providers of each mode (the sandbox bank where none is live), the fee, the KYC hash. */
+/**
+ * Money in: the funding providers of each mode (the sandbox bank in test mode, and in live
+ * mode only when FUNDING_SANDBOX_LIVE says so), the fee, the KYC hash.
+ */
 function fundingParts(deps: CoreDeps, money: MoneyPath): FundingService {
   const { store, clock, deliveries } = money;
   const sandboxFunding =
@@ -449,10 +457,11 @@ function fundingParts(deps: CoreDeps, money: MoneyPath): FundingService {
     createSandboxFunding({
       isTaken: async (number) => (await store.funding.findVirtualAccount('sandbox', number)) !== null,
     });
-  const liveFunding = deps.funding?.providers ?? [];
+  // Sandbox money never reaches a live wallet unless the operator said so.
+  const liveFunding = [...(deps.funding?.providers ?? []), ...(deps.funding?.sandboxLive ? [sandboxFunding] : [])];
   const funding = createFundingService({
     store,
-    providers: { live: liveFunding.length > 0 ? liveFunding : [sandboxFunding], test: [sandboxFunding] },
+    providers: { live: liveFunding, test: [sandboxFunding] },
     sandbox: sandboxFunding,
     fee: deps.funding?.fee ?? { basisPoints: 0, capKobo: null },
     kycKey: deps.funding?.kycKey ?? randomBytes(32).toString('hex'),
@@ -502,8 +511,16 @@ function staffParts(
  * proposals on the desk; otherwise (direct) there are none and the CLI moves the money.
  */
 function cliProposals(deps: CoreDeps, desk: Desk) {
-  if (deps.cliMoneyMoves !== 'proposals') return { proposeCredit: undefined, proposeDebit: undefined };
+  if (deps.cliMoneyMoves !== 'proposals')
+    return { proposeCredit: undefined, proposeDebit: undefined, proposeAssign: undefined };
   return {
+    proposeAssign: async (inflowId: string, accountId: string) => {
+      const proposal = await desk.propose(
+        { kind: 'inflow_assign', accountId, target: inflowId, amountKobo: 0, note: 'Transfer assigned from the CLI' },
+        CLI_ACTOR,
+      );
+      return { proposalId: proposal.proposalId, status: proposal.status };
+    },
     proposeCredit: async (credit: ProposedMove) => {
       const proposal = await desk.propose(
         {

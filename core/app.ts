@@ -26,6 +26,7 @@ import {
 import { DEFAULT_DELIVERY_SCHEDULE } from './domain/events.js';
 import type { FundingFee } from './domain/funding.js';
 import type { Mode } from './domain/mode.js';
+import { DEFAULT_FOUR_EYES_COOLING_MS } from './domain/staff.js';
 import { DEFAULT_RETRY_SCHEDULE } from './domain/transactions.js';
 import type { FundingProvider } from './funding/port.js';
 import { createSandboxFunding, type SandboxFunding } from './funding/sandbox.js';
@@ -35,7 +36,7 @@ import { createHolderDesk } from './holders/desk.js';
 import { createShopDesk } from './holders/shop.js';
 import { createLowBalanceMail, type LowBalanceMail } from './mail/low-balance.js';
 import { createMailer, type Mailer } from './mail/mailer.js';
-import { createNotices } from './mail/notices.js';
+import { createNotices, type Notices } from './mail/notices.js';
 import type { MailSettings } from './mail/smtp.js';
 import {
   type CoreMetrics,
@@ -109,6 +110,8 @@ export interface CoreDeps {
   dashboardPublicUrl?: string;
   /** The console's public base URL, for staff set-up links (CONSOLE_PUBLIC_URL). */
   consolePublicUrl?: string;
+  /** FOUR_EYES_COOLING_H in ms: how long a member new to their powers may not approve their inviter's proposals. */
+  fourEyesCoolingMs?: number;
   /** CLI_MONEY_MOVES: `proposals` makes the CLI's live credits and debits four-eyes proposals. */
   cliMoneyMoves?: 'direct' | 'proposals';
   clock?: () => Date;
@@ -260,7 +263,12 @@ export function createCore(deps: CoreDeps): Core {
   const buying = purchasing(deps, money);
   const holders = peopleParts(deps, money, buying.purchases);
   const funding = fundingParts(deps, money);
-  const staff = staffParts(deps, money, { accounts: holders.accounts, funding, upgrades: holders.upgrades });
+  const staff = staffParts(deps, money, {
+    accounts: holders.accounts,
+    funding,
+    upgrades: holders.upgrades,
+    notices: holders.notices,
+  });
   const { store } = money;
   const rpc = createCoreServer({
     ...buying,
@@ -443,7 +451,7 @@ function peopleParts(deps: CoreDeps, money: MoneyPath, purchases: PurchaseServic
   });
   const holderDesk = createHolderDesk({ store, accounts, purchases, webhooks, clock, notices });
   const upgrades = createUpgrades({ store, accounts, clock });
-  return { keyUses, accounts, mailer, people, lowBalanceMail, webhooks, holderDesk, upgrades };
+  return { keyUses, accounts, mailer, notices, people, lowBalanceMail, webhooks, holderDesk, upgrades };
 }
 
 /**
@@ -478,7 +486,7 @@ function fundingParts(deps: CoreDeps, money: MoneyPath): FundingService {
 function staffParts(
   deps: CoreDeps,
   money: MoneyPath,
-  uses: { accounts: AccountService; funding: FundingService; upgrades: Upgrades },
+  uses: { accounts: AccountService; funding: FundingService; upgrades: Upgrades; notices: Notices },
 ) {
   const { store, clock, supplyDeps } = money;
   const audit = createAuditTrail(store.auditLog, clock);
@@ -487,6 +495,8 @@ function staffParts(
     audit,
     clock,
     consoleUrl: deps.consolePublicUrl ?? DEFAULT_CONSOLE_PUBLIC_URL,
+    notices: uses.notices,
+    fourEyesCoolingMs: deps.fourEyesCoolingMs ?? DEFAULT_FOUR_EYES_COOLING_MS,
   });
   const supplyAdmin = createSupplyAdmin({
     store,
@@ -502,6 +512,7 @@ function staffParts(
     audit,
     clock,
     upstreamHealth: supplyAdmin,
+    fourEyesCoolingMs: deps.fourEyesCoolingMs ?? DEFAULT_FOUR_EYES_COOLING_MS,
   });
   return { audit, realm, supplyAdmin, desk };
 }

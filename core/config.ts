@@ -75,6 +75,8 @@ export interface CoreConfig {
   consolePublicUrl: string;
   /** `proposals`: the CLI's money moves wait for a staff member's approval like the console's. */
   cliMoneyMoves: 'direct' | 'proposals';
+  /** FOUR_EYES_COOLING_H in ms. */
+  fourEyesCoolingMs: number;
   /** The MongoDB store when MONGODB_URI is set; null means the embedded SQLite store in DATA_DIR. */
   mongo: MongoConfig | null;
   /** Webhook deliveries (issue 17). */
@@ -304,6 +306,15 @@ export const CORE_SCHEMA = {
       '`prepaid funding simulate-transfer` credits live money (a demonstration without a funding ' +
       'provider; the core warns at start). `off`: sandbox transfers reach test wallets only, and a ' +
       'live wallet without Paystack or Monnify shows no account number.',
+  }),
+  fourEyesCoolingH: integer('FOUR_EYES_COOLING_H', {
+    fallback: 72,
+    min: 0,
+    max: 24 * 90,
+    help:
+      'Hours during which a staff member just invited, set up or given a role may not approve a ' +
+      'proposal of whoever invited them or gave them the role (no member ever approves one made ' +
+      'before they joined); the console flags their approvals meanwhile. 0 turns the wait off.',
   }),
   cliMoneyMoves: oneOf('CLI_MONEY_MOVES', {
     words: ['direct', 'proposals'],
@@ -684,6 +695,7 @@ export function readCoreConfig(env: Env = process.env): CoreConfig {
     dashboardPublicUrl: v.dashboardPublicUrl.replace(/\/+$/, ''),
     consolePublicUrl: v.consolePublicUrl.replace(/\/+$/, ''),
     cliMoneyMoves: v.cliMoneyMoves,
+    fourEyesCoolingMs: v.fourEyesCoolingH * 3_600_000,
     mongo: v.mongoUri === undefined ? null : { uri: v.mongoUri, dbName: v.mongoDb },
     webhooks: {
       retryBaseMs: v.webhookRetryBaseMs,

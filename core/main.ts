@@ -73,6 +73,7 @@ export async function startCore(env: Record<string, string | undefined> = proces
     dashboardPublicUrl: config.dashboardPublicUrl,
     consolePublicUrl: config.consolePublicUrl,
     cliMoneyMoves: config.cliMoneyMoves,
+    fourEyesCoolingMs: config.fourEyesCoolingMs,
     webhooks: config.webhooks,
     funding: {
       fee: config.funding.fee,

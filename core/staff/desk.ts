@@ -23,11 +23,14 @@ import type {
   UpstreamAttemptRecord,
 } from '../domain/records.js';
 import {
+  approvalBar,
+  isNewToPowers,
   MAX_NOTE_CHARS,
   PROPOSAL_KINDS,
   PROPOSAL_TTL_MS,
   type ProposalKind,
   type ProposalRecord,
+  type StaffMemberRecord,
 } from '../domain/staff.js';
 import { hasControlCharacters } from '../domain/validation.js';
 import type { FundingService } from '../funding/service.js';
@@ -78,6 +81,8 @@ export interface DeskDeps {
   purchases: PurchaseDeps;
   audit: AuditTrail;
   clock: () => Date;
+  /** FOUR_EYES_COOLING_H: how long a member new to their powers may not approve their inviter's proposals. */
+  fourEyesCoolingMs: number;
 }
 
 /** A webhook destination is failing once its oldest undelivered event is this old. */
@@ -227,6 +232,20 @@ function sameProposal(earlier: ProposalRecord, wanted: ProposalRecord): Proposed
       { metadata: { reference: wanted.reference, proposal_id: earlier.proposalId } },
     );
   return { ...earlier, replayed: true };
+}
+
+/**
+ * What the console flags on an audit row: an approval by a member still new to their powers
+ * (decide writes `approver_new_since` then). Empty for every other row.
+ */
+export function auditFlag(entry: { action: string; after: string | null }): string {
+  if (entry.action !== 'proposal.approve' || entry.after === null) return '';
+  try {
+    const since = (JSON.parse(entry.after) as { approver_new_since?: unknown }).approver_new_since;
+    return typeof since === 'string' ? `Approved by a member new to their powers since ${since}` : '';
+  } catch {
+    return '';
+  }
 }
 
 /** What a member is told whose decision did not take effect: whose did. */
@@ -418,11 +437,22 @@ function proposalDesk(deps: DeskDeps) {
      * expired, and a proposal is decided once; an approved proposal whose move did not finish
      * (a crash between the two) is finished by approving it again.
      */
-    async decide(proposalId: string, approve: boolean, note: string, who: Actor): Promise<ProposalRecord> {
+    async decide(
+      proposalId: string,
+      approve: boolean,
+      note: string,
+      who: Actor,
+      approver?: StaffMemberRecord,
+    ): Promise<ProposalRecord> {
       const found = proposalId === '' ? null : await store.proposals.get(proposalId);
       if (!found) throw notFound(`Proposal ${proposalId || '(empty id)'}`);
       if (approve && found.proposedBy === who.actor)
         throw new DomainError('PERMISSION_DENIED', 'You made this proposal; a different colleague must approve it.');
+      const bar =
+        approve && approver !== undefined && found.status === 'pending' && found.expiresAt > clock()
+          ? approvalBar(approver, found, deps.fourEyesCoolingMs, clock())
+          : null;
+      if (bar !== null) throw new DomainError('PERMISSION_DENIED', bar);
       if (approve && found.status === 'approved' && found.appliedAt === null) {
         // Its move did not finish (a crash, or its approver is making it now): made here, once
         // whoever makes it, but only its approver is told they approved it.
@@ -445,7 +475,14 @@ function proposalDesk(deps: DeskDeps) {
         action: approve ? 'proposal.approve' : 'proposal.refuse',
         target: proposalId,
         before: { ...found, balance_kobo: balanceBefore },
-        after: { ...after, balance_kobo: await balanceOf(found.accountId) },
+        after: {
+          ...after,
+          balance_kobo: await balanceOf(found.accountId),
+          // The console flags an approval by a member still new to their powers.
+          ...(approve && approver !== undefined && isNewToPowers(approver, deps.fourEyesCoolingMs, clock())
+            ? { approver_new_since: approver.powersSince.toISOString() }
+            : {}),
+        },
         note: note.trim(),
       });
       return after;

@@ -570,13 +570,14 @@ export interface StaffStore {
   listMembers(): Promise<StaffMemberRecord[]>;
   /**
    * Atomically: if a member's set-up token has this hash and expires after `at`, sets the
-   * password hash, records the TOTP step the set-up code used and clears the token. Null otherwise.
+   * password hash, records the TOTP step the set-up code used, clears the token and moves
+   * powersSince to `at`. Null otherwise.
    */
   completeSetup(tokenHash: string, passwordHash: string, totpStep: number, at: Date): Promise<StaffMemberRecord | null>;
   /** Null when the member does not exist. */
   setDisabled(staffId: string, disabled: boolean): Promise<StaffMemberRecord | null>;
-  /** Null when the member does not exist. */
-  setRole(staffId: string, role: StaffRole): Promise<StaffMemberRecord | null>;
+  /** Sets the role, who set it and powersSince (`at`). Null when the member does not exist. */
+  setRole(staffId: string, role: StaffRole, by: string, at: Date): Promise<StaffMemberRecord | null>;
   /** Like PeopleStore.claimTotpStep: true only when `step` is later than the last accepted. */
   claimTotpStep(staffId: string, step: number): Promise<boolean>;
   insertSession(session: StaffSessionRecord): Promise<void>;

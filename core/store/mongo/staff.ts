@@ -31,6 +31,10 @@ interface MemberDoc {
   setup_token_hash: string | null;
   setup_expires_at: Date | null;
   created_at: Date;
+  /** Absent on members invited before this was kept: nobody known, powers since created_at. */
+  invited_by?: string;
+  role_set_by?: string;
+  powers_since?: Date;
 }
 
 interface SessionDoc {
@@ -72,6 +76,9 @@ function memberFromDoc(doc: MemberDoc): StaffMemberRecord {
     setupTokenHash: doc.setup_token_hash,
     setupExpiresAt: doc.setup_expires_at,
     createdAt: doc.created_at,
+    invitedBy: doc.invited_by ?? '',
+    roleSetBy: doc.role_set_by ?? '',
+    powersSince: doc.powers_since ?? doc.created_at,
   };
 }
 
@@ -124,6 +131,9 @@ export function createStaffStore(ctx: MongoContext): StaffStore {
           setup_token_hash: record.setupTokenHash,
           setup_expires_at: record.setupExpiresAt,
           created_at: record.createdAt,
+          invited_by: record.invitedBy,
+          role_set_by: record.roleSetBy,
+          powers_since: record.powersSince,
         });
         return true;
       } catch (error) {
@@ -159,7 +169,7 @@ export function createStaffStore(ctx: MongoContext): StaffStore {
           { setup_token_hash: tokenHash, setup_expires_at: { $gt: at }, disabled: false },
           {
             $set: { password_hash: passwordHash, setup_token_hash: null, setup_expires_at: null },
-            $max: { totp_last_step: totpStep },
+            $max: { totp_last_step: totpStep, powers_since: at },
           },
           { returnDocument: 'after' },
         ),
@@ -171,9 +181,15 @@ export function createStaffStore(ctx: MongoContext): StaffStore {
         await members.findOneAndUpdate({ _id: staffId }, { $set: { disabled } }, { returnDocument: 'after' }),
       );
     },
-    async setRole(staffId, role) {
+    async setRole(staffId, role, by, at) {
       ctx.live();
-      return member(await members.findOneAndUpdate({ _id: staffId }, { $set: { role } }, { returnDocument: 'after' }));
+      return member(
+        await members.findOneAndUpdate(
+          { _id: staffId },
+          { $set: { role, role_set_by: by }, $max: { powers_since: at } },
+          { returnDocument: 'after' },
+        ),
+      );
     },
     async claimTotpStep(staffId, step) {
       ctx.live();

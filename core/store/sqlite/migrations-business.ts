@@ -568,4 +568,16 @@ export const BUSINESS_MIGRATIONS: readonly Migration[] = [
       CREATE UNIQUE INDEX proposals_reference ON proposals (account_id, kind, reference) WHERE reference <> '';
     `,
   },
+  {
+    version: 29,
+    description: 'four eyes: who invited each staff member or changed their role, and since when they hold it',
+    // Members from before are taken to hold their powers since they were created, invited by
+    // nobody known: they are past any cooling time by now, and no inviter can be matched.
+    sql: `
+      ALTER TABLE staff_members ADD COLUMN invited_by TEXT NOT NULL DEFAULT '';
+      ALTER TABLE staff_members ADD COLUMN role_set_by TEXT NOT NULL DEFAULT '';
+      ALTER TABLE staff_members ADD COLUMN powers_since INTEGER NOT NULL DEFAULT 0;
+      UPDATE staff_members SET powers_since = created_at;
+    `,
+  },
 ];

@@ -2487,6 +2487,9 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       setupTokenHash: setup,
       setupExpiresAt: setup === null ? null : at(100),
       createdAt: at(1),
+      invitedBy: 'staff:root@example.ng',
+      roleSetBy: '',
+      powersSince: at(1),
     });
 
     it('a member reads back as inserted, one per email, and sets up once before the link expires', async (h) => {
@@ -2505,6 +2508,7 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
         totpLastStep: 7,
         setupTokenHash: null,
         setupExpiresAt: null,
+        powersSince: at(50),
       });
       assert.is(await h.store.staff.completeSetup('h'.repeat(64), 'scrypt$y', 8, at(51)), null, 'used once');
       assert.is(await h.store.staff.findMemberBySetup('h'.repeat(64)), null);
@@ -2518,10 +2522,14 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       );
       assert.is((await h.store.staff.setDisabled('stf_bob', true))?.disabled, true);
       assert.is(await h.store.staff.setDisabled('stf_nobody', true), null);
-      const promoted = await h.store.staff.setRole('stf_bob', 'finance');
-      assert.is(promoted?.role, 'finance');
+      const promoted = await h.store.staff.setRole('stf_bob', 'admin', 'staff:ada@example.ng', at(60));
+      assert.equal(
+        [promoted?.role, promoted?.roleSetBy, promoted?.powersSince, promoted?.invitedBy],
+        ['admin', 'staff:ada@example.ng', at(60), 'staff:root@example.ng'],
+        'who gave the role and since when',
+      );
       assert.equal(await h.store.staff.getMember('stf_bob'), promoted, 'the new role is stored');
-      assert.is(await h.store.staff.setRole('stf_nobody', 'admin'), null);
+      assert.is(await h.store.staff.setRole('stf_nobody', 'admin', 'cli', at(60)), null);
     });
 
     it('staff sessions are found, touched forward only, and ended one by one or all of a member', async (h) => {

@@ -457,7 +457,13 @@ function proposalDesk(deps: DeskDeps) {
         // Its move did not finish (a crash, or its approver is making it now): made here, once
         // whoever makes it, but only its approver is told they approved it.
         await apply(deps, found);
-        if (found.decidedBy !== who.actor) throw alreadyDecided(found);
+        if (found.decidedBy !== who.actor)
+          throw new DomainError(
+            'FAILED_PRECONDITION',
+            `This proposal was already approved by ${found.decidedBy ?? 'a colleague'}; its move is complete ` +
+              '(made once), and your approval added nothing.',
+            { metadata: { decided_by: found.decidedBy ?? '', status: found.status } },
+          );
         return (await store.proposals.get(proposalId)) ?? found;
       }
       if (approve && found.status === 'pending') await requireCover(store, found);

@@ -228,6 +228,15 @@ export const fundingGroup: CommandGroup = {
       args: ['INFLOW_ID', 'ACCOUNT_ID'],
       async run({ args }, _core, clients) {
         const r = await clients(FundingService).assignInflow({ inflowId: args[0], accountId: args[1] });
+        if (r.proposalId !== '')
+          // CLI_MONEY_MOVES=proposals on the core: nothing moved; a finance member approves in the console.
+          return {
+            json: { inflow_id: args[0], account_id: args[1], proposal_id: r.proposalId, status: r.proposalStatus },
+            text: [
+              `Proposed crediting transfer ${args[0]} to ${args[1]} as ${r.proposalId}; nothing moves until ` +
+                'a finance or admin member approves it in the console (within 24 hours).',
+            ],
+          };
         const inflow = present(r.inflow, 'inflow');
         return {
           json: inflowJson(inflow),

@@ -61,8 +61,14 @@ export const staffGroup: CommandGroup = {
           throw new UsageError(`--role must be admin, support or finance; got ${JSON.stringify(options['role'])}.`);
         const answer = await clients(StaffAdminService).inviteStaff({ email: options['email'], role });
         const member = present(answer.member, 'member');
+        if (answer.mailed)
+          // A finance or admin link went by mail to the invitee alone (SMTP is configured on the core).
+          return {
+            json: { ...memberJson(member), setup_url: '', mailed: true },
+            text: [`Invited ${member.email} as ${member.role}; their set-up link was mailed to them, and only them.`],
+          };
         return {
-          json: { ...memberJson(member), setup_url: answer.setupUrl },
+          json: { ...memberJson(member), setup_url: answer.setupUrl, mailed: false },
           text: [`Invited ${member.email} as ${member.role}.`, 'Set-up link:', answer.setupUrl],
           warnings: [SETUP_LINK_WARNING],
         };

@@ -52,24 +52,41 @@ function movedJson(
   };
 }
 
+/**
+ * What a live credit or debit says under CLI_MONEY_MOVES=proposals: the proposal it became, or
+ * (replayed) the one made before under the same reference, with its state; nothing moved.
+ */
+function proposalOutput(
+  move: 'credit' | 'debit',
+  accountId: string,
+  amountKobo: Kobo,
+  response: { balanceKobo: bigint; replayed: boolean; proposalId: string; proposalStatus: string; warning?: string },
+): CommandResult {
+  const warning = response.warning ?? '';
+  const what = `a ${move} of ${nairaText(amountKobo)} ${move === 'credit' ? 'to' : 'from'} ${accountId}`;
+  const said = response.replayed
+    ? `Already proposed: ${what} is ${response.proposalId} (${response.proposalStatus}); ` +
+      'no second proposal was made, and approving it moves the money once.'
+    : `Proposed ${what} as ${response.proposalId}; nothing moves until a finance or admin member ` +
+      'approves it in the console (within 24 hours).';
+  return {
+    json: {
+      account_id: accountId,
+      ...moneyFields('amount', BigInt(amountKobo)),
+      ...moneyFields('balance', response.balanceKobo),
+      proposal_id: response.proposalId,
+      proposal_status: response.proposalStatus,
+      replayed: response.replayed,
+      ...(move === 'debit' ? { warning } : {}),
+    },
+    text: [said],
+    ...(warning === '' ? {} : { warnings: [warning] }),
+  };
+}
+
 /** What `wallet debit` says: the proposal it became, or the debit made (or made before). */
 function debitOutput(accountId: string, amountKobo: Kobo, response: DebitWalletResponse): CommandResult {
-  if (response.proposalId !== '') {
-    return {
-      json: {
-        account_id: accountId,
-        ...moneyFields('amount', BigInt(amountKobo)),
-        ...moneyFields('balance', response.balanceKobo),
-        proposal_id: response.proposalId,
-        warning: response.warning,
-      },
-      text: [
-        `Proposed a debit of ${nairaText(amountKobo)} from ${accountId} as ${response.proposalId}; nothing moves ` +
-          'until a finance or admin member approves it in the console (within 24 hours).',
-      ],
-      ...(response.warning === '' ? {} : { warnings: [response.warning] }),
-    };
-  }
+  if (response.proposalId !== '') return proposalOutput('debit', accountId, amountKobo, response);
   const entry = present(response.entry, 'entry');
   const wallet = modeName(entry.mode);
   const whose = `${wallet === 'test' ? 'the test wallet of ' : ''}${accountId}`;
@@ -147,22 +164,8 @@ export const walletGroup: CommandGroup = {
           reference: options['reference'] ?? '',
           mode,
         });
-        if (response.proposalId !== '') {
-          // CLI_MONEY_MOVES=proposals on the core: nothing moved; a finance member approves in the console.
-          return {
-            json: {
-              account_id: args[0],
-              ...moneyFields('amount', BigInt(amountKobo)),
-              ...moneyFields('balance', response.balanceKobo),
-              proposal_id: response.proposalId,
-            },
-            text: [
-              `Proposed a credit of ${nairaText(amountKobo)} to ${args[0]} as ` +
-                `${response.proposalId}; nothing moves until a finance or admin member approves ` +
-                `it in the console (within 24 hours).`,
-            ],
-          };
-        }
+        // CLI_MONEY_MOVES=proposals on the core: nothing moved; a finance member approves in the console.
+        if (response.proposalId !== '') return proposalOutput('credit', args[0]!, amountKobo, response);
         const entry = present(response.entry, 'entry');
         const wallet = modeName(entry.mode);
         const whose = `${wallet === 'test' ? 'the test wallet of ' : ''}${args[0]}`;

@@ -26,6 +26,7 @@ import {
 import { DEFAULT_DELIVERY_SCHEDULE } from './domain/events.js';
 import type { FundingFee } from './domain/funding.js';
 import type { Mode } from './domain/mode.js';
+import { DEFAULT_FOUR_EYES_COOLING_MS } from './domain/staff.js';
 import { DEFAULT_RETRY_SCHEDULE } from './domain/transactions.js';
 import type { FundingProvider } from './funding/port.js';
 import { createSandboxFunding, type SandboxFunding } from './funding/sandbox.js';
@@ -35,7 +36,7 @@ import { createHolderDesk } from './holders/desk.js';
 import { createShopDesk } from './holders/shop.js';
 import { createLowBalanceMail, type LowBalanceMail } from './mail/low-balance.js';
 import { createMailer, type Mailer } from './mail/mailer.js';
-import { createNotices } from './mail/notices.js';
+import { createNotices, type Notices } from './mail/notices.js';
 import type { MailSettings } from './mail/smtp.js';
 import {
   type CoreMetrics,
@@ -66,6 +67,7 @@ import type { SupplyDeps } from './purchases/upstream-calls.js';
 import { createUpstreamHealth } from './purchases/upstream-health.js';
 import { createVerificationService } from './purchases/verification.js';
 import { createReports } from './reports/service.js';
+import type { ProposedMove } from './rpc/admin.js';
 import { type CoreServer, createCoreServer, SERVICE_NAMES } from './rpc/server.js';
 import { CLI_ACTOR, createAuditTrail } from './staff/audit.js';
 import { createDesk, type Desk } from './staff/desk.js';
@@ -108,6 +110,8 @@ export interface CoreDeps {
   dashboardPublicUrl?: string;
   /** The console's public base URL, for staff set-up links (CONSOLE_PUBLIC_URL). */
   consolePublicUrl?: string;
+  /** FOUR_EYES_COOLING_H in ms: how long a member new to their powers may not approve their inviter's proposals. */
+  fourEyesCoolingMs?: number;
   /** CLI_MONEY_MOVES: `proposals` makes the CLI's live credits and debits four-eyes proposals. */
   cliMoneyMoves?: 'direct' | 'proposals';
   clock?: () => Date;
@@ -131,10 +135,15 @@ const DEFAULT_LOW_BALANCE_MAIL_MS = 60_000;
 /** How this core takes money in. */
 export interface FundingConfig {
   /**
-   * The live providers (Paystack, Monnify); none: the sandbox serves live mode too. Test mode
-   * always has only the sandbox.
+   * The live providers (Paystack, Monnify); none: live wallets have no bank transfer funding
+   * (no account number is shown) unless `sandboxLive`. Test mode always has only the sandbox.
    */
   providers?: FundingProvider[];
+  /**
+   * FUNDING_SANDBOX_LIVE=on: the sandbox bank serves live wallets as well, so a simulated
+   * transfer credits live money. Off by default: only for a demonstration without real money.
+   */
+  sandboxLive?: boolean;
   fee?: FundingFee;
   /** The key of the identity numbers' keyed hash; a random one per process by default (tests). */
   kycKey?: string;
@@ -254,7 +263,12 @@ export function createCore(deps: CoreDeps): Core {
   const buying = purchasing(deps, money);
   const holders = peopleParts(deps, money, buying.purchases);
   const funding = fundingParts(deps, money);
-  const staff = staffParts(deps, money, { accounts: holders.accounts, funding, upgrades: holders.upgrades });
+  const staff = staffParts(deps, money, {
+    accounts: holders.accounts,
+    funding,
+    upgrades: holders.upgrades,
+    notices: holders.notices,
+  });
   const { store } = money;
   const rpc = createCoreServer({
     ...buying,
@@ -437,10 +451,13 @@ function peopleParts(deps: CoreDeps, money: MoneyPath, purchases: PurchaseServic
   });
   const holderDesk = createHolderDesk({ store, accounts, purchases, webhooks, clock, notices });
   const upgrades = createUpgrades({ store, accounts, clock });
-  return { keyUses, accounts, mailer, people, lowBalanceMail, webhooks, holderDesk, upgrades };
+  return { keyUses, accounts, mailer, notices, people, lowBalanceMail, webhooks, holderDesk, upgrades };
 }
 
-/** Money in: the funding providers of each mode (the sandbox bank where none is live), the fee, the KYC hash. */
+/**
+ * Money in: the funding providers of each mode (the sandbox bank in test mode, and in live
+ * mode only when FUNDING_SANDBOX_LIVE says so), the fee, the KYC hash.
+ */
 function fundingParts(deps: CoreDeps, money: MoneyPath): FundingService {
   const { store, clock, deliveries } = money;
   const sandboxFunding =
@@ -448,10 +465,11 @@ function fundingParts(deps: CoreDeps, money: MoneyPath): FundingService {
     createSandboxFunding({
       isTaken: async (number) => (await store.funding.findVirtualAccount('sandbox', number)) !== null,
     });
-  const liveFunding = deps.funding?.providers ?? [];
+  // Sandbox money never reaches a live wallet unless the operator said so.
+  const liveFunding = [...(deps.funding?.providers ?? []), ...(deps.funding?.sandboxLive ? [sandboxFunding] : [])];
   const funding = createFundingService({
     store,
-    providers: { live: liveFunding.length > 0 ? liveFunding : [sandboxFunding], test: [sandboxFunding] },
+    providers: { live: liveFunding, test: [sandboxFunding] },
     sandbox: sandboxFunding,
     fee: deps.funding?.fee ?? { basisPoints: 0, capKobo: null },
     kycKey: deps.funding?.kycKey ?? randomBytes(32).toString('hex'),
@@ -468,7 +486,7 @@ function fundingParts(deps: CoreDeps, money: MoneyPath): FundingService {
 function staffParts(
   deps: CoreDeps,
   money: MoneyPath,
-  uses: { accounts: AccountService; funding: FundingService; upgrades: Upgrades },
+  uses: { accounts: AccountService; funding: FundingService; upgrades: Upgrades; notices: Notices },
 ) {
   const { store, clock, supplyDeps } = money;
   const audit = createAuditTrail(store.auditLog, clock);
@@ -477,6 +495,8 @@ function staffParts(
     audit,
     clock,
     consoleUrl: deps.consolePublicUrl ?? DEFAULT_CONSOLE_PUBLIC_URL,
+    notices: uses.notices,
+    fourEyesCoolingMs: deps.fourEyesCoolingMs ?? DEFAULT_FOUR_EYES_COOLING_MS,
   });
   const supplyAdmin = createSupplyAdmin({
     store,
@@ -492,6 +512,7 @@ function staffParts(
     audit,
     clock,
     upstreamHealth: supplyAdmin,
+    fourEyesCoolingMs: deps.fourEyesCoolingMs ?? DEFAULT_FOUR_EYES_COOLING_MS,
   });
   return { audit, realm, supplyAdmin, desk };
 }
@@ -501,21 +522,49 @@ function staffParts(
  * proposals on the desk; otherwise (direct) there are none and the CLI moves the money.
  */
 function cliProposals(deps: CoreDeps, desk: Desk) {
-  if (deps.cliMoneyMoves !== 'proposals') return { proposeCredit: undefined, proposeDebit: undefined };
+  if (deps.cliMoneyMoves !== 'proposals')
+    return { proposeCredit: undefined, proposeDebit: undefined, proposeAssign: undefined };
   return {
-    proposeCredit: async (accountId: string, amountKobo: number, memo: string) =>
-      (
-        await desk.propose(
-          { kind: 'credit', accountId, target: accountId, amountKobo, note: memo || 'Credit from the CLI' },
-          CLI_ACTOR,
-        )
-      ).proposalId,
-    proposeDebit: async (accountId: string, amountKobo: number, reason: string) => {
+    proposeAssign: async (inflowId: string, accountId: string) => {
       const proposal = await desk.propose(
-        { kind: 'debit', accountId, target: accountId, amountKobo, note: reason },
+        { kind: 'inflow_assign', accountId, target: inflowId, amountKobo: 0, note: 'Transfer assigned from the CLI' },
         CLI_ACTOR,
       );
-      return { proposalId: proposal.proposalId, warning: await desk.warningFor(proposal) };
+      return { proposalId: proposal.proposalId, status: proposal.status };
+    },
+    proposeCredit: async (credit: ProposedMove) => {
+      const proposal = await desk.propose(
+        {
+          kind: 'credit',
+          accountId: credit.accountId,
+          target: credit.accountId,
+          amountKobo: credit.amountKobo,
+          note: credit.text || 'Credit from the CLI',
+          reference: credit.reference,
+          memo: credit.text,
+        },
+        CLI_ACTOR,
+      );
+      return { proposalId: proposal.proposalId, replayed: proposal.replayed, status: proposal.status };
+    },
+    proposeDebit: async (debit: ProposedMove) => {
+      const proposal = await desk.propose(
+        {
+          kind: 'debit',
+          accountId: debit.accountId,
+          target: debit.accountId,
+          amountKobo: debit.amountKobo,
+          note: debit.text,
+          reference: debit.reference,
+        },
+        CLI_ACTOR,
+      );
+      return {
+        proposalId: proposal.proposalId,
+        replayed: proposal.replayed,
+        status: proposal.status,
+        warning: await desk.warningFor(proposal),
+      };
     },
   };
 }

@@ -75,6 +75,8 @@ export interface CoreConfig {
   consolePublicUrl: string;
   /** `proposals`: the CLI's money moves wait for a staff member's approval like the console's. */
   cliMoneyMoves: 'direct' | 'proposals';
+  /** FOUR_EYES_COOLING_H in ms. */
+  fourEyesCoolingMs: number;
   /** The MongoDB store when MONGODB_URI is set; null means the embedded SQLite store in DATA_DIR. */
   mongo: MongoConfig | null;
   /** Webhook deliveries (issue 17). */
@@ -88,6 +90,8 @@ export interface CoreConfig {
     paystack: { secretKey: string; baseUrl: string; preferredBank: string } | null;
     /** Monnify reserved accounts when its API key, secret key and contract code are all set. */
     monnify: { apiKey: string; secretKey: string; contractCode: string; baseUrl: string } | null;
+    /** FUNDING_SANDBOX_LIVE=on: the sandbox bank serves live wallets too. */
+    sandboxLive: boolean;
   };
   /** Where mail goes (SMTP_URL, MAIL_FROM); null: nothing is mailed. */
   mail: MailSettings | null;
@@ -294,11 +298,29 @@ export const CORE_SCHEMA = {
       checkUrl(value, { schemes: ['https:', 'http:'], noCredentials: true, example: 'https://console.example.com' })
         .problem,
   }),
+  fundingSandboxLive: oneOf('FUNDING_SANDBOX_LIVE', {
+    words: ['on', 'off'],
+    fallback: 'off',
+    help:
+      '`on` lets the sandbox bank serve live wallets too: they get Sandbox Bank account numbers and ' +
+      '`prepaid funding simulate-transfer` credits live money (a demonstration without a funding ' +
+      'provider; the core warns at start). `off`: sandbox transfers reach test wallets only, and a ' +
+      'live wallet without Paystack or Monnify shows no account number.',
+  }),
+  fourEyesCoolingH: integer('FOUR_EYES_COOLING_H', {
+    fallback: 72,
+    min: 0,
+    max: 24 * 90,
+    help:
+      'Hours during which a staff member just invited, set up or given a role may not approve a ' +
+      'proposal of whoever invited them or gave them the role (no member ever approves one made ' +
+      'before they joined); the console flags their approvals meanwhile. 0 turns the wait off.',
+  }),
   cliMoneyMoves: oneOf('CLI_MONEY_MOVES', {
     words: ['direct', 'proposals'],
     fallback: 'direct',
     help:
-      "`proposals` turns the CLI's money moves (`wallet credit`, `wallet debit`; live wallets) into " +
+      "`proposals` turns the CLI's money moves (`wallet credit`, `wallet debit` on live wallets, `funding assign`) into " +
       'four-eyes proposals a finance or admin member approves in the console; `direct` makes them at once ' +
       '(each audited with actor `cli`).',
   }),
@@ -673,6 +695,7 @@ export function readCoreConfig(env: Env = process.env): CoreConfig {
     dashboardPublicUrl: v.dashboardPublicUrl.replace(/\/+$/, ''),
     consolePublicUrl: v.consolePublicUrl.replace(/\/+$/, ''),
     cliMoneyMoves: v.cliMoneyMoves,
+    fourEyesCoolingMs: v.fourEyesCoolingH * 3_600_000,
     mongo: v.mongoUri === undefined ? null : { uri: v.mongoUri, dbName: v.mongoDb },
     webhooks: {
       retryBaseMs: v.webhookRetryBaseMs,
@@ -694,6 +717,7 @@ export function readCoreConfig(env: Env = process.env): CoreConfig {
               preferredBank: v.paystackPreferredBank,
             },
       monnify: monnifyConfig(v.monnifyApiKey, v.monnifySecretKey, v.monnifyContractCode, v.monnifyBaseUrl),
+      sandboxLive: v.fundingSandboxLive === 'on',
     },
     mail: mailSettings(v.smtpUrl, v.mailFrom),
   };

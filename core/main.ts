@@ -45,6 +45,7 @@ export async function startCore(env: Record<string, string | undefined> = proces
   const processLog = createProcessLog({ level: config.logLevel, service: 'core' });
   const log = eventLogger(processLog);
   warnShortShutdown(config, log);
+  warnSandboxLive(config, log);
   // TLS files that cannot be read, and a port that is taken, stop the start before the data
   // directory or the store is touched.
   const tls =
@@ -72,12 +73,14 @@ export async function startCore(env: Record<string, string | undefined> = proces
     dashboardPublicUrl: config.dashboardPublicUrl,
     consolePublicUrl: config.consolePublicUrl,
     cliMoneyMoves: config.cliMoneyMoves,
+    fourEyesCoolingMs: config.fourEyesCoolingMs,
     webhooks: config.webhooks,
     funding: {
       fee: config.funding.fee,
       kycKey: fundingKycKey,
       sweepIntervalMs: config.funding.sweepIntervalMs,
       providers: fundingProviders(config.funding),
+      sandboxLive: config.funding.sandboxLive,
     },
     mail: config.mail,
     log,
@@ -150,6 +153,17 @@ export async function startCore(env: Record<string, string | undefined> = proces
   };
 }
 
+/** FUNDING_SANDBOX_LIVE=on lets made-up transfers credit live wallets: said at every start. */
+function warnSandboxLive(config: CoreConfig, log: Logger): void {
+  if (!config.funding.sandboxLive) return;
+  log('config.warning', {
+    variable: 'FUNDING_SANDBOX_LIVE',
+    message:
+      'FUNDING_SANDBOX_LIVE is on: live wallets get Sandbox Bank account numbers and ' +
+      '`prepaid funding simulate-transfer` credits live money. Turn it off before real money is taken.',
+  });
+}
+
 /** A shutdown bound at or below the provider timeout may cut off a purchase waiting on its provider. */
 function warnShortShutdown(config: CoreConfig, log: Logger): void {
   if (config.shutdownTimeoutMs > config.providerTimeoutMs) return;
@@ -200,7 +214,7 @@ async function serveMetricsOrLog(registry: Registry, config: CoreConfig, log: Lo
   }
 }
 
-/** The live funding providers configured; none means the sandbox serves live wallets too. */
+/** The live funding providers configured; none: live wallets have no bank transfer funding (FUNDING_SANDBOX_LIVE aside). */
 function fundingProviders(funding: CoreConfig['funding']): FundingProvider[] {
   return [
     ...(funding.paystack === null ? [] : [createPaystackFunding(funding.paystack)]),

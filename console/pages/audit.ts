@@ -37,8 +37,8 @@ ${FILTERS.map(
 <th>Address</th></tr></thead>
 <tbody>${entries.map(
         (e) =>
-          html`<tr><td>${e.at ? timestampDate(e.at).toISOString() : '-'}</td><td>${e.actor}</td><td>${e.action}</td>\
-<td>${e.target}</td>
+          html`<tr><td>${e.at ? timestampDate(e.at).toISOString() : '-'}</td><td>${e.actor}\
+${e.flag === '' ? '' : html` <strong class="flag">${e.flag}</strong>`}</td><td>${e.action}</td><td>${e.target}</td>
 <td>${e.note}</td><td><code>${e.before}</code></td><td><code>${e.after}</code></td><td>${e.address}</td></tr>`,
       )}</tbody></table>
 ${entries.length === 100 ? html`<p><a href="/audit?${next.toString()}">Older rows</a></p>` : ''}`;

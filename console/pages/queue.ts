@@ -46,6 +46,8 @@ function proposalItem(viewer: StaffViewer, p: Proposal): SafeHtml {
   return html`<div class="item" data-proposal="${p.proposalId}">
 <dl><dt>Kind</dt><dd>${p.kind}</dd><dt>Account</dt><dd>${p.accountId}</dd><dt>Target</dt><dd>${p.target}</dd>
 ${p.amountKobo > 0n ? html`<dt>Amount</dt><dd>${naira(p.amountKobo)}</dd>` : ''}
+${p.reference === '' ? '' : html`<dt>Ledger reference</dt><dd>${p.reference}</dd>`}
+${p.memo === '' ? '' : html`<dt>Memo</dt><dd>${p.memo}</dd>`}
 <dt>Note</dt><dd>${p.note}</dd><dt>Proposed by</dt><dd>${p.proposedBy}</dd><dt>Expires</dt>\
 <dd>${when(p.expiresAt)}</dd></dl>
 ${actionForm(viewer, `/proposals/${id}/approve`, 'Approve and move the money', {

@@ -17,7 +17,13 @@ function memberItem(viewer: StaffViewer, m: StaffMember, index: number): SafeHtm
   const state = m.disabled ? 'disabled' : m.setUp ? 'active' : 'invited, not set up yet';
   return html`<div class="item" data-member="${m.email}"><dl><dt>Email</dt><dd>${m.email}</dd><dt>Role</dt>\
 <dd>${m.role}</dd>
-<dt>State</dt><dd>${state}</dd><dt>Since</dt><dd>${when(m.createdAt)}</dd></dl>
+<dt>State</dt><dd>${state}</dd><dt>Since</dt><dd>${when(m.createdAt)}</dd>
+${
+  m.newToPowers
+    ? html`<dt>Four eyes</dt><dd class="flag">New to this role since ${when(m.powersSince)}: may not approve \
+proposals by ${m.invitedBy || 'whoever invited them'} yet</dd>`
+    : ''
+}</dl>
 ${
   m.disabled
     ? ''
@@ -54,23 +60,29 @@ export const staffRoutes: Route[] = [
     name: 'invite_staff',
     signedIn: true,
     async handler(ctx) {
-      let invited: { email: string; role: string; url: string } | undefined;
+      let invited: { email: string; role: string; url: string; mailed: boolean } | undefined;
       const answer = await change(
         BACK,
         (problem) => staffPage(ctx, problem),
         async () => {
-          const { member, setupUrl } = await ctx.core.inviteStaffMember({
+          const { member, setupUrl, mailed } = await ctx.core.inviteStaffMember({
             ...session(ctx),
             email: field(ctx, 'email'),
             role: field(ctx, 'role'),
           });
-          invited = { email: member?.email ?? '', role: member?.role ?? '', url: setupUrl };
+          invited = { email: member?.email ?? '', role: member?.role ?? '', url: setupUrl, mailed };
           return 'invited';
         },
       );
       if (invited === undefined) return answer;
-      // The link is on this answer only: never in an address, never shown again.
-      const body = html`<h1>${invited.email} is invited as ${invited.role}</h1>
+      // The link is on this answer only: never in an address, never shown again. A finance or
+      // admin link the core mailed to the invitee is not shown here at all.
+      const body = invited.mailed
+        ? html`<h1>${invited.email} is invited as ${invited.role}</h1>
+<p id="setup-mailed">Their set-up link was mailed to ${invited.email}, and to nobody else: it is not shown here. \
+It works once, for 72 hours.</p>
+<p><a href="${BACK}">Back to the staff</a></p>`
+        : html`<h1>${invited.email} is invited as ${invited.role}</h1>
 <p>Send this set-up link to them only. Whoever opens it first sets the password and the two-step code; it works once, \
 for 72 hours, and is not shown again.</p>
 <p><code class="setup-link">${invited.url}</code></p>

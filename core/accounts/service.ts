@@ -344,8 +344,8 @@ async function creditOnce(
   return credited;
 }
 
-/** Why an operator's credit is refused, if it is. */
-function creditViolations(amountKobo: Kobo, memo: string, reference: string): FieldViolation[] {
+/** Why an operator's credit is refused, if it is (also a proposed credit's or debit's reference and memo). */
+export function creditViolations(amountKobo: Kobo, memo: string, reference: string): FieldViolation[] {
   const violations: FieldViolation[] = [];
   if (reference !== '' && !CREDIT_REFERENCE.test(reference)) {
     violations.push({

@@ -82,6 +82,47 @@ export interface StaffMemberRecord {
   setupTokenHash: string | null;
   setupExpiresAt: Date | null;
   createdAt: Date;
+  /** Who invited them: `staff:<email>` or `cli`; empty for members invited before this was kept. */
+  invitedBy: string;
+  /** Who last changed their role, in the same form; empty when nobody has since the invitation. */
+  roleSetBy: string;
+  /** When they were last invited, set up or given a role: the four-eyes cooling time runs from it. */
+  powersSince: Date;
+}
+
+/** FOUR_EYES_COOLING_H's default: three days, longer than a weekend. */
+export const DEFAULT_FOUR_EYES_COOLING_MS = 72 * 3_600_000;
+
+/**
+ * Why this member may not be the second pair of eyes on this proposal, or null when they may.
+ * Never on a proposal made before they existed (a second identity invited to approve it), and,
+ * while they are new to their powers (invited, set up or given a role less than `coolingMs`
+ * ago), never on one by whoever invited them or gave them their role: otherwise one person with
+ * the power to invite would satisfy four eyes alone.
+ */
+export function approvalBar(
+  member: Pick<StaffMemberRecord, 'createdAt' | 'invitedBy' | 'roleSetBy' | 'powersSince'>,
+  proposal: Pick<ProposalRecord, 'proposedAt' | 'proposedBy'>,
+  coolingMs: number,
+  now: Date,
+): string | null {
+  if (proposal.proposedAt.getTime() < member.createdAt.getTime())
+    return 'This proposal was made before you joined the staff; a colleague who was there must approve it.';
+  const fresh = now.getTime() - member.powersSince.getTime() < coolingMs;
+  const vouchedBy = [member.invitedBy, member.roleSetBy].filter((by) => by !== '');
+  if (fresh && vouchedBy.includes(proposal.proposedBy)) {
+    const hours = Math.round(coolingMs / 3_600_000);
+    return (
+      `You were invited, set up or given your role less than ${hours} hours ago by ${proposal.proposedBy}, ` +
+      'who made this proposal; another colleague must approve it.'
+    );
+  }
+  return null;
+}
+
+/** Whether a member is still new to their powers (the console flags their approvals). */
+export function isNewToPowers(member: Pick<StaffMemberRecord, 'powersSince'>, coolingMs: number, now: Date): boolean {
+  return now.getTime() - member.powersSince.getTime() < coolingMs;
 }
 
 export interface StaffSessionRecord {
@@ -117,6 +158,14 @@ export interface ProposalRecord {
   /** The amount of a credit or debit; 0 where the amount is the purchase's or the inflow's own. */
   amountKobo: Kobo;
   note: string;
+  /**
+   * The ledger reference a credit or debit is made under, as its proposer gave it (a bank
+   * transfer's id); unique per account and kind among proposals, so a retried proposal is the
+   * same proposal. Empty: the proposal's own id is the reference.
+   */
+  reference: string;
+  /** A credit's memo, kept on its ledger entry; empty for the default ("Manual credit"). */
+  memo: string;
   /** `staff:<email>` or `cli`. */
   proposedBy: string;
   proposedAt: Date;

@@ -99,6 +99,8 @@ interface FundingOverview {
   refusals: OpeningRefusal[];
   /** A provider of this mode asks for a bank account linked to the BVN when opening. */
   bankAccountAsked: boolean;
+  /** Some provider takes bank transfers for this mode; false: a live wallet without one has no account to show. */
+  transfersOpen: boolean;
 }
 
 /** A provider's refusal to open a wallet's account: at once (the identity) or later (Paystack's identification). */
@@ -112,6 +114,20 @@ export interface OpeningRefusal {
 }
 
 /** A provider's refusal of the identity itself, as its adapter throws it: a field error. */
+/** FUNDING_SANDBOX_LIVE=on: the sandbox bank is among the live providers, so its transfers may credit live wallets. */
+function sandboxServesLive(deps: FundingDeps): boolean {
+  return deps.providers.live.some((p) => p.name === 'sandbox');
+}
+
+/** Opening an account for a mode no funding provider serves (live, without Paystack or Monnify). */
+function noProvider(mode: Mode): DomainError {
+  return new DomainError(
+    'FAILED_PRECONDITION',
+    `No funding provider takes bank transfers for ${mode} wallets on this platform yet; ` +
+      'ask the operator to fund the wallet another way.',
+  );
+}
+
 function isRefusal(error: unknown): error is DomainError {
   return error instanceof DomainError && error.code === 'INVALID_PARAMETER';
 }
@@ -665,6 +681,7 @@ function holderFunding(deps: FundingDeps, requireAccount: RequireAccount, accoun
     ): Promise<{ accounts: VirtualAccountRecord[]; pending: string[]; refused: OpeningRefusal[] }> {
       const kyc = validateKyc(input);
       await requireAccount(accountId);
+      if (deps.providers[mode].length === 0) throw noProvider(mode);
       const existing = await store.funding.listVirtualAccounts(accountId, mode);
       const pending: string[] = [];
       const refused: { refusal: OpeningRefusal; field: string }[] = [];
@@ -695,8 +712,12 @@ function holderFunding(deps: FundingDeps, requireAccount: RequireAccount, accoun
         store.funding.getLowBalanceThreshold(accountId, mode),
         store.funding.listAccountInflows(accountId, mode, RECENT_CREDITS),
       ]);
+      // Only the accounts of a provider serving this mode now: a Sandbox Bank number opened for a
+      // live wallet while FUNDING_SANDBOX_LIVE was on is not shown to be paid with real money.
+      const served = accounts.filter((a) => deps.providers[mode].some((p) => p.name === a.provider));
       return {
-        accounts,
+        accounts: served,
+        transfersOpen: deps.providers[mode].length > 0,
         fee: deps.fee,
         lowBalanceThresholdKobo,
         recentCredits: inflows.filter((i) => i.status === 'credited'),
@@ -763,6 +784,16 @@ function moneyIn(
         throw invalid('amount', 'amount must be from 0.01 to 100,000,000 Naira.');
       if (!/^[A-Za-z0-9_.-]{1,64}$/.test(reference))
         throw invalid('reference', 'reference must be 1 to 64 letters, digits, dots, dashes or underscores.');
+      // A made-up transfer never reaches live money unless the sandbox serves live wallets
+      // (FUNDING_SANDBOX_LIVE=on): it must name a test wallet's account, since one to an unknown
+      // number would wait as a live unmatched inflow that `funding assign` could credit.
+      const target = await store.funding.findVirtualAccount('sandbox', accountNumber);
+      if (!sandboxServesLive(deps) && target?.mode !== 'test')
+        throw new DomainError(
+          'FAILED_PRECONDITION',
+          `${target === null ? 'No test wallet has' : 'A live wallet has'} Sandbox Bank account ${accountNumber}; ` +
+            'sandbox transfers credit test wallets only (FUNDING_SANDBOX_LIVE is off), and nothing was recorded.',
+        );
       const hint = deps.sandbox.transfer(
         accountNumber,
         amountKobo,
@@ -831,6 +862,11 @@ function inflowDesk(deps: FundingDeps, requireAccount: RequireAccount) {
       await requireAccount(accountId);
       const inflow = await store.funding.getInflow(inflowId);
       if (inflow === null) throw notFound(`Inflow ${inflowId}`);
+      if (inflow.provider === 'sandbox' && inflow.mode === 'live' && !sandboxServesLive(deps))
+        throw new DomainError(
+          'FAILED_PRECONDITION',
+          `Inflow ${inflowId} is a sandbox transfer: it never credits a live wallet (FUNDING_SANDBOX_LIVE is off).`,
+        );
       const feeKobo = fundingFeeKobo(inflow.amountPaidKobo, deps.fee);
       const result = await store.funding.creditInflow(
         inflowId,

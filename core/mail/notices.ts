@@ -45,6 +45,8 @@ export interface Notices {
   /** Whether mail goes out at all (SMTP_URL is set). */
   readonly enabled: boolean;
   invitation(invite: { email: string; accountName: string; role: UserRole; url: string; expiresAt: Date }): void;
+  /** A staff member's one-time set-up link for the console, to them alone. */
+  staffSetup(invite: { email: string; role: string; url: string; expiresAt: Date }): void;
   passwordReset(user: UserRecord, url: string, expiresAt: Date): void;
   passwordChanged(user: UserRecord, how: 'changed' | 'reset', at: Date): void;
   signIn(user: UserRecord, facts: SignInFacts): void;
@@ -69,6 +71,25 @@ async function ownersOf(people: PeopleStore, accountId: string): Promise<UserRec
     .map(({ user }) => user);
 }
 
+/** The console's mail: a staff member's set-up link, signed as the console (not the developer area). */
+function staffNotices(mailer: Mailer | null): Pick<Notices, 'staffSetup'> {
+  return {
+    staffSetup({ email, role, url, expiresAt }) {
+      mailer?.send({
+        kind: 'staff_setup',
+        to: email,
+        subject: "You are invited to the platform's console",
+        text:
+          `You are invited to the operator's console of the prepaid platform as ${role === 'admin' ? 'an' : 'a'} ` +
+          `${oneLine(role)} member.\n\nOpen this link to choose your password and set up two-step sign-in ` +
+          `(it works once, until ${lagosTime(expiresAt)}):\n${url}\n\n` +
+          'Nobody else has this link: not even the colleague who invited you. If you did not expect this, ' +
+          'ignore this mail and tell the operator of the platform.\n\n— The prepaid console\n',
+      });
+    },
+  };
+}
+
 export function createNotices(deps: { mailer: Mailer | null; people: PeopleStore; log: Logger }): Notices {
   const { mailer, people, log } = deps;
   const send = (kind: string, to: string, subject: string, text: string) =>
@@ -76,6 +97,7 @@ export function createNotices(deps: { mailer: Mailer | null; people: PeopleStore
 
   return {
     enabled: mailer !== null,
+    ...staffNotices(mailer),
 
     invitation({ email, accountName, role, url, expiresAt }) {
       send(

@@ -100,24 +100,44 @@ function issued(key: IssuedKeyPair | null) {
   return key ? { publicKey: key.publicKey, secretKey: key.secretKey, mode: MODE_TO_PROTO[key.mode] } : undefined;
 }
 
-/** Under CLI_MONEY_MOVES=proposals: a live debit made a four-eyes proposal, with its warning if the wallet is short. */
-export type ProposeDebit = (
-  accountId: string,
-  amountKobo: number,
-  reason: string,
-) => Promise<{ proposalId: string; warning: string }>;
+/** A live credit or debit the CLI asked for, under CLI_MONEY_MOVES=proposals: its memo or reason is `text`. */
+export interface ProposedMove {
+  accountId: string;
+  amountKobo: number;
+  text: string;
+  reference: string;
+}
+
+/**
+ * Under CLI_MONEY_MOVES=proposals: a live credit or debit made a four-eyes proposal (or, under
+ * a reference proposed before, that proposal: replayed), with a debit's warning if the wallet is short.
+ */
+export type ProposeMove = (
+  move: ProposedMove,
+) => Promise<{ proposalId: string; replayed: boolean; status: string; warning?: string }>;
 
 /** DebitWalletRequest: a manual debit, or under CLI_MONEY_MOVES=proposals a live one proposed. */
 async function debitWallet(
   accounts: AccountService,
-  proposeDebit: ProposeDebit | undefined,
+  proposeDebit: ProposeMove | undefined,
   req: DebitWalletRequest,
 ): Promise<MessageInitShape<typeof DebitWalletResponseSchema>> {
   const mode = modeIn(req.mode);
   if (proposeDebit !== undefined && mode === 'live') {
-    const { proposalId, warning } = await proposeDebit(req.accountId, int64In(req.amountKobo, 'amount'), req.reason);
+    const proposed = await proposeDebit({
+      accountId: req.accountId,
+      amountKobo: int64In(req.amountKobo, 'amount'),
+      text: req.reason,
+      reference: req.reference,
+    });
     const account = await accounts.getAccount(req.accountId);
-    return { balanceKobo: BigInt(account.balanceKobo), replayed: false, proposalId, warning };
+    return {
+      balanceKobo: BigInt(account.balanceKobo),
+      replayed: proposed.replayed,
+      proposalId: proposed.proposalId,
+      proposalStatus: proposed.status,
+      warning: proposed.warning ?? '',
+    };
   }
   const debited = await accounts.debit(req.accountId, mode, koboIn(req.amountKobo, 'amount'), req.reason, {
     reference: req.reference,
@@ -139,9 +159,9 @@ interface AdminOperations {
   /** What upstreams charge for airtime, electricity and cable (their commission). */
   costRules: CostRules;
   /** Set under CLI_MONEY_MOVES=proposals: a live credit becomes a four-eyes proposal. */
-  proposeCredit?: ((accountId: string, amountKobo: number, memo: string) => Promise<string>) | undefined;
+  proposeCredit?: ProposeMove | undefined;
   /** Set under CLI_MONEY_MOVES=proposals: a live debit becomes a four-eyes proposal. */
-  proposeDebit?: ProposeDebit | undefined;
+  proposeDebit?: ProposeMove | undefined;
 }
 
 /** An audit row's author and note, as the catalogue's changes take them. */
@@ -176,9 +196,19 @@ function accountHandlers(accounts: AccountService, operations: AdminOperations) 
     async creditWallet(req) {
       const mode = modeIn(req.mode);
       if (operations.proposeCredit !== undefined && mode === 'live') {
-        const proposalId = await operations.proposeCredit(req.accountId, int64In(req.amountKobo, 'amount'), req.memo);
+        const proposed = await operations.proposeCredit({
+          accountId: req.accountId,
+          amountKobo: int64In(req.amountKobo, 'amount'),
+          text: req.memo,
+          reference: req.reference,
+        });
         const account = await accounts.getAccount(req.accountId);
-        return { balanceKobo: BigInt(account.balanceKobo), replayed: false, proposalId };
+        return {
+          balanceKobo: BigInt(account.balanceKobo),
+          replayed: proposed.replayed,
+          proposalId: proposed.proposalId,
+          proposalStatus: proposed.status,
+        };
       }
       const { balanceKobo, entry, replayed } = await accounts.credit(
         req.accountId,

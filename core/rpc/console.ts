@@ -30,7 +30,7 @@ import type { AuditEntryRecord } from '../domain/records.js';
 import type { ProposalRecord, StaffMemberRecord } from '../domain/staff.js';
 import type { Reports } from '../reports/service.js';
 import { type Actor, CLI_ACTOR } from '../staff/audit.js';
-import type { Attention, Desk } from '../staff/desk.js';
+import { type Attention, auditFlag, type Desk } from '../staff/desk.js';
 import type { StaffRealm } from '../staff/realm.js';
 import type { Store } from '../store/port.js';
 import { attemptMessage, upstreamHealthMessage } from './admin.js';
@@ -56,7 +56,11 @@ const MAX_AUDIT_ROWS = 200;
 /** A network name is a short word; longer text is cut before it reaches the store. */
 const MAX_FILTER_CHARS = 40;
 
-function memberMessage(member: StaffMemberRecord): MessageInitShape<typeof StaffMemberSchema> {
+/** A member as the console shows them; `realm` says whether they are still new to their powers. */
+function memberMessage(
+  member: StaffMemberRecord,
+  realm: Pick<StaffRealm, 'newToPowers'>,
+): MessageInitShape<typeof StaffMemberSchema> {
   return {
     staffId: member.staffId,
     email: member.email,
@@ -64,6 +68,9 @@ function memberMessage(member: StaffMemberRecord): MessageInitShape<typeof Staff
     disabled: member.disabled,
     setUp: member.passwordHash !== '',
     createdAt: timestampInit(member.createdAt),
+    invitedBy: member.invitedBy,
+    powersSince: timestampInit(member.powersSince),
+    newToPowers: realm.newToPowers(member),
   };
 }
 
@@ -82,6 +89,8 @@ function proposalMessage(proposal: ProposalRecord): MessageInitShape<typeof Prop
     decidedBy: proposal.decidedBy ?? '',
     ...(proposal.decidedAt ? { decidedAt: timestampInit(proposal.decidedAt) } : {}),
     applied: proposal.appliedAt !== null,
+    reference: proposal.reference,
+    memo: proposal.memo,
   };
 }
 
@@ -96,6 +105,7 @@ function auditMessage(entry: AuditEntryRecord): MessageInitShape<typeof AuditEnt
     after: entry.after ?? '',
     address: entry.address ?? '',
     note: entry.note,
+    flag: auditFlag(entry),
   };
 }
 
@@ -266,7 +276,7 @@ function staffSessionHandlers(
     },
     async completeStaffSetup(req) {
       const member = await realm.completeSetup(req.setupToken, req.password, req.totpCode, req.clientAddress);
-      return { member: memberMessage(member) };
+      return { member: memberMessage(member, realm) };
     },
     async staffSignIn(req) {
       const answer = await realm.signIn(req.email, req.password, req.totpCode, req.clientAddress);
@@ -274,7 +284,7 @@ function staffSessionHandlers(
         return {
           outcome: StaffSignInOutcome.SIGNED_IN,
           sessionToken: answer.token,
-          member: memberMessage(answer.member),
+          member: memberMessage(answer.member, realm),
         };
       if (answer.outcome === 'throttled')
         return { outcome: StaffSignInOutcome.THROTTLED, retryAfterSeconds: answer.retryAfterSeconds };
@@ -286,7 +296,7 @@ function staffSessionHandlers(
     },
     async getStaffSession(req) {
       const context = await realm.require(req.sessionToken, 'read', req.clientAddress);
-      return { member: memberMessage(context.member) };
+      return { member: memberMessage(context.member, realm) };
     },
   };
 }
@@ -332,7 +342,8 @@ export function consoleHandlers({
     async decideProposal(req) {
       const context = await realm.require(req.sessionToken, req.approve ? 'approve' : 'read', req.clientAddress);
       if (!req.approve) await requireRefuser(desk, req.proposalId, context.who, context.member.role);
-      return { proposal: proposalMessage(await desk.decide(req.proposalId, req.approve, req.note, context.who)) };
+      const decided = await desk.decide(req.proposalId, req.approve, req.note, context.who, context.member);
+      return { proposal: proposalMessage(decided) };
     },
     async decideUpgrade(req) {
       const { who } = await realm.require(req.sessionToken, 'upgrades', req.clientAddress);
@@ -416,20 +427,20 @@ function settingsHandlers(
     },
     async listStaffMembers(req) {
       await realm.require(req.sessionToken, 'staff', req.clientAddress);
-      return { members: (await realm.listMembers()).map(memberMessage) };
+      return { members: (await realm.listMembers()).map((m) => memberMessage(m, realm)) };
     },
     async inviteStaffMember(req) {
       const { who } = await realm.require(req.sessionToken, 'staff', req.clientAddress);
-      const { member, url } = await realm.invite(req.email, req.role, who);
-      return { member: memberMessage(member), setupUrl: url };
+      const { member, url, mailed } = await realm.invite(req.email, req.role, who);
+      return { member: memberMessage(member, realm), setupUrl: url, mailed };
     },
     async disableStaffMember(req) {
       const { who } = await realm.require(req.sessionToken, 'staff', req.clientAddress);
-      return { member: memberMessage(await realm.disable(req.email, who)) };
+      return { member: memberMessage(await realm.disable(req.email, who), realm) };
     },
     async setStaffRole(req) {
       const { who } = await realm.require(req.sessionToken, 'staff', req.clientAddress);
-      return { member: memberMessage(await realm.setRole(req.email, req.role, who)) };
+      return { member: memberMessage(await realm.setRole(req.email, req.role, who), realm) };
     },
   };
 }
@@ -454,14 +465,14 @@ export function staffAdminHandlers(
 ): Handlers<(typeof StaffAdminDesc)['method']> {
   return {
     async inviteStaff(req) {
-      const { member, url } = await realm.invite(req.email, req.role, CLI_ACTOR);
-      return { member: memberMessage(member), setupUrl: url };
+      const { member, url, mailed } = await realm.invite(req.email, req.role, CLI_ACTOR);
+      return { member: memberMessage(member, realm), setupUrl: url, mailed };
     },
     async listStaff() {
-      return { members: (await realm.listMembers()).map(memberMessage) };
+      return { members: (await realm.listMembers()).map((m) => memberMessage(m, realm)) };
     },
     async disableStaff(req) {
-      return { member: memberMessage(await realm.disable(req.email, CLI_ACTOR)) };
+      return { member: memberMessage(await realm.disable(req.email, CLI_ACTOR), realm) };
     },
     async listAudit(req) {
       return listAudit(auditLog, req.filter);

@@ -83,7 +83,13 @@ function thresholdIn(thresholdKobo: bigint) {
   return thresholdKobo === 0n ? null : kobo(koboIn(thresholdKobo, 'threshold'));
 }
 
-export function fundingHandlers(funding: FundingService): Handlers<(typeof FundingServiceDesc)['method']> {
+/** Under CLI_MONEY_MOVES=proposals: an unmatched inflow's assignment made a four-eyes proposal. */
+export type ProposeAssign = (inflowId: string, accountId: string) => Promise<{ proposalId: string; status: string }>;
+
+export function fundingHandlers(
+  funding: FundingService,
+  proposeAssign?: ProposeAssign,
+): Handlers<(typeof FundingServiceDesc)['method']> {
   return {
     async openFundingAccounts(req) {
       const opened = await funding.openAccounts(req.accountId, modeIn(req.mode), kycIn(req.kyc));
@@ -100,6 +106,7 @@ export function fundingHandlers(funding: FundingService): Handlers<(typeof Fundi
         fee: { basisPoints: overview.fee.basisPoints, capKobo: BigInt(overview.fee.capKobo ?? 0) },
         lowBalanceThresholdKobo: BigInt(overview.lowBalanceThresholdKobo ?? 0),
         recentCredits: overview.recentCredits.map((i) => inflowMessage(i, false)),
+        transfersOpen: overview.transfersOpen,
         refusals: overview.refusals.map(refusalMessage),
       };
     },
@@ -120,6 +127,11 @@ export function fundingHandlers(funding: FundingService): Handlers<(typeof Fundi
       return { inflows: (await funding.listInflows(status)).map((i) => inflowMessage(i, true)) };
     },
     async assignInflow(req) {
+      if (proposeAssign !== undefined) {
+        // Nothing moves: a finance or admin member approves it in the console.
+        const { proposalId, status } = await proposeAssign(req.inflowId, req.accountId);
+        return { proposalId, proposalStatus: status };
+      }
       return { inflow: inflowMessage(await funding.assign(req.inflowId, req.accountId), true) };
     },
     async rejectInflow(req) {
@@ -190,6 +202,7 @@ export function holderFundingHandlers(
         openingProblem: overview.refusals[0]?.reason ?? '',
         refusals: overview.refusals.map(refusalMessage),
         bankAccountAsked: overview.bankAccountAsked,
+        transfersOpen: overview.transfersOpen,
         // Only while the form is shown: a wallet with an account is asked nothing more.
         identificationBanks:
           overview.bankAccountAsked && !overview.accounts.some((a) => a.status === 'active')

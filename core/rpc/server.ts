@@ -46,13 +46,13 @@ import type { Store } from '../store/port.js';
 import type { EventFeed } from '../webhooks/feed.js';
 import type { WebhookService as Webhooks } from '../webhooks/service.js';
 import { apiAccessAdminHandlers, apiAccessHandlers } from './access.js';
-import { adminHandlers, type ProposeDebit } from './admin.js';
+import { adminHandlers, type ProposeMove } from './admin.js';
 import { auditedCalls } from './audited.js';
 import { authHandlers } from './auth.js';
 import { consoleHandlers, staffAdminHandlers } from './console.js';
 import type { ErrorLogger } from './errors.js';
 import { eventHandlers } from './events.js';
-import { fundingCallbackHandlers, fundingHandlers, holderFundingHandlers } from './funding.js';
+import { fundingCallbackHandlers, fundingHandlers, holderFundingHandlers, type ProposeAssign } from './funding.js';
 import { type Access, type Handlers, implement, serviceDefinition, tokenCheck } from './grpc.js';
 import { type CoreHealth, createHealth } from './health.js';
 import { holderHandlers, userAdminHandlers } from './holder.js';
@@ -103,8 +103,10 @@ export interface CoreServerDeps {
     audit: AuditTrail;
     auditLog: Store['auditLog'];
     reports: Reports;
-    proposeCredit?: ((accountId: string, amountKobo: number, memo: string) => Promise<string>) | undefined;
-    proposeDebit?: ProposeDebit | undefined;
+    proposeCredit?: ProposeMove | undefined;
+    proposeDebit?: ProposeMove | undefined;
+    /** Set under CLI_MONEY_MOVES=proposals: `funding assign` becomes a four-eyes proposal. */
+    proposeAssign?: ProposeAssign | undefined;
   };
   /** Grants the admin service (and, for operators' convenience, the other two). */
   adminToken: string;
@@ -215,7 +217,7 @@ function addAdminServices(
   );
   add(ApiAccessAdminService, audited(apiAccessAdminHandlers(deps.upgrades)), callers.admin);
   add(UserAdminService, audited(userAdminHandlers(deps.people)), callers.admin);
-  add(FundingService, audited(fundingHandlers(deps.funding)), callers.admin);
+  add(FundingService, audited(fundingHandlers(deps.funding, deps.staff.proposeAssign)), callers.admin);
   add(WebhookService, audited(webhookHandlers(deps.webhooks, () => new Date())), callers.admin);
 }
 

@@ -11,8 +11,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { PUBLIC_KEY_PREFIX } from '../accounts/keys.js';
-import type { AccountService } from '../accounts/service.js';
-import { DomainError, invalid, notFound } from '../domain/errors.js';
+import { type AccountService, creditViolations } from '../accounts/service.js';
+import { DomainError, invalid, notFound, throwIfViolations } from '../domain/errors.js';
 import { FUNDING_PROVIDERS, type InflowRecord } from '../domain/funding.js';
 import { formatNaira, isKobo, type Kobo, kobo, MAX_AMOUNT_KOBO } from '../domain/money.js';
 import type {
@@ -23,11 +23,14 @@ import type {
   UpstreamAttemptRecord,
 } from '../domain/records.js';
 import {
+  approvalBar,
+  isNewToPowers,
   MAX_NOTE_CHARS,
   PROPOSAL_KINDS,
   PROPOSAL_TTL_MS,
   type ProposalKind,
   type ProposalRecord,
+  type StaffMemberRecord,
 } from '../domain/staff.js';
 import { hasControlCharacters } from '../domain/validation.js';
 import type { FundingService } from '../funding/service.js';
@@ -78,6 +81,8 @@ export interface DeskDeps {
   purchases: PurchaseDeps;
   audit: AuditTrail;
   clock: () => Date;
+  /** FOUR_EYES_COOLING_H: how long a member new to their powers may not approve their inviter's proposals. */
+  fourEyesCoolingMs: number;
 }
 
 /** A webhook destination is failing once its oldest undelivered event is this old. */
@@ -103,7 +108,14 @@ interface NewProposal {
   target: string;
   amountKobo: number;
   note: string;
+  /** A credit's or debit's ledger reference (a bank transfer's id); empty: the proposal's id. */
+  reference?: string | undefined;
+  /** A credit's memo for its ledger entry. */
+  memo?: string | undefined;
 }
+
+/** A proposal as `propose` answers it: `replayed` when it was made before under the same reference. */
+type Proposed = ProposalRecord & { replayed: boolean };
 
 /** A required note: why, in a sentence, for the second person and the audit log. */
 function checkNote(note: string): string {
@@ -197,18 +209,70 @@ async function checkProposal(
   return { accountId: tx.accountId, target: tx.reference };
 }
 
+/** The ledger reference and memo of a credit or debit proposal, checked as a direct credit checks them. */
+function moveFields(kind: ProposalKind, input: NewProposal): { reference: string; memo: string } {
+  if (kind !== 'credit' && kind !== 'debit') return { reference: '', memo: '' };
+  const reference = input.reference ?? '';
+  const memo = kind === 'credit' ? (input.memo ?? '') : '';
+  throwIfViolations(creditViolations(kobo(1), memo, reference));
+  return { reference, memo };
+}
+
+/**
+ * A proposal retried under a reference an earlier one has: that earlier one, when it is the
+ * same move; otherwise refused with its id (a new move needs a new reference).
+ */
+function sameProposal(earlier: ProposalRecord, wanted: ProposalRecord): Proposed {
+  if (earlier.amountKobo !== wanted.amountKobo)
+    throw new DomainError(
+      'IDEMPOTENCY_KEY_REUSED',
+      `Reference ${wanted.reference} was proposed before as ${earlier.proposalId}, a ${earlier.kind} of ` +
+        `₦${formatNaira(earlier.amountKobo)} (${earlier.status}); a retry must repeat that amount, ` +
+        'and a new move needs a new reference.',
+      { metadata: { reference: wanted.reference, proposal_id: earlier.proposalId } },
+    );
+  return { ...earlier, replayed: true };
+}
+
+/**
+ * What the console flags on an audit row: an approval by a member still new to their powers
+ * (decide writes `approver_new_since` then). Empty for every other row.
+ */
+export function auditFlag(entry: { action: string; after: string | null }): string {
+  if (entry.action !== 'proposal.approve' || entry.after === null) return '';
+  try {
+    const since = (JSON.parse(entry.after) as { approver_new_since?: unknown }).approver_new_since;
+    return typeof since === 'string' ? `Approved by a member new to their powers since ${since}` : '';
+  } catch {
+    return '';
+  }
+}
+
+/** What a member is told whose decision did not take effect: whose did. */
+function alreadyDecided(proposal: ProposalRecord): DomainError {
+  const by = proposal.decidedBy === null ? '' : ` by ${proposal.decidedBy}`;
+  return new DomainError(
+    'FAILED_PRECONDITION',
+    `This proposal was already ${proposal.status}${by}; your decision changed nothing` +
+      (proposal.status === 'approved' ? ' and the money moved once.' : '.'),
+    { metadata: { decided_by: proposal.decidedBy ?? '', status: proposal.status } },
+  );
+}
+
 /** Makes an approved proposal's move; each is idempotent, so a second call after a crash moves nothing twice. */
 async function apply(deps: DeskDeps, proposal: ProposalRecord): Promise<void> {
   const { store, clock } = deps;
   const at = clock();
   if (proposal.kind === 'credit') {
-    await deps.accounts.credit(proposal.accountId, 'live', proposal.amountKobo, 'Manual credit', {
-      reference: proposal.proposalId,
+    // Under the proposer's reference (else the proposal's id): applied again, or credited
+    // directly before under that reference, it credits nothing twice.
+    await deps.accounts.credit(proposal.accountId, 'live', proposal.amountKobo, proposal.memo || 'Manual credit', {
+      reference: proposal.reference || proposal.proposalId,
     });
   } else if (proposal.kind === 'debit') {
-    // The proposal's id is the debit's reference: applied again, it takes nothing twice.
+    // Likewise the debit's reference: applied again, it takes nothing twice.
     await deps.accounts.debit(proposal.accountId, 'live', proposal.amountKobo, proposal.note.slice(0, 200), {
-      reference: proposal.proposalId,
+      reference: proposal.reference || proposal.proposalId,
     });
   } else if (proposal.kind === 'inflow_assign') {
     await deps.funding.assign(proposal.target, proposal.accountId);
@@ -330,12 +394,16 @@ function proposalDesk(deps: DeskDeps) {
   }
 
   return {
-    /** A money move waiting for a second person. */
-    async propose(input: NewProposal, who: Actor): Promise<ProposalRecord> {
+    /**
+     * A money move waiting for a second person. A credit or debit proposed again under the
+     * reference of an earlier one is that earlier proposal (`replayed`), never a second one.
+     */
+    async propose(input: NewProposal, who: Actor): Promise<Proposed> {
       if (!(PROPOSAL_KINDS as readonly string[]).includes(input.kind))
         throw invalid('kind', `kind must be one of ${PROPOSAL_KINDS.join(', ')}.`);
       const kind = input.kind as ProposalKind;
       const note = checkNote(input.note);
+      const { reference, memo } = moveFields(kind, input);
       const { accountId, target } = await checkProposal(store, kind, input);
       const now = clock();
       const proposal: ProposalRecord = {
@@ -345,6 +413,8 @@ function proposalDesk(deps: DeskDeps) {
         target,
         amountKobo: kind === 'credit' || kind === 'debit' ? kobo(input.amountKobo) : kobo(0),
         note,
+        reference,
+        memo,
         proposedBy: who.actor,
         proposedAt: now,
         expiresAt: new Date(now.getTime() + PROPOSAL_TTL_MS),
@@ -353,9 +423,10 @@ function proposalDesk(deps: DeskDeps) {
         decidedAt: null,
         appliedAt: null,
       };
-      await store.proposals.insert(proposal);
+      const stored = await store.proposals.insert(proposal);
+      if (stored.proposalId !== proposal.proposalId) return sameProposal(stored, proposal);
       await audit(who, { action: `proposal.${kind}`, target: proposal.proposalId, after: proposal, note });
-      return proposal;
+      return { ...proposal, replayed: false };
     },
 
     /**
@@ -363,24 +434,43 @@ function proposalDesk(deps: DeskDeps) {
      * expired, and a proposal is decided once; an approved proposal whose move did not finish
      * (a crash between the two) is finished by approving it again.
      */
-    async decide(proposalId: string, approve: boolean, note: string, who: Actor): Promise<ProposalRecord> {
+    async decide(
+      proposalId: string,
+      approve: boolean,
+      note: string,
+      who: Actor,
+      approver?: StaffMemberRecord,
+    ): Promise<ProposalRecord> {
       const found = proposalId === '' ? null : await store.proposals.get(proposalId);
       if (!found) throw notFound(`Proposal ${proposalId || '(empty id)'}`);
       if (approve && found.proposedBy === who.actor)
         throw new DomainError('PERMISSION_DENIED', 'You made this proposal; a different colleague must approve it.');
+      const bar =
+        approve && approver !== undefined && found.status === 'pending' && found.expiresAt > clock()
+          ? approvalBar(approver, found, deps.fourEyesCoolingMs, clock())
+          : null;
+      if (bar !== null) throw new DomainError('PERMISSION_DENIED', bar);
       if (approve && found.status === 'approved' && found.appliedAt === null) {
+        // Its move did not finish (a crash, or its approver is making it now): made here, once
+        // whoever makes it, but only its approver is told they approved it.
         await apply(deps, found);
+        if (found.decidedBy !== who.actor)
+          throw new DomainError(
+            'FAILED_PRECONDITION',
+            `This proposal was already approved by ${found.decidedBy ?? 'a colleague'}; its move is complete ` +
+              '(made once), and your approval added nothing.',
+            { metadata: { decided_by: found.decidedBy ?? '', status: found.status } },
+          );
         return (await store.proposals.get(proposalId)) ?? found;
       }
       if (approve && found.status === 'pending') await requireCover(store, found);
       const balanceBefore = await balanceOf(found.accountId);
       const decided = await store.proposals.decide(proposalId, approve ? 'approved' : 'refused', who.actor, clock());
       if (!decided) {
-        const expired = found.status === 'pending' && found.expiresAt.getTime() <= clock().getTime();
-        throw new DomainError(
-          'FAILED_PRECONDITION',
-          expired ? 'This proposal expired (24 hours); propose it again.' : `This proposal is already ${found.status}.`,
-        );
+        // Read again: a colleague's decision may have taken effect since `found` was read.
+        const now = (await store.proposals.get(proposalId)) ?? found;
+        if (now.status !== 'pending') throw alreadyDecided(now);
+        throw new DomainError('FAILED_PRECONDITION', 'This proposal expired (24 hours); propose it again.');
       }
       if (approve) await apply(deps, decided);
       const after = (await store.proposals.get(proposalId)) ?? decided;
@@ -388,7 +478,14 @@ function proposalDesk(deps: DeskDeps) {
         action: approve ? 'proposal.approve' : 'proposal.refuse',
         target: proposalId,
         before: { ...found, balance_kobo: balanceBefore },
-        after: { ...after, balance_kobo: await balanceOf(found.accountId) },
+        after: {
+          ...after,
+          balance_kobo: await balanceOf(found.accountId),
+          // The console flags an approval by a member still new to their powers.
+          ...(approve && approver !== undefined && isNewToPowers(approver, deps.fourEyesCoolingMs, clock())
+            ? { approver_new_since: approver.powersSince.toISOString() }
+            : {}),
+        },
         note: note.trim(),
       });
       return after;

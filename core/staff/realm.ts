@@ -16,6 +16,7 @@ import {
 } from '../domain/people.js';
 import {
   isActiveAdmin,
+  isNewToPowers,
   mayDo,
   STAFF_ROLES,
   STAFF_SESSION_ABSOLUTE_MS,
@@ -26,6 +27,7 @@ import {
   type StaffSessionRecord,
   staffSessionEndsAt,
 } from '../domain/staff.js';
+import type { Notices } from '../mail/notices.js';
 import { dummyHash, hashPassword, verifyPassword } from '../people/passwords.js';
 import { createSignInThrottle, type SignInThrottle } from '../people/throttle.js';
 import { matchTotp, newTotpSecret, totpQrSvg, totpUri } from '../people/totp.js';
@@ -56,6 +58,10 @@ export interface StaffRealmDeps {
   clock: () => Date;
   /** The console's public base URL, for set-up links (CONSOLE_PUBLIC_URL). */
   consoleUrl: string;
+  /** FOUR_EYES_COOLING_H: how long a member stays new to their powers. */
+  fourEyesCoolingMs: number;
+  /** With SMTP configured, finance and admin set-up links go by mail to the invitee alone. */
+  notices?: Pick<Notices, 'enabled' | 'staffSetup'>;
   throttle?: SignInThrottle;
 }
 
@@ -93,8 +99,17 @@ function setupCommands(deps: StaffRealmDeps) {
   }
 
   return {
-    /** A new member and their one-time set-up link (printed once by the CLI, stored as its hash). */
-    async invite(email: string, role: string, by: Actor): Promise<{ member: StaffMemberRecord; url: string }> {
+    /**
+     * A new member and their one-time set-up link (stored as its hash). A finance or admin link
+     * can move money, so with SMTP configured it is mailed to the invitee and never handed to the
+     * inviter (`url` is empty, `mailed` true): one admin cannot set up a second identity and
+     * approve their own proposals with it. Otherwise it is shown once, to hand over by hand.
+     */
+    async invite(
+      email: string,
+      role: string,
+      by: Actor,
+    ): Promise<{ member: StaffMemberRecord; url: string; mailed: boolean }> {
       const normalized = checkEmail('email', email);
       if (!(STAFF_ROLES as readonly string[]).includes(role))
         throw invalid('role', 'role must be admin, support or finance.');
@@ -111,11 +126,18 @@ function setupCommands(deps: StaffRealmDeps) {
         setupTokenHash: hashSecret(token),
         setupExpiresAt: new Date(now.getTime() + STAFF_SETUP_TTL_MS),
         createdAt: now,
+        invitedBy: by.actor,
+        roleSetBy: '',
+        powersSince: now,
       };
       if (!(await staff.insertMember(member)))
         throw new DomainError('FAILED_PRECONDITION', `${normalized} is already a staff member.`);
-      await audit(by, { action: 'staff.invite', target: member.email, after: memberFacts(member) });
-      return { member, url: `${deps.consoleUrl.replace(/\/+$/, '')}/setup/${token}` };
+      const url = `${deps.consoleUrl.replace(/\/+$/, '')}/setup/${token}`;
+      const mailed = (member.role === 'finance' || member.role === 'admin') && deps.notices?.enabled === true;
+      if (mailed)
+        deps.notices!.staffSetup({ email: member.email, role: member.role, url, expiresAt: member.setupExpiresAt! });
+      await audit(by, { action: 'staff.invite', target: member.email, after: { ...memberFacts(member), mailed } });
+      return { member, url: mailed ? '' : url, mailed };
     },
 
     /** The set-up page: who the link is for, and the TOTP secret to add to an authenticator app. */
@@ -240,6 +262,9 @@ function memberCommands(deps: StaffRealmDeps) {
   return {
     listMembers: () => staff.listMembers(),
 
+    /** Still within the four-eyes cooling time of being invited, set up or given a role. */
+    newToPowers: (member: StaffMemberRecord) => isNewToPowers(member, deps.fourEyesCoolingMs, deps.clock()),
+
     /**
      * Disables a member by email and ends their sessions. From the console, never the last
      * active admin: the console would be left with nobody to manage it (the CLI, which holds
@@ -267,7 +292,7 @@ function memberCommands(deps: StaffRealmDeps) {
       const member = await memberByEmail(email);
       if (member.role === role) return member;
       await keepOneAdmin(member, by, 'moved to another role');
-      const changed = await staff.setRole(member.staffId, role as StaffRole);
+      const changed = await staff.setRole(member.staffId, role as StaffRole, by.actor, deps.clock());
       if (!changed) throw notFound(`Staff member ${member.email}`);
       await audit(by, {
         action: 'staff.set_role',

@@ -144,7 +144,7 @@ export interface CatalogStore {
 
 /**
  * What a wallet credit is told: whose wallet (account and mode), how much, and what the
- * ledger entry says. The reference is unique among the account's credits, in both modes.
+ * ledger entry says. The reference is unique among the credits of one wallet (account and mode).
  */
 export interface CreditInput {
   accountId: string;
@@ -580,13 +580,14 @@ export interface StaffStore {
   listMembers(): Promise<StaffMemberRecord[]>;
   /**
    * Atomically: if a member's set-up token has this hash and expires after `at`, sets the
-   * password hash, records the TOTP step the set-up code used and clears the token. Null otherwise.
+   * password hash, records the TOTP step the set-up code used, clears the token and moves
+   * powersSince to `at`. Null otherwise.
    */
   completeSetup(tokenHash: string, passwordHash: string, totpStep: number, at: Date): Promise<StaffMemberRecord | null>;
   /** Null when the member does not exist. */
   setDisabled(staffId: string, disabled: boolean): Promise<StaffMemberRecord | null>;
-  /** Null when the member does not exist. */
-  setRole(staffId: string, role: StaffRole): Promise<StaffMemberRecord | null>;
+  /** Sets the role, who set it and powersSince (`at`). Null when the member does not exist. */
+  setRole(staffId: string, role: StaffRole, by: string, at: Date): Promise<StaffMemberRecord | null>;
   /** Like PeopleStore.claimTotpStep: true only when `step` is later than the last accepted. */
   claimTotpStep(staffId: string, step: number): Promise<boolean>;
   insertSession(session: StaffSessionRecord): Promise<void>;
@@ -600,7 +601,11 @@ export interface StaffStore {
 
 /** Four-eyes proposals of money moves (core/staff/proposals.ts). */
 export interface ProposalStore {
-  insert(proposal: ProposalRecord): Promise<void>;
+  /**
+   * Writes a new proposal and returns it; when one of the same account and kind already has
+   * its non-empty reference, writes nothing and returns that earlier one as it is.
+   */
+  insert(proposal: ProposalRecord): Promise<ProposalRecord>;
   get(proposalId: string): Promise<ProposalRecord | null>;
   /** Pending proposals not expired at `now`, oldest first, at most `limit`. */
   listOpen(now: Date, limit: number): Promise<ProposalRecord[]>;

@@ -4,7 +4,9 @@
  * reference, and the low-balance threshold. An owner who has no accounts yet gives the identity
  * the central bank requires (BVN or NIN, names, phone, email); the core sends the number to the
  * providers and keeps only its last four digits, so this page never shows it again and never
- * puts it back in a form, even after an error. Test mode always gets a Sandbox Bank account.
+ * puts it back in a form, even after an error. Test mode always gets a Sandbox Bank account; a
+ * live wallet gets one only with FUNDING_SANDBOX_LIVE=on, and without any live provider the page
+ * shows no account number at all (none could be paid with real money).
  * Every decision (who may give the identity or set the threshold, which wallet) is the core's.
  */
 import type {
@@ -270,8 +272,10 @@ async function fundPage(ctx: SignedInContext, state: FormState = {}): Promise<An
   const below = funding.lowBalanceThresholdKobo > 0n && funding.balanceKobo < funding.lowBalanceThresholdKobo;
   const errors = [...(state.kyc?.errors ?? []), ...(state.threshold?.errors ?? [])];
   const identity = active[0] === undefined ? '' : `${active[0].kycKind.toUpperCase()} ending ${active[0].kycLast4}`;
-  const accounts =
-    active.length > 0
+  const accounts = !funding.transfersOpen
+    ? html`<p class="inset" id="no-transfers">Bank transfers to this wallet are not set up on this platform \
+yet, so there is no account number to pay into. Ask the platform's operator to fund the wallet.</p>`
+    : active.length > 0
       ? html`<h2>Transfer to ${active.length === 1 ? 'this account' : 'any of these accounts'}</h2>
 <p>Send money from any Nigerian bank app. Transfers usually arrive within a minute.</p>
 ${active.map(accountCard)}

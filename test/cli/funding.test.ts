@@ -17,8 +17,9 @@ const test = suite<{ core: TestCore }>('prepaid funding');
 
 test.before(async (ctx) => {
   // 1.5% capped at ₦300.
+  // The sandbox bank stands in for a live funding provider here (FUNDING_SANDBOX_LIVE=on).
   ctx.core = await startCore({
-    funding: { fee: { basisPoints: 150, capKobo: kobo(30_000) }, kycKey: 'k'.repeat(32) },
+    funding: { sandboxLive: true, fee: { basisPoints: 150, capKobo: kobo(30_000) }, kycKey: 'k'.repeat(32) },
     log: (event, fields) => logged.push(JSON.stringify({ event, ...fields })),
   });
 });

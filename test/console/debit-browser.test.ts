@@ -66,6 +66,8 @@ flow('a debit moves nothing until a second finance member approves, then moves o
   const { accountId } = await state.core.createApiAccount({ balanceKobo: 1_000_00 });
   const balance = async () => (await state.core.admin.getAccount({ accountId })).account!.balanceKobo;
   const ada = await member(state, 'ada.debit@ops.example.ng');
+  // The approver is on the staff before the proposal is made: no one approves an older one.
+  const bola = await member(state, 'bola.debit@ops.example.ng');
   const said = await proposeDebit(ada, state, accountId, '400', 'Chargeback from GTBank, ticket 91');
   assert.match(said, /debit proposed as prp_/);
   assert.not.match(said, /Warning/);
@@ -80,7 +82,7 @@ flow('a debit moves nothing until a second finance member approves, then moves o
   assert.is(await balance(), 1_000_00n, 'the proposer cannot approve');
 
   state.clock.advance(1_000);
-  const bola = await member(state, 'bola.debit@ops.example.ng');
+  await bola.reload();
   await approveButton(bola, accountId).click();
   await bola.waitForURL(/\?done=/);
   assert.is(await balance(), 600_00n, 'moved once a second person approved');
@@ -119,10 +121,11 @@ flow('a debit larger than the balance is proposed with a warning and its approva
   const { accountId } = await state.core.createApiAccount({ balanceKobo: 300_00 });
   const balance = async () => (await state.core.admin.getAccount({ accountId })).account!.balanceKobo;
   const ada = await member(state, 'ada.short@ops.example.ng');
+  const bola = await member(state, 'bola.short@ops.example.ng');
   const said = await proposeDebit(ada, state, accountId, '5,000', 'Recover a duplicate credit');
   assert.match(said, /Warning: The wallet holds ₦300\.00 now, less than this debit of ₦5,000\.00/);
   state.clock.advance(1_000);
-  const bola = await member(state, 'bola.short@ops.example.ng');
+  await bola.reload();
   await approveButton(bola, accountId).click();
   assert.match(await mainText(bola), /less than this debit of ₦5,000\.00; nothing was taken/);
   assert.is(await balance(), 300_00n, 'never below zero');

@@ -47,8 +47,9 @@ test.before(async (state) => {
   if (!haveChromium) return;
   state.coreLog = [];
   state.seen = [];
+  // The sandbox bank stands in for a live funding provider here (FUNDING_SANDBOX_LIVE=on).
   state.core = await startCore({
-    funding: { fee: { basisPoints: 100, capKobo: kobo(5_000) } },
+    funding: { sandboxLive: true, fee: { basisPoints: 100, capKobo: kobo(5_000) } },
     log: (event, fields) => state.coreLog.push(JSON.stringify({ event, ...fields })),
   });
   state.dashboard = await startTestDashboard(state.core);

@@ -15,7 +15,8 @@ import { suite } from '../helpers/suite.js';
 const test = suite<{ core: TestCore; gateway: TestGateway }>('gateway: ?action=funding');
 
 test.before(async (ctx) => {
-  ctx.core = await startCore({ funding: { fee: { basisPoints: 150, capKobo: kobo(30_000) } } });
+  // The sandbox bank stands in for a live funding provider here (FUNDING_SANDBOX_LIVE=on).
+  ctx.core = await startCore({ funding: { sandboxLive: true, fee: { basisPoints: 150, capKobo: kobo(30_000) } } });
   ctx.gateway = await startTestGateway(ctx.core);
 });
 test.after(async (ctx) => {

@@ -12,6 +12,8 @@ export interface CoreProcess {
   url: string;
   /** Resolves with the exit code or signal once the process is gone. */
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Every line it wrote to stdout so far (its JSON log). */
+  stdout: string[];
 }
 
 /** How long a start may take before the test gives up on it. */
@@ -29,6 +31,8 @@ export async function spawnCore(env: Record<string, string>): Promise<CoreProces
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
   const lines = createInterface({ input: child.stdout! });
+  const stdout: string[] = [];
+  lines.on('line', (line) => stdout.push(line));
   const address = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`core did not start in time: ${stderr}`)), START_TIMEOUT_MS);
     lines.on('line', (line) => {
@@ -49,5 +53,5 @@ export async function spawnCore(env: Record<string, string>): Promise<CoreProces
   });
   // Keep draining stdout so the child never blocks on a full pipe.
   lines.on('line', () => {});
-  return { child, url: `http://${address}`, exited };
+  return { child, url: `http://${address}`, exited, stdout };
 }

@@ -49,15 +49,27 @@ export const LEDGER_BY_ACCOUNT_INDEX: IndexDescription = {
 };
 
 /**
- * The unique index that makes an operator's credit reference single-use per account, so a
- * credit retried after an unknown outcome cannot be applied twice.
+ * Step 3's index: an operator's credit reference single-use per account, in both modes. Step
+ * 25 replaced it with CREDIT_REFERENCE_INDEX; kept as it was because shipped steps never change.
+ */
+export const CREDIT_REFERENCE_PER_ACCOUNT_INDEX = {
+  name: 'ledger_credit_reference',
+  key: { account_id: 1, reference: 1 },
+  unique: true,
+  partialFilterExpression: { kind: 'credit' },
+} as const;
+
+/**
+ * The unique index that makes an operator's credit reference single-use per wallet (account
+ * and mode), so a credit retried after an unknown outcome cannot be applied twice, and a
+ * reference rehearsed in the test wallet does not block the live credit it rehearsed.
  */
 export const CREDIT_REFERENCE_INDEX = {
-  name: 'ledger_credit_reference',
-  fields: ['account_id', 'reference'],
+  name: 'ledger_credit_reference_by_mode',
+  fields: ['account_id', 'mode', 'reference'],
   description: {
-    name: 'ledger_credit_reference',
-    key: { account_id: 1, reference: 1 },
+    name: 'ledger_credit_reference_by_mode',
+    key: { account_id: 1, mode: 1, reference: 1 },
     unique: true,
     partialFilterExpression: { kind: 'credit' },
   },
@@ -78,6 +90,22 @@ export const MANUAL_DEBIT_REFERENCE_INDEX = {
   },
 } as const;
 
+/**
+ * A proposed credit's or debit's reference is one proposal per account and kind: a retried
+ * `wallet credit --reference` is the proposal it made the first time. Proposals without a
+ * reference (an empty string, or none before step 26) are left out.
+ */
+export const PROPOSAL_REFERENCE_INDEX = {
+  name: 'proposals_reference',
+  fields: ['account_id', 'kind', 'reference'],
+  description: {
+    name: 'proposals_reference',
+    key: { account_id: 1, kind: 1, reference: 1 },
+    unique: true,
+    partialFilterExpression: { reference: { $gt: '' } },
+  },
+} as const;
+
 /** The unique index that allows one debit and one refund entry per purchase. */
 export const ONCE_PER_PURCHASE_INDEX = { name: 'ledger_once_per_purchase', fields: ['reference', 'kind'] } as const;
 
@@ -91,7 +119,7 @@ export const INDEXES: Readonly<Record<string, readonly IndexDescription[]>> = {
     { name: 'ledger_by_account', key: { account_id: 1, entry_id: -1 }, unique: true },
     // A purchase has at most one debit and at most one refund, whatever the code above
     // does: the last line of defence against refunding twice. Credits are left out: their
-    // references are unique per account instead (step 3, CREDIT_REFERENCE_INDEX).
+    // references are unique per wallet instead (CREDIT_REFERENCE_INDEX).
     {
       name: ONCE_PER_PURCHASE_INDEX.name,
       key: { reference: 1, kind: 1 },

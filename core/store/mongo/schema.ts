@@ -42,6 +42,7 @@ import { EVENT_COLLECTIONS, EVENT_INDEXES, EVENTS_DUE_BY_DESTINATION_INDEX } fro
 import {
   ACCOUNT_REQUEST_ID_INDEX_NAME,
   CREDIT_REFERENCE_INDEX,
+  CREDIT_REFERENCE_PER_ACCOUNT_INDEX,
   EVENTS_SEQ_BY_WALLET_INDEX,
   FUNDING_INDEXES,
   HISTORY_BY_MODE_INDEX,
@@ -52,6 +53,7 @@ import {
   MANUAL_DEBIT_REFERENCE_INDEX,
   MEMBERSHIP_INDEXES,
   PEOPLE_INDEXES,
+  PROPOSAL_REFERENCE_INDEX,
   REQUEST_ID_INDEX,
   TRANSACTIONS_BY_RECIPIENT_INDEX,
 } from './indexes.js';
@@ -140,7 +142,7 @@ export const SCHEMA_STEPS: readonly SchemaStep[] = [
     version: 3,
     description: 'credit references unique per account',
     async apply(target) {
-      await target.createIndexes(COLLECTIONS.ledger, [{ ...CREDIT_REFERENCE_INDEX.description }]);
+      await target.createIndexes(COLLECTIONS.ledger, [{ ...CREDIT_REFERENCE_PER_ACCOUNT_INDEX }]);
     },
   },
   {
@@ -416,6 +418,24 @@ export const SCHEMA_STEPS: readonly SchemaStep[] = [
       await target.createIndexes(UPSTREAM_ANSWERS_COLLECTION, [
         { name: 'upstream_answers_reference', key: { reference: 1, n: 1 }, unique: true },
       ]);
+    },
+  },
+  {
+    version: 25,
+    description: 'credit references unique per wallet (account and mode), as docs/cli.md says',
+    // The new index first, so that a live reference stays guarded throughout; every ledger
+    // row has its mode since step 4, and the old index was stricter, so the rows meet it.
+    async apply(target) {
+      await target.createIndexes(COLLECTIONS.ledger, [{ ...CREDIT_REFERENCE_INDEX.description }]);
+      await target.dropIndex(COLLECTIONS.ledger, CREDIT_REFERENCE_PER_ACCOUNT_INDEX.name);
+    },
+  },
+  {
+    version: 26,
+    description: "four eyes: a proposed credit's or debit's reference, once per account and kind",
+    // Proposals have no validator; those made before have no reference and stay out of the index.
+    async apply(target) {
+      await target.createIndexes(STAFF_COLLECTIONS.proposals, [{ ...PROPOSAL_REFERENCE_INDEX.description }]);
     },
   },
 ];

@@ -17,7 +17,8 @@ import type {
 import type { ProposalStore, StaffStore } from '../port.js';
 import { STAFF_COLLECTIONS } from './collections.js';
 import { bounded, MAX_LIST_ITEMS, type MongoContext } from './context.js';
-import { DUPLICATE_KEY_CODE } from './errors.js';
+import { DUPLICATE_KEY_CODE, isDuplicateKeyOn } from './errors.js';
+import { PROPOSAL_REFERENCE_INDEX } from './indexes.js';
 
 interface MemberDoc {
   _id: string;
@@ -30,6 +31,10 @@ interface MemberDoc {
   setup_token_hash: string | null;
   setup_expires_at: Date | null;
   created_at: Date;
+  /** Absent on members invited before this was kept: nobody known, powers since created_at. */
+  invited_by?: string;
+  role_set_by?: string;
+  powers_since?: Date;
 }
 
 interface SessionDoc {
@@ -47,6 +52,9 @@ interface ProposalDoc {
   target: string;
   amount_kobo: number;
   note: string;
+  /** Absent on proposals made before step 26: their id was the ledger's reference. */
+  reference?: string;
+  memo?: string;
   proposed_by: string;
   proposed_at: Date;
   expires_at: Date;
@@ -68,6 +76,9 @@ function memberFromDoc(doc: MemberDoc): StaffMemberRecord {
     setupTokenHash: doc.setup_token_hash,
     setupExpiresAt: doc.setup_expires_at,
     createdAt: doc.created_at,
+    invitedBy: doc.invited_by ?? '',
+    roleSetBy: doc.role_set_by ?? '',
+    powersSince: doc.powers_since ?? doc.created_at,
   };
 }
 
@@ -89,6 +100,8 @@ function proposalFromDoc(doc: ProposalDoc): ProposalRecord {
     target: doc.target,
     amountKobo: kobo(doc.amount_kobo),
     note: doc.note,
+    reference: doc.reference ?? '',
+    memo: doc.memo ?? '',
     proposedBy: doc.proposed_by,
     proposedAt: doc.proposed_at,
     expiresAt: doc.expires_at,
@@ -118,6 +131,9 @@ export function createStaffStore(ctx: MongoContext): StaffStore {
           setup_token_hash: record.setupTokenHash,
           setup_expires_at: record.setupExpiresAt,
           created_at: record.createdAt,
+          invited_by: record.invitedBy,
+          role_set_by: record.roleSetBy,
+          powers_since: record.powersSince,
         });
         return true;
       } catch (error) {
@@ -153,7 +169,7 @@ export function createStaffStore(ctx: MongoContext): StaffStore {
           { setup_token_hash: tokenHash, setup_expires_at: { $gt: at }, disabled: false },
           {
             $set: { password_hash: passwordHash, setup_token_hash: null, setup_expires_at: null },
-            $max: { totp_last_step: totpStep },
+            $max: { totp_last_step: totpStep, powers_since: at },
           },
           { returnDocument: 'after' },
         ),
@@ -165,9 +181,15 @@ export function createStaffStore(ctx: MongoContext): StaffStore {
         await members.findOneAndUpdate({ _id: staffId }, { $set: { disabled } }, { returnDocument: 'after' }),
       );
     },
-    async setRole(staffId, role) {
+    async setRole(staffId, role, by, at) {
       ctx.live();
-      return member(await members.findOneAndUpdate({ _id: staffId }, { $set: { role } }, { returnDocument: 'after' }));
+      return member(
+        await members.findOneAndUpdate(
+          { _id: staffId },
+          { $set: { role, role_set_by: by }, $max: { powers_since: at } },
+          { returnDocument: 'after' },
+        ),
+      );
     },
     async claimTotpStep(staffId, step) {
       ctx.live();
@@ -217,21 +239,36 @@ export function createProposalStore(ctx: MongoContext): ProposalStore {
   return {
     async insert(proposal) {
       ctx.live();
-      await proposals.insertOne({
-        _id: proposal.proposalId,
-        kind: proposal.kind,
-        account_id: proposal.accountId,
-        target: proposal.target,
-        amount_kobo: proposal.amountKobo,
-        note: proposal.note,
-        proposed_by: proposal.proposedBy,
-        proposed_at: proposal.proposedAt,
-        expires_at: proposal.expiresAt,
-        status: proposal.status,
-        decided_by: proposal.decidedBy,
-        decided_at: proposal.decidedAt,
-        applied_at: proposal.appliedAt,
-      });
+      try {
+        await proposals.insertOne({
+          _id: proposal.proposalId,
+          kind: proposal.kind,
+          account_id: proposal.accountId,
+          target: proposal.target,
+          amount_kobo: proposal.amountKobo,
+          note: proposal.note,
+          reference: proposal.reference,
+          memo: proposal.memo,
+          proposed_by: proposal.proposedBy,
+          proposed_at: proposal.proposedAt,
+          expires_at: proposal.expiresAt,
+          status: proposal.status,
+          decided_by: proposal.decidedBy,
+          decided_at: proposal.decidedAt,
+          applied_at: proposal.appliedAt,
+        });
+        return proposal;
+      } catch (error) {
+        if (!isDuplicateKeyOn(error, PROPOSAL_REFERENCE_INDEX.name, PROPOSAL_REFERENCE_INDEX.fields)) throw error;
+        // A proposal of this reference was written first (a retry, or two at once): that one is the answer.
+        const earlier = await proposals.findOne({
+          account_id: proposal.accountId,
+          kind: proposal.kind,
+          reference: proposal.reference,
+        });
+        if (earlier === null) throw error;
+        return proposalFromDoc(earlier);
+      }
     },
     async get(proposalId) {
       ctx.live();

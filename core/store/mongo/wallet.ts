@@ -192,8 +192,8 @@ export function sameRequestQuery(
  * 'credit'` implies the filter of the partial unique index on (account_id, reference), so
  * the planner can use that index.
  */
-export function sameCreditQuery(credit: { accountId: string; reference: string }): Filter<LedgerEntryDoc> {
-  return { account_id: credit.accountId, reference: credit.reference, kind: 'credit' };
+export function sameCreditQuery(credit: { accountId: string; mode: Mode; reference: string }): Filter<LedgerEntryDoc> {
+  return { account_id: credit.accountId, mode: credit.mode, reference: credit.reference, kind: 'credit' };
 }
 
 /** A credit's answer when its reference was credited before: that credit, and the balance it left. */

@@ -552,4 +552,39 @@ export const BUSINESS_MIGRATIONS: readonly Migration[] = [
       ALTER TABLE upstream_attempts ADD COLUMN upstream_reference TEXT;
     `,
   },
+  {
+    version: 28,
+    description: 'credit references unique per wallet (account and mode), as docs/cli.md says',
+    // A reference rehearsed in the test wallet no longer blocks the live credit it rehearsed;
+    // each wallet keeps its own once-only guard. The old index was stricter, so the rows meet it.
+    sql: `
+      DROP INDEX ledger_credit_reference;
+      CREATE UNIQUE INDEX ledger_credit_reference ON ledger_entries (account_id, mode, reference)
+        WHERE kind = 'credit';
+    `,
+  },
+  {
+    version: 29,
+    description:
+      "four eyes: a proposed credit's or debit's reference and memo, the reference once per account and kind",
+    // Proposals made before kept no reference (their id was the ledger's): '' says so, and the
+    // partial index leaves them out.
+    sql: `
+      ALTER TABLE proposals ADD COLUMN reference TEXT NOT NULL DEFAULT '';
+      ALTER TABLE proposals ADD COLUMN memo TEXT NOT NULL DEFAULT '';
+      CREATE UNIQUE INDEX proposals_reference ON proposals (account_id, kind, reference) WHERE reference <> '';
+    `,
+  },
+  {
+    version: 30,
+    description: 'four eyes: who invited each staff member or changed their role, and since when they hold it',
+    // Members from before are taken to hold their powers since they were created, invited by
+    // nobody known: they are past any cooling time by now, and no inviter can be matched.
+    sql: `
+      ALTER TABLE staff_members ADD COLUMN invited_by TEXT NOT NULL DEFAULT '';
+      ALTER TABLE staff_members ADD COLUMN role_set_by TEXT NOT NULL DEFAULT '';
+      ALTER TABLE staff_members ADD COLUMN powers_since INTEGER NOT NULL DEFAULT 0;
+      UPDATE staff_members SET powers_since = created_at;
+    `,
+  },
 ];

@@ -26,6 +26,9 @@ interface MemberRow {
   setup_token_hash: string | null;
   setup_expires_at: number | null;
   created_at: number;
+  invited_by: string;
+  role_set_by: string;
+  powers_since: number;
 }
 
 interface SessionRow {
@@ -43,6 +46,8 @@ interface ProposalRow {
   target: string;
   amount_kobo: number;
   note: string;
+  reference: string;
+  memo: string;
   proposed_by: string;
   proposed_at: number;
   expires_at: number;
@@ -66,6 +71,9 @@ function memberFromRow(row: MemberRow): StaffMemberRecord {
     setupTokenHash: row.setup_token_hash,
     setupExpiresAt: orNull(row.setup_expires_at),
     createdAt: fromMs(row.created_at),
+    invitedBy: row.invited_by,
+    roleSetBy: row.role_set_by,
+    powersSince: fromMs(row.powers_since),
   };
 }
 
@@ -87,6 +95,8 @@ function proposalFromRow(row: ProposalRow): ProposalRecord {
     target: row.target,
     amountKobo: kobo(row.amount_kobo),
     note: row.note,
+    reference: row.reference,
+    memo: row.memo,
     proposedBy: row.proposed_by,
     proposedAt: fromMs(row.proposed_at),
     expiresAt: fromMs(row.expires_at),
@@ -100,9 +110,9 @@ function proposalFromRow(row: ProposalRow): ProposalRecord {
 export function createStaffStore(db: Database.Database): StaffStore {
   const insertMember = db.prepare<MemberRow>(
     `INSERT INTO staff_members (staff_id, email, role, password_hash, totp_secret, totp_last_step, disabled,
-       setup_token_hash, setup_expires_at, created_at)
+       setup_token_hash, setup_expires_at, created_at, invited_by, role_set_by, powers_since)
      VALUES (@staff_id, @email, @role, @password_hash, @totp_secret, @totp_last_step, @disabled,
-       @setup_token_hash, @setup_expires_at, @created_at)
+       @setup_token_hash, @setup_expires_at, @created_at, @invited_by, @role_set_by, @powers_since)
      ON CONFLICT (email) DO NOTHING`,
   );
   const byId = db.prepare<[string], MemberRow>('SELECT * FROM staff_members WHERE staff_id = ?');
@@ -111,14 +121,15 @@ export function createStaffStore(db: Database.Database): StaffStore {
   const all = db.prepare<[], MemberRow>('SELECT * FROM staff_members ORDER BY created_at, staff_id');
   const completeSetup = db.prepare<{ hash: string; password_hash: string; step: number; at: number }, MemberRow>(
     `UPDATE staff_members SET password_hash = @password_hash, totp_last_step = MAX(totp_last_step, @step),
-       setup_token_hash = NULL, setup_expires_at = NULL
+       setup_token_hash = NULL, setup_expires_at = NULL, powers_since = MAX(powers_since, @at)
      WHERE setup_token_hash = @hash AND setup_expires_at > @at AND disabled = 0 RETURNING *`,
   );
   const setDisabled = db.prepare<{ staff_id: string; disabled: number }, MemberRow>(
     'UPDATE staff_members SET disabled = @disabled WHERE staff_id = @staff_id RETURNING *',
   );
-  const setRole = db.prepare<{ staff_id: string; role: string }, MemberRow>(
-    'UPDATE staff_members SET role = @role WHERE staff_id = @staff_id RETURNING *',
+  const setRole = db.prepare<{ staff_id: string; role: string; by: string; at: number }, MemberRow>(
+    `UPDATE staff_members SET role = @role, role_set_by = @by, powers_since = MAX(powers_since, @at)
+     WHERE staff_id = @staff_id RETURNING *`,
   );
   const claimStep = db.prepare<{ staff_id: string; step: number }>(
     'UPDATE staff_members SET totp_last_step = @step WHERE staff_id = @staff_id AND totp_last_step < @step',
@@ -146,6 +157,9 @@ export function createStaffStore(db: Database.Database): StaffStore {
         setup_token_hash: member.setupTokenHash,
         setup_expires_at: member.setupExpiresAt === null ? null : toMs(member.setupExpiresAt),
         created_at: toMs(member.createdAt),
+        invited_by: member.invitedBy,
+        role_set_by: member.roleSetBy,
+        powers_since: toMs(member.powersSince),
       };
       return insertMember.run(row).changes === 1;
     },
@@ -172,8 +186,8 @@ export function createStaffStore(db: Database.Database): StaffStore {
       const row = setDisabled.get({ staff_id: staffId, disabled: toFlag(disabled) });
       return row === undefined ? null : memberFromRow(row);
     },
-    async setRole(staffId, role) {
-      const row = setRole.get({ staff_id: staffId, role });
+    async setRole(staffId, role, by, at) {
+      const row = setRole.get({ staff_id: staffId, role, by, at: toMs(at) });
       return row === undefined ? null : memberFromRow(row);
     },
     async claimTotpStep(staffId, step) {
@@ -207,10 +221,14 @@ export function createStaffStore(db: Database.Database): StaffStore {
 
 export function createProposalStore(db: Database.Database): ProposalStore {
   const insert = db.prepare<ProposalRow>(
-    `INSERT INTO proposals (proposal_id, kind, account_id, target, amount_kobo, note, proposed_by, proposed_at,
-       expires_at, status, decided_by, decided_at, applied_at)
-     VALUES (@proposal_id, @kind, @account_id, @target, @amount_kobo, @note, @proposed_by, @proposed_at,
-       @expires_at, @status, @decided_by, @decided_at, @applied_at)`,
+    `INSERT INTO proposals (proposal_id, kind, account_id, target, amount_kobo, note, reference, memo, proposed_by,
+       proposed_at, expires_at, status, decided_by, decided_at, applied_at)
+     VALUES (@proposal_id, @kind, @account_id, @target, @amount_kobo, @note, @reference, @memo, @proposed_by,
+       @proposed_at, @expires_at, @status, @decided_by, @decided_at, @applied_at)
+     ON CONFLICT (account_id, kind, reference) WHERE reference <> '' DO NOTHING`,
+  );
+  const byReference = db.prepare<{ account_id: string; kind: string; reference: string }, ProposalRow>(
+    'SELECT * FROM proposals WHERE account_id = @account_id AND kind = @kind AND reference = @reference',
   );
   const get = db.prepare<[string], ProposalRow>('SELECT * FROM proposals WHERE proposal_id = ?');
   const open = db.prepare<{ now: number; limit: number }, ProposalRow>(
@@ -228,13 +246,15 @@ export function createProposalStore(db: Database.Database): ProposalStore {
   );
   return {
     async insert(proposal) {
-      insert.run({
+      const written = insert.run({
         proposal_id: proposal.proposalId,
         kind: proposal.kind,
         account_id: proposal.accountId,
         target: proposal.target,
         amount_kobo: proposal.amountKobo,
         note: proposal.note,
+        reference: proposal.reference,
+        memo: proposal.memo,
         proposed_by: proposal.proposedBy,
         proposed_at: toMs(proposal.proposedAt),
         expires_at: toMs(proposal.expiresAt),
@@ -243,6 +263,13 @@ export function createProposalStore(db: Database.Database): ProposalStore {
         decided_at: proposal.decidedAt === null ? null : toMs(proposal.decidedAt),
         applied_at: proposal.appliedAt === null ? null : toMs(proposal.appliedAt),
       });
+      if (written.changes === 1) return proposal;
+      const earlier = byReference.get({
+        account_id: proposal.accountId,
+        kind: proposal.kind,
+        reference: proposal.reference,
+      });
+      return proposalFromRow(earlier!);
     },
     async get(proposalId) {
       const row = get.get(proposalId);

@@ -50,8 +50,9 @@ export function prepareLedgerStatements(db: Database.Database) {
        VALUES (@account_id, @mode, @amount_kobo, @balance_after_kobo, @kind, @reference, @memo, @created_at)
        RETURNING *`,
     ),
-    creditByReference: db.prepare<{ account_id: string; reference: string }, LedgerRow>(
-      `SELECT * FROM ledger_entries WHERE account_id = @account_id AND reference = @reference AND kind = 'credit'`,
+    creditByReference: db.prepare<{ account_id: string; mode: string; reference: string }, LedgerRow>(
+      `SELECT * FROM ledger_entries
+       WHERE account_id = @account_id AND mode = @mode AND reference = @reference AND kind = 'credit'`,
     ),
     manualDebitByReference: db.prepare<{ account_id: string; reference: string }, LedgerRow>(
       `SELECT * FROM ledger_entries
@@ -153,8 +154,12 @@ function manualDebit(sql: WalletStatements, input: DebitInput): Debited {
 /** A credit, its entry and its event (WalletStore.credit); a reference credited before is answered again. */
 function creditWallet(sql: WalletStatements, input: CreditInput): Credited | null {
   const { accounts, ledger, events } = sql;
-  // A reference credited before (in either mode): the first credit's answer, and nothing written.
-  const earlier = ledger.creditByReference.get({ account_id: input.accountId, reference: input.reference });
+  // A reference credited before to this wallet: the first credit's answer, and nothing written.
+  const earlier = ledger.creditByReference.get({
+    account_id: input.accountId,
+    mode: input.mode,
+    reference: input.reference,
+  });
   if (earlier !== undefined)
     return { balanceKobo: kobo(earlier.balance_after_kobo), entry: ledgerFromRow(earlier), replayed: true };
   const balance = walletStatements(accounts, input.mode).add.get({

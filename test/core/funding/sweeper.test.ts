@@ -16,7 +16,10 @@ const test = suite<{ core: TestCore; bank: SandboxFunding }>('funding sweeper');
 
 test.before(async (ctx) => {
   ctx.bank = createSandboxFunding();
-  ctx.core = await startCore({ funding: { sandbox: ctx.bank, fee: { basisPoints: 100, capKobo: null } } });
+  // The sandbox bank stands in for a live funding provider here (FUNDING_SANDBOX_LIVE=on).
+  ctx.core = await startCore({
+    funding: { sandbox: ctx.bank, sandboxLive: true, fee: { basisPoints: 100, capKobo: null } },
+  });
 });
 test.after(async (ctx) => {
   await ctx.core.close();

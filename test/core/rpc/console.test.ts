@@ -8,7 +8,7 @@ import * as assert from 'uvu/assert';
 import { StaffSignInOutcome } from '../../../gen/prepaid/v1/console_pb.js';
 import { TransactionStatus } from '../../../gen/prepaid/v1/types_pb.js';
 import { startCore, type TestCore } from '../../helpers/core.js';
-import { consoleClients, STAFF_PASSWORD, signedInStaff, TestClock } from '../../helpers/staff.js';
+import { consoleClients, STAFF_PASSWORD, signedInStaff, signInAgain, TestClock } from '../../helpers/staff.js';
 import { suite } from '../../helpers/suite.js';
 import { rejection } from './support.js';
 
@@ -315,12 +315,15 @@ test("the admin token's changes are audited as actor cli; CLI_MONEY_MOVES=propos
 
   const strict = await startCore({ clock: clock.now, cliMoneyMoves: 'proposals' });
   try {
+    // The approver was invited (by the CLI) longer ago than the four-eyes cooling time.
+    const joined = await signedInStaff(strict, clock, 'finance');
+    clock.advance(73 * 3_600_000);
+    const ada = await signInAgain(strict, clock, joined);
     const created = await strict.admin.createAccount({ name: 'Strict', tierId: 'api' });
     const id = created.account!.accountId;
     const answer = await strict.admin.creditWallet({ accountId: id, amountKobo: 900_00n, memo: 'float top-up' });
     assert.match(answer.proposalId, /^prp_/);
     assert.is((await strict.admin.getAccount({ accountId: id })).account!.balanceKobo, 0n, 'nothing moved');
-    const ada = await signedInStaff(strict, clock, 'finance');
     await consoleClients(strict).console.decideProposal({
       sessionToken: ada.token,
       clientAddress: at,

@@ -1040,16 +1040,21 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       assert.is(other?.replayed, true);
       assert.is(other?.entry.amountKobo, 1_000, 'the caller compares the amounts');
       assert.is(await h.balance(accountId), 1_000);
-      // The reference is the account's, in both modes: a test credit cannot reuse it either.
-      const test = await h.store.wallet.credit({
-        mode: 'test',
-        accountId,
-        amountKobo: kobo(1_000),
-        reference: 'R-1',
-        memo: '',
-        at: at(22),
-      });
-      assert.equal([test?.replayed, test?.entry.mode], [true, 'live'], 'the caller compares the wallets');
+    });
+
+    it('a credit reference is once per wallet: the test wallet and the live wallet each credit it once', async (h) => {
+      const accountId = await h.account();
+      const credit = (mode: 'live' | 'test', minute: number) =>
+        h.store.wallet.credit({ mode, accountId, amountKobo: kobo(1_000), reference: 'R-1', memo: '', at: at(minute) });
+      const rehearsal = await credit('test', 20);
+      const live = await credit('live', 21);
+      const [liveAgain, testAgain] = [await credit('live', 22), await credit('test', 23)];
+      assert.equal([rehearsal?.replayed, rehearsal?.entry.mode], [false, 'test']);
+      assert.equal([live?.replayed, live?.entry.mode], [false, 'live'], 'the test credit does not block the live one');
+      assert.equal([liveAgain?.replayed, liveAgain?.entry.entryId], [true, live?.entry.entryId]);
+      assert.equal([testAgain?.replayed, testAgain?.entry.entryId], [true, rehearsal?.entry.entryId]);
+      assert.is(await h.balance(accountId), 1_000);
+      assert.is((await h.ledger(accountId)).length, 1);
     });
 
     it('the same reference credits each account once, and concurrent retries credit once', async (h) => {
@@ -2482,6 +2487,9 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       setupTokenHash: setup,
       setupExpiresAt: setup === null ? null : at(100),
       createdAt: at(1),
+      invitedBy: 'staff:root@example.ng',
+      roleSetBy: '',
+      powersSince: at(1),
     });
 
     it('a member reads back as inserted, one per email, and sets up once before the link expires', async (h) => {
@@ -2500,6 +2508,7 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
         totpLastStep: 7,
         setupTokenHash: null,
         setupExpiresAt: null,
+        powersSince: at(50),
       });
       assert.is(await h.store.staff.completeSetup('h'.repeat(64), 'scrypt$y', 8, at(51)), null, 'used once');
       assert.is(await h.store.staff.findMemberBySetup('h'.repeat(64)), null);
@@ -2513,10 +2522,14 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       );
       assert.is((await h.store.staff.setDisabled('stf_bob', true))?.disabled, true);
       assert.is(await h.store.staff.setDisabled('stf_nobody', true), null);
-      const promoted = await h.store.staff.setRole('stf_bob', 'finance');
-      assert.is(promoted?.role, 'finance');
+      const promoted = await h.store.staff.setRole('stf_bob', 'admin', 'staff:ada@example.ng', at(60));
+      assert.equal(
+        [promoted?.role, promoted?.roleSetBy, promoted?.powersSince, promoted?.invitedBy],
+        ['admin', 'staff:ada@example.ng', at(60), 'staff:root@example.ng'],
+        'who gave the role and since when',
+      );
       assert.equal(await h.store.staff.getMember('stf_bob'), promoted, 'the new role is stored');
-      assert.is(await h.store.staff.setRole('stf_nobody', 'admin'), null);
+      assert.is(await h.store.staff.setRole('stf_nobody', 'admin', 'cli', at(60)), null);
     });
 
     it('staff sessions are found, touched forward only, and ended one by one or all of a member', async (h) => {
@@ -2548,6 +2561,8 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
         target: 'ACC1',
         amountKobo: kobo(500_000),
         note: 'goodwill after outage',
+        reference: '',
+        memo: '',
         proposedBy: 'staff:ada@example.ng',
         proposedAt: at(1),
         expiresAt: at(100),
@@ -2586,6 +2601,45 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
         (await h.store.proposals.decide('prp_3', 'refused', 'staff:ada@example.ng', at(5)))?.status,
         'refused',
         'a proposer may withdraw',
+      );
+    });
+
+    it("a proposal's reference is one proposal per account and kind, concurrent inserts too", async (h) => {
+      const proposal: ProposalRecord = {
+        proposalId: 'prp_r1',
+        kind: 'credit',
+        accountId: 'ACC1',
+        target: 'ACC1',
+        amountKobo: kobo(77_700),
+        note: 'bank transfer',
+        reference: 'GTB-777',
+        memo: 'GTB transfer 777',
+        proposedBy: 'cli',
+        proposedAt: at(1),
+        expiresAt: at(100),
+        status: 'pending',
+        decidedBy: null,
+        decidedAt: null,
+        appliedAt: null,
+      };
+      assert.equal(await h.store.proposals.insert(proposal), proposal);
+      const retries = await Promise.all(
+        ['prp_r2', 'prp_r3', 'prp_r4'].map((id) => h.store.proposals.insert({ ...proposal, proposalId: id })),
+      );
+      assert.equal(
+        retries.map((p) => p.proposalId),
+        ['prp_r1', 'prp_r1', 'prp_r1'],
+      );
+      assert.is(await h.store.proposals.get('prp_r2'), null, 'nothing written for a retry');
+      assert.equal((await h.store.proposals.get('prp_r1'))?.memo, 'GTB transfer 777');
+      const debit = await h.store.proposals.insert({ ...proposal, proposalId: 'prp_d1', kind: 'debit' });
+      const other = await h.store.proposals.insert({ ...proposal, proposalId: 'prp_o1', accountId: 'ACC2' });
+      const none = await h.store.proposals.insert({ ...proposal, proposalId: 'prp_n1', reference: '' });
+      const none2 = await h.store.proposals.insert({ ...proposal, proposalId: 'prp_n2', reference: '' });
+      assert.equal(
+        [debit.proposalId, other.proposalId, none.proposalId, none2.proposalId],
+        ['prp_d1', 'prp_o1', 'prp_n1', 'prp_n2'],
+        'another kind, another account, and proposals without a reference are their own',
       );
     });
   });

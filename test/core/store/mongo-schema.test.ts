@@ -34,6 +34,7 @@ import {
   PEOPLE_COLLECTIONS,
   PEOPLE_INDEXES,
   PLAN_CODES_COLLECTION,
+  PROPOSAL_REFERENCE_INDEX,
   REQUEST_ID_INDEX,
   runSchemaSteps,
   SCHEMA_STEPS,
@@ -285,12 +286,26 @@ steps(
   },
 );
 
-steps('step 3 makes a credit reference unique per account, and only for credits', async () => {
+steps('step 25 makes a credit reference unique per wallet (account and mode), only for credits', async () => {
   const db = await current();
-  const index = db.indexes.get(COLLECTIONS.ledger)?.get(CREDIT_REFERENCE_INDEX.name);
-  assert.equal(index?.key, { account_id: 1, reference: 1 });
+  const ledger = db.indexes.get(COLLECTIONS.ledger)!;
+  const index = ledger.get(CREDIT_REFERENCE_INDEX.name);
+  assert.equal(index?.key, { account_id: 1, mode: 1, reference: 1 });
   assert.is(index?.unique, true);
   assert.equal(index?.partialFilterExpression, { kind: 'credit' });
+  assert.not.ok(ledger.has('ledger_credit_reference'), "step 3's index per account is gone");
+});
+
+steps("step 26 makes a proposal's non-empty reference one proposal per account and kind", async () => {
+  const db = await current();
+  const index = db.indexes.get(STAFF_COLLECTIONS.proposals)?.get(PROPOSAL_REFERENCE_INDEX.name);
+  assert.equal(index?.key, { account_id: 1, kind: 1, reference: 1 });
+  assert.is(index?.unique, true);
+  assert.equal(
+    index?.partialFilterExpression,
+    { reference: { $gt: '' } },
+    'proposals without a reference are left out',
+  );
 });
 
 steps(

@@ -363,7 +363,8 @@ errors('the indexes the adapter classifies errors by are the ones the schema cre
 
 errors('a duplicate credit reference is told apart from a duplicate entry id', () => {
   const { name, fields } = CREDIT_REFERENCE_INDEX;
-  assert.ok(isDuplicateKeyOn(duplicateKey(name, { account_id: 1, reference: 1 }), name, fields));
+  assert.ok(isDuplicateKeyOn(duplicateKey(name, { account_id: 1, mode: 1, reference: 1 }), name, fields));
+  assert.not.ok(isDuplicateKeyOn(duplicateKey(name, { account_id: 1, reference: 1 }), name, fields), 'step 3 index');
   assert.ok(isDuplicateKeyOn(duplicateKey(name, undefined), name, fields));
   assert.not.ok(isDuplicateKeyOn(duplicateKey('ledger_by_account_asc', { account_id: 1, entry_id: 1 }), name, fields));
   assert.not.ok(isDuplicateKeyOn(duplicateKey(ONCE_PER_PURCHASE_INDEX.name, { reference: 1, kind: 1 }), name, fields));
@@ -608,8 +609,8 @@ shapes(
 shapes(
   'a credit reference lookup implies the partial unique index filter (kind credit), so the index can serve it',
   () => {
-    const query = sameCreditQuery({ accountId: 'acct-1', reference: 'GTB-42' });
-    assert.equal(query, { account_id: 'acct-1', reference: 'GTB-42', kind: 'credit' });
+    const query = sameCreditQuery({ accountId: 'acct-1', mode: 'live', reference: 'GTB-42' });
+    assert.equal(query, { account_id: 'acct-1', mode: 'live', reference: 'GTB-42', kind: 'credit' });
     assert.equal(CREDIT_REFERENCE_INDEX.description.partialFilterExpression, { kind: 'credit' });
     for (const field of Object.keys(CREDIT_REFERENCE_INDEX.description.key)) assert.ok(field in query, field);
   },

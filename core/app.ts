@@ -70,6 +70,7 @@ import { type CoreServer, createCoreServer, SERVICE_NAMES } from './rpc/server.j
 import { CLI_ACTOR, createAuditTrail } from './staff/audit.js';
 import { createDesk, type Desk } from './staff/desk.js';
 import { createStaffRealm } from './staff/realm.js';
+import { type StoreWriteWatch, watchStoreWrites } from './storage/write-watch.js';
 import type { Moved, Store, WalletStore } from './store/port.js';
 import { createDeliveryWorker, type DeliveryWorker } from './webhooks/delivery.js';
 import { createPoster, DELIVERY_TIMEOUT_MS, type Poster } from './webhooks/destination.js';
@@ -123,6 +124,8 @@ export interface CoreDeps {
   mail?: MailSettings | null;
   /** How often the low-balance mail reads the events (a minute by default). */
   lowBalanceMailIntervalMs?: number;
+  /** How often a store that cannot write is probed (core/storage/write-watch.ts); two seconds by default. */
+  storeProbeMs?: number;
 }
 
 /** How often the low-balance alerts are looked for: a minute late is soon enough for a wallet to be topped up. */
@@ -184,6 +187,8 @@ export interface Core {
   mailer: Mailer | null;
   /** The low-balance alerts by mail; started by core/main.ts like the recovery worker. */
   lowBalanceMail: LowBalanceMail;
+  /** Probes a store that cannot write until it can (core/storage/write-watch.ts); started by core/main.ts. */
+  storeWatch: StoreWriteWatch;
   /** Seeds the default catalog into an empty store. */
   seed(): Promise<boolean>;
   /**
@@ -288,8 +293,20 @@ export function createCore(deps: CoreDeps): Core {
     log: deps.log,
     settled: () => store.settled(),
   });
+  let draining = false;
+  const storeWatch = watchStoreWrites({
+    writes: deps.store.writes,
+    log: deps.log,
+    observer: deps.metrics?.storage,
+    // The core as a whole is not ready while it cannot write; a drain's NOT_SERVING stays.
+    serving: (ok) => {
+      if (!draining) rpc.health.setStatus('', ok ? 'SERVING' : 'NOT_SERVING');
+    },
+    ...(deps.storeProbeMs === undefined ? {} : { intervalMs: deps.storeProbeMs }),
+  });
   const parts = {
     rpc,
+    storeWatch,
     ...backgroundJobs(deps, money, funding),
     funding,
     background: money.background,
@@ -301,7 +318,9 @@ export function createCore(deps: CoreDeps): Core {
   return {
     ...parts,
     seed: () => store.catalog.seedIfEmpty(defaultCatalog()),
-    ...lifecycle(parts, money.poster),
+    ...lifecycle(parts, money.poster, () => {
+      draining = true;
+    }),
   };
 }
 
@@ -560,11 +579,14 @@ function lifecycle(
     | 'keyUses'
     | 'lowBalanceMail'
     | 'mailer'
+    | 'storeWatch'
   >,
   poster: Poster,
+  onDrain: () => void,
 ): Pick<Core, 'drain' | 'shutdown' | 'forceShutdown'> {
   const { rpc, worker, fundingSweeper, floatPoller, deliveries, background, keyUses, lowBalanceMail, mailer } = parts;
   const drain = () => {
+    onDrain();
     for (const name of ['', ...SERVICE_NAMES]) rpc.health.setStatus(name, 'NOT_SERVING');
     // Watchers have their NOT_SERVING; an open Watch stream would hold the stop until its bound.
     rpc.health.endWatches();
@@ -585,6 +607,7 @@ function lifecycle(
       await keyUses.stop();
       await lowBalanceMail.stop();
       await mailer?.close();
+      await parts.storeWatch.stop();
     },
     forceShutdown() {
       // A purchase cut off here stays pending in the store; the recovery worker of the next

@@ -70,6 +70,7 @@ import { type CoreServer, createCoreServer, SERVICE_NAMES } from './rpc/server.j
 import { CLI_ACTOR, createAuditTrail } from './staff/audit.js';
 import { createDesk, type Desk } from './staff/desk.js';
 import { createStaffRealm } from './staff/realm.js';
+import { type BackupSchedule, type Backups, createBackups } from './storage/backup.js';
 import { type StoreWriteWatch, watchStoreWrites } from './storage/write-watch.js';
 import type { Moved, Store, WalletStore } from './store/port.js';
 import { createDeliveryWorker, type DeliveryWorker } from './webhooks/delivery.js';
@@ -126,6 +127,20 @@ export interface CoreDeps {
   lowBalanceMailIntervalMs?: number;
   /** How often a store that cannot write is probed (core/storage/write-watch.ts); two seconds by default. */
   storeProbeMs?: number;
+  /** Backups of the embedded store (core/storage/backup.ts); without it `prepaid backup` is refused. */
+  backups?: BackupSettings;
+}
+
+/** What the core's backups need: the store's file, the secrets it does not hold, where and how often. */
+export interface BackupSettings {
+  /** The SQLite file; null on MongoDB. */
+  storeFile: string | null;
+  /** File name in DATA_DIR -> content: the tokens and the KYC key a restore writes back. */
+  secrets: Record<string, string>;
+  /** BACKUP_DIR; null: `prepaid backup` needs --to. */
+  dir: string | null;
+  /** BACKUP_EVERY with its directory, keep count and passphrase; null: none scheduled. */
+  schedule: BackupSchedule | null;
 }
 
 /** How often the low-balance alerts are looked for: a minute late is soon enough for a wallet to be topped up. */
@@ -189,6 +204,8 @@ export interface Core {
   lowBalanceMail: LowBalanceMail;
   /** Probes a store that cannot write until it can (core/storage/write-watch.ts); started by core/main.ts. */
   storeWatch: StoreWriteWatch;
+  /** Backups on demand and, with BACKUP_EVERY, on a schedule whose runner core/main.ts starts. */
+  backups: Backups;
   /** Seeds the default catalog into an empty store. */
   seed(): Promise<boolean>;
   /**
@@ -261,8 +278,19 @@ export function createCore(deps: CoreDeps): Core {
   const funding = fundingParts(deps, money);
   const staff = staffParts(deps, money, { accounts: holders.accounts, funding, upgrades: holders.upgrades });
   const { store } = money;
+  const backups = createBackups(
+    {
+      storeFile: deps.backups?.storeFile ?? null,
+      secrets: deps.backups?.secrets ?? {},
+      clock,
+      log: deps.log,
+      observer: deps.metrics?.storage,
+    },
+    { dir: deps.backups?.dir ?? null, schedule: deps.backups?.schedule ?? null },
+  );
   const rpc = createCoreServer({
     ...buying,
+    backups,
     accounts: holders.accounts,
     people: holders.people,
     holderDesk: holders.holderDesk,
@@ -307,6 +335,7 @@ export function createCore(deps: CoreDeps): Core {
   const parts = {
     rpc,
     storeWatch,
+    backups,
     ...backgroundJobs(deps, money, funding),
     funding,
     background: money.background,
@@ -580,6 +609,7 @@ function lifecycle(
     | 'lowBalanceMail'
     | 'mailer'
     | 'storeWatch'
+    | 'backups'
   >,
   poster: Poster,
   onDrain: () => void,
@@ -608,6 +638,7 @@ function lifecycle(
       await lowBalanceMail.stop();
       await mailer?.close();
       await parts.storeWatch.stop();
+      await parts.backups.scheduled?.runner.stop();
     },
     forceShutdown() {
       // A purchase cut off here stays pending in the store; the recovery worker of the next

@@ -3,6 +3,7 @@
  * file of the core that listens (gRPC, and the Prometheus listener on CORE_METRICS_PORT).
  * `node --import tsx core/main.ts` runs it alone; `--help` prints its configuration.
  */
+import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import type { Registry } from 'prom-client';
@@ -17,7 +18,7 @@ import { ADMIN_TOKEN_FILE, loadOrCreateToken, SERVICE_TOKEN_FILE } from '../runt
 /** Where the key of the identity numbers' keyed hash lives when FUNDING_KYC_KEY is unset. */
 const FUNDING_KYC_KEY_FILE = 'funding-kyc.key';
 
-import { createCore } from './app.js';
+import { type BackupSettings, createCore } from './app.js';
 import { createPlanBook } from './catalog/plan-codes.js';
 import { type CoreConfig, coreConfigHelp, readCoreConfig } from './config.js';
 import { createMonnifyFunding } from './funding/monnify.js';
@@ -80,6 +81,7 @@ export async function startCore(env: Record<string, string | undefined> = proces
       providers: fundingProviders(config.funding),
     },
     mail: config.mail,
+    backups: backupSettings(config, { adminToken, serviceToken, fundingKycKey }),
     log,
     ...(metrics === undefined ? {} : { metrics }),
   });
@@ -100,6 +102,7 @@ export async function startCore(env: Record<string, string | undefined> = proces
   core.deliveries.start();
   core.lowBalanceMail.start();
   core.storeWatch.start();
+  core.backups.scheduled?.runner.start();
   const address = `${config.host}:${port}`;
   log('core.listening', {
     address,
@@ -207,6 +210,28 @@ function fundingProviders(funding: CoreConfig['funding']): FundingProvider[] {
     ...(funding.paystack === null ? [] : [createPaystackFunding(funding.paystack)]),
     ...(funding.monnify === null ? [] : [createMonnifyFunding(funding.monnify)]),
   ];
+}
+
+/**
+ * The core's backups: the SQLite file (none on MongoDB), the secrets by the names DATA_DIR keeps
+ * them under (whether they came from a file or the environment, a restore writes them as files),
+ * and the schedule when BACKUP_EVERY is set.
+ */
+function backupSettings(
+  config: CoreConfig,
+  secrets: { adminToken: string; serviceToken: string; fundingKycKey: string },
+): BackupSettings {
+  const { dir, everyMs, keep, passphrase } = config.backups;
+  return {
+    storeFile: config.mongo === null ? path.join(config.dataDir, SQLITE_FILE) : null,
+    secrets: {
+      [ADMIN_TOKEN_FILE]: secrets.adminToken,
+      [SERVICE_TOKEN_FILE]: secrets.serviceToken,
+      [FUNDING_KYC_KEY_FILE]: secrets.fundingKycKey,
+    },
+    dir,
+    schedule: dir === null || everyMs === null ? null : { dir, everyMs, keep, passphrase },
+  };
 }
 
 /** The variables of the core's gRPC address, for messages about it. */

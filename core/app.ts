@@ -70,6 +70,7 @@ import { type CoreServer, createCoreServer, SERVICE_NAMES } from './rpc/server.j
 import { CLI_ACTOR, createAuditTrail } from './staff/audit.js';
 import { createDesk, type Desk } from './staff/desk.js';
 import { createStaffRealm } from './staff/realm.js';
+import { type OperationsAlert, operationsAlerts } from './storage/alerts.js';
 import { type BackupSchedule, type Backups, createBackups } from './storage/backup.js';
 import { type StoreWriteWatch, watchStoreWrites } from './storage/write-watch.js';
 import type { Moved, Store, WalletStore } from './store/port.js';
@@ -276,7 +277,14 @@ export function createCore(deps: CoreDeps): Core {
   const buying = purchasing(deps, money);
   const holders = peopleParts(deps, money, buying.purchases);
   const funding = fundingParts(deps, money);
-  const staff = staffParts(deps, money, { accounts: holders.accounts, funding, upgrades: holders.upgrades });
+  // The queue reads the backups' state when asked; they are built below, after the staff.
+  let backupsLater: Backups | undefined;
+  const staff = staffParts(deps, money, {
+    accounts: holders.accounts,
+    funding,
+    upgrades: holders.upgrades,
+    operations: () => operationsAlerts(deps.store.writes, backupsLater),
+  });
   const { store } = money;
   const backups = createBackups(
     {
@@ -288,6 +296,7 @@ export function createCore(deps: CoreDeps): Core {
     },
     { dir: deps.backups?.dir ?? null, schedule: deps.backups?.schedule ?? null },
   );
+  backupsLater = backups;
   const rpc = createCoreServer({
     ...buying,
     backups,
@@ -516,7 +525,12 @@ function fundingParts(deps: CoreDeps, money: MoneyPath): FundingService {
 function staffParts(
   deps: CoreDeps,
   money: MoneyPath,
-  uses: { accounts: AccountService; funding: FundingService; upgrades: Upgrades },
+  uses: {
+    accounts: AccountService;
+    funding: FundingService;
+    upgrades: Upgrades;
+    operations: () => OperationsAlert[];
+  },
 ) {
   const { store, clock, supplyDeps } = money;
   const audit = createAuditTrail(store.auditLog, clock);

@@ -84,6 +84,21 @@ export async function takeBackup(
     throw new DomainError('INVALID_PARAMETER', problem, {
       violations: [{ field: 'passphrase', description: problem }],
     });
+  try {
+    const taken = await writeBackup({ ...deps, storeFile: deps.storeFile }, options);
+    deps.observer?.backup(true);
+    return taken;
+  } catch (error) {
+    deps.observer?.backup(false);
+    throw error;
+  }
+}
+
+/** The backup written into a partial directory, verified there, then named (above). */
+async function writeBackup(
+  deps: BackupDeps & { storeFile: string },
+  options: { toDir: string; passphrase?: string | undefined },
+): Promise<TakenBackup> {
   const toDir = path.resolve(options.toDir);
   mkdirSync(toDir, { recursive: true, mode: 0o700 });
   const started = deps.clock();
@@ -138,11 +153,9 @@ export async function takeBackup(
       secrets: manifest.secrets,
       ms: deps.clock().getTime() - started.getTime(),
     });
-    deps.observer?.backup(true);
     return { path: final, manifest, warnings };
   } catch (error) {
     rmSync(partial, { recursive: true, force: true });
-    deps.observer?.backup(false);
     throw error;
   } finally {
     await thread.close();

@@ -38,7 +38,7 @@ export interface BackupDeps {
   observer?: StorageObserver | undefined;
 }
 
-export interface TakenBackup {
+interface TakenBackup {
   path: string;
   manifest: BackupManifest;
   warnings: string[];
@@ -60,7 +60,7 @@ function backupName(at: Date, taken: readonly string[]): string {
 }
 
 /** The finished backups in `dir`, oldest first. */
-export function listBackups(dir: string): string[] {
+function listBackups(dir: string): string[] {
   let names: string[];
   try {
     names = readdirSync(dir);
@@ -74,7 +74,7 @@ export function listBackups(dir: string): string[] {
  * Takes one backup into `toDir`. Without a passphrase the secrets are left out, with a warning
  * saying what a restore then lacks.
  */
-export async function takeBackup(
+async function takeBackup(
   deps: BackupDeps,
   options: { toDir: string; passphrase?: string | undefined },
 ): Promise<TakenBackup> {
@@ -197,12 +197,12 @@ export interface BackupSchedule {
 }
 
 /** What a failed scheduled backup leaves for a person: the console's attention queue shows it. */
-export interface BackupFailure {
+interface BackupFailure {
   at: Date;
   reason: string;
 }
 
-export interface ScheduledBackups {
+interface ScheduledBackups {
   runner: PeriodicRunner<[], TakenBackup | null>;
   /** The last scheduled backup's failure, until one succeeds; null while they succeed. */
   lastFailure(): BackupFailure | null;
@@ -215,7 +215,7 @@ export interface ScheduledBackups {
  * good one. A failure is a warning in the log, a count in prepaid_core_backups_total{result="failed"}
  * and an item in the console's attention queue until the next good backup.
  */
-export function scheduleBackups(deps: BackupDeps, schedule: BackupSchedule): ScheduledBackups {
+function scheduleBackups(deps: BackupDeps, schedule: BackupSchedule): ScheduledBackups {
   let newest = newestBackupAt(schedule.dir);
   let failure: BackupFailure | null = null;
   deps.observer?.watchNewestBackup(() => newest, deps.clock);

@@ -9,7 +9,7 @@
 import { createCipheriv, createDecipheriv, randomBytes, scrypt } from 'node:crypto';
 
 /** A passphrase shorter than this is refused: the archive is only as strong as it. */
-export const MIN_PASSPHRASE_CHARS = 12;
+const MIN_PASSPHRASE_CHARS = 12;
 
 /** scrypt's cost (N = 2^15, r = 8): about 32 MiB and a tenth of a second a try on a small machine. */
 const SCRYPT = { N: 1 << 15, r: 8, p: 1 } as const;

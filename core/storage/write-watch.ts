@@ -13,7 +13,7 @@ import type { StorageObserver } from '../metrics.js';
 import type { StoreWriteHealth } from '../store/port.js';
 
 /** How often a store that cannot write is probed: room coming back is noticed within this. */
-export const DEFAULT_STORE_PROBE_MS = 2_000;
+const DEFAULT_STORE_PROBE_MS = 2_000;
 
 export type StoreWriteWatch = PeriodicRunner<[], boolean>;
 

@@ -23,7 +23,7 @@ export interface WriteHealthState extends StoreWriteHealth {
   refused(error: unknown): unknown;
 }
 
-export function storeUnavailable(reason: string): DomainError {
+function storeUnavailable(reason: string): DomainError {
   return new DomainError(
     'STORE_UNAVAILABLE',
     `The store cannot write (${reason}); nothing was written. Try again once it can; the service finds that by itself.`,

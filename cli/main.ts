@@ -247,7 +247,8 @@ function resolveCommand(positionals: string[], values: Record<string, unknown>):
     const groups = COMMAND_GROUPS.map((g) => g.name).join(', ');
     throw new UsageError(`unknown command ${JSON.stringify(groupName)}; the groups are ${groups}.`);
   }
-  if (commandName === undefined) {
+  // `prepaid backup --help` lists the group, its own command with the others.
+  if (commandName === undefined || (asHelp && ownTakes && named === undefined)) {
     if (asHelp) return { kind: 'help', text: groupHelp(group) };
     throw new UsageError(`missing the ${group.name} command.`, groupHelp(group));
   }

@@ -13,8 +13,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import * as assert from 'uvu/assert';
+import { createCoreMetrics } from '../../core/metrics.js';
 import type { Providers } from '../../core/providers/port.js';
 import { createSandbox } from '../../core/providers/sandbox/index.js';
+import { operationsAlerts } from '../../core/storage/alerts.js';
 import { Health, HealthCheckResponse_ServingStatus } from '../../gen/grpc/health/v1/health_pb.js';
 import { balanceKobo } from '../gateway/fields.js';
 import { assertLedgerInvariant, startCore, type TestCore } from '../helpers/core.js';
@@ -33,6 +35,13 @@ let core: TestCore;
 let gateway: TestGateway;
 /** When set, the upstream fills the disk after it delivered and before it answers. */
 let fillOnDelivery = false;
+const metrics = createCoreMetrics();
+const logged: { event: string; fields: Record<string, unknown> }[] = [];
+
+async function storeWritable(): Promise<number> {
+  const line = (await metrics.registry.metrics()).split('\n').find((l) => l.startsWith('prepaid_core_store_writable '));
+  return Number(line?.split(' ')[1]);
+}
 
 function mountTmpfs(): string | null {
   mountPoint = mkdtempSync(path.join(tmpdir(), 'prepaid-full-'));
@@ -92,7 +101,12 @@ test.before(async () => {
       },
     },
   });
-  core = await startCore({ storeFile: path.join(mountPoint, 'prepaid.sqlite'), providers });
+  core = await startCore({
+    storeFile: path.join(mountPoint, 'prepaid.sqlite'),
+    providers,
+    metrics,
+    log: (event, fields) => logged.push({ event, fields }),
+  });
   gateway = await startTestGateway(core);
 });
 
@@ -136,6 +150,14 @@ test('full: 503 STORE_UNAVAILABLE with nothing debited, not ready; freed: sales 
   assert.is(await balanceKobo(core, account.accountId), before, 'nothing debited');
   assert.is(core.store.writes.fault()?.reason, 'the disk is full');
   assert.is(await coreServing(), false, 'the core reports not ready while it cannot write');
+  assert.is(await storeWritable(), 0, 'and its metric says so');
+  const warned = logged.find((l) => l.event === 'store.write_warning');
+  assert.is(warned?.fields['reason'], 'the disk is full', 'the log says why');
+  assert.equal(
+    operationsAlerts(core.store.writes, undefined).map((a) => a.kind),
+    ['store_cannot_write'],
+    "the console's queue lists it under the platform",
+  );
   // The probe finds no room either.
   assert.is(await core.core.storeWatch.runOnce(), false);
   const again = await buy(account, '08031234503');
@@ -145,6 +167,8 @@ test('full: 503 STORE_UNAVAILABLE with nothing debited, not ready; freed: sales 
   assert.is(await core.core.storeWatch.runOnce(), true, 'the probe writes once room is back');
   assert.is(core.store.writes.fault(), null);
   assert.is(await coreServing(), true, 'ready again, no restart');
+  assert.is(await storeWritable(), 1);
+  assert.ok(logged.some((l) => l.event === 'store.writable_again'));
   const after = await buy(account, '08031234504');
   assert.is(after.status, 200, after.text);
   assert.is(await balanceKobo(core, account.accountId), before - 97_00n, 'one more sale, one more debit');

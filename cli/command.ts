@@ -31,6 +31,15 @@ interface CommandInput {
   args: string[];
   /** Values of the command's own options; absent options are undefined. */
   options: Record<string, string | undefined>;
+  /** The CLI's own environment and, on a terminal, a prompt that does not echo (the backup passphrase). */
+  local?: LocalIo;
+}
+
+/** What a command that works on this machine's files reads besides its command line. */
+export interface LocalIo {
+  env: Record<string, string | undefined>;
+  /** Asks on the terminal without echoing the answer; undefined when there is no terminal. */
+  prompt?: ((question: string) => Promise<string>) | undefined;
 }
 
 /**
@@ -67,7 +76,11 @@ export interface CommandSpec {
   run(input: CommandInput, core: () => AdminClient, clients: ServiceClients): Promise<CommandResult>;
 }
 
-/** A group of commands, for example `accounts`. */
+/**
+ * A group of commands, for example `accounts`. A command named '' is the group's own: it runs
+ * when the word after the group names none of its commands (`prepaid backup --to DIR`,
+ * `prepaid restore FILE`).
+ */
 export interface CommandGroup {
   name: string;
   summary: string;
@@ -103,7 +116,7 @@ export class CliError extends Error {
 
 /** The usage line of a command, for example `prepaid keys lock-ip PUBLIC_KEY IP [IP...]`. */
 export function usageLine(group: CommandGroup, command: CommandSpec): string {
-  const parts = ['prepaid', group.name, command.name, ...command.args];
+  const parts = ['prepaid', group.name, ...(command.name === '' ? [] : [command.name]), ...command.args];
   const last = command.args[command.args.length - 1];
   if (command.variadic && last) parts.push(`[${last}...]`);
   for (const optional of command.optionalArgs ?? []) parts.push(`[${optional}]`);

@@ -72,6 +72,9 @@ import { type CoreServer, createCoreServer, SERVICE_NAMES } from './rpc/server.j
 import { CLI_ACTOR, createAuditTrail } from './staff/audit.js';
 import { createDesk, type Desk } from './staff/desk.js';
 import { createStaffRealm } from './staff/realm.js';
+import { type OperationsAlert, operationsAlerts } from './storage/alerts.js';
+import { type BackupSchedule, type Backups, createBackups } from './storage/backup.js';
+import { type StoreWriteWatch, watchStoreWrites } from './storage/write-watch.js';
 import type { Moved, Store, WalletStore } from './store/port.js';
 import { createDeliveryWorker, type DeliveryWorker } from './webhooks/delivery.js';
 import { createPoster, DELIVERY_TIMEOUT_MS, type Poster } from './webhooks/destination.js';
@@ -127,6 +130,22 @@ export interface CoreDeps {
   mail?: MailSettings | null;
   /** How often the low-balance mail reads the events (a minute by default). */
   lowBalanceMailIntervalMs?: number;
+  /** How often a store that cannot write is probed (core/storage/write-watch.ts); two seconds by default. */
+  storeProbeMs?: number;
+  /** Backups of the embedded store (core/storage/backup.ts); without it `prepaid backup` is refused. */
+  backups?: BackupSettings;
+}
+
+/** What the core's backups need: the store's file, the secrets it does not hold, where and how often. */
+export interface BackupSettings {
+  /** The SQLite file; null on MongoDB. */
+  storeFile: string | null;
+  /** File name in DATA_DIR -> content: the tokens and the KYC key a restore writes back. */
+  secrets: Record<string, string>;
+  /** BACKUP_DIR; null: `prepaid backup` needs --to. */
+  dir: string | null;
+  /** BACKUP_EVERY with its directory, keep count and passphrase; null: none scheduled. */
+  schedule: BackupSchedule | null;
 }
 
 /** How often the low-balance alerts are looked for: a minute late is soon enough for a wallet to be topped up. */
@@ -193,6 +212,10 @@ export interface Core {
   mailer: Mailer | null;
   /** The low-balance alerts by mail; started by core/main.ts like the recovery worker. */
   lowBalanceMail: LowBalanceMail;
+  /** Probes a store that cannot write until it can (core/storage/write-watch.ts); started by core/main.ts. */
+  storeWatch: StoreWriteWatch;
+  /** Backups on demand and, with BACKUP_EVERY, on a schedule whose runner core/main.ts starts. */
+  backups: Backups;
   /** Seeds the default catalog into an empty store. */
   seed(): Promise<boolean>;
   /**
@@ -263,15 +286,30 @@ export function createCore(deps: CoreDeps): Core {
   const buying = purchasing(deps, money);
   const holders = peopleParts(deps, money, buying.purchases);
   const funding = fundingParts(deps, money);
+  // The queue reads the backups' state when asked; they are built below, after the staff.
+  let backupsLater: Backups | undefined;
   const staff = staffParts(deps, money, {
     accounts: holders.accounts,
     funding,
     upgrades: holders.upgrades,
     notices: holders.notices,
+    operations: () => operationsAlerts(deps.store.writes, backupsLater),
   });
   const { store } = money;
+  const backups = createBackups(
+    {
+      storeFile: deps.backups?.storeFile ?? null,
+      secrets: deps.backups?.secrets ?? {},
+      clock,
+      log: deps.log,
+      observer: deps.metrics?.storage,
+    },
+    { dir: deps.backups?.dir ?? null, schedule: deps.backups?.schedule ?? null },
+  );
+  backupsLater = backups;
   const rpc = createCoreServer({
     ...buying,
+    backups,
     accounts: holders.accounts,
     people: holders.people,
     holderDesk: holders.holderDesk,
@@ -302,8 +340,21 @@ export function createCore(deps: CoreDeps): Core {
     log: deps.log,
     settled: () => store.settled(),
   });
+  let draining = false;
+  const storeWatch = watchStoreWrites({
+    writes: deps.store.writes,
+    log: deps.log,
+    observer: deps.metrics?.storage,
+    // The core as a whole is not ready while it cannot write; a drain's NOT_SERVING stays.
+    serving: (ok) => {
+      if (!draining) rpc.health.setStatus('', ok ? 'SERVING' : 'NOT_SERVING');
+    },
+    ...(deps.storeProbeMs === undefined ? {} : { intervalMs: deps.storeProbeMs }),
+  });
   const parts = {
     rpc,
+    storeWatch,
+    backups,
     ...backgroundJobs(deps, money, funding),
     funding,
     background: money.background,
@@ -315,7 +366,9 @@ export function createCore(deps: CoreDeps): Core {
   return {
     ...parts,
     seed: () => store.catalog.seedIfEmpty(defaultCatalog()),
-    ...lifecycle(parts, money.poster),
+    ...lifecycle(parts, money.poster, () => {
+      draining = true;
+    }),
   };
 }
 
@@ -486,7 +539,13 @@ function fundingParts(deps: CoreDeps, money: MoneyPath): FundingService {
 function staffParts(
   deps: CoreDeps,
   money: MoneyPath,
-  uses: { accounts: AccountService; funding: FundingService; upgrades: Upgrades; notices: Notices },
+  uses: {
+    accounts: AccountService;
+    funding: FundingService;
+    upgrades: Upgrades;
+    notices: Notices;
+    operations: () => OperationsAlert[];
+  },
 ) {
   const { store, clock, supplyDeps } = money;
   const audit = createAuditTrail(store.auditLog, clock);
@@ -609,11 +668,15 @@ function lifecycle(
     | 'keyUses'
     | 'lowBalanceMail'
     | 'mailer'
+    | 'storeWatch'
+    | 'backups'
   >,
   poster: Poster,
+  onDrain: () => void,
 ): Pick<Core, 'drain' | 'shutdown' | 'forceShutdown'> {
   const { rpc, worker, fundingSweeper, floatPoller, deliveries, background, keyUses, lowBalanceMail, mailer } = parts;
   const drain = () => {
+    onDrain();
     for (const name of ['', ...SERVICE_NAMES]) rpc.health.setStatus(name, 'NOT_SERVING');
     // Watchers have their NOT_SERVING; an open Watch stream would hold the stop until its bound.
     rpc.health.endWatches();
@@ -634,6 +697,8 @@ function lifecycle(
       await keyUses.stop();
       await lowBalanceMail.stop();
       await mailer?.close();
+      await parts.storeWatch.stop();
+      await parts.backups.scheduled?.runner.stop();
     },
     forceShutdown() {
       // A purchase cut off here stays pending in the store; the recovery worker of the next

@@ -45,6 +45,7 @@ import {
   VTPASS_UPSTREAM,
 } from './providers/index.js';
 import { parseUpstreams, type UpstreamInstance } from './providers/upstreams.js';
+import { passphraseProblem } from './storage/secrets-archive.js';
 
 export interface CoreConfig {
   dataDir: string;
@@ -95,6 +96,56 @@ export interface CoreConfig {
   };
   /** Where mail goes (SMTP_URL, MAIL_FROM); null: nothing is mailed. */
   mail: MailSettings | null;
+  /** Backups of the embedded store (core/storage/backup.ts). */
+  backups: BackupConfig;
+}
+
+/** BACKUP_DIR, BACKUP_EVERY, BACKUP_KEEP and BACKUP_PASSPHRASE. */
+interface BackupConfig {
+  /** Where backups go; null: `prepaid backup` needs --to, and nothing is scheduled. */
+  dir: string | null;
+  /** How often a backup is taken into `dir`; null: none is scheduled. */
+  everyMs: number | null;
+  /** How many scheduled backups are kept in `dir`; older ones are removed. */
+  keep: number;
+  /** Seals the secrets in each scheduled backup; undefined: they are left out, with a warning. */
+  passphrase: string | undefined;
+}
+
+/** BACKUP_EVERY's words: a number and m, h or d. */
+const BACKUP_EVERY_PATTERN = /^(\d{1,5})(m|h|d)$/;
+const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+/** A backup at most every minute, at least every 30 days. */
+const BACKUP_EVERY_MIN_MS = 60_000;
+const BACKUP_EVERY_MAX_MS = 30 * 86_400_000;
+
+function backupConfig(
+  v: {
+    backupDir: string | undefined;
+    backupEvery: number | null;
+    backupKeep: number;
+    backupPassphrase: string | undefined;
+  },
+  dataDir: string,
+  onMongo: boolean,
+): BackupConfig {
+  const dir = v.backupDir === undefined ? null : path.resolve(v.backupDir);
+  if (dir !== null && (dir === dataDir || dir.startsWith(`${dataDir}${path.sep}`)))
+    throw new ConfigError(
+      'BACKUP_DIR',
+      'must not be inside DATA_DIR: a backup beside the data it saves is lost with it, and a restore needs an empty ' +
+        'data directory. Use another disk.',
+    );
+  if (v.backupEvery !== null && dir === null)
+    throw new ConfigError('BACKUP_EVERY', 'needs BACKUP_DIR, where the backups go.');
+  if (v.backupEvery !== null && onMongo)
+    throw new ConfigError(
+      'BACKUP_EVERY',
+      'does not apply on MongoDB: back the replica set up with its own tools (docs/mongodb.md).',
+    );
+  const problem = v.backupPassphrase === undefined ? null : passphraseProblem(v.backupPassphrase);
+  if (problem !== null) throw new ConfigError('BACKUP_PASSPHRASE', problem);
+  return { dir, everyMs: v.backupEvery, keep: v.backupKeep, passphrase: v.backupPassphrase };
 }
 
 /** How webhooks are delivered. */
@@ -525,6 +576,38 @@ export const CORE_SCHEMA = {
     'Key of the keyed hash (HMAC-SHA256) kept instead of each BVN or NIN (16+ characters). Keep it with the ' +
       'backups of the data: a new key cannot match numbers hashed under the old one.',
   ),
+  backupDir: optional(
+    'BACKUP_DIR',
+    'none (`prepaid backup` then needs `--to DIR`)',
+    'Where backups of the embedded store go (docs/operating.md, Backups): another disk than DATA_DIR, never ' +
+      'inside it.',
+  ),
+  backupEvery: variable(
+    'BACKUP_EVERY',
+    'off',
+    'How often the core takes a backup into BACKUP_DIR: a number and m, h or d (`6h`, `1d`). Each is verified ' +
+      "after it is written; a failure is a warning, a metric and an item in the console's queue.",
+    (raw): number | null => {
+      if (raw === undefined || raw === 'off') return null;
+      const match = BACKUP_EVERY_PATTERN.exec(raw);
+      const ms = match === null ? Number.NaN : Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS];
+      if (!(ms >= BACKUP_EVERY_MIN_MS && ms <= BACKUP_EVERY_MAX_MS))
+        throw new ConfigError('BACKUP_EVERY', `must be off or 1m to 30d (for example 6h); got ${JSON.stringify(raw)}.`);
+      return ms;
+    },
+  ),
+  backupKeep: integer('BACKUP_KEEP', {
+    fallback: 14,
+    min: 1,
+    max: 1_000,
+    help: 'How many scheduled backups BACKUP_DIR keeps; the oldest beyond this are removed after each good one.',
+  }),
+  backupPassphrase: optional(
+    'BACKUP_PASSPHRASE',
+    'none (the secrets are left out of scheduled backups, with a warning)',
+    'Seals the tokens and the KYC key in each backup (scrypt and AES-256-GCM; 12+ characters). Never logged; ' +
+      'keep it apart from the backups: a restore needs it.',
+  ),
 } as const;
 
 /** The table printed by `--help` and kept identical in README.md: [name, default, meaning]. */
@@ -720,6 +803,7 @@ export function readCoreConfig(env: Env = process.env): CoreConfig {
       sandboxLive: v.fundingSandboxLive === 'on',
     },
     mail: mailSettings(v.smtpUrl, v.mailFrom),
+    backups: backupConfig(v, path.resolve(v.dataDir), v.mongoUri !== undefined),
   };
 }
 

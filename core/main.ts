@@ -3,6 +3,7 @@
  * file of the core that listens (gRPC, and the Prometheus listener on CORE_METRICS_PORT).
  * `node --import tsx core/main.ts` runs it alone; `--help` prints its configuration.
  */
+import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import type { Registry } from 'prom-client';
@@ -17,7 +18,7 @@ import { ADMIN_TOKEN_FILE, loadOrCreateToken, SERVICE_TOKEN_FILE } from '../runt
 /** Where the key of the identity numbers' keyed hash lives when FUNDING_KYC_KEY is unset. */
 const FUNDING_KYC_KEY_FILE = 'funding-kyc.key';
 
-import { createCore } from './app.js';
+import { type BackupSettings, createCore } from './app.js';
 import { createPlanBook } from './catalog/plan-codes.js';
 import { type CoreConfig, coreConfigHelp, readCoreConfig } from './config.js';
 import { createMonnifyFunding } from './funding/monnify.js';
@@ -83,6 +84,7 @@ export async function startCore(env: Record<string, string | undefined> = proces
       sandboxLive: config.funding.sandboxLive,
     },
     mail: config.mail,
+    backups: backupSettings(config, { adminToken, serviceToken, fundingKycKey }),
     log,
     ...(metrics === undefined ? {} : { metrics }),
   });
@@ -97,11 +99,7 @@ export async function startCore(env: Record<string, string | undefined> = proces
     throw bindError(CORE_ADDRESS, config.host, config.port, error);
   }
   const metricsServer = metrics === undefined ? null : await serveMetricsOrLog(metrics.registry, config, log);
-  core.worker.start();
-  core.fundingSweeper.start();
-  core.floatPoller?.start();
-  core.deliveries.start();
-  core.lowBalanceMail.start();
+  startBackgroundWork(core);
   const address = `${config.host}:${port}`;
   log('core.listening', {
     address,
@@ -151,6 +149,17 @@ export async function startCore(env: Record<string, string | undefined> = proces
       void metricsServer?.close();
     },
   };
+}
+
+/** The core's background workers, once it listens: none runs before the store and the port are sure. */
+function startBackgroundWork(core: ReturnType<typeof createCore>): void {
+  core.worker.start();
+  core.fundingSweeper.start();
+  core.floatPoller?.start();
+  core.deliveries.start();
+  core.lowBalanceMail.start();
+  core.storeWatch.start();
+  core.backups.scheduled?.runner.start();
 }
 
 /** FUNDING_SANDBOX_LIVE=on lets made-up transfers credit live wallets: said at every start. */
@@ -220,6 +229,28 @@ function fundingProviders(funding: CoreConfig['funding']): FundingProvider[] {
     ...(funding.paystack === null ? [] : [createPaystackFunding(funding.paystack)]),
     ...(funding.monnify === null ? [] : [createMonnifyFunding(funding.monnify)]),
   ];
+}
+
+/**
+ * The core's backups: the SQLite file (none on MongoDB), the secrets by the names DATA_DIR keeps
+ * them under (whether they came from a file or the environment, a restore writes them as files),
+ * and the schedule when BACKUP_EVERY is set.
+ */
+function backupSettings(
+  config: CoreConfig,
+  secrets: { adminToken: string; serviceToken: string; fundingKycKey: string },
+): BackupSettings {
+  const { dir, everyMs, keep, passphrase } = config.backups;
+  return {
+    storeFile: config.mongo === null ? path.join(config.dataDir, SQLITE_FILE) : null,
+    secrets: {
+      [ADMIN_TOKEN_FILE]: secrets.adminToken,
+      [SERVICE_TOKEN_FILE]: secrets.serviceToken,
+      [FUNDING_KYC_KEY_FILE]: secrets.fundingKycKey,
+    },
+    dir,
+    schedule: dir === null || everyMs === null ? null : { dir, everyMs, keep, passphrase },
+  };
 }
 
 /** The variables of the core's gRPC address, for messages about it. */

@@ -100,6 +100,18 @@ export interface CoreMetrics {
   belowCost(product: ProductName, upstream: string, mode: Mode): void;
   /** Supply by upstream: attempts, failovers, skips, circuits, floats (core/purchases/upstream-calls.ts). */
   readonly supply: SupplyObserver;
+  /** Whether the store can write, and the backups of the embedded store (core/backup/). */
+  readonly storage: StorageObserver;
+}
+
+/** What the store's write health and the backups tell the metrics. */
+export interface StorageObserver {
+  /** The store started (false) or stopped (true) refusing writes. */
+  writable(ok: boolean): void;
+  /** A scheduled or asked-for backup ended: written and verified, or not. */
+  backup(ok: boolean): void;
+  /** Where the newest good backup's time is read at every scrape (null: none yet); only with a schedule. */
+  watchNewestBackup(newest: () => Date | null, clock: () => Date): void;
 }
 
 /** Provider latency buckets in seconds: upstreams answer in 0.1 to 5 s; 15 s is the default timeout. */
@@ -198,6 +210,48 @@ export function createCoreMetrics(options: { defaultMetrics?: boolean } = {}): C
     watchUnmatched: (count) => funding.watch(count),
     belowCost: (product, upstream, mode) => belowCost.inc({ product, upstream, mode }),
     supply,
+    storage: storageSeries(registers),
+  };
+}
+
+/**
+ * The store's write health and the backups: `prepaid_core_store_writable` turns 0 the moment a
+ * write is refused by the disk and 1 once the probe writes again; the newest good backup's age
+ * is read at scrape time, so it grows between backups and an alert can fire on it
+ * (docs/operating.md, Alerts).
+ */
+function storageSeries(registers: Registry[]): StorageObserver {
+  const writable = new Gauge({
+    name: 'prepaid_core_store_writable',
+    help: 'Whether the store can write: 0 while the disk refuses writes (full, read-only), else 1.',
+    registers,
+  });
+  writable.set(1);
+  const backups = new Counter({
+    name: 'prepaid_core_backups_total',
+    help: 'Backups of the embedded store by result: ok (written and verified) or failed.',
+    labelNames: ['result'] as const,
+    registers,
+  });
+  let newest: { at: () => Date | null; clock: () => Date; since: Date } | undefined;
+  new Gauge({
+    name: 'prepaid_core_backup_newest_age_seconds',
+    help:
+      'Age in seconds of the newest backup that was written and verified (while there is none, the time since ' +
+      'scheduled backups began), so a schedule that never succeeds alerts too.',
+    registers,
+    collect() {
+      if (newest === undefined) return;
+      const at = newest.at() ?? newest.since;
+      this.set(Math.max(0, (newest.clock().getTime() - at.getTime()) / 1000));
+    },
+  });
+  return {
+    writable: (ok) => writable.set(ok ? 1 : 0),
+    backup: (ok) => backups.inc({ result: ok ? 'ok' : 'failed' }),
+    watchNewestBackup(at, clock) {
+      newest = { at, clock, since: clock() };
+    },
   };
 }
 
@@ -514,6 +568,7 @@ export function instrumentStore(
     audit: () => inner.audit(),
   };
   return {
+    writes: store.writes,
     accounts: store.accounts,
     keys: store.keys,
     catalog: store.catalog,

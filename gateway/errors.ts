@@ -225,6 +225,15 @@ const ERROR_TABLE: Readonly<Record<ErrorKey, ErrorRow>> = {
   UNAUTHENTICATED: { status: 503, code: 'CORE_UNAVAILABLE', message: () => CORE_UNAVAILABLE_MESSAGE, logged: true },
   PERMISSION_DENIED: { status: 503, code: 'CORE_UNAVAILABLE', message: () => CORE_UNAVAILABLE_MESSAGE, logged: true },
   CORE_UNAVAILABLE: { status: 503, code: 'CORE_UNAVAILABLE', message: () => CORE_UNAVAILABLE_MESSAGE, logged: true },
+  // The core logs why (a full or read-only disk) and turns its health NOT_SERVING; the caller
+  // only needs to know that nothing was charged and that a retry later is safe.
+  STORE_UNAVAILABLE: {
+    status: 503,
+    code: 'STORE_UNAVAILABLE',
+    message: () =>
+      'The service cannot record changes right now (its store cannot write); nothing was charged. ' +
+      'Try again shortly, with the same request_id if you were buying.',
+  },
 };
 
 /** One rule broken by one field, as a 422 body lists it. */

@@ -651,7 +651,11 @@ const ERROR_RESPONSES = {
   '502': errorResponse(
     'PROVIDER_FAILED: the provider failed; the transaction is failed and the wallet was refunded in full.',
   ),
-  '503': errorResponse('CORE_UNAVAILABLE: try again shortly; retry purchases with the same idempotency key.', {}),
+  '503': errorResponse(
+    'CORE_UNAVAILABLE: try again shortly; retry purchases with the same idempotency key. STORE_UNAVAILABLE: the ' +
+      "service's store cannot write now (a full or read-only disk); nothing was charged, retry shortly.",
+    {},
+  ),
 };
 
 const oneOfRefs = (names: string[]) => ({ oneOf: names.map(ref) });

@@ -7,7 +7,7 @@
 import { type Timestamp, timestampDate } from '@bufbuild/protobuf/wkt';
 import { formatNaira, kobo } from '../../core/domain/money.js';
 import type { UpstreamAttempt, UpstreamHealth } from '../../gen/prepaid/v1/admin_pb.js';
-import type { FailingWebhook, UpstreamAnswer } from '../../gen/prepaid/v1/console_pb.js';
+import type { FailingWebhook, OperationsAlert, UpstreamAnswer } from '../../gen/prepaid/v1/console_pb.js';
 import { html, type SafeHtml } from '../../web/html.js';
 
 const naira = (amountKobo: bigint) => `₦${formatNaira(kobo(Number(amountKobo)))}`;
@@ -74,6 +74,26 @@ ${
 ${u.floatAlertKobo === undefined ? '' : ` (alert under ${naira(u.floatAlertKobo)})`}</dd>
 <dt>Last error</dt><dd>${u.lastError === '' ? '-' : html`<code>${u.lastError}</code>`}</dd>
 <dt>Purchases skipping it</dt><dd>${u.skipped}</dd></dl>
+</div>`,
+      )
+}
+</section>`;
+}
+
+/** What the platform itself needs: a store that cannot write, a scheduled backup that failed (docs/operating.md). */
+export function operationsSection(list: readonly OperationsAlert[]): SafeHtml {
+  const what: Record<string, string> = {
+    store_cannot_write: 'The store cannot write',
+    backup_failed: 'The last scheduled backup failed',
+  };
+  return html`<section><h2>The platform (${list.length})</h2>
+${
+  list.length === 0
+    ? html`<p>Nothing: the store writes and the backups succeed.</p>`
+    : list.map(
+        (alert) => html`<div class="item" data-operations="${alert.kind}">
+<dl><dt>What</dt><dd>${what[alert.kind] ?? alert.kind}</dd><dt>Why</dt><dd>${alert.detail}</dd>
+<dt>Since</dt><dd>${alert.since === undefined ? '-' : timestampDate(alert.since).toISOString()}</dd></dl>
 </div>`,
       )
 }

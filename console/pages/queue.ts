@@ -11,7 +11,13 @@ import { TransactionStatus } from '../../gen/prepaid/v1/types_pb.js';
 import { html, type SafeHtml } from '../../web/html.js';
 import { csrfField, page, type StaffViewer } from '../layout.js';
 import type { Answer, PageContext, Route } from '../route.js';
-import { answersList, attemptsTable, failingWebhooksSection, upstreamsSection } from './queue-more.js';
+import {
+  answersList,
+  attemptsTable,
+  failingWebhooksSection,
+  operationsSection,
+  upstreamsSection,
+} from './queue-more.js';
 
 const naira = (amountKobo: bigint | number) => `₦${formatNaira(kobo(Number(amountKobo)))}`;
 const when = (at: Timestamp | undefined) => (at === undefined ? '-' : timestampDate(at).toISOString());
@@ -127,7 +133,8 @@ ${actionForm(viewer, `/inflows/${id}/reject`, 'Reject', { note: 'Why (required)'
 }
 </section>
 ${failingWebhooksSection(queue.failingWebhooks)}
-${upstreamsSection(queue.upstreams)}`;
+${upstreamsSection(queue.upstreams)}
+${operationsSection(queue.operations)}`;
   return { kind: 'page', body: page('Needs attention', body, viewer) };
 }
 

@@ -38,7 +38,12 @@ export type ErrorCode =
   /** The price would be below what the upstream charges us for it now; nothing was debited. */
   | 'PRICE_BELOW_COST'
   /** The account's key pair is right, but the platform's staff have suspended the account. */
-  | 'ACCOUNT_SUSPENDED';
+  | 'ACCOUNT_SUSPENDED'
+  /**
+   * The store cannot write now (a full or read-only disk): the change was refused before
+   * anything was written. Retrying later is safe; the core recovers by itself.
+   */
+  | 'STORE_UNAVAILABLE';
 
 /** One rule broken by one field, for BadRequest field violations and 422 bodies. */
 export interface FieldViolation {

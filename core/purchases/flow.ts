@@ -170,17 +170,40 @@ export async function executePurchase(
   const tx = reserved.transaction;
   deps.inFlight.add(tx.reference);
   try {
-    const { outcome, attempt, answers } =
-      deps.supply !== undefined && routed !== undefined
-        ? await purchaseAtUpstreams({ ...deps, supply: deps.supply }, tx, providerRequestOf(tx), routed)
-        : await purchaseAtFamilyProvider(deps, tx);
-    const final = await applyOutcome(deps, tx, outcome, 0, DEFAULT_RETRY_SCHEDULE, attempt, answers);
+    let final: TransactionRecord;
+    try {
+      const { outcome, attempt, answers } =
+        deps.supply !== undefined && routed !== undefined
+          ? await purchaseAtUpstreams({ ...deps, supply: deps.supply }, tx, providerRequestOf(tx), routed)
+          : await purchaseAtFamilyProvider(deps, tx);
+      final = await applyOutcome(deps, tx, outcome, 0, DEFAULT_RETRY_SCHEDULE, attempt, answers);
+    } catch (error) {
+      if (!(error instanceof DomainError && error.code === 'STORE_UNAVAILABLE')) throw error;
+      final = heldForRecovery(deps, tx, error);
+    }
     // The request's answer: a refunded failure is the caller's 502.
     if (final.status === 'failed') throw providerFailed(final);
     return { transaction: final, replayed: false };
   } finally {
     deps.inFlight.delete(tx.reference);
   }
+}
+
+/**
+ * The money is held (the reserve is on disk) but the store could not record what the upstream
+ * said: the purchase is answered pending with its reference, exactly as after a crash at this
+ * point. Its lease ends, and the recovery worker asks the upstream again and settles or refunds
+ * it once the store can write; nothing is refunded on a guess.
+ */
+function heldForRecovery(deps: PurchaseDeps, tx: TransactionRecord, error: DomainError): TransactionRecord {
+  deps.log('purchase.record_warning', {
+    reference: tx.reference,
+    mode: tx.mode,
+    product: tx.product,
+    reason: error.metadata['store_fault'] ?? error.message,
+  });
+  deps.observer?.leftPending(tx);
+  return tx;
 }
 
 /** A purchase without routing (test mode, or no supply given): its family's provider, once. */

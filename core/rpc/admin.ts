@@ -1,4 +1,5 @@
 /** prepaid.v1.AdminService: requests in, use cases, messages out. No rule lives here. */
+
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import type {
   AdminService as AdminServiceDesc,
@@ -19,6 +20,7 @@ import type { CostRule, PricedProduct, RouteRecord, UpstreamAttemptRecord } from
 import type { PendingList } from '../purchases/pending-list.js';
 import type { SupplyAdmin } from '../purchases/supply-admin.js';
 import { type Actor, CLI_ACTOR } from '../staff/audit.js';
+import type { Backups } from '../storage/backup.js';
 import type { RouteKey } from '../store/port.js';
 import {
   accountMessage,
@@ -153,6 +155,8 @@ type AdminHandlers = Omit<Handlers<(typeof AdminServiceDesc)['method']>, PlanCod
 
 /** What the admin handlers call besides the accounts and the catalogue. */
 interface AdminOperations {
+  /** Backups of the embedded store (core/storage/backup.ts). */
+  backups: Backups;
   pendingList: PendingList;
   ledgerCheck: LedgerCheck;
   supply: SupplyAdmin;
@@ -491,5 +495,9 @@ export function adminHandlers(
     ...productHandlers(catalog, planSync, by),
     ...supplyHandlers(operations, who),
     checkLedger: checkLedger(operations.ledgerCheck),
+    async takeBackup(req) {
+      const taken = await operations.backups.take(req.toDir, req.passphrase);
+      return { path: taken.path, manifestJson: JSON.stringify(taken.manifest, null, 2), warnings: taken.warnings };
+    },
   };
 }

@@ -221,6 +221,11 @@ function attentionMessage(queue: Attention): MessageInitShape<typeof GetAttentio
       lastError: d.lastError ?? '',
     })),
     upstreams: queue.upstreams.map(upstreamHealthMessage),
+    operations: queue.operations.map((alert) => ({
+      kind: alert.kind,
+      detail: alert.detail,
+      since: timestampInit(alert.since),
+    })),
     upgrades: queue.upgrades.map((request) => ({
       accountId: request.accountId,
       requestedBy: request.requestedBy,

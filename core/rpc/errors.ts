@@ -46,6 +46,8 @@ export const GRPC_STATUS_BY_CODE: Readonly<Record<ErrorCode, status>> = {
   PLAN_DISABLED: status.FAILED_PRECONDITION,
   PRICE_BELOW_COST: status.FAILED_PRECONDITION,
   ACCOUNT_SUSPENDED: status.UNAUTHENTICATED,
+  // Nothing was written: the same call may be retried once the store can write again.
+  STORE_UNAVAILABLE: status.UNAVAILABLE,
 };
 
 export type ErrorLogger = (event: string, fields: Record<string, unknown>) => void;

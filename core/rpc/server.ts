@@ -42,6 +42,7 @@ import type { Reports } from '../reports/service.js';
 import { type Actor, type AuditTrail, CLI_ACTOR } from '../staff/audit.js';
 import type { Desk } from '../staff/desk.js';
 import type { StaffRealm } from '../staff/realm.js';
+import type { Backups } from '../storage/backup.js';
 import type { Store } from '../store/port.js';
 import type { EventFeed } from '../webhooks/feed.js';
 import type { WebhookService as Webhooks } from '../webhooks/service.js';
@@ -75,6 +76,8 @@ export interface CoreServerDeps {
   costRules: CostRules;
   pendingList: PendingList;
   ledgerCheck: LedgerCheck;
+  /** Backups of the embedded store. */
+  backups: Backups;
   /** Routes and upstream attempts for the operator (issue 27). */
   supplyAdmin: SupplyAdmin;
   /** Each declared upstream's code for our data plans (issue 27). */
@@ -176,6 +179,7 @@ export function createCoreServer(deps: CoreServerDeps): CoreServer {
       deps.accounts,
       deps.catalog,
       {
+        backups: deps.backups,
         pendingList: deps.pendingList,
         ledgerCheck: deps.ledgerCheck,
         supply: deps.supplyAdmin,

@@ -38,6 +38,7 @@ import type { Upgrades } from '../people/upgrades.js';
 import { applyOutcome, type PurchaseDeps, providerRequestOf } from '../purchases/flow.js';
 import type { SupplyAdmin } from '../purchases/supply-admin.js';
 import { answersOf, callProvider, providerFor } from '../purchases/upstream-calls.js';
+import type { OperationsAlert } from '../storage/alerts.js';
 import type { FailingDestination } from '../store/event-port.js';
 import type { Store } from '../store/port.js';
 import type { Actor, AuditTrail } from './audit.js';
@@ -83,6 +84,8 @@ export interface DeskDeps {
   clock: () => Date;
   /** FOUR_EYES_COOLING_H: how long a member new to their powers may not approve their inviter's proposals. */
   fourEyesCoolingMs: number;
+  /** The platform's own alerts (core/storage/alerts.ts); none when not given. */
+  operations?: () => OperationsAlert[];
 }
 
 /** A webhook destination is failing once its oldest undelivered event is this old. */
@@ -99,6 +102,8 @@ export interface Attention {
   upgrades: UpgradeRequestRecord[];
   inflows: InflowRecord[];
   proposals: ProposalRecord[];
+  /** The platform itself: the store cannot write, the last scheduled backup failed. */
+  operations: OperationsAlert[];
 }
 
 interface NewProposal {
@@ -328,6 +333,7 @@ async function attention(deps: DeskDeps): Promise<Attention> {
     proposals,
     failingWebhooks,
     upstreams,
+    operations: deps.operations?.() ?? [],
   };
 }
 

@@ -716,6 +716,27 @@ export interface ReportStore {
 }
 
 /** The whole store: one sub-port per aggregate. Use cases take only the sub-ports they use. */
+/** Why the store cannot write, since when (core/store/write-health.ts). */
+export interface StoreFault {
+  /** A sentence for the log, the console and the health answer: "the disk is full", ... */
+  reason: string;
+  since: Date;
+}
+
+/**
+ * Whether the store can write. A write refused by the disk (full, read-only, an I/O error)
+ * rejects with STORE_UNAVAILABLE and records the fault; only a probe that wrote clears it, so
+ * a write that needed no room (a refused purchase, an empty commit) never reads as recovery.
+ */
+export interface StoreWriteHealth {
+  /** Null while the store writes. */
+  fault(): StoreFault | null;
+  /** One small real write now, on the path money takes; true when it landed (the fault is then cleared). */
+  probe(): Promise<boolean>;
+  /** Told each time the store stops or starts writing again. */
+  onChange(listener: (fault: StoreFault | null) => void): void;
+}
+
 export interface Store {
   readonly accounts: AccountStore;
   readonly keys: KeyStore;
@@ -744,5 +765,7 @@ export interface Store {
    * when they return. Rejects once the store can no longer make a commit durable.
    */
   settled(): Promise<void>;
+  /** Whether the store can write, and its probe (a full or read-only disk). */
+  readonly writes: StoreWriteHealth;
   close(): Promise<void>;
 }

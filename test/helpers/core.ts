@@ -11,7 +11,7 @@ import path from 'node:path';
 import type { DescService } from '@bufbuild/protobuf';
 import { type Client, createClient, type Interceptor } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
-import { type Core, createCore, type FundingConfig, type WebhookDeps } from '../../core/app.js';
+import { type BackupSettings, type Core, createCore, type FundingConfig, type WebhookDeps } from '../../core/app.js';
 import { API_TIER_ID } from '../../core/catalog/defaults.js';
 import { createPlanBook } from '../../core/catalog/plan-codes.js';
 import type { MailSettings } from '../../core/mail/smtp.js';
@@ -87,10 +87,13 @@ export async function startCore(
     metrics?: CoreMetrics;
     /** Another core's SQLite file, opened with a handle of this core's own: two cores sharing one store. */
     storeFile?: string;
+    /** Backups (core/storage/backup.ts): by default of this core's file, with its two tokens, none scheduled. */
+    backups?: Partial<BackupSettings>;
   } = {},
 ): Promise<TestCore> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'prepaid-core-'));
-  const store = openSqliteStore({ filename: options.storeFile ?? path.join(dataDir, 'prepaid.sqlite') });
+  const storeFile = options.storeFile ?? path.join(dataDir, 'prepaid.sqlite');
+  const store = openSqliteStore({ filename: storeFile });
   const sandbox = createSandbox({ delayMs: options.providerDelayMs ?? 0 });
   const adminToken = loadOrCreateToken(dataDir, ADMIN_TOKEN_FILE, null);
   const serviceToken = loadOrCreateToken(dataDir, SERVICE_TOKEN_FILE, null);
@@ -117,6 +120,13 @@ export async function startCore(
     ...(options.cliMoneyMoves === undefined ? {} : { cliMoneyMoves: options.cliMoneyMoves }),
     ...(options.mail === undefined ? {} : { mail: options.mail }),
     ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
+    backups: {
+      storeFile,
+      secrets: { [ADMIN_TOKEN_FILE]: adminToken, [SERVICE_TOKEN_FILE]: serviceToken },
+      dir: null,
+      schedule: null,
+      ...options.backups,
+    },
   });
   await core.seed();
   if (options.webhooks !== undefined) core.deliveries.start();

@@ -156,8 +156,16 @@ test("loading the gateway's configuration loads no provider adapter and nothing 
   );
 });
 
+/**
+ * The one door from the CLI into the core's files: `backup verify` and `restore` work on a
+ * backup's files where no core runs (a restore must run with none on the directory), loaded by
+ * a dynamic import only when one of them runs. What lies behind it is walked apart below.
+ */
+const CLI_OFFLINE_BACKUP = 'core/storage/backup-files.ts';
+
 test('the admin CLI (cli/) is a client: it reaches only gen/, runtime/ and pure core/domain rules', () => {
-  const fromCli = [...reachable('cli/main.ts')];
+  const offline = reachable(CLI_OFFLINE_BACKUP);
+  const fromCli = [...reachable('cli/main.ts')].filter((file) => !offline.has(file));
   assert.ok(
     fromCli.includes('cli/connection.ts') && fromCli.includes('runtime/core-transport.ts'),
     'the walk follows imports',
@@ -170,6 +178,33 @@ test('the admin CLI (cli/) is a client: it reaches only gen/, runtime/ and pure 
     [],
     'only gen/, runtime/ and core/domain',
   );
+});
+
+test("the CLI's offline backup door reaches the store's files and nothing of a running core", () => {
+  const cliSource = readFileSync(path.join(ROOT, 'cli/backup.ts'), 'utf8');
+  assert.match(
+    cliSource,
+    /await import\('\.\.\/core\/storage\/backup-files\.js'\)|import\('\.\.\/core\/storage\/backup-files\.js'\)/,
+  );
+  assert.not.match(
+    cliSource,
+    /^import [^;]*from '\.\.\/core\//m,
+    'no static import of the core: other commands never load it',
+  );
+  const behind = [...reachable(CLI_OFFLINE_BACKUP)];
+  assert.equal(
+    behind.filter(
+      (file) =>
+        !file.startsWith('runtime/') &&
+        !PURE_DOMAIN.test(file) &&
+        !file.startsWith('core/storage/') &&
+        !file.startsWith('core/store/sqlite/') &&
+        file !== 'core/store/audit.ts',
+    ),
+    [],
+    "only the backup files, the SQLite adapter's read side and pure rules",
+  );
+  assert.ok(!behind.some((file) => /core\/(app|main|rpc\/)/.test(file)), 'nothing of a running core');
 });
 
 test.run();

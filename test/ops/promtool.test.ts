@@ -5,7 +5,10 @@
  * promtool is installed (Debian's `prometheus` package); SKIPPED otherwise, with the command.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import * as assert from 'uvu/assert';
 import { kobo } from '../../core/domain/money.js';
 import { createCoreMetrics } from '../../core/metrics.js';
@@ -42,6 +45,13 @@ async function everySeries(): Promise<[string, string]> {
     core.supply.skipped('datahub', reason);
   core.supply.circuit('datahub', 'half_open');
   core.supply.float('datahub', kobo(1_000_00), kobo(5_000_00));
+  core.storage.writable(false);
+  core.storage.backup(true);
+  core.storage.backup(false);
+  core.storage.watchNewestBackup(
+    () => new Date(0),
+    () => new Date(),
+  );
   const gateway = createGatewayMetrics({ defaultMetrics: true });
   return [await core.registry.metrics(), await gateway.registry.metrics()];
 }
@@ -67,6 +77,47 @@ test('promtool check metrics finds nothing to say', async () => {
     const checked = spawnSync(promtool, ['check', 'metrics'], { input: scrape, encoding: 'utf8' });
     assert.is(checked.status, 0, checked.stdout + checked.stderr);
     assert.is((checked.stdout + checked.stderr).trim(), '');
+  }
+});
+
+/** The alert rules docs/operating.md gives operators: its YAML block that starts with `groups:`. */
+function documentedRules(): string {
+  const doc = readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), '../../docs/operating.md'), 'utf8');
+  const block = [...doc.matchAll(/```yaml\n(groups:[\s\S]*?)```/g)].map((m) => m[1]!);
+  assert.is(block.length, 1, 'one block of alert rules');
+  return block[0]!;
+}
+
+test('every documented alert rule names series the core or the gateway expose', async () => {
+  const exposed = new Set(
+    [...(await everySeries()).join('').matchAll(/^# TYPE (\S+) /gm)].flatMap((m) => [
+      m[1]!,
+      `${m[1]!}_bucket`,
+      `${m[1]!}_count`,
+      `${m[1]!}_sum`,
+    ]),
+  );
+  const rules = documentedRules();
+  const named = [...rules.matchAll(/\b(prepaid_[a-z_]+)/g)].map((m) => m[1]!);
+  assert.ok(named.includes('prepaid_core_backup_newest_age_seconds'), 'the backups have their alert');
+  assert.ok(named.includes('prepaid_core_store_writable'), 'a store that cannot write has its alert');
+  for (const name of named) assert.ok(exposed.has(name), `${name} is a series the services expose`);
+});
+
+test('promtool check rules accepts the documented alert rules', () => {
+  const promtool = ['/usr/bin/promtool', '/usr/local/bin/promtool'].find((file) => existsSync(file));
+  if (promtool === undefined) {
+    console.log('  promtool rules: SKIPPED (install it with: apt-get install -y --no-install-recommends prometheus)');
+    return;
+  }
+  const dir = mkdtempSync(path.join(tmpdir(), 'prepaid-rules-'));
+  try {
+    const file = path.join(dir, 'prepaid.rules.yml');
+    writeFileSync(file, documentedRules());
+    const checked = spawnSync(promtool, ['check', 'rules', file], { encoding: 'utf8' });
+    assert.is(checked.status, 0, checked.stdout + checked.stderr);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });
 

@@ -41,6 +41,7 @@
  */
 import { MongoClient, type MongoClientOptions, ReadConcern, ReadPreference } from 'mongodb';
 import type { Store } from '../port.js';
+import { createWriteHealth } from '../write-health.js';
 import { createAccountStore } from './accounts.js';
 import { createAuditLogStore } from './audit-log.js';
 import { createCatalogStore } from './catalog.js';
@@ -156,6 +157,16 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<MongoS
       funding: createFundingStore(ctx),
       // Majority-committed transactions are durable when they return: nothing waits.
       settled: () => Promise.resolve(),
+      // A mongod whose disk fills stops (WiredTiger does not go on without room to write)
+      // and the replica set elects another primary; the driver retries the write there. So
+      // no MongoDB error is read as "this store cannot write" here, and the probe is a ping
+      // of the primary: the replica set's own monitoring watches its disks (docs/mongodb.md).
+      writes: createWriteHealth({
+        reasonOf: () => null,
+        probeWrite: async () => {
+          await db.command({ ping: 1 });
+        },
+      }),
       close: () => ctx.close(),
     };
   } catch (error) {

@@ -11,12 +11,13 @@ import { closeSync, fsync, fsyncSync, openSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { Store } from '../port.js';
+import { createWriteHealth } from '../write-health.js';
 import { createAccountStore, prepareAccountStatements } from './accounts.js';
 import { createAuditLogStore } from './audit-log.js';
 import { createCatalogStore } from './catalog.js';
 import { createEventStore, createWebhookStore, prepareEventStatements } from './events.js';
 import { createFundingStore } from './funding.js';
-import { createGroupCommit, type Durability } from './group-commit.js';
+import { createGroupCommit, type Durability, type GroupCommit } from './group-commit.js';
 import { createHistoryStore } from './history.js';
 import { createKeyUseStore } from './key-use.js';
 import { createKeyStore } from './keys.js';
@@ -30,6 +31,7 @@ import { createTransactionStore, prepareTransactionStatements } from './transact
 import { createUpgradeStore } from './upgrades.js';
 import { createPeopleStore } from './users.js';
 import { createWalletStore, moneyOperations, prepareLedgerStatements } from './wallet.js';
+import { sqliteWriteFault } from './write-faults.js';
 
 /**
  * How long a statement waits for another process's write lock before failing. Writes
@@ -80,7 +82,15 @@ function buildStore(db: Database.Database): Store {
   // Money operations share commits (see group-commit.ts) and wait for the disk off the event
   // loop; the rare admin writes commit alone, with FULL.
   const wal = walDurability(db);
-  const commit = createGroupCommit(db, wal);
+  const grouped = createGroupCommit(db, wal);
+  // The probe rewrites the schema version the file already has: a real page written to the
+  // WAL (so it needs room on the disk), and no table of its own.
+  const version = db.pragma('user_version', { simple: true }) as number;
+  const writes = createWriteHealth({
+    reasonOf: sqliteWriteFault,
+    probeWrite: () => grouped.run(() => void db.pragma(`user_version = ${version}`)),
+  });
+  const commit = refusingWithReason(grouped, writes.refused);
   return {
     accounts: createAccountStore(accountSql),
     keys: createKeyStore(db),
@@ -118,6 +128,7 @@ function buildStore(db: Database.Database): Store {
       }),
     ),
     settled: () => commit.settled(),
+    writes,
     async close() {
       // What was committed is synced first (a failed sync changes nothing here: SQLite's
       // close checkpoints, and what the disk holds is what a restart reads).
@@ -125,6 +136,22 @@ function buildStore(db: Database.Database): Store {
       if (db.open) db.close();
       wal?.close();
     },
+  };
+}
+
+/**
+ * The money operations' commits, each failure the disk caused turned into STORE_UNAVAILABLE
+ * (and the fault noted) before anyone hears of it; every other failure is passed on as it is.
+ */
+function refusingWithReason(commit: GroupCommit, refused: (error: unknown) => unknown): GroupCommit {
+  const watched = <T>(done: Promise<T>): Promise<T> =>
+    done.catch((error: unknown) => {
+      throw refused(error);
+    });
+  return {
+    run: (operation, recover) => watched(commit.run(operation, recover)),
+    ride: (operation) => watched(commit.ride(operation)),
+    settled: () => watched(commit.settled()),
   };
 }
 

@@ -8,6 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { addressBudgetKey } from '../core/domain/addresses.js';
 import { addressList, type ClientIpResolver, createClientIpResolver } from '../runtime/client-ip.js';
 import type { HttpBounds } from '../runtime/http-bounds.js';
 import { boundedWebServer, readForm, redirect, requestUrl, sendPage, type WebServer } from '../web/http.js';
@@ -59,8 +60,10 @@ export function createConsole(deps: ConsoleDeps): Console {
   const csrf = createCsrf(deps.secret);
   // The member's address (the sign-in throttle's and the audit log's) is the connection's,
   // unless that is a trusted proxy: the gateway's rule, from runtime/client-ip.ts.
-  const clientAddressOf = createClientIpResolver(addressList('CONSOLE_TRUSTED_PROXIES', deps.trustedProxies ?? []));
-  // The same connection, pipelining, header and idle bounds as the gateway and the developer area.
+  const trustedProxies = addressList('CONSOLE_TRUSTED_PROXIES', deps.trustedProxies ?? []);
+  const clientAddressOf = createClientIpResolver(trustedProxies);
+  // The same connection, pipelining, header and idle bounds as the gateway and the developer area,
+  // each client address (an IPv6 one by its /64) holding at most its share of the connections.
   return boundedWebServer(
     (req, res) => {
       handle(deps, csrf, clientAddressOf, req, res).then(
@@ -77,8 +80,7 @@ export function createConsole(deps: ConsoleDeps): Console {
         },
       );
     },
-    deps.bounds,
-    deps.tls,
+    { peers: { budgetKey: addressBudgetKey, trustedProxies }, bounds: deps.bounds, tls: deps.tls },
   );
 }
 

@@ -98,10 +98,14 @@ export function checkWebhookUrl(text: string, allowPrivate: boolean): Destinatio
   if (!schemes.includes(url.protocol)) return { problem: 'url must start with https://.' };
   if (url.username !== '' || url.password !== '') return { problem: 'url must not carry a user name or password.' };
   if (url.hash !== '') return { problem: 'url must not have a #fragment.' };
+  // The URL parser takes 0 as a port, but nothing can be dialled there.
+  if (url.port === '0') return { problem: 'url must not name port 0.' };
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (!allowPrivate) {
-    if (net.isIP(host) !== 0 && !isPublicAddress(host)) return { problem: 'url must point at a public address.' };
-    if (host === 'localhost' || host.endsWith('.localhost') || !host.includes('.'))
+    // An IP literal is judged by its address alone (an IPv6 one has no dot to look for).
+    if (net.isIP(host) !== 0) {
+      if (!isPublicAddress(host)) return { problem: 'url must point at a public address.' };
+    } else if (host === 'localhost' || host.endsWith('.localhost') || !host.includes('.'))
       return { problem: 'url must point at a public host name.' };
   }
   return { url };

@@ -602,7 +602,10 @@ function createDeliveries(
   const hooks = deps.webhooks ?? {};
   const allowPrivate = hooks.allowPrivate ?? false;
   const attemptTimeoutMs = hooks.timeoutMs ?? DELIVERY_TIMEOUT_MS;
-  const poster = hooks.poster ?? createPoster({ allowPrivate, timeoutMs: attemptTimeoutMs });
+  const perDestination = hooks.perDestination ?? DEFAULT_PER_DESTINATION;
+  // Each account's connections to an origin: as many as its attempts in flight (the worker's bound).
+  const poster =
+    hooks.poster ?? createPoster({ allowPrivate, timeoutMs: attemptTimeoutMs, maxSockets: perDestination });
   const deliveries = createDeliveryWorker({
     events: deps.store.events,
     webhooks: deps.store.webhooks,
@@ -611,7 +614,7 @@ function createDeliveries(
     clock,
     schedule: { ...DEFAULT_DELIVERY_SCHEDULE, baseMs: hooks.retryBaseMs ?? DEFAULT_DELIVERY_SCHEDULE.baseMs },
     concurrency: hooks.concurrency ?? DEFAULT_DELIVERY_CONCURRENCY,
-    perDestination: hooks.perDestination ?? DEFAULT_PER_DESTINATION,
+    perDestination,
     attemptTimeoutMs,
     pollIntervalMs: hooks.pollIntervalMs ?? DEFAULT_DELIVERY_POLL_MS,
     ...(deps.metrics === undefined ? {} : { observe: deps.metrics.webhookDelivery }),

@@ -41,15 +41,16 @@ async function startOrigin(): Promise<Origin> {
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const release = () => {
+    for (const res of held.splice(0)) res.writeHead(200).end('ok');
+  };
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     hung,
     answered,
-    release() {
-      for (const res of held.splice(0)) res.writeHead(200).end('ok');
-    },
+    release,
     async close() {
-      this.release();
+      release();
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
     },

@@ -5,6 +5,7 @@
  */
 
 import { randomBytes } from 'node:crypto';
+import { type ClockJumpWatch, createClockJumpWatch } from '../runtime/clock-jump.js';
 import type { Logger } from '../runtime/log.js';
 import { createKeyUseRecorder, type KeyUseRecorder } from './accounts/key-use.js';
 import { createLedgerCheck } from './accounts/ledger-check.js';
@@ -184,6 +185,8 @@ export interface Core {
   mailer: Mailer | null;
   /** The low-balance alerts by mail; started by core/main.ts like the recovery worker. */
   lowBalanceMail: LowBalanceMail;
+  /** Compares the wall clock with the monotonic one (runtime/clock-jump.ts); started by core/main.ts. */
+  clockWatch: ClockJumpWatch;
   /** Seeds the default catalog into an empty store. */
   seed(): Promise<boolean>;
   /**
@@ -256,6 +259,8 @@ export function createCore(deps: CoreDeps): Core {
   const funding = fundingParts(deps, money);
   const staff = staffParts(deps, money, { accounts: holders.accounts, funding, upgrades: holders.upgrades });
   const { store } = money;
+  // The wall clock against the monotonic one, checked periodically: a jump is logged, counted and shown to staff.
+  const clockWatch = createClockJumpWatch({ wall: clock, log: deps.log, observe: deps.metrics?.clockJump });
   const rpc = createCoreServer({
     ...buying,
     accounts: holders.accounts,
@@ -279,6 +284,7 @@ export function createCore(deps: CoreDeps): Core {
       audit: staff.audit,
       auditLog: store.auditLog,
       reports: createReports(store),
+      clockJump: clockWatch.last,
       ...cliProposals(deps, staff.desk),
     },
     eventFeed: createEventFeed({ accounts: store.accounts, events: store.events }),
@@ -291,6 +297,7 @@ export function createCore(deps: CoreDeps): Core {
   const parts = {
     rpc,
     ...backgroundJobs(deps, money, funding),
+    clockWatch,
     funding,
     background: money.background,
     deliveries: money.deliveries,
@@ -560,10 +567,12 @@ function lifecycle(
     | 'keyUses'
     | 'lowBalanceMail'
     | 'mailer'
+    | 'clockWatch'
   >,
   poster: Poster,
 ): Pick<Core, 'drain' | 'shutdown' | 'forceShutdown'> {
   const { rpc, worker, fundingSweeper, floatPoller, deliveries, background, keyUses, lowBalanceMail, mailer } = parts;
+  const { clockWatch } = parts;
   const drain = () => {
     for (const name of ['', ...SERVICE_NAMES]) rpc.health.setStatus(name, 'NOT_SERVING');
     // Watchers have their NOT_SERVING; an open Watch stream would hold the stop until its bound.
@@ -584,6 +593,7 @@ function lifecycle(
       await background.drain();
       await keyUses.stop();
       await lowBalanceMail.stop();
+      await clockWatch.stop();
       await mailer?.close();
     },
     forceShutdown() {

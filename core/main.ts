@@ -99,6 +99,7 @@ export async function startCore(env: Record<string, string | undefined> = proces
   core.floatPoller?.start();
   core.deliveries.start();
   core.lowBalanceMail.start();
+  core.clockWatch.start();
   const address = `${config.host}:${port}`;
   log('core.listening', {
     address,

@@ -28,7 +28,7 @@ const REQUEST_TIMEOUT_MS = 30_000;
  * to 40 s instead of 10; checked twice a second, a time-out is enforced within half a second
  * of its documented length. Each check walks the open connections (a few thousand at most).
  */
-export const TIMEOUT_CHECK_INTERVAL_MS = 500;
+const TIMEOUT_CHECK_INTERVAL_MS = 500;
 /**
  * Headers larger than this are refused before any handler sees them (Node's own default,
  * written down so that it cannot drift with a Node release or a command-line flag).

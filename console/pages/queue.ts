@@ -11,7 +11,13 @@ import { TransactionStatus } from '../../gen/prepaid/v1/types_pb.js';
 import { html, type SafeHtml } from '../../web/html.js';
 import { csrfField, page, type StaffViewer } from '../layout.js';
 import type { Answer, PageContext, Route } from '../route.js';
-import { answersList, attemptsTable, failingWebhooksSection, upstreamsSection } from './queue-more.js';
+import {
+  answersList,
+  attemptsTable,
+  clockJumpSection,
+  failingWebhooksSection,
+  upstreamsSection,
+} from './queue-more.js';
 
 const naira = (amountKobo: bigint | number) => `₦${formatNaira(kobo(Number(amountKobo)))}`;
 const when = (at: Timestamp | undefined) => (at === undefined ? '-' : timestampDate(at).toISOString());
@@ -62,6 +68,7 @@ async function queuePage(ctx: PageContext): Promise<Answer> {
   const done = ctx.url.searchParams.get('done');
   const body = html`<h1>Needs attention</h1>
 ${done === null ? '' : html`<p class="notice" role="status">Done: ${done}.</p>`}
+${clockJumpSection(queue.clockJump)}
 <section><h2>Proposals waiting for a second person (${queue.proposals.length})</h2>
 ${queue.proposals.length === 0 ? html`<p>None.</p>` : queue.proposals.map((p) => proposalItem(viewer, p))}
 </section>

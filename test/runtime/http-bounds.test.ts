@@ -6,11 +6,13 @@
  * connections are not counted as one client's. 127.0.0.2 is another address of this machine's
  * loopback (Linux routes all of 127/8 there).
  */
-import type { Server } from 'node:http';
-import net from 'node:net';
+import { EventEmitter } from 'node:events';
+import http, { type Server } from 'node:http';
+import net, { BlockList } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import * as assert from 'uvu/assert';
-import { MAX_CONNECTIONS_PER_ADDRESS, MAX_OPEN_CONNECTIONS } from '../../runtime/http-bounds.js';
+import { addressBudgetKey } from '../../core/domain/addresses.js';
+import { applyHttpBounds, MAX_CONNECTIONS_PER_ADDRESS, MAX_OPEN_CONNECTIONS } from '../../runtime/http-bounds.js';
 import { startTestConsole } from '../helpers/console.js';
 import { startCore, type TestCore } from '../helpers/core.js';
 import { startTestDashboard } from '../helpers/dashboard.js';
@@ -173,6 +175,34 @@ test("a trusted proxy's connections are not counted as one client's", async ({ c
     for (const socket of [...fromProxy, ...fromClient]) socket.destroy();
     await proxied.close();
   }
+});
+
+test('an IPv6 client is counted by its /64; an IPv4-mapped address as its IPv4 one; a closed connection frees its slot', () => {
+  const server = http.createServer();
+  // Only the cap listens: the sockets below are stand-ins, never parsed as HTTP.
+  server.removeAllListeners('connection');
+  applyHttpBounds(
+    server,
+    { budgetKey: addressBudgetKey, trustedProxies: new BlockList() },
+    { maxConnectionsPerAddress: 2 },
+  );
+  const connect = (remoteAddress: string) => {
+    const socket = Object.assign(new EventEmitter(), { remoteAddress, destroyed: false, destroy() {} });
+    socket.destroy = () => {
+      socket.destroyed = true;
+    };
+    server.emit('connection', socket);
+    return socket;
+  };
+  const first = connect('2001:db8:1:2::1');
+  assert.not.ok(connect('2001:db8:1:2:ffff::2').destroyed, 'a second address of the /64: its second slot');
+  assert.ok(connect('2001:db8:1:2:abcd::9').destroyed, 'a third of the same /64 is closed at once');
+  assert.not.ok(connect('2001:db8:1:3::1').destroyed, 'another /64 has slots of its own');
+  first.emit('close');
+  assert.not.ok(connect('2001:db8:1:2::7').destroyed, 'a closed connection gave its slot back');
+  connect('::ffff:192.0.2.7');
+  connect('192.0.2.7');
+  assert.ok(connect('192.0.2.7').destroyed, 'a mapped address is its IPv4 address');
 });
 
 test.run();

@@ -36,6 +36,9 @@ export function page(title: string, body: SafeHtml, viewer?: StaffViewer): SafeH
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="description" content="The operator's console of the prepaid services platform: the attention queue, \
+accounts, four-eyes money moves, the catalogue, settings, staff and reports.">
+<link rel="icon" href="/static/favicon.svg" type="image/svg+xml">
 <title>${title} · Operator's console</title>
 <link rel="stylesheet" href="/static/console.css">
 </head>

@@ -8,6 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { addressBudgetKey } from '../core/domain/addresses.js';
 import { addressList, type ClientIpResolver, createClientIpResolver } from '../runtime/client-ip.js';
 import type { HttpBounds } from '../runtime/http-bounds.js';
 import { boundedWebServer, readForm, redirect, requestUrl, sendPage, type WebServer } from '../web/http.js';
@@ -54,13 +55,18 @@ export interface ConsoleDeps {
 export type Console = WebServer;
 
 const STYLESHEET = readFileSync(new URL('./static/console.css', import.meta.url));
+/** The console's icon; browsers ask for /favicon.ico whatever the page says, and get it too. */
+const FAVICON = readFileSync(new URL('./static/favicon.svg', import.meta.url));
+const FAVICON_PATHS = new Set(['/static/favicon.svg', '/favicon.ico']);
 
 export function createConsole(deps: ConsoleDeps): Console {
   const csrf = createCsrf(deps.secret);
   // The member's address (the sign-in throttle's and the audit log's) is the connection's,
   // unless that is a trusted proxy: the gateway's rule, from runtime/client-ip.ts.
-  const clientAddressOf = createClientIpResolver(addressList('CONSOLE_TRUSTED_PROXIES', deps.trustedProxies ?? []));
-  // The same connection, pipelining, header and idle bounds as the gateway and the developer area.
+  const trustedProxies = addressList('CONSOLE_TRUSTED_PROXIES', deps.trustedProxies ?? []);
+  const clientAddressOf = createClientIpResolver(trustedProxies);
+  // The same connection, pipelining, header and idle bounds as the gateway and the developer area,
+  // each client address (an IPv6 one by its /64) holding at most its share of the connections.
   return boundedWebServer(
     (req, res) => {
       handle(deps, csrf, clientAddressOf, req, res).then(
@@ -77,9 +83,28 @@ export function createConsole(deps: ConsoleDeps): Console {
         },
       );
     },
-    deps.bounds,
-    deps.tls,
+    { peers: { budgetKey: addressBudgetKey, trustedProxies }, bounds: deps.bounds, tls: deps.tls },
   );
+}
+
+/** The stylesheet, the icon and /healthz, the same for everyone; undefined for any other path. */
+function fixedAnswer(req: IncomingMessage, res: ServerResponse, pathname: string): string | undefined {
+  if (pathname === '/static/console.css') {
+    res.writeHead(200, { 'Content-Type': 'text/css; charset=utf-8', 'Cache-Control': 'public, max-age=300' });
+    res.end(req.method === 'HEAD' ? undefined : STYLESHEET);
+    return 'static';
+  }
+  if (FAVICON_PATHS.has(pathname)) {
+    res.writeHead(200, { 'Content-Type': 'image/svg+xml', 'Cache-Control': 'public, max-age=86400' });
+    res.end(req.method === 'HEAD' ? undefined : FAVICON);
+    return 'static';
+  }
+  if (pathname === '/healthz') {
+    res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' });
+    res.end('ok\n');
+    return 'healthz';
+  }
+  return undefined;
 }
 
 function findRoute(method: string, path: string): { route: Route; params: string[] } | undefined {
@@ -101,16 +126,8 @@ async function handle(
   setSecurityHeaders(res);
   const url = requestUrl(req.url);
   const method = req.method === 'HEAD' ? 'GET' : (req.method ?? '');
-  if (method === 'GET' && url?.pathname === '/static/console.css') {
-    res.writeHead(200, { 'Content-Type': 'text/css; charset=utf-8', 'Cache-Control': 'public, max-age=300' });
-    res.end(req.method === 'HEAD' ? undefined : STYLESHEET);
-    return 'static';
-  }
-  if (method === 'GET' && url?.pathname === '/healthz') {
-    res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' });
-    res.end('ok\n');
-    return 'healthz';
-  }
+  const fixed = method === 'GET' && url !== undefined ? fixedAnswer(req, res, url.pathname) : undefined;
+  if (fixed !== undefined) return fixed;
   const found = url === undefined ? undefined : findRoute(method, url.pathname);
   if (url === undefined || found === undefined) {
     sendPage(res, 404, messagePage('Page not found', 'Check the address, or go back to the attention queue.'));

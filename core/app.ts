@@ -5,6 +5,7 @@
  */
 
 import { randomBytes } from 'node:crypto';
+import { type ClockJumpWatch, createClockJumpWatch } from '../runtime/clock-jump.js';
 import type { Logger } from '../runtime/log.js';
 import { createKeyUseRecorder, type KeyUseRecorder } from './accounts/key-use.js';
 import { createLedgerCheck } from './accounts/ledger-check.js';
@@ -216,6 +217,8 @@ export interface Core {
   storeWatch: StoreWriteWatch;
   /** Backups on demand and, with BACKUP_EVERY, on a schedule whose runner core/main.ts starts. */
   backups: Backups;
+  /** Compares the wall clock with the monotonic one (runtime/clock-jump.ts); started by core/main.ts. */
+  clockWatch: ClockJumpWatch;
   /** Seeds the default catalog into an empty store. */
   seed(): Promise<boolean>;
   /**
@@ -307,6 +310,8 @@ export function createCore(deps: CoreDeps): Core {
     { dir: deps.backups?.dir ?? null, schedule: deps.backups?.schedule ?? null },
   );
   backupsLater = backups;
+  // The wall clock against the monotonic one, checked periodically: a jump is logged, counted and shown to staff.
+  const clockWatch = createClockJumpWatch({ wall: clock, log: deps.log, observe: deps.metrics?.clockJump });
   const rpc = createCoreServer({
     ...buying,
     backups,
@@ -331,6 +336,7 @@ export function createCore(deps: CoreDeps): Core {
       audit: staff.audit,
       auditLog: store.auditLog,
       reports: createReports(store),
+      clockJump: clockWatch.last,
       ...cliProposals(deps, staff.desk),
     },
     eventFeed: createEventFeed({ accounts: store.accounts, events: store.events }),
@@ -356,6 +362,7 @@ export function createCore(deps: CoreDeps): Core {
     storeWatch,
     backups,
     ...backgroundJobs(deps, money, funding),
+    clockWatch,
     funding,
     background: money.background,
     deliveries: money.deliveries,
@@ -670,11 +677,13 @@ function lifecycle(
     | 'mailer'
     | 'storeWatch'
     | 'backups'
+    | 'clockWatch'
   >,
   poster: Poster,
   onDrain: () => void,
 ): Pick<Core, 'drain' | 'shutdown' | 'forceShutdown'> {
   const { rpc, worker, fundingSweeper, floatPoller, deliveries, background, keyUses, lowBalanceMail, mailer } = parts;
+  const { clockWatch } = parts;
   const drain = () => {
     onDrain();
     for (const name of ['', ...SERVICE_NAMES]) rpc.health.setStatus(name, 'NOT_SERVING');
@@ -696,6 +705,7 @@ function lifecycle(
       await background.drain();
       await keyUses.stop();
       await lowBalanceMail.stop();
+      await clockWatch.stop();
       await mailer?.close();
       await parts.storeWatch.stop();
       await parts.backups.scheduled?.runner.stop();
@@ -716,7 +726,10 @@ function createDeliveries(
   const hooks = deps.webhooks ?? {};
   const allowPrivate = hooks.allowPrivate ?? false;
   const attemptTimeoutMs = hooks.timeoutMs ?? DELIVERY_TIMEOUT_MS;
-  const poster = hooks.poster ?? createPoster({ allowPrivate, timeoutMs: attemptTimeoutMs });
+  const perDestination = hooks.perDestination ?? DEFAULT_PER_DESTINATION;
+  // Each account's connections to an origin: as many as its attempts in flight (the worker's bound).
+  const poster =
+    hooks.poster ?? createPoster({ allowPrivate, timeoutMs: attemptTimeoutMs, maxSockets: perDestination });
   const deliveries = createDeliveryWorker({
     events: deps.store.events,
     webhooks: deps.store.webhooks,
@@ -725,7 +738,7 @@ function createDeliveries(
     clock,
     schedule: { ...DEFAULT_DELIVERY_SCHEDULE, baseMs: hooks.retryBaseMs ?? DEFAULT_DELIVERY_SCHEDULE.baseMs },
     concurrency: hooks.concurrency ?? DEFAULT_DELIVERY_CONCURRENCY,
-    perDestination: hooks.perDestination ?? DEFAULT_PER_DESTINATION,
+    perDestination,
     attemptTimeoutMs,
     pollIntervalMs: hooks.pollIntervalMs ?? DEFAULT_DELIVERY_POLL_MS,
     ...(deps.metrics === undefined ? {} : { observe: deps.metrics.webhookDelivery }),

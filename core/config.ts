@@ -415,8 +415,8 @@ export const CORE_SCHEMA = {
     min: 1,
     max: 256,
     help:
-      "Webhook deliveries in flight at once to one account's webhook (as many more wait for them); a slow " +
-      'receiver holds no more.',
+      "Webhook deliveries in flight at once to one account's webhook (as many more wait for them), and of one " +
+      'account, its live and test webhooks together, over connections of its own; a slow receiver holds no more.',
   }),
   upstreams: optional(
     'UPSTREAMS',

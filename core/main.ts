@@ -160,6 +160,7 @@ function startBackgroundWork(core: ReturnType<typeof createCore>): void {
   core.lowBalanceMail.start();
   core.storeWatch.start();
   core.backups.scheduled?.runner.start();
+  core.clockWatch.start();
 }
 
 /** FUNDING_SANDBOX_LIVE=on lets made-up transfers credit live wallets: said at every start. */

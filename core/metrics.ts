@@ -100,7 +100,9 @@ export interface CoreMetrics {
   belowCost(product: ProductName, upstream: string, mode: Mode): void;
   /** Supply by upstream: attempts, failovers, skips, circuits, floats (core/purchases/upstream-calls.ts). */
   readonly supply: SupplyObserver;
-  /** Whether the store can write, and the backups of the embedded store (core/backup/). */
+  /** Counts a jump of the wall clock (runtime/clock-jump.ts) and keeps its size. */
+  clockJump(jumpMs: number): void;
+  /** Whether the store can write, and the backups of the embedded store (core/storage/). */
   readonly storage: StorageObserver;
 }
 
@@ -211,6 +213,7 @@ export function createCoreMetrics(options: { defaultMetrics?: boolean } = {}): C
     belowCost: (product, upstream, mode) => belowCost.inc({ product, upstream, mode }),
     supply,
     storage: storageSeries(registers),
+    clockJump: clockSeries(registers),
   };
 }
 
@@ -252,6 +255,24 @@ function storageSeries(registers: Registry[]): StorageObserver {
     watchNewestBackup(at, clock) {
       newest = { at, clock, since: clock() };
     },
+  };
+}
+
+/** Jumps of the wall clock: how many, and the last one's size (runtime/clock-jump.ts). */
+function clockSeries(registers: Registry[]): (jumpMs: number) => void {
+  const jumps = new Counter({
+    name: 'prepaid_core_clock_jumps_total',
+    help: "Jumps of the core's wall clock against its monotonic clock past 5 s, forward or back.",
+    registers,
+  });
+  const last = new Gauge({
+    name: 'prepaid_core_clock_last_jump_seconds',
+    help: "The last jump of the core's wall clock, in seconds: positive forward, negative back; 0 when none.",
+    registers,
+  });
+  return (jumpMs) => {
+    jumps.inc();
+    last.set(jumpMs / 1000);
   };
 }
 

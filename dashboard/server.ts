@@ -18,6 +18,7 @@ import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isIP } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { addressBudgetKey } from '../core/domain/addresses.js';
 import type { HttpBounds } from '../runtime/http-bounds.js';
 import { html, type SafeHtml } from '../web/html.js';
 import {
@@ -121,28 +122,36 @@ export function createDashboard(deps: DashboardDeps): Dashboard {
   };
 
   // The gateway's connection, pipelining, header and idle bounds (web/http.ts): this port is as
-  // public as the API's, and shares its process under `npm start`.
-  return boundedWebServer((req, res) => {
-    const started = performance.now();
-    handle(shared, req, res).then(
-      (name) =>
-        log.info('http.request', {
-          method: req.method,
-          route: name,
-          status: res.statusCode,
-          duration_ms: Math.round(performance.now() - started),
-        }),
-      (error: unknown) => {
-        log.error('http.request_failed', {
-          method: req.method,
-          error: error instanceof Error ? error.message : String(error),
-        });
-        if (!res.headersSent)
-          sendPage(res, 500, messagePage('Sorry, there is a problem with the service', 'Try again in a few minutes.'));
-        else res.destroy();
-      },
-    );
-  }, deps.bounds);
+  // public as the API's, and shares its process under `npm start`. One client address (an IPv6
+  // one by its /64) holds at most its share of the connections; the trusted proxies any number.
+  return boundedWebServer(
+    (req, res) => {
+      const started = performance.now();
+      handle(shared, req, res).then(
+        (name) =>
+          log.info('http.request', {
+            method: req.method,
+            route: name,
+            status: res.statusCode,
+            duration_ms: Math.round(performance.now() - started),
+          }),
+        (error: unknown) => {
+          log.error('http.request_failed', {
+            method: req.method,
+            error: error instanceof Error ? error.message : String(error),
+          });
+          if (!res.headersSent)
+            sendPage(
+              res,
+              500,
+              messagePage('Sorry, there is a problem with the service', 'Try again in a few minutes.'),
+            );
+          else res.destroy();
+        },
+      );
+    },
+    { peers: { budgetKey: addressBudgetKey, trustedProxies: proxies }, bounds: deps.bounds },
+  );
 }
 
 /** Answers one request; resolves to the route's name for the log line. */

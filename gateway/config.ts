@@ -23,6 +23,7 @@ import {
   text,
   variable,
 } from '../runtime/env-schema.js';
+import { MAX_CONNECTIONS_PER_ADDRESS, MAX_OPEN_CONNECTIONS } from '../runtime/http-bounds.js';
 import type { LogLevel } from '../runtime/log.js';
 import { ALLOW_PLAINTEXT_VARIABLE, plaintextProblem } from '../runtime/tls.js';
 import { readTokenFile, SERVICE_TOKEN_FILE, TokenFileError } from '../runtime/tokens.js';
@@ -48,6 +49,8 @@ export interface GatewayConfig {
   dataDir: string;
   /** Proxies whose X-Forwarded-For is believed, as written (IPs or CIDRs). */
   trustedProxies: readonly string[];
+  /** Open connections at once from one client address (an IPv6 client by its /64); trusted proxies uncounted. */
+  connectionsPerAddress: number;
   /** Requests per minute per API key, counted after authentication. */
   rateLimitPerMinute: number;
   /** Failed authentications per minute per client IP before it is answered 429. */
@@ -180,6 +183,14 @@ export const GATEWAY_SCHEMA = {
     'Comma-separated IPs or CIDRs of reverse proxies whose `X-Forwarded-For` is believed.',
     (raw) => parseAddressList('TRUSTED_PROXIES', raw ?? ''),
   ),
+  connectionsPerAddress: integer('CONNECTIONS_PER_ADDRESS', {
+    fallback: MAX_CONNECTIONS_PER_ADDRESS,
+    min: 1,
+    max: MAX_OPEN_CONNECTIONS,
+    help:
+      `Open connections at once from one client address (an IPv6 client by its /64), at most ${MAX_OPEN_CONNECTIONS} ` +
+      "(the port's cap); past it the address's new connections are closed. `TRUSTED_PROXIES` are not counted.",
+  }),
   rateLimitPerMinute: integer('RATE_LIMIT_PER_MINUTE', {
     fallback: DEFAULT_RATE_LIMIT_PER_MINUTE,
     min: 1,
@@ -277,6 +288,7 @@ export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
     serviceToken: v.serviceToken,
     dataDir: v.dataDir,
     trustedProxies: v.trustedProxies,
+    connectionsPerAddress: v.connectionsPerAddress,
     rateLimitPerMinute: v.rateLimitPerMinute,
     authFailuresPerMinute: v.authFailuresPerMinute,
     callbacksPerMinute: v.callbacksPerMinute,

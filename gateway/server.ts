@@ -12,8 +12,9 @@
 import http, { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { Duplex } from 'node:stream';
+import { addressBudgetKey } from '../core/domain/addresses.js';
 import { addressList, createClientIpResolver } from '../runtime/client-ip.js';
-import { applyHttpBounds, boundedServerOptions } from '../runtime/http-bounds.js';
+import { answerAndClose, applyHttpBounds, boundedServerOptions, type HttpBounds } from '../runtime/http-bounds.js';
 import { findAction } from './actions/index.js';
 import { createKeyAuthenticator } from './auth.js';
 import { ClientGoneError } from './body.js';
@@ -48,6 +49,8 @@ export interface GatewayDeps {
   limiters?: { perKey?: Limiter; authFailures?: Limiter };
   /** Where the request series go; a registry of its own when absent. */
   metrics?: GatewayMetrics;
+  /** Tighter bounds than runtime/http-bounds.ts's defaults (tests lower the header time-out). */
+  bounds?: Partial<HttpBounds>;
 }
 
 /** A built gateway: its server (not listening yet) and how to stop it. */
@@ -95,9 +98,15 @@ export function createGateway(deps: GatewayDeps): Gateway {
         if (state.draining) closeWhenAnswered(server, res);
       });
   };
-  const server = http.createServer(boundedServerOptions(), onRequest);
-  // The connection, pipelining, header and idle bounds every public server shares (runtime/http-bounds.ts).
-  const bounds = applyHttpBounds(server);
+  const httpBounds = { maxConnectionsPerAddress: deps.config.connectionsPerAddress, ...deps.bounds };
+  const server = http.createServer(boundedServerOptions(httpBounds), onRequest);
+  // The connection, pipelining, header and idle bounds every public server shares (runtime/http-bounds.ts);
+  // one client address holds at most CONNECTIONS_PER_ADDRESS of the connections, a trusted proxy any number.
+  const bounds = applyHttpBounds(
+    server,
+    { budgetKey: addressBudgetKey, trustedProxies: trustedProxyList(deps.config.trustedProxies) },
+    httpBounds,
+  );
   // Expect: 100-continue is answered by the pipeline once the keys, the limits and the declared
   // length are accepted (body.ts), not by node:http at once; any other expectation is a JSON 417.
   server.on('checkContinue', onRequest);
@@ -246,7 +255,8 @@ function closeWhenAnswered(server: http.Server, res: ServerResponse): void {
 
 /**
  * A request Node's HTTP parser cannot read at all (bad framing, oversized headers, too
- * slow) never reaches the router; it still gets a JSON error instead of Node's bare 400.
+ * slow) never reaches the router; it still gets a JSON error instead of Node's bare 400, and
+ * its connection is freed once that is written (answerAndClose).
  */
 function answerUnreadableRequest(error: NodeJS.ErrnoException, socket: Duplex): void {
   if (!socket.writable || error.code === 'ECONNRESET') {
@@ -261,7 +271,8 @@ function answerUnreadableRequest(error: NodeJS.ErrnoException, socket: Duplex): 
         : 'MALFORMED_REQUEST';
   const apiError = gatewayError(key);
   const payload = JSON.stringify(errorBody(apiError));
-  socket.end(
+  answerAndClose(
+    socket,
     `HTTP/1.1 ${apiError.status} ${STATUS_CODES[apiError.status]}\r\n` +
       'Content-Type: application/json; charset=utf-8\r\n' +
       `Content-Length: ${Buffer.byteLength(payload)}\r\nConnection: close\r\n\r\n${payload}`,

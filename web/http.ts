@@ -8,7 +8,14 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import https from 'node:https';
 import { type AddressInfo, isIP, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { applyHttpBounds, boundedServerOptions, type HttpBounds, LISTEN_BACKLOG } from '../runtime/http-bounds.js';
+import {
+  answerAndClose,
+  applyHttpBounds,
+  boundedServerOptions,
+  type HttpBounds,
+  LISTEN_BACKLOG,
+  type PeerRule,
+} from '../runtime/http-bounds.js';
 import type { Stoppable } from '../runtime/lifecycle.js';
 import { bindError } from '../runtime/ports.js';
 import type { SafeHtml } from './html.js';
@@ -82,15 +89,21 @@ export interface WebServer {
 
 /**
  * An HTTP server that keeps the gateway's connection, pipelining, header and idle bounds
- * (runtime/http-bounds.ts), answers a malformed request with a bare 400, and tracks its
- * sockets so that a stop can drop them. `handle` runs for every request the bounds admit.
- * With `tls` (PEM certificate chain and key) it serves https only, with the same bounds.
+ * (runtime/http-bounds.ts), with each client address's connections counted by `peers`,
+ * answers a request it cannot read with a bare 408 (too slow) or 400 and frees its
+ * connection at once, and tracks its sockets so that a stop can drop them. `handle` runs for
+ * every request the bounds admit. With `tls` (PEM certificate chain and key) it serves https
+ * only, with the same bounds.
  */
 export function boundedWebServer(
   handle: (req: IncomingMessage, res: ServerResponse) => void,
-  overrides?: Partial<HttpBounds>,
-  tls?: { cert: Buffer; key: Buffer },
+  options: {
+    peers: PeerRule;
+    bounds?: Partial<HttpBounds> | undefined;
+    tls?: { cert: Buffer; key: Buffer } | undefined;
+  },
 ): WebServer {
+  const { peers, bounds: overrides, tls } = options;
   const open = new Set<Socket>();
   const listener = (req: IncomingMessage, res: ServerResponse) => {
     if (bounds.admit(req, res)) handle(req, res);
@@ -98,19 +111,19 @@ export function boundedWebServer(
   // An https server is an http server over TLS sockets: the same requests, options and bounds.
   const server =
     tls === undefined
-      ? http.createServer(boundedServerOptions(), listener)
+      ? http.createServer(boundedServerOptions(overrides), listener)
       : (https.createServer(
-          { ...boundedServerOptions(), cert: tls.cert, key: tls.key },
+          { ...boundedServerOptions(overrides), cert: tls.cert, key: tls.key },
           listener,
         ) as unknown as http.Server);
-  const bounds = applyHttpBounds(server, overrides);
+  const bounds = applyHttpBounds(server, peers, overrides);
   server.on('connection', (socket: Socket) => {
     open.add(socket);
     socket.once('close', () => open.delete(socket));
   });
-  server.on('clientError', (_error: Error, socket: Duplex) => {
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
-    else socket.destroy();
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    const status = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? '408 Request Timeout' : '400 Bad Request';
+    answerAndClose(socket, `HTTP/1.1 ${status}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
   });
   return {
     server,

@@ -1,13 +1,13 @@
 /**
  * More of the attention queue: a pending purchase's evidence (each upstream called and what
  * its answer was read as), webhook destinations failing for over a day, and upstreams with an
- * open circuit or a float under its alert. Read-only: what a person does about them is on the
+ * open circuit or a float under its alert, and the core's clock when it jumped. Read-only: what a person does about them is on the
  * account's page, in the CLI (`upstreams`, `routes`) or with the partner.
  */
 import { type Timestamp, timestampDate } from '@bufbuild/protobuf/wkt';
 import { formatNaira, kobo } from '../../core/domain/money.js';
 import type { UpstreamAttempt, UpstreamHealth } from '../../gen/prepaid/v1/admin_pb.js';
-import type { FailingWebhook, OperationsAlert, UpstreamAnswer } from '../../gen/prepaid/v1/console_pb.js';
+import type { ClockJump, FailingWebhook, OperationsAlert, UpstreamAnswer } from '../../gen/prepaid/v1/console_pb.js';
 import { html, type SafeHtml } from '../../web/html.js';
 
 const naira = (amountKobo: bigint) => `₦${formatNaira(kobo(Number(amountKobo)))}`;
@@ -98,4 +98,21 @@ ${
       )
 }
 </section>`;
+}
+
+/**
+ * The core's wall clock jumped since it started (runtime/clock-jump.ts): shown first, since
+ * sessions, reset links, invitations and two-step codes are all judged by that clock.
+ */
+export function clockJumpSection(jump: ClockJump | undefined): SafeHtml {
+  if (jump === undefined) return html``;
+  const seconds = Number(jump.jumpMs) / 1000;
+  const by = `${Math.abs(seconds).toFixed(0)} seconds ${seconds > 0 ? 'forward' : 'back'}`;
+  return html`<div class="alert" role="alert" data-clock-jump="${String(jump.jumpMs)}">
+<h2>The core's clock jumped</h2>
+<p>At ${when(jump.at)} the core's clock moved ${by}. Sessions, password reset links, invitations \
+and two-step codes are judged by it: people may have been signed out, links may have ended early \
+and codes may be refused. Check the host's time synchronisation (NTP); the log has a \
+<code>clock.jump_warning</code> line for each jump.</p>
+</div>`;
 }

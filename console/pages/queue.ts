@@ -14,6 +14,7 @@ import type { Answer, PageContext, Route } from '../route.js';
 import {
   answersList,
   attemptsTable,
+  clockJumpSection,
   failingWebhooksSection,
   operationsSection,
   upstreamsSection,
@@ -70,6 +71,7 @@ async function queuePage(ctx: PageContext): Promise<Answer> {
   const done = ctx.url.searchParams.get('done');
   const body = html`<h1>Needs attention</h1>
 ${done === null ? '' : html`<p class="notice" role="status">Done: ${done}.</p>`}
+${clockJumpSection(queue.clockJump)}
 <section><h2>Proposals waiting for a second person (${queue.proposals.length})</h2>
 ${queue.proposals.length === 0 ? html`<p>None.</p>` : queue.proposals.map((p) => proposalItem(viewer, p))}
 </section>

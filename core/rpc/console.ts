@@ -3,6 +3,7 @@
  * operator's admin token). The handlers only translate: every RPC's first step is the role
  * check in core/staff/realm.ts, and the rules are in core/staff/.
  */
+
 import { create, type MessageInitShape } from '@bufbuild/protobuf';
 import type { ServerUnaryCall } from '@grpc/grpc-js';
 import {
@@ -23,6 +24,7 @@ import {
   type StaffMemberSchema,
   StaffSignInOutcome,
 } from '../../gen/prepaid/v1/console_pb.js';
+import type { ClockJump } from '../../runtime/clock-jump.js';
 import type { CatalogService } from '../catalog/service.js';
 import { DomainError, invalid } from '../domain/errors.js';
 import { planPriceBasis, planPriceFor } from '../domain/pricing.js';
@@ -132,6 +134,8 @@ export interface ConsoleRpcDeps {
   catalog: CatalogService;
   adminAs: (who: Actor) => AdminHandlers;
   reports: Reports;
+  /** The last jump of the core's wall clock; none when absent. */
+  clockJump?: (() => ClockJump | null) | undefined;
 }
 
 /** The catalogue's plans, each with every tier's price and where it comes from. */
@@ -196,9 +200,13 @@ async function changeCatalogue(
   }
 }
 
-/** The attention queue as the console shows it: each pending purchase with its evidence. */
-function attentionMessage(queue: Attention): MessageInitShape<typeof GetAttentionResponseSchema> {
+/** The attention queue as the console shows it: each pending purchase with its evidence, and the clock's last jump. */
+function attentionMessage(
+  queue: Attention,
+  jump: ClockJump | null,
+): MessageInitShape<typeof GetAttentionResponseSchema> {
   return {
+    ...(jump === null ? {} : { clockJump: { at: timestampInit(jump.at), jumpMs: BigInt(jump.jumpMs) } }),
     pending: queue.pending.map((tx) => ({
       transaction: transactionMessage(tx),
       attempts: tx.attempts,
@@ -313,12 +321,13 @@ export function consoleHandlers({
   catalog,
   adminAs,
   reports,
+  clockJump,
 }: ConsoleRpcDeps): Handlers<(typeof ConsoleDesc)['method']> {
   return {
     ...staffSessionHandlers(realm),
     async getAttention(req) {
       await realm.require(req.sessionToken, 'read', req.clientAddress);
-      return attentionMessage(await desk.attention());
+      return attentionMessage(await desk.attention(), clockJump?.() ?? null);
     },
     async requeryPurchase(req) {
       const { who } = await realm.require(req.sessionToken, 'resolve', req.clientAddress);

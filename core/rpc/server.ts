@@ -22,6 +22,7 @@ import { file_prepaid_v1_holder, HolderService, UserAdminService } from '../../g
 import { file_prepaid_v1_purchase, PurchaseService } from '../../gen/prepaid/v1/purchase_pb.js';
 import { file_prepaid_v1_shop, ShopService } from '../../gen/prepaid/v1/shop_pb.js';
 import { EventService, file_prepaid_v1_webhooks, WebhookService } from '../../gen/prepaid/v1/webhooks_pb.js';
+import type { ClockJump } from '../../runtime/clock-jump.js';
 import type { LedgerCheck } from '../accounts/ledger-check.js';
 import type { AccountService } from '../accounts/service.js';
 import type { CostRules } from '../catalog/costs.js';
@@ -106,6 +107,8 @@ export interface CoreServerDeps {
     audit: AuditTrail;
     auditLog: Store['auditLog'];
     reports: Reports;
+    /** The last jump of the core's wall clock (runtime/clock-jump.ts), for the attention queue. */
+    clockJump?: (() => ClockJump | null) | undefined;
     proposeCredit?: ProposeMove | undefined;
     proposeDebit?: ProposeMove | undefined;
     /** Set under CLI_MONEY_MOVES=proposals: `funding assign` becomes a four-eyes proposal. */
@@ -252,10 +255,10 @@ function addConsoleServices(
   callers: Callers,
   adminAs: (who: Actor) => ReturnType<typeof adminHandlers>,
 ): void {
-  const { realm, desk, auditLog, reports } = deps.staff;
+  const { realm, desk, auditLog, reports, clockJump } = deps.staff;
   add(
     ConsoleService,
-    consoleHandlers({ realm, desk, auditLog, catalog: deps.catalog, adminAs, reports }),
+    consoleHandlers({ realm, desk, auditLog, catalog: deps.catalog, adminAs, reports, clockJump }),
     callers.service,
   );
   add(StaffAdminService, staffAdminHandlers(realm, auditLog, reports, desk), callers.admin);

@@ -7,7 +7,10 @@
  * Bounds, so that a slow or dead receiver never holds up anything else: at most
  * `concurrency` events held (claimed and not yet answered) in this core, at most
  * `perDestination` attempts at once to one account's webhook, and as many waiting behind
- * them. Nothing here is on the purchase path: a purchase only writes its event, and the
+ * them, and at most `perDestination` attempts at once of one account, its live and test
+ * webhooks together, over connections of its own (the poster keeps a pool per account): an
+ * account whose webhooks point at another's origin takes none of that origin's connections
+ * from it. Nothing here is on the purchase path: a purchase only writes its event, and the
  * store's write tells the worker (`nudge`) which destination has something due.
  *
  * Claims, so that their cost stays flat whatever waits elsewhere: a destination claims its
@@ -123,12 +126,17 @@ async function post(
   const secrets = [endpoint.secret];
   if (endpoint.previousSecret !== null && endpoint.previousSecretUntil !== null && endpoint.previousSecretUntil > at)
     secrets.push(endpoint.previousSecret);
-  return options.poster.post(endpoint.url, event.body, {
-    'Content-Type': 'application/json',
-    'User-Agent': 'prepaid-webhooks/1',
-    'Prepaid-Event-Id': event.eventId,
-    'Prepaid-Signature': signatureHeader(secrets, timestamp, event.body),
-  });
+  return options.poster.post(
+    endpoint.url,
+    event.body,
+    {
+      'Content-Type': 'application/json',
+      'User-Agent': 'prepaid-webhooks/1',
+      'Prepaid-Event-Id': event.eventId,
+      'Prepaid-Signature': signatureHeader(secrets, timestamp, event.body),
+    },
+    event.accountId,
+  );
 }
 
 /**
@@ -173,11 +181,27 @@ interface Destination {
 
 const held = (d: Destination) => d.waiting.length + d.running;
 
-/** The destinations this core holds events of, by account and mode; one is forgotten once it holds none. */
-function destinationTable() {
+/**
+ * The destinations this core holds events of, by account and mode; one is forgotten once it
+ * holds none. Each may have `perDestination` attempts running, and so may each account, its
+ * live and test webhooks together.
+ */
+function destinationTable(perDestination: number) {
   const table = new Map<string, Destination>();
   const keyOf = (accountId: string, mode: Mode) => `${accountId}\u0000${mode}`;
+  const accounts = runningPerAccount();
   return {
+    hasSlot: (d: Destination) => d.running < perDestination && accounts.running(d.accountId) < perDestination,
+    begin(d: Destination): void {
+      d.running += 1;
+      accounts.count(d.accountId, 1);
+    },
+    /** An attempt of `d` was answered; the account's other destination, if this core holds it. */
+    end(d: Destination): Destination | undefined {
+      d.running -= 1;
+      accounts.count(d.accountId, -1);
+      return table.get(keyOf(d.accountId, d.mode === 'live' ? 'test' : 'live'));
+    },
     of(accountId: string, mode: Mode): Destination {
       const key = keyOf(accountId, mode);
       let destination = table.get(key);
@@ -194,6 +218,20 @@ function destinationTable() {
     /** Accounts with a destination that holds more than `count` events or is claiming. */
     accountsHolding: (count: number) =>
       [...table.values()].filter((d) => held(d) > count || d.claiming).map((d) => d.accountId),
+  };
+}
+
+/** A count per account, forgotten at zero. */
+function runningPerAccount() {
+  const counts = new Map<string, number>();
+  const running = (accountId: string) => counts.get(accountId) ?? 0;
+  return {
+    running,
+    count(accountId: string, by: 1 | -1): void {
+      const now = running(accountId) + by;
+      if (now === 0) counts.delete(accountId);
+      else counts.set(accountId, now);
+    },
   };
 }
 
@@ -253,7 +291,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   const { log, perDestination } = options;
   const owner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   const holdLimit = 2 * perDestination;
-  const destinations = destinationTable();
+  const destinations = destinationTable(perDestination);
   /** Attempts and the writes of their outcomes, for stop() and drain(). */
   const inFlight = new Set<Promise<void>>();
   /** Events claimed and not yet answered, in all destinations. */
@@ -284,16 +322,18 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   function start(d: Destination): void {
     // Once stopped, claimed events that have not started stay leased: the next start (here
     // or on another core) takes them when the lease runs out.
-    while (!state.stopped && d.waiting.length > 0 && d.running < perDestination) {
+    while (!state.stopped && d.waiting.length > 0 && destinations.hasSlot(d)) {
       const claimed = d.waiting.shift()!;
       const { event } = claimed;
-      d.running += 1;
+      destinations.begin(d);
       const task = attempt(options, owner, claimed, () => {
-        d.running -= 1;
+        const sibling = destinations.end(d);
         heldTotal -= 1;
         // Claims first, so the destination is still known while its claim runs.
         claimFor(d);
         start(d);
+        // The account's other webhook may have been waiting for the account's slot.
+        if (sibling !== undefined) start(sibling);
       })
         .catch((error: unknown) => {
           // The store failed to record the attempt: the lease runs out and the event is tried again.

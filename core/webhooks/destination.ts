@@ -98,10 +98,14 @@ export function checkWebhookUrl(text: string, allowPrivate: boolean): Destinatio
   if (!schemes.includes(url.protocol)) return { problem: 'url must start with https://.' };
   if (url.username !== '' || url.password !== '') return { problem: 'url must not carry a user name or password.' };
   if (url.hash !== '') return { problem: 'url must not have a #fragment.' };
+  // The URL parser takes 0 as a port, but nothing can be dialled there.
+  if (url.port === '0') return { problem: 'url must not name port 0.' };
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (!allowPrivate) {
-    if (net.isIP(host) !== 0 && !isPublicAddress(host)) return { problem: 'url must point at a public address.' };
-    if (host === 'localhost' || host.endsWith('.localhost') || !host.includes('.'))
+    // An IP literal is judged by its address alone (an IPv6 one has no dot to look for).
+    if (net.isIP(host) !== 0) {
+      if (!isPublicAddress(host)) return { problem: 'url must point at a public address.' };
+    } else if (host === 'localhost' || host.endsWith('.localhost') || !host.includes('.'))
       return { problem: 'url must point at a public host name.' };
   }
   return { url };
@@ -146,21 +150,33 @@ export interface PostResult {
 }
 
 export interface Poster {
-  post(url: string, body: string, headers: Record<string, string>): Promise<PostResult>;
+  /**
+   * POSTs `body` to `url` over `account`'s own connections: accounts never share a
+   * connection pool, so accounts whose webhooks point at one origin cannot take each other's.
+   */
+  post(url: string, body: string, headers: Record<string, string>, account?: string): Promise<PostResult>;
   close(): void;
 }
 
 /**
- * The poster: one undici Agent (a keep-alive pool per receiver: a busy one is posted to many
- * times a second), the public-only lookup unless private destinations are allowed, the time
- * and size bounds. undici rather than node:http: its client costs about 50 µs of CPU per POST
+ * Accounts whose connection pools are kept at once; past it, the least recently used pool is
+ * closed (its attempts in flight end first) and made again when its account next delivers.
+ */
+const MAX_ACCOUNT_POOLS = 1_024;
+
+/**
+ * The poster: an undici Agent per account (a keep-alive pool per receiver: a busy one is posted
+ * to many times a second), the public-only lookup unless private destinations are allowed, the
+ * time and size bounds. One Agent for all accounts pooled by origin alone: four accounts whose
+ * webhooks pointed at one origin and never answered held all its connections, and a fifth
+ * account's events on that origin waited behind them. undici rather than node:http: its client costs about 50 µs of CPU per POST
  * against node:http's 85 (measured side by side on the development machine), and every
  * delivery's CPU is taken from the core's event loop, where purchases wait their turn.
  */
 export function createPoster(options: {
   allowPrivate: boolean;
   timeoutMs?: number;
-  /** Connections at most to one receiver. */
+  /** Connections at most of one account to one origin (the worker's bound in flight per account). */
   maxSockets?: number;
   /** The name resolver; tests stand in a DNS server that answers with a private address. */
   resolve?: Resolve;
@@ -169,27 +185,30 @@ export function createPoster(options: {
   const lookup = options.allowPrivate
     ? undefined
     : (publicOnlyLookup(options.resolve ?? (dns.lookup as unknown as Resolve)) as unknown as net.LookupFunction);
-  const agent = new Agent({
-    connections: options.maxSockets ?? 64,
-    // The whole attempt is bounded below; these only make sure no phase outlives it.
-    connectTimeout: timeoutMs,
-    headersTimeout: timeoutMs,
-    bodyTimeout: timeoutMs,
-    // undici hands these to net.connect / tls.connect: the address dialled is checked there.
-    connect: lookup === undefined ? {} : { lookup },
-  });
+  const pools = accountPools(
+    () =>
+      new Agent({
+        connections: options.maxSockets ?? DEFAULT_SOCKETS_PER_ACCOUNT,
+        // The whole attempt is bounded below; these only make sure no phase outlives it.
+        connectTimeout: timeoutMs,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+        // undici hands these to net.connect / tls.connect: the address dialled is checked there.
+        connect: lookup === undefined ? {} : { lookup },
+      }),
+  );
 
   const deadline = sharedDeadlines(timeoutMs);
   const check = checkedUrls(options.allowPrivate);
   return {
-    async post(text, body, headers) {
+    async post(text, body, headers, account = '') {
       const checked = check(text);
       if (checked.url === undefined) return { status: 0, error: checked.problem };
       const url = checked.url;
       const signal = deadline();
       try {
         // No redirect is followed: undici's request does not follow them.
-        const answer = await agent.request({
+        const answer = await pools.of(account).request({
           origin: url.origin,
           path: `${url.pathname}${url.search}`,
           method: 'POST',
@@ -205,8 +224,33 @@ export function createPoster(options: {
         return { status: 0, error: failure(error, signal, timeoutMs) };
       }
     },
+    close: pools.close,
+  };
+}
+
+/** As many connections per account and origin as the worker's default in flight per destination. */
+const DEFAULT_SOCKETS_PER_ACCOUNT = 16;
+
+/** An Agent per account, the least recently used closed past MAX_ACCOUNT_POOLS. */
+function accountPools(create: () => Agent): { of(account: string): Agent; close(): void } {
+  // A Map iterates in insertion order: re-inserted on each use, its first entry is the least recent.
+  const pools = new Map<string, Agent>();
+  return {
+    of(account) {
+      let agent = pools.get(account);
+      if (agent !== undefined) pools.delete(account);
+      else agent = create();
+      pools.set(account, agent);
+      if (pools.size > MAX_ACCOUNT_POOLS) {
+        const [oldest, pool] = pools.entries().next().value as [string, Agent];
+        pools.delete(oldest);
+        void pool.close();
+      }
+      return agent;
+    },
     close() {
-      void agent.destroy();
+      for (const pool of pools.values()) void pool.destroy();
+      pools.clear();
     },
   };
 }

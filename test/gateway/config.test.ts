@@ -18,6 +18,7 @@ test('an empty environment gives the documented defaults', () => {
     serviceToken: undefined,
     dataDir: './data',
     trustedProxies: [],
+    connectionsPerAddress: 256,
     rateLimitPerMinute: 60,
     authFailuresPerMinute: 10,
     callbacksPerMinute: 600,

@@ -9,6 +9,7 @@ import { type GatewayConfig, loadGatewayConfig } from '../../gateway/config.js';
 import { type CoreClients, createCoreClients } from '../../gateway/core-client.js';
 import type { GatewayLogger } from '../../gateway/log.js';
 import { createGateway, type Gateway } from '../../gateway/server.js';
+import type { HttpBounds } from '../../runtime/http-bounds.js';
 import type { TestCore } from './core.js';
 
 /** A line the gateway logged. */
@@ -67,7 +68,11 @@ export interface TestGateway {
 }
 
 /** Starts a gateway in front of `core`; `overrides` replace configuration values. */
-export async function startTestGateway(core: TestCore, overrides: Partial<GatewayConfig> = {}): Promise<TestGateway> {
+export async function startTestGateway(
+  core: TestCore,
+  overrides: Partial<GatewayConfig> = {},
+  options: { bounds?: Partial<HttpBounds> } = {},
+): Promise<TestGateway> {
   const config: GatewayConfig = {
     ...loadGatewayConfig({ CORE_URL: core.url, SERVICE_TOKEN: core.serviceToken, PORT: '0', HOST: '127.0.0.1' }),
     ...overrides,
@@ -78,7 +83,7 @@ export async function startTestGateway(core: TestCore, overrides: Partial<Gatewa
     error: (message, fields) => logged.push({ level: 'error', message, fields }),
   };
   const clients = createCoreClients({ coreUrl: config.coreUrl, serviceToken: config.serviceToken ?? '' });
-  const gateway = createGateway({ config, core: clients, log });
+  const gateway = createGateway({ config, core: clients, log, ...(options.bounds ? { bounds: options.bounds } : {}) });
   await new Promise<void>((resolve) => gateway.server.listen(0, config.host, resolve));
   const port = (gateway.server.address() as AddressInfo).port;
 

@@ -53,9 +53,16 @@ test('a URL is refused unless https to a public host, with no credentials', () =
     'https://hooks.example.com/x#frag',
     `https://hooks.example.com/${'a'.repeat(2_100)}`,
     'hooks.example.com/x',
+    // Port 0 is no port: nothing can be dialled there.
+    'https://example.com:0/',
+    'https://[2606:4700::1111]:0/x',
   ]) {
     assert.ok(checkWebhookUrl(url, false).problem, url);
   }
+  assert.ok(checkWebhookUrl('http://127.0.0.1:0/x', true).problem, 'port 0, even for development');
+  // Public IP literals are public addresses, IPv6 ones too (in brackets, as URLs write them).
+  for (const url of ['https://[2606:4700::1111]/x', 'https://[2a00:1450:4001:82b::200e]:8443/x', 'https://8.8.8.8/x'])
+    assert.is(checkWebhookUrl(url, false).url?.href, url, url);
   assert.is(checkWebhookUrl('https://hooks.example.com/x', false).url?.href, 'https://hooks.example.com/x');
   assert.is(
     checkWebhookUrl('http://127.0.0.1:8080/x', true).url?.href,

@@ -11,14 +11,18 @@
  * SIDE_BY_SIDE (required): a JSON object naming each variant, each with node's flags for the
  * service (`nodeArgs`), environment variables (`env`) and the built directory it runs from
  * (`dist`, default dist/, built at the start; another checkout's, e.g. a git worktree of the
- * commit before, built there with `npm run build`). SIDE_BY_SIDE_LOAD: `airtime` (default),
- * `balance`, or `webhooks`: airtime for an account whose every event is POSTed to a bare
+ * commit before, built there with `npm run build`), or `"codec": "stock"`: this checkout built
+ * again with protobuf-es's own toBinary and fromBinary in the place of runtime/proto-codec/
+ * (bench/stock-codec.ts), in dist/.stock-codec. SIDE_BY_SIDE_LOAD: `airtime` (default),
+ * `balance`, `history` (pages of 100 transactions, after a window of airtime fills the
+ * account), or `webhooks`: airtime for an account whose every event is POSTed to a bare
  * receiver on loopback, each window's CPU read once the deliveries have caught up. For example:
  *
  *   SIDE_BY_SIDE='{"info":{},"warn":{"env":{"LOG_LEVEL":"warn"}}}' npm run bench:side-by-side
+ *   SIDE_BY_SIDE='{"compiled":{},"stock":{"codec":"stock"}}' SIDE_BY_SIDE_LOAD=history npm run bench:side-by-side
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
@@ -28,6 +32,7 @@ import {
   drainWebhooks,
   freePort,
   fundedAccount,
+  type HttpLoad,
   hookAccount,
   http,
   PAIRED_ROUNDS,
@@ -44,7 +49,13 @@ interface Variant {
   dist: string;
 }
 
-/** SIDE_BY_SIDE, checked: every variant an object of nodeArgs (strings), env (strings) and dist (a string), nothing else. */
+/** Where the `"codec": "stock"` variant is built. */
+const STOCK_CODEC_DIST = 'dist/.stock-codec';
+
+/**
+ * SIDE_BY_SIDE, checked: every variant an object of nodeArgs (strings), env (strings), and
+ * dist (a string) or codec ("stock"), nothing else.
+ */
 function parseVariants(text: string | undefined): Record<string, Variant> {
   const fail = (why: string): never => {
     throw new Error(`SIDE_BY_SIDE: ${why}`);
@@ -55,7 +66,9 @@ function parseVariants(text: string | undefined): Record<string, Variant> {
   return Object.fromEntries(
     Object.entries(parsed).map(([name, given]): [string, Variant] => {
       if (typeof given !== 'object' || given === null || Array.isArray(given)) return fail(`${name} is not an object`);
-      const { nodeArgs = [], env = {}, dist = 'dist', ...unknown } = given as Record<string, unknown>;
+      const { nodeArgs = [], env = {}, codec, ...rest } = given as Record<string, unknown>;
+      const { dist = codec === 'stock' ? STOCK_CODEC_DIST : 'dist', ...unknown } = rest;
+      if (codec !== undefined && (codec !== 'stock' || 'dist' in rest)) fail(`${name}: codec is "stock", without dist`);
       if (Object.keys(unknown).length > 0) fail(`${name}: no ${Object.keys(unknown).join(', ')}`);
       if (!strings(nodeArgs)) fail(`${name}: nodeArgs is a list of strings`);
       if (typeof env !== 'object' || env === null || !strings(Object.values(env)))
@@ -70,10 +83,38 @@ const names = Object.keys(variants);
 if (names.length < 2) throw new Error('SIDE_BY_SIDE names at least two variants');
 const rounds = Number(process.env['SIDE_BY_SIDE_ROUNDS'] ?? PAIRED_ROUNDS);
 const kind = process.env['SIDE_BY_SIDE_LOAD'] ?? 'airtime';
-if (kind !== 'airtime' && kind !== 'balance' && kind !== 'webhooks')
-  throw new Error('SIDE_BY_SIDE_LOAD is airtime, balance or webhooks');
+if (kind !== 'airtime' && kind !== 'balance' && kind !== 'history' && kind !== 'webhooks')
+  throw new Error('SIDE_BY_SIDE_LOAD is airtime, balance, history or webhooks');
 
 execFileSync(process.execPath, ['bin/build.js'], { stdio: 'inherit' });
+if (Object.values(variants).some((v) => v.dist === STOCK_CODEC_DIST)) {
+  // The same build, with the stock codec's module in the compiled one's place.
+  execFileSync(process.execPath, ['bin/build.js', STOCK_CODEC_DIST], { stdio: 'inherit' });
+  for (const ext of ['.js', '.js.map'])
+    copyFileSync(
+      path.join(STOCK_CODEC_DIST, 'bench', `stock-codec${ext}`),
+      path.join(STOCK_CODEC_DIST, 'runtime', 'proto-codec', `codec${ext}`),
+    );
+}
+/** Purchases made before a history load: more than the page of 100 it reads. */
+const HISTORY_FILL = 150;
+
+/** The load of one variant's account; for history, the account is given more than a page first. */
+async function loadOf(port: number, keys: Record<string, string>): Promise<HttpLoad> {
+  if (kind === 'balance') return balanceLoad(keys);
+  const airtime = airtimeLoad(keys);
+  if (kind !== 'history') return airtime;
+  for (let i = 0; i < HISTORY_FILL; i += 1) {
+    const answer = await fetch(`http://127.0.0.1:${port}${airtime.path}`, {
+      method: 'POST',
+      headers: airtime.headers!,
+      body: airtime.body!,
+    });
+    if (answer.status !== 200) throw new Error(`filling the history: ${answer.status} ${await answer.text()}`);
+  }
+  return { path: '/api/v1?action=transactions&limit=100', headers: keys };
+}
+
 const receiver = kind === 'webhooks' ? await startChild('bench/servers/http-bare.ts') : undefined;
 const running = await Promise.all(
   names.map(async (name) => {
@@ -87,7 +128,7 @@ const running = await Promise.all(
     );
     const { accountId, keys } = await fundedAccount(adminOf(dataDir, corePort), `Side by side ${name}`);
     if (receiver !== undefined) await hookAccount(dataDir, corePort, accountId, receiver.port);
-    const load = kind === 'balance' ? balanceLoad(keys) : airtimeLoad(keys);
+    const load = await loadOf(port, keys);
     const settle = receiver === undefined ? undefined : () => drainWebhooks(metricsPort).then(() => undefined);
     return { name, service, port, load, settle, dataDir, cpu: [] as number[], rates: [] as number[] };
   }),

@@ -131,8 +131,8 @@ if (flags.kind === 'help') {
         ? []
         : [
             {
-              names: { host: 'CORE_HOST', port: 'CORE_METRICS_PORT' },
-              host: coreConfig.host,
+              names: { host: 'CORE_METRICS_HOST', port: 'CORE_METRICS_PORT' },
+              host: coreConfig.metricsHost,
               port: coreConfig.metricsPort,
             },
           ]),

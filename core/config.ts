@@ -51,8 +51,10 @@ export interface CoreConfig {
   dataDir: string;
   host: string;
   port: number;
-  /** Port of the Prometheus listener on `host`; 0 picks a free one; null turns it off. */
+  /** Port of the Prometheus listener on `metricsHost`; 0 picks a free one; null turns it off. */
   metricsPort: number | null;
+  /** Address of the Prometheus listener: `host` unless set apart (a container scraped from outside). */
+  metricsHost: string;
   /** The certificate and key (PEM files) the gRPC server serves TLS with; null means plaintext. */
   tls: { certFile: string; keyFile: string } | null;
   adminToken: string | null;
@@ -262,7 +264,7 @@ export const CORE_SCHEMA = {
   }),
   host: text('CORE_HOST', {
     fallback: '127.0.0.1',
-    help: 'Address the gRPC core (and its metrics listener) binds to.',
+    help: 'Address the gRPC core (and, unless `CORE_METRICS_HOST` is set, its metrics listener) binds to.',
   }),
   port: integer('CORE_PORT', {
     fallback: 50051,
@@ -273,9 +275,16 @@ export const CORE_SCHEMA = {
   metricsPort: variable(
     'CORE_METRICS_PORT',
     String(DEFAULT_CORE_METRICS_PORT),
-    "Port of the core's Prometheus listener (`GET /metrics`) on `CORE_HOST`; `0` picks a free one, `off` turns it off.",
+    "Port of the core's Prometheus listener (`GET /metrics`) on `CORE_METRICS_HOST`; `0` picks a free one, `off` " +
+      'turns it off.',
     (raw): number | null =>
       raw?.toLowerCase() === 'off' ? null : parseInteger('CORE_METRICS_PORT', raw, DEFAULT_CORE_METRICS_PORT, 0, 65535),
+  ),
+  metricsHost: optional(
+    'CORE_METRICS_HOST',
+    '`CORE_HOST`',
+    "Address the core's Prometheus listener binds to, when it must differ from the gRPC core's: `0.0.0.0` in a " +
+      'container scraped from outside, with the gRPC core kept on loopback.',
   ),
   tlsCert: optional(
     'CORE_TLS_CERT',
@@ -763,6 +772,8 @@ export function readCoreConfig(env: Env = process.env): CoreConfig {
     host: v.host,
     port: v.port,
     metricsPort: v.metricsPort,
+    // Set but empty means unset: an empty address would listen on every interface.
+    metricsHost: v.metricsHost || v.host,
     tls: tlsFiles(v.tlsCert, v.tlsKey),
     adminToken: v.adminToken,
     serviceToken: v.serviceToken,

@@ -213,10 +213,10 @@ async function openData(config: CoreConfig, log: Logger, dataDirLock: DirLock | 
 async function serveMetricsOrLog(registry: Registry, config: CoreConfig, log: Logger): Promise<MetricsServer | null> {
   if (config.metricsPort === null) return null;
   try {
-    return await serveMetrics(registry, config.host, config.metricsPort);
+    return await serveMetrics(registry, config.metricsHost, config.metricsPort);
   } catch (error) {
     log('metrics.listen_failed', {
-      host: config.host,
+      host: config.metricsHost,
       port: config.metricsPort,
       error: error instanceof Error ? error.message : String(error),
     });

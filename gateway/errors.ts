@@ -236,6 +236,14 @@ const ERROR_TABLE: Readonly<Record<ErrorKey, ErrorRow>> = {
   },
 };
 
+/**
+ * Every public `code` an error body can carry, once each and sorted: the OpenAPI document's
+ * enum of `Error.code`, so that generated clients type the codes they can meet.
+ */
+export const PUBLIC_ERROR_CODES: readonly PublicErrorCode[] = [
+  ...new Set(Object.values(ERROR_TABLE).map((row) => row.code)),
+].sort();
+
 /** One rule broken by one field, as a 422 body lists it. */
 export interface PublicViolation {
   field: string;

@@ -20,7 +20,7 @@ import {
   PLAN_TYPES,
 } from '../core/domain/products.js';
 import { REFERENCE_PATTERN } from '../core/domain/reference.js';
-import { SMS_MAX_CHARACTERS, SMS_MAX_RECIPIENTS } from '../core/domain/sms.js';
+import { SMS_MAX_CHARACTERS, SMS_MAX_RECIPIENTS, smsPages } from '../core/domain/sms.js';
 import {
   METER_NUMBER_PATTERN,
   PHONE_PATTERN,
@@ -28,7 +28,9 @@ import {
   SENDER_PATTERN,
   SMART_CARD_PATTERN,
 } from '../core/domain/validation.js';
+import { MAX_INTEGER_DIGITS } from './actions/params.js';
 import { TRANSACTION_KEYS } from './actions/views.js';
+import { PUBLIC_ERROR_CODES } from './errors.js';
 import { ACTION_EXAMPLES } from './openapi-examples.js';
 
 type Schema = Record<string, unknown>;
@@ -36,15 +38,44 @@ type Schema = Record<string, unknown>;
 const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
 const nullable = (type: string, extra: Schema = {}): Schema => ({ type: [type, 'null'], ...extra });
 
-/** Naira as the API speaks it: a JSON number with at most two decimals. */
+/**
+ * Integers are JSON numbers with their protobuf width as the format; an int64 stays within
+ * what a double holds exactly (the gateway refuses any integer past it).
+ */
+const INT32_MAX = 2 ** 31 - 1;
+const int32 = (minimum: number, maximum = INT32_MAX): Schema => ({
+  type: 'integer',
+  format: 'int32',
+  minimum,
+  maximum,
+});
+const int64 = (minimum: number): Schema => ({
+  type: 'integer',
+  format: 'int64',
+  minimum,
+  maximum: Number.MAX_SAFE_INTEGER,
+});
+/** An integer sent as a string, as the gateway reads one (gateway/actions/params.ts). */
+const integerText: Schema = {
+  type: 'string',
+  pattern: `^\\d{1,${MAX_INTEGER_DIGITS}}$`,
+  maxLength: MAX_INTEGER_DIGITS,
+};
+/** The most SMS pages one message can take: the longest message, every character outside GSM-7. */
+const SMS_MAX_PAGES = smsPages('\u{1F600}'.repeat(SMS_MAX_CHARACTERS));
+/** What a cursor the service issues can be: base64url of a time and a reference, about 60 characters. */
+const CURSOR_MAX_CHARS = 256;
+const cursor: Schema = { type: 'string', pattern: '^[A-Za-z0-9_-]*$', maxLength: CURSOR_MAX_CHARS };
+
 /** An STS token as shown: 20 digits in groups of four. */
-const stsToken: Schema = { type: 'string', pattern: '^\\d{4}(-\\d{4}){4}$' };
+const stsToken: Schema = { type: 'string', pattern: '^\\d{4}(-\\d{4}){4}$', maxLength: 24 };
+/** Naira as the API speaks it: a JSON number with at most two decimals. */
 const naira: Schema = { type: 'number', minimum: 0, description: 'Naira, at most two decimals.' };
 /** Amounts are accepted as numbers or numeric strings ("100.50"), as PHP-era clients send them. */
 const nairaIn: Schema = {
   oneOf: [
     { type: 'number', exclusiveMinimum: 0 },
-    { type: 'string', pattern: '^\\d{1,15}(\\.\\d{1,2})?$' },
+    { type: 'string', pattern: '^\\d{1,15}(\\.\\d{1,2})?$', maxLength: 18 },
   ],
   description: 'Naira, a number or numeric string with at most two decimals.',
 };
@@ -53,13 +84,21 @@ const nairaAtLeast = (minimum: number): Schema => ({
   oneOf: [{ type: 'number', minimum }, (nairaIn['oneOf'] as Schema[])[1]],
   description: `Naira, at least ${minimum}: a number or numeric string with at most two decimals.`,
 });
-const phone: Schema = { type: 'string', pattern: PHONE_PATTERN.source, examples: ['08031234567'] };
+const phone: Schema = { type: 'string', pattern: PHONE_PATTERN.source, maxLength: 11, examples: ['08031234567'] };
 const requestId: Schema = {
   type: 'string',
   pattern: REQUEST_ID_PATTERN.source,
+  maxLength: 64,
   description: 'Optional idempotency key (or the Idempotency-Key header).',
 };
-const reference: Schema = { type: 'string', pattern: REFERENCE_PATTERN.source, examples: ['202611210628PZ4K7M2QXA'] };
+const reference: Schema = {
+  type: 'string',
+  pattern: REFERENCE_PATTERN.source,
+  maxLength: 22,
+  examples: ['202611210628PZ4K7M2QXA'],
+};
+const meterNumber: Schema = { type: 'string', pattern: METER_NUMBER_PATTERN.source, maxLength: 20 };
+const smartCard: Schema = { type: 'string', pattern: SMART_CARD_PATTERN.source, maxLength: 20 };
 
 /** A purchase answer: the common money fields plus the product's own. */
 function purchaseAnswer(
@@ -89,7 +128,9 @@ const subscriptionType: Schema = {
   description:
     'DStv and GOtv: "renew" kept the current bouquet, "change" moved the card to the package; null for StarTimes.',
 };
-const months: Schema = { type: 'integer', minimum: 1, maximum: CABLE_MAX_MONTHS, description: 'Months paid for.' };
+const months: Schema = { ...int32(1, CABLE_MAX_MONTHS), description: 'Months paid for.' };
+const smsSent: Schema = int32(1, SMS_MAX_RECIPIENTS);
+const smsPagesSchema: Schema = int32(1, SMS_MAX_PAGES);
 
 const schemas: Record<string, Schema> = {
   Error: {
@@ -97,7 +138,7 @@ const schemas: Record<string, Schema> = {
     properties: {
       status: { const: 'error' },
       message: { type: 'string', minLength: 1 },
-      code: { type: 'string', pattern: '^[A-Z][A-Z_]+$' },
+      code: { enum: [...PUBLIC_ERROR_CODES], description: 'What went wrong, for a program; docs/api.md lists each.' },
       errors: {
         type: 'array',
         items: {
@@ -168,7 +209,7 @@ const schemas: Record<string, Schema> = {
   Plan: {
     type: 'object',
     properties: {
-      plan_id: { type: 'integer', minimum: 1 },
+      plan_id: int64(1),
       network: {
         enum: [...NETWORK_NAMES],
         description: 'The network, by the name the request used (t2 when asked for t2; 9mobile otherwise).',
@@ -177,6 +218,7 @@ const schemas: Record<string, Schema> = {
         type: 'array',
         items: { enum: [...NETWORK_NAMES] },
         minItems: 1,
+        maxItems: NETWORK_NAMES.length,
         description: 'Every name of the network, for example ["9mobile", "t2"]: 9mobile trades as T2 since 2025.',
       },
       plan: { type: 'string' },
@@ -186,8 +228,8 @@ const schemas: Record<string, Schema> = {
         enum: [...PLAN_TYPES],
         description: 'How the market sells it: SME, SME2, corporate gifting (cg), gifting, awoof or direct.',
       },
-      size_mb: { type: 'integer', minimum: 0, description: 'Data in megabytes (1GB = 1024); 0 when not known.' },
-      validity_days: { type: 'integer', minimum: 0, description: 'How many days it lasts; 0 when not known.' },
+      size_mb: { ...int32(0), description: 'Data in megabytes (1GB = 1024); 0 when not known.' },
+      validity_days: { ...int32(0), description: 'How many days it lasts; 0 when not known.' },
     },
     required: ['plan_id', 'network', 'network_names', 'plan', 'validity', 'price', 'type', 'size_mb', 'validity_days'],
     additionalProperties: false,
@@ -233,12 +275,7 @@ const schemas: Record<string, Schema> = {
   DataRequest: {
     type: 'object',
     properties: {
-      plan_id: {
-        oneOf: [
-          { type: 'integer', minimum: 1 },
-          { type: 'string', pattern: '^\\d+$' },
-        ],
-      },
+      plan_id: { oneOf: [int64(1), integerText] },
       phone,
       request_id: requestId,
     },
@@ -250,7 +287,7 @@ const schemas: Record<string, Schema> = {
     type: 'object',
     properties: {
       disco: { enum: [...DISCOS] },
-      meter_number: { type: 'string', pattern: METER_NUMBER_PATTERN.source },
+      meter_number: meterNumber,
       meter_type: { enum: [...METER_TYPES] },
       amount: { ...nairaAtLeast(ELECTRICITY_MIN_KOBO / 100), description: 'Naira, at least 1000.' },
       phone: { ...phone, description: 'Optional: receives the receipt SMS with the token.' },
@@ -282,7 +319,7 @@ const schemas: Record<string, Schema> = {
     type: 'object',
     properties: {
       provider: { enum: [...CABLE_PROVIDERS] },
-      smart_card: { type: 'string', pattern: SMART_CARD_PATTERN.source },
+      smart_card: smartCard,
       package_code: { type: 'string', examples: ['GOTV MAX', 'DSTV PADI', 'basic'] },
       phone,
       request_id: requestId,
@@ -295,10 +332,7 @@ const schemas: Record<string, Schema> = {
           'bouquet (by code or name, any case), else change.',
       },
       months: {
-        oneOf: [
-          { type: 'integer', minimum: 1, maximum: CABLE_MAX_MONTHS },
-          { type: 'string', pattern: '^\\d+$' },
-        ],
+        oneOf: [int32(1, CABLE_MAX_MONTHS), integerText],
         description:
           'Months to pay for, 1 to 12 (default 1); more than one for DStv and GOtv only. ' +
           "The price is the month's price times months.",
@@ -311,7 +345,7 @@ const schemas: Record<string, Schema> = {
   BulkSmsRequest: {
     type: 'object',
     properties: {
-      sender: { type: 'string', pattern: SENDER_PATTERN.source },
+      sender: { type: 'string', pattern: SENDER_PATTERN.source, maxLength: 11 },
       recipients: {
         type: 'array',
         items: phone,
@@ -332,10 +366,7 @@ const schemas: Record<string, Schema> = {
     required: ['sender', 'recipients', 'message'],
     additionalProperties: false,
   },
-  BulkSmsResponse: purchaseAnswer('success', {
-    sent: { type: 'integer', minimum: 1 },
-    pages: { type: 'integer', minimum: 1 },
-  }),
+  BulkSmsResponse: purchaseAnswer('success', { sent: smsSent, pages: smsPagesSchema }),
   PendingResponse: purchaseAnswer(
     'pending',
     {
@@ -343,8 +374,8 @@ const schemas: Record<string, Schema> = {
       package: packageName,
       subscription_type: subscriptionType,
       months,
-      sent: { type: 'integer' },
-      pages: { type: 'integer' },
+      sent: smsSent,
+      pages: smsPagesSchema,
     },
     [],
   ),
@@ -356,7 +387,7 @@ const schemas: Record<string, Schema> = {
         title: 'Meter',
         properties: {
           disco: { enum: [...DISCOS] },
-          meter_number: { type: 'string', pattern: METER_NUMBER_PATTERN.source },
+          meter_number: meterNumber,
           meter_type: { enum: [...METER_TYPES] },
         },
         required: ['disco', 'meter_number', 'meter_type'],
@@ -367,7 +398,7 @@ const schemas: Record<string, Schema> = {
         title: 'Smart card',
         properties: {
           provider: { enum: [...CABLE_PROVIDERS] },
-          smart_card: { type: 'string', pattern: SMART_CARD_PATTERN.source },
+          smart_card: smartCard,
         },
         required: ['provider', 'smart_card'],
         additionalProperties: false,
@@ -417,7 +448,7 @@ const schemas: Record<string, Schema> = {
       recipient: nullable('string'),
       amount: { ...naira, description: 'Face value.' },
       charged: naira,
-      plan_id: { type: ['integer', 'null'] },
+      plan_id: { ...int64(1), type: ['integer', 'null'] },
       plan: nullable('string'),
       package: nullable('string'),
       package_code: nullable('string'),
@@ -437,8 +468,8 @@ const schemas: Record<string, Schema> = {
         description:
           'Electricity: the bonus (free basic electricity) tokens of the vend ([] when none); null for other products.',
       },
-      sent: { type: ['integer', 'null'] },
-      pages: { type: ['integer', 'null'] },
+      sent: { ...smsSent, type: ['integer', 'null'] },
+      pages: { ...smsPagesSchema, type: ['integer', 'null'] },
       failure_reason: nullable('string'),
       request_id: nullable('string'),
       created_at: nullable('string', { format: 'date-time' }),
@@ -462,7 +493,11 @@ const schemas: Record<string, Schema> = {
     properties: {
       status: { const: 'success' },
       transactions: { type: 'array', items: ref('Transaction'), maxItems: MAX_HISTORY_PAGE_SIZE },
-      next_cursor: { ...nullable('string'), description: 'Pass back as `cursor`; null on the last page.' },
+      next_cursor: {
+        ...cursor,
+        type: ['string', 'null'],
+        description: 'Pass back as `cursor`; null on the last page.',
+      },
     },
     required: ['status', 'transactions', 'next_cursor'],
     additionalProperties: false,
@@ -506,7 +541,7 @@ const schemas: Record<string, Schema> = {
       status: { const: 'success' },
       events: { type: 'array', items: ref('Event'), maxItems: MAX_HISTORY_PAGE_SIZE },
       next_cursor: {
-        type: 'string',
+        ...cursor,
         description: 'Always present: poll again with it as `cursor`; it never skips nor repeats an event.',
       },
     },
@@ -643,7 +678,7 @@ const ERROR_RESPONSES = {
       'failed authentications from this address.',
     {
       ...rateLimitHeaders,
-      'Retry-After': header('Seconds to wait.', { type: 'integer', minimum: 1 }),
+      'Retry-After': header('Seconds to wait.', { type: 'integer', format: 'int32', minimum: 1 }),
     },
   ),
   '431': errorResponse('HEADERS_TOO_LARGE: the request headers are larger than the server takes.', {}),
@@ -702,13 +737,13 @@ function operation(method: 'GET' | 'POST'): Schema {
               description:
                 `transactions, events: page size, 1 to ${MAX_HISTORY_PAGE_SIZE} (default ` +
                 `${DEFAULT_HISTORY_PAGE_SIZE}).`,
-              schema: { type: 'integer', minimum: 1, maximum: MAX_HISTORY_PAGE_SIZE },
+              schema: int32(1, MAX_HISTORY_PAGE_SIZE),
             },
             {
               name: 'cursor',
               in: 'query',
               description: 'transactions, events: next_cursor of the previous page.',
-              schema: { type: 'string' },
+              schema: cursor,
             },
           ]
         : [
@@ -791,11 +826,26 @@ function actionOperation(name: string, doc: ActionDoc): Schema {
   return op;
 }
 
+/**
+ * HEAD of a GET operation: the gateway answers it as GET without the body
+ * (gateway/pipeline.ts), so the parameters, statuses and headers are GET's and no answer
+ * has content.
+ */
+function headOf(get: Schema): Schema {
+  const responses = Object.fromEntries(
+    Object.entries(get['responses'] as Record<string, Schema>).map(([status, { content: _body, ...answer }]) => [
+      status,
+      answer,
+    ]),
+  );
+  return { ...get, operationId: `${get['operationId']}Head`, summary: 'The same as GET, without the body.', responses };
+}
+
 const actionPaths = Object.fromEntries(
-  Object.entries(ACTION_DOCS).map(([name, doc]) => [
-    `/${name}`,
-    { [doc.method === 'GET' ? 'get' : 'post']: actionOperation(name, doc) },
-  ]),
+  Object.entries(ACTION_DOCS).map(([name, doc]) => {
+    const op = actionOperation(name, doc);
+    return [`/${name}`, doc.method === 'GET' ? { get: op, head: headOf(op) } : { post: op }];
+  }),
 );
 
 const healthOperation = (method: 'GET' | 'HEAD'): Schema => ({
@@ -839,10 +889,14 @@ const OPENAPI_DOCUMENT = {
       'also served at its own path, `/{action}`, the same in every respect. Money is Naira ' +
       'with at most two decimals. Every request carries the key pair of an API-tier account.',
   },
-  servers: [{ url: '/api/v1' }, { url: '/api' }],
+  // The same public API under both base paths; nothing of it is internal.
+  servers: [
+    { url: '/api/v1', 'x-internal': false },
+    { url: '/api', 'x-internal': false },
+  ],
   'x-actions': ACTION_DOCS,
   paths: {
-    '/': { get: operation('GET'), post: operation('POST') },
+    '/': { get: operation('GET'), head: headOf(operation('GET')), post: operation('POST') },
     ...actionPaths,
     // Served under every base path as well as at the root, so a client built on the servers
     // below finds them.

@@ -103,7 +103,7 @@ export function createUnaryGrpcTransport(options: UnaryGrpcTransportOptions): Un
     ...(options.ca === undefined ? {} : { nodeOptions: { ca: options.ca } }),
   });
   const sessions = createSessionHolder(authority, base, options.ca);
-  const send: UnaryFn = (req) => sendUnary(req, { session: sessions.get, authority, readMaxBytes });
+  const send: UnaryFn = (req) => sendUnary(req, { hold: sessions.hold, authority, readMaxBytes });
 
   // Interceptors wrap `send` the way Connect applies them: the first one outermost.
   const call = (options.interceptors ?? []).reduceRight<UnaryFn>(
@@ -141,39 +141,72 @@ export function createUnaryGrpcTransport(options: UnaryGrpcTransportOptions): Un
   };
 }
 
-/** The one HTTP/2 connection of a transport, dialled on first use and again after it is lost. */
+/** A connection held for one call; `release` lets it go (once, however often it is called). */
+interface HeldSession {
+  session: http2.ClientHttp2Session;
+  release(): void;
+}
+
+/**
+ * The one HTTP/2 connection of a transport, dialled on first use and again after it is lost.
+ * An idle connection must not keep the process alive, but a call in flight must: a caller
+ * with nothing else to do (a CLI command without a deadline) would otherwise see the event
+ * loop empty before its answer, and Node end it with exit 13. So the connection is
+ * referenced while it carries at least one call, and unreferenced when the last one ends.
+ */
 function createSessionHolder(
   authority: string,
   base: URL,
   ca: Buffer | string | undefined,
-): { get(): http2.ClientHttp2Session; close(): void } {
-  let session: http2.ClientHttp2Session | undefined;
+): { hold(): HeldSession; close(): void } {
+  let current: { session: http2.ClientHttp2Session; hold(): HeldSession } | undefined;
   let closed = false;
+
+  const open = () => {
+    const session = http2.connect(authority, { createConnection: () => dial(base, ca) });
+    const opened = { session, hold: holdFor(session) };
+    // A failed or closed connection is forgotten, so the next call dials again; the calls
+    // on it fail with their own stream errors.
+    const forget = () => {
+      if (current === opened) current = undefined;
+    };
+    session.on('error', forget);
+    session.on('close', forget);
+    session.on('goaway', forget);
+    session.unref();
+    return opened;
+  };
+
   return {
-    get() {
+    hold() {
       if (closed) throw new Error('the transport was closed');
-      if (session && !session.closed && !session.destroyed) return session;
-      // Nagle off: a unary call is a few small frames that must leave at once, not wait for
-      // the previous call's ACK (grpc-js does the same on its sockets).
-      const opened = http2.connect(authority, { createConnection: () => dial(base, ca) });
-      // A failed or closed connection is forgotten, so the next call dials again; the calls
-      // on it fail with their own stream errors.
-      const forget = () => {
-        if (session === opened) session = undefined;
-      };
-      opened.on('error', forget);
-      opened.on('close', forget);
-      opened.on('goaway', forget);
-      // An idle connection must not keep the process alive.
-      opened.unref();
-      session = opened;
-      return opened;
+      if (!current || current.session.closed || current.session.destroyed) current = open();
+      return current.hold();
     },
     close() {
       closed = true;
-      session?.close();
-      session = undefined;
+      current?.session.close();
+      current = undefined;
     },
+  };
+}
+
+/** Counts the calls on `session`, referencing it from the first until the last is released. */
+function holdFor(session: http2.ClientHttp2Session): () => HeldSession {
+  let inFlight = 0;
+  return () => {
+    if (inFlight === 0) session.ref();
+    inFlight += 1;
+    let released = false;
+    return {
+      session,
+      release() {
+        if (released) return;
+        released = true;
+        inFlight -= 1;
+        if (inFlight === 0) session.unref();
+      },
+    };
   };
 }
 
@@ -200,7 +233,8 @@ function dial(base: URL, ca: Buffer | string | undefined): net.Socket {
 
 /** Where one call goes and how much of a reply it accepts. */
 interface CallTarget {
-  session: () => http2.ClientHttp2Session;
+  /** The connection for one call, referenced until the call releases it. */
+  hold: () => HeldSession;
   authority: string;
   readMaxBytes: number;
 }
@@ -211,19 +245,24 @@ function sendUnary(req: UnaryRequest, target: CallTarget): Promise<UnaryResponse
     const { authority } = target;
     // Encoded first: a message that cannot be encoded fails the call before a stream is opened.
     const framed = envelope(req);
+    let held: HeldSession | undefined;
     let stream: http2.ClientHttp2Stream;
     try {
-      stream = target.session().request(requestHeaders(req));
+      held = target.hold();
+      stream = held.session.request(requestHeaders(req));
     } catch (error) {
+      held?.release();
       reject(new ConnectError(`cannot reach ${authority}: ${(error as Error).message}`, Code.Unavailable));
       return;
     }
+    const { release } = held;
 
     let settled = false;
     let timer: NodeJS.Timeout | undefined;
     const finish = (error: ConnectError | undefined, response?: UnaryResponse) => {
       if (settled) return;
       settled = true;
+      release();
       if (timer) clearTimeout(timer);
       if (cancellable) req.signal.removeEventListener('abort', onAbort);
       if (error) {

@@ -181,8 +181,12 @@ export function idempotencyKey(
   return bodyKey ?? headerKey ?? '';
 }
 
+/** The most digits an integer sent as a string may have: every 15-digit number is a safe integer. */
+export const MAX_INTEGER_DIGITS = 15;
+const INTEGER_TEXT = new RegExp(`^-?\\d{1,${MAX_INTEGER_DIGITS}}$`);
+
 function toInteger(value: unknown): number | undefined {
   if (typeof value === 'number') return Number.isSafeInteger(value) ? value : undefined;
-  if (typeof value === 'string' && /^-?\d{1,15}$/.test(value.trim())) return Number(value.trim());
+  if (typeof value === 'string' && INTEGER_TEXT.test(value.trim())) return Number(value.trim());
   return undefined;
 }

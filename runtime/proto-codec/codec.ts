@@ -107,16 +107,19 @@ export function protoDecoder<Desc extends DescMessage>(desc: Desc): Decoder<Desc
  * protobuf-es, which refuses it (proto3's validation) or replaces it as TextDecoder does.
  */
 class Reader extends BinaryReader {
+  /** The message's bytes, kept here because BinaryReader's own reference is private. */
+  private readonly source: Uint8Array;
   private readonly text: Buffer;
 
   constructor(bytes: Uint8Array) {
     super(bytes);
+    this.source = bytes;
     this.text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   }
 
   /** The next field's tag, (number << 3) | wire type, checked as BinaryReader.tag() checks it. */
   fieldTag(): number {
-    const buf = this.buf;
+    const buf = this.source;
     const b0 = buf[this.pos]!;
     let tag: number;
     if (b0 < 0x80) {
@@ -139,7 +142,7 @@ class Reader extends BinaryReader {
     const end = start + length;
     if (end > this.len) throw new NotSimple();
     this.pos = end;
-    const buf = this.buf;
+    const buf = this.source;
     for (let i = start; i < end; i += 1) {
       if (buf[i]! >= 0x80) {
         if (!isUtf8(buf.subarray(start, end))) throw new NotSimple();
@@ -161,7 +164,7 @@ class Reader extends BinaryReader {
   }
 
   override bool(): boolean {
-    const b = this.buf[this.pos]!;
+    const b = this.source[this.pos]!;
     if (b >= 0x80 || this.pos >= this.len) return super.bool();
     this.pos += 1;
     return b !== 0;
@@ -172,7 +175,7 @@ class Reader extends BinaryReader {
    * position unchanged, for the library's read to take (negative numbers take 10 bytes).
    */
   private smallVarint(): number | undefined {
-    const buf = this.buf;
+    const buf = this.source;
     let value = 0;
     let scale = 1;
     for (let i = this.pos; i < this.pos + 7 && i < this.len; i += 1) {

@@ -13,6 +13,7 @@ import * as assert from 'uvu/assert';
 import { createCore } from '../../core/app.js';
 import { API_TIER_ID } from '../../core/catalog/defaults.js';
 import { readCoreConfig } from '../../core/config.js';
+import { startCore as startMain } from '../../core/main.js';
 import { createCoreMetrics, serveMetrics } from '../../core/metrics.js';
 import { createSandbox } from '../../core/providers/sandbox/index.js';
 import { SQLITE_FILE } from '../../core/store/index.js';
@@ -316,6 +317,31 @@ test('the core listener answers GET /metrics only, on a free port; CORE_METRICS_
   assert.is(readCoreConfig({ CORE_METRICS_PORT: 'off' }).metricsPort, null);
   assert.is(readCoreConfig({}).metricsPort, 9464);
   assert.is(readCoreConfig({ CORE_METRICS_PORT: '0' }).metricsPort, 0);
+});
+
+test("CORE_METRICS_HOST sets the metrics listener's address apart from the gRPC core's, which it follows unset", async () => {
+  assert.is(readCoreConfig({}).metricsHost, '127.0.0.1');
+  assert.is(readCoreConfig({ CORE_HOST: '10.1.2.3' }).metricsHost, '10.1.2.3');
+  assert.is(readCoreConfig({ CORE_METRICS_HOST: '' }).metricsHost, '127.0.0.1');
+  const apart = readCoreConfig({ CORE_METRICS_HOST: '0.0.0.0' });
+  assert.equal([apart.host, apart.metricsHost], ['127.0.0.1', '0.0.0.0']);
+  // The core itself listens there, and the gRPC core stays where CORE_HOST says.
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'prepaid-metrics-host-'));
+  const running = await startMain({
+    DATA_DIR: dataDir,
+    CORE_PORT: '0',
+    CORE_METRICS_PORT: '0',
+    CORE_METRICS_HOST: '0.0.0.0',
+    LOG_LEVEL: 'silent',
+  });
+  try {
+    assert.match(String(running.metricsAddress), /^0\.0\.0\.0:\d+$/);
+    assert.match(running.address, /^127\.0\.0\.1:\d+$/);
+    assert.is((await request(`http://127.0.0.1:${running.metricsPort}`, '/metrics')).status, 200);
+  } finally {
+    await running.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
 });
 
 test.run();

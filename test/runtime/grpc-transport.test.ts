@@ -5,6 +5,8 @@
  * calls at once.
  */
 
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { fromBinary, toBinary } from '@bufbuild/protobuf';
 import { Code, ConnectError, createClient, type Interceptor } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
@@ -166,6 +168,39 @@ test('replyBytes: the reply undecoded, through interceptors, errors as ever; onl
   );
   transport.close();
   bare.close();
+});
+
+/**
+ * A script that makes one call with no deadline and nothing else to do, as a CLI does, and
+ * prints the balance; it leaves the transport open, so it ends only if an idle connection
+ * does not hold the process.
+ */
+const CALLER = `
+import { createClient } from '@connectrpc/connect';
+import { PurchaseService } from './gen/prepaid/v1/purchase_pb.ts';
+import { createUnaryGrpcTransport } from './runtime/grpc-transport.ts';
+const [url, token, accountId] = process.argv.slice(-3);
+const auth = (next) => (req) => { req.header.set('authorization', 'Bearer ' + token); return next(req); };
+const transport = createUnaryGrpcTransport({ baseUrl: url, interceptors: [auth] });
+const balance = await createClient(PurchaseService, transport).getBalance({ accountId });
+process.stdout.write(String(balance.balanceKobo));
+`;
+
+test('a call in flight keeps the process alive; an idle connection does not', async () => {
+  const { accountId } = await core.createApiAccount({ balanceKobo: 12_345 });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', '--input-type=module', '--eval', CALLER, '--', core.url, core.serviceToken, accountId],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  const [code] = await once(child, 'exit');
+  // Exit 13 is Node's "unsettled top-level await": the loop emptied before the answer came.
+  assert.is(code, 0, stderr);
+  assert.is(stdout, '12345');
 });
 
 test.run();

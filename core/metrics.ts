@@ -501,7 +501,7 @@ export function instrumentStore(
   const wallet: WalletStore = {
     credit: (input) => timed('credit', () => inner.credit(input)),
     debit: (input) => inner.debit(input),
-    reserve: (tx, first) => timed('reserve', () => inner.reserve(tx, first)),
+    reserve: (tx, first, checks) => timed('reserve', () => inner.reserve(tx, first, checks)),
     settle: async (reference, result, at, attempt, answers) =>
       told(await timed('settle', () => inner.settle(reference, result, at, attempt, answers))),
     refund: async (reference, reason, at, attempt, answers) =>
@@ -516,6 +516,7 @@ export function instrumentStore(
   return {
     accounts: store.accounts,
     keys: store.keys,
+    recipients: store.recipients,
     catalog: store.catalog,
     transactions: store.transactions,
     people: store.people,

@@ -38,7 +38,17 @@ export type ErrorCode =
   /** The price would be below what the upstream charges us for it now; nothing was debited. */
   | 'PRICE_BELOW_COST'
   /** The account's key pair is right, but the platform's staff have suspended the account. */
-  | 'ACCOUNT_SUSPENDED';
+  | 'ACCOUNT_SUSPENDED'
+  /** The call is outside its key pair's scopes; nothing was reserved. */
+  | 'KEY_SCOPE_DENIED'
+  /** The purchase is over a cap of its key pair (per purchase or per day); nothing was debited. */
+  | 'KEY_CAP_EXCEEDED'
+  /** The recipient is blocked (by the platform or the account); nothing was debited. */
+  | 'RECIPIENT_BLOCKED'
+  /** The recipient has had the account's most purchases or Naira for today; nothing was debited. */
+  | 'RECIPIENT_LIMIT'
+  /** The same purchase was made moments ago without a new request_id; nothing was debited. */
+  | 'DUPLICATE_PURCHASE';
 
 /** One rule broken by one field, for BadRequest field violations and 422 bodies. */
 export interface FieldViolation {

@@ -1,4 +1,5 @@
 /** prepaid.v1.AdminService: requests in, use cases, messages out. No rule lives here. */
+
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import type {
   AdminService as AdminServiceDesc,
@@ -6,6 +7,7 @@ import type {
   DebitWalletResponseSchema,
 } from '../../gen/prepaid/v1/admin_pb.js';
 import type { LedgerCheck } from '../accounts/ledger-check.js';
+import type { RecipientControlsService } from '../accounts/recipients.js';
 import type { AccountService, IssuedKeyPair } from '../accounts/service.js';
 import type { CostRules } from '../catalog/costs.js';
 import type { CatalogService } from '../catalog/service.js';
@@ -26,6 +28,8 @@ import {
   cablePackageMessage,
   catalogPlanMessage,
   int64In,
+  keyLimitsIn,
+  koboCapIn,
   koboIn,
   ledgerEntryMessage,
   MODE_TO_PROTO,
@@ -38,6 +42,7 @@ import {
 } from './convert.js';
 import type { Handlers } from './grpc.js';
 import type { PlanCodeMethods } from './plan-codes.js';
+import { recipientHandlers } from './recipients.js';
 import { ownTurn } from './turns.js';
 import { planSyncMessage } from './upstream.js';
 
@@ -142,6 +147,8 @@ interface AdminOperations {
   proposeCredit?: ((accountId: string, amountKobo: number, memo: string) => Promise<string>) | undefined;
   /** Set under CLI_MONEY_MOVES=proposals: a live debit becomes a four-eyes proposal. */
   proposeDebit?: ProposeDebit | undefined;
+  /** Blocklists and per-recipient limits. */
+  recipients: RecipientControlsService;
 }
 
 /** An audit row's author and note, as the catalogue's changes take them. */
@@ -162,7 +169,8 @@ function accountHandlers(accounts: AccountService, operations: AdminOperations) 
       return { account: accountMessage(account), issuedKey: issued(issuedKey) };
     },
     async createApiKey(req) {
-      return { issuedKey: issued(await accounts.createKey(req.accountId, modeIn(req.mode))) };
+      const limits = req.limits === undefined ? undefined : keyLimitsIn(req.limits);
+      return { issuedKey: issued(await accounts.createKey(req.accountId, modeIn(req.mode), limits)) };
     },
     async listApiKeys(req) {
       return { keys: (await accounts.listKeys(req.accountId)).map(apiKeyMessage) };
@@ -172,6 +180,14 @@ function accountHandlers(accounts: AccountService, operations: AdminOperations) 
     },
     async setApiKeyIpLock(req) {
       return { key: apiKeyMessage(await accounts.setKeyIpLock(req.publicKey, req.allowedIps)) };
+    },
+    async setApiKeyLimits(req) {
+      const change = {
+        ...(req.scopes === undefined ? {} : { scopes: req.scopes }),
+        ...(req.capPerPurchaseKobo === undefined ? {} : { capPerPurchaseKobo: koboCapIn(req.capPerPurchaseKobo) }),
+        ...(req.capPerDayKobo === undefined ? {} : { capPerDayKobo: koboCapIn(req.capPerDayKobo) }),
+      };
+      return { key: apiKeyMessage(await accounts.setKeyLimits(req.publicKey, change)) };
     },
     async creditWallet(req) {
       const mode = modeIn(req.mode);
@@ -460,6 +476,7 @@ export function adminHandlers(
     ...pricingHandlers(catalog, operations.costRules, by),
     ...productHandlers(catalog, planSync, by),
     ...supplyHandlers(operations, who),
+    ...recipientHandlers(operations.recipients, accounts),
     checkLedger: checkLedger(operations.ledgerCheck),
   };
 }

@@ -46,6 +46,11 @@ export const GRPC_STATUS_BY_CODE: Readonly<Record<ErrorCode, status>> = {
   PLAN_DISABLED: status.FAILED_PRECONDITION,
   PRICE_BELOW_COST: status.FAILED_PRECONDITION,
   ACCOUNT_SUSPENDED: status.UNAUTHENTICATED,
+  KEY_SCOPE_DENIED: status.PERMISSION_DENIED,
+  KEY_CAP_EXCEEDED: status.PERMISSION_DENIED,
+  RECIPIENT_BLOCKED: status.FAILED_PRECONDITION,
+  RECIPIENT_LIMIT: status.FAILED_PRECONDITION,
+  DUPLICATE_PURCHASE: status.ABORTED,
 };
 
 export type ErrorLogger = (event: string, fields: Record<string, unknown>) => void;

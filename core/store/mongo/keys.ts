@@ -2,9 +2,11 @@
 import { requireLimit } from '../bounds.js';
 import type { KeyStore } from '../port.js';
 import { bounded, MAX_LIST_ITEMS, type MongoContext } from './context.js';
-import { apiKeyFromDoc, apiKeyToDoc } from './documents.js';
+import { apiKeyFromDoc, apiKeyToDoc, keyControlsToDoc } from './documents.js';
+import { spentOnDay } from './spend.js';
 
-export function createKeyStore({ live }: MongoContext): KeyStore {
+export function createKeyStore(ctx: MongoContext): KeyStore {
+  const { live } = ctx;
   return {
     async insert(key) {
       await live().apiKeys.insertOne(apiKeyToDoc(key));
@@ -48,5 +50,14 @@ export function createKeyStore({ live }: MongoContext): KeyStore {
       );
       return doc === null ? null : apiKeyFromDoc(doc);
     },
+    async setControls(publicKey, controls) {
+      const doc = await live().apiKeys.findOneAndUpdate(
+        { _id: publicKey },
+        controls === null ? { $unset: { controls: '' } } : { $set: { controls: keyControlsToDoc(controls) } },
+        { returnDocument: 'after' },
+      );
+      return doc === null ? null : apiKeyFromDoc(doc);
+    },
+    spentOn: (publicKeys, day) => spentOnDay(ctx, publicKeys, day),
   };
 }

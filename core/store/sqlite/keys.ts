@@ -1,5 +1,6 @@
 /** API keys on SQLite: one row per key pair, the secret only as its hash. */
 import type Database from 'better-sqlite3';
+import { kobo } from '../../domain/money.js';
 import { requireLimit } from '../bounds.js';
 import type { KeyStore } from '../port.js';
 import { type ApiKeyRow, apiKeyFromRow, toFlag, toMs } from './rows.js';
@@ -7,8 +8,8 @@ import { type ApiKeyRow, apiKeyFromRow, toFlag, toMs } from './rows.js';
 function prepareKeyStatements(db: Database.Database) {
   return {
     insert: db.prepare<ApiKeyRow>(
-      `INSERT INTO api_keys (public_key, account_id, secret_hash, allowed_ips, revoked, mode, created_at)
-       VALUES (@public_key, @account_id, @secret_hash, @allowed_ips, @revoked, @mode, @created_at)`,
+      `INSERT INTO api_keys (public_key, account_id, secret_hash, allowed_ips, revoked, mode, created_at, controls)
+       VALUES (@public_key, @account_id, @secret_hash, @allowed_ips, @revoked, @mode, @created_at, @controls)`,
     ),
     get: db.prepare<[string], ApiKeyRow>('SELECT * FROM api_keys WHERE public_key = ?'),
     // A range on the primary key, not LIKE: no wildcard in the prefix can widen it.
@@ -21,6 +22,13 @@ function prepareKeyStatements(db: Database.Database) {
     revoke: db.prepare<[string], ApiKeyRow>('UPDATE api_keys SET revoked = 1 WHERE public_key = ? RETURNING *'),
     setIps: db.prepare<{ public_key: string; allowed_ips: string }, ApiKeyRow>(
       'UPDATE api_keys SET allowed_ips = @allowed_ips WHERE public_key = @public_key RETURNING *',
+    ),
+    setControls: db.prepare<{ public_key: string; controls: string | null }, ApiKeyRow>(
+      'UPDATE api_keys SET controls = @controls WHERE public_key = @public_key RETURNING *',
+    ),
+    spentOn: db.prepare<[string, number], { public_key: string; spent_kobo: number }>(
+      `SELECT public_key, spent_kobo FROM key_day_spend
+       WHERE public_key IN (SELECT value FROM json_each(?)) AND day = ?`,
     ),
   };
 }
@@ -37,6 +45,7 @@ export function createKeyStore(db: Database.Database): KeyStore {
         revoked: toFlag(key.revoked),
         mode: key.mode,
         created_at: toMs(key.createdAt),
+        controls: key.controls === undefined ? null : JSON.stringify(key.controls),
       });
     },
     async find(publicKey) {
@@ -58,6 +67,18 @@ export function createKeyStore(db: Database.Database): KeyStore {
     async setAllowedIps(publicKey, ips) {
       const row = sql.setIps.get({ public_key: publicKey, allowed_ips: JSON.stringify(ips) });
       return row ? apiKeyFromRow(row) : null;
+    },
+    async setControls(publicKey, controls) {
+      const row = sql.setControls.get({
+        public_key: publicKey,
+        controls: controls === null ? null : JSON.stringify(controls),
+      });
+      return row ? apiKeyFromRow(row) : null;
+    },
+    async spentOn(publicKeys, day) {
+      if (publicKeys.length === 0) return new Map();
+      const rows = sql.spentOn.all(JSON.stringify(publicKeys), day);
+      return new Map(rows.map((r) => [r.public_key, kobo(r.spent_kobo)]));
     },
   };
 }

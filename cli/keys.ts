@@ -28,6 +28,7 @@ function keyJson(key: ApiKey): Record<string, unknown> {
     scopes: [...(key.limits?.scopes ?? [])],
     ...moneyFields('cap_per_purchase', key.limits?.capPerPurchaseKobo ?? 0n),
     ...moneyFields('cap_per_day', key.limits?.capPerDayKobo ?? 0n),
+    expires_at: isoTime(key.expiresAt) ?? null,
   };
 }
 
@@ -157,6 +158,40 @@ export const keysGroup: CommandGroup = {
       async run({ args }, core) {
         const key = present((await core().revokeApiKey({ publicKey: args[0] })).key, 'key');
         return { json: keyJson(key), text: [`Revoked ${key.publicKey} (account ${key.accountId}).`] };
+      },
+    },
+    {
+      name: 'roll',
+      summary:
+        'Issue a new pair in place of PUBLIC_KEY (same mode, IP lock, scopes and caps; the secret is shown once) ' +
+        'and keep the old one working for --grace-hours (default 24, 0: ended at once).',
+      args: ['PUBLIC_KEY'],
+      options: { 'grace-hours': { placeholder: 'N', summary: 'Hours the old pair keeps working, 0 to 168.' } },
+      async run({ args, options }, core) {
+        const text = options['grace-hours'];
+        if (text !== undefined && !/^\d{1,3}$/.test(text))
+          throw new UsageError(`--grace-hours must be a whole number of hours; got ${JSON.stringify(text)}.`);
+        const rolled = await core().rollApiKey({
+          publicKey: args[0],
+          ...(text === undefined ? {} : { graceHours: Number(text) }),
+        });
+        const key = present(rolled.issuedKey, 'issued_key');
+        const old = present(rolled.oldKey, 'old_key');
+        const until = isoTime(old.expiresAt) ?? 'now';
+        return {
+          json: {
+            public_key: key.publicKey,
+            secret_key: key.secretKey,
+            mode: modeName(key.mode),
+            old_key: keyJson(old),
+          },
+          text: [
+            `Rolled ${old.publicKey}: it works until ${until}.`,
+            `Public key: ${key.publicKey}`,
+            `Secret key: ${key.secretKey}`,
+          ],
+          warnings: [SECRET_SHOWN_ONCE_WARNING],
+        };
       },
     },
     {

@@ -42,6 +42,8 @@ import {
   sameHash,
 } from './keys.js';
 
+/** The longest grace period of a rolled key: a week, time enough to deploy a new secret anywhere. */
+const MAX_GRACE_HOURS = 168;
 /** A key locked to more addresses than this is not really locked. */
 const MAX_ALLOWED_IPS = 20;
 const MAX_ACCOUNT_NAME_LENGTH = 100;
@@ -255,8 +257,38 @@ function keyMethods(deps: AccountServiceDeps) {
       return key;
     },
 
+    /**
+     * Rolls a key pair: a new pair (its secret shown once) with the old one's IP lock and
+     * limits, and the old one working for `graceHours` more (0: ended at once). The old pair's
+     * last use stays in the list.
+     */
+    async rollKey(publicKey: string, graceHours: number): Promise<{ issued: IssuedKeyPair; old: ApiKeyRecord }> {
+      if (!Number.isSafeInteger(graceHours) || graceHours < 0 || graceHours > MAX_GRACE_HOURS) {
+        throw invalid('grace_hours', `grace_hours must be a whole number of hours from 0 to ${MAX_GRACE_HOURS}.`);
+      }
+      const old = await requireKey(store, publicKey);
+      const now = clock();
+      if (old.revoked || (old.expiresAt !== undefined && old.expiresAt.getTime() <= now.getTime())) {
+        throw new DomainError('FAILED_PRECONDITION', `Key ${publicKey} no longer works; create a new pair instead.`);
+      }
+      const pair = generateKeyPair(old.mode);
+      const next: ApiKeyRecord = {
+        publicKey: pair.publicKey,
+        accountId: old.accountId,
+        secretHash: pair.secretHash,
+        allowedIps: [...old.allowedIps],
+        revoked: false,
+        mode: old.mode,
+        createdAt: now,
+      };
+      if (old.controls !== undefined) next.controls = old.controls;
+      const ended = await store.keys.roll(publicKey, next, new Date(now.getTime() + graceHours * 3_600_000));
+      if (!ended) throw notFound(`Key ${publicKey}`);
+      return { issued: { publicKey: pair.publicKey, secretKey: pair.secretKey, mode: old.mode }, old: ended };
+    },
+
     async verifyKeyPair(publicKey: string, secretKey: string, clientIp: string): Promise<VerifiedKey> {
-      const verified = await verifyPresentedPair(store, publicKey, secretKey, clientIp);
+      const verified = await verifyPresentedPair(store, publicKey, secretKey, clientIp, clock());
       deps.keyUses?.note(publicKey, clock());
       return verified;
     },
@@ -445,6 +477,7 @@ async function verifyPresentedPair(
   publicKey: string,
   secretKey: string,
   clientIp: string,
+  now: Date,
 ): Promise<VerifiedKey> {
   const invalidKeys = () => new DomainError('INVALID_API_KEY', 'The API keys are missing or invalid.');
   const shaped =
@@ -455,6 +488,8 @@ async function verifyPresentedPair(
   const key = shaped ? await store.keys.find(publicKey) : null;
   const matches = sameHash(hashSecret(secretKey), key?.secretHash ?? DUMMY_SECRET_HASH);
   if (!key || !matches || key.revoked) throw invalidKeys();
+  // A rolled pair past its grace period is as invalid as a revoked one.
+  if (key.expiresAt !== undefined && key.expiresAt.getTime() <= now.getTime()) throw invalidKeys();
   const account = await store.accounts.get(key.accountId);
   const tier = account ? await store.catalog.getTier(account.tierId) : null;
   if (!account || !tier) throw invalidKeys();

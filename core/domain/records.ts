@@ -53,6 +53,8 @@ export interface ApiKeyRecord {
   createdAt: Date;
   /** What the pair may do (core/domain/key-controls.ts); absent: everything, no caps. */
   controls?: KeyControls;
+  /** A rolled pair works until then (its grace period), then no longer; absent: until revoked. */
+  expiresAt?: Date;
 }
 
 /** A key as the key lists show it: with when it last authenticated a request (null: never, or not written yet). */

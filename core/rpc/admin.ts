@@ -151,6 +151,9 @@ interface AdminOperations {
   recipients: RecipientControlsService;
 }
 
+/** A rolled key's grace period when none is asked for: a day, to deploy the new secret. */
+const DEFAULT_GRACE_HOURS = 24;
+
 /** An audit row's author and note, as the catalogue's changes take them. */
 type By = (note: string) => Actor & { note: string };
 
@@ -180,6 +183,10 @@ function accountHandlers(accounts: AccountService, operations: AdminOperations) 
     },
     async setApiKeyIpLock(req) {
       return { key: apiKeyMessage(await accounts.setKeyIpLock(req.publicKey, req.allowedIps)) };
+    },
+    async rollApiKey(req) {
+      const { issued: pair, old } = await accounts.rollKey(req.publicKey, req.graceHours ?? DEFAULT_GRACE_HOURS);
+      return { issuedKey: issued(pair), oldKey: apiKeyMessage(old) };
     },
     async setApiKeyLimits(req) {
       const change = {

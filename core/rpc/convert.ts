@@ -172,6 +172,7 @@ export function apiKeyMessage(
     ...(key.lastUsedAt ? { lastUsedAt: timestampFromDate(key.lastUsedAt) } : {}),
     limits: keyLimitsMessage(key.controls ?? NO_KEY_CONTROLS),
     spentTodayKobo: BigInt(key.spentTodayKobo ?? 0),
+    ...(key.expiresAt ? { expiresAt: timestampFromDate(key.expiresAt) } : {}),
   };
 }
 

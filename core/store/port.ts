@@ -117,6 +117,12 @@ export interface KeyStore {
   revoke(publicKey: string): Promise<ApiKeyRecord | null>;
   /** Returns null when the key does not exist. */
   setAllowedIps(publicKey: string, ips: string[]): Promise<ApiKeyRecord | null>;
+  /**
+   * Rolls a key: inserts `next` and ends the old pair at `oldExpiresAt` (or earlier, if it
+   * already ends sooner), in one transaction. Null, with nothing written, when the old key
+   * does not exist.
+   */
+  roll(publicKey: string, next: ApiKeyRecord, oldExpiresAt: Date): Promise<ApiKeyRecord | null>;
   /** Replaces the key's controls; null takes them away (everything, no caps). Null when the key does not exist. */
   setControls(publicKey: string, controls: KeyControls | null): Promise<ApiKeyRecord | null>;
   /**

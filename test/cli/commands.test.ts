@@ -195,6 +195,7 @@ test('keys create, list and revoke: a revoked pair stops authenticating', async 
       'cap_per_purchase',
       'cap_per_purchase_kobo',
       'created_at',
+      'expires_at',
       'last_used_at',
       'mode',
       'public_key',

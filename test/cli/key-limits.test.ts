@@ -72,4 +72,17 @@ test('an unknown scope or a cap that is not an amount is refused, and the key is
   assert.is((await core.store.keys.find(publicKey))?.controls, undefined);
 });
 
+test('keys roll prints the new pair once and the old one with its end', async ({ core }) => {
+  const { publicKey } = await core.createApiAccount();
+  const rolled = await runJson(core, ['keys', 'roll', publicKey, '--grace-hours', '6']);
+  assert.is(rolled.code, 0, rolled.stderr);
+  assert.match(String(rolled.json['secret_key']), /^sk_/);
+  const old = rolled.json['old_key'] as Record<string, unknown>;
+  assert.is(old['public_key'], publicKey);
+  const endsInMs = Date.parse(String(old['expires_at'])) - Date.now();
+  assert.ok(endsInMs > 5.9 * 3_600_000 && endsInMs <= 6 * 3_600_000, String(old['expires_at']));
+  const bad = await runAgainst(core, ['keys', 'roll', String(rolled.json['public_key']), '--grace-hours', 'x']);
+  assert.is.not(bad.code, 0);
+});
+
 test.run();

@@ -168,6 +168,8 @@ export interface ApiKeyDoc {
   created_at: Date;
   /** What the pair may do; absent: everything, no caps. */
   controls?: KeyControlsDoc;
+  /** When a rolled pair stops working; absent: never (until revoked). */
+  expires_at?: Date;
 }
 
 /** KeyControls as stored, the caps as int64 kobo. */
@@ -204,6 +206,7 @@ export function apiKeyToDoc(key: ApiKeyRecord): ApiKeyDoc {
     created_at: toDate(key.createdAt, 'createdAt'),
   };
   if (key.controls !== undefined) doc.controls = keyControlsToDoc(key.controls);
+  if (key.expiresAt !== undefined) doc.expires_at = toDate(key.expiresAt, 'expiresAt');
   return doc;
 }
 
@@ -218,6 +221,7 @@ export function apiKeyFromDoc(doc: ApiKeyDoc): ApiKeyRecord {
     createdAt: doc.created_at,
   };
   if (doc.controls !== undefined) key.controls = keyControlsFromDoc(doc.controls);
+  if (doc.expires_at !== undefined) key.expiresAt = doc.expires_at;
   return key;
 }
 

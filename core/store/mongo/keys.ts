@@ -2,7 +2,7 @@
 import { requireLimit } from '../bounds.js';
 import type { KeyStore } from '../port.js';
 import { bounded, MAX_LIST_ITEMS, type MongoContext } from './context.js';
-import { apiKeyFromDoc, apiKeyToDoc, keyControlsToDoc } from './documents.js';
+import { apiKeyFromDoc, apiKeyToDoc, keyControlsToDoc, toDate } from './documents.js';
 import { spentOnDay } from './spend.js';
 
 export function createKeyStore(ctx: MongoContext): KeyStore {
@@ -59,5 +59,22 @@ export function createKeyStore(ctx: MongoContext): KeyStore {
       return doc === null ? null : apiKeyFromDoc(doc);
     },
     spentOn: (publicKeys, day) => spentOnDay(ctx, publicKeys, day),
+    async roll(publicKey, next, oldExpiresAt) {
+      const until = toDate(oldExpiresAt, 'oldExpiresAt');
+      return ctx.inTransaction(async (session) => {
+        const c = live();
+        const old = await c.apiKeys.findOne({ _id: publicKey }, { session });
+        if (old === null) return null;
+        // An end already sooner stays (as the SQLite adapter's MIN).
+        const ends = old.expires_at !== undefined && old.expires_at < until ? old.expires_at : until;
+        const ended = await c.apiKeys.findOneAndUpdate(
+          { _id: publicKey },
+          { $set: { expires_at: ends } },
+          { session, returnDocument: 'after' },
+        );
+        await c.apiKeys.insertOne(apiKeyToDoc(next), { session });
+        return ended === null ? null : apiKeyFromDoc(ended);
+      });
+    },
   };
 }

@@ -85,7 +85,7 @@ function buildStore(db: Database.Database): Store {
   const commit = createGroupCommit(db, wal);
   return {
     accounts: createAccountStore(accountSql),
-    keys: createKeyStore(db),
+    keys: createKeyStore(db, commit),
     catalog: createCatalogStore(db, eventSql),
     wallet: createWalletStore(db, commit, {
       accounts: accountSql,

@@ -73,4 +73,9 @@ export const CONTROLS_MIGRATIONS: readonly Migration[] = [
       ) STRICT, WITHOUT ROWID;
     `,
   },
+  {
+    version: 29,
+    description: 'key rolls: a rolled key pair works until the end of its grace period',
+    sql: 'ALTER TABLE api_keys ADD COLUMN expires_at INTEGER;',
+  },
 ];

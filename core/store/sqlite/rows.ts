@@ -88,6 +88,8 @@ export interface ApiKeyRow {
   created_at: number;
   /** KeyControls as JSON; NULL: none. */
   controls: string | null;
+  /** When a rolled pair stops working; NULL: never (until revoked). */
+  expires_at: number | null;
 }
 
 export function apiKeyFromRow(row: ApiKeyRow): ApiKeyRecord {
@@ -101,6 +103,7 @@ export function apiKeyFromRow(row: ApiKeyRow): ApiKeyRecord {
     createdAt: fromMs(row.created_at),
   };
   if (row.controls !== null) key.controls = JSON.parse(row.controls) as KeyControls;
+  if (row.expires_at !== null) key.expiresAt = fromMs(row.expires_at);
   return key;
 }
 

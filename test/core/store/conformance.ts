@@ -1331,6 +1331,25 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       assert.is((await h.store.wallet.reserve(h.purchase(accountId), undefined, checks)).outcome, 'reserved');
     });
 
+    it('a roll inserts the new pair and ends the old one, never later than an end it already had', async (h) => {
+      const accountId = await h.account();
+      const publicKey = await cappedKey(h, accountId, 0, 0);
+      const next = {
+        publicKey: h.unique('pk'),
+        accountId,
+        secretHash: 'n',
+        allowedIps: ['203.0.113.9'],
+        revoked: false,
+        mode: 'live' as const,
+        createdAt: at(5),
+      };
+      assert.equal((await h.store.keys.roll(publicKey, next, at(100)))?.expiresAt, at(100));
+      assert.equal(await h.store.keys.find(next.publicKey), next);
+      const second = { ...next, publicKey: h.unique('pk') };
+      assert.equal((await h.store.keys.roll(publicKey, second, at(500)))?.expiresAt, at(100), 'the sooner end stays');
+      assert.is(await h.store.keys.roll('pk_missing', { ...next, publicKey: h.unique('pk') }, at(1)), null);
+    });
+
     it("another account's key caps nothing", async (h) => {
       const accountId = await h.account(100_000);
       const other = await h.account();

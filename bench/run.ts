@@ -86,6 +86,15 @@ const FAILOVER_MIN_SHARE = 0.8;
 const AIRTIME_AFTER_WRITES = 'scenario: airtime, after the writes';
 
 /** A slow upstream (issue 29): the sandbox answers after this long, with this many purchases in flight. */
+/**
+ * Key and recipient controls: airtime from a key with scopes, caps and a per-recipient limit
+ * (all far above the load, so none refuses) against a key and account without any, window by
+ * window in turn (PAIRED_ROUNDS rounds): what the controls' reads and writes in the reserve
+ * cost. At most 5% more service CPU per purchase, at the median of the rounds.
+ */
+const CONTROLS_SCENARIO = 'scenario: airtime with key and recipient controls';
+const CONTROLS_MAX_CPU_ADDED = 0.05;
+
 const SLOW_SCENARIO = 'scenario: airtime, slow upstream';
 const SLOW_BARE = 'baseline: bare HTTP answering slowly';
 const SLOW_HOP = 'baseline: one hop, upstream answering slowly';
@@ -134,6 +143,7 @@ const CEILINGS: Record<string, string> = {
   'scenario: balance': HOP_CEILING,
   'scenario: airtime': HOP_CEILING,
   'scenario: airtime with webhooks': HOP_CEILING,
+  [CONTROLS_SCENARIO]: HOP_CEILING,
   [AIRTIME_AFTER_WRITES]: HOP_CEILING,
   'scenario: data': HOP_CEILING,
   'scenario: bulksms': HOP_CEILING,
@@ -309,6 +319,7 @@ async function scenarios(): Promise<void> {
     }
     if (selected(AIRTIME_AFTER_WRITES))
       await afterTheWrites({ port, cpuPid, metricsPort, admin, corePort, dataDir }, receiver?.port);
+    if (selected(CONTROLS_SCENARIO)) await withControls({ port, cpuPid, metricsPort, admin, corePort, dataDir });
     if (selected('scenario: mixed')) {
       // Mixed: mostly reads and airtime, as a reseller's traffic looks.
       record(
@@ -468,6 +479,36 @@ async function afterTheWrites(shared: SharedService, receiverPort: number | unde
   target(
     hookedLag < WEBHOOK_MAX_LAG_S,
     `oldest undelivered event ${hookedLag.toFixed(2)} s old when the load ended (under ${WEBHOOK_MAX_LAG_S} s)`,
+  );
+}
+
+/** CONTROLS_SCENARIO: two fresh accounts made the same way, one of them (and its key) under controls. */
+async function withControls(shared: SharedService): Promise<void> {
+  const { port, cpuPid, admin } = shared;
+  const plain = await fundedAccount(admin, 'Bench Uncontrolled');
+  const controlled = await fundedAccount(admin, 'Bench Controlled');
+  await admin.setApiKeyLimits({
+    publicKey: controlled.keys['X-Public-Key']!,
+    scopes: 'balance,purchase:airtime',
+    capPerPurchaseKobo: 100_000n,
+    capPerDayKobo: 10_000_000_000n,
+  });
+  await admin.setRecipientLimits({ accountId: controlled.accountId, perDayKobo: 10_000_000_000n });
+  const window = (keys: Record<string, string>) => () => http(port, [airtimeLoad(keys)], { cpuPid, ...PAIRED_WINDOW });
+  const pairs = await inTurn('controls', window(plain.keys), window(controlled.keys));
+  const rounds = pairs.map(([a, b]) => b.serviceCpuMsPerRequest! / a.serviceCpuMsPerRequest! - 1);
+  record(CONTROLS_SCENARIO, pairs[pairs.length - 1]![1]);
+  const added = median(rounds);
+  results[CONTROLS_SCENARIO]!.pairedCpuAdded = Number(added.toFixed(3));
+  results[CONTROLS_SCENARIO]!.pairedCpuAddedRounds = rounds.map((r) => Number(r.toFixed(3)));
+  console.error(
+    `  controls, the two accounts in turn: ${(added * 100).toFixed(1)}% at the median of ${rounds.length} rounds ` +
+      `(${percents(rounds, { signed: true })})`,
+  );
+  target(
+    added <= CONTROLS_MAX_CPU_ADDED,
+    `a key with scopes, caps and a per-recipient limit adds ${(added * 100).toFixed(1)}% to the service's CPU ` +
+      `per airtime purchase, at the median of ${rounds.length} rounds in turn (at most ${CONTROLS_MAX_CPU_ADDED * 100}%)`,
   );
 }
 

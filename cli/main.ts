@@ -34,6 +34,7 @@ import { ledgerGroup } from './ledger.js';
 import { pendingGroup } from './pending.js';
 import { plansGroup } from './plans.js';
 import { pricingGroup } from './pricing.js';
+import { recipientsGroup } from './recipients.js';
 import { reportsGroup } from './report.js';
 import { routesGroup } from './routes.js';
 import { auditGroup, staffGroup } from './staff.js';
@@ -63,6 +64,7 @@ export const EXIT_USAGE = 2;
 export const COMMAND_GROUPS: readonly CommandGroup[] = [
   accountsGroup,
   keysGroup,
+  recipientsGroup,
   walletGroup,
   ledgerGroup,
   pendingGroup,

@@ -9,6 +9,7 @@ import { type ClockJumpWatch, createClockJumpWatch } from '../runtime/clock-jump
 import type { Logger } from '../runtime/log.js';
 import { createKeyUseRecorder, type KeyUseRecorder } from './accounts/key-use.js';
 import { createLedgerCheck } from './accounts/ledger-check.js';
+import { createRecipientControls } from './accounts/recipients.js';
 import { type AccountService, createAccountService } from './accounts/service.js';
 import { createCableFollow } from './catalog/cable-follow.js';
 import { createPlanChanges } from './catalog/changes.js';
@@ -107,6 +108,8 @@ export interface CoreDeps {
   adminToken: string;
   serviceToken: string;
   providerTimeoutMs: number;
+  /** How long an account's duplicate guard remembers a purchase (DUPLICATE_WINDOW_S); 30 s when not given. */
+  duplicateWindowMs?: number;
   recoveryIntervalMs: number;
   recoveryAttentionAfterMs: number;
   log: Logger;
@@ -436,7 +439,9 @@ function moneyPath(deps: CoreDeps, clock: () => Date, catalogue: CatalogueLater)
  * the upstreams' callbacks and pushes.
  */
 function purchasing(deps: CoreDeps, money: MoneyPath) {
-  const { store, clock, providers, purchaseDeps } = money;
+  const { store, clock, providers } = money;
+  const recipients = createRecipientControls({ store, clock, duplicateWindowMs: deps.duplicateWindowMs ?? 30_000 });
+  const purchaseDeps = { ...money.purchaseDeps, recipients };
   const planChanges = createPlanChanges({ store, clock, log: deps.log });
   const catalog = createCatalogService({ store, changes: planChanges, clock });
   const costRules = createCostRules({ store, clock, log: deps.log });
@@ -460,6 +465,7 @@ function purchasing(deps: CoreDeps, money: MoneyPath) {
   );
   return {
     purchases,
+    recipients,
     apiPurchases: createPurchaseService({ ...purchaseDeps, costRules, refuseSuspended: true }),
     catalog,
     costRules,

@@ -60,6 +60,8 @@ export interface CoreConfig {
   adminToken: string | null;
   serviceToken: string | null;
   providerTimeoutMs: number;
+  /** DUPLICATE_WINDOW_S in milliseconds: how long an account's duplicate guard remembers a purchase. */
+  duplicateWindowMs: number;
   recoveryIntervalMs: number;
   recoveryAttentionAfterMs: number;
   sandboxDelayMs: number;
@@ -312,6 +314,14 @@ export const CORE_SCHEMA = {
     min: 100,
     max: 120_000,
     help: 'How long a provider call may take before its outcome counts as unknown (pending).',
+  }),
+  duplicateWindowS: integer('DUPLICATE_WINDOW_S', {
+    fallback: 30,
+    min: 0,
+    max: 3_600,
+    help:
+      'For an account whose duplicate guard is on: how many seconds the same product, recipient and amount ' +
+      'without a new request_id is refused as DUPLICATE_PURCHASE (0: never).',
   }),
   recoveryIntervalMs: integer('RECOVERY_INTERVAL_MS', {
     fallback: 10_000,
@@ -778,6 +788,7 @@ export function readCoreConfig(env: Env = process.env): CoreConfig {
     adminToken: v.adminToken,
     serviceToken: v.serviceToken,
     providerTimeoutMs: v.providerTimeoutMs,
+    duplicateWindowMs: v.duplicateWindowS * 1000,
     recoveryIntervalMs: v.recoveryIntervalMs,
     recoveryAttentionAfterMs: v.recoveryAttentionAfterMs,
     sandboxDelayMs: v.sandboxDelayMs,

@@ -68,6 +68,7 @@ export async function startCore(env: Record<string, string | undefined> = proces
     adminToken,
     serviceToken,
     providerTimeoutMs: config.providerTimeoutMs,
+    duplicateWindowMs: config.duplicateWindowMs,
     floatPollMs: config.upstreamFloatPollMs,
     recoveryIntervalMs: config.recoveryIntervalMs,
     recoveryAttentionAfterMs: config.recoveryAttentionAfterMs,

@@ -576,7 +576,7 @@ export function instrumentStore(
   const wallet: WalletStore = {
     credit: (input) => timed('credit', () => inner.credit(input)),
     debit: (input) => inner.debit(input),
-    reserve: (tx, first) => timed('reserve', () => inner.reserve(tx, first)),
+    reserve: (tx, first, checks) => timed('reserve', () => inner.reserve(tx, first, checks)),
     settle: async (reference, result, at, attempt, answers) =>
       told(await timed('settle', () => inner.settle(reference, result, at, attempt, answers))),
     refund: async (reference, reason, at, attempt, answers) =>
@@ -592,6 +592,7 @@ export function instrumentStore(
     writes: store.writes,
     accounts: store.accounts,
     keys: store.keys,
+    recipients: store.recipients,
     catalog: store.catalog,
     transactions: store.transactions,
     people: store.people,

@@ -7,7 +7,7 @@
  * a wrong secret or another IP never matches a cached success, and no secret is kept in
  * memory in the clear. Only successes are cached, for `ttlMs`: a key that is revoked, locked
  * to other IPs or whose account loses API access keeps working from this gateway for at
- * most that long (5 seconds by default).
+ * most that long (5 seconds by default); so does a change of its scopes or caps.
  *
  * It also remembers, for a day and hashed, which key pairs it has seen verified ("known
  * good"): the pipeline lets those past the failed-authentication limit of their address, so
@@ -16,6 +16,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Client } from '@connectrpc/connect';
+import { ALL_SCOPE } from '../core/domain/key-controls.js';
 import type { Mode } from '../core/domain/mode.js';
 import type { AuthService } from '../gen/prepaid/v1/auth_pb.js';
 import { Mode as ProtoMode } from '../gen/prepaid/v1/types_pb.js';
@@ -28,6 +29,10 @@ export interface Caller {
   mode: Mode;
   /** The key the rate limit counts against. */
   publicKey: string;
+  /** What the key may call (core/domain/key-controls.ts); the pipeline refuses the rest. */
+  scopes: readonly string[];
+  /** The key has a spend cap: its purchases name it, so that the core's reserve checks the caps. */
+  spendCapped: boolean;
 }
 
 /** Verifies key pairs; failures are thrown as the core's errors (INVALID_API_KEY, IP_NOT_ALLOWED). */
@@ -99,6 +104,9 @@ export function createKeyAuthenticator(options: {
       tierId: verified.tierId,
       mode: modeOf(verified.mode),
       publicKey,
+      // A core that predates scopes sends none: everything, as before.
+      scopes: verified.scopes.length === 0 ? [ALL_SCOPE] : [...verified.scopes],
+      spendCapped: verified.spendCapped,
     };
     remember(good, pairKey, now() + KNOWN_GOOD_TTL_MS, maxEntries);
     if (ttlMs > 0) remember(cache, cacheKey, { caller, expiresAtMs: now() + ttlMs }, maxEntries);

@@ -94,6 +94,36 @@ const ERROR_TABLE: Readonly<Record<ErrorKey, ErrorRow>> = {
     message: ({ clientIp }) =>
       `This API key is locked to other IP addresses and cannot be used from ${clientIp || 'this address'}.`,
   },
+  KEY_SCOPE_DENIED: {
+    status: 403,
+    code: 'KEY_SCOPE_DENIED',
+    message: () => "This API key's scopes do not allow this action; nothing was charged.",
+    coreMessage: true,
+  },
+  KEY_CAP_EXCEEDED: {
+    status: 403,
+    code: 'KEY_CAP_EXCEEDED',
+    message: () => 'This purchase is over a spend cap of this API key; nothing was charged.',
+    coreMessage: true,
+  },
+  RECIPIENT_BLOCKED: {
+    status: 422,
+    code: 'RECIPIENT_BLOCKED',
+    message: () => 'Purchases to this recipient are not allowed; nothing was charged.',
+  },
+  RECIPIENT_LIMIT: {
+    status: 422,
+    code: 'RECIPIENT_LIMIT',
+    message: () => "This recipient has reached the account's limit for today; nothing was charged.",
+    coreMessage: true,
+  },
+  DUPLICATE_PURCHASE: {
+    status: 409,
+    code: 'DUPLICATE_PURCHASE',
+    message: () =>
+      'The same purchase was made moments ago; nothing was charged. Send a new request_id to buy it again.',
+    coreMessage: true,
+  },
   INSUFFICIENT_BALANCE: {
     status: 402,
     code: 'INSUFFICIENT_BALANCE',
@@ -312,6 +342,14 @@ export function gatewayError(
 ): ApiError {
   const message = options.message ?? ERROR_TABLE[key].message({});
   return new ApiError(key, message, { violations: options.violations, headers: options.headers });
+}
+
+/**
+ * The refusal of an action outside the caller's key scopes, before anything is read or
+ * reserved; its message is the core's rule (core/domain/key-controls.ts).
+ */
+export function keyScopeDenied(message: string): ApiError {
+  return new ApiError('KEY_SCOPE_DENIED', message);
 }
 
 /** A 422 listing type and presence problems the gateway found before calling the core. */

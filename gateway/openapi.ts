@@ -656,6 +656,10 @@ const ERROR_RESPONSES = {
       'IPs), or ACCOUNT_SUSPENDED (the platform suspended the account).',
   ),
   '402': errorResponse('INSUFFICIENT_BALANCE: the wallet does not cover the charge; nothing was debited.'),
+  '403': errorResponse(
+    "KEY_SCOPE_DENIED (the action is outside the key's scopes) or KEY_CAP_EXCEEDED (the purchase is over a " +
+      'spend cap of the key); nothing was charged.',
+  ),
   '404': errorResponse('NOT_FOUND: a reference that is not yours, or an unknown customer number (verify).'),
   '405': errorResponse('METHOD_NOT_ALLOWED; the Allow header names the method.', {
     ...rateLimitHeaders,
@@ -665,13 +669,17 @@ const ERROR_RESPONSES = {
     'REQUEST_TIMEOUT: the headers did not arrive within 10 s, or the whole request within 30 s.',
     {},
   ),
-  '409': errorResponse('REQUEST_IN_PROGRESS: the same idempotency key is still being processed.'),
+  '409': errorResponse(
+    'REQUEST_IN_PROGRESS: the same idempotency key is still being processed; or DUPLICATE_PURCHASE (an ' +
+      "account's duplicate guard: the same purchase moments ago without a new request_id; reference names it).",
+  ),
   '417': errorResponse('EXPECTATION_FAILED: an Expect header other than 100-continue.', {}),
   '422': errorResponse(
     'INVALID_PARAMETER (errors lists every field), IDEMPOTENCY_KEY_REUSED, ' +
       'UNKNOWN_ACTION, INVALID_CONTENT_TYPE, INVALID_JSON, PAYLOAD_TOO_LARGE, ' +
       'FAILED_PRECONDITION, PLAN_DISABLED (the plan type is switched off), ' +
-      'PRICE_BELOW_COST (the price is below its cost now; nothing was charged).',
+      'PRICE_BELOW_COST (the price is below its cost now; nothing was charged), RECIPIENT_BLOCKED, ' +
+      "RECIPIENT_LIMIT (the recipient's limit for today is reached; nothing was charged).",
   ),
   '429': errorResponse(
     'RATE_LIMITED: more than 60 requests in any 60 seconds for this key, or too many ' +

@@ -7,12 +7,13 @@
 
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { addressBudgetKey } from '../core/domain/addresses.js';
+import { allowsScope, scopeDenied } from '../core/domain/key-controls.js';
 import type { Action, ActionResult } from './actions/action.js';
 import { ACTIONS, findAction } from './actions/index.js';
 import type { Caller, KeyAuthenticator } from './auth.js';
 import { ClientGoneError, isJsonContentType, type JsonObject, readJsonObject } from './body.js';
 import type { CoreClients } from './core-client.js';
-import { errorBody, gatewayError, toApiError } from './errors.js';
+import { errorBody, gatewayError, keyScopeDenied, toApiError } from './errors.js';
 import { type Limiter, rateLimitHeaders } from './limiter.js';
 import type { GatewayLogger } from './log.js';
 import type { GatewayMetrics } from './metrics.js';
@@ -184,6 +185,8 @@ async function dispatch(
       headers: { Allow: action.method === 'GET' ? 'GET, HEAD' : action.method },
     });
   }
+  // Before the body is read: a key outside its scopes costs the core nothing.
+  if (!allowsScope(caller.scopes, action.scope)) throw keyScopeDenied(scopeDenied(action.scope).message);
   let body = EMPTY_BODY;
   if (action.method === 'POST') {
     if (!isJsonContentType(req.headers['content-type'])) throw gatewayError('INVALID_CONTENT_TYPE');

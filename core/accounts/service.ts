@@ -14,9 +14,18 @@ import {
   refuseIfSuspended,
   throwIfViolations,
 } from '../domain/errors.js';
+import {
+  checkCap,
+  hasSpendCaps,
+  isUncontrolled,
+  type KeyControls,
+  NO_KEY_CONTROLS,
+  parseScopes,
+} from '../domain/key-controls.js';
 import type { Mode } from '../domain/mode.js';
-import { formatNaira, isKobo, type Kobo, MAX_AMOUNT_KOBO } from '../domain/money.js';
+import { formatNaira, isKobo, type Kobo, kobo, MAX_AMOUNT_KOBO } from '../domain/money.js';
 import { LEDGER_PAGES, type Page, pageSize, readPage } from '../domain/paging.js';
+import { lagosDay } from '../domain/people.js';
 import type { AccountRecord, ApiKeyRecord, LedgerEntryRecord, ListedApiKey } from '../domain/records.js';
 import { newReference } from '../domain/reference.js';
 import { hasControlCharacters } from '../domain/validation.js';
@@ -33,6 +42,8 @@ import {
   sameHash,
 } from './keys.js';
 
+/** The longest grace period of a rolled key: a week, time enough to deploy a new secret anywhere. */
+const MAX_GRACE_HOURS = 168;
 /** A key locked to more addresses than this is not really locked. */
 const MAX_ALLOWED_IPS = 20;
 const MAX_ACCOUNT_NAME_LENGTH = 100;
@@ -53,6 +64,21 @@ interface VerifiedKey {
   tierId: string;
   /** The pair's mode: every call the gateway makes for this request acts in it. */
   mode: Mode;
+  /** What the pair may call (the gateway refuses the rest) and whether it has a cap on spending. */
+  scopes: readonly string[];
+  spendCapped: boolean;
+}
+
+/** Limits as an operator or owner asks for them: scopes by name, caps in kobo (0: none). */
+interface KeyLimitsInput {
+  scopes: readonly string[] | string;
+  capPerPurchaseKobo: number;
+  capPerDayKobo: number;
+}
+
+/** A listed key: its last use and, for a key with a day's cap, what it spent today. */
+interface KeyWithUse extends ListedApiKey {
+  spentTodayKobo: Kobo;
 }
 
 /** The tier named, or a field error that lists the tiers there are. */
@@ -78,9 +104,14 @@ async function requireAccount(store: Pick<Store, 'accounts'>, accountId: string)
   return account;
 }
 
-async function issueKey(deps: AccountServiceDeps, accountId: string, mode: Mode): Promise<IssuedKeyPair> {
+async function issueKey(
+  deps: AccountServiceDeps,
+  accountId: string,
+  mode: Mode,
+  controls?: KeyControls,
+): Promise<IssuedKeyPair> {
   const pair = generateKeyPair(mode);
-  await deps.store.keys.insert({
+  const key: ApiKeyRecord = {
     publicKey: pair.publicKey,
     accountId,
     secretHash: pair.secretHash,
@@ -88,8 +119,29 @@ async function issueKey(deps: AccountServiceDeps, accountId: string, mode: Mode)
     revoked: false,
     mode,
     createdAt: deps.clock(),
-  });
+  };
+  if (controls !== undefined && !isUncontrolled(controls)) key.controls = controls;
+  await deps.store.keys.insert(key);
   return { publicKey: pair.publicKey, secretKey: pair.secretKey, mode };
+}
+
+/** Limits as asked for, checked: known scopes, caps of 0 or a positive amount. */
+function keyControlsOf(limits: KeyLimitsInput): KeyControls {
+  const violations: FieldViolation[] = [];
+  const attempt = <T>(read: () => T): T | undefined => {
+    try {
+      return read();
+    } catch (error) {
+      if (error instanceof DomainError && error.code === 'INVALID_PARAMETER') violations.push(...error.violations);
+      else throw error;
+      return undefined;
+    }
+  };
+  const scopes = attempt(() => parseScopes(limits.scopes));
+  const capPerPurchaseKobo = attempt(() => checkCap('cap_per_purchase', limits.capPerPurchaseKobo));
+  const capPerDayKobo = attempt(() => checkCap('cap_per_day', limits.capPerDayKobo));
+  throwIfViolations(violations);
+  return { scopes: scopes!, capPerPurchaseKobo: capPerPurchaseKobo!, capPerDayKobo: capPerDayKobo! };
 }
 
 async function requireKey(store: Pick<Store, 'keys'>, publicKey: string): Promise<ApiKeyRecord> {
@@ -150,7 +202,8 @@ function keyMethods(deps: AccountServiceDeps) {
   const { store, clock } = deps;
   return {
     /** A new key pair for `mode`: test pairs act on the test wallet and only ever reach the sandbox. */
-    async createKey(accountId: string, mode: Mode): Promise<IssuedKeyPair> {
+    async createKey(accountId: string, mode: Mode, limits?: KeyLimitsInput): Promise<IssuedKeyPair> {
+      const controls = limits === undefined ? undefined : keyControlsOf(limits);
       const account = await requireAccount(store, accountId);
       const tier = await requireTier(store.catalog, account.tierId);
       if (!tier.apiAccess) {
@@ -159,16 +212,34 @@ function keyMethods(deps: AccountServiceDeps) {
           `Account ${accountId} is on tier ${tier.tierId}, which has no API access; move it to an API tier first.`,
         );
       }
-      return issueKey(deps, accountId, mode);
+      return issueKey(deps, accountId, mode, controls);
     },
 
-    /** The account's keys, newest first, each with its last use as the store has it (written every few seconds). */
-    async listKeys(accountId: string): Promise<ListedApiKey[]> {
+    /**
+     * The account's keys, newest first, each with its last use as the store has it (written
+     * every few seconds) and, for a key with a day's cap, what it spent today.
+     */
+    async listKeys(accountId: string): Promise<KeyWithUse[]> {
       await requireAccount(store, accountId);
       const keys = await store.keys.listByAccount(accountId);
-      const uses =
-        keys.length === 0 ? new Map<string, Date>() : await store.keyUse.lastUses(keys.map((key) => key.publicKey));
-      return keys.map((key) => ({ ...key, lastUsedAt: uses.get(key.publicKey) ?? null }));
+      if (keys.length === 0) return [];
+      const uses = await store.keyUse.lastUses(keys.map((key) => key.publicKey));
+      const capped = keys.filter((key) => (key.controls?.capPerDayKobo ?? 0) > 0).map((key) => key.publicKey);
+      const spent = capped.length === 0 ? new Map<string, Kobo>() : await store.keys.spentOn(capped, lagosDay(clock()));
+      return keys.map((key) => ({
+        ...key,
+        lastUsedAt: uses.get(key.publicKey) ?? null,
+        spentTodayKobo: spent.get(key.publicKey) ?? kobo(0),
+      }));
+    },
+
+    /** Changes what the key may do (docs/security.md): each limit given replaces the key's, the rest stay. */
+    async setKeyLimits(publicKey: string, change: Partial<KeyLimitsInput>): Promise<ApiKeyRecord> {
+      const current = (await requireKey(store, publicKey)).controls ?? NO_KEY_CONTROLS;
+      const controls = keyControlsOf({ ...current, ...change });
+      const key = await store.keys.setControls(publicKey, isUncontrolled(controls) ? null : controls);
+      if (!key) throw notFound(`Key ${publicKey}`);
+      return key;
     },
 
     async revokeKey(publicKey: string): Promise<ApiKeyRecord> {
@@ -186,8 +257,38 @@ function keyMethods(deps: AccountServiceDeps) {
       return key;
     },
 
+    /**
+     * Rolls a key pair: a new pair (its secret shown once) with the old one's IP lock and
+     * limits, and the old one working for `graceHours` more (0: ended at once). The old pair's
+     * last use stays in the list.
+     */
+    async rollKey(publicKey: string, graceHours: number): Promise<{ issued: IssuedKeyPair; old: ApiKeyRecord }> {
+      if (!Number.isSafeInteger(graceHours) || graceHours < 0 || graceHours > MAX_GRACE_HOURS) {
+        throw invalid('grace_hours', `grace_hours must be a whole number of hours from 0 to ${MAX_GRACE_HOURS}.`);
+      }
+      const old = await requireKey(store, publicKey);
+      const now = clock();
+      if (old.revoked || (old.expiresAt !== undefined && old.expiresAt.getTime() <= now.getTime())) {
+        throw new DomainError('FAILED_PRECONDITION', `Key ${publicKey} no longer works; create a new pair instead.`);
+      }
+      const pair = generateKeyPair(old.mode);
+      const next: ApiKeyRecord = {
+        publicKey: pair.publicKey,
+        accountId: old.accountId,
+        secretHash: pair.secretHash,
+        allowedIps: [...old.allowedIps],
+        revoked: false,
+        mode: old.mode,
+        createdAt: now,
+      };
+      if (old.controls !== undefined) next.controls = old.controls;
+      const ended = await store.keys.roll(publicKey, next, new Date(now.getTime() + graceHours * 3_600_000));
+      if (!ended) throw notFound(`Key ${publicKey}`);
+      return { issued: { publicKey: pair.publicKey, secretKey: pair.secretKey, mode: old.mode }, old: ended };
+    },
+
     async verifyKeyPair(publicKey: string, secretKey: string, clientIp: string): Promise<VerifiedKey> {
-      const verified = await verifyPresentedPair(store, publicKey, secretKey, clientIp);
+      const verified = await verifyPresentedPair(store, publicKey, secretKey, clientIp, clock());
       deps.keyUses?.note(publicKey, clock());
       return verified;
     },
@@ -376,6 +477,7 @@ async function verifyPresentedPair(
   publicKey: string,
   secretKey: string,
   clientIp: string,
+  now: Date,
 ): Promise<VerifiedKey> {
   const invalidKeys = () => new DomainError('INVALID_API_KEY', 'The API keys are missing or invalid.');
   const shaped =
@@ -386,6 +488,8 @@ async function verifyPresentedPair(
   const key = shaped ? await store.keys.find(publicKey) : null;
   const matches = sameHash(hashSecret(secretKey), key?.secretHash ?? DUMMY_SECRET_HASH);
   if (!key || !matches || key.revoked) throw invalidKeys();
+  // A rolled pair past its grace period is as invalid as a revoked one.
+  if (key.expiresAt !== undefined && key.expiresAt.getTime() <= now.getTime()) throw invalidKeys();
   const account = await store.accounts.get(key.accountId);
   const tier = account ? await store.catalog.getTier(account.tierId) : null;
   if (!account || !tier) throw invalidKeys();
@@ -400,5 +504,12 @@ async function verifyPresentedPair(
       `This API key is locked to other IP addresses; the request came from ${clientIp || 'an unknown address'}.`,
     );
   }
-  return { accountId: account.accountId, tierId: tier.tierId, mode: key.mode };
+  const controls = key.controls ?? NO_KEY_CONTROLS;
+  return {
+    accountId: account.accountId,
+    tierId: tier.tierId,
+    mode: key.mode,
+    scopes: controls.scopes,
+    spendCapped: hasSpendCaps(controls),
+  };
 }

@@ -43,7 +43,17 @@ export type ErrorCode =
    * The store cannot write now (a full or read-only disk): the change was refused before
    * anything was written. Retrying later is safe; the core recovers by itself.
    */
-  | 'STORE_UNAVAILABLE';
+  | 'STORE_UNAVAILABLE'
+  /** The call is outside its key pair's scopes; nothing was reserved. */
+  | 'KEY_SCOPE_DENIED'
+  /** The purchase is over a cap of its key pair (per purchase or per day); nothing was debited. */
+  | 'KEY_CAP_EXCEEDED'
+  /** The recipient is blocked (by the platform or the account); nothing was debited. */
+  | 'RECIPIENT_BLOCKED'
+  /** The recipient has had the account's most purchases or Naira for today; nothing was debited. */
+  | 'RECIPIENT_LIMIT'
+  /** The same purchase was made moments ago without a new request_id; nothing was debited. */
+  | 'DUPLICATE_PURCHASE';
 
 /** One rule broken by one field, for BadRequest field violations and 422 bodies. */
 export interface FieldViolation {

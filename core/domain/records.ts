@@ -4,9 +4,11 @@
  * (core/store/port.ts) reads and writes them, and every adapter maps its rows or
  * documents to exactly these types.
  */
+import type { CapRefusal, KeyControls } from './key-controls.js';
 import type { Mode } from './mode.js';
 import type { Kobo } from './money.js';
 import type { DeliveryResult, PlanType, ProductName, PurchaseDetails, TransactionStatus } from './products.js';
+import type { RecipientControls, RecipientRefusal } from './recipient-controls.js';
 
 export interface AccountRecord {
   accountId: string;
@@ -22,6 +24,8 @@ export interface AccountRecord {
    * only).
    */
   suspension?: AccountSuspension;
+  /** What the account allows to one recipient (core/domain/recipient-controls.ts); absent: no controls. */
+  recipientControls?: RecipientControls;
 }
 
 /** Why and by whom an account was suspended (docs/console.md). */
@@ -47,6 +51,10 @@ export interface ApiKeyRecord {
   /** Which wallet and world the pair acts in: pk_test_ pairs are 'test'. */
   mode: Mode;
   createdAt: Date;
+  /** What the pair may do (core/domain/key-controls.ts); absent: everything, no caps. */
+  controls?: KeyControls;
+  /** A rolled pair works until then (its grace period), then no longer; absent: until revoked. */
+  expiresAt?: Date;
 }
 
 /** A key as the key lists show it: with when it last authenticated a request (null: never, or not written yet). */
@@ -225,7 +233,29 @@ export type ReserveResult =
   | { outcome: 'insufficient'; balanceKobo: Kobo }
   /** The account's idempotency key exists already; nothing was written. */
   | { outcome: 'duplicate'; transaction: TransactionRecord }
+  /** A cap of the purchase's key pair refuses the charge; nothing was written. */
+  | { outcome: 'key_cap'; refusal: CapRefusal }
+  /** The account's (or the platform's) recipient controls refuse it; nothing was written. */
+  | { outcome: 'recipient'; refusal: RecipientRefusal }
   | { outcome: 'no_account' };
+
+/**
+ * What a reserve checks beyond the balance, in its own transaction, only when the purchase
+ * has such controls (a purchase without them reads nothing more than before).
+ */
+export interface ReserveChecks {
+  /**
+   * The key pair whose caps apply: its caps are read, the charge is counted against its
+   * Africa/Lagos day, and a refund gives it back to that day.
+   */
+  cappedKey?: string;
+  /**
+   * The account's recipient controls: its blocklist looked up, the recipient's Lagos day
+   * checked against its limits and counted, and the same purchase within `duplicateWindowMs`
+   * without a request_id refused. A refund gives the purchase back to the recipient's day.
+   */
+  recipient?: { controls: RecipientControls; duplicateWindowMs: number };
+}
 
 /** The catalog a store starts with the first time it opens empty (see CatalogStore.seedIfEmpty). */
 export interface CatalogSeed {

@@ -8,10 +8,12 @@
  */
 import { createHash } from 'node:crypto';
 import { DomainError, invalid } from '../domain/errors.js';
+import { capExceeded } from '../domain/key-controls.js';
 import type { Mode } from '../domain/mode.js';
 import { formatNaira } from '../domain/money.js';
 import { goodsMissing, type ProductName, type PurchaseOrder } from '../domain/products.js';
-import type { TransactionRecord } from '../domain/records.js';
+import { recipientRefused } from '../domain/recipient-controls.js';
+import type { ReserveChecks, TransactionRecord } from '../domain/records.js';
 import { newReference } from '../domain/reference.js';
 import { DEFAULT_RETRY_SCHEDULE, firstAnswer, nextAttempt, type RetrySchedule } from '../domain/transactions.js';
 import { REQUEST_ID_PATTERN } from '../domain/validation.js';
@@ -116,6 +118,8 @@ export async function executePurchase(
   requestId: string,
   /** Upstreams of the route the sale would be below cost at (the margin guard's choice). */
   belowCost: readonly string[] = [],
+  /** The key's and account's controls the reserve checks in its transaction; none: nothing more is read. */
+  checks?: ReserveChecks,
 ): Promise<PurchaseResult> {
   if (requestId !== '' && !REQUEST_ID_PATTERN.test(requestId)) {
     throw invalid('request_id', 'request_id must be 1 to 64 letters, digits, "_" or "-".');
@@ -149,6 +153,7 @@ export async function executePurchase(
       createdAt: now,
     },
     first === undefined ? undefined : { upstream: first.name },
+    checks,
   );
 
   switch (reserved.outcome) {
@@ -161,6 +166,10 @@ export async function executePurchase(
           `does not cover the charge of ${formatNaira(order.chargedKobo)} Naira.`,
         { metadata: { balance_kobo: String(reserved.balanceKobo), charge_kobo: String(order.chargedKobo) } },
       );
+    case 'key_cap':
+      throw capExceeded(reserved.refusal, order.chargedKobo);
+    case 'recipient':
+      throw recipientRefused(reserved.refusal, Math.round((checks?.recipient?.duplicateWindowMs ?? 0) / 1000));
     case 'duplicate':
       return replay(deps, reserved.transaction, requestHash);
     case 'reserved':

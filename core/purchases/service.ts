@@ -2,6 +2,8 @@
  * Purchase use cases: load what the pure rules need from the store, build the order,
  * run the two-phase flow. One function per public operation.
  */
+
+import type { RecipientControlsService } from '../accounts/recipients.js';
 import {
   DomainError,
   type FieldViolation,
@@ -42,6 +44,7 @@ import {
   type CablePackageRecord,
   type CostRule,
   type PlanRecord,
+  type ReserveChecks,
   type TierRecord,
   type TransactionRecord,
 } from '../domain/records.js';
@@ -76,6 +79,8 @@ type PurchaseServiceDeps = PurchaseDeps & {
   store: Pick<Store, 'accounts' | 'catalog'>;
   costRules?: CostRuleReader;
   refuseSuspended?: boolean;
+  /** Recipient controls (core/accounts/recipients.ts); without them no recipient is checked. */
+  recipients?: Pick<RecipientControlsService, 'checksFor'>;
 };
 
 /**
@@ -147,6 +152,16 @@ export function createPurchaseService(deps: PurchaseServiceDeps) {
   };
 }
 
+/** The reserve's checks with the account's recipient controls, after the platform's blocklist (none without them). */
+function recipientChecks(
+  deps: PurchaseServiceDeps,
+  account: AccountRecord,
+  order: PurchaseOrder,
+  checks: ReserveChecks | undefined,
+): Promise<ReserveChecks | undefined> | ReserveChecks | undefined {
+  return deps.recipients === undefined ? checks : deps.recipients.checksFor(account, order, checks);
+}
+
 /** What every use case of the service reads first: the account with its tier, and the cost rules. */
 interface SharedReads {
   accountAndTier(accountId: string): Promise<{ account: AccountRecord; tier: TierRecord }>;
@@ -175,19 +190,33 @@ function accountReader(deps: PurchaseServiceDeps): SharedReads['accountAndTier']
 function purchaseOperations(deps: PurchaseServiceDeps, shared: SharedReads, margin: MarginGuard) {
   const { accountAndTier, costRules } = shared;
   return {
-    async airtime(accountId: string, mode: Mode, input: AirtimeInput, requestId: string): Promise<PurchaseResult> {
-      const { tier } = await accountAndTier(accountId);
+    async airtime(
+      accountId: string,
+      mode: Mode,
+      input: AirtimeInput,
+      requestId: string,
+      checks?: ReserveChecks,
+    ): Promise<PurchaseResult> {
+      const { account, tier } = await accountAndTier(accountId);
       const rules = await costRules.current();
       const order = airtimeOrder(input, tier, rules);
+      checks = await recipientChecks(deps, account, order, checks);
       const belowCost = await margin.faceValueBelowCost(order, mode, rules);
-      return executePurchase(deps, accountId, mode, order, requestId, belowCost);
+      return executePurchase(deps, accountId, mode, order, requestId, belowCost, checks);
     },
 
-    async data(accountId: string, mode: Mode, input: DataInput, requestId: string): Promise<PurchaseResult> {
-      const { tier } = await accountAndTier(accountId);
+    async data(
+      accountId: string,
+      mode: Mode,
+      input: DataInput,
+      requestId: string,
+      checks?: ReserveChecks,
+    ): Promise<PurchaseResult> {
+      const { account, tier } = await accountAndTier(accountId);
       const plan =
         Number.isSafeInteger(input.planId) && input.planId > 0 ? await deps.store.catalog.getPlan(input.planId) : null;
       const order = dataOrder(input, plan, tier);
+      checks = await recipientChecks(deps, account, order, checks);
       const sold = plan!;
       const off = await deps.store.catalog.listPlanTypesOff();
       if (off.some((o) => o.network === sold.network && o.type === sold.type)) {
@@ -203,7 +232,7 @@ function purchaseOperations(deps: PurchaseServiceDeps, shared: SharedReads, marg
         Object.keys(sold.costsKobo).length === 0
           ? []
           : await margin.upstreamsBelowCost(order, mode, (upstream) => planCostAt(sold, upstream), sold.type);
-      return executePurchase(deps, accountId, mode, order, requestId, belowCost);
+      return executePurchase(deps, accountId, mode, order, requestId, belowCost, checks);
     },
 
     async electricity(
@@ -211,10 +240,12 @@ function purchaseOperations(deps: PurchaseServiceDeps, shared: SharedReads, marg
       mode: Mode,
       input: ElectricityInput,
       requestId: string,
+      checks?: ReserveChecks,
     ): Promise<PurchaseResult> {
-      const { tier } = await accountAndTier(accountId);
+      const { account, tier } = await accountAndTier(accountId);
       const rules = await costRules.current();
       const order = electricityOrder(input, tier, rules);
+      checks = await recipientChecks(deps, account, order, checks);
       // Before the lookup: a sale refused for cost asks the upstream nothing.
       const belowCost = await margin.faceValueBelowCost(order, mode, rules);
       // The disco's own minimum and arrears for this meter, where it tells them (verify).
@@ -225,14 +256,21 @@ function purchaseOperations(deps: PurchaseServiceDeps, shared: SharedReads, marg
         meterType: order.details.meterType!,
       });
       if (meter !== null) checkMeterMinimum(input, meter);
-      return executePurchase(deps, accountId, mode, order, requestId, belowCost);
+      return executePurchase(deps, accountId, mode, order, requestId, belowCost, checks);
     },
 
-    async cable(accountId: string, mode: Mode, input: CableInput, requestId: string): Promise<PurchaseResult> {
-      const { tier } = await accountAndTier(accountId);
+    async cable(
+      accountId: string,
+      mode: Mode,
+      input: CableInput,
+      requestId: string,
+      checks?: ReserveChecks,
+    ): Promise<PurchaseResult> {
+      const { account, tier } = await accountAndTier(accountId);
       const packages = input.provider ? await deps.store.catalog.listCablePackages({ provider: input.provider }) : [];
-      // Check the request before asking the upstream about the card: a bad one is a 422 either way.
-      cableOrder(input, packages, tier);
+      // Check the request before asking the upstream about the card: a bad one is a 422 either
+      // way, and a blocked card is refused before any upstream hears of it.
+      checks = await recipientChecks(deps, account, cableOrder(input, packages, tier), checks);
       // DStv and GOtv: the card's current bouquet decides between renew and change, and a
       // renewal costs what the upstream says it costs.
       const card = (RENEWABLE_CABLE_PROVIDERS as readonly string[]).includes(input.provider)
@@ -241,13 +279,19 @@ function purchaseOperations(deps: PurchaseServiceDeps, shared: SharedReads, marg
       const rules = await costRules.current();
       const order = cableOrder(input, packages, tier, card, rules);
       const belowCost = await margin.faceValueBelowCost(order, mode, rules);
-      return executePurchase(deps, accountId, mode, order, requestId, belowCost);
+      return executePurchase(deps, accountId, mode, order, requestId, belowCost, checks);
     },
 
-    async bulkSms(accountId: string, mode: Mode, input: BulkSmsInput, requestId: string): Promise<PurchaseResult> {
+    async bulkSms(
+      accountId: string,
+      mode: Mode,
+      input: BulkSmsInput,
+      requestId: string,
+      checks?: ReserveChecks,
+    ): Promise<PurchaseResult> {
       const { tier } = await accountAndTier(accountId);
       const rateKobo = await deps.store.catalog.getSmsRateKobo();
-      return executePurchase(deps, accountId, mode, bulkSmsOrder(input, rateKobo, tier), requestId);
+      return executePurchase(deps, accountId, mode, bulkSmsOrder(input, rateKobo, tier), requestId, [], checks);
     },
   };
 }

@@ -7,6 +7,7 @@ import type {
   DebitWalletResponseSchema,
 } from '../../gen/prepaid/v1/admin_pb.js';
 import type { LedgerCheck } from '../accounts/ledger-check.js';
+import type { RecipientControlsService } from '../accounts/recipients.js';
 import type { AccountService, IssuedKeyPair } from '../accounts/service.js';
 import type { CostRules } from '../catalog/costs.js';
 import type { CatalogService } from '../catalog/service.js';
@@ -28,6 +29,8 @@ import {
   cablePackageMessage,
   catalogPlanMessage,
   int64In,
+  keyLimitsIn,
+  koboCapIn,
   koboIn,
   ledgerEntryMessage,
   MODE_TO_PROTO,
@@ -40,6 +43,7 @@ import {
 } from './convert.js';
 import type { Handlers } from './grpc.js';
 import type { PlanCodeMethods } from './plan-codes.js';
+import { recipientHandlers } from './recipients.js';
 import { ownTurn } from './turns.js';
 import { planSyncMessage } from './upstream.js';
 
@@ -166,7 +170,12 @@ interface AdminOperations {
   proposeCredit?: ProposeMove | undefined;
   /** Set under CLI_MONEY_MOVES=proposals: a live debit becomes a four-eyes proposal. */
   proposeDebit?: ProposeMove | undefined;
+  /** Blocklists and per-recipient limits. */
+  recipients: RecipientControlsService;
 }
+
+/** A rolled key's grace period when none is asked for: a day, to deploy the new secret. */
+const DEFAULT_GRACE_HOURS = 24;
 
 /** An audit row's author and note, as the catalogue's changes take them. */
 type By = (note: string) => Actor & { note: string };
@@ -186,7 +195,8 @@ function accountHandlers(accounts: AccountService, operations: AdminOperations) 
       return { account: accountMessage(account), issuedKey: issued(issuedKey) };
     },
     async createApiKey(req) {
-      return { issuedKey: issued(await accounts.createKey(req.accountId, modeIn(req.mode))) };
+      const limits = req.limits === undefined ? undefined : keyLimitsIn(req.limits);
+      return { issuedKey: issued(await accounts.createKey(req.accountId, modeIn(req.mode), limits)) };
     },
     async listApiKeys(req) {
       return { keys: (await accounts.listKeys(req.accountId)).map(apiKeyMessage) };
@@ -196,6 +206,18 @@ function accountHandlers(accounts: AccountService, operations: AdminOperations) 
     },
     async setApiKeyIpLock(req) {
       return { key: apiKeyMessage(await accounts.setKeyIpLock(req.publicKey, req.allowedIps)) };
+    },
+    async rollApiKey(req) {
+      const { issued: pair, old } = await accounts.rollKey(req.publicKey, req.graceHours ?? DEFAULT_GRACE_HOURS);
+      return { issuedKey: issued(pair), oldKey: apiKeyMessage(old) };
+    },
+    async setApiKeyLimits(req) {
+      const change = {
+        ...(req.scopes === undefined ? {} : { scopes: req.scopes }),
+        ...(req.capPerPurchaseKobo === undefined ? {} : { capPerPurchaseKobo: koboCapIn(req.capPerPurchaseKobo) }),
+        ...(req.capPerDayKobo === undefined ? {} : { capPerDayKobo: koboCapIn(req.capPerDayKobo) }),
+      };
+      return { key: apiKeyMessage(await accounts.setKeyLimits(req.publicKey, change)) };
     },
     async creditWallet(req) {
       const mode = modeIn(req.mode);
@@ -494,6 +516,7 @@ export function adminHandlers(
     ...pricingHandlers(catalog, operations.costRules, by),
     ...productHandlers(catalog, planSync, by),
     ...supplyHandlers(operations, who),
+    ...recipientHandlers(operations.recipients, accounts),
     checkLedger: checkLedger(operations.ledgerCheck),
     async takeBackup(req) {
       const taken = await operations.backups.take(req.toDir, req.passphrase);

@@ -8,7 +8,13 @@ export function authHandlers(accounts: AccountService): Handlers<(typeof AuthSer
   return {
     async verifyKeyPair(req) {
       const verified = await accounts.verifyKeyPair(req.publicKey, req.secretKey, req.clientIp);
-      return { accountId: verified.accountId, tierId: verified.tierId, mode: MODE_TO_PROTO[verified.mode] };
+      return {
+        accountId: verified.accountId,
+        tierId: verified.tierId,
+        mode: MODE_TO_PROTO[verified.mode],
+        scopes: [...verified.scopes],
+        spendCapped: verified.spendCapped,
+      };
     },
   };
 }

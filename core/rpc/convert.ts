@@ -6,6 +6,7 @@ import type {
   ApiKeySchema,
   CablePackageSchema,
   CatalogPlanSchema,
+  KeyLimitsSchema,
   LedgerEntrySchema,
   TierSchema,
 } from '../../gen/prepaid/v1/admin_pb.js';
@@ -16,6 +17,7 @@ import {
   TransactionStatus,
 } from '../../gen/prepaid/v1/types_pb.js';
 import { invalid } from '../domain/errors.js';
+import { type KeyControls, NO_KEY_CONTROLS } from '../domain/key-controls.js';
 import type { Mode } from '../domain/mode.js';
 import { type Kobo, kobo } from '../domain/money.js';
 import type { ProductName, TransactionStatus as Status } from '../domain/products.js';
@@ -157,7 +159,9 @@ export function accountMessage(account: AccountRecord): MessageInitShape<typeof 
 }
 
 /** A key as the admin sees it; `lastUsedAt` only where the key was listed with it. */
-export function apiKeyMessage(key: ApiKeyRecord & { lastUsedAt?: Date | null }): MessageInitShape<typeof ApiKeySchema> {
+export function apiKeyMessage(
+  key: ApiKeyRecord & { lastUsedAt?: Date | null; spentTodayKobo?: Kobo },
+): MessageInitShape<typeof ApiKeySchema> {
   return {
     publicKey: key.publicKey,
     accountId: key.accountId,
@@ -166,7 +170,36 @@ export function apiKeyMessage(key: ApiKeyRecord & { lastUsedAt?: Date | null }):
     createdAt: timestampFromDate(key.createdAt),
     mode: MODE_TO_PROTO[key.mode],
     ...(key.lastUsedAt ? { lastUsedAt: timestampFromDate(key.lastUsedAt) } : {}),
+    limits: keyLimitsMessage(key.controls ?? NO_KEY_CONTROLS),
+    spentTodayKobo: BigInt(key.spentTodayKobo ?? 0),
+    ...(key.expiresAt ? { expiresAt: timestampFromDate(key.expiresAt) } : {}),
   };
+}
+
+/** A key's controls as the contract's KeyLimits. */
+function keyLimitsMessage(controls: KeyControls): MessageInitShape<typeof KeyLimitsSchema> {
+  return {
+    scopes: [...controls.scopes],
+    capPerPurchaseKobo: BigInt(controls.capPerPurchaseKobo),
+    capPerDayKobo: BigInt(controls.capPerDayKobo),
+  };
+}
+
+/** KeyLimits from a request: unset is everything, no caps. */
+export function keyLimitsIn(
+  limits: { scopes: string[]; capPerPurchaseKobo: bigint; capPerDayKobo: bigint } | undefined,
+): { scopes: string[]; capPerPurchaseKobo: number; capPerDayKobo: number } {
+  if (limits === undefined) return { scopes: [], capPerPurchaseKobo: 0, capPerDayKobo: 0 };
+  return {
+    scopes: limits.scopes,
+    capPerPurchaseKobo: koboCapIn(limits.capPerPurchaseKobo),
+    capPerDayKobo: koboCapIn(limits.capPerDayKobo),
+  };
+}
+
+/** A cap from the wire; one outside the safe range becomes -1, which the cap check refuses against its field. */
+export function koboCapIn(value: bigint): number {
+  return value > BigInt(Number.MAX_SAFE_INTEGER) || value < 0n ? -1 : Number(value);
 }
 
 export function ledgerEntryMessage(entry: LedgerEntryRecord): MessageInitShape<typeof LedgerEntrySchema> {

@@ -48,6 +48,11 @@ export const GRPC_STATUS_BY_CODE: Readonly<Record<ErrorCode, status>> = {
   ACCOUNT_SUSPENDED: status.UNAUTHENTICATED,
   // Nothing was written: the same call may be retried once the store can write again.
   STORE_UNAVAILABLE: status.UNAVAILABLE,
+  KEY_SCOPE_DENIED: status.PERMISSION_DENIED,
+  KEY_CAP_EXCEEDED: status.PERMISSION_DENIED,
+  RECIPIENT_BLOCKED: status.FAILED_PRECONDITION,
+  RECIPIENT_LIMIT: status.FAILED_PRECONDITION,
+  DUPLICATE_PURCHASE: status.ABORTED,
 };
 
 export type ErrorLogger = (event: string, fields: Record<string, unknown>) => void;

@@ -1,5 +1,6 @@
 /** prepaid.v1.PurchaseService: requests in, use cases, messages out. No rule lives here. */
 import type { PurchaseService as PurchaseServiceDesc } from '../../gen/prepaid/v1/purchase_pb.js';
+import type { ReserveChecks } from '../domain/records.js';
 import type { CallbackService } from '../purchases/callbacks.js';
 import type { PurchaseResult } from '../purchases/flow.js';
 import type { PurchaseService } from '../purchases/service.js';
@@ -37,11 +38,11 @@ export function purchaseHandlers(
     },
     async buyAirtime(req) {
       const input = { network: req.network, phone: req.phone, amountKobo: koboIn(req.amountKobo, 'amount') };
-      return outcome(await purchases.airtime(req.accountId, modeIn(req.mode), input, req.requestId));
+      return outcome(await purchases.airtime(req.accountId, modeIn(req.mode), input, req.requestId, checksOf(req)));
     },
     async buyData(req) {
       const input = { planId: int64In(req.planId, 'plan_id'), phone: req.phone };
-      return outcome(await purchases.data(req.accountId, modeIn(req.mode), input, req.requestId));
+      return outcome(await purchases.data(req.accountId, modeIn(req.mode), input, req.requestId, checksOf(req)));
     },
     async listPackages(req) {
       const packages = await purchases.cablePackages(req.accountId, req.provider);
@@ -63,7 +64,7 @@ export function purchaseHandlers(
         amountKobo: koboIn(req.amountKobo, 'amount'),
         phone: req.phone,
       };
-      return outcome(await purchases.electricity(req.accountId, modeIn(req.mode), input, req.requestId));
+      return outcome(await purchases.electricity(req.accountId, modeIn(req.mode), input, req.requestId, checksOf(req)));
     },
     async payCable(req) {
       const input = {
@@ -74,11 +75,11 @@ export function purchaseHandlers(
         subscriptionType: req.subscriptionType,
         months: req.months,
       };
-      return outcome(await purchases.cable(req.accountId, modeIn(req.mode), input, req.requestId));
+      return outcome(await purchases.cable(req.accountId, modeIn(req.mode), input, req.requestId, checksOf(req)));
     },
     async sendBulkSms(req) {
       const input = { sender: req.sender, recipients: req.recipients, message: req.message };
-      return outcome(await purchases.bulkSms(req.accountId, modeIn(req.mode), input, req.requestId));
+      return outcome(await purchases.bulkSms(req.accountId, modeIn(req.mode), input, req.requestId, checksOf(req)));
     },
     async getTransaction(req) {
       return {
@@ -146,4 +147,12 @@ function refusingSuspended(
     };
   }
   return wrapped;
+}
+
+/**
+ * What the reserve checks for this request: the key's caps when the gateway says the key has
+ * some (capped_key), nothing otherwise, so a purchase without controls reads nothing more.
+ */
+function checksOf(req: { cappedKey: string }): ReserveChecks | undefined {
+  return req.cappedKey === '' ? undefined : { cappedKey: req.cappedKey };
 }

@@ -24,6 +24,7 @@ import { file_prepaid_v1_shop, ShopService } from '../../gen/prepaid/v1/shop_pb.
 import { EventService, file_prepaid_v1_webhooks, WebhookService } from '../../gen/prepaid/v1/webhooks_pb.js';
 import type { ClockJump } from '../../runtime/clock-jump.js';
 import type { LedgerCheck } from '../accounts/ledger-check.js';
+import type { RecipientControlsService } from '../accounts/recipients.js';
 import type { AccountService } from '../accounts/service.js';
 import type { CostRules } from '../catalog/costs.js';
 import type { PlanCodesAdmin } from '../catalog/plan-codes.js';
@@ -73,6 +74,8 @@ export interface CoreServerDeps {
   /** The API's and the shop's: built with `refuseSuspended` (core/purchases/service.ts). */
   apiPurchases: Purchases;
   accounts: AccountService;
+  /** Blocklists and per-recipient limits (core/accounts/recipients.ts). */
+  recipients: RecipientControlsService;
   catalog: CatalogService;
   costRules: CostRules;
   pendingList: PendingList;
@@ -189,6 +192,7 @@ export function createCoreServer(deps: CoreServerDeps): CoreServer {
         costRules: deps.costRules,
         proposeCredit: deps.staff.proposeCredit,
         proposeDebit: deps.staff.proposeDebit,
+        recipients: deps.recipients,
       },
       deps.planSync,
       who,

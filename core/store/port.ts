@@ -17,10 +17,12 @@ import type {
   NewInflow,
   VirtualAccountRecord,
 } from '../domain/funding.js';
+import type { KeyControls } from '../domain/key-controls.js';
 import type { Mode } from '../domain/mode.js';
 import type { Kobo } from '../domain/money.js';
 import type { Page, PageRequest } from '../domain/paging.js';
 import type { DeliveryResult, PlanType } from '../domain/products.js';
+import type { RecipientControls } from '../domain/recipient-controls.js';
 import type {
   AcceptInvitationResult,
   AccountRecord,
@@ -40,6 +42,7 @@ import type {
   PendingSummary,
   PlanCodeRecord,
   PlanRecord,
+  ReserveChecks,
   ReserveResult,
   RouteRecord,
   SessionRecord,
@@ -114,6 +117,19 @@ export interface KeyStore {
   revoke(publicKey: string): Promise<ApiKeyRecord | null>;
   /** Returns null when the key does not exist. */
   setAllowedIps(publicKey: string, ips: string[]): Promise<ApiKeyRecord | null>;
+  /**
+   * Rolls a key: inserts `next` and ends the old pair at `oldExpiresAt` (or earlier, if it
+   * already ends sooner), in one transaction. Null, with nothing written, when the old key
+   * does not exist.
+   */
+  roll(publicKey: string, next: ApiKeyRecord, oldExpiresAt: Date): Promise<ApiKeyRecord | null>;
+  /** Replaces the key's controls; null takes them away (everything, no caps). Null when the key does not exist. */
+  setControls(publicKey: string, controls: KeyControls | null): Promise<ApiKeyRecord | null>;
+  /**
+   * What each key's capped purchases have charged on Africa/Lagos day `day` (lagosDay),
+   * refunds given back; a key with nothing counted that day is absent.
+   */
+  spentOn(publicKeys: readonly string[], day: number): Promise<Map<string, Kobo>>;
 }
 
 export interface CatalogStore {
@@ -219,9 +235,12 @@ export interface WalletStore {
    * `tx.mode` and that wallet's balance covers the charge, debit it, write the debit entry
    * and the pending transaction. With `first`, the purchase's first upstream attempt (seq 1,
    * started at `tx.createdAt`) is written in the same transaction, only when it reserved: the
-   * attempt is on disk before the call, with no commit of its own (issue 29).
+   * attempt is on disk before the call, with no commit of its own.
+   * With `checks.cappedKey`, that key's caps are read and its day's spend counted in the
+   * same transaction (`key_cap` when they refuse); a refund or reversal gives the charge
+   * back to the day it was counted on.
    */
-  reserve(tx: NewTransaction, first?: FirstAttempt): Promise<ReserveResult>;
+  reserve(tx: NewTransaction, first?: FirstAttempt, checks?: ReserveChecks): Promise<ReserveResult>;
   /**
    * pending -> success with the provider's result. A transaction not pending is returned unchanged.
    * With `attempt`, that upstream attempt's outcome is written in the same transaction, whether
@@ -434,6 +453,39 @@ export interface KeyUseStore {
   recordUses(uses: ReadonlyMap<string, Date>): Promise<void>;
   /** The last use of each of these keys that has one; keys never used are absent. */
   lastUses(publicKeys: readonly string[]): Promise<Map<string, Date>>;
+}
+
+/** One blocked recipient: the platform's (accountId '') or an account's. */
+export interface RecipientBlock {
+  accountId: string;
+  value: string;
+  reason: string;
+  /** `staff:<email>`, `cli` or `owner:<email>`. */
+  by: string;
+  at: Date;
+}
+
+/**
+ * Recipient controls (core/domain/recipient-controls.ts): the blocklists and each account's
+ * limits. The reserve checks them (ReserveChecks.recipient) in its own transaction.
+ */
+export interface RecipientStore {
+  /**
+   * Blocks `value` for the account ('' for the platform), replacing an earlier block's reason;
+   * an account's first block also marks its controls (`blocklist`), in the same transaction.
+   */
+  block(block: RecipientBlock): Promise<void>;
+  /** True when there was such a block. */
+  unblock(accountId: string, value: string): Promise<boolean>;
+  /** The account's (or the platform's, '') blocks, newest first, at most `limit`. */
+  listBlocks(accountId: string, limit: number): Promise<RecipientBlock[]>;
+  /** Every value the platform blocks, at most `limit` (kept in memory by the purchase path). */
+  platformValues(limit: number): Promise<string[]>;
+  /** Replaces the account's limits, keeping its blocklist mark; null when the account does not exist. */
+  setLimits(
+    accountId: string,
+    limits: Pick<RecipientControls, 'perDayCount' | 'perDayKobo' | 'duplicateGuard'>,
+  ): Promise<AccountRecord | null>;
 }
 
 /** What recording an inflow did: the row for its (provider, reference), and whether this call wrote it. */
@@ -748,6 +800,7 @@ export interface Store {
   readonly events: EventStore;
   readonly webhooks: WebhookStore;
   readonly keyUse: KeyUseStore;
+  readonly recipients: RecipientStore;
   readonly funding: FundingStore;
   readonly upgrades: UpgradeStore;
   readonly auditLog: AuditLogStore;

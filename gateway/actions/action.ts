@@ -33,6 +33,8 @@ export interface ActionResult {
 /** One `?action=` of the public API. */
 export interface Action {
   method: 'GET' | 'POST';
+  /** The key scope it needs (core/domain/key-controls.ts): checked before the body is read. */
+  scope: string;
   handle(ctx: ActionContext): Promise<ActionResult>;
 }
 
@@ -42,6 +44,14 @@ export interface Action {
  */
 export function accountOf(caller: Caller): { accountId: string; mode: ProtoMode } {
   return { accountId: caller.accountId, mode: caller.mode === 'test' ? ProtoMode.TEST : ProtoMode.LIVE };
+}
+
+/**
+ * Who a purchase acts for: as accountOf, and the caller's key when it has a spend cap, so
+ * that the core's reserve checks the cap (a key without one costs the reserve nothing).
+ */
+export function purchaserOf(caller: Caller): { accountId: string; mode: ProtoMode; cappedKey: string } {
+  return { ...accountOf(caller), cappedKey: caller.spendCapped ? caller.publicKey : '' };
 }
 
 /**

@@ -1,11 +1,13 @@
 /** POST ?action=airtime: buys airtime of `amount` Naira on `network` for `phone`. */
+import { purchaseScope } from '../../core/domain/key-controls.js';
 import { AIRTIME_MIN_KOBO, airtimeOrder } from '../../core/domain/orders.js';
-import { type Action, accountOf, NO_PRICING } from './action.js';
+import { type Action, NO_PRICING, purchaserOf } from './action.js';
 import { FieldReader, idempotencyKey } from './params.js';
 import { purchaseAnswer } from './views.js';
 
 export const airtime: Action = {
   method: 'POST',
+  scope: purchaseScope('airtime'),
   async handle({ caller, body, headers, core }) {
     const fields = new FieldReader(body);
     const network = fields.string('network');
@@ -17,7 +19,7 @@ export const airtime: Action = {
     );
 
     const outcome = await core.purchase.buyAirtime({
-      ...accountOf(caller),
+      ...purchaserOf(caller),
       network,
       phone,
       amountKobo: BigInt(amountKobo),

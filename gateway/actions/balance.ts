@@ -8,6 +8,7 @@ import { naira } from './views.js';
 
 export const balance: Action = {
   method: 'GET',
+  scope: 'balance',
   async handle({ caller, core }) {
     const res = await core.purchase.getBalance({ ...accountOf(caller) });
     const mode = res.mode === ProtoMode.TEST ? 'test' : 'live';

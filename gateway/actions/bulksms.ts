@@ -2,14 +2,16 @@
  * POST ?action=bulksms: sends `message` from `sender` to every recipient; answers how many
  * unique recipients were sent to and how many pages the message takes.
  */
+import { purchaseScope } from '../../core/domain/key-controls.js';
 import { ZERO_KOBO } from '../../core/domain/money.js';
 import { bulkSmsOrder } from '../../core/domain/orders.js';
-import { type Action, accountOf, NO_PRICING } from './action.js';
+import { type Action, NO_PRICING, purchaserOf } from './action.js';
 import { FieldReader, idempotencyKey } from './params.js';
 import { purchaseAnswer } from './views.js';
 
 export const bulksms: Action = {
   method: 'POST',
+  scope: purchaseScope('bulksms'),
   async handle({ caller, body, headers, core }) {
     const fields = new FieldReader(body);
     const sender = fields.string('sender');
@@ -22,7 +24,7 @@ export const bulksms: Action = {
       bulkSmsOrder({ sender, recipients, message: fields.failed('message') ? 'x' : message }, ZERO_KOBO, NO_PRICING),
     );
 
-    const outcome = await core.purchase.sendBulkSms({ ...accountOf(caller), sender, recipients, message, requestId });
+    const outcome = await core.purchase.sendBulkSms({ ...purchaserOf(caller), sender, recipients, message, requestId });
     return purchaseAnswer(outcome, { known: (tx) => ({ sent: tx.smsSent, pages: tx.smsPages }) });
   },
 };

@@ -4,12 +4,14 @@
  * (`subscription_type`, by default renew when the package is the current bouquet) and may
  * pay for up to 12 `months`; the answer says which was done and for how many months.
  */
-import { type Action, accountOf } from './action.js';
+import { purchaseScope } from '../../core/domain/key-controls.js';
+import { type Action, purchaserOf } from './action.js';
 import { FieldReader, idempotencyKey } from './params.js';
 import { purchaseAnswer } from './views.js';
 
 export const cable: Action = {
   method: 'POST',
+  scope: purchaseScope('cable'),
   async handle({ caller, body, headers, core }) {
     const fields = new FieldReader(body);
     const provider = fields.string('provider');
@@ -24,7 +26,7 @@ export const cable: Action = {
     fields.done();
 
     const outcome = await core.purchase.payCable({
-      ...accountOf(caller),
+      ...purchaserOf(caller),
       provider,
       smartCard,
       packageCode,

@@ -3,13 +3,15 @@
  * answers the token and units, and the key-change and bonus tokens that came with it (arrays,
  * possibly empty); a postpaid one has no token or units, and answers them as null.
  */
+import { purchaseScope } from '../../core/domain/key-controls.js';
 import { ELECTRICITY_MIN_KOBO, electricityOrder } from '../../core/domain/orders.js';
-import { type Action, accountOf, NO_PRICING } from './action.js';
+import { type Action, NO_PRICING, purchaserOf } from './action.js';
 import { FieldReader, idempotencyKey } from './params.js';
 import { purchaseAnswer } from './views.js';
 
 export const electricity: Action = {
   method: 'POST',
+  scope: purchaseScope('electricity'),
   async handle({ caller, body, headers, core }) {
     const fields = new FieldReader(body);
     const disco = fields.string('disco');
@@ -32,7 +34,7 @@ export const electricity: Action = {
     );
 
     const outcome = await core.purchase.payElectricity({
-      ...accountOf(caller),
+      ...purchaserOf(caller),
       disco,
       meterNumber,
       meterType,

@@ -9,6 +9,7 @@ import { FieldReader, pageQuery } from './params.js';
 
 export const events: Action = {
   method: 'GET',
+  scope: 'read',
   async handle({ caller, query, core }) {
     const fields = new FieldReader(query);
     const page = pageQuery(fields);

@@ -13,6 +13,7 @@ const BASIS_POINTS_PER_PERCENT = 100;
 
 export const funding: Action = {
   method: 'GET',
+  scope: 'balance',
   async handle({ caller, core }) {
     const res = await core.holderFunding.getAccountFunding({ ...accountOf(caller) });
     const fee = res.fee;

@@ -8,6 +8,7 @@ import { naira } from './views.js';
 
 export const packages: Action = {
   method: 'GET',
+  scope: 'read',
   async handle({ caller, query, core }) {
     const fields = new FieldReader(query);
     const provider = fields.optionalString('provider');

@@ -12,6 +12,7 @@ import { int64, naira } from './views.js';
 
 export const plans: Action = {
   method: 'GET',
+  scope: 'read',
   async handle({ caller, query, core }) {
     const fields = new FieldReader(query);
     const network = fields.optionalString('network');

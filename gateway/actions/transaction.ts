@@ -9,6 +9,7 @@ import { requireTransaction, transactionView } from './views.js';
 
 export const transaction: Action = {
   method: 'GET',
+  scope: 'read',
   async handle({ caller, query, core }) {
     const fields = new FieldReader(query);
     const reference = fields.string('reference');

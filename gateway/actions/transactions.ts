@@ -13,6 +13,7 @@ import { FieldReader, pageQuery } from './params.js';
 
 export const transactions: Action = {
   method: 'GET',
+  scope: 'read',
   async handle({ caller, query, core }) {
     const fields = new FieldReader(query);
     const page = pageQuery(fields);

@@ -17,6 +17,7 @@ import { naira } from './views.js';
 /** The `verify` action. */
 export const verify: Action = {
   method: 'POST',
+  scope: 'verify',
   async handle({ caller, body, core }) {
     const fields = new FieldReader(body);
     const disco = fields.optionalString('disco');

@@ -190,11 +190,19 @@ test('keys create, list and revoke: a revoked pair stops authenticating', async 
     assert.equal(Object.keys(key).sort(), [
       'account_id',
       'allowed_ips',
+      'cap_per_day',
+      'cap_per_day_kobo',
+      'cap_per_purchase',
+      'cap_per_purchase_kobo',
       'created_at',
+      'expires_at',
       'last_used_at',
       'mode',
       'public_key',
       'revoked',
+      'scopes',
+      'spent_today',
+      'spent_today_kobo',
     ]);
     assert.is(key['mode'], 'live');
     assert.is(key['revoked'], false);

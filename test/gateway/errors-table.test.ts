@@ -44,6 +44,11 @@ const CORE_REASONS: [ErrorCode, Code, number, string][] = [
   ['PLAN_DISABLED', Code.FailedPrecondition, 422, 'PLAN_DISABLED'],
   ['PRICE_BELOW_COST', Code.FailedPrecondition, 422, 'PRICE_BELOW_COST'],
   ['ACCOUNT_SUSPENDED', Code.Unauthenticated, 401, 'ACCOUNT_SUSPENDED'],
+  ['KEY_SCOPE_DENIED', Code.PermissionDenied, 403, 'KEY_SCOPE_DENIED'],
+  ['KEY_CAP_EXCEEDED', Code.PermissionDenied, 403, 'KEY_CAP_EXCEEDED'],
+  ['RECIPIENT_BLOCKED', Code.FailedPrecondition, 422, 'RECIPIENT_BLOCKED'],
+  ['RECIPIENT_LIMIT', Code.FailedPrecondition, 422, 'RECIPIENT_LIMIT'],
+  ['DUPLICATE_PURCHASE', Code.Aborted, 409, 'DUPLICATE_PURCHASE'],
 ];
 
 for (const [reason, code, status, publicCode] of CORE_REASONS) {

@@ -55,3 +55,11 @@ export const SUPPLY_COLLECTIONS = {
 export const UPSTREAM_ANSWERS_COLLECTION = 'upstream_answers';
 /** Each declared upstream's code for our data plans (plan-codes.ts); created by the plan codes step. */
 export const PLAN_CODES_COLLECTION = 'plan_codes';
+/** What each capped key pair's purchases charged per Africa/Lagos day (spend.ts); created by its own step. */
+export const KEY_DAY_SPEND_COLLECTION = 'key_day_spend';
+/** Recipient controls (recipients.ts): blocklists, each recipient's Lagos day, the duplicate guard's last purchases. */
+export const RECIPIENT_COLLECTIONS = {
+  blocks: 'recipient_blocks',
+  days: 'recipient_days',
+  last: 'recipient_last',
+} as const;

@@ -12,6 +12,7 @@
  * anything else rather than round it.
  */
 import { Long, type ObjectId } from 'mongodb';
+import type { KeyControls } from '../../domain/key-controls.js';
 import { isMode, type Mode } from '../../domain/mode.js';
 import { type Kobo, kobo } from '../../domain/money.js';
 import type {
@@ -97,6 +98,13 @@ export interface AccountDoc {
   test_low_balance_kobo?: StoredInteger | null;
   /** Present while the platform's staff have the account suspended. */
   suspension?: { at: Date; by: string; note: string } | null;
+  /** What the account allows to one recipient; absent: no controls. */
+  recipient_controls?: {
+    blocklist: boolean;
+    per_day_count: number;
+    per_day_kobo: StoredInteger;
+    duplicate_guard: boolean;
+  };
 }
 
 export function accountToDoc(account: Omit<AccountRecord, 'balanceKobo' | 'testBalanceKobo'>): AccountDoc {
@@ -120,6 +128,16 @@ export function accountFromDoc(doc: AccountDoc): AccountRecord {
     testBalanceKobo: readKobo(doc.test_balance_kobo ?? 0, 'accounts.test_balance_kobo'),
     createdAt: doc.created_at,
     ...(doc.suspension ? { suspension: { ...doc.suspension } } : {}),
+    ...(doc.recipient_controls
+      ? {
+          recipientControls: {
+            blocklist: doc.recipient_controls.blocklist === true,
+            perDayCount: readInteger(doc.recipient_controls.per_day_count ?? 0, 'accounts.recipient_controls'),
+            perDayKobo: readKobo(doc.recipient_controls.per_day_kobo ?? 0, 'accounts.recipient_controls'),
+            duplicateGuard: doc.recipient_controls.duplicate_guard === true,
+          },
+        }
+      : {}),
   };
 }
 
@@ -148,10 +166,37 @@ export interface ApiKeyDoc {
   /** Absent on keys written before test mode: live. */
   mode?: Mode;
   created_at: Date;
+  /** What the pair may do; absent: everything, no caps. */
+  controls?: KeyControlsDoc;
+  /** When a rolled pair stops working; absent: never (until revoked). */
+  expires_at?: Date;
+}
+
+/** KeyControls as stored, the caps as int64 kobo. */
+export interface KeyControlsDoc {
+  scopes: string[];
+  cap_per_purchase_kobo: StoredInteger;
+  cap_per_day_kobo: StoredInteger;
+}
+
+export function keyControlsToDoc(controls: KeyControls): KeyControlsDoc {
+  return {
+    scopes: [...controls.scopes],
+    cap_per_purchase_kobo: toLong(controls.capPerPurchaseKobo, 'capPerPurchaseKobo'),
+    cap_per_day_kobo: toLong(controls.capPerDayKobo, 'capPerDayKobo'),
+  };
+}
+
+export function keyControlsFromDoc(doc: KeyControlsDoc): KeyControls {
+  return {
+    scopes: [...doc.scopes],
+    capPerPurchaseKobo: readKobo(doc.cap_per_purchase_kobo, 'api_keys.controls.cap_per_purchase_kobo'),
+    capPerDayKobo: readKobo(doc.cap_per_day_kobo, 'api_keys.controls.cap_per_day_kobo'),
+  };
 }
 
 export function apiKeyToDoc(key: ApiKeyRecord): ApiKeyDoc {
-  return {
+  const doc: ApiKeyDoc = {
     _id: key.publicKey,
     account_id: key.accountId,
     secret_hash: key.secretHash,
@@ -160,10 +205,13 @@ export function apiKeyToDoc(key: ApiKeyRecord): ApiKeyDoc {
     mode: key.mode,
     created_at: toDate(key.createdAt, 'createdAt'),
   };
+  if (key.controls !== undefined) doc.controls = keyControlsToDoc(key.controls);
+  if (key.expiresAt !== undefined) doc.expires_at = toDate(key.expiresAt, 'expiresAt');
+  return doc;
 }
 
 export function apiKeyFromDoc(doc: ApiKeyDoc): ApiKeyRecord {
-  return {
+  const key: ApiKeyRecord = {
     publicKey: doc._id,
     accountId: doc.account_id,
     secretHash: doc.secret_hash,
@@ -172,6 +220,9 @@ export function apiKeyFromDoc(doc: ApiKeyDoc): ApiKeyRecord {
     mode: readMode(doc.mode, 'api_keys.mode'),
     createdAt: doc.created_at,
   };
+  if (doc.controls !== undefined) key.controls = keyControlsFromDoc(doc.controls);
+  if (doc.expires_at !== undefined) key.expiresAt = doc.expires_at;
+  return key;
 }
 
 interface DiscountDoc {
@@ -439,6 +490,12 @@ export interface TransactionDoc {
   needs_attention: boolean;
   created_at: Date;
   updated_at: Date;
+  /** The capped key the charge was counted against (spend.ts); absent for every other purchase. */
+  spend_key?: string;
+  /** The Lagos day the purchase was counted on for its recipient's limits (recipients.ts); absent otherwise. */
+  recipient_day?: number;
+  /** True when the account's duplicate guard marked the purchase (recipients.ts); absent otherwise. */
+  recipient_guarded?: boolean;
 }
 
 /** The pending transaction a reserve writes, once the debit gave its balance. */

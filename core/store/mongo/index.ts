@@ -60,6 +60,7 @@ import { createKeyUseStore } from './key-use.js';
 import { createKeyStore } from './keys.js';
 import { createNoticeStore, createPasswordResetStore } from './mail.js';
 import { createPlanCodeStore } from './plan-codes.js';
+import { createRecipientStore } from './recipients.js';
 import { createReportStore } from './reports.js';
 import { ensureSchema, schemaTarget } from './schema.js';
 import { createProposalStore, createStaffStore } from './staff.js';
@@ -154,6 +155,7 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<MongoS
       events: createEventStore(ctx),
       webhooks: createWebhookStore(ctx),
       keyUse: createKeyUseStore(ctx),
+      recipients: createRecipientStore(ctx),
       funding: createFundingStore(ctx),
       // Majority-committed transactions are durable when they return: nothing waits.
       settled: () => Promise.resolve(),

@@ -2,9 +2,11 @@
 import { requireLimit } from '../bounds.js';
 import type { KeyStore } from '../port.js';
 import { bounded, MAX_LIST_ITEMS, type MongoContext } from './context.js';
-import { apiKeyFromDoc, apiKeyToDoc } from './documents.js';
+import { apiKeyFromDoc, apiKeyToDoc, keyControlsToDoc, toDate } from './documents.js';
+import { spentOnDay } from './spend.js';
 
-export function createKeyStore({ live }: MongoContext): KeyStore {
+export function createKeyStore(ctx: MongoContext): KeyStore {
+  const { live } = ctx;
   return {
     async insert(key) {
       await live().apiKeys.insertOne(apiKeyToDoc(key));
@@ -47,6 +49,32 @@ export function createKeyStore({ live }: MongoContext): KeyStore {
         { returnDocument: 'after' },
       );
       return doc === null ? null : apiKeyFromDoc(doc);
+    },
+    async setControls(publicKey, controls) {
+      const doc = await live().apiKeys.findOneAndUpdate(
+        { _id: publicKey },
+        controls === null ? { $unset: { controls: '' } } : { $set: { controls: keyControlsToDoc(controls) } },
+        { returnDocument: 'after' },
+      );
+      return doc === null ? null : apiKeyFromDoc(doc);
+    },
+    spentOn: (publicKeys, day) => spentOnDay(ctx, publicKeys, day),
+    async roll(publicKey, next, oldExpiresAt) {
+      const until = toDate(oldExpiresAt, 'oldExpiresAt');
+      return ctx.inTransaction(async (session) => {
+        const c = live();
+        const old = await c.apiKeys.findOne({ _id: publicKey }, { session });
+        if (old === null) return null;
+        // An end already sooner stays (as the SQLite adapter's MIN).
+        const ends = old.expires_at !== undefined && old.expires_at < until ? old.expires_at : until;
+        const ended = await c.apiKeys.findOneAndUpdate(
+          { _id: publicKey },
+          { $set: { expires_at: ends } },
+          { session, returnDocument: 'after' },
+        );
+        await c.apiKeys.insertOne(apiKeyToDoc(next), { session });
+        return ended === null ? null : apiKeyFromDoc(ended);
+      });
     },
   };
 }

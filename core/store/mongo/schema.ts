@@ -22,11 +22,13 @@ import {
   COLLECTIONS,
   FUNDING_COLLECTIONS,
   FUNDING_OPENINGS_COLLECTION,
+  KEY_DAY_SPEND_COLLECTION,
   KEY_USE_COLLECTION,
   MAIL_COLLECTIONS,
   MEMBERSHIPS_COLLECTION,
   PEOPLE_COLLECTIONS,
   PLAN_CODES_COLLECTION,
+  RECIPIENT_COLLECTIONS,
   STAFF_COLLECTIONS,
   SUPPLY_COLLECTIONS,
   UPGRADE_REQUESTS_COLLECTION,
@@ -436,6 +438,19 @@ export const SCHEMA_STEPS: readonly SchemaStep[] = [
     // Proposals have no validator; those made before have no reference and stay out of the index.
     async apply(target) {
       await target.createIndexes(STAFF_COLLECTIONS.proposals, [{ ...PROPOSAL_REFERENCE_INDEX.description }]);
+    },
+  },
+  {
+    version: 27,
+    description: "key and recipient controls: each capped key's spend and each controlled recipient's, per Lagos day",
+    // Every document is keyed by what it counts ("<public key> <day>", ...), unique by itself;
+    // the collections are created here, not implicitly inside a reserve's transaction. A key's
+    // controls live on its own document, an account's on the account's.
+    async apply(target) {
+      await createMissingCollections(target, [KEY_DAY_SPEND_COLLECTION, ...Object.values(RECIPIENT_COLLECTIONS)], {});
+      await target.createIndexes(RECIPIENT_COLLECTIONS.blocks, [
+        { name: 'recipient_blocks_by_account', key: { account_id: 1, created_at: -1 } },
+      ]);
     },
   },
 ];

@@ -10,7 +10,7 @@ import { crossesLowBalance } from '../../domain/funding.js';
 import type { Mode } from '../../domain/mode.js';
 import { type Kobo, negateKobo } from '../../domain/money.js';
 import type { DeliveryResult } from '../../domain/products.js';
-import type { LedgerEntryRecord, NewTransaction, ReserveResult } from '../../domain/records.js';
+import type { LedgerEntryRecord, NewTransaction, ReserveChecks, ReserveResult } from '../../domain/records.js';
 import { movesInto, type RefundedStatus } from '../../domain/transactions.js';
 import { requireAmount, requireAttempts, requireLimit } from '../bounds.js';
 import { decodeLedgerCursor, encodeLedgerCursor, toPage } from '../paging.js';
@@ -47,7 +47,9 @@ import {
 } from './documents.js';
 import { creditFailure, isDuplicateKeyOn, isUnknownCommitResult } from './errors.js';
 import { deliversTo, eventCollections, writeEventIn } from './events.js';
+import { countRecipientIn, giveBackRecipientIn, recipientCheckIn } from './recipients.js';
 import { CREDIT_REFERENCE_INDEX, MANUAL_DEBIT_REFERENCE_INDEX, REQUEST_ID_INDEX } from './schema.js';
+import { capCheckIn, countSpendIn, giveBackSpendIn } from './spend.js';
 import { beginFirstAttemptIn, endAttemptIn, keepAnswerIn } from './supply.js';
 
 /** A money movement into a wallet, everything fixed before the transaction's first attempt. */
@@ -159,6 +161,8 @@ async function giveBack(
       });
       // Thrown, not returned: it aborts the transaction, so the status change is undone too.
       if (refunded === null) throw new Error(`store: the account of transaction ${reference} does not exist`);
+      await giveBackSpendIn(ctx, session, moved);
+      await giveBackRecipientIn(ctx, session, moved);
       const transaction = transactionFromDoc(moved);
       const event = transactionEvent(transaction, transaction.mode, updatedAt, eventId);
       if (event !== null) await writeEventIn(ctx, session, event, deliver);
@@ -271,12 +275,23 @@ async function reserveIn(
   tx: NewTransaction,
   entryId: ObjectId,
   first: FirstAttempt | undefined,
+  checks: ReserveChecks | undefined,
 ): Promise<ReserveResult> {
   const c = ctx.live();
   const sameRequest = sameRequestQuery(tx);
   if (sameRequest !== null) {
     const existing = await c.transactions.findOne(sameRequest, { session });
     if (existing !== null) return { outcome: 'duplicate', transaction: transactionFromDoc(existing) };
+  }
+  let counted: string | undefined;
+  if (checks?.cappedKey !== undefined) {
+    const capped = await capCheckIn(ctx, session, checks.cappedKey, tx);
+    if (typeof capped === 'object') return { outcome: 'key_cap', refusal: capped };
+    if (capped === 'count') counted = checks.cappedKey;
+  }
+  if (checks?.recipient !== undefined) {
+    const refusal = await recipientCheckIn(ctx, session, tx, checks.recipient);
+    if (refusal !== null) return { outcome: 'recipient', refusal };
   }
   // The conditional debit is the guard. Two reserves on one wallet conflict on this
   // document; the later one is aborted and re-run by the driver on a fresh snapshot,
@@ -309,6 +324,15 @@ async function reserveIn(
   };
   await c.ledger.insertOne(ledgerEntryToDoc(entry, entryId), { session });
   const doc = newTransactionToDoc(tx, balanceAfterKobo);
+  if (counted !== undefined) {
+    doc.spend_key = counted;
+    await countSpendIn(ctx, session, counted, tx);
+  }
+  if (checks?.recipient !== undefined) {
+    const day = await countRecipientIn(ctx, session, tx, checks.recipient);
+    if (day !== undefined) doc.recipient_day = day;
+    if (checks.recipient.controls.duplicateGuard) doc.recipient_guarded = true;
+  }
   // A concurrent reserve with the same idempotency key that committed first makes this
   // insert fail on the unique (account_id, request_id) index; the error aborts the
   // transaction (debit included) and is classified by reserveRecovered.
@@ -478,13 +502,13 @@ export function createWalletStore(ctx: MongoContext): WalletStore {
   return {
     credit: (input) => creditWallet(ctx, input),
     debit: (input) => debitWallet(ctx, input),
-    async reserve(tx, first) {
+    async reserve(tx, first, checks) {
       requireAmount('chargedKobo', tx.chargedKobo, 1);
       requireAmount('faceValueKobo', tx.faceValueKobo, 0);
       // Everything the callback writes is fixed here, before the first attempt.
       const entryId = new ObjectId();
       return inTransaction(
-        (session) => reserveIn(ctx, session, tx, entryId, first),
+        (session) => reserveIn(ctx, session, tx, entryId, first, checks),
         (error, session) => reserveRecovered(ctx, error, session, tx, entryId),
       );
     },

@@ -23,8 +23,10 @@ import { createKeyUseStore } from './key-use.js';
 import { createKeyStore } from './keys.js';
 import { createNoticeStore, createPasswordResetStore } from './mail.js';
 import { createPlanCodeStore } from './plan-codes.js';
+import { createRecipientStore, prepareRecipientStatements } from './recipients.js';
 import { createReportStore } from './reports.js';
 import { migrate } from './schema.js';
+import { prepareSpendStatements } from './spend.js';
 import { createProposalStore, createStaffStore } from './staff.js';
 import { createSupplyStore, prepareAttemptStatements } from './supply.js';
 import { createTransactionStore, prepareTransactionStatements } from './transactions.js';
@@ -93,7 +95,7 @@ function buildStore(db: Database.Database): Store {
   const commit = refusingWithReason(grouped, writes.refused);
   return {
     accounts: createAccountStore(accountSql),
-    keys: createKeyStore(db),
+    keys: createKeyStore(db, commit),
     catalog: createCatalogStore(db, eventSql),
     wallet: createWalletStore(db, commit, {
       accounts: accountSql,
@@ -116,6 +118,7 @@ function buildStore(db: Database.Database): Store {
     events: createEventStore(eventSql, commit),
     webhooks: createWebhookStore(eventSql),
     keyUse: createKeyUseStore(db, commit),
+    recipients: createRecipientStore(db, commit),
     funding: createFundingStore(
       db,
       commit,
@@ -125,6 +128,8 @@ function buildStore(db: Database.Database): Store {
         events: eventSql,
         ledger: prepareLedgerStatements(db),
         attempts: attemptSql,
+        spend: prepareSpendStatements(db),
+        recipients: prepareRecipientStatements(db),
       }),
     ),
     settled: () => commit.settled(),

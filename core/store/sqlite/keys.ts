@@ -1,14 +1,19 @@
 /** API keys on SQLite: one row per key pair, the secret only as its hash. */
 import type Database from 'better-sqlite3';
+import { kobo } from '../../domain/money.js';
+import type { ApiKeyRecord } from '../../domain/records.js';
 import { requireLimit } from '../bounds.js';
 import type { KeyStore } from '../port.js';
+import type { GroupCommit } from './group-commit.js';
 import { type ApiKeyRow, apiKeyFromRow, toFlag, toMs } from './rows.js';
 
 function prepareKeyStatements(db: Database.Database) {
   return {
     insert: db.prepare<ApiKeyRow>(
-      `INSERT INTO api_keys (public_key, account_id, secret_hash, allowed_ips, revoked, mode, created_at)
-       VALUES (@public_key, @account_id, @secret_hash, @allowed_ips, @revoked, @mode, @created_at)`,
+      `INSERT INTO api_keys
+         (public_key, account_id, secret_hash, allowed_ips, revoked, mode, created_at, controls, expires_at)
+       VALUES
+         (@public_key, @account_id, @secret_hash, @allowed_ips, @revoked, @mode, @created_at, @controls, @expires_at)`,
     ),
     get: db.prepare<[string], ApiKeyRow>('SELECT * FROM api_keys WHERE public_key = ?'),
     // A range on the primary key, not LIKE: no wildcard in the prefix can widen it.
@@ -22,21 +27,45 @@ function prepareKeyStatements(db: Database.Database) {
     setIps: db.prepare<{ public_key: string; allowed_ips: string }, ApiKeyRow>(
       'UPDATE api_keys SET allowed_ips = @allowed_ips WHERE public_key = @public_key RETURNING *',
     ),
+    expire: db.prepare<{ public_key: string; expires_at: number }, ApiKeyRow>(
+      `UPDATE api_keys SET expires_at = MIN(COALESCE(expires_at, @expires_at), @expires_at)
+       WHERE public_key = @public_key RETURNING *`,
+    ),
+    setControls: db.prepare<{ public_key: string; controls: string | null }, ApiKeyRow>(
+      'UPDATE api_keys SET controls = @controls WHERE public_key = @public_key RETURNING *',
+    ),
+    spentOn: db.prepare<[string, number], { public_key: string; spent_kobo: number }>(
+      `SELECT public_key, spent_kobo FROM key_day_spend
+       WHERE public_key IN (SELECT value FROM json_each(?)) AND day = ?`,
+    ),
   };
 }
 
-export function createKeyStore(db: Database.Database): KeyStore {
+export function createKeyStore(db: Database.Database, commit: GroupCommit): KeyStore {
   const sql = prepareKeyStatements(db);
+  const insertRow = (key: ApiKeyRecord) =>
+    sql.insert.run({
+      public_key: key.publicKey,
+      account_id: key.accountId,
+      secret_hash: key.secretHash,
+      allowed_ips: JSON.stringify(key.allowedIps),
+      revoked: toFlag(key.revoked),
+      mode: key.mode,
+      created_at: toMs(key.createdAt),
+      controls: key.controls === undefined ? null : JSON.stringify(key.controls),
+      expires_at: key.expiresAt === undefined ? null : toMs(key.expiresAt),
+    });
   return {
     async insert(key) {
-      sql.insert.run({
-        public_key: key.publicKey,
-        account_id: key.accountId,
-        secret_hash: key.secretHash,
-        allowed_ips: JSON.stringify(key.allowedIps),
-        revoked: toFlag(key.revoked),
-        mode: key.mode,
-        created_at: toMs(key.createdAt),
+      insertRow(key);
+    },
+    async roll(publicKey, next, oldExpiresAt) {
+      // The new pair and the old one's end are one write: never two working pairs without an end.
+      return commit.run(() => {
+        const old = sql.expire.get({ public_key: publicKey, expires_at: toMs(oldExpiresAt) });
+        if (old === undefined) return null;
+        insertRow(next);
+        return apiKeyFromRow(old);
       });
     },
     async find(publicKey) {
@@ -58,6 +87,18 @@ export function createKeyStore(db: Database.Database): KeyStore {
     async setAllowedIps(publicKey, ips) {
       const row = sql.setIps.get({ public_key: publicKey, allowed_ips: JSON.stringify(ips) });
       return row ? apiKeyFromRow(row) : null;
+    },
+    async setControls(publicKey, controls) {
+      const row = sql.setControls.get({
+        public_key: publicKey,
+        controls: controls === null ? null : JSON.stringify(controls),
+      });
+      return row ? apiKeyFromRow(row) : null;
+    },
+    async spentOn(publicKeys, day) {
+      if (publicKeys.length === 0) return new Map();
+      const rows = sql.spentOn.all(JSON.stringify(publicKeys), day);
+      return new Map(rows.map((r) => [r.public_key, kobo(r.spent_kobo)]));
     },
   };
 }

@@ -3,6 +3,7 @@
  * (times as integer milliseconds, booleans as 0/1, nested values as JSON text); records
  * are the port's types. Nothing else in the adapter converts between the two.
  */
+import type { KeyControls } from '../../domain/key-controls.js';
 import type { Mode } from '../../domain/mode.js';
 import { type Kobo, kobo } from '../../domain/money.js';
 import type {
@@ -12,6 +13,7 @@ import type {
   PurchaseDetails,
   TransactionStatus,
 } from '../../domain/products.js';
+import type { RecipientControls } from '../../domain/recipient-controls.js';
 import type {
   AccountRecord,
   ApiKeyRecord,
@@ -52,6 +54,8 @@ export interface AccountRow {
   suspended_at?: number | null;
   suspended_by?: string | null;
   suspension_note?: string | null;
+  /** RecipientControls as JSON; null (or absent before its schema step): none. */
+  recipient_controls?: string | null;
 }
 
 export function accountFromRow(row: AccountRow): AccountRecord {
@@ -69,6 +73,8 @@ export function accountFromRow(row: AccountRow): AccountRecord {
       by: row.suspended_by ?? '',
       note: row.suspension_note ?? '',
     };
+  if (row.recipient_controls != null)
+    account.recipientControls = JSON.parse(row.recipient_controls) as RecipientControls;
   return account;
 }
 
@@ -80,10 +86,14 @@ export interface ApiKeyRow {
   revoked: number;
   mode: string;
   created_at: number;
+  /** KeyControls as JSON; NULL: none. */
+  controls: string | null;
+  /** When a rolled pair stops working; NULL: never (until revoked). */
+  expires_at: number | null;
 }
 
 export function apiKeyFromRow(row: ApiKeyRow): ApiKeyRecord {
-  return {
+  const key: ApiKeyRecord = {
     publicKey: row.public_key,
     accountId: row.account_id,
     secretHash: row.secret_hash,
@@ -92,6 +102,9 @@ export function apiKeyFromRow(row: ApiKeyRow): ApiKeyRecord {
     mode: row.mode as Mode,
     createdAt: fromMs(row.created_at),
   };
+  if (row.controls !== null) key.controls = JSON.parse(row.controls) as KeyControls;
+  if (row.expires_at !== null) key.expiresAt = fromMs(row.expires_at);
+  return key;
 }
 
 export interface TierRow {

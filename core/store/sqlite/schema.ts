@@ -1,6 +1,7 @@
 /**
  * The SQLite schema as an ordered list of migrations (the steps themselves, by what they
- * build, in migrations-money.ts, migrations-people.ts and migrations-business.ts; their
+ * build, in migrations-money.ts, migrations-people.ts, migrations-business.ts and
+ * migrations-controls.ts; their
  * shape in migration.ts). `PRAGMA user_version` records how many have run; opening a store
  * runs the missing ones, each in its own transaction. A later change to the schema appends a
  * migration here and never edits a shipped one, because files written by older versions must
@@ -9,6 +10,7 @@
 import type Database from 'better-sqlite3';
 import type { Migration } from './migration.js';
 import { BUSINESS_MIGRATIONS } from './migrations-business.js';
+import { CONTROLS_MIGRATIONS } from './migrations-controls.js';
 import { MONEY_MIGRATIONS } from './migrations-money.js';
 import { PEOPLE_AND_EVENTS_MIGRATIONS } from './migrations-people.js';
 
@@ -16,6 +18,7 @@ export const MIGRATIONS: readonly Migration[] = [
   ...MONEY_MIGRATIONS,
   ...PEOPLE_AND_EVENTS_MIGRATIONS,
   ...BUSINESS_MIGRATIONS,
+  ...CONTROLS_MIGRATIONS,
 ];
 
 /** The schema version this code writes. */

@@ -10,7 +10,7 @@ import { crossesLowBalance } from '../../domain/funding.js';
 import type { Mode } from '../../domain/mode.js';
 import { isKobo, kobo } from '../../domain/money.js';
 import type { DeliveryResult, TransactionStatus } from '../../domain/products.js';
-import type { NewTransaction, ReserveResult } from '../../domain/records.js';
+import type { NewTransaction, ReserveChecks, ReserveResult } from '../../domain/records.js';
 import { canMove, type RefundedStatus } from '../../domain/transactions.js';
 import { requireAmount, requireAttempts, requireLimit } from '../bounds.js';
 import { decodeLedgerCursor, toPage } from '../paging.js';
@@ -32,6 +32,13 @@ import { auditOffThread } from './audit-runner.js';
 import { type EventStatements, recordEvent } from './events.js';
 import type { GroupCommit } from './group-commit.js';
 import {
+  countRecipient,
+  giveBackRecipient,
+  prepareRecipientStatements,
+  type RecipientStatements,
+  recipientCheck,
+} from './recipients.js';
+import {
   type LedgerRow,
   ledgerCursor,
   ledgerFromRow,
@@ -40,6 +47,7 @@ import {
   toMs,
   transactionFromRow,
 } from './rows.js';
+import { capCheck, countSpend, giveBackSpend, prepareSpendStatements, type SpendStatements } from './spend.js';
 import { attemptEndRow, keepAnswer, type prepareAttemptStatements } from './supply.js';
 import type { TransactionStatements } from './transactions.js';
 
@@ -76,6 +84,8 @@ export interface WalletStatements {
   events: EventStatements;
   ledger: ReturnType<typeof prepareLedgerStatements>;
   attempts: ReturnType<typeof prepareAttemptStatements>;
+  spend: SpendStatements;
+  recipients: RecipientStatements;
 }
 
 /** The pending transaction row a reserve writes, once the debit gave its balance. */
@@ -205,10 +215,25 @@ function duplicateOf(sql: WalletStatements, tx: NewTransaction): ReserveResult |
 }
 
 /** Phase one of a purchase: the duplicate check, the conditional debit, its entry and the pending transaction. */
-function reservePurchase(sql: WalletStatements, tx: NewTransaction, first?: FirstAttempt): ReserveResult {
+function reservePurchase(
+  sql: WalletStatements,
+  tx: NewTransaction,
+  first?: FirstAttempt,
+  checks?: ReserveChecks,
+): ReserveResult {
   const { accounts, transactions, ledger, events, attempts } = sql;
   const duplicate = duplicateOf(sql, tx);
   if (duplicate !== null) return duplicate;
+  let counted: string | undefined;
+  if (checks?.cappedKey !== undefined) {
+    const capped = capCheck(sql.spend, checks.cappedKey, tx);
+    if (typeof capped === 'object') return { outcome: 'key_cap', refusal: capped };
+    if (capped === 'count') counted = checks.cappedKey;
+  }
+  if (checks?.recipient !== undefined) {
+    const refusal = recipientCheck(sql.recipients, tx, checks.recipient);
+    if (refusal !== null) return { outcome: 'recipient', refusal };
+  }
   // The conditional debit is the guard; only when it refuses is the account read, to
   // tell a missing account from a short balance.
   const debited = walletStatements(accounts, tx.mode).debit.get({
@@ -235,6 +260,8 @@ function reservePurchase(sql: WalletStatements, tx: NewTransaction, first?: Firs
     created_at: row.created_at,
   });
   transactions.insert.run(row);
+  if (counted !== undefined) countSpend(sql.spend, counted, tx);
+  if (checks?.recipient !== undefined) countRecipient(sql.recipients, tx, checks.recipient);
   if (first !== undefined) {
     attempts.begin.run({
       reference: tx.reference,
@@ -329,6 +356,8 @@ export function moneyOperations(sql: WalletStatements) {
       account_id: row.account_id,
       amount_kobo: row.charged_kobo,
     })!;
+    giveBackSpend(sql.spend, row);
+    giveBackRecipient(sql.recipients, row);
     ledger.insert.run({
       account_id: row.account_id,
       mode: row.mode,
@@ -345,7 +374,8 @@ export function moneyOperations(sql: WalletStatements) {
   return {
     credit: (input: CreditInput) => creditWallet(sql, input),
     debit: (input: DebitInput) => manualDebit(sql, input),
-    reserve: (tx: NewTransaction, first?: FirstAttempt) => reservePurchase(sql, tx, first),
+    reserve: (tx: NewTransaction, first?: FirstAttempt, checks?: ReserveChecks) =>
+      reservePurchase(sql, tx, first, checks),
     duplicateOf: (tx: NewTransaction) => duplicateOf(sql, tx),
     settle,
     giveBack,
@@ -356,9 +386,14 @@ export function moneyOperations(sql: WalletStatements) {
 export function createWalletStore(
   db: Database.Database,
   commit: GroupCommit,
-  statements: Omit<WalletStatements, 'ledger'>,
+  statements: Omit<WalletStatements, 'ledger' | 'spend' | 'recipients'>,
 ): WalletStore {
-  const sql: WalletStatements = { ...statements, ledger: prepareLedgerStatements(db) };
+  const sql: WalletStatements = {
+    ...statements,
+    ledger: prepareLedgerStatements(db),
+    spend: prepareSpendStatements(db),
+    recipients: prepareRecipientStatements(db),
+  };
   const money = moneyOperations(sql);
   return {
     async credit(input) {
@@ -377,11 +412,11 @@ export function createWalletStore(
         },
       );
     },
-    async reserve(tx, first) {
+    async reserve(tx, first, checks) {
       requireAmount('chargedKobo', tx.chargedKobo, 1);
       requireAmount('faceValueKobo', tx.faceValueKobo, 0);
       return commit.run(
-        () => money.reserve(tx, first),
+        () => money.reserve(tx, first, checks),
         (error): ReserveResult => {
           // The unique index on (account_id, mode, request_id) is the real idempotency guard; the
           // read inside the transaction only makes the common case cheap.

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file prepaid/v1/auth.proto.
  */
 export const file_prepaid_v1_auth: GenFile = /*@__PURE__*/
-  fileDesc("ChVwcmVwYWlkL3YxL2F1dGgucHJvdG8SCnByZXBhaWQudjEiUQoUVmVyaWZ5S2V5UGFpclJlcXVlc3QSEgoKcHVibGljX2tleRgBIAEoCRISCgpzZWNyZXRfa2V5GAIgASgJEhEKCWNsaWVudF9pcBgDIAEoCSJcChVWZXJpZnlLZXlQYWlyUmVzcG9uc2USEgoKYWNjb3VudF9pZBgBIAEoCRIPCgd0aWVyX2lkGAIgASgJEh4KBG1vZGUYAyABKA4yEC5wcmVwYWlkLnYxLk1vZGUyYwoLQXV0aFNlcnZpY2USVAoNVmVyaWZ5S2V5UGFpchIgLnByZXBhaWQudjEuVmVyaWZ5S2V5UGFpclJlcXVlc3QaIS5wcmVwYWlkLnYxLlZlcmlmeUtleVBhaXJSZXNwb25zZWIGcHJvdG8z", [file_prepaid_v1_types]);
+  fileDesc("ChVwcmVwYWlkL3YxL2F1dGgucHJvdG8SCnByZXBhaWQudjEiUQoUVmVyaWZ5S2V5UGFpclJlcXVlc3QSEgoKcHVibGljX2tleRgBIAEoCRISCgpzZWNyZXRfa2V5GAIgASgJEhEKCWNsaWVudF9pcBgDIAEoCSKCAQoVVmVyaWZ5S2V5UGFpclJlc3BvbnNlEhIKCmFjY291bnRfaWQYASABKAkSDwoHdGllcl9pZBgCIAEoCRIeCgRtb2RlGAMgASgOMhAucHJlcGFpZC52MS5Nb2RlEg4KBnNjb3BlcxgEIAMoCRIUCgxzcGVuZF9jYXBwZWQYBSABKAgyYwoLQXV0aFNlcnZpY2USVAoNVmVyaWZ5S2V5UGFpchIgLnByZXBhaWQudjEuVmVyaWZ5S2V5UGFpclJlcXVlc3QaIS5wcmVwYWlkLnYxLlZlcmlmeUtleVBhaXJSZXNwb25zZWIGcHJvdG8z", [file_prepaid_v1_types]);
 
 /**
  * A key pair as presented by a partner, and where the request came from.
@@ -75,6 +75,22 @@ export type VerifyKeyPairResponse = Message<"prepaid.v1.VerifyKeyPairResponse"> 
    * @generated from field: prepaid.v1.Mode mode = 3;
    */
   mode: Mode;
+
+  /**
+   * What the pair may call: "all", or a list of "balance", "read", "verify" and
+   * "purchase:<product>" (docs/security.md). Empty is "all" (a core that predates scopes).
+   *
+   * @generated from field: repeated string scopes = 4;
+   */
+  scopes: string[];
+
+  /**
+   * True when the pair has a cap on what it may spend: its purchases then name it
+   * (capped_key) so that the reserve checks the caps.
+   *
+   * @generated from field: bool spend_capped = 5;
+   */
+  spendCapped: boolean;
 };
 
 /**

@@ -15,8 +15,10 @@ import { type NewInflow, newInflowId, type VirtualAccountRecord } from '../../..
 import { MODES, type Mode } from '../../../core/domain/mode.js';
 import { kobo } from '../../../core/domain/money.js';
 import { InvalidCursorError, type Page, type PageRequest } from '../../../core/domain/paging.js';
+import { lagosDay } from '../../../core/domain/people.js';
 import type { TransactionStatus } from '../../../core/domain/products.js';
 import { RAW_ANSWERS_PER_PURCHASE } from '../../../core/domain/raw-answers.js';
+import type { RecipientControls } from '../../../core/domain/recipient-controls.js';
 import {
   balanceOf,
   type CatalogSeed,
@@ -1251,6 +1253,187 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
         Array.from({ length: 37 }, (_, i) => i * chargeKobo),
         'each debit saw the previous one',
       );
+    });
+  });
+
+  define('key caps', (it) => {
+    /** A live key of the account with these caps (0: none). */
+    async function cappedKey(h: Harness, accountId: string, perPurchase: number, perDay: number): Promise<string> {
+      const publicKey = h.unique('pk');
+      await h.store.keys.insert({
+        publicKey,
+        accountId,
+        secretHash: 'h',
+        allowedIps: [],
+        revoked: false,
+        mode: 'live',
+        createdAt: at(0),
+        controls: { scopes: ['all'], capPerPurchaseKobo: kobo(perPurchase), capPerDayKobo: kobo(perDay) },
+      });
+      return publicKey;
+    }
+
+    it("a key's controls read back as written, and taking them away leaves a key without any", async (h) => {
+      const accountId = await h.account();
+      const publicKey = await cappedKey(h, accountId, 5_000, 0);
+      assert.equal((await h.store.keys.find(publicKey))?.controls, {
+        scopes: ['all'],
+        capPerPurchaseKobo: 5_000,
+        capPerDayKobo: 0,
+      });
+      const limited = { scopes: ['balance', 'purchase:airtime'], capPerPurchaseKobo: kobo(0), capPerDayKobo: kobo(9) };
+      assert.equal((await h.store.keys.setControls(publicKey, limited))?.controls, limited);
+      const cleared = await h.store.keys.setControls(publicKey, null);
+      assert.ok(cleared !== null && !('controls' in cleared));
+      assert.is(await h.store.keys.setControls('pk_missing', null), null);
+    });
+
+    it("a day's cap counts each reserve and refuses the charge that would pass it, writing nothing", async (h) => {
+      const accountId = await h.account(100_000);
+      const publicKey = await cappedKey(h, accountId, 0, 20_000);
+      const checks = { cappedKey: publicKey };
+      assert.is((await h.store.wallet.reserve(h.purchase(accountId), undefined, checks)).outcome, 'reserved');
+      assert.is((await h.store.wallet.reserve(h.purchase(accountId), undefined, checks)).outcome, 'reserved');
+      const refused = h.purchase(accountId);
+      assert.equal(await h.store.wallet.reserve(refused, undefined, checks), {
+        outcome: 'key_cap',
+        refusal: { cap: 'per_day', capKobo: 20_000, spentTodayKobo: 19_600 },
+      });
+      assert.is(await h.store.transactions.get(refused.reference), null);
+      assert.is(await h.balance(accountId), 100_000 - 2 * 9_800);
+      assert.equal(await h.store.keys.spentOn([publicKey], lagosDay(at(10))), new Map([[publicKey, 19_600]]));
+      // The next Lagos day starts again from nothing.
+      const tomorrow = h.purchase(accountId, { createdAt: at(86_400) });
+      assert.is((await h.store.wallet.reserve(tomorrow, undefined, checks)).outcome, 'reserved');
+    });
+
+    it('a per-purchase cap refuses a larger charge; a purchase without checks is not counted', async (h) => {
+      const accountId = await h.account(100_000);
+      const publicKey = await cappedKey(h, accountId, 9_000, 0);
+      assert.equal(await h.store.wallet.reserve(h.purchase(accountId), undefined, { cappedKey: publicKey }), {
+        outcome: 'key_cap',
+        refusal: { cap: 'per_purchase', capKobo: 9_000 },
+      });
+      assert.is((await h.store.wallet.reserve(h.purchase(accountId))).outcome, 'reserved');
+      assert.equal(await h.store.keys.spentOn([publicKey], lagosDay(at(10))), new Map());
+    });
+
+    it("a refund and a reversal give the charge back to the key's day it was counted on", async (h) => {
+      const accountId = await h.account(100_000);
+      const publicKey = await cappedKey(h, accountId, 0, 9_800);
+      const checks = { cappedKey: publicKey };
+      const first = await h.store.wallet.reserve(h.purchase(accountId), undefined, checks);
+      assert.is(first.outcome, 'reserved');
+      assert.is((await h.store.wallet.reserve(h.purchase(accountId), undefined, checks)).outcome, 'key_cap');
+      if (first.outcome !== 'reserved') return;
+      await h.store.wallet.refund(first.transaction.reference, 'failed upstream', at(20));
+      assert.equal(await h.store.keys.spentOn([publicKey], lagosDay(at(10))), new Map([[publicKey, 0]]));
+      const second = await h.store.wallet.reserve(h.purchase(accountId), undefined, checks);
+      assert.is(second.outcome, 'reserved');
+      if (second.outcome !== 'reserved') return;
+      await h.store.wallet.settle(second.transaction.reference, {}, at(21));
+      await h.store.wallet.reverse(second.transaction.reference, 'reversed', at(22));
+      assert.is((await h.store.wallet.reserve(h.purchase(accountId), undefined, checks)).outcome, 'reserved');
+    });
+
+    it('a roll inserts the new pair and ends the old one, never later than an end it already had', async (h) => {
+      const accountId = await h.account();
+      const publicKey = await cappedKey(h, accountId, 0, 0);
+      const next = {
+        publicKey: h.unique('pk'),
+        accountId,
+        secretHash: 'n',
+        allowedIps: ['203.0.113.9'],
+        revoked: false,
+        mode: 'live' as const,
+        createdAt: at(5),
+      };
+      assert.equal((await h.store.keys.roll(publicKey, next, at(100)))?.expiresAt, at(100));
+      assert.equal(await h.store.keys.find(next.publicKey), next);
+      const second = { ...next, publicKey: h.unique('pk') };
+      assert.equal((await h.store.keys.roll(publicKey, second, at(500)))?.expiresAt, at(100), 'the sooner end stays');
+      assert.is(await h.store.keys.roll('pk_missing', { ...next, publicKey: h.unique('pk') }, at(1)), null);
+    });
+
+    it("another account's key caps nothing", async (h) => {
+      const accountId = await h.account(100_000);
+      const other = await h.account();
+      const publicKey = await cappedKey(h, other, 1, 1);
+      assert.is(
+        (await h.store.wallet.reserve(h.purchase(accountId), undefined, { cappedKey: publicKey })).outcome,
+        'reserved',
+      );
+    });
+  });
+
+  define('recipient controls', (it) => {
+    const controls = (over: Partial<RecipientControls> = {}): RecipientControls => ({
+      blocklist: false,
+      perDayCount: 0,
+      perDayKobo: kobo(0),
+      duplicateGuard: false,
+      ...over,
+    });
+    const checked = (c: RecipientControls) => ({ recipient: { controls: c, duplicateWindowMs: 30_000 } });
+
+    it("an account's block refuses its purchases to the number and marks its controls; the platform's is listed apart", async (h) => {
+      const accountId = await h.account(100_000);
+      await h.store.recipients.block({ accountId, value: '08030000001', reason: 'r', by: 'cli', at: at(1) });
+      await h.store.recipients.block({ accountId: '', value: '08030000002', reason: 'p', by: 'cli', at: at(2) });
+      const account = await h.store.accounts.get(accountId);
+      assert.equal(account?.recipientControls, controls({ blocklist: true }));
+      const tx = h.purchase(accountId, { recipient: '08030000001' });
+      assert.equal(await h.store.wallet.reserve(tx, undefined, checked(account!.recipientControls!)), {
+        outcome: 'recipient',
+        refusal: { kind: 'blocked' },
+      });
+      assert.is(await h.store.transactions.get(tx.reference), null);
+      assert.equal(await h.store.recipients.platformValues(10), ['08030000002']);
+      assert.equal(
+        (await h.store.recipients.listBlocks(accountId, 10)).map((b) => b.value),
+        ['08030000001'],
+      );
+      assert.is(await h.store.recipients.unblock(accountId, '08030000001'), true);
+      assert.is(await h.store.recipients.unblock(accountId, '08030000001'), false);
+    });
+
+    it('a per-recipient count limit refuses the purchase past it, and a refund gives one back', async (h) => {
+      const accountId = await h.account(100_000);
+      const limits = controls({ perDayCount: 2 });
+      const updated = await h.store.recipients.setLimits(accountId, limits);
+      assert.equal(updated?.recipientControls, limits);
+      const first = await h.store.wallet.reserve(h.purchase(accountId), undefined, checked(limits));
+      assert.is((await h.store.wallet.reserve(h.purchase(accountId), undefined, checked(limits))).outcome, 'reserved');
+      assert.equal(await h.store.wallet.reserve(h.purchase(accountId), undefined, checked(limits)), {
+        outcome: 'recipient',
+        refusal: { kind: 'count', limit: 2 },
+      });
+      if (first.outcome !== 'reserved') throw new Error('not reserved');
+      await h.store.wallet.refund(first.transaction.reference, 'failed', at(20));
+      assert.is((await h.store.wallet.reserve(h.purchase(accountId), undefined, checked(limits))).outcome, 'reserved');
+    });
+
+    it('the duplicate guard names the earlier purchase within its window, not after it, and never with a request_id', async (h) => {
+      const accountId = await h.account(100_000);
+      const guard = controls({ duplicateGuard: true });
+      const first = await h.store.wallet.reserve(h.purchase(accountId), undefined, checked(guard));
+      if (first.outcome !== 'reserved') throw new Error('not reserved');
+      assert.equal(
+        await h.store.wallet.reserve(h.purchase(accountId, { createdAt: at(20) }), undefined, checked(guard)),
+        {
+          outcome: 'recipient',
+          refusal: { kind: 'duplicate', reference: first.transaction.reference },
+        },
+      );
+      const keyed = h.purchase(accountId, { createdAt: at(20), requestId: 'k-1', requestHash: 'h' });
+      assert.is((await h.store.wallet.reserve(keyed, undefined, checked(guard))).outcome, 'reserved');
+      // The keyed purchase at 20 s is the latest of the three: the window runs from it.
+      assert.is(
+        (await h.store.wallet.reserve(h.purchase(accountId, { createdAt: at(45) }), undefined, checked(guard))).outcome,
+        'recipient',
+      );
+      const later = h.purchase(accountId, { createdAt: at(51) });
+      assert.is((await h.store.wallet.reserve(later, undefined, checked(guard))).outcome, 'reserved');
     });
   });
 

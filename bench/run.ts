@@ -30,6 +30,7 @@ import path from 'node:path';
 import { AuthService } from '../gen/prepaid/v1/auth_pb.js';
 import { PurchaseService } from '../gen/prepaid/v1/purchase_pb.js';
 import { readTokenFile, SERVICE_TOKEN_FILE } from '../runtime/tokens.js';
+import { BACKUP_SCENARIO, backupScenario } from './backup.js';
 import { FUNDING_SCENARIO, fundingScenario } from './funding.js';
 import { grpcJsCaller } from './grpc-js-client.js';
 import {
@@ -320,6 +321,7 @@ async function scenarios(): Promise<void> {
     if (selected(AIRTIME_AFTER_WRITES))
       await afterTheWrites({ port, cpuPid, metricsPort, admin, corePort, dataDir }, receiver?.port);
     if (selected(CONTROLS_SCENARIO)) await withControls({ port, cpuPid, metricsPort, admin, corePort, dataDir });
+    if (selected(BACKUP_SCENARIO)) await backupScenario({ port, cpuPid, admin, record, target });
     if (selected('scenario: mixed')) {
       // Mixed: mostly reads and airtime, as a reseller's traffic looks.
       record(

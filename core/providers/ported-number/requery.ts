@@ -1,6 +1,6 @@
 /**
- * Finding a purchase's record at a ported-number family site, from
- * ../shared/upstreams/ported-number-family.md (Re-query). The family documents lookups by the
+ * Finding a purchase's record at a ported-number family site (docs/upstreams.md says what is
+ * known of the family and what is unsure). The family documents lookups by the
  * site's own id only: `GET /api/data/{id}`, `/api/topup/{id}`, `/api/billpayment/{id}` answer
  * the purchase record, and a record that is not ours or does not exist is HTTP 404 (unsure:
  * script source). A purchase whose answer was lost never got that id; the only fallback is the

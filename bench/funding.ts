@@ -1,5 +1,5 @@
 /**
- * The "funding" scenario (issue 33): money in, measured as the service takes it. The service
+ * The "funding" scenario: money in, measured as the service takes it. The service
  * runs as `npm start` runs it, with Paystack pointed at the test suite's fake Paystack, served
  * on loopback as a real HTTP server by a process of its own (bench/servers/paystack-side.ts),
  * which also sends the notifications. Every request is a new transfer into one of

@@ -5,7 +5,7 @@
  * so the ratios survive a noisy neighbour. Every server runs in its own child process, built
  * (bin/build.js) as `npm start` runs the service; the load generator (autocannon over
  * keep-alive HTTP/1.1, or a bounded gRPC loop) runs here. Any error or non-2xx answer is
- * counted, reported, and fails the run. The targets (issue 29: shares of a ceiling, of the
+ * counted, reported, and fails the run. The targets (shares of a ceiling, of the
  * ideal, of CPU) are reported as met or not; they fail the run only with BENCH_STRICT=1,
  * because on a small shared machine they measure the machine as much as the service.
  *
@@ -67,7 +67,7 @@ const ONLY = (process.env['BENCH_ONLY'] ?? '')
 const HOP_CEILING = 'baseline: one hop, grpc-js client';
 const ECHO_CEILING = 'baseline: bare gRPC echo';
 /**
- * Airtime with failover (issue 27): the first upstream of the route refuses every connection
+ * Airtime with failover: the first upstream of the route refuses every connection
  * (a declared ported-number instance on a closed loopback port), the second (a declared
  * sandbox instance) delivers. Its purchases per second are compared with plain airtime of the
  * same run: at least FAILOVER_MIN_SHARE (a target: reported, failing only with BENCH_STRICT=1).
@@ -86,7 +86,7 @@ const FAILOVER_MIN_SHARE = 0.8;
  */
 const AIRTIME_AFTER_WRITES = 'scenario: airtime, after the writes';
 
-/** A slow upstream (issue 29): the sandbox answers after this long, with this many purchases in flight. */
+/** A slow upstream: the sandbox answers after this long, with this many purchases in flight. */
 /**
  * Key and recipient controls: airtime from a key with scopes, caps and a per-recipient limit
  * (all far above the load, so none refuses) against a key and account without any, window by
@@ -120,7 +120,7 @@ const SLOW_MAX_P99_MS = 2_500;
 
 /**
  * The ratio targets (balance and airtime against the one-hop ceiling) measured beside their
- * ceiling as well (issue 29): PAIRED_ROUNDS rounds of one window on the ceiling and one on the
+ * ceiling as well: PAIRED_ROUNDS rounds of one window on the ceiling and one on the
  * scenario, in turn (each round in the other order), and the median of the rounds' ratios.
  * On the development machine the ceiling measured once at the start of a run swung from 2,386
  * to 4,395 a second between quiet runs minutes apart, and with it every ratio; windows a few
@@ -172,7 +172,7 @@ function selected(name: string): boolean {
 
 /**
  * Webhooks: every purchase's event signed and POSTed to a receiver on loopback. What is ours
- * is the service's CPU per purchase with deliveries against without (issue 29: at most 25%
+ * is the service's CPU per purchase with deliveries against without (at most 25%
  * more), and deliveries keeping up (the oldest undelivered event younger than
  * WEBHOOK_MAX_LAG_S at the end). The throughput share is reported too, but it also measures
  * the receiver and the load generator sharing the machine's cores, so it is no target.
@@ -182,7 +182,7 @@ const WEBHOOK_MAX_CPU_ADDED = 0.25;
 const WEBHOOK_MAX_LAG_S = 5;
 
 const STRICT = process.env['BENCH_STRICT'] === '1';
-/** Each target of issue 29 as measured in this run: met or not, in words. */
+/** Each target of docs/performance.md as measured in this run: met or not, in words. */
 const targets: { met: boolean; text: string }[] = [];
 function target(met: boolean, text: string): void {
   targets.push({ met, text });
@@ -242,7 +242,7 @@ async function baselines(): Promise<void> {
   if (hops.length > 0 || selected(ECHO_CEILING)) {
     const echo = await startChild('bench/servers/grpc-echo.ts');
     const echoUrl = `http://127.0.0.1:${echo.port}`;
-    // grpc-js is the ceiling the issue names; Connect's stock gRPC transport is what the
+    // grpc-js is the ceiling docs/performance.md names; Connect's stock gRPC transport is what the
     // gateway would get out of the box; connect-lean is the gateway's own transport.
     for (const kind of hops) {
       const hop = await startChild('bench/servers/http-hop.ts', [kind], { ECHO_URL: echoUrl });
@@ -711,7 +711,7 @@ async function airtimeWithFailover(): Promise<void> {
   }
 }
 
-/** The targets of issue 29 that are ratios of this run's own figures. */
+/** The targets of docs/performance.md that are ratios of this run's own figures. */
 function ratioTargets(): void {
   const ratioOf = (name: string) => results[name]?.ratio;
   const share = (a: string, b: string) =>

@@ -82,7 +82,7 @@ function codeChange(code: string, before: string): string {
   return before === '' || before === code ? code : `${code} (was ${before})`;
 }
 
-/** `plans codes list|set|clear`: each declared upstream's code for our data plans (issue 27). */
+/** `plans codes list|set|clear`: each declared upstream's code for our data plans. */
 const codesCommand: CommandSpec = {
   name: 'codes',
   summary:

@@ -1,5 +1,5 @@
 /**
- * `prepaid routes`: which upstreams sell each product, in order (issue 27). `set` and `clear`
+ * `prepaid routes`: which upstreams sell each product, in order. `set` and `clear`
  * change the route table in the store (audited, actor `cli`); `attempts` shows which upstream
  * got each call of one purchase. The core checks every name; nothing here decides.
  */

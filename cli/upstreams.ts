@@ -1,5 +1,5 @@
 /**
- * `prepaid upstreams`: each upstream's health (issue 27) and its float alert. `list` shows what
+ * `prepaid upstreams`: each upstream's health and its float alert. `list` shows what
  * this core sees (circuit, float as last polled, alert, last error) and the last hour's purchases
  * and failovers from the store; `set-float-alert` is audited (actor `cli`).
  */

@@ -84,9 +84,9 @@ export interface CoreConfig {
   fourEyesCoolingMs: number;
   /** The MongoDB store when MONGODB_URI is set; null means the embedded SQLite store in DATA_DIR. */
   mongo: MongoConfig | null;
-  /** Webhook deliveries (issue 17). */
+  /** Webhook deliveries. */
   webhooks: WebhookConfig;
-  /** Money in (issue 33). */
+  /** Money in. */
   funding: {
     fee: FundingFee;
     sweepIntervalMs: number;

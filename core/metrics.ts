@@ -337,7 +337,7 @@ function pendingSeries(registers: Registry[]) {
 /** The value of each circuit state in prepaid_core_upstream_circuit_state. */
 const CIRCUIT_VALUES: Readonly<Record<CircuitState, number>> = { closed: 0, half_open: 1, open: 2 };
 
-/** Supply by upstream (issue 27): what routing, the circuit breakers and the float poller decide. */
+/** Supply by upstream: what routing, the circuit breakers and the float poller decide. */
 function supplySeries(registers: Registry[]): SupplyObserver {
   const purchases = new Counter({
     name: 'prepaid_core_upstream_purchases_total',

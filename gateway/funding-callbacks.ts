@@ -25,7 +25,7 @@ const FUNDING_CALLBACKS: Readonly<Record<string, { provider: string; header: str
   '/callbacks/paystack': { provider: 'paystack', header: 'x-paystack-signature' },
   '/callbacks/monnify': { provider: 'monnify', header: 'monnify-signature' },
 };
-/** A transfer notification is a few KB (the facts files' samples are under 3 KB); 64 KiB is ample. */
+/** A transfer notification is a few KB (Paystack's and Monnify's documented samples are under 3 KB); 64 KiB is ample. */
 const FUNDING_CALLBACK_MAX_BODY_BYTES = 64 * 1024;
 /** The core re-queries the provider (15 s at most) before answering; this only stops a stuck core. */
 const FUNDING_CALL_TIMEOUT_MS = 60_000;

@@ -1,5 +1,5 @@
 /**
- * The API's request pipeline, in the order DESIGN.md fixes: client IP, key authentication
+ * The API's request pipeline, in this order (docs/api.md, errors): client IP, key authentication
  * (401, with failed attempts limited per IP), the per-key rate limit (429), the action and
  * its method (422, 405), content type, body and parameters (422), then whatever the core
  * answers. Every outcome, expected or not, ends in a JSON answer.

@@ -1,5 +1,5 @@
 /**
- * Airtime, electricity and cable prices (issue 28 item 6 with issue 34's rules): what each
+ * Airtime, electricity and cable prices: what each
  * upstream charges for them (its commission off the face value, per product and network, disco
  * or provider) and each tier's price rule over that cost. Every role reads them; an admin
  * changes them through ChangeCatalogue, which makes the change with the admin service's own

@@ -1,5 +1,5 @@
 /**
- * An account's webhooks on its console page (issue 28, item 5): each mode's destination, its
+ * An account's webhooks on its console page: each mode's destination, its
  * newest delivery and its backlog, as the core tells them. Every value is the holder's or the
  * receiver's text, so everything goes through the escaping template.
  */

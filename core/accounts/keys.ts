@@ -1,5 +1,5 @@
 /**
- * API key pairs (spec section 5, DESIGN.md section 2). The public key names the pair; the
+ * API key pairs (the contract, 5, in docs/specification.md; docs/security.md). The public key names the pair; the
  * secret is 32 random bytes shown once and stored only as its SHA-256. Comparisons run in
  * constant time so that response timing reveals nothing about a secret.
  */

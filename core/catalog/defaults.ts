@@ -9,7 +9,7 @@ import type { CablePackageRecord, CatalogSeed, PlanRecord, TierRecord } from '..
 
 /** The tier new accounts join unless told otherwise. */
 export const DEFAULT_TIER_ID = 'basic';
-/** The tier whose accounts may use the public API (spec section 1). */
+/** The tier whose accounts may use the public API (the contract, 1, in docs/specification.md). */
 export const API_TIER_ID = 'api';
 
 const TIERS: TierRecord[] = [
@@ -83,7 +83,7 @@ const PLANS: PlanRecord[] = PLAN_ROWS.map(([planId, network, label, validity, ty
   providerCode: '',
 }));
 
-/** Spec section 4.7: common package codes and monthly prices in Naira. */
+/** The contract, 4.7 (docs/specification.md): common package codes and monthly prices in Naira. */
 const CABLE_ROWS: ReadonlyArray<readonly [string, string, string, number]> = [
   ['dstv', 'DSTV PADI', 'DStv Padi', 2_500],
   ['dstv', 'DSTV YANGA', 'DStv Yanga', 3_500],

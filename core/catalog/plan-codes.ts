@@ -1,5 +1,5 @@
 /**
- * Each declared upstream's code for our data plans (issue 27): a ClubKonnect instance sells
+ * Each declared upstream's code for our data plans: a ClubKonnect instance sells
  * plan 7 as `500.01`, a ported-number site as `353`; an upstream without a code for a plan
  * does not sell it, so routes skip it (core/purchases/routing.ts).
  *

@@ -34,11 +34,11 @@ import {
   describeValue,
 } from './validation.js';
 
-/** Spec section 8: airtime from 50 Naira. */
+/** The contract, 8 (docs/specification.md): airtime from 50 Naira. */
 export const AIRTIME_MIN_KOBO: Kobo = kobo(50_00);
 /** Our bound: networks refuse single recharges above 50,000 Naira. */
 const AIRTIME_MAX_KOBO: Kobo = kobo(50_000_00);
-/** Spec section 8: electricity from 1,000 Naira. */
+/** The contract, 8 (docs/specification.md): electricity from 1,000 Naira. */
 export const ELECTRICITY_MIN_KOBO: Kobo = kobo(1_000_00);
 /** Our bound: the largest single vend discos accept through aggregators is around 500,000 Naira. */
 const ELECTRICITY_MAX_KOBO: Kobo = kobo(500_000_00);

@@ -57,7 +57,7 @@ export function networkNames(network: string): string[] {
 
 /**
  * The spec's nine discos, then the three more VTpass sells: Kaduna (kaedc), Jos (jed) and
- * Aba (aba). The names of the last three are the issue's; the facts file does not list them.
+ * Aba (aba). Their serviceIDs are not in VTpass's documentation (unsure; docs/products.md).
  */
 export const DISCOS = [
   'ekedc',
@@ -84,7 +84,7 @@ export type CableProvider = (typeof CABLE_PROVIDERS)[number];
 /** How a DStv or GOtv payment treats the card's bouquet (VTpass's `subscription_type`). */
 export const SUBSCRIPTION_TYPES = ['renew', 'change'] as const;
 export type SubscriptionType = (typeof SUBSCRIPTION_TYPES)[number];
-/** Cable providers whose payments say renew or change; StarTimes' do not (facts file). */
+/** Cable providers whose payments say renew or change; StarTimes' do not (VTpass's documentation). */
 export const RENEWABLE_CABLE_PROVIDERS: readonly CableProvider[] = ['dstv', 'gotv'];
 /** The most months one cable payment may buy. */
 export const CABLE_MAX_MONTHS = 12;

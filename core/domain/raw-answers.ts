@@ -1,5 +1,5 @@
 /**
- * An upstream's raw answer as the operator may see it (issue 28, item 3): the body it sent
+ * An upstream's raw answer as the operator may see it: the body it sent
  * for a purchase call, a re-query or a callback, with secrets removed and bounded. The one
  * place answers are cleaned: adapters hand over the body as it came, the purchase code
  * cleans it here before the store ever sees it. Headers are never kept.

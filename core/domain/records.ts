@@ -147,7 +147,7 @@ export interface PlanRecord {
 }
 
 /**
- * One upstream's code for one of our data plans (issue 27): what a declared upstream
+ * One upstream's code for one of our data plans: what a declared upstream
  * (ClubKonnect's `PRODUCT_ID`, a ported-number site's integer plan id) is sent for the plan.
  * An upstream without a row for a plan does not sell it.
  */
@@ -447,7 +447,7 @@ export type UpstreamAttemptOutcome =
   | 'delivered';
 
 /**
- * One call of a purchase to an upstream (issue 27), written before the call, so a re-query, a
+ * One call of a purchase to an upstream, written before the call, so a re-query, a
  * callback or a reversal goes to the upstream that got the `pay`, whatever the routes say later.
  * The operator sees them; partners never do.
  */
@@ -476,7 +476,7 @@ export interface UpstreamAttemptRecord {
 export type UpstreamAnswerSource = 'purchase' | 'requery' | 'callback';
 
 /**
- * One answer of an upstream about a purchase (issue 28): the body of a purchase call, a
+ * One answer of an upstream about a purchase: the body of a purchase call, a
  * re-query or a callback, cleaned of secrets and bounded (core/domain/raw-answers.ts), written
  * in the same store transaction as what it did to the purchase. The operator sees them.
  */

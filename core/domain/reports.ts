@@ -1,5 +1,5 @@
 /**
- * The operator's reports (issue 28 item 7, issue 27 item 6): sales, refunds, cost and margin
+ * The operator's reports: sales, refunds, cost and margin
  * of live purchases by product, upstream or tier, and money in by funding provider, per
  * Africa/Lagos day or month. Pure rules: the period a form or a command line names and its
  * bounds, the figures the store sums per day, how days add up into months, and the margin.

@@ -1,4 +1,4 @@
-/** Bulk SMS rules: pages, recipients and the charge (spec section 4.8). */
+/** Bulk SMS rules: pages, recipients and the charge (the contract, 4.8, in docs/specification.md). */
 import { type Kobo, kobo } from './money.js';
 
 /** Spec: 160 characters are one page, 161 are two. This is the figure for GSM-7 text. */

@@ -1,6 +1,6 @@
 /**
- * Field rules of spec sections 4 and 8, plus our bounds where the spec is silent
- * (DESIGN.md section 2). Each check returns violations instead of throwing, so a request
+ * Field rules of the contract, 4 and 8 (docs/specification.md), plus our bounds where the spec is silent
+ * (docs/api.md). Each check returns violations instead of throwing, so a request
  * with several bad fields is told about all of them at once.
  */
 import type { FieldViolation } from './errors.js';

@@ -1,7 +1,7 @@
 /**
  * Monnify Customer Reserved Accounts as a funding provider, built from
- * ../shared/upstreams/monnify.md. Every answer is the envelope
- * `{requestSuccessful, responseMessage, responseCode, responseBody}` with `responseCode` "0"
+ * Monnify's documentation (https://developers.monnify.com/docs/collections/customer-reserved-account/). Every
+ * answer is the envelope `{requestSuccessful, responseMessage, responseCode, responseBody}` with `responseCode` "0"
  * on success; amounts are Naira as decimal numbers or strings.
  *
  * - Login: `POST /api/v1/auth/login` with Basic base64(apiKey:secretKey) gives a bearer token
@@ -18,7 +18,7 @@
  * - notifications: `monnify-signature` is the HMAC-SHA512 of the raw body under the secret key;
  *   only `SUCCESSFUL_TRANSACTION` on a `RESERVED_ACCOUNT` product is a transfer to a wallet.
  *
- * Unsure facts (marked so in the facts file), and what this adapter does about them:
+ * Unsure facts (marked so in Monnify's documentation), and what this adapter does about them:
  * - The token's lifetime is read from `expiresIn`, never assumed.
  * - The fetch and deallocate paths come from Monnify's SDKs; so do the list's paging names.
  * - The status answer's sample is a WEB_SDK payment cut off after `accountPayments`: it says

@@ -1,7 +1,7 @@
 /**
  * Paystack Dedicated Virtual Accounts as a funding provider, built from
- * ../shared/upstreams/paystack.md. Every call carries `Authorization: Bearer <secret key>`
- * and answers the envelope `{status, message, data}`. Amounts are kobo.
+ * Paystack's documentation (https://paystack.com/docs/payments/dedicated-virtual-accounts/). Every call
+ * carries `Authorization: Bearer <secret key>` and answers the envelope `{status, message, data}`. Amounts are kobo.
  *
  * - open: `POST /customer`, then (when a bank account linked to the BVN is given) the
  *   identification step `POST /customer/{code}/identification`, whose answer is 202 and whose
@@ -16,7 +16,7 @@
  *   creation; after a validated BVN the dedicated account is created; a failure is returned
  *   with Paystack's reason for the owner to read.
  *
- * Unsure facts (marked so in the facts file), and what this adapter does about them:
+ * Unsure facts (marked so in Paystack's documentation), and what this adapter does about them:
  * - The receiving account number of a DVA payment is read from
  *   `authorization.receiver_bank_account_number` (official DVA sample), else from
  *   `metadata.receiver_account_number` (seen only in integrators' captured events: unsure).
@@ -25,12 +25,12 @@
  * - The exact 404 message of verify for an unknown reference is unsure; any 404 is "not paid".
  * - Which business category must validate customers first is decided on the merchant's
  *   dashboard (unsure); the identification step runs whenever a bank account is given.
- * - The shape of `GET /customer/{code}` is not in the facts file beyond "the customer with a
+ * - The shape of `GET /customer/{code}` is not in Paystack's documentation beyond "the customer with a
  *   dedicated_account object" (unsure): `metadata` is read as an object or a JSON string, and
  *   a customer without our account id in it is not ours (nothing opened).
  * - One paragraph of Paystack's guide names the assignment events `assigndedicatedaccount.*`;
  *   both names are read (unsure which one is sent).
- * - The facts file names `GET /bank` as where identification's `bank_code` comes from, without
+ * - Paystack's documentation names `GET /bank` as where identification's `bank_code` comes from, without
  *   its answer. It is read as Paystack's published snippets show it (unsure): `data` an array of
  *   banks with `name`, `code` and `active`, paged by cursor (`use_cursor`, `meta.next`). When it
  *   cannot be read, the page asks for the code itself.
@@ -440,7 +440,7 @@ const ACCOUNT_EVENTS: Readonly<Record<string, { step: AccountEvent['step']; ok: 
 };
 
 /**
- * Paystack's identification and assignment events, as the facts file gives them: the
+ * Paystack's identification and assignment events, as Paystack's documentation gives them: the
  * customer code is `data.customer_code` (identification) or `data.customer.customer_code`
  * (assignment). Undefined: not one of these events.
  */

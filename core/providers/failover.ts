@@ -1,5 +1,5 @@
 /**
- * Failover only on proven non-delivery (issue 27). Each adapter reports what happened on a
+ * Failover only on proven non-delivery. Each adapter reports what happened on a
  * purchase call as CallEvidence; one pure rule per adapter kind reads it and says whether the
  * upstream provably did not deliver, so the purchase may move to the next upstream. Anything
  * else (a time-out, a reset, a 5xx, an answer that cannot be parsed, a pending answer, a code

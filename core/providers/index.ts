@@ -1,5 +1,5 @@
 /**
- * Builds the platform's providers from configuration (issue 27): every upstream instance
+ * Builds the platform's providers from configuration: every upstream instance
  * (the built-in `sandbox`, `vtpass` when its keys are set, and each one UPSTREAMS declares),
  * and each product family's ordered default route (PROVIDER_AIRTIME=vtpass,datahub, ...), the
  * sandbox by default. core/config.ts reads and checks the variables; this file only assembles.

@@ -1,5 +1,5 @@
 /**
- * The supply side (issue 27): the upstreams this deployment buys from, as named instances,
+ * The supply side: the upstreams this deployment buys from, as named instances,
  * each with the families it sells and its kind's failover rule. The purchase flow asks
  * `candidates` for the ordered upstreams of one purchase, records the one it calls on the
  * transaction before the call, and re-queries through `upstream(name)` only the one recorded,

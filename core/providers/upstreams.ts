@@ -1,5 +1,5 @@
 /**
- * Upstreams as named instances (issue 27): which upstreams this deployment may buy from,
+ * Upstreams as named instances: which upstreams this deployment may buy from,
  * each with its kind, address and credentials. Pure: it reads an environment and returns the
  * instances or throws a ConfigError naming the variable at fault, and it never echoes a
  * credential.
@@ -28,7 +28,7 @@ export type UpstreamInstance =
 
 /** VTpass's address when VTPASS_BASE_URL is unset (the same default as the core's). */
 const VTPASS_DEFAULT_BASE_URL = 'https://sandbox.vtpass.com/api/';
-/** ClubKonnect's API host; (unsure) see docs/upstreams.md: the facts file could not confirm it. */
+/** ClubKonnect's API host; (unsure) see docs/upstreams.md: ClubKonnect's documentation could not confirm it. */
 const CLUBKONNECT_DEFAULT_BASE_URL = 'https://www.nellobytesystems.com/';
 
 /** An instance name: lower case, as it appears in UPSTREAMS and in routes. */
@@ -160,7 +160,7 @@ function readVtpass(env: Env, declared: boolean): UpstreamInstance | undefined {
 function refuseStrays(env: Env, declared: readonly string[]): void {
   const prefixes = declared.map((name) => `UPSTREAM_${name.toUpperCase()}_`);
   for (const key of Object.keys(env)) {
-    // UPSTREAM_FLOAT_POLL_MS is the float poller's (issue 27, a later change), not an instance's.
+    // UPSTREAM_FLOAT_POLL_MS is the float poller's, not an instance's.
     if (!key.startsWith('UPSTREAM_') || env[key] === undefined || key === 'UPSTREAM_FLOAT_POLL_MS') continue;
     if (key.startsWith('UPSTREAM_VTPASS_'))
       throw new ConfigError(key, 'is not read: the vtpass instance is configured by the VTPASS_* variables.');

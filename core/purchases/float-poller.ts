@@ -1,5 +1,5 @@
 /**
- * Polls each upstream's float (our wallet there) where its adapter has a balance call (issue 27),
+ * Polls each upstream's float (our wallet there) where its adapter has a balance call,
  * every UPSTREAM_FLOAT_POLL_MS. The reading goes to the upstream's health, so routes with another
  * choice skip it while it is under the operator's alert, before it starts refusing purchases for
  * want of money; under the alert a warning is logged at each reading.

@@ -1,5 +1,5 @@
 /**
- * The two-phase purchase (DESIGN.md section 3), like a pending transfer in a ledger:
+ * The two-phase purchase (docs/money.md), like a pending transfer in a ledger:
  *   1. the order is already validated and priced (core/domain/orders.ts);
  *   2. reserve: debit, ledger entry and pending transaction in one store transaction;
  *   3. call the provider outside any store transaction, with our reference as its request id;
@@ -39,7 +39,7 @@ export interface PurchaseDeps {
   /** Told when a purchase is left pending, for the outcome log and metrics (core/metrics.ts). */
   observer?: PurchaseObserver;
   /**
-   * Upstreams, routes and their health (issue 27): live purchases are routed and may fail over;
+   * Upstreams, routes and their health: live purchases are routed and may fail over;
    * without it each family's provider takes every purchase, as before.
    */
   supply?: SupplyDeps;
@@ -251,7 +251,7 @@ export async function applyOutcome(
   schedule: RetrySchedule = DEFAULT_RETRY_SCHEDULE,
   /** The upstream attempt this outcome came from, ended in the same store transaction. */
   attempt?: AttemptEnd,
-  /** The upstream's answers that said it (issue 28), kept in the same store transaction. */
+  /** The upstream's answers that said it, kept in the same store transaction. */
   answers?: readonly NewUpstreamAnswer[],
 ): Promise<TransactionRecord> {
   const at = deps.clock();

@@ -1,6 +1,6 @@
 /**
- * What an upstream said it charged, kept after a live purchase is delivered (issue 27 item 6,
- * issue 34 item 5), in the background and best-effort: never on the purchase's answer, and a
+ * What an upstream said it charged, kept after a live purchase is delivered (docs/upstreams.md,
+ * docs/products.md), in the background and best-effort: never on the purchase's answer, and a
  * failure here is a log line, not a failed purchase.
  *
  * - The attempt that got the purchase: a purchase answered pending and found delivered later
@@ -11,7 +11,7 @@
  *   `system`, audited), which reprices the tiers built on it and tells partners (plan.updated).
  *   A cost equal to the stored one, or to one this core is writing now, writes nothing, so a
  *   stream of purchases at the same cost costs one read each and one write at most.
- * - The commission of airtime, electricity and cable (issue 34 item 5): when the upstream's
+ * - The commission of airtime, electricity and cable: when the upstream's
  *   cost differs from what the commission rule in force says, the rule the operator set for
  *   that product at that upstream follows the answer (the smallest rate that explains the
  *   cost exactly: commissionExplaining), through the cost rules' own use case (actor
@@ -52,7 +52,7 @@ export interface CostObserver {
 /**
  * Whether a delivery leaves anything here to do. Not when its own attempt ended delivered in
  * the settle (its cost written there) unless it is a data plan with a cost stated: then the
- * background read of its attempts would find nothing to write (issue 29: a read a purchase).
+ * background read of its attempts would find nothing to write (a read a purchase).
  */
 export function leavesCostToRecord(
   tx: TransactionRecord,

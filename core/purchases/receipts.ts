@@ -1,5 +1,5 @@
 /**
- * The receipt SMS of spec section 6: an electricity payment with the optional `phone`
+ * The receipt SMS of the contract, 6 (docs/specification.md): an electricity payment with the optional `phone`
  * tells that phone the token, units and reference. A receipt is a courtesy: it is sent
  * after the payment settled, in the background, and its failure is only logged; it never
  * fails or refunds the payment.

@@ -1,5 +1,5 @@
 /**
- * Routing a purchase to its upstreams (issue 27): the route table in the store (most specific
+ * Routing a purchase to its upstreams: the route table in the store (most specific
  * row first, else the family's PROVIDER_<FAMILY> default), then what each upstream can take
  * now: one that does not sell the purchase (a data plan it has no code for) is left out; one
  * whose circuit is open or whose float is under its alert is left out while the route has

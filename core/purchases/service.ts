@@ -87,7 +87,7 @@ type PurchaseServiceDeps = PurchaseDeps & {
  * Pricing needs the account's tier and the catalog besides what the flow touches. With
  * `refuseSuspended` (the API's instance, core/rpc/purchase.ts) every use case that reads the
  * account refuses a suspended one on that same read: the suspension holds from the next
- * request, at no read of its own (issue 29). Without it (the developer area's reads) it is not refused.
+ * request, at no read of its own. Without it (the developer area's reads) it is not refused.
  */
 export function createPurchaseService(deps: PurchaseServiceDeps) {
   const { store } = deps;

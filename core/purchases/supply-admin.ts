@@ -1,5 +1,5 @@
 /**
- * The operator's side of supply (issue 27): the route table (list, set, clear, each change in
+ * The operator's side of supply: the route table (list, set, clear, each change in
  * the audit log with what it replaced) and the upstream attempts of one purchase. Partners never
  * see any of it. A route may only name configured upstreams that sell its product, so a route
  * set here can always be followed.

@@ -1,5 +1,5 @@
 /**
- * Calling upstreams for a purchase (issue 27). A live purchase goes to the upstreams its route
+ * Calling upstreams for a purchase. A live purchase goes to the upstreams its route
  * gives, in order; each attempt is written on the purchase before its call, and the purchase
  * moves to the next upstream only when its kind's rule (core/providers/failover-rules.ts)
  * reads the call's evidence as proven non-delivery. Anything else (delivered, refused after
@@ -74,7 +74,7 @@ interface CallDeps {
 }
 
 /**
- * An outcome's raw answer as it is kept for the operator (issue 28): cleaned of secrets and
+ * An outcome's raw answer as it is kept for the operator: cleaned of secrets and
  * bounded by core/domain/raw-answers.ts. None when the call had no answer.
  */
 export function answersOf(
@@ -86,7 +86,7 @@ export function answersOf(
   return [{ source, upstream, body: cleanRawAnswer(outcome.raw.body, outcome.raw.httpStatus) }];
 }
 
-/** A callback's body as it is kept beside the re-query it led to (issue 28). */
+/** A callback's body as it is kept beside the re-query it led to. */
 export function callbackAnswers(upstream: string, body: Uint8Array): NewUpstreamAnswer[] {
   return [{ source: 'callback', upstream, body: cleanRawAnswer(new TextDecoder().decode(body)) }];
 }
@@ -159,7 +159,7 @@ function recordedOutcome(outcome: ProviderOutcome, tx: TransactionRecord): 'fail
 
 /**
  * A live purchase's route, decided before its reserve: the first candidate's attempt is
- * written in the reserve's own transaction (issue 29: an attempt's row cost a commit of its
+ * written in the reserve's own transaction (an attempt's row cost a commit of its
  * own before the call, and another after it).
  */
 export async function routePurchase(
@@ -176,7 +176,7 @@ export async function routePurchase(
  * A routing decision's info line (`purchase.routed`), when it says more than the purchase's
  * recorded attempt and the call's own debug line (`provider.purchase`, which names the route
  * and the upstream called): when something was skipped, or nothing was left to call. A
- * purchase that simply went to its route's first upstream has no second info line (issue 29).
+ * purchase that simply went to its route's first upstream has no second info line.
  */
 function logDecision(deps: Pick<CallDeps, 'log'>, tx: TransactionRecord, decision: RoutingDecision): void {
   if (decision.skipped.length === 0 && decision.candidates.length > 0) return;

@@ -1,5 +1,5 @@
 /**
- * Each upstream's health as this core saw it (issue 27): a circuit breaker and the float.
+ * Each upstream's health as this core saw it: a circuit breaker and the float.
  *
  * The circuit opens after CIRCUIT_OPEN_AFTER consecutive proven failures or time-outs (a call
  * the upstream answered, whatever it said, closes it again); open, the upstream is skipped by

@@ -1,4 +1,4 @@
-/** The plan codes of declared upstreams (issue 27), part of prepaid.v1.AdminService: requests in, messages out. */
+/** The plan codes of declared upstreams, part of prepaid.v1.AdminService: requests in, messages out. */
 import type { AdminService as AdminServiceDesc } from '../../gen/prepaid/v1/admin_pb.js';
 import type { PlanCodeRow, PlanCodesAdmin } from '../catalog/plan-codes.js';
 import { invalid } from '../domain/errors.js';

@@ -82,9 +82,9 @@ export interface CoreServerDeps {
   ledgerCheck: LedgerCheck;
   /** Backups of the embedded store. */
   backups: Backups;
-  /** Routes and upstream attempts for the operator (issue 27). */
+  /** Routes and upstream attempts for the operator. */
   supplyAdmin: SupplyAdmin;
-  /** Each declared upstream's code for our data plans (issue 27). */
+  /** Each declared upstream's code for our data plans. */
   planCodes: PlanCodesAdmin;
   /** Customer verification, provider callbacks and the plans sync: the upstream-facing use cases. */
   verification: VerificationService;

@@ -1,5 +1,5 @@
 /**
- * An account's webhooks as its console page shows them (issue 28, item 5): each mode's
+ * An account's webhooks as its console page shows them: each mode's
  * destination (URL, enabled), its newest delivery and how it went, and its backlog (events
  * still waiting for delivery, since when). Never the signing secret.
  */

@@ -1,5 +1,5 @@
 /**
- * The store's sub-ports for events and webhook endpoints (issue 17). Events are written by
+ * The store's sub-ports for events and webhook endpoints. Events are written by
  * the wallet's own operations, in the transaction of the change they announce (see
  * WalletStore in port.ts); these sub-ports read them, lease them to a delivery worker and
  * record what each attempt did.
@@ -71,7 +71,7 @@ export interface EventStore {
    * claimDue for one destination, with that destination's webhook endpoint (null when it has
    * none) read with the claim, in its transaction where the store has one: the worker needs
    * both for every claim, and on SQLite a read in a transaction of its own, right after
-   * commits, costs many times one inside the claim's (issue 29). With nothing claimed the
+   * commits, costs many times one inside the claim's. With nothing claimed the
    * endpoint may be left unread (null).
    */
   claimDueWithEndpoint(claim: DestinationClaim): Promise<ClaimedWithEndpoint>;

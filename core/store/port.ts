@@ -245,7 +245,7 @@ export interface WalletStore {
    * pending -> success with the provider's result. A transaction not pending is returned unchanged.
    * With `attempt`, that upstream attempt's outcome is written in the same transaction, whether
    * or not the purchase moved (as SupplyStore.endAttempt: one ended already is left as it is).
-   * `answers`: the upstream's answers that led here (issue 28), kept in the same transaction
+   * `answers`: the upstream's answers that led here, kept in the same transaction
    * (SupplyStore.answersOf; one equal to the last kept is not kept again).
    */
   settle(
@@ -348,7 +348,7 @@ export interface TransactionStore {
   /**
    * The account's purchases in one mode, newest first. A bulk SMS comes with
    * `details.recipientCount` instead of `details.recipients`: a page of 100 rows of SMS to
-   * 10,000 numbers each would otherwise read 14 MB to show 100 counts (issue 29: pages of
+   * 10,000 numbers each would otherwise read 14 MB to show 100 counts (pages of
    * SMS to 100 numbers cost 3.7 to 4.6 times a page of airtime in the store).
    */
   listByAccount(accountId: string, mode: Mode, page: PageRequest): Promise<Page<TransactionRecord>>;
@@ -695,7 +695,7 @@ export interface NoticeStore {
 export type RouteKey = Pick<RouteRecord, 'product' | 'network' | 'planType' | 'disco'>;
 
 /**
- * Supply (issue 27): the upstream attempts of each purchase, the route table and each
+ * Supply: the upstream attempts of each purchase, the route table and each
  * upstream's settings. An attempt is written before its call and ended once; nothing here
  * moves money.
  */
@@ -719,7 +719,7 @@ export interface SupplyStore {
   deliveredLater(reference: string, seq: number, costKobo: Kobo | null, at: Date): Promise<boolean>;
   /** A purchase's attempts, in order; none for a purchase made before upstreams were recorded. */
   attemptsOf(reference: string): Promise<UpstreamAttemptRecord[]>;
-  /** A purchase's kept upstream answers (issue 28), in the order written (at most RAW_ANSWERS_PER_PURCHASE). */
+  /** A purchase's kept upstream answers, in the order written (at most RAW_ANSWERS_PER_PURCHASE). */
   answersOf(reference: string): Promise<UpstreamAnswerRecord[]>;
   /** Attempts started in [from, to), oldest first, at most `limit`. */
   attemptsBetween(from: Date, to: Date, limit: number): Promise<UpstreamAttemptRecord[]>;
@@ -734,7 +734,7 @@ export interface SupplyStore {
   setUpstreamSettings(settings: UpstreamSettingsRecord): Promise<UpstreamSettingsRecord | null>;
 }
 
-/** Each declared upstream's code for our data plans (issue 27). */
+/** Each declared upstream's code for our data plans. */
 export interface PlanCodeStore {
   /** Every code, by upstream then plan id; only one upstream's when it is given. */
   list(filter: { upstream?: string }): Promise<PlanCodeRecord[]>;

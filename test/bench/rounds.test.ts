@@ -1,7 +1,7 @@
 /**
- * The benchmark's rounds in turn (bench/harness.ts, bench/stats.ts), which issue 29's targets
- * are judged on: each round runs the two sides in the other order, an error fails the run,
- * and the verdict is the median of the rounds.
+ * The benchmark's rounds in turn (bench/harness.ts, bench/stats.ts), which the performance
+ * targets of docs/performance.md are judged on: each round runs the two sides in the other order, an error
+ * fails the run, and the verdict is the median of the rounds.
  */
 import * as assert from 'uvu/assert';
 import { inTurn, PAIRED_ROUNDS } from '../../bench/harness.js';

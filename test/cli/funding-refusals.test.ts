@@ -1,6 +1,6 @@
 /**
  * A provider's refusal to open a wallet's account, shown where the holder and the operator look
- * (issue 33): against a real core with the fake Monnify and the fake Paystack, `prepaid funding
+ *: against a real core with the fake Monnify and the fake Paystack, `prepaid funding
  * open` when Monnify refuses the BVN (its reason echoing the number) and Paystack opens; then
  * `prepaid funding accounts` says which provider refused, when, its reason without the number,
  * and what to do; when every provider refuses, `open` is a field error naming the provider. A

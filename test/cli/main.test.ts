@@ -67,7 +67,7 @@ test('--help, help and GROUP --help list every command with one line each, on st
       assert.ok(commandHelp.stdout.startsWith(`Usage: prepaid ${words}`));
     }
   }
-  // The commands the issue names are all there.
+  // The commands docs/cli.md names are all there.
   for (const required of [
     'accounts create --name NAME [--tier TIER]',
     'accounts set-tier ACCOUNT_ID TIER',

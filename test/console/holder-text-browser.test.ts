@@ -1,7 +1,7 @@
 /**
  * Text an account holder (or a CLI memo) controls, shown on the console's account pages in a
  * real browser: an account's name in the search results and on its page, and a ledger
- * memo, each a script or markup payload, show as text and never run (issue 28: "XSS through
+ * memo, each a script or markup payload, show as text and never run ("XSS through
  * every field an account holder controls"). The webhook URL, the upstreams' answers, the
  * upgrade request's email and note, and the catalogue's names have their own tests.
  */

@@ -40,7 +40,7 @@ const flow = haveChromium ? test : test.skip;
 
 const OWNER = { email: 'chidi@chidimobile.ng', password: 'a long enough password 42' };
 const VIEWER = { email: 'funke@chidimobile.ng', password: 'another long password 42' };
-/** The phone width the issue measured at. */
+/** A phone's width (docs/developer-area-selling.md, phone width). */
 const PHONE = { width: 390, height: 844 };
 /** The header (with navigation and mode switch) a phone shows before any content: 290 px before, 385 in test mode. */
 const MAX_PHONE_HEADER_PX = 120;

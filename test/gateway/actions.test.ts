@@ -1,6 +1,6 @@
 /**
  * Every action's success answer over real HTTP: the exact field set and types of the public
- * contract (spec section 4 plus DESIGN.md section 2), and `charged`/`balance` agreeing with
+ * contract (docs/specification.md, 4, and docs/api.md), and `charged`/`balance` agreeing with
  * the ledger the core wrote.
  */
 

@@ -1,5 +1,5 @@
 /**
- * Electricity and cable at ClubKonnect and the ported-number family (issue 27), through the
+ * Electricity and cable at ClubKonnect and the ported-number family, through the
  * real gateway and core with the fakes on port 0: verify, purchase and re-query at
  * ClubKonnect (ORDER_RECEIVED, then the token of the completed order), an ORDER_ERROR failing
  * over to the site, electricity at the site (token in the purchase record), a disco the site

@@ -1,6 +1,6 @@
 /**
- * The bound on a gateway's clock skew for the shared auth-failure counters (issue #30,
- * point 4): what a comparison with the primary proves, and that a gateway proven too far off
+ * The bound on a gateway's clock skew for the shared auth-failure counters (docs/mongodb.md):
+ * what a comparison with the primary proves, and that a gateway proven too far off
  * counts in its own memory until its clock is back within the bound.
  */
 import * as assert from 'uvu/assert';

@@ -53,7 +53,7 @@ test('values are read from the environment', () => {
   assert.equal(config.trustedProxies, ['10.0.0.0/8', '192.0.2.1', '2001:db8::/32']);
   assert.is(config.rateLimitPerMinute, 120);
   assert.is(config.authCacheTtlMs, 0);
-  // Plain http:// to another machine needs the operator's opt-in (issue 18, point 1).
+  // Plain http:// to another machine needs the operator's opt-in.
   assert.is(
     loadGatewayConfig({ CORE_URL: 'http://core.internal:50051/', CORE_ALLOW_PLAINTEXT: 'yes' }).coreUrl,
     'http://core.internal:50051',
@@ -102,7 +102,7 @@ test('without SERVICE_TOKEN the token is read from the data directory, or the st
       () => resolveServiceToken(loadGatewayConfig({ DATA_DIR: dir })),
       (e: Error) => e instanceof ConfigError && e.message.startsWith('SERVICE_TOKEN:'),
     );
-    // A token file shorter than 16 characters is refused (issue 18, point 6), naming the file.
+    // A token file shorter than 16 characters is refused, naming the file.
     writeFileSync(path.join(dir, 'service.token'), 'from-file\n');
     assert.throws(
       () => resolveServiceToken(loadGatewayConfig({ DATA_DIR: dir })),

@@ -1,5 +1,5 @@
 /**
- * The documents' examples produce what they show (issue 32): every `curl` of docs/api.md, in
+ * The documents' examples produce what they show: every `curl` of docs/api.md, in
  * the order of the page, is sent to a real gateway in front of a real core (the sandbox
  * provider, the default catalogue) for a new account on the `api` tier funded as the page
  * says; the README's first purchase is run as a reader runs it, its `npx prepaid` commands

@@ -3,7 +3,7 @@
  * tokens (KCT) and a bonus token shows all of them in the purchase answer, the transaction,
  * the history page, the event and the receipt SMS; a meter whose disco tells a higher minimum
  * (or arrears) than the platform's is refused with a 422 naming that minimum, before anything
- * is paid. Against the fake VTpass (built from the facts file) and against the sandbox.
+ * is paid. Against the fake VTpass (built from VTpass's documentation) and against the sandbox.
  */
 import * as assert from 'uvu/assert';
 import { eventually } from '../core/rpc/support.js';

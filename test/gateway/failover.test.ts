@@ -1,5 +1,5 @@
 /**
- * Several upstreams per product, failover only on proven non-delivery (issue 27), through the
+ * Several upstreams per product, failover only on proven non-delivery, through the
  * real gateway and core with fake upstreams on port 0: the purchase moves to the next upstream
  * only when the first provably did not deliver (a refused connection, VTpass 091 or 018); a
  * time-out, a 5xx or garbage keeps it pending at the first, where it is re-queried even after

@@ -1,5 +1,5 @@
 /**
- * Field errors over real HTTP (issue 32): one 422 lists every problem, a wrong type on one
+ * Field errors over real HTTP: one 422 lists every problem, a wrong type on one
  * field included (item 8); text with half a surrogate pair is refused before it reaches the
  * core mended to U+FFFD (item 6); nothing is charged.
  */

@@ -1,6 +1,6 @@
 /**
  * A right key pair passes from an address where strangers are throttled for guessing, even
- * one never used before (issue 32, item 7): 429 is for failed guesses only. Wrong pairs from
+ * one never used before: 429 is for failed guesses only. Wrong pairs from
  * there stay 429, and nothing about the right pair's account is charged by the guesses.
  */
 import * as assert from 'uvu/assert';

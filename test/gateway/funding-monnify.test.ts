@@ -1,6 +1,6 @@
 /**
  * POST /callbacks/monnify through the real gateway and core, against the fake Monnify built
- * from the facts file, with a 1% fee capped at 20 Naira: a signed SUCCESSFUL_TRANSACTION credits
+ * from Monnify's documentation, with a 1% fee capped at 20 Naira: a signed SUCCESSFUL_TRANSACTION credits
  * once with the fee (50 copies at once too); a bad signature, a tampered body, a replay with
  * another amount, or a re-query that says unpaid or another amount credits nothing; a transfer
  * never announced is credited by the sweeper; a transfer to a number no wallet has is unmatched

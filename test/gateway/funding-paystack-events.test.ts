@@ -1,6 +1,6 @@
 /**
  * Paystack's asynchronous account events through the real gateway and core, against the fake
- * Paystack (bodies from the facts file): after the identification step, a signed
+ * Paystack (bodies from Paystack's documentation): after the identification step, a signed
  * customeridentification.success opens the dedicated account (once, however often it is sent)
  * and a transfer to it credits; a customeridentification.failed is kept for the owner with
  * Paystack's reason; a dedicatedaccount.assign.success gives the account Paystack names, read

@@ -1,5 +1,5 @@
 /**
- * A typed client generated from the served document works (issue 32, item 11): the types
+ * A typed client generated from the served document works: the types
  * openapi-typescript generates from GET /openapi.json type each action on its own (tsc checks
  * that `balance` answers a balance, not the union of every action), and openapi-fetch calls
  * three actions and /healthz through them against a real gateway and core.

@@ -1,5 +1,5 @@
 /**
- * Data plan codes per upstream (issue 27), through the real gateway and core with a fake
+ * Data plan codes per upstream, through the real gateway and core with a fake
  * ported-number site: codes set with the admin RPCs reach the purchase path at once (the
  * core's in-memory book), a route by plan type sends SME plans to the site, a plan the site
  * has no code for skips it and goes straight to the next upstream, and `plans sync --upstream`

@@ -1,5 +1,5 @@
 /**
- * The shared per-key limiter's MongoDB side (issue #30, point 3), without a server: the size
+ * The shared per-key limiter's MongoDB side, without a server: the size
  * of a key's document at the largest quota, the approximation past the exact threshold, the
  * refusals answered from memory, and the options every call carries. The limiter against a
  * real replica set is in rate-limit-mongo.test.ts.

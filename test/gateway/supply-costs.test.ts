@@ -1,5 +1,5 @@
 /**
- * What each upstream charged, and supply's metrics (issue 27 items 6 and 7), through the real
+ * What each upstream charged, and supply's metrics, through the real
  * gateway and core with fake upstreams on port 0: a delivered purchase's attempt carries the
  * cost its upstream stated (VTpass: the face value less our commission; a ported-number site:
  * `paid_amount` or the fall of our balance), also when it is found delivered on a re-query; a

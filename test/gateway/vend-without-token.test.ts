@@ -26,7 +26,7 @@ interface Stack {
   close(): Promise<void>;
 }
 
-/** The token as the facts' ClubKonnect and ported-number samples carry it, shown 4-4-4-4-4. */
+/** The token as ClubKonnect's and the ported-number sites' documented samples carry it, shown 4-4-4-4-4. */
 const SAMPLE_TOKEN = CK_METER_TOKEN.match(/\d{4}/g)!.join('-');
 
 /** A core whose electricity route is the one upstream `only`; a purchase still pending at its first re-query is past the deadline. */

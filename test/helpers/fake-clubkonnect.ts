@@ -1,12 +1,12 @@
 /**
  * A fake ClubKonnect for tests: a real HTTP server on 127.0.0.1 port 0 answering GET scripts
- * the way ../shared/upstreams/clubkonnect.md says (every fact there is unsure, so the fake
- * is as strict as the file and no looser): credentials in the query string (a wrong APIKey
+ * the way ClubKonnect's documentation (https://www.clubkonnect.com/APIDocs.asp) says (every fact there is
+ * unsure, so the fake is as strict as the file and no looser): credentials in the query string (a wrong APIKey
  * is `{"status":"INVALID_CREDENTIALS"}`), MobileNetwork 01-04, Amount at least 100, a
  * purchase answered `100 ORDER_RECEIVED` with an orderid and settled later, a query by
  * RequestID or OrderID from the record, the wallet balance and the data plan list; electricity
  * (ElectricCompany 01-12, MeterType 01/02, a `metertoken` once a prepaid order completed) and
- * cable (CableTV and the facts' package codes) orders, and the two verify scripts.
+ * cable (CableTV and the documented package codes) orders, and the two verify scripts.
  *
  * A test scripts a recipient's next purchase with `script()`: the order completes (default),
  * stays pending, is cancelled (506), or the purchase is refused with an ORDER_ERROR, answered
@@ -31,7 +31,7 @@ interface CkOrder {
   params: Record<string, string>;
   /** The statuscode a query answers now. */
   code: string;
-  /** A completed prepaid order whose metertoken is still empty (the facts: possibly empty until completed). */
+  /** A completed prepaid order whose metertoken is still empty (documented as possibly empty until completed). */
   tokenLate: boolean;
 }
 
@@ -61,9 +61,9 @@ const STATUS_OF: Readonly<Record<string, string>> = {
   '6': 'ORDER_ONHOLD',
 };
 const PURCHASES = new Set(['APIAirtimeV1.asp', 'APIDatabundleV1.asp', 'APIElectricityV1.asp', 'APICableTVV1.asp']);
-/** ElectricCompany codes of the facts (01-09 two sources, 10 and 12 one). */
+/** ElectricCompany codes of ClubKonnect's documentation (01-09 two sources, 10 and 12 one). */
 const DISCOS = new Set(['01', '02', '03', '04', '05', '06', '07', '08', '09', '10', '12']);
-/** Package codes of the facts' examples. */
+/** Package codes of the documented examples. */
 const PACKAGES: Readonly<Record<string, readonly string[]>> = {
   dstv: ['dstv-padi', 'dstv-yanga', 'dstv-confam', 'dstv79', 'dstv7', 'dstv3'],
   gotv: ['gotv-smallie', 'gotv-jinja', 'gotv-jolli', 'gotv-max', 'gotv-supa'],
@@ -74,7 +74,7 @@ const HOLDERS: Readonly<Record<string, string>> = {
   '04185663657': 'JOHN DOE',
   '7034567890': 'ADA NWAIKPO',
 };
-/** The token a completed prepaid order carries (20 digits, as the facts' metertoken). */
+/** The token a completed prepaid order carries (20 digits, as the documented metertoken). */
 export const CK_METER_TOKEN = '26362054405982757802';
 
 export async function startFakeClubkonnect(): Promise<FakeClubkonnect> {

@@ -1,10 +1,11 @@
 /**
- * A fake Monnify for tests, built from ../shared/upstreams/monnify.md: a real HTTP server on
- * 127.0.0.1 port 0. `POST /api/v1/auth/login` takes Basic base64(apiKey:secretKey) and gives a
- * token living `tokenLifetimeSeconds`; every other call needs `Bearer <token>` (else 401
- * `{"error":"invalid_token",…}`). Answers are the `{requestSuccessful, responseMessage,
- * responseCode, responseBody}` envelope with amounts in Naira (numbers in notifications and
- * lists, decimal strings in the status call, as the facts file's samples have them).
+ * A fake Monnify for tests, built from Monnify's documentation
+ * (https://developers.monnify.com/docs/collections/customer-reserved-account/): a real HTTP server on
+ * 127.0.0.1 port 0. `POST /api/v1/auth/login` takes Basic base64(apiKey:secretKey) and gives a token living
+ * `tokenLifetimeSeconds`; every other call needs `Bearer <token>` (else 401 `{"error":"invalid_token",…}`).
+ * Answers are the `{requestSuccessful, responseMessage, responseCode, responseBody}` envelope with amounts in
+ * Naira (numbers in notifications and lists, decimal strings in the status call, as the samples of Monnify's
+ * documentation have them).
  *
  * It keeps reservations (one NUBAN per available bank; a second reservation under the same
  * accountReference is refused) and transactions: `transfer()` records a paid transfer into a
@@ -15,7 +16,7 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { signHmacSha512Hex } from '../../core/funding/signature.js';
 
-/** The banks the fake reserves in, as `getAllAvailableBanks: true` gives them (codes from the facts file). */
+/** The banks the fake reserves in, as `getAllAvailableBanks: true` gives them (codes from Monnify's documentation). */
 const BANKS = [
   { bankCode: '035', bankName: 'Wema bank' },
   { bankCode: '50515', bankName: 'Moniepoint Microfinance Bank' },

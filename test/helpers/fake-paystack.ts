@@ -1,14 +1,14 @@
 /**
- * A fake Paystack for tests, built from ../shared/upstreams/paystack.md: a real HTTP server on
- * 127.0.0.1 port 0. Every call needs `Authorization: Bearer <secret key>` (else 401
- * `{"status":false,"message":"Invalid key"}`); answers are the `{status, message, data}`
- * envelope with amounts in kobo. It keeps customers, dedicated accounts and transactions:
- * `transfer()` records a `charge.success` DVA payment and returns the webhook body Paystack
+ * A fake Paystack for tests, built from Paystack's documentation
+ * (https://paystack.com/docs/payments/dedicated-virtual-accounts/): a real HTTP server on 127.0.0.1 port 0.
+ * Every call needs `Authorization: Bearer <secret key>` (else 401 `{"status":false,"message":"Invalid key"}`);
+ * answers are the `{status, message, data}` envelope with amounts in kobo. It keeps customers, dedicated
+ * accounts and transactions: `transfer()` records a `charge.success` DVA payment and returns the webhook body Paystack
  * would send, with its `x-paystack-signature`; `setVerify()` makes the re-query contradict it.
  * The identification step answers 202 and its outcome comes later: `identify()` returns the
  * signed `customeridentification.success|failed` event, `assign()` the signed
  * `dedicatedaccount.assign.success|failed` event (creating the account when it succeeds), with
- * the bodies of the facts file. `GET /customer/{code}` and `GET /dedicated_account/{id}` answer
+ * the bodies of Paystack's documentation. `GET /customer/{code}` and `GET /dedicated_account/{id}` answer
  * what the fake holds.
  */
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
@@ -185,7 +185,7 @@ export async function startFakePaystack(secretKey = 'sk_test_fake_paystack_key')
       });
     }
     if (req.method === 'GET' && path === '/bank') {
-      // As Paystack's published snippets show the list (the facts file names it only): two pages
+      // As Paystack's published snippets show the list (Paystack's documentation names it only): two pages
       // by cursor, an inactive bank and one whose code the identification step cannot take.
       const second = url.searchParams.get('next') === 'YmFua3M6Mg==';
       const data = second

@@ -1,13 +1,13 @@
 /**
  * A fake site of the "ported-number" VTU family (Django script) for tests: a real HTTP
- * server on 127.0.0.1 port 0 that answers as ../shared/upstreams/ported-number-family.md
- * says, and no looser: `Authorization: Token <key>` (401 `{"detail":"Invalid token."}`
- * otherwise), JSON bodies, network ids 1-4, an 11-digit mobile_number, a known plan id,
- * DRF field errors as HTTP 400, `{"error":["insufficient balance..."]}` when our wallet there
- * is short, 201 with a record whose `Status` is successful/processing/failed, the record by
- * id (`/api/data/{id}`, 404 for another kind's or none), the history paged by 50 as DRF's
- * page-number pagination writes it (newest first, `?page=N`, an absolute `next` link, echoing
- * `ident`, each record's naive Lagos `create_date`), and `/api/user/` with the
+ * server on 127.0.0.1 port 0 that answers as the family's documentation
+ * (https://documenter.getpostman.com/view/10645604/TVKHVFW7; docs/upstreams.md) says, and no looser:
+ * `Authorization: Token <key>` (401 `{"detail":"Invalid token."}` otherwise), JSON bodies, network ids 1-4, an
+ * 11-digit mobile_number, a known plan id, DRF field errors as HTTP 400, `{"error":["insufficient
+ * balance..."]}` when our wallet there is short, 201 with a record whose `Status` is
+ * successful/processing/failed, the record by id (`/api/data/{id}`, 404 for another kind's or none), the
+ * history paged by 50 as DRF's page-number pagination writes it (newest first, `?page=N`, an absolute `next`
+ * link, echoing `ident`, each record's naive Lagos `create_date`), and `/api/user/` with the
  * balance and `Dataplans`; bill payments (`/api/billpayment/`, Husmodata's disco ids, the token
  * as "Token : ...") and `/api/validatemeter`.
  *
@@ -62,11 +62,11 @@ export interface FakePortedNumber {
   close(): Promise<void>;
 }
 
-/** Husmodata's disco ids (facts file). */
+/** Husmodata's disco ids (the sites' documentation). */
 const DISCO_IDS = new Set([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
 /** Meters the fake knows, with their holders. */
 const METERS: Readonly<Record<string, string>> = { '43067784709': 'David Dele', '1111111111111': 'Ayo' };
-/** The token of a successful prepaid bill payment, as the facts' sample writes it. */
+/** The token of a successful prepaid bill payment, as the documented sample writes it. */
 const SITE_METER_TOKEN_TEXT = 'Token : 26362054405982757802';
 
 /** The history's page size (DRF PageNumberPagination's PAGE_SIZE as the family's sites set it: unsure). */
@@ -153,8 +153,8 @@ export async function startFakePortedNumber(): Promise<FakePortedNumber> {
       if (body['airtime_type'] !== 'VTU') errors['airtime_type'] = ['"x" is not a valid choice.'];
     }
     if (Object.keys(errors).length > 0) return send(res, 400, errors);
-    // Airtime is sold at a 3% discount (the facts' sample: 100 paid 97.0); data at the plan's price;
-    // electricity with a charge on top (the facts' sample: amount 1000, pay_amount "1050.0").
+    // Airtime is sold at a 3% discount (the documented sample: 100 paid 97.0); data at the plan's price;
+    // electricity with a charge on top (the documented sample: amount 1000, pay_amount "1050.0").
     const charged = kind === 'data' ? amount : kind === 'billpayment' ? amount + 50 : Math.round(amount * 97) / 100;
     if (charged > fake.balance)
       return send(res, 400, { error: [`insufficient balance,  your current balance ₦${fake.balance}  `] });
@@ -175,7 +175,7 @@ export async function startFakePortedNumber(): Promise<FakePortedNumber> {
       created: siteNow(),
       tokenLate: next.answer === 'successful' && next.tokenLate === true,
     };
-    // A failed purchase is refunded at the site (unsure in the facts; the fake assumes it).
+    // A failed purchase is refunded at the site (unsure in the sites' documentation; the fake assumes it).
     if (record.Status === 'failed') fake.balance = Math.round((fake.balance + charged) * 100) / 100;
     fake.records.push(record);
     if (next.answer === 'html500') return send(res, 500, '<html><body>Server Error (500)</body></html>');

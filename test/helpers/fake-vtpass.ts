@@ -1,8 +1,8 @@
 /**
  * A fake VTpass for tests: a real HTTP server on 127.0.0.1 port 0 that answers the way
- * ../shared/upstreams/vtpass.md says VTpass does. It is the only fake in the suite (the
- * outer edge), and it keeps state like the real one: a `pay` is recorded under its
- * request_id, a second `pay` with the same id is 014, and `requery` answers from the record
+ * VTpass's documentation (https://www.vtpass.com/documentation/, summed up in docs/vtpass.md) says VTpass
+ * does. It is the only fake in the suite (the outer edge), and it keeps state like the real one: a `pay` is
+ * recorded under its request_id, a second `pay` with the same id is 014, and `requery` answers from the record
  * (015 for an id it never took). It also serves merchant-verify, service-variations and the
  * messaging API's sendsms.
  *
@@ -28,12 +28,12 @@ import { startTestGateway, type TestGateway } from './gateway.js';
 type FakeState = 'delivered' | 'pending' | 'processing' | 'failed' | 'not_processed' | 'reversed';
 
 /**
- * Electricity answer shapes: most discos, Eko's, only `purchased_code` (facts file), and a
- * vend with key-change tokens (`kct1`/`kct2`, facts file) and a bonus token. How VTpass writes
- * a KCT's digits is not in the facts (unsure): the fake writes them grouped with spaces, as
+ * Electricity answer shapes: most discos, Eko's, only `purchased_code` (VTpass's documentation), and a
+ * vend with key-change tokens (`kct1`/`kct2`, VTpass's documentation) and a bonus token. How VTpass writes
+ * a KCT's digits is not in VTpass's documentation (unsure): the fake writes them grouped with spaces, as
  * `purchased_code` writes the main token, and the parser accepts any grouping. `no_token` is a
  * prepaid vend reported delivered with no token anywhere (`purchased_code` empty): whether a
- * later requery then carries it is not in the facts (unsure); a test changes the recorded
+ * later requery then carries it is not in VTpass's documentation (unsure); a test changes the recorded
  * transaction's shape to stand for a requery that does.
  */
 type ElectricityShape = 'standard' | 'eko' | 'purchased_code_only' | 'kct' | 'no_token';
@@ -173,7 +173,7 @@ const DESCRIPTIONS: Record<string, string> = {
   '087': 'INVALID CREDENTIALS',
 };
 
-/** The facts file's sandbox numbers that succeed. */
+/** The sandbox numbers that succeed, as VTpass documents them. */
 const SANDBOX_SUCCESS = new Set(['08011111111', '1111111111111', '1010101010101', '1212121212']);
 
 /** The request_id rule: 12 digits of Lagos time, then letters and digits. */
@@ -426,7 +426,7 @@ export async function startFakeVtpass(): Promise<FakeVtpass> {
     const id = requestId as string;
     if (transactions.has(id)) return send(res, 200, { code: '014', response_description: DESCRIPTIONS['014'] });
     const serviceID = String(body['serviceID'] ?? '');
-    // Cable (facts file): DStv and GOtv take subscription_type change|renew, and quantity is months.
+    // Cable (VTpass's documentation): DStv and GOtv take subscription_type change|renew, and quantity is months.
     if (serviceID === 'dstv' || serviceID === 'gotv') {
       const quantity = body['quantity'];
       const type = body['subscription_type'];
@@ -560,7 +560,7 @@ export async function startFakeVtpass(): Promise<FakeVtpass> {
         return send(res, 401, { responseCode: 'TG05', response: 'INVALID CREDENTIALS' });
       return sendSms(body ?? {}, res);
     }
-    // Keys as the facts file says: api-key always, public-key on GET, secret-key on POST.
+    // Keys as VTpass's documentation says: api-key always, public-key on GET, secret-key on POST.
     const keyed =
       headers['api-key'] === creds.apiKey &&
       (req.method === 'GET' ? headers['public-key'] === creds.publicKey : headers['secret-key'] === creds.secretKey);

@@ -1,5 +1,5 @@
 /**
- * Money under concurrency and retries (issue 4), end to end over HTTP through the gateway
+ * Money under concurrency and retries, end to end over HTTP through the gateway
  * to the core: a wallet that covers exactly 50 purchases sells exactly 50 however many
  * arrive at once; one idempotency key debits and calls the provider once however often it
  * is sent; unknown outcomes stay debited until the provider answers, then settle or refund

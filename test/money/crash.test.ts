@@ -1,5 +1,5 @@
 /**
- * Crash safety (issue 4): the core runs as a child process with a slow sandbox provider
+ * Crash safety: the core runs as a child process with a slow sandbox provider
  * and is killed with SIGKILL at random moments while purchases stream in, again and again.
  * After the last restart the recovery worker must bring every transaction to a final state,
  * the ledger check must find nothing, and no purchase answered as delivered may be lost.
@@ -22,7 +22,7 @@ import { suite } from '../helpers/suite.js';
 
 const test = suite('crash safety');
 
-/** Issue 4 asks for at least 20 kills. */
+/** At least 20 kills, so that a window between two writes is hit often enough to show. */
 const KILLS = 20;
 /** Each life of the core lasts a random 150..900 ms of purchases before SIGKILL. */
 const MIN_LIFE_MS = 150;

@@ -1,5 +1,5 @@
 /**
- * A real kill -9 between verification and credit (issue 33): the core runs as a child process
+ * A real kill -9 between verification and credit: the core runs as a child process
  * (`node --import tsx core/main.ts`) with Paystack pointed at the fake Paystack in this process,
  * behind a real gateway. To land the kill deterministically at that point, the test adds a
  * trigger to the core's SQLite file that refuses the one update that marks an inflow credited:

@@ -1,5 +1,5 @@
 /**
- * Hostile input, generated (issue 4): thousands of requests built by fast-check from
+ * Hostile input, generated: thousands of requests built by fast-check from
  * strings with control characters and every kind of Unicode, huge and odd numbers, wrong
  * types, prototype-polluting keys, malformed bodies and odd headers, sent to every action
  * over real HTTP. Whatever arrives: no 5xx, every 4xx is a JSON error with a message and a

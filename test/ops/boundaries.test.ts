@@ -1,7 +1,7 @@
 /**
- * The walls between the parts (issue 12, point 1): the gateway reaches nothing under core/
- * except the generated contract and pure domain rules, and the dashboard (issue 15) likewise,
- * nothing of the gateway either, and the console (issue 28) likewise, sharing only web/; runtime/ (the plumbing
+ * The walls between the parts: the gateway reaches nothing under core/
+ * except the generated contract and pure domain rules, and the dashboard likewise,
+ * nothing of the gateway either, and the console likewise, sharing only web/; runtime/ (the plumbing
  * every process shares) reaches neither
  * core/ nor gateway/; and loading the gateway's configuration loads
  * no provider adapter. Read from the import statements themselves, followed file to file.

@@ -1,5 +1,5 @@
 /**
- * Configuration (issue 6, item 4): one table per process. A bad value stops each entry point
+ * Configuration: one table per process. A bad value stops each entry point
  * (npm start, start:core, start:gateway) non-zero with the variable's name; `--help` prints
  * the tables; and the parsers read the environment only through their table, every variable
  * of which has a default or says when it is required.

@@ -1,5 +1,5 @@
 /**
- * The data directory is private (issue 18, point 6): DATA_DIR is 0700 and the database, its
+ * The data directory is private: DATA_DIR is 0700 and the database, its
  * WAL and the token files are 0600, also when the directory existed before with loose
  * permissions; a token file that is too short is refused with a message that says what to
  * do; and a second core on the same DATA_DIR refuses to start, while a lock left by a core

@@ -1,5 +1,5 @@
 /**
- * An open grpc.health.v1.Health/Watch does not hold the stop (issue 32, item 2): grpc-go and
+ * An open grpc.health.v1.Health/Watch does not hold the stop: grpc-go and
  * grpc-java client-side health checks and Envoy keep one open all the time. On SIGTERM each
  * watcher is sent NOT_SERVING once, its stream ends with status OK, and the service exits 0
  * without reaching SHUTDOWN_TIMEOUT_MS. A real grpc-js client watches a real `npm start`

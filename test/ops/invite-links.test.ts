@@ -1,5 +1,5 @@
 /**
- * Invitation links under `npm start` (issue 32, item 10): with DASHBOARD_PORT set, the links
+ * Invitation links under `npm start`: with DASHBOARD_PORT set, the links
  * `prepaid users invite` prints lead to the developer area's real port, the one it listens on,
  * not the core's default http://localhost:8081.
  */

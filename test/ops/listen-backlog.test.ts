@@ -1,5 +1,5 @@
 /**
- * The listen backlog under `npm start` (issue 29): the gateway, the developer area and the
+ * The listen backlog under `npm start`: the gateway, the developer area and the
  * console each ask the kernel to hold LISTEN_BACKLOG connections not yet accepted, not Node's
  * 511, so a burst of thousands of connections (clients reconnecting after a restart, a
  * reseller's pool opening) is not answered by dropped SYNs and one-second retransmissions. Read

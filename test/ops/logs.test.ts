@@ -1,5 +1,5 @@
 /**
- * Structured logs (issue 6, item 1): a real `npm start` that issues keys and sells writes
+ * Structured logs: a real `npm start` that issues keys and sells writes
  * one JSON line per HTTP request (action, account, reference, status, latency, client IP)
  * and one per purchase outcome, and nowhere a secret key, a bearer token or a voucher.
  * Then the logger itself: LOG_LEVEL filters, and redaction blanks secrets a caller let slip.

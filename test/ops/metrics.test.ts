@@ -1,5 +1,5 @@
 /**
- * Prometheus metrics (issue 6, item 2): a real `npm start` exposes the named series on the
+ * Prometheus metrics: a real `npm start` exposes the named series on the
  * gateway's GET /metrics and on the core's own listener, and they move when purchases
  * happen: scrape, buy, scrape again. Then who may read the gateway's /metrics, and the
  * core's listener on its own.
@@ -48,7 +48,7 @@ const CORE_SERIES = [
   'prepaid_core_provider_call_duration_seconds',
   'prepaid_core_provider_calls_total',
   'prepaid_core_wallet_operation_duration_seconds',
-  // Supply by upstream (issue 27): declared from the start, whatever the routes.
+  // Supply by upstream: declared from the start, whatever the routes.
   'prepaid_core_upstream_purchases_total',
   'prepaid_core_upstream_failovers_total',
   'prepaid_core_upstream_skips_total',

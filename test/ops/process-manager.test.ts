@@ -1,5 +1,5 @@
 /**
- * Stopping under a process manager (issue 32, item 1): Docker's `CMD npm start`, a plain
+ * Stopping under a process manager: Docker's `CMD npm start`, a plain
  * `kill`, systemd or pm2 hold the npm process and send SIGTERM to it, not to the node process
  * behind it. The service must stop gracefully all the same, exit 0 through npm, and leave no
  * `node dist/bin/start.js` keeping the ports. And when npm dies without passing anything on

@@ -1,5 +1,5 @@
 /**
- * The configuration tables are the same list as the schemas (issue 6, item 4): every
+ * The configuration tables are the same list as the schemas: every
  * variable either process reads has its row in docs/configuration.md,
  * and no row there names a variable that nothing reads. On failure the message lists what
  * to add or remove; `npm start -- --help --markdown` prints the tables to paste.

@@ -1,5 +1,5 @@
 /**
- * Start-up tells a person where things are (issue 32, item 5): once everything listens, one
+ * Start-up tells a person where things are: once everything listens, one
  * short line per part on stderr (the API, the developer area, the core), with the addresses
  * the JSON log lines give, printed once; stdout stays nothing but JSON lines for machines.
  */

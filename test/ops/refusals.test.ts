@@ -1,5 +1,5 @@
 /**
- * Configuration refused at start (issue 32, item 8): PORT equal to DASHBOARD_PORT is one clear
+ * Configuration refused at start: PORT equal to DASHBOARD_PORT is one clear
  * configuration error before the store is opened (not "in use by another process" after
  * it); an admin or service token that is a trivial pattern is refused naming the variable.
  */

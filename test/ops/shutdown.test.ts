@@ -1,5 +1,5 @@
 /**
- * Graceful shutdown (issue 6, item 3): SIGTERM to a real `npm start` in the middle of a
+ * Graceful shutdown: SIGTERM to a real `npm start` in the middle of a
  * stream of slow purchases. Health turns 503 first while requests are still taken, then the
  * gateway stops accepting; every purchase in flight ends settled or pending, every request
  * that got a 2xx is in the store, no transaction exists without its answer, the ledger check

@@ -1,5 +1,5 @@
 /**
- * The developer area alone (issue 32, item 3): `npm run start:dashboard`, beside start:core and
+ * The developer area alone: `npm run start:dashboard`, beside start:core and
  * start:gateway, runs the dashboard against a core elsewhere; it says where on stderr (item 5),
  * serves its sign-in page and stops gracefully when the npm process a process manager holds
  * gets SIGTERM.

@@ -1,5 +1,5 @@
 /**
- * Start-up and flags (issue 18, point 14): a port that is taken names its variable and stops
+ * Start-up and flags: a port that is taken names its variable and stops
  * the start before the data directory or the store is touched; an unknown flag exits 2 with
  * the hint to --help; -h is --help; and `npm run dev` hands its arguments to the service and
  * exits with the service's status.

@@ -1,5 +1,5 @@
 /**
- * TLS between the core and its clients (issue 18, point 1), with certificates the test makes:
+ * TLS between the core and its clients, with certificates the test makes:
  * the core serves TLS when given CORE_TLS_CERT and CORE_TLS_KEY, the gateway and the CLI
  * reach it over an https:// CORE_URL verified against CORE_TLS_CA, a certificate from
  * another CA is refused, https:// never falls back to plain text, and a client never sends

@@ -1,6 +1,6 @@
 /**
- * Electricity and cable at ClubKonnect, from ../shared/upstreams/clubkonnect.md, where every
- * fact is (unsure): ClubKonnect's own pages could not be read.
+ * Electricity and cable at ClubKonnect, from ClubKonnect's documentation
+ * (https://www.clubkonnect.com/APIDocs.asp), where every fact is (unsure): ClubKonnect's own pages could not be read.
  *
  * - Electricity: `APIElectricityV1.asp` with ElectricCompany (our disco mapped below),
  *   MeterType 01 prepaid / 02 postpaid, MeterNo, Amount (whole naira), PhoneNo when the

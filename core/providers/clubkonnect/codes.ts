@@ -1,7 +1,7 @@
 /**
- * What ClubKonnect's answers mean for our money, from ../shared/upstreams/clubkonnect.md.
- * Every fact in that file is (unsure): ClubKonnect's own pages could not be read, and the
- * table comes from public clients that agree with each other. So this file believes only
+ * What ClubKonnect's answers mean for our money, from ClubKonnect's documentation
+ * (https://www.clubkonnect.com/APIDocs.asp). Every fact there is (unsure): ClubKonnect's own pages
+ * could not be read, and the table comes from public clients that agree with each other. So this file believes only
  * the clearest readings and leaves everything else unknown (pending, re-queried):
  *
  * - delivered: `200` + `ORDER_COMPLETED` only (201 "network unresponsive" is not final,

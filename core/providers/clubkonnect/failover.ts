@@ -1,5 +1,5 @@
 /**
- * ClubKonnect's failover rule (see core/providers/failover.ts), from the facts file, where
+ * ClubKonnect's failover rule (see core/providers/failover.ts), from ClubKonnect's documentation, where
  * every fact is (unsure): only an ORDER_ERROR on the purchase call (statuscode 400-499, or an
  * error name such as INVALID_CREDENTIALS without a statuscode) proves the order was refused
  * before processing; 412 INSUFFICIENT_APIAMOUNT is our ClubKonnect wallet running empty.

@@ -1,7 +1,7 @@
 /**
  * The ClubKonnect (Nellobytes Systems) adapter for airtime and data, from
- * ../shared/upstreams/clubkonnect.md, where every fact is (unsure): ClubKonnect's own pages
- * could not be read. Every call is a GET with UserID and APIKey in the query string, so the
+ * ClubKonnect's documentation (https://www.clubkonnect.com/APIDocs.asp), where every fact is (unsure):
+ * ClubKonnect's own pages could not be read. Every call is a GET with UserID and APIKey in the query string, so the
  * URL is never logged nor put in a reason. Our reference is the RequestID, so a re-query
  * (`APIQueryV1.asp?RequestID=`) finds a purchase whose answer was lost.
  *

@@ -1,6 +1,7 @@
 /**
- * Electricity at a ported-number family site, from ../shared/upstreams/ported-number-family.md.
- * The disco and meter type ids are Husmodata's (its client's enums); other sites are (unsure).
+ * Electricity at a ported-number family site, from the family's documentation
+ * (https://documenter.getpostman.com/view/10645604/TVKHVFW7; docs/upstreams.md). The disco and meter type ids
+ * are Husmodata's (its client's enums); other sites are (unsure).
  *
  * - Verify: `GET /api/validatemeter?meternumber=&disconame=<disco id>&mtype=<1|2>`; the answer's
  *   `invalid: true` means the number was not recognised (unsure), `name` and `address` are the

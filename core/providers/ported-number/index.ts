@@ -1,9 +1,9 @@
 /**
  * The "ported-number" family adapter (Husmodata, Datastation, Gladtidings and their many
  * look-alikes: one adapter, any number of instances) for airtime and data, from
- * ../shared/upstreams/ported-number-family.md. Each site is its own fork of one Django
- * script, so most facts are (unsure) for any given site: the network ids 1 MTN, 2 GLO,
- * 3 9MOBILE, 4 AIRTEL (one site swaps 2 and 3), whether `ident` is kept, the shape of
+ * the family's documentation (https://documenter.getpostman.com/view/10645604/TVKHVFW7; docs/upstreams.md).
+ * Each site is its own fork of one Django script, so most facts are (unsure) for any given site: the network
+ * ids 1 MTN, 2 GLO, 3 9MOBILE, 4 AIRTEL (one site swaps 2 and 3), whether `ident` is kept, the shape of
  * `/api/user/`. Only the Django family is covered, not the Adex-style PHP sites.
  *
  * `Authorization: Token <key>`; purchases are POSTed once and never retried. `Status`
@@ -81,7 +81,7 @@ type Built = { ok: true; path: SitePath; body: Record<string, unknown> } | { ok:
 export function createPortedNumberProviders(options: PortedNumberOptions): PortedNumberProviders {
   const { provider, verify, readUser } = portedNumberCalls(options);
 
-  // A sale may name 9mobile t2 (issue 34).
+  // A sale may name 9mobile t2.
   const network = (service: string): number | undefined => {
     const canonical = canonicalNetwork(service) ?? service;
     return Object.hasOwn(PORTED_NUMBER_NETWORKS, canonical) ? PORTED_NUMBER_NETWORKS[canonical as Network] : undefined;
@@ -329,7 +329,7 @@ function readRecord(record: Record<string, unknown>, call: 'purchase' | 'query')
 }
 
 /**
- * What the site charged our wallet for a successful purchase record (facts file): an airtime
+ * What the site charged our wallet for a successful purchase record (the sites' documentation): an airtime
  * record's `paid_amount` (after the site's discount); otherwise the fall of our balance,
  * `balance_before` less `balance_after`. The balance fall is (unsure) as a cost: it is naira
  * only when the purchase was paid from the main wallet, and Gladtidings pays some data from a

@@ -114,7 +114,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     return {
       name: SANDBOX_NAME,
       purchase: (request, signal) => answer(purchases, purchaseOutcome, request, signal),
-      // A re-query's answer as the operator sees it (issue 28); purchases carry none, so the
+      // A re-query's answer as the operator sees it; purchases carry none, so the
       // benchmarks' purchase path writes no answer.
       query: async (request, signal) => sandboxAnswered(await answer(queries, queryOutcome, request, signal)),
     };

@@ -46,7 +46,7 @@ interface CodeRule {
 const REFUSED = 'The provider refused the purchase';
 
 /**
- * Every code of the facts file, with why it is read the way it is. A code not in this table
+ * Every code VTpass documents, with why it is read the way it is. A code not in this table
  * is unknown on both calls. Request-level refusals are `unknown` on a requery (see the top).
  */
 const CODES: Readonly<Record<string, CodeRule>> = {
@@ -384,9 +384,9 @@ export function codeMeaning(code: string): string | undefined {
 
 /**
  * What VTpass charged our wallet for a delivered purchase, from `content.transactions` of a
- * `pay` or `requery` answer. ../shared/upstreams/vtpass.md does not describe these fields, so
- * the reading is (unsure), taken from VTpass's published sample answers: `amount` is the
- * face value, `commission` (also `commission_details.amount`) our commission, and
+ * `pay` or `requery` answer. VTpass's documentation (https://www.vtpass.com/documentation/, summed up in
+ * docs/vtpass.md) does not describe these fields, so the reading is (unsure), taken from VTpass's published
+ * sample answers: `amount` is the face value, `commission` (also `commission_details.amount`) our commission, and
  * `total_amount` what the wallet was debited, that is `amount` less the commission plus any
  * convenience fee. `total_amount` is read first; without it, `amount` less the commission;
  * with neither, no cost is claimed (the operator sees none rather than a guess).

@@ -1,15 +1,15 @@
 /**
- * Electricity results from VTpass. Discos answer in two shapes (facts file): most send
+ * Electricity results from VTpass. Discos answer in two shapes (VTpass's documentation): most send
  * `token` and `units` (and `purchased_code` reading "Token : 4216 1234 ..."); Eko (EKEDC)
  * sends `mainToken` and `mainTokenUnits`. Both become our `token` (20 digits shown
  * 4-4-4-4-4) and `units` ("<n> kWh"). Fields may sit at the top of the answer or inside
  * `content`. A token that cannot be read exactly is left out rather than guessed, and a
  * prepaid vend left without one stays pending (goodsMissing, core/domain/products.ts).
  *
- * Key-change tokens come as `kct1` and `kct2` (facts file). The facts do not say how their
+ * Key-change tokens come as `kct1` and `kct2` (VTpass's documentation). VTpass's documentation does not say how their
  * values are written (unsure): they are read like the main token, as a string of 20 digits
  * in any grouping. Bonus (free basic electricity) tokens come as Eko's `bonusToken`, or in
- * `purchased_code` after "Bonus Token :" (facts file); the same token seen in both places is
+ * `purchased_code` after "Bonus Token :" (VTpass's documentation); the same token seen in both places is
  * kept once.
  */
 import type { DeliveryResult } from '../../domain/products.js';
@@ -26,9 +26,9 @@ const UNITS_NUMBER = /(\d{1,7}(?:\.\d{1,3})?)/;
 const TOKEN_FIELDS = ['mainToken', 'token', 'Token', 'purchased_code'] as const;
 /** Where units may be, most specific first. */
 const UNITS_FIELDS = ['mainTokenUnits', 'units', 'Units'] as const;
-/** The key-change token fields, in the order a meter takes them (facts file: `kct1`/`kct2`). */
+/** The key-change token fields, in the order a meter takes them (VTpass's documentation: `kct1`/`kct2`). */
 const KCT_FIELDS = ['kct1', 'kct2'] as const;
-/** Where a bonus token may be on its own (facts file: Eko's `bonusToken`). */
+/** Where a bonus token may be on its own (VTpass's documentation: Eko's `bonusToken`). */
 const BONUS_FIELDS = ['bonusToken'] as const;
 /** "Bonus Token : 1111 2222 ..." inside purchased_code: the digits, spaces and dashes after the label. */
 const BONUS_IN_TEXT = /bonus\s*token\s*:?\s*([0-9][0-9 -]*[0-9])/gi;

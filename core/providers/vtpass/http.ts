@@ -19,8 +19,9 @@ export type HttpAnswer =
   | { kind: 'no_answer'; reason: string; delivered: boolean; cause: NoAnswerCause };
 
 /**
- * Why no answer came, as far as this machine can tell (the failover rules of issue 27 read
- * it). `refused`, `dns` and `tls` fail before any byte of the request is written. A `reset`
+ * Why no answer came, as far as this machine can tell (the failover rules of
+ * core/providers/failover.ts read it). `refused`, `dns` and `tls` fail before any byte of the
+ * request is written. A `reset`
  * is counted as possibly after writing: fetch does not tell whether the request had left,
  * so a reset never proves non-delivery.
  */
@@ -45,7 +46,7 @@ export type Fetch = typeof fetch;
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
 
 /**
- * The outcome with the answer's body beside it (`raw`), for the operator (issue 28): as it
+ * The outcome with the answer's body beside it (`raw`), for the operator: as it
  * came; core/domain/raw-answers.ts cleans it before it is stored.
  */
 export function withRaw(outcome: ProviderOutcome, answer: HttpAnswer): ProviderOutcome {

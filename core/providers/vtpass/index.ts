@@ -65,7 +65,7 @@ const READ_ATTEMPTS = 3;
 /** Pause before the second attempt, doubled before the third: short, the caller's deadline runs. */
 const RETRY_PAUSE_MS = 250;
 
-/** Where VTpass is and how we authenticate (facts file: api-key always, public-key on GET, secret-key on POST). */
+/** Where VTpass is and how we authenticate (as VTpass documents it: api-key always, public-key on GET, secret-key on POST). */
 export interface VtpassOptions {
   /** For example https://sandbox.vtpass.com/api/ (ends with "/"). */
   baseUrl: string;
@@ -417,12 +417,12 @@ async function cableBody(request: ProviderRequest, catalog: VtpassCatalog, fallb
     variation_code: variation,
     amount: koboToNaira(request.faceValueKobo),
     phone: request.details.customerPhone || fallbackPhone,
-    // Months (facts file: `quantity`). Whether VTpass reads `amount` as the total or as one
-    // month's price is not in the facts (unsure); we send the total we charged for.
+    // Months (VTpass's documentation: `quantity`). Whether VTpass reads `amount` as the total or as one
+    // month's price is not in VTpass's documentation (unsure); we send the total we charged for.
     quantity: request.details.months ?? 1,
   };
   // DStv and GOtv distinguish renewing the current bouquet from changing to a named one
-  // (facts file); a purchase recorded before the choice existed was a change. StarTimes has
+  // (VTpass's documentation); a purchase recorded before the choice existed was a change. StarTimes has
   // no such field.
   if (request.service !== 'startimes') body['subscription_type'] = request.details.subscriptionType ?? 'change';
   return { ok: true, body };

@@ -1,7 +1,7 @@
 /**
  * Our names for networks, discos and cable providers, as VTpass's serviceIDs (see
- * ../shared/upstreams/vtpass.md). Records over the closed sets, so a new network or disco
- * does not compile until it has its serviceID here.
+ * VTpass's documentation, https://www.vtpass.com/documentation/, summed up in docs/vtpass.md).
+ * Records over the closed sets, so a new network or disco does not compile until it has its serviceID here.
  */
 import { type CableProvider, canonicalNetwork, type Disco, type Network } from '../../domain/products.js';
 
@@ -33,7 +33,7 @@ export const ELECTRICITY_SERVICE_IDS: Readonly<Record<Disco, string>> = {
   ibedc: 'ibadan-electric',
   bedc: 'benin-electric',
   yedc: 'yola-electric',
-  // Not in the facts file (unsure): the serviceIDs VTpass's public catalogue shows for these
+  // Not in VTpass's documentation (unsure): the serviceIDs VTpass's public catalogue shows for these
   // three. Check them against VTpass's service list before selling them live.
   kaedc: 'kaduna-electric',
   jed: 'jos-electric',

@@ -4,7 +4,7 @@
  * (`0000`), delivered (`1111`), rejected (`2222`) or rejected for DND (`3333`). `TG17`
  * (our messaging units ran out) refuses the whole batch before sending anything.
  *
- * The facts file does not give the answer's field names; this reads `responseCode` (or
+ * VTpass's documentation does not give the answer's field names; this reads `responseCode` (or
  * `code`) and a `messages` list of `{ statusCode }`, and anything else is unknown. The
  * messaging API has no re-query, so a batch without a clear answer stays pending for a
  * person (flagged after a day); it is never sent again, as that could send it twice.

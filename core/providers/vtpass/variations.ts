@@ -1,6 +1,6 @@
 /**
  * Reading VTpass's `service-variations` answers into the plans a network sells. The list
- * is `content.variations`, or `content.varations` in older answers (facts file). An entry
+ * is `content.variations`, or `content.varations` in older answers (VTpass's documentation). An entry
  * that is not a usable plan (no code, no name, an amount that is not Naira) is skipped and
  * counted, never guessed; a missing list is an error, never "no plans", because the plans
  * sync deactivates what vanished and must not act on a broken answer.

@@ -1,6 +1,6 @@
 /**
  * Reading VTpass's `merchant-verify` answers. A wrong number may still come back with code
- * 000 (facts file), so "found" needs a customer name and no `WrongBillersCode` or `error`.
+ * 000 (VTpass's documentation), so "found" needs a customer name and no `WrongBillersCode` or `error`.
  * Field names vary by biller and over time; each fact is read from the first of its known
  * spellings that holds a usable value, and a fact that is absent or unreadable is left out.
  */
@@ -53,12 +53,12 @@ export function verifyOutcome(answer: HttpAnswer): VerifyOutcome {
   if (arrears !== undefined) customer.arrearsKobo = arrears;
   const bouquet = pick(content, ['Current_Bouquet', 'current_bouquet', 'Current_bouquet'], text);
   if (bouquet !== undefined) customer.currentBouquet = bouquet;
-  // The facts file says verify tells the current bouquet but not how its code is spelled (unsure).
+  // VTpass's documentation says verify tells the current bouquet but not how its code is spelled (unsure).
   const bouquetCode = pick(content, ['Current_Bouquet_Code', 'current_bouquet_code'], text);
   if (bouquetCode !== undefined) customer.currentBouquetCode = bouquetCode;
   const due = pick(content, ['Due_Date', 'due_date', 'Due_date'], text);
   if (due !== undefined) customer.dueDate = due;
-  // The facts file is unsure of this field's name; these are the spellings seen in clients.
+  // VTpass's documentation leaves this field's name unsure; these are the spellings seen in clients.
   const renewal = pick(content, ['Renewal_Amount', 'renewal_amount', 'Renewal_amount', 'RenewalAmount'], naira);
   if (renewal !== undefined) customer.renewalAmountKobo = renewal;
   return { kind: 'found', customer };

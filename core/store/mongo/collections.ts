@@ -51,7 +51,7 @@ export const SUPPLY_COLLECTIONS = {
   routes: 'routes',
   upstreamSettings: 'upstream_settings',
 } as const;
-/** Each purchase's upstream answers (issue 28, supply.ts); created by its own step. */
+/** Each purchase's upstream answers (supply.ts); created by its own step. */
 export const UPSTREAM_ANSWERS_COLLECTION = 'upstream_answers';
 /** Each declared upstream's code for our data plans (plan-codes.ts); created by the plan codes step. */
 export const PLAN_CODES_COLLECTION = 'plan_codes';

@@ -1,5 +1,5 @@
 /**
- * Each declared upstream's code for our data plans on MongoDB (issue 27). One document per
+ * Each declared upstream's code for our data plans on MongoDB. One document per
  * (upstream, plan), its _id "<upstream>:<plan id>", so each change is one atomic
  * findOneAndReplace or findOneAndDelete that returns the document it replaced.
  */

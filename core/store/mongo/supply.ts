@@ -1,5 +1,5 @@
 /**
- * Supply on MongoDB (issue 27): upstream attempts, the route table and upstream settings.
+ * Supply on MongoDB: upstream attempts, the route table and upstream settings.
  * Each operation touches one document, so each is atomic without a transaction: an attempt
  * is inserted under its own _id ("<reference>:<seq>", a duplicate key means it exists), ended
  * only while it has no outcome, and a route or a setting is replaced or deleted with the
@@ -133,7 +133,7 @@ function newAttemptDoc(attempt: { reference: string; seq: number; upstream: stri
 }
 
 /**
- * A purchase's first attempt, inside the reserve's transaction (issue 29). Its _id is the
+ * A purchase's first attempt, inside the reserve's transaction. Its _id is the
  * reference's, new with the reserve, so it cannot exist yet; a retried transaction starts
  * over from nothing.
  */

@@ -26,12 +26,12 @@
  * MIN_BATCH_OPERATIONS and at most MAX_BATCH_OPERATIONS. With a few dozen requests in
  * flight that is the same 16; with thousands waiting on a slow upstream, whose answers come
  * back in waves, a fixed 16 meant one fsync for every 16 operations, so the disk's sync rate
- * capped the purchase rate and a wave of settles queued for seconds (issue 29: 3,000
+ * capped the purchase rate and a wave of settles queued for seconds (3,000
  * purchases in flight behind a 2 s upstream reached 20% to 85% of the ideal rate, with
  * p99 up to 4.5 times the upstream's answer). That is how a batch is sized with no sync
  * off the loop (a database in memory); with one, see below.
  *
- * The fsync waits off the event loop (issue 29). With a `Durability` (the store's, for a
+ * The fsync waits off the event loop. With a `Durability` (the store's, for a
  * WAL file on disk), a batch commits with `synchronous = NORMAL` (SQLite writes the WAL but
  * does not sync it) and the WAL is then synced on libuv's thread pool (`fs.fsync`). No
  * operation of the batch resolves or rejects before that sync is done, so the rule above

@@ -1,4 +1,4 @@
-/** Each declared upstream's code for our data plans on SQLite (issue 27). */
+/** Each declared upstream's code for our data plans on SQLite. */
 import type Database from 'better-sqlite3';
 import type { PlanCodeRecord } from '../../domain/records.js';
 import type { PlanCodeStore } from '../port.js';

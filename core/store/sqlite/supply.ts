@@ -1,4 +1,4 @@
-/** Supply on SQLite (issue 27): upstream attempts, the route table and upstream settings. */
+/** Supply on SQLite: upstream attempts, the route table and upstream settings. */
 import type Database from 'better-sqlite3';
 import { kobo } from '../../domain/money.js';
 import type { ProductName } from '../../domain/products.js';
@@ -101,7 +101,7 @@ function keyParams(key: RouteKey): Omit<RouteRow, 'upstreams' | 'updated_at'> {
 
 /**
  * Writing attempts: begun before a call, ended once. The wallet runs them too, inside the
- * reserve and the settle, refund or pending write of the same purchase (issue 29).
+ * reserve and the settle, refund or pending write of the same purchase.
  */
 export function prepareAttemptStatements(db: Database.Database) {
   return {

@@ -1,5 +1,5 @@
 /**
- * Secrets are stored only as their SHA-256 (DESIGN.md section 2): after keys are issued, the
+ * Secrets are stored only as their SHA-256 (docs/security.md): after keys are issued, the
  * raw bytes of the database file and its write-ahead log contain no secret key, while the
  * hash that authenticates it is there.
  */

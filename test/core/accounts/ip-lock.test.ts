@@ -1,5 +1,5 @@
 /**
- * IP locks (spec section 5.4): a key locked to addresses authenticates only from them. A
+ * IP locks (the contract, 5, in docs/specification.md): a key locked to addresses authenticates only from them. A
  * wrong address is refused with reason IP_NOT_ALLOWED and a message naming the address,
  * because the partner needs to know which of its servers called; the key check comes first,
  * so a wrong secret never learns that the key is locked.

@@ -6,7 +6,7 @@ import { suite } from '../../helpers/suite.js';
 
 const PLAIN_TIER = { tierId: 'basic', discounts: [] };
 
-const charge = suite('SMS charge = page rate x pages x unique recipients (spec 4.8 rule 1)');
+const charge = suite('SMS charge = page rate x pages x unique recipients (the contract, 4.8, rule 1)');
 
 const CHARGES: ReadonlyArray<readonly [number, number, number, number]> = [
   // [rate kobo, pages, recipients, charge kobo]

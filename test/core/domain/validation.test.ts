@@ -1,5 +1,5 @@
 /**
- * Every field rule of spec sections 4 and 8, each with a value that fails and a value that
+ * Every field rule of docs/specification.md, 4 and 8, each with a value that fails and a value that
  * passes, through the pure order builders the purchase service uses. A failing value must be
  * reported against the public field name; a passing value must produce an order.
  */
@@ -102,7 +102,7 @@ function phoneCases<I extends { phone: string }>(rule: string, required: boolean
 }
 
 ruleSuite<AirtimeInput>(
-  'airtime rules (spec 4.3, 8)',
+  'airtime rules (the contract, 4.3 and 8)',
   { network: 'mtn', phone: '08031234567', amountKobo: naira('100') },
   (input) => airtimeOrder(input, PLAIN_TIER),
   [
@@ -128,7 +128,7 @@ ruleSuite<AirtimeInput>(
 const PLAN_1 = CATALOG.plans.find((p) => p.planId === 1)!;
 
 ruleSuite<DataInput>(
-  'data rules (spec 4.4)',
+  'data rules (the contract, 4.4)',
   { planId: 1, phone: '08031234567' },
   (input) => dataOrder(input, CATALOG.plans.find((p) => p.planId === input.planId) ?? null, PLAIN_TIER),
   [
@@ -160,7 +160,7 @@ dataPlans('the order carries the plan label and validity, and the network of the
 dataPlans.run();
 
 ruleSuite<ElectricityInput>(
-  'electricity rules (spec 4.6, 8)',
+  'electricity rules (the contract, 4.6 and 8)',
   { disco: 'ikedc', meterNumber: '45012345678', meterType: 'prepaid', amountKobo: naira('1000'), phone: '' },
   (input) => electricityOrder(input, PLAIN_TIER),
   [
@@ -187,7 +187,7 @@ ruleSuite<ElectricityInput>(
 );
 
 ruleSuite<CableInput>(
-  'cable rules (spec 4.7)',
+  'cable rules (the contract, 4.7)',
   { provider: 'dstv', smartCard: '7041234567', packageCode: 'DSTV PADI', phone: '' },
   (input) =>
     cableOrder(
@@ -214,7 +214,7 @@ ruleSuite<CableInput>(
   ],
 );
 
-/** Spec section 4.7, copied from the specification: provider, package code, monthly Naira. */
+/** The contract, 4.7 (docs/specification.md), copied: provider, package code, monthly Naira. */
 const SPEC_CABLE_PRICES: ReadonlyArray<readonly [string, string, number]> = [
   ['dstv', 'DSTV PADI', 2500],
   ['dstv', 'DSTV YANGA', 3500],
@@ -231,7 +231,7 @@ const SPEC_CABLE_PRICES: ReadonlyArray<readonly [string, string, number]> = [
   ['startimes', 'classic', 5200],
 ];
 
-const cablePrices = suite('cable packages of spec 4.7 in the default catalog');
+const cablePrices = suite('cable packages of the contract, 4.7, in the default catalog');
 for (const [provider, packageCode, monthlyNaira] of SPEC_CABLE_PRICES) {
   cablePrices(`${provider} "${packageCode}" is sold at ${monthlyNaira} Naira`, () => {
     const order = cableOrder(
@@ -255,7 +255,7 @@ cablePrices.run();
 const longText = (length: number) => 'a'.repeat(length);
 
 ruleSuite<BulkSmsInput>(
-  'bulk SMS rules (spec 4.8, 8)',
+  'bulk SMS rules (the contract, 4.8 and 8)',
   { sender: 'ShopRite', recipients: ['08031234567'], message: 'Hello' },
   (input) => bulkSmsOrder(input, SMS_RATE_KOBO, PLAIN_TIER),
   [
@@ -368,7 +368,7 @@ together('a single violation is its own message', () => {
 
 together.run();
 
-const pages = suite('SMS pages: 160 GSM-7 characters a page (spec 4.8), 70 UTF-16 units for anything else');
+const pages = suite('SMS pages: 160 GSM-7 characters a page (the contract, 4.8), 70 UTF-16 units for anything else');
 
 const PAGE_CASES: ReadonlyArray<readonly [string, string, number]> = [
   ['1 character', 'a', 1],

@@ -1,6 +1,6 @@
 /**
- * The Monnify adapter against the fake Monnify (built from the facts file): the signature check
- * holds the facts file's official test vector; the token is logged in once and shared by many
+ * The Monnify adapter against the fake Monnify (built from Monnify's documentation): the signature check
+ * holds the official test vector of Monnify's documentation; the token is logged in once and shared by many
  * calls at once, renewed before it expires and after a 401; a reservation asks for every
  * available bank and finds an existing one again; the re-query credits only PAID reserved-account
  * transfers; a notification that is not a reserved-account transfer is ignored.
@@ -43,7 +43,7 @@ function adapter(monnify: FakeMonnify, clock?: () => Date) {
 
 const signal = () => AbortSignal.timeout(10_000);
 
-test("the signature check holds the facts file's official test vector, and only it", () => {
+test("the signature check holds the official test vector of Monnify's documentation, and only it", () => {
   const body = Buffer.from(
     '{"eventData":{"product":{"reference":"111222333","type":"OFFLINE_PAYMENT_AGENT"},' +
       '"transactionReference":"MNFY|76|20211117154810|000001",' +

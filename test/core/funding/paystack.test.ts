@@ -1,9 +1,9 @@
 /**
- * Paystack dedicated accounts through a real core against the fake Paystack (built from the
- * facts file): the account is opened with Paystack, a signed charge.success credits once
+ * Paystack dedicated accounts through a real core against the fake Paystack (built from
+ * Paystack's documentation): the account is opened with Paystack, a signed charge.success credits once
  * (50 copies at once too), a re-query that contradicts the notification or says unpaid
  * credits nothing, a transfer never announced is credited by the sweeper, and the signature
- * check holds the facts file's test vector.
+ * check holds the test vector of Paystack's documentation.
  */
 import * as assert from 'uvu/assert';
 import { kobo } from '../../../core/domain/money.js';
@@ -64,7 +64,7 @@ async function ledgerClean(core: TestCore, accountId: string): Promise<void> {
   assert.is((await core.admin.checkLedger({})).violationCount, 0n);
 }
 
-test("the signature check holds the facts file's test vector, and refuses a tampered body or a bad header", () => {
+test('the signature check holds the test vector Paystack documents, and refuses a tampered body or a bad header', () => {
   const body = Buffer.from(
     '{"event":"charge.success","data":{"id":1001,"domain":"test","status":"success",' +
       '"reference":"ref_example_1","amount":500000,"currency":"NGN",' +

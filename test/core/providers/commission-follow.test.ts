@@ -1,6 +1,6 @@
 /**
- * The commission an upstream states in its answer moves the cost rule in force (issue 34
- * item 5: "an observed commission_details"), through the real gateway and core with the fake
+ * The commission an upstream states in its answer moves the cost rule in force (an observed
+ * `commission_details`, docs/products.md), through the real gateway and core with the fake
  * VTpass: the rule follows the rate that explains the cost exactly, audited with actor
  * `system`; the tier price built on it moves; an answer no rate explains moves nothing and is
  * logged at warn; a sale with no rule in force creates none.
@@ -15,7 +15,7 @@ type Account = { accountId: string; publicKey: string; secretKey: string };
 
 const test = suite<{ stack: VtpassStack; a: Account }>('commissions follow the upstream’s answers');
 
-/** The fake's sandbox number that VTpass delivers (facts file). */
+/** The fake's sandbox number that VTpass delivers (VTpass's documentation). */
 const PHONE = '08011111111';
 
 test.before(async (ctx) => {

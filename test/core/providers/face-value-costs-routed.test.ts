@@ -1,5 +1,5 @@
 /**
- * The airtime margin guard with several upstreams (issue 27's routes), through the real
+ * The airtime margin guard with several upstreams, through the real
  * gateway and core with the fake VTpass and the fake ported-number site: a sale below its
  * cost at the route's first upstream goes to a later one where it is not (skipped for
  * `below_cost`), and is refused, with nothing debited, only when no upstream of the route

@@ -17,7 +17,7 @@ type Account = { accountId: string; publicKey: string; secretKey: string };
 
 const test = suite<{ stack: VtpassStack; a: Account }>('costs of airtime, electricity and cable');
 
-/** The fake's sandbox values that VTpass delivers (facts file). */
+/** The fake's sandbox values that VTpass delivers (VTpass's documentation). */
 const PHONE = '08011111111';
 const METER = '1111111111111';
 const CARD = '1212121212';

@@ -1,5 +1,5 @@
 /**
- * Tier price rules for airtime, electricity and cable (issue 34 item 5), through the real
+ * Tier price rules for airtime, electricity and cable, through the real
  * gateway and core with the fake VTpass: a rule prices a sale at its cost (face value less
  * VTpass's commission) plus a margin, never above face value unless the rule allows it; a
  * cost change moves the price at once; without a rule the tier discount still applies; every
@@ -15,7 +15,7 @@ type Account = { accountId: string; publicKey: string; secretKey: string };
 
 const test = suite<{ stack: VtpassStack; a: Account }>('tier price rules over the commissions');
 
-/** The fake's sandbox numbers that VTpass delivers (facts file). */
+/** The fake's sandbox numbers that VTpass delivers (VTpass's documentation). */
 const PHONE = '08011111111';
 const METER = '1111111111111';
 const CARD = '1212121212';

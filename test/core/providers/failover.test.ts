@@ -1,6 +1,6 @@
 /**
- * Failover only on proven non-delivery (issue 27): the rule of each adapter kind as a table
- * over every case the issue lists, then what the VTpass adapter and the sandbox actually
+ * Failover only on proven non-delivery: the rule of each adapter kind as a table
+ * over every case docs/upstreams.md lists, then what the VTpass adapter and the sandbox actually
  * report on real calls (refused connection, TLS failure, time-out, door refusals, garbage),
  * read through the same rule.
  */

@@ -1,6 +1,6 @@
 /**
- * What each upstream says it charged us, read from its answer (issue 27 item 6; facts in
- * ../shared/upstreams/): only figures the answer states, to the nearest kobo, never a guess.
+ * What each upstream says it charged us, read from its answer (each upstream's
+ * documentation; docs/upstreams.md): only figures the answer states, to the nearest kobo, never a guess.
  */
 import * as assert from 'uvu/assert';
 import { kobo } from '../../../core/domain/money.js';

@@ -231,7 +231,7 @@ test("cable: the package's provider code, else its package code; DStv and GOtv s
   assert.is(body['phone'], '08099999999');
 });
 
-test('pay: each code read as the facts say; only "not processed" codes fail, 040 reverses, others unknown', async ({
+test('pay: each code read as VTpass documents them; only "not processed" codes fail, 040 reverses, others unknown', async ({
   fake,
   providers,
 }) => {
@@ -316,7 +316,7 @@ test('pay: no answer before the deadline is unknown, and a pay that reached VTpa
   assert.is(fake.paysFor('08055555555').length, 1, 'sent once');
 });
 
-test('requery: each recorded state reads as the facts say', async ({ fake, providers }) => {
+test('requery: each recorded state reads as VTpass documents it', async ({ fake, providers }) => {
   const expected = {
     delivered: 'delivered',
     pending: 'unknown',
@@ -364,7 +364,7 @@ test('requery: a refusal of the requery itself (our keys) says nothing of the pu
   assert.is(
     (await wrongKeys.airtime.purchase(req, signal())).kind,
     'unknown',
-    '087 is marked unsure in the facts: not definitive',
+    '087 is marked unsure (docs/vtpass.md): not definitive',
   );
 });
 

@@ -1,5 +1,5 @@
 /**
- * Bulk SMS money: the charge is the page rate x pages x unique recipients (spec 4.8 rule 1);
+ * Bulk SMS money: the charge is the page rate x pages x unique recipients (docs/specification.md, 4.8, rule 1);
  * a number listed twice is sent and charged once, and `sms_sent` counts unique numbers.
  */
 import * as assert from 'uvu/assert';

@@ -1,5 +1,5 @@
 /**
- * The receipt SMS of spec section 6: an electricity payment with the optional phone tells
+ * The receipt SMS of the contract, 6 (docs/specification.md): an electricity payment with the optional phone tells
  * that phone the token, units and reference, in the background. A refused receipt never
  * fails or refunds the payment.
  */

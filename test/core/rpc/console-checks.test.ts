@@ -1,5 +1,5 @@
 /**
- * Issue 28's checks not covered elsewhere, over real gRPC: the staff sign-in throttle per
+ * The console's checks (docs/console.md) not covered elsewhere, over real gRPC: the staff sign-in throttle per
  * person (guesses spread over many networks still stop), and the account search by a public
  * key and by a virtual account number (an id, an email and a transaction reference are in
  * test/console/console-browser.test.ts).

@@ -1,6 +1,6 @@
 /**
  * A suspended account is refused on every PurchaseService call naming it, whether the use
- * case refuses it on its own read of the account (balance, purchases, lists: issue 29) or
+ * case refuses it on its own read of the account (balance, purchases, lists: no read of its own) or
  * the RPC reads the account for it (one transaction, a customer lookup), and nothing is
  * debited; resumed, it buys again at once.
  */

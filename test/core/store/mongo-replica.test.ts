@@ -1,5 +1,5 @@
 /**
- * What only a replica set can show of the third MongoDB review (issue #30): the plans the
+ * What only a replica set can show of the third MongoDB review: the plans the
  * server picks (explain and the profiler), unknown commits and write conflicts injected with
  * the failCommand fail point, several store instances on one database, an upgrade from the
  * previous schema version, and one account's purchase rate with 50 in flight (printed, not

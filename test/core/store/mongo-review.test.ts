@@ -1,5 +1,5 @@
 /**
- * The third MongoDB review (issue #30), for what is MongoDB's alone and needs no server: the
+ * The third MongoDB review, for what is MongoDB's alone and needs no server: the
  * shapes of the commands, filters and pipelines the adapter sends, built by the same
  * functions the adapter calls. What both adapters share is pinned in conformance.ts; what
  * needs a replica set is in mongo-replica.test.ts.

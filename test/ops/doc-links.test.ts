@@ -1,9 +1,12 @@
 /**
- * Links between the documents keep working (issue 32): every relative link of README.md,
+ * Links between the documents keep working: every relative link of README.md,
  * ARCHITECTURE.md and docs/*.md (images included) names a file that exists, and a `#anchor`
  * names a heading of that file, by GitHub's rule for heading anchors (lower case, punctuation
- * dropped, spaces as dashes, a repeated heading numbered -1, -2, ...).
+ * dropped, spaces as dashes, a repeated heading numbered -1, -2, ...). The code and the
+ * documents cite only what a newcomer has: files of the repository and public addresses, and
+ * every docs page or contract section they name exists.
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -88,6 +91,104 @@ test('the README stays short, and ARCHITECTURE.md is the only folder map', () =>
       /^(\| )?`?core\/domain\/`?\s/m.test(readFileSync(path.join(ROOT, document), 'utf8')),
   );
   assert.equal(maps, [], `a second folder map in ${maps.join(', ')}: link ARCHITECTURE.md instead`);
+});
+
+/** The source folders whose files are scanned for citations. */
+const SOURCE_FOLDERS = [
+  'core',
+  'gateway',
+  'dashboard',
+  'console',
+  'cli',
+  'runtime',
+  'web',
+  'bin',
+  'bench',
+  'test',
+  'proto',
+  'docs',
+];
+
+/** The tracked .ts, .js and .proto files of the source folders (never gen/ or node_modules). */
+function sources(): string[] {
+  const tracked = execFileSync('git', ['ls-files', '-z', '--', ...SOURCE_FOLDERS], { cwd: ROOT, encoding: 'utf8' });
+  return tracked
+    .split('\0')
+    .filter((file) => /\.(ts|js|proto)$/.test(file) && !file.startsWith('gen/') && !file.includes('node_modules/'));
+}
+
+/** This file spells the patterns it looks for, so it is left out of its own scan. */
+const THIS_FILE = 'test/ops/doc-links.test.ts';
+
+/** What a newcomer cannot follow: notes outside the repository and numbered issues. */
+const PRIVATE_CITATIONS: { name: string; pattern: RegExp }[] = [
+  { name: 'DESIGN.md', pattern: /DESIGN\.md/ },
+  { name: '../shared', pattern: /\.\.\/shared/ },
+  { name: 'a facts file', pattern: /\bfacts[' ]* files?\b/i },
+  { name: 'an issue number', pattern: /\bissues? #?\d+/i },
+  { name: 'the spec by section', pattern: /\bspec(ification)?('s)? sections? \d|\bspec \d/i },
+];
+
+/** Each line of a file that cites something private, public addresses left out. */
+function privateCitations(file: string): string[] {
+  const found: string[] = [];
+  const lines = readFileSync(path.join(ROOT, file), 'utf8').split('\n');
+  lines.forEach((line, index) => {
+    const withoutAddresses = line.replace(/https?:\/\/[^\s)>\]'"`]+/g, '');
+    for (const { name, pattern } of PRIVATE_CITATIONS) {
+      if (pattern.test(withoutAddresses)) found.push(`${file}:${index + 1}: ${name}: ${line.trim()}`);
+    }
+  });
+  return found;
+}
+
+test('the code and the documents cite nothing a newcomer lacks (notes outside the repository, issue numbers)', () => {
+  const files = [...new Set([...sources(), ...documents()])].filter((file) => file !== THIS_FILE);
+  assert.ok(files.length >= 300, `${files.length} files scanned`);
+  const problems = files.flatMap(privateCitations);
+  assert.equal(problems, [], problems.join('\n'));
+});
+
+test('a citation in a public address is not one: the scan looks past URLs', () => {
+  const line = 'see https://github.com/nodejs/node/issues/65446 and issue 12';
+  const withoutAddresses = line.replace(/https?:\/\/[^\s)>\]'"`]+/g, '');
+  assert.ok(!withoutAddresses.includes('65446'));
+  assert.ok(PRIVATE_CITATIONS.some(({ pattern }) => pattern.test(withoutAddresses)));
+});
+
+/** The section numbers of docs/specification.md's headings ("4.8", "5", ...). */
+function specificationSections(): Set<string> {
+  const text = readFileSync(path.join(ROOT, 'docs/specification.md'), 'utf8');
+  return new Set([...text.matchAll(/^#{1,6}\s+(\d+(?:\.\d+)*)\.?\s/gm)].map((match) => match[1]!));
+}
+
+test('every docs page, anchor and contract section the code and the documents name exists', () => {
+  const sections = specificationSections();
+  assert.ok(sections.has('4.8') && sections.has('5'), 'the contract numbers its sections');
+  const problems: string[] = [];
+  let pages = 0;
+  let numbers = 0;
+  const files = [...new Set([...sources(), ...documents()])].filter((file) => file !== THIS_FILE);
+  for (const file of files) {
+    const text = readFileSync(path.join(ROOT, file), 'utf8');
+    if (!file.endsWith('.md')) {
+      for (const match of text.matchAll(/(?<![\w/.-])docs\/([\w-]+\.md)(?:#([\w-]+))?/g)) {
+        pages++;
+        const [page, anchor] = [`docs/${match[1]!}`, match[2]];
+        if (!existsSync(path.join(ROOT, page))) problems.push(`${file}: ${match[0]}: no such page`);
+        else if (anchor !== undefined && !anchorsOf(readFileSync(path.join(ROOT, page), 'utf8')).has(anchor)) {
+          problems.push(`${file}: ${match[0]}: no heading with that anchor`);
+        }
+      }
+    }
+    for (const match of text.matchAll(/(?:docs\/specification\.md,|the contract,)\s+(\d+(?:\.\d+)*)/g)) {
+      numbers++;
+      if (!sections.has(match[1]!)) problems.push(`${file}: ${match[0]}: no such section in docs/specification.md`);
+    }
+  }
+  assert.ok(pages >= 50, `${pages} docs pages named in the code`);
+  assert.ok(numbers >= 10, `${numbers} contract sections named`);
+  assert.equal(problems, [], problems.join('\n'));
 });
 
 test.run();

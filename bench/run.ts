@@ -145,6 +145,7 @@ const CEILINGS: Record<string, string> = {
   'scenario: airtime': HOP_CEILING,
   'scenario: airtime with webhooks': HOP_CEILING,
   [CONTROLS_SCENARIO]: HOP_CEILING,
+  [BACKUP_SCENARIO]: HOP_CEILING,
   [AIRTIME_AFTER_WRITES]: HOP_CEILING,
   'scenario: data': HOP_CEILING,
   'scenario: bulksms': HOP_CEILING,

@@ -4,8 +4,10 @@
  * step; the Naira number in JSON is only ever derived from kobo, never computed with.
  */
 import { type Timestamp, timestampDate } from '@bufbuild/protobuf/wkt';
+import { isMode } from '../core/domain/mode.js';
 import { formatNaira, isKobo, type Kobo, koboToNaira, parseNaira } from '../core/domain/money.js';
-import { Mode, Product } from '../gen/prepaid/v1/types_pb.js';
+import { modeOfWord, modeWord, productWord } from '../core/domain/words.js';
+import type { Mode, Product } from '../gen/prepaid/v1/types_pb.js';
 import { type OptionSpec, UsageError } from './command.js';
 
 /** "NGN 1,234.50": Naira with two decimals, for text output. */
@@ -38,9 +40,9 @@ export function isoTime(ts: Timestamp | undefined): string | null {
   return ts ? timestampDate(ts).toISOString() : null;
 }
 
-/** A product enum value as the public API names it: "airtime", "bulk_sms", ... */
+/** A product enum value as the public API names it (core/domain/words.ts): "airtime", "bulksms", ... */
 export function productName(product: Product): string {
-  return (Product[product] ?? String(product)).toLowerCase();
+  return productWord(product) ?? String(product);
 }
 
 /** Basis points as a percentage for people: 300 -> "3%", 250 -> "2.5%". */
@@ -86,14 +88,14 @@ export const MODE_OPTION: OptionSpec = {
 
 /** --mode as the admin service takes it; absent is live. */
 export function modeArgument(text: string | undefined): Mode {
-  if (text === undefined || text === 'live') return Mode.LIVE;
-  if (text === 'test') return Mode.TEST;
+  if (text === undefined) return modeOfWord('live');
+  if (isMode(text)) return modeOfWord(text);
   throw new UsageError(`--mode must be live or test; got ${JSON.stringify(text)}.`);
 }
 
 /** A mode as people and JSON name it: "live" or "test" (unset is live, as the core reads it). */
 export function modeName(mode: Mode): 'live' | 'test' {
-  return mode === Mode.TEST ? 'test' : 'live';
+  return modeWord(mode);
 }
 
 /** Left-aligned columns separated by two spaces, for lists in text output. */

@@ -4,8 +4,14 @@
  */
 
 import { koboToNaira } from '../core/domain/money.js';
+import { soldProductWord } from '../core/domain/words.js';
+import { Product } from '../gen/prepaid/v1/types_pb.js';
 import { type CommandGroup, type CommandResult, UsageError } from './command.js';
 import { kobo, moneyFields, nairaArgument, nairaText, percentText } from './format.js';
+
+/** A price rule's product word when --product is absent, and the one whose network is its service. */
+const DATA = soldProductWord(Product.DATA);
+const AIRTIME = soldProductWord(Product.AIRTIME);
 
 function rateResult(koboPerPage: bigint, verb: string): CommandResult {
   const rateKobo = kobo(koboPerPage);
@@ -99,12 +105,12 @@ export const pricingGroup: CommandGroup = {
       async run({ args, options }, core) {
         const tierId = args[0] ?? '';
         const remove = options['remove'] === 'yes';
-        const product = options['product'] ?? 'data';
+        const product = options['product'] ?? DATA;
         const rule = {
           product,
           // An airtime rule's network is its service.
-          network: product === 'airtime' ? '' : (options['network'] ?? ''),
-          service: (product === 'airtime' ? options['network'] : (options['disco'] ?? options['provider'])) ?? '',
+          network: product === AIRTIME ? '' : (options['network'] ?? ''),
+          service: (product === AIRTIME ? options['network'] : (options['disco'] ?? options['provider'])) ?? '',
           aboveFaceValue: options['above-face-value'] === 'yes',
           planType: options['type'] ?? '',
           marginBasisPoints: percentOption(options['margin-percent']),
@@ -114,7 +120,7 @@ export const pricingGroup: CommandGroup = {
         };
         const res = await core().setPriceRule({ tierId, rule, remove, note: options['note'] ?? '' });
         const scope =
-          product === 'data'
+          product === DATA
             ? `data plans (${rule.network || 'every network'}, ${rule.planType || 'every type'})`
             : `${product} (${rule.service || 'every one'})`;
         return {
@@ -122,7 +128,7 @@ export const pricingGroup: CommandGroup = {
             tier_id: tierId,
             removed: remove,
             rules: (res.tier?.priceRules ?? []).map((r) => ({
-              product: r.product || 'data',
+              product: r.product || DATA,
               service: r.service || null,
               above_face_value: r.aboveFaceValue,
               network: r.network || null,

@@ -4,6 +4,8 @@
  * got each call of one purchase. The core checks every name; nothing here decides.
  */
 import { formatNaira } from '../core/domain/money.js';
+import { PRODUCTS } from '../core/domain/products.js';
+import { productOfWord, soldProductWord } from '../core/domain/words.js';
 import { Product } from '../gen/prepaid/v1/types_pb.js';
 import { type CommandGroup, UsageError } from './command.js';
 import { columns, isoTime, kobo, productName } from './format.js';
@@ -15,11 +17,14 @@ const KEY_OPTIONS = {
   disco: { placeholder: 'D', summary: 'Only this disco or cable provider (electricity, cable).' },
 } as const;
 
+/** A product as the API names it (bulksms); bulk_sms, the enum's name, is accepted too. */
 function productArgument(text: string | undefined): Product {
-  const name = (text ?? '').toUpperCase().replace('BULKSMS', 'BULK_SMS');
-  const product = (Product as unknown as Record<string, Product | undefined>)[name];
-  if (product === undefined || product === Product.UNSPECIFIED)
-    throw new UsageError(`PRODUCT must be airtime, data, electricity, cable or bulksms; got ${JSON.stringify(text)}.`);
+  const word = (text ?? '').toLowerCase();
+  const product = productOfWord(word === 'bulk_sms' ? soldProductWord(Product.BULK_SMS) : word);
+  if (product === Product.UNSPECIFIED)
+    throw new UsageError(
+      `PRODUCT must be ${PRODUCTS.slice(0, -1).join(', ')} or ${PRODUCTS.at(-1)}; got ${JSON.stringify(text)}.`,
+    );
   return product;
 }
 

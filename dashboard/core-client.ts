@@ -5,11 +5,12 @@
  * that session may see and do.
  */
 import { type Client, createClient } from '@connectrpc/connect';
+import { modeOfWord } from '../core/domain/words.js';
 import { ApiAccessService } from '../gen/prepaid/v1/access_pb.js';
 import { HolderFundingService } from '../gen/prepaid/v1/funding_pb.js';
 import { HolderService } from '../gen/prepaid/v1/holder_pb.js';
 import { ShopService } from '../gen/prepaid/v1/shop_pb.js';
-import { Mode } from '../gen/prepaid/v1/types_pb.js';
+import type { Mode } from '../gen/prepaid/v1/types_pb.js';
 import { createCoreTransport } from '../runtime/core-transport.js';
 
 /** The core's services as the dashboard uses them. */
@@ -54,5 +55,5 @@ export function createDashboardCore(options: DashboardCoreOptions): DashboardCor
 
 /** The core's Mode for a page's mode: every mode-scoped call names it, live included. */
 export function coreMode(mode: 'live' | 'test'): Mode {
-  return mode === 'test' ? Mode.TEST : Mode.LIVE;
+  return modeOfWord(mode);
 }

@@ -18,8 +18,9 @@ import { createHash } from 'node:crypto';
 import type { Client } from '@connectrpc/connect';
 import { ALL_SCOPE } from '../core/domain/key-controls.js';
 import type { Mode } from '../core/domain/mode.js';
+import { modeWord } from '../core/domain/words.js';
 import type { AuthService } from '../gen/prepaid/v1/auth_pb.js';
-import { Mode as ProtoMode } from '../gen/prepaid/v1/types_pb.js';
+import type { Mode as ProtoMode } from '../gen/prepaid/v1/types_pb.js';
 
 /** The account a verified key pair acts for, and in which mode. */
 export interface Caller {
@@ -157,5 +158,5 @@ function remember<V>(map: Map<string, V>, key: string, value: V, maxEntries: num
  * predates test mode answers nothing, which is live, as every pair it knows is.
  */
 function modeOf(mode: ProtoMode): Mode {
-  return mode === ProtoMode.TEST ? 'test' : 'live';
+  return modeWord(mode);
 }

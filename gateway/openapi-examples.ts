@@ -5,6 +5,8 @@
  * (sandbox answers); test/gateway/openapi-examples.test.ts validates every example against its
  * schema, so an example cannot say what the API would not.
  */
+import { soldProductWord, TRANSACTION_EVENT_TYPES } from '../core/domain/words.js';
+import { Product } from '../gen/prepaid/v1/types_pb.js';
 
 /** An action's examples: its request body (POST) and its answer for each success status. */
 export interface ActionExamples {
@@ -18,7 +20,7 @@ const reference = '202611260524NAY95BQSBK';
 /** Every key of a transaction is present; a field that does not apply to its product is null. */
 const transaction = {
   reference,
-  product: 'airtime',
+  product: soldProductWord(Product.AIRTIME),
   status: 'success',
   service: 'mtn',
   recipient: '08031234567',
@@ -107,7 +109,7 @@ export const ACTION_EXAMPLES: Readonly<Record<string, ActionExamples>> = {
       events: [
         {
           id: 'evt_1a216193958f445eddd2b9f9',
-          type: 'transaction.success',
+          type: TRANSACTION_EVENT_TYPES.success,
           created_at: '2026-11-26T04:24:41.560Z',
           livemode: true,
           data: { transaction },
@@ -195,7 +197,7 @@ export const ACTION_EXAMPLES: Readonly<Record<string, ActionExamples>> = {
     request: { disco: 'ikedc', meter_number: '45031234567', meter_type: 'prepaid' },
     '200': {
       status: 'success',
-      product: 'electricity',
+      product: soldProductWord(Product.ELECTRICITY),
       service: 'ikedc',
       customer_number: '45031234567',
       meter_type: 'prepaid',

@@ -9,6 +9,7 @@
  * action's answer on its own. test/gateway/openapi.test.ts validates real answers of every
  * action against these schemas, so the document cannot drift from the code unnoticed.
  */
+import { EVENT_TYPES } from '../core/domain/events.js';
 import { AIRTIME_MIN_KOBO, ELECTRICITY_MIN_KOBO } from '../core/domain/orders.js';
 import { DEFAULT_HISTORY_PAGE_SIZE, MAX_HISTORY_PAGE_SIZE } from '../core/domain/paging.js';
 import {
@@ -18,6 +19,7 @@ import {
   METER_TYPES,
   NETWORK_NAMES,
   PLAN_TYPES,
+  PRODUCTS,
 } from '../core/domain/products.js';
 import { REFERENCE_PATTERN } from '../core/domain/reference.js';
 import { SMS_MAX_CHARACTERS, SMS_MAX_RECIPIENTS, smsPages } from '../core/domain/sms.js';
@@ -28,6 +30,8 @@ import {
   SENDER_PATTERN,
   SMART_CARD_PATTERN,
 } from '../core/domain/validation.js';
+import { soldProductWord, TRANSACTION_STATUSES } from '../core/domain/words.js';
+import { Product } from '../gen/prepaid/v1/types_pb.js';
 import { MAX_INTEGER_DIGITS } from './actions/params.js';
 import { TRANSACTION_KEYS } from './actions/views.js';
 import { PUBLIC_ERROR_CODES } from './errors.js';
@@ -409,7 +413,7 @@ const schemas: Record<string, Schema> = {
     type: 'object',
     properties: {
       status: { const: 'success' },
-      product: { enum: ['electricity', 'cable', null] },
+      product: { enum: [soldProductWord(Product.ELECTRICITY), soldProductWord(Product.CABLE), null] },
       service: { type: 'string' },
       customer_number: { type: 'string' },
       meter_type: nullable('string'),
@@ -442,8 +446,8 @@ const schemas: Record<string, Schema> = {
     description: 'Every transaction has every key; null where a field does not apply or is not known yet.',
     properties: {
       reference,
-      product: { enum: ['airtime', 'data', 'electricity', 'cable', 'bulksms', null] },
-      status: { enum: ['pending', 'success', 'failed', 'reversed', null] },
+      product: { enum: [...PRODUCTS, null] },
+      status: { enum: [...TRANSACTION_STATUSES, null] },
       service: { type: 'string' },
       recipient: nullable('string'),
       amount: { ...naira, description: 'Face value.' },
@@ -516,17 +520,7 @@ const schemas: Record<string, Schema> = {
     properties: {
       id: { type: 'string', pattern: '^evt_[0-9a-f]{24}$' },
       type: {
-        enum: [
-          'transaction.success',
-          'transaction.failed',
-          'transaction.reversed',
-          'wallet.credited',
-          'wallet.debited',
-          'wallet.low_balance',
-          'ping',
-          'plan.updated',
-          'plan.disabled',
-        ],
+        enum: [...EVENT_TYPES],
       },
       created_at: { type: 'string', format: 'date-time' },
       livemode: { type: 'boolean' },

@@ -6,7 +6,9 @@
  * use case and audits it with the member and their address.
  */
 import { FACE_VALUE_PRODUCTS } from '../../core/domain/pricing.js';
+import { soldProductWord } from '../../core/domain/words.js';
 import type { CostRule, PriceRule, Tier } from '../../gen/prepaid/v1/admin_pb.js';
+import { Product } from '../../gen/prepaid/v1/types_pb.js';
 import { html, type SafeHtml } from '../../web/html.js';
 import { csrfField, page, type StaffViewer } from '../layout.js';
 import type { Answer, PageContext, Route } from '../route.js';
@@ -55,7 +57,7 @@ function ruleText(r: PriceRule): SafeHtml {
 }
 
 function tierRules(viewer: StaffViewer, tier: Tier): SafeHtml {
-  const rules = tier.priceRules.filter((r) => r.product !== '' && r.product !== 'data');
+  const rules = tier.priceRules.filter((r) => r.product !== '' && r.product !== soldProductWord(Product.DATA));
   return html`<div class="item" data-face-rules="${tier.tierId}"><h3>${tier.name} (${tier.tierId})</h3>${
     rules.length === 0
       ? html`<p>No rules: face value less the tier's discount.</p>`

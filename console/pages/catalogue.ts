@@ -6,9 +6,10 @@
  * it with the admin service's own use case and audits it with the member and their address.
  */
 import { NETWORKS, PLAN_TYPES, PRODUCTS } from '../../core/domain/products.js';
+import { soldProductWord } from '../../core/domain/words.js';
 import type { Tier } from '../../gen/prepaid/v1/admin_pb.js';
 import type { GetCatalogueResponse } from '../../gen/prepaid/v1/console_pb.js';
-import type { Product } from '../../gen/prepaid/v1/types_pb.js';
+import { Product } from '../../gen/prepaid/v1/types_pb.js';
 import { html, type SafeHtml } from '../../web/html.js';
 import { csrfField, page, type StaffViewer } from '../layout.js';
 import type { Answer, PageContext, Route } from '../route.js';
@@ -81,7 +82,8 @@ ${discountRows(tier, id)}
 }
 
 /** A tier's data rules (airtime, electricity and cable rules are on catalogue-costs.ts's page). */
-const dataRules = (tier: Tier) => tier.priceRules.filter((r) => r.product === '' || r.product === 'data');
+const dataRules = (tier: Tier) =>
+  tier.priceRules.filter((r) => r.product === '' || r.product === soldProductWord(Product.DATA));
 
 function rulesOf(tier: Tier): SafeHtml {
   const rules = dataRules(tier);

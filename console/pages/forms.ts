@@ -6,8 +6,8 @@
  */
 import { type Timestamp, timestampDate } from '@bufbuild/protobuf/wkt';
 import { formatNaira, kobo, parseNaira } from '../../core/domain/money.js';
-import { PRODUCTS, type ProductName } from '../../core/domain/products.js';
-import { Product } from '../../gen/prepaid/v1/types_pb.js';
+import { productOfWord, productWord } from '../../core/domain/words.js';
+import type { Product } from '../../gen/prepaid/v1/types_pb.js';
 import { html, type SafeHtml } from '../../web/html.js';
 import { refusalOf } from '../../web/refusal.js';
 import type { Answer, PageContext } from '../route.js';
@@ -18,21 +18,13 @@ export const session = (ctx: PageContext) => ({ sessionToken: ctx.sessionToken, 
 /** A form field's text, trimmed; "" when absent. */
 export const field = (ctx: PageContext, name: string) => (ctx.form.get(name) ?? '').trim();
 
-const PRODUCT_ENUM: Readonly<Record<ProductName, Product>> = {
-  airtime: Product.AIRTIME,
-  data: Product.DATA,
-  electricity: Product.ELECTRICITY,
-  cable: Product.CABLE,
-  bulksms: Product.BULK_SMS,
-};
-
 /** The product a form names, or UNSPECIFIED (which the core refuses with its own sentence). */
 export function productOf(name: string): Product {
-  return (PRODUCTS as readonly string[]).includes(name) ? PRODUCT_ENUM[name as ProductName] : Product.UNSPECIFIED;
+  return productOfWord(name);
 }
 
 export function productLabel(product: Product): string {
-  return PRODUCTS.find((name) => PRODUCT_ENUM[name] === product) ?? 'unknown';
+  return productWord(product) ?? 'unknown';
 }
 
 /** A `<select>` of `options` (value and label the same), `selected` chosen; `blank` adds a first empty option. */

@@ -6,6 +6,7 @@
  */
 import { type Timestamp, timestampDate } from '@bufbuild/protobuf/wkt';
 import { formatNaira, kobo, parseNaira } from '../../core/domain/money.js';
+import { STATUS_WORDS } from '../../core/domain/words.js';
 import type { Proposal } from '../../gen/prepaid/v1/console_pb.js';
 import { TransactionStatus } from '../../gen/prepaid/v1/types_pb.js';
 import { html, type SafeHtml } from '../../web/html.js';
@@ -23,11 +24,10 @@ import {
 const naira = (amountKobo: bigint | number) => `₦${formatNaira(kobo(Number(amountKobo)))}`;
 const when = (at: Timestamp | undefined) => (at === undefined ? '-' : timestampDate(at).toISOString());
 
-const STATUS_NAMES: Partial<Record<TransactionStatus, string>> = {
-  [TransactionStatus.PENDING]: 'pending',
+/** The contract's status words, but "delivered" for success, as staff say it. */
+const STATUS_NAMES: Readonly<Record<TransactionStatus, string | null>> = {
+  ...STATUS_WORDS,
   [TransactionStatus.SUCCESS]: 'delivered',
-  [TransactionStatus.FAILED]: 'failed',
-  [TransactionStatus.REVERSED]: 'reversed',
 };
 
 /** A form of one button (and a required note when asked), posting to `action`. */

@@ -16,7 +16,8 @@ import { networkNames, type ProductName, type TransactionStatus } from './produc
 import { randomChars } from './random.js';
 import type { PlanRecord, TransactionRecord } from './records.js';
 
-const EVENT_TYPES = [
+/** Every event type, in the order the OpenAPI document (gateway/openapi.ts) lists them. */
+export const EVENT_TYPES = [
   'transaction.success',
   'transaction.failed',
   'transaction.reversed',

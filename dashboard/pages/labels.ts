@@ -2,6 +2,10 @@
  * Words for the contract's enums and the filter values in addresses, in one place for every
  * page and export. These are names, not rules.
  */
+import {
+  PRODUCT_WORDS as CONTRACT_PRODUCT_WORDS,
+  STATUS_WORDS as CONTRACT_STATUS_WORDS,
+} from '../../core/domain/words.js';
 import { Product, TransactionStatus } from '../../gen/prepaid/v1/types_pb.js';
 
 export const PRODUCT_LABELS: Readonly<Record<Product, string>> = {
@@ -13,15 +17,16 @@ export const PRODUCT_LABELS: Readonly<Record<Product, string>> = {
   [Product.BULK_SMS]: 'Bulk SMS',
 };
 
+/**
+ * The contract's words (core/domain/words.ts) with "" for UNSPECIFIED: the value of "any" in a
+ * filter address, an empty CSV cell.
+ */
+function orBlank<E extends number>(words: Readonly<Record<E, string | null>>): Readonly<Record<E, string>> {
+  return Object.fromEntries(Object.entries(words).map(([value, word]) => [value, word ?? ''])) as Record<E, string>;
+}
+
 /** The product words of the public API (`product` in a transaction: bulksms), used in filter addresses and CSV. */
-export const PRODUCT_WORDS: Readonly<Record<Product, string>> = {
-  [Product.UNSPECIFIED]: '',
-  [Product.AIRTIME]: 'airtime',
-  [Product.DATA]: 'data',
-  [Product.ELECTRICITY]: 'electricity',
-  [Product.CABLE]: 'cable',
-  [Product.BULK_SMS]: 'bulksms',
-};
+export const PRODUCT_WORDS = orBlank<Product>(CONTRACT_PRODUCT_WORDS);
 
 export const STATUS_LABELS: Readonly<Record<TransactionStatus, string>> = {
   [TransactionStatus.UNSPECIFIED]: 'Any status',
@@ -31,17 +36,4 @@ export const STATUS_LABELS: Readonly<Record<TransactionStatus, string>> = {
   [TransactionStatus.REVERSED]: 'Reversed (refunded)',
 };
 
-export const STATUS_WORDS: Readonly<Record<TransactionStatus, string>> = {
-  [TransactionStatus.UNSPECIFIED]: '',
-  [TransactionStatus.PENDING]: 'pending',
-  [TransactionStatus.SUCCESS]: 'success',
-  [TransactionStatus.FAILED]: 'failed',
-  [TransactionStatus.REVERSED]: 'reversed',
-};
-
-/** The enum value for a word from an address; UNSPECIFIED for anything else. */
-export function fromWord<E extends number>(words: Readonly<Record<E, string>>, word: string | null): E {
-  for (const [value, text] of Object.entries(words) as [string, string][])
-    if (text !== '' && text === word) return Number(value) as E;
-  return 0 as E;
-}
+export const STATUS_WORDS = orBlank<TransactionStatus>(CONTRACT_STATUS_WORDS);

@@ -7,6 +7,7 @@
  * Under /test the same pages show the test purchases only (and a live reference is not found there).
  */
 import type { MessageInitShape } from '@bufbuild/protobuf';
+import { productOfWord, statusOfWord } from '../../core/domain/words.js';
 import type { TransactionFilterSchema } from '../../gen/prepaid/v1/holder_pb.js';
 import { Product, type Transaction, TransactionStatus } from '../../gen/prepaid/v1/types_pb.js';
 import { asText, type TextCell } from '../../runtime/csv.js';
@@ -18,7 +19,7 @@ import { dateOf, isoTime, lagosIso, lagosTime, naira } from '../format.js';
 import { empty, type FieldError, field, page, select } from '../layout.js';
 import type { Answer, Route, SignedInContext } from '../route.js';
 import { streamCsv } from './csv.js';
-import { fromWord, PRODUCT_LABELS, PRODUCT_WORDS, STATUS_LABELS, STATUS_WORDS } from './labels.js';
+import { PRODUCT_LABELS, PRODUCT_WORDS, STATUS_LABELS, STATUS_WORDS } from './labels.js';
 import { lagosWallTime, nairaNumber, streamXlsx, type XlsxCell, type XlsxColumn } from './xlsx.js';
 
 /** Rows on one page of the list. */
@@ -32,8 +33,8 @@ const FILTER_FIELDS = ['product', 'status', 'from', 'to', 'recipient', 'referenc
 function filterOf(params: URLSearchParams): MessageInitShape<typeof TransactionFilterSchema> {
   const text = (name: string) => (params.get(name) ?? '').trim();
   return {
-    product: fromWord<Product>(PRODUCT_WORDS, params.get('product')),
-    status: fromWord<TransactionStatus>(STATUS_WORDS, params.get('status')),
+    product: productOfWord(params.get('product')),
+    status: statusOfWord(params.get('status')),
     fromDate: text('from'),
     toDate: text('to'),
     recipient: text('recipient'),

@@ -5,7 +5,8 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { TierRecord } from '../../core/domain/records.js';
-import { Mode as ProtoMode } from '../../gen/prepaid/v1/types_pb.js';
+import { modeOfWord } from '../../core/domain/words.js';
+import type { Mode as ProtoMode } from '../../gen/prepaid/v1/types_pb.js';
 import type { Caller } from '../auth.js';
 import type { JsonObject } from '../body.js';
 import type { CoreClients } from '../core-client.js';
@@ -43,7 +44,7 @@ export interface Action {
  * it whole, so no call can act on the account without saying which of its wallets.
  */
 export function accountOf(caller: Caller): { accountId: string; mode: ProtoMode } {
-  return { accountId: caller.accountId, mode: caller.mode === 'test' ? ProtoMode.TEST : ProtoMode.LIVE };
+  return { accountId: caller.accountId, mode: modeOfWord(caller.mode) };
 }
 
 /**

@@ -2,7 +2,7 @@
  * GET ?action=balance: the balance of the caller's wallet (live or test, as its key pair), the tier name, and the mode.
  */
 
-import { Mode as ProtoMode } from '../../gen/prepaid/v1/types_pb.js';
+import { modeWord } from '../../core/domain/words.js';
 import { type Action, accountOf } from './action.js';
 import { naira } from './views.js';
 
@@ -11,7 +11,7 @@ export const balance: Action = {
   scope: 'balance',
   async handle({ caller, core }) {
     const res = await core.purchase.getBalance({ ...accountOf(caller) });
-    const mode = res.mode === ProtoMode.TEST ? 'test' : 'live';
+    const mode = modeWord(res.mode);
     return { httpStatus: 200, body: { status: 'success', balance: naira(res.balanceKobo), tier: res.tierName, mode } };
   },
 };

@@ -5,13 +5,15 @@
 import { purchaseScope } from '../../core/domain/key-controls.js';
 import { ZERO_KOBO } from '../../core/domain/money.js';
 import { bulkSmsOrder } from '../../core/domain/orders.js';
+import { soldProductWord } from '../../core/domain/words.js';
+import { Product } from '../../gen/prepaid/v1/types_pb.js';
 import { type Action, NO_PRICING, purchaserOf } from './action.js';
 import { FieldReader, idempotencyKey } from './params.js';
 import { purchaseAnswer } from './views.js';
 
 export const bulksms: Action = {
   method: 'POST',
-  scope: purchaseScope('bulksms'),
+  scope: purchaseScope(soldProductWord(Product.BULK_SMS)),
   async handle({ caller, body, headers, core }) {
     const fields = new FieldReader(body);
     const sender = fields.string('sender');

@@ -5,13 +5,15 @@
  * pay for up to 12 `months`; the answer says which was done and for how many months.
  */
 import { purchaseScope } from '../../core/domain/key-controls.js';
+import { soldProductWord } from '../../core/domain/words.js';
+import { Product } from '../../gen/prepaid/v1/types_pb.js';
 import { type Action, purchaserOf } from './action.js';
 import { FieldReader, idempotencyKey } from './params.js';
 import { purchaseAnswer } from './views.js';
 
 export const cable: Action = {
   method: 'POST',
-  scope: purchaseScope('cable'),
+  scope: purchaseScope(soldProductWord(Product.CABLE)),
   async handle({ caller, body, headers, core }) {
     const fields = new FieldReader(body);
     const provider = fields.string('provider');

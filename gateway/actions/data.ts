@@ -1,12 +1,14 @@
 /** POST ?action=data: buys the data plan `plan_id` for `phone`; answers the plan's label. */
 import { purchaseScope } from '../../core/domain/key-controls.js';
+import { soldProductWord } from '../../core/domain/words.js';
+import { Product } from '../../gen/prepaid/v1/types_pb.js';
 import { type Action, purchaserOf } from './action.js';
 import { FieldReader, idempotencyKey } from './params.js';
 import { purchaseAnswer } from './views.js';
 
 export const data: Action = {
   method: 'POST',
-  scope: purchaseScope('data'),
+  scope: purchaseScope(soldProductWord(Product.DATA)),
   async handle({ caller, body, headers, core }) {
     const fields = new FieldReader(body);
     const planId = fields.integer('plan_id');

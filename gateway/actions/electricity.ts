@@ -5,13 +5,15 @@
  */
 import { purchaseScope } from '../../core/domain/key-controls.js';
 import { ELECTRICITY_MIN_KOBO, electricityOrder } from '../../core/domain/orders.js';
+import { soldProductWord } from '../../core/domain/words.js';
+import { Product } from '../../gen/prepaid/v1/types_pb.js';
 import { type Action, NO_PRICING, purchaserOf } from './action.js';
 import { FieldReader, idempotencyKey } from './params.js';
 import { purchaseAnswer } from './views.js';
 
 export const electricity: Action = {
   method: 'POST',
-  scope: purchaseScope('electricity'),
+  scope: purchaseScope(soldProductWord(Product.ELECTRICITY)),
   async handle({ caller, body, headers, core }) {
     const fields = new FieldReader(body);
     const disco = fields.string('disco');

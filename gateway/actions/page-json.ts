@@ -28,10 +28,11 @@ import { isUtf8 } from 'node:buffer';
 import { create, type DescMessage, ScalarType } from '@bufbuild/protobuf';
 import { TimestampSchema } from '@bufbuild/protobuf/wkt';
 import { type Kobo, koboToNaira } from '../../core/domain/money.js';
+import { PRODUCT_WORDS, STATUS_WORDS } from '../../core/domain/words.js';
 import { type ListTransactionsResponse, ListTransactionsResponseSchema } from '../../gen/prepaid/v1/purchase_pb.js';
 import { Product, TransactionSchema } from '../../gen/prepaid/v1/types_pb.js';
 import { protoDecoder } from '../../runtime/proto-codec/codec.js';
-import { PRODUCT_NAMES, STATUS_NAMES, TRANSACTION_KEYS, transactionView, writeIsoString } from './views.js';
+import { TRANSACTION_KEYS, transactionView, writeIsoString } from './views.js';
 
 /** The `transactions` answer's body, as the view and JSON.stringify make it. */
 export function transactionsPageBody(res: ListTransactionsResponse): Record<string, unknown> {
@@ -673,8 +674,8 @@ const SECONDS_FIELD = TimestampSchema.field.seconds!.number;
 const NANOS_FIELD = TimestampSchema.field.nanos!.number;
 
 /** The product and status names as JSON bytes, by enum value. */
-const PRODUCT_JSON = jsonNames(PRODUCT_NAMES);
-const STATUS_JSON = jsonNames(STATUS_NAMES);
+const PRODUCT_JSON = jsonNames(PRODUCT_WORDS);
+const STATUS_JSON = jsonNames(STATUS_WORDS);
 
 function jsonNames(names: Readonly<Record<number, string | null>>): Map<number, Uint8Array> {
   const bytes = new Map<number, Uint8Array>();

@@ -9,6 +9,7 @@
  *  "meter_type":"prepaid","customer_name":"...","address":"...","minimum_amount":1000,
  *  "arrears":null,"current_bouquet":null,"due_date":null,"renewal_amount":null}
  */
+import { productWord } from '../../core/domain/words.js';
 import { Product } from '../../gen/prepaid/v1/types_pb.js';
 import { type Action, accountOf } from './action.js';
 import { FieldReader } from './params.js';
@@ -40,7 +41,7 @@ export const verify: Action = {
       httpStatus: 200,
       body: {
         status: 'success',
-        product: res.product === Product.ELECTRICITY ? 'electricity' : res.product === Product.CABLE ? 'cable' : null,
+        product: res.product === Product.ELECTRICITY || res.product === Product.CABLE ? productWord(res.product) : null,
         service: res.service,
         customer_number: res.customerNumber,
         meter_type: res.meterType === '' ? null : res.meterType,

@@ -5,6 +5,7 @@
  */
 import { type Timestamp, timestampMs } from '@bufbuild/protobuf/wkt';
 import { type Kobo, kobo, koboToNaira } from '../../core/domain/money.js';
+import { productWord, statusWord } from '../../core/domain/words.js';
 import { Product, type Transaction, TransactionStatus } from '../../gen/prepaid/v1/types_pb.js';
 import { providerFailed } from '../errors.js';
 import type { ActionResult } from './action.js';
@@ -79,24 +80,6 @@ export function purchaseAnswer(
       throw new Error(`the core answered a purchase with status ${tx.status}`);
   }
 }
-
-/** The public names of products, the same words as the purchase actions. */
-export const PRODUCT_NAMES: Readonly<Record<Product, string | null>> = {
-  [Product.UNSPECIFIED]: null,
-  [Product.AIRTIME]: 'airtime',
-  [Product.DATA]: 'data',
-  [Product.ELECTRICITY]: 'electricity',
-  [Product.CABLE]: 'cable',
-  [Product.BULK_SMS]: 'bulksms',
-};
-
-export const STATUS_NAMES: Readonly<Record<TransactionStatus, string | null>> = {
-  [TransactionStatus.UNSPECIFIED]: null,
-  [TransactionStatus.PENDING]: 'pending',
-  [TransactionStatus.SUCCESS]: 'success',
-  [TransactionStatus.FAILED]: 'failed',
-  [TransactionStatus.REVERSED]: 'reversed',
-};
 
 /** A transaction as `transaction` and `transactions` show it. */
 export interface TransactionView {
@@ -176,26 +159,26 @@ export const TRANSACTION_KEYS = [
  * is not known yet, so that clients can read any of them without checking the product.
  */
 export function transactionView(tx: Transaction): TransactionView {
-  const product = PRODUCT_NAMES[tx.product] ?? null;
+  const product = productWord(tx.product);
   return {
     reference: tx.reference,
     product,
-    status: STATUS_NAMES[tx.status] ?? null,
+    status: statusWord(tx.status),
     service: tx.service,
     recipient: orNull(tx.recipient),
     amount: naira(tx.faceValueKobo),
     charged: naira(tx.chargedKobo),
-    plan_id: product === 'data' && tx.planId > 0n ? int64(tx.planId) : null,
-    plan: product === 'data' ? orNull(tx.planLabel) : null,
-    package: product === 'cable' ? orNull(tx.planLabel) : null,
-    package_code: product === 'cable' ? orNull(tx.packageCode) : null,
+    plan_id: tx.product === Product.DATA && tx.planId > 0n ? int64(tx.planId) : null,
+    plan: tx.product === Product.DATA ? orNull(tx.planLabel) : null,
+    package: tx.product === Product.CABLE ? orNull(tx.planLabel) : null,
+    package_code: tx.product === Product.CABLE ? orNull(tx.packageCode) : null,
     meter_type: orNull(tx.meterType),
     token: orNull(tx.token),
     units: orNull(tx.units),
-    kct_tokens: product === 'electricity' ? [...tx.kctTokens] : null,
-    bonus_tokens: product === 'electricity' ? [...tx.bonusTokens] : null,
-    sent: product === 'bulksms' ? tx.smsSent : null,
-    pages: product === 'bulksms' ? tx.smsPages : null,
+    kct_tokens: tx.product === Product.ELECTRICITY ? [...tx.kctTokens] : null,
+    bonus_tokens: tx.product === Product.ELECTRICITY ? [...tx.bonusTokens] : null,
+    sent: tx.product === Product.BULK_SMS ? tx.smsSent : null,
+    pages: tx.product === Product.BULK_SMS ? tx.smsPages : null,
     failure_reason: orNull(tx.failureReason),
     request_id: orNull(tx.requestId),
     created_at: isoTime(tx.createdAt),

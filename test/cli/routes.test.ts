@@ -84,6 +84,28 @@ test('set sends the next purchase to the route’s first upstream, audited; clea
   assert.is((await core.admin.checkLedger({})).violationCount, 0n);
 });
 
+test('bulk SMS is bulksms, as the API names it, in what the CLI prints; bulk_sms is still taken', async () => {
+  const listed = await runJson(core, ['routes', 'list']);
+  assert.is(listed.code, 0, listed.stderr);
+  assert.ok(
+    (listed.json['defaults'] as { product: string }[]).some((d) => d.product === 'bulksms'),
+    'the defaults name it bulksms',
+  );
+  assert.ok(
+    (listed.json['upstreams'] as { products: string[] }[]).some((u) => u.products.includes('bulksms')),
+    'an upstream sells bulksms',
+  );
+  const table = await runAgainst(core, ['routes', 'list']);
+  assert.match(table.stdout, /\bbulksms\b/);
+  assert.not.match(`${JSON.stringify(listed.json)}${table.stdout}`, /bulk_sms/);
+  for (const word of ['bulksms', 'bulk_sms']) {
+    // Both words reach the core as bulk SMS, which refuses routing it: not the CLI's usage error.
+    const set = await runAgainst(core, ['routes', 'set', word, 'sandbox']);
+    assert.is(set.code, 1, set.stderr);
+    assert.match(set.stderr, /Bulk SMS has one upstream/);
+  }
+});
+
 test('a route naming an upstream that is not configured, or a bad product, is refused, changing nothing', async () => {
   const unknown = await runAgainst(core, ['routes', 'set', 'airtime', 'datahub']);
   assert.not.equal(unknown.code, 0);

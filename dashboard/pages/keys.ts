@@ -72,10 +72,12 @@ function keyRow(ctx: SignedInContext, viewer: Viewer, key: HolderApiKey): SafeHt
   <td data-label="State">${
     key.revoked
       ? html`<strong class="tag tag--grey">Revoked</strong>`
-      : key.expiresAt
-        ? html`<strong class="tag tag--yellow">Rolled</strong> <span class="hint">works until <time \
+      : ended(key)
+        ? html`<strong class="tag tag--grey">Ended</strong>`
+        : key.expiresAt
+          ? html`<strong class="tag tag--yellow">Rolled</strong> <span class="hint">works until <time \
 datetime="${isoTime(key.expiresAt)}">${lagosTime(key.expiresAt)}</time></span>`
-        : html`<strong class="tag tag--green">Active</strong>`
+          : html`<strong class="tag tag--green">Active</strong>`
   }</td>
   <td data-label="Created"><time datetime="${isoTime(key.createdAt)}">${lagosTime(key.createdAt)}</time></td>
   <td data-label="Last used">${

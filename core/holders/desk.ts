@@ -250,14 +250,27 @@ function holderKeys(deps: HolderDeskDeps) {
       return accounts.setKeyLimits(publicKey, change);
     },
 
-    /** Rolls one of the account's keys, by the operator's own rule: the old pair works `graceHours` more. */
+    /**
+     * Rolls one of the account's keys, by the operator's own rule: the old pair works `graceHours`
+     * more. The owners are mailed of the new pair as of a created one.
+     */
     async rollKey(
       context: HolderContext,
       publicKey: string,
       graceHours: number,
     ): Promise<{ issued: IssuedKeyPair; old: ApiKeyRecord }> {
       await ownKey(context, publicKey);
-      return accounts.rollKey(publicKey, graceHours);
+      const rolled = await accounts.rollKey(publicKey, graceHours);
+      // A roll makes a key pair as surely as a creation does: the owners are told the same way.
+      deps.notices?.keyCreated({
+        accountId: context.account.accountId,
+        accountName: context.account.name,
+        mode: rolled.issued.mode,
+        publicKey: rolled.issued.publicKey,
+        by: context.user.email,
+        at: deps.clock(),
+      });
+      return rolled;
     },
   };
 }

@@ -25,13 +25,7 @@ import {
 import { discountBasisPoints, priceFor } from '../domain/pricing.js';
 import { byNetworkThenPrice, DISCOS, NETWORKS, type ProductName } from '../domain/products.js';
 import { recipientSearch } from '../domain/recipient-search.js';
-import type {
-  ApiKeyRecord,
-  LedgerEntryRecord,
-  ListedApiKey,
-  TransactionQuery,
-  TransactionRecord,
-} from '../domain/records.js';
+import type { ApiKeyRecord, LedgerEntryRecord, TransactionQuery, TransactionRecord } from '../domain/records.js';
 import { smsChargeKobo } from '../domain/sms.js';
 import type { Notices } from '../mail/notices.js';
 import type { HolderContext } from '../people/service.js';
@@ -218,7 +212,7 @@ function holderKeys(deps: HolderDeskDeps) {
 
   return {
     /** The account's key pairs of one mode: test pairs are never listed with live ones. */
-    async listKeys(context: HolderContext, mode: Mode): Promise<ListedApiKey[]> {
+    async listKeys(context: HolderContext, mode: Mode): Promise<Awaited<ReturnType<AccountService['listKeys']>>> {
       return (await accounts.listKeys(context.account.accountId)).filter((key) => key.mode === mode);
     },
 
@@ -244,6 +238,39 @@ function holderKeys(deps: HolderDeskDeps) {
     async setKeyIpLock(context: HolderContext, publicKey: string, ips: readonly string[]): Promise<ApiKeyRecord> {
       await ownKey(context, publicKey);
       return accounts.setKeyIpLock(publicKey, ips);
+    },
+
+    /** Scopes and caps of one of the account's keys, by the operator's own rule (docs/security.md). */
+    async setKeyLimits(
+      context: HolderContext,
+      publicKey: string,
+      change: Parameters<AccountService['setKeyLimits']>[1],
+    ): Promise<ApiKeyRecord> {
+      await ownKey(context, publicKey);
+      return accounts.setKeyLimits(publicKey, change);
+    },
+
+    /**
+     * Rolls one of the account's keys, by the operator's own rule: the old pair works `graceHours`
+     * more. The owners are mailed of the new pair as of a created one.
+     */
+    async rollKey(
+      context: HolderContext,
+      publicKey: string,
+      graceHours: number,
+    ): Promise<{ issued: IssuedKeyPair; old: ApiKeyRecord }> {
+      await ownKey(context, publicKey);
+      const rolled = await accounts.rollKey(publicKey, graceHours);
+      // A roll makes a key pair as surely as a creation does: the owners are told the same way.
+      deps.notices?.keyCreated({
+        accountId: context.account.accountId,
+        accountName: context.account.name,
+        mode: rolled.issued.mode,
+        publicKey: rolled.issued.publicKey,
+        by: context.user.email,
+        at: deps.clock(),
+      });
+      return rolled;
     },
   };
 }

@@ -177,7 +177,7 @@ export function apiKeyMessage(
 }
 
 /** A key's controls as the contract's KeyLimits. */
-function keyLimitsMessage(controls: KeyControls): MessageInitShape<typeof KeyLimitsSchema> {
+export function keyLimitsMessage(controls: KeyControls): MessageInitShape<typeof KeyLimitsSchema> {
   return {
     scopes: [...controls.scopes],
     capPerPurchaseKobo: BigInt(controls.capPerPurchaseKobo),

@@ -21,6 +21,7 @@ import {
 } from '../../gen/prepaid/v1/holder_pb.js';
 import type { TransactionStatus } from '../../gen/prepaid/v1/types_pb.js';
 import { DomainError } from '../domain/errors.js';
+import { NO_KEY_CONTROLS } from '../domain/key-controls.js';
 import type { Mode } from '../domain/mode.js';
 import { sessionEndsAt } from '../domain/people.js';
 import type { TransactionStatus as Status } from '../domain/products.js';
@@ -28,6 +29,8 @@ import type { ApiKeyRecord, MemberRecord, UserRole as Role } from '../domain/rec
 import type { HolderDesk, HolderFilter, Overview, Prices } from '../holders/desk.js';
 import type { HolderContext, NewInvitation, PeopleService, SignInAnswer } from '../people/service.js';
 import {
+  keyLimitsMessage,
+  koboCapIn,
   koboIn,
   ledgerEntryMessage,
   MODE_TO_PROTO,
@@ -93,8 +96,13 @@ function sessionMessage(context: HolderContext): MessageInitShape<typeof HolderS
   };
 }
 
+/** How long a rolled pair keeps working when the request does not say: a day, as the admin's. */
+const DEFAULT_GRACE_HOURS = 24;
+
 /** A key as the holder sees it; `lastUsedAt` only where the key was listed with it. */
-function keyMessage(key: ApiKeyRecord & { lastUsedAt?: Date | null }): MessageInitShape<typeof HolderApiKeySchema> {
+function keyMessage(
+  key: ApiKeyRecord & { lastUsedAt?: Date | null; spentTodayKobo?: number },
+): MessageInitShape<typeof HolderApiKeySchema> {
   return {
     publicKey: key.publicKey,
     allowedIps: key.allowedIps,
@@ -102,6 +110,9 @@ function keyMessage(key: ApiKeyRecord & { lastUsedAt?: Date | null }): MessageIn
     createdAt: timestampFromDate(key.createdAt),
     ...(key.lastUsedAt ? { lastUsedAt: timestampFromDate(key.lastUsedAt) } : {}),
     mode: MODE_TO_PROTO[key.mode],
+    limits: keyLimitsMessage(key.controls ?? NO_KEY_CONTROLS),
+    spentTodayKobo: BigInt(key.spentTodayKobo ?? 0),
+    ...(key.expiresAt ? { expiresAt: timestampFromDate(key.expiresAt) } : {}),
   };
 }
 
@@ -419,6 +430,22 @@ export function holderHandlers(
     async setApiKeyIpLock(req) {
       const context = await owner(req.sessionToken, req.formAccountId);
       return { key: keyMessage(await desk.setKeyIpLock(context, req.publicKey, req.allowedIps)) };
+    },
+    async setApiKeyLimits(req) {
+      const context = await owner(req.sessionToken, req.formAccountId);
+      await people.requireFreshCode(context, req.totpCode);
+      const change = {
+        ...(req.scopes === undefined ? {} : { scopes: req.scopes }),
+        ...(req.capPerPurchaseKobo === undefined ? {} : { capPerPurchaseKobo: koboCapIn(req.capPerPurchaseKobo) }),
+        ...(req.capPerDayKobo === undefined ? {} : { capPerDayKobo: koboCapIn(req.capPerDayKobo) }),
+      };
+      return { key: keyMessage(await desk.setKeyLimits(context, req.publicKey, change)) };
+    },
+    async rollApiKey(req) {
+      const context = await owner(req.sessionToken, req.formAccountId);
+      await people.requireFreshCode(context, req.totpCode);
+      const { issued, old } = await desk.rollKey(context, req.publicKey, req.graceHours ?? DEFAULT_GRACE_HOURS);
+      return { issuedKey: { publicKey: issued.publicKey, secretKey: issued.secretKey }, oldKey: keyMessage(old) };
     },
     async getPrices(req) {
       const context = await signedIn(req.sessionToken);

@@ -6,6 +6,7 @@ import { developerRoutes } from './developers.js';
 import { fundRoutes } from './fund.js';
 import { fundsRoutes } from './funds.js';
 import { invitationRoutes } from './invitation.js';
+import { keyLimitRoutes } from './key-limits.js';
 import { keyRoutes } from './keys.js';
 import { overviewRoutes } from './overview.js';
 import { passwordResetRoutes } from './password-reset.js';
@@ -27,6 +28,7 @@ export const routes: readonly Route[] = [
   ...fundRoutes,
   ...buyRoutes,
   ...keyRoutes,
+  ...keyLimitRoutes,
   ...priceRoutes,
   ...transactionRoutes,
   ...statementRoutes,

@@ -19,7 +19,7 @@ import { html, type SafeHtml } from '../../web/html.js';
 import { formStatus } from '../../web/http.js';
 import { refusalOf } from '../../web/refusal.js';
 import { coreMode } from '../core-client.js';
-import { isoTime, lagosTime } from '../format.js';
+import { isoTime, lagosTime, naira } from '../format.js';
 import {
   confirmPage,
   empty,
@@ -40,19 +40,44 @@ const NOTICES: Readonly<Record<string, string>> = {
   unlocked: 'The IP lock is cleared. Requests with this key are taken from any address.',
   approved: 'Your account now has API access. Here is its first key pair.',
   requested: 'Your request for API access is sent. We will look at it soon; this page shows when it is approved.',
+  limited: 'The limits are saved. Requests with this key are checked against them from now on.',
   shown:
     'The new key pair is listed below. Its secret key was shown once and is not shown again; if it was not ' +
     'copied, revoke the key and create another.',
 };
 
+/** A rolled pair past its grace period works no more, as a revoked one. */
+export function ended(key: HolderApiKey): boolean {
+  return key.revoked || (key.expiresAt !== undefined && Number(key.expiresAt.seconds) * 1000 <= Date.now());
+}
+
+function scopesText(key: HolderApiKey): string {
+  const scopes = key.limits?.scopes ?? [];
+  return scopes.length === 0 || scopes.includes('all') ? 'Everything' : scopes.join(', ');
+}
+
+function capsText(key: HolderApiKey): SafeHtml {
+  const perPurchase = key.limits?.capPerPurchaseKobo ?? 0n;
+  const perDay = key.limits?.capPerDayKobo ?? 0n;
+  if (perPurchase === 0n && perDay === 0n) return html`None`;
+  return html`<ul class="plain-list">${perPurchase > 0n ? html`<li>${naira(perPurchase)} a purchase</li>` : ''}${
+    perDay > 0n ? html`<li>${naira(perDay)} a day</li>` : ''
+  }</ul>`;
+}
+
 function keyRow(ctx: SignedInContext, viewer: Viewer, key: HolderApiKey): SafeHtml {
-  const owner = isOwner(viewer) && !key.revoked;
+  const owner = isOwner(viewer) && !ended(key);
   return html`<tr>
   <th scope="row" data-label="Public key"><code>${key.publicKey}</code></th>
   <td data-label="State">${
     key.revoked
       ? html`<strong class="tag tag--grey">Revoked</strong>`
-      : html`<strong class="tag tag--green">Active</strong>`
+      : ended(key)
+        ? html`<strong class="tag tag--grey">Ended</strong>`
+        : key.expiresAt
+          ? html`<strong class="tag tag--yellow">Rolled</strong> <span class="hint">works until <time \
+datetime="${isoTime(key.expiresAt)}">${lagosTime(key.expiresAt)}</time></span>`
+          : html`<strong class="tag tag--green">Active</strong>`
   }</td>
   <td data-label="Created"><time datetime="${isoTime(key.createdAt)}">${lagosTime(key.createdAt)}</time></td>
   <td data-label="Last used">${
@@ -66,9 +91,18 @@ datetime="${isoTime(key.lastUsedAt)}">${lagosTime(key.lastUsedAt)}</time>`
       ? 'Any address'
       : html`<ul class="plain-list">${key.allowedIps.map((ip) => html`<li><code>${ip}</code></li>`)}</ul>`
   }</td>
+  <td data-label="Scopes">${scopesText(key)}</td>
+  <td data-label="Caps">${capsText(key)}</td>
+  <td data-label="Spent today">${
+    (key.limits?.capPerDayKobo ?? 0n) > 0n ? naira(key.spentTodayKobo) : html`<span class="hint">Not counted</span>`
+  }</td>
   <td class="table__actions">${
     owner
       ? html`<ul class="actions">
+      <li><a href="${ctx.link(`/keys/limits?key=${encodeURIComponent(key.publicKey)}`)}">Change limits<span \
+class="visually-hidden"> of ${key.publicKey}</span></a></li>
+      <li><a href="${ctx.link(`/keys/roll?key=${encodeURIComponent(key.publicKey)}`)}">Roll<span \
+class="visually-hidden"> ${key.publicKey}</span></a></li>
       <li><a href="${ctx.link(`/keys/ip-lock?key=${encodeURIComponent(key.publicKey)}`)}">Change IP lock<span \
 class="visually-hidden"> of ${key.publicKey}</span></a></li>
       <li><a href="${ctx.link(`/keys/revoke?key=${encodeURIComponent(key.publicKey)}`)}" \
@@ -139,7 +173,8 @@ ${
     : html`<div class="table-wrap" role="region" aria-label="Key pairs" tabindex="0"><table class="table table--cards">
 <caption class="visually-hidden">${test ? 'Test key pairs' : 'Key pairs'}</caption>
 <thead><tr><th scope="col">Public key</th><th scope="col">State</th><th scope="col">Created</th><th \
-scope="col">Last used</th><th scope="col">IP lock</th><th scope="col"><span \
+scope="col">Last used</th><th scope="col">IP lock</th><th scope="col">Scopes</th><th scope="col">Caps</th><th \
+scope="col">Spent today</th><th scope="col"><span \
 class="visually-hidden">Actions</span></th></tr></thead>
 <tbody>${keys.map((key) => keyRow(ctx, viewer, key))}</tbody>
 </table></div>`
@@ -213,12 +248,12 @@ export async function firstKeyRedirect(ctx: SignedInContext): Promise<Answer | u
 }
 
 /** The key named in the address, if it is one of this account's (the core's list says). */
-async function findKey(ctx: SignedInContext, publicKey: string): Promise<HolderApiKey | undefined> {
+export async function findKey(ctx: SignedInContext, publicKey: string): Promise<HolderApiKey | undefined> {
   const { keys } = await ctx.core.holder.listApiKeys({ sessionToken: ctx.sessionToken, mode: coreMode(ctx.mode) });
   return keys.find((key) => key.publicKey === publicKey);
 }
 
-function notFound(ctx: SignedInContext): Answer {
+export function notFound(ctx: SignedInContext): Answer {
   return {
     kind: 'page',
     status: 404,
@@ -379,7 +414,7 @@ export const keyRoutes: Route[] = [
     testMode: true,
     async handler(ctx) {
       const key = await findKey(ctx, ctx.url.searchParams.get('key') ?? '');
-      if (key === undefined || key.revoked) return notFound(ctx);
+      if (key === undefined || ended(key)) return notFound(ctx);
       return ipLockForm(ctx, key, key.allowedIps.join(', '), []);
     },
   },

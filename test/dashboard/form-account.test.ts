@@ -145,6 +145,28 @@ for (const one of CASES) {
   });
 }
 
+for (const one of [
+  { name: "a key's limits", action: '/keys/limits', fields: { scopes: 'balance', cap_per_day: '100' } },
+  { name: 'a key roll', action: '/keys/roll', fields: { grace_hours: '0' } },
+]) {
+  test(`${one.name}: a form made before a switch in another tab is refused and changes nothing`, async (state) => {
+    await switchTo(state, state.first);
+    const [key] = await state.core.store.keys.listByAccount(state.first);
+    const form = await loadForm(state, `${one.action}?key=${encodeURIComponent(key!.publicKey)}`, one.action);
+    assert.is(form.get('form_account'), state.first);
+    for (const [name, value] of Object.entries(one.fields)) form.set(name, value);
+    const before = await footprint(state);
+
+    await switchTo(state, state.second);
+    const answer = await send(state, one.action, form);
+    assert.is(answer.status, 409);
+    assert.match(answer.text, 'Nothing was done');
+    assert.equal(await footprint(state), before, 'nothing changed in either account');
+    const after = await state.core.store.keys.find(key!.publicKey);
+    assert.equal([after?.controls, after?.expiresAt], [key!.controls, key!.expiresAt], 'the key is as it was');
+  });
+}
+
 test('the same form loaded again after the switch acts for the account switched to', async (state) => {
   await switchTo(state, state.second);
   const form = await loadForm(state, '/buy/airtime', '/buy/airtime');

@@ -97,6 +97,11 @@ test('a key pair, two-step sign-in on and off, and the operator reset each tell 
   assert.is(keyMail.subject, 'A new live key pair for Kano Top-up Ltd');
   assert.match(keyMail.text, `Public key: ${created.issuedKey!.publicKey.slice(0, 12)}…`);
   assert.not.ok(keyMail.text.includes(created.issuedKey!.secretKey), 'never the secret key');
+  const rolled = await holder.rollApiKey({ sessionToken, publicKey: created.issuedKey!.publicKey });
+  const rollMail = await state.smtp.next('bello@example.ng');
+  assert.is(rollMail.subject, 'A new live key pair for Kano Top-up Ltd', 'a roll is told as a new pair');
+  assert.match(rollMail.text, `Public key: ${rolled.issuedKey!.publicKey.slice(0, 12)}…`);
+  assert.not.ok(rollMail.text.includes(rolled.issuedKey!.secretKey), 'never the secret key');
 
   const { secret } = await holder.beginTotpSetup({ sessionToken });
   await holder.confirmTotp({ sessionToken, totpCode: totpCode(secret, new Date()) });

@@ -225,6 +225,8 @@ roles('a viewer reads everything and is refused by the server on every owner RPC
     holder.createApiKey({ sessionToken: t }),
     holder.revokeApiKey({ sessionToken: t, publicKey }),
     holder.setApiKeyIpLock({ sessionToken: t, publicKey, allowedIps: ['203.0.113.7'] }),
+    holder.setApiKeyLimits({ sessionToken: t, publicKey, scopes: 'balance', capPerDayKobo: 100n }),
+    holder.rollApiKey({ sessionToken: t, publicKey }),
     holder.inviteUser({ sessionToken: t, email: email(), role: UserRole.VIEWER }),
     holder.disableUser({ sessionToken: t, userId: owner.user.userId }),
     holder.createApiKey({ sessionToken: t, mode: Mode.TEST }),
@@ -236,8 +238,8 @@ roles('a viewer reads everything and is refused by the server on every owner RPC
   }
   const keys = await holder.listApiKeys({ sessionToken: t });
   assert.equal(
-    keys.keys.map((k) => [k.publicKey, k.revoked, k.allowedIps.length]),
-    [[publicKey, false, 0]],
+    keys.keys.map((k) => [k.publicKey, k.revoked, k.allowedIps.length, k.limits?.scopes, k.expiresAt]),
+    [[publicKey, false, 0, ['all'], undefined]],
     'nothing changed',
   );
   assert.is((await holder.listUsers({ sessionToken: t })).users.length, 2);
@@ -312,6 +314,55 @@ keys(
   },
 );
 
+keys("an owner sets a key's limits and rolls it by the admin's rules; another account's key is not found", async () => {
+  const { accountId, publicKey } = await core.createApiAccount();
+  const owner = await signedIn(accountId);
+  const t = owner.token;
+  const bad = await rejection(
+    holder.setApiKeyLimits({ sessionToken: t, publicKey, scopes: 'balance,nothing', capPerDayKobo: -5n }),
+  );
+  assert.equal(
+    [bad.code, bad.violations.map((v) => v.field).sort()],
+    [Code.InvalidArgument, ['cap_per_day', 'scopes']],
+  );
+  const { key } = await holder.setApiKeyLimits({
+    sessionToken: t,
+    formAccountId: accountId,
+    publicKey,
+    scopes: 'balance,purchase:airtime',
+    capPerDayKobo: 50_000n,
+  });
+  assert.equal([key!.limits?.scopes, key!.limits?.capPerDayKobo], [['balance', 'purchase:airtime'], 50_000n]);
+  const listed = (await holder.listApiKeys({ sessionToken: t })).keys.find((k) => k.publicKey === publicKey);
+  assert.equal([listed?.limits?.capPerDayKobo, listed?.spentTodayKobo], [50_000n, 0n]);
+
+  const other = await core.createApiAccount();
+  for (const call of [
+    holder.setApiKeyLimits({ sessionToken: t, publicKey: other.publicKey, scopes: 'balance' }),
+    holder.rollApiKey({ sessionToken: t, publicKey: other.publicKey }),
+  ]) {
+    assert.is((await rejection(call)).code, Code.NotFound, "another account's key is not found");
+  }
+  const switched = await rejection(holder.rollApiKey({ sessionToken: t, formAccountId: other.accountId, publicKey }));
+  assert.is(switched.code, Code.FailedPrecondition, 'a form made for another account does nothing');
+  const tooLong = await rejection(holder.rollApiKey({ sessionToken: t, publicKey, graceHours: 169 }));
+  assert.equal(
+    tooLong.violations.map((v) => v.field),
+    ['grace_hours'],
+  );
+  const rolled = await holder.rollApiKey({ sessionToken: t, publicKey });
+  assert.match(rolled.issuedKey!.secretKey, /^sk_/);
+  assert.is(
+    Number(rolled.oldKey!.expiresAt!.seconds) * 1000,
+    Math.floor(clock.now / 1000) * 1000 + 24 * 3_600_000,
+    'the old pair works for 24 hours by default',
+  );
+  const next = (await holder.listApiKeys({ sessionToken: t })).keys.find(
+    (k) => k.publicKey === rolled.issuedKey!.publicKey,
+  );
+  assert.equal(next?.limits?.scopes, ['balance', 'purchase:airtime'], "the new pair has the old one's limits");
+});
+
 keys(
   'TOTP: set up with a computed code, then required at sign-in and again before a key is created; a code works once',
   async () => {
@@ -377,6 +428,16 @@ keys(
     const code = totpCode(setupAnswer.secret, now());
     const made = await holder.createApiKey({ sessionToken: token, totpCode: code });
     assert.match(made.issuedKey!.secretKey, /^sk_/);
+    for (const call of [
+      holder.setApiKeyLimits({ sessionToken: token, publicKey: made.issuedKey!.publicKey, scopes: 'balance' }),
+      holder.rollApiKey({ sessionToken: token, publicKey: made.issuedKey!.publicKey }),
+    ]) {
+      assert.equal(
+        (await rejection(call)).violations.map((v) => v.field),
+        ['totp_code'],
+        'limits and rolls need a code too',
+      );
+    }
     assert.equal(
       (await rejection(holder.createApiKey({ sessionToken: token, totpCode: code }))).violations.map((v) => v.field),
       ['totp_code'],

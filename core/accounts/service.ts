@@ -42,6 +42,8 @@ import {
   sameHash,
 } from './keys.js';
 
+/** A rolled key's grace period when none is asked for: a day, to deploy the new secret. */
+const DEFAULT_GRACE_HOURS = 24;
 /** The longest grace period of a rolled key: a week, time enough to deploy a new secret anywhere. */
 const MAX_GRACE_HOURS = 168;
 /** A key locked to more addresses than this is not really locked. */
@@ -262,7 +264,10 @@ function keyMethods(deps: AccountServiceDeps) {
      * limits, and the old one working for `graceHours` more (0: ended at once). The old pair's
      * last use stays in the list.
      */
-    async rollKey(publicKey: string, graceHours: number): Promise<{ issued: IssuedKeyPair; old: ApiKeyRecord }> {
+    async rollKey(
+      publicKey: string,
+      graceHours: number = DEFAULT_GRACE_HOURS,
+    ): Promise<{ issued: IssuedKeyPair; old: ApiKeyRecord }> {
       if (!Number.isSafeInteger(graceHours) || graceHours < 0 || graceHours > MAX_GRACE_HOURS) {
         throw invalid('grace_hours', `grace_hours must be a whole number of hours from 0 to ${MAX_GRACE_HOURS}.`);
       }

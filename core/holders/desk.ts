@@ -257,7 +257,7 @@ function holderKeys(deps: HolderDeskDeps) {
     async rollKey(
       context: HolderContext,
       publicKey: string,
-      graceHours: number,
+      graceHours: number | undefined,
     ): Promise<{ issued: IssuedKeyPair; old: ApiKeyRecord }> {
       await ownKey(context, publicKey);
       const rolled = await accounts.rollKey(publicKey, graceHours);

@@ -174,9 +174,6 @@ interface AdminOperations {
   recipients: RecipientControlsService;
 }
 
-/** A rolled key's grace period when none is asked for: a day, to deploy the new secret. */
-const DEFAULT_GRACE_HOURS = 24;
-
 /** An audit row's author and note, as the catalogue's changes take them. */
 type By = (note: string) => Actor & { note: string };
 
@@ -208,7 +205,7 @@ function accountHandlers(accounts: AccountService, operations: AdminOperations) 
       return { key: apiKeyMessage(await accounts.setKeyIpLock(req.publicKey, req.allowedIps)) };
     },
     async rollApiKey(req) {
-      const { issued: pair, old } = await accounts.rollKey(req.publicKey, req.graceHours ?? DEFAULT_GRACE_HOURS);
+      const { issued: pair, old } = await accounts.rollKey(req.publicKey, req.graceHours);
       return { issuedKey: issued(pair), oldKey: apiKeyMessage(old) };
     },
     async setApiKeyLimits(req) {

@@ -96,9 +96,6 @@ function sessionMessage(context: HolderContext): MessageInitShape<typeof HolderS
   };
 }
 
-/** How long a rolled pair keeps working when the request does not say: a day, as the admin's. */
-const DEFAULT_GRACE_HOURS = 24;
-
 /** A key as the holder sees it; `lastUsedAt` only where the key was listed with it. */
 function keyMessage(
   key: ApiKeyRecord & { lastUsedAt?: Date | null; spentTodayKobo?: number },
@@ -444,7 +441,7 @@ export function holderHandlers(
     async rollApiKey(req) {
       const context = await owner(req.sessionToken, req.formAccountId);
       await people.requireFreshCode(context, req.totpCode);
-      const { issued, old } = await desk.rollKey(context, req.publicKey, req.graceHours ?? DEFAULT_GRACE_HOURS);
+      const { issued, old } = await desk.rollKey(context, req.publicKey, req.graceHours);
       return { issuedKey: { publicKey: issued.publicKey, secretKey: issued.secretKey }, oldKey: keyMessage(old) };
     },
     async getPrices(req) {

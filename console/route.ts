@@ -1,10 +1,12 @@
 /**
  * What a page of the console is: the route the server matches, what its handler gets and what
  * it answers. Pages import these from here, never from server.ts (which imports the pages), as
- * the developer area's pages do with dashboard/route.ts.
+ * the developer area's pages do with dashboard/route.ts. A signed-in route's handler gets a
+ * context whose viewer is known: the door (web/door.ts) has asked the core who the session is.
  */
 import type { Client } from '@connectrpc/connect';
 import type { ConsoleService } from '../gen/prepaid/v1/console_pb.js';
+import type { Admission, SignedIn, WebRoute } from '../web/door.js';
 import type { SafeHtml } from '../web/html.js';
 import type { StaffViewer } from './layout.js';
 
@@ -18,30 +20,16 @@ export type Answer =
   /** A file to save (a report's CSV): never cached, never shown in the page. */
   | { kind: 'download'; filename: string; contentType: string; body: string };
 
-/** Everything a page handler gets. */
-export interface PageContext {
-  url: URL;
+/** Everything a page handler gets: what the door found (the form, the session, its cookies) and the page's own. */
+export interface PageContext extends Admission<StaffViewer> {
   params: readonly string[];
-  form: URLSearchParams;
   core: ConsoleCore;
   /** The member's address, for the core's throttle and the audit log. */
   clientAddress: string;
-  sessionToken: string;
-  /** Signed-in routes: who the core says the session is. */
-  viewer: StaffViewer | undefined;
-  /** Public routes: the token their forms carry. */
-  visitorCsrf: string;
-  /** Sets the session cookie (sign-in) or clears it (sign-out). */
-  startSession(token: string): void;
-  endSession(): void;
 }
 
-/** A page: its method and path, and whether the member must be signed in. */
-export interface Route {
-  method: 'GET' | 'POST';
-  path: string | RegExp;
-  /** The label in log lines (never the raw path, which may hold a set-up token). */
-  name: string;
-  signedIn: boolean;
-  handler(ctx: PageContext): Promise<Answer>;
-}
+/** The context of a signed-in route: who the core says the session is, already asked. */
+export type SignedInContext = SignedIn<PageContext>;
+
+/** A page: its method and path, whether the member must be signed in, and its handler. */
+export type Route = WebRoute<PageContext, Answer>;

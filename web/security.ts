@@ -1,31 +1,21 @@
 /**
  * What keeps the web apps' answers and forms safe (the developer area's and the console's), in one place: the headers
- * on every answer, the session cookie, and the CSRF tokens of the forms.
+ * on every answer, how cookies are read and written, and the CSRF tokens of the forms (door.ts checks them; each
+ * app names its own cookies).
  *
  * CSRF: a synchroniser token tied to the session. A signed-in form carries
  * HMAC(secret, "session:" + session token); a form shown before sign-in (sign-in, the TOTP
  * step, accepting an invitation) carries HMAC(secret, "visitor:" + a random visitor cookie),
  * so that a stranger's page cannot post a sign-in either (login CSRF). The server checks the
  * token of every POST in constant time before it calls the core; a POST without it is
- * refused with a page that says so. The secret never leaves the dashboard, so a token cannot
+ * refused with a page that says so. The secret never leaves the app, so a token cannot
  * be made without the cookie, and a cookie is not readable by another site.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-/** The session cookie: the core's session token, HttpOnly. */
-export const SESSION_COOKIE = 'prepaid_session';
-/** A random value that ties the forms shown before sign-in to this browser. */
-export const VISITOR_COOKIE = 'prepaid_visitor';
-/** Between the password and the TOTP code: the core's pending sign-in, HttpOnly, short-lived. */
-export const CHALLENGE_COOKIE = 'prepaid_challenge';
 /** The form field every POST carries. */
 export const CSRF_FIELD = 'csrf_token';
-
-/** The session's absolute lifetime in the core; the cookie never outlives it. */
-const SESSION_COOKIE_MAX_AGE_S = 12 * 60 * 60;
-/** The TOTP step must follow the password within this time. */
-const CHALLENGE_COOKIE_MAX_AGE_S = 5 * 60;
 
 /**
  * The Content-Security-Policy of every answer: scripts, styles and images only from this
@@ -71,7 +61,7 @@ export function readCookies(req: IncomingMessage): Map<string, string> {
   return cookies;
 }
 
-/** How cookies are written: `Secure` when the dashboard is reached over https. */
+/** How cookies are written: `Secure` when the app is reached over https. */
 export interface CookieOptions {
   secure: boolean;
 }
@@ -85,19 +75,6 @@ export function httpOnlyCookie(name: string, value: string, maxAgeS: number, opt
   return parts.join('; ');
 }
 
-export function sessionCookie(token: string, options: CookieOptions): string {
-  return httpOnlyCookie(SESSION_COOKIE, token, SESSION_COOKIE_MAX_AGE_S, options);
-}
-
-export function challengeCookie(token: string, options: CookieOptions): string {
-  return httpOnlyCookie(CHALLENGE_COOKIE, token, CHALLENGE_COOKIE_MAX_AGE_S, options);
-}
-
-/** The visitor cookie lives as long as the browser session (no Max-Age would do too, but a day bounds it). */
-export function visitorCookie(value: string, options: CookieOptions): string {
-  return httpOnlyCookie(VISITOR_COOKIE, value, 24 * 60 * 60, options);
-}
-
 /** A Set-Cookie that removes `name`. */
 export function clearedCookie(name: string, options: CookieOptions): string {
   return httpOnlyCookie(name, '', 0, options);
@@ -107,7 +84,7 @@ export function newVisitorId(): string {
   return randomBytes(24).toString('base64url');
 }
 
-/** Makes and checks CSRF tokens with the dashboard's secret. */
+/** Makes and checks CSRF tokens with the app's secret. */
 export interface Csrf {
   /** The token of the forms of a signed-in session. */
   forSession(sessionToken: string): string;

@@ -64,7 +64,7 @@ ${
       const body = html`<h1>${a.name}</h1>
 <dl><dt>Account</dt><dd>${a.accountId}</dd><dt>Tier</dt><dd>${a.tierId}</dd>
 <dt>Balance</dt><dd>${naira(a.balanceKobo)}</dd><dt>Test balance</dt><dd>${naira(a.testBalanceKobo)}</dd></dl>
-${suspensionSection(ctx.viewer!, a)}
+${suspensionSection(ctx.viewer, a)}
 <section><h2>Keys</h2>${
         o.keys.length === 0
           ? html`<p>None.</p>`

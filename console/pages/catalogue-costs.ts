@@ -11,7 +11,7 @@ import type { CostRule, PriceRule, Tier } from '../../gen/prepaid/v1/admin_pb.js
 import { Product } from '../../gen/prepaid/v1/types_pb.js';
 import { html, type SafeHtml } from '../../web/html.js';
 import { csrfField, page, type StaffViewer } from '../layout.js';
-import type { Answer, PageContext, Route } from '../route.js';
+import type { Answer, Route, SignedInContext } from '../route.js';
 import {
   change,
   doneNotice,
@@ -72,8 +72,8 @@ ${serviceText(r.service)}</button>
   }</div>`;
 }
 
-async function costsPage(ctx: PageContext, problem = ''): Promise<Answer> {
-  const viewer = ctx.viewer!;
+async function costsPage(ctx: SignedInContext, problem = ''): Promise<Answer> {
+  const viewer = ctx.viewer;
   const { tiers, costRules } = await ctx.core.getCatalogue({ ...session(ctx), network: NO_PLANS });
   const body = html`<h1>Airtime, electricity and cable prices</h1>
 ${doneNotice(ctx)}${errorSummary(problem)}
@@ -114,7 +114,7 @@ it.</p>
   return pageAnswer(page('Airtime, electricity and cable prices', body, viewer), problem);
 }
 
-async function setCommission(ctx: PageContext): Promise<Answer> {
+async function setCommission(ctx: SignedInContext): Promise<Answer> {
   const render = (problem: string) => costsPage(ctx, problem);
   const remove = field(ctx, 'remove') === 'yes';
   const commissionBasisPoints = remove ? 0 : percentField(field(ctx, 'commission_percent'));
@@ -134,7 +134,7 @@ async function setCommission(ctx: PageContext): Promise<Answer> {
   });
 }
 
-async function setRule(ctx: PageContext): Promise<Answer> {
+async function setRule(ctx: SignedInContext): Promise<Answer> {
   const render = (problem: string) => costsPage(ctx, problem);
   const remove = field(ctx, 'remove') === 'yes';
   const marginBasisPoints = percentField(field(ctx, 'margin_percent'));

@@ -12,7 +12,7 @@ import type { GetCatalogueResponse } from '../../gen/prepaid/v1/console_pb.js';
 import { Product } from '../../gen/prepaid/v1/types_pb.js';
 import { html, type SafeHtml } from '../../web/html.js';
 import { csrfField, page, type StaffViewer } from '../layout.js';
-import type { Answer, PageContext, Route } from '../route.js';
+import type { Answer, PageContext, Route, SignedInContext } from '../route.js';
 import {
   change,
   doneNotice,
@@ -98,8 +98,8 @@ ${r.ceilingKobo > 0n ? html`, at most ${naira(r.ceilingKobo)}` : ''}</li>`,
       )}</ul>`;
 }
 
-async function tiersPage(ctx: PageContext, problem = ''): Promise<Answer> {
-  const viewer = ctx.viewer!;
+async function tiersPage(ctx: SignedInContext, problem = ''): Promise<Answer> {
+  const viewer = ctx.viewer;
   const { tiers } = await ctx.core.getCatalogue({ ...session(ctx), network: NO_PLANS });
   const body = html`<h1>Tiers and discounts</h1>
 ${doneNotice(ctx)}${errorSummary(problem)}
@@ -116,7 +116,7 @@ ${tierForm(viewer, t)}</section>`,
   return pageAnswer(page('Tiers and discounts', body, viewer), problem);
 }
 
-async function saveTier(ctx: PageContext): Promise<Answer> {
+async function saveTier(ctx: SignedInContext): Promise<Answer> {
   const render = (problem: string) => tiersPage(ctx, problem);
   const discounts: { product: Product; service: string; basisPoints: number }[] = [];
   for (let i = 0; i < MAX_DISCOUNT_ROWS; i++) {
@@ -163,8 +163,8 @@ function planRows(catalogue: GetCatalogueResponse): SafeHtml {
   })}</tbody></table>`;
 }
 
-async function plansPage(ctx: PageContext, problem = ''): Promise<Answer> {
-  const viewer = ctx.viewer!;
+async function plansPage(ctx: SignedInContext, problem = ''): Promise<Answer> {
+  const viewer = ctx.viewer;
   const network = (ctx.url.searchParams.get('network') ?? '').slice(0, 40);
   const catalogue = await ctx.core.getCatalogue({ ...session(ctx), network });
   const tierIds = catalogue.tiers.map((t) => t.tierId);

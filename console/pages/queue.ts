@@ -11,7 +11,7 @@ import type { Proposal } from '../../gen/prepaid/v1/console_pb.js';
 import { TransactionStatus } from '../../gen/prepaid/v1/types_pb.js';
 import { html, type SafeHtml } from '../../web/html.js';
 import { csrfField, page, type StaffViewer } from '../layout.js';
-import type { Answer, PageContext, Route } from '../route.js';
+import type { Answer, PageContext, Route, SignedInContext } from '../route.js';
 import {
   answersList,
   attemptsTable,
@@ -65,8 +65,8 @@ ${actionForm(viewer, `/proposals/${id}/refuse`, 'Refuse', { warning: true })}
 </div>`;
 }
 
-async function queuePage(ctx: PageContext): Promise<Answer> {
-  const viewer = ctx.viewer!;
+async function queuePage(ctx: SignedInContext): Promise<Answer> {
+  const viewer = ctx.viewer;
   const queue = await ctx.core.getAttention({ sessionToken: ctx.sessionToken, clientAddress: ctx.clientAddress });
   const done = ctx.url.searchParams.get('done');
   const body = html`<h1>Needs attention</h1>
@@ -179,10 +179,10 @@ ${problem === '' ? '' : html`<div class="error-summary" role="alert"><p>${proble
 }
 
 /** Proposes a credit or a debit from its form; a debit the wallet does not cover now is proposed with a warning. */
-async function proposeMove(ctx: PageContext, kind: MoveKind): Promise<Answer> {
+async function proposeMove(ctx: SignedInContext, kind: MoveKind): Promise<Answer> {
   const amount = parseNaira((ctx.form.get('amount') ?? '').replace(/[₦,\s]/g, ''));
   if (!amount.ok || amount.kobo <= 0)
-    return movePage(ctx.viewer!, kind, 'Enter the amount in Naira, such as 5000 or 5000.50.');
+    return movePage(ctx.viewer, kind, 'Enter the amount in Naira, such as 5000 or 5000.50.');
   const { proposal, warning } = await ctx.core.proposeMoneyMove({
     ...session(ctx),
     kind,
@@ -207,14 +207,14 @@ export const queueRoutes: Route[] = [
     path: '/credit',
     name: 'credit',
     signedIn: true,
-    handler: async (ctx) => movePage(ctx.viewer!, 'credit'),
+    handler: async (ctx) => movePage(ctx.viewer, 'credit'),
   },
   {
     method: 'GET',
     path: '/debit',
     name: 'debit',
     signedIn: true,
-    handler: async (ctx) => movePage(ctx.viewer!, 'debit'),
+    handler: async (ctx) => movePage(ctx.viewer, 'debit'),
   },
   {
     method: 'POST',

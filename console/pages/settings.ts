@@ -9,7 +9,7 @@ import { PRODUCTS } from '../../core/domain/products.js';
 import type { Route as RouteRow } from '../../gen/prepaid/v1/admin_pb.js';
 import { html, type SafeHtml } from '../../web/html.js';
 import { csrfField, page, type StaffViewer } from '../layout.js';
-import type { Answer, PageContext, Route } from '../route.js';
+import type { Answer, PageContext, Route, SignedInContext } from '../route.js';
 import {
   change,
   doneNotice,
@@ -48,8 +48,8 @@ function clearForm(viewer: StaffViewer, row: RouteRow): SafeHtml {
 <button type="submit" class="warning">Remove this route</button></form>`;
 }
 
-async function settingsPage(ctx: PageContext, problem = ''): Promise<Answer> {
-  const viewer = ctx.viewer!;
+async function settingsPage(ctx: SignedInContext, problem = ''): Promise<Answer> {
+  const viewer = ctx.viewer;
   const [{ smsKoboPerPage }, { routes, upstreams }] = await Promise.all([
     ctx.core.getCatalogue({ ...session(ctx), network: '-' }),
     ctx.core.getSupplySettings(session(ctx)),

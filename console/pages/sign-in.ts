@@ -1,10 +1,11 @@
 /** Signing in (email, password and the mandatory code), the one-time set-up link, and signing out. */
 import { StaffSignInOutcome } from '../../gen/prepaid/v1/console_pb.js';
+import { SESSION_ENDED_FLAG, SESSION_ENDED_NOTICE } from '../../web/door.js';
 import { html, type SafeHtml, trusted } from '../../web/html.js';
 import { refusalOf } from '../../web/refusal.js';
 import { CSRF_FIELD } from '../../web/security.js';
 import { page } from '../layout.js';
-import type { Answer, Route } from '../route.js';
+import type { Answer, PageContext, Route } from '../route.js';
 
 function errorSummary(message: string): SafeHtml {
   return html`<div class="error-summary" role="alert"><h2>There is a problem</h2><p>${message}</p></div>`;
@@ -17,7 +18,7 @@ function signInPage(csrf: string, email: string, problem: string, ended: boolean
     body: page(
       'Sign in',
       html`<h1>Sign in</h1>
-${ended ? html`<p class="notice">Your session ended; sign in again.</p>` : ''}
+${ended ? html`<p class="notice">${SESSION_ENDED_NOTICE}</p>` : ''}
 ${problem === '' ? '' : errorSummary(problem)}
 <form method="post" action="/sign-in">
 <input type="hidden" name="${CSRF_FIELD}" value="${csrf}">
@@ -33,7 +34,7 @@ autocomplete="current-password" required>
   };
 }
 
-async function setupPage(ctx: Parameters<Route['handler']>[0], problem: string): Promise<Answer> {
+async function setupPage(ctx: PageContext, problem: string): Promise<Answer> {
   const token = ctx.params[0] ?? '';
   const setup = await ctx.core.getStaffSetup({ setupToken: token });
   return {
@@ -68,7 +69,7 @@ export const signInRoutes: Route[] = [
     path: '/sign-in',
     name: 'sign_in',
     signedIn: false,
-    handler: async (ctx) => signInPage(ctx.visitorCsrf, '', '', ctx.url.searchParams.has('ended')),
+    handler: async (ctx) => signInPage(ctx.visitorCsrf, '', '', ctx.url.searchParams.has(SESSION_ENDED_FLAG)),
   },
   {
     method: 'POST',

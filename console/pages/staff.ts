@@ -8,7 +8,7 @@ import { STAFF_ROLES } from '../../core/domain/staff.js';
 import type { StaffMember } from '../../gen/prepaid/v1/console_pb.js';
 import { html, type SafeHtml } from '../../web/html.js';
 import { csrfField, page, type StaffViewer } from '../layout.js';
-import type { Answer, PageContext, Route } from '../route.js';
+import type { Answer, Route, SignedInContext } from '../route.js';
 import { change, doneNotice, errorSummary, field, pageAnswer, select, session, when } from './forms.js';
 
 const BACK = '/staff';
@@ -36,8 +36,8 @@ value="${m.email}">
 }</div>`;
 }
 
-async function staffPage(ctx: PageContext, problem = ''): Promise<Answer> {
-  const viewer = ctx.viewer!;
+async function staffPage(ctx: SignedInContext, problem = ''): Promise<Answer> {
+  const viewer = ctx.viewer;
   const { members } = await ctx.core.listStaffMembers(session(ctx));
   const body = html`<h1>Staff</h1>
 ${doneNotice(ctx)}${errorSummary(problem)}

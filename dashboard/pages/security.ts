@@ -9,7 +9,6 @@
 import { html, type SafeHtml, trusted } from '../../web/html.js';
 import { formStatus } from '../../web/http.js';
 import { refusalOf } from '../../web/refusal.js';
-import { sessionCookie } from '../../web/security.js';
 import { type FieldError, field, formFields, page, secretBox } from '../layout.js';
 import type { Answer, Route, SignedInContext } from '../route.js';
 
@@ -223,7 +222,7 @@ export const securityRoutes: Route[] = [
         return securityPage(ctx, { errors: passwordRefusal(error) });
       }
       // Every earlier session ended with the change, this one too: the browser carries the new one.
-      ctx.setCookies.push(sessionCookie(sessionToken, { secure: ctx.config.secureCookies }));
+      ctx.startSession(sessionToken);
       return { kind: 'redirect', location: '/security?done=password' };
     },
   },

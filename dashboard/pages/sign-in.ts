@@ -5,22 +5,17 @@
  * and throttling are answers of the core, shown as plain sentences; the core decides them.
  */
 import { SignInOutcome } from '../../gen/prepaid/v1/holder_pb.js';
+import { SESSION_ENDED_FLAG, SESSION_ENDED_NOTICE } from '../../web/door.js';
 import { html } from '../../web/html.js';
 import { formStatus } from '../../web/http.js';
-import {
-  CHALLENGE_COOKIE,
-  challengeCookie,
-  clearedCookie,
-  readCookies,
-  SESSION_COOKIE,
-  sessionCookie,
-} from '../../web/security.js';
+import { clearedCookie, readCookies } from '../../web/security.js';
+import { CHALLENGE_COOKIE, challengeCookie } from '../cookies.js';
 import { csrfField, type FieldError, field, page } from '../layout.js';
 import type { Answer, PageContext, Route } from '../route.js';
 
 /** Why the browser came to sign in, from a flag in the address (never anything secret). */
 const SIGN_IN_NOTICES: ReadonlyArray<readonly [string, string]> = [
-  ['ended', 'Your session has ended. Sign in again to continue.'],
+  [SESSION_ENDED_FLAG, SESSION_ENDED_NOTICE],
   ['out', 'You have signed out.'],
   ['welcome', 'Your password is set. Sign in with your email address and the new password.'],
   ['joined', 'The account is added. Sign in as usual; the header lets you switch between your accounts.'],
@@ -71,8 +66,8 @@ the prepaid developer area.</p>
 }
 
 function signedIn(ctx: PageContext, sessionToken: string): Answer {
-  const options = { secure: ctx.config.secureCookies };
-  ctx.setCookies.push(sessionCookie(sessionToken, options), clearedCookie(CHALLENGE_COOKIE, options));
+  ctx.startSession(sessionToken);
+  ctx.setCookies.push(clearedCookie(CHALLENGE_COOKIE, { secure: ctx.config.secureCookies }));
   return { kind: 'redirect', location: '/' };
 }
 
@@ -184,7 +179,7 @@ export const signInRoutes: Route[] = [
     signedIn: true,
     async handler(ctx) {
       await ctx.core.holder.signOut({ sessionToken: ctx.sessionToken });
-      ctx.setCookies.push(clearedCookie(SESSION_COOKIE, { secure: ctx.config.secureCookies }));
+      ctx.endSession();
       return { kind: 'redirect', location: '/sign-in?out=1' };
     },
   },

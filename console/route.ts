@@ -6,8 +6,7 @@
  */
 import type { Client } from '@connectrpc/connect';
 import type { ConsoleService } from '../gen/prepaid/v1/console_pb.js';
-import type { Admission, SignedIn, WebRoute } from '../web/door.js';
-import type { SafeHtml } from '../web/html.js';
+import type { Admission, DoorAnswer, SignedIn, WebRoute } from '../web/door.js';
 import type { StaffViewer } from './layout.js';
 
 /** The console's client of the core's ConsoleService. */
@@ -15,8 +14,7 @@ export type ConsoleCore = Client<typeof ConsoleService>;
 
 /** What a page handler answers. */
 export type Answer =
-  | { kind: 'page'; status?: number; body: SafeHtml }
-  | { kind: 'redirect'; location: string }
+  | Exclude<DoorAnswer, { kind: 'written' }>
   /** A file to save (a report's CSV): never cached, never shown in the page. */
   | { kind: 'download'; filename: string; contentType: string; body: string };
 

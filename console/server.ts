@@ -15,6 +15,7 @@ import type { HttpBounds } from '../runtime/http-bounds.js';
 import {
   type DoorAnswer,
   type DoorCookies,
+  type DoorLogger,
   type DoorPages,
   matchRoute,
   runRoute,
@@ -35,17 +36,12 @@ const CONSOLE_COOKIES: DoorCookies = {
   sessionMaxAgeS: STAFF_SESSION_ABSOLUTE_MS / 1000,
 };
 
-interface ConsoleLogger {
-  info(event: string, fields?: Record<string, unknown>): void;
-  error(event: string, fields?: Record<string, unknown>): void;
-}
-
 export interface ConsoleDeps {
   core: ConsoleCore;
   /** Key of the CSRF tokens. */
   secret: string;
   secureCookies: boolean;
-  log: ConsoleLogger;
+  log: DoorLogger;
   bounds?: Partial<HttpBounds>;
   /** Proxies whose X-Forwarded-For is believed (CONSOLE_TRUSTED_PROXIES); none by default. */
   trustedProxies?: readonly string[];

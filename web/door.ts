@@ -156,7 +156,8 @@ export interface DoorPages<V> {
   refused(refusal: PageRefusal, viewer: V | undefined): SafeHtml;
 }
 
-interface DoorLogger {
+/** Where the door writes its line a request and its failures (the app's process log). */
+export interface DoorLogger {
   info(event: string, fields?: Record<string, unknown>): void;
   error(event: string, fields?: Record<string, unknown>): void;
 }

@@ -30,7 +30,7 @@ ${doneNotice(ctx)}${errorSummary(problem)}
 <code>RECIPIENT_BLOCKED</code>); the partner is not told who blocked it or why. Accounts keep lists of their own \
 in the developer area, which are not shown here. Only an admin can change this list.</p>
 <section><h2>Block a number</h2>
-<form method="post" action="${BACK}">${csrfField(viewer)}
+<form method="post" action="${BACK}" novalidate>${csrfField(viewer)}
 <label for="block_value">Phone, meter or smart-card number (6 to 20 digits)</label>
 <input id="block_value" name="value" inputmode="numeric" autocomplete="off" value="${typed.value}" required>
 <label for="block_reason">Why (required; kept on the list and in the audit log, at most 200 characters)</label>

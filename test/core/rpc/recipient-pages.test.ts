@@ -182,6 +182,8 @@ test("the platform's list: every role reads it, support and finance are refused 
     const refused = await rejection(console.unblockPlatformRecipient({ ...as(member), value: '08035553333' }));
     assert.is(refused.code, Code.PermissionDenied);
   }
+  // A second later, so the audit log's newest-first order is the order of the changes.
+  clock.advance(1_000);
   assert.is((await console.unblockPlatformRecipient({ ...as(admin), value: '08035553333' })).removed, true);
 
   const { entries } = await console.listAuditEntries({ ...as(admin), filter: { action: 'recipient.' } });
@@ -195,4 +197,18 @@ test("the platform's list: every role reads it, support and finance are refused 
   assert.is(JSON.parse(entries[1]!.after).reason, 'fraud');
 });
 
+test("the admin token's block of a platform number is audited with the number as its target", async () => {
+  await core.admin.blockRecipient({ value: '08035554444', reason: 'chargebacks' });
+  const { console } = consoleClients(core);
+  const admin = await signedInStaff(core, clock, 'admin');
+  const { entries } = await console.listAuditEntries({
+    sessionToken: admin.token,
+    clientAddress: '203.0.113.9',
+    filter: { action: 'admin.blockRecipient' },
+  });
+  assert.equal(
+    entries.map((e) => [e.actor, e.target, JSON.parse(e.after)]),
+    [['cli', '08035554444', { value: '08035554444', reason: 'chargebacks' }]],
+  );
+});
 test.run();

@@ -276,7 +276,7 @@ async function saveLimits(ctx: SignedInContext): Promise<Answer> {
       });
       return { kind: 'redirect', location: `${PATH}?done=limited` };
     } catch (error) {
-      errors = refusalErrors(error, ['per_day_count', 'per_day_naira', 'totp_code'], 'totp_code');
+      errors = refusalErrors(error, ['per_day_count', 'per_day_naira', 'totp_code'], 'per_day_count');
     }
   }
   return limitsForm(ctx, values, (await controlsOf(ctx)).duplicateWindowSeconds, errors);

@@ -15,6 +15,7 @@ export interface StaffViewer {
 const NAV: ReadonlyArray<readonly [string, string]> = [
   ['/', 'Attention'],
   ['/accounts', 'Accounts'],
+  ['/blocklist', 'Blocked numbers'],
   ['/credit', 'Propose a credit'],
   ['/debit', 'Propose a debit'],
   ['/audit', 'Audit log'],

@@ -40,7 +40,7 @@ export function isOwner(viewer: Viewer): boolean {
 
 /**
  * The navigation, in the order a holder needs them; the third value says whether the section
- * has a test mode (its link keeps /test). Users and Security are the account's, in no mode;
+ * has a test mode (its link keeps /test). Recipients, Users and Security are the account's, in no mode;
  * Webhooks shows the live and the test endpoint on one page.
  */
 const NAV: ReadonlyArray<readonly [string, string, boolean]> = [
@@ -53,6 +53,7 @@ const NAV: ReadonlyArray<readonly [string, string, boolean]> = [
   ['/statement', 'Statement', true],
   ['/developers', 'Developers', true],
   ['/webhooks', 'Webhooks', true],
+  ['/recipients', 'Recipients', false],
   ['/users', 'Users', false],
   ['/security', 'Security', false],
 ];

@@ -2,6 +2,7 @@
 import type { Route } from '../route.js';
 import { accountRoutes } from './accounts.js';
 import { auditRoutes } from './audit.js';
+import { blocklistRoutes } from './blocklist.js';
 import { catalogueRoutes } from './catalogue.js';
 import { catalogueCostRoutes } from './catalogue-costs.js';
 import { queueRoutes } from './queue.js';
@@ -22,4 +23,5 @@ export const routes: readonly Route[] = [
   ...staffRoutes,
   ...reportRoutes,
   ...suspensionRoutes,
+  ...blocklistRoutes,
 ];

@@ -82,6 +82,9 @@ export function createRecipientControls(deps: RecipientDeps) {
 
     listBlocks: (accountId: string) => store.recipients.listBlocks(accountId, MAX_LISTED_BLOCKS),
 
+    /** DUPLICATE_WINDOW_S: how long the duplicate guard remembers a purchase, for the pages that explain it. */
+    duplicateWindowS: Math.round(deps.duplicateWindowMs / 1000),
+
     /** Sets the account's per-recipient limits and its duplicate guard. */
     async setLimits(
       accountId: string,

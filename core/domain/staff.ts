@@ -22,7 +22,8 @@ export type StaffPower =
   | 'suspend'
   | 'staff'
   | 'settings'
-  | 'reports';
+  | 'reports'
+  | 'recipients';
 
 /**
  * Which roles hold which power. Support may look, re-query and resolve a pending purchase as
@@ -45,6 +46,9 @@ const STAFF_POWERS: Readonly<Record<StaffPower, readonly StaffRole[]>> = {
   staff: ['admin'],
   settings: ['admin'],
   reports: ['admin', 'finance'],
+  // The platform's blocklist: like a suspension, a block stops sales (to one number, of every
+  // account) at once, so only administrators change it; every role reads it.
+  recipients: ['admin'],
 };
 
 /** Whether a member counts as an admin who can still act: not disabled, and set up. */

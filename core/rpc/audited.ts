@@ -33,10 +33,13 @@ const AUDITED_BY_USE_CASE = new Set([
   'syncUpstreamPlans',
   'setCostRule',
 ]);
-/** Where a request names what it acts on, in order of preference. */
-const TARGET_FIELDS = ['accountId', 'publicKey', 'userId', 'email', 'inflowId', 'reference'] as const;
-/** The plain fields kept in the row's `after`. */
-const KEPT_FIELDS = ['amountKobo', 'memo', 'reference', 'tierId', 'role', 'url', 'mode', 'reason'] as const;
+/**
+ * Where a request names what it acts on, in order of preference (`value`: a blocked number,
+ * the target of a block of the platform's list, which names no account).
+ */
+const TARGET_FIELDS = ['accountId', 'publicKey', 'userId', 'email', 'inflowId', 'reference', 'value'] as const;
+/** The plain fields kept in the row's `after` (`value`: only the recipient controls' requests have one). */
+const KEPT_FIELDS = ['amountKobo', 'memo', 'reference', 'tierId', 'role', 'url', 'mode', 'reason', 'value'] as const;
 
 function kept(request: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};

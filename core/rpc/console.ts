@@ -32,6 +32,7 @@ import type { AuditEntryRecord } from '../domain/records.js';
 import type { ProposalRecord, StaffMemberRecord } from '../domain/staff.js';
 import type { Reports } from '../reports/service.js';
 import { type Actor, CLI_ACTOR } from '../staff/audit.js';
+import type { StaffBlocklist } from '../staff/blocklist.js';
 import { type Attention, auditFlag, type Desk } from '../staff/desk.js';
 import type { StaffRealm } from '../staff/realm.js';
 import type { Store } from '../store/port.js';
@@ -50,6 +51,7 @@ import { inflowMessage } from './funding.js';
 import type { Handlers } from './grpc.js';
 import { userMessage } from './holder.js';
 import type { PlanCodeMethods } from './plan-codes.js';
+import { blockMessage } from './recipients.js';
 import { fundingReportMessage, reportAsk, salesReportMessage } from './reports.js';
 
 /** Audit rows a list returns by default and at most. */
@@ -134,6 +136,8 @@ export interface ConsoleRpcDeps {
   catalog: CatalogService;
   adminAs: (who: Actor) => AdminHandlers;
   reports: Reports;
+  /** The platform's blocklist, changed by a member. */
+  blocklist: StaffBlocklist;
   /** The last jump of the core's wall clock; none when absent. */
   clockJump?: (() => ClockJump | null) | undefined;
 }
@@ -321,10 +325,12 @@ export function consoleHandlers({
   catalog,
   adminAs,
   reports,
+  blocklist,
   clockJump,
 }: ConsoleRpcDeps): Handlers<(typeof ConsoleDesc)['method']> {
   return {
     ...staffSessionHandlers(realm),
+    ...blocklistHandlers(realm, blocklist),
     async getAttention(req) {
       await realm.require(req.sessionToken, 'read', req.clientAddress);
       return attentionMessage(await desk.attention(), clockJump?.() ?? null);
@@ -398,6 +404,30 @@ export function consoleHandlers({
     async getFundingReport(req) {
       await realm.require(req.sessionToken, 'reports', req.clientAddress);
       return { report: fundingReportMessage(await reports.funding(reportAsk(req.query))) };
+    },
+  };
+}
+
+/** The platform's blocklist: every role reads it, the `recipients` power changes it. */
+function blocklistHandlers(
+  realm: StaffRealm,
+  blocklist: StaffBlocklist,
+): Pick<
+  Handlers<(typeof ConsoleDesc)['method']>,
+  'listPlatformBlocks' | 'blockPlatformRecipient' | 'unblockPlatformRecipient'
+> {
+  return {
+    async listPlatformBlocks(req) {
+      await realm.require(req.sessionToken, 'read', req.clientAddress);
+      return { blocks: (await blocklist.list()).map(blockMessage) };
+    },
+    async blockPlatformRecipient(req) {
+      const { who } = await realm.require(req.sessionToken, 'recipients', req.clientAddress);
+      return { block: blockMessage(await blocklist.block(req.value, req.reason, who)) };
+    },
+    async unblockPlatformRecipient(req) {
+      const { who } = await realm.require(req.sessionToken, 'recipients', req.clientAddress);
+      return { removed: await blocklist.unblock(req.value, who) };
     },
   };
 }

@@ -27,6 +27,7 @@ import { sessionEndsAt } from '../domain/people.js';
 import type { TransactionStatus as Status } from '../domain/products.js';
 import type { ApiKeyRecord, MemberRecord, UserRole as Role } from '../domain/records.js';
 import type { HolderDesk, HolderFilter, Overview, Prices } from '../holders/desk.js';
+import type { HolderRecipients } from '../holders/recipients.js';
 import type { HolderContext, NewInvitation, PeopleService, SignInAnswer } from '../people/service.js';
 import {
   keyLimitsMessage,
@@ -43,6 +44,7 @@ import {
   transactionMessage,
 } from './convert.js';
 import type { Handlers } from './grpc.js';
+import { blockMessage } from './recipients.js';
 import { ownTurn } from './turns.js';
 import { deliveryMessage, webhookMessage } from './webhooks.js';
 
@@ -395,9 +397,57 @@ function webhookHandlers(
   };
 }
 
+/**
+ * The account's own blocklist and per-recipient limits. Blocking only narrows what the account
+ * sells, so an owner does it as a revocation is done; lifting a block or changing the limits
+ * loosens a control, so it asks for a current code when two-step sign-in is on, as a key's
+ * limits do.
+ */
+function recipientHandlers(
+  people: PeopleService,
+  recipients: HolderRecipients,
+): Pick<
+  Handlers<HolderMethods>,
+  'getRecipientControls' | 'blockRecipient' | 'unblockRecipient' | 'setRecipientLimits'
+> {
+  const { signedIn, owner } = gates(people);
+  return {
+    async getRecipientControls(req) {
+      const { blocks, controls, duplicateWindowS } = await recipients.controls(await signedIn(req.sessionToken));
+      return {
+        blocks: blocks.map(blockMessage),
+        perDayCount: controls.perDayCount,
+        perDayKobo: BigInt(controls.perDayKobo),
+        duplicateGuard: controls.duplicateGuard,
+        duplicateWindowSeconds: duplicateWindowS,
+      };
+    },
+    async blockRecipient(req) {
+      const context = await owner(req.sessionToken, req.formAccountId);
+      return { block: blockMessage(await recipients.block(context, req.value, req.reason)) };
+    },
+    async unblockRecipient(req) {
+      const context = await owner(req.sessionToken, req.formAccountId);
+      await people.requireFreshCode(context, req.totpCode);
+      return { removed: await recipients.unblock(context, req.value) };
+    },
+    async setRecipientLimits(req) {
+      const context = await owner(req.sessionToken, req.formAccountId);
+      await people.requireFreshCode(context, req.totpCode);
+      const set = await recipients.setLimits(context, {
+        perDayCount: req.perDayCount,
+        perDayKobo: koboCapIn(req.perDayKobo),
+        duplicateGuard: req.duplicateGuard,
+      });
+      return { perDayCount: set.perDayCount, perDayKobo: BigInt(set.perDayKobo), duplicateGuard: set.duplicateGuard };
+    },
+  };
+}
+
 export function holderHandlers(
   people: PeopleService,
   desk: HolderDesk,
+  recipients: HolderRecipients,
   clock: () => Date = () => new Date(),
 ): Handlers<HolderMethods> {
   const { signedIn, owner } = gates(people);
@@ -481,6 +531,7 @@ export function holderHandlers(
     },
     ...userHandlers(people),
     ...webhookHandlers(people, desk, clock),
+    ...recipientHandlers(people, recipients),
   };
 }
 

@@ -9,7 +9,8 @@ import { koboCapIn } from './convert.js';
 /** Blocks by the admin token are the operator's, as its other changes are. */
 const BY_CLI = 'cli';
 
-function blockMessage(block: RecipientBlock) {
+/** A block as every service answers it. */
+export function blockMessage(block: RecipientBlock) {
   return {
     accountId: block.accountId,
     value: block.value,

@@ -32,6 +32,7 @@ import type { CatalogService } from '../catalog/service.js';
 import type { PlanSync } from '../catalog/sync.js';
 import type { FundingService as Funding } from '../funding/service.js';
 import type { HolderDesk } from '../holders/desk.js';
+import { createHolderRecipients } from '../holders/recipients.js';
 import type { ShopDesk } from '../holders/shop.js';
 import type { PeopleService } from '../people/service.js';
 import type { Upgrades } from '../people/upgrades.js';
@@ -42,6 +43,7 @@ import type { SupplyAdmin } from '../purchases/supply-admin.js';
 import type { VerificationService } from '../purchases/verification.js';
 import type { Reports } from '../reports/service.js';
 import { type Actor, type AuditTrail, CLI_ACTOR } from '../staff/audit.js';
+import { createStaffBlocklist } from '../staff/blocklist.js';
 import type { Desk } from '../staff/desk.js';
 import type { StaffRealm } from '../staff/realm.js';
 import type { Backups } from '../storage/backup.js';
@@ -237,7 +239,11 @@ function addAdminServices(
  * then bound to a session.
  */
 function addDeveloperAreaServices(add: AddService, deps: CoreServerDeps, callers: Callers): void {
-  add(HolderService, holderHandlers(deps.people, deps.holderDesk), callers.service);
+  add(
+    HolderService,
+    holderHandlers(deps.people, deps.holderDesk, createHolderRecipients(deps.recipients)),
+    callers.service,
+  );
   // Buying from the developer area: the API's own purchase handlers, for the session's account.
   add(
     ShopService,
@@ -260,9 +266,10 @@ function addConsoleServices(
   adminAs: (who: Actor) => ReturnType<typeof adminHandlers>,
 ): void {
   const { realm, desk, auditLog, reports, clockJump } = deps.staff;
+  const blocklist = createStaffBlocklist({ recipients: deps.recipients, audit: deps.staff.audit });
   add(
     ConsoleService,
-    consoleHandlers({ realm, desk, auditLog, catalog: deps.catalog, adminAs, reports, clockJump }),
+    consoleHandlers({ realm, desk, auditLog, catalog: deps.catalog, adminAs, reports, blocklist, clockJump }),
     callers.service,
   );
   add(StaffAdminService, staffAdminHandlers(realm, auditLog, reports, desk), callers.admin);

@@ -11,6 +11,7 @@ import { keyRoutes } from './keys.js';
 import { overviewRoutes } from './overview.js';
 import { passwordResetRoutes } from './password-reset.js';
 import { priceRoutes } from './prices.js';
+import { recipientRoutes } from './recipients.js';
 import { referenceRoutes } from './reference.js';
 import { securityRoutes } from './security.js';
 import { signInRoutes } from './sign-in.js';
@@ -35,6 +36,7 @@ export const routes: readonly Route[] = [
   ...developerRoutes,
   ...referenceRoutes,
   ...webhookRoutes,
+  ...recipientRoutes,
   ...userRoutes,
   ...accountRoutes,
   ...securityRoutes,

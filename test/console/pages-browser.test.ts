@@ -41,6 +41,7 @@ test.after(async (state) => {
 const SIGNED_IN_PATHS = [
   '/',
   '/accounts',
+  '/blocklist',
   '/credit',
   '/debit',
   '/audit',
@@ -125,6 +126,8 @@ flow('the sign-in page and every signed-in page pass axe-core and carry a descri
     problems.push(`/sign-in ${finding}`);
   const page = await staffInBrowser({ ...state, consoleUrl: app.url }, 'admin', 'ada-pages@ops.example.ng');
   const { accountId } = await state.core.createApiAccount({ name: 'Kano Top-up Ltd' });
+  // A block on the platform's list, so its page shows an entry and its button.
+  await state.core.admin.blockRecipient({ value: '08059990001', reason: 'reported stolen' });
   for (const path of [...SIGNED_IN_PATHS, `/accounts/${accountId}`]) {
     const answer = await page.goto(`${app.url}${path}`);
     assert.is(answer?.status(), 200, path);

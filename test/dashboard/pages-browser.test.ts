@@ -64,6 +64,9 @@ const LIVE_PAGES = [
   '/users',
   '/security',
   '/fund',
+  '/recipients',
+  '/recipients/limits',
+  '/recipients/unblock?value=08059990000',
 ];
 const TEST_PAGES = [
   '/test',
@@ -161,6 +164,7 @@ async function setUp(state: State): Promise<void> {
     body: { network: 'glo', phone: '08051239999', amount: 200 },
   });
   await state.receiver.waitFor(2, 'deliveries');
+  await state.core.admin.blockRecipient({ accountId: state.accountId, value: '08059990000', reason: 'a stolen SIM' });
   const userAdmin = state.core.clientWithToken(UserAdminService, state.core.adminToken);
   const owner = await userAdmin.inviteUser({ accountId: state.accountId, email: OWNER.email, role: UserRole.OWNER });
   const viewer = await userAdmin.inviteUser({ accountId: state.accountId, email: VIEWER.email, role: UserRole.VIEWER });

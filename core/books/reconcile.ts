@@ -35,7 +35,7 @@ export interface DayPurchase {
 }
 
 /** A move our books made to the upstream's float that is not a purchase (a top-up there). */
-export interface FloatTopUp {
+interface FloatTopUp {
   reference: string;
   at: Date;
   amountKobo: Kobo;
@@ -54,7 +54,7 @@ export interface ReconcileBooks {
 }
 
 /** One purchase whose records do not agree, with what the upstream said. */
-export interface Mismatch extends Match {
+interface Mismatch extends Match {
   reference: string;
   outcome: OurOutcome;
   there: TheirRecord;
@@ -65,11 +65,9 @@ export interface Mismatch extends Match {
 }
 
 /** The upstream's balance read now, beside what our books expect now. */
-export type CurrentFloat =
-  | { at: Date; reportedKobo: Kobo; expectedKobo: Kobo; driftKobo: Kobo }
-  | { at: Date; error: string };
+type CurrentFloat = { at: Date; reportedKobo: Kobo; expectedKobo: Kobo; driftKobo: Kobo } | { at: Date; error: string };
 
-export interface UpstreamReconciliation {
+interface UpstreamReconciliation {
   upstream: string;
   /** The Lagos day, YYYY-MM-DD. */
   day: string;

@@ -35,7 +35,7 @@ export interface PurchaseMovement {
 }
 
 /** Money our books put into the float (a top-up at the upstream). */
-export interface TopUpMovement {
+interface TopUpMovement {
   kind: 'top_up';
   reference: string;
   at: Date;
@@ -51,7 +51,7 @@ export interface BalanceReading {
 }
 
 /** One point where the upstream told its balance, beside what our books expect there. */
-export interface Checkpoint {
+interface Checkpoint {
   /** Before or after one purchase (its `reference`), or a balance reading. */
   source: 'before' | 'after' | 'reading';
   reference?: string;
@@ -65,7 +65,7 @@ export interface Checkpoint {
 }
 
 /** A change of the drift between two neighbouring checkpoints, and the movements between them. */
-export interface DriftStep {
+interface DriftStep {
   /** The checkpoint before the change; undefined when the change is already at the first one. */
   from: Checkpoint | undefined;
   to: Checkpoint;
@@ -197,7 +197,7 @@ export interface OurRecord {
 }
 
 /** What the match found; docs/reconciliation.md says what each means and what to do. */
-export type MatchClass =
+type MatchClass =
   | 'agrees'
   | 'delivered_here_failed_there'
   | 'failed_here_delivered_there'

@@ -221,8 +221,11 @@ export interface Match {
 /**
  * The daily match of one purchase. A purchase still pending here is the recovery worker's
  * (its re-query settles or refunds it), so it is a mismatch only when the upstream shows more
- * than one charge. A failure here that the upstream has no record of agrees (a purchase that
- * never reached it); one the upstream cannot tell about does not.
+ * than one charge. A failure here was proven (nothing delivered, or the upstream reversed it):
+ * an upstream that has no record of it, or cannot tell, adds nothing against that, so only a
+ * delivery here that the upstream cannot confirm is `unknown_there`. (ClubKonnect's answer to a
+ * query for an order it does not know is not documented, so its refusals would otherwise come
+ * back every day.)
  */
 export function classifyMatch(ours: OurRecord, theirs: TheirRecord): Match {
   const amounts = {
@@ -248,8 +251,7 @@ export function classifyMatch(ours: OurRecord, theirs: TheirRecord): Match {
     case 'failed':
       return deliveredHere ? match('delivered_here_failed_there', ours.costKobo ?? 0) : match('agrees', 0);
     case 'not_found':
-      return deliveredHere ? match('unknown_there', -(ours.costKobo ?? 0)) : match('agrees', 0);
     case 'unknown':
-      return ours.outcome === 'pending' ? match('agrees', 0) : match('unknown_there', -(ours.costKobo ?? 0));
+      return deliveredHere ? match('unknown_there', -(ours.costKobo ?? 0)) : match('agrees', 0);
   }
 }

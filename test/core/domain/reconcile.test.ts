@@ -214,8 +214,9 @@ test('match: unknown there', () => {
   assert.is(delivered.class, 'unknown_there');
   assert.is(delivered.atStakeKobo, -9_650);
   assert.is(classifyMatch({ outcome: 'success', costKobo: cost }, { status: 'not_found' }).class, 'unknown_there');
-  // A failure we cannot confirm there is a question too; one it never heard of is not.
-  assert.is(classifyMatch({ outcome: 'failed' }, { status: 'unknown' }).class, 'unknown_there');
+  // A failure here was proven; an upstream that cannot tell or never heard of it adds nothing.
+  assert.is(classifyMatch({ outcome: 'failed' }, { status: 'unknown' }).class, 'agrees');
+  assert.is(classifyMatch({ outcome: 'reversed' }, { status: 'unknown' }).class, 'agrees');
   assert.is(classifyMatch({ outcome: 'failed' }, { status: 'not_found' }).class, 'agrees');
   assert.is(classifyMatch({ outcome: 'failed' }, { status: 'failed' }).class, 'agrees');
 });

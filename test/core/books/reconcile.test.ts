@@ -11,10 +11,12 @@ import { createReconciler, type DayPurchase, type ReconcileBooks } from '../../.
 import { type Kobo, kobo } from '../../../core/domain/money.js';
 import type { OurOutcome } from '../../../core/domain/reconcile.js';
 import { newReference } from '../../../core/domain/reference.js';
+import { createClubkonnectProviders } from '../../../core/providers/clubkonnect/index.js';
 import type { ProductProvider, ProviderRequest } from '../../../core/providers/port.js';
 import { createPortedNumberProviders } from '../../../core/providers/ported-number/index.js';
 import { type Upstream, upstreamOf } from '../../../core/providers/supply.js';
 import { createVtpassProviders } from '../../../core/providers/vtpass/index.js';
+import { startFakeClubkonnect } from '../../helpers/fake-clubkonnect.js';
 import { type FakePortedNumber, startFakePortedNumber } from '../../helpers/fake-ported-number.js';
 import { type FakeVtpass, startFakeVtpass } from '../../helpers/fake-vtpass.js';
 import { suite } from '../../helpers/suite.js';
@@ -194,6 +196,46 @@ test('VTpass: a pay answered failed yet delivered, and the drift of its balance 
   );
   assert.equal(result.chain.checkpoints, [], 'VTpass tells no balance beside a purchase');
   assert.equal(result.current && 'driftKobo' in result.current ? result.current.driftKobo : undefined, -9_700);
+});
+
+test('ClubKonnect: the walletbalance after each order chains to the order that was overcharged', async () => {
+  const fake = await startFakeClubkonnect();
+  try {
+    fake.balance = '3651.449';
+    const ck = createClubkonnectProviders({
+      name: 'ck',
+      baseUrl: fake.baseUrl,
+      userId: fake.userId,
+      apiKey: fake.apiKey,
+      planCode: async () => null,
+    });
+    // 365144 kobo: the balance call's "3651.449", rounded down as it reads it.
+    const { purchases, port } = books(365_144);
+    await buy(ck.airtime, purchases, '08030000001', 9_650);
+    fake.script('08030000002', { answer: 'complete', overchargeNaira: 1 });
+    const over = await buy(ck.airtime, purchases, '08030000002', 9_650);
+    await buy(ck.airtime, purchases, '08030000003', 9_650);
+    // ClubKonnect answers ORDER_RECEIVED: the purchases are pending until its query says completed.
+    for (const p of purchases) (p as { outcome: OurOutcome }).outcome = 'success';
+    for (const p of purchases) (p as { costKobo?: Kobo }).costKobo = kobo(9_650);
+    const result = await createReconciler({
+      books: port,
+      upstreams: upstreams(upstreamOf('ck', 'clubkonnect', { airtime: ck.airtime }, { balance: ck.balance })),
+      clock: () => new Date(Date.now() + 60_000),
+    }).reconcile('ck', today());
+    assert.equal(
+      result.mismatches.map((m) => [m.reference, m.class, m.atStakeKobo]),
+      [[over.reference, 'cost_differs', -100]],
+    );
+    assert.equal(
+      result.chain.between.map((m) => m.reference),
+      [over.reference],
+    );
+    assert.is(result.chain.driftKobo, -100);
+    assert.equal(result.current && 'driftKobo' in result.current ? result.current.driftKobo : undefined, -100);
+  } finally {
+    await fake.close();
+  }
 });
 
 test('an unknown upstream or a bad day is refused before anything is asked', async () => {

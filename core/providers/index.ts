@@ -116,7 +116,8 @@ export function createProviders(
       request.product !== 'data' ||
       request.details.planId === undefined ||
       ((await deps.catalog.getPlan(request.details.planId))?.providerCode ?? '') !== '';
-    upstreams.set(VTPASS_UPSTREAM, upstreamOf(VTPASS_UPSTREAM, 'vtpass', vtpassBills, { sells }));
+    const { balance, ...bills } = vtpassBills;
+    upstreams.set(VTPASS_UPSTREAM, upstreamOf(VTPASS_UPSTREAM, 'vtpass', bills, { balance, sells }));
   }
   for (const instance of config.upstreams)
     upstreams.set(instance.name, declaredUpstream(instance, planCodes, config.sandboxDelayMs, deps));

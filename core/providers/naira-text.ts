@@ -22,10 +22,24 @@ export function nairaTextToKobo(value: unknown): Kobo | undefined {
  * MAX_AMOUNT_KOBO (no single purchase costs more; such a figure is a misreading).
  */
 export function nairaCostToKobo(value: unknown): Kobo | undefined {
+  const amount = nearestKobo(value);
+  return amount !== undefined && amount <= MAX_AMOUNT_KOBO ? amount : undefined;
+}
+
+/**
+ * A balance an upstream reports beside one purchase (`balance_before`, `walletbalance`), to the
+ * nearest kobo like a cost, so that "20175.49999999992" meets the 2017550 our books expect
+ * (reconciliation compares the two); unlike a cost, not bounded by one purchase's limit.
+ */
+export function nairaBalanceToKobo(value: unknown): Kobo | undefined {
+  return nearestKobo(value);
+}
+
+function nearestKobo(value: unknown): Kobo | undefined {
   const text = typeof value === 'number' ? String(value) : value;
   if (typeof text !== 'string') return undefined;
   const m = NAIRA_TEXT.exec(text);
   if (!m) return undefined;
   const amount = Math.round(Number(`${m[1]}.${m[2] ?? '0'}`) * 100);
-  return Number.isSafeInteger(amount) && amount <= MAX_AMOUNT_KOBO ? kobo(amount) : undefined;
+  return Number.isSafeInteger(amount) ? kobo(amount) : undefined;
 }

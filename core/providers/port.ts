@@ -39,6 +39,25 @@ export interface ProviderRequest {
    * (kept on the attempt). An upstream that looks purchases up by its own id asks by it.
    */
   upstreamReference?: string;
+  /**
+   * On a re-query for the daily match (docs/reconciliation.md): look for every charge under our
+   * reference, where the upstream lists them (the ported-number family's history), even when its
+   * own id of the purchase is known; `upstreamCharge.charges` then says how many it shows.
+   */
+  everyCharge?: boolean;
+}
+
+/**
+ * What an upstream's answer about one purchase says about our wallet there, each field only
+ * where the answer carries it, read no looser than the upstream documents it: what it charged
+ * for the purchase, our balance there just before and just after it, and how many charges it
+ * shows under our reference (only where it lists them; absent: one).
+ */
+export interface UpstreamCharge {
+  chargedKobo?: Kobo;
+  balanceBeforeKobo?: Kobo;
+  balanceAfterKobo?: Kobo;
+  charges?: number;
 }
 
 /**
@@ -55,7 +74,14 @@ export type ProviderOutcome =
      * No certain answer (timeout, network error, still processing, unexpected body).
      * `upstreamReference`: the upstream's own id of the purchase, when the answer gave one.
      */
-    | { kind: 'unknown'; reason: string; evidence?: CallEvidence; upstreamReference?: string }
+    | {
+        kind: 'unknown';
+        reason: string;
+        evidence?: CallEvidence;
+        upstreamReference?: string;
+        /** The upstream answered that it has no record of the purchase (yet): not a failure by itself. */
+        noRecord?: true;
+      }
     /**
      * The upstream undid the purchase and returned the money to us (a reversal). For a
      * pending transaction it is a failure like any other (refunded once); for one already
@@ -65,6 +91,8 @@ export type ProviderOutcome =
   ) & {
     /** The upstream's answer as it came (no header), when there was one; cleaned before it is stored. */
     raw?: RawAnswer;
+    /** What the answer says about our wallet at the upstream for this purchase, where it says. */
+    upstreamCharge?: UpstreamCharge;
   };
 
 /** An upstream's answer body, uncleaned (core/domain/raw-answers.ts cleans it). */

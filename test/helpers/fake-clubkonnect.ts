@@ -11,13 +11,24 @@
  * A test scripts a recipient's next purchase with `script()`: the order completes (default),
  * stays pending, is cancelled (506), or the purchase is refused with an ORDER_ERROR, answered
  * with an HTML page (IP not whitelisted) or not answered at all.
+ *
+ * Our wallet there moves by what each order charged (`amountcharged`: airtime at a 3.5% discount,
+ * data at the plan's price), back again when an order is cancelled, and every query answers the
+ * `walletbalance` as it stood right after that order (the documentation's field; whether it is
+ * that or the balance at the time of the query is unsure). For reconciliation tests: `overchargeNaira`
+ * charges an order more than its price, `lie` answers the purchase with an ORDER_ERROR although
+ * the order was taken and completes, and `skewBalance` moves the wallet outside any order.
  */
 import http, { type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 type CkScript =
-  /** `tokenLate`: a prepaid order completes with its metertoken still empty, until `giveToken()`. */
-  | { answer: 'complete'; tokenLate?: boolean }
+  /**
+   * `tokenLate`: a prepaid order completes with its metertoken still empty, until `giveToken()`.
+   * `overchargeNaira`: charged that much more than its price. `lie`: the purchase is answered
+   * with this ORDER_ERROR, yet the order is taken, charged and completes.
+   */
+  | { answer: 'complete'; tokenLate?: boolean; overchargeNaira?: number; lie?: { code: string; status: string } }
   | { answer: 'pending'; code?: '100' | '300' | '201' | '600' }
   | { answer: 'cancel' }
   | { answer: 'error'; code: string; status: string }
@@ -33,6 +44,9 @@ interface CkOrder {
   code: string;
   /** A completed prepaid order whose metertoken is still empty (documented as possibly empty until completed). */
   tokenLate: boolean;
+  /** What our wallet paid for it, naira (0 once cancelled), and the wallet right after it, naira text. */
+  charged: number;
+  walletAfter: string;
 }
 
 export interface FakeClubkonnect {
@@ -42,8 +56,10 @@ export interface FakeClubkonnect {
   /** Every request, path and query (credentials included: tests only). */
   calls: { script: string; params: Record<string, string> }[];
   orders: Map<string, CkOrder>;
-  /** Our wallet there, in naira text. */
+  /** Our wallet there, in naira text; it moves by what each order charged. */
   balance: string;
+  /** Moves our wallet there by `naira` outside any order (a fee, someone else's charge). */
+  skewBalance(naira: number): void;
   script(recipient: string, ...answers: CkScript[]): void;
   /** Settles a recorded order, as ClubKonnect does later. */
   settle(requestId: string, code: string): void;
@@ -85,6 +101,10 @@ export async function startFakeClubkonnect(): Promise<FakeClubkonnect> {
   const scripts = new Map<string, CkScript[]>();
   const hanging = new Set<ServerResponse>();
   let nextOrder = 6501321715;
+  /** Our wallet moved by `naira`, kept to the thousandth as ClubKonnect writes it ("3651.449"). */
+  const moveWallet = (naira: number): void => {
+    fake.balance = String(Math.round((Number(fake.balance) + naira) * 1000) / 1000);
+  };
 
   const send = (res: ServerResponse, body: unknown, status = 200): void => {
     const text = typeof body === 'string' ? body : JSON.stringify(body);
@@ -103,8 +123,8 @@ export async function startFakeClubkonnect(): Promise<FakeClubkonnect> {
         : 'Awaiting Processing',
     ordertype: order.script,
     mobilenumber: order.params['MobileNumber'],
-    amountcharged: order.params['Amount'] === undefined ? '390' : String(Number(order.params['Amount']) * 0.965),
-    walletbalance: fake.balance,
+    amountcharged: String(order.charged),
+    walletbalance: order.walletAfter,
     ...(order.script === 'APIElectricityV1.asp'
       ? {
           meterno: order.params['MeterNo'],
@@ -154,6 +174,10 @@ export async function startFakeClubkonnect(): Promise<FakeClubkonnect> {
     const next = scripts.get(recipient)?.shift() ?? { answer: 'complete' };
     if (next.answer === 'error') return error(res, next.code, next.status);
     const orderId = String(nextOrder++);
+    const price = params['Amount'] === undefined ? 390 : Math.round(Number(params['Amount']) * 96.5) / 100;
+    const charged =
+      next.answer === 'cancel' ? 0 : price + (next.answer === 'complete' ? (next.overchargeNaira ?? 0) : 0);
+    moveWallet(-charged);
     const order: CkOrder = {
       orderId,
       requestId: params['RequestID'] ?? '',
@@ -161,11 +185,14 @@ export async function startFakeClubkonnect(): Promise<FakeClubkonnect> {
       params,
       code: '100',
       tokenLate: next.answer === 'complete' && next.tokenLate === true,
+      charged,
+      walletAfter: fake.balance,
     };
     orders.set(orderId, order);
     if (next.answer === 'complete') order.code = '200';
     if (next.answer === 'cancel') order.code = '506';
     if (next.answer === 'pending') order.code = next.code ?? '300';
+    if (next.answer === 'complete' && next.lie !== undefined) return error(res, next.lie.code, next.lie.status);
     if (next.answer === 'html') return send(res, '<html><body>Access denied</body></html>');
     if (next.answer === 'hang') {
       hanging.add(res);
@@ -255,10 +282,18 @@ export async function startFakeClubkonnect(): Promise<FakeClubkonnect> {
     script(recipient, ...answers) {
       scripts.set(recipient, [...(scripts.get(recipient) ?? []), ...answers]);
     },
+    skewBalance(naira) {
+      moveWallet(naira);
+    },
     settle(requestId, code) {
       const order = [...orders.values()].find((o) => o.requestId === requestId);
       if (order === undefined) throw new Error(`the fake ClubKonnect has no order ${requestId}`);
       order.code = code;
+      // A cancelled order is credited back (code 509's remark; the fake does so for every cancellation).
+      if (code.startsWith('5') && order.charged > 0) {
+        moveWallet(order.charged);
+        order.charged = 0;
+      }
     },
     giveToken(requestId) {
       const order = [...orders.values()].find((o) => o.requestId === requestId);

@@ -13,13 +13,20 @@
  *
  * A test scripts a recipient's next purchase with `script()`: processing (settled later
  * with `settle()`), failed, an HTML 500 page, or no answer at all.
+ *
+ * Our wallet there moves by what each purchase charged, and each record carries the balance
+ * before and after it. For reconciliation tests a successful purchase may be `overchargeNaira`
+ * more than its price, charged twice (`twice`: two records under one `ident`, the wallet moved
+ * twice, the answer the first record), or answered `Status: failed` although the site delivered
+ * and charged it (`lie`: its record says successful); `skewBalance` moves the wallet outside any
+ * purchase.
  */
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 type PnScript =
   /** `tokenLate`: a prepaid bill payment is successful with an empty `token`, until `giveToken()`. */
-  | { answer: 'successful'; tokenLate?: boolean }
+  | { answer: 'successful'; tokenLate?: boolean; overchargeNaira?: number; twice?: boolean; lie?: boolean }
   | { answer: 'processing' }
   | { answer: 'failed' }
   | { answer: 'html500' }
@@ -51,8 +58,10 @@ export interface FakePortedNumber {
     body: Record<string, unknown> | null;
   }[];
   records: PnRecord[];
-  /** Our wallet there, naira. */
+  /** Our wallet there, naira; it moves by what each purchase charged. */
   balance: number;
+  /** Moves our wallet there by `naira` outside any purchase (a fee, someone else's charge). */
+  skewBalance(naira: number): void;
   script(recipient: string, ...answers: PnScript[]): void;
   settle(id: number, status: 'successful' | 'failed'): void;
   /** `count` successful purchases of other buyers at the site, newer than every record so far. */
@@ -155,36 +164,43 @@ export async function startFakePortedNumber(): Promise<FakePortedNumber> {
     if (Object.keys(errors).length > 0) return send(res, 400, errors);
     // Airtime is sold at a 3% discount (the documented sample: 100 paid 97.0); data at the plan's price;
     // electricity with a charge on top (the documented sample: amount 1000, pay_amount "1050.0").
-    const charged = kind === 'data' ? amount : kind === 'billpayment' ? amount + 50 : Math.round(amount * 97) / 100;
-    if (charged > fake.balance)
+    const price = kind === 'data' ? amount : kind === 'billpayment' ? amount + 50 : Math.round(amount * 97) / 100;
+    if (price > fake.balance)
       return send(res, 400, { error: [`insufficient balance,  your current balance ₦${fake.balance}  `] });
     const next = scripts.get((body['mobile_number'] ?? body['meter_number']) as string)?.shift() ?? {
       answer: 'successful',
     };
-    const balanceBefore = fake.balance;
-    fake.balance = Math.round((fake.balance - charged) * 100) / 100;
-    const record: PnRecord = {
-      id: nextId++,
-      kind,
-      body,
-      Status: next.answer === 'failed' ? 'failed' : next.answer === 'successful' ? 'successful' : 'processing',
-      amount,
-      charged,
-      balanceBefore,
-      balanceAfter: fake.balance,
-      created: siteNow(),
-      tokenLate: next.answer === 'successful' && next.tokenLate === true,
+    const successful = next.answer === 'successful' ? next : undefined;
+    const charged = price + (successful?.overchargeNaira ?? 0);
+    const record = (): PnRecord => {
+      const balanceBefore = fake.balance;
+      fake.balance = Math.round((fake.balance - charged) * 100) / 100;
+      const made: PnRecord = {
+        id: nextId++,
+        kind,
+        body,
+        Status: next.answer === 'failed' ? 'failed' : next.answer === 'successful' ? 'successful' : 'processing',
+        amount,
+        charged,
+        balanceBefore,
+        balanceAfter: fake.balance,
+        created: siteNow(),
+        tokenLate: successful?.tokenLate === true,
+      };
+      // A failed purchase is refunded at the site (unsure in the sites' documentation; the fake assumes it).
+      if (made.Status === 'failed') fake.balance = Math.round((fake.balance + charged) * 100) / 100;
+      fake.records.push(made);
+      return made;
     };
-    // A failed purchase is refunded at the site (unsure in the sites' documentation; the fake assumes it).
-    if (record.Status === 'failed') fake.balance = Math.round((fake.balance + charged) * 100) / 100;
-    fake.records.push(record);
+    const first = record();
+    if (successful?.twice === true) record();
     if (next.answer === 'html500') return send(res, 500, '<html><body>Server Error (500)</body></html>');
     if (next.answer === 'hang') {
       hanging.add(res);
       res.on('close', () => hanging.delete(res));
       return;
     }
-    send(res, 201, view(record));
+    send(res, 201, successful?.lie === true ? { ...view(first), Status: 'failed' } : view(first));
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -289,6 +305,9 @@ export async function startFakePortedNumber(): Promise<FakePortedNumber> {
     balance: 20176.49999999992,
     script(recipient, ...answers) {
       scripts.set(recipient, [...(scripts.get(recipient) ?? []), ...answers]);
+    },
+    skewBalance(naira) {
+      fake.balance = Math.round((fake.balance + naira) * 100) / 100;
     },
     settle(id, status) {
       const record = fake.records.find((r) => r.id === id);

@@ -40,8 +40,12 @@ type ElectricityShape = 'standard' | 'eko' | 'purchased_code_only' | 'kct' | 'no
 
 /** The next answer to a `pay` for one recipient. */
 type PayScript =
-  /** 000 delivered (electricity in the given shape). */
-  | { answer: 'delivered'; shape?: ElectricityShape }
+  /**
+   * 000 delivered (electricity in the given shape). `overchargeNaira`: our wallet is charged that
+   * much more than the face value less the commission, and `total_amount` says so. `lie`: the
+   * pay is answered 016 (failed), yet the transaction is delivered and charged (requery says so).
+   */
+  | { answer: 'delivered'; shape?: ElectricityShape; overchargeNaira?: number; lie?: boolean }
   /** 000 with status pending; requery later answers `later` (default delivered). */
   | { answer: 'pending'; later?: FakeState }
   /** 099 still processing; requery later answers `later` (default delivered). */
@@ -73,6 +77,10 @@ interface FakeTransaction {
   state: FakeState;
   shape: ElectricityShape;
   transactionId: string;
+  /** Naira charged beyond the face value less the commission (a reconciliation test's overcharge). */
+  extra: number;
+  /** What our wallet paid for it now, naira (0 while not charged or after a refund). */
+  charged: number;
 }
 
 /**
@@ -139,6 +147,14 @@ export interface FakeVtpass {
   tokenDigits(requestId: string, kind?: 'kct1' | 'kct2' | 'bonus'): string;
   /** The pays received for a recipient, in order. */
   paysFor(recipient: string): FakeCall[];
+  /**
+   * Our wallet at the fake, naira, as `GET balance` answers it: it moves by each transaction's
+   * `total_amount` while the transaction is delivered, pending or processing (VTpass: a pending
+   * one is already charged), and back when it fails or is reversed.
+   */
+  balance: number;
+  /** Moves our wallet by `naira` outside any transaction (a fee, someone else's charge). */
+  skewBalance(naira: number): void;
   close(): Promise<void>;
 }
 
@@ -288,6 +304,18 @@ export async function startFakeVtpass(): Promise<FakeVtpass> {
     return (BigInt(`0x${hex}`) % 10n ** 20n).toString().padStart(20, '0');
   }
 
+  /** What our wallet pays for a transaction: the face value less the commission, plus any overcharge. */
+  function totalOf(tx: FakeTransaction): number {
+    return Math.round((Number(tx.body['amount']) - commissionOf(tx, commissions) + tx.extra) * 100) / 100;
+  }
+
+  /** Charges or refunds our wallet so that it holds what the transaction's state has cost. */
+  function account(tx: FakeTransaction): void {
+    const owed = ['delivered', 'pending', 'processing'].includes(tx.state) ? totalOf(tx) : 0;
+    fake.balance = Math.round((fake.balance - owed + tx.charged) * 100) / 100;
+    tx.charged = owed;
+  }
+
   function send(res: ServerResponse, status: number, body: unknown): void {
     const payload = typeof body === 'string' ? body : JSON.stringify(body);
     res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) });
@@ -312,7 +340,7 @@ export async function startFakeVtpass(): Promise<FakeVtpass> {
         rate_type: 'percent',
         computation_type: 'default',
       },
-      total_amount: Math.round((Number(tx.body['amount']) - commissionOf(tx, commissions)) * 100) / 100,
+      total_amount: totalOf(tx),
       type: tx.serviceID,
       transactionId: tx.transactionId,
     });
@@ -447,20 +475,27 @@ export async function startFakeVtpass(): Promise<FakeVtpass> {
         state,
         shape,
         transactionId: `17${String(Date.now()).slice(-9)}${String(sequence).padStart(6, '0')}`,
+        extra: script.answer === 'delivered' ? (script.overchargeNaira ?? 0) : 0,
+        charged: 0,
       };
       transactions.set(id, tx);
+      account(tx);
       return tx;
     };
     switch (script.answer) {
-      case 'delivered':
-        return send(res, 200, answerFor(record('delivered', script.shape)));
+      case 'delivered': {
+        const tx = record('delivered', script.shape);
+        return send(res, 200, answerFor(script.lie === true ? { ...tx, state: 'failed' } : tx));
+      }
       case 'pending':
         send(res, 200, answerFor(record('pending')));
         transactions.get(id)!.state = script.later ?? 'delivered';
+        account(transactions.get(id)!);
         return;
       case 'processing':
         send(res, 200, answerFor(record('processing')));
         transactions.get(id)!.state = script.later ?? 'delivered';
+        account(transactions.get(id)!);
         return;
       case 'code': {
         const code = script.code;
@@ -576,6 +611,9 @@ export async function startFakeVtpass(): Promise<FakeVtpass> {
         content: { ServiceName: serviceID, serviceID, convinience_fee: '0 %', [key]: list },
       });
     }
+    // VTpass's documentation: a numeric code 1 (not "000") and the balance a number of naira.
+    if (req.method === 'GET' && url.pathname === '/api/balance')
+      return send(res, 200, { code: 1, contents: { balance: fake.balance } });
     if (req.method === 'POST' && url.pathname === '/api/pay') return pay(body ?? {}, res);
     if (req.method === 'POST' && url.pathname === '/api/requery') {
       const tx = typeof body?.['request_id'] === 'string' ? transactions.get(body['request_id']) : undefined;
@@ -595,7 +633,7 @@ export async function startFakeVtpass(): Promise<FakeVtpass> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
 
-  return {
+  const fake: FakeVtpass = {
     baseUrl: `http://127.0.0.1:${port}/api/`,
     smsUrl: `http://127.0.0.1:${port}/v2/api/sms/sendsms`,
     ...creds,
@@ -616,6 +654,7 @@ export async function startFakeVtpass(): Promise<FakeVtpass> {
       const tx = transactions.get(requestId);
       if (tx === undefined) throw new Error(`the fake VTpass has no transaction ${requestId}`);
       tx.state = state;
+      account(tx);
     },
     callbackBody(requestId) {
       const tx = transactions.get(requestId);
@@ -646,12 +685,17 @@ export async function startFakeVtpass(): Promise<FakeVtpass> {
     paysFor(recipient) {
       return calls.filter((c) => c.path === '/api/pay' && (c.body?.['billersCode'] ?? c.body?.['phone']) === recipient);
     },
+    balance: 50_000,
+    skewBalance(naira) {
+      fake.balance = Math.round((fake.balance + naira) * 100) / 100;
+    },
     async close() {
       for (const res of hanging) res.destroy();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+  return fake;
 }
 
 /** Each family's route as PROVIDER_<FAMILY> writes it: upstream names separated by commas. */

@@ -14,7 +14,7 @@
  *   an HTML page (IP not whitelisted), an answer about another RequestID, anything else.
  *   An ORDER_ERROR on a query describes the query, not the order, so it is unknown there.
  */
-import { nairaCostToKobo } from '../naira-text.js';
+import { nairaCostToKobo, nairaTextToKobo } from '../naira-text.js';
 import type { ProviderOutcome } from '../port.js';
 import { asObject } from '../vtpass/codes.js';
 import type { HttpAnswer } from '../vtpass/http.js';
@@ -51,10 +51,20 @@ export function classifyClubkonnect(call: ClubkonnectCall, answer: HttpAnswer, r
     // `amountcharged`: what our ClubKonnect wallet paid, after its discount (facts: the query
     // answer; unsure like every ClubKonnect fact). Read on any completed answer that carries it.
     const costKobo = nairaCostToKobo(body['amountcharged']);
+    // `walletbalance`: our remaining balance, a naira string (facts: the query answer; whether it
+    // is the balance right after this order or at the time of the query is unsure; read as after
+    // the order, which the balance chain checks against the books and a balance reading). Read
+    // to the kobo as the balance call's `balance` is (rounded down), so the two agree.
+    const balanceAfterKobo = nairaTextToKobo(body['walletbalance']);
+    const upstreamCharge = {
+      ...(costKobo === undefined ? {} : { chargedKobo: costKobo }),
+      ...(balanceAfterKobo === undefined ? {} : { balanceAfterKobo }),
+    };
     return {
       kind: 'delivered',
       result: typeof orderId === 'string' || typeof orderId === 'number' ? { providerReference: String(orderId) } : {},
       ...(costKobo === undefined ? {} : { costKobo }),
+      ...(Object.keys(upstreamCharge).length === 0 ? {} : { upstreamCharge }),
     };
   }
   const orderError = code === null ? status !== null && ORDER_ERROR_NAMES.has(status) : /^4\d\d$/.test(code);

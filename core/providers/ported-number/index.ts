@@ -25,7 +25,7 @@
 import { type Kobo, kobo } from '../../domain/money.js';
 import { canonicalNetwork, type Network } from '../../domain/products.js';
 import { evidenceOf } from '../failover.js';
-import { nairaCostToKobo, nairaTextToKobo } from '../naira-text.js';
+import { nairaBalanceToKobo, nairaCostToKobo, nairaTextToKobo } from '../naira-text.js';
 import type {
   CustomerQuery,
   CustomerVerifier,
@@ -33,13 +33,14 @@ import type {
   ProductProvider,
   ProviderOutcome,
   ProviderRequest,
+  UpstreamCharge,
   UpstreamPlan,
   VerifyOutcome,
 } from '../port.js';
 import { asObject } from '../vtpass/codes.js';
 import { exchange, type Fetch, type HttpAnswer, withRaw } from '../vtpass/http.js';
 import { billBody, billExtras, readValidateMeter, validateMeterPath } from './bills.js';
-import { findById, findInHistory, SITE_ID } from './requery.js';
+import { findPurchase, SITE_ID } from './requery.js';
 
 /** Network ids of the Django family (unsure per site: read the site's plan list). */
 const PORTED_NUMBER_NETWORKS: Readonly<Record<Network, number>> = { mtn: 1, glo: 2, '9mobile': 3, airtel: 4 };
@@ -181,15 +182,11 @@ function portedNumberCalls(options: PortedNumberOptions) {
         );
       },
       async query(request, signal) {
-        const id = request.upstreamReference;
-        const found =
-          id !== undefined && SITE_ID.test(id)
-            ? await findById(call, path, id, signal)
-            : await findInHistory(call, new URL(path, base), request.reference, signal);
+        const found = await findPurchase(call, base, path, request, signal);
         const outcome: ProviderOutcome =
           found.record === undefined
-            ? { kind: 'unknown', reason: found.reason }
-            : withExtras(request, found.record, readRecord(found.record, 'query'));
+            ? { kind: 'unknown', reason: found.reason, ...(found.noRecord ? { noRecord: true } : {}) }
+            : withCharges(withExtras(request, found.record, readRecord(found.record, 'query')), found.matches);
         logCall('query', request, found.answer, outcome, found.pages);
         // A history page is the whole list; the record of this purchase is what says something about it.
         return found.record === undefined
@@ -302,10 +299,12 @@ function readRecord(record: Record<string, unknown>, call: 'purchase' | 'query')
   switch (status) {
     case 'successful': {
       const costKobo = portedNumberCost(record);
+      const upstreamCharge = portedNumberCharge(record, costKobo);
       return {
         kind: 'delivered',
         result: typeof id === 'number' || typeof id === 'string' ? { providerReference: String(id) } : {},
         ...(costKobo === undefined ? {} : { costKobo }),
+        ...(upstreamCharge === undefined ? {} : { upstreamCharge }),
       };
     }
     case 'failed':
@@ -326,6 +325,32 @@ function readRecord(record: Record<string, unknown>, call: 'purchase' | 'query')
           : {}),
       };
   }
+}
+
+/** A delivered outcome with the number of charges the history shows under our reference, when it was counted. */
+function withCharges(outcome: ProviderOutcome, matches: number | undefined): ProviderOutcome {
+  if (matches === undefined || outcome.kind !== 'delivered') return outcome;
+  return { ...outcome, upstreamCharge: { ...outcome.upstreamCharge, charges: matches } };
+}
+
+/**
+ * What a successful record says about our wallet at the site: its cost (portedNumberCost) and
+ * the balance around it, `balance_before`/`balance_after` (naira strings in every sample), only
+ * when it was paid from the main wallet: a data balance's figures are not naira (unsure, as
+ * below). Only a successful record's: whether a failed purchase is refunded at the site is
+ * unsure, so the balances beside a failure say nothing certain.
+ */
+function portedNumberCharge(record: Record<string, unknown>, costKobo: Kobo | undefined): UpstreamCharge | undefined {
+  const medium = record['payment_medium'];
+  const mainWallet = medium === undefined || medium === null || String(medium).trim().toUpperCase() === 'MAIN WALLET';
+  const before = mainWallet ? nairaBalanceToKobo(record['balance_before']) : undefined;
+  const after = mainWallet ? nairaBalanceToKobo(record['balance_after']) : undefined;
+  const charge: UpstreamCharge = {
+    ...(costKobo === undefined ? {} : { chargedKobo: costKobo }),
+    ...(before === undefined ? {} : { balanceBeforeKobo: before }),
+    ...(after === undefined ? {} : { balanceAfterKobo: after }),
+  };
+  return Object.keys(charge).length === 0 ? undefined : charge;
 }
 
 /**

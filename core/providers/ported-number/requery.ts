@@ -11,6 +11,7 @@
  * MAX_HISTORY_PAGES were read.
  */
 import { referenceMinute } from '../../domain/reference.js';
+import type { ProviderRequest } from '../port.js';
 import { asObject } from '../vtpass/codes.js';
 import type { HttpAnswer } from '../vtpass/http.js';
 
@@ -40,16 +41,44 @@ type SiteGet = (
   maxBytes?: number,
 ) => Promise<HttpAnswer>;
 
-/** What a look-up found: the site's record of the purchase (none: `reason`), the last answer read, and how many pages. */
+/**
+ * What a look-up found: the site's record of the purchase (none: `reason`), the last answer read,
+ * how many pages, and whether the site answered that it has no such record (a 404 by id, or a
+ * history read to its end or past our purchase). `matches`: the history's entries under our
+ * reference, when the walk looked for every one.
+ */
 export interface Found {
   record: Record<string, unknown> | undefined;
   reason: string;
   answer: HttpAnswer;
   pages?: number;
+  noRecord?: true;
+  matches?: number;
+}
+
+/**
+ * The site's record of a purchase at `path` (such as `data/`): by its own id when an answer gave
+ * one, else through the history; for the daily match (`everyCharge`) through the history first,
+ * counting every entry under our reference, and by id only when the history does not echo it.
+ */
+export async function findPurchase(
+  get: SiteGet,
+  base: URL,
+  path: string,
+  request: Pick<ProviderRequest, 'reference' | 'upstreamReference' | 'everyCharge'>,
+  signal: AbortSignal,
+): Promise<Found> {
+  const id = request.upstreamReference;
+  const byId = id !== undefined && SITE_ID.test(id);
+  const list = new URL(path, base);
+  if (!request.everyCharge)
+    return byId ? findById(get, path, id, signal) : findInHistory(get, list, request.reference, signal);
+  const listed = await findInHistory(get, list, request.reference, signal, true);
+  return listed.record !== undefined || !byId ? listed : findById(get, path, id, signal);
 }
 
 /** The record under the site's own id (`path` such as `data/`). */
-export async function findById(get: SiteGet, path: string, id: string, signal: AbortSignal): Promise<Found> {
+async function findById(get: SiteGet, path: string, id: string, signal: AbortSignal): Promise<Found> {
   const answer = await get('GET', `${path}${id}`, signal);
   const body = answer.kind === 'answer' && answer.status === 200 ? asObject(answer.json) : undefined;
   const record = body !== undefined && String(body['id']) === id ? body : undefined;
@@ -57,25 +86,48 @@ export async function findById(get: SiteGet, path: string, id: string, signal: A
     answer.kind === 'no_answer'
       ? answer.reason
       : `the provider has no record ${id} of the purchase (HTTP ${answer.status})`;
-  return { record, reason, answer };
+  return { record, reason, answer, ...(answer.kind === 'answer' && answer.status === 404 ? { noRecord: true } : {}) };
 }
 
-/** Our reference in the history list at `list`, page after page, until found or passed. */
-export async function findInHistory(get: SiteGet, list: URL, reference: string, signal: AbortSignal): Promise<Found> {
+/**
+ * Our reference in the history list at `list`, page after page, until found or passed. With
+ * `every` (the daily match), the walk goes on past the first entry found until the list has
+ * passed our purchase, counting every entry under our reference: a site that charged twice
+ * for one order shows two.
+ */
+async function findInHistory(
+  get: SiteGet,
+  list: URL,
+  reference: string,
+  signal: AbortSignal,
+  every = false,
+): Promise<Found> {
   const made = referenceMinute(reference);
   let target: URL | null = list;
   let pages = 0;
   let answer: HttpAnswer;
   let record: Record<string, unknown> | undefined;
+  let matches = 0;
+  let ended = false;
   do {
     pages += 1;
     answer = await get('GET', target.href, signal, undefined, MAX_LIST_BYTES);
     const body = answer.kind === 'answer' && answer.status === 200 ? asObject(answer.json) : undefined;
     const results = Array.isArray(body?.['results']) ? (body['results'] as unknown[]).map(asObject) : [];
-    record = results.find((entry) => entry?.['ident'] === reference);
+    const ours = results.filter((entry) => entry?.['ident'] === reference);
+    record ??= ours[0];
+    matches += ours.length;
     target = body === undefined || passedBy(results, made) ? null : nextPage(body['next'], list);
-  } while (record === undefined && target !== null && pages < MAX_HISTORY_PAGES);
-  return { record, reason: 'the provider has no record of the purchase under our reference (yet)', answer, pages };
+    ended = body !== undefined && target === null;
+  } while ((every || record === undefined) && target !== null && pages < MAX_HISTORY_PAGES);
+  return {
+    record,
+    reason: 'the provider has no record of the purchase under our reference (yet)',
+    answer,
+    pages,
+    ...(record === undefined && ended ? { noRecord: true } : {}),
+    ...(every && ended ? { matches } : {}),
+  };
 }
 
 /**

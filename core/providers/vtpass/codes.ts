@@ -296,7 +296,15 @@ export function classify(call: VtpassCall, answer: HttpAnswer, ctx: ClassifyCont
     case 'not_found': {
       const madeAt = referenceTime(ctx.reference);
       if (madeAt === undefined || ctx.now.getTime() - madeAt.getTime() < NOT_FOUND_GRACE_MS) {
-        return unknown('the provider has no record of the request yet (code 015)', code);
+        return {
+          outcome: {
+            kind: 'unknown',
+            reason: 'the provider has no record of the request yet (code 015)',
+            noRecord: true,
+          },
+          code,
+          alert,
+        };
       }
       return {
         outcome: {
@@ -323,7 +331,12 @@ function processed(
     case 'delivered': {
       const costKobo = vtpassCost(body);
       return {
-        outcome: { kind: 'delivered', result: ctx.result(body), ...(costKobo === undefined ? {} : { costKobo }) },
+        // VTpass's answers carry no balance: its float is read with `GET balance` alone.
+        outcome: {
+          kind: 'delivered',
+          result: ctx.result(body),
+          ...(costKobo === undefined ? {} : { costKobo, upstreamCharge: { chargedKobo: costKobo } }),
+        },
         code,
         alert: false,
       };

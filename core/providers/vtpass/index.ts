@@ -15,7 +15,7 @@
  * than buying twice; never with a new request_id. Requery, verify and service-variations
  * only read, so they are retried after no answer or a 5xx.
  */
-import { koboToNaira } from '../../domain/money.js';
+import { type Kobo, koboToNaira } from '../../domain/money.js';
 import {
   CABLE_PROVIDERS,
   type CableProvider,
@@ -26,6 +26,7 @@ import {
 import type { CablePackageRecord, PlanRecord } from '../../domain/records.js';
 import { REFERENCE_PATTERN } from '../../domain/reference.js';
 import { evidenceOf } from '../failover.js';
+import { nairaTextToKobo } from '../naira-text.js';
 import type {
   CustomerQuery,
   CustomerVerifier,
@@ -95,6 +96,8 @@ export interface VtpassProviders {
   data: ProductProvider & PlanSource;
   electricity: ProductProvider & CustomerVerifier;
   cable: ProductProvider & CustomerVerifier;
+  /** Our wallet at VTpass (`GET balance`); rejects when it cannot tell. */
+  balance(signal: AbortSignal): Promise<Kobo>;
 }
 
 /** What a purchase sends to `pay`, or why it cannot be sent at all. */
@@ -177,7 +180,23 @@ export function createVtpassProviders(options: VtpassOptions, catalog: VtpassCat
     data,
     electricity: { ...provider((request) => electricityBody(request, options.fallbackPhone)), verify },
     cable: { ...provider((request) => cableBody(request, catalog, options.fallbackPhone)), verify, ...packages },
+    balance: (signal) => vtpassBalance(get, signal),
   };
+}
+
+/**
+ * Our wallet at VTpass: `GET balance` answers `{"code":1,"contents":{"balance":<number>}}`
+ * (VTpass's documentation: a numeric code 1, not "000", and a number of naira). Anything else,
+ * a code "000" or a balance written as text included, is no reading.
+ */
+async function vtpassBalance(get: VtpassRequests['get'], signal: AbortSignal): Promise<Kobo> {
+  const answer = await withRetries(READ_ATTEMPTS, signal, () => get('balance', {}, signal), readAgain);
+  const body = answer.kind === 'answer' && answer.status === 200 ? asObject(answer.json) : undefined;
+  const balance = asObject(body?.['contents'])?.['balance'];
+  const amount = body?.['code'] === 1 && typeof balance === 'number' ? nairaTextToKobo(balance) : undefined;
+  if (amount !== undefined) return amount;
+  const why = answer.kind === 'answer' ? `no balance in the answer (HTTP ${answer.status})` : answer.reason;
+  throw new Error(`VTpass balance: ${why}`);
 }
 
 /**

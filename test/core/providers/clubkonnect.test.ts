@@ -160,6 +160,7 @@ test('data sends the plan code ClubKonnect sells; a plan it does not sell is ref
 });
 
 test('balance and plan list', async ({ fake, ck }) => {
+  fake.balance = '3651.449';
   assert.is(await ck.balance(signal()), 365_144, '3651.449 naira, rounded down to kobo');
   fake.balance = '<b>';
   await ck.balance(signal()).then(

@@ -57,6 +57,13 @@ test('ClubKonnect: a completed order carries amountcharged as its cost; one with
     kind: 'delivered',
     result: { providerReference: '6501321715' },
     costKobo: kobo(9_650),
+    upstreamCharge: { chargedKobo: kobo(9_650) },
+  });
+  // walletbalance, read to the kobo as the balance call reads its balance (rounded down).
+  const withBalance = { ...completed, amountcharged: '96.5', walletbalance: '3651.449' };
+  assert.equal(classifyClubkonnect('query', answer(withBalance), 'R1').upstreamCharge, {
+    chargedKobo: kobo(9_650),
+    balanceAfterKobo: kobo(365_144),
   });
   assert.equal(classifyClubkonnect('purchase', answer(completed), 'R1'), {
     kind: 'delivered',

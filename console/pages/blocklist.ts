@@ -7,7 +7,7 @@
 import type { RecipientBlock } from '../../gen/prepaid/v1/admin_pb.js';
 import { html, type SafeHtml } from '../../web/html.js';
 import { csrfField, page, type StaffViewer } from '../layout.js';
-import type { Answer, PageContext, Route } from '../route.js';
+import type { Answer, Route, SignedInContext } from '../route.js';
 import { change, doneNotice, errorSummary, field, pageAnswer, session, when } from './forms.js';
 
 const BACK = '/blocklist';
@@ -21,8 +21,8 @@ value="${block.value}"><button type="submit" class="warning">Unblock ${block.val
 }
 
 /** The list and the block form; `typed` keeps what the member typed when the core refused it. */
-async function blocklistPage(ctx: PageContext, problem = '', typed = { value: '', reason: '' }): Promise<Answer> {
-  const viewer = ctx.viewer!;
+async function blocklistPage(ctx: SignedInContext, problem = '', typed = { value: '', reason: '' }): Promise<Answer> {
+  const { viewer } = ctx;
   const { blocks } = await ctx.core.listPlatformBlocks(session(ctx));
   const body = html`<h1>Blocked numbers</h1>
 ${doneNotice(ctx)}${errorSummary(problem)}

@@ -14,6 +14,7 @@ import type { Store } from '../port.js';
 import { createWriteHealth } from '../write-health.js';
 import { createAccountStore, prepareAccountStatements } from './accounts.js';
 import { createAuditLogStore } from './audit-log.js';
+import { prepareBookStatements } from './books.js';
 import { createCatalogStore } from './catalog.js';
 import { createEventStore, createWebhookStore, prepareEventStatements } from './events.js';
 import { createFundingStore } from './funding.js';
@@ -130,6 +131,7 @@ function buildStore(db: Database.Database): Store {
         attempts: attemptSql,
         spend: prepareSpendStatements(db),
         recipients: prepareRecipientStatements(db),
+        books: prepareBookStatements(db),
       }),
     ),
     settled: () => commit.settled(),

@@ -606,6 +606,7 @@ export function instrumentStore(
     supply: store.supply,
     planCodes: store.planCodes,
     reports: store.reports,
+    books: store.books,
     events: store.events,
     webhooks: store.webhooks,
     keyUse: store.keyUse,

@@ -6,6 +6,7 @@
  * test/core/store/.
  */
 import type { AuditOptions, LedgerAudit } from '../domain/audit.js';
+import type { EntryKind, Posting } from '../domain/books.js';
 import type { EventRecord, FundingFacts, NewEvent } from '../domain/events.js';
 import type {
   FundingOpeningRecord,
@@ -769,6 +770,54 @@ export interface ReportStore {
 
 /** The whole store: one sub-port per aggregate. Use cases take only the sub-ports they use. */
 /** Why the store cannot write, since when (core/store/write-health.ts). */
+/** One account's sum of postings in one mode (debit positive: core/domain/books.ts). */
+export interface BookSum {
+  account: string;
+  mode: Mode;
+  sumKobo: number;
+}
+
+/** An entry of the books as kept: its kind, the reference of the move, and its balanced postings. */
+export interface JournalEntryRecord {
+  /** Sortable within one store: later entries have greater ids (SQLite's integer, as text). */
+  entryId: string;
+  kind: EntryKind;
+  mode: Mode;
+  reference: string;
+  at: Date;
+  postings: Posting[];
+}
+
+/** An entry of the platform's own money that no other move makes: an upstream's top-up, a provider's settlement. */
+export interface OwnEntry {
+  kind: 'upstream_funded' | 'provider_settled';
+  mode: Mode;
+  /** The operator's reference (their bank's): one entry per kind and reference, whatever its amount. */
+  reference: string;
+  at: Date;
+  postings: Posting[];
+}
+
+/**
+ * The books (docs/money.md, The books): every money move's balanced postings, written by the
+ * money operations of the other sub-ports in their own transactions, and read here.
+ */
+export interface BooksStore {
+  /** Every account's sum of postings, of the entries before `until` when given (all of them otherwise). */
+  sums(until?: Date): Promise<BookSum[]>;
+  /** One reference's entries, oldest first: a purchase's reserve, settle, refund; an inflow's receipt. */
+  entriesOf(reference: string): Promise<JournalEntryRecord[]>;
+  /**
+   * Books an entry of the platform's own money with its audit row, in one transaction. An
+   * entry of the same kind and reference booked before writes nothing and is returned as
+   * `replayed` (whatever its amount: the caller compares).
+   */
+  bookOwn(
+    entry: OwnEntry,
+    audit: Omit<AuditEntryRecord, 'id'>,
+  ): Promise<{ entry: JournalEntryRecord; replayed: boolean }>;
+}
+
 export interface StoreFault {
   /** A sentence for the log, the console and the health answer: "the disk is full", ... */
   reason: string;
@@ -811,6 +860,7 @@ export interface Store {
   readonly supply: SupplyStore;
   readonly planCodes: PlanCodeStore;
   readonly reports: ReportStore;
+  readonly books: BooksStore;
   /**
    * Resolves once every write committed so far is durable; the core answers no RPC before
    * (core/rpc/grpc.ts). SQLite's money operations commit before their fsync, which runs off

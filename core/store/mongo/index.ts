@@ -44,6 +44,7 @@ import type { Store } from '../port.js';
 import { createWriteHealth } from '../write-health.js';
 import { createAccountStore } from './accounts.js';
 import { createAuditLogStore } from './audit-log.js';
+import { createBooksStore } from './books.js';
 import { createCatalogStore } from './catalog.js';
 import { leaseClockVerdict, measureClock } from './clock.js';
 import { createMongoContext, majorityReads, majorityWrites } from './context.js';
@@ -137,6 +138,7 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<MongoS
     return {
       deployment: { topology: check.topology, serverVersion: check.serverVersion, dbName: options.dbName },
       accounts: createAccountStore(ctx),
+      books: createBooksStore(ctx),
       keys: createKeyStore(ctx),
       catalog: createCatalogStore(ctx),
       wallet: createWalletStore(ctx),

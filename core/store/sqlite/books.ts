@@ -7,6 +7,10 @@
 import type Database from 'better-sqlite3';
 import type { EntryKind, Posting } from '../../domain/books.js';
 import type { Mode } from '../../domain/mode.js';
+import type { BooksStore, JournalEntryRecord } from '../port.js';
+import { createAuditLogStore } from './audit-log.js';
+import type { GroupCommit } from './group-commit.js';
+import { fromMs, toMs } from './rows.js';
 
 export function prepareBookStatements(db: Database.Database) {
   return {
@@ -51,4 +55,60 @@ export function postingsOf(sql: BookStatements, reference: string, kind: EntryKi
   return sql.postingsOf
     .all({ reference, kind })
     .map((row) => ({ account: row.account as Posting['account'], amountKobo: row.amount_kobo }));
+}
+
+interface JournalRow {
+  entry_id: number;
+  kind: string;
+  mode: string;
+  reference: string;
+  at: number;
+}
+
+/** The books as the rest of the core reads them, and the operator's own entries. */
+export function createBooksStore(db: Database.Database, commit: GroupCommit): BooksStore {
+  const sql = prepareBookStatements(db);
+  const sumsAll = db.prepare<[], { account: string; mode: string; sum_kobo: number }>(
+    'SELECT account, mode, SUM(amount_kobo) AS sum_kobo FROM postings GROUP BY account, mode',
+  );
+  const sumsUntil = db.prepare<[number], { account: string; mode: string; sum_kobo: number }>(
+    `SELECT p.account, p.mode, SUM(p.amount_kobo) AS sum_kobo FROM journal j JOIN postings p ON p.entry_id = j.entry_id
+     WHERE j.at < ? GROUP BY p.account, p.mode`,
+  );
+  const entries = db.prepare<[string], JournalRow>('SELECT * FROM journal WHERE reference = ? ORDER BY entry_id');
+  const lines = db.prepare<[number], { account: string; amount_kobo: number }>(
+    'SELECT account, amount_kobo FROM postings WHERE entry_id = ? ORDER BY leg',
+  );
+  const ownEntry = db.prepare<{ reference: string; kind: string }, JournalRow>(
+    'SELECT * FROM journal WHERE reference = @reference AND kind = @kind ORDER BY entry_id LIMIT 1',
+  );
+  const audit = createAuditLogStore(db);
+  const record = (row: JournalRow): JournalEntryRecord => ({
+    entryId: String(row.entry_id),
+    kind: row.kind as EntryKind,
+    mode: row.mode as Mode,
+    reference: row.reference,
+    at: fromMs(row.at),
+    postings: lines
+      .all(row.entry_id)
+      .map((line) => ({ account: line.account as Posting['account'], amountKobo: line.amount_kobo })),
+  });
+  return {
+    async sums(until) {
+      const rows = until === undefined ? sumsAll.all() : sumsUntil.all(toMs(until));
+      return rows.map((row) => ({ account: row.account, mode: row.mode as Mode, sumKobo: row.sum_kobo }));
+    },
+    async entriesOf(reference) {
+      return entries.all(reference).map(record);
+    },
+    async bookOwn(entry, auditEntry) {
+      return commit.run(() => {
+        const earlier = ownEntry.get({ reference: entry.reference, kind: entry.kind });
+        if (earlier !== undefined) return { entry: record(earlier), replayed: true };
+        book(sql, entry.kind, entry.mode, entry.reference, entry.at, entry.postings);
+        audit.appendNow(auditEntry);
+        return { entry: record(ownEntry.get({ reference: entry.reference, kind: entry.kind })!), replayed: false };
+      });
+    },
+  };
 }

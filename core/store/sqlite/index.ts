@@ -14,7 +14,7 @@ import type { Store } from '../port.js';
 import { createWriteHealth } from '../write-health.js';
 import { createAccountStore, prepareAccountStatements } from './accounts.js';
 import { createAuditLogStore } from './audit-log.js';
-import { prepareBookStatements } from './books.js';
+import { createBooksStore, prepareBookStatements } from './books.js';
 import { createCatalogStore } from './catalog.js';
 import { createEventStore, createWebhookStore, prepareEventStatements } from './events.js';
 import { createFundingStore } from './funding.js';
@@ -116,6 +116,7 @@ function buildStore(db: Database.Database): Store {
     supply: createSupplyStore(db, commit),
     planCodes: createPlanCodeStore(db),
     reports: createReportStore(db),
+    books: createBooksStore(db, commit),
     events: createEventStore(eventSql, commit),
     webhooks: createWebhookStore(eventSql),
     keyUse: createKeyUseStore(db, commit),

@@ -7,7 +7,7 @@
 import type Database from 'better-sqlite3';
 import type { EntryKind, Posting } from '../../domain/books.js';
 import type { Mode } from '../../domain/mode.js';
-import type { BooksStore, JournalEntryRecord } from '../port.js';
+import type { BooksMoney, BooksStore, JournalEntryRecord } from '../port.js';
 import { createAuditLogStore } from './audit-log.js';
 import type { GroupCommit } from './group-commit.js';
 import { fromMs, toMs } from './rows.js';
@@ -66,7 +66,7 @@ interface JournalRow {
 }
 
 /** The books as the rest of the core reads them, and the operator's own entries. */
-export function createBooksStore(db: Database.Database, commit: GroupCommit): BooksStore {
+export function createBooksStore(db: Database.Database, commit: GroupCommit): BooksStore & BooksMoney {
   const sql = prepareBookStatements(db);
   const sumsAll = db.prepare<[], { account: string; mode: string; sum_kobo: number }>(
     'SELECT account, mode, SUM(amount_kobo) AS sum_kobo FROM postings GROUP BY account, mode',

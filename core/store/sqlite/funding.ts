@@ -22,7 +22,7 @@ import {
 import type { Mode } from '../../domain/mode.js';
 import { type Kobo, kobo } from '../../domain/money.js';
 import { requireAmount, requireLimit } from '../bounds.js';
-import type { CreditInflowResult, FundingStore } from '../port.js';
+import type { CreditInflowResult, FundingMoney, FundingStore } from '../port.js';
 import type { GroupCommit } from './group-commit.js';
 import { fromMs, toMs } from './rows.js';
 import type { moneyOperations } from './wallet.js';
@@ -401,7 +401,7 @@ function inflowStore(
   sql: FundingStatements,
   money: MoneyOperations,
 ): Pick<
-  FundingStore,
+  FundingStore & FundingMoney,
   | 'recordInflow'
   | 'recordAndCreditInflow'
   | 'getInflow'
@@ -542,15 +542,35 @@ function thresholdStore(
   };
 }
 
-export function createFundingStore(db: Database.Database, commit: GroupCommit, money: MoneyOperations): FundingStore {
+export function createFundingStore(
+  db: Database.Database,
+  commit: GroupCommit,
+  money: MoneyOperations,
+): FundingStore & FundingMoney & { creditNow: CreditNow } {
   const sql = prepareFundingStatements(db);
   return {
+    // Inside another operation (a staff approval): a savepoint, a missing account answered, not thrown.
+    creditNow(inflowId, credit, from) {
+      try {
+        return db.transaction(() => creditInflow(sql, money, inflowId, credit, from))();
+      } catch (error) {
+        if (isMissingAccount(error)) return { outcome: 'no_account' };
+        throw error;
+      }
+    },
     ...virtualAccountStore(sql),
     ...inflowStore(db, commit, sql, money),
     ...openingStore(commit, sql),
     ...thresholdStore(commit, sql),
   };
 }
+
+/** An inflow's credit made inside an operation that is already running in the commit. */
+type CreditNow = (
+  inflowId: string,
+  credit: { accountId: string; mode: Mode; feeKobo: Kobo; at: Date },
+  from: 'verified' | 'unmatched',
+) => CreditInflowResult;
 
 /** The account an inflow was to be credited to does not exist; thrown to roll the credit back. */
 class MissingAccount extends Error {

@@ -13,7 +13,7 @@ import type {
   UpstreamAttemptRecord,
   UpstreamSettingsRecord,
 } from '../../domain/records.js';
-import type { AttemptEnd, NewUpstreamAnswer, RouteKey, SupplyStore } from '../port.js';
+import type { AttemptEnd, NewUpstreamAnswer, RouteKey, SupplyMoney, SupplyStore } from '../port.js';
 import { type BookStatements, book, postingsOf, prepareBookStatements } from './books.js';
 import type { GroupCommit } from './group-commit.js';
 import { fromMs, toMs } from './rows.js';
@@ -190,7 +190,7 @@ function bookLearntCost(books: BookStatements, reference: string, seq: number, c
   );
 }
 
-export function createSupplyStore(db: Database.Database, commit: GroupCommit): SupplyStore {
+export function createSupplyStore(db: Database.Database, commit: GroupCommit): SupplyStore & SupplyMoney {
   const statements = prepareAttemptStatements(db);
   const books = prepareBookStatements(db);
   const { begin, end } = statements;

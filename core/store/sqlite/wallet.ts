@@ -33,6 +33,7 @@ import type {
   FirstAttempt,
   Moved,
   NewUpstreamAnswer,
+  WalletMoney,
   WalletStore,
 } from '../port.js';
 import { purchaseMemo, refundMemo, reversalMemo } from '../rules.js';
@@ -446,7 +447,7 @@ export function createWalletStore(
   db: Database.Database,
   commit: GroupCommit,
   statements: Omit<WalletStatements, 'ledger' | 'spend' | 'recipients' | 'books'>,
-): WalletStore {
+): WalletStore & WalletMoney {
   const sql: WalletStatements = {
     ...statements,
     ledger: prepareLedgerStatements(db),

@@ -78,27 +78,46 @@ async function history(store: Store): Promise<void> {
   await store.accounts.create({ accountId: 'acct-1', name: 'Ada', tierId: 'standard', createdAt: at(0) });
   await store.accounts.create({ accountId: 'acct-2', name: 'Bola', tierId: 'standard', createdAt: at(0) });
   const credit = { accountId: 'acct-1', amountKobo: kobo(500_000), memo: 'opening', at: at(1) };
-  await store.wallet.credit({ ...credit, mode: 'live', reference: 'CR-1' });
-  await store.wallet.credit({ ...credit, mode: 'test', reference: 'CR-T' });
+  await store.ledger.post({ kind: 'credit', credit: { ...credit, mode: 'live', reference: 'CR-1' } });
+  await store.ledger.post({ kind: 'credit', credit: { ...credit, mode: 'test', reference: 'CR-T' } });
   const delivered = { seq: 1, outcome: 'delivered' as const, evidence: null, costKobo: kobo(9_600) };
   for (const [i, fate] of ['cost', 'nocost', 'failed', 'reversed', 'pending', 'test', 'later'].entries()) {
     const mode = fate === 'test' ? 'test' : 'live';
     const tx = airtimePurchase(`TX-${i}`, { accountId: 'acct-1', mode, createdAt: at(10 + i), requestId: null });
-    await store.wallet.reserve(tx, { upstream: fate === 'nocost' ? 'clubkonnect' : 'vtpass' });
+    await store.ledger.post({ kind: 'reserve', tx, first: { upstream: fate === 'nocost' ? 'clubkonnect' : 'vtpass' } });
     if (fate === 'cost' || fate === 'reversed' || fate === 'test')
-      await store.wallet.settle(tx.reference, {}, at(30 + i), delivered);
-    if (fate === 'nocost' || fate === 'later') await store.wallet.settle(tx.reference, {}, at(30 + i));
-    if (fate === 'later') await store.supply.deliveredLater(tx.reference, 1, kobo(9_700), at(40));
-    if (fate === 'failed') await store.wallet.refund(tx.reference, 'refused', at(30 + i));
-    if (fate === 'reversed') await store.wallet.reverse(tx.reference, 'undone', at(50));
+      await store.ledger.post({
+        kind: 'settle',
+        reference: tx.reference,
+        result: {},
+        at: at(30 + i),
+        attempt: delivered,
+      });
+    if (fate === 'nocost' || fate === 'later')
+      await store.ledger.post({ kind: 'settle', reference: tx.reference, result: {}, at: at(30 + i) });
+    if (fate === 'later')
+      await store.ledger.post({
+        kind: 'cost_learnt',
+        reference: tx.reference,
+        seq: 1,
+        costKobo: kobo(9_700),
+        at: at(40),
+      });
+    if (fate === 'failed')
+      await store.ledger.post({ kind: 'refund', reference: tx.reference, reason: 'refused', at: at(30 + i) });
+    if (fate === 'reversed')
+      await store.ledger.post({ kind: 'reverse', reference: tx.reference, reason: 'undone', at: at(50) });
   }
-  await store.wallet.debit({
-    accountId: 'acct-1',
-    mode: 'live',
-    amountKobo: kobo(1_000),
-    reference: 'D-1',
-    reason: 'fee',
-    at: at(60),
+  await store.ledger.post({
+    kind: 'debit',
+    debit: {
+      accountId: 'acct-1',
+      mode: 'live',
+      amountKobo: kobo(1_000),
+      reference: 'D-1',
+      reason: 'fee',
+      at: at(60),
+    },
   });
   const inflow = (status: 'verified' | 'unmatched', accountId: string | null) => ({
     inflowId: newInflowId(),
@@ -115,16 +134,17 @@ async function history(store: Store): Promise<void> {
     createdAt: at(70),
   });
   const credited = inflow('verified', 'acct-2');
-  await store.funding.recordInflow(credited);
-  await store.funding.creditInflow(
-    credited.inflowId,
-    { accountId: 'acct-2', mode: 'live', feeKobo: kobo(1_500), at: at(71) },
-    'verified',
-  );
-  await store.funding.recordInflow(inflow('unmatched', null));
+  await store.ledger.post({ kind: 'inflow_record', inflow: credited, credit: null });
+  await store.ledger.post({
+    kind: 'inflow_credit',
+    inflowId: credited.inflowId,
+    credit: { accountId: 'acct-2', mode: 'live', feeKobo: kobo(1_500), at: at(71) },
+    from: 'verified',
+  });
+  await store.ledger.post({ kind: 'inflow_record', inflow: inflow('unmatched', null), credit: null });
   const rejected = inflow('unmatched', null);
-  await store.funding.recordInflow(rejected);
-  await store.funding.rejectInflow(rejected.inflowId, 'not ours', at(72));
+  await store.ledger.post({ kind: 'inflow_record', inflow: rejected, credit: null });
+  await store.ledger.post({ kind: 'inflow_reject', inflowId: rejected.inflowId, reason: 'not ours', at: at(72) });
 }
 
 /** What a reader sees: each wallet's statement and balance, and each account's sum in the books. */
@@ -151,7 +171,10 @@ books(
     const live = open(file);
     await history(live);
     const before = await readings(live);
-    assert.ok(before.sums.includes('live upstream:vtpass:float -19300'), 'two delivered costs left the float, one came back');
+    assert.ok(
+      before.sums.includes('live upstream:vtpass:float -19300'),
+      'two delivered costs left the float, one came back',
+    );
     await live.close();
     // The file as the release before the books left it: no journal, and schema version 33.
     const db = new Database(file);
@@ -195,9 +218,15 @@ books('thousands of random moves keep the trial balance at zero and every wallet
     const move = pick(['credit', 'debit', 'buy', 'buy', 'settle', 'refund', 'reverse', 'inflow', 'assign', 'reject']);
     const reference = `R-${seed}-${step}`;
     if (move === 'credit')
-      await store.wallet.credit({ accountId, mode, amountKobo, reference, memo: 'm', at: at(step) });
+      await store.ledger.post({
+        kind: 'credit',
+        credit: { accountId, mode, amountKobo, reference, memo: 'm', at: at(step) },
+      });
     if (move === 'debit')
-      await store.wallet.debit({ accountId, mode, amountKobo, reference, reason: 'r', at: at(step) });
+      await store.ledger.post({
+        kind: 'debit',
+        debit: { accountId, mode, amountKobo, reference, reason: 'r', at: at(step) },
+      });
     if (move === 'buy') {
       const tx = airtimePurchase(reference, {
         accountId,
@@ -206,54 +235,85 @@ books('thousands of random moves keep the trial balance at zero and every wallet
         requestId: null,
         createdAt: at(step),
       });
-      if ((await store.wallet.reserve(tx, { upstream: pick(['vtpass', 'clubkonnect']) })).outcome === 'reserved')
+      if (
+        (await store.ledger.post({ kind: 'reserve', tx, first: { upstream: pick(['vtpass', 'clubkonnect']) } }))
+          .outcome === 'reserved'
+      )
         pending.push(reference);
     }
     if (move === 'settle' && pending.length > 0) {
       const ref = pending.splice(Math.floor(random() * pending.length), 1)[0]!;
       const cost = random() < 0.7 ? kobo(Math.floor(random() * 9_000)) : null;
       const end = { seq: 1, outcome: 'delivered' as const, evidence: null, costKobo: cost };
-      await store.wallet.settle(ref, {}, at(step), cost === null ? undefined : end);
-      if (cost === null && random() < 0.5) await store.supply.deliveredLater(ref, 1, kobo(500), at(step));
+      await store.ledger.post({
+        kind: 'settle',
+        reference: ref,
+        result: {},
+        at: at(step),
+        attempt: cost === null ? undefined : end,
+      });
+      if (cost === null && random() < 0.5)
+        await store.ledger.post({ kind: 'cost_learnt', reference: ref, seq: 1, costKobo: kobo(500), at: at(step) });
       delivered.push(ref);
     }
     if (move === 'refund' && pending.length > 0)
-      await store.wallet.refund(pending.splice(Math.floor(random() * pending.length), 1)[0]!, 'x', at(step));
+      await store.ledger.post({
+        kind: 'refund',
+        reference: pending.splice(Math.floor(random() * pending.length), 1)[0]!,
+        reason: 'x',
+        at: at(step),
+      });
     if (move === 'reverse' && delivered.length > 0)
-      await store.wallet.reverse(delivered.splice(Math.floor(random() * delivered.length), 1)[0]!, 'x', at(step));
+      await store.ledger.post({
+        kind: 'reverse',
+        reference: delivered.splice(Math.floor(random() * delivered.length), 1)[0]!,
+        reason: 'x',
+        at: at(step),
+      });
     if (move === 'inflow') {
       const inflowId = newInflowId();
       const unmatched = random() < 0.5;
-      await store.funding.recordInflow({
-        inflowId,
-        provider: pick(['paystack', 'monnify'] as const),
-        providerReference: reference,
-        accountNumber: '',
-        accountId: unmatched ? null : accountId,
-        mode,
-        amountPaidKobo: amountKobo,
-        payerName: 'P',
-        status: unmatched ? 'unmatched' : 'verified',
-        reason: unmatched ? 'no wallet' : '',
-        raw: '{}',
-        createdAt: at(step),
+      await store.ledger.post({
+        kind: 'inflow_record',
+        inflow: {
+          inflowId,
+          provider: pick(['paystack', 'monnify'] as const),
+          providerReference: reference,
+          accountNumber: '',
+          accountId: unmatched ? null : accountId,
+          mode,
+          amountPaidKobo: amountKobo,
+          payerName: 'P',
+          status: unmatched ? 'unmatched' : 'verified',
+          reason: unmatched ? 'no wallet' : '',
+          raw: '{}',
+          createdAt: at(step),
+        },
+        credit: null,
       });
       if (unmatched) waiting.push(inflowId);
       else {
         const feeKobo = kobo(Math.floor(amountKobo / 100));
-        await store.funding.creditInflow(inflowId, { accountId, mode, feeKobo, at: at(step) }, 'verified');
+        await store.ledger.post({
+          kind: 'inflow_credit',
+          inflowId,
+          credit: { accountId, mode, feeKobo, at: at(step) },
+          from: 'verified',
+        });
       }
     }
     if ((move === 'assign' || move === 'reject') && waiting.length > 0) {
       const inflowId = waiting.splice(Math.floor(random() * waiting.length), 1)[0]!;
       const found = (await store.funding.getInflow(inflowId))!;
-      if (move === 'reject') await store.funding.rejectInflow(inflowId, 'not ours', at(step));
+      if (move === 'reject')
+        await store.ledger.post({ kind: 'inflow_reject', inflowId, reason: 'not ours', at: at(step) });
       else
-        await store.funding.creditInflow(
+        await store.ledger.post({
+          kind: 'inflow_credit',
           inflowId,
-          { accountId, mode: found.mode, feeKobo: kobo(0), at: at(step) },
-          'unmatched',
-        );
+          credit: { accountId, mode: found.mode, feeKobo: kobo(0), at: at(step) },
+          from: 'unmatched',
+        });
     }
     const sums = await store.books.sums();
     for (const m of ['live', 'test'] as const) {

@@ -90,17 +90,28 @@ function runAgainst(uri: string): void {
   /** An account with ₦500, one settled and one pending purchase (as in the SQLite tests). */
   async function populate(store: Store): Promise<void> {
     await store.accounts.create({ accountId: 'acct-1', name: 'Ada', tierId: 'standard', createdAt: new Date(1_000) });
-    await store.wallet.credit({
-      mode: 'live',
-      accountId: 'acct-1',
-      amountKobo: kobo(50_000),
-      reference: 'CR-1',
-      memo: 'opening',
-      at: new Date(2_000),
+    await store.ledger.post({
+      kind: 'credit',
+      credit: {
+        mode: 'live',
+        accountId: 'acct-1',
+        amountKobo: kobo(50_000),
+        reference: 'CR-1',
+        memo: 'opening',
+        at: new Date(2_000),
+      },
     });
-    await store.wallet.reserve(airtimePurchase('TX-1'));
-    await store.wallet.settle('TX-1', { providerReference: 'P-1' }, new Date(4_000));
-    await store.wallet.reserve(airtimePurchase('TX-2', { requestId: 'r-2', createdAt: new Date(5_000) }));
+    await store.ledger.post({ kind: 'reserve', tx: airtimePurchase('TX-1') });
+    await store.ledger.post({
+      kind: 'settle',
+      reference: 'TX-1',
+      result: { providerReference: 'P-1' },
+      at: new Date(4_000),
+    });
+    await store.ledger.post({
+      kind: 'reserve',
+      tx: airtimePurchase('TX-2', { requestId: 'r-2', createdAt: new Date(5_000) }),
+    });
   }
 
   async function refusedWith(code: number, write: () => Promise<unknown>): Promise<void> {
@@ -155,7 +166,7 @@ function runAgainst(uri: string): void {
   mongo('the unique indexes refuse a second refund entry and a reused idempotency key behind the adapter', async () => {
     const store = await open();
     await populate(store);
-    await store.wallet.refund('TX-2', 'failed', new Date(6_000));
+    await store.ledger.post({ kind: 'refund', reference: 'TX-2', reason: 'failed', at: new Date(6_000) });
     const entry = {
       account_id: 'acct-1',
       entry_id: Long.fromNumber(50),
@@ -209,19 +220,23 @@ function runAgainst(uri: string): void {
     const a = await open();
     const b = await open();
     await a.accounts.create({ accountId: 'shared', name: 'Shared', tierId: 'standard', createdAt: new Date(0) });
-    await b.wallet.credit({
-      mode: 'live',
-      accountId: 'shared',
-      amountKobo: kobo(5_000),
-      reference: 'CR',
-      memo: '',
-      at: new Date(1),
+    await b.ledger.post({
+      kind: 'credit',
+      credit: {
+        mode: 'live',
+        accountId: 'shared',
+        amountKobo: kobo(5_000),
+        reference: 'CR',
+        memo: '',
+        at: new Date(1),
+      },
     });
     const results = await Promise.all(
       Array.from({ length: 12 }, (_, i) =>
-        (i % 2 === 0 ? a : b).wallet.reserve(
-          airtimePurchase(`TX-${i}`, { accountId: 'shared', chargedKobo: kobo(1_000), createdAt: new Date(2 + i) }),
-        ),
+        (i % 2 === 0 ? a : b).ledger.post({
+          kind: 'reserve',
+          tx: airtimePurchase(`TX-${i}`, { accountId: 'shared', chargedKobo: kobo(1_000), createdAt: new Date(2 + i) }),
+        }),
       ),
     );
     assert.is(results.filter((r) => r.outcome === 'reserved').length, 5);
@@ -251,7 +266,10 @@ function runAgainst(uri: string): void {
     await first.close();
     const second = await open();
     assert.is((await second.accounts.get('acct-1'))?.balanceKobo, 30_400);
-    assert.is((await second.wallet.reserve(airtimePurchase('TX-9', { requestId: 'r-2' }))).outcome, 'duplicate');
+    assert.is(
+      (await second.ledger.post({ kind: 'reserve', tx: airtimePurchase('TX-9', { requestId: 'r-2' }) })).outcome,
+      'duplicate',
+    );
     assert.is((await second.catalog.upsertPlan(plan)).planId, 2, 'plan ids continue where they stopped');
 
     await db

@@ -144,7 +144,8 @@ function prepareBooksProofs(db: Database.Database) {
                 OR (p.kind = 'inflow_assign' AND j.kind = 'inflow_credited'
                     AND j.reference = (SELECT i.credit_reference FROM inflows i WHERE i.inflow_id = p.target))
               ) AS booked,
-              EXISTS (SELECT 1 FROM audit_log a WHERE a.action = 'proposal.approve' AND a.target = p.proposal_id)
+              EXISTS (SELECT 1 FROM audit_log a WHERE a.action IN ('proposal.approve', 'proposal.finish')
+                        AND a.target = p.proposal_id)
                 AS audited
        FROM proposals p WHERE p.applied_at IS NOT NULL`,
     ),

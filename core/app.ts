@@ -73,7 +73,7 @@ import { type OperationsAlert, operationsAlerts } from './storage/alerts.js';
 import { type BackupSchedule, type Backups, createBackups } from './storage/backup.js';
 import { type StoreWriteWatch, watchStoreWrites } from './storage/write-watch.js';
 import type { MoneyMoveKind } from './store/moves.js';
-import type { Moved, Store, WalletStore } from './store/port.js';
+import type { Store } from './store/port.js';
 import { createDeliveryWorker, type DeliveryWorker } from './webhooks/delivery.js';
 import { createPoster, DELIVERY_TIMEOUT_MS, type Poster } from './webhooks/destination.js';
 import { createEventFeed } from './webhooks/feed.js';
@@ -409,7 +409,8 @@ function moneyPath(deps: CoreDeps, clock: () => Date, catalogue: CatalogueLater)
       if (deps.metrics !== undefined && isTimedMove(kind)) deps.metrics.walletOperation(kind, seconds);
     },
   });
-  const store: Store = { ...deps.store, ledger };
+  // settled() and close() are the store's own, asked each time (a test may hold settled()).
+  const store: Store = { ...deps.store, ledger, settled: () => deps.store.settled(), close: () => deps.store.close() };
   const instrumented = (providers: Providers, mode: Mode) =>
     deps.metrics === undefined ? providers : instrumentProviders(providers, deps.metrics, mode);
   const providers = instrumented(deps.providers, 'live');
@@ -528,7 +529,7 @@ function peopleParts(deps: CoreDeps, money: MoneyPath, purchases: PurchaseServic
  * mode only when FUNDING_SANDBOX_LIVE says so), the fee, the KYC hash.
  */
 function fundingParts(deps: CoreDeps, money: MoneyPath): FundingService {
-  const { store, clock, deliveries } = money;
+  const { store, clock } = money;
   const sandboxFunding =
     deps.funding?.sandbox ??
     createSandboxFunding({

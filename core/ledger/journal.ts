@@ -7,8 +7,8 @@
  */
 import type { Mode } from '../domain/mode.js';
 import type { TransactionRecord } from '../domain/records.js';
-import type { Moved } from '../store/port.js';
 import type { LedgerStore, MoneyMove, MoneyMoveKind, MoveOf, MoveResults } from '../store/moves.js';
+import type { Moved } from '../store/port.js';
 
 /** Whose feed an event was written to. */
 export interface Destination {
@@ -40,7 +40,8 @@ export function createJournal(deps: JournalDeps): LedgerStore {
       case 'settle':
       case 'refund':
       case 'reverse':
-        return purchaseMoved(result as Moved | null);
+        purchaseMoved(result as Moved | null);
+        return;
       case 'credit': {
         const credited = result as MoveResults['credit'];
         if (credited !== null && !credited.replayed) deps.wroteEvent(move.credit);
@@ -53,7 +54,8 @@ export function createJournal(deps: JournalDeps): LedgerStore {
       }
       case 'inflow_record': {
         const credit = (result as MoveResults['inflow_record']).credit;
-        if (credit?.outcome === 'credited') deps.wroteEvent({ accountId: credit.inflow.accountId!, mode: credit.inflow.mode });
+        if (credit?.outcome === 'credited')
+          deps.wroteEvent({ accountId: credit.inflow.accountId!, mode: credit.inflow.mode });
         return;
       }
       case 'inflow_credit': {
@@ -73,7 +75,7 @@ export function createJournal(deps: JournalDeps): LedgerStore {
       case 'own_entry':
         return;
       default:
-        return unreachable(move);
+        unreachable(move);
     }
   }
 

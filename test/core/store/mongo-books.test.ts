@@ -164,25 +164,28 @@ function sums(target: RecordingTarget): Map<string, number> {
 
 const validator = suite('mongo books: the journal validator');
 
-validator('refuses by shape and by balance: two postings or more, whole int64 amounts, none zero, summing to zero', () => {
-  const [shape, balance] = JOURNAL_VALIDATOR['$and'];
-  const schema = shape.$jsonSchema;
-  assert.equal(schema.required, ['_id', 'entryId', 'kind', 'mode', 'reference', 'at', 'postings']);
-  assert.equal(schema.properties.kind, { enum: [...ENTRY_KINDS] });
-  assert.is(schema.properties.postings.minItems, 2);
-  assert.equal(schema.properties.postings.items.properties.amountKobo, { bsonType: 'long' });
-  assert.equal(balance, {
-    $expr: {
-      $and: [
-        { $eq: [{ $sum: '$postings.amountKobo' }, 0] },
-        { $gte: [{ $size: '$postings' }, 2] },
-        { $not: [{ $in: [0, '$postings.amountKobo'] }] },
-      ],
-    },
-  });
-  // The start-up check expects exactly what step 28 sets.
-  assert.equal(JSON.stringify(CURRENT_VALIDATORS[JOURNAL_COLLECTION]), JSON.stringify(JOURNAL_VALIDATOR));
-});
+validator(
+  'refuses by shape and by balance: two postings or more, whole int64 amounts, none zero, summing to zero',
+  () => {
+    const [shape, balance] = JOURNAL_VALIDATOR['$and'];
+    const schema = shape.$jsonSchema;
+    assert.equal(schema.required, ['_id', 'entryId', 'kind', 'mode', 'reference', 'at', 'postings']);
+    assert.equal(schema.properties.kind, { enum: [...ENTRY_KINDS] });
+    assert.is(schema.properties.postings.minItems, 2);
+    assert.equal(schema.properties.postings.items.properties.amountKobo, { bsonType: 'long' });
+    assert.equal(balance, {
+      $expr: {
+        $and: [
+          { $eq: [{ $sum: '$postings.amountKobo' }, 0] },
+          { $gte: [{ $size: '$postings' }, 2] },
+          { $not: [{ $in: [0, '$postings.amountKobo'] }] },
+        ],
+      },
+    });
+    // The start-up check expects exactly what step 28 sets.
+    assert.equal(JSON.stringify(CURRENT_VALIDATORS[JOURNAL_COLLECTION]), JSON.stringify(JOURNAL_VALIDATOR));
+  },
+);
 
 validator.run();
 
@@ -192,7 +195,10 @@ step('every ledger entry, purchase and inflow is booked as SQLite step 34 books 
   const target = await beforeTheBooks();
   await runSchemaSteps(target);
   assert.is(target.version, 28);
-  assert.ok(journal(target).every((doc) => isBalanced(postings(doc))), 'every entry balances');
+  assert.ok(
+    journal(target).every((doc) => isBalanced(postings(doc))),
+    'every entry balances',
+  );
   assert.equal(entriesOf(target, 'P1'), [
     {
       kind: 'reserve',
@@ -299,11 +305,15 @@ step('every ledger entry, purchase and inflow is booked as SQLite step 34 books 
   );
   assert.equal(entriesOf(target, 'inf_3'), [], 'a rejected transfer was never ours: nothing to book');
   const all = sums(target);
-  assert.is(all.get('wallet:acct-1'), -133_000, "the wallet is minus its balance");
+  assert.is(all.get('wallet:acct-1'), -133_000, 'the wallet is minus its balance');
   assert.is(all.get('held:purchases'), -1_000, "only the pending purchase's charge is held");
   assert.is(all.get('held:inflows'), -20_000, 'the unmatched transfer waits for a person');
   assert.is(all.get('funding:paystack:clearing'), 70_000);
-  assert.is([...all.values()].reduce((a, b) => a + b, 0), 0, 'the trial balance is zero');
+  assert.is(
+    [...all.values()].reduce((a, b) => a + b, 0),
+    0,
+    'the trial balance is zero',
+  );
 });
 
 step('run again, or resumed after an interruption, it books nothing twice', async () => {
@@ -321,7 +331,10 @@ step('run again, or resumed after an interruption, it books nothing twice', asyn
   assert.ok(journal(interrupted).length > 0 && journal(interrupted).length < written, 'half-way');
   interrupted.failInsertsAfter = null;
   await runSchemaSteps(interrupted);
-  const ids = (target: RecordingTarget) => journal(target).map((doc) => `${doc._id} ${doc.entryId}`).sort();
+  const ids = (target: RecordingTarget) =>
+    journal(target)
+      .map((doc) => `${doc._id} ${doc.entryId}`)
+      .sort();
   assert.equal(ids(interrupted), ids(whole));
 });
 

@@ -30,10 +30,10 @@ import { readInteger, readMode } from './documents.js';
 import type { SchemaTarget } from './schema-target.js';
 
 /** Ledger entries read per batch (and the purchases, costs and inflows behind them, one read each). */
-export const HISTORY_BATCH = 1_000;
+const HISTORY_BATCH = 1_000;
 
 /** A ledger entry as the step reads it. */
-export interface HistoryLedgerRow {
+interface HistoryLedgerRow {
   _id: ObjectId;
   account_id: string;
   mode?: string;
@@ -44,7 +44,7 @@ export interface HistoryLedgerRow {
 }
 
 /** A purchase as the step reads it. */
-export interface HistoryPurchase {
+interface HistoryPurchase {
   _id: string;
   mode?: string;
   status: string;
@@ -54,7 +54,7 @@ export interface HistoryPurchase {
 }
 
 /** An inflow as the step reads it. */
-export interface HistoryInflow {
+interface HistoryInflow {
   _id: string;
   provider: string;
   account_id: string | null;
@@ -66,7 +66,7 @@ export interface HistoryInflow {
 }
 
 /** What one batch of ledger entries needs besides itself. */
-export interface HistoryFacts {
+interface HistoryFacts {
   /** The purchases the entries name, by reference. */
   purchases: ReadonlyMap<string, HistoryPurchase>;
   /** Each purchase's debit entry's _id, for its refund's place after it. */
@@ -206,7 +206,7 @@ function creditEntries(row: HistoryLedgerRow, mode: Mode, amount: number, facts:
 }
 
 /** The entries of one batch of ledger entries (pure: the step's reads are its arguments). */
-export function historyEntries(rows: readonly HistoryLedgerRow[], facts: HistoryFacts): JournalDoc[] {
+function historyEntries(rows: readonly HistoryLedgerRow[], facts: HistoryFacts): JournalDoc[] {
   const docs: JournalDoc[] = [];
   for (const row of rows) {
     const mode = readMode(row.mode, 'ledger_entries.mode');
@@ -236,7 +236,7 @@ export function historyEntries(rows: readonly HistoryLedgerRow[], facts: History
 }
 
 /** A confirmed transfer in no wallet yet: received at its provider, held for a person. */
-export function waitingInflowEntry(inflow: HistoryInflow): JournalDoc {
+function waitingInflowEntry(inflow: HistoryInflow): JournalDoc {
   const paid = readInteger(inflow.amount_paid_kobo, 'inflows.amount_paid_kobo');
   // At its second: an ObjectId made of a time alone sorts before every other one of that second.
   const second = ObjectId.createFromTime(Math.floor(inflow.created_at.getTime() / 1000));

@@ -3,8 +3,10 @@
  * and schema step 28's history, booked from a store's ledger, purchases, attempts and inflows
  * held in memory (mongo-schema-target.ts) — what it books for each kind of history, that it
  * books nothing twice when run again or resumed after an interruption, that it keeps an entry
- * a live move wrote first, and that its check stops the step when a wallet disagrees.
+ * a live move wrote first, and that its check stops the step when a wallet disagrees. The
+ * same history given to SQLite's step 34 books the same entries.
  */
+import Database from 'better-sqlite3';
 import { Long, ObjectId } from 'mongodb';
 import * as assert from 'uvu/assert';
 import { isBalanced, type Posting } from '../../../core/domain/books.js';
@@ -21,6 +23,7 @@ import {
   SCHEMA_STEPS,
   SUPPLY_COLLECTIONS,
 } from '../../../core/store/mongo/schema.js';
+import { MIGRATIONS } from '../../../core/store/sqlite/schema.js';
 import { suite } from '../../helpers/suite.js';
 import { RecordingTarget } from './mongo-schema-target.js';
 
@@ -382,6 +385,121 @@ step('the check names the test wallet and an unbalanced mode apart', () => {
     [{ _id: 'test', sum: 5 }],
   );
   assert.equal(found, ['the test postings sum to 5 kobo, not zero']);
+});
+
+/** Inserts a row, giving every other NOT NULL column without a default a plain value (the parity test's rows). */
+function insertRow(db: Database.Database, table: string, row: Record<string, unknown>): void {
+  const columns = db.prepare(`PRAGMA table_info(${table})`).all() as {
+    name: string;
+    type: string;
+    notnull: number;
+    dflt_value: unknown;
+  }[];
+  const full: Record<string, unknown> = {};
+  for (const column of columns) {
+    if (column.name in row) full[column.name] = row[column.name];
+    else if (column.notnull === 1 && column.dflt_value === null)
+      full[column.name] = column.type === 'INTEGER' ? 0 : column.name.endsWith('s') ? '[]' : '{}';
+  }
+  const names = Object.keys(full);
+  db.prepare(`INSERT INTO ${table} (${names.join(', ')}) VALUES (${names.map((n) => `@${n}`).join(', ')})`).run(full);
+}
+
+/** The same history in a SQLite file at step 33, then step 34 run: its entries as kind, reference and postings. */
+function sqliteBooks(): string[] {
+  const db = new Database(':memory:');
+  for (const migration of MIGRATIONS.filter((m) => m.version <= 33)) db.exec(migration.sql);
+  const data = history();
+  const ms = (value: unknown) => (value as Date).getTime();
+  const num = (value: unknown) => Number(value as Long);
+  for (const a of data.get(COLLECTIONS.accounts)!)
+    insertRow(db, 'accounts', {
+      account_id: a['_id'],
+      name: 'Ada',
+      tier_id: 'standard',
+      balance_kobo: num(a['balance_kobo']),
+      created_at: 0,
+    });
+  let balance = 0;
+  const ledger = [...data.get(COLLECTIONS.ledger)!].sort((a, b) => num(a['entry_id']) - num(b['entry_id']));
+  for (const l of ledger) {
+    balance += num(l['amount_kobo']);
+    insertRow(db, 'ledger_entries', {
+      entry_id: num(l['entry_id']),
+      account_id: l['account_id'],
+      amount_kobo: num(l['amount_kobo']),
+      balance_after_kobo: balance,
+      kind: l['kind'],
+      reference: l['reference'],
+      memo: l['kind'] === 'manual_debit' ? 'a reason' : '',
+      created_at: ms(l['created_at']),
+      mode: 'live',
+    });
+  }
+  for (const t of data.get(COLLECTIONS.transactions)!)
+    insertRow(db, 'transactions', {
+      reference: t['_id'],
+      account_id: t['account_id'],
+      product: 'airtime',
+      status: t['status'],
+      service: 'mtn',
+      recipient: '08031234567',
+      face_value_kobo: num(t['charged_kobo']),
+      charged_kobo: num(t['charged_kobo']),
+      created_at: ms(t['created_at']),
+      updated_at: ms(t['updated_at']),
+      mode: 'live',
+    });
+  for (const a of data.get(SUPPLY_COLLECTIONS.attempts)!)
+    insertRow(db, 'upstream_attempts', {
+      reference: a['reference'],
+      seq: a['seq'],
+      upstream: a['upstream'],
+      started_at: 0,
+      outcome: a['outcome'],
+      cost_kobo: a['cost_kobo'],
+    });
+  for (const i of data.get(FUNDING_COLLECTIONS.inflows)!)
+    insertRow(db, 'inflows', {
+      inflow_id: i['_id'],
+      provider: i['provider'],
+      provider_reference: `ref-${String(i['_id'])}`,
+      account_number: '9930000737',
+      account_id: i['account_id'],
+      mode: 'live',
+      amount_paid_kobo: num(i['amount_paid_kobo']),
+      fee_kobo: i['status'] === 'credited' ? 500 : 0,
+      credited_kobo: i['status'] === 'credited' ? 49_500 : 0,
+      payer_name: 'ADA OBI',
+      status: i['status'],
+      reason: '',
+      raw: '{}',
+      credit_reference: i['credit_reference'],
+      created_at: ms(i['created_at']),
+      updated_at: ms(i['created_at']),
+    });
+  db.exec(MIGRATIONS.find((m) => m.version === 34)!.sql);
+  const entries = db.prepare('SELECT entry_id, kind, reference FROM journal ORDER BY entry_id').all() as {
+    entry_id: number;
+    kind: string;
+    reference: string;
+  }[];
+  const lines = db.prepare('SELECT account, amount_kobo FROM postings WHERE entry_id = ? ORDER BY leg');
+  const found = entries.map((e) =>
+    `${e.kind} ${e.reference} ${JSON.stringify(lines.all(e.entry_id))}`.replaceAll('amount_kobo', 'amountKobo'),
+  );
+  db.close();
+  return found.sort();
+}
+
+step('the same history booked by SQLite step 34 gives the same entries, line for line', async () => {
+  const target = await beforeTheBooks();
+  await runSchemaSteps(target);
+  const mongo = journal(target)
+    .map((doc) => `${doc.kind} ${doc.reference} ${JSON.stringify(postings(doc))}`)
+    .sort();
+  assert.is(mongo.length, 15, 'fifteen entries of the history');
+  assert.equal(mongo, sqliteBooks());
 });
 
 step.run();

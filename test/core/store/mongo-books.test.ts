@@ -378,6 +378,31 @@ step('a wallet that disagrees with its postings stops the step, which is not rec
   assert.is(target.version, 27);
 });
 
+step('a delivered purchase without its settle stops the step too: a settle moves no wallet', async () => {
+  const target = await beforeTheBooks();
+  await runSchemaSteps(target);
+  // A core of the earlier build settled P5 after the step had booked it pending.
+  target.data.get(COLLECTIONS.transactions)!.find((p) => p['_id'] === 'P5')!['status'] = 'success';
+  target.version = 27;
+  await runSchemaSteps(target);
+  assert.is(target.version, 28, 'run again, the step books the settle it missed');
+  assert.equal(
+    entriesOf(target, 'P5').map((e) => e.kind),
+    ['reserve', 'settle'],
+  );
+  // A delivered purchase whose debit is in no ledger entry gets no settle: the check names it.
+  const later = await beforeTheBooks();
+  later.data.set(
+    COLLECTIONS.ledger,
+    later.data.get(COLLECTIONS.ledger)!.filter((row) => row['reference'] !== 'P1'),
+  );
+  later.data.get(COLLECTIONS.accounts)![0]!['balance_kobo'] = Long.fromNumber(142_800);
+  await runSchemaSteps(later).then(
+    () => assert.unreachable('the check refuses'),
+    (error: Error) => assert.match(error.message, '1 disagreement(s): the success purchase P1 has no settle.'),
+  );
+});
+
 step('the check names the test wallet and an unbalanced mode apart', () => {
   const found = historyDisagreements(
     [{ _id: 'acct-2', balance_kobo: Long.ZERO, test_balance_kobo: Long.fromNumber(300) }],

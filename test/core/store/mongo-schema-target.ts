@@ -3,7 +3,8 @@
  * validators, named indexes, the data updates and collMods sent, and a log of every call in
  * order, so a test can check what a step did and in which order. Its documents (`data`)
  * answer a data step's finds and reads with the few query and pipeline operators the steps
- * use ($in, $gt, $ne, $regex; $match, $unwind, $group with $sum, $project).
+ * use ($in, $gt, $ne, $regex, $size; $match, $set with $concat, $lookup on fields, $limit, $unwind,
+ * $group with $sum, $project).
  */
 import { type CreateCollectionOptions, type Document, type IndexDescription, ObjectId } from 'mongodb';
 import type { CollectionInfo, SchemaTarget } from '../../../core/store/mongo/schema.js';
@@ -84,7 +85,7 @@ export class RecordingTarget implements SchemaTarget {
     return inserted;
   }
   async readAtOnce(reads: readonly { collection: string; pipeline: readonly Document[] }[]) {
-    return reads.map((read) => runPipeline(this.data.get(read.collection) ?? [], read.pipeline));
+    return reads.map((read) => runPipeline(this.data.get(read.collection) ?? [], read.pipeline, this.data));
   }
   /** Understands collMod as the server does: the collection must exist, and its validator is replaced. */
   async command(command: Document) {
@@ -122,7 +123,9 @@ function valueAt(doc: Document, path: string): unknown {
 
 /** Whether one value (or, for an array, any of its elements) meets a condition. */
 function meets(value: unknown, condition: unknown): boolean {
-  if (Array.isArray(value)) return value.some((item) => meets(item, condition)) || meetsOne(value, condition);
+  const onWhole = typeof condition === 'object' && condition !== null && '$size' in condition;
+  if (Array.isArray(value) && !onWhole)
+    return value.some((item) => meets(item, condition)) || meetsOne(value, condition);
   return meetsOne(value, condition);
 }
 
@@ -139,6 +142,7 @@ function meetsOne(value: unknown, condition: unknown): boolean {
     if (op === '$gt') return value !== undefined && compare(value, operand) > 0;
     if (op === '$ne') return compare(value ?? null, operand) !== 0;
     if (op === '$regex') return typeof value === 'string' && new RegExp(operand as string).test(value);
+    if (op === '$size') return Array.isArray(value) && value.length === operand;
     throw new Error(`fake: no query operator ${op}`);
   });
 }
@@ -155,17 +159,32 @@ function matches(doc: Document, filter: Document): boolean {
 
 function evaluate(doc: Document, expression: unknown): unknown {
   if (typeof expression === 'string' && expression.startsWith('$')) return valueAt(doc, expression.slice(1));
+  if (typeof expression === 'object' && expression !== null && '$concat' in expression)
+    return ((expression as Document)['$concat'] as unknown[]).map((part) => evaluate(doc, part)).join('');
   if (typeof expression === 'object' && expression !== null)
     return Object.fromEntries(Object.entries(expression).map(([k, v]) => [k, evaluate(doc, v)]));
   return expression;
 }
 
-/** The pipeline stages the schema steps' reads use, over documents in memory. */
-function runPipeline(docs: readonly Document[], pipeline: readonly Document[]): Document[] {
+/** The pipeline stages the schema steps' reads use, over documents in memory (`data` for a $lookup). */
+function runPipeline(
+  docs: readonly Document[],
+  pipeline: readonly Document[],
+  data: ReadonlyMap<string, Document[]>,
+): Document[] {
   let rows: Document[] = [...docs];
   for (const stage of pipeline) {
     const [name, spec] = Object.entries(stage)[0]!;
     if (name === '$match') rows = rows.filter((row) => matches(row, spec));
+    else if (name === '$set') rows = rows.map((row) => ({ ...row, ...(evaluate(row, spec) as Document) }));
+    else if (name === '$limit') rows = rows.slice(0, spec as number);
+    else if (name === '$lookup')
+      rows = rows.map((row) => ({
+        ...row,
+        [spec.as]: (data.get(spec.from) ?? []).filter(
+          (other) => compare(valueAt(other, spec.foreignField), row[spec.localField]) === 0,
+        ),
+      }));
     else if (name === '$unwind') {
       const field = (spec as string).slice(1);
       rows = rows.flatMap((row) => (row[field] as unknown[]).map((item) => ({ ...row, [field]: item })));

@@ -10,6 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import * as assert from 'uvu/assert';
+import { type Posting, upstreamFundedPostings } from '../../../core/domain/books.js';
 import { type EventRecord, pingEvent, planEvent, publicPlan } from '../../../core/domain/events.js';
 import { type NewInflow, newInflowId, type VirtualAccountRecord } from '../../../core/domain/funding.js';
 import { MODES, type Mode } from '../../../core/domain/mode.js';
@@ -2779,6 +2780,16 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       assert.is(await h.store.proposals.markApplied('prp_1', at(7)), true);
       assert.is(await h.store.proposals.markApplied('prp_1', at(8)), false, 'applied once');
       assert.equal((await h.store.proposals.get('prp_1'))?.appliedAt, at(7));
+      // Marked applied with no move and no approval row: the ledger check names it ...
+      const unbooked = (await h.store.wallet.audit()).violations.map((v) => `${v.kind}:${v.reference}`);
+      assert.equal(unbooked, ['proposal_unbooked:prp_1']);
+      // ... until the credit is booked under the proposal's id and its approval is in the audit log.
+      await h.store.accounts.create({ accountId: 'ACC1', name: 'ACC1', tierId: 'standard', createdAt: at(0) });
+      h.accountIds.add('ACC1');
+      const move = { accountId: 'ACC1', mode: 'live' as const, amountKobo: kobo(500_000), memo: 'goodwill' };
+      await h.store.wallet.credit({ ...move, reference: 'prp_1', at: at(7) });
+      const approval = { at: at(7), actor: 'staff:bob@example.ng', action: 'proposal.approve', target: 'prp_1' };
+      await h.store.auditLog.append({ ...approval, before: null, after: null, address: null, note: '' });
       await h.store.proposals.insert({ ...proposal, proposalId: 'prp_3' });
       assert.is(
         (await h.store.proposals.decide('prp_3', 'refused', 'staff:ada@example.ng', at(5)))?.status,
@@ -4716,6 +4727,174 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       const empty = { from: utc(20, 0), until: utc(21, 0), offsetMs: LAGOS };
       assert.equal(await h.store.reports.salesByDay(empty, 'product'), []);
       assert.equal(await h.store.reports.fundingByDay(empty), []);
+    });
+  });
+
+  define('the books', (it) => {
+    /** One reference's entries as kind and postings, the way docs/money.md lists them. */
+    async function booked(h: Harness, reference: string): Promise<{ kind: string; postings: Posting[] }[]> {
+      return (await h.store.books.entriesOf(reference)).map((e) => ({ kind: e.kind, postings: e.postings }));
+    }
+    async function trial(h: Harness): Promise<Map<string, number>> {
+      const sums = new Map<string, number>();
+      for (const row of await h.store.books.sums()) if (row.mode === 'live') sums.set(row.account, row.sumKobo);
+      assert.is(
+        [...sums.values()].reduce((a, b) => a + b, 0),
+        0,
+        'the trial balance is zero',
+      );
+      return sums;
+    }
+
+    it('a delivered purchase holds its charge, then books revenue and its cost against the float', async (h) => {
+      const accountId = await h.account(20_000);
+      const tx = h.purchase(accountId);
+      const reserved = await h.store.wallet.reserve(tx, { upstream: 'vtpass' });
+      assert.is(reserved.outcome, 'reserved');
+      const end = { seq: 1, outcome: 'delivered' as const, evidence: null, costKobo: kobo(9_500) };
+      await h.store.wallet.settle(tx.reference, { providerReference: 'VT-1' }, at(30), end);
+      assert.equal(await booked(h, tx.reference), [
+        {
+          kind: 'reserve',
+          postings: [
+            { account: `wallet:${accountId}`, amountKobo: 9_800 },
+            { account: 'held:purchases', amountKobo: -9_800 },
+          ],
+        },
+        {
+          kind: 'settle',
+          postings: [
+            { account: 'held:purchases', amountKobo: 9_800 },
+            { account: 'revenue:sales', amountKobo: -9_800 },
+            { account: 'upstream:vtpass:cost', amountKobo: 9_500 },
+            { account: 'upstream:vtpass:float', amountKobo: -9_500 },
+          ],
+        },
+      ]);
+      const sums = await trial(h);
+      assert.is(sums.get(`wallet:${accountId}`), -10_200, 'the wallet is minus its balance');
+      assert.is(sums.get('upstream:vtpass:float'), -9_500);
+      // Reversed: what the settle booked comes back, the cost into the float.
+      await h.store.wallet.reverse(tx.reference, 'upstream reversed', at(40));
+      const [, , reversal] = await booked(h, tx.reference);
+      assert.equal(reversal, {
+        kind: 'reverse',
+        postings: [
+          { account: 'revenue:sales', amountKobo: 9_800 },
+          { account: `wallet:${accountId}`, amountKobo: -9_800 },
+          { account: 'upstream:vtpass:cost', amountKobo: -9_500 },
+          { account: 'upstream:vtpass:float', amountKobo: 9_500 },
+        ],
+      });
+      assert.is((await trial(h)).get('upstream:vtpass:float'), 0);
+    });
+
+    it('a failed purchase gives back what was held; a pending one stays held', async (h) => {
+      const accountId = await h.account(20_000);
+      const failed = await h.reserved(h.purchase(accountId));
+      const pending = await h.reserved(h.purchase(accountId));
+      await h.store.wallet.refund(failed.reference, 'upstream refused', at(30));
+      assert.equal(
+        (await booked(h, failed.reference)).map((e) => e.kind),
+        ['reserve', 'refund'],
+      );
+      assert.equal(
+        (await booked(h, pending.reference)).map((e) => e.kind),
+        ['reserve'],
+      );
+      assert.is((await trial(h)).get('held:purchases'), -9_800, "only the pending purchase's charge is held");
+    });
+
+    it('a cost learnt after the settle moves revenue of unknown cost to revenue, once', async (h) => {
+      const accountId = await h.account(20_000);
+      const tx = h.purchase(accountId);
+      await h.store.wallet.reserve(tx, { upstream: 'clubkonnect' });
+      await h.store.wallet.settle(tx.reference, {}, at(30));
+      assert.is((await trial(h)).get('revenue:sales_cost_unknown'), -9_800, 'no cost was known: no margin claimed');
+      assert.is(await h.store.supply.deliveredLater(tx.reference, 1, kobo(9_650), at(31)), true);
+      assert.is(await h.store.supply.deliveredLater(tx.reference, 1, kobo(9_650), at(32)), false);
+      const sums = await trial(h);
+      assert.is(sums.get('revenue:sales_cost_unknown'), 0);
+      assert.is(sums.get('revenue:sales'), -9_800);
+      assert.is(sums.get('upstream:clubkonnect:float'), -9_650);
+    });
+
+    it('an inflow is received at the clearing, held, then credited less the fee, or returned', async (h) => {
+      const accountId = await h.account();
+      const ours = {
+        inflowId: newInflowId(),
+        provider: 'paystack' as const,
+        providerReference: h.unique('PSK'),
+        accountNumber: '9930000737',
+        accountId,
+        mode: 'live' as const,
+        amountPaidKobo: kobo(500_000),
+        payerName: 'ADA OBI',
+        status: 'verified' as const,
+        reason: '',
+        raw: '{}',
+        createdAt: at(20),
+      };
+      await h.store.funding.recordInflow(ours);
+      await h.store.funding.creditInflow(
+        ours.inflowId,
+        { accountId, mode: 'live', feeKobo: kobo(5_000), at: at(21) },
+        'verified',
+      );
+      const strange = {
+        ...ours,
+        inflowId: newInflowId(),
+        providerReference: h.unique('PSK'),
+        accountId: null,
+        status: 'unmatched' as const,
+        reason: 'no wallet',
+      };
+      await h.store.funding.recordInflow(strange);
+      assert.is((await trial(h)).get('held:inflows'), -500_000, 'the unmatched transfer is held for a person');
+      await h.store.funding.rejectInflow(strange.inflowId, 'not ours', at(22));
+      const sums = await trial(h);
+      assert.is(sums.get('held:inflows'), 0);
+      assert.is(sums.get('funding:paystack:clearing'), 500_000, 'only our transfer waits at the provider');
+      assert.is(sums.get('revenue:funding_fees'), -5_000);
+      assert.is(sums.get(`wallet:${accountId}`), -495_000);
+    });
+
+    it("the operator's own entries are booked once with their audit row", async (h) => {
+      const entry = {
+        kind: 'upstream_funded' as const,
+        mode: 'live' as const,
+        reference: h.unique('TOPUP'),
+        at: at(5),
+        postings: upstreamFundedPostings('vtpass', kobo(1_000_000)),
+      };
+      const audit = {
+        at: at(5),
+        actor: 'cli',
+        action: 'upstreams.fund',
+        target: 'vtpass',
+        before: null,
+        after: null,
+        address: null,
+        note: '',
+      };
+      const first = await h.store.books.bookOwn(entry, audit);
+      assert.is(first.replayed, false);
+      const again = await h.store.books.bookOwn(
+        { ...entry, postings: upstreamFundedPostings('vtpass', kobo(5)) },
+        audit,
+      );
+      assert.is(again.replayed, true, 'the same reference books nothing twice');
+      assert.equal(again.entry.postings, first.entry.postings);
+      assert.is((await trial(h)).get('upstream:vtpass:float'), 1_000_000);
+      assert.is((await h.store.auditLog.list({ action: 'upstreams.fund', limit: 10 })).length, 1);
+    });
+
+    it('sums until a time leave out the entries after it', async (h) => {
+      const accountId = await h.account(20_000);
+      await h.reserved(h.purchase(accountId, { createdAt: at(100) }));
+      const before = new Map((await h.store.books.sums(at(50))).map((r) => [r.account, r.sumKobo]));
+      assert.is(before.get(`wallet:${accountId}`), -20_000);
+      assert.is(before.get('held:purchases') ?? 0, 0);
     });
   });
 

@@ -246,8 +246,9 @@ sqlite('the audit checks the test wallet apart and names the mode of what it fin
               VALUES ('acct-1', 'test', 9800, 29800, 'refund', 'TX-2', 'wrong wallet', 7000)`).run();
   const audit = await store.wallet.audit();
   const found = audit.violations.map((v) => `${v.mode}:${v.kind}:${v.reference}`).sort();
-  assert.equal(found, ['test:balance_mismatch:', 'test:orphan_entry:TX-2']);
-  assert.is(audit.modes.test.violationCount, 2);
+  // The books see the hand-edited balance too: the wallet no longer equals minus its postings.
+  assert.equal(found, ['test:balance_mismatch:', 'test:orphan_entry:TX-2', 'test:wallet_books_mismatch:']);
+  assert.is(audit.modes.test.violationCount, 3);
   assert.is(audit.modes.live.violationCount, 0, 'the live wallet still adds up');
 });
 
@@ -275,13 +276,16 @@ sqlite('the audit finds money changed behind the adapter', async () => {
               VALUES ('acct-1', 9800, 99999, 'refund', 'TX-1', 'wrong', 7000)`).run();
   const audit = await store.wallet.audit();
   const kinds = audit.violations.map((v) => `${v.kind}:${v.reference}`).sort();
+  // The books see two of them as well: a failed purchase with no refund entry, a balance they do not hold.
   assert.equal(kinds, [
     'balance_mismatch:',
     'not_refunded_once:TX-2',
+    'purchase_books_wrong:TX-2',
     'refund_without_failure:TX-1',
     'running_balance_mismatch:TX-1',
+    'wallet_books_mismatch:',
   ]);
-  assert.is(audit.violationCount, 4);
+  assert.is(audit.violationCount, 6);
   assert.ok(audit.violations.every((v) => v.accountId === 'acct-1' && v.detail.length > 0));
 });
 

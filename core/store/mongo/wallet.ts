@@ -5,6 +5,15 @@
  * is unknown).
  */
 import { type ClientSession, type Filter, Long, ObjectId } from 'mongodb';
+import {
+  inflowCreditedPostings,
+  manualCreditPostings,
+  manualDebitPostings,
+  refundPostings,
+  reservePostings,
+  reversePostings,
+  settlePostings,
+} from '../../domain/books.js';
 import { creditEvent, debitEvent, lowBalanceEvent, newEventId, transactionEvent } from '../../domain/events.js';
 import { crossesLowBalance } from '../../domain/funding.js';
 import type { Mode } from '../../domain/mode.js';
@@ -27,6 +36,7 @@ import type {
 } from '../port.js';
 import { purchaseMemo, refundMemo, reversalMemo } from '../rules.js';
 import { auditLedger } from './audit.js';
+import { bookIn, entryIdOf, journalIds, postingsIn } from './books.js';
 import { attemptFilter, claimFilter, claimUpdate } from './claims.js';
 import { followUpRead, type MongoContext } from './context.js';
 import { developerRead } from './developer-reads.js';
@@ -50,7 +60,7 @@ import { deliversTo, eventCollections, writeEventIn } from './events.js';
 import { countRecipientIn, giveBackRecipientIn, recipientCheckIn } from './recipients.js';
 import { CREDIT_REFERENCE_INDEX, MANUAL_DEBIT_REFERENCE_INDEX, REQUEST_ID_INDEX } from './schema.js';
 import { capCheckIn, countSpendIn, giveBackSpendIn } from './spend.js';
-import { beginFirstAttemptIn, endAttemptIn, keepAnswerIn } from './supply.js';
+import { beginFirstAttemptIn, deliveredCostIn, endAttemptIn, keepAnswerIn } from './supply.js';
 
 /** A money movement into a wallet, everything fixed before the transaction's first attempt. */
 export interface Addition {
@@ -161,6 +171,21 @@ async function giveBack(
       });
       // Thrown, not returned: it aborts the transaction, so the status change is undone too.
       if (refunded === null) throw new Error(`store: the account of transaction ${reference} does not exist`);
+      // A failed purchase's charge comes back from where it was held; a reversed one's from
+      // what its settle booked (read in this transaction: a reversal without one is refused).
+      const postings =
+        move.to === 'failed'
+          ? refundPostings(moved.account_id, refunded.amountKobo)
+          : reversePostings(moved.account_id, (await postingsIn(ctx, session, journalIds.settle(reference))) ?? []);
+      await bookIn(ctx, session, {
+        id: journalIds.ofLedgerEntry(entryId),
+        entryId: entryIdOf(entryId),
+        kind: move.to === 'failed' ? 'refund' : 'reverse',
+        mode,
+        reference,
+        at: updatedAt,
+        postings,
+      });
       await giveBackSpendIn(ctx, session, moved);
       await giveBackRecipientIn(ctx, session, moved);
       const transaction = transactionFromDoc(moved);
@@ -252,6 +277,15 @@ async function debitIn(
     createdAt: at,
   };
   await c.ledger.insertOne(ledgerEntryToDoc(entry, ids.entryId), { session });
+  await bookIn(ctx, session, {
+    id: journalIds.ofLedgerEntry(ids.entryId),
+    entryId: entryIdOf(ids.entryId),
+    kind: 'debit',
+    mode: input.mode,
+    reference: input.reference,
+    at,
+    postings: manualDebitPostings(input.accountId, input.amountKobo),
+  });
   const deliver = await deliversTo(ctx, session, input.accountId, input.mode);
   await writeEventIn(ctx, session, debitEvent({ ...input, balanceKobo }, input.mode, at, ids.eventId), deliver);
   const thresholdField = input.mode === 'test' ? 'test_low_balance_kobo' : 'low_balance_kobo';
@@ -323,6 +357,15 @@ async function reserveIn(
     createdAt: toDate(tx.createdAt, 'createdAt'),
   };
   await c.ledger.insertOne(ledgerEntryToDoc(entry, entryId), { session });
+  await bookIn(ctx, session, {
+    id: journalIds.ofLedgerEntry(entryId),
+    entryId: entryIdOf(entryId),
+    kind: 'reserve',
+    mode: tx.mode,
+    reference: tx.reference,
+    at: entry.createdAt,
+    postings: reservePostings(tx.accountId, tx.chargedKobo),
+  });
   const doc = newTransactionToDoc(tx, balanceAfterKobo);
   if (counted !== undefined) {
     doc.spend_key = counted;
@@ -390,7 +433,8 @@ async function settleIn(
   const { live, inTransaction } = ctx;
   const updatedAt = toDate(at, 'at');
   const eventId = newEventId();
-  // The move and its event commit together. A settle that matches nothing writes
+  const bookId = new ObjectId();
+  // The move, its entry and its event commit together. A settle that matches nothing writes
   // nothing; the read that follows is in the same snapshot, so it shows whatever made
   // the update miss (a refund committed a moment ago by another core).
   return inTransaction(
@@ -408,6 +452,17 @@ async function settleIn(
         return current === null ? null : { transaction: transactionFromDoc(current), changed: false };
       }
       const transaction = transactionFromDoc(settled);
+      // Revenue, and the cost of the delivered attempt against its upstream's float (of unknown
+      // cost when no attempt said), read after this transaction ended the attempt.
+      await bookIn(ctx, session, {
+        id: journalIds.settle(reference),
+        entryId: entryIdOf(bookId),
+        kind: 'settle',
+        mode: transaction.mode,
+        reference,
+        at: updatedAt,
+        postings: settlePostings(transaction.chargedKobo, await deliveredCostIn(ctx, session, reference)),
+      });
       const event = transactionEvent(transaction, transaction.mode, updatedAt, eventId);
       // The purchase's account is not written here: the event's seq has a counter of its own.
       if (event !== null)
@@ -468,6 +523,19 @@ async function creditWallet(ctx: MongoContext, input: CreditInput): Promise<Cred
         const deliver = await deliversTo(ctx, session, input.accountId, input.mode);
         const entry = await addToWallet(ctx, session, { ...input, kind: 'credit', at, id: entryId });
         if (entry === null) return null;
+        // A bank transfer's credit leaves the inflows held for it; any other credit is the operator's.
+        await bookIn(ctx, session, {
+          id: journalIds.ofLedgerEntry(entryId),
+          entryId: entryIdOf(entryId),
+          kind: input.funding === undefined ? 'credit' : 'inflow_credited',
+          mode: input.mode,
+          reference: input.reference,
+          at,
+          postings:
+            input.funding === undefined
+              ? manualCreditPostings(input.accountId, input.amountKobo)
+              : inflowCreditedPostings(input.accountId, input.funding.amountPaidKobo, input.funding.feeKobo),
+        });
         const facts = {
           accountId: input.accountId,
           reference: input.reference,

@@ -11,10 +11,10 @@
  * balances. A holder's balance is therefore minus the sum of its wallet's postings.
  */
 import type { Mode } from './mode.js';
-import { type Kobo, kobo } from './money.js';
+import type { Kobo } from './money.js';
 
 /** The accounts of the chart. Every one exists once per mode: the test world has books of its own. */
-export type BookAccount =
+type BookAccount =
   /** What the platform owes one holder: their wallet. */
   | `wallet:${string}`
   /** Charges reserved for purchases that are not final yet (pending). */
@@ -40,7 +40,7 @@ export type BookAccount =
   /** Our bank account: settlements in, upstream top-ups out. */
   | 'world:bank';
 
-export type BookAccountKind = 'asset' | 'liability' | 'revenue' | 'expense' | 'equity';
+type BookAccountKind = 'asset' | 'liability' | 'revenue' | 'expense' | 'equity';
 
 /** One line of an entry: an account and a signed amount (debit positive). */
 export interface Posting {
@@ -49,28 +49,28 @@ export interface Posting {
 }
 
 /** The account of one holder's wallet. */
-export function walletAccount(accountId: string): BookAccount {
+function walletAccount(accountId: string): BookAccount {
   return `wallet:${accountId}`;
 }
 
-export function floatAccount(upstream: string): BookAccount {
+function floatAccount(upstream: string): BookAccount {
   return `upstream:${upstream}:float`;
 }
 
-export function costAccount(upstream: string): BookAccount {
+function costAccount(upstream: string): BookAccount {
   return `upstream:${upstream}:cost`;
 }
 
-export function clearingAccount(provider: string): BookAccount {
+function clearingAccount(provider: string): BookAccount {
   return `funding:${provider}:clearing`;
 }
 
-export function providerFeesAccount(provider: string): BookAccount {
+function providerFeesAccount(provider: string): BookAccount {
   return `funding:${provider}:fees`;
 }
 
 /** What kind an account is, read from its name; null for a name outside the chart. */
-export function accountKind(account: string): BookAccountKind | null {
+function accountKind(account: string): BookAccountKind | null {
   if (account.startsWith('wallet:') && account.length > 'wallet:'.length) return 'liability';
   if (account === 'held:purchases' || account === 'held:inflows') return 'liability';
   if (account === 'revenue:sales' || account === 'revenue:sales_cost_unknown' || account === 'revenue:funding_fees')
@@ -82,11 +82,6 @@ export function accountKind(account: string): BookAccountKind | null {
   if (parts[0] === 'upstream') return parts[2] === 'float' ? 'asset' : parts[2] === 'cost' ? 'expense' : null;
   if (parts[0] === 'funding') return parts[2] === 'clearing' ? 'asset' : parts[2] === 'fees' ? 'expense' : null;
   return null;
-}
-
-/** The holder a wallet account belongs to; null for any other account. */
-export function walletHolder(account: string): string | null {
-  return account.startsWith('wallet:') ? account.slice('wallet:'.length) : null;
 }
 
 /** Whether the postings make an entry the store may keep: two lines or more, whole kobo, summing to zero. */
@@ -237,41 +232,4 @@ export function inflowReturnedPostings(provider: string, amountPaidKobo: Kobo): 
 /** The operator's top-up of an upstream's float from our bank. */
 export function upstreamFundedPostings(upstream: string, amountKobo: Kobo): Posting[] {
   return entry({ account: floatAccount(upstream), amountKobo }, { account: 'world:bank', amountKobo: -amountKobo });
-}
-
-/** A funding provider's settlement to our bank, and the fees it kept of what it settled. */
-export function providerSettledPostings(provider: string, amountKobo: Kobo, feeKobo: Kobo): Posting[] {
-  return entry(
-    { account: 'world:bank', amountKobo },
-    { account: providerFeesAccount(provider), amountKobo: feeKobo },
-    { account: clearingAccount(provider), amountKobo: -(amountKobo + feeKobo) },
-  );
-}
-
-/** One account's balance as the books show it: on its normal side, positive when it holds what its kind holds. */
-export function normalBalance(account: string, sumKobo: number): number {
-  const kind = accountKind(account);
-  return kind === 'asset' || kind === 'expense' ? sumKobo : -sumKobo;
-}
-
-/** A line of the trial balance. */
-export interface TrialBalanceLine {
-  account: string;
-  mode: Mode;
-  kind: BookAccountKind | null;
-  debitKobo: Kobo;
-  creditKobo: Kobo;
-}
-
-/** The trial balance from the sums of postings per account: each on its debit or credit side. */
-export function trialBalance(sums: readonly { account: string; mode: Mode; sumKobo: number }[]): TrialBalanceLine[] {
-  return [...sums]
-    .sort((a, b) => (a.mode === b.mode ? a.account.localeCompare(b.account) : a.mode === 'live' ? -1 : 1))
-    .map(({ account, mode, sumKobo }) => ({
-      account,
-      mode,
-      kind: accountKind(account),
-      debitKobo: kobo(Math.max(sumKobo, 0)),
-      creditKobo: kobo(Math.max(-sumKobo, 0)),
-    }));
 }

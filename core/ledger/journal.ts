@@ -11,7 +11,7 @@ import type { LedgerStore, MoneyMove, MoneyMoveKind, MoveOf, MoveResults } from 
 import type { Moved } from '../store/port.js';
 
 /** Whose feed an event was written to. */
-export interface Destination {
+interface Destination {
   accountId: string;
   mode: Mode;
 }

@@ -31,7 +31,7 @@ import type {
 } from './port.js';
 
 /** Phase one of a purchase (the conditional debit, the pending transaction, its first attempt). */
-export interface ReserveMove {
+interface ReserveMove {
   kind: 'reserve';
   tx: NewTransaction;
   first?: FirstAttempt | undefined;
@@ -39,7 +39,7 @@ export interface ReserveMove {
 }
 
 /** pending -> success, with the attempt's outcome and the answers that led here. */
-export interface SettleMove {
+interface SettleMove {
   kind: 'settle';
   reference: string;
   result: DeliveryResult;
@@ -49,7 +49,7 @@ export interface SettleMove {
 }
 
 /** pending -> failed and the whole charge back, once. */
-export interface RefundMove {
+interface RefundMove {
   kind: 'refund';
   reference: string;
   reason: string;
@@ -59,7 +59,7 @@ export interface RefundMove {
 }
 
 /** success -> reversed and the whole charge back, once: the upstream undid a delivery. */
-export interface ReverseMove {
+interface ReverseMove {
   kind: 'reverse';
   reference: string;
   reason: string;
@@ -67,13 +67,13 @@ export interface ReverseMove {
 }
 
 /** The operator's credit of one wallet. */
-export interface CreditMove {
+interface CreditMove {
   kind: 'credit';
   credit: Omit<CreditInput, 'funding'>;
 }
 
 /** The operator's debit of one wallet, only if it covers it. */
-export interface DebitMove {
+interface DebitMove {
   kind: 'debit';
   debit: DebitInput;
 }
@@ -83,7 +83,7 @@ export interface DebitMove {
  * call wrote it `verified` to a wallet, credited less the fee in the same transaction where the
  * store can (FundingStore's rules, docs/funding.md).
  */
-export interface InflowRecordMove {
+interface InflowRecordMove {
   kind: 'inflow_record';
   inflow: NewInflow;
   credit: { feeKobo: Kobo; at: Date } | null;
@@ -98,7 +98,7 @@ export interface InflowCreditMove {
 }
 
 /** A transfer a person decided is not ours: rejected, and what was received for it returned. */
-export interface InflowRejectMove {
+interface InflowRejectMove {
   kind: 'inflow_reject';
   inflowId: string;
   reason: string;
@@ -106,7 +106,7 @@ export interface InflowRejectMove {
 }
 
 /** A delivered purchase's attempt marked delivered later, and its cost booked if the settle could not. */
-export interface CostLearntMove {
+interface CostLearntMove {
   kind: 'cost_learnt';
   reference: string;
   seq: number;
@@ -115,7 +115,7 @@ export interface CostLearntMove {
 }
 
 /** The platform's own money: an upstream's top-up, a provider's settlement, with its audit row. */
-export interface OwnEntryMove {
+interface OwnEntryMove {
   kind: 'own_entry';
   entry: OwnEntry;
   audit: Omit<AuditEntryRecord, 'id'>;

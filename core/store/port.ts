@@ -788,7 +788,7 @@ export interface ReportStore {
 /** The whole store: one sub-port per aggregate. Use cases take only the sub-ports they use. */
 /** Why the store cannot write, since when (core/store/write-health.ts). */
 /** One account's sum of postings in one mode (debit positive: core/domain/books.ts). */
-export interface BookSum {
+interface BookSum {
   account: string;
   mode: Mode;
   sumKobo: number;

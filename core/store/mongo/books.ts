@@ -24,7 +24,7 @@
 import { type ClientSession, type Collection, type Long, ObjectId } from 'mongodb';
 import type { EntryKind, Posting } from '../../domain/books.js';
 import type { Mode } from '../../domain/mode.js';
-import type { BooksStore, JournalEntryRecord } from '../port.js';
+import type { BooksMoney, BooksStore, JournalEntryRecord } from '../port.js';
 import { appendAuditIn, auditDocOf } from './audit-log.js';
 import { JOURNAL_COLLECTION } from './collections.js';
 import { bounded, followUpRead, MAX_LIST_ITEMS, type MongoContext } from './context.js';
@@ -135,7 +135,7 @@ function sumsPipeline(until: Date | undefined) {
   ];
 }
 
-export function createBooksStore(ctx: MongoContext): BooksStore {
+export function createBooksStore(ctx: MongoContext): BooksStore & BooksMoney {
   return {
     async sums(until) {
       const rows = await journalOf(ctx).aggregate<SumRow>(sumsPipeline(until), { allowDiskUse: true }).toArray();

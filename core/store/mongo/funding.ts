@@ -24,7 +24,7 @@ import {
 } from '../../domain/funding.js';
 import { type Kobo, kobo } from '../../domain/money.js';
 import { requireAmount, requireLimit } from '../bounds.js';
-import type { CreditInflowResult, FundingStore } from '../port.js';
+import type { CreditInflowResult, FundingMoney, FundingStore } from '../port.js';
 import { bookIn, entryIdOf, journalIds } from './books.js';
 import { followUpRead, type MongoContext } from './context.js';
 import { readKobo, readMode, type StoredInteger, toDate, toLong } from './documents.js';
@@ -179,8 +179,13 @@ class MissingAccount extends Error {
   }
 }
 
+/** Whether a credit failed for want of its account (thrown inside its transaction to abort it). */
+export function isMissingAccount(error: unknown): boolean {
+  return error instanceof MissingAccount;
+}
+
 /** The conditional status change of an inflow, its credit, ledger entry and event inside `session`. */
-async function creditIn(
+export async function creditIn(
   ctx: MongoContext,
   session: ClientSession,
   inflowId: string,
@@ -411,7 +416,7 @@ function virtualAccountStore(
 function inflowStore(
   ctx: MongoContext,
 ): Pick<
-  FundingStore,
+  FundingStore & FundingMoney,
   | 'recordInflow'
   | 'recordAndCreditInflow'
   | 'getInflow'
@@ -577,7 +582,7 @@ function thresholdStore(ctx: MongoContext): Pick<FundingStore, 'setLowBalanceThr
   };
 }
 
-export function createFundingStore(ctx: MongoContext): FundingStore {
+export function createFundingStore(ctx: MongoContext): FundingStore & FundingMoney {
   return {
     ...virtualAccountStore(ctx),
     ...inflowStore(ctx),

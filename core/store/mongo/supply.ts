@@ -19,7 +19,7 @@ import type {
   UpstreamAttemptRecord,
   UpstreamSettingsRecord,
 } from '../../domain/records.js';
-import type { AttemptEnd, NewUpstreamAnswer, RouteKey, SupplyStore } from '../port.js';
+import type { AttemptEnd, NewUpstreamAnswer, RouteKey, SupplyMoney, SupplyStore } from '../port.js';
 import { bookIn, entryIdOf, journalIds, journalOf, postingsFromDoc } from './books.js';
 import { SUPPLY_COLLECTIONS, UPSTREAM_ANSWERS_COLLECTION } from './collections.js';
 import type { MongoContext } from './context.js';
@@ -256,7 +256,7 @@ export async function keepAnswerIn(
   }
 }
 
-export function createSupplyStore(ctx: MongoContext): SupplyStore {
+export function createSupplyStore(ctx: MongoContext): SupplyStore & SupplyMoney {
   const attempts = (): Collection<AttemptDoc> => attemptsOf(ctx);
   const routes = (): Collection<RouteDoc> => {
     ctx.live();

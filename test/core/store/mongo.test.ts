@@ -259,8 +259,8 @@ function runAgainst(uri: string): void {
   mongo('schema step 28 books a history as the live moves booked it, and run again books nothing twice', async () => {
     const store = await open();
     await populate(store);
-    await store.wallet.refund('TX-2', 'upstream refused', new Date(6_000));
-    await store.wallet.reverse('TX-1', 'upstream reversed', new Date(7_000));
+    await store.ledger.post({ kind: 'refund', reference: 'TX-2', reason: 'upstream refused', at: new Date(6_000) });
+    await store.ledger.post({ kind: 'reverse', reference: 'TX-1', reason: 'upstream reversed', at: new Date(7_000) });
     const live = await db.collection<Loose>(JOURNAL_COLLECTION).find({}).sort({ _id: 1 }).toArray();
     // The store as the build before the books left it: no journal, schema 27.
     await store.close();

@@ -36,17 +36,12 @@ import { createFundingService, type FundingService } from './funding/service.js'
 import { createFundingSweeper, type FundingSweeper } from './funding/sweeper.js';
 import { createHolderDesk } from './holders/desk.js';
 import { createShopDesk } from './holders/shop.js';
+import { createJournal } from './ledger/journal.js';
 import { createLowBalanceMail, type LowBalanceMail } from './mail/low-balance.js';
 import { createMailer, type Mailer } from './mail/mailer.js';
 import { createNotices, type Notices } from './mail/notices.js';
 import type { MailSettings } from './mail/smtp.js';
-import {
-  type CoreMetrics,
-  createOutcomeRecorder,
-  instrumentProviders,
-  instrumentStore,
-  instrumentSupply,
-} from './metrics.js';
+import { type CoreMetrics, createOutcomeRecorder, instrumentProviders, instrumentSupply } from './metrics.js';
 import { createPeopleService } from './people/service.js';
 import { createUpgrades, type Upgrades } from './people/upgrades.js';
 import type { Providers } from './providers/port.js';
@@ -77,7 +72,8 @@ import { createStaffRealm } from './staff/realm.js';
 import { type OperationsAlert, operationsAlerts } from './storage/alerts.js';
 import { type BackupSchedule, type Backups, createBackups } from './storage/backup.js';
 import { type StoreWriteWatch, watchStoreWrites } from './storage/write-watch.js';
-import type { Moved, Store, WalletStore } from './store/port.js';
+import type { MoneyMoveKind } from './store/moves.js';
+import type { Store } from './store/port.js';
 import { createDeliveryWorker, type DeliveryWorker } from './webhooks/delivery.js';
 import { createPoster, DELIVERY_TIMEOUT_MS, type Poster } from './webhooks/destination.js';
 import { createEventFeed } from './webhooks/feed.js';
@@ -403,10 +399,18 @@ function moneyPath(deps: CoreDeps, clock: () => Date, catalogue: CatalogueLater)
   const outcomes = createOutcomeRecorder({ log: deps.log, metrics: deps.metrics });
   const { deliveries, poster, allowPrivate } = createDeliveries(deps, clock);
   deps.metrics?.watchUndelivered(() => deps.store.events.undeliveredSummary(), clock);
-  // Every money change a partner is told about wrote its event; the worker hears of it at once.
-  const store = announcing(instrumentStore(deps.store, { outcomes, metrics: deps.metrics }), (destination) =>
-    deliveries.nudge(destination),
-  );
+  // Every money move goes through the journal, which tells the webhook worker of the events it
+  // wrote, logs and counts each purchase it made final, and times the moves.
+  const ledger = createJournal({
+    ledger: deps.store.ledger,
+    wroteEvent: (destination) => deliveries.nudge(destination),
+    madeFinal: (tx) => outcomes.recorded(tx),
+    timed: (kind, seconds) => {
+      if (deps.metrics !== undefined && isTimedMove(kind)) deps.metrics.walletOperation(kind, seconds);
+    },
+  });
+  // settled() and close() are the store's own, asked each time (a test may hold settled()).
+  const store: Store = { ...deps.store, ledger, settled: () => deps.store.settled(), close: () => deps.store.close() };
   const instrumented = (providers: Providers, mode: Mode) =>
     deps.metrics === undefined ? providers : instrumentProviders(providers, deps.metrics, mode);
   const providers = instrumented(deps.providers, 'live');
@@ -525,7 +529,7 @@ function peopleParts(deps: CoreDeps, money: MoneyPath, purchases: PurchaseServic
  * mode only when FUNDING_SANDBOX_LIVE says so), the fee, the KYC hash.
  */
 function fundingParts(deps: CoreDeps, money: MoneyPath): FundingService {
-  const { store, clock, deliveries } = money;
+  const { store, clock } = money;
   const sandboxFunding =
     deps.funding?.sandbox ??
     createSandboxFunding({
@@ -541,7 +545,6 @@ function fundingParts(deps: CoreDeps, money: MoneyPath): FundingService {
     kycKey: deps.funding?.kycKey ?? randomBytes(32).toString('hex'),
     clock,
     log: deps.log,
-    nudge: (destination) => deliveries.nudge(destination),
     ...(deps.metrics === undefined ? {} : { observer: deps.metrics.funding }),
   });
   deps.metrics?.watchUnmatched(async () => (await deps.store.funding.listInflows('unmatched', 1_000)).length);
@@ -752,30 +755,7 @@ function createDeliveries(
   return { deliveries, poster, allowPrivate };
 }
 
-/** The store with every money change that wrote an event followed by `recorded(its account and mode)`. */
-function announcing(store: Store, recorded: (destination: { accountId: string; mode: Mode }) => void): Store {
-  const inner = store.wallet;
-  const tell = <R extends Moved | null>(result: R): R => {
-    if (result?.changed) recorded(result.transaction);
-    return result;
-  };
-  const wallet: WalletStore = {
-    ...inner,
-    credit: async (input) => {
-      const credited = await inner.credit(input);
-      if (credited !== null && !credited.replayed) recorded(input);
-      return credited;
-    },
-    debit: async (input) => {
-      const debited = await inner.debit(input);
-      if (debited.outcome === 'debited' && !debited.replayed) recorded(input);
-      return debited;
-    },
-    settle: async (reference, result, at, attempt, answers) =>
-      tell(await inner.settle(reference, result, at, attempt, answers)),
-    refund: async (reference, reason, at, attempt, answers) =>
-      tell(await inner.refund(reference, reason, at, attempt, answers)),
-    reverse: async (reference, reason, at) => tell(await inner.reverse(reference, reason, at)),
-  };
-  return { ...store, wallet };
+/** The moves timed under the store's money operation series (their names kept from before the journal). */
+function isTimedMove(kind: MoneyMoveKind): kind is 'reserve' | 'settle' | 'refund' | 'reverse' | 'credit' {
+  return kind === 'reserve' || kind === 'settle' || kind === 'refund' || kind === 'reverse' || kind === 'credit';
 }

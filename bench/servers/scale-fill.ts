@@ -38,13 +38,16 @@ for (let i = 0; i < ACCOUNTS; i += 1) {
     tierId: 'api',
     createdAt: new Date(origin),
   });
-  await store.wallet.credit({
-    mode: 'live',
-    accountId: accountId(i),
-    amountKobo: funding,
-    reference: `CR-scale-${i}`,
-    memo: 'scale fill',
-    at: new Date(origin),
+  await store.ledger.post({
+    kind: 'credit',
+    credit: {
+      mode: 'live',
+      accountId: accountId(i),
+      amountKobo: funding,
+      reference: `CR-scale-${i}`,
+      memo: 'scale fill',
+      at: new Date(origin),
+    },
   });
 }
 
@@ -56,26 +59,30 @@ async function writer(): Promise<void> {
     const n = next++;
     const owner = n % 10 < BIG_SHARE * 10 ? 0 : 1 + (n % (ACCOUNTS - 1));
     const at = new Date(origin + Math.floor((n / purchases) * (YEAR_MS - 60_000)));
-    const reserved = await store.wallet.reserve({
-      reference: newReference(at),
-      accountId: accountId(owner),
-      mode: 'live',
-      product: 'airtime',
-      service: 'mtn',
-      recipient: `0803${String(1_000_000 + (n % 9_000_000)).padStart(7, '0')}`,
-      faceValueKobo: kobo(10_000),
-      chargedKobo: CHARGE_KOBO,
-      details: {},
-      requestId: null,
-      requestHash: null,
-      nextAttemptAt: at,
-      createdAt: at,
+    const reserved = await store.ledger.post({
+      kind: 'reserve',
+      tx: {
+        reference: newReference(at),
+        accountId: accountId(owner),
+        mode: 'live',
+        product: 'airtime',
+        service: 'mtn',
+        recipient: `0803${String(1_000_000 + (n % 9_000_000)).padStart(7, '0')}`,
+        faceValueKobo: kobo(10_000),
+        chargedKobo: CHARGE_KOBO,
+        details: {},
+        requestId: null,
+        requestHash: null,
+        nextAttemptAt: at,
+        createdAt: at,
+      },
     });
     if (reserved.outcome !== 'reserved') throw new Error(`fill: purchase ${n} was ${reserved.outcome}`);
     const reference = reserved.transaction.reference;
     if (owner === 0 && n >= deepAt && deepCursor === '') deepCursor = encodeTransactionCursor(at, reference);
-    if (n % FAILED_EVERY === 0) await store.wallet.refund(reference, 'scale fill: declined', at);
-    else await store.wallet.settle(reference, { providerReference: `P-${n}` }, at);
+    if (n % FAILED_EVERY === 0)
+      await store.ledger.post({ kind: 'refund', reference, reason: 'scale fill: declined', at });
+    else await store.ledger.post({ kind: 'settle', reference, result: { providerReference: `P-${n}` }, at });
   }
 }
 await Promise.all(Array.from({ length: FILL_CONCURRENCY }, writer));

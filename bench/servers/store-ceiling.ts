@@ -16,13 +16,16 @@ const concurrency = Number(process.argv[2] ?? 50);
 const dir = mkdtempSync(path.join(tmpdir(), 'prepaid-bench-store-'));
 const store = openSqliteStore({ filename: path.join(dir, 'prepaid.sqlite') });
 await store.accounts.create({ accountId: 'acc_bench', name: 'Bench', tierId: 'api', createdAt: new Date() });
-await store.wallet.credit({
-  mode: 'live',
-  accountId: 'acc_bench',
-  amountKobo: kobo(10_000_000_000),
-  reference: 'CR-bench',
-  memo: 'bench',
-  at: new Date(),
+await store.ledger.post({
+  kind: 'credit',
+  credit: {
+    mode: 'live',
+    accountId: 'acc_bench',
+    amountKobo: kobo(10_000_000_000),
+    reference: 'CR-bench',
+    memo: 'bench',
+    at: new Date(),
+  },
 });
 
 const latencies: number[] = [];
@@ -31,23 +34,31 @@ async function worker(): Promise<void> {
   while (performance.now() < deadline) {
     const started = performance.now();
     const now = new Date();
-    const reserved = await store.wallet.reserve({
-      reference: newReference(now),
-      accountId: 'acc_bench',
-      mode: 'live',
-      product: 'airtime',
-      service: 'mtn',
-      recipient: '08031234567',
-      faceValueKobo: kobo(10_000),
-      chargedKobo: kobo(9_700),
-      details: {},
-      requestId: null,
-      requestHash: null,
-      nextAttemptAt: new Date(now.getTime() + 30_000),
-      createdAt: now,
+    const reserved = await store.ledger.post({
+      kind: 'reserve',
+      tx: {
+        reference: newReference(now),
+        accountId: 'acc_bench',
+        mode: 'live',
+        product: 'airtime',
+        service: 'mtn',
+        recipient: '08031234567',
+        faceValueKobo: kobo(10_000),
+        chargedKobo: kobo(9_700),
+        details: {},
+        requestId: null,
+        requestHash: null,
+        nextAttemptAt: new Date(now.getTime() + 30_000),
+        createdAt: now,
+      },
     });
     if (reserved.outcome !== 'reserved') throw new Error(`reserve: ${reserved.outcome}`);
-    await store.wallet.settle(reserved.transaction.reference, { providerReference: 'bench' }, new Date());
+    await store.ledger.post({
+      kind: 'settle',
+      reference: reserved.transaction.reference,
+      result: { providerReference: 'bench' },
+      at: new Date(),
+    });
     latencies.push(performance.now() - started);
   }
 }

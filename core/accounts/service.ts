@@ -29,7 +29,8 @@ import { lagosDay } from '../domain/people.js';
 import type { AccountRecord, ApiKeyRecord, LedgerEntryRecord, ListedApiKey } from '../domain/records.js';
 import { newReference } from '../domain/reference.js';
 import { hasControlCharacters } from '../domain/validation.js';
-import type { Credited, CreditInput, Debited, DebitInput, Store, WalletStore } from '../store/port.js';
+import type { LedgerStore } from '../store/moves.js';
+import type { Credited, CreditInput, Debited, DebitInput, Store } from '../store/port.js';
 import type { KeyUseRecorder } from './key-use.js';
 import {
   DUMMY_SECRET_HASH,
@@ -94,7 +95,7 @@ async function requireTier(catalog: Store['catalog'], tierId: string) {
 }
 
 interface AccountServiceDeps {
-  store: Pick<Store, 'accounts' | 'keys' | 'catalog' | 'wallet' | 'keyUse'>;
+  store: Pick<Store, 'accounts' | 'keys' | 'catalog' | 'ledger' | 'wallet' | 'keyUse'>;
   clock: () => Date;
   /** Told of every key pair that passes the check (in memory; see key-use.ts). */
   keyUses?: Pick<KeyUseRecorder, 'note'>;
@@ -319,7 +320,7 @@ function walletMethods(deps: AccountServiceDeps) {
       const reference = options.reference ?? '';
       throwIfViolations(creditViolations(amountKobo, memo, reference));
       await requireAccount(store, accountId);
-      return creditOnce(store.wallet, { accountId, mode, amountKobo, memo, reference, at: clock() });
+      return creditOnce(store.ledger, { accountId, mode, amountKobo, memo, reference, at: clock() });
     },
 
     /**
@@ -336,7 +337,7 @@ function walletMethods(deps: AccountServiceDeps) {
       options: { reference?: string } = {},
     ): Promise<ManualDebit> {
       await requireAccount(store, accountId);
-      return debitOnce(store.wallet, {
+      return debitOnce(store.ledger, {
         accountId,
         mode,
         amountKobo,
@@ -390,11 +391,11 @@ function ipLockViolations(ips: readonly string[]): FieldViolation[] {
 type ManualDebit = Extract<Debited, { outcome: 'debited' }>;
 
 /** One manual debit: as creditOnce, and a balance short of the amount refused with both figures. */
-async function debitOnce(wallet: WalletStore, asked: DebitInput): Promise<ManualDebit> {
+async function debitOnce(ledger: LedgerStore, asked: DebitInput): Promise<ManualDebit> {
   const input = { ...asked, reason: asked.reason.trim() };
   throwIfViolations(debitViolations(input.amountKobo, input.reason, input.reference));
   const reference = input.reference === '' ? `DB${newReference(input.at)}` : input.reference;
-  const debited = await wallet.debit({ ...input, reference });
+  const debited = await ledger.post({ kind: 'debit', debit: { ...input, reference } });
   if (debited.outcome === 'no_account') throw notFound(`Account ${input.accountId}`);
   if (debited.outcome === 'insufficient')
     throw new DomainError(
@@ -432,11 +433,11 @@ function debitViolations(amountKobo: Kobo, reason: string, reference: string): F
  * An empty reference gets a new one.
  */
 async function creditOnce(
-  wallet: WalletStore,
-  input: Omit<CreditInput, 'reference'> & { reference: string },
+  ledger: LedgerStore,
+  input: Omit<CreditInput, 'reference' | 'funding'> & { reference: string },
 ): Promise<Credited> {
   const reference = input.reference === '' ? `CR${newReference(input.at)}` : input.reference;
-  const credited = await wallet.credit({ ...input, reference });
+  const credited = await ledger.post({ kind: 'credit', credit: { ...input, reference } });
   if (!credited) throw notFound(`Account ${input.accountId}`);
   if (credited.replayed && (credited.entry.amountKobo !== input.amountKobo || credited.entry.mode !== input.mode)) {
     throw new DomainError(

@@ -15,7 +15,15 @@ export interface AuditViolation {
     | 'debit_missing_or_wrong'
     | 'not_refunded_once'
     | 'refund_without_failure'
-    | 'orphan_entry';
+    | 'orphan_entry'
+    /** The books: an entry or a mode's trial balance that does not sum to zero. */
+    | 'books_unbalanced'
+    /** A holder's balance that is not minus the sum of its wallet's postings. */
+    | 'wallet_books_mismatch'
+    /** A purchase without its reserve, or without exactly the settle, refund or reversal its status needs. */
+    | 'purchase_books_wrong'
+    /** A proposal marked applied whose move has no entry in the books, or no approval in the audit log. */
+    | 'proposal_unbooked';
   accountId: string;
   /** The wallet concerned: the account's live or test one. */
   mode: Mode;

@@ -23,6 +23,7 @@ import {
 } from '../domain/funding.js';
 import type { Mode } from '../domain/mode.js';
 import { type Kobo, MAX_AMOUNT_KOBO } from '../domain/money.js';
+import type { InflowCreditMove } from '../store/moves.js';
 import type { CreditInflowResult, Store } from '../store/port.js';
 import { kycHash, kycLast4, withoutIdentityNumbers } from './kyc.js';
 import type {
@@ -75,7 +76,7 @@ export interface FundingObserver {
 }
 
 export interface FundingDeps {
-  store: Pick<Store, 'accounts' | 'funding' | 'auditLog'>;
+  store: Pick<Store, 'accounts' | 'funding' | 'ledger' | 'auditLog'>;
   /** The providers each mode opens accounts with; test mode has only the sandbox. */
   providers: { live: FundingProvider[]; test: FundingProvider[] };
   /** The sandbox, which `simulateTransfer` drives. */
@@ -85,8 +86,6 @@ export interface FundingDeps {
   kycKey: string;
   clock: () => Date;
   log: (event: string, fields: Record<string, unknown>) => void;
-  /** Told when a credit wrote an event, so its delivery starts at once. */
-  nudge?: (destination: { accountId: string; mode: Mode }) => void;
   observer?: FundingObserver;
 }
 
@@ -315,11 +314,10 @@ function inflowRefusal(
   return reason;
 }
 
-/** What a credit of a verified inflow came to, logged, counted and nudged. */
+/** What a credit of a verified inflow came to, logged and counted (the journal tells the webhook worker). */
 function afterCredit(deps: FundingDeps, inflow: InflowRecord, result: CreditInflowResult): NotifyOutcome {
   switch (result.outcome) {
     case 'credited':
-      deps.nudge?.({ accountId: result.inflow.accountId!, mode: result.inflow.mode });
       deps.log('funding.credited', {
         inflow_id: result.inflow.inflowId,
         account_id: result.inflow.accountId,
@@ -356,16 +354,17 @@ async function reconsider(
   const account = accountNumber === '' ? null : await store.funding.findVirtualAccount(inflow.provider, accountNumber);
   const reason = inflowRefusal(confirmed, hint, account);
   if (reason === '') {
-    const result = await store.funding.creditInflow(
-      inflow.inflowId,
-      {
+    const result = await store.ledger.post({
+      kind: 'inflow_credit',
+      inflowId: inflow.inflowId,
+      credit: {
         accountId: account!.accountId,
         mode: account!.mode,
         feeKobo: fundingFeeKobo(inflow.amountPaidKobo, deps.fee),
         at: clock(),
       },
-      'unmatched',
-    );
+      from: 'unmatched',
+    });
     if (result.outcome === 'credited')
       log('funding.matched_later', { inflow_id: inflow.inflowId, account_id: account!.accountId });
     return afterCredit(deps, inflow, result);
@@ -428,8 +427,9 @@ function createIntake(
     const reason = inflowRefusal(confirmed, hint, account);
     const now = clock();
     // A new verified inflow is recorded and credited in one store operation (one commit).
-    const { inflow, created, credit } = await store.funding.recordAndCreditInflow(
-      {
+    const { inflow, created, credit } = await store.ledger.post({
+      kind: 'inflow_record',
+      inflow: {
         inflowId: newInflowId(),
         provider,
         providerReference: confirmed.providerReference,
@@ -443,8 +443,8 @@ function createIntake(
         raw: confirmed.raw.slice(0, 16_000),
         createdAt: now,
       },
-      { feeKobo: fundingFeeKobo(confirmed.amountPaidKobo, deps.fee), at: now },
-    );
+      credit: { feeKobo: fundingFeeKobo(confirmed.amountPaidKobo, deps.fee), at: now },
+    });
     if (credit !== null) return afterCredit(deps, inflow, credit);
     if (!created && inflow.amountPaidKobo !== confirmed.amountPaidKobo) {
       // The same reference with another amount: the first record stands and nothing moves.
@@ -465,11 +465,12 @@ function createIntake(
 
   async function creditVerified(inflow: InflowRecord): Promise<NotifyOutcome> {
     const feeKobo = fundingFeeKobo(inflow.amountPaidKobo, deps.fee);
-    const result = await store.funding.creditInflow(
-      inflow.inflowId,
-      { accountId: inflow.accountId!, mode: inflow.mode, feeKobo, at: clock() },
-      'verified',
-    );
+    const result = await store.ledger.post({
+      kind: 'inflow_credit',
+      inflowId: inflow.inflowId,
+      credit: { accountId: inflow.accountId!, mode: inflow.mode, feeKobo, at: clock() },
+      from: 'verified',
+    });
     return afterCredit(deps, inflow, result);
   }
 
@@ -857,7 +858,11 @@ function inflowDesk(deps: FundingDeps, requireAccount: RequireAccount) {
     },
 
     /** `funding assign`: an unmatched inflow credited to the named account's wallet of the inflow's mode, once. */
-    async assign(inflowId: string, accountId: string): Promise<InflowRecord> {
+    /**
+     * The move that assigns an unmatched inflow to an account's wallet of the inflow's mode, less
+     * the fee, checked (a staff approval posts it with its decision; `assign` posts it alone).
+     */
+    async assignment(inflowId: string, accountId: string): Promise<InflowCreditMove> {
       if (!isInflowId(inflowId)) throw invalid('inflow_id', 'inflow_id must look like inf_ followed by 20 characters.');
       await requireAccount(accountId);
       const inflow = await store.funding.getInflow(inflowId);
@@ -868,19 +873,20 @@ function inflowDesk(deps: FundingDeps, requireAccount: RequireAccount) {
           `Inflow ${inflowId} is a sandbox transfer: it never credits a live wallet (FUNDING_SANDBOX_LIVE is off).`,
         );
       const feeKobo = fundingFeeKobo(inflow.amountPaidKobo, deps.fee);
-      const result = await store.funding.creditInflow(
-        inflowId,
-        { accountId, mode: inflow.mode, feeKobo, at: clock() },
-        'unmatched',
-      );
+      const credit = { accountId, mode: inflow.mode, feeKobo, at: clock() };
+      return { kind: 'inflow_credit', inflowId, credit, from: 'unmatched' };
+    },
+
+    async assign(inflowId: string, accountId: string): Promise<InflowRecord> {
+      const move = await this.assignment(inflowId, accountId);
+      const result = await store.ledger.post(move);
       if (result.outcome === 'credited') {
-        deps.nudge?.({ accountId, mode: inflow.mode });
         log('funding.assigned', {
           inflow_id: inflowId,
           account_id: accountId,
           credited_kobo: result.inflow.creditedKobo,
         });
-        deps.observer?.inflow(inflow.provider, 'credited', result.inflow.creditedKobo);
+        deps.observer?.inflow(result.inflow.provider, 'credited', result.inflow.creditedKobo);
         return result.inflow;
       }
       if (result.outcome === 'already_credited') return result.inflow;
@@ -893,7 +899,7 @@ function inflowDesk(deps: FundingDeps, requireAccount: RequireAccount) {
       if (!isInflowId(inflowId)) throw invalid('inflow_id', 'inflow_id must look like inf_ followed by 20 characters.');
       const text = reason.trim();
       if (text.length < 1 || text.length > 200) throw invalid('reason', 'reason must be 1 to 200 characters.');
-      const inflow = await store.funding.rejectInflow(inflowId, text, clock());
+      const inflow = await store.ledger.post({ kind: 'inflow_reject', inflowId, reason: text, at: clock() });
       if (inflow === null) throw notFound(`Inflow ${inflowId}`);
       if (inflow.status !== 'rejected')
         throw new DomainError(

@@ -182,7 +182,12 @@ async function applyRequeryAnswer(
   }
 
   if (tx.status === 'success' && outcome.kind === 'reversed') {
-    const reversed = await deps.store.wallet.reverse(tx.reference, outcome.reason, deps.clock());
+    const reversed = await deps.store.ledger.post({
+      kind: 'reverse',
+      reference: tx.reference,
+      reason: outcome.reason,
+      at: deps.clock(),
+    });
     if (!reversed) throw new DomainError('INTERNAL', `Transaction ${tx.reference} vanished while reversing.`);
     deps.log('purchase.reversed', { reference: tx.reference, product: tx.product, changed: reversed.changed });
     return done(reversed.changed ? 'applied' : 'unchanged', reversed.transaction);

@@ -25,7 +25,7 @@ import { answersOf, callProvider, purchaseAtUpstreams, routePurchase, type Suppl
 
 export interface PurchaseDeps {
   /** The flow moves money, reads purchases back and records which upstream got each call. */
-  store: Pick<Store, 'wallet' | 'transactions' | 'supply'>;
+  store: Pick<Store, 'ledger' | 'wallet' | 'transactions' | 'supply'>;
   /** Each mode's providers: a purchase is always served by its own mode's (test: the sandbox). */
   providers: ProvidersByMode;
   clock: () => Date;
@@ -133,8 +133,9 @@ export async function executePurchase(
       ? await routePurchase(deps.supply, providerRequestOf({ reference, ...order }), belowCost)
       : undefined;
   const first = routed?.candidates[0];
-  const reserved = await deps.store.wallet.reserve(
-    {
+  const reserved = await deps.store.ledger.post({
+    kind: 'reserve',
+    tx: {
       reference,
       accountId,
       mode,
@@ -152,9 +153,9 @@ export async function executePurchase(
       nextAttemptAt: leaseUntil(now, deps.providerTimeoutMs),
       createdAt: now,
     },
-    first === undefined ? undefined : { upstream: first.name },
+    first: first === undefined ? undefined : { upstream: first.name },
     checks,
-  );
+  });
 
   switch (reserved.outcome) {
     case 'no_account':
@@ -272,7 +273,14 @@ export async function applyOutcome(
     );
   }
   if (outcome.kind === 'delivered') {
-    const settled = await deps.store.wallet.settle(tx.reference, outcome.result, at, attempt, answers);
+    const settled = await deps.store.ledger.post({
+      kind: 'settle',
+      reference: tx.reference,
+      result: outcome.result,
+      at,
+      attempt,
+      answers,
+    });
     if (!settled) throw new DomainError('INTERNAL', `Transaction ${tx.reference} vanished while settling.`);
     if (settled.changed) {
       sendReceipt(deps, settled.transaction);
@@ -292,7 +300,14 @@ export async function applyOutcome(
   // somebody settled it first (a late success beats a failure learned second), the refund
   // changes nothing and the success is returned.
   if (outcome.kind === 'failed' || outcome.kind === 'reversed') {
-    const refunded = await deps.store.wallet.refund(tx.reference, outcome.reason, at, attempt, answers);
+    const refunded = await deps.store.ledger.post({
+      kind: 'refund',
+      reference: tx.reference,
+      reason: outcome.reason,
+      at,
+      attempt,
+      answers,
+    });
     if (!refunded) throw new DomainError('INTERNAL', `Transaction ${tx.reference} vanished while refunding.`);
     return refunded.transaction;
   }

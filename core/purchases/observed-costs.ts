@@ -64,7 +64,7 @@ export function leavesCostToRecord(
 }
 
 export function createCostObserver(deps: {
-  store: Pick<Store, 'supply' | 'catalog'>;
+  store: Pick<Store, 'supply' | 'ledger' | 'catalog'>;
   setPlanCost: SetPlanCost;
   /** Absent: commissions are never followed (tests of the plan costs alone). */
   commissions?: CommissionRules;
@@ -112,7 +112,13 @@ export function createCostObserver(deps: {
         const last = attempts.at(-1);
         if (last === undefined) return;
         if (last.outcome !== 'delivered')
-          await deps.store.supply.deliveredLater(tx.reference, last.seq, costKobo ?? null, deps.clock());
+          await deps.store.ledger.post({
+            kind: 'cost_learnt',
+            reference: tx.reference,
+            seq: last.seq,
+            costKobo: costKobo ?? null,
+            at: deps.clock(),
+          });
         if (costKobo !== undefined) await observePlan(tx, last.upstream, costKobo);
         if (costKobo !== undefined) await followCommission(tx, last.upstream, costKobo);
       } catch (error) {

@@ -40,6 +40,7 @@ import type { SupplyAdmin } from '../purchases/supply-admin.js';
 import { answersOf, callProvider, providerFor } from '../purchases/upstream-calls.js';
 import type { OperationsAlert } from '../storage/alerts.js';
 import type { FailingDestination } from '../store/event-port.js';
+import type { MoveResults, ProposedMove } from '../store/moves.js';
 import type { Store } from '../store/port.js';
 import type { Actor, AuditTrail } from './audit.js';
 import { webhooksState } from './webhooks-state.js';
@@ -67,6 +68,7 @@ export interface DeskDeps {
     | 'upgrades'
     | 'funding'
     | 'proposals'
+    | 'ledger'
     | 'auditLog'
     | 'people'
     | 'keys'
@@ -264,42 +266,80 @@ function alreadyDecided(proposal: ProposalRecord): DomainError {
   );
 }
 
-/** Makes an approved proposal's move; each is idempotent, so a second call after a crash moves nothing twice. */
-async function apply(deps: DeskDeps, proposal: ProposalRecord): Promise<void> {
-  const { store, clock } = deps;
-  const at = clock();
-  if (proposal.kind === 'credit') {
-    // Under the proposer's reference (else the proposal's id): applied again, or credited
-    // directly before under that reference, it credits nothing twice.
-    await deps.accounts.credit(proposal.accountId, 'live', proposal.amountKobo, proposal.memo || 'Manual credit', {
-      reference: proposal.reference || proposal.proposalId,
-    });
-  } else if (proposal.kind === 'debit') {
-    // Likewise the debit's reference: applied again, it takes nothing twice.
-    await deps.accounts.debit(proposal.accountId, 'live', proposal.amountKobo, proposal.note.slice(0, 200), {
-      reference: proposal.reference || proposal.proposalId,
-    });
-  } else if (proposal.kind === 'inflow_assign') {
-    await deps.funding.assign(proposal.target, proposal.accountId);
-  } else {
-    const reason = `Resolved by staff: ${proposal.note}`.slice(0, MAX_NOTE_CHARS);
-    const moved =
-      proposal.kind === 'refund'
-        ? await store.wallet.reverse(proposal.target, reason, at)
-        : await store.wallet.refund(proposal.target, reason, at);
-    if (!moved) throw notFound(`Transaction ${proposal.target}`);
-    if (
-      !moved.changed &&
-      proposal.appliedAt === null &&
-      moved.transaction.status !== 'failed' &&
-      moved.transaction.status !== 'reversed'
-    )
-      throw new DomainError(
+/**
+ * The move an approved proposal makes, checked as a direct move would be (an inflow's
+ * assignment by the funding desk, with its fee). A credit or debit goes under the proposer's
+ * reference (else the proposal's id), so it moves nothing twice however often it is approved.
+ */
+async function proposedMove(deps: DeskDeps, proposal: ProposalRecord, at: Date): Promise<ProposedMove> {
+  const reference = proposal.reference || proposal.proposalId;
+  const { accountId, amountKobo } = proposal;
+  switch (proposal.kind) {
+    case 'credit':
+      return {
+        kind: 'credit',
+        credit: { accountId, mode: 'live', amountKobo, reference, memo: proposal.memo || 'Manual credit', at },
+      };
+    case 'debit':
+      return {
+        kind: 'debit',
+        debit: { accountId, mode: 'live', amountKobo, reference, reason: proposal.note.slice(0, 200).trim(), at },
+      };
+    case 'inflow_assign':
+      return deps.funding.assignment(proposal.target, accountId);
+    case 'refund':
+    case 'pending_failed': {
+      const reason = `Resolved by staff: ${proposal.note}`.slice(0, MAX_NOTE_CHARS);
+      return { kind: proposal.kind === 'refund' ? 'reverse' : 'refund', reference: proposal.target, reason, at };
+    }
+    default:
+      return unreachable(proposal.kind);
+  }
+}
+
+/** Why a proposed move did not take effect, as the person approving it is told; nothing was written. */
+function notApplied(
+  proposal: ProposalRecord,
+  move: ProposedMove,
+  result: MoveResults[ProposedMove['kind']],
+): DomainError {
+  switch (move.kind) {
+    case 'credit':
+      return notFound(`Account ${proposal.accountId}`);
+    case 'debit': {
+      const debited = result as MoveResults['debit'];
+      if (debited.outcome !== 'insufficient') return notFound(`Account ${proposal.accountId}`);
+      return new DomainError(
+        'INSUFFICIENT_BALANCE',
+        `The live wallet of ${proposal.accountId} holds ₦${formatNaira(debited.balanceKobo)}, less than the debit ` +
+          `of ₦${formatNaira(proposal.amountKobo)}; nothing was taken and the proposal is still open.`,
+      );
+    }
+    case 'inflow_credit': {
+      const credited = result as MoveResults['inflow_credit'];
+      if (credited.outcome === 'wrong_status')
+        return new DomainError(
+          'FAILED_PRECONDITION',
+          `Inflow ${move.inflowId} is ${credited.inflow.status}, not unmatched.`,
+        );
+      return notFound(credited.outcome === 'no_account' ? `Account ${proposal.accountId}` : `Inflow ${move.inflowId}`);
+    }
+    case 'refund':
+    case 'reverse': {
+      const moved = result as MoveResults['refund'];
+      if (moved === null) return notFound(`Transaction ${proposal.target}`);
+      return new DomainError(
         'FAILED_PRECONDITION',
         `Transaction ${proposal.target} is ${moved.transaction.status} now; nothing was refunded.`,
       );
+    }
+    default:
+      return unreachable(move);
   }
-  await store.proposals.markApplied(proposal.proposalId, at);
+}
+
+function unreachable(value: never): never {
+  throw new Error(`desk: a proposal of an unknown kind ${JSON.stringify(value)}`);
 }
 
 /** The attention queue: what waits for a person, each kind oldest first. */
@@ -372,7 +412,7 @@ function purchaseDesk(deps: DeskDeps) {
       const tx = await purchase(reference);
       if (tx.status !== 'pending')
         throw new DomainError('FAILED_PRECONDITION', `Transaction ${tx.reference} is ${tx.status}, not pending.`);
-      const settled = await store.wallet.settle(tx.reference, {}, clock());
+      const settled = await store.ledger.post({ kind: 'settle', reference: tx.reference, result: {}, at: clock() });
       if (!settled) throw notFound(`Transaction ${reference}`);
       if (!settled.changed)
         throw new DomainError(
@@ -397,6 +437,55 @@ function proposalDesk(deps: DeskDeps) {
 
   async function balanceOf(accountId: string): Promise<Kobo | null> {
     return (await store.accounts.get(accountId))?.balanceKobo ?? null;
+  }
+
+  /**
+   * The approval and its move, posted as one move: decided, moved, marked applied and audited
+   * in one store transaction, or none of it. An approved proposal whose move never finished
+   * (written before the books made this one transaction) is finished here, once, whoever
+   * approves it again; only its approver is told they approved it.
+   */
+  async function approveNow(found: ProposalRecord, note: string, who: Actor, approver?: StaffMemberRecord) {
+    const finishing = found.status === 'approved' && found.appliedAt === null;
+    if (found.status === 'pending') await requireCover(store, found);
+    const at = clock();
+    const move = await proposedMove(deps, found, at);
+    const newToPowers = approver !== undefined && isNewToPowers(approver, deps.fourEyesCoolingMs, at);
+    const approved = await store.ledger.post({
+      kind: 'approve',
+      proposalId: found.proposalId,
+      by: who.actor,
+      at,
+      move,
+      audit: {
+        actor: who.actor,
+        address: who.address,
+        note: note.trim(),
+        before: JSON.stringify({ ...found, balance_kobo: await balanceOf(found.accountId) }),
+        // The console flags an approval by a member still new to their powers.
+        afterExtra: newToPowers ? { approver_new_since: approver.powersSince.toISOString() } : {},
+      },
+    });
+    switch (approved.outcome) {
+      case 'not_found':
+        throw notFound(`Proposal ${found.proposalId}`);
+      case 'not_pending':
+        if (approved.proposal.status !== 'pending') throw alreadyDecided(approved.proposal);
+        throw new DomainError('FAILED_PRECONDITION', 'This proposal expired (24 hours); propose it again.');
+      case 'not_applied':
+        throw notApplied(found, move, approved.result);
+      case 'applied':
+        if (finishing && found.decidedBy !== who.actor)
+          throw new DomainError(
+            'FAILED_PRECONDITION',
+            `This proposal was already approved by ${found.decidedBy ?? 'a colleague'}; its move is complete ` +
+              '(made once), and your approval added nothing.',
+            { metadata: { decided_by: found.decidedBy ?? '', status: found.status } },
+          );
+        return approved.proposal;
+      default:
+        return unreachable(approved);
+    }
   }
 
   return {
@@ -456,45 +545,22 @@ function proposalDesk(deps: DeskDeps) {
           ? approvalBar(approver, found, deps.fourEyesCoolingMs, clock())
           : null;
       if (bar !== null) throw new DomainError('PERMISSION_DENIED', bar);
-      if (approve && found.status === 'approved' && found.appliedAt === null) {
-        // Its move did not finish (a crash, or its approver is making it now): made here, once
-        // whoever makes it, but only its approver is told they approved it.
-        await apply(deps, found);
-        if (found.decidedBy !== who.actor)
-          throw new DomainError(
-            'FAILED_PRECONDITION',
-            `This proposal was already approved by ${found.decidedBy ?? 'a colleague'}; its move is complete ` +
-              '(made once), and your approval added nothing.',
-            { metadata: { decided_by: found.decidedBy ?? '', status: found.status } },
-          );
-        return (await store.proposals.get(proposalId)) ?? found;
-      }
-      if (approve && found.status === 'pending') await requireCover(store, found);
-      const balanceBefore = await balanceOf(found.accountId);
-      const decided = await store.proposals.decide(proposalId, approve ? 'approved' : 'refused', who.actor, clock());
+      if (approve) return approveNow(found, note, who, approver);
+      const decided = await store.proposals.decide(proposalId, 'refused', who.actor, clock());
       if (!decided) {
         // Read again: a colleague's decision may have taken effect since `found` was read.
         const now = (await store.proposals.get(proposalId)) ?? found;
         if (now.status !== 'pending') throw alreadyDecided(now);
         throw new DomainError('FAILED_PRECONDITION', 'This proposal expired (24 hours); propose it again.');
       }
-      if (approve) await apply(deps, decided);
-      const after = (await store.proposals.get(proposalId)) ?? decided;
       await audit(who, {
-        action: approve ? 'proposal.approve' : 'proposal.refuse',
+        action: 'proposal.refuse',
         target: proposalId,
-        before: { ...found, balance_kobo: balanceBefore },
-        after: {
-          ...after,
-          balance_kobo: await balanceOf(found.accountId),
-          // The console flags an approval by a member still new to their powers.
-          ...(approve && approver !== undefined && isNewToPowers(approver, deps.fourEyesCoolingMs, clock())
-            ? { approver_new_since: approver.powersSince.toISOString() }
-            : {}),
-        },
+        before: found,
+        after: decided,
         note: note.trim(),
       });
-      return after;
+      return decided;
     },
 
     getProposal: (proposalId: string) => store.proposals.get(proposalId),

@@ -50,6 +50,55 @@ export interface OrphanFinding {
   kind: string;
 }
 
+/** The books out of balance: one entry (entryId set) or a mode's whole trial balance. */
+export interface UnbalancedFinding {
+  mode: Mode;
+  entryId: string | null;
+  reference: string;
+  sumKobo: number;
+  /** Postings whose entry was never written: a set no store guard has checked. */
+  unclosed?: boolean;
+}
+
+/** A holder's wallet beside the sum of its postings (minus: a wallet is owed, a credit balance). */
+export interface WalletBooksFinding {
+  accountId: string;
+  mode: Mode;
+  balanceKobo: number;
+  postingsKobo: number;
+}
+
+/** A purchase and the entries the books hold for it. */
+export interface PurchaseBooksFinding {
+  accountId: string;
+  mode: Mode;
+  reference: string;
+  status: string;
+  reserves: number;
+  settles: number;
+  refunds: number;
+  reverses: number;
+}
+
+/** A proposal marked applied, whether its move is in the books and its approval in the audit log. */
+export interface ProposalBooksFinding {
+  proposalId: string;
+  accountId: string;
+  kind: string;
+  booked: boolean;
+  audited: boolean;
+}
+
+/** The entries each status needs: one reserve always, a settle once delivered, a refund or reversal once undone. */
+function expectedEntries(status: string): Pick<PurchaseBooksFinding, 'reserves' | 'settles' | 'refunds' | 'reverses'> {
+  return {
+    reserves: 1,
+    settles: status === 'success' || status === 'reversed' ? 1 : 0,
+    refunds: status === 'failed' ? 1 : 0,
+    reverses: status === 'reversed' ? 1 : 0,
+  };
+}
+
 /** The counts an audit reports beside its violations, in all and for each mode. */
 export type AuditCounts = Omit<LedgerAudit, 'violations' | 'violationCount' | 'modes'> & {
   modes: Record<Mode, Omit<ModeAudit, 'violationCount'>>;
@@ -113,6 +162,67 @@ export class AuditCollector {
       mode: row.mode,
       reference: row.reference,
       detail: `${row.kind} entry with no purchase of this account and mode`,
+    });
+  }
+
+  unbalanced(row: UnbalancedFinding): void {
+    if (row.sumKobo === 0 && row.unclosed !== true) return;
+    this.found({
+      kind: 'books_unbalanced',
+      accountId: '',
+      mode: row.mode,
+      reference: row.reference,
+      detail:
+        row.entryId === null
+          ? `the ${row.mode} trial balance is ${row.sumKobo} kobo, not zero`
+          : row.unclosed === true
+            ? `postings of entry ${row.entryId} (${row.sumKobo} kobo) have no journal row`
+            : `entry ${row.entryId} (${row.reference}) sums to ${row.sumKobo} kobo, not zero`,
+    });
+  }
+
+  walletBooks(row: WalletBooksFinding): void {
+    if (row.balanceKobo === row.postingsKobo) return;
+    this.found({
+      kind: 'wallet_books_mismatch',
+      accountId: row.accountId,
+      mode: row.mode,
+      reference: '',
+      detail: `balance is ${row.balanceKobo} kobo but the books hold ${row.postingsKobo} kobo for this wallet`,
+    });
+  }
+
+  purchaseBooks(row: PurchaseBooksFinding): void {
+    const expected = expectedEntries(row.status);
+    const { reserves, settles, refunds, reverses } = row;
+    if (
+      reserves === expected.reserves &&
+      settles === expected.settles &&
+      refunds === expected.refunds &&
+      reverses === expected.reverses
+    )
+      return;
+    this.found({
+      kind: 'purchase_books_wrong',
+      accountId: row.accountId,
+      mode: row.mode,
+      reference: row.reference,
+      detail:
+        `${row.status} purchase has ${reserves} reserve(s), ${settles} settle(s), ${refunds} refund(s) and ` +
+        `${reverses} reversal(s) in the books; it needs ${expected.reserves}, ${expected.settles}, ` +
+        `${expected.refunds} and ${expected.reverses}`,
+    });
+  }
+
+  proposalBooks(row: ProposalBooksFinding): void {
+    if (row.booked && row.audited) return;
+    const missing = [row.booked ? '' : 'no entry in the books', row.audited ? '' : 'no approval in the audit log'];
+    this.found({
+      kind: 'proposal_unbooked',
+      accountId: row.accountId,
+      mode: 'live',
+      reference: row.proposalId,
+      detail: `${row.kind} proposal marked applied has ${missing.filter((m) => m !== '').join(' and ')}`,
     });
   }
 

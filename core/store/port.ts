@@ -6,6 +6,7 @@
  * test/core/store/.
  */
 import type { AuditOptions, LedgerAudit } from '../domain/audit.js';
+import type { EntryKind, Posting } from '../domain/books.js';
 import type { EventRecord, FundingFacts, NewEvent } from '../domain/events.js';
 import type {
   FundingOpeningRecord,
@@ -58,6 +59,7 @@ import type {
 import type { FundingDayRow, ReportGroup, SalesDayRow } from '../domain/reports.js';
 import type { ProposalRecord, StaffMemberRecord, StaffRole, StaffSessionRecord } from '../domain/staff.js';
 import type { EventStore, WebhookStore } from './event-port.js';
+import type { LedgerStore } from './moves.js';
 
 export interface AccountStore {
   /** Both wallets, live and test, start at zero. */
@@ -215,7 +217,11 @@ export interface Moved {
  * the same transaction: a credit, and each settle, refund or reversal that changed the
  * purchase (changed = true). A call that changed nothing writes no event.
  */
-export interface WalletStore {
+/**
+ * The wallet's money operations. An adapter keeps them behind its one door (`Store.ledger`,
+ * core/store/moves.ts): nothing outside the adapters calls them.
+ */
+export interface WalletMoney {
   /**
    * Adds money and writes a credit entry atomically. Null when the account does not exist.
    * A credit whose reference the account has credited before writes nothing and returns that
@@ -271,6 +277,10 @@ export interface WalletStore {
    * provider undid a delivered purchase. Any other state is returned unchanged (changed = false).
    */
   reverse(reference: string, reason: string, at: Date): Promise<Moved | null>;
+}
+
+/** Wallets as the rest of the core reads them, and a pending purchase's recovery bookkeeping. */
+export interface WalletStore {
   /**
    * Records a recovery attempt on a pending transaction; no effect on other states, nor
    * when the transaction already counts more attempts (a later claim by another core).
@@ -489,7 +499,7 @@ export interface RecipientStore {
 }
 
 /** What recording an inflow did: the row for its (provider, reference), and whether this call wrote it. */
-interface RecordedInflow {
+export interface RecordedInflow {
   inflow: InflowRecord;
   created: boolean;
 }
@@ -521,34 +531,8 @@ export interface FundingStore {
   listActiveVirtualAccounts(limit: number): Promise<VirtualAccountRecord[]>;
   /** Marks it closed; null when it does not exist. */
   closeVirtualAccount(provider: FundingProviderName, accountNumber: string): Promise<VirtualAccountRecord | null>;
-  /**
-   * Inserts the inflow unless one with its (provider, provider reference) exists; either way
-   * returns the row that is there, and whether this call wrote it. Atomic under races.
-   */
-  recordInflow(inflow: NewInflow): Promise<RecordedInflow>;
   getInflow(inflowId: string): Promise<InflowRecord | null>;
   findInflow(provider: FundingProviderName, providerReference: string): Promise<InflowRecord | null>;
-  /**
-   * Credits the inflow, only if its status is `from`: sets its wallet and fee, adds its
-   * amount paid less the fee to that wallet with a credit entry (reference: the inflow id)
-   * and writes `wallet.credited` with the transfer's facts, all in one transaction.
-   */
-  creditInflow(inflowId: string, credit: InflowCredit, from: 'verified' | 'unmatched'): Promise<CreditInflowResult>;
-  /**
-   * recordInflow, then, only when this call wrote the row and wrote it `verified` (to a
-   * wallet), creditInflow of it from `verified`, with the row's wallet and mode: a new
-   * notification's two writes in one transaction where the store can (SQLite: the credit in a
-   * savepoint, so a credit that fails leaves the verified row for the sweeper), in two steps
-   * where it cannot (MongoDB). `credit` is null when no credit was tried, or when SQLite's
-   * credit failed on anything but a missing wallet: the row stays verified, and the caller
-   * credits it with creditInflow as it would have.
-   */
-  recordAndCreditInflow(
-    inflow: NewInflow,
-    credit: { feeKobo: Kobo; at: Date },
-  ): Promise<RecordedInflow & { credit: CreditInflowResult | null }>;
-  /** verified or unmatched -> rejected with the reason; any other status is returned unchanged. Null when missing. */
-  rejectInflow(inflowId: string, reason: string, at: Date): Promise<InflowRecord | null>;
   /**
    * An unmatched inflow's reason replaced by one found again (its account assigned since, for example); any
    * other status is returned unchanged. Null when missing.
@@ -581,6 +565,36 @@ export interface FundingStore {
   /** Sets (or, with null, removes) a wallet's low-balance threshold; false when the account does not exist. */
   setLowBalanceThreshold(accountId: string, mode: Mode, thresholdKobo: Kobo | null): Promise<boolean>;
   getLowBalanceThreshold(accountId: string, mode: Mode): Promise<Kobo | null>;
+}
+
+/** Money in: the inflows' money operations, kept by an adapter behind its one door (core/store/moves.ts). */
+export interface FundingMoney {
+  /**
+   * Inserts the inflow unless one with its (provider, provider reference) exists; either way
+   * returns the row that is there, and whether this call wrote it. Atomic under races.
+   */
+  recordInflow(inflow: NewInflow): Promise<RecordedInflow>;
+  /**
+   * Credits the inflow, only if its status is `from`: sets its wallet and fee, adds its
+   * amount paid less the fee to that wallet with a credit entry (reference: the inflow id)
+   * and writes `wallet.credited` with the transfer's facts, all in one transaction.
+   */
+  creditInflow(inflowId: string, credit: InflowCredit, from: 'verified' | 'unmatched'): Promise<CreditInflowResult>;
+  /**
+   * recordInflow, then, only when this call wrote the row and wrote it `verified` (to a
+   * wallet), creditInflow of it from `verified`, with the row's wallet and mode: a new
+   * notification's two writes in one transaction where the store can (SQLite: the credit in a
+   * savepoint, so a credit that fails leaves the verified row for the sweeper), in two steps
+   * where it cannot (MongoDB). `credit` is null when no credit was tried, or when SQLite's
+   * credit failed on anything but a missing wallet: the row stays verified, and the caller
+   * credits it with creditInflow as it would have.
+   */
+  recordAndCreditInflow(
+    inflow: NewInflow,
+    credit: { feeKobo: Kobo; at: Date },
+  ): Promise<RecordedInflow & { credit: CreditInflowResult | null }>;
+  /** verified or unmatched -> rejected with the reason; any other status is returned unchanged. Null when missing. */
+  rejectInflow(inflowId: string, reason: string, at: Date): Promise<InflowRecord | null>;
 }
 
 /** Requests for API access (core/people/upgrades.ts): one per account. */
@@ -711,12 +725,6 @@ export interface SupplyStore {
       answers?: readonly NewUpstreamAnswer[];
     },
   ): Promise<void>;
-  /**
-   * An attempt whose answer was not certain (pending, or never recorded) that a re-query or a
-   * callback later found delivered: marks it delivered with the cost the upstream stated (null:
-   * none). An attempt with any other outcome is left as it is; true when it changed.
-   */
-  deliveredLater(reference: string, seq: number, costKobo: Kobo | null, at: Date): Promise<boolean>;
   /** A purchase's attempts, in order; none for a purchase made before upstreams were recorded. */
   attemptsOf(reference: string): Promise<UpstreamAttemptRecord[]>;
   /** A purchase's kept upstream answers, in the order written (at most RAW_ANSWERS_PER_PURCHASE). */
@@ -732,6 +740,16 @@ export interface SupplyStore {
   listUpstreamSettings(): Promise<UpstreamSettingsRecord[]>;
   /** Sets one upstream's settings; returns the row it replaced (null: none). */
   setUpstreamSettings(settings: UpstreamSettingsRecord): Promise<UpstreamSettingsRecord | null>;
+}
+
+/** An attempt marked delivered later, and its cost booked: a money operation behind the one door. */
+export interface SupplyMoney {
+  /**
+   * An attempt whose answer was not certain (pending, or never recorded) that a re-query or a
+   * callback later found delivered: marks it delivered with the cost the upstream stated (null:
+   * none). An attempt with any other outcome is left as it is; true when it changed.
+   */
+  deliveredLater(reference: string, seq: number, costKobo: Kobo | null, at: Date): Promise<boolean>;
 }
 
 /** Each declared upstream's code for our data plans. */
@@ -769,6 +787,58 @@ export interface ReportStore {
 
 /** The whole store: one sub-port per aggregate. Use cases take only the sub-ports they use. */
 /** Why the store cannot write, since when (core/store/write-health.ts). */
+/** One account's sum of postings in one mode (debit positive: core/domain/books.ts). */
+interface BookSum {
+  account: string;
+  mode: Mode;
+  sumKobo: number;
+}
+
+/** An entry of the books as kept: its kind, the reference of the move, and its balanced postings. */
+export interface JournalEntryRecord {
+  /** Sortable within one store: later entries have greater ids (SQLite's integer, as text). */
+  entryId: string;
+  kind: EntryKind;
+  mode: Mode;
+  reference: string;
+  at: Date;
+  postings: Posting[];
+}
+
+/** An entry of the platform's own money that no other move makes: an upstream's top-up, a provider's settlement. */
+export interface OwnEntry {
+  kind: 'upstream_funded' | 'provider_settled';
+  mode: Mode;
+  /** The operator's reference (their bank's): one entry per kind and reference, whatever its amount. */
+  reference: string;
+  at: Date;
+  postings: Posting[];
+}
+
+/**
+ * The books (docs/money.md, The books): every money move's balanced postings, written by the
+ * money operations of the other sub-ports in their own transactions, and read here.
+ */
+export interface BooksStore {
+  /** Every account's sum of postings, of the entries before `until` when given (all of them otherwise). */
+  sums(until?: Date): Promise<BookSum[]>;
+  /** One reference's entries, oldest first: a purchase's reserve, settle, refund; an inflow's receipt. */
+  entriesOf(reference: string): Promise<JournalEntryRecord[]>;
+}
+
+/** The platform's own entries: a money operation behind the one door. */
+export interface BooksMoney {
+  /**
+   * Books an entry of the platform's own money with its audit row, in one transaction. An
+   * entry of the same kind and reference booked before writes nothing and is returned as
+   * `replayed` (whatever its amount: the caller compares).
+   */
+  bookOwn(
+    entry: OwnEntry,
+    audit: Omit<AuditEntryRecord, 'id'>,
+  ): Promise<{ entry: JournalEntryRecord; replayed: boolean }>;
+}
+
 export interface StoreFault {
   /** A sentence for the log, the console and the health answer: "the disk is full", ... */
   reason: string;
@@ -811,6 +881,9 @@ export interface Store {
   readonly supply: SupplyStore;
   readonly planCodes: PlanCodeStore;
   readonly reports: ReportStore;
+  readonly books: BooksStore;
+  /** The one door every money move goes through (core/store/moves.ts). */
+  readonly ledger: LedgerStore;
   /**
    * Resolves once every write committed so far is durable; the core answers no RPC before
    * (core/rpc/grpc.ts). SQLite's money operations commit before their fsync, which runs off

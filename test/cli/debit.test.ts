@@ -92,13 +92,16 @@ test('with CLI_MONEY_MOVES=proposals, a live debit is a proposal that moves noth
   try {
     const { accountId } = await strict.createApiAccount();
     // The CLI's credits are proposals here too: the opening balance goes in through the store.
-    await strict.store.wallet.credit({
-      accountId,
-      mode: 'live',
-      amountKobo: kobo(100_00),
-      reference: 'OPEN-1',
-      memo: '',
-      at: new Date(),
+    await strict.store.ledger.post({
+      kind: 'credit',
+      credit: {
+        accountId,
+        mode: 'live',
+        amountKobo: kobo(100_00),
+        reference: 'OPEN-1',
+        memo: '',
+        at: new Date(),
+      },
     });
     const proposed = await runJson(strict, ['wallet', 'debit', accountId, '500', '--reason', 'Chargeback']);
     assert.is(proposed.code, 0, proposed.stderr);

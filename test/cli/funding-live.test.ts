@@ -82,19 +82,23 @@ test('without a provider a live wallet shows no account number, and sandbox tran
     assert.equal([await balance(Mode.LIVE), await balance(Mode.TEST)], [0n, 5_000_00n]);
 
     // A live sandbox inflow left from before is never assigned to a live wallet either.
-    const left = await core.store.funding.recordInflow({
-      inflowId: newInflowId(),
-      provider: 'sandbox',
-      providerReference: 'OLD-1',
-      accountNumber: '9912345670',
-      accountId: null,
-      mode: 'live',
-      amountPaidKobo: kobo(1_000_00),
-      payerName: 'SANDBOX PAYER',
-      status: 'unmatched',
-      reason: 'no account has this number',
-      raw: '{}',
-      createdAt: new Date(),
+    const left = await core.store.ledger.post({
+      kind: 'inflow_record',
+      inflow: {
+        inflowId: newInflowId(),
+        provider: 'sandbox',
+        providerReference: 'OLD-1',
+        accountNumber: '9912345670',
+        accountId: null,
+        mode: 'live',
+        amountPaidKobo: kobo(1_000_00),
+        payerName: 'SANDBOX PAYER',
+        status: 'unmatched',
+        reason: 'no account has this number',
+        raw: '{}',
+        createdAt: new Date(),
+      },
+      credit: null,
     });
     const assigned = await runAgainst(core, ['funding', 'assign', left.inflow.inflowId, accountId]);
     assert.is.not(assigned.code, 0);
@@ -131,19 +135,23 @@ test('with CLI_MONEY_MOVES=proposals, funding assign is a proposal that credits 
     clock.advance(73 * 3_600_000);
     const finance = await signInAgain(core, clock, joined);
     const { accountId } = await core.createApiAccount({ balanceKobo: 0 });
-    const { inflow } = await core.store.funding.recordInflow({
-      inflowId: newInflowId(),
-      provider: 'paystack',
-      providerReference: 'PSK-1',
-      accountNumber: '0123456789',
-      accountId: null,
-      mode: 'live',
-      amountPaidKobo: kobo(2_000_00),
-      payerName: 'ADA OBI',
-      status: 'unmatched',
-      reason: 'no account has this number',
-      raw: '{}',
-      createdAt: clock.now(),
+    const { inflow } = await core.store.ledger.post({
+      kind: 'inflow_record',
+      inflow: {
+        inflowId: newInflowId(),
+        provider: 'paystack',
+        providerReference: 'PSK-1',
+        accountNumber: '0123456789',
+        accountId: null,
+        mode: 'live',
+        amountPaidKobo: kobo(2_000_00),
+        payerName: 'ADA OBI',
+        status: 'unmatched',
+        reason: 'no account has this number',
+        raw: '{}',
+        createdAt: clock.now(),
+      },
+      credit: null,
     });
     const proposed = await runJson(core, ['funding', 'assign', inflow.inflowId, accountId]);
     assert.is(proposed.code, 0, proposed.stderr);

@@ -107,19 +107,23 @@ test('--csv prints the columns and rows as CSV, the total last', async ({ core }
 
 test('report funding sums live inflows per provider', async ({ core }) => {
   const inflowId = 'inf_report_0001';
-  await core.store.funding.recordInflow({
-    inflowId,
-    provider: 'paystack',
-    providerReference: 'PSK-REPORT-1',
-    accountNumber: '',
-    accountId: null,
-    mode: 'live',
-    amountPaidKobo: kobo(250_000),
-    payerName: 'ADA OBI',
-    status: 'unmatched',
-    reason: 'no account',
-    raw: '{}',
-    createdAt: new Date(Date.UTC(2026, 9, 5, 10)),
+  await core.store.ledger.post({
+    kind: 'inflow_record',
+    inflow: {
+      inflowId,
+      provider: 'paystack',
+      providerReference: 'PSK-REPORT-1',
+      accountNumber: '',
+      accountId: null,
+      mode: 'live',
+      amountPaidKobo: kobo(250_000),
+      payerName: 'ADA OBI',
+      status: 'unmatched',
+      reason: 'no account',
+      raw: '{}',
+      createdAt: new Date(Date.UTC(2026, 9, 5, 10)),
+    },
+    credit: null,
   });
   const run = await runJson(core, ['report', 'funding', '--from', REPORT_DAY, '--to', REPORT_DAY]);
   assert.is(run.code, 0, run.stderr);

@@ -42,13 +42,16 @@ const MEMO = '<script>window.__xss=2</script><b id=memoxss>bold</b>';
 
 flow('an account’s name and a ledger memo show as text in search and on the account page', async (state) => {
   const { accountId } = await state.core.createApiAccount({ name: NAME, balanceKobo: 10_00 });
-  await state.core.store.wallet.credit({
-    accountId,
-    mode: 'live',
-    amountKobo: kobo(5_00),
-    reference: 'CR-XSS-MEMO',
-    memo: MEMO,
-    at: state.clock.now(),
+  await state.core.store.ledger.post({
+    kind: 'credit',
+    credit: {
+      accountId,
+      mode: 'live',
+      amountKobo: kobo(5_00),
+      reference: 'CR-XSS-MEMO',
+      memo: MEMO,
+      at: state.clock.now(),
+    },
   });
   const page = await staffInBrowser(
     { core: state.core, clock: state.clock, browser: state.browser, consoleUrl: state.app.url },

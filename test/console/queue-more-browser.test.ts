@@ -108,13 +108,16 @@ flow(
       createdAt: state.clock.now(),
       updatedAt: state.clock.now(),
     });
-    await state.core.store.wallet.credit({
-      accountId,
-      mode: 'live',
-      amountKobo: kobo(1_00),
-      reference: 'CR-QUEUE-OLD',
-      memo: 'old',
-      at: new Date(state.clock.ms - 2 * 24 * 3_600_000),
+    await state.core.store.ledger.post({
+      kind: 'credit',
+      credit: {
+        accountId,
+        mode: 'live',
+        amountKobo: kobo(1_00),
+        reference: 'CR-QUEUE-OLD',
+        memo: 'old',
+        at: new Date(state.clock.ms - 2 * 24 * 3_600_000),
+      },
     });
 
     const page = await supportMember(state);

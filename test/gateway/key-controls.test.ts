@@ -96,7 +96,12 @@ test("a day's cap of 1,000 Naira lets exactly 10 of 200 concurrent 100 Naira pur
   assert.is(listed.keys.find((k) => k.publicKey === keys.publicKey)?.spentTodayKobo, BigInt(10 * chargedKobo));
 
   // A reversal of one gives its 100 Naira back to the day: one more purchase, then the cap again.
-  const reversed = await core.store.wallet.reverse(ok[0]!.json.reference, 'reversed by the upstream', new Date());
+  const reversed = await core.store.ledger.post({
+    kind: 'reverse',
+    reference: ok[0]!.json.reference,
+    reason: 'reversed by the upstream',
+    at: new Date(),
+  });
   assert.is(reversed?.changed, true);
   const again = await gateway.request({ ...airtime(100), keys });
   assert.is(again.status, 200, again.text);

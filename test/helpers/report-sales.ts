@@ -20,13 +20,16 @@ type Ending = 'settle' | 'refund' | 'reverse' | 'pending';
 export async function seedReportSales(store: Store): Promise<{ accountId: string; references: Map<string, Ending> }> {
   const accountId = `acct_report_${Date.now().toString(36)}`;
   await store.accounts.create({ accountId, name: 'Report Stores', tierId: 'api', createdAt: at(0) });
-  await store.wallet.credit({
-    accountId,
-    mode: 'live',
-    amountKobo: kobo(10_000_000),
-    reference: `fund-${accountId}`,
-    memo: 'float',
-    at: at(0),
+  await store.ledger.post({
+    kind: 'credit',
+    credit: {
+      accountId,
+      mode: 'live',
+      amountKobo: kobo(10_000_000),
+      reference: `fund-${accountId}`,
+      memo: 'float',
+      at: at(0),
+    },
   });
   const references = new Map<string, Ending>();
   const sales: ReadonlyArray<[Ending, number, string, number | null, 'airtime' | 'data']> = [
@@ -40,15 +43,16 @@ export async function seedReportSales(store: Store): Promise<{ accountId: string
   for (const [i, [ending, charged, upstream, cost, product]] of sales.entries()) {
     const reference = `2026100512${String(i).padStart(2, '0')}RPT${accountId.slice(-7).toUpperCase()}`;
     const createdAt = at(8 + i);
-    const reserved = await store.wallet.reserve(
-      airtimePurchase(reference, {
+    const reserved = await store.ledger.post({
+      kind: 'reserve',
+      tx: airtimePurchase(reference, {
         accountId,
         product,
         chargedKobo: kobo(charged),
         createdAt,
         nextAttemptAt: createdAt,
       }),
-    );
+    });
     if (reserved.outcome !== 'reserved') throw new Error(`seeding a report sale: ${reserved.outcome}`);
     await store.supply.beginAttempt({ reference, seq: 1, upstream, at: createdAt });
     await store.supply.endAttempt(reference, 1, {
@@ -58,9 +62,11 @@ export async function seedReportSales(store: Store): Promise<{ accountId: string
       at: createdAt,
     });
     if (ending === 'settle' || ending === 'reverse')
-      await store.wallet.settle(reference, { providerReference: 'P' }, createdAt);
-    if (ending === 'reverse') await store.wallet.reverse(reference, 'reversed by the upstream', createdAt);
-    if (ending === 'refund') await store.wallet.refund(reference, 'failed at the upstream', createdAt);
+      await store.ledger.post({ kind: 'settle', reference, result: { providerReference: 'P' }, at: createdAt });
+    if (ending === 'reverse')
+      await store.ledger.post({ kind: 'reverse', reference, reason: 'reversed by the upstream', at: createdAt });
+    if (ending === 'refund')
+      await store.ledger.post({ kind: 'refund', reference, reason: 'failed at the upstream', at: createdAt });
     references.set(reference, ending);
   }
   return { accountId, references };

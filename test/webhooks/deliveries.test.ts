@@ -97,7 +97,12 @@ test('every event type arrives signed: credit, delivery, failure, a settled 8888
   assert.equal([delivered.status, failed.status, pending.status], [200, 502, 202]);
   await core.recoverNow();
   await core.recoverNow();
-  await core.store.wallet.reverse(delivered.json.reference, 'the provider reversed it', new Date());
+  await core.store.ledger.post({
+    kind: 'reverse',
+    reference: delivered.json.reference,
+    reason: 'the provider reversed it',
+    at: new Date(),
+  });
   const ping = await webhooks().sendTestEvent({ accountId });
   assert.is(ping.delivery?.type, 'ping');
   await to.waitFor(6, 'events');
@@ -256,13 +261,16 @@ test('test mode has its own webhook URL: test events go there, with livemode fal
   const set = await webhooks().setWebhook({ accountId, mode: Mode.TEST, url: testing.url });
   assert.is(set.webhook?.mode, Mode.TEST);
   assert.is.not(set.secret, secret, 'each mode has its own secret');
-  await core.store.wallet.credit({
-    accountId,
-    amountKobo: kobo(5_000),
-    reference: 'TEST-1',
-    memo: 'test money',
-    at: new Date(),
-    mode: 'test',
+  await core.store.ledger.post({
+    kind: 'credit',
+    credit: {
+      accountId,
+      amountKobo: kobo(5_000),
+      reference: 'TEST-1',
+      memo: 'test money',
+      at: new Date(),
+      mode: 'test',
+    },
   });
   await testing.waitFor(1);
   const [request] = testing.received;

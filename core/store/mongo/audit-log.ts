@@ -1,12 +1,12 @@
 /** The audit log on MongoDB: one document per staff action or admin call, only ever inserted. */
-import type { Filter } from 'mongodb';
+import type { ClientSession, Collection, Filter } from 'mongodb';
 import type { AuditEntryRecord } from '../../domain/records.js';
 import { auditEntryId } from '../audit-ids.js';
 import type { AuditLogStore } from '../port.js';
 import { AUDIT_LOG_COLLECTION } from './collections.js';
 import type { MongoContext } from './context.js';
 
-interface AuditDoc {
+export interface AuditDoc {
   /** The entry's id (audit-ids.ts): sortable by time. */
   _id: string;
   at: Date;
@@ -38,22 +38,45 @@ function prefixPattern(prefix: string): RegExp {
   return new RegExp(`^${prefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`);
 }
 
+/**
+ * An audit row's document, its id chosen now: a money operation that writes its audit row in
+ * its own transaction builds it before the transaction, so a retried one writes the same row.
+ */
+export function auditDocOf(entry: Omit<AuditEntryRecord, 'id'>): AuditDoc {
+  return {
+    _id: auditEntryId(entry.at),
+    at: entry.at,
+    actor: entry.actor,
+    action: entry.action,
+    target: entry.target,
+    before: entry.before,
+    after: entry.after,
+    address: entry.address,
+    note: entry.note,
+  };
+}
+
+function auditLogOf(ctx: MongoContext): Collection<AuditDoc> {
+  ctx.live();
+  return ctx.db.collection<AuditDoc>(AUDIT_LOG_COLLECTION);
+}
+
+/** Appends an audit row inside the caller's transaction; the record as the log keeps it. */
+export async function appendAuditIn(
+  ctx: MongoContext,
+  session: ClientSession,
+  doc: AuditDoc,
+): Promise<AuditEntryRecord> {
+  await auditLogOf(ctx).insertOne(doc, { session });
+  return fromDoc(doc);
+}
+
 export function createAuditLogStore(ctx: MongoContext): AuditLogStore {
   const entries = ctx.db.collection<AuditDoc>(AUDIT_LOG_COLLECTION);
   return {
     async append(entry) {
       ctx.live();
-      const doc: AuditDoc = {
-        _id: auditEntryId(entry.at),
-        at: entry.at,
-        actor: entry.actor,
-        action: entry.action,
-        target: entry.target,
-        before: entry.before,
-        after: entry.after,
-        address: entry.address,
-        note: entry.note,
-      };
+      const doc = auditDocOf(entry);
       await entries.insertOne(doc);
       return fromDoc(doc);
     },

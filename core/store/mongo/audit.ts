@@ -11,6 +11,11 @@
  * The running balance reads the ledger in index order (RUNNING_BALANCE_PIPELINE says how),
  * and the conformance suite's explain check on a replica set proves the plan uses the index.
  *
+ * The books' proofs (docs/money.md, The books) read the journal (books.ts) in the same
+ * snapshot: each mode's trial balance, every entry balanced, every wallet equal to minus the
+ * sum of its postings, each purchase's entries as its status needs, every applied proposal
+ * booked and audited.
+ *
  * A snapshot read must finish within the server's minSnapshotHistoryWindowInSeconds
  * (300 s by default) or it fails with SnapshotTooOld; a ledger large enough to take
  * longer needs that window raised on the servers, never a weaker read.
@@ -19,20 +24,16 @@ import type { ClientSession, Db, Document } from 'mongodb';
 import type { LedgerAudit } from '../../domain/audit.js';
 import { AuditCollector } from '../audit.js';
 import { readInteger, readKobo, readMode } from './documents.js';
-import { COLLECTIONS } from './schema.js';
+import { AUDIT_LOG_COLLECTION, COLLECTIONS, JOURNAL_COLLECTION, STAFF_COLLECTIONS } from './schema.js';
 
 /** A document's mode: written before test mode (no field) means live. */
 const MODE_OF = { $ifNull: ['$mode', 'live'] };
 
-/** The sum of one mode's entries among an account's per-mode sums ($entries, from the join). */
-function entriesOf(mode: string): Document {
+/** One group's value among a join's groups (`$entries`' sum for a mode, by default), or 0 when there is none. */
+function entriesOf(id: string, groups = '$entries', value = '$$this.sum'): Document {
   return {
     $ifNull: [
-      {
-        $first: {
-          $map: { input: { $filter: { input: '$entries', cond: { $eq: ['$$this._id', mode] } } }, in: '$$this.sum' },
-        },
-      },
+      { $first: { $map: { input: { $filter: { input: groups, cond: { $eq: ['$$this._id', id] } } }, in: value } } },
       0,
     ],
   };
@@ -181,6 +182,225 @@ const ORPHAN_PIPELINE: Document[] = [
   { $project: { account_id: 1, mode: MODE_OF, reference: 1, kind: 1 } },
 ];
 
+/** Each mode's sum of every posting: its trial balance, zero when the books balance. */
+const TRIAL_BALANCE_PIPELINE: Document[] = [
+  { $unwind: '$postings' },
+  { $group: { _id: '$mode', sum: { $sum: '$postings.amountKobo' } } },
+];
+
+/** Entries whose postings do not sum to zero: the validator refuses them, so one here was written around it. */
+const UNBALANCED_ENTRIES_PIPELINE: Document[] = [
+  { $match: { $expr: { $ne: [{ $sum: '$postings.amountKobo' }, 0] } } },
+  { $project: { entryId: 1, mode: 1, reference: 1, sum: { $sum: '$postings.amountKobo' } } },
+];
+
+/**
+ * Wallets whose balance is not minus the sum of their postings. The join goes through the
+ * journal's multikey index on postings.account (its foreign field), and sums inside it only
+ * the lines of that wallet, per mode.
+ */
+const WALLET_BOOKS_PIPELINE: Document[] = [
+  { $set: { wallet_account: { $concat: ['wallet:', '$_id'] } } },
+  {
+    $lookup: {
+      from: JOURNAL_COLLECTION,
+      localField: 'wallet_account',
+      foreignField: 'postings.account',
+      let: { account: '$wallet_account' },
+      pipeline: [
+        { $unwind: '$postings' },
+        { $match: { $expr: { $eq: ['$postings.account', '$$account'] } } },
+        { $group: { _id: '$mode', sum: { $sum: '$postings.amountKobo' } } },
+      ],
+      as: 'books',
+    },
+  },
+  {
+    $project: {
+      wallets: [
+        {
+          mode: 'live',
+          balance_kobo: '$balance_kobo',
+          postings_kobo: { $multiply: [entriesOf('live', '$books'), -1] },
+        },
+        {
+          mode: 'test',
+          balance_kobo: { $ifNull: ['$test_balance_kobo', 0] },
+          postings_kobo: { $multiply: [entriesOf('test', '$books'), -1] },
+        },
+      ],
+    },
+  },
+  { $unwind: '$wallets' },
+  {
+    $project: { mode: '$wallets.mode', balance_kobo: '$wallets.balance_kobo', postings_kobo: '$wallets.postings_kobo' },
+  },
+  { $match: { $expr: { $ne: ['$balance_kobo', '$postings_kobo'] } } },
+];
+
+/** How many entries of `kind` a purchase's join found. */
+const entriesOfKind = (kind: string): Document => entriesOf(kind, '$books', '$$this.n');
+
+/**
+ * Purchases whose entries are not what their status needs: one reserve always, one settle once
+ * delivered (success, reversed), one refund once failed, one reversal once reversed. The rule
+ * is the collector's (core/store/audit.ts), which checks every row again; it is repeated here
+ * only so that the pipeline emits the wrong purchases alone, not every purchase.
+ */
+const PURCHASE_BOOKS_PIPELINE: Document[] = [
+  {
+    $lookup: {
+      from: JOURNAL_COLLECTION,
+      localField: '_id',
+      foreignField: 'reference',
+      pipeline: [
+        { $match: { kind: { $in: ['reserve', 'settle', 'refund', 'reverse'] } } },
+        { $group: { _id: '$kind', n: { $sum: 1 } } },
+      ],
+      as: 'books',
+    },
+  },
+  {
+    $project: {
+      account_id: 1,
+      mode: MODE_OF,
+      status: 1,
+      reserves: entriesOfKind('reserve'),
+      settles: entriesOfKind('settle'),
+      refunds: entriesOfKind('refund'),
+      reverses: entriesOfKind('reverse'),
+    },
+  },
+  {
+    $match: {
+      $expr: {
+        $or: [
+          { $ne: ['$reserves', 1] },
+          { $ne: ['$settles', { $cond: [{ $in: ['$status', ['success', 'reversed']] }, 1, 0] }] },
+          { $ne: ['$refunds', { $cond: [{ $eq: ['$status', 'failed'] }, 1, 0] }] },
+          { $ne: ['$reverses', { $cond: [{ $eq: ['$status', 'reversed'] }, 1, 0] }] },
+        ],
+      },
+    },
+  },
+];
+
+/**
+ * Proposals marked applied whose move has no entry in the books, or whose approval is not in
+ * the audit log. What each kind's move books, under which reference (core/staff/desk.ts
+ * applies them): a credit or debit its own kind under the proposal's reference (its id, for
+ * one made before references), a refund the purchase's reversal, a pending purchase failed
+ * its refund, an assigned inflow its credit (under the inflow's id, its credit reference here).
+ */
+const PROPOSAL_BOOKS_PIPELINE: Document[] = [
+  { $match: { applied_at: { $ne: null } } },
+  {
+    $set: {
+      books_reference: {
+        $cond: [
+          { $in: ['$kind', ['credit', 'debit']] },
+          { $cond: [{ $gt: [{ $ifNull: ['$reference', ''] }, ''] }, '$reference', '$_id'] },
+          '$target',
+        ],
+      },
+      books_kind: {
+        $cond: [
+          { $eq: ['$kind', 'refund'] },
+          'reverse',
+          {
+            $cond: [
+              { $eq: ['$kind', 'pending_failed'] },
+              'refund',
+              { $cond: [{ $eq: ['$kind', 'inflow_assign'] }, 'inflow_credited', '$kind'] },
+            ],
+          },
+        ],
+      },
+    },
+  },
+  {
+    $lookup: {
+      from: JOURNAL_COLLECTION,
+      localField: 'books_reference',
+      foreignField: 'reference',
+      let: { kind: '$books_kind' },
+      pipeline: [{ $match: { $expr: { $eq: ['$kind', '$$kind'] } } }, { $limit: 1 }, { $project: { _id: 1 } }],
+      as: 'booked',
+    },
+  },
+  {
+    $lookup: {
+      from: AUDIT_LOG_COLLECTION,
+      localField: '_id',
+      foreignField: 'target',
+      pipeline: [{ $match: { action: 'proposal.approve' } }, { $limit: 1 }, { $project: { _id: 1 } }],
+      as: 'audited',
+    },
+  },
+  {
+    $project: {
+      account_id: 1,
+      kind: 1,
+      booked: { $gt: [{ $size: '$booked' }, 0] },
+      audited: { $gt: [{ $size: '$audited' }, 0] },
+    },
+  },
+  { $match: { $or: [{ booked: false }, { audited: false }] } },
+];
+
+/** Every proof of the books, in the audit's snapshot session, into the collector. */
+async function proveBooks(db: Db, options: Document, collector: AuditCollector, signal?: AbortSignal): Promise<void> {
+  const journal = db.collection(JOURNAL_COLLECTION);
+  for await (const row of journal.aggregate(TRIAL_BALANCE_PIPELINE, options))
+    collector.unbalanced({
+      mode: readMode(row['_id'], 'mode'),
+      entryId: null,
+      reference: '',
+      sumKobo: readInteger(row['sum'], 'sum'),
+    });
+  for await (const row of journal.aggregate(UNBALANCED_ENTRIES_PIPELINE, options)) {
+    signal?.throwIfAborted();
+    collector.unbalanced({
+      mode: readMode(row['mode'], 'mode'),
+      entryId: String(row['entryId']),
+      reference: String(row['reference']),
+      sumKobo: readInteger(row['sum'], 'sum'),
+    });
+  }
+  for await (const row of db.collection(COLLECTIONS.accounts).aggregate(WALLET_BOOKS_PIPELINE, options)) {
+    signal?.throwIfAborted();
+    collector.walletBooks({
+      accountId: String(row['_id']),
+      mode: readMode(row['mode'], 'mode'),
+      balanceKobo: readInteger(row['balance_kobo'], 'balance_kobo'),
+      postingsKobo: readInteger(row['postings_kobo'], 'postings'),
+    });
+  }
+  for await (const row of db.collection(COLLECTIONS.transactions).aggregate(PURCHASE_BOOKS_PIPELINE, options)) {
+    signal?.throwIfAborted();
+    collector.purchaseBooks({
+      accountId: String(row['account_id']),
+      mode: readMode(row['mode'], 'mode'),
+      reference: String(row['_id']),
+      status: String(row['status']),
+      reserves: readInteger(row['reserves'], 'reserves'),
+      settles: readInteger(row['settles'], 'settles'),
+      refunds: readInteger(row['refunds'], 'refunds'),
+      reverses: readInteger(row['reverses'], 'reverses'),
+    });
+  }
+  for await (const row of db.collection(STAFF_COLLECTIONS.proposals).aggregate(PROPOSAL_BOOKS_PIPELINE, options)) {
+    signal?.throwIfAborted();
+    collector.proposalBooks({
+      proposalId: String(row['_id']),
+      accountId: String(row['account_id']),
+      kind: String(row['kind']),
+      booked: row['booked'] === true,
+      audited: row['audited'] === true,
+    });
+  }
+}
+
 interface BalanceRow {
   _id: string;
   mode: string;
@@ -294,5 +514,6 @@ export async function auditLedger(db: Db, session: ClientSession, signal?: Abort
       kind: row.kind,
     });
   }
+  await proveBooks(db, options, collector, signal);
   return collector.result(counts);
 }

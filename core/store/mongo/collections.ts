@@ -63,3 +63,5 @@ export const RECIPIENT_COLLECTIONS = {
   days: 'recipient_days',
   last: 'recipient_last',
 } as const;
+/** The books (books.ts): one document per entry of the double-entry journal, its postings inside; created by step 28. */
+export const JOURNAL_COLLECTION = 'journal';

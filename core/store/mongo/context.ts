@@ -11,6 +11,7 @@ import {
   ReadPreference,
   type TransactionOptions,
 } from 'mongodb';
+import { COLLECTIONS } from './collections.js';
 import type {
   AccountDoc,
   ApiKeyDoc,
@@ -23,7 +24,6 @@ import type {
   TransactionDoc,
 } from './documents.js';
 import { isUnknownCommitResult } from './errors.js';
-import { COLLECTIONS } from './schema.js';
 
 /**
  * Lists the port returns whole (an account's keys, the catalog) are still bounded: far

@@ -5,8 +5,11 @@
  * index on (provider, provider_reference) is the exactly-once key; the conditional status
  * change (two credits of one inflow conflict on its document, and the later one is re-run on
  * a fresh snapshot where the status no longer matches) makes a second credit impossible.
+ * Each money move of an inflow writes its entry in the books (books.ts) in its transaction:
+ * its receipt when first recorded, its credit less the fee, its return when rejected.
  */
 import { type ClientSession, type Collection, ObjectId } from 'mongodb';
+import { inflowCreditedPostings, inflowReceivedPostings, inflowReturnedPostings } from '../../domain/books.js';
 import { creditEvent, newEventId } from '../../domain/events.js';
 import {
   creditNowTo,
@@ -21,10 +24,11 @@ import {
 } from '../../domain/funding.js';
 import { type Kobo, kobo } from '../../domain/money.js';
 import { requireAmount, requireLimit } from '../bounds.js';
-import type { CreditInflowResult, FundingStore } from '../port.js';
+import type { CreditInflowResult, FundingMoney, FundingStore } from '../port.js';
+import { bookIn, entryIdOf, journalIds } from './books.js';
 import { followUpRead, type MongoContext } from './context.js';
 import { readKobo, readMode, type StoredInteger, toDate, toLong } from './documents.js';
-import { isDuplicateKeyOn } from './errors.js';
+import { isDuplicateKeyOn, isUnknownCommitResult } from './errors.js';
 import { deliversTo, writeEventIn } from './events.js';
 import { FUNDING_COLLECTIONS, FUNDING_OPENINGS_COLLECTION, INFLOW_REFERENCE_INDEX } from './schema.js';
 import { addToWallet } from './wallet.js';
@@ -175,8 +179,13 @@ class MissingAccount extends Error {
   }
 }
 
+/** Whether a credit failed for want of its account (thrown inside its transaction to abort it). */
+export function isMissingAccount(error: unknown): boolean {
+  return error instanceof MissingAccount;
+}
+
 /** The conditional status change of an inflow, its credit, ledger entry and event inside `session`. */
-async function creditIn(
+export async function creditIn(
   ctx: MongoContext,
   session: ClientSession,
   inflowId: string,
@@ -226,6 +235,16 @@ async function creditIn(
     id: ids.entryId,
   });
   if (entry === null) throw new MissingAccount();
+  // The transfer leaves the inflows held for it: the wallet gets it less the platform's fee.
+  await bookIn(ctx, session, {
+    id: journalIds.ofLedgerEntry(ids.entryId),
+    entryId: entryIdOf(ids.entryId),
+    kind: 'inflow_credited',
+    mode: credit.mode,
+    reference: inflowId,
+    at,
+    postings: inflowCreditedPostings(credit.accountId, done.amountPaidKobo, done.feeKobo),
+  });
   const facts = {
     accountId: credit.accountId,
     reference: inflowId,
@@ -267,9 +286,31 @@ async function recordInflow(ctx: MongoContext, inflow: NewInflow): Promise<{ inf
     created_at: at,
     updated_at: at,
   };
+  const bookId = new ObjectId();
   try {
-    await inflows.insertOne(doc);
-    return { inflow: inflowFromDoc(doc), created: true };
+    // The row and its receipt in the books commit together: a confirmed transfer is at its
+    // provider for us from now on, in no wallet yet.
+    return await ctx.inTransaction(
+      async (session) => {
+        await inflows.insertOne(doc, { session });
+        await bookIn(ctx, session, {
+          id: journalIds.received(inflow.inflowId),
+          entryId: entryIdOf(bookId),
+          kind: 'inflow_received',
+          mode: inflow.mode,
+          reference: inflow.inflowId,
+          at,
+          postings: inflowReceivedPostings(inflow.provider, inflow.amountPaidKobo),
+        });
+        return { inflow: inflowFromDoc(doc), created: true };
+      },
+      async (error, session) => {
+        // An unknown commit: the row under this inflow's own id proves it committed.
+        if (!isUnknownCommitResult(error)) return undefined;
+        const mine = await inflows.findOne({ _id: inflow.inflowId }, followUpRead(session));
+        return mine === null ? undefined : { inflow: inflowFromDoc(mine), created: true };
+      },
+    );
   } catch (error) {
     // The unique index answered: another notification, the sweeper or another core
     // recorded this (provider, reference) first. Its row is the one that counts.
@@ -375,7 +416,7 @@ function virtualAccountStore(
 function inflowStore(
   ctx: MongoContext,
 ): Pick<
-  FundingStore,
+  FundingStore & FundingMoney,
   | 'recordInflow'
   | 'recordAndCreditInflow'
   | 'getInflow'
@@ -410,12 +451,37 @@ function inflowStore(
     },
     async rejectInflow(inflowId, reason, at) {
       const { inflows } = collections(ctx);
-      const doc =
-        (await inflows.findOneAndUpdate(
-          { _id: inflowId, status: { $in: ['verified', 'unmatched'] } },
-          { $set: { status: 'rejected', reason, updated_at: toDate(at, 'at') } },
-          { returnDocument: 'after' },
-        )) ?? (await inflows.findOne({ _id: inflowId }));
+      const updatedAt = toDate(at, 'at');
+      const bookId = new ObjectId();
+      const doc = await ctx.inTransaction(
+        async (session) => {
+          const rejected = await inflows.findOneAndUpdate(
+            { _id: inflowId, status: { $in: ['verified', 'unmatched'] } },
+            { $set: { status: 'rejected', reason, updated_at: updatedAt } },
+            { session, returnDocument: 'after' },
+          );
+          if (rejected === null) return inflows.findOne({ _id: inflowId }, { session });
+          // Not ours: what was received for it leaves the books as it came.
+          await bookIn(ctx, session, {
+            id: journalIds.returned(inflowId),
+            entryId: entryIdOf(bookId),
+            kind: 'inflow_returned',
+            mode: readMode(rejected.mode, 'inflows.mode'),
+            reference: inflowId,
+            at: updatedAt,
+            postings: inflowReturnedPostings(
+              rejected.provider,
+              readKobo(rejected.amount_paid_kobo, 'amount_paid_kobo'),
+            ),
+          });
+          return rejected;
+        },
+        async (error, session) => {
+          // An unknown commit: the inflow as a majority has it answers (rejected, or as it was).
+          if (!isUnknownCommitResult(error)) return undefined;
+          return (await inflows.findOne({ _id: inflowId }, followUpRead(session))) ?? undefined;
+        },
+      );
       return doc === null ? null : inflowFromDoc(doc);
     },
     async reconsiderInflow(inflowId, reason, at) {
@@ -516,7 +582,7 @@ function thresholdStore(ctx: MongoContext): Pick<FundingStore, 'setLowBalanceThr
   };
 }
 
-export function createFundingStore(ctx: MongoContext): FundingStore {
+export function createFundingStore(ctx: MongoContext): FundingStore & FundingMoney {
   return {
     ...virtualAccountStore(ctx),
     ...inflowStore(ctx),

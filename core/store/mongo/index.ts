@@ -40,13 +40,16 @@
  * per store.
  */
 import { MongoClient, type MongoClientOptions, ReadConcern, ReadPreference } from 'mongodb';
+import { ledgerStore, moneyHandlers } from '../moves.js';
 import type { Store } from '../port.js';
 import { createWriteHealth } from '../write-health.js';
 import { createAccountStore } from './accounts.js';
+import { createApproval } from './approve.js';
 import { createAuditLogStore } from './audit-log.js';
+import { createBooksStore } from './books.js';
 import { createCatalogStore } from './catalog.js';
 import { leaseClockVerdict, measureClock } from './clock.js';
-import { createMongoContext, majorityReads, majorityWrites } from './context.js';
+import { createMongoContext, type MongoContext, majorityReads, majorityWrites } from './context.js';
 import { createEventStore, createWebhookStore } from './events.js';
 import { createFundingStore } from './funding.js';
 import {
@@ -99,6 +102,27 @@ export interface MongoStore extends Store {
  * to date (schema.ts), and returns the store. Any failure closes the client and rejects,
  * so the core stops at start with the reason.
  */
+/**
+ * The sub-ports that move money, handed out with their reads only, and the one door in front
+ * of their money operations (core/store/moves.ts).
+ */
+function moneyParts(ctx: MongoContext): Pick<MongoStore, 'wallet' | 'funding' | 'supply' | 'books' | 'ledger'> {
+  const { credit, debit, reserve, settle, refund, reverse, ...wallet } = createWalletStore(ctx);
+  const { recordInflow, recordAndCreditInflow, creditInflow, rejectInflow, ...funding } = createFundingStore(ctx);
+  const { deliveredLater, ...supply } = createSupplyStore(ctx);
+  const { bookOwn, ...books } = createBooksStore(ctx);
+  const ledger = ledgerStore(
+    moneyHandlers({
+      wallet: { credit, debit, reserve, settle, refund, reverse },
+      funding: { recordInflow, recordAndCreditInflow, creditInflow, rejectInflow },
+      supply: { deliveredLater },
+      books: { bookOwn },
+      approve: createApproval(ctx),
+    }),
+  );
+  return { wallet, funding, supply, books, ledger };
+}
+
 export async function openMongoStore(options: MongoStoreOptions): Promise<MongoStore> {
   const client = new MongoClient(options.uri, {
     appName: 'prepaid-core',
@@ -134,12 +158,15 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<MongoS
       });
     }
     const ctx = createMongoContext(client, db);
+    const money = moneyParts(ctx);
     return {
       deployment: { topology: check.topology, serverVersion: check.serverVersion, dbName: options.dbName },
       accounts: createAccountStore(ctx),
+      books: money.books,
+      ledger: money.ledger,
       keys: createKeyStore(ctx),
       catalog: createCatalogStore(ctx),
-      wallet: createWalletStore(ctx),
+      wallet: money.wallet,
       transactions: createTransactionStore(ctx),
       people: createPeopleStore(ctx),
       history: createHistoryStore(ctx),
@@ -149,14 +176,14 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<MongoS
       proposals: createProposalStore(ctx),
       passwordResets: createPasswordResetStore(ctx),
       notices: createNoticeStore(ctx),
-      supply: createSupplyStore(ctx),
+      supply: money.supply,
       planCodes: createPlanCodeStore(ctx),
       reports: createReportStore(ctx),
       events: createEventStore(ctx),
       webhooks: createWebhookStore(ctx),
       keyUse: createKeyUseStore(ctx),
       recipients: createRecipientStore(ctx),
-      funding: createFundingStore(ctx),
+      funding: money.funding,
       // Majority-committed transactions are durable when they return: nothing waits.
       settled: () => Promise.resolve(),
       // A mongod whose disk fills stops (WiredTiger does not go on without room to write)

@@ -4,7 +4,7 @@
  * changes one creates the new index under a new name, then drops the old one.
  */
 import type { IndexDescription } from 'mongodb';
-import { COLLECTIONS, FUNDING_COLLECTIONS, PEOPLE_COLLECTIONS } from './collections.js';
+import { COLLECTIONS, FUNDING_COLLECTIONS, JOURNAL_COLLECTION, PEOPLE_COLLECTIONS } from './collections.js';
 
 /** Step 1's idempotency index, single-use per account; step 4 replaced it with REQUEST_ID_INDEX. */
 export const ACCOUNT_REQUEST_ID_INDEX_NAME = 'transactions_request_id';
@@ -216,3 +216,16 @@ export const FUNDING_INDEXES = {
     { name: 'inflows_by_account', key: { account_id: 1, mode: 1, created_at: -1 } },
   ],
 } as const;
+
+/**
+ * The journal's indexes (step 28): a reference's entries by kind (a purchase's settle read by
+ * its reversal, the audit's count of each purchase's entries); an account's postings by mode
+ * (a wallet's sum: multikey over the postings); entries by time (the sums until a date).
+ */
+export const JOURNAL_INDEXES: Readonly<Record<string, readonly IndexDescription[]>> = {
+  [JOURNAL_COLLECTION]: [
+    { name: 'journal_by_reference', key: { reference: 1, kind: 1 } },
+    { name: 'journal_by_account', key: { 'postings.account': 1, mode: 1 } },
+    { name: 'journal_by_time', key: { at: 1 } },
+  ],
+};

@@ -2,9 +2,16 @@
  * The database as the schema steps see it (SchemaTarget), so that the steps and their runner
  * can be tested without a server, and `schemaTarget`, the real one.
  */
-import type { CreateCollectionOptions, CreateIndexesOptions, Db, Document, IndexDescription } from 'mongodb';
+import {
+  type CreateCollectionOptions,
+  type CreateIndexesOptions,
+  type Db,
+  type Document,
+  type IndexDescription,
+  MongoBulkWriteError,
+} from 'mongodb';
 import { COLLECTIONS } from './collections.js';
-import { NAMESPACE_EXISTS_CODE } from './errors.js';
+import { DUPLICATE_KEY_CODE, NAMESPACE_EXISTS_CODE } from './errors.js';
 import type { CollectionInfo } from './validators.js';
 
 /**
@@ -31,6 +38,16 @@ export interface SchemaTarget {
   updateMany(collection: string, filter: Document, set: Document): Promise<void>;
   /** Runs an aggregation over `collection` for what its last stage ($merge) writes (a data step). */
   aggregate(collection: string, pipeline: readonly Document[]): Promise<void>;
+  /** The documents of `collection` that match `filter`, in `sort` order, at most `limit` of them (a data step's batch). */
+  find(collection: string, filter: Document, sort?: Document, limit?: number): Promise<Document[]>;
+  /**
+   * Inserts the documents that are not there yet (by _id): one already there is kept as it
+   * is, so a data step run again writes nothing twice. Any other refusal (a validator's) is
+   * thrown. Returns how many it inserted.
+   */
+  insertNew(collection: string, docs: readonly Document[]): Promise<number>;
+  /** Runs aggregations that read the same moment (one snapshot), and returns what each found (a step's check). */
+  readAtOnce(reads: readonly { collection: string; pipeline: readonly Document[] }[]): Promise<Document[][]>;
 }
 
 /**
@@ -105,6 +122,39 @@ export function schemaTarget(db: Db): SchemaTarget {
         .collection(collection)
         .aggregate([...pipeline])
         .toArray();
+    },
+    async find(collection, filter, sort = { _id: 1 }, limit = 0) {
+      return db.collection(collection).find(filter).sort(sort).limit(limit).toArray();
+    },
+    async insertNew(collection, docs) {
+      if (docs.length === 0) return 0;
+      try {
+        return (await db.collection(collection).insertMany([...docs], { ordered: false })).insertedCount;
+      } catch (error) {
+        // Unordered: every document was tried; those refused only as duplicates were there already.
+        if (!(error instanceof MongoBulkWriteError)) throw error;
+        const refusals = [error.writeErrors].flat();
+        if (error.result.getWriteConcernError() !== undefined) throw error;
+        if (refusals.some((refusal) => refusal.code !== DUPLICATE_KEY_CODE)) throw error;
+        return error.insertedCount;
+      }
+    },
+    async readAtOnce(reads) {
+      // A snapshot session pins every read to the cluster time of its first (MongoDB 5.0+).
+      const session = db.client.startSession({ snapshot: true });
+      try {
+        const found: Document[][] = [];
+        for (const read of reads)
+          found.push(
+            await db
+              .collection(read.collection)
+              .aggregate([...read.pipeline], { session, readConcern: { level: 'snapshot' }, allowDiskUse: true })
+              .toArray(),
+          );
+        return found;
+      } finally {
+        await session.endSession();
+      }
     },
   };
 }

@@ -45,7 +45,7 @@ interface SessionDoc {
   absolute_expires_at: Date;
 }
 
-interface ProposalDoc {
+export interface ProposalDoc {
   _id: string;
   kind: ProposalKind;
   account_id: string;
@@ -92,7 +92,7 @@ function sessionFromDoc(doc: SessionDoc): StaffSessionRecord {
   };
 }
 
-function proposalFromDoc(doc: ProposalDoc): ProposalRecord {
+export function proposalFromDoc(doc: ProposalDoc): ProposalRecord {
   return {
     proposalId: doc._id,
     kind: doc.kind,

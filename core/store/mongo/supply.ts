@@ -1,11 +1,13 @@
 /**
  * Supply on MongoDB: upstream attempts, the route table and upstream settings.
- * Each operation touches one document, so each is atomic without a transaction: an attempt
+ * Each operation touches one document, so each is atomic without a transaction (but a cost
+ * learnt after the settle, whose entry in the books commits with it in one): an attempt
  * is inserted under its own _id ("<reference>:<seq>", a duplicate key means it exists), ended
  * only while it has no outcome, and a route or a setting is replaced or deleted with the
  * document it had returned in the same step.
  */
-import type { ClientSession, Collection } from 'mongodb';
+import { type ClientSession, type Collection, type Filter, ObjectId } from 'mongodb';
+import { costKnownPostings, type DeliveredCost } from '../../domain/books.js';
 import { type Kobo, kobo } from '../../domain/money.js';
 import type { ProductName } from '../../domain/products.js';
 import { RAW_ANSWERS_PER_PURCHASE } from '../../domain/raw-answers.js';
@@ -17,7 +19,8 @@ import type {
   UpstreamAttemptRecord,
   UpstreamSettingsRecord,
 } from '../../domain/records.js';
-import type { AttemptEnd, NewUpstreamAnswer, RouteKey, SupplyStore } from '../port.js';
+import type { AttemptEnd, NewUpstreamAnswer, RouteKey, SupplyMoney, SupplyStore } from '../port.js';
+import { bookIn, entryIdOf, journalIds, journalOf, postingsFromDoc } from './books.js';
 import { SUPPLY_COLLECTIONS, UPSTREAM_ANSWERS_COLLECTION } from './collections.js';
 import type { MongoContext } from './context.js';
 
@@ -173,6 +176,53 @@ export async function endAttemptIn(
   );
 }
 
+/**
+ * What a purchase's delivered attempt cost at its upstream, where the upstream said (the last
+ * attempt that recorded a cost), read in the settle's transaction; null otherwise.
+ */
+export async function deliveredCostIn(
+  ctx: MongoContext,
+  session: ClientSession,
+  reference: string,
+): Promise<DeliveredCost | null> {
+  const [doc] = await attemptsOf(ctx)
+    .find({ reference, outcome: 'delivered', cost_kobo: { $ne: null } }, { session })
+    .sort({ seq: -1 })
+    .limit(1)
+    .toArray();
+  return doc === undefined || doc.cost_kobo === null ? null : { upstream: doc.upstream, costKobo: kobo(doc.cost_kobo) };
+}
+
+/**
+ * A delivered purchase settled before its cost was known, whose cost is learnt now: its
+ * revenue of unknown cost becomes revenue, and the cost leaves that upstream's float, once.
+ */
+async function bookLearntCostIn(
+  ctx: MongoContext,
+  session: ClientSession,
+  learnt: { reference: string; seq: number; costKobo: Kobo; at: Date; bookId: ObjectId },
+): Promise<void> {
+  const { reference } = learnt;
+  const journal = journalOf(ctx);
+  const settled = await journal.findOne({ _id: journalIds.settle(reference) }, { session });
+  const unknown = settled === null ? undefined : postingsFromDoc(settled).find(isUnknownCost);
+  if (settled === null || unknown === undefined) return;
+  if ((await journal.findOne({ _id: journalIds.costKnown(reference) }, { session })) !== null) return;
+  const attempt = await attemptsOf(ctx).findOne({ _id: `${reference}:${learnt.seq}` }, { session });
+  if (attempt === null) return;
+  await bookIn(ctx, session, {
+    id: journalIds.costKnown(reference),
+    entryId: entryIdOf(learnt.bookId),
+    kind: 'cost_known',
+    mode: settled.mode,
+    reference,
+    at: learnt.at,
+    postings: costKnownPostings(kobo(-unknown.amountKobo), { upstream: attempt.upstream, costKobo: learnt.costKobo }),
+  });
+}
+
+const isUnknownCost = (posting: { account: string }): boolean => posting.account === 'revenue:sales_cost_unknown';
+
 function answersOf(ctx: MongoContext): Collection<AnswerDoc> {
   ctx.live();
   return ctx.db.collection<AnswerDoc>(UPSTREAM_ANSWERS_COLLECTION);
@@ -206,7 +256,7 @@ export async function keepAnswerIn(
   }
 }
 
-export function createSupplyStore(ctx: MongoContext): SupplyStore {
+export function createSupplyStore(ctx: MongoContext): SupplyStore & SupplyMoney {
   const attempts = (): Collection<AttemptDoc> => attemptsOf(ctx);
   const routes = (): Collection<RouteDoc> => {
     ctx.live();
@@ -238,11 +288,19 @@ export function createSupplyStore(ctx: MongoContext): SupplyStore {
       });
     },
     async deliveredLater(reference, seq, costKobo, at) {
+      const filter: Filter<AttemptDoc> = { _id: `${reference}:${seq}`, outcome: { $in: [null, 'pending'] } };
       // An update pipeline, so an end time already recorded (the pending answer's) is kept.
-      const result = await attempts().updateOne({ _id: `${reference}:${seq}`, outcome: { $in: [null, 'pending'] } }, [
+      const update = [
         { $set: { outcome: 'delivered', cost_kobo: koboOrNull(costKobo), ended_at: { $ifNull: ['$ended_at', at] } } },
-      ]);
-      return result.modifiedCount === 1;
+      ];
+      if (costKobo === null) return (await attempts().updateOne(filter, update)).modifiedCount === 1;
+      // With a cost, its entry in the books commits with the attempt's end.
+      const bookId = new ObjectId();
+      return ctx.inTransaction(async (session) => {
+        if ((await attempts().updateOne(filter, update, { session })).modifiedCount !== 1) return false;
+        await bookLearntCostIn(ctx, session, { reference, seq, costKobo, at, bookId });
+        return true;
+      });
     },
     async attemptsOf(reference) {
       return (await attempts().find({ reference }).sort({ seq: 1 }).toArray()).map(attemptFromDoc);

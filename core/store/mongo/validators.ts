@@ -6,9 +6,10 @@
  * (`setValidator`), and CURRENT_VALIDATORS names what the latest such step set.
  */
 import type { CreateCollectionOptions, Document } from 'mongodb';
+import type { EntryKind } from '../../domain/books.js';
 import { PRODUCTS, type TransactionStatus } from '../../domain/products.js';
 import type { LedgerKind } from '../../domain/records.js';
-import { COLLECTIONS } from './collections.js';
+import { COLLECTIONS, JOURNAL_COLLECTION } from './collections.js';
 
 const int64 = (minimum: number) => ({ bsonType: 'long', minimum });
 
@@ -138,12 +139,81 @@ export const TRANSACTION_STATUSES = [
 ] as const satisfies readonly TransactionStatus[];
 /** Every ledger entry kind, likewise. */
 export const LEDGER_KINDS = ['credit', 'debit', 'refund', 'manual_debit'] as const satisfies readonly LedgerKind[];
+/** Every kind of entry of the books (core/domain/books.ts), likewise. */
+export const ENTRY_KINDS = [
+  'reserve',
+  'settle',
+  'refund',
+  'reverse',
+  'cost_known',
+  'credit',
+  'debit',
+  'inflow_received',
+  'inflow_credited',
+  'inflow_returned',
+  'upstream_funded',
+  'provider_settled',
+] as const satisfies readonly EntryKind[];
 // Compile-time checks that no status or kind of the domain is missing from the lists above.
 type Missing<All, Listed> = Exclude<All, Listed> extends never ? true : never;
 const statusesComplete: Missing<TransactionStatus, (typeof TRANSACTION_STATUSES)[number]> = true;
 const kindsComplete: Missing<LedgerKind, (typeof LEDGER_KINDS)[number]> = true;
+const entryKindsComplete: Missing<EntryKind, (typeof ENTRY_KINDS)[number]> = true;
 void statusesComplete;
 void kindsComplete;
+void entryKindsComplete;
+
+/**
+ * Step 28's validator of the books' journal, the counterpart of SQLite's journal triggers
+ * (sqlite/migrations-books.ts): one document is one entry, so the server checks the whole
+ * entry at once. Its shape ($jsonSchema: a kind of the chart's list, a mode, two postings or
+ * more, each an account and a whole int64 amount) and its balance ($expr: the postings sum to
+ * zero, none is zero). `$sum` of the array path '$postings.amountKobo' adds the array's
+ * elements (the $sum expression over one array operand); `$expr` may stand beside
+ * `$jsonSchema` in a validator as any query operator but $near, $nearSphere, $text and
+ * $where may. Unlike SQLite's triggers a validator cannot refuse an update that keeps an
+ * entry balanced: the code only ever inserts journal documents.
+ */
+export const JOURNAL_VALIDATOR: Document = {
+  $and: [
+    {
+      $jsonSchema: {
+        bsonType: 'object',
+        required: ['_id', 'entryId', 'kind', 'mode', 'reference', 'at', 'postings'],
+        properties: {
+          _id: { bsonType: 'string' },
+          entryId: { bsonType: 'string', minLength: 1 },
+          kind: { enum: [...ENTRY_KINDS] },
+          mode: MODE_PROPERTY,
+          reference: { bsonType: 'string' },
+          at: { bsonType: 'date' },
+          postings: {
+            bsonType: 'array',
+            minItems: 2,
+            items: {
+              bsonType: 'object',
+              required: ['account', 'amountKobo'],
+              additionalProperties: false,
+              properties: {
+                account: { bsonType: 'string', minLength: 3, maxLength: 200 },
+                amountKobo: { bsonType: 'long' },
+              },
+            },
+          },
+        },
+      },
+    },
+    {
+      $expr: {
+        $and: [
+          { $eq: [{ $sum: '$postings.amountKobo' }, 0] },
+          { $gte: [{ $size: '$postings' }, 2] },
+          { $not: [{ $in: [0, '$postings.amountKobo'] }] },
+        ],
+      },
+    },
+  ],
+};
 
 /**
  * The lists a validator freezes into the database, as the latest validators step (see
@@ -156,6 +226,21 @@ export const LISTS_AT_LAST_VALIDATORS_STEP = {
   products: ['airtime', 'data', 'electricity', 'cable', 'bulksms'],
   statuses: ['pending', 'success', 'failed', 'reversed'],
   kinds: ['credit', 'debit', 'refund', 'manual_debit'],
+  /** The journal's kinds, as step 28 created its validator. */
+  entryKinds: [
+    'reserve',
+    'settle',
+    'refund',
+    'reverse',
+    'cost_known',
+    'credit',
+    'debit',
+    'inflow_received',
+    'inflow_credited',
+    'inflow_returned',
+    'upstream_funded',
+    'provider_settled',
+  ],
 } as const;
 
 /** The kinds whose amount is negative (money out); every other kind's is positive. */
@@ -213,6 +298,9 @@ export function currentValidators(): Record<string, Document> {
     },
     [COLLECTIONS.transactions]: withSchema(VALIDATORS_V4[COLLECTIONS.transactions]!, (schema) =>
       requireMode(lists(schema, { product: { enum: [...PRODUCTS] }, status: { enum: [...TRANSACTION_STATUSES] } })),
+    ),
+    [JOURNAL_COLLECTION]: withSchema(JOURNAL_VALIDATOR, (schema) =>
+      lists(schema, { kind: { enum: [...ENTRY_KINDS] } }),
     ),
   };
 }

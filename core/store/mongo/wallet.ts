@@ -5,6 +5,15 @@
  * is unknown).
  */
 import { type ClientSession, type Filter, Long, ObjectId } from 'mongodb';
+import {
+  inflowCreditedPostings,
+  manualCreditPostings,
+  manualDebitPostings,
+  refundPostings,
+  reservePostings,
+  reversePostings,
+  settlePostings,
+} from '../../domain/books.js';
 import { creditEvent, debitEvent, lowBalanceEvent, newEventId, transactionEvent } from '../../domain/events.js';
 import { crossesLowBalance } from '../../domain/funding.js';
 import type { Mode } from '../../domain/mode.js';
@@ -23,10 +32,12 @@ import type {
   FirstAttempt,
   Moved,
   NewUpstreamAnswer,
+  WalletMoney,
   WalletStore,
 } from '../port.js';
 import { purchaseMemo, refundMemo, reversalMemo } from '../rules.js';
 import { auditLedger } from './audit.js';
+import { bookIn, entryIdOf, journalIds, postingsIn } from './books.js';
 import { attemptFilter, claimFilter, claimUpdate } from './claims.js';
 import { followUpRead, type MongoContext } from './context.js';
 import { developerRead } from './developer-reads.js';
@@ -50,7 +61,7 @@ import { deliversTo, eventCollections, writeEventIn } from './events.js';
 import { countRecipientIn, giveBackRecipientIn, recipientCheckIn } from './recipients.js';
 import { CREDIT_REFERENCE_INDEX, MANUAL_DEBIT_REFERENCE_INDEX, REQUEST_ID_INDEX } from './schema.js';
 import { capCheckIn, countSpendIn, giveBackSpendIn } from './spend.js';
-import { beginFirstAttemptIn, endAttemptIn, keepAnswerIn } from './supply.js';
+import { beginFirstAttemptIn, deliveredCostIn, endAttemptIn, keepAnswerIn } from './supply.js';
 
 /** A money movement into a wallet, everything fixed before the transaction's first attempt. */
 export interface Addition {
@@ -101,7 +112,7 @@ export async function addToWallet(
 }
 
 /** A move that gives a purchase's charge back: into failed (from pending) or reversed (from success). */
-interface GiveBack {
+export interface GiveBack {
   to: RefundedStatus;
   memo: string;
 }
@@ -115,6 +126,73 @@ const MOVES_INTO = {
   failed: { $in: [...movesInto('failed')] },
   reversed: { $in: [...movesInto('reversed')] },
 } as const;
+
+/** A purchase moved and its full charge refunded, inside `session` (giveBack; a staff approval's move too). */
+export async function giveBackIn(
+  ctx: MongoContext,
+  session: ClientSession,
+  reference: string,
+  move: GiveBack,
+  reason: string,
+  at: Date,
+  ids: { entryId: ObjectId; eventId: string },
+  attempt?: AttemptEnd,
+  answers?: readonly NewUpstreamAnswer[],
+): Promise<Moved | null> {
+  const updatedAt = toDate(at, 'at');
+  const { entryId, eventId } = ids;
+  const c = ctx.live();
+  if (attempt !== undefined) await endAttemptIn(ctx, session, reference, attempt, updatedAt);
+  await keepAnswerIn(ctx, session, reference, answers, updatedAt);
+  // The status change is conditional and the ledger's unique (reference, kind) index
+  // refuses a second refund entry, so the money goes back at most once however many
+  // cores try at the same moment.
+  const moved = await c.transactions.findOneAndUpdate(
+    { _id: reference, status: MOVES_INTO[move.to] },
+    { $set: { status: move.to, failure_reason: reason, updated_at: updatedAt } },
+    { session, returnDocument: 'after' },
+  );
+  if (moved === null) {
+    const current = await c.transactions.findOne({ _id: reference }, { session });
+    return current === null ? null : { transaction: transactionFromDoc(current), changed: false };
+  }
+  const mode = readMode(moved.mode, 'transactions.mode');
+  const deliver = await deliversTo(ctx, session, moved.account_id, mode);
+  // The refund goes back to the wallet the purchase was paid from.
+  const refunded = await addToWallet(ctx, session, {
+    accountId: moved.account_id,
+    mode,
+    amountKobo: readKobo(moved.charged_kobo, 'transactions.charged_kobo'),
+    kind: 'refund',
+    reference,
+    memo: move.memo,
+    at: updatedAt,
+    id: entryId,
+  });
+  // Thrown, not returned: it aborts the transaction, so the status change is undone too.
+  if (refunded === null) throw new Error(`store: the account of transaction ${reference} does not exist`);
+  // A failed purchase's charge comes back from where it was held; a reversed one's from
+  // what its settle booked (read in this transaction: a reversal without one is refused).
+  const postings =
+    move.to === 'failed'
+      ? refundPostings(moved.account_id, refunded.amountKobo)
+      : reversePostings(moved.account_id, (await postingsIn(ctx, session, journalIds.settle(reference))) ?? []);
+  await bookIn(ctx, session, {
+    id: journalIds.ofLedgerEntry(entryId),
+    entryId: entryIdOf(entryId),
+    kind: move.to === 'failed' ? 'refund' : 'reverse',
+    mode,
+    reference,
+    at: updatedAt,
+    postings,
+  });
+  await giveBackSpendIn(ctx, session, moved);
+  await giveBackRecipientIn(ctx, session, moved);
+  const transaction = transactionFromDoc(moved);
+  const event = transactionEvent(transaction, transaction.mode, updatedAt, eventId);
+  if (event !== null) await writeEventIn(ctx, session, event, deliver);
+  return { transaction, changed: true };
+}
 
 /** Moves the purchase and refunds its full charge, in one transaction. */
 async function giveBack(
@@ -130,44 +208,7 @@ async function giveBack(
   const entryId = new ObjectId();
   const eventId = newEventId();
   return ctx.inTransaction(
-    async (session) => {
-      const c = ctx.live();
-      if (attempt !== undefined) await endAttemptIn(ctx, session, reference, attempt, updatedAt);
-      await keepAnswerIn(ctx, session, reference, answers, updatedAt);
-      // The status change is conditional and the ledger's unique (reference, kind) index
-      // refuses a second refund entry, so the money goes back at most once however many
-      // cores try at the same moment.
-      const moved = await c.transactions.findOneAndUpdate(
-        { _id: reference, status: MOVES_INTO[move.to] },
-        { $set: { status: move.to, failure_reason: reason, updated_at: updatedAt } },
-        { session, returnDocument: 'after' },
-      );
-      if (moved === null) {
-        const current = await c.transactions.findOne({ _id: reference }, { session });
-        return current === null ? null : { transaction: transactionFromDoc(current), changed: false };
-      }
-      const mode = readMode(moved.mode, 'transactions.mode');
-      const deliver = await deliversTo(ctx, session, moved.account_id, mode);
-      // The refund goes back to the wallet the purchase was paid from.
-      const refunded = await addToWallet(ctx, session, {
-        accountId: moved.account_id,
-        mode,
-        amountKobo: readKobo(moved.charged_kobo, 'transactions.charged_kobo'),
-        kind: 'refund',
-        reference,
-        memo: move.memo,
-        at: updatedAt,
-        id: entryId,
-      });
-      // Thrown, not returned: it aborts the transaction, so the status change is undone too.
-      if (refunded === null) throw new Error(`store: the account of transaction ${reference} does not exist`);
-      await giveBackSpendIn(ctx, session, moved);
-      await giveBackRecipientIn(ctx, session, moved);
-      const transaction = transactionFromDoc(moved);
-      const event = transactionEvent(transaction, transaction.mode, updatedAt, eventId);
-      if (event !== null) await writeEventIn(ctx, session, event, deliver);
-      return { transaction, changed: true };
-    },
+    (session) => giveBackIn(ctx, session, reference, move, reason, at, { entryId, eventId }, attempt, answers),
     async (error, session) => {
       if ((await ctx.committedEntry(error, entryId, session)) === null) return undefined;
       const current = await ctx.live().transactions.findOne({ _id: reference }, followUpRead(session));
@@ -217,7 +258,7 @@ function replayedDebit(doc: LedgerEntryDoc): Debited {
 }
 
 /** A manual debit inside `session`: the replay check, the conditional debit, its entry and its events. */
-async function debitIn(
+export async function debitIn(
   ctx: MongoContext,
   session: ClientSession,
   input: DebitInput,
@@ -252,6 +293,15 @@ async function debitIn(
     createdAt: at,
   };
   await c.ledger.insertOne(ledgerEntryToDoc(entry, ids.entryId), { session });
+  await bookIn(ctx, session, {
+    id: journalIds.ofLedgerEntry(ids.entryId),
+    entryId: entryIdOf(ids.entryId),
+    kind: 'debit',
+    mode: input.mode,
+    reference: input.reference,
+    at,
+    postings: manualDebitPostings(input.accountId, input.amountKobo),
+  });
   const deliver = await deliversTo(ctx, session, input.accountId, input.mode);
   await writeEventIn(ctx, session, debitEvent({ ...input, balanceKobo }, input.mode, at, ids.eventId), deliver);
   const thresholdField = input.mode === 'test' ? 'test_low_balance_kobo' : 'low_balance_kobo';
@@ -323,6 +373,15 @@ async function reserveIn(
     createdAt: toDate(tx.createdAt, 'createdAt'),
   };
   await c.ledger.insertOne(ledgerEntryToDoc(entry, entryId), { session });
+  await bookIn(ctx, session, {
+    id: journalIds.ofLedgerEntry(entryId),
+    entryId: entryIdOf(entryId),
+    kind: 'reserve',
+    mode: tx.mode,
+    reference: tx.reference,
+    at: entry.createdAt,
+    postings: reservePostings(tx.accountId, tx.chargedKobo),
+  });
   const doc = newTransactionToDoc(tx, balanceAfterKobo);
   if (counted !== undefined) {
     doc.spend_key = counted;
@@ -390,7 +449,8 @@ async function settleIn(
   const { live, inTransaction } = ctx;
   const updatedAt = toDate(at, 'at');
   const eventId = newEventId();
-  // The move and its event commit together. A settle that matches nothing writes
+  const bookId = new ObjectId();
+  // The move, its entry and its event commit together. A settle that matches nothing writes
   // nothing; the read that follows is in the same snapshot, so it shows whatever made
   // the update miss (a refund committed a moment ago by another core).
   return inTransaction(
@@ -408,6 +468,17 @@ async function settleIn(
         return current === null ? null : { transaction: transactionFromDoc(current), changed: false };
       }
       const transaction = transactionFromDoc(settled);
+      // Revenue, and the cost of the delivered attempt against its upstream's float (of unknown
+      // cost when no attempt said), read after this transaction ended the attempt.
+      await bookIn(ctx, session, {
+        id: journalIds.settle(reference),
+        entryId: entryIdOf(bookId),
+        kind: 'settle',
+        mode: transaction.mode,
+        reference,
+        at: updatedAt,
+        postings: settlePostings(transaction.chargedKobo, await deliveredCostIn(ctx, session, reference)),
+      });
       const event = transactionEvent(transaction, transaction.mode, updatedAt, eventId);
       // The purchase's account is not written here: the event's seq has a counter of its own.
       if (event !== null)
@@ -452,6 +523,45 @@ async function debitWallet(ctx: MongoContext, input: DebitInput): Promise<Debite
   );
 }
 
+/** A credit inside `session`: the replay check, the wallet, its entry, its postings and its event. */
+export async function creditIn(
+  ctx: MongoContext,
+  session: ClientSession,
+  input: CreditInput,
+  ids: { entryId: ObjectId; eventId: string },
+): Promise<Credited | null> {
+  const at = toDate(input.at, 'at');
+  const { entryId, eventId } = ids;
+  const earlier = await ctx.live().ledger.findOne(sameCreditQuery(input), { session });
+  if (earlier !== null) return replayedCredit(earlier);
+  const deliver = await deliversTo(ctx, session, input.accountId, input.mode);
+  const entry = await addToWallet(ctx, session, { ...input, kind: 'credit', at, id: entryId });
+  if (entry === null) return null;
+  // A bank transfer's credit leaves the inflows held for it; any other credit is the operator's.
+  await bookIn(ctx, session, {
+    id: journalIds.ofLedgerEntry(entryId),
+    entryId: entryIdOf(entryId),
+    kind: input.funding === undefined ? 'credit' : 'inflow_credited',
+    mode: input.mode,
+    reference: input.reference,
+    at,
+    postings:
+      input.funding === undefined
+        ? manualCreditPostings(input.accountId, input.amountKobo)
+        : inflowCreditedPostings(input.accountId, input.funding.amountPaidKobo, input.funding.feeKobo),
+  });
+  const facts = {
+    accountId: input.accountId,
+    reference: input.reference,
+    amountKobo: input.amountKobo,
+    balanceKobo: entry.balanceAfterKobo,
+    memo: input.memo,
+    funding: input.funding,
+  };
+  await writeEventIn(ctx, session, creditEvent(facts, input.mode, at, eventId), deliver);
+  return { balanceKobo: entry.balanceAfterKobo, entry, replayed: false };
+}
+
 /** A credit in one transaction with its event, its outcome found again after an unknown commit (WalletStore.credit). */
 async function creditWallet(ctx: MongoContext, input: CreditInput): Promise<Credited | null> {
   const { live, inTransaction } = ctx;
@@ -462,23 +572,7 @@ async function creditWallet(ctx: MongoContext, input: CreditInput): Promise<Cred
   const eventId = newEventId();
   try {
     return await inTransaction(
-      async (session) => {
-        const earlier = await live().ledger.findOne(earlierCredit, { session });
-        if (earlier !== null) return replayedCredit(earlier);
-        const deliver = await deliversTo(ctx, session, input.accountId, input.mode);
-        const entry = await addToWallet(ctx, session, { ...input, kind: 'credit', at, id: entryId });
-        if (entry === null) return null;
-        const facts = {
-          accountId: input.accountId,
-          reference: input.reference,
-          amountKobo: input.amountKobo,
-          balanceKobo: entry.balanceAfterKobo,
-          memo: input.memo,
-          funding: input.funding,
-        };
-        await writeEventIn(ctx, session, creditEvent(facts, input.mode, at, eventId), deliver);
-        return { balanceKobo: entry.balanceAfterKobo, entry, replayed: false };
-      },
+      (session) => creditIn(ctx, session, input, { entryId, eventId }),
       async (error, session) => {
         if (isDuplicateKeyOn(error, CREDIT_REFERENCE_INDEX.name, CREDIT_REFERENCE_INDEX.fields)) {
           // A credit with this reference committed first (on this core or another); its
@@ -497,7 +591,7 @@ async function creditWallet(ctx: MongoContext, input: CreditInput): Promise<Cred
   }
 }
 
-export function createWalletStore(ctx: MongoContext): WalletStore {
+export function createWalletStore(ctx: MongoContext): WalletStore & WalletMoney {
   const { live, inTransaction } = ctx;
   return {
     credit: (input) => creditWallet(ctx, input),

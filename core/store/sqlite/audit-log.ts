@@ -31,26 +31,33 @@ function fromRow(row: AuditRow): AuditEntryRecord {
   };
 }
 
-export function createAuditLogStore(db: Database.Database): AuditLogStore {
+/** The audit log, and its append as a plain write for a money operation's own transaction (`appendNow`). */
+export function createAuditLogStore(
+  db: Database.Database,
+): AuditLogStore & { appendNow(entry: Omit<AuditEntryRecord, 'id'>): AuditEntryRecord } {
   const insert = db.prepare<AuditRow>(
     `INSERT INTO audit_log (entry_id, at, actor, action, target, before_json, after_json, address, note)
      VALUES (@entry_id, @at, @actor, @action, @target, @before_json, @after_json, @address, @note)`,
   );
+  function appendNow(entry: Omit<AuditEntryRecord, 'id'>): AuditEntryRecord {
+    const row: AuditRow = {
+      entry_id: auditEntryId(entry.at),
+      at: toMs(entry.at),
+      actor: entry.actor,
+      action: entry.action,
+      target: entry.target,
+      before_json: entry.before,
+      after_json: entry.after,
+      address: entry.address,
+      note: entry.note,
+    };
+    insert.run(row);
+    return fromRow(row);
+  }
   return {
+    appendNow,
     async append(entry) {
-      const row: AuditRow = {
-        entry_id: auditEntryId(entry.at),
-        at: toMs(entry.at),
-        actor: entry.actor,
-        action: entry.action,
-        target: entry.target,
-        before_json: entry.before,
-        after_json: entry.after,
-        address: entry.address,
-        note: entry.note,
-      };
-      insert.run(row);
-      return fromRow(row);
+      return appendNow(entry);
     },
     async list(filter) {
       const where: string[] = [];

@@ -84,7 +84,104 @@ function prepareAuditStatements(db: Database.Database) {
     entryReference: db.prepare<[number], { reference: string }>(
       'SELECT reference FROM ledger_entries WHERE entry_id = ?',
     ),
+    ...prepareBooksProofs(db),
   };
+}
+
+/** The books' proofs (docs/money.md, The books), each a read of the same snapshot. */
+function prepareBooksProofs(db: Database.Database) {
+  return {
+    trialBalance: db.prepare<[], { mode: string; sum_kobo: number }>(
+      'SELECT mode, SUM(amount_kobo) AS sum_kobo FROM postings GROUP BY mode',
+    ),
+    // The store's trigger keeps every entry balanced; a posting with no journal row (an entry
+    // never closed) is the one way an unbalanced set could sit in the file, so both are read.
+    unbalancedEntries: db.prepare<[], { entry_id: number; mode: string; reference: string; sum_kobo: number }>(
+      `SELECT p.entry_id, MIN(p.mode) AS mode, COALESCE(MIN(j.reference), '(no journal row)') AS reference,
+              SUM(p.amount_kobo) AS sum_kobo
+       FROM postings p LEFT JOIN journal j ON j.entry_id = p.entry_id
+       GROUP BY p.entry_id HAVING SUM(p.amount_kobo) <> 0 OR MIN(j.entry_id) IS NULL`,
+    ),
+    // postings_by_account (account, mode, amount_kobo) covers each wallet's sum.
+    walletBooks: db.prepare<[], { account_id: string; mode: string; balance_kobo: number; postings_kobo: number }>(
+      `SELECT a.account_id, m.mode,
+              CASE m.mode WHEN 'test' THEN a.test_balance_kobo ELSE a.balance_kobo END AS balance_kobo,
+              -COALESCE((SELECT SUM(p.amount_kobo) FROM postings p
+                         WHERE p.account = 'wallet:' || a.account_id AND p.mode = m.mode), 0) AS postings_kobo
+       FROM accounts a CROSS JOIN (SELECT 'live' AS mode UNION ALL SELECT 'test') m`,
+    ),
+    purchaseBooks: db.prepare<
+      [],
+      {
+        reference: string;
+        account_id: string;
+        mode: string;
+        status: string;
+        reserves: number;
+        settles: number;
+        refunds: number;
+        reverses: number;
+      }
+    >(
+      `SELECT t.reference, t.account_id, t.mode, t.status,
+              (SELECT COUNT(*) FROM journal j WHERE j.reference = t.reference AND j.kind = 'reserve') AS reserves,
+              (SELECT COUNT(*) FROM journal j WHERE j.reference = t.reference AND j.kind = 'settle') AS settles,
+              (SELECT COUNT(*) FROM journal j WHERE j.reference = t.reference AND j.kind = 'refund') AS refunds,
+              (SELECT COUNT(*) FROM journal j WHERE j.reference = t.reference AND j.kind = 'reverse') AS reverses
+       FROM transactions t`,
+    ),
+    // What each proposal kind's move books (core/staff/desk.ts applies them), under which reference.
+    proposalBooks: db.prepare<
+      [],
+      { proposal_id: string; account_id: string; kind: string; booked: number; audited: number }
+    >(
+      `SELECT p.proposal_id, p.account_id, p.kind,
+              EXISTS (SELECT 1 FROM journal j WHERE
+                (p.kind = 'credit' AND j.kind = 'credit' AND j.reference = COALESCE(NULLIF(p.reference, ''), p.proposal_id))
+                OR (p.kind = 'debit' AND j.kind = 'debit' AND j.reference = COALESCE(NULLIF(p.reference, ''), p.proposal_id))
+                OR (p.kind = 'refund' AND j.kind = 'reverse' AND j.reference = p.target)
+                OR (p.kind = 'pending_failed' AND j.kind = 'refund' AND j.reference = p.target)
+                OR (p.kind = 'inflow_assign' AND j.kind = 'inflow_credited'
+                    AND j.reference = (SELECT i.credit_reference FROM inflows i WHERE i.inflow_id = p.target))
+              ) AS booked,
+              EXISTS (SELECT 1 FROM audit_log a WHERE a.action IN ('proposal.approve', 'proposal.finish')
+                        AND a.target = p.proposal_id)
+                AS audited
+       FROM proposals p WHERE p.applied_at IS NOT NULL`,
+    ),
+  };
+}
+
+/** Every proof of the books, into the collector. */
+function proveBooks(sql: Statements, collector: AuditCollector): void {
+  for (const row of sql.trialBalance.all())
+    collector.unbalanced({ mode: modeOf(row), entryId: null, reference: '', sumKobo: row.sum_kobo });
+  for (const row of sql.unbalancedEntries.all())
+    collector.unbalanced({
+      mode: modeOf(row),
+      entryId: String(row.entry_id),
+      reference: row.reference,
+      sumKobo: row.sum_kobo,
+      // An entry with no journal row is reported even when its postings happen to sum to zero.
+      unclosed: row.reference === '(no journal row)',
+    });
+  for (const row of sql.walletBooks.iterate())
+    collector.walletBooks({
+      accountId: row.account_id,
+      mode: modeOf(row),
+      balanceKobo: row.balance_kobo,
+      postingsKobo: row.postings_kobo,
+    });
+  for (const row of sql.purchaseBooks.iterate())
+    collector.purchaseBooks({ ...row, accountId: row.account_id, mode: modeOf(row) });
+  for (const row of sql.proposalBooks.all())
+    collector.proposalBooks({
+      proposalId: row.proposal_id,
+      accountId: row.account_id,
+      kind: row.kind,
+      booked: row.booked === 1,
+      audited: row.audited === 1,
+    });
 }
 
 type Statements = ReturnType<typeof prepareAuditStatements>;
@@ -292,6 +389,7 @@ export function runLedgerAudit(db: Database.Database, hooks: AuditHooks = {}): L
     const collector = new AuditCollector();
     walkWallets(sql, collector, meter, modes);
     walkPurchases(sql, collector, meter, modes);
+    proveBooks(sql, collector);
     return collector.result({
       accountsChecked: counts.accounts,
       transactionsChecked: counts.transactions,

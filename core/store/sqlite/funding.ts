@@ -7,6 +7,7 @@
  * same row impossible.
  */
 import Database from 'better-sqlite3';
+import { inflowReceivedPostings, inflowReturnedPostings } from '../../domain/books.js';
 import {
   creditNowTo,
   type FundingOpeningRecord,
@@ -21,7 +22,7 @@ import {
 import type { Mode } from '../../domain/mode.js';
 import { type Kobo, kobo } from '../../domain/money.js';
 import { requireAmount, requireLimit } from '../bounds.js';
-import type { CreditInflowResult, FundingStore } from '../port.js';
+import type { CreditInflowResult, FundingMoney, FundingStore } from '../port.js';
 import type { GroupCommit } from './group-commit.js';
 import { fromMs, toMs } from './rows.js';
 import type { moneyOperations } from './wallet.js';
@@ -310,7 +311,11 @@ function creditInflow(
 }
 
 /** An inflow's row, written once per (provider, provider reference); a copy finds the first. */
-function recordIn(sql: FundingStatements, inflow: NewInflow): { inflow: InflowRecord; created: boolean } {
+function recordIn(
+  sql: FundingStatements,
+  money: MoneyOperations,
+  inflow: NewInflow,
+): { inflow: InflowRecord; created: boolean } {
   const at = toMs(inflow.createdAt);
   const inserted = sql.insertInflow.run({
     inflow_id: inflow.inflowId,
@@ -331,6 +336,15 @@ function recordIn(sql: FundingStatements, inflow: NewInflow): { inflow: InflowRe
     updated_at: at,
   });
   const row = sql.findInflow.get({ provider: inflow.provider, provider_reference: inflow.providerReference })!;
+  // A confirmed transfer is at its provider for us from now on, in no wallet yet.
+  if (inserted.changes === 1)
+    money.book(
+      'inflow_received',
+      inflow.mode,
+      inflow.inflowId,
+      inflow.createdAt,
+      inflowReceivedPostings(inflow.provider, inflow.amountPaidKobo),
+    );
   return { inflow: inflowFromRow(row), created: inserted.changes === 1 };
 }
 
@@ -387,7 +401,7 @@ function inflowStore(
   sql: FundingStatements,
   money: MoneyOperations,
 ): Pick<
-  FundingStore,
+  FundingStore & FundingMoney,
   | 'recordInflow'
   | 'recordAndCreditInflow'
   | 'getInflow'
@@ -401,13 +415,13 @@ function inflowStore(
   return {
     async recordInflow(inflow) {
       requireAmount('amountPaidKobo', inflow.amountPaidKobo, 1);
-      return commit.run(() => recordIn(sql, inflow));
+      return commit.run(() => recordIn(sql, money, inflow));
     },
     async recordAndCreditInflow(inflow, credit) {
       requireAmount('amountPaidKobo', inflow.amountPaidKobo, 1);
       requireAmount('feeKobo', credit.feeKobo, 0);
       return commit.run(() => {
-        const recorded = recordIn(sql, inflow);
+        const recorded = recordIn(sql, money, inflow);
         const accountId = creditNowTo(recorded);
         if (accountId === null) return { ...recorded, credit: null };
         const to = { accountId, mode: recorded.inflow.mode, ...credit };
@@ -445,8 +459,17 @@ function inflowStore(
     },
     async rejectInflow(inflowId, reason, at) {
       return commit.run(() => {
-        const row =
-          sql.reject.get({ inflow_id: inflowId, reason, updated_at: toMs(at) }) ?? sql.getInflow.get(inflowId);
+        const rejected = sql.reject.get({ inflow_id: inflowId, reason, updated_at: toMs(at) });
+        // Not ours: what was received for it leaves the books as it came.
+        if (rejected !== undefined)
+          money.book(
+            'inflow_returned',
+            rejected.mode as Mode,
+            inflowId,
+            at,
+            inflowReturnedPostings(rejected.provider, kobo(rejected.amount_paid_kobo)),
+          );
+        const row = rejected ?? sql.getInflow.get(inflowId);
         return row === undefined ? null : inflowFromRow(row);
       });
     },
@@ -519,15 +542,35 @@ function thresholdStore(
   };
 }
 
-export function createFundingStore(db: Database.Database, commit: GroupCommit, money: MoneyOperations): FundingStore {
+export function createFundingStore(
+  db: Database.Database,
+  commit: GroupCommit,
+  money: MoneyOperations,
+): FundingStore & FundingMoney & { creditNow: CreditNow } {
   const sql = prepareFundingStatements(db);
   return {
+    // Inside another operation (a staff approval): a savepoint, a missing account answered, not thrown.
+    creditNow(inflowId, credit, from) {
+      try {
+        return db.transaction(() => creditInflow(sql, money, inflowId, credit, from))();
+      } catch (error) {
+        if (isMissingAccount(error)) return { outcome: 'no_account' };
+        throw error;
+      }
+    },
     ...virtualAccountStore(sql),
     ...inflowStore(db, commit, sql, money),
     ...openingStore(commit, sql),
     ...thresholdStore(commit, sql),
   };
 }
+
+/** An inflow's credit made inside an operation that is already running in the commit. */
+type CreditNow = (
+  inflowId: string,
+  credit: { accountId: string; mode: Mode; feeKobo: Kobo; at: Date },
+  from: 'verified' | 'unmatched',
+) => CreditInflowResult;
 
 /** The account an inflow was to be credited to does not exist; thrown to roll the credit back. */
 class MissingAccount extends Error {

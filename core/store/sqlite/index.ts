@@ -10,10 +10,13 @@
 import { closeSync, fsync, fsyncSync, openSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { ledgerStore, moneyHandlers } from '../moves.js';
 import type { Store } from '../port.js';
 import { createWriteHealth } from '../write-health.js';
 import { createAccountStore, prepareAccountStatements } from './accounts.js';
+import { createApproval } from './approve.js';
 import { createAuditLogStore } from './audit-log.js';
+import { createBooksStore, prepareBookStatements } from './books.js';
 import { createCatalogStore } from './catalog.js';
 import { createEventStore, createWebhookStore, prepareEventStatements } from './events.js';
 import { createFundingStore } from './funding.js';
@@ -93,16 +96,17 @@ function buildStore(db: Database.Database): Store {
     probeWrite: () => grouped.run(() => void db.pragma(`user_version = ${version}`)),
   });
   const commit = refusingWithReason(grouped, writes.refused);
+  const money = moneyParts(db, commit, {
+    accounts: accountSql,
+    transactions: transactionSql,
+    events: eventSql,
+    attempts: attemptSql,
+  });
   return {
     accounts: createAccountStore(accountSql),
     keys: createKeyStore(db, commit),
     catalog: createCatalogStore(db, eventSql),
-    wallet: createWalletStore(db, commit, {
-      accounts: accountSql,
-      transactions: transactionSql,
-      events: eventSql,
-      attempts: attemptSql,
-    }),
+    wallet: money.wallet,
     transactions: createTransactionStore(transactionSql),
     people: createPeopleStore(db),
     history: createHistoryStore(db),
@@ -112,26 +116,16 @@ function buildStore(db: Database.Database): Store {
     proposals: createProposalStore(db),
     passwordResets: createPasswordResetStore(db),
     notices: createNoticeStore(db),
-    supply: createSupplyStore(db, commit),
+    supply: money.supply,
     planCodes: createPlanCodeStore(db),
     reports: createReportStore(db),
+    books: money.books,
+    ledger: money.ledger,
     events: createEventStore(eventSql, commit),
     webhooks: createWebhookStore(eventSql),
     keyUse: createKeyUseStore(db, commit),
     recipients: createRecipientStore(db, commit),
-    funding: createFundingStore(
-      db,
-      commit,
-      moneyOperations({
-        accounts: accountSql,
-        transactions: transactionSql,
-        events: eventSql,
-        ledger: prepareLedgerStatements(db),
-        attempts: attemptSql,
-        spend: prepareSpendStatements(db),
-        recipients: prepareRecipientStatements(db),
-      }),
-    ),
+    funding: money.funding,
     settled: () => commit.settled(),
     writes,
     async close() {
@@ -142,6 +136,50 @@ function buildStore(db: Database.Database): Store {
       wal?.close();
     },
   };
+}
+
+/**
+ * The sub-ports that move money, and the one door in front of their money operations
+ * (core/store/moves.ts): the sub-ports are handed out with their reads only.
+ */
+function moneyParts(
+  db: Database.Database,
+  commit: GroupCommit,
+  statements: Parameters<typeof createWalletStore>[2],
+): Pick<Store, 'wallet' | 'funding' | 'supply' | 'books' | 'ledger'> {
+  const { credit, debit, reserve, settle, refund, reverse, ...wallet } = createWalletStore(db, commit, statements);
+  const money = moneyOperations({
+    ...statements,
+    ledger: prepareLedgerStatements(db),
+    spend: prepareSpendStatements(db),
+    recipients: prepareRecipientStatements(db),
+    books: prepareBookStatements(db),
+  });
+  const { recordInflow, recordAndCreditInflow, creditInflow, rejectInflow, creditNow, ...funding } = createFundingStore(
+    db,
+    commit,
+    money,
+  );
+  const { deliveredLater, ...supply } = createSupplyStore(db, commit);
+  const { bookOwn, ...books } = createBooksStore(db, commit);
+  const audit = createAuditLogStore(db);
+  const balances = prepareAccountStatements(db);
+  const approve = createApproval(db, commit, {
+    money,
+    creditInflow: (move) => creditNow(move.inflowId, move.credit, move.from),
+    audit,
+    balanceOf: (accountId) => balances.get.get(accountId)?.balance_kobo ?? null,
+  });
+  const ledger = ledgerStore(
+    moneyHandlers({
+      wallet: { credit, debit, reserve, settle, refund, reverse },
+      funding: { recordInflow, recordAndCreditInflow, creditInflow, rejectInflow },
+      supply: { deliveredLater },
+      books: { bookOwn },
+      approve,
+    }),
+  );
+  return { wallet, funding, supply, books, ledger };
 }
 
 /**

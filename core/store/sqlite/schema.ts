@@ -1,7 +1,7 @@
 /**
  * The SQLite schema as an ordered list of migrations (the steps themselves, by what they
- * build, in migrations-money.ts, migrations-people.ts, migrations-business.ts and
- * migrations-controls.ts; their
+ * build, in migrations-money.ts, migrations-people.ts, migrations-business.ts,
+ * migrations-controls.ts and migrations-books.ts; their
  * shape in migration.ts). `PRAGMA user_version` records how many have run; opening a store
  * runs the missing ones, each in its own transaction. A later change to the schema appends a
  * migration here and never edits a shipped one, because files written by older versions must
@@ -9,6 +9,7 @@
  */
 import type Database from 'better-sqlite3';
 import type { Migration } from './migration.js';
+import { BOOKS_MIGRATIONS } from './migrations-books.js';
 import { BUSINESS_MIGRATIONS } from './migrations-business.js';
 import { CONTROLS_MIGRATIONS } from './migrations-controls.js';
 import { MONEY_MIGRATIONS } from './migrations-money.js';
@@ -19,6 +20,7 @@ export const MIGRATIONS: readonly Migration[] = [
   ...PEOPLE_AND_EVENTS_MIGRATIONS,
   ...BUSINESS_MIGRATIONS,
   ...CONTROLS_MIGRATIONS,
+  ...BOOKS_MIGRATIONS,
 ];
 
 /** The schema version this code writes. */

@@ -39,7 +39,7 @@ interface SessionRow {
   absolute_expires_at: number;
 }
 
-interface ProposalRow {
+export interface ProposalRow {
   proposal_id: string;
   kind: string;
   account_id: string;
@@ -87,7 +87,7 @@ function sessionFromRow(row: SessionRow): StaffSessionRecord {
   };
 }
 
-function proposalFromRow(row: ProposalRow): ProposalRecord {
+export function proposalFromRow(row: ProposalRow): ProposalRecord {
   return {
     proposalId: row.proposal_id,
     kind: row.kind as ProposalKind,

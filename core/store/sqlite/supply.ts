@@ -1,6 +1,8 @@
 /** Supply on SQLite: upstream attempts, the route table and upstream settings. */
 import type Database from 'better-sqlite3';
-import { kobo } from '../../domain/money.js';
+import { costKnownPostings } from '../../domain/books.js';
+import type { Mode } from '../../domain/mode.js';
+import { type Kobo, kobo } from '../../domain/money.js';
 import type { ProductName } from '../../domain/products.js';
 import { RAW_ANSWERS_PER_PURCHASE } from '../../domain/raw-answers.js';
 import type {
@@ -11,7 +13,8 @@ import type {
   UpstreamAttemptRecord,
   UpstreamSettingsRecord,
 } from '../../domain/records.js';
-import type { AttemptEnd, NewUpstreamAnswer, RouteKey, SupplyStore } from '../port.js';
+import type { AttemptEnd, NewUpstreamAnswer, RouteKey, SupplyMoney, SupplyStore } from '../port.js';
+import { type BookStatements, book, postingsOf, prepareBookStatements } from './books.js';
 import type { GroupCommit } from './group-commit.js';
 import { fromMs, toMs } from './rows.js';
 
@@ -127,6 +130,11 @@ export function prepareAttemptStatements(db: Database.Database) {
          upstream_reference = COALESCE(@upstream_reference, upstream_reference), ended_at = @ended_at
      WHERE reference = @reference AND seq = @seq AND outcome IS NULL`,
     ),
+    /** The cost of a purchase's delivered attempt, the last one that recorded it (the books' settle). */
+    deliveredCost: db.prepare<[string], { upstream: string; cost_kobo: number }>(
+      `SELECT upstream, cost_kobo FROM upstream_attempts
+       WHERE reference = ? AND outcome = 'delivered' AND cost_kobo IS NOT NULL ORDER BY seq DESC LIMIT 1`,
+    ),
   };
 }
 
@@ -161,8 +169,30 @@ export function attemptEndRow(reference: string, end: AttemptEnd, at: Date) {
   };
 }
 
-export function createSupplyStore(db: Database.Database, commit: GroupCommit): SupplyStore {
+/**
+ * A delivered purchase settled before its cost was known, whose cost is learnt now: its
+ * revenue of unknown cost becomes revenue, and the cost leaves that upstream's float, once.
+ */
+function bookLearntCost(books: BookStatements, reference: string, seq: number, costKobo: Kobo, at: Date): void {
+  const settled = postingsOf(books, reference, 'settle');
+  const unknown = settled.find((posting) => posting.account === 'revenue:sales_cost_unknown');
+  if (unknown === undefined || postingsOf(books, reference, 'cost_known').length > 0) return;
+  const upstream = books.upstreamOf.get({ reference, seq })?.upstream;
+  if (upstream === undefined) return;
+  const entryMode = books.modeOf.get(reference)?.mode as Mode;
+  book(
+    books,
+    'cost_known',
+    entryMode,
+    reference,
+    at,
+    costKnownPostings(kobo(-unknown.amountKobo), { upstream, costKobo }),
+  );
+}
+
+export function createSupplyStore(db: Database.Database, commit: GroupCommit): SupplyStore & SupplyMoney {
   const statements = prepareAttemptStatements(db);
+  const books = prepareBookStatements(db);
   const { begin, end } = statements;
   const answersOf = db.prepare<[string], AnswerRow>('SELECT * FROM upstream_answers WHERE reference = ? ORDER BY n');
   const later = db.prepare<Pick<AttemptRow, 'reference' | 'seq' | 'cost_kobo' | 'ended_at'>>(
@@ -223,7 +253,11 @@ export function createSupplyStore(db: Database.Database, commit: GroupCommit): S
       });
     },
     async deliveredLater(reference, seq, costKobo, at) {
-      return commit.run(() => later.run({ reference, seq, cost_kobo: costKobo, ended_at: toMs(at) }).changes === 1);
+      return commit.run(() => {
+        if (later.run({ reference, seq, cost_kobo: costKobo, ended_at: toMs(at) }).changes !== 1) return false;
+        if (costKobo !== null) bookLearntCost(books, reference, seq, costKobo, at);
+        return true;
+      });
     },
     async attemptsOf(reference) {
       return attemptsOf.all(reference).map(attemptFromRow);

@@ -5,6 +5,16 @@
  * which makes each one atomic.
  */
 import Database from 'better-sqlite3';
+import {
+  type DeliveredCost,
+  inflowCreditedPostings,
+  manualCreditPostings,
+  manualDebitPostings,
+  refundPostings,
+  reservePostings,
+  reversePostings,
+  settlePostings,
+} from '../../domain/books.js';
 import { creditEvent, debitEvent, lowBalanceEvent, transactionEvent } from '../../domain/events.js';
 import { crossesLowBalance } from '../../domain/funding.js';
 import type { Mode } from '../../domain/mode.js';
@@ -23,12 +33,14 @@ import type {
   FirstAttempt,
   Moved,
   NewUpstreamAnswer,
+  WalletMoney,
   WalletStore,
 } from '../port.js';
 import { purchaseMemo, refundMemo, reversalMemo } from '../rules.js';
 import { type AccountStatements, walletStatements } from './accounts.js';
 import { runLedgerAudit } from './audit.js';
 import { auditOffThread } from './audit-runner.js';
+import { type BookStatements, book, postingsOf, prepareBookStatements } from './books.js';
 import { type EventStatements, recordEvent } from './events.js';
 import type { GroupCommit } from './group-commit.js';
 import {
@@ -86,6 +98,7 @@ export interface WalletStatements {
   attempts: ReturnType<typeof prepareAttemptStatements>;
   spend: SpendStatements;
   recipients: RecipientStatements;
+  books: BookStatements;
 }
 
 /** The pending transaction row a reserve writes, once the debit gave its balance. */
@@ -149,6 +162,14 @@ function manualDebit(sql: WalletStatements, input: DebitInput): Debited {
     memo: input.reason,
     created_at: toMs(input.at),
   })!;
+  book(
+    sql.books,
+    'debit',
+    input.mode,
+    input.reference,
+    input.at,
+    manualDebitPostings(input.accountId, input.amountKobo),
+  );
   const facts = { ...input, balanceKobo };
   recordEvent(events, debitEvent(facts, input.mode, input.at));
   if (crossesLowBalance(balanceKobo + input.amountKobo, balanceKobo, debited.threshold_kobo)) {
@@ -191,6 +212,19 @@ function creditWallet(sql: WalletStatements, input: CreditInput): Credited | nul
     memo: input.memo,
     created_at: toMs(input.at),
   })!;
+  // A bank transfer's credit leaves the inflows held for it; any other credit is the operator's.
+  const postings =
+    input.funding === undefined
+      ? manualCreditPostings(input.accountId, input.amountKobo)
+      : inflowCreditedPostings(input.accountId, input.funding.amountPaidKobo, input.funding.feeKobo);
+  book(
+    sql.books,
+    input.funding === undefined ? 'credit' : 'inflow_credited',
+    input.mode,
+    input.reference,
+    input.at,
+    postings,
+  );
   const facts = {
     accountId: input.accountId,
     reference: input.reference,
@@ -260,6 +294,7 @@ function reservePurchase(
     created_at: row.created_at,
   });
   transactions.insert.run(row);
+  book(sql.books, 'reserve', tx.mode, tx.reference, tx.createdAt, reservePostings(tx.accountId, tx.chargedKobo));
   if (counted !== undefined) countSpend(sql.spend, counted, tx);
   if (checks?.recipient !== undefined) countRecipient(sql.recipients, tx, checks.recipient);
   if (first !== undefined) {
@@ -286,6 +321,12 @@ function reservePurchase(
     recordEvent(events, event);
   }
   return { outcome: 'reserved', transaction: transactionFromRow(row) };
+}
+
+/** What the purchase's delivered attempt cost at its upstream, where the upstream said; null otherwise. */
+function deliveredCost(sql: WalletStatements, reference: string): DeliveredCost | null {
+  const row = sql.attempts.deliveredCost.get(reference);
+  return row === undefined ? null : { upstream: row.upstream, costKobo: kobo(row.cost_kobo) };
 }
 
 /** The money operations, each to run inside one transaction. */
@@ -323,7 +364,17 @@ export function moneyOperations(sql: WalletStatements) {
   ): Moved | null {
     endAttempt(reference, attempt, at, answers);
     const settled = transactions.markSuccess.get({ reference, result: JSON.stringify(result), updated_at: toMs(at) });
-    if (settled) return announce({ transaction: transactionFromRow(settled), changed: true }, at);
+    if (settled) {
+      book(
+        sql.books,
+        'settle',
+        settled.mode as Mode,
+        reference,
+        at,
+        settlePostings(kobo(settled.charged_kobo), deliveredCost(sql, reference)),
+      );
+      return announce({ transaction: transactionFromRow(settled), changed: true }, at);
+    }
     const row = transactions.get.get(reference);
     return row ? { transaction: transactionFromRow(row), changed: false } : null;
   }
@@ -358,6 +409,12 @@ export function moneyOperations(sql: WalletStatements) {
     })!;
     giveBackSpend(sql.spend, row);
     giveBackRecipient(sql.recipients, row);
+    // A failed purchase's charge comes back from where it was held; a reversed one's from what its settle booked.
+    const postings =
+      to === 'failed'
+        ? refundPostings(row.account_id, kobo(row.charged_kobo))
+        : reversePostings(row.account_id, postingsOf(sql.books, reference, 'settle'));
+    book(sql.books, to === 'failed' ? 'refund' : 'reverse', row.mode as Mode, reference, at, postings);
     ledger.insert.run({
       account_id: row.account_id,
       mode: row.mode,
@@ -380,17 +437,21 @@ export function moneyOperations(sql: WalletStatements) {
     settle,
     giveBack,
     endAttempt,
+    /** An entry of the books, for the money moves another sub-port makes in the same transaction. */
+    book: (...args: Parameters<typeof book> extends [unknown, ...infer Rest] ? Rest : never) =>
+      book(sql.books, ...args),
   };
 }
 
 export function createWalletStore(
   db: Database.Database,
   commit: GroupCommit,
-  statements: Omit<WalletStatements, 'ledger' | 'spend' | 'recipients'>,
-): WalletStore {
+  statements: Omit<WalletStatements, 'ledger' | 'spend' | 'recipients' | 'books'>,
+): WalletStore & WalletMoney {
   const sql: WalletStatements = {
     ...statements,
     ledger: prepareLedgerStatements(db),
+    books: prepareBookStatements(db),
     spend: prepareSpendStatements(db),
     recipients: prepareRecipientStatements(db),
   };

@@ -77,19 +77,23 @@ test('an inflow left verified by a crash is finished once by the sweeper; the la
   const { accountId, number } = await openAccount(core);
   bank.transfer(number, kobo(100_000), 'CRASH-1', 'PAYER', new Date());
   // The state a crash between the re-query and the credit leaves: recorded verified, not credited.
-  await core.store.funding.recordInflow({
-    inflowId: newInflowId(),
-    provider: 'sandbox',
-    providerReference: 'CRASH-1',
-    accountNumber: number,
-    accountId,
-    mode: 'live',
-    amountPaidKobo: kobo(100_000),
-    payerName: 'PAYER',
-    status: 'verified',
-    reason: '',
-    raw: '{}',
-    createdAt: new Date(),
+  await core.store.ledger.post({
+    kind: 'inflow_record',
+    inflow: {
+      inflowId: newInflowId(),
+      provider: 'sandbox',
+      providerReference: 'CRASH-1',
+      accountNumber: number,
+      accountId,
+      mode: 'live',
+      amountPaidKobo: kobo(100_000),
+      payerName: 'PAYER',
+      status: 'verified',
+      reason: '',
+      raw: '{}',
+      createdAt: new Date(),
+    },
+    credit: null,
   });
   const [a, b] = await Promise.all([core.core.fundingSweeper.runOnce(), core.core.fundingSweeper.runOnce()]);
   assert.equal([a, b], [1, 1], 'overlapping calls share one run, which credits once');

@@ -15,6 +15,7 @@ import { createSandbox } from '../../../core/providers/sandbox/index.js';
 import { executePurchase, orderHash, type PurchaseDeps } from '../../../core/purchases/flow.js';
 import { Background } from '../../../core/purchases/receipts.js';
 import { createRecoveryWorker } from '../../../core/purchases/recovery.js';
+import type { MoneyMove } from '../../../core/store/moves.js';
 import type { Store } from '../../../core/store/port.js';
 import { openSqliteStore } from '../../../core/store/sqlite/index.js';
 import { airtimePurchase } from '../../helpers/purchases.js';
@@ -28,13 +29,16 @@ test.before.each(async () => {
   dir = mkdtempSync(join(tmpdir(), 'prepaid-recovery-'));
   store = openSqliteStore({ filename: join(dir, 'prepaid.db') });
   await store.accounts.create({ accountId: 'acct-1', name: 'Ada', tierId: 'standard', createdAt: new Date(1_000) });
-  await store.wallet.credit({
-    mode: 'live',
-    accountId: 'acct-1',
-    amountKobo: kobo(100_000),
-    reference: 'CR-1',
-    memo: 'opening',
-    at: new Date(2_000),
+  await store.ledger.post({
+    kind: 'credit',
+    credit: {
+      mode: 'live',
+      accountId: 'acct-1',
+      amountKobo: kobo(100_000),
+      reference: 'CR-1',
+      memo: 'opening',
+      at: new Date(2_000),
+    },
   });
 });
 
@@ -44,9 +48,10 @@ test.after.each(async () => {
 });
 
 async function pending(reference: string, createdAtMs: number): Promise<void> {
-  const reserved = await store.wallet.reserve(
-    airtimePurchase(reference, { nextAttemptAt: new Date(createdAtMs), createdAt: new Date(createdAtMs) }),
-  );
+  const reserved = await store.ledger.post({
+    kind: 'reserve',
+    tx: airtimePurchase(reference, { nextAttemptAt: new Date(createdAtMs), createdAt: new Date(createdAtMs) }),
+  });
   assert.is(reserved.outcome, 'reserved');
 }
 
@@ -54,16 +59,17 @@ test('one transaction whose store write fails does not stop the others from sett
   await pending('TX-A', 3_000);
   await pending('TX-B', 4_000);
   await pending('TX-C', 5_000);
-  const failing: Store['wallet'] = {
-    ...store.wallet,
-    settle: (reference, result, at) =>
-      reference === 'TX-B'
+  const failing: Store['ledger'] = {
+    post: (move) => {
+      const settling: MoneyMove = move;
+      return settling.kind === 'settle' && settling.reference === 'TX-B'
         ? Promise.reject(new Error('disk I/O error on TX-B'))
-        : store.wallet.settle(reference, result, at),
+        : store.ledger.post(move);
+    },
   };
   const logged: [string, Record<string, unknown>][] = [];
   const deps: PurchaseDeps = {
-    store: { wallet: failing, transactions: store.transactions, supply: store.supply },
+    store: { ledger: failing, wallet: store.wallet, transactions: store.transactions, supply: store.supply },
     providers: { live: createSandbox(), test: createSandbox() },
     clock: () => new Date(60_000),
     providerTimeoutMs: 1_000,
@@ -161,14 +167,15 @@ test('a retry at another core while the first waits for the provider is REQUEST_
 
 test('a crash survivor whose lease ended is answered pending on any core, not in progress', async () => {
   const sandbox = createSandbox();
-  await store.wallet.reserve(
-    airtimePurchase('TX-SURVIVOR', {
+  await store.ledger.post({
+    kind: 'reserve',
+    tx: airtimePurchase('TX-SURVIVOR', {
       requestId: 'key-2',
       requestHash: orderHash(ORDER),
       nextAttemptAt: new Date(12_000),
       createdAt: new Date(10_000),
     }),
-  );
+  });
   const during = coreOn({ live: sandbox, test: sandbox }, () => new Date(11_999));
   const inProgress = await executePurchase(during, 'acct-1', 'live', ORDER, 'key-2').catch((error: unknown) => error);
   assert.is((inProgress as DomainError).code, 'REQUEST_IN_PROGRESS', "within the first call's lease");

@@ -55,13 +55,16 @@ test('an approval interrupted before or after the move takes the money exactly o
   // Crash after the move, before it was marked applied: approving again writes nothing.
   const second = (await propose(ada.token, 200_00n)).proposal!;
   assert.ok(await core.store.proposals.decide(second.proposalId, 'approved', `staff:${bola.email}`, clock.now()));
-  const moved = await core.store.wallet.debit({
-    accountId,
-    mode: 'live',
-    amountKobo: kobo(200_00),
-    reference: second.proposalId,
-    reason: 'Chargeback',
-    at: clock.now(),
+  const moved = await core.store.ledger.post({
+    kind: 'debit',
+    debit: {
+      accountId,
+      mode: 'live',
+      amountKobo: kobo(200_00),
+      reference: second.proposalId,
+      reason: 'Chargeback',
+      at: clock.now(),
+    },
   });
   assert.is(moved.outcome, 'debited');
   await approve(bola.token, second.proposalId);

@@ -632,20 +632,23 @@ reads('an export reads a long history in bounded pages of 500, every row once, n
   // Written through the store's own reserve, as a year of purchases would have been.
   const total = 1_234;
   for (let i = 0; i < total; i++) {
-    const result = await core.store.wallet.reserve({
-      reference: `EXP${String(i).padStart(6, '0')}`,
-      accountId,
-      mode: 'live',
-      product: 'airtime',
-      service: 'glo',
-      recipient: '08051234567',
-      faceValueKobo: kobo(5_000),
-      chargedKobo: kobo(5_000),
-      details: {},
-      requestId: null,
-      requestHash: null,
-      nextAttemptAt: new Date(clock.now + 86_400_000),
-      createdAt: new Date(clock.now - (total - i) * 60_000),
+    const result = await core.store.ledger.post({
+      kind: 'reserve',
+      tx: {
+        reference: `EXP${String(i).padStart(6, '0')}`,
+        accountId,
+        mode: 'live',
+        product: 'airtime',
+        service: 'glo',
+        recipient: '08051234567',
+        faceValueKobo: kobo(5_000),
+        chargedKobo: kobo(5_000),
+        details: {},
+        requestId: null,
+        requestHash: null,
+        nextAttemptAt: new Date(clock.now + 86_400_000),
+        createdAt: new Date(clock.now - (total - i) * 60_000),
+      },
     });
     assert.is(result.outcome, 'reserved');
   }

@@ -30,13 +30,16 @@ beside.before.each(async () => {
   filename = join(dir, 'prepaid.db');
   store = openSqliteStore({ filename });
   await store.accounts.create({ accountId: 'acct-1', name: 'Ada', tierId: 'standard', createdAt: new Date(1_000) });
-  await store.wallet.credit({
-    mode: 'live',
-    accountId: 'acct-1',
-    amountKobo: kobo(1_000_000),
-    reference: 'CR-1',
-    memo: 'opening',
-    at: new Date(2_000),
+  await store.ledger.post({
+    kind: 'credit',
+    credit: {
+      mode: 'live',
+      accountId: 'acct-1',
+      amountKobo: kobo(1_000_000),
+      reference: 'CR-1',
+      memo: 'opening',
+      at: new Date(2_000),
+    },
   });
 });
 
@@ -49,9 +52,17 @@ beside.after.each(async () => {
 async function purchase(): Promise<void> {
   sequence += 1;
   const reference = `TX-${String(sequence).padStart(6, '0')}`;
-  const reserved = await store.wallet.reserve(airtimePurchase(reference, { createdAt: new Date(3_000 + sequence) }));
+  const reserved = await store.ledger.post({
+    kind: 'reserve',
+    tx: airtimePurchase(reference, { createdAt: new Date(3_000 + sequence) }),
+  });
   assert.is(reserved.outcome, 'reserved');
-  await store.wallet.settle(reference, { providerReference: `P-${sequence}` }, new Date(4_000 + sequence));
+  await store.ledger.post({
+    kind: 'settle',
+    reference,
+    result: { providerReference: `P-${sequence}` },
+    at: new Date(4_000 + sequence),
+  });
 }
 
 /** Starts a held check; resolves once it has its snapshot and waits at the gate. */
@@ -71,13 +82,16 @@ beside('purchases made while the check reads complete, and the check answers for
 
   // The check now holds a read transaction on its own connection; the store's writer goes on.
   for (let i = 0; i < 15; i += 1) await purchase();
-  await store.wallet.credit({
-    mode: 'live',
-    accountId: 'acct-1',
-    amountKobo: kobo(5_000),
-    reference: 'CR-2',
-    memo: 'top-up',
-    at: new Date(9_000),
+  await store.ledger.post({
+    kind: 'credit',
+    credit: {
+      mode: 'live',
+      accountId: 'acct-1',
+      amountKobo: kobo(5_000),
+      reference: 'CR-2',
+      memo: 'top-up',
+      at: new Date(9_000),
+    },
   });
   assert.is(
     (await store.accounts.get('acct-1'))?.balanceKobo,

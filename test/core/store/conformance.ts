@@ -10,6 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import * as assert from 'uvu/assert';
+import { type Posting, upstreamFundedPostings } from '../../../core/domain/books.js';
 import { type EventRecord, pingEvent, planEvent, publicPlan } from '../../../core/domain/events.js';
 import { type NewInflow, newInflowId, type VirtualAccountRecord } from '../../../core/domain/funding.js';
 import { MODES, type Mode } from '../../../core/domain/mode.js';
@@ -77,13 +78,16 @@ class Harness {
     await this.store.accounts.create({ accountId, name: `Account ${accountId}`, tierId, createdAt: at(0) });
     this.accountIds.add(accountId);
     if (balanceKobo > 0) {
-      const credited = await this.store.wallet.credit({
-        mode: 'live',
-        accountId,
-        amountKobo: kobo(balanceKobo),
-        reference: this.unique('fund'),
-        memo: 'opening balance',
-        at: at(1),
+      const credited = await this.store.ledger.post({
+        kind: 'credit',
+        credit: {
+          mode: 'live',
+          accountId,
+          amountKobo: kobo(balanceKobo),
+          reference: this.unique('fund'),
+          memo: 'opening balance',
+          at: at(1),
+        },
       });
       assert.ok(credited, 'the opening credit found the account');
     }
@@ -101,7 +105,7 @@ class Harness {
   }
 
   async reserved(tx: NewTransaction): Promise<TransactionRecord> {
-    const result = await this.store.wallet.reserve(tx);
+    const result = await this.store.ledger.post({ kind: 'reserve', tx });
     if (result.outcome !== 'reserved') throw new Error(`expected the purchase to be reserved, got ${result.outcome}`);
     return result.transaction;
   }
@@ -119,13 +123,16 @@ class Harness {
 
   /** Credits the account's test wallet. */
   async creditTest(accountId: string, amountKobo: number): Promise<void> {
-    const credited = await this.store.wallet.credit({
-      accountId,
-      mode: 'test',
-      amountKobo: kobo(amountKobo),
-      reference: this.unique('test'),
-      memo: 'test money',
-      at: at(2),
+    const credited = await this.store.ledger.post({
+      kind: 'credit',
+      credit: {
+        accountId,
+        mode: 'test',
+        amountKobo: kobo(amountKobo),
+        reference: this.unique('test'),
+        memo: 'test money',
+        at: at(2),
+      },
     });
     assert.ok(credited, 'the test credit found the account');
   }
@@ -954,13 +961,16 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
   define('wallet credit', (it) => {
     it('a credit adds to the balance and writes a credit entry', async (h) => {
       const accountId = await h.account();
-      const first = await h.store.wallet.credit({
-        mode: 'live',
-        accountId,
-        amountKobo: kobo(250_000),
-        reference: 'CR-1',
-        memo: 'bank transfer',
-        at: at(20),
+      const first = await h.store.ledger.post({
+        kind: 'credit',
+        credit: {
+          mode: 'live',
+          accountId,
+          amountKobo: kobo(250_000),
+          reference: 'CR-1',
+          memo: 'bank transfer',
+          at: at(20),
+        },
       });
       assert.equal(first, {
         balanceKobo: kobo(250_000),
@@ -977,13 +987,16 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
           createdAt: at(20),
         },
       });
-      const second = await h.store.wallet.credit({
-        mode: 'live',
-        accountId,
-        amountKobo: kobo(50),
-        reference: 'CR-2',
-        memo: 'top up',
-        at: at(21),
+      const second = await h.store.ledger.post({
+        kind: 'credit',
+        credit: {
+          mode: 'live',
+          accountId,
+          amountKobo: kobo(50),
+          reference: 'CR-2',
+          memo: 'top up',
+          at: at(21),
+        },
       });
       assert.is(second?.balanceKobo, 250_050);
       assert.is(await h.balance(accountId), 250_050);
@@ -1003,16 +1016,19 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
         memo: 'bank transfer',
         at: at(20),
       };
-      const first = await h.store.wallet.credit(input);
-      await h.store.wallet.credit({
-        mode: 'live' as const,
-        accountId,
-        amountKobo: kobo(5),
-        reference: 'GTB-0043',
-        memo: 'another',
-        at: at(21),
+      const first = await h.store.ledger.post({ kind: 'credit', credit: input });
+      await h.store.ledger.post({
+        kind: 'credit',
+        credit: {
+          mode: 'live' as const,
+          accountId,
+          amountKobo: kobo(5),
+          reference: 'GTB-0043',
+          memo: 'another',
+          at: at(21),
+        },
       });
-      const retried = await h.store.wallet.credit({ ...input, at: at(40) });
+      const retried = await h.store.ledger.post({ kind: 'credit', credit: { ...input, at: at(40) } });
       assert.equal(retried, { ...first!, replayed: true }, 'the first credit, with the balance it left');
       assert.is(await h.balance(accountId), 70_005);
       assert.equal(
@@ -1023,21 +1039,27 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
 
     it('a retried reference with another amount writes nothing and returns the first credit', async (h) => {
       const accountId = await h.account();
-      await h.store.wallet.credit({
-        mode: 'live' as const,
-        accountId,
-        amountKobo: kobo(1_000),
-        reference: 'R-1',
-        memo: '',
-        at: at(20),
+      await h.store.ledger.post({
+        kind: 'credit',
+        credit: {
+          mode: 'live' as const,
+          accountId,
+          amountKobo: kobo(1_000),
+          reference: 'R-1',
+          memo: '',
+          at: at(20),
+        },
       });
-      const other = await h.store.wallet.credit({
-        mode: 'live' as const,
-        accountId,
-        amountKobo: kobo(9_999),
-        reference: 'R-1',
-        memo: '',
-        at: at(21),
+      const other = await h.store.ledger.post({
+        kind: 'credit',
+        credit: {
+          mode: 'live' as const,
+          accountId,
+          amountKobo: kobo(9_999),
+          reference: 'R-1',
+          memo: '',
+          at: at(21),
+        },
       });
       assert.is(other?.replayed, true);
       assert.is(other?.entry.amountKobo, 1_000, 'the caller compares the amounts');
@@ -1047,7 +1069,10 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
     it('a credit reference is once per wallet: the test wallet and the live wallet each credit it once', async (h) => {
       const accountId = await h.account();
       const credit = (mode: 'live' | 'test', minute: number) =>
-        h.store.wallet.credit({ mode, accountId, amountKobo: kobo(1_000), reference: 'R-1', memo: '', at: at(minute) });
+        h.store.ledger.post({
+          kind: 'credit',
+          credit: { mode, accountId, amountKobo: kobo(1_000), reference: 'R-1', memo: '', at: at(minute) },
+        });
       const rehearsal = await credit('test', 20);
       const live = await credit('live', 21);
       const [liveAgain, testAgain] = [await credit('live', 22), await credit('test', 23)];
@@ -1063,13 +1088,16 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       const a = await h.account();
       const b = await h.account();
       const credit = (accountId: string) =>
-        h.store.wallet.credit({
-          mode: 'live' as const,
-          accountId,
-          amountKobo: kobo(300),
-          reference: 'SAME',
-          memo: '',
-          at: at(20),
+        h.store.ledger.post({
+          kind: 'credit',
+          credit: {
+            mode: 'live' as const,
+            accountId,
+            amountKobo: kobo(300),
+            reference: 'SAME',
+            memo: '',
+            at: at(20),
+          },
         });
       const results = await Promise.all([credit(a), credit(a), credit(a), credit(b)]);
       assert.is(results.slice(0, 3).filter((r) => r?.replayed === false).length, 1, 'one of the three writes');
@@ -1081,13 +1109,16 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
 
     it('a credit to an unknown account is null and writes nothing', async (h) => {
       assert.is(
-        await h.store.wallet.credit({
-          mode: 'live',
-          accountId: 'nobody',
-          amountKobo: kobo(100),
-          reference: 'CR-x',
-          memo: '',
-          at: at(1),
+        await h.store.ledger.post({
+          kind: 'credit',
+          credit: {
+            mode: 'live',
+            accountId: 'nobody',
+            amountKobo: kobo(100),
+            reference: 'CR-x',
+            memo: '',
+            at: at(1),
+          },
         }),
         null,
       );
@@ -1099,13 +1130,16 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       for (const amountKobo of [0, -500, 12.5, Number.NaN]) {
         let refused = false;
         try {
-          await h.store.wallet.credit({
-            mode: 'live',
-            accountId,
-            amountKobo: unchecked(amountKobo),
-            reference: h.unique('bad'),
-            memo: '',
-            at: at(2),
+          await h.store.ledger.post({
+            kind: 'credit',
+            credit: {
+              mode: 'live',
+              accountId,
+              amountKobo: unchecked(amountKobo),
+              reference: h.unique('bad'),
+              memo: '',
+              at: at(2),
+            },
           });
         } catch {
           refused = true;
@@ -1150,21 +1184,27 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
     it('a short balance is "insufficient" and writes nothing', async (h) => {
       const accountId = await h.account(5_000);
       const tx = h.purchase(accountId, { requestId: 'short-1' });
-      assert.equal(await h.store.wallet.reserve(tx), { outcome: 'insufficient', balanceKobo: kobo(5_000) });
+      assert.equal(await h.store.ledger.post({ kind: 'reserve', tx }), {
+        outcome: 'insufficient',
+        balanceKobo: kobo(5_000),
+      });
       assert.is(await h.balance(accountId), 5_000);
       assert.is((await h.ledger(accountId)).length, 1, 'only the opening credit');
       assert.is(await h.store.transactions.get(tx.reference), null);
       assert.equal((await h.store.transactions.listByAccount(accountId, 'live', { limit: 10 })).items, []);
       // Nothing was written, so the idempotency key is still free once the wallet is funded.
-      await h.store.wallet.credit({
-        mode: 'live',
-        accountId,
-        amountKobo: kobo(5_000),
-        reference: 'CR-more',
-        memo: '',
-        at: at(30),
+      await h.store.ledger.post({
+        kind: 'credit',
+        credit: {
+          mode: 'live',
+          accountId,
+          amountKobo: kobo(5_000),
+          reference: 'CR-more',
+          memo: '',
+          at: at(30),
+        },
       });
-      assert.is((await h.store.wallet.reserve(tx)).outcome, 'reserved');
+      assert.is((await h.store.ledger.post({ kind: 'reserve', tx })).outcome, 'reserved');
     });
 
     it('a charge equal to the balance leaves exactly zero, and the next kobo is refused', async (h) => {
@@ -1172,15 +1212,18 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       const reserved = await h.reserved(h.purchase(accountId));
       assert.is(reserved.balanceAfterKobo, 0);
       assert.is(await h.balance(accountId), 0);
-      assert.equal(await h.store.wallet.reserve(h.purchase(accountId, { chargedKobo: kobo(1) })), {
-        outcome: 'insufficient',
-        balanceKobo: kobo(0),
-      });
+      assert.equal(
+        await h.store.ledger.post({ kind: 'reserve', tx: h.purchase(accountId, { chargedKobo: kobo(1) }) }),
+        {
+          outcome: 'insufficient',
+          balanceKobo: kobo(0),
+        },
+      );
     });
 
     it('an unknown account is "no_account" and writes nothing', async (h) => {
       const tx = h.purchase('nobody');
-      assert.equal(await h.store.wallet.reserve(tx), { outcome: 'no_account' });
+      assert.equal(await h.store.ledger.post({ kind: 'reserve', tx }), { outcome: 'no_account' });
       assert.is(await h.store.transactions.get(tx.reference), null);
     });
 
@@ -1188,7 +1231,7 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       const accountId = await h.account(50_000);
       const original = await h.reserved(h.purchase(accountId, { requestId: 'same', requestHash: 'hash-1' }));
       const replay = h.purchase(accountId, { requestId: 'same', requestHash: 'hash-2', chargedKobo: kobo(100) });
-      const again = await h.store.wallet.reserve(replay);
+      const again = await h.store.ledger.post({ kind: 'reserve', tx: replay });
       assert.equal(again, { outcome: 'duplicate', transaction: original });
       assert.is(await h.store.transactions.get(replay.reference), null);
       assert.is(await h.balance(accountId), 40_200);
@@ -1198,8 +1241,16 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
     it('a duplicate returns the transaction as it is now, settled included', async (h) => {
       const accountId = await h.account(50_000);
       const original = await h.reserved(h.purchase(accountId, { requestId: 'then-settled' }));
-      await h.store.wallet.settle(original.reference, { providerReference: 'P-1' }, at(40));
-      const again = await h.store.wallet.reserve(h.purchase(accountId, { requestId: 'then-settled' }));
+      await h.store.ledger.post({
+        kind: 'settle',
+        reference: original.reference,
+        result: { providerReference: 'P-1' },
+        at: at(40),
+      });
+      const again = await h.store.ledger.post({
+        kind: 'reserve',
+        tx: h.purchase(accountId, { requestId: 'then-settled' }),
+      });
       assert.is(again.outcome, 'duplicate');
       if (again.outcome === 'duplicate') {
         assert.is(again.transaction.status, 'success');
@@ -1210,7 +1261,9 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
     it('concurrent reserves with one request_id debit exactly once', async (h) => {
       const accountId = await h.account(100_000);
       const results = await Promise.all(
-        Array.from({ length: 10 }, () => h.store.wallet.reserve(h.purchase(accountId, { requestId: 'racing' }))),
+        Array.from({ length: 10 }, () =>
+          h.store.ledger.post({ kind: 'reserve', tx: h.purchase(accountId, { requestId: 'racing' }) }),
+        ),
       );
       assert.is(results.filter((r) => r.outcome === 'reserved').length, 1);
       assert.is(results.filter((r) => r.outcome === 'duplicate').length, 9);
@@ -1238,9 +1291,10 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       const accountId = await h.account(37 * chargeKobo);
       const results = await Promise.all(
         Array.from({ length: 100 }, (_, i) =>
-          h.store.wallet.reserve(
-            h.purchase(accountId, { chargedKobo: chargeKobo, faceValueKobo: chargeKobo, createdAt: at(100 + i) }),
-          ),
+          h.store.ledger.post({
+            kind: 'reserve',
+            tx: h.purchase(accountId, { chargedKobo: chargeKobo, faceValueKobo: chargeKobo, createdAt: at(100 + i) }),
+          }),
         ),
       );
       const reserved = results.flatMap((r) => (r.outcome === 'reserved' ? [r.transaction] : []));
@@ -1292,10 +1346,16 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       const accountId = await h.account(100_000);
       const publicKey = await cappedKey(h, accountId, 0, 20_000);
       const checks = { cappedKey: publicKey };
-      assert.is((await h.store.wallet.reserve(h.purchase(accountId), undefined, checks)).outcome, 'reserved');
-      assert.is((await h.store.wallet.reserve(h.purchase(accountId), undefined, checks)).outcome, 'reserved');
+      assert.is(
+        (await h.store.ledger.post({ kind: 'reserve', tx: h.purchase(accountId), checks })).outcome,
+        'reserved',
+      );
+      assert.is(
+        (await h.store.ledger.post({ kind: 'reserve', tx: h.purchase(accountId), checks })).outcome,
+        'reserved',
+      );
       const refused = h.purchase(accountId);
-      assert.equal(await h.store.wallet.reserve(refused, undefined, checks), {
+      assert.equal(await h.store.ledger.post({ kind: 'reserve', tx: refused, checks }), {
         outcome: 'key_cap',
         refusal: { cap: 'per_day', capKobo: 20_000, spentTodayKobo: 19_600 },
       });
@@ -1304,17 +1364,20 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       assert.equal(await h.store.keys.spentOn([publicKey], lagosDay(at(10))), new Map([[publicKey, 19_600]]));
       // The next Lagos day starts again from nothing.
       const tomorrow = h.purchase(accountId, { createdAt: at(86_400) });
-      assert.is((await h.store.wallet.reserve(tomorrow, undefined, checks)).outcome, 'reserved');
+      assert.is((await h.store.ledger.post({ kind: 'reserve', tx: tomorrow, checks })).outcome, 'reserved');
     });
 
     it('a per-purchase cap refuses a larger charge; a purchase without checks is not counted', async (h) => {
       const accountId = await h.account(100_000);
       const publicKey = await cappedKey(h, accountId, 9_000, 0);
-      assert.equal(await h.store.wallet.reserve(h.purchase(accountId), undefined, { cappedKey: publicKey }), {
-        outcome: 'key_cap',
-        refusal: { cap: 'per_purchase', capKobo: 9_000 },
-      });
-      assert.is((await h.store.wallet.reserve(h.purchase(accountId))).outcome, 'reserved');
+      assert.equal(
+        await h.store.ledger.post({ kind: 'reserve', tx: h.purchase(accountId), checks: { cappedKey: publicKey } }),
+        {
+          outcome: 'key_cap',
+          refusal: { cap: 'per_purchase', capKobo: 9_000 },
+        },
+      );
+      assert.is((await h.store.ledger.post({ kind: 'reserve', tx: h.purchase(accountId) })).outcome, 'reserved');
       assert.equal(await h.store.keys.spentOn([publicKey], lagosDay(at(10))), new Map());
     });
 
@@ -1322,18 +1385,31 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       const accountId = await h.account(100_000);
       const publicKey = await cappedKey(h, accountId, 0, 9_800);
       const checks = { cappedKey: publicKey };
-      const first = await h.store.wallet.reserve(h.purchase(accountId), undefined, checks);
+      const first = await h.store.ledger.post({ kind: 'reserve', tx: h.purchase(accountId), checks });
       assert.is(first.outcome, 'reserved');
-      assert.is((await h.store.wallet.reserve(h.purchase(accountId), undefined, checks)).outcome, 'key_cap');
+      assert.is((await h.store.ledger.post({ kind: 'reserve', tx: h.purchase(accountId), checks })).outcome, 'key_cap');
       if (first.outcome !== 'reserved') return;
-      await h.store.wallet.refund(first.transaction.reference, 'failed upstream', at(20));
+      await h.store.ledger.post({
+        kind: 'refund',
+        reference: first.transaction.reference,
+        reason: 'failed upstream',
+        at: at(20),
+      });
       assert.equal(await h.store.keys.spentOn([publicKey], lagosDay(at(10))), new Map([[publicKey, 0]]));
-      const second = await h.store.wallet.reserve(h.purchase(accountId), undefined, checks);
+      const second = await h.store.ledger.post({ kind: 'reserve', tx: h.purchase(accountId), checks });
       assert.is(second.outcome, 'reserved');
       if (second.outcome !== 'reserved') return;
-      await h.store.wallet.settle(second.transaction.reference, {}, at(21));
-      await h.store.wallet.reverse(second.transaction.reference, 'reversed', at(22));
-      assert.is((await h.store.wallet.reserve(h.purchase(accountId), undefined, checks)).outcome, 'reserved');
+      await h.store.ledger.post({ kind: 'settle', reference: second.transaction.reference, result: {}, at: at(21) });
+      await h.store.ledger.post({
+        kind: 'reverse',
+        reference: second.transaction.reference,
+        reason: 'reversed',
+        at: at(22),
+      });
+      assert.is(
+        (await h.store.ledger.post({ kind: 'reserve', tx: h.purchase(accountId), checks })).outcome,
+        'reserved',
+      );
     });
 
     it('a roll inserts the new pair and ends the old one, never later than an end it already had', async (h) => {
@@ -1360,7 +1436,8 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       const other = await h.account();
       const publicKey = await cappedKey(h, other, 1, 1);
       assert.is(
-        (await h.store.wallet.reserve(h.purchase(accountId), undefined, { cappedKey: publicKey })).outcome,
+        (await h.store.ledger.post({ kind: 'reserve', tx: h.purchase(accountId), checks: { cappedKey: publicKey } }))
+          .outcome,
         'reserved',
       );
     });
@@ -1383,7 +1460,7 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       const account = await h.store.accounts.get(accountId);
       assert.equal(account?.recipientControls, controls({ blocklist: true }));
       const tx = h.purchase(accountId, { recipient: '08030000001' });
-      assert.equal(await h.store.wallet.reserve(tx, undefined, checked(account!.recipientControls!)), {
+      assert.equal(await h.store.ledger.post({ kind: 'reserve', tx, checks: checked(account!.recipientControls!) }), {
         outcome: 'recipient',
         refusal: { kind: 'blocked' },
       });
@@ -1402,38 +1479,65 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       const limits = controls({ perDayCount: 2 });
       const updated = await h.store.recipients.setLimits(accountId, limits);
       assert.equal(updated?.recipientControls, limits);
-      const first = await h.store.wallet.reserve(h.purchase(accountId), undefined, checked(limits));
-      assert.is((await h.store.wallet.reserve(h.purchase(accountId), undefined, checked(limits))).outcome, 'reserved');
-      assert.equal(await h.store.wallet.reserve(h.purchase(accountId), undefined, checked(limits)), {
+      const first = await h.store.ledger.post({ kind: 'reserve', tx: h.purchase(accountId), checks: checked(limits) });
+      assert.is(
+        (await h.store.ledger.post({ kind: 'reserve', tx: h.purchase(accountId), checks: checked(limits) })).outcome,
+        'reserved',
+      );
+      assert.equal(await h.store.ledger.post({ kind: 'reserve', tx: h.purchase(accountId), checks: checked(limits) }), {
         outcome: 'recipient',
         refusal: { kind: 'count', limit: 2 },
       });
       if (first.outcome !== 'reserved') throw new Error('not reserved');
-      await h.store.wallet.refund(first.transaction.reference, 'failed', at(20));
-      assert.is((await h.store.wallet.reserve(h.purchase(accountId), undefined, checked(limits))).outcome, 'reserved');
+      await h.store.ledger.post({
+        kind: 'refund',
+        reference: first.transaction.reference,
+        reason: 'failed',
+        at: at(20),
+      });
+      assert.is(
+        (await h.store.ledger.post({ kind: 'reserve', tx: h.purchase(accountId), checks: checked(limits) })).outcome,
+        'reserved',
+      );
     });
 
     it('the duplicate guard names the earlier purchase within its window, not after it, and never with a request_id', async (h) => {
       const accountId = await h.account(100_000);
       const guard = controls({ duplicateGuard: true });
-      const first = await h.store.wallet.reserve(h.purchase(accountId), undefined, checked(guard));
+      const first = await h.store.ledger.post({ kind: 'reserve', tx: h.purchase(accountId), checks: checked(guard) });
       if (first.outcome !== 'reserved') throw new Error('not reserved');
       assert.equal(
-        await h.store.wallet.reserve(h.purchase(accountId, { createdAt: at(20) }), undefined, checked(guard)),
+        await h.store.ledger.post({
+          kind: 'reserve',
+          tx: h.purchase(accountId, { createdAt: at(20) }),
+          checks: checked(guard),
+        }),
         {
           outcome: 'recipient',
           refusal: { kind: 'duplicate', reference: first.transaction.reference },
         },
       );
       const keyed = h.purchase(accountId, { createdAt: at(20), requestId: 'k-1', requestHash: 'h' });
-      assert.is((await h.store.wallet.reserve(keyed, undefined, checked(guard))).outcome, 'reserved');
+      assert.is(
+        (await h.store.ledger.post({ kind: 'reserve', tx: keyed, checks: checked(guard) })).outcome,
+        'reserved',
+      );
       // The keyed purchase at 20 s is the latest of the three: the window runs from it.
       assert.is(
-        (await h.store.wallet.reserve(h.purchase(accountId, { createdAt: at(45) }), undefined, checked(guard))).outcome,
+        (
+          await h.store.ledger.post({
+            kind: 'reserve',
+            tx: h.purchase(accountId, { createdAt: at(45) }),
+            checks: checked(guard),
+          })
+        ).outcome,
         'recipient',
       );
       const later = h.purchase(accountId, { createdAt: at(51) });
-      assert.is((await h.store.wallet.reserve(later, undefined, checked(guard))).outcome, 'reserved');
+      assert.is(
+        (await h.store.ledger.post({ kind: 'reserve', tx: later, checks: checked(guard) })).outcome,
+        'reserved',
+      );
     });
   });
 
@@ -1446,7 +1550,12 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
 
     it('settle moves pending to success once; a second settle changes nothing', async (h) => {
       const { accountId, tx } = await pending(h);
-      const first = await h.store.wallet.settle(tx.reference, { providerReference: 'P-9', units: '31.5 kWh' }, at(30));
+      const first = await h.store.ledger.post({
+        kind: 'settle',
+        reference: tx.reference,
+        result: { providerReference: 'P-9', units: '31.5 kWh' },
+        at: at(30),
+      });
       assert.is(first?.changed, true);
       assert.equal(first?.transaction, {
         ...tx,
@@ -1454,7 +1563,12 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
         result: { providerReference: 'P-9', units: '31.5 kWh' },
         updatedAt: at(30),
       });
-      const second = await h.store.wallet.settle(tx.reference, { providerReference: 'P-other' }, at(31));
+      const second = await h.store.ledger.post({
+        kind: 'settle',
+        reference: tx.reference,
+        result: { providerReference: 'P-other' },
+        at: at(31),
+      });
       assert.is(second?.changed, false);
       assert.equal(second?.transaction, first?.transaction);
       assert.equal(await h.store.transactions.get(tx.reference), first?.transaction);
@@ -1478,7 +1592,7 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
         kctTokens: ['5161-0000-1111-2222-3333', '5161-4444-5555-6666-7777'],
         bonusTokens: ['9999-8888-7777-6666-5555'],
       };
-      await h.store.wallet.settle(power.reference, result, at(30));
+      await h.store.ledger.post({ kind: 'settle', reference: power.reference, result, at: at(30) });
       assert.equal((await h.store.transactions.get(power.reference))?.result, result);
       const cable = await h.reserved(
         h.purchase(accountId, {
@@ -1497,13 +1611,21 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
     });
 
     it('settle and refund of an unknown reference are null', async (h) => {
-      assert.is(await h.store.wallet.settle('TX-none', {}, at(1)), null);
-      assert.is(await h.store.wallet.refund('TX-none', 'provider failed', at(1)), null);
+      assert.is(await h.store.ledger.post({ kind: 'settle', reference: 'TX-none', result: {}, at: at(1) }), null);
+      assert.is(
+        await h.store.ledger.post({ kind: 'refund', reference: 'TX-none', reason: 'provider failed', at: at(1) }),
+        null,
+      );
     });
 
     it('refund fails the purchase and returns the full charge exactly once', async (h) => {
       const { accountId, tx } = await pending(h);
-      const first = await h.store.wallet.refund(tx.reference, 'provider rejected the number', at(30));
+      const first = await h.store.ledger.post({
+        kind: 'refund',
+        reference: tx.reference,
+        reason: 'provider rejected the number',
+        at: at(30),
+      });
       assert.is(first?.changed, true);
       assert.equal(first?.transaction, {
         ...tx,
@@ -1518,7 +1640,12 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       assert.is(refundEntry?.balanceAfterKobo, 20_000);
       assert.is(refundEntry?.reference, tx.reference);
 
-      const second = await h.store.wallet.refund(tx.reference, 'again', at(31));
+      const second = await h.store.ledger.post({
+        kind: 'refund',
+        reference: tx.reference,
+        reason: 'again',
+        at: at(31),
+      });
       assert.is(second?.changed, false);
       assert.is(second?.transaction.failureReason, 'provider rejected the number');
       assert.is(await h.balance(accountId), 20_000);
@@ -1536,7 +1663,7 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
         ]),
         [['debit', -9_800, 10_200]],
       );
-      await h.store.wallet.refund(tx.reference, 'failed', at(30));
+      await h.store.ledger.post({ kind: 'refund', reference: tx.reference, reason: 'failed', at: at(30) });
       assert.equal(
         (await h.store.wallet.ledgerOf(accountId, 'live', tx.reference)).map((e) => [
           e.kind,
@@ -1557,7 +1684,9 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
     it('concurrent refunds of one purchase refund once', async (h) => {
       const { accountId, tx } = await pending(h);
       const results = await Promise.all(
-        Array.from({ length: 8 }, () => h.store.wallet.refund(tx.reference, 'failed', at(30))),
+        Array.from({ length: 8 }, () =>
+          h.store.ledger.post({ kind: 'refund', reference: tx.reference, reason: 'failed', at: at(30) }),
+        ),
       );
       assert.is(results.filter((r) => r?.changed).length, 1);
       assert.is(await h.balance(accountId), 20_000);
@@ -1568,14 +1697,24 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       const { accountId, tx } = await pending(h);
       await h.reserved(h.purchase(accountId, { chargedKobo: kobo(10_000) }));
       assert.is(await h.balance(accountId), 200);
-      await h.store.wallet.refund(tx.reference, 'failed', at(30));
+      await h.store.ledger.post({ kind: 'refund', reference: tx.reference, reason: 'failed', at: at(30) });
       assert.is(await h.balance(accountId), 10_000);
     });
 
     it('refund after settle changes nothing', async (h) => {
       const { accountId, tx } = await pending(h);
-      await h.store.wallet.settle(tx.reference, { providerReference: 'P-1' }, at(30));
-      const refund = await h.store.wallet.refund(tx.reference, 'too late', at(31));
+      await h.store.ledger.post({
+        kind: 'settle',
+        reference: tx.reference,
+        result: { providerReference: 'P-1' },
+        at: at(30),
+      });
+      const refund = await h.store.ledger.post({
+        kind: 'refund',
+        reference: tx.reference,
+        reason: 'too late',
+        at: at(31),
+      });
       assert.is(refund?.changed, false);
       assert.is(refund?.transaction.status, 'success');
       assert.is(refund?.transaction.failureReason, null);
@@ -1585,8 +1724,13 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
 
     it('settle after refund changes nothing', async (h) => {
       const { accountId, tx } = await pending(h);
-      await h.store.wallet.refund(tx.reference, 'failed', at(30));
-      const settle = await h.store.wallet.settle(tx.reference, { providerReference: 'P-late' }, at(31));
+      await h.store.ledger.post({ kind: 'refund', reference: tx.reference, reason: 'failed', at: at(30) });
+      const settle = await h.store.ledger.post({
+        kind: 'settle',
+        reference: tx.reference,
+        result: { providerReference: 'P-late' },
+        at: at(31),
+      });
       assert.is(settle?.changed, false);
       assert.is(settle?.transaction.status, 'failed');
       assert.is(settle?.transaction.result, null);
@@ -1596,8 +1740,13 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
     it('a settle racing a refund: exactly one wins and the money matches the winner', async (h) => {
       const { accountId, tx } = await pending(h);
       const [settled, refunded] = await Promise.all([
-        h.store.wallet.settle(tx.reference, { providerReference: 'P-1' }, at(30)),
-        h.store.wallet.refund(tx.reference, 'failed', at(30)),
+        h.store.ledger.post({
+          kind: 'settle',
+          reference: tx.reference,
+          result: { providerReference: 'P-1' },
+          at: at(30),
+        }),
+        h.store.ledger.post({ kind: 'refund', reference: tx.reference, reason: 'failed', at: at(30) }),
       ]);
       assert.is(Number(settled?.changed) + Number(refunded?.changed), 1);
       const final = await h.store.transactions.get(tx.reference);
@@ -1612,16 +1761,21 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
     it('a delivered purchase is reversed once: state reversed, one refund of the full charge', async (h) => {
       const accountId = await h.account(50_000);
       const tx = await h.reserved(h.purchase(accountId));
-      await h.store.wallet.settle(tx.reference, { token: 'T' }, at(20));
-      const first = await h.store.wallet.reverse(tx.reference, 'reversed by the provider', at(30));
+      await h.store.ledger.post({ kind: 'settle', reference: tx.reference, result: { token: 'T' }, at: at(20) });
+      const first = await h.store.ledger.post({
+        kind: 'reverse',
+        reference: tx.reference,
+        reason: 'reversed by the provider',
+        at: at(30),
+      });
       assert.is(first?.changed, true);
       assert.is(first?.transaction.status, 'reversed');
       assert.is(first?.transaction.failureReason, 'reversed by the provider');
       assert.equal(first?.transaction.updatedAt, at(30));
       assert.is(await h.balance(accountId), 50_000, 'the charge came back');
       const again = await Promise.all([
-        h.store.wallet.reverse(tx.reference, 'again', at(40)),
-        h.store.wallet.reverse(tx.reference, 'again', at(40)),
+        h.store.ledger.post({ kind: 'reverse', reference: tx.reference, reason: 'again', at: at(40) }),
+        h.store.ledger.post({ kind: 'reverse', reference: tx.reference, reason: 'again', at: at(40) }),
       ]);
       assert.ok(again.every((r) => r?.changed === false && r.transaction.status === 'reversed'));
       const refunds = (await h.ledger(accountId)).filter((e) => e.kind === 'refund');
@@ -1635,20 +1789,34 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       const accountId = await h.account(50_000);
       const pending = await h.reserved(h.purchase(accountId));
       const failed = await h.reserved(h.purchase(accountId));
-      await h.store.wallet.refund(failed.reference, 'declined', at(20));
+      await h.store.ledger.post({ kind: 'refund', reference: failed.reference, reason: 'declined', at: at(20) });
       for (const reference of [pending.reference, failed.reference]) {
-        const result = await h.store.wallet.reverse(reference, 'no', at(30));
+        const result = await h.store.ledger.post({ kind: 'reverse', reference, reason: 'no', at: at(30) });
         assert.is(result?.changed, false);
       }
       assert.is((await h.store.transactions.get(pending.reference))?.status, 'pending');
       assert.is((await h.store.transactions.get(failed.reference))?.status, 'failed');
-      assert.is(await h.store.wallet.reverse('TX-none', 'no', at(30)), null);
+      assert.is(await h.store.ledger.post({ kind: 'reverse', reference: 'TX-none', reason: 'no', at: at(30) }), null);
 
       const delivered = await h.reserved(h.purchase(accountId));
-      await h.store.wallet.settle(delivered.reference, {}, at(20));
-      await h.store.wallet.reverse(delivered.reference, 'reversal', at(30));
-      assert.is((await h.store.wallet.refund(delivered.reference, 'late failure', at(40)))?.changed, false);
-      assert.is((await h.store.wallet.settle(delivered.reference, {}, at(40)))?.changed, false);
+      await h.store.ledger.post({ kind: 'settle', reference: delivered.reference, result: {}, at: at(20) });
+      await h.store.ledger.post({ kind: 'reverse', reference: delivered.reference, reason: 'reversal', at: at(30) });
+      assert.is(
+        (
+          await h.store.ledger.post({
+            kind: 'refund',
+            reference: delivered.reference,
+            reason: 'late failure',
+            at: at(40),
+          })
+        )?.changed,
+        false,
+      );
+      assert.is(
+        (await h.store.ledger.post({ kind: 'settle', reference: delivered.reference, result: {}, at: at(40) }))
+          ?.changed,
+        false,
+      );
       assert.is((await h.store.transactions.get(delivered.reference))?.status, 'reversed');
     });
 
@@ -1658,17 +1826,26 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
         Exclude<TransactionStatus, 'pending'>,
         (reference: string) => Promise<{ changed: boolean } | null>
       > = {
-        success: (reference) => h.store.wallet.settle(reference, { providerReference: 'P-late' }, at(50)),
-        failed: (reference) => h.store.wallet.refund(reference, 'late failure', at(50)),
-        reversed: (reference) => h.store.wallet.reverse(reference, 'late reversal', at(50)),
+        success: (reference) =>
+          h.store.ledger.post({ kind: 'settle', reference, result: { providerReference: 'P-late' }, at: at(50) }),
+        failed: (reference) => h.store.ledger.post({ kind: 'refund', reference, reason: 'late failure', at: at(50) }),
+        reversed: (reference) =>
+          h.store.ledger.post({ kind: 'reverse', reference, reason: 'late reversal', at: at(50) }),
       };
       /** A purchase brought to `state` by the allowed moves only. */
       const inState = async (state: TransactionStatus): Promise<TransactionRecord> => {
         const tx = await h.reserved(h.purchase(accountId));
         if (state === 'success' || state === 'reversed')
-          await h.store.wallet.settle(tx.reference, { providerReference: 'P-1' }, at(20));
-        if (state === 'failed') await h.store.wallet.refund(tx.reference, 'declined', at(20));
-        if (state === 'reversed') await h.store.wallet.reverse(tx.reference, 'undone', at(30));
+          await h.store.ledger.post({
+            kind: 'settle',
+            reference: tx.reference,
+            result: { providerReference: 'P-1' },
+            at: at(20),
+          });
+        if (state === 'failed')
+          await h.store.ledger.post({ kind: 'refund', reference: tx.reference, reason: 'declined', at: at(20) });
+        if (state === 'reversed')
+          await h.store.ledger.post({ kind: 'reverse', reference: tx.reference, reason: 'undone', at: at(30) });
         const now = await h.store.transactions.get(tx.reference);
         assert.is(now?.status, state);
         return now!;
@@ -1704,7 +1881,7 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       const accountId = await h.account(50_000);
       const open = await h.reserved(h.purchase(accountId));
       const done = await h.reserved(h.purchase(accountId));
-      await h.store.wallet.settle(done.reference, {}, at(20));
+      await h.store.ledger.post({ kind: 'settle', reference: done.reference, result: {}, at: at(20) });
       const next = { attempts: 3, nextAttemptAt: at(600), needsAttention: true, at: at(120) };
       await h.store.wallet.recordAttempt(open.reference, next);
       await h.store.wallet.recordAttempt(done.reference, next);
@@ -1771,7 +1948,7 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
         2,
         'due at the lease end',
       );
-      await h.store.wallet.settle(tx.reference, {}, at(170));
+      await h.store.ledger.post({ kind: 'settle', reference: tx.reference, result: {}, at: at(170) });
       assert.is(
         await h.store.wallet.claimAttempt(tx.reference, { ...claim, dueBy: at(900), attempts: 2 }),
         null,
@@ -1832,8 +2009,8 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       const notYet = await h.reserved(h.purchase(accountId, { nextAttemptAt: at(200) }));
       const settled = await h.reserved(h.purchase(accountId, { nextAttemptAt: at(10) }));
       const refunded = await h.reserved(h.purchase(accountId, { nextAttemptAt: at(20) }));
-      await h.store.wallet.settle(settled.reference, {}, at(11));
-      await h.store.wallet.refund(refunded.reference, 'failed', at(21));
+      await h.store.ledger.post({ kind: 'settle', reference: settled.reference, result: {}, at: at(11) });
+      await h.store.ledger.post({ kind: 'refund', reference: refunded.reference, reason: 'failed', at: at(21) });
       const refs = (txs: TransactionRecord[]) => txs.map((t) => t.reference);
 
       assert.equal(refs(await h.store.transactions.listDuePending(at(150), 10)), [sooner.reference, later.reference]);
@@ -1869,8 +2046,8 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       const accountId = await h.account(200_000);
       const made: TransactionRecord[] = [];
       for (let i = 0; i < 7; i++) made.push(await h.reserved(h.purchase(accountId, { createdAt: at(100 + i) })));
-      await h.store.wallet.settle(made[1]!.reference, {}, at(200));
-      await h.store.wallet.refund(made[2]!.reference, 'declined', at(200));
+      await h.store.ledger.post({ kind: 'settle', reference: made[1]!.reference, result: {}, at: at(200) });
+      await h.store.ledger.post({ kind: 'refund', reference: made[2]!.reference, reason: 'declined', at: at(200) });
       for (const tx of [made[3]!, made[5]!]) {
         await h.store.wallet.recordAttempt(tx.reference, {
           attempts: 9,
@@ -1902,8 +2079,8 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       const flagged = await h.reserved(h.purchase(accountId, { createdAt: at(-400) }));
       const settled = await h.reserved(h.purchase(accountId, { createdAt: at(-900) }));
       const refunded = await h.reserved(h.purchase(accountId, { createdAt: at(-800) }));
-      await h.store.wallet.settle(settled.reference, {}, at(20));
-      await h.store.wallet.refund(refunded.reference, 'declined', at(20));
+      await h.store.ledger.post({ kind: 'settle', reference: settled.reference, result: {}, at: at(20) });
+      await h.store.ledger.post({ kind: 'refund', reference: refunded.reference, reason: 'declined', at: at(20) });
       await h.store.wallet.recordAttempt(flagged.reference, {
         attempts: 3,
         nextAttemptAt: at(900),
@@ -1925,8 +2102,8 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       if (before.count === 0)
         assert.equal(after.oldestCreatedAt, oldest.createdAt, 'a final transaction is never the oldest pending one');
 
-      await h.store.wallet.settle(oldest.reference, {}, at(40));
-      await h.store.wallet.refund(flagged.reference, 'declined', at(40));
+      await h.store.ledger.post({ kind: 'settle', reference: oldest.reference, result: {}, at: at(40) });
+      await h.store.ledger.post({ kind: 'refund', reference: flagged.reference, reason: 'declined', at: at(40) });
       const done = await h.store.transactions.pendingSummary();
       assert.is(done.count, before.count, 'settled and refunded ones leave the summary');
       assert.is(done.needsAttentionCount, before.needsAttentionCount);
@@ -1938,8 +2115,13 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       const a = await h.reserved(h.purchase(first));
       const b = await h.reserved(h.purchase(first));
       await h.reserved(h.purchase(second));
-      await h.store.wallet.settle(a.reference, { providerReference: 'x' }, at(20));
-      await h.store.wallet.refund(b.reference, 'declined', at(20));
+      await h.store.ledger.post({
+        kind: 'settle',
+        reference: a.reference,
+        result: { providerReference: 'x' },
+        at: at(20),
+      });
+      await h.store.ledger.post({ kind: 'refund', reference: b.reference, reason: 'declined', at: at(20) });
       const audit = await h.store.wallet.audit();
       assert.ok(audit.accountsChecked >= 2, 'both accounts were checked');
       assert.ok(audit.transactionsChecked >= 3, 'the three purchases were checked');
@@ -1952,13 +2134,16 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
   define('test mode', (it) => {
     it('a test credit fills the test wallet only; each wallet lists only its own entries', async (h) => {
       const accountId = await h.account(50_000);
-      const credited = await h.store.wallet.credit({
-        accountId,
-        mode: 'test',
-        amountKobo: kobo(7_000),
-        reference: 'CR-T',
-        memo: 'test money',
-        at: at(3),
+      const credited = await h.store.ledger.post({
+        kind: 'credit',
+        credit: {
+          accountId,
+          mode: 'test',
+          amountKobo: kobo(7_000),
+          reference: 'CR-T',
+          memo: 'test money',
+          at: at(3),
+        },
       });
       assert.is(credited?.balanceKobo, 7_000);
       assert.is(credited?.entry.mode, 'test');
@@ -1980,7 +2165,12 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       assert.is(tx.balanceAfterKobo, 20_000 - 9_800);
       assert.is(await h.balance(accountId, 'test'), 20_000 - 9_800);
       assert.is(await h.balance(accountId, 'live'), 50_000);
-      const refunded = await h.store.wallet.refund(tx.reference, 'failed upstream', at(30));
+      const refunded = await h.store.ledger.post({
+        kind: 'refund',
+        reference: tx.reference,
+        reason: 'failed upstream',
+        at: at(30),
+      });
       assert.is(refunded?.changed, true);
       assert.is(await h.balance(accountId, 'test'), 20_000);
       assert.is(await h.balance(accountId, 'live'), 50_000);
@@ -1996,13 +2186,13 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
 
     it('a test purchase is refused on the test balance, whatever the live wallet holds, and the reverse', async (h) => {
       const rich = await h.account(1_000_000);
-      assert.equal(await h.store.wallet.reserve(h.purchase(rich, { mode: 'test' })), {
+      assert.equal(await h.store.ledger.post({ kind: 'reserve', tx: h.purchase(rich, { mode: 'test' }) }), {
         outcome: 'insufficient',
         balanceKobo: kobo(0),
       });
       const testOnly = await h.account();
       await h.creditTest(testOnly, 1_000_000);
-      assert.equal(await h.store.wallet.reserve(h.purchase(testOnly, { mode: 'live' })), {
+      assert.equal(await h.store.ledger.post({ kind: 'reserve', tx: h.purchase(testOnly, { mode: 'live' }) }), {
         outcome: 'insufficient',
         balanceKobo: kobo(0),
       });
@@ -2016,14 +2206,20 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       const live = await h.reserved(h.purchase(accountId, { ...keyed, mode: 'live' }));
       const test = await h.reserved(h.purchase(accountId, { ...keyed, mode: 'test' }));
       assert.is.not(live.reference, test.reference);
-      const again = await h.store.wallet.reserve(h.purchase(accountId, { ...keyed, mode: 'test' }));
+      const again = await h.store.ledger.post({
+        kind: 'reserve',
+        tx: h.purchase(accountId, { ...keyed, mode: 'test' }),
+      });
       assert.is(again.outcome, 'duplicate');
       assert.is(
         again.outcome === 'duplicate' && again.transaction.reference,
         test.reference,
         'a replay in test finds the test purchase',
       );
-      const liveAgain = await h.store.wallet.reserve(h.purchase(accountId, { ...keyed, mode: 'live' }));
+      const liveAgain = await h.store.ledger.post({
+        kind: 'reserve',
+        tx: h.purchase(accountId, { ...keyed, mode: 'live' }),
+      });
       assert.is(liveAgain.outcome === 'duplicate' && liveAgain.transaction.reference, live.reference);
       assert.is(await h.balance(accountId, 'live'), 50_000 - 9_800);
       assert.is(await h.balance(accountId, 'test'), 50_000 - 9_800);
@@ -2097,7 +2293,7 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       await h.reserved(h.purchase(accountId, { mode: 'live' }));
       const failed = await h.reserved(h.purchase(accountId, { mode: 'test' }));
       await h.reserved(h.purchase(accountId, { mode: 'test' }));
-      await h.store.wallet.refund(failed.reference, 'failed upstream', at(40));
+      await h.store.ledger.post({ kind: 'refund', reference: failed.reference, reason: 'failed upstream', at: at(40) });
       const after = await h.store.wallet.audit();
       assert.is(after.modes.live.transactionsChecked - before.modes.live.transactionsChecked, 1);
       assert.is(after.modes.test.transactionsChecked - before.modes.test.transactionsChecked, 2);
@@ -2216,13 +2412,16 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
     it('the ledger pages newest first in the order entries were written', async (h) => {
       const accountId = await h.account();
       for (let amount = 1; amount <= 23; amount++) {
-        await h.store.wallet.credit({
-          mode: 'live',
-          accountId,
-          amountKobo: kobo(amount),
-          reference: `CR-${amount}`,
-          memo: '',
-          at: at(5),
+        await h.store.ledger.post({
+          kind: 'credit',
+          credit: {
+            mode: 'live',
+            accountId,
+            amountKobo: kobo(amount),
+            reference: `CR-${amount}`,
+            memo: '',
+            at: at(5),
+          },
         });
       }
       for (const limit of [1, 4, 23, 100]) {
@@ -2779,6 +2978,16 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       assert.is(await h.store.proposals.markApplied('prp_1', at(7)), true);
       assert.is(await h.store.proposals.markApplied('prp_1', at(8)), false, 'applied once');
       assert.equal((await h.store.proposals.get('prp_1'))?.appliedAt, at(7));
+      // Marked applied with no move and no approval row: the ledger check names it ...
+      const unbooked = (await h.store.wallet.audit()).violations.map((v) => `${v.kind}:${v.reference}`);
+      assert.equal(unbooked, ['proposal_unbooked:prp_1']);
+      // ... until the credit is booked under the proposal's id and its approval is in the audit log.
+      await h.store.accounts.create({ accountId: 'ACC1', name: 'ACC1', tierId: 'standard', createdAt: at(0) });
+      h.accountIds.add('ACC1');
+      const move = { accountId: 'ACC1', mode: 'live' as const, amountKobo: kobo(500_000), memo: 'goodwill' };
+      await h.store.ledger.post({ kind: 'credit', credit: { ...move, reference: 'prp_1', at: at(7) } });
+      const approval = { at: at(7), actor: 'staff:bob@example.ng', action: 'proposal.approve', target: 'prp_1' };
+      await h.store.auditLog.append({ ...approval, before: null, after: null, address: null, note: '' });
       await h.store.proposals.insert({ ...proposal, proposalId: 'prp_3' });
       assert.is(
         (await h.store.proposals.decide('prp_3', 'refused', 'staff:ada@example.ng', at(5)))?.status,
@@ -2931,8 +3140,8 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       const testOne = await h.reserved(
         h.purchase(accountId, { createdAt: at(115), recipient: '08030000000', mode: 'test' }),
       );
-      await h.store.wallet.settle(made[4]!.reference, {}, at(500));
-      await h.store.wallet.refund(made[5]!.reference, 'no', at(500));
+      await h.store.ledger.post({ kind: 'settle', reference: made[4]!.reference, result: {}, at: at(500) });
+      await h.store.ledger.post({ kind: 'refund', reference: made[5]!.reference, reason: 'no', at: at(500) });
       const refs = (list: TransactionRecord[]) => list.map((t) => t.reference);
       const newestFirst = [...made].reverse();
       const search = (query: TransactionQuery, limit = 5) =>
@@ -3002,8 +3211,8 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
         h.purchase(accountId, { createdAt: at(120), product: 'data', chargedKobo: kobo(300) }),
       );
       const failed = await h.reserved(h.purchase(accountId, { createdAt: at(180), chargedKobo: kobo(400) }));
-      await h.store.wallet.refund(failed.reference, 'no', at(200));
-      await h.store.wallet.settle(data.reference, {}, at(200));
+      await h.store.ledger.post({ kind: 'refund', reference: failed.reference, reason: 'no', at: at(200) });
+      await h.store.ledger.post({ kind: 'settle', reference: data.reference, result: {}, at: at(200) });
       await h.reserved(h.purchase(accountId, { createdAt: at(3 * day), chargedKobo: kobo(500) }));
       const firstDay = Math.floor((T0 + 3_600_000) / 86_400_000);
       await h.creditTest(accountId, 100_000);
@@ -3060,9 +3269,19 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       const accountId = await h.account(50_000);
       const settled = await h.reserved(h.purchase(accountId));
       const failed = await h.reserved(h.purchase(accountId));
-      await h.store.wallet.settle(settled.reference, { providerReference: 'P1' }, at(20));
-      await h.store.wallet.refund(failed.reference, 'declined', at(21));
-      await h.store.wallet.reverse(settled.reference, 'provider reversed', at(22));
+      await h.store.ledger.post({
+        kind: 'settle',
+        reference: settled.reference,
+        result: { providerReference: 'P1' },
+        at: at(20),
+      });
+      await h.store.ledger.post({ kind: 'refund', reference: failed.reference, reason: 'declined', at: at(21) });
+      await h.store.ledger.post({
+        kind: 'reverse',
+        reference: settled.reference,
+        reason: 'provider reversed',
+        at: at(22),
+      });
       const events = await feed(h, accountId);
       assert.equal(
         events.map((e) => [e.type, e.subject]),
@@ -3096,13 +3315,33 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
     it('a call that changes nothing writes no event', async (h) => {
       const accountId = await h.account(50_000);
       const tx = await h.reserved(h.purchase(accountId));
-      await h.store.wallet.settle(tx.reference, {}, at(20));
-      assert.is((await h.store.wallet.settle(tx.reference, {}, at(21)))?.changed, false);
-      assert.is((await h.store.wallet.refund(tx.reference, 'late', at(22)))?.changed, false);
+      await h.store.ledger.post({ kind: 'settle', reference: tx.reference, result: {}, at: at(20) });
+      assert.is(
+        (await h.store.ledger.post({ kind: 'settle', reference: tx.reference, result: {}, at: at(21) }))?.changed,
+        false,
+      );
+      assert.is(
+        (await h.store.ledger.post({ kind: 'refund', reference: tx.reference, reason: 'late', at: at(22) }))?.changed,
+        false,
+      );
       const pending = await h.reserved(h.purchase(accountId));
-      assert.is((await h.store.wallet.reverse(pending.reference, 'not delivered', at(23)))?.changed, false);
-      await h.store.wallet.refund(pending.reference, 'declined', at(24));
-      assert.is((await h.store.wallet.refund(pending.reference, 'again', at(25)))?.changed, false);
+      assert.is(
+        (
+          await h.store.ledger.post({
+            kind: 'reverse',
+            reference: pending.reference,
+            reason: 'not delivered',
+            at: at(23),
+          })
+        )?.changed,
+        false,
+      );
+      await h.store.ledger.post({ kind: 'refund', reference: pending.reference, reason: 'declined', at: at(24) });
+      assert.is(
+        (await h.store.ledger.post({ kind: 'refund', reference: pending.reference, reason: 'again', at: at(25) }))
+          ?.changed,
+        false,
+      );
       const types = (await feed(h, accountId)).map((e) => e.type);
       assert.equal(types, ['wallet.credited', 'transaction.success', 'transaction.failed']);
     });
@@ -3111,10 +3350,10 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       const accountId = await h.account(50_000);
       const tx = await h.reserved(h.purchase(accountId));
       await Promise.all([
-        h.store.wallet.settle(tx.reference, {}, at(20)),
-        h.store.wallet.refund(tx.reference, 'declined', at(20)),
-        h.store.wallet.settle(tx.reference, {}, at(20)),
-        h.store.wallet.refund(tx.reference, 'declined', at(20)),
+        h.store.ledger.post({ kind: 'settle', reference: tx.reference, result: {}, at: at(20) }),
+        h.store.ledger.post({ kind: 'refund', reference: tx.reference, reason: 'declined', at: at(20) }),
+        h.store.ledger.post({ kind: 'settle', reference: tx.reference, result: {}, at: at(20) }),
+        h.store.ledger.post({ kind: 'refund', reference: tx.reference, reason: 'declined', at: at(20) }),
       ]);
       const moves = (await feed(h, accountId)).filter((e) => e.subject === tx.reference);
       assert.is(moves.length, 1);
@@ -3125,13 +3364,16 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       const accountId = await h.account();
       const other = await h.account(1_000);
       for (let i = 1; i <= 7; i++) {
-        await h.store.wallet.credit({
-          accountId,
-          amountKobo: kobo(i * 100),
-          reference: h.unique('CR'),
-          memo: `credit ${i}`,
-          at: at(i),
-          mode: 'live',
+        await h.store.ledger.post({
+          kind: 'credit',
+          credit: {
+            accountId,
+            amountKobo: kobo(i * 100),
+            reference: h.unique('CR'),
+            memo: `credit ${i}`,
+            at: at(i),
+            mode: 'live',
+          },
         });
       }
       for (const size of [1, 3, 7, 50]) {
@@ -3165,8 +3407,8 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       await Promise.all(
         reserved.map((tx, i) =>
           i >= 6
-            ? h.store.wallet.refund(tx.reference, 'declined', at(20))
-            : h.store.wallet.settle(tx.reference, {}, at(20)),
+            ? h.store.ledger.post({ kind: 'refund', reference: tx.reference, reason: 'declined', at: at(20) })
+            : h.store.ledger.post({ kind: 'settle', reference: tx.reference, result: {}, at: at(20) }),
         ),
       );
       for (const mode of MODES) {
@@ -3199,22 +3441,28 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
     it('with an enabled webhook URL events are queued; a disabled one only records them', async (h) => {
       const accountId = await h.account();
       await endpoint(h, accountId);
-      await h.store.wallet.credit({
-        accountId,
-        amountKobo: kobo(100),
-        reference: h.unique('CR'),
-        memo: '',
-        at: at(5),
-        mode: 'live',
+      await h.store.ledger.post({
+        kind: 'credit',
+        credit: {
+          accountId,
+          amountKobo: kobo(100),
+          reference: h.unique('CR'),
+          memo: '',
+          at: at(5),
+          mode: 'live',
+        },
       });
       await endpoint(h, accountId, false);
-      await h.store.wallet.credit({
-        accountId,
-        amountKobo: kobo(100),
-        reference: h.unique('CR'),
-        memo: '',
-        at: at(6),
-        mode: 'live',
+      await h.store.ledger.post({
+        kind: 'credit',
+        credit: {
+          accountId,
+          amountKobo: kobo(100),
+          reference: h.unique('CR'),
+          memo: '',
+          at: at(6),
+          mode: 'live',
+        },
       });
       const events = await feed(h, accountId);
       assert.equal(
@@ -3236,13 +3484,16 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       await endpoint(h, early);
       await endpoint(h, late);
       const credit = (accountId: string, seconds: number) =>
-        h.store.wallet.credit({
-          accountId,
-          amountKobo: kobo(100),
-          reference: h.unique('CR'),
-          memo: '',
-          at: at(seconds),
-          mode: 'live',
+        h.store.ledger.post({
+          kind: 'credit',
+          credit: {
+            accountId,
+            amountKobo: kobo(100),
+            reference: h.unique('CR'),
+            memo: '',
+            at: at(seconds),
+            mode: 'live',
+          },
         });
       await credit(early, 0);
       await credit(early, 10);
@@ -3276,21 +3527,27 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       const busy = await h.account();
       await endpoint(h, accountId);
       await endpoint(h, busy);
-      await h.store.wallet.credit({
-        accountId,
-        amountKobo: kobo(100),
-        reference: h.unique('CR'),
-        memo: '',
-        at: at(5),
-        mode: 'live',
+      await h.store.ledger.post({
+        kind: 'credit',
+        credit: {
+          accountId,
+          amountKobo: kobo(100),
+          reference: h.unique('CR'),
+          memo: '',
+          at: at(5),
+          mode: 'live',
+        },
       });
-      await h.store.wallet.credit({
-        accountId: busy,
-        amountKobo: kobo(100),
-        reference: h.unique('CR'),
-        memo: '',
-        at: at(5),
-        mode: 'live',
+      await h.store.ledger.post({
+        kind: 'credit',
+        credit: {
+          accountId: busy,
+          amountKobo: kobo(100),
+          reference: h.unique('CR'),
+          memo: '',
+          at: at(5),
+          mode: 'live',
+        },
       });
       const claim = { now: at(10), owner: 'core-a', leaseUntil: at(40), limit: 10, excludeAccounts: [busy] };
       const mine = (await h.store.events.claimDue(claim)).filter(
@@ -3366,13 +3623,16 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       await endpoint(h, accountId, true, 'test');
       await endpoint(h, other);
       const credit = (id: string, second: number, mode: 'live' | 'test' = 'live') =>
-        h.store.wallet.credit({
-          accountId: id,
-          amountKobo: kobo(100),
-          reference: h.unique('CR'),
-          memo: '',
-          at: at(second),
-          mode,
+        h.store.ledger.post({
+          kind: 'credit',
+          credit: {
+            accountId: id,
+            amountKobo: kobo(100),
+            reference: h.unique('CR'),
+            memo: '',
+            at: at(second),
+            mode,
+          },
         });
       await credit(other, 1);
       await credit(accountId, 3);
@@ -3418,13 +3678,16 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       const accountId = await h.account();
       await endpoint(h, accountId);
       const credit = (second: number) =>
-        h.store.wallet.credit({
-          accountId,
-          amountKobo: kobo(100),
-          reference: h.unique('CR'),
-          memo: '',
-          at: at(second),
-          mode: 'live',
+        h.store.ledger.post({
+          kind: 'credit',
+          credit: {
+            accountId,
+            amountKobo: kobo(100),
+            reference: h.unique('CR'),
+            memo: '',
+            at: at(second),
+            mode: 'live',
+          },
         });
       await credit(3);
       const claim = {
@@ -3469,13 +3732,16 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
     it('a lease that runs out lets another owner take the event (its first owner died)', async (h) => {
       const accountId = await h.account();
       await endpoint(h, accountId);
-      await h.store.wallet.credit({
-        accountId,
-        amountKobo: kobo(100),
-        reference: h.unique('CR'),
-        memo: '',
-        at: at(5),
-        mode: 'live',
+      await h.store.ledger.post({
+        kind: 'credit',
+        credit: {
+          accountId,
+          amountKobo: kobo(100),
+          reference: h.unique('CR'),
+          memo: '',
+          at: at(5),
+          mode: 'live',
+        },
       });
       const first = await h.store.events.claimDue({
         now: at(10),
@@ -3509,13 +3775,16 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       const accountId = await h.account();
       await endpoint(h, accountId);
       for (let i = 1; i <= 3; i++)
-        await h.store.wallet.credit({
-          accountId,
-          amountKobo: kobo(100),
-          reference: `CR-${i}`,
-          memo: '',
-          at: at(i),
-          mode: 'live',
+        await h.store.ledger.post({
+          kind: 'credit',
+          credit: {
+            accountId,
+            amountKobo: kobo(100),
+            reference: `CR-${i}`,
+            memo: '',
+            at: at(i),
+            mode: 'live',
+          },
         });
       const claimed = (
         await h.store.events.claimDue({ now: at(10), owner: 'w', leaseUntil: at(40), limit: 100, excludeAccounts: [] })
@@ -3558,13 +3827,16 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
 
     it('a test-mode change writes a test event (livemode false), kept apart from the live feed', async (h) => {
       const accountId = await h.account();
-      await h.store.wallet.credit({
-        accountId,
-        amountKobo: kobo(700),
-        reference: h.unique('CR'),
-        memo: 'test money',
-        at: at(5),
-        mode: 'test',
+      await h.store.ledger.post({
+        kind: 'credit',
+        credit: {
+          accountId,
+          amountKobo: kobo(700),
+          reference: h.unique('CR'),
+          memo: 'test money',
+          at: at(5),
+          mode: 'test',
+        },
       });
       const testEvents = await h.store.events.listFeed(accountId, 'test', 0, 10);
       assert.equal(
@@ -3584,8 +3856,8 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
         at: at(5),
         mode: 'live' as const,
       };
-      await h.store.wallet.credit(credit);
-      await h.store.wallet.credit(credit);
+      await h.store.ledger.post({ kind: 'credit', credit });
+      await h.store.ledger.post({ kind: 'credit', credit });
       assert.equal(
         (await h.store.events.listFeed(accountId, 'live', 0, 10)).map((e) => [e.type, e.subject]),
         [['wallet.credited', 'BANK-42']],
@@ -3665,18 +3937,28 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
 
     it('an inflow is recorded once per (provider, reference); a second record returns the first', async (h) => {
       const first = inflow(h);
-      const recorded = await h.store.funding.recordInflow(first);
+      const recorded = await h.store.ledger.post({ kind: 'inflow_record', inflow: first, credit: null });
       assert.is(recorded.created, true);
       assert.equal(
         [recorded.inflow.status, recorded.inflow.creditedKobo, recorded.inflow.creditReference],
         ['verified', 0, ''],
       );
-      const again = await h.store.funding.recordInflow({ ...first, inflowId: newInflowId(), amountPaidKobo: kobo(1) });
+      const again = await h.store.ledger.post({
+        kind: 'inflow_record',
+        inflow: { ...first, inflowId: newInflowId(), amountPaidKobo: kobo(1) },
+        credit: null,
+      });
       assert.is(again.created, false);
       assert.equal([again.inflow.inflowId, again.inflow.amountPaidKobo], [first.inflowId, 500_000]);
       // The same reference at another provider is another transfer.
       assert.is(
-        (await h.store.funding.recordInflow({ ...first, inflowId: newInflowId(), provider: 'monnify' })).created,
+        (
+          await h.store.ledger.post({
+            kind: 'inflow_record',
+            inflow: { ...first, inflowId: newInflowId(), provider: 'monnify' },
+            credit: null,
+          })
+        ).created,
         true,
       );
       assert.equal(
@@ -3687,12 +3969,17 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
 
     it('crediting an inflow adds the amount less the fee, with one entry and one bank_transfer event', async (h) => {
       const accountId = await h.account(1_000);
-      const { inflow: recorded } = await h.store.funding.recordInflow(inflow(h, { accountId }));
-      const result = await h.store.funding.creditInflow(
-        recorded.inflowId,
-        { accountId, mode: 'live', feeKobo: kobo(5_000), at: at(30) },
-        'verified',
-      );
+      const { inflow: recorded } = await h.store.ledger.post({
+        kind: 'inflow_record',
+        inflow: inflow(h, { accountId }),
+        credit: null,
+      });
+      const result = await h.store.ledger.post({
+        kind: 'inflow_credit',
+        inflowId: recorded.inflowId,
+        credit: { accountId, mode: 'live', feeKobo: kobo(5_000), at: at(30) },
+        from: 'verified',
+      });
       assert.is(result.outcome, 'credited');
       if (result.outcome !== 'credited') return;
       assert.equal(
@@ -3716,16 +4003,22 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
         fee: 50,
         payer_name: 'RANDALL HORTON',
       });
-      const again = await h.store.funding.creditInflow(
-        recorded.inflowId,
-        { accountId, mode: 'live', feeKobo: kobo(0), at: at(31) },
-        'verified',
-      );
+      const again = await h.store.ledger.post({
+        kind: 'inflow_credit',
+        inflowId: recorded.inflowId,
+        credit: { accountId, mode: 'live', feeKobo: kobo(0), at: at(31) },
+        from: 'verified',
+      });
       assert.is(again.outcome, 'already_credited');
       assert.is(await h.balance(accountId), 496_000);
       assert.is(
-        await h.store.funding
-          .creditInflow('inf_missing', { accountId, mode: 'live', feeKobo: kobo(0), at: at(31) }, 'verified')
+        await h.store.ledger
+          .post({
+            kind: 'inflow_credit',
+            inflowId: 'inf_missing',
+            credit: { accountId, mode: 'live', feeKobo: kobo(0), at: at(31) },
+            from: 'verified',
+          })
           .then((r) => r.outcome),
         'not_found',
       );
@@ -3742,14 +4035,21 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       const accountId = await h.account();
       const base = inflow(h, { accountId, mode: 'test' });
       const recorded = await Promise.all(
-        Array.from({ length: 50 }, () => h.store.funding.recordInflow({ ...base, inflowId: newInflowId() })),
+        Array.from({ length: 50 }, () =>
+          h.store.ledger.post({ kind: 'inflow_record', inflow: { ...base, inflowId: newInflowId() }, credit: null }),
+        ),
       );
       assert.is(recorded.filter((r) => r.created).length, 1);
       assert.is(new Set(recorded.map((r) => r.inflow.inflowId)).size, 1);
       const inflowId = recorded[0]!.inflow.inflowId;
       const results = await Promise.all(
         Array.from({ length: 50 }, () =>
-          h.store.funding.creditInflow(inflowId, { accountId, mode: 'test', feeKobo: kobo(0), at: at(40) }, 'verified'),
+          h.store.ledger.post({
+            kind: 'inflow_credit',
+            inflowId,
+            credit: { accountId, mode: 'test', feeKobo: kobo(0), at: at(40) },
+            from: 'verified',
+          }),
         ),
       );
       assert.is(results.filter((r) => r.outcome === 'credited').length, 1);
@@ -3764,7 +4064,7 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       const credit = { feeKobo: kobo(5_000), at: at(30) };
       const results = await Promise.all(
         Array.from({ length: 20 }, () =>
-          h.store.funding.recordAndCreditInflow({ ...first, inflowId: newInflowId() }, credit),
+          h.store.ledger.post({ kind: 'inflow_record', inflow: { ...first, inflowId: newInflowId() }, credit }),
         ),
       );
       const created = results.filter((r) => r.created);
@@ -3778,19 +4078,22 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       const stored = await h.store.funding.getInflow(inflowId);
       assert.equal([stored!.status, stored!.feeKobo, stored!.creditedKobo], ['credited', 5_000, 495_000]);
       // Recorded unmatched, it waits for a person, whatever wallet it names.
-      const lost = await h.store.funding.recordAndCreditInflow(
-        inflow(h, { status: 'unmatched', reason: 'no virtual account has this number' }),
+      const lost = await h.store.ledger.post({
+        kind: 'inflow_record',
+        inflow: inflow(h, { status: 'unmatched', reason: 'no virtual account has this number' }),
         credit,
-      );
+      });
       assert.equal([lost.created, lost.credit, lost.inflow.status], [true, null, 'unmatched']);
       assert.is(await h.balance(accountId), 496_000);
     });
 
     it("an unmatched inflow's reason is replaced while it waits, and only then", async (h) => {
       const accountId = await h.account();
-      const lost = await h.store.funding.recordInflow(
-        inflow(h, { status: 'unmatched', reason: 'no virtual account has this number' }),
-      );
+      const lost = await h.store.ledger.post({
+        kind: 'inflow_record',
+        inflow: inflow(h, { status: 'unmatched', reason: 'no virtual account has this number' }),
+        credit: null,
+      });
       const found = await h.store.funding.reconsiderInflow(
         lost.inflow.inflowId,
         'the provider says another customer was paid',
@@ -3801,11 +4104,12 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
         (await h.store.funding.getInflow(lost.inflow.inflowId))?.reason,
         'the provider says another customer was paid',
       );
-      await h.store.funding.creditInflow(
-        lost.inflow.inflowId,
-        { accountId, mode: 'live', feeKobo: kobo(0), at: at(51) },
-        'unmatched',
-      );
+      await h.store.ledger.post({
+        kind: 'inflow_credit',
+        inflowId: lost.inflow.inflowId,
+        credit: { accountId, mode: 'live', feeKobo: kobo(0), at: at(51) },
+        from: 'unmatched',
+      });
       const late = await h.store.funding.reconsiderInflow(lost.inflow.inflowId, 'too late', at(52));
       assert.equal([late?.status, late?.reason], ['credited', '']);
       assert.is(await h.store.funding.reconsiderInflow('inf_missing', 'x', at(53)), null);
@@ -3813,47 +4117,74 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
 
     it('an unmatched inflow waits; assigning credits it once; a rejected one is never credited', async (h) => {
       const accountId = await h.account();
-      const lost = await h.store.funding.recordInflow(
-        inflow(h, { status: 'unmatched', reason: 'unknown account number' }),
-      );
+      const lost = await h.store.ledger.post({
+        kind: 'inflow_record',
+        inflow: inflow(h, { status: 'unmatched', reason: 'unknown account number' }),
+        credit: null,
+      });
       assert.equal(
         (await h.store.funding.listInflows('unmatched', 10)).map((i) => i.inflowId),
         [lost.inflow.inflowId],
       );
       // Not verified: the notification path's credit leaves it alone.
-      const wrong = await h.store.funding.creditInflow(
-        lost.inflow.inflowId,
-        { accountId, mode: 'live', feeKobo: kobo(0), at: at(50) },
-        'verified',
-      );
+      const wrong = await h.store.ledger.post({
+        kind: 'inflow_credit',
+        inflowId: lost.inflow.inflowId,
+        credit: { accountId, mode: 'live', feeKobo: kobo(0), at: at(50) },
+        from: 'verified',
+      });
       assert.is(wrong.outcome, 'wrong_status');
       assert.is(await h.balance(accountId), 0);
       const assigned = await Promise.all(
         [1, 2, 3].map(() =>
-          h.store.funding.creditInflow(
-            lost.inflow.inflowId,
-            { accountId, mode: 'live', feeKobo: kobo(0), at: at(51) },
-            'unmatched',
-          ),
+          h.store.ledger.post({
+            kind: 'inflow_credit',
+            inflowId: lost.inflow.inflowId,
+            credit: { accountId, mode: 'live', feeKobo: kobo(0), at: at(51) },
+            from: 'unmatched',
+          }),
         ),
       );
       assert.equal(assigned.map((r) => r.outcome).sort(), ['already_credited', 'already_credited', 'credited']);
       assert.is(await h.balance(accountId), 500_000);
       assert.equal(await h.store.funding.listInflows('unmatched', 10), []);
       // A credited inflow cannot be rejected afterwards.
-      assert.is((await h.store.funding.rejectInflow(lost.inflow.inflowId, 'too late', at(52)))?.status, 'credited');
-
-      const other = await h.store.funding.recordInflow(inflow(h, { status: 'unmatched', reason: 'amount differs' }));
-      const rejected = await h.store.funding.rejectInflow(other.inflow.inflowId, 'returned to the sender', at(53));
-      assert.equal([rejected?.status, rejected?.reason], ['rejected', 'returned to the sender']);
-      const refused = await h.store.funding.creditInflow(
-        other.inflow.inflowId,
-        { accountId, mode: 'live', feeKobo: kobo(0), at: at(54) },
-        'unmatched',
+      assert.is(
+        (
+          await h.store.ledger.post({
+            kind: 'inflow_reject',
+            inflowId: lost.inflow.inflowId,
+            reason: 'too late',
+            at: at(52),
+          })
+        )?.status,
+        'credited',
       );
+
+      const other = await h.store.ledger.post({
+        kind: 'inflow_record',
+        inflow: inflow(h, { status: 'unmatched', reason: 'amount differs' }),
+        credit: null,
+      });
+      const rejected = await h.store.ledger.post({
+        kind: 'inflow_reject',
+        inflowId: other.inflow.inflowId,
+        reason: 'returned to the sender',
+        at: at(53),
+      });
+      assert.equal([rejected?.status, rejected?.reason], ['rejected', 'returned to the sender']);
+      const refused = await h.store.ledger.post({
+        kind: 'inflow_credit',
+        inflowId: other.inflow.inflowId,
+        credit: { accountId, mode: 'live', feeKobo: kobo(0), at: at(54) },
+        from: 'unmatched',
+      });
       assert.is(refused.outcome, 'wrong_status');
       assert.is(await h.balance(accountId), 500_000);
-      assert.is(await h.store.funding.rejectInflow('inf_missing', 'x', at(55)), null);
+      assert.is(
+        await h.store.ledger.post({ kind: 'inflow_reject', inflowId: 'inf_missing', reason: 'x', at: at(55) }),
+        null,
+      );
       assert.equal(
         (await h.store.funding.listAccountInflows(accountId, 'live', 10)).map((i) => i.inflowId),
         [lost.inflow.inflowId],
@@ -3861,12 +4192,17 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
     });
 
     it('crediting an inflow to a missing account writes nothing', async (h) => {
-      const { inflow: recorded } = await h.store.funding.recordInflow(inflow(h));
-      const result = await h.store.funding.creditInflow(
-        recorded.inflowId,
-        { accountId: 'nobody', mode: 'live', feeKobo: kobo(0), at: at(60) },
-        'verified',
-      );
+      const { inflow: recorded } = await h.store.ledger.post({
+        kind: 'inflow_record',
+        inflow: inflow(h),
+        credit: null,
+      });
+      const result = await h.store.ledger.post({
+        kind: 'inflow_credit',
+        inflowId: recorded.inflowId,
+        credit: { accountId: 'nobody', mode: 'live', feeKobo: kobo(0), at: at(60) },
+        from: 'verified',
+      });
       assert.is(result.outcome, 'no_account');
       assert.is((await h.store.funding.getInflow(recorded.inflowId))?.status, 'verified');
     });
@@ -3885,13 +4221,16 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       await h.reserved(h.purchase(accountId, { chargedKobo: kobo(9_800) })); // -> 600: already below
       assert.equal(await lowEvents(), [{ balance: 104, threshold: 200 }]);
       assert.is((await feed(h, accountId)).find((e) => e.type === 'wallet.low_balance')?.subject, crossing.reference);
-      await h.store.wallet.credit({
-        accountId,
-        mode: 'live',
-        amountKobo: kobo(30_000),
-        reference: h.unique('top-up'),
-        memo: '',
-        at: at(70),
+      await h.store.ledger.post({
+        kind: 'credit',
+        credit: {
+          accountId,
+          mode: 'live',
+          amountKobo: kobo(30_000),
+          reference: h.unique('top-up'),
+          memo: '',
+          at: at(70),
+        },
       });
       await h.reserved(h.purchase(accountId, { chargedKobo: kobo(20_000) })); // 30,600 -> 10,600: crosses again
       assert.equal(await lowEvents(), [
@@ -4084,10 +4423,16 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       await h.store.wallet.recordAttempt(tx.reference, { ...requery, attempts: 3, at: at(62) }, undefined, [
         said('requery', '{"status":"pending"}'),
       ]);
-      await h.store.wallet.settle(tx.reference, { token: '1234' }, at(70), undefined, [
-        said('callback', '{"type":"transaction-update"}'),
-        said('requery', '{"status":"delivered","token":"1234"}'),
-      ]);
+      await h.store.ledger.post({
+        kind: 'settle',
+        reference: tx.reference,
+        result: { token: '1234' },
+        at: at(70),
+        answers: [
+          said('callback', '{"type":"transaction-update"}'),
+          said('requery', '{"status":"delivered","token":"1234"}'),
+        ],
+      });
       assert.equal(
         (await h.store.supply.answersOf(tx.reference)).map((a) => [a.n, a.upstream, a.source, a.body, a.at]),
         [
@@ -4107,7 +4452,13 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
         at: at(12),
         answers: [said('purchase', 'HTTP 200 {"statuscode":"401"}')],
       });
-      await h.store.wallet.refund(refused.reference, 'refused', at(13), undefined, [said('purchase', 'second')]);
+      await h.store.ledger.post({
+        kind: 'refund',
+        reference: refused.reference,
+        reason: 'refused',
+        at: at(13),
+        answers: [said('purchase', 'second')],
+      });
       assert.equal(
         (await h.store.supply.answersOf(refused.reference)).map((a) => a.body),
         ['HTTP 200 {"statuscode":"401"}', 'second'],
@@ -4154,12 +4505,18 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       });
       const delivered = await h.reserved(h.purchase(accountId));
       await h.store.supply.beginAttempt({ reference: delivered.reference, seq: 1, upstream: 'site', at: at(11) });
-      await h.store.wallet.settle(delivered.reference, {}, at(13), {
-        seq: 1,
-        outcome: 'delivered',
-        evidence: null,
-        costKobo: null,
-        upstreamReference: '108603',
+      await h.store.ledger.post({
+        kind: 'settle',
+        reference: delivered.reference,
+        result: {},
+        at: at(13),
+        attempt: {
+          seq: 1,
+          outcome: 'delivered',
+          evidence: null,
+          costKobo: null,
+          upstreamReference: '108603',
+        },
       });
       const none = await h.reserved(h.purchase(accountId));
       await h.store.supply.beginAttempt({ reference: none.reference, seq: 1, upstream: 'site', at: at(11) });
@@ -4185,16 +4542,51 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
         costKobo: null,
         at: at(12),
       });
-      assert.is(await h.store.supply.deliveredLater(tx.reference, 1, kobo(9_650), at(40)), true);
       assert.is(
-        await h.store.supply.deliveredLater(tx.reference, 1, kobo(9_999), at(41)),
+        await h.store.ledger.post({
+          kind: 'cost_learnt',
+          reference: tx.reference,
+          seq: 1,
+          costKobo: kobo(9_650),
+          at: at(40),
+        }),
+        true,
+      );
+      assert.is(
+        await h.store.ledger.post({
+          kind: 'cost_learnt',
+          reference: tx.reference,
+          seq: 1,
+          costKobo: kobo(9_999),
+          at: at(41),
+        }),
         false,
         'a second answer changes nothing',
       );
       const crashed = await h.reserved(h.purchase(accountId));
       await h.store.supply.beginAttempt({ reference: crashed.reference, seq: 1, upstream: 'vtpass', at: at(13) });
-      assert.is(await h.store.supply.deliveredLater(crashed.reference, 1, null, at(42)), true, 'one never ended');
-      assert.is(await h.store.supply.deliveredLater(crashed.reference, 2, null, at(42)), false, 'no such attempt');
+      assert.is(
+        await h.store.ledger.post({
+          kind: 'cost_learnt',
+          reference: crashed.reference,
+          seq: 1,
+          costKobo: null,
+          at: at(42),
+        }),
+        true,
+        'one never ended',
+      );
+      assert.is(
+        await h.store.ledger.post({
+          kind: 'cost_learnt',
+          reference: crashed.reference,
+          seq: 2,
+          costKobo: null,
+          at: at(42),
+        }),
+        false,
+        'no such attempt',
+      );
       assert.equal(
         [
           ...(await h.store.supply.attemptsOf(tx.reference)),
@@ -4267,12 +4659,24 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
         },
       ]);
       assert.is(
-        await h.store.supply.deliveredLater(tx.reference, 1, kobo(9_600), at(20)),
+        await h.store.ledger.post({
+          kind: 'cost_learnt',
+          reference: tx.reference,
+          seq: 1,
+          costKobo: kobo(9_600),
+          at: at(20),
+        }),
         false,
         'an attempt that did not deliver stays as it is',
       );
       assert.is(
-        await h.store.supply.deliveredLater(tx.reference, 2, kobo(9_600), at(20)),
+        await h.store.ledger.post({
+          kind: 'cost_learnt',
+          reference: tx.reference,
+          seq: 2,
+          costKobo: kobo(9_600),
+          at: at(20),
+        }),
         false,
         'nor does one delivered already',
       );
@@ -4293,7 +4697,7 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
     it('a reserve writes the first attempt with the purchase, and a refused reserve writes none', async (h) => {
       const accountId = await h.account(50_000);
       const tx = h.purchase(accountId);
-      const reserved = await h.store.wallet.reserve(tx, { upstream: 'ck' });
+      const reserved = await h.store.ledger.post({ kind: 'reserve', tx, first: { upstream: 'ck' } });
       assert.is(reserved.outcome, 'reserved');
       assert.equal(await h.store.supply.attemptsOf(tx.reference), [
         {
@@ -4314,12 +4718,18 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
         'seq 1 exists already',
       );
       const short = h.purchase(accountId, { chargedKobo: kobo(1_000_000) });
-      assert.is((await h.store.wallet.reserve(short, { upstream: 'ck' })).outcome, 'insufficient');
+      assert.is(
+        (await h.store.ledger.post({ kind: 'reserve', tx: short, first: { upstream: 'ck' } })).outcome,
+        'insufficient',
+      );
       assert.equal(await h.store.supply.attemptsOf(short.reference), [], 'no purchase, no attempt');
       const keyed = h.purchase(accountId, { requestId: 'first-attempt' });
       await h.reserved(keyed);
       const again = h.purchase(accountId, { requestId: 'first-attempt' });
-      assert.is((await h.store.wallet.reserve(again, { upstream: 'vtpass' })).outcome, 'duplicate');
+      assert.is(
+        (await h.store.ledger.post({ kind: 'reserve', tx: again, first: { upstream: 'vtpass' } })).outcome,
+        'duplicate',
+      );
       assert.equal(await h.store.supply.attemptsOf(again.reference), [], 'a duplicate writes no attempt');
     });
 
@@ -4332,28 +4742,30 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
         costKobo: costKobo === null ? null : kobo(costKobo),
       });
       const settled = h.purchase(accountId);
-      await h.store.wallet.reserve(settled, { upstream: 'ck' });
-      const moved = await h.store.wallet.settle(
-        settled.reference,
-        { providerReference: 'P-1' },
-        at(20),
-        ended(1, 'delivered', 9_700),
-      );
+      await h.store.ledger.post({ kind: 'reserve', tx: settled, first: { upstream: 'ck' } });
+      const moved = await h.store.ledger.post({
+        kind: 'settle',
+        reference: settled.reference,
+        result: { providerReference: 'P-1' },
+        at: at(20),
+        attempt: ended(1, 'delivered', 9_700),
+      });
       assert.is(moved?.changed, true);
       const [first] = await h.store.supply.attemptsOf(settled.reference);
       assert.equal([first?.outcome, first?.costKobo, first?.endedAt], ['delivered', kobo(9_700), at(20)]);
       // Already final and already ended: neither changes.
-      const again = await h.store.wallet.settle(
-        settled.reference,
-        { providerReference: 'P-2' },
-        at(21),
-        ended(1, 'failed'),
-      );
+      const again = await h.store.ledger.post({
+        kind: 'settle',
+        reference: settled.reference,
+        result: { providerReference: 'P-2' },
+        at: at(21),
+        attempt: ended(1, 'failed'),
+      });
       assert.is(again?.changed, false);
       assert.is((await h.store.supply.attemptsOf(settled.reference))[0]?.outcome, 'delivered');
 
       const refunded = h.purchase(accountId);
-      await h.store.wallet.reserve(refunded, { upstream: 'ck' });
+      await h.store.ledger.post({ kind: 'reserve', tx: refunded, first: { upstream: 'ck' } });
       await h.store.supply.endAttempt(refunded.reference, 1, {
         outcome: 'not_delivered',
         evidence: 'refused',
@@ -4362,7 +4774,15 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       });
       await h.store.supply.beginAttempt({ reference: refunded.reference, seq: 2, upstream: 'vtpass', at: at(15) });
       assert.is(
-        (await h.store.wallet.refund(refunded.reference, 'bad number', at(22), ended(2, 'failed')))?.changed,
+        (
+          await h.store.ledger.post({
+            kind: 'refund',
+            reference: refunded.reference,
+            reason: 'bad number',
+            at: at(22),
+            attempt: ended(2, 'failed'),
+          })
+        )?.changed,
         true,
       );
       assert.equal(
@@ -4374,7 +4794,7 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       );
 
       const pending = h.purchase(accountId);
-      await h.store.wallet.reserve(pending, { upstream: 'vtpass' });
+      await h.store.ledger.post({ kind: 'reserve', tx: pending, first: { upstream: 'vtpass' } });
       const next = { attempts: 1, nextAttemptAt: at(600), needsAttention: false, at: at(23) };
       await h.store.wallet.recordAttempt(pending.reference, next, ended(1, 'pending'));
       const [open] = await h.store.supply.attemptsOf(pending.reference);
@@ -4500,9 +4920,26 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
         });
       }
       if (end === 'settle' || end === 'reverse')
-        await h.store.wallet.settle(tx.reference, { providerReference: 'P' }, createdAt);
-      if (end === 'reverse') await h.store.wallet.reverse(tx.reference, 'reversed upstream', createdAt);
-      if (end === 'refund') await h.store.wallet.refund(tx.reference, 'failed upstream', createdAt);
+        await h.store.ledger.post({
+          kind: 'settle',
+          reference: tx.reference,
+          result: { providerReference: 'P' },
+          at: createdAt,
+        });
+      if (end === 'reverse')
+        await h.store.ledger.post({
+          kind: 'reverse',
+          reference: tx.reference,
+          reason: 'reversed upstream',
+          at: createdAt,
+        });
+      if (end === 'refund')
+        await h.store.ledger.post({
+          kind: 'refund',
+          reference: tx.reference,
+          reason: 'failed upstream',
+          at: createdAt,
+        });
     }
 
     /** Figures with every field named, zero unless given. */
@@ -4647,41 +5084,50 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       const accountId = await h.account();
       const record = async (provider: 'paystack' | 'monnify', amount: number, createdAt: Date, mode: Mode = 'live') =>
         (
-          await h.store.funding.recordInflow({
-            inflowId: newInflowId(),
-            provider,
-            providerReference: h.unique('REF'),
-            accountNumber: '9930000737',
-            accountId: null,
-            mode,
-            amountPaidKobo: kobo(amount),
-            payerName: 'ADA OBI',
-            status: 'verified',
-            reason: '',
-            raw: '{}',
-            createdAt,
+          await h.store.ledger.post({
+            kind: 'inflow_record',
+            inflow: {
+              inflowId: newInflowId(),
+              provider,
+              providerReference: h.unique('REF'),
+              accountNumber: '9930000737',
+              accountId: null,
+              mode,
+              amountPaidKobo: kobo(amount),
+              payerName: 'ADA OBI',
+              status: 'verified',
+              reason: '',
+              raw: '{}',
+              createdAt,
+            },
+            credit: null,
           })
         ).inflow.inflowId;
       const credited = await record('paystack', 500_000, utc(1, 9));
-      await h.store.funding.creditInflow(
-        credited,
-        { accountId, mode: 'live', feeKobo: kobo(5_000), at: utc(1, 9) },
-        'verified',
-      );
+      await h.store.ledger.post({
+        kind: 'inflow_credit',
+        inflowId: credited,
+        credit: { accountId, mode: 'live', feeKobo: kobo(5_000), at: utc(1, 9) },
+        from: 'verified',
+      });
       await record('paystack', 200_000, utc(1, 10));
-      const unmatched = await h.store.funding.recordInflow({
-        inflowId: newInflowId(),
-        provider: 'monnify',
-        providerReference: h.unique('REF'),
-        accountNumber: '',
-        accountId: null,
-        mode: 'live',
-        amountPaidKobo: kobo(70_000),
-        payerName: 'NOBODY',
-        status: 'unmatched',
-        reason: 'unknown account',
-        raw: '{}',
-        createdAt: utc(1, 23, 30),
+      const unmatched = await h.store.ledger.post({
+        kind: 'inflow_record',
+        inflow: {
+          inflowId: newInflowId(),
+          provider: 'monnify',
+          providerReference: h.unique('REF'),
+          accountNumber: '',
+          accountId: null,
+          mode: 'live',
+          amountPaidKobo: kobo(70_000),
+          payerName: 'NOBODY',
+          status: 'unmatched',
+          reason: 'unknown account',
+          raw: '{}',
+          createdAt: utc(1, 23, 30),
+        },
+        credit: null,
       });
       assert.is(unmatched.inflow.status, 'unmatched');
       await record('paystack', 900_000, utc(1, 11), 'test');
@@ -4719,6 +5165,205 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
     });
   });
 
+  define('the books', (it) => {
+    /** One reference's entries as kind and postings, the way docs/money.md lists them. */
+    async function booked(h: Harness, reference: string): Promise<{ kind: string; postings: Posting[] }[]> {
+      return (await h.store.books.entriesOf(reference)).map((e) => ({ kind: e.kind, postings: e.postings }));
+    }
+    async function trial(h: Harness): Promise<Map<string, number>> {
+      const sums = new Map<string, number>();
+      for (const row of await h.store.books.sums()) if (row.mode === 'live') sums.set(row.account, row.sumKobo);
+      assert.is(
+        [...sums.values()].reduce((a, b) => a + b, 0),
+        0,
+        'the trial balance is zero',
+      );
+      return sums;
+    }
+
+    it('a delivered purchase holds its charge, then books revenue and its cost against the float', async (h) => {
+      const accountId = await h.account(20_000);
+      const tx = h.purchase(accountId);
+      const reserved = await h.store.ledger.post({ kind: 'reserve', tx, first: { upstream: 'vtpass' } });
+      assert.is(reserved.outcome, 'reserved');
+      const end = { seq: 1, outcome: 'delivered' as const, evidence: null, costKobo: kobo(9_500) };
+      await h.store.ledger.post({
+        kind: 'settle',
+        reference: tx.reference,
+        result: { providerReference: 'VT-1' },
+        at: at(30),
+        attempt: end,
+      });
+      assert.equal(await booked(h, tx.reference), [
+        {
+          kind: 'reserve',
+          postings: [
+            { account: `wallet:${accountId}`, amountKobo: 9_800 },
+            { account: 'held:purchases', amountKobo: -9_800 },
+          ],
+        },
+        {
+          kind: 'settle',
+          postings: [
+            { account: 'held:purchases', amountKobo: 9_800 },
+            { account: 'revenue:sales', amountKobo: -9_800 },
+            { account: 'upstream:vtpass:cost', amountKobo: 9_500 },
+            { account: 'upstream:vtpass:float', amountKobo: -9_500 },
+          ],
+        },
+      ]);
+      const sums = await trial(h);
+      assert.is(sums.get(`wallet:${accountId}`), -10_200, 'the wallet is minus its balance');
+      assert.is(sums.get('upstream:vtpass:float'), -9_500);
+      // Reversed: what the settle booked comes back, the cost into the float.
+      await h.store.ledger.post({ kind: 'reverse', reference: tx.reference, reason: 'upstream reversed', at: at(40) });
+      const [, , reversal] = await booked(h, tx.reference);
+      assert.equal(reversal, {
+        kind: 'reverse',
+        postings: [
+          { account: 'revenue:sales', amountKobo: 9_800 },
+          { account: `wallet:${accountId}`, amountKobo: -9_800 },
+          { account: 'upstream:vtpass:cost', amountKobo: -9_500 },
+          { account: 'upstream:vtpass:float', amountKobo: 9_500 },
+        ],
+      });
+      assert.is((await trial(h)).get('upstream:vtpass:float'), 0);
+    });
+
+    it('a failed purchase gives back what was held; a pending one stays held', async (h) => {
+      const accountId = await h.account(20_000);
+      const failed = await h.reserved(h.purchase(accountId));
+      const pending = await h.reserved(h.purchase(accountId));
+      await h.store.ledger.post({
+        kind: 'refund',
+        reference: failed.reference,
+        reason: 'upstream refused',
+        at: at(30),
+      });
+      assert.equal(
+        (await booked(h, failed.reference)).map((e) => e.kind),
+        ['reserve', 'refund'],
+      );
+      assert.equal(
+        (await booked(h, pending.reference)).map((e) => e.kind),
+        ['reserve'],
+      );
+      assert.is((await trial(h)).get('held:purchases'), -9_800, "only the pending purchase's charge is held");
+    });
+
+    it('a cost learnt after the settle moves revenue of unknown cost to revenue, once', async (h) => {
+      const accountId = await h.account(20_000);
+      const tx = h.purchase(accountId);
+      await h.store.ledger.post({ kind: 'reserve', tx, first: { upstream: 'clubkonnect' } });
+      await h.store.ledger.post({ kind: 'settle', reference: tx.reference, result: {}, at: at(30) });
+      assert.is((await trial(h)).get('revenue:sales_cost_unknown'), -9_800, 'no cost was known: no margin claimed');
+      assert.is(
+        await h.store.ledger.post({
+          kind: 'cost_learnt',
+          reference: tx.reference,
+          seq: 1,
+          costKobo: kobo(9_650),
+          at: at(31),
+        }),
+        true,
+      );
+      assert.is(
+        await h.store.ledger.post({
+          kind: 'cost_learnt',
+          reference: tx.reference,
+          seq: 1,
+          costKobo: kobo(9_650),
+          at: at(32),
+        }),
+        false,
+      );
+      const sums = await trial(h);
+      assert.is(sums.get('revenue:sales_cost_unknown'), 0);
+      assert.is(sums.get('revenue:sales'), -9_800);
+      assert.is(sums.get('upstream:clubkonnect:float'), -9_650);
+    });
+
+    it('an inflow is received at the clearing, held, then credited less the fee, or returned', async (h) => {
+      const accountId = await h.account();
+      const ours = {
+        inflowId: newInflowId(),
+        provider: 'paystack' as const,
+        providerReference: h.unique('PSK'),
+        accountNumber: '9930000737',
+        accountId,
+        mode: 'live' as const,
+        amountPaidKobo: kobo(500_000),
+        payerName: 'ADA OBI',
+        status: 'verified' as const,
+        reason: '',
+        raw: '{}',
+        createdAt: at(20),
+      };
+      await h.store.ledger.post({ kind: 'inflow_record', inflow: ours, credit: null });
+      await h.store.ledger.post({
+        kind: 'inflow_credit',
+        inflowId: ours.inflowId,
+        credit: { accountId, mode: 'live', feeKobo: kobo(5_000), at: at(21) },
+        from: 'verified',
+      });
+      const strange = {
+        ...ours,
+        inflowId: newInflowId(),
+        providerReference: h.unique('PSK'),
+        accountId: null,
+        status: 'unmatched' as const,
+        reason: 'no wallet',
+      };
+      await h.store.ledger.post({ kind: 'inflow_record', inflow: strange, credit: null });
+      assert.is((await trial(h)).get('held:inflows'), -500_000, 'the unmatched transfer is held for a person');
+      await h.store.ledger.post({ kind: 'inflow_reject', inflowId: strange.inflowId, reason: 'not ours', at: at(22) });
+      const sums = await trial(h);
+      assert.is(sums.get('held:inflows'), 0);
+      assert.is(sums.get('funding:paystack:clearing'), 500_000, 'only our transfer waits at the provider');
+      assert.is(sums.get('revenue:funding_fees'), -5_000);
+      assert.is(sums.get(`wallet:${accountId}`), -495_000);
+    });
+
+    it("the operator's own entries are booked once with their audit row", async (h) => {
+      const entry = {
+        kind: 'upstream_funded' as const,
+        mode: 'live' as const,
+        reference: h.unique('TOPUP'),
+        at: at(5),
+        postings: upstreamFundedPostings('vtpass', kobo(1_000_000)),
+      };
+      const audit = {
+        at: at(5),
+        actor: 'cli',
+        action: 'upstreams.fund',
+        target: 'vtpass',
+        before: null,
+        after: null,
+        address: null,
+        note: '',
+      };
+      const first = await h.store.ledger.post({ kind: 'own_entry', entry, audit });
+      assert.is(first.replayed, false);
+      const again = await h.store.ledger.post({
+        kind: 'own_entry',
+        entry: { ...entry, postings: upstreamFundedPostings('vtpass', kobo(5)) },
+        audit,
+      });
+      assert.is(again.replayed, true, 'the same reference books nothing twice');
+      assert.equal(again.entry.postings, first.entry.postings);
+      assert.is((await trial(h)).get('upstream:vtpass:float'), 1_000_000);
+      assert.is((await h.store.auditLog.list({ action: 'upstreams.fund', limit: 10 })).length, 1);
+    });
+
+    it('sums until a time leave out the entries after it', async (h) => {
+      const accountId = await h.account(20_000);
+      await h.reserved(h.purchase(accountId, { createdAt: at(100) }));
+      const before = new Map((await h.store.books.sums(at(50))).map((r) => [r.account, r.sumKobo]));
+      assert.is(before.get(`wallet:${accountId}`), -20_000);
+      assert.is(before.get('held:purchases') ?? 0, 0);
+    });
+  });
+
   define('wallet manual debit', (it) => {
     const debitOf = (accountId: string, amount: number, reference: string, overrides: Partial<DebitInput> = {}) => ({
       accountId,
@@ -4732,7 +5377,7 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
 
     it('a manual debit takes money out with its reason and writes wallet.debited in the same move', async (h) => {
       const accountId = await h.account(50_000);
-      const debited = await h.store.wallet.debit(debitOf(accountId, 12_500, 'prp_1'));
+      const debited = await h.store.ledger.post({ kind: 'debit', debit: debitOf(accountId, 12_500, 'prp_1') });
       assert.equal(debited, {
         outcome: 'debited',
         balanceKobo: kobo(37_500),
@@ -4769,13 +5414,18 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
 
     it('a debit retried with its reference takes the money once, even at the same moment', async (h) => {
       const accountId = await h.account(10_000);
-      const results = await Promise.all([1, 2, 3].map(() => h.store.wallet.debit(debitOf(accountId, 4_000, 'R-9'))));
+      const results = await Promise.all(
+        [1, 2, 3].map(() => h.store.ledger.post({ kind: 'debit', debit: debitOf(accountId, 4_000, 'R-9') })),
+      );
       assert.equal(
         results.map((r) => (r.outcome === 'debited' ? r.replayed : r.outcome)).sort(),
         [false, true, true],
         'one writes, the others answer it',
       );
-      const later = await h.store.wallet.debit(debitOf(accountId, 9_999, 'R-9', { at: at(50) }));
+      const later = await h.store.ledger.post({
+        kind: 'debit',
+        debit: debitOf(accountId, 9_999, 'R-9', { at: at(50) }),
+      });
       assert.ok(later.outcome === 'debited' && later.replayed && later.entry.amountKobo === -4_000, 'the first debit');
       assert.is(await h.balance(accountId), 6_000);
       const debits = (await h.ledger(accountId)).filter((e) => e.kind === 'manual_debit');
@@ -4786,7 +5436,7 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
 
     it('a debit the wallet does not cover is refused with the balance and writes nothing', async (h) => {
       const accountId = await h.account(3_000);
-      assert.equal(await h.store.wallet.debit(debitOf(accountId, 3_001, 'R-1')), {
+      assert.equal(await h.store.ledger.post({ kind: 'debit', debit: debitOf(accountId, 3_001, 'R-1') }), {
         outcome: 'insufficient',
         balanceKobo: kobo(3_000),
       });
@@ -4798,19 +5448,27 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
         ['wallet.credited'],
       );
       // The whole balance may go, to zero and no further.
-      const all = await h.store.wallet.debit(debitOf(accountId, 3_000, 'R-2'));
+      const all = await h.store.ledger.post({ kind: 'debit', debit: debitOf(accountId, 3_000, 'R-2') });
       assert.is(all.outcome === 'debited' ? all.balanceKobo : -1, 0);
     });
 
     it('an unknown account is no_account; the test wallet is debited apart from the live one', async (h) => {
-      assert.equal(await h.store.wallet.debit(debitOf('nobody', 100, 'R-1')), { outcome: 'no_account' });
+      assert.equal(await h.store.ledger.post({ kind: 'debit', debit: debitOf('nobody', 100, 'R-1') }), {
+        outcome: 'no_account',
+      });
       const accountId = await h.account(5_000);
       await h.creditTest(accountId, 2_000);
-      assert.equal(await h.store.wallet.debit(debitOf(accountId, 2_500, 'R-T', { mode: 'test' })), {
-        outcome: 'insufficient',
-        balanceKobo: kobo(2_000),
+      assert.equal(
+        await h.store.ledger.post({ kind: 'debit', debit: debitOf(accountId, 2_500, 'R-T', { mode: 'test' }) }),
+        {
+          outcome: 'insufficient',
+          balanceKobo: kobo(2_000),
+        },
+      );
+      const test = await h.store.ledger.post({
+        kind: 'debit',
+        debit: debitOf(accountId, 1_500, 'R-T', { mode: 'test' }),
       });
-      const test = await h.store.wallet.debit(debitOf(accountId, 1_500, 'R-T', { mode: 'test' }));
       assert.ok(test.outcome === 'debited' && test.entry.mode === 'test');
       assert.is(await h.balance(accountId, 'test'), 500);
       assert.is(await h.balance(accountId), 5_000, 'the live wallet is untouched');
@@ -4825,7 +5483,7 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
     it('a debit that takes the wallet under its threshold writes wallet.low_balance too', async (h) => {
       const accountId = await h.account(10_000);
       assert.ok(await h.store.funding.setLowBalanceThreshold(accountId, 'live', kobo(5_000)));
-      await h.store.wallet.debit(debitOf(accountId, 6_000, 'R-1'));
+      await h.store.ledger.post({ kind: 'debit', debit: debitOf(accountId, 6_000, 'R-1') });
       const types = (await h.store.events.listFeed(accountId, 'live', 0, 10)).map((e) => e.type);
       assert.equal(types, ['wallet.credited', 'wallet.debited', 'wallet.low_balance']);
     });
@@ -4833,10 +5491,12 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
     it('a zero, negative or fractional debit is refused and writes nothing', async (h) => {
       const accountId = await h.account(10_000);
       for (const amount of [0, -5, 1.5]) {
-        await h.store.wallet.debit({ ...debitOf(accountId, 1, `R-${amount}`), amountKobo: unchecked(amount) }).then(
-          () => assert.unreachable(`a debit of ${amount} kobo was accepted`),
-          (error: unknown) => assert.ok(error instanceof RangeError, 'refused before any write'),
-        );
+        await h.store.ledger
+          .post({ kind: 'debit', debit: { ...debitOf(accountId, 1, `R-${amount}`), amountKobo: unchecked(amount) } })
+          .then(
+            () => assert.unreachable(`a debit of ${amount} kobo was accepted`),
+            (error: unknown) => assert.ok(error instanceof RangeError, 'refused before any write'),
+          );
       }
       assert.is(await h.balance(accountId), 10_000);
     });

@@ -86,13 +86,16 @@ function runAgainst(uri: string): void {
 
   async function funded(store: MongoStore, accountId = 'acct-1', kobos = 1_000_000): Promise<void> {
     await store.accounts.create({ accountId, name: 'Ada', tierId: 'standard', createdAt: new Date(1_000) });
-    await store.wallet.credit({
-      mode: 'live',
-      accountId,
-      amountKobo: kobo(kobos),
-      reference: `fund-${accountId}`,
-      memo: '',
-      at: new Date(2_000),
+    await store.ledger.post({
+      kind: 'credit',
+      credit: {
+        mode: 'live',
+        accountId,
+        amountKobo: kobo(kobos),
+        reference: `fund-${accountId}`,
+        memo: '',
+        at: new Date(2_000),
+      },
     });
   }
 
@@ -103,7 +106,7 @@ function runAgainst(uri: string): void {
     async () => {
       const store = await open();
       await funded(store);
-      await store.wallet.reserve(airtimePurchase('TX-1'));
+      await store.ledger.post({ kind: 'reserve', tx: airtimePurchase('TX-1') });
       const plan = JSON.stringify(
         await db.collection(COLLECTIONS.ledger).aggregate(RUNNING_BALANCE_PIPELINE).explain('queryPlanner'),
       );
@@ -134,9 +137,10 @@ function runAgainst(uri: string): void {
         updatedAt: new Date(0),
       });
       await db.command({ profile: 2 });
-      for (let i = 0; i < 3; i++) await store.wallet.reserve(airtimePurchase(`TX-${i}`, { requestId: `r-${i}` }));
-      await store.wallet.settle('TX-0', {}, new Date(5_000));
-      await store.wallet.refund('TX-1', 'declined', new Date(5_000));
+      for (let i = 0; i < 3; i++)
+        await store.ledger.post({ kind: 'reserve', tx: airtimePurchase(`TX-${i}`, { requestId: `r-${i}` }) });
+      await store.ledger.post({ kind: 'settle', reference: 'TX-0', result: {}, at: new Date(5_000) });
+      await store.ledger.post({ kind: 'refund', reference: 'TX-1', reason: 'declined', at: new Date(5_000) });
       await store.wallet.listLedger('acct-1', 'live', { limit: 2 });
       await store.transactions.listByAccount('acct-1', 'live', { limit: 2 });
       await store.transactions.listDuePending(new Date(120_000), 5);
@@ -183,9 +187,14 @@ function runAgainst(uri: string): void {
   replica("a settle writes the purchase, its event and the wallet's counter, never the account document", async () => {
     const store = await open();
     await funded(store);
-    await store.wallet.reserve(airtimePurchase('TX-1'));
+    await store.ledger.post({ kind: 'reserve', tx: airtimePurchase('TX-1') });
     const before = await db.collection(COLLECTIONS.accounts).findOne({ _id: 'acct-1' as never });
-    await store.wallet.settle('TX-1', { providerReference: 'P-1' }, new Date(5_000));
+    await store.ledger.post({
+      kind: 'settle',
+      reference: 'TX-1',
+      result: { providerReference: 'P-1' },
+      at: new Date(5_000),
+    });
     assert.equal(await db.collection(COLLECTIONS.accounts).findOne({ _id: 'acct-1' as never }), before);
     assert.is(await count('events', { subject: 'TX-1', type: 'transaction.success' }), 1);
   });
@@ -194,13 +203,16 @@ function runAgainst(uri: string): void {
     const [a, b] = [await open(), await open()];
     await funded(a);
     const writes = Array.from({ length: 40 }, (_, i) =>
-      (i % 2 === 0 ? a : b).wallet.credit({
-        mode: 'live',
-        accountId: 'acct-1',
-        amountKobo: kobo(100),
-        reference: `CR-${i}`,
-        memo: '',
-        at: new Date(3_000 + i),
+      (i % 2 === 0 ? a : b).ledger.post({
+        kind: 'credit',
+        credit: {
+          mode: 'live',
+          accountId: 'acct-1',
+          amountKobo: kobo(100),
+          reference: `CR-${i}`,
+          memo: '',
+          at: new Date(3_000 + i),
+        },
       }),
     );
     const seen: number[] = [];
@@ -225,8 +237,9 @@ function runAgainst(uri: string): void {
         const store = await open();
         await funded(store);
         if (move === 'settle' || move === 'refund' || move === 'reverse')
-          await store.wallet.reserve(airtimePurchase('TX-1'));
-        if (move === 'reverse') await store.wallet.settle('TX-1', {}, new Date(4_000));
+          await store.ledger.post({ kind: 'reserve', tx: airtimePurchase('TX-1') });
+        if (move === 'reverse')
+          await store.ledger.post({ kind: 'settle', reference: 'TX-1', result: {}, at: new Date(4_000) });
         // The commit runs, and its reply says the write concern timed out: an unknown outcome.
         const armed = await failPoint(`unknown commit of a ${move}`, 1, {
           failCommands: ['commitTransaction'],
@@ -238,23 +251,39 @@ function runAgainst(uri: string): void {
           },
         });
         if (!armed) return;
-        if (move === 'reserve') assert.is((await store.wallet.reserve(airtimePurchase('TX-1'))).outcome, 'reserved');
+        if (move === 'reserve')
+          assert.is((await store.ledger.post({ kind: 'reserve', tx: airtimePurchase('TX-1') })).outcome, 'reserved');
         if (move === 'credit') {
-          const credited = await store.wallet.credit({
-            mode: 'live',
-            accountId: 'acct-1',
-            amountKobo: kobo(500),
-            reference: 'CR-X',
-            memo: '',
-            at: new Date(5_000),
+          const credited = await store.ledger.post({
+            kind: 'credit',
+            credit: {
+              mode: 'live',
+              accountId: 'acct-1',
+              amountKobo: kobo(500),
+              reference: 'CR-X',
+              memo: '',
+              at: new Date(5_000),
+            },
           });
           assert.is(credited?.replayed, false);
         }
-        if (move === 'settle') assert.is((await store.wallet.settle('TX-1', {}, new Date(5_000)))?.changed, true);
+        if (move === 'settle')
+          assert.is(
+            (await store.ledger.post({ kind: 'settle', reference: 'TX-1', result: {}, at: new Date(5_000) }))?.changed,
+            true,
+          );
         if (move === 'refund')
-          assert.is((await store.wallet.refund('TX-1', 'declined', new Date(5_000)))?.changed, true);
+          assert.is(
+            (await store.ledger.post({ kind: 'refund', reference: 'TX-1', reason: 'declined', at: new Date(5_000) }))
+              ?.changed,
+            true,
+          );
         if (move === 'reverse')
-          assert.is((await store.wallet.reverse('TX-1', 'reversed', new Date(5_000)))?.changed, true);
+          assert.is(
+            (await store.ledger.post({ kind: 'reverse', reference: 'TX-1', reason: 'reversed', at: new Date(5_000) }))
+              ?.changed,
+            true,
+          );
         const reference = move === 'credit' ? 'CR-X' : 'TX-1';
         const kind = { reserve: 'debit', credit: 'credit', settle: null, refund: 'refund', reverse: 'refund' }[move];
         if (kind !== null) assert.is(await count(COLLECTIONS.ledger, { reference, kind }), 1, 'one entry');
@@ -280,7 +309,7 @@ function runAgainst(uri: string): void {
       errorLabels: ['TransientTransactionError'],
     });
     if (!armed) return;
-    assert.is((await store.wallet.reserve(airtimePurchase('TX-1'))).outcome, 'reserved');
+    assert.is((await store.ledger.post({ kind: 'reserve', tx: airtimePurchase('TX-1') })).outcome, 'reserved');
     assert.is(await count(COLLECTIONS.ledger, { reference: 'TX-1', kind: 'debit' }), 1);
     assert.is((await store.accounts.get('acct-1'))?.balanceKobo, 1_000_000 - 9_800);
   });
@@ -289,8 +318,8 @@ function runAgainst(uri: string): void {
     const [a, b] = [await open(), await open()];
     await funded(a);
     const results = await Promise.all([
-      a.wallet.reserve(airtimePurchase('TX-A', { requestId: 'same-key' })),
-      b.wallet.reserve(airtimePurchase('TX-B', { requestId: 'same-key' })),
+      a.ledger.post({ kind: 'reserve', tx: airtimePurchase('TX-A', { requestId: 'same-key' }) }),
+      b.ledger.post({ kind: 'reserve', tx: airtimePurchase('TX-B', { requestId: 'same-key' }) }),
     ]);
     assert.equal(results.map((r) => r.outcome).sort(), ['duplicate', 'reserved']);
     assert.is(await count(COLLECTIONS.ledger, { kind: 'debit' }), 1);
@@ -344,7 +373,7 @@ function runAgainst(uri: string): void {
     async () => {
       let store = await open();
       await funded(store);
-      await store.wallet.reserve(airtimePurchase('TX-OLD', { requestId: 'old-key' }));
+      await store.ledger.post({ kind: 'reserve', tx: airtimePurchase('TX-OLD', { requestId: 'old-key' }) });
       const lastSeq = (await store.events.listFeed('acct-1', 'live', 0, 10)).at(-1)!.seq;
       await store.close();
       opened.length = 0;
@@ -362,18 +391,21 @@ function runAgainst(uri: string): void {
       );
       assert.is(await count(COLLECTIONS.transactions, { mode: { $exists: false } }), 0);
       assert.is(
-        (await store.wallet.reserve(airtimePurchase('TX-NEW', { requestId: 'old-key' }))).outcome,
+        (await store.ledger.post({ kind: 'reserve', tx: airtimePurchase('TX-NEW', { requestId: 'old-key' }) })).outcome,
         'duplicate',
         'one key never buys twice across versions',
       );
       assert.is((await store.wallet.listLedger('acct-1', 'live', { limit: 10 })).items.length, 2);
-      await store.wallet.credit({
-        mode: 'live',
-        accountId: 'acct-1',
-        amountKobo: kobo(1),
-        reference: 'CR-after',
-        memo: '',
-        at: new Date(9_000),
+      await store.ledger.post({
+        kind: 'credit',
+        credit: {
+          mode: 'live',
+          accountId: 'acct-1',
+          amountKobo: kobo(1),
+          reference: 'CR-after',
+          memo: '',
+          at: new Date(9_000),
+        },
       });
       const feed = await store.events.listFeed('acct-1', 'live', lastSeq, 10);
       assert.equal(
@@ -410,8 +442,8 @@ function runAgainst(uri: string): void {
       Array.from({ length: 50 }, async () => {
         while (next < total) {
           const reference = `RATE-${next++}`;
-          await store.wallet.reserve(airtimePurchase(reference));
-          await store.wallet.settle(reference, {}, new Date(5_000));
+          await store.ledger.post({ kind: 'reserve', tx: airtimePurchase(reference) });
+          await store.ledger.post({ kind: 'settle', reference, result: {}, at: new Date(5_000) });
         }
       }),
     );

@@ -24,6 +24,7 @@ import {
   COLLECTIONS,
   CURRENT_VALIDATORS,
   checkValidators,
+  ENTRY_KINDS,
   EVENTS_SEQ_BY_WALLET_INDEX,
   HISTORY_BY_MODE_INDEX,
   INDEX_BUILD_OPTIONS,
@@ -204,6 +205,7 @@ upgrade(
     assert.equal([...PRODUCTS], [...LISTS_AT_LAST_VALIDATORS_STEP.products], message);
     assert.equal([...TRANSACTION_STATUSES], [...LISTS_AT_LAST_VALIDATORS_STEP.statuses], message);
     assert.equal([...LEDGER_KINDS], [...LISTS_AT_LAST_VALIDATORS_STEP.kinds], message);
+    assert.equal([...ENTRY_KINDS], [...LISTS_AT_LAST_VALIDATORS_STEP.entryKinds], message);
   },
 );
 

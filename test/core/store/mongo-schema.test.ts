@@ -25,6 +25,8 @@ import {
   FUNDING_INDEXES,
   FUNDING_OPENINGS_COLLECTION,
   INDEXES,
+  JOURNAL_COLLECTION,
+  JOURNAL_INDEXES,
   KEY_DAY_SPEND_COLLECTION,
   KEY_USE_COLLECTION,
   LEDGER_BY_ACCOUNT_INDEX,
@@ -101,6 +103,17 @@ class FakeDatabase implements SchemaTarget {
     this.aggregations.push({ collection, pipeline });
     this.log.push(`aggregate ${collection}`);
   }
+  /** An empty database: a data step finds nothing to do (test/core/store/mongo-books.test.ts has data). */
+  async find() {
+    return [];
+  }
+  async insertNew(collection: string, docs: readonly Document[]) {
+    this.log.push(`insert ${collection} ${docs.length}`);
+    return docs.length;
+  }
+  async readAtOnce(reads: readonly { collection: string; pipeline: readonly Document[] }[]) {
+    return reads.map(() => []);
+  }
   async command(command: Document) {
     const name = command['collMod'];
     if (typeof name !== 'string' || !this.validators.has(name))
@@ -148,7 +161,13 @@ steps('a fresh database gets every collection, its validator and its indexes, th
       UPSTREAM_ANSWERS_COLLECTION,
       KEY_DAY_SPEND_COLLECTION,
       ...Object.values(RECIPIENT_COLLECTIONS),
+      JOURNAL_COLLECTION,
     ]),
+  );
+  assert.equal(
+    [...(db.indexes.get(JOURNAL_COLLECTION)?.keys() ?? [])],
+    JOURNAL_INDEXES[JOURNAL_COLLECTION]!.map((index) => index.name),
+    "the journal's indexes",
   );
   assert.ok(
     db.indexes.get(SUPPLY_COLLECTIONS.attempts)?.has('upstream_attempts_reference'),

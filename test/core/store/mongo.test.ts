@@ -12,7 +12,7 @@ import * as assert from 'uvu/assert';
 import { kobo } from '../../../core/domain/money.js';
 import type { AccountDoc } from '../../../core/store/mongo/documents.js';
 import { type MongoStore, openMongoStore } from '../../../core/store/mongo/index.js';
-import { COLLECTIONS, SCHEMA_VERSION } from '../../../core/store/mongo/schema.js';
+import { COLLECTIONS, JOURNAL_COLLECTION, SCHEMA_VERSION } from '../../../core/store/mongo/schema.js';
 import type { Store } from '../../../core/store/port.js';
 import { airtimePurchase } from '../../helpers/purchases.js';
 import { suite } from '../../helpers/suite.js';
@@ -90,17 +90,28 @@ function runAgainst(uri: string): void {
   /** An account with ₦500, one settled and one pending purchase (as in the SQLite tests). */
   async function populate(store: Store): Promise<void> {
     await store.accounts.create({ accountId: 'acct-1', name: 'Ada', tierId: 'standard', createdAt: new Date(1_000) });
-    await store.wallet.credit({
-      mode: 'live',
-      accountId: 'acct-1',
-      amountKobo: kobo(50_000),
-      reference: 'CR-1',
-      memo: 'opening',
-      at: new Date(2_000),
+    await store.ledger.post({
+      kind: 'credit',
+      credit: {
+        mode: 'live',
+        accountId: 'acct-1',
+        amountKobo: kobo(50_000),
+        reference: 'CR-1',
+        memo: 'opening',
+        at: new Date(2_000),
+      },
     });
-    await store.wallet.reserve(airtimePurchase('TX-1'));
-    await store.wallet.settle('TX-1', { providerReference: 'P-1' }, new Date(4_000));
-    await store.wallet.reserve(airtimePurchase('TX-2', { requestId: 'r-2', createdAt: new Date(5_000) }));
+    await store.ledger.post({ kind: 'reserve', tx: airtimePurchase('TX-1') });
+    await store.ledger.post({
+      kind: 'settle',
+      reference: 'TX-1',
+      result: { providerReference: 'P-1' },
+      at: new Date(4_000),
+    });
+    await store.ledger.post({
+      kind: 'reserve',
+      tx: airtimePurchase('TX-2', { requestId: 'r-2', createdAt: new Date(5_000) }),
+    });
   }
 
   async function refusedWith(code: number, write: () => Promise<unknown>): Promise<void> {
@@ -155,7 +166,7 @@ function runAgainst(uri: string): void {
   mongo('the unique indexes refuse a second refund entry and a reused idempotency key behind the adapter', async () => {
     const store = await open();
     await populate(store);
-    await store.wallet.refund('TX-2', 'failed', new Date(6_000));
+    await store.ledger.post({ kind: 'refund', reference: 'TX-2', reason: 'failed', at: new Date(6_000) });
     const entry = {
       account_id: 'acct-1',
       entry_id: Long.fromNumber(50),
@@ -192,36 +203,100 @@ function runAgainst(uri: string): void {
     });
     const audit = await store.wallet.audit();
     const kinds = audit.violations.map((v) => `${v.kind}:${v.reference}`).sort();
+    // The books see two of them as well: a failed purchase with no refund entry, a balance they do not hold.
     assert.equal(kinds, [
       'balance_mismatch:',
       'not_refunded_once:TX-2',
+      'purchase_books_wrong:TX-2',
       'refund_without_failure:TX-1',
       'running_balance_mismatch:TX-1',
+      'wallet_books_mismatch:',
     ]);
-    assert.is(audit.violationCount, 4);
+    assert.is(audit.violationCount, 6);
     assert.ok(audit.violations.every((v) => v.accountId === 'acct-1' && v.detail.length > 0));
     assert.is(audit.accountsChecked, 1);
     assert.is(audit.transactionsChecked, 2);
     assert.is(audit.entriesChecked, 4);
   });
 
+  mongo(
+    'the journal refuses an entry written past the adapter unless it balances, and the check finds one forced in',
+    async () => {
+      await populate(await open());
+      const journal = db.collection<Loose>(JOURNAL_COLLECTION);
+      const entry = (amounts: number[]) => ({
+        _id: `forced:${amounts.join(',')}`,
+        entryId: '000000000000000000000000:0',
+        kind: 'credit',
+        mode: 'live',
+        reference: 'FORCED',
+        at: new Date(9_000),
+        postings: amounts.map((amount, i) => ({
+          account: i === 0 ? 'adjustments:manual' : 'wallet:acct-1',
+          amountKobo: Long.fromNumber(amount),
+        })),
+      });
+      await refusedWith(DOCUMENT_VALIDATION_FAILURE, () => journal.insertOne(entry([500, -400])));
+      await refusedWith(DOCUMENT_VALIDATION_FAILURE, () => journal.insertOne(entry([500])));
+      await refusedWith(DOCUMENT_VALIDATION_FAILURE, () => journal.insertOne(entry([500, -500, 0])));
+      await refusedWith(DOCUMENT_VALIDATION_FAILURE, () =>
+        journal.insertOne({
+          ...entry([500, -500]),
+          postings: [
+            { account: 'held:inflows', amountKobo: 500 },
+            { account: 'held:purchases', amountKobo: -500 },
+          ],
+        }),
+      );
+      const store = await open();
+      assert.equal((await store.wallet.audit()).violations, [], 'nothing refused was kept');
+      await journal.insertOne(entry([500, -400]), { bypassDocumentValidation: true });
+      const found = (await store.wallet.audit()).violations.map((v) => v.kind).sort();
+      assert.equal(found, ['books_unbalanced', 'books_unbalanced', 'wallet_books_mismatch']);
+    },
+  );
+
+  mongo('schema step 28 books a history as the live moves booked it, and run again books nothing twice', async () => {
+    const store = await open();
+    await populate(store);
+    await store.ledger.post({ kind: 'refund', reference: 'TX-2', reason: 'upstream refused', at: new Date(6_000) });
+    await store.ledger.post({ kind: 'reverse', reference: 'TX-1', reason: 'upstream reversed', at: new Date(7_000) });
+    const live = await db.collection<Loose>(JOURNAL_COLLECTION).find({}).sort({ _id: 1 }).toArray();
+    // The store as the build before the books left it: no journal, schema 27.
+    await store.close();
+    await db.collection(JOURNAL_COLLECTION).drop();
+    await db.collection<Loose>(COLLECTIONS.meta).updateOne({ _id: 'schema' }, { $set: { version: 27 } });
+    const upgraded = await open();
+    const migrated = await db.collection<Loose>(JOURNAL_COLLECTION).find({}).sort({ _id: 1 }).toArray();
+    const booked = (docs: Loose[]) => docs.map((d) => `${d._id} ${d['kind']} ${JSON.stringify(d['postings'])}`);
+    assert.equal(booked(migrated), booked(live), 'the same _ids and postings as the live moves wrote');
+    assert.equal((await upgraded.wallet.audit()).violations, []);
+    await db.collection<Loose>(COLLECTIONS.meta).updateOne({ _id: 'schema' }, { $set: { version: 27 } });
+    await open();
+    assert.is(await db.collection(JOURNAL_COLLECTION).countDocuments(), migrated.length, 'run again: nothing twice');
+  });
+
   mongo('two stores (two cores) on one database see each other and never overdraw', async () => {
     const a = await open();
     const b = await open();
     await a.accounts.create({ accountId: 'shared', name: 'Shared', tierId: 'standard', createdAt: new Date(0) });
-    await b.wallet.credit({
-      mode: 'live',
-      accountId: 'shared',
-      amountKobo: kobo(5_000),
-      reference: 'CR',
-      memo: '',
-      at: new Date(1),
+    await b.ledger.post({
+      kind: 'credit',
+      credit: {
+        mode: 'live',
+        accountId: 'shared',
+        amountKobo: kobo(5_000),
+        reference: 'CR',
+        memo: '',
+        at: new Date(1),
+      },
     });
     const results = await Promise.all(
       Array.from({ length: 12 }, (_, i) =>
-        (i % 2 === 0 ? a : b).wallet.reserve(
-          airtimePurchase(`TX-${i}`, { accountId: 'shared', chargedKobo: kobo(1_000), createdAt: new Date(2 + i) }),
-        ),
+        (i % 2 === 0 ? a : b).ledger.post({
+          kind: 'reserve',
+          tx: airtimePurchase(`TX-${i}`, { accountId: 'shared', chargedKobo: kobo(1_000), createdAt: new Date(2 + i) }),
+        }),
       ),
     );
     assert.is(results.filter((r) => r.outcome === 'reserved').length, 5);
@@ -251,7 +326,10 @@ function runAgainst(uri: string): void {
     await first.close();
     const second = await open();
     assert.is((await second.accounts.get('acct-1'))?.balanceKobo, 30_400);
-    assert.is((await second.wallet.reserve(airtimePurchase('TX-9', { requestId: 'r-2' }))).outcome, 'duplicate');
+    assert.is(
+      (await second.ledger.post({ kind: 'reserve', tx: airtimePurchase('TX-9', { requestId: 'r-2' }) })).outcome,
+      'duplicate',
+    );
     assert.is((await second.catalog.upsertPlan(plan)).planId, 2, 'plan ids continue where they stopped');
 
     await db

@@ -65,17 +65,28 @@ sqlite.after.each(async () => {
 /** An account with ₦500, one settled and one pending purchase. */
 async function populate(store: Store): Promise<void> {
   await store.accounts.create({ accountId: 'acct-1', name: 'Ada', tierId: 'standard', createdAt: new Date(1_000) });
-  await store.wallet.credit({
-    mode: 'live',
-    accountId: 'acct-1',
-    amountKobo: kobo(50_000),
-    reference: 'CR-1',
-    memo: 'opening',
-    at: new Date(2_000),
+  await store.ledger.post({
+    kind: 'credit',
+    credit: {
+      mode: 'live',
+      accountId: 'acct-1',
+      amountKobo: kobo(50_000),
+      reference: 'CR-1',
+      memo: 'opening',
+      at: new Date(2_000),
+    },
   });
-  await store.wallet.reserve(airtimePurchase('TX-1'));
-  await store.wallet.settle('TX-1', { providerReference: 'P-1' }, new Date(4_000));
-  await store.wallet.reserve(airtimePurchase('TX-2', { requestId: 'r-2', createdAt: new Date(5_000) }));
+  await store.ledger.post({ kind: 'reserve', tx: airtimePurchase('TX-1') });
+  await store.ledger.post({
+    kind: 'settle',
+    reference: 'TX-1',
+    result: { providerReference: 'P-1' },
+    at: new Date(4_000),
+  });
+  await store.ledger.post({
+    kind: 'reserve',
+    tx: airtimePurchase('TX-2', { requestId: 'r-2', createdAt: new Date(5_000) }),
+  });
   await store.catalog.upsertPlan({
     planId: 0,
     network: 'mtn',
@@ -107,7 +118,10 @@ sqlite('what was committed is still there after close and reopen', async () => {
   assert.is(before.account?.balanceKobo, 30_400);
   assert.equal(await second.wallet.listLedger('acct-1', 'live', { limit: 100 }), before.ledger);
   assert.equal(await second.transactions.listByAccount('acct-1', 'live', { limit: 100 }), before.history);
-  const replay = await second.wallet.reserve({ ...(await second.transactions.get('TX-2'))!, reference: 'TX-3' });
+  const replay = await second.ledger.post({
+    kind: 'reserve',
+    tx: { ...(await second.transactions.get('TX-2'))!, reference: 'TX-3' },
+  });
   assert.is(replay.outcome, 'duplicate', 'the idempotency record survived too');
   const next = await second.catalog.upsertPlan({
     planId: 0,
@@ -168,7 +182,7 @@ sqlite('ledger rows cannot be updated or deleted, even behind the adapter', asyn
 sqlite('the schema refuses a second refund, a negative balance and reopening a settled purchase', async () => {
   const store = open();
   await populate(store);
-  await store.wallet.refund('TX-2', 'failed', new Date(6_000));
+  await store.ledger.post({ kind: 'refund', reference: 'TX-2', reason: 'failed', at: new Date(6_000) });
   const db = raw();
   assert.throws(
     () =>
@@ -194,30 +208,36 @@ sqlite('two stores on one file see each other and never overdraw', async () => {
   const a = open();
   const b = open();
   await a.accounts.create({ accountId: 'shared', name: 'Shared', tierId: 'standard', createdAt: new Date(0) });
-  await b.wallet.credit({
-    mode: 'live',
-    accountId: 'shared',
-    amountKobo: kobo(5 * 1_000),
-    reference: 'CR',
-    memo: '',
-    at: new Date(1),
+  await b.ledger.post({
+    kind: 'credit',
+    credit: {
+      mode: 'live',
+      accountId: 'shared',
+      amountKobo: kobo(5 * 1_000),
+      reference: 'CR',
+      memo: '',
+      at: new Date(1),
+    },
   });
   const results = await Promise.all(
     Array.from({ length: 12 }, (_, i) =>
-      (i % 2 === 0 ? a : b).wallet.reserve({
-        reference: `TX-${i}`,
-        accountId: 'shared',
-        mode: 'live',
-        product: 'airtime',
-        service: 'glo',
-        recipient: '08051234567',
-        faceValueKobo: kobo(1_000),
-        chargedKobo: kobo(1_000),
-        details: {},
-        requestId: null,
-        requestHash: null,
-        nextAttemptAt: new Date(10),
-        createdAt: new Date(2 + i),
+      (i % 2 === 0 ? a : b).ledger.post({
+        kind: 'reserve',
+        tx: {
+          reference: `TX-${i}`,
+          accountId: 'shared',
+          mode: 'live',
+          product: 'airtime',
+          service: 'glo',
+          recipient: '08051234567',
+          faceValueKobo: kobo(1_000),
+          chargedKobo: kobo(1_000),
+          details: {},
+          requestId: null,
+          requestHash: null,
+          nextAttemptAt: new Date(10),
+          createdAt: new Date(2 + i),
+        },
       }),
     ),
   );
@@ -229,13 +249,16 @@ sqlite('two stores on one file see each other and never overdraw', async () => {
 sqlite('the audit checks the test wallet apart and names the mode of what it finds', async () => {
   const store = open();
   await populate(store);
-  await store.wallet.credit({
-    mode: 'test',
-    accountId: 'acct-1',
-    amountKobo: kobo(20_000),
-    reference: 'CR-T',
-    memo: 'test money',
-    at: new Date(6_000),
+  await store.ledger.post({
+    kind: 'credit',
+    credit: {
+      mode: 'test',
+      accountId: 'acct-1',
+      amountKobo: kobo(20_000),
+      reference: 'CR-T',
+      memo: 'test money',
+      at: new Date(6_000),
+    },
   });
   const db = raw();
   // The test balance edited by hand, and a live purchase's refund written to the test wallet
@@ -246,8 +269,9 @@ sqlite('the audit checks the test wallet apart and names the mode of what it fin
               VALUES ('acct-1', 'test', 9800, 29800, 'refund', 'TX-2', 'wrong wallet', 7000)`).run();
   const audit = await store.wallet.audit();
   const found = audit.violations.map((v) => `${v.mode}:${v.kind}:${v.reference}`).sort();
-  assert.equal(found, ['test:balance_mismatch:', 'test:orphan_entry:TX-2']);
-  assert.is(audit.modes.test.violationCount, 2);
+  // The books see the hand-edited balance too: the wallet no longer equals minus its postings.
+  assert.equal(found, ['test:balance_mismatch:', 'test:orphan_entry:TX-2', 'test:wallet_books_mismatch:']);
+  assert.is(audit.modes.test.violationCount, 3);
   assert.is(audit.modes.live.violationCount, 0, 'the live wallet still adds up');
 });
 
@@ -275,13 +299,16 @@ sqlite('the audit finds money changed behind the adapter', async () => {
               VALUES ('acct-1', 9800, 99999, 'refund', 'TX-1', 'wrong', 7000)`).run();
   const audit = await store.wallet.audit();
   const kinds = audit.violations.map((v) => `${v.kind}:${v.reference}`).sort();
+  // The books see two of them as well: a failed purchase with no refund entry, a balance they do not hold.
   assert.equal(kinds, [
     'balance_mismatch:',
     'not_refunded_once:TX-2',
+    'purchase_books_wrong:TX-2',
     'refund_without_failure:TX-1',
     'running_balance_mismatch:TX-1',
+    'wallet_books_mismatch:',
   ]);
-  assert.is(audit.violationCount, 4);
+  assert.is(audit.violationCount, 6);
   assert.ok(audit.violations.every((v) => v.accountId === 'acct-1' && v.detail.length > 0));
 });
 
@@ -365,19 +392,25 @@ sqlite('a file at schema version 2 migrates to the current one with its money in
   assert.is(tx?.status, 'success');
   assert.is(tx?.requestId, 'r-1');
   assert.is((await store.catalog.getPlan(7))?.providerCode, '', 'new columns get their default');
-  const reversed = await store.wallet.reverse('TX-1', 'reversal', new Date(4_000));
+  const reversed = await store.ledger.post({
+    kind: 'reverse',
+    reference: 'TX-1',
+    reason: 'reversal',
+    at: new Date(4_000),
+  });
   assert.is(reversed?.transaction.status, 'reversed');
   assert.is((await store.accounts.get('acct-1'))?.balanceKobo, 50_000);
   assert.equal((await store.wallet.audit()).violations, []);
   // The rebuilt table kept its idempotency index.
-  const duplicate = await store.wallet.reserve(
-    airtimePurchase('TX-2', {
+  const duplicate = await store.ledger.post({
+    kind: 'reserve',
+    tx: airtimePurchase('TX-2', {
       requestId: 'r-1',
       requestHash: 'h',
       nextAttemptAt: new Date(5_000),
       createdAt: new Date(5_000),
     }),
-  );
+  });
   assert.is(duplicate.outcome, 'duplicate');
   // Everything written before test mode is live, and the test wallet starts empty.
   assert.is(tx?.mode, 'live');
@@ -388,15 +421,21 @@ sqlite('a file at schema version 2 migrates to the current one with its money in
   );
   assert.equal((await store.wallet.listLedger('acct-1', 'test', { limit: 10 })).items, []);
   // The same idempotency key is new in test mode.
-  await store.wallet.credit({
-    mode: 'test',
-    accountId: 'acct-1',
-    amountKobo: kobo(10_000),
-    reference: 'CR-T',
-    memo: '',
-    at: new Date(6_000),
+  await store.ledger.post({
+    kind: 'credit',
+    credit: {
+      mode: 'test',
+      accountId: 'acct-1',
+      amountKobo: kobo(10_000),
+      reference: 'CR-T',
+      memo: '',
+      at: new Date(6_000),
+    },
   });
-  const inTest = await store.wallet.reserve({ ...duplicateOf(tx!), reference: 'TX-3', mode: 'test' });
+  const inTest = await store.ledger.post({
+    kind: 'reserve',
+    tx: { ...duplicateOf(tx!), reference: 'TX-3', mode: 'test' },
+  });
   assert.is(inTest.outcome, 'reserved');
 });
 
@@ -471,13 +510,16 @@ sqlite('step 25 rebuilds the ledger, events and proposals keeping every row, ind
   assert.throws(() => insert(100, 'why'), /CHECK/);
   assert.throws(() => insert(-100, ''), /CHECK/);
   // New entries continue the sequence after the kept ones.
-  const debited = await store.wallet.debit({
-    accountId: 'acct-1',
-    mode: 'live',
-    amountKobo: kobo(200),
-    reference: 'M-2',
-    reason: 'Chargeback',
-    at: new Date(8_000),
+  const debited = await store.ledger.post({
+    kind: 'debit',
+    debit: {
+      accountId: 'acct-1',
+      mode: 'live',
+      amountKobo: kobo(200),
+      reference: 'M-2',
+      reason: 'Chargeback',
+      at: new Date(8_000),
+    },
   });
   assert.ok(debited.outcome === 'debited' && debited.entry.entryId === 3 && debited.balanceKobo === 40_000);
   // The purchase debit written above has no purchase row: the check still says so, and the
@@ -492,13 +534,16 @@ sqlite('the audit still finds a manual debit that breaks the running balance', a
   const store = open();
   await populate(store);
   const balance = (await store.accounts.get('acct-1'))!.balanceKobo;
-  const debited = await store.wallet.debit({
-    accountId: 'acct-1',
-    mode: 'live',
-    amountKobo: kobo(1_000),
-    reference: 'M-1',
-    reason: 'Chargeback',
-    at: new Date(8_000),
+  const debited = await store.ledger.post({
+    kind: 'debit',
+    debit: {
+      accountId: 'acct-1',
+      mode: 'live',
+      amountKobo: kobo(1_000),
+      reference: 'M-1',
+      reason: 'Chargeback',
+      at: new Date(8_000),
+    },
   });
   assert.is(debited.outcome, 'debited');
   assert.equal((await store.wallet.audit()).violations, [], 'a manual debit needs no purchase');

@@ -1,5 +1,5 @@
 /** The audit log on MongoDB: one document per staff action or admin call, only ever inserted. */
-import type { Filter } from 'mongodb';
+import type { ClientSession, Filter } from 'mongodb';
 import type { AuditEntryRecord } from '../../domain/records.js';
 import { auditEntryId } from '../audit-ids.js';
 import type { AuditLogStore } from '../port.js';
@@ -38,22 +38,36 @@ function prefixPattern(prefix: string): RegExp {
   return new RegExp(`^${prefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`);
 }
 
+function toDoc(entry: Omit<AuditEntryRecord, 'id'>): AuditDoc {
+  return {
+    _id: auditEntryId(entry.at),
+    at: entry.at,
+    actor: entry.actor,
+    action: entry.action,
+    target: entry.target,
+    before: entry.before,
+    after: entry.after,
+    address: entry.address,
+    note: entry.note,
+  };
+}
+
+/** Appends one row inside the caller's transaction (a key's freeze writes its row with the freeze). */
+export async function appendAuditIn(
+  ctx: MongoContext,
+  session: ClientSession,
+  entry: Omit<AuditEntryRecord, 'id'>,
+): Promise<void> {
+  ctx.live();
+  await ctx.db.collection<AuditDoc>(AUDIT_LOG_COLLECTION).insertOne(toDoc(entry), { session });
+}
+
 export function createAuditLogStore(ctx: MongoContext): AuditLogStore {
   const entries = ctx.db.collection<AuditDoc>(AUDIT_LOG_COLLECTION);
   return {
     async append(entry) {
       ctx.live();
-      const doc: AuditDoc = {
-        _id: auditEntryId(entry.at),
-        at: entry.at,
-        actor: entry.actor,
-        action: entry.action,
-        target: entry.target,
-        before: entry.before,
-        after: entry.after,
-        address: entry.address,
-        note: entry.note,
-      };
+      const doc = toDoc(entry);
       await entries.insertOne(doc);
       return fromDoc(doc);
     },

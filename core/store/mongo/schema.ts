@@ -24,6 +24,7 @@ import {
   FUNDING_OPENINGS_COLLECTION,
   KEY_DAY_SPEND_COLLECTION,
   KEY_USE_COLLECTION,
+  KEY_VELOCITY_COLLECTION,
   MAIL_COLLECTIONS,
   MEMBERSHIPS_COLLECTION,
   PEOPLE_COLLECTIONS,
@@ -450,6 +451,25 @@ export const SCHEMA_STEPS: readonly SchemaStep[] = [
       await createMissingCollections(target, [KEY_DAY_SPEND_COLLECTION, ...Object.values(RECIPIENT_COLLECTIONS)], {});
       await target.createIndexes(RECIPIENT_COLLECTIONS.blocks, [
         { name: 'recipient_blocks_by_account', key: { account_id: 1, created_at: -1 } },
+      ]);
+    },
+  },
+  {
+    version: 28,
+    description: "the velocity brake: frozen keys for the console's queue, and each key's spending per Lagos day",
+    // A key's freeze lives on its own document (no validator to widen); the partial index holds
+    // only the frozen ones. Events have no validator either, so key.frozen needs nothing more.
+    async apply(target) {
+      await createMissingCollections(target, [KEY_VELOCITY_COLLECTION], {});
+      await target.createIndexes(KEY_VELOCITY_COLLECTION, [
+        { name: 'key_velocity_days_by_key', key: { public_key: 1, day: 1 } },
+      ]);
+      await target.createIndexes(COLLECTIONS.apiKeys, [
+        {
+          name: 'api_keys_frozen',
+          key: { 'frozen.at': 1, _id: 1 },
+          partialFilterExpression: { frozen: { $exists: true } },
+        },
       ]);
     },
   },

@@ -31,26 +31,37 @@ function fromRow(row: AuditRow): AuditEntryRecord {
   };
 }
 
-export function createAuditLogStore(db: Database.Database): AuditLogStore {
+/**
+ * Appends one row, synchronously: inside the caller's transaction when there is one (a key's
+ * freeze writes its row with the freeze).
+ */
+export function auditAppender(db: Database.Database): (entry: Omit<AuditEntryRecord, 'id'>) => AuditEntryRecord {
   const insert = db.prepare<AuditRow>(
     `INSERT INTO audit_log (entry_id, at, actor, action, target, before_json, after_json, address, note)
      VALUES (@entry_id, @at, @actor, @action, @target, @before_json, @after_json, @address, @note)`,
   );
+  return (entry) => {
+    const row: AuditRow = {
+      entry_id: auditEntryId(entry.at),
+      at: toMs(entry.at),
+      actor: entry.actor,
+      action: entry.action,
+      target: entry.target,
+      before_json: entry.before,
+      after_json: entry.after,
+      address: entry.address,
+      note: entry.note,
+    };
+    insert.run(row);
+    return fromRow(row);
+  };
+}
+
+export function createAuditLogStore(db: Database.Database): AuditLogStore {
+  const append = auditAppender(db);
   return {
     async append(entry) {
-      const row: AuditRow = {
-        entry_id: auditEntryId(entry.at),
-        at: toMs(entry.at),
-        actor: entry.actor,
-        action: entry.action,
-        target: entry.target,
-        before_json: entry.before,
-        after_json: entry.after,
-        address: entry.address,
-        note: entry.note,
-      };
-      insert.run(row);
-      return fromRow(row);
+      return append(entry);
     },
     async list(filter) {
       const where: string[] = [];

@@ -95,7 +95,7 @@ function buildStore(db: Database.Database): Store {
   const commit = refusingWithReason(grouped, writes.refused);
   return {
     accounts: createAccountStore(accountSql),
-    keys: createKeyStore(db, commit),
+    keys: createKeyStore(db, commit, eventSql),
     catalog: createCatalogStore(db, eventSql),
     wallet: createWalletStore(db, commit, {
       accounts: accountSql,

@@ -27,6 +27,7 @@ import {
   INDEXES,
   KEY_DAY_SPEND_COLLECTION,
   KEY_USE_COLLECTION,
+  KEY_VELOCITY_COLLECTION,
   LEDGER_BY_ACCOUNT_INDEX,
   MAIL_COLLECTIONS,
   MEMBERSHIPS_COLLECTION,
@@ -148,8 +149,11 @@ steps('a fresh database gets every collection, its validator and its indexes, th
       UPSTREAM_ANSWERS_COLLECTION,
       KEY_DAY_SPEND_COLLECTION,
       ...Object.values(RECIPIENT_COLLECTIONS),
+      KEY_VELOCITY_COLLECTION,
     ]),
   );
+  assert.ok(db.indexes.get(COLLECTIONS.apiKeys)?.has('api_keys_frozen'), "the console's frozen keys");
+  assert.ok(db.indexes.get(KEY_VELOCITY_COLLECTION)?.has('key_velocity_days_by_key'), "a key's velocity days");
   assert.ok(
     db.indexes.get(SUPPLY_COLLECTIONS.attempts)?.has('upstream_attempts_reference'),
     "a purchase's attempts in order",

@@ -418,7 +418,10 @@ export interface AuditEntryRecord {
   /** Sortable by time: newer rows have greater ids. */
   id: string;
   at: Date;
-  /** Who: `cli` (the admin token), `staff:<email>`, or `system` for the core's own decisions. */
+  /**
+   * Who: `cli` (the admin token), `staff:<email>`, `owner:<email>` (an account's owner in the
+   * developer area, unfreezing a key), or `system` for the core's own decisions.
+   */
   actor: string;
   /** What, as `area.verb`: `wallet.credit`, `routes.set`, `prices.change`. */
   action: string;

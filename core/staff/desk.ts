@@ -17,6 +17,7 @@ import { FUNDING_PROVIDERS, type InflowRecord } from '../domain/funding.js';
 import { formatNaira, isKobo, type Kobo, kobo, MAX_AMOUNT_KOBO } from '../domain/money.js';
 import type {
   AccountRecord,
+  ApiKeyRecord,
   TransactionRecord,
   UpgradeRequestRecord,
   UpstreamAnswerRecord,
@@ -104,6 +105,8 @@ export interface Attention {
   proposals: ProposalRecord[];
   /** The platform itself: the store cannot write, the last scheduled backup failed. */
   operations: OperationsAlert[];
+  /** Key pairs frozen by the velocity brake or by hand, longest frozen first. */
+  frozenKeys: ApiKeyRecord[];
 }
 
 interface NewProposal {
@@ -306,13 +309,14 @@ async function apply(deps: DeskDeps, proposal: ProposalRecord): Promise<void> {
 async function attention(deps: DeskDeps): Promise<Attention> {
   const { store, clock } = deps;
   const now = clock();
-  const [pending, upgrades, inflows, proposals, failingWebhooks, health] = await Promise.all([
+  const [pending, upgrades, inflows, proposals, failingWebhooks, health, frozenKeys] = await Promise.all([
     store.transactions.listPending({ needsAttentionOnly: true }, { limit: ATTENTION_LIMIT }),
     deps.upgrades.listPending(),
     store.funding.listInflows('unmatched', ATTENTION_LIMIT),
     store.proposals.listOpen(now, ATTENTION_LIMIT),
     store.events.failingDestinations(new Date(now.getTime() - WEBHOOK_FAILING_AFTER_MS), ATTENTION_LIMIT),
     deps.upstreamHealth?.health() ?? [],
+    store.keys.listFrozen(ATTENTION_LIMIT),
   ]);
   // Each pending purchase's evidence: the upstreams called and what their answers were read as.
   const withAttempts = await Promise.all(
@@ -334,6 +338,20 @@ async function attention(deps: DeskDeps): Promise<Attention> {
     failingWebhooks,
     upstreams,
     operations: deps.operations?.() ?? [],
+    frozenKeys,
+  };
+}
+
+/** A frozen key's way out of the queue: staff unfreeze it, with a note saying why. */
+function keyDesk(deps: DeskDeps) {
+  return {
+    async unfreezeKey(publicKey: string, note: string, who: Actor): Promise<ApiKeyRecord> {
+      const text = checkNote(note);
+      const key = publicKey === '' ? null : await deps.store.keys.find(publicKey);
+      if (!key) throw notFound(`Key ${publicKey.slice(0, 64) || '(empty key)'}`);
+      if (key.frozen === undefined) throw new DomainError('FAILED_PRECONDITION', `Key ${publicKey} is not frozen.`);
+      return deps.accounts.unfreezeKey(publicKey, { by: who.actor, actor: who.actor, address: who.address }, text);
+    },
   };
 }
 
@@ -629,6 +647,7 @@ export function createDesk(deps: DeskDeps) {
     ...proposalDesk(deps),
     ...accountDesk(deps),
     ...decisionDesk(deps),
+    ...keyDesk(deps),
   };
 }
 

@@ -146,7 +146,7 @@ export interface KeyStore {
 
 /** Who froze or unfroze a key, as the audit row names them. */
 export interface KeyFreezeActor {
-  /** The audit's actor: `system` (the velocity brake), `cli`, `staff:<email>`, `holder:<email>`. */
+  /** The audit's actor: `system` (the velocity brake), `cli`, `staff:<email>`, `owner:<email>` (the developer area). */
   actor: string;
   address: string | null;
   note: string;

@@ -31,7 +31,7 @@ import type { FundingFee } from './domain/funding.js';
 import type { Mode } from './domain/mode.js';
 import { DEFAULT_FOUR_EYES_COOLING_MS } from './domain/staff.js';
 import { DEFAULT_RETRY_SCHEDULE } from './domain/transactions.js';
-import type { VelocitySettings } from './domain/velocity.js';
+import { NEW_KEY_WINDOW_KOBO, type VelocitySettings } from './domain/velocity.js';
 import type { FundingProvider } from './funding/port.js';
 import { createSandboxFunding, type SandboxFunding } from './funding/sandbox.js';
 import { createFundingService, type FundingService } from './funding/service.js';
@@ -112,7 +112,7 @@ export interface CoreDeps {
   providerTimeoutMs: number;
   /** How long an account's duplicate guard remembers a purchase (DUPLICATE_WINDOW_S); 30 s when not given. */
   duplicateWindowMs?: number;
-  /** The velocity brake (VELOCITY_BRAKE, VELOCITY_WINDOW_MIN, VELOCITY_FACTOR); on, 10 minutes, 5 when not given. */
+  /** The velocity brake (VELOCITY_BRAKE, VELOCITY_WINDOW_MIN, VELOCITY_FACTOR, ...); off when not given. */
   velocity?: VelocitySettings;
   recoveryIntervalMs: number;
   recoveryAttentionAfterMs: number;
@@ -774,8 +774,16 @@ function createDeliveries(
 }
 
 /** The store with every money change that wrote an event followed by `recorded(its account and mode)`. */
-/** The brake's own settings when the process gives none: on, a 10-minute window, 5 times the history. */
-const DEFAULT_VELOCITY: VelocitySettings = { enabled: true, windowMin: 10, factor: 5 };
+/**
+ * The brake when the composition names none (a core built in a test): off. The process's config
+ * (core/config.ts) turns it on by default, with these figures.
+ */
+const DEFAULT_VELOCITY: VelocitySettings = {
+  enabled: false,
+  windowMin: 10,
+  factor: 5,
+  newKeyWindowKobo: NEW_KEY_WINDOW_KOBO,
+};
 /** Who the brake is in a freeze's record and audit row. */
 const VELOCITY_FREEZER = { by: 'velocity', actor: 'system', address: null };
 

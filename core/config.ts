@@ -30,7 +30,7 @@ import type { LogLevel } from '../runtime/log.js';
 import { MIN_TOKEN_CHARS, weakTokenProblem } from '../runtime/tokens.js';
 import { checkUrl } from '../runtime/url.js';
 import { type FundingFee, parseFeePercent } from './domain/funding.js';
-import { type Kobo, parseNaira } from './domain/money.js';
+import { type Kobo, kobo, parseNaira } from './domain/money.js';
 import { PRODUCTS, type ProductName } from './domain/products.js';
 import { PHONE_PATTERN } from './domain/validation.js';
 import type { VelocitySettings } from './domain/velocity.js';
@@ -346,6 +346,14 @@ export const CORE_SCHEMA = {
     help:
       'A key whose window is over this many times its trailing daily median per window (never under the new ' +
       "key's allowance) is frozen by the velocity brake.",
+  }),
+  velocityNewKeyNaira: integer('VELOCITY_NEW_KEY_NAIRA', {
+    fallback: 20_000,
+    min: 100,
+    max: 100_000_000,
+    help:
+      'What a key with too little history (under 3 days of spending in the last 14) may spend in one window ' +
+      "before the velocity brake freezes it; also every key's floor, whatever its history.",
   }),
   recoveryIntervalMs: integer('RECOVERY_INTERVAL_MS', {
     fallback: 10_000,
@@ -813,7 +821,12 @@ export function readCoreConfig(env: Env = process.env): CoreConfig {
     serviceToken: v.serviceToken,
     providerTimeoutMs: v.providerTimeoutMs,
     duplicateWindowMs: v.duplicateWindowS * 1000,
-    velocity: { enabled: v.velocityBrake === 'on', windowMin: v.velocityWindowMin, factor: v.velocityFactor },
+    velocity: {
+      enabled: v.velocityBrake === 'on',
+      windowMin: v.velocityWindowMin,
+      factor: v.velocityFactor,
+      newKeyWindowKobo: kobo(v.velocityNewKeyNaira * 100),
+    },
     recoveryIntervalMs: v.recoveryIntervalMs,
     recoveryAttentionAfterMs: v.recoveryAttentionAfterMs,
     sandboxDelayMs: v.sandboxDelayMs,

@@ -9,8 +9,8 @@ import { formatNaira, type Kobo, kobo } from './money.js';
 import { hasControlCharacters } from './validation.js';
 
 /**
- * What a key with too little history to judge by may do in one window: ₦20,000 of reserves
- * and 10 recipients it had not sent to. Deliberately low: a leaked new key drains at most
+ * What a key with too little history to judge by may do in one window by default: ₦20,000 of
+ * reserves (VELOCITY_NEW_KEY_NAIRA) and 10 recipients it had not sent to. Deliberately low: a leaked new key drains at most
  * about this much before it stops; a partner that starts bigger asks the owner to unfreeze it
  * once, and the days it then spends raise its own limits. History never lowers a key's
  * limits below these either: a key that spends little is not frozen for one ordinary sale.
@@ -43,11 +43,13 @@ export interface VelocityLimits {
   basis: 'history' | 'new_key';
 }
 
-/** The brake's settings (VELOCITY_BRAKE, VELOCITY_WINDOW_MIN, VELOCITY_FACTOR). */
+/** The brake's settings (VELOCITY_BRAKE, VELOCITY_WINDOW_MIN, VELOCITY_FACTOR, VELOCITY_NEW_KEY_NAIRA). */
 export interface VelocitySettings {
   enabled: boolean;
   windowMin: number;
   factor: number;
+  /** A new key's allowance per window, and every key's floor; NEW_KEY_WINDOW_KOBO by default. */
+  newKeyWindowKobo: Kobo;
 }
 
 /** Who froze a key, and when and why; on the key's record while it is frozen. */
@@ -80,12 +82,12 @@ function median(values: readonly number[]): number {
 export function velocityLimits(days: readonly VelocityDay[], settings: VelocitySettings): VelocityLimits {
   const spent = days.filter((d) => d.spentKobo > 0);
   if (spent.length < MIN_HISTORY_DAYS) {
-    return { windowKobo: NEW_KEY_WINDOW_KOBO, newRecipients: NEW_KEY_NEW_RECIPIENTS, basis: 'new_key' };
+    return { windowKobo: settings.newKeyWindowKobo, newRecipients: NEW_KEY_NEW_RECIPIENTS, basis: 'new_key' };
   }
   const perWindow = (median(spent.map((d) => d.spentKobo)) * settings.windowMin) / MINUTES_A_DAY;
   const peak = Math.max(...spent.map((d) => d.peakNewRecipients));
   return {
-    windowKobo: kobo(Math.max(NEW_KEY_WINDOW_KOBO, Math.ceil(perWindow * settings.factor))),
+    windowKobo: kobo(Math.max(settings.newKeyWindowKobo, Math.ceil(perWindow * settings.factor))),
     newRecipients: Math.max(NEW_KEY_NEW_RECIPIENTS, peak),
     basis: 'history',
   };

@@ -34,7 +34,7 @@ function nairaValue(amountKobo: bigint): string {
   return part === 0n ? whole.toString() : `${whole}.${part.toString().padStart(2, '0')}`;
 }
 
-function totpField(ctx: SignedInContext, errors: readonly FieldError[], why: string): SafeHtml | string {
+export function totpField(ctx: SignedInContext, errors: readonly FieldError[], why: string): SafeHtml | string {
   if (ctx.viewer.session.user?.totpEnabled !== true) return '';
   return field({
     name: 'totp_code',
@@ -48,7 +48,7 @@ function totpField(ctx: SignedInContext, errors: readonly FieldError[], why: str
 }
 
 /** The core's refusal as field errors: each violation beside its field, else beside `fallback`. */
-function refusalErrors(error: unknown, fields: readonly string[], fallback: string): FieldError[] {
+export function refusalErrors(error: unknown, fields: readonly string[], fallback: string): FieldError[] {
   const refusal = refusalOf(error);
   if (refusal.kind !== 'invalid' && refusal.kind !== 'refused') throw error;
   const errors = [...refusal.fields]

@@ -99,18 +99,15 @@ export function velocityTrip(
   limits: VelocityLimits,
   windowMin: number,
 ): string | null {
-  const judged = limits.basis === 'history' ? "the key's history" : "a new key's allowance";
+  const judged = limits.basis === 'history' ? 'its history allows' : 'a new key is allowed';
   if (window.spentKobo > limits.windowKobo) {
     return (
       `${formatNaira(kobo(window.spentKobo))} Naira spent in ${windowMin} minutes, over the ` +
-      `${formatNaira(limits.windowKobo)} Naira ${judged} allows`
+      `${formatNaira(limits.windowKobo)} Naira ${judged}`
     );
   }
   if (window.newRecipients > limits.newRecipients) {
-    return (
-      `${window.newRecipients} new recipients in ${windowMin} minutes, over the ${limits.newRecipients} ` +
-      `${judged} allows`
-    );
+    return `${window.newRecipients} new recipients in ${windowMin} minutes, over the ${limits.newRecipients} ${judged}`;
   }
   return null;
 }

@@ -107,7 +107,7 @@ interface AccountServiceDeps {
 }
 
 /** Who freezes or unfreezes a key, as its record and the audit row name them. */
-export interface KeyFreezer {
+interface KeyFreezer {
   /** `velocity`, `cli`, `staff:<email>`, `owner:<email>`. */
   by: string;
   /** The audit's actor: `system` for the brake, else as `by`. */

@@ -16,11 +16,11 @@ import { hasControlCharacters } from './validation.js';
  * limits below these either: a key that spends little is not frozen for one ordinary sale.
  */
 export const NEW_KEY_WINDOW_KOBO = kobo(2_000_000);
-export const NEW_KEY_NEW_RECIPIENTS = 10;
+const NEW_KEY_NEW_RECIPIENTS = 10;
 /** How many trailing Africa/Lagos days (today not among them) a key's history is read from. */
 export const HISTORY_DAYS = 14;
 /** Fewer days with spending than this in the trailing days is "no history": the new key's limits. */
-export const MIN_HISTORY_DAYS = 3;
+const MIN_HISTORY_DAYS = 3;
 /** The longest reason a freeze keeps, as the audit log's notes. */
 export const MAX_FREEZE_REASON_CHARS = 200;
 const MINUTES_A_DAY = 1_440;

@@ -29,6 +29,8 @@ function keyJson(key: ApiKey): Record<string, unknown> {
     ...moneyFields('cap_per_purchase', key.limits?.capPerPurchaseKobo ?? 0n),
     ...moneyFields('cap_per_day', key.limits?.capPerDayKobo ?? 0n),
     expires_at: isoTime(key.expiresAt) ?? null,
+    frozen_at: isoTime(key.frozenAt) ?? null,
+    frozen_reason: key.frozenAt === undefined ? null : key.frozenReason,
   };
 }
 
@@ -119,7 +121,7 @@ export const keysGroup: CommandGroup = {
         const rows = keys.map((k) => [
           k.publicKey,
           modeName(k.mode),
-          k.revoked ? 'revoked' : 'active',
+          k.revoked ? 'revoked' : k.frozenAt !== undefined ? 'frozen' : 'active',
           lockText(k),
           (k.limits?.scopes ?? []).join(',') || 'all',
           capText(k.limits?.capPerPurchaseKobo),
@@ -211,6 +213,35 @@ export const keysGroup: CommandGroup = {
         };
         const key = present((await core().setApiKeyLimits(request)).key, 'key');
         return { json: keyJson(key), text: [`${key.publicKey}: ${limitsText(key)}.`] };
+      },
+    },
+    {
+      name: 'freeze',
+      summary:
+        'Freeze a key pair by hand: every call with it is 403 KEY_FROZEN until it is unfrozen; the owners are ' +
+        'mailed and key.frozen is sent.',
+      args: ['PUBLIC_KEY'],
+      options: {
+        reason: { placeholder: 'TEXT', summary: 'Why (1 to 200 characters); the owners see it.', required: true },
+      },
+      async run({ args, options }, core) {
+        const key = present(
+          (await core().freezeApiKey({ publicKey: args[0], reason: options['reason'] ?? '' })).key,
+          'key',
+        );
+        return {
+          json: keyJson(key),
+          text: [`${key.publicKey} is frozen since ${isoTime(key.frozenAt)}: ${key.frozenReason}.`],
+        };
+      },
+    },
+    {
+      name: 'unfreeze',
+      summary: 'Unfreeze a key pair frozen by the velocity brake or by hand; key.unfrozen is sent.',
+      args: ['PUBLIC_KEY'],
+      async run({ args }, core) {
+        const key = present((await core().unfreezeApiKey({ publicKey: args[0] })).key, 'key');
+        return { json: keyJson(key), text: [`${key.publicKey} is no longer frozen.`] };
       },
     },
     {

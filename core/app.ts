@@ -11,6 +11,7 @@ import { createKeyUseRecorder, type KeyUseRecorder } from './accounts/key-use.js
 import { createLedgerCheck } from './accounts/ledger-check.js';
 import { createRecipientControls } from './accounts/recipients.js';
 import { type AccountService, createAccountService } from './accounts/service.js';
+import { createVelocityBrake, type VelocityBrake } from './accounts/velocity.js';
 import { createCableFollow } from './catalog/cable-follow.js';
 import { createPlanChanges } from './catalog/changes.js';
 import { createCostRules } from './catalog/costs.js';
@@ -30,6 +31,7 @@ import type { FundingFee } from './domain/funding.js';
 import type { Mode } from './domain/mode.js';
 import { DEFAULT_FOUR_EYES_COOLING_MS } from './domain/staff.js';
 import { DEFAULT_RETRY_SCHEDULE } from './domain/transactions.js';
+import { NEW_KEY_WINDOW_KOBO, type VelocitySettings } from './domain/velocity.js';
 import type { FundingProvider } from './funding/port.js';
 import { createSandboxFunding, type SandboxFunding } from './funding/sandbox.js';
 import { createFundingService, type FundingService } from './funding/service.js';
@@ -106,6 +108,8 @@ export interface CoreDeps {
   providerTimeoutMs: number;
   /** How long an account's duplicate guard remembers a purchase (DUPLICATE_WINDOW_S); 30 s when not given. */
   duplicateWindowMs?: number;
+  /** The velocity brake (VELOCITY_BRAKE, VELOCITY_WINDOW_MIN, VELOCITY_FACTOR, ...); off when not given. */
+  velocity?: VelocitySettings;
   recoveryIntervalMs: number;
   recoveryAttentionAfterMs: number;
   log: Logger;
@@ -206,6 +210,8 @@ export interface Core {
   deliveries: DeliveryWorker;
   /** Key uses noted in memory; written in the background, and by shutdown(). */
   keyUses: KeyUseRecorder;
+  /** The velocity brake's counts in memory; written in the background, and by shutdown(). */
+  velocity: VelocityBrake;
   /** Work after a purchase's answer (receipts, observed costs); shutdown() waits for it, and so may a test. */
   background: Pick<Background, 'drain'>;
   /** The mail queue; null without SMTP_URL. */
@@ -285,8 +291,20 @@ export function createCore(deps: CoreDeps): Core {
     setPlanCost: (...args) => buying.catalog.setPlanCost(...args),
     commissions: { current: () => buying.costRules.current(), set: (rule, who) => buying.costRules.set(rule, who) },
   });
-  const buying = purchasing(deps, money);
-  const holders = peopleParts(deps, money, buying.purchases);
+  // The brake freezes through the account service, which is built with the people below.
+  let accountsLater: AccountService | undefined;
+  const velocity = createVelocityBrake({
+    store: money.store.keyUse,
+    settings: deps.velocity ?? DEFAULT_VELOCITY,
+    clock,
+    log: deps.log,
+    freeze: async (publicKey, reason) => {
+      await accountsLater?.freezeKey(publicKey, reason, VELOCITY_FREEZER);
+    },
+  });
+  const buying = purchasing(deps, money, velocity);
+  const holders = peopleParts(deps, money, buying.purchases, velocity);
+  accountsLater = holders.accounts;
   const funding = fundingParts(deps, money);
   // The queue reads the backups' state when asked; they are built below, after the staff.
   let backupsLater: Backups | undefined;
@@ -366,6 +384,7 @@ export function createCore(deps: CoreDeps): Core {
     background: money.background,
     deliveries: money.deliveries,
     keyUses: holders.keyUses,
+    velocity,
     mailer: holders.mailer,
     lowBalanceMail: holders.lowBalanceMail,
   };
@@ -410,7 +429,12 @@ function moneyPath(deps: CoreDeps, clock: () => Date, catalogue: CatalogueLater)
     },
   });
   // settled() and close() are the store's own, asked each time (a test may hold settled()).
-  const store: Store = { ...deps.store, ledger, settled: () => deps.store.settled(), close: () => deps.store.close() };
+  const store: Store = {
+    ...tellingFreezes(deps.store, (destination) => deliveries.nudge(destination)),
+    ledger,
+    settled: () => deps.store.settled(),
+    close: () => deps.store.close(),
+  };
   const instrumented = (providers: Providers, mode: Mode) =>
     deps.metrics === undefined ? providers : instrumentProviders(providers, deps.metrics, mode);
   const providers = instrumented(deps.providers, 'live');
@@ -442,10 +466,10 @@ function moneyPath(deps: CoreDeps, clock: () => Date, catalogue: CatalogueLater)
  * API's, which refuses a suspended account), lookups, the pending list, the ledger check, and
  * the upstreams' callbacks and pushes.
  */
-function purchasing(deps: CoreDeps, money: MoneyPath) {
+function purchasing(deps: CoreDeps, money: MoneyPath, velocity: VelocityBrake) {
   const { store, clock, providers } = money;
   const recipients = createRecipientControls({ store, clock, duplicateWindowMs: deps.duplicateWindowMs ?? 30_000 });
-  const purchaseDeps = { ...money.purchaseDeps, recipients };
+  const purchaseDeps = { ...money.purchaseDeps, recipients, velocity };
   const planChanges = createPlanChanges({ store, clock, log: deps.log });
   const catalog = createCatalogService({ store, changes: planChanges, clock });
   const costRules = createCostRules({ store, clock, log: deps.log });
@@ -485,18 +509,18 @@ function purchasing(deps: CoreDeps, money: MoneyPath) {
  * People and their accounts: keys and their uses, invitations and resets, the mail they
  * get, webhooks, the developer area's desk and plan upgrades.
  */
-function peopleParts(deps: CoreDeps, money: MoneyPath, purchases: PurchaseService) {
+function peopleParts(deps: CoreDeps, money: MoneyPath, purchases: PurchaseService, velocity: VelocityBrake) {
   const { store, clock, deliveries } = money;
   const keyUses = createKeyUseRecorder({
     keyUse: store.keyUse,
     log: deps.log,
     ...(deps.keyUseFlushMs === undefined ? {} : { intervalMs: deps.keyUseFlushMs }),
   });
-  const accounts = createAccountService({ store, clock, keyUses });
   // The core sends the mail: it owns people, their addresses and the reset links, and it
   // reads the events the low-balance alert comes from.
   const mailer = deps.mail ? createMailer(deps.mail, deps.log) : null;
   const notices = createNotices({ mailer, people: store.people, log: deps.log });
+  const accounts = createAccountService({ store, clock, keyUses, velocity, notices });
   const people = createPeopleService({
     store,
     clock,
@@ -682,6 +706,7 @@ function lifecycle(
     | 'deliveries'
     | 'background'
     | 'keyUses'
+    | 'velocity'
     | 'lowBalanceMail'
     | 'mailer'
     | 'storeWatch'
@@ -713,6 +738,7 @@ function lifecycle(
       poster.close();
       await background.drain();
       await keyUses.stop();
+      await parts.velocity.stop();
       await lowBalanceMail.stop();
       await clockWatch.stop();
       await mailer?.close();
@@ -758,4 +784,38 @@ function createDeliveries(
 /** The moves timed under the store's money operation series (their names kept from before the journal). */
 function isTimedMove(kind: MoneyMoveKind): kind is 'reserve' | 'settle' | 'refund' | 'reverse' | 'credit' {
   return kind === 'reserve' || kind === 'settle' || kind === 'refund' || kind === 'reverse' || kind === 'credit';
+}
+
+/**
+ * The brake when the composition names none (a core built in a test): off. The process's config
+ * (core/config.ts) turns it on by default, with these figures.
+ */
+const DEFAULT_VELOCITY: VelocitySettings = {
+  enabled: false,
+  windowMin: 10,
+  factor: 5,
+  newKeyWindowKobo: NEW_KEY_WINDOW_KOBO,
+};
+/** Who the brake is in a freeze's record and audit row. */
+const VELOCITY_FREEZER = { by: 'velocity', actor: 'system', address: null };
+
+/**
+ * The store whose key freezes and unfreezes, which write key.frozen and key.unfrozen, are told
+ * to the webhook worker at once, as the journal tells it of a money move's events.
+ */
+function tellingFreezes(store: Store, recorded: (destination: { accountId: string; mode: Mode }) => void): Store {
+  const keys = {
+    ...store.keys,
+    freeze: async (...args: Parameters<Store['keys']['freeze']>) => {
+      const done = await store.keys.freeze(...args);
+      if (done?.changed) recorded(done.key);
+      return done;
+    },
+    unfreeze: async (...args: Parameters<Store['keys']['unfreeze']>) => {
+      const done = await store.keys.unfreeze(...args);
+      if (done?.changed) recorded(done.key);
+      return done;
+    },
+  };
+  return { ...store, keys };
 }

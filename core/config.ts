@@ -30,9 +30,10 @@ import type { LogLevel } from '../runtime/log.js';
 import { MIN_TOKEN_CHARS, weakTokenProblem } from '../runtime/tokens.js';
 import { checkUrl } from '../runtime/url.js';
 import { type FundingFee, parseFeePercent } from './domain/funding.js';
-import { type Kobo, parseNaira } from './domain/money.js';
+import { type Kobo, kobo, parseNaira } from './domain/money.js';
 import { PRODUCTS, type ProductName } from './domain/products.js';
 import { PHONE_PATTERN } from './domain/validation.js';
+import type { VelocitySettings } from './domain/velocity.js';
 import { DEFAULT_MONNIFY_BASE_URL } from './funding/monnify.js';
 import { DEFAULT_PAYSTACK_BASE_URL, DEFAULT_PAYSTACK_PREFERRED_BANK } from './funding/paystack.js';
 import { type MailSettings, mailFromProblem, parseSmtpUrl } from './mail/smtp.js';
@@ -62,6 +63,8 @@ export interface CoreConfig {
   providerTimeoutMs: number;
   /** DUPLICATE_WINDOW_S in milliseconds: how long an account's duplicate guard remembers a purchase. */
   duplicateWindowMs: number;
+  /** VELOCITY_BRAKE, VELOCITY_WINDOW_MIN and VELOCITY_FACTOR (docs/security.md, The velocity brake). */
+  velocity: VelocitySettings;
   recoveryIntervalMs: number;
   recoveryAttentionAfterMs: number;
   sandboxDelayMs: number;
@@ -322,6 +325,35 @@ export const CORE_SCHEMA = {
     help:
       'For an account whose duplicate guard is on: how many seconds the same product, recipient and amount ' +
       'without a new request_id is refused as DUPLICATE_PURCHASE (0: never).',
+  }),
+  velocityBrake: oneOf('VELOCITY_BRAKE', {
+    words: ['on', 'off'],
+    fallback: 'on',
+    help:
+      '`off` turns the velocity brake off: no live key pair is frozen for spending far past its history ' +
+      '(keys frozen already stay frozen until unfrozen).',
+  }),
+  velocityWindowMin: integer('VELOCITY_WINDOW_MIN', {
+    fallback: 10,
+    min: 1,
+    max: 60,
+    help: "The velocity brake's window in minutes: what a key spent and its new recipients are counted over it.",
+  }),
+  velocityFactor: integer('VELOCITY_FACTOR', {
+    fallback: 5,
+    min: 2,
+    max: 100,
+    help:
+      'A key whose window is over this many times its trailing daily median per window (never under the new ' +
+      "key's allowance) is frozen by the velocity brake.",
+  }),
+  velocityNewKeyNaira: integer('VELOCITY_NEW_KEY_NAIRA', {
+    fallback: 20_000,
+    min: 100,
+    max: 100_000_000,
+    help:
+      'What a key with too little history (under 3 days of spending in the last 14) may spend in one window ' +
+      "before the velocity brake freezes it; also every key's floor, whatever its history.",
   }),
   recoveryIntervalMs: integer('RECOVERY_INTERVAL_MS', {
     fallback: 10_000,
@@ -789,6 +821,12 @@ export function readCoreConfig(env: Env = process.env): CoreConfig {
     serviceToken: v.serviceToken,
     providerTimeoutMs: v.providerTimeoutMs,
     duplicateWindowMs: v.duplicateWindowS * 1000,
+    velocity: {
+      enabled: v.velocityBrake === 'on',
+      windowMin: v.velocityWindowMin,
+      factor: v.velocityFactor,
+      newKeyWindowKobo: kobo(v.velocityNewKeyNaira * 100),
+    },
     recoveryIntervalMs: v.recoveryIntervalMs,
     recoveryAttentionAfterMs: v.recoveryAttentionAfterMs,
     sandboxDelayMs: v.sandboxDelayMs,

@@ -69,6 +69,7 @@ export async function startCore(env: Record<string, string | undefined> = proces
     serviceToken,
     providerTimeoutMs: config.providerTimeoutMs,
     duplicateWindowMs: config.duplicateWindowMs,
+    velocity: config.velocity,
     floatPollMs: config.upstreamFloatPollMs,
     recoveryIntervalMs: config.recoveryIntervalMs,
     recoveryAttentionAfterMs: config.recoveryAttentionAfterMs,

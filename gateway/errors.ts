@@ -106,6 +106,12 @@ const ERROR_TABLE: Readonly<Record<ErrorKey, ErrorRow>> = {
     message: () => 'This purchase is over a spend cap of this API key; nothing was charged.',
     coreMessage: true,
   },
+  KEY_FROZEN: {
+    status: 403,
+    code: 'KEY_FROZEN',
+    message: () => "This API key is frozen until the account's owner unfreezes it; nothing was charged.",
+    coreMessage: true,
+  },
   RECIPIENT_BLOCKED: {
     status: 422,
     code: 'RECIPIENT_BLOCKED',

@@ -2,12 +2,13 @@
  * The attention queue (the first page) and what can be done from it: re-query a pending
  * purchase, resolve it as delivered with a note, propose it failed (a refund that needs a
  * second person), decide upgrade requests, propose or reject an unmatched inflow's
- * assignment, and approve or refuse open proposals. Every action is the core's to allow.
+ * assignment, approve or refuse open proposals, and unfreeze a frozen key pair. Every action
+ * is the core's to allow.
  */
 import { type Timestamp, timestampDate } from '@bufbuild/protobuf/wkt';
 import { formatNaira, kobo, parseNaira } from '../../core/domain/money.js';
 import { STATUS_WORDS } from '../../core/domain/words.js';
-import type { Proposal } from '../../gen/prepaid/v1/console_pb.js';
+import type { FrozenKey, Proposal } from '../../gen/prepaid/v1/console_pb.js';
 import { TransactionStatus } from '../../gen/prepaid/v1/types_pb.js';
 import { html, type SafeHtml } from '../../web/html.js';
 import { csrfField, page, type StaffViewer } from '../layout.js';
@@ -63,6 +64,27 @@ ${actionForm(viewer, `/proposals/${id}/approve`, 'Approve and move the money', {
 })}
 ${actionForm(viewer, `/proposals/${id}/refuse`, 'Refuse', { warning: true })}
 </div>`;
+}
+
+/** Key pairs frozen by the velocity brake or by hand: who, since when, why, and the way out. */
+function frozenKeysSection(viewer: StaffViewer, keys: readonly FrozenKey[]): SafeHtml {
+  return html`<section><h2>Frozen API keys (${keys.length})</h2>
+${
+  keys.length === 0
+    ? html`<p>None.</p>`
+    : keys.map((k) => {
+        const key = encodeURIComponent(k.publicKey);
+        return html`<div class="item" data-frozen-key="${k.publicKey}">
+<dl><dt>Key</dt><dd>${k.publicKey} (${k.mode})</dd><dt>Account</dt><dd>${k.accountId}</dd>
+<dt>Frozen</dt><dd>${when(k.frozenAt)} by ${k.frozenBy === 'velocity' ? 'the velocity brake' : k.frozenBy}</dd>
+<dt>Why</dt><dd>${k.reason}</dd></dl>
+${actionForm(viewer, `/keys/${key}/unfreeze`, 'Unfreeze the key', {
+  note: 'Who confirmed these purchases were the partner’s own (required)',
+})}
+</div>`;
+      })
+}
+</section>`;
 }
 
 async function queuePage(ctx: SignedInContext): Promise<Answer> {
@@ -134,6 +156,7 @@ ${actionForm(viewer, `/inflows/${id}/reject`, 'Reject', { note: 'Why (required)'
       })
 }
 </section>
+${frozenKeysSection(viewer, queue.frozenKeys)}
 ${failingWebhooksSection(queue.failingWebhooks)}
 ${upstreamsSection(queue.upstreams)}
 ${operationsSection(queue.operations)}`;
@@ -301,6 +324,16 @@ export const queueRoutes: Route[] = [
         note: note(ctx),
       });
       return done('assignment proposed; a finance colleague must approve it');
+    },
+  },
+  {
+    method: 'POST',
+    path: new RegExp(`^/keys/${ID}/unfreeze$`),
+    name: 'unfreeze_key',
+    signedIn: true,
+    async handler(ctx) {
+      await ctx.core.unfreezeKey({ ...session(ctx), publicKey: ctx.params[0]!, note: note(ctx) });
+      return done('key unfrozen; its calls work again');
     },
   },
   {

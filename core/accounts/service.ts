@@ -29,6 +29,7 @@ import { lagosDay } from '../domain/people.js';
 import type { AccountRecord, ApiKeyRecord, LedgerEntryRecord, ListedApiKey } from '../domain/records.js';
 import { newReference } from '../domain/reference.js';
 import { hasControlCharacters } from '../domain/validation.js';
+import { checkFreezeReason, keyFrozen, MAX_FREEZE_REASON_CHARS } from '../domain/velocity.js';
 import type { LedgerStore } from '../store/moves.js';
 import type { Credited, CreditInput, Debited, DebitInput, Store } from '../store/port.js';
 import type { KeyUseRecorder } from './key-use.js';
@@ -42,6 +43,7 @@ import {
   SECRET_KEY_PREFIX,
   sameHash,
 } from './keys.js';
+import type { VelocityBrake } from './velocity.js';
 
 /** A rolled key's grace period when none is asked for: a day, to deploy the new secret. */
 const DEFAULT_GRACE_HOURS = 24;
@@ -99,6 +101,19 @@ interface AccountServiceDeps {
   clock: () => Date;
   /** Told of every key pair that passes the check (in memory; see key-use.ts). */
   keyUses?: Pick<KeyUseRecorder, 'note'>;
+  /** The velocity brake, told of an unfreeze so that this core forgets its own freeze and counts. */
+  velocity?: Pick<VelocityBrake, 'unfrozen'>;
+  /** Mails the owners that a key was frozen (core/mail/notices.ts); none: nobody is mailed. */
+  notices?: { keyFrozen(key: { accountId: string; mode: string; publicKey: string; reason: string; at: Date }): void };
+}
+
+/** Who freezes or unfreezes a key, as its record and the audit row name them. */
+interface KeyFreezer {
+  /** `velocity`, `cli`, `staff:<email>`, `owner:<email>`. */
+  by: string;
+  /** The audit's actor: `system` for the brake, else as `by`. */
+  actor: string;
+  address: string | null;
 }
 
 async function requireAccount(store: Pick<Store, 'accounts'>, accountId: string): Promise<AccountRecord> {
@@ -277,6 +292,10 @@ function keyMethods(deps: AccountServiceDeps) {
       if (old.revoked || (old.expiresAt !== undefined && old.expiresAt.getTime() <= now.getTime())) {
         throw new DomainError('FAILED_PRECONDITION', `Key ${publicKey} no longer works; create a new pair instead.`);
       }
+      // A roll is no way around a freeze: the new pair would not be frozen.
+      if (old.frozen !== undefined) {
+        throw new DomainError('FAILED_PRECONDITION', `Key ${publicKey} is frozen; unfreeze it before rolling it.`);
+      }
       const pair = generateKeyPair(old.mode);
       const next: ApiKeyRecord = {
         publicKey: pair.publicKey,
@@ -293,10 +312,49 @@ function keyMethods(deps: AccountServiceDeps) {
       return { issued: { publicKey: pair.publicKey, secretKey: pair.secretKey, mode: old.mode }, old: ended };
     },
 
+    ...freezeMethods(deps),
+
     async verifyKeyPair(publicKey: string, secretKey: string, clientIp: string): Promise<VerifiedKey> {
       const verified = await verifyPresentedPair(store, publicKey, secretKey, clientIp, clock());
       deps.keyUses?.note(publicKey, clock());
       return verified;
+    },
+  };
+}
+
+/**
+ * A key's freeze (docs/security.md, The velocity brake): by the brake or by hand, and taken off
+ * by the owner, the platform's staff or the operator. The store writes the event and the audit
+ * row with it; the owners are mailed only when this call froze the key.
+ */
+function freezeMethods(deps: AccountServiceDeps) {
+  const { store, clock } = deps;
+  return {
+    async freezeKey(publicKey: string, reason: string, who: KeyFreezer): Promise<ApiKeyRecord> {
+      const text = checkFreezeReason(reason);
+      const at = clock();
+      const done = await store.keys.freeze(
+        (await requireKey(store, publicKey)).publicKey,
+        { at, reason: text, by: who.by },
+        { actor: who.actor, address: who.address, note: text },
+      );
+      if (!done) throw notFound(`Key ${publicKey}`);
+      if (done.changed) {
+        deps.notices?.keyFrozen({ accountId: done.key.accountId, mode: done.key.mode, publicKey, reason: text, at });
+      }
+      return done.key;
+    },
+
+    async unfreezeKey(publicKey: string, who: KeyFreezer, note = ''): Promise<ApiKeyRecord> {
+      const key = await requireKey(store, publicKey);
+      const done = await store.keys.unfreeze(
+        key.publicKey,
+        { at: clock(), by: who.by },
+        { actor: who.actor, address: who.address, note: note.trim().slice(0, MAX_FREEZE_REASON_CHARS) },
+      );
+      if (!done) throw notFound(`Key ${publicKey}`);
+      deps.velocity?.unfrozen(publicKey);
+      return done.key;
     },
   };
 }
@@ -510,6 +568,8 @@ async function verifyPresentedPair(
       `This API key is locked to other IP addresses; the request came from ${clientIp || 'an unknown address'}.`,
     );
   }
+  // After the secret matched and the address passed: a stranger learns nothing of a freeze.
+  if (key.frozen !== undefined) throw keyFrozen(key.frozen.at);
   const controls = key.controls ?? NO_KEY_CONTROLS;
   return {
     accountId: account.accountId,

@@ -53,7 +53,9 @@ export type ErrorCode =
   /** The recipient has had the account's most purchases or Naira for today; nothing was debited. */
   | 'RECIPIENT_LIMIT'
   /** The same purchase was made moments ago without a new request_id; nothing was debited. */
-  | 'DUPLICATE_PURCHASE';
+  | 'DUPLICATE_PURCHASE'
+  /** The key pair is frozen (the velocity brake, or by hand) until someone allowed unfreezes it. */
+  | 'KEY_FROZEN';
 
 /** One rule broken by one field, for BadRequest field violations and 422 bodies. */
 export interface FieldViolation {

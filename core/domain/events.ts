@@ -27,6 +27,8 @@ export const EVENT_TYPES = [
   'ping',
   'plan.updated',
   'plan.disabled',
+  'key.frozen',
+  'key.unfrozen',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -227,6 +229,35 @@ export function lowBalanceEvent(
     subject,
     body: render(eventId, 'wallet.low_balance', at, mode, data),
     createdAt: at,
+  };
+}
+
+/**
+ * `key.frozen` and `key.unfrozen`: a key pair of the account was frozen (the velocity brake,
+ * or by hand) or unfrozen, written in the freeze's own transaction, in the key's mode. The
+ * subject is the public key; the reason is the brake's words or the operator's.
+ */
+export function keyFreezeEvent(
+  key: { publicKey: string; accountId: string; mode: Mode },
+  change: { type: 'key.frozen'; at: Date; reason: string; by: string } | { type: 'key.unfrozen'; at: Date; by: string },
+  eventId = newEventId(),
+): NewEvent {
+  const data: Record<string, unknown> = { public_key: key.publicKey };
+  if (change.type === 'key.frozen') {
+    data['reason'] = change.reason;
+    // Who froze it, without a person's address: the brake, the operator or the platform's staff.
+    data['frozen_by'] = change.by === 'velocity' ? 'velocity_brake' : change.by === 'cli' ? 'operator' : 'staff';
+  } else {
+    data['unfrozen_by'] = change.by.startsWith('owner:') ? 'owner' : change.by === 'cli' ? 'operator' : 'staff';
+  }
+  return {
+    eventId,
+    accountId: key.accountId,
+    mode: key.mode,
+    type: change.type,
+    subject: key.publicKey,
+    body: render(eventId, change.type, change.at, key.mode, data),
+    createdAt: change.at,
   };
 }
 

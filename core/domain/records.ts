@@ -9,6 +9,7 @@ import type { Mode } from './mode.js';
 import type { Kobo } from './money.js';
 import type { DeliveryResult, PlanType, ProductName, PurchaseDetails, TransactionStatus } from './products.js';
 import type { RecipientControls, RecipientRefusal } from './recipient-controls.js';
+import type { KeyFreeze } from './velocity.js';
 
 export interface AccountRecord {
   accountId: string;
@@ -55,6 +56,8 @@ export interface ApiKeyRecord {
   controls?: KeyControls;
   /** A rolled pair works until then (its grace period), then no longer; absent: until revoked. */
   expiresAt?: Date;
+  /** The pair is frozen (core/domain/velocity.ts): every call is KEY_FROZEN until it is unfrozen; absent: not. */
+  frozen?: KeyFreeze;
 }
 
 /** A key as the key lists show it: with when it last authenticated a request (null: never, or not written yet). */
@@ -250,6 +253,12 @@ export interface ReserveChecks {
    */
   cappedKey?: string;
   /**
+   * The key pair that asked, whatever its controls: read by the purchase flow only (the
+   * velocity brake refuses a key this core froze, and counts the reserve in memory); the
+   * stores read nothing for it.
+   */
+  key?: string;
+  /**
    * The account's recipient controls: its blocklist looked up, the recipient's Lagos day
    * checked against its limits and counted, and the same purchase within `duplicateWindowMs`
    * without a request_id refused. A refund gives the purchase back to the recipient's day.
@@ -409,7 +418,10 @@ export interface AuditEntryRecord {
   /** Sortable by time: newer rows have greater ids. */
   id: string;
   at: Date;
-  /** Who: `cli` (the admin token), `staff:<email>`, or `system` for the core's own decisions. */
+  /**
+   * Who: `cli` (the admin token), `staff:<email>`, `owner:<email>` (an account's owner in the
+   * developer area, unfreezing a key), or `system` for the core's own decisions.
+   */
   actor: string;
   /** What, as `area.verb`: `wallet.credit`, `routes.set`, `prices.change`. */
   action: string;

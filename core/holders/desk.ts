@@ -272,6 +272,13 @@ function holderKeys(deps: HolderDeskDeps) {
       });
       return rolled;
     },
+
+    /** Unfreezes one of the account's keys (the velocity brake's freeze or the platform's), as its owner. */
+    async unfreezeKey(context: HolderContext, publicKey: string): Promise<ApiKeyRecord> {
+      await ownKey(context, publicKey);
+      const owner = `owner:${context.user.email}`;
+      return accounts.unfreezeKey(publicKey, { by: owner, actor: owner, address: null });
+    },
   };
 }
 

@@ -60,6 +60,8 @@ export interface Notices {
     by: string;
     at: Date;
   }): void;
+  /** Mails every active owner of the account that one of its key pairs was frozen; looked up in the background. */
+  keyFrozen(key: { accountId: string; mode: string; publicKey: string; reason: string; at: Date }): void;
   /** Mails every active owner of the account (low-balance.ts calls it once per event). */
   lowBalance(alert: { accountId: string; balance: string; threshold: string; at: Date }): Promise<number>;
 }
@@ -90,6 +92,64 @@ function staffNotices(mailer: Mailer | null): Pick<Notices, 'staffSetup'> {
   };
 }
 
+/** What the owners of an account are told about its key pairs: a new pair, a frozen one. */
+function keyNotices(
+  mailer: Mailer | null,
+  people: PeopleStore,
+  log: Logger,
+  send: (kind: string, to: string, subject: string, text: string) => void,
+): Pick<Notices, 'keyCreated' | 'keyFrozen'> {
+  return {
+    keyCreated({ accountId, accountName, mode, publicKey, by, at }) {
+      if (mailer === null) return;
+      ownersOf(people, accountId)
+        .then((owners) => {
+          for (const owner of owners) {
+            send(
+              'key_created',
+              owner.email,
+              `A new ${mode} key pair for ${oneLine(accountName)}`,
+              `${by} created a ${mode} key pair for ${oneLine(accountName)} at ${lagosTime(at)}.\n\n` +
+                `Public key: ${publicKey.slice(0, 12)}…\n\nIf nobody of your account did this, ` +
+                `revoke it on the API keys page at once and tell the operator of the platform.`,
+            );
+          }
+        })
+        .catch((error: unknown) =>
+          log('mail.send_warning', {
+            kind: 'key_created',
+            reason: error instanceof Error ? error.message : String(error),
+          }),
+        );
+    },
+
+    keyFrozen({ accountId, mode, publicKey, reason, at }) {
+      if (mailer === null) return;
+      ownersOf(people, accountId)
+        .then((owners) => {
+          for (const owner of owners) {
+            send(
+              'key_frozen',
+              owner.email,
+              `A ${mode} API key of yours was frozen`,
+              `The ${mode} key pair ${publicKey} of account ${accountId} was frozen at ${lagosTime(at)}: ` +
+                `${oneLine(reason)}.\n\nEvery call with it is refused (403 KEY_FROZEN) until it is unfrozen. ` +
+                'If your own systems made these purchases, unfreeze it on the API keys page with your two-step ' +
+                'code. If not, its secret may have leaked: roll or revoke the key there instead, and tell the ' +
+                'operator of the platform.',
+            );
+          }
+        })
+        .catch((error: unknown) =>
+          log('mail.send_warning', {
+            kind: 'key_frozen',
+            reason: error instanceof Error ? error.message : String(error),
+          }),
+        );
+    },
+  };
+}
+
 export function createNotices(deps: { mailer: Mailer | null; people: PeopleStore; log: Logger }): Notices {
   const { mailer, people, log } = deps;
   const send = (kind: string, to: string, subject: string, text: string) =>
@@ -98,6 +158,7 @@ export function createNotices(deps: { mailer: Mailer | null; people: PeopleStore
   return {
     enabled: mailer !== null,
     ...staffNotices(mailer),
+    ...keyNotices(mailer, people, log, send),
 
     invitation({ email, accountName, role, url, expiresAt }) {
       send(
@@ -159,29 +220,6 @@ export function createNotices(deps: { mailer: Mailer | null; people: PeopleStore
           (change === 'on' ? '' : ' Set it up again on the Security page after you sign in.') +
           `\n\n${NOT_YOU}`,
       );
-    },
-
-    keyCreated({ accountId, accountName, mode, publicKey, by, at }) {
-      if (mailer === null) return;
-      ownersOf(people, accountId)
-        .then((owners) => {
-          for (const owner of owners) {
-            send(
-              'key_created',
-              owner.email,
-              `A new ${mode} key pair for ${oneLine(accountName)}`,
-              `${by} created a ${mode} key pair for ${oneLine(accountName)} at ${lagosTime(at)}.\n\n` +
-                `Public key: ${publicKey.slice(0, 12)}…\n\nIf nobody of your account did this, ` +
-                `revoke it on the API keys page at once and tell the operator of the platform.`,
-            );
-          }
-        })
-        .catch((error: unknown) =>
-          log('mail.send_warning', {
-            kind: 'key_created',
-            reason: error instanceof Error ? error.message : String(error),
-          }),
-        );
     },
 
     async lowBalance({ accountId, balance, threshold, at }) {

@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { DomainError, invalid } from '../domain/errors.js';
 import { capExceeded } from '../domain/key-controls.js';
 import type { Mode } from '../domain/mode.js';
-import { formatNaira } from '../domain/money.js';
+import { formatNaira, type Kobo } from '../domain/money.js';
 import { goodsMissing, type ProductName, type PurchaseOrder } from '../domain/products.js';
 import { recipientRefused } from '../domain/recipient-controls.js';
 import type { ReserveChecks, TransactionRecord } from '../domain/records.js';
@@ -43,6 +43,16 @@ export interface PurchaseDeps {
    * without it each family's provider takes every purchase, as before.
    */
   supply?: SupplyDeps;
+  /**
+   * The velocity brake (core/accounts/velocity.ts): a purchase naming its key (`checks.key`)
+   * is refused when this core froze the key, and its reserve is counted; none: nothing is.
+   */
+  velocity?: {
+    /** Throws KEY_FROZEN for a key the brake froze on this core; synchronous, no read. */
+    refuseIfFrozen(publicKey: string | undefined): void;
+    /** Counts a live reserve of the key, in memory. */
+    noteReserve(publicKey: string, chargedKobo: Kobo, recipient: string, at: Date): void;
+  };
 }
 
 /**
@@ -124,6 +134,8 @@ export async function executePurchase(
   if (requestId !== '' && !REQUEST_ID_PATTERN.test(requestId)) {
     throw invalid('request_id', 'request_id must be 1 to 64 letters, digits, "_" or "-".');
   }
+  // Before anything is read: a key frozen here moments ago costs nothing more.
+  deps.velocity?.refuseIfFrozen(checks?.key);
   const now = deps.clock();
   const requestHash = requestId ? orderHash(order) : null;
   const reference = newReference(now);
@@ -178,6 +190,9 @@ export async function executePurchase(
   }
 
   const tx = reserved.transaction;
+  // Live money only: the brake guards real wallets, and a test key's bursts are the partner's tests.
+  if (checks?.key !== undefined && mode === 'live')
+    deps.velocity?.noteReserve(checks.key, tx.chargedKobo, tx.recipient, now);
   deps.inFlight.add(tx.reference);
   try {
     let final: TransactionRecord;

@@ -75,6 +75,9 @@ function costRuleMessage(rule: CostRule) {
   };
 }
 
+/** The operator (the admin token) freezing or unfreezing a key, as its record and the audit row name them. */
+const CLI_FREEZER = { by: 'cli', actor: 'cli', address: null };
+
 export function attemptMessage(attempt: UpstreamAttemptRecord) {
   return {
     seq: attempt.seq,
@@ -207,6 +210,12 @@ function accountHandlers(accounts: AccountService, operations: AdminOperations) 
     async rollApiKey(req) {
       const { issued: pair, old } = await accounts.rollKey(req.publicKey, req.graceHours);
       return { issuedKey: issued(pair), oldKey: apiKeyMessage(old) };
+    },
+    async freezeApiKey(req) {
+      return { key: apiKeyMessage(await accounts.freezeKey(req.publicKey, req.reason, CLI_FREEZER)) };
+    },
+    async unfreezeApiKey(req) {
+      return { key: apiKeyMessage(await accounts.unfreezeKey(req.publicKey, CLI_FREEZER)) };
     },
     async setApiKeyLimits(req) {
       const change = {

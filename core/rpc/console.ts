@@ -17,6 +17,7 @@ import {
   type AuditFilter,
   type ChangeCatalogueRequest,
   type ConsoleService as ConsoleDesc,
+  type FrozenKeySchema,
   type GetAccountOverviewResponseSchema,
   type GetAttentionResponseSchema,
   type ProposalSchema,
@@ -28,7 +29,7 @@ import type { ClockJump } from '../../runtime/clock-jump.js';
 import type { CatalogService } from '../catalog/service.js';
 import { DomainError, invalid } from '../domain/errors.js';
 import { planPriceBasis, planPriceFor } from '../domain/pricing.js';
-import type { AuditEntryRecord } from '../domain/records.js';
+import type { ApiKeyRecord, AuditEntryRecord } from '../domain/records.js';
 import type { ProposalRecord, StaffMemberRecord } from '../domain/staff.js';
 import type { Reports } from '../reports/service.js';
 import { type Actor, CLI_ACTOR } from '../staff/audit.js';
@@ -205,6 +206,18 @@ async function changeCatalogue(
 }
 
 /** The attention queue as the console shows it: each pending purchase with its evidence, and the clock's last jump. */
+/** A key in the queue's frozen list (or just unfrozen: no freeze then). */
+function frozenKeyMessage(key: ApiKeyRecord): MessageInitShape<typeof FrozenKeySchema> {
+  return {
+    publicKey: key.publicKey,
+    accountId: key.accountId,
+    mode: key.mode,
+    ...(key.frozen
+      ? { frozenAt: timestampInit(key.frozen.at), reason: key.frozen.reason, frozenBy: key.frozen.by }
+      : {}),
+  };
+}
+
 function attentionMessage(
   queue: Attention,
   jump: ClockJump | null,
@@ -233,6 +246,7 @@ function attentionMessage(
       lastError: d.lastError ?? '',
     })),
     upstreams: queue.upstreams.map(upstreamHealthMessage),
+    frozenKeys: queue.frozenKeys.map(frozenKeyMessage),
     operations: queue.operations.map((alert) => ({
       kind: alert.kind,
       detail: alert.detail,
@@ -392,6 +406,10 @@ export function consoleHandlers({
     async suspendAccount(req) {
       const { who } = await realm.require(req.sessionToken, 'suspend', req.clientAddress);
       return { account: accountMessage(await desk.suspend(req.accountId, req.note, who)) };
+    },
+    async unfreezeKey(req) {
+      const { who } = await realm.require(req.sessionToken, 'resolve', req.clientAddress);
+      return { key: frozenKeyMessage(await desk.unfreezeKey(req.publicKey, req.note, who)) };
     },
     async resumeAccount(req) {
       const { who } = await realm.require(req.sessionToken, 'suspend', req.clientAddress);

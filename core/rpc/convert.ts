@@ -173,6 +173,9 @@ export function apiKeyMessage(
     limits: keyLimitsMessage(key.controls ?? NO_KEY_CONTROLS),
     spentTodayKobo: BigInt(key.spentTodayKobo ?? 0),
     ...(key.expiresAt ? { expiresAt: timestampFromDate(key.expiresAt) } : {}),
+    ...(key.frozen
+      ? { frozenAt: timestampFromDate(key.frozen.at), frozenReason: key.frozen.reason, frozenBy: key.frozen.by }
+      : {}),
   };
 }
 

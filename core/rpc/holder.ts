@@ -112,6 +112,7 @@ function keyMessage(
     limits: keyLimitsMessage(key.controls ?? NO_KEY_CONTROLS),
     spentTodayKobo: BigInt(key.spentTodayKobo ?? 0),
     ...(key.expiresAt ? { expiresAt: timestampFromDate(key.expiresAt) } : {}),
+    ...(key.frozen ? { frozenAt: timestampFromDate(key.frozen.at), frozenReason: key.frozen.reason } : {}),
   };
 }
 
@@ -493,6 +494,11 @@ export function holderHandlers(
       await people.requireFreshCode(context, req.totpCode);
       const { issued, old } = await desk.rollKey(context, req.publicKey, req.graceHours);
       return { issuedKey: { publicKey: issued.publicKey, secretKey: issued.secretKey }, oldKey: keyMessage(old) };
+    },
+    async unfreezeApiKey(req) {
+      const context = await owner(req.sessionToken, req.formAccountId);
+      await people.requireFreshCode(context, req.totpCode);
+      return { key: keyMessage(await desk.unfreezeKey(context, req.publicKey)) };
     },
     async getPrices(req) {
       const context = await signedIn(req.sessionToken);

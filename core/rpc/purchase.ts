@@ -151,8 +151,10 @@ function refusingSuspended(
 
 /**
  * What the reserve checks for this request: the key's caps when the gateway says the key has
- * some (capped_key), nothing otherwise, so a purchase without controls reads nothing more.
+ * some (capped_key), nothing otherwise, so a purchase without controls reads nothing more; and
+ * the key that asked (key), which only the velocity brake reads, in memory.
  */
-function checksOf(req: { cappedKey: string }): ReserveChecks | undefined {
-  return req.cappedKey === '' ? undefined : { cappedKey: req.cappedKey };
+function checksOf(req: { cappedKey: string; key: string }): ReserveChecks | undefined {
+  if (req.key === '') return req.cappedKey === '' ? undefined : { cappedKey: req.cappedKey };
+  return req.cappedKey === '' ? { key: req.key } : { cappedKey: req.cappedKey, key: req.key };
 }

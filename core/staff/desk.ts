@@ -17,6 +17,7 @@ import { FUNDING_PROVIDERS, type InflowRecord } from '../domain/funding.js';
 import { formatNaira, isKobo, type Kobo, kobo, MAX_AMOUNT_KOBO } from '../domain/money.js';
 import type {
   AccountRecord,
+  ApiKeyRecord,
   TransactionRecord,
   UpgradeRequestRecord,
   UpstreamAnswerRecord,
@@ -106,6 +107,8 @@ export interface Attention {
   proposals: ProposalRecord[];
   /** The platform itself: the store cannot write, the last scheduled backup failed. */
   operations: OperationsAlert[];
+  /** Key pairs frozen by the velocity brake or by hand, longest frozen first. */
+  frozenKeys: ApiKeyRecord[];
 }
 
 interface NewProposal {
@@ -346,13 +349,14 @@ function unreachable(value: never): never {
 async function attention(deps: DeskDeps): Promise<Attention> {
   const { store, clock } = deps;
   const now = clock();
-  const [pending, upgrades, inflows, proposals, failingWebhooks, health] = await Promise.all([
+  const [pending, upgrades, inflows, proposals, failingWebhooks, health, frozenKeys] = await Promise.all([
     store.transactions.listPending({ needsAttentionOnly: true }, { limit: ATTENTION_LIMIT }),
     deps.upgrades.listPending(),
     store.funding.listInflows('unmatched', ATTENTION_LIMIT),
     store.proposals.listOpen(now, ATTENTION_LIMIT),
     store.events.failingDestinations(new Date(now.getTime() - WEBHOOK_FAILING_AFTER_MS), ATTENTION_LIMIT),
     deps.upstreamHealth?.health() ?? [],
+    store.keys.listFrozen(ATTENTION_LIMIT),
   ]);
   // Each pending purchase's evidence: the upstreams called and what their answers were read as.
   const withAttempts = await Promise.all(
@@ -374,6 +378,20 @@ async function attention(deps: DeskDeps): Promise<Attention> {
     failingWebhooks,
     upstreams,
     operations: deps.operations?.() ?? [],
+    frozenKeys,
+  };
+}
+
+/** A frozen key's way out of the queue: staff unfreeze it, with a note saying why. */
+function keyDesk(deps: DeskDeps) {
+  return {
+    async unfreezeKey(publicKey: string, note: string, who: Actor): Promise<ApiKeyRecord> {
+      const text = checkNote(note);
+      const key = publicKey === '' ? null : await deps.store.keys.find(publicKey);
+      if (!key) throw notFound(`Key ${publicKey.slice(0, 64) || '(empty key)'}`);
+      if (key.frozen === undefined) throw new DomainError('FAILED_PRECONDITION', `Key ${publicKey} is not frozen.`);
+      return deps.accounts.unfreezeKey(publicKey, { by: who.actor, actor: who.actor, address: who.address }, text);
+    },
   };
 }
 
@@ -431,61 +449,69 @@ function purchaseDesk(deps: DeskDeps) {
   };
 }
 
+/**
+ * The approval and its move, posted as one move: decided, moved, marked applied and audited
+ * in one store transaction, or none of it. An approved proposal whose move never finished
+ * (written before the books made this one transaction) is finished here, once, whoever
+ * approves it again; only its approver is told they approved it.
+ */
+async function approveNow(
+  deps: DeskDeps,
+  found: ProposalRecord,
+  note: string,
+  who: Actor,
+  approver?: StaffMemberRecord,
+): Promise<ProposalRecord> {
+  const { store, clock } = deps;
+  const balanceOf = async (accountId: string) => (await store.accounts.get(accountId))?.balanceKobo ?? null;
+  const finishing = found.status === 'approved' && found.appliedAt === null;
+  if (found.status === 'pending') await requireCover(store, found);
+  const at = clock();
+  const move = await proposedMove(deps, found, at);
+  const newToPowers = approver !== undefined && isNewToPowers(approver, deps.fourEyesCoolingMs, at);
+  const approved = await store.ledger.post({
+    kind: 'approve',
+    proposalId: found.proposalId,
+    by: who.actor,
+    at,
+    move,
+    audit: {
+      actor: who.actor,
+      address: who.address,
+      note: note.trim(),
+      before: JSON.stringify({ ...found, balance_kobo: await balanceOf(found.accountId) }),
+      // The console flags an approval by a member still new to their powers.
+      afterExtra: newToPowers ? { approver_new_since: approver.powersSince.toISOString() } : {},
+    },
+  });
+  switch (approved.outcome) {
+    case 'not_found':
+      throw notFound(`Proposal ${found.proposalId}`);
+    case 'not_pending':
+      if (approved.proposal.status !== 'pending') throw alreadyDecided(approved.proposal);
+      throw new DomainError('FAILED_PRECONDITION', 'This proposal expired (24 hours); propose it again.');
+    case 'not_applied':
+      throw notApplied(found, move, approved.result);
+    case 'applied':
+      if (finishing && found.decidedBy !== who.actor)
+        throw new DomainError(
+          'FAILED_PRECONDITION',
+          `This proposal was already approved by ${found.decidedBy ?? 'a colleague'}; its move is complete ` +
+            '(made once), and your approval added nothing.',
+          { metadata: { decided_by: found.decidedBy ?? '', status: found.status } },
+        );
+      return approved.proposal;
+    default:
+      return unreachable(approved);
+  }
+}
+
 /** The four-eyes money moves: proposed by one member, approved or refused by another. */
 function proposalDesk(deps: DeskDeps) {
   const { store, audit, clock } = deps;
 
   async function balanceOf(accountId: string): Promise<Kobo | null> {
     return (await store.accounts.get(accountId))?.balanceKobo ?? null;
-  }
-
-  /**
-   * The approval and its move, posted as one move: decided, moved, marked applied and audited
-   * in one store transaction, or none of it. An approved proposal whose move never finished
-   * (written before the books made this one transaction) is finished here, once, whoever
-   * approves it again; only its approver is told they approved it.
-   */
-  async function approveNow(found: ProposalRecord, note: string, who: Actor, approver?: StaffMemberRecord) {
-    const finishing = found.status === 'approved' && found.appliedAt === null;
-    if (found.status === 'pending') await requireCover(store, found);
-    const at = clock();
-    const move = await proposedMove(deps, found, at);
-    const newToPowers = approver !== undefined && isNewToPowers(approver, deps.fourEyesCoolingMs, at);
-    const approved = await store.ledger.post({
-      kind: 'approve',
-      proposalId: found.proposalId,
-      by: who.actor,
-      at,
-      move,
-      audit: {
-        actor: who.actor,
-        address: who.address,
-        note: note.trim(),
-        before: JSON.stringify({ ...found, balance_kobo: await balanceOf(found.accountId) }),
-        // The console flags an approval by a member still new to their powers.
-        afterExtra: newToPowers ? { approver_new_since: approver.powersSince.toISOString() } : {},
-      },
-    });
-    switch (approved.outcome) {
-      case 'not_found':
-        throw notFound(`Proposal ${found.proposalId}`);
-      case 'not_pending':
-        if (approved.proposal.status !== 'pending') throw alreadyDecided(approved.proposal);
-        throw new DomainError('FAILED_PRECONDITION', 'This proposal expired (24 hours); propose it again.');
-      case 'not_applied':
-        throw notApplied(found, move, approved.result);
-      case 'applied':
-        if (finishing && found.decidedBy !== who.actor)
-          throw new DomainError(
-            'FAILED_PRECONDITION',
-            `This proposal was already approved by ${found.decidedBy ?? 'a colleague'}; its move is complete ` +
-              '(made once), and your approval added nothing.',
-            { metadata: { decided_by: found.decidedBy ?? '', status: found.status } },
-          );
-        return approved.proposal;
-      default:
-        return unreachable(approved);
-    }
   }
 
   return {
@@ -545,7 +571,7 @@ function proposalDesk(deps: DeskDeps) {
           ? approvalBar(approver, found, deps.fourEyesCoolingMs, clock())
           : null;
       if (bar !== null) throw new DomainError('PERMISSION_DENIED', bar);
-      if (approve) return approveNow(found, note, who, approver);
+      if (approve) return approveNow(deps, found, note, who, approver);
       const decided = await store.proposals.decide(proposalId, 'refused', who.actor, clock());
       if (!decided) {
         // Read again: a colleague's decision may have taken effect since `found` was read.
@@ -695,6 +721,7 @@ export function createDesk(deps: DeskDeps) {
     ...proposalDesk(deps),
     ...accountDesk(deps),
     ...decisionDesk(deps),
+    ...keyDesk(deps),
   };
 }
 

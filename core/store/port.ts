@@ -58,6 +58,7 @@ import type {
 } from '../domain/records.js';
 import type { FundingDayRow, ReportGroup, SalesDayRow } from '../domain/reports.js';
 import type { ProposalRecord, StaffMemberRecord, StaffRole, StaffSessionRecord } from '../domain/staff.js';
+import type { KeyFreeze, KeyUnfreeze, VelocityDay } from '../domain/velocity.js';
 import type { EventStore, WebhookStore } from './event-port.js';
 import type { LedgerStore } from './moves.js';
 
@@ -132,6 +133,31 @@ export interface KeyStore {
    * refunds given back; a key with nothing counted that day is absent.
    */
   spentOn(publicKeys: readonly string[], day: number): Promise<Map<string, Kobo>>;
+  /**
+   * Freezes the key (core/domain/velocity.ts), and in the same transaction writes its
+   * `key.frozen` event (in the key's mode) and the audit row (`key.freeze`). A key frozen
+   * already keeps its first freeze and nothing is written (`changed` false). Null when the
+   * key does not exist.
+   */
+  freeze(publicKey: string, freeze: KeyFreeze, who: KeyFreezeActor): Promise<KeyFreezeChange | null>;
+  /** As freeze, the other way: the freeze taken off, `key.unfrozen` and `key.unfreeze` written with it. */
+  unfreeze(publicKey: string, unfreeze: KeyUnfreeze, who: KeyFreezeActor): Promise<KeyFreezeChange | null>;
+  /** The frozen keys, longest frozen first, at most `limit` (the console's attention queue). */
+  listFrozen(limit: number): Promise<ApiKeyRecord[]>;
+}
+
+/** Who froze or unfroze a key, as the audit row names them. */
+export interface KeyFreezeActor {
+  /** The audit's actor: `system` (the velocity brake), `cli`, `staff:<email>`, `owner:<email>` (the developer area). */
+  actor: string;
+  address: string | null;
+  note: string;
+}
+
+/** A key after a freeze or unfreeze, and whether that call changed it (false: it already was). */
+export interface KeyFreezeChange {
+  key: ApiKeyRecord;
+  changed: boolean;
 }
 
 export interface CatalogStore {
@@ -463,6 +489,22 @@ export interface KeyUseStore {
   recordUses(uses: ReadonlyMap<string, Date>): Promise<void>;
   /** The last use of each of these keys that has one; keys never used are absent. */
   lastUses(publicKeys: readonly string[]): Promise<Map<string, Date>>;
+  /**
+   * Adds to each key's Lagos day what the velocity brake counted (core/accounts/velocity.ts):
+   * the spending added, the day's peak of new recipients in one window moved up (never
+   * down), all in one write; several cores writing the same day add up.
+   */
+  recordVelocity(days: readonly VelocityDayDelta[]): Promise<void>;
+  /** The key's days from `fromDay` to before `toDay` that have a row, in day order. */
+  velocityDays(publicKey: string, fromDay: number, toDay: number): Promise<VelocityDay[]>;
+}
+
+/** What one core counted of one key on one Lagos day since its last write. */
+export interface VelocityDayDelta {
+  publicKey: string;
+  day: number;
+  addKobo: Kobo;
+  peakNewRecipients: number;
 }
 
 /** One blocked recipient: the platform's (accountId '') or an account's. */

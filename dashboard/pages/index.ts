@@ -6,6 +6,7 @@ import { developerRoutes } from './developers.js';
 import { fundRoutes } from './fund.js';
 import { fundsRoutes } from './funds.js';
 import { invitationRoutes } from './invitation.js';
+import { keyFreezeRoutes } from './key-freeze.js';
 import { keyLimitRoutes } from './key-limits.js';
 import { keyRoutes } from './keys.js';
 import { overviewRoutes } from './overview.js';
@@ -30,6 +31,7 @@ export const routes: readonly Route[] = [
   ...buyRoutes,
   ...keyRoutes,
   ...keyLimitRoutes,
+  ...keyFreezeRoutes,
   ...priceRoutes,
   ...transactionRoutes,
   ...statementRoutes,

@@ -41,6 +41,7 @@ const NOTICES: Readonly<Record<string, string>> = {
   approved: 'Your account now has API access. Here is its first key pair.',
   requested: 'Your request for API access is sent. We will look at it soon; this page shows when it is approved.',
   limited: 'The limits are saved. Requests with this key are checked against them from now on.',
+  unfrozen: 'The key is unfrozen. Requests with it are taken again.',
   shown:
     'The new key pair is listed below. Its secret key was shown once and is not shown again; if it was not ' +
     'copied, revoke the key and create another.',
@@ -74,10 +75,13 @@ function keyRow(ctx: SignedInContext, viewer: Viewer, key: HolderApiKey): SafeHt
       ? html`<strong class="tag tag--grey">Revoked</strong>`
       : ended(key)
         ? html`<strong class="tag tag--grey">Ended</strong>`
-        : key.expiresAt
-          ? html`<strong class="tag tag--yellow">Rolled</strong> <span class="hint">works until <time \
+        : key.frozenAt
+          ? html`<strong class="tag tag--red">Frozen</strong> <span class="hint">since <time \
+datetime="${isoTime(key.frozenAt)}">${lagosTime(key.frozenAt)}</time>: ${key.frozenReason}</span>`
+          : key.expiresAt
+            ? html`<strong class="tag tag--yellow">Rolled</strong> <span class="hint">works until <time \
 datetime="${isoTime(key.expiresAt)}">${lagosTime(key.expiresAt)}</time></span>`
-          : html`<strong class="tag tag--green">Active</strong>`
+            : html`<strong class="tag tag--green">Active</strong>`
   }</td>
   <td data-label="Created"><time datetime="${isoTime(key.createdAt)}">${lagosTime(key.createdAt)}</time></td>
   <td data-label="Last used">${
@@ -98,7 +102,13 @@ datetime="${isoTime(key.lastUsedAt)}">${lagosTime(key.lastUsedAt)}</time>`
   }</td>
   <td class="table__actions">${
     owner
-      ? html`<ul class="actions">
+      ? html`<ul class="actions">${
+          key.frozenAt
+            ? html`
+      <li><a href="${ctx.link(`/keys/unfreeze?key=${encodeURIComponent(key.publicKey)}`)}">Unfreeze<span \
+class="visually-hidden"> ${key.publicKey}</span></a></li>`
+            : ''
+        }
       <li><a href="${ctx.link(`/keys/limits?key=${encodeURIComponent(key.publicKey)}`)}">Change limits<span \
 class="visually-hidden"> of ${key.publicKey}</span></a></li>
       <li><a href="${ctx.link(`/keys/roll?key=${encodeURIComponent(key.publicKey)}`)}">Roll<span \

@@ -48,11 +48,12 @@ export function accountOf(caller: Caller): { accountId: string; mode: ProtoMode 
 }
 
 /**
- * Who a purchase acts for: as accountOf, and the caller's key when it has a spend cap, so
- * that the core's reserve checks the cap (a key without one costs the reserve nothing).
+ * Who a purchase acts for: as accountOf, the caller's key when it has a spend cap, so that
+ * the core's reserve checks the cap (a key without one costs the reserve nothing), and the
+ * caller's key always, for the core's velocity brake (counted in memory, no read).
  */
-export function purchaserOf(caller: Caller): { accountId: string; mode: ProtoMode; cappedKey: string } {
-  return { ...accountOf(caller), cappedKey: caller.spendCapped ? caller.publicKey : '' };
+export function purchaserOf(caller: Caller): { accountId: string; mode: ProtoMode; cappedKey: string; key: string } {
+  return { ...accountOf(caller), cappedKey: caller.spendCapped ? caller.publicKey : '', key: caller.publicKey };
 }
 
 /**

@@ -196,6 +196,8 @@ test('keys create, list and revoke: a revoked pair stops authenticating', async 
       'cap_per_purchase_kobo',
       'created_at',
       'expires_at',
+      'frozen_at',
+      'frozen_reason',
       'last_used_at',
       'mode',
       'public_key',

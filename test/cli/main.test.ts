@@ -75,6 +75,8 @@ test('--help, help and GROUP --help list every command with one line each, on st
     'keys revoke PUBLIC_KEY',
     'keys lock-ip PUBLIC_KEY IP',
     'keys unlock-ip PUBLIC_KEY',
+    'keys freeze PUBLIC_KEY --reason TEXT',
+    'keys unfreeze PUBLIC_KEY',
     'wallet credit ACCOUNT_ID AMOUNT_NAIRA',
     'pricing set-sms-rate NAIRA_PER_PAGE',
   ]) {

@@ -137,4 +137,28 @@ flow('a key rolled from the page: the old secret works in its grace period, the 
   assert.is(fresh.status, 200, fresh.text);
 });
 
+flow(
+  'a frozen key shows as frozen with its reason; the owner unfreezes it from the page and it works again',
+  async (state) => {
+    const { core, dashboard, gateway, page, keys } = state;
+    const accountId = (await core.store.keys.find(keys.publicKey))!.accountId;
+    const issued = (await core.admin.createApiKey({ accountId })).issuedKey!;
+    const frozenKeys = { publicKey: issued.publicKey, secretKey: issued.secretKey };
+    await core.admin.freezeApiKey({ publicKey: issued.publicKey, reason: 'purchases from an unknown server' });
+    const refused = await gateway.request({ query: { action: 'balance' }, keys: frozenKeys });
+    assert.is(refused.json.code, 'KEY_FROZEN');
+    await page.goto(`${dashboard.url}/keys`);
+    const row = page.locator('tbody tr', { hasText: issued.publicKey });
+    assert.match((await row.textContent()) ?? '', /Frozen.*purchases from an unknown server/s);
+    await page.getByRole('link', { name: `Unfreeze ${issued.publicKey}` }).click();
+    assert.match((await page.textContent('main')) ?? '', 'roll it');
+    await page.getByRole('button', { name: 'Unfreeze this key' }).click();
+    await page.waitForURL(/\/keys\?done=unfrozen$/);
+    assert.match((await page.textContent('main')) ?? '', 'The key is unfrozen');
+    assert.not.match((await page.locator('tbody tr', { hasText: issued.publicKey }).textContent()) ?? '', 'Frozen');
+    const balance = await gateway.request({ query: { action: 'balance' }, keys: frozenKeys });
+    assert.is(balance.status, 200, balance.text);
+  },
+);
+
 test.run();

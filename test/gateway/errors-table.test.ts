@@ -49,6 +49,7 @@ const CORE_REASONS: [ErrorCode, Code, number, string][] = [
   ['RECIPIENT_BLOCKED', Code.FailedPrecondition, 422, 'RECIPIENT_BLOCKED'],
   ['RECIPIENT_LIMIT', Code.FailedPrecondition, 422, 'RECIPIENT_LIMIT'],
   ['DUPLICATE_PURCHASE', Code.Aborted, 409, 'DUPLICATE_PURCHASE'],
+  ['KEY_FROZEN', Code.PermissionDenied, 403, 'KEY_FROZEN'],
 ];
 
 for (const [reason, code, status, publicCode] of CORE_REASONS) {

@@ -14,6 +14,7 @@ import { createGrpcTransport } from '@connectrpc/connect-node';
 import { type BackupSettings, type Core, createCore, type FundingConfig, type WebhookDeps } from '../../core/app.js';
 import { API_TIER_ID } from '../../core/catalog/defaults.js';
 import { createPlanBook } from '../../core/catalog/plan-codes.js';
+import type { VelocitySettings } from '../../core/domain/velocity.js';
 import type { MailSettings } from '../../core/mail/smtp.js';
 import type { CoreMetrics } from '../../core/metrics.js';
 import type { PlanCodes } from '../../core/providers/index.js';
@@ -83,6 +84,8 @@ export async function startCore(
     cliMoneyMoves?: 'direct' | 'proposals';
     /** SMTP_URL and MAIL_FROM as the core reads them (nothing is mailed by default). */
     mail?: MailSettings;
+    /** The velocity brake's settings (off by default, so that no other test's burst freezes its key). */
+    velocity?: VelocitySettings;
     /** The core's Prometheus series, to read them in the test. */
     metrics?: CoreMetrics;
     /** Another core's SQLite file, opened with a handle of this core's own: two cores sharing one store. */
@@ -119,6 +122,7 @@ export async function startCore(
     ...(options.funding === undefined ? {} : { funding: options.funding }),
     ...(options.cliMoneyMoves === undefined ? {} : { cliMoneyMoves: options.cliMoneyMoves }),
     ...(options.mail === undefined ? {} : { mail: options.mail }),
+    ...(options.velocity === undefined ? {} : { velocity: options.velocity }),
     ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
     backups: {
       storeFile,

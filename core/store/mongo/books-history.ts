@@ -1,6 +1,6 @@
 /**
  * Schema step 28's data step: the history before the books, as entries of the journal
- * (books.ts), booked exactly as SQLite's step 34 books it (sqlite/migrations-books.ts): the
+ * (books.ts), booked exactly as SQLite's step 35 books it (sqlite/migrations-books.ts): the
  * same accounts and amounts for every ledger entry, purchase and inflow.
  *
  * - A purchase's debit is its reserve (the wallet into held:purchases); a purchase that is

@@ -57,6 +57,8 @@ export const UPSTREAM_ANSWERS_COLLECTION = 'upstream_answers';
 export const PLAN_CODES_COLLECTION = 'plan_codes';
 /** What each capped key pair's purchases charged per Africa/Lagos day (spend.ts); created by its own step. */
 export const KEY_DAY_SPEND_COLLECTION = 'key_day_spend';
+/** What the velocity brake counted of each key per Africa/Lagos day (key-use.ts); created by its own step. */
+export const KEY_VELOCITY_COLLECTION = 'key_velocity_days';
 /** Recipient controls (recipients.ts): blocklists, each recipient's Lagos day, the duplicate guard's last purchases. */
 export const RECIPIENT_COLLECTIONS = {
   blocks: 'recipient_blocks',

@@ -35,6 +35,7 @@ import type {
   TierRecord,
   TransactionRecord,
 } from '../../domain/records.js';
+import type { KeyFreeze } from '../../domain/velocity.js';
 
 /** An int64 as written (`Long`) or as the driver reads it back (a number when it fits in 2^53). */
 export type StoredInteger = Long | number;
@@ -170,6 +171,8 @@ export interface ApiKeyDoc {
   controls?: KeyControlsDoc;
   /** When a rolled pair stops working; absent: never (until revoked). */
   expires_at?: Date;
+  /** The pair's freeze (core/domain/velocity.ts); absent: not frozen. */
+  frozen?: { at: Date; reason: string; by: string };
 }
 
 /** KeyControls as stored, the caps as int64 kobo. */
@@ -207,6 +210,7 @@ export function apiKeyToDoc(key: ApiKeyRecord): ApiKeyDoc {
   };
   if (key.controls !== undefined) doc.controls = keyControlsToDoc(key.controls);
   if (key.expiresAt !== undefined) doc.expires_at = toDate(key.expiresAt, 'expiresAt');
+  if (key.frozen !== undefined) doc.frozen = keyFreezeToDoc(key.frozen);
   return doc;
 }
 
@@ -222,7 +226,12 @@ export function apiKeyFromDoc(doc: ApiKeyDoc): ApiKeyRecord {
   };
   if (doc.controls !== undefined) key.controls = keyControlsFromDoc(doc.controls);
   if (doc.expires_at !== undefined) key.expiresAt = doc.expires_at;
+  if (doc.frozen !== undefined) key.frozen = { at: doc.frozen.at, reason: doc.frozen.reason, by: doc.frozen.by };
   return key;
+}
+
+export function keyFreezeToDoc(freeze: KeyFreeze): NonNullable<ApiKeyDoc['frozen']> {
+  return { at: toDate(freeze.at, 'frozen.at'), reason: freeze.reason, by: freeze.by };
 }
 
 interface DiscountDoc {

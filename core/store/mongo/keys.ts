@@ -1,9 +1,42 @@
 /** API keys on MongoDB: one document per key pair, keyed by the public key. */
 import { requireLimit } from '../bounds.js';
-import type { KeyStore } from '../port.js';
+import { type FreezeChange, freezeApplies, freezeRecords } from '../key-freezes.js';
+import type { KeyFreezeActor, KeyFreezeChange, KeyStore } from '../port.js';
+import { appendAuditIn, auditDocOf } from './audit-log.js';
 import { bounded, MAX_LIST_ITEMS, type MongoContext } from './context.js';
-import { apiKeyFromDoc, apiKeyToDoc, keyControlsToDoc, toDate } from './documents.js';
+import { apiKeyFromDoc, apiKeyToDoc, keyControlsToDoc, keyFreezeToDoc, toDate } from './documents.js';
+import { deliversTo, writeEventIn } from './events.js';
 import { spentOnDay } from './spend.js';
+
+/**
+ * A freeze or an unfreeze with its event and audit row, in one transaction. The key's
+ * document is written in it, so two changes of one key at once conflict and the driver
+ * re-runs the later one on a fresh snapshot, where it finds the key already changed.
+ */
+function changeFreeze(
+  ctx: MongoContext,
+  publicKey: string,
+  asked: FreezeChange,
+  who: KeyFreezeActor,
+): Promise<KeyFreezeChange | null> {
+  return ctx.inTransaction(async (session) => {
+    const c = ctx.live();
+    const doc = await c.apiKeys.findOne({ _id: publicKey }, { session });
+    if (doc === null) return null;
+    const before = apiKeyFromDoc(doc);
+    if (!freezeApplies(before, asked)) return { key: before, changed: false };
+    const { event, audit } = freezeRecords(before, asked, who);
+    const updated = await c.apiKeys.findOneAndUpdate(
+      { _id: publicKey },
+      asked.kind === 'freeze' ? { $set: { frozen: keyFreezeToDoc(asked.freeze) } } : { $unset: { frozen: '' } },
+      { session, returnDocument: 'after' },
+    );
+    if (updated === null) return null;
+    await writeEventIn(ctx, session, event, await deliversTo(ctx, session, before.accountId, before.mode));
+    await appendAuditIn(ctx, session, auditDocOf(audit));
+    return { key: apiKeyFromDoc(updated), changed: true };
+  });
+}
 
 export function createKeyStore(ctx: MongoContext): KeyStore {
   const { live } = ctx;
@@ -59,6 +92,18 @@ export function createKeyStore(ctx: MongoContext): KeyStore {
       return doc === null ? null : apiKeyFromDoc(doc);
     },
     spentOn: (publicKeys, day) => spentOnDay(ctx, publicKeys, day),
+    freeze: (publicKey, freeze, who) => changeFreeze(ctx, publicKey, { kind: 'freeze', freeze }, who),
+    unfreeze: (publicKey, unfreeze, who) => changeFreeze(ctx, publicKey, { kind: 'unfreeze', unfreeze }, who),
+    async listFrozen(limit) {
+      requireLimit(limit);
+      // Served by the partial index api_keys_frozen (schema step 29).
+      const docs = await live()
+        .apiKeys.find({ frozen: { $exists: true } })
+        .sort({ 'frozen.at': 1, _id: 1 })
+        .limit(limit)
+        .toArray();
+      return docs.map(apiKeyFromDoc);
+    },
     async roll(publicKey, next, oldExpiresAt) {
       const until = toDate(oldExpiresAt, 'oldExpiresAt');
       return ctx.inTransaction(async (session) => {

@@ -26,6 +26,7 @@ import {
   JOURNAL_COLLECTION,
   KEY_DAY_SPEND_COLLECTION,
   KEY_USE_COLLECTION,
+  KEY_VELOCITY_COLLECTION,
   MAIL_COLLECTIONS,
   MEMBERSHIPS_COLLECTION,
   PEOPLE_COLLECTIONS,
@@ -471,6 +472,25 @@ export const SCHEMA_STEPS: readonly SchemaStep[] = [
       for (const [name, indexes] of Object.entries(JOURNAL_INDEXES)) await target.createIndexes(name, [...indexes]);
       await migrateHistory(target);
       await checkHistory(target);
+    },
+  },
+  {
+    version: 29,
+    description: "the velocity brake: frozen keys for the console's queue, and each key's spending per Lagos day",
+    // A key's freeze lives on its own document (no validator to widen); the partial index holds
+    // only the frozen ones. Events have no validator either, so key.frozen needs nothing more.
+    async apply(target) {
+      await createMissingCollections(target, [KEY_VELOCITY_COLLECTION], {});
+      await target.createIndexes(KEY_VELOCITY_COLLECTION, [
+        { name: 'key_velocity_days_by_key', key: { public_key: 1, day: 1 } },
+      ]);
+      await target.createIndexes(COLLECTIONS.apiKeys, [
+        {
+          name: 'api_keys_frozen',
+          key: { 'frozen.at': 1, _id: 1 },
+          partialFilterExpression: { frozen: { $exists: true } },
+        },
+      ]);
     },
   },
 ];

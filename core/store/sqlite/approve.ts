@@ -6,7 +6,7 @@
 import type Database from 'better-sqlite3';
 import { type Approved, type ApproveMove, type MoveResults, type ProposedMove, tookEffect } from '../moves.js';
 import { refundMemo, reversalMemo } from '../rules.js';
-import type { createAuditLogStore } from './audit-log.js';
+import type { auditAppender } from './audit-log.js';
 import type { GroupCommit } from './group-commit.js';
 import { toMs } from './rows.js';
 import { type ProposalRow, proposalFromRow } from './staff.js';
@@ -18,7 +18,7 @@ type ProposedResult = MoveResults[ProposedMove['kind']];
 export interface ApprovalParts {
   money: ReturnType<typeof moneyOperations>;
   creditInflow: (move: Extract<ProposedMove, { kind: 'inflow_credit' }>) => MoveResults['inflow_credit'];
-  audit: ReturnType<typeof createAuditLogStore>;
+  appendAudit: ReturnType<typeof auditAppender>;
   balanceOf: (accountId: string) => number | null;
 }
 
@@ -78,7 +78,7 @@ export function createApproval(db: Database.Database, commit: GroupCommit, parts
         const result = makeMove(move.move);
         if (!tookEffect(move.move, result)) throw new NotApplied(result);
         const after = proposalFromRow(applied.get({ id: move.proposalId, at: toMs(move.at) })!);
-        parts.audit.appendNow({
+        parts.appendAudit({
           at: move.at,
           actor: move.audit.actor,
           action: finishing ? 'proposal.finish' : 'proposal.approve',

@@ -31,15 +31,16 @@ function fromRow(row: AuditRow): AuditEntryRecord {
   };
 }
 
-/** The audit log, and its append as a plain write for a money operation's own transaction (`appendNow`). */
-export function createAuditLogStore(
-  db: Database.Database,
-): AuditLogStore & { appendNow(entry: Omit<AuditEntryRecord, 'id'>): AuditEntryRecord } {
+/**
+ * Appends one row, synchronously: inside the caller's transaction when there is one (a key's
+ * freeze writes its row with the freeze).
+ */
+export function auditAppender(db: Database.Database): (entry: Omit<AuditEntryRecord, 'id'>) => AuditEntryRecord {
   const insert = db.prepare<AuditRow>(
     `INSERT INTO audit_log (entry_id, at, actor, action, target, before_json, after_json, address, note)
      VALUES (@entry_id, @at, @actor, @action, @target, @before_json, @after_json, @address, @note)`,
   );
-  function appendNow(entry: Omit<AuditEntryRecord, 'id'>): AuditEntryRecord {
+  return (entry) => {
     const row: AuditRow = {
       entry_id: auditEntryId(entry.at),
       at: toMs(entry.at),
@@ -53,11 +54,14 @@ export function createAuditLogStore(
     };
     insert.run(row);
     return fromRow(row);
-  }
+  };
+}
+
+export function createAuditLogStore(db: Database.Database): AuditLogStore {
+  const append = auditAppender(db);
   return {
-    appendNow,
     async append(entry) {
-      return appendNow(entry);
+      return append(entry);
     },
     async list(filter) {
       const where: string[] = [];

@@ -8,7 +8,7 @@ import type Database from 'better-sqlite3';
 import type { EntryKind, Posting } from '../../domain/books.js';
 import type { Mode } from '../../domain/mode.js';
 import type { BooksMoney, BooksStore, JournalEntryRecord } from '../port.js';
-import { createAuditLogStore } from './audit-log.js';
+import { auditAppender } from './audit-log.js';
 import type { GroupCommit } from './group-commit.js';
 import { fromMs, toMs } from './rows.js';
 
@@ -82,7 +82,7 @@ export function createBooksStore(db: Database.Database, commit: GroupCommit): Bo
   const ownEntry = db.prepare<{ reference: string; kind: string }, JournalRow>(
     'SELECT * FROM journal WHERE reference = @reference AND kind = @kind ORDER BY entry_id LIMIT 1',
   );
-  const audit = createAuditLogStore(db);
+  const appendAudit = auditAppender(db);
   const record = (row: JournalRow): JournalEntryRecord => ({
     entryId: String(row.entry_id),
     kind: row.kind as EntryKind,
@@ -106,7 +106,7 @@ export function createBooksStore(db: Database.Database, commit: GroupCommit): Bo
         const earlier = ownEntry.get({ reference: entry.reference, kind: entry.kind });
         if (earlier !== undefined) return { entry: record(earlier), replayed: true };
         book(sql, entry.kind, entry.mode, entry.reference, entry.at, entry.postings);
-        audit.appendNow(auditEntry);
+        appendAudit(auditEntry);
         return { entry: record(ownEntry.get({ reference: entry.reference, kind: entry.kind })!), replayed: false };
       });
     },

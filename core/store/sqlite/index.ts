@@ -15,7 +15,7 @@ import type { Store } from '../port.js';
 import { createWriteHealth } from '../write-health.js';
 import { createAccountStore, prepareAccountStatements } from './accounts.js';
 import { createApproval } from './approve.js';
-import { createAuditLogStore } from './audit-log.js';
+import { auditAppender, createAuditLogStore } from './audit-log.js';
 import { createBooksStore, prepareBookStatements } from './books.js';
 import { createCatalogStore } from './catalog.js';
 import { createEventStore, createWebhookStore, prepareEventStatements } from './events.js';
@@ -104,7 +104,7 @@ function buildStore(db: Database.Database): Store {
   });
   return {
     accounts: createAccountStore(accountSql),
-    keys: createKeyStore(db, commit),
+    keys: createKeyStore(db, commit, eventSql),
     catalog: createCatalogStore(db, eventSql),
     wallet: money.wallet,
     transactions: createTransactionStore(transactionSql),
@@ -162,12 +162,11 @@ function moneyParts(
   );
   const { deliveredLater, ...supply } = createSupplyStore(db, commit);
   const { bookOwn, ...books } = createBooksStore(db, commit);
-  const audit = createAuditLogStore(db);
   const balances = prepareAccountStatements(db);
   const approve = createApproval(db, commit, {
     money,
     creditInflow: (move) => creditNow(move.inflowId, move.credit, move.from),
-    audit,
+    appendAudit: auditAppender(db),
     balanceOf: (accountId) => balances.get.get(accountId)?.balance_kobo ?? null,
   });
   const ledger = ledgerStore(

@@ -209,7 +209,7 @@ const HISTORY = `
 
 export const BOOKS_MIGRATIONS: readonly Migration[] = [
   {
-    version: 34,
+    version: 35,
     description: 'the books: a double-entry journal of every money move, the history migrated into it',
     sql: JOURNAL_TABLES + HISTORY + JOURNAL_GUARDS,
   },

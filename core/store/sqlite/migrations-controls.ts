@@ -1,7 +1,7 @@
 /**
  * SQLite schema steps of key and recipient controls (docs/security.md): what each key pair
- * may do, what its capped purchases charged each Africa/Lagos day, and what accounts allow
- * to one recipient.
+ * may do, what its capped purchases charged each Africa/Lagos day, what accounts allow
+ * to one recipient, and the velocity brake's freezes and history.
  */
 import type { Migration } from './migration.js';
 
@@ -77,5 +77,67 @@ export const CONTROLS_MIGRATIONS: readonly Migration[] = [
     version: 33,
     description: 'key rolls: a rolled key pair works until the end of its grace period',
     sql: 'ALTER TABLE api_keys ADD COLUMN expires_at INTEGER;',
+  },
+  {
+    version: 34,
+    description: "the velocity brake: a key's freeze, each key's spending per Lagos day, key.frozen and key.unfrozen",
+    // A key's freeze is a column of its row, so the key-pair check reads it with the key; the
+    // partial index serves the console's queue of frozen keys. key_velocity_days is what the
+    // brake judges a key by, written in the background (core/accounts/velocity.ts), never by
+    // a reserve. The events' CHECK widens for the two new types: the table is rebuilt exactly
+    // as in step 25 (which says why that is safe), with every index and trigger again.
+    sql: `
+      ALTER TABLE api_keys ADD COLUMN frozen TEXT CHECK (frozen IS NULL OR json_valid(frozen));
+      CREATE INDEX api_keys_frozen ON api_keys (public_key) WHERE frozen IS NOT NULL;
+      CREATE TABLE key_velocity_days (
+        public_key           TEXT NOT NULL,
+        day                  INTEGER NOT NULL,
+        spent_kobo           INTEGER NOT NULL CHECK (spent_kobo >= 0),
+        peak_new_recipients  INTEGER NOT NULL CHECK (peak_new_recipients >= 0),
+        PRIMARY KEY (public_key, day)
+      ) STRICT, WITHOUT ROWID;
+
+      CREATE TABLE events_next (
+        seq              INTEGER PRIMARY KEY AUTOINCREMENT,
+        event_id         TEXT NOT NULL UNIQUE,
+        account_id       TEXT NOT NULL REFERENCES accounts (account_id),
+        mode             TEXT NOT NULL CHECK (mode IN ('live', 'test')),
+        type             TEXT NOT NULL CHECK (type IN ('transaction.success', 'transaction.failed',
+                           'transaction.reversed', 'wallet.credited', 'wallet.debited', 'wallet.low_balance',
+                           'ping', 'plan.updated', 'plan.disabled', 'key.frozen', 'key.unfrozen')),
+        subject          TEXT NOT NULL,
+        body             TEXT NOT NULL CHECK (json_valid(body)),
+        created_at       INTEGER NOT NULL,
+        delivery         TEXT NOT NULL CHECK (delivery IN ('none', 'pending', 'delivered', 'failed')),
+        attempts         INTEGER NOT NULL CHECK (attempts >= 0),
+        next_attempt_at  INTEGER,
+        queued_at        INTEGER NOT NULL,
+        lease_owner      TEXT,
+        last_status      INTEGER,
+        last_error       TEXT,
+        last_attempt_at  INTEGER,
+        CHECK ((delivery = 'pending') = (next_attempt_at IS NOT NULL))
+      ) STRICT;
+      INSERT INTO events_next SELECT * FROM events;
+      DROP TABLE events;
+      ALTER TABLE events_next RENAME TO events;
+      CREATE INDEX events_feed ON events (account_id, mode, seq);
+      CREATE INDEX events_due ON events (next_attempt_at, seq) WHERE delivery = 'pending';
+      CREATE INDEX events_undelivered ON events (created_at) WHERE delivery = 'pending';
+      CREATE UNIQUE INDEX events_once_per_move ON events (subject, type)
+        WHERE type IN ('transaction.success', 'transaction.failed', 'transaction.reversed');
+      CREATE INDEX events_due_by_destination ON events (account_id, mode, next_attempt_at, seq)
+        WHERE delivery = 'pending';
+      CREATE INDEX events_low_balance ON events (created_at) WHERE type = 'wallet.low_balance' AND mode = 'live';
+      CREATE TRIGGER events_fixed BEFORE UPDATE OF seq, event_id, account_id, mode, type, subject, body, created_at
+        ON events
+      BEGIN
+        SELECT RAISE(ABORT, 'an event cannot be changed');
+      END;
+      CREATE TRIGGER events_no_delete BEFORE DELETE ON events
+      BEGIN
+        SELECT RAISE(ABORT, 'events are kept');
+      END;
+    `,
   },
 ];

@@ -90,6 +90,8 @@ export interface ApiKeyRow {
   controls: string | null;
   /** When a rolled pair stops working; NULL: never (until revoked). */
   expires_at: number | null;
+  /** KeyFreeze as JSON (`at` in epoch ms); NULL: not frozen. */
+  frozen: string | null;
 }
 
 export function apiKeyFromRow(row: ApiKeyRow): ApiKeyRecord {
@@ -104,6 +106,10 @@ export function apiKeyFromRow(row: ApiKeyRow): ApiKeyRecord {
   };
   if (row.controls !== null) key.controls = JSON.parse(row.controls) as KeyControls;
   if (row.expires_at !== null) key.expiresAt = fromMs(row.expires_at);
+  if (row.frozen !== null) {
+    const frozen = JSON.parse(row.frozen) as { at: number; reason: string; by: string };
+    key.frozen = { at: fromMs(frozen.at), reason: frozen.reason, by: frozen.by };
+  }
   return key;
 }
 

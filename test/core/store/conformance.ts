@@ -1443,6 +1443,108 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
     });
   });
 
+  define('key freezes and the velocity history', (it) => {
+    async function liveKey(h: Harness, accountId: string): Promise<string> {
+      const publicKey = h.unique('pk');
+      await h.store.keys.insert({
+        publicKey,
+        accountId,
+        secretHash: 'h',
+        allowedIps: [],
+        revoked: false,
+        mode: 'live',
+        createdAt: at(0),
+      });
+      return publicKey;
+    }
+    const brake = { actor: 'system', address: null, note: 'velocity brake' };
+    const staff = { actor: 'staff:ada@example.com', address: '203.0.113.9', note: 'owner called' };
+
+    it('a freeze is on the key with its reason, once, with key.frozen and its audit row beside it', async (h) => {
+      const accountId = await h.account();
+      const publicKey = await liveKey(h, accountId);
+      const freeze = { at: at(10), reason: 'spent too fast', by: 'velocity' };
+      const frozen = await h.store.keys.freeze(publicKey, freeze, brake);
+      assert.is(frozen?.changed, true);
+      assert.equal(frozen?.key.frozen, freeze);
+      assert.equal((await h.store.keys.find(publicKey))?.frozen, freeze);
+      // A second freeze keeps the first and writes nothing.
+      const again = await h.store.keys.freeze(publicKey, { at: at(20), reason: 'again', by: 'cli' }, brake);
+      assert.is(again?.changed, false);
+      assert.equal(again?.key.frozen, freeze);
+      const feed = await h.store.events.listFeed(accountId, 'live', 0, 10);
+      assert.equal(
+        feed.map((e) => [e.type, e.subject]),
+        [['key.frozen', publicKey]],
+      );
+      const body = JSON.parse(feed[0]!.body) as { data: Record<string, unknown> };
+      assert.equal(body.data, { public_key: publicKey, reason: 'spent too fast', frozen_by: 'velocity_brake' });
+      const rows = await h.store.auditLog.list({ target: publicKey, limit: 10 });
+      assert.equal(
+        rows.map((r) => [r.action, r.actor, r.note]),
+        [['key.freeze', 'system', 'velocity brake']],
+      );
+      assert.equal(await h.store.keys.listFrozen(10).then((keys) => keys.map((k) => k.publicKey)), [publicKey]);
+    });
+
+    it('an unfreeze takes the freeze off, with key.unfrozen and its audit row; unknown keys are null', async (h) => {
+      const accountId = await h.account();
+      const publicKey = await liveKey(h, accountId);
+      const notFrozen = await h.store.keys.unfreeze(publicKey, { at: at(5), by: 'cli' }, staff);
+      assert.is(notFrozen?.changed, false);
+      await h.store.keys.freeze(publicKey, { at: at(10), reason: 'by hand', by: 'cli' }, staff);
+      const unfrozen = await h.store.keys.unfreeze(publicKey, { at: at(30), by: 'staff:ada@example.com' }, staff);
+      assert.is(unfrozen?.changed, true);
+      assert.ok(unfrozen !== null && !('frozen' in unfrozen.key));
+      assert.ok(!('frozen' in ((await h.store.keys.find(publicKey)) ?? {})));
+      assert.equal(await h.store.keys.listFrozen(10), []);
+      const feed = await h.store.events.listFeed(accountId, 'live', 0, 10);
+      assert.equal(
+        feed.map((e) => e.type),
+        ['key.frozen', 'key.unfrozen'],
+      );
+      const actions = (await h.store.auditLog.list({ target: publicKey, limit: 10 })).map((r) => r.action);
+      assert.equal(actions, ['key.unfreeze', 'key.freeze']);
+      assert.is(await h.store.keys.freeze('pk_missing', { at: at(1), reason: 'x', by: 'cli' }, staff), null);
+      assert.is(await h.store.keys.unfreeze('pk_missing', { at: at(1), by: 'cli' }, staff), null);
+    });
+
+    it('frozen keys are listed longest frozen first, within the limit', async (h) => {
+      const accountId = await h.account();
+      const later = await liveKey(h, accountId);
+      const earlier = await liveKey(h, accountId);
+      await liveKey(h, accountId);
+      await h.store.keys.freeze(later, { at: at(50), reason: 'b', by: 'cli' }, staff);
+      await h.store.keys.freeze(earlier, { at: at(40), reason: 'a', by: 'cli' }, staff);
+      assert.equal(
+        (await h.store.keys.listFrozen(10)).map((k) => k.publicKey),
+        [earlier, later],
+      );
+      assert.equal(
+        (await h.store.keys.listFrozen(1)).map((k) => k.publicKey),
+        [earlier],
+      );
+    });
+
+    it("a key's velocity days add up across writes and keep the highest peak; read by a range of days", async (h) => {
+      const accountId = await h.account();
+      const publicKey = await liveKey(h, accountId);
+      const other = await liveKey(h, accountId);
+      await h.store.keyUse.recordVelocity([
+        { publicKey, day: 100, addKobo: kobo(5_000), peakNewRecipients: 3 },
+        { publicKey, day: 101, addKobo: kobo(1_000), peakNewRecipients: 1 },
+        { publicKey: other, day: 100, addKobo: kobo(7), peakNewRecipients: 9 },
+      ]);
+      await h.store.keyUse.recordVelocity([{ publicKey, day: 100, addKobo: kobo(2_500), peakNewRecipients: 2 }]);
+      await h.store.keyUse.recordVelocity([{ publicKey, day: 102, addKobo: kobo(1), peakNewRecipients: 0 }]);
+      assert.equal(await h.store.keyUse.velocityDays(publicKey, 100, 102), [
+        { day: 100, spentKobo: 7_500, peakNewRecipients: 3 },
+        { day: 101, spentKobo: 1_000, peakNewRecipients: 1 },
+      ]);
+      assert.equal(await h.store.keyUse.velocityDays(publicKey, 103, 110), []);
+    });
+  });
+
   define('recipient controls', (it) => {
     const controls = (over: Partial<RecipientControls> = {}): RecipientControls => ({
       blocklist: false,

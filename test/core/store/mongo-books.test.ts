@@ -4,7 +4,7 @@
  * held in memory (mongo-schema-target.ts) — what it books for each kind of history, that it
  * books nothing twice when run again or resumed after an interruption, that it keeps an entry
  * a live move wrote first, and that its check stops the step when a wallet disagrees. The
- * same history given to SQLite's step 34 books the same entries.
+ * same history given to SQLite's step 35 books the same entries.
  */
 import Database from 'better-sqlite3';
 import { Long, ObjectId } from 'mongodb';
@@ -194,7 +194,7 @@ validator.run();
 
 const step = suite('mongo books: schema step 28 books the history');
 
-step('every ledger entry, purchase and inflow is booked as SQLite step 34 books it', async () => {
+step('every ledger entry, purchase and inflow is booked as SQLite step 35 books it', async () => {
   const target = await beforeTheBooks();
   await runSchemaSteps(target);
   assert.is(target.version, 28);
@@ -430,10 +430,10 @@ function insertRow(db: Database.Database, table: string, row: Record<string, unk
   db.prepare(`INSERT INTO ${table} (${names.join(', ')}) VALUES (${names.map((n) => `@${n}`).join(', ')})`).run(full);
 }
 
-/** The same history in a SQLite file at step 33, then step 34 run: its entries as kind, reference and postings. */
+/** The same history in a SQLite file at step 34, then step 35 run: its entries as kind, reference and postings. */
 function sqliteBooks(): string[] {
   const db = new Database(':memory:');
-  for (const migration of MIGRATIONS.filter((m) => m.version <= 33)) db.exec(migration.sql);
+  for (const migration of MIGRATIONS.filter((m) => m.version <= 34)) db.exec(migration.sql);
   const data = history();
   const ms = (value: unknown) => (value as Date).getTime();
   const num = (value: unknown) => Number(value as Long);
@@ -503,7 +503,7 @@ function sqliteBooks(): string[] {
       created_at: ms(i['created_at']),
       updated_at: ms(i['created_at']),
     });
-  db.exec(MIGRATIONS.find((m) => m.version === 34)!.sql);
+  db.exec(MIGRATIONS.find((m) => m.version === 35)!.sql);
   const entries = db.prepare('SELECT entry_id, kind, reference FROM journal ORDER BY entry_id').all() as {
     entry_id: number;
     kind: string;
@@ -517,7 +517,7 @@ function sqliteBooks(): string[] {
   return found.sort();
 }
 
-step('the same history booked by SQLite step 34 gives the same entries, line for line', async () => {
+step('the same history booked by SQLite step 35 gives the same entries, line for line', async () => {
   const target = await beforeTheBooks();
   await runSchemaSteps(target);
   const mongo = journal(target)

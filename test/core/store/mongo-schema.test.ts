@@ -29,6 +29,7 @@ import {
   JOURNAL_INDEXES,
   KEY_DAY_SPEND_COLLECTION,
   KEY_USE_COLLECTION,
+  KEY_VELOCITY_COLLECTION,
   LEDGER_BY_ACCOUNT_INDEX,
   MAIL_COLLECTIONS,
   MEMBERSHIPS_COLLECTION,
@@ -162,6 +163,7 @@ steps('a fresh database gets every collection, its validator and its indexes, th
       KEY_DAY_SPEND_COLLECTION,
       ...Object.values(RECIPIENT_COLLECTIONS),
       JOURNAL_COLLECTION,
+      KEY_VELOCITY_COLLECTION,
     ]),
   );
   assert.equal(
@@ -169,6 +171,8 @@ steps('a fresh database gets every collection, its validator and its indexes, th
     JOURNAL_INDEXES[JOURNAL_COLLECTION]!.map((index) => index.name),
     "the journal's indexes",
   );
+  assert.ok(db.indexes.get(COLLECTIONS.apiKeys)?.has('api_keys_frozen'), "the console's frozen keys");
+  assert.ok(db.indexes.get(KEY_VELOCITY_COLLECTION)?.has('key_velocity_days_by_key'), "a key's velocity days");
   assert.ok(
     db.indexes.get(SUPPLY_COLLECTIONS.attempts)?.has('upstream_attempts_reference'),
     "a purchase's attempts in order",

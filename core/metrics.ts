@@ -58,7 +58,6 @@ import type { PurchaseObserver } from './purchases/flow.js';
 import type { SupplyObserver } from './purchases/upstream-calls.js';
 import type { CircuitState } from './purchases/upstream-health.js';
 import type { UndeliveredSummary } from './store/event-port.js';
-import type { Store, WalletStore } from './store/port.js';
 
 /** The states a purchase is counted in. */
 type PurchaseState = 'success' | 'failed' | 'pending' | 'reversed';

@@ -10,7 +10,6 @@
  * wallet, money held for purchases or waiting for a person) and what it earned carry credit
  * balances. A holder's balance is therefore minus the sum of its wallet's postings.
  */
-import type { Mode } from './mode.js';
 import type { Kobo } from './money.js';
 
 /** The accounts of the chart. Every one exists once per mode: the test world has books of its own. */
@@ -63,10 +62,6 @@ function costAccount(upstream: string): BookAccount {
 
 function clearingAccount(provider: string): BookAccount {
   return `funding:${provider}:clearing`;
-}
-
-function providerFeesAccount(provider: string): BookAccount {
-  return `funding:${provider}:fees`;
 }
 
 /** What kind an account is, read from its name; null for a name outside the chart. */

@@ -510,10 +510,6 @@ async function approveNow(
 function proposalDesk(deps: DeskDeps) {
   const { store, audit, clock } = deps;
 
-  async function balanceOf(accountId: string): Promise<Kobo | null> {
-    return (await store.accounts.get(accountId))?.balanceKobo ?? null;
-  }
-
   return {
     /**
      * A money move waiting for a second person. A credit or debit proposed again under the

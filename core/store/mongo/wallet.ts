@@ -204,7 +204,6 @@ async function giveBack(
   attempt: AttemptEnd | undefined,
   answers?: readonly NewUpstreamAnswer[],
 ): Promise<Moved | null> {
-  const updatedAt = toDate(at, 'at');
   const entryId = new ObjectId();
   const eventId = newEventId();
   return ctx.inTransaction(
@@ -566,7 +565,6 @@ export async function creditIn(
 async function creditWallet(ctx: MongoContext, input: CreditInput): Promise<Credited | null> {
   const { live, inTransaction } = ctx;
   requireAmount('amountKobo', input.amountKobo, 1);
-  const at = toDate(input.at, 'at');
   const entryId = new ObjectId();
   const earlierCredit = sameCreditQuery(input);
   const eventId = newEventId();

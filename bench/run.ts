@@ -145,7 +145,6 @@ const CEILINGS: Record<string, string> = {
   'scenario: airtime': HOP_CEILING,
   'scenario: airtime with webhooks': HOP_CEILING,
   [CONTROLS_SCENARIO]: HOP_CEILING,
-  [BACKUP_SCENARIO]: HOP_CEILING,
   [AIRTIME_AFTER_WRITES]: HOP_CEILING,
   'scenario: data': HOP_CEILING,
   'scenario: bulksms': HOP_CEILING,
@@ -322,7 +321,6 @@ async function scenarios(): Promise<void> {
     if (selected(AIRTIME_AFTER_WRITES))
       await afterTheWrites({ port, cpuPid, metricsPort, admin, corePort, dataDir }, receiver?.port);
     if (selected(CONTROLS_SCENARIO)) await withControls({ port, cpuPid, metricsPort, admin, corePort, dataDir });
-    if (selected(BACKUP_SCENARIO)) await backupScenario({ port, cpuPid, admin, record, target });
     if (selected('scenario: mixed')) {
       // Mixed: mostly reads and airtime, as a reseller's traffic looks.
       record(
@@ -787,6 +785,7 @@ if (selected(FUNDING_SCENARIO))
     target,
     airtimePerSecond: () => results['scenario: airtime']?.requestsPerSecond,
   });
+if (selected(BACKUP_SCENARIO)) await backupScenario({ record, target });
 ratioTargets();
 const scaleResults: ScaleFigures[] = SCALE_SIZES.length > 0 ? await scale(SCALE_SIZES) : [];
 if (Object.keys(results).length === 0 && scaleResults.length === 0) {

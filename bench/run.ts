@@ -21,7 +21,8 @@
  * 3000) and BENCH_SLOW_DELAY_MS (default 2000): the slow-upstream scenario's purchases in
  * flight and the sandbox's answer time, BENCH_SERVICE_NODE_ARGS (node's flags for the service
  * alone, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile it). The "funding" scenario (bank
- * transfers' notifications, and purchases beside them) is bench/funding.ts.
+ * transfers' notifications, and purchases beside them) is bench/funding.ts; "airtime during a backup"
+ * is bench/backup.ts, on a filled store of its own (BENCH_BACKUP_STORE, default 250k purchases).
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

@@ -14,7 +14,7 @@ export type BackupThreadRequest =
   | { type: 'hash'; file: string };
 
 /** What a request found, and how long its copy (0 without one) and its read of the file took. */
-export interface BackupThreadAnswer {
+interface BackupThreadAnswer {
   facts: StoreFacts;
   copyMs: number;
   checkMs: number;

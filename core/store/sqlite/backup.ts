@@ -54,10 +54,10 @@ export interface CopyPace {
 
 /**
  * The pace of a backup's copy: 4 MiB a step at SQLite's default 4 KiB page, then 10 ms
- * off. At most about 300 MB a second; a copy of a 300 MB store takes a few seconds
- * (docs/performance.md, airtime during a backup, measured it against the purchases' p99).
+ * off, so never more than 400 MB a second. A 320 MB store is 78 steps: about 0.6 s of CPU
+ * and 0.8 s of pauses (docs/performance.md, airtime during a backup).
  */
-export const COPY_PACE: CopyPace = { pagesPerStep: 1_024, pauseMs: 10 };
+const COPY_PACE: CopyPace = { pagesPerStep: 1_024, pauseMs: 10 };
 
 /** Sleeps the calling thread (the backup's worker) without spinning: better-sqlite3 calls the step hook synchronously. */
 const pauseCell = new Int32Array(new SharedArrayBuffer(4));

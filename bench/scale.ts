@@ -40,17 +40,20 @@ export function parseScaleSizes(value: string): { label: string; count: number }
     .split(',')
     .map((part) => part.trim().toLowerCase())
     .filter(Boolean)
-    .map((label) => {
-      const match = SIZE_PATTERN.exec(label);
-      if (!match) throw new Error(`BENCH_SCALE: "${label}" is not a size such as 100k or 1m`);
-      const factor = match[2] === 'm' ? 1_000_000 : match[2] === 'k' ? 1_000 : 1;
-      return { label, count: Math.round(Number(match[1]) * factor) };
-    });
+    .map((label) => ({ label, count: parseSize('BENCH_SCALE', label) }));
   return sizes.length === 0 ? [] : [{ label: '0', count: 0 }, ...sizes.filter((size) => size.count > 0)];
 }
 
+/** "100k" -> 100000; `variable` names where the size came from, for the error. */
+export function parseSize(variable: string, label: string): number {
+  const match = SIZE_PATTERN.exec(label.trim().toLowerCase());
+  if (!match) throw new Error(`${variable}: "${label}" is not a size such as 100k or 1m`);
+  const factor = match[2] === 'm' ? 1_000_000 : match[2] === 'k' ? 1_000 : 1;
+  return Math.round(Number(match[1]) * factor);
+}
+
 /** Fills a data directory through the store's port; returns the fill's own report. */
-function fill(dataDir: string, count: number): { fillMs: number; deepCursor: string } {
+export function fill(dataDir: string, count: number): { fillMs: number; deepCursor: string } {
   if (count === 0) return { fillMs: 0, deepCursor: '' };
   const out = execFileSync(
     process.execPath,

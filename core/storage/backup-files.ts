@@ -12,10 +12,8 @@
  * `prepaid backup verify` and `prepaid restore` (cli/backup.ts) run this file in the CLI's
  * own process: they read files, and restore must run with no service on the directory.
  */
-import { createHash } from 'node:crypto';
 import {
   copyFileSync,
-  createReadStream,
   existsSync,
   mkdirSync,
   readdirSync,
@@ -26,7 +24,7 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import { LOCK_FILE, lockDir, makePrivate } from '../../runtime/data-dir.js';
-import { inspectStore, type StoreFacts } from '../store/sqlite/backup.js';
+import { inspectStore, type StoreFacts, sha256Of } from '../store/sqlite/backup.js';
 import { openSecrets, SecretsArchiveError } from './secrets-archive.js';
 
 export const MANIFEST_FILE = 'manifest.json';
@@ -50,13 +48,6 @@ export interface BackupManifest {
   /** The names of the secret files sealed in secrets.enc, without their contents. */
   secretFiles: string[];
   files: Record<string, { bytes: number; sha256: string }>;
-}
-
-/** The file's SHA-256, read in chunks: a large store is hashed without holding the event loop. */
-export async function sha256Of(file: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
-  return hash.digest('hex');
 }
 
 /** The backup directory a path names: the directory itself or its manifest.json. */
@@ -89,7 +80,12 @@ function readManifest(dir: string, problems: string[]): BackupManifest | null {
   }
 }
 
-async function checkFiles(dir: string, manifest: BackupManifest, problems: string[]): Promise<void> {
+async function checkFiles(
+  dir: string,
+  manifest: BackupManifest,
+  problems: string[],
+  hash: (file: string) => Promise<string>,
+): Promise<void> {
   const expected = [STORE_COPY_FILE, ...(manifest.secrets === 'encrypted' ? [SECRETS_FILE] : [])];
   for (const name of expected) if (!(name in manifest.files)) problems.push(`the manifest lists no ${name}.`);
   for (const [name, want] of Object.entries(manifest.files)) {
@@ -100,7 +96,7 @@ async function checkFiles(dir: string, manifest: BackupManifest, problems: strin
     }
     const bytes = statSync(file).size;
     if (bytes !== want.bytes) problems.push(`${name} has ${bytes} bytes; the manifest says ${want.bytes}.`);
-    const sha = await sha256Of(file);
+    const sha = await hash(file);
     if (sha !== want.sha256) problems.push(`${name}'s SHA-256 is ${sha}; the manifest says ${want.sha256}.`);
   }
 }
@@ -139,13 +135,15 @@ export async function verifyBackup(
     passphrase?: string;
     /** Reads the copy; the core hands in its worker thread's, the CLI reads it in its own process. */
     inspect?: (file: string) => Promise<StoreFacts>;
+    /** Hashes a file; the core hands in its worker thread's, so a large store is not hashed on the core's thread. */
+    hash?: (file: string) => Promise<string>;
   } = {},
 ): Promise<Verified> {
   const dir = backupDirOf(target);
   const problems: string[] = [];
   const manifest = readManifest(dir, problems);
   if (manifest === null) return { ok: false, problems, manifest, facts: null, secretsOpened: null };
-  await checkFiles(dir, manifest, problems);
+  await checkFiles(dir, manifest, problems, options.hash ?? sha256Of);
   let facts: StoreFacts | null = null;
   const copy = path.join(dir, STORE_COPY_FILE);
   if (existsSync(copy)) {

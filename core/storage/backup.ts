@@ -13,14 +13,7 @@ import { createPeriodicRunner, type PeriodicRunner } from '../../runtime/periodi
 import { DomainError } from '../domain/errors.js';
 import type { StorageObserver } from '../metrics.js';
 import { openBackupThread } from '../store/sqlite/backup-runner.js';
-import {
-  type BackupManifest,
-  MANIFEST_FILE,
-  SECRETS_FILE,
-  STORE_COPY_FILE,
-  sha256Of,
-  verifyBackup,
-} from './backup-files.js';
+import { type BackupManifest, MANIFEST_FILE, SECRETS_FILE, STORE_COPY_FILE, verifyBackup } from './backup-files.js';
 import { passphraseProblem, sealSecrets } from './secrets-archive.js';
 
 /** A finished backup's directory name; the time sorts as text. */
@@ -107,7 +100,8 @@ async function writeBackup(
   mkdirSync(partial, { mode: 0o700 });
   const thread = openBackupThread();
   try {
-    const facts = await thread.run({ source: deps.storeFile, file: path.join(partial, STORE_COPY_FILE) });
+    const copied = await thread.read({ source: deps.storeFile, file: path.join(partial, STORE_COPY_FILE) });
+    const { facts } = copied;
     const warnings: string[] = [];
     if (options.passphrase === undefined) {
       warnings.push(
@@ -124,7 +118,7 @@ async function writeBackup(
       await Promise.all(
         readdirSync(partial).map(async (file) => {
           const full = path.join(partial, file);
-          return [file, { bytes: statSync(full).size, sha256: await sha256Of(full) }] as const;
+          return [file, { bytes: statSync(full).size, sha256: await thread.hash(full) }] as const;
         }),
       ),
     );
@@ -141,7 +135,8 @@ async function writeBackup(
     writeFileSync(path.join(partial, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`, { mode: 0o600 });
     const verified = await verifyBackup(partial, {
       ...(options.passphrase === undefined ? {} : { passphrase: options.passphrase }),
-      inspect: (file) => thread.run({ file }),
+      inspect: async (file) => (await thread.read({ file })).facts,
+      hash: (file) => thread.hash(file),
     });
     if (!verified.ok) throw new Error(`the backup did not verify after writing: ${verified.problems.join(' ')}`);
     const final = path.join(toDir, name);
@@ -152,6 +147,8 @@ async function writeBackup(
       last_ledger_entry_id: facts.lastLedgerEntryId,
       secrets: manifest.secrets,
       ms: deps.clock().getTime() - started.getTime(),
+      copy_ms: copied.copyMs,
+      check_ms: copied.checkMs,
     });
     return { path: final, manifest, warnings };
   } catch (error) {

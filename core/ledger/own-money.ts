@@ -23,7 +23,7 @@ const MAX_OWN_REFERENCE_LENGTH = 100;
 const OWN_REFERENCE = new RegExp(`^[\\x21-\\x7E]{1,${MAX_OWN_REFERENCE_LENGTH}}$`);
 
 /** One account's balance on the side it falls: exactly one of the two is above zero. */
-export interface TrialBalanceLine {
+interface TrialBalanceLine {
   account: string;
   kind: BookAccountKind;
   debitKobo: number;
@@ -76,8 +76,8 @@ function trialBalanceOf(sums: readonly { account: string; mode: Mode; sumKobo: n
         account: sum.account,
         // Every name the store holds passed the chart's check when it was written.
         kind: accountKind(sum.account) ?? 'equity',
-        debitKobo: sum.sumKobo > 0 ? sum.sumKobo : 0,
-        creditKobo: sum.sumKobo < 0 ? -sum.sumKobo : 0,
+        debitKobo: Math.max(sum.sumKobo, 0),
+        creditKobo: Math.max(-sum.sumKobo, 0),
       }))
       .sort((a, b) => (a.account < b.account ? -1 : a.account > b.account ? 1 : 0));
     const debitTotalKobo = lines.reduce((total, line) => total + line.debitKobo, 0);

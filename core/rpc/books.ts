@@ -11,8 +11,8 @@ function untilOf(atDate: string): Date | undefined {
   return lagosDayStart(parseLagosDate('at_date', atDate) + 1);
 }
 
-/** GetTrialBalanceResponse, also the console's GetBooksResponse. */
-export async function trialBalanceAnswer(ownMoney: OwnMoney, atDate: string) {
+/** GetTrialBalanceResponse (the console's GetBooks reads it through the admin handlers). */
+async function trialBalanceAnswer(ownMoney: OwnMoney, atDate: string) {
   const until = untilOf(atDate);
   const modes = await ownMoney.trialBalance(until);
   return {

@@ -15,7 +15,6 @@ import { DomainError, type FieldViolation, throwIfViolations } from '../domain/e
 import { FUNDING_PROVIDERS, isFundingProvider } from '../domain/funding.js';
 import { MODES, type Mode } from '../domain/mode.js';
 import { isKobo, type Kobo, MAX_AMOUNT_KOBO } from '../domain/money.js';
-import type { Actor } from '../staff/audit.js';
 import type { JournalEntryRecord, OwnEntry, Store } from '../store/port.js';
 
 /** An operator's reference for an entry of our own money (their bank's): printable, no spaces. */
@@ -42,6 +41,12 @@ export interface TrialBalanceOfMode {
 export interface OwnBooked {
   entry: JournalEntryRecord;
   replayed: boolean;
+}
+
+/** Who books an entry, for its audit row: `cli` or `staff:<email>`, and the client address where known. */
+interface Actor {
+  actor: string;
+  address: string | null;
 }
 
 export interface OwnMoneyDeps {

@@ -9,6 +9,7 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { accountsGroup } from './accounts.js';
 import { backupGroup, restoreGroup } from './backup.js';
+import { booksGroup } from './books.js';
 import {
   type AdminClient,
   CliError,
@@ -80,6 +81,7 @@ export const COMMAND_GROUPS: readonly CommandGroup[] = [
   staffGroup,
   auditGroup,
   reportsGroup,
+  booksGroup,
   backupGroup,
   restoreGroup,
 ];

@@ -1,8 +1,10 @@
 /**
  * `prepaid upstreams`: each upstream's health and its float alert. `list` shows what
  * this core sees (circuit, float as last polled, alert, last error) and the last hour's purchases
- * and failovers from the store; `set-float-alert` is audited (actor `cli`).
+ * and failovers from the store; `set-float-alert` is audited (actor `cli`); `fund` records a
+ * top-up of an upstream's float from our bank in the books.
  */
+import { bookedOutput, referenceOption } from './books.js';
 import { type CommandGroup, UsageError } from './command.js';
 import { columns, kobo, nairaArgument, nairaText } from './format.js';
 
@@ -66,6 +68,26 @@ export const upstreamsGroup: CommandGroup = {
           },
           text: [`${name}: float alert ${text(set.alertKobo)} (was ${text(set.beforeKobo)}).`],
         };
+      },
+    },
+    {
+      name: 'fund',
+      summary: 'Record a top-up of an upstream’s float (AMOUNT_NAIRA paid from our bank) in the books.',
+      args: ['NAME', 'AMOUNT_NAIRA'],
+      options: {
+        reference: {
+          placeholder: 'REF',
+          required: true,
+          summary: 'Your bank’s reference: a retry with it books once.',
+        },
+      },
+      async run({ args, options }, core) {
+        const upstream = args[0] ?? '';
+        if (upstream === '') throw new UsageError('NAME is the upstream’s name.');
+        const amountKobo = nairaArgument('AMOUNT_NAIRA', args[1] ?? '');
+        const reference = referenceOption(options['reference']);
+        const response = await core().fundUpstream({ upstream, amountKobo: BigInt(amountKobo), reference });
+        return bookedOutput(`a top-up of ${nairaText(amountKobo)} to ${upstream}`, response);
       },
     },
   ],

@@ -12,7 +12,8 @@ export interface StaffViewer {
   csrfToken: string;
 }
 
-const NAV: ReadonlyArray<readonly [string, string]> = [
+/** The navigation: each page's link, and the roles it is shown to where not every role's (the core still decides). */
+const NAV: ReadonlyArray<readonly [string, string, (readonly string[])?]> = [
   ['/', 'Attention'],
   ['/accounts', 'Accounts'],
   ['/blocklist', 'Blocked numbers'],
@@ -25,6 +26,7 @@ const NAV: ReadonlyArray<readonly [string, string]> = [
   ['/settings', 'Settings'],
   ['/staff', 'Staff'],
   ['/reports', 'Reports'],
+  ['/books', 'Books', ['finance', 'admin']],
 ];
 
 /** The hidden CSRF field every form of a signed-in page carries. */
@@ -48,7 +50,9 @@ accounts, four-eyes money moves, the catalogue, settings, staff and reports.">
 <p class="brand">Operator's console</p>
 ${
   viewer
-    ? html`<nav aria-label="Main">${NAV.map(([href, label]) => html`<a href="${href}">${label}</a> `)}</nav>
+    ? html`<nav aria-label="Main">${NAV.filter(([, , roles]) => roles === undefined || roles.includes(viewer.role)).map(
+        ([href, label]) => html`<a href="${href}">${label}</a> `,
+      )}</nav>
 <form method="post" action="/sign-out" class="inline">${csrfField(viewer)}
 <span class="who">${viewer.email} (${viewer.role})</span> <button type="submit" class="link">Sign out</button></form>`
     : ''

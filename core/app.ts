@@ -39,6 +39,7 @@ import { createFundingSweeper, type FundingSweeper } from './funding/sweeper.js'
 import { createHolderDesk } from './holders/desk.js';
 import { createShopDesk } from './holders/shop.js';
 import { createJournal } from './ledger/journal.js';
+import { createOwnMoney } from './ledger/own-money.js';
 import { createLowBalanceMail, type LowBalanceMail } from './mail/low-balance.js';
 import { createMailer, type Mailer } from './mail/mailer.js';
 import { createNotices, type Notices } from './mail/notices.js';
@@ -46,6 +47,7 @@ import type { MailSettings } from './mail/smtp.js';
 import { type CoreMetrics, createOutcomeRecorder, instrumentProviders, instrumentSupply } from './metrics.js';
 import { createPeopleService } from './people/service.js';
 import { createUpgrades, type Upgrades } from './people/upgrades.js';
+import { SANDBOX_UPSTREAM } from './providers/index.js';
 import type { Providers } from './providers/port.js';
 import { createSandbox } from './providers/sandbox/index.js';
 import type { Supply } from './providers/supply.js';
@@ -332,6 +334,12 @@ export function createCore(deps: CoreDeps): Core {
   const rpc = createCoreServer({
     ...buying,
     backups,
+    ownMoney: createOwnMoney({
+      store,
+      // Without routed upstreams the sandbox serves every family (core/purchases/supply-admin.ts).
+      upstreams: deps.supply === undefined ? [SANDBOX_UPSTREAM] : [...deps.supply.upstreams.keys()],
+      clock,
+    }),
     accounts: holders.accounts,
     people: holders.people,
     holderDesk: holders.holderDesk,

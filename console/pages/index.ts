@@ -3,6 +3,7 @@ import type { Route } from '../route.js';
 import { accountRoutes } from './accounts.js';
 import { auditRoutes } from './audit.js';
 import { blocklistRoutes } from './blocklist.js';
+import { booksRoutes } from './books.js';
 import { catalogueRoutes } from './catalogue.js';
 import { catalogueCostRoutes } from './catalogue-costs.js';
 import { queueRoutes } from './queue.js';
@@ -22,6 +23,7 @@ export const routes: readonly Route[] = [
   ...settingsRoutes,
   ...staffRoutes,
   ...reportRoutes,
+  ...booksRoutes,
   ...suspensionRoutes,
   ...blocklistRoutes,
 ];

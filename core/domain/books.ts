@@ -39,7 +39,7 @@ type BookAccount =
   /** Our bank account: settlements in, upstream top-ups out. */
   | 'world:bank';
 
-type BookAccountKind = 'asset' | 'liability' | 'revenue' | 'expense' | 'equity';
+export type BookAccountKind = 'asset' | 'liability' | 'revenue' | 'expense' | 'equity';
 
 /** One line of an entry: an account and a signed amount (debit positive). */
 export interface Posting {
@@ -64,8 +64,12 @@ function clearingAccount(provider: string): BookAccount {
   return `funding:${provider}:clearing`;
 }
 
+function feesAccount(provider: string): BookAccount {
+  return `funding:${provider}:fees`;
+}
+
 /** What kind an account is, read from its name; null for a name outside the chart. */
-function accountKind(account: string): BookAccountKind | null {
+export function accountKind(account: string): BookAccountKind | null {
   if (account.startsWith('wallet:') && account.length > 'wallet:'.length) return 'liability';
   if (account === 'held:purchases' || account === 'held:inflows') return 'liability';
   if (account === 'revenue:sales' || account === 'revenue:sales_cost_unknown' || account === 'revenue:funding_fees')
@@ -227,4 +231,16 @@ export function inflowReturnedPostings(provider: string, amountPaidKobo: Kobo): 
 /** The operator's top-up of an upstream's float from our bank. */
 export function upstreamFundedPostings(upstream: string, amountKobo: Kobo): Posting[] {
   return entry({ account: floatAccount(upstream), amountKobo }, { account: 'world:bank', amountKobo: -amountKobo });
+}
+
+/**
+ * A funding provider's settlement to our bank: what it received for us leaves its clearing, the
+ * bank gets the amount paid out, and what the provider kept is its fee (the line left out at 0).
+ */
+export function providerSettledPostings(provider: string, amountKobo: Kobo, feeKobo: Kobo): Posting[] {
+  return entry(
+    { account: 'world:bank', amountKobo },
+    { account: feesAccount(provider), amountKobo: feeKobo },
+    { account: clearingAccount(provider), amountKobo: -(amountKobo + feeKobo) },
+  );
 }

@@ -18,11 +18,13 @@ import { sizeOrDefault } from '../domain/paging.js';
 import { planTypeFromName, sizeMbFromName, validityDaysFromText } from '../domain/plans.js';
 import type { PlanType } from '../domain/products.js';
 import type { CostRule, PricedProduct, RouteRecord, UpstreamAttemptRecord } from '../domain/records.js';
+import type { OwnMoney } from '../ledger/own-money.js';
 import type { PendingList } from '../purchases/pending-list.js';
 import type { SupplyAdmin } from '../purchases/supply-admin.js';
 import { type Actor, CLI_ACTOR } from '../staff/audit.js';
 import type { Backups } from '../storage/backup.js';
 import type { RouteKey } from '../store/port.js';
+import { booksHandlers } from './books.js';
 import {
   accountMessage,
   apiKeyMessage,
@@ -175,6 +177,10 @@ interface AdminOperations {
   proposeDebit?: ProposeMove | undefined;
   /** Blocklists and per-recipient limits. */
   recipients: RecipientControlsService;
+  /** The books: the trial balance and the platform's own entries. */
+  ownMoney: OwnMoney;
+  /** Set under CLI_MONEY_MOVES=proposals: the platform's own entries are refused (no proposal kind yet). */
+  ownMoneyHeld?: boolean | undefined;
 }
 
 /** An audit row's author and note, as the catalogue's changes take them. */
@@ -523,6 +529,7 @@ export function adminHandlers(
     ...productHandlers(catalog, planSync, by),
     ...supplyHandlers(operations, who),
     ...recipientHandlers(operations.recipients, accounts),
+    ...booksHandlers(operations.ownMoney, operations.ownMoneyHeld === true, who),
     checkLedger: checkLedger(operations.ledgerCheck),
     async takeBackup(req) {
       const taken = await operations.backups.take(req.toDir, req.passphrase);

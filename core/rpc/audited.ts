@@ -14,7 +14,8 @@ const READ = /^(list|get|check)/;
  * Calls whose use case writes its own, fuller row with the state before and after (the two-step
  * reset and the reset link in core/people, routes and float alerts in core/purchases/supply-admin.ts,
  * plan codes in core/catalog/plan-codes.ts, plan types, costs and price rules in core/catalog/changes.ts,
- * commissions in core/catalog/costs.ts, tiers and the SMS rate in core/catalog/service.ts): audited there,
+ * commissions in core/catalog/costs.ts, tiers and the SMS rate in core/catalog/service.ts, the books' own
+ * entries in core/ledger/own-money.ts, in the entry's transaction): audited there,
  * not twice.
  */
 const AUDITED_BY_USE_CASE = new Set([
@@ -32,6 +33,8 @@ const AUDITED_BY_USE_CASE = new Set([
   'clearPlanCode',
   'syncUpstreamPlans',
   'setCostRule',
+  'fundUpstream',
+  'recordSettlement',
 ]);
 /**
  * Where a request names what it acts on, in order of preference (`value`: a blocked number,

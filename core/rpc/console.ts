@@ -8,6 +8,7 @@ import { create, type MessageInitShape } from '@bufbuild/protobuf';
 import type { ServerUnaryCall } from '@grpc/grpc-js';
 import {
   type AdminService as AdminServiceDesc,
+  GetTrialBalanceRequestSchema,
   ListCostRulesRequestSchema,
   ListRoutesRequestSchema,
   ListUpstreamHealthRequestSchema,
@@ -422,6 +423,15 @@ export function consoleHandlers({
     async getFundingReport(req) {
       await realm.require(req.sessionToken, 'reports', req.clientAddress);
       return { report: fundingReportMessage(await reports.funding(reportAsk(req.query))) };
+    },
+    async getBooks(req, call) {
+      // The books are the business's figures, like the reports: finance and admin only.
+      const { who } = await realm.require(req.sessionToken, 'reports', req.clientAddress);
+      const { modes, until } = await adminAs(who).getTrialBalance(
+        create(GetTrialBalanceRequestSchema, { atDate: req.atDate }),
+        call,
+      );
+      return { modes, ...(until === undefined ? {} : { until }) };
     },
   };
 }

@@ -34,6 +34,7 @@ import type { FundingService as Funding } from '../funding/service.js';
 import type { HolderDesk } from '../holders/desk.js';
 import { createHolderRecipients } from '../holders/recipients.js';
 import type { ShopDesk } from '../holders/shop.js';
+import type { OwnMoney } from '../ledger/own-money.js';
 import type { PeopleService } from '../people/service.js';
 import type { Upgrades } from '../people/upgrades.js';
 import type { CallbackService } from '../purchases/callbacks.js';
@@ -84,6 +85,8 @@ export interface CoreServerDeps {
   ledgerCheck: LedgerCheck;
   /** Backups of the embedded store. */
   backups: Backups;
+  /** The books: the trial balance, upstreams' top-ups, providers' settlements. */
+  ownMoney: OwnMoney;
   /** Routes and upstream attempts for the operator. */
   supplyAdmin: SupplyAdmin;
   /** Each declared upstream's code for our data plans. */
@@ -195,6 +198,9 @@ export function createCoreServer(deps: CoreServerDeps): CoreServer {
         proposeCredit: deps.staff.proposeCredit,
         proposeDebit: deps.staff.proposeDebit,
         recipients: deps.recipients,
+        ownMoney: deps.ownMoney,
+        // proposeCredit is set exactly under CLI_MONEY_MOVES=proposals (core/app.ts cliProposals).
+        ownMoneyHeld: deps.staff.proposeCredit !== undefined,
       },
       deps.planSync,
       who,

@@ -51,6 +51,7 @@ const SIGNED_IN_PATHS = [
   '/settings',
   '/staff',
   '/reports',
+  '/books',
 ];
 
 /** axe-core's serious and critical findings, and any tap target under 24 px, at desktop and phone width. */

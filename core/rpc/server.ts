@@ -47,6 +47,7 @@ import { createStaffBlocklist } from '../staff/blocklist.js';
 import type { Desk } from '../staff/desk.js';
 import type { StaffRealm } from '../staff/realm.js';
 import type { Backups } from '../storage/backup.js';
+import type { Reconciliation } from '../books/daily.js';
 import type { Store } from '../store/port.js';
 import type { EventFeed } from '../webhooks/feed.js';
 import type { WebhookService as Webhooks } from '../webhooks/service.js';
@@ -84,6 +85,8 @@ export interface CoreServerDeps {
   ledgerCheck: LedgerCheck;
   /** Backups of the embedded store. */
   backups: Backups;
+  /** The reconciliation with the upstreams (core/books/daily.ts). */
+  reconciliation: Reconciliation;
   /** Routes and upstream attempts for the operator. */
   supplyAdmin: SupplyAdmin;
   /** Each declared upstream's code for our data plans. */
@@ -188,6 +191,7 @@ export function createCoreServer(deps: CoreServerDeps): CoreServer {
       deps.catalog,
       {
         backups: deps.backups,
+        reconciliation: deps.reconciliation,
         pendingList: deps.pendingList,
         ledgerCheck: deps.ledgerCheck,
         supply: deps.supplyAdmin,

@@ -62,7 +62,10 @@ function fromDoc(doc: FindingDoc): ReconcileFindingRecord {
     class: doc.class as ReconcileFindingRecord['class'],
     atStakeKobo: readInteger(doc.at_stake_kobo, 'at_stake_kobo') as ReconcileFindingRecord['atStakeKobo'],
     ourCostKobo: orNull(doc.our_cost_kobo, 'our_cost_kobo') as ReconcileFindingRecord['ourCostKobo'],
-    theirChargedKobo: orNull(doc.their_charged_kobo, 'their_charged_kobo') as ReconcileFindingRecord['theirChargedKobo'],
+    theirChargedKobo: orNull(
+      doc.their_charged_kobo,
+      'their_charged_kobo',
+    ) as ReconcileFindingRecord['theirChargedKobo'],
     outcome: doc.outcome as ReconcileFindingRecord['outcome'],
     theirStatus: doc.their_status as ReconcileFindingRecord['theirStatus'],
     theirCharges: orNull(doc.their_charges, 'their_charges'),

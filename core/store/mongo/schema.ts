@@ -493,9 +493,11 @@ export const SCHEMA_STEPS: readonly SchemaStep[] = [
         },
       ]);
     },
-  },  {
+  },
+  {
     version: 30,
-    description: "reconciliation: each day's findings against the upstreams, and the journal's entries by kind and time",
+    description:
+      "reconciliation: each day's findings against the upstreams, and the journal's entries by kind and time",
     // A finding's _id is its day, upstream, reference and class, so a rerun of a day upserts
     // nothing new; the open ones (resolved_at null) lead an index of their own for the attention queue. journal_by_kind
     // reads one kind's entries in a window (an upstream's top-ups).

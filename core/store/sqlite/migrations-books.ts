@@ -215,7 +215,8 @@ export const BOOKS_MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 36,
-    description: "reconciliation: each day's findings against the upstreams, and the journal's entries by kind and time",
+    description:
+      "reconciliation: each day's findings against the upstreams, and the journal's entries by kind and time",
     // A finding is kept once per day, upstream, reference and class (the primary key: a rerun
     // of the day inserts nothing twice); the partial index serves the attention queue's open
     // ones. journal_by_kind reads one kind's entries in a window (an upstream's top-ups).

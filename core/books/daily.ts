@@ -60,7 +60,11 @@ export function createReconciliation(deps: {
     parseLagosDate('date', day);
     if (upstream !== undefined && !deps.upstreams.has(upstream))
       throw invalid('upstream', `No upstream is named ${JSON.stringify(upstream)}; see UPSTREAMS.`);
-    const names = upstream === undefined ? [...deps.upstreams.keys()] : [upstream];
+    // Every upstream means every one that holds our money: the sandbox has no float to reconcile.
+    const names =
+      upstream === undefined
+        ? [...deps.upstreams.values()].filter((u) => u.kind !== 'sandbox').map((u) => u.name)
+        : [upstream];
     const days: UpstreamDay[] = [];
     // One upstream after another: each re-queries its purchases a few at a time already.
     for (const name of names) days.push(await one(name, day));

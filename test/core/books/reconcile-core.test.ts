@@ -12,6 +12,7 @@ import { kobo } from '../../../core/domain/money.js';
 import { lagosDate, lagosDay } from '../../../core/domain/people.js';
 import { createProviders } from '../../../core/providers/index.js';
 import { runJson } from '../../cli/run.js';
+import { startTestConsole } from '../../helpers/console.js';
 import { startCore, type TestCore } from '../../helpers/core.js';
 import { type FakePortedNumber, startFakePortedNumber } from '../../helpers/fake-ported-number.js';
 import { type ApiKeys, startTestGateway, type TestGateway } from '../../helpers/gateway.js';
@@ -136,6 +137,19 @@ test('a delivery answered as failed lands in the attention queue with its class 
     queue.reconcileFindings.map((f) => [f.reference, f.class, Number(f.atStakeKobo), f.upstream, f.date]),
     [[lied.reference, 'failed_here_delivered_there', findings[0]!['at_stake_kobo'], 'site', day]],
   );
+
+  const app = await startTestConsole(ctx.core);
+  try {
+    const page = await fetch(`${app.url}/`, { headers: { cookie: `prepaid_staff_session=${staff.token}` } });
+    const text = await page.text();
+    assert.is(page.status, 200, text.slice(0, 200));
+    assert.match(text, /Reconciliation: records that do not agree \(1\)/);
+    assert.match(text, new RegExp(`<a href="/accounts\\?q=${lied.reference}">${lied.reference}</a>`), 'linked');
+    assert.match(text, /failed_here_delivered_there/);
+    assert.match(text, /a correction is a proposal/);
+  } finally {
+    await app.close();
+  }
 
   const again = await runJson(ctx.core, ['books', 'reconcile', '--date', day, '--upstream', 'site']);
   const [second] = again.json['upstreams'] as Record<string, unknown>[];

@@ -36,6 +36,7 @@ import { pendingGroup } from './pending.js';
 import { plansGroup } from './plans.js';
 import { pricingGroup } from './pricing.js';
 import { recipientsGroup } from './recipients.js';
+import { booksReconcileGroup } from './reconcile.js';
 import { reportsGroup } from './report.js';
 import { routesGroup } from './routes.js';
 import { auditGroup, staffGroup } from './staff.js';
@@ -61,8 +62,24 @@ export const EXIT_FAILURE = 1;
 /** The command line does not fit any command; nothing was sent. */
 export const EXIT_USAGE = 2;
 
+/**
+ * Groups of one name joined into one (a group's commands may live in several files, such as
+ * `books`): the first one's summary, every command in the order given.
+ */
+function joined(groups: readonly CommandGroup[]): CommandGroup[] {
+  const byName = new Map<string, CommandGroup>();
+  for (const group of groups) {
+    const earlier = byName.get(group.name);
+    byName.set(
+      group.name,
+      earlier === undefined ? group : { ...earlier, commands: [...earlier.commands, ...group.commands] },
+    );
+  }
+  return [...byName.values()];
+}
+
 /** Every command, by group, in the order help lists them. */
-export const COMMAND_GROUPS: readonly CommandGroup[] = [
+export const COMMAND_GROUPS: readonly CommandGroup[] = joined([
   accountsGroup,
   keysGroup,
   recipientsGroup,
@@ -82,9 +99,10 @@ export const COMMAND_GROUPS: readonly CommandGroup[] = [
   auditGroup,
   reportsGroup,
   booksGroup,
+  booksReconcileGroup,
   backupGroup,
   restoreGroup,
-];
+]);
 
 /** Flags every command accepts, before or after the command words. */
 const GLOBAL_OPTIONS = {

@@ -12,6 +12,7 @@ import { createLedgerCheck } from './accounts/ledger-check.js';
 import { createRecipientControls } from './accounts/recipients.js';
 import { type AccountService, createAccountService } from './accounts/service.js';
 import { createVelocityBrake, type VelocityBrake } from './accounts/velocity.js';
+import { createReconciliation, type Reconciliation } from './books/daily.js';
 import { createCableFollow } from './catalog/cable-follow.js';
 import { createPlanChanges } from './catalog/changes.js';
 import { createCostRules } from './catalog/costs.js';
@@ -98,6 +99,8 @@ export interface CoreDeps {
    * family's provider in `providers` takes every purchase.
    */
   supply?: Supply;
+  /** RECONCILE_AT: minutes after Lagos midnight of the daily reconciliation; absent or null: none scheduled. */
+  reconcileAtMinute?: number | null;
   /**
    * The plan codes and types kept in memory, the same book createProviders' `planCodes` reads
    * (so a code changed here is in force at once); one over the store when not given.
@@ -226,6 +229,8 @@ export interface Core {
   backups: Backups;
   /** Compares the wall clock with the monotonic one (runtime/clock-jump.ts); started by core/main.ts. */
   clockWatch: ClockJumpWatch;
+  /** The reconciliation with the upstreams, on demand and (RECONCILE_AT) daily, whose runner core/main.ts starts. */
+  reconciliation: Reconciliation;
   /** Seeds the default catalog into an empty store. */
   seed(): Promise<boolean>;
   /**
@@ -331,6 +336,7 @@ export function createCore(deps: CoreDeps): Core {
   backupsLater = backups;
   // The wall clock against the monotonic one, checked periodically: a jump is logged, counted and shown to staff.
   const clockWatch = createClockJumpWatch({ wall: clock, log: deps.log, observe: deps.metrics?.clockJump });
+  const reconciliation = reconciliationOf(deps, store, clock);
   const rpc = createCoreServer({
     ...buying,
     backups,
@@ -340,6 +346,7 @@ export function createCore(deps: CoreDeps): Core {
       upstreams: deps.supply === undefined ? [SANDBOX_UPSTREAM] : [...deps.supply.upstreams.keys()],
       clock,
     }),
+    reconciliation,
     accounts: holders.accounts,
     people: holders.people,
     holderDesk: holders.holderDesk,
@@ -386,6 +393,7 @@ export function createCore(deps: CoreDeps): Core {
     rpc,
     storeWatch,
     backups,
+    reconciliation,
     ...backgroundJobs(deps, money, funding),
     clockWatch,
     funding,
@@ -403,6 +411,17 @@ export function createCore(deps: CoreDeps): Core {
       draining = true;
     }),
   };
+}
+
+/** The reconciliation with the upstreams: on demand, and daily at RECONCILE_AT. */
+function reconciliationOf(deps: CoreDeps, store: Store, clock: () => Date): Reconciliation {
+  return createReconciliation({
+    store,
+    upstreams: deps.supply?.upstreams ?? new Map(),
+    clock,
+    dailyAtMinute: deps.reconcileAtMinute ?? null,
+    log: deps.log,
+  });
 }
 
 /** What every use case shares: the store as announced and counted, providers, supply, the purchase deps. */
@@ -720,6 +739,7 @@ function lifecycle(
     | 'storeWatch'
     | 'backups'
     | 'clockWatch'
+    | 'reconciliation'
   >,
   poster: Poster,
   onDrain: () => void,
@@ -752,6 +772,7 @@ function lifecycle(
       await mailer?.close();
       await parts.storeWatch.stop();
       await parts.backups.scheduled?.runner.stop();
+      await parts.reconciliation.daily?.stop();
     },
     forceShutdown() {
       // A purchase cut off here stays pending in the store; the recovery worker of the next

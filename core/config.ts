@@ -77,6 +77,8 @@ export interface CoreConfig {
   providers: ProvidersConfig;
   /** How often each upstream's float is read. */
   upstreamFloatPollMs: number;
+  /** RECONCILE_AT: minutes after Lagos midnight of the daily reconciliation; null: off. */
+  reconcileAtMinute: number | null;
   /** The dashboard's public base URL, which invitation links start with. */
   dashboardPublicUrl: string;
   /** The console's public base URL, which staff set-up links start with. */
@@ -483,6 +485,19 @@ export const CORE_SCHEMA = {
       'How often each upstream with a balance call (ClubKonnect, ported-number sites) has its float read; ' +
       'under its alert it is skipped by routes that have another choice.',
   }),
+  reconcileAt: variable(
+    'RECONCILE_AT',
+    '02:30',
+    'When the core reconciles the day before with every upstream (docs/reconciliation.md): HH:MM, Lagos time, ' +
+      "or `off`. Its findings go to the console's attention queue; nothing is corrected by it.",
+    (raw): number | null => {
+      if (raw === 'off') return null;
+      const match = /^([01]\d|2[0-3]):([0-5]\d)$/.exec(raw ?? '02:30');
+      if (match === null)
+        throw new ConfigError('RECONCILE_AT', `must be HH:MM (Lagos time) or off; got ${JSON.stringify(raw)}.`);
+      return Number(match[1]) * 60 + Number(match[2]);
+    },
+  ),
   routeAirtime: route(
     'airtime',
     'Who sells airtime: upstream names in order, comma-separated (`sandbox`, `vtpass`, or names in ' +
@@ -835,6 +850,7 @@ export function readCoreConfig(env: Env = process.env): CoreConfig {
     shutdownDrainMs: checkedDrain(v.shutdownDrainMs, v.shutdownTimeoutMs),
     providers: readProvidersConfig(env, v.sandboxDelayMs),
     upstreamFloatPollMs: v.upstreamFloatPollMs,
+    reconcileAtMinute: v.reconcileAt,
     dashboardPublicUrl: v.dashboardPublicUrl.replace(/\/+$/, ''),
     consolePublicUrl: v.consolePublicUrl.replace(/\/+$/, ''),
     cliMoneyMoves: v.cliMoneyMoves,

@@ -71,6 +71,7 @@ export async function startCore(env: Record<string, string | undefined> = proces
     duplicateWindowMs: config.duplicateWindowMs,
     velocity: config.velocity,
     floatPollMs: config.upstreamFloatPollMs,
+    reconcileAtMinute: config.reconcileAtMinute,
     recoveryIntervalMs: config.recoveryIntervalMs,
     recoveryAttentionAfterMs: config.recoveryAttentionAfterMs,
     dashboardPublicUrl: config.dashboardPublicUrl,
@@ -163,6 +164,7 @@ function startBackgroundWork(core: ReturnType<typeof createCore>): void {
   core.storeWatch.start();
   core.backups.scheduled?.runner.start();
   core.clockWatch.start();
+  core.reconciliation.daily?.start();
 }
 
 /** FUNDING_SANDBOX_LIVE=on lets made-up transfers credit live wallets: said at every start. */

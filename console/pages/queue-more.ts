@@ -1,12 +1,13 @@
 /**
  * More of the attention queue: a pending purchase's evidence (each upstream called and what
  * its answer was read as), webhook destinations failing for over a day, and upstreams with an
- * open circuit or a float under its alert, and the core's clock when it jumped. Read-only: what a person does about them is on the
+ * open circuit or a float under its alert, the core's clock when it jumped, and the daily
+ * reconciliation's findings. Read-only: what a person does about them is on the
  * account's page, in the CLI (`upstreams`, `routes`) or with the partner.
  */
 import { type Timestamp, timestampDate } from '@bufbuild/protobuf/wkt';
 import { formatNaira, kobo } from '../../core/domain/money.js';
-import type { UpstreamAttempt, UpstreamHealth } from '../../gen/prepaid/v1/admin_pb.js';
+import type { ReconcileFinding, UpstreamAttempt, UpstreamHealth } from '../../gen/prepaid/v1/admin_pb.js';
 import type { ClockJump, FailingWebhook, OperationsAlert, UpstreamAnswer } from '../../gen/prepaid/v1/console_pb.js';
 import { html, type SafeHtml } from '../../web/html.js';
 
@@ -115,4 +116,36 @@ and two-step codes are judged by it: people may have been signed out, links may 
 and codes may be refused. Check the host's time synchronisation (NTP); the log has a \
 <code>clock.jump_warning</code> line for each jump.</p>
 </div>`;
+}
+
+/** A signed amount: "-₦97.00" is the platform's loss. */
+const signed = (amountKobo: bigint) =>
+  `${amountKobo < 0n ? '-' : ''}${naira(amountKobo < 0n ? -amountKobo : amountKobo)}`;
+
+/**
+ * The daily reconciliation's open findings (docs/reconciliation.md): each purchase whose record
+ * at an upstream does not agree with our books, with the money at stake and the upstream's
+ * answer. Nothing was corrected: a correction is a proposal a second person approves.
+ */
+export function reconcileSection(findings: readonly ReconcileFinding[]): SafeHtml {
+  return html`<section><h2>Reconciliation: records that do not agree (${findings.length})</h2>
+<p>Found by <code>prepaid books reconcile</code> and its daily run. Nothing was corrected: a correction is a proposal \
+(a refund, a pending purchase proposed failed, a credit) that a second person approves. A negative amount is the \
+platform's loss if the upstream's record is right; docs/reconciliation.md says what each class means and what to do.</p>
+${
+  findings.length === 0
+    ? html`<p>None.</p>`
+    : findings.map(
+        (f) => html`<div class="item" data-finding="${f.reference}">
+<dl><dt>Class</dt><dd>${f.class}</dd>
+<dt>Purchase</dt><dd><a href="/accounts?q=${encodeURIComponent(f.reference)}">${f.reference}</a></dd>
+<dt>Upstream</dt><dd>${f.upstream}, ${f.date}</dd><dt>At stake</dt><dd>${signed(f.atStakeKobo)}</dd>
+<dt>Ours</dt><dd>${f.outcome}${f.ourCostKobo === undefined ? '' : `, cost ${naira(f.ourCostKobo)}`}</dd>
+<dt>Theirs</dt><dd>${f.theirStatus}${f.theirChargedKobo === undefined ? '' : `, charged ${naira(f.theirChargedKobo)}`}\
+${f.theirCharges > 1 ? `, ${f.theirCharges} charges` : ''}${f.reason === '' ? '' : ` (${f.reason})`}</dd>
+<dt>Evidence</dt><dd>${f.evidence === '' ? '-' : html`<code>${f.evidence}</code>`}</dd></dl>
+</div>`,
+      )
+}
+</section>`;
 }

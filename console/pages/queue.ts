@@ -19,6 +19,7 @@ import {
   clockJumpSection,
   failingWebhooksSection,
   operationsSection,
+  reconcileSection,
   upstreamsSection,
 } from './queue-more.js';
 
@@ -157,6 +158,7 @@ ${actionForm(viewer, `/inflows/${id}/reject`, 'Reject', { note: 'Why (required)'
 }
 </section>
 ${frozenKeysSection(viewer, queue.frozenKeys)}
+${reconcileSection(queue.reconcileFindings)}
 ${failingWebhooksSection(queue.failingWebhooks)}
 ${upstreamsSection(queue.upstreams)}
 ${operationsSection(queue.operations)}`;

@@ -197,7 +197,7 @@ export interface OurRecord {
 }
 
 /** What the match found; docs/reconciliation.md says what each means and what to do. */
-type MatchClass =
+export type MatchClass =
   | 'agrees'
   | 'delivered_here_failed_there'
   | 'failed_here_delivered_there'

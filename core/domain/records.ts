@@ -9,6 +9,7 @@ import type { Mode } from './mode.js';
 import type { Kobo } from './money.js';
 import type { DeliveryResult, PlanType, ProductName, PurchaseDetails, TransactionStatus } from './products.js';
 import type { RecipientControls, RecipientRefusal } from './recipient-controls.js';
+import type { MatchClass, OurOutcome, TheirRecord } from './reconcile.js';
 import type { KeyFreeze } from './velocity.js';
 
 export interface AccountRecord {
@@ -525,4 +526,32 @@ export interface UpstreamSettingsRecord {
    */
   floatAlertKobo: Kobo | null;
   updatedAt: Date;
+}
+
+/**
+ * One mismatch of the daily reconciliation (docs/reconciliation.md): a purchase whose record at
+ * an upstream does not agree with our books, kept once per day, upstream, reference and class.
+ */
+export interface ReconcileFindingRecord {
+  /** The Lagos day reconciled, YYYY-MM-DD. */
+  day: string;
+  upstream: string;
+  /** Our purchase's reference. */
+  reference: string;
+  class: Exclude<MatchClass, 'agrees'>;
+  /** The money at stake at the upstream against our books (negative: the platform's loss). */
+  atStakeKobo: Kobo;
+  ourCostKobo: Kobo | null;
+  theirChargedKobo: Kobo | null;
+  /** Our outcome of its attempt there. */
+  outcome: OurOutcome;
+  /** What the upstream's record says: delivered, failed, unknown, not_found. */
+  theirStatus: TheirRecord['status'];
+  /** How many charges it shows under our reference, where it tells. */
+  theirCharges: number | null;
+  /** The upstream's reason when it gave no certain answer. */
+  reason: string | null;
+  /** Its answer, cleaned of credentials and bounded (raw-answers.ts). */
+  evidence: string | null;
+  foundAt: Date;
 }

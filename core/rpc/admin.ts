@@ -9,6 +9,7 @@ import type {
 import type { LedgerCheck } from '../accounts/ledger-check.js';
 import type { RecipientControlsService } from '../accounts/recipients.js';
 import type { AccountService, IssuedKeyPair } from '../accounts/service.js';
+import type { Reconciliation } from '../books/daily.js';
 import type { CostRules } from '../catalog/costs.js';
 import type { CatalogService } from '../catalog/service.js';
 import type { PlanSync } from '../catalog/sync.js';
@@ -46,6 +47,7 @@ import {
 import type { Handlers } from './grpc.js';
 import type { PlanCodeMethods } from './plan-codes.js';
 import { recipientHandlers } from './recipients.js';
+import { reconcileDay } from './reconcile.js';
 import { ownTurn } from './turns.js';
 import { planSyncMessage } from './upstream.js';
 
@@ -166,6 +168,8 @@ type AdminHandlers = Omit<Handlers<(typeof AdminServiceDesc)['method']>, PlanCod
 interface AdminOperations {
   /** Backups of the embedded store (core/storage/backup.ts). */
   backups: Backups;
+  /** The reconciliation with the upstreams (core/books/daily.ts). */
+  reconciliation: Reconciliation;
   pendingList: PendingList;
   ledgerCheck: LedgerCheck;
   supply: SupplyAdmin;
@@ -535,5 +539,6 @@ export function adminHandlers(
       const taken = await operations.backups.take(req.toDir, req.passphrase);
       return { path: taken.path, manifestJson: JSON.stringify(taken.manifest, null, 2), warnings: taken.warnings };
     },
+    reconcile: (req) => reconcileDay(operations.reconciliation, req),
   };
 }

@@ -54,6 +54,7 @@ import type { Handlers } from './grpc.js';
 import { userMessage } from './holder.js';
 import type { PlanCodeMethods } from './plan-codes.js';
 import { blockMessage } from './recipients.js';
+import { findingMessage } from './reconcile.js';
 import { fundingReportMessage, reportAsk, salesReportMessage } from './reports.js';
 
 /** Audit rows a list returns by default and at most. */
@@ -248,6 +249,7 @@ function attentionMessage(
     })),
     upstreams: queue.upstreams.map(upstreamHealthMessage),
     frozenKeys: queue.frozenKeys.map(frozenKeyMessage),
+    reconcileFindings: queue.reconcileFindings.map(findingMessage),
     operations: queue.operations.map((alert) => ({
       kind: alert.kind,
       detail: alert.detail,

@@ -26,6 +26,7 @@ import type { ClockJump } from '../../runtime/clock-jump.js';
 import type { LedgerCheck } from '../accounts/ledger-check.js';
 import type { RecipientControlsService } from '../accounts/recipients.js';
 import type { AccountService } from '../accounts/service.js';
+import type { Reconciliation } from '../books/daily.js';
 import type { CostRules } from '../catalog/costs.js';
 import type { PlanCodesAdmin } from '../catalog/plan-codes.js';
 import type { CatalogService } from '../catalog/service.js';
@@ -87,6 +88,8 @@ export interface CoreServerDeps {
   backups: Backups;
   /** The books: the trial balance, upstreams' top-ups, providers' settlements. */
   ownMoney: OwnMoney;
+  /** The reconciliation with the upstreams (core/books/daily.ts). */
+  reconciliation: Reconciliation;
   /** Routes and upstream attempts for the operator. */
   supplyAdmin: SupplyAdmin;
   /** Each declared upstream's code for our data plans. */
@@ -191,6 +194,7 @@ export function createCoreServer(deps: CoreServerDeps): CoreServer {
       deps.catalog,
       {
         backups: deps.backups,
+        reconciliation: deps.reconciliation,
         pendingList: deps.pendingList,
         ledgerCheck: deps.ledgerCheck,
         supply: deps.supplyAdmin,

@@ -18,6 +18,7 @@ import { formatNaira, isKobo, type Kobo, kobo, MAX_AMOUNT_KOBO } from '../domain
 import type {
   AccountRecord,
   ApiKeyRecord,
+  ReconcileFindingRecord,
   TransactionRecord,
   UpgradeRequestRecord,
   UpstreamAnswerRecord,
@@ -75,6 +76,7 @@ export interface DeskDeps {
     | 'keys'
     | 'events'
     | 'supply'
+    | 'findings'
     | 'webhooks'
   >;
   /** The upstreams' circuits and floats as this core sees them; absent without configured upstreams. */
@@ -109,6 +111,8 @@ export interface Attention {
   operations: OperationsAlert[];
   /** Key pairs frozen by the velocity brake or by hand, longest frozen first. */
   frozenKeys: ApiKeyRecord[];
+  /** The daily reconciliation's open findings, oldest day first (docs/reconciliation.md). */
+  reconcileFindings: ReconcileFindingRecord[];
 }
 
 interface NewProposal {
@@ -349,7 +353,7 @@ function unreachable(value: never): never {
 async function attention(deps: DeskDeps): Promise<Attention> {
   const { store, clock } = deps;
   const now = clock();
-  const [pending, upgrades, inflows, proposals, failingWebhooks, health, frozenKeys] = await Promise.all([
+  const [pending, upgrades, inflows, proposals, failingWebhooks, health, frozenKeys, findings] = await Promise.all([
     store.transactions.listPending({ needsAttentionOnly: true }, { limit: ATTENTION_LIMIT }),
     deps.upgrades.listPending(),
     store.funding.listInflows('unmatched', ATTENTION_LIMIT),
@@ -357,6 +361,7 @@ async function attention(deps: DeskDeps): Promise<Attention> {
     store.events.failingDestinations(new Date(now.getTime() - WEBHOOK_FAILING_AFTER_MS), ATTENTION_LIMIT),
     deps.upstreamHealth?.health() ?? [],
     store.keys.listFrozen(ATTENTION_LIMIT),
+    store.findings.listOpen(ATTENTION_LIMIT),
   ]);
   // Each pending purchase's evidence: the upstreams called and what their answers were read as.
   const withAttempts = await Promise.all(
@@ -379,6 +384,7 @@ async function attention(deps: DeskDeps): Promise<Attention> {
     upstreams,
     operations: deps.operations?.() ?? [],
     frozenKeys,
+    reconcileFindings: findings,
   };
 }
 

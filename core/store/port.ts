@@ -43,6 +43,7 @@ import type {
   PendingSummary,
   PlanCodeRecord,
   PlanRecord,
+  ReconcileFindingRecord,
   ReserveChecks,
   ReserveResult,
   RouteRecord,
@@ -866,6 +867,24 @@ export interface BooksStore {
   sums(until?: Date): Promise<BookSum[]>;
   /** One reference's entries, oldest first: a purchase's reserve, settle, refund; an inflow's receipt. */
   entriesOf(reference: string): Promise<JournalEntryRecord[]>;
+  /** One account's sum of postings in one mode, of the entries before `until` when given (all otherwise). */
+  sumOf(account: string, mode: Mode, until?: Date): Promise<number>;
+  /** Entries of one kind and mode made in [from, until), oldest first, at most `limit`. */
+  entriesBetween(kind: EntryKind, mode: Mode, from: Date, until: Date, limit: number): Promise<JournalEntryRecord[]>;
+}
+
+/**
+ * What the daily reconciliation found (core/books/): one row per day, upstream, reference and
+ * class, written once however often the day is run again; the console's attention queue
+ * shows the open ones. Nothing here moves money.
+ */
+export interface ReconcileFindingStore {
+  /** Keeps the findings not kept before (same day, upstream, reference and class); returns how many were new. */
+  record(findings: readonly ReconcileFindingRecord[]): Promise<number>;
+  /** Open findings, oldest day first, at most `limit`. */
+  listOpen(limit: number): Promise<ReconcileFindingRecord[]>;
+  /** One day's findings (of one upstream when given), as kept. */
+  listDay(day: string, upstream?: string): Promise<ReconcileFindingRecord[]>;
 }
 
 /** The platform's own entries: a money operation behind the one door. */
@@ -924,6 +943,7 @@ export interface Store {
   readonly planCodes: PlanCodeStore;
   readonly reports: ReportStore;
   readonly books: BooksStore;
+  readonly findings: ReconcileFindingStore;
   /** The one door every money move goes through (core/store/moves.ts). */
   readonly ledger: LedgerStore;
   /**

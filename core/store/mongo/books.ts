@@ -154,6 +154,32 @@ export function createBooksStore(ctx: MongoContext): BooksStore & BooksMoney {
         .toArray();
       return bounded(docs, `entries of ${reference}`).map(entryFromDoc);
     },
+    async sumOf(account, mode, until) {
+      // journal_by_account finds the entries with a line of the account; only those lines are summed.
+      const rows = await journalOf(ctx)
+        .aggregate<{ sum: unknown }>([
+          {
+            $match: {
+              'postings.account': account,
+              mode,
+              ...(until === undefined ? {} : { at: { $lt: toDate(until, 'until') } }),
+            },
+          },
+          { $unwind: '$postings' },
+          { $match: { 'postings.account': account } },
+          { $group: { _id: null, sum: { $sum: '$postings.amountKobo' } } },
+        ])
+        .toArray();
+      return rows.length === 0 ? 0 : readInteger(rows[0]!.sum, 'sum of postings');
+    },
+    async entriesBetween(kind, mode, from, until, limit) {
+      const docs = await journalOf(ctx)
+        .find({ kind, mode, at: { $gte: toDate(from, 'from'), $lt: toDate(until, 'until') } })
+        .sort({ at: 1, entryId: 1 })
+        .limit(limit)
+        .toArray();
+      return docs.map(entryFromDoc);
+    },
     async bookOwn(entry, audit) {
       // Everything written is fixed before the first attempt, so a retried transaction writes the same.
       const doc = journalDoc({

@@ -67,3 +67,5 @@ export const RECIPIENT_COLLECTIONS = {
 } as const;
 /** The books (books.ts): one document per entry of the double-entry journal, its postings inside; created by step 28. */
 export const JOURNAL_COLLECTION = 'journal';
+/** The daily reconciliation's findings (findings.ts): one document per day, upstream, reference and class; step 30. */
+export const RECONCILE_FINDINGS_COLLECTION = 'reconcile_findings';

@@ -51,6 +51,7 @@ import { createCatalogStore } from './catalog.js';
 import { leaseClockVerdict, measureClock } from './clock.js';
 import { createMongoContext, type MongoContext, majorityReads, majorityWrites } from './context.js';
 import { createEventStore, createWebhookStore } from './events.js';
+import { createFindingStore } from './findings.js';
 import { createFundingStore } from './funding.js';
 import {
   checkDeployment,
@@ -163,6 +164,7 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<MongoS
       deployment: { topology: check.topology, serverVersion: check.serverVersion, dbName: options.dbName },
       accounts: createAccountStore(ctx),
       books: money.books,
+      findings: createFindingStore(ctx),
       ledger: money.ledger,
       keys: createKeyStore(ctx),
       catalog: createCatalogStore(ctx),

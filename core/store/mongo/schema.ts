@@ -32,6 +32,7 @@ import {
   PEOPLE_COLLECTIONS,
   PLAN_CODES_COLLECTION,
   RECIPIENT_COLLECTIONS,
+  RECONCILE_FINDINGS_COLLECTION,
   STAFF_COLLECTIONS,
   SUPPLY_COLLECTIONS,
   UPGRADE_REQUESTS_COLLECTION,
@@ -491,6 +492,22 @@ export const SCHEMA_STEPS: readonly SchemaStep[] = [
           partialFilterExpression: { frozen: { $exists: true } },
         },
       ]);
+    },
+  },
+  {
+    version: 30,
+    description:
+      "reconciliation: each day's findings against the upstreams, and the journal's entries by kind and time",
+    // A finding's _id is its day, upstream, reference and class, so a rerun of a day upserts
+    // nothing new; the open ones (resolved_at null) lead an index of their own for the attention queue. journal_by_kind
+    // reads one kind's entries in a window (an upstream's top-ups).
+    async apply(target) {
+      await createMissingCollections(target, [RECONCILE_FINDINGS_COLLECTION], {});
+      await target.createIndexes(RECONCILE_FINDINGS_COLLECTION, [
+        { name: 'reconcile_findings_open', key: { resolved_at: 1, day: 1, upstream: 1, reference: 1 } },
+        { name: 'reconcile_findings_by_day', key: { day: 1, upstream: 1 } },
+      ]);
+      await target.createIndexes(JOURNAL_COLLECTION, [{ name: 'journal_by_kind', key: { kind: 1, mode: 1, at: 1 } }]);
     },
   },
 ];

@@ -82,6 +82,17 @@ export function createBooksStore(db: Database.Database, commit: GroupCommit): Bo
   const ownEntry = db.prepare<{ reference: string; kind: string }, JournalRow>(
     'SELECT * FROM journal WHERE reference = @reference AND kind = @kind ORDER BY entry_id LIMIT 1',
   );
+  const sumOfAll = db.prepare<[string, string], { sum_kobo: number }>(
+    'SELECT COALESCE(SUM(amount_kobo), 0) AS sum_kobo FROM postings WHERE account = ? AND mode = ?',
+  );
+  // postings_by_account finds the account's lines; each is joined to its entry for the time.
+  const sumOfUntil = db.prepare<[string, string, number], { sum_kobo: number }>(
+    `SELECT COALESCE(SUM(p.amount_kobo), 0) AS sum_kobo FROM postings p JOIN journal j ON j.entry_id = p.entry_id
+     WHERE p.account = ? AND p.mode = ? AND j.at < ?`,
+  );
+  const kindBetween = db.prepare<[string, string, number, number, number], JournalRow>(
+    `SELECT * FROM journal WHERE kind = ? AND mode = ? AND at >= ? AND at < ? ORDER BY at, entry_id LIMIT ?`,
+  );
   const appendAudit = auditAppender(db);
   const record = (row: JournalRow): JournalEntryRecord => ({
     entryId: String(row.entry_id),
@@ -100,6 +111,13 @@ export function createBooksStore(db: Database.Database, commit: GroupCommit): Bo
     },
     async entriesOf(reference) {
       return entries.all(reference).map(record);
+    },
+    async sumOf(account, mode, until) {
+      const row = until === undefined ? sumOfAll.get(account, mode) : sumOfUntil.get(account, mode, toMs(until));
+      return row?.sum_kobo ?? 0;
+    },
+    async entriesBetween(kind, mode, from, until, limit) {
+      return kindBetween.all(kind, mode, toMs(from), toMs(until), limit).map(record);
     },
     async bookOwn(entry, auditEntry) {
       return commit.run(() => {

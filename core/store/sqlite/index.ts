@@ -19,6 +19,7 @@ import { auditAppender, createAuditLogStore } from './audit-log.js';
 import { createBooksStore, prepareBookStatements } from './books.js';
 import { createCatalogStore } from './catalog.js';
 import { createEventStore, createWebhookStore, prepareEventStatements } from './events.js';
+import { createFindingStore } from './findings.js';
 import { createFundingStore } from './funding.js';
 import { createGroupCommit, type Durability, type GroupCommit } from './group-commit.js';
 import { createHistoryStore } from './history.js';
@@ -120,6 +121,7 @@ function buildStore(db: Database.Database): Store {
     planCodes: createPlanCodeStore(db),
     reports: createReportStore(db),
     books: money.books,
+    findings: createFindingStore(db, commit),
     ledger: money.ledger,
     events: createEventStore(eventSql, commit),
     webhooks: createWebhookStore(eventSql),

@@ -213,4 +213,34 @@ export const BOOKS_MIGRATIONS: readonly Migration[] = [
     description: 'the books: a double-entry journal of every money move, the history migrated into it',
     sql: JOURNAL_TABLES + HISTORY + JOURNAL_GUARDS,
   },
+  {
+    version: 36,
+    description:
+      "reconciliation: each day's findings against the upstreams, and the journal's entries by kind and time",
+    // A finding is kept once per day, upstream, reference and class (the primary key: a rerun
+    // of the day inserts nothing twice); the partial index serves the attention queue's open
+    // ones. journal_by_kind reads one kind's entries in a window (an upstream's top-ups).
+    sql: `
+      CREATE TABLE reconcile_findings (
+        day                 TEXT NOT NULL CHECK (length(day) = 10),
+        upstream            TEXT NOT NULL,
+        reference           TEXT NOT NULL,
+        class               TEXT NOT NULL CHECK (class IN ('delivered_here_failed_there',
+                              'failed_here_delivered_there', 'charged_twice_there', 'cost_differs', 'unknown_there')),
+        at_stake_kobo       INTEGER NOT NULL,
+        our_cost_kobo       INTEGER,
+        their_charged_kobo  INTEGER,
+        outcome             TEXT NOT NULL,
+        their_status        TEXT NOT NULL,
+        their_charges       INTEGER,
+        reason              TEXT,
+        evidence            TEXT,
+        found_at            INTEGER NOT NULL,
+        resolved_at         INTEGER,
+        PRIMARY KEY (day, upstream, reference, class)
+      ) STRICT;
+      CREATE INDEX reconcile_findings_open ON reconcile_findings (day, upstream, reference) WHERE resolved_at IS NULL;
+      CREATE INDEX journal_by_kind ON journal (kind, mode, at, entry_id);
+    `,
+  },
 ];

@@ -28,6 +28,7 @@ import {
   type NewTransaction,
   type PlanRecord,
   type PriceRule,
+  type ReconcileFindingRecord,
   type SessionRecord,
   type TransactionQuery,
   type TransactionRecord,
@@ -5463,6 +5464,89 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       const before = new Map((await h.store.books.sums(at(50))).map((r) => [r.account, r.sumKobo]));
       assert.is(before.get(`wallet:${accountId}`), -20_000);
       assert.is(before.get('held:purchases') ?? 0, 0);
+    });
+
+    it("one account's sum until a time, and one kind's entries in a window", async (h) => {
+      const upstream = h.unique('up');
+      const audit = { at: at(5), actor: 'cli', action: 'upstreams.fund', target: upstream, before: null, after: null };
+      const fund = (reference: string, when: Date, amount: number) =>
+        h.store.ledger.post({
+          kind: 'own_entry',
+          entry: {
+            kind: 'upstream_funded',
+            mode: 'live',
+            reference,
+            at: when,
+            postings: upstreamFundedPostings(upstream, kobo(amount)),
+          },
+          audit: { ...audit, address: null, note: '' },
+        });
+      const first = h.unique('TOPUP');
+      await fund(first, at(10), 50_000);
+      await fund(h.unique('TOPUP'), at(40), 20_000);
+      const float = `upstream:${upstream}:float`;
+      assert.is(await h.store.books.sumOf(float, 'live'), 70_000);
+      assert.is(await h.store.books.sumOf(float, 'live', at(40)), 50_000, 'an entry at `until` is left out');
+      assert.is(await h.store.books.sumOf(float, 'live', at(10)), 0);
+      assert.is(await h.store.books.sumOf(float, 'test'), 0, 'the other mode has books of its own');
+      assert.is(await h.store.books.sumOf('upstream:nobody:float', 'live'), 0);
+      const window = await h.store.books.entriesBetween('upstream_funded', 'live', at(0), at(40), 10);
+      assert.equal(
+        window.filter((e) => e.postings.some((p) => p.account === float)).map((e) => e.reference),
+        [first],
+        'from inclusive, until exclusive',
+      );
+      assert.is((await h.store.books.entriesBetween('upstream_funded', 'live', at(0), at(99), 1)).length, 1, 'bounded');
+      assert.is((await h.store.books.entriesBetween('reserve', 'live', at(0), at(99), 10)).length, 0);
+    });
+  });
+
+  define('reconciliation findings', (it) => {
+    const finding = (reference: string, overrides: Partial<ReconcileFindingRecord> = {}): ReconcileFindingRecord => ({
+      day: '2025-06-01',
+      upstream: 'site',
+      reference,
+      class: 'failed_here_delivered_there',
+      atStakeKobo: kobo(-9_700),
+      ourCostKobo: null,
+      theirChargedKobo: kobo(9_700),
+      outcome: 'failed',
+      theirStatus: 'delivered',
+      theirCharges: null,
+      reason: null,
+      evidence: '{"Status": "successful"}',
+      foundAt: at(10),
+      ...overrides,
+    });
+
+    it('a finding is kept once per day, upstream, reference and class, whatever a rerun says', async (h) => {
+      const reference = h.unique('TX');
+      const other = h.unique('TX');
+      assert.is(await h.store.findings.record([finding(reference), finding(other, { class: 'cost_differs' })]), 2);
+      assert.is(
+        await h.store.findings.record([finding(reference, { atStakeKobo: kobo(-1), foundAt: at(20) })]),
+        0,
+        'a rerun adds nothing',
+      );
+      assert.is(await h.store.findings.record([finding(reference, { class: 'charged_twice_there' })]), 1);
+      assert.is(await h.store.findings.record([finding(reference, { day: '2025-06-02' })]), 1, 'another day');
+      assert.is(await h.store.findings.record([]), 0);
+      const mine = (list: ReconcileFindingRecord[]) => list.filter((f) => f.reference === reference);
+      const day = mine(await h.store.findings.listDay('2025-06-01', 'site'));
+      assert.equal(
+        day.map((f) => [f.class, f.atStakeKobo, f.foundAt.getTime()]),
+        [
+          ['charged_twice_there', -9_700, at(10).getTime()],
+          ['failed_here_delivered_there', -9_700, at(10).getTime()],
+        ],
+        'the first write is kept',
+      );
+      assert.equal(day[1], finding(reference));
+      assert.is(mine(await h.store.findings.listDay('2025-06-01', 'elsewhere')).length, 0);
+      const open = await h.store.findings.listOpen(100);
+      assert.is(mine(open).length, 3);
+      assert.is(open[0]!.day, '2025-06-01', 'oldest day first');
+      assert.is((await h.store.findings.listOpen(1)).length, 1, 'bounded');
     });
   });
 

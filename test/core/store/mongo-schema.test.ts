@@ -40,6 +40,7 @@ import {
   PLAN_CODES_COLLECTION,
   PROPOSAL_REFERENCE_INDEX,
   RECIPIENT_COLLECTIONS,
+  RECONCILE_FINDINGS_COLLECTION,
   REQUEST_ID_INDEX,
   runSchemaSteps,
   SCHEMA_STEPS,
@@ -164,14 +165,16 @@ steps('a fresh database gets every collection, its validator and its indexes, th
       ...Object.values(RECIPIENT_COLLECTIONS),
       JOURNAL_COLLECTION,
       KEY_VELOCITY_COLLECTION,
+      RECONCILE_FINDINGS_COLLECTION,
     ]),
   );
   assert.equal(
     [...(db.indexes.get(JOURNAL_COLLECTION)?.keys() ?? [])],
-    JOURNAL_INDEXES[JOURNAL_COLLECTION]!.map((index) => index.name),
-    "the journal's indexes",
+    [...JOURNAL_INDEXES[JOURNAL_COLLECTION]!.map((index) => index.name), 'journal_by_kind'],
+    "the journal's indexes (one kind's entries in a window: the reconciliation's step)",
   );
   assert.ok(db.indexes.get(COLLECTIONS.apiKeys)?.has('api_keys_frozen'), "the console's frozen keys");
+  assert.ok(db.indexes.get(RECONCILE_FINDINGS_COLLECTION)?.has('reconcile_findings_open'), 'the open findings');
   assert.ok(db.indexes.get(KEY_VELOCITY_COLLECTION)?.has('key_velocity_days_by_key'), "a key's velocity days");
   assert.ok(
     db.indexes.get(SUPPLY_COLLECTIONS.attempts)?.has('upstream_attempts_reference'),

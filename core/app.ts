@@ -340,12 +340,7 @@ export function createCore(deps: CoreDeps): Core {
   const rpc = createCoreServer({
     ...buying,
     backups,
-    ownMoney: createOwnMoney({
-      store,
-      // Without routed upstreams the sandbox serves every family (core/purchases/supply-admin.ts).
-      upstreams: deps.supply === undefined ? [SANDBOX_UPSTREAM] : [...deps.supply.upstreams.keys()],
-      clock,
-    }),
+    ownMoney: ownMoneyOf(deps, store, clock),
     reconciliation,
     accounts: holders.accounts,
     people: holders.people,
@@ -411,6 +406,16 @@ export function createCore(deps: CoreDeps): Core {
       draining = true;
     }),
   };
+}
+
+/** The books read and the platform's own entries booked (top-ups, settlements). */
+function ownMoneyOf(deps: CoreDeps, store: Store, clock: () => Date) {
+  return createOwnMoney({
+    store,
+    // Without routed upstreams the sandbox serves every family (core/purchases/supply-admin.ts).
+    upstreams: deps.supply === undefined ? [SANDBOX_UPSTREAM] : [...deps.supply.upstreams.keys()],
+    clock,
+  });
 }
 
 /** The reconciliation with the upstreams: on demand, and daily at RECONCILE_AT. */

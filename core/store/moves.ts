@@ -208,6 +208,28 @@ export function ledgerStore(handlers: MoveHandlers): LedgerStore {
 }
 
 /**
+ * The audit row of an approval, as both adapters write it in the approval's transaction: the
+ * proposal as applied and the wallet's balance after it, with what the desk adds.
+ */
+export function approvalAuditEntry(
+  move: ApproveMove,
+  after: ProposalRecord,
+  balanceKobo: number | null,
+  finishing: boolean,
+): Omit<AuditEntryRecord, 'id'> {
+  return {
+    at: move.at,
+    actor: move.audit.actor,
+    action: finishing ? 'proposal.finish' : 'proposal.approve',
+    target: move.proposalId,
+    before: move.audit.before,
+    after: JSON.stringify({ ...after, balance_kobo: balanceKobo, ...move.audit.afterExtra }),
+    address: move.audit.address,
+    note: move.audit.note,
+  };
+}
+
+/**
  * Whether a proposed move took effect, which the approval's transaction needs before it marks
  * the proposal applied: a credit found its wallet (made now or before under the same
  * reference), a debit was covered, an inflow was credited (now or before), a purchase moved

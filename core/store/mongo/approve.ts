@@ -5,7 +5,14 @@
  */
 import { type ClientSession, type Filter, ObjectId } from 'mongodb';
 import { newEventId } from '../../domain/events.js';
-import { type Approved, type ApproveMove, type MoveResults, type ProposedMove, tookEffect } from '../moves.js';
+import {
+  type Approved,
+  type ApproveMove,
+  approvalAuditEntry,
+  type MoveResults,
+  type ProposedMove,
+  tookEffect,
+} from '../moves.js';
 import { refundMemo, reversalMemo } from '../rules.js';
 import { appendAuditIn, auditDocOf } from './audit-log.js';
 import { STAFF_COLLECTIONS } from './collections.js';
@@ -82,21 +89,8 @@ export function createApproval(ctx: MongoContext): (move: ApproveMove) => Promis
     if (applied === null) throw new Error(`store: proposal ${move.proposalId} changed inside its own transaction`);
     const after = proposalFromDoc(applied);
     const account = await ctx.live().accounts.findOne({ _id: after.accountId }, { session });
-    const entry = {
-      at: move.at,
-      actor: move.audit.actor,
-      action: finishing ? 'proposal.finish' : 'proposal.approve',
-      target: move.proposalId,
-      before: move.audit.before,
-      after: JSON.stringify({
-        ...after,
-        balance_kobo: account === null ? null : Number(account.balance_kobo),
-        ...move.audit.afterExtra,
-      }),
-      address: move.audit.address,
-      note: move.audit.note,
-    };
-    await appendAuditIn(ctx, session, auditDocOf(entry));
+    const balanceKobo = account === null ? null : Number(account.balance_kobo);
+    await appendAuditIn(ctx, session, auditDocOf(approvalAuditEntry(move, after, balanceKobo, finishing)));
     return { outcome: 'applied', proposal: after, result };
   }
 

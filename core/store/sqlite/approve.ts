@@ -4,7 +4,14 @@
  * move runs in a savepoint: one that does not take effect is rolled back with the decision.
  */
 import type Database from 'better-sqlite3';
-import { type Approved, type ApproveMove, type MoveResults, type ProposedMove, tookEffect } from '../moves.js';
+import {
+  type Approved,
+  type ApproveMove,
+  approvalAuditEntry,
+  type MoveResults,
+  type ProposedMove,
+  tookEffect,
+} from '../moves.js';
 import { refundMemo, reversalMemo } from '../rules.js';
 import type { auditAppender } from './audit-log.js';
 import type { GroupCommit } from './group-commit.js';
@@ -78,20 +85,7 @@ export function createApproval(db: Database.Database, commit: GroupCommit, parts
         const result = makeMove(move.move);
         if (!tookEffect(move.move, result)) throw new NotApplied(result);
         const after = proposalFromRow(applied.get({ id: move.proposalId, at: toMs(move.at) })!);
-        parts.appendAudit({
-          at: move.at,
-          actor: move.audit.actor,
-          action: finishing ? 'proposal.finish' : 'proposal.approve',
-          target: move.proposalId,
-          before: move.audit.before,
-          after: JSON.stringify({
-            ...after,
-            balance_kobo: parts.balanceOf(after.accountId),
-            ...move.audit.afterExtra,
-          }),
-          address: move.audit.address,
-          note: move.audit.note,
-        });
+        parts.appendAudit(approvalAuditEntry(move, after, parts.balanceOf(after.accountId), finishing));
         return { outcome: 'applied', proposal: after, result };
       })();
     } catch (error) {

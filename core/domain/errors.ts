@@ -118,3 +118,12 @@ export function invalid(field: string, description: string): DomainError {
 export function notFound(what: string): DomainError {
   return new DomainError('NOT_FOUND', `${what} was not found.`);
 }
+
+/**
+ * The default of a switch over a closed union: the compiler proves it is never reached, so a
+ * new member of the union fails to compile until every switch handles it. Reached anyway (a
+ * value from outside the types), it is a programmer's error and throws.
+ */
+export function unreachable(value: never, what: string): never {
+  throw new Error(`${what} of an unknown kind: ${JSON.stringify(value)}`);
+}

@@ -5,6 +5,7 @@
  * the webhook worker hears of every event at once (it would find it on its next poll anyway),
  * a purchase's final outcome is logged and counted once, and each move is timed.
  */
+import { unreachable } from '../domain/errors.js';
 import type { Mode } from '../domain/mode.js';
 import type { TransactionRecord } from '../domain/records.js';
 import type { LedgerStore, MoneyMove, MoneyMoveKind, MoveOf, MoveResults } from '../store/moves.js';
@@ -75,7 +76,7 @@ export function createJournal(deps: JournalDeps): LedgerStore {
       case 'own_entry':
         return;
       default:
-        unreachable(move);
+        unreachable(move, 'journal: a money move');
     }
   }
 
@@ -91,8 +92,4 @@ export function createJournal(deps: JournalDeps): LedgerStore {
       }
     },
   };
-}
-
-function unreachable(value: never): never {
-  throw new Error(`journal: a money move of an unknown kind ${JSON.stringify(value)}`);
 }

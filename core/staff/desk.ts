@@ -12,7 +12,7 @@
 import { randomBytes } from 'node:crypto';
 import { PUBLIC_KEY_PREFIX } from '../accounts/keys.js';
 import { type AccountService, creditViolations } from '../accounts/service.js';
-import { DomainError, invalid, notFound, throwIfViolations } from '../domain/errors.js';
+import { DomainError, invalid, notFound, throwIfViolations, unreachable } from '../domain/errors.js';
 import { FUNDING_PROVIDERS, type InflowRecord } from '../domain/funding.js';
 import { formatNaira, isKobo, type Kobo, kobo, MAX_AMOUNT_KOBO } from '../domain/money.js';
 import type {
@@ -300,7 +300,7 @@ async function proposedMove(deps: DeskDeps, proposal: ProposalRecord, at: Date):
       return { kind: proposal.kind === 'refund' ? 'reverse' : 'refund', reference: proposal.target, reason, at };
     }
     default:
-      return unreachable(proposal.kind);
+      return unreachable(proposal.kind, 'desk: a proposal');
   }
 }
 
@@ -341,12 +341,8 @@ function notApplied(
       );
     }
     default:
-      return unreachable(move);
+      return unreachable(move, 'desk: a proposed move');
   }
-}
-
-function unreachable(value: never): never {
-  throw new Error(`desk: a proposal of an unknown kind ${JSON.stringify(value)}`);
 }
 
 /** The attention queue: what waits for a person, each kind oldest first. */
@@ -508,7 +504,7 @@ async function approveNow(
         );
       return approved.proposal;
     default:
-      return unreachable(approved);
+      return unreachable(approved, 'desk: an approval outcome');
   }
 }
 

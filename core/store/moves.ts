@@ -6,6 +6,7 @@
  * new kind of move does not compile until every adapter makes it.
  */
 
+import { unreachable } from '../domain/errors.js';
 import type { InflowCredit, InflowRecord, NewInflow } from '../domain/funding.js';
 import type { Kobo } from '../domain/money.js';
 import type { DeliveryResult } from '../domain/products.js';
@@ -253,12 +254,8 @@ export function tookEffect(move: ProposedMove, result: MoveResults[ProposedMove[
       return moved.changed || moved.transaction.status === wanted;
     }
     default:
-      return unreachable(move);
+      return unreachable(move, 'store: a money move');
   }
-}
-
-function unreachable(value: never): never {
-  throw new Error(`store: a money move of an unknown kind ${JSON.stringify(value)}`);
 }
 
 /** An adapter's money operations, each one transaction already; the approval is its own. */

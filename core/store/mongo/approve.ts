@@ -3,7 +3,9 @@
  * mark applied and the audit row in one multi-document transaction. A move that does not take
  * effect throws inside it, so the transaction aborts and the decision goes with it.
  */
+
 import { type ClientSession, type Filter, ObjectId } from 'mongodb';
+import { unreachable } from '../../domain/errors.js';
 import { newEventId } from '../../domain/events.js';
 import {
   type Approved,
@@ -52,7 +54,7 @@ async function makeMove(ctx: MongoContext, session: ClientSession, move: Propose
       return giveBackIn(ctx, session, move.reference, { to, memo }, move.reason, move.at, ids);
     }
     default:
-      return unreachable(move);
+      return unreachable(move, 'store: a proposed move');
   }
 }
 
@@ -106,8 +108,4 @@ export function createApproval(ctx: MongoContext): (move: ApproveMove) => Promis
       return { outcome: 'not_applied', proposal: proposalFromDoc(now!), result: error.answer.result };
     }
   };
-}
-
-function unreachable(value: never): never {
-  throw new Error(`store: a proposed move of an unknown kind ${JSON.stringify(value)}`);
 }

@@ -3,7 +3,9 @@
  * mark applied and the audit row as one operation of the group commit, so one transaction. The
  * move runs in a savepoint: one that does not take effect is rolled back with the decision.
  */
+
 import type Database from 'better-sqlite3';
+import { unreachable } from '../../domain/errors.js';
 import {
   type Approved,
   type ApproveMove,
@@ -68,7 +70,7 @@ export function createApproval(db: Database.Database, commit: GroupCommit, parts
       case 'reverse':
         return parts.money.giveBack(move.reference, 'reversed', reversalMemo(move.reason), move.reason, move.at);
       default:
-        return unreachable(move);
+        return unreachable(move, 'store: a proposed move');
     }
   }
 
@@ -98,8 +100,4 @@ export function createApproval(db: Database.Database, commit: GroupCommit, parts
   }
 
   return (move: ApproveMove): Promise<Approved> => commit.run(() => run(move));
-}
-
-function unreachable(value: never): never {
-  throw new Error(`store: a proposed move of an unknown kind ${JSON.stringify(value)}`);
 }

@@ -45,7 +45,13 @@ import { createLowBalanceMail, type LowBalanceMail } from './mail/low-balance.js
 import { createMailer, type Mailer } from './mail/mailer.js';
 import { createNotices, type Notices } from './mail/notices.js';
 import type { MailSettings } from './mail/smtp.js';
-import { type CoreMetrics, createOutcomeRecorder, instrumentProviders, instrumentSupply } from './metrics.js';
+import {
+  type CoreMetrics,
+  createOutcomeRecorder,
+  instrumentProviders,
+  instrumentSupply,
+  isTimedMove,
+} from './metrics.js';
 import { createPeopleService } from './people/service.js';
 import { createUpgrades, type Upgrades } from './people/upgrades.js';
 import { SANDBOX_UPSTREAM } from './providers/index.js';
@@ -77,7 +83,6 @@ import { createStaffRealm } from './staff/realm.js';
 import { type OperationsAlert, operationsAlerts } from './storage/alerts.js';
 import { type BackupSchedule, type Backups, createBackups } from './storage/backup.js';
 import { type StoreWriteWatch, watchStoreWrites } from './storage/write-watch.js';
-import type { MoneyMoveKind } from './store/moves.js';
 import type { Store } from './store/port.js';
 import { createDeliveryWorker, type DeliveryWorker } from './webhooks/delivery.js';
 import { createPoster, DELIVERY_TIMEOUT_MS, type Poster } from './webhooks/destination.js';
@@ -813,11 +818,6 @@ function createDeliveries(
     ...(deps.metrics === undefined ? {} : { observe: deps.metrics.webhookDelivery }),
   });
   return { deliveries, poster, allowPrivate };
-}
-
-/** The moves timed under the store's money operation series (their names kept from before the journal). */
-function isTimedMove(kind: MoneyMoveKind): kind is 'reserve' | 'settle' | 'refund' | 'reverse' | 'credit' {
-  return kind === 'reserve' || kind === 'settle' || kind === 'refund' || kind === 'reverse' || kind === 'credit';
 }
 
 /**

@@ -66,7 +66,14 @@ type RefundCause = 'failed' | 'reversed';
 /** The calls made to a provider. */
 type ProviderOperation = 'purchase' | 'query' | 'verify' | 'notify';
 /** The store operations whose latency is measured. */
-type WalletOperation = 'reserve' | 'settle' | 'refund' | 'reverse' | 'credit';
+/** The money moves the store's operation series times, by their names from before the journal. */
+const TIMED_MOVES = ['reserve', 'settle', 'refund', 'reverse', 'credit'] as const;
+type WalletOperation = (typeof TIMED_MOVES)[number];
+
+/** Whether a money move is one the series times. */
+export function isTimedMove(kind: string): kind is WalletOperation {
+  return (TIMED_MOVES as readonly string[]).includes(kind);
+}
 
 /** The core's series. */
 export interface CoreMetrics {

@@ -1,41 +1,14 @@
 /**
- * The audit of the admin token's calls: every call of an admin service that changes something
- * (anything but a List, Get or Check) appends a row with actor `cli` once it succeeded: the
- * RPC, what it was done to, and the request's few plain fields (never a secret: admin requests
- * carry none but these are named one by one anyway).
+ * The audit of the admin token's calls: every call its service's table (`core/rpc/policies.ts`)
+ * marks `row` appends a row with actor `cli` once it succeeded: the RPC, what it was done to,
+ * and the request's few plain fields (never a secret: admin requests carry none but these are
+ * named one by one anyway).
  */
 import type { GenServiceMethods } from '@bufbuild/protobuf/codegenv2';
 import { type AuditTrail, CLI_ACTOR } from '../staff/audit.js';
 import type { Handlers } from './grpc.js';
+import type { AuditTable } from './policies.js';
 
-/** Reads: nothing changes, nothing is audited. */
-const READ = /^(list|get|check)/;
-/**
- * Calls whose use case writes its own, fuller row with the state before and after (the two-step
- * reset and the reset link in core/people, routes and float alerts in core/purchases/supply-admin.ts,
- * plan codes in core/catalog/plan-codes.ts, plan types, costs and price rules in core/catalog/changes.ts,
- * commissions in core/catalog/costs.ts, tiers and the SMS rate in core/catalog/service.ts, the books' own
- * entries in core/ledger/own-money.ts, in the entry's transaction): audited there,
- * not twice.
- */
-const AUDITED_BY_USE_CASE = new Set([
-  'upsertTier',
-  'setSmsRate',
-  'resetTwoStep',
-  'issuePasswordReset',
-  'setRoute',
-  'clearRoute',
-  'setUpstreamFloatAlert',
-  'setPlanTypeEnabled',
-  'setPlanCost',
-  'setPriceRule',
-  'setPlanCode',
-  'clearPlanCode',
-  'syncUpstreamPlans',
-  'setCostRule',
-  'fundUpstream',
-  'recordSettlement',
-]);
 /**
  * Where a request names what it acts on, in order of preference (`value`: a blocked number,
  * the target of a block of the platform's list, which names no account).
@@ -54,11 +27,11 @@ function kept(request: Record<string, unknown>): Record<string, unknown> {
 }
 
 export function auditedCalls(audit: AuditTrail) {
-  return <S extends GenServiceMethods>(handlers: Handlers<S>): Handlers<S> => {
+  return <S extends GenServiceMethods>(policy: AuditTable<S>, handlers: Handlers<S>): Handlers<S> => {
     const wrapped = {} as Handlers<S>;
     for (const name of Object.keys(handlers) as (keyof S & string)[]) {
       const handler = handlers[name];
-      if (READ.test(name) || AUDITED_BY_USE_CASE.has(name)) {
+      if (policy[name] !== 'row') {
         wrapped[name] = handler;
         continue;
       }

@@ -1,7 +1,8 @@
 /**
  * prepaid.v1.ConsoleService (the console, per staff session) and StaffAdminService (the
- * operator's admin token). The handlers only translate: every RPC's first step is the role
- * check in core/staff/realm.ts, and the rules are in core/staff/.
+ * operator's admin token). The handlers only translate: before each console RPC runs, the
+ * power its method needs (`CONSOLE_POWERS`, core/rpc/policies.ts) is checked against the
+ * session's role in core/staff/realm.ts, and the rules are in core/staff/.
  */
 
 import { create, type MessageInitShape } from '@bufbuild/protobuf';
@@ -31,7 +32,7 @@ import type { CatalogService } from '../catalog/service.js';
 import { DomainError, invalid } from '../domain/errors.js';
 import { planPriceBasis, planPriceFor } from '../domain/pricing.js';
 import type { ApiKeyRecord, AuditEntryRecord } from '../domain/records.js';
-import type { ProposalRecord, StaffMemberRecord } from '../domain/staff.js';
+import { mayDo, type ProposalRecord, type StaffMemberRecord, type StaffRole } from '../domain/staff.js';
 import type { Reports } from '../reports/service.js';
 import { type Actor, CLI_ACTOR } from '../staff/audit.js';
 import type { StaffBlocklist } from '../staff/blocklist.js';
@@ -53,9 +54,14 @@ import { inflowMessage } from './funding.js';
 import type { Handlers } from './grpc.js';
 import { userMessage } from './holder.js';
 import type { PlanCodeMethods } from './plan-codes.js';
+import { CONSOLE_POWERS, type SignedOutConsoleMethod } from './policies.js';
 import { blockMessage } from './recipients.js';
 import { findingMessage } from './reconcile.js';
 import { fundingReportMessage, reportAsk, salesReportMessage } from './reports.js';
+import { type StaffHandlers, staffGuarded } from './staff-guard.js';
+
+/** The console's RPCs made for a session, each after its power is checked (`CONSOLE_POWERS`). */
+type GuardedMethods = Omit<(typeof ConsoleDesc)['method'], SignedOutConsoleMethod>;
 
 /** Audit rows a list returns by default and at most. */
 const DEFAULT_AUDIT_ROWS = 50;
@@ -293,10 +299,7 @@ function overviewMessage(
 /** A member's sign-in: the set-up link, signing in and out, and the session's check. */
 function staffSessionHandlers(
   realm: StaffRealm,
-): Pick<
-  Handlers<(typeof ConsoleDesc)['method']>,
-  'getStaffSetup' | 'completeStaffSetup' | 'staffSignIn' | 'staffSignOut' | 'getStaffSession'
-> {
+): Pick<Handlers<(typeof ConsoleDesc)['method']>, SignedOutConsoleMethod> {
   return {
     async getStaffSetup(req) {
       const setup = await realm.describeSetup(req.setupToken);
@@ -328,10 +331,6 @@ function staffSessionHandlers(
       await realm.signOut(req.sessionToken);
       return {};
     },
-    async getStaffSession(req) {
-      const context = await realm.require(req.sessionToken, 'read', req.clientAddress);
-      return { member: memberMessage(context.member, realm) };
-    },
   };
 }
 
@@ -345,25 +344,21 @@ export function consoleHandlers({
   blocklist,
   clockJump,
 }: ConsoleRpcDeps): Handlers<(typeof ConsoleDesc)['method']> {
-  return {
-    ...staffSessionHandlers(realm),
-    ...blocklistHandlers(realm, blocklist),
-    async getAttention(req) {
-      await realm.require(req.sessionToken, 'read', req.clientAddress);
+  const guarded: StaffHandlers<GuardedMethods> = {
+    async getStaffSession(_req, { member }) {
+      return { member: memberMessage(member, realm) };
+    },
+    ...blocklistHandlers(blocklist),
+    async getAttention() {
       return attentionMessage(await desk.attention(), clockJump?.() ?? null);
     },
-    async requeryPurchase(req) {
-      const { who } = await realm.require(req.sessionToken, 'resolve', req.clientAddress);
+    async requeryPurchase(req, { who }) {
       return { transaction: transactionMessage(await desk.requery(req.reference, who)) };
     },
-    async resolveDelivered(req) {
-      const { who } = await realm.require(req.sessionToken, 'resolve', req.clientAddress);
+    async resolveDelivered(req, { who }) {
       return { transaction: transactionMessage(await desk.resolveDelivered(req.reference, req.note, who)) };
     },
-    async proposeMoneyMove(req) {
-      // A pending resolved as failed is support's to propose; every other money move is finance's.
-      const power = req.kind === 'pending_failed' ? 'propose' : 'propose_money';
-      const { who } = await realm.require(req.sessionToken, power, req.clientAddress);
+    async proposeMoneyMove(req, { who }) {
       const proposal = await desk.propose(
         {
           kind: req.kind,
@@ -376,59 +371,46 @@ export function consoleHandlers({
       );
       return { proposal: proposalMessage(proposal), warning: await desk.warningFor(proposal) };
     },
-    async decideProposal(req) {
-      const context = await realm.require(req.sessionToken, req.approve ? 'approve' : 'read', req.clientAddress);
+    async decideProposal(req, context) {
       if (!req.approve) await requireRefuser(desk, req.proposalId, context.who, context.member.role);
       const decided = await desk.decide(req.proposalId, req.approve, req.note, context.who, context.member);
       return { proposal: proposalMessage(decided) };
     },
-    async decideUpgrade(req) {
-      const { who } = await realm.require(req.sessionToken, 'upgrades', req.clientAddress);
+    async decideUpgrade(req, { who }) {
       const decided = req.approve
         ? await desk.approveUpgrade(req.accountId, req.tierId, who)
         : await desk.refuseUpgrade(req.accountId, req.note, who);
       return { status: decided.status };
     },
-    async rejectUnmatchedInflow(req) {
-      const { who } = await realm.require(req.sessionToken, 'approve', req.clientAddress);
+    async rejectUnmatchedInflow(req, { who }) {
       return { inflow: inflowMessage(await desk.rejectInflow(req.inflowId, req.note, who), true) };
     },
     async listAuditEntries(req) {
-      await realm.require(req.sessionToken, 'read', req.clientAddress);
       return listAudit(auditLog, req.filter);
     },
     async searchAccounts(req) {
-      await realm.require(req.sessionToken, 'read', req.clientAddress);
       return { accounts: (await desk.searchAccounts(req.query)).map(accountMessage) };
     },
     async getAccountOverview(req) {
-      await realm.require(req.sessionToken, 'read', req.clientAddress);
       return overviewMessage(await desk.accountOverview(req.accountId));
     },
     ...settingsHandlers(realm, catalog, adminAs),
-    async suspendAccount(req) {
-      const { who } = await realm.require(req.sessionToken, 'suspend', req.clientAddress);
+    async suspendAccount(req, { who }) {
       return { account: accountMessage(await desk.suspend(req.accountId, req.note, who)) };
     },
-    async unfreezeKey(req) {
-      const { who } = await realm.require(req.sessionToken, 'resolve', req.clientAddress);
+    async unfreezeKey(req, { who }) {
       return { key: frozenKeyMessage(await desk.unfreezeKey(req.publicKey, req.note, who)) };
     },
-    async resumeAccount(req) {
-      const { who } = await realm.require(req.sessionToken, 'suspend', req.clientAddress);
+    async resumeAccount(req, { who }) {
       return { account: accountMessage(await desk.resume(req.accountId, req.note, who)) };
     },
     async getSalesReport(req) {
-      await realm.require(req.sessionToken, 'reports', req.clientAddress);
       return { report: salesReportMessage(await reports.sales(reportAsk(req.query))) };
     },
     async getFundingReport(req) {
-      await realm.require(req.sessionToken, 'reports', req.clientAddress);
       return { report: fundingReportMessage(await reports.funding(reportAsk(req.query))) };
     },
-    async getBooks(req, call) {
-      // The books are the business's figures, like the reports: finance and admin only.
-      const { who } = await realm.require(req.sessionToken, 'reports', req.clientAddress);
+    async getBooks(req, { who }, call) {
       const { modes, until } = await adminAs(who).getTrialBalance(
         create(GetTrialBalanceRequestSchema, { atDate: req.atDate }),
         call,
@@ -436,27 +418,21 @@ export function consoleHandlers({
       return { modes, ...(until === undefined ? {} : { until }) };
     },
   };
+  return { ...staffSessionHandlers(realm), ...staffGuarded(realm, CONSOLE_POWERS, guarded) };
 }
 
 /** The platform's blocklist: every role reads it, the `recipients` power changes it. */
 function blocklistHandlers(
-  realm: StaffRealm,
   blocklist: StaffBlocklist,
-): Pick<
-  Handlers<(typeof ConsoleDesc)['method']>,
-  'listPlatformBlocks' | 'blockPlatformRecipient' | 'unblockPlatformRecipient'
-> {
+): Pick<StaffHandlers<GuardedMethods>, 'listPlatformBlocks' | 'blockPlatformRecipient' | 'unblockPlatformRecipient'> {
   return {
-    async listPlatformBlocks(req) {
-      await realm.require(req.sessionToken, 'read', req.clientAddress);
+    async listPlatformBlocks() {
       return { blocks: (await blocklist.list()).map(blockMessage) };
     },
-    async blockPlatformRecipient(req) {
-      const { who } = await realm.require(req.sessionToken, 'recipients', req.clientAddress);
+    async blockPlatformRecipient(req, { who }) {
       return { block: blockMessage(await blocklist.block(req.value, req.reason, who)) };
     },
-    async unblockPlatformRecipient(req) {
-      const { who } = await realm.require(req.sessionToken, 'recipients', req.clientAddress);
+    async unblockPlatformRecipient(req, { who }) {
       return { removed: await blocklist.unblock(req.value, who) };
     },
   };
@@ -468,7 +444,7 @@ function settingsHandlers(
   catalog: CatalogService,
   adminAs: ConsoleRpcDeps['adminAs'],
 ): Pick<
-  Handlers<(typeof ConsoleDesc)['method']>,
+  StaffHandlers<GuardedMethods>,
   | 'getCatalogue'
   | 'getSupplySettings'
   | 'changeCatalogue'
@@ -478,16 +454,14 @@ function settingsHandlers(
   | 'setStaffRole'
 > {
   return {
-    async getCatalogue(req, call) {
-      const { who } = await realm.require(req.sessionToken, 'read', req.clientAddress);
+    async getCatalogue(req, { who }, call) {
       const [answer, costs] = await Promise.all([
         catalogue(catalog, req.network.trim().slice(0, MAX_FILTER_CHARS)),
         adminAs(who).listCostRules(create(ListCostRulesRequestSchema), call),
       ]);
       return { ...answer, costRules: costs.rules ?? [] };
     },
-    async getSupplySettings(req, call) {
-      const { who } = await realm.require(req.sessionToken, 'read', req.clientAddress);
+    async getSupplySettings(_req, { who }, call) {
       const admin = adminAs(who);
       const [routes, health] = await Promise.all([
         admin.listRoutes(create(ListRoutesRequestSchema), call),
@@ -495,33 +469,28 @@ function settingsHandlers(
       ]);
       return { routes, upstreams: health.upstreams ?? [] };
     },
-    async changeCatalogue(req, call) {
-      const { who } = await realm.require(req.sessionToken, 'settings', req.clientAddress);
+    async changeCatalogue(req, { who }, call) {
       return changeCatalogue(adminAs(who), req.change, call);
     },
-    async listStaffMembers(req) {
-      await realm.require(req.sessionToken, 'staff', req.clientAddress);
+    async listStaffMembers() {
       return { members: (await realm.listMembers()).map((m) => memberMessage(m, realm)) };
     },
-    async inviteStaffMember(req) {
-      const { who } = await realm.require(req.sessionToken, 'staff', req.clientAddress);
+    async inviteStaffMember(req, { who }) {
       const { member, url, mailed } = await realm.invite(req.email, req.role, who);
       return { member: memberMessage(member, realm), setupUrl: url, mailed };
     },
-    async disableStaffMember(req) {
-      const { who } = await realm.require(req.sessionToken, 'staff', req.clientAddress);
+    async disableStaffMember(req, { who }) {
       return { member: memberMessage(await realm.disable(req.email, who), realm) };
     },
-    async setStaffRole(req) {
-      const { who } = await realm.require(req.sessionToken, 'staff', req.clientAddress);
+    async setStaffRole(req, { who }) {
       return { member: memberMessage(await realm.setRole(req.email, req.role, who), realm) };
     },
   };
 }
 
 /** A proposal is refused by a member who may approve, or withdrawn by its own proposer. */
-async function requireRefuser(desk: Desk, proposalId: string, who: Actor, role: string): Promise<void> {
-  if (role === 'finance' || role === 'admin') return;
+async function requireRefuser(desk: Desk, proposalId: string, who: Actor, role: StaffRole): Promise<void> {
+  if (mayDo(role, 'approve')) return;
   const proposal = await desk.getProposal(proposalId);
   if (proposal !== null && proposal.proposedBy !== who.actor) {
     throw new DomainError(

@@ -64,6 +64,14 @@ import { type Access, type Handlers, implement, serviceDefinition, tokenCheck } 
 import { type CoreHealth, createHealth } from './health.js';
 import { holderHandlers, userAdminHandlers } from './holder.js';
 import { planCodeHandlers } from './plan-codes.js';
+import {
+  ADMIN_AUDIT,
+  API_ACCESS_ADMIN_AUDIT,
+  FUNDING_AUDIT,
+  STAFF_ADMIN_AUDIT,
+  USER_ADMIN_AUDIT,
+  WEBHOOK_AUDIT,
+} from './policies.js';
 import { purchaseHandlers } from './purchase.js';
 import { addReflection } from './reflection.js';
 import { shopHandlers } from './shop.js';
@@ -231,17 +239,25 @@ function addAdminServices(
   callers: Callers,
   adminAs: (who: Actor) => ReturnType<typeof adminHandlers>,
 ): void {
-  // Every call the admin token makes that changes something leaves an audit row (actor `cli`).
+  // Every call the admin token makes that changes something is audited (actor `cli`): by a row
+  // here or by its use case, as each service's table in core/rpc/policies.ts says.
   const audited = auditedCalls(deps.staff.audit);
   add(
     AdminService,
-    audited<(typeof AdminService)['method']>({ ...adminAs(CLI_ACTOR), ...planCodeHandlers(deps.planCodes) }),
+    audited(ADMIN_AUDIT, { ...adminAs(CLI_ACTOR), ...planCodeHandlers(deps.planCodes) }),
     callers.admin,
   );
-  add(ApiAccessAdminService, audited(apiAccessAdminHandlers(deps.upgrades)), callers.admin);
-  add(UserAdminService, audited(userAdminHandlers(deps.people)), callers.admin);
-  add(FundingService, audited(fundingHandlers(deps.funding, deps.staff.proposeAssign)), callers.admin);
-  add(WebhookService, audited(webhookHandlers(deps.webhooks, () => new Date())), callers.admin);
+  add(ApiAccessAdminService, audited(API_ACCESS_ADMIN_AUDIT, apiAccessAdminHandlers(deps.upgrades)), callers.admin);
+  add(UserAdminService, audited(USER_ADMIN_AUDIT, userAdminHandlers(deps.people)), callers.admin);
+  add(FundingService, audited(FUNDING_AUDIT, fundingHandlers(deps.funding, deps.staff.proposeAssign)), callers.admin);
+  add(
+    WebhookService,
+    audited(
+      WEBHOOK_AUDIT,
+      webhookHandlers(deps.webhooks, () => new Date()),
+    ),
+    callers.admin,
+  );
 }
 
 /**
@@ -282,7 +298,8 @@ function addConsoleServices(
     consoleHandlers({ realm, desk, auditLog, catalog: deps.catalog, adminAs, reports, blocklist, clockJump }),
     callers.service,
   );
-  add(StaffAdminService, staffAdminHandlers(realm, auditLog, reports, desk), callers.admin);
+  const audited = auditedCalls(deps.staff.audit);
+  add(StaffAdminService, audited(STAFF_ADMIN_AUDIT, staffAdminHandlers(realm, auditLog, reports, desk)), callers.admin);
 }
 
 /** grpc.health.v1 (every service NOT_SERVING until listening) and reflection. */

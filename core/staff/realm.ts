@@ -40,7 +40,7 @@ const FREE_FAILURES_PER_PERSON = 10;
 const MAX_TOKEN_CHARS = 128;
 
 /** Who a console session acts for. */
-interface StaffContext {
+export interface StaffContext {
   session: StaffSessionRecord;
   member: StaffMemberRecord;
   /** The audit's actor and the address of this request. */

@@ -40,7 +40,7 @@ import { createFundingSweeper, type FundingSweeper } from './funding/sweeper.js'
 import { createHolderDesk } from './holders/desk.js';
 import { createShopDesk } from './holders/shop.js';
 import { createJournal } from './ledger/journal.js';
-import { createOwnMoney } from './ledger/own-money.js';
+import { createOwnMoney, type OwnMoney } from './ledger/own-money.js';
 import { createLowBalanceMail, type LowBalanceMail } from './mail/low-balance.js';
 import { createMailer, type Mailer } from './mail/mailer.js';
 import { createNotices, type Notices } from './mail/notices.js';
@@ -320,7 +320,9 @@ export function createCore(deps: CoreDeps): Core {
   const funding = fundingParts(deps, money);
   // The queue reads the backups' state when asked; they are built below, after the staff.
   let backupsLater: Backups | undefined;
+  const ownMoney = ownMoneyOf(deps, money.store, clock);
   const staff = staffParts(deps, money, {
+    ownMoney,
     accounts: holders.accounts,
     funding,
     upgrades: holders.upgrades,
@@ -345,7 +347,7 @@ export function createCore(deps: CoreDeps): Core {
   const rpc = createCoreServer({
     ...buying,
     backups,
-    ownMoney: ownMoneyOf(deps, store, clock),
+    ownMoney,
     reconciliation,
     accounts: holders.accounts,
     people: holders.people,
@@ -622,6 +624,7 @@ function staffParts(
     upgrades: Upgrades;
     notices: Notices;
     operations: () => OperationsAlert[];
+    ownMoney: OwnMoney;
   },
 ) {
   const { store, clock, supplyDeps } = money;

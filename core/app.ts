@@ -721,6 +721,7 @@ function backgroundJobs(deps: CoreDeps, money: MoneyPath, funding: FundingServic
           clock,
           log: deps.log,
           observer: deps.metrics?.supply,
+          keep: (upstream, reading) => money.store.findings.keepReading(upstream, reading),
         });
   const fundingSweeper = createFundingSweeper({
     funding,

@@ -40,7 +40,7 @@ import { createFundingSweeper, type FundingSweeper } from './funding/sweeper.js'
 import { createHolderDesk } from './holders/desk.js';
 import { createShopDesk } from './holders/shop.js';
 import { createJournal } from './ledger/journal.js';
-import { createOwnMoney, type OwnMoney } from './ledger/own-money.js';
+import { createOwnMoney } from './ledger/own-money.js';
 import { createLowBalanceMail, type LowBalanceMail } from './mail/low-balance.js';
 import { createMailer, type Mailer } from './mail/mailer.js';
 import { createNotices, type Notices } from './mail/notices.js';
@@ -76,6 +76,7 @@ import { createUpstreamHealth } from './purchases/upstream-health.js';
 import { createVerificationService } from './purchases/verification.js';
 import { createReports } from './reports/service.js';
 import type { ProposedMove } from './rpc/admin.js';
+import type { OwnProposal } from './rpc/books.js';
 import { type CoreServer, createCoreServer, SERVICE_NAMES } from './rpc/server.js';
 import { CLI_ACTOR, createAuditTrail } from './staff/audit.js';
 import { createDesk, type Desk } from './staff/desk.js';
@@ -320,9 +321,7 @@ export function createCore(deps: CoreDeps): Core {
   const funding = fundingParts(deps, money);
   // The queue reads the backups' state when asked; they are built below, after the staff.
   let backupsLater: Backups | undefined;
-  const ownMoney = ownMoneyOf(deps, money.store, clock);
   const staff = staffParts(deps, money, {
-    ownMoney,
     accounts: holders.accounts,
     funding,
     upgrades: holders.upgrades,
@@ -347,7 +346,7 @@ export function createCore(deps: CoreDeps): Core {
   const rpc = createCoreServer({
     ...buying,
     backups,
-    ownMoney,
+    ownMoney: staff.ownMoney,
     reconciliation,
     accounts: holders.accounts,
     people: holders.people,
@@ -624,10 +623,11 @@ function staffParts(
     upgrades: Upgrades;
     notices: Notices;
     operations: () => OperationsAlert[];
-    ownMoney: OwnMoney;
   },
 ) {
   const { store, clock, supplyDeps } = money;
+  // The books' own money: the desk books a top-up or settlement proposal's entry with it.
+  const ownMoney = ownMoneyOf(deps, store, clock);
   const audit = createAuditTrail(store.auditLog, clock);
   const realm = createStaffRealm({
     store,
@@ -652,8 +652,9 @@ function staffParts(
     clock,
     upstreamHealth: supplyAdmin,
     fourEyesCoolingMs: deps.fourEyesCoolingMs ?? DEFAULT_FOUR_EYES_COOLING_MS,
+    ownMoney,
   });
-  return { audit, realm, supplyAdmin, desk };
+  return { audit, realm, supplyAdmin, desk, ownMoney };
 }
 
 /**
@@ -662,8 +663,16 @@ function staffParts(
  */
 function cliProposals(deps: CoreDeps, desk: Desk) {
   if (deps.cliMoneyMoves !== 'proposals')
-    return { proposeCredit: undefined, proposeDebit: undefined, proposeAssign: undefined };
+    return { proposeCredit: undefined, proposeDebit: undefined, proposeAssign: undefined, proposeOwn: undefined };
   return {
+    proposeOwn: async (own: OwnProposal) => {
+      const what = own.kind === 'upstream_topup' ? `Top-up of ${own.target}` : `Settlement from ${own.target}`;
+      const proposal = await desk.propose(
+        { ...own, accountId: '', note: `${what} from the CLI, bank reference ${own.reference}`.slice(0, 500) },
+        CLI_ACTOR,
+      );
+      return { proposalId: proposal.proposalId, replayed: proposal.replayed, status: proposal.status };
+    },
     proposeAssign: async (inflowId: string, accountId: string) => {
       const proposal = await desk.propose(
         { kind: 'inflow_assign', accountId, target: inflowId, amountKobo: 0, note: 'Transfer assigned from the CLI' },

@@ -98,6 +98,7 @@ function proposalMessage(proposal: ProposalRecord): MessageInitShape<typeof Prop
     applied: proposal.appliedAt !== null,
     reference: proposal.reference,
     memo: proposal.memo,
+    feeKobo: BigInt(proposal.feeKobo),
   };
 }
 
@@ -371,6 +372,8 @@ export function consoleHandlers({
           target: req.target,
           amountKobo: int64In(req.amountKobo, 'amount_kobo'),
           note: req.note,
+          reference: req.reference,
+          feeKobo: int64In(req.feeKobo, 'fee_kobo'),
         },
         who,
       );
@@ -425,6 +428,11 @@ export function consoleHandlers({
     async getFundingReport(req) {
       await realm.require(req.sessionToken, 'reports', req.clientAddress);
       return { report: fundingReportMessage(await reports.funding(reportAsk(req.query))) };
+    },
+    async resolveFinding(req) {
+      // A finding is the books against an upstream: the members who move money end it (it corrects none).
+      const { who } = await realm.require(req.sessionToken, 'approve', req.clientAddress);
+      return { finding: findingMessage(await desk.resolveFinding(req.findingId, req.note, req.proposalId, who)) };
     },
     async getBooks(req, call) {
       // The books are the business's figures, like the reports: finance and admin only.

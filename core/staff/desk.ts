@@ -15,6 +15,7 @@ import { type AccountService, creditViolations } from '../accounts/service.js';
 import { DomainError, invalid, notFound, throwIfViolations, unreachable } from '../domain/errors.js';
 import { FUNDING_PROVIDERS, type InflowRecord } from '../domain/funding.js';
 import { formatNaira, isKobo, type Kobo, kobo, MAX_AMOUNT_KOBO } from '../domain/money.js';
+import { findingId, parseFindingId } from '../domain/reconcile.js';
 import type {
   AccountRecord,
   ApiKeyRecord,
@@ -773,8 +774,66 @@ function decisionDesk(deps: DeskDeps) {
   };
 }
 
+/** Findings the CLI lists by default and at most. */
+const DEFAULT_FINDINGS = 100;
+const MAX_FINDINGS = 500;
+
+/**
+ * The reconciliation's findings given an end: resolved by a member with a note, or as
+ * corrected by an applied proposal, audited; resolving corrects no money.
+ */
+function findingDesk(deps: DeskDeps) {
+  const { store, audit, clock } = deps;
+  return {
+    /** Findings newest day first, the open ones only with `openOnly`; `limit` 0 means 100. */
+    listFindings(openOnly: boolean, limit: number): Promise<ReconcileFindingRecord[]> {
+      if (!Number.isSafeInteger(limit) || limit < 0 || limit > MAX_FINDINGS)
+        throw invalid('limit', `limit must be 1 to ${MAX_FINDINGS} (0: ${DEFAULT_FINDINGS}).`);
+      return store.findings.list(openOnly, limit || DEFAULT_FINDINGS);
+    },
+
+    async resolveFinding(id: string, note: string, proposalId: string, who: Actor): Promise<ReconcileFindingRecord> {
+      const key = parseFindingId(id);
+      if (key === null)
+        throw invalid('finding_id', 'finding_id is DATE/UPSTREAM/CLASS/REFERENCE, as the finding shows it.');
+      const correctedBy = proposalId.trim();
+      if (correctedBy !== '') {
+        const proposal = await store.proposals.get(correctedBy);
+        if (proposal === null) throw notFound(`Proposal ${correctedBy.slice(0, 64)}`);
+        if (proposal.appliedAt === null)
+          throw new DomainError(
+            'FAILED_PRECONDITION',
+            `Proposal ${proposal.proposalId} is ${proposal.status} and made no correction yet; ` +
+              'resolve the finding once it is approved.',
+          );
+      }
+      const text = correctedBy !== '' && note.trim() === '' ? `Corrected by proposal ${correctedBy}` : checkNote(note);
+      const resolution = { at: clock(), by: who.actor, note: text, correctedBy: correctedBy || null };
+      const resolved = await store.findings.resolve(key, resolution);
+      if (resolved === null) throw notFound(`Finding ${findingId(key).slice(0, 300)}`);
+      const was = resolved.finding.resolution;
+      if (!resolved.changed && was !== undefined)
+        throw new DomainError(
+          'FAILED_PRECONDITION',
+          `This finding was resolved already by ${was.by} at ${was.at.toISOString()} ("${was.note}"); ` +
+            'your resolution changed nothing.',
+          { metadata: { resolved_by: was.by } },
+        );
+      await audit(who, {
+        action: 'finding.resolve',
+        target: findingId(key),
+        before: { resolved: false, at_stake_kobo: resolved.finding.atStakeKobo },
+        after: { resolved: true, corrected_by: resolution.correctedBy },
+        note: text,
+      });
+      return resolved.finding;
+    },
+  };
+}
+
 export function createDesk(deps: DeskDeps) {
   return {
+    ...findingDesk(deps),
     attention: (): Promise<Attention> => attention(deps),
     ...purchaseDesk(deps),
     ...proposalDesk(deps),

@@ -313,14 +313,17 @@ const PROPOSAL_BOOKS_PIPELINE: Document[] = [
               { $eq: ['$kind', 'pending_failed'] },
               'refund',
               {
-                $switch: {
-                  branches: [
-                    { case: { $eq: ['$kind', 'inflow_assign'] }, then: 'inflow_credited' },
-                    { case: { $eq: ['$kind', 'upstream_topup'] }, then: 'upstream_funded' },
-                    { case: { $eq: ['$kind', 'provider_settlement'] }, then: 'provider_settled' },
-                  ],
-                  default: '$kind',
-                },
+                $cond: [
+                  { $eq: ['$kind', 'inflow_assign'] },
+                  'inflow_credited',
+                  {
+                    $cond: [
+                      { $eq: ['$kind', 'upstream_topup'] },
+                      'upstream_funded',
+                      { $cond: [{ $eq: ['$kind', 'provider_settlement'] }, 'provider_settled', '$kind'] },
+                    ],
+                  },
+                ],
               },
             ],
           },

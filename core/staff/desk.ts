@@ -5,8 +5,8 @@
  * proposals of money moves. Every action appends an audit row.
  *
  * Four eyes: a credit, a forced refund (the reversal of a delivered purchase), a pending
- * purchase resolved as failed (its refund) and an unmatched inflow assigned to an account
- * and a manual debit are proposals. One member proposes; a different finance or admin member approves, and only
+ * purchase resolved as failed (its refund), an unmatched inflow assigned to an account, a
+ * manual debit, an upstream's top-up and a provider's settlement are proposals. One member proposes; a different finance or admin member approves, and only
  * then does the money move; the store refuses an approval by the proposer and one after 24 h.
  */
 import { randomBytes } from 'node:crypto';

@@ -2,7 +2,8 @@
  * `prepaid books`: the platform's own books (docs/money.md, The books). `trial-balance` prints
  * every account's balance per mode on its debit or credit side with the totals, which are equal;
  * `settle` records a funding provider's settlement to our bank. An upstream's top-up is
- * `prepaid upstreams fund` (cli/upstreams.ts); both print the entry they booked (`bookedOutput`).
+ * `prepaid upstreams fund` (cli/upstreams.ts); both print the entry they booked, or under
+ * CLI_MONEY_MOVES=proposals the proposal they made (`bookedOutput`).
  */
 import { formatNaira } from '../core/domain/money.js';
 import type { BookEntry } from '../gen/prepaid/v1/admin_pb.js';
@@ -16,8 +17,26 @@ export function referenceOption(value: string | undefined): string {
   return reference;
 }
 
-/** What `upstreams fund` and `books settle` print: the entry's lines, or that it was booked before. */
-export function bookedOutput(what: string, response: { entry?: BookEntry | undefined; replayed: boolean }) {
+/**
+ * What `upstreams fund` and `books settle` print: under CLI_MONEY_MOVES=proposals the proposal
+ * it became (or, replayed, the one made before under the reference), nothing booked; otherwise
+ * the entry's lines, or that it was booked before.
+ */
+export function bookedOutput(
+  what: string,
+  response: { entry?: BookEntry | undefined; replayed: boolean; proposalId: string; proposalStatus: string },
+) {
+  if (response.proposalId !== '') {
+    const said = response.replayed
+      ? `Already proposed: ${what} is ${response.proposalId} (${response.proposalStatus}); ` +
+        'no second proposal was made, and approving it books it once.'
+      : `Proposed ${what} as ${response.proposalId}; nothing is booked until a finance or admin member ` +
+        'approves it in the console (within 24 hours).';
+    return {
+      json: { proposal_id: response.proposalId, proposal_status: response.proposalStatus, replayed: response.replayed },
+      text: [said],
+    };
+  }
   const entry = present(response.entry, 'entry');
   const postings = entry.postings.map((p) => ({ account: p.account, amount_kobo: Number(p.amountKobo) }));
   return {

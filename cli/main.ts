@@ -28,6 +28,7 @@ import {
   resolveCoreTls,
   resolveCoreUrl,
 } from './connection.js';
+import { booksFindingsGroup } from './findings.js';
 import { columns } from './format.js';
 import { fundingGroup } from './funding.js';
 import { keysGroup } from './keys.js';
@@ -100,6 +101,7 @@ export const COMMAND_GROUPS: readonly CommandGroup[] = joined([
   reportsGroup,
   booksGroup,
   booksReconcileGroup,
+  booksFindingsGroup,
   backupGroup,
   restoreGroup,
 ]);

@@ -76,6 +76,7 @@ import { createUpstreamHealth } from './purchases/upstream-health.js';
 import { createVerificationService } from './purchases/verification.js';
 import { createReports } from './reports/service.js';
 import type { ProposedMove } from './rpc/admin.js';
+import type { OwnProposal } from './rpc/books.js';
 import { type CoreServer, createCoreServer, SERVICE_NAMES } from './rpc/server.js';
 import { CLI_ACTOR, createAuditTrail } from './staff/audit.js';
 import { createDesk, type Desk } from './staff/desk.js';
@@ -345,7 +346,7 @@ export function createCore(deps: CoreDeps): Core {
   const rpc = createCoreServer({
     ...buying,
     backups,
-    ownMoney: ownMoneyOf(deps, store, clock),
+    ownMoney: staff.ownMoney,
     reconciliation,
     accounts: holders.accounts,
     people: holders.people,
@@ -625,6 +626,8 @@ function staffParts(
   },
 ) {
   const { store, clock, supplyDeps } = money;
+  // The books' own money: the desk books a top-up or settlement proposal's entry with it.
+  const ownMoney = ownMoneyOf(deps, store, clock);
   const audit = createAuditTrail(store.auditLog, clock);
   const realm = createStaffRealm({
     store,
@@ -649,8 +652,9 @@ function staffParts(
     clock,
     upstreamHealth: supplyAdmin,
     fourEyesCoolingMs: deps.fourEyesCoolingMs ?? DEFAULT_FOUR_EYES_COOLING_MS,
+    ownMoney,
   });
-  return { audit, realm, supplyAdmin, desk };
+  return { audit, realm, supplyAdmin, desk, ownMoney };
 }
 
 /**
@@ -659,8 +663,16 @@ function staffParts(
  */
 function cliProposals(deps: CoreDeps, desk: Desk) {
   if (deps.cliMoneyMoves !== 'proposals')
-    return { proposeCredit: undefined, proposeDebit: undefined, proposeAssign: undefined };
+    return { proposeCredit: undefined, proposeDebit: undefined, proposeAssign: undefined, proposeOwn: undefined };
   return {
+    proposeOwn: async (own: OwnProposal) => {
+      const what = own.kind === 'upstream_topup' ? `Top-up of ${own.target}` : `Settlement from ${own.target}`;
+      const proposal = await desk.propose(
+        { ...own, accountId: '', note: `${what} from the CLI, bank reference ${own.reference}`.slice(0, 500) },
+        CLI_ACTOR,
+      );
+      return { proposalId: proposal.proposalId, replayed: proposal.replayed, status: proposal.status };
+    },
     proposeAssign: async (inflowId: string, accountId: string) => {
       const proposal = await desk.propose(
         { kind: 'inflow_assign', accountId, target: inflowId, amountKobo: 0, note: 'Transfer assigned from the CLI' },
@@ -718,6 +730,7 @@ function backgroundJobs(deps: CoreDeps, money: MoneyPath, funding: FundingServic
           clock,
           log: deps.log,
           observer: deps.metrics?.supply,
+          keep: (upstream, reading) => money.store.findings.keepReading(upstream, reading),
         });
   const fundingSweeper = createFundingSweeper({
     funding,

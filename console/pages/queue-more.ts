@@ -2,8 +2,9 @@
  * More of the attention queue: a pending purchase's evidence (each upstream called and what
  * its answer was read as), webhook destinations failing for over a day, and upstreams with an
  * open circuit or a float under its alert, the core's clock when it jumped, and the daily
- * reconciliation's findings. Read-only: what a person does about them is on the
- * account's page, in the CLI (`upstreams`, `routes`) or with the partner.
+ * reconciliation's findings. Read-only but for a finding's resolve form, which queue.ts hands
+ * in: what a person does about the rest is on the account's page, in the CLI (`upstreams`,
+ * `routes`) or with the partner.
  */
 import { type Timestamp, timestampDate } from '@bufbuild/protobuf/wkt';
 import { formatNaira, kobo } from '../../core/domain/money.js';
@@ -125,9 +126,13 @@ const signed = (amountKobo: bigint) =>
 /**
  * The daily reconciliation's open findings (docs/reconciliation.md): each purchase whose record
  * at an upstream does not agree with our books, with the money at stake and the upstream's
- * answer. Nothing was corrected: a correction is a proposal a second person approves.
+ * answer, and `resolve`'s form to give it an end. Nothing was corrected: a correction is a
+ * proposal a second person approves.
  */
-export function reconcileSection(findings: readonly ReconcileFinding[]): SafeHtml {
+export function reconcileSection(
+  findings: readonly ReconcileFinding[],
+  resolve: (finding: ReconcileFinding) => SafeHtml,
+): SafeHtml {
   return html`<section><h2>Reconciliation: records that do not agree (${findings.length})</h2>
 <p>Found by <code>prepaid books reconcile</code> and its daily run. Nothing was corrected: a correction is a proposal \
 (a refund, a pending purchase proposed failed, a credit) that a second person approves. A negative amount is the \
@@ -144,6 +149,7 @@ ${
 <dt>Theirs</dt><dd>${f.theirStatus}${f.theirChargedKobo === undefined ? '' : `, charged ${naira(f.theirChargedKobo)}`}\
 ${f.theirCharges > 1 ? `, ${f.theirCharges} charges` : ''}${f.reason === '' ? '' : ` (${f.reason})`}</dd>
 <dt>Evidence</dt><dd>${f.evidence === '' ? '-' : html`<code>${f.evidence}</code>`}</dd></dl>
+${resolve(f)}
 </div>`,
       )
 }

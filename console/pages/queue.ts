@@ -2,12 +2,13 @@
  * The attention queue (the first page) and what can be done from it: re-query a pending
  * purchase, resolve it as delivered with a note, propose it failed (a refund that needs a
  * second person), decide upgrade requests, propose or reject an unmatched inflow's
- * assignment, approve or refuse open proposals, and unfreeze a frozen key pair. Every action
- * is the core's to allow.
+ * assignment, approve or refuse open proposals, unfreeze a frozen key pair, and mark a
+ * reconciliation finding resolved. Every action is the core's to allow.
  */
 import { type Timestamp, timestampDate } from '@bufbuild/protobuf/wkt';
 import { formatNaira, kobo, parseNaira } from '../../core/domain/money.js';
 import { STATUS_WORDS } from '../../core/domain/words.js';
+import type { ReconcileFinding } from '../../gen/prepaid/v1/admin_pb.js';
 import type { FrozenKey, Proposal } from '../../gen/prepaid/v1/console_pb.js';
 import { TransactionStatus } from '../../gen/prepaid/v1/types_pb.js';
 import { html, type SafeHtml } from '../../web/html.js';
@@ -50,16 +51,29 @@ ${
 <button type="submit"${options.warning ? html` class="warning"` : ''}>${label}</button></form>`;
 }
 
+/** A finding's way out of the queue: resolved with a note, or as corrected by an approved proposal. */
+function resolveFindingForm(viewer: StaffViewer, f: ReconcileFinding): SafeHtml {
+  const id = `pr${f.findingId.replace(/[^a-z0-9]/gi, '_')}`;
+  return actionForm(viewer, '/findings/resolve', 'Mark resolved (moves no money)', {
+    fields: html`<input type="hidden" name="finding_id" value="${f.findingId}"><label for="${id}">Corrected by proposal (optional: its id)</label><input id="${id}" name="proposal_id">`,
+    note: 'Why it needs nothing more (required without a proposal)',
+    optionalNote: true,
+  });
+}
+
+/** What a proposal moves: a wallet's account, or for the platform's own money the upstream or provider. */
 function proposalItem(viewer: StaffViewer, p: Proposal): SafeHtml {
   const id = encodeURIComponent(p.proposalId);
+  const own = p.accountId === '';
   return html`<div class="item" data-proposal="${p.proposalId}">
-<dl><dt>Kind</dt><dd>${p.kind}</dd><dt>Account</dt><dd>${p.accountId}</dd><dt>Target</dt><dd>${p.target}</dd>
+<dl><dt>Kind</dt><dd>${p.kind}</dd>${own ? '' : html`<dt>Account</dt><dd>${p.accountId}</dd>`}<dt>${p.kind === 'upstream_topup' ? 'Upstream' : p.kind === 'provider_settlement' ? 'Provider' : 'Target'}</dt><dd>${p.target}</dd>
 ${p.amountKobo > 0n ? html`<dt>Amount</dt><dd>${naira(p.amountKobo)}</dd>` : ''}
-${p.reference === '' ? '' : html`<dt>Ledger reference</dt><dd>${p.reference}</dd>`}
+${p.feeKobo > 0n ? html`<dt>Fee kept</dt><dd>${naira(p.feeKobo)}</dd>` : ''}
+${p.reference === '' ? '' : html`<dt>${own ? 'Bank reference' : 'Ledger reference'}</dt><dd>${p.reference}</dd>`}
 ${p.memo === '' ? '' : html`<dt>Memo</dt><dd>${p.memo}</dd>`}
 <dt>Note</dt><dd>${p.note}</dd><dt>Proposed by</dt><dd>${p.proposedBy}</dd><dt>Expires</dt>\
 <dd>${when(p.expiresAt)}</dd></dl>
-${actionForm(viewer, `/proposals/${id}/approve`, 'Approve and move the money', {
+${actionForm(viewer, `/proposals/${id}/approve`, own ? 'Approve and book it' : 'Approve and move the money', {
   note: 'Note (optional)',
   optionalNote: true,
 })}
@@ -158,7 +172,7 @@ ${actionForm(viewer, `/inflows/${id}/reject`, 'Reject', { note: 'Why (required)'
 }
 </section>
 ${frozenKeysSection(viewer, queue.frozenKeys)}
-${reconcileSection(queue.reconcileFindings)}
+${reconcileSection(queue.reconcileFindings, (f) => resolveFindingForm(viewer, f))}
 ${failingWebhooksSection(queue.failingWebhooks)}
 ${upstreamsSection(queue.upstreams)}
 ${operationsSection(queue.operations)}`;
@@ -336,6 +350,21 @@ export const queueRoutes: Route[] = [
     async handler(ctx) {
       await ctx.core.unfreezeKey({ ...session(ctx), publicKey: ctx.params[0]!, note: note(ctx) });
       return done('key unfrozen; its calls work again');
+    },
+  },
+  {
+    method: 'POST',
+    path: '/findings/resolve',
+    name: 'resolve_finding',
+    signedIn: true,
+    async handler(ctx) {
+      const { finding } = await ctx.core.resolveFinding({
+        ...session(ctx),
+        findingId: (ctx.form.get('finding_id') ?? '').slice(0, 400),
+        note: note(ctx),
+        proposalId: (ctx.form.get('proposal_id') ?? '').trim().slice(0, 100),
+      });
+      return done(`finding ${finding?.findingId ?? ''} resolved; no money moved`);
     },
   },
   {

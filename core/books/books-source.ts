@@ -3,11 +3,12 @@
  * sum of the upstream's float account (live) before an instant; the top-ups are the journal's
  * `upstream_funded` entries that post to it; the day's purchases are the live attempts at the
  * upstream that started in the window, with their purchase's outcome and the cost its settle
- * booked against that float.
+ * booked against that float; the balances it told between purchases are the float poller's
+ * readings kept in the store.
  */
 import type { Posting } from '../domain/books.js';
 import { type Kobo, kobo } from '../domain/money.js';
-import type { OurOutcome } from '../domain/reconcile.js';
+import type { BalanceReading, OurOutcome } from '../domain/reconcile.js';
 import type { TransactionRecord, UpstreamAttemptRecord } from '../domain/records.js';
 import type { Store } from '../store/port.js';
 import type { DayPurchase, ReconcileBooks } from './reconcile.js';
@@ -19,13 +20,31 @@ const ATTEMPT_PAGE = 500;
  * upstream. A day with more is refused with a clear error rather than read without end.
  */
 const MAX_ATTEMPT_PAGES = 400;
+/** Float readings read at once, and the pages one day may have (one a second is 86 400). */
+const READING_PAGE = 1_000;
+const MAX_READING_PAGES = 90;
 /** Top-ups of one upstream a day may have (they are an operator's bank transfers). */
 const MAX_TOP_UPS = 1_000;
 
 const floatOf = (upstream: string): string => `upstream:${upstream}:float`;
 
-export function createBooksSource(store: Pick<Store, 'books' | 'supply' | 'transactions'>): ReconcileBooks {
+export function createBooksSource(
+  store: Pick<Store, 'books' | 'supply' | 'transactions' | 'findings'>,
+): ReconcileBooks {
   return {
+    async balanceReadings(upstream, from, until) {
+      // The float poller's readings kept in the store (a restart loses none), a page at a time:
+      // one instant holds one reading per upstream, so the next page starts just after the last.
+      const all: BalanceReading[] = [];
+      let start = from;
+      for (let page = 0; page < MAX_READING_PAGES; page += 1) {
+        const rows = await store.findings.readingsBetween(upstream, start, until, READING_PAGE);
+        all.push(...rows);
+        if (rows.length < READING_PAGE) return all;
+        start = new Date(rows.at(-1)!.at.getTime() + 1);
+      }
+      throw new RangeError(`more than ${MAX_READING_PAGES * READING_PAGE} float readings of ${upstream} in one day`);
+    },
     async dayPurchases(upstream, from, until) {
       const purchases: DayPurchase[] = [];
       for (const attempt of await attemptsOfWindow(store, from, until)) {

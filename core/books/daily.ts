@@ -2,8 +2,9 @@
  * The reconciliation as the operator runs it (docs/reconciliation.md): one Lagos day of one
  * upstream or of every upstream, its mismatches kept as findings (once per day, upstream,
  * reference and class, so a rerun adds nothing) for the console's attention queue, and the
- * daily run at RECONCILE_AT (Lagos time) of the day before. Nothing is corrected here: a
- * correction is a proposal a second person approves.
+ * daily run at RECONCILE_AT (Lagos time) of the day before, each upstream's last day kept in
+ * the store so a restarted core neither runs a day again nor skips one. Nothing is corrected
+ * here: a correction is a proposal a second person approves.
  */
 
 import { createPeriodicRunner, type PeriodicRunner } from '../../runtime/periodic.js';
@@ -42,6 +43,8 @@ export interface Reconciliation {
 
 /** How often the daily run looks at the clock. */
 const DAILY_CHECK_MS = 60_000;
+/** Days a daily run catches up at most for one upstream (a core stopped over a long weekend). */
+const MAX_CATCH_UP_DAYS = 7;
 
 export function createReconciliation(deps: {
   store: Pick<Store, 'books' | 'supply' | 'transactions' | 'findings'>;
@@ -56,15 +59,13 @@ export function createReconciliation(deps: {
     upstreams: deps.upstreams,
     clock: deps.clock,
   });
+  // Every upstream means every one that holds our money: the sandbox has no float to reconcile.
+  const holders = () => [...deps.upstreams.values()].filter((u) => u.kind !== 'sandbox').map((u) => u.name);
   async function run(day: string, upstream?: string): Promise<UpstreamDay[]> {
     parseLagosDate('date', day);
     if (upstream !== undefined && !deps.upstreams.has(upstream))
       throw invalid('upstream', `No upstream is named ${JSON.stringify(upstream)}; see UPSTREAMS.`);
-    // Every upstream means every one that holds our money: the sandbox has no float to reconcile.
-    const names =
-      upstream === undefined
-        ? [...deps.upstreams.values()].filter((u) => u.kind !== 'sandbox').map((u) => u.name)
-        : [upstream];
+    const names = upstream === undefined ? holders() : [upstream];
     const days: UpstreamDay[] = [];
     // One upstream after another: each re-queries its purchases a few at a time already.
     for (const name of names) days.push(await one(name, day));
@@ -108,16 +109,36 @@ export function createReconciliation(deps: {
       current: result.current,
     };
   }
-  return { run, daily: deps.dailyAtMinute === null ? null : dailyRunner(run, deps, deps.dailyAtMinute) };
+  /** The daily run's days of one upstream: each after the last it finished, up to `through`, kept as it finishes. */
+  async function catchUp(name: string, through: number): Promise<number> {
+    const last = await deps.store.findings.lastDay(name);
+    const first = last === null ? through : Math.max(parseLagosDate('day', last) + 1, through - MAX_CATCH_UP_DAYS + 1);
+    for (let day = first; day <= through; day += 1) {
+      await one(name, lagosDate(day));
+      await deps.store.findings.markDay(name, lagosDate(day), deps.clock());
+    }
+    return through - first + 1;
+  }
+  const daily = async (through: number): Promise<void> => {
+    for (const name of holders()) {
+      // One upstream failing leaves the others' days to run; its own is tried again tomorrow (or after a restart).
+      await catchUp(name, through).catch((error: unknown) =>
+        deps.log('reconcile.failed', { upstream: name, error: error instanceof Error ? error.message : String(error) }),
+      );
+    }
+  };
+  return { run, daily: deps.dailyAtMinute === null ? null : dailyRunner(daily, deps, deps.dailyAtMinute) };
 }
 
 /**
  * Looks at the clock every minute; once it is past the hour of the day in Lagos, reconciles
- * the day before for every upstream, once. The day run is kept in memory: a core restarted
- * after the hour runs that day again, which adds no finding twice (it re-queries again).
+ * every upstream's days up to the day before, once: the days each upstream finished are kept
+ * in the store (`lastDay`), so a core restarted after the hour runs none of them again, and
+ * one stopped over several days catches up on the ones it missed (a week at most). This core
+ * tries a day once: one that failed is tried again the next day, or after a restart.
  */
 function dailyRunner(
-  run: (day: string) => Promise<UpstreamDay[]>,
+  run: (through: number) => Promise<void>,
   deps: { clock: () => Date; log: (event: string, fields: Record<string, unknown>) => void },
   atMinute: number,
 ): PeriodicRunner<[], string | null> {
@@ -134,7 +155,7 @@ function dailyRunner(
       const yesterday = lagosDate(lagosDay(now) - 1);
       if (minute < atMinute || done === yesterday) return null;
       done = yesterday;
-      await run(yesterday);
+      await run(lagosDay(now) - 1);
       return yesterday;
     },
   });

@@ -16,6 +16,29 @@ import { type Kobo, kobo } from './money.js';
 /** Our outcome of a purchase at one upstream (its attempt there). */
 export type OurOutcome = 'success' | 'failed' | 'pending' | 'reversed';
 
+/** What names one finding: its day, upstream, class and purchase reference. */
+export interface FindingKey {
+  day: string;
+  upstream: string;
+  class: string;
+  reference: string;
+}
+
+/**
+ * A finding's id as staff and the CLI write it: `DAY/UPSTREAM/CLASS/REFERENCE`. The day, an
+ * upstream's name and a class hold no slash, so the reference (last) may hold any character.
+ */
+export function findingId(key: FindingKey): string {
+  return `${key.day}/${key.upstream}/${key.class}/${key.reference}`;
+}
+
+/** The key a finding id names; null for text that is no finding id. */
+export function parseFindingId(id: string): FindingKey | null {
+  const match = /^(\d{4}-\d{2}-\d{2})\/([^/]{1,64})\/([a-z_]{1,40})\/(.{1,200})$/s.exec(id.trim());
+  if (match === null) return null;
+  return { day: match[1]!, upstream: match[2]!, class: match[3]!, reference: match[4]! };
+}
+
 /** A purchase as it moved the upstream's float in our books. */
 export interface PurchaseMovement {
   kind: 'purchase';

@@ -554,4 +554,15 @@ export interface ReconcileFindingRecord {
   /** Its answer, cleaned of credentials and bounded (raw-answers.ts). */
   evidence: string | null;
   foundAt: Date;
+  /** How a staff member ended it; absent while it is open. Resolving corrects no money. */
+  resolution?: FindingResolution;
+}
+
+/** A finding marked resolved: when, by whom (`staff:<email>` or `cli`), why, and the proposal that corrected it. */
+export interface FindingResolution {
+  at: Date;
+  by: string;
+  note: string;
+  /** The four-eyes proposal that made the correction, when one did; null otherwise. */
+  correctedBy: string | null;
 }

@@ -145,27 +145,46 @@ export function staffSessionEndsAt(session: StaffSessionRecord): Date {
 /**
  * The money moves that need a second person: a manual credit, a forced refund of a delivered
  * purchase (a reversal), a pending purchase resolved as failed (its refund), an unmatched
- * inflow credited to an account and a manual debit (money taken out with a reason).
+ * inflow credited to an account and a manual debit (money taken out with a reason); and the
+ * platform's own money: an upstream's top-up from our bank and a funding provider's settlement
+ * to it (`OWN_MONEY_KINDS`: no wallet moves, the books do).
  */
-export const PROPOSAL_KINDS = ['credit', 'refund', 'pending_failed', 'inflow_assign', 'debit'] as const;
+export const PROPOSAL_KINDS = [
+  'credit',
+  'refund',
+  'pending_failed',
+  'inflow_assign',
+  'debit',
+  'upstream_topup',
+  'provider_settlement',
+] as const;
 export type ProposalKind = (typeof PROPOSAL_KINDS)[number];
+
+/** The proposals of the platform's own money: booked in the books, no account's wallet; the reference is required. */
+export const OWN_MONEY_KINDS: readonly ProposalKind[] = ['upstream_topup', 'provider_settlement'];
 
 export type ProposalStatus = 'pending' | 'approved' | 'refused';
 
 export interface ProposalRecord {
   proposalId: string;
   kind: ProposalKind;
-  /** The account whose wallet moves. */
+  /** The account whose wallet moves; empty for the platform's own money (OWN_MONEY_KINDS). */
   accountId: string;
-  /** What it is done to: the account (credit, debit), the purchase's reference, or the inflow's id. */
+  /**
+   * What it is done to: the account (credit, debit), the purchase's reference, the inflow's id,
+   * the upstream instance (upstream_topup) or the funding provider (provider_settlement).
+   */
   target: string;
-  /** The amount of a credit or debit; 0 where the amount is the purchase's or the inflow's own. */
+  /** The amount of a credit, debit, top-up or settlement; 0 where the amount is the purchase's or the inflow's own. */
   amountKobo: Kobo;
+  /** What a funding provider kept of a settlement (provider_settlement); 0 for every other kind. */
+  feeKobo: Kobo;
   note: string;
   /**
    * The ledger reference a credit or debit is made under, as its proposer gave it (a bank
    * transfer's id); unique per account and kind among proposals, so a retried proposal is the
-   * same proposal. Empty: the proposal's own id is the reference.
+   * same proposal. Empty: the proposal's own id is the reference. A top-up's or settlement's
+   * is required: the operator's bank reference its entry is booked under, once.
    */
   reference: string;
   /** A credit's memo, kept on its ledger entry; empty for the default ("Manual credit"). */

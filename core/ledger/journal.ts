@@ -8,7 +8,7 @@
 import { unreachable } from '../domain/errors.js';
 import type { Mode } from '../domain/mode.js';
 import type { TransactionRecord } from '../domain/records.js';
-import type { LedgerStore, MoneyMove, MoneyMoveKind, MoveOf, MoveResults } from '../store/moves.js';
+import type { LedgerStore, MoneyMove, MoneyMoveKind, MoveOf, MoveResults, ProposedMove } from '../store/moves.js';
 import type { Moved } from '../store/port.js';
 
 /** Whose feed an event was written to. */
@@ -36,7 +36,7 @@ export function createJournal(deps: JournalDeps): LedgerStore {
   }
 
   /** What a move wrote, told; one switch over every kind, so a new kind must say what it tells. */
-  function tell(move: MoneyMove, result: MoveResults[MoneyMoveKind]): void {
+  function tell(move: MoneyMove | ProposedMove, result: MoveResults[MoneyMoveKind]): void {
     switch (move.kind) {
       case 'settle':
       case 'refund':

@@ -133,7 +133,51 @@ export function createOwnMoney(deps: OwnMoneyDeps) {
     return booked;
   }
 
+  /** A top-up's entry, checked: a configured upstream, the amount and reference in bounds (live money). */
+  function topUpEntry(upstream: string, amountKobo: Kobo, reference: string, at: Date): OwnEntry {
+    const violations = ownViolations(amountKobo, reference);
+    if (!deps.upstreams.includes(upstream))
+      violations.unshift({
+        field: 'upstream',
+        description: `upstream must be one of the configured upstreams: ${deps.upstreams.join(', ') || 'none'}.`,
+      });
+    throwIfViolations(violations);
+    return {
+      kind: 'upstream_funded',
+      mode: 'live',
+      reference,
+      at,
+      postings: upstreamFundedPostings(upstream, amountKobo),
+    };
+  }
+
+  /** A settlement's entry, checked: a funding provider, the amount, fee and reference in bounds (live money). */
+  function settlementEntry(provider: string, amountKobo: Kobo, feeKobo: Kobo, reference: string, at: Date): OwnEntry {
+    const violations = ownViolations(amountKobo, reference);
+    if (!isFundingProvider(provider))
+      violations.unshift({
+        field: 'provider',
+        description: `provider must be one of the funding providers: ${FUNDING_PROVIDERS.join(', ')}.`,
+      });
+    if (!isKobo(feeKobo) || feeKobo < 0 || feeKobo > MAX_AMOUNT_KOBO)
+      violations.push({
+        field: 'fee',
+        description: `fee must be 0 or a positive number of kobo up to ${MAX_AMOUNT_KOBO}.`,
+      });
+    throwIfViolations(violations);
+    const postings = providerSettledPostings(provider, amountKobo, feeKobo);
+    return { kind: 'provider_settled', mode: 'live', reference, at, postings };
+  }
+
   return {
+    topUpEntry,
+    settlementEntry,
+
+    /** The entry of this kind booked before under the reference; null when none is. */
+    async bookedBefore(kind: OwnEntry['kind'], reference: string): Promise<JournalEntryRecord | null> {
+      return (await deps.store.books.entriesOf(reference)).find((entry) => entry.kind === kind) ?? null;
+    },
+
     /** Every account's balance per mode, of the entries before `at` (all of them without). */
     async trialBalance(at?: Date): Promise<TrialBalanceOfMode[]> {
       return trialBalanceOf(await deps.store.books.sums(at));
@@ -141,20 +185,8 @@ export function createOwnMoney(deps: OwnMoneyDeps) {
 
     /** The operator's top-up of a configured upstream's float from our bank (live money). */
     async fundUpstream(upstream: string, amountKobo: Kobo, reference: string, who: Actor): Promise<OwnBooked> {
-      const violations = ownViolations(amountKobo, reference);
-      if (!deps.upstreams.includes(upstream))
-        violations.unshift({
-          field: 'upstream',
-          description: `upstream must be one of the configured upstreams: ${deps.upstreams.join(', ') || 'none'}.`,
-        });
-      throwIfViolations(violations);
-      const at = deps.clock();
-      const postings = upstreamFundedPostings(upstream, amountKobo);
-      return book({ kind: 'upstream_funded', mode: 'live', reference, at, postings }, 'books.fund_upstream', who, {
-        upstream,
-        amountKobo,
-        reference,
-      });
+      const entry = topUpEntry(upstream, amountKobo, reference, deps.clock());
+      return book(entry, 'books.fund_upstream', who, { upstream, amountKobo, reference });
     },
 
     /** A funding provider's settlement to our bank of what it received, less the fee it kept (live money). */
@@ -165,26 +197,8 @@ export function createOwnMoney(deps: OwnMoneyDeps) {
       reference: string,
       who: Actor,
     ): Promise<OwnBooked> {
-      const violations = ownViolations(amountKobo, reference);
-      if (!isFundingProvider(provider))
-        violations.unshift({
-          field: 'provider',
-          description: `provider must be one of the funding providers: ${FUNDING_PROVIDERS.join(', ')}.`,
-        });
-      if (!isKobo(feeKobo) || feeKobo < 0 || feeKobo > MAX_AMOUNT_KOBO)
-        violations.push({
-          field: 'fee',
-          description: `fee must be 0 or a positive number of kobo up to ${MAX_AMOUNT_KOBO}.`,
-        });
-      throwIfViolations(violations);
-      const at = deps.clock();
-      const postings = providerSettledPostings(provider, amountKobo, feeKobo);
-      return book({ kind: 'provider_settled', mode: 'live', reference, at, postings }, 'books.settle', who, {
-        provider,
-        amountKobo,
-        feeKobo,
-        reference,
-      });
+      const entry = settlementEntry(provider, amountKobo, feeKobo, reference, deps.clock());
+      return book(entry, 'books.settle', who, { provider, amountKobo, feeKobo, reference });
     },
   };
 }

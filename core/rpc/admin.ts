@@ -23,9 +23,10 @@ import type { OwnMoney } from '../ledger/own-money.js';
 import type { PendingList } from '../purchases/pending-list.js';
 import type { SupplyAdmin } from '../purchases/supply-admin.js';
 import { type Actor, CLI_ACTOR } from '../staff/audit.js';
+import type { Desk } from '../staff/desk.js';
 import type { Backups } from '../storage/backup.js';
 import type { RouteKey } from '../store/port.js';
-import { booksHandlers } from './books.js';
+import { booksHandlers, type ProposeOwn } from './books.js';
 import {
   accountMessage,
   apiKeyMessage,
@@ -47,7 +48,7 @@ import {
 import type { Handlers } from './grpc.js';
 import type { PlanCodeMethods } from './plan-codes.js';
 import { recipientHandlers } from './recipients.js';
-import { reconcileDay } from './reconcile.js';
+import { findingMessage, reconcileDay } from './reconcile.js';
 import { ownTurn } from './turns.js';
 import { planSyncMessage } from './upstream.js';
 
@@ -183,8 +184,10 @@ interface AdminOperations {
   recipients: RecipientControlsService;
   /** The books: the trial balance and the platform's own entries. */
   ownMoney: OwnMoney;
-  /** Set under CLI_MONEY_MOVES=proposals: the platform's own entries are refused (no proposal kind yet). */
-  ownMoneyHeld?: boolean | undefined;
+  /** Set under CLI_MONEY_MOVES=proposals: a top-up or settlement becomes a four-eyes proposal. */
+  proposeOwn?: ProposeOwn | undefined;
+  /** The reconciliation's findings listed and resolved (core/staff/desk.ts), as `cli`. */
+  findings: Pick<Desk, 'listFindings' | 'resolveFinding'>;
 }
 
 /** An audit row's author and note, as the catalogue's changes take them. */
@@ -533,12 +536,19 @@ export function adminHandlers(
     ...productHandlers(catalog, planSync, by),
     ...supplyHandlers(operations, who),
     ...recipientHandlers(operations.recipients, accounts),
-    ...booksHandlers(operations.ownMoney, operations.ownMoneyHeld === true, who),
+    ...booksHandlers(operations.ownMoney, operations.proposeOwn, who),
     checkLedger: checkLedger(operations.ledgerCheck),
     async takeBackup(req) {
       const taken = await operations.backups.take(req.toDir, req.passphrase);
       return { path: taken.path, manifestJson: JSON.stringify(taken.manifest, null, 2), warnings: taken.warnings };
     },
     reconcile: (req) => reconcileDay(operations.reconciliation, req),
+    async listReconcileFindings(req) {
+      return { findings: (await operations.findings.listFindings(req.openOnly, req.limit)).map(findingMessage) };
+    },
+    async resolveReconcileFinding(req) {
+      const resolved = await operations.findings.resolveFinding(req.findingId, req.note, req.proposalId, who);
+      return { finding: findingMessage(resolved) };
+    },
   };
 }

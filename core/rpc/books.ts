@@ -1,9 +1,8 @@
 /** The books' admin RPCs: the trial balance, an upstream's top-up, a provider's settlement. No rule lives here. */
-import { DomainError } from '../domain/errors.js';
 import { lagosDayStart, parseLagosDate } from '../domain/people.js';
 import type { OwnBooked, OwnMoney } from '../ledger/own-money.js';
 import type { Actor } from '../staff/audit.js';
-import { koboIn, MODE_TO_PROTO, timestampInit } from './convert.js';
+import { int64In, koboIn, MODE_TO_PROTO, timestampInit } from './convert.js';
 
 /** The end of a Lagos day given as YYYY-MM-DD (the balances at its close); none for an empty one. */
 function untilOf(atDate: string): Date | undefined {
@@ -46,29 +45,46 @@ function bookedMessage(booked: OwnBooked) {
   };
 }
 
-/**
- * Under CLI_MONEY_MOVES=proposals every money move of the CLI waits for a second person; the
- * platform's own entries are no proposal kind yet, so they are refused rather than made alone.
- */
-function refuseUnderProposals(held: boolean, what: string): void {
-  if (held)
-    throw new DomainError(
-      'FAILED_PRECONDITION',
-      `CLI_MONEY_MOVES=proposals is set on the core: ${what} needs four eyes, and it cannot be proposed yet. ` +
-        'Nothing was booked; record it with CLI_MONEY_MOVES=direct.',
-    );
+/** A top-up or settlement the CLI asked for under CLI_MONEY_MOVES=proposals. */
+export interface OwnProposal {
+  kind: 'upstream_topup' | 'provider_settlement';
+  /** The upstream or the funding provider. */
+  target: string;
+  amountKobo: number;
+  feeKobo: number;
+  reference: string;
 }
 
-export function booksHandlers(ownMoney: OwnMoney, heldForProposals: boolean, who: Actor) {
+/**
+ * Under CLI_MONEY_MOVES=proposals: the top-up or settlement made a four-eyes proposal (or,
+ * under a reference proposed before, that proposal: replayed); nothing is booked until a
+ * second person approves it.
+ */
+export type ProposeOwn = (move: OwnProposal) => Promise<{ proposalId: string; replayed: boolean; status: string }>;
+
+function proposedMessage(proposed: Awaited<ReturnType<ProposeOwn>>) {
+  return { replayed: proposed.replayed, proposalId: proposed.proposalId, proposalStatus: proposed.status };
+}
+
+export function booksHandlers(ownMoney: OwnMoney, propose: ProposeOwn | undefined, who: Actor) {
   return {
     getTrialBalance: (req: { atDate: string }) => trialBalanceAnswer(ownMoney, req.atDate),
     async fundUpstream(req: { upstream: string; amountKobo: bigint; reference: string }) {
-      refuseUnderProposals(heldForProposals, "an upstream's top-up");
+      if (propose !== undefined) {
+        const amountKobo = int64In(req.amountKobo, 'amount');
+        const move = { kind: 'upstream_topup', target: req.upstream, amountKobo, feeKobo: 0 } as const;
+        return proposedMessage(await propose({ ...move, reference: req.reference }));
+      }
       const amount = koboIn(req.amountKobo, 'amount');
       return bookedMessage(await ownMoney.fundUpstream(req.upstream, amount, req.reference, who));
     },
     async recordSettlement(req: { provider: string; amountKobo: bigint; feeKobo: bigint; reference: string }) {
-      refuseUnderProposals(heldForProposals, "a provider's settlement");
+      if (propose !== undefined) {
+        const amountKobo = int64In(req.amountKobo, 'amount');
+        const feeKobo = int64In(req.feeKobo, 'fee');
+        const move = { kind: 'provider_settlement', target: req.provider, amountKobo, feeKobo } as const;
+        return proposedMessage(await propose({ ...move, reference: req.reference }));
+      }
       const amount = koboIn(req.amountKobo, 'amount');
       const fee = koboIn(req.feeKobo, 'fee');
       return bookedMessage(await ownMoney.recordSettlement(req.provider, amount, fee, req.reference, who));

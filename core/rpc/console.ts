@@ -104,6 +104,7 @@ function proposalMessage(proposal: ProposalRecord): MessageInitShape<typeof Prop
     applied: proposal.appliedAt !== null,
     reference: proposal.reference,
     memo: proposal.memo,
+    feeKobo: BigInt(proposal.feeKobo),
   };
 }
 
@@ -366,6 +367,8 @@ export function consoleHandlers({
           target: req.target,
           amountKobo: int64In(req.amountKobo, 'amount_kobo'),
           note: req.note,
+          reference: req.reference,
+          feeKobo: int64In(req.feeKobo, 'fee_kobo'),
         },
         who,
       );
@@ -409,6 +412,9 @@ export function consoleHandlers({
     },
     async getFundingReport(req) {
       return { report: fundingReportMessage(await reports.funding(reportAsk(req.query))) };
+    },
+    async resolveFinding(req, { who }) {
+      return { finding: findingMessage(await desk.resolveFinding(req.findingId, req.note, req.proposalId, who)) };
     },
     async getBooks(req, { who }, call) {
       const { modes, until } = await adminAs(who).getTrialBalance(

@@ -85,6 +85,9 @@ export const ADMIN_AUDIT: AuditTable<(typeof AdminService)['method']> = {
   fundUpstream: 'use_case',
   recordSettlement: 'use_case',
   reconcile: 'row',
+  listReconcileFindings: 'read',
+  // Audited as `finding.resolve` by core/books/, with who resolved it.
+  resolveReconcileFinding: 'use_case',
 };
 
 export const API_ACCESS_ADMIN_AUDIT: AuditTable<(typeof ApiAccessAdminService)['method']> = {
@@ -183,4 +186,6 @@ export const CONSOLE_POWERS: PowerTable<ConsoleMethods, SignedOutConsoleMethod> 
   unfreezeKey: 'resolve',
   // The books are the business's figures, like the reports: finance and admin only.
   getBooks: 'reports',
+  // A finding is the books against an upstream: the members who move money end it (it corrects none).
+  resolveFinding: 'approve',
 };

@@ -8,6 +8,7 @@ import type {
   ReconcileResponseSchema,
 } from '../../gen/prepaid/v1/admin_pb.js';
 import type { Reconciliation, UpstreamDay } from '../books/daily.js';
+import { findingId } from '../domain/reconcile.js';
 import type { ReconcileFindingRecord } from '../domain/records.js';
 
 export function findingMessage(f: ReconcileFindingRecord): MessageInitShape<typeof ReconcileFindingSchema> {
@@ -25,6 +26,15 @@ export function findingMessage(f: ReconcileFindingRecord): MessageInitShape<type
     reason: f.reason ?? '',
     evidence: f.evidence ?? '',
     foundAt: timestampFromDate(f.foundAt),
+    findingId: findingId(f),
+    ...(f.resolution === undefined
+      ? {}
+      : {
+          resolvedAt: timestampFromDate(f.resolution.at),
+          resolvedBy: f.resolution.by,
+          resolution: f.resolution.note,
+          correctedBy: f.resolution.correctedBy ?? '',
+        }),
   };
 }
 

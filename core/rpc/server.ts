@@ -56,6 +56,7 @@ import { apiAccessAdminHandlers, apiAccessHandlers } from './access.js';
 import { adminHandlers, type ProposeMove } from './admin.js';
 import { auditedCalls } from './audited.js';
 import { authHandlers } from './auth.js';
+import type { ProposeOwn } from './books.js';
 import { consoleHandlers, staffAdminHandlers } from './console.js';
 import type { ErrorLogger } from './errors.js';
 import { eventHandlers } from './events.js';
@@ -132,6 +133,8 @@ export interface CoreServerDeps {
     proposeDebit?: ProposeMove | undefined;
     /** Set under CLI_MONEY_MOVES=proposals: `funding assign` becomes a four-eyes proposal. */
     proposeAssign?: ProposeAssign | undefined;
+    /** Set under CLI_MONEY_MOVES=proposals: `upstreams fund` and `books settle` become four-eyes proposals. */
+    proposeOwn?: ProposeOwn | undefined;
   };
   /** Grants the admin service (and, for operators' convenience, the other two). */
   adminToken: string;
@@ -211,8 +214,8 @@ export function createCoreServer(deps: CoreServerDeps): CoreServer {
         proposeDebit: deps.staff.proposeDebit,
         recipients: deps.recipients,
         ownMoney: deps.ownMoney,
-        // proposeCredit is set exactly under CLI_MONEY_MOVES=proposals (core/app.ts cliProposals).
-        ownMoneyHeld: deps.staff.proposeCredit !== undefined,
+        proposeOwn: deps.staff.proposeOwn,
+        findings: deps.staff.desk,
       },
       deps.planSync,
       who,

@@ -5,8 +5,8 @@
  * proposals of money moves. Every action appends an audit row.
  *
  * Four eyes: a credit, a forced refund (the reversal of a delivered purchase), a pending
- * purchase resolved as failed (its refund) and an unmatched inflow assigned to an account
- * and a manual debit are proposals. One member proposes; a different finance or admin member approves, and only
+ * purchase resolved as failed (its refund), an unmatched inflow assigned to an account, a
+ * manual debit, an upstream's top-up and a provider's settlement are proposals. One member proposes; a different finance or admin member approves, and only
  * then does the money move; the store refuses an approval by the proposer and one after 24 h.
  */
 import { randomBytes } from 'node:crypto';
@@ -15,6 +15,7 @@ import { type AccountService, creditViolations } from '../accounts/service.js';
 import { DomainError, invalid, notFound, throwIfViolations, unreachable } from '../domain/errors.js';
 import { FUNDING_PROVIDERS, type InflowRecord } from '../domain/funding.js';
 import { formatNaira, isKobo, type Kobo, kobo, MAX_AMOUNT_KOBO } from '../domain/money.js';
+import { findingId, parseFindingId } from '../domain/reconcile.js';
 import type {
   AccountRecord,
   ApiKeyRecord,
@@ -28,6 +29,7 @@ import {
   approvalBar,
   isNewToPowers,
   MAX_NOTE_CHARS,
+  OWN_MONEY_KINDS,
   PROPOSAL_KINDS,
   PROPOSAL_TTL_MS,
   type ProposalKind,
@@ -36,6 +38,7 @@ import {
 } from '../domain/staff.js';
 import { hasControlCharacters } from '../domain/validation.js';
 import type { FundingService } from '../funding/service.js';
+import type { OwnMoney } from '../ledger/own-money.js';
 import type { Upgrades } from '../people/upgrades.js';
 import { applyOutcome, type PurchaseDeps, providerRequestOf } from '../purchases/flow.js';
 import type { SupplyAdmin } from '../purchases/supply-admin.js';
@@ -43,7 +46,7 @@ import { answersOf, callProvider, providerFor } from '../purchases/upstream-call
 import type { OperationsAlert } from '../storage/alerts.js';
 import type { FailingDestination } from '../store/event-port.js';
 import type { MoveResults, ProposedMove } from '../store/moves.js';
-import type { Store } from '../store/port.js';
+import type { OwnEntry, Store } from '../store/port.js';
 import type { Actor, AuditTrail } from './audit.js';
 import { webhooksState } from './webhooks-state.js';
 
@@ -91,6 +94,8 @@ export interface DeskDeps {
   fourEyesCoolingMs: number;
   /** The platform's own alerts (core/storage/alerts.ts); none when not given. */
   operations?: () => OperationsAlert[];
+  /** The entries of the platform's own money a top-up or settlement proposal books (core/ledger/own-money.ts). */
+  ownMoney: Pick<OwnMoney, 'topUpEntry' | 'settlementEntry' | 'bookedBefore'>;
 }
 
 /** A webhook destination is failing once its oldest undelivered event is this old. */
@@ -126,6 +131,8 @@ interface NewProposal {
   reference?: string | undefined;
   /** A credit's memo for its ledger entry. */
   memo?: string | undefined;
+  /** What a funding provider kept of a settlement (provider_settlement). */
+  feeKobo?: number | undefined;
 }
 
 /** A proposal as `propose` answers it: `replayed` when it was made before under the same reference. */
@@ -225,6 +232,8 @@ async function checkProposal(
 
 /** The ledger reference and memo of a credit or debit proposal, checked as a direct credit checks them. */
 function moveFields(kind: ProposalKind, input: NewProposal): { reference: string; memo: string } {
+  // A top-up's or settlement's reference is checked with its entry (checkOwnProposal).
+  if (OWN_MONEY_KINDS.includes(kind)) return { reference: (input.reference ?? '').trim(), memo: '' };
   if (kind !== 'credit' && kind !== 'debit') return { reference: '', memo: '' };
   const reference = input.reference ?? '';
   const memo = kind === 'credit' ? (input.memo ?? '') : '';
@@ -232,16 +241,54 @@ function moveFields(kind: ProposalKind, input: NewProposal): { reference: string
   return { reference, memo };
 }
 
+/** The entry a top-up or settlement proposal books, checked as a direct one is (core/ledger/own-money.ts). */
+function ownEntryOf(
+  ownMoney: DeskDeps['ownMoney'],
+  p: Pick<ProposalRecord, 'kind' | 'target' | 'amountKobo' | 'feeKobo' | 'reference'>,
+  at: Date,
+): OwnEntry {
+  if (p.kind === 'upstream_topup') return ownMoney.topUpEntry(p.target, p.amountKobo, p.reference, at);
+  return ownMoney.settlementEntry(p.target, p.amountKobo, p.feeKobo, p.reference, at);
+}
+
+/**
+ * A top-up or settlement proposal, checked before it is kept: its entry as it would be booked,
+ * and its reference not booked already (by hand, under CLI_MONEY_MOVES=direct): a proposal of
+ * money already in the books would book nothing, so it is refused now, naming that entry.
+ */
+async function checkOwnProposal(
+  ownMoney: DeskDeps['ownMoney'],
+  p: Pick<ProposalRecord, 'kind' | 'target' | 'amountKobo' | 'feeKobo' | 'reference'>,
+  at: Date,
+): Promise<void> {
+  const entry = ownEntryOf(ownMoney, p, at);
+  const before = await ownMoney.bookedBefore(entry.kind, entry.reference);
+  if (before !== null) throw bookedAlready(before);
+}
+
+/** What a member is told of a top-up's or settlement's reference already in the books. */
+function bookedAlready(entry: { entryId: string; kind: string; reference: string; at: Date }): DomainError {
+  return new DomainError(
+    'FAILED_PRECONDITION',
+    `Reference ${entry.reference} is booked already (${entry.kind}, entry ${entry.entryId}, ` +
+      `${entry.at.toISOString()}); nothing was proposed or booked. A new top-up or settlement needs a new reference.`,
+    { metadata: { reference: entry.reference, entry_id: entry.entryId } },
+  );
+}
+
 /**
  * A proposal retried under a reference an earlier one has: that earlier one, when it is the
  * same move; otherwise refused with its id (a new move needs a new reference).
  */
 function sameProposal(earlier: ProposalRecord, wanted: ProposalRecord): Proposed {
-  if (earlier.amountKobo !== wanted.amountKobo)
+  const same =
+    earlier.amountKobo === wanted.amountKobo && earlier.target === wanted.target && earlier.feeKobo === wanted.feeKobo;
+  if (!same)
     throw new DomainError(
       'IDEMPOTENCY_KEY_REUSED',
       `Reference ${wanted.reference} was proposed before as ${earlier.proposalId}, a ${earlier.kind} of ` +
-        `₦${formatNaira(earlier.amountKobo)} (${earlier.status}); a retry must repeat that amount, ` +
+        `₦${formatNaira(earlier.amountKobo)}${earlier.feeKobo > 0 ? ` less ₦${formatNaira(earlier.feeKobo)} kept` : ''} ` +
+        `for ${earlier.target} (${earlier.status}); a retry must repeat it, ` +
         'and a new move needs a new reference.',
       { metadata: { reference: wanted.reference, proposal_id: earlier.proposalId } },
     );
@@ -299,6 +346,9 @@ async function proposedMove(deps: DeskDeps, proposal: ProposalRecord, at: Date):
       const reason = `Resolved by staff: ${proposal.note}`.slice(0, MAX_NOTE_CHARS);
       return { kind: proposal.kind === 'refund' ? 'reverse' : 'refund', reference: proposal.target, reason, at };
     }
+    case 'upstream_topup':
+    case 'provider_settlement':
+      return { kind: 'own_entry', entry: ownEntryOf(deps.ownMoney, proposal, at) };
     default:
       return unreachable(proposal.kind, 'desk: a proposal');
   }
@@ -339,6 +389,13 @@ function notApplied(
         'FAILED_PRECONDITION',
         `Transaction ${proposal.target} is ${moved.transaction.status} now; nothing was refunded.`,
       );
+    }
+    case 'own_entry': {
+      // Booked by hand meanwhile: this approval booked nothing, and the proposal stays open to refuse.
+      const error = bookedAlready((result as MoveResults['own_entry']).entry);
+      return new DomainError('FAILED_PRECONDITION', `${error.message} The proposal is still open: refuse it.`, {
+        metadata: error.metadata,
+      });
     }
     default:
       return unreachable(move, 'desk: a proposed move');
@@ -522,15 +579,19 @@ function proposalDesk(deps: DeskDeps) {
         throw invalid('kind', `kind must be one of ${PROPOSAL_KINDS.join(', ')}.`);
       const kind = input.kind as ProposalKind;
       const note = checkNote(input.note);
+      const own = OWN_MONEY_KINDS.includes(kind);
       const { reference, memo } = moveFields(kind, input);
-      const { accountId, target } = await checkProposal(store, kind, input);
+      const { accountId, target } = own
+        ? { accountId: '', target: input.target }
+        : await checkProposal(store, kind, input);
       const now = clock();
       const proposal: ProposalRecord = {
         proposalId: `prp_${randomBytes(10).toString('hex')}`,
         kind,
         accountId,
         target,
-        amountKobo: kind === 'credit' || kind === 'debit' ? kobo(input.amountKobo) : kobo(0),
+        amountKobo: kind === 'credit' || kind === 'debit' || own ? kobo(input.amountKobo) : kobo(0),
+        feeKobo: kind === 'provider_settlement' ? kobo(input.feeKobo ?? 0) : kobo(0),
         note,
         reference,
         memo,
@@ -542,6 +603,7 @@ function proposalDesk(deps: DeskDeps) {
         decidedAt: null,
         appliedAt: null,
       };
+      if (own) await checkOwnProposal(deps.ownMoney, proposal, now);
       const stored = await store.proposals.insert(proposal);
       if (stored.proposalId !== proposal.proposalId) return sameProposal(stored, proposal);
       await audit(who, { action: `proposal.${kind}`, target: proposal.proposalId, after: proposal, note });
@@ -712,8 +774,66 @@ function decisionDesk(deps: DeskDeps) {
   };
 }
 
+/** Findings the CLI lists by default and at most. */
+const DEFAULT_FINDINGS = 100;
+const MAX_FINDINGS = 500;
+
+/**
+ * The reconciliation's findings given an end: resolved by a member with a note, or as
+ * corrected by an applied proposal, audited; resolving corrects no money.
+ */
+function findingDesk(deps: DeskDeps) {
+  const { store, audit, clock } = deps;
+  return {
+    /** Findings newest day first, the open ones only with `openOnly`; `limit` 0 means 100. */
+    listFindings(openOnly: boolean, limit: number): Promise<ReconcileFindingRecord[]> {
+      if (!Number.isSafeInteger(limit) || limit < 0 || limit > MAX_FINDINGS)
+        throw invalid('limit', `limit must be 1 to ${MAX_FINDINGS} (0: ${DEFAULT_FINDINGS}).`);
+      return store.findings.list(openOnly, limit || DEFAULT_FINDINGS);
+    },
+
+    async resolveFinding(id: string, note: string, proposalId: string, who: Actor): Promise<ReconcileFindingRecord> {
+      const key = parseFindingId(id);
+      if (key === null)
+        throw invalid('finding_id', 'finding_id is DATE/UPSTREAM/CLASS/REFERENCE, as the finding shows it.');
+      const correctedBy = proposalId.trim();
+      if (correctedBy !== '') {
+        const proposal = await store.proposals.get(correctedBy);
+        if (proposal === null) throw notFound(`Proposal ${correctedBy.slice(0, 64)}`);
+        if (proposal.appliedAt === null)
+          throw new DomainError(
+            'FAILED_PRECONDITION',
+            `Proposal ${proposal.proposalId} is ${proposal.status} and made no correction yet; ` +
+              'resolve the finding once it is approved.',
+          );
+      }
+      const text = correctedBy !== '' && note.trim() === '' ? `Corrected by proposal ${correctedBy}` : checkNote(note);
+      const resolution = { at: clock(), by: who.actor, note: text, correctedBy: correctedBy || null };
+      const resolved = await store.findings.resolve(key, resolution);
+      if (resolved === null) throw notFound(`Finding ${findingId(key).slice(0, 300)}`);
+      const was = resolved.finding.resolution;
+      if (!resolved.changed && was !== undefined)
+        throw new DomainError(
+          'FAILED_PRECONDITION',
+          `This finding was resolved already by ${was.by} at ${was.at.toISOString()} ("${was.note}"); ` +
+            'your resolution changed nothing.',
+          { metadata: { resolved_by: was.by } },
+        );
+      await audit(who, {
+        action: 'finding.resolve',
+        target: findingId(key),
+        before: { resolved: false, at_stake_kobo: resolved.finding.atStakeKobo },
+        after: { resolved: true, corrected_by: resolution.correctedBy },
+        note: text,
+      });
+      return resolved.finding;
+    },
+  };
+}
+
 export function createDesk(deps: DeskDeps) {
   return {
+    ...findingDesk(deps),
     attention: (): Promise<Attention> => attention(deps),
     ...purchaseDesk(deps),
     ...proposalDesk(deps),

@@ -28,3 +28,6 @@ export function requireAttempts(attempts: number): void {
     throw new RangeError('store: attempts must be a non-negative integer');
   }
 }
+
+/** How long the float poller's readings are kept: more than a month of days the reconciliation may be run again. */
+export const READINGS_KEPT_DAYS = 40;

@@ -122,8 +122,17 @@ interface OwnEntryMove {
   audit: Omit<AuditEntryRecord, 'id'>;
 }
 
-/** The moves a staff proposal makes once approved. */
-export type ProposedMove = CreditMove | DebitMove | InflowCreditMove | RefundMove | ReverseMove;
+/**
+ * The moves a staff proposal makes once approved. An own entry approved is booked without an
+ * audit row of its own: the approval's row is the one its transaction writes.
+ */
+export type ProposedMove =
+  | CreditMove
+  | DebitMove
+  | InflowCreditMove
+  | RefundMove
+  | ReverseMove
+  | Omit<OwnEntryMove, 'audit'>;
 
 /**
  * A second person's approval of a proposal and its move, in one transaction: the decision
@@ -234,7 +243,7 @@ export function approvalAuditEntry(
  * Whether a proposed move took effect, which the approval's transaction needs before it marks
  * the proposal applied: a credit found its wallet (made now or before under the same
  * reference), a debit was covered, an inflow was credited (now or before), a purchase moved
- * (or had already reached the state the proposal asked for).
+ * (or had already reached the state the proposal asked for), an own entry was booked now.
  */
 export function tookEffect(move: ProposedMove, result: MoveResults[ProposedMove['kind']]): boolean {
   switch (move.kind) {
@@ -253,6 +262,9 @@ export function tookEffect(move: ProposedMove, result: MoveResults[ProposedMove[
       const wanted = move.kind === 'refund' ? 'failed' : 'reversed';
       return moved.changed || moved.transaction.status === wanted;
     }
+    case 'own_entry':
+      // Booked now: an entry of its kind and reference booked before (by hand) is not this proposal's.
+      return !(result as MoveResults['own_entry']).replayed;
     default:
       return unreachable(move, 'store: a money move');
   }

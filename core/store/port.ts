@@ -24,6 +24,7 @@ import type { Kobo } from '../domain/money.js';
 import type { Page, PageRequest } from '../domain/paging.js';
 import type { DeliveryResult, PlanType } from '../domain/products.js';
 import type { RecipientControls } from '../domain/recipient-controls.js';
+import type { BalanceReading, FindingKey } from '../domain/reconcile.js';
 import type {
   AcceptInvitationResult,
   AccountRecord,
@@ -34,6 +35,7 @@ import type {
   CatalogSeed,
   CostRule,
   DaySpend,
+  FindingResolution,
   InvitationRecord,
   LedgerEntryRecord,
   MemberRecord,
@@ -885,6 +887,27 @@ export interface ReconcileFindingStore {
   listOpen(limit: number): Promise<ReconcileFindingRecord[]>;
   /** One day's findings (of one upstream when given), as kept. */
   listDay(day: string, upstream?: string): Promise<ReconcileFindingRecord[]>;
+  /** Findings newest day first (the open ones only with `openOnly`), at most `limit`. */
+  list(openOnly: boolean, limit: number): Promise<ReconcileFindingRecord[]>;
+  /**
+   * Marks an open finding resolved. Answers the finding as it stands after (`changed` false
+   * when it was resolved before: the first resolution is kept), null when there is none.
+   */
+  resolve(
+    key: FindingKey,
+    resolution: FindingResolution,
+  ): Promise<{ finding: ReconcileFindingRecord; changed: boolean } | null>;
+  /** The last Lagos day the daily run finished for an upstream; null before its first. */
+  lastDay(upstream: string): Promise<string | null>;
+  /** Notes that the daily run finished `day` for an upstream; an earlier day than the one kept changes nothing. */
+  markDay(upstream: string, day: string, at: Date): Promise<void>;
+  /**
+   * Keeps a balance an upstream told (the float poller's), once per upstream and instant;
+   * readings older than READINGS_KEPT_DAYS (bounds.ts) before it are let go in the same write.
+   */
+  keepReading(upstream: string, reading: BalanceReading): Promise<void>;
+  /** The readings of [from, until), oldest first, at most `limit`. */
+  readingsBetween(upstream: string, from: Date, until: Date, limit: number): Promise<BalanceReading[]>;
 }
 
 /** The platform's own entries: a money operation behind the one door. */

@@ -3,10 +3,15 @@
  * real core: after a purchase the trial balance shows the wallet, the sale and its cost with
  * debits equal to credits; a top-up moves the float against the bank, a settlement the bank
  * against a provider's clearing and fees; a replay books nothing, another amount under the
- * same reference is refused, and a bad amount or reference is a usage error.
+ * same reference is refused, and a bad amount or reference is a usage error. Under
+ * CLI_MONEY_MOVES=proposals both are four-eyes proposals, booked once a colleague approves;
+ * `books findings` lists the reconciliation's findings and resolves one.
  */
 import * as assert from 'uvu/assert';
+import { kobo } from '../../core/domain/money.js';
+import { DEFAULT_FOUR_EYES_COOLING_MS } from '../../core/domain/staff.js';
 import { startCore, type TestCore } from '../helpers/core.js';
+import { consoleClients, signedInStaff, signInAgain, TestClock } from '../helpers/staff.js';
 import { suite } from '../helpers/suite.js';
 import { runAgainst, runJson } from './run.js';
 
@@ -192,20 +197,149 @@ test('a bad amount or reference is a clear usage error and books nothing', async
   assert.equal(live.accounts, []);
 });
 
-test('under CLI_MONEY_MOVES=proposals a top-up or a settlement is refused, not made alone', async () => {
-  const proposals = await startCore({ cliMoneyMoves: 'proposals' });
+/** A core under CLI_MONEY_MOVES=proposals and a finance member past the four-eyes cooling time (the CLI invited them). */
+async function proposalsCore() {
+  const clock = new TestClock();
+  const strict = await startCore({ cliMoneyMoves: 'proposals', clock: clock.now });
+  const invited = await signedInStaff(strict, clock, 'finance');
+  clock.advance(DEFAULT_FOUR_EYES_COOLING_MS + 3_600_000);
+  const finance = await signInAgain(strict, clock, invited);
+  const decide = (proposalId: string, approve: boolean) =>
+    consoleClients(strict).console.decideProposal({
+      sessionToken: finance.token,
+      clientAddress: '127.0.0.1',
+      proposalId,
+      approve,
+      note: approve ? '' : 'not our transfer',
+    });
+  return { strict, decide };
+}
+
+test('under CLI_MONEY_MOVES=proposals a top-up and a settlement are proposals, booked once a colleague approves', async () => {
+  const { strict, decide } = await proposalsCore();
+  const live = async () => ((await runJson(strict, ['books', 'trial-balance'])).json['modes'] as OfMode[])[0]!;
   try {
-    const fund = await runAgainst(proposals, ['upstreams', 'fund', 'sandbox', '100', '--reference', 'P1']);
-    assert.is(fund.code, 1);
-    assert.match(fund.stderr, /CLI_MONEY_MOVES=proposals/);
-    const settle = await runAgainst(proposals, ['books', 'settle', 'paystack', '100', '--reference', 'P2']);
-    assert.is(settle.code, 1);
-    assert.match(settle.stderr, /needs four eyes/);
-    const run = await runJson(proposals, ['books', 'trial-balance']);
-    assert.equal((run.json['modes'] as OfMode[])[0]!.accounts, [], 'nothing was booked');
+    const fund = await runJson(strict, ['upstreams', 'fund', 'sandbox', '5000', '--reference', 'GTB-TOP-1']);
+    assert.is(fund.code, 0, fund.stderr);
+    const proposalId = String(fund.json['proposal_id']);
+    assert.match(proposalId, /^prp_/);
+    assert.equal([fund.json['proposal_status'], fund.json['replayed']], ['pending', false]);
+    const text = await runAgainst(strict, ['upstreams', 'fund', 'sandbox', '5000', '--reference', 'GTB-TOP-1']);
+    assert.match(text.stdout, new RegExp(`Already proposed: a top-up of .* to sandbox is ${proposalId} \\(pending\\)`));
+    const other = await runAgainst(strict, ['upstreams', 'fund', 'sandbox', '6000', '--reference', 'GTB-TOP-1']);
+    assert.is(other.code, 1);
+    assert.match(other.stderr, new RegExp(`was proposed before as ${proposalId}`));
+    assert.equal((await live()).accounts, [], 'nothing is booked while it waits');
+
+    const approved = await decide(proposalId, true);
+    assert.ok(approved.proposal?.applied);
+    assert.is(balanceOf(await live(), 'upstream:sandbox:float'), 500_000);
+    assert.is(balanceOf(await live(), 'world:bank'), -500_000);
+    const again = await decide(proposalId, true).catch((error: Error) => error.message);
+    assert.match(String(again), /already approved/);
+    assert.is(balanceOf(await live(), 'upstream:sandbox:float'), 500_000, 'approved again: booked once');
+    const booked = await runAgainst(strict, ['upstreams', 'fund', 'sandbox', '5000', '--reference', 'GTB-TOP-1']);
+    assert.is(booked.code, 1);
+    assert.match(booked.stderr, /Reference GTB-TOP-1 is booked already \(upstream_funded, entry/);
+
+    const settle = await runJson(strict, [
+      'books',
+      'settle',
+      'paystack',
+      '9850',
+      '--fee',
+      '150',
+      '--reference',
+      'STL-9',
+    ]);
+    assert.is(settle.code, 0, settle.stderr);
+    await decide(String(settle.json['proposal_id']), true);
+    assert.is(balanceOf(await live(), 'funding:paystack:fees'), 15_000);
+    assert.is(balanceOf(await live(), 'funding:paystack:clearing'), -1_000_000);
+
+    const refused = await runJson(strict, ['books', 'settle', 'monnify', '100', '--reference', 'STL-10']);
+    await decide(String(refused.json['proposal_id']), false);
+    assert.is(balanceOf(await live(), 'funding:monnify:clearing'), 0, 'a refused proposal books nothing');
+    const audit = await strict.store.auditLog.list({ limit: 50, target: proposalId });
+    assert.equal(
+      audit.map((row) => row.action).sort(),
+      ['proposal.approve', 'proposal.upstream_topup'],
+      'proposed and approved, each audited once',
+    );
+    const check = await strict.admin.checkLedger({});
+    assert.is(check.violationCount, 0n, 'every applied proposal is booked and audited');
   } finally {
-    await proposals.close();
+    await strict.close();
   }
+});
+
+test('books findings lists the open findings; resolve gives one an end with a note, audited, moving no money', async () => {
+  const finding = (reference: string) => ({
+    day: '2025-06-01',
+    upstream: 'site',
+    reference,
+    class: 'cost_differs' as const,
+    atStakeKobo: kobo(-3_00),
+    ourCostKobo: kobo(97_00),
+    theirChargedKobo: kobo(100_00),
+    outcome: 'success' as const,
+    theirStatus: 'delivered' as const,
+    theirCharges: 1,
+    reason: null,
+    evidence: null,
+    foundAt: new Date('2025-06-02T02:30:00Z'),
+  });
+  await core.store.findings.record([finding('TX-A'), finding('TX-B')]);
+  const listed = await runJson(core, ['books', 'findings', '--open']);
+  assert.is(listed.code, 0, listed.stderr);
+  const ids = (listed.json['findings'] as { finding_id: string }[]).map((f) => f.finding_id);
+  assert.equal(ids, ['2025-06-01/site/cost_differs/TX-A', '2025-06-01/site/cost_differs/TX-B']);
+
+  const noNote = await runAgainst(core, ['books', 'findings', 'resolve', ids[0]!]);
+  assert.is(noNote.code, 2);
+  assert.match(noNote.stderr, /--note TEXT is required/);
+  const resolved = await runJson(core, [
+    'books',
+    'findings',
+    'resolve',
+    ids[0]!,
+    '--note',
+    'commission changed on 1 June',
+  ]);
+  assert.is(resolved.code, 0, resolved.stderr);
+  assert.equal([resolved.json['resolved_by'], resolved.json['resolution']], ['cli', 'commission changed on 1 June']);
+  const twice = await runAgainst(core, ['books', 'findings', 'resolve', ids[0]!, '--note', 'again']);
+  assert.is(twice.code, 1);
+  assert.match(twice.stderr, /resolved already by cli/);
+  const unknown = await runAgainst(core, [
+    'books',
+    'findings',
+    'resolve',
+    '2025-06-01/site/cost_differs/TX-Z',
+    '--note',
+    'x',
+  ]);
+  assert.is(unknown.code, 1);
+  assert.match(unknown.stderr, /Finding 2025-06-01\/site\/cost_differs\/TX-Z/);
+  const notAnId = await runAgainst(core, ['books', 'findings', 'resolve', 'TX-A', '--note', 'x']);
+  assert.match(notAnId.stderr, /finding_id is DATE\/UPSTREAM\/CLASS\/REFERENCE/);
+  const badProposal = await runAgainst(core, ['books', 'findings', 'resolve', ids[1]!, '--proposal', 'prp_nobody']);
+  assert.match(badProposal.stderr, /Proposal prp_nobody/);
+
+  const open = await runJson(core, ['books', 'findings', '--open']);
+  assert.equal(
+    (open.json['findings'] as { finding_id: string }[]).map((f) => f.finding_id),
+    [ids[1]],
+    'the resolved one left',
+  );
+  const all = await runJson(core, ['books', 'findings']);
+  assert.is((all.json['findings'] as unknown[]).length, 2, 'every finding, resolved ones too');
+  const audit = await core.store.auditLog.list({ limit: 5, action: 'finding.resolve' });
+  assert.equal(
+    audit.map((row) => [row.actor, row.target, row.note]),
+    [['cli', ids[0], 'commission changed on 1 June']],
+  );
+  assert.equal((await trialBalance()).live.accounts, [], 'resolving moved no money');
 });
 
 test.run();

@@ -17,6 +17,7 @@ import {
 } from '../moves.js';
 import { refundMemo, reversalMemo } from '../rules.js';
 import { appendAuditIn, auditDocOf } from './audit-log.js';
+import { bookOwnIn } from './books.js';
 import { STAFF_COLLECTIONS } from './collections.js';
 import type { MongoContext } from './context.js';
 import { creditIn as creditInflowIn, isMissingAccount } from './funding.js';
@@ -53,6 +54,8 @@ async function makeMove(ctx: MongoContext, session: ClientSession, move: Propose
       const memo = move.kind === 'refund' ? refundMemo(move.reason) : reversalMemo(move.reason);
       return giveBackIn(ctx, session, move.reference, { to, memo }, move.reason, move.at, ids);
     }
+    case 'own_entry':
+      return bookOwnIn(ctx, session, move.entry, ids.entryId);
     default:
       return unreachable(move, 'store: a proposed move');
   }

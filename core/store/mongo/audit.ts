@@ -290,7 +290,8 @@ const PURCHASE_BOOKS_PIPELINE: Document[] = [
  * the audit log. What each kind's move books, under which reference (core/staff/desk.ts
  * applies them): a credit or debit its own kind under the proposal's reference (its id, for
  * one made before references), a refund the purchase's reversal, a pending purchase failed
- * its refund, an assigned inflow its credit (under the inflow's id, its credit reference here).
+ * its refund, an assigned inflow its credit (under the inflow's id, its credit reference here),
+ * an upstream's top-up or a provider's settlement its own entry under the proposal's reference.
  */
 const PROPOSAL_BOOKS_PIPELINE: Document[] = [
   { $match: { applied_at: { $ne: null } } },
@@ -298,7 +299,7 @@ const PROPOSAL_BOOKS_PIPELINE: Document[] = [
     $set: {
       books_reference: {
         $cond: [
-          { $in: ['$kind', ['credit', 'debit']] },
+          { $in: ['$kind', ['credit', 'debit', 'upstream_topup', 'provider_settlement']] },
           { $cond: [{ $gt: [{ $ifNull: ['$reference', ''] }, ''] }, '$reference', '$_id'] },
           '$target',
         ],
@@ -311,7 +312,19 @@ const PROPOSAL_BOOKS_PIPELINE: Document[] = [
             $cond: [
               { $eq: ['$kind', 'pending_failed'] },
               'refund',
-              { $cond: [{ $eq: ['$kind', 'inflow_assign'] }, 'inflow_credited', '$kind'] },
+              {
+                $cond: [
+                  { $eq: ['$kind', 'inflow_assign'] },
+                  'inflow_credited',
+                  {
+                    $cond: [
+                      { $eq: ['$kind', 'upstream_topup'] },
+                      'upstream_funded',
+                      { $cond: [{ $eq: ['$kind', 'provider_settlement'] }, 'provider_settled', '$kind'] },
+                    ],
+                  },
+                ],
+              },
             ],
           },
         ],

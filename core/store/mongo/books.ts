@@ -24,7 +24,7 @@
 import { type ClientSession, type Collection, type Long, ObjectId } from 'mongodb';
 import type { EntryKind, Posting } from '../../domain/books.js';
 import type { Mode } from '../../domain/mode.js';
-import type { BooksMoney, BooksStore, JournalEntryRecord } from '../port.js';
+import type { BooksMoney, BooksStore, JournalEntryRecord, OwnEntry } from '../port.js';
 import { appendAuditIn, auditDocOf } from './audit-log.js';
 import { JOURNAL_COLLECTION } from './collections.js';
 import { bounded, followUpRead, MAX_LIST_ITEMS, type MongoContext } from './context.js';
@@ -94,6 +94,25 @@ export function journalOf(ctx: MongoContext): Collection<JournalDoc> {
  */
 export async function bookIn(ctx: MongoContext, session: ClientSession, entry: NewJournalEntry): Promise<void> {
   await journalOf(ctx).insertOne(journalDoc(entry), { session });
+}
+
+/**
+ * An own entry (a top-up, a settlement) booked inside the caller's transaction (a staff
+ * approval's), or the one of its kind and reference booked before, which writes nothing.
+ */
+export async function bookOwnIn(
+  ctx: MongoContext,
+  session: ClientSession,
+  entry: OwnEntry,
+  entryId: ObjectId,
+): Promise<{ entry: JournalEntryRecord; replayed: boolean }> {
+  const journal = journalOf(ctx);
+  const id = journalIds.own(entry.kind, entry.reference);
+  const earlier = await journal.findOne({ _id: id }, { session });
+  if (earlier !== null) return { entry: entryFromDoc(earlier), replayed: true };
+  const doc = journalDoc({ id, entryId: entryIdOf(entryId), ...entry });
+  await journal.insertOne(doc, { session });
+  return { entry: entryFromDoc(doc), replayed: false };
 }
 
 export function postingsFromDoc(doc: Pick<JournalDoc, 'postings'>): Posting[] {

@@ -69,3 +69,5 @@ export const RECIPIENT_COLLECTIONS = {
 export const JOURNAL_COLLECTION = 'journal';
 /** The daily reconciliation's findings (findings.ts): one document per day, upstream, reference and class; step 30. */
 export const RECONCILE_FINDINGS_COLLECTION = 'reconcile_findings';
+/** What the daily reconciliation stands on (findings.ts): the last day run per upstream, the float readings; step 31. */
+export const RECONCILE_COLLECTIONS = { days: 'reconcile_days', floatReadings: 'float_readings' } as const;

@@ -32,6 +32,7 @@ import {
   PEOPLE_COLLECTIONS,
   PLAN_CODES_COLLECTION,
   RECIPIENT_COLLECTIONS,
+  RECONCILE_COLLECTIONS,
   RECONCILE_FINDINGS_COLLECTION,
   STAFF_COLLECTIONS,
   SUPPLY_COLLECTIONS,
@@ -508,6 +509,20 @@ export const SCHEMA_STEPS: readonly SchemaStep[] = [
         { name: 'reconcile_findings_by_day', key: { day: 1, upstream: 1 } },
       ]);
       await target.createIndexes(JOURNAL_COLLECTION, [{ name: 'journal_by_kind', key: { kind: 1, mode: 1, at: 1 } }]);
+    },
+  },
+  {
+    version: 31,
+    description:
+      "the books under four eyes: top-up and settlement proposals, findings resolved, the reconciliation's days and float readings",
+    // Proposals have no validator: the new kinds and a settlement's fee_kobo need nothing. A
+    // resolved finding's fields are set on it; reconcile_days is keyed by its upstream, and
+    // float_readings by upstream and instant, read by upstream in time order.
+    async apply(target) {
+      await createMissingCollections(target, [RECONCILE_COLLECTIONS.days, RECONCILE_COLLECTIONS.floatReadings], {});
+      await target.createIndexes(RECONCILE_COLLECTIONS.floatReadings, [
+        { name: 'float_readings_by_time', key: { upstream: 1, at: 1 } },
+      ]);
     },
   },
 ];

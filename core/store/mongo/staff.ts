@@ -55,6 +55,8 @@ export interface ProposalDoc {
   /** Absent on proposals made before step 26: their id was the ledger's reference. */
   reference?: string;
   memo?: string;
+  /** A settlement's fee; absent on proposals made before step 31 (none was a settlement). */
+  fee_kobo?: number;
   proposed_by: string;
   proposed_at: Date;
   expires_at: Date;
@@ -102,6 +104,7 @@ export function proposalFromDoc(doc: ProposalDoc): ProposalRecord {
     note: doc.note,
     reference: doc.reference ?? '',
     memo: doc.memo ?? '',
+    feeKobo: kobo(doc.fee_kobo ?? 0),
     proposedBy: doc.proposed_by,
     proposedAt: doc.proposed_at,
     expiresAt: doc.expires_at,
@@ -249,6 +252,7 @@ export function createProposalStore(ctx: MongoContext): ProposalStore {
           note: proposal.note,
           reference: proposal.reference,
           memo: proposal.memo,
+          fee_kobo: proposal.feeKobo,
           proposed_by: proposal.proposedBy,
           proposed_at: proposal.proposedAt,
           expires_at: proposal.expiresAt,

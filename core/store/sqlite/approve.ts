@@ -14,6 +14,7 @@ import {
   type ProposedMove,
   tookEffect,
 } from '../moves.js';
+import type { OwnEntry } from '../port.js';
 import { refundMemo, reversalMemo } from '../rules.js';
 import type { auditAppender } from './audit-log.js';
 import type { GroupCommit } from './group-commit.js';
@@ -27,6 +28,8 @@ type ProposedResult = MoveResults[ProposedMove['kind']];
 export interface ApprovalParts {
   money: ReturnType<typeof moneyOperations>;
   creditInflow: (move: Extract<ProposedMove, { kind: 'inflow_credit' }>) => MoveResults['inflow_credit'];
+  /** An own entry (a top-up, a settlement) booked in the approval's transaction (books.ts). */
+  bookOwn: (entry: OwnEntry) => MoveResults['own_entry'];
   appendAudit: ReturnType<typeof auditAppender>;
   balanceOf: (accountId: string) => number | null;
 }
@@ -69,6 +72,8 @@ export function createApproval(db: Database.Database, commit: GroupCommit, parts
         return parts.money.giveBack(move.reference, 'failed', refundMemo(move.reason), move.reason, move.at);
       case 'reverse':
         return parts.money.giveBack(move.reference, 'reversed', reversalMemo(move.reason), move.reason, move.at);
+      case 'own_entry':
+        return parts.bookOwn(move.entry);
       default:
         return unreachable(move, 'store: a proposed move');
     }

@@ -141,6 +141,8 @@ function prepareBooksProofs(db: Database.Database) {
                 OR (p.kind = 'debit' AND j.kind = 'debit' AND j.reference = COALESCE(NULLIF(p.reference, ''), p.proposal_id))
                 OR (p.kind = 'refund' AND j.kind = 'reverse' AND j.reference = p.target)
                 OR (p.kind = 'pending_failed' AND j.kind = 'refund' AND j.reference = p.target)
+                OR (p.kind = 'upstream_topup' AND j.kind = 'upstream_funded' AND j.reference = p.reference)
+                OR (p.kind = 'provider_settlement' AND j.kind = 'provider_settled' AND j.reference = p.reference)
                 OR (p.kind = 'inflow_assign' AND j.kind = 'inflow_credited'
                     AND j.reference = (SELECT i.credit_reference FROM inflows i WHERE i.inflow_id = p.target))
               ) AS booked,

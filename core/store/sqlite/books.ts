@@ -7,7 +7,7 @@
 import type Database from 'better-sqlite3';
 import type { EntryKind, Posting } from '../../domain/books.js';
 import type { Mode } from '../../domain/mode.js';
-import type { BooksMoney, BooksStore, JournalEntryRecord } from '../port.js';
+import type { BooksMoney, BooksStore, JournalEntryRecord, OwnEntry } from '../port.js';
 import { auditAppender } from './audit-log.js';
 import type { GroupCommit } from './group-commit.js';
 import { fromMs, toMs } from './rows.js';
@@ -65,8 +65,17 @@ interface JournalRow {
   at: number;
 }
 
-/** The books as the rest of the core reads them, and the operator's own entries. */
-export function createBooksStore(db: Database.Database, commit: GroupCommit): BooksStore & BooksMoney {
+/** An own entry booked inside the caller's transaction, or the one of its kind and reference booked before. */
+type BookOwnNow = (entry: OwnEntry) => { entry: JournalEntryRecord; replayed: boolean };
+
+/**
+ * The books as the rest of the core reads them, and the operator's own entries; `bookOwnNow`
+ * books one inside a transaction already open (a staff approval's).
+ */
+export function createBooksStore(
+  db: Database.Database,
+  commit: GroupCommit,
+): BooksStore & BooksMoney & { bookOwnNow: BookOwnNow } {
   const sql = prepareBookStatements(db);
   const sumsAll = db.prepare<[], { account: string; mode: string; sum_kobo: number }>(
     'SELECT account, mode, SUM(amount_kobo) AS sum_kobo FROM postings GROUP BY account, mode',
@@ -104,7 +113,14 @@ export function createBooksStore(db: Database.Database, commit: GroupCommit): Bo
       .all(row.entry_id)
       .map((line) => ({ account: line.account as Posting['account'], amountKobo: line.amount_kobo })),
   });
+  const bookOwnNow: BookOwnNow = (entry) => {
+    const earlier = ownEntry.get({ reference: entry.reference, kind: entry.kind });
+    if (earlier !== undefined) return { entry: record(earlier), replayed: true };
+    book(sql, entry.kind, entry.mode, entry.reference, entry.at, entry.postings);
+    return { entry: record(ownEntry.get({ reference: entry.reference, kind: entry.kind })!), replayed: false };
+  };
   return {
+    bookOwnNow,
     async sums(until) {
       const rows = until === undefined ? sumsAll.all() : sumsUntil.all(toMs(until));
       return rows.map((row) => ({ account: row.account, mode: row.mode as Mode, sumKobo: row.sum_kobo }));
@@ -121,11 +137,9 @@ export function createBooksStore(db: Database.Database, commit: GroupCommit): Bo
     },
     async bookOwn(entry, auditEntry) {
       return commit.run(() => {
-        const earlier = ownEntry.get({ reference: entry.reference, kind: entry.kind });
-        if (earlier !== undefined) return { entry: record(earlier), replayed: true };
-        book(sql, entry.kind, entry.mode, entry.reference, entry.at, entry.postings);
-        appendAudit(auditEntry);
-        return { entry: record(ownEntry.get({ reference: entry.reference, kind: entry.kind })!), replayed: false };
+        const booked = bookOwnNow(entry);
+        if (!booked.replayed) appendAudit(auditEntry);
+        return booked;
       });
     },
   };

@@ -163,11 +163,12 @@ function moneyParts(
     money,
   );
   const { deliveredLater, ...supply } = createSupplyStore(db, commit);
-  const { bookOwn, ...books } = createBooksStore(db, commit);
+  const { bookOwn, bookOwnNow, ...books } = createBooksStore(db, commit);
   const balances = prepareAccountStatements(db);
   const approve = createApproval(db, commit, {
     money,
     creditInflow: (move) => creditNow(move.inflowId, move.credit, move.from),
+    bookOwn: bookOwnNow,
     appendAudit: auditAppender(db),
     balanceOf: (accountId) => balances.get.get(accountId)?.balance_kobo ?? null,
   });

@@ -243,4 +243,59 @@ export const BOOKS_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX journal_by_kind ON journal (kind, mode, at, entry_id);
     `,
   },
+  {
+    version: 37,
+    description:
+      "the books under four eyes: top-up and settlement proposals, findings resolved, the reconciliation's days and float readings",
+    // proposals are rebuilt as in step 25 (new table, copy every row, drop, rename, the indexes
+    // again) to widen the kind CHECK; fee_kobo is a settlement's fee (0 for every other kind).
+    // A finding resolved keeps who and why; reconcile_days is the last day the daily run
+    // finished per upstream, float_readings the balances the float poller read.
+    sql: `
+      CREATE TABLE proposals_next (
+        proposal_id  TEXT PRIMARY KEY,
+        kind         TEXT NOT NULL CHECK (kind IN ('credit', 'refund', 'pending_failed', 'inflow_assign', 'debit',
+                       'upstream_topup', 'provider_settlement')),
+        account_id   TEXT NOT NULL,
+        target       TEXT NOT NULL,
+        amount_kobo  INTEGER NOT NULL CHECK (amount_kobo >= 0),
+        note         TEXT NOT NULL,
+        proposed_by  TEXT NOT NULL,
+        proposed_at  INTEGER NOT NULL,
+        expires_at   INTEGER NOT NULL,
+        status       TEXT NOT NULL CHECK (status IN ('pending', 'approved', 'refused')),
+        decided_by   TEXT,
+        decided_at   INTEGER,
+        applied_at   INTEGER,
+        reference    TEXT NOT NULL DEFAULT '',
+        memo         TEXT NOT NULL DEFAULT '',
+        fee_kobo     INTEGER NOT NULL DEFAULT 0 CHECK (fee_kobo >= 0),
+        CHECK (decided_by IS NULL OR decided_by <> proposed_by OR status = 'refused')
+      ) STRICT;
+      INSERT INTO proposals_next (proposal_id, kind, account_id, target, amount_kobo, note, proposed_by, proposed_at,
+          expires_at, status, decided_by, decided_at, applied_at, reference, memo)
+        SELECT proposal_id, kind, account_id, target, amount_kobo, note, proposed_by, proposed_at,
+          expires_at, status, decided_by, decided_at, applied_at, reference, memo FROM proposals;
+      DROP TABLE proposals;
+      ALTER TABLE proposals_next RENAME TO proposals;
+      CREATE INDEX proposals_open ON proposals (proposed_at) WHERE status = 'pending';
+      CREATE UNIQUE INDEX proposals_reference ON proposals (account_id, kind, reference) WHERE reference <> '';
+
+      ALTER TABLE reconcile_findings ADD COLUMN resolved_by TEXT;
+      ALTER TABLE reconcile_findings ADD COLUMN resolution TEXT;
+      ALTER TABLE reconcile_findings ADD COLUMN corrected_by TEXT;
+
+      CREATE TABLE reconcile_days (
+        upstream  TEXT PRIMARY KEY,
+        day       TEXT NOT NULL CHECK (length(day) = 10),
+        at        INTEGER NOT NULL
+      ) STRICT;
+      CREATE TABLE float_readings (
+        upstream      TEXT NOT NULL,
+        at            INTEGER NOT NULL,
+        balance_kobo  INTEGER NOT NULL,
+        PRIMARY KEY (upstream, at)
+      ) STRICT, WITHOUT ROWID;
+    `,
+  },
 ];

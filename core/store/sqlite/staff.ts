@@ -48,6 +48,7 @@ export interface ProposalRow {
   note: string;
   reference: string;
   memo: string;
+  fee_kobo: number;
   proposed_by: string;
   proposed_at: number;
   expires_at: number;
@@ -97,6 +98,7 @@ export function proposalFromRow(row: ProposalRow): ProposalRecord {
     note: row.note,
     reference: row.reference,
     memo: row.memo,
+    feeKobo: kobo(row.fee_kobo),
     proposedBy: row.proposed_by,
     proposedAt: fromMs(row.proposed_at),
     expiresAt: fromMs(row.expires_at),
@@ -221,10 +223,10 @@ export function createStaffStore(db: Database.Database): StaffStore {
 
 export function createProposalStore(db: Database.Database): ProposalStore {
   const insert = db.prepare<ProposalRow>(
-    `INSERT INTO proposals (proposal_id, kind, account_id, target, amount_kobo, note, reference, memo, proposed_by,
-       proposed_at, expires_at, status, decided_by, decided_at, applied_at)
-     VALUES (@proposal_id, @kind, @account_id, @target, @amount_kobo, @note, @reference, @memo, @proposed_by,
-       @proposed_at, @expires_at, @status, @decided_by, @decided_at, @applied_at)
+    `INSERT INTO proposals (proposal_id, kind, account_id, target, amount_kobo, note, reference, memo, fee_kobo,
+       proposed_by, proposed_at, expires_at, status, decided_by, decided_at, applied_at)
+     VALUES (@proposal_id, @kind, @account_id, @target, @amount_kobo, @note, @reference, @memo, @fee_kobo,
+       @proposed_by, @proposed_at, @expires_at, @status, @decided_by, @decided_at, @applied_at)
      ON CONFLICT (account_id, kind, reference) WHERE reference <> '' DO NOTHING`,
   );
   const byReference = db.prepare<{ account_id: string; kind: string; reference: string }, ProposalRow>(
@@ -255,6 +257,7 @@ export function createProposalStore(db: Database.Database): ProposalStore {
         note: proposal.note,
         reference: proposal.reference,
         memo: proposal.memo,
+        fee_kobo: proposal.feeKobo,
         proposed_by: proposal.proposedBy,
         proposed_at: toMs(proposal.proposedAt),
         expires_at: toMs(proposal.expiresAt),

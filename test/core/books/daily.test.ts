@@ -1,7 +1,8 @@
 /**
  * The daily reconciliation's schedule (RECONCILE_AT, Lagos time): the runner looks at the
  * clock, runs the day before once it is past the hour, and only once a day; the variable is
- * HH:MM or off, anything else refused at start. A real SQLite store, no upstream but the
+ * HH:MM or off, anything else refused at start; the days run are kept in the store, so a
+ * restart neither repeats one nor skips the ones it was down for. A real SQLite store, no upstream but the
  * one the test counts.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -102,6 +103,52 @@ test('a day that is not a date, or an upstream not configured, is refused', asyn
     assert.match(await refusal(reconciliation.run('2025-02-30')), /date must be a date/);
     assert.match(await refusal(reconciliation.run('2025-02-01', 'nowhere')), /No upstream is named "nowhere"/);
     assert.equal(await reconciliation.run('2025-02-01'), [], 'no upstream: nothing to do');
+  } finally {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a restarted core neither runs a finished day again nor skips the days it was down', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'prepaid-reconcile-'));
+  const file = path.join(dir, 'prepaid.sqlite');
+  let balances = 0;
+  const site = upstreamOf(
+    'site',
+    'ported-number',
+    {},
+    {
+      balance: async () => {
+        balances += 1;
+        return kobo(0);
+      },
+    },
+  );
+  let now = new Date('2025-06-02T01:30:00Z');
+  const daily = (store: ReturnType<typeof openSqliteStore>) =>
+    createReconciliation({
+      store,
+      upstreams: new Map([[site.name, site]]),
+      clock: () => now,
+      dailyAtMinute: 2 * 60 + 30,
+      log: () => {},
+    }).daily!;
+  let store = openSqliteStore({ filename: file });
+  try {
+    await daily(store).runOnce();
+    assert.is(balances, 1, '2025-06-01 reconciled');
+    assert.is(await store.findings.lastDay('site'), '2025-06-01');
+    await store.close();
+    store = openSqliteStore({ filename: file });
+    await daily(store).runOnce();
+    assert.is(balances, 1, 'restarted the same day: the finished day is not run again');
+    await store.close();
+    // Down until the 5th: the 2nd, 3rd and 4th are each run once, in order.
+    now = new Date('2025-06-05T02:00:00Z');
+    store = openSqliteStore({ filename: file });
+    await daily(store).runOnce();
+    assert.is(balances, 4, 'the three missed days caught up');
+    assert.is(await store.findings.lastDay('site'), '2025-06-04');
   } finally {
     await store.close();
     rmSync(dir, { recursive: true, force: true });

@@ -178,7 +178,10 @@ books(
     await live.close();
     // The file as the release before the books left it: no journal (nor the later steps' tables), schema version 34.
     const db = new Database(file);
-    db.exec('DROP TABLE journal; DROP TABLE postings; DROP TABLE reconcile_findings;');
+    db.exec(
+      'DROP TABLE journal; DROP TABLE postings; DROP TABLE reconcile_findings; DROP TABLE reconcile_days; ' +
+        'DROP TABLE float_readings;',
+    );
     db.pragma('user_version = 34');
     db.close();
     const migrated = open(file);

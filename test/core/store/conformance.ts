@@ -3048,6 +3048,7 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
         note: 'goodwill after outage',
         reference: '',
         memo: '',
+        feeKobo: kobo(0),
         proposedBy: 'staff:ada@example.ng',
         proposedAt: at(1),
         expiresAt: at(100),
@@ -3109,6 +3110,7 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
         note: 'bank transfer',
         reference: 'GTB-777',
         memo: 'GTB transfer 777',
+        feeKobo: kobo(0),
         proposedBy: 'cli',
         proposedAt: at(1),
         expiresAt: at(100),
@@ -5547,6 +5549,149 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       assert.is(mine(open).length, 3);
       assert.is(open[0]!.day, '2025-06-01', 'oldest day first');
       assert.is((await h.store.findings.listOpen(1)).length, 1, 'bounded');
+    });
+  });
+
+  define('the books under four eyes: own-money proposals, findings resolved, the daily run kept', (it) => {
+    const topUpProposal = (upstream: string, reference: string): ProposalRecord => ({
+      proposalId: `prp_${reference}`,
+      kind: 'upstream_topup',
+      accountId: '',
+      target: upstream,
+      amountKobo: kobo(300_000),
+      feeKobo: kobo(0),
+      note: 'float top-up',
+      reference,
+      memo: '',
+      proposedBy: 'staff:ada@example.ng',
+      proposedAt: at(1),
+      expiresAt: at(100),
+      status: 'pending',
+      decidedBy: null,
+      decidedAt: null,
+      appliedAt: null,
+    });
+    const approval = (proposalId: string, upstream: string, reference: string) => ({
+      kind: 'approve' as const,
+      proposalId,
+      by: 'staff:bola@example.ng',
+      at: at(10),
+      move: {
+        kind: 'own_entry' as const,
+        entry: {
+          kind: 'upstream_funded' as const,
+          mode: 'live' as const,
+          reference,
+          at: at(10),
+          postings: upstreamFundedPostings(upstream, kobo(300_000)),
+        },
+      },
+      audit: { actor: 'staff:bola@example.ng', address: null, note: '', before: null, afterExtra: {} },
+    });
+
+    it('an approved top-up books its entry, marks the proposal applied and audits it in one move, once', async (h) => {
+      const upstream = h.unique('up');
+      const reference = h.unique('GTB');
+      const proposal = await h.store.proposals.insert(topUpProposal(upstream, reference));
+      assert.is(proposal.feeKobo, 0);
+      const approved = await h.store.ledger.post(approval(proposal.proposalId, upstream, reference));
+      assert.is(approved.outcome, 'applied');
+      if (approved.outcome !== 'applied') return;
+      assert.ok(approved.proposal.appliedAt !== null);
+      assert.is(await h.store.books.sumOf(`upstream:${upstream}:float`, 'live'), 300_000);
+      const rows = await h.store.auditLog.list({ target: proposal.proposalId, limit: 5 });
+      assert.equal(
+        rows.map((r) => r.action),
+        ['proposal.approve'],
+      );
+      const again = await h.store.ledger.post(approval(proposal.proposalId, upstream, reference));
+      assert.is(again.outcome, 'not_pending', 'approved twice: nothing written');
+      assert.is(await h.store.books.sumOf(`upstream:${upstream}:float`, 'live'), 300_000);
+    });
+
+    it('a top-up whose reference was booked by hand meanwhile is not applied, and stays pending', async (h) => {
+      const upstream = h.unique('up');
+      const reference = h.unique('GTB');
+      const proposal = await h.store.proposals.insert(topUpProposal(upstream, reference));
+      const direct = approval(proposal.proposalId, upstream, reference).move.entry;
+      const audit = {
+        at: at(5),
+        actor: 'cli',
+        action: 'books.fund_upstream',
+        target: reference,
+        before: null,
+        after: null,
+      };
+      await h.store.ledger.post({ kind: 'own_entry', entry: direct, audit: { ...audit, address: null, note: '' } });
+      const approved = await h.store.ledger.post(approval(proposal.proposalId, upstream, reference));
+      assert.is(approved.outcome, 'not_applied');
+      assert.is((await h.store.proposals.get(proposal.proposalId))!.status, 'pending', 'the decision rolled back');
+      assert.is(await h.store.books.sumOf(`upstream:${upstream}:float`, 'live'), 300_000, 'booked once, by hand');
+      const settled: ProposalRecord = {
+        ...topUpProposal('paystack', h.unique('STL')),
+        kind: 'provider_settlement',
+        feeKobo: kobo(1_500),
+      };
+      assert.is((await h.store.proposals.insert(settled)).feeKobo, 1_500, "a settlement's fee is kept");
+      const retried = await h.store.proposals.insert({ ...settled, proposalId: 'prp_other' });
+      assert.is(retried.proposalId, settled.proposalId, 'once per kind and reference');
+    });
+
+    it('a finding is resolved once, keeps who and why, and leaves the open list', async (h) => {
+      const reference = h.unique('TX');
+      const f = {
+        day: '2025-07-01',
+        upstream: 'site',
+        reference,
+        class: 'cost_differs' as const,
+        atStakeKobo: kobo(-300),
+        ourCostKobo: kobo(9_700),
+        theirChargedKobo: kobo(10_000),
+        outcome: 'success' as const,
+        theirStatus: 'delivered' as const,
+        theirCharges: 1,
+        reason: null,
+        evidence: null,
+        foundAt: at(10),
+      };
+      await h.store.findings.record([f, { ...f, day: '2025-07-02' }]);
+      const key = { day: '2025-07-01', upstream: 'site', class: 'cost_differs', reference };
+      const resolution = {
+        at: at(20),
+        by: 'staff:ada@example.ng',
+        note: 'their commission changed',
+        correctedBy: null,
+      };
+      const first = await h.store.findings.resolve(key, resolution);
+      assert.equal(first, { finding: { ...f, resolution }, changed: true });
+      const second = await h.store.findings.resolve(key, { ...resolution, by: 'cli', note: 'again' });
+      assert.equal(second, { finding: { ...f, resolution }, changed: false }, 'the first resolution is kept');
+      assert.is(await h.store.findings.resolve({ ...key, reference: h.unique('TX') }, resolution), null);
+      const mine = (list: { reference: string; day: string }[]) =>
+        list.filter((x) => x.reference === reference).map((x) => x.day);
+      assert.equal(mine(await h.store.findings.listOpen(1_000)), ['2025-07-02']);
+      assert.equal(mine(await h.store.findings.list(true, 1_000)), ['2025-07-02']);
+      assert.equal(mine(await h.store.findings.list(false, 1_000)), ['2025-07-02', '2025-07-01'], 'newest day first');
+    });
+
+    it("an upstream's last day run moves only forward, and its float readings are kept once, in time order", async (h) => {
+      const upstream = h.unique('up');
+      assert.is(await h.store.findings.lastDay(upstream), null);
+      await h.store.findings.markDay(upstream, '2025-07-02', at(1));
+      await h.store.findings.markDay(upstream, '2025-07-01', at(2));
+      assert.is(await h.store.findings.lastDay(upstream), '2025-07-02', 'an earlier day changes nothing');
+      await h.store.findings.markDay(upstream, '2025-07-03', at(3));
+      assert.is(await h.store.findings.lastDay(upstream), '2025-07-03');
+      await h.store.findings.keepReading(upstream, { at: at(30), balanceKobo: kobo(50_000) });
+      await h.store.findings.keepReading(upstream, { at: at(20), balanceKobo: kobo(60_000) });
+      await h.store.findings.keepReading(upstream, { at: at(20), balanceKobo: kobo(1) });
+      await h.store.findings.keepReading(h.unique('up'), { at: at(25), balanceKobo: kobo(7) });
+      assert.equal(await h.store.findings.readingsBetween(upstream, at(0), at(99), 10), [
+        { at: at(20), balanceKobo: 60_000 },
+        { at: at(30), balanceKobo: 50_000 },
+      ]);
+      assert.equal(await h.store.findings.readingsBetween(upstream, at(21), at(30), 10), [], 'until is exclusive');
+      assert.is((await h.store.findings.readingsBetween(upstream, at(0), at(99), 1)).length, 1, 'bounded');
     });
   });
 

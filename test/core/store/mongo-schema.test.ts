@@ -40,6 +40,7 @@ import {
   PLAN_CODES_COLLECTION,
   PROPOSAL_REFERENCE_INDEX,
   RECIPIENT_COLLECTIONS,
+  RECONCILE_COLLECTIONS,
   RECONCILE_FINDINGS_COLLECTION,
   REQUEST_ID_INDEX,
   runSchemaSteps,
@@ -166,6 +167,7 @@ steps('a fresh database gets every collection, its validator and its indexes, th
       JOURNAL_COLLECTION,
       KEY_VELOCITY_COLLECTION,
       RECONCILE_FINDINGS_COLLECTION,
+      ...Object.values(RECONCILE_COLLECTIONS),
     ]),
   );
   assert.equal(

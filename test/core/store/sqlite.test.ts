@@ -490,8 +490,11 @@ sqlite('step 25 rebuilds the ledger, events and proposals keeping every row, ind
   const objects = shape();
   const store = open();
   assert.is(db.pragma('user_version', { simple: true }), SCHEMA_VERSION);
-  // Step 29 gives every proposal made before it an empty reference and memo.
-  const later = { ...kept, proposals: kept.proposals.map((p) => ({ ...(p as object), reference: '', memo: '' })) };
+  // Step 29 gives every proposal made before it an empty reference and memo, step 37 a fee of 0.
+  const later = {
+    ...kept,
+    proposals: kept.proposals.map((p) => ({ ...(p as object), reference: '', memo: '', fee_kobo: 0 })),
+  };
   assert.equal(rows(), later, 'every row is kept, with its ids and seq');
   assert.equal(
     shape().map((o) => o.name),

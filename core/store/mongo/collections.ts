@@ -69,3 +69,5 @@ export const RECIPIENT_COLLECTIONS = {
 export const JOURNAL_COLLECTION = 'journal';
 /** The daily reconciliation's findings (findings.ts): one document per day, upstream, reference and class; step 30. */
 export const RECONCILE_FINDINGS_COLLECTION = 'reconcile_findings';
+/** Accounts their owners signed up for (sign-ups.ts): one document per account, _id its account id; step 32. */
+export const SIGN_UPS_COLLECTION = 'sign_ups';

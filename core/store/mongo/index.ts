@@ -52,6 +52,7 @@ import { leaseClockVerdict, measureClock } from './clock.js';
 import { createMongoContext, type MongoContext, majorityReads, majorityWrites } from './context.js';
 import { createEventStore, createWebhookStore } from './events.js';
 import { createFindingStore } from './findings.js';
+import { createSignUpStore } from './sign-ups.js';
 import { createFundingStore } from './funding.js';
 import {
   checkDeployment,
@@ -165,6 +166,7 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<MongoS
       accounts: createAccountStore(ctx),
       books: money.books,
       findings: createFindingStore(ctx),
+      signUps: createSignUpStore(ctx),
       ledger: money.ledger,
       keys: createKeyStore(ctx),
       catalog: createCatalogStore(ctx),

@@ -52,7 +52,6 @@ import { leaseClockVerdict, measureClock } from './clock.js';
 import { createMongoContext, type MongoContext, majorityReads, majorityWrites } from './context.js';
 import { createEventStore, createWebhookStore } from './events.js';
 import { createFindingStore } from './findings.js';
-import { createSignUpStore } from './sign-ups.js';
 import { createFundingStore } from './funding.js';
 import {
   checkDeployment,
@@ -68,6 +67,7 @@ import { createPlanCodeStore } from './plan-codes.js';
 import { createRecipientStore } from './recipients.js';
 import { createReportStore } from './reports.js';
 import { ensureSchema, schemaTarget } from './schema.js';
+import { createSignUpStore } from './sign-ups.js';
 import { createProposalStore, createStaffStore } from './staff.js';
 import { createSupplyStore } from './supply.js';
 import { createTransactionStore } from './transactions.js';

@@ -52,6 +52,7 @@ import {
   instrumentSupply,
   isTimedMove,
 } from './metrics.js';
+import { createOnboarding, type SignUpSettings } from './people/onboarding.js';
 import { createPeopleService } from './people/service.js';
 import { createUpgrades, type Upgrades } from './people/upgrades.js';
 import { SANDBOX_UPSTREAM } from './providers/index.js';
@@ -142,6 +143,8 @@ export interface CoreDeps {
   funding?: FundingConfig;
   /** SMTP_URL and MAIL_FROM; without them nothing is mailed. */
   mail?: MailSettings | null;
+  /** SIGNUP and SIGNUP_PER_ADDRESS_DAY (docs/sign-up.md); none: `invite`, no sign-up page. */
+  signUp?: SignUpSettings;
   /** How often the low-balance mail reads the events (a minute by default). */
   lowBalanceMailIntervalMs?: number;
   /** How often a store that cannot write is probed (core/storage/write-watch.ts); two seconds by default. */
@@ -349,6 +352,7 @@ export function createCore(deps: CoreDeps): Core {
     reconciliation,
     accounts: holders.accounts,
     people: holders.people,
+    onboarding: holders.onboarding,
     holderDesk: holders.holderDesk,
     upgrades: holders.upgrades,
     webhooks: holders.webhooks,
@@ -582,7 +586,17 @@ function peopleParts(deps: CoreDeps, money: MoneyPath, purchases: PurchaseServic
   });
   const holderDesk = createHolderDesk({ store, accounts, purchases, webhooks, clock, notices });
   const upgrades = createUpgrades({ store, accounts, clock });
-  return { keyUses, accounts, mailer, notices, people, lowBalanceMail, webhooks, holderDesk, upgrades };
+  const onboarding = createOnboarding({
+    store,
+    clock,
+    dashboardUrl: deps.dashboardPublicUrl ?? DEFAULT_DASHBOARD_PUBLIC_URL,
+    notices,
+    log: deps.log,
+    sms: money.providers.bulksms,
+    timeoutMs: deps.providerTimeoutMs,
+    settings: deps.signUp,
+  });
+  return { keyUses, accounts, mailer, notices, people, lowBalanceMail, webhooks, holderDesk, upgrades, onboarding };
 }
 
 /**

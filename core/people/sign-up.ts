@@ -31,10 +31,16 @@ import type { Notices } from '../mail/notices.js';
 import type { Store } from '../store/port.js';
 import { hashPassword } from './passwords.js';
 
-/** Sign-ups one client address (an IPv6 /64) may send within THROTTLE_WINDOW_MS, valid or not taken. */
-const SIGN_UPS_PER_ADDRESS_WINDOW = 10;
-/** Sign-ups of one email domain within THROTTLE_WINDOW_MS: a crowd of made-up mailboxes at one domain waits. */
-const SIGN_UPS_PER_DOMAIN_WINDOW = 30;
+/**
+ * Sign-ups taken from one client address (an IPv6 /64) within THROTTLE_WINDOW_MS: a burst
+ * waits, and the day's bound (SIGNUP_PER_ADDRESS_DAY, 20 by default) is reached first.
+ */
+const SIGN_UPS_PER_ADDRESS_WINDOW = 30;
+/**
+ * Sign-ups of one email domain within THROTTLE_WINDOW_MS: a crowd of made-up mailboxes at one
+ * domain waits, while a big provider's many real people (gmail.com) seldom reach it.
+ */
+const SIGN_UPS_PER_DOMAIN_WINDOW = 200;
 const THROTTLE_WINDOW_MS = 3_600_000;
 /** Keys the throttle remembers at most; the oldest go first. */
 const MAX_THROTTLE_KEYS = 100_000;

@@ -436,8 +436,9 @@ export const CORE_SCHEMA = {
     fallback: 'invite',
     help:
       '`open`: anyone may sign up in the developer area (`/sign-up`), and verifies their email and phone before ' +
-      'live money (docs/sign-up.md). `invite`: accounts come only from `prepaid accounts create` and invitations. ' +
-      '`off`: no self sign-up either (invitations still work). `npm start` sets `open`.',
+      'live money (docs/sign-up.md). `invite`: no self sign-up; accounts come from `prepaid accounts create` and ' +
+      'invitations, as before. `off`: no self sign-up, the same as `invite` (it does not stop invitations). ' +
+      '`npm start` sets `open`.',
   }),
   signUpPerAddressDay: integer('SIGNUP_PER_ADDRESS_DAY', {
     fallback: DEFAULT_SIGNUPS_PER_ADDRESS_DAY,

@@ -15,7 +15,7 @@ export const SIGNUP_MODES = ['open', 'invite', 'off'] as const;
 export type SignUpMode = (typeof SIGNUP_MODES)[number];
 
 /** The account's name on the statement and the console; as long as the operator's `accounts create` allows. */
-export const MAX_SIGN_UP_NAME_CHARS = 100;
+const MAX_SIGN_UP_NAME_CHARS = 100;
 /** The email link works once, for a day: long enough to find the mail the next morning. */
 export const EMAIL_LINK_TTL_MS = 24 * 3_600_000;
 /** A phone code works for 10 minutes: an SMS takes seconds, a person a minute or two. */
@@ -51,7 +51,7 @@ export interface ValidSignUp {
  * taken out; null for anything else. Mobile numbers start 070, 080, 081, 090 or 091 (the
  * numbering plan's mobile ranges); the network is never read from the prefix.
  */
-export function nigerianMobile(text: string): string | null {
+function nigerianMobile(text: string): string | null {
   const digits = text.trim().replace(/[\s.-]/g, '');
   const match = /^(?:\+?234|0)([789][01]\d{8})$/.exec(digits);
   return match ? `0${match[1]}` : null;

@@ -32,7 +32,7 @@ const MAX_TOKEN_CHARS = 128;
 const EMAIL_RESEND_MS = 60_000;
 
 /** The platform's own SMS: the SMS route's notify, never charged to a wallet (core/providers/port.ts). */
-export interface PlatformSms {
+interface PlatformSms {
   send(message: NotificationSms): Promise<boolean>;
   /** The route is the sandbox: nothing reaches a phone, so the code is written to the log to try it. */
   readonly sandbox: boolean;

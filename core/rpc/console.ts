@@ -55,7 +55,7 @@ import { userMessage } from './holder.js';
 import type { PlanCodeMethods } from './plan-codes.js';
 import { blockMessage } from './recipients.js';
 import { findingMessage } from './reconcile.js';
-import { fundingReportMessage, reportAsk, salesReportMessage } from './reports.js';
+import { fundingReportMessage, reportAsk, salesReportMessage, signUpReportMessage } from './reports.js';
 
 /** Audit rows a list returns by default and at most. */
 const DEFAULT_AUDIT_ROWS = 50;
@@ -425,6 +425,10 @@ export function consoleHandlers({
     async getFundingReport(req) {
       await realm.require(req.sessionToken, 'reports', req.clientAddress);
       return { report: fundingReportMessage(await reports.funding(reportAsk(req.query))) };
+    },
+    async getSignUpReport(req) {
+      await realm.require(req.sessionToken, 'reports', req.clientAddress);
+      return signUpReportMessage(await reports.signUps(reportAsk(req.query)));
     },
     async getBooks(req, call) {
       // The books are the business's figures, like the reports: finance and admin only.

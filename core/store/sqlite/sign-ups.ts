@@ -115,9 +115,10 @@ function prepare(db: Database.Database) {
       `UPDATE accounts SET phone_verified_at = coalesce(phone_verified_at, @at)
        WHERE account_id = @account_id RETURNING *`,
     ),
-    // Counted by the Lagos day each account signed up on: how far that day's sign-ups have come.
-    funnel: db.prepare<{ from: number; until: number; offset: number }, SignUpDayRow>(
-      `SELECT (s.created_at + @offset) / ${DAY_MS} AS day,
+    // Counted by the Lagos day each account signed up on: how far that day's sign-ups have come. The
+    // offset and the day are written in, integers: a bound number is a REAL, whose division is not whole.
+    funnel: db.prepare<{ from: number; until: number }, SignUpDayRow>(
+      `SELECT (s.created_at + ${LAGOS_OFFSET_MS}) / ${DAY_MS} AS day,
               count(*) AS signedUp,
               count(a.email_verified_at) AS emailVerified,
               count(a.phone_verified_at) AS phoneVerified,
@@ -219,7 +220,6 @@ export function createSignUpStore(db: Database.Database): SignUpStore {
       const rows = sql.funnel.all({
         from: fromDay * DAY_MS - LAGOS_OFFSET_MS,
         until: (toDay + 1) * DAY_MS - LAGOS_OFFSET_MS,
-        offset: LAGOS_OFFSET_MS,
       });
       return rows.map((row) => ({ ...row, day: Number(row.day) }));
     },

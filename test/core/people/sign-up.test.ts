@@ -9,7 +9,9 @@ import { ConnectError } from '@connectrpc/connect';
 import * as assert from 'uvu/assert';
 import { DEFAULT_TIER_ID } from '../../../core/catalog/defaults.js';
 import { readCoreConfig } from '../../../core/config.js';
+import { lagosDate, lagosDay } from '../../../core/domain/people.js';
 import { parseSmtpUrl } from '../../../core/mail/smtp.js';
+import { createReports } from '../../../core/reports/service.js';
 import { HolderService, SignInOutcome, SignUpOutcome } from '../../../gen/prepaid/v1/holder_pb.js';
 import { ShopService } from '../../../gen/prepaid/v1/shop_pb.js';
 import { Mode } from '../../../gen/prepaid/v1/types_pb.js';
@@ -211,6 +213,23 @@ test('a known and a new email are answered in the same time (medians of 50 each)
   const fresh = median(times.fresh);
   // Generous: the point is that neither kind takes a store write or a scrypt hash longer than the other.
   assert.ok(Math.max(known, fresh) <= 2 * Math.min(known, fresh) + 2, `known ${known} ms, new ${fresh} ms`);
+});
+
+test("the operator's funnel counts each day's sign-ups and how far they came", async ({ core }) => {
+  const day = lagosDay(new Date());
+  const ask = { from: lagosDate(day), to: lagosDate(day), by: '', group: '' };
+  const reports = createReports(core.store);
+  // The accounts are made after the answers, one scrypt hash at a time: wait until the bulk ones are in.
+  let today = (await reports.signUps(ask)).days[0];
+  for (let waited = 0; (today?.signedUp ?? 0) < 22 && waited < 30_000; waited += 100) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    today = (await reports.signUps(ask)).days[0];
+  }
+  assert.ok(today!.signedUp >= 22, `the accounts signed up today: ${JSON.stringify(today)}`);
+  assert.is(today!.emailVerified, 1, 'one proved its email');
+  assert.is(today!.phoneVerified, 1, 'and its phone');
+  assert.is(today!.funded, 0, 'none was funded live');
+  assert.is(today!.apiTier, 0);
 });
 
 test('SIGNUP=invite: no sign-up, and the form says so', async () => {

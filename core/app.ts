@@ -30,6 +30,7 @@ import {
 import { DEFAULT_DELIVERY_SCHEDULE } from './domain/events.js';
 import type { FundingFee } from './domain/funding.js';
 import type { Mode } from './domain/mode.js';
+import { lagosDay } from './domain/people.js';
 import { DEFAULT_FOUR_EYES_COOLING_MS } from './domain/staff.js';
 import { DEFAULT_RETRY_SCHEDULE } from './domain/transactions.js';
 import { NEW_KEY_WINDOW_KOBO, type VelocitySettings } from './domain/velocity.js';
@@ -623,6 +624,18 @@ function fundingParts(deps: CoreDeps, money: MoneyPath): FundingService {
     ...(deps.metrics === undefined ? {} : { observer: deps.metrics.funding }),
   });
   deps.metrics?.watchUnmatched(async () => (await deps.store.funding.listInflows('unmatched', 1_000)).length);
+  deps.metrics?.watchSignUps(async () => {
+    const day = lagosDay(clock());
+    const [today] = await store.signUps.funnel(day, day);
+    return {
+      signed_up: today?.signedUp ?? 0,
+      email_verified: today?.emailVerified ?? 0,
+      phone_verified: today?.phoneVerified ?? 0,
+      funded: today?.funded ?? 0,
+      purchased: today?.purchased ?? 0,
+      api_tier: today?.apiTier ?? 0,
+    };
+  });
   return funding;
 }
 

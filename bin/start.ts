@@ -146,7 +146,12 @@ if (flags.kind === 'help') {
     await checkPortFree(CONSOLE_ADDRESS, consoleConfig.host, consoleConfig.port);
     // The core writes the developer area's address into invitation links: unless told
     // another, the one this dashboard will have (its DASHBOARD_PORT), not the core's default.
-    const core = await startCoreThread({ ...process.env, DASHBOARD_PUBLIC_URL: dashboardConfig.publicUrl });
+    // One machine trying the platform: anyone may sign up in the developer area unless SIGNUP says otherwise.
+    const core = await startCoreThread({
+      ...process.env,
+      DASHBOARD_PUBLIC_URL: dashboardConfig.publicUrl,
+      SIGNUP: process.env['SIGNUP'] ?? 'open',
+    });
     const host = core.address.slice(0, core.address.lastIndexOf(':'));
     try {
       const gateway = await startGateway(gatewayEnv(host, core.port, core.dataDir));

@@ -30,6 +30,7 @@ import {
 import { DEFAULT_DELIVERY_SCHEDULE } from './domain/events.js';
 import type { FundingFee } from './domain/funding.js';
 import type { Mode } from './domain/mode.js';
+import { lagosDay } from './domain/people.js';
 import { DEFAULT_FOUR_EYES_COOLING_MS } from './domain/staff.js';
 import { DEFAULT_RETRY_SCHEDULE } from './domain/transactions.js';
 import { NEW_KEY_WINDOW_KOBO, type VelocitySettings } from './domain/velocity.js';
@@ -52,6 +53,7 @@ import {
   instrumentSupply,
   isTimedMove,
 } from './metrics.js';
+import { createOnboarding, type SignUpSettings } from './people/onboarding.js';
 import { createPeopleService } from './people/service.js';
 import { createUpgrades, type Upgrades } from './people/upgrades.js';
 import { SANDBOX_UPSTREAM } from './providers/index.js';
@@ -143,6 +145,8 @@ export interface CoreDeps {
   funding?: FundingConfig;
   /** SMTP_URL and MAIL_FROM; without them nothing is mailed. */
   mail?: MailSettings | null;
+  /** SIGNUP and SIGNUP_PER_ADDRESS_DAY (docs/sign-up.md); none: `invite`, no sign-up page. */
+  signUp?: SignUpSettings;
   /** How often the low-balance mail reads the events (a minute by default). */
   lowBalanceMailIntervalMs?: number;
   /** How often a store that cannot write is probed (core/storage/write-watch.ts); two seconds by default. */
@@ -350,6 +354,7 @@ export function createCore(deps: CoreDeps): Core {
     reconciliation,
     accounts: holders.accounts,
     people: holders.people,
+    onboarding: holders.onboarding,
     holderDesk: holders.holderDesk,
     upgrades: holders.upgrades,
     webhooks: holders.webhooks,
@@ -583,7 +588,17 @@ function peopleParts(deps: CoreDeps, money: MoneyPath, purchases: PurchaseServic
   });
   const holderDesk = createHolderDesk({ store, accounts, purchases, webhooks, clock, notices });
   const upgrades = createUpgrades({ store, accounts, clock });
-  return { keyUses, accounts, mailer, notices, people, lowBalanceMail, webhooks, holderDesk, upgrades };
+  const onboarding = createOnboarding({
+    store,
+    clock,
+    dashboardUrl: deps.dashboardPublicUrl ?? DEFAULT_DASHBOARD_PUBLIC_URL,
+    notices,
+    log: deps.log,
+    sms: money.providers.bulksms,
+    timeoutMs: deps.providerTimeoutMs,
+    settings: deps.signUp,
+  });
+  return { keyUses, accounts, mailer, notices, people, lowBalanceMail, webhooks, holderDesk, upgrades, onboarding };
 }
 
 /**
@@ -610,6 +625,18 @@ function fundingParts(deps: CoreDeps, money: MoneyPath): FundingService {
     ...(deps.metrics === undefined ? {} : { observer: deps.metrics.funding }),
   });
   deps.metrics?.watchUnmatched(async () => (await deps.store.funding.listInflows('unmatched', 1_000)).length);
+  deps.metrics?.watchSignUps(async () => {
+    const day = lagosDay(clock());
+    const [today] = await store.signUps.funnel(day, day);
+    return {
+      signed_up: today?.signedUp ?? 0,
+      email_verified: today?.emailVerified ?? 0,
+      phone_verified: today?.phoneVerified ?? 0,
+      funded: today?.funded ?? 0,
+      purchased: today?.purchased ?? 0,
+      api_tier: today?.apiTier ?? 0,
+    };
+  });
   return funding;
 }
 

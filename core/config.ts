@@ -32,6 +32,7 @@ import { checkUrl } from '../runtime/url.js';
 import { type FundingFee, parseFeePercent } from './domain/funding.js';
 import { type Kobo, kobo, parseNaira } from './domain/money.js';
 import { PRODUCTS, type ProductName } from './domain/products.js';
+import { DEFAULT_SIGNUPS_PER_ADDRESS_DAY, SIGNUP_MODES, type SignUpMode } from './domain/sign-up.js';
 import { PHONE_PATTERN } from './domain/validation.js';
 import type { VelocitySettings } from './domain/velocity.js';
 import { DEFAULT_MONNIFY_BASE_URL } from './funding/monnify.js';
@@ -85,6 +86,8 @@ export interface CoreConfig {
   consolePublicUrl: string;
   /** `proposals`: the CLI's money moves wait for a staff member's approval like the console's. */
   cliMoneyMoves: 'direct' | 'proposals';
+  /** SIGNUP and SIGNUP_PER_ADDRESS_DAY (docs/sign-up.md). */
+  signUp: { mode: SignUpMode; perAddressPerDay: number };
   /** FOUR_EYES_COOLING_H in ms. */
   fourEyesCoolingMs: number;
   /** The MongoDB store when MONGODB_URI is set; null means the embedded SQLite store in DATA_DIR. */
@@ -427,6 +430,23 @@ export const CORE_SCHEMA = {
       "`proposals` turns the CLI's money moves (`wallet credit`, `wallet debit` on live wallets, `funding assign`) into " +
       'four-eyes proposals a finance or admin member approves in the console; `direct` makes them at once ' +
       '(each audited with actor `cli`).',
+  }),
+  signUp: oneOf('SIGNUP', {
+    words: SIGNUP_MODES,
+    fallback: 'invite',
+    help:
+      '`open`: anyone may sign up in the developer area (`/sign-up`), and verifies their email and phone before ' +
+      'live money (docs/sign-up.md). `invite`: no self sign-up; accounts come from `prepaid accounts create` and ' +
+      'invitations, as before. `off`: no self sign-up, the same as `invite` (it does not stop invitations). ' +
+      '`npm start` sets `open`.',
+  }),
+  signUpPerAddressDay: integer('SIGNUP_PER_ADDRESS_DAY', {
+    fallback: DEFAULT_SIGNUPS_PER_ADDRESS_DAY,
+    min: 1,
+    max: 10_000,
+    help:
+      'Unverified accounts one client address (an IPv6 client by its /64) may sign up for in a Lagos day; the next ' +
+      'sign-up from it is told to wait until the next day.',
   }),
   mongoUri: mongoUriVariable(
     'none (embedded SQLite in `DATA_DIR`)',
@@ -854,6 +874,7 @@ export function readCoreConfig(env: Env = process.env): CoreConfig {
     dashboardPublicUrl: v.dashboardPublicUrl.replace(/\/+$/, ''),
     consolePublicUrl: v.consolePublicUrl.replace(/\/+$/, ''),
     cliMoneyMoves: v.cliMoneyMoves,
+    signUp: { mode: v.signUp, perAddressPerDay: v.signUpPerAddressDay },
     fourEyesCoolingMs: v.fourEyesCoolingH * 3_600_000,
     mongo: v.mongoUri === undefined ? null : { uri: v.mongoUri, dbName: v.mongoDb },
     webhooks: {

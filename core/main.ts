@@ -40,6 +40,17 @@ export interface RunningCore extends Stoppable {
   metricsPort: number | null;
 }
 
+/** Money in as the core is given it: the providers configured, the fee, the sweeper's pace, the KYC key. */
+function fundingDeps(config: CoreConfig, kycKey: string) {
+  return {
+    fee: config.funding.fee,
+    kycKey,
+    sweepIntervalMs: config.funding.sweepIntervalMs,
+    providers: fundingProviders(config.funding),
+    sandboxLive: config.funding.sandboxLive,
+  };
+}
+
 /** Reads the configuration from `env`, opens the store, starts the providers and listens. */
 export async function startCore(env: Record<string, string | undefined> = process.env): Promise<RunningCore> {
   const config = readCoreConfig(env);
@@ -77,15 +88,10 @@ export async function startCore(env: Record<string, string | undefined> = proces
     dashboardPublicUrl: config.dashboardPublicUrl,
     consolePublicUrl: config.consolePublicUrl,
     cliMoneyMoves: config.cliMoneyMoves,
+    signUp: config.signUp,
     fourEyesCoolingMs: config.fourEyesCoolingMs,
     webhooks: config.webhooks,
-    funding: {
-      fee: config.funding.fee,
-      kycKey: fundingKycKey,
-      sweepIntervalMs: config.funding.sweepIntervalMs,
-      providers: fundingProviders(config.funding),
-      sandboxLive: config.funding.sandboxLive,
-    },
+    funding: fundingDeps(config, fundingKycKey),
     mail: config.mail,
     backups: backupSettings(config, { adminToken, serviceToken, fundingKycKey }),
     log,

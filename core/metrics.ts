@@ -102,6 +102,8 @@ export interface CoreMetrics {
   readonly funding: FundingObserver;
   /** Reads the unmatched-inflows gauge from `count` at every scrape. */
   watchUnmatched(count: () => Promise<number>): void;
+  /** Reads the sign-up funnel of the Lagos day so far at every scrape (docs/sign-up.md). */
+  watchSignUps(funnel: () => Promise<SignUpFunnel>): void;
   /** Counts a sale the margin guard refused: its price was below the upstream's cost. */
   belowCost(product: ProductName, upstream: string, mode: Mode): void;
   /** Supply by upstream: attempts, failovers, skips, circuits, floats (core/purchases/upstream-calls.ts). */
@@ -216,10 +218,40 @@ export function createCoreMetrics(options: { defaultMetrics?: boolean } = {}): C
     },
     funding: funding.observer,
     watchUnmatched: (count) => funding.watch(count),
+    watchSignUps: signUpSeries(registers),
     belowCost: (product, upstream, mode) => belowCost.inc({ product, upstream, mode }),
     supply,
     storage: storageSeries(registers),
     clockJump: clockSeries(registers),
+  };
+}
+
+/** Today's sign-ups (Lagos) and how many of them reached each step since, by step. */
+type SignUpFunnel = Readonly<
+  Record<'signed_up' | 'email_verified' | 'phone_verified' | 'funded' | 'purchased' | 'api_tier', number>
+>;
+
+/** `prepaid_core_sign_ups_today{step}`: the funnel of the day's sign-ups, read from the store at scrape time. */
+function signUpSeries(registers: Registry[]): (funnel: () => Promise<SignUpFunnel>) => void {
+  let read: (() => Promise<SignUpFunnel>) | undefined;
+  new Gauge({
+    name: 'prepaid_core_sign_ups_today',
+    help:
+      'Accounts signed up in the developer area this Lagos day, by how far they came: signed_up, ' +
+      'email_verified, phone_verified, funded, purchased, api_tier.',
+    labelNames: ['step'],
+    registers,
+    async collect() {
+      if (read === undefined) return;
+      try {
+        for (const [step, count] of Object.entries(await read())) this.set({ step }, count);
+      } catch {
+        this.set({ step: 'signed_up' }, Number.NaN);
+      }
+    },
+  });
+  return (funnel) => {
+    read = funnel;
   };
 }
 

@@ -14,10 +14,12 @@
  * the core with the mode in ctx.mode); every link and form on those pages keeps the prefix
  * (ctx.link), so the mode lives in the address and nowhere else.
  */
+
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { isIP } from 'node:net';
 import { addressBudgetKey } from '../core/domain/addresses.js';
+import type { ErrorReasonName } from '../runtime/error-reason.js';
 import type { HttpBounds } from '../runtime/http-bounds.js';
 import { type DoorPages, matchRoute, runRoute, type StaticFile, webDoor } from '../web/door.js';
 import { html, type SafeHtml } from '../web/html.js';
@@ -150,6 +152,7 @@ const pages: DoorPages<Viewer> = {
   refused(refusal, viewer) {
     switch (refusal.kind) {
       case 'forbidden':
+        if (refusal.reason === VERIFICATION_REQUIRED) return verifyFirstPage(refusal.message, viewer);
         return messagePage(
           'You cannot do that',
           'Your role on this account can see this, but not change it. Ask an owner of the account.',
@@ -171,6 +174,17 @@ const pages: DoorPages<Viewer> = {
     }
   },
 };
+
+/** The contract's reason of a live action refused until the account's email and phone are verified. */
+const VERIFICATION_REQUIRED: ErrorReasonName = 'VERIFICATION_REQUIRED';
+
+/** Live money waits for the account's proofs: the core's sentence, and the way to the Verify page. */
+function verifyFirstPage(sentence: string, viewer?: Viewer): SafeHtml {
+  return page(
+    { title: 'Verify your account first', ...(viewer ? { viewer } : {}) },
+    html`<h1>Verify your account first</h1><p>${sentence}</p><p><a href="/verify" class="button">Verify now</a></p>`,
+  );
+}
 
 /** A page with a heading and one sentence. */
 function messagePage(title: string, sentence: string, viewer?: Viewer): SafeHtml {

@@ -112,6 +112,14 @@ const ERROR_TABLE: Readonly<Record<ErrorKey, ErrorRow>> = {
     message: () => "This API key is frozen until the account's owner unfreezes it; nothing was charged.",
     coreMessage: true,
   },
+  VERIFICATION_REQUIRED: {
+    status: 403,
+    code: 'VERIFICATION_REQUIRED',
+    message: () =>
+      "Verify the account owner's email and phone in the developer area first: live purchases open once both " +
+      'are verified. Nothing was charged.',
+    coreMessage: true,
+  },
   RECIPIENT_BLOCKED: {
     status: 422,
     code: 'RECIPIENT_BLOCKED',

@@ -652,7 +652,9 @@ const ERROR_RESPONSES = {
   '402': errorResponse('INSUFFICIENT_BALANCE: the wallet does not cover the charge; nothing was debited.'),
   '403': errorResponse(
     "KEY_SCOPE_DENIED (the action is outside the key's scopes), KEY_CAP_EXCEEDED (the purchase is over a " +
-      'spend cap of the key) or KEY_FROZEN (the key is frozen until its owner unfreezes it); nothing was charged.',
+      'spend cap of the key), KEY_FROZEN (the key is frozen until its owner unfreezes it) or ' +
+      "VERIFICATION_REQUIRED (a live purchase of a signed-up account whose owner's email or phone is not " +
+      'verified yet); nothing was charged.',
   ),
   '404': errorResponse('NOT_FOUND: a reference that is not yours, or an unknown customer number (verify).'),
   '405': errorResponse('METHOD_NOT_ALLOWED; the Allow header names the method.', {

@@ -15,6 +15,8 @@ export interface CoreRefusal {
   fields: Map<string, string>;
   /** For `switched`: the account the session acts for now, as the core's ErrorInfo names it. */
   activeAccount?: { accountId: string; name: string };
+  /** The contract's reason (ErrorInfo), for a page of its own: VERIFICATION_REQUIRED, say. */
+  reason?: string;
 }
 
 /** Reads a failed call; anything that is not a ConnectError is a bug and is thrown on. */
@@ -36,7 +38,7 @@ export function refusalOf(error: unknown): CoreRefusal {
     case Code.Unauthenticated:
       return { kind: 'signed_out', message, fields };
     case Code.PermissionDenied:
-      return { kind: 'forbidden', message, fields };
+      return { kind: 'forbidden', message, fields, ...(info === undefined ? {} : { reason: info.reason }) };
     case Code.NotFound:
       return { kind: 'not_found', message, fields };
     case Code.InvalidArgument:

@@ -5,7 +5,12 @@
  * same period; the table and the CSV are the same cells (runtime/report-tables.ts).
  */
 import { lagosDate, lagosDay, lagosMonthStart } from '../../core/domain/people.js';
-import type { FundingReport, SalesReport } from '../../gen/prepaid/v1/console_pb.js';
+import type {
+  FundingReport,
+  GetSignUpReportResponse,
+  SalesReport,
+  SignUpDay,
+} from '../../gen/prepaid/v1/console_pb.js';
 import { csvDocument } from '../../runtime/csv.js';
 import { fundingTable, type ReportTable, salesTable } from '../../runtime/report-tables.js';
 import { html, type SafeHtml } from '../../web/html.js';
@@ -42,6 +47,25 @@ function queryString(ask: Ask): string {
 
 function session(ctx: PageContext) {
   return { sessionToken: ctx.sessionToken, clientAddress: ctx.clientAddress };
+}
+
+/** Sign-ups per day and how far they came (docs/sign-up.md); the first column is the day, the rest are counts. */
+function signUpSection(report: GetSignUpReportResponse): SafeHtml {
+  const counts = (row: SignUpDay) =>
+    [row.signedUp, row.emailVerified, row.phoneVerified, row.funded, row.purchased, row.apiTier].map(String);
+  const table: ReportTable = {
+    columns: ['Day', '', 'Signed up', 'Email verified', 'Phone verified', 'Funded', 'First purchase', 'API tier'],
+    rows: [
+      ...report.days.map((row) => [row.date, '', ...counts(row)]),
+      ...(report.total ? [['Total', '', ...counts(report.total)]] : []),
+    ],
+  };
+  return html`<section aria-labelledby="sign-ups-heading">
+<h2 id="sign-ups-heading">Sign-ups</h2>
+<p>Accounts signed up in the developer area, by the day they signed up, and how many of them have verified their \
+email, their phone, been funded, bought live and reached the API tier since.</p>
+${tableHtml(`Sign-ups, ${report.from} to ${report.to}`, table)}
+</section>`;
 }
 
 function tableHtml(caption: string, table: ReportTable): SafeHtml {
@@ -190,13 +214,15 @@ export const reportRoutes: Route[] = [
       const ask = askOf(ctx.url, new Date());
       let body: SafeHtml;
       try {
-        const [sales, funding] = await Promise.all([
+        const [sales, funding, signUps] = await Promise.all([
           ctx.core.getSalesReport({ ...session(ctx), query: ask }),
           ctx.core.getFundingReport({ ...session(ctx), query: ask }),
+          ctx.core.getSignUpReport({ ...session(ctx), query: ask }),
         ]);
         body = html`${periodForm(ask, new Map())}
 ${sales.report ? salesSection(sales.report, ask) : ''}
-${funding.report ? fundingSection(funding.report, ask) : ''}`;
+${funding.report ? fundingSection(funding.report, ask) : ''}
+${signUpSection(signUps)}`;
       } catch (error) {
         const fields = invalidFields(error);
         if (fields === null) throw error;

@@ -55,7 +55,9 @@ export type ErrorCode =
   /** The same purchase was made moments ago without a new request_id; nothing was debited. */
   | 'DUPLICATE_PURCHASE'
   /** The key pair is frozen (the velocity brake, or by hand) until someone allowed unfreezes it. */
-  | 'KEY_FROZEN';
+  | 'KEY_FROZEN'
+  /** A live action of a self-signed-up account whose email or phone is not verified yet (core/domain/sign-up.ts). */
+  | 'VERIFICATION_REQUIRED';
 
 /** One rule broken by one field, for BadRequest field violations and 422 bodies. */
 export interface FieldViolation {

@@ -28,6 +28,37 @@ export interface AccountRecord {
   suspension?: AccountSuspension;
   /** What the account allows to one recipient (core/domain/recipient-controls.ts); absent: no controls. */
   recipientControls?: RecipientControls;
+  /**
+   * When the owner who signed the account up proved their email and their phone; null: not yet
+   * (core/domain/sign-up.ts, liveAllowed). An account the operator made is proven when made.
+   */
+  emailVerifiedAt: Date | null;
+  phoneVerifiedAt: Date | null;
+}
+
+/**
+ * An account its owner signed up for in the developer area (core/people/sign-up.ts): who, from
+ * where, the email link and the phone code waiting. Tokens and codes are kept as their SHA-256.
+ */
+export interface SignUpRecord {
+  accountId: string;
+  userId: string;
+  /** The owner's mobile number, 11 digits from 0. */
+  phone: string;
+  /** The client address's budget key (core/domain/addresses.ts: an IPv6 client by its /64). */
+  addressKey: string;
+  emailDomain: string;
+  createdAt: Date;
+  /** The open email link's hash and end; null once used (or never made). */
+  emailTokenHash: string | null;
+  emailTokenExpiresAt: Date | null;
+  /** The phone code waiting, its end, and the wrong tries it has taken. */
+  phoneCodeHash: string | null;
+  phoneCodeExpiresAt: Date | null;
+  phoneCodeTries: number;
+  /** The last code sent, and how many were sent on that Lagos day. */
+  phoneCodeSentAt: Date | null;
+  phoneCodesToday: number;
 }
 
 /** Why and by whom an account was suspended (docs/console.md). */

@@ -8,6 +8,7 @@
  * unique constraint, and its credit is one store transaction with the ledger entry and the
  * `wallet.credited` event, conditional on the row's status (core/store/port.ts FundingStore).
  */
+
 import { DomainError, invalid, notFound } from '../domain/errors.js';
 import {
   type FundingFee,
@@ -23,6 +24,7 @@ import {
 } from '../domain/funding.js';
 import type { Mode } from '../domain/mode.js';
 import { type Kobo, MAX_AMOUNT_KOBO } from '../domain/money.js';
+import { refuseUnverifiedLive } from '../domain/sign-up.js';
 import type { InflowCreditMove } from '../store/moves.js';
 import type { CreditInflowResult, Store } from '../store/port.js';
 import { kycHash, kycLast4, withoutIdentityNumbers } from './kyc.js';
@@ -681,7 +683,10 @@ function holderFunding(deps: FundingDeps, requireAccount: RequireAccount, accoun
       input: KycInput,
     ): Promise<{ accounts: VirtualAccountRecord[]; pending: string[]; refused: OpeningRefusal[] }> {
       const kyc = validateKyc(input);
-      await requireAccount(accountId);
+      const account = await store.accounts.get(accountId);
+      if (account === null) throw notFound(`Account ${accountId}`);
+      // A signed-up account opens live accounts once its owner's email and phone are proven.
+      refuseUnverifiedLive(account, mode);
       if (deps.providers[mode].length === 0) throw noProvider(mode);
       const existing = await store.funding.listVirtualAccounts(accountId, mode);
       const pending: string[] = [];

@@ -64,6 +64,10 @@ export interface Notices {
   keyFrozen(key: { accountId: string; mode: string; publicKey: string; reason: string; at: Date }): void;
   /** Mails every active owner of the account (low-balance.ts calls it once per event). */
   lowBalance(alert: { accountId: string; balance: string; threshold: string; at: Date }): Promise<number>;
+  /** The link that proves a new account's email (core/people/sign-up.ts). */
+  signUpLink(link: { email: string; accountName: string; url: string; expiresAt: Date }): void;
+  /** Someone signed up with the email of a person we know: they are told, and nothing else happens. */
+  signUpRepeated(email: string, at: Date): void;
 }
 
 /** The active owners of an account, whom account-wide notices go to. */
@@ -150,6 +154,36 @@ function keyNotices(
   };
 }
 
+/** What a sign-up mails: the email link, or to a known address, that someone tried its email. */
+function signUpNotices(
+  send: (kind: string, to: string, subject: string, text: string) => void,
+): Pick<Notices, 'signUpLink' | 'signUpRepeated'> {
+  return {
+    signUpLink({ email, accountName, url, expiresAt }) {
+      send(
+        'sign_up_link',
+        email,
+        'Verify your email for the prepaid developer area',
+        `Welcome! ${email} was used to sign up ${oneLine(accountName)} on the prepaid developer area.\n\n` +
+          `Open this link to verify your email address (it works once, until ${lagosTime(expiresAt)}):\n` +
+          `${url}\n\nLive funding and live purchases open once your email and your phone are verified; the ` +
+          'test world is open already. If you did not sign up, ignore this mail.',
+      );
+    },
+
+    signUpRepeated(email, at) {
+      send(
+        'sign_up_repeated',
+        email,
+        'Someone tried to sign up with your email',
+        `At ${lagosTime(at)} someone tried to sign up on the prepaid developer area with ${email}, which ` +
+          'already has an account with us. Nothing was created and nothing changed.\n\nIf it was you, sign in ' +
+          'instead; "Forgot password?" on the sign-in page sends a reset link. If it was not you, ignore this mail.',
+      );
+    },
+  };
+}
+
 export function createNotices(deps: { mailer: Mailer | null; people: PeopleStore; log: Logger }): Notices {
   const { mailer, people, log } = deps;
   const send = (kind: string, to: string, subject: string, text: string) =>
@@ -159,6 +193,7 @@ export function createNotices(deps: { mailer: Mailer | null; people: PeopleStore
     enabled: mailer !== null,
     ...staffNotices(mailer),
     ...keyNotices(mailer, people, log, send),
+    ...signUpNotices(send),
 
     invitation({ email, accountName, role, url, expiresAt }) {
       send(

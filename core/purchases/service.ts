@@ -48,6 +48,7 @@ import {
   type TierRecord,
   type TransactionRecord,
 } from '../domain/records.js';
+import { refuseUnverifiedLive } from '../domain/sign-up.js';
 import { checkOneOf } from '../domain/validation.js';
 import type { CustomerDetails, CustomerQuery, VerifyOutcome } from '../providers/port.js';
 import type { Store } from '../store/port.js';
@@ -164,19 +165,24 @@ function recipientChecks(
 
 /** What every use case of the service reads first: the account with its tier, and the cost rules. */
 interface SharedReads {
-  accountAndTier(accountId: string): Promise<{ account: AccountRecord; tier: TierRecord }>;
+  /** With `mode`, for a purchase: a live one of an account whose owner is not verified is refused. */
+  accountAndTier(accountId: string, mode?: Mode): Promise<{ account: AccountRecord; tier: TierRecord }>;
   readonly costRules: CostRuleReader;
 }
 
 /** The account and its tier, refusing a suspended account when the service is built to (above). */
 function accountReader(deps: PurchaseServiceDeps): SharedReads['accountAndTier'] {
   const { store } = deps;
-  return async function accountAndTier(accountId: string): Promise<{ account: AccountRecord; tier: TierRecord }> {
+  return async function accountAndTier(
+    accountId: string,
+    mode?: Mode,
+  ): Promise<{ account: AccountRecord; tier: TierRecord }> {
     if (accountId === '') throw invalid('account_id', 'account_id is required.');
     const found = await store.accounts.getWithTier(accountId);
     if (!found) throw notFound(`Account ${accountId}`);
     const { account, tier } = found;
     if (deps.refuseSuspended) refuseIfSuspended(account);
+    if (mode !== undefined) refuseUnverifiedLive(account, mode);
     if (!tier)
       throw new DomainError('INTERNAL', `Account ${accountId} is on tier ${account.tierId}, which does not exist.`);
     return { account, tier };
@@ -197,7 +203,7 @@ function purchaseOperations(deps: PurchaseServiceDeps, shared: SharedReads, marg
       requestId: string,
       checks?: ReserveChecks,
     ): Promise<PurchaseResult> {
-      const { account, tier } = await accountAndTier(accountId);
+      const { account, tier } = await accountAndTier(accountId, mode);
       const rules = await costRules.current();
       const order = airtimeOrder(input, tier, rules);
       checks = await recipientChecks(deps, account, order, checks);
@@ -212,7 +218,7 @@ function purchaseOperations(deps: PurchaseServiceDeps, shared: SharedReads, marg
       requestId: string,
       checks?: ReserveChecks,
     ): Promise<PurchaseResult> {
-      const { account, tier } = await accountAndTier(accountId);
+      const { account, tier } = await accountAndTier(accountId, mode);
       const plan =
         Number.isSafeInteger(input.planId) && input.planId > 0 ? await deps.store.catalog.getPlan(input.planId) : null;
       const order = dataOrder(input, plan, tier);
@@ -242,7 +248,7 @@ function purchaseOperations(deps: PurchaseServiceDeps, shared: SharedReads, marg
       requestId: string,
       checks?: ReserveChecks,
     ): Promise<PurchaseResult> {
-      const { account, tier } = await accountAndTier(accountId);
+      const { account, tier } = await accountAndTier(accountId, mode);
       const rules = await costRules.current();
       const order = electricityOrder(input, tier, rules);
       checks = await recipientChecks(deps, account, order, checks);
@@ -266,7 +272,7 @@ function purchaseOperations(deps: PurchaseServiceDeps, shared: SharedReads, marg
       requestId: string,
       checks?: ReserveChecks,
     ): Promise<PurchaseResult> {
-      const { account, tier } = await accountAndTier(accountId);
+      const { account, tier } = await accountAndTier(accountId, mode);
       const packages = input.provider ? await deps.store.catalog.listCablePackages({ provider: input.provider }) : [];
       // Check the request before asking the upstream about the card: a bad one is a 422 either
       // way, and a blocked card is refused before any upstream hears of it.
@@ -289,7 +295,7 @@ function purchaseOperations(deps: PurchaseServiceDeps, shared: SharedReads, marg
       requestId: string,
       checks?: ReserveChecks,
     ): Promise<PurchaseResult> {
-      const { tier } = await accountAndTier(accountId);
+      const { tier } = await accountAndTier(accountId, mode);
       const rateKobo = await deps.store.catalog.getSmsRateKobo();
       return executePurchase(deps, accountId, mode, bulkSmsOrder(input, rateKobo, tier), requestId, [], checks);
     },

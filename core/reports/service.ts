@@ -20,7 +20,7 @@ import {
   zeroFunding,
   zeroSales,
 } from '../domain/reports.js';
-import type { Store } from '../store/port.js';
+import type { SignUpDayRow, Store } from '../store/port.js';
 
 /** What a staff member or the CLI asks for, as typed: dates YYYY-MM-DD, by day or month, a group. */
 export interface ReportAsk {
@@ -43,12 +43,20 @@ export interface FundingReport {
   total: FundingFigures;
 }
 
+/** Sign-ups per Lagos day of the period and how far each day's have come (docs/sign-up.md): the funnel. */
+export interface SignUpReport {
+  period: ReportPeriod;
+  days: SignUpDayRow[];
+  total: Omit<SignUpDayRow, 'day'>;
+}
+
 export interface Reports {
   sales(ask: ReportAsk): Promise<SalesReport>;
   funding(ask: ReportAsk): Promise<FundingReport>;
+  signUps(ask: ReportAsk): Promise<SignUpReport>;
 }
 
-export function createReports(store: Pick<Store, 'reports'>): Reports {
+export function createReports(store: Pick<Store, 'reports' | 'signUps'>): Reports {
   const windowOf = (period: ReportPeriod) => ({ ...periodInstants(period), offsetMs: LAGOS_OFFSET_MS });
   return {
     async sales(ask) {
@@ -61,6 +69,13 @@ export function createReports(store: Pick<Store, 'reports'>): Reports {
       const period = reportPeriod(ask.from, ask.to, ask.by);
       const days = await store.reports.fundingByDay(windowOf(period));
       return { period, ...rollUp(days, period.by, (row) => row.provider, fundingFiguresOf, zeroFunding) };
+    },
+    async signUps(ask) {
+      const period = reportPeriod(ask.from, ask.to, 'day');
+      const days = await store.signUps.funnel(period.fromDay, period.toDay);
+      const total = { signedUp: 0, emailVerified: 0, phoneVerified: 0, funded: 0, purchased: 0, apiTier: 0 };
+      for (const day of days) for (const key of Object.keys(total) as (keyof typeof total)[]) total[key] += day[key];
+      return { period, days, total };
     },
   };
 }

@@ -57,7 +57,7 @@ import type { PlanCodeMethods } from './plan-codes.js';
 import { CONSOLE_POWERS, type SignedOutConsoleMethod } from './policies.js';
 import { blockMessage } from './recipients.js';
 import { findingMessage } from './reconcile.js';
-import { fundingReportMessage, reportAsk, salesReportMessage } from './reports.js';
+import { fundingReportMessage, reportAsk, salesReportMessage, signUpReportMessage } from './reports.js';
 import { type StaffHandlers, staffGuarded } from './staff-guard.js';
 
 /** The console's RPCs made for a session, each after its power is checked (`CONSOLE_POWERS`). */
@@ -415,6 +415,9 @@ export function consoleHandlers({
     },
     async resolveFinding(req, { who }) {
       return { finding: findingMessage(await desk.resolveFinding(req.findingId, req.note, req.proposalId, who)) };
+    },
+    async getSignUpReport(req) {
+      return signUpReportMessage(await reports.signUps(reportAsk(req.query)));
     },
     async getBooks(req, { who }, call) {
       const { modes, until } = await adminAs(who).getTrialBalance(

@@ -54,6 +54,7 @@ export const GRPC_STATUS_BY_CODE: Readonly<Record<ErrorCode, status>> = {
   RECIPIENT_LIMIT: status.FAILED_PRECONDITION,
   DUPLICATE_PURCHASE: status.ABORTED,
   KEY_FROZEN: status.PERMISSION_DENIED,
+  VERIFICATION_REQUIRED: status.PERMISSION_DENIED,
 };
 
 export type ErrorLogger = (event: string, fields: Record<string, unknown>) => void;

@@ -28,6 +28,7 @@ import type { TransactionStatus as Status } from '../domain/products.js';
 import type { ApiKeyRecord, MemberRecord, UserRole as Role } from '../domain/records.js';
 import type { HolderDesk, HolderFilter, Overview, Prices } from '../holders/desk.js';
 import type { HolderRecipients } from '../holders/recipients.js';
+import type { Onboarding } from '../people/onboarding.js';
 import type { HolderContext, NewInvitation, PeopleService, SignInAnswer } from '../people/service.js';
 import {
   keyLimitsMessage,
@@ -45,6 +46,7 @@ import {
 } from './convert.js';
 import type { Handlers } from './grpc.js';
 import { blockMessage } from './recipients.js';
+import { signUpHandlers } from './sign-up.js';
 import { ownTurn } from './turns.js';
 import { deliveryMessage, webhookMessage } from './webhooks.js';
 
@@ -449,12 +451,14 @@ export function holderHandlers(
   people: PeopleService,
   desk: HolderDesk,
   recipients: HolderRecipients,
+  onboarding: Onboarding,
   clock: () => Date = () => new Date(),
 ): Handlers<HolderMethods> {
   const { signedIn, owner } = gates(people);
 
   return {
     ...sessionHandlers(people),
+    ...signUpHandlers(people, onboarding),
     ...invitationHandlers(people),
     async getOverview(req) {
       const context = await signedIn(req.sessionToken);

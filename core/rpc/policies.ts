@@ -188,4 +188,6 @@ export const CONSOLE_POWERS: PowerTable<ConsoleMethods, SignedOutConsoleMethod> 
   getBooks: 'reports',
   // A finding is the books against an upstream: the members who move money end it (it corrects none).
   resolveFinding: 'approve',
+  // The sign-up funnel is one of the reports.
+  getSignUpReport: 'reports',
 };

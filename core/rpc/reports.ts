@@ -1,9 +1,15 @@
 /** The reports (core/reports/) as messages: the console's and the admin token's RPCs answer the same. */
 import type { MessageInitShape } from '@bufbuild/protobuf';
-import type { FundingReportSchema, ReportQuery, SalesReportSchema } from '../../gen/prepaid/v1/console_pb.js';
+import type {
+  FundingReportSchema,
+  GetSignUpReportResponseSchema,
+  ReportQuery,
+  SalesReportSchema,
+} from '../../gen/prepaid/v1/console_pb.js';
 import { lagosDate } from '../domain/people.js';
 import { type FundingFigures, marginKobo, type ReportPeriod, type SalesFigures } from '../domain/reports.js';
-import type { FundingReport, ReportAsk, SalesReport } from '../reports/service.js';
+import type { FundingReport, ReportAsk, SalesReport, SignUpReport } from '../reports/service.js';
+import type { SignUpDayRow } from '../store/port.js';
 
 export function reportAsk(query: ReportQuery | undefined): ReportAsk {
   return { from: query?.from ?? '', to: query?.to ?? '', by: query?.by ?? '', group: query?.group ?? '' };
@@ -55,5 +61,27 @@ export function fundingReportMessage(report: FundingReport): MessageInitShape<ty
     ...periodFields(report.period),
     rows: report.rows.map((row) => ({ period: row.period, provider: row.key, figures: fundingFigures(row.figures) })),
     total: fundingFigures(report.total),
+  };
+}
+
+function signUpDay(date: string, row: Omit<SignUpDayRow, 'day'>) {
+  return {
+    date,
+    signedUp: BigInt(row.signedUp),
+    emailVerified: BigInt(row.emailVerified),
+    phoneVerified: BigInt(row.phoneVerified),
+    funded: BigInt(row.funded),
+    purchased: BigInt(row.purchased),
+    apiTier: BigInt(row.apiTier),
+  };
+}
+
+/** The sign-up funnel as the console's RPC answers it. */
+export function signUpReportMessage(report: SignUpReport): MessageInitShape<typeof GetSignUpReportResponseSchema> {
+  return {
+    from: lagosDate(report.period.fromDay),
+    to: lagosDate(report.period.toDay),
+    days: report.days.map((row) => signUpDay(lagosDate(row.day), row)),
+    total: signUpDay('', report.total),
   };
 }

@@ -36,6 +36,7 @@ import type { HolderDesk } from '../holders/desk.js';
 import { createHolderRecipients } from '../holders/recipients.js';
 import type { ShopDesk } from '../holders/shop.js';
 import type { OwnMoney } from '../ledger/own-money.js';
+import type { Onboarding } from '../people/onboarding.js';
 import type { PeopleService } from '../people/service.js';
 import type { Upgrades } from '../people/upgrades.js';
 import type { CallbackService } from '../purchases/callbacks.js';
@@ -109,6 +110,8 @@ export interface CoreServerDeps {
   planSync: PlanSync;
   /** The developer area's people and the holder's reads (HolderService, UserAdminService). */
   people: PeopleService;
+  /** Signing up and proving the email and phone (HolderService's sign-up RPCs). */
+  onboarding: Onboarding;
   holderDesk: HolderDesk;
   /** Buying from the developer area (ShopService). */
   shopDesk: ShopDesk;
@@ -270,7 +273,7 @@ function addAdminServices(
 function addDeveloperAreaServices(add: AddService, deps: CoreServerDeps, callers: Callers): void {
   add(
     HolderService,
-    holderHandlers(deps.people, deps.holderDesk, createHolderRecipients(deps.recipients)),
+    holderHandlers(deps.people, deps.holderDesk, createHolderRecipients(deps.recipients), deps.onboarding),
     callers.service,
   );
   // Buying from the developer area: the API's own purchase handlers, for the session's account.

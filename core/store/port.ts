@@ -50,6 +50,7 @@ import type {
   ReserveResult,
   RouteRecord,
   SessionRecord,
+  SignUpRecord,
   TierRecord,
   TransactionQuery,
   TransactionRecord,
@@ -66,8 +67,13 @@ import type { EventStore, WebhookStore } from './event-port.js';
 import type { LedgerStore } from './moves.js';
 
 export interface AccountStore {
-  /** Both wallets, live and test, start at zero. */
-  create(account: Omit<AccountRecord, 'balanceKobo' | 'testBalanceKobo'>): Promise<AccountRecord>;
+  /**
+   * Both wallets, live and test, start at zero. The operator makes it, so its owner's email
+   * and phone count as proven at `createdAt` (an account signed up for is SignUpStore's).
+   */
+  create(
+    account: Omit<AccountRecord, 'balanceKobo' | 'testBalanceKobo' | 'emailVerifiedAt' | 'phoneVerifiedAt'>,
+  ): Promise<AccountRecord>;
   get(accountId: string): Promise<AccountRecord | null>;
   /**
    * The account with its tier (null when the tier does not exist), read at once: what every
@@ -742,6 +748,64 @@ export interface PasswordResetStore {
   claim(tokenHash: string, at: Date): Promise<PasswordResetRecord | null>;
 }
 
+/** What a new sign-up writes: the person, their account on a tier, and how they signed up. */
+export interface NewSignUp {
+  user: UserRecord;
+  account: Pick<AccountRecord, 'accountId' | 'name' | 'tierId' | 'createdAt'>;
+  signUp: SignUpRecord;
+}
+
+/** One Lagos day of sign-ups and how far each has come since (the funnel; counted by the day it signed up). */
+export interface SignUpDayRow {
+  /** Lagos day number (core/domain/people.ts, lagosDay). */
+  day: number;
+  signedUp: number;
+  emailVerified: number;
+  phoneVerified: number;
+  /** Its live wallet was credited at least once. */
+  funded: number;
+  /** It has a delivered live purchase. */
+  purchased: number;
+  /** It is on a tier with API access now. */
+  apiTier: number;
+}
+
+/**
+ * Accounts their owners signed up for (core/people/sign-up.ts, verification.ts). The account's
+ * own email_verified_at and phone_verified_at are set here, each with the step that proves it.
+ */
+export interface SignUpStore {
+  /**
+   * The person, the account (both wallets at zero, nothing proven), its owner membership and
+   * the sign-up, in one transaction; `email_taken` (nothing written) when the email is a person's.
+   */
+  create(signUp: NewSignUp): Promise<'created' | 'email_taken'>;
+  get(accountId: string): Promise<SignUpRecord | null>;
+  /** Sign-ups from one address key since `since` whose account has not proven both email and phone. */
+  unverifiedFrom(addressKey: string, since: Date): Promise<number>;
+  /** Replaces the account's email link (a resend); false when the account did not sign up. */
+  setEmailLink(accountId: string, tokenHash: string, expiresAt: Date): Promise<boolean>;
+  /**
+   * Uses an email link once: when it is open at `at`, clears it and sets the account's
+   * email_verified_at (kept if set before) in one transaction. The account after, or null.
+   */
+  claimEmailLink(tokenHash: string, at: Date): Promise<AccountRecord | null>;
+  /**
+   * A new phone code: its hash, its end, no wrong tries; counts the send in `day` (a send on a
+   * new day starts the count at one). False when the account did not sign up.
+   */
+  setPhoneCode(accountId: string, code: { hash: string; expiresAt: Date; sentAt: Date; day: number }): Promise<boolean>;
+  /** One wrong try of the waiting code, counted atomically; the tries after it. */
+  phoneCodeMissed(accountId: string): Promise<number>;
+  /**
+   * The right code: when `codeHash` is still the waiting one with tries left, clears it and sets
+   * the account's phone_verified_at, in one transaction. The account after, or null.
+   */
+  claimPhoneCode(accountId: string, codeHash: string, maxTries: number, at: Date): Promise<AccountRecord | null>;
+  /** The funnel per Lagos day of sign-up, days `fromDay` to `toDay` inclusive, days without sign-ups left out. */
+  funnel(fromDay: number, toDay: number): Promise<SignUpDayRow[]>;
+}
+
 /** What the mail notices read and remember (core/mail/). */
 export interface NoticeStore {
   /** Live `wallet.low_balance` events created at or after `since`, oldest first, at most `limit`. */
@@ -967,6 +1031,7 @@ export interface Store {
   readonly reports: ReportStore;
   readonly books: BooksStore;
   readonly findings: ReconcileFindingStore;
+  readonly signUps: SignUpStore;
   /** The one door every money move goes through (core/store/moves.ts). */
   readonly ledger: LedgerStore;
   /**

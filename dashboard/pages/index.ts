@@ -16,15 +16,19 @@ import { recipientRoutes } from './recipients.js';
 import { referenceRoutes } from './reference.js';
 import { securityRoutes } from './security.js';
 import { signInRoutes } from './sign-in.js';
+import { signUpRoutes } from './sign-up.js';
 import { statementRoutes } from './statement.js';
 import { transactionRoutes } from './transactions.js';
 import { userRoutes } from './users.js';
+import { verifyRoutes } from './verify.js';
 import { webhookRoutes } from './webhooks.js';
 
 export const routes: readonly Route[] = [
   ...signInRoutes,
   ...invitationRoutes,
   ...passwordResetRoutes,
+  ...signUpRoutes,
+  ...verifyRoutes,
   ...overviewRoutes,
   ...fundsRoutes,
   ...fundRoutes,

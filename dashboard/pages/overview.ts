@@ -14,6 +14,7 @@ import { isOwner, page } from '../layout.js';
 import type { Route } from '../route.js';
 import { firstKeyRedirect } from './keys.js';
 import { PRODUCT_LABELS } from './labels.js';
+import { verificationBanner } from './verify.js';
 
 /** The products in the order the chart stacks them, with the CSS class of their colour. */
 const CHART_PRODUCTS: ReadonlyArray<readonly [Product, string]> = [
@@ -143,9 +144,10 @@ export const overviewRoutes: Route[] = [
       if (first !== undefined) return first;
       const viewer = ctx.viewer;
       const test = ctx.mode === 'test';
-      const [overview, funding] = await Promise.all([
+      const [overview, funding, verification] = await Promise.all([
         ctx.core.holder.getOverview({ sessionToken: ctx.sessionToken, mode: coreMode(ctx.mode) }),
         ctx.core.holderFunding.getSessionFunding({ sessionToken: ctx.sessionToken, mode: coreMode(ctx.mode) }),
+        ctx.core.holder.getVerification({ sessionToken: ctx.sessionToken }),
       ]);
       const threshold = funding.lowBalanceThresholdKobo;
       const lowBalance =
@@ -171,6 +173,7 @@ ${
 (<code>pk_test_</code>, <code>sk_test_</code>). It can never be spent live.</p>`
     : ''
 }
+${verificationBanner(verification)}
 ${funds}
 ${lowBalance}
 <dl class="summary-cards">

@@ -17,6 +17,7 @@ import { createPlanBook } from '../../core/catalog/plan-codes.js';
 import type { VelocitySettings } from '../../core/domain/velocity.js';
 import type { MailSettings } from '../../core/mail/smtp.js';
 import type { CoreMetrics } from '../../core/metrics.js';
+import type { SignUpSettings } from '../../core/people/onboarding.js';
 import type { PlanCodes } from '../../core/providers/index.js';
 import type { Providers } from '../../core/providers/port.js';
 import { createSandbox, type Sandbox } from '../../core/providers/sandbox/index.js';
@@ -84,6 +85,8 @@ export async function startCore(
     cliMoneyMoves?: 'direct' | 'proposals';
     /** SMTP_URL and MAIL_FROM as the core reads them (nothing is mailed by default). */
     mail?: MailSettings;
+    /** SIGNUP and SIGNUP_PER_ADDRESS_DAY (`invite` by default: no sign-up). */
+    signUp?: SignUpSettings;
     /** The velocity brake's settings (off by default, so that no other test's burst freezes its key). */
     velocity?: VelocitySettings;
     /** The core's Prometheus series, to read them in the test. */
@@ -122,6 +125,7 @@ export async function startCore(
     ...(options.funding === undefined ? {} : { funding: options.funding }),
     ...(options.cliMoneyMoves === undefined ? {} : { cliMoneyMoves: options.cliMoneyMoves }),
     ...(options.mail === undefined ? {} : { mail: options.mail }),
+    ...(options.signUp === undefined ? {} : { signUp: options.signUp }),
     ...(options.velocity === undefined ? {} : { velocity: options.velocity }),
     ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
     backups: {

@@ -71,3 +71,5 @@ export const JOURNAL_COLLECTION = 'journal';
 export const RECONCILE_FINDINGS_COLLECTION = 'reconcile_findings';
 /** What the daily reconciliation stands on (findings.ts): the last day run per upstream, the float readings; step 31. */
 export const RECONCILE_COLLECTIONS = { days: 'reconcile_days', floatReadings: 'float_readings' } as const;
+/** Accounts their owners signed up for (sign-ups.ts): one document per account, _id its account id; step 32. */
+export const SIGN_UPS_COLLECTION = 'sign_ups';

@@ -106,9 +106,15 @@ export interface AccountDoc {
     per_day_kobo: StoredInteger;
     duplicate_guard: boolean;
   };
+  /** When the owner's email and phone were proven (schema step 32); null: not yet. */
+  email_verified_at?: Date | null;
+  phone_verified_at?: Date | null;
 }
 
-export function accountToDoc(account: Omit<AccountRecord, 'balanceKobo' | 'testBalanceKobo'>): AccountDoc {
+/** The operator's account: its owner's email and phone count as proven when it is made. */
+export function accountToDoc(
+  account: Omit<AccountRecord, 'balanceKobo' | 'testBalanceKobo' | 'emailVerifiedAt' | 'phoneVerifiedAt'>,
+): AccountDoc {
   return {
     _id: account.accountId,
     name: account.name,
@@ -117,6 +123,8 @@ export function accountToDoc(account: Omit<AccountRecord, 'balanceKobo' | 'testB
     test_balance_kobo: Long.ZERO,
     ledger_seq: Long.ZERO,
     created_at: toDate(account.createdAt, 'createdAt'),
+    email_verified_at: toDate(account.createdAt, 'createdAt'),
+    phone_verified_at: toDate(account.createdAt, 'createdAt'),
   };
 }
 
@@ -128,6 +136,8 @@ export function accountFromDoc(doc: AccountDoc): AccountRecord {
     balanceKobo: readKobo(doc.balance_kobo, 'accounts.balance_kobo'),
     testBalanceKobo: readKobo(doc.test_balance_kobo ?? 0, 'accounts.test_balance_kobo'),
     createdAt: doc.created_at,
+    emailVerifiedAt: doc.email_verified_at ?? null,
+    phoneVerifiedAt: doc.phone_verified_at ?? null,
     ...(doc.suspension ? { suspension: { ...doc.suspension } } : {}),
     ...(doc.recipient_controls
       ? {

@@ -67,6 +67,7 @@ import { createPlanCodeStore } from './plan-codes.js';
 import { createRecipientStore } from './recipients.js';
 import { createReportStore } from './reports.js';
 import { ensureSchema, schemaTarget } from './schema.js';
+import { createSignUpStore } from './sign-ups.js';
 import { createProposalStore, createStaffStore } from './staff.js';
 import { createSupplyStore } from './supply.js';
 import { createTransactionStore } from './transactions.js';
@@ -165,6 +166,7 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<MongoS
       accounts: createAccountStore(ctx),
       books: money.books,
       findings: createFindingStore(ctx),
+      signUps: createSignUpStore(ctx),
       ledger: money.ledger,
       keys: createKeyStore(ctx),
       catalog: createCatalogStore(ctx),

@@ -34,6 +34,7 @@ import {
   RECIPIENT_COLLECTIONS,
   RECONCILE_COLLECTIONS,
   RECONCILE_FINDINGS_COLLECTION,
+  SIGN_UPS_COLLECTION,
   STAFF_COLLECTIONS,
   SUPPLY_COLLECTIONS,
   UPGRADE_REQUESTS_COLLECTION,
@@ -525,6 +526,34 @@ export const SCHEMA_STEPS: readonly SchemaStep[] = [
       ]);
     },
   },
+  {
+    version: 32,
+    description: "sign-up: the account's proven email and phone, and the sign-ups with their link and code",
+    // Every account before this step was made by the operator: both proofs are its creation
+    // time ($merge into the collection it reads, MongoDB 4.4 and later; run again, it finds
+    // nothing without the fields). Accounts have no validator property to widen.
+    async apply(target) {
+      await target.aggregate(COLLECTIONS.accounts, ACCOUNTS_PROVEN_WHEN_MADE);
+      await createMissingCollections(target, [SIGN_UPS_COLLECTION], {});
+      await target.createIndexes(SIGN_UPS_COLLECTION, [
+        { name: 'sign_ups_by_address', key: { address_key: 1, created_at: 1 } },
+        { name: 'sign_ups_by_time', key: { created_at: 1 } },
+        {
+          name: 'sign_ups_email_token',
+          key: { email_token_hash: 1 },
+          unique: true,
+          partialFilterExpression: { email_token_hash: { $type: 'string' } },
+        },
+      ]);
+    },
+  },
+];
+
+/** Schema step 32's data step: an account without its proofs gets its creation time for both. */
+const ACCOUNTS_PROVEN_WHEN_MADE: readonly Document[] = [
+  { $match: { email_verified_at: { $exists: false } } },
+  { $project: { _id: 1, email_verified_at: '$created_at', phone_verified_at: '$created_at' } },
+  { $merge: { into: COLLECTIONS.accounts, on: '_id', whenMatched: 'merge', whenNotMatched: 'discard' } },
 ];
 
 /**

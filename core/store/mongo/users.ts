@@ -26,7 +26,7 @@ import { bounded, MAX_LIST_ITEMS, type MongoContext } from './context.js';
 import { DUPLICATE_KEY_CODE } from './errors.js';
 import { MEMBERSHIPS_COLLECTION, PEOPLE_COLLECTIONS } from './schema.js';
 
-interface UserDoc {
+export interface UserDoc {
   _id: string;
   email: string;
   password_hash: string;
@@ -84,7 +84,7 @@ function userFromDoc(doc: UserDoc): UserRecord {
   };
 }
 
-function userToDoc(user: UserRecord): UserDoc {
+export function userToDoc(user: UserRecord): UserDoc {
   return {
     _id: user.userId,
     email: user.email,
@@ -98,7 +98,7 @@ function userToDoc(user: UserRecord): UserDoc {
 }
 
 /** A membership's _id: a space never occurs in our ids (usr_..., and account ids are one token). */
-function membershipId(userId: string, accountId: string): string {
+export function membershipId(userId: string, accountId: string): string {
   return `${userId} ${accountId}`;
 }
 

@@ -20,9 +20,11 @@ interface AccountWithTierRow extends AccountRow {
 
 export function prepareAccountStatements(db: Database.Database) {
   return {
+    // The operator's account: its owner's email and phone count as proven when it is made.
     insert: db.prepare<{ account_id: string; name: string; tier_id: string; created_at: number }, AccountRow>(
-      `INSERT INTO accounts (account_id, name, tier_id, balance_kobo, test_balance_kobo, created_at)
-       VALUES (@account_id, @name, @tier_id, 0, 0, @created_at) RETURNING *`,
+      `INSERT INTO accounts (account_id, name, tier_id, balance_kobo, test_balance_kobo, created_at,
+         email_verified_at, phone_verified_at)
+       VALUES (@account_id, @name, @tier_id, 0, 0, @created_at, @created_at, @created_at) RETURNING *`,
     ),
     get: db.prepare<[string], AccountRow>('SELECT * FROM accounts WHERE account_id = ?'),
     // One statement, so one read transaction: on a WAL database each one takes and gives back

@@ -30,6 +30,7 @@ import { createPlanCodeStore } from './plan-codes.js';
 import { createRecipientStore, prepareRecipientStatements } from './recipients.js';
 import { createReportStore } from './reports.js';
 import { migrate } from './schema.js';
+import { createSignUpStore } from './sign-ups.js';
 import { prepareSpendStatements } from './spend.js';
 import { createProposalStore, createStaffStore } from './staff.js';
 import { createSupplyStore, prepareAttemptStatements } from './supply.js';
@@ -122,6 +123,7 @@ function buildStore(db: Database.Database): Store {
     reports: createReportStore(db),
     books: money.books,
     findings: createFindingStore(db, commit),
+    signUps: createSignUpStore(db),
     ledger: money.ledger,
     events: createEventStore(eventSql, commit),
     webhooks: createWebhookStore(eventSql),

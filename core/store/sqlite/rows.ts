@@ -56,6 +56,9 @@ export interface AccountRow {
   suspension_note?: string | null;
   /** RecipientControls as JSON; null (or absent before its schema step): none. */
   recipient_controls?: string | null;
+  /** When the owner's email and phone were proven (schema step 38); null: not yet. */
+  email_verified_at?: number | null;
+  phone_verified_at?: number | null;
 }
 
 export function accountFromRow(row: AccountRow): AccountRecord {
@@ -66,6 +69,8 @@ export function accountFromRow(row: AccountRow): AccountRecord {
     balanceKobo: kobo(row.balance_kobo),
     testBalanceKobo: kobo(row.test_balance_kobo),
     createdAt: fromMs(row.created_at),
+    emailVerifiedAt: row.email_verified_at == null ? null : fromMs(row.email_verified_at),
+    phoneVerifiedAt: row.phone_verified_at == null ? null : fromMs(row.phone_verified_at),
   };
   if (row.suspended_at != null)
     account.suspension = {

@@ -240,6 +240,9 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
         balanceKobo: kobo(0),
         testBalanceKobo: kobo(0),
         createdAt: at(5),
+        // The operator made it: its owner's email and phone count as proven when it was made.
+        emailVerifiedAt: at(5),
+        phoneVerifiedAt: at(5),
       });
       assert.equal(await h.store.accounts.get('acct-1'), created);
     });

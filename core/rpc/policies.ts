@@ -24,7 +24,7 @@ import type { StaffPower } from '../domain/staff.js';
  * is audited by its use case, which writes a fuller row (the state before and after) in the
  * change's own transaction, so not twice.
  */
-export type AuditPolicy = 'read' | 'row' | 'use_case';
+type AuditPolicy = 'read' | 'row' | 'use_case';
 
 /** One answer for every method of a service. */
 export type AuditTable<S extends GenServiceMethods> = { readonly [K in keyof S]: AuditPolicy };

@@ -172,18 +172,24 @@ export function refundPostings(accountId: string, chargedKobo: Kobo): Posting[] 
 }
 
 /**
- * A delivered purchase the upstream undid: what its settle booked is taken back (the revenue
- * to the wallet, its cost back into the upstream's float).
+ * A delivered purchase the upstream undid: what its settle booked, and the cost_known entry
+ * after it if its cost was learnt later, is taken back (the revenue to the wallet, its cost back
+ * into the upstream's float). `booked` is those entries' postings; they are netted per account
+ * first, so a charge moved from revenue of unknown cost to revenue leaves the one it is in now.
  */
-export function reversePostings(accountId: string, settled: readonly Posting[]): Posting[] {
-  const revenue = settled.find((p) => p.account === 'revenue:sales' || p.account === 'revenue:sales_cost_unknown');
-  if (revenue === undefined) throw new RangeError('books: a reversal needs the settle it undoes');
-  const charged = -revenue.amountKobo;
-  const cost = settled.filter((p) => p.account.startsWith('upstream:'));
+export function reversePostings(accountId: string, booked: readonly Posting[]): Posting[] {
+  const net = new Map<BookAccount, number>();
+  for (const p of booked)
+    if (p.account.startsWith('revenue:sales') || p.account.startsWith('upstream:'))
+      net.set(p.account, (net.get(p.account) ?? 0) + p.amountKobo);
+  const revenue = [...net].filter(([account, sum]) => account.startsWith('revenue:') && sum !== 0);
+  if (revenue.length === 0) throw new RangeError('books: a reversal needs the settle it undoes');
+  const charged = -revenue.reduce((sum, [, amount]) => sum + amount, 0);
+  const cost = [...net].filter(([account]) => account.startsWith('upstream:'));
   return entry(
-    { account: revenue.account, amountKobo: charged },
+    ...revenue.map(([account, amount]) => ({ account, amountKobo: -amount })),
     { account: walletAccount(accountId), amountKobo: -charged },
-    ...cost.map((p) => ({ account: p.account, amountKobo: -p.amountKobo })),
+    ...cost.map(([account, amount]) => ({ account, amountKobo: -amount })),
   );
 }
 

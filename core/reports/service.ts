@@ -1,7 +1,7 @@
 /**
  * The operator's reports (docs/console.md, Reports): the period is checked and bounded here,
- * the store sums live rows per Lagos day where the data is, and the days add up into the
- * period's days or months. Who may read them is the caller's check (finance and admin in the
+ * the store sums the books' postings of live purchases and inflows per Lagos day where the data
+ * is, and the days add up into the period's days or months. Who may read them is the caller's check (finance and admin in the
  * console, the admin token in the CLI).
  */
 import { LAGOS_OFFSET_MS } from '../domain/people.js';

@@ -880,14 +880,16 @@ export interface ReportWindow {
 }
 
 /**
- * The reports' aggregations (core/reports/): sums per day, done where the data is. Both read
- * live rows only (test money is not the business's) created in [from, until).
+ * The reports' aggregations (core/reports/): sums of the books' postings per day, done where
+ * the data is. Both read live purchases and inflows only (test money is not the business's)
+ * created in [from, until), which give each its day and key; the figures are their entries' postings.
  */
 export interface ReportStore {
   /**
    * Live purchases summed per day and per group key: the product, the upstream of the
-   * purchase's last attempt ("" when none), or the account's tier now. The cost of a delivered
-   * purchase is its delivered attempt's costKobo; without one it counts as of unknown cost.
+   * purchase's last attempt ("" when none), or the account's tier now. Each figure sums the
+   * purchase's postings (docs/console.md, Reports): its cost is what its upstream's cost
+   * account took, and a charge in revenue:sales_cost_unknown counts as of unknown cost.
    */
   salesByDay(window: ReportWindow, group: ReportGroup): Promise<SalesDayRow[]>;
   /** Live inflows summed per day and per funding provider. */

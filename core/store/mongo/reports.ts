@@ -1,15 +1,18 @@
 /**
- * The reports' sums on MongoDB: one aggregation pipeline each, run by the server. The first
- * stage is a range on created_at (the reports_* indexes of schema step 20), so a period reads
- * its own documents only. A purchase's last attempt comes from a $lookup on the attempts'
- * (reference, seq) index, sorted and cut to one inside the join (MongoDB 5.0 and later accept
- * localField/foreignField together with a pipeline; the store needs 6.0). A purchase written
- * before test mode has no `mode` and is live, hence `$ne: 'test'` rather than `'live'`.
+ * The reports' sums on MongoDB, sums of the books' postings (docs/money.md, The books): one
+ * aggregation pipeline each, run by the server. The first stage is a range on created_at (the
+ * reports_* indexes of schema step 20), so a period reads its own purchases or inflows only,
+ * which give each its Lagos day and the dimension a row is keyed by. Each one's entries come
+ * from a $lookup on the journal's (reference, kind) index, their postings summed per account
+ * inside the join, so one document per purchase or inflow leaves it; those sums are then summed
+ * per day and key (MongoDB 5.0 and later accept localField/foreignField together with a
+ * pipeline; the store needs 6.0). A purchase written before test mode has no `mode` and is
+ * live, hence `$ne: 'test'` rather than `'live'`.
  */
 import type { Document } from 'mongodb';
 import type { FundingDayRow, ReportGroup, SalesDayRow } from '../../domain/reports.js';
 import type { ReportStore, ReportWindow } from '../port.js';
-import { COLLECTIONS, FUNDING_COLLECTIONS, SUPPLY_COLLECTIONS } from './collections.js';
+import { COLLECTIONS, FUNDING_COLLECTIONS, JOURNAL_COLLECTION, SUPPLY_COLLECTIONS } from './collections.js';
 import type { MongoContext } from './context.js';
 import { readInteger, readKobo } from './documents.js';
 
@@ -21,96 +24,157 @@ const DAY_MS = 86_400_000;
  */
 const REPORT_MAX_TIME_MS = 30_000;
 
+/** The entry kinds a purchase's and an inflow's reference are booked under (core/domain/books.ts). */
+const PURCHASE_KINDS = ['reserve', 'settle', 'refund', 'reverse', 'cost_known'];
+const INFLOW_KINDS = ['inflow_received', 'inflow_credited', 'inflow_returned'];
+
 /** Whole days since the epoch of created_at moved by the window's offset. */
 function dayOf(offsetMs: number): Document {
   return { $floor: { $divide: [{ $add: [{ $toLong: '$created_at' }, offsetMs] }, DAY_MS] } };
 }
 
-/** 1 when `condition` holds, else 0; and `value` when it holds, else 0: the terms of each $sum. */
-const countIf = (condition: Document): Document => ({ $cond: [condition, 1, 0] });
-const sumIf = (condition: Document, value: unknown): Document => ({ $cond: [condition, value, 0] });
+/** Inside the journal's join, after `$unwind: '$postings'`: whether a line is of an account, and of an entry kind. */
+const isAccount = (account: string): Document => ({ $eq: ['$postings.account', account] });
+const accountLike = (pattern: string): Document => ({ $regexMatch: { input: '$postings.account', regex: pattern } });
+const ofKind = (kind: string, line: Document): Document => ({ $and: [{ $eq: ['$kind', kind] }, line] });
+/** A line's amount where `line` holds, else 0: as posted (debit positive), or as a credit balance (negated). */
+const debitIf = (line: Document): Document => ({ $sum: { $cond: [line, '$postings.amountKobo', 0] } });
+const creditIf = (line: Document): Document => ({
+  $sum: { $cond: [line, { $subtract: [0, '$postings.amountKobo'] }, 0] },
+});
+/** 1 for a purchase or inflow whose sum `field` is not zero (a missing one is zero). */
+const countNonZero = (field: string): Document => ({ $sum: { $cond: [{ $ne: [{ $ifNull: [field, 0] }, 0] }, 1, 0] } });
 
-const REFUNDED: Document = { $in: ['$status', ['failed', 'reversed']] };
-const PENDING: Document = { $eq: ['$status', 'pending'] };
-const SUCCESS: Document = { $eq: ['$status', 'success'] };
+/** The journal's entries of a reference, their postings summed per account into one document, as `books`. */
+function booksOf(kinds: readonly string[], sums: Document): Document {
+  return {
+    $lookup: {
+      from: JOURNAL_COLLECTION,
+      localField: '_id',
+      foreignField: 'reference',
+      pipeline: [
+        { $match: { kind: { $in: kinds } } },
+        { $project: { _id: 0, kind: 1, postings: 1 } },
+        { $unwind: '$postings' },
+        { $group: { _id: null, ...sums } },
+      ],
+      as: 'books',
+    },
+  };
+}
+
 /**
- * A delivered purchase of known cost: its last attempt delivered it and said what it cost.
- * `$ifNull` makes a missing attempt (or a missing or null cost) a null, which `$ne` tells apart.
+ * Per purchase: its charge (the reserve's credit to held:purchases), what went back to its
+ * wallet (a refund's or a reversal's line), what is still held, its revenue of known cost, the
+ * cost its upstream's cost account took, and its revenue of unknown cost. A reversal takes back
+ * what the settle booked, so a reversed purchase holds no revenue and no cost.
  */
-const COST_KNOWN: Document = {
-  $and: [SUCCESS, { $eq: ['$last.outcome', 'delivered'] }, { $ne: [{ $ifNull: ['$last.cost_kobo', null] }, null] }],
+const PURCHASE_SUMS: Document = {
+  charged: creditIf(ofKind('reserve', isAccount('held:purchases'))),
+  refunded: creditIf({
+    $and: [{ $in: ['$kind', ['refund', 'reverse']] }, accountLike('^wallet:')],
+  }),
+  pending: creditIf(isAccount('held:purchases')),
+  sold: creditIf(isAccount('revenue:sales')),
+  cost: debitIf(accountLike('^upstream:.*:cost$')),
+  unknown: creditIf(isAccount('revenue:sales_cost_unknown')),
 };
-const COST_UNKNOWN: Document = { $and: [SUCCESS, { $not: [COST_KNOWN] }] };
+
+/** The dimension a group needs beyond the purchase's own document. */
+function groupStages(group: ReportGroup): Document[] {
+  // The upstream called last: failover stops at a delivery, so a delivered purchase's is the
+  // one whose cost account its settle booked. No attempt leaves `last` missing: "".
+  if (group === 'upstream')
+    return [
+      {
+        $lookup: {
+          from: SUPPLY_COLLECTIONS.attempts,
+          localField: '_id',
+          foreignField: 'reference',
+          pipeline: [{ $sort: { seq: -1 } }, { $limit: 1 }, { $project: { _id: 0, upstream: 1 } }],
+          as: 'last',
+        },
+      },
+      { $unwind: { path: '$last', preserveNullAndEmptyArrays: true } },
+    ];
+  if (group === 'tier')
+    return [
+      {
+        $lookup: {
+          from: COLLECTIONS.accounts,
+          localField: 'account_id',
+          foreignField: '_id',
+          pipeline: [{ $project: { _id: 0, tier_id: 1 } }],
+          as: 'account',
+        },
+      },
+      { $unwind: '$account' },
+    ];
+  return [];
+}
 
 function salesPipeline(window: ReportWindow, group: ReportGroup): Document[] {
   const key =
     group === 'product' ? '$product' : group === 'upstream' ? { $ifNull: ['$last.upstream', ''] } : '$account.tier_id';
   return [
     { $match: { created_at: { $gte: window.from, $lt: window.until }, mode: { $ne: 'test' } } },
-    { $project: { account_id: 1, product: 1, status: 1, charged_kobo: 1, created_at: 1 } },
-    {
-      $lookup: {
-        from: SUPPLY_COLLECTIONS.attempts,
-        localField: '_id',
-        foreignField: 'reference',
-        pipeline: [
-          { $sort: { seq: -1 } },
-          { $limit: 1 },
-          { $project: { _id: 0, upstream: 1, outcome: 1, cost_kobo: 1 } },
-        ],
-        as: 'last',
-      },
-    },
-    // No attempt leaves `last` missing, which the expressions read as null.
-    { $unwind: { path: '$last', preserveNullAndEmptyArrays: true } },
-    ...(group === 'tier'
-      ? [
-          {
-            $lookup: {
-              from: COLLECTIONS.accounts,
-              localField: 'account_id',
-              foreignField: '_id',
-              pipeline: [{ $project: { _id: 0, tier_id: 1 } }],
-              as: 'account',
-            },
-          },
-          { $unwind: '$account' },
-        ]
-      : []),
+    { $project: { account_id: 1, product: 1, created_at: 1 } },
+    ...groupStages(group),
+    booksOf(PURCHASE_KINDS, PURCHASE_SUMS),
+    // A purchase the books hold nothing of is not in them, nor in the report.
+    { $unwind: '$books' },
     {
       $group: {
         _id: { day: dayOf(window.offsetMs), key },
         sales_count: { $sum: 1 },
-        charged_kobo: { $sum: '$charged_kobo' },
-        refund_count: { $sum: countIf(REFUNDED) },
-        refunded_kobo: { $sum: sumIf(REFUNDED, '$charged_kobo') },
-        pending_count: { $sum: countIf(PENDING) },
-        pending_kobo: { $sum: sumIf(PENDING, '$charged_kobo') },
-        costed_count: { $sum: countIf(COST_KNOWN) },
-        cost_kobo: { $sum: sumIf(COST_KNOWN, '$last.cost_kobo') },
-        cost_unknown_count: { $sum: countIf(COST_UNKNOWN) },
-        cost_unknown_charged_kobo: { $sum: sumIf(COST_UNKNOWN, '$charged_kobo') },
+        charged_kobo: { $sum: '$books.charged' },
+        refund_count: countNonZero('$books.refunded'),
+        refunded_kobo: { $sum: '$books.refunded' },
+        pending_count: countNonZero('$books.pending'),
+        pending_kobo: { $sum: '$books.pending' },
+        costed_count: countNonZero('$books.sold'),
+        cost_kobo: { $sum: '$books.cost' },
+        cost_unknown_count: countNonZero('$books.unknown'),
+        cost_unknown_charged_kobo: { $sum: '$books.unknown' },
       },
     },
     { $sort: { '_id.day': 1, '_id.key': 1 } },
   ];
 }
 
+/**
+ * Per inflow: what its receipt put in the provider's clearing, what its credit put in the
+ * wallet and in revenue:funding_fees, and what held:inflows still holds for it (unmatched only
+ * while it waits for a person: a verified one is about to be credited). A transfer rejected
+ * before the books began has no entry (the history booked only money that became, or waits to
+ * become, the platform's) and counts with the amount it recorded.
+ */
+const INFLOW_SUMS: Document = {
+  received: debitIf(ofKind('inflow_received', accountLike('^funding:.*:clearing$'))),
+  credited: creditIf(ofKind('inflow_credited', accountLike('^wallet:'))),
+  fee: creditIf(ofKind('inflow_credited', isAccount('revenue:funding_fees'))),
+  waiting: creditIf(isAccount('held:inflows')),
+};
+
 function fundingPipeline(window: ReportWindow): Document[] {
-  const credited: Document = { $eq: ['$status', 'credited'] };
   const unmatched: Document = { $eq: ['$status', 'unmatched'] };
   return [
     { $match: { created_at: { $gte: window.from, $lt: window.until }, mode: 'live' } },
+    { $project: { provider: 1, status: 1, amount_paid_kobo: 1, created_at: 1 } },
+    booksOf(INFLOW_KINDS, INFLOW_SUMS),
+    { $unwind: { path: '$books', preserveNullAndEmptyArrays: true } },
     {
       $group: {
         _id: { day: dayOf(window.offsetMs), provider: '$provider' },
         count: { $sum: 1 },
-        amount_paid_kobo: { $sum: '$amount_paid_kobo' },
-        credited_count: { $sum: countIf(credited) },
-        fee_kobo: { $sum: sumIf(credited, '$fee_kobo') },
-        credited_kobo: { $sum: sumIf(credited, '$credited_kobo') },
-        unmatched_count: { $sum: countIf(unmatched) },
-        unmatched_kobo: { $sum: sumIf(unmatched, '$amount_paid_kobo') },
+        amount_paid_kobo: { $sum: { $ifNull: ['$books.received', '$amount_paid_kobo'] } },
+        credited_count: countNonZero('$books.credited'),
+        fee_kobo: { $sum: '$books.fee' },
+        credited_kobo: { $sum: '$books.credited' },
+        unmatched_count: {
+          $sum: { $cond: [{ $and: [unmatched, { $ne: [{ $ifNull: ['$books.waiting', 0] }, 0] }] }, 1, 0] },
+        },
+        unmatched_kobo: { $sum: { $cond: [unmatched, { $ifNull: ['$books.waiting', 0] }, 0] } },
       },
     },
     { $sort: { '_id.day': 1, '_id.provider': 1 } },

@@ -208,6 +208,9 @@ async function bookLearntCostIn(
   const unknown = settled === null ? undefined : postingsFromDoc(settled).find(isUnknownCost);
   if (settled === null || unknown === undefined) return;
   if ((await journal.findOne({ _id: journalIds.costKnown(reference) }, { session })) !== null) return;
+  // A delivery the upstream already undid has no cost to book: its reversal gave everything back
+  // (journal_by_reference finds it).
+  if ((await journal.findOne({ reference, kind: 'reverse' }, { session })) !== null) return;
   const attempt = await attemptsOf(ctx).findOne({ _id: `${reference}:${learnt.seq}` }, { session });
   if (attempt === null) return;
   await bookIn(ctx, session, {

@@ -171,12 +171,16 @@ export async function giveBackIn(
   });
   // Thrown, not returned: it aborts the transaction, so the status change is undone too.
   if (refunded === null) throw new Error(`store: the account of transaction ${reference} does not exist`);
-  // A failed purchase's charge comes back from where it was held; a reversed one's from
-  // what its settle booked (read in this transaction: a reversal without one is refused).
+  // A failed purchase's charge comes back from where it was held; a reversed one's from what
+  // its settle, and a cost learnt after it, booked (read in this transaction: a reversal
+  // without a settle is refused).
   const postings =
     move.to === 'failed'
       ? refundPostings(moved.account_id, refunded.amountKobo)
-      : reversePostings(moved.account_id, (await postingsIn(ctx, session, journalIds.settle(reference))) ?? []);
+      : reversePostings(moved.account_id, [
+          ...((await postingsIn(ctx, session, journalIds.settle(reference))) ?? []),
+          ...((await postingsIn(ctx, session, journalIds.costKnown(reference))) ?? []),
+        ]);
   await bookIn(ctx, session, {
     id: journalIds.ofLedgerEntry(entryId),
     entryId: entryIdOf(entryId),

@@ -1,8 +1,11 @@
 /**
- * The reports' sums on SQLite: one grouped SELECT each, over the partial indexes of live
- * purchases and inflows by creation time (schema step "reports"), which hold every column the
- * sums read, so a period is one range of one index and never a scan of the table. A purchase's
- * last attempt is found through the attempts' primary key (reference, seq).
+ * The reports' sums on SQLite, sums of the books' postings (docs/money.md, The books): each
+ * live purchase or inflow made in the period is found on the partial index of live rows by
+ * creation time (schema step "reports"), which gives its Lagos day and the dimension a row is
+ * keyed by; its entries are found by reference (journal_by_reference) and their postings by
+ * entry. Each purchase's or inflow's postings are summed per account first, then those sums
+ * per day and key: a purchase counts among the pending when held:purchases still holds its
+ * charge, among those of known cost when revenue:sales has it, and so on.
  */
 import { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
@@ -47,50 +50,105 @@ const GROUP_KEY: Readonly<Record<ReportGroup, string>> = {
   tier: 'acc.tier_id',
 };
 
-function salesSql(group: ReportGroup): string {
-  // CROSS JOIN keeps the purchases the outer loop (SQLite never reorders it): left to itself the
-  // planner may scan the accounts and read the period's range once per account.
-  // A delivered purchase's cost is its delivered attempt's; failover stops at a delivery, so
-  // that attempt is the last one. `IS` rather than `=`: a purchase without attempts has a NULL
-  // outcome, and the test must still be false, not NULL. Sums over no row are NULL in SQL, so each is written as a
-  // SUM of CASE ... ELSE 0 over at least one row (a GROUP BY never yields an empty group).
-  const costKnown = "t.status = 'success' AND a.outcome IS 'delivered' AND a.cost_kobo IS NOT NULL";
-  return `
-    SELECT (t.created_at + CAST(@offset AS INTEGER)) / ${DAY_MS} AS day,
-           ${GROUP_KEY[group]} AS key,
-           COUNT(*) AS sales_count,
-           SUM(t.charged_kobo) AS charged_kobo,
-           SUM(CASE WHEN t.status IN ('failed', 'reversed') THEN 1 ELSE 0 END) AS refund_count,
-           SUM(CASE WHEN t.status IN ('failed', 'reversed') THEN t.charged_kobo ELSE 0 END) AS refunded_kobo,
-           SUM(CASE WHEN t.status = 'pending' THEN 1 ELSE 0 END) AS pending_count,
-           SUM(CASE WHEN t.status = 'pending' THEN t.charged_kobo ELSE 0 END) AS pending_kobo,
-           SUM(CASE WHEN ${costKnown} THEN 1 ELSE 0 END) AS costed_count,
-           SUM(CASE WHEN ${costKnown} THEN a.cost_kobo ELSE 0 END) AS cost_kobo,
-           SUM(CASE WHEN t.status = 'success' AND NOT (${costKnown}) THEN 1 ELSE 0 END) AS cost_unknown_count,
-           SUM(CASE WHEN t.status = 'success' AND NOT (${costKnown}) THEN t.charged_kobo ELSE 0 END)
-             AS cost_unknown_charged_kobo
-      FROM transactions AS t INDEXED BY transactions_live_by_time
-      LEFT JOIN upstream_attempts AS a
+/** The dimension a group needs beyond the purchase's own row, joined before its entries. */
+const GROUP_JOIN: Readonly<Record<ReportGroup, string>> = {
+  product: '',
+  // The upstream called last: failover stops at a delivery, so a delivered purchase's is the
+  // one whose cost account its settle booked; "" for a purchase that called none.
+  upstream: `LEFT JOIN upstream_attempts AS a
         ON a.reference = t.reference
-       AND a.seq = (SELECT MAX(x.seq) FROM upstream_attempts AS x WHERE x.reference = t.reference)
-      ${group === 'tier' ? 'CROSS JOIN accounts AS acc ON acc.account_id = t.account_id' : ''}
-     WHERE t.mode = 'live' AND t.created_at >= @from AND t.created_at < @until
+       AND a.seq = (SELECT MAX(x.seq) FROM upstream_attempts AS x WHERE x.reference = t.reference)`,
+  // The account's tier now; CROSS JOIN keeps the purchases the outer loop (SQLite never
+  // reorders it): left to itself the planner may scan the accounts and read the period once per account.
+  tier: 'CROSS JOIN accounts AS acc ON acc.account_id = t.account_id',
+};
+
+/**
+ * The entry kinds a purchase's reference is booked under (core/domain/books.ts). The join reads
+ * a reference's few entries in one range of journal_by_reference and filters their kinds (the
+ * unary `+` keeps the planner from searching the index once per kind, twice the work).
+ */
+const PURCHASE_KINDS = "('reserve', 'settle', 'refund', 'reverse', 'cost_known')";
+const INFLOW_KINDS = "('inflow_received', 'inflow_credited', 'inflow_returned')";
+
+/** A posting's amount as the account holds it: liabilities and revenue are credits, so negated. */
+const held = (account: string, kinds?: string) =>
+  `SUM(CASE WHEN ${kinds === undefined ? '' : `j.kind IN ${kinds} AND `}p.account ${account} THEN -p.amount_kobo ELSE 0 END)`;
+
+function salesSql(group: ReportGroup): string {
+  // Per purchase: its charge (the reserve's credit to held:purchases), what went back to its
+  // wallet (a refund's or a reversal's line), what is still held, its revenue of known cost,
+  // the cost its upstream's cost account took, and its revenue of unknown cost. A reversal
+  // takes back what the settle booked, so a reversed purchase holds no revenue and no cost.
+  return `
+    WITH purchases AS (
+      SELECT (t.created_at + CAST(@offset AS INTEGER)) / ${DAY_MS} AS day,
+             ${GROUP_KEY[group]} AS key,
+             ${held("= 'held:purchases'", "('reserve')")} AS charged,
+             ${held("GLOB 'wallet:*'", "('refund', 'reverse')")} AS refunded,
+             ${held("= 'held:purchases'")} AS pending,
+             ${held("= 'revenue:sales'")} AS sold,
+             SUM(CASE WHEN p.account GLOB 'upstream:*:cost' THEN p.amount_kobo ELSE 0 END) AS cost,
+             ${held("= 'revenue:sales_cost_unknown'")} AS unknown
+        FROM transactions AS t INDEXED BY transactions_live_by_time
+        ${GROUP_JOIN[group]}
+        CROSS JOIN journal AS j ON j.reference = t.reference AND +j.kind IN ${PURCHASE_KINDS}
+        CROSS JOIN postings AS p ON p.entry_id = j.entry_id
+       WHERE t.mode = 'live' AND t.created_at >= @from AND t.created_at < @until
+       -- One group per purchase; named as the index orders its rows, so they come grouped and
+       -- SQLite sums them as they come instead of sorting every posting of the period first.
+       GROUP BY t.created_at, t.product, t.status, t.charged_kobo, t.account_id, t.reference
+    )
+    SELECT day, key,
+           COUNT(*) AS sales_count,
+           SUM(charged) AS charged_kobo,
+           SUM(refunded <> 0) AS refund_count,
+           SUM(refunded) AS refunded_kobo,
+           SUM(pending <> 0) AS pending_count,
+           SUM(pending) AS pending_kobo,
+           SUM(sold <> 0) AS costed_count,
+           SUM(cost) AS cost_kobo,
+           SUM(unknown <> 0) AS cost_unknown_count,
+           SUM(unknown) AS cost_unknown_charged_kobo
+      FROM purchases
      GROUP BY day, key
      ORDER BY day, key`;
 }
 
+/**
+ * Per inflow: what its receipt put in the provider's clearing, what its credit put in the
+ * wallet and in revenue:funding_fees, and what held:inflows still holds for it (counted as
+ * unmatched only while it waits for a person: a verified one is about to be credited). A
+ * transfer rejected before the books began has no entry (the history booked only money that
+ * became, or waits to become, the platform's) and counts with the amount it recorded.
+ */
 const FUNDING_SQL = `
-  SELECT (created_at + CAST(@offset AS INTEGER)) / ${DAY_MS} AS day,
-         provider,
+  WITH inflow_sums AS (
+    SELECT (i.created_at + CAST(@offset AS INTEGER)) / ${DAY_MS} AS day,
+           i.provider AS provider,
+           i.status AS status,
+           i.amount_paid_kobo AS recorded,
+           COUNT(j.entry_id) AS lines,
+           SUM(CASE WHEN j.kind = 'inflow_received' AND p.account GLOB 'funding:*:clearing'
+                    THEN p.amount_kobo ELSE 0 END) AS received,
+           ${held("GLOB 'wallet:*'", "('inflow_credited')")} AS credited,
+           ${held("= 'revenue:funding_fees'", "('inflow_credited')")} AS fee,
+           ${held("= 'held:inflows'")} AS waiting
+      FROM inflows AS i INDEXED BY inflows_live_by_time
+      LEFT JOIN journal AS j ON j.reference = i.inflow_id AND +j.kind IN ${INFLOW_KINDS}
+      LEFT JOIN postings AS p ON p.entry_id = j.entry_id
+     WHERE i.mode = 'live' AND i.created_at >= @from AND i.created_at < @until
+     GROUP BY i.inflow_id
+  )
+  SELECT day, provider,
          COUNT(*) AS count,
-         SUM(amount_paid_kobo) AS amount_paid_kobo,
-         SUM(CASE WHEN status = 'credited' THEN 1 ELSE 0 END) AS credited_count,
-         SUM(CASE WHEN status = 'credited' THEN fee_kobo ELSE 0 END) AS fee_kobo,
-         SUM(CASE WHEN status = 'credited' THEN credited_kobo ELSE 0 END) AS credited_kobo,
-         SUM(CASE WHEN status = 'unmatched' THEN 1 ELSE 0 END) AS unmatched_count,
-         SUM(CASE WHEN status = 'unmatched' THEN amount_paid_kobo ELSE 0 END) AS unmatched_kobo
-    FROM inflows INDEXED BY inflows_live_by_time
-   WHERE mode = 'live' AND created_at >= @from AND created_at < @until
+         SUM(CASE WHEN lines = 0 THEN recorded ELSE received END) AS amount_paid_kobo,
+         SUM(credited <> 0) AS credited_count,
+         SUM(fee) AS fee_kobo,
+         SUM(credited) AS credited_kobo,
+         SUM(status = 'unmatched' AND waiting <> 0) AS unmatched_count,
+         SUM(CASE WHEN status = 'unmatched' THEN waiting ELSE 0 END) AS unmatched_kobo
+    FROM inflow_sums
    GROUP BY day, provider
    ORDER BY day, provider`;
 

@@ -177,6 +177,8 @@ function bookLearntCost(books: BookStatements, reference: string, seq: number, c
   const settled = postingsOf(books, reference, 'settle');
   const unknown = settled.find((posting) => posting.account === 'revenue:sales_cost_unknown');
   if (unknown === undefined || postingsOf(books, reference, 'cost_known').length > 0) return;
+  // A delivery the upstream already undid has no cost to book: its reversal gave everything back.
+  if (postingsOf(books, reference, 'reverse').length > 0) return;
   const upstream = books.upstreamOf.get({ reference, seq })?.upstream;
   if (upstream === undefined) return;
   const entryMode = books.modeOf.get(reference)?.mode as Mode;

@@ -409,11 +409,15 @@ export function moneyOperations(sql: WalletStatements) {
     })!;
     giveBackSpend(sql.spend, row);
     giveBackRecipient(sql.recipients, row);
-    // A failed purchase's charge comes back from where it was held; a reversed one's from what its settle booked.
+    // A failed purchase's charge comes back from where it was held; a reversed one's from what its settle
+    // (and a cost learnt after it) booked.
     const postings =
       to === 'failed'
         ? refundPostings(row.account_id, kobo(row.charged_kobo))
-        : reversePostings(row.account_id, postingsOf(sql.books, reference, 'settle'));
+        : reversePostings(row.account_id, [
+            ...postingsOf(sql.books, reference, 'settle'),
+            ...postingsOf(sql.books, reference, 'cost_known'),
+          ]);
     book(sql.books, to === 'failed' ? 'refund' : 'reverse', row.mode as Mode, reference, at, postings);
     ledger.insert.run({
       account_id: row.account_id,

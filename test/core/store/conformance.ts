@@ -47,6 +47,7 @@ import type { DebitInput, Store } from '../../../core/store/port.js';
 import { unchecked } from '../../helpers/money.js';
 import { airtimePurchase } from '../../helpers/purchases.js';
 import { suite } from '../../helpers/suite.js';
+import { randomMoves } from './books-random.js';
 
 /** A fresh store and how to throw it away. */
 export interface OpenedStore {
@@ -5503,6 +5504,47 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       );
       assert.is((await h.store.books.entriesBetween('upstream_funded', 'live', at(0), at(99), 1)).length, 1, 'bounded');
       assert.is((await h.store.books.entriesBetween('reserve', 'live', at(0), at(99), 10)).length, 0);
+    });
+
+    // The reports' books (docs/money.md, The books): a reversal, and a cost learnt around one.
+    it('a reversal takes back a cost learnt after the settle; a cost learnt after a reversal books nothing', async (h) => {
+      const accountId = await h.account(30_000);
+      const learntFirst = h.purchase(accountId);
+      const reversedFirst = h.purchase(accountId);
+      for (const tx of [learntFirst, reversedFirst]) {
+        await h.store.ledger.post({ kind: 'reserve', tx, first: { upstream: 'clubkonnect' } });
+        await h.store.ledger.post({ kind: 'settle', reference: tx.reference, result: {}, at: at(30) });
+      }
+      const learn = (reference: string) =>
+        h.store.ledger.post({ kind: 'cost_learnt', reference, seq: 1, costKobo: kobo(9_650), at: at(31) });
+      const reverse = (reference: string) =>
+        h.store.ledger.post({ kind: 'reverse', reference, reason: 'upstream reversed', at: at(32) });
+      await learn(learntFirst.reference);
+      await reverse(learntFirst.reference);
+      const [, , , reversal] = await booked(h, learntFirst.reference);
+      assert.equal(reversal, {
+        kind: 'reverse',
+        postings: [
+          { account: 'revenue:sales', amountKobo: 9_800 },
+          { account: `wallet:${accountId}`, amountKobo: -9_800 },
+          { account: 'upstream:clubkonnect:cost', amountKobo: -9_650 },
+          { account: 'upstream:clubkonnect:float', amountKobo: 9_650 },
+        ],
+      });
+      await reverse(reversedFirst.reference);
+      assert.is(await learn(reversedFirst.reference), true, 'the attempt is marked delivered');
+      assert.equal(
+        (await booked(h, reversedFirst.reference)).map((e) => e.kind),
+        ['reserve', 'settle', 'reverse'],
+        'no cost for a delivery already undone',
+      );
+      const sums = await trial(h);
+      for (const account of ['revenue:sales', 'revenue:sales_cost_unknown', 'upstream:clubkonnect:cost'])
+        assert.is(sums.get(account) ?? 0, 0, `${account} holds nothing of two reversed purchases`);
+    });
+
+    it('random sequences of every money move keep the trial balance zero and each wallet its postings', async (h) => {
+      await randomMoves({ store: h.store, account: () => h.account(), unique: (kind) => h.unique(kind) });
     });
   });
 

@@ -26,6 +26,7 @@ import { type Actor, CLI_ACTOR } from '../staff/audit.js';
 import type { Backups } from '../storage/backup.js';
 import type { RouteKey } from '../store/port.js';
 import { booksHandlers } from './books.js';
+import type { CompatAdminMethods } from './compat.js';
 import {
   accountMessage,
   apiKeyMessage,
@@ -162,7 +163,7 @@ async function debitWallet(
   };
 }
 
-type AdminHandlers = Omit<Handlers<(typeof AdminServiceDesc)['method']>, PlanCodeMethods>;
+type AdminHandlers = Omit<Handlers<(typeof AdminServiceDesc)['method']>, PlanCodeMethods | CompatAdminMethods>;
 
 /** What the admin handlers call besides the accounts and the catalogue. */
 interface AdminOperations {

@@ -29,6 +29,7 @@ import type { ApiKeyRecord, MemberRecord, UserRole as Role } from '../domain/rec
 import type { HolderDesk, HolderFilter, Overview, Prices } from '../holders/desk.js';
 import type { HolderRecipients } from '../holders/recipients.js';
 import type { HolderContext, NewInvitation, PeopleService, SignInAnswer } from '../people/service.js';
+import type { CompatHolderMethods } from './compat.js';
 import {
   keyLimitsMessage,
   koboCapIn,
@@ -283,7 +284,7 @@ function invitationHandlers(
  * The session's context, and for the RPCs that change something the form's account (the one the page was made
  * for) and the owner check.
  */
-function gates(people: PeopleService) {
+export function gates(people: PeopleService) {
   return {
     signedIn: (token: string) => people.authenticate(token),
     owner: async (token: string, formAccountId: string) => {
@@ -450,7 +451,7 @@ export function holderHandlers(
   desk: HolderDesk,
   recipients: HolderRecipients,
   clock: () => Date = () => new Date(),
-): Handlers<HolderMethods> {
+): Omit<Handlers<HolderMethods>, CompatHolderMethods> {
   const { signedIn, owner } = gates(people);
 
   return {

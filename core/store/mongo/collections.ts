@@ -69,3 +69,5 @@ export const RECIPIENT_COLLECTIONS = {
 export const JOURNAL_COLLECTION = 'journal';
 /** The daily reconciliation's findings (findings.ts): one document per day, upstream, reference and class; step 30. */
 export const RECONCILE_FINDINGS_COLLECTION = 'reconcile_findings';
+/** Compatible tokens and plan aliases (compat.ts); created by step 34. */
+export const COMPAT_COLLECTIONS = { tokens: 'compat_tokens', aliases: 'plan_aliases' } as const;

@@ -20,6 +20,7 @@ import {
   UsageError,
   usageLine,
 } from './command.js';
+import { compatKeysGroup, compatPlansGroup } from './compat.js';
 import {
   type CoreConnection,
   describeCallError,
@@ -82,6 +83,7 @@ function joined(groups: readonly CommandGroup[]): CommandGroup[] {
 export const COMMAND_GROUPS: readonly CommandGroup[] = joined([
   accountsGroup,
   keysGroup,
+  compatKeysGroup,
   recipientsGroup,
   walletGroup,
   ledgerGroup,
@@ -91,6 +93,7 @@ export const COMMAND_GROUPS: readonly CommandGroup[] = joined([
   pricingGroup,
   tiersGroup,
   plansGroup,
+  compatPlansGroup,
   usersGroup,
   upgradesGroup,
   webhooksGroup,

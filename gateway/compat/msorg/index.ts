@@ -107,7 +107,9 @@ function refusal(error: ApiError): CompatAnswer {
   const body: Record<string, unknown> = { error: [error.message] };
   for (const violation of error.violations) {
     const field = FIELD_NAMES[violation.field] ?? violation.field;
-    ((body[field] ??= []) as string[]).push(violation.message);
+    const list = (body[field] as string[] | undefined) ?? [];
+    list.push(violation.message);
+    body[field] = list;
   }
   if (error.violations.length > 0) body['error'] = error.violations.map((v) => v.message);
   return { status: 400, body };

@@ -108,7 +108,9 @@ export async function readUser(request: CompatRequest): Promise<CompatAnswer> {
     };
     const lists = dataplans[`${network.name}_PLAN`]!;
     lists['ALL']!.push(row);
-    (lists[group] ??= []).push(row);
+    const grouped = lists[group] ?? [];
+    grouped.push(row);
+    lists[group] = grouped;
   }
   const cableplan: Record<string, unknown[]> = {};
   CABLE_IDS.forEach((cable, i) => {

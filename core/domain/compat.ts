@@ -21,7 +21,7 @@ export const IN_FLIGHT_WORDS = ['pending', 'processing'] as const;
 export type InFlightWord = (typeof IN_FLIGHT_WORDS)[number];
 
 /** The in-flight word of a token made without one. */
-export const DEFAULT_IN_FLIGHT: InFlightWord = 'pending';
+const DEFAULT_IN_FLIGHT: InFlightWord = 'pending';
 
 /** A compatible token's random part: 20 bytes, 40 hex characters, the family's key shape. */
 export const COMPAT_TOKEN_BYTES = 20;

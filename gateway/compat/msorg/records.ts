@@ -24,7 +24,7 @@ export interface RecordContext {
 }
 
 /** The family's status word of a transaction. */
-export function statusWord(tx: Transaction, inFlight: InFlightWord): string {
+function statusWord(tx: Transaction, inFlight: InFlightWord): string {
   switch (tx.status) {
     case TransactionStatus.SUCCESS:
       return 'successful';

@@ -6,7 +6,6 @@
  */
 import type { BlockList } from 'node:net';
 import path from 'node:path';
-import { AVAILABLE_DIALECTS, type Dialect } from '../core/domain/compat.js';
 import { addressList, parseAddressList } from '../runtime/client-ip.js';
 import {
   ConfigError,
@@ -94,10 +93,17 @@ export interface GatewayConfig {
    * `compatRootDialect`); absent: only `/compat/<dialect>/api/...` on the main port.
    */
   compatPort?: number;
-  compatRootDialect: Dialect;
+  compatRootDialect: RootDialect;
   /** How long a compatible endpoint waits for a purchase's outcome (COMPAT_WAIT_S), in ms. */
   compatWaitMs: number;
 }
+
+/**
+ * The dialects COMPAT_PORT may answer at its root: those gateway/compat/ has (core/domain/compat.ts's
+ * AVAILABLE_DIALECTS, written here too so that reading the configuration loads nothing of the core).
+ */
+const ROOT_DIALECTS = ['msorg'] as const;
+type RootDialect = (typeof ROOT_DIALECTS)[number];
 
 /** Under the family's clients' own time-outs (30 s and more), with room for the way there and back. */
 const DEFAULT_COMPAT_WAIT_S = 25;
@@ -290,7 +296,7 @@ export const GATEWAY_SCHEMA = {
     (raw) => (raw === undefined || raw === '' ? undefined : parseInteger('COMPAT_PORT', raw, 0, 0, 65535)),
   ),
   compatRootDialect: oneOf('COMPAT_ROOT_DIALECT', {
-    words: [...AVAILABLE_DIALECTS],
+    words: ROOT_DIALECTS,
     fallback: 'msorg',
     help: 'The dialect `COMPAT_PORT` answers at its root.',
   }),
@@ -337,7 +343,7 @@ export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
     metricsAllow: v.metricsAllow,
     fundingCallbackAllow: v.fundingCallbackAllow,
     ...(v.compatPort === undefined ? {} : { compatPort: v.compatPort }),
-    compatRootDialect: v.compatRootDialect as Dialect,
+    compatRootDialect: v.compatRootDialect,
     compatWaitMs: v.compatWaitS * 1000,
   };
 }

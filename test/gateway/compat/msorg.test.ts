@@ -4,6 +4,7 @@
  * in-flight word, settled later), failed after the debit (refunded once), refused for balance,
  * plan id, token; an ident replayed; a plan alias. Each ends with the ledger's check.
  */
+import type { AddressInfo } from 'node:net';
 import * as assert from 'uvu/assert';
 import { assertLedgerInvariant, startCore, type TestCore } from '../../helpers/core.js';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway.js';
@@ -25,7 +26,7 @@ let packageCode = '';
 
 test.before(async () => {
   core = await startCore();
-  quick = await startTestGateway(core, { compatWaitMs: 300 });
+  quick = await startTestGateway(core, { compatWaitMs: 300, compatPort: 0 });
   patient = await startTestGateway(core, { compatWaitMs: 20_000 });
   quickTls = await startTlsProxy(quick.port);
   patientTls = await startTlsProxy(patient.port);
@@ -219,6 +220,33 @@ test('GET /api/user/ gives the balance both ways and the plan lists; epin is not
   const epin = await call(quickTls.port, 'POST', '/compat/msorg/api/epin/', { Authorization: `Token ${token}` }, {});
   assert.is(epin.status, 400);
   assert.ok(Array.isArray(epin.json.error));
+});
+
+test('the root form on COMPAT_PORT answers /api/... with and without the trailing slash, never a redirect', async () => {
+  const { accountId, token } = await account();
+  const root = quick.gateway.compatServer!;
+  await new Promise<void>((resolve) => root.listen(0, '127.0.0.1', resolve));
+  const rootTls = await startTlsProxy((root.address() as AddressInfo).port);
+  try {
+    for (const path of ['/api/user', '/api/user/']) {
+      const answer = await call(rootTls.port, 'GET', path, { Authorization: `Token  ${token}` });
+      assert.is(answer.status, 200, answer.text);
+      assert.is(answer.json.user.Account_Balance, 50_000);
+    }
+    const bought = await call(
+      rootTls.port,
+      'POST',
+      '/api/data/',
+      philmorehost.headers(token, 'data'),
+      order('data', '1234'),
+    );
+    assert.is(bought.json.Status, 'successful', bought.text);
+    const elsewhere = await call(rootTls.port, 'GET', '/compat/msorg/api/user', { Authorization: `Token ${token}` });
+    assert.is(elsewhere.status, 404, 'the root port answers its dialect at the root only');
+  } finally {
+    await rootTls.close();
+  }
+  await assertLedgerInvariant(core, accountId);
 });
 
 test.run();

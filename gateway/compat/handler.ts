@@ -112,6 +112,15 @@ async function authenticate(
   if (token === undefined) return undefined;
   const hit = deps.tokens.cached(dialect.name, token, clientIp);
   if (hit !== undefined) return hit;
+  if (deps.tokens.passes(dialect.name, token, clientIp)) {
+    try {
+      return await deps.tokens.verify(dialect.name, token, clientIp);
+    } catch (error) {
+      const apiError = toApiError(error, deps.log, { clientIp });
+      if (apiError.status === 401) return undefined;
+      throw apiError;
+    }
+  }
   const budgetKey = failureBudgetKey(clientIp);
   const reserved = await deps.authFailures.consume(budgetKey);
   if (reserved.kind === 'limited') {

@@ -14,9 +14,18 @@ import type { CompatCaller } from './dialect.js';
 
 /** At most this many verified tokens are remembered (about 300 bytes each, plus their aliases). */
 const MAX_ENTRIES = 10_000;
+/** How long a verified token counts as known good; a revoked one is forgotten at its next refusal. */
+const KNOWN_GOOD_TTL_MS = 24 * 3_600_000;
 
 export interface CompatTokenCheck {
   cached(dialect: string, token: string, clientIp: string): CompatCaller | undefined;
+  /**
+   * Whether this token was verified (from any address) within a day, or is being verified from
+   * this address right now: such a check skips the address's failure budget, as a known good or
+   * joined key pair does (pipeline.ts), so strangers guessing behind the same NAT cannot lock a
+   * working client out, and a burst of one client's first requests is one check.
+   */
+  passes(dialect: string, token: string, clientIp: string): boolean;
   verify(dialect: string, token: string, clientIp: string): Promise<CompatCaller>;
 }
 
@@ -29,6 +38,10 @@ export function createCompatTokenCheck(options: {
   const now = options.now ?? Date.now;
   const cache = new Map<string, { caller: CompatCaller; expiresAtMs: number }>();
   const inflight = new Map<string, Promise<CompatCaller>>();
+  /** Tokens seen verified, by a hash of dialect and token, until when. */
+  const good = new Map<string, number>();
+  const goodKeyOf = (dialect: string, token: string) =>
+    createHash('sha256').update(`${dialect}\n${token}`).digest('base64');
   const keyOf = (dialect: string, token: string, clientIp: string) =>
     createHash('sha256').update(`${dialect}\n${token}\n${clientIp}`).digest('base64');
   const hit = (cacheKey: string) => {
@@ -39,7 +52,16 @@ export function createCompatTokenCheck(options: {
     return undefined;
   };
   const ask = async (dialect: string, token: string, clientIp: string, cacheKey: string): Promise<CompatCaller> => {
-    const verified = await auth.verifyCompatToken({ dialect, token, clientIp });
+    let verified: Awaited<ReturnType<typeof auth.verifyCompatToken>>;
+    try {
+      verified = await auth.verifyCompatToken({ dialect, token, clientIp });
+    } catch (error) {
+      good.delete(goodKeyOf(dialect, token));
+      throw error;
+    }
+    good.delete(goodKeyOf(dialect, token));
+    while (good.size >= MAX_ENTRIES) good.delete(good.keys().next().value!);
+    good.set(goodKeyOf(dialect, token), now() + KNOWN_GOOD_TTL_MS);
     const key = verified.key;
     if (key === undefined) throw new Error('the core verified a token without its key pair');
     const caller: CompatCaller = {
@@ -63,6 +85,11 @@ export function createCompatTokenCheck(options: {
   };
   return {
     cached: (dialect, token, clientIp) => hit(keyOf(dialect, token, clientIp)),
+    passes(dialect, token, clientIp) {
+      if (inflight.has(keyOf(dialect, token, clientIp))) return true;
+      const until = good.get(goodKeyOf(dialect, token));
+      return until !== undefined && until > now();
+    },
     verify(dialect, token, clientIp) {
       const cacheKey = keyOf(dialect, token, clientIp);
       const found = hit(cacheKey);

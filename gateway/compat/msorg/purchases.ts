@@ -169,7 +169,7 @@ export async function payBill(request: CompatRequest): Promise<CompatAnswer> {
 
 export async function subscribeCable(request: CompatRequest): Promise<CompatAnswer> {
   const input = new MsorgInput(request.body);
-  const cable = lookUp(CABLE_IDS, input.raw('cablename', 'cable', 'cable_id'));
+  const cable = lookUp(CABLE_IDS, input.raw('cablename', 'cable_id'));
   if (cable === undefined) input.reject('cablename', 'A valid cable id is required (1 GOTV, 2 DSTV, 3 STARTIME).');
   const packageCode = input.text(['cableplan', 'cable_plan'], true);
   const smartCard = input.text(['smart_card_number', 'iuc'], true);

@@ -193,7 +193,7 @@ export async function validateMeter(request: CompatRequest): Promise<CompatAnswe
 /** `GET /api/validateiuc`: who owns a smart card. */
 export async function validateIuc(request: CompatRequest): Promise<CompatAnswer> {
   const input = new MsorgInput(request.query.size > 0 ? request.query : request.body);
-  const cable = lookUp(CABLE_IDS, input.raw('cablename', 'cable_id', 'cable'));
+  const cable = lookUp(CABLE_IDS, input.raw('cablename', 'cable_id'));
   if (cable === undefined) input.reject('cablename', 'A valid cable id is required (1 GOTV, 2 DSTV, 3 STARTIME).');
   const smartCard = input.text(['smart_card_number', 'smartcardnumber', 'iuc'], true);
   try {

@@ -138,6 +138,42 @@ const PAIRED: Record<string, { min: number }> = {
   'scenario: airtime': { min: 0.6 },
 };
 
+/**
+ * A data purchase through the MSORG dialect (docs/compat.md) in turn with one through
+ * `?action=data`, on the same service and account: at least 90% of its rate.
+ */
+const MSORG_SCENARIO = 'scenario: data through the MSORG dialect';
+const MSORG_MIN_SHARE = 0.9;
+
+async function throughMsorg(
+  admin: ReturnType<typeof adminOf>,
+  port: number,
+  keys: Record<string, string>,
+  data: HttpLoad,
+): Promise<void> {
+  const { token } = await admin.createCompatToken({ publicKey: keys['X-Public-Key']!, dialect: 'msorg', inFlight: '' });
+  const msorg: HttpLoad = {
+    method: 'POST',
+    path: '/compat/msorg/api/data/',
+    headers: { Authorization: `Token  ${token}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ network: '1', plan: '1', mobile_number: '08031234567', Ported_number: true }),
+  };
+  const rounds = await inTurn(
+    MSORG_SCENARIO,
+    () => http(port, [data], PAIRED_WINDOW),
+    () => http(port, [msorg], PAIRED_WINDOW),
+  );
+  const ratios = rounds.map(([ofData, ofMsorg]) => ofMsorg.requestsPerSecond / ofData.requestsPerSecond);
+  const ratio = median(ratios);
+  record(MSORG_SCENARIO, rounds[rounds.length - 1]![1]);
+  results[MSORG_SCENARIO]!.pairedRatio = Number(ratio.toFixed(3));
+  results[MSORG_SCENARIO]!.pairedRatios = ratios.map((r) => Number(r.toFixed(3)));
+  console.error(
+    `  ${MSORG_SCENARIO}, in turn with ?action=data: ${(ratio * 100).toFixed(0)}% at the median of ${ratios.length} ` +
+      `rounds (${percents(ratios)}); target ${MSORG_MIN_SHARE * 100}%`,
+  );
+}
+
 /** Each measurement's ceiling, for its ratio. */
 const CEILINGS: Record<string, string> = {
   'baseline: one hop, connect client': HOP_CEILING,
@@ -148,6 +184,7 @@ const CEILINGS: Record<string, string> = {
   [CONTROLS_SCENARIO]: HOP_CEILING,
   [AIRTIME_AFTER_WRITES]: HOP_CEILING,
   'scenario: data': HOP_CEILING,
+  [MSORG_SCENARIO]: HOP_CEILING,
   'scenario: bulksms': HOP_CEILING,
   'scenario: history, fresh store': HOP_CEILING,
   'scenario: history': HOP_CEILING,
@@ -319,6 +356,7 @@ async function scenarios(): Promise<void> {
     for (const name of ['data', 'bulksms', 'history'] as const) {
       if (selected(`scenario: ${name}`)) record(`scenario: ${name}`, await http(port, [loads[name]!], { cpuPid }));
     }
+    if (selected(MSORG_SCENARIO)) await throughMsorg(admin, port, keys, loads.data!);
     if (selected(AIRTIME_AFTER_WRITES))
       await afterTheWrites({ port, cpuPid, metricsPort, admin, corePort, dataDir }, receiver?.port);
     if (selected(CONTROLS_SCENARIO)) await withControls({ port, cpuPid, metricsPort, admin, corePort, dataDir });

@@ -20,6 +20,7 @@ import {
   UsageError,
   usageLine,
 } from './command.js';
+import { compatKeysGroup, compatPlansGroup } from './compat.js';
 import {
   type CoreConnection,
   describeCallError,
@@ -83,6 +84,7 @@ function joined(groups: readonly CommandGroup[]): CommandGroup[] {
 export const COMMAND_GROUPS: readonly CommandGroup[] = joined([
   accountsGroup,
   keysGroup,
+  compatKeysGroup,
   recipientsGroup,
   walletGroup,
   ledgerGroup,
@@ -92,6 +94,7 @@ export const COMMAND_GROUPS: readonly CommandGroup[] = joined([
   pricingGroup,
   tiersGroup,
   plansGroup,
+  compatPlansGroup,
   usersGroup,
   upgradesGroup,
   webhooksGroup,

@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { type ClockJumpWatch, createClockJumpWatch } from '../runtime/clock-jump.js';
 import type { Logger } from '../runtime/log.js';
+import { createCompatService } from './accounts/compat.js';
 import { createKeyUseRecorder, type KeyUseRecorder } from './accounts/key-use.js';
 import { createLedgerCheck } from './accounts/ledger-check.js';
 import { createRecipientControls } from './accounts/recipients.js';
@@ -356,6 +357,7 @@ export function createCore(deps: CoreDeps): Core {
     people: holders.people,
     onboarding: holders.onboarding,
     holderDesk: holders.holderDesk,
+    compat: createCompatService({ store, clock, keyUses: holders.keyUses }),
     upgrades: holders.upgrades,
     webhooks: holders.webhooks,
     supplyAdmin: staff.supplyAdmin,

@@ -17,6 +17,7 @@ import {
   mongoDbVariable,
   mongoUriVariable,
   oneOf,
+  parseInteger,
   readSchema,
   shutdownDrainVariable,
   shutdownTimeoutVariable,
@@ -87,7 +88,26 @@ export interface GatewayConfig {
    * protect the money).
    */
   fundingCallbackAllow: readonly string[];
+  /**
+   * The port of the compatible endpoints' root form (COMPAT_PORT: `/api/...` at its root, in
+   * `compatRootDialect`); absent: only `/compat/<dialect>/api/...` on the main port.
+   */
+  compatPort?: number;
+  compatRootDialect: RootDialect;
+  /** How long a compatible endpoint waits for a purchase's outcome (COMPAT_WAIT_S), in ms. */
+  compatWaitMs: number;
 }
+
+/**
+ * The dialects COMPAT_PORT may answer at its root: those gateway/compat/ has (core/domain/compat.ts's
+ * AVAILABLE_DIALECTS, written here too so that reading the configuration loads nothing of the core).
+ */
+const ROOT_DIALECTS = ['msorg'] as const;
+type RootDialect = (typeof ROOT_DIALECTS)[number];
+
+/** Under the family's clients' own time-outs (30 s and more), with room for the way there and back. */
+const DEFAULT_COMPAT_WAIT_S = 25;
+const MAX_COMPAT_WAIT_S = 55;
 
 /** The spec's limit (section 8): 60 requests per minute per key. */
 const DEFAULT_RATE_LIMIT_PER_MINUTE = 60;
@@ -268,6 +288,26 @@ export const GATEWAY_SCHEMA = {
         ? []
         : parseAddressList('FUNDING_CALLBACK_ALLOW', raw),
   ),
+  compatPort: variable(
+    'COMPAT_PORT',
+    'none (root form off)',
+    "Port of the compatible endpoints' root form: `/api/...` at its root in `COMPAT_ROOT_DIALECT`, for reseller " +
+      'software that builds its URLs from a bare host ([compat.md](compat.md)).',
+    (raw) => (raw === undefined || raw === '' ? undefined : parseInteger('COMPAT_PORT', raw, 0, 0, 65535)),
+  ),
+  compatRootDialect: oneOf('COMPAT_ROOT_DIALECT', {
+    words: ROOT_DIALECTS,
+    fallback: 'msorg',
+    help: 'The dialect `COMPAT_PORT` answers at its root.',
+  }),
+  compatWaitS: integer('COMPAT_WAIT_S', {
+    fallback: DEFAULT_COMPAT_WAIT_S,
+    min: 0,
+    max: MAX_COMPAT_WAIT_S,
+    help:
+      "How long a compatible endpoint waits for a purchase's outcome before it answers the token's in-flight word, " +
+      "in seconds (under the clients' own time-outs).",
+  }),
 } as const;
 
 /** The `--help` text of the gateway. */
@@ -302,6 +342,9 @@ export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
     shutdownDrainMs: checkedDrain(v.shutdownDrainMs, v.shutdownTimeoutMs),
     metricsAllow: v.metricsAllow,
     fundingCallbackAllow: v.fundingCallbackAllow,
+    ...(v.compatPort === undefined ? {} : { compatPort: v.compatPort }),
+    compatRootDialect: v.compatRootDialect,
+    compatWaitMs: v.compatWaitS * 1000,
   };
 }
 

@@ -70,7 +70,19 @@ export async function startGateway(env: NodeJS.ProcessEnv = process.env, log?: G
         resolve();
       });
     });
+    // The compatible endpoints' root form (docs/compat.md), on a port of its own when COMPAT_PORT is set.
+    const compat = gateway.compatServer;
+    if (compat !== undefined) {
+      await new Promise<void>((resolve, reject) => {
+        compat.once('error', reject);
+        compat.listen({ port: config.compatPort, host: config.host, backlog: LISTEN_BACKLOG }, () => {
+          compat.off('error', reject);
+          resolve();
+        });
+      });
+    }
   } catch (error) {
+    gateway.server.close();
     core.close();
     await shared?.close();
     throw bindError(GATEWAY_ADDRESS, config.host, config.port, error);

@@ -13,12 +13,17 @@ import http, { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'n
 import { performance } from 'node:perf_hooks';
 import type { Duplex } from 'node:stream';
 import { addressBudgetKey } from '../core/domain/addresses.js';
+import type { Dialect as DialectName } from '../core/domain/compat.js';
 import { addressList, createClientIpResolver } from '../runtime/client-ip.js';
 import { answerAndClose, applyHttpBounds, boundedServerOptions, type HttpBounds } from '../runtime/http-bounds.js';
 import { findAction } from './actions/index.js';
 import { createKeyAuthenticator } from './auth.js';
 import { ClientGoneError } from './body.js';
 import { type CallbackHandler, createCallbackHandler } from './callbacks.js';
+import type { Dialect } from './compat/dialect.js';
+import { createCompatHandler } from './compat/handler.js';
+import { msorg } from './compat/msorg/index.js';
+import { createCompatTokenCheck } from './compat/tokens.js';
 import { type GatewayConfig, trustedProxyList } from './config.js';
 import type { CoreClients } from './core-client.js';
 import { errorBody, gatewayError, toApiError } from './errors.js';
@@ -56,6 +61,8 @@ export interface GatewayDeps {
 /** A built gateway: its server (not listening yet) and how to stop it. */
 export interface Gateway {
   server: http.Server;
+  /** The compatible endpoints' root form (COMPAT_PORT), not listening yet; absent when COMPAT_PORT is not set. */
+  compatServer?: http.Server;
   metrics: GatewayMetrics;
   /**
    * The first step of a shutdown: /healthz answers 503 so load balancers stop sending, and
@@ -75,7 +82,21 @@ export function createGateway(deps: GatewayDeps): Gateway {
   const log = deps.log ?? consoleLogger;
   const metrics = deps.metrics ?? createGatewayMetrics();
   const state = { draining: false };
-  const route = createRouter(deps, log, metrics, state);
+  const { route, rootRoute } = createRouter(deps, log, metrics, state);
+  const server = serve(deps, route, { log, metrics, state });
+  const compatServer =
+    deps.config.compatPort === undefined ? undefined : serve(deps, rootRoute, { log, metrics, state });
+  return stoppable(server, metrics, state, compatServer);
+}
+
+type Route = (req: IncomingMessage, res: ServerResponse, facts: RequestFacts) => Promise<void>;
+
+/** One HTTP server around a router, with the bounds every public port keeps. */
+function serve(
+  deps: GatewayDeps,
+  route: Route,
+  { log, metrics, state }: { log: GatewayLogger; metrics: GatewayMetrics; state: { draining: boolean } },
+): http.Server {
   const onRequest = (req: IncomingMessage, res: ServerResponse) => {
     if (!bounds.admit(req, res)) return;
     const started = performance.now();
@@ -115,7 +136,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     sendJson(res, error.status, errorBody(error), { Connection: 'close' });
   });
   server.on('clientError', answerUnreadableRequest);
-  return stoppable(server, metrics, state);
+  return server;
 }
 
 /** The router of every path: routes.ts's paths, callbacks, the API's base paths, the 404. */
@@ -124,7 +145,7 @@ function createRouter(
   log: GatewayLogger,
   metrics: GatewayMetrics,
   state: { draining: boolean },
-): (req: IncomingMessage, res: ServerResponse, facts: RequestFacts) => Promise<void> {
+): { route: Route; rootRoute: Route } {
   const { config, core } = deps;
   const clientIpOf = createClientIpResolver(trustedProxyList(config.trustedProxies));
   const basePaths = new Set(config.basePaths);
@@ -160,7 +181,21 @@ function createRouter(
   });
   const handleApi = createPipeline(deps, log, metrics, clientIpOf);
   const coreServing = createCoreHealth(core);
-  return async (req, res, facts) => {
+  const compat = compatRouter(deps, log, metrics, clientIpOf);
+  const rootDialect: Dialect =
+    (DIALECTS_BY_NAME as Partial<Record<DialectName, Dialect>>)[config.compatRootDialect] ?? msorg;
+  const rootRoute: Route = async (req, res, facts) => {
+    const url = requestUrl(req.url);
+    const pathname = url?.pathname.replace(/(.)\/+$/, '$1');
+    if (pathname === '/healthz') {
+      facts.action = 'healthz';
+      return handleHealth(req, res, coreServing, state.draining);
+    }
+    if (url === undefined || pathname === undefined || !(pathname === '/api' || pathname.startsWith('/api/')))
+      return notFound(res, facts);
+    return compat(req, res, rootDialect, pathname.slice('/api'.length), url, facts);
+  };
+  const route: Route = async (req, res, facts) => {
     const url = requestUrl(req.url);
     // "/api/v1/" is "/api/v1"; "/" stays "/".
     let pathname = url?.pathname.replace(/(.)\/+$/, '$1');
@@ -196,6 +231,12 @@ function createRouter(
       facts.action = 'funding_callback';
       return fundingCallbacks.handle(req, res, pathname);
     }
+    // `/compat/<dialect>/api/...`: the compatible endpoints (gateway/compat/).
+    const compatPath = pathname === undefined ? null : COMPAT_PATH.exec(pathname);
+    if (compatPath !== null && url !== undefined && Object.hasOwn(DIALECTS_BY_NAME, compatPath[1]!)) {
+      const dialect = DIALECTS_BY_NAME[compatPath[1] as keyof typeof DIALECTS_BY_NAME];
+      return compat(req, res, dialect, compatPath[2] ?? '', url, facts);
+    }
     if (url === undefined || pathname === undefined || !basePaths.has(pathname)) return notFound(res, facts);
     try {
       await handleApi(req, res, url, facts);
@@ -206,6 +247,54 @@ function createRouter(
       sendJson(res, apiError.status, errorBody(apiError), { ...apiError.headers });
     }
   };
+  return { route, rootRoute };
+}
+
+/** `/compat/<dialect>/api` and what follows it. */
+const COMPAT_PATH = /^\/compat\/([a-z]{1,20})\/api(\/.*)?$/;
+
+/** The dialects this build answers, by the name in their paths. */
+const DIALECTS_BY_NAME = { msorg } as const satisfies Partial<Record<DialectName, Dialect>>;
+
+/**
+ * The compatible endpoints' handler, with the main API's limiters' policies: a token spends the
+ * per-key quota of its key pair (its own limiter instance, counting the same key), and failed
+ * tokens the address's failure budget.
+ */
+function compatRouter(
+  deps: GatewayDeps,
+  log: GatewayLogger,
+  metrics: GatewayMetrics,
+  clientIpOf: (req: IncomingMessage) => string,
+): (
+  req: IncomingMessage,
+  res: ServerResponse,
+  dialect: Dialect,
+  rest: string,
+  url: URL,
+  facts: RequestFacts,
+) => Promise<void> {
+  const { config, core } = deps;
+  const handle = createCompatHandler({
+    core,
+    log,
+    metrics,
+    tokens: createCompatTokenCheck({ auth: core.auth, ttlMs: config.authCacheTtlMs }),
+    perKey: sharedLimiters(deps, log).perKey,
+    authFailures: sharedLimiters(deps, log).authFailures,
+    clientIpOf,
+    maxBodyBytes: config.maxBodyBytes,
+    waitMs: config.compatWaitMs,
+  });
+  return (req, res, dialect, rest, url, facts) =>
+    handle(
+      req,
+      res,
+      dialect,
+      rest.split('/').filter((segment) => segment !== ''),
+      url,
+      facts,
+    );
 }
 
 /** `{base}/{rest}` for one of the base paths, with `rest` a single segment; undefined otherwise. */
@@ -224,15 +313,7 @@ function createPipeline(
   clientIpOf: (req: IncomingMessage) => string,
 ): ApiHandler {
   const { config, core } = deps;
-  const perKey =
-    deps.limiters?.perKey ??
-    createSlidingWindowLimiter({ name: 'per-key', quota: config.rateLimitPerMinute, windowSeconds: WINDOW_SECONDS });
-  const authFailures =
-    deps.limiters?.authFailures ??
-    createMemoryLimiter(
-      { name: 'auth-failures', quota: config.authFailuresPerMinute, windowSeconds: WINDOW_SECONDS },
-      log,
-    );
+  const { perKey, authFailures } = sharedLimiters(deps, log);
   const authenticator = createKeyAuthenticator({ auth: core.auth, ttlMs: config.authCacheTtlMs });
   return createApiHandler({
     core,
@@ -244,6 +325,37 @@ function createPipeline(
     clientIpOf,
     maxBodyBytes: config.maxBodyBytes,
   });
+}
+
+const LIMITERS = new WeakMap<GatewayDeps, { perKey: Limiter; authFailures: Limiter }>();
+
+/**
+ * The per-key and failed-authentication limiters of one gateway, made once: the main API and
+ * the compatible endpoints count in the same ones, so a key's 60 a minute are spent by its
+ * pair and its tokens together.
+ */
+function sharedLimiters(deps: GatewayDeps, log: GatewayLogger): { perKey: Limiter; authFailures: Limiter } {
+  let limiters = LIMITERS.get(deps);
+  if (limiters === undefined) {
+    const { config } = deps;
+    limiters = {
+      perKey:
+        deps.limiters?.perKey ??
+        createSlidingWindowLimiter({
+          name: 'per-key',
+          quota: config.rateLimitPerMinute,
+          windowSeconds: WINDOW_SECONDS,
+        }),
+      authFailures:
+        deps.limiters?.authFailures ??
+        createMemoryLimiter(
+          { name: 'auth-failures', quota: config.authFailuresPerMinute, windowSeconds: WINDOW_SECONDS },
+          log,
+        ),
+    };
+    LIMITERS.set(deps, limiters);
+  }
+  return limiters;
 }
 
 /** Closes the connection of an answer given while draining, once the answer is out. */
@@ -280,24 +392,40 @@ function answerUnreadableRequest(error: NodeJS.ErrnoException, socket: Duplex): 
 }
 
 /** The built gateway's handle: drain, close, force. */
-function stoppable(server: http.Server, metrics: GatewayMetrics, state: { draining: boolean }): Gateway {
+function stoppable(
+  server: http.Server,
+  metrics: GatewayMetrics,
+  state: { draining: boolean },
+  compatServer?: http.Server,
+): Gateway {
   let closed: Promise<void> | undefined;
+  const closeOne = (one: http.Server) =>
+    new Promise<void>((resolve, reject) => {
+      if (!one.listening) return resolve();
+      one.close((error) => (error ? reject(error) : resolve()));
+      one.closeIdleConnections();
+    });
   return {
     server,
+    ...(compatServer === undefined ? {} : { compatServer }),
     metrics,
     drain() {
       state.draining = true;
     },
     close() {
       state.draining = true;
-      closed ??= new Promise<void>((resolve, reject) => {
-        server.close((error) => (error ? reject(error) : resolve()));
-        server.closeIdleConnections();
-      });
+      closed ??= Promise.all([
+        new Promise<void>((resolve, reject) => {
+          server.close((error) => (error ? reject(error) : resolve()));
+          server.closeIdleConnections();
+        }),
+        ...(compatServer === undefined ? [] : [closeOne(compatServer)]),
+      ]).then(() => undefined);
       return closed;
     },
     forceClose() {
       server.closeAllConnections();
+      compatServer?.closeAllConnections();
     },
   };
 }

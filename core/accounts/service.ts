@@ -64,7 +64,7 @@ export interface IssuedKeyPair {
   mode: Mode;
 }
 
-interface VerifiedKey {
+export interface VerifiedKey {
   accountId: string;
   tierId: string;
   /** The pair's mode: every call the gateway makes for this request acts in it. */
@@ -551,7 +551,23 @@ async function verifyPresentedPair(
     secretKey.length <= MAX_KEY_LENGTH;
   const key = shaped ? await store.keys.find(publicKey) : null;
   const matches = sameHash(hashSecret(secretKey), key?.secretHash ?? DUMMY_SECRET_HASH);
-  if (!key || !matches || key.revoked) throw invalidKeys();
+  if (!key || !matches) throw invalidKeys();
+  return checkPresentedKey(store, key, clientIp, now);
+}
+
+/**
+ * What a key pair whose secret (or a compatible token bound to it, core/accounts/compat.ts)
+ * was presented may do now: refused when revoked, expired, on a suspended account or one off
+ * the API tier, called from outside its IP lock, or frozen.
+ */
+export async function checkPresentedKey(
+  store: Pick<Store, 'accounts' | 'catalog'>,
+  key: ApiKeyRecord,
+  clientIp: string,
+  now: Date,
+): Promise<VerifiedKey> {
+  const invalidKeys = () => new DomainError('INVALID_API_KEY', 'The API keys are missing or invalid.');
+  if (key.revoked) throw invalidKeys();
   // A rolled pair past its grace period is as invalid as a revoked one.
   if (key.expiresAt !== undefined && key.expiresAt.getTime() <= now.getTime()) throw invalidKeys();
   const account = await store.accounts.get(key.accountId);

@@ -4,6 +4,7 @@
  * (core/store/port.ts) reads and writes them, and every adapter maps its rows or
  * documents to exactly these types.
  */
+import type { Dialect, InFlightWord } from './compat.js';
 import type { CapRefusal, KeyControls } from './key-controls.js';
 import type { Mode } from './mode.js';
 import type { Kobo } from './money.js';
@@ -596,4 +597,35 @@ export interface FindingResolution {
   note: string;
   /** The four-eyes proposal that made the correction, when one did; null otherwise. */
   correctedBy: string | null;
+}
+
+/**
+ * A compatible token (docs/compat.md): a token of another site's API shape bound to one key
+ * pair, which it acts as. Only its SHA-256 is kept.
+ */
+export interface CompatTokenRecord {
+  /** Its handle, ct_ and 16 hex characters: what listing shows and revoking names. */
+  tokenId: string;
+  /** SHA-256 of the token, hex; unique. */
+  tokenHash: string;
+  /** The token's last four characters, to tell tokens apart in a list. */
+  lastFour: string;
+  dialect: Dialect;
+  inFlight: InFlightWord;
+  /** The key pair it is bound to, and that pair's account and mode (copied: neither ever changes). */
+  publicKey: string;
+  accountId: string;
+  mode: Mode;
+  createdAt: Date;
+  /** Set once revoked; a revoked token never works again. */
+  revokedAt?: Date;
+}
+
+/** One plan alias: in `dialect`, the account's clients send `aliasId` to buy our plan `planId`. */
+export interface PlanAliasRecord {
+  accountId: string;
+  dialect: Dialect;
+  aliasId: string;
+  planId: number;
+  updatedAt: Date;
 }

@@ -27,6 +27,7 @@ import type { Desk } from '../staff/desk.js';
 import type { Backups } from '../storage/backup.js';
 import type { RouteKey } from '../store/port.js';
 import { booksHandlers, type ProposeOwn } from './books.js';
+import type { CompatAdminMethods } from './compat.js';
 import {
   accountMessage,
   apiKeyMessage,
@@ -163,7 +164,7 @@ async function debitWallet(
   };
 }
 
-type AdminHandlers = Omit<Handlers<(typeof AdminServiceDesc)['method']>, PlanCodeMethods>;
+type AdminHandlers = Omit<Handlers<(typeof AdminServiceDesc)['method']>, PlanCodeMethods | CompatAdminMethods>;
 
 /** What the admin handlers call besides the accounts and the catalogue. */
 interface AdminOperations {

@@ -40,6 +40,7 @@ import { type Attention, auditFlag, type Desk } from '../staff/desk.js';
 import type { StaffRealm } from '../staff/realm.js';
 import type { Store } from '../store/port.js';
 import { attemptMessage, upstreamHealthMessage } from './admin.js';
+import type { CompatAdminMethods } from './compat.js';
 import {
   accountMessage,
   apiKeyMessage,
@@ -137,7 +138,7 @@ async function listAudit(auditLog: Store['auditLog'], filter: AuditFilter | unde
 }
 
 /** The admin service's handlers acting for `who` (core/rpc/admin.ts): the console's changes go through them. */
-type AdminHandlers = Omit<Handlers<(typeof AdminServiceDesc)['method']>, PlanCodeMethods>;
+type AdminHandlers = Omit<Handlers<(typeof AdminServiceDesc)['method']>, PlanCodeMethods | CompatAdminMethods>;
 
 export interface ConsoleRpcDeps {
   realm: StaffRealm;

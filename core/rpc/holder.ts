@@ -30,6 +30,7 @@ import type { HolderDesk, HolderFilter, Overview, Prices } from '../holders/desk
 import type { HolderRecipients } from '../holders/recipients.js';
 import type { Onboarding } from '../people/onboarding.js';
 import type { HolderContext, NewInvitation, PeopleService, SignInAnswer } from '../people/service.js';
+import type { CompatHolderMethods } from './compat.js';
 import {
   keyLimitsMessage,
   koboCapIn,
@@ -285,7 +286,7 @@ function invitationHandlers(
  * The session's context, and for the RPCs that change something the form's account (the one the page was made
  * for) and the owner check.
  */
-function gates(people: PeopleService) {
+export function gates(people: PeopleService) {
   return {
     signedIn: (token: string) => people.authenticate(token),
     owner: async (token: string, formAccountId: string) => {
@@ -453,7 +454,7 @@ export function holderHandlers(
   recipients: HolderRecipients,
   onboarding: Onboarding,
   clock: () => Date = () => new Date(),
-): Handlers<HolderMethods> {
+): Omit<Handlers<HolderMethods>, CompatHolderMethods> {
   const { signedIn, owner } = gates(people);
 
   return {

@@ -88,6 +88,12 @@ export const ADMIN_AUDIT: AuditTable<(typeof AdminService)['method']> = {
   listReconcileFindings: 'read',
   // Audited as `finding.resolve` by core/books/, with who resolved it.
   resolveReconcileFinding: 'use_case',
+  createCompatToken: 'row',
+  listCompatTokens: 'read',
+  revokeCompatToken: 'row',
+  setPlanAlias: 'row',
+  listPlanAliases: 'read',
+  clearPlanAlias: 'row',
 };
 
 export const API_ACCESS_ADMIN_AUDIT: AuditTable<(typeof ApiAccessAdminService)['method']> = {

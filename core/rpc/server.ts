@@ -23,6 +23,7 @@ import { file_prepaid_v1_purchase, PurchaseService } from '../../gen/prepaid/v1/
 import { file_prepaid_v1_shop, ShopService } from '../../gen/prepaid/v1/shop_pb.js';
 import { EventService, file_prepaid_v1_webhooks, WebhookService } from '../../gen/prepaid/v1/webhooks_pb.js';
 import type { ClockJump } from '../../runtime/clock-jump.js';
+import type { CompatService } from '../accounts/compat.js';
 import type { LedgerCheck } from '../accounts/ledger-check.js';
 import type { RecipientControlsService } from '../accounts/recipients.js';
 import type { AccountService } from '../accounts/service.js';
@@ -58,6 +59,7 @@ import { adminHandlers, type ProposeMove } from './admin.js';
 import { auditedCalls } from './audited.js';
 import { authHandlers } from './auth.js';
 import type { ProposeOwn } from './books.js';
+import { compatAdminHandlers, compatHolderHandlers } from './compat.js';
 import { consoleHandlers, staffAdminHandlers } from './console.js';
 import type { ErrorLogger } from './errors.js';
 import { eventHandlers } from './events.js';
@@ -113,6 +115,8 @@ export interface CoreServerDeps {
   /** Signing up and proving the email and phone (HolderService's sign-up RPCs). */
   onboarding: Onboarding;
   holderDesk: HolderDesk;
+  /** Compatible tokens and plan aliases (docs/compat.md). */
+  compat: CompatService;
   /** Buying from the developer area (ShopService). */
   shopDesk: ShopDesk;
   /** Requests for API access (ApiAccessService, ApiAccessAdminService). */
@@ -233,7 +237,7 @@ export function createCoreServer(deps: CoreServerDeps): CoreServer {
 /** What the gateway calls for the public API: purchases, key checks, the events feed, provider callbacks. */
 function addApiServices(add: AddService, deps: CoreServerDeps, callers: Callers): void {
   add(PurchaseService, purchaseHandlers(deps.apiPurchases, deps), callers.service);
-  add(AuthService, authHandlers(deps.accounts), callers.service);
+  add(AuthService, authHandlers(deps.accounts, deps.compat), callers.service);
   add(EventService, eventHandlers(deps.eventFeed), callers.service);
   add(FundingCallbackService, fundingCallbackHandlers(deps.funding), callers.service);
 }
@@ -250,7 +254,11 @@ function addAdminServices(
   const audited = auditedCalls(deps.staff.audit);
   add(
     AdminService,
-    audited(ADMIN_AUDIT, { ...adminAs(CLI_ACTOR), ...planCodeHandlers(deps.planCodes) }),
+    audited(ADMIN_AUDIT, {
+      ...adminAs(CLI_ACTOR),
+      ...planCodeHandlers(deps.planCodes),
+      ...compatAdminHandlers(deps.compat),
+    }),
     callers.admin,
   );
   add(ApiAccessAdminService, audited(API_ACCESS_ADMIN_AUDIT, apiAccessAdminHandlers(deps.upgrades)), callers.admin);
@@ -273,7 +281,10 @@ function addAdminServices(
 function addDeveloperAreaServices(add: AddService, deps: CoreServerDeps, callers: Callers): void {
   add(
     HolderService,
-    holderHandlers(deps.people, deps.holderDesk, createHolderRecipients(deps.recipients), deps.onboarding),
+    {
+      ...holderHandlers(deps.people, deps.holderDesk, createHolderRecipients(deps.recipients), deps.onboarding),
+      ...compatHolderHandlers(deps.people, deps.compat),
+    },
     callers.service,
   );
   // Buying from the developer area: the API's own purchase handlers, for the session's account.

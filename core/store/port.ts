@@ -7,6 +7,7 @@
  */
 import type { AuditOptions, LedgerAudit } from '../domain/audit.js';
 import type { EntryKind, Posting } from '../domain/books.js';
+import type { Dialect } from '../domain/compat.js';
 import type { EventRecord, FundingFacts, NewEvent } from '../domain/events.js';
 import type {
   FundingOpeningRecord,
@@ -33,6 +34,7 @@ import type {
   AuditEntryRecord,
   CablePackageRecord,
   CatalogSeed,
+  CompatTokenRecord,
   CostRule,
   DaySpend,
   FindingResolution,
@@ -43,6 +45,7 @@ import type {
   NewTransaction,
   PasswordResetRecord,
   PendingSummary,
+  PlanAliasRecord,
   PlanCodeRecord,
   PlanRecord,
   ReconcileFindingRecord,
@@ -871,6 +874,29 @@ export interface PlanCodeStore {
   clear(planId: number, upstream: string): Promise<PlanCodeRecord | null>;
 }
 
+/**
+ * Compatible tokens and plan aliases (docs/compat.md). A token is found by its hash (a unique
+ * index), never by scanning; nothing here moves money.
+ */
+export interface CompatStore {
+  /** Keeps a new token; its hash and id are unique. */
+  insertToken(record: CompatTokenRecord): Promise<void>;
+  /** The token with this hash, revoked or not; null when there is none. */
+  findToken(tokenHash: string): Promise<CompatTokenRecord | null>;
+  /** The token with this id; null when there is none. */
+  getToken(tokenId: string): Promise<CompatTokenRecord | null>;
+  /** An account's tokens, newest first. */
+  listTokens(accountId: string): Promise<CompatTokenRecord[]>;
+  /** Revokes a token not yet revoked; returns it revoked, or null when there is none to revoke. */
+  revokeToken(tokenId: string, at: Date): Promise<CompatTokenRecord | null>;
+  /** Sets one alias; returns the row it replaced (null: none). */
+  setAlias(record: PlanAliasRecord): Promise<PlanAliasRecord | null>;
+  /** Removes one alias, or every alias of the account in the dialect when `aliasId` is undefined; returns how many. */
+  clearAliases(accountId: string, dialect: Dialect, aliasId?: string): Promise<number>;
+  /** An account's aliases by dialect then alias id; one dialect's when it is given. */
+  listAliases(accountId: string, dialect?: Dialect): Promise<PlanAliasRecord[]>;
+}
+
 /** What a report reads: a period of instants, and the offset that makes whole days local (Lagos: one hour). */
 export interface ReportWindow {
   from: Date;
@@ -1030,6 +1056,7 @@ export interface Store {
   readonly notices: NoticeStore;
   readonly supply: SupplyStore;
   readonly planCodes: PlanCodeStore;
+  readonly compat: CompatStore;
   readonly reports: ReportStore;
   readonly books: BooksStore;
   readonly findings: ReconcileFindingStore;

@@ -29,6 +29,8 @@ test('an empty environment gives the documented defaults', () => {
     shutdownDrainMs: 0,
     metricsAllow: ['127.0.0.0/8', '::1', '10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', 'fc00::/7'],
     fundingCallbackAllow: [],
+    compatRootDialect: 'msorg',
+    compatWaitMs: 25_000,
   });
 });
 

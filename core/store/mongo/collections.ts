@@ -73,3 +73,5 @@ export const RECONCILE_FINDINGS_COLLECTION = 'reconcile_findings';
 export const RECONCILE_COLLECTIONS = { days: 'reconcile_days', floatReadings: 'float_readings' } as const;
 /** Accounts their owners signed up for (sign-ups.ts): one document per account, _id its account id; step 32. */
 export const SIGN_UPS_COLLECTION = 'sign_ups';
+/** Compatible tokens and plan aliases (compat.ts); created by step 33. */
+export const COMPAT_COLLECTIONS = { tokens: 'compat_tokens', aliases: 'plan_aliases' } as const;

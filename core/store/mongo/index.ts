@@ -49,6 +49,7 @@ import { createAuditLogStore } from './audit-log.js';
 import { createBooksStore } from './books.js';
 import { createCatalogStore } from './catalog.js';
 import { leaseClockVerdict, measureClock } from './clock.js';
+import { createCompatStore } from './compat.js';
 import { createMongoContext, type MongoContext, majorityReads, majorityWrites } from './context.js';
 import { createEventStore, createWebhookStore } from './events.js';
 import { createFindingStore } from './findings.js';
@@ -182,6 +183,7 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<MongoS
       notices: createNoticeStore(ctx),
       supply: money.supply,
       planCodes: createPlanCodeStore(ctx),
+      compat: createCompatStore(ctx),
       reports: createReportStore(ctx),
       events: createEventStore(ctx),
       webhooks: createWebhookStore(ctx),

@@ -21,6 +21,7 @@ import { checkHistory, migrateHistory } from './books-history.js';
 import {
   AUDIT_LOG_COLLECTION,
   COLLECTIONS,
+  COMPAT_COLLECTIONS,
   FUNDING_COLLECTIONS,
   FUNDING_OPENINGS_COLLECTION,
   JOURNAL_COLLECTION,
@@ -544,6 +545,21 @@ export const SCHEMA_STEPS: readonly SchemaStep[] = [
           unique: true,
           partialFilterExpression: { email_token_hash: { $type: 'string' } },
         },
+      ]);
+    },
+  },
+  {
+    version: 33,
+    description: 'compatible endpoints: tokens bound to a key pair (only their hash), and plan aliases per dialect',
+    // A token is found by its hash alone (unique); an account's tokens and aliases are listed by account.
+    async apply(target) {
+      await createMissingCollections(target, Object.values(COMPAT_COLLECTIONS), {});
+      await target.createIndexes(COMPAT_COLLECTIONS.tokens, [
+        { name: 'compat_tokens_by_hash', key: { token_hash: 1 }, unique: true },
+        { name: 'compat_tokens_by_account', key: { account_id: 1, created_at: -1 } },
+      ]);
+      await target.createIndexes(COMPAT_COLLECTIONS.aliases, [
+        { name: 'plan_aliases_by_account', key: { account_id: 1, dialect: 1, alias_id: 1 } },
       ]);
     },
   },

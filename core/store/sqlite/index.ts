@@ -18,6 +18,7 @@ import { createApproval } from './approve.js';
 import { auditAppender, createAuditLogStore } from './audit-log.js';
 import { createBooksStore, prepareBookStatements } from './books.js';
 import { createCatalogStore } from './catalog.js';
+import { createCompatStore } from './compat.js';
 import { createEventStore, createWebhookStore, prepareEventStatements } from './events.js';
 import { createFindingStore } from './findings.js';
 import { createFundingStore } from './funding.js';
@@ -120,6 +121,7 @@ function buildStore(db: Database.Database): Store {
     notices: createNoticeStore(db),
     supply: money.supply,
     planCodes: createPlanCodeStore(db),
+    compat: createCompatStore(db),
     reports: createReportStore(db),
     books: money.books,
     findings: createFindingStore(db, commit),

@@ -1,7 +1,8 @@
 /**
  * The SQLite schema as an ordered list of migrations (the steps themselves, by what they
  * build, in migrations-money.ts, migrations-people.ts, migrations-business.ts,
- * migrations-controls.ts, migrations-books.ts and migrations-sign-up.ts; their
+ * migrations-controls.ts, migrations-books.ts, migrations-sign-up.ts and
+ * migrations-compat.ts; their
  * shape in migration.ts). `PRAGMA user_version` records how many have run; opening a store
  * runs the missing ones, each in its own transaction. A later change to the schema appends a
  * migration here and never edits a shipped one, because files written by older versions must
@@ -11,6 +12,7 @@ import type Database from 'better-sqlite3';
 import type { Migration } from './migration.js';
 import { BOOKS_MIGRATIONS } from './migrations-books.js';
 import { BUSINESS_MIGRATIONS } from './migrations-business.js';
+import { COMPAT_MIGRATIONS } from './migrations-compat.js';
 import { CONTROLS_MIGRATIONS } from './migrations-controls.js';
 import { MONEY_MIGRATIONS } from './migrations-money.js';
 import { PEOPLE_AND_EVENTS_MIGRATIONS } from './migrations-people.js';
@@ -23,6 +25,7 @@ export const MIGRATIONS: readonly Migration[] = [
   ...CONTROLS_MIGRATIONS,
   ...BOOKS_MIGRATIONS,
   ...SIGN_UP_MIGRATIONS,
+  ...COMPAT_MIGRATIONS,
 ];
 
 /** The schema version this code writes. */

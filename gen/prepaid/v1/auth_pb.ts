@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file prepaid/v1/auth.proto.
  */
 export const file_prepaid_v1_auth: GenFile = /*@__PURE__*/
-  fileDesc("ChVwcmVwYWlkL3YxL2F1dGgucHJvdG8SCnByZXBhaWQudjEiUQoUVmVyaWZ5S2V5UGFpclJlcXVlc3QSEgoKcHVibGljX2tleRgBIAEoCRISCgpzZWNyZXRfa2V5GAIgASgJEhEKCWNsaWVudF9pcBgDIAEoCSKCAQoVVmVyaWZ5S2V5UGFpclJlc3BvbnNlEhIKCmFjY291bnRfaWQYASABKAkSDwoHdGllcl9pZBgCIAEoCRIeCgRtb2RlGAMgASgOMhAucHJlcGFpZC52MS5Nb2RlEg4KBnNjb3BlcxgEIAMoCRIUCgxzcGVuZF9jYXBwZWQYBSABKAgyYwoLQXV0aFNlcnZpY2USVAoNVmVyaWZ5S2V5UGFpchIgLnByZXBhaWQudjEuVmVyaWZ5S2V5UGFpclJlcXVlc3QaIS5wcmVwYWlkLnYxLlZlcmlmeUtleVBhaXJSZXNwb25zZWIGcHJvdG8z", [file_prepaid_v1_types]);
+  fileDesc("ChVwcmVwYWlkL3YxL2F1dGgucHJvdG8SCnByZXBhaWQudjEiUQoUVmVyaWZ5S2V5UGFpclJlcXVlc3QSEgoKcHVibGljX2tleRgBIAEoCRISCgpzZWNyZXRfa2V5GAIgASgJEhEKCWNsaWVudF9pcBgDIAEoCSKCAQoVVmVyaWZ5S2V5UGFpclJlc3BvbnNlEhIKCmFjY291bnRfaWQYASABKAkSDwoHdGllcl9pZBgCIAEoCRIeCgRtb2RlGAMgASgOMhAucHJlcGFpZC52MS5Nb2RlEg4KBnNjb3BlcxgEIAMoCRIUCgxzcGVuZF9jYXBwZWQYBSABKAgiTQoYVmVyaWZ5Q29tcGF0VG9rZW5SZXF1ZXN0Eg8KB2RpYWxlY3QYASABKAkSDQoFdG9rZW4YAiABKAkSEQoJY2xpZW50X2lwGAMgASgJIvQBChlWZXJpZnlDb21wYXRUb2tlblJlc3BvbnNlEi4KA2tleRgBIAEoCzIhLnByZXBhaWQudjEuVmVyaWZ5S2V5UGFpclJlc3BvbnNlEhIKCnB1YmxpY19rZXkYAiABKAkSEQoJaW5fZmxpZ2h0GAMgASgJEkwKDHBsYW5fYWxpYXNlcxgEIAMoCzI2LnByZXBhaWQudjEuVmVyaWZ5Q29tcGF0VG9rZW5SZXNwb25zZS5QbGFuQWxpYXNlc0VudHJ5GjIKEFBsYW5BbGlhc2VzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgDOgI4ATLFAQoLQXV0aFNlcnZpY2USVAoNVmVyaWZ5S2V5UGFpchIgLnByZXBhaWQudjEuVmVyaWZ5S2V5UGFpclJlcXVlc3QaIS5wcmVwYWlkLnYxLlZlcmlmeUtleVBhaXJSZXNwb25zZRJgChFWZXJpZnlDb21wYXRUb2tlbhIkLnByZXBhaWQudjEuVmVyaWZ5Q29tcGF0VG9rZW5SZXF1ZXN0GiUucHJlcGFpZC52MS5WZXJpZnlDb21wYXRUb2tlblJlc3BvbnNlYgZwcm90bzM", [file_prepaid_v1_types]);
 
 /**
  * A key pair as presented by a partner, and where the request came from.
@@ -101,6 +101,83 @@ export const VerifyKeyPairResponseSchema: GenMessage<VerifyKeyPairResponse> = /*
   messageDesc(file_prepaid_v1_auth, 1);
 
 /**
+ * A compatible token as presented by a client of another site's API shape.
+ *
+ * @generated from message prepaid.v1.VerifyCompatTokenRequest
+ */
+export type VerifyCompatTokenRequest = Message<"prepaid.v1.VerifyCompatTokenRequest"> & {
+  /**
+   * The dialect of the path it came on: "msorg" (later "adex", "vtpass").
+   *
+   * @generated from field: string dialect = 1;
+   */
+  dialect: string;
+
+  /**
+   * The token; compared by hash, never stored or logged.
+   *
+   * @generated from field: string token = 2;
+   */
+  token: string;
+
+  /**
+   * The client IP address as the gateway determined it.
+   *
+   * @generated from field: string client_ip = 3;
+   */
+  clientIp: string;
+};
+
+/**
+ * Describes the message prepaid.v1.VerifyCompatTokenRequest.
+ * Use `create(VerifyCompatTokenRequestSchema)` to create a new message.
+ */
+export const VerifyCompatTokenRequestSchema: GenMessage<VerifyCompatTokenRequest> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_auth, 2);
+
+/**
+ * The key pair a verified compatible token acts as.
+ *
+ * @generated from message prepaid.v1.VerifyCompatTokenResponse
+ */
+export type VerifyCompatTokenResponse = Message<"prepaid.v1.VerifyCompatTokenResponse"> & {
+  /**
+   * The key pair's account, tier, mode, scopes and cap, as VerifyKeyPair answers them.
+   *
+   * @generated from field: prepaid.v1.VerifyKeyPairResponse key = 1;
+   */
+  key?: VerifyKeyPairResponse | undefined;
+
+  /**
+   * The public key of the pair the token is bound to (the rate limit and caps count against it).
+   *
+   * @generated from field: string public_key = 2;
+   */
+  publicKey: string;
+
+  /**
+   * What a purchase still in flight when the wait runs out is answered: "pending" or "processing".
+   *
+   * @generated from field: string in_flight = 3;
+   */
+  inFlight: string;
+
+  /**
+   * The account's plan aliases in this dialect: alias id to plan_id.
+   *
+   * @generated from field: map<string, int64> plan_aliases = 4;
+   */
+  planAliases: { [key: string]: bigint };
+};
+
+/**
+ * Describes the message prepaid.v1.VerifyCompatTokenResponse.
+ * Use `create(VerifyCompatTokenResponseSchema)` to create a new message.
+ */
+export const VerifyCompatTokenResponseSchema: GenMessage<VerifyCompatTokenResponse> = /*@__PURE__*/
+  messageDesc(file_prepaid_v1_auth, 3);
+
+/**
  * Authenticates API key pairs for the public gateway. Callers use the service token.
  *
  * @generated from service prepaid.v1.AuthService
@@ -115,6 +192,17 @@ export const AuthService: GenService<{
     methodKind: "unary";
     input: typeof VerifyKeyPairRequestSchema;
     output: typeof VerifyKeyPairResponseSchema;
+  },
+  /**
+   * Verifies a compatible token (docs/compat.md) and the client IP, and returns the key pair
+   * it is bound to, with that pair's account, mode, scopes and caps, and the account's plan aliases.
+   *
+   * @generated from rpc prepaid.v1.AuthService.VerifyCompatToken
+   */
+  verifyCompatToken: {
+    methodKind: "unary";
+    input: typeof VerifyCompatTokenRequestSchema;
+    output: typeof VerifyCompatTokenResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_prepaid_v1_auth, 0);

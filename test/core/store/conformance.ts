@@ -5877,4 +5877,110 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       assert.is(await h.balance(accountId), 10_000);
     });
   });
+
+  define('compatible tokens and plan aliases', (it) => {
+    const keyOf = (publicKey: string, accountId: string, mode: Mode = 'live') => ({
+      publicKey,
+      accountId,
+      secretHash: 'b'.repeat(64),
+      allowedIps: [],
+      revoked: false,
+      mode,
+      createdAt: at(1),
+    });
+    const tokenOf = (tokenId: string, hashChar: string, publicKey: string, accountId: string, seconds: number) => ({
+      tokenId,
+      tokenHash: hashChar.repeat(64),
+      lastFour: hashChar.repeat(4),
+      dialect: 'msorg' as const,
+      inFlight: 'processing' as const,
+      publicKey,
+      accountId,
+      mode: 'live' as const,
+      createdAt: at(seconds),
+    });
+    const planOf = async (h: Harness) =>
+      h.store.catalog.upsertPlan({
+        planId: 0,
+        network: 'mtn',
+        label: '500MB',
+        validity: '30 days',
+        type: 'sme',
+        sizeMb: 500,
+        validityDays: 30,
+        faceValueKobo: kobo(300_00),
+        tierPricesKobo: {},
+        costsKobo: {},
+        active: true,
+        providerCode: '',
+      });
+
+    it('a token is found by its hash and by its id, listed newest first, and revoked once', async (h) => {
+      const accountId = await h.account();
+      const other = await h.account();
+      await h.store.keys.insert(keyOf(`pk_${h.unique('c')}`, accountId));
+      const publicKey = `pk_${h.unique('c')}`;
+      await h.store.keys.insert(keyOf(publicKey, accountId));
+      const older = tokenOf(h.unique('ct'), 'a', publicKey, accountId, 5);
+      const newer = tokenOf(h.unique('ct'), 'c', publicKey, accountId, 9);
+      await h.store.compat.insertToken(older);
+      await h.store.compat.insertToken(newer);
+      assert.equal(await h.store.compat.findToken('a'.repeat(64)), older);
+      assert.equal(await h.store.compat.getToken(newer.tokenId), newer);
+      assert.is(await h.store.compat.findToken('f'.repeat(64)), null);
+      assert.is(await h.store.compat.getToken('ct_nothing'), null);
+      assert.equal(
+        (await h.store.compat.listTokens(accountId)).map((t) => t.tokenId),
+        [newer.tokenId, older.tokenId],
+      );
+      assert.equal(await h.store.compat.listTokens(other), []);
+      const revoked = await h.store.compat.revokeToken(older.tokenId, at(20));
+      assert.equal(revoked, { ...older, revokedAt: at(20) });
+      assert.is(await h.store.compat.revokeToken(older.tokenId, at(30)), null, 'revoked once');
+      assert.equal((await h.store.compat.findToken('a'.repeat(64)))?.revokedAt, at(20));
+    });
+
+    it('a second token with the same hash is refused and changes nothing', async (h) => {
+      const accountId = await h.account();
+      const publicKey = `pk_${h.unique('c')}`;
+      await h.store.keys.insert(keyOf(publicKey, accountId));
+      const first = tokenOf(h.unique('ct'), 'd', publicKey, accountId, 5);
+      await h.store.compat.insertToken(first);
+      await h.store.compat.insertToken({ ...first, tokenId: h.unique('ct') }).then(
+        () => assert.unreachable('a duplicate hash was kept'),
+        () => undefined,
+      );
+      assert.equal(await h.store.compat.listTokens(accountId), [first]);
+    });
+
+    it('plan aliases are set, replaced, listed by dialect and alias, and cleared one or all', async (h) => {
+      const accountId = await h.account();
+      const other = await h.account();
+      const plan = await planOf(h);
+      const second = await planOf(h);
+      const alias = { accountId, dialect: 'msorg' as const, aliasId: '99', planId: plan.planId, updatedAt: at(4) };
+      assert.is(await h.store.compat.setAlias(alias), null);
+      const replaced = await h.store.compat.setAlias({ ...alias, planId: second.planId, updatedAt: at(6) });
+      assert.equal(replaced, alias);
+      await h.store.compat.setAlias({ ...alias, aliasId: '100', updatedAt: at(7) });
+      await h.store.compat.setAlias({ ...alias, dialect: 'adex', aliasId: '42', updatedAt: at(8) });
+      await h.store.compat.setAlias({ ...alias, accountId: other, updatedAt: at(9) });
+      assert.equal(
+        (await h.store.compat.listAliases(accountId)).map((a) => `${a.dialect} ${a.aliasId} ${a.planId}`),
+        [`adex 42 ${plan.planId}`, `msorg 100 ${plan.planId}`, `msorg 99 ${second.planId}`],
+      );
+      assert.equal(
+        (await h.store.compat.listAliases(accountId, 'msorg')).map((a) => a.aliasId),
+        ['100', '99'],
+      );
+      assert.is(await h.store.compat.clearAliases(accountId, 'msorg', '99'), 1);
+      assert.is(await h.store.compat.clearAliases(accountId, 'msorg', '99'), 0);
+      assert.is(await h.store.compat.clearAliases(accountId, 'msorg'), 1);
+      assert.equal(
+        (await h.store.compat.listAliases(accountId)).map((a) => a.aliasId),
+        ['42'],
+      );
+      assert.is((await h.store.compat.listAliases(other)).length, 1, "another account's aliases stay");
+    });
+  });
 }

@@ -297,6 +297,20 @@ function createSupplyDeps(
   };
 }
 
+/** The embedded store's backups, on demand and on the BACKUP_EVERY schedule. */
+function backupsOf(deps: CoreDeps, clock: () => Date): Backups {
+  return createBackups(
+    {
+      storeFile: deps.backups?.storeFile ?? null,
+      secrets: deps.backups?.secrets ?? {},
+      clock,
+      log: deps.log,
+      observer: deps.metrics?.storage,
+    },
+    { dir: deps.backups?.dir ?? null, schedule: deps.backups?.schedule ?? null },
+  );
+}
+
 /**
  * The core from its groups, each a builder over the same deps: the money path every use case
  * shares, purchasing, people, money in, staff and the console, the background jobs, and the
@@ -334,16 +348,7 @@ export function createCore(deps: CoreDeps): Core {
     operations: () => operationsAlerts(deps.store.writes, backupsLater),
   });
   const { store } = money;
-  const backups = createBackups(
-    {
-      storeFile: deps.backups?.storeFile ?? null,
-      secrets: deps.backups?.secrets ?? {},
-      clock,
-      log: deps.log,
-      observer: deps.metrics?.storage,
-    },
-    { dir: deps.backups?.dir ?? null, schedule: deps.backups?.schedule ?? null },
-  );
+  const backups = backupsOf(deps, clock);
   backupsLater = backups;
   // The wall clock against the monotonic one, checked periodically: a jump is logged, counted and shown to staff.
   const clockWatch = createClockJumpWatch({ wall: clock, log: deps.log, observe: deps.metrics?.clockJump });

@@ -35,7 +35,7 @@ import { invalid } from '../domain/errors.js';
 import type { VirtualAccountRecord } from '../domain/funding.js';
 import type { Mode } from '../domain/mode.js';
 import { type Kobo, kobo, MAX_AMOUNT_KOBO, parseNaira } from '../domain/money.js';
-import { callProvider } from './http.js';
+import { type FundingMethod, requestJson } from './http.js';
 import type { ConfirmedInflow, FundingProvider, InflowHint, OpenRequest, OpenResult, VerifyResult } from './port.js';
 import { verifyHmacSha512Hex } from './signature.js';
 
@@ -47,8 +47,6 @@ const TOKEN_REFRESH_MARGIN_MS = 60_000;
 const MIN_TOKEN_LIFETIME_MS = 30_000;
 /** Transactions one sweep reads per reserved account: far above the transfers one wallet gets in a day. */
 const SWEEP_PAGE_SIZE = 100;
-/** A Monnify answer larger than this is not one we can trust to parse. */
-const MAX_ANSWER_BYTES = 1_000_000;
 
 export interface MonnifyOptions {
   apiKey: string;
@@ -168,7 +166,7 @@ function openedFromReservation(reservation: Json): OpenResult {
 }
 
 type MonnifyCall = (
-  method: string,
+  method: FundingMethod,
   path: string,
   body: Json | undefined,
   signal: AbortSignal,
@@ -186,35 +184,18 @@ function createMonnifyCall(options: MonnifyOptions): MonnifyCall {
   let login: Promise<string> | null = null;
 
   async function send(
-    method: string,
+    method: FundingMethod,
     path: string,
     authorization: string,
     body: Json | undefined,
     signal: AbortSignal,
   ): Promise<MonnifyAnswer> {
-    const response = await callProvider(
+    const reply = await requestJson(
       `${base}${path}`,
-      {
-        method,
-        headers: {
-          Authorization: authorization,
-          Accept: 'application/json',
-          ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
-        },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-        signal,
-      },
-      MAX_ANSWER_BYTES,
+      { method, authorization, ...(body === undefined ? {} : { body }), signal },
       'monnify',
     );
-    const text = response.text;
-    let parsed: unknown = null;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      parsed = null;
-    }
-    return new MonnifyAnswer(response.status, obj(parsed));
+    return new MonnifyAnswer(reply.status, obj(reply.json));
   }
 
   /** The cached token, or one login shared by every caller waiting while it runs. */
@@ -240,7 +221,7 @@ function createMonnifyCall(options: MonnifyOptions): MonnifyCall {
     return login;
   }
 
-  async function call(method: string, path: string, body: Json | undefined, signal: AbortSignal) {
+  async function call(method: FundingMethod, path: string, body: Json | undefined, signal: AbortSignal) {
     const first = await send(method, path, `Bearer ${await accessToken(signal)}`, body, signal);
     if (first.httpStatus !== 401) return first;
     // Expired or revoked before we thought: log in again, once.

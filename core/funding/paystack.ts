@@ -38,7 +38,7 @@
 import { invalid } from '../domain/errors.js';
 import type { VirtualAccountRecord } from '../domain/funding.js';
 import { isKobo, kobo } from '../domain/money.js';
-import { callProvider } from './http.js';
+import { type FundingMethod, requestJson } from './http.js';
 import type {
   AccountEvent,
   ConfirmedInflow,
@@ -62,8 +62,6 @@ export const DEFAULT_PAYSTACK_PREFERRED_BANK = 'wema-bank';
 const SWEEP_PAGE_SIZE = 100;
 /** Pages of 100 banks read from `GET /bank`: Nigeria's list is a few hundred banks. */
 const MAX_BANK_PAGES = 10;
-/** A Paystack answer larger than this is not one we can trust to parse. */
-const MAX_ANSWER_BYTES = 1_000_000;
 
 export interface PaystackOptions {
   secretKey: string;
@@ -114,7 +112,7 @@ function confirmedFrom(tx: Json, expectedDomain: string): ConfirmedInflow | stri
 }
 
 type PaystackCall = (
-  method: string,
+  method: FundingMethod,
   path: string,
   body: Json | undefined,
   signal: AbortSignal,
@@ -124,34 +122,17 @@ type PaystackCall = (
 function createPaystackCall(options: PaystackOptions): PaystackCall {
   const base = (options.baseUrl ?? DEFAULT_PAYSTACK_BASE_URL).replace(/\/+$/, '');
   async function call(
-    method: string,
+    method: FundingMethod,
     path: string,
     body: Json | undefined,
     signal: AbortSignal,
   ): Promise<PaystackAnswer> {
-    const response = await callProvider(
+    const reply = await requestJson(
       `${base}${path}`,
-      {
-        method,
-        headers: {
-          Authorization: `Bearer ${options.secretKey}`,
-          Accept: 'application/json',
-          ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
-        },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-        signal,
-      },
-      MAX_ANSWER_BYTES,
+      { method, authorization: `Bearer ${options.secretKey}`, ...(body === undefined ? {} : { body }), signal },
       'paystack',
     );
-    const text = response.text;
-    let parsed: unknown = null;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      parsed = null;
-    }
-    return new PaystackAnswer(response.status, obj(parsed));
+    return new PaystackAnswer(reply.status, obj(reply.json));
   }
 
   return call;

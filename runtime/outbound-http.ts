@@ -129,7 +129,11 @@ function throughAgent(agent: Agent): (request: OutboundRequest) => Promise<Reply
       status: answer.statusCode,
       declaredLength: Array.isArray(length) ? length[0] : length,
       body: answer.body as AsyncIterable<Uint8Array>,
-      drop: () => answer.body.destroy(),
+      drop: () => {
+        // Destroyed before its end, the body emits an abort error: heard here, or it would crash the process.
+        answer.body.on('error', () => {});
+        answer.body.destroy();
+      },
       discard: async (limit, signal) => {
         await answer.body.dump({ limit, signal });
       },
@@ -195,8 +199,11 @@ async function readReply(reply: Reply, request: OutboundRequest): Promise<Outbou
   let received = 0;
   for await (const chunk of reply.body) {
     received += chunk.byteLength;
-    // Leaving the loop closes the body: the rest is not downloaded.
-    if (received > request.maxBytes) return { kind: 'too_large', status };
+    if (received > request.maxBytes) {
+      // The rest is not downloaded.
+      reply.drop();
+      return { kind: 'too_large', status };
+    }
     chunks.push(chunk);
   }
   return { kind: 'answer', status, text: Buffer.concat(chunks).toString('utf8') };

@@ -21,7 +21,13 @@ import type { ProviderOutcome, ProviderRequest, ProvidersByMode } from '../provi
 import type { AttemptEnd, NewUpstreamAnswer, Store } from '../store/port.js';
 import { leavesCostToRecord } from './observed-costs.js';
 import { type Background, sendReceipt } from './receipts.js';
-import { answersOf, callProvider, purchaseAtUpstreams, routePurchase, type SupplyDeps } from './upstream-calls.js';
+import {
+  answersOf,
+  callUpstreamWithDeadline,
+  purchaseAtUpstreams,
+  routePurchase,
+  type SupplyDeps,
+} from './upstream-calls.js';
 
 export interface PurchaseDeps {
   /** The flow moves money, reads purchases back and records which upstream got each call. */
@@ -238,7 +244,7 @@ async function purchaseAtFamilyProvider(
 ): Promise<{ outcome: ProviderOutcome; attempt?: undefined; answers: NewUpstreamAnswer[] }> {
   const provider = deps.providers[tx.mode][tx.product];
   const started = Date.now();
-  const outcome = await callProvider(
+  const outcome = await callUpstreamWithDeadline(
     (signal) => provider.purchase(providerRequestOf(tx), signal),
     deps.providerTimeoutMs,
   );

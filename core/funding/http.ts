@@ -22,12 +22,31 @@ const FUNDING_PROVIDERS = outboundClient({
 /** A funding provider's answer larger than this is not one we can trust to parse: an error. */
 const MAX_ANSWER_BYTES = 1_000_000;
 
-type Json = Record<string, unknown>;
+/** A JSON object as the funding providers send it. */
+export type Json = Record<string, unknown>;
+
+/** The object at `value`, or an empty one: a provider's answer is read without trusting its shape. */
+export function obj(value: unknown): Json {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Json) : {};
+}
+
+/** The text at `value` (a number as its digits), or ''. */
+export function str(value: unknown): string {
+  return typeof value === 'string' ? value : typeof value === 'number' ? String(value) : '';
+}
 
 /** The methods the funding providers' APIs use. */
 export type FundingMethod = OutboundRequest['method'];
 
-interface FundingCall {
+/** A funding provider's calls as its adapter makes them: a path on its base, its own answer type. */
+export type FundingCall<Answer> = (
+  method: FundingMethod,
+  path: string,
+  body: Json | undefined,
+  signal: AbortSignal,
+) => Promise<Answer>;
+
+interface FundingRequest {
   method: FundingMethod;
   /** The whole `Authorization` header (a bearer token, Basic credentials). */
   authorization: string;
@@ -36,14 +55,14 @@ interface FundingCall {
   signal: AbortSignal;
 }
 
-/** What came back: the HTTP status and the body's JSON (null when it was not JSON). */
+/** What came back: the HTTP status and the body's JSON object (empty when it was not one). */
 interface FundingReply {
   status: number;
-  json: unknown;
+  body: Json;
 }
 
 /** One JSON request to a funding provider; `who` names it in errors ("paystack"). */
-export async function requestJson(url: string, call: FundingCall, who: string): Promise<FundingReply> {
+export async function requestJson(url: string, call: FundingRequest, who: string): Promise<FundingReply> {
   const answer = await FUNDING_PROVIDERS.send({
     url: new URL(url),
     method: call.method,
@@ -64,7 +83,7 @@ export async function requestJson(url: string, call: FundingCall, who: string): 
     case 'too_large':
       throw new Error(`${who}: answer too large`);
     case 'answer':
-      return { status: answer.status, json: parsed(answer.text) };
+      return { status: answer.status, body: obj(parsed(answer.text)) };
   }
 }
 

@@ -35,9 +35,9 @@ import { invalid } from '../domain/errors.js';
 import type { VirtualAccountRecord } from '../domain/funding.js';
 import type { Mode } from '../domain/mode.js';
 import { type Kobo, kobo, MAX_AMOUNT_KOBO, parseNaira } from '../domain/money.js';
-import { type FundingMethod, requestJson } from './http.js';
+import { type FundingCall, type FundingMethod, type Json, obj, requestJson, str } from './http.js';
 import type { ConfirmedInflow, FundingProvider, InflowHint, OpenRequest, OpenResult, VerifyResult } from './port.js';
-import { verifyHmacSha512Hex } from './signature.js';
+import { signedJson } from './signature.js';
 
 export const DEFAULT_MONNIFY_BASE_URL = 'https://api.monnify.com';
 
@@ -55,16 +55,6 @@ export interface MonnifyOptions {
   baseUrl?: string;
   /** For the token's expiry; the wall clock by default. */
   clock?: () => Date;
-}
-
-type Json = Record<string, unknown>;
-
-function obj(value: unknown): Json {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Json) : {};
-}
-
-function str(value: unknown): string {
-  return typeof value === 'string' ? value : typeof value === 'number' ? String(value) : '';
 }
 
 /**
@@ -165,12 +155,7 @@ function openedFromReservation(reservation: Json): OpenResult {
   return { kind: 'opened', accounts };
 }
 
-type MonnifyCall = (
-  method: FundingMethod,
-  path: string,
-  body: Json | undefined,
-  signal: AbortSignal,
-) => Promise<MonnifyAnswer>;
+type MonnifyCall = FundingCall<MonnifyAnswer>;
 
 /**
  * Monnify's authenticated calls: a bearer token from the login, cached until shortly before it
@@ -195,7 +180,7 @@ function createMonnifyCall(options: MonnifyOptions): MonnifyCall {
       { method, authorization, ...(body === undefined ? {} : { body }), signal },
       'monnify',
     );
-    return new MonnifyAnswer(reply.status, obj(reply.json));
+    return new MonnifyAnswer(reply.status, reply.body);
   }
 
   /** The cached token, or one login shared by every caller waiting while it runs. */
@@ -327,14 +312,9 @@ export function createMonnifyFunding(options: MonnifyOptions): FundingProvider {
     },
     recentInflows: (account, since, signal) => recentMonnifyInflows(call, account, since, signal),
     readNotification(rawBody, signature) {
-      if (!verifyHmacSha512Hex(options.secretKey, rawBody, signature)) return 'bad_signature';
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(rawBody.toString('utf8'));
-      } catch {
-        return 'bad_body';
-      }
-      return monnifyHint(parsed) ?? 'bad_body';
+      const signed = signedJson(options.secretKey, rawBody, signature);
+      if (typeof signed === 'string') return signed;
+      return monnifyHint(signed.json) ?? 'bad_body';
     },
     async close(account, signal) {
       const answer = await call(

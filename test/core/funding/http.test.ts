@@ -48,7 +48,7 @@ test('a redirect and an answer past the bound are errors, and the process lives 
     assert.match(await refusal(requestJson(huge.url, call, 'monnify')), 'monnify: answer too large');
     // A turn of the event loop, where an unheard abort error would have been thrown.
     await new Promise((resolve) => setImmediate(resolve));
-    assert.equal(await requestJson(fine.url, call, 'paystack'), { status: 200, json: { status: true } });
+    assert.equal(await requestJson(fine.url, call, 'paystack'), { status: 200, body: { status: true } });
   } finally {
     await redirecting.close();
     await huge.close();

@@ -45,7 +45,7 @@ import {
   VTPASS_BILL_FAMILIES,
   VTPASS_UPSTREAM,
 } from './providers/index.js';
-import { parseUpstreams, type UpstreamInstance } from './providers/upstreams.js';
+import { DEFAULT_VTPASS_BASE_URL, parseUpstreams, type UpstreamInstance } from './providers/upstreams.js';
 import { passphraseProblem } from './storage/secrets-archive.js';
 
 export interface CoreConfig {
@@ -178,8 +178,8 @@ export interface MongoConfig {
   dbName: string;
 }
 
-/** VTpass's sandbox: a deployment reaches the live API only when told to. */
-export const DEFAULT_VTPASS_BASE_URL = 'https://sandbox.vtpass.com/api/';
+export { DEFAULT_VTPASS_BASE_URL };
+
 const DEFAULT_VTPASS_SMS_URL = 'https://messaging.vtpass.com/v2/api/sms/sendsms';
 /** Where the dashboard is when DASHBOARD_PUBLIC_URL is unset: its default port on this machine. */
 export const DEFAULT_DASHBOARD_PUBLIC_URL = 'http://localhost:8081';

@@ -12,6 +12,7 @@
  */
 import { DomainError } from '../domain/errors.js';
 import type { TransactionRecord } from '../domain/records.js';
+import { isRefunded } from '../domain/transactions.js';
 import type { ProviderOutcome } from '../providers/port.js';
 import type { NewUpstreamAnswer } from '../store/port.js';
 import { applyOutcome, type PurchaseDeps, providerRequestOf } from './flow.js';
@@ -198,7 +199,7 @@ async function applyRequeryAnswer(
 
   const agrees =
     (tx.status === 'success' && outcome.kind === 'delivered') ||
-    (tx.status === 'failed' && (outcome.kind === 'failed' || outcome.kind === 'reversed')) ||
+    (tx.status === 'failed' && isRefunded(outcome.kind)) ||
     (tx.status === 'reversed' && outcome.kind === 'reversed');
   if (!agrees) {
     // A refunded purchase the provider calls delivered, or a delivered one it calls failed:

@@ -15,7 +15,13 @@ import { goodsMissing, type ProductName, type PurchaseOrder } from '../domain/pr
 import { recipientRefused } from '../domain/recipient-controls.js';
 import type { ReserveChecks, TransactionRecord } from '../domain/records.js';
 import { newReference } from '../domain/reference.js';
-import { DEFAULT_RETRY_SCHEDULE, firstAnswer, nextAttempt, type RetrySchedule } from '../domain/transactions.js';
+import {
+  DEFAULT_RETRY_SCHEDULE,
+  firstAnswer,
+  isRefunded,
+  nextAttempt,
+  type RetrySchedule,
+} from '../domain/transactions.js';
 import { REQUEST_ID_PATTERN } from '../domain/validation.js';
 import type { ProviderOutcome, ProviderRequest, ProvidersByMode } from '../providers/port.js';
 import type { AttemptEnd, NewUpstreamAnswer, Store } from '../store/port.js';
@@ -320,7 +326,7 @@ export async function applyOutcome(
   // delivered and the upstream has the money back, so the wallet is refunded once. If
   // somebody settled it first (a late success beats a failure learned second), the refund
   // changes nothing and the success is returned.
-  if (outcome.kind === 'failed' || outcome.kind === 'reversed') {
+  if (isRefunded(outcome.kind)) {
     const refunded = await deps.store.ledger.post({
       kind: 'refund',
       reference: tx.reference,

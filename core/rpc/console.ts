@@ -29,7 +29,9 @@ import {
 import type { ClockJump } from '../../runtime/clock-jump.js';
 import type { CatalogService } from '../catalog/service.js';
 import { DomainError, invalid } from '../domain/errors.js';
+import { AUDIT_PAGES } from '../domain/paging.js';
 import { planPriceBasis, planPriceFor } from '../domain/pricing.js';
+import { planTypeIsOff } from '../domain/products.js';
 import type { ApiKeyRecord, AuditEntryRecord } from '../domain/records.js';
 import type { ProposalRecord, StaffMemberRecord } from '../domain/staff.js';
 import type { Reports } from '../reports/service.js';
@@ -58,8 +60,6 @@ import { findingMessage } from './reconcile.js';
 import { fundingReportMessage, reportAsk, salesReportMessage } from './reports.js';
 
 /** Audit rows a list returns by default and at most. */
-const DEFAULT_AUDIT_ROWS = 50;
-const MAX_AUDIT_ROWS = 200;
 /** A network name is a short word; longer text is cut before it reaches the store. */
 const MAX_FILTER_CHARS = 40;
 
@@ -118,7 +118,7 @@ function auditMessage(entry: AuditEntryRecord): MessageInitShape<typeof AuditEnt
 
 /** The store's filter from the message's: empty fields do not narrow. */
 async function listAudit(auditLog: Store['auditLog'], filter: AuditFilter | undefined) {
-  const limit = Math.min(Math.max(filter?.limit || DEFAULT_AUDIT_ROWS, 1), MAX_AUDIT_ROWS);
+  const limit = Math.min(Math.max(filter?.limit || AUDIT_PAGES.defaultSize, 1), AUDIT_PAGES.maxSize);
   const entries = await auditLog.list({
     limit,
     ...(filter?.actor ? { actor: filter.actor.trim() } : {}),
@@ -156,7 +156,7 @@ async function catalogue(catalog: CatalogService, network: string) {
   return {
     tiers: tiers.map(tierMessage),
     plans: plans.map((plan) => ({
-      plan: catalogPlanMessage(plan, !off.some((o) => o.network === plan.network && o.type === plan.type)),
+      plan: catalogPlanMessage(plan, !planTypeIsOff(off, plan)),
       prices: tiers.map((tier) => ({
         tierId: tier.tierId,
         priceKobo: BigInt(planPriceFor(tier, plan)),

@@ -8,6 +8,7 @@
  */
 import type { Document } from 'mongodb';
 import type { FundingDayRow, ReportGroup, SalesDayRow } from '../../domain/reports.js';
+import { REFUNDED_STATUSES } from '../../domain/transactions.js';
 import type { ReportStore, ReportWindow } from '../port.js';
 import { COLLECTIONS, FUNDING_COLLECTIONS, SUPPLY_COLLECTIONS } from './collections.js';
 import type { MongoContext } from './context.js';
@@ -30,7 +31,7 @@ function dayOf(offsetMs: number): Document {
 const countIf = (condition: Document): Document => ({ $cond: [condition, 1, 0] });
 const sumIf = (condition: Document, value: unknown): Document => ({ $cond: [condition, value, 0] });
 
-const REFUNDED: Document = { $in: ['$status', ['failed', 'reversed']] };
+const REFUNDED: Document = { $in: ['$status', [...REFUNDED_STATUSES]] };
 const PENDING: Document = { $eq: ['$status', 'pending'] };
 const SUCCESS: Document = { $eq: ['$status', 'success'] };
 /**

@@ -8,10 +8,13 @@ import { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
 import { kobo } from '../../domain/money.js';
 import type { FundingDayRow, ReportGroup, SalesDayRow } from '../../domain/reports.js';
+import { REFUNDED_STATUSES } from '../../domain/transactions.js';
 import type { ReportStore, ReportWindow } from '../port.js';
 import { toMs } from './rows.js';
 
 const DAY_MS = 86_400_000;
+/** The refunded states as a SQL list: fixed words of the domain, never input. */
+const REFUNDED_IN = REFUNDED_STATUSES.map((status) => `'${status}'`).join(', ');
 
 interface SalesRow {
   day: number;
@@ -60,8 +63,8 @@ function salesSql(group: ReportGroup): string {
            ${GROUP_KEY[group]} AS key,
            COUNT(*) AS sales_count,
            SUM(t.charged_kobo) AS charged_kobo,
-           SUM(CASE WHEN t.status IN ('failed', 'reversed') THEN 1 ELSE 0 END) AS refund_count,
-           SUM(CASE WHEN t.status IN ('failed', 'reversed') THEN t.charged_kobo ELSE 0 END) AS refunded_kobo,
+           SUM(CASE WHEN t.status IN (${REFUNDED_IN}) THEN 1 ELSE 0 END) AS refund_count,
+           SUM(CASE WHEN t.status IN (${REFUNDED_IN}) THEN t.charged_kobo ELSE 0 END) AS refunded_kobo,
            SUM(CASE WHEN t.status = 'pending' THEN 1 ELSE 0 END) AS pending_count,
            SUM(CASE WHEN t.status = 'pending' THEN t.charged_kobo ELSE 0 END) AS pending_kobo,
            SUM(CASE WHEN ${costKnown} THEN 1 ELSE 0 END) AS costed_count,

@@ -238,6 +238,7 @@ const MAX_ROUTE_UPSTREAMS = 8;
  * The routing variable of one product family (PROVIDER_AIRTIME, ...): upstream names in order,
  * separated by commas. Whether each names a configured upstream is checked once all are read.
  */
+// Read into `routeAirtime` and the others: the env names (PROVIDER_*) are public config and stay; `PROVIDER` there is the upstream.
 function route(family: ProductName, help: string): Variable<readonly string[]> {
   const name = ROUTING_VARIABLES[family];
   return variable(name, SANDBOX_UPSTREAM, help, (raw) => {

@@ -313,6 +313,7 @@ async function overview(deps: HolderDeskDeps, context: HolderContext, mode: Mode
   };
 }
 
+/** The account holder's desk (the developer area's use cases); the staff's is core/staff/desk.ts. */
 export function createHolderDesk(deps: HolderDeskDeps) {
   const { store, accounts, purchases, webhooks } = deps;
 

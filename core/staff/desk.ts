@@ -715,6 +715,7 @@ function decisionDesk(deps: DeskDeps) {
   };
 }
 
+/** The staff's desk (the console's use cases); the holder's is core/holders/desk.ts, the inflow desk core/funding/service.ts. */
 export function createDesk(deps: DeskDeps) {
   return {
     attention: (): Promise<Attention> => attention(deps),

@@ -3,9 +3,6 @@ import { PENDING_PAGES } from '../core/domain/paging.js';
 import { type CommandGroup, UsageError } from './command.js';
 import { columns, isoTime, kobo, limitOption, moneyFields, nairaText, productName } from './format.js';
 
-/** Rows `pending list` shows without --limit. */
-const DEFAULT_PENDING_LIMIT = 50;
-
 export const pendingGroup: CommandGroup = {
   name: 'pending',
   summary: 'Purchases waiting for the provider (unknown outcomes).',
@@ -16,13 +13,16 @@ export const pendingGroup: CommandGroup = {
       args: [],
       options: {
         attention: { placeholder: 'yes|no', summary: 'yes: only purchases flagged for a person.' },
-        limit: { placeholder: 'N', summary: `How many, 1 to ${PENDING_PAGES.maxSize}.` },
+        limit: {
+          placeholder: 'N',
+          summary: `How many, 1 to ${PENDING_PAGES.maxSize}; default ${PENDING_PAGES.defaultSize}.`,
+        },
       },
       async run({ options }, core) {
         const attention = options['attention'] ?? 'no';
         if (attention !== 'yes' && attention !== 'no')
           throw new UsageError(`--attention must be yes or no; got ${JSON.stringify(attention)}.`);
-        const limit = limitOption(options['limit'], DEFAULT_PENDING_LIMIT, PENDING_PAGES.maxSize);
+        const limit = limitOption(options['limit'], PENDING_PAGES.defaultSize, PENDING_PAGES.maxSize);
         const page = await core().listPendingTransactions({ needsAttentionOnly: attention === 'yes', pageSize: limit });
         const rows = page.transactions.map((t) => [
           t.reference,

@@ -4,14 +4,12 @@
  * There is no mail server: `staff invite` prints the one-time set-up link for the operator to
  * pass on; the core never logs it.
  */
+import { AUDIT_PAGES } from '../core/domain/paging.js';
 import { type AuditEntry, StaffAdminService, type StaffMember } from '../gen/prepaid/v1/console_pb.js';
 import { type CommandGroup, UsageError } from './command.js';
 import { columns, isoTime, present } from './format.js';
 
 const ROLES = ['admin', 'support', 'finance'];
-/** Rows `audit list` prints by default and at most (the core's bound). */
-const DEFAULT_AUDIT_ROWS = 50;
-const MAX_AUDIT_ROWS = 200;
 
 function memberJson(member: StaffMember): Record<string, unknown> {
   return {
@@ -121,12 +119,15 @@ export const auditGroup: CommandGroup = {
         },
         target: { placeholder: 'TARGET', summary: 'Only rows about this account, reference, proposal or email.' },
         before: { placeholder: 'ID', summary: 'Only rows older than this id (the next page).' },
-        limit: { placeholder: 'N', summary: `Rows to show, 1 to ${MAX_AUDIT_ROWS}; default ${DEFAULT_AUDIT_ROWS}.` },
+        limit: {
+          placeholder: 'N',
+          summary: `Rows to show, 1 to ${AUDIT_PAGES.maxSize}; default ${AUDIT_PAGES.defaultSize}.`,
+        },
       },
       async run({ options }, _core, clients) {
-        const limit = Number(options['limit'] ?? DEFAULT_AUDIT_ROWS);
-        if (!Number.isInteger(limit) || limit < 1 || limit > MAX_AUDIT_ROWS)
-          throw new UsageError(`--limit must be a whole number from 1 to ${MAX_AUDIT_ROWS}.`);
+        const limit = Number(options['limit'] ?? AUDIT_PAGES.defaultSize);
+        if (!Number.isInteger(limit) || limit < 1 || limit > AUDIT_PAGES.maxSize)
+          throw new UsageError(`--limit must be a whole number from 1 to ${AUDIT_PAGES.maxSize}.`);
         const { entries } = await clients(StaffAdminService).listAudit({
           filter: {
             actor: options['actor'] ?? '',

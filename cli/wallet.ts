@@ -18,9 +18,6 @@ import {
   present,
 } from './format.js';
 
-/** Entries `wallet ledger` shows without --limit: one screenful. */
-const DEFAULT_LEDGER_LIMIT = 20;
-
 function entryJson(entry: LedgerEntry): Record<string, unknown> {
   return {
     entry_id: Number(entry.entryId),
@@ -187,7 +184,7 @@ export const walletGroup: CommandGroup = {
     {
       name: 'ledger',
       summary:
-        `Show a wallet's newest ledger entries (default ${DEFAULT_LEDGER_LIMIT}); ` +
+        `Show a wallet's newest ledger entries (default ${LEDGER_PAGES.defaultSize}); ` +
         "--mode test shows the test wallet's.",
       args: ['ACCOUNT_ID'],
       options: {
@@ -195,7 +192,7 @@ export const walletGroup: CommandGroup = {
         mode: MODE_OPTION,
       },
       async run({ args, options }, core) {
-        const limit = limitOption(options['limit'], DEFAULT_LEDGER_LIMIT, LEDGER_PAGES.maxSize);
+        const limit = limitOption(options['limit'], LEDGER_PAGES.defaultSize, LEDGER_PAGES.maxSize);
         const mode = modeArgument(options['mode']);
         const wallet = modeName(mode);
         const page = await core().listLedgerEntries({ accountId: args[0], pageSize: limit, mode });

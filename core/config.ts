@@ -46,7 +46,7 @@ import {
   VTPASS_BILL_FAMILIES,
   VTPASS_UPSTREAM,
 } from './providers/index.js';
-import { parseUpstreams, type UpstreamInstance } from './providers/upstreams.js';
+import { DEFAULT_VTPASS_BASE_URL, parseUpstreams, type UpstreamInstance } from './providers/upstreams.js';
 import { passphraseProblem } from './storage/secrets-archive.js';
 
 export interface CoreConfig {
@@ -181,8 +181,8 @@ export interface MongoConfig {
   dbName: string;
 }
 
-/** VTpass's sandbox: a deployment reaches the live API only when told to. */
-export const DEFAULT_VTPASS_BASE_URL = 'https://sandbox.vtpass.com/api/';
+export { DEFAULT_VTPASS_BASE_URL };
+
 const DEFAULT_VTPASS_SMS_URL = 'https://messaging.vtpass.com/v2/api/sms/sendsms';
 /** Where the dashboard is when DASHBOARD_PUBLIC_URL is unset: its default port on this machine. */
 export const DEFAULT_DASHBOARD_PUBLIC_URL = 'http://localhost:8081';
@@ -241,6 +241,7 @@ const MAX_ROUTE_UPSTREAMS = 8;
  * The routing variable of one product family (PROVIDER_AIRTIME, ...): upstream names in order,
  * separated by commas. Whether each names a configured upstream is checked once all are read.
  */
+// Read into `routeAirtime` and the others: the env names (PROVIDER_*) are public config and stay; `PROVIDER` there is the upstream.
 function route(family: ProductName, help: string): Variable<readonly string[]> {
   const name = ROUTING_VARIABLES[family];
   return variable(name, SANDBOX_UPSTREAM, help, (raw) => {

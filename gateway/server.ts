@@ -16,6 +16,7 @@ import { addressBudgetKey } from '../core/domain/addresses.js';
 import type { Dialect as DialectName } from '../core/domain/compat.js';
 import { addressList, createClientIpResolver } from '../runtime/client-ip.js';
 import { answerAndClose, applyHttpBounds, boundedServerOptions, type HttpBounds } from '../runtime/http-bounds.js';
+import { requestUrl } from '../runtime/url.js';
 import { findAction } from './actions/index.js';
 import { createKeyAuthenticator } from './auth.js';
 import { ClientGoneError } from './body.js';
@@ -428,18 +429,4 @@ function stoppable(
       compatServer?.closeAllConnections();
     },
   };
-}
-
-/**
- * The request target as a URL. It is appended to a fixed origin rather than resolved
- * against one, so that a target like "//other.host/api/v1" stays a path (and matches no base
- * path) instead of becoming another host. Undefined when it cannot be parsed at all.
- */
-function requestUrl(target: string | undefined): URL | undefined {
-  if (target === undefined || !target.startsWith('/')) return undefined;
-  try {
-    return new URL(`http://gateway.invalid${target}`);
-  } catch {
-    return undefined;
-  }
 }

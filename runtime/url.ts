@@ -63,3 +63,18 @@ export function checkUrl(text: string, rules: UrlRules): UrlCheck {
 export function baseUrlText(url: URL): string {
   return url.href.replace(/\/+$/, '');
 }
+
+/**
+ * An incoming request's target as a URL, for every server of ours (the gateway, web/door.ts). It
+ * is appended to a fixed origin rather than resolved against one, so that targets like
+ * "//other.host/api/v1", "//@" or "/\\" stay paths (that match no route or base path) instead of
+ * naming another host or failing to parse. Undefined when it cannot be read at all.
+ */
+export function requestUrl(target: string | undefined): URL | undefined {
+  if (target === undefined || !target.startsWith('/')) return undefined;
+  try {
+    return new URL(`http://request.invalid${target}`);
+  } catch {
+    return undefined;
+  }
+}

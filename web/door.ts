@@ -16,8 +16,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { HttpBounds, PeerRule } from '../runtime/http-bounds.js';
+import { requestUrl } from '../runtime/url.js';
 import type { SafeHtml } from './html.js';
-import { boundedWebServer, readForm, redirect, requestUrl, sendPage, type WebServer } from './http.js';
+import { boundedWebServer, readForm, redirect, sendPage, type WebServer } from './http.js';
 import { type CoreRefusal, refusalOf } from './refusal.js';
 import {
   CSRF_FIELD,

@@ -23,20 +23,6 @@ import type { SafeHtml } from './html.js';
 /** A form is a handful of fields; nothing legitimate comes close. */
 const MAX_FORM_BYTES = 64 * 1024;
 
-/**
- * The request target as a URL. It is appended to a fixed origin rather than resolved against
- * one, so that targets like "//", "//@" or "/\\" stay paths (that match no route) instead of
- * naming another host or failing to parse. Undefined when it cannot be read at all.
- */
-export function requestUrl(target: string | undefined): URL | undefined {
-  if (target === undefined || !target.startsWith('/')) return undefined;
-  try {
-    return new URL(`http://web.invalid${target}`);
-  } catch {
-    return undefined;
-  }
-}
-
 /** Reads an application/x-www-form-urlencoded body up to MAX_FORM_BYTES; undefined when larger. */
 export async function readForm(req: IncomingMessage): Promise<URLSearchParams | undefined> {
   const chunks: Buffer[] = [];

@@ -9,6 +9,7 @@
  */
 import { type NewEvent, planEvent, publicPlan } from '../domain/events.js';
 import { planPriceFor } from '../domain/pricing.js';
+import { planTypeIsOff } from '../domain/products.js';
 import type { PlanRecord, TierRecord } from '../domain/records.js';
 import type { PlanTypeOff, Store } from '../store/port.js';
 
@@ -51,8 +52,7 @@ export interface ChangeResult {
   events: number;
 }
 
-const isOff = (plan: PlanRecord, off: readonly PlanTypeOff[]) =>
-  off.some((o) => o.network === plan.network && o.type === plan.type);
+const isOff = (plan: PlanRecord, off: readonly PlanTypeOff[]) => planTypeIsOff(off, plan);
 
 export function createPlanChanges(deps: {
   store: Pick<Store, 'catalog' | 'accounts' | 'auditLog'>;

@@ -14,6 +14,7 @@ import {
   PLAN_TYPES,
   type PlanType,
   PRODUCTS,
+  planTypeIsOff,
   SERVICES_BY_PRODUCT,
 } from '../domain/products.js';
 import type { CablePackageRecord, PlanRecord, PriceRule, TierRecord } from '../domain/records.js';
@@ -302,7 +303,8 @@ function planMethods(context: CatalogContext) {
       throwIfViolations(violations);
       const type = planType as PlanType;
       const plans = (await catalog.listPlans({ network })).filter((p) => p.type === type);
-      const wasOff = (await catalog.listPlanTypesOff()).some((o) => o.network === network && o.type === type);
+      // throwIfViolations refused an unknown network above.
+      const wasOff = planTypeIsOff(await catalog.listPlanTypesOff(), { network: network!, type });
       if (wasOff === !enabled) return { changed: false, plans, events: 0 };
       const result = await changes.apply(
         {

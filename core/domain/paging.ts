@@ -25,6 +25,10 @@ export const HISTORY_PAGES: PageBounds = { defaultSize: DEFAULT_HISTORY_PAGE_SIZ
 export const PENDING_PAGES: PageBounds = { defaultSize: 100, maxSize: 500 };
 /** The operator's view of one wallet's ledger. */
 export const LEDGER_PAGES: PageBounds = { defaultSize: 100, maxSize: 500 };
+/** The developer area's history and statement; an export reads pages of the largest size in turn. */
+export const HOLDER_PAGES: PageBounds = { defaultSize: 50, maxSize: 500 };
+/** The staff audit log (the console's page, `prepaid staff audit`). */
+export const AUDIT_PAGES: PageBounds = { defaultSize: 50, maxSize: 200 };
 
 /**
  * The size of a page: the default when the caller named none (`undefined`; an RPC whose

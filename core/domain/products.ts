@@ -41,6 +41,17 @@ export function byNetworkThenPrice<T extends { plan: { network: string; planId: 
 export const PLAN_TYPES = ['sme', 'sme2', 'cg', 'gifting', 'awoof', 'direct'] as const;
 export type PlanType = (typeof PLAN_TYPES)[number];
 
+/**
+ * Whether a plan (or a network and type) is off sale because its type is switched off on its
+ * network: the one reading of the operator's switches, for sales, lists and the switch itself.
+ */
+export function planTypeIsOff(
+  off: readonly { network: string; type: string }[],
+  plan: { network: string; type: string },
+): boolean {
+  return off.some((o) => o.network === plan.network && o.type === plan.type);
+}
+
 /** Every name a caller may give a network: the spec's four and their aliases. */
 export const NETWORK_NAMES: readonly string[] = [...NETWORKS, ...Object.keys(NETWORK_ALIASES)];
 

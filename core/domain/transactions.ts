@@ -40,12 +40,15 @@ export function movesInto(to: TransactionStatus): readonly TransactionStatus[] {
 /** The states whose charge was given back (one refund entry each). */
 export type RefundedStatus = Extract<TransactionStatus, 'failed' | 'reversed'>;
 
+/** The same states as a list, for a store's query (a SQL `IN`, a MongoDB `$in`). */
+export const REFUNDED_STATUSES: readonly RefundedStatus[] = ['failed', 'reversed'];
+
 /**
  * Whether a purchase in `status` had its charge given back (one refund entry each). It takes
  * any text, so that a store's raw row and a metrics label are asked the same question.
  */
 export function isRefunded(status: string): status is RefundedStatus {
-  return status === 'failed' || status === 'reversed';
+  return (REFUNDED_STATUSES as readonly string[]).includes(status);
 }
 
 /** When the recovery worker re-queries a pending transaction, and when it asks for a person. */

@@ -1,61 +1,96 @@
 /**
- * The funding providers' HTTP calls (Paystack, Monnify): undici's `request` over one keep-alive
- * Agent, rather than the global `fetch`. Every notification re-queries its provider before any
- * credit, so this call is on the notification path's CPU: under the bench's "funding" load
- * `fetch` (its WHATWG Request, Headers and streams) took a fifth of the core's busy time, more
- * than the store's commits (see docs/performance.md). Like `fetch` with `redirect: 'error'`,
- * no redirect is followed: a 3xx answer is an error.
+ * The funding providers' HTTP calls (Paystack, Monnify), through the platform's one outbound
+ * client (runtime/outbound-http.ts: undici's request on a keep-alive Agent, no redirect followed,
+ * bounded time and size). What the funding providers add: JSON both ways with the caller's
+ * `Authorization`, and a call that throws when it did not get a readable answer (no answer, a
+ * redirect, a body past the bound), since every use of a funding provider's answer is a
+ * re-query or an opening that the caller retries or reports, never money decided on silence.
  */
-import { Agent, type Dispatcher } from 'undici';
+import { type OutboundRequest, outboundClient } from '../../runtime/outbound-http.js';
 
-/** Connections at most to one provider's host; idle ones are kept for the next call. */
-const MAX_CONNECTIONS_PER_PROVIDER = 64;
+/** Connections at most to one funding provider's host; idle ones are kept for the next call. */
+const MAX_CONNECTIONS_PER_FUNDING_PROVIDER = 64;
 
-const agent = new Agent({ connections: MAX_CONNECTIONS_PER_PROVIDER });
+/** The bound on each phase of a call, behind the caller's signal (the funding service's 15 s). */
+const PHASE_BOUND_MS = 60_000;
 
-interface ProviderCall {
-  method: string;
-  headers: Record<string, string>;
-  /** JSON text, when the call has a body. */
-  body?: string;
+const FUNDING_PROVIDERS = outboundClient({
+  connections: MAX_CONNECTIONS_PER_FUNDING_PROVIDER,
+  timeoutMs: PHASE_BOUND_MS,
+});
+
+/** A funding provider's answer larger than this is not one we can trust to parse: an error. */
+const MAX_ANSWER_BYTES = 1_000_000;
+
+/** A JSON object as the funding providers send it. */
+export type Json = Record<string, unknown>;
+
+/** The object at `value`, or an empty one: a provider's answer is read without trusting its shape. */
+export function obj(value: unknown): Json {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Json) : {};
+}
+
+/** The text at `value` (a number as its digits), or ''. */
+export function str(value: unknown): string {
+  return typeof value === 'string' ? value : typeof value === 'number' ? String(value) : '';
+}
+
+/** The methods the funding providers' APIs use. */
+export type FundingMethod = OutboundRequest['method'];
+
+/** A funding provider's calls as its adapter makes them: a path on its base, its own answer type. */
+export type FundingCall<Answer> = (
+  method: FundingMethod,
+  path: string,
+  body: Json | undefined,
+  signal: AbortSignal,
+) => Promise<Answer>;
+
+interface FundingRequest {
+  method: FundingMethod;
+  /** The whole `Authorization` header (a bearer token, Basic credentials). */
+  authorization: string;
+  /** Sent as JSON, when the call has a body. */
+  body?: Json;
   signal: AbortSignal;
 }
 
-interface ProviderReply {
+/** What came back: the HTTP status and the body's JSON object (empty when it was not one). */
+interface FundingReply {
   status: number;
-  /** The answer's text, at most `maxBytes` bytes of it (a longer answer is an error). */
-  text: string;
+  body: Json;
 }
 
-/** One call to a provider; `who` names it in errors ("paystack"). */
-export async function callProvider(
-  url: string,
-  call: ProviderCall,
-  maxBytes: number,
-  who: string,
-): Promise<ProviderReply> {
-  const target = new URL(url);
-  const answer: Dispatcher.ResponseData = await agent.request({
-    origin: target.origin,
-    path: `${target.pathname}${target.search}`,
-    method: call.method as Dispatcher.HttpMethod,
-    headers: call.headers,
-    ...(call.body === undefined ? {} : { body: call.body }),
+/** One JSON request to a funding provider; `who` names it in errors ("paystack"). */
+export async function requestJson(url: string, call: FundingRequest, who: string): Promise<FundingReply> {
+  const answer = await FUNDING_PROVIDERS.send({
+    url: new URL(url),
+    method: call.method,
+    headers: {
+      Authorization: call.authorization,
+      Accept: 'application/json',
+      ...(call.body === undefined ? {} : { 'Content-Type': 'application/json' }),
+    },
+    ...(call.body === undefined ? {} : { body: JSON.stringify(call.body) }),
     signal: call.signal,
+    maxBytes: MAX_ANSWER_BYTES,
   });
-  if (answer.statusCode >= 300 && answer.statusCode < 400) {
-    answer.body.destroy();
-    throw new Error(`${who}: redirect refused (${answer.statusCode})`);
-  }
-  const chunks: Buffer[] = [];
-  let read = 0;
-  for await (const chunk of answer.body as AsyncIterable<Buffer>) {
-    read += chunk.length;
-    if (read > maxBytes) {
-      answer.body.destroy();
+  switch (answer.kind) {
+    case 'no_answer':
+      throw answer.error;
+    case 'redirect':
+      throw new Error(`${who}: redirect refused (${answer.status})`);
+    case 'too_large':
       throw new Error(`${who}: answer too large`);
-    }
-    chunks.push(chunk);
+    case 'answer':
+      return { status: answer.status, body: obj(parsed(answer.text)) };
   }
-  return { status: answer.statusCode, text: Buffer.concat(chunks).toString('utf8') };
+}
+
+function parsed(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
 }

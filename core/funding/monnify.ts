@@ -35,9 +35,9 @@ import { invalid } from '../domain/errors.js';
 import type { VirtualAccountRecord } from '../domain/funding.js';
 import type { Mode } from '../domain/mode.js';
 import { type Kobo, kobo, MAX_AMOUNT_KOBO, parseNaira } from '../domain/money.js';
-import { callProvider } from './http.js';
+import { type FundingCall, type FundingMethod, type Json, obj, requestJson, str } from './http.js';
 import type { ConfirmedInflow, FundingProvider, InflowHint, OpenRequest, OpenResult, VerifyResult } from './port.js';
-import { verifyHmacSha512Hex } from './signature.js';
+import { signedJson } from './signature.js';
 
 export const DEFAULT_MONNIFY_BASE_URL = 'https://api.monnify.com';
 
@@ -47,8 +47,6 @@ const TOKEN_REFRESH_MARGIN_MS = 60_000;
 const MIN_TOKEN_LIFETIME_MS = 30_000;
 /** Transactions one sweep reads per reserved account: far above the transfers one wallet gets in a day. */
 const SWEEP_PAGE_SIZE = 100;
-/** A Monnify answer larger than this is not one we can trust to parse. */
-const MAX_ANSWER_BYTES = 1_000_000;
 
 export interface MonnifyOptions {
   apiKey: string;
@@ -57,16 +55,6 @@ export interface MonnifyOptions {
   baseUrl?: string;
   /** For the token's expiry; the wall clock by default. */
   clock?: () => Date;
-}
-
-type Json = Record<string, unknown>;
-
-function obj(value: unknown): Json {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Json) : {};
-}
-
-function str(value: unknown): string {
-  return typeof value === 'string' ? value : typeof value === 'number' ? String(value) : '';
 }
 
 /**
@@ -167,12 +155,7 @@ function openedFromReservation(reservation: Json): OpenResult {
   return { kind: 'opened', accounts };
 }
 
-type MonnifyCall = (
-  method: string,
-  path: string,
-  body: Json | undefined,
-  signal: AbortSignal,
-) => Promise<MonnifyAnswer>;
+type MonnifyCall = FundingCall<MonnifyAnswer>;
 
 /**
  * Monnify's authenticated calls: a bearer token from the login, cached until shortly before it
@@ -186,35 +169,18 @@ function createMonnifyCall(options: MonnifyOptions): MonnifyCall {
   let login: Promise<string> | null = null;
 
   async function send(
-    method: string,
+    method: FundingMethod,
     path: string,
     authorization: string,
     body: Json | undefined,
     signal: AbortSignal,
   ): Promise<MonnifyAnswer> {
-    const response = await callProvider(
+    const reply = await requestJson(
       `${base}${path}`,
-      {
-        method,
-        headers: {
-          Authorization: authorization,
-          Accept: 'application/json',
-          ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
-        },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-        signal,
-      },
-      MAX_ANSWER_BYTES,
+      { method, authorization, ...(body === undefined ? {} : { body }), signal },
       'monnify',
     );
-    const text = response.text;
-    let parsed: unknown = null;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      parsed = null;
-    }
-    return new MonnifyAnswer(response.status, obj(parsed));
+    return new MonnifyAnswer(reply.status, reply.body);
   }
 
   /** The cached token, or one login shared by every caller waiting while it runs. */
@@ -240,7 +206,7 @@ function createMonnifyCall(options: MonnifyOptions): MonnifyCall {
     return login;
   }
 
-  async function call(method: string, path: string, body: Json | undefined, signal: AbortSignal) {
+  async function call(method: FundingMethod, path: string, body: Json | undefined, signal: AbortSignal) {
     const first = await send(method, path, `Bearer ${await accessToken(signal)}`, body, signal);
     if (first.httpStatus !== 401) return first;
     // Expired or revoked before we thought: log in again, once.
@@ -346,14 +312,9 @@ export function createMonnifyFunding(options: MonnifyOptions): FundingProvider {
     },
     recentInflows: (account, since, signal) => recentMonnifyInflows(call, account, since, signal),
     readNotification(rawBody, signature) {
-      if (!verifyHmacSha512Hex(options.secretKey, rawBody, signature)) return 'bad_signature';
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(rawBody.toString('utf8'));
-      } catch {
-        return 'bad_body';
-      }
-      return monnifyHint(parsed) ?? 'bad_body';
+      const signed = signedJson(options.secretKey, rawBody, signature);
+      if (typeof signed === 'string') return signed;
+      return monnifyHint(signed.json) ?? 'bad_body';
     },
     async close(account, signal) {
       const answer = await call(

@@ -38,7 +38,7 @@
 import { invalid } from '../domain/errors.js';
 import type { VirtualAccountRecord } from '../domain/funding.js';
 import { isKobo, kobo } from '../domain/money.js';
-import { callProvider } from './http.js';
+import { type FundingCall, type FundingMethod, type Json, obj, requestJson, str } from './http.js';
 import type {
   AccountEvent,
   ConfirmedInflow,
@@ -53,7 +53,7 @@ import type {
   OpenResult,
   VerifyResult,
 } from './port.js';
-import { verifyHmacSha512Hex } from './signature.js';
+import { signedJson } from './signature.js';
 
 export const DEFAULT_PAYSTACK_BASE_URL = 'https://api.paystack.co';
 export const DEFAULT_PAYSTACK_PREFERRED_BANK = 'wema-bank';
@@ -62,23 +62,11 @@ export const DEFAULT_PAYSTACK_PREFERRED_BANK = 'wema-bank';
 const SWEEP_PAGE_SIZE = 100;
 /** Pages of 100 banks read from `GET /bank`: Nigeria's list is a few hundred banks. */
 const MAX_BANK_PAGES = 10;
-/** A Paystack answer larger than this is not one we can trust to parse. */
-const MAX_ANSWER_BYTES = 1_000_000;
 
 export interface PaystackOptions {
   secretKey: string;
   baseUrl?: string;
   preferredBank?: string;
-}
-
-type Json = Record<string, unknown>;
-
-function obj(value: unknown): Json {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Json) : {};
-}
-
-function str(value: unknown): string {
-  return typeof value === 'string' ? value : typeof value === 'number' ? String(value) : '';
 }
 
 class PaystackAnswer {
@@ -113,45 +101,23 @@ function confirmedFrom(tx: Json, expectedDomain: string): ConfirmedInflow | stri
   };
 }
 
-type PaystackCall = (
-  method: string,
-  path: string,
-  body: Json | undefined,
-  signal: AbortSignal,
-) => Promise<PaystackAnswer>;
+type PaystackCall = FundingCall<PaystackAnswer>;
 
 /** Paystack's calls, each with the secret key as its bearer token. */
 function createPaystackCall(options: PaystackOptions): PaystackCall {
   const base = (options.baseUrl ?? DEFAULT_PAYSTACK_BASE_URL).replace(/\/+$/, '');
   async function call(
-    method: string,
+    method: FundingMethod,
     path: string,
     body: Json | undefined,
     signal: AbortSignal,
   ): Promise<PaystackAnswer> {
-    const response = await callProvider(
+    const reply = await requestJson(
       `${base}${path}`,
-      {
-        method,
-        headers: {
-          Authorization: `Bearer ${options.secretKey}`,
-          Accept: 'application/json',
-          ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
-        },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-        signal,
-      },
-      MAX_ANSWER_BYTES,
+      { method, authorization: `Bearer ${options.secretKey}`, ...(body === undefined ? {} : { body }), signal },
       'paystack',
     );
-    const text = response.text;
-    let parsed: unknown = null;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      parsed = null;
-    }
-    return new PaystackAnswer(response.status, obj(parsed));
+    return new PaystackAnswer(reply.status, reply.body);
   }
 
   return call;
@@ -373,14 +339,9 @@ export function createPaystackFunding(options: PaystackOptions): FundingProvider
       return inflows;
     },
     readNotification(rawBody, signature) {
-      if (!verifyHmacSha512Hex(options.secretKey, rawBody, signature)) return 'bad_signature';
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(rawBody.toString('utf8'));
-      } catch {
-        return 'bad_body';
-      }
-      return paystackAccountEvent(parsed) ?? paystackHint(parsed) ?? 'bad_body';
+      const signed = signedJson(options.secretKey, rawBody, signature);
+      if (typeof signed === 'string') return signed;
+      return paystackAccountEvent(signed.json) ?? paystackHint(signed.json) ?? 'bad_body';
     },
     async close(account, signal) {
       const id = account.providerCustomerRef.split('#')[1] ?? '';

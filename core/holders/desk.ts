@@ -13,7 +13,7 @@ import type { EventRecord, WebhookEndpointRecord } from '../domain/events.js';
 import type { Mode } from '../domain/mode.js';
 import type { Kobo } from '../domain/money.js';
 import { formatNaira, isKobo, kobo } from '../domain/money.js';
-import { pageSize as boundedPageSize, type Page, readPage, sizeOrDefault } from '../domain/paging.js';
+import { pageSize as boundedPageSize, HOLDER_PAGES, type Page, readPage, sizeOrDefault } from '../domain/paging.js';
 import {
   LAGOS_OFFSET_MS,
   lagosDate,
@@ -35,9 +35,6 @@ import type { EndpointWithSecret, WebhookService } from '../webhooks/service.js'
 
 /** Days the overview's chart covers, today included. */
 const CHART_DAYS = 30;
-const DEFAULT_HOLDER_PAGE_SIZE = 50;
-/** An export reads pages of this size one after the other. */
-const MAX_HOLDER_PAGE_SIZE = 500;
 /** The face value the rate-priced products are shown at: 1,000 Naira. */
 const EXAMPLE_FACE_VALUE_KOBO: Kobo = kobo(100_000);
 /**
@@ -108,11 +105,7 @@ export interface HolderDeskDeps {
 }
 
 function pageSize(requested: number, field: string): number {
-  return boundedPageSize(
-    sizeOrDefault(requested),
-    { defaultSize: DEFAULT_HOLDER_PAGE_SIZE, maxSize: MAX_HOLDER_PAGE_SIZE },
-    field,
-  );
+  return boundedPageSize(sizeOrDefault(requested), HOLDER_PAGES, field);
 }
 
 function exact(field: string, value: string): string | undefined {
@@ -320,6 +313,7 @@ async function overview(deps: HolderDeskDeps, context: HolderContext, mode: Mode
   };
 }
 
+/** The account holder's desk (the developer area's use cases); the staff's is core/staff/desk.ts. */
 export function createHolderDesk(deps: HolderDeskDeps) {
   const { store, accounts, purchases, webhooks } = deps;
 

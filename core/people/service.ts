@@ -536,7 +536,7 @@ async function checkJoiningPassword(
   throttle.succeeded(person.email, address);
 }
 
-/** What invitations share with the rest of the service. */
+/** What invitations share with the rest of the service (a `...Kit`: the deps one group of RPCs uses). */
 interface InvitationKit {
   people: Store['people'];
   clock: () => Date;

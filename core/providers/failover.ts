@@ -11,8 +11,10 @@
  * is refunded (core/purchases/upstream-calls.ts). Otherwise the adapter's own outcome stands.
  * The rules per kind are in failover-rules.ts.
  */
+
+import { neverWritten } from '../../runtime/outbound-http.js';
 import type { CallEvidence } from './port.js';
-import type { HttpAnswer } from './vtpass/http.js';
+import type { HttpAnswer } from './upstream-http.js';
 
 /** True when the evidence proves the upstream did not deliver (the purchase may move on). */
 export type FailoverRule = (evidence: CallEvidence) => boolean;
@@ -23,17 +25,8 @@ export function evidenceOf(
   read: { code: string | null; status: string | null } | undefined,
 ): CallEvidence {
   if (answer.kind === 'no_answer') {
-    switch (answer.cause) {
-      case 'refused':
-      case 'dns':
-      case 'tls':
-        return { kind: 'not_sent', cause: answer.cause };
-      case 'timeout':
-      case 'reset':
-        return { kind: 'no_answer', cause: answer.cause };
-      case 'other':
-        return { kind: 'no_answer', cause: 'other' };
-    }
+    const cause = answer.cause;
+    return neverWritten(cause) ? { kind: 'not_sent', cause } : { kind: 'no_answer', cause };
   }
   const json = answer.json !== null && typeof answer.json === 'object' && !Array.isArray(answer.json);
   return {

@@ -26,8 +26,11 @@ export type UpstreamInstance =
   | { name: string; kind: 'ported-number'; baseUrl: string; token: string }
   | { name: string; kind: 'sandbox' };
 
-/** VTpass's address when VTPASS_BASE_URL is unset (the same default as the core's). */
-const VTPASS_DEFAULT_BASE_URL = 'https://sandbox.vtpass.com/api/';
+/**
+ * VTpass's address when VTPASS_BASE_URL is unset, for a named instance and the core's own
+ * configuration alike: its sandbox, so a deployment reaches the live API only when told to.
+ */
+export const DEFAULT_VTPASS_BASE_URL = 'https://sandbox.vtpass.com/api/';
 /** ClubKonnect's API host; (unsure) see docs/upstreams.md: ClubKonnect's documentation could not confirm it. */
 const CLUBKONNECT_DEFAULT_BASE_URL = 'https://www.nellobytesystems.com/';
 
@@ -149,7 +152,7 @@ function readVtpass(env: Env, declared: boolean): UpstreamInstance | undefined {
   return {
     name: 'vtpass',
     kind: 'vtpass',
-    baseUrl: upstreamUrl('VTPASS_BASE_URL', env['VTPASS_BASE_URL'] ?? VTPASS_DEFAULT_BASE_URL),
+    baseUrl: upstreamUrl('VTPASS_BASE_URL', env['VTPASS_BASE_URL'] ?? DEFAULT_VTPASS_BASE_URL),
     apiKey,
     publicKey,
     secretKey,

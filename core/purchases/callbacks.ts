@@ -12,10 +12,11 @@
  */
 import { DomainError } from '../domain/errors.js';
 import type { TransactionRecord } from '../domain/records.js';
+import { isRefunded } from '../domain/transactions.js';
 import type { ProviderOutcome } from '../providers/port.js';
 import type { NewUpstreamAnswer } from '../store/port.js';
 import { applyOutcome, type PurchaseDeps, providerRequestOf } from './flow.js';
-import { answersOf, callbackAnswers, callProvider, providerFor } from './upstream-calls.js';
+import { answersOf, callbackAnswers, callUpstreamWithDeadline, providerFor } from './upstream-calls.js';
 
 /** What became of one callback. */
 export type CallbackDisposition =
@@ -142,7 +143,10 @@ export function createCallbackService(
       if (deps.inFlight.has(tx.reference))
         return { disposition: 'retry_later', reference: tx.reference, status: tx.status };
       return requeryOnce(tx, async () => {
-        const outcome = await callProvider((signal) => provider.query(request, signal), deps.providerTimeoutMs);
+        const outcome = await callUpstreamWithDeadline(
+          (signal) => provider.query(request, signal),
+          deps.providerTimeoutMs,
+        );
         const heard = [...callbackAnswers(providerName, body), ...answersOf('requery', providerName, outcome)];
         const result = await applyRequeryAnswer(deps, tx, outcome, heard);
         log('callback.applied', {
@@ -195,7 +199,7 @@ async function applyRequeryAnswer(
 
   const agrees =
     (tx.status === 'success' && outcome.kind === 'delivered') ||
-    (tx.status === 'failed' && (outcome.kind === 'failed' || outcome.kind === 'reversed')) ||
+    (tx.status === 'failed' && isRefunded(outcome.kind)) ||
     (tx.status === 'reversed' && outcome.kind === 'reversed');
   if (!agrees) {
     // A refunded purchase the provider calls delivered, or a delivered one it calls failed:

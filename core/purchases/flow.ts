@@ -15,13 +15,25 @@ import { goodsMissing, type ProductName, type PurchaseOrder } from '../domain/pr
 import { recipientRefused } from '../domain/recipient-controls.js';
 import type { ReserveChecks, TransactionRecord } from '../domain/records.js';
 import { newReference } from '../domain/reference.js';
-import { DEFAULT_RETRY_SCHEDULE, firstAnswer, nextAttempt, type RetrySchedule } from '../domain/transactions.js';
+import {
+  DEFAULT_RETRY_SCHEDULE,
+  firstAnswer,
+  isRefunded,
+  nextAttempt,
+  type RetrySchedule,
+} from '../domain/transactions.js';
 import { REQUEST_ID_PATTERN } from '../domain/validation.js';
 import type { ProviderOutcome, ProviderRequest, ProvidersByMode } from '../providers/port.js';
 import type { AttemptEnd, NewUpstreamAnswer, Store } from '../store/port.js';
 import { leavesCostToRecord } from './observed-costs.js';
 import { type Background, sendReceipt } from './receipts.js';
-import { answersOf, callProvider, purchaseAtUpstreams, routePurchase, type SupplyDeps } from './upstream-calls.js';
+import {
+  answersOf,
+  callUpstreamWithDeadline,
+  purchaseAtUpstreams,
+  routePurchase,
+  type SupplyDeps,
+} from './upstream-calls.js';
 
 export interface PurchaseDeps {
   /** The flow moves money, reads purchases back and records which upstream got each call. */
@@ -238,7 +250,7 @@ async function purchaseAtFamilyProvider(
 ): Promise<{ outcome: ProviderOutcome; attempt?: undefined; answers: NewUpstreamAnswer[] }> {
   const provider = deps.providers[tx.mode][tx.product];
   const started = Date.now();
-  const outcome = await callProvider(
+  const outcome = await callUpstreamWithDeadline(
     (signal) => provider.purchase(providerRequestOf(tx), signal),
     deps.providerTimeoutMs,
   );
@@ -314,7 +326,7 @@ export async function applyOutcome(
   // delivered and the upstream has the money back, so the wallet is refunded once. If
   // somebody settled it first (a late success beats a failure learned second), the refund
   // changes nothing and the success is returned.
-  if (outcome.kind === 'failed' || outcome.kind === 'reversed') {
+  if (isRefunded(outcome.kind)) {
     const refunded = await deps.store.ledger.post({
       kind: 'refund',
       reference: tx.reference,

@@ -9,7 +9,7 @@ import { createPeriodicRunner, type PeriodicRunner } from '../../runtime/periodi
 import type { TransactionRecord } from '../domain/records.js';
 import { DEFAULT_RETRY_SCHEDULE, type RetrySchedule } from '../domain/transactions.js';
 import { applyOutcome, leaseUntil, type PurchaseDeps, providerRequestOf } from './flow.js';
-import { answersOf, callProvider, providerFor } from './upstream-calls.js';
+import { answersOf, callUpstreamWithDeadline, providerFor } from './upstream-calls.js';
 
 /** Transactions looked at per pass, so one pass stays short however large the backlog. */
 const RECOVERY_BATCH_SIZE = 100;
@@ -43,7 +43,7 @@ export function createRecoveryWorker(
     const outcome =
       provider === null
         ? { kind: 'unknown' as const, reason: `the upstream ${upstream} that got the purchase is no longer configured` }
-        : await callProvider((signal) => provider.query(request, signal), deps.providerTimeoutMs);
+        : await callUpstreamWithDeadline((signal) => provider.query(request, signal), deps.providerTimeoutMs);
     deps.log('provider.query', {
       reference: tx.reference,
       product: tx.product,

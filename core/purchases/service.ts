@@ -36,6 +36,7 @@ import {
   networkNames,
   PLAN_TYPES,
   type PurchaseOrder,
+  planTypeIsOff,
   RENEWABLE_CABLE_PROVIDERS,
 } from '../domain/products.js';
 import {
@@ -225,7 +226,7 @@ function purchaseOperations(deps: PurchaseServiceDeps, shared: SharedReads, marg
       checks = await recipientChecks(deps, account, order, checks);
       const sold = plan!;
       const off = await deps.store.catalog.listPlanTypesOff();
-      if (off.some((o) => o.network === sold.network && o.type === sold.type)) {
+      if (planTypeIsOff(off, sold)) {
         throw new DomainError(
           'PLAN_DISABLED',
           `plan_id ${sold.planId} is not on sale for now: ${sold.type.toUpperCase()} plans on ` +
@@ -322,7 +323,7 @@ function priceLists(deps: PurchaseServiceDeps, shared: SharedReads) {
         ...(canonical ? { network: canonical } : {}),
       });
       const off = await deps.store.catalog.listPlanTypesOff();
-      const onSale = (plan: PlanRecord) => !off.some((o) => o.network === plan.network && o.type === plan.type);
+      const onSale = (plan: PlanRecord) => !planTypeIsOff(off, plan);
       // Asked by another name (t2), the plans answer under that name.
       return plans
         .filter((plan) => (planType === '' || plan.type === planType) && onSale(plan))

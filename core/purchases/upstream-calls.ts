@@ -20,10 +20,10 @@ import type { Router, RoutingDecision, SkipReason } from './routing.js';
 import type { CallHealth, CircuitState, UpstreamHealth } from './upstream-health.js';
 
 /**
- * Runs a provider call with a deadline. A timeout, a thrown error or anything else that is
- * not a classified answer becomes `unknown`: the provider may have delivered.
+ * Runs one call to an upstream with a deadline. A timeout, a thrown error or anything else that is
+ * not a classified answer becomes `unknown`: the upstream may have delivered.
  */
-export async function callProvider(
+export async function callUpstreamWithDeadline(
   call: (signal: AbortSignal) => Promise<ProviderOutcome>,
   timeoutMs: number,
 ): Promise<ProviderOutcome> {
@@ -228,7 +228,10 @@ export async function purchaseAtUpstreams(
     }
     health.willCall(upstream.name, deps.clock());
     const started = Date.now();
-    const outcome = await callProvider((signal) => provider.purchase(request, signal), deps.providerTimeoutMs);
+    const outcome = await callUpstreamWithDeadline(
+      (signal) => provider.purchase(request, signal),
+      deps.providerTimeoutMs,
+    );
     const evidence = outcome.kind === 'failed' || outcome.kind === 'unknown' ? outcome.evidence : undefined;
     const callHealth = healthOf(upstream, outcome);
     health.record(

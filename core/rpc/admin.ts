@@ -17,7 +17,7 @@ import { invalid } from '../domain/errors.js';
 import { MODES } from '../domain/mode.js';
 import { sizeOrDefault } from '../domain/paging.js';
 import { planTypeFromName, sizeMbFromName, validityDaysFromText } from '../domain/plans.js';
-import type { PlanType } from '../domain/products.js';
+import { type PlanType, planTypeIsOff } from '../domain/products.js';
 import type { CostRule, PricedProduct, RouteRecord, UpstreamAttemptRecord } from '../domain/records.js';
 import type { OwnMoney } from '../ledger/own-money.js';
 import type { PendingList } from '../purchases/pending-list.js';
@@ -360,7 +360,7 @@ function productHandlers(catalog: CatalogService, planSync: PlanSync, by: By) {
       const off = await catalog.listPlanTypesOff();
       return {
         plans: (await catalog.listPlans(req.network)).map((plan) =>
-          catalogPlanMessage(plan, !off.some((o) => o.network === plan.network && o.type === plan.type)),
+          catalogPlanMessage(plan, !planTypeIsOff(off, plan)),
         ),
       };
     },

@@ -30,7 +30,9 @@ import {
 import type { ClockJump } from '../../runtime/clock-jump.js';
 import type { CatalogService } from '../catalog/service.js';
 import { DomainError, invalid } from '../domain/errors.js';
+import { AUDIT_PAGES } from '../domain/paging.js';
 import { planPriceBasis, planPriceFor } from '../domain/pricing.js';
+import { planTypeIsOff } from '../domain/products.js';
 import type { ApiKeyRecord, AuditEntryRecord } from '../domain/records.js';
 import { mayDo, type ProposalRecord, type StaffMemberRecord, type StaffRole } from '../domain/staff.js';
 import type { Reports } from '../reports/service.js';
@@ -65,8 +67,6 @@ import { type StaffHandlers, staffGuarded } from './staff-guard.js';
 type GuardedMethods = Omit<(typeof ConsoleDesc)['method'], SignedOutConsoleMethod>;
 
 /** Audit rows a list returns by default and at most. */
-const DEFAULT_AUDIT_ROWS = 50;
-const MAX_AUDIT_ROWS = 200;
 /** A network name is a short word; longer text is cut before it reaches the store. */
 const MAX_FILTER_CHARS = 40;
 
@@ -126,7 +126,7 @@ function auditMessage(entry: AuditEntryRecord): MessageInitShape<typeof AuditEnt
 
 /** The store's filter from the message's: empty fields do not narrow. */
 async function listAudit(auditLog: Store['auditLog'], filter: AuditFilter | undefined) {
-  const limit = Math.min(Math.max(filter?.limit || DEFAULT_AUDIT_ROWS, 1), MAX_AUDIT_ROWS);
+  const limit = Math.min(Math.max(filter?.limit || AUDIT_PAGES.defaultSize, 1), AUDIT_PAGES.maxSize);
   const entries = await auditLog.list({
     limit,
     ...(filter?.actor ? { actor: filter.actor.trim() } : {}),
@@ -164,7 +164,7 @@ async function catalogue(catalog: CatalogService, network: string) {
   return {
     tiers: tiers.map(tierMessage),
     plans: plans.map((plan) => ({
-      plan: catalogPlanMessage(plan, !off.some((o) => o.network === plan.network && o.type === plan.type)),
+      plan: catalogPlanMessage(plan, !planTypeIsOff(off, plan)),
       prices: tiers.map((tier) => ({
         tierId: tier.tierId,
         priceKobo: BigInt(planPriceFor(tier, plan)),

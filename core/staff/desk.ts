@@ -42,7 +42,7 @@ import type { OwnMoney } from '../ledger/own-money.js';
 import type { Upgrades } from '../people/upgrades.js';
 import { applyOutcome, type PurchaseDeps, providerRequestOf } from '../purchases/flow.js';
 import type { SupplyAdmin } from '../purchases/supply-admin.js';
-import { answersOf, callProvider, providerFor } from '../purchases/upstream-calls.js';
+import { answersOf, callUpstreamWithDeadline, providerFor } from '../purchases/upstream-calls.js';
 import type { OperationsAlert } from '../storage/alerts.js';
 import type { FailingDestination } from '../store/event-port.js';
 import type { MoveResults, ProposedMove } from '../store/moves.js';
@@ -471,7 +471,10 @@ function purchaseDesk(deps: DeskDeps) {
               kind: 'unknown' as const,
               reason: `the upstream ${upstream} that got the purchase is no longer configured`,
             }
-          : await callProvider((signal) => provider.query(request, signal), deps.purchases.providerTimeoutMs);
+          : await callUpstreamWithDeadline(
+              (signal) => provider.query(request, signal),
+              deps.purchases.providerTimeoutMs,
+            );
       const answers = answersOf('requery', upstream ?? provider?.name ?? '', outcome);
       const after = await applyOutcome(deps.purchases, tx, outcome, tx.attempts, undefined, undefined, answers);
       await audit(who, {
@@ -831,6 +834,7 @@ function findingDesk(deps: DeskDeps) {
   };
 }
 
+/** The staff's desk (the console's use cases); the holder's is core/holders/desk.ts, the inflow desk core/funding/service.ts. */
 export function createDesk(deps: DeskDeps) {
   return {
     ...findingDesk(deps),

@@ -81,6 +81,7 @@ function memberFacts(member: StaffMemberRecord) {
   return { staff_id: member.staffId, email: member.email, role: member.role, disabled: member.disabled };
 }
 
+/** The staff's realm, as in an authentication realm: the console's people, apart from the developer area's. */
 export function createStaffRealm(deps: StaffRealmDeps) {
   return { ...setupCommands(deps), ...sessionCommands(deps), ...memberCommands(deps) };
 }

@@ -99,10 +99,10 @@ export interface AccountStore {
   searchByName(fragment: string, limit: number): Promise<AccountRecord[]>;
 }
 
-/** A data plan type switched off on one network. */
 /** What names one cost rule: its product, service ('' for all) and upstream. */
 export type CostRuleKey = Omit<CostRule, 'commissionBasisPoints'>;
 
+/** A data plan type switched off on one network. */
 export interface PlanTypeOff {
   network: string;
   type: PlanType;

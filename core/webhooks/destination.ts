@@ -9,15 +9,16 @@
  * so it is checked before the request. WEBHOOK_ALLOW_PRIVATE=true lets development and
  * tests use http and loopback receivers.
  *
- * No redirect is followed (undici's request never does), every attempt ends within a bound (a
- * tenth of a second more at most: deadlines are shared, see sharedDeadlines), and
- * the answer's body is read only up to a small bound: a receiver can neither hold a
- * delivery slot for long nor make the core buffer a large answer.
+ * Posts go through the platform's one outbound client (runtime/outbound-http.ts): no redirect is
+ * followed, every attempt ends within a bound (a tenth of a second more at most: deadlines are
+ * shared, see sharedDeadlines), and the answer's body is read only up to a small bound: a
+ * receiver can neither hold a delivery slot for long nor make the core buffer a large answer.
+ * What this file adds: the public-address check and a connection pool per account.
  */
 import dns from 'node:dns';
 import { setMaxListeners } from 'node:events';
 import net from 'node:net';
-import { Agent } from 'undici';
+import { type OutboundClient, outboundClient } from '../../runtime/outbound-http.js';
 
 /** The longest URL accepted: far beyond any real endpoint, small enough to log and store. */
 const MAX_WEBHOOK_URL_CHARS = 2_048;
@@ -165,7 +166,7 @@ export interface Poster {
 const MAX_ACCOUNT_POOLS = 1_024;
 
 /**
- * The poster: an undici Agent per account (a keep-alive pool per receiver: a busy one is posted
+ * The poster: an outbound client per account (a keep-alive pool per receiver: a busy one is posted
  * to many times a second), the public-only lookup unless private destinations are allowed, the
  * time and size bounds. One Agent for all accounts pooled by origin alone: four accounts whose
  * webhooks pointed at one origin and never answered held all its connections, and a fifth
@@ -185,17 +186,13 @@ export function createPoster(options: {
   const lookup = options.allowPrivate
     ? undefined
     : (publicOnlyLookup(options.resolve ?? (dns.lookup as unknown as Resolve)) as unknown as net.LookupFunction);
-  const pools = accountPools(
-    () =>
-      new Agent({
-        connections: options.maxSockets ?? DEFAULT_SOCKETS_PER_ACCOUNT,
-        // The whole attempt is bounded below; these only make sure no phase outlives it.
-        connectTimeout: timeoutMs,
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
-        // undici hands these to net.connect / tls.connect: the address dialled is checked there.
-        connect: lookup === undefined ? {} : { lookup },
-      }),
+  const pools = accountPools(() =>
+    outboundClient({
+      connections: options.maxSockets ?? DEFAULT_SOCKETS_PER_ACCOUNT,
+      // The whole attempt is bounded below; this only makes sure no phase outlives it.
+      timeoutMs,
+      ...(lookup === undefined ? {} : { lookup }),
+    }),
   );
 
   const deadline = sharedDeadlines(timeoutMs);
@@ -206,23 +203,14 @@ export function createPoster(options: {
       if (checked.url === undefined) return { status: 0, error: checked.problem };
       const url = checked.url;
       const signal = deadline();
-      try {
-        // No redirect is followed: undici's request does not follow them.
-        const answer = await pools.of(account).request({
-          origin: url.origin,
-          path: `${url.pathname}${url.search}`,
-          method: 'POST',
-          headers,
-          body,
-          signal,
-        });
-        // Read (and dropped) so the connection serves the next attempt; past the bound, closed.
-        await answer.body.dump({ limit: MAX_ANSWER_BYTES, signal });
-        const status = answer.statusCode;
-        return { status, error: status >= 200 && status < 300 ? null : `the receiver answered ${status}` };
-      } catch (error) {
-        return { status: 0, error: failure(error, signal, timeoutMs) };
-      }
+      // The body of the answer is read (and dropped) so the connection serves the next attempt.
+      const answer = await pools
+        .of(account)
+        .send({ url, method: 'POST', headers, body, signal, maxBytes: MAX_ANSWER_BYTES, discard: true });
+      if (answer.kind === 'no_answer') return { status: 0, error: failure(answer.error, signal, timeoutMs) };
+      // A redirect is not followed: it is an answer other than a 2xx.
+      const status = answer.status;
+      return { status, error: status >= 200 && status < 300 ? null : `the receiver answered ${status}` };
     },
     close: pools.close,
   };
@@ -231,10 +219,10 @@ export function createPoster(options: {
 /** As many connections per account and origin as the worker's default in flight per destination. */
 const DEFAULT_SOCKETS_PER_ACCOUNT = 16;
 
-/** An Agent per account, the least recently used closed past MAX_ACCOUNT_POOLS. */
-function accountPools(create: () => Agent): { of(account: string): Agent; close(): void } {
+/** A client per account, the least recently used closed past MAX_ACCOUNT_POOLS. */
+function accountPools(create: () => OutboundClient): { of(account: string): OutboundClient; close(): void } {
   // A Map iterates in insertion order: re-inserted on each use, its first entry is the least recent.
-  const pools = new Map<string, Agent>();
+  const pools = new Map<string, OutboundClient>();
   return {
     of(account) {
       let agent = pools.get(account);
@@ -242,7 +230,7 @@ function accountPools(create: () => Agent): { of(account: string): Agent; close(
       else agent = create();
       pools.set(account, agent);
       if (pools.size > MAX_ACCOUNT_POOLS) {
-        const [oldest, pool] = pools.entries().next().value as [string, Agent];
+        const [oldest, pool] = pools.entries().next().value as [string, OutboundClient];
         pools.delete(oldest);
         void pool.close();
       }

@@ -3,6 +3,8 @@
  * (the running balance the core stores), in pages; and the whole statement as a streamed CSV.
  * Under /test, the test wallet's entries (test funds, test purchases, their refunds).
  */
+
+import { HOLDER_PAGES } from '../../core/domain/paging.js';
 import type { LedgerEntry } from '../../gen/prepaid/v1/admin_pb.js';
 import { html, type SafeHtml } from '../../web/html.js';
 import { coreMode } from '../core-client.js';
@@ -11,8 +13,10 @@ import { empty, page } from '../layout.js';
 import type { Answer, Route, SignedInContext } from '../route.js';
 import { streamCsv } from './csv.js';
 
+/** Rows on one page of the statement: more than the history's, each row is one line. */
 const PAGE_SIZE = 100;
-const EXPORT_PAGE_SIZE = 500;
+/** Rows per call while exporting: the core's largest page. */
+const EXPORT_PAGE_SIZE = HOLDER_PAGES.maxSize;
 
 /** The ledger's kinds in words; an unknown kind is shown as it is. */
 const KIND_LABELS: Readonly<Record<string, string>> = {

@@ -7,6 +7,7 @@
  * Under /test the same pages show the test purchases only (and a live reference is not found there).
  */
 import type { MessageInitShape } from '@bufbuild/protobuf';
+import { HOLDER_PAGES } from '../../core/domain/paging.js';
 import { productOfWord, statusOfWord } from '../../core/domain/words.js';
 import type { TransactionFilterSchema } from '../../gen/prepaid/v1/holder_pb.js';
 import { Product, type Transaction, TransactionStatus } from '../../gen/prepaid/v1/types_pb.js';
@@ -22,10 +23,10 @@ import { streamCsv } from './csv.js';
 import { PRODUCT_LABELS, PRODUCT_WORDS, STATUS_LABELS, STATUS_WORDS } from './labels.js';
 import { lagosWallTime, nairaNumber, streamXlsx, type XlsxCell, type XlsxColumn } from './xlsx.js';
 
-/** Rows on one page of the list. */
-const PAGE_SIZE = 50;
+/** Rows on one page of the list: the core's default. */
+const PAGE_SIZE = HOLDER_PAGES.defaultSize;
 /** Rows per call while exporting: the core's largest page. */
-const EXPORT_PAGE_SIZE = 500;
+const EXPORT_PAGE_SIZE = HOLDER_PAGES.maxSize;
 
 /** The filter fields as they stand in the address (and in the form). */
 const FILTER_FIELDS = ['product', 'status', 'from', 'to', 'recipient', 'reference', 'request_id'] as const;

@@ -8,17 +8,16 @@
  * POSTs all the same. The URL checks, the secrets and the retries are the core's.
  */
 
-import { Mode } from '../../gen/prepaid/v1/types_pb.js';
 import type { Delivery, Webhook } from '../../gen/prepaid/v1/webhooks_pb.js';
 import { html, type SafeHtml } from '../../web/html.js';
 import { type CoreRefusal, refusalOf } from '../../web/refusal.js';
+import { coreMode } from '../core-client.js';
 import { isoTime, lagosTime } from '../format.js';
 import { type DashboardMode, empty, type FieldError, formFields, isOwner, page, secretBox } from '../layout.js';
 import type { Answer, Route, SignedInContext } from '../route.js';
 import { signatureSamples } from '../samples.js';
 
 type ModeName = DashboardMode;
-const MODE_PROTO: Readonly<Record<ModeName, Mode>> = { live: Mode.LIVE, test: Mode.TEST };
 const MODE_LABEL: Readonly<Record<ModeName, string>> = { live: 'Live', test: 'Test' };
 
 /**
@@ -171,8 +170,8 @@ async function webhooksPage(ctx: SignedInContext, extra: Extra = {}, status = 20
   const after = query.get('after') ?? '';
   const sessionToken = ctx.sessionToken;
   const [endpoint, log] = await Promise.all([
-    ctx.core.holder.getWebhook({ sessionToken, mode: MODE_PROTO[logMode] }),
-    ctx.core.holder.listDeliveries({ sessionToken, mode: MODE_PROTO[logMode], failedOnly, pageToken: after }),
+    ctx.core.holder.getWebhook({ sessionToken, mode: coreMode(logMode) }),
+    ctx.core.holder.listDeliveries({ sessionToken, mode: coreMode(logMode), failedOnly, pageToken: after }),
   ]);
   const base = new URLSearchParams(failedOnly ? { failed: '1' } : {});
   const next = new URLSearchParams(base);
@@ -323,7 +322,7 @@ export const webhookRoutes: Route[] = [
         const set = await ctx.core.holder.setWebhook({
           sessionToken: ctx.sessionToken,
           formAccountId: ctx.formAccountId,
-          mode: MODE_PROTO[mode],
+          mode: coreMode(mode),
           url,
         });
         // The secret is in this answer's body only (no-store, no redirect that could carry it).
@@ -348,7 +347,7 @@ export const webhookRoutes: Route[] = [
         const rotated = await ctx.core.holder.rotateWebhookSecret({
           sessionToken: ctx.sessionToken,
           formAccountId: ctx.formAccountId,
-          mode: MODE_PROTO[mode],
+          mode: coreMode(mode),
         });
         return webhooksPage(ctx, { secret: { value: rotated.secret, rotated: true } });
       } catch (error) {
@@ -360,21 +359,21 @@ export const webhookRoutes: Route[] = [
     ctx.core.holder.disableWebhook({
       sessionToken: ctx.sessionToken,
       formAccountId: ctx.formAccountId,
-      mode: MODE_PROTO[mode],
+      mode: coreMode(mode),
     }),
   ),
   action('/webhooks/test', 'webhooks_test', 'test', (ctx, mode) =>
     ctx.core.holder.sendTestEvent({
       sessionToken: ctx.sessionToken,
       formAccountId: ctx.formAccountId,
-      mode: MODE_PROTO[mode],
+      mode: coreMode(mode),
     }),
   ),
   action('/webhooks/resend', 'webhooks_resend', 'resent', (ctx, mode) =>
     ctx.core.holder.resendEvent({
       sessionToken: ctx.sessionToken,
       formAccountId: ctx.formAccountId,
-      mode: MODE_PROTO[mode],
+      mode: coreMode(mode),
       eventId: ctx.form.get('event_id') ?? '',
     }),
   ),

@@ -23,9 +23,9 @@
  */
 import type { DeliveryResult } from '../../domain/products.js';
 import type { CustomerQuery, ProviderRequest, VerifyOutcome } from '../port.js';
+import type { HttpAnswer } from '../upstream-http.js';
 import { asObject } from '../vtpass/codes.js';
 import { stsToken } from '../vtpass/electricity.js';
-import type { HttpAnswer } from '../vtpass/http.js';
 
 /** `ElectricCompany` codes: 01-09 from two sources, 10 Benin and 12 Aba from one (unsure). */
 const CK_DISCOS: Readonly<Record<string, string>> = {

@@ -16,8 +16,8 @@
  */
 import { nairaCostToKobo, nairaTextToKobo } from '../naira-text.js';
 import type { ProviderOutcome } from '../port.js';
+import type { HttpAnswer } from '../upstream-http.js';
 import { asObject } from '../vtpass/codes.js';
-import type { HttpAnswer } from '../vtpass/http.js';
 import { ORDER_ERROR_NAMES } from './failover.js';
 
 type ClubkonnectCall = 'purchase' | 'query';

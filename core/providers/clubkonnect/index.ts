@@ -26,8 +26,8 @@ import type {
   UpstreamPlan,
   VerifyOutcome,
 } from '../port.js';
+import { exchange, type Fetch, type HttpAnswer, upstreamClient, withRaw } from '../upstream-http.js';
 import { asObject } from '../vtpass/codes.js';
-import { exchange, type Fetch, type HttpAnswer, withRaw } from '../vtpass/http.js';
 import { cableParams, electricityExtras, electricityParams, readVerify, verifyParams } from './bills.js';
 import { classifyClubkonnect, codeAndStatus } from './codes.js';
 
@@ -120,7 +120,7 @@ export function createClubkonnectProviders(options: ClubkonnectOptions): Clubkon
 function clubkonnectCalls(options: ClubkonnectOptions) {
   const base = new URL(options.baseUrl.endsWith('/') ? options.baseUrl : `${options.baseUrl}/`);
   const log = options.log ?? (() => {});
-  const fetchImpl = options.fetch ?? fetch;
+  const client = upstreamClient(options.fetch);
 
   function get(
     script: string,
@@ -132,7 +132,7 @@ function clubkonnectCalls(options: ClubkonnectOptions) {
     url.searchParams.set('UserID', options.userId);
     url.searchParams.set('APIKey', options.apiKey);
     for (const [key, value] of Object.entries(params)) url.searchParams.set(key, value);
-    return exchange({ url, method: 'GET', headers: {}, signal, maxBytes }, fetchImpl);
+    return exchange({ url, method: 'GET', headers: {}, signal, maxBytes }, client);
   }
 
   function provider(build: (request: ProviderRequest) => Promise<Params>): ProductProvider {

@@ -20,9 +20,9 @@
  */
 import type { DeliveryResult } from '../../domain/products.js';
 import type { CustomerQuery, ProviderRequest, VerifyOutcome } from '../port.js';
+import type { HttpAnswer } from '../upstream-http.js';
 import { asObject } from '../vtpass/codes.js';
 import { stsToken } from '../vtpass/electricity.js';
-import type { HttpAnswer } from '../vtpass/http.js';
 
 /** Husmodata's disco ids (its client's DiscoEnum); Yola and Aba are not listed there. */
 const SITE_DISCOS: Readonly<Record<string, number>> = {

@@ -37,8 +37,8 @@ import type {
   UpstreamPlan,
   VerifyOutcome,
 } from '../port.js';
+import { exchange, type Fetch, type HttpAnswer, upstreamClient, withRaw } from '../upstream-http.js';
 import { asObject } from '../vtpass/codes.js';
-import { exchange, type Fetch, type HttpAnswer, withRaw } from '../vtpass/http.js';
 import { billBody, billExtras, readValidateMeter, validateMeterPath } from './bills.js';
 import { findPurchase, SITE_ID } from './requery.js';
 
@@ -144,7 +144,7 @@ export function createPortedNumberProviders(options: PortedNumberOptions): Porte
 function portedNumberCalls(options: PortedNumberOptions) {
   const base = new URL(options.baseUrl.endsWith('/') ? options.baseUrl : `${options.baseUrl}/`);
   const log = options.log ?? (() => {});
-  const fetchImpl = options.fetch ?? fetch;
+  const client = upstreamClient(options.fetch);
   const headers = { authorization: `Token ${options.token}` };
 
   const call = (
@@ -156,7 +156,7 @@ function portedNumberCalls(options: PortedNumberOptions) {
   ): Promise<HttpAnswer> =>
     exchange(
       { url: new URL(path, base), method, headers, ...(body === undefined ? {} : { body }), signal, maxBytes },
-      fetchImpl,
+      client,
     );
 
   function provider(path: SitePath, build: (request: ProviderRequest) => Promise<Built>): ProductProvider {

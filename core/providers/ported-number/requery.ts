@@ -12,8 +12,8 @@
  */
 import { referenceMinute } from '../../domain/reference.js';
 import type { ProviderRequest } from '../port.js';
+import type { HttpAnswer } from '../upstream-http.js';
 import { asObject } from '../vtpass/codes.js';
-import type { HttpAnswer } from '../vtpass/http.js';
 
 /** A site's own purchase id: an integer in every sample. */
 export const SITE_ID = /^\d{1,18}$/;

@@ -17,7 +17,7 @@ import { type Kobo, kobo } from '../../domain/money.js';
 import type { DeliveryResult } from '../../domain/products.js';
 import { nairaCostToKobo } from '../naira-text.js';
 import type { ProviderOutcome } from '../port.js';
-import type { HttpAnswer } from './http.js';
+import type { HttpAnswer } from '../upstream-http.js';
 
 /** Which call an answer belongs to. */
 export type VtpassCall = 'pay' | 'requery';

@@ -15,6 +15,8 @@
  * than buying twice; never with a new request_id. Requery, verify and service-variations
  * only read, so they are retried after no answer or a 5xx.
  */
+
+import type { OutboundClient } from '../../../runtime/outbound-http.js';
 import { type Kobo, koboToNaira } from '../../domain/money.js';
 import {
   CABLE_PROVIDERS,
@@ -38,9 +40,9 @@ import type {
   UpstreamPlan,
   VerifyOutcome,
 } from '../port.js';
+import { exchange, type Fetch, type HttpAnswer, pause, upstreamClient, withRaw } from '../upstream-http.js';
 import { asObject, classify, codeMeaning, transactionStatus, type VtpassCall } from './codes.js';
 import { electricityResult } from './electricity.js';
-import { exchange, type Fetch, type HttpAnswer, pause, withRaw } from './http.js';
 import {
   AIRTIME_SERVICE_IDS,
   CABLE_SERVICE_IDS,
@@ -108,9 +110,9 @@ export function createVtpassProviders(options: VtpassOptions, catalog: VtpassCat
   const base = new URL(options.baseUrl.endsWith('/') ? options.baseUrl : `${options.baseUrl}/`);
   const clock = options.clock ?? (() => new Date());
   const log = options.log ?? (() => {});
-  const fetchImpl = options.fetch ?? fetch;
+  const client = upstreamClient(options.fetch);
 
-  const { post, get } = vtpassRequests(options, base, fetchImpl);
+  const { post, get } = vtpassRequests(options, base, client);
 
   const outcomeOf = (call: VtpassCall, request: ProviderRequest, answer: HttpAnswer, started: number) =>
     withRaw(classifyAndLog(call, request, answer, started, { clock, log }), answer);
@@ -303,7 +305,7 @@ type VtpassRequests = ReturnType<typeof vtpassRequests>;
 type VtpassLog = (event: string, fields: Record<string, unknown>) => void;
 
 /** The two ways of calling VTpass: POST with the secret key, GET with the public key. */
-function vtpassRequests(options: VtpassOptions, base: URL, fetchImpl: Fetch) {
+function vtpassRequests(options: VtpassOptions, base: URL, client: OutboundClient) {
   function post(
     path: string,
     body: Record<string, unknown>,
@@ -319,7 +321,7 @@ function vtpassRequests(options: VtpassOptions, base: URL, fetchImpl: Fetch) {
         signal,
         maxBytes,
       },
-      fetchImpl,
+      client,
     );
   }
 
@@ -333,7 +335,7 @@ function vtpassRequests(options: VtpassOptions, base: URL, fetchImpl: Fetch) {
     for (const [name, value] of Object.entries(query)) url.searchParams.set(name, value);
     return exchange(
       { url, method: 'GET', headers: { 'api-key': options.apiKey, 'public-key': options.publicKey }, signal, maxBytes },
-      fetchImpl,
+      client,
     );
   }
   return { post, get };

@@ -10,8 +10,8 @@
  * person (flagged after a day); it is never sent again, as that could send it twice.
  */
 import type { NotificationSms, ProviderOutcome, ProviderRequest, SmsProvider } from '../port.js';
+import { exchange, type Fetch, type HttpAnswer, pause, upstreamClient } from '../upstream-http.js';
 import { asObject } from './codes.js';
-import { exchange, type Fetch, type HttpAnswer, pause } from './http.js';
 import { VTPASS_NAME } from './index.js';
 
 /** An answer lists every recipient; 10,000 recipients at ~200 bytes each fit in 4 MiB. */
@@ -48,7 +48,7 @@ interface BatchOutcome {
 export function createVtpassSmsProvider(options: VtpassSmsOptions): SmsProvider {
   const url = new URL(options.url);
   const log = options.log ?? (() => {});
-  const fetchImpl = options.fetch ?? fetch;
+  const client = upstreamClient(options.fetch);
 
   async function send(
     sender: string,
@@ -68,7 +68,7 @@ export function createVtpassSmsProvider(options: VtpassSmsOptions): SmsProvider 
           signal,
           maxBytes: MAX_ANSWER_BYTES,
         },
-        fetchImpl,
+        client,
       );
     let answer = await once();
     for (let attempt = 2; attempt <= SEND_ATTEMPTS && answer.kind === 'no_answer' && !answer.delivered; attempt += 1) {

@@ -6,8 +6,8 @@
  * sync deactivates what vanished and must not act on a broken answer.
  */
 import type { UpstreamPlan } from '../port.js';
+import type { HttpAnswer } from '../upstream-http.js';
 import { asObject } from './codes.js';
-import type { HttpAnswer } from './http.js';
 import { naira } from './verify.js';
 
 /** The plans sync's own bound on one network's list; real lists have tens to a few hundred. */

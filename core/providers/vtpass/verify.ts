@@ -6,8 +6,8 @@
  */
 import { type Kobo, parseNaira } from '../../domain/money.js';
 import type { CustomerDetails, VerifyOutcome } from '../port.js';
+import type { HttpAnswer } from '../upstream-http.js';
 import { asObject } from './codes.js';
-import type { HttpAnswer } from './http.js';
 
 /** Names, addresses and bouquets are shown to partners: bounded, single-line. */
 const MAX_TEXT_LENGTH = 120;

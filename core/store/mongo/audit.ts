@@ -22,6 +22,7 @@
  */
 import type { ClientSession, Db, Document } from 'mongodb';
 import type { LedgerAudit } from '../../domain/audit.js';
+import { REFUNDED_STATUSES } from '../../domain/transactions.js';
 import { AuditCollector } from '../audit.js';
 import { readInteger, readKobo, readMode } from './documents.js';
 import { AUDIT_LOG_COLLECTION, COLLECTIONS, JOURNAL_COLLECTION, STAFF_COLLECTIONS } from './schema.js';
@@ -140,7 +141,7 @@ const PURCHASE_PIPELINE: Document[] = [
       debit_kobo: { $multiply: [{ $ifNull: ['$debit.kobo', 0] }, -1] },
       refunds: { $ifNull: ['$refund.n', 0] },
       refund_kobo: { $ifNull: ['$refund.kobo', 0] },
-      refundable: { $in: ['$status', ['failed', 'reversed']] },
+      refundable: { $in: ['$status', [...REFUNDED_STATUSES]] },
     },
   },
   {

@@ -11,7 +11,6 @@
  */
 import type { Document } from 'mongodb';
 import type { FundingDayRow, ReportGroup, SalesDayRow } from '../../domain/reports.js';
-import { REFUNDED_STATUSES } from '../../domain/transactions.js';
 import type { ReportStore, ReportWindow } from '../port.js';
 import { COLLECTIONS, FUNDING_COLLECTIONS, JOURNAL_COLLECTION, SUPPLY_COLLECTIONS } from './collections.js';
 import type { MongoContext } from './context.js';

@@ -11,13 +11,10 @@ import { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
 import { kobo } from '../../domain/money.js';
 import type { FundingDayRow, ReportGroup, SalesDayRow } from '../../domain/reports.js';
-import { REFUNDED_STATUSES } from '../../domain/transactions.js';
 import type { ReportStore, ReportWindow } from '../port.js';
 import { toMs } from './rows.js';
 
 const DAY_MS = 86_400_000;
-/** The refunded states as a SQL list: fixed words of the domain, never input. */
-const REFUNDED_IN = REFUNDED_STATUSES.map((status) => `'${status}'`).join(', ');
 
 interface SalesRow {
   day: number;

@@ -31,8 +31,8 @@ function signInForm(ctx: PageContext, errors: FieldError[], email = '', notice?:
   <button type="submit" class="button">Sign in</button>
 </form>
 <p><a href="/password/forgot">Forgot password?</a></p>
-<p>No account yet? The operator of the platform invites the first person of an account; ask them for an \
-invitation link.</p>`;
+<p>No account yet? <a href="/sign-up">Sign up</a> where this platform is open for it; otherwise its operator \
+invites the first person of an account: ask them for an invitation link.</p>`;
   return {
     kind: 'page',
     status: formStatus(errors),

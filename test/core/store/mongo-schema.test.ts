@@ -16,6 +16,7 @@ import {
 import {
   AUDIT_LOG_COLLECTION,
   COLLECTIONS,
+  COMPAT_COLLECTIONS,
   type CollectionInfo,
   CREDIT_REFERENCE_INDEX,
   CURRENT_VALIDATORS,
@@ -170,6 +171,7 @@ steps('a fresh database gets every collection, its validator and its indexes, th
       RECONCILE_FINDINGS_COLLECTION,
       ...Object.values(RECONCILE_COLLECTIONS),
       SIGN_UPS_COLLECTION,
+      ...Object.values(COMPAT_COLLECTIONS),
     ]),
   );
   assert.equal(

@@ -87,7 +87,7 @@ function nextCodeIn(signUp: SignUpRecord, now: Date): number {
 }
 
 export function createVerification(deps: VerificationDeps) {
-  const { store, clock, notices, sms, log } = deps;
+  const { store, clock, notices, log } = deps;
   const lastEmailLink = new Map<string, number>();
 
   async function signUpOf(context: HolderContext): Promise<SignUpRecord> {

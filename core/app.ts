@@ -506,6 +506,7 @@ function moneyPath(deps: CoreDeps, clock: () => Date, catalogue: CatalogueLater)
     background,
     log: deps.log,
     observer: outcomes,
+    retrySchedule: { ...DEFAULT_RETRY_SCHEDULE, attentionAfterMs: deps.recoveryAttentionAfterMs },
     ...(supplyDeps === undefined ? {} : { supply: supplyDeps }),
   } satisfies PurchaseDeps;
   return { clock, background, deliveries, poster, allowPrivate, store, providers, planBook, supplyDeps, purchaseDeps };
@@ -774,7 +775,7 @@ function backgroundJobs(deps: CoreDeps, money: MoneyPath, funding: FundingServic
   });
   const worker = createRecoveryWorker(money.purchaseDeps, {
     intervalMs: deps.recoveryIntervalMs,
-    schedule: { ...DEFAULT_RETRY_SCHEDULE, attentionAfterMs: deps.recoveryAttentionAfterMs },
+    schedule: money.purchaseDeps.retrySchedule,
   });
   return { floatPoller, fundingSweeper, worker };
 }

@@ -56,6 +56,13 @@ export interface PurchaseDeps {
    */
   supply?: SupplyDeps;
   /**
+   * When a still-pending purchase is asked again and when a person is asked
+   * (`RECOVERY_ATTENTION_AFTER_MS`): one schedule for every re-query, the recovery worker's,
+   * the console's and a callback's, so none of them unflags a purchase another one flagged.
+   * None: `DEFAULT_RETRY_SCHEDULE`.
+   */
+  retrySchedule?: RetrySchedule;
+  /**
    * The velocity brake (core/accounts/velocity.ts): a purchase naming its key (`checks.key`)
    * is refused when this core froze the key, and its reserve is counted; none: nothing is.
    */
@@ -213,7 +220,7 @@ export async function executePurchase(
         deps.supply !== undefined && routed !== undefined
           ? await purchaseAtUpstreams({ ...deps, supply: deps.supply }, tx, providerRequestOf(tx), routed)
           : await purchaseAtFamilyProvider(deps, tx);
-      final = await applyOutcome(deps, tx, outcome, 0, DEFAULT_RETRY_SCHEDULE, attempt, answers);
+      final = await applyOutcome(deps, tx, outcome, 0, undefined, attempt, answers);
     } catch (error) {
       if (!(error instanceof DomainError && error.code === 'STORE_UNAVAILABLE')) throw error;
       final = heldForRecovery(deps, tx, error);
@@ -272,11 +279,14 @@ async function purchaseAtFamilyProvider(
  * turns a refunded failure into its PROVIDER_FAILED answer.
  */
 export async function applyOutcome(
-  deps: Pick<PurchaseDeps, 'store' | 'providers' | 'clock' | 'background' | 'log' | 'observer' | 'supply'>,
+  deps: Pick<
+    PurchaseDeps,
+    'store' | 'providers' | 'clock' | 'background' | 'log' | 'observer' | 'supply' | 'retrySchedule'
+  >,
   tx: TransactionRecord,
   outcome: ProviderOutcome,
   attemptsSoFar: number,
-  schedule: RetrySchedule = DEFAULT_RETRY_SCHEDULE,
+  schedule: RetrySchedule = deps.retrySchedule ?? DEFAULT_RETRY_SCHEDULE,
   /** The upstream attempt this outcome came from, ended in the same store transaction. */
   attempt?: AttemptEnd,
   /** The upstream's answers that said it, kept in the same store transaction. */

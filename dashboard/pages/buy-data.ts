@@ -1,0 +1,98 @@
+/**
+ * Buy data (/buy/data): a plan from the account's price list, and the phone number.
+ */
+import { NETWORKS } from '../../core/domain/products.js';
+import type { GetPricesResponse } from '../../gen/prepaid/v1/holder_pb.js';
+import { html, type SafeHtml } from '../../web/html.js';
+import { coreMode } from '../core-client.js';
+import { naira } from '../format.js';
+import { type FieldError, field } from '../layout.js';
+import type { Answer, Route, SignedInContext } from '../route.js';
+import {
+  afterPurchase,
+  buyPage,
+  buyRoute,
+  formStart,
+  formValues,
+  groupedSelect,
+  newRequestId,
+  submit,
+  type Values,
+} from './buy-form.js';
+
+function planOptions(prices: GetPricesResponse, chosen: string): SafeHtml {
+  return html`<option value="">Choose a plan</option>${NETWORKS.map((network) => {
+    const plans = prices.dataPlans.filter((plan) => plan.network === network);
+    if (plans.length === 0) return '';
+    return html`<optgroup label="${network.toUpperCase()}">${plans.map(
+      (plan) =>
+        html`<option value="${String(plan.planId)}"${
+          String(plan.planId) === chosen ? html` selected` : ''
+        }>${plan.label}${plan.validity ? `, ${plan.validity}` : ''}: you pay ${naira(plan.priceKobo)}</option>`,
+    )}</optgroup>`;
+  })}`;
+}
+
+async function dataForm(
+  ctx: SignedInContext,
+  values: Values,
+  requestId: string,
+  errors: FieldError[],
+): Promise<Answer> {
+  const prices = await ctx.core.holder.getPrices({ sessionToken: ctx.sessionToken });
+  const form = html`${formStart(ctx, '/buy/data', requestId)}
+  ${groupedSelect(
+    'plan_id',
+    'Data plan',
+    'Plans are grouped by network; the price is what you pay.',
+    planOptions(prices, values.plan_id ?? ''),
+    errors,
+  )}
+  ${field({
+    name: 'phone',
+    label: 'Phone number',
+    hint: '11 digits, for example 08031234567',
+    inputmode: 'tel',
+    autocomplete: 'off',
+    value: values.phone ?? '',
+    width: 'input--medium',
+    errors,
+  })}
+  ${submit(ctx, 'Buy data')}`;
+  return buyPage(
+    ctx,
+    'Buy data',
+    html`Every plan is listed with <a href="${ctx.link('/prices#data')}">your price</a>.`,
+    form,
+    errors,
+  );
+}
+
+async function buyData(ctx: SignedInContext): Promise<Answer> {
+  const values = formValues(ctx, ['plan_id', 'phone', 'request_id']);
+  if (!/^\d{1,18}$/.test(values.plan_id ?? ''))
+    return dataForm(ctx, values, values.request_id ?? newRequestId(), [
+      { field: 'plan_id', message: 'Choose a data plan.' },
+    ]);
+  return afterPurchase(
+    ctx,
+    async () =>
+      ctx.core.shop.buyData({
+        sessionToken: ctx.sessionToken,
+        formAccountId: ctx.formAccountId,
+        order: {
+          planId: BigInt(values.plan_id ?? '0'),
+          phone: values.phone,
+          requestId: values.request_id,
+          mode: coreMode(ctx.mode),
+        },
+      }),
+    (errs, requestId) => dataForm(ctx, values, requestId, errs),
+    'phone',
+  );
+}
+
+export const dataRoutes: Route[] = [
+  buyRoute('GET', '/buy/data', 'buy_data', (ctx) => dataForm(ctx, {}, newRequestId(), [])),
+  buyRoute('POST', '/buy/data', 'buy_data', buyData),
+];

@@ -775,7 +775,6 @@ function backgroundJobs(deps: CoreDeps, money: MoneyPath, funding: FundingServic
   });
   const worker = createRecoveryWorker(money.purchaseDeps, {
     intervalMs: deps.recoveryIntervalMs,
-    schedule: money.purchaseDeps.retrySchedule,
   });
   return { floatPoller, fundingSweeper, worker };
 }

@@ -181,7 +181,7 @@ async function applyRequeryAnswer(
 
   if (tx.status === 'pending') {
     // The flow's own rule for a requery answer, so a callback and the worker agree.
-    const after = await applyOutcome(deps, tx, outcome, tx.attempts, undefined, undefined, answers);
+    const after = await applyOutcome(deps, tx, outcome, tx.attempts, undefined, answers);
     return done(after.status === 'pending' ? 'unchanged' : 'applied', after);
   }
 

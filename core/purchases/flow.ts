@@ -15,13 +15,7 @@ import { goodsMissing, type ProductName, type PurchaseOrder } from '../domain/pr
 import { recipientRefused } from '../domain/recipient-controls.js';
 import type { ReserveChecks, TransactionRecord } from '../domain/records.js';
 import { newReference } from '../domain/reference.js';
-import {
-  DEFAULT_RETRY_SCHEDULE,
-  firstAnswer,
-  isRefunded,
-  nextAttempt,
-  type RetrySchedule,
-} from '../domain/transactions.js';
+import { firstAnswer, isRefunded, nextAttempt, type RetrySchedule } from '../domain/transactions.js';
 import { REQUEST_ID_PATTERN } from '../domain/validation.js';
 import type { ProviderOutcome, ProviderRequest, ProvidersByMode } from '../providers/port.js';
 import type { AttemptEnd, NewUpstreamAnswer, Store } from '../store/port.js';
@@ -220,7 +214,7 @@ export async function executePurchase(
         deps.supply !== undefined && routed !== undefined
           ? await purchaseAtUpstreams({ ...deps, supply: deps.supply }, tx, providerRequestOf(tx), routed)
           : await purchaseAtFamilyProvider(deps, tx);
-      final = await applyOutcome(deps, tx, outcome, 0, undefined, attempt, answers);
+      final = await applyOutcome(deps, tx, outcome, 0, attempt, answers);
     } catch (error) {
       if (!(error instanceof DomainError && error.code === 'STORE_UNAVAILABLE')) throw error;
       final = heldForRecovery(deps, tx, error);
@@ -286,7 +280,6 @@ export async function applyOutcome(
   tx: TransactionRecord,
   outcome: ProviderOutcome,
   attemptsSoFar: number,
-  schedule: RetrySchedule = deps.retrySchedule ?? DEFAULT_RETRY_SCHEDULE,
   /** The upstream attempt this outcome came from, ended in the same store transaction. */
   attempt?: AttemptEnd,
   /** The upstream's answers that said it, kept in the same store transaction. */
@@ -304,7 +297,6 @@ export async function applyOutcome(
       tx,
       { kind: 'unknown', reason: missing },
       attemptsSoFar,
-      schedule,
       attempt === undefined ? undefined : { ...attempt, outcome: 'pending', evidence: missing, costKobo: null },
       answers,
     );
@@ -348,7 +340,7 @@ export async function applyOutcome(
     if (!refunded) throw new DomainError('INTERNAL', `Transaction ${tx.reference} vanished while refunding.`);
     return refunded.transaction;
   }
-  const next = nextAttempt(tx, attemptsSoFar, at, schedule);
+  const next = nextAttempt(tx, attemptsSoFar, at, deps.retrySchedule);
   await deps.store.wallet.recordAttempt(tx.reference, next, attempt, answers);
   const after = (await deps.store.transactions.get(tx.reference)) ?? tx;
   // Attempt 1 is the purchase's own call (answered 202), or a crash survivor's first requery.

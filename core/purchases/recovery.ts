@@ -7,7 +7,6 @@
 
 import { createPeriodicRunner, type PeriodicRunner } from '../../runtime/periodic.js';
 import type { TransactionRecord } from '../domain/records.js';
-import { DEFAULT_RETRY_SCHEDULE, type RetrySchedule } from '../domain/transactions.js';
 import { applyOutcome, leaseUntil, type PurchaseDeps, providerRequestOf } from './flow.js';
 import { answersOf, callUpstreamWithDeadline, providerFor } from './upstream-calls.js';
 
@@ -17,12 +16,7 @@ const RECOVERY_BATCH_SIZE = 100;
 /** runOnce(dueBy) is one pass over transactions due by `dueBy` (default now); it resolves to how many became final. */
 export type RecoveryWorker = PeriodicRunner<[dueBy?: Date], number>;
 
-export function createRecoveryWorker(
-  deps: PurchaseDeps,
-  options: { intervalMs: number; schedule?: RetrySchedule },
-): RecoveryWorker {
-  const schedule = options.schedule ?? DEFAULT_RETRY_SCHEDULE;
-
+export function createRecoveryWorker(deps: PurchaseDeps, options: { intervalMs: number }): RecoveryWorker {
   /**
    * Claims one due transaction, then re-queries it; true when it became final. The claim is
    * what keeps several cores (or two passes) from querying the same purchase at once: only
@@ -52,7 +46,7 @@ export function createRecoveryWorker(
       attempt: tx.attempts,
     });
     const answers = answersOf('requery', upstream ?? provider?.name ?? '', outcome);
-    const after = await applyOutcome(deps, tx, outcome, tx.attempts - 1, schedule, undefined, answers);
+    const after = await applyOutcome(deps, tx, outcome, tx.attempts - 1, undefined, answers);
     return after.status !== 'pending';
   }
 

@@ -476,7 +476,7 @@ function purchaseDesk(deps: DeskDeps) {
               deps.purchases.providerTimeoutMs,
             );
       const answers = answersOf('requery', upstream ?? provider?.name ?? '', outcome);
-      const after = await applyOutcome(deps.purchases, tx, outcome, tx.attempts, undefined, undefined, answers);
+      const after = await applyOutcome(deps.purchases, tx, outcome, tx.attempts, undefined, answers);
       await audit(who, {
         action: 'purchase.requery',
         target: tx.reference,

@@ -71,7 +71,7 @@ test('the purchase answers PENDING after the timeout, keeps the money debited; a
     background: new Background(),
     log: () => {},
   };
-  const worker = createRecoveryWorker(deps, { intervalMs: 60_000, schedule: DEFAULT_RETRY_SCHEDULE });
+  const worker = createRecoveryWorker({ ...deps, retrySchedule: DEFAULT_RETRY_SCHEDULE }, { intervalMs: 60_000 });
   assert.is(await worker.runOnce(new Date(Date.now() + 86_400_000)), 1);
   assert.equal(
     fastProvider.queries.map((q) => q.reference),

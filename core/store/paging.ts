@@ -81,6 +81,23 @@ export function decodeEventCursor(cursor: string): number {
 }
 
 /**
+ * The events feed pages oldest first after the last event a page showed, named by its id (null
+ * before the first event), so the cursor carries nothing the account did not already see.
+ */
+export function encodeFeedCursor(eventId: string | null): string {
+  return encode(eventId === null ? [] : [eventId]);
+}
+
+export function decodeFeedCursor(cursor: string): string | null {
+  const key = decode(cursor);
+  if (key.length === 0) return null;
+  const [eventId, ...rest] = key;
+  if (typeof eventId !== 'string' || eventId === '' || eventId.length > 64 || rest.length > 0)
+    throw new InvalidCursorError();
+  return eventId;
+}
+
+/**
  * A page from `limit + 1` fetched items: the extra one only proves there is a next page,
  * and the cursor is the last kept item's sort key.
  */

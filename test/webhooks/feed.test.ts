@@ -141,7 +141,25 @@ test('a bad limit or a forged cursor is 422 naming the field', async () => {
   assert.is(post.status, 405);
 });
 
-test.run();
+test("the cursor names the account's own last event, never a count of the platform's, and is no one else's", async () => {
+  const mine = await fundedAccount();
+  const theirs = await fundedAccount();
+  await buy(mine.keys, '08031234567');
+  const { events, cursor } = await pollAll(mine.keys, 5);
+  const decoded = Buffer.from(cursor, 'base64url').toString('utf8');
+  assert.is(decoded, JSON.stringify([events.at(-1).id]), 'the cursor holds the last event id shown');
+  assert.not.match(decoded, /\d+\]/, 'no sequence number');
+  const start = await gateway.request({ query: { action: 'events', limit: '1' }, keys: theirs.keys });
+  assert.is(start.json.events.length, 1);
+  const borrowed = await gateway.request({ query: { action: 'events', cursor }, keys: theirs.keys });
+  assert.is(borrowed.status, 422, "another account's cursor names nothing in this feed");
+  const issued = await core.admin.createApiKey({ accountId: mine.accountId, mode: Mode.TEST });
+  const otherMode = await gateway.request({ query: { action: 'events', cursor }, keys: issued.issuedKey! });
+  assert.is(otherMode.status, 422, 'a live cursor names nothing in the test feed');
+  const old = Buffer.from(JSON.stringify([2])).toString('base64url');
+  const legacy = await gateway.request({ query: { action: 'events', cursor: old }, keys: mine.keys });
+  assert.is(legacy.status, 422, 'a number is no cursor');
+});
 
 test("a test key's feed holds only test events, livemode false, and a live key's only live ones", async () => {
   const { accountId, keys } = await fundedAccount();
@@ -173,3 +191,5 @@ test("a test key's feed holds only test events, livemode false, and a live key's
     'the live feed has only the live credit',
   );
 });
+
+test.run();

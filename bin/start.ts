@@ -144,12 +144,14 @@ if (flags.kind === 'help') {
     await checkPortFree(GATEWAY_ADDRESS, gatewayConfig.host, gatewayConfig.port);
     await checkPortFree(DASHBOARD_ADDRESS, dashboardConfig.host, dashboardConfig.port);
     await checkPortFree(CONSOLE_ADDRESS, consoleConfig.host, consoleConfig.port);
-    // The core writes the developer area's address into invitation links: unless told
-    // another, the one this dashboard will have (its DASHBOARD_PORT), not the core's default.
+    // The core writes the developer area's and the console's addresses into invitation and
+    // set-up links: unless told others, the ones these apps will have (their DASHBOARD_PORT and
+    // CONSOLE_PORT), not the core's defaults.
     // One machine trying the platform: anyone may sign up in the developer area unless SIGNUP says otherwise.
     const core = await startCoreThread({
       ...process.env,
       DASHBOARD_PUBLIC_URL: dashboardConfig.publicUrl,
+      CONSOLE_PUBLIC_URL: consoleConfig.publicUrl,
       SIGNUP: process.env['SIGNUP'] ?? 'open',
     });
     const host = core.address.slice(0, core.address.lastIndexOf(':'));

@@ -37,6 +37,8 @@ export interface ConsoleConfig {
   secureCookies: boolean;
   /** Proxies whose X-Forwarded-For is believed, as written (IPs or CIDRs). */
   trustedProxies: readonly string[];
+  /** The address staff open the console at; `npm start` hands it to the core for set-up links. */
+  publicUrl: string;
   /** PEM files of the console's own TLS certificate and key; undefined serves plain http. */
   tls: { certFile: string; keyFile: string } | undefined;
   logLevel: LogLevel;
@@ -147,6 +149,7 @@ export function loadConsoleConfig(env: Env = process.env): ConsoleConfig {
   return {
     port: v.port,
     host: v.host,
+    publicUrl: v.publicUrl,
     coreUrl: v.coreUrl,
     serviceToken: v.serviceToken,
     secret: v.secret,

@@ -1,5 +1,5 @@
 /**
- * The documents' examples produce what they show: every `curl` of docs/api.md, in
+ * The documents' examples produce what they show: every `curl` of docs/api.md and docs/products.md, in
  * the order of the page, is sent to a real gateway in front of a real core (the sandbox
  * provider, the default catalogue) for a new account on the `api` tier funded as the page
  * says; the README's first purchase is run as a reader runs it, its `npx prepaid` commands
@@ -22,6 +22,7 @@ import { suite } from '../helpers/suite.js';
 const API_DOC = new URL('../../docs/api.md', import.meta.url);
 const README = new URL('../../README.md', import.meta.url);
 const TEST_MODE_DOC = new URL('../../docs/test-mode.md', import.meta.url);
+const PRODUCTS_DOC = new URL('../../docs/products.md', import.meta.url);
 const CLI = fileURLToPath(new URL('../../bin/prepaid.js', import.meta.url));
 const run = promisify(execFile);
 
@@ -157,6 +158,14 @@ test('the test-mode walk-through of docs/test-mode.md, CLI and API, prints and a
   assert.ok(commands >= 3, `${commands} prepaid commands in docs/test-mode.md`);
   assert.ok(compared >= 3, `${compared} answers shown in docs/test-mode.md`);
   assert.equal(problems, [], problems.join('\n'));
+});
+
+test('every curl of docs/products.md answers what the page shows, in order', async () => {
+  const text = readFileSync(PRODUCTS_DOC, 'utf8');
+  const start = statedStart(text, /starts with ([\d,]+) Naira in its wallet/, 'docs/products.md');
+  const { compared, problems } = await walk(PRODUCTS_DOC, await fundedAccount(start));
+  assert.ok(compared >= 2, `${compared} answers shown in docs/products.md`);
+  assert.equal(problems, []);
 });
 
 test('a drifted example is caught: a changed charge, a missing key, a wrong order of keys', () => {

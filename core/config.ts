@@ -33,6 +33,7 @@ import { type FundingFee, parseFeePercent } from './domain/funding.js';
 import { type Kobo, kobo, parseNaira } from './domain/money.js';
 import { PRODUCTS, type ProductName } from './domain/products.js';
 import { DEFAULT_SIGNUPS_PER_ADDRESS_DAY, SIGNUP_MODES, type SignUpMode } from './domain/sign-up.js';
+import { DEFAULT_RETRY_SCHEDULE } from './domain/transactions.js';
 import { PHONE_PATTERN } from './domain/validation.js';
 import type { VelocitySettings } from './domain/velocity.js';
 import { DEFAULT_MONNIFY_BASE_URL } from './funding/monnify.js';
@@ -368,7 +369,7 @@ export const CORE_SCHEMA = {
     help: 'How often the recovery worker looks for pending purchases due a re-query.',
   }),
   recoveryAttentionAfterMs: integer('RECOVERY_ATTENTION_AFTER_MS', {
-    fallback: 86_400_000,
+    fallback: DEFAULT_RETRY_SCHEDULE.attentionAfterMs,
     min: 60_000,
     max: 30 * 86_400_000,
     help: 'A purchase still pending this long is flagged for a person.',

@@ -58,10 +58,13 @@ export interface RetrySchedule {
   attentionAfterMs: number;
 }
 
-/** Doubling from 15 s, capped at 15 min; a person is asked after a day. */
+/**
+ * Doubling from 15 s, capped at 15 min; a person is asked after 30 minutes (about seven
+ * re-queries unanswered): a customer waiting for airtime does not wait a day for someone to look.
+ */
 export const DEFAULT_RETRY_SCHEDULE: RetrySchedule = {
   delayMs: (attempts) => Math.min(15_000 * 2 ** Math.min(attempts - 1, 10), 15 * 60_000),
-  attentionAfterMs: 24 * 60 * 60_000,
+  attentionAfterMs: 30 * 60_000,
 };
 
 /** What the next attempt on a still-pending transaction is, after `attemptsSoFar` answers without an outcome. */

@@ -10,18 +10,24 @@ import type { ProviderOutcome, ProviderRequest } from '../port.js';
 import { electricityDelivery } from './electricity.js';
 import { SANDBOX_DECLINED } from './failover.js';
 
+/** The code of the sandbox's "still processing" answer to a re-query of a 4444 purchase. */
+const SANDBOX_PROCESSING = 'processing';
+
 /** What the sandbox does with a request. */
-type Scenario = 'deliver' | 'fail' | 'no-answer-then-deliver' | 'no-answer-then-fail';
+type Scenario = 'deliver' | 'fail' | 'no-answer-then-deliver' | 'no-answer-then-fail' | 'no-answer-ever';
 
 /**
  * Recipient endings that choose a scenario, strongest first. A bulk SMS batch takes the
  * first ending any of its recipients has, so a definitive failure outranks a late delivery,
- * which outranks a late failure.
+ * which outranks a late failure, which outranks a purchase that stays pending: `4444` is the
+ * upstream that never says, so a trial reaches the console's attention queue with the default
+ * settings and a person resolves it there.
  */
 const SCENARIO_ENDINGS: readonly { ending: string; scenario: Exclude<Scenario, 'deliver'> }[] = [
   { ending: '9999', scenario: 'fail' },
   { ending: '8888', scenario: 'no-answer-then-deliver' },
   { ending: '7777', scenario: 'no-answer-then-fail' },
+  { ending: '4444', scenario: 'no-answer-ever' },
 ];
 
 /** The scenario of a request and, unless it is a plain delivery, the recipient that chose it. */
@@ -96,6 +102,7 @@ export function purchaseOutcome(request: ProviderRequest): ProviderOutcome {
       };
     case 'no-answer-then-deliver':
     case 'no-answer-then-fail':
+    case 'no-answer-ever':
       // The sandbox answers at once; a caller that wants a real wait sets delayMs.
       return {
         kind: 'unknown',
@@ -125,6 +132,14 @@ export function queryOutcome(request: ProviderRequest): ProviderOutcome {
         reason:
           `The provider reports that the purchase for ${choice.recipient} failed ` +
           '(sandbox: numbers ending in 7777 fail on re-query).',
+      };
+    case 'no-answer-ever':
+      return {
+        kind: 'unknown',
+        evidence: { kind: 'answer', httpStatus: 200, json: true, code: SANDBOX_PROCESSING, status: 'processing' },
+        reason:
+          `The provider still reports the purchase for ${choice.recipient} as processing ` +
+          '(sandbox: numbers ending in 4444 stay pending until a person resolves them).',
       };
   }
 }

@@ -1,5 +1,5 @@
 /**
- * `prepaid report margin` and `prepaid report funding`: the console's reports from a terminal
+ * `prepaid report margin`, `prepaid report funding` and `prepaid report manual`: the console's reports from a terminal
  * (docs/cli.md). Live money only, Lagos calendar days; a table for people, `--json` for scripts
  * (exact kobo), `--csv` for a spreadsheet (the console's columns, cells guarded against formulas).
  */
@@ -7,12 +7,13 @@ import { DomainError } from '../core/domain/errors.js';
 import { MAX_REPORT_DAYS, MAX_REPORT_MONTHS, reportGroup, reportPeriod } from '../core/domain/reports.js';
 import {
   type FundingFigures,
+  type ManualFigures,
   type ReportQuery,
   type SalesFigures,
   StaffAdminService,
 } from '../gen/prepaid/v1/console_pb.js';
 import { csvDocument } from '../runtime/csv.js';
-import { fundingTable, type ReportTable, salesTable } from '../runtime/report-tables.js';
+import { fundingTable, manualTable, type ReportTable, salesTable } from '../runtime/report-tables.js';
 import { type CommandGroup, type CommandResult, type OptionSpec, UsageError } from './command.js';
 import { columns, kobo, present } from './format.js';
 
@@ -41,7 +42,7 @@ function queryOf(options: Record<string, string | undefined>, group: string): Re
 }
 
 /** Every figure as JSON: counts as numbers, money as exact kobo. */
-function figuresJson(figures: SalesFigures | FundingFigures | undefined): Record<string, number> {
+function figuresJson(figures: SalesFigures | FundingFigures | ManualFigures | undefined): Record<string, number> {
   const out: Record<string, number> = {};
   for (const [name, value] of Object.entries(figures ?? {})) {
     if (typeof value !== 'bigint') continue;
@@ -59,7 +60,7 @@ function shown(table: ReportTable, csv: boolean): string[] {
 
 export const reportsGroup: CommandGroup = {
   name: 'report',
-  summary: 'Reports of live money: sales, refunds, cost and margin; money in by funding provider.',
+  summary: 'Reports of live money: sales, refunds, cost and margin; money in by funding provider; manual moves.',
   commands: [
     {
       name: 'margin',
@@ -106,6 +107,26 @@ export const reportsGroup: CommandGroup = {
             total: figuresJson(report.total),
           },
           text: shown(fundingTable(report), options['csv'] === 'yes'),
+        };
+      },
+    },
+    {
+      name: 'manual',
+      summary: "The operator's manual credits and debits of live wallets, per day or month, and their net.",
+      args: [],
+      options: PERIOD_OPTIONS,
+      async run({ options }, _core, clients): Promise<CommandResult> {
+        const query = queryOf(options, '');
+        const report = present((await clients(StaffAdminService).reportFunding({ query })).report, 'report');
+        return {
+          json: {
+            from: report.from,
+            to: report.to,
+            by: report.by,
+            rows: report.manualRows.map((row) => ({ period: row.period, ...figuresJson(row.figures) })),
+            total: figuresJson(report.manualTotal),
+          },
+          text: shown(manualTable(report), options['csv'] === 'yes'),
         };
       },
     },

@@ -3,7 +3,13 @@
  * CLI's table and `--csv`): one list of columns and one row per report row, so a column is
  * named and ordered once. Money is Naira with two decimals from integer kobo; counts are counts.
  */
-import type { FundingFigures, FundingReport, SalesFigures, SalesReport } from '../gen/prepaid/v1/console_pb.js';
+import type {
+  FundingFigures,
+  FundingReport,
+  ManualFigures,
+  SalesFigures,
+  SalesReport,
+} from '../gen/prepaid/v1/console_pb.js';
 import { csvNaira } from './csv.js';
 
 /** A table: its header and its rows of text cells, the total last. */
@@ -88,6 +94,30 @@ export function fundingTable(report: FundingReport): ReportTable {
     rows: [
       ...report.rows.map((row) => [row.period, row.provider, ...fundingCells(row.figures)]),
       ['Total', '', ...fundingCells(report.total)],
+    ],
+  };
+}
+
+const MANUAL_COLUMNS = ['Credits', 'Credited (NGN)', 'Debits', 'Debited (NGN)', 'Net (NGN)'];
+
+function manualCells(f: ManualFigures | undefined): string[] {
+  if (f === undefined) return MANUAL_COLUMNS.map(() => '');
+  return [
+    String(f.creditCount),
+    csvNaira(f.creditedKobo),
+    String(f.debitCount),
+    csvNaira(f.debitedKobo),
+    csvNaira(f.creditedKobo - f.debitedKobo),
+  ];
+}
+
+/** The operator's manual credits and debits of the money-in report, per period. */
+export function manualTable(report: FundingReport): ReportTable {
+  return {
+    columns: ['Period', ...MANUAL_COLUMNS],
+    rows: [
+      ...report.manualRows.map((row) => [row.period, ...manualCells(row.figures)]),
+      ['Total', ...manualCells(report.manualTotal)],
     ],
   };
 }

@@ -12,7 +12,7 @@ import type {
   SignUpDay,
 } from '../../gen/prepaid/v1/console_pb.js';
 import { csvDocument } from '../../runtime/csv.js';
-import { fundingTable, type ReportTable, salesTable } from '../../runtime/report-tables.js';
+import { fundingTable, manualTable, type ReportTable, salesTable } from '../../runtime/report-tables.js';
 import { html, type SafeHtml } from '../../web/html.js';
 import { refusalOf } from '../../web/refusal.js';
 import { page } from '../layout.js';
@@ -149,6 +149,13 @@ credited to wallets. The table below has every figure.`,
 }
 ${tableHtml(`Money in by provider, ${report.from} to ${report.to}`, fundingTable(report))}
 <p><a href="/reports/funding.csv?${queryString(ask)}" download>Download CSV of money in</a></p>
+<h3 id="manual-heading">Manual credits and debits</h3>
+${
+  report.manualRows.length === 0
+    ? html`<p>No wallet was credited or debited by hand during this period.</p>`
+    : tableHtml(`Manual credits and debits, ${report.from} to ${report.to}`, manualTable(report))
+}
+<p><a href="/reports/manual.csv?${queryString(ask)}" download>Download CSV of manual moves</a></p>
 </section>`;
 }
 
@@ -257,6 +264,18 @@ ${signUpSection(signUps)}`;
         const { report } = await ctx.core.getFundingReport({ ...session(ctx), query: ask });
         if (report === undefined) throw new Error('the core answered without a report');
         return fundingTable(report);
+      }),
+  },
+  {
+    method: 'GET',
+    path: '/reports/manual.csv',
+    name: 'reports_manual_csv',
+    signedIn: true,
+    handler: (ctx) =>
+      csvDownload(ctx, 'manual-moves', async (ask) => {
+        const { report } = await ctx.core.getFundingReport({ ...session(ctx), query: ask });
+        if (report === undefined) throw new Error('the core answered without a report');
+        return manualTable(report);
       }),
   },
 ];

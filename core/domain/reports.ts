@@ -126,6 +126,32 @@ export interface FundingFigures {
   unmatchedKobo: Kobo;
 }
 
+/**
+ * The operator's manual moves of live wallets in a period: credits (money taken in by hand, a
+ * cash deposit, a correction) and debits, each an entry against adjustments:manual, whether
+ * booked at once (the CLI) or on a colleague's approval. They are nobody's sales and no
+ * provider's inflow, so they are their own lines of the money-in report.
+ */
+export interface ManualFigures {
+  creditCount: number;
+  creditedKobo: Kobo;
+  debitCount: number;
+  debitedKobo: Kobo;
+}
+
+export interface ManualDayRow extends ManualFigures {
+  day: number;
+}
+
+export function zeroManual(): ManualFigures {
+  return { creditCount: 0, creditedKobo: 0 as Kobo, debitCount: 0, debitedKobo: 0 as Kobo };
+}
+
+export function manualFiguresOf(row: ManualDayRow): ManualFigures {
+  const { day: _day, ...figures } = row;
+  return figures;
+}
+
 export interface FundingDayRow extends FundingFigures {
   day: number;
   provider: string;

@@ -8,6 +8,8 @@ import { LAGOS_OFFSET_MS } from '../domain/people.js';
 import {
   type FundingFigures,
   fundingFiguresOf,
+  type ManualFigures,
+  manualFiguresOf,
   periodInstants,
   type ReportGroup,
   type ReportPeriod,
@@ -18,6 +20,7 @@ import {
   type SalesFigures,
   salesFiguresOf,
   zeroFunding,
+  zeroManual,
   zeroSales,
 } from '../domain/reports.js';
 import type { SignUpDayRow, Store } from '../store/port.js';
@@ -41,6 +44,8 @@ export interface FundingReport {
   period: ReportPeriod;
   rows: ReportRow<FundingFigures>[];
   total: FundingFigures;
+  /** The operator's manual credits and debits, per period (their key is ''). */
+  manual: { rows: ReportRow<ManualFigures>[]; total: ManualFigures };
 }
 
 /** Sign-ups per Lagos day of the period and how far each day's have come (docs/sign-up.md): the funnel. */
@@ -67,8 +72,15 @@ export function createReports(store: Pick<Store, 'reports' | 'signUps'>): Report
     },
     async funding(ask) {
       const period = reportPeriod(ask.from, ask.to, ask.by);
-      const days = await store.reports.fundingByDay(windowOf(period));
-      return { period, ...rollUp(days, period.by, (row) => row.provider, fundingFiguresOf, zeroFunding) };
+      const [days, manualDays] = await Promise.all([
+        store.reports.fundingByDay(windowOf(period)),
+        store.reports.manualByDay(windowOf(period)),
+      ]);
+      return {
+        period,
+        ...rollUp(days, period.by, (row) => row.provider, fundingFiguresOf, zeroFunding),
+        manual: rollUp(manualDays, period.by, () => '', manualFiguresOf, zeroManual),
+      };
     },
     async signUps(ask) {
       const period = reportPeriod(ask.from, ask.to, 'day');

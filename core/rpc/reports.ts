@@ -7,7 +7,13 @@ import type {
   SalesReportSchema,
 } from '../../gen/prepaid/v1/console_pb.js';
 import { lagosDate } from '../domain/people.js';
-import { type FundingFigures, marginKobo, type ReportPeriod, type SalesFigures } from '../domain/reports.js';
+import {
+  type FundingFigures,
+  type ManualFigures,
+  marginKobo,
+  type ReportPeriod,
+  type SalesFigures,
+} from '../domain/reports.js';
 import type { FundingReport, ReportAsk, SalesReport, SignUpReport } from '../reports/service.js';
 import type { SignUpDayRow } from '../store/port.js';
 
@@ -56,11 +62,22 @@ export function salesReportMessage(report: SalesReport): MessageInitShape<typeof
   };
 }
 
+function manualFigures(f: ManualFigures) {
+  return {
+    creditCount: BigInt(f.creditCount),
+    creditedKobo: BigInt(f.creditedKobo),
+    debitCount: BigInt(f.debitCount),
+    debitedKobo: BigInt(f.debitedKobo),
+  };
+}
+
 export function fundingReportMessage(report: FundingReport): MessageInitShape<typeof FundingReportSchema> {
   return {
     ...periodFields(report.period),
     rows: report.rows.map((row) => ({ period: row.period, provider: row.key, figures: fundingFigures(row.figures) })),
     total: fundingFigures(report.total),
+    manualRows: report.manual.rows.map((row) => ({ period: row.period, figures: manualFigures(row.figures) })),
+    manualTotal: manualFigures(report.manual.total),
   };
 }
 

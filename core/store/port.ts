@@ -63,7 +63,7 @@ import type {
   UpstreamSettingsRecord,
   UserRecord,
 } from '../domain/records.js';
-import type { FundingDayRow, ReportGroup, SalesDayRow } from '../domain/reports.js';
+import type { FundingDayRow, ManualDayRow, ReportGroup, SalesDayRow } from '../domain/reports.js';
 import type { ProposalRecord, StaffMemberRecord, StaffRole, StaffSessionRecord } from '../domain/staff.js';
 import type { KeyFreeze, KeyUnfreeze, VelocityDay } from '../domain/velocity.js';
 import type { EventStore, WebhookStore } from './event-port.js';
@@ -920,6 +920,11 @@ export interface ReportStore {
   salesByDay(window: ReportWindow, group: ReportGroup): Promise<SalesDayRow[]>;
   /** Live inflows summed per day and per funding provider. */
   fundingByDay(window: ReportWindow): Promise<FundingDayRow[]>;
+  /**
+   * The operator's manual credits and debits of live wallets summed per day of their entry
+   * (the journal's kind index: they are few, so the read is short whatever the period).
+   */
+  manualByDay(window: ReportWindow): Promise<ManualDayRow[]>;
 }
 
 /** The whole store: one sub-port per aggregate. Use cases take only the sub-ports they use. */

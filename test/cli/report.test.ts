@@ -142,6 +142,47 @@ test('report funding sums live inflows per provider', async ({ core }) => {
   ]);
 });
 
+test("report manual: the operator's live credits and debits of the day and their net, test money left out", async ({
+  core,
+  accountId,
+}) => {
+  // The day's seeded sales began with the account's own funding, a manual credit too.
+  const before = await runJson(core, ['report', 'manual', '--from', REPORT_DAY, '--to', REPORT_DAY]);
+  const seeded = (before.json['total'] as Record<string, number>)['credited_kobo']!;
+  assert.is((before.json['total'] as Record<string, number>)['credit_count'], 1);
+  const at = new Date(Date.UTC(2026, 9, 5, 11));
+  const credit = (reference: string, amountKobo: number, mode: 'live' | 'test') =>
+    core.store.ledger.post({
+      kind: 'credit',
+      credit: { accountId, mode, amountKobo: kobo(amountKobo), reference, memo: 'cash at the office', at },
+    });
+  await credit('CR-REPORT-MANUAL-1', 3_650_050, 'live');
+  await credit('CR-REPORT-MANUAL-T', 100_000, 'test');
+  await core.store.ledger.post({
+    kind: 'debit',
+    debit: {
+      accountId,
+      mode: 'live',
+      amountKobo: kobo(50_000),
+      reference: 'DR-REPORT-MANUAL-1',
+      reason: 'a correction',
+      at,
+    },
+  });
+  const run = await runJson(core, ['report', 'manual', '--from', REPORT_DAY, '--to', REPORT_DAY]);
+  assert.is(run.code, 0, run.stderr);
+  const day = { credit_count: 2, credited_kobo: seeded + 3_650_050, debit_count: 1, debited_kobo: 50_000 };
+  assert.equal(run.json['rows'], [{ period: REPORT_DAY, ...day }]);
+  assert.equal(run.json['total'], day);
+  const csv = await runAgainst(core, ['report', 'manual', '--from', REPORT_DAY, '--to', REPORT_DAY, '--csv']);
+  const lines = csv.stdout.trim().split(/\r?\n/);
+  assert.is(lines[0], 'Period,Credits,Credited (NGN),Debits,Debited (NGN),Net (NGN)');
+  const naira = (k: number) => (k / 100).toFixed(2);
+  assert.is(lines[1], `${REPORT_DAY},2,${naira(seeded + 3_650_050)},1,500.00,${naira(seeded + 3_600_050)}`);
+  const other = await runJson(core, ['report', 'manual', '--from', '2026-10-06', '--to', '2026-10-06']);
+  assert.equal(other.json['rows'], [], 'nothing on another day');
+});
+
 test('a wrong period is a usage error and never reaches the core', async ({ core }) => {
   for (const argv of [
     ['--from', '2026-10-31', '--to', '2026-10-01'],

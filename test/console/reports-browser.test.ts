@@ -129,6 +129,14 @@ flow('a finance member opens a day of sales; the page and its CSV equal the ledg
   assert.is(lines.at(-1), '', 'CR LF after every line');
   assert.is(lines.at(-2), expectedTotal.join(','));
   assert.match(lines[0]!, /^Period,Product,Sales,Charged \(NGN\)/);
+
+  // The account's own funding that day was a manual credit: its own line, in no sale and no provider's inflow.
+  const manual = page.locator('table', { hasText: 'Manual credits and debits' });
+  const manualTotal = await manual.locator('tbody tr').last().locator('td').allTextContents();
+  const funded = await state.core.store.wallet.listLedger(state.accountId, 'live', { limit: 100 });
+  const credited = funded.items.filter((e) => e.kind === 'credit').reduce((sum, e) => sum + Number(e.amountKobo), 0);
+  assert.ok(credited > 0, 'the seed credited the wallet by hand');
+  assert.equal(manualTotal, ['Total', '1', naira(credited), '0', '0.00', naira(credited)]);
   assert.equal(blocked, [], 'the CSP blocked nothing on the page');
 });
 

@@ -10,7 +10,7 @@
  * live, hence `$ne: 'test'` rather than `'live'`.
  */
 import type { Document } from 'mongodb';
-import type { FundingDayRow, ReportGroup, SalesDayRow } from '../../domain/reports.js';
+import type { FundingDayRow, ManualDayRow, ReportGroup, SalesDayRow } from '../../domain/reports.js';
 import type { ReportStore, ReportWindow } from '../port.js';
 import { COLLECTIONS, FUNDING_COLLECTIONS, JOURNAL_COLLECTION, SUPPLY_COLLECTIONS } from './collections.js';
 import type { MongoContext } from './context.js';
@@ -156,6 +156,31 @@ const INFLOW_SUMS: Document = {
   waiting: creditIf(isAccount('held:inflows')),
 };
 
+/**
+ * The manual credits and debits of live wallets: their entries on the journal_by_kind index
+ * (kind, mode, at), each by its adjustments:manual line (debit positive: a wallet's credit is
+ * that account's debit), summed per Lagos day of the entry.
+ */
+function manualPipeline(window: ReportWindow): Document[] {
+  const day = { $floor: { $divide: [{ $add: [{ $toLong: '$at' }, window.offsetMs] }, DAY_MS] } };
+  const isCredit = { $eq: ['$kind', 'credit'] };
+  return [
+    { $match: { kind: { $in: ['credit', 'debit'] }, mode: 'live', at: { $gte: window.from, $lt: window.until } } },
+    { $unwind: '$postings' },
+    { $match: { 'postings.account': 'adjustments:manual' } },
+    {
+      $group: {
+        _id: day,
+        credit_count: { $sum: { $cond: [isCredit, 1, 0] } },
+        credited_kobo: { $sum: { $cond: [isCredit, '$postings.amountKobo', 0] } },
+        debit_count: { $sum: { $cond: [isCredit, 0, 1] } },
+        debited_kobo: { $sum: { $cond: [isCredit, 0, { $subtract: [0, '$postings.amountKobo'] }] } },
+      },
+    },
+    { $sort: { _id: 1 } },
+  ];
+}
+
 function fundingPipeline(window: ReportWindow): Document[] {
   const unmatched: Document = { $eq: ['$status', 'unmatched'] };
   return [
@@ -220,6 +245,22 @@ export function createReportStore(ctx: MongoContext): ReportStore {
           creditedKobo: readKobo(row.credited_kobo, 'credited_kobo'),
           unmatchedCount: readInteger(row.unmatched_count, 'unmatched_count'),
           unmatchedKobo: readKobo(row.unmatched_kobo, 'unmatched_kobo'),
+        }),
+      );
+    },
+    async manualByDay(window) {
+      ctx.live();
+      const rows = await ctx.db
+        .collection(JOURNAL_COLLECTION)
+        .aggregate<Document>(manualPipeline(window), options)
+        .toArray();
+      return rows.map(
+        (row): ManualDayRow => ({
+          day: readInteger(row._id, 'day'),
+          creditCount: readInteger(row.credit_count, 'credit_count'),
+          creditedKobo: readKobo(row.credited_kobo, 'credited_kobo'),
+          debitCount: readInteger(row.debit_count, 'debit_count'),
+          debitedKobo: readKobo(row.debited_kobo, 'debited_kobo'),
         }),
       );
     },

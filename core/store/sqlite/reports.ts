@@ -10,7 +10,7 @@
 import { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
 import { kobo } from '../../domain/money.js';
-import type { FundingDayRow, ReportGroup, SalesDayRow } from '../../domain/reports.js';
+import type { FundingDayRow, ManualDayRow, ReportGroup, SalesDayRow } from '../../domain/reports.js';
 import type { ReportStore, ReportWindow } from '../port.js';
 import { toMs } from './rows.js';
 
@@ -152,6 +152,46 @@ const FUNDING_SQL = `
    GROUP BY day, provider
    ORDER BY day, provider`;
 
+/**
+ * The manual credits and debits of live wallets: their entries on the journal's kind index
+ * (kind, mode, at), each summed by its adjustments:manual line (debit positive: a credit of a
+ * wallet is a debit of adjustments:manual, a debit of a wallet its credit).
+ */
+const MANUAL_SQL = `
+  SELECT (j.at + CAST(@offset AS INTEGER)) / ${DAY_MS} AS day,
+         SUM(j.kind = 'credit') AS credit_count,
+         SUM(CASE WHEN j.kind = 'credit' THEN p.amount_kobo ELSE 0 END) AS credited_kobo,
+         SUM(j.kind = 'debit') AS debit_count,
+         SUM(CASE WHEN j.kind = 'debit' THEN -p.amount_kobo ELSE 0 END) AS debited_kobo
+    FROM journal AS j INDEXED BY journal_by_kind
+    JOIN postings AS p ON p.entry_id = j.entry_id AND p.account = 'adjustments:manual'
+   WHERE j.kind IN ('credit', 'debit') AND j.mode = 'live' AND j.at >= @from AND j.at < @until
+   GROUP BY day
+   ORDER BY day`;
+
+interface ManualRow {
+  day: number;
+  credit_count: number;
+  credited_kobo: number;
+  debit_count: number;
+  debited_kobo: number;
+}
+
+function manualOn(db: Database.Database, window: ReportWindow): ManualDayRow[] {
+  return db
+    .prepare<ReturnType<typeof params>, ManualRow>(MANUAL_SQL)
+    .all(params(window))
+    .map(
+      (row): ManualDayRow => ({
+        day: row.day,
+        creditCount: row.credit_count,
+        creditedKobo: kobo(row.credited_kobo),
+        debitCount: row.debit_count,
+        debitedKobo: kobo(row.debited_kobo),
+      }),
+    );
+}
+
 function params(window: ReportWindow) {
   return { from: toMs(window.from), until: toMs(window.until), offset: window.offsetMs };
 }
@@ -213,6 +253,10 @@ export function createReportStore(db: Database.Database): ReportStore {
     async fundingByDay(window) {
       if (db.memory) return fundingOn(db, window);
       return reportOffThread<FundingDayRow[]>({ filename: db.name, kind: 'funding', window, group: 'product' });
+    },
+    async manualByDay(window) {
+      // A short read (manual moves are few, found on their kind's index): on the store's own connection.
+      return manualOn(db, window);
     },
   };
 }

@@ -5267,10 +5267,40 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       ]);
     });
 
+    it("report: the operator's manual credits and debits of live wallets per Lagos day, test money left out", async (h) => {
+      const accountId = await h.account();
+      const credit = (amountKobo: number, at: Date, mode: 'live' | 'test' = 'live') =>
+        h.store.ledger.post({
+          kind: 'credit',
+          credit: { accountId, mode, amountKobo: kobo(amountKobo), reference: h.unique('CR'), memo: 'by hand', at },
+        });
+      await credit(3_650_050, utc(10, 9));
+      await credit(100_000, utc(10, 23, 30)); // 00:30 on the 11th in Lagos
+      await credit(500_000, utc(10, 10), 'test');
+      const debited = await h.store.ledger.post({
+        kind: 'debit',
+        debit: {
+          accountId,
+          mode: 'live',
+          amountKobo: kobo(50_000),
+          reference: h.unique('DR'),
+          reason: 'fix',
+          at: utc(10, 12),
+        },
+      });
+      assert.ok(debited, 'the debit is covered');
+      const manual = { from: utc(9, 23), until: utc(11, 23), offsetMs: LAGOS };
+      assert.equal(await h.store.reports.manualByDay(manual), [
+        { day: dayOf(10), creditCount: 1, creditedKobo: kobo(3_650_050), debitCount: 1, debitedKobo: kobo(50_000) },
+        { day: dayOf(11), creditCount: 1, creditedKobo: kobo(100_000), debitCount: 0, debitedKobo: kobo(0) },
+      ]);
+    });
+
     it('report: a period with nothing in it has no rows', async (h) => {
       const empty = { from: utc(20, 0), until: utc(21, 0), offsetMs: LAGOS };
       assert.equal(await h.store.reports.salesByDay(empty, 'product'), []);
       assert.equal(await h.store.reports.fundingByDay(empty), []);
+      assert.equal(await h.store.reports.manualByDay(empty), []);
     });
   });
 

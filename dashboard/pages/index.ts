@@ -9,6 +9,7 @@ import { invitationRoutes } from './invitation.js';
 import { keyFreezeRoutes } from './key-freeze.js';
 import { keyLimitRoutes } from './key-limits.js';
 import { keyRoutes } from './keys.js';
+import { compatTokenRoutes } from './keys-compat.js';
 import { overviewRoutes } from './overview.js';
 import { passwordResetRoutes } from './password-reset.js';
 import { priceRoutes } from './prices.js';
@@ -34,6 +35,7 @@ export const routes: readonly Route[] = [
   ...fundRoutes,
   ...buyRoutes,
   ...keyRoutes,
+  ...compatTokenRoutes,
   ...keyLimitRoutes,
   ...keyFreezeRoutes,
   ...priceRoutes,

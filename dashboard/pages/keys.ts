@@ -178,6 +178,12 @@ nothing is sent to a network or a biller. <a href="/test/funds">Add test funds</
 addresses of your servers. Test key pairs are in <a href="/test/keys">test mode</a>.</p>`
 }
 ${
+  viewer.session.apiAccess
+    ? html`<p>Software written for another VTU site's API (MSORG, Adex or VTpass shapes) buys with a \
+<a href="${ctx.link('/keys/compat')}">compatible token</a> bound to one of these key pairs.</p>`
+    : ''
+}
+${
   keys.length === 0
     ? empty(test ? 'This account has no test keys yet.' : 'This account has no keys yet.')
     : html`<div class="table-wrap" role="region" aria-label="Key pairs" tabindex="0"><table class="table table--cards">

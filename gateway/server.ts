@@ -25,6 +25,7 @@ import type { Dialect } from './compat/dialect.js';
 import { createCompatHandler } from './compat/handler.js';
 import { msorg } from './compat/msorg/index.js';
 import { createCompatTokenCheck } from './compat/tokens.js';
+import { vtpass } from './compat/vtpass/index.js';
 import { type GatewayConfig, trustedProxyList } from './config.js';
 import type { CoreClients } from './core-client.js';
 import { errorBody, gatewayError, toApiError } from './errors.js';
@@ -255,7 +256,7 @@ function createRouter(
 const COMPAT_PATH = /^\/compat\/([a-z]{1,20})\/api(\/.*)?$/;
 
 /** The dialects this build answers, by the name in their paths. */
-const DIALECTS_BY_NAME = { msorg } as const satisfies Partial<Record<DialectName, Dialect>>;
+const DIALECTS_BY_NAME = { msorg, vtpass } as const satisfies Partial<Record<DialectName, Dialect>>;
 
 /**
  * The compatible endpoints' handler, with the main API's limiters' policies: a token spends the

@@ -24,6 +24,7 @@ import { type CallbackHandler, createCallbackHandler } from './callbacks.js';
 import type { Dialect } from './compat/dialect.js';
 import { createCompatHandler } from './compat/handler.js';
 import { msorg } from './compat/msorg/index.js';
+import { handleCompatOpenApi } from './compat/openapi.js';
 import { createCompatTokenCheck } from './compat/tokens.js';
 import { vtpass } from './compat/vtpass/index.js';
 import { type GatewayConfig, trustedProxyList } from './config.js';
@@ -232,6 +233,10 @@ function createRouter(
     if (pathname !== undefined && fundingCallbacks.handles(pathname)) {
       facts.action = 'funding_callback';
       return fundingCallbacks.handle(req, res, pathname);
+    }
+    if (pathname === '/compat/openapi.json') {
+      facts.action = 'compat.openapi';
+      return handleCompatOpenApi(req, res);
     }
     // `/compat/<dialect>/api/...`: the compatible endpoints (gateway/compat/).
     const compatPath = pathname === undefined ? null : COMPAT_PATH.exec(pathname);

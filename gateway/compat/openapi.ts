@@ -18,7 +18,7 @@ interface DialectDocument {
 const DIALECT_DOCUMENTS: readonly DialectDocument[] = [msorg, vtpass];
 
 /** The document, built once: it changes only with the code. */
-export function compatOpenApiDocument(): Record<string, unknown> {
+function compatOpenApiDocument(): Record<string, unknown> {
   const paths: Record<string, unknown> = {};
   const securitySchemes: Record<string, unknown> = {};
   for (const dialect of DIALECT_DOCUMENTS) {

@@ -45,7 +45,7 @@ export function coded(code: VtpassCode, reasons: readonly string[], status = 200
 }
 
 /** VTpass's "invalid arguments" (011), or "variation code does not exist" (010) for a plan or bouquet. */
-export function invalidArguments(error: ApiError): CompatAnswer {
+function invalidArguments(error: ApiError): CompatAnswer {
   const reasons = error.violations.length > 0 ? error.violations.map((v) => v.message) : [error.message];
   if (error.violations.some((v) => VARIATION_FIELDS.has(v.field))) {
     return coded({ code: '010', description: 'VARIATION CODE DOES NOT EXIST' }, reasons);

@@ -52,7 +52,7 @@ const cable = (serviceID: string, ours: CableProvider, name: string): VtpassServ
   type: 'TV Subscription',
 });
 
-export const VTPASS_SERVICES: readonly VtpassService[] = [
+const VTPASS_SERVICES: readonly VtpassService[] = [
   airtime('mtn', 'mtn', 'MTN'),
   airtime('glo', 'glo', 'GLO'),
   airtime('airtel', 'airtel', 'Airtel'),

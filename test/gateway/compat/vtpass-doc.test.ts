@@ -56,8 +56,7 @@ function examples(): Example[] {
     while (i < lines.length && lines[i] !== '```json') i++;
     // The elisions as doc-examples.ts's compare() reads them.
     const shown = JSON.parse(
-      lines[i + 1]!
-        .replace(/\{\s*\.\.\.\s*\}/g, '{"...":true}')
+      lines[i + 1]!.replace(/\{\s*\.\.\.\s*\}/g, '{"...":true}')
         .replace(/,\s*\.\.\.\s*\}/g, ',"...":true}')
         .replace(/,\s*\.\.\.\s*\]/g, ',"..."]'),
     );

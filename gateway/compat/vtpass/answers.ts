@@ -30,12 +30,7 @@ function stateOf(tx: Transaction): { code: string; status: string; description: 
   }
 }
 
-const PRODUCTS: Partial<Record<Product, VtpassProduct>> = {
-  [Product.AIRTIME]: 'airtime',
-  [Product.DATA]: 'data',
-  [Product.ELECTRICITY]: 'electricity',
-  [Product.CABLE]: 'cable',
-};
+const PRODUCTS: readonly Product[] = [Product.AIRTIME, Product.DATA, Product.ELECTRICITY, Product.CABLE];
 
 /** VTpass's time, as in its samples: ISO 8601 in UTC with microseconds. */
 function vtpassTime(tx: Transaction): string {
@@ -66,13 +61,13 @@ function electricityFields(tx: Transaction): Record<string, unknown> {
 /** The answer of `pay` and `requery` for one purchase; `requestId` is the client's key. */
 export function purchaseAnswer(tx: Transaction, requestId: string): CompatAnswer {
   const state = stateOf(tx);
-  const product = PRODUCTS[tx.product];
+  const product = PRODUCTS.includes(tx.product) ? (tx.product as VtpassProduct) : undefined;
   const service =
     product === undefined
       ? undefined
       : serviceOfOurs(
           product,
-          product === 'airtime' || product === 'data' ? (canonicalNetwork(tx.service) ?? '') : tx.service,
+          product === Product.AIRTIME || product === Product.DATA ? (canonicalNetwork(tx.service) ?? '') : tx.service,
         );
   const amount = naira(tx.product === Product.DATA ? tx.chargedKobo : tx.faceValueKobo);
   const charged = naira(tx.chargedKobo);

@@ -10,7 +10,8 @@
  */
 import { allowsScope, purchaseScope, scopeDenied } from '../../../core/domain/key-controls.js';
 import { CABLE_MAX_MONTHS, RENEWABLE_CABLE_PROVIDERS } from '../../../core/domain/products.js';
-import type { Transaction } from '../../../gen/prepaid/v1/types_pb.js';
+import { soldProductWord } from '../../../core/domain/words.js';
+import { Product, type Transaction } from '../../../gen/prepaid/v1/types_pb.js';
 import { accountOf, purchaserOf } from '../../actions/action.js';
 import type { PurchaseOutcome } from '../../actions/views.js';
 import { keyScopeDenied, toApiError } from '../../errors.js';
@@ -19,7 +20,7 @@ import { awaitOutcome } from '../wait.js';
 import { purchaseAnswer } from './answers.js';
 import { VtpassInput } from './input.js';
 import { coded, vtpassRefusal } from './refusals.js';
-import { serviceOf, type VtpassService } from './services.js';
+import { serviceOf, type VtpassProduct, type VtpassService } from './services.js';
 
 /** The longest request_id taken: the main API's idempotency keys (core/domain/validation.ts). */
 const REQUEST_ID = /^[A-Za-z0-9_-]{1,64}$/;
@@ -65,8 +66,8 @@ export async function pay(request: CompatRequest): Promise<CompatAnswer> {
       `serviceID ${serviceText} is not sold here.`,
     ]);
   }
-  if (!allowsScope(request.caller.scopes, purchaseScope(service.product))) {
-    return vtpassRefusal(keyScopeDenied(scopeDenied(purchaseScope(service.product)).message));
+  if (!allowsScope(request.caller.scopes, purchaseScope(soldProductWord(service.product)))) {
+    return vtpassRefusal(keyScopeDenied(scopeDenied(purchaseScope(soldProductWord(service.product))).message));
   }
   try {
     const buy = BUY[service.product](request, input, service, requestId);
@@ -157,9 +158,9 @@ const buyCable: Buy = (request, input, service, requestId) => {
     });
 };
 
-const BUY: Record<VtpassService['product'], Buy> = {
-  airtime: buyAirtime,
-  data: buyData,
-  electricity: buyElectricity,
-  cable: buyCable,
+const BUY: Record<VtpassProduct, Buy> = {
+  [Product.AIRTIME]: buyAirtime,
+  [Product.DATA]: buyData,
+  [Product.ELECTRICITY]: buyElectricity,
+  [Product.CABLE]: buyCable,
 };

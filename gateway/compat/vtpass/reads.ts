@@ -6,6 +6,7 @@
  * numeric 1).
  */
 import { canonicalNetwork } from '../../../core/domain/products.js';
+import { Product } from '../../../gen/prepaid/v1/types_pb.js';
 import { accountOf } from '../../actions/action.js';
 import { int64, naira } from '../../actions/views.js';
 import { toApiError } from '../../errors.js';
@@ -49,7 +50,7 @@ const variation = (code: string, name: string, amountKobo: bigint, fixed: boolea
 async function variationsOf(request: CompatRequest, service: VtpassService): Promise<unknown[]> {
   const account = accountOf(request.caller);
   switch (service.product) {
-    case 'data': {
+    case Product.DATA: {
       const aliasOf = new Map<number, string>();
       for (const [alias, planId] of request.caller.planAliases) aliasOf.set(planId, alias);
       const { plans } = await request.core.purchase.listPlans({ ...account, network: service.ours, planType: '' });
@@ -60,11 +61,11 @@ async function variationsOf(request: CompatRequest, service: VtpassService): Pro
           return variation(aliasOf.get(planId) ?? String(planId), plan.label, plan.priceKobo, true);
         });
     }
-    case 'cable': {
+    case Product.CABLE: {
       const { packages } = await request.core.purchase.listPackages({ ...account, provider: service.ours });
       return packages.map((p) => variation(p.packageCode, p.name, p.priceKobo, true));
     }
-    case 'electricity':
+    case Product.ELECTRICITY:
       return [variation('prepaid', 'Prepaid', 0n, false), variation('postpaid', 'Postpaid', 0n, false)];
     default:
       // Airtime is any amount: VTpass lists no variations for it.
@@ -109,10 +110,10 @@ export async function merchantVerify(request: CompatRequest): Promise<CompatAnsw
   const meterType = input.text('type', false).toLowerCase();
   try {
     input.done();
-    if (service === undefined || (service.product !== 'electricity' && service.product !== 'cable')) {
+    if (service === undefined || (service.product !== Product.ELECTRICITY && service.product !== Product.CABLE)) {
       return coded(NO_SUCH_SERVICE, [`serviceID ${serviceText} has no customers to verify.`]);
     }
-    const electricity = service.product === 'electricity';
+    const electricity = service.product === Product.ELECTRICITY;
     if (electricity && meterType !== 'prepaid' && meterType !== 'postpaid') {
       input.reject('type', 'type must be prepaid or postpaid.');
       input.done();

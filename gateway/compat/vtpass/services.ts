@@ -6,8 +6,10 @@
  * the other direction (core/providers/vtpass/services.ts); a client may not import it.
  */
 import type { CableProvider, Disco, Network } from '../../../core/domain/products.js';
+import { Product } from '../../../gen/prepaid/v1/types_pb.js';
 
-export type VtpassProduct = 'airtime' | 'data' | 'electricity' | 'cable';
+/** The products VTpass's `pay` sells here, as the contract's enum (their words are core/domain/words.ts's). */
+export type VtpassProduct = Product.AIRTIME | Product.DATA | Product.ELECTRICITY | Product.CABLE;
 
 /** One serviceID: what it sells, our word for its network, disco or cable provider, and VTpass's names. */
 export interface VtpassService {
@@ -22,7 +24,7 @@ export interface VtpassService {
 
 const airtime = (serviceID: string, ours: Network, name: string): VtpassService => ({
   serviceID,
-  product: 'airtime',
+  product: Product.AIRTIME,
   ours,
   productName: `${name} Airtime VTU`,
   type: 'Airtime Recharge',
@@ -30,7 +32,7 @@ const airtime = (serviceID: string, ours: Network, name: string): VtpassService 
 
 const data = (serviceID: string, ours: Network, name: string): VtpassService => ({
   serviceID,
-  product: 'data',
+  product: Product.DATA,
   ours,
   productName: `${name} Data`,
   type: 'Data Services',
@@ -38,7 +40,7 @@ const data = (serviceID: string, ours: Network, name: string): VtpassService => 
 
 const electricity = (serviceID: string, ours: Disco, name: string): VtpassService => ({
   serviceID,
-  product: 'electricity',
+  product: Product.ELECTRICITY,
   ours,
   productName: `${name} Payment - ${ours.toUpperCase()}`,
   type: 'Electricity Bill',
@@ -46,7 +48,7 @@ const electricity = (serviceID: string, ours: Disco, name: string): VtpassServic
 
 const cable = (serviceID: string, ours: CableProvider, name: string): VtpassService => ({
   serviceID,
-  product: 'cable',
+  product: Product.CABLE,
   ours,
   productName: `${name} Subscription`,
   type: 'TV Subscription',

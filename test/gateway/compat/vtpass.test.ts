@@ -128,6 +128,13 @@ for (const product of PRODUCTS) {
     const again = await requery(quickTls.port, keys, body['request_id'] as string);
     assert.is(again.json.code, '000', again.text);
     assert.is(again.json.content.transactions.transactionId, answer.json.content.transactions.transactionId);
+    const read = await vtpassCall(
+      quickTls.port,
+      keys,
+      'GET',
+      `/compat/vtpass/api/requery/?request_id=${body['request_id']}`,
+    );
+    assert.is(read.json.code, '000', `a GET requery with the public key reads it too: ${read.text}`);
     await assertLedgerInvariant(core, accountId);
   });
 

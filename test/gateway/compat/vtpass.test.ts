@@ -14,6 +14,7 @@ import { startTestGateway, type TestGateway } from '../../helpers/gateway.js';
 import { suite } from '../../helpers/suite.js';
 import { startTlsProxy, type TlsProxy } from '../../helpers/tls-proxy.js';
 import { balanceKobo } from '../fields.js';
+import { call } from './clients.js';
 import {
   documented,
   keysOf,
@@ -303,6 +304,27 @@ test('merchant-verify names the meter and card owners; an unknown number is Wron
     serviceID: 'ikeja-electric',
   });
   assert.is(noType.json.code, '011', noType.text);
+});
+
+test("a multipart form, as PHP's cURL sends an array, buys as JSON does; a broken one is 011", async () => {
+  const { accountId, keys } = await account();
+  const boundary = '------------------------d74496d66958873e';
+  const fields = order('airtime', '1234');
+  const body = `${Object.entries(fields)
+    .map(([name, value]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`)
+    .join('')}--${boundary}--\r\n`;
+  const headers = {
+    'api-key': keys.apiKey,
+    'secret-key': keys.secretKey,
+    'Content-Type': `multipart/form-data; boundary=${boundary}`,
+  };
+  const answer = await call(quickTls.port, 'POST', '/compat/vtpass/api/pay', headers, body);
+  assert.is(answer.json.code, '000', answer.text);
+  assert.is(answer.json.requestId, fields['request_id']);
+  const broken = await call(quickTls.port, 'POST', '/compat/vtpass/api/pay', headers, `--${boundary}\r\nno end`);
+  assert.is(broken.json.code, '011', broken.text);
+  assert.is(await bal(accountId), 5_000_000 - 9_700, 'one airtime bought, at its price');
+  await assertLedgerInvariant(core, accountId);
 });
 
 test('requery of an unknown request_id is 015; a GET of pay is 405; an unknown path 404', async () => {

@@ -14,7 +14,7 @@ import { soldProductWord } from '../../../core/domain/words.js';
 import { Product, type Transaction } from '../../../gen/prepaid/v1/types_pb.js';
 import { accountOf, purchaserOf } from '../../actions/action.js';
 import type { PurchaseOutcome } from '../../actions/views.js';
-import { keyScopeDenied, toApiError } from '../../errors.js';
+import { type ApiError, keyScopeDenied, toApiError } from '../../errors.js';
 import type { CompatAnswer, CompatRequest } from '../dialect.js';
 import { awaitOutcome } from '../wait.js';
 import { purchaseAnswer } from './answers.js';
@@ -46,9 +46,19 @@ async function answered(
       });
       if (res.transaction !== undefined) return purchaseAnswer(res.transaction, requestId);
     }
-    return vtpassRefusal(apiError);
+    return payRefusal(apiError);
   }
   return purchaseAnswer(tx, requestId);
+}
+
+/**
+ * A refusal of `pay`. VTpass's 015 ("invalid request id") is a requery's answer; a purchase's
+ * order naming something we do not have is its 010 ("variation code does not exist").
+ */
+function payRefusal(error: ApiError): CompatAnswer {
+  if (error.key === 'NOT_FOUND')
+    return coded({ code: '010', description: 'VARIATION CODE DOES NOT EXIST' }, [error.message]);
+  return vtpassRefusal(error);
 }
 
 /** `POST pay`: one purchase of the product the serviceID names. */
@@ -74,7 +84,7 @@ export async function pay(request: CompatRequest): Promise<CompatAnswer> {
     input.done();
     return await answered(request, requestId, buy);
   } catch (error) {
-    return vtpassRefusal(toApiError(error, request.log));
+    return payRefusal(toApiError(error, request.log));
   }
 }
 

@@ -46,6 +46,15 @@ function aliasJson(alias: PlanAlias): Record<string, unknown> {
   };
 }
 
+/**
+ * A VTpass token's three keys, as VTpass's clients are configured with them: the core makes it
+ * `api-key:public-key:secret-key` (core/accounts/compat-vtpass.ts).
+ */
+function vtpassParts(token: string): { api_key: string; public_key: string; secret_key: string } {
+  const [apiKey = '', publicKey = '', secretKey = ''] = token.split(':');
+  return { api_key: apiKey, public_key: publicKey, secret_key: secretKey };
+}
+
 const compatCommand: CommandSpec = {
   name: 'compat',
   summary:
@@ -64,12 +73,15 @@ const compatCommand: CommandSpec = {
     const inFlight = checked(() => checkInFlight('--in-flight', options['in-flight'] ?? ''));
     const made = await core().createCompatToken({ publicKey: args[0], dialect, inFlight });
     const record = present(made.record, 'record');
+    const parts = record.dialect === 'vtpass' ? vtpassParts(made.token) : undefined;
     return {
-      json: { token: made.token, ...tokenJson(record) },
+      json: { token: made.token, ...tokenJson(record), ...(parts === undefined ? {} : { vtpass: parts }) },
       text: [
         `Made a ${record.dialect} token for ${record.publicKey} (${modeName(record.mode)}, account ${record.accountId}).`,
         `Token id: ${record.tokenId}`,
-        `Token: ${made.token}`,
+        ...(parts === undefined
+          ? [`Token: ${made.token}`]
+          : [`api-key: ${parts.api_key}`, `public-key: ${parts.public_key}`, `secret-key: ${parts.secret_key}`]),
         `In flight: ${record.inFlight}`,
       ],
       warnings: [TOKEN_SHOWN_ONCE_WARNING],

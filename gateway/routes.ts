@@ -17,7 +17,7 @@ import type { RequestFacts } from './request-facts.js';
 const HEALTH_TIMEOUT_MS = 2_000;
 
 /** The 405 of a path that takes GET (and HEAD) only. */
-function getOnly(res: ServerResponse, message: string): void {
+export function getOnly(res: ServerResponse, message: string): void {
   const error = gatewayError('METHOD_NOT_ALLOWED', { message });
   sendJson(res, error.status, errorBody(error), { Allow: 'GET, HEAD' });
 }

@@ -24,7 +24,9 @@ import { type CallbackHandler, createCallbackHandler } from './callbacks.js';
 import type { Dialect } from './compat/dialect.js';
 import { createCompatHandler } from './compat/handler.js';
 import { msorg } from './compat/msorg/index.js';
+import { handleCompatOpenApi } from './compat/openapi.js';
 import { createCompatTokenCheck } from './compat/tokens.js';
+import { vtpass } from './compat/vtpass/index.js';
 import { type GatewayConfig, trustedProxyList } from './config.js';
 import type { CoreClients } from './core-client.js';
 import { errorBody, gatewayError, toApiError } from './errors.js';
@@ -232,6 +234,10 @@ function createRouter(
       facts.action = 'funding_callback';
       return fundingCallbacks.handle(req, res, pathname);
     }
+    if (pathname === '/compat/openapi.json') {
+      facts.action = 'compat.openapi';
+      return handleCompatOpenApi(req, res);
+    }
     // `/compat/<dialect>/api/...`: the compatible endpoints (gateway/compat/).
     const compatPath = pathname === undefined ? null : COMPAT_PATH.exec(pathname);
     if (compatPath !== null && url !== undefined && Object.hasOwn(DIALECTS_BY_NAME, compatPath[1]!)) {
@@ -255,7 +261,7 @@ function createRouter(
 const COMPAT_PATH = /^\/compat\/([a-z]{1,20})\/api(\/.*)?$/;
 
 /** The dialects this build answers, by the name in their paths. */
-const DIALECTS_BY_NAME = { msorg } as const satisfies Partial<Record<DialectName, Dialect>>;
+const DIALECTS_BY_NAME = { msorg, vtpass } as const satisfies Partial<Record<DialectName, Dialect>>;
 
 /**
  * The compatible endpoints' handler, with the main API's limiters' policies: a token spends the

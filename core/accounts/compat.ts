@@ -1,8 +1,8 @@
 /**
  * Compatible tokens and plan aliases (docs/compat.md). A compatible token is a token of another
- * site's API shape (MSORG: 40 hex characters) bound to one key pair: it acts as that pair, with
- * its mode, IP lock, scopes and caps, and stops working when the pair does. It is 20 random
- * bytes, shown once and stored only as its SHA-256; a lookup by that hash finds it, and the
+ * site's API shape (MSORG: 40 hex characters; VTpass: three keys, compat-vtpass.ts) bound to one
+ * key pair: it acts as that pair, with its mode, IP lock, scopes and caps, and stops working when
+ * the pair does. It is random, shown once and stored only as a SHA-256; a lookup by that hash finds it, and the
  * hash found is compared again in constant time. Plan aliases let an account's clients keep the
  * plan ids their software already sends; an alias names one of our plans and nothing else.
  */
@@ -20,6 +20,7 @@ import { DomainError, invalid, notFound } from '../domain/errors.js';
 import type { Mode } from '../domain/mode.js';
 import type { CompatTokenRecord, PlanAliasRecord } from '../domain/records.js';
 import type { Store } from '../store/port.js';
+import { newVtpassToken, readOnlyScopes, readVtpassPair } from './compat-vtpass.js';
 import type { KeyUseRecorder } from './key-use.js';
 import { MAX_KEY_LENGTH, sameHash } from './keys.js';
 import { checkPresentedKey, type VerifiedKey } from './service.js';
@@ -42,6 +43,13 @@ function tokenHash(token: string): string {
 }
 
 const invalidToken = () => new DomainError('INVALID_API_KEY', 'Invalid token.');
+
+/** A new token of the dialect's shape, what the store finds it by (hashed), and its last four characters. */
+function newToken(dialect: Dialect): { token: string; lookup: string; lastFour: string } {
+  if (dialect === 'vtpass') return newVtpassToken();
+  const token = randomBytes(COMPAT_TOKEN_BYTES).toString('hex');
+  return { token, lookup: token, lastFour: token.slice(-4) };
+}
 
 export function createCompatService(deps: CompatDeps) {
   const { store, clock } = deps;
@@ -66,11 +74,12 @@ export function createCompatService(deps: CompatDeps) {
       const key = publicKey.length <= MAX_KEY_LENGTH ? await store.keys.find(publicKey) : null;
       if (!key || (accountId !== undefined && key.accountId !== accountId)) throw notFound(`Key ${publicKey}`);
       if (key.revoked) throw invalid('public_key', `The key ${publicKey} is revoked; bind the token to a working key.`);
-      const token = randomBytes(COMPAT_TOKEN_BYTES).toString('hex');
+      const made = newToken(dialect);
+      const token = made.token;
       const record: CompatTokenRecord = {
         tokenId: `ct_${randomBytes(8).toString('hex')}`,
-        tokenHash: tokenHash(token),
-        lastFour: token.slice(-4),
+        tokenHash: tokenHash(made.lookup),
+        lastFour: made.lastFour,
         dialect,
         inFlight,
         publicKey: key.publicKey,
@@ -101,15 +110,21 @@ export function createCompatService(deps: CompatDeps) {
      * matched. A token of another dialect than the path's is as invalid as a wrong one.
      */
     async verifyToken(dialect: string, token: string, clientIp: string): Promise<VerifiedCompatToken> {
-      const shaped = token.length > 0 && token.length <= MAX_COMPAT_TOKEN_LENGTH;
-      const hash = tokenHash(shaped ? token : '');
+      // A VTpass pair is looked up by its api key and public key (compat-vtpass.ts).
+      const vtpass = dialect === 'vtpass' ? readVtpassPair(token) : undefined;
+      const lookup = vtpass?.lookup ?? (dialect === 'vtpass' ? '' : token);
+      const shaped = lookup.length > 0 && lookup.length <= MAX_COMPAT_TOKEN_LENGTH;
+      const hash = tokenHash(shaped ? lookup : '');
       const record = shaped ? await store.compat.findToken(hash) : null;
       if (!record || !sameHash(hash, record.tokenHash) || record.revokedAt !== undefined) throw invalidToken();
       if (record.dialect !== dialect) throw invalidToken();
       const key = await store.keys.find(record.publicKey);
       if (!key) throw invalidToken();
       const now = clock();
-      const verified = await checkPresentedKey(store, key, clientIp, now);
+      const checked = await checkPresentedKey(store, key, clientIp, now);
+      const scopes = vtpass?.readOnly === true ? readOnlyScopes(checked.scopes) : checked.scopes;
+      if (scopes === undefined) throw invalidToken();
+      const verified = { ...checked, scopes };
       deps.keyUses?.note(key.publicKey, now);
       const aliases = await store.compat.listAliases(record.accountId, record.dialect);
       return {

@@ -50,7 +50,7 @@ import {
   type TransactionRecord,
 } from '../domain/records.js';
 import { refuseUnverifiedLive } from '../domain/sign-up.js';
-import { checkOneOf } from '../domain/validation.js';
+import { checkOneOf, REQUEST_ID_PATTERN } from '../domain/validation.js';
 import type { CustomerDetails, CustomerQuery, VerifyOutcome } from '../providers/port.js';
 import type { Store } from '../store/port.js';
 import { executePurchase, type PurchaseDeps, type PurchaseResult } from './flow.js';
@@ -135,6 +135,20 @@ export function createPurchaseService(deps: PurchaseServiceDeps) {
       const tx = reference ? await store.transactions.get(reference) : null;
       if (!tx || tx.accountId !== accountId || tx.mode !== mode)
         throw notFound(`Transaction ${quotedReference(reference)}`);
+      return tx;
+    },
+
+    /**
+     * The account's purchase in `mode` made with the idempotency key `requestId` (the
+     * compatible endpoints' re-query by the client's own key); an unknown or malformed key is
+     * not found.
+     */
+    async transactionByRequestId(accountId: string, mode: Mode, requestId: string): Promise<TransactionRecord> {
+      const tx = REQUEST_ID_PATTERN.test(requestId)
+        ? await store.transactions.getByRequestId(accountId, mode, requestId)
+        : null;
+      if (!tx || tx.accountId !== accountId || tx.mode !== mode)
+        throw notFound(`Transaction with request_id ${quotedReference(requestId)}`);
       return tx;
     },
 

@@ -82,9 +82,13 @@ export function purchaseHandlers(
       return outcome(await purchases.bulkSms(req.accountId, modeIn(req.mode), input, req.requestId, checksOf(req)));
     },
     async getTransaction(req) {
-      return {
-        transaction: transactionMessage(await purchases.transaction(req.accountId, modeIn(req.mode), req.reference)),
-      };
+      const mode = modeIn(req.mode);
+      // A reference names the purchase; without one, the idempotency key does.
+      const tx =
+        req.reference === '' && req.requestId !== ''
+          ? await purchases.transactionByRequestId(req.accountId, mode, req.requestId)
+          : await purchases.transaction(req.accountId, mode, req.reference);
+      return { transaction: transactionMessage(tx) };
     },
     async listTransactions(req) {
       await ownTurn();

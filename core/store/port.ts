@@ -394,6 +394,12 @@ export interface AttemptRecord {
 export interface TransactionStore {
   get(reference: string): Promise<TransactionRecord | null>;
   /**
+   * The account's purchase in `mode` made with this idempotency key (its `requestId`), or
+   * null: the compatible endpoints' re-query by the client's own key. Served by the unique
+   * (account, mode, request_id) index both adapters keep for idempotency.
+   */
+  getByRequestId(accountId: string, mode: Mode, requestId: string): Promise<TransactionRecord | null>;
+  /**
    * The account's purchases in one mode, newest first. A bulk SMS comes with
    * `details.recipientCount` instead of `details.recipients`: a page of 100 rows of SMS to
    * 10,000 numbers each would otherwise read 14 MB to show 100 counts (pages of

@@ -44,7 +44,11 @@ export interface CompatAnswer {
 export interface CompatRoute {
   /** The methods it takes; clients of one family use either for some paths. */
   methods: readonly ('GET' | 'POST')[];
-  /** The key scope it needs (core/domain/key-controls.ts). */
+  /**
+   * The key scope it needs (core/domain/key-controls.ts), or '' when the route checks it
+   * itself: a path that buys any of several products (VTpass's `pay`) knows the product only
+   * from the body.
+   */
   scope: string;
   handle(request: CompatRequest): Promise<CompatAnswer>;
 }

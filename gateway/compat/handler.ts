@@ -10,7 +10,7 @@ import { performance } from 'node:perf_hooks';
 import { allowsScope, scopeDenied } from '../../core/domain/key-controls.js';
 import { ClientGoneError, type JsonObject, readBounded, readJsonObject } from '../body.js';
 import type { CoreClients } from '../core-client.js';
-import { ApiError, keyScopeDenied, toApiError } from '../errors.js';
+import { ApiError, invalidParameters, keyScopeDenied, toApiError } from '../errors.js';
 import { type Limiter, rateLimitHeaders } from '../limiter.js';
 import type { GatewayLogger } from '../log.js';
 import type { GatewayMetrics } from '../metrics.js';
@@ -18,6 +18,7 @@ import { failureBudgetKey } from '../pipeline.js';
 import { sendJson } from '../reply.js';
 import { noteError, type RequestFacts } from '../request-facts.js';
 import type { CompatAnswer, CompatCaller, Dialect } from './dialect.js';
+import { formDataBoundary, readFormData } from './form-data.js';
 import type { CompatTokenCheck } from './tokens.js';
 
 export interface CompatDeps {
@@ -72,7 +73,7 @@ export function createCompatHandler(deps: CompatDeps): CompatHandler {
       const method = req.method === 'HEAD' ? 'GET' : req.method;
       if (method !== 'GET' && method !== 'POST') return answer(dialect.methodNotAllowed(req.method ?? ''));
       if (!route.methods.includes(method)) return answer(dialect.methodNotAllowed(method));
-      if (!allowsScope(caller.scopes, route.scope)) {
+      if (route.scope !== '' && !allowsScope(caller.scopes, route.scope)) {
         throw keyScopeDenied(scopeDenied(route.scope).message);
       }
       const body = method === 'POST' ? await readBody(req, res, deps.maxBodyBytes) : EMPTY_BODY;
@@ -139,10 +140,28 @@ async function authenticate(
   }
 }
 
+/** A multipart form's text fields (form-data.ts); a body too large or not well formed is refused as JSON would be. */
+async function readMultipart(
+  req: IncomingMessage,
+  res: ServerResponse,
+  maxBodyBytes: number,
+  boundary: string,
+): Promise<JsonObject> {
+  const raw = await readBounded(req, maxBodyBytes, res);
+  if (raw === 'gone') throw new ClientGoneError();
+  if (raw === 'too_large') return readJsonObject(req, 0, res);
+  const fields = readFormData(raw, boundary);
+  if (fields === undefined) {
+    throw invalidParameters([{ field: 'body', message: 'The multipart form body is not well formed.' }]);
+  }
+  return fields;
+}
+
 /**
  * A POST's body: JSON whatever the Content-Type says (the family's clients all send JSON, some
- * without the header), or a form when it says so. An empty body is an empty object: the route's
- * field checks then name what is missing.
+ * without the header), or a form when it says so: URL-encoded, or multipart as PHP's cURL
+ * sends an array. An empty body is an empty object: the route's field checks then name what
+ * is missing.
  */
 async function readBody(req: IncomingMessage, res: ServerResponse, maxBodyBytes: number): Promise<JsonObject> {
   const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
@@ -154,6 +173,8 @@ async function readBody(req: IncomingMessage, res: ServerResponse, maxBodyBytes:
     for (const [name, value] of new URLSearchParams(Buffer.from(raw).toString('utf8'))) form[name] = value;
     return form;
   }
+  const boundary = formDataBoundary(req.headers['content-type'] ?? '');
+  if (boundary !== undefined) return readMultipart(req, res, maxBodyBytes, boundary);
   if (req.headers['content-length'] === '0') return EMPTY_BODY;
   return readJsonObject(req, maxBodyBytes, res);
 }

@@ -5,6 +5,7 @@ import { decodeTransactionCursor, encodeTransactionCursor, toPage } from '../pag
 import type { TransactionStore } from '../port.js';
 import type { MongoContext } from './context.js';
 import { readInteger, type TransactionDoc, toDate, transactionFromDoc } from './documents.js';
+import { sameRequestQuery } from './wallet.js';
 
 /** A transaction document's page cursor. */
 const cursorOf = (doc: TransactionDoc) => encodeTransactionCursor(doc.created_at, doc._id);
@@ -43,6 +44,13 @@ export function createTransactionStore({ live }: MongoContext): TransactionStore
   return {
     async get(reference) {
       const doc = await live().transactions.findOne({ _id: reference });
+      return doc === null ? null : transactionFromDoc(doc);
+    },
+    async getByRequestId(accountId, mode, requestId) {
+      // sameRequestQuery states the key's type, so the partial unique index
+      // transactions_request_id_by_mode (account_id, mode, request_id) serves it.
+      const query = sameRequestQuery({ accountId, mode, requestId });
+      const doc = query === null ? null : await live().transactions.findOne(query);
       return doc === null ? null : transactionFromDoc(doc);
     },
     async listByAccount(accountId, mode, page) {

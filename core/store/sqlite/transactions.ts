@@ -137,6 +137,11 @@ export function createTransactionStore(sql: TransactionStatements): TransactionS
       const row = sql.get.get(reference);
       return row ? transactionFromRow(row) : null;
     },
+    async getByRequestId(accountId, mode, requestId) {
+      // The unique index transactions_request_id (account_id, mode, request_id) serves it.
+      const row = sql.getByRequestId.get({ account_id: accountId, mode, request_id: requestId });
+      return row ? transactionFromRow(row) : null;
+    },
     async listByAccount(accountId, mode, page) {
       const limit = requireLimit(page.limit);
       const rows =

@@ -1284,6 +1284,17 @@ export function storeConformance(label: string, open: () => Promise<OpenedStore>
       assert.is(await h.balance(b), 200);
     });
 
+    it('a purchase is found by its request_id within its account and mode only', async (h) => {
+      const a = await h.account(10_000);
+      const b = await h.account(10_000);
+      const made = await h.reserved(h.purchase(a, { requestId: 'lookup-1' }));
+      const found = await h.store.transactions.getByRequestId(a, 'live', 'lookup-1');
+      assert.is(found?.reference, made.reference);
+      assert.is(await h.store.transactions.getByRequestId(a, 'test', 'lookup-1'), null);
+      assert.is(await h.store.transactions.getByRequestId(b, 'live', 'lookup-1'), null);
+      assert.is(await h.store.transactions.getByRequestId(a, 'live', 'lookup-2'), null);
+    });
+
     it('purchases without a request_id never collide', async (h) => {
       const accountId = await h.account(30_000);
       await h.reserved(h.purchase(accountId));

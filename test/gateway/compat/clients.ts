@@ -28,11 +28,12 @@ export function call(
         method,
         path,
         rejectUnauthorized: false,
+        // JSON unless the caller names another Content-Type.
         headers: {
-          ...headers,
           ...(payload === undefined
             ? {}
             : { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload) }),
+          ...headers,
         },
       },
       (res) => {

@@ -72,13 +72,14 @@ export function createCompatHandler(deps: CompatDeps): CompatHandler {
       const method = req.method === 'HEAD' ? 'GET' : req.method;
       if (method !== 'GET' && method !== 'POST') return answer(dialect.methodNotAllowed(req.method ?? ''));
       if (!route.methods.includes(method)) return answer(dialect.methodNotAllowed(method));
-      if (!allowsScope(caller.scopes, route.scope)) {
+      if (route.scope !== '' && !allowsScope(caller.scopes, route.scope)) {
         throw keyScopeDenied(scopeDenied(route.scope).message);
       }
       const body = method === 'POST' ? await readBody(req, res, deps.maxBodyBytes) : EMPTY_BODY;
       const result = await route.handle({
         caller,
         method,
+        headers: req.headers,
         segments,
         query: url.searchParams,
         body,

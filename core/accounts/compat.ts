@@ -18,7 +18,7 @@ import {
 } from '../domain/compat.js';
 import { DomainError, invalid, notFound } from '../domain/errors.js';
 import type { Mode } from '../domain/mode.js';
-import type { CompatTokenRecord, PlanAliasRecord } from '../domain/records.js';
+import type { CompatCallbackRecord, CompatTokenRecord, PlanAliasRecord } from '../domain/records.js';
 import type { Store } from '../store/port.js';
 import type { KeyUseRecorder } from './key-use.js';
 import { MAX_KEY_LENGTH, sameHash } from './keys.js';
@@ -28,7 +28,12 @@ interface CompatDeps {
   store: Pick<Store, 'accounts' | 'keys' | 'catalog' | 'compat'>;
   clock: () => Date;
   keyUses?: Pick<KeyUseRecorder, 'note'>;
+  /** Why a callback URL is refused (the webhooks' rules), or undefined when it may be used. */
+  checkCallbackUrl?: (url: string) => string | undefined;
 }
+
+/** The dialects whose sites post callbacks, so whose clients may ask for ours. */
+const CALLBACK_DIALECTS: readonly Dialect[] = ['adex'];
 
 /** A verified compatible token: the pair it acts as, its in-flight word and the account's aliases. */
 export interface VerifiedCompatToken extends VerifiedKey {
@@ -146,6 +151,28 @@ export function createCompatService(deps: CompatDeps) {
       const dialect = checkDialect('dialect', dialectWord);
       const aliasId = aliasIdText.trim() === '' ? undefined : checkAliasId('alias_id', aliasIdText);
       return store.compat.clearAliases(accountId, dialect, aliasId);
+    },
+
+    /**
+     * Sets the account's callback in a dialect that has one (Adex), or clears it when `url` is
+     * empty; returns the callback now (null: none) and the one before.
+     */
+    async setCallback(
+      accountId: string,
+      dialectWord: string,
+      url: string,
+    ): Promise<{ callback: CompatCallbackRecord | null; previous: CompatCallbackRecord | null }> {
+      const dialect = checkDialect('dialect', dialectWord);
+      if (!CALLBACK_DIALECTS.includes(dialect)) {
+        throw invalid('dialect', `Only ${CALLBACK_DIALECTS.join(', ')} clients are told by callback.`);
+      }
+      if (!(await store.accounts.get(accountId))) throw notFound(`Account ${accountId || '(empty id)'}`);
+      const text = url.trim();
+      if (text === '') return { callback: null, previous: await store.compat.clearCallback(accountId, dialect) };
+      const problem = deps.checkCallbackUrl?.(text);
+      if (problem !== undefined) throw invalid('url', problem);
+      const callback: CompatCallbackRecord = { accountId, dialect, url: text, updatedAt: clock() };
+      return { callback, previous: await store.compat.setCallback(callback) };
     },
 
     /** An account's aliases, in one dialect or all. */

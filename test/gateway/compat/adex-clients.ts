@@ -6,7 +6,7 @@
  */
 import { type Answer, call } from './clients.js';
 
-export type AdexVerdict = 'delivered' | 'failed';
+type AdexVerdict = 'delivered' | 'failed';
 
 /** What a connector keeps of a purchase: its verdict and the reference it stores. */
 export interface Kept {

@@ -48,6 +48,34 @@ function tokenHash(token: string): string {
 
 const invalidToken = () => new DomainError('INVALID_API_KEY', 'Invalid token.');
 
+/** The account's compat callback, set or cleared (core/webhooks/compat-callbacks.ts posts to it). */
+function callbackSetter(deps: CompatDeps) {
+  const { store, clock } = deps;
+  return {
+    /**
+     * Sets the account's callback in a dialect that has one (Adex), or clears it when `url` is
+     * empty; returns the callback now (null: none) and the one before.
+     */
+    async setCallback(
+      accountId: string,
+      dialectWord: string,
+      url: string,
+    ): Promise<{ callback: CompatCallbackRecord | null; previous: CompatCallbackRecord | null }> {
+      const dialect = checkDialect('dialect', dialectWord);
+      if (!CALLBACK_DIALECTS.includes(dialect)) {
+        throw invalid('dialect', `Only ${CALLBACK_DIALECTS.join(', ')} clients are told by callback.`);
+      }
+      if (!(await store.accounts.get(accountId))) throw notFound(`Account ${accountId || '(empty id)'}`);
+      const text = url.trim();
+      if (text === '') return { callback: null, previous: await store.compat.clearCallback(accountId, dialect) };
+      const problem = deps.checkCallbackUrl?.(text);
+      if (problem !== undefined) throw invalid('url', problem);
+      const callback: CompatCallbackRecord = { accountId, dialect, url: text, updatedAt: clock() };
+      return { callback, previous: await store.compat.setCallback(callback) };
+    },
+  };
+}
+
 export function createCompatService(deps: CompatDeps) {
   const { store, clock } = deps;
   const requireToken = async (tokenId: string, accountId?: string): Promise<CompatTokenRecord> => {
@@ -56,6 +84,7 @@ export function createCompatService(deps: CompatDeps) {
     return record;
   };
   return {
+    ...callbackSetter(deps),
     /**
      * Makes a token bound to `publicKey` (of `accountId` when given: a holder may bind only its
      * own pairs). The pair must be live or test, not revoked; its account on the API tier.
@@ -151,28 +180,6 @@ export function createCompatService(deps: CompatDeps) {
       const dialect = checkDialect('dialect', dialectWord);
       const aliasId = aliasIdText.trim() === '' ? undefined : checkAliasId('alias_id', aliasIdText);
       return store.compat.clearAliases(accountId, dialect, aliasId);
-    },
-
-    /**
-     * Sets the account's callback in a dialect that has one (Adex), or clears it when `url` is
-     * empty; returns the callback now (null: none) and the one before.
-     */
-    async setCallback(
-      accountId: string,
-      dialectWord: string,
-      url: string,
-    ): Promise<{ callback: CompatCallbackRecord | null; previous: CompatCallbackRecord | null }> {
-      const dialect = checkDialect('dialect', dialectWord);
-      if (!CALLBACK_DIALECTS.includes(dialect)) {
-        throw invalid('dialect', `Only ${CALLBACK_DIALECTS.join(', ')} clients are told by callback.`);
-      }
-      if (!(await store.accounts.get(accountId))) throw notFound(`Account ${accountId || '(empty id)'}`);
-      const text = url.trim();
-      if (text === '') return { callback: null, previous: await store.compat.clearCallback(accountId, dialect) };
-      const problem = deps.checkCallbackUrl?.(text);
-      if (problem !== undefined) throw invalid('url', problem);
-      const callback: CompatCallbackRecord = { accountId, dialect, url: text, updatedAt: clock() };
-      return { callback, previous: await store.compat.setCallback(callback) };
     },
 
     /** An account's aliases, in one dialect or all. */

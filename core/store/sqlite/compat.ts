@@ -69,40 +69,8 @@ function aliasOf(row: AliasRow): PlanAliasRecord {
   };
 }
 
-export function createCompatStore(db: Database.Database): CompatStore {
-  const insert = db.prepare<TokenRow>(
-    `INSERT INTO compat_tokens (token_id, token_hash, last_four, dialect, in_flight, public_key, account_id, mode,
-       created_at, revoked_at)
-     VALUES (@token_id, @token_hash, @last_four, @dialect, @in_flight, @public_key, @account_id, @mode, @created_at,
-       @revoked_at)`,
-  );
-  const byHash = db.prepare<[string], TokenRow>('SELECT * FROM compat_tokens WHERE token_hash = ?');
-  const byId = db.prepare<[string], TokenRow>('SELECT * FROM compat_tokens WHERE token_id = ?');
-  const ofAccount = db.prepare<[string], TokenRow>(
-    'SELECT * FROM compat_tokens WHERE account_id = ? ORDER BY created_at DESC, token_id DESC',
-  );
-  const revoke = db.prepare<[number, string]>(
-    'UPDATE compat_tokens SET revoked_at = ? WHERE token_id = ? AND revoked_at IS NULL',
-  );
-  const getAlias = db.prepare<[string, string, string], AliasRow>(
-    'SELECT * FROM plan_aliases WHERE account_id = ? AND dialect = ? AND alias_id = ?',
-  );
-  const putAlias = db.prepare<AliasRow>(
-    `INSERT INTO plan_aliases (account_id, dialect, alias_id, plan_id, updated_at)
-     VALUES (@account_id, @dialect, @alias_id, @plan_id, @updated_at)
-     ON CONFLICT (account_id, dialect, alias_id) DO UPDATE SET plan_id = excluded.plan_id,
-       updated_at = excluded.updated_at`,
-  );
-  const removeOne = db.prepare<[string, string, string]>(
-    'DELETE FROM plan_aliases WHERE account_id = ? AND dialect = ? AND alias_id = ?',
-  );
-  const removeAll = db.prepare<[string, string]>('DELETE FROM plan_aliases WHERE account_id = ? AND dialect = ?');
-  const aliasesOf = db.prepare<[string], AliasRow>(
-    'SELECT * FROM plan_aliases WHERE account_id = ? ORDER BY dialect, alias_id',
-  );
-  const aliasesIn = db.prepare<[string, string], AliasRow>(
-    'SELECT * FROM plan_aliases WHERE account_id = ? AND dialect = ? ORDER BY alias_id',
-  );
+/** Each account's callback per dialect (step 40). */
+function callbackStore(db: Database.Database): Pick<CompatStore, 'setCallback' | 'clearCallback' | 'getCallback'> {
   const getCallback = db.prepare<[string, string], CallbackRow>(
     'SELECT * FROM compat_callbacks WHERE account_id = ? AND dialect = ?',
   );
@@ -141,6 +109,45 @@ export function createCompatStore(db: Database.Database): CompatStore {
       const row = getCallback.get(accountId, dialect);
       return row === undefined ? null : callbackOf(row);
     },
+  };
+}
+
+export function createCompatStore(db: Database.Database): CompatStore {
+  const insert = db.prepare<TokenRow>(
+    `INSERT INTO compat_tokens (token_id, token_hash, last_four, dialect, in_flight, public_key, account_id, mode,
+       created_at, revoked_at)
+     VALUES (@token_id, @token_hash, @last_four, @dialect, @in_flight, @public_key, @account_id, @mode, @created_at,
+       @revoked_at)`,
+  );
+  const byHash = db.prepare<[string], TokenRow>('SELECT * FROM compat_tokens WHERE token_hash = ?');
+  const byId = db.prepare<[string], TokenRow>('SELECT * FROM compat_tokens WHERE token_id = ?');
+  const ofAccount = db.prepare<[string], TokenRow>(
+    'SELECT * FROM compat_tokens WHERE account_id = ? ORDER BY created_at DESC, token_id DESC',
+  );
+  const revoke = db.prepare<[number, string]>(
+    'UPDATE compat_tokens SET revoked_at = ? WHERE token_id = ? AND revoked_at IS NULL',
+  );
+  const getAlias = db.prepare<[string, string, string], AliasRow>(
+    'SELECT * FROM plan_aliases WHERE account_id = ? AND dialect = ? AND alias_id = ?',
+  );
+  const putAlias = db.prepare<AliasRow>(
+    `INSERT INTO plan_aliases (account_id, dialect, alias_id, plan_id, updated_at)
+     VALUES (@account_id, @dialect, @alias_id, @plan_id, @updated_at)
+     ON CONFLICT (account_id, dialect, alias_id) DO UPDATE SET plan_id = excluded.plan_id,
+       updated_at = excluded.updated_at`,
+  );
+  const removeOne = db.prepare<[string, string, string]>(
+    'DELETE FROM plan_aliases WHERE account_id = ? AND dialect = ? AND alias_id = ?',
+  );
+  const removeAll = db.prepare<[string, string]>('DELETE FROM plan_aliases WHERE account_id = ? AND dialect = ?');
+  const aliasesOf = db.prepare<[string], AliasRow>(
+    'SELECT * FROM plan_aliases WHERE account_id = ? ORDER BY dialect, alias_id',
+  );
+  const aliasesIn = db.prepare<[string, string], AliasRow>(
+    'SELECT * FROM plan_aliases WHERE account_id = ? AND dialect = ? ORDER BY alias_id',
+  );
+  return {
+    ...callbackStore(db),
     async insertToken(record) {
       insert.run({
         token_id: record.tokenId,

@@ -7,6 +7,12 @@ import type { NETWORK_IDS as MSORG_NETWORK_IDS } from '../msorg/ids.js';
 
 export { CABLE_IDS, DISCO_IDS } from '../msorg/ids.js';
 
+/**
+ * The family's name of the cable provider's field and of the cable path: the same letters as our
+ * product word, spelled here once as the family's name, not ours.
+ */
+export const CABLE_FIELD = 'cable';
+
 export const NETWORK_IDS: typeof MSORG_NETWORK_IDS = [
   { id: 1, name: 'MTN', ours: 'mtn', aliases: [] },
   { id: 2, name: 'AIRTEL', ours: 'airtel', aliases: [] },

@@ -10,6 +10,7 @@ import type { ApiError } from '../../errors.js';
 import type { CompatRoute, Dialect } from '../dialect.js';
 import { failAnswer, refusalAnswer } from './answers.js';
 import { adexTokenOf } from './auth.js';
+import { CABLE_FIELD } from './ids.js';
 import { openApiPaths } from './openapi.js';
 import {
   buyData,
@@ -48,7 +49,7 @@ export const adex: Dialect = {
     const [first, second, ...rest] = segments;
     if (first === undefined || rest.length > 0) return undefined;
     if (first === 'bill' && second === 'bill-validation') return METER_ROUTE;
-    if (first === 'cable' && second === 'cable-validation') return IUC_ROUTE;
+    if (first === CABLE_FIELD && second === 'cable-validation') return IUC_ROUTE;
     if (second !== undefined) return undefined;
     if (Object.hasOwn(PURCHASE_PRODUCTS, first)) return purchaseRoute(first as PurchasePath);
     if (first === 'user') return LOGIN_ROUTE;

@@ -4,6 +4,7 @@
  * (or with) their trailing slash. Assembled with the other dialects' into the compatible
  * endpoints' document.
  */
+import { CABLE_FIELD } from './ids.js';
 
 const PREFIX = '/compat/adex/api';
 
@@ -140,14 +141,14 @@ export const openApiPaths: Readonly<Record<string, unknown>> = {
   [`${PREFIX}/cable`]: purchase(
     'Pay a cable TV subscription.',
     { cable: idValue, iuc: { type: 'string' }, cable_plan: { type: 'string' }, bypass },
-    ['cable', 'iuc', 'cable_plan'],
+    [CABLE_FIELD, 'iuc', 'cable_plan'],
   ),
   [`${PREFIX}/bill/bill-validation`]: check('Who owns a meter.', ['meter_type', 'disco', 'meter_number'], {
     name: { type: 'string' },
     Customer_Name: { type: 'string' },
     address: { type: 'string' },
   }),
-  [`${PREFIX}/cable/cable-validation`]: check('Who owns a smart card.', ['iuc', 'cable'], {
+  [`${PREFIX}/cable/cable-validation`]: check('Who owns a smart card.', ['iuc', CABLE_FIELD], {
     name: { type: 'string' },
     current_bouquet: { type: 'string' },
   }),

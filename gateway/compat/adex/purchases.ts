@@ -18,7 +18,7 @@ import { lookUp, meterTypeOf } from '../msorg/ids.js';
 import { MsorgInput } from '../msorg/input.js';
 import { awaitOutcome } from '../wait.js';
 import { failAnswer, purchaseAnswer, refusalAnswer } from './answers.js';
-import { CABLE_IDS, DISCO_IDS, NETWORK_IDS } from './ids.js';
+import { CABLE_FIELD, CABLE_IDS, DISCO_IDS, NETWORK_IDS } from './ids.js';
 
 /** The Adex purchase paths, by their first segment. */
 export const PURCHASE_PRODUCTS = {
@@ -154,8 +154,8 @@ export function payBill(request: CompatRequest): Promise<CompatAnswer> {
 
 export function subscribeCable(request: CompatRequest): Promise<CompatAnswer> {
   const input = new MsorgInput(request.body);
-  const cable = lookUp(CABLE_IDS, input.raw('cable', 'cable_id', 'cablename'));
-  if (cable === undefined) input.reject('cable', 'A valid cable id is required (1 GOTV, 2 DSTV, 3 STARTIME).');
+  const cable = lookUp(CABLE_IDS, input.raw(CABLE_FIELD, 'cable_id', 'cablename'));
+  if (cable === undefined) input.reject(CABLE_FIELD, 'A valid cable id is required (1 GOTV, 2 DSTV, 3 STARTIME).');
   const packageCode = input.text(['cable_plan', 'cableplan'], true);
   const smartCard = input.text(['iuc', 'smart_card_number'], true);
   const phone = input.text(['phone', 'Customer_Phone'], false);

@@ -14,7 +14,7 @@ import { MsorgInput } from '../msorg/input.js';
 import { nairaText } from '../msorg/records.js';
 import { failAnswer, refusalAnswer } from './answers.js';
 import { adexTokenOf, basicOf, sameUsername } from './auth.js';
-import { CABLE_IDS, DISCO_IDS } from './ids.js';
+import { CABLE_FIELD, CABLE_IDS, DISCO_IDS } from './ids.js';
 
 /**
  * `GET` or `POST /api/user`: with Basic credentials, the login (the user name must be the
@@ -93,8 +93,8 @@ export async function validateMeter(request: CompatRequest): Promise<CompatAnswe
 /** `GET /api/cable/cable-validation?iuc=&cable=`: who owns a smart card. */
 export async function validateIuc(request: CompatRequest): Promise<CompatAnswer> {
   const input = inputOf(request);
-  const cable = lookUp(CABLE_IDS, input.raw('cable', 'cable_id', 'cablename'));
-  if (cable === undefined) input.reject('cable', 'A valid cable id is required (1 GOTV, 2 DSTV, 3 STARTIME).');
+  const cable = lookUp(CABLE_IDS, input.raw(CABLE_FIELD, 'cable_id', 'cablename'));
+  if (cable === undefined) input.reject(CABLE_FIELD, 'A valid cable id is required (1 GOTV, 2 DSTV, 3 STARTIME).');
   const smartCard = input.text(['iuc', 'smart_card_number'], true);
   try {
     input.done();

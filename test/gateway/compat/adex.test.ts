@@ -8,6 +8,7 @@
 import { randomInt } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import * as assert from 'uvu/assert';
+import { Mode } from '../../../gen/prepaid/v1/types_pb.js';
 import { assertLedgerInvariant, startCore, type TestCore } from '../../helpers/core.js';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway.js';
 import { type Receiver, startReceiver } from '../../helpers/receiver.js';
@@ -369,6 +370,29 @@ test('the root form on COMPAT_PORT in adex answers /api/... with and without the
     await rootTls.close();
     await rootGateway.close();
   }
+  await assertLedgerInvariant(core, accountId);
+});
+
+test("a test key pair's adex token buys in test mode, from the test wallet; the live one is untouched", async () => {
+  const { accountId } = await core.createApiAccount({ balanceKobo: 100_000 });
+  const issued = await core.admin.createApiKey({ accountId, mode: Mode.TEST });
+  await core.admin.creditWallet({ accountId, amountKobo: 500_000n, memo: 'test money', mode: Mode.TEST });
+  const { token } = await core.admin.createCompatToken({
+    publicKey: issued.issuedKey!.publicKey,
+    dialect: 'adex',
+    inFlight: '',
+  });
+  const kept = await philmorehostAdex.buy(
+    quickTls.port,
+    BASE,
+    '/api/topup/',
+    [accountId, token],
+    order('topup', '1234'),
+  );
+  assert.is(kept.verdict, 'delivered', kept.answer.text);
+  const { account: after } = await core.admin.getAccount({ accountId });
+  assert.is(after!.balanceKobo, 100_000n, 'the live wallet is untouched');
+  assert.ok(after!.testBalanceKobo < 500_000n, 'the test wallet paid');
   await assertLedgerInvariant(core, accountId);
 });
 

@@ -18,6 +18,14 @@ import type { Poster } from './destination.js';
 const DEFAULT_RETRY_DELAYS_MS: readonly number[] = [5_000, 15_000, 60_000, 180_000, 360_000];
 /** Callbacks in flight or waiting for a retry at once; past it a new one is dropped and logged. */
 const MAX_QUEUED = 10_000;
+/**
+ * How long an account's callback (or its having none) is remembered, so a busy account's
+ * purchases cost the store one read every few seconds rather than one each; a callback set or
+ * cleared is seen within this time.
+ */
+const CALLBACK_KEPT_MS = 5_000;
+/** Accounts whose callback is remembered at once; past it, the oldest is forgotten. */
+const MAX_KEPT = 10_000;
 
 export interface CompatCallbacks {
   /** A purchase a move just made final. */
@@ -38,6 +46,16 @@ export function createCompatCallbacks(options: {
   const running = new Set<Promise<void>>();
   let queued = 0;
   let stopped = false;
+  const kept = new Map<string, { url: string | null; untilMs: number }>();
+  const callbackOf = async (accountId: string): Promise<string | null> => {
+    const known = kept.get(accountId);
+    if (known !== undefined && known.untilMs > Date.now()) return known.url;
+    const callback = await options.store.compat.getCallback(accountId, 'adex');
+    kept.delete(accountId);
+    while (kept.size >= MAX_KEPT) kept.delete(kept.keys().next().value!);
+    kept.set(accountId, { url: callback?.url ?? null, untilMs: Date.now() + CALLBACK_KEPT_MS });
+    return callback?.url ?? null;
+  };
 
   const track = (work: Promise<void>) => {
     const promise = work
@@ -81,13 +99,13 @@ export function createCompatCallbacks(options: {
       queued++;
       track(
         (async () => {
-          const callback = await options.store.compat.getCallback(tx.accountId, 'adex');
-          if (callback === null) {
+          const url = await callbackOf(tx.accountId);
+          if (url === null) {
             queued--;
             return;
           }
           const body = JSON.stringify({ status, 'request-id': tx.requestId ?? tx.reference });
-          await attempt(callback.url, body, tx, 0);
+          await attempt(url, body, tx, 0);
         })(),
       );
     },
